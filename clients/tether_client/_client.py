@@ -1,0 +1,197 @@
+"""`TetherClient`: spawn or attach to a daemon and drive sessions and turns."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tether_protocol._framing import Framing
+
+from ._peer import JsonRpcPeer, RequestHandler
+
+_END = object()
+
+
+class PromptTurn:
+    """One `session/prompt`: iterate it for the updates, then read `stop_reason`."""
+
+    def __init__(self, session: Session, prompt: list[dict[str, Any]]) -> None:
+        self.session = session
+        self.prompt = prompt
+        self.updates: list[dict[str, Any]] = []
+        self.result: dict[str, Any] | None = None
+        self.request_id: int | None = None
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._future: asyncio.Future[Any] | None = None
+
+    def start(self) -> None:
+        if self._future is not None:
+            return
+        client = self.session.client
+        client._turns[self.session.id] = self
+        self.request_id, self._future = client.peer.request_future(
+            "session/prompt", {"sessionId": self.session.id, "prompt": self.prompt}
+        )
+        self._future.add_done_callback(lambda _f: self._queue.put_nowait(_END))
+
+    def _push(self, update: dict[str, Any]) -> None:
+        self.updates.append(update)
+        self._queue.put_nowait(update)
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[dict[str, Any]]:
+        self.start()
+        while True:
+            item = await self._queue.get()
+            if item is _END:
+                break
+            yield item
+        await self.wait()
+
+    async def wait(self) -> dict[str, Any]:
+        self.start()
+        assert self._future is not None
+        try:
+            self.result = await self._future
+        finally:
+            if self.session.client._turns.get(self.session.id) is self:
+                del self.session.client._turns[self.session.id]
+        return self.result
+
+    @property
+    def stop_reason(self) -> str | None:
+        return (self.result or {}).get("stopReason")
+
+    def cancel(self) -> None:
+        self.session.client.peer.notify("session/cancel", {"sessionId": self.session.id})
+
+
+class Session:
+    def __init__(self, client: TetherClient, session_id: str, info: dict[str, Any]) -> None:
+        self.client = client
+        self.id = session_id
+        self.info = info
+        self.updates: list[dict[str, Any]] = []  # updates outside a turn (replay)
+
+    def prompt(self, prompt: str | Sequence[dict[str, Any]]) -> PromptTurn:
+        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+        return PromptTurn(self, blocks)
+
+    async def cancel(self) -> None:
+        self.client.peer.notify("session/cancel", {"sessionId": self.id})
+
+    async def close(self) -> None:
+        await self.client.peer.request("session/close", {"sessionId": self.id})
+
+
+class TetherClient:
+    def __init__(self, peer: JsonRpcPeer, process: asyncio.subprocess.Process | None = None) -> None:
+        self.peer = peer
+        self.process = process
+        self.init_result: dict[str, Any] | None = None
+        self._sessions: dict[str, Session] = {}
+        self._turns: dict[str, PromptTurn] = {}
+        self.notifications: list[tuple[str, Any]] = []
+        peer.on_notification = self._on_notification
+
+    @classmethod
+    async def spawn(
+        cls,
+        *args: str,
+        command: Sequence[str] | None = None,
+        cwd: str | Path | None = None,
+        env: dict[str, str] | None = None,
+        stderr: Any = None,
+        framing: Framing = "lsp",
+        on_request: RequestHandler | None = None,
+    ) -> TetherClient:
+        cmd = list(command or [sys.executable, "-m", "tether", "serve"]) + list(args)
+        process = await asyncio.create_subprocess_exec(
+            *cmd,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+            cwd=str(cwd) if cwd else None,
+            env=env if env is not None else dict(os.environ),
+            limit=1 << 24,
+        )
+        assert process.stdout is not None and process.stdin is not None
+        peer = JsonRpcPeer(process.stdout, process.stdin, framing=framing, on_request=on_request)  # type: ignore[arg-type]
+        peer.start()
+        return cls(peer, process)
+
+    async def __aenter__(self) -> TetherClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _on_notification(self, method: str, params: Any) -> None:
+        if method == "session/update" and isinstance(params, dict):
+            session_id = params.get("sessionId")
+            update = params.get("update", {})
+            turn = self._turns.get(session_id)  # type: ignore[arg-type]
+            if turn is not None:
+                turn._push(update)
+                return
+            session = self._sessions.get(session_id)  # type: ignore[arg-type]
+            if session is not None:
+                session.updates.append(update)
+                return
+        self.notifications.append((method, params))
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        return await self.peer.request(method, params)
+
+    async def initialize(self, **params: Any) -> dict[str, Any]:
+        payload = {
+            "protocolVersion": 1,
+            "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+            "clientInfo": {"name": "tether-client", "version": "0.1.0"},
+        }
+        payload.update(params)
+        self.init_result = await self.peer.request("initialize", payload)
+        return self.init_result
+
+    async def new_session(self, cwd: str | Path) -> Session:
+        result = await self.peer.request("session/new", {"cwd": str(cwd), "mcpServers": []})
+        session = Session(self, result["sessionId"], result)
+        self._sessions[session.id] = session
+        return session
+
+    async def load_session(self, session_id: str, cwd: str | Path) -> Session:
+        """`session/load`: the replayed updates are in `session.updates` when this returns."""
+        session = Session(self, session_id, {})
+        self._sessions[session_id] = session
+        session.info = await self.peer.request(
+            "session/load", {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
+        )
+        return session
+
+    async def resume_session(self, session_id: str, cwd: str | Path) -> Session:
+        session = Session(self, session_id, {})
+        self._sessions[session_id] = session
+        session.info = await self.peer.request(
+            "session/resume", {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
+        )
+        return session
+
+    async def list_sessions(self, cwd: str | Path | None = None) -> list[dict[str, Any]]:
+        params = {"cwd": str(cwd)} if cwd else {}
+        return (await self.peer.request("session/list", params))["sessions"]
+
+    async def close(self) -> int | None:
+        await self.peer.close()
+        if self.process is None:
+            return None
+        try:
+            return await asyncio.wait_for(self.process.wait(), 10)
+        except asyncio.TimeoutError:
+            self.process.kill()
+            return await self.process.wait()

@@ -1,0 +1,224 @@
+"""`tether run` and `tether demo`: one headless turn, printed as it streams.
+
+Human output streams the answer's text, shows each tool call with its result's first
+lines, and ends with the stop reason and the turn's numbers. `--json` prints one JSON
+object per line per event (`session`, `update`, `turn_end`, `error`), like
+`codex exec --json`. The exit code says how the turn ended (see EXIT_CODES).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
+
+from ._client import TetherClient
+from ._peer import ClientError
+
+EXIT_CODES = {
+    "end_turn": 0,
+    "max_tokens": 3,
+    "max_turn_requests": 3,
+    "refusal": 4,
+    "cancelled": 130,
+}
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+_SERVE_FLAGS = ("provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level")
+_PREVIEW_LINES = 6
+
+
+def run_main(args: argparse.Namespace) -> int:
+    workspace = Path(args.workspace or os.getcwd()).resolve()
+    if not workspace.is_dir():
+        print(f"tether run: workspace {workspace} is not a directory", file=sys.stderr)
+        return EXIT_USAGE
+    serve_args = ["--workspace", str(workspace)]
+    for key in _SERVE_FLAGS:
+        value = getattr(args, key, None)
+        if value is not None:
+            serve_args += [f"--{key.replace('_', '-')}", str(value)]
+    return asyncio.run(_run(args.prompt, workspace, serve_args, json_mode=args.json))
+
+
+def demo_main(args: argparse.Namespace) -> int:
+    examples = examples_dir()
+    scratch = Path(tempfile.mkdtemp(prefix="tether-demo-"))
+    workspace = scratch / "workspace"
+    shutil.copytree(examples / "demo-workspace", workspace)
+    serve_args = [
+        "--workspace", str(workspace),
+        "--provider", "scripted",
+        "--script", str(examples / "demo.json"),
+        "--home", str(scratch / "home"),
+    ]
+    prompt = "What does this project do, and where does it start?"
+    if not args.json:
+        print(f"tether demo: a scripted model (no API key) in a copy of {examples / 'demo-workspace'}")
+        print(f"workspace: {workspace}\n\n> {prompt}\n")
+    try:
+        return asyncio.run(_run(prompt, workspace, serve_args, json_mode=args.json))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def examples_dir() -> Path:
+    import tether
+
+    here = Path(tether.__file__).resolve().parent
+    for candidate in (here / "_examples", here.parent.parent / "examples"):
+        if (candidate / "demo.json").is_file():
+            return candidate
+    raise SystemExit("tether: the examples directory is missing from this installation")
+
+
+async def _run(prompt: str, workspace: Path, serve_args: list[str], *, json_mode: bool) -> int:
+    try:
+        return await _run_turn(prompt, workspace, serve_args, json_mode=json_mode)
+    except BrokenPipeError:
+        # The reader went away (`tether run --json | head`): stop quietly, like cat does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_ERROR
+
+
+async def _run_turn(prompt: str, workspace: Path, serve_args: list[str], *, json_mode: bool) -> int:
+    out = sys.stdout
+    render = JsonRenderer(out) if json_mode else HumanRenderer(out)
+    client = await TetherClient.spawn(*serve_args, cwd=workspace)
+    try:
+        await client.initialize()
+        session = await client.new_session(workspace)
+        render.session(session.id, workspace)
+        turn = session.prompt(prompt)
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, turn.cancel)
+        except (NotImplementedError, RuntimeError):
+            pass
+        try:
+            async for update in turn:
+                render.update(update)
+        except ClientError as exc:
+            render.error(exc.code, exc.message)
+            return EXIT_USAGE if exc.code in (-32011, -32013, -32014) else EXIT_ERROR
+        stop = turn.stop_reason or "end_turn"
+        turn_id = (turn.result or {}).get("_meta", {}).get("tether", {}).get("turnId")
+        report = None
+        if turn_id:
+            reports = await client.request(
+                "_tether/session/report", {"sessionId": session.id, "turnId": turn_id}
+            )
+            report = reports["reports"][0] if reports["reports"] else None
+        render.end(stop, turn_id, report)
+        return EXIT_CODES.get(stop, EXIT_ERROR)
+    finally:
+        await client.close()
+
+
+class HumanRenderer:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.color = out.isatty() and not os.environ.get("NO_COLOR")
+        self.titles: dict[str, str] = {}
+        self.in_thought = False
+        self.at_line_start = True
+
+    def _style(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def _write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.at_line_start = text.endswith("\n")
+            self.out.flush()
+
+    def _newline(self) -> None:
+        if not self.at_line_start:
+            self._write("\n")
+
+    def session(self, session_id: str, workspace: Path) -> None:
+        pass
+
+    def update(self, update: dict[str, Any]) -> None:
+        kind = update.get("sessionUpdate")
+        if kind == "agent_message_chunk":
+            if self.in_thought:
+                self._newline()
+                self.in_thought = False
+            self._write(update["content"].get("text", ""))
+        elif kind == "agent_thought_chunk":
+            if not self.in_thought:
+                self._newline()
+                self._write(self._style("thinking: ", "2"))
+                self.in_thought = True
+            self._write(self._style(update["content"].get("text", ""), "2;3"))
+        elif kind == "tool_call":
+            self.titles[update["toolCallId"]] = update.get("title", "")
+        elif kind == "tool_call_update":
+            self._tool_update(update)
+
+    def _tool_update(self, update: dict[str, Any]) -> None:
+        call_id = update["toolCallId"]
+        if update.get("title"):
+            self.titles[call_id] = update["title"]
+        status = update.get("status")
+        if status == "in_progress":
+            self._newline()
+            self._write(self._style(f"-> {self.titles.get(call_id, call_id)}", "36") + "\n")
+        elif status in ("completed", "failed"):
+            text = ""
+            for block in update.get("content") or []:
+                text += block.get("content", {}).get("text", "")
+            lines = text.splitlines()
+            mark = self._style("ok", "32") if status == "completed" else self._style("failed", "31")
+            self._write(f"   {mark}  ({len(lines)} lines)\n")
+            for line in lines[:_PREVIEW_LINES]:
+                self._write(self._style(f"   | {line[:160]}", "2") + "\n")
+            if len(lines) > _PREVIEW_LINES:
+                self._write(self._style(f"   | ... {len(lines) - _PREVIEW_LINES} more lines", "2") + "\n")
+            self._write("\n")
+
+    def end(self, stop: str, turn_id: str | None, report: dict[str, Any] | None) -> None:
+        self._newline()
+        facts = [stop]
+        if report:
+            facts += [
+                f"{report['stepCount']} steps",
+                f"{report['toolCallCount']} tool calls",
+                f"{report['totalUsage']['inputTokens']}+{report['totalUsage']['outputTokens']} tokens",
+                f"{report['totalMs']:.0f} ms",
+            ]
+        self._write(self._style(f"\n[{' · '.join(facts)}]", "2") + "\n")
+
+    def error(self, code: int, message: str) -> None:
+        self._newline()
+        print(f"tether: error {code}: {message}", file=sys.stderr)
+
+
+class JsonRenderer:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def _emit(self, obj: dict[str, Any]) -> None:
+        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+    def session(self, session_id: str, workspace: Path) -> None:
+        self._emit({"event": "session", "sessionId": session_id, "workspace": str(workspace)})
+
+    def update(self, update: dict[str, Any]) -> None:
+        self._emit({"event": "update", "update": update})
+
+    def end(self, stop: str, turn_id: str | None, report: dict[str, Any] | None) -> None:
+        self._emit({"event": "turn_end", "stopReason": stop, "turnId": turn_id, "report": report})
+
+    def error(self, code: int, message: str) -> None:
+        self._emit({"event": "error", "code": code, "message": message})

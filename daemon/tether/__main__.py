@@ -1,0 +1,3 @@
+from tether.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,374 @@
+"""One turn of the agent loop (seeds 004 and 003).
+
+persist the user message -> up to `max_steps` model steps: stream text, thinking and
+tool-call deltas to the sink; run the step's tool calls (read-only ones concurrently,
+results in call order); commit the step -> stop when the model calls no tools, at
+`max_steps`, or on cancel.
+
+Commits happen at step boundaries only (one transaction each), so a crash loses at most
+the step in flight and the streaming path never touches the database. A tool error goes
+back to the model as an error result; it never ends the turn. Cancel ends the stream and
+the running tools at once, commits what was produced marked `cancelled`, and the turn
+answers `cancelled` whenever a cancel arrived before it answered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from ..providers.base import (
+    Finish,
+    Provider,
+    ProviderError,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageReport,
+)
+from ..store import MessageRecord
+from ..tools.base import ToolContext, ToolError, ToolResult, validate_args
+from ..tools.registry import ToolRegistry
+from .context import build_request
+from .report import RunReportBuilder, ToolTiming
+from .session import ActiveTurn, AgentSession
+from .sink import TurnSink
+from .state import PendingCall, StepState
+
+log = logging.getLogger("tether.agent")
+
+_FINISH_TO_STOP = {
+    "stop": "end_turn",
+    "end_turn": "end_turn",
+    "length": "max_tokens",
+    "max_tokens": "max_tokens",
+    "refusal": "refusal",
+    "content_filter": "refusal",
+}
+TITLE_CHARS = 60
+
+
+@dataclass(slots=True)
+class TurnOutcome:
+    stop_reason: str  # ACP StopReason, or "error"
+    turn_id: str
+    error: ProviderError | None = None
+
+
+class AgentTurn:
+    def __init__(
+        self,
+        session: AgentSession,
+        handle: ActiveTurn,
+        *,
+        provider: Provider,
+        tools: ToolRegistry,
+        sink: TurnSink,
+        max_steps: int,
+        max_output_tokens: int = 0,
+        documents: dict[str, str] | None = None,
+    ) -> None:
+        self.session = session
+        self.handle = handle
+        self.provider = provider
+        self.tools = tools
+        self.sink = sink
+        self.max_steps = max_steps
+        self.max_output_tokens = max_output_tokens
+        self.documents = documents if documents is not None else {}
+        self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, provider.model)
+        # The step in flight and the tool results it has so far: what a cancel commits.
+        self._open_step: StepState | None = None
+        self._open_results: dict[str, dict[str, Any]] = {}
+
+    async def run(self, prompt: list[dict[str, Any]]) -> TurnOutcome:
+        session, store = self.session, self.session.store
+        user = {"role": "user", "content": prompt}
+        await store.begin_turn(session.id, self.handle.turn_id, MessageRecord(role="user", body=user))
+        session.messages.append(user)
+        if session.title is None:
+            title = _title_from(prompt)
+            if title:
+                session.title = title
+                await store.update_session(session.id, title=title)
+                self.sink.title(title)
+        stop_reason, status, error = "end_turn", "complete", None
+        try:
+            with anyio.CancelScope() as scope:
+                self.handle.scope = scope
+                if self.handle.cancel_requested:
+                    scope.cancel()
+                stop_reason = await self._steps()
+        except ProviderError as exc:
+            stop_reason, status, error = "error", "error", exc
+        finally:
+            self.handle.scope = None
+            with anyio.CancelScope(shield=True):
+                if self.handle.cancel_requested and status != "error":
+                    stop_reason, status = "cancelled", "cancelled"
+                await self._commit_open_step(status)
+                self.sink.flush()
+                report = self.report.build(
+                    stop_reason=stop_reason, status=status, error=str(error) if error else None
+                )
+                await store.finish_turn(
+                    self.handle.turn_id,
+                    status,
+                    None if status == "error" else stop_reason,
+                    error=str(error) if error else None,
+                    report=report,
+                )
+        return TurnOutcome(stop_reason, self.handle.turn_id, error)
+
+    # ---- steps ---------------------------------------------------------------------
+
+    async def _steps(self) -> str:
+        tool_specs = self.tools.specs()
+        for index in range(1, self.max_steps + 1):
+            state = StepState(index)
+            self._open_step, self._open_results = state, {}
+            await self._stream_step(state, tool_specs)
+            calls = state.finish_calls()
+            self.sink.usage(
+                state.input_tokens + state.output_tokens, self.provider.context_window
+            )
+            if not calls:
+                self.report.add_step(state, [], 0.0)
+                await self._commit([state.assistant_message()])
+                return _FINISH_TO_STOP.get(state.finish_reason or "stop", "end_turn")
+            t0 = time.perf_counter()
+            timings = await self._run_tools(calls)
+            tool_ms = (time.perf_counter() - t0) * 1000
+            results = [self._open_results[c.call_id] for c in calls]
+            self.report.add_step(state, timings, tool_ms)
+            await self._commit([state.assistant_message(), *results])
+        return "max_turn_requests"
+
+    async def _stream_step(self, state: StepState, tool_specs: list[dict[str, Any]]) -> None:
+        session = self.session
+        request = build_request(
+            messages=list(session.messages),
+            tools=tool_specs,
+            workspace=session.workspace,
+            model=self.provider.model,
+            max_output_tokens=self.max_output_tokens,
+            session_id=session.id,
+            step=state.index,
+        )
+        sink = self.sink
+        text_parts = state.text_parts
+        state.started = time.perf_counter()
+        async with contextlib.aclosing(self.provider.stream(request)) as stream:
+            async for event in stream:
+                kind = type(event)
+                if kind is TextDelta:
+                    if state.first_token is None:
+                        state.first_token = time.perf_counter()
+                    text_parts.append(event.text)
+                    sink.text(event.text)
+                elif kind is ThinkingDelta:
+                    if state.first_token is None:
+                        state.first_token = time.perf_counter()
+                    state.thinking_parts.append(event.text)
+                    sink.thought(event.text)
+                elif kind is ToolCallStart:
+                    self._call_started(state, event)
+                elif kind is ToolCallArgsDelta:
+                    call = state.calls.get(event.call_id)
+                    if call is not None:
+                        call.arg_parts.append(event.delta)
+                elif kind is ToolCallEnd:
+                    call = state.calls.get(event.call_id)
+                    if call is not None:
+                        self._call_ended(call)
+                elif kind is UsageReport:
+                    state.input_tokens = event.input_tokens
+                    state.output_tokens = event.output_tokens
+                    state.cached_tokens = event.cached_tokens
+                elif kind is Finish:
+                    state.finish_reason = event.reason
+        state.llm_done = time.perf_counter()
+
+    def _call_started(self, state: StepState, event: ToolCallStart) -> None:
+        state.calls[event.call_id] = PendingCall(event.call_id, event.name)
+        tool = self.tools.get(event.name)
+        self.sink.tool_call(
+            event.call_id,
+            title=event.name,
+            kind=tool.kind if tool else "other",
+            status="pending",
+        )
+
+    def _call_ended(self, call: PendingCall) -> None:
+        call.finish()
+        tool = self.tools.get(call.name)
+        if tool is None or call.arguments is None:
+            return
+        locations = _locations(tool, call.arguments, self.session)
+        self.sink.tool_call_update(
+            call.call_id,
+            title=_safe_title(tool, call.arguments),
+            raw_input=call.arguments,
+            locations=locations or None,
+        )
+
+    # ---- tools ---------------------------------------------------------------------
+
+    async def _run_tools(self, calls: list[PendingCall]) -> list[ToolTiming]:
+        timings: list[ToolTiming | None] = [None] * len(calls)
+
+        async def run_one(i: int, call: PendingCall) -> None:
+            timings[i] = await self._run_tool(call)
+
+        concurrent = [
+            (i, c) for i, c in enumerate(calls)
+            if (tool := self.tools.get(c.name)) is None or tool.read_only
+        ]
+        async with anyio.create_task_group() as group:
+            for i, call in concurrent:
+                group.start_soon(run_one, i, call)
+        for i, call in enumerate(calls):
+            if timings[i] is None:
+                await run_one(i, call)
+        return [t for t in timings if t is not None]
+
+    async def _run_tool(self, call: PendingCall) -> ToolTiming:
+        tool = self.tools.get(call.name)
+        self.sink.tool_call_update(call.call_id, status="in_progress")
+        t0 = time.perf_counter()
+        if tool is None:
+            result = ToolResult(
+                f"unknown tool {call.name!r}; available tools: {', '.join(self.tools.names())}",
+                is_error=True,
+            )
+        elif call.parse_error:
+            result = ToolResult(
+                f"{call.name}: {call.parse_error}; send a JSON object matching the tool's schema",
+                is_error=True,
+            )
+        else:
+            try:
+                args = validate_args(tool, call.arguments or {})
+                result = await tool.run(
+                    args,
+                    ToolContext(
+                        sandbox=self.session.sandbox,
+                        call_id=call.call_id,
+                        documents=self.documents,
+                    ),
+                )
+            except ToolError as exc:
+                result = ToolResult(str(exc), is_error=True)
+            except Exception as exc:  # a tool bug must not end the turn
+                log.exception("tool %s failed", call.name)
+                result = ToolResult(
+                    f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True
+                )
+        latency = (time.perf_counter() - t0) * 1000
+        locations = [
+            {"path": loc.path, **({"line": loc.line} if loc.line is not None else {})}
+            for loc in result.locations
+        ]
+        self.sink.tool_call_update(
+            call.call_id,
+            status="failed" if result.is_error else "completed",
+            content_text=result.text,
+            locations=locations or None,
+        )
+        self._open_results[call.call_id] = _tool_message(call, tool, result, locations)
+        return ToolTiming(
+            call.call_id,
+            call.name,
+            call.arguments or {},
+            len(result.text.encode("utf-8")),
+            latency,
+            result.text if result.is_error else None,
+        )
+
+    # ---- commits -------------------------------------------------------------------
+
+    async def _commit(self, bodies: list[dict[str, Any]], status: str = "complete") -> None:
+        # The step stops being "open" before the write: the store finishes a write even
+        # when its caller is cancelled, so a cancel here must not commit the step twice.
+        self._open_step = None
+        self.session.messages.extend(bodies)
+        records = [MessageRecord(role=b["role"], body=b, status=status) for b in bodies]
+        await self.session.store.append_messages(self.session.id, self.handle.turn_id, records)
+
+    async def _commit_open_step(self, status: str) -> None:
+        """Commit the step a cancel or error interrupted, keeping tool calls paired."""
+        state = self._open_step
+        self._open_step = None
+        if state is None:
+            return
+        assistant = state.assistant_message()
+        bodies = [assistant]
+        for call in assistant.get("tool_calls", []):
+            result = self._open_results.get(call["id"])
+            if result is None:
+                result = {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "name": call["name"],
+                    "content": f"not run: the turn was {status} before this tool finished",
+                    "is_error": True,
+                }
+            bodies.append(result)
+        if not assistant["text"] and "tool_calls" not in assistant and "thinking" not in assistant:
+            return
+        await self._commit(bodies, status=status)
+
+
+def _tool_message(
+    call: PendingCall, tool: Any, result: ToolResult, locations: list[dict[str, Any]]
+) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "tool",
+        "tool_call_id": call.call_id,
+        "name": call.name,
+        "content": result.text,
+        "is_error": result.is_error,
+    }
+    if tool is not None and call.arguments is not None:
+        message["title"] = _safe_title(tool, call.arguments)
+        message["kind"] = tool.kind
+    if locations:
+        message["locations"] = locations
+    return message
+
+
+def _safe_title(tool: Any, args: dict[str, Any]) -> str:
+    try:
+        return str(tool.title(args))
+    except Exception:
+        return str(tool.name)
+
+
+def _locations(tool: Any, args: dict[str, Any], session: AgentSession) -> list[dict[str, Any]]:
+    try:
+        found = tool.locations(args, session.sandbox)
+    except Exception:
+        return []
+    return [
+        {"path": loc.path, **({"line": loc.line} if loc.line is not None else {})} for loc in found
+    ]
+
+
+def _title_from(prompt: list[dict[str, Any]]) -> str:
+    for block in prompt:
+        if block.get("type") == "text" and block.get("text", "").strip():
+            line = block["text"].strip().splitlines()[0]
+            return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+    return ""
+
+
+def new_turn_id() -> str:
+    return "turn_" + uuid.uuid4().hex[:16]

@@ -1,0 +1,43 @@
+"""A live session: its conversation in memory, its store, and the turn that is running."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+if TYPE_CHECKING:
+    from ..store import HistoryStore
+    from ..tools.sandbox import WorkspaceSandbox
+
+
+@dataclass(slots=True)
+class ActiveTurn:
+    """The handle the protocol side uses to cancel a running turn."""
+
+    turn_id: str
+    cancel_requested: bool = False
+    scope: anyio.CancelScope | None = None
+    done: anyio.Event = field(default_factory=anyio.Event)
+
+    def cancel(self) -> None:
+        self.cancel_requested = True
+        if self.scope is not None:
+            self.scope.cancel()
+
+
+@dataclass(slots=True)
+class AgentSession:
+    id: str
+    workspace: Path
+    store: HistoryStore
+    sandbox: WorkspaceSandbox
+    mode: str
+    title: str | None = None
+    # The model's view of the conversation: message bodies in order. Appended to at
+    # step boundaries (never rebuilt per event).
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    turn: ActiveTurn | None = None
+    closed: bool = False

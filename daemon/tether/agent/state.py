@@ -1,0 +1,85 @@
+"""Per-step accumulator: a fresh one for every model step (seed 004's StepState).
+
+Nothing here outlives its step, so no closure state leaks between steps, and the hot
+path (text deltas) is a list append.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class PendingCall:
+    call_id: str
+    name: str
+    arg_parts: list[str] = field(default_factory=list)
+    arguments: dict[str, Any] | None = None
+    parse_error: str | None = None
+    ended: bool = False
+
+    def finish(self) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        raw = "".join(self.arg_parts).strip()
+        if not raw:
+            self.arguments = {}
+            return
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            self.parse_error = f"the arguments are not valid JSON ({exc.msg} at char {exc.pos})"
+            return
+        if not isinstance(value, dict):
+            self.parse_error = "the arguments must be a JSON object"
+            return
+        self.arguments = value
+
+
+@dataclass(slots=True)
+class StepState:
+    index: int
+    text_parts: list[str] = field(default_factory=list)
+    thinking_parts: list[str] = field(default_factory=list)
+    calls: dict[str, PendingCall] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    finish_reason: str = ""
+    started: float = 0.0
+    first_token: float | None = None
+    llm_done: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts)
+
+    @property
+    def thinking(self) -> str:
+        return "".join(self.thinking_parts)
+
+    def finish_calls(self) -> list[PendingCall]:
+        """All calls of the step in call order; ones the stream never ended are ended now."""
+        for call in self.calls.values():
+            call.finish()
+        return list(self.calls.values())
+
+    def assistant_message(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "text": self.text}
+        if self.thinking_parts:
+            message["thinking"] = self.thinking
+        calls = self.finish_calls()
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": c.call_id,
+                    "name": c.name,
+                    "arguments": c.arguments if c.arguments is not None else {},
+                    **({"raw_arguments": "".join(c.arg_parts)} if c.parse_error else {}),
+                }
+                for c in calls
+            ]
+        return message

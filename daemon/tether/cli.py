@@ -1,0 +1,106 @@
+"""`tether`: the command line.
+
+    tether serve [--framing lsp|ndjson|auto] [--workspace DIR] [--provider ...]  the daemon
+    tether acp   [...]                       the daemon, newline-delimited JSON (ACP editors)
+    tether run "PROMPT" [--workspace DIR] [--json]     one headless turn
+    tether demo                              a scripted turn on a copy of an example workspace
+
+Imports stay lazy: `serve` must reach its first read with the standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+
+PROVIDER_FLAGS = ("provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level")
+
+
+def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", "-w", help="workspace root (default: current directory)")
+    parser.add_argument("--provider", help="scripted (more in later releases)")
+    parser.add_argument("--model", help="model name for the provider")
+    parser.add_argument("--base-url", dest="base_url", help="provider base URL")
+    parser.add_argument("--script", help="script file for the scripted provider")
+    parser.add_argument("--max-steps", dest="max_steps", type=int, help="model steps per turn (default 20)")
+    parser.add_argument("--mode", help="read-only | ask | auto-edit | full-auto")
+    parser.add_argument("--home", help="data directory (default: the user data dir; env TETHER_HOME)")
+    parser.add_argument("--log-level", dest="log_level", help="debug | info | warning | error")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tether", description="A coding-agent daemon for editors.")
+    parser.add_argument("--version", action="version", version=f"tether {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the daemon on stdio (LSP framing by default)")
+    serve.add_argument("--framing", choices=("auto", "lsp", "ndjson"), default="auto")
+    _add_setting_flags(serve)
+    acp = commands.add_parser("acp", help="run the daemon on stdio with newline-delimited JSON (ACP)")
+    _add_setting_flags(acp)
+    run = commands.add_parser("run", help="run one headless turn and print it")
+    run.add_argument("prompt", help="what to ask")
+    run.add_argument("--json", action="store_true", help="one JSON object per event line")
+    _add_setting_flags(run)
+    demo = commands.add_parser("demo", help="a scripted turn on a copy of the example workspace")
+    demo.add_argument("--json", action="store_true", help="one JSON object per event line")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command in ("serve", "acp"):
+        return _serve(args, "ndjson" if args.command == "acp" else args.framing)
+    from tether_client.cli import demo_main, run_main
+
+    if args.command == "run":
+        return run_main(args)
+    return demo_main(args)
+
+
+def _serve(args: argparse.Namespace, framing_flag: str) -> int:
+    import asyncio
+    import logging
+
+    from .config import ConfigError, load_settings
+    from .transport.bootstrap import EarlyStart, answer_initialize_early, import_server_stack
+    from .transport.stdio import take_stdio
+
+    root = Path(os.path.realpath(args.workspace or os.getcwd()))
+    flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
+    try:
+        settings = load_settings(root, flags=flags, env=os.environ)
+    except ConfigError as exc:
+        print(f"tether: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        stream=sys.stderr,
+        format="tether %(levelname)s %(name)s: %(message)s",
+    )
+    fds = take_stdio()
+    early = EarlyStart()
+    importer = import_server_stack(early)
+    framing = None if framing_flag == "auto" else framing_flag
+    answer_initialize_early(fds, settings, root, framing, early)  # type: ignore[arg-type]
+    importer.join()
+    if early.eof and not early.leftover:
+        return 0
+    from .server.app import serve
+
+    try:
+        return asyncio.run(
+            serve(
+                fds,
+                settings,
+                root,
+                framing=early.framing,
+                accepted=early.accepted,
+                leftover=early.leftover,
+            )
+        )
+    except KeyboardInterrupt:
+        return 130

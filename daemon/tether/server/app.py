@@ -1,0 +1,112 @@
+"""The daemon: one connection, one method table, the sessions behind it.
+
+Owns: `TetherServer` (state shared by the handler modules), the route table assembled
+from those modules, and `serve()`, which runs until stdin closes or `exit` arrives and
+then stops every turn cleanly. Must not: implement a method itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import anyio
+
+from ..config import Settings
+from ..providers.base import Provider
+from ..providers.select import make_provider
+from ..tools.registry import ToolRegistry, default_read_only_tools
+from ..transport.connection import Connection
+from ..transport.rpc import Route, TetherRPC
+from ..transport.stdio import ProtocolFds
+from . import diagnostics, lifecycle, prompt, reports, sessions
+from .handshake import ClientProfile
+from .registry import SessionRegistry
+
+log = logging.getLogger("tether.server")
+
+# How long a stopping daemon waits for cancelled turns to commit what they have.
+_STOP_GRACE_S = 5.0
+
+
+class TetherServer:
+    def __init__(self, settings: Settings, root: Path) -> None:
+        self.settings = settings
+        self.default_root = root
+        self.client: ClientProfile | None = None
+        self.initialized = False
+        self.shutdown_requested = False
+        self.exit_code = 0
+        self.stopped = asyncio.Event()
+        self.conn: Connection | None = None
+        self.tools = ToolRegistry(default_read_only_tools())
+        self.registry = SessionRegistry(Path(settings.home) if settings.home else None)
+        self._provider: Provider | None = None
+        routes: dict[str, Route] = {}
+        for module in (lifecycle, sessions, prompt, reports, diagnostics):
+            for route in module.routes(self):
+                routes[route.method] = route
+        self.rpc = TetherRPC(routes)
+
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = make_provider(self.settings)
+        return self._provider
+
+    def accept_client(self, profile: ClientProfile, settings: Settings) -> None:
+        self.client = profile
+        self.settings = settings
+        self.initialized = True
+        if profile.root is not None:
+            self.default_root = profile.root
+
+    def stop(self, exit_code: int | None = None) -> None:
+        if exit_code is not None:
+            self.exit_code = exit_code
+        self.stopped.set()
+
+    async def stop_turns(self) -> None:
+        turns = [s.turn for s in self.registry.live.values() if s.turn is not None]
+        for turn in turns:
+            turn.cancel()
+        if turns:
+            with anyio.move_on_after(_STOP_GRACE_S):
+                for turn in turns:
+                    await turn.done.wait()
+
+
+async def serve(
+    fds: ProtocolFds,
+    settings: Settings,
+    root: Path,
+    *,
+    framing: str | None = None,
+    accepted: tuple[ClientProfile, Settings] | None = None,
+    leftover: bytes = b"",
+) -> int:
+    server = TetherServer(settings, root)
+    if accepted is not None:
+        server.accept_client(*accepted)
+    conn = Connection(
+        fds.read_fd,
+        fds.write_fd,
+        server.rpc.handle_message,
+        server.stop,
+        framing,  # type: ignore[arg-type]
+    )
+    server.conn = conn
+    server.rpc.attach(conn)
+    await conn.start(leftover)
+    await server.stopped.wait()
+    server.rpc.shutting_down = True
+    await server.stop_turns()
+    server.rpc.cancel_all()
+    await asyncio.sleep(0)
+    try:
+        await asyncio.wait_for(conn.drain(), 2.0)
+    except (asyncio.TimeoutError, OSError):
+        pass
+    await server.registry.close_all()
+    conn.close()
+    return server.exit_code

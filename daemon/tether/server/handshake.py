@@ -1,0 +1,181 @@
+"""`initialize`: where LSP and ACP meet. Standard library only.
+
+Owns: reading what the client declared (ACP `clientCapabilities`, LSP `capabilities`,
+the workspace root) into `ClientProfile`, and building the one answer both kinds of
+client understand. Must not: import attrs/cattrs/pygls — the fast start answers
+`initialize` with this module while the rest of the daemon is still importing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from tether_protocol._errors import ConfigInvalid, InvalidParams
+
+from .. import __version__
+from ..config import SOURCE_INIT_OPTIONS, ConfigError, Settings, apply_overrides
+
+PROTOCOL_VERSION = 1
+SUPPORTED_PROTOCOL_VERSIONS = (1,)
+
+MODES: tuple[tuple[str, str, str], ...] = (
+    ("read-only", "Read-only", "Reads and searches only; nothing is changed."),
+    ("ask", "Ask", "Reads are free; every edit and command asks first."),
+    ("auto-edit", "Auto-edit", "Edits inside the workspace are free; commands ask."),
+    ("full-auto", "Full auto", "Everything is free, still confined to the workspace."),
+)
+
+
+@dataclass(slots=True)
+class ClientProfile:
+    """What the client said it can do; features check this and degrade when absent."""
+
+    name: str = ""
+    version: str = ""
+    acp: bool = False
+    protocol_version: int | None = None
+    fs_read_text_file: bool = False
+    fs_write_text_file: bool = False
+    terminal: bool = False
+    terminal_output_meta: bool = False
+    lsp_apply_edit: bool = False
+    lsp_show_message_request: bool = False
+    lsp_work_done_progress: bool = False
+    root: Path | None = None
+    init_options: dict[str, Any] = field(default_factory=dict)
+    raw_capabilities: dict[str, Any] = field(default_factory=dict)
+
+
+def _obj(params: dict[str, Any], key: str) -> dict[str, Any]:
+    value = params.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidParams(f"invalid params for initialize: {key} must be an object")
+    return value
+
+
+def _flag(caps: dict[str, Any], *path: str) -> bool:
+    node: Any = caps
+    for key in path:
+        if not isinstance(node, dict):
+            return False
+        node = node.get(key)
+    return node is True
+
+
+def uri_to_path(uri: str) -> Path:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        raise InvalidParams(f"invalid params for initialize: rootUri {uri!r} is not a file:// URI")
+    return Path(unquote(parsed.path))
+
+
+def read_profile(params: Any) -> ClientProfile:
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise InvalidParams("invalid params for initialize: params must be an object")
+    profile = ClientProfile()
+    version = params.get("protocolVersion")
+    if version is not None:
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise InvalidParams("invalid params for initialize: protocolVersion must be an integer")
+        profile.acp = True
+        profile.protocol_version = version
+    acp_caps = _obj(params, "clientCapabilities")
+    if acp_caps:
+        profile.acp = True
+    profile.fs_read_text_file = _flag(acp_caps, "fs", "readTextFile")
+    profile.fs_write_text_file = _flag(acp_caps, "fs", "writeTextFile")
+    profile.terminal = _flag(acp_caps, "terminal")
+    profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
+    info = _obj(params, "clientInfo")
+    profile.name = str(info.get("name", ""))
+    profile.version = str(info.get("version", ""))
+    lsp_caps = _obj(params, "capabilities")
+    profile.raw_capabilities = {"acp": acp_caps, "lsp": lsp_caps}
+    profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
+    window = lsp_caps.get("window")
+    profile.lsp_show_message_request = isinstance(window, dict) and isinstance(
+        window.get("showMessage"), dict
+    )
+    profile.lsp_work_done_progress = _flag(lsp_caps, "window", "workDoneProgress")
+    profile.root = _root(params)
+    options = params.get("initializationOptions")
+    if options is not None and not isinstance(options, dict):
+        raise InvalidParams("invalid params for initialize: initializationOptions must be an object")
+    profile.init_options = options or {}
+    return profile
+
+
+def _root(params: dict[str, Any]) -> Path | None:
+    folders = params.get("workspaceFolders")
+    if folders:
+        if not isinstance(folders, list) or not isinstance(folders[0], dict) or not isinstance(folders[0].get("uri"), str):
+            raise InvalidParams("invalid params for initialize: workspaceFolders must be a list of {uri, name}")
+        return uri_to_path(folders[0]["uri"])
+    root_uri = params.get("rootUri")
+    if root_uri is not None:
+        if not isinstance(root_uri, str):
+            raise InvalidParams("invalid params for initialize: rootUri must be a string")
+        return uri_to_path(root_uri)
+    root_path = params.get("rootPath")
+    if isinstance(root_path, str) and root_path:
+        return Path(root_path)
+    return None
+
+
+def initialize_result(profile: ClientProfile) -> dict[str, Any]:
+    version = (
+        profile.protocol_version
+        if profile.protocol_version in SUPPORTED_PROTOCOL_VERSIONS
+        else PROTOCOL_VERSION
+    )
+    info = {"name": "tether", "title": "Tether", "version": __version__}
+    return {
+        # ACP
+        "protocolVersion": version,
+        "agentCapabilities": {
+            "loadSession": True,
+            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "mcpCapabilities": {"http": False, "sse": False},
+            "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "delete": {}},
+        },
+        "agentInfo": info,
+        "authMethods": [],
+        # LSP
+        "capabilities": {"experimental": {"tether": {"protocolVersion": PROTOCOL_VERSION}}},
+        "serverInfo": {"name": "tether", "version": __version__},
+    }
+
+
+def modes_state(current: str) -> dict[str, Any]:
+    return {
+        "currentModeId": current,
+        "availableModes": [
+            {"id": mode_id, "name": name, "description": description}
+            for mode_id, name, description in MODES
+        ],
+    }
+
+
+def handshake(
+    params: Any, settings: Settings, default_root: Path
+) -> tuple[dict[str, Any], ClientProfile, Settings]:
+    """Everything `initialize` does: read the client, merge its options, build the answer."""
+    profile = read_profile(params)
+    if profile.init_options:
+        try:
+            settings = apply_overrides(
+                settings,
+                profile.init_options,
+                SOURCE_INIT_OPTIONS,
+                base_dir=profile.root or default_root,
+            )
+        except ConfigError as exc:
+            raise ConfigInvalid(f"initializationOptions: {exc}") from None
+    return initialize_result(profile), profile, settings

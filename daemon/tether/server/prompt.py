@@ -1,0 +1,79 @@
+"""`session/prompt` and `session/cancel` (also `$/cancelRequest` on a prompt).
+
+A prompt resolves with `{stopReason}` after the turn's last update. A cancel — by
+`session/cancel` or by `$/cancelRequest` on the prompt's id — always answers
+`cancelled`, never an error, even when the turn was already finishing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tether_protocol._converter import unstructure
+from tether_protocol._errors import ProviderFailed, SessionBusy
+from tether_protocol._messages import PromptParams, SessionIdParams
+
+from ..agent.loop import AgentTurn, new_turn_id
+from ..agent.session import ActiveTurn
+from ..transport.rpc import Route
+from .updates import SessionUpdates
+
+if TYPE_CHECKING:
+    from .app import TetherServer
+
+
+def routes(server: TetherServer) -> list[Route]:
+    registry = server.registry
+
+    async def prompt(params: PromptParams) -> dict[str, Any]:
+        session = registry.get_live(params.session_id)
+        if session.turn is not None:
+            raise SessionBusy(
+                f"session {session.id!r} is already running a turn; wait for its "
+                f"session/prompt answer or send session/cancel first"
+            )
+        # Registered before the first await, so a cancel sent right behind the prompt
+        # finds the turn.
+        handle = ActiveTurn(new_turn_id())
+        session.turn = handle
+        assert server.conn is not None
+        sink = SessionUpdates(session.id, server.conn)
+        try:
+            provider = server.provider()
+            turn = AgentTurn(
+                session,
+                handle,
+                provider=provider,
+                tools=server.tools,
+                sink=sink,
+                max_steps=server.settings.max_steps,
+                max_output_tokens=server.settings.max_output_tokens,
+            )
+            blocks = [unstructure(block) for block in params.prompt]
+            outcome = await turn.run(blocks)
+        finally:
+            sink.flush()
+            session.turn = None
+            handle.done.set()
+        if outcome.error is not None:
+            raise ProviderFailed(
+                f"the model provider failed: {outcome.error}. What was streamed is kept in "
+                f"the session history, marked as an error (turn {outcome.turn_id})",
+                data={"turnId": outcome.turn_id, "retryable": outcome.error.retryable},
+            )
+        return {"stopReason": outcome.stop_reason, "_meta": {"tether": {"turnId": outcome.turn_id}}}
+
+    def cancel_prompt(params: PromptParams) -> None:
+        session = registry.live.get(params.session_id)
+        if session is not None and session.turn is not None:
+            session.turn.cancel()
+
+    async def cancel(params: SessionIdParams) -> None:
+        session = registry.live.get(params.session_id)
+        if session is not None and session.turn is not None:
+            session.turn.cancel()
+
+    return [
+        Route("session/prompt", prompt, PromptParams, on_cancel=cancel_prompt),
+        Route("session/cancel", cancel, SessionIdParams, notification=True),
+    ]

@@ -1,0 +1,92 @@
+"""Live sessions and the per-workspace stores behind them.
+
+Owns: opening one `HistoryStore` per workspace (lazily, once), the map of live sessions,
+and turning a stored session back into a live one. Must not: speak the protocol (the
+handlers in `sessions.py` do) or run turns.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
+
+from ..agent.session import AgentSession
+from ..store import HistoryStore, SessionRecord, database_path
+from ..tools.sandbox import WorkspaceSandbox
+
+
+def check_workspace(cwd: str) -> Path:
+    path = Path(cwd)
+    if not path.is_absolute():
+        raise WorkspaceInvalid(f"cwd {cwd!r} must be an absolute path to a directory")
+    if not path.is_dir():
+        raise WorkspaceInvalid(f"cwd {cwd!r} does not exist or is not a directory")
+    return Path(os.path.realpath(path))
+
+
+class SessionRegistry:
+    def __init__(self, home: Path | None) -> None:
+        self._home = home
+        self._stores: dict[Path, HistoryStore] = {}
+        self.live: dict[str, AgentSession] = {}
+
+    async def store_for(self, workspace: Path) -> HistoryStore:
+        store = self._stores.get(workspace)
+        if store is None:
+            store = await HistoryStore.open(database_path(workspace, self._home))
+            self._stores[workspace] = store
+        return store
+
+    async def create(self, workspace: Path, mode: str) -> AgentSession:
+        store = await self.store_for(workspace)
+        session_id = "sess_" + uuid.uuid4().hex
+        await store.create_session(session_id, str(workspace), mode)
+        session = AgentSession(session_id, workspace, store, WorkspaceSandbox(workspace), mode)
+        self.live[session_id] = session
+        return session
+
+    def get_live(self, session_id: str) -> AgentSession:
+        session = self.live.get(session_id)
+        if session is None:
+            raise SessionNotFound(
+                f"unknown session {session_id!r}: create one with session/new, or load a "
+                f"stored one with session/load (or session/resume) first"
+            )
+        return session
+
+    async def find_stored(self, session_id: str, workspace: Path) -> tuple[HistoryStore, SessionRecord]:
+        store = await self.store_for(workspace)
+        record = await store.get_session(session_id)
+        if record is None:
+            raise SessionNotFound(
+                f"unknown session {session_id!r} in workspace {workspace}; "
+                f"session/list shows the sessions stored for a workspace"
+            )
+        return store, record
+
+    async def revive(self, session_id: str, workspace: Path) -> tuple[AgentSession, list]:
+        """Make a stored session live again; returns it and its stored messages."""
+        store, record = await self.find_stored(session_id, workspace)
+        stored = await store.load_messages(session_id)
+        existing = self.live.get(session_id)
+        if existing is not None and existing.turn is not None:
+            return existing, stored
+        session = AgentSession(
+            session_id,
+            workspace,
+            store,
+            WorkspaceSandbox(workspace),
+            record.mode,
+            title=record.title,
+            messages=[m.body for m in stored],
+        )
+        self.live[session_id] = session
+        return session, stored
+
+    async def close_all(self) -> None:
+        for store in self._stores.values():
+            await store.close()
+        self._stores.clear()

@@ -1,0 +1,113 @@
+"""`session/new|load|resume|list|close|delete|set_mode`.
+
+ACP's ordering rule holds by construction: nothing is sent for a session before the
+`session/new` answer, and `session/load` sends its whole replay before answering.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tether_protocol._messages import (
+    ListSessionsParams,
+    LoadSessionParams,
+    NewSessionParams,
+    SessionIdParams,
+    SetModeParams,
+)
+
+from ..transport.rpc import Route
+from .handshake import modes_state
+from .registry import check_workspace
+from .updates import frame, replay_updates
+
+if TYPE_CHECKING:
+    from .app import TetherServer
+
+
+def iso(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def routes(server: TetherServer) -> list[Route]:
+    registry = server.registry
+
+    async def new(params: NewSessionParams) -> dict[str, Any]:
+        workspace = check_workspace(params.cwd)
+        session = await registry.create(workspace, server.settings.mode)
+        return {"sessionId": session.id, "modes": modes_state(session.mode)}
+
+    async def load(params: LoadSessionParams) -> dict[str, Any]:
+        workspace = check_workspace(params.cwd)
+        session, stored = await registry.revive(params.session_id, workspace)
+        assert server.conn is not None
+        send = server.conn.send_body
+        for update in replay_updates([(m.body, m.status) for m in stored]):
+            send(frame(session.id, update))
+        return {"modes": modes_state(session.mode)}
+
+    async def resume(params: LoadSessionParams) -> dict[str, Any]:
+        workspace = check_workspace(params.cwd)
+        session, _stored = await registry.revive(params.session_id, workspace)
+        return {"modes": modes_state(session.mode)}
+
+    async def list_(params: ListSessionsParams) -> dict[str, Any]:
+        workspace = check_workspace(params.cwd) if params.cwd else Path(server.default_root)
+        store = await registry.store_for(workspace.resolve())
+        records, cursor = await store.list_sessions(cursor=params.cursor)
+        result: dict[str, Any] = {
+            "sessions": [
+                {
+                    "sessionId": r.id,
+                    "cwd": r.workspace,
+                    "title": r.title,
+                    "updatedAt": iso(r.updated_at),
+                }
+                for r in records
+            ]
+        }
+        if cursor:
+            result["nextCursor"] = cursor
+        return result
+
+    async def close(params: SessionIdParams) -> dict[str, Any]:
+        session = registry.get_live(params.session_id)
+        if session.turn is not None:
+            session.turn.cancel()
+            await session.turn.done.wait()
+        session.closed = True
+        registry.live.pop(session.id, None)
+        return {}
+
+    async def delete(params: SessionIdParams) -> dict[str, Any]:
+        session = registry.live.get(params.session_id)
+        if session is not None:
+            if session.turn is not None:
+                session.turn.cancel()
+                await session.turn.done.wait()
+            registry.live.pop(session.id, None)
+            store = session.store
+        else:
+            store, _record = await registry.find_stored(
+                params.session_id, check_workspace(str(server.default_root))
+            )
+        await store.delete_session(params.session_id)
+        return {}
+
+    async def set_mode(params: SetModeParams) -> dict[str, Any]:
+        session = registry.get_live(params.session_id)
+        session.mode = params.mode_id
+        await session.store.update_session(session.id, mode=params.mode_id)
+        return {}
+
+    return [
+        Route("session/new", new, NewSessionParams),
+        Route("session/load", load, LoadSessionParams),
+        Route("session/resume", resume, LoadSessionParams),
+        Route("session/list", list_, ListSessionsParams),
+        Route("session/close", close, SessionIdParams),
+        Route("session/delete", delete, SessionIdParams),
+        Route("session/set_mode", set_mode, SetModeParams),
+    ]

@@ -1,0 +1,193 @@
+"""ACP `session/update` notifications: the live emitter and history replay.
+
+Owns: turning what the agent loop reports into `session/update` dicts of the shapes in
+`tether_protocol._messages`, merging text and thought deltas while the client is behind
+(the connection drains us when the pipe can take more), and turning stored history back
+into the same updates for `session/load`. Must not: decide anything about the turn.
+
+Hot path: `text()` is a list append plus, at most once per flush, registering with the
+connection. One notification is encoded per flush, not per delta.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..transport.connection import Connection, encode_json
+
+_PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
+
+
+def frame(session_id: str, update: dict[str, Any]) -> bytes:
+    return _PREFIX + encode_json({"sessionId": session_id, "update": update}) + b"}"
+
+
+class SessionUpdates:
+    """The `TurnSink` of one session, writing to one connection."""
+
+    __slots__ = ("session_id", "_conn", "_kind", "_parts", "_registered", "sent")
+
+    def __init__(self, session_id: str, conn: Connection) -> None:
+        self.session_id = session_id
+        self._conn = conn
+        self._kind = ""  # which chunk kind `_parts` holds
+        self._parts: list[str] = []
+        self._registered = False
+        self.sent = 0
+
+    # ---- mergeable deltas ---------------------------------------------------------
+
+    def text(self, delta: str) -> None:
+        if self._kind != "agent_message_chunk":
+            self.drain()
+            self._kind = "agent_message_chunk"
+        self._parts.append(delta)
+        if not self._registered:
+            self._registered = True
+            self._conn.add_coalescer(self)
+
+    def thought(self, delta: str) -> None:
+        if self._kind != "agent_thought_chunk":
+            self.drain()
+            self._kind = "agent_thought_chunk"
+        self._parts.append(delta)
+        if not self._registered:
+            self._registered = True
+            self._conn.add_coalescer(self)
+
+    def drain(self) -> None:
+        """Send the merged deltas now (called by the connection, or before any other update)."""
+        self._registered = False
+        if not self._parts:
+            return
+        text = self._parts[0] if len(self._parts) == 1 else "".join(self._parts)
+        self._parts = []
+        self._send({"sessionUpdate": self._kind, "content": {"type": "text", "text": text}})
+
+    def flush(self) -> None:
+        self.drain()
+        self._conn.discard_coalescer(self)
+
+    # ---- everything else is sent in order, after any pending deltas ----------------
+
+    def _send(self, update: dict[str, Any]) -> None:
+        self.sent += 1
+        self._conn.send_body(frame(self.session_id, update))
+
+    def update(self, update: dict[str, Any]) -> None:
+        self.drain()
+        self._send(update)
+
+    def tool_call(
+        self,
+        call_id: str,
+        *,
+        title: str,
+        kind: str,
+        status: str,
+        raw_input: dict[str, Any] | None = None,
+        locations: list[dict[str, Any]] | None = None,
+    ) -> None:
+        update: dict[str, Any] = {
+            "sessionUpdate": "tool_call",
+            "toolCallId": call_id,
+            "title": title,
+            "kind": kind,
+            "status": status,
+        }
+        if raw_input is not None:
+            update["rawInput"] = raw_input
+        if locations:
+            update["locations"] = locations
+        self.update(update)
+
+    def tool_call_update(
+        self,
+        call_id: str,
+        *,
+        status: str | None = None,
+        title: str | None = None,
+        kind: str | None = None,
+        raw_input: dict[str, Any] | None = None,
+        content_text: str | None = None,
+        locations: list[dict[str, Any]] | None = None,
+    ) -> None:
+        update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": call_id}
+        if status is not None:
+            update["status"] = status
+        if title is not None:
+            update["title"] = title
+        if kind is not None:
+            update["kind"] = kind
+        if raw_input is not None:
+            update["rawInput"] = raw_input
+        if content_text is not None:
+            update["content"] = [
+                {"type": "content", "content": {"type": "text", "text": content_text}}
+            ]
+        if locations is not None:
+            update["locations"] = locations
+        self.update(update)
+
+    def usage(self, used: int, size: int) -> None:
+        self.update({"sessionUpdate": "usage_update", "used": used, "size": size})
+
+    def title(self, title: str) -> None:
+        self.update({"sessionUpdate": "session_info_update", "title": title})
+
+
+def replay_updates(bodies: list[tuple[dict[str, Any], str]]) -> list[dict[str, Any]]:
+    """The updates that show a stored conversation again, in order.
+
+    `bodies` are (message body, status) pairs. A tool result is folded into the
+    `tool_call` of the call it answers. Messages that were cancelled or interrupted
+    carry `_meta.tether.status` so a client can mark them.
+    """
+    results = {
+        body["tool_call_id"]: body for body, _status in bodies if body.get("role") == "tool"
+    }
+    updates: list[dict[str, Any]] = []
+    for body, status in bodies:
+        meta = {"_meta": {"tether": {"status": status}}} if status != "complete" else {}
+        role = body.get("role")
+        if role == "user":
+            for block in body.get("content", []):
+                updates.append({"sessionUpdate": "user_message_chunk", "content": block, **meta})
+        elif role == "assistant":
+            if body.get("thinking"):
+                updates.append(
+                    {
+                        "sessionUpdate": "agent_thought_chunk",
+                        "content": {"type": "text", "text": body["thinking"]},
+                        **meta,
+                    }
+                )
+            if body.get("text"):
+                updates.append(
+                    {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": body["text"]},
+                        **meta,
+                    }
+                )
+            for call in body.get("tool_calls", []):
+                updates.append(_replayed_call(call, results.get(call["id"])))
+    return updates
+
+
+def _replayed_call(call: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+    update: dict[str, Any] = {
+        "sessionUpdate": "tool_call",
+        "toolCallId": call["id"],
+        "title": (result or {}).get("title", call["name"]),
+        "kind": (result or {}).get("kind", "other"),
+        "status": "failed" if result is None or result.get("is_error") else "completed",
+        "rawInput": call.get("arguments", {}),
+    }
+    if result is not None:
+        update["content"] = [
+            {"type": "content", "content": {"type": "text", "text": result.get("content", "")}}
+        ]
+        if result.get("locations"):
+            update["locations"] = result["locations"]
+    return update

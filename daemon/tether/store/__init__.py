@@ -1,0 +1,40 @@
+"""Tether's per-workspace history: sessions, turns, messages and run reports in SQLite.
+
+One database file per workspace lives in the user's data directory (never in
+the workspace); ``database_path`` finds it and ``HistoryStore.open`` opens,
+migrates and crash-recovers it. The agent loop commits each step through
+``append_messages``, so a killed daemon loses at most the step in flight.
+
+This package must not know about providers, the agent loop or the wire
+protocol: it stores plain records and float timestamps, nothing more.
+"""
+
+from __future__ import annotations
+
+from tether.store.errors import StoreError
+from tether.store.history import HistoryStore
+from tether.store.paths import database_path, tether_home, workspace_key
+from tether.store.records import (
+    MESSAGE_ROLES,
+    MESSAGE_STATUSES,
+    TURN_STATUSES,
+    MessageRecord,
+    SessionRecord,
+    TurnRecord,
+)
+from tether.store.schema import latest_version
+
+__all__ = [
+    "MESSAGE_ROLES",
+    "MESSAGE_STATUSES",
+    "TURN_STATUSES",
+    "HistoryStore",
+    "MessageRecord",
+    "SessionRecord",
+    "StoreError",
+    "TurnRecord",
+    "database_path",
+    "latest_version",
+    "tether_home",
+    "workspace_key",
+]

@@ -1,0 +1,114 @@
+"""The history store's one SQLite connection and its transaction discipline.
+
+Owns: opening (connect, pragmas, migrations), the asyncio lock that keeps
+transactions from interleaving on the shared connection, running each write
+as one shielded BEGIN IMMEDIATE ... COMMIT, and closing cleanly.
+Must not: know any table but through the SQL and work functions it is handed;
+what is written, and when, is ``history.py``'s business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from tether.store import schema
+from tether.store.errors import StoreError
+
+__all__ = ["Database", "Work"]
+
+_T = TypeVar("_T")
+Work = Callable[[aiosqlite.Connection], Awaitable[_T]]
+
+
+class Database:
+    """A migrated connection. Every call may come from a different asyncio task.
+
+    Writes run in their own shielded task under ``_lock``: transactions never
+    interleave, and a caller cancelled mid-write cannot leave a BEGIN open on the
+    shared connection (the write still reaches COMMIT or ROLLBACK; the caller
+    just stops waiting for it). Reads take the same lock because on a shared
+    connection they would otherwise see another task's uncommitted rows.
+    """
+
+    path: Path
+    schema_version: int
+
+    def __init__(self, path: Path, conn: aiosqlite.Connection, schema_version: int) -> None:
+        # use Database.open(); this only wires up an already-migrated connection
+        self.path = path
+        self.schema_version = schema_version
+        self._conn: aiosqlite.Connection | None = conn
+        self._lock = asyncio.Lock()
+        self._writes: set[asyncio.Task[Any]] = set()
+
+    @classmethod
+    async def open(cls, path: Path) -> Database:
+        try:
+            # isolation_level=None: autocommit, so our explicit BEGIN/COMMIT are the only transactions
+            conn = await aiosqlite.connect(path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open history database {path}: {exc}") from exc
+        try:
+            await schema.configure(conn)
+            version = await schema.migrate(conn, path)
+        except BaseException as exc:
+            await conn.close()  # or aiosqlite's worker thread outlives us
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"cannot open history database {path}: {exc}") from exc
+            raise
+        return cls(path, conn, version)
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            if self._writes:
+                # let shielded writes whose callers went away reach COMMIT/ROLLBACK
+                await asyncio.wait(set(self._writes))
+        finally:
+            async with self._lock:
+                await conn.close()
+
+    async def read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """All rows of one query, as tuples."""
+        async with self._lock:
+            conn = self._live()  # inside the lock: close() may have run while we waited
+            try:
+                return list(await conn.execute_fetchall(sql, params))
+            except sqlite3.Error as exc:
+                raise StoreError(f"history database {self.path}: {exc}") from exc
+
+    async def write(self, work: Work[_T]) -> _T:
+        """Run ``work`` as one transaction; its result, or its exception after a rollback."""
+        task = asyncio.ensure_future(self._transaction(self._live(), work))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+        return await asyncio.shield(task)
+
+    def _live(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            raise StoreError(f"history store {self.path} is closed")
+        return self._conn
+
+    async def _transaction(self, conn: aiosqlite.Connection, work: Work[_T]) -> _T:
+        async with self._lock:
+            try:
+                # IMMEDIATE: take the write lock up front, so another process makes
+                # us wait (busy_timeout) at BEGIN instead of failing mid-transaction
+                await conn.execute("BEGIN IMMEDIATE")
+                try:
+                    result = await work(conn)
+                    await conn.execute("COMMIT")
+                except BaseException:
+                    await schema.rollback(conn)
+                    raise
+            except sqlite3.Error as exc:
+                raise StoreError(f"history database {self.path}: {exc}") from exc
+            return result

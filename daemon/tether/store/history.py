@@ -1,0 +1,252 @@
+"""``HistoryStore``: one workspace's sessions, turns, messages and run reports.
+
+Owns: the public store API, the transaction boundaries (one per call: a turn's
+start, a step's messages, a turn's end), validating and JSON-encoding caller
+input before any lock is taken, and the read queries.
+Must not: decide *when* to commit (the agent loop calls ``append_messages`` at
+each step boundary), format anything for the wire, or delete rows other than
+through ``delete_session``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import aiosqlite
+
+from tether.store import turns
+from tether.store.database import Database
+from tether.store.errors import StoreError
+from tether.store.records import (
+    FINAL_TURN_STATUSES,
+    MessageRecord,
+    SessionRecord,
+    TurnRecord,
+    decode_json,
+    encode_json,
+    parse_session_cursor,
+    session_cursor,
+)
+
+__all__ = ["HistoryStore"]
+
+_SESSION_COLUMNS = "id, workspace, title, mode, created_at, updated_at, metadata"
+_TURN_COLUMNS = "id, session_id, seq, status, stop_reason, started_at, finished_at, error"
+_MESSAGE_COLUMNS = "role, body, status, seq, turn_id, created_at"
+
+
+class HistoryStore:
+    """The history database of one workspace. Create with ``await HistoryStore.open(path)``.
+
+    Safe to call from many asyncio tasks at once: each method is one query or
+    one transaction, and ``Database`` keeps transactions from interleaving.
+    """
+
+    path: Path
+    schema_version: int
+    recovered_turns: int
+
+    def __init__(self, db: Database) -> None:
+        # use HistoryStore.open()
+        self._db = db
+        self.path = db.path
+        self.schema_version = db.schema_version
+        self.recovered_turns = 0
+
+    @classmethod
+    async def open(cls, path: Path, *, recover: bool = True) -> HistoryStore:
+        """Open or create the database at ``path`` and bring its schema up to date.
+
+        With ``recover`` (the daemon's case) turns still ``running`` belong to a
+        process that died and become ``interrupted``, counted in ``recovered_turns``.
+        A second opener of a live daemon's database passes ``recover=False``.
+        """
+        store = cls(await Database.open(Path(path)))
+        try:
+            if recover:
+                store.recovered_turns = await store._db.write(turns.interrupt_running)
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def __aenter__(self) -> HistoryStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- sessions ---------------------------------------------------------------
+
+    async def create_session(
+        self,
+        session_id: str,
+        workspace: str,
+        mode: str,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> SessionRecord:
+        now = time.time()
+        record = SessionRecord(session_id, workspace, title, mode, now, now, dict(metadata or {}))
+        row = (session_id, workspace, title, mode, now, now, encode_json(record.metadata))
+
+        async def work(conn: aiosqlite.Connection) -> None:
+            try:
+                await conn.execute(
+                    f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", row
+                )
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"session {session_id!r} already exists") from exc
+
+        await self._db.write(work)
+        return record
+
+    async def get_session(self, session_id: str) -> SessionRecord | None:
+        rows = await self._db.read(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+        return SessionRecord.from_row(rows[0]) if rows else None
+
+    async def list_sessions(
+        self, limit: int = 50, cursor: str | None = None
+    ) -> tuple[list[SessionRecord], str | None]:
+        """A page of sessions, most recently updated first, and the next page's cursor.
+
+        Keyset paging on (updated_at, id): a session that does not change between
+        two calls is never repeated or skipped, however many are added meanwhile.
+        """
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, not {limit}")
+        where: str = ""
+        after: tuple[Any, ...] = ()
+        if cursor is not None:
+            where, after = "WHERE (updated_at, id) < (?, ?)", parse_session_cursor(cursor)
+        rows = await self._db.read(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions {where} ORDER BY updated_at DESC, id DESC LIMIT ?",
+            (*after, limit + 1),  # one extra row tells whether another page exists
+        )
+        page = [SessionRecord.from_row(row) for row in rows[:limit]]
+        return page, (session_cursor(page[-1]) if len(rows) > limit else None)
+
+    async def latest_session(self) -> SessionRecord | None:
+        page, _ = await self.list_sessions(limit=1)
+        return page[0] if page else None
+
+    async def update_session(
+        self,
+        session_id: str,
+        *,
+        title: str | None = None,
+        mode: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """Set the fields given (``metadata`` replaces the whole dict) and bump ``updated_at``."""
+        assignments: list[str] = ["updated_at = ?"]
+        params: list[Any] = [time.time()]
+        for column, value in (("title", title), ("mode", mode)):
+            if value is not None:
+                assignments.append(f"{column} = ?")
+                params.append(value)
+        if metadata is not None:
+            assignments.append("metadata = ?")
+            params.append(encode_json(metadata))
+        sql = f"UPDATE sessions SET {', '.join(assignments)} WHERE id = ?"
+
+        async def work(conn: aiosqlite.Connection) -> None:
+            cursor = await conn.execute(sql, (*params, session_id))
+            if cursor.rowcount == 0:
+                raise StoreError(f"no session {session_id!r}")
+
+        await self._db.write(work)
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Delete a session with its turns, messages and reports; False if there was none."""
+
+        async def work(conn: aiosqlite.Connection) -> bool:
+            # the ON DELETE CASCADEs (foreign_keys=ON) take the turns, messages and reports
+            cursor = await conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            return cursor.rowcount > 0
+
+        return await self._db.write(work)
+
+    # -- turns and messages -----------------------------------------------------
+
+    async def begin_turn(self, session_id: str, turn_id: str, user_message: MessageRecord) -> TurnRecord:
+        """Start turn ``seq = previous + 1`` (status ``running``) together with its first message."""
+        now = time.time()
+        first = _message_row(user_message, now)
+        return await self._db.write(lambda conn: turns.insert_turn(conn, session_id, turn_id, first, now))
+
+    async def append_messages(
+        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord]
+    ) -> list[int]:
+        """Commit one step's messages after the session's last one; returns their seqs."""
+        if not messages:
+            return []
+        now = time.time()
+        rows = [_message_row(message, now) for message in messages]
+        return await self._db.write(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
+
+    async def finish_turn(
+        self,
+        turn_id: str,
+        status: str,
+        stop_reason: str | None,
+        error: str | None = None,
+        report: dict[str, Any] | None = None,
+    ) -> None:
+        """Record how a turn ended and, if given, its run report (replacing an earlier one)."""
+        if status not in FINAL_TURN_STATUSES:
+            raise ValueError(f"a turn finishes as one of {sorted(FINAL_TURN_STATUSES)}, not {status!r}")
+        text = None if report is None else encode_json(report)
+        now = time.time()
+        await self._db.write(
+            lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
+        )
+
+    async def load_messages(self, session_id: str) -> list[MessageRecord]:
+        rows = await self._db.read(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [MessageRecord.from_row(row) for row in rows]
+
+    async def message_count(self, session_id: str) -> int:
+        rows = await self._db.read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))
+        return int(rows[0][0])
+
+    async def list_turns(self, session_id: str) -> list[TurnRecord]:
+        rows = await self._db.read(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [TurnRecord.from_row(row) for row in rows]
+
+    async def get_report(self, turn_id: str) -> dict[str, Any] | None:
+        rows = await self._db.read("SELECT report FROM run_reports WHERE turn_id = ?", (turn_id,))
+        return decode_json(rows[0][0]) if rows else None
+
+    async def list_reports(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's run reports in turn order."""
+        rows = await self._db.read(
+            "SELECT r.report FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"
+            " WHERE r.session_id = ? ORDER BY t.seq",
+            (session_id,),
+        )
+        return [decode_json(row[0]) for row in rows]
+
+
+def _message_row(message: MessageRecord, now: float) -> turns.MessageRow:
+    # validated and encoded here, outside the lock: a bad message fails without
+    # holding up other writers or opening a transaction
+    message.check()
+    return (message.role, encode_json(message.body), message.status, message.created_at or now)

@@ -1,0 +1,88 @@
+"""Where a workspace's history database lives on disk.
+
+Owns: the per-user data directory (``TETHER_HOME`` or the platform's user data
+dir), the per-workspace folder name, and the ``workspace.json`` label beside
+each database.
+Must not: open the database or put anything inside the workspace itself; the
+history belongs to the user, not to the project's tree (it would show up in
+``git status``, file watchers and the agent's own ``grep``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+import platformdirs
+
+__all__ = [
+    "DATABASE_NAME",
+    "HOME_ENV",
+    "LABEL_NAME",
+    "database_path",
+    "tether_home",
+    "workspace_key",
+]
+
+HOME_ENV = "TETHER_HOME"
+DATABASE_NAME = "history.sqlite3"
+LABEL_NAME = "workspace.json"
+
+# Long enough to stay readable, short enough that name + "-" + 16 hex digits
+# stays far below every filesystem's 255-byte component limit.
+_MAX_BASENAME = 48
+
+
+def tether_home(home: Path | None = None) -> Path:
+    """The root of tether's per-user data: ``home``, else $TETHER_HOME, else the OS default."""
+    if home is not None:
+        return Path(home).expanduser().absolute()
+    env = os.environ.get(HOME_ENV)
+    if env:
+        # absolute() so a relative TETHER_HOME does not follow the daemon's cwd around
+        return Path(env).expanduser().absolute()
+    return Path(platformdirs.user_data_dir("tether", appauthor=False))
+
+
+def workspace_key(workspace: Path) -> str:
+    """``<basename>-<sha256(realpath)[:16]>``: the same folder for every spelling of a workspace.
+
+    The hash is over the *real* path, so a symlink and its target share one
+    history; the basename is only there so a human can recognise the folder.
+    """
+    real = os.path.realpath(workspace)
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:16]
+    name = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in os.path.basename(real))
+    return f"{name[:_MAX_BASENAME] or 'root'}-{digest}"
+
+
+def database_path(workspace: Path, home: Path | None = None) -> Path:
+    """The history database for ``workspace``, creating its private folder if needed.
+
+    Layout: ``<home>/workspaces/<workspace_key>/history.sqlite3``. Folders tether
+    creates are 0o700 (conversation history can quote secrets from the code).
+    """
+    root = tether_home(home)
+    folder = root / "workspaces" / workspace_key(workspace)
+    # The ancestors of the data dir (e.g. ~/.local/share) belong to the user's
+    # desktop, so they get default permissions; everything from root down is ours.
+    root.parent.mkdir(parents=True, exist_ok=True)
+    for directory in (root, root / "workspaces", folder):
+        directory.mkdir(mode=0o700, exist_ok=True)
+    _write_label(folder, os.path.realpath(workspace))
+    return folder / DATABASE_NAME
+
+
+def _write_label(folder: Path, real_workspace: str) -> None:
+    """Record which workspace the folder belongs to, once; the hash alone is opaque."""
+    label = {"workspace": real_workspace, "created_at": time.time()}
+    try:
+        # "x": never rewrite an existing label, and lose no race with a second daemon
+        with open(folder / LABEL_NAME, "x", encoding="utf-8") as handle:
+            json.dump(label, handle, ensure_ascii=False, indent=2)
+            handle.write("\n")
+    except FileExistsError:
+        pass

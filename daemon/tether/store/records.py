@@ -1,0 +1,132 @@
+"""The plain values the history store hands in and out, and their row encoding.
+
+Owns: ``SessionRecord``, ``MessageRecord``, ``TurnRecord``, the allowed role and
+status vocabularies, and the one JSON encoding used for bodies, metadata and
+reports (compact, UTF-8 kept as is).
+Must not: touch the database or know the wire protocol; the protocol layer
+converts these to its own messages and formats the float timestamps.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.store.errors import StoreError
+
+__all__ = [
+    "FINAL_TURN_STATUSES",
+    "MESSAGE_ROLES",
+    "MESSAGE_STATUSES",
+    "TURN_STATUSES",
+    "MessageRecord",
+    "SessionRecord",
+    "TurnRecord",
+    "decode_json",
+    "encode_json",
+    "parse_session_cursor",
+    "session_cursor",
+]
+
+MESSAGE_ROLES = frozenset({"user", "assistant", "tool", "system"})
+MESSAGE_STATUSES = frozenset({"complete", "cancelled", "interrupted", "error"})
+TURN_STATUSES = frozenset({"running", "complete", "cancelled", "interrupted", "error"})
+# what finish_turn accepts: every status except the one begin_turn sets
+FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}
+
+# Same output as json.dumps(obj, ensure_ascii=False, separators=(",", ":")),
+# minus building a fresh JSONEncoder on every call (json.dumps does that
+# whenever any keyword differs from the defaults).
+encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def decode_json(text: str) -> Any:
+    return json.loads(text)
+
+
+@dataclass(slots=True)
+class SessionRecord:
+    id: str
+    workspace: str
+    title: str | None
+    mode: str
+    created_at: float
+    updated_at: float
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> SessionRecord:
+        """From ``SELECT id, workspace, title, mode, created_at, updated_at, metadata``."""
+        id_, workspace, title, mode, created_at, updated_at, metadata = row
+        return cls(id_, workspace, title, mode, created_at, updated_at, decode_json(metadata))
+
+
+@dataclass(slots=True)
+class MessageRecord:
+    """One conversation message. ``body`` is the provider-neutral message dict.
+
+    On the way in, ``seq`` and ``turn_id`` are ignored (the store assigns them)
+    and a ``created_at`` of 0.0 means "now".
+    """
+
+    role: str
+    body: dict[str, Any]
+    status: str = "complete"
+    seq: int = -1
+    turn_id: str | None = None
+    created_at: float = 0.0
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> MessageRecord:
+        """From ``SELECT role, body, status, seq, turn_id, created_at``."""
+        role, body, status, seq, turn_id, created_at = row
+        return cls(role, decode_json(body), status, seq, turn_id, created_at)
+
+    def check(self) -> None:
+        """Refuse values the schema's CHECK constraints would reject, with a clearer message."""
+        if self.role not in MESSAGE_ROLES:
+            raise ValueError(f"message role must be one of {sorted(MESSAGE_ROLES)}, not {self.role!r}")
+        if self.status not in MESSAGE_STATUSES:
+            raise ValueError(
+                f"message status must be one of {sorted(MESSAGE_STATUSES)}, not {self.status!r}"
+            )
+        if not isinstance(self.body, dict):
+            raise TypeError(f"message body must be a dict, not {type(self.body).__name__}")
+
+
+@dataclass(slots=True)
+class TurnRecord:
+    id: str
+    session_id: str
+    seq: int
+    status: str
+    stop_reason: str | None
+    started_at: float
+    finished_at: float | None
+    error: str | None
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> TurnRecord:
+        """From ``SELECT id, session_id, seq, status, stop_reason, started_at, finished_at, error``."""
+        return cls(*row)
+
+
+def session_cursor(last: SessionRecord) -> str:
+    """The opaque ``list_sessions`` cursor that resumes after ``last``."""
+    # JSON keeps the float exact (repr round-trips); base64 keeps clients from parsing it
+    raw = encode_json([last.updated_at, last.id]).encode("utf-8")
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def parse_session_cursor(cursor: str) -> tuple[float, str]:
+    """``(updated_at, id)`` of the last session already listed."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        updated_at, session_id = json.loads(raw)
+        if not isinstance(session_id, str):
+            raise TypeError("cursor id is not a string")
+        return float(updated_at), session_id
+    except (ValueError, TypeError) as exc:
+        raise StoreError(f"invalid session list cursor {cursor!r}") from exc

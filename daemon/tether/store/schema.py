@@ -1,0 +1,188 @@
+"""The history database's tables, connection settings and migrations.
+
+Owns: the per-connection pragmas, the ``schema_version`` table, and the ordered
+``MIGRATIONS`` list (migration *i* takes the database from version *i* to
+*i + 1*; version 1 is the initial schema). Each migration runs in its own
+transaction together with the row that records it, so a crash mid-upgrade
+leaves the previous version intact.
+Must not: read or write history rows (``history.py`` does), or ever rewrite a
+migration that has shipped; change the schema only by appending a migration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import aiosqlite
+
+from tether.store.errors import StoreError
+
+__all__ = [
+    "MIGRATIONS",
+    "Migration",
+    "configure",
+    "latest_version",
+    "migrate",
+    "read_version",
+    "rollback",
+]
+
+Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
+
+BUSY_TIMEOUT_MS = 5000
+
+_PRAGMAS = (
+    # first, so switching to WAL waits for another process instead of failing
+    f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
+    # WAL: readers never block the writer, and a killed process loses at most
+    # the transaction it had not committed yet
+    "PRAGMA journal_mode=WAL",
+    # with WAL, NORMAL is still crash-safe for a process kill; only a power cut
+    # can lose the last commits, and it saves an fsync on every step commit
+    "PRAGMA synchronous=NORMAL",
+    # off by default in SQLite and per connection; the ON DELETE CASCADEs need it
+    "PRAGMA foreign_keys=ON",
+)
+
+_VERSION_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    version    INTEGER PRIMARY KEY,
+    applied_at REAL NOT NULL
+)"""
+
+_V1_STATEMENTS = (
+    """
+    CREATE TABLE sessions (
+        id         TEXT PRIMARY KEY,
+        workspace  TEXT NOT NULL,
+        title      TEXT,
+        mode       TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        metadata   TEXT NOT NULL DEFAULT '{}'
+    )""",
+    # (updated_at, id) is the paging key of list_sessions, newest first
+    "CREATE INDEX sessions_by_updated ON sessions (updated_at, id)",
+    """
+    CREATE TABLE turns (
+        id          TEXT PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        status      TEXT NOT NULL
+                    CHECK (status IN ('running', 'complete', 'cancelled', 'interrupted', 'error')),
+        stop_reason TEXT,
+        started_at  REAL NOT NULL,
+        finished_at REAL,
+        error       TEXT,
+        UNIQUE (session_id, seq)
+    )""",
+    # crash recovery looks only for running turns; a partial index keeps that free
+    "CREATE INDEX turns_running ON turns (status) WHERE status = 'running'",
+    """
+    CREATE TABLE messages (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        turn_id    TEXT REFERENCES turns (id) ON DELETE CASCADE,
+        seq        INTEGER NOT NULL,
+        role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool', 'system')),
+        body       TEXT NOT NULL,
+        status     TEXT NOT NULL DEFAULT 'complete'
+                   CHECK (status IN ('complete', 'cancelled', 'interrupted', 'error')),
+        created_at REAL NOT NULL,
+        UNIQUE (session_id, seq)
+    )""",
+    # without it every cascaded turn delete would scan all messages
+    "CREATE INDEX messages_by_turn ON messages (turn_id)",
+    """
+    CREATE TABLE run_reports (
+        turn_id    TEXT PRIMARY KEY REFERENCES turns (id) ON DELETE CASCADE,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        report     TEXT NOT NULL,
+        created_at REAL NOT NULL
+    )""",
+    "CREATE INDEX run_reports_by_session ON run_reports (session_id)",
+)
+
+
+async def _v1_initial(conn: aiosqlite.Connection) -> None:
+    # statement by statement, not executescript(): executescript COMMITs first,
+    # which would break the one-transaction-per-migration guarantee
+    for statement in _V1_STATEMENTS:
+        await conn.execute(statement)
+
+
+MIGRATIONS: list[Migration] = [_v1_initial]
+
+
+def latest_version() -> int:
+    """The newest schema this code understands (read at call time, so tests can extend it)."""
+    return len(MIGRATIONS)
+
+
+async def configure(conn: aiosqlite.Connection) -> str:
+    """Apply the per-connection pragmas; returns the journal mode SQLite settled on."""
+    mode = "unknown"
+    for pragma in _PRAGMAS:
+        rows = list(await conn.execute_fetchall(pragma))
+        if pragma.startswith("PRAGMA journal_mode") and rows:
+            mode = str(rows[0][0]).lower()
+    return mode
+
+
+async def read_version(conn: aiosqlite.Connection) -> int:
+    rows = list(await conn.execute_fetchall("SELECT COALESCE(MAX(version), 0) FROM schema_version"))
+    return int(rows[0][0])
+
+
+async def migrate(conn: aiosqlite.Connection, path: Path) -> int:
+    """Bring the database up to ``latest_version()``; returns the version it ends at.
+
+    The connection must be in autocommit mode (``isolation_level=None``) so the
+    explicit BEGIN/COMMIT here are the only transactions.
+    """
+    await conn.execute(_VERSION_TABLE)
+    known = latest_version()
+    current = await read_version(conn)
+    _refuse_newer(path, current, known)
+    while current < known:
+        target = current + 1
+        # IMMEDIATE takes the write lock before re-reading the version, so two
+        # daemons opening the same database cannot both apply one migration
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = await read_version(conn)
+            _refuse_newer(path, current, known)
+            if current < target:  # else another process applied it while we waited
+                await MIGRATIONS[current](conn)
+                await conn.execute(
+                    "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
+                    (target, time.time()),
+                )
+                current = target
+            await conn.execute("COMMIT")
+        except BaseException as exc:
+            await rollback(conn)
+            if isinstance(exc, Exception) and not isinstance(exc, StoreError):
+                raise StoreError(
+                    f"history database {path}: migration to schema version {target} failed: {exc}"
+                ) from exc
+            raise
+    return current
+
+
+def _refuse_newer(path: Path, current: int, known: int) -> None:
+    if current > known:
+        raise StoreError(
+            f"history database {path} has schema version {current}, "
+            f"this tether understands up to {known}; upgrade tether"
+        )
+
+
+async def rollback(conn: aiosqlite.Connection) -> None:
+    """ROLLBACK, tolerating a transaction SQLite already ended itself (e.g. on SQLITE_FULL)."""
+    with contextlib.suppress(sqlite3.OperationalError):
+        await conn.execute("ROLLBACK")

@@ -1,0 +1,117 @@
+"""The SQL of a turn's lifecycle: begin, step commit, finish, crash recovery.
+
+Owns: the bodies of the write transactions ``HistoryStore`` runs for turns, and
+with them the numbering rules (turn seq 1, 2, 3 per session; message seq 0, 1,
+2 per session, with no gaps). Each function runs inside a transaction its
+caller already opened, so it sees and allocates seqs under the write lock.
+Must not: open or commit transactions, validate or encode caller input
+(``history.py`` does that before the lock is taken), or delete anything.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+import aiosqlite
+
+from tether.store.errors import StoreError
+from tether.store.records import TurnRecord
+
+__all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_running", "touch_session"]
+
+# (role, encoded body, status, created_at): a message ready to insert
+MessageRow = tuple[str, str, str, float]
+
+_INSERT_MESSAGE = (
+    "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+# MAX over the UNIQUE (session_id, seq) index: a lookup, not a scan
+_NEXT_MESSAGE_SEQ = "(SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE session_id = ?)"
+_NEXT_TURN_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?)"
+
+
+async def touch_session(conn: aiosqlite.Connection, session_id: str, now: float) -> None:
+    """Bump ``updated_at``; doubles as the check that the session exists."""
+    cursor = await conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+    if cursor.rowcount == 0:
+        raise StoreError(f"no session {session_id!r}")
+
+
+async def insert_turn(
+    conn: aiosqlite.Connection, session_id: str, turn_id: str, first: MessageRow, now: float
+) -> TurnRecord:
+    await touch_session(conn, session_id, now)
+    rows = await conn.execute_fetchall(
+        f"SELECT {_NEXT_TURN_SEQ}, {_NEXT_MESSAGE_SEQ}", (session_id, session_id)
+    )
+    turn_seq, message_seq = next(iter(rows))
+    try:
+        await conn.execute(
+            "INSERT INTO turns (id, session_id, seq, status, started_at) VALUES (?, ?, ?, 'running', ?)",
+            (turn_id, session_id, turn_seq, now),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise StoreError(f"turn {turn_id!r} already exists") from exc
+    await conn.execute(_INSERT_MESSAGE, (session_id, turn_id, message_seq, *first))
+    return TurnRecord(turn_id, session_id, turn_seq, "running", None, now, None, None)
+
+
+async def insert_step(
+    conn: aiosqlite.Connection, session_id: str, turn_id: str, messages: Sequence[MessageRow], now: float
+) -> list[int]:
+    """Append messages after the session's last one; returns the seqs they got."""
+    rows = list(await conn.execute_fetchall(
+        f"SELECT session_id, {_NEXT_MESSAGE_SEQ} FROM turns WHERE id = ?", (session_id, turn_id)
+    ))
+    if not rows:
+        raise StoreError(f"no turn {turn_id!r}")
+    owner, first = rows[0]
+    if owner != session_id:
+        raise StoreError(f"turn {turn_id!r} belongs to session {owner!r}, not {session_id!r}")
+    await conn.executemany(
+        _INSERT_MESSAGE,
+        [(session_id, turn_id, first + i, *message) for i, message in enumerate(messages)],
+    )
+    await touch_session(conn, session_id, now)
+    return list(range(first, first + len(messages)))
+
+
+async def close_turn(
+    conn: aiosqlite.Connection,
+    turn_id: str,
+    status: str,
+    stop_reason: str | None,
+    error: str | None,
+    report: str | None,
+    now: float,
+) -> None:
+    rows = list(await conn.execute_fetchall("SELECT session_id FROM turns WHERE id = ?", (turn_id,)))
+    if not rows:
+        raise StoreError(f"no turn {turn_id!r}")
+    session_id = rows[0][0]
+    await conn.execute(
+        "UPDATE turns SET status = ?, stop_reason = ?, error = ?, finished_at = ? WHERE id = ?",
+        (status, stop_reason, error, now, turn_id),
+    )
+    if report is not None:
+        # an upsert, not INSERT OR REPLACE: REPLACE deletes the old row underneath
+        await conn.execute(
+            "INSERT INTO run_reports (turn_id, session_id, report, created_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (turn_id) DO UPDATE SET report = excluded.report, created_at = excluded.created_at",
+            (turn_id, session_id, report, now),
+        )
+    await touch_session(conn, session_id, now)
+
+
+async def interrupt_running(conn: aiosqlite.Connection) -> int:
+    """Mark turns a dead process left ``running`` as ``interrupted``; returns how many."""
+    # finished_at = the turn's last committed message, i.e. when it really stopped,
+    # rather than whenever the daemon happened to restart
+    cursor = await conn.execute(
+        "UPDATE turns SET status = 'interrupted', finished_at = COALESCE("
+        "(SELECT MAX(created_at) FROM messages WHERE turn_id = turns.id), started_at)"
+        " WHERE status = 'running'"
+    )
+    return cursor.rowcount

@@ -1,0 +1,32 @@
+"""Workspace tools the agent can call, and the sandbox that confines them to the workspace.
+
+Owns: re-exporting the public names of this package.
+Must not: hold logic of its own.
+"""
+
+from __future__ import annotations
+
+from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.glob_tool import GlobTool
+from tether.tools.grep import GrepTool
+from tether.tools.list_dir import ListDirTool
+from tether.tools.read_file import ReadFileTool
+from tether.tools.registry import ToolRegistry, default_read_only_tools
+from tether.tools.sandbox import SandboxError, WorkspaceSandbox
+
+__all__ = [
+    "GlobTool",
+    "GrepTool",
+    "ListDirTool",
+    "ReadFileTool",
+    "SandboxError",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolLocation",
+    "ToolResult",
+    "ToolRegistry",
+    "WorkspaceSandbox",
+    "default_read_only_tools",
+    "validate_args",
+]

@@ -1,0 +1,153 @@
+"""The tool interface shared by every workspace tool, and argument validation.
+
+Owns: `Tool`, its result/context types, `ToolError`, and `validate_args` (a small
+hand-written checker for the JSON-schema subset our tool schemas use).
+Must not: touch the filesystem, know about specific tools, or depend on the agent loop.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    # Only for annotations: sandbox.py imports ToolError from here at runtime.
+    from tether.tools.sandbox import WorkspaceSandbox
+
+__all__ = [
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolLocation",
+    "ToolResult",
+    "validate_args",
+]
+
+
+class ToolError(Exception):
+    """A failure the model should see as an error result (message is shown to the model)."""
+
+
+@dataclass(slots=True)
+class ToolLocation:
+    path: str  # absolute path (what ACP `locations[].path` wants)
+    line: int | None = None  # 1-based line, or None
+
+
+@dataclass(slots=True)
+class ToolResult:
+    text: str  # what the model gets back
+    is_error: bool = False
+    # places the result points at (e.g. grep hits, capped at 50)
+    locations: list[ToolLocation] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ToolContext:
+    sandbox: WorkspaceSandbox
+    call_id: str = ""
+    # open editor buffers keyed by absolute path -> text; tools read these instead of disk when present
+    documents: Mapping[str, str] = field(default_factory=dict)
+
+
+class Tool(abc.ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]  # for the model
+    # JSON schema (type object, properties, required, additionalProperties false)
+    input_schema: ClassVar[dict[str, Any]]
+    kind: ClassVar[str]  # ACP ToolKind: "read" | "search" | ...
+    read_only: ClassVar[bool] = True
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """Human title shown in the editor; must cope with unvalidated args."""
+        return self.name
+
+    def locations(self, args: Mapping[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+        """Places known before running (the `path` argument); never raises."""
+        path = args.get("path") if isinstance(args, Mapping) else None
+        if not isinstance(path, str):
+            return []
+        try:
+            return [ToolLocation(str(sandbox.resolve(path)))]
+        except Exception:  # a bad path is reported by run(), not here
+            return []
+
+    @abc.abstractmethod
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+_TYPE_CHECKS: dict[str, tuple[str, Any]] = {
+    "string": ("a string", lambda v: isinstance(v, str)),
+    # bool is an int subclass in Python but never a JSON integer
+    "integer": ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    "boolean": ("a boolean", lambda v: isinstance(v, bool)),
+}
+
+
+def _expected(prop: Mapping[str, Any]) -> str:
+    kind = prop.get("type", "string")
+    text = _TYPE_CHECKS[kind][0] if kind in _TYPE_CHECKS else str(kind)
+    low, high = prop.get("minimum"), prop.get("maximum")
+    if low is not None and high is not None:
+        return f"{text} between {low} and {high}"
+    if low is not None:
+        return f"{text} >= {low}"
+    if high is not None:
+        return f"{text} <= {high}"
+    return text
+
+
+def _show(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _check_value(tool_name: str, key: str, prop: Mapping[str, Any], value: Any) -> Any:
+    kind = prop.get("type", "string")
+    if kind == "integer" and isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON encoders sometimes emit 10.0 for 10
+    check = _TYPE_CHECKS.get(kind)
+    ok = check is None or check[1](value)
+    if ok and kind == "integer":
+        low, high = prop.get("minimum"), prop.get("maximum")
+        ok = (low is None or value >= low) and (high is None or value <= high)
+    if not ok:
+        raise ToolError(f"{tool_name}: '{key}' must be {_expected(prop)}, got {_show(value)}")
+    return value
+
+
+def validate_args(tool: Tool, args: Any) -> dict[str, Any]:
+    """Check `args` against `tool.input_schema`; return a copy with schema defaults filled in.
+
+    Supports the subset our schemas use: required keys, string/integer/boolean
+    types, integer minimum/maximum, and additionalProperties false (unknown keys
+    refused). A null for an optional key counts as absent, because models often
+    send `"offset": null` to mean "not given".
+    """
+    schema = tool.input_schema
+    properties: Mapping[str, Mapping[str, Any]] = schema.get("properties", {})
+    required: list[str] = list(schema.get("required", []))
+    if not isinstance(args, Mapping):
+        raise ToolError(f"{tool.name}: arguments must be a JSON object, got {_show(args)}")
+
+    unknown = sorted(str(k) for k in args if k not in properties)
+    if unknown and schema.get("additionalProperties", True) is False:
+        names = ", ".join(properties) or "(none)"
+        raise ToolError(f"{tool.name}: unknown argument '{unknown[0]}'; expected one of: {names}")
+
+    out: dict[str, Any] = {}
+    for key, prop in properties.items():
+        value = args.get(key)
+        if value is None:
+            if key in required:
+                raise ToolError(f"{tool.name}: missing required argument '{key}' ({_expected(prop)})")
+            if "default" in prop:
+                out[key] = prop["default"]
+            continue
+        out[key] = _check_value(tool.name, key, prop, value)
+    return out

@@ -1,0 +1,167 @@
+"""The `grep` tool: regex search over workspace files, via ripgrep or pure Python.
+
+Owns: the tool's arguments, choosing the files to search (the shared gitignore-aware
+walker, the optional `glob` filter), choosing a backend, and the output format, which is
+identical for both backends:
+
+    relpath:line:text        (sorted by path, then line; at most max_results lines)
+    N matches in M files     (or: no matches for 'pat' ...)
+
+Both backends search exactly the same file list: gitignored files and `.git` are
+skipped, hidden (dot) files are searched, symlinked directories are not entered, and a
+symlinked file is searched only if its target is inside the workspace. A file or
+directory named explicitly by `path` is searched even if gitignored. Binary files (a NUL
+byte in the first 8 KiB) are skipped. Lines split on "\\n"; a UTF-8 BOM is dropped.
+
+Regex dialects: the rg backend uses Rust's `regex` crate, the fallback Python's `re`.
+Patterns should stay in their common subset (literals, classes, `\\b \\d \\w \\s`,
+anchors, groups, alternation, repetition). Outside it they disagree: look-around and
+backreferences are `re`-only (rg reports an invalid regex), `\\p{L}` and `[[:alpha:]]`
+are rg-only, a pattern that can only match "\\n" is an error in rg and finds nothing in
+`re`, and undecodable bytes are U+FFFD to `re` but unmatched by rg's `.`.
+Must not: read files itself (the backends do), or search outside the sandbox.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import anyio.to_thread
+
+from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.globpattern import compile_glob
+from tether.tools.grep_hits import GrepRequest, HitCollector
+from tether.tools.grep_python import compile_pattern, search_python
+from tether.tools.grep_rg import find_rg, search_rg
+from tether.tools.sandbox import WorkspaceSandbox
+from tether.tools.textfile import display_path
+from tether.tools.walk import symlink_target_file, walk
+
+__all__ = ["GrepTool"]
+
+MAX_LOCATIONS = 50
+Backend = Literal["auto", "rg", "python"]
+
+
+class GrepTool(Tool):
+    name: ClassVar[str] = "grep"
+    description: ClassVar[str] = (
+        "Search file contents with a regular expression (keep to syntax common to ripgrep "
+        "and Python: no look-around or backreferences). Searches `path` (default: the "
+        "workspace root), optionally only files matching `glob` ('*.py' matches by file "
+        "name at any depth, 'src/**/*.ts' by path relative to `path`). Gitignored and binary "
+        "files are skipped. Output: 'path:line:text' lines sorted by path and line, then a "
+        "match count; at most `max_results` (default 200) lines."
+    )
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "Regular expression to search for."},
+            "path": {"type": "string", "default": ".", "description": "File or directory to search."},
+            "glob": {"type": "string", "description": "Only search files matching this glob, e.g. '*.py'."},
+            "ignore_case": {"type": "boolean", "default": False, "description": "Case-insensitive search."},
+            "max_results": {"type": "integer", "minimum": 1, "maximum": 2000, "default": 200},
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    kind: ClassVar[str] = "search"
+
+    def __init__(self, backend: Backend = "auto", rg_path: str | None = None) -> None:
+        if backend not in ("auto", "rg", "python"):
+            raise ValueError(f"unknown grep backend {backend!r}")
+        # "auto" uses rg when it can be found; tests force each backend explicitly.
+        self.backend: Backend = backend
+        self._rg_path = rg_path
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        title = f"Search '{args.get('pattern', '')}'"
+        if args.get("path") not in (None, "", "."):
+            title += f" in {args.get('path')}"
+        if args.get("glob"):
+            title += f" ({args.get('glob')})"
+        return title
+
+    def rg_binary(self) -> str | None:
+        """The rg to run, or None for the Python backend."""
+        if self.backend == "python":
+            return None
+        found = self._rg_path or find_rg()
+        if found is None and self.backend == "rg":
+            raise ToolError("grep: the ripgrep backend was requested but no `rg` binary was found")
+        return found
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        clean = validate_args(self, args)
+        sandbox = ctx.sandbox
+        pattern: str = clean["pattern"]
+        rg = self.rg_binary()
+        if rg is None:
+            compile_pattern(pattern, clean["ignore_case"])  # fail fast, before walking
+        glob: str | None = clean.get("glob")
+        glob_regex = compile_glob(glob, "grep: glob") if glob is not None else None
+        real = sandbox.resolve(clean["path"])
+        stop = threading.Event()
+        try:
+            files = await anyio.to_thread.run_sync(
+                _files_to_search, sandbox, real, glob, glob_regex, stop, abandon_on_cancel=True
+            )
+            request = GrepRequest(pattern, clean["ignore_case"], files, clean["max_results"])
+            collector = HitCollector(request.limit)
+            root = str(sandbox.root)
+            if rg is not None:
+                await search_rg(rg, root, request, collector)
+            else:
+                await anyio.to_thread.run_sync(search_python, root, request, collector, stop, abandon_on_cancel=True)
+        finally:
+            stop.set()  # a cancelled call must not leave a search running in its thread
+        return _result(sandbox, sandbox.relative(real), request, collector)
+
+
+def _files_to_search(
+    sandbox: WorkspaceSandbox, real: Path, glob: str | None, glob_regex: Any, stop: threading.Event
+) -> list[str]:
+    rel = sandbox.relative(real)
+    if real.is_file():
+        return [rel]  # named explicitly: searched even if gitignored or not matching `glob`
+    if not real.exists():
+        raise ToolError(f"grep: no such file or directory '{rel}'")
+    if not real.is_dir():
+        raise ToolError(f"grep: '{rel}' is not a regular file or directory")
+    cut = 0 if rel == "." else len(rel) + 1
+    by_name = glob is not None and "/" not in glob
+    files: list[str] = []
+    for entry in walk(sandbox, rel, stop=stop):
+        if not (entry.is_file or entry.is_symlink):
+            continue  # FIFOs and devices would block or never end
+        if glob_regex is not None:
+            subject = entry.rel.rsplit("/", 1)[-1] if by_name else entry.rel[cut:]
+            if not glob_regex.fullmatch(subject):
+                continue
+        if entry.is_symlink and not symlink_target_file(sandbox, entry.rel):
+            continue
+        files.append(entry.rel)
+    files.sort()
+    return files
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}{'es' if noun.endswith('ch') else 's'}"
+
+
+def _result(sandbox: WorkspaceSandbox, base: str, request: GrepRequest, collector: HitCollector) -> ToolResult:
+    if collector.total == 0:
+        where = "" if base == "." else f" in '{display_path(base)}'"
+        text = f"no matches for {request.pattern!r}{where} (searched {_plural(len(request.files), 'file')})"
+        return ToolResult(text)
+    hits = collector.hits()
+    lines = [f"{display_path(hit.rel)}:{hit.line}:{hit.text}" for hit in hits]
+    summary = f"{_plural(collector.total, 'match')} in {_plural(collector.files, 'file')}"
+    if collector.total > len(hits):
+        summary += f" (showing the first {len(hits)}; narrow the search with path or glob, or raise max_results)"
+    lines.append(summary)
+    locations = [ToolLocation(sandbox.absolute(hit.rel), hit.line) for hit in hits[:MAX_LOCATIONS]]
+    return ToolResult("\n".join(lines), locations=locations)

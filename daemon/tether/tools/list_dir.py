@@ -1,0 +1,100 @@
+"""The `list_dir` tool: the entries of a workspace directory, optionally a few levels deep.
+
+Owns: formatting a gitignore-respecting listing (workspace-relative paths, "/" after
+directories, symlinks shown with their target) with a 1000-entry cap.
+Must not: follow symlinked directories, list anything outside the sandbox, or block the
+event loop while walking.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anyio.to_thread
+
+from tether.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_args
+from tether.tools.sandbox import WorkspaceSandbox
+from tether.tools.textfile import display_path
+from tether.tools.walk import WalkEntry, WalkStats, walk
+
+__all__ = ["ListDirTool"]
+
+MAX_ENTRIES = 1000
+
+
+class ListDirTool(Tool):
+    name: ClassVar[str] = "list_dir"
+    description: ClassVar[str] = (
+        "List a workspace directory. Entries are workspace-relative paths, sorted, with a "
+        "trailing '/' on directories; gitignored entries and .git are left out. `depth` "
+        "(1-5, default 1) lists that many levels below `path` (default: the workspace root)."
+    )
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "default": ".", "description": "Directory, relative to the workspace root."},
+            "depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1, "description": "Levels to list."},
+        },
+        "required": [],
+        "additionalProperties": False,
+    }
+    kind: ClassVar[str] = "read"
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        path = args.get("path")
+        where = "the workspace root" if path in (None, "", ".") else str(path)
+        depth = args.get("depth")
+        return f"List {where} (depth {depth})" if isinstance(depth, int) and depth > 1 else f"List {where}"
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        clean = validate_args(self, args)
+        real = ctx.sandbox.resolve(clean["path"])
+        text = await anyio.to_thread.run_sync(_list, ctx.sandbox, real, clean["depth"])
+        return ToolResult(text)
+
+
+def _list(sandbox: WorkspaceSandbox, real: Path, depth: int) -> str:
+    rel = sandbox.relative(real)
+    if not real.exists():
+        raise ToolError(f"no such directory '{rel}'")
+    if not real.is_dir():
+        raise ToolError(f"'{rel}' is a file, not a directory; use read_file to read it")
+    stats = WalkStats()
+    lines: list[str] = []
+    total = 0
+    for entry in walk(sandbox, rel, max_depth=depth, stats=stats):
+        total += 1
+        if len(lines) < MAX_ENTRIES:
+            lines.append(_describe(sandbox, entry))
+    if total == 0:
+        lines.append("(empty directory)")
+    elif total > len(lines):
+        lines.append(
+            f"[{len(lines)} of {total} entries shown; list a subdirectory or use a smaller depth to see the rest]"
+        )
+    if stats.ignored:
+        noun = "entry" if stats.ignored == 1 else "entries"
+        lines.append(f"[{stats.ignored} gitignored {noun} not shown]")
+    if stats.unreadable:
+        lines.append(f"[{stats.unreadable} directories could not be read (permission denied)]")
+    return "\n".join(lines)
+
+
+def _describe(sandbox: WorkspaceSandbox, entry: WalkEntry) -> str:
+    name = display_path(entry.rel)
+    if entry.is_dir:
+        return f"{name}/"
+    if not entry.is_symlink:
+        return name
+    target = os.path.realpath(sandbox.absolute(entry.rel))
+    try:
+        inside = sandbox.relative(Path(target))
+    except ToolError:
+        return f"{name} -> (outside the workspace)"
+    if not os.path.exists(target):
+        return f"{name} -> (broken link)"
+    return f"{name} -> {display_path(inside)}{'/' if os.path.isdir(target) else ''}"
+

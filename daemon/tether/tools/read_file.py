@@ -1,0 +1,216 @@
+"""The `read_file` tool: numbered lines of one text file (or of its open editor buffer).
+
+Owns: line windowing (offset/limit), `cat -n` style numbering, the 256 KiB output cap,
+binary refusal, and helpful errors (directory, missing file with close-name hints).
+Must not: read more of a file than the requested window needs (apart from counting the
+remaining newlines), block the event loop on disk I/O, or touch anything outside the
+sandbox.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import os
+import stat
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+import anyio.to_thread
+
+from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.sandbox import WorkspaceSandbox
+from tether.tools.textfile import MAX_LINE_CHARS, SNIFF_BYTES, clip_line, has_nul, split_lines
+
+__all__ = ["ReadFileTool"]
+
+MAX_OUTPUT_BYTES = 256 * 1024
+DEFAULT_LIMIT = 2000
+# A line longer than this many bytes is never shown in full, so the rest is only counted.
+_LINE_BYTES = MAX_LINE_CHARS * 4 + 4
+_UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+class ReadFileTool(Tool):
+    name: ClassVar[str] = "read_file"
+    description: ClassVar[str] = (
+        "Read a text file from the workspace. Returns lines prefixed with their 1-based line "
+        "numbers and a tab. Reads up to `limit` lines (default 2000) starting at line `offset` "
+        "(default 1); use offset/limit to page through large files. Lines over 2000 characters "
+        "are cut. Binary files are refused; use list_dir for directories."
+    )
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace root."},
+            "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based)."},
+            "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to read."},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    kind: ClassVar[str] = "read"
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        path = str(args.get("path") or "")
+        offset, limit = args.get("offset"), args.get("limit")
+        if isinstance(offset, int) and isinstance(limit, int):
+            return f"Read {path} (lines {offset}-{offset + limit - 1})"
+        if isinstance(offset, int):
+            return f"Read {path} (from line {offset})"
+        if isinstance(limit, int):
+            return f"Read {path} (lines 1-{limit})"
+        return f"Read {path}"
+
+    def locations(self, args: Mapping[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+        found = super().locations(args, sandbox)
+        offset = args.get("offset") if isinstance(args, Mapping) else None
+        for location in found:
+            location.line = offset if isinstance(offset, int) and offset >= 1 else 1
+        return found
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        clean = validate_args(self, args)
+        sandbox = ctx.sandbox
+        real = sandbox.resolve(clean["path"])
+        offset: int = clean.get("offset", 1)
+        limit: int = clean.get("limit", DEFAULT_LIMIT)
+        rel = sandbox.relative(real)
+        location = [ToolLocation(str(real), offset)]
+
+        buffer = _open_document(ctx.documents, sandbox, clean["path"], real)
+        if buffer is not None:
+            lines = iter([clip_line(line) for line in split_lines(buffer)])
+            text = _render(rel, lines, offset, limit, lambda: sum(1 for _ in lines))
+            return ToolResult(text, locations=location)
+
+        text = await anyio.to_thread.run_sync(_read_disk, sandbox, real, rel, offset, limit)
+        return ToolResult(text, locations=location)
+
+
+def _open_document(documents: Mapping[str, str], sandbox: WorkspaceSandbox, given: str, real: Path) -> str | None:
+    if not documents:
+        return None
+    lexical = os.path.normpath(given if os.path.isabs(given) else os.path.join(sandbox.root, given))
+    for key in (str(real), lexical):
+        if key in documents:
+            return documents[key]
+    # Editors may key buffers by a path that goes through a symlink to the workspace.
+    for key, text in documents.items():
+        if os.path.realpath(key) == str(real):
+            return text
+    return None
+
+
+def _read_disk(sandbox: WorkspaceSandbox, real: Path, rel: str, offset: int, limit: int) -> str:
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        raise ToolError(_missing_message(sandbox, real, rel)) from None
+    except OSError as exc:
+        raise ToolError(f"cannot read '{rel}': {exc.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"'{rel}' is a directory, not a file; use list_dir to see what it contains")
+    if not stat.S_ISREG(info.st_mode):
+        # FIFOs and devices could block forever or never end
+        raise ToolError(f"'{rel}' is not a regular file (device, socket or pipe); read_file only reads files")
+    try:
+        with open(real, "rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+            if has_nul(head) or not _utf8_prefix(head, final=len(head) < SNIFF_BYTES):
+                raise ToolError(
+                    f"'{rel}' looks like a binary file ({info.st_size} bytes); read_file only returns text"
+                )
+            handle.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
+            return _render(rel, _disk_lines(handle, offset), offset, limit, lambda: _count_rest(handle))
+    except OSError as exc:
+        raise ToolError(f"cannot read '{rel}': {exc.strerror}") from None
+
+
+def _utf8_prefix(head: bytes, *, final: bool) -> bool:
+    try:
+        codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=final)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _disk_lines(handle: IO[bytes], offset: int) -> Iterator[str]:
+    """Display lines, streamed; lines before `offset` are skipped without decoding."""
+    lineno = 0
+    while True:
+        raw = handle.readline(_LINE_BYTES)
+        if not raw:
+            return
+        lineno += 1
+        extra_chars = 0
+        if not raw.endswith(b"\n"):
+            # an over-long line: count (do not keep) the rest of it
+            while chunk := handle.readline(1 << 20):
+                # characters = bytes that do not continue a UTF-8 sequence
+                extra_chars += len(chunk.translate(None, _UTF8_CONTINUATION))
+                if chunk.endswith(b"\n"):
+                    extra_chars -= 2 if chunk.endswith(b"\r\n") else 1
+                    break
+        if lineno < offset:
+            yield ""
+            continue
+        text = raw.decode("utf-8", "replace").removesuffix("\n")
+        if extra_chars:
+            text = text.removesuffix("\r")
+            shown = text[:MAX_LINE_CHARS]
+            yield f"{shown} [... line truncated, {len(text) - len(shown) + extra_chars} more characters]"
+        else:
+            yield clip_line(text)
+
+
+def _count_rest(handle: IO[bytes]) -> int:
+    count, last = 0, b"\n"
+    while chunk := handle.read(1 << 20):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (0 if last == b"\n" else 1)
+
+
+def _render(rel: str, lines: Iterator[str], offset: int, limit: int, count_rest: Callable[[], int]) -> str:
+    out: list[str] = []
+    size = 0
+    lineno = 0
+    stopped = False
+    for line in lines:
+        lineno += 1
+        if lineno < offset:
+            continue
+        entry = f"{lineno:>6}\t{line}\n"
+        entry_size = len(entry.encode("utf-8", "replace"))
+        if len(out) >= limit or size + entry_size > MAX_OUTPUT_BYTES:
+            stopped = True
+            break
+        out.append(entry)
+        size += entry_size
+    # Stopping early leaves the stream just after line `lineno`; only newlines are counted from there.
+    total = lineno + count_rest() if stopped else lineno
+    if total == 0:
+        return "(empty file)"
+    if offset > total:
+        raise ToolError(f"offset {offset} is past the end of '{rel}', which has {total} lines")
+    last = offset + len(out) - 1
+    text = "".join(out)
+    if last < total:
+        text += f"[truncated: showing lines {offset}-{last} of {total}; use offset={last + 1} to read more]\n"
+    return text.removesuffix("\n")
+
+
+def _missing_message(sandbox: WorkspaceSandbox, real: Path, rel: str) -> str:
+    message = f"no such file '{rel}'"
+    parent = real.parent
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return f"{message} (the directory '{sandbox.relative(parent)}' does not exist either)"
+    close = difflib.get_close_matches(real.name, names, n=3, cutoff=0.6)
+    if close:
+        hints = ", ".join(f"'{sandbox.relative(parent / name)}'" for name in close)
+        message += f"; did you mean {hints}?"
+    return message

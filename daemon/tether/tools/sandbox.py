@@ -1,0 +1,83 @@
+"""The workspace sandbox: the only way tools turn model-supplied paths into real paths.
+
+Owns: confining paths to the workspace root (after resolving symlinks), turning real
+paths back into workspace-relative names, and the workspace's gitignore matcher.
+Must not: read file contents, walk directories, or grant access to anything whose real
+location is outside the root, whatever the spelling (`..`, absolute, symlinks).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tether.tools.base import ToolError
+from tether.tools.ignore import GitignoreMatcher
+
+__all__ = ["SandboxError", "WorkspaceSandbox"]
+
+
+class SandboxError(ToolError):
+    """A path the model gave is unusable or lies outside the workspace."""
+
+
+class WorkspaceSandbox:
+    """Confines tool paths to one workspace directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(os.path.realpath(root))
+        self._root_str = str(self.root)
+        # "/" as a root would make every prefix check pass; compute the prefix once
+        self._prefix = self._root_str if self._root_str.endswith(os.sep) else self._root_str + os.sep
+        self.ignore = GitignoreMatcher(self._root_str)
+
+    def resolve(self, path: str) -> Path:
+        """Return the real path for `path` (relative to the root, or absolute inside it).
+
+        Symlinks are resolved for every existing component, so a link (to a file or a
+        parent directory) that points outside the workspace is refused. Paths that do
+        not exist yet are allowed as long as they would land inside the root.
+        """
+        if not isinstance(path, str) or path == "":
+            raise SandboxError("path is empty; use '.' for the workspace root or a path relative to it")
+        if "\0" in path:
+            raise SandboxError(f"path {path!r} contains a NUL byte; use a plain path relative to the workspace root")
+        joined = path if os.path.isabs(path) else os.path.join(self._root_str, path)
+        # realpath resolves as far as the path exists and normalises the rest (incl. "..")
+        real = os.path.realpath(joined)
+        if self._contains(real):
+            return Path(real)
+        if self._contains(os.path.normpath(joined)):
+            # Lexically inside but really outside: a symlink points out of the workspace.
+            raise SandboxError(
+                f"path {path!r} resolves through a symbolic link to {real}, which is outside the "
+                f"workspace {self._root_str}; only files inside the workspace can be used"
+            )
+        raise SandboxError(
+            f"path {path!r} is outside the workspace {self._root_str}; use a path relative to the workspace root"
+        )
+
+    def relative(self, path: Path) -> str:
+        """Workspace-relative posix form of a path inside the root ("." for the root)."""
+        text = os.path.normpath(os.fspath(path))
+        if not os.path.isabs(text):
+            text = os.path.join(self._root_str, text)
+        if not self._contains(text):
+            raise SandboxError(f"path {os.fspath(path)!r} is outside the workspace {self._root_str}")
+        rel = os.path.relpath(text, self._root_str)
+        return Path(rel).as_posix()
+
+    def absolute(self, rel_path: str) -> str:
+        """Absolute path string for a workspace-relative path (no symlink resolution)."""
+        return self._root_str if rel_path in ("", ".") else os.path.join(self._root_str, rel_path)
+
+    def is_ignored(self, rel_path: str, is_dir: bool) -> bool:
+        """True if git would ignore this workspace-relative path (or it is under `.git`)."""
+        return self.ignore.is_ignored(rel_path, is_dir)
+
+    def reload_ignores(self) -> None:
+        """Drop cached `.gitignore` rules so edits on disk are picked up."""
+        self.ignore.reload()
+
+    def _contains(self, real: str) -> bool:
+        return real == self._root_str or real.startswith(self._prefix)

@@ -1,0 +1,98 @@
+"""The one directory walker behind list_dir, glob and grep (both grep backends).
+
+Owns: a deterministic (sorted, depth-first) walk below a workspace directory that
+applies the sandbox's gitignore rules, never enters `.git`, and never descends
+into symlinked directories (they could lead outside the workspace or loop).
+Must not: read file contents, resolve model-supplied paths (callers pass a directory
+already confined by `WorkspaceSandbox.resolve`), or do any async work: callers run it
+in a worker thread.
+
+Hidden (dot) files are walked like any other entry; only `.git` is always skipped. An
+explicitly named directory that is itself gitignored is walked in full (apart from
+`.git`), because the model asked for it by name.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tether.tools.base import ToolError
+from tether.tools.sandbox import WorkspaceSandbox
+
+__all__ = ["WalkEntry", "WalkStats", "symlink_target_file", "walk"]
+
+
+@dataclass(frozen=True, slots=True)
+class WalkEntry:
+    rel: str  # workspace-relative posix path
+    depth: int  # 1 for a direct child of the start directory
+    is_dir: bool  # a real directory (never true for a symlink)
+    is_file: bool  # a regular file (not a symlink, FIFO, socket or device)
+    is_symlink: bool
+
+
+@dataclass(slots=True)
+class WalkStats:
+    ignored: int = 0  # entries left out because of .gitignore (.git is not counted)
+    unreadable: int = 0  # directories that could not be listed
+
+
+def walk(
+    sandbox: WorkspaceSandbox,
+    start_rel: str,
+    *,
+    max_depth: int | None = None,
+    stats: WalkStats | None = None,
+    stop: threading.Event | None = None,
+) -> Iterator[WalkEntry]:
+    """Yield entries below `start_rel` (a workspace-relative directory), sorted depth-first."""
+    stats = stats if stats is not None else WalkStats()
+    base = "" if start_rel in ("", ".") else start_rel.strip("/")
+    filtered = not (base and sandbox.is_ignored(base, True))
+    yield from _walk_dir(sandbox, base, 1, max_depth, filtered, stats, stop)
+
+
+def _walk_dir(
+    sandbox: WorkspaceSandbox,
+    dir_rel: str,
+    depth: int,
+    max_depth: int | None,
+    filtered: bool,
+    stats: WalkStats,
+    stop: threading.Event | None,
+) -> Iterator[WalkEntry]:
+    if stop is not None and stop.is_set():
+        return
+    try:
+        with os.scandir(sandbox.absolute(dir_rel)) as handle:
+            children = sorted(handle, key=lambda item: item.name)
+    except OSError:
+        stats.unreadable += 1
+        return
+    for child in children:
+        rel = f"{dir_rel}/{child.name}" if dir_rel else child.name
+        try:
+            is_symlink = child.is_symlink()
+            is_dir = not is_symlink and child.is_dir(follow_symlinks=False)
+            is_file = not is_symlink and child.is_file(follow_symlinks=False)
+        except OSError:
+            continue
+        if child.name == ".git":
+            continue  # always hidden, so not worth counting as "ignored"
+        if filtered and sandbox.ignore.matches_entry(rel, is_dir):
+            stats.ignored += 1
+            continue
+        yield WalkEntry(rel, depth, is_dir, is_file, is_symlink)
+        if is_dir and (max_depth is None or depth < max_depth):
+            yield from _walk_dir(sandbox, rel, depth + 1, max_depth, filtered, stats, stop)
+
+
+def symlink_target_file(sandbox: WorkspaceSandbox, rel: str) -> bool:
+    """True if the symlink at `rel` leads to a regular file inside the workspace."""
+    try:
+        return sandbox.resolve(rel).is_file()
+    except (OSError, ToolError):
+        return False

@@ -1,0 +1,255 @@
+"""One client connection: bytes in -> parsed messages, messages out -> batched frames.
+
+Owns: framing (detected from the first bytes unless fixed), JSON encoding and decoding,
+one write per event-loop tick, and backpressure. When the client reads slower than we
+produce, frames wait here instead of in the pipe, and *coalescers* (producers of
+mergeable updates such as text deltas) are asked for their data only when the pipe can
+take more — so a slow client gets fewer, larger notifications instead of a queue of
+thousands, and a fast one gets every delta with no added latency. Must not: interpret
+messages (that is `rpc.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import stat
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from tether_protocol._errors import ParseError
+from tether_protocol._framing import (
+    Framing,
+    FramingError,
+    decoder_for,
+    detect_framing,
+    encoder_for,
+)
+
+log = logging.getLogger("tether.transport")
+
+_READ_SIZE = 1 << 16
+# Above this many bytes waiting in the pipe we call the client congested and stop
+# handing it new frames until it has read some.
+_HIGH_WATER = 1 << 18
+_LOW_WATER = 1 << 16
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+
+def encode_json(message: Any) -> bytes:
+    return _dumps(message).encode("utf-8", "replace")
+
+
+class Coalescer(Protocol):
+    """A producer of mergeable messages; `drain` sends what it has merged so far."""
+
+    def drain(self) -> None: ...
+
+
+class Connection:
+    def __init__(
+        self,
+        read_fd: int,
+        write_fd: int,
+        on_message: Callable[[Any], None],
+        on_close: Callable[[], None],
+        framing: Framing | None = None,
+    ) -> None:
+        self._read_fd = read_fd
+        self._write_fd = write_fd
+        self._on_message = on_message
+        self._on_close = on_close
+        self.framing: Framing | None = framing
+        self._decoder = decoder_for(framing) if framing else None
+        self._encode_frame = encoder_for(framing or "lsp")
+        self._sniffed = b""
+        self._outbox: list[bytes] = []
+        self._coalescers: dict[int, Coalescer] = {}
+        self._flush_scheduled = False
+        self._paused = False
+        self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._transport: asyncio.WriteTransport | None = None
+        self._drained = asyncio.Event()
+        self.frames_written = 0
+        self.writes = 0
+
+    # ---- start / stop -----------------------------------------------------------
+
+    async def start(self, initial: bytes = b"") -> None:
+        self._loop = asyncio.get_running_loop()
+        mode = os.fstat(self._write_fd).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
+            pipe = os.fdopen(self._write_fd, "wb", buffering=0, closefd=False)
+            transport, _ = await self._loop.connect_write_pipe(
+                lambda: _WriterProtocol(self), pipe
+            )
+            transport.set_write_buffer_limits(high=_HIGH_WATER, low=_LOW_WATER)
+            self._transport = transport
+        if initial:
+            self.data_received(initial)
+        # A thread does the blocking reads: it works for pipes, files and ttys alike,
+        # and hands each chunk to the loop in one call.
+        threading.Thread(target=self._read_loop, name="tether-stdin", daemon=True).start()
+
+    def _read_loop(self) -> None:
+        loop = self._loop
+        assert loop is not None
+        try:
+            while True:
+                data = os.read(self._read_fd, _READ_SIZE)
+                if not data:
+                    break
+                loop.call_soon_threadsafe(self.data_received, data)
+        except OSError as exc:
+            log.debug("stdin read failed: %s", exc)
+        finally:
+            try:
+                loop.call_soon_threadsafe(self._eof)
+            except RuntimeError:  # loop already closed
+                pass
+
+    def _eof(self) -> None:
+        if not self._closed:
+            self._on_close()
+
+    def set_framing(self, framing: Framing) -> None:
+        self.framing = framing
+        self._decoder = decoder_for(framing)
+        self._encode_frame = encoder_for(framing)
+
+    # ---- incoming ---------------------------------------------------------------
+
+    def data_received(self, data: bytes) -> None:
+        if self._decoder is None:
+            self._sniffed += data
+            framing = detect_framing(self._sniffed)
+            if framing is None:
+                return
+            self.set_framing(framing)
+            data, self._sniffed = self._sniffed, b""
+        assert self._decoder is not None
+        while True:
+            try:
+                bodies = self._decoder.feed(data)
+            except FramingError as exc:
+                self.send(_parse_error(f"parse error: {exc}"))
+                data = b""
+                continue
+            break
+        for body in bodies:
+            try:
+                message = json.loads(body)
+            except (ValueError, RecursionError) as exc:
+                detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                self.send(_parse_error(f"parse error: the message is not valid JSON ({detail})"))
+                continue
+            self._on_message(message)
+
+    # ---- outgoing ---------------------------------------------------------------
+
+    def send(self, message: Any) -> None:
+        self.send_body(encode_json(message))
+
+    def send_body(self, body: bytes) -> None:
+        self._outbox.append(self._encode_frame(body))
+        self._schedule_flush()
+
+    def add_coalescer(self, coalescer: Coalescer) -> None:
+        self._coalescers[id(coalescer)] = coalescer
+        self._schedule_flush()
+
+    def discard_coalescer(self, coalescer: Coalescer) -> None:
+        self._coalescers.pop(id(coalescer), None)
+
+    @property
+    def congested(self) -> bool:
+        return self._paused
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled and self._loop is not None:
+            self._flush_scheduled = True
+            self._loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        self._flush_scheduled = False
+        if self._closed:
+            self._outbox.clear()
+            return
+        if self._paused:
+            return  # resume_writing() calls us again
+        if self._coalescers:
+            coalescers = list(self._coalescers.values())
+            self._coalescers.clear()
+            for c in coalescers:
+                c.drain()
+        if not self._outbox:
+            self._drained.set()
+            return
+        data = b"".join(self._outbox)
+        self.frames_written += len(self._outbox)
+        self._outbox.clear()
+        self.writes += 1
+        self._drained.set()
+        if self._transport is not None:
+            self._transport.write(data)
+        else:
+            _write_all(self._write_fd, data)
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        self.flush()
+
+    async def drain(self) -> None:
+        """Wait until everything queued so far has been handed to the pipe."""
+        while self._outbox or self._coalescers or self._flush_scheduled:
+            self._drained.clear()
+            if not self._flush_scheduled and not self._paused:
+                self.flush()
+                continue
+            await self._drained.wait()
+        if self._transport is not None:
+            while self._transport.get_write_buffer_size() and not self._transport.is_closing():
+                await asyncio.sleep(0.005)
+
+    def close(self) -> None:
+        self._closed = True
+        if self._transport is not None:
+            self._transport.close()
+
+    def connection_lost(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._on_close()
+
+
+class _WriterProtocol(asyncio.Protocol):
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def pause_writing(self) -> None:
+        self._conn.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._conn.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._conn.connection_lost()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _parse_error(message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": None, "error": ParseError(message).to_error()}

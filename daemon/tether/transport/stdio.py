@@ -1,0 +1,32 @@
+"""The daemon's own copy of stdin/stdout, out of reach of child processes.
+
+Owns: moving the protocol to private file descriptors at start-up. After `take_stdio()`
+fd 0 reads /dev/null and fd 1 writes to stderr, so a tool's subprocess (or a stray
+`print`) can neither steal client bytes nor corrupt the frame stream. Must not: read or
+write protocol bytes itself.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolFds:
+    read_fd: int
+    write_fd: int
+
+
+def take_stdio() -> ProtocolFds:
+    read_fd = os.dup(0)
+    write_fd = os.dup(1)
+    os.set_inheritable(read_fd, False)
+    os.set_inheritable(write_fd, False)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)  # anything printed to "stdout" now lands on stderr
+    sys.stdout = sys.stderr
+    return ProtocolFds(read_fd, write_fd)

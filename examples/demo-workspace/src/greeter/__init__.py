@@ -1,0 +1,5 @@
+"""greeter: says hello."""
+
+
+def greet(name: str) -> str:
+    return f"Hello, {name}!"

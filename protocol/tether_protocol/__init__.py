@@ -1,0 +1,291 @@
+"""tether_protocol: the wire contract shared by the Tether daemon and the Python client.
+
+What is here: the JSON-RPC error codes and their exceptions (`TetherError` and
+subclasses), message framing (LSP `Content-Length` headers or one JSON per line), the
+typed params/results/notifications in ACP v1 vocabulary (attrs classes, camelCase on the
+wire), `structure`/`unstructure` to move between wire dicts and those classes, and
+`build_schema()` behind the generated `protocol/schema.json`.
+
+Stdlib-light on purpose: importing the package loads only the stdlib-only error and
+framing modules, so the daemon's start-up path stays fast. The message classes, the
+converter and the schema builder (which need attrs/cattrs) are imported on first access
+of one of their names, e.g. `tether_protocol.PromptParams` (PEP 562).
+"""
+
+from __future__ import annotations
+
+import importlib as _importlib
+import typing as _typing
+
+from ._errors import (
+    ERROR_CLASSES,
+    ConfigInvalid,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    NoProviderConfigured,
+    ParseError,
+    ProviderFailed,
+    RequestCancelled,
+    SessionBusy,
+    SessionNotFound,
+    TetherError,
+    WorkspaceInvalid,
+)
+from ._framing import (
+    Framing,
+    FramingError,
+    LspFrameDecoder,
+    NdjsonDecoder,
+    decoder_for,
+    detect_framing,
+    encode_lsp,
+    encode_ndjson,
+    encoder_for,
+)
+
+if _typing.TYPE_CHECKING:
+    from ._converter import structure, unstructure, wire_name
+    from ._messages import (
+        AGENT_NOTIFICATIONS,
+        CLIENT_NOTIFICATIONS,
+        CLIENT_REQUESTS,
+        AgentCapabilities,
+        AgentMessageChunk,
+        AgentThoughtChunk,
+        CancelRequestParams,
+        ClientCapabilities,
+        ContentBlock,
+        CurrentModeUpdate,
+        EmbeddedResource,
+        EmptyResult,
+        FileSystemCapabilities,
+        Implementation,
+        InitializeParams,
+        InitializeResult,
+        ListSessionsParams,
+        ListSessionsResult,
+        LoadSessionParams,
+        LoadSessionResult,
+        McpCapabilities,
+        Meta,
+        ModeId,
+        NewSessionParams,
+        NewSessionResult,
+        Plan,
+        PlanEntry,
+        PromptCapabilities,
+        PromptParams,
+        PromptResult,
+        ReportParams,
+        ReportResult,
+        ResourceLink,
+        ResumeSessionParams,
+        ResumeSessionResult,
+        RunReport,
+        SessionCapabilities,
+        SessionIdParams,
+        SessionInfo,
+        SessionInfoUpdate,
+        SessionMode,
+        SessionModeState,
+        SessionNotification,
+        SessionUpdate,
+        SetModeParams,
+        StepReport,
+        StopReason,
+        TextContent,
+        TextResource,
+        ToolCall,
+        ToolCallContentBlock,
+        ToolCallLocation,
+        ToolCallReport,
+        ToolCallStatus,
+        ToolCallUpdate,
+        ToolKind,
+        Usage,
+        UsageUpdate,
+        UserMessageChunk,
+        WorkspaceFolder,
+    )
+    from ._schema import build_schema
+
+PROTOCOL_VERSION = 1
+"""The ACP protocol version the daemon speaks (`protocolVersion` in `initialize`)."""
+
+# Names served lazily, and the private module each one lives in.
+_LAZY_MODULES: dict[str, tuple[str, ...]] = {
+    "_converter": ("structure", "unstructure", "wire_name"),
+    "_schema": ("build_schema",),
+    "_messages": (
+        "AGENT_NOTIFICATIONS",
+        "CLIENT_NOTIFICATIONS",
+        "CLIENT_REQUESTS",
+        "AgentCapabilities",
+        "AgentMessageChunk",
+        "AgentThoughtChunk",
+        "CancelRequestParams",
+        "ClientCapabilities",
+        "ContentBlock",
+        "CurrentModeUpdate",
+        "EmbeddedResource",
+        "EmptyResult",
+        "FileSystemCapabilities",
+        "Implementation",
+        "InitializeParams",
+        "InitializeResult",
+        "ListSessionsParams",
+        "ListSessionsResult",
+        "LoadSessionParams",
+        "LoadSessionResult",
+        "McpCapabilities",
+        "Meta",
+        "ModeId",
+        "NewSessionParams",
+        "NewSessionResult",
+        "Plan",
+        "PlanEntry",
+        "PromptCapabilities",
+        "PromptParams",
+        "PromptResult",
+        "ReportParams",
+        "ReportResult",
+        "ResourceLink",
+        "ResumeSessionParams",
+        "ResumeSessionResult",
+        "RunReport",
+        "SessionCapabilities",
+        "SessionIdParams",
+        "SessionInfo",
+        "SessionInfoUpdate",
+        "SessionMode",
+        "SessionModeState",
+        "SessionNotification",
+        "SessionUpdate",
+        "SetModeParams",
+        "StepReport",
+        "StopReason",
+        "TextContent",
+        "TextResource",
+        "ToolCall",
+        "ToolCallContentBlock",
+        "ToolCallLocation",
+        "ToolCallReport",
+        "ToolCallStatus",
+        "ToolCallUpdate",
+        "ToolKind",
+        "Usage",
+        "UsageUpdate",
+        "UserMessageChunk",
+        "WorkspaceFolder",
+    ),
+}
+_LAZY: dict[str, str] = {
+    name: module for module, names in _LAZY_MODULES.items() for name in names
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+__all__ = [
+    "AGENT_NOTIFICATIONS",
+    "AgentCapabilities",
+    "AgentMessageChunk",
+    "AgentThoughtChunk",
+    "CLIENT_NOTIFICATIONS",
+    "CLIENT_REQUESTS",
+    "CancelRequestParams",
+    "ClientCapabilities",
+    "ConfigInvalid",
+    "ContentBlock",
+    "CurrentModeUpdate",
+    "ERROR_CLASSES",
+    "EmbeddedResource",
+    "EmptyResult",
+    "FileSystemCapabilities",
+    "Framing",
+    "FramingError",
+    "Implementation",
+    "InitializeParams",
+    "InitializeResult",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "ListSessionsParams",
+    "ListSessionsResult",
+    "LoadSessionParams",
+    "LoadSessionResult",
+    "LspFrameDecoder",
+    "McpCapabilities",
+    "Meta",
+    "MethodNotFound",
+    "ModeId",
+    "NdjsonDecoder",
+    "NewSessionParams",
+    "NewSessionResult",
+    "NoProviderConfigured",
+    "PROTOCOL_VERSION",
+    "ParseError",
+    "Plan",
+    "PlanEntry",
+    "PromptCapabilities",
+    "PromptParams",
+    "PromptResult",
+    "ProviderFailed",
+    "ReportParams",
+    "ReportResult",
+    "RequestCancelled",
+    "ResourceLink",
+    "ResumeSessionParams",
+    "ResumeSessionResult",
+    "RunReport",
+    "SessionBusy",
+    "SessionCapabilities",
+    "SessionIdParams",
+    "SessionInfo",
+    "SessionInfoUpdate",
+    "SessionMode",
+    "SessionModeState",
+    "SessionNotFound",
+    "SessionNotification",
+    "SessionUpdate",
+    "SetModeParams",
+    "StepReport",
+    "StopReason",
+    "TetherError",
+    "TextContent",
+    "TextResource",
+    "ToolCall",
+    "ToolCallContentBlock",
+    "ToolCallLocation",
+    "ToolCallReport",
+    "ToolCallStatus",
+    "ToolCallUpdate",
+    "ToolKind",
+    "Usage",
+    "UsageUpdate",
+    "UserMessageChunk",
+    "WorkspaceFolder",
+    "WorkspaceInvalid",
+    "build_schema",
+    "decoder_for",
+    "detect_framing",
+    "encode_lsp",
+    "encode_ndjson",
+    "encoder_for",
+    "structure",
+    "unstructure",
+    "wire_name",
+]

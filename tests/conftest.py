@@ -1,0 +1,119 @@
+"""Shared fixtures: a temp workspace, a private TETHER_HOME, and the daemon's environment."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+BASIC_SCRIPT = EXAMPLES / "basic-turn.json"
+
+# Provider keys and other secrets of the developer's shell never reach a test daemon.
+_SCRUB = ("TETHER_", "OPENAI_", "ANTHROPIC_")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text("# Sample\n\nHello from the sample workspace.\n")
+    (ws / "src").mkdir()
+    (ws / "src" / "app.py").write_text("def main():\n    return 42\n")
+    (tmp_path / "outside.txt").write_text("secret outside the workspace\n")
+    return ws.resolve()
+
+
+@pytest.fixture
+def tether_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+@pytest.fixture
+def daemon_env(tether_home: Path, tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB)}
+    env["TETHER_HOME"] = str(tether_home)
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")  # no user config file
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def serve_command(*extra: str, script: Path = BASIC_SCRIPT) -> list[str]:
+    return [
+        sys.executable, "-m", "tether", "serve",
+        "--provider", "scripted", "--script", str(script), *extra,
+    ]
+
+
+class DaemonProcess:
+    """A real `tether serve` subprocess driven by the Python client, stderr kept in a file."""
+
+    def __init__(self, client, stderr_path: Path) -> None:
+        self.client = client
+        self.stderr_path = stderr_path
+
+    @property
+    def pid(self) -> int:
+        return self.client.process.pid
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+
+@pytest.fixture
+async def spawn_daemon(daemon_env: dict[str, str], workspace: Path, tmp_path: Path):
+    """Start daemons on demand; all are closed (stdin EOF) at the end of the test."""
+    from tether_client import TetherClient
+
+    started: list[DaemonProcess] = []
+    handles = []
+
+    async def start(
+        *extra: str,
+        script: Path = BASIC_SCRIPT,
+        env: dict[str, str] | None = None,
+        initialize: bool = True,
+        command: list[str] | None = None,
+        framing: str = "lsp",
+    ) -> DaemonProcess:
+        stderr_path = tmp_path / f"daemon-{len(started)}.stderr"
+        handle = open(stderr_path, "wb")
+        handles.append(handle)
+        client = await TetherClient.spawn(
+            command=command or serve_command(*extra, script=script),
+            cwd=workspace,
+            env={**daemon_env, **(env or {})},
+            stderr=handle,
+            framing=framing,  # type: ignore[arg-type]
+        )
+        daemon = DaemonProcess(client, stderr_path)
+        started.append(daemon)
+        if initialize:
+            await client.initialize()
+        return daemon
+
+    yield start
+    for daemon in started:
+        await daemon.client.close()
+    for handle in handles:
+        handle.close()
+
+
+def kinds(updates: list[dict]) -> list[str]:
+    """Update kinds with consecutive repeats of text/thought chunks collapsed."""
+    out: list[str] = []
+    for update in updates:
+        kind = update["sessionUpdate"]
+        if out and out[-1] == kind and kind in ("agent_message_chunk", "agent_thought_chunk"):
+            continue
+        out.append(kind)
+    return out
+
+
+def text_of(updates: list[dict], kind: str = "agent_message_chunk") -> str:
+    return "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == kind)

@@ -1,0 +1,120 @@
+"""`tether_protocol.__all__` is the whole public surface, and importing it stays cheap.
+
+Same idea as httpx's tests/test_exported_members.py: a public name added to one of the
+private modules must be exported (or listed in NOT_EXPORTED with a reason), and `__all__`
+stays sorted so diffs stay readable.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import tether_protocol
+
+PRIVATE_MODULES = ("_errors", "_framing", "_messages", "_converter", "_schema")
+
+# Public-looking names of the private modules that are deliberately not exported.
+NOT_EXPORTED = {
+    ("_converter", "T"): "a TypeVar for annotations",
+    ("_converter", "converter"): "the cattrs object itself; use structure/unstructure",
+    ("_schema", "SCHEMA_DIALECT"): "a constant of the generated file",
+    ("_schema", "GENERATED_COMMENT"): "a constant of the generated file",
+}
+
+PACKAGE_DIR = Path(tether_protocol.__file__).resolve().parent
+
+
+def _defined_names(module: str) -> list[str]:
+    """Top-level names a module defines itself (not the ones it imports)."""
+    tree = ast.parse((PACKAGE_DIR / f"{module}.py").read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names.extend(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return [n for n in names if not n.startswith("_")]
+
+
+def test_all_is_sorted_and_unique() -> None:
+    assert tether_protocol.__all__ == sorted(tether_protocol.__all__)
+    assert len(set(tether_protocol.__all__)) == len(tether_protocol.__all__)
+
+
+def test_every_exported_name_resolves() -> None:
+    for name in tether_protocol.__all__:
+        assert getattr(tether_protocol, name) is not None, name
+    assert tether_protocol.PROTOCOL_VERSION == 1
+
+
+def test_exported_names_are_the_private_modules_objects() -> None:
+    for module_name in PRIVATE_MODULES:
+        module = importlib.import_module(f"tether_protocol.{module_name}")
+        for name in _defined_names(module_name):
+            if (module_name, name) in NOT_EXPORTED:
+                continue
+            assert name in tether_protocol.__all__, (
+                f"{module_name}.{name} is public but not in tether_protocol.__all__ "
+                "(export it, or add it to NOT_EXPORTED with a reason)"
+            )
+            assert getattr(tether_protocol, name) is getattr(module, name), name
+
+
+def test_no_stale_exemptions() -> None:
+    for module_name, name in NOT_EXPORTED:
+        assert name in _defined_names(module_name), (module_name, name)
+        assert name not in tether_protocol.__all__, (module_name, name)
+
+
+def test_dir_lists_exactly_the_exports() -> None:
+    # httpx's check: everything public-looking on the package is in __all__. Submodules
+    # (`schema`, or a private module's attribute) and the __future__ flag are not exports.
+    public = [
+        name
+        for name in dir(tether_protocol)
+        if not name.startswith("_")
+        and name != "annotations"
+        and not isinstance(getattr(tether_protocol, name), types.ModuleType)
+    ]
+    assert public == sorted(tether_protocol.__all__)
+
+
+def test_unknown_attribute_raises_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchMessage'"):
+        tether_protocol.NoSuchMessage  # noqa: B018
+    assert not hasattr(tether_protocol, "attrs")
+
+
+def _run(code: str) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_import_is_cheap_and_lazy() -> None:
+    code = (
+        "import sys, tether_protocol\n"
+        "heavy = ('attr', 'attrs', 'cattrs', 'tether_protocol._messages',"
+        " 'tether_protocol._converter', 'tether_protocol._schema')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "tether_protocol.InvalidParams, tether_protocol.detect_framing\n"
+        "print('cattrs' in sys.modules)\n"
+        "tether_protocol.PromptParams\n"
+        "print('tether_protocol._messages' in sys.modules, 'cattrs' in sys.modules)\n"
+        "tether_protocol.structure\n"
+        "print('cattrs' in sys.modules)\n"
+    )
+    assert _run(code).splitlines() == ["[]", "False", "True False", "True"]

@@ -1,0 +1,118 @@
+"""Connection settings, schema versioning and the migration loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import pytest
+
+from tether.store import HistoryStore, StoreError, latest_version, schema
+
+Query = Callable[..., list[Any]]
+
+
+async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Query) -> None:
+    assert query("PRAGMA journal_mode") == [("wal",)]
+    assert [row[0] for row in query("SELECT version FROM schema_version")] == [1]
+    assert store.schema_version == latest_version() == 1
+    assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
+        "schema_version", "sessions", "turns", "messages", "run_reports",
+    }
+
+
+async def test_reopening_is_idempotent(db_path: Path, query: Query) -> None:
+    for round_ in range(3):
+        async with await HistoryStore.open(db_path) as store:
+            await store.create_session(f"s{round_}", "/w", "code")
+            assert store.schema_version == 1
+    assert [row[0] for row in query("SELECT version FROM schema_version")] == [1]
+    assert query("SELECT COUNT(*) FROM sessions") == [(3,)]
+
+
+async def test_a_newer_database_is_refused(db_path: Path, query: Query) -> None:
+    await (await HistoryStore.open(db_path)).close()
+    query("INSERT INTO schema_version (version, applied_at) VALUES (7, 0)")
+
+    with pytest.raises(StoreError) as caught:
+        await HistoryStore.open(db_path)
+
+    assert str(caught.value) == (
+        f"history database {db_path} has schema version 7, "
+        "this tether understands up to 1; upgrade tether"
+    )
+
+
+async def test_a_file_that_is_not_sqlite_is_a_store_error(db_path: Path) -> None:
+    db_path.write_bytes(b"definitely not a database" * 100)
+    with pytest.raises(StoreError, match="cannot open history database"):
+        await HistoryStore.open(db_path)
+
+
+async def test_an_appended_migration_upgrades_an_old_database_exactly_once(
+    monkeypatch: pytest.MonkeyPatch, db_path: Path, query: Query
+) -> None:
+    async with await HistoryStore.open(db_path) as store:  # a version-1 database with data
+        await store.create_session("old", "/w", "code", title="kept")
+    calls: list[int] = []
+
+    async def add_pinned(conn: aiosqlite.Connection) -> None:
+        calls.append(1)
+        await conn.execute("ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, add_pinned])
+    for _ in range(2):
+        async with await HistoryStore.open(db_path) as store:
+            assert store.schema_version == 2
+            session = await store.get_session("old")
+            assert session is not None and session.title == "kept"
+
+    assert calls == [1]
+    assert [row[0] for row in query("SELECT version FROM schema_version ORDER BY version")] == [1, 2]
+    assert query("SELECT pinned FROM sessions") == [(0,)]
+
+    monkeypatch.undo()  # the older code now meets the newer database
+    with pytest.raises(StoreError, match="has schema version 2, this tether understands up to 1"):
+        await HistoryStore.open(db_path)
+
+
+async def test_a_fresh_database_runs_every_migration_in_order(
+    monkeypatch: pytest.MonkeyPatch, db_path: Path
+) -> None:
+    order: list[str] = []
+
+    def recorder(name: str) -> schema.Migration:
+        async def migration(conn: aiosqlite.Connection) -> None:
+            # each migration sees the previous one's work
+            order.append(name)
+            await conn.execute(f"CREATE TABLE extra_{name} (x)")
+
+        return migration
+
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, recorder("a"), recorder("b")])
+    async with await HistoryStore.open(db_path) as store:
+        assert store.schema_version == 3
+    assert order == ["a", "b"]
+
+
+async def test_a_failing_migration_rolls_back_and_leaves_the_old_version(
+    monkeypatch: pytest.MonkeyPatch, db_path: Path, query: Query
+) -> None:
+    await (await HistoryStore.open(db_path)).close()
+
+    async def half_done(conn: aiosqlite.Connection) -> None:
+        await conn.execute("CREATE TABLE half_done (x)")
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, half_done])
+    with pytest.raises(StoreError, match="migration to schema version 2 failed: disk on fire"):
+        await HistoryStore.open(db_path)
+
+    assert [row[0] for row in query("SELECT version FROM schema_version")] == [1]
+    assert query("SELECT name FROM sqlite_master WHERE name = 'half_done'") == []
+    monkeypatch.undo()
+    async with await HistoryStore.open(db_path) as store:
+        assert store.schema_version == 1
+

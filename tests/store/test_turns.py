@@ -1,0 +1,174 @@
+"""The turn lifecycle: begin, step commits, finish with a report, crash recovery."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tether.store import HistoryStore, MessageRecord, StoreError
+
+Query = Callable[..., list[Any]]
+
+
+@pytest.fixture
+async def session(store: HistoryStore) -> str:
+    await store.create_session("s1", "/w", "code")
+    return "s1"
+
+
+async def test_a_full_turn_reads_back_in_order(store: HistoryStore, session: str) -> None:
+    turn = await store.begin_turn(session, "t1", MessageRecord("user", {"text": "list files"}))
+    assert (turn.seq, turn.status, turn.finished_at) == (1, "running", None)
+
+    step1 = await store.append_messages(session, "t1", [
+        MessageRecord("assistant", {"tool_calls": [{"id": "c1", "name": "ls"}]}),
+        MessageRecord("tool", {"call_id": "c1", "content": "a.py"}),
+    ])
+    step2 = await store.append_messages(session, "t1", [
+        MessageRecord("assistant", {"text": "one file"}, status="cancelled"),
+    ])
+    await store.finish_turn("t1", "cancelled", "cancelled", report={"steps": 2, "tokens": {"in": 10}})
+
+    assert (step1, step2) == ([1, 2], [3])
+    messages = await store.load_messages(session)
+    assert [(m.seq, m.role, m.status, m.turn_id) for m in messages] == [
+        (0, "user", "complete", "t1"),
+        (1, "assistant", "complete", "t1"),
+        (2, "tool", "complete", "t1"),
+        (3, "assistant", "cancelled", "t1"),
+    ]
+    assert messages[2].body == {"call_id": "c1", "content": "a.py"}
+    assert await store.message_count(session) == 4
+    [finished] = await store.list_turns(session)
+    assert (finished.status, finished.stop_reason, finished.error) == ("cancelled", "cancelled", None)
+    assert finished.finished_at is not None and finished.finished_at >= finished.started_at
+    assert await store.get_report("t1") == {"steps": 2, "tokens": {"in": 10}}
+
+
+async def test_turns_number_from_one_and_reports_list_in_turn_order(
+    store: HistoryStore, session: str
+) -> None:
+    for n in (1, 2, 3):
+        turn = await store.begin_turn(session, f"t{n}", MessageRecord("user", {"n": n}))
+        assert turn.seq == n
+        if n != 2:  # a turn without a report leaves no gap in the list
+            await store.finish_turn(f"t{n}", "complete", "end_turn", report={"turn": n})
+    await store.finish_turn("t2", "error", None, error="provider down")
+
+    assert await store.list_reports(session) == [{"turn": 1}, {"turn": 3}]
+    assert [(t.seq, t.status, t.error) for t in await store.list_turns(session)] == [
+        (1, "complete", None), (2, "error", "provider down"), (3, "complete", None),
+    ]
+    assert [m.seq for m in await store.load_messages(session)] == [0, 1, 2]
+    assert await store.get_report("t2") is None
+
+
+async def test_bodies_are_compact_utf8_json(store: HistoryStore, session: str, query: Query) -> None:
+    await store.begin_turn(session, "t1", MessageRecord("user", {"text": "héllo ✓", "n": [1, 2]}))
+    assert query("SELECT body FROM messages") == [('{"text":"héllo ✓","n":[1,2]}',)]
+
+
+async def test_the_store_assigns_seq_and_turn_but_keeps_a_given_timestamp(
+    store: HistoryStore, session: str
+) -> None:
+    await store.begin_turn(session, "t1", MessageRecord("user", {}, seq=99, turn_id="bogus", created_at=12.5))
+    [message] = await store.load_messages(session)
+    assert (message.seq, message.turn_id, message.created_at) == (0, "t1", 12.5)
+
+
+async def test_bad_writes_are_refused_and_leave_nothing_behind(store: HistoryStore, session: str) -> None:
+    await store.create_session("other", "/w", "code")
+    await store.begin_turn("other", "foreign", MessageRecord("user", {}))
+    await store.begin_turn(session, "t1", MessageRecord("user", {}))
+
+    with pytest.raises(StoreError, match="no session 'ghost'"):
+        await store.begin_turn("ghost", "t9", MessageRecord("user", {}))
+    with pytest.raises(StoreError, match="turn 't1' already exists"):
+        await store.begin_turn(session, "t1", MessageRecord("user", {}))
+    with pytest.raises(StoreError, match="no turn 'ghost'"):
+        await store.append_messages(session, "ghost", [MessageRecord("assistant", {})])
+    with pytest.raises(StoreError, match="belongs to session 'other'"):
+        await store.append_messages(session, "foreign", [MessageRecord("assistant", {})])
+    with pytest.raises(ValueError, match="role"):
+        await store.append_messages(session, "t1", [MessageRecord("robot", {})])
+    with pytest.raises(ValueError, match="a turn finishes as one of"):
+        await store.finish_turn("t1", "running", None)
+    with pytest.raises(StoreError, match="no turn 'ghost'"):
+        await store.finish_turn("ghost", "complete", None)
+
+    assert await store.append_messages(session, "t1", []) == []
+    assert await store.message_count(session) == 1
+    assert [t.id for t in await store.list_turns(session)] == ["t1"]
+
+
+async def test_reopening_after_a_crash_interrupts_running_turns_and_keeps_messages(db_path: Path) -> None:
+    async with await HistoryStore.open(db_path) as store:
+        await store.create_session("s1", "/w", "code")
+        await store.begin_turn("s1", "done", MessageRecord("user", {"text": "first"}))
+        await store.finish_turn("done", "complete", "end_turn")
+        await store.begin_turn("s1", "cut", MessageRecord("user", {"text": "second"}))
+        [last_seq] = await store.append_messages("s1", "cut", [MessageRecord("assistant", {"text": "half"})])
+        # no finish_turn: the daemon "died" here
+
+    async with await HistoryStore.open(db_path, recover=False) as observer:
+        assert observer.recovered_turns == 0  # a read-only peer leaves a live daemon's turn alone
+        assert [t.status for t in await observer.list_turns("s1")] == ["complete", "running"]
+
+    async with await HistoryStore.open(db_path) as store:
+        assert store.recovered_turns == 1
+        done, cut = await store.list_turns("s1")
+        messages = await store.load_messages("s1")
+        assert (done.status, cut.status) == ("complete", "interrupted")
+        # it stopped when its last message was committed, not when we restarted
+        assert cut.finished_at == messages[-1].created_at
+        assert [(m.seq, m.body) for m in messages[1:]] == [
+            (1, {"text": "second"}),
+            (last_seq, {"text": "half"}),
+        ]
+
+    async with await HistoryStore.open(db_path) as store:
+        assert store.recovered_turns == 0
+
+
+async def test_a_cancelled_writer_does_not_wedge_the_connection(store: HistoryStore, session: str) -> None:
+    await store.begin_turn(session, "t1", MessageRecord("user", {}))
+    for depth in range(8):
+        task = asyncio.create_task(store.append_messages(session, "t1", [MessageRecord("assistant", {})]))
+        for _ in range(depth):  # cancel at a different point of BEGIN ... COMMIT each time
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    # whatever the cancelled writes managed, nothing is half-applied or left open
+    await store.append_messages(session, "t1", [MessageRecord("assistant", {"text": "after"})])
+    seqs = [m.seq for m in await store.load_messages(session)]
+    assert seqs == list(range(len(seqs)))
+
+
+async def test_anyio_cancel_scopes_cut_between_whole_steps(store: HistoryStore, session: str) -> None:
+    # the agent loop cancels turns with anyio scopes, which re-cancel on every await
+    await store.begin_turn(session, "t1", MessageRecord("user", {}))
+    step = [MessageRecord("assistant", {}), MessageRecord("tool", {})]
+    for delay in (0, 0.0002, 0.0005, 0.001):
+        with anyio.move_on_after(delay):
+            while True:
+                await store.append_messages(session, "t1", step)
+
+    messages = await store.load_messages(session)
+    assert [m.seq for m in messages] == list(range(len(messages)))
+    assert len(messages) % 2 == 1  # the user message plus whole steps only
+
+async def test_a_closed_store_says_so(db_path: Path) -> None:
+    store = await HistoryStore.open(db_path)
+    await store.close()
+    await store.close()  # idempotent
+    with pytest.raises(StoreError, match="is closed"):
+        await store.get_session("s1")
+    with pytest.raises(StoreError, match="is closed"):
+        await store.create_session("s1", "/w", "code")

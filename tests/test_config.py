@@ -1,0 +1,489 @@
+"""Tests for tether.config: layer precedence, validation messages, secret handling.
+
+Every test passes ``env=`` and ``user_config=`` explicitly so the real environment
+and the real ~/.config never leak in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether.config import (
+    SETTING_KEYS,
+    ConfigError,
+    Settings,
+    apply_overrides,
+    describe,
+    load_settings,
+    user_config_path,
+)
+
+SECRET = "sk-test-0123456789abcdef"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def user_cfg(tmp_path: Path) -> Path:
+    """Path of a user config file (not created until a test writes it)."""
+    return tmp_path / "xdg" / "tether" / "config.toml"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+def ws_cfg(workspace: Path) -> Path:
+    return workspace / ".tether" / "config.toml"
+
+
+def load(workspace: Path | None, user_cfg: Path, **kwargs: Any) -> Settings:
+    kwargs.setdefault("env", {})
+    return load_settings(workspace, user_config=user_cfg, **kwargs)
+
+
+# ----------------------------------------------------------------------- defaults
+
+
+def test_defaults_when_nothing_is_configured(workspace: Path, user_cfg: Path) -> None:
+    settings = load(workspace, user_cfg)
+    assert settings == Settings()
+    assert settings.max_steps == 20
+    assert settings.mode == "ask"
+    assert settings.log_level == "warning"
+    assert settings.provider == ""
+    assert settings.sources == dict.fromkeys(SETTING_KEYS, "default")
+
+
+def test_setting_keys_match_dataclass_fields() -> None:
+    fields = [f.name for f in dataclasses.fields(Settings) if f.name != "sources"]
+    assert tuple(fields) == SETTING_KEYS
+
+
+def test_settings_is_frozen_and_hashable() -> None:
+    settings = Settings()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.mode = "full-auto"  # type: ignore[misc]
+    assert hash(settings) == hash(Settings())
+
+
+# --------------------------------------------------------------------- precedence
+
+
+def test_each_layer_overrides_the_previous(workspace: Path, user_cfg: Path) -> None:
+    write(user_cfg, 'model = "from-user"\n')
+    settings = load(workspace, user_cfg)
+    assert (settings.model, settings.sources["model"]) == ("from-user", f"user config {user_cfg}")
+
+    write(ws_cfg(workspace), 'model = "from-workspace"\n')
+    settings = load(workspace, user_cfg)
+    assert (settings.model, settings.sources["model"]) == (
+        "from-workspace",
+        f"workspace config {ws_cfg(workspace)}",
+    )
+
+    env = {"TETHER_MODEL": "from-env"}
+    settings = load(workspace, user_cfg, env=env)
+    assert (settings.model, settings.sources["model"]) == ("from-env", "env TETHER_MODEL")
+
+    flags = {"model": "from-flag"}
+    settings = load(workspace, user_cfg, env=env, flags=flags)
+    assert (settings.model, settings.sources["model"]) == ("from-flag", "flag --model")
+
+    settings = load(workspace, user_cfg, env=env, flags=flags, init_options={"model": "from-editor"})
+    assert (settings.model, settings.sources["model"]) == ("from-editor", "initializationOptions")
+
+
+def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -> None:
+    write(user_cfg, 'provider = "openai"\nmodel = "gpt-x"\nmax_steps = 50\napi_key = "%s"\n' % SECRET)
+    write(ws_cfg(workspace), 'model = "ws-model"\nmode = "auto-edit"\n')
+    settings = load(
+        workspace,
+        user_cfg,
+        env={"TETHER_MAX_STEPS": "40", "TETHER_LOG_LEVEL": "info"},
+        flags={"log_level": "debug", "mode": None, "workspace": "/ignored", "max_output_tokens": 123},
+        init_options={"contextWindow": 9000},
+    )
+    expected = {
+        "provider": ("openai", f"user config {user_cfg}"),
+        "api_key": (SECRET, f"user config {user_cfg}"),
+        "model": ("ws-model", f"workspace config {ws_cfg(workspace)}"),
+        "mode": ("auto-edit", f"workspace config {ws_cfg(workspace)}"),
+        "max_steps": (40, "env TETHER_MAX_STEPS"),
+        "log_level": ("debug", "flag --log-level"),
+        "max_output_tokens": (123, "flag --max-output-tokens"),
+        "context_window": (9000, "initializationOptions"),
+        "base_url": ("", "default"),
+        "script": ("", "default"),
+        "home": ("", "default"),
+    }
+    assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
+
+
+def test_user_config_found_via_xdg_config_home(tmp_path: Path) -> None:
+    cfg = write(tmp_path / "xdg" / "tether" / "config.toml", 'model = "xdg"\n')
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home")}
+    assert user_config_path(env) == (cfg, False)
+    settings = load_settings(None, env=env)
+    assert settings.model == "xdg"
+    assert settings.sources["model"] == f"user config {cfg}"
+
+
+def test_user_config_defaults_to_home_dot_config(tmp_path: Path) -> None:
+    cfg = write(tmp_path / "home" / ".config" / "tether" / "config.toml", 'model = "home"\n')
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": "relative/ignored"}
+    assert load_settings(None, env=env).model == "home"
+    assert user_config_path(env) == (cfg, False)
+
+
+def test_tether_config_env_names_the_user_config(tmp_path: Path) -> None:
+    cfg = write(tmp_path / "elsewhere.toml", 'model = "named"\n')
+    write(tmp_path / "xdg" / "tether" / "config.toml", 'model = "xdg"\n')
+    env = {"TETHER_CONFIG": str(cfg), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    settings = load_settings(None, env=env)
+    assert settings.model == "named"
+    assert settings.sources["model"] == f"user config {cfg}"
+
+
+def test_missing_config_files_are_fine(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path / "no-such-ws", env={}, user_config=tmp_path / "nope.toml")
+    assert settings == Settings()
+
+
+def test_missing_file_named_by_tether_config_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "typo.toml"
+    with pytest.raises(ConfigError) as info:
+        load_settings(None, env={"TETHER_CONFIG": str(missing)})
+    assert str(missing) in str(info.value)
+    assert "TETHER_CONFIG" in str(info.value)
+
+
+# -------------------------------------------------------- env, flags, init options
+
+
+def test_env_integers_are_parsed_and_choices_are_case_insensitive(user_cfg: Path) -> None:
+    settings = load(
+        None,
+        user_cfg,
+        env={
+            "TETHER_MAX_STEPS": " 7 ",
+            "TETHER_CONTEXT_WINDOW": "128000",
+            "TETHER_MAX_OUTPUT_TOKENS": "0",
+            "TETHER_MODE": "Full-Auto",
+            "TETHER_LOG_LEVEL": "DEBUG",
+            "TETHER_PROVIDER": "scripted",
+        },
+    )
+    assert (settings.max_steps, settings.context_window, settings.max_output_tokens) == (7, 128000, 0)
+    assert (settings.mode, settings.log_level, settings.provider) == ("full-auto", "debug", "scripted")
+
+
+def test_empty_env_vars_count_as_unset(user_cfg: Path) -> None:
+    write(user_cfg, "max_steps = 9\n")
+    settings = load(None, user_cfg, env={"TETHER_MAX_STEPS": "", "TETHER_MODE": "  "})
+    assert settings.max_steps == 9
+    assert settings.sources["mode"] == "default"
+
+
+def test_flags_accept_strings_or_ints_and_ignore_none(user_cfg: Path) -> None:
+    settings = load(None, user_cfg, flags={"max_steps": "12", "context_window": 5, "model": None})
+    assert (settings.max_steps, settings.context_window) == (12, 5)
+    assert settings.sources["model"] == "default"
+
+
+def test_init_options_accept_camel_and_snake_case(user_cfg: Path) -> None:
+    settings = load(
+        None,
+        user_cfg,
+        init_options={
+            "maxSteps": 3,
+            "baseUrl": "https://llm.example/v1",
+            "max_output_tokens": 256,
+            "logLevel": "error",
+            "model": None,  # JSON null = not given
+        },
+    )
+    assert settings.max_steps == 3
+    assert settings.base_url == "https://llm.example/v1"
+    assert settings.max_output_tokens == 256
+    assert settings.log_level == "error"
+    assert settings.sources["max_steps"] == "initializationOptions"
+    assert settings.sources["model"] == "default"
+
+
+def test_init_options_with_both_spellings_of_a_key_is_an_error(user_cfg: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg, init_options={"maxSteps": 3, "max_steps": 4})
+    assert info.value.key == "max_steps"
+    assert "maxSteps" in str(info.value) and "twice" in str(info.value)
+
+
+def test_apply_overrides_adds_a_layer_after_start(user_cfg: Path) -> None:
+    base = load(None, user_cfg, env={"TETHER_MODE": "read-only"})
+    updated = apply_overrides(base, {"mode": "auto-edit", "maxSteps": 99}, "initializationOptions")
+    assert (updated.mode, updated.max_steps) == ("auto-edit", 99)
+    assert updated.sources["mode"] == "initializationOptions"
+    # the original is untouched
+    assert base.mode == "read-only"
+    assert base.sources["mode"] == "env TETHER_MODE"
+    assert apply_overrides(base, {}, "initializationOptions") == base
+
+
+def test_apply_overrides_rejects_non_mapping() -> None:
+    with pytest.raises(ConfigError, match="initializationOptions must be an object"):
+        apply_overrides(Settings(), ["mode"], "initializationOptions")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- validation
+
+
+ALL_MODES = "read-only, ask, auto-edit, full-auto"
+
+
+@pytest.mark.parametrize(
+    ("layer", "key", "raw", "source_label", "accepted"),
+    [
+        ("env", "mode", "yolo", "env TETHER_MODE", ALL_MODES),
+        ("env", "max_steps", "ten", "env TETHER_MAX_STEPS", "integer from 1 to 1000"),
+        ("env", "max_steps", "1001", "env TETHER_MAX_STEPS", "integer from 1 to 1000"),
+        ("env", "log_level", "verbose", "env TETHER_LOG_LEVEL", "debug, info, warning, error"),
+        ("user", "max_steps", "ten", "user config", "integer from 1 to 1000"),
+        ("user", "max_steps", "10", "user config", "integer from 1 to 1000"),  # TOML string, not int
+        ("user", "max_steps", True, "user config", "integer from 1 to 1000"),
+        ("user", "provider", "gpt", "user config", "scripted, openai, anthropic, replay"),
+        ("user", "model", 5, "user config", "expected a string"),
+        ("workspace", "mode", "yolo", "workspace config", ALL_MODES),
+        ("workspace", "context_window", -1, "workspace config", "integer >= 0"),
+        ("flags", "max_steps", 0, "flag --max-steps", "integer from 1 to 1000"),
+        ("flags", "base_url", "ftp://x", "flag --base-url", "http:// or https://"),
+        ("init", "maxOutputTokens", -5, "initializationOptions", "integer >= 0"),
+        ("init", "mode", "yolo", "initializationOptions", ALL_MODES),
+        ("init", "maxSteps", "20", "initializationOptions", "integer from 1 to 1000"),
+    ],
+)
+def test_invalid_value_message_names_key_source_value_and_accepted(
+    workspace: Path, user_cfg: Path, layer: str, key: str, raw: Any, source_label: str, accepted: str
+) -> None:
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in key)
+    kwargs: dict[str, Any] = {}
+    if layer == "env":
+        kwargs["env"] = {f"TETHER_{snake.upper()}": raw}
+    elif layer == "user":
+        toml_value = {True: "true"}.get(raw, f'"{raw}"' if isinstance(raw, str) else str(raw))
+        write(user_cfg, f"{key} = {toml_value}\n")
+    elif layer == "workspace":
+        toml_value = f'"{raw}"' if isinstance(raw, str) else str(raw)
+        write(ws_cfg(workspace), f"{key} = {toml_value}\n")
+    elif layer == "flags":
+        kwargs["flags"] = {key: raw}
+    else:
+        kwargs["init_options"] = {key: raw}
+
+    with pytest.raises(ConfigError) as info:
+        load(workspace, user_cfg, **kwargs)
+    message = str(info.value)
+    assert info.value.key == snake
+    assert source_label in info.value.source
+    assert message.startswith(f"{snake} = {raw!r} (from {info.value.source}) is not valid; ")
+    assert accepted in message
+
+
+def test_mode_error_message_matches_documented_wording(user_cfg: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg, env={"TETHER_MODE": "yolo"})
+    assert str(info.value) == (
+        "mode = 'yolo' (from env TETHER_MODE) is not valid; use one of: read-only, ask, auto-edit, full-auto"
+    )
+    assert (info.value.key, info.value.source) == ("mode", "env TETHER_MODE")
+
+
+def test_unknown_key_in_config_file_suggests_closest_and_lists_known(user_cfg: Path) -> None:
+    write(user_cfg, "max_step = 5\n")
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg)
+    message = str(info.value)
+    assert info.value.key == "max_step"
+    assert info.value.source == f"user config {user_cfg}"
+    assert "did you mean 'max_steps'?" in message
+    for key in SETTING_KEYS:
+        assert key in message
+
+
+def test_camel_case_in_config_file_is_unknown_but_suggests_snake(workspace: Path, user_cfg: Path) -> None:
+    write(ws_cfg(workspace), "maxSteps = 5\n")
+    with pytest.raises(ConfigError, match="did you mean 'max_steps'"):
+        load(workspace, user_cfg)
+
+
+def test_unknown_key_in_init_options(user_cfg: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg, init_options={"maxStep": 5})
+    assert info.value.source == "initializationOptions"
+    assert "did you mean 'maxSteps'?" in str(info.value)
+    assert "known settings: provider, model" in str(info.value)
+
+    with pytest.raises(ConfigError, match="unknown setting 'completely_unrelated'"):
+        load(None, user_cfg, init_options={"completely_unrelated": 1})
+
+
+def test_toml_syntax_error_names_the_file_and_line(workspace: Path, user_cfg: Path) -> None:
+    path = write(ws_cfg(workspace), 'model = "ok"\nmode = \n')
+    with pytest.raises(ConfigError) as info:
+        load(workspace, user_cfg)
+    assert str(path) in str(info.value)
+    assert "line 2" in str(info.value)
+    assert info.value.source == f"workspace config {path}"
+
+
+def test_unreadable_config_is_an_error_not_a_crash(user_cfg: Path) -> None:
+    user_cfg.mkdir(parents=True)  # a directory where the file should be
+    with pytest.raises(ConfigError, match="cannot read user config"):
+        load(None, user_cfg)
+
+
+# -------------------------------------------------------------------------- secrets
+
+
+def test_api_key_is_refused_in_workspace_config(workspace: Path, user_cfg: Path) -> None:
+    path = write(ws_cfg(workspace), f'api_key = "{SECRET}"\n')
+    with pytest.raises(ConfigError) as info:
+        load(workspace, user_cfg)
+    message = str(info.value)
+    assert (info.value.key, info.value.source) == ("api_key", f"workspace config {path}")
+    assert "user config" in message and "TETHER_API_KEY" in message
+    assert SECRET not in message
+
+
+def test_workspace_base_url_with_api_key_from_user_config_is_allowed(workspace: Path, user_cfg: Path) -> None:
+    write(user_cfg, f'api_key = "{SECRET}"\n')
+    write(ws_cfg(workspace), 'base_url = "https://llm.internal.example/v1"\nprovider = "openai"\n')
+    settings = load(workspace, user_cfg)
+    assert settings.api_key == SECRET
+    assert settings.base_url == "https://llm.internal.example/v1"
+    # ...and doctor can see where the endpoint came from
+    assert settings.sources["base_url"] == f"workspace config {ws_cfg(workspace)}"
+
+
+@pytest.mark.parametrize("where", ["user", "env", "flags", "init"])
+def test_api_key_accepted_outside_the_workspace(user_cfg: Path, where: str) -> None:
+    kwargs: dict[str, Any] = {}
+    if where == "user":
+        write(user_cfg, f'api_key = "{SECRET}"\n')
+    elif where == "env":
+        kwargs["env"] = {"TETHER_API_KEY": SECRET}
+    elif where == "flags":
+        kwargs["flags"] = {"api_key": SECRET}
+    else:
+        kwargs["init_options"] = {"apiKey": SECRET}
+    assert load(None, user_cfg, **kwargs).api_key == SECRET
+
+
+def test_api_key_masked_in_repr_str_and_describe(user_cfg: Path) -> None:
+    settings = load(None, user_cfg, env={"TETHER_API_KEY": SECRET})
+    for text in (repr(settings), str(settings), f"{settings}", repr([settings])):
+        assert SECRET not in text
+        assert "api_key='***'" in text
+    rows = {key: (shown, source) for key, shown, source in describe(settings)}
+    assert rows["api_key"] == ("***", "env TETHER_API_KEY")
+    assert SECRET not in repr(describe(settings))
+
+
+def test_unset_api_key_is_shown_as_unset() -> None:
+    assert "api_key=''" in repr(Settings())
+    rows = {key: shown for key, shown, _ in describe(Settings())}
+    assert rows["api_key"] == "(not set)"
+    assert rows["max_steps"] == "20"
+    assert rows["model"] == "(not set)"
+
+
+def test_bad_api_key_error_does_not_echo_the_value(user_cfg: Path) -> None:
+    write(user_cfg, "api_key = 12345678\n")
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg)
+    assert "12345678" not in str(info.value)
+    assert info.value.key == "api_key"
+
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg.with_name("none.toml"), env={"TETHER_API_KEY": SECRET + "\n"})
+    assert SECRET not in str(info.value)
+    assert "whitespace" in str(info.value)
+
+
+def test_describe_lists_every_key_in_order(user_cfg: Path) -> None:
+    settings = load(None, user_cfg, flags={"mode": "full-auto"})
+    rows = describe(settings)
+    assert [key for key, _, _ in rows] == list(SETTING_KEYS)
+    assert ("mode", "full-auto", "flag --mode") in rows
+
+
+# ---------------------------------------------------------------------------- paths
+
+
+def test_relative_script_in_user_config_resolves_against_its_directory(user_cfg: Path) -> None:
+    write(user_cfg, 'script = "scripts/demo.txt"\n')
+    settings = load(None, user_cfg)
+    assert settings.script == str(user_cfg.parent / "scripts" / "demo.txt")
+
+
+def test_relative_script_in_workspace_config_resolves_against_its_directory(
+    workspace: Path, user_cfg: Path
+) -> None:
+    write(ws_cfg(workspace), 'script = "../fixtures/run.txt"\n')
+    settings = load(workspace, user_cfg)
+    assert settings.script == str(workspace / "fixtures" / "run.txt")
+
+
+def test_relative_script_from_env_and_flags_resolves_against_cwd(
+    tmp_path: Path, user_cfg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    assert load(None, user_cfg, env={"TETHER_SCRIPT": "a.txt"}).script == str(cwd / "a.txt")
+    assert load(None, user_cfg, flags={"script": Path("b/c.txt")}).script == str(cwd / "b" / "c.txt")
+
+
+def test_relative_script_from_init_options_resolves_against_workspace(workspace: Path, user_cfg: Path) -> None:
+    settings = load(workspace, user_cfg, init_options={"script": "s.txt"})
+    assert settings.script == str(workspace / "s.txt")
+
+
+def test_absolute_script_is_kept(tmp_path: Path, user_cfg: Path) -> None:
+    target = tmp_path / "abs" / "x.txt"
+    write(user_cfg, f"script = '{target}'\n")
+    assert load(None, user_cfg).script == str(target)
+
+
+# ------------------------------------------------------------------------ start-up
+
+
+def test_import_pulls_in_no_third_party_or_lazy_modules() -> None:
+    code = (
+        "import sys, tether.config; "
+        "print(' '.join(m for m in ('attrs', 'cattrs', 'pydantic', 'tomllib', 'difflib') if m in sys.modules))"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root / "daemon")}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=root,
+    )
+    assert out.stdout.strip() == ""

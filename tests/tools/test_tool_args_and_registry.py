@@ -1,0 +1,100 @@
+"""validate_args error messages, and the ToolRegistry the agent loop reads specs from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tether.tools.base import Tool, ToolContext, ToolError, validate_args
+from tether.tools.glob_tool import GlobTool
+from tether.tools.grep import GrepTool
+from tether.tools.list_dir import ListDirTool
+from tether.tools.read_file import ReadFileTool
+from tether.tools.registry import ToolRegistry, default_read_only_tools
+from tether.tools.sandbox import WorkspaceSandbox
+
+
+def test_wrong_integer_names_the_field_and_the_expectation() -> None:
+    with pytest.raises(ToolError) as caught:
+        validate_args(ReadFileTool(), {"path": "a.py", "limit": "ten"})
+    assert str(caught.value) == "read_file: 'limit' must be an integer >= 1, got \"ten\""
+
+
+def test_integer_below_minimum_or_above_maximum_is_refused() -> None:
+    with pytest.raises(ToolError, match=r"'offset' must be an integer >= 1, got 0"):
+        validate_args(ReadFileTool(), {"path": "a.py", "offset": 0})
+    with pytest.raises(ToolError, match=r"list_dir: 'depth' must be an integer between 1 and 5, got 9"):
+        validate_args(ListDirTool(), {"depth": 9})
+
+
+def test_booleans_are_not_integers_and_integers_are_not_booleans() -> None:
+    with pytest.raises(ToolError, match="'limit' must be an integer"):
+        validate_args(ReadFileTool(), {"path": "a.py", "limit": True})
+    with pytest.raises(ToolError, match="grep: 'ignore_case' must be a boolean, got 1"):
+        validate_args(GrepTool(), {"pattern": "x", "ignore_case": 1})
+
+
+def test_missing_required_argument_is_named() -> None:
+    with pytest.raises(ToolError, match=r"read_file: missing required argument 'path' \(a string\)"):
+        validate_args(ReadFileTool(), {})
+
+
+def test_unknown_argument_is_refused_with_the_allowed_names() -> None:
+    with pytest.raises(ToolError) as caught:
+        validate_args(ReadFileTool(), {"path": "a.py", "lines": 3})
+    assert "unknown argument 'lines'" in str(caught.value)
+    assert "path, offset, limit" in str(caught.value)
+
+
+def test_wrong_string_type_and_non_object_arguments_are_refused() -> None:
+    with pytest.raises(ToolError, match="glob: 'pattern' must be a string, got 3"):
+        validate_args(GlobTool(), {"pattern": 3})
+    with pytest.raises(ToolError, match="arguments must be a JSON object"):
+        validate_args(GlobTool(), ["**/*.py"])
+
+
+def test_defaults_are_filled_and_null_optionals_count_as_absent() -> None:
+    assert validate_args(ListDirTool(), {"path": None}) == {"path": ".", "depth": 1}
+    assert validate_args(ReadFileTool(), {"path": "a", "limit": 5.0}) == {"path": "a", "limit": 5}
+
+
+async def test_tools_validate_their_own_arguments_when_run(tmp_path: Path) -> None:
+    ctx = ToolContext(WorkspaceSandbox(tmp_path))
+    with pytest.raises(ToolError, match="'depth'"):
+        await ListDirTool().run({"depth": "deep"}, ctx)
+
+
+def test_every_schema_is_a_closed_object_with_described_required_fields() -> None:
+    for tool in default_read_only_tools():
+        schema = tool.input_schema
+        assert schema["type"] == "object"
+        assert schema["additionalProperties"] is False
+        assert set(schema["required"]) <= set(schema["properties"])
+        assert tool.read_only
+        assert tool.kind in ("read", "search")
+
+
+def test_registry_keeps_registration_order_and_looks_tools_up_by_name() -> None:
+    registry = ToolRegistry(default_read_only_tools())
+    assert registry.names() == ["read_file", "list_dir", "glob", "grep"]
+    assert [spec["name"] for spec in registry.specs()] == registry.names()
+    assert set(registry.specs()[0]) == {"name", "description", "input_schema"}
+    assert isinstance(registry.get("grep"), GrepTool)
+    assert registry.get("write_file") is None
+    assert "glob" in registry and len(registry) == 4
+
+
+def test_registry_refuses_two_tools_with_one_name() -> None:
+    with pytest.raises(ValueError, match="read_file"):
+        ToolRegistry([ReadFileTool(), ReadFileTool()])
+
+
+def test_titles_describe_the_call_for_a_person() -> None:
+    tools: dict[str, Tool] = {tool.name: tool for tool in default_read_only_tools()}
+    assert tools["read_file"].title({"path": "src/app.py", "offset": 10, "limit": 31}) == "Read src/app.py (lines 10-40)"
+    assert tools["read_file"].title({"path": "src/app.py"}) == "Read src/app.py"
+    assert tools["grep"].title({"pattern": "foo", "path": "src"}) == "Search 'foo' in src"
+    assert tools["glob"].title({"pattern": "**/*.py"}) == "Find '**/*.py'"
+    assert tools["list_dir"].title({"path": "src", "depth": 2}) == "List src (depth 2)"
+    assert tools["list_dir"].title({"depth": "bogus"}) == "List the workspace root"
