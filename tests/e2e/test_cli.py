@@ -1,0 +1,67 @@
+"""`tether run` and `tether demo` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import BASIC_SCRIPT
+
+
+def _tether(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tether", *args],
+        env=env, cwd=cwd, capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_run_prints_the_streamed_answer_and_tool_calls(daemon_env, workspace: Path):
+    done = _tether(
+        "run", "What does the README say?", "--provider", "scripted", "--script", str(BASIC_SCRIPT),
+        env=daemon_env, cwd=workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Reading the README." in done.stdout
+    assert "Read README.md" in done.stdout
+    assert "Hello from the sample workspace." in done.stdout
+    assert "The README says hello." in done.stdout
+    assert "[end_turn" in done.stdout
+
+
+def test_run_json_prints_one_event_per_line_and_exit_code_follows_stop_reason(daemon_env, workspace: Path):
+    done = _tether(
+        "run", "loop please", "--json", "--max-steps", "1",
+        "--provider", "scripted", "--script", str(BASIC_SCRIPT),
+        env=daemon_env, cwd=workspace,
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["event"] == "session"
+    assert events[-1]["event"] == "turn_end" and events[-1]["stopReason"] == "max_turn_requests"
+    assert {e["update"]["sessionUpdate"] for e in events if e["event"] == "update"} >= {
+        "tool_call", "tool_call_update", "agent_message_chunk"
+    }
+    assert done.returncode == 3
+
+
+def test_run_without_a_provider_explains_how_to_configure_one(daemon_env, workspace: Path):
+    done = _tether("run", "hello", env=daemon_env, cwd=workspace)
+    assert done.returncode == 2
+    assert "TETHER_PROVIDER" in done.stderr
+
+
+def test_provider_failure_exits_1_with_the_reason(daemon_env, workspace: Path):
+    done = _tether(
+        "run", "fail now", "--provider", "scripted", "--script", str(BASIC_SCRIPT),
+        env=daemon_env, cwd=workspace,
+    )
+    assert done.returncode == 1 and "503" in done.stderr
+
+
+def test_demo_runs_with_no_api_key(daemon_env, tmp_path: Path):
+    done = _tether("demo", env=daemon_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Read README.md" in done.stdout and "Search 'def main'" in done.stdout
+    assert "src/greeter/__main__.py:6:def main() -> int:" in done.stdout
+    assert "It starts in `src/greeter/__main__.py`" in done.stdout

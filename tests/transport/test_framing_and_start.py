@@ -1,0 +1,122 @@
+"""Framing detection, the fast start, and initialize's combined LSP + ACP answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from conftest import BASIC_SCRIPT, serve_command
+from tether_protocol import LspFrameDecoder, NdjsonDecoder, detect_framing
+
+
+def test_framing_is_told_from_the_first_bytes():
+    assert detect_framing(b"Content-Length: 5\r\n") == "lsp"
+    assert detect_framing(b"content-length: 5\r\n") == "lsp"
+    assert detect_framing(b'  {"jsonrpc"') == "ndjson"
+    assert detect_framing(b"Cont") is None  # not enough yet
+    assert detect_framing(b"") is None
+
+
+def test_lsp_decoder_handles_split_and_joined_frames():
+    decoder = LspFrameDecoder()
+    body = b'{"a":1}'
+    frame = b"Content-Length: 7\r\n\r\n" + body
+    assert decoder.feed(frame[:10]) == []
+    assert decoder.feed(frame[10:] + frame) == [body, body]
+    assert decoder.pending == 0
+
+
+def test_ndjson_decoder_skips_blank_lines():
+    decoder = NdjsonDecoder()
+    assert decoder.feed(b'{"a":1}\n\n{"b"') == [b'{"a":1}']
+    assert decoder.feed(b":2}\r\n") == [b'{"b":2}']
+
+
+async def _exchange(env: dict, cwd: Path, payload: bytes, *extra: str) -> list[dict]:
+    proc = await asyncio.create_subprocess_exec(
+        *serve_command(*extra), stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=cwd,
+    )
+    out, _err = await asyncio.wait_for(proc.communicate(payload), 30)
+    assert proc.returncode == 0
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def _init(msg_id: int = 1, **params) -> dict:
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize", "params": params}
+
+
+async def test_ndjson_clients_are_detected_and_answered_in_kind(daemon_env, workspace: Path):
+    lines = [
+        _init(protocolVersion=1, clientCapabilities={"fs": {"readTextFile": True}}),
+        {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}},
+        {"jsonrpc": "2.0", "id": 3, "method": "_tether/daemon/stats", "params": {}},
+    ]
+    payload = b"".join(json.dumps(m).encode() + b"\n" for m in lines)
+    # requests run concurrently, so answers may come in any order
+    replies = sorted(await _exchange(daemon_env, workspace, payload), key=lambda r: r["id"])
+    assert [r["id"] for r in replies] == [1, 2, 3]
+    init = replies[0]["result"]
+    assert init["protocolVersion"] == 1
+    assert init["agentCapabilities"]["loadSession"] is True
+    assert set(init["agentCapabilities"]["sessionCapabilities"]) == {"list", "resume", "close", "delete"}
+    assert init["agentInfo"]["name"] == "tether" and init["authMethods"] == []
+    assert init["serverInfo"]["name"] == "tether" and "capabilities" in init
+    assert replies[1]["result"]["modes"]["currentModeId"] == "ask"
+    assert replies[2]["result"]["framing"] == "ndjson"
+
+
+async def test_initialize_answers_the_same_on_the_fast_path_and_the_full_server(daemon_env, workspace: Path):
+    acp = _init(protocolVersion=1, clientInfo={"name": "t", "version": "1"})
+    fast = await _exchange(daemon_env, workspace, json.dumps(acp).encode() + b"\n")
+    # a first message that is not initialize sends everything through the full server
+    late = [
+        {"jsonrpc": "2.0", "method": "$/setTrace", "params": {"value": "off"}},
+        acp,
+    ]
+    full = await _exchange(
+        daemon_env, workspace, b"".join(json.dumps(m).encode() + b"\n" for m in late)
+    )
+    assert fast == full
+
+
+async def test_an_unsupported_protocol_version_is_answered_with_ours(daemon_env, workspace: Path):
+    replies = await _exchange(
+        daemon_env, workspace, json.dumps(_init(protocolVersion=99)).encode() + b"\n"
+    )
+    assert replies[0]["result"]["protocolVersion"] == 1
+
+
+async def test_a_config_error_at_start_names_the_flag_and_exits_2(daemon_env, workspace: Path):
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tether", "serve", "--mode", "yolo",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=daemon_env, cwd=workspace,
+    )
+    _out, err = await asyncio.wait_for(proc.communicate(b""), 30)
+    assert proc.returncode == 2
+    assert b"--mode" in err and b"full-auto" in err
+
+
+async def test_lsp_exit_without_shutdown_exits_1_and_with_shutdown_0(daemon_env, workspace: Path):
+    def frame(message: dict) -> bytes:
+        body = json.dumps(message).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    for with_shutdown, code in ((False, 1), (True, 0)):
+        messages = [_init(rootUri=workspace.as_uri(), capabilities={})]
+        if with_shutdown:
+            messages.append({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+        messages.append({"jsonrpc": "2.0", "method": "exit"})
+        proc = await asyncio.create_subprocess_exec(
+            *serve_command(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=daemon_env, cwd=workspace,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(b"".join(frame(m) for m in messages))
+        await proc.stdin.drain()
+        assert await asyncio.wait_for(proc.wait(), 30) == code
+        proc.stdin.close()
+        await proc.communicate()
