@@ -83,10 +83,11 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     )
     fds = take_stdio()
     early = EarlyStart()
-    importer = import_server_stack(early)
     framing = None if framing_flag == "auto" else framing_flag
+    # The heavy import starts only after `initialize` is answered: running it alongside
+    # made that answer wait for the GIL (measured: ~125 ms instead of ~80 ms).
     answer_initialize_early(fds, settings, root, framing, early)  # type: ignore[arg-type]
-    importer.join()
+    import_server_stack(early).join()
     if early.eof and not early.leftover:
         return 0
     from .server.app import serve

@@ -92,7 +92,8 @@ def test_registry_refuses_two_tools_with_one_name() -> None:
 
 def test_titles_describe_the_call_for_a_person() -> None:
     tools: dict[str, Tool] = {tool.name: tool for tool in default_read_only_tools()}
-    assert tools["read_file"].title({"path": "src/app.py", "offset": 10, "limit": 31}) == "Read src/app.py (lines 10-40)"
+    read_title = tools["read_file"].title({"path": "src/app.py", "offset": 10, "limit": 31})
+    assert read_title == "Read src/app.py (lines 10-40)"
     assert tools["read_file"].title({"path": "src/app.py"}) == "Read src/app.py"
     assert tools["grep"].title({"pattern": "foo", "path": "src"}) == "Search 'foo' in src"
     assert tools["glob"].title({"pattern": "**/*.py"}) == "Find '**/*.py'"

@@ -71,7 +71,7 @@ async def test_listing_is_capped_at_1000_entries(ctx: ToolContext, root: Path) -
     lines = (await TOOL.run({"path": "many"}, ctx)).text.splitlines()
     assert len(lines) == 1001
     assert lines[999] == "many/f0999"
-    assert lines[-1].startswith("[1000 of 1005 entries shown;")
+    assert lines[-1].startswith("[5 more entries not shown (showing 1000 of 1005);")
 
 
 async def test_file_path_points_to_read_file(ctx: ToolContext, project: None) -> None:

@@ -101,7 +101,10 @@ def _format(base: str, pattern: str, matches: list[str]) -> str:
     if not matches:
         text = f"no files match '{pattern}' in {where}"
         if "/" not in pattern and "**" not in pattern:
-            text += f" (the pattern is matched against paths relative to {where}; use '**/{pattern}' to look in subdirectories too)"
+            text += (
+                f" (the pattern is matched against paths relative to {where};"
+                f" use '**/{pattern}' to look in subdirectories too)"
+            )
         return text
     lines = [display_path(rel) for rel in matches[:MAX_PATHS]]
     if len(matches) > MAX_PATHS:

@@ -10,6 +10,7 @@ Must not: touch the filesystem.
 
 from __future__ import annotations
 
+import itertools
 import re
 import warnings
 
@@ -160,6 +161,6 @@ def _first_brace_group(text: str) -> tuple[int, int, list[str]] | None:
                 j += 1
             if j < len(text) and commas:
                 bounds = [i, *commas, j]
-                return i, j, [text[a + 1 : b] for a, b in zip(bounds, bounds[1:])]
+                return i, j, [text[a + 1 : b] for a, b in itertools.pairwise(bounds)]
         i += 1
     return None

@@ -45,9 +45,9 @@ class HitCollector:
         # once enough hits are kept, files sorting after this path cannot make the cut
         self._ceiling: str | None = None
 
-    def wants_more_of(self, kept_so_far: int) -> bool:
+    def wants_more_of(self, rel: str, kept_so_far: int) -> bool:
         """Whether a backend should keep the text of a file's next hit (it still counts it)."""
-        return kept_so_far < self.limit
+        return kept_so_far < self.limit and (self._ceiling is None or rel <= self._ceiling)
 
     def add_file(self, rel: str, hits: list[tuple[int, str]], count: int) -> None:
         """Record `count` matches in `rel`; `hits` are the first of them (line, raw text)."""

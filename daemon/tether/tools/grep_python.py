@@ -40,22 +40,26 @@ def search_python(
     for rel in request.files:
         if stop is not None and stop.is_set():
             return
-        data = _read(os.path.join(root, rel))
-        if data is None or has_nul(data[:SNIFF_BYTES]):
+        data = _read_text_bytes(os.path.join(root, rel))
+        if data is None:
             continue
         hits: list[tuple[int, str]] = []
         count = 0
         for number, line in enumerate(split_lines(decode_text(data)), 1):
             if regex.search(line):
                 count += 1
-                if collector.wants_more_of(len(hits)):
+                if collector.wants_more_of(rel, len(hits)):
                     hits.append((number, line))
         collector.add_file(rel, hits, count)
 
 
-def _read(path: str) -> bytes | None:
+def _read_text_bytes(path: str) -> bytes | None:
+    """The file's bytes, or None if it is binary (checked before reading the rest) or unreadable."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            head = handle.read(SNIFF_BYTES)
+            if has_nul(head):
+                return None
+            return head + handle.read()
     except OSError:
-        return None  # vanished or unreadable: ripgrep reports and skips these too
+        return None  # vanished or unreadable: the rg backend skips these too

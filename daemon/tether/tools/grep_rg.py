@@ -37,6 +37,8 @@ _ARGS_BYTES = 128 * 1024
 _STDERR_KEEP = 4096
 # Files with hits are checked for binary content in batches, off the event loop.
 _BATCH = 64
+# rg writes "type" first in begin/match/end messages
+_MATCH_PREFIX = b'{"type":"match"'
 
 
 def find_rg() -> str | None:
@@ -122,8 +124,9 @@ async def _read_lines(stream: ByteReceiveStream, parser: _JsonParser) -> None:
         complete = bytes(pending[:end])
         del pending[: end + 1]
         for line in complete.split(b"\n"):
-            await parser.feed(line)
-    await parser.feed(bytes(pending))
+            if parser.feed(line):
+                await parser.flush()
+    parser.feed(bytes(pending))
 
 
 def _text(field: dict[str, Any]) -> bytes:
@@ -139,27 +142,32 @@ class _JsonParser:
     def __init__(self, root: str, collector: HitCollector) -> None:
         self._root = root
         self._collector = collector
+        self._rel = ""
         self._hits: list[tuple[int, str]] = []
         self._count = 0
         self._done: list[tuple[str, list[tuple[int, str]], int]] = []
 
-    async def feed(self, line: bytes) -> None:
+    def feed(self, line: bytes) -> bool:
+        """Take one JSON line; True when a batch of finished files is ready for `flush`."""
+        if line.startswith(_MATCH_PREFIX) and not self._collector.wants_more_of(self._rel, len(self._hits)):
+            # Counting a hit whose text will not be kept needs no JSON parsing; this keeps
+            # patterns with huge numbers of hits (e.g. "^$") cheap.
+            self._count += 1
+            return False
         if not line.strip():
-            return
+            return False
         message = json.loads(line)
         kind, data = message.get("type"), message.get("data", {})
         if kind == "begin":
+            self._rel = os.fsdecode(_text(data["path"]))
             self._hits, self._count = [], 0
         elif kind == "match":
             self._count += 1
-            if self._collector.wants_more_of(len(self._hits)):
-                text = _text(data["lines"]).decode("utf-8", "replace").removesuffix("\n")
-                self._hits.append((int(data["line_number"]), text))
+            text = _text(data["lines"]).decode("utf-8", "replace").removesuffix("\n")
+            self._hits.append((int(data["line_number"]), text))
         elif kind == "end" and self._count:
-            rel = os.fsdecode(_text(data["path"]))
-            self._done.append((rel, self._hits, self._count))
-            if len(self._done) >= _BATCH:
-                await self.flush()
+            self._done.append((self._rel, self._hits, self._count))
+        return len(self._done) >= _BATCH
 
     async def flush(self) -> None:
         batch, self._done = self._done, []

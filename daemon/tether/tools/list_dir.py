@@ -72,8 +72,10 @@ def _list(sandbox: WorkspaceSandbox, real: Path, depth: int) -> str:
     if total == 0:
         lines.append("(empty directory)")
     elif total > len(lines):
+        shown = len(lines)
         lines.append(
-            f"[{len(lines)} of {total} entries shown; list a subdirectory or use a smaller depth to see the rest]"
+            f"[{total - shown} more entries not shown (showing {shown} of {total}); "
+            "list a subdirectory or use a smaller depth]"
         )
     if stats.ignored:
         noun = "entry" if stats.ignored == 1 else "entries"
