@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "examples"
-BASIC_SCRIPT = EXAMPLES / "basic-turn.json"
+from daemon_harness import BASIC_SCRIPT, serve_command
 
 # Provider keys and other secrets of the developer's shell never reach a test daemon.
 _SCRUB = ("TETHER_", "OPENAI_", "ANTHROPIC_")
@@ -41,13 +39,6 @@ def daemon_env(tether_home: Path, tmp_path: Path) -> dict[str, str]:
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")  # no user config file
     env["PYTHONUNBUFFERED"] = "1"
     return env
-
-
-def serve_command(*extra: str, script: Path = BASIC_SCRIPT) -> list[str]:
-    return [
-        sys.executable, "-m", "tether", "serve",
-        "--provider", "scripted", "--script", str(script), *extra,
-    ]
 
 
 class DaemonProcess:
@@ -104,16 +95,3 @@ async def spawn_daemon(daemon_env: dict[str, str], workspace: Path, tmp_path: Pa
         handle.close()
 
 
-def kinds(updates: list[dict]) -> list[str]:
-    """Update kinds with consecutive repeats of text/thought chunks collapsed."""
-    out: list[str] = []
-    for update in updates:
-        kind = update["sessionUpdate"]
-        if out and out[-1] == kind and kind in ("agent_message_chunk", "agent_thought_chunk"):
-            continue
-        out.append(kind)
-    return out
-
-
-def text_of(updates: list[dict], kind: str = "agent_message_chunk") -> str:
-    return "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == kind)

@@ -454,6 +454,7 @@ CLIENT_REQUESTS: dict[str, tuple[Any, Any]] = {
     "session/set_mode": (SetModeParams, EmptyResult),
     "session/prompt": (PromptParams, PromptResult),
     "_tether/session/report": (ReportParams, ReportResult),
+    "_tether/daemon/stats": (None, None),  # counters for health checks; see SPEC.md
 }
 CLIENT_NOTIFICATIONS: dict[str, Any] = {
     "initialized": None,

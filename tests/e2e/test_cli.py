@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import BASIC_SCRIPT
+from daemon_harness import BASIC_SCRIPT
 
 
 def _tether(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from conftest import BASIC_SCRIPT, kinds
+from daemon_harness import BASIC_SCRIPT, kinds
 from lsprotocol import types
 from pygls.protocol import JsonRPCNotification, JsonRPCResponseMessage, default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient

@@ -191,7 +191,9 @@ def test_method_table() -> None:
     assert methods["shutdown"]["params"] is None and methods["shutdown"]["result"] is None
     assert methods["session/resume"]["params"] == {"$ref": "#/$defs/LoadSessionParams"}
     assert methods["_tether/session/report"]["extension"] is True
-    assert [m for m, e in methods.items() if e["extension"]] == ["_tether/session/report"]
+    assert sorted(m for m, e in methods.items() if e["extension"]) == [
+        "_tether/daemon/stats", "_tether/session/report"
+    ]
     for entry in methods.values():
         if entry["kind"] == "notification":
             assert entry["result"] is None

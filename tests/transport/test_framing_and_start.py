@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from conftest import BASIC_SCRIPT, serve_command
+from daemon_harness import BASIC_SCRIPT, serve_command
 from tether_protocol import LspFrameDecoder, NdjsonDecoder, detect_framing
 
 
@@ -64,7 +64,7 @@ async def test_ndjson_clients_are_detected_and_answered_in_kind(daemon_env, work
     assert set(init["agentCapabilities"]["sessionCapabilities"]) == {"list", "resume", "close", "delete"}
     assert init["agentInfo"]["name"] == "tether" and init["authMethods"] == []
     assert init["serverInfo"]["name"] == "tether" and "capabilities" in init
-    assert replies[1]["result"]["modes"]["currentModeId"] == "ask"
+    assert replies[1].get("result", {}).get("modes", {}).get("currentModeId") == "ask", replies[1]
     assert replies[2]["result"]["framing"] == "ndjson"
 
 

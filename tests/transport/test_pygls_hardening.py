@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from conftest import kinds
+from daemon_harness import kinds
 
 
 async def _answer(daemon, msg_id, timeout: float = 10.0) -> dict:

@@ -314,6 +314,12 @@ class AgentTurn:
         for call in assistant.get("tool_calls", []):
             result = self._open_results.get(call["id"])
             if result is None:
+                # The client saw this call start; close it so it does not stay in progress.
+                self.sink.tool_call_update(
+                    call["id"],
+                    status="failed",
+                    content_text=f"not run: the turn was {status} before this tool finished",
+                )
                 result = {
                     "role": "tool",
                     "tool_call_id": call["id"],

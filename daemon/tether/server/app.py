@@ -101,6 +101,7 @@ async def serve(
     await server.stopped.wait()
     server.rpc.shutting_down = True
     await server.stop_turns()
+    await server.rpc.wait_idle(_STOP_GRACE_S)
     server.rpc.cancel_all()
     await asyncio.sleep(0)
     try:

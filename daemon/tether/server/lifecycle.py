@@ -31,6 +31,7 @@ def routes(server: TetherServer) -> list[Route]:
     async def shutdown(_params: Any) -> None:
         server.shutdown_requested = True
         await server.stop_turns()
+        server.rpc.shutting_down = True  # LSP: later requests get -32600; `exit` still works
         return None
 
     async def exit_(_params: Any) -> None:

@@ -227,7 +227,7 @@ class TetherRPC(JsonRPCProtocol):
     # ---- notifications -----------------------------------------------------------
 
     def _handle_notification(self, method: str, params: Any) -> None:  # type: ignore[override]
-        if method == "$/cancelRequest":
+        if method in ("$/cancelRequest", "$/cancel_request"):  # LSP's and ACP's spelling
             self._cancel_incoming(params.get("id") if isinstance(params, dict) else None)
             return
         route = self.routes.get(method)
@@ -294,6 +294,12 @@ class TetherRPC(JsonRPCProtocol):
         self._send(data)
 
     # ---- lifecycle ---------------------------------------------------------------
+
+    async def wait_idle(self, timeout: float) -> None:
+        """Let requests already running finish (a closed stdin must not lose them)."""
+        tasks = [task for task, _route, _params in self._incoming.values()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
 
     def cancel_all(self) -> None:
         for task, _route, _params in list(self._incoming.values()):
