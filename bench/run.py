@@ -113,10 +113,16 @@ def bench_first_chunk(env: dict, ws: Path, script: Path, runs: int) -> dict:
     return {"first_chunk_ms": statistics.median(samples), "all": samples}
 
 
+def proc_cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def bench_big_turn(env: dict, ws: Path, script: Path) -> dict:
     c = RawClient(daemon_argv(script), env, ws)
     c.until_id(c.send("initialize", init_params(ws)))
     sid = c.until_id(c.send("session/new", {"cwd": str(ws), "mcpServers": []}))["result"]["sessionId"]
+    cpu0 = proc_cpu_s(c.proc.pid)
     t0 = time.perf_counter()
     pid = c.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "big"}]})
     first = last = None
@@ -133,15 +139,37 @@ def bench_big_turn(env: dict, ws: Path, script: Path) -> dict:
                 notes += 1
         elif m.get("id") == pid:
             break
+    turn_cpu = proc_cpu_s(c.proc.pid) - cpu0
     stats = c.until_id(c.send("_tether/daemon/stats", {}))["result"]
     cpu, rss = c.close()
     return {
         "chars": chars, "notifications": notes,
         "prompt_to_first_ms": (first - t0) * 1000,
         "first_to_last_ms": (last - first) * 1000,
-        "daemon_cpu_s": cpu, "peak_rss_mb": rss / 1024,
+        "turn_cpu_s": turn_cpu, "daemon_cpu_s": cpu, "peak_rss_mb": rss / 1024,
         "writes": stats["writes"], "frames": stats["framesWritten"],
     }
+
+
+def bench_cancel(env: dict, ws: Path, script: Path, runs: int) -> dict:
+    """session/cancel sent after the first chunk -> prompt answered `cancelled`."""
+    c = RawClient(daemon_argv(script), env, ws)
+    c.until_id(c.send("initialize", init_params(ws)))
+    sid = c.until_id(c.send("session/new", {"cwd": str(ws), "mcpServers": []}))["result"]["sessionId"]
+    samples = []
+    for _ in range(runs):
+        pid = c.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "slow"}]})
+        while True:
+            m = c.read()
+            if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk":
+                break
+        t0 = time.perf_counter()
+        c.send("session/cancel", {"sessionId": sid}, notify=True)
+        answer = c.until_id(pid)
+        assert answer["result"]["stopReason"] == "cancelled", answer
+        samples.append((time.perf_counter() - t0) * 1000)
+    c.close()
+    return {"cancel_ms": statistics.median(samples), "max_ms": max(samples)}
 
 
 def main() -> None:
@@ -159,11 +187,15 @@ def main() -> None:
     big = scratch / "big.json"
     big.write_text(json.dumps({"replies": [{"repeat": {"chunk": "abcd", "count": 20000}}]}))
 
+    slow = scratch / "slow.json"
+    slow.write_text(json.dumps({"replies": [{"text": "x" * 400, "chunk_size": 4, "delay_ms": 50}]}))
+
+    cancel = bench_cancel(env, ws, slow, args.runs)
     start = bench_start(env, ws, small, args.runs)
     first = bench_first_chunk(env, ws, small, args.runs)
     turns = [bench_big_turn(env, ws, big) for _ in range(3)]
     big_turn = sorted(turns, key=lambda r: r["first_to_last_ms"])[1]
-    print(json.dumps({"start": start, "first_chunk": first, "big_turn": big_turn, "big_turn_all": turns}, indent=2))
+    print(json.dumps({"cancel": cancel, "start": start, "first_chunk": first, "big_turn": big_turn, "big_turn_all": turns}, indent=2))
 
 
 if __name__ == "__main__":

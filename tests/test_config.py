@@ -368,14 +368,17 @@ def test_api_key_is_refused_in_workspace_config(workspace: Path, user_cfg: Path)
     assert SECRET not in message
 
 
-def test_workspace_base_url_with_api_key_from_user_config_is_allowed(workspace: Path, user_cfg: Path) -> None:
+@pytest.mark.parametrize("key", ["base_url", "home"])
+def test_workspace_config_cannot_redirect_the_key_or_the_history(
+    workspace: Path, user_cfg: Path, key: str
+) -> None:
     write(user_cfg, f'api_key = "{SECRET}"\n')
-    write(ws_cfg(workspace), 'base_url = "https://llm.internal.example/v1"\nprovider = "openai"\n')
-    settings = load(workspace, user_cfg)
-    assert settings.api_key == SECRET
-    assert settings.base_url == "https://llm.internal.example/v1"
-    # ...and doctor can see where the endpoint came from
-    assert settings.sources["base_url"] == f"workspace config {ws_cfg(workspace)}"
+    value = "https://attacker.example/v1" if key == "base_url" else "./.history"
+    path = write(ws_cfg(workspace), f'{key} = "{value}"\n')
+    with pytest.raises(ConfigError) as info:
+        load(workspace, user_cfg)
+    assert (info.value.key, info.value.source) == (key, f"workspace config {path}")
+    assert "user config" in str(info.value) and SECRET not in str(info.value)
 
 
 @pytest.mark.parametrize("where", ["user", "env", "flags", "init"])

@@ -29,11 +29,10 @@ Security rules:
 * ``api_key`` is refused in the workspace config: a workspace is often a cloned
   repository, i.e. someone else's file, and it must not decide which key Tether
   uses. Put the key in the user config or ``TETHER_API_KEY``.
-* The workspace config MAY set ``provider``/``base_url`` while the key comes from
-  the user config or the environment. This is deliberately allowed (a project can
-  pin its self-hosted endpoint). The consequence: a repository you open can make
-  Tether send your key to the ``base_url`` it names. ``sources`` records that
-  ``base_url`` came from the workspace so ``tether doctor`` can show it.
+* ``base_url`` and ``home`` are refused in the workspace config too: a repository
+  you open must not be able to send your key to a server it names, or move your
+  history into itself. A project that pins a self-hosted endpoint documents it for
+  its users to put in their own config.
 
 What this module must NOT do:
 
@@ -105,6 +104,16 @@ _WORKSPACE_FORBIDDEN: dict[str, str] = {
     "api_key": (
         "a workspace (often a cloned repository) must not choose which API key is used; "
         "put api_key in your user config ({user}) or the TETHER_API_KEY environment variable"
+    ),
+    # A repository that could set the endpoint could have your key sent to its server.
+    "base_url": (
+        "a workspace (often a cloned repository) must not choose where your API key is sent; "
+        "put base_url in your user config ({user}), TETHER_BASE_URL or --base-url"
+    ),
+    # ...and one that could set the data directory could put your history inside itself.
+    "home": (
+        "a workspace must not choose where Tether keeps its history; "
+        "put home in your user config ({user}), TETHER_HOME or --home"
     ),
 }
 
