@@ -175,10 +175,13 @@ class AgentTurn:
                     text_parts.append(event.text)
                     sink.text(event.text)
                 elif kind is ThinkingDelta:
-                    if state.first_token is None:
-                        state.first_token = time.perf_counter()
-                    state.thinking_parts.append(event.text)
-                    sink.thought(event.text)
+                    if event.signature:
+                        state.thinking_signature = event.signature
+                    if event.text:
+                        if state.first_token is None:
+                            state.first_token = time.perf_counter()
+                        state.thinking_parts.append(event.text)
+                        sink.thought(event.text)
                 elif kind is ToolCallStart:
                     self._call_started(state, event)
                 elif kind is ToolCallArgsDelta:
@@ -193,6 +196,7 @@ class AgentTurn:
                     state.input_tokens = event.input_tokens
                     state.output_tokens = event.output_tokens
                     state.cached_tokens = event.cached_tokens
+                    state.cache_write_tokens = event.cache_write_tokens
                 elif kind is Finish:
                     state.finish_reason = event.reason
         state.llm_done = time.perf_counter()

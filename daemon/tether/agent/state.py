@@ -44,10 +44,12 @@ class StepState:
     index: int
     text_parts: list[str] = field(default_factory=list)
     thinking_parts: list[str] = field(default_factory=list)
+    thinking_signature: str | None = None  # Anthropic: must be sent back with the thinking
     calls: dict[str, PendingCall] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     finish_reason: str = ""
     started: float = 0.0
     first_token: float | None = None
@@ -71,6 +73,8 @@ class StepState:
         message: dict[str, Any] = {"role": "assistant", "text": self.text}
         if self.thinking_parts:
             message["thinking"] = self.thinking
+        if self.thinking_signature:
+            message["thinking_signature"] = self.thinking_signature
         calls = self.finish_calls()
         if calls:
             message["tool_calls"] = [

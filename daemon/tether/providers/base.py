@@ -47,9 +47,12 @@ class ToolCallEnd:
 
 @dataclass(slots=True)
 class UsageReport:
-    input_tokens: int = 0
+    """Token counts of the step so far; a later report replaces an earlier one."""
+
+    input_tokens: int = 0  # all input tokens, cached ones included
     output_tokens: int = 0
-    cached_tokens: int = 0
+    cached_tokens: int = 0  # input tokens read from the provider's prompt cache
+    cache_write_tokens: int = 0  # input tokens written to it (Anthropic)
 
 
 @dataclass(slots=True)
@@ -81,11 +84,31 @@ class ModelRequest:
 
 
 class ProviderError(Exception):
-    """The provider failed; `retryable` tells the caller whether trying again may help."""
+    """The provider failed; the message is written for the person who has to fix it.
 
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
+    `kind` says what went wrong: auth, not_found, context_length, rate_limit,
+    overloaded, server, connection, timeout, truncated, bad_response, quota, scripted.
+    `retryable` says whether trying again may help, `retry_after` how long the server
+    asked us to wait, `status` the HTTP status if there was one. `output_started` is set
+    by the provider when content had already been yielded before the failure (the agent
+    loop must not silently replay such a step).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        kind: str = "bad_response",
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.kind = kind
+        self.status = status
+        self.retry_after = retry_after
+        self.output_started = False
 
 
 class Provider(abc.ABC):

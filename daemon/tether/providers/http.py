@@ -1,0 +1,306 @@
+"""HTTP for model providers: timeouts, retries, error wording, SSE, recording.
+
+Owns: the rules every HTTP provider follows, measured against the official SDKs and
+made stricter where they are lenient:
+
+- retry 408, 409, 429, 5xx, 529 and connection errors, and in-band overloads, but only
+  while nothing has been yielded yet; honour `retry-after-ms`, then `retry-after`
+  (seconds or an HTTP date) up to 120 s (longer: fail, saying when to retry), else
+  exponential backoff with jitter (0.5 s base, 8 s cap); `x-should-retry` overrides;
+  2 retries by default. Quota and spend limits and other 4xx are not retried.
+- timeouts: connect 10 s; first byte 300 s (slow local models); then at most 60 s
+  between chunks. Cancel closes the stream at once.
+- errors a person can act on: 401/403 name the provider and the key variable; 404 names
+  the model (and what `/models` offers when the server says); context-length errors are
+  recognised as such (`kind="context_length"`).
+
+Must not: parse a provider's event payloads (the adapters do), or log request bodies.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import httpx
+from httpx_sse import EventSource, ServerSentEvent
+
+from .base import ProviderError
+
+RETRY_STATUSES = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
+_NO_RETRY_CODES = ("insufficient_quota", "enforced_spend_limit_reached", "billing_hard_limit_reached")
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "context length",
+    "maximum context",
+    "prompt is too long",
+    "too many tokens",
+    "context window",
+    "exceeds the context",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    connect: float = 10.0
+    first_byte: float = 300.0
+    read_gap: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_retries: int = 2
+    base_s: float = 0.5
+    max_backoff_s: float = 8.0
+    cap_s: float = 120.0
+
+    def backoff(self, attempt: int) -> float:
+        """Exponential backoff with jitter for retry number `attempt` (1-based)."""
+        delay = min(self.base_s * (2 ** (attempt - 1)), self.max_backoff_s)
+        return delay * (1 - 0.25 * random.random())
+
+
+def retry_after_seconds(headers: httpx.Headers | dict[str, str], now: float | None = None) -> float | None:
+    """The wait the server asked for: `retry-after-ms`, then `retry-after` (secs or date)."""
+    headers = httpx.Headers(headers)
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (now if now is not None else time.time()))
+
+
+def should_retry(status: int, headers: httpx.Headers, code: str) -> bool:
+    forced = headers.get("x-should-retry")
+    if forced in ("true", "false"):
+        return forced == "true"
+    if any(marker in code for marker in _NO_RETRY_CODES):
+        return False
+    return status in RETRY_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorContext:
+    """What an error message needs to tell the person what to do."""
+
+    provider: str
+    model: str
+    key_env: str
+    base_url: str
+
+
+def error_from_response(
+    ctx: ErrorContext, status: int, headers: httpx.Headers, body: bytes
+) -> ProviderError:
+    message, code = _error_text(body)
+    lowered = f"{code} {message}".lower()
+    retry_after = retry_after_seconds(headers)
+    retryable = should_retry(status, headers, code)
+    where = f"{ctx.provider} ({ctx.base_url})"
+    if any(marker in lowered for marker in _CONTEXT_MARKERS):
+        return ProviderError(
+            f"{where}: the conversation is longer than {ctx.model or 'the model'}'s context window: {message}",
+            kind="context_length", status=status,
+        )
+    if status in (401, 403):
+        return ProviderError(
+            f"{where} refused the API key (HTTP {status}: {message}); set a valid key in "
+            f"{ctx.key_env} or TETHER_API_KEY",
+            kind="auth", status=status,
+        )
+    if status == 404:
+        return ProviderError(
+            f"{where}: model {ctx.model!r} was not found (HTTP 404: {message})",
+            kind="not_found", status=status,
+        )
+    if any(marker in code for marker in _NO_RETRY_CODES) or "quota" in lowered and status == 429:
+        return ProviderError(
+            f"{where}: quota or spend limit reached, not retrying (HTTP {status}: {message})",
+            kind="quota", status=status,
+        )
+    kind = {429: "rate_limit", 529: "overloaded"}.get(status, "server" if status >= 500 else "bad_response")
+    return ProviderError(
+        f"{where} answered HTTP {status}: {message}",
+        kind=kind, status=status, retryable=retryable, retry_after=retry_after,
+    )
+
+
+def _error_text(body: bytes) -> tuple[str, str]:
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        text = body.decode("utf-8", "replace").strip()
+        return (text[:300] or "(empty body)"), ""
+    return in_band_error_text(data)
+
+
+def in_band_error_text(data: Any) -> tuple[str, str]:
+    """(message, code/type) from the error objects OpenAI- and Anthropic-style APIs send."""
+    error = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(error, dict):
+        message = str(error.get("message") or error.get("msg") or json.dumps(error)[:300])
+        code = str(error.get("code") or error.get("type") or "")
+        return message, code
+    return str(error)[:300], ""
+
+
+class _TimedStream(httpx.AsyncByteStream):
+    """A response body that enforces the gap between chunks and can be recorded."""
+
+    def __init__(
+        self,
+        inner: httpx.AsyncByteStream,
+        gap: float,
+        on_chunk: Callable[[bytes], None] | None,
+    ) -> None:
+        self._inner = inner
+        self._gap = gap
+        self._on_chunk = on_chunk
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        iterator = self._inner.__aiter__()
+        while True:
+            try:
+                with anyio.fail_after(self._gap):
+                    chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise ProviderError(
+                    f"the model server sent nothing for {self._gap:.0f} s in the middle of a reply",
+                    kind="timeout", retryable=True,
+                ) from None
+            if self._on_chunk is not None:
+                self._on_chunk(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class SSEClient:
+    """One provider's HTTP client: POST a JSON body, read the reply as server-sent events."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        headers: dict[str, str],
+        error_context: ErrorContext,
+        timeouts: Timeouts = Timeouts(),
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.error_context = error_context
+        self.timeouts = timeouts
+        self._client = httpx.AsyncClient(
+            headers=headers,
+            timeout=httpx.Timeout(
+                connect=timeouts.connect, read=timeouts.first_byte, write=30.0, pool=timeouts.connect
+            ),
+            transport=transport,
+            follow_redirects=False,
+        )
+        # Set by the recorder (record.py) to see each exchange.
+        self.tap: Callable[[dict[str, Any]], Callable[[int, dict[str, str]], Callable[[bytes], None]]] | None = None
+
+    async def events(self, path: str, body: dict[str, Any]) -> AsyncIterator[ServerSentEvent]:
+        """POST and yield events; raises ProviderError (classified) for every failure."""
+        url = f"{self.base_url}{path}"
+        on_exchange = self.tap(body) if self.tap is not None else None
+        try:
+            async with self._client.stream(
+                "POST", url, json=body, headers={"Accept": "text/event-stream"}
+            ) as response:
+                on_chunk = on_exchange(response.status_code, dict(response.headers)) if on_exchange else None
+                if response.status_code >= 400:
+                    raw = await response.aread()
+                    if on_chunk is not None:
+                        on_chunk(raw)
+                    raise error_from_response(
+                        self.error_context, response.status_code, response.headers, raw
+                    )
+                response.stream = _TimedStream(response.stream, self.timeouts.read_gap, on_chunk)
+                async for event in EventSource(response).aiter_sse():
+                    yield event
+        except httpx.TimeoutException as exc:
+            raise ProviderError(
+                f"{self._where()}: timed out ({type(exc).__name__}); the server may be "
+                f"overloaded or still loading the model",
+                kind="timeout", retryable=True,
+            ) from None
+        except (httpx.TransportError, httpx.StreamError) as exc:
+            raise ProviderError(
+                f"{self._where()}: connection failed ({type(exc).__name__}: {exc}); is the "
+                f"server running and the base URL right?",
+                kind="connection", retryable=True,
+            ) from None
+
+    async def get_json(self, path: str) -> Any:
+        response = await self._client.get(f"{self.base_url}{path}", timeout=5.0)
+        response.raise_for_status()
+        return response.json()
+
+    def _where(self) -> str:
+        return f"{self.error_context.provider} ({self.base_url})"
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+async def with_retries(
+    attempt: Callable[[], AsyncIterator[Any]],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+    is_content: Callable[[Any], bool] = lambda _event: True,
+) -> AsyncIterator[Any]:
+    """Run `attempt()` and retry it while it fails retryably before yielding content.
+
+    Once a content event has been yielded, a failure is raised with `output_started`
+    set: replaying would show the client the same text twice.
+    """
+    retries = 0
+    while True:
+        started = False
+        try:
+            async for event in attempt():
+                if not started and is_content(event):
+                    started = True
+                yield event
+            return
+        except ProviderError as exc:
+            if started:
+                exc.output_started = True
+                raise
+            if not exc.retryable or retries >= policy.max_retries:
+                raise
+            if exc.retry_after is not None and exc.retry_after > policy.cap_s:
+                raise ProviderError(
+                    f"{exc} — the server asks to wait {exc.retry_after:.0f} s, more than "
+                    f"Tether waits ({policy.cap_s:.0f} s); try again after that",
+                    kind=exc.kind, status=exc.status, retry_after=exc.retry_after,
+                ) from None
+            retries += 1
+            await sleep(exc.retry_after if exc.retry_after is not None else policy.backoff(retries))
