@@ -130,6 +130,9 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "base_url": ("", "default"),
         "script": ("", "default"),
         "home": ("", "default"),
+        "max_retries": (2, "default"),
+        "record": ("", "default"),
+        "cassette": ("", "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

@@ -31,7 +31,10 @@ EXIT_CODES = {
 }
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-_SERVE_FLAGS = ("provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level")
+_SERVE_FLAGS = (
+    "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",
+    "max_retries", "record", "cassette",
+)
 _PREVIEW_LINES = 6
 
 

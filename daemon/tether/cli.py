@@ -17,7 +17,10 @@ from pathlib import Path
 
 from . import __version__
 
-PROVIDER_FLAGS = ("provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level")
+PROVIDER_FLAGS = (
+    "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",
+    "max_retries", "record", "cassette",
+)
 
 
 def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +33,9 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", help="read-only | ask | auto-edit | full-auto")
     parser.add_argument("--home", help="data directory (default: the user data dir; env TETHER_HOME)")
     parser.add_argument("--log-level", dest="log_level", help="debug | info | warning | error")
+    parser.add_argument("--max-retries", dest="max_retries", type=int, help="provider retries (default 2)")
+    parser.add_argument("--record", help="save each model exchange to this cassette file")
+    parser.add_argument("--cassette", help="cassette for --provider replay")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -77,6 +77,9 @@ SETTING_KEYS: tuple[str, ...] = (
     "log_level",
     "context_window",
     "max_output_tokens",
+    "max_retries",
+    "record",
+    "cassette",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -87,7 +90,7 @@ _SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # Keys that hold filesystem paths: relative values are made absolute against the
 # directory of the layer that supplied them, so the meaning does not depend on
 # the daemon's cwd at the moment the value is used.
-_PATH_KEYS: frozenset[str] = frozenset({"script", "home"})
+_PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
 _CHOICES: dict[str, tuple[str, ...]] = {
     "provider": PROVIDERS,
     "mode": MODES,
@@ -98,6 +101,7 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "max_steps": (1, 1000),
     "context_window": (0, None),
     "max_output_tokens": (0, None),
+    "max_retries": (0, 10),
 }
 # Keys the workspace config may not set; value is the reason given to the user.
 _WORKSPACE_FORBIDDEN: dict[str, str] = {
@@ -170,6 +174,9 @@ class Settings:
     log_level: str = "warning"
     context_window: int = 0  # 0 = the model's default
     max_output_tokens: int = 0  # 0 = the model's default
+    max_retries: int = 2  # provider retries of a failed request, before any output
+    record: str = ""  # save every model exchange to this cassette file
+    cassette: str = ""  # the cassette the `replay` provider plays back
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

@@ -54,6 +54,9 @@ _FINISH_TO_STOP = {
     "content_filter": "refusal",
 }
 TITLE_CHARS = 60
+# Message statuses the model sees again on later steps: what it said before a cancel
+# stays part of the conversation; broken and failed output does not.
+MODEL_VISIBLE = frozenset({"complete", "cancelled", "interrupted"})
 
 
 @dataclass(slots=True)
@@ -88,6 +91,7 @@ class AgentTurn:
         # The step in flight and the tool results it has so far: what a cancel commits.
         self._open_step: StepState | None = None
         self._open_results: dict[str, dict[str, Any]] = {}
+        self._retried_step = False
 
     async def run(self, prompt: list[dict[str, Any]]) -> TurnOutcome:
         session, store = self.session, self.session.store
@@ -133,9 +137,7 @@ class AgentTurn:
     async def _steps(self) -> str:
         tool_specs = self.tools.specs()
         for index in range(1, self.max_steps + 1):
-            state = StepState(index)
-            self._open_step, self._open_results = state, {}
-            await self._stream_step(state, tool_specs)
+            state = await self._stream_with_recovery(index, tool_specs)
             calls = state.finish_calls()
             self.sink.usage(
                 state.input_tokens + state.output_tokens, self.provider.context_window
@@ -151,6 +153,41 @@ class AgentTurn:
             self.report.add_step(state, timings, tool_ms)
             await self._commit([state.assistant_message(), *results])
         return "max_turn_requests"
+
+    async def _stream_with_recovery(self, index: int, tool_specs: list[dict[str, Any]]) -> StepState:
+        """Stream one step; if the stream breaks after output was shown, retry it once.
+
+        The provider already retried failures that happened before any output. A break
+        after output is not replayed silently: what the client saw is kept in history
+        marked `incomplete` (out of the model's view), the client is told, and the step
+        is streamed again — once per turn, and only before any of its tools ran (tools
+        run after the stream, so none has).
+        """
+        while True:
+            state = StepState(index)
+            self._open_step, self._open_results = state, {}
+            try:
+                await self._stream_step(state, tool_specs)
+                return state
+            except ProviderError as exc:
+                shown = bool(state.text_parts or state.thinking_parts or state.calls)
+                if not shown or self._retried_step:
+                    raise
+                self._retried_step = True
+                await self._set_aside_broken_step(state, exc)
+
+    async def _set_aside_broken_step(self, state: StepState, exc: ProviderError) -> None:
+        for call in state.calls.values():
+            self.sink.tool_call_update(
+                call.call_id, status="failed", content_text="not run: the model's reply broke off"
+            )
+        partial: dict[str, Any] = {"role": "assistant", "text": state.text}
+        if state.thinking_parts:
+            partial["thinking"] = state.thinking
+        await self._commit([partial], status="incomplete")
+        self.sink.notice(
+            f"\n\n[the model's reply broke off: {exc}. Retrying this step once.]\n\n"
+        )
 
     async def _stream_step(self, state: StepState, tool_specs: list[dict[str, Any]]) -> None:
         session = self.session
@@ -303,7 +340,8 @@ class AgentTurn:
         # The step stops being "open" before the write: the store finishes a write even
         # when its caller is cancelled, so a cancel here must not commit the step twice.
         self._open_step = None
-        self.session.messages.extend(bodies)
+        if status in MODEL_VISIBLE:
+            self.session.messages.extend(bodies)
         records = [MessageRecord(role=b["role"], body=b, status=status) for b in bodies]
         await self.session.store.append_messages(self.session.id, self.handle.turn_id, records)
 

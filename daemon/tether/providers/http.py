@@ -59,6 +59,8 @@ class RetryPolicy:
     base_s: float = 0.5
     max_backoff_s: float = 8.0
     cap_s: float = 120.0
+    # Multiplies every wait; replay uses 0 so recorded retries happen without waiting.
+    wait_scale: float = 1.0
 
     def backoff(self, attempt: int) -> float:
         """Exponential backoff with jitter for retry number `attempt` (1-based)."""
@@ -303,4 +305,5 @@ async def with_retries(
                     kind=exc.kind, status=exc.status, retry_after=exc.retry_after,
                 ) from None
             retries += 1
-            await sleep(exc.retry_after if exc.retry_after is not None else policy.backoff(retries))
+            delay = exc.retry_after if exc.retry_after is not None else policy.backoff(retries)
+            await sleep(delay * policy.wait_scale)

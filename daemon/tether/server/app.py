@@ -43,15 +43,19 @@ class TetherServer:
         self.tools = ToolRegistry(default_read_only_tools())
         self.registry = SessionRegistry(Path(settings.home) if settings.home else None)
         self._provider: Provider | None = None
+        self._provider_lock = anyio.Lock()
         routes: dict[str, Route] = {}
         for module in (lifecycle, sessions, prompt, reports, diagnostics):
             for route in module.routes(self):
                 routes[route.method] = route
         self.rpc = TetherRPC(routes)
 
-    def provider(self) -> Provider:
+    async def provider(self) -> Provider:
+        """The provider, chosen on first use (choosing may probe loopback servers)."""
         if self._provider is None:
-            self._provider = make_provider(self.settings)
+            async with self._provider_lock:
+                if self._provider is None:
+                    self._provider = await make_provider(self.settings)
         return self._provider
 
     def accept_client(self, profile: ClientProfile, settings: Settings) -> None:
@@ -109,5 +113,7 @@ async def serve(
     except (asyncio.TimeoutError, OSError):
         pass
     await server.registry.close_all()
+    if server._provider is not None:
+        await server._provider.aclose()
     conn.close()
     return server.exit_code

@@ -39,7 +39,7 @@ def routes(server: TetherServer) -> list[Route]:
         assert server.conn is not None
         sink = SessionUpdates(session.id, server.conn)
         try:
-            provider = server.provider()
+            provider = await server.provider()
             turn = AgentTurn(
                 session,
                 handle,
@@ -59,7 +59,12 @@ def routes(server: TetherServer) -> list[Route]:
             raise ProviderFailed(
                 f"the model provider failed: {outcome.error}. What was streamed is kept in "
                 f"the session history, marked as an error (turn {outcome.turn_id})",
-                data={"turnId": outcome.turn_id, "retryable": outcome.error.retryable},
+                data={
+                    "turnId": outcome.turn_id,
+                    "kind": outcome.error.kind,
+                    "retryable": outcome.error.retryable,
+                    **({"status": outcome.error.status} if outcome.error.status else {}),
+                },
             )
         return {"stopReason": outcome.stop_reason, "_meta": {"tether": {"turnId": outcome.turn_id}}}
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
 
+from ..agent.loop import MODEL_VISIBLE
 from ..agent.session import AgentSession
 from ..store import HistoryStore, SessionRecord, database_path
 from ..tools.sandbox import WorkspaceSandbox
@@ -81,7 +82,7 @@ class SessionRegistry:
             WorkspaceSandbox(workspace),
             record.mode,
             title=record.title,
-            messages=[m.body for m in stored],
+            messages=[m.body for m in stored if m.status in MODEL_VISIBLE],
         )
         self.live[session_id] = session
         return session, stored

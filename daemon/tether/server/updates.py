@@ -135,6 +135,16 @@ class SessionUpdates:
     def title(self, title: str) -> None:
         self.update({"sessionUpdate": "session_info_update", "title": title})
 
+    def notice(self, text: str) -> None:
+        # ACP has no "notice" update; a marked message chunk is shown by every client.
+        self.update(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text},
+                "_meta": {"tether": {"notice": True}},
+            }
+        )
+
 
 def replay_updates(bodies: list[tuple[dict[str, Any], str]]) -> list[dict[str, Any]]:
     """The updates that show a stored conversation again, in order.

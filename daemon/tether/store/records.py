@@ -31,7 +31,8 @@ __all__ = [
 ]
 
 MESSAGE_ROLES = frozenset({"user", "assistant", "tool", "system"})
-MESSAGE_STATUSES = frozenset({"complete", "cancelled", "interrupted", "error"})
+# "incomplete": shown to the client, then the stream broke; kept, but not sent to the model
+MESSAGE_STATUSES = frozenset({"complete", "incomplete", "cancelled", "interrupted", "error"})
 TURN_STATUSES = frozenset({"running", "complete", "cancelled", "interrupted", "error"})
 # what finish_turn accepts: every status except the one begin_turn sets
 FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}

@@ -91,7 +91,7 @@ _V1_STATEMENTS = (
         role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool', 'system')),
         body       TEXT NOT NULL,
         status     TEXT NOT NULL DEFAULT 'complete'
-                   CHECK (status IN ('complete', 'cancelled', 'interrupted', 'error')),
+                   CHECK (status IN ('complete', 'incomplete', 'cancelled', 'interrupted', 'error')),
         created_at REAL NOT NULL,
         UNIQUE (session_id, seq)
     )""",

@@ -28,6 +28,7 @@ from anyio.abc import ByteReceiveStream
 
 from tether.tools.base import ToolError
 from tether.tools.grep_hits import GrepRequest, HitCollector
+from tether.tools.subprocess_env import scrubbed_env
 from tether.tools.textfile import SNIFF_BYTES, has_nul
 
 __all__ = ["find_rg", "search_rg"]
@@ -82,7 +83,12 @@ async def _run_chunk(rg: str, root: str, request: GrepRequest, files: list[str],
     stderr = bytearray()
     parser = _JsonParser(root, collector)
     async with await anyio.open_process(
-        command, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        command,
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=scrubbed_env(),
     ) as process:
         try:
             assert process.stdout is not None and process.stderr is not None

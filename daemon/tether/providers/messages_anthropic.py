@@ -1,0 +1,228 @@
+"""Tether history → the JSON body of Anthropic's `POST /v1/messages`.
+
+Owns: converting a `ModelRequest` (stable system prompt, dynamic context, tool specs,
+stored messages) into a Messages API request body, the prompt-caching breakpoints, and
+the per-model `max_tokens` default.
+
+Must not: do I/O, read the clock, or reorder anything. For the same history prefix the
+body is byte-identical from step to step — Anthropic's prompt cache is a prefix match —
+with ONE deliberate exception: the `cache_control` breakpoint on the last content block
+of the latest message moves forward every step (the documented multi-turn caching
+pattern: each step writes the cache up to its end and the next step reads it back).
+`strip_moving_breakpoint()` removes exactly that marker, which is what the
+prefix-stability tests compare.
+
+Stored history (see agent/state.py `assistant_message()` and agent/loop.py):
+  user      {"role": "user", "content": [ACP content blocks]}
+  assistant {"role": "assistant", "text", "thinking"?, "thinking_signature"?, "tool_calls"?}
+  tool      {"role": "tool", "tool_call_id", "content": str, "is_error": bool}
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from .base import ModelRequest
+
+DEFAULT_MAX_TOKENS = 8192
+# Output limits by model family, first match wins. Values are at or below each family's
+# documented maximum so no model rejects them; unknown models (proxies, new names) get
+# DEFAULT_MAX_TOKENS, which every Claude model since 3.5 accepts.
+_MAX_TOKENS: tuple[tuple[re.Pattern[str], int], ...] = (
+    (re.compile(r"claude-(opus|sonnet|haiku)-4"), 32_000),
+    (re.compile(r"claude-3-7-sonnet"), 32_000),
+    (re.compile(r"claude-3-5-"), 8192),
+    (re.compile(r"claude-3-"), 4096),
+)
+# budget_tokens must be below max_tokens; when a configured budget does not fit, room
+# for this many answer tokens is added on top of it rather than failing the request.
+_ANSWER_ROOM = 4096
+
+
+def default_max_tokens(model: str) -> int:
+    for pattern, limit in _MAX_TOKENS:
+        if pattern.search(model):
+            return limit
+    return DEFAULT_MAX_TOKENS
+
+
+def _ephemeral() -> dict[str, str]:
+    # A fresh dict each time, so no caller can mutate a shared marker.
+    return {"type": "ephemeral"}
+
+
+def build_body(
+    request: ModelRequest, *, model: str, max_output_tokens: int = 0, thinking_budget: int = 0
+) -> dict[str, Any]:
+    max_tokens = max_output_tokens or default_max_tokens(model)
+    if thinking_budget > 0 and max_tokens <= thinking_budget:
+        max_tokens = thinking_budget + _ANSWER_ROOM
+    system = system_blocks(request.system, request.dynamic_context)
+    tools = tool_specs(request.tools)
+    # The stable-prefix breakpoint. The cache prefix is rendered tools → system →
+    # messages, so a breakpoint on the stable system block covers the tools too; only
+    # without a stable system text does it go on the last tool.
+    if request.system:
+        system[0]["cache_control"] = _ephemeral()
+    elif tools:
+        tools[-1]["cache_control"] = _ephemeral()
+    messages = convert_messages(request.messages)
+    mark_latest(messages)
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+    if system:
+        body["system"] = system
+    body["messages"] = messages
+    if tools:
+        body["tools"] = tools
+    if thinking_budget > 0:
+        body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
+    body["stream"] = True
+    return body
+
+
+def system_blocks(system: str, dynamic_context: str) -> list[dict[str, Any]]:
+    # Two blocks, stable first, so the changing part sits after the cached prefix.
+    # Empty text blocks are rejected by the API, so empty parts are left out.
+    return [{"type": "text", "text": t} for t in (system, dynamic_context) if t]
+
+
+def tool_specs(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for tool in tools:
+        schema = tool.get("input_schema") or tool.get("parameters") or {"type": "object"}
+        out.append(
+            {"name": tool["name"], "description": tool.get("description", ""), "input_schema": schema}
+        )
+    return out
+
+
+def convert_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Stored history → Anthropic messages, merging same-role neighbours.
+
+    The API requires user/assistant alternation, and every tool result of a step must
+    come back in the one user message after the assistant's tool_use blocks, before any
+    text; merging consecutive same-role messages gives both (tool results, then the
+    next prompt's blocks). Assistant messages with no sendable content are dropped
+    (empty content is rejected) and their neighbours merge.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant":
+            blocks = assistant_blocks(message)
+            if not blocks:
+                continue
+        elif role == "tool":
+            role, blocks = "user", [tool_result_block(message)]
+        else:
+            role, blocks = "user", user_blocks(message.get("content"))
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+def user_blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    blocks: list[dict[str, Any]] = []
+    for block in content or []:
+        converted = _acp_block(block) if isinstance(block, dict) else None
+        if converted is not None:
+            blocks.append(converted)
+    # An empty user message is rejected by the API; say so rather than drop the turn.
+    return blocks or [{"type": "text", "text": "(empty message)"}]
+
+
+def _acp_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    kind = block.get("type")
+    if kind == "text":
+        text = str(block.get("text", ""))
+        return {"type": "text", "text": text} if text else None
+    if kind == "resource_link":
+        name = block.get("name") or block.get("uri", "")
+        return {"type": "text", "text": f"[file: {name}]({block.get('uri', '')})"}
+    if kind == "resource":
+        resource = block.get("resource") or {}
+        uri = str(resource.get("uri", ""))
+        if "text" in resource:
+            text = str(resource["text"])
+            fence = _fence(text)
+            return {"type": "text", "text": f"{uri}\n{fence}\n{text}\n{fence}"}
+        return {"type": "text", "text": f"[binary resource: {uri}]"}
+    if kind == "image" and block.get("data"):
+        return {
+            "type": "image",
+            "source": {
+                "type": "base64",
+                "media_type": block.get("mimeType", "image/png"),
+                "data": block["data"],
+            },
+        }
+    if kind == "image" and block.get("uri"):
+        return {"type": "text", "text": f"[image: {block['uri']}]"}
+    return {"type": "text", "text": f"[unsupported content block: {kind}]"}
+
+
+def _fence(text: str) -> str:
+    # Longer than any backtick run inside, so embedded ``` cannot close the fence early.
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def assistant_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    signature = message.get("thinking_signature")
+    # The API verifies the signature and rejects unsigned thinking, so thinking without
+    # one (a cancelled step, another provider's reasoning) is left out.
+    if signature:
+        blocks.append(
+            {"type": "thinking", "thinking": message.get("thinking", ""), "signature": signature}
+        )
+    if message.get("text"):
+        blocks.append({"type": "text", "text": message["text"]})
+    for call in message.get("tool_calls") or []:
+        arguments = call.get("arguments")
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call["id"],
+                "name": call["name"],
+                "input": arguments if isinstance(arguments, dict) else {},
+            }
+        )
+    return blocks
+
+
+def tool_result_block(message: dict[str, Any]) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message["tool_call_id"]}
+    content = message.get("content")
+    if content:  # content is optional; an empty string is left out rather than risked
+        block["content"] = content if isinstance(content, (str, list)) else str(content)
+    if message.get("is_error"):
+        block["is_error"] = True
+    return block
+
+
+def mark_latest(messages: list[dict[str, Any]]) -> None:
+    """Put the moving cache breakpoint on the latest message's last cacheable block."""
+    if not messages:
+        return
+    blocks = messages[-1]["content"]
+    for i in range(len(blocks) - 1, -1, -1):
+        # Thinking blocks cannot carry cache_control.
+        if blocks[i].get("type") not in ("thinking", "redacted_thinking"):
+            blocks[i] = {**blocks[i], "cache_control": _ephemeral()}
+            return
+
+
+def strip_moving_breakpoint(body: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `body` without the latest message's breakpoint (for stability checks)."""
+    body = copy.deepcopy(body)
+    if body.get("messages"):
+        for block in body["messages"][-1]["content"]:
+            block.pop("cache_control", None)
+    return body

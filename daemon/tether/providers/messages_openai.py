@@ -1,0 +1,276 @@
+"""The OpenAI chat-completions wire format, without I/O: history out, `<think>` text in.
+
+Owns: turning Tether's stored history (ACP user blocks, assistant messages with tool
+calls, tool results) into chat-completions `messages`, tool specs into `tools`, the
+context-window defaults by model name; and on the way back the small pieces of chunk
+reading: `ThinkSplitter` (separates `<think>...</think>` reasoning from answer text as
+local reasoning models stream it), finish-reason and usage mapping, in-band errors, and
+ids for tool calls the server sent without one.
+
+Must not: do HTTP, read the environment, or add anything that varies between two calls
+with the same history (timestamps, random ids, unordered sets): the serialized messages
+of step N must be a prefix of step N+1's so server-side prompt caches keep hitting.
+Thinking is never sent back: OpenAI-compatible servers reject or mis-render it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .base import ProviderError, TextDelta, ThinkingDelta, UsageReport
+from .http import in_band_error_text
+
+# Longest prefix wins; matched on the last path segment so "openai/gpt-4o" (OpenRouter)
+# finds "gpt-4o". Local servers decide their own window at load time, so these are
+# only a starting point; the constructor's `context_window` overrides them.
+_CONTEXT_WINDOWS: dict[str, int] = {
+    "gpt-5": 400_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4o": 128_000,
+    "gpt-4-turbo": 128_000,
+    "gpt-4": 8_192,
+    "gpt-3.5-turbo": 16_385,
+    "o1": 200_000,
+    "o3": 200_000,
+    "o4": 200_000,
+    "llama": 8_192,
+}
+DEFAULT_CONTEXT_WINDOW = 32_768
+
+_ERROR_WORD = re.compile(r"\s*(error|failed|failure|exception|traceback)\b", re.IGNORECASE)
+
+
+def context_window_for(model: str) -> int:
+    name = model.rsplit("/", 1)[-1].lower()
+    best = ""
+    for prefix in _CONTEXT_WINDOWS:
+        if name.startswith(prefix) and len(prefix) > len(best):
+            best = prefix
+    return _CONTEXT_WINDOWS[best] if best else DEFAULT_CONTEXT_WINDOW
+
+
+def build_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": tool.get("input_schema") or {"type": "object", "properties": {}},
+            },
+        }
+        for tool in tools
+    ]
+
+
+def build_messages(system: str, dynamic_context: str, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat-completions messages for a system prompt and a stored history, in order."""
+    out: list[dict[str, Any]] = []
+    system_text = "\n\n".join(part for part in (system, dynamic_context) if part)
+    if system_text:
+        out.append({"role": "system", "content": system_text})
+    for message in history:
+        role = message.get("role")
+        if role == "user":
+            out.append({"role": "user", "content": render_user_blocks(message.get("content"))})
+        elif role == "assistant":
+            out.append(_assistant(message))
+        elif role == "tool":
+            out.append(_tool_result(message))
+        # Other roles (none are stored today) have no chat-completions equivalent.
+    return out
+
+
+def render_user_blocks(content: Any) -> str:
+    """ACP content blocks as one text: links and embedded files become readable text."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content or []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "resource_link":
+            parts.append(f"[file: {block.get('name') or block.get('uri', '')}]({block.get('uri', '')})")
+        elif kind == "resource":
+            parts.append(_render_resource(block.get("resource") or {}))
+        else:
+            # Images and audio need a vision/audio model and a different content shape;
+            # say what was left out rather than dropping it silently.
+            parts.append(f"[{kind or 'unknown'} content omitted]")
+    return "\n".join(parts)
+
+
+def _render_resource(resource: dict[str, Any]) -> str:
+    uri = str(resource.get("uri", ""))
+    text = resource.get("text")
+    if not isinstance(text, str):
+        return f"[file: {uri}] (binary content omitted)"
+    # A fence longer than any backtick run inside, so the file cannot close it early.
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"[file: {uri}]\n{fence}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}"
+
+
+def _assistant(message: dict[str, Any]) -> dict[str, Any]:
+    text = message.get("text") or ""
+    calls = message.get("tool_calls") or []
+    out: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
+    if calls:
+        out["tool_calls"] = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["name"], "arguments": _arguments(call)},
+            }
+            for call in calls
+        ]
+    return out
+
+
+def _arguments(call: dict[str, Any]) -> str:
+    # What the model wrote when it was not valid JSON: it sees its own mistake, and the
+    # tool result explaining it, rather than an empty object it never produced.
+    raw = call.get("raw_arguments")
+    if isinstance(raw, str):
+        return raw
+    return json.dumps(call.get("arguments") or {}, ensure_ascii=False)
+
+
+def _tool_result(message: dict[str, Any]) -> dict[str, Any]:
+    content = str(message.get("content", ""))
+    if message.get("is_error") and not _ERROR_WORD.match(content):
+        # Chat completions has no error flag on tool results; the text must say it.
+        content = f"Error: {content}"
+    return {"role": "tool", "tool_call_id": message.get("tool_call_id", ""), "content": content}
+
+
+_OPEN, _CLOSE = "<think>", "</think>"
+
+
+class ThinkSplitter:
+    """Splits streamed content into thinking (inside `<think>...</think>`) and text.
+
+    Only a `<think>` at the very start of the content (after whitespace) opens a block:
+    local reasoning models put it there, and a model merely *mentioning* the tag later
+    in its answer must not have the rest of the answer hidden. Tags may arrive split
+    across chunks, so a possible partial tag at the end of a chunk is held back.
+    """
+
+    def __init__(self) -> None:
+        # start: nothing visible yet; think_lead/text_lead: drop whitespace after a tag
+        self._mode = "start"
+        self._held = ""
+
+    def feed(self, text: str) -> list[TextDelta | ThinkingDelta]:
+        out: list[TextDelta | ThinkingDelta] = []
+        buf, self._held = self._held + text, ""
+        while buf:
+            mode = self._mode
+            if mode == "start":
+                stripped = buf.lstrip()
+                if stripped.startswith(_OPEN):
+                    buf, self._mode = stripped[len(_OPEN):], "think_lead"
+                elif not stripped or _OPEN.startswith(stripped):
+                    self._held = buf  # whitespace or a partial "<thi": wait for more
+                    return out
+                else:
+                    self._mode = "text"
+            elif mode in ("think_lead", "text_lead"):
+                buf = buf.lstrip()
+                if buf:
+                    self._mode = mode[:-5]
+            elif mode == "think":
+                at = buf.find(_CLOSE)
+                if at >= 0:
+                    _append(out, ThinkingDelta, buf[:at])
+                    buf, self._mode = buf[at + len(_CLOSE):], "text_lead"
+                    continue
+                keep = _partial_suffix(buf, _CLOSE)
+                _append(out, ThinkingDelta, buf[: len(buf) - keep])
+                self._held = buf[len(buf) - keep:]
+                return out
+            else:
+                _append(out, TextDelta, buf)
+                return out
+        return out
+
+    def flush(self) -> list[TextDelta | ThinkingDelta]:
+        """What is still held back, at the end of the content."""
+        held, self._held = self._held, ""
+        out: list[TextDelta | ThinkingDelta] = []
+        _append(out, ThinkingDelta if self._mode == "think" else TextDelta, held)
+        return out
+
+
+def _append(out: list[TextDelta | ThinkingDelta], kind: type, text: str) -> None:
+    if text:
+        out.append(kind(text))
+
+
+def _partial_suffix(text: str, tag: str) -> int:
+    """Length of the longest suffix of `text` that is a proper prefix of `tag`."""
+    for size in range(min(len(tag) - 1, len(text)), 0, -1):
+        if tag.startswith(text[-size:]):
+            return size
+    return 0
+
+
+# ---- reading the stream -----------------------------------------------------------
+
+FINISH_REASONS = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "content_filter": "refusal",
+}
+_OVERLOAD_MARKERS = ("overload", "rate limit", "rate_limit", "503", "529")
+
+
+def in_band_error(where: str, chunk: dict[str, Any]) -> ProviderError:
+    message, code = in_band_error_text(chunk)
+    lowered = json.dumps(chunk).lower()
+    if "context_length" in lowered or "context length" in lowered or "maximum context" in lowered:
+        return ProviderError(f"{where}: the conversation is too long for the model: {message}",
+                             kind="context_length")
+    overloaded = any(marker in lowered for marker in _OVERLOAD_MARKERS)
+    return ProviderError(
+        f"{where} reported an error mid-stream: {message}" + (f" ({code})" if code else ""),
+        kind="overloaded" if overloaded else "server", retryable=overloaded,
+    )
+
+
+def usage_report(usage: dict[str, Any]) -> UsageReport:
+    def number(value: Any) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    details = usage.get("prompt_tokens_details")
+    cached = number(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    return UsageReport(
+        input_tokens=number(usage.get("prompt_tokens")),
+        output_tokens=number(usage.get("completion_tokens")),
+        # DeepSeek reports cache hits under its own name.
+        cached_tokens=cached or number(usage.get("prompt_cache_hit_tokens")),
+    )
+
+
+def generated_id_prefix(messages: list[dict[str, Any]]) -> Callable[[], str]:
+    """Ids for calls the server sent without one: deterministic (so replays and prompt
+    caches match) yet distinct between steps and turns (the editor keys tool calls by
+    id for the whole session), hence derived from the history, computed only if needed."""
+    cache: list[str] = []
+
+    def prefix() -> str:
+        if not cache:
+            raw = json.dumps(messages, ensure_ascii=False, separators=(",", ":"))
+            cache.append("call_" + hashlib.sha256(raw.encode()).hexdigest()[:8])
+        return cache[0]
+
+    return prefix

@@ -1,0 +1,313 @@
+"""The OpenAI chat-completions provider: api.openai.com and every compatible server.
+
+Owns: the request body, reading the streamed chunks into provider events, and the
+quirks of the servers that speak this dialect: llama.cpp repeats a tool call's id and
+name in every delta (set once, never concatenated), Ollama sends whole calls in one
+chunk without `index`, OpenRouter sends `:` comment lines, local reasoning models put
+thinking in `reasoning_content`/`reasoning` or inside `<think>` tags. A stream that
+ends with neither `[DONE]` nor a finish reason is an error here (the official SDK
+accepts it silently); a 404 lists the models the server does offer.
+
+Must not: read the environment (the key arrives as an argument), log request bodies,
+or retry on its own (`http.with_retries` decides, and never after output started).
+Message conversion lives in `messages_openai.py`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from .base import (
+    Finish,
+    ModelRequest,
+    Provider,
+    ProviderError,
+    ProviderEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from .http import ErrorContext, RetryPolicy, SSEClient, Timeouts, with_retries
+from .messages_openai import (
+    FINISH_REASONS,
+    ThinkSplitter,
+    build_messages,
+    build_tools,
+    context_window_for,
+    generated_id_prefix,
+    in_band_error,
+    usage_report,
+)
+
+
+def _is_content(event: ProviderEvent) -> bool:
+    return isinstance(event, (TextDelta, ThinkingDelta, ToolCallStart))
+
+
+class OpenAIProvider(Provider):
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str = "https://api.openai.com/v1",
+        api_key: str = "",
+        key_env: str = "OPENAI_API_KEY",
+        context_window: int | None = None,
+        timeouts: Timeouts = Timeouts(),
+        retry: RetryPolicy = RetryPolicy(),
+        transport: httpx.AsyncBaseTransport | None = None,
+        max_output_tokens: int = 0,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.context_window = context_window or context_window_for(model)
+        self.retry = retry
+        self.max_output_tokens = max_output_tokens
+        # Local servers (llama.cpp, Ollama, vLLM) need no key; sending an empty bearer
+        # token makes some proxies answer 401.
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.client = SSEClient(
+            base_url=self.base_url,
+            headers=headers,
+            error_context=ErrorContext(self.name, model, key_env, self.base_url),
+            timeouts=timeouts,
+            transport=transport,
+        )
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The request body; the same history always serializes to the same bytes."""
+        body: dict[str, Any] = {
+            "model": request.model or self.model,
+            "messages": build_messages(request.system, request.dynamic_context, request.messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            body["tools"] = build_tools(request.tools)
+        limit = request.max_output_tokens or self.max_output_tokens
+        if limit > 0:
+            body["max_completion_tokens"] = limit
+        return body
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        body = self.build_body(request)
+        prefix = generated_id_prefix(body["messages"])
+        attempts: list[AsyncIterator[ProviderEvent]] = []
+
+        def attempt() -> AsyncIterator[ProviderEvent]:
+            attempts.append(self._attempt(body, prefix))
+            return attempts[-1]
+
+        try:
+            async with contextlib.aclosing(
+                with_retries(attempt, self.retry, is_content=_is_content)
+            ) as events:
+                async for event in events:
+                    yield event
+        finally:
+            # with_retries abandons an attempt when it is cancelled; close each one here
+            # so its connection is released now, not whenever the GC gets to it.
+            for gen in attempts:
+                await gen.aclose()  # type: ignore[attr-defined]
+
+    async def _attempt(self, body: dict[str, Any], id_prefix: Callable[[], str]) -> AsyncIterator[ProviderEvent]:
+        parser = ChunkParser(f"{self.name} ({self.base_url})", id_prefix)
+        done = False
+        try:
+            async with contextlib.aclosing(self.client.events("/chat/completions", body)) as events:
+                async for sse in events:
+                    data = sse.data.strip()
+                    if not data:
+                        continue
+                    if data == "[DONE]":
+                        done = True
+                        break
+                    for event in parser.feed(data):
+                        yield event
+        except ProviderError as exc:
+            if exc.kind == "not_found":
+                raise await self._explain_not_found(exc) from None
+            # The model had finished; only the tail ([DONE], maybe usage) went missing.
+            if not (parser.finish_reason and exc.kind in ("timeout", "connection")):
+                raise
+        if not done and not parser.finish_reason:
+            raise ProviderError(
+                f"{parser.where}: the stream ended before the model finished (no [DONE] or "
+                f"finish_reason); the connection or a proxy cut the reply short",
+                kind="truncated", retryable=True,
+            )
+        for event in parser.end():
+            yield event
+
+    async def list_models(self) -> list[str]:
+        """The model ids `GET {base_url}/models` offers."""
+        try:
+            data = await self.client.get_json("/models")
+        except (httpx.HTTPError, ValueError) as exc:
+            raise ProviderError(
+                f"{self.name} ({self.base_url}): listing models failed: {exc}",
+                kind="connection", retryable=True,
+            ) from None
+        entries = data.get("data") if isinstance(data, dict) else None
+        return [str(e["id"]) for e in entries or [] if isinstance(e, dict) and e.get("id")]
+
+    async def _explain_not_found(self, exc: ProviderError) -> ProviderError:
+        try:
+            models = await self.list_models()
+        except ProviderError:
+            return exc
+        if not models:
+            return exc
+        shown = ", ".join(models[:30]) + (", …" if len(models) > 30 else "")
+        return ProviderError(f"{exc}; available models: {shown}", kind=exc.kind, status=exc.status)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+@dataclass(slots=True)
+class _Call:
+    call_id: str
+    server_id: str | None
+    name: str = ""
+    held_args: list[str] = field(default_factory=list)  # arguments seen before the name
+    started: bool = False
+    ended: bool = False
+
+
+class ChunkParser:
+    """Chat-completion chunks (JSON text) in, provider events out, for one attempt."""
+
+    def __init__(self, where: str, id_prefix: Callable[[], str]) -> None:
+        self.where = where
+        self.finish_reason = ""
+        self.usage: dict[str, Any] | None = None
+        self._id_prefix = id_prefix
+        self._think = ThinkSplitter()
+        self._calls: list[_Call] = []
+        self._by_index: dict[int, _Call] = {}
+        self._by_server_id: dict[str, _Call] = {}
+        self._used_ids: set[str] = set()
+
+    def feed(self, data: str) -> list[ProviderEvent]:
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            chunk = None
+        if not isinstance(chunk, dict):
+            raise ProviderError(f"{self.where}: the server sent a chunk that is not a JSON object: {data[:200]!r}")
+        if chunk.get("error"):
+            raise in_band_error(self.where, chunk)
+        out: list[ProviderEvent] = []
+        if isinstance(chunk.get("usage"), dict):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or []:
+            # With n > 1 the other choices are alternatives nobody asked for.
+            if isinstance(choice, dict) and (choice.get("index") or 0) == 0:
+                self._choice(choice, out)
+        return out
+
+    def end(self) -> list[ProviderEvent]:
+        out: list[ProviderEvent] = []
+        self._close(out)
+        reason = self.finish_reason or "stop"
+        # Ollama and Gemini say "stop" even when the reply is tool calls.
+        if reason == "stop" and self._calls:
+            reason = "tool_calls"
+        if self.usage is not None:
+            out.append(usage_report(self.usage))
+        out.append(Finish(reason))
+        return out
+
+    def _choice(self, choice: dict[str, Any], out: list[ProviderEvent]) -> None:
+        delta = choice.get("delta") or {}
+        if isinstance(delta, dict):
+            # Some servers send both spellings with the same text; take one.
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                out.append(ThinkingDelta(reasoning))
+            for key in ("content", "refusal"):
+                if isinstance(delta.get(key), str) and delta[key]:
+                    out.extend(self._think.feed(delta[key]))
+            if isinstance(delta.get("tool_calls"), list):
+                for position, item in enumerate(delta["tool_calls"]):
+                    if isinstance(item, dict):
+                        self._tool_delta(item, position, out)
+        reason = choice.get("finish_reason")
+        if reason:
+            self.finish_reason = FINISH_REASONS.get(str(reason), "stop")
+            self._close(out)
+
+    def _tool_delta(self, item: dict[str, Any], position: int, out: list[ProviderEvent]) -> None:
+        function = item.get("function") if isinstance(item.get("function"), dict) else {}
+        server_id = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else None
+        name = function.get("name") if isinstance(function.get("name"), str) else ""
+        args = function.get("arguments")
+        if isinstance(args, dict):  # a few servers send the object itself
+            args = json.dumps(args, ensure_ascii=False)
+        call = self._locate(item.get("index"), server_id, position)
+        if name and not call.name:
+            call.name = name  # set once: llama.cpp repeats the name in every delta
+        if call.name and not call.started:
+            call.started = True
+            out.append(ToolCallStart(call.call_id, call.name))
+            if call.held_args:
+                out.append(ToolCallArgsDelta(call.call_id, "".join(call.held_args)))
+                call.held_args.clear()
+        if isinstance(args, str) and args:
+            if call.started:
+                out.append(ToolCallArgsDelta(call.call_id, args))
+            else:
+                call.held_args.append(args)
+
+    def _locate(self, index: Any, server_id: str | None, position: int) -> _Call:
+        if isinstance(index, int) and not isinstance(index, bool):
+            call = self._by_index.get(index)
+            # Some servers number every parallel call 0; a new id means a new call.
+            if call is None or (server_id and call.server_id and server_id != call.server_id):
+                call = self._new(server_id, index)
+            return call
+        if server_id:
+            return self._by_server_id.get(server_id) or self._new(server_id, len(self._calls))
+        return self._by_index.get(position) or self._new(None, position)
+
+    def _new(self, server_id: str | None, key: int) -> _Call:
+        # The server's id unless it reused one (then ours, so ids stay unique).
+        call_id = server_id if server_id and server_id not in self._used_ids else None
+        number = len(self._calls)
+        while call_id is None or call_id in self._used_ids:
+            number += 1
+            call_id = f"{self._id_prefix()}_{number}"
+        call = _Call(call_id, server_id)
+        self._used_ids.add(call_id)
+        self._calls.append(call)
+        self._by_index[key] = call
+        if server_id:
+            self._by_server_id.setdefault(server_id, call)
+        return call
+
+    def _close(self, out: list[ProviderEvent]) -> None:
+        """The choice is over: release held-back text and end every call."""
+        out.extend(self._think.flush())
+        for call in self._calls:
+            if call.ended:
+                continue
+            if not call.started:
+                # Arguments without a name: surface it (the loop reports an unknown
+                # tool to the model) rather than dropping what the model asked for.
+                call.started = True
+                out.append(ToolCallStart(call.call_id, call.name))
+                if call.held_args:
+                    out.append(ToolCallArgsDelta(call.call_id, "".join(call.held_args)))
+            call.ended = True
+            out.append(ToolCallEnd(call.call_id))
