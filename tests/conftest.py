@@ -38,6 +38,7 @@ def daemon_env(tether_home: Path, tmp_path: Path) -> dict[str, str]:
     env["TETHER_HOME"] = str(tether_home)
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")  # no user config file
     env["PYTHONUNBUFFERED"] = "1"
+    env["TETHER_PROBE_PORTS"] = ""  # no local model server discovery in tests unless asked
     return env
 
 

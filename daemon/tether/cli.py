@@ -4,6 +4,7 @@
     tether acp   [...]                       the daemon, newline-delimited JSON (ACP editors)
     tether run "PROMPT" [--workspace DIR] [--json]     one headless turn
     tether demo                              a scripted turn on a copy of an example workspace
+    tether doctor                            the settings and provider Tether would use, and why
 
 Imports stay lazy: `serve` must reach its first read with the standard library only.
 """
@@ -51,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("prompt", help="what to ask")
     run.add_argument("--json", action="store_true", help="one JSON object per event line")
     _add_setting_flags(run)
+    doctor = commands.add_parser("doctor", help="show the settings, the provider Tether would use, and why")
+    _add_setting_flags(doctor)
     demo = commands.add_parser("demo", help="a scripted turn on a copy of the example workspace")
     demo.add_argument("--json", action="store_true", help="one JSON object per event line")
     return parser
@@ -60,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in ("serve", "acp"):
         return _serve(args, "ndjson" if args.command == "acp" else args.framing)
+    if args.command == "doctor":
+        from .doctor import doctor_main
+
+        workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
+        return doctor_main(workspace, {k: getattr(args, k, None) for k in PROVIDER_FLAGS})
     from tether_client.cli import demo_main, run_main
 
     if args.command == "run":

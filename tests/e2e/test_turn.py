@@ -23,9 +23,9 @@ async def test_scripted_turn_streams_thinking_text_tool_call_and_result(spawn_da
         "agent_message_chunk",
         "tool_call",
         "tool_call_update",  # arguments complete: title, rawInput, locations
-        "usage_update",
         "tool_call_update",  # in_progress
         "tool_call_update",  # completed, with the result
+        "usage_update",  # after each step
         "agent_message_chunk",
         "usage_update",
     ]

@@ -139,12 +139,10 @@ class AgentTurn:
         for index in range(1, self.max_steps + 1):
             state = await self._stream_with_recovery(index, tool_specs)
             calls = state.finish_calls()
-            self.sink.usage(
-                state.input_tokens + state.output_tokens, self.provider.context_window
-            )
             if not calls:
                 self.report.add_step(state, [], 0.0)
                 await self._commit([state.assistant_message()])
+                self._report_usage(state)
                 return _FINISH_TO_STOP.get(state.finish_reason or "stop", "end_turn")
             t0 = time.perf_counter()
             timings = await self._run_tools(calls)
@@ -152,7 +150,15 @@ class AgentTurn:
             results = [self._open_results[c.call_id] for c in calls]
             self.report.add_step(state, timings, tool_ms)
             await self._commit([state.assistant_message(), *results])
+            self._report_usage(state, covered=len(self.session.messages) - len(results))
         return "max_turn_requests"
+
+    def _report_usage(self, state: StepState, covered: int | None = None) -> None:
+        """`usage_update` after each step: how full the context is, against the window."""
+        messages = self.session.messages
+        context = self.session.context
+        context.anchor(state.input_tokens, state.output_tokens, len(messages) if covered is None else covered)
+        self.sink.usage(context.used(messages), self.provider.context_window)
 
     async def _stream_with_recovery(self, index: int, tool_specs: list[dict[str, Any]]) -> StepState:
         """Stream one step; if the stream breaks after output was shown, retry it once.

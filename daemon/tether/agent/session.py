@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from .tokens import ContextEstimate
+
 if TYPE_CHECKING:
     from ..store import HistoryStore
     from ..tools.sandbox import WorkspaceSandbox
@@ -41,3 +43,4 @@ class AgentSession:
     messages: list[dict[str, Any]] = field(default_factory=list)
     turn: ActiveTurn | None = None
     closed: bool = False
+    context: ContextEstimate = field(default_factory=ContextEstimate)

@@ -236,7 +236,7 @@ _OVERLOAD_MARKERS = ("overload", "rate limit", "rate_limit", "503", "529")
 
 def in_band_error(where: str, chunk: dict[str, Any]) -> ProviderError:
     message, code = in_band_error_text(chunk)
-    lowered = json.dumps(chunk).lower()
+    lowered = json.dumps(chunk.get("error")).lower()
     if "context_length" in lowered or "context length" in lowered or "maximum context" in lowered:
         return ProviderError(f"{where}: the conversation is too long for the model: {message}",
                              kind="context_length")

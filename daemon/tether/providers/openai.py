@@ -165,7 +165,12 @@ class OpenAIProvider(Provider):
         try:
             models = await self.list_models()
         except ProviderError:
-            return exc
+            # Both paths missing usually means a base URL without its "/v1".
+            return ProviderError(
+                f"{exc}; {self.base_url}/models did not answer either: is the base URL right "
+                f"(it usually ends in /v1)?",
+                kind=exc.kind, status=exc.status,
+            )
         if not models:
             return exc
         shown = ", ".join(models[:30]) + (", …" if len(models) > 30 else "")
@@ -255,7 +260,7 @@ class ChunkParser:
         args = function.get("arguments")
         if isinstance(args, dict):  # a few servers send the object itself
             args = json.dumps(args, ensure_ascii=False)
-        call = self._locate(item.get("index"), server_id, position)
+        call = self._locate(item.get("index"), server_id, bool(name), position)
         if name and not call.name:
             call.name = name  # set once: llama.cpp repeats the name in every delta
         if call.name and not call.started:
@@ -270,11 +275,12 @@ class ChunkParser:
             else:
                 call.held_args.append(args)
 
-    def _locate(self, index: Any, server_id: str | None, position: int) -> _Call:
+    def _locate(self, index: Any, server_id: str | None, named: bool, position: int) -> _Call:
         if isinstance(index, int) and not isinstance(index, bool):
             call = self._by_index.get(index)
-            # Some servers number every parallel call 0; a new id means a new call.
-            if call is None or (server_id and call.server_id and server_id != call.server_id):
+            # Some servers number every parallel call 0: a different id *with a name*
+            # starts a new call (a new id alone may be a server minting one per delta).
+            if call is None or (named and server_id and call.server_id and server_id != call.server_id):
                 call = self._new(server_id, index)
             return call
         if server_id:

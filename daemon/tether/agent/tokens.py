@@ -1,0 +1,50 @@
+"""How full the model's context is: the provider's count, plus an estimate for what came after.
+
+Seed 004's hybrid estimate: the last input-token count a provider reported is the anchor
+(it covers the system prompt, tools and every message up to that call); messages added
+since are estimated at 4 characters a token. Work per step is proportional to the new
+messages only, never to the whole history. The context-management issue uses this to
+decide when to prune and compact.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_message(message: dict[str, Any]) -> int:
+    return max(1, len(json.dumps(message, ensure_ascii=False)) // CHARS_PER_TOKEN)
+
+
+@dataclass(slots=True)
+class ContextEstimate:
+    anchor_tokens: int = 0  # the provider's last reported input + output tokens
+    anchor_count: int = -1  # how many history messages that count covered (-1: no anchor)
+    estimated_tail: int = 0  # estimate for messages after the anchor, added incrementally
+    tail_counted_to: int = 0
+
+    def anchor(self, input_tokens: int, output_tokens: int, message_count: int) -> None:
+        """A step reported its usage; `message_count` messages (its reply included) are covered."""
+        if input_tokens <= 0:
+            return
+        self.anchor_tokens = input_tokens + output_tokens
+        self.anchor_count = message_count
+        self.estimated_tail = 0
+        self.tail_counted_to = message_count
+
+    def used(self, messages: list[dict[str, Any]], base_chars: int = 0) -> int:
+        """Tokens the next call would send: anchor + estimate of the messages after it."""
+        if self.anchor_count < 0:
+            # No provider count yet (a revived session): estimate everything once.
+            self.anchor_tokens = base_chars // CHARS_PER_TOKEN + sum(map(estimate_message, messages))
+            self.anchor_count = len(messages)
+            self.tail_counted_to = len(messages)
+            self.estimated_tail = 0
+        for message in messages[self.tail_counted_to :]:
+            self.estimated_tail += estimate_message(message)
+        self.tail_counted_to = max(self.tail_counted_to, len(messages))
+        return self.anchor_tokens + self.estimated_tail
