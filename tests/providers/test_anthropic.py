@@ -285,10 +285,14 @@ async def test_thinking_signature_surfaced_and_sent_back(server: LocalHTTPServer
     assert unsigned["messages"][1]["content"] == [{"type": "text", "text": "a"}]
 
 
-async def test_redacted_thinking_ignored(server: LocalHTTPServer) -> None:
+async def test_redacted_thinking_is_kept_but_never_shown(server: LocalHTTPServer) -> None:
     server.queue(stream_reply(REDACTED_STREAM))
     events = await collect(provider(server))
-    assert events == [TextDelta("Done."), UsageReport(60, 30), Finish("stop")]
+    redacted = [e for e in events if isinstance(e, ThinkingDelta)]
+    assert len(redacted) == 1 and redacted[0].text == "" and redacted[0].redacted
+    assert [e for e in events if not isinstance(e, ThinkingDelta)] == [
+        TextDelta("Done."), UsageReport(60, 30), Finish("stop")
+    ]
 
 
 async def test_ping_and_unknown_events_ignored(server: LocalHTTPServer) -> None:
@@ -519,3 +523,28 @@ def test_prefix_stability_across_steps() -> None:
         assert json.dumps(b["messages"][:n]) == json.dumps(a["messages"])
     # The stored history is never mutated by building a body.
     assert steps[1] == tool_step_history()
+
+
+def test_several_thinking_blocks_and_redacted_ones_go_back_in_order():
+    from tether.agent.state import StepState
+    from tether.providers.base import ModelRequest
+    from tether.providers.messages_anthropic import build_body
+
+    state = StepState(1)
+    state.add_thinking("first ", None, None)
+    state.add_thinking("thought", "sig-1", None)
+    state.add_thinking("", None, "opaque-data")
+    state.add_thinking("second", "sig-2", None)
+    assistant = state.assistant_message()
+    request = ModelRequest(
+        system="s",
+        messages=[{"role": "user", "content": [{"type": "text", "text": "q"}]}, assistant],
+        tools=[],
+    )
+    body = build_body(request, model="claude-x")
+    blocks = body["messages"][1]["content"]
+    assert blocks[:3] == [
+        {"type": "thinking", "thinking": "first thought", "signature": "sig-1"},
+        {"type": "redacted_thinking", "data": "opaque-data"},
+        {"type": "thinking", "thinking": "second", "signature": "sig-2"},
+    ]

@@ -218,12 +218,10 @@ class AgentTurn:
                     text_parts.append(event.text)
                     sink.text(event.text)
                 elif kind is ThinkingDelta:
-                    if event.signature:
-                        state.thinking_signature = event.signature
+                    state.add_thinking(event.text, event.signature, event.redacted)
                     if event.text:
                         if state.first_token is None:
                             state.first_token = time.perf_counter()
-                        state.thinking_parts.append(event.text)
                         sink.thought(event.text)
                 elif kind is ToolCallStart:
                     self._call_started(state, event)

@@ -45,6 +45,10 @@ class StepState:
     text_parts: list[str] = field(default_factory=list)
     thinking_parts: list[str] = field(default_factory=list)
     thinking_signature: str | None = None  # Anthropic: must be sent back with the thinking
+    # Anthropic thinking blocks in order ({"type": "thinking", "thinking", "signature"} or
+    # {"type": "redacted_thinking", "data"}), closed by their signature.
+    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    _block_text: list[str] = field(default_factory=list)
     calls: dict[str, PendingCall] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
@@ -54,6 +58,19 @@ class StepState:
     started: float = 0.0
     first_token: float | None = None
     llm_done: float = 0.0
+
+    def add_thinking(self, text: str, signature: str | None, redacted: str | None) -> None:
+        if text:
+            self.thinking_parts.append(text)
+            self._block_text.append(text)
+        if signature:
+            self.thinking_signature = signature
+            self.thinking_blocks.append(
+                {"type": "thinking", "thinking": "".join(self._block_text), "signature": signature}
+            )
+            self._block_text = []
+        if redacted:
+            self.thinking_blocks.append({"type": "redacted_thinking", "data": redacted})
 
     @property
     def text(self) -> str:
@@ -75,6 +92,8 @@ class StepState:
             message["thinking"] = self.thinking
         if self.thinking_signature:
             message["thinking_signature"] = self.thinking_signature
+        if self.thinking_blocks:
+            message["thinking_blocks"] = self.thinking_blocks
         calls = self.finish_calls()
         if calls:
             message["tool_calls"] = [

@@ -197,7 +197,9 @@ class StreamParser:
             return [ToolCallStart(call_id, str(block.get("name", "")))]
         if kind == "thinking" and (block.get("thinking") or block.get("signature")):
             return [ThinkingDelta(block.get("thinking", ""), signature=block.get("signature") or None)]
-        return []  # redacted_thinking and unknown blocks: nothing to show
+        if kind == "redacted_thinking" and block.get("data"):
+            return [ThinkingDelta("", redacted=str(block["data"]))]  # kept, never shown
+        return []  # unknown blocks: nothing to show
 
     def _block_delta(self, payload: dict[str, Any]) -> list[ProviderEvent]:
         index = int(payload.get("index", 0))

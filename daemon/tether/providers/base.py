@@ -25,7 +25,10 @@ class TextDelta:
 @dataclass(slots=True)
 class ThinkingDelta:
     text: str
-    signature: str | None = None  # Anthropic keeps one per thinking block
+    # Anthropic: a signature closes a thinking block; a redacted block carries only
+    # opaque data. Both must be sent back, in order, on the next step of a tool loop.
+    signature: str | None = None
+    redacted: str | None = None
 
 
 @dataclass(slots=True)

@@ -14,7 +14,8 @@ prefix-stability tests compare.
 
 Stored history (see agent/state.py `assistant_message()` and agent/loop.py):
   user      {"role": "user", "content": [ACP content blocks]}
-  assistant {"role": "assistant", "text", "thinking"?, "thinking_signature"?, "tool_calls"?}
+  assistant {"role": "assistant", "text", "thinking"?, "thinking_signature"?,
+             "thinking_blocks"?, "tool_calls"?}
   tool      {"role": "tool", "tool_call_id", "content": str, "is_error": bool}
 """
 
@@ -177,8 +178,14 @@ def assistant_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     signature = message.get("thinking_signature")
     # The API verifies the signature and rejects unsigned thinking, so thinking without
-    # one (a cancelled step, another provider's reasoning) is left out.
-    if signature:
+    # one (a cancelled step, another provider's reasoning) is left out. Steps recorded
+    # with their blocks send every block back in order, redacted ones included.
+    if message.get("thinking_blocks"):
+        blocks.extend(
+            dict(block) for block in message["thinking_blocks"]
+            if block.get("type") == "redacted_thinking" or block.get("signature")
+        )
+    elif signature:
         blocks.append(
             {"type": "thinking", "thinking": message.get("thinking", ""), "signature": signature}
         )
