@@ -65,3 +65,20 @@ def test_demo_runs_with_no_api_key(daemon_env, tmp_path: Path):
     assert "Read README.md" in done.stdout and "Search 'def main'" in done.stdout
     assert "src/greeter/__main__.py:6:def main() -> int:" in done.stdout
     assert "It starts in `src/greeter/__main__.py`" in done.stdout
+
+
+def test_doctor_shows_settings_their_sources_and_the_provider_choice(daemon_env, workspace: Path):
+    env = {**daemon_env, "OPENAI_API_KEY": "sk-doctor-SECRET", "TETHER_MAX_STEPS": "7"}
+    done = _tether("doctor", "--model", "gpt-test", env=env, cwd=workspace)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "max_steps" in done.stdout and "env TETHER_MAX_STEPS" in done.stdout
+    assert "flag --model" in done.stdout
+    assert "openai · model gpt-test" in done.stdout and "OPENAI_API_KEY is set" in done.stdout
+    assert "SECRET" not in done.stdout
+    assert "history:" in done.stdout
+
+
+def test_doctor_without_any_provider_exits_1_and_says_how_to_configure(daemon_env, workspace: Path):
+    done = _tether("doctor", env=daemon_env, cwd=workspace)
+    assert done.returncode == 1
+    assert "none: no model provider is configured" in done.stdout

@@ -43,6 +43,7 @@ class RunReportBuilder:
                     "inputTokens": state.input_tokens,
                     "outputTokens": state.output_tokens,
                     "cachedTokens": state.cached_tokens,
+                    "cacheWriteTokens": state.cache_write_tokens,
                 },
                 "finishReason": state.finish_reason,
                 "toolCalls": [
@@ -61,7 +62,7 @@ class RunReportBuilder:
         )
 
     def build(self, *, stop_reason: str, status: str, error: str | None = None) -> dict[str, Any]:
-        usage = {"inputTokens": 0, "outputTokens": 0, "cachedTokens": 0}
+        usage = {"inputTokens": 0, "outputTokens": 0, "cachedTokens": 0, "cacheWriteTokens": 0}
         for step in self.steps:
             for key in usage:
                 usage[key] += step["usage"][key]
