@@ -11,13 +11,18 @@ import abc
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     # Only for annotations: sandbox.py imports ToolError from here at runtime.
     from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = [
+    "ChangePreview",
+    "FileIO",
+    "MutatingTool",
     "Tool",
     "ToolContext",
     "ToolError",
@@ -45,12 +50,57 @@ class ToolResult:
     locations: list[ToolLocation] = field(default_factory=list)
 
 
+class FileIO(Protocol):
+    """Where file text comes from and goes to: the editor's buffers or the disk.
+
+    The server picks the implementation from the client's capabilities (ACP `fs/*`,
+    LSP `workspace/applyEdit` + document sync, or atomic disk writes). Paths are
+    absolute and already inside the sandbox.
+    """
+
+    async def read_text(self, path: Path) -> str: ...
+
+    async def write_text(self, path: Path, text: str) -> None: ...
+
+    async def delete(self, path: Path) -> None: ...
+
+    async def move(self, source: Path, target: Path) -> None: ...
+
+
+class ReadLedger(Protocol):
+    """What the model last read of each file (a hash), so edits never clobber newer text."""
+
+    def record(self, path: Path, text: str) -> None: ...
+
+    def check(self, path: Path, current: str) -> None:
+        """Raise ToolError("... changed since you read it, read it again") if stale."""
+        ...
+
+
 @dataclass(slots=True)
 class ToolContext:
     sandbox: WorkspaceSandbox
     call_id: str = ""
     # open editor buffers keyed by absolute path -> text; tools read these instead of disk when present
     documents: Mapping[str, str] = field(default_factory=dict)
+    # Set by the server for mutating tools (None in read-only contexts and older tests).
+    files: FileIO | None = None
+    reads: ReadLedger | None = None
+    # run_command streams its output here while it runs (text chunks, in order).
+    on_output: Callable[[str], None] | None = None
+    # Environment variables kept for commands even though they look secret (config).
+    env_allow: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class ChangePreview:
+    """One file change a mutating tool would make, shown for approval before it happens."""
+
+    path: str  # absolute
+    old_text: str | None  # None: the file does not exist yet
+    new_text: str | None  # None: the file will be deleted
+    move_to: str | None = None  # absolute target of a move
+    unified_diff: str = ""  # workspace-relative headers, 3 lines of context
 
 
 class Tool(abc.ABC):
@@ -77,6 +127,37 @@ class Tool(abc.ABC):
 
     @abc.abstractmethod
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+class MutatingTool(Tool):
+    """A tool that changes files: previewed (no side effects), approved, then applied.
+
+    `run()` is `preview()` then `apply()` with every hunk accepted; the agent loop calls
+    the two halves itself so the approval sits between them.
+    """
+
+    read_only: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    async def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> list[ChangePreview]:
+        """What would change; raises ToolError (bad path, no match, stale read, ...)."""
+
+    @abc.abstractmethod
+    async def apply(
+        self,
+        args: Mapping[str, Any],
+        ctx: ToolContext,
+        previews: list[ChangePreview],
+        accepted_hunks: Mapping[str, list[int]] | None = None,
+    ) -> ToolResult:
+        """Make the previewed changes through `ctx.files`.
+
+        `accepted_hunks` maps a path to the indexes (0-based, in unified-diff order) of the
+        hunks the user kept; None means all. The result tells the model what was kept.
+        """
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        return await self.apply(args, ctx, await self.preview(args, ctx))
 
 
 _TYPE_CHECKS: dict[str, tuple[str, Any]] = {
