@@ -133,6 +133,8 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "max_retries": (2, "default"),
         "record": ("", "default"),
         "cassette": ("", "default"),
+        "deny_commands": ((), "default"),
+        "allow_env": ((), "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 
@@ -493,3 +495,14 @@ def test_import_pulls_in_no_third_party_or_lazy_modules() -> None:
         cwd=root,
     )
     assert out.stdout.strip() == ""
+
+
+def test_list_settings_come_from_toml_lists_or_comma_separated_env(workspace: Path, user_cfg: Path) -> None:
+    write(user_cfg, 'deny_commands = ["git push", "npm publish"]\n')
+    settings = load(workspace, user_cfg, env={"TETHER_ALLOW_ENV": "GITHUB_TOKEN, NPM_TOKEN"})
+    assert settings.deny_commands == ("git push", "npm publish")
+    assert settings.allow_env == ("GITHUB_TOKEN", "NPM_TOKEN")
+    write(user_cfg, 'deny_commands = "git push"\n')
+    with pytest.raises(ConfigError) as info:
+        load(workspace, user_cfg)
+    assert "list of strings" in str(info.value) and info.value.key == "deny_commands"

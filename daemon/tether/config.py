@@ -80,6 +80,8 @@ SETTING_KEYS: tuple[str, ...] = (
     "max_retries",
     "record",
     "cassette",
+    "deny_commands",
+    "allow_env",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -91,6 +93,7 @@ _SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # directory of the layer that supplied them, so the meaning does not depend on
 # the daemon's cwd at the moment the value is used.
 _PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
+_LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env"})
 _CHOICES: dict[str, tuple[str, ...]] = {
     "provider": PROVIDERS,
     "mode": MODES,
@@ -177,6 +180,10 @@ class Settings:
     max_retries: int = 2  # provider retries of a failed request, before any output
     record: str = ""  # save every model exchange to this cassette file
     cassette: str = ""  # the cassette the `replay` provider plays back
+    # command prefixes never run, whatever the mode or rules say (added to built-in ones)
+    deny_commands: tuple[str, ...] = ()
+    # secret-looking environment variables that commands may still see
+    allow_env: tuple[str, ...] = ()
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)
@@ -256,6 +263,16 @@ def _coerce(key: str, raw: object, source: str, *, strings_ok: bool, base_dir: P
     integers, so ``max_steps = "ten"`` and ``max_steps = "10"`` are both mistakes
     worth reporting rather than guessing about.
     """
+    if key in _LIST_KEYS:
+        # Typed layers give a list of strings; text layers a comma-separated string.
+        if isinstance(raw, str) and strings_ok:
+            items = [part.strip() for part in raw.split(",")]
+        elif isinstance(raw, (list, tuple)) and all(isinstance(i, str) for i in raw):
+            items = [i.strip() for i in raw]
+        else:
+            raise _invalid(key, raw, source, "expected a list of strings")
+        return tuple(i for i in items if i)  # type: ignore[return-value]
+
     if key in _INT_RANGES:
         low, high = _INT_RANGES[key]
         if high is None:

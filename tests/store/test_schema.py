@@ -12,14 +12,16 @@ import pytest
 from tether.store import HistoryStore, StoreError, latest_version, schema
 
 Query = Callable[..., list[Any]]
+LATEST = latest_version()  # 2: v1 history, v2 approval rules
+ALL = list(range(1, LATEST + 1))
 
 
 async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Query) -> None:
     assert query("PRAGMA journal_mode") == [("wal",)]
-    assert [row[0] for row in query("SELECT version FROM schema_version")] == [1]
-    assert store.schema_version == latest_version() == 1
+    assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
+    assert store.schema_version == LATEST == 2
     assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
-        "schema_version", "sessions", "turns", "messages", "run_reports",
+        "schema_version", "sessions", "turns", "messages", "run_reports", "approval_rules",
     }
 
 
@@ -27,8 +29,8 @@ async def test_reopening_is_idempotent(db_path: Path, query: Query) -> None:
     for round_ in range(3):
         async with await HistoryStore.open(db_path) as store:
             await store.create_session(f"s{round_}", "/w", "code")
-            assert store.schema_version == 1
-    assert [row[0] for row in query("SELECT version FROM schema_version")] == [1]
+            assert store.schema_version == LATEST
+    assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
     assert query("SELECT COUNT(*) FROM sessions") == [(3,)]
 
 
@@ -41,7 +43,7 @@ async def test_a_newer_database_is_refused(db_path: Path, query: Query) -> None:
 
     assert str(caught.value) == (
         f"history database {db_path} has schema version 7, "
-        "this tether understands up to 1; upgrade tether"
+        f"this tether understands up to {LATEST}; upgrade tether"
     )
 
 
@@ -54,7 +56,7 @@ async def test_a_file_that_is_not_sqlite_is_a_store_error(db_path: Path) -> None
 async def test_an_appended_migration_upgrades_an_old_database_exactly_once(
     monkeypatch: pytest.MonkeyPatch, db_path: Path, query: Query
 ) -> None:
-    async with await HistoryStore.open(db_path) as store:  # a version-1 database with data
+    async with await HistoryStore.open(db_path) as store:  # a current database with data
         await store.create_session("old", "/w", "code", title="kept")
     calls: list[int] = []
 
@@ -65,16 +67,20 @@ async def test_an_appended_migration_upgrades_an_old_database_exactly_once(
     monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, add_pinned])
     for _ in range(2):
         async with await HistoryStore.open(db_path) as store:
-            assert store.schema_version == 2
+            assert store.schema_version == LATEST + 1
             session = await store.get_session("old")
             assert session is not None and session.title == "kept"
 
     assert calls == [1]
-    assert [row[0] for row in query("SELECT version FROM schema_version ORDER BY version")] == [1, 2]
+    assert [row[0] for row in query("SELECT version FROM schema_version ORDER BY version")] == [
+        *ALL, LATEST + 1
+    ]
     assert query("SELECT pinned FROM sessions") == [(0,)]
 
     monkeypatch.undo()  # the older code now meets the newer database
-    with pytest.raises(StoreError, match="has schema version 2, this tether understands up to 1"):
+    with pytest.raises(
+        StoreError, match=f"has schema version {LATEST + 1}, this tether understands up to {LATEST}"
+    ):
         await HistoryStore.open(db_path)
 
 
@@ -93,7 +99,7 @@ async def test_a_fresh_database_runs_every_migration_in_order(
 
     monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, recorder("a"), recorder("b")])
     async with await HistoryStore.open(db_path) as store:
-        assert store.schema_version == 3
+        assert store.schema_version == LATEST + 2
     assert order == ["a", "b"]
 
 
@@ -107,12 +113,38 @@ async def test_a_failing_migration_rolls_back_and_leaves_the_old_version(
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, half_done])
-    with pytest.raises(StoreError, match="migration to schema version 2 failed: disk on fire"):
+    with pytest.raises(
+        StoreError, match=f"migration to schema version {LATEST + 1} failed: disk on fire"
+    ):
         await HistoryStore.open(db_path)
 
-    assert [row[0] for row in query("SELECT version FROM schema_version")] == [1]
+    assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
     assert query("SELECT name FROM sqlite_master WHERE name = 'half_done'") == []
     monkeypatch.undo()
     async with await HistoryStore.open(db_path) as store:
-        assert store.schema_version == 1
+        assert store.schema_version == LATEST
 
+
+
+async def test_a_version_1_database_is_migrated_to_the_current_schema(db_path: Path, query: Query) -> None:
+    """Every earlier schema version upgrades with its data intact (here: v1 -> v2)."""
+    conn = await aiosqlite.connect(db_path)
+    await schema.configure(conn)
+    await conn.execute(schema._VERSION_TABLE)
+    await conn.execute("BEGIN IMMEDIATE")
+    await schema.MIGRATIONS[0](conn)
+    await conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (1, 0)")
+    await conn.execute(
+        "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) "
+        "VALUES ('s1', '/w', 'old title', 'ask', 1, 1)"
+    )
+    await conn.execute("COMMIT")
+    await conn.close()
+
+    async with await HistoryStore.open(db_path) as store:
+        assert store.schema_version == LATEST
+        session = await store.get_session("s1")
+        assert session is not None and session.title == "old title"
+        rule = await store.rules.add("execute", "npm test", "allow")
+        assert [r.pattern for r in await store.rules.list()] == ["npm test"]
+        assert await store.rules.delete(rule.id) and await store.rules.list() == []

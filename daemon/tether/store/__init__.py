@@ -22,6 +22,7 @@ from tether.store.records import (
     SessionRecord,
     TurnRecord,
 )
+from tether.store.rules import RuleRecord
 from tether.store.schema import latest_version
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "TURN_STATUSES",
     "HistoryStore",
     "MessageRecord",
+    "RuleRecord",
     "SessionRecord",
     "StoreError",
     "TurnRecord",

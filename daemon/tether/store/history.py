@@ -22,6 +22,7 @@ import aiosqlite
 from tether.store import turns
 from tether.store.database import Database
 from tether.store.errors import StoreError
+from tether.store.rules import RuleStore
 from tether.store.records import (
     FINAL_TURN_STATUSES,
     MessageRecord,
@@ -54,6 +55,7 @@ class HistoryStore:
     def __init__(self, db: Database) -> None:
         # use HistoryStore.open()
         self._db = db
+        self.rules = RuleStore(db)
         self.path = db.path
         self.schema_version = db.schema_version
         self.recovered_turns = 0

@@ -115,7 +115,23 @@ async def _v1_initial(conn: aiosqlite.Connection) -> None:
         await conn.execute(statement)
 
 
-MIGRATIONS: list[Migration] = [_v1_initial]
+async def _v2_approval_rules(conn: aiosqlite.Connection) -> None:
+    # "Always" answers and user-made rules of the approval gate, per workspace (the
+    # database is the workspace's). `pattern` is a command prefix or a path glob.
+    await conn.execute(
+        """
+        CREATE TABLE approval_rules (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            tool_kind  TEXT NOT NULL,
+            pattern    TEXT NOT NULL,
+            decision   TEXT NOT NULL CHECK (decision IN ('allow', 'deny')),
+            created_at REAL NOT NULL,
+            UNIQUE (tool_kind, pattern, decision)
+        )"""
+    )
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_approval_rules]
 
 
 def latest_version() -> int:

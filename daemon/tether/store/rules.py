@@ -1,0 +1,61 @@
+"""Approval rules kept per workspace (schema v2): add, list, delete.
+
+Owns: the SQL for `approval_rules`. Must not: decide what a rule means (that is
+`tether.approvals.rules`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import aiosqlite
+
+from .database import Database
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRecord:
+    id: int
+    tool_kind: str  # ACP ToolKind the rule covers: "execute", "edit", "delete", "move"
+    pattern: str  # a command prefix ("npm test") or a path glob ("src/**")
+    decision: str  # "allow" | "deny"
+    created_at: float
+
+
+class RuleStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def add(self, tool_kind: str, pattern: str, decision: str) -> RuleRecord:
+        now = time.time()
+
+        async def work(conn: aiosqlite.Connection) -> int:
+            await conn.execute(
+                "INSERT OR IGNORE INTO approval_rules (tool_kind, pattern, decision, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                (tool_kind, pattern, decision, now),
+            )
+            cursor = await conn.execute(
+                "SELECT id FROM approval_rules WHERE tool_kind = ? AND pattern = ? AND decision = ?",
+                (tool_kind, pattern, decision),
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            return int(row[0])
+
+        rule_id = await self._db.write(work)
+        return RuleRecord(rule_id, tool_kind, pattern, decision, now)
+
+    async def list(self) -> list[RuleRecord]:
+        rows = await self._db.read(
+            "SELECT id, tool_kind, pattern, decision, created_at FROM approval_rules ORDER BY id"
+        )
+        return [RuleRecord(int(r[0]), r[1], r[2], r[3], float(r[4])) for r in rows]
+
+    async def delete(self, rule_id: int) -> bool:
+        async def work(conn: aiosqlite.Connection) -> bool:
+            cursor = await conn.execute("DELETE FROM approval_rules WHERE id = ?", (rule_id,))
+            return cursor.rowcount > 0
+
+        return await self._db.write(work)

@@ -1,0 +1,150 @@
+"""Line diffs for the mutating tools: unified diff text, its hunks, and partial application.
+
+Owns: splitting text into diff lines, grouping changes into hunks (3 lines of context, the
+same boundaries `difflib.unified_diff` would use), rendering them with workspace-relative
+`a/` `b/` headers, applying only the hunks the user kept, and capping a diff for the model.
+Must not: touch files, the sandbox or the ledger; callers pass text and names.
+
+Hunk numbering is 0-based in unified-diff order everywhere in code (`accepted_hunks`),
+1-based only in messages for people and the model.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["CONTEXT_LINES", "Hunk", "apply_hunks", "cap_diff", "hunks", "unified_diff"]
+
+CONTEXT_LINES = 3
+_NO_NEWLINE = "\\ No newline at end of file"
+
+# One difflib opcode: (tag, i1, i2, j1, j2) over the old (i) and new (j) line lists.
+_Opcode = tuple[str, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    """One `@@` block: 0-based line ranges in the old and new text, and its opcodes."""
+
+    index: int
+    old_start: int
+    old_end: int
+    new_start: int
+    new_end: int
+    opcodes: tuple[_Opcode, ...]
+
+    def header(self) -> str:
+        return f"@@ -{_range(self.old_start, self.old_end)} +{_range(self.new_start, self.new_end)} @@"
+
+
+def _split(text: str) -> list[str]:
+    # Split on "\n" only, keeping it: str.splitlines would also split on \r, \f and
+    # \u2028, and the rebuilt text would then differ from the original.
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])  # last line without a newline
+    return lines
+
+
+def _range(start: int, end: int) -> str:
+    # Same convention as difflib/GNU diff: an empty range names the line before it.
+    length = end - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start if length == 0 else start + 1},{length}"
+
+
+def _matcher(old_lines: list[str], new_lines: list[str]) -> difflib.SequenceMatcher[str]:
+    # autojunk off: in files over 200 lines it would treat common lines (blank lines,
+    # closing braces) as junk and produce needlessly large hunks.
+    return difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+
+
+def _hunks_of(old_lines: list[str], new_lines: list[str]) -> list[Hunk]:
+    out: list[Hunk] = []
+    for group in _matcher(old_lines, new_lines).get_grouped_opcodes(CONTEXT_LINES):
+        if all(code[0] == "equal" for code in group):
+            continue  # identical texts still yield one all-equal group
+        first, last = group[0], group[-1]
+        out.append(Hunk(len(out), first[1], last[2], first[3], last[4], tuple(group)))
+    return out
+
+
+def hunks(old: str, new: str) -> list[Hunk]:
+    """The hunks of the diff from `old` to `new`, in order (empty when they are equal)."""
+    return _hunks_of(_split(old), _split(new))
+
+
+def _emit(out: list[str], prefix: str, line: str) -> None:
+    if line.endswith("\n"):
+        out.append(prefix + line)
+    else:
+        out.append(f"{prefix}{line}\n{_NO_NEWLINE}\n")
+
+
+def unified_diff(old: str, new: str, rel_path: str, *, created: bool = False, deleted: bool = False) -> str:
+    """Unified diff text with `--- a/rel` / `+++ b/rel` headers ("" when nothing changed).
+
+    `created`/`deleted` use `/dev/null` for the missing side, as git does. A last line
+    without a newline is followed by "\\ No newline at end of file".
+    """
+    old_lines, new_lines = _split(old), _split(new)
+    found = _hunks_of(old_lines, new_lines)
+    if not found:
+        return ""
+    out = [
+        "--- /dev/null\n" if created else f"--- a/{rel_path}\n",
+        "+++ /dev/null\n" if deleted else f"+++ b/{rel_path}\n",
+    ]
+    for hunk in found:
+        out.append(hunk.header() + "\n")
+        for tag, i1, i2, j1, j2 in hunk.opcodes:
+            if tag == "equal":
+                for line in old_lines[i1:i2]:
+                    _emit(out, " ", line)
+                continue
+            for line in old_lines[i1:i2]:
+                _emit(out, "-", line)
+            for line in new_lines[j1:j2]:
+                _emit(out, "+", line)
+    return "".join(out)
+
+
+def apply_hunks(old: str, new: str, keep: Iterable[int]) -> str:
+    """`old` with only the hunks numbered in `keep` (0-based) of the diff old -> new applied.
+
+    Indexes that name no hunk are ignored. Every change belongs to exactly one hunk, so
+    keeping all hunks gives `new` and keeping none gives `old`.
+    """
+    old_lines, new_lines = _split(old), _split(new)
+    kept = set(keep)
+    # Changed opcodes keep their exact ranges inside the groups, so they identify their hunk.
+    owner: dict[_Opcode, int] = {}
+    for hunk in _hunks_of(old_lines, new_lines):
+        for code in hunk.opcodes:
+            if code[0] != "equal":
+                owner[code] = hunk.index
+    out: list[str] = []
+    for code in _matcher(old_lines, new_lines).get_opcodes():
+        tag, i1, i2, j1, j2 = code
+        if tag != "equal" and owner.get(code) in kept:
+            out.extend(new_lines[j1:j2])
+        else:
+            out.extend(old_lines[i1:i2])
+    return "".join(out)
+
+
+def cap_diff(diff: str, max_lines: int = 200) -> str:
+    """The diff cut to `max_lines` lines, with a note saying how much was left out."""
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line + "\n" for line in lines]
+    if len(lines) <= max_lines:
+        return diff
+    return "".join(lines[:max_lines]) + f"[diff truncated: {len(lines) - max_lines} more lines not shown]\n"

@@ -1,0 +1,185 @@
+"""`DiskFileIO`: the `FileIO` that reads and writes the workspace on disk.
+
+Owns: strict UTF-8 reading of text files (a UTF-8 byte-order mark is kept as U+FEFF so
+it survives a rewrite), atomic writes (temporary file in the same directory, fsync,
+`os.replace`) that keep the file's permission bits, deleting files and directory trees,
+and moves. Blocking calls run in a worker thread.
+Must not: follow anything outside the sandbox (every path is re-checked), overlay
+editor buffers (the server wraps this for that), or decide what may be changed (the
+tools do: ledger, `.git/`, refusal messages).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import shutil
+import stat
+from pathlib import Path
+
+import anyio.to_thread
+
+from tether.tools.base import ToolError
+from tether.tools.sandbox import WorkspaceSandbox
+from tether.tools.textfile import has_nul
+
+__all__ = ["DiskFileIO", "MissingFileError", "editable_text"]
+
+# Kernel applies the umask to this, as for any new file an editor would create.
+_NEW_FILE_MODE = 0o644
+_TEMP_SUFFIX = ".tether-tmp"
+
+
+class MissingFileError(ToolError):
+    """The file does not exist (tools treat this as "create", not as a failure)."""
+
+
+def editable_text(data: bytes) -> str | None:
+    """The text a file's bytes stand for when Tether may edit it, or None (binary / not UTF-8).
+
+    read_file hashes exactly this for the read ledger, so both sides must agree.
+    """
+    if has_nul(data):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+class DiskFileIO:
+    """Workspace files on disk; paths are absolute and already sandbox-resolved."""
+
+    def __init__(self, sandbox: WorkspaceSandbox) -> None:
+        self.sandbox = sandbox
+
+    async def read_text(self, path: Path) -> str:
+        return await anyio.to_thread.run_sync(self._read_text, path)
+
+    async def write_text(self, path: Path, text: str) -> None:
+        await anyio.to_thread.run_sync(self._write_text, path, text)
+
+    async def delete(self, path: Path) -> None:
+        await anyio.to_thread.run_sync(self._delete, path)
+
+    async def move(self, source: Path, target: Path) -> None:
+        await anyio.to_thread.run_sync(self._move, source, target)
+
+    def _rel(self, path: Path) -> str:
+        # Lexical check (SandboxError if outside); callers pass resolved paths, and a final
+        # symlink is acted on itself (unlink/rename), never followed.
+        rel = self.sandbox.relative(path)
+        parent = os.path.realpath(os.path.dirname(os.path.normpath(path)))
+        self.sandbox.relative(Path(parent))  # a parent symlinked out of the workspace
+        return rel
+
+    def _read_text(self, path: Path) -> str:
+        rel = self._rel(path)
+        try:
+            info = os.stat(path)
+            if stat.S_ISDIR(info.st_mode):
+                raise ToolError(f"'{rel}' is a directory, not a file")
+            if not stat.S_ISREG(info.st_mode):
+                # opening a FIFO or device could block forever
+                raise ToolError(f"'{rel}' is not a regular file (device, socket or pipe)")
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            raise MissingFileError(f"no such file '{rel}'") from None
+        except OSError as exc:
+            raise ToolError(f"cannot read '{rel}': {exc.strerror}") from None
+        text = editable_text(data)
+        if text is None:
+            raise ToolError(f"'{rel}' is a binary or non-UTF-8 file ({len(data)} bytes); Tether only edits UTF-8 text")
+        return text
+
+    def _write_text(self, path: Path, text: str) -> None:
+        rel = self._rel(path)
+        directory, name = os.path.split(os.path.normpath(path))
+        try:
+            os.makedirs(directory, exist_ok=True)
+            try:
+                mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+            except FileNotFoundError:
+                mode = None
+            data = text.encode("utf-8", "surrogatepass")
+            temp = self._write_temp(directory, name, data, mode)
+            try:
+                os.replace(temp, path)
+            except BaseException:
+                _unlink_quietly(temp)
+                raise
+            _fsync_dir(directory)  # the rename itself survives a crash
+        except OSError as exc:
+            raise ToolError(f"cannot write '{rel}': {exc.strerror or exc}") from None
+
+    def _write_temp(self, directory: str, name: str, data: bytes, mode: int | None) -> str:
+        # Same directory as the target: os.replace is only atomic within one filesystem.
+        while True:
+            temp = os.path.join(directory, f".{name}.{secrets.token_hex(4)}{_TEMP_SUFFIX}")
+            try:
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), _NEW_FILE_MODE)
+                break
+            except FileExistsError:
+                continue
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                if mode is not None:
+                    os.fchmod(handle.fileno(), mode)  # keep an existing file's mode (e.g. 0o755)
+                os.fsync(handle.fileno())
+        except BaseException:
+            _unlink_quietly(temp)
+            raise
+        return temp
+
+    def _delete(self, path: Path) -> None:
+        rel = self._rel(path)
+        if rel == ".":
+            raise ToolError("refusing to delete the workspace root")
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        except FileNotFoundError:
+            raise MissingFileError(f"no such file or directory '{rel}'") from None
+        except OSError as exc:
+            raise ToolError(f"cannot delete '{rel}': {exc.strerror or exc}") from None
+
+    def _move(self, source: Path, target: Path) -> None:
+        rel, target_rel = self._rel(source), self._rel(target)
+        try:
+            os.makedirs(os.path.dirname(os.path.normpath(target)), exist_ok=True)
+            try:
+                os.replace(source, target)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise
+                shutil.move(source, target)  # another filesystem mounted inside the workspace
+        except FileNotFoundError:
+            raise MissingFileError(f"no such file or directory '{rel}'") from None
+        except OSError as exc:
+            raise ToolError(f"cannot move '{rel}' to '{target_rel}': {exc.strerror or exc}") from None
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # not every platform lets a directory be opened
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,70 @@
+"""The read ledger: which version of each file the model has seen, so edits never clobber.
+
+Owns: `ContentLedger`, a `ReadLedger` that keeps the sha256 of the full text of every file
+the model read (or wrote), keyed by the resolved absolute path, and the refusal messages
+for never-read and stale files.
+Must not: read or write files, or decide which tools need a prior read (tools ask
+`has_read` and choose their own wording).
+
+One ledger per session; it lives on the event loop, so no locking.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tether.tools.base import ToolError
+
+if TYPE_CHECKING:
+    from tether.tools.sandbox import WorkspaceSandbox
+
+__all__ = ["ContentLedger", "text_digest"]
+
+
+def text_digest(text: str) -> str:
+    """sha256 of the UTF-8 text (surrogate escapes kept, so any str can be hashed)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class ContentLedger:
+    """File path -> digest of the text the model last saw of it."""
+
+    def __init__(self, sandbox: WorkspaceSandbox | None = None) -> None:
+        # Only used to name files workspace-relatively in messages.
+        self._sandbox = sandbox
+        self._digests: dict[str, str] = {}
+
+    def record(self, path: Path, text: str) -> None:
+        """The model has now seen `text` as the whole content of `path`."""
+        self._digests[self._key(path)] = text_digest(text)
+
+    def has_read(self, path: Path) -> bool:
+        return self._key(path) in self._digests
+
+    def forget(self, path: Path) -> None:
+        """Drop what is known about `path` (deleted or moved away); unknown paths are fine."""
+        self._digests.pop(self._key(path), None)
+
+    def check(self, path: Path, current: str) -> None:
+        """Raise ToolError unless `current` is exactly the text the model last saw."""
+        seen = self._digests.get(self._key(path))
+        rel = self._name(path)
+        if seen is None:
+            raise ToolError(f"'{rel}' has not been read yet; read it (read_file) before changing it")
+        if seen != text_digest(current):
+            raise ToolError(f"'{rel}' changed since you read it, read it again")
+
+    def _key(self, path: Path) -> str:
+        # Tools pass sandbox-resolved paths already; normpath only guards odd spellings.
+        return os.path.normpath(os.fspath(path))
+
+    def _name(self, path: Path) -> str:
+        if self._sandbox is not None:
+            try:
+                return self._sandbox.relative(path)
+            except ToolError:
+                pass
+        return os.fspath(path)

@@ -1,0 +1,158 @@
+"""Running one shell command in its own process group, and killing that whole group.
+
+Owns: spawning `/bin/sh -c` in a new session (so it has no controlling terminal and its
+process-group id is its pid), pumping its merged stdout/stderr to a callback, the
+timeout, and the rule that nothing the command started outlives the call: on timeout,
+on cancellation and after a normal exit, the group gets SIGTERM, then SIGKILL after a
+short grace, and the shell is reaped.
+Must not: decode, cap or format output, know about tools or the sandbox, or block the
+event loop.
+
+Limits: a process that leaves the group itself (`setsid`, a shell with `set -m`) cannot
+be found this way; we stop reading its output after a bounded drain instead of hanging.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import anyio
+import anyio.to_thread
+from anyio.abc import ByteReceiveStream, Process
+
+__all__ = ["GroupOutcome", "run_in_process_group"]
+
+_POLL = 0.02
+# How long SIGKILLed members get to disappear before we stop waiting (never blocks forever).
+_KILL_WAIT = 1.0
+# After the group is gone, output still buffered in the pipe is read for at most this long;
+# a writer that escaped the group would otherwise keep the pipe open forever.
+_DRAIN = 1.0
+_PROC = "/proc"
+
+
+@dataclass(slots=True)
+class GroupOutcome:
+    returncode: int  # the shell's; negative = killed by that signal
+    timed_out: bool
+    duration: float  # seconds, start to the group's death
+
+
+async def run_in_process_group(
+    command: str,
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
+    on_data: Callable[[bytes], None],
+    grace: float = 0.5,
+) -> GroupOutcome:
+    """Run `command` with `/bin/sh -c`, feeding raw output chunks to `on_data` in order.
+
+    Cancellation (of the caller's scope) kills the group before it propagates.
+    """
+    started = time.monotonic()
+    process = await anyio.open_process(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        assert process.stdout is not None
+        async with anyio.create_task_group() as group:
+            pumped = anyio.Event()
+            group.start_soon(_pump, process.stdout, on_data, pumped)
+            with anyio.move_on_after(timeout) as deadline:
+                await process.wait()
+            # A normal exit may leave background children (`server &`): they die too.
+            await terminate_group(process, grace)
+            with anyio.move_on_after(_DRAIN):
+                await pumped.wait()
+            group.cancel_scope.cancel()
+        returncode = await process.wait()
+    except BaseException:
+        # cancelled (or failed): the group must not outlive the call, whatever happens
+        with anyio.CancelScope(shield=True):
+            await terminate_group(process, grace)
+        raise
+    finally:
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+    return GroupOutcome(returncode, deadline.cancelled_caught, time.monotonic() - started)
+
+
+async def _pump(stream: ByteReceiveStream, on_data: Callable[[bytes], None], done: anyio.Event) -> None:
+    try:
+        async for chunk in stream:
+            on_data(chunk)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass
+    finally:
+        done.set()
+
+
+async def terminate_group(process: Process, grace: float) -> None:
+    """SIGTERM the group led by `process`, SIGKILL it after `grace`, then reap the leader."""
+    pgid = process.pid
+    if _signal_group(pgid, signal.SIGTERM) and not await _wait_group_gone(pgid, grace):
+        _signal_group(pgid, signal.SIGKILL)
+        await _wait_group_gone(pgid, _KILL_WAIT)
+    if process.returncode is None:
+        # The shell may have moved itself to another group; it is still our child.
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+    await process.wait()
+
+
+def _signal_group(pgid: int, signum: int) -> bool:
+    """Send `signum` to the group; False if the group no longer exists."""
+    # The pgid is safe to reuse as a target: Linux does not hand out a pid that is
+    # still some group's id, and once the group is empty killpg fails.
+    try:
+        os.killpg(pgid, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists but is not ours (cannot happen for our own session)
+    return True
+
+
+async def _wait_group_gone(pgid: int, limit: float) -> bool:
+    """Poll until no live process is in the group; False if `limit` passed first."""
+    end = time.monotonic() + limit
+    while True:
+        if not _signal_group(pgid, 0):
+            return True
+        # killpg(0) also counts zombies, which an init that reaps slowly (containers)
+        # leaves behind for seconds; on Linux, ask /proc whether any member still runs.
+        if os.path.isdir(_PROC) and not await anyio.to_thread.run_sync(_live_members, pgid):
+            return True
+        if time.monotonic() >= end:
+            return False
+        await anyio.sleep(_POLL)
+
+
+def _live_members(pgid: int) -> bool:
+    for name in os.listdir(_PROC):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"{_PROC}/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # exited while we looked
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False

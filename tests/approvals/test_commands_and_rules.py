@@ -1,0 +1,52 @@
+"""Commands as rules see them, and what rules cover."""
+
+from __future__ import annotations
+
+from tether.approvals.commands import command_prefix, parse_command
+from tether.approvals.rules import Rule, allow_for_command, builtin_rules, deny_for_command, patterns_for_always
+
+
+def test_compound_commands_split_into_parts_with_prefixes():
+    parsed = parse_command("npm test && git status --short | head -5; ls -la")
+    assert parsed.prefixes() == ["npm test", "git status", "head", "ls"]
+    assert not parsed.opaque
+
+
+def test_substitution_redirection_and_background_make_a_command_opaque():
+    for command in ("echo $(cat secret)", "echo `id`", "npm test > out.txt", "sleep 9 &", "(cd x && make)"):
+        assert parse_command(command).opaque, command
+
+
+def test_prefix_is_program_plus_subcommand():
+    assert command_prefix(("git", "status", "--short")) == "git status"
+    assert command_prefix(("ls", "-la")) == "ls"
+    assert command_prefix(("/usr/bin/npm", "run", "build")) == "npm run"
+    assert command_prefix(("python", "script.py")) == "python"
+
+
+def test_every_part_must_be_covered_by_an_allow_rule():
+    rules = [Rule("execute", "npm test", "allow", id=1), Rule("execute", "git status", "allow", id=2)]
+    assert allow_for_command(rules, parse_command("npm test -- -k x && git status")) == rules
+    assert allow_for_command(rules, parse_command("npm test && rm -rf build")) is None
+    assert allow_for_command(rules, parse_command("npm test > log")) is None  # opaque
+
+
+def test_deny_rules_hit_any_part_and_env_assignments_do_not_hide_the_program():
+    rules = builtin_rules(("npm publish",))
+    assert deny_for_command(rules, parse_command("npm test && git push origin main")).pattern == "git push"
+    assert deny_for_command(rules, parse_command("FOO=1 npm publish")).source == "config"
+    assert deny_for_command(rules, parse_command("rm -rf /")) is not None
+    assert deny_for_command(rules, parse_command("git status")) is None
+
+
+def test_always_answers_generalise_to_prefixes_and_folders():
+    parsed = parse_command("npm test -- --watch=false && git status")
+    assert patterns_for_always("execute", "x", parsed, []) == ["git status", "npm test"]
+    assert patterns_for_always("edit", None, None, ["src/app.py", "README.md"]) == ["README.md", "src/**"]
+
+
+def test_path_rules_are_globs_per_kind():
+    rule = Rule("edit", "src/**", "allow", id=3)
+    assert rule.covers_path("edit", "src/deep/x.py")
+    assert not rule.covers_path("edit", "tests/x.py")
+    assert not rule.covers_path("delete", "src/x.py")
