@@ -22,6 +22,8 @@ def test_prefix_is_program_plus_subcommand():
     assert command_prefix(("ls", "-la")) == "ls"
     assert command_prefix(("/usr/bin/npm", "run", "build")) == "npm run"
     assert command_prefix(("python", "script.py")) == "python"
+    assert command_prefix(("echo", "testing")) == "echo"
+    assert command_prefix(("python3", "-m", "pytest", "-q")) == "python3 -m pytest"
 
 
 def test_every_part_must_be_covered_by_an_allow_rule():

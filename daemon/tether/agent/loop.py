@@ -18,10 +18,13 @@ import contextlib
 import logging
 import time
 import uuid
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
 from ..providers.base import (
     Finish,
@@ -35,8 +38,10 @@ from ..providers.base import (
     UsageReport,
 )
 from ..store import MessageRecord
-from ..tools.base import ToolContext, ToolError, ToolResult, validate_args
+from ..approvals import ApprovalGate, ApprovalRequest, Asker, Verdict
+from ..tools.base import ChangePreview, FileIO, MutatingTool, ToolContext, ToolError, ToolResult, validate_args
 from ..tools.registry import ToolRegistry
+from ..tools.update_plan import plan_entries
 from .context import build_request
 from .report import RunReportBuilder, ToolTiming
 from .session import ActiveTurn, AgentSession
@@ -60,6 +65,57 @@ MODEL_VISIBLE = frozenset({"complete", "cancelled", "interrupted"})
 
 
 @dataclass(slots=True)
+class TurnServices:
+    """What tools that change things need from the server; defaults suit read-only turns."""
+
+    gate: ApprovalGate | None = None
+    asker: Asker | None = None
+    files: FileIO | None = None
+    documents: Mapping[str, str] = field(default_factory=dict)
+    env_allow: tuple[str, ...] = ()
+
+
+# Streamed command output shown while it runs: the last this-many characters.
+_LIVE_OUTPUT_CHARS = 64 * 1024
+
+
+class _OutputTail:
+    """Streams a running command's output as tool_call_update content (the tail of it:
+    each update replaces the previous content, so sending everything would be O(n^2))."""
+
+    __slots__ = ("sink", "call_id", "parts", "size", "dropped")
+
+    def __init__(self, sink: TurnSink, call_id: str) -> None:
+        self.sink, self.call_id = sink, call_id
+        self.parts: list[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        if self.size > 2 * _LIVE_OUTPUT_CHARS:
+            joined = "".join(self.parts)
+            self.dropped += len(joined) - _LIVE_OUTPUT_CHARS
+            self.parts, self.size = [joined[-_LIVE_OUTPUT_CHARS:]], _LIVE_OUTPUT_CHARS
+        shown = "".join(self.parts)[-_LIVE_OUTPUT_CHARS:]
+        if self.dropped:
+            shown = f"[... {self.dropped} earlier characters not shown ...]\n" + shown
+        self.sink.tool_call_update(self.call_id, content_text=shown)
+
+
+def diff_blocks(previews: list[ChangePreview]) -> list[dict[str, Any]]:
+    """ACP `diff` content for the changes a tool would make."""
+    blocks = []
+    for p in previews:
+        block: dict[str, Any] = {"type": "diff", "path": p.move_to or p.path, "newText": p.new_text or ""}
+        if p.old_text is not None:
+            block["oldText"] = p.old_text
+        blocks.append(block)
+    return blocks
+
+
+@dataclass(slots=True)
 class TurnOutcome:
     stop_reason: str  # ACP StopReason, or "error"
     turn_id: str
@@ -77,7 +133,7 @@ class AgentTurn:
         sink: TurnSink,
         max_steps: int,
         max_output_tokens: int = 0,
-        documents: dict[str, str] | None = None,
+        services: TurnServices | None = None,
     ) -> None:
         self.session = session
         self.handle = handle
@@ -86,7 +142,7 @@ class AgentTurn:
         self.sink = sink
         self.max_steps = max_steps
         self.max_output_tokens = max_output_tokens
-        self.documents = documents if documents is not None else {}
+        self.services = services or TurnServices()
         self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, provider.model)
         # The step in flight and the tool results it has so far: what a cancel commits.
         self._open_step: StepState | None = None
@@ -268,33 +324,60 @@ class AgentTurn:
     # ---- tools ---------------------------------------------------------------------
 
     async def _run_tools(self, calls: list[PendingCall]) -> list[ToolTiming]:
-        timings: list[ToolTiming | None] = [None] * len(calls)
+        """Run a step's calls in order: consecutive read-only calls together, each call
+        that changes something alone, after its approval (so a read after an edit in the
+        same step sees the edit, and prompts come one at a time, in order)."""
+        timings: list[ToolTiming] = []
+        batch: list[PendingCall] = []
 
-        async def run_one(i: int, call: PendingCall) -> None:
-            timings[i] = await self._run_tool(call)
+        async def run_batch() -> None:
+            results: list[ToolTiming | None] = [None] * len(batch)
 
-        concurrent = [
-            (i, c) for i, c in enumerate(calls)
-            if (tool := self.tools.get(c.name)) is None or tool.read_only
-        ]
-        async with anyio.create_task_group() as group:
-            for i, call in concurrent:
-                group.start_soon(run_one, i, call)
-        for i, call in enumerate(calls):
-            if timings[i] is None:
-                await run_one(i, call)
-        return [t for t in timings if t is not None]
+            async def run_one(i: int, call: PendingCall) -> None:
+                results[i] = await self._run_tool(call)
+
+            async with anyio.create_task_group() as group:
+                for i, call in enumerate(batch):
+                    group.start_soon(run_one, i, call)
+            timings.extend(t for t in results if t is not None)
+            batch.clear()
+
+        for call in calls:
+            tool = self.tools.get(call.name)
+            if tool is None or tool.read_only:
+                batch.append(call)
+                continue
+            if batch:
+                await run_batch()
+            timings.append(await self._run_tool(call))
+        if batch:
+            await run_batch()
+        return timings
+
+    def _context(self, call: PendingCall) -> ToolContext:
+        services = self.services
+        output = _OutputTail(self.sink, call.call_id)
+        return ToolContext(
+            sandbox=self.session.sandbox,
+            call_id=call.call_id,
+            documents=services.documents,
+            files=services.files,
+            reads=self.session.ledger,
+            on_output=output.add,
+            env_allow=services.env_allow,
+        )
 
     async def _run_tool(self, call: PendingCall) -> ToolTiming:
         tool = self.tools.get(call.name)
-        self.sink.tool_call_update(call.call_id, status="in_progress")
         t0 = time.perf_counter()
         if tool is None:
+            self.sink.tool_call_update(call.call_id, status="in_progress")
             result = ToolResult(
                 f"unknown tool {call.name!r}; available tools: {', '.join(self.tools.names())}",
                 is_error=True,
             )
         elif call.parse_error:
+            self.sink.tool_call_update(call.call_id, status="in_progress")
             result = ToolResult(
                 f"{call.name}: {call.parse_error}; send a JSON object matching the tool's schema",
                 is_error=True,
@@ -302,14 +385,12 @@ class AgentTurn:
         else:
             try:
                 args = validate_args(tool, call.arguments or {})
-                result = await tool.run(
-                    args,
-                    ToolContext(
-                        sandbox=self.session.sandbox,
-                        call_id=call.call_id,
-                        documents=self.documents,
-                    ),
-                )
+                ctx = self._context(call)
+                if tool.read_only:
+                    self.sink.tool_call_update(call.call_id, status="in_progress")
+                    result = await tool.run(args, ctx)
+                else:
+                    result = await self._run_with_approval(call, tool, args, ctx)
             except ToolError as exc:
                 result = ToolResult(str(exc), is_error=True)
             except Exception as exc:  # a tool bug must not end the turn
@@ -317,6 +398,8 @@ class AgentTurn:
                 result = ToolResult(
                     f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True
                 )
+            if call.name == "update_plan" and not result.is_error:
+                self.sink.plan(plan_entries(call.arguments or {}))
         latency = (time.perf_counter() - t0) * 1000
         locations = [
             {"path": loc.path, **({"line": loc.line} if loc.line is not None else {})}
@@ -337,6 +420,45 @@ class AgentTurn:
             latency,
             result.text if result.is_error else None,
         )
+
+    async def _run_with_approval(
+        self, call: PendingCall, tool: Any, args: dict[str, Any], ctx: ToolContext
+    ) -> ToolResult:
+        """Preview, ask the gate, then apply or run — or tell the model why not."""
+        gate = self.services.gate
+        previews = await tool.preview(args, ctx) if isinstance(tool, MutatingTool) else []
+        if previews:
+            self.sink.tool_call_update(call.call_id, content_blocks=diff_blocks(previews))
+        sandbox = self.session.sandbox
+        command = args.get("command") if tool.kind == "execute" else None
+        request = ApprovalRequest(
+            session_id=self.session.id,
+            call_id=call.call_id,
+            tool_name=tool.name,
+            kind=tool.kind,
+            title=_safe_title(tool, args),
+            arguments=args,
+            mode=self.session.mode,
+            command=command if isinstance(command, str) else None,
+            cwd=str(args.get("cwd") or "."),
+            rel_paths=[sandbox.relative(Path(p.path)) for p in previews],
+            previews=previews,
+        )
+        if gate is None:
+            verdict = Verdict(False, "no approval gate is configured; nothing that changes files runs")
+        else:
+            verdict = await gate.decide(request, self.services.asker)
+        if verdict.cancelled:
+            self.handle.cancel()
+            await anyio.lowlevel.checkpoint()  # the cancel lands here
+        if not verdict.allowed:
+            return ToolResult(verdict.reason, is_error=True)
+        self.sink.tool_call_update(
+            call.call_id, status="in_progress", meta={"tether": {"approvedBy": verdict.reason}}
+        )
+        if isinstance(tool, MutatingTool):
+            return await tool.apply(args, ctx, previews, verdict.accepted_hunks)
+        return await tool.run(args, ctx)
 
     # ---- commits -------------------------------------------------------------------
 

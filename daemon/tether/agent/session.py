@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ..tools.ledger import ContentLedger
 from .tokens import ContextEstimate
 
 if TYPE_CHECKING:
@@ -44,3 +45,9 @@ class AgentSession:
     turn: ActiveTurn | None = None
     closed: bool = False
     context: ContextEstimate = field(default_factory=ContextEstimate)
+    # What the model last read of each file (hashes): edits of newer text are refused.
+    ledger: ContentLedger | None = None
+
+    def __post_init__(self) -> None:
+        if self.ledger is None:
+            self.ledger = ContentLedger(self.sandbox)

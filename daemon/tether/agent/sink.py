@@ -31,7 +31,11 @@ class TurnSink(Protocol):
         raw_input: dict[str, Any] | None = None,
         content_text: str | None = None,
         locations: list[dict[str, Any]] | None = None,
+        content_blocks: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> None: ...
+
+    def plan(self, entries: list[dict[str, Any]]) -> None: ...
 
     def usage(self, used: int, size: int) -> None: ...
 

@@ -61,19 +61,26 @@ def _strip_assignments(words: tuple[str, ...]) -> list[str]:
     return out
 
 
+# Programs whose first argument is a subcommand that changes what they do; for anything
+# else the program alone is the prefix (`echo testing` -> `echo`).
+SUBCOMMAND_PROGRAMS = frozenset({
+    "git", "npm", "pnpm", "yarn", "bun", "deno", "npx", "cargo", "go", "docker", "podman",
+    "kubectl", "helm", "pip", "pip3", "poetry", "uv", "pdm", "hatch", "make", "just", "gradle",
+    "mvn", "dotnet", "rustup", "gh", "terraform", "brew", "apt", "apt-get", "conda", "mix",
+    "bundle", "rake", "composer", "swift", "zig", "nix", "tox", "nox",
+})
+
+
 def command_prefix(words: tuple[str, ...] | list[str]) -> str:
     """Program plus subcommand: `npm test`, `git status`; `ls -la` is just `ls`."""
     if not words:
         return ""
     program = words[0].rsplit("/", 1)[-1] if "/" in words[0] else words[0]
-    if len(words) > 1 and not words[1].startswith("-") and _looks_like_subcommand(words[1]):
+    if program.startswith("python") and len(words) > 2 and words[1] == "-m":
+        return f"{program} -m {words[2]}"  # `python -m pytest`
+    if program in SUBCOMMAND_PROGRAMS and len(words) > 1 and not words[1].startswith("-"):
         return f"{program} {words[1]}"
     return program
-
-
-def _looks_like_subcommand(word: str) -> bool:
-    # `git status`, `npm run-script`, `cargo build`; not paths or file names
-    return word.replace("-", "").replace("_", "").replace(":", "").isalnum() and "." not in word
 
 
 def words_start_with(words: tuple[str, ...], prefix: str) -> bool:

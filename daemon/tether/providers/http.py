@@ -136,12 +136,19 @@ def error_from_response(
             f"{where}: model {ctx.model!r} was not found (HTTP 404: {message})",
             kind="not_found", status=status,
         )
-    if any(marker in code for marker in _NO_RETRY_CODES) or "quota" in lowered and status == 429:
+    if (
+        any(marker in code for marker in _NO_RETRY_CODES)
+        or status == 402
+        or "billing" in code
+        or ("quota" in lowered and status == 429)
+    ):
         return ProviderError(
             f"{where}: quota or spend limit reached, not retrying (HTTP {status}: {message})",
             kind="quota", status=status,
         )
     kind = {429: "rate_limit", 529: "overloaded"}.get(status, "server" if status >= 500 else "bad_response")
+    if "overload" in lowered:
+        kind = "overloaded"
     return ProviderError(
         f"{where} answered HTTP {status}: {message}",
         kind=kind, status=status, retryable=retryable, retry_after=retry_after,

@@ -19,7 +19,7 @@ from typing import Any
 
 from tether_protocol._errors import ConfigInvalid
 
-from .base import ModelRequest, Provider, ProviderEvent
+from .base import ModelRequest, Provider, ProviderError, ProviderEvent
 
 CASSETTE_VERSION = 1
 _KEPT_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
@@ -84,6 +84,11 @@ class RecordingProvider(Provider):
         try:
             async for event in self.inner.stream(request):
                 yield event
+        except ProviderError as exc:
+            # A broken connection is part of what happened; replay reproduces it.
+            if exc.kind in ("connection", "timeout") and self._pending:
+                self._pending[-1]["ended"] = exc.kind
+            raise
         finally:
             self._flush()
 

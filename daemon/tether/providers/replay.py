@@ -26,9 +26,10 @@ from .record import CASSETTE_VERSION, decode_chunk
 
 
 class _ReplayStream(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[list[Any]], speed: float) -> None:
+    def __init__(self, chunks: list[list[Any]], speed: float, ended: str | None = None) -> None:
         self._chunks = chunks
         self._speed = speed
+        self._ended = ended
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         previous = 0.0
@@ -38,6 +39,10 @@ class _ReplayStream(httpx.AsyncByteStream):
                 await anyio.sleep((elapsed - previous) / 1000.0 / self._speed)
             previous = elapsed
             yield data
+        if self._ended == "connection":
+            raise httpx.RemoteProtocolError("peer closed connection (as recorded)")
+        if self._ended == "timeout":
+            raise httpx.ReadTimeout("read timed out (as recorded)")
 
 
 class ReplayTransport(httpx.AsyncBaseTransport):
@@ -66,7 +71,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         return httpx.Response(
             exchange["status"],
             headers=exchange.get("headers") or {},
-            stream=_ReplayStream(exchange.get("chunks", []), self.speed),
+            stream=_ReplayStream(exchange.get("chunks", []), self.speed, exchange.get("ended")),
         )
 
 

@@ -16,11 +16,17 @@ import anyio
 from ..config import Settings
 from ..providers.base import Provider
 from ..providers.select import make_provider
+from ..approvals import ApprovalGate
+from ..tools.mutating import default_mutating_tools
 from ..tools.registry import ToolRegistry, default_read_only_tools
+from ..tools.run_command import RunCommandTool
+from ..tools.update_plan import UpdatePlanTool
 from ..transport.connection import Connection
 from ..transport.rpc import Route, TetherRPC
 from ..transport.stdio import ProtocolFds
-from . import diagnostics, lifecycle, prompt, reports, sessions
+from . import diagnostics, documents, lifecycle, prompt, reports, rules, sessions
+from .documents import DocumentStore
+from .permission import ClientAsker
 from .handshake import ClientProfile
 from .registry import SessionRegistry
 
@@ -40,12 +46,17 @@ class TetherServer:
         self.exit_code = 0
         self.stopped = asyncio.Event()
         self.conn: Connection | None = None
-        self.tools = ToolRegistry(default_read_only_tools())
+        self.tools = ToolRegistry(
+            [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool()]
+        )
+        self.documents = DocumentStore()
+        self._gates: dict[Path, ApprovalGate] = {}
         self.registry = SessionRegistry(Path(settings.home) if settings.home else None)
         self._provider: Provider | None = None
         self._provider_lock = anyio.Lock()
+        self._asker: ClientAsker | None = None
         routes: dict[str, Route] = {}
-        for module in (lifecycle, sessions, prompt, reports, diagnostics):
+        for module in (lifecycle, sessions, prompt, reports, rules, documents, diagnostics):
             for route in module.routes(self):
                 routes[route.method] = route
         self.rpc = TetherRPC(routes)
@@ -58,12 +69,34 @@ class TetherServer:
                     self._provider = await make_provider(self.settings)
         return self._provider
 
+    def gate_for(self, workspace: Path, store: object) -> ApprovalGate:
+        """The approval gate of a workspace (its rules live in that workspace's store)."""
+        gate = self._gates.get(workspace)
+        if gate is None:
+            gate = ApprovalGate(store.rules, self.settings.deny_commands)  # type: ignore[attr-defined]
+            self._gates[workspace] = gate
+        return gate
+
+    def asker(self) -> ClientAsker:
+        if self._asker is None:
+            self._asker = ClientAsker(self.rpc, self.client)
+        return self._asker
+
     def accept_client(self, profile: ClientProfile, settings: Settings) -> None:
         self.client = profile
         self.settings = settings
         self.initialized = True
         if profile.root is not None:
             self.default_root = profile.root
+        # Build the provider now, not on the first prompt: creating an HTTP client loads
+        # the CA bundle (~50 ms) and may probe loopback servers. Errors wait for the prompt.
+        self._warm = asyncio.get_running_loop().create_task(self._warm_provider())
+
+    async def _warm_provider(self) -> None:
+        try:
+            await self.provider()
+        except Exception as exc:  # reported to the client when a prompt needs it
+            log.debug("provider not ready yet: %s", exc)
 
     def stop(self, exit_code: int | None = None) -> None:
         if exit_code is not None:

@@ -148,7 +148,11 @@ def initialize_result(profile: ClientProfile) -> dict[str, Any]:
         "agentInfo": info,
         "authMethods": [],
         # LSP
-        "capabilities": {"experimental": {"tether": {"protocolVersion": PROTOCOL_VERSION}}},
+        "capabilities": {
+            # full and incremental sync, so tools read the editor's unsaved text
+            "textDocumentSync": {"openClose": True, "change": 2, "save": False},
+            "experimental": {"tether": {"protocolVersion": PROTOCOL_VERSION}},
+        },
         "serverInfo": {"name": "tether", "version": __version__},
     }
 

@@ -13,9 +13,10 @@ from tether_protocol._converter import unstructure
 from tether_protocol._errors import ProviderFailed, SessionBusy
 from tether_protocol._messages import PromptParams, SessionIdParams
 
-from ..agent.loop import AgentTurn, new_turn_id
+from ..agent.loop import AgentTurn, TurnServices, new_turn_id
 from ..agent.session import ActiveTurn
 from ..transport.rpc import Route
+from .files import EditorFiles
 from .updates import SessionUpdates
 
 if TYPE_CHECKING:
@@ -48,6 +49,19 @@ def routes(server: TetherServer) -> list[Route]:
                 sink=sink,
                 max_steps=server.settings.max_steps,
                 max_output_tokens=server.settings.max_output_tokens,
+                services=TurnServices(
+                    gate=server.gate_for(session.workspace, session.store),
+                    asker=server.asker(),
+                    files=EditorFiles(
+                        session_id=session.id,
+                        sandbox=session.sandbox,
+                        documents=server.documents,
+                        client=server.client,
+                        rpc=server.rpc,
+                    ),
+                    documents=server.documents.texts,
+                    env_allow=server.settings.allow_env,
+                ),
             )
             blocks = [unstructure(block) for block in params.prompt]
             outcome = await turn.run(blocks)

@@ -111,6 +111,8 @@ class SessionUpdates:
         raw_input: dict[str, Any] | None = None,
         content_text: str | None = None,
         locations: list[dict[str, Any]] | None = None,
+        content_blocks: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> None:
         update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": call_id}
         if status is not None:
@@ -125,9 +127,16 @@ class SessionUpdates:
             update["content"] = [
                 {"type": "content", "content": {"type": "text", "text": content_text}}
             ]
+        elif content_blocks is not None:
+            update["content"] = content_blocks
         if locations is not None:
             update["locations"] = locations
+        if meta is not None:
+            update["_meta"] = meta
         self.update(update)
+
+    def plan(self, entries: list[dict[str, Any]]) -> None:
+        self.update({"sessionUpdate": "plan", "entries": entries})
 
     def usage(self, used: int, size: int) -> None:
         self.update({"sessionUpdate": "usage_update", "used": used, "size": size})

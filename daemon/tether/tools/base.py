@@ -165,12 +165,24 @@ _TYPE_CHECKS: dict[str, tuple[str, Any]] = {
     # bool is an int subclass in Python but never a JSON integer
     "integer": ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
     "boolean": ("a boolean", lambda v: isinstance(v, bool)),
+    "array": ("an array", lambda v: isinstance(v, list)),
+    "object": ("an object", lambda v: isinstance(v, Mapping)),
 }
 
 
 def _expected(prop: Mapping[str, Any]) -> str:
     kind = prop.get("type", "string")
+    if "enum" in prop:
+        return "one of " + ", ".join(_show(option) for option in prop["enum"])
     text = _TYPE_CHECKS[kind][0] if kind in _TYPE_CHECKS else str(kind)
+    if kind == "array":
+        items = prop.get("items", {}).get("type")
+        if items in _TYPE_CHECKS:
+            text = f"an array of {items}s"
+        least = prop.get("minItems")
+        if least:
+            text += f" with at least {least} item{'' if least == 1 else 's'}"
+        return text
     low, high = prop.get("minimum"), prop.get("maximum")
     if low is not None and high is not None:
         return f"{text} between {low} and {high}"
@@ -189,6 +201,7 @@ def _show(value: Any) -> str:
 
 
 def _check_value(tool_name: str, key: str, prop: Mapping[str, Any], value: Any) -> Any:
+    """One value against its property schema; `key` is the full name for messages (`edits[1].old_text`)."""
     kind = prop.get("type", "string")
     if kind == "integer" and isinstance(value, float) and value.is_integer():
         value = int(value)  # JSON encoders sometimes emit 10.0 for 10
@@ -197,38 +210,49 @@ def _check_value(tool_name: str, key: str, prop: Mapping[str, Any], value: Any) 
     if ok and kind == "integer":
         low, high = prop.get("minimum"), prop.get("maximum")
         ok = (low is None or value >= low) and (high is None or value <= high)
+    if ok and kind == "array":
+        ok = len(value) >= prop.get("minItems", 0)
+    if ok and "enum" in prop:
+        ok = any(value == option and type(value) is type(option) for option in prop["enum"])
     if not ok:
         raise ToolError(f"{tool_name}: '{key}' must be {_expected(prop)}, got {_show(value)}")
+    if kind == "array" and "items" in prop:
+        return [_check_value(tool_name, f"{key}[{i}]", prop["items"], item) for i, item in enumerate(value)]
+    if kind == "object" and "properties" in prop:
+        return _check_object(tool_name, f"{key}.", prop, value)
     return value
 
 
-def validate_args(tool: Tool, args: Any) -> dict[str, Any]:
-    """Check `args` against `tool.input_schema`; return a copy with schema defaults filled in.
-
-    Supports the subset our schemas use: required keys, string/integer/boolean
-    types, integer minimum/maximum, and additionalProperties false (unknown keys
-    refused). A null for an optional key counts as absent, because models often
-    send `"offset": null` to mean "not given".
-    """
-    schema = tool.input_schema
+def _check_object(tool_name: str, prefix: str, schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
     properties: Mapping[str, Mapping[str, Any]] = schema.get("properties", {})
     required: list[str] = list(schema.get("required", []))
-    if not isinstance(args, Mapping):
-        raise ToolError(f"{tool.name}: arguments must be a JSON object, got {_show(args)}")
-
     unknown = sorted(str(k) for k in args if k not in properties)
     if unknown and schema.get("additionalProperties", True) is False:
         names = ", ".join(properties) or "(none)"
-        raise ToolError(f"{tool.name}: unknown argument '{unknown[0]}'; expected one of: {names}")
+        raise ToolError(f"{tool_name}: unknown argument '{prefix}{unknown[0]}'; expected one of: {names}")
 
     out: dict[str, Any] = {}
     for key, prop in properties.items():
         value = args.get(key)
         if value is None:
             if key in required:
-                raise ToolError(f"{tool.name}: missing required argument '{key}' ({_expected(prop)})")
+                raise ToolError(f"{tool_name}: missing required argument '{prefix}{key}' ({_expected(prop)})")
             if "default" in prop:
                 out[key] = prop["default"]
             continue
-        out[key] = _check_value(tool.name, key, prop, value)
+        out[key] = _check_value(tool_name, prefix + key, prop, value)
     return out
+
+
+def validate_args(tool: Tool, args: Any) -> dict[str, Any]:
+    """Check `args` against `tool.input_schema`; return a copy with schema defaults filled in.
+
+    Supports the subset our schemas use: required keys, string/integer/boolean types,
+    string enums, integer minimum/maximum, arrays (minItems, typed items) of objects
+    with their own properties, and additionalProperties false (unknown keys refused).
+    Nested values are named like `edits[1].old_text` in errors. A null for an optional
+    key counts as absent, because models often send `"offset": null` to mean "not given".
+    """
+    if not isinstance(args, Mapping):
+        raise ToolError(f"{tool.name}: arguments must be a JSON object, got {_show(args)}")
+    return _check_object(tool.name, "", tool.input_schema, args)

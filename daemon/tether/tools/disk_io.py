@@ -70,8 +70,9 @@ class DiskFileIO:
         # Lexical check (SandboxError if outside); callers pass resolved paths, and a final
         # symlink is acted on itself (unlink/rename), never followed.
         rel = self.sandbox.relative(path)
-        parent = os.path.realpath(os.path.dirname(os.path.normpath(path)))
-        self.sandbox.relative(Path(parent))  # a parent symlinked out of the workspace
+        if rel != ".":
+            parent = os.path.realpath(os.path.dirname(os.path.normpath(path)))
+            self.sandbox.relative(Path(parent))  # a parent symlinked out of the workspace
         return rel
 
     def _read_text(self, path: Path) -> str:

@@ -45,8 +45,15 @@ class ContentLedger:
         return self._key(path) in self._digests
 
     def forget(self, path: Path) -> None:
-        """Drop what is known about `path` (deleted or moved away); unknown paths are fine."""
-        self._digests.pop(self._key(path), None)
+        """Drop what is known about `path` and, for a directory, everything under it.
+
+        Used when a file or directory is deleted or moved away; unknown paths are fine.
+        """
+        key = self._key(path)
+        self._digests.pop(key, None)
+        prefix = key.rstrip(os.sep) + os.sep
+        for known in [k for k in self._digests if k.startswith(prefix)]:
+            del self._digests[known]
 
     def check(self, path: Path, current: str) -> None:
         """Raise ToolError unless `current` is exactly the text the model last saw."""

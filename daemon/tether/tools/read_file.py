@@ -2,15 +2,19 @@
 
 Owns: line windowing (offset/limit), `cat -n` style numbering, the 256 KiB output cap,
 binary refusal, and helpful errors (directory, missing file with close-name hints).
+Also records, when the session has a read ledger (`ctx.reads`), the full text of the
+file version the model just saw (even if only a window was shown), so mutating tools can
+refuse to edit a file that changed since.
 Must not: read more of a file than the requested window needs (apart from counting the
-remaining newlines), block the event loop on disk I/O, or touch anything outside the
-sandbox.
+remaining newlines; with a read ledger the whole file is read once, to hash exactly the
+bytes shown), block the event loop on disk I/O, or touch anything outside the sandbox.
 """
 
 from __future__ import annotations
 
 import codecs
 import difflib
+import io
 import os
 import stat
 from collections.abc import Callable, Iterator, Mapping
@@ -20,6 +24,7 @@ from typing import IO, Any, ClassVar
 import anyio.to_thread
 
 from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.disk_io import editable_text
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import MAX_LINE_CHARS, SNIFF_BYTES, clip_line, has_nul, split_lines
 
@@ -83,9 +88,14 @@ class ReadFileTool(Tool):
         if buffer is not None:
             lines = iter([clip_line(line) for line in split_lines(buffer)])
             text = _render(rel, lines, offset, limit, lambda: sum(1 for _ in lines))
+            if ctx.reads is not None:
+                ctx.reads.record(real, buffer)
             return ToolResult(text, locations=location)
 
-        text = await anyio.to_thread.run_sync(_read_disk, sandbox, real, rel, offset, limit)
+        want_full = ctx.reads is not None
+        text, full = await anyio.to_thread.run_sync(_read_disk, sandbox, real, rel, offset, limit, want_full)
+        if ctx.reads is not None and full is not None:
+            ctx.reads.record(real, full)
         return ToolResult(text, locations=location)
 
 
@@ -103,7 +113,10 @@ def _open_document(documents: Mapping[str, str], sandbox: WorkspaceSandbox, give
     return None
 
 
-def _read_disk(sandbox: WorkspaceSandbox, real: Path, rel: str, offset: int, limit: int) -> str:
+def _read_disk(
+    sandbox: WorkspaceSandbox, real: Path, rel: str, offset: int, limit: int, want_full: bool = False
+) -> tuple[str, str | None]:
+    """The rendered window, and (if `want_full`) the file's editable text (None if not UTF-8)."""
     try:
         info = os.stat(real)
     except FileNotFoundError:
@@ -122,8 +135,17 @@ def _read_disk(sandbox: WorkspaceSandbox, real: Path, rel: str, offset: int, lim
                 raise ToolError(
                     f"'{rel}' looks like a binary file ({info.st_size} bytes); read_file only returns text"
                 )
-            handle.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
-            return _render(rel, _disk_lines(handle, offset), offset, limit, lambda: _count_rest(handle))
+            source: IO[bytes] = handle
+            full: str | None = None
+            if want_full:
+                # One read for both: the hash must be of exactly the version that is shown.
+                handle.seek(0)
+                data = handle.read()
+                full = editable_text(data)
+                source = io.BytesIO(data)
+            source.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
+            text = _render(rel, _disk_lines(source, offset), offset, limit, lambda: _count_rest(source))
+            return text, full
     except OSError as exc:
         raise ToolError(f"cannot read '{rel}': {exc.strerror}") from None
 

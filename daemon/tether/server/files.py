@@ -1,0 +1,120 @@
+"""Where tools read and write files: the editor when it can, the disk otherwise.
+
+Owns: the choice, by what the client declared in `initialize` —
+
+- reads: an open editor buffer (document sync) first; else ACP `fs/read_text_file` when
+  the client offers it; else the disk;
+- writes: ACP `fs/write_text_file`; else LSP `workspace/applyEdit` (a `TextDocumentEdit`
+  against the buffer's version, so it is one undo step and the editor's dirty buffer is
+  respected); else an atomic write on disk (temp file + rename, mode bits kept);
+- deletes and moves: the disk (editors follow the file system).
+
+Must not: decide whether a change is allowed (the approval gate did) or bypass the
+sandbox (paths arrive resolved).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..tools.base import ToolError
+from ..tools.disk_io import DiskFileIO
+from ..transport.rpc import ClientRequestFailed
+from .documents import DocumentStore, end_position
+
+if TYPE_CHECKING:
+    from ..tools.sandbox import WorkspaceSandbox
+    from ..transport.rpc import TetherRPC
+    from .handshake import ClientProfile
+
+
+class EditorFiles:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        sandbox: WorkspaceSandbox,
+        documents: DocumentStore,
+        client: ClientProfile | None,
+        rpc: TetherRPC,
+    ) -> None:
+        self.session_id = session_id
+        self.disk = DiskFileIO(sandbox)
+        self.documents = documents
+        self.client = client
+        self.rpc = rpc
+
+    async def read_text(self, path: Path) -> str:
+        doc = self.documents.get(path)
+        if doc is not None:
+            return doc.text
+        if self.client is not None and self.client.fs_read_text_file:
+            result = await self._ask(
+                "fs/read_text_file", {"sessionId": self.session_id, "path": str(path)}
+            )
+            content = result.get("content") if isinstance(result, dict) else None
+            if isinstance(content, str):
+                return content
+        return await self.disk.read_text(path)
+
+    async def write_text(self, path: Path, text: str) -> None:
+        client = self.client
+        if client is not None and client.fs_write_text_file:
+            await self._ask(
+                "fs/write_text_file",
+                {"sessionId": self.session_id, "path": str(path), "content": text},
+            )
+            return
+        if client is not None and client.lsp_apply_edit:
+            await self._apply_edit(path, text)
+            return
+        await self.disk.write_text(path, text)
+
+    async def delete(self, path: Path) -> None:
+        await self.disk.delete(path)
+
+    async def move(self, source: Path, target: Path) -> None:
+        await self.disk.move(source, target)
+
+    async def _apply_edit(self, path: Path, text: str) -> None:
+        doc = self.documents.get(path)
+        uri = doc.uri if doc is not None else path.as_uri()
+        changes: list[dict[str, Any]] = []
+        if doc is not None:
+            current = doc.text
+        elif path.exists():
+            current = await self.disk.read_text(path)
+        else:
+            current = ""
+            changes.append({"kind": "create", "uri": uri, "options": {"ignoreIfExists": True}})
+        changes.append(
+            {
+                "textDocument": {"uri": uri, "version": doc.version if doc is not None else None},
+                "edits": [
+                    {
+                        "range": {"start": {"line": 0, "character": 0}, "end": end_position(current)},
+                        "newText": text,
+                    }
+                ],
+            }
+        )
+        result = await self._ask(
+            "workspace/applyEdit",
+            {"label": f"Tether: edit {path.name}", "edit": {"documentChanges": changes}},
+        )
+        if not (isinstance(result, dict) and result.get("applied") is True):
+            reason = result.get("failureReason") if isinstance(result, dict) else None
+            raise ToolError(
+                f"the editor did not apply the edit to {path.name}"
+                f"{f': {reason}' if reason else ''}; read the file again and retry"
+            )
+        if doc is not None:
+            # The editor will send didChange; until then, tools see what we asked for.
+            self.documents.texts[str(path)] = text
+
+    async def _ask(self, method: str, params: dict[str, Any]) -> Any:
+        try:
+            return await self.rpc.send_request_async(method, params)
+        except ClientRequestFailed as exc:
+            raise ToolError(f"the editor refused {method} for {params.get('path') or ''}: {exc.error_message}") from None

@@ -1,0 +1,136 @@
+"""Asking the user: ACP `session/request_permission`, LSP `window/showMessageRequest`,
+or nobody.
+
+Owns: building the prompt each kind of client understands from an `ApprovalRequest`
+and reading its answer. ACP clients get the tool call with its diff (or command), the
+four options and, in `_meta.tether`, why they are asked and the hunks they may pick
+from (answering with `_meta.tether.acceptedHunks` applies only those). Stock LSP
+clients get a message with "Allow once" / "Allow always" / "Reject". A client with
+neither (or one that answers MethodNotFound, like Helix) is never asked: the mode's
+policy decides. Must not: decide anything itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..approvals import ApprovalRequest, AskerAnswer
+from ..approvals.gate import OPTIONS
+from ..tools.diffs import hunks
+from ..transport.rpc import ClientRequestFailed
+
+if TYPE_CHECKING:
+    from ..transport.rpc import TetherRPC
+    from .handshake import ClientProfile
+
+_OPTION_NAMES = {
+    "allow_once": "Allow once",
+    "allow_always": "Allow always",
+    "reject_once": "Reject",
+    "reject_always": "Reject always",
+}
+_LSP_ACTIONS = {"Allow once": "allow_once", "Allow always": "allow_always", "Reject": "reject_once"}
+
+
+def tool_call_content(request: ApprovalRequest) -> list[dict[str, Any]]:
+    """ACP content showing what would happen: diffs for file changes, the command otherwise."""
+    if request.previews:
+        content = []
+        for p in request.previews:
+            block: dict[str, Any] = {"type": "diff", "path": p.move_to or p.path, "newText": p.new_text or ""}
+            if p.old_text is not None:
+                block["oldText"] = p.old_text
+            content.append(block)
+        return content
+    if request.command is not None:
+        text = f"$ {request.command}\n(in {request.cwd or '.'})"
+        return [{"type": "content", "content": {"type": "text", "text": text}}]
+    return []
+
+
+def _hunk_list(request: ApprovalRequest) -> list[dict[str, Any]]:
+    out = []
+    for p in request.previews:
+        if p.old_text is None or p.new_text is None:
+            continue
+        for hunk in hunks(p.old_text, p.new_text):
+            out.append({"path": p.path, "index": hunk.index, "header": hunk.header()})
+    return out
+
+
+class ClientAsker:
+    """Asks through whatever the client supports; remembers a client that cannot."""
+
+    def __init__(self, rpc: TetherRPC, client: ClientProfile | None) -> None:
+        self.rpc = rpc
+        self.client = client
+        self._lsp_unsupported = False
+
+    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        client = self.client
+        if client is not None and client.acp:
+            return await self._ask_acp(request, reason)
+        if client is not None and client.lsp_show_message_request and not self._lsp_unsupported:
+            return await self._ask_lsp(request, reason)
+        return AskerAnswer("unavailable", detail="it declared neither ACP permission prompts nor window/showMessageRequest")
+
+    async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        params = {
+            "sessionId": request.session_id,
+            "toolCall": {
+                "toolCallId": request.call_id,
+                "title": request.title,
+                "kind": request.kind,
+                "status": "pending",
+                "content": tool_call_content(request),
+                "rawInput": request.arguments,
+            },
+            "options": [
+                {"optionId": option, "name": _OPTION_NAMES[option], "kind": option}
+                for option in OPTIONS
+            ],
+            "_meta": {"tether": {"reason": reason, "hunks": _hunk_list(request)}},
+        }
+        try:
+            result = await self.rpc.send_request_async("session/request_permission", params)
+        except ClientRequestFailed as exc:
+            return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
+        outcome = (result or {}).get("outcome") if isinstance(result, dict) else None
+        if not isinstance(outcome, dict) or outcome.get("outcome") == "cancelled":
+            return AskerAnswer("cancelled")
+        option = outcome.get("optionId")
+        if option not in OPTIONS:
+            return AskerAnswer("reject_once", detail=f"unknown option {option!r}")
+        return AskerAnswer(option, accepted_hunks=_accepted_hunks(result, outcome))
+
+    async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        detail = request.command if request.command is not None else ", ".join(request.rel_paths)
+        params = {
+            "type": 2,  # Warning: it changes things
+            "message": f"Tether: {request.title}\n{detail}\n({reason})",
+            "actions": [{"title": title} for title in _LSP_ACTIONS],
+        }
+        try:
+            result = await self.rpc.send_request_async("window/showMessageRequest", params)
+        except ClientRequestFailed as exc:
+            if exc.code == -32601:
+                self._lsp_unsupported = True
+                return AskerAnswer("unavailable", detail="it answered window/showMessageRequest with MethodNotFound")
+            return AskerAnswer("unavailable", detail=f"window/showMessageRequest failed: {exc.error_message}")
+        title = result.get("title") if isinstance(result, dict) else None
+        # A dismissed prompt (null) is a "no".
+        return AskerAnswer(_LSP_ACTIONS.get(title or "", "reject_once"))
+
+
+def _accepted_hunks(result: dict[str, Any], outcome: dict[str, Any]) -> dict[str, list[int]] | None:
+    for holder in (outcome, result):
+        meta = holder.get("_meta")
+        if isinstance(meta, dict):
+            tether = meta.get("tether")
+            if isinstance(tether, dict) and isinstance(tether.get("acceptedHunks"), dict):
+                return {
+                    str(path): [int(i) for i in indexes if isinstance(i, int)]
+                    for path, indexes in tether["acceptedHunks"].items()
+                    if isinstance(indexes, list)
+                }
+    return None

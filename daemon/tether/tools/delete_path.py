@@ -1,0 +1,117 @@
+"""The `delete_path` tool: delete a file, a symbolic link, or (with `recursive`) a directory.
+
+Owns: refusing the workspace root, `.git/`, and non-empty directories without
+`recursive`; a preview that shows a file's removed text, or for a directory how many
+files go with it; forgetting deleted files in the read ledger.
+Must not: follow a final symlink (the link is deleted, never its target), or delete
+anything but through `ctx.files`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from tether.tools.base import ChangePreview, MutatingTool, ToolContext, ToolError, ToolLocation, ToolResult
+from tether.tools.base import validate_args
+from tether.tools.diffs import cap_diff, unified_diff
+from tether.tools.mutating import current_text, forget_read, require_files, resolve_target
+
+__all__ = ["DeletePathTool"]
+
+
+class DeletePathTool(MutatingTool):
+    name: ClassVar[str] = "delete_path"
+    description: ClassVar[str] = (
+        "Delete a file or a symbolic link (the link, not its target). Empty directories are "
+        "deleted too; a directory with content needs `recursive: true`. The workspace root "
+        "and .git/ cannot be deleted."
+    )
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Path to delete, relative to the workspace root."},
+            "recursive": {
+                "type": "boolean",
+                "default": False,
+                "description": "Delete a directory and everything in it.",
+            },
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    kind: ClassVar[str] = "delete"
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        path = args.get("path") if isinstance(args, Mapping) else None
+        return f"Delete {path}" if isinstance(path, str) else "Delete path"
+
+    async def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> list[ChangePreview]:
+        clean = validate_args(self, args)
+        files = require_files(ctx, self.name)
+        path, rel = resolve_target(ctx, clean["path"], follow_final_link=False)
+        if rel == ".":
+            raise ToolError("refusing to delete the workspace root; name the files or directories inside it")
+        if not os.path.lexists(path):
+            raise ToolError(f"no such file or directory '{rel}'; nothing to delete (list_dir shows what exists)")
+        if os.path.isdir(path) and not os.path.islink(path):
+            count = _count_files(path)
+            if _has_entries(path) and not clean["recursive"]:
+                raise ToolError(
+                    f"'{rel}' is a directory that is not empty ({_files(count)}); set recursive: true "
+                    "to delete it and everything in it, or delete single files"
+                )
+            gone = f"with the {_files(count)} in it" if count else "(no files in it)"
+            diff = f"--- a/{rel}/\n+++ /dev/null\n# directory '{rel}/' deleted {gone}\n"
+            return [ChangePreview(str(path), None, None, unified_diff=diff)]
+        old: str | None = None
+        if not os.path.islink(path):
+            try:
+                old = await current_text(files, path)
+            except ToolError:
+                old = None  # binary files can be deleted; there is just no text to show
+        if old is None:
+            diff = f"--- a/{rel}\n+++ /dev/null\n# {'symbolic link' if os.path.islink(path) else 'file'} deleted\n"
+        else:
+            diff = unified_diff(old, "", rel, deleted=True) or f"--- a/{rel}\n+++ /dev/null\n# empty file deleted\n"
+        return [ChangePreview(str(path), old, None, unified_diff=diff)]
+
+    async def apply(
+        self,
+        args: Mapping[str, Any],
+        ctx: ToolContext,
+        previews: list[ChangePreview],
+        accepted_hunks: Mapping[str, list[int]] | None = None,
+    ) -> ToolResult:
+        # All or nothing: a deletion has no partial form, so accepted_hunks is not consulted.
+        files = require_files(ctx, self.name)
+        (preview,) = previews
+        path = Path(preview.path)
+        rel = ctx.sandbox.relative(path)
+        if rel == ".":
+            raise ToolError("refusing to delete the workspace root")
+        is_dir = os.path.isdir(path) and not os.path.islink(path)
+        await files.delete(path)
+        forget_read(ctx, path)  # the ledger drops everything under a directory too
+        text = f"Deleted directory {rel}." if is_dir else f"Deleted {rel}."
+        if preview.unified_diff:
+            text += "\n\nApplied diff:\n" + cap_diff(preview.unified_diff).rstrip("\n")
+        return ToolResult(text, locations=[ToolLocation(str(path))])
+
+
+def _count_files(path: Path) -> int:
+    count = 0
+    for _dir, dirs, names in os.walk(path):
+        count += len(names) + sum(1 for d in dirs if os.path.islink(os.path.join(_dir, d)))
+    return count
+
+
+def _has_entries(path: Path) -> bool:
+    with os.scandir(path) as entries:
+        return any(True for _ in entries)
+
+
+def _files(count: int) -> str:
+    return f"{count} file{'s' if count != 1 else ''}"

@@ -1,0 +1,253 @@
+"""The `run_command` tool: one shell command in the workspace, output streamed and capped.
+
+Owns: the tool's schema and title, picking the working directory (inside the sandbox)
+and the scrubbed environment, streaming decoded output to `ctx.on_output` (coalesced,
+never splitting a UTF-8 character), capping what the model gets to a head and a tail,
+and the exit-status footer.
+Must not: run anything outside the workspace directory, pass secrets to the command,
+let any process it started outlive the call (process_group.py does the killing), or
+decide whether the command is allowed (that is the approval gate's job).
+"""
+
+from __future__ import annotations
+
+import codecs
+import signal
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import anyio
+
+from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.process_group import GroupOutcome, run_in_process_group
+from tether.tools.sandbox import WorkspaceSandbox
+from tether.tools.subprocess_env import scrubbed_env
+
+__all__ = ["RunCommandTool"]
+
+# Keep tools that page or colour their output from waiting for a terminal or emitting escapes.
+_QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1"}
+
+
+def _schema(max_timeout: int, default_timeout: int) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "Shell command, run with /bin/sh -c."},
+            "timeout": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": max_timeout,
+                "default": default_timeout,
+                "description": f"Seconds before the command is killed (default {default_timeout}).",
+            },
+            "cwd": {"type": "string", "default": ".", "description": "Directory, relative to the workspace root."},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+
+
+class RunCommandTool(Tool):
+    name: ClassVar[str] = "run_command"
+    description: ClassVar[str] = (
+        "Run a shell command (/bin/sh -c) in the workspace and return its combined stdout and "
+        "stderr with the exit code. Non-interactive: stdin is empty and there is no terminal, "
+        "so pass flags like --yes/--no-edit. Long output keeps only its first and last 8 KiB. "
+        "Processes it starts in the background are killed when it finishes."
+    )
+    kind: ClassVar[str] = "execute"
+    read_only: ClassVar[bool] = False
+
+    default_timeout: ClassVar[int] = 120
+    max_timeout: int = 600
+    head_bytes: ClassVar[int] = 8 * 1024
+    tail_bytes: ClassVar[int] = 8 * 1024
+    stream_limit: ClassVar[int] = 1024 * 1024
+    flush_interval: ClassVar[float] = 0.05
+    flush_bytes: ClassVar[int] = 4096
+    kill_grace: ClassVar[float] = 0.5
+    input_schema: ClassVar[dict[str, Any]] = _schema(600, 120)
+
+    def __init__(self, max_timeout: int = 600) -> None:
+        self.max_timeout = max_timeout
+        # The cap is per instance (config), so is the schema that tells the model about it.
+        self.input_schema = _schema(max_timeout, min(self.default_timeout, max_timeout))  # type: ignore[misc]
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        command = args.get("command") if isinstance(args, Mapping) else None
+        if not isinstance(command, str) or not command.strip():
+            return "Run a command"
+        flat = " ".join(command.split())
+        return f"Run `{flat[:80]}…`" if len(flat) > 80 else f"Run `{flat}`"
+
+    def locations(self, args: Mapping[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+        cwd = args.get("cwd", ".") if isinstance(args, Mapping) else None
+        try:
+            return [ToolLocation(str(sandbox.resolve(cwd if isinstance(cwd, str) else ".")))]
+        except Exception:  # a bad cwd is reported by run(), not here
+            return []
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        asked = args.get("timeout") if isinstance(args, Mapping) else None
+        if isinstance(asked, int) and not isinstance(asked, bool) and asked > self.max_timeout:
+            raise ToolError(
+                f"run_command: timeout {asked} s is over the {self.max_timeout} s cap; "
+                f"use at most {self.max_timeout}, or split the work into shorter commands"
+            )
+        clean = validate_args(self, args)
+        if not clean["command"].strip():
+            raise ToolError("run_command: 'command' is empty")
+        cwd = ctx.sandbox.resolve(clean["cwd"])
+        if not cwd.is_dir():
+            raise ToolError(f"run_command: cwd '{clean['cwd']}' is not a directory in the workspace")
+        env = scrubbed_env(allow=ctx.env_allow) | _QUIET_ENV
+
+        capture = _HeadTail(self.head_bytes, self.tail_bytes)
+        stream = _Streamer(ctx.on_output, self.flush_interval, self.flush_bytes, self.stream_limit)
+
+        def on_data(data: bytes) -> None:
+            capture.feed(data)
+            stream.feed(data)
+
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(stream.tick)
+                outcome = await run_in_process_group(
+                    clean["command"], cwd=str(cwd), env=env, timeout=clean["timeout"],
+                    on_data=on_data, grace=self.kill_grace,
+                )
+                group.cancel_scope.cancel()
+        except OSError as error:  # the shell could not be started (cwd removed, fd limits)
+            raise ToolError(f"run_command: could not start /bin/sh: {error}") from error
+        finally:
+            stream.close()  # the last bit is always shown, even when cancelled
+        body = capture.render() or "(no output)"
+        if not body.endswith("\n"):
+            body += "\n"
+        failed = outcome.timed_out or outcome.returncode != 0
+        return ToolResult(body + self._footer(outcome, clean["timeout"]), is_error=failed)
+
+    def _footer(self, outcome: GroupOutcome, timeout: int) -> str:
+        took = f"{outcome.duration:.1f} s"
+        if outcome.timed_out:
+            hint = f" · pass a larger timeout (up to {self.max_timeout} s) if it needs longer"
+            return f"killed after timeout ({timeout} s) · {took}" + (hint if timeout < self.max_timeout else "")
+        if outcome.returncode < 0:
+            number = -outcome.returncode
+            name = next((sig.name for sig in signal.Signals if sig == number), f"signal {number}")
+            return f"killed by {name} · {took}"
+        return f"exit code {outcome.returncode} · {took}"
+
+
+class _HeadTail:
+    """The first and last few KiB of a byte stream, with counts of what fell between."""
+
+    def __init__(self, head: int, tail: int) -> None:
+        self._head_max, self._tail_max = head, tail
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._total = 0
+        self._newlines = 0
+
+    def feed(self, data: bytes) -> None:
+        self._total += len(data)
+        self._newlines += data.count(b"\n")
+        room = self._head_max - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        self._tail += data
+        if len(self._tail) > 2 * self._tail_max:  # trim in batches, not on every chunk
+            del self._tail[: -self._tail_max]
+
+    def render(self) -> str:
+        head, tail = bytes(self._head), bytes(self._tail[-self._tail_max :] if self._tail_max else b"")
+        if len(head) + len(tail) == self._total:
+            return (head + tail).decode("utf-8", "replace")
+        # Cut at line ends when one is near, so the model sees whole lines on both sides.
+        end = head.rfind(b"\n")
+        head = head[: end + 1] if end >= len(head) // 2 else _until_char_boundary(head)
+        start = tail.find(b"\n")
+        tail = tail[start + 1 :] if 0 <= start < len(tail) // 2 else _from_char_boundary(tail)
+        elided = self._total - len(head) - len(tail)
+        lines = self._newlines - head.count(b"\n") - tail.count(b"\n")
+        head_text = head.decode("utf-8", "replace")
+        gap = "" if not head_text or head_text.endswith("\n") else "\n"
+        marker = f"[... {lines} lines ({elided} bytes) elided ...]\n"
+        return head_text + gap + marker + tail.decode("utf-8", "replace")
+
+
+def _until_char_boundary(data: bytes) -> bytes:
+    """`data` without a trailing, incomplete UTF-8 sequence."""
+    for back in range(1, min(4, len(data)) + 1):
+        lead = data[-back]
+        if lead & 0xC0 != 0x80:  # not a continuation byte: ASCII or the lead of a sequence
+            needed = 4 if lead >= 0xF0 else 3 if lead >= 0xE0 else 2 if lead >= 0xC0 else 1
+            return data if needed <= back else data[:-back]
+    return data
+
+
+def _from_char_boundary(data: bytes) -> bytes:
+    """`data` without leading UTF-8 continuation bytes (the rest of a cut character)."""
+    skip = 0
+    while skip < min(3, len(data)) and data[skip] & 0xC0 == 0x80:
+        skip += 1
+    return data[skip:]
+
+
+class _Streamer:
+    """Decodes output incrementally and hands it to `sink` at most every `interval` s
+    (sooner once `size` characters are waiting), up to `limit` bytes in all."""
+
+    def __init__(self, sink: Callable[[str], None] | None, interval: float, size: int, limit: int) -> None:
+        self._sink = sink
+        self._interval, self._size, self._limit = interval, size, limit
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending: list[str] = []
+        self._pending_len = 0
+        self._last = time.monotonic()
+        self._wake = anyio.Event()
+        self._sent = 0
+        self._stopped = sink is None
+
+    def feed(self, data: bytes) -> None:
+        if self._stopped:
+            return
+        over = self._sent + len(data) > self._limit
+        self._sent += len(data)
+        text = self._decoder.decode(data[: max(0, len(data) - (self._sent - self._limit))] if over else data)
+        if over:
+            self._stopped = True
+            mib = self._limit / (1024 * 1024)
+            text += f"\n[... output continues; streaming stopped after {mib:g} MiB ...]\n"
+        if text:
+            self._pending.append(text)
+            self._pending_len += len(text)
+        if over or self._pending_len >= self._size or time.monotonic() - self._last >= self._interval:
+            self.flush()
+        else:
+            self._wake.set()
+
+    async def tick(self) -> None:
+        """Flush text left waiting by `feed` once its interval is up (runs until cancelled)."""
+        while True:
+            await self._wake.wait()
+            self._wake = anyio.Event()
+            await anyio.sleep(max(0.0, self._last + self._interval - time.monotonic()))
+            self.flush()
+
+    def flush(self) -> None:
+        self._last = time.monotonic()
+        if self._pending and self._sink is not None:
+            text, self._pending, self._pending_len = "".join(self._pending), [], 0
+            self._sink(text)
+
+    def close(self) -> None:
+        if not self._stopped:
+            self._stopped = True
+            tail = self._decoder.decode(b"", final=True)
+            if tail:
+                self._pending.append(tail)
+        self.flush()

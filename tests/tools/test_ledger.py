@@ -1,0 +1,65 @@
+"""ContentLedger: what the model saw of each file, and read_file recording into it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tether.tools.base import ToolContext, ToolError
+from tether.tools.ledger import ContentLedger
+from tether.tools.read_file import ReadFileTool
+from tether.tools.sandbox import WorkspaceSandbox
+
+
+def test_fresh_read_passes_and_changed_text_is_stale(sandbox: WorkspaceSandbox, root: Path) -> None:
+    ledger = ContentLedger(sandbox)
+    path = root / "src" / "a.py"
+    ledger.record(path, "v1\n")
+    assert ledger.has_read(path)
+    ledger.check(path, "v1\n")
+    with pytest.raises(ToolError) as caught:
+        ledger.check(path, "v2\n")
+    assert str(caught.value) == "'src/a.py' changed since you read it, read it again"
+
+
+def test_never_read_has_its_own_message(sandbox: WorkspaceSandbox, root: Path) -> None:
+    ledger = ContentLedger(sandbox)
+    assert not ledger.has_read(root / "b.py")
+    with pytest.raises(ToolError, match=r"'b.py' has not been read yet; read it \(read_file\)"):
+        ledger.check(root / "b.py", "")
+
+
+def test_forget_drops_a_file_or_everything_under_a_directory(root: Path) -> None:
+    ledger = ContentLedger()
+    for rel in ("d/a", "d/sub/b", "dd/c"):
+        ledger.record(root / rel, rel)
+    ledger.forget(root / "d")
+    assert not ledger.has_read(root / "d/a") and not ledger.has_read(root / "d/sub/b")
+    assert ledger.has_read(root / "dd/c")  # a sibling sharing the prefix stays
+    ledger.forget(root / "never-seen")
+
+
+async def test_read_file_records_the_full_text_even_for_a_window(sandbox: WorkspaceSandbox, write, root: Path) -> None:
+    text = "".join(f"{n}\n" for n in range(1, 100))
+    write({"f.txt": "\ufeff" + text})
+    ledger = ContentLedger(sandbox)
+    ctx = ToolContext(sandbox, reads=ledger)
+    result = await ReadFileTool().run({"path": "f.txt", "offset": 5, "limit": 2}, ctx)
+    assert result.text.startswith("     5\t5\n     6\t6\n[truncated")
+    ledger.check(root / "f.txt", "\ufeff" + text)  # the BOM is part of the editable text
+
+
+async def test_read_file_records_an_open_buffer(sandbox: WorkspaceSandbox, write, root: Path) -> None:
+    write({"a.py": "disk\n"})
+    ledger = ContentLedger(sandbox)
+    ctx = ToolContext(sandbox, documents={str(root / "a.py"): "buffer\n"}, reads=ledger)
+    await ReadFileTool().run({"path": "a.py"}, ctx)
+    ledger.check(root / "a.py", "buffer\n")
+
+
+async def test_read_file_does_not_record_non_utf8_text(sandbox: WorkspaceSandbox, write, root: Path) -> None:
+    write({"latin.txt": b"ok\n" * 5000 + b"caf\xe9\n"})  # the bad byte is past the sniffed head
+    ledger = ContentLedger(sandbox)
+    await ReadFileTool().run({"path": "latin.txt", "limit": 1}, ToolContext(sandbox, reads=ledger))
+    assert not ledger.has_read(root / "latin.txt")

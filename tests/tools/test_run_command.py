@@ -1,0 +1,240 @@
+"""run_command: streamed, capped output; a scrubbed environment; and a process group that
+never outlives the call (timeout, cancellation, or background children after exit)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tether.tools.base import ToolContext, ToolError, validate_args
+from tether.tools.run_command import RunCommandTool, _Streamer
+from tether.tools.sandbox import SandboxError
+
+TOOL = RunCommandTool()
+FOOTER = re.compile(r"(?<=\n)(exit code -?\d+|killed [^\n]*?) · \d+\.\d s[^\n]*$")
+
+
+def _alive(pid: int) -> bool:
+    """True while `pid` runs; a zombie (dead, waiting for a slow init to reap it) is dead."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+async def _gone(pid: int, limit: float = 2.0) -> bool:
+    end = time.monotonic() + limit
+    while _alive(pid):
+        if time.monotonic() > end:
+            return False
+        await anyio.sleep(0.02)
+    return True
+
+
+async def _read_pid(path: Path, limit: float = 3.0) -> int:
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        text = path.read_text().strip() if path.exists() else ""
+        if text.endswith(("\n",)) or text.isdigit():
+            return int(text)
+        await anyio.sleep(0.02)
+    raise AssertionError(f"{path} was never written")
+
+
+@pytest.fixture
+def child_pid(root: Path) -> Iterator[Path]:
+    """Where the test command writes its background child's pid; the child is killed at
+    teardown if a test failed to, so a broken test cannot leave sleeps behind."""
+    path = root / "child.pid"
+    yield path
+    if path.exists() and path.read_text().strip().isdigit():
+        pid = int(path.read_text())
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+SPAWNS_CHILD = "sleep 30 & echo $! > child.pid; sleep 30"
+
+
+def _collect(ctx: ToolContext) -> tuple[ToolContext, list[str]]:
+    chunks: list[str] = []
+    return replace(ctx, on_output=chunks.append), chunks
+
+
+async def test_output_streams_in_order_and_equals_the_result(ctx: ToolContext) -> None:
+    ctx, chunks = _collect(ctx)
+    result = await TOOL.run({"command": "echo one; sleep 0.2; echo two >&2; sleep 0.2; echo three"}, ctx)
+    assert chunks == ["one\n", "two\n", "three\n"]
+    assert not result.is_error and result.locations == []
+    assert re.fullmatch(r"one\ntwo\nthree\nexit code 0 · \d\.\d s", result.text)
+
+
+async def test_chatty_output_is_coalesced(ctx: ToolContext) -> None:
+    ctx, chunks = _collect(ctx)
+    await TOOL.run({"command": "i=0; while [ $i -lt 40 ]; do echo line $i; i=$((i+1)); sleep 0.01; done; seq 1 20000"}, ctx)
+    text = "".join(chunks)
+    assert text == "".join(f"line {i}\n" for i in range(40)) + "".join(f"{i}\n" for i in range(1, 20001))
+    # ~0.5 s of trickle at <= 20 updates/s, then ~110 KB in 4 KiB batches
+    assert len(chunks) < 70
+
+
+async def test_long_output_keeps_head_and_tail(ctx: ToolContext) -> None:
+    class Small(RunCommandTool):
+        head_bytes = 20
+        tail_bytes = 20
+
+    result = await Small().run({"command": "seq 1 100"}, ctx)
+    body = FOOTER.sub("", result.text)
+    # lines 10..94 (85 lines, 255 bytes) fall between the kept whole lines
+    assert body == "1\n2\n3\n4\n5\n6\n7\n8\n9\n[... 85 lines (255 bytes) elided ...]\n95\n96\n97\n98\n99\n100\n"
+
+
+async def test_default_cap_is_8_kib_each_side(ctx: ToolContext) -> None:
+    result = await TOOL.run({"command": "seq 1 100000"}, ctx)
+    head, _, tail = result.text.partition("[... ")
+    assert head.startswith("1\n2\n") and 7000 < len(head) <= 8192
+    assert re.match(r"\d+ lines \(\d+ bytes\) elided \.\.\.\]\n", tail)
+    assert FOOTER.sub("", tail).endswith("99999\n100000\n")
+
+
+async def test_streaming_stops_after_its_limit_with_one_note(ctx: ToolContext) -> None:
+    class Small(RunCommandTool):
+        stream_limit = 1000
+
+    ctx, chunks = _collect(ctx)
+    result = await Small().run({"command": "seq 1 5000"}, ctx)
+    streamed = "".join(chunks)
+    assert streamed.count("streaming stopped") == 1
+    assert streamed.startswith("1\n2\n") and len(streamed) < 1100
+    assert "5000\nexit code 0" in result.text  # the result is capped separately
+
+
+async def test_exit_codes_and_missing_commands(ctx: ToolContext) -> None:
+    failed = await TOOL.run({"command": "echo oops; exit 2"}, ctx)
+    assert failed.is_error and re.fullmatch(r"oops\nexit code 2 · \d\.\d s", failed.text)
+    missing = await TOOL.run({"command": "no-such-command-xyz"}, ctx)
+    assert missing.is_error and "no-such-command-xyz" in missing.text and "exit code 127" in missing.text
+    silent = await TOOL.run({"command": "true"}, ctx)
+    assert not silent.is_error and silent.text.startswith("(no output)\nexit code 0 · ")
+    killed = await TOOL.run({"command": "kill -9 $$"}, ctx)
+    assert killed.is_error and "killed by SIGKILL" in killed.text
+
+
+async def test_timeout_kills_the_whole_group(ctx: ToolContext, child_pid: Path) -> None:
+    started = time.monotonic()
+    result = await TOOL.run({"command": f"echo started; {SPAWNS_CHILD}", "timeout": 1}, ctx)
+    assert time.monotonic() - started < 3
+    assert result.is_error
+    assert re.fullmatch(r"started\nkilled after timeout \(1 s\) · 1\.\d s · pass a larger timeout.*", result.text)
+    assert await _gone(await _read_pid(child_pid))
+
+
+async def test_a_group_ignoring_sigterm_is_killed(ctx: ToolContext, child_pid: Path) -> None:
+    class Quick(RunCommandTool):
+        kill_grace = 0.2
+
+    result = await Quick().run({"command": f"trap '' TERM; {SPAWNS_CHILD}", "timeout": 1}, ctx)
+    assert "killed after timeout" in result.text
+    assert await _gone(await _read_pid(child_pid))
+
+
+async def test_background_children_die_when_the_command_ends(ctx: ToolContext, child_pid: Path) -> None:
+    started = time.monotonic()
+    result = await TOOL.run({"command": "sleep 30 & echo $! > child.pid; echo done"}, ctx)
+    assert result.text.startswith("done\nexit code 0") and time.monotonic() - started < 2
+    assert await _gone(await _read_pid(child_pid))
+
+
+async def test_move_on_after_kills_the_group_promptly(ctx: ToolContext, child_pid: Path) -> None:
+    started = time.monotonic()
+    with anyio.move_on_after(0.5) as scope:
+        await TOOL.run({"command": SPAWNS_CHILD, "timeout": 30}, ctx)
+    assert scope.cancelled_caught and time.monotonic() - started < 2
+    assert await _gone(await _read_pid(child_pid))
+
+
+async def test_cancelling_the_scope_from_another_task_kills_the_group(ctx: ToolContext, child_pid: Path) -> None:
+    ctx, chunks = _collect(ctx)
+    async with anyio.create_task_group() as group:
+        group.start_soon(TOOL.run, {"command": f"echo hi; {SPAWNS_CHILD}"}, ctx)
+        pid = await _read_pid(child_pid)
+        cancelled_at = time.monotonic()
+        group.cancel_scope.cancel()
+    assert time.monotonic() - cancelled_at < 1.5
+    assert chunks == ["hi\n"]  # what was printed before the cancel still reached the editor
+    assert await _gone(pid)
+
+
+async def test_secrets_are_scrubbed_and_quiet_variables_set(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FOO_API_KEY", "sk-leak")
+    monkeypatch.setenv("DEPLOY_TOKEN", "allowed-token")
+    ctx = replace(ctx, env_allow=("DEPLOY_TOKEN",))
+    text = (await TOOL.run({"command": "env"}, ctx)).text
+    lines = text.splitlines()
+    assert "FOO_API_KEY" not in text and "sk-leak" not in text
+    assert "DEPLOY_TOKEN=allowed-token" in lines
+    for pair in ("TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "NO_COLOR=1"):
+        assert pair in lines
+
+
+async def test_cwd_is_inside_the_workspace(ctx: ToolContext, root: Path, outside: Path, write) -> None:
+    write({"sub/dir/a.txt": "x"})
+    text = (await TOOL.run({"command": "pwd; ls", "cwd": "sub/dir"}, ctx)).text
+    assert text.startswith(f"{root.resolve()}/sub/dir\na.txt\n")
+    assert TOOL.locations({"command": "ls", "cwd": "sub"}, ctx.sandbox)[0].path == str(root.resolve() / "sub")
+    assert TOOL.locations({"command": "ls"}, ctx.sandbox)[0].path == str(root.resolve())
+    with pytest.raises(SandboxError, match="outside the workspace"):
+        await TOOL.run({"command": "ls", "cwd": "../outside"}, ctx)
+    with pytest.raises(ToolError, match="not a directory"):
+        await TOOL.run({"command": "ls", "cwd": "sub/dir/a.txt"}, ctx)
+
+
+async def test_timeouts_over_the_cap_are_refused(ctx: ToolContext) -> None:
+    capped = RunCommandTool(max_timeout=5)
+    assert capped.input_schema["properties"]["timeout"]["maximum"] == 5
+    assert TOOL.input_schema["properties"]["timeout"]["maximum"] == 600
+    with pytest.raises(ToolError, match=r"timeout 6 s is over the 5 s cap"):
+        await capped.run({"command": "true", "timeout": 6}, ctx)
+    with pytest.raises(ToolError, match="between 1 and 5"):
+        await capped.run({"command": "true", "timeout": 0}, ctx)
+    assert validate_args(capped, {"command": "ls"}) == {"command": "ls", "timeout": 5, "cwd": "."}
+    assert validate_args(TOOL, {"command": "ls"})["timeout"] == 120
+
+
+async def test_a_character_split_across_reads_survives(ctx: ToolContext) -> None:
+    ctx, chunks = _collect(ctx)
+    # é is C3 A9: the two bytes are written 0.2 s apart, so they arrive in separate reads
+    result = await TOOL.run({"command": r"printf 'caf\303'; sleep 0.2; printf '\251\n'"}, ctx)
+    assert "".join(chunks) == "café\n" and result.text.startswith("café\n")
+
+
+def test_the_streamer_never_splits_a_character() -> None:
+    got: list[str] = []
+    stream = _Streamer(got.append, interval=0.0, size=1, limit=1 << 20)
+    for byte in "ü€😀".encode():
+        stream.feed(bytes([byte]))
+    stream.close()
+    assert got == ["ü", "€", "😀"]
+
+
+def test_title_shows_the_command() -> None:
+    assert TOOL.title({"command": "npm test"}) == "Run `npm test`"
+    assert TOOL.title({"command": "make  \\\n  all"}) == "Run `make \\ all`"
+    assert TOOL.title({"command": "x" * 100}) == f"Run `{'x' * 80}…`"
+    assert TOOL.title({}) == "Run a command"
+    assert TOOL.kind == "execute" and TOOL.read_only is False
