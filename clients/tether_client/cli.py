@@ -95,7 +95,7 @@ async def _run(prompt: str, workspace: Path, serve_args: list[str], *, json_mode
 async def _run_turn(prompt: str, workspace: Path, serve_args: list[str], *, json_mode: bool) -> int:
     out = sys.stdout
     render = JsonRenderer(out) if json_mode else HumanRenderer(out)
-    client = await TetherClient.spawn(*serve_args, cwd=workspace)
+    client = await TetherClient.spawn(*serve_args, cwd=workspace, on_request=TerminalApprover().on_request)
     try:
         await client.initialize()
         session = await client.new_session(workspace)
@@ -126,11 +126,43 @@ async def _run_turn(prompt: str, workspace: Path, serve_args: list[str], *, json
         await client.close()
 
 
+class TerminalApprover:
+    """Answers the daemon's approval prompts: asks on the terminal, or rejects without one."""
+
+    KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once", "N": "reject_always"}
+
+    async def on_request(self, method: str, params: Any) -> Any:
+        if method != "session/request_permission":
+            raise ClientError(method, {"code": -32601, "message": f"tether run does not handle {method}"})
+        call = params.get("toolCall", {})
+        err = sys.stderr
+        err.write(f"\n? {call.get('title', 'a tool')} wants approval\n")
+        for block in call.get("content") or []:
+            if block.get("type") == "diff":
+                import difflib
+
+                old = (block.get("oldText") or "").splitlines(keepends=True)
+                new = (block.get("newText") or "").splitlines(keepends=True)
+                err.writelines(difflib.unified_diff(old, new, block["path"], block["path"]))
+            elif block.get("type") == "content":
+                err.write(block["content"].get("text", "") + "\n")
+        if not sys.stdin.isatty():
+            err.write("  rejected: no terminal to ask on; run with --mode auto-edit or full-auto\n")
+            return {"outcome": {"outcome": "selected", "optionId": "reject_once"}}
+        loop = asyncio.get_running_loop()
+        while True:
+            answer = await loop.run_in_executor(None, input, "  [y] once  [a] always  [n] no  [N] never > ")
+            option = self.KEYS.get(answer.strip())
+            if option:
+                return {"outcome": {"outcome": "selected", "optionId": option}}
+
+
 class HumanRenderer:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.color = out.isatty() and not os.environ.get("NO_COLOR")
         self.titles: dict[str, str] = {}
+        self.shown: set[str] = set()
         self.in_thought = False
         self.at_line_start = True
 
@@ -173,10 +205,11 @@ class HumanRenderer:
         if update.get("title"):
             self.titles[call_id] = update["title"]
         status = update.get("status")
-        if status == "in_progress":
+        if status == "in_progress" or (status in ("completed", "failed") and call_id not in self.shown):
+            self.shown.add(call_id)
             self._newline()
             self._write(self._style(f"-> {self.titles.get(call_id, call_id)}", "36") + "\n")
-        elif status in ("completed", "failed"):
+        if status in ("completed", "failed"):
             text = ""
             for block in update.get("content") or []:
                 text += block.get("content", {}).get("text", "")

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+import anyio.to_thread
+
 from tether.tools.base import ChangePreview, MutatingTool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.base import validate_args
 from tether.tools.diffs import cap_diff, unified_diff
@@ -57,7 +59,7 @@ class DeletePathTool(MutatingTool):
         if not os.path.lexists(path):
             raise ToolError(f"no such file or directory '{rel}'; nothing to delete (list_dir shows what exists)")
         if os.path.isdir(path) and not os.path.islink(path):
-            count = _count_files(path)
+            count = await anyio.to_thread.run_sync(_count_files, path)  # may be a big tree
             if _has_entries(path) and not clean["recursive"]:
                 raise ToolError(
                     f"'{rel}' is a directory that is not empty ({_files(count)}); set recursive: true "

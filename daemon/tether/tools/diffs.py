@@ -65,9 +65,9 @@ def _matcher(old_lines: list[str], new_lines: list[str]) -> difflib.SequenceMatc
     return difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
 
 
-def _hunks_of(old_lines: list[str], new_lines: list[str]) -> list[Hunk]:
+def _hunks_of(matcher: difflib.SequenceMatcher[str]) -> list[Hunk]:
     out: list[Hunk] = []
-    for group in _matcher(old_lines, new_lines).get_grouped_opcodes(CONTEXT_LINES):
+    for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
         if all(code[0] == "equal" for code in group):
             continue  # identical texts still yield one all-equal group
         first, last = group[0], group[-1]
@@ -77,7 +77,7 @@ def _hunks_of(old_lines: list[str], new_lines: list[str]) -> list[Hunk]:
 
 def hunks(old: str, new: str) -> list[Hunk]:
     """The hunks of the diff from `old` to `new`, in order (empty when they are equal)."""
-    return _hunks_of(_split(old), _split(new))
+    return _hunks_of(_matcher(_split(old), _split(new)))
 
 
 def _emit(out: list[str], prefix: str, line: str) -> None:
@@ -94,7 +94,7 @@ def unified_diff(old: str, new: str, rel_path: str, *, created: bool = False, de
     without a newline is followed by "\\ No newline at end of file".
     """
     old_lines, new_lines = _split(old), _split(new)
-    found = _hunks_of(old_lines, new_lines)
+    found = _hunks_of(_matcher(old_lines, new_lines))
     if not found:
         return ""
     out = [
@@ -123,14 +123,17 @@ def apply_hunks(old: str, new: str, keep: Iterable[int]) -> str:
     """
     old_lines, new_lines = _split(old), _split(new)
     kept = set(keep)
+    matcher = _matcher(old_lines, new_lines)
+    # Copied first: get_grouped_opcodes trims the matcher's cached opcode list in place.
+    opcodes = list(matcher.get_opcodes())
     # Changed opcodes keep their exact ranges inside the groups, so they identify their hunk.
     owner: dict[_Opcode, int] = {}
-    for hunk in _hunks_of(old_lines, new_lines):
+    for hunk in _hunks_of(matcher):
         for code in hunk.opcodes:
             if code[0] != "equal":
                 owner[code] = hunk.index
     out: list[str] = []
-    for code in _matcher(old_lines, new_lines).get_opcodes():
+    for code in opcodes:
         tag, i1, i2, j1, j2 = code
         if tag != "equal" and owner.get(code) in kept:
             out.extend(new_lines[j1:j2])

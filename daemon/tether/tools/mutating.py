@@ -71,7 +71,8 @@ def resolve_target(ctx: ToolContext, given: str, *, follow_final_link: bool = Tr
             if os.path.islink(link):
                 target = link
     rel = sandbox.relative(target)
-    if ".git" in rel.split("/"):
+    # Lower-cased: on case-insensitive disks ".GIT/config" is the same file.
+    if ".git" in rel.lower().split("/"):
         raise ToolError(f"{GIT_REFUSAL} ('{rel}'); use git commands (run_command) to change the repository")
     return target, rel
 
