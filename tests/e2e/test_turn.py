@@ -262,3 +262,29 @@ async def test_stdin_eof_ends_the_daemon_cleanly(spawn_daemon, workspace: Path):
     daemon = await spawn_daemon()
     await daemon.client.new_session(workspace)
     assert await daemon.client.close() == 0
+
+
+async def test_editing_gitignore_while_the_daemon_runs_changes_what_tools_see(spawn_daemon, workspace: Path, tmp_path: Path):
+    import json as _json
+
+    script = tmp_path / "glob.json"
+    script.write_text(_json.dumps({"replies": [
+        {"when": {"step": 1}, "tool_calls": [{"id": "g", "name": "glob", "arguments": {"pattern": "**/*.py"}}]},
+        {"text": "ok"},
+    ]}))
+    daemon = await spawn_daemon(script=script)
+    session = await daemon.client.new_session(workspace)
+
+    async def globbed() -> str:
+        turn = session.prompt("find python files")
+        updates = [u async for u in turn]
+        done = [u for u in updates if u.get("toolCallId") == "g" and u.get("status") == "completed"][-1]
+        return done["content"][0]["content"]["text"]
+
+    assert "src/app.py" in await globbed()
+    (workspace / ".gitignore").write_text("src/\n")
+    for _ in range(60):  # the watcher debounces; give it up to 3 s
+        if "src/app.py" not in await globbed():
+            break
+        await asyncio.sleep(0.05)
+    assert "src/app.py" not in await globbed()

@@ -7,6 +7,7 @@ handlers in `sessions.py` do) or run turns.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from pathlib import Path
@@ -17,6 +18,7 @@ from ..agent.loop import MODEL_VISIBLE
 from ..agent.session import AgentSession
 from ..store import HistoryStore, SessionRecord, database_path
 from ..tools.sandbox import WorkspaceSandbox
+from .watcher import WorkspaceWatcher
 
 
 def check_workspace(cwd: str) -> Path:
@@ -32,7 +34,18 @@ class SessionRegistry:
     def __init__(self, home: Path | None) -> None:
         self._home = home
         self._stores: dict[Path, HistoryStore] = {}
+        # One sandbox per workspace, shared by its sessions (and kept current by the watcher).
+        self._sandboxes: dict[Path, WorkspaceSandbox] = {}
+        self.watchers: dict[Path, WorkspaceWatcher] = {}
         self.live: dict[str, AgentSession] = {}
+
+    def sandbox_for(self, workspace: Path) -> WorkspaceSandbox:
+        sandbox = self._sandboxes.get(workspace)
+        if sandbox is None:
+            sandbox = self._sandboxes[workspace] = WorkspaceSandbox(workspace)
+            watcher = self.watchers[workspace] = WorkspaceWatcher(sandbox)
+            asyncio.get_running_loop().create_task(watcher.run())
+        return sandbox
 
     async def store_for(self, workspace: Path) -> HistoryStore:
         store = self._stores.get(workspace)
@@ -45,7 +58,7 @@ class SessionRegistry:
         store = await self.store_for(workspace)
         session_id = "sess_" + uuid.uuid4().hex
         await store.create_session(session_id, str(workspace), mode)
-        session = AgentSession(session_id, workspace, store, WorkspaceSandbox(workspace), mode)
+        session = AgentSession(session_id, workspace, store, self.sandbox_for(workspace), mode)
         self.live[session_id] = session
         return session
 
@@ -79,7 +92,7 @@ class SessionRegistry:
             session_id,
             workspace,
             store,
-            WorkspaceSandbox(workspace),
+            self.sandbox_for(workspace),
             record.mode,
             title=record.title,
             messages=[m.body for m in stored if m.status in MODEL_VISIBLE],
@@ -88,6 +101,8 @@ class SessionRegistry:
         return session, stored
 
     async def close_all(self) -> None:
+        for watcher in self.watchers.values():
+            watcher.stop()
         for store in self._stores.values():
             await store.close()
         self._stores.clear()

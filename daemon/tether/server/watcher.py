@@ -1,0 +1,53 @@
+"""Watching the workspace (watchfiles): keep what the tools know about it current.
+
+Owns: one background watch per workspace with live sessions. When a `.gitignore`
+changes, the workspace's ignore rules are reloaded, so list_dir/glob/grep follow the
+user's edit without a restart. (Stale edits are caught without a watcher: every edit
+compares the file's current text with what the model read, at preview and again
+after approval.) Must not: block the event loop, or fail the daemon when the OS
+refuses more watches (large trees can exhaust inotify): that is logged and ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import anyio
+import watchfiles
+
+from ..tools.sandbox import WorkspaceSandbox
+
+log = logging.getLogger("tether.watcher")
+
+
+class WorkspaceWatcher:
+    def __init__(self, sandbox: WorkspaceSandbox) -> None:
+        self.sandbox = sandbox
+        self.root = Path(sandbox.root)
+        self._stop = anyio.Event()
+        self.reloads = 0
+
+    def _wanted(self, _change: watchfiles.Change, path: str) -> bool:
+        return path.endswith(".gitignore") and "/.git/" not in path
+
+    async def run(self) -> None:
+        try:
+            async for changes in watchfiles.awatch(
+                self.root,
+                watch_filter=self._wanted,
+                stop_event=self._stop,  # type: ignore[arg-type]
+                debounce=100,
+                step=50,
+                recursive=True,
+                raise_interrupt=False,
+            ):
+                if changes:
+                    self.sandbox.reload_ignores()
+                    self.reloads += 1
+                    log.debug("reloaded ignore rules of %s (%d changes)", self.root, len(changes))
+        except Exception as exc:  # e.g. inotify watch limit reached
+            log.warning("not watching %s for .gitignore changes: %s", self.root, exc)
+
+    def stop(self) -> None:
+        self._stop.set()
