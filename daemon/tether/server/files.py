@@ -45,7 +45,8 @@ class EditorFiles:
         self.client = client
         self.rpc = rpc
 
-    async def read_text(self, path: Path) -> str:
+    async def editor_text(self, path: Path) -> str | None:
+        """The editor's text of `path` when the editor has one to give, else None."""
         doc = self.documents.get(path)
         if doc is not None:
             return doc.text
@@ -56,7 +57,11 @@ class EditorFiles:
             content = result.get("content") if isinstance(result, dict) else None
             if isinstance(content, str):
                 return content
-        return await self.disk.read_text(path)
+        return None
+
+    async def read_text(self, path: Path) -> str:
+        text = await self.editor_text(path)
+        return text if text is not None else await self.disk.read_text(path)
 
     async def write_text(self, path: Path, text: str) -> None:
         client = self.client

@@ -85,6 +85,9 @@ class ReadFileTool(Tool):
         location = [ToolLocation(str(real), offset)]
 
         buffer = _open_document(ctx.documents, sandbox, clean["path"], real)
+        if buffer is None and ctx.files is not None and hasattr(ctx.files, "editor_text"):
+            # ACP clients that offer fs/read_text_file: the editor's copy is the truth
+            buffer = await ctx.files.editor_text(real)
         if buffer is not None:
             lines = iter([clip_line(line) for line in split_lines(buffer)])
             text = _render(rel, lines, offset, limit, lambda: sum(1 for _ in lines))
