@@ -109,3 +109,18 @@ def test_property_all_none_and_subset_then_rest(old_lines, new_lines, subset, cu
 def test_property_same_text_as_difflib_when_lines_end_with_newline(old_lines, new_lines) -> None:
     old, new = "".join(old_lines), "".join(new_lines)
     assert unified_diff(old, new, "f") == _difflib(old, new)
+
+
+long_lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "}\n"]), min_size=200, max_size=320)
+
+
+@settings(max_examples=25, deadline=None)
+@given(long_lines, long_lines, st.sets(st.integers(min_value=0, max_value=30)))
+def test_property_holds_where_difflib_treats_popular_lines_as_junk(old_lines, new_lines, subset) -> None:
+    old, new = "".join(old_lines), "".join(new_lines)
+    count = len(hunks(old, new))
+    assert apply_hunks(old, new, range(count)) == new
+    assert apply_hunks(old, new, []) == old
+    partial = apply_hunks(old, new, subset)
+    assert apply_hunks(partial, new, range(len(hunks(partial, new)))) == new
+    assert unified_diff(old, new, "f") == _difflib(old, new)

@@ -38,6 +38,15 @@ async def test_delete_a_file_shows_its_text_and_forgets_the_read(mctx: ToolConte
         await EditFileTool().run({"path": "old.py", "edits": [{"old_text": "bye", "new_text": "hi"}]}, mctx)
 
 
+async def test_a_file_edited_during_approval_is_not_deleted(mctx: ToolContext, write, root: Path) -> None:
+    write({"a.txt": "v1\n"})
+    previews = await DELETE.preview({"path": "a.txt"}, mctx)
+    (root / "a.txt").write_text("v2\n")
+    with pytest.raises(ToolError, match="'a.txt' changed while the deletion was waiting for approval"):
+        await DELETE.apply({"path": "a.txt"}, mctx, previews)
+    assert (root / "a.txt").read_text() == "v2\n"
+
+
 async def test_delete_needs_no_read_and_handles_binary_files(mctx: ToolContext, write, root: Path) -> None:
     write({"img.png": b"\x89PNG\0\0"})
     (preview,) = await DELETE.preview({"path": "img.png"}, mctx)

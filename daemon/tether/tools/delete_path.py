@@ -95,6 +95,9 @@ class DeletePathTool(MutatingTool):
         if rel == ".":
             raise ToolError("refusing to delete the workspace root")
         is_dir = os.path.isdir(path) and not os.path.islink(path)
+        if preview.old_text is not None and await current_text(files, path) != preview.old_text:
+            # Edited while the approval was pending: the user did not approve deleting that.
+            raise ToolError(f"'{rel}' changed while the deletion was waiting for approval; nothing was deleted")
         await files.delete(path)
         forget_read(ctx, path)  # the ledger drops everything under a directory too
         text = f"Deleted directory {rel}." if is_dir else f"Deleted {rel}."

@@ -60,9 +60,9 @@ def _range(start: int, end: int) -> str:
 
 
 def _matcher(old_lines: list[str], new_lines: list[str]) -> difflib.SequenceMatcher[str]:
-    # autojunk off: in files over 200 lines it would treat common lines (blank lines,
-    # closing braces) as junk and produce needlessly large hunks.
-    return difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    # difflib's defaults (autojunk on), as difflib.unified_diff uses: without the junk
+    # heuristic, files of repetitive lines (blank lines, braces) take seconds to diff.
+    return difflib.SequenceMatcher(None, old_lines, new_lines)
 
 
 def _hunks_of(matcher: difflib.SequenceMatcher[str]) -> list[Hunk]:
