@@ -110,7 +110,7 @@ def test_each_layer_overrides_the_previous(workspace: Path, user_cfg: Path) -> N
 
 def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -> None:
     write(user_cfg, 'provider = "openai"\nmodel = "gpt-x"\nmax_steps = 50\napi_key = "%s"\n' % SECRET)
-    write(ws_cfg(workspace), 'model = "ws-model"\nmode = "auto-edit"\n')
+    write(ws_cfg(workspace), 'model = "ws-model"\nmode = "read-only"\n')
     settings = load(
         workspace,
         user_cfg,
@@ -122,7 +122,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "provider": ("openai", f"user config {user_cfg}"),
         "api_key": (SECRET, f"user config {user_cfg}"),
         "model": ("ws-model", f"workspace config {ws_cfg(workspace)}"),
-        "mode": ("auto-edit", f"workspace config {ws_cfg(workspace)}"),
+        "mode": ("read-only", f"workspace config {ws_cfg(workspace)}"),
         "max_steps": (40, "env TETHER_MAX_STEPS"),
         "log_level": ("debug", "flag --log-level"),
         "max_output_tokens": (123, "flag --max-output-tokens"),
@@ -506,3 +506,18 @@ def test_list_settings_come_from_toml_lists_or_comma_separated_env(workspace: Pa
     with pytest.raises(ConfigError) as info:
         load(workspace, user_cfg)
     assert "list of strings" in str(info.value) and info.value.key == "deny_commands"
+
+
+@pytest.mark.parametrize("line", ['mode = "full-auto"', 'mode = "auto-edit"', 'allow_env = ["GITHUB_TOKEN"]'])
+def test_a_workspace_cannot_loosen_approvals_or_expose_secrets(workspace: Path, user_cfg: Path, line: str) -> None:
+    path = write(ws_cfg(workspace), line + "\n")
+    with pytest.raises(ConfigError) as info:
+        load(workspace, user_cfg)
+    assert info.value.source == f"workspace config {path}" and "user config" in str(info.value)
+
+
+def test_a_workspace_may_make_tether_more_careful(workspace: Path, user_cfg: Path) -> None:
+    write(user_cfg, 'mode = "full-auto"\n')
+    write(ws_cfg(workspace), 'mode = "read-only"\ndeny_commands = ["make deploy"]\n')
+    settings = load(workspace, user_cfg)
+    assert settings.mode == "read-only" and settings.deny_commands == ("make deploy",)

@@ -117,12 +117,19 @@ _WORKSPACE_FORBIDDEN: dict[str, str] = {
         "a workspace (often a cloned repository) must not choose where your API key is sent; "
         "put base_url in your user config ({user}), TETHER_BASE_URL or --base-url"
     ),
+    # ...or let its commands see your tokens.
+    "allow_env": (
+        "a workspace must not choose which of your secrets its commands can see; "
+        "put allow_env in your user config ({user}) or TETHER_ALLOW_ENV"
+    ),
     # ...and one that could set the data directory could put your history inside itself.
     "home": (
         "a workspace must not choose where Tether keeps its history; "
         "put home in your user config ({user}), TETHER_HOME or --home"
     ),
 }
+
+_LOOSER_MODES = frozenset({"auto-edit", "full-auto"})
 
 _MASK = "***"
 SOURCE_DEFAULT = "default"
@@ -470,6 +477,14 @@ def _file_layer(
         if key not in SETTING_KEYS:
             raise _unknown_key(key, source, camel_ok=False)
         accepted[key] = _coerce(key, raw, source, strings_ok=False, base_dir=path.parent)
+    if forbidden is not None and accepted.get("mode") in _LOOSER_MODES:
+        # A repository may make Tether more careful in it, never less.
+        raise ConfigError(
+            f"mode = {accepted['mode']!r} is not allowed in {source}: a workspace may only "
+            f"choose read-only or ask; put a looser mode in your user config, TETHER_MODE or --mode",
+            key="mode",
+            source=source,
+        )
     return _merge(settings, accepted, dict.fromkeys(accepted, source))
 
 

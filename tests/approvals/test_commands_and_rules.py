@@ -44,7 +44,7 @@ def test_deny_rules_hit_any_part_and_env_assignments_do_not_hide_the_program():
 def test_always_answers_generalise_to_prefixes_and_folders():
     parsed = parse_command("npm test -- --watch=false && git status")
     assert patterns_for_always("execute", "x", parsed, []) == ["git status", "npm test"]
-    assert patterns_for_always("edit", None, None, ["src/app.py", "README.md"]) == ["README.md", "src/**"]
+    assert patterns_for_always("edit", None, None, ["src/app.py", "README.md"]) == ["/README.md", "/src/**"]
 
 
 def test_path_rules_are_globs_per_kind():
@@ -52,3 +52,21 @@ def test_path_rules_are_globs_per_kind():
     assert rule.covers_path("edit", "src/deep/x.py")
     assert not rule.covers_path("edit", "tests/x.py")
     assert not rule.covers_path("delete", "src/x.py")
+
+
+def test_common_spellings_of_a_denied_command_are_still_denied():
+    rules = builtin_rules()
+    for command in ("git -C . push", "env git push", "sh -c 'git push origin'", "FOO=1 nice -n 5 git push",
+                    "bash -c \"make && git push\"", "git --no-pager push", "timeout 10 git push"):
+        assert deny_for_command(rules, parse_command(command)) is not None, command
+
+
+def test_an_option_before_the_subcommand_keeps_the_rule_exact():
+    parsed = parse_command("npm --prefix web test")
+    assert patterns_for_always("execute", "x", parsed, []) == ["npm --prefix web test"]
+
+
+def test_root_file_rules_are_anchored():
+    assert patterns_for_always("edit", None, None, ["README.md"]) == ["/README.md"]
+    rule = Rule("edit", "/README.md", "allow", id=1)
+    assert rule.covers_path("edit", "README.md") and not rule.covers_path("edit", "docs/README.md")

@@ -50,7 +50,7 @@ async def test_reject_once_and_reject_always(gate: ApprovalGate):
     assert "do not retry" in rejected.reason
     await gate.decide(edit("src/a.py"), ScriptedUser("reject_always"))
     silent = await gate.decide(edit("src/b.py"), ScriptedUser())
-    assert not silent.allowed and not silent.asked and "deny edit src/**" in silent.reason
+    assert not silent.allowed and not silent.asked and "deny edit /src/**" in silent.reason
 
 
 async def test_modes(gate: ApprovalGate):

@@ -106,8 +106,13 @@ class _OutputTail:
 
 def diff_blocks(previews: list[ChangePreview]) -> list[dict[str, Any]]:
     """ACP `diff` content for the changes a tool would make."""
-    blocks = []
+    blocks: list[dict[str, Any]] = []
     for p in previews:
+        if p.old_text is None and p.new_text is None:
+            # a directory, link or binary file: no text to diff, say what happens
+            what = f"move to {p.move_to}" if p.move_to else "delete"
+            blocks.append({"type": "content", "content": {"type": "text", "text": f"{what}: {p.path}\n{p.unified_diff}"}})
+            continue
         block: dict[str, Any] = {"type": "diff", "path": p.move_to or p.path, "newText": p.new_text or ""}
         if p.old_text is not None:
             block["oldText"] = p.old_text
@@ -426,6 +431,13 @@ class AgentTurn:
     ) -> ToolResult:
         """Preview, ask the gate, then apply or run — or tell the model why not."""
         gate = self.services.gate
+        if self.session.mode == "read-only":
+            # refused before anything is read or shown
+            return ToolResult(
+                f"not allowed in read-only mode: {tool.name} changes things; the user can switch "
+                f"the session to ask, auto-edit or full-auto",
+                is_error=True,
+            )
         previews = await tool.preview(args, ctx) if isinstance(tool, MutatingTool) else []
         if previews:
             self.sink.tool_call_update(call.call_id, content_blocks=diff_blocks(previews))

@@ -49,12 +49,57 @@ def parse_command(command: str) -> ParsedCommand:
             current.append(token)
     if current:
         parts.append(tuple(current))
-    # `FOO=1 cmd`: the assignment is not the program
-    cleaned = tuple(tuple(_strip_assignments(p)) for p in parts)
-    return ParsedCommand(tuple(p for p in cleaned if p), opaque)
+    # `FOO=1 cmd`, `env cmd`, `git -C dir push`, `sh -c '...'`: rules see the real command
+    cleaned: list[tuple[str, ...]] = []
+    for words in parts:
+        for normal in _normalise(list(words)):
+            if normal:
+                cleaned.append(tuple(normal))
+    return ParsedCommand(tuple(cleaned), opaque)
 
 
-def _strip_assignments(words: tuple[str, ...]) -> list[str]:
+_WRAPPERS = {"env", "command", "exec", "nice", "time", "nohup", "timeout", "stdbuf", "xargs"}
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh"}
+# git's global options that come before the subcommand, and whether they take a value
+_GIT_GLOBALS = {"-C": True, "-c": True, "--git-dir": True, "--work-tree": True, "--namespace": True,
+                "--no-pager": False, "-P": False, "--bare": False, "--no-replace-objects": False}
+
+
+def _normalise(words: list[str], depth: int = 0) -> list[list[str]]:
+    """The simple command(s) a part really runs. Best effort: this guards against the
+    common spellings, it is not a sandbox (a determined command can hide anything)."""
+    words = _strip_assignments(tuple(words))
+    while words:
+        program = words[0].rsplit("/", 1)[-1]
+        if program in _WRAPPERS:
+            words = _strip_assignments(tuple(_drop_options(words[1:], takes_value={"-n", "-u", "-s", "-k"})))
+            if program == "timeout" and words and words[0][:1].isdigit():
+                words = words[1:]
+            continue
+        if program in _SHELLS and depth < 3 and "-c" in words[1:]:
+            script = words[words.index("-c") + 1] if words.index("-c") + 1 < len(words) else ""
+            inner = parse_command(script)
+            return [list(p) for p in inner.parts] or [words]
+        if program == "git":
+            rest, i = words[1:], 0
+            while i < len(rest) and rest[i].startswith("-"):
+                name = rest[i].split("=", 1)[0]
+                i += 2 if _GIT_GLOBALS.get(name) and "=" not in rest[i] else 1
+            return [["git", *rest[i:]]]
+        return [words]
+    return []
+
+
+def _drop_options(words: list[str], takes_value: set[str]) -> list[str]:
+    out = list(words)
+    while out and out[0].startswith("-"):
+        flag = out.pop(0)
+        if flag in takes_value and out:
+            out.pop(0)
+    return out
+
+
+def _strip_assignments(words: tuple[str, ...] | list[str]) -> list[str]:
     out = list(words)
     while out and "=" in out[0] and not out[0].startswith("=") and out[0].split("=", 1)[0].isidentifier():
         out.pop(0)
@@ -78,8 +123,12 @@ def command_prefix(words: tuple[str, ...] | list[str]) -> str:
     program = words[0].rsplit("/", 1)[-1] if "/" in words[0] else words[0]
     if program.startswith("python") and len(words) > 2 and words[1] == "-m":
         return f"{program} -m {words[2]}"  # `python -m pytest`
-    if program in SUBCOMMAND_PROGRAMS and len(words) > 1 and not words[1].startswith("-"):
-        return f"{program} {words[1]}"
+    if program in SUBCOMMAND_PROGRAMS and len(words) > 1:
+        if not words[1].startswith("-"):
+            return f"{program} {words[1]}"
+        # `npm --prefix x test`: which word is the subcommand is unclear, so an "always"
+        # answer covers exactly this command rather than every npm command
+        return " ".join([program, *words[1:]])
     return program
 
 

@@ -160,14 +160,18 @@ class ApprovalGate:
                 f"not approved: mode {request.mode} needs the user's approval for "
                 f"{_action(request)}, and this editor cannot show approval prompts"
                 f"{f' ({answer.detail})' if answer.detail else ''}; the user can switch the "
-                f"session to auto-edit or full-auto, or add a rule",
+                f"session to auto-edit or full-auto",
             )
-        if option in ("allow_always", "reject_always"):
+        opaque = parsed is not None and parsed.opaque
+        if option in ("allow_always", "reject_always") and not (opaque and option == "allow_always"):
             decision = "allow" if option == "allow_always" else "deny"
             for pattern in patterns_for_always(request.kind, request.command, parsed, request.rel_paths):
                 await self.add_rule(request.kind, pattern, decision)
         if option in ("allow_once", "allow_always"):
             how = "once" if option == "allow_once" else "always (a rule now covers it)"
+            if opaque and option == "allow_always":
+                # redirections/substitutions: a prefix rule could not vouch for the next one
+                how = "once (no rule: this command redirects or substitutes, so it is asked again)"
             return Verdict(True, f"allowed by the user, {how}", answer.accepted_hunks, asked=True)
         return Verdict(
             False,

@@ -98,7 +98,8 @@ def patterns_for_always(kind: str, command: str | None, parsed: ParsedCommand | 
     patterns = []
     for rel in rel_paths:
         folder = posixpath.dirname(rel)
-        patterns.append(f"{folder}/**" if folder else rel)
+        # anchored: a root file's rule must not cover docs/README.md too
+        patterns.append(f"/{folder}/**" if folder else f"/{rel}")
     return sorted(set(patterns))
 
 

@@ -51,9 +51,12 @@ class EditorFiles:
         if doc is not None:
             return doc.text
         if self.client is not None and self.client.fs_read_text_file:
-            result = await self._ask(
-                "fs/read_text_file", {"sessionId": self.session_id, "path": str(path)}
-            )
+            try:
+                result = await self._ask(
+                    "fs/read_text_file", {"sessionId": self.session_id, "path": str(path)}
+                )
+            except ToolError:
+                return None  # the editor could not read it: the disk answers (and explains)
             content = result.get("content") if isinstance(result, dict) else None
             if isinstance(content, str):
                 return content
@@ -122,4 +125,5 @@ class EditorFiles:
         try:
             return await self.rpc.send_request_async(method, params)
         except ClientRequestFailed as exc:
-            raise ToolError(f"the editor refused {method} for {params.get('path') or ''}: {exc.error_message}") from None
+            target = params.get("path") or params.get("label") or method
+            raise ToolError(f"the editor refused {method} ({target}): {exc.error_message}") from None

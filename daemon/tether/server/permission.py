@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..agent.loop import diff_blocks
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..approvals.gate import OPTIONS
 from ..tools.diffs import hunks
@@ -35,13 +36,7 @@ _LSP_ACTIONS = {"Allow once": "allow_once", "Allow always": "allow_always", "Rej
 def tool_call_content(request: ApprovalRequest) -> list[dict[str, Any]]:
     """ACP content showing what would happen: diffs for file changes, the command otherwise."""
     if request.previews:
-        content = []
-        for p in request.previews:
-            block: dict[str, Any] = {"type": "diff", "path": p.move_to or p.path, "newText": p.new_text or ""}
-            if p.old_text is not None:
-                block["oldText"] = p.old_text
-            content.append(block)
-        return content
+        return diff_blocks(request.previews)
     if request.command is not None:
         text = f"$ {request.command}\n(in {request.cwd or '.'})"
         return [{"type": "content", "content": {"type": "text", "text": text}}]
@@ -70,7 +65,9 @@ class ClientAsker:
         client = self.client
         if client is not None and client.acp:
             return await self._ask_acp(request, reason)
-        if client is not None and client.lsp_show_message_request and not self._lsp_unsupported:
+        if client is not None and client.lsp_show_message_request:
+            if self._lsp_unsupported:
+                return AskerAnswer("unavailable", detail="it answered window/showMessageRequest with MethodNotFound")
             return await self._ask_lsp(request, reason)
         return AskerAnswer("unavailable", detail="it declared neither ACP permission prompts nor window/showMessageRequest")
 
