@@ -262,12 +262,19 @@ class SdkErrors(logging.Handler):
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if f"{Path('acp')}" in Path(record.pathname).parent.as_posix().split("site-packages/")[-1].split("/")[0:1]:
+        if Path(record.pathname).resolve().is_relative_to(_SDK_DIR):
             self.messages.append(record.getMessage())
 
 
-# What the SDK logs for Tether's withdrawal of a request (see the module docstring).
-SDK_IGNORES_CANCEL_REQUEST = "Unhandled error while handling notification method=$/cancelRequest"
+_SDK_DIR = Path(acp.__file__).resolve().parent
+
+
+# What the SDK logs for Tether's withdrawal of a request, in either spelling (see the
+# module docstring).
+SDK_IGNORES_CANCEL_REQUEST = frozenset(
+    f"Unhandled error while handling notification method={method}"
+    for method in ("$/cancelRequest", "$/cancel_request")
+)
 
 
 def daemon_argv() -> tuple[str, ...]:
@@ -532,8 +539,21 @@ async def test_a_permission_allowed_then_one_rejected(daemon_env, workspace: Pat
         assert_sdk_understands_every_frame(daemon.wire)
 
 
+def withdrawals(wire: Wire) -> list[Any]:
+    """Ids of the requests Tether withdrew, in either spelling: LSP's `$/cancelRequest`
+    {"id"} (what Tether sends today) or ACP's `$/cancel_request` {"requestId"}."""
+    out = []
+    for m in wire.incoming():
+        if m.get("method") == "$/cancelRequest":
+            out.append(m["params"]["id"])
+        elif m.get("method") == "$/cancel_request":
+            out.append(m["params"]["requestId"])
+    return out
+
+
 async def test_cancel_while_a_permission_request_is_pending(daemon_env, workspace: Path, tmp_path: Path):
-    async with tether_acp(daemon_env, workspace, tmp_path) as daemon:
+    async with tether_acp(daemon_env, workspace, tmp_path,
+                          sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
         client = daemon.client
         session = await asyncio.wait_for(daemon.conn.new_session(cwd=str(workspace)), WAIT)
         sid = session.session_id
@@ -550,15 +570,15 @@ async def test_cancel_while_a_permission_request_is_pending(daemon_env, workspac
         assert withdrawn.status == "failed" and "not run: the turn was cancelled" in tool_text(withdrawn)
         assert not (workspace / "marker.txt").exists()
 
-        # Tether withdrew its request — in LSP's spelling, not ACP's `$/cancel_request`
-        # with {"requestId"}; the SDK ignores it (it routes neither spelling).
-        cancels = daemon.wire.incoming("$/cancelRequest")
-        assert [c["params"] for c in cancels] == [{"id": asked["id"]}]
-        assert daemon.wire.incoming("$/cancel_request") == []
-        cancel_at = daemon.wire.frames.index(("incoming", cancels[0]))
+        # Tether withdrew its request before answering the prompt (today as LSP's
+        # `$/cancelRequest` {"id"}, see test_withdrawal_uses_acp_spelling below).
+        assert withdrawals(daemon.wire) == [asked["id"]]
+        cancel_at = next(i for i, (d, m) in enumerate(daemon.wire.frames)
+                         if d == "incoming" and m.get("method") in ("$/cancelRequest", "$/cancel_request"))
         prompt_answered_at, _ = daemon.wire.index_of_response("incoming", "session/prompt")
         assert cancel_at < prompt_answered_at
-        # ... so the SDK still runs our request_permission handler, waiting for the user.
+        # The SDK (0.12.x) routes neither spelling: our request_permission handler is
+        # still running, waiting for the user, as if nothing had been withdrawn.
         assert client.permission_handlers_running == 1
 
         # The user answers late. The SDK sends the answer; Tether ignores it, nothing runs.
@@ -583,7 +603,8 @@ async def test_cancel_then_answer_cancelled_as_acp_asks_clients_to(daemon_env, w
     # ACP (prompt-turn, cancellation): after session/cancel the client MUST answer pending
     # permission requests with the `cancelled` outcome. Whichever arrives first, the turn
     # ends `cancelled` and the command does not run.
-    async with tether_acp(daemon_env, workspace, tmp_path) as daemon:
+    async with tether_acp(daemon_env, workspace, tmp_path,
+                          sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
         client = daemon.client
         session = await asyncio.wait_for(daemon.conn.new_session(cwd=str(workspace)), WAIT)
         sid = session.session_id
@@ -661,6 +682,71 @@ async def test_list_then_load_replays_before_answering_and_resume_does_not(daemo
         assert not any(isinstance(u, UserMessageChunk) for u in updates)  # live turn, no replay
         assert message_text(updates) == "Nothing scripted for that."
         assert_sdk_understands_every_frame(third.wire)
+
+
+# ---------------------------------------------------------------------------------
+# Known deviations from ACP, kept as strict xfails: each starts failing (XPASS) once
+# Tether is fixed, so the marker gets removed and the behaviour stays tested.
+# ---------------------------------------------------------------------------------
+
+_CANCEL_REQUEST_SPELLING = (
+    "ACP's request cancellation is `$/cancel_request` with params {requestId} "
+    "(https://agentclientprotocol.com/protocol/v1/cancellation); Tether sends `$/cancelRequest` {id} "
+    "and, for `$/cancel_request`, reads params.id (daemon/tether/transport/rpc.py)"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=_CANCEL_REQUEST_SPELLING)
+async def test_withdrawal_uses_acp_spelling(daemon_env, workspace: Path, tmp_path: Path):
+    async with tether_acp(daemon_env, workspace, tmp_path,
+                          sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
+        session = await asyncio.wait_for(daemon.conn.new_session(cwd=str(workspace)), WAIT)
+        turn = asyncio.create_task(
+            daemon.conn.prompt(session_id=session.session_id, prompt=[text_block("leave a marker")])
+        )
+        await asyncio.wait_for(daemon.client.permission_asked.wait(), WAIT)
+        (asked,) = daemon.wire.incoming("session/request_permission")
+        await daemon.conn.cancel(session_id=session.session_id)
+        assert (await asyncio.wait_for(turn, WAIT)).stop_reason == "cancelled"
+        daemon.client.answers.put_nowait("cancelled")  # let the SDK's handler finish
+        assert [m["params"] for m in daemon.wire.incoming("$/cancel_request")] == [{"requestId": asked["id"]}]
+
+
+@pytest.mark.xfail(strict=True, reason=_CANCEL_REQUEST_SPELLING)
+async def test_acp_cancel_request_from_the_client_cancels_a_prompt(daemon_env, workspace: Path, tmp_path: Path):
+    # The SDK has no high-level call for `$/cancel_request`; its public low-level
+    # Connection (acp.spawn_stdio_connection) sends it as ACP spells it.
+    first_update = asyncio.Event()
+
+    async def handler(method: str, params: Any, is_notification: bool) -> Any:
+        if method == "session/update":
+            first_update.set()
+            return None
+        raise RequestError.method_not_found(method)
+
+    wire = Wire()
+    with open(tmp_path / "daemon.stderr", "wb") as stderr:
+        async with spawn_stdio_connection(
+            handler, *daemon_argv(), env=dict(daemon_env), cwd=workspace, stderr=stderr.fileno(), observers=[wire]
+        ) as (conn, process):
+            await asyncio.wait_for(conn.send_request("initialize", {"protocolVersion": 1}), WAIT)
+            session = await asyncio.wait_for(
+                conn.send_request("session/new", {"cwd": str(workspace), "mcpServers": []}), WAIT
+            )
+            turn = asyncio.create_task(conn.send_request("session/prompt", {
+                "sessionId": session["sessionId"], "prompt": [{"type": "text", "text": "stream slowly"}],
+            }))
+            await asyncio.wait_for(first_update.wait(), WAIT)
+            (prompt_request,) = [m for d, m in wire.frames if d == "outgoing" and m.get("method") == "session/prompt"]
+            await conn.send_notification("$/cancel_request", {"requestId": prompt_request["id"]})
+            # ACP: the prompt answers with a result (stopReason cancelled) or a -32800 error.
+            try:
+                result = await asyncio.wait_for(turn, WAIT)
+            except RequestError as exc:
+                assert exc.code == -32800
+            else:
+                assert result["stopReason"] == "cancelled", result
+    assert process.returncode == 0
 
 
 @pytest.mark.parametrize("bad_path", ["relative/README.md", "/etc/hostname"])

@@ -10,6 +10,7 @@ through ``delete_session``.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -216,6 +217,35 @@ class HistoryStore:
         await self._db.write(
             lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
         )
+
+    async def set_pending(self, turn_id: str, pending: dict[str, Any] | None) -> None:
+        """Checkpoint (or clear) the tool calls a turn waits to have approved."""
+        value = encode_json(pending) if pending is not None else None
+
+        async def work(conn: aiosqlite.Connection) -> None:
+            await conn.execute("UPDATE turns SET pending = ? WHERE id = ?", (value, turn_id))
+
+        await self._db.write(work)
+
+    async def save_partial(self, turn_id: str, partial: dict[str, Any] | None) -> None:
+        """Save the streamed output of the step in flight (a time-based checkpoint)."""
+        value = encode_json(partial) if partial is not None else None
+
+        async def work(conn: aiosqlite.Connection) -> None:
+            await conn.execute("UPDATE turns SET partial = ? WHERE id = ?", (value, turn_id))
+
+        await self._db.write(work)
+
+    async def waiting_turn(self, session_id: str) -> tuple[str, dict[str, Any]] | None:
+        """The turn of this session waiting for an approval (id, pending calls), if any."""
+        rows = await self._db.read(
+            "SELECT id, pending FROM turns WHERE session_id = ? AND status = 'running'"
+            " AND pending IS NOT NULL ORDER BY seq DESC LIMIT 1",
+            (session_id,),
+        )
+        if not rows:
+            return None
+        return rows[0][0], json.loads(rows[0][1])
 
     async def load_messages(self, session_id: str) -> list[MessageRecord]:
         rows = await self._db.read(

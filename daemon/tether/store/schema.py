@@ -131,7 +131,15 @@ async def _v2_approval_rules(conn: aiosqlite.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_approval_rules]
+async def _v3_turn_checkpoints(conn: aiosqlite.Connection) -> None:
+    # owner: "pid:start" of the daemon running the turn (recovery spares live owners);
+    # pending: the tool calls of a step waiting for approval (restart-safe approvals);
+    # partial: the streamed output of the step in flight, saved every ~0.5 s.
+    for column in ("owner", "pending", "partial"):
+        await conn.execute(f"ALTER TABLE turns ADD COLUMN {column} TEXT")
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_approval_rules, _v3_turn_checkpoints]
 
 
 def latest_version() -> int:

@@ -10,12 +10,15 @@ Must not: open or commit transactions, validate or encode caller input
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import time
 from collections.abc import Sequence
 
 import aiosqlite
 
 from tether.store.errors import StoreError
+from tether.store.liveness import alive, this_process
 from tether.store.records import TurnRecord
 
 __all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_running", "touch_session"]
@@ -29,6 +32,7 @@ _INSERT_MESSAGE = (
 )
 # MAX over the UNIQUE (session_id, seq) index: a lookup, not a scan
 _NEXT_MESSAGE_SEQ = "(SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE session_id = ?)"
+_NEXT_MESSAGE_SEQ_SQL = f"SELECT {_NEXT_MESSAGE_SEQ}"
 _NEXT_TURN_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?)"
 
 
@@ -49,8 +53,9 @@ async def insert_turn(
     turn_seq, message_seq = next(iter(rows))
     try:
         await conn.execute(
-            "INSERT INTO turns (id, session_id, seq, status, started_at) VALUES (?, ?, ?, 'running', ?)",
-            (turn_id, session_id, turn_seq, now),
+            "INSERT INTO turns (id, session_id, seq, status, started_at, owner)"
+            " VALUES (?, ?, ?, 'running', ?, ?)",
+            (turn_id, session_id, turn_seq, now, this_process()),
         )
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"turn {turn_id!r} already exists") from exc
@@ -92,7 +97,8 @@ async def close_turn(
         raise StoreError(f"no turn {turn_id!r}")
     session_id = rows[0][0]
     await conn.execute(
-        "UPDATE turns SET status = ?, stop_reason = ?, error = ?, finished_at = ? WHERE id = ?",
+        "UPDATE turns SET status = ?, stop_reason = ?, error = ?, finished_at = ?,"
+        " pending = NULL, partial = NULL WHERE id = ?",
         (status, stop_reason, error, now, turn_id),
     )
     if report is not None:
@@ -106,12 +112,35 @@ async def close_turn(
 
 
 async def interrupt_running(conn: aiosqlite.Connection) -> int:
-    """Mark turns a dead process left ``running`` as ``interrupted``; returns how many."""
-    # finished_at = the turn's last committed message, i.e. when it really stopped,
-    # rather than whenever the daemon happened to restart
-    cursor = await conn.execute(
-        "UPDATE turns SET status = 'interrupted', finished_at = COALESCE("
-        "(SELECT MAX(created_at) FROM messages WHERE turn_id = turns.id), started_at)"
-        " WHERE status = 'running'"
+    """Recover turns whose daemon died; returns how many became ``interrupted``.
+
+    A turn waiting for approval (``pending`` set) stays ``running``: the next daemon asks
+    again and resumes it. A turn that was streaming gets its last saved partial output as
+    an assistant message marked ``interrupted``. Turns of live daemons are left alone.
+    """
+    rows = await conn.execute_fetchall(
+        "SELECT id, session_id, owner, pending, partial FROM turns WHERE status = 'running'"
     )
-    return cursor.rowcount
+    count = 0
+    for turn_id, session_id, owner, pending, partial in rows:
+        if alive(owner) or pending:
+            continue
+        if partial:
+            now = time.time()
+            seq_rows = await conn.execute_fetchall(_NEXT_MESSAGE_SEQ_SQL, (session_id,))
+            body = json.loads(partial)
+            await conn.execute(
+                _INSERT_MESSAGE,
+                (session_id, turn_id, next(iter(seq_rows))[0], "assistant",
+                 json.dumps(body, ensure_ascii=False, separators=(",", ":")), "interrupted", now),
+            )
+        # finished_at = the turn's last committed message, i.e. when it really stopped,
+        # rather than whenever the daemon happened to restart
+        await conn.execute(
+            "UPDATE turns SET status = 'interrupted', partial = NULL, finished_at = COALESCE("
+            "(SELECT MAX(created_at) FROM messages WHERE turn_id = turns.id), started_at)"
+            " WHERE id = ?",
+            (turn_id,),
+        )
+        count += 1
+    return count

@@ -205,9 +205,19 @@ class Daemon {
   start() {
     const [cmd, ...args] = daemonCommand;
     this.child = spawn(cmd, args, { cwd: workspace, env: process.env, stdio: ["pipe", "pipe", "pipe"] });
+    this.stopping = false;
+    this.exitStatus = undefined;
     this.exited = new Promise((resolve) => {
-      this.child.on("exit", (code, signal) => resolve({ code, signal }));
-      this.child.on("error", (error) => resolve({ code: null, signal: null, error: String(error) }));
+      const gone = (status) => {
+        this.exitStatus ??= status;
+        resolve(status);
+        // A daemon that dies mid-run fails every pending request at once (no waiting for timeouts).
+        if (!this.stopping) {
+          this.connection?.close(new Error(`${this.label} exited unexpectedly (${JSON.stringify(status)}); see its stderr`));
+        }
+      };
+      this.child.on("exit", (code, signal) => gone({ code, signal }));
+      this.child.on("error", (error) => gone({ code: null, signal: null, error: String(error) }));
     });
     this.child.stderr.setEncoding("utf8");
     this.child.stderr.on("data", (chunk) => {
@@ -330,6 +340,7 @@ class Daemon {
 
   /** Ends stdin (how an ACP client closes) and waits for the daemon to exit. */
   async stop() {
+    this.stopping = true;
     this.child.stdin.end();
     const exit = await within(STEP_MS, this.exited, `${this.label} to exit after stdin closed`);
     this.connection.close();
@@ -592,8 +603,8 @@ async function run() {
   );
   prompt4.catch(() => {});
   await until(() => a.permissions.length > permissionsBefore4, "the permission prompt of turn 4");
+  const promptSent4 = wire.findLast((w) => w.daemon === a.label && w.dir === "out" && w.msg.method === "session/prompt");
   abort.abort();
-  const sentCancel = wire.findLast((w) => w.daemon === a.label && w.dir === "out" && w.msg.method === "$/cancel_request");
   let r4;
   try {
     r4 = await within(CANCEL_PROBE_MS, prompt4, "an answer to the prompt cancelled with $/cancel_request");
@@ -601,12 +612,13 @@ async function run() {
     r4 = undefined;
   }
   if (r4 === undefined) {
+    const sentCancel = wire.findLast((w) => w.daemon === a.label && w.dir === "out" && w.msg.method === "$/cancel_request");
     deviation(
       "ignores-acp-cancel_request",
-      `Tether ignores ACP's "$/cancel_request" as the SDK sends it ({requestId}): it reads "params.id" (LSP's ` +
-        `$/cancelRequest shape) for both spellings, so the cancelled session/prompt kept running (no answer within ` +
-        `${CANCEL_PROBE_MS} ms). session/cancel still works.`,
-      [wire.findLast((w) => w.daemon === a.label && w.dir === "out" && w.msg.method === "session/prompt")?.msg, sentCancel?.msg],
+      `Tether ignores ACP's "$/cancel_request" as the SDK sends it (params {requestId}, the id of the ` +
+        `session/prompt): the prompt was not answered within ${CANCEL_PROBE_MS} ms and its turn kept waiting on the ` +
+        `permission prompt. session/cancel still cancels it.`,
+      [promptSent4?.msg, sentCancel?.msg, "(no answer to the session/prompt)"],
     );
     await a.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     r4 = await within(STEP_MS, prompt4, "the session/prompt answer after session/cancel");
@@ -646,10 +658,7 @@ async function run() {
   check("session/load returns the session's modes", loaded.modes?.currentModeId === "ask", loaded);
   const load = exchangeOn(b.label, "session/load", sessionId);
   const replayedOnWire = wireUpdates(b.label, sessionId, load.request.seq, load.response.seq);
-  check("session/load: the history is replayed before the response", replayedOnWire.length > 0, {
-    before: replayedOnWire.length,
-    after: wireUpdates(b.label, sessionId, load.response.seq).length,
-  });
+  check("session/load: the history is replayed before the response", replayedOnWire.length > 0, replayedOnWire.length);
   await settle(b);
   const replay = b.updatesFor(sessionId);
   const userTexts = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
@@ -667,6 +676,9 @@ async function run() {
     [...new Set(replay.map((u) => u.sessionUpdate))]);
 
   const t5 = await promptTurn(b, sessionId, "hello again", []);
+  const prompt5 = exchangeOn(b.label, "session/prompt", sessionId);
+  const afterLoad = wireUpdates(b.label, sessionId, load.response.seq, prompt5.request.seq);
+  check("session/load: nothing is replayed after the response", afterLoad.length === 0, afterLoad.map((w) => brief(w.msg)));
   check("the loaded session takes a new prompt (end_turn)", t5.response.stopReason === "end_turn", t5.response);
   check("the loaded session's new turn streams text", agentText(t5.updates) === "Nothing scripted for that.", agentText(t5.updates));
 
@@ -701,14 +713,14 @@ async function run() {
   check("the SDK logged no dropped or invalid message", dropped.length === 0, dropped);
 }
 
-let failure;
 try {
   await run();
 } catch (error) {
-  failure = error;
   check("the run completed", false, String(error?.stack || error));
 } finally {
   for (const d of daemons) d.kill();
+  // so that the report can say how each daemon ended
+  await Promise.race([Promise.all(daemons.map((d) => d.exited)), sleep(1000)]);
 }
 
 const failed = checks.filter((c) => !c.ok);
@@ -725,7 +737,8 @@ if (!summary.ok) {
   for (const c of failed) lines.push(`  - ${c.name}${c.detail === undefined ? "" : `: ${brief(c.detail)}`}`);
   if (strict && deviations.size) lines.push(`  - --strict and ${deviations.size} deviation(s): ${[...deviations.keys()].join("; ")}`);
   for (const d of daemons) {
-    lines.push(`--- ${d.label} stderr (tail) ---`, d.stderr.slice(-3000));
+    const status = d.exitStatus ? `exited ${JSON.stringify(d.exitStatus)}` : "was running (killed now)";
+    lines.push(`--- ${d.label} (${daemonCommand.join(" ")}) ${status}; stderr tail ---`, d.stderr.slice(-3000));
   }
   lines.push("--- wire (last 25 messages) ---", ...wire.slice(-25).map((w) => `${w.daemon} ${w.dir === "in" ? "<-" : "->"} ${brief(w.msg)}`));
   process.stderr.write(`${lines.join("\n")}\n`);
@@ -733,7 +746,6 @@ if (!summary.ok) {
 } else {
   process.stderr.write(`ACP conformance (TypeScript SDK ${SDK_VERSION}): ${checks.length} passed, 0 failed; ${deviations.size} deviation(s)\n`);
 }
-void failure;
 // The SDK connections are closed and the daemons gone; nothing should keep node alive,
 // but a stuck stream must not hang the caller either.
 setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref();

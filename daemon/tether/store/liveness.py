@@ -1,0 +1,45 @@
+"""Which process owns a running turn, and whether that process is still alive.
+
+Several daemons may share a workspace's database (an editor's, a `tether run`); a new
+one must only recover the turns of daemons that died. An owner is "pid:start-ticks"
+(the start time from /proc tells a reused pid apart); without /proc, the pid alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+
+def _start_ticks(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return fields[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+@functools.lru_cache(maxsize=1)
+def this_process() -> str:
+    pid = os.getpid()
+    return f"{pid}:{_start_ticks(pid)}"
+
+
+def alive(owner: str | None) -> bool:
+    if not owner:
+        return False
+    pid_text, _, ticks = owner.partition(":")
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    if pid == os.getpid():
+        return owner == this_process()
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return not ticks or _start_ticks(pid) in ("", ticks)
