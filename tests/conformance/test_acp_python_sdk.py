@@ -227,7 +227,8 @@ class Wire:
         self.frames.append((event.direction.value, event.message))
 
     def incoming(self, method: str | None = None) -> list[dict[str, Any]]:
-        return [m for d, m in self.frames if d == StreamDirection.INCOMING.value and (method is None or m.get("method") == method)]
+        return [m for d, m in self.frames
+                if d == StreamDirection.INCOMING.value and (method is None or m.get("method") == method)]
 
     def index_of_response(self, direction: str, request_method: str) -> tuple[int, Any]:
         """(frame index, id) of the last response to the last `request_method` request sent the other way."""

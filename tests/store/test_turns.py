@@ -120,6 +120,11 @@ async def test_reopening_after_a_crash_interrupts_running_turns_and_keeps_messag
         assert [t.status for t in await observer.list_turns("s1")] == ["complete", "running"]
 
     async with await HistoryStore.open(db_path) as store:
+        # this process owns the turn and is alive: another daemon must leave it alone
+        assert store.recovered_turns == 0
+    _set_owner(db_path, "cut", "999999999:1")  # the owning daemon is gone
+
+    async with await HistoryStore.open(db_path) as store:
         assert store.recovered_turns == 1
         done, cut = await store.list_turns("s1")
         messages = await store.load_messages("s1")
@@ -172,3 +177,34 @@ async def test_a_closed_store_says_so(db_path: Path) -> None:
         await store.get_session("s1")
     with pytest.raises(StoreError, match="is closed"):
         await store.create_session("s1", "/w", "code")
+
+
+def _set_owner(db_path: Path, turn_id: str, owner: str) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE turns SET owner = ? WHERE id = ?", (owner, turn_id))
+    conn.commit()
+    conn.close()
+
+
+async def test_a_dead_daemons_partial_output_is_kept_and_a_waiting_turn_waits(db_path: Path) -> None:
+    async with await HistoryStore.open(db_path) as store:
+        await store.create_session("s1", "/w", "ask")
+        await store.begin_turn("s1", "streaming", MessageRecord("user", {"text": "go"}))
+        await store.save_partial("streaming", {"role": "assistant", "text": "half an ans"})
+        await store.begin_turn("s1", "waiting", MessageRecord("user", {"text": "edit"}))
+        await store.set_pending("waiting", {"step": 1, "calls": [{"id": "c1", "name": "edit_file", "arguments": {}}]})
+    _set_owner(db_path, "streaming", "999999999:1")
+    _set_owner(db_path, "waiting", "999999999:1")
+
+    async with await HistoryStore.open(db_path) as store:
+        assert store.recovered_turns == 1
+        statuses = {t.id: t.status for t in await store.list_turns("s1")}
+        assert statuses == {"streaming": "interrupted", "waiting": "running"}
+        kept = [m for m in await store.load_messages("s1") if m.role == "assistant"]
+        assert [(m.body["text"], m.status, m.turn_id) for m in kept] == [("half an ans", "interrupted", "streaming")]
+        waiting = await store.waiting_turn("s1")
+        assert waiting is not None and waiting[0] == "waiting" and waiting[1]["calls"][0]["id"] == "c1"
+        await store.finish_turn("waiting", "complete", "end_turn")
+        assert await store.waiting_turn("s1") is None
