@@ -348,7 +348,8 @@ _RESULTS: dict[str, type[BaseModel]] = {
     "session/list": ListSessionsResponse,
     "session/prompt": PromptResponse,
 }
-# Keys Tether adds to the initialize result for LSP clients (SPEC §2.1); ACP clients ignore them.
+# Keys Tether adds to the initialize result for LSP clients only (SPEC §2.1); an ACP
+# client gets a strict ACP answer with the LSP half under _meta.tether.lsp.
 _LSP_KEYS_IN_INITIALIZE = {"capabilities", "serverInfo"}
 
 
@@ -377,8 +378,8 @@ def assert_sdk_understands_every_frame(wire: Wire) -> None:
             if method in _RESULTS:
                 raw = dict(message["result"])
                 if method == "initialize":
-                    assert _LSP_KEYS_IN_INITIALIZE <= set(raw), raw
-                    raw = {k: v for k, v in raw.items() if k not in _LSP_KEYS_IN_INITIALIZE}
+                    assert not (_LSP_KEYS_IN_INITIALIZE & set(raw)), raw
+                    assert set(raw["_meta"]["tether"]["lsp"]) == _LSP_KEYS_IN_INITIALIZE
                 assert _dump(_RESULTS[method].model_validate(raw)) == raw, method
                 checked += 1
     assert checked, "nothing was checked"
@@ -686,18 +687,10 @@ async def test_list_then_load_replays_before_answering_and_resume_does_not(daemo
 
 
 # ---------------------------------------------------------------------------------
-# Known deviations from ACP, kept as strict xfails: each starts failing (XPASS) once
-# Tether is fixed, so the marker gets removed and the behaviour stays tested.
+# ACP's request cancellation: `$/cancel_request` with params {requestId}, both ways.
 # ---------------------------------------------------------------------------------
 
-_CANCEL_REQUEST_SPELLING = (
-    "ACP's request cancellation is `$/cancel_request` with params {requestId} "
-    "(https://agentclientprotocol.com/protocol/v1/cancellation); Tether sends `$/cancelRequest` {id} "
-    "and, for `$/cancel_request`, reads params.id (daemon/tether/transport/rpc.py)"
-)
 
-
-@pytest.mark.xfail(strict=True, reason=_CANCEL_REQUEST_SPELLING)
 async def test_withdrawal_uses_acp_spelling(daemon_env, workspace: Path, tmp_path: Path):
     async with tether_acp(daemon_env, workspace, tmp_path,
                           sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
@@ -713,7 +706,6 @@ async def test_withdrawal_uses_acp_spelling(daemon_env, workspace: Path, tmp_pat
         assert [m["params"] for m in daemon.wire.incoming("$/cancel_request")] == [{"requestId": asked["id"]}]
 
 
-@pytest.mark.xfail(strict=True, reason=_CANCEL_REQUEST_SPELLING)
 async def test_acp_cancel_request_from_the_client_cancels_a_prompt(daemon_env, workspace: Path, tmp_path: Path):
     # The SDK has no high-level call for `$/cancel_request`; its public low-level
     # Connection (acp.spawn_stdio_connection) sends it as ACP spells it.

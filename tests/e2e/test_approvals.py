@@ -135,7 +135,8 @@ async def test_cancel_while_a_prompt_is_pending_runs_nothing_and_answers_cancell
     result = await turn.wait()
     assert result["stopReason"] == "cancelled"
     # the daemon told the client to drop the prompt
-    cancels = [p for m, p in daemon.client.notifications if m == "$/cancelRequest"]
+    # an ACP client: ACP's spelling, `$/cancel_request {requestId}`
+    cancels = [p for m, p in daemon.client.notifications if m == "$/cancel_request"]
     assert cancels, daemon.client.notifications
     assert not any(u.get("toolCallId") == "call_run" and u.get("status") == "completed" for u in turn.updates)
 

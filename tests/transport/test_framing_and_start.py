@@ -63,7 +63,9 @@ async def test_ndjson_clients_are_detected_and_answered_in_kind(daemon_env, work
     assert init["agentCapabilities"]["loadSession"] is True
     assert set(init["agentCapabilities"]["sessionCapabilities"]) == {"list", "resume", "close", "delete"}
     assert init["agentInfo"]["name"] == "tether" and init["authMethods"] == []
-    assert init["serverInfo"]["name"] == "tether" and "capabilities" in init
+    # a pure ACP client gets a strict ACP answer; the LSP half waits under _meta
+    assert "capabilities" not in init and "serverInfo" not in init
+    assert init["_meta"]["tether"]["lsp"]["serverInfo"]["name"] == "tether"
     assert replies[1].get("result", {}).get("modes", {}).get("currentModeId") == "ask", replies[1]
     assert replies[2]["result"]["framing"] == "ndjson"
 

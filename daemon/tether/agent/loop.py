@@ -59,9 +59,12 @@ _FINISH_TO_STOP = {
     "content_filter": "refusal",
 }
 TITLE_CHARS = 60
+# How often the streamed output of the step in flight is saved (one clock read per event).
+_PARTIAL_EVERY_S = 0.5
 # Message statuses the model sees again on later steps: what it said before a cancel
 # stays part of the conversation; broken and failed output does not.
 MODEL_VISIBLE = frozenset({"complete", "cancelled", "interrupted"})
+_ASSISTANT = "\0assistant"  # marks "the open step's assistant message is committed"
 
 
 @dataclass(slots=True)
@@ -102,6 +105,21 @@ class _OutputTail:
         if self.dropped:
             shown = f"[... {self.dropped} earlier characters not shown ...]\n" + shown
         self.sink.tool_call_update(self.call_id, content_text=shown)
+
+
+class _CheckpointingAsker:
+    """Commits the turn's state right before the user is asked (the suspension point)."""
+
+    def __init__(self, inner: Asker | None, turn: AgentTurn) -> None:
+        self.inner, self.turn = inner, turn
+
+    async def ask(self, request: ApprovalRequest, reason: str) -> Any:
+        from ..approvals import AskerAnswer
+
+        if self.inner is None:
+            return AskerAnswer("unavailable", detail="no way to ask the user was configured")
+        await self.turn.checkpoint()
+        return await self.inner.ask(request, reason)
 
 
 def diff_blocks(previews: list[ChangePreview]) -> list[dict[str, Any]]:
@@ -152,7 +170,10 @@ class AgentTurn:
         # The step in flight and the tool results it has so far: what a cancel commits.
         self._open_step: StepState | None = None
         self._open_results: dict[str, dict[str, Any]] = {}
+        # Calls of the open step whose results a checkpoint already committed.
+        self._committed_calls: set[str] = set()
         self._retried_step = False
+        self._partial_saved = False
 
     async def run(self, prompt: list[dict[str, Any]]) -> TurnOutcome:
         session, store = self.session, self.session.store
@@ -165,13 +186,48 @@ class AgentTurn:
                 session.title = title
                 await store.update_session(session.id, title=title)
                 self.sink.title(title)
+        return await self._drive(self._steps)
+
+    async def resume(self, pending: dict[str, Any]) -> TurnOutcome:
+        """Continue a turn a previous daemon left waiting for approval (seed 004's
+        checkpoint at the suspension point): run the step's remaining tool calls (asking
+        again), then the following steps. Finished steps are not sent to the model again."""
+        index = int(pending.get("step", 1))
+        calls = [
+            PendingCall(c["id"], c["name"], arguments=c.get("arguments") or {}, ended=True)
+            for c in pending.get("calls", [])
+        ]
+
+        async def steps() -> str:
+            state = StepState(index)
+            state.calls = {c.call_id: c for c in calls}
+            self._open_step, self._open_results = state, {}
+            self._committed_calls = {_ASSISTANT}  # the previous daemon committed it
+            for call in calls:
+                tool = self.tools.get(call.name)
+                self.sink.tool_call(
+                    call.call_id, title=_safe_title(tool, call.arguments or {}) if tool else call.name,
+                    kind=tool.kind if tool else "other", status="pending", raw_input=call.arguments,
+                )
+            timings = await self._run_tools(calls)
+            self.report.add_step(state, timings, sum(t.latency_ms for t in timings))
+            await self._commit([self._open_results[c.call_id] for c in calls], resumed=True)
+            await self.session.store.set_pending(self.handle.turn_id, None)
+            if index >= self.max_steps:
+                return "max_turn_requests"
+            return await self._steps(start=index + 1)
+
+        return await self._drive(steps)
+
+    async def _drive(self, steps: Any) -> TurnOutcome:
+        store = self.session.store
         stop_reason, status, error = "end_turn", "complete", None
         try:
             with anyio.CancelScope() as scope:
                 self.handle.scope = scope
                 if self.handle.cancel_requested:
                     scope.cancel()
-                stop_reason = await self._steps()
+                stop_reason = await steps()
         except ProviderError as exc:
             stop_reason, status, error = "error", "error", exc
         finally:
@@ -195,9 +251,9 @@ class AgentTurn:
 
     # ---- steps ---------------------------------------------------------------------
 
-    async def _steps(self) -> str:
+    async def _steps(self, start: int = 1) -> str:
         tool_specs = self.tools.specs()
-        for index in range(1, self.max_steps + 1):
+        for index in range(start, self.max_steps + 1):
             state = await self._stream_with_recovery(index, tool_specs)
             calls = state.finish_calls()
             if not calls:
@@ -208,10 +264,16 @@ class AgentTurn:
             t0 = time.perf_counter()
             timings = await self._run_tools(calls)
             tool_ms = (time.perf_counter() - t0) * 1000
-            results = [self._open_results[c.call_id] for c in calls]
             self.report.add_step(state, timings, tool_ms)
-            await self._commit([state.assistant_message(), *results])
-            self._report_usage(state, covered=len(self.session.messages) - len(results))
+            if self._committed_calls:
+                # a checkpoint already committed the assistant message and some results
+                rest = [self._open_results[c.call_id] for c in calls if c.call_id not in self._committed_calls]
+                await self._commit(rest, resumed=True)
+                await self.session.store.set_pending(self.handle.turn_id, None)
+            else:
+                results = [self._open_results[c.call_id] for c in calls]
+                await self._commit([state.assistant_message(), *results])
+            self._report_usage(state, covered=len(self.session.messages) - len(calls))
         return "max_turn_requests"
 
     def _report_usage(self, state: StepState, covered: int | None = None) -> None:
@@ -233,6 +295,7 @@ class AgentTurn:
         while True:
             state = StepState(index)
             self._open_step, self._open_results = state, {}
+            self._committed_calls = set()
             try:
                 await self._stream_step(state, tool_specs)
                 return state
@@ -270,8 +333,14 @@ class AgentTurn:
         sink = self.sink
         text_parts = state.text_parts
         state.started = time.perf_counter()
+        next_save = state.started + _PARTIAL_EVERY_S
+        clock = time.perf_counter
         async with contextlib.aclosing(self.provider.stream(request)) as stream:
             async for event in stream:
+                if clock() >= next_save:
+                    # a time-based checkpoint (not per event): a killed daemon keeps this
+                    await self._save_partial(state)
+                    next_save = time.perf_counter() + _PARTIAL_EVERY_S
                 kind = type(event)
                 if kind is TextDelta:
                     if state.first_token is None:
@@ -302,6 +371,13 @@ class AgentTurn:
                 elif kind is Finish:
                     state.finish_reason = event.reason
         state.llm_done = time.perf_counter()
+
+    async def _save_partial(self, state: StepState) -> None:
+        partial: dict[str, Any] = {"role": "assistant", "text": state.text}
+        if state.thinking_parts:
+            partial["thinking"] = state.thinking
+        self._partial_saved = True
+        await self.session.store.save_partial(self.handle.turn_id, partial)
 
     def _call_started(self, state: StepState, event: ToolCallStart) -> None:
         state.calls[event.call_id] = PendingCall(event.call_id, event.name)
@@ -459,7 +535,7 @@ class AgentTurn:
         if gate is None:
             verdict = Verdict(False, "no approval gate is configured; nothing that changes files runs")
         else:
-            verdict = await gate.decide(request, self.services.asker)
+            verdict = await gate.decide(request, _CheckpointingAsker(self.services.asker, self))
         if verdict.cancelled:
             self.handle.cancel()
             await anyio.lowlevel.checkpoint()  # the cancel lands here
@@ -474,14 +550,51 @@ class AgentTurn:
 
     # ---- commits -------------------------------------------------------------------
 
-    async def _commit(self, bodies: list[dict[str, Any]], status: str = "complete") -> None:
+    async def _commit(
+        self, bodies: list[dict[str, Any]], status: str = "complete", *, resumed: bool = False
+    ) -> None:
         # The step stops being "open" before the write: the store finishes a write even
         # when its caller is cancelled, so a cancel here must not commit the step twice.
-        self._open_step = None
+        if not resumed:
+            self._open_step = None
+        else:
+            self._open_step = None
+            self._committed_calls = set()
         if status in MODEL_VISIBLE:
             self.session.messages.extend(bodies)
         records = [MessageRecord(role=b["role"], body=b, status=status) for b in bodies]
-        await self.session.store.append_messages(self.session.id, self.handle.turn_id, records)
+        store = self.session.store
+        await store.append_messages(self.session.id, self.handle.turn_id, records)
+        if self._partial_saved:
+            self._partial_saved = False
+            await store.save_partial(self.handle.turn_id, None)
+
+    async def checkpoint(self) -> None:
+        """Before waiting for the user: commit the step so far and what is left to run, so
+        a new daemon can ask again and resume here if this one dies (restart-safe approvals)."""
+        state = self._open_step
+        if state is None:
+            return
+        calls = list(state.calls.values())
+        bodies: list[dict[str, Any]] = []
+        if _ASSISTANT not in self._committed_calls:
+            bodies.append(state.assistant_message())
+        done = [c for c in calls if c.call_id in self._open_results and c.call_id not in self._committed_calls]
+        bodies += [self._open_results[c.call_id] for c in done]
+        if bodies:
+            self.session.messages.extend(bodies)
+            records = [MessageRecord(role=b["role"], body=b) for b in bodies]
+            await self.session.store.append_messages(self.session.id, self.handle.turn_id, records)
+        self._committed_calls.add(_ASSISTANT)
+        self._committed_calls.update(c.call_id for c in done)
+        remaining = [c for c in calls if c.call_id not in self._committed_calls]
+        await self.session.store.set_pending(
+            self.handle.turn_id,
+            {
+                "step": state.index,
+                "calls": [{"id": c.call_id, "name": c.name, "arguments": c.arguments or {}} for c in remaining],
+            },
+        )
 
     async def _commit_open_step(self, status: str) -> None:
         """Commit the step a cancel or error interrupted, keeping tool calls paired."""
@@ -490,8 +603,11 @@ class AgentTurn:
         if state is None:
             return
         assistant = state.assistant_message()
-        bodies = [assistant]
+        checkpointed = _ASSISTANT in self._committed_calls
+        bodies = [] if checkpointed else [assistant]
         for call in assistant.get("tool_calls", []):
+            if call["id"] in self._committed_calls:
+                continue
             result = self._open_results.get(call["id"])
             if result is None:
                 # The client saw this call start; close it so it does not stay in progress.
@@ -508,6 +624,11 @@ class AgentTurn:
                     "is_error": True,
                 }
             bodies.append(result)
+        if checkpointed:
+            self._committed_calls = set()
+            await self._commit(bodies, status=status)
+            await self.session.store.set_pending(self.handle.turn_id, None)
+            return
         if not assistant["text"] and "tool_calls" not in assistant and "thinking" not in assistant:
             return
         await self._commit(bodies, status=status)

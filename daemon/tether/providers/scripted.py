@@ -3,7 +3,10 @@
 Used by the tests, the demo, the benchmarks, and by plugin authors who want a daemon
 without a model. A script is a list of replies; each model call takes the first reply
 whose `when` matches (a regex on the turn's user message and/or the step number), so a
-script is stateless and gives the same answers after a daemon restart:
+script is stateless and gives the same answers after a daemon restart. A request made
+for a purpose other than a step (`ModelRequest.metadata["purpose"]`, e.g. "compaction")
+is answered only by replies that name it in `when.purpose`, and those answer nothing
+else, so existing scripts never mistake a summary request for a turn:
 
     {"model": "scripted-demo",
      "replies": [
@@ -12,6 +15,7 @@ script is stateless and gives the same answers after a daemon restart:
         "text": "Let me read it.",
         "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}}]},
        {"when": {"step": 2}, "text": "It says hello.", "delay_ms": 20},
+       {"when": {"purpose": "compaction"}, "text": "The user asked about the README."},
        {"text": "I have no scripted answer for that."}]}
 
 Reply keys: `text` (split into word chunks, or `chunk_size` characters), `chunks`
@@ -88,14 +92,22 @@ class ScriptedProvider(Provider):
 
     def pick(self, request: ModelRequest) -> dict[str, Any]:
         user_text = last_user_text(request.messages)
+        purpose = request.metadata.get("purpose") or None
         for reply, pattern in zip(self.replies, self._patterns):
             when = reply.get("when", {})
+            if when.get("purpose") != purpose:
+                continue
             if "step" in when and when["step"] != request.step:
                 continue
             if pattern is not None and not pattern.search(user_text):
                 continue
             return reply
         preview = user_text[:60].replace("\n", " ")
+        if purpose is not None:
+            raise ProviderError(
+                f"scripted provider: no reply in {self.source} answers a {purpose!r} request; "
+                f'add a reply with "when": {{"purpose": "{purpose}"}}'
+            )
         raise ProviderError(
             f"scripted provider: no reply in {self.source} matches step {request.step} "
             f"of this turn (user message: {preview!r}); add a reply whose \"when\" matches"
@@ -188,8 +200,10 @@ def validate_script(data: Any, source: str) -> None:
         if unknown:
             fail(where, f"unknown key(s) {sorted(unknown)}; known: {sorted(_REPLY_KEYS)}")
         when = reply.get("when", {})
-        if not isinstance(when, dict) or set(when) - {"user", "step"}:
-            fail(where, '"when" takes {"user": regex, "step": n}')
+        if not isinstance(when, dict) or set(when) - {"user", "step", "purpose"}:
+            fail(where, '"when" takes {"user": regex, "step": n, "purpose": name}')
+        if "purpose" in when and not (isinstance(when["purpose"], str) and when["purpose"]):
+            fail(where, '"when.purpose" must be a non-empty string such as "compaction"')
         if "user" in when:
             try:
                 re.compile(when["user"])

@@ -55,6 +55,7 @@ class TetherServer:
         self._provider: Provider | None = None
         self._provider_lock = anyio.Lock()
         self._asker: ClientAsker | None = None
+        self._background: set[asyncio.Task[None]] = set()
         routes: dict[str, Route] = {}
         for module in (lifecycle, sessions, prompt, reports, rules, documents, diagnostics):
             for route in module.routes(self):
@@ -86,6 +87,7 @@ class TetherServer:
         self.client = profile
         self.settings = settings
         self.initialized = True
+        self.rpc.acp_peer = profile.acp
         if profile.root is not None:
             self.default_root = profile.root
         # Build the provider now, not on the first prompt: creating an HTTP client loads
@@ -97,6 +99,13 @@ class TetherServer:
             await self.provider()
         except Exception as exc:  # reported to the client when a prompt needs it
             log.debug("provider not ready yet: %s", exc)
+
+    def resume_waiting(self, session: object, turn_id: str, pending: dict) -> None:
+        from .prompt import resume_turn
+
+        task = asyncio.get_running_loop().create_task(resume_turn(self, session, turn_id, pending))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def stop(self, exit_code: int | None = None) -> None:
         if exit_code is not None:

@@ -45,6 +45,8 @@ class ClientProfile:
     lsp_show_message_request: bool = False
     lsp_work_done_progress: bool = False
     root: Path | None = None
+    # The client sent LSP's InitializeParams (`capabilities` is required there)
+    lsp: bool = False
     init_options: dict[str, Any] = field(default_factory=dict)
     raw_capabilities: dict[str, Any] = field(default_factory=dict)
 
@@ -97,6 +99,7 @@ def read_profile(params: Any) -> ClientProfile:
     profile.name = str(info.get("name", ""))
     profile.version = str(info.get("version", ""))
     lsp_caps = _obj(params, "capabilities")
+    profile.lsp = "capabilities" in params or "processId" in params or "rootUri" in params
     profile.raw_capabilities = {"acp": acp_caps, "lsp": lsp_caps}
     profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
     window = lsp_caps.get("window")
@@ -130,14 +133,23 @@ def _root(params: dict[str, Any]) -> Path | None:
 
 
 def initialize_result(profile: ClientProfile) -> dict[str, Any]:
+    """Both halves for LSP clients; a strict ACP answer (LSP half under `_meta`) for ACP
+    clients, since ACP reserves every root-level name of the result."""
     version = (
         profile.protocol_version
         if profile.protocol_version in SUPPORTED_PROTOCOL_VERSIONS
         else PROTOCOL_VERSION
     )
     info = {"name": "tether", "title": "Tether", "version": __version__}
-    return {
-        # ACP
+    lsp_half = {
+        "capabilities": {
+            # full and incremental sync, so tools read the editor's unsaved text
+            "textDocumentSync": {"openClose": True, "change": 2, "save": False},
+            "experimental": {"tether": {"protocolVersion": PROTOCOL_VERSION}},
+        },
+        "serverInfo": {"name": "tether", "version": __version__},
+    }
+    result: dict[str, Any] = {
         "protocolVersion": version,
         "agentCapabilities": {
             "loadSession": True,
@@ -147,14 +159,12 @@ def initialize_result(profile: ClientProfile) -> dict[str, Any]:
         },
         "agentInfo": info,
         "authMethods": [],
-        # LSP
-        "capabilities": {
-            # full and incremental sync, so tools read the editor's unsaved text
-            "textDocumentSync": {"openClose": True, "change": 2, "save": False},
-            "experimental": {"tether": {"protocolVersion": PROTOCOL_VERSION}},
-        },
-        "serverInfo": {"name": "tether", "version": __version__},
     }
+    if profile.lsp or not profile.acp:
+        result.update(lsp_half)
+    else:
+        result["_meta"] = {"tether": {"lsp": lsp_half}}
+    return result
 
 
 def modes_state(current: str) -> dict[str, Any]:

@@ -23,6 +23,55 @@ if TYPE_CHECKING:
     from .app import TetherServer
 
 
+def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: SessionUpdates, provider: Any) -> AgentTurn:
+    return AgentTurn(
+        session,
+        handle,
+        provider=provider,
+        tools=server.tools,
+        sink=sink,
+        max_steps=server.settings.max_steps,
+        max_output_tokens=server.settings.max_output_tokens,
+        services=TurnServices(
+            gate=server.gate_for(session.workspace, session.store),
+            asker=server.asker(),
+            files=EditorFiles(
+                session_id=session.id,
+                sandbox=session.sandbox,
+                documents=server.documents,
+                client=server.client,
+                rpc=server.rpc,
+            ),
+            documents=server.documents.texts,
+            env_allow=server.settings.allow_env,
+        ),
+    )
+
+
+async def resume_turn(server: TetherServer, session: Any, turn_id: str, pending: dict[str, Any]) -> None:
+    """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
+    answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
+    if session.turn is not None:
+        return
+    handle = ActiveTurn(turn_id)
+    session.turn = handle
+    assert server.conn is not None
+    sink = SessionUpdates(session.id, server.conn)
+    try:
+        provider = await server.provider()
+        outcome = await make_turn(server, session, handle, sink, provider).resume(pending)
+        sink.update(
+            {
+                "sessionUpdate": "session_info_update",
+                "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": outcome.stop_reason}}},
+            }
+        )
+    finally:
+        sink.flush()
+        session.turn = None
+        handle.done.set()
+
+
 def routes(server: TetherServer) -> list[Route]:
     registry = server.registry
 
@@ -41,28 +90,7 @@ def routes(server: TetherServer) -> list[Route]:
         sink = SessionUpdates(session.id, server.conn)
         try:
             provider = await server.provider()
-            turn = AgentTurn(
-                session,
-                handle,
-                provider=provider,
-                tools=server.tools,
-                sink=sink,
-                max_steps=server.settings.max_steps,
-                max_output_tokens=server.settings.max_output_tokens,
-                services=TurnServices(
-                    gate=server.gate_for(session.workspace, session.store),
-                    asker=server.asker(),
-                    files=EditorFiles(
-                        session_id=session.id,
-                        sandbox=session.sandbox,
-                        documents=server.documents,
-                        client=server.client,
-                        rpc=server.rpc,
-                    ),
-                    documents=server.documents.texts,
-                    env_allow=server.settings.allow_env,
-                ),
-            )
+            turn = make_turn(server, session, handle, sink, provider)
             blocks = [unstructure(block) for block in params.prompt]
             outcome = await turn.run(blocks)
         finally:

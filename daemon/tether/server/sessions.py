@@ -6,6 +6,7 @@ ACP's ordering rule holds by construction: nothing is sent for a session before 
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,8 +45,13 @@ def routes(server: TetherServer) -> list[Route]:
         session, stored = await registry.revive(params.session_id, workspace)
         assert server.conn is not None
         send = server.conn.send_body
-        for update in replay_updates([(m.body, m.status) for m in stored]):
+        waiting = await session.store.waiting_turn(session.id) if session.turn is None else None
+        pending_ids = {c["id"] for c in waiting[1].get("calls", [])} if waiting else set()
+        for update in replay_updates([(m.body, m.status) for m in stored], pending=pending_ids):
             send(frame(session.id, update))
+        if waiting is not None:
+            # After the load answer: ask again, and resume the turn where it stopped.
+            asyncio.get_running_loop().call_soon(server.resume_waiting, session, *waiting)
         return {"modes": modes_state(session.mode)}
 
     async def resume(params: LoadSessionParams) -> dict[str, Any]:

@@ -155,7 +155,9 @@ class SessionUpdates:
         )
 
 
-def replay_updates(bodies: list[tuple[dict[str, Any], str]]) -> list[dict[str, Any]]:
+def replay_updates(
+    bodies: list[tuple[dict[str, Any], str]], pending: set[str] | frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
     """The updates that show a stored conversation again, in order.
 
     `bodies` are (message body, status) pairs. A tool result is folded into the
@@ -190,7 +192,10 @@ def replay_updates(bodies: list[tuple[dict[str, Any], str]]) -> list[dict[str, A
                     }
                 )
             for call in body.get("tool_calls", []):
-                updates.append(_replayed_call(call, results.get(call["id"])))
+                update = _replayed_call(call, results.get(call["id"]))
+                if call["id"] in pending:
+                    update["status"] = "pending"  # waiting for approval; asked again after load
+                updates.append(update)
     return updates
 
 

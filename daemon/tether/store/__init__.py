@@ -24,19 +24,34 @@ from tether.store.records import (
 )
 from tether.store.rules import RuleRecord
 from tether.store.schema import latest_version
+from tether.store.search import Hit, search
+from tether.store.snapshots import (
+    SNAPSHOT_VERSION,
+    SnapshotError,
+    export_session,
+    fork_session,
+    import_session,
+)
 
 __all__ = [
     "MESSAGE_ROLES",
     "MESSAGE_STATUSES",
+    "SNAPSHOT_VERSION",
     "TURN_STATUSES",
+    "Hit",
     "HistoryStore",
     "MessageRecord",
     "RuleRecord",
     "SessionRecord",
+    "SnapshotError",
     "StoreError",
     "TurnRecord",
     "database_path",
+    "export_session",
+    "fork_session",
+    "import_session",
     "latest_version",
+    "search",
     "tether_home",
     "workspace_key",
 ]

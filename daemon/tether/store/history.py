@@ -16,12 +16,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
 from tether.store import turns
-from tether.store.database import Database
+from tether.store.database import Database, Work
 from tether.store.errors import StoreError
 from tether.store.rules import RuleStore
 from tether.store.records import (
@@ -36,6 +36,8 @@ from tether.store.records import (
 )
 
 __all__ = ["HistoryStore"]
+
+_T = TypeVar("_T")
 
 _SESSION_COLUMNS = "id, workspace, title, mode, created_at, updated_at, metadata"
 _TURN_COLUMNS = "id, session_id, seq, status, stop_reason, started_at, finished_at, error"
@@ -91,6 +93,16 @@ class HistoryStore:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+    # -- raw access for the store's own modules (snapshots, search) ---------------
+
+    async def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """All rows of one read query; for modules of ``tether.store`` only."""
+        return await self._db.read(sql, params)
+
+    async def transaction(self, work: Work[_T]) -> _T:
+        """Run ``work(conn)`` as one write transaction; for modules of ``tether.store`` only."""
+        return await self._db.write(work)
 
     # -- sessions ---------------------------------------------------------------
 

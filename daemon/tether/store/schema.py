@@ -139,7 +139,61 @@ async def _v3_turn_checkpoints(conn: aiosqlite.Connection) -> None:
         await conn.execute(f"ALTER TABLE turns ADD COLUMN {column} TEXT")
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_approval_rules, _v3_turn_checkpoints]
+# The searchable text of one message row (`{row}` is NEW, OLD or messages): the text
+# blocks of a user message, an assistant's answer, a tool result's content. Thinking,
+# tool arguments and system messages are not indexed.
+_V4_SEARCH_TEXT = """CASE {row}.role
+    WHEN 'user' THEN (
+        SELECT group_concat(json_extract(block.value, '$.text'), char(10))
+        FROM json_each({row}.body, '$.content') AS block
+        WHERE json_extract(block.value, '$.type') = 'text'
+          AND json_type(block.value, '$.text') = 'text')
+    WHEN 'assistant' THEN CASE WHEN json_type({row}.body, '$.text') = 'text'
+        THEN json_extract({row}.body, '$.text') END
+    WHEN 'tool' THEN CASE WHEN json_type({row}.body, '$.content') = 'text'
+        THEN json_extract({row}.body, '$.content') END
+END"""
+
+
+async def _v4_search(conn: aiosqlite.Connection) -> None:
+    # Full-text search over messages. The FTS table keeps its own copy of the text
+    # (snippet() needs it); rowid = messages.id. Triggers keep it in sync with every
+    # insert path (steps, recovery, imports) and with deletes, including the cascade
+    # of a session delete. Bodies are immutable, so there is no UPDATE trigger.
+    await conn.execute(
+        "CREATE VIRTUAL TABLE messages_fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    await conn.execute(
+        f"""
+        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+        WHEN NEW.role IN ('user', 'assistant', 'tool') AND json_valid(NEW.body)
+        BEGIN
+            INSERT INTO messages_fts (rowid, text)
+            SELECT NEW.id, found.text FROM (SELECT {_V4_SEARCH_TEXT.format(row="NEW")} AS text) AS found
+            WHERE found.text IS NOT NULL AND found.text != '';
+        END"""
+    )
+    await conn.execute(
+        """
+        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+        BEGIN
+            DELETE FROM messages_fts WHERE rowid = OLD.id;
+        END"""
+    )
+    # index the history written before this version
+    await conn.execute(
+        f"""
+        INSERT INTO messages_fts (rowid, text)
+        SELECT found.id, found.text FROM (
+            SELECT messages.id AS id, {_V4_SEARCH_TEXT.format(row="messages")} AS text
+            FROM messages
+            WHERE messages.role IN ('user', 'assistant', 'tool') AND json_valid(messages.body)
+        ) AS found
+        WHERE found.text IS NOT NULL AND found.text != ''"""
+    )
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_approval_rules, _v3_turn_checkpoints, _v4_search]
 
 
 def latest_version() -> int:

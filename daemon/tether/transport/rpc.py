@@ -87,6 +87,8 @@ class TetherRPC(JsonRPCProtocol):
         self._ids = itertools.count(1)
         self.shutting_down = False
         self.unknown_responses = 0
+        # True once an ACP client initialized: our cancels then use ACP's spelling.
+        self.acp_peer = False
 
     def attach(self, conn: Connection) -> None:
         self.conn = conn
@@ -156,7 +158,11 @@ class TetherRPC(JsonRPCProtocol):
             return await future
         except asyncio.CancelledError:
             if self._outgoing.pop(request_id, None) is not None:
-                self.notify("$/cancelRequest", {"id": request_id})
+                # tell the client to drop it, in the spelling its protocol uses
+                if self.acp_peer:
+                    self.notify("$/cancel_request", {"requestId": request_id})
+                else:
+                    self.notify("$/cancelRequest", {"id": request_id})
             raise
 
     # ---- requests ----------------------------------------------------------------
@@ -227,8 +233,10 @@ class TetherRPC(JsonRPCProtocol):
     # ---- notifications -----------------------------------------------------------
 
     def _handle_notification(self, method: str, params: Any) -> None:  # type: ignore[override]
-        if method in ("$/cancelRequest", "$/cancel_request"):  # LSP's and ACP's spelling
-            self._cancel_incoming(params.get("id") if isinstance(params, dict) else None)
+        if method in ("$/cancelRequest", "$/cancel_request"):
+            # LSP: `$/cancelRequest {id}`; ACP: `$/cancel_request {requestId}`. Either works.
+            if isinstance(params, dict):
+                self._cancel_incoming(params.get("requestId", params.get("id")))
             return
         route = self.routes.get(method)
         if route is None or not route.notification:

@@ -20,7 +20,7 @@
 // --strict any of them fails the run too.
 
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -163,7 +163,9 @@ function droppedPaths(raw, parsed, at = "") {
 }
 
 /** Parses `raw` with one of the SDK's schemas; records a failed check or dropped fields. */
+let validated = 0;
 function conforms(schemaName, raw, context) {
+  validated += 1;
   const result = schemas[schemaName].safeParse(raw);
   if (!result.success) {
     check(`${context} parses as ACP ${schemaName.slice(1)}`, false, {
@@ -243,34 +245,43 @@ class Daemon {
 
   /** The client: every client-side method of ACP v1 registered explicitly. */
   app() {
-    const unsupported = (method) => {
+    const unsupported = ({ method }) => {
       this.unexpected.push({ method });
       throw acp.RequestError.methodNotFound(method);
     };
     const m = acp.methods.client;
-    const app = acp
-      .client({ name: "tether-acp-conformance" })
-      .onRequest(m.session.requestPermission, ({ params, requestId, signal }) =>
-        this.requestPermission(params, requestId, signal),
-      )
-      .onNotification(m.session.update, ({ params }) => {
-        this.updates.push(params);
-      })
-      .onRequest(m.fs.readTextFile, ({ params }) => this.readTextFile(params))
-      .onRequest(m.fs.writeTextFile, ({ params }) => this.writeTextFile(params))
-      .onRequest(m.terminal.create, ({ method }) => unsupported(method))
-      .onRequest(m.terminal.output, ({ method }) => unsupported(method))
-      .onRequest(m.terminal.release, ({ method }) => unsupported(method))
-      .onRequest(m.terminal.waitForExit, ({ method }) => unsupported(method))
-      .onRequest(m.terminal.kill, ({ method }) => unsupported(method))
-      .onRequest(m.elicitation.create, ({ method }) => unsupported(method))
-      .onNotification(m.elicitation.complete, ({ method, params }) => {
-        this.unexpected.push({ method, params });
-      })
-      .onRequest("*", ({ method }) => unsupported(method))
-      .onNotification("*", ({ method, params }) => {
-        this.otherNotifications.push({ method, params });
-      });
+    const app = acp.client({ name: "tether-acp-conformance" });
+    this.registered = new Set();
+    const request = (method, handler) => {
+      this.registered.add(method);
+      app.onRequest(method, handler);
+    };
+    const notification = (method, handler) => {
+      this.registered.add(method);
+      app.onNotification(method, handler);
+    };
+    request(m.session.requestPermission, ({ params, requestId, signal }) => this.requestPermission(params, requestId, signal));
+    notification(m.session.update, ({ params }) => {
+      this.updates.push(params);
+    });
+    request(m.fs.readTextFile, ({ params }) => this.readTextFile(params));
+    request(m.fs.writeTextFile, ({ params }) => this.writeTextFile(params));
+    // terminal: false in the capabilities, so none of these may be called
+    request(m.terminal.create, unsupported);
+    request(m.terminal.output, unsupported);
+    request(m.terminal.release, unsupported);
+    request(m.terminal.waitForExit, unsupported);
+    request(m.terminal.kill, unsupported);
+    // no elicitation capability either
+    request(m.elicitation.create, unsupported);
+    notification(m.elicitation.complete, ({ method, params }) => {
+      this.unexpected.push({ method, params });
+    });
+    // anything else: recorded (requests answered MethodNotFound)
+    app.onRequest("*", unsupported);
+    app.onNotification("*", ({ method, params }) => {
+      this.otherNotifications.push({ method, params });
+    });
     return app;
   }
 
@@ -398,7 +409,7 @@ function wireUpdates(label, sessionId, fromSeq, toSeq = Infinity) {
 
 /** Runs one prompt turn; `answers` feed the permission prompts it raises. */
 async function promptTurn(daemon, sessionId, text, answers, options) {
-  daemon.answers.push(...answers);
+  daemon.answers.splice(0, Infinity, ...answers);
   const before = daemon.updatesFor(sessionId).length;
   const permissionsBefore = daemon.permissions.length;
   const response = await within(
@@ -407,6 +418,9 @@ async function promptTurn(daemon, sessionId, text, answers, options) {
     `the session/prompt answer for "${text}"`,
   );
   await settle(daemon);
+  if (daemon.answers.length) {
+    check(`"${text}": the daemon asked for every scripted permission answer`, false, { unused: daemon.answers.splice(0) });
+  }
   conforms("zPromptResponse", lastResponse(daemon.label, "session/prompt"), `session/prompt result ("${text}")`);
   return {
     response,
@@ -460,18 +474,11 @@ async function initialize(daemon) {
 }
 
 async function run() {
-  // --- every client method of the SDK has an explicit handler (no catch-all doing the work)
-  const handled = new Set([
-    "session/request_permission", "session/update", "fs/read_text_file", "fs/write_text_file",
-    "terminal/create", "terminal/output", "terminal/release", "terminal/wait_for_exit", "terminal/kill",
-    "elicitation/create", "elicitation/complete",
-  ]);
-  const missing = Object.values(acp.CLIENT_METHODS).filter((m) => !handled.has(m));
-  check("the client registers a handler for every ACP v1 client method of the SDK", missing.length === 0, missing);
-
-  // ================= daemon A: a session, three turns, cancellation, listing =================
+  // ================= daemon A: a session, four turns, cancellation, listing =================
   const a = new Daemon("daemon A").start();
   daemons.push(a);
+  const missing = Object.values(acp.CLIENT_METHODS).filter((method) => !a.registered.has(method));
+  check("the client has its own handler for every ACP v1 client method of the SDK", missing.length === 0, missing);
   const init = await initialize(a);
   check("initialize: agentCapabilities.loadSession is true", init.agentCapabilities?.loadSession === true, init.agentCapabilities);
   check("initialize: agentInfo names tether", init.agentInfo?.name === "tether", init.agentInfo);
@@ -541,7 +548,7 @@ async function run() {
   check("turn 2: the turn went on after the rejection", agentText(t2.updates).endsWith("Ran them."), agentText(t2.updates));
 
   // --- turn 3: session/cancel while a permission prompt is pending (never answered)
-  a.answers.push("hold");
+  a.answers.splice(0, Infinity, "hold");
   const permissionsBefore3 = a.permissions.length;
   const updatesBefore3 = a.updatesFor(sessionId).length;
   const prompt3 = a.agent.request(acp.methods.agent.session.prompt, {
@@ -593,7 +600,7 @@ async function run() {
   summary.daemonStatsAfterCancel = stats;
 
   // --- turn 4: cancel the prompt request itself with the SDK's cancellation ($/cancel_request)
-  a.answers.push("hold");
+  a.answers.splice(0, Infinity, "hold");
   const permissionsBefore4 = a.permissions.length;
   const abort = new AbortController();
   const prompt4 = a.agent.request(
@@ -730,6 +737,7 @@ summary.passed = checks.length - failed.length;
 summary.failed = failed.length;
 summary.ok = failed.length === 0 && (!strict || deviations.size === 0);
 summary.wireMessages = wire.length;
+summary.parsedWithSdkSchemas = validated;
 process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 
 if (!summary.ok) {

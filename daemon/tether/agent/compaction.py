@@ -1,0 +1,179 @@
+"""Compaction: replacing the older part of the model's view with a model-written summary.
+
+Owns: when to compact (`should_compact`), where to cut (`split_point`: never between a
+call and its results), the transcript the summariser reads, the summary request
+(`metadata={"purpose": "compaction"}`, no tools) and the summary message's shape — a
+user-role message marked with a `compaction` key, so every provider accepts it and the
+history pipeline keeps it at the front. Must not: persist anything, change
+`session.messages` itself, or decide what happens when the model fails (ProviderError
+propagates; the loop decides). Seed 003 §7: summarise all but the last 4 messages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from ..providers.base import ModelRequest, Provider, ProviderError, TextDelta
+from .history import is_compaction_summary, repair_pairing, trim_middle
+from .tokens import CHARS_PER_TOKEN
+
+Message = dict[str, Any]
+
+COMPACTION_SYSTEM_PROMPT = """\
+You summarise the earlier part of a conversation between a user and Tether, a coding \
+agent that works in the user's workspace through tools. The agent will continue the \
+conversation from your summary alone, so keep what it needs:
+- what the user asked for, their goals, constraints and preferences, in their words where it matters;
+- what was done: files read, created or changed (with paths), commands run and their outcome;
+- findings, decisions and their reasons; errors hit and how they were resolved;
+- what is still open or was about to be done next.
+Be concise and factual; do not invent anything and do not address the user. \
+Reply with the summary only."""
+
+SUMMARY_HEADER = "Summary of the earlier conversation ({n} messages were summarised to save context):\n"
+
+# Transcript limits: a tool result's middle matters least (the top of a file, the end
+# of a command's output carry the most); the total must leave the summariser room.
+TOOL_RESULT_HEAD, TOOL_RESULT_TAIL = 1_500, 500
+TEXT_HEAD, TEXT_TAIL = 6_000, 2_000
+ARGUMENT_CHARS = 1_000
+TRANSCRIPT_SHARE = 0.5  # of the provider's context window
+
+
+def should_compact(used_tokens: int, context_window: int, threshold: float = 0.75) -> bool:
+    return context_window > 0 and used_tokens >= threshold * context_window
+
+
+def split_point(messages: list[Message], keep_last: int) -> int:
+    """Index where the kept tail starts: about `keep_last` from the end, on a user or
+    assistant message, so no tool result is kept without the call it answers.
+
+    The boundary moves earlier past tool results; if that leaves nothing to summarise,
+    it moves later instead (keeping fewer messages, possibly none).
+    """
+    size = len(messages)
+    boundary = max(0, size - max(0, keep_last))
+    cut = boundary
+    while 0 < cut < size and messages[cut].get("role") == "tool":
+        cut -= 1
+    if cut > 0:
+        return cut
+    cut = max(boundary, 1)
+    while cut < size and messages[cut].get("role") == "tool":
+        cut += 1
+    return min(cut, size)
+
+
+async def compact(
+    provider: Provider,
+    messages: list[Message],
+    *,
+    keep_last: int = 4,
+    system_prompt: str = COMPACTION_SYSTEM_PROMPT,
+    max_output_tokens: int = 4_096,
+) -> tuple[list[Message], Message]:
+    """Summarise all but the last `keep_last` messages; returns (new view, summary).
+
+    The new view is the summary message followed by the kept tail (pairing repaired).
+    Raises ProviderError when the model fails or returns no text, ValueError when there
+    is nothing to summarise.
+    """
+    if not messages:
+        raise ValueError("nothing to compact: the conversation is empty")
+    cut = split_point(messages, keep_last)
+    head, tail = messages[:cut], repair_pairing(messages[cut:])
+    budget = max(10_000, int(provider.context_window * CHARS_PER_TOKEN * TRANSCRIPT_SHARE))
+    prompt = (
+        f"Summarise these {len(head)} earlier messages of the conversation.\n\n"
+        f"<transcript>\n{render_transcript(head, budget)}\n</transcript>"
+    )
+    request = ModelRequest(
+        system=system_prompt,
+        messages=[{"role": "user", "content": [{"type": "text", "text": prompt}]}],
+        tools=[],
+        model=provider.model,
+        max_output_tokens=max_output_tokens,
+        metadata={"purpose": "compaction"},
+    )
+    parts: list[str] = []
+    async with contextlib.aclosing(provider.stream(request)) as stream:
+        async for event in stream:
+            if type(event) is TextDelta:
+                parts.append(event.text)
+    text = "".join(parts).strip()
+    if not text:
+        # An empty summary would silently drop the whole earlier conversation.
+        raise ProviderError(
+            "the model returned an empty summary; the conversation was not compacted",
+            kind="bad_response",
+        )
+    summary: Message = {
+        "role": "user",
+        "content": [{"type": "text", "text": SUMMARY_HEADER.format(n=len(head)) + text}],
+        "compaction": {"replaced": len(head)},
+    }
+    return [summary, *tail], summary
+
+
+def render_transcript(messages: list[Message], budget_chars: int) -> str:
+    """A readable transcript; past `budget_chars` the oldest entries are left out."""
+    entries = [_render(m) for m in messages]
+    total, start = 0, len(entries)
+    while start > 0 and total + len(entries[start - 1]) <= budget_chars:
+        start -= 1
+        total += len(entries[start])
+    if start == len(entries) and entries:
+        # Even the newest entry alone is over budget: keep it, shortened.
+        start -= 1
+        entries[start] = trim_middle(entries[start], budget_chars // 2, budget_chars // 4)
+    kept = entries[start:]
+    if start:
+        kept.insert(0, f"[{start} earlier messages left out: the transcript was too long]")
+    return "\n\n".join(kept)
+
+
+def _render(message: Message) -> str:
+    role = message.get("role")
+    if role == "user":
+        title = "Earlier summary" if is_compaction_summary(message) else "User"
+        return f"## {title}\n{_clip(_user_text(message.get('content')))}"
+    if role == "assistant":
+        lines = [f"## Assistant\n{_clip(str(message.get('text') or ''))}".rstrip()]
+        for call in message.get("tool_calls") or ():
+            args = json.dumps(call.get("arguments", {}), ensure_ascii=False)
+            if len(args) > ARGUMENT_CHARS:
+                args = args[:ARGUMENT_CHARS] + "…"
+            lines.append(f"-> called {call.get('name', '?')} {args}")
+        return "\n".join(lines)
+    if role == "tool":
+        status = " (error)" if message.get("is_error") else ""
+        content = str(message.get("content", ""))
+        body = trim_middle(content, TOOL_RESULT_HEAD, TOOL_RESULT_TAIL)
+        return f"## Tool result: {message.get('name', '?')}{status}\n{body}"
+    return f"## {role}\n{_clip(json.dumps(message, ensure_ascii=False))}"
+
+
+def _clip(text: str) -> str:
+    return trim_middle(text, TEXT_HEAD, TEXT_TAIL)
+
+
+def _user_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content or ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "resource_link":
+            parts.append(f"[linked {block.get('uri', '')}]")
+        elif kind == "resource":
+            resource = block.get("resource") or {}
+            parts.append(f"[attached {resource.get('uri', '')}]\n{resource.get('text', '')}")
+        else:
+            parts.append(f"[{kind}]")
+    return "\n".join(parts)

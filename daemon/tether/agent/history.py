@@ -1,0 +1,152 @@
+"""The per-call history pipeline: what the model sees of the conversation (seed 003 §5-6).
+
+Owns: `prepare`, run on the model's view before every model call — keep the last N user
+turns, prune old tool results by how full the context is, then repair tool-call/result
+pairing — and `repair_pairing` on its own (for a view a crash left with unanswered
+calls). Must not: mutate its input (changed messages are new dicts; the session's view
+and the stored history stay as they were), touch the store, call a model, or do more
+than a few linear passes (it runs on every step).
+
+`used_tokens` should measure the un-pruned view (what the history would cost without
+this pipeline); a count anchored on a pruned request is lower, so pruning would switch
+itself off on the next call and on again on the one after.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Message = dict[str, Any]
+
+# Seed 003 §6 defaults.
+SOFT_TRIM_RATIO = 0.3
+HARD_CLEAR_RATIO = 0.5
+SOFT_TRIM_OVER = 4_000  # characters; shorter results are left whole
+SOFT_TRIM_KEEP = 1_500  # characters kept at each end of a soft-trimmed result
+PROTECT_LAST_ASSISTANTS = 3
+
+CLEARED = "[tool result cleared to save context; run the tool again if needed]"
+MISSING = "result missing (the conversation was shortened or interrupted)"
+
+
+def trim_middle(text: str, head: int, tail: int) -> str:
+    """`text` with its middle replaced by a marker saying how much went, if it is longer
+    than head + tail; the ends carry what matters most (a file's top, a command's error)."""
+    cut = len(text) - head - tail
+    if cut <= 0:
+        return text
+    return f"{text[:head]}\n[... {cut} characters trimmed ...]\n{text[len(text) - tail:]}"
+
+
+def is_compaction_summary(message: Message) -> bool:
+    return message.get("role") == "user" and "compaction" in message
+
+
+def prepare(
+    messages: list[Message],
+    *,
+    context_window: int,
+    used_tokens: int,
+    keep_user_turns: int = 50,
+) -> list[Message]:
+    """The view to send: turn-limited, pruned by fullness, with every call answered."""
+    view = limit_turns(messages, keep_user_turns)
+    fullness = used_tokens / context_window if context_window > 0 else 0.0
+    if fullness >= SOFT_TRIM_RATIO:
+        view = prune_tool_results(view, clear=fullness >= HARD_CLEAR_RATIO)
+    return repair_pairing(view)
+
+
+def limit_turns(messages: list[Message], keep: int) -> list[Message]:
+    """The last `keep` user turns (at least the current one), after a leading summary.
+
+    A turn starts at a user message (tool results have their own role, so every user
+    message starts one) and runs to the next. A compaction summary at the front stands
+    for everything before it, so it always stays and is not counted as a turn.
+    """
+    keep = max(1, keep)
+    lead = 1 if messages and is_compaction_summary(messages[0]) else 0
+    seen = 0
+    for index in range(len(messages) - 1, lead - 1, -1):
+        if messages[index].get("role") == "user":
+            seen += 1
+            if seen == keep:
+                if index <= lead:
+                    break  # nothing before this turn but the summary: nothing to cut
+                return messages[:lead] + messages[index:]
+    return list(messages)
+
+
+def prune_tool_results(messages: list[Message], *, clear: bool) -> list[Message]:
+    """Soft-trim (or, with `clear`, replace) the content of old tool results.
+
+    Results after the third-last assistant message belong to the model's latest work
+    and are left alone. Only tool messages are touched, so user messages (the first
+    one, the task, above all) never are.
+    """
+    protect_from = len(messages)
+    found = 0
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == "assistant":
+            found += 1
+            protect_from = index
+            if found == PROTECT_LAST_ASSISTANTS:
+                break
+    out = list(messages)
+    for index in range(protect_from):
+        message = out[index]
+        if message.get("role") != "tool":
+            continue
+        content = message.get("content")
+        if not isinstance(content, str):
+            continue
+        if clear:
+            # A result shorter than the placeholder would only grow by being "cleared".
+            new = CLEARED if len(content) > len(CLEARED) else content
+        elif len(content) > SOFT_TRIM_OVER:
+            new = trim_middle(content, SOFT_TRIM_KEEP, SOFT_TRIM_KEEP)
+        else:
+            continue
+        if new is not content:
+            out[index] = {**message, "content": new}
+    return out
+
+
+def repair_pairing(messages: list[Message]) -> list[Message]:
+    """Every tool call answered exactly once, right after its assistant message.
+
+    Results come before the next user or assistant message, in the order given; a call
+    without one gets a synthetic error result at the end of its group; results whose
+    call is not open there (leading ones after a cut, duplicates, strays) are dropped.
+    """
+    out: list[Message] = []
+    open_calls: dict[str, str] = {}  # id -> name, the last assistant's unanswered calls
+
+    def close_group() -> None:
+        for call_id, name in open_calls.items():
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "name": name,
+                    "content": MISSING,
+                    "is_error": True,
+                }
+            )
+        open_calls.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            if open_calls.pop(message.get("tool_call_id"), None) is not None:
+                out.append(message)
+            continue
+        close_group()
+        out.append(message)
+        if role == "assistant":
+            for call in message.get("tool_calls") or ():
+                call_id = call.get("id")
+                if isinstance(call_id, str):
+                    open_calls.setdefault(call_id, str(call.get("name", "")))
+    close_group()
+    return out

@@ -1,0 +1,64 @@
+"""Full-text search over a workspace's stored conversations (schema v4, FTS5).
+
+Owns: the search query (bm25 ranking, ``[[ ]]``-marked snippets) and the fallback
+that turns a query FTS5 cannot parse into literal words. The index itself, and the
+triggers that keep it in step with ``messages``, are migration ``_v4_search`` in
+``schema.py``.
+Must not: write anything, or decide which text is searchable (the migration does).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from tether.store.errors import StoreError
+from tether.store.history import HistoryStore
+
+__all__ = ["Hit", "literal_query", "search"]
+
+MAX_LIMIT = 200
+_SNIPPET_TOKENS = 16
+
+_SEARCH = """
+SELECT m.session_id, s.title, m.seq, m.role,
+       snippet(messages_fts, 0, '[[', ']]', '…', ?), bm25(messages_fts)
+FROM messages_fts
+JOIN messages AS m ON m.id = messages_fts.rowid
+JOIN sessions AS s ON s.id = m.session_id
+WHERE messages_fts MATCH ?
+ORDER BY bm25(messages_fts), m.session_id, m.seq
+LIMIT ?"""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One matching message. ``rank`` is bm25: lower (more negative) is better."""
+
+    session_id: str
+    session_title: str | None
+    message_seq: int
+    role: str
+    snippet: str
+    rank: float
+
+
+def literal_query(query: str) -> str:
+    """Each whitespace-separated word as an FTS5 string, so no character is an operator."""
+    return " ".join('"' + word.replace('"', '""') + '"' for word in query.split())
+
+
+async def search(store: HistoryStore, query: str, *, limit: int = 20) -> list[Hit]:
+    """The best ``limit`` messages matching ``query`` (FTS5 syntax; literal words if it is not valid)."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
+    if not query.strip():
+        return []
+    try:
+        rows = await store.query(_SEARCH, (_SNIPPET_TOKENS, query, limit))
+    except StoreError as exc:
+        # an FTS5 syntax error ('unterminated string', 'no such column: foo' for "foo:bar")
+        if not isinstance(exc.__cause__, sqlite3.OperationalError):
+            raise
+        rows = await store.query(_SEARCH, (_SNIPPET_TOKENS, literal_query(query), limit))
+    return [Hit(row[0], row[1], int(row[2]), row[3], row[4], float(row[5])) for row in rows]

@@ -1,0 +1,519 @@
+"""Session snapshots: export a stored session as one JSON-able dict, import it, fork it.
+
+A snapshot (format version ``SNAPSHOT_VERSION``) holds a session with its turns,
+messages, run reports, the workspace's stored approval rules and the approvals a
+waiting turn asks for. Keys are snake_case like the store's records; timestamps are
+float seconds since the epoch; message bodies and reports are the stored dicts, kept
+as data whatever they contain.
+
+Owns: the snapshot format and its validation, upgrading older formats through
+``MIGRATIONS``, the SQL that exports and imports one session, and forking (an export
+cut at a message, imported as a new session).
+Must not: speak the wire protocol, pick workspaces or stores (callers hand them in),
+or change a workspace's approval rules unless asked (``import_rules=True``).
+"""
+
+from __future__ import annotations
+
+import copy
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import aiosqlite
+
+from tether.store.errors import StoreError
+from tether.store.history import HistoryStore
+from tether.store.records import (
+    MESSAGE_ROLES,
+    MESSAGE_STATUSES,
+    TURN_STATUSES,
+    decode_json,
+    encode_json,
+)
+
+__all__ = [
+    "MIGRATIONS",
+    "SNAPSHOT_VERSION",
+    "SnapshotError",
+    "check_snapshot",
+    "export_session",
+    "fork_session",
+    "import_session",
+    "new_session_id",
+]
+
+SNAPSHOT_VERSION = 1
+
+# version -> a function taking a snapshot of that version and returning one of the
+# next version (``tether_snapshot`` set to it). Empty while there is only version 1.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+RULE_DECISIONS = ("allow", "deny")
+
+
+class SnapshotError(StoreError):
+    """A snapshot that cannot be imported (or a fork point that does not exist); says why."""
+
+
+def new_session_id() -> str:
+    return "sess_" + uuid.uuid4().hex
+
+
+def _new_turn_id() -> str:
+    return "turn_" + uuid.uuid4().hex[:16]
+
+
+# -- export -----------------------------------------------------------------------
+
+
+async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]:
+    """The snapshot of one stored session; ``StoreError`` if there is none.
+
+    Read in dependency order (messages before the turns they name, reports filtered
+    to those turns), so a turn committing meanwhile cannot make the snapshot invalid.
+    """
+    sessions = await store.query(
+        "SELECT id, workspace, title, mode, created_at, updated_at, metadata FROM sessions WHERE id = ?",
+        (session_id,),
+    )
+    if not sessions:
+        raise StoreError(f"no session {session_id!r}")
+    sid, workspace, title, mode, created_at, updated_at, metadata = sessions[0]
+    messages = [
+        {
+            "seq": seq,
+            "turn_id": turn_id,
+            "role": role,
+            "status": status,
+            "created_at": msg_created,
+            "body": decode_json(body),
+        }
+        for seq, turn_id, role, status, msg_created, body in await store.query(
+            "SELECT seq, turn_id, role, status, created_at, body FROM messages"
+            " WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        )
+    ]
+    turns: list[dict[str, Any]] = []
+    pending: dict[str, Any] | None = None
+    for tid, seq, status, stop_reason, started_at, finished_at, error, waiting in await store.query(
+        "SELECT id, seq, status, stop_reason, started_at, finished_at, error, pending FROM turns"
+        " WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    ):
+        turn: dict[str, Any] = {
+            "id": tid,
+            "seq": seq,
+            "status": status,
+            "stop_reason": stop_reason,
+            "started_at": started_at,
+            "finished_at": finished_at,
+            "error": error,
+        }
+        if waiting is not None:
+            turn["pending"] = decode_json(waiting)
+            if status == "running":  # the latest waiting turn wins, as in waiting_turn()
+                pending = {"turn_id": tid, "approvals": turn["pending"]}
+        turns.append(turn)
+    known = {turn["id"] for turn in turns}
+    reports = [
+        {"turn_id": turn_id, "report": decode_json(report)}
+        for turn_id, report in await store.query(
+            "SELECT r.turn_id, r.report FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"
+            " WHERE r.session_id = ? ORDER BY t.seq",
+            (session_id,),
+        )
+        if turn_id in known
+    ]
+    rules = [
+        {"kind": rule.tool_kind, "pattern": rule.pattern, "decision": rule.decision}
+        for rule in await store.rules.list()
+    ]
+    return {
+        "tether_snapshot": SNAPSHOT_VERSION,
+        "exported_at": time.time(),
+        "session": {
+            "id": sid,
+            "workspace": workspace,
+            "title": title,
+            "mode": mode,
+            "created_at": created_at,
+            "updated_at": updated_at,
+            "metadata": decode_json(metadata),
+        },
+        "turns": turns,
+        "messages": messages,
+        "reports": reports,
+        "rules": rules,
+        "pending": pending,
+    }
+
+
+# -- validation and upgrade -------------------------------------------------------
+
+
+def check_snapshot(snapshot: Any) -> dict[str, Any]:
+    """A valid snapshot of the current version: a checked (and upgraded) deep copy.
+
+    Raises ``SnapshotError`` naming the first field that is wrong.
+    """
+    if not isinstance(snapshot, dict):
+        raise SnapshotError(f"a snapshot must be a JSON object, not {_type(snapshot)}")
+    snapshot = _upgrade(copy.deepcopy(snapshot))
+    _check_session(snapshot.get("session"))
+    turn_ids = _check_turns(_list(snapshot, "turns"))
+    _check_messages(_list(snapshot, "messages"), turn_ids)
+    _check_reports(_list(snapshot, "reports"), turn_ids)
+    _check_rules(_list(snapshot, "rules", required=False))
+    return snapshot
+
+
+def _supported() -> str:
+    return ", ".join(str(v) for v in sorted({*MIGRATIONS, SNAPSHOT_VERSION}))
+
+
+def _upgrade(snapshot: dict[str, Any]) -> dict[str, Any]:
+    version = snapshot.get("tether_snapshot")
+    if "tether_snapshot" not in snapshot:
+        raise SnapshotError(
+            f'not a tether snapshot: the "tether_snapshot" version field is missing '
+            f"(supported versions: {_supported()})"
+        )
+    if not _is_int(version):
+        raise SnapshotError(f'"tether_snapshot" must be an integer version, not {version!r}')
+    while version != SNAPSHOT_VERSION:
+        migrate = MIGRATIONS.get(version)
+        if migrate is None:
+            newer = " (written by a newer tether; upgrade tether)" if version > SNAPSHOT_VERSION else ""
+            raise SnapshotError(
+                f"snapshot version {version} is not supported{newer}; "
+                f"this tether reads versions {_supported()}"
+            )
+        snapshot = migrate(snapshot)
+        upgraded = snapshot.get("tether_snapshot") if isinstance(snapshot, dict) else None
+        if not _is_int(upgraded) or upgraded <= version:
+            raise SnapshotError(f"the migration of snapshot version {version} did not upgrade it")
+        version = upgraded
+    return snapshot
+
+
+def _check_session(session: Any) -> None:
+    if not isinstance(session, dict):
+        raise SnapshotError(f'"session" must be an object, not {_type(session)}')
+    _field(session, "session", "id", str)
+    if not session["id"]:
+        raise SnapshotError("session.id must not be empty")
+    _field(session, "session", "workspace", str)
+    _field(session, "session", "title", str, nullable=True, default=None)
+    _field(session, "session", "mode", str)
+    _number(session, "session", "created_at")
+    _number(session, "session", "updated_at")
+    session.setdefault("metadata", {})
+    _field(session, "session", "metadata", dict)
+
+
+def _check_turns(turns: list[Any]) -> set[str]:
+    ids: set[str] = set()
+    seqs: set[int] = set()
+    for i, turn in enumerate(turns):
+        where = f"turns[{i}]"
+        if not isinstance(turn, dict):
+            raise SnapshotError(f"{where} must be an object, not {_type(turn)}")
+        _field(turn, where, "id", str)
+        _field(turn, where, "seq", int)
+        _choice(turn, where, "status", TURN_STATUSES)
+        _field(turn, where, "stop_reason", str, nullable=True, default=None)
+        _number(turn, where, "started_at")
+        _number(turn, where, "finished_at", nullable=True, default=None)
+        _field(turn, where, "error", str, nullable=True, default=None)
+        _field(turn, where, "pending", dict, nullable=True, default=None)
+        if turn["id"] in ids:
+            raise SnapshotError(f"{where}.id {turn['id']!r} appears twice")
+        if turn["seq"] in seqs:
+            raise SnapshotError(f"{where}.seq {turn['seq']} appears twice")
+        ids.add(turn["id"])
+        seqs.add(turn["seq"])
+    return ids
+
+
+def _check_messages(messages: list[Any], turn_ids: set[str]) -> None:
+    last = -1
+    for i, message in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(message, dict):
+            raise SnapshotError(f"{where} must be an object, not {_type(message)}")
+        _field(message, where, "seq", int)
+        if message["seq"] <= last:
+            raise SnapshotError(f"{where}.seq must be greater than {last} (messages in seq order)")
+        last = message["seq"]
+        _field(message, where, "turn_id", str, nullable=True, default=None)
+        if message["turn_id"] is not None and message["turn_id"] not in turn_ids:
+            raise SnapshotError(f"{where}.turn_id {message['turn_id']!r} is not one of the turns")
+        _choice(message, where, "role", MESSAGE_ROLES)
+        message.setdefault("status", "complete")
+        _choice(message, where, "status", MESSAGE_STATUSES)
+        _number(message, where, "created_at")
+        _field(message, where, "body", dict)
+
+
+def _check_reports(reports: list[Any], turn_ids: set[str]) -> None:
+    seen: set[str] = set()
+    for i, entry in enumerate(reports):
+        where = f"reports[{i}]"
+        if not isinstance(entry, dict):
+            raise SnapshotError(f"{where} must be an object, not {_type(entry)}")
+        _field(entry, where, "turn_id", str)
+        _field(entry, where, "report", dict)
+        if entry["turn_id"] not in turn_ids:
+            raise SnapshotError(f"{where}.turn_id {entry['turn_id']!r} is not one of the turns")
+        if entry["turn_id"] in seen:
+            raise SnapshotError(f"{where}: turn {entry['turn_id']!r} has two reports")
+        seen.add(entry["turn_id"])
+
+
+def _check_rules(rules: list[Any]) -> None:
+    for i, rule in enumerate(rules):
+        where = f"rules[{i}]"
+        if not isinstance(rule, dict):
+            raise SnapshotError(f"{where} must be an object, not {_type(rule)}")
+        _field(rule, where, "kind", str)
+        _field(rule, where, "pattern", str)
+        _choice(rule, where, "decision", frozenset(RULE_DECISIONS))
+
+
+_MISSING = object()
+
+
+def _list(snapshot: dict[str, Any], key: str, *, required: bool = True) -> list[Any]:
+    if key not in snapshot and not required:
+        snapshot[key] = []
+    value = snapshot.get(key, _MISSING)
+    if not isinstance(value, list):
+        shown = "missing" if value is _MISSING else f"{_type(value)}"
+        raise SnapshotError(f'"{key}" must be a list, not {shown}')
+    return value
+
+
+def _field(
+    obj: dict[str, Any],
+    where: str,
+    key: str,
+    kind: type,
+    *,
+    nullable: bool = False,
+    default: Any = _MISSING,
+) -> None:
+    if key not in obj and default is not _MISSING:
+        obj[key] = default
+    value = obj.get(key, _MISSING)
+    if value is None and nullable:
+        return
+    if value is _MISSING:
+        raise SnapshotError(f"{where}.{key} is missing")
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        expected = {str: "a string", int: "an integer", dict: "an object"}.get(kind, kind.__name__)
+        raise SnapshotError(
+            f"{where}.{key} must be {expected}{' or null' if nullable else ''}, not {_type(value)}"
+        )
+
+
+def _number(
+    obj: dict[str, Any], where: str, key: str, *, nullable: bool = False, default: Any = _MISSING
+) -> None:
+    if key not in obj and default is not _MISSING:
+        obj[key] = default
+    value = obj.get(key, _MISSING)
+    if value is None and nullable:
+        return
+    if value is _MISSING:
+        raise SnapshotError(f"{where}.{key} is missing")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise SnapshotError(f"{where}.{key} must be a number (seconds since the epoch), not {_type(value)}")
+
+
+def _choice(obj: dict[str, Any], where: str, key: str, allowed: frozenset[str]) -> None:
+    value = obj.get(key, _MISSING)
+    if value not in allowed:
+        shown = "missing" if value is _MISSING else repr(value)
+        raise SnapshotError(f"{where}.{key} must be one of {sorted(allowed)}, not {shown}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+# -- import -----------------------------------------------------------------------
+
+
+async def import_session(
+    store: HistoryStore,
+    snapshot: Any,
+    *,
+    keep_id: bool = False,
+    new_id: str | None = None,
+    workspace: str | None = None,
+    import_rules: bool = False,
+) -> str:
+    """Store the snapshot's session in ``store``; returns its id.
+
+    The id is the snapshot's with ``keep_id`` (``SnapshotError`` if taken), else
+    ``new_id``, else a fresh ``sess_<hex>``; a session with a new id gets new turn ids
+    too (messages and reports follow, as do the ``sessionId``/``turnId`` fields of the
+    reports). ``workspace`` overrides the recorded workspace. Messages, turns and
+    their timestamps are kept; the session keeps ``created_at`` and is ``updated_at``
+    now. Turns keep their status and pending approvals as they were. The snapshot's
+    approval rules are added to the workspace only with ``import_rules``.
+    """
+    checked = check_snapshot(snapshot)
+    source = checked["session"]
+    if keep_id and new_id is not None and new_id != source["id"]:
+        raise ValueError("keep_id and new_id contradict each other")
+    session_id = source["id"] if keep_id else (new_id or new_session_id())
+    fresh = session_id != source["id"]
+    turn_map = {t["id"]: (_new_turn_id() if fresh else t["id"]) for t in checked["turns"]}
+    now = time.time()
+
+    session_row = (
+        session_id,
+        workspace if workspace is not None else source["workspace"],
+        source["title"],
+        source["mode"],
+        source["created_at"],
+        now,
+        encode_json(source["metadata"]),
+    )
+    turn_rows = [
+        (
+            turn_map[t["id"]], session_id, t["seq"], t["status"], t["stop_reason"], t["started_at"],
+            t["finished_at"], t["error"], None if t["pending"] is None else encode_json(t["pending"]),
+        )
+        for t in checked["turns"]
+    ]
+    message_rows = [
+        (
+            session_id, None if m["turn_id"] is None else turn_map[m["turn_id"]], m["seq"], m["role"],
+            encode_json(m["body"]), m["status"], m["created_at"],
+        )
+        for m in checked["messages"]
+    ]
+    finished = {t["id"]: t["finished_at"] for t in checked["turns"]}
+    report_rows = [
+        (
+            turn_map[r["turn_id"]], session_id,
+            encode_json(_remap_report(r["report"], source["id"], session_id, r["turn_id"], turn_map)),
+            finished[r["turn_id"]] or now,
+        )
+        for r in checked["reports"]
+    ]
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        try:
+            await conn.execute(
+                "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at, metadata)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                session_row,
+            )
+        except sqlite3.IntegrityError as exc:
+            raise SnapshotError(
+                f"session {session_id!r} already exists in this workspace"
+                + ("; restore it without keeping its id" if keep_id else "")
+            ) from exc
+        try:
+            await conn.executemany(
+                "INSERT INTO turns (id, session_id, seq, status, stop_reason, started_at,"
+                " finished_at, error, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                turn_rows,
+            )
+        except sqlite3.IntegrityError as exc:
+            raise SnapshotError(f"a turn of session {session_id!r} already exists: {exc}") from exc
+        await conn.executemany(
+            "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            message_rows,
+        )
+        await conn.executemany(
+            "INSERT INTO run_reports (turn_id, session_id, report, created_at) VALUES (?, ?, ?, ?)",
+            report_rows,
+        )
+
+    await store.transaction(work)
+    if import_rules:
+        for rule in checked["rules"]:
+            await store.rules.add(rule["kind"], rule["pattern"], rule["decision"])
+    return session_id
+
+
+def _remap_report(
+    report: dict[str, Any], old_session: str, new_session: str, old_turn: str, turn_map: dict[str, str]
+) -> dict[str, Any]:
+    if old_session == new_session:
+        return report
+    report = dict(report)
+    if report.get("sessionId") == old_session:
+        report["sessionId"] = new_session
+    if report.get("turnId") == old_turn:
+        report["turnId"] = turn_map[old_turn]
+    return report
+
+
+# -- fork -------------------------------------------------------------------------
+
+
+async def fork_session(
+    store: HistoryStore,
+    session_id: str,
+    *,
+    upto_seq: int | None = None,
+    new_id: str | None = None,
+    into: HistoryStore | None = None,
+    workspace: str | None = None,
+) -> str:
+    """A new session with the messages up to and including ``upto_seq`` (default: all).
+
+    Titled "<title> (fork)", with the turns and reports of the copied messages. A turn
+    still running (or waiting for approval) in the source is ``interrupted`` in the
+    fork, without its pending approvals: nothing runs in the fork until it is prompted.
+    ``into``/``workspace``: store the fork in another workspace's store.
+    """
+    snapshot = await export_session(store, session_id)
+    messages = snapshot["messages"]
+    if upto_seq is not None:
+        if not any(m["seq"] == upto_seq for m in messages):
+            last = f"0..{messages[-1]['seq']}" if messages else "none"
+            raise SnapshotError(
+                f"session {session_id!r} has no message {upto_seq} to fork at (its messages: {last})"
+            )
+        messages = [m for m in messages if m["seq"] <= upto_seq]
+    kept = {m["turn_id"] for m in messages}
+    turns = [t for t in snapshot["turns"] if t["id"] in kept]
+    for turn in turns:
+        turn.pop("pending", None)
+        if turn["status"] == "running":
+            turn["status"] = "interrupted"
+            times = [m["created_at"] for m in messages if m["turn_id"] == turn["id"]]
+            turn["finished_at"] = max(times, default=turn["started_at"])
+    session = snapshot["session"]
+    now = time.time()
+    session["created_at"] = now
+    session["title"] = f"{session['title']} (fork)" if session["title"] else None
+    snapshot.update(
+        messages=messages,
+        turns=turns,
+        reports=[r for r in snapshot["reports"] if r["turn_id"] in kept],
+        rules=[],
+        pending=None,
+    )
+    return await import_session(
+        into or store, snapshot, new_id=new_id or new_session_id(), workspace=workspace
+    )

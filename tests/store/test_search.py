@@ -1,0 +1,152 @@
+"""Full-text search (schema v4): what is indexed, ranking, snippets, deletes, old databases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import pytest
+
+from tether.store import HistoryStore, MessageRecord, export_session, import_session, schema
+from tether.store.search import Hit, literal_query, search
+
+Query = Callable[..., list[Any]]
+
+
+def _user(text: str, *more: dict[str, Any]) -> MessageRecord:
+    return MessageRecord("user", {"role": "user", "content": [{"type": "text", "text": text}, *more]})
+
+
+async def _conversation(store: HistoryStore, sid: str, title: str, user: str, answer: str, tool: str) -> None:
+    await store.create_session(sid, "/w", "ask", title=title)
+    tid = f"{sid}-t1"
+    await store.begin_turn(sid, tid, _user(user, {"type": "image", "data": "zebra", "mimeType": "image/png"}))
+    await store.append_messages(sid, tid, [
+        MessageRecord("assistant", {
+            "role": "assistant", "text": answer, "thinking": "private giraffe thoughts",
+            "tool_calls": [{"id": "c1", "name": "grep", "arguments": {"pattern": "okapi"}}],
+        }),
+        MessageRecord("tool", {"role": "tool", "tool_call_id": "c1", "name": "grep", "content": tool}),
+        MessageRecord("system", {"role": "system", "content": "system walrus"}),
+    ])
+    await store.finish_turn(tid, "complete", "end_turn")
+
+
+async def test_user_text_assistant_text_and_tool_results_are_found(store: HistoryStore) -> None:
+    await _conversation(store, "s1", "Parser work", "Why does the parser crash?",
+                        "The parser crashes on empty input.", "src/parser.py:12: def parse(text):")
+    await _conversation(store, "s2", "Docs", "Update the README", "Done, the README mentions the parser.",
+                        "README.md updated")
+
+    hits = await search(store, "parser")
+    assert {(h.session_id, h.message_seq, h.role) for h in hits} == {
+        ("s1", 0, "user"), ("s1", 1, "assistant"), ("s1", 2, "tool"), ("s2", 1, "assistant"),
+    }
+    assert all(isinstance(h, Hit) and "[[parser]]" in h.snippet.lower() for h in hits)
+    assert [h.rank for h in hits] == sorted(h.rank for h in hits)  # bm25: best (lowest) first
+    assert {h.session_title for h in hits} == {"Parser work", "Docs"}
+
+    (hit,) = await search(store, "crashes")
+    assert (hit.session_id, hit.message_seq, hit.snippet) == ("s1", 1, "The parser [[crashes]] on empty input.")
+    # thinking, tool arguments, non-text blocks and system messages are not indexed
+    for word in ("giraffe", "okapi", "zebra", "walrus"):
+        assert await search(store, word) == []
+
+
+async def test_fts_syntax_and_limits(store: HistoryStore) -> None:
+    await _conversation(store, "s1", "t", "run npm test please", "Running npm test: all 12 passed",
+                        "PASS  src/app.test.js")
+    assert len(await search(store, "npm AND passed")) == 1
+    assert len(await search(store, "pass*")) == 2  # prefix query
+    assert len(await search(store, '"npm test"')) == 2
+    assert len(await search(store, "npm", limit=1)) == 1
+    # not valid FTS5: searched as literal words instead of failing
+    assert len(await search(store, '"npm')) == 2
+    assert len(await search(store, "npm:test")) == 2
+    assert len(await search(store, "AND")) == 0
+    assert len(await search(store, "app.test.js")) == 1
+    assert await search(store, "   ") == []
+    with pytest.raises(ValueError, match="limit must be between 1 and 200"):
+        await search(store, "npm", limit=0)
+
+
+def test_literal_query_quotes_every_word() -> None:
+    assert literal_query('say "hi" now:') == '"say" """hi""" "now:"'
+
+
+async def test_unicode_and_diacritics(store: HistoryStore) -> None:
+    await _conversation(store, "s1", "t", "Ça marche très bien", "日本語 テキスト", "Grüße")
+    assert [h.message_seq for h in await search(store, "tres")] == [0]
+    assert [h.message_seq for h in await search(store, "grusse")] == []
+    assert [h.message_seq for h in await search(store, "grüße")] == [2]
+    assert [h.message_seq for h in await search(store, "日本語")] == [1]
+
+
+async def test_deleting_a_session_removes_its_index_rows(store: HistoryStore, query: Query) -> None:
+    await _conversation(store, "s1", "t", "alpha", "beta", "gamma")
+    await _conversation(store, "s2", "t", "alpha", "delta", "epsilon")
+    assert query("SELECT COUNT(*) FROM messages_fts") == [(6,)]
+    assert await store.delete_session("s1")
+    assert query("SELECT COUNT(*) FROM messages_fts") == [(3,)]
+    assert [h.session_id for h in await search(store, "alpha")] == ["s2"]
+    assert await search(store, "beta") == []
+
+
+async def test_imported_and_recovered_messages_are_indexed(db_path: Path, query: Query) -> None:
+    async with await HistoryStore.open(db_path) as store:
+        await _conversation(store, "s1", "t", "alpha", "beta", "gamma")
+        copy_id = await import_session(store, await export_session(store, "s1"))
+        await store.begin_turn("s1", "t2", _user("crash soon"))
+        await store.save_partial("t2", {"role": "assistant", "text": "half an answer about kiwis"})
+    # a daemon that died mid-stream: the next open commits the partial output
+    query("UPDATE turns SET owner = NULL WHERE id = 't2'")
+    async with await HistoryStore.open(db_path, recover=False) as store:
+        assert await search(store, "kiwis") == []
+    async with await HistoryStore.open(db_path) as store:
+        assert store.recovered_turns == 1
+        assert {h.session_id for h in await search(store, "beta")} == {"s1", copy_id}
+        (hit,) = await search(store, "kiwis")
+        assert (hit.session_id, hit.role) == ("s1", "assistant")
+
+
+async def test_a_version_3_database_is_indexed_when_opened(db_path: Path, query: Query) -> None:
+    """History written before search existed becomes searchable on the first open."""
+    conn = await aiosqlite.connect(db_path, isolation_level=None)
+    await schema.configure(conn)
+    await conn.execute(schema._VERSION_TABLE)
+    await conn.execute("BEGIN IMMEDIATE")
+    for version, migration in enumerate(schema.MIGRATIONS[:3], start=1):
+        await migration(conn)
+        await conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (version,))
+    await conn.execute(
+        "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) "
+        "VALUES ('old', '/w', 'Old talk', 'ask', 1, 1)"
+    )
+    await conn.execute("INSERT INTO turns (id, session_id, seq, status, started_at) "
+                       "VALUES ('t', 'old', 1, 'complete', 1)")
+    bodies = [
+        ("user", '{"role":"user","content":[{"type":"text","text":"where is the flamingo"}]}'),
+        ("assistant", '{"role":"assistant","text":"The flamingo is in zoo.py"}'),
+        ("tool", '{"role":"tool","tool_call_id":"c","content":"flamingo = Bird()"}'),
+        ("assistant", '{"role":"assistant","text":"","tool_calls":[]}'),
+        ("user", "not json at all"),
+    ]
+    for seq, (role, body) in enumerate(bodies):
+        await conn.execute(
+            "INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) "
+            "VALUES ('old', 't', ?, ?, ?, 1)",
+            (seq, role, body),
+        )
+    await conn.execute("COMMIT")
+    await conn.close()
+    assert "messages_fts" not in {row[0] for row in query("SELECT name FROM sqlite_master")}
+
+    async with await HistoryStore.open(db_path) as store:
+        assert store.schema_version == 4
+        hits = await search(store, "flamingo")
+    assert sorted((h.message_seq, h.role, h.session_title) for h in hits) == [
+        (0, "user", "Old talk"), (1, "assistant", "Old talk"), (2, "tool", "Old talk"),
+    ]
+    assert query("SELECT COUNT(*) FROM messages_fts") == [(3,)]
