@@ -451,6 +451,7 @@ class AgentTurn:
     async def _run_tool(self, call: PendingCall) -> ToolTiming:
         tool = self.tools.get(call.name)
         t0 = time.perf_counter()
+        ledger_before: dict[str, str] = {}
         if tool is None:
             self.sink.tool_call_update(call.call_id, status="in_progress")
             result = ToolResult(
@@ -464,6 +465,7 @@ class AgentTurn:
                 is_error=True,
             )
         else:
+            ledger_before = self.session.ledger.snapshot() if self.session.ledger else {}
             try:
                 args = validate_args(tool, call.arguments or {})
                 ctx = self._context(call)
@@ -492,7 +494,16 @@ class AgentTurn:
             content_text=result.text,
             locations=locations or None,
         )
-        self._open_results[call.call_id] = _tool_message(call, tool, result, locations)
+        message = _tool_message(call, tool, result, locations)
+        if tool is not None and self.session.ledger is not None:
+            # What this call taught the read ledger is stored with its result, so a revived
+            # session (a restarted daemon) knows what the model has read.
+            after = self.session.ledger.snapshot()
+            learned: dict[str, str | None] = {k: v for k, v in after.items() if ledger_before.get(k) != v}
+            learned.update({k: None for k in ledger_before if k not in after})
+            if learned:
+                message["ledger"] = learned
+        self._open_results[call.call_id] = message
         return ToolTiming(
             call.call_id,
             call.name,

@@ -24,7 +24,7 @@ from ..tools.update_plan import UpdatePlanTool
 from ..transport.connection import Connection
 from ..transport.rpc import Route, TetherRPC
 from ..transport.stdio import ProtocolFds
-from . import diagnostics, documents, lifecycle, prompt, reports, rules, sessions
+from . import diagnostics, documents, lifecycle, prompt, reports, rules, sessions, snapshots
 from .documents import DocumentStore
 from .permission import ClientAsker
 from .handshake import ClientProfile
@@ -57,7 +57,7 @@ class TetherServer:
         self._asker: ClientAsker | None = None
         self._background: set[asyncio.Task[None]] = set()
         routes: dict[str, Route] = {}
-        for module in (lifecycle, sessions, prompt, reports, rules, documents, diagnostics):
+        for module in (lifecycle, sessions, prompt, reports, rules, documents, diagnostics, snapshots):
             for route in module.routes(self):
                 routes[route.method] = route
         self.rpc = TetherRPC(routes)

@@ -97,6 +97,10 @@ class SessionRegistry:
             title=record.title,
             messages=[m.body for m in stored if m.status in MODEL_VISIBLE],
         )
+        for message in stored:  # what the model had read, before the daemon restarted
+            learned = message.body.get("ledger") if message.role == "tool" else None
+            if learned and session.ledger is not None:
+                session.ledger.restore(learned)
         self.live[session_id] = session
         return session, stored
 

@@ -64,6 +64,18 @@ class ContentLedger:
         if seen != text_digest(current):
             raise ToolError(f"'{rel}' changed since you read it, read it again")
 
+    def snapshot(self) -> dict[str, str]:
+        """path -> digest, for storing what a tool call taught the ledger with its result."""
+        return dict(self._digests)
+
+    def restore(self, digests: dict[str, str | None]) -> None:
+        """Re-learn stored entries (a revived session); None means "forgotten"."""
+        for key, digest in digests.items():
+            if digest is None:
+                self._digests.pop(key, None)
+            else:
+                self._digests[key] = digest
+
     def _key(self, path: Path) -> str:
         # Tools pass sandbox-resolved paths already; normpath only guards odd spellings.
         return os.path.normpath(os.fspath(path))

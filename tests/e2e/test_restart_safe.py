@@ -1,0 +1,105 @@
+"""Sessions that survive the daemon being killed: waiting approvals resume, partial
+output is kept and shown as interrupted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+from pathlib import Path
+
+from daemon_harness import EXAMPLES
+
+SCRIPT = EXAMPLES / "approvals.json"
+
+
+class User:
+    def __init__(self, *answers: str, never: bool = False) -> None:
+        self.answers = list(answers)
+        self.prompts: list[dict] = []
+        self.never = never
+
+    async def on_request(self, method: str, params: dict):
+        assert method == "session/request_permission"
+        self.prompts.append(params)
+        if self.never:
+            await asyncio.Event().wait()
+        return {"outcome": {"outcome": "selected", "optionId": self.answers.pop(0)}}
+
+
+async def until(predicate, timeout: float = 15.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+
+async def kill9(daemon) -> None:
+    os.kill(daemon.pid, signal.SIGKILL)
+    await daemon.client.process.wait()
+
+
+async def test_a_turn_waiting_for_approval_survives_kill_9_and_resumes_where_it_stopped(
+    spawn_daemon, workspace: Path
+):
+    first_user = User(never=True)
+    first = await spawn_daemon(script=SCRIPT)
+    first.client.peer.on_request = first_user.on_request
+    session = await first.client.new_session(workspace)
+    turn = session.prompt("edit the readme")
+    turn.start()
+    await until(lambda: first_user.prompts)
+    await kill9(first)
+
+    second_user = User("allow_once")
+    second = await spawn_daemon(script=SCRIPT)
+    second.client.peer.on_request = second_user.on_request
+    loaded = await second.client.load_session(session.id, workspace)
+    replayed_edit = [u for u in loaded.updates if u.get("toolCallId") == "call_edit"]
+    assert replayed_edit[0]["status"] == "pending"  # shown as waiting, not failed
+    await until(lambda: any(u.get("_meta", {}).get("tether", {}).get("turnEnded") for u in loaded.updates))
+
+    # asked again for the same call, then the edit ran and the turn went on
+    assert [p["toolCall"]["toolCallId"] for p in second_user.prompts] == ["call_edit"]
+    assert (workspace / "README.md").read_text() == "# Sample\n\nHello, edited by Tether.\n"
+    ended = [u for u in loaded.updates if u.get("_meta", {}).get("tether", {}).get("turnEnded")][-1]
+    assert ended["_meta"]["tether"]["turnEnded"]["stopReason"] == "end_turn"
+    live_text = "".join(
+        u["content"]["text"] for u in loaded.updates[len(replayed_edit) and loaded.updates.index(replayed_edit[-1]) + 1:]
+        if u["sessionUpdate"] == "agent_message_chunk"
+    )
+    # only the step after the approval streamed: the finished steps were not re-run
+    assert live_text == "Done."
+
+    third = await spawn_daemon(script=SCRIPT)
+    again = await third.client.load_session(session.id, workspace)
+    edit = [u for u in again.updates if u.get("toolCallId") == "call_edit"][-1]
+    assert edit["status"] == "completed"
+
+
+async def test_a_turn_killed_while_streaming_keeps_its_partial_output_marked_interrupted(
+    spawn_daemon, workspace: Path, tmp_path: Path, tether_home: Path
+):
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"replies": [{"text": "word " * 200, "delay_ms": 20}]}))
+    daemon = await spawn_daemon(script=script)
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("talk slowly")
+    turn.start()
+    await until(lambda: len("".join(u["content"]["text"] for u in turn.updates if u["sessionUpdate"] == "agent_message_chunk")) > 60 * 5)
+    await asyncio.sleep(0.7)  # past a partial-output checkpoint (every 0.5 s)
+    shown = "".join(u["content"]["text"] for u in turn.updates if u["sessionUpdate"] == "agent_message_chunk")
+    await kill9(daemon)
+
+    other = await spawn_daemon(script=script)
+    loaded = await other.client.load_session(session.id, workspace)
+    kept = [u for u in loaded.updates if u["sessionUpdate"] == "agent_message_chunk"]
+    assert kept and kept[-1]["_meta"]["tether"]["status"] == "interrupted"
+    assert len(kept[-1]["content"]["text"]) >= 60 * 5
+    assert shown.startswith(kept[-1]["content"]["text"][:300])
+    (db,) = list(tether_home.rglob("history.sqlite3"))
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert conn.execute("SELECT status FROM turns").fetchall() == [("interrupted",)]
+    conn.close()
