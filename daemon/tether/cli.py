@@ -5,6 +5,7 @@
     tether run "PROMPT" [--workspace DIR] [--json]     one headless turn
     tether demo                              a scripted turn on a copy of an example workspace
     tether doctor                            the settings and provider Tether would use, and why
+    tether sessions list|show|dump|restore|search|delete   stored sessions, without a daemon
 
 Imports stay lazy: `serve` must reach its first read with the standard library only.
 """
@@ -56,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_setting_flags(doctor)
     demo = commands.add_parser("demo", help="a scripted turn on a copy of the example workspace")
     demo.add_argument("--json", action="store_true", help="one JSON object per event line")
+    from .sessions_cli import add_sessions_parser  # standard library only
+
+    add_sessions_parser(commands)
     return parser
 
 
@@ -68,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
 
         workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
         return doctor_main(workspace, {k: getattr(args, k, None) for k in PROVIDER_FLAGS})
+    if args.command == "sessions":
+        from .sessions_cli import sessions_main
+
+        return sessions_main(args)
     from tether_client.cli import demo_main, run_main
 
     if args.command == "run":

@@ -42,7 +42,10 @@ from ..approvals import ApprovalGate, ApprovalRequest, Asker, Verdict
 from ..tools.base import ChangePreview, FileIO, MutatingTool, ToolContext, ToolError, ToolResult, validate_args
 from ..tools.registry import ToolRegistry
 from ..tools.update_plan import plan_entries
+from .compaction import compact, should_compact
 from .context import build_request
+from .history import prepare
+from .tokens import ContextEstimate
 from .report import RunReportBuilder, ToolTiming
 from .session import ActiveTurn, AgentSession
 from .sink import TurnSink
@@ -157,6 +160,7 @@ class AgentTurn:
         max_steps: int,
         max_output_tokens: int = 0,
         services: TurnServices | None = None,
+        keep_user_turns: int = 50,
     ) -> None:
         self.session = session
         self.handle = handle
@@ -173,7 +177,9 @@ class AgentTurn:
         # Calls of the open step whose results a checkpoint already committed.
         self._committed_calls: set[str] = set()
         self._retried_step = False
+        self._compacted_for_error = False
         self._partial_saved = False
+        self.keep_user_turns = keep_user_turns
 
     async def run(self, prompt: list[dict[str, Any]]) -> TurnOutcome:
         session, store = self.session, self.session.store
@@ -301,6 +307,11 @@ class AgentTurn:
                 return state
             except ProviderError as exc:
                 shown = bool(state.text_parts or state.thinking_parts or state.calls)
+                if exc.kind == "context_length" and not shown and not self._compacted_for_error:
+                    # the provider says the conversation is too long: compact, retry once
+                    self._compacted_for_error = True
+                    await self._compact(reason="the model said the conversation is too long")
+                    continue
                 if not shown or self._retried_step:
                     raise
                 self._retried_step = True
@@ -321,8 +332,16 @@ class AgentTurn:
 
     async def _stream_step(self, state: StepState, tool_specs: list[dict[str, Any]]) -> None:
         session = self.session
+        await self._compact_if_needed()
+        window = self.provider.context_window
+        messages = prepare(
+            session.messages,
+            context_window=window,
+            used_tokens=session.view_size.used(session.messages),
+            keep_user_turns=self.keep_user_turns,
+        )
         request = build_request(
-            messages=list(session.messages),
+            messages=messages,
             tools=tool_specs,
             workspace=session.workspace,
             model=self.provider.model,
@@ -371,6 +390,31 @@ class AgentTurn:
                 elif kind is Finish:
                     state.finish_reason = event.reason
         state.llm_done = time.perf_counter()
+
+    async def _compact_if_needed(self) -> None:
+        session = self.session
+        if should_compact(session.view_size.used(session.messages), self.provider.context_window):
+            await self._compact(reason="the conversation passed 75% of the context window")
+
+    async def _compact(self, *, reason: str) -> None:
+        """Summarise all but the last messages (seed 003); the summary replaces them in the
+        model's view. The stored history keeps everything; the client is told."""
+        session = self.session
+        view, summary = await compact(self.provider, session.messages)
+        replaced = summary.get("compaction", {}).get("replaced", 0)
+        await session.store.append_messages(
+            session.id, self.handle.turn_id, [MessageRecord(role="user", body=summary)]
+        )
+        session.messages = view
+        session.context = ContextEstimate()
+        session.view_size = ContextEstimate()
+        self.sink.update(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": f"\n\n[{replaced} earlier messages were summarised to save context: {reason}]\n\n"},
+                "_meta": {"tether": {"notice": True, "compaction": {"replaced": replaced}}},
+            }
+        )
 
     async def _save_partial(self, state: StepState) -> None:
         partial: dict[str, Any] = {"role": "assistant", "text": state.text}

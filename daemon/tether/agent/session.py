@@ -45,6 +45,10 @@ class AgentSession:
     turn: ActiveTurn | None = None
     closed: bool = False
     context: ContextEstimate = field(default_factory=ContextEstimate)
+    # The size of the full model view (before pruning), estimated incrementally: what
+    # decides pruning and compaction (anchoring it on provider counts of pruned requests
+    # would make pruning switch on and off).
+    view_size: ContextEstimate = field(default_factory=ContextEstimate)
     # What the model last read of each file (hashes): edits of newer text are refused.
     ledger: ContentLedger | None = None
 

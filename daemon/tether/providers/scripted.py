@@ -127,7 +127,7 @@ class ScriptedProvider(Provider):
         out_chars = 0
         for chunk in _text_chunks(reply):
             if emitted == fail_after:
-                raise ProviderError(str(error.get("message", "scripted failure")), kind="scripted")
+                raise ProviderError(str(error.get("message", "scripted failure")), kind=str(error.get("kind", "scripted")))
             if delay:
                 await asyncio.sleep(delay)
             elif emitted % _BURST == _BURST - 1:
@@ -136,7 +136,7 @@ class ScriptedProvider(Provider):
             emitted += 1
             out_chars += len(chunk)
         if emitted == fail_after or (error and fail_after > emitted):
-            raise ProviderError(str(error.get("message", "scripted failure")), kind="scripted")
+            raise ProviderError(str(error.get("message", "scripted failure")), kind=str(error.get("kind", "scripted")))
         calls = reply.get("tool_calls") or []
         for index, call in enumerate(calls):
             call_id = str(call.get("id") or f"call_{request.step}_{index + 1}")

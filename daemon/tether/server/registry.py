@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
 
+from ..agent.history import is_compaction_summary, repair_pairing
 from ..agent.loop import MODEL_VISIBLE
 from ..agent.session import AgentSession
 from ..store import HistoryStore, SessionRecord, database_path
@@ -95,7 +96,7 @@ class SessionRegistry:
             self.sandbox_for(workspace),
             record.mode,
             title=record.title,
-            messages=[m.body for m in stored if m.status in MODEL_VISIBLE],
+            messages=model_view(stored),
         )
         for message in stored:  # what the model had read, before the daemon restarted
             learned = message.body.get("ledger") if message.role == "tool" else None
@@ -110,3 +111,15 @@ class SessionRegistry:
         for store in self._stores.values():
             await store.close()
         self._stores.clear()
+
+
+def model_view(stored: list) -> list[dict]:
+    """What the model sees of a stored session: from the last compaction summary on,
+    without broken output, with tool calls and results paired (a crash can leave a call
+    without its result)."""
+    bodies = [m.body for m in stored if m.status in MODEL_VISIBLE]
+    for index in range(len(bodies) - 1, -1, -1):
+        if is_compaction_summary(bodies[index]):
+            bodies = bodies[index:]
+            break
+    return repair_pairing(bodies)

@@ -171,7 +171,16 @@ def replay_updates(
     for body, status in bodies:
         meta = {"_meta": {"tether": {"status": status}}} if status != "complete" else {}
         role = body.get("role")
-        if role == "user":
+        if role == "user" and "compaction" in body:
+            replaced = body["compaction"].get("replaced", 0)
+            updates.append(
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": f"\n\n[{replaced} earlier messages were summarised to save context]\n\n"},
+                    "_meta": {"tether": {"notice": True, "compaction": {"replaced": replaced}}},
+                }
+            )
+        elif role == "user":
             for block in body.get("content", []):
                 updates.append({"sessionUpdate": "user_message_chunk", "content": block, **meta})
         elif role == "assistant":

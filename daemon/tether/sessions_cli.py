@@ -1,0 +1,334 @@
+"""`tether sessions`: the stored sessions of a workspace, without a daemon.
+
+    tether sessions list                   newest first: id, updated, messages, title
+    tether sessions show ID                the conversation as text
+    tether sessions dump ID [-o FILE]      the session's snapshot as JSON (stdout by default)
+    tether sessions restore FILE [--keep-id] [--import-rules]   prints the new session id
+    tether sessions search QUERY [--limit N]                    matches with snippets
+    tether sessions delete ID              deletes at once, prints what it deleted
+
+Each takes `--workspace DIR` (default: the current directory) and `--home DIR` (default:
+$TETHER_HOME or the user data dir). Exit codes: 0 ok, 1 not found (or no match, or the
+history cannot be opened), 2 usage error or bad snapshot.
+
+Owns: the argument parser of `sessions` and the text it prints. Must not: import more
+than the standard library at module level (`tether serve` builds this parser too), or
+recover turns of a store a live daemon may be using (it opens with `recover=False`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .store import HistoryStore
+
+__all__ = ["add_sessions_parser", "sessions_main"]
+
+OK, NOT_FOUND, USAGE = 0, 1, 2
+_SUMMARY = 100  # characters of a tool result shown by `show`
+
+
+def add_sessions_parser(commands: Any) -> None:
+    """Add `sessions` and its subcommands to the `tether` subparsers."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workspace", "-w", help="workspace root (default: current directory)")
+    common.add_argument("--home", help="data directory (default: the user data dir; env TETHER_HOME)")
+    sessions = commands.add_parser("sessions", help="list, show, dump, restore, search or delete stored sessions")
+    actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", parents=[common], help="the workspace's sessions, newest first")
+    show = actions.add_parser("show", parents=[common], help="a session's conversation as text")
+    show.add_argument("session_id", metavar="ID")
+    dump = actions.add_parser("dump", parents=[common], help="a session's snapshot as JSON")
+    dump.add_argument("session_id", metavar="ID")
+    dump.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    restore = actions.add_parser("restore", parents=[common], help="store a snapshot as a session")
+    restore.add_argument("file", metavar="FILE", help="a snapshot from `dump` (- for stdin)")
+    restore.add_argument("--keep-id", action="store_true", help="keep the snapshot's session id")
+    restore.add_argument("--import-rules", action="store_true", help="also add its approval rules")
+    search = actions.add_parser("search", parents=[common], help="full-text search of the messages")
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("--limit", type=int, default=20, help="at most this many hits (1-200, default 20)")
+    delete = actions.add_parser("delete", parents=[common], help="delete a session and its history")
+    delete.add_argument("session_id", metavar="ID")
+
+
+def sessions_main(args: argparse.Namespace) -> int:
+    import asyncio
+
+    workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
+    if args.workspace and not workspace.is_dir():
+        return _fail(f"workspace {args.workspace} is not a directory", USAGE)
+    home = Path(args.home) if args.home else None
+    try:
+        return asyncio.run(_ACTIONS[args.action](args, workspace, home))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"tether sessions: {message}", file=sys.stderr)
+    return code
+
+
+def _stored_path(workspace: Path, home: Path | None) -> Path | None:
+    """The workspace's history database if it exists (reading never creates one)."""
+    from .store.paths import DATABASE_NAME, tether_home, workspace_key
+
+    path = tether_home(home) / "workspaces" / workspace_key(workspace) / DATABASE_NAME
+    return path if path.exists() else None
+
+
+async def _open(path: Path) -> HistoryStore:
+    from .store import HistoryStore
+
+    return await HistoryStore.open(path, recover=False)
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+async def _with_store(
+    workspace: Path, home: Path | None, missing: Callable[[], int], work: Callable[[HistoryStore], Awaitable[int]]
+) -> int:
+    """Run ``work(store)`` on the workspace's existing store; ``missing()`` if it has none."""
+    from .store import StoreError
+
+    path = _stored_path(workspace, home)
+    if path is None:
+        return missing()
+    try:
+        async with await _open(path) as store:
+            return await work(store)
+    except StoreError as exc:
+        return _fail(str(exc), NOT_FOUND)
+
+
+def _no_session(session_id: str, workspace: Path) -> int:
+    return _fail(f"no session {session_id!r} in workspace {workspace} (see `tether sessions list`)", NOT_FOUND)
+
+
+# -- actions ----------------------------------------------------------------------
+
+
+async def _list(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    async def work(store: HistoryStore) -> int:
+        rows: list[tuple[str, str, str, str]] = []
+        cursor = None
+        while True:
+            page, cursor = await store.list_sessions(limit=200, cursor=cursor)
+            for record in page:
+                count = await store.message_count(record.id)
+                rows.append((record.id, _when(record.updated_at), str(count), record.title or "(untitled)"))
+            if cursor is None:
+                break
+        if not rows:
+            print(f"no stored sessions for {workspace}", file=sys.stderr)
+            return OK
+        width = max(len(row[0]) for row in rows)
+        print(f"{'ID':<{width}}  {'UPDATED':<16}  {'MSGS':>5}  TITLE")
+        for session_id, updated, count, title in rows:
+            print(f"{session_id:<{width}}  {updated:<16}  {count:>5}  {title}")
+        return OK
+
+    return await _with_store(workspace, home, lambda: _fail(f"no stored sessions for {workspace}", OK), work)
+
+
+async def _show(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    from .store import StoreError, export_session
+
+    async def work(store: HistoryStore) -> int:
+        try:
+            snapshot = await export_session(store, args.session_id)
+        except StoreError:
+            return _no_session(args.session_id, workspace)
+        print(_conversation_text(snapshot), end="")
+        return OK
+
+    return await _with_store(workspace, home, lambda: _no_session(args.session_id, workspace), work)
+
+
+async def _dump(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    from .store import StoreError, export_session
+
+    async def work(store: HistoryStore) -> int:
+        try:
+            snapshot = await export_session(store, args.session_id)
+        except StoreError:
+            return _no_session(args.session_id, workspace)
+        text = json.dumps(snapshot, ensure_ascii=False, indent=2) + "\n"
+        if args.output:
+            Path(args.output).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+        return OK
+
+    return await _with_store(workspace, home, lambda: _no_session(args.session_id, workspace), work)
+
+
+async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    from .store import SnapshotError, StoreError, database_path, import_session
+    from .store.snapshots import check_snapshot
+
+    try:
+        raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except OSError as exc:
+        return _fail(f"cannot read {args.file}: {exc.strerror or exc}", USAGE)
+    try:
+        snapshot = check_snapshot(json.loads(raw))
+    except ValueError as exc:  # json.JSONDecodeError
+        return _fail(f"{args.file} is not JSON: {exc}", USAGE)
+    except SnapshotError as exc:
+        return _fail(f"bad snapshot {args.file}: {exc}", USAGE)
+    if not args.workspace:  # the snapshot's own workspace, if it is here
+        recorded = snapshot["session"]["workspace"]
+        if os.path.isabs(recorded) and os.path.isdir(recorded):
+            workspace = Path(os.path.realpath(recorded))
+    try:
+        async with await _open(database_path(workspace, home)) as store:
+            session_id = await import_session(
+                store, snapshot, keep_id=args.keep_id, workspace=str(workspace), import_rules=args.import_rules
+            )
+    except SnapshotError as exc:
+        return _fail(f"cannot restore {args.file}: {exc}", USAGE)
+    except StoreError as exc:
+        return _fail(str(exc), NOT_FOUND)
+    rules = snapshot["rules"]
+    if rules and not args.import_rules:
+        print(
+            f"tether sessions: the snapshot's {len(rules)} approval rule(s) were not imported "
+            f"(--import-rules adds them to {workspace})",
+            file=sys.stderr,
+        )
+    print(session_id)
+    return OK
+
+
+async def _search(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    from .store import search
+
+    if not 1 <= args.limit <= 200:
+        return _fail("--limit must be between 1 and 200", USAGE)
+
+    def none() -> int:
+        return _fail(f"no matches for {args.query!r} in {workspace}", NOT_FOUND)
+
+    async def work(store: HistoryStore) -> int:
+        hits = await search(store, args.query, limit=args.limit)
+        if not hits:
+            return none()
+        for hit in hits:
+            print(f"{hit.session_id}  #{hit.message_seq} {hit.role}  {hit.session_title or '(untitled)'}")
+            print("    " + " ".join(hit.snippet.split()))
+        return OK
+
+    return await _with_store(workspace, home, none, work)
+
+
+async def _delete(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    async def work(store: HistoryStore) -> int:
+        record = await store.get_session(args.session_id)
+        if record is None:
+            return _no_session(args.session_id, workspace)
+        count = await store.message_count(record.id)
+        await store.delete_session(record.id)
+        print(f"deleted {record.id} ({record.title or '(untitled)'}, {count} messages)")
+        return OK
+
+    return await _with_store(workspace, home, lambda: _no_session(args.session_id, workspace), work)
+
+
+_ACTIONS = {
+    "list": _list,
+    "show": _show,
+    "dump": _dump,
+    "restore": _restore,
+    "search": _search,
+    "delete": _delete,
+}
+
+
+# -- the conversation as text -------------------------------------------------------
+
+
+def _conversation_text(snapshot: dict[str, Any]) -> str:
+    session = snapshot["session"]
+    lines = [
+        f"Session {session['id']}: {session['title'] or '(untitled)'}",
+        f"workspace {session['workspace']}  mode {session['mode']}  "
+        f"created {_when(session['created_at'])}  updated {_when(session['updated_at'])}",
+    ]
+    turns = {turn["id"]: turn for turn in snapshot["turns"]}
+    results = {
+        m["body"].get("tool_call_id"): m["body"] for m in snapshot["messages"] if m["role"] == "tool"
+    }
+    current: str | None = None
+    for message in snapshot["messages"]:
+        if message["turn_id"] != current and message["turn_id"] in turns:
+            current = message["turn_id"]
+            lines += ["", _turn_header(turns[current])]
+        lines += _message_lines(message, results)
+    return "\n".join(lines) + "\n"
+
+
+def _turn_header(turn: dict[str, Any]) -> str:
+    state = turn["status"]
+    if turn.get("pending"):
+        state = "waiting for approval"
+    elif turn["stop_reason"] and turn["stop_reason"] != turn["status"]:
+        state += f", {turn['stop_reason']}"
+    header = f"--- turn {turn['seq']} ({state}) ---"
+    return header + (f"\nerror: {turn['error']}" if turn["error"] else "")
+
+
+def _message_lines(message: dict[str, Any], results: dict[Any, dict[str, Any]]) -> list[str]:
+    body, role = message["body"], message["role"]
+    mark = f" [{message['status']}]" if message["status"] != "complete" else ""
+    lines: list[str] = []
+    if role == "user":
+        for block in body.get("content", []):
+            if isinstance(block, dict) and block.get("type") == "text":
+                lines.append(_labelled(f"user{mark}", str(block.get("text", ""))))
+            elif isinstance(block, dict):
+                name = block.get("uri") or block.get("name") or block.get("mimeType") or ""
+                lines.append(f"user{mark}: [{block.get('type', 'block')}] {name}".rstrip())
+    elif role == "assistant":
+        if body.get("thinking"):
+            lines.append(_labelled(f"assistant (thinking){mark}", str(body["thinking"])))
+        if body.get("text"):
+            lines.append(_labelled(f"assistant{mark}", str(body["text"])))
+        for call in body.get("tool_calls", []):
+            lines.append(_call_line(call, results.get(call.get("id"))))
+    elif role == "system":
+        lines.append(_labelled(f"system{mark}", str(body.get("content", body.get("text", "")))))
+    return lines  # tool results are shown with their calls
+
+
+def _labelled(label: str, text: str) -> str:
+    first, *rest = text.split("\n")
+    return "\n".join([f"{label}: {first}", *("    " + line for line in rest)])
+
+
+def _call_line(call: dict[str, Any], result: dict[str, Any] | None) -> str:
+    arguments = json.dumps(call.get("arguments", {}), ensure_ascii=False)
+    if len(arguments) > _SUMMARY:
+        arguments = arguments[: _SUMMARY - 3] + "..."
+    line = f"  tool {call.get('name', '?')} {arguments}"
+    if result is None:
+        return line + "\n    -> (no result)"
+    content = str(result.get("content", ""))
+    text_lines = content.splitlines()
+    first = next((" ".join(t.split()) for t in text_lines if t.strip()), "")
+    if len(first) > _SUMMARY:
+        first = first[: _SUMMARY - 3] + "..."
+    size = f" ({len(text_lines)} lines)" if len(text_lines) > 1 else ""
+    outcome = "error" if result.get("is_error") else "ok"
+    return f"{line}\n    -> {outcome}: {first}{size}"
