@@ -21,6 +21,34 @@ You are Tether, a coding agent working inside the user's workspace through tools
 - Be brief: the user is in their editor."""
 
 
+INSTRUCTION_FILE = "AGENTS.md"
+_MAX_INSTRUCTION_CHARS = 32_000
+
+
+def project_instructions(workspace: Path) -> str:
+    """AGENTS.md at the workspace root and in parent folders up to the repository root
+    (the nearest folder with .git), outermost first, so the closest file has the last word."""
+    found: list[Path] = []
+    folder = workspace
+    while True:
+        candidate = folder / INSTRUCTION_FILE
+        if candidate.is_file():
+            found.append(candidate)
+        if (folder / ".git").exists() or folder.parent == folder:
+            break
+        folder = folder.parent
+        if not (folder / ".git").exists() and not any((p / ".git").exists() for p in folder.parents):
+            break  # not inside a repository: only the workspace's own file counts
+    parts = []
+    for path in reversed(found):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")[:_MAX_INSTRUCTION_CHARS]
+        except OSError:
+            continue
+        parts.append(f"Project instructions from {path}:\n{text.strip()}")
+    return "\n\n".join(parts)
+
+
 def build_request(
     *,
     messages: list[dict[str, Any]],
@@ -30,9 +58,12 @@ def build_request(
     max_output_tokens: int,
     session_id: str,
     step: int,
+    instructions: str = "",
 ) -> ModelRequest:
+    # Instructions are part of the stable layer: the same bytes every step of a turn.
+    system = f"{STABLE_SYSTEM_PROMPT}\n\n{instructions}" if instructions else STABLE_SYSTEM_PROMPT
     return ModelRequest(
-        system=STABLE_SYSTEM_PROMPT,
+        system=system,
         messages=messages,
         tools=tools,
         model=model,

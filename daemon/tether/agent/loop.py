@@ -43,7 +43,7 @@ from ..tools.base import ChangePreview, FileIO, MutatingTool, ToolContext, ToolE
 from ..tools.registry import ToolRegistry
 from ..tools.update_plan import plan_entries
 from .compaction import compact, should_compact
-from .context import build_request
+from .context import build_request, project_instructions
 from .history import prepare
 from .tokens import ContextEstimate
 from .report import RunReportBuilder, ToolTiming
@@ -180,6 +180,8 @@ class AgentTurn:
         self._compacted_for_error = False
         self._partial_saved = False
         self.keep_user_turns = keep_user_turns
+        # read once per turn (not per step): the system prompt stays byte-identical
+        self.instructions = project_instructions(session.workspace)
 
     async def run(self, prompt: list[dict[str, Any]]) -> TurnOutcome:
         session, store = self.session, self.session.store
@@ -348,6 +350,7 @@ class AgentTurn:
             max_output_tokens=self.max_output_tokens,
             session_id=session.id,
             step=state.index,
+            instructions=self.instructions,
         )
         sink = self.sink
         text_parts = state.text_parts

@@ -1,0 +1,36 @@
+"""AGENTS.md files reach the system prompt, nearest last, within the repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tether.agent.context import build_request, project_instructions
+
+
+def test_agents_md_from_the_workspace_up_to_the_repository_root(tmp_path: Path):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    ws = repo / "packages" / "web"
+    ws.mkdir(parents=True)
+    (tmp_path / "AGENTS.md").write_text("outside the repository: never used\n")
+    (repo / "AGENTS.md").write_text("Use tabs.\n")
+    (ws / "AGENTS.md").write_text("Run npm test before finishing.\n")
+    text = project_instructions(ws)
+    assert "never used" not in text
+    assert text.index("Use tabs.") < text.index("Run npm test")
+    request = build_request(messages=[], tools=[], workspace=ws, model="m", max_output_tokens=0,
+                            session_id="s", step=1, instructions=text)
+    assert "Run npm test before finishing." in request.system
+    # the same inputs give the same bytes (prompt caching)
+    again = build_request(messages=[], tools=[], workspace=ws, model="m", max_output_tokens=0,
+                          session_id="s", step=2, instructions=project_instructions(ws))
+    assert again.system == request.system
+
+
+def test_a_workspace_outside_any_repository_uses_only_its_own_file(tmp_path: Path):
+    ws = tmp_path / "plain"
+    ws.mkdir()
+    (tmp_path / "AGENTS.md").write_text("parent file\n")
+    (ws / "AGENTS.md").write_text("own file\n")
+    text = project_instructions(ws)
+    assert "own file" in text and "parent file" not in text
