@@ -14,6 +14,7 @@ daemon's. Nothing here is asserted; tests do not time things.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import statistics
@@ -36,7 +37,7 @@ class RawClient:
             env=env, cwd=cwd, bufsize=0,
         )
         self.decoder = LspFrameDecoder()
-        self.queue: list[dict] = []
+        self.queue: collections.deque[dict] = collections.deque()
         self.next_id = 0
 
     def send(self, method: str, params: dict, *, notify: bool = False) -> int:
@@ -55,7 +56,7 @@ class RawClient:
             if not data:
                 raise EOFError("daemon closed stdout")
             self.queue.extend(json.loads(b) for b in self.decoder.feed(data))
-        return self.queue.pop(0)
+        return self.queue.popleft()
 
     def until_id(self, msg_id: int) -> dict:
         while True:

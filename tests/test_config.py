@@ -135,6 +135,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "cassette": ("", "default"),
         "deny_commands": ((), "default"),
         "allow_env": ((), "default"),
+        "guard": ("warn", "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

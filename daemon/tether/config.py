@@ -82,6 +82,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "cassette",
     "deny_commands",
     "allow_env",
+    "guard",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -95,6 +96,7 @@ _SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 _PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
 _LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env"})
 _CHOICES: dict[str, tuple[str, ...]] = {
+    "guard": ("off", "log", "warn", "block"),
     "provider": PROVIDERS,
     "mode": MODES,
     "log_level": LOG_LEVELS,
@@ -191,6 +193,8 @@ class Settings:
     deny_commands: tuple[str, ...] = ()
     # secret-looking environment variables that commands may still see
     allow_env: tuple[str, ...] = ()
+    # the input guard on user messages and tool results: off | log | warn | block
+    guard: str = "warn"
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)
@@ -477,6 +481,13 @@ def _file_layer(
         if key not in SETTING_KEYS:
             raise _unknown_key(key, source, camel_ok=False)
         accepted[key] = _coerce(key, raw, source, strings_ok=False, base_dir=path.parent)
+    if forbidden is not None and accepted.get("guard") in ("off", "log"):
+        raise ConfigError(
+            f"guard = {accepted['guard']!r} is not allowed in {source}: a workspace may only "
+            f"make the input guard stricter (warn or block)",
+            key="guard",
+            source=source,
+        )
     if forbidden is not None and accepted.get("mode") in _LOOSER_MODES:
         # A repository may make Tether more careful in it, never less.
         raise ConfigError(

@@ -41,7 +41,9 @@ def add_sessions_parser(commands: Any) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--workspace", "-w", help="workspace root (default: current directory)")
     common.add_argument("--home", help="data directory (default: the user data dir; env TETHER_HOME)")
-    sessions = commands.add_parser("sessions", help="list, show, dump, restore, search or delete stored sessions")
+    sessions = commands.add_parser(
+        "sessions", help="list, show, dump, restore, search or delete stored sessions"
+    )
     actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
     actions.add_parser("list", parents=[common], help="the workspace's sessions, newest first")
     show = actions.add_parser("show", parents=[common], help="a session's conversation as text")
@@ -97,7 +99,10 @@ def _when(ts: float) -> str:
 
 
 async def _with_store(
-    workspace: Path, home: Path | None, missing: Callable[[], int], work: Callable[[HistoryStore], Awaitable[int]]
+    workspace: Path,
+    home: Path | None,
+    missing: Callable[[], int],
+    work: Callable[[HistoryStore], Awaitable[int]],
 ) -> int:
     """Run ``work(store)`` on the workspace's existing store; ``missing()`` if it has none."""
     from .store import StoreError
@@ -113,7 +118,8 @@ async def _with_store(
 
 
 def _no_session(session_id: str, workspace: Path) -> int:
-    return _fail(f"no session {session_id!r} in workspace {workspace} (see `tether sessions list`)", NOT_FOUND)
+    message = f"no session {session_id!r} in workspace {workspace} (see `tether sessions list`)"
+    return _fail(message, NOT_FOUND)
 
 
 # -- actions ----------------------------------------------------------------------
@@ -195,7 +201,11 @@ async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None)
     try:
         async with await _open(database_path(workspace, home)) as store:
             session_id = await import_session(
-                store, snapshot, keep_id=args.keep_id, workspace=str(workspace), import_rules=args.import_rules
+                store,
+                snapshot,
+                keep_id=args.keep_id,
+                workspace=str(workspace),
+                import_rules=args.import_rules,
             )
     except SnapshotError as exc:
         return _fail(f"cannot restore {args.file}: {exc}", USAGE)

@@ -53,23 +53,29 @@ class LspFrameDecoder:
 
     def feed(self, data: bytes) -> list[bytes]:
         self._buf += data
+        buf = self._buf
         bodies: list[bytes] = []
-        while True:
-            end = self._buf.find(_HEADER_END)
-            if end < 0:
-                if len(self._buf) > _MAX_HEADER:
-                    self._buf.clear()
-                    raise FramingError("header too long or not terminated by CRLF CRLF")
-                return bodies
-            length = _content_length(bytes(self._buf[:end]))
-            start = end + len(_HEADER_END)
-            if length is None:
-                del self._buf[:start]
-                raise FramingError("frame header has no valid Content-Length")
-            if len(self._buf) - start < length:
-                return bodies
-            bodies.append(bytes(self._buf[start : start + length]))
-            del self._buf[: start + length]
+        pos = 0  # consumed so far; the buffer is compacted once per feed, not per frame
+        try:
+            while True:
+                end = buf.find(_HEADER_END, pos)
+                if end < 0:
+                    if len(buf) - pos > _MAX_HEADER:
+                        pos = len(buf)
+                        raise FramingError("header too long or not terminated by CRLF CRLF")
+                    return bodies
+                length = _content_length(bytes(buf[pos:end]))
+                start = end + len(_HEADER_END)
+                if length is None:
+                    pos = start
+                    raise FramingError("frame header has no valid Content-Length")
+                if len(buf) - start < length:
+                    return bodies
+                bodies.append(bytes(buf[start : start + length]))
+                pos = start + length
+        finally:
+            if pos:
+                del buf[:pos]
 
     @property
     def pending(self) -> int:
@@ -94,15 +100,20 @@ class NdjsonDecoder:
 
     def feed(self, data: bytes) -> list[bytes]:
         self._buf += data
+        buf = self._buf
         bodies: list[bytes] = []
+        pos = 0
         while True:
-            nl = self._buf.find(b"\n")
+            nl = buf.find(b"\n", pos)
             if nl < 0:
-                return bodies
-            line = bytes(self._buf[:nl]).strip()
-            del self._buf[: nl + 1]
+                break
+            line = bytes(buf[pos:nl]).strip()
+            pos = nl + 1
             if line:
                 bodies.append(line)
+        if pos:
+            del buf[:pos]  # once per feed: a big read of many lines stays linear
+        return bodies
 
     @property
     def pending(self) -> int:

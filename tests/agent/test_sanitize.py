@@ -149,6 +149,8 @@ def test_only_a_possible_tag_is_held() -> None:
     assert sanitizer.feed("nk>ponder") == ("", "ponder")  # thought streams as it arrives
     assert sanitizer.feed(" more</th") == ("", " more")
     assert sanitizer.feed("ink>Answer") == ("Answer", "")
+    assert sanitizer.feed(" 1 <") == (" 1 ", "")
+    assert sanitizer.finish() == ("<", "")  # the end decides: not a tag
 
 
 def test_a_repeated_paragraph_is_held_only_while_it_repeats() -> None:

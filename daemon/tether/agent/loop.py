@@ -44,7 +44,9 @@ from ..tools.registry import ToolRegistry
 from ..tools.update_plan import plan_entries
 from .compaction import compact, should_compact
 from .context import build_request, project_instructions
+from .guard import InputGuard, truncate_user_message, wrap_tool_result
 from .history import prepare
+from .sanitize import StreamSanitizer
 from .tokens import ContextEstimate
 from .report import RunReportBuilder, ToolTiming
 from .session import ActiveTurn, AgentSession
@@ -161,6 +163,7 @@ class AgentTurn:
         max_output_tokens: int = 0,
         services: TurnServices | None = None,
         keep_user_turns: int = 50,
+        guard_mode: str = "warn",
     ) -> None:
         self.session = session
         self.handle = handle
@@ -180,14 +183,28 @@ class AgentTurn:
         self._compacted_for_error = False
         self._partial_saved = False
         self.keep_user_turns = keep_user_turns
+        self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
         # read once per turn (not per step): the system prompt stays byte-identical
         self.instructions = project_instructions(session.workspace)
 
     async def run(self, prompt: list[dict[str, Any]]) -> TurnOutcome:
         session, store = self.session, self.session.store
-        user = {"role": "user", "content": prompt}
+        prompt, notices, verdict = self._screen_prompt(prompt)
+        user: dict[str, Any] = {"role": "user", "content": prompt}
+        if verdict is not None and verdict.findings:
+            user["guard"] = {
+                "findings": [{"pattern": f.pattern, "excerpt": f.excerpt} for f in verdict.findings],
+                "blocked": verdict.blocked,
+            }
         await store.begin_turn(session.id, self.handle.turn_id, MessageRecord(role="user", body=user))
         session.messages.append(user)
+        for notice in notices:
+            self.sink.notice(f"\n[{notice}]\n")
+        if verdict is not None and verdict.blocked:
+            async def refused() -> str:
+                return "refusal"
+
+            return await self._drive(refused)
         if session.title is None:
             title = _title_from(prompt)
             if title:
@@ -195,6 +212,23 @@ class AgentTurn:
                 await store.update_session(session.id, title=title)
                 self.sink.title(title)
         return await self._drive(self._steps)
+
+    def _screen_prompt(self, prompt: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str], Any]:
+        """Over-long text is cut (never refused); the input guard looks at the rest."""
+        notices: list[str] = []
+        screened = []
+        for block in prompt:
+            if block.get("type") == "text":
+                text, notice = truncate_user_message(block.get("text", ""))
+                if notice:
+                    notices.append(notice)
+                    block = {**block, "text": text}
+            screened.append(block)
+        joined = "\n".join(b.get("text", "") for b in screened if b.get("type") == "text")
+        verdict = self.guard.check_user(joined)
+        if verdict.notice:
+            notices.append(verdict.notice)
+        return screened, notices, verdict
 
     async def resume(self, pending: dict[str, Any]) -> TurnOutcome:
         """Continue a turn a previous daemon left waiting for approval (seed 004's
@@ -343,7 +377,7 @@ class AgentTurn:
             keep_user_turns=self.keep_user_turns,
         )
         request = build_request(
-            messages=messages,
+            messages=[_wrapped(m) for m in messages],
             tools=tool_specs,
             workspace=session.workspace,
             model=self.provider.model,
@@ -357,6 +391,8 @@ class AgentTurn:
         state.started = time.perf_counter()
         next_save = state.started + _PARTIAL_EVERY_S
         clock = time.perf_counter
+        sanitizer = StreamSanitizer()  # the 7 output steps, without holding back prose
+        feed = sanitizer.feed
         async with contextlib.aclosing(self.provider.stream(request)) as stream:
             async for event in stream:
                 if clock() >= next_save:
@@ -367,8 +403,13 @@ class AgentTurn:
                 if kind is TextDelta:
                     if state.first_token is None:
                         state.first_token = time.perf_counter()
-                    text_parts.append(event.text)
-                    sink.text(event.text)
+                    text, thought = feed(event.text)
+                    if text:
+                        text_parts.append(text)
+                        sink.text(text)
+                    if thought:
+                        state.add_thinking(thought, None, None)
+                        sink.thought(thought)
                 elif kind is ThinkingDelta:
                     state.add_thinking(event.text, event.signature, event.redacted)
                     if event.text:
@@ -392,6 +433,13 @@ class AgentTurn:
                     state.cache_write_tokens = event.cache_write_tokens
                 elif kind is Finish:
                     state.finish_reason = event.reason
+        text, thought = sanitizer.finish()
+        if text:
+            text_parts.append(text)
+            sink.text(text)
+        if thought:
+            state.add_thinking(thought, None, None)
+            sink.thought(thought)
         state.llm_done = time.perf_counter()
 
     async def _compact_if_needed(self) -> None:
@@ -531,6 +579,13 @@ class AgentTurn:
             if call.name == "update_plan" and not result.is_error:
                 self.sink.plan(plan_entries(call.arguments or {}))
         latency = (time.perf_counter() - t0) * 1000
+        if tool is not None and not result.is_error:
+            # tool output is untrusted: files and command output can carry injections
+            checked = self.guard.check_tool_result(result.text, call.name)
+            if checked.notice:
+                self.sink.notice(f"\n[{checked.notice}]\n")
+            if checked.blocked:
+                result = ToolResult(checked.text, is_error=True, locations=result.locations)
         locations = [
             {"path": loc.path, **({"line": loc.line} if loc.line is not None else {})}
             for loc in result.locations
@@ -690,6 +745,13 @@ class AgentTurn:
         if not assistant["text"] and "tool_calls" not in assistant and "thinking" not in assistant:
             return
         await self._commit(bodies, status=status)
+
+
+def _wrapped(message: dict[str, Any]) -> dict[str, Any]:
+    """The model's copy of a tool result, marked as data (the stored one stays raw)."""
+    if message.get("role") != "tool":
+        return message
+    return {**message, "content": wrap_tool_result(str(message.get("content", "")), str(message.get("name", "tool")))}
 
 
 def _tool_message(

@@ -32,6 +32,7 @@ def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: Sess
         sink=sink,
         max_steps=server.settings.max_steps,
         max_output_tokens=server.settings.max_output_tokens,
+        guard_mode=server.settings.guard,
         services=TurnServices(
             gate=server.gate_for(session.workspace, session.store),
             asker=server.asker(),

@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from tether_protocol._errors import InvalidParams, SessionNotFound
 
-from ..store import HistoryStore, SnapshotError, export_session, fork_session, import_session, search
+from ..store import (
+    HistoryStore,
+    SnapshotError,
+    StoreError,
+    export_session,
+    fork_session,
+    import_session,
+    search,
+)
 from ..store.snapshots import check_snapshot
 from ..transport.rpc import Route
 from .handshake import modes_state
@@ -79,7 +87,7 @@ def routes(server: TetherServer) -> list[Route]:
         return check_workspace(cwd) if cwd is not None else default_workspace()
 
     async def locate(session_id: str, cwd: str | None) -> tuple[HistoryStore, Path]:
-        """The store and workspace of a session: live here, or stored in `cwd`'s or the default workspace."""
+        """A session's store and workspace: live here, else stored in `cwd`'s or the default workspace."""
         live = registry.live.get(session_id)
         if live is not None:
             return live.store, live.workspace
@@ -102,7 +110,10 @@ def routes(server: TetherServer) -> list[Route]:
         session_id = _string(p, "sessionId", method)
         assert session_id is not None
         store, _workspace = await locate(session_id, _string(p, "cwd", method, required=False))
-        return await export_session(store, session_id)
+        try:
+            return await export_session(store, session_id)
+        except StoreError as exc:  # deleted meanwhile
+            raise SessionNotFound(f"unknown session {session_id!r}: {exc}") from exc
 
     async def restore(params: Any) -> dict[str, Any]:
         method = "_tether/session/restore"
@@ -142,12 +153,17 @@ def routes(server: TetherServer) -> list[Route]:
                 # through the gate, so its cached rules see the new ones at once
                 gate = server.gate_for(workspace, store)
                 await gate.add_rule(rule["kind"], rule["pattern"], rule["decision"])
-            rules.append(
-                {"kind": rule["kind"], "pattern": rule["pattern"], "decision": rule["decision"], "imported": ok}
-            )
+            rules.append({
+                "kind": rule["kind"],
+                "pattern": rule["pattern"],
+                "decision": rule["decision"],
+                "imported": ok,
+            })
         return {"sessionId": session_id, "cwd": str(workspace), "rules": rules}
 
-    async def fork(source_id: str, cwd: str | None, upto_seq: int | None, target: Path | None) -> dict[str, Any]:
+    async def fork(
+        source_id: str, cwd: str | None, upto_seq: int | None, target: Path | None
+    ) -> dict[str, Any]:
         store, workspace = await locate(source_id, cwd)
         target = target or workspace
         into = None if target == workspace else await registry.store_for(target)
@@ -155,6 +171,8 @@ def routes(server: TetherServer) -> list[Route]:
             new_id = await fork_session(store, source_id, upto_seq=upto_seq, into=into, workspace=str(target))
         except SnapshotError as exc:
             raise InvalidParams(f"invalid params: {exc}") from exc
+        except StoreError as exc:  # the source was deleted meanwhile
+            raise SessionNotFound(f"unknown session {source_id!r}: {exc}") from exc
         session, _stored = await registry.revive(new_id, target)
         return {"sessionId": new_id, "modes": modes_state(session.mode)}
 

@@ -1,0 +1,121 @@
+"""Long histories (issue 5's benchmark; figures go to bench/RESULTS.md).
+
+    python bench/history.py
+
+1. `session/load` of a 10,000-message session: request -> last replayed update (and the
+   answer), median of 5.
+2. `_tether/session/dump` and `_tether/session/restore` of that session, median of 5.
+3. daemon CPU of one turn (a prompt, one tool call, an answer) in a session with 100 vs
+   10,000 stored messages. A conversation that long has been compacted many times (the
+   model's window cannot hold it), so the synthetic session ends with a compaction
+   summary, as a real one would: what is sent stays small while the stored history grows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
+from run import RawClient, init_params, proc_cpu_s  # noqa: E402
+
+
+async def make_session(home: Path, ws: Path, session_id: str, count: int) -> None:
+    from tether.store import HistoryStore, MessageRecord, database_path
+
+    store = await HistoryStore.open(database_path(ws, home))
+    await store.create_session(session_id, str(ws), "ask", title=f"{count} messages")
+    per_turn = 4
+    for t in range(count // per_turn):
+        turn_id = f"{session_id}_t{t}"
+        await store.begin_turn(session_id, turn_id, MessageRecord("user", {
+            "role": "user", "content": [{"type": "text", "text": f"question {t}: how does part {t} work?"}]}))
+        call = f"c{t}"
+        bodies = [
+            {"role": "assistant", "text": f"Let me look at part {t}.", "tool_calls": [
+                {"id": call, "name": "read_file", "arguments": {"path": f"src/part{t}.py"}}]},
+            {"role": "tool", "tool_call_id": call, "name": "read_file",
+             "content": f"     1\tdef part{t}():\n     2\t    return {t}\n", "is_error": False},
+            {"role": "assistant", "text": f"Part {t} returns {t}. " * 3},
+        ]
+        if t == count // per_turn - 2:
+            bodies.append({"role": "user", "content": [{"type": "text", "text": "Summary of the earlier conversation: parts were explained."}],
+                           "compaction": {"replaced": count - 8}})
+        await store.append_messages(session_id, turn_id, [MessageRecord(b["role"], b) for b in bodies])
+        await store.finish_turn(turn_id, "complete", "end_turn")
+    await store.close()
+
+
+def main() -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="tether-hist-"))
+    ws = scratch / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "README.md").write_text("bench\n")
+    home = scratch / "home"
+    asyncio.run(make_session(home, ws, "sess_big", 10_000))
+    asyncio.run(make_session(home, ws, "sess_small", 100))
+    script = scratch / "turn.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 1}, "text": "Reading.", "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}}]},
+        {"text": "Done."},
+    ]}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
+    env.update(TETHER_HOME=str(home), TETHER_PROBE_PORTS="")
+    argv = [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]
+    out: dict[str, object] = {}
+
+    loads, dumps, restores, replayed = [], [], [], 0
+    for _ in range(5):
+        c = RawClient(argv, env, ws)
+        c.until_id(c.send("initialize", init_params(ws)))
+        # wait until the daemon is past its start-up import (the fast start answers
+        # initialize before it), so the figure is the load itself
+        c.until_id(c.send("session/list", {"cwd": str(ws)}))
+        t0 = time.perf_counter()
+        msg_id = c.send("session/load", {"sessionId": "sess_big", "cwd": str(ws), "mcpServers": []})
+        replayed = 0
+        while True:
+            m = c.read()
+            if m.get("method") == "session/update":
+                replayed += 1
+            elif m.get("id") == msg_id:
+                break
+        loads.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        snap = c.until_id(c.send("_tether/session/dump", {"sessionId": "sess_big"}))
+        dumps.append((time.perf_counter() - t0) * 1000)
+        snapshot = snap.get("result")
+        if snapshot is not None:
+            t0 = time.perf_counter()
+            c.until_id(c.send("_tether/session/restore", {"snapshot": snapshot, "cwd": str(ws)}))
+            restores.append((time.perf_counter() - t0) * 1000)
+        c.close()
+    out["load_10k_ms"] = round(statistics.median(loads), 1)
+    out["replayed_updates"] = replayed
+    out["dump_10k_ms"] = round(statistics.median(dumps), 1)
+    out["restore_10k_ms"] = round(statistics.median(restores), 1) if restores else None
+
+    for name, sid in (("turn_cpu_100", "sess_small"), ("turn_cpu_10k", "sess_big")):
+        samples = []
+        for _ in range(5):
+            c = RawClient(argv, env, ws)
+            c.until_id(c.send("initialize", init_params(ws)))
+            c.until_id(c.send("session/list", {"cwd": str(ws)}))
+            c.until_id(c.send("session/resume", {"sessionId": sid, "cwd": str(ws), "mcpServers": []}))
+            cpu0 = proc_cpu_s(c.proc.pid)
+            c.until_id(c.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}))
+            samples.append(proc_cpu_s(c.proc.pid) - cpu0)
+            c.close()
+        out[name + "_s"] = round(statistics.median(samples), 4)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
