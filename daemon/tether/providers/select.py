@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
-import httpx
 from tether_protocol._errors import ConfigInvalid, NoProviderConfigured
 
 from ..config import Settings
 from .base import Provider
-from .http import RetryPolicy
 from .scripted import ScriptedProvider, ScriptError
+
+# httpx and the HTTP layer are imported only when a network provider is used: a daemon
+# on the scripted provider never pays for them (~8 MB of RSS, ~60 ms of imports).
 
 HOW_TO_CONFIGURE = (
     "set ANTHROPIC_API_KEY or OPENAI_API_KEY, start a local server (Ollama, llama.cpp, "
@@ -70,6 +71,8 @@ async def probe_local(env: Mapping[str, str]) -> tuple[str, str, str] | None:
     if not servers:
         return None
     found: dict[int, tuple[str, str, str]] = {}
+
+    import httpx
 
     async def probe(label: str, port: int) -> None:
         base = f"http://127.0.0.1:{port}/v1"
@@ -126,6 +129,8 @@ async def choose_provider(settings: Settings, env: Mapping[str, str] | None = No
 
 
 async def _models_at(base: str) -> list[str]:
+    import httpx
+
     try:
         async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
             data = (await client.get(f"{base}/models")).json()
@@ -135,7 +140,12 @@ async def _models_at(base: str) -> list[str]:
 
 
 def build_provider(choice: ProviderChoice, settings: Settings) -> Provider:
-    retry = RetryPolicy(max_retries=settings.max_retries)
+    if choice.provider == "scripted":
+        retry = None
+    else:
+        from .http import RetryPolicy
+
+        retry = RetryPolicy(max_retries=settings.max_retries)
     window = settings.context_window or None
     provider: Provider
     if choice.provider == "scripted":
