@@ -61,7 +61,7 @@ async def test_ndjson_clients_are_detected_and_answered_in_kind(daemon_env, work
     init = replies[0]["result"]
     assert init["protocolVersion"] == 1
     assert init["agentCapabilities"]["loadSession"] is True
-    assert set(init["agentCapabilities"]["sessionCapabilities"]) == {"list", "resume", "close", "delete", "fork"}
+    assert set(init["agentCapabilities"]["sessionCapabilities"]) == {"list", "resume", "close", "delete"}
     assert init["agentInfo"]["name"] == "tether" and init["authMethods"] == []
     # a pure ACP client gets a strict ACP answer; the LSP half waits under _meta
     assert "capabilities" not in init and "serverInfo" not in init
