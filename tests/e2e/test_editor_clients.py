@@ -152,3 +152,18 @@ async def test_acp_clients_with_fs_get_reads_and_writes_through_the_editor(spawn
     assert "fs/write_text_file" in calls and "session/request_permission" in calls
     assert buffer["text"] == "# Sample\n\nHello, edited by Tether.\n(editor copy)\n"
     assert "Hello from the sample workspace." in (workspace / "README.md").read_text()
+
+
+async def test_clients_asking_for_terminal_output_meta_get_it_for_commands(spawn_daemon, workspace: Path):
+    daemon = await spawn_daemon("--mode", "full-auto", script=SCRIPT, initialize=False)
+    await daemon.client.initialize(clientCapabilities={"fs": {}, "terminal": False, "_meta": {"terminal_output": True}})
+    session = await daemon.client.new_session(workspace)
+    _turn, updates = await run(session, "stream output")
+    mine = [u for u in updates if u.get("toolCallId") == "call_stream"]
+    info = [u for u in mine if "terminal_info" in u.get("_meta", {})]
+    assert info and info[0]["content"] == [{"type": "terminal", "terminalId": "call_stream"}]
+    data = "".join(u["_meta"]["terminal_output"]["data"] for u in mine if "terminal_output" in u.get("_meta", {}))
+    assert data == "line1\nline2\nline3\n"
+    (exit_update,) = [u for u in mine if "terminal_exit" in u.get("_meta", {})]
+    assert exit_update["_meta"]["terminal_exit"] == {"terminal_id": "call_stream", "exit_code": 0, "signal": None}
+    assert mine.index(exit_update) < mine.index([u for u in mine if u.get("status") == "completed"][-1])

@@ -122,3 +122,17 @@ async def test_lsp_exit_without_shutdown_exits_1_and_with_shutdown_0(daemon_env,
         assert await asyncio.wait_for(proc.wait(), 30) == code
         proc.stdin.close()
         await proc.communicate()
+
+
+async def test_ndjson_bad_lines_get_parse_errors_and_nested_jsonrpc_objects_work(daemon_env, workspace: Path):
+    lines = [
+        json.dumps(_init(protocolVersion=1)).encode(),
+        b"{this is not json",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {
+            "cwd": str(workspace), "mcpServers": [],
+            "_meta": {"stored": {"jsonrpc": "2.0", "id": 99, "method": "session/prompt"}}}}).encode(),
+    ]
+    replies = await _exchange(daemon_env, workspace, b"\n".join(lines) + b"\n", "--framing", "ndjson")
+    errors = [r for r in replies if "error" in r]
+    assert len(errors) == 1 and errors[0]["id"] is None and errors[0]["error"]["code"] == -32700
+    assert any(r.get("id") == 2 and "sessionId" in r.get("result", {}) for r in replies)

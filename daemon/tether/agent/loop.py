@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 import uuid
 from collections.abc import Mapping
@@ -81,6 +82,24 @@ class TurnServices:
     files: FileIO | None = None
     documents: Mapping[str, str] = field(default_factory=dict)
     env_allow: tuple[str, ...] = ()
+    # The client set `_meta.terminal_output`: command output goes as terminal_info /
+    # terminal_output / terminal_exit `_meta` on the tool call (as claude-agent-acp and
+    # codex-acp do) instead of text content.
+    terminal_output_meta: bool = False
+
+
+class _TerminalMeta:
+    """Command output as ACP `_meta.terminal_output` deltas (appended by the client)."""
+
+    __slots__ = ("sink", "call_id")
+
+    def __init__(self, sink: TurnSink, call_id: str) -> None:
+        self.sink, self.call_id = sink, call_id
+
+    def add(self, text: str) -> None:
+        self.sink.tool_call_update(
+            self.call_id, meta={"terminal_output": {"terminal_id": self.call_id, "data": text}}
+        )
 
 
 # Streamed command output shown while it runs: the last this-many characters.
@@ -532,7 +551,11 @@ class AgentTurn:
 
     def _context(self, call: PendingCall) -> ToolContext:
         services = self.services
-        output = _OutputTail(self.sink, call.call_id)
+        output: _OutputTail | _TerminalMeta
+        if services.terminal_output_meta and call.name == "run_command":
+            output = _TerminalMeta(self.sink, call.call_id)
+        else:
+            output = _OutputTail(self.sink, call.call_id)
         return ToolContext(
             sandbox=self.session.sandbox,
             call_id=call.call_id,
@@ -654,12 +677,33 @@ class AgentTurn:
             await anyio.lowlevel.checkpoint()  # the cancel lands here
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
-        self.sink.tool_call_update(
-            call.call_id, status="in_progress", meta={"tether": {"approvedBy": verdict.reason}}
-        )
+        meta: dict[str, Any] = {"tether": {"approvedBy": verdict.reason}}
+        terminal = self.services.terminal_output_meta and tool.kind == "execute"
+        if terminal:
+            cwd = str(self.session.sandbox.resolve(str(args.get("cwd") or ".")))
+            meta["terminal_info"] = {"terminal_id": call.call_id, "cwd": cwd}
+            self.sink.tool_call_update(
+                call.call_id,
+                status="in_progress",
+                content_blocks=[{"type": "terminal", "terminalId": call.call_id}],
+                meta=meta,
+            )
+        else:
+            self.sink.tool_call_update(call.call_id, status="in_progress", meta=meta)
         if isinstance(tool, MutatingTool):
             return await tool.apply(args, ctx, previews, verdict.accepted_hunks)
-        return await tool.run(args, ctx)
+        result = await tool.run(args, ctx)
+        if terminal:
+            code = re.search(r"exit code (\d+)", result.text.rsplit("\n", 1)[-1])
+            self.sink.tool_call_update(
+                call.call_id,
+                meta={"terminal_exit": {
+                    "terminal_id": call.call_id,
+                    "exit_code": int(code.group(1)) if code else None,
+                    "signal": None if code else "SIGKILL",
+                }},
+            )
+        return result
 
     # ---- commits -------------------------------------------------------------------
 

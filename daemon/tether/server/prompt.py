@@ -45,6 +45,7 @@ def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: Sess
             ),
             documents=server.documents.texts,
             env_allow=server.settings.allow_env,
+            terminal_output_meta=bool(server.client and server.client.terminal_output_meta),
         ),
     )
 
