@@ -103,3 +103,21 @@ async def test_a_turn_killed_while_streaming_keeps_its_partial_output_marked_int
     assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert conn.execute("SELECT status FROM turns").fetchall() == [("interrupted",)]
     conn.close()
+
+
+async def test_a_live_daemons_waiting_turn_is_not_resumed_by_another_daemon(spawn_daemon, workspace: Path):
+    first_user = User(never=True)
+    first = await spawn_daemon(script=SCRIPT)
+    first.client.peer.on_request = first_user.on_request
+    session = await first.client.new_session(workspace)
+    turn = session.prompt("edit the readme")
+    turn.start()
+    await until(lambda: first_user.prompts)
+
+    second_user = User("allow_once")
+    second = await spawn_daemon(script=SCRIPT)
+    second.client.peer.on_request = second_user.on_request
+    await second.client.load_session(session.id, workspace)
+    await asyncio.sleep(0.5)
+    assert second_user.prompts == []  # the first daemon still owns the turn
+    assert "Hello from the sample workspace." in (workspace / "README.md").read_text()

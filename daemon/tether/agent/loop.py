@@ -215,11 +215,19 @@ class AgentTurn:
                 "findings": [{"pattern": f.pattern, "excerpt": f.excerpt} for f in verdict.findings],
                 "blocked": verdict.blocked,
             }
-        await store.begin_turn(session.id, self.handle.turn_id, MessageRecord(role="user", body=user))
-        session.messages.append(user)
+        blocked = verdict is not None and verdict.blocked
+        await store.begin_turn(
+            session.id,
+            self.handle.turn_id,
+            # a blocked prompt is kept in the history but never sent to the model
+            MessageRecord(role="user", body=user, status="error" if blocked else "complete"),
+        )
+        if not blocked:
+            session.messages.append(user)
         for notice in notices:
-            self.sink.notice(f"\n[{notice}]\n")
-        if verdict is not None and verdict.blocked:
+            text = notice if notice.startswith("[") else f"[{notice}]"
+            self.sink.notice(f"\n{text}\n")
+        if blocked:
             async def refused() -> str:
                 return "refusal"
 
@@ -264,9 +272,9 @@ class AgentTurn:
             state.calls = {c.call_id: c for c in calls}
             self._open_step, self._open_results = state, {}
             self._committed_calls = {_ASSISTANT}  # the previous daemon committed it
-            for call in calls:
+            for call in calls:  # the replay already showed these calls: update them
                 tool = self.tools.get(call.name)
-                self.sink.tool_call(
+                self.sink.tool_call_update(
                     call.call_id, title=_safe_title(tool, call.arguments or {}) if tool else call.name,
                     kind=tool.kind if tool else "other", status="pending", raw_input=call.arguments,
                 )
@@ -606,7 +614,8 @@ class AgentTurn:
             # tool output is untrusted: files and command output can carry injections
             checked = self.guard.check_tool_result(result.text, call.name)
             if checked.notice:
-                self.sink.notice(f"\n[{checked.notice}]\n")
+                note = checked.notice if checked.notice.startswith("[") else f"[{checked.notice}]"
+                self.sink.notice(f"\n{note}\n")
             if checked.blocked:
                 result = ToolResult(checked.text, is_error=True, locations=result.locations)
         locations = [

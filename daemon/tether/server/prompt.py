@@ -7,6 +7,7 @@ A prompt resolves with `{stopReason}` after the turn's last update. A cancel —
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from tether_protocol._converter import unstructure
@@ -21,6 +22,8 @@ from .updates import SessionUpdates
 
 if TYPE_CHECKING:
     from .app import TetherServer
+
+log = logging.getLogger("tether.server")
 
 
 def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: SessionUpdates, provider: Any) -> AgentTurn:
@@ -59,16 +62,24 @@ async def resume_turn(server: TetherServer, session: Any, turn_id: str, pending:
     session.turn = handle
     assert server.conn is not None
     sink = SessionUpdates(session.id, server.conn)
+    stop_reason = "error"
     try:
+        await session.store.claim_turn(turn_id)
         provider = await server.provider()
         outcome = await make_turn(server, session, handle, sink, provider).resume(pending)
+        stop_reason = outcome.stop_reason
+        if outcome.error is not None:
+            sink.notice(f"\n[the resumed turn failed: {outcome.error}]\n")
+    except Exception as exc:  # tell the user; a resumed turn has no request to fail
+        log.warning("resuming turn %s failed: %s", turn_id, exc)
+        sink.notice(f"\n[could not resume the turn that was waiting for approval: {getattr(exc, 'message', exc)}]\n")
+    finally:
         sink.update(
             {
                 "sessionUpdate": "session_info_update",
-                "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": outcome.stop_reason}}},
+                "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": stop_reason}}},
             }
         )
-    finally:
         sink.flush()
         session.turn = None
         handle.done.set()

@@ -57,6 +57,10 @@ def routes(server: TetherServer) -> list[Route]:
     async def resume(params: LoadSessionParams) -> dict[str, Any]:
         workspace = check_workspace(params.cwd)
         session, _stored = await registry.revive(params.session_id, workspace)
+        waiting = await session.store.waiting_turn(session.id) if session.turn is None else None
+        if waiting is not None:
+            # no replay, but a turn waiting for approval is asked again all the same
+            asyncio.get_running_loop().call_soon(server.resume_waiting, session, *waiting)
         return {"modes": modes_state(session.mode)}
 
     async def list_(params: ListSessionsParams) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import aiosqlite
 from tether.store import turns
 from tether.store.database import Database, Work
 from tether.store.errors import StoreError
+from tether.store.liveness import alive, this_process
 from tether.store.rules import RuleStore
 from tether.store.records import (
     FINAL_TURN_STATUSES,
@@ -249,15 +250,24 @@ class HistoryStore:
         await self._db.write(work)
 
     async def waiting_turn(self, session_id: str) -> tuple[str, dict[str, Any]] | None:
-        """The turn of this session waiting for an approval (id, pending calls), if any."""
+        """The turn of this session waiting for an approval (id, pending calls) whose
+        daemon is gone, if any. A live daemon's waiting turn is left to that daemon."""
         rows = await self._db.read(
-            "SELECT id, pending FROM turns WHERE session_id = ? AND status = 'running'"
+            "SELECT id, pending, owner FROM turns WHERE session_id = ? AND status = 'running'"
             " AND pending IS NOT NULL ORDER BY seq DESC LIMIT 1",
             (session_id,),
         )
-        if not rows:
+        if not rows or alive(rows[0][2]):
             return None
         return rows[0][0], json.loads(rows[0][1])
+
+    async def claim_turn(self, turn_id: str) -> None:
+        """This daemon now runs the turn (a resumed one): other daemons leave it alone."""
+
+        async def work(conn: aiosqlite.Connection) -> None:
+            await conn.execute("UPDATE turns SET owner = ? WHERE id = ?", (this_process(), turn_id))
+
+        await self._db.write(work)
 
     async def load_messages(self, session_id: str) -> list[MessageRecord]:
         rows = await self._db.read(
