@@ -522,3 +522,15 @@ def test_a_workspace_may_make_tether_more_careful(workspace: Path, user_cfg: Pat
     write(ws_cfg(workspace), 'mode = "read-only"\ndeny_commands = ["make deploy"]\n')
     settings = load(workspace, user_cfg)
     assert settings.mode == "read-only" and settings.deny_commands == ("make deploy",)
+
+
+def test_a_workspace_cannot_loosen_what_the_users_own_config_chose(workspace: Path, user_cfg: Path) -> None:
+    write(user_cfg, 'mode = "read-only"\nguard = "block"\n')
+    write(ws_cfg(workspace), 'guard = "warn"\n')
+    with pytest.raises(ConfigError) as info:
+        load(workspace, user_cfg)
+    assert info.value.key == "guard" and "'block'" in str(info.value)
+    write(ws_cfg(workspace), 'mode = "ask"\n')
+    with pytest.raises(ConfigError) as info:
+        load(workspace, user_cfg)
+    assert info.value.key == "mode"

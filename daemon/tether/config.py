@@ -131,7 +131,10 @@ _WORKSPACE_FORBIDDEN: dict[str, str] = {
     ),
 }
 
-_LOOSER_MODES = frozenset({"auto-edit", "full-auto"})
+# from loosest to strictest
+_MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
+_GUARD_STRICTNESS = ("off", "log", "warn", "block")
+_WORKSPACE_CEILING = {"mode": "ask", "guard": "warn"}
 
 _MASK = "***"
 SOURCE_DEFAULT = "default"
@@ -481,21 +484,25 @@ def _file_layer(
         if key not in SETTING_KEYS:
             raise _unknown_key(key, source, camel_ok=False)
         accepted[key] = _coerce(key, raw, source, strings_ok=False, base_dir=path.parent)
-    if forbidden is not None and accepted.get("guard") in ("off", "log"):
-        raise ConfigError(
-            f"guard = {accepted['guard']!r} is not allowed in {source}: a workspace may only "
-            f"make the input guard stricter (warn or block)",
-            key="guard",
-            source=source,
-        )
-    if forbidden is not None and accepted.get("mode") in _LOOSER_MODES:
-        # A repository may make Tether more careful in it, never less.
-        raise ConfigError(
-            f"mode = {accepted['mode']!r} is not allowed in {source}: a workspace may only "
-            f"choose read-only or ask; put a looser mode in your user config, TETHER_MODE or --mode",
-            key="mode",
-            source=source,
-        )
+    if forbidden is not None:
+        # A repository may make Tether more careful in it, never less: not looser than
+        # the fixed ceiling, and not looser than what the user's own config chose.
+        for key, order, ceiling in (
+            ("mode", _MODE_STRICTNESS, "read-only or ask"),
+            ("guard", _GUARD_STRICTNESS, "warn or block"),
+        ):
+            value = accepted.get(key)
+            if value is None:
+                continue
+            current = getattr(settings, key)
+            if order.index(value) < order.index(_WORKSPACE_CEILING[key]) or order.index(value) < order.index(current):
+                raise ConfigError(
+                    f"{key} = {value!r} is not allowed in {source}: a workspace may only make "
+                    f"Tether stricter ({ceiling}, and not looser than {current!r} from your own "
+                    f"settings); put a looser {key} in your user config, the environment or a flag",
+                    key=key,
+                    source=source,
+                )
     return _merge(settings, accepted, dict.fromkeys(accepted, source))
 
 
