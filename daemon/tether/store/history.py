@@ -250,14 +250,15 @@ class HistoryStore:
         await self._db.write(work)
 
     async def waiting_turn(self, session_id: str) -> tuple[str, dict[str, Any]] | None:
-        """The turn of this session waiting for an approval (id, pending calls) whose
-        daemon is gone, if any. A live daemon's waiting turn is left to that daemon."""
+        """The turn of this session waiting for an approval (id, pending calls) that this
+        daemon may resume, if any: another live daemon's waiting turn is left to it."""
         rows = await self._db.read(
             "SELECT id, pending, owner FROM turns WHERE session_id = ? AND status = 'running'"
             " AND pending IS NOT NULL ORDER BY seq DESC LIMIT 1",
             (session_id,),
         )
-        if not rows or alive(rows[0][2]):
+        owner = rows[0][2] if rows else None
+        if not rows or (alive(owner) and owner != this_process()):
             return None
         return rows[0][0], json.loads(rows[0][1])
 
