@@ -282,7 +282,7 @@ async def with_retries(
     attempt: Callable[[], AsyncIterator[Any]],
     policy: RetryPolicy,
     *,
-    sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
     is_content: Callable[[Any], bool] = lambda _event: True,
 ) -> AsyncIterator[Any]:
     """Run `attempt()` and retry it while it fails retryably before yielding content.
@@ -313,4 +313,4 @@ async def with_retries(
                 ) from None
             retries += 1
             delay = exc.retry_after if exc.retry_after is not None else policy.backoff(retries)
-            await sleep(delay * policy.wait_scale)
+            await (sleep or anyio.sleep)(delay * policy.wait_scale)
