@@ -280,7 +280,7 @@ class AgentTurn:
                 )
             timings = await self._run_tools(calls)
             self.report.add_step(state, timings, sum(t.latency_ms for t in timings))
-            await self._commit([self._open_results[c.call_id] for c in calls], resumed=True)
+            await self._commit([self._open_results[c.call_id] for c in calls])
             await self.session.store.set_pending(self.handle.turn_id, None)
             if index >= self.max_steps:
                 return "max_turn_requests"
@@ -337,7 +337,7 @@ class AgentTurn:
             if self._committed_calls:
                 # a checkpoint already committed the assistant message and some results
                 rest = [self._open_results[c.call_id] for c in calls if c.call_id not in self._committed_calls]
-                await self._commit(rest, resumed=True)
+                await self._commit(rest)
                 await self.session.store.set_pending(self.handle.turn_id, None)
             else:
                 results = [self._open_results[c.call_id] for c in calls]
@@ -716,16 +716,11 @@ class AgentTurn:
 
     # ---- commits -------------------------------------------------------------------
 
-    async def _commit(
-        self, bodies: list[dict[str, Any]], status: str = "complete", *, resumed: bool = False
-    ) -> None:
+    async def _commit(self, bodies: list[dict[str, Any]], status: str = "complete") -> None:
         # The step stops being "open" before the write: the store finishes a write even
         # when its caller is cancelled, so a cancel here must not commit the step twice.
-        if not resumed:
-            self._open_step = None
-        else:
-            self._open_step = None
-            self._committed_calls = set()
+        self._open_step = None
+        self._committed_calls = set()
         if status in MODEL_VISIBLE:
             self.session.messages.extend(bodies)
         records = [MessageRecord(role=b["role"], body=b, status=status) for b in bodies]
