@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="one JSON object per event line")
     _add_setting_flags(run)
     doctor = commands.add_parser("doctor", help="show the settings, the provider Tether would use, and why")
+    doctor.add_argument("--json", action="store_true", help="one JSON object (for editor health checks)")
     _add_setting_flags(doctor)
     demo = commands.add_parser("demo", help="a scripted turn on a copy of the example workspace")
     demo.add_argument("--json", action="store_true", help="one JSON object per event line")
@@ -71,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         from .doctor import doctor_main
 
         workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
-        return doctor_main(workspace, {k: getattr(args, k, None) for k in PROVIDER_FLAGS})
+        flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
+        return doctor_main(workspace, flags, as_json=args.json)
     if args.command == "sessions":
         from .sessions_cli import sessions_main
 

@@ -3,30 +3,65 @@
 Prints the version, every setting with the layer it came from (secrets masked), the
 provider that would be chosen and the reason, where the history lives, and whether
 ripgrep is available. Exits 0 when a provider is available, 1 when not.
+With `--json`, the same facts as one JSON object (what editor health checks read).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .config import ConfigError, describe, load_settings
 
 
-def doctor_main(workspace: Path, flags: dict[str, object]) -> int:
+def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = False) -> int:
+    if as_json:
+        report = doctor_report(workspace, flags)
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        return 0 if report["provider"]["ok"] else 1
+    report = doctor_report(workspace, flags)
     out = sys.stdout
-    out.write(f"tether {__version__} (Python {sys.version.split()[0]})\n")
+    out.write(f"tether {report['version']} (Python {report['python']})\n")
     out.write(f"workspace: {workspace}\n\nsettings (later layers win):\n")
+    if "error" in report:
+        out.write(f"  configuration error: {report['error']}\n")
+        return 1
+    for key, item in report["settings"].items():
+        out.write(f"  {key:<18} {item['value'] or '-':<40} {item['source']}\n")
+    out.write("\nprovider:\n")
+    provider = report["provider"]
+    if provider["ok"]:
+        out.write(f"  {provider['name']} · model {provider['model'] or '-'} · {provider['baseUrl'] or '-'}\n")
+        out.write(f"  why: {provider['why']}\n")
+        if provider["keyEnv"]:
+            out.write(f"  key: {'set' if provider['keySet'] else 'not set'} ({provider['keyEnv']} or TETHER_API_KEY)\n")
+    else:
+        out.write(f"  none: {provider['error']}\n")
+    out.write(f"\nhistory: {report['history']}\n")
+    out.write(f"ripgrep: {report['ripgrep'] or 'not found (grep uses its pure-Python twin)'}\n")
+    return 0 if provider["ok"] else 1
+
+def doctor_report(workspace: Path, flags: dict[str, object]) -> dict[str, Any]:
+    """The facts `tether doctor` prints, as data: version, workspace, settings (secrets
+    masked, each with its source), provider choice or why there is none, history path,
+    ripgrep. Configuration errors are reported in `error`, not raised."""
+    report: dict[str, Any] = {
+        "version": __version__,
+        "python": sys.version.split()[0],
+        "workspace": str(workspace),
+    }
     try:
         settings = load_settings(workspace, flags=flags, env=os.environ)
     except ConfigError as exc:
-        out.write(f"  configuration error: {exc}\n")
-        return 1
-    for key, shown, source in describe(settings):
-        out.write(f"  {key:<18} {shown or '-':<40} {source}\n")
+        report["error"] = str(exc)
+        report["provider"] = {"ok": False, "error": f"configuration error: {exc}"}
+        return report
+    report["settings"] = {key: {"value": shown, "source": source} for key, shown, source in describe(settings)}
 
     from tether_protocol._errors import TetherError
 
@@ -34,19 +69,20 @@ def doctor_main(workspace: Path, flags: dict[str, object]) -> int:
     from .store import database_path
     from .tools.grep_rg import find_rg
 
-    out.write("\nprovider:\n")
-    ok = True
     try:
         choice = asyncio.run(choose_provider(settings))
-        out.write(f"  {choice.provider} · model {choice.model or '-'} · {choice.base_url or '-'}\n")
-        out.write(f"  why: {choice.reason}\n")
-        if choice.key_env:
-            out.write(f"  key: {'set' if choice.api_key else 'not set'} ({choice.key_env} or TETHER_API_KEY)\n")
+        report["provider"] = {
+            "ok": True,
+            "name": choice.provider,
+            "model": choice.model or None,
+            "baseUrl": choice.base_url or None,
+            "why": choice.reason,
+            "keyEnv": choice.key_env or None,
+            "keySet": bool(choice.api_key) if choice.key_env else None,
+        }
     except TetherError as exc:
-        ok = False
-        out.write(f"  none: {exc.message}\n")
+        report["provider"] = {"ok": False, "error": exc.message}
     home = Path(settings.home) if settings.home else None
-    out.write(f"\nhistory: {database_path(workspace, home)}\n")
-    rg = find_rg()
-    out.write(f"ripgrep: {rg or 'not found (grep uses its pure-Python twin)'}\n")
-    return 0 if ok else 1
+    report["history"] = str(database_path(workspace, home))
+    report["ripgrep"] = find_rg()
+    return report

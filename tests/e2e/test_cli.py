@@ -82,3 +82,20 @@ def test_doctor_without_any_provider_exits_1_and_says_how_to_configure(daemon_en
     done = _tether("doctor", env=daemon_env, cwd=workspace)
     assert done.returncode == 1
     assert "none: no model provider is configured" in done.stdout
+
+
+def test_doctor_json_gives_editors_the_same_facts_as_data(daemon_env, workspace: Path):
+    env = {**daemon_env, "OPENAI_API_KEY": "sk-doctor-SECRET"}
+    done = _tether("doctor", "--json", "--model", "gpt-test", env=env, cwd=workspace)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["version"] and report["workspace"] == str(workspace.resolve())
+    assert report["provider"]["ok"] is True and report["provider"]["name"] == "openai"
+    assert report["provider"]["model"] == "gpt-test" and report["provider"]["keySet"] is True
+    assert report["settings"]["model"] == {"value": "gpt-test", "source": "flag --model"}
+    assert report["history"].endswith("history.sqlite3")
+    assert "SECRET" not in done.stdout
+
+    missing = _tether("doctor", "--json", env=daemon_env, cwd=workspace)
+    assert missing.returncode == 1
+    assert json.loads(missing.stdout)["provider"]["error"].startswith("no model provider is configured")
