@@ -1,0 +1,98 @@
+/**
+ * The contract between the extension host and the chat webview (postMessage both ways).
+ *
+ * The host forwards the daemon's `session/update` payloads verbatim (`update`), so the
+ * webview renders exactly what the protocol says and can be tested by replaying
+ * recorded updates. Everything else here is the small set of control messages the
+ * protocol itself does not carry (session switches, approval prompts, status).
+ * Imported by both sides; no `vscode` and no DOM types here.
+ */
+
+export type Status = "idle" | "streaming" | "waiting";
+
+export interface SessionSummary {
+  sessionId: string;
+  title: string | null;
+  updatedAt: string | null;
+  cwd: string;
+}
+
+export interface ModeInfo {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+export interface HunkRef {
+  /** absolute path */
+  path: string;
+  /** 0-based per file, in diff order */
+  index: number;
+  /** unified-diff hunk header, e.g. "@@ -1,3 +1,3 @@" */
+  header: string;
+}
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  kind: string;
+}
+
+/** A `session/request_permission` the user has to answer (SPEC §3.22). */
+export interface PermissionPrompt {
+  /** the daemon's request id ("tether-N") */
+  requestId: string;
+  sessionId: string;
+  toolCallId: string;
+  title: string;
+  kind: string;
+  /** the toolCall's ACP content blocks (diff blocks for edits, a text block for commands) */
+  content: unknown[];
+  rawInput?: unknown;
+  options: PermissionOption[];
+  reason?: string;
+  hunks: HunkRef[];
+}
+
+/** Extension host -> webview. */
+export type HostMessage =
+  | {
+      type: "init";
+      sessions: SessionSummary[];
+      sessionId: string | null;
+      modes: ModeInfo[];
+      modeId: string | null;
+      status: Status;
+    }
+  | { type: "sessions"; sessions: SessionSummary[] }
+  /** the chat now shows this session; the webview clears what it showed before */
+  | { type: "session"; sessionId: string; title: string | null; modeId: string | null }
+  /** a prompt the user just sent (replayed prompts arrive as user_message_chunk updates) */
+  | { type: "userMessage"; text: string }
+  /** a `session/update`'s `update` object, verbatim */
+  | { type: "update"; sessionId: string; update: Record<string, unknown> }
+  /** the `session/prompt` answer, with the turn's usage when known */
+  | { type: "turnEnded"; stopReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
+  | { type: "permission"; prompt: PermissionPrompt }
+  /** the prompt was answered (here or in the editor) or withdrawn by the daemon */
+  | { type: "permissionClosed"; requestId: string }
+  | { type: "mode"; modeId: string }
+  | { type: "status"; status: Status }
+  | { type: "error"; message: string }
+  /** editor context added to the next prompt ("Ask Tether about selection") */
+  | { type: "context"; label: string; text: string };
+
+/** Webview -> extension host. */
+export type ViewMessage =
+  | { type: "ready" }
+  | { type: "prompt"; text: string }
+  | { type: "cancel" }
+  /** answer a permission prompt; acceptedHunks as in SPEC §5.10 (absolute path -> kept indexes) */
+  | { type: "permission"; requestId: string; optionId: string; acceptedHunks?: Record<string, number[]> }
+  /** open the prompt's edit in VS Code's diff editor */
+  | { type: "openDiff"; requestId: string; path?: string }
+  | { type: "openLocation"; path: string; line?: number }
+  | { type: "setMode"; modeId: string }
+  | { type: "loadSession"; sessionId: string }
+  | { type: "newSession" }
+  | { type: "copy"; text: string };
