@@ -1,0 +1,2 @@
+// Placeholder entry of the chat webview (replaced by the webview work).
+export {};
