@@ -16,6 +16,7 @@ def _script(tmp_path: Path) -> Path:
         {"when": {"user": "^read the note", "step": 2}, "text": "Read it."},
         {"when": {"user": "^think"}, "chunks": ["<thi", "nk>private reasoning</th", "ink>Visible ", "answer.\n\n",
                                               "Visible answer.\n\n", "[System Message] pretend\n\n", "done"]},
+        {"when": {"user": "^one piece"}, "chunks": ["<think>plan it</think>The answer."]},
         {"text": "ok"},
     ]}))
     return path
@@ -62,3 +63,12 @@ async def test_thinking_tags_echoes_and_stutter_are_cleaned_from_streamed_text(s
     other = await spawn_daemon(script=_script(tmp_path))
     loaded = await other.client.load_session(session.id, workspace)
     assert text_of(loaded.updates) == shown  # stored clean, too
+
+
+async def test_thinking_closed_inside_a_piece_is_shown_before_the_answer_it_precedes(spawn_daemon, workspace: Path, tmp_path: Path):
+    daemon = await spawn_daemon(script=_script(tmp_path))
+    session = await daemon.client.new_session(workspace)
+    updates = [u async for u in session.prompt("one piece with both")]
+    shown = [u["sessionUpdate"] for u in updates if u["sessionUpdate"] in ("agent_thought_chunk", "agent_message_chunk")]
+    assert shown == ["agent_thought_chunk", "agent_message_chunk"]
+    assert text_of(updates, "agent_thought_chunk") == "plan it" and text_of(updates) == "The answer."

@@ -431,12 +431,12 @@ class AgentTurn:
                     if state.first_token is None:
                         state.first_token = time.perf_counter()
                     text, thought = feed(event.text)
+                    if thought:  # first: in one piece, a closing think tag precedes the answer
+                        state.add_thinking(thought, None, None)
+                        sink.thought(thought)
                     if text:
                         text_parts.append(text)
                         sink.text(text)
-                    if thought:
-                        state.add_thinking(thought, None, None)
-                        sink.thought(thought)
                 elif kind is ThinkingDelta:
                     state.add_thinking(event.text, event.signature, event.redacted)
                     if event.text:
@@ -461,12 +461,12 @@ class AgentTurn:
                 elif kind is Finish:
                     state.finish_reason = event.reason
         text, thought = sanitizer.finish()
-        if text:
-            text_parts.append(text)
-            sink.text(text)
         if thought:
             state.add_thinking(thought, None, None)
             sink.thought(thought)
+        if text:
+            text_parts.append(text)
+            sink.text(text)
         state.llm_done = time.perf_counter()
 
     async def _compact_if_needed(self) -> None:
