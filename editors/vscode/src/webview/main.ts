@@ -1,2 +1,173 @@
-// Placeholder entry of the chat webview (replaced by the webview work).
-export {};
+/**
+ * The chat webview's entry: wires the host's messages (src/shared/messages.ts) to the
+ * header, the transcript and the composer, posts the user's actions back, and keeps the
+ * view state with `vscode.setState` so a reloaded view shows the same chat.
+ */
+import "./elements";
+import type { HostMessage, ViewMessage } from "../shared/messages";
+import { Composer } from "./composer";
+import { h } from "./dom";
+import { SessionHeader } from "./sessions";
+import { restoredState, type ViewState } from "./state";
+import { Transcript } from "./transcript";
+
+interface VsCodeApi {
+  postMessage(message: ViewMessage): void;
+  getState(): unknown;
+  setState(state: ViewState): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const state = restoredState(vscode.getState());
+const post = (message: ViewMessage): void => vscode.postMessage(message);
+
+// ---- saving: at most twice a second, never per delta
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+function save(): void {
+  saveTimer = undefined;
+  state.entries = transcript.entries;
+  vscode.setState(state);
+}
+function scheduleSave(): void {
+  saveTimer ??= setTimeout(save, 500);
+}
+
+const header = new SessionHeader(post);
+
+function pathLabel(path: string): string {
+  const cwd = header.cwd;
+  if (cwd && path === cwd) return ".";
+  if (cwd && path.startsWith(`${cwd}/`)) return path.slice(cwd.length + 1);
+  return path.split("/").pop() || path;
+}
+
+const transcript = new Transcript(
+  {
+    post,
+    changed() {
+      emptyHint.hidden = !transcript.isEmpty;
+      scheduleSave();
+    },
+    title(title) {
+      state.title = title;
+      header.setTitle(title);
+    },
+    mode(modeId) {
+      state.modeId = modeId;
+      composer.setMode(modeId);
+    },
+    turnEnded() {
+      scheduleSave();
+    },
+  },
+  pathLabel,
+);
+
+const composer = new Composer(post, (draft) => {
+  state.draft = draft;
+  scheduleSave();
+});
+
+const emptyHint = h(
+  "div",
+  { class: "empty-hint" },
+  h("p", null, "Ask Tether about this workspace: it reads, edits and runs commands, and asks before it changes anything."),
+  h("p", null, "Earlier sessions are listed above."),
+);
+
+document.getElementById("app")?.replaceChildren(
+  header.el,
+  h("main", { class: "scroll" }, emptyHint, transcript.el),
+  composer.el,
+);
+
+function showSession(sessionId: string | null, title: string | null): void {
+  state.sessionId = sessionId;
+  state.title = title;
+  header.setCurrent(sessionId);
+  header.setTitle(title);
+}
+
+// ---- restore what the view showed before a reload
+showSession(state.sessionId, state.title);
+header.setSessions(state.sessions);
+composer.setModes(state.modes, state.modeId);
+composer.setStatus(state.status);
+composer.draft = state.draft;
+transcript.restore(state.entries);
+header.open = transcript.isEmpty && state.sessions.length > 0;
+
+function onMessage(message: HostMessage): void {
+  switch (message.type) {
+    case "init":
+      state.sessions = message.sessions;
+      state.modes = message.modes;
+      state.modeId = message.modeId;
+      header.setSessions(message.sessions);
+      if (message.sessionId !== state.sessionId) {
+        transcript.clear();
+        showSession(message.sessionId, message.sessions.find((s) => s.sessionId === message.sessionId)?.title ?? null);
+      }
+      composer.setModes(message.modes, message.modeId);
+      setStatus(message.status);
+      header.open = transcript.isEmpty && message.sessions.length > 0;
+      break;
+    case "sessions": {
+      const cwd = header.cwd;
+      state.sessions = message.sessions;
+      header.setSessions(message.sessions);
+      if (header.cwd !== cwd) transcript.relabel();
+      break;
+    }
+    case "session":
+      transcript.clear();
+      showSession(message.sessionId, message.title);
+      if (message.modeId) {
+        state.modeId = message.modeId;
+        composer.setMode(message.modeId);
+      }
+      header.open = false;
+      break;
+    case "userMessage":
+      transcript.userMessage(message.text);
+      break;
+    case "update":
+      if (message.sessionId === state.sessionId || state.sessionId === null) transcript.update(message.update);
+      break;
+    case "turnEnded":
+      transcript.turnEnded(message.stopReason, message.usage);
+      break;
+    case "permission":
+      transcript.permission(message.prompt);
+      break;
+    case "permissionClosed":
+      transcript.permissionClosed(message.requestId);
+      break;
+    case "mode":
+      state.modeId = message.modeId;
+      composer.setMode(message.modeId);
+      break;
+    case "status":
+      setStatus(message.status);
+      break;
+    case "error":
+      transcript.error(message.message);
+      break;
+    case "context":
+      composer.addContext(message.label, message.text);
+      break;
+  }
+  scheduleSave();
+}
+
+function setStatus(status: ViewState["status"]): void {
+  state.status = status;
+  composer.setStatus(status);
+}
+
+window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
+  if (event.data && typeof event.data === "object" && typeof event.data.type === "string") onMessage(event.data);
+});
+post({ type: "ready" });

@@ -1,0 +1,129 @@
+/**
+ * The bottom of the view: what Tether is doing (with the stop button), the editor context
+ * added to the next prompt, the prompt box, the mode picker and Send.
+ */
+import type { ModeInfo, Status, ViewMessage } from "../shared/messages";
+import { h } from "./dom";
+
+const STATUS_TEXT: Record<Status, string> = {
+  idle: "",
+  streaming: "Tether is working…",
+  waiting: "Waiting for your approval",
+};
+
+interface Context {
+  label: string;
+  text: string;
+}
+
+type Select = HTMLElement & { value: string; position: string };
+
+export class Composer {
+  readonly el: HTMLElement;
+  private readonly statusRow: HTMLElement;
+  private readonly statusText: HTMLElement;
+  private readonly stop: HTMLElement;
+  private readonly chips: HTMLElement;
+  private readonly input: HTMLTextAreaElement;
+  private readonly modeSelect: Select;
+  private readonly send: HTMLElement;
+  private contexts: Context[] = [];
+  private status: Status = "idle";
+
+  constructor(
+    private readonly post: (message: ViewMessage) => void,
+    private readonly draftChanged: (draft: string) => void,
+  ) {
+    this.statusText = h("span", { class: "status-text", role: "status" });
+    this.stop = h("vscode-button", { class: "stop", secondary: true, title: "Stop this turn" }, "Stop");
+    this.stop.addEventListener("click", () => this.post({ type: "cancel" }));
+    this.statusRow = h("div", { class: "status-row" }, h("span", { class: "spinner", "aria-hidden": "true" }), this.statusText, this.stop);
+    this.chips = h("div", { class: "context-chips" });
+    this.input = h("textarea", { class: "prompt-input", rows: "3", placeholder: "Ask Tether… (Enter to send, Shift+Enter for a new line)", "aria-label": "Prompt" });
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        this.submit();
+      }
+    });
+    this.input.addEventListener("input", () => this.draftChanged(this.input.value));
+    this.modeSelect = h("vscode-single-select", { class: "mode-picker", "aria-label": "Mode", title: "Mode: what Tether may do without asking" }) as Select;
+    this.modeSelect.position = "above";
+    this.modeSelect.addEventListener("change", () => {
+      if (this.modeSelect.value) this.post({ type: "setMode", modeId: this.modeSelect.value });
+    });
+    this.send = h("vscode-button", { class: "send", title: "Send (Enter)" }, "Send");
+    this.send.addEventListener("click", () => this.submit());
+    this.el = h(
+      "footer",
+      { class: "composer" },
+      this.statusRow,
+      this.chips,
+      this.input,
+      h("div", { class: "composer-row" }, this.modeSelect, h("span", { class: "spacer" }), this.send),
+    );
+    this.setStatus("idle");
+  }
+
+  set draft(text: string) {
+    this.input.value = text;
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  setStatus(status: Status): void {
+    this.status = status;
+    this.statusRow.hidden = status === "idle";
+    this.statusRow.dataset.status = status;
+    this.statusText.textContent = STATUS_TEXT[status];
+    this.send.toggleAttribute("disabled", status !== "idle");
+  }
+
+  setModes(modes: ModeInfo[], modeId: string | null): void {
+    this.modeSelect.replaceChildren(
+      ...modes.map((m) => h("vscode-option", { value: m.id, description: m.description, selected: m.id === modeId }, m.name)),
+    );
+    this.modeSelect.hidden = modes.length === 0;
+    if (modeId) this.setMode(modeId);
+  }
+
+  setMode(modeId: string): void {
+    for (const option of Array.from(this.modeSelect.children) as HTMLElement[]) {
+      option.toggleAttribute("selected", option.getAttribute("value") === modeId);
+    }
+    this.modeSelect.value = modeId;
+  }
+
+  addContext(label: string, text: string): void {
+    this.contexts.push({ label, text });
+    this.renderChips();
+    this.focus();
+  }
+
+  private renderChips(): void {
+    this.chips.replaceChildren(
+      ...this.contexts.map((c, i) => {
+        const remove = h("button", { class: "chip-remove", type: "button", title: "Remove", "aria-label": `Remove ${c.label}` }, "×");
+        remove.addEventListener("click", () => {
+          this.contexts.splice(i, 1);
+          this.renderChips();
+        });
+        return h("span", { class: "context-chip", title: c.text }, h("span", { class: "chip-label" }, c.label), remove);
+      }),
+    );
+    this.chips.hidden = this.contexts.length === 0;
+  }
+
+  private submit(): void {
+    const typed = this.input.value.trim();
+    if (this.status !== "idle" || (!typed && this.contexts.length === 0)) return;
+    const text = [...this.contexts.map((c) => c.text), typed].filter(Boolean).join("\n\n");
+    this.post({ type: "prompt", text });
+    this.input.value = "";
+    this.contexts = [];
+    this.renderChips();
+    this.draftChanged("");
+  }
+}
