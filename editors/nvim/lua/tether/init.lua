@@ -1,0 +1,225 @@
+--- Tether for Neovim: chat with the Tether daemon, review its changes, load old
+--- sessions. A thin client: the daemon (`tether serve`) owns the agent, the tools and
+--- the history; this plugin renders and asks.
+---
+--- Public surface (see `:help tether`):
+---   setup(opts), toggle(), open(), close(), send(text), new_session(), sessions(),
+---   cancel(), set_mode(mode), search(query), stop(cb), status(), state()
+local config = require("tether.config")
+local seams = require("tether.seams")
+local clients = require("tether.client")
+
+local M = {}
+
+M.MODES = { "read-only", "ask", "auto-edit", "full-auto" }
+
+--- Configure the plugin (optional: the defaults work with `tether` on PATH).
+function M.setup(opts)
+  config.setup(opts)
+end
+
+--- The client for the current workspace root, with its chat.
+---@return tether.Client
+function M.client()
+  local client = clients.get(config.root())
+  if not client.chat then
+    client.chat = require("tether.chat").new(client)
+  end
+  return client
+end
+
+local function report(err)
+  if err then
+    seams.notify("Tether: " .. tostring(err), vim.log.levels.ERROR)
+  end
+end
+
+--- Open the chat (starting the daemon and a session when needed).
+function M.open()
+  local client = M.client()
+  client.chat:open()
+  client:ensure_session(report)
+end
+
+function M.close()
+  M.client().chat:close()
+end
+
+--- `:Tether`: show or hide the chat.
+function M.toggle()
+  local client = M.client()
+  if client.chat:is_open() then
+    client.chat:close()
+  else
+    M.open()
+  end
+end
+
+--- Send a prompt (opens the chat).
+function M.send(text)
+  local client = M.client()
+  if not client.chat:is_open() then
+    client.chat:open()
+  end
+  client:prompt(text, report)
+end
+
+--- `:TetherNew`: a new session in the chat.
+function M.new_session()
+  local client = M.client()
+  if not client.chat:is_open() then
+    client.chat:open()
+  end
+  client:new_session(report)
+end
+
+local function local_time(iso)
+  if type(iso) ~= "string" then
+    return "?"
+  end
+  local y, mo, d, h, mi, s = iso:match("^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)")
+  if not y then
+    return iso
+  end
+  local utc = os.time({ year = y, month = mo, day = d, hour = h, min = mi, sec = s, isdst = false })
+  local offset = os.time() - os.time(os.date("!*t") --[[@as osdateparam]])
+  return os.date("%Y-%m-%d %H:%M", utc + offset)
+end
+
+--- Load a stored session into the chat (replaying it); `cb()` when it is shown.
+function M.load_session(session_id, cb)
+  local client = M.client()
+  if not client.chat:is_open() then
+    client.chat:open()
+  end
+  client:load_session(session_id, function(err)
+    report(err)
+    if cb and not err then
+      cb()
+    end
+  end)
+end
+
+--- `:TetherSessions`: pick a stored session of this workspace and load it.
+function M.sessions()
+  local client = M.client()
+  client:list_sessions(function(err, sessions)
+    if err then
+      return report(err)
+    end
+    if #sessions == 0 then
+      seams.notify("Tether: no stored sessions in " .. client.root)
+      return
+    end
+    seams.ui_select(sessions, {
+      prompt = "Tether sessions",
+      kind = "tether.session",
+      format_item = function(item)
+        return ("%s  %s"):format(local_time(item.updatedAt), item.title or "(untitled)")
+      end,
+    }, function(choice)
+      if choice then
+        M.load_session(choice.sessionId)
+      end
+    end)
+  end)
+end
+
+--- `:TetherCancel`: cancel the running turn.
+function M.cancel()
+  if not M.client():cancel() then
+    seams.notify("Tether: no turn is running")
+  end
+end
+
+--- `:TetherMode {mode}`: change the session's mode (asks when `mode` is nil).
+function M.set_mode(mode)
+  local client = M.client()
+  local function apply(choice)
+    if choice then
+      client:set_mode(choice, function(err)
+        if err then
+          report(err)
+        else
+          seams.notify("Tether: mode " .. choice)
+        end
+      end)
+    end
+  end
+  if mode and mode ~= "" then
+    apply(mode)
+  else
+    seams.ui_select(M.MODES, { prompt = "Tether mode", kind = "tether.mode" }, apply)
+  end
+end
+
+--- `:TetherSearch {text}`: search every session of this workspace, open the one picked.
+function M.search(query)
+  local client = M.client()
+  client:search(query, function(err, hits)
+    if err then
+      return report(err)
+    end
+    if #hits == 0 then
+      seams.notify("Tether: nothing found for " .. query)
+      return
+    end
+    seams.ui_select(hits, {
+      prompt = "Tether: " .. query,
+      kind = "tether.search",
+      format_item = function(hit)
+        return ("%s · %s: %s"):format(hit.sessionTitle or "(untitled)", hit.role, hit.snippet)
+      end,
+    }, function(hit)
+      if not hit then
+        return
+      end
+      M.load_session(hit.sessionId, function()
+        -- put the cursor on the first match in the replayed conversation
+        local term = (hit.snippet or ""):match("%[%[(.-)%]%]") or query
+        local chat_win = client.chat:windows()
+        if chat_win then
+          vim.api.nvim_set_current_win(chat_win)
+          vim.w[chat_win].tether_follow = false
+          vim.api.nvim_win_set_cursor(chat_win, { 1, 0 })
+          vim.fn.search("\\V\\c" .. vim.fn.escape(term, "\\"), "cW")
+          vim.cmd("normal! zv")
+        end
+      end)
+    end)
+  end)
+end
+
+--- Stop the daemon of this workspace (it is started again when needed).
+function M.stop(cb)
+  M.client():stop(cb)
+end
+
+--- The state of this workspace's daemon: "stopped", "starting", "idle", "streaming" or
+--- "approval".
+function M.state()
+  local client = clients.clients[config.root()]
+  return client and client:status() or "stopped"
+end
+
+local STATUS = {
+  starting = "tether: starting",
+  idle = "tether: idle",
+  streaming = "tether: streaming",
+  approval = "tether: waiting for approval",
+}
+
+--- A statusline component: "tether: starting", "tether: idle", "tether: streaming",
+--- "tether: waiting for approval", or "" when the daemon is not running.
+function M.status()
+  return STATUS[M.state()] or ""
+end
+
+--- Stop every daemon (Neovim is exiting).
+function M._stop_all()
+  for _, client in pairs(clients.clients) do
+    client:stop_now()
+  end
+end
+
+return M

@@ -1,0 +1,389 @@
+--- The chat buffer's content: a list of blocks (your message, the agent's text, its
+--- thinking, each tool call, the plan, notices, the end of each turn).
+---
+--- Streamed text is appended at the end of the buffer only (`nvim_buf_set_text` on the
+--- last line), batched per scheduler tick; a tool call block is re-rendered in place,
+--- found through its extmark, when its status or output changes. Folds (thinking, and
+--- a tool's output once it has finished) come from the blocks through 'foldexpr'.
+local blocks = require("tether.blocks")
+local seams = require("tether.seams")
+
+local ns = vim.api.nvim_create_namespace("tether.transcript")
+local api = vim.api
+
+---@class tether.Block
+---@field kind string user|heading|message|thought|tool|plan|notice|footer
+---@field mark integer extmark id at the block's first line
+---@field count integer number of lines
+---@field layout? table tool blocks: where locations and output are
+---@field call? table tool blocks: the merged tool call
+---@field badge? string replay status of a text block
+
+---@class tether.Transcript
+---@field buf integer
+---@field root string
+---@field blocks tether.Block[]
+---@field tools table<string, tether.Block>
+local Transcript = {}
+Transcript.__index = Transcript
+
+--- Transcripts by buffer, for 'foldexpr' and 'foldtext'.
+local by_buf = {}
+
+---@return tether.Transcript
+function Transcript.new(buf, root)
+  local self = setmetatable({ buf = buf, root = root }, Transcript)
+  by_buf[buf] = self
+  api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      by_buf[buf] = nil
+    end,
+  })
+  self:reset()
+  return self
+end
+
+--- Forget everything and empty the buffer.
+function Transcript:reset()
+  self.blocks = {}
+  self.tools = {}
+  self.pending = nil -- {kind, badge, parts}
+  self.flush_scheduled = false
+  self.role = nil -- "user" or "agent": who wrote the last block
+  self.fold_cache = nil
+  if api.nvim_buf_is_valid(self.buf) then
+    api.nvim_buf_clear_namespace(self.buf, ns, 0, -1)
+    self:_edit(function()
+      api.nvim_buf_set_lines(self.buf, 0, -1, false, {})
+    end)
+  end
+end
+
+--- Change the (read-only) buffer.
+function Transcript:_edit(fn)
+  local bo = vim.bo[self.buf]
+  bo.modifiable = true
+  local ok, err = pcall(fn)
+  bo.modifiable = false
+  if not ok then
+    error(err, 0)
+  end
+end
+
+function Transcript:_row(block)
+  return api.nvim_buf_get_extmark_by_id(self.buf, ns, block.mark, {})[1]
+end
+
+--- Add a block at the end of the buffer, after a blank line.
+---@return tether.Block
+function Transcript:_append(kind, lines)
+  local start
+  self:_edit(function()
+    if #self.blocks == 0 then
+      api.nvim_buf_set_lines(self.buf, 0, -1, false, lines)
+      start = 0
+    else
+      start = api.nvim_buf_line_count(self.buf) + 1
+      local with_gap = { "" }
+      vim.list_extend(with_gap, lines)
+      api.nvim_buf_set_lines(self.buf, -1, -1, false, with_gap)
+    end
+  end)
+  local mark = api.nvim_buf_set_extmark(self.buf, ns, start, 0, { right_gravity = false })
+  local block = { kind = kind, mark = mark, count = #lines }
+  table.insert(self.blocks, block)
+  self:_scroll()
+  return block
+end
+
+--- Replace a block's lines in place.
+function Transcript:_replace(block, lines)
+  local row = self:_row(block)
+  self:_edit(function()
+    api.nvim_buf_set_lines(self.buf, row, row + block.count, false, lines)
+  end)
+  block.count = #lines
+  api.nvim_buf_set_extmark(self.buf, ns, row, 0, { id = block.mark, right_gravity = false })
+  self:_scroll()
+end
+
+--- Keep windows that showed the end of the chat at the end.
+function Transcript:_scroll()
+  local last = api.nvim_buf_line_count(self.buf)
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    if vim.w[win].tether_follow ~= false then
+      pcall(api.nvim_win_set_cursor, win, { last, 0 })
+    end
+  end
+end
+
+--- Start an agent block, under a "## Tether" heading when you spoke last.
+function Transcript:_agent(kind, lines)
+  if self.role ~= "agent" then
+    self.role = "agent"
+    self:_append("heading", { blocks.AGENT_HEADING })
+  end
+  return self:_append(kind, lines)
+end
+
+-- text ---------------------------------------------------------------------------
+
+local PREFIX = { thought = "> ", message = "" }
+
+--- Append streamed text to the last block (which must be a text block of `kind`).
+function Transcript:_append_text(block, kind, text)
+  local parts = blocks.split(text)
+  local prefix = PREFIX[kind]
+  for i = 2, #parts do
+    parts[i] = prefix .. parts[i]
+  end
+  self:_edit(function()
+    local last = api.nvim_buf_line_count(self.buf) - 1
+    local col = #(api.nvim_buf_get_lines(self.buf, last, last + 1, false)[1] or "")
+    api.nvim_buf_set_text(self.buf, last, col, last, col, parts)
+  end)
+  block.count = block.count + #parts - 1
+  self:_scroll()
+end
+
+--- Write text now: append to the open text block of the same kind, or start one.
+function Transcript:_write(kind, text, badge)
+  local last = self.blocks[#self.blocks]
+  if not (last and last.kind == kind and last.badge == badge and self.role == "agent") then
+    local first = PREFIX[kind] .. (badge and ("_(" .. badge .. ")_ ") or "")
+    last = self:_agent(kind, { first })
+    last.badge = badge
+  end
+  self:_append_text(last, kind, text)
+end
+
+--- Write out text that is waiting for the next tick.
+function Transcript:flush()
+  local pending = self.pending
+  self.pending = nil
+  if pending and api.nvim_buf_is_valid(self.buf) then
+    self:_write(pending.kind, table.concat(pending.parts), pending.badge)
+  end
+end
+
+--- Queue a text delta; deltas that arrive in one tick are written together.
+function Transcript:_text(kind, text, badge)
+  local pending = self.pending
+  if pending and (pending.kind ~= kind or pending.badge ~= badge) then
+    self:flush()
+    pending = nil
+  end
+  if not pending then
+    self.pending = { kind = kind, badge = badge, parts = {} }
+  end
+  table.insert(self.pending.parts, text)
+  if not self.flush_scheduled then
+    self.flush_scheduled = true
+    seams.schedule(function()
+      self.flush_scheduled = false
+      self:flush()
+    end)
+  end
+end
+
+-- public: what the chat shows ------------------------------------------------------
+
+--- Your message (live, or replayed).
+function Transcript:user(text)
+  self:flush()
+  local last = self.blocks[#self.blocks]
+  if last and last.kind == "user" and self.role == "user" then
+    -- another content block of the same replayed message
+    local row = self:_row(last)
+    local lines = api.nvim_buf_get_lines(self.buf, row, row + last.count, false)
+    vim.list_extend(lines, blocks.split(text))
+    self:_replace(last, lines)
+    return
+  end
+  self.role = "user"
+  self:_append("user", blocks.user(text))
+end
+
+--- A notice from Tether or from the plugin (not model text).
+function Transcript:notice(text)
+  self:flush()
+  local block = self:_append("notice", blocks.notice(text))
+  local row = self:_row(block)
+  api.nvim_buf_set_extmark(self.buf, ns, row, 0, {
+    end_row = row + block.count,
+    hl_group = "Comment",
+    hl_eol = false,
+  })
+end
+
+--- The end of a turn; returns a handle for `set_footer`.
+function Transcript:footer(info)
+  self:flush()
+  local block = self:_append("footer", blocks.footer(info))
+  self.role = nil
+  return block
+end
+
+function Transcript:set_footer(block, info)
+  if api.nvim_buf_is_valid(self.buf) then
+    self:_replace(block, blocks.footer(info))
+  end
+end
+
+local function content_text(content)
+  if type(content) ~= "table" then
+    return ""
+  end
+  if content.type == "text" then
+    return content.text or ""
+  elseif content.type == "resource_link" then
+    return ("[%s](%s)"):format(content.name or content.uri or "", content.uri or "")
+  elseif content.type == "resource" and type(content.resource) == "table" then
+    return content.resource.text or content.resource.uri or ""
+  end
+  return ""
+end
+
+--- Render a tool call block (new or changed).
+function Transcript:_tool(u)
+  local block = self.tools[u.toolCallId]
+  local call = block and block.call or { toolCallId = u.toolCallId }
+  for _, key in ipairs({ "title", "kind", "status", "rawInput", "content", "locations" }) do
+    if u[key] ~= nil then
+      call[key] = u[key]
+    end
+  end
+  local meta = u._meta and u._meta.tether
+  if meta and meta.approvedBy then
+    call.approvedBy = meta.approvedBy
+  end
+  local lines, layout = blocks.tool(call, self.root)
+  if block and api.nvim_buf_is_valid(self.buf) then
+    block.layout = layout
+    self:_replace(block, lines)
+  else
+    block = self:_agent("tool", lines)
+    block.call, block.layout = call, layout
+    self.tools[u.toolCallId] = block
+  end
+end
+
+--- One `session/update` (live or replayed).
+function Transcript:update(u)
+  local kind = u.sessionUpdate
+  local meta = u._meta and u._meta.tether or {}
+  if kind == "agent_message_chunk" or kind == "agent_thought_chunk" then
+    if meta.notice then
+      self:notice(content_text(u.content))
+      return
+    end
+    self:_text(kind == "agent_message_chunk" and "message" or "thought", content_text(u.content), meta.status)
+    return
+  end
+  if kind == "user_message_chunk" then
+    self:user(content_text(u.content))
+    return
+  end
+  self:flush()
+  if kind == "tool_call" or kind == "tool_call_update" then
+    self:_tool(u)
+  elseif kind == "plan" then
+    self:_agent("plan", blocks.plan(u.entries))
+  end
+end
+
+--- The merged tool call with this id, if it was shown.
+function Transcript:tool_call(id)
+  local block = self.tools[id]
+  return block and block.call
+end
+
+--- The buffer's lines (what the tests compare).
+function Transcript:lines()
+  self:flush()
+  return api.nvim_buf_get_lines(self.buf, 0, -1, false)
+end
+
+-- folds and jumps -------------------------------------------------------------------
+
+local FINISHED = { completed = true, failed = true }
+
+--- Fold ranges (1-based, inclusive), recomputed once per change of the buffer.
+function Transcript:_folds()
+  local tick = api.nvim_buf_get_changedtick(self.buf)
+  if self.fold_cache and self.fold_cache.tick == tick then
+    return self.fold_cache
+  end
+  local levels, kinds = {}, {}
+  for _, block in ipairs(self.blocks) do
+    local row = self:_row(block)
+    local first, last
+    if block.kind == "thought" then
+      first, last = row, row + block.count - 1
+    elseif block.kind == "tool" and block.layout.output and FINISHED[block.call.status] then
+      first, last = row + block.layout.output.first, row + block.layout.output.last
+    end
+    if first then
+      for lnum = first + 2, last + 1 do
+        levels[lnum] = "1"
+      end
+      levels[last + 1] = "<1"
+      levels[first + 1] = ">1"
+      kinds[first + 1] = block.kind
+    end
+  end
+  self.fold_cache = { tick = tick, levels = levels, kinds = kinds }
+  return self.fold_cache
+end
+
+function Transcript:fold_level(lnum)
+  return self:_folds().levels[lnum] or "0"
+end
+
+function Transcript:fold_text(foldstart, foldend)
+  local folds = self:_folds()
+  local n = foldend - foldstart + 1
+  local noun = n == 1 and "line" or "lines"
+  if folds.kinds[foldstart] == "thought" then
+    return ("> thinking (%d %s)"):format(n, noun)
+  end
+  return ("  output (%d %s)"):format(n, noun)
+end
+
+--- The location shown on this line (1-based), if any.
+---@return {path: string, line?: integer}?
+function Transcript:location_at(lnum)
+  for _, block in ipairs(self.blocks) do
+    if block.kind == "tool" then
+      local row = self:_row(block)
+      local loc = block.layout.locations[lnum - 1 - row]
+      if loc then
+        return loc
+      end
+    end
+  end
+end
+
+--- The transcript shown in a buffer.
+function Transcript.of(buf)
+  return by_buf[buf]
+end
+
+--- 'foldexpr' of chat windows.
+function Transcript.foldexpr()
+  local t = by_buf[api.nvim_get_current_buf()]
+  return t and t:fold_level(vim.v.lnum) or "0"
+end
+
+--- 'foldtext' of chat windows.
+function Transcript.foldtext()
+  local t = by_buf[api.nvim_get_current_buf()]
+  if not t then
+    return vim.fn.foldtext()
+  end
+  return t:fold_text(vim.v.foldstart, vim.v.foldend)
+end
+
+return Transcript

@@ -1,0 +1,63 @@
+-- Tether: commands and the daemon's lifetime. Nothing is started until a command runs.
+if vim.g.loaded_tether then
+  return
+end
+vim.g.loaded_tether = true
+
+if vim.fn.has("nvim-0.10") == 0 then
+  vim.notify("tether.nvim needs Neovim 0.10 or newer", vim.log.levels.ERROR)
+  return
+end
+
+local function tether()
+  return require("tether")
+end
+
+local command = vim.api.nvim_create_user_command
+
+command("Tether", function(opts)
+  if opts.args ~= "" then
+    tether().send(opts.args)
+  else
+    tether().toggle()
+  end
+end, { nargs = "*", desc = "Tether: show or hide the chat; with text, send it" })
+
+command("TetherNew", function()
+  tether().new_session()
+end, { desc = "Tether: start a new session" })
+
+command("TetherSessions", function()
+  tether().sessions()
+end, { desc = "Tether: pick a stored session and load it" })
+
+command("TetherCancel", function()
+  tether().cancel()
+end, { desc = "Tether: cancel the running turn" })
+
+command("TetherMode", function(opts)
+  tether().set_mode(opts.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return tether().MODES
+  end,
+  desc = "Tether: set the session's mode (read-only, ask, auto-edit, full-auto)",
+})
+
+command("TetherSearch", function(opts)
+  tether().search(opts.args)
+end, { nargs = "+", desc = "Tether: search the stored sessions of this workspace" })
+
+command("TetherStop", function()
+  tether().stop()
+end, { desc = "Tether: stop this workspace's daemon" })
+
+vim.api.nvim_create_autocmd("VimLeavePre", {
+  group = vim.api.nvim_create_augroup("tether.lifetime", { clear = true }),
+  callback = function()
+    if package.loaded["tether"] then
+      require("tether")._stop_all()
+    end
+  end,
+})
