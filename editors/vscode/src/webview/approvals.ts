@@ -4,7 +4,7 @@
  * "Review diff", which opens VS Code's diff editor), one checkbox per hunk when the edit
  * has more than one (SPEC §5.10), and a button per option. `permissionClosed` removes them.
  */
-import type { PermissionOption, PermissionPrompt, ViewMessage } from "../shared/messages";
+import type { HunkRef, PermissionOption, PermissionPrompt, ViewMessage } from "../shared/messages";
 import { h } from "./dom";
 import { asRecord, blockText } from "./state";
 import type { PathLabel } from "./toolCard";
@@ -44,39 +44,17 @@ export class Approval {
     for (const text of texts) this.el.append(h("pre", { class: "approval-command" }, text));
 
     const diffs = p.content.map(asRecord).filter((b) => b?.type === "diff") as Record<string, unknown>[];
+    const choosable = p.hunks.length > 1;
     for (const diff of diffs) {
       const path = String(diff.path ?? "");
       const review = h("vscode-button", { class: "review-diff", secondary: true, "data-path": path }, "Review diff");
       review.addEventListener("click", () => this.post({ type: "openDiff", requestId: p.requestId, path }));
-      const file = h("div", { class: "approval-file" }, h("span", { class: "approval-path", title: path }, pathLabel(path)), review);
-      this.el.append(file);
-      const hunks = p.hunks.filter((hunk) => hunk.path === path);
-      if (p.hunks.length > 1 && hunks.length > 0) {
-        const list = h("div", { class: "approval-hunks" });
-        for (const hunk of hunks) {
-          const box = h("vscode-checkbox", {
-            class: "hunk",
-            checked: true,
-            label: hunk.header,
-            "data-path": hunk.path,
-            "data-index": String(hunk.index),
-          });
-          this.checkboxes.push(box);
-          list.append(box);
-        }
-        this.el.append(list);
-      }
+      this.el.append(h("div", { class: "approval-file" }, h("span", { class: "approval-path", title: path }, pathLabel(path)), review));
+      if (choosable) this.addHunks(p.hunks.filter((hunk) => hunk.path === path), () => "");
     }
-    // a diff for a file the hunks name but the content does not (should not happen): still choosable
-    if (diffs.length === 0 && p.hunks.length > 1) {
-      const list = h("div", { class: "approval-hunks" });
-      for (const hunk of p.hunks) {
-        const box = h("vscode-checkbox", { class: "hunk", checked: true, label: `${pathLabel(hunk.path)} ${hunk.header}`, "data-path": hunk.path, "data-index": String(hunk.index) });
-        this.checkboxes.push(box);
-        list.append(box);
-      }
-      this.el.append(list);
-    }
+    // hunks of a file without a diff block (not sent today): still choosable, named by file
+    const shown = new Set(diffs.map((d) => String(d.path ?? "")));
+    if (choosable) this.addHunks(p.hunks.filter((hunk) => !shown.has(hunk.path)), (hunk) => `${pathLabel(hunk.path)} `);
 
     const row = h("div", { class: "approval-buttons" });
     for (const option of p.options) {
@@ -88,6 +66,23 @@ export class Approval {
       row.append(button);
     }
     this.el.append(row);
+  }
+
+  private addHunks(hunks: HunkRef[], prefix: (hunk: HunkRef) => string): void {
+    if (hunks.length === 0) return;
+    const list = h("div", { class: "approval-hunks" });
+    for (const hunk of hunks) {
+      const box = h("vscode-checkbox", {
+        class: "hunk",
+        checked: true,
+        label: prefix(hunk) + hunk.header,
+        "data-path": hunk.path,
+        "data-index": String(hunk.index),
+      });
+      this.checkboxes.push(box);
+      list.append(box);
+    }
+    this.el.append(list);
   }
 
   /** The kept hunks per file, when the user unchecked some; undefined when all are kept. */

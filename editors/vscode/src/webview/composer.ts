@@ -85,11 +85,13 @@ export class Composer {
     this.modeSelect.replaceChildren(
       ...modes.map((m) => h("vscode-option", { value: m.id, description: m.description, selected: m.id === modeId }, m.name)),
     );
-    this.modeSelect.hidden = modes.length === 0;
+    // no session yet: no mode to show (the picker would show its first option)
+    this.modeSelect.hidden = modes.length === 0 || !modeId;
     if (modeId) this.setMode(modeId);
   }
 
   setMode(modeId: string): void {
+    this.modeSelect.hidden = this.modeSelect.children.length === 0;
     for (const option of Array.from(this.modeSelect.children) as HTMLElement[]) {
       option.toggleAttribute("selected", option.getAttribute("value") === modeId);
     }
