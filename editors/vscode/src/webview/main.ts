@@ -38,7 +38,7 @@ const header = new SessionHeader(post);
 
 function pathLabel(path: string): string {
   const cwd = header.cwd;
-  if (cwd && path === cwd) return ".";
+  if (cwd && path === cwd) return `${cwd.split("/").pop() || cwd}/`;
   if (cwd && path.startsWith(`${cwd}/`)) return path.slice(cwd.length + 1);
   return path.split("/").pop() || path;
 }

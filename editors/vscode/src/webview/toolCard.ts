@@ -116,7 +116,7 @@ export class ToolCard {
       this.outputPre.textContent = text;
     }
     this.output.hidden = text === "";
-    const lines = text ? text.split("\n").length : 0;
+    const lines = text ? text.replace(/\n$/, "").split("\n").length : 0;
     this.outputSummary.textContent = e.toolKind === "execute" ? `Output · ${lines} line${lines === 1 ? "" : "s"}` : "Output";
     if (statusChanged) {
       // a running command's output is shown as it streams; a failure says why

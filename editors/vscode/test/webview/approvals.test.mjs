@@ -55,6 +55,7 @@ test("a command asks with its command and directory; Allow once posts the answer
   assert.equal(await output.locator("pre").textContent(), "line1\n");
   await play.until(isUpdate("tool_call_update", (u) => u.content?.[0]?.content?.text === "line1\nline2\n"));
   assert.equal(await output.locator("pre").textContent(), "line1\nline2\n");
+  assert.equal(await output.locator("summary").innerText(), "Output · 2 lines");
   await view.screenshot("command-live-output");
 
   await play.until(isUpdate("tool_call_update", (u) => u.status === "completed"));

@@ -150,6 +150,32 @@ test("the mode picker posts setMode and follows the host's mode", async () => {
   await view.close();
 });
 
+test("a thousand deltas in a row are rendered a few times, not once each", async () => {
+  const view = await harness.open();
+  const entries = fixture("chat").filter((e) => e.host).map((e) => e.host);
+  await view.send(...entries.slice(0, 2)); // init, session
+  const sessionId = entries[1].sessionId;
+  const chunk = (text) => ({ type: "update", sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+  await view.send(chunk("Counting: "));
+  // count how often the message's rendered markdown is replaced while the deltas arrive
+  await view.page.evaluate(() => {
+    window.__renders = 0;
+    new MutationObserver((records) => (window.__renders += records.length)).observe(
+      document.querySelector(".entry.agent .markdown"),
+      { childList: true },
+    );
+  });
+  const deltas = Array.from({ length: 1000 }, (_, i) => chunk(`${i} `));
+  await view.send(...deltas);
+  const rendered = await view.page.locator(".entry.agent .markdown").innerText();
+  assert.equal(rendered, `Counting: ${Array.from({ length: 1000 }, (_, i) => i).join(" ")}`);
+  assert.equal(await view.page.locator(".entry.agent").count(), 1, "one message, appended to");
+  const renders = await view.page.evaluate(() => window.__renders);
+  assert.ok(renders >= 1 && renders < 100, `rendered ${renders} times for 1000 deltas`);
+  await view.assertClean();
+  await view.close();
+});
+
 test("a reloaded view shows the same chat from its saved state", async () => {
   const first = await harness.open();
   const play = new Playback(first, fixture("chat"));
