@@ -1,0 +1,391 @@
+/**
+ * One workspace's chat: drives the protocol client, folds what comes back into the
+ * state (reducer), and speaks to the chat view in `HostMessage`s. The editor-specific
+ * parts (applying edits, showing approvals outside the view, errors) go through
+ * `ChatHost`. No `vscode` import: the tests drive it against the real daemon.
+ */
+import type { HostMessage, PermissionPrompt, SessionSummary, ViewMessage } from "../shared/messages";
+import type { TetherClient } from "./client";
+import { Emitter, type Disposable } from "./events";
+import type { PermissionDecision } from "./permissions";
+import { initialState, reduce, statusOf, type ChatAction, type ChatState } from "./state";
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ContentBlock, PromptResult, SessionInfo } from "./types";
+
+export interface ChatHost {
+  /** `workspace/applyEdit` from the daemon (SPEC §3.26) */
+  applyEdit(params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult>;
+  /** an approval arrived (for any session of the workspace) */
+  permissionAsked?(prompt: PermissionPrompt): void;
+  /** an approval was answered or withdrawn */
+  permissionClosed?(prompt: PermissionPrompt): void;
+  /** something failed that the user should hear about */
+  reportError?(message: string): void;
+}
+
+export interface ChatControllerOptions {
+  /** the workspace folder (absolute path), the sessions' `cwd` */
+  cwd: string;
+  /** the running daemon's client, started on demand */
+  connect: () => Promise<TetherClient>;
+  host: ChatHost;
+  /** the mode shown before the daemon tells (the `tether.defaultMode` setting) */
+  defaultMode?: string;
+}
+
+/** Editor text added to the next prompt ("Ask Tether about selection"). */
+export interface PromptContext {
+  label: string;
+  text: string;
+  /** where it comes from, e.g. `file:///…/app.ts#L3-L9` */
+  uri: string;
+}
+
+const CHUNK_KINDS = new Set(["agent_message_chunk", "agent_thought_chunk"]);
+
+export class ChatController implements Disposable {
+  private current: ChatState;
+  private client?: TetherClient;
+  private clientSubscriptions: Disposable[] = [];
+  /** what the view was sent for the current session, replayed when the view reloads */
+  private transcript: HostMessage[] = [];
+  private readonly answers = new Map<string, (decision: PermissionDecision) => void>();
+  private contexts: PromptContext[] = [];
+  private lastStatus;
+  /** set from the moment a prompt is accepted until its turn ends */
+  private sending = false;
+  private readonly messages = new Emitter<HostMessage>();
+  private readonly changes = new Emitter<ChatState>();
+
+  /** every message for the chat view */
+  readonly onMessage = this.messages.event;
+  /** every state change */
+  readonly onChange = this.changes.event;
+
+  constructor(private readonly options: ChatControllerOptions) {
+    this.current = initialState(options.defaultMode ?? "ask");
+    this.lastStatus = statusOf(this.current);
+  }
+
+  get state(): ChatState {
+    return this.current;
+  }
+
+  get cwd(): string {
+    return this.options.cwd;
+  }
+
+  /** Connects to a (new) daemon: after a restart the current session is loaded again. */
+  attach(client: TetherClient): void {
+    if (client === this.client) return;
+    const reconnect = this.client !== undefined;
+    for (const s of this.clientSubscriptions) s.dispose();
+    this.client = client;
+    this.clientSubscriptions = [
+      client.onUpdate((n) => this.onUpdate(n.sessionId, n.update as unknown as Record<string, unknown>)),
+    ];
+    client.setPermissionHandler((prompt, withdrawn) => this.ask(prompt, withdrawn));
+    client.setApplyEditHandler((params) => this.options.host.applyEdit(params));
+    // prompts of the old daemon died with it (a restarted daemon asks again after session/load)
+    for (const prompt of [...this.current.pending]) this.closePermission(prompt.requestId);
+    if (reconnect && this.current.sessionId) void this.loadSession(this.current.sessionId);
+  }
+
+  /** Starts the daemon if needed and fetches the session list. */
+  async start(): Promise<void> {
+    await this.guard(async () => {
+      await this.options.connect();
+      await this.refreshSessions();
+    });
+  }
+
+  /** What a freshly loaded chat view needs to show the current state. */
+  snapshot(): HostMessage[] {
+    const s = this.current;
+    const out: HostMessage[] = [
+      { type: "init", sessions: s.sessions, sessionId: s.sessionId, modes: s.modes, modeId: s.modeId, status: statusOf(s) },
+    ];
+    if (s.sessionId) {
+      out.push({ type: "session", sessionId: s.sessionId, title: s.title, modeId: s.modeId });
+      out.push(...this.transcript);
+      for (const prompt of s.pending) if (prompt.sessionId === s.sessionId) out.push({ type: "permission", prompt });
+    }
+    for (const c of this.contexts) out.push({ type: "context", label: c.label, text: c.text });
+    return out;
+  }
+
+  /** Handles what the chat view asks for; false for messages the editor adapter handles. */
+  handleViewMessage(message: ViewMessage): boolean {
+    switch (message.type) {
+      case "prompt":
+        void this.prompt(message.text);
+        return true;
+      case "cancel":
+        void this.cancel();
+        return true;
+      case "permission":
+        this.answerPermission(message.requestId, { optionId: message.optionId, acceptedHunks: message.acceptedHunks });
+        return true;
+      case "setMode":
+        void this.setMode(message.modeId);
+        return true;
+      case "loadSession":
+        void this.loadSession(message.sessionId);
+        return true;
+      case "newSession":
+        void this.newSession();
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  async refreshSessions(): Promise<SessionSummary[]> {
+    const client = await this.options.connect();
+    const sessions = (await client.listAllSessions(this.options.cwd)).map(summary);
+    this.dispatch({ type: "sessions", sessions });
+    this.post({ type: "sessions", sessions });
+    return sessions;
+  }
+
+  /** Starts a new session and shows it (empty). */
+  async newSession(): Promise<string | undefined> {
+    return this.guard(async () => {
+      const client = await this.options.connect();
+      const id = await this.createSession(client);
+      void this.refreshSessions().catch(() => undefined);
+      return id;
+    });
+  }
+
+  /** Shows a stored session: the daemon replays it (SPEC §3.6, §4.5). */
+  async loadSession(sessionId: string): Promise<boolean> {
+    const ok = await this.guard(async () => {
+      const client = await this.options.connect();
+      const known = this.current.sessions.find((s) => s.sessionId === sessionId);
+      this.dispatch({ type: "sessionOpened", sessionId, title: known?.title ?? null });
+      this.transcript = [];
+      this.post({ type: "session", sessionId, title: known?.title ?? null, modeId: this.current.modeId });
+      const result = await client.loadSession(sessionId, this.options.cwd);
+      const modeId = result.modes?.currentModeId;
+      if (modeId && this.current.sessionId === sessionId) {
+        this.dispatch({ type: "modeChanged", modeId });
+        this.post({ type: "mode", modeId });
+      }
+      return true;
+    });
+    return ok === true;
+  }
+
+  /** Sends a prompt (creating the session first if there is none) and waits for the turn's end. */
+  async prompt(text: string): Promise<PromptResult | undefined> {
+    if (this.current.running || this.sending) {
+      this.post({ type: "error", message: "A turn is still running: stop it or wait for its answer." });
+      return undefined;
+    }
+    this.sending = true;
+    try {
+      return await this.runTurn(text);
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  private async runTurn(text: string): Promise<PromptResult | undefined> {
+    let client: TetherClient;
+    let sessionId: string;
+    try {
+      client = await this.options.connect();
+      sessionId = this.current.sessionId ?? (await this.createSession(client));
+    } catch (err) {
+      this.fail(err);
+      return undefined;
+    }
+    const blocks: ContentBlock[] = [{ type: "text", text }];
+    for (const c of this.contexts) blocks.push({ type: "resource", resource: { uri: c.uri, text: c.text, mimeType: "text/plain" } });
+    this.contexts = [];
+    this.dispatch({ type: "prompted", text });
+    this.post({ type: "userMessage", text });
+    try {
+      const result = await client.prompt(sessionId, blocks);
+      const usage = await this.turnUsage(client, sessionId, result);
+      if (this.current.sessionId === sessionId) this.endTurn(result.stopReason, usage);
+      void this.refreshSessions().catch(() => undefined);
+      return result;
+    } catch (err) {
+      if (this.current.sessionId === sessionId) {
+        this.fail(err);
+        this.endTurn("error");
+      }
+      return undefined;
+    }
+  }
+
+  /** Stops the running turn; its prompt then answers `cancelled` (SPEC §5.2). */
+  async cancel(): Promise<void> {
+    const sessionId = this.current.sessionId;
+    if (!sessionId || !this.client) return;
+    await this.client.cancel(sessionId);
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    await this.guard(async () => {
+      const sessionId = this.current.sessionId;
+      if (sessionId) {
+        const client = await this.options.connect();
+        await client.setMode(sessionId, modeId);
+      }
+      // without a session yet, the mode is applied when the session is created
+      this.dispatch({ type: "modeChanged", modeId });
+      this.post({ type: "mode", modeId });
+    });
+  }
+
+  /** Answers an approval (from the chat card, the diff editor or a notification). */
+  answerPermission(requestId: string, decision: PermissionDecision): boolean {
+    const resolve = this.answers.get(requestId);
+    if (!resolve) return false;
+    resolve(decision);
+    this.closePermission(requestId);
+    return true;
+  }
+
+  /** Adds editor text to the next prompt and shows it in the view. */
+  addContext(context: PromptContext): void {
+    this.contexts.push(context);
+    this.post({ type: "context", label: context.label, text: context.text });
+  }
+
+  dispose(): void {
+    for (const s of this.clientSubscriptions) s.dispose();
+    for (const requestId of [...this.answers.keys()]) this.answerPermission(requestId, "cancelled");
+    this.messages.dispose();
+    this.changes.dispose();
+  }
+
+  private async createSession(client: TetherClient): Promise<string> {
+    const wanted = this.current.modeId;
+    const result = await client.newSession(this.options.cwd);
+    this.dispatch({ type: "sessionOpened", sessionId: result.sessionId, title: null, modes: result.modes });
+    this.transcript = [];
+    if (wanted && wanted !== this.current.modeId && this.current.modes.some((m) => m.id === wanted)) {
+      await client.setMode(result.sessionId, wanted);
+      this.dispatch({ type: "modeChanged", modeId: wanted });
+    }
+    this.post({ type: "session", sessionId: result.sessionId, title: null, modeId: this.current.modeId });
+    return result.sessionId;
+  }
+
+  private onUpdate(sessionId: string, update: Record<string, unknown>): void {
+    this.dispatch({ type: "update", sessionId, update });
+    if (sessionId !== this.current.sessionId) return;
+    this.post({ type: "update", sessionId, update });
+    const ended = (update._meta as { tether?: { turnEnded?: { stopReason?: string } } } | undefined)?.tether?.turnEnded;
+    if (update.sessionUpdate === "session_info_update" && ended) {
+      // a resumed turn has no prompt request: this update is its end (SPEC §4.4)
+      this.post({ type: "turnEnded", stopReason: String(ended.stopReason ?? "end_turn") });
+    }
+  }
+
+  private ask(prompt: PermissionPrompt, withdrawn: AbortSignal): Promise<PermissionDecision> {
+    return new Promise<PermissionDecision>((resolve) => {
+      this.answers.set(prompt.requestId, resolve);
+      this.dispatch({ type: "permissionAsked", prompt });
+      if (prompt.sessionId === this.current.sessionId) this.post({ type: "permission", prompt });
+      this.options.host.permissionAsked?.(prompt);
+      const onWithdrawn = () => {
+        if (!this.answers.has(prompt.requestId)) return;
+        this.closePermission(prompt.requestId);
+        resolve("cancelled"); // ignored by the daemon: it withdrew the request
+      };
+      if (withdrawn.aborted) onWithdrawn();
+      else withdrawn.addEventListener("abort", onWithdrawn, { once: true });
+    });
+  }
+
+  private closePermission(requestId: string): void {
+    this.answers.delete(requestId);
+    const prompt = this.current.pending.find((p) => p.requestId === requestId);
+    if (!prompt) return;
+    this.dispatch({ type: "permissionClosed", requestId });
+    if (prompt.sessionId === this.current.sessionId) this.post({ type: "permissionClosed", requestId });
+    this.options.host.permissionClosed?.(prompt);
+  }
+
+  private endTurn(stopReason: string, usage?: { inputTokens?: number; outputTokens?: number }): void {
+    this.dispatch({ type: "turnEnded", stopReason, usage });
+    this.post(usage ? { type: "turnEnded", stopReason, usage } : { type: "turnEnded", stopReason });
+  }
+
+  private async turnUsage(client: TetherClient, sessionId: string, result: PromptResult) {
+    const turnId = (result._meta as { tether?: { turnId?: string } } | null | undefined)?.tether?.turnId;
+    if (!turnId) return undefined;
+    try {
+      const report = (await client.report(sessionId, turnId)).reports[0];
+      if (!report) return undefined;
+      return { inputTokens: report.totalUsage.inputTokens, outputTokens: report.totalUsage.outputTokens };
+    } catch {
+      return undefined; // usage is a nicety; the turn itself ended fine
+    }
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await work();
+    } catch (err) {
+      this.fail(err);
+      return undefined;
+    }
+  }
+
+  private fail(err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.post({ type: "error", message });
+    this.options.host.reportError?.(message);
+  }
+
+  private dispatch(action: ChatAction): void {
+    this.current = reduce(this.current, action);
+    this.changes.fire(this.current);
+    const status = statusOf(this.current);
+    if (status !== this.lastStatus) {
+      this.lastStatus = status;
+      this.post({ type: "status", status });
+    }
+  }
+
+  private post(message: HostMessage): void {
+    this.record(message);
+    this.messages.fire(message);
+  }
+
+  /** Keeps the current session's transcript, merging consecutive text chunks. */
+  private record(message: HostMessage): void {
+    if (message.type === "session") {
+      this.transcript = [];
+      return;
+    }
+    if (message.type === "update" && CHUNK_KINDS.has(String(message.update.sessionUpdate))) {
+      const last = this.transcript[this.transcript.length - 1];
+      if (
+        last?.type === "update" &&
+        last.update.sessionUpdate === message.update.sessionUpdate &&
+        JSON.stringify(last.update._meta ?? null) === JSON.stringify(message.update._meta ?? null)
+      ) {
+        const text = chunkText(last.update) + chunkText(message.update);
+        const content = { ...(last.update.content as Record<string, unknown>), text };
+        this.transcript[this.transcript.length - 1] = { ...last, update: { ...last.update, content } };
+        return;
+      }
+    }
+    if (["userMessage", "update", "turnEnded", "error"].includes(message.type)) this.transcript.push(message);
+  }
+}
+
+function chunkText(update: Record<string, unknown>): string {
+  const text = (update.content as { text?: unknown } | undefined)?.text;
+  return typeof text === "string" ? text : "";
+}
+
+function summary(info: SessionInfo): SessionSummary {
+  return { sessionId: info.sessionId, title: info.title ?? null, updatedAt: info.updatedAt ?? null, cwd: info.cwd };
+}
