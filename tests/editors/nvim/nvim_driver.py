@@ -67,12 +67,17 @@ class Nvim:
             stdout=subprocess.DEVNULL,
             stderr=self._stderr,
         )
+        self.closed = True  # until attached
         deadline = time.monotonic() + 10
         while not sock.exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                self.proc.wait(5)
+                self._stderr.close()
                 raise RuntimeError(f"nvim did not start: {self.stderr_path.read_text(errors='replace')}")
             time.sleep(0.01)
         self.api = pynvim.attach("socket", path=str(sock))
+        self.closed = False
 
     # -- driving -------------------------------------------------------------------
 
@@ -180,20 +185,26 @@ class Nvim:
         return self.lua("return _G.selects or {}")
 
     def close(self) -> None:
+        """Quit Neovim (its daemons get `shutdown`/`exit` on VimLeavePre) and wait for it."""
+        if self.closed:
+            return
+        self.closed = True
         try:
-            self.api.command("qa!")
-        except (EOFError, OSError):
-            pass
-        try:
-            self.api.close()
-        except (EOFError, OSError):
-            pass
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-        self._stderr.close()
+            try:
+                self.api.command("qa!")
+            except Exception:  # noqa: BLE001 - the connection ends as Neovim quits
+                pass
+            try:
+                self.api.close()
+            except Exception:  # noqa: BLE001
+                pass
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        finally:
+            self._stderr.close()
 
 
 def normalize(text: str, workspace: Path) -> str:

@@ -28,6 +28,11 @@ M.requests = {
     local co = coroutine.running()
     local answered, answer = false, nil
     local ask = approval.ask(request_id, params, client.root, function(result)
+      -- what you typed while deciding reaches the daemon before your answer, so it
+      -- can see that the text changed under the proposed edit
+      if client.docsync then
+        client.docsync:flush_all()
+      end
       if coroutine.status(co) == "suspended" then
         coroutine.resume(co, result)
       else

@@ -203,6 +203,8 @@ function Transcript:user(text)
     return
   end
   self.role = "user"
+  -- tool call ids are unique within a turn only: a new message starts a new turn
+  self.tools = {}
   self:_append("user", blocks.user(text))
 end
 
