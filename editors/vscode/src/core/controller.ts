@@ -162,9 +162,10 @@ export class ChatController implements Disposable {
     const ok = await this.guard(async () => {
       const client = await this.options.connect();
       const known = this.current.sessions.find((s) => s.sessionId === sessionId);
-      this.dispatch({ type: "sessionOpened", sessionId, title: known?.title ?? null });
+      const title = known?.title ?? (sessionId === this.current.sessionId ? this.current.title : null);
+      this.dispatch({ type: "sessionOpened", sessionId, title });
       this.transcript = [];
-      this.post({ type: "session", sessionId, title: known?.title ?? null, modeId: this.current.modeId });
+      this.post({ type: "session", sessionId, title, modeId: this.current.modeId });
       const result = await client.loadSession(sessionId, this.options.cwd);
       const modeId = result.modes?.currentModeId;
       if (modeId && this.current.sessionId === sessionId) {
@@ -213,7 +214,11 @@ export class ChatController implements Disposable {
       return result;
     } catch (err) {
       if (this.current.sessionId === sessionId) {
-        this.fail(err);
+        this.fail(
+          client.closedAlready
+            ? new Error("The Tether daemon stopped during this turn; it is restarted and the session is loaded again.")
+            : err,
+        );
         this.endTurn("error");
       }
       return undefined;

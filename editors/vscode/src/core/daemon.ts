@@ -121,6 +121,16 @@ export class DaemonSupervisor implements Disposable {
     });
     const failedToSpawn = new Promise<Error>((resolve) => child.once("error", resolve));
 
+    // nothing is written before the process exists (a missing command fails here)
+    const spawned = await Promise.race([
+      new Promise<true>((resolve) => child.once("spawn", () => resolve(true))),
+      failedToSpawn,
+    ]);
+    if (spawned !== true) {
+      this.child = undefined;
+      throw new DaemonStartError(describeStartFailure(launch, spawned, ""));
+    }
+
     const client = TetherClient.overStreams(child.stdout!, child.stdin!, (line) => this.log(line));
     const outcome = await Promise.race([
       client.initialize(init).then(() => "ready" as const, (err: unknown) => err),
