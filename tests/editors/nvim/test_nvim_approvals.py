@@ -143,3 +143,18 @@ def test_cancel_withdraws_an_open_review_tab(nvim: Nvim, workspace: Path) -> Non
     assert "not run: the turn was cancelled before this tool finished" in text
     assert readme_buffer(nvim) == ORIGINAL
     assert nvim.lua("return #vim.tbl_filter(function(b) return vim.api.nvim_buf_get_name(b):match('tether://review') ~= nil end, vim.api.nvim_list_bufs())") == 0
+
+
+def test_accept_always_stores_a_rule_and_the_next_edit_is_not_asked(nvim: Nvim, workspace: Path) -> None:
+    open_chat(nvim)
+    nvim.send("edit the readme")
+    review_tab(nvim)
+    nvim.input("A")
+    text = nvim.turn_done()
+    assert "✓ allowed by the user, always (a rule now covers it)" in text
+    nvim.send("edit again")
+    text = nvim.turn_done(count=2)
+    second = text.split("edit again", 1)[1]
+    assert "▸ Edit README.md  [done]" in second and "✓ allowed by rule #1" in second
+    assert nvim.lua("return vim.fn.tabpagenr('$')") == 1
+    assert (workspace / "README.md").read_text() == "# Sample\n\nHello again.\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nvim_driver import Nvim, assert_screen, open_chat
+from nvim_driver import Nvim, assert_screen, open_chat, serve_command
 
 
 def folded(nvim: Nvim) -> list[int]:
@@ -135,3 +135,31 @@ def test_statusline_component_follows_the_turn(nvim: Nvim) -> None:
     nvim.cmd("TetherCancel")
     nvim.turn_done()
     assert nvim.lua("return require('tether').status()") == "tether: idle"
+
+
+def test_tether_with_text_sends_it(nvim: Nvim) -> None:
+    nvim.setup()
+    nvim.cmd("Tether hello from the command line")
+    text = nvim.turn_done()
+    assert text.startswith("## You\n\nhello from the command line\n\n## Tether\n")
+    assert nvim.lua("return require('tether').client().chat:is_open()")
+
+
+def test_a_prompt_the_daemon_refuses_ends_with_its_error(nvim: Nvim) -> None:
+    open_chat(nvim, cmd=serve_command()[:4])  # a daemon without a model provider
+    nvim.send("hello")
+    text = nvim.turn_done()
+    assert "── error: no model provider is configured" in text
+    nvim.send("hello?")  # the chat stays usable
+    nvim.turn_done(count=2)
+
+
+def test_wiping_the_chat_buffer_gives_a_fresh_chat_for_the_same_session(nvim: Nvim) -> None:
+    open_chat(nvim)
+    session = nvim.lua("return require('tether').client().session.id")
+    nvim.lua("vim.api.nvim_buf_delete(require('tether').client().chat.buf, { force = true })")
+    nvim.cmd("Tether")
+    nvim.send("hello")
+    text = nvim.turn_done()
+    assert text.startswith("## You\n\nhello\n")
+    assert nvim.lua("return require('tether').client().session.id") == session

@@ -3,6 +3,8 @@ new sessions, loading a stored session after the daemon restarts, search, modes.
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,25 @@ def test_mode_without_argument_asks_which(nvim: Nvim) -> None:
     nvim.cmd("TetherMode")
     nvim.wait_for(lambda: nvim.lua("return require('tether').client().session.mode") == "auto-edit", "mode auto-edit")
     assert nvim.selects()[0]["items"] == ["read-only", "ask", "auto-edit", "full-auto"]
+
+
+def test_a_question_left_open_by_a_dead_daemon_is_asked_again_after_loading(nvim: Nvim, workspace: Path) -> None:
+    nvim.cmd("edit README.md")
+    open_chat(nvim)
+    nvim.send("edit the readme")
+    nvim.wait_for(lambda: nvim.lua("return vim.fn.tabpagenr('$')") == 2, "the review tab")
+    pid = nvim.lua("return tonumber(vim.fn.systemlist({ 'pgrep', '-P', tostring(vim.fn.getpid()) })[1])")
+    os.kill(pid, signal.SIGKILL)
+    nvim.wait_state("stopped")
+    # the question died with its daemon
+    assert nvim.lua("return vim.fn.tabpagenr('$')") == 1
+    assert "the turn it was running ended with it]" in nvim.chat_text()
+
+    nvim.stub_select(1)
+    nvim.cmd("TetherSessions")
+    nvim.wait_for(lambda: nvim.lua("return vim.fn.tabpagenr('$')") == 2, "the question asked again")
+    assert nvim.state() == "approval"
+    nvim.input("a")
+    text = nvim.turn_done()
+    assert_screen("resumed-approval", text, workspace)
+    assert (workspace / "README.md").read_text() == "# Sample\n\nHello, edited by Tether.\n"

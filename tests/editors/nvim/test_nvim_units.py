@@ -133,8 +133,8 @@ def test_a_tool_block_rerenders_in_place_while_text_goes_on_after_it(nvim: Nvim)
     levels = nvim.lua("local out = {} for l = 1, 16 do out[l] = _G.t:fold_level(l) end return out")
     # thinking (lines 7-8) and the finished output (11-14) fold; the rest does not
     assert levels == ["0", "0", "0", "0", "0", "0", ">1", "<1", "0", "0", ">1", "1", "1", "<1", "0", "0"]
-    assert nvim.lua("return _G.t:fold_text(7, 8)") == "> thinking (2 lines)"
-    assert nvim.lua("return _G.t:fold_text(11, 14)") == "  output (4 lines)"
+    assert nvim.lua("return _G.t:fold_text(7, 8)") == "> ⋯ thinking (2 lines)"
+    assert nvim.lua("return _G.t:fold_text(11, 14)") == "  ⋯ output (4 lines)"
 
 
 def test_notices_badges_and_replayed_user_content(nvim: Nvim) -> None:

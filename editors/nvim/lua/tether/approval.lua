@@ -143,6 +143,8 @@ function Approval:_review(diffs, root)
   local right = scratch(base .. "proposed/" .. label, new, ft)
   self.bufs = { left, right }
 
+  -- keys are for normal mode (you may have been typing in the prompt area)
+  vim.cmd("stopinsert")
   vim.cmd("tab sbuffer " .. left)
   local left_win = api.nvim_get_current_win()
   self.tab = api.nvim_get_current_tabpage()

@@ -22,7 +22,13 @@ end
 ---@return tether.Client
 function M.client()
   local client = clients.get(config.root())
-  if not client.chat then
+  local chat = client.chat
+  if not chat or not vim.api.nvim_buf_is_valid(chat.buf) or not vim.api.nvim_buf_is_valid(chat.prompt_buf) then
+    -- first use, or you wiped the chat: a fresh one (the session goes on)
+    if chat then
+      pcall(vim.api.nvim_buf_delete, chat.buf, { force = true })
+      pcall(vim.api.nvim_buf_delete, chat.prompt_buf, { force = true })
+    end
     client.chat = require("tether.chat").new(client)
   end
   return client

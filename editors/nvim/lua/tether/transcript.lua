@@ -192,6 +192,9 @@ end
 
 --- Your message (live, or replayed).
 function Transcript:user(text)
+  if not api.nvim_buf_is_valid(self.buf) then
+    return nil
+  end
   self:flush()
   local last = self.blocks[#self.blocks]
   if last and last.kind == "user" and self.role == "user" then
@@ -210,6 +213,9 @@ end
 
 --- A notice from Tether or from the plugin (not model text).
 function Transcript:notice(text)
+  if not api.nvim_buf_is_valid(self.buf) then
+    return nil
+  end
   self:flush()
   local block = self:_append("notice", blocks.notice(text))
   local row = self:_row(block)
@@ -222,6 +228,9 @@ end
 
 --- The end of a turn; returns a handle for `set_footer`.
 function Transcript:footer(info)
+  if not api.nvim_buf_is_valid(self.buf) then
+    return nil
+  end
   self:flush()
   local block = self:_append("footer", blocks.footer(info))
   self.role = nil
@@ -229,7 +238,7 @@ function Transcript:footer(info)
 end
 
 function Transcript:set_footer(block, info)
-  if api.nvim_buf_is_valid(self.buf) then
+  if block and api.nvim_buf_is_valid(self.buf) then
     self:_replace(block, blocks.footer(info))
   end
 end
@@ -274,6 +283,9 @@ end
 
 --- One `session/update` (live or replayed).
 function Transcript:update(u)
+  if not api.nvim_buf_is_valid(self.buf) then
+    return
+  end
   local kind = u.sessionUpdate
   local meta = u._meta and u._meta.tether or {}
   if kind == "agent_message_chunk" or kind == "agent_thought_chunk" then
@@ -349,9 +361,9 @@ function Transcript:fold_text(foldstart, foldend)
   local n = foldend - foldstart + 1
   local noun = n == 1 and "line" or "lines"
   if folds.kinds[foldstart] == "thought" then
-    return ("> thinking (%d %s)"):format(n, noun)
+    return ("> ⋯ thinking (%d %s)"):format(n, noun)
   end
-  return ("  output (%d %s)"):format(n, noun)
+  return ("  ⋯ output (%d %s)"):format(n, noun)
 end
 
 --- The location shown on this line (1-based), if any.
