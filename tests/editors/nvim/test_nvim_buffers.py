@@ -4,6 +4,7 @@ buffer's version, the daemon stops with Neovim."""
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -87,18 +88,21 @@ def test_apply_edit_refuses_a_stale_version_and_applies_a_current_one(nvim: Nvim
 def test_the_daemon_stops_with_neovim(nvim_factory, tmp_path: Path) -> None:
     nvim = nvim_factory()
     open_chat(nvim)
-    pid = nvim.lua(
-        """
-        local out = vim.fn.systemlist({ "pgrep", "-P", tostring(vim.fn.getpid()) })
-        return tonumber(out[1])
-        """
-    )
+    pid = nvim.lua("return vim.api.nvim_get_proc_children(vim.fn.getpid())[1]")
     assert pid
     nvim.close()
+    _wait_gone(pid)
+
+
+def _wait_gone(pid: int) -> None:
     deadline = time.monotonic() + 10
-    while _alive(pid):
-        assert time.monotonic() < deadline, "the daemon outlived Neovim"
-        time.sleep(0.02)
+    try:
+        while _alive(pid):
+            assert time.monotonic() < deadline, "the daemon outlived Neovim"
+            time.sleep(0.02)
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)  # do not leave it behind
 
 
 def _alive(pid: int) -> bool:
@@ -109,3 +113,17 @@ def _alive(pid: int) -> bool:
     # a zombie is gone for our purposes
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and stat.read_text().split(") ", 1)[1][0] != "Z"
+
+
+def test_the_daemon_stops_with_neovim_after_requests_sent_together(nvim_factory) -> None:
+    nvim = nvim_factory()
+    nvim.setup()
+    nvim.stub_select(None)
+    # a new session and the session list, asked at once right after the start
+    nvim.cmd("Tether")
+    nvim.cmd("TetherSessions")
+    nvim.wait_for(lambda: nvim.lua("return require('tether').client().session ~= nil"), "a session")
+    nvim.wait_for(nvim.selects, "the session list")
+    pid = nvim.lua("return vim.api.nvim_get_proc_children(vim.fn.getpid())[1]")
+    nvim.close()
+    _wait_gone(pid)

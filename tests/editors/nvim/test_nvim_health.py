@@ -65,3 +65,15 @@ def test_help_tags_build_cleanly_and_help_opens(nvim: Nvim, tmp_path: Path) -> N
     nvim.cmd("help tether")
     assert nvim.lua("return vim.bo.filetype") == "help"
     assert nvim.lua("return vim.fn.expand('%:t')") == "tether.txt"
+
+
+def test_tether_with_a_missing_daemon_says_so_and_points_to_checkhealth(nvim: Nvim) -> None:
+    nvim.setup(cmd=["tether-not-installed-here", "serve"])
+    nvim.lua("_G.notes = {}; require('tether.seams').notify = function(msg, level) table.insert(_G.notes, { msg, level }) end")
+    nvim.cmd("Tether")
+    nvim.wait_for(lambda: nvim.lua("return #_G.notes") > 0, "an error message")
+    (message, level), = nvim.lua("return _G.notes")
+    assert message.startswith("Tether: could not start the daemon `tether-not-installed-here serve`")
+    assert "see :checkhealth tether" in message
+    assert level == 4  # vim.log.levels.ERROR
+    assert nvim.state() == "stopped"

@@ -118,7 +118,7 @@ def test_a_question_left_open_by_a_dead_daemon_is_asked_again_after_loading(nvim
     open_chat(nvim)
     nvim.send("edit the readme")
     nvim.wait_for(lambda: nvim.lua("return vim.fn.tabpagenr('$')") == 2, "the review tab")
-    pid = nvim.lua("return tonumber(vim.fn.systemlist({ 'pgrep', '-P', tostring(vim.fn.getpid()) })[1])")
+    pid = nvim.lua("return vim.api.nvim_get_proc_children(vim.fn.getpid())[1]")
     os.kill(pid, signal.SIGKILL)
     nvim.wait_state("stopped")
     # the question died with its daemon

@@ -12,13 +12,10 @@ local api = vim.api
 
 local M = {}
 
-local function position_of_end(lines)
-  -- the position just past the text, as the daemon computes it
-  return #lines
-end
-
 --- Apply `new_text` to `buf` as one undo step, touching only the lines that differ.
 local function replace_text(buf, new_text)
+  -- line ends are the buffer's 'fileformat', not part of its lines
+  new_text = new_text:gsub("\r\n", "\n")
   local old_lines = api.nvim_buf_get_lines(buf, 0, -1, false)
   local eol = new_text:sub(-1) == "\n"
   local body = eol and new_text:sub(1, -2) or new_text
@@ -54,7 +51,7 @@ local function whole_text_edit(buf, edits)
     return nil
   end
   local lines = api.nvim_buf_get_lines(buf, 0, -1, false)
-  local last = position_of_end(lines)
+  local last = #lines -- the end of a text ending in a newline is (line count, 0)
   if range["end"].line >= last or (range["end"].line == last - 1 and range["end"].character >= #lines[last]) then
     return edits[1].newText
   end
