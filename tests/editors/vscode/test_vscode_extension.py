@@ -1,0 +1,163 @@
+"""The VS Code extension (editors/vscode): its Node tests, typecheck, lint and packaging.
+
+Each `editors/vscode/test/**/*.test.ts` file is one test here: the files are bundled once
+per session (`node build.mjs --tests`, esbuild, into `out/`) and each runs under Node's
+test runner. The core tests drive the real daemon (`python -m tether serve --provider
+scripted`, with this interpreter as TETHER_PYTHON and the `daemon_env` environment); the
+extension tests run the adapters and the whole activated extension against a stub `vscode`
+module and the real daemon. The chat webview's Chromium tests are in test_vscode_webview.py.
+
+Set up once with `npm ci --prefix editors/vscode` (Node.js 20+).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+EXTENSION = REPO / "editors" / "vscode"
+SETUP = "run npm ci --prefix editors/vscode"
+NODE_TESTS = sorted(
+    p.relative_to(EXTENSION).as_posix()
+    for p in (EXTENSION / "test").rglob("*.test.ts")
+)
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail(f"node is not on PATH: the VS Code extension's tests need Node.js 20+ ({SETUP})")
+    if not (EXTENSION / "node_modules" / "esbuild").is_dir():
+        pytest.fail(f"editors/vscode/node_modules is missing: {SETUP}")
+    return node
+
+
+def _run(args: list[str], *, env: dict[str, str] | None = None, timeout: float = 55) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            args,
+            cwd=EXTENSION,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"{' '.join(args)} did not finish in {exc.timeout} s\n--- stdout ---\n{exc.stdout}\n--- stderr ---\n{exc.stderr}")
+
+
+def _output(proc: subprocess.CompletedProcess[str]) -> str:
+    return f"exit code {proc.returncode}\n--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+
+
+@pytest.fixture(scope="session")
+def built_tests() -> str:
+    """The extension and the test bundles, built once per session; returns node's path."""
+    node = _node()
+    proc = _run([node, "build.mjs", "--tests"])
+    assert proc.returncode == 0, f"node build.mjs --tests failed\n{_output(proc)}"
+    return node
+
+
+def test_there_are_node_tests() -> None:
+    assert {"test/core/turn.test.ts", "test/core/approvals.test.ts", "test/extension/extension.test.ts"} <= set(NODE_TESTS)
+
+
+@pytest.mark.parametrize("test_file", NODE_TESTS)
+def test_node_test_file(test_file: str, built_tests: str, daemon_env: dict[str, str]) -> None:
+    bundle = "out/" + test_file.removesuffix(".ts") + ".js"
+    env = {**daemon_env, "TETHER_PYTHON": sys.executable}
+    proc = _run([built_tests, "--test", "--test-reporter=spec", "--test-timeout=45000", bundle], env=env)
+    assert proc.returncode == 0, f"node --test {bundle} failed\n{_output(proc)}"
+    assert "ℹ fail 0" in proc.stdout and "ℹ pass 0" not in proc.stdout, _output(proc)
+
+
+def test_typescript_typechecks() -> None:
+    node = _node()
+    proc = _run([node, "node_modules/typescript/bin/tsc", "--noEmit", "-p", "."])
+    assert proc.returncode == 0, f"tsc --noEmit found errors\n{_output(proc)}"
+
+
+def test_eslint_is_clean() -> None:
+    node = _node()
+    proc = _run([node, "node_modules/eslint/bin/eslint.js", "--max-warnings=0", "."])
+    assert proc.returncode == 0, f"eslint found problems\n{_output(proc)}"
+
+
+def test_generated_protocol_types_are_current() -> None:
+    """src/protocol/schema.ts is regenerated in memory from protocol/schema.json and compared."""
+    node = _node()
+    proc = _run([node, "scripts/gen-types.mjs", "--check"])
+    assert proc.returncode == 0, f"src/protocol/schema.ts is stale (npm run gen:types)\n{_output(proc)}"
+    header = (EXTENSION / "src" / "protocol" / "schema.ts").read_text().splitlines()[0]
+    assert header == "// generated — DO NOT EDIT."
+
+
+def test_vsce_packages_a_vsix_with_the_right_manifest(tmp_path: Path) -> None:
+    node = _node()
+    vsix = tmp_path / "tether.vsix"
+    proc = _run(
+        [node, "node_modules/@vscode/vsce/vsce", "package", "--no-dependencies", "--allow-missing-repository", "-o", str(vsix)],
+        timeout=55,
+    )
+    assert proc.returncode == 0 and vsix.is_file(), f"vsce package failed\n{_output(proc)}"
+
+    with zipfile.ZipFile(vsix) as z:
+        names = set(z.namelist())
+        manifest = json.loads(z.read("extension/package.json"))
+        vsixmanifest = z.read("extension.vsixmanifest").decode()
+
+    # what goes into the package: the bundles, icons, manifest, readme, licence; no sources
+    assert {
+        "extension/package.json",
+        "extension/dist/extension.js",
+        "extension/dist/webview.js",
+        "extension/dist/webview.css",
+        "extension/media/icon.png",
+        "extension/media/tether.svg",
+        "extension/readme.md",
+        "extension/LICENSE.txt",
+    } <= names
+    assert not [n for n in names if n.endswith((".ts", ".map")) or "/node_modules/" in n or "/test/" in n], sorted(names)
+    assert "extension/" + manifest["main"].removeprefix("./") in names
+
+    assert manifest["engines"] == {"vscode": "^1.90.0"}
+    assert '<Property Id="Microsoft.VisualStudio.Code.Engine" Value="^1.90.0" />' in vsixmanifest
+    assert manifest["activationEvents"] == ["onView:tether.chat"]
+
+    contributes = manifest["contributes"]
+    assert contributes["viewsContainers"]["activitybar"] == [{"id": "tether", "title": "Tether", "icon": "media/tether.svg"}]
+    [view] = contributes["views"]["tether"]
+    assert (view["type"], view["id"]) == ("webview", "tether.chat")
+
+    commands = {c["command"] for c in contributes["commands"]}
+    assert {
+        "tether.newSession", "tether.sessions", "tether.cancel", "tether.setMode", "tether.askAboutSelection",
+        "tether.acceptEdit", "tether.rejectEdit", "tether.alwaysEdit", "tether.acceptHunks", "tether.setApiKey",
+    } <= commands
+    editor_title = {m["command"]: m["when"] for m in contributes["menus"]["editor/title"]}
+    assert editor_title == {
+        "tether.acceptEdit": "resourceScheme == tether-diff",
+        "tether.acceptHunks": "resourceScheme == tether-diff",
+        "tether.alwaysEdit": "resourceScheme == tether-diff",
+        "tether.rejectEdit": "resourceScheme == tether-diff",
+    }
+    assert all(m["command"] in commands for menu in contributes["menus"].values() for m in menu)
+
+    settings = contributes["configuration"]["properties"]
+    assert set(settings) == {
+        "tether.path", "tether.args", "tether.provider", "tether.model", "tether.baseUrl", "tether.script",
+        "tether.defaultMode", "tether.openDiffAutomatically", "tether.saveEditedFiles",
+    }
+    assert not [k for k in settings if "key" in k.lower() or "secret" in k.lower()], "API keys live in SecretStorage only"
+    assert settings["tether.path"]["scope"] == "machine", "a workspace must not choose the executable"
+    assert settings["tether.defaultMode"]["enum"] == ["read-only", "ask", "auto-edit", "full-auto"]
