@@ -136,3 +136,15 @@ async def test_ndjson_bad_lines_get_parse_errors_and_nested_jsonrpc_objects_work
     errors = [r for r in replies if "error" in r]
     assert len(errors) == 1 and errors[0]["id"] is None and errors[0]["error"]["code"] == -32700
     assert any(r.get("id") == 2 and "sessionId" in r.get("result", {}) for r in replies)
+
+
+async def test_requests_that_open_a_workspace_together_still_let_the_daemon_exit(daemon_env, workspace: Path):
+    # the first requests for a workspace arrive together (an editor pipelining at start)
+    lines = [_init(protocolVersion=1)] + [
+        {"jsonrpc": "2.0", "id": n, "method": method, "params": {"cwd": str(workspace), "mcpServers": []}}
+        for n, method in ((2, "session/new"), (3, "session/new"), (4, "session/list"))
+    ]
+    payload = b"".join(json.dumps(m).encode() + b"\n" for m in lines)
+    replies = sorted(await _exchange(daemon_env, workspace, payload), key=lambda r: r["id"])
+    assert [r["id"] for r in replies] == [1, 2, 3, 4] and all("result" in r for r in replies)
+    assert replies[1]["result"]["sessionId"] != replies[2]["result"]["sessionId"]

@@ -12,6 +12,8 @@ import os
 import uuid
 from pathlib import Path
 
+import anyio
+
 from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
 
 from ..agent.history import is_compaction_summary, repair_pairing
@@ -35,6 +37,10 @@ class SessionRegistry:
     def __init__(self, home: Path | None) -> None:
         self._home = home
         self._stores: dict[Path, HistoryStore] = {}
+        # Requests arrive concurrently: without this, two first requests for a workspace
+        # would each open its database and the loser's connection thread would keep the
+        # process alive after exit.
+        self._opening = anyio.Lock()
         # One sandbox per workspace, shared by its sessions (and kept current by the watcher).
         self._sandboxes: dict[Path, WorkspaceSandbox] = {}
         self.watchers: dict[Path, WorkspaceWatcher] = {}
@@ -50,9 +56,14 @@ class SessionRegistry:
 
     async def store_for(self, workspace: Path) -> HistoryStore:
         store = self._stores.get(workspace)
-        if store is None:
-            store = await HistoryStore.open(database_path(workspace, self._home))
-            self._stores[workspace] = store
+        if store is not None:
+            return store
+        async with self._opening:
+            store = self._stores.get(workspace)
+            if store is None:
+                with anyio.CancelScope(shield=True):  # a half-opened connection would leak too
+                    store = await HistoryStore.open(database_path(workspace, self._home))
+                self._stores[workspace] = store
         return store
 
     async def create(self, workspace: Path, mode: str) -> AgentSession:
