@@ -145,7 +145,6 @@ function Client:start(cb)
   end
   self.state = "starting"
   self.server_requests = 0
-  self.store_open, self.store_opening, self.store_waiting = false, false, {}
   local ok, rpc = pcall(seams.start_rpc, config.options.cmd, self:_dispatchers(), {
     cwd = self.root,
     env = config.options.cmd_env,
@@ -188,39 +187,12 @@ function Client:_ready(err)
 end
 
 --- Send a request; `cb(err, result)` on the main loop.
----
---- Until the daemon has answered one request that opens the workspace's history, the
---- others wait: two such requests at once make tether 0.1.0 open the history twice,
---- and the copy it drops keeps the daemon from exiting (server/registry.py,
---- `store_for`).
 function Client:request(method, params, cb)
   if not self.rpc or self.rpc.is_closing() then
     cb({ message = "the daemon is not running" }, nil)
     return
   end
-  if method ~= "shutdown" and not self.store_open then
-    if self.store_opening then
-      table.insert(self.store_waiting, { method, params, cb })
-      return
-    end
-    self.store_opening, self.store_waiting = true, {}
-    local rpc = self.rpc
-    rpc.request(method, params, function(err, result)
-      if self.rpc == rpc then
-        self.store_open, self.store_opening = true, false
-        local waiting = self.store_waiting
-        self.store_waiting = {}
-        for _, item in ipairs(waiting) do
-          self:request(item[1], item[2], item[3])
-        end
-      end
-      cb(err, result)
-    end)
-    return
-  end
-  self.rpc.request(method, params, function(err, result)
-    cb(err, result)
-  end)
+  self.rpc.request(method, params, cb)
 end
 
 function Client:notify(method, params)
@@ -269,11 +241,6 @@ end
 function Client:_on_exit(code, signal)
   local was_running = self.turn and self.turn.running
   self.rpc = nil
-  local waiting = self.store_waiting or {}
-  self.store_waiting, self.store_opening = {}, false
-  for _, item in ipairs(waiting) do
-    item[3]({ message = "the daemon exited" }, nil)
-  end
   self.state = "stopped"
   self.session = nil
   self.turn = nil
