@@ -4,7 +4,11 @@
 
 1. `session/load` of a 10,000-message session: request -> last replayed update (and the
    answer), median of 5.
-2. `_tether/session/dump` and `_tether/session/restore` of that session, median of 5.
+2. `_tether/session/dump` and `_tether/session/restore` of that session, median of 5. The
+   dump figure includes the client's `json.loads` of the 2.7 MB answer, the restore figure
+   the client's `json.dumps` of the request (both also reported on their own, as
+   `client_*`). `restore_from_text` is a restore whose client already holds the snapshot as
+   JSON text (a dump file) and sends it as it is.
 3. daemon CPU of one turn (a prompt, one tool call, an answer) in a session with 100 vs
    10,000 stored messages. A conversation that long has been compacted many times (the
    model's window cannot hold it), so the synthetic session ends with a compaction
@@ -25,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
 from run import RawClient, init_params, proc_cpu_s  # noqa: E402
+from tether_protocol._framing import encode_lsp  # noqa: E402
 
 
 async def make_session(home: Path, ws: Path, session_id: str, count: int) -> None:
@@ -53,6 +58,16 @@ async def make_session(home: Path, ws: Path, session_id: str, count: int) -> Non
     await store.close()
 
 
+def send_text(c: RawClient, method: str, params: dict, key: str, text: str) -> int:
+    """`c.send(method, {**params, key: <the JSON value text>})`, the text spliced in unparsed."""
+    c.next_id += 1
+    head = json.dumps({"jsonrpc": "2.0", "id": c.next_id, "method": method, "params": params})
+    body = f'{head[:-2]}, "{key}": {text}}}}}'.encode()
+    assert c.proc.stdin is not None
+    c.proc.stdin.write(encode_lsp(body))
+    return c.next_id
+
+
 def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="tether-hist-"))
     ws = scratch / "ws"
@@ -71,7 +86,8 @@ def main() -> None:
     argv = [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]
     out: dict[str, object] = {}
 
-    loads, dumps, restores, replayed = [], [], [], 0
+    loads, dumps, restores, from_text, replayed = [], [], [], [], 0
+    client_parse, client_encode = [], []
     for _ in range(5):
         c = RawClient(argv, env, ws)
         c.until_id(c.send("initialize", init_params(ws)))
@@ -96,11 +112,29 @@ def main() -> None:
             t0 = time.perf_counter()
             c.until_id(c.send("_tether/session/restore", {"snapshot": snapshot, "cwd": str(ws)}))
             restores.append((time.perf_counter() - t0) * 1000)
+            # the client's own share of the two figures above
+            text = json.dumps(snap)
+            t0 = time.perf_counter()
+            json.loads(text)
+            client_parse.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            json.dumps({"jsonrpc": "2.0", "id": 0, "method": "_tether/session/restore",
+                        "params": {"snapshot": snapshot, "cwd": str(ws)}}).encode()
+            client_encode.append((time.perf_counter() - t0) * 1000)
+            # a client holding the snapshot as text (a dump file) sends it as it is
+            text = json.dumps(snapshot, ensure_ascii=False)
+            t0 = time.perf_counter()
+            c.until_id(send_text(c, "_tether/session/restore", {"cwd": str(ws)}, "snapshot", text))
+            from_text.append((time.perf_counter() - t0) * 1000)
         c.close()
     out["load_10k_ms"] = round(statistics.median(loads), 1)
     out["replayed_updates"] = replayed
     out["dump_10k_ms"] = round(statistics.median(dumps), 1)
     out["restore_10k_ms"] = round(statistics.median(restores), 1) if restores else None
+    out["restore_10k_from_text_ms"] = round(statistics.median(from_text), 1) if from_text else None
+    if client_parse:
+        out["client_parse_dump_ms"] = round(statistics.median(client_parse), 1)
+        out["client_encode_restore_ms"] = round(statistics.median(client_encode), 1)
 
     for name, sid in (("turn_cpu_100", "sess_small"), ("turn_cpu_10k", "sess_big")):
         samples = []

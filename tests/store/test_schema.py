@@ -12,14 +12,14 @@ import pytest
 from tether.store import HistoryStore, StoreError, latest_version, schema
 
 Query = Callable[..., list[Any]]
-LATEST = latest_version()  # 4: v1 history, v2 approval rules, v3 turn checkpoints, v4 search
+LATEST = latest_version()  # 5: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python
 ALL = list(range(1, LATEST + 1))
 
 
 async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Query) -> None:
     assert query("PRAGMA journal_mode") == [("wal",)]
     assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
-    assert store.schema_version == LATEST == 4
+    assert store.schema_version == LATEST == 5
     assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "schema_version", "sessions", "turns", "messages", "run_reports", "approval_rules",
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +23,14 @@ from tether_protocol._messages import (
 from ..transport.rpc import Route
 from .handshake import modes_state
 from .registry import check_workspace
-from .updates import frame, replay_updates
+from .updates import replay_frames
 
 if TYPE_CHECKING:
     from .app import TetherServer
+
+
+# Replayed updates per write while a session is loaded (~70 KB of a typical history).
+_REPLAY_BATCH = 256
 
 
 def iso(ts: float) -> str:
@@ -43,12 +48,21 @@ def routes(server: TetherServer) -> list[Route]:
     async def load(params: LoadSessionParams) -> dict[str, Any]:
         workspace = check_workspace(params.cwd)
         session, stored = await registry.revive(params.session_id, workspace)
-        assert server.conn is not None
-        send = server.conn.send_body
-        waiting = await session.store.waiting_turn(session.id) if session.turn is None else None
+        conn = server.conn
+        assert conn is not None
+        running = session.turn is not None
+        waiting = await session.store.waiting_turn(session.id) if not running else None
         pending_ids = {c["id"] for c in waiting[1].get("calls", [])} if waiting else set()
-        for update in replay_updates([(m.body, m.status) for m in stored], pending=pending_ids):
-            send(frame(session.id, update))
+        frames = replay_frames(session.id, [(m.body, m.status) for m in stored], pending=pending_ids)
+        if running:
+            # all at once: the running turn's own updates must come after the replay
+            conn.send_texts(frames)
+        else:
+            # In batches, letting the connection write each while the next is built:
+            # the client reads the history while it is being replayed.
+            while batch := list(itertools.islice(frames, _REPLAY_BATCH)):
+                conn.send_texts(batch)
+                await asyncio.sleep(0)
         if waiting is not None:
             # After the load answer: ask again, and resume the turn where it stopped.
             asyncio.get_running_loop().call_soon(server.resume_waiting, session, *waiting)

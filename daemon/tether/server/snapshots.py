@@ -25,13 +25,12 @@ from ..store import (
     HistoryStore,
     SnapshotError,
     StoreError,
-    export_session,
     fork_session,
     import_session,
     search,
 )
-from ..store.snapshots import check_snapshot
-from ..transport.rpc import Route
+from ..store.snapshots import check_snapshot, export_session_json
+from ..transport.rpc import RawResult, Route
 from .handshake import modes_state
 from .registry import check_workspace
 from .sessions import iso
@@ -104,14 +103,15 @@ def routes(server: TetherServer) -> list[Route]:
             f"{where}; pass the workspace it belongs to as cwd"
         )
 
-    async def dump(params: Any) -> dict[str, Any]:
+    async def dump(params: Any) -> RawResult:
         method = "_tether/session/dump"
         p = _object(params)
         session_id = _string(p, "sessionId", method)
         assert session_id is not None
         store, _workspace = await locate(session_id, _string(p, "cwd", method, required=False))
         try:
-            return await export_session(store, session_id)
+            # the snapshot's JSON straight from the stored JSON (no decoding and encoding)
+            return RawResult(await export_session_json(store, session_id))
         except StoreError as exc:  # deleted meanwhile
             raise SessionNotFound(f"unknown session {session_id!r}: {exc}") from exc
 

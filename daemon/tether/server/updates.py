@@ -11,11 +11,19 @@ connection. One notification is encoded per flush, not per delta.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ..store.records import encode_acyclic
 from ..transport.connection import Connection, encode_json
 
 _PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
+
+# The connection's JSON encoding (compact, UTF-8 kept as is) as text, for the replay:
+# `_str` for strings (the C escaper), `_any` for the rest (stored bodies hold no cycles).
+_str: Callable[[str], str] = json.encoder.encode_basestring
+_any = encode_acyclic
 
 
 def frame(session_id: str, update: dict[str, Any]) -> bytes:
@@ -153,6 +161,72 @@ class SessionUpdates:
                 "_meta": {"tether": {"notice": True}},
             }
         )
+
+
+def _json(value: Any) -> str:
+    return _str(value) if type(value) is str else _any(value)
+
+
+def replay_frames(
+    session_id: str,
+    bodies: Sequence[tuple[dict[str, Any], str]],
+    pending: set[str] | frozenset[str] = frozenset(),
+) -> Iterator[str]:
+    """The `session/update` notifications of `replay_updates`, as JSON text, in order.
+
+    Byte for byte `frame(session_id, update)` of each update (a test holds the two
+    together), written as text straight from the stored bodies: no update dicts, and
+    the encoder only for values that are not strings. A 10,000-message `session/load`
+    spent most of its time building and encoding updates; this is the one place the
+    replay is spelled out twice.
+    """
+    head = f'{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":{_json(session_id)},"update":{{"sessionUpdate":'
+    results = {body["tool_call_id"]: body for body, _status in bodies if body.get("role") == "tool"}
+    for body, status in bodies:
+        end = "}}}" if status == "complete" else f',"_meta":{{"tether":{{"status":{_json(status)}}}}}}}}}}}'
+        role = body.get("role")
+        if role == "user" and "compaction" in body:
+            replaced = body["compaction"].get("replaced", 0)
+            text = _str(f"\n\n[{replaced} earlier messages were summarised to save context]\n\n")
+            yield (
+                f'{head}"agent_message_chunk","content":{{"type":"text","text":{text}}},'
+                f'"_meta":{{"tether":{{"notice":true,"compaction":{{"replaced":{_json(replaced)}}}}}}}}}}}}}'
+            )
+        elif role == "user":
+            for block in body.get("content", []):
+                yield f'{head}"user_message_chunk","content":{_json(block)}{end}'
+        elif role == "assistant":
+            if body.get("thinking"):
+                yield f'{head}"agent_thought_chunk","content":{{"type":"text","text":{_json(body["thinking"])}}}{end}'
+            if body.get("text"):
+                yield f'{head}"agent_message_chunk","content":{{"type":"text","text":{_json(body["text"])}}}{end}'
+            for call in body.get("tool_calls", []):
+                call_id = call["id"]
+                result = results.get(call_id)
+                if result is None:
+                    title, kind, state = call["name"], "other", "failed"
+                else:
+                    title = result.get("title", call["name"])
+                    kind = result.get("kind", "other")
+                    state = "failed" if result.get("is_error") else "completed"
+                if call_id in pending:
+                    state = "pending"  # waiting for approval; asked again after load
+                text = (
+                    f'{head}"tool_call","toolCallId":{_json(call_id)},"title":{_json(title)},'
+                    f'"kind":{_json(kind)},"status":"{state}","rawInput":{_json(call.get("arguments", {}))}'
+                )
+                if result is None:
+                    yield text + "}}}"
+                elif result.get("locations"):
+                    yield (
+                        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
+                        f'{_json(result.get("content", ""))}}}}}],"locations":{_json(result["locations"])}}}}}}}'
+                    )
+                else:
+                    yield (
+                        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
+                        f'{_json(result.get("content", ""))}}}}}]}}}}}}'
+                    )
 
 
 def replay_updates(

@@ -30,9 +30,11 @@ from tether.store.records import (
     MessageRecord,
     SessionRecord,
     TurnRecord,
+    decode_bodies,
     decode_json,
     encode_json,
     parse_session_cursor,
+    searchable_text,
     session_cursor,
 )
 
@@ -274,7 +276,11 @@ class HistoryStore:
         rows = await self._db.read(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         )
-        return [MessageRecord.from_row(row) for row in rows]
+        bodies = decode_bodies([row[1] for row in rows])
+        return [
+            MessageRecord(role, body, status, seq, turn_id, created_at)
+            for (role, _text, status, seq, turn_id, created_at), body in zip(rows, bodies)
+        ]
 
     async def message_count(self, session_id: str) -> int:
         rows = await self._db.read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))
@@ -304,4 +310,10 @@ def _message_row(message: MessageRecord, now: float) -> turns.MessageRow:
     # validated and encoded here, outside the lock: a bad message fails without
     # holding up other writers or opening a transaction
     message.check()
-    return (message.role, encode_json(message.body), message.status, message.created_at or now)
+    return (
+        message.role,
+        encode_json(message.body),
+        message.status,
+        message.created_at or now,
+        searchable_text(message.role, message.body),
+    )

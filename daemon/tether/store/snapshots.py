@@ -16,6 +16,7 @@ or change a workspace's approval rules unless asked (``import_rules=True``).
 from __future__ import annotations
 
 import copy
+import json
 import sqlite3
 import time
 import uuid
@@ -31,7 +32,9 @@ from tether.store.records import (
     MESSAGE_STATUSES,
     TURN_STATUSES,
     decode_json,
+    encode_acyclic,
     encode_json,
+    searchable_text,
 )
 
 __all__ = [
@@ -40,6 +43,7 @@ __all__ = [
     "SnapshotError",
     "check_snapshot",
     "export_session",
+    "export_session_json",
     "fork_session",
     "import_session",
     "new_session_id",
@@ -152,16 +156,130 @@ async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]
     }
 
 
+_str = json.encoder.encode_basestring
+
+
+def _scalar(value: Any) -> str:
+    """One column value as ``encode_json`` writes it."""
+    kind = type(value)
+    if kind is str:
+        return _str(value)
+    if kind is float and value - value == 0.0:  # finite
+        return float.__repr__(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    return encode_json(value)
+
+
+async def export_session_json(store: HistoryStore, session_id: str) -> str:
+    """``encode_json(await export_session(store, session_id))``, the same text, built
+    without decoding and encoding again the stored JSON (bodies, reports, approvals): it
+    is spliced in as it is stored, which is how ``encode_json`` wrote it. A stored text
+    SQLite does not take for JSON (a damaged row) falls back to ``export_session``.
+    """
+    sessions = await store.query(
+        "SELECT id, workspace, title, mode, created_at, updated_at, metadata FROM sessions WHERE id = ?",
+        (session_id,),
+    )
+    if not sessions:
+        raise StoreError(f"no session {session_id!r}")
+    sid, workspace, title, mode, created_at, updated_at, metadata = sessions[0]
+    # `plain`: the row's values are what `encode_json` of the dict would spell as below
+    # (role and status are plain words: the schema's CHECKs)
+    rows = await store.query(
+        "SELECT seq, turn_id, role, status, created_at, body, json_valid(body)"
+        " AND typeof(seq) = 'integer' AND typeof(created_at) = 'real' AND abs(created_at) < 1e308"
+        " FROM messages WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    )
+    if not all(row[6] for row in rows):
+        return encode_json(await export_session(store, session_id))
+    turn_ids: dict[str | None, str] = {}
+    for row in rows:
+        if row[1] not in turn_ids:
+            turn_ids[row[1]] = _scalar(row[1])
+    messages = ",".join([
+        f'{{"seq":{seq},"turn_id":{turn_ids[turn_id]},"role":"{role}","status":"{status}",'
+        f'"created_at":{msg_created!r},"body":{body}}}'
+        for seq, turn_id, role, status, msg_created, body, _plain in rows
+    ])
+    turn_rows = await store.query(
+        "SELECT id, seq, status, stop_reason, started_at, finished_at, error, pending,"
+        " typeof(seq) = 'integer' AND typeof(started_at) = 'real' AND abs(started_at) < 1e308"
+        " AND (finished_at IS NULL OR typeof(finished_at) = 'real' AND abs(finished_at) < 1e308)"
+        " AND (stop_reason IS NULL OR typeof(stop_reason) = 'text')"
+        " AND (error IS NULL OR typeof(error) = 'text')"
+        " AND (pending IS NULL OR json_valid(pending))"
+        " FROM turns WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    )
+    report_rows = await store.query(
+        "SELECT r.turn_id, r.report, json_valid(r.report) FROM run_reports AS r"
+        " JOIN turns AS t ON t.id = r.turn_id WHERE r.session_id = ? ORDER BY t.seq",
+        (session_id,),
+    )
+    if not all(row[8] for row in turn_rows) or not all(row[2] for row in report_rows):
+        return encode_json(await export_session(store, session_id))
+    turns: list[str] = []
+    pending = "null"
+    for tid, seq, status, stop_reason, started_at, finished_at, error, waiting, _plain in turn_rows:
+        turn = (
+            f'{{"id":{_str(tid)},"seq":{seq},"status":"{status}",'
+            f'"stop_reason":{"null" if stop_reason is None else _str(stop_reason)},'
+            f'"started_at":{started_at!r},"finished_at":{"null" if finished_at is None else repr(finished_at)},'
+            f'"error":{"null" if error is None else _str(error)}'
+        )
+        if waiting is None:
+            turns.append(turn + "}")
+        else:
+            turns.append(f'{turn},"pending":{waiting}}}')
+            if status == "running":  # the latest waiting turn wins, as in export_session
+                pending = f'{{"turn_id":{_str(tid)},"approvals":{waiting}}}'
+    known = {row[0] for row in turn_rows}
+    reports = ",".join(
+        f'{{"turn_id":{_scalar(turn_id)},"report":{report}}}'
+        for turn_id, report, _valid in report_rows
+        if turn_id in known
+    )
+    rules = [
+        {"kind": rule.tool_kind, "pattern": rule.pattern, "decision": rule.decision}
+        for rule in await store.rules.list()
+    ]
+    session = {
+        "id": sid,
+        "workspace": workspace,
+        "title": title,
+        "mode": mode,
+        "created_at": created_at,
+        "updated_at": updated_at,
+        "metadata": decode_json(metadata),
+    }
+    return (
+        f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
+        f'"session":{encode_json(session)},"turns":[{",".join(turns)}],"messages":[{messages}],'
+        f'"reports":[{reports}],"rules":{encode_json(rules)},"pending":{pending}}}'
+    )
+
+
 # -- validation and upgrade -------------------------------------------------------
 
 
-def check_snapshot(snapshot: Any) -> dict[str, Any]:
+class CheckedSnapshot(dict[str, Any]):
+    """What ``check_snapshot`` returns: ``import_session`` stores it without checking again.
+    Change one and it is no longer checked (pass it through ``check_snapshot`` again)."""
+
+
+def check_snapshot(snapshot: Any) -> CheckedSnapshot:
     """A valid snapshot of the current version (checked; upgraded on a copy if older).
 
     The caller's object is never changed: migrations work on a deep copy, and a current
     snapshot is only read (copying 10,000 messages cost ~0.6 s, more than the import).
     Raises ``SnapshotError`` naming the first field that is wrong.
     """
+    if isinstance(snapshot, CheckedSnapshot):
+        return snapshot
     if not isinstance(snapshot, dict):
         raise SnapshotError(f"a snapshot must be a JSON object, not {_type(snapshot)}")
     if snapshot.get("tether_snapshot") != SNAPSHOT_VERSION:
@@ -178,7 +296,7 @@ def check_snapshot(snapshot: Any) -> dict[str, Any]:
     _check_messages(_list(snapshot, "messages"), turn_ids)
     _check_reports(_list(snapshot, "reports"), turn_ids)
     _check_rules(_list(snapshot, "rules", required=False))
-    return snapshot
+    return CheckedSnapshot(snapshot)
 
 
 def _supported() -> str:
@@ -229,29 +347,58 @@ def _check_turns(turns: list[Any]) -> set[str]:
     ids: set[str] = set()
     seqs: set[int] = set()
     for i, turn in enumerate(turns):
-        where = f"turns[{i}]"
-        if not isinstance(turn, dict):
-            raise SnapshotError(f"{where} must be an object, not {_type(turn)}")
-        _field(turn, where, "id", str)
-        _field(turn, where, "seq", int)
-        _choice(turn, where, "status", TURN_STATUSES)
-        _field(turn, where, "stop_reason", str, nullable=True, default=None)
-        _number(turn, where, "started_at")
-        _number(turn, where, "finished_at", nullable=True, default=None)
-        _field(turn, where, "error", str, nullable=True, default=None)
-        _field(turn, where, "pending", dict, nullable=True, default=None)
-        if turn["id"] in ids:
-            raise SnapshotError(f"{where}.id {turn['id']!r} appears twice")
-        if turn["seq"] in seqs:
-            raise SnapshotError(f"{where}.seq {turn['seq']} appears twice")
+        if not _plain_turn(turn, ids, seqs):  # else a field is missing or wrong: say which
+            where = f"turns[{i}]"
+            if not isinstance(turn, dict):
+                raise SnapshotError(f"{where} must be an object, not {_type(turn)}")
+            _field(turn, where, "id", str)
+            _field(turn, where, "seq", int)
+            _choice(turn, where, "status", TURN_STATUSES)
+            _field(turn, where, "stop_reason", str, nullable=True, default=None)
+            _number(turn, where, "started_at")
+            _number(turn, where, "finished_at", nullable=True, default=None)
+            _field(turn, where, "error", str, nullable=True, default=None)
+            _field(turn, where, "pending", dict, nullable=True, default=None)
+            if turn["id"] in ids:
+                raise SnapshotError(f"{where}.id {turn['id']!r} appears twice")
+            if turn["seq"] in seqs:
+                raise SnapshotError(f"{where}.seq {turn['seq']} appears twice")
         ids.add(turn["id"])
         seqs.add(turn["seq"])
     return ids
 
 
+def _plain_turn(turn: Any, ids: set[str], seqs: set[int]) -> bool:
+    """A turn the full checks would pass as it is, but for a missing ``pending`` (set
+    here). Most are: they take this one expression instead of a dozen calls each."""
+    if not (
+        type(turn) is dict
+        and type(turn_id := turn.get("id")) is str
+        and turn_id not in ids
+        and type(seq := turn.get("seq")) is int
+        and seq not in seqs
+        and type(status := turn.get("status")) is str
+        and status in TURN_STATUSES
+        and (type(turn.get("stop_reason", 0)) is str or turn.get("stop_reason", 0) is None)
+        and type(turn.get("started_at")) in _NUMBERS
+        and (type(turn.get("finished_at", 0)) in _NUMBERS or turn.get("finished_at", 0) is None)
+        and (type(turn.get("error", 0)) is str or turn.get("error", 0) is None)
+    ):
+        return False
+    pending = turn.setdefault("pending", None)
+    return pending is None or type(pending) is dict
+
+
+_NUMBERS = (int, float)  # exactly: a bool is not a timestamp
+
+
 def _check_messages(messages: list[Any], turn_ids: set[str]) -> None:
     last = -1
     for i, message in enumerate(messages):
+        if _plain_message(message, last, turn_ids):
+            last = message["seq"]
+            continue
+        # a field is missing, has a default to fill in, or is wrong: say which
         where = f"messages[{i}]"
         if not isinstance(message, dict):
             raise SnapshotError(f"{where} must be an object, not {_type(message)}")
@@ -267,6 +414,22 @@ def _check_messages(messages: list[Any], turn_ids: set[str]) -> None:
         _choice(message, where, "status", MESSAGE_STATUSES)
         _number(message, where, "created_at")
         _field(message, where, "body", dict)
+
+
+def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
+    """A message the full checks would pass as it is (all fields present and right)."""
+    return (
+        type(message) is dict
+        and type(seq := message.get("seq")) is int
+        and seq > last
+        and ((turn_id := message.get("turn_id", 0)) is None or (type(turn_id) is str and turn_id in turn_ids))
+        and type(role := message.get("role")) is str
+        and role in MESSAGE_ROLES
+        and type(status := message.get("status")) is str
+        and status in MESSAGE_STATUSES
+        and type(message.get("created_at")) in _NUMBERS
+        and type(message.get("body")) is dict
+    )
 
 
 def _check_reports(reports: list[Any], turn_ids: set[str]) -> None:
@@ -406,22 +569,25 @@ async def import_session(
     turn_rows = [
         (
             turn_map[t["id"]], session_id, t["seq"], t["status"], t["stop_reason"], t["started_at"],
-            t["finished_at"], t["error"], None if t["pending"] is None else encode_json(t["pending"]),
+            t["finished_at"], t["error"], None if t["pending"] is None else encode_acyclic(t["pending"]),
         )
         for t in checked["turns"]
     ]
     message_rows = [
         (
             session_id, None if m["turn_id"] is None else turn_map[m["turn_id"]], m["seq"], m["role"],
-            encode_json(m["body"]), m["status"], m["created_at"],
+            encode_acyclic(m["body"]), m["status"], m["created_at"],
         )
         for m in checked["messages"]
+    ]
+    index_rows = [
+        (m["seq"], text) for m in checked["messages"] if (text := searchable_text(m["role"], m["body"]))
     ]
     finished = {t["id"]: t["finished_at"] for t in checked["turns"]}
     report_rows = [
         (
             turn_map[r["turn_id"]], session_id,
-            encode_json(_remap_report(r["report"], source["id"], session_id, r["turn_id"], turn_map)),
+            encode_acyclic(_remap_report(r["report"], source["id"], session_id, r["turn_id"], turn_map)),
             finished[r["turn_id"]] or now,
         )
         for r in checked["reports"]
@@ -452,6 +618,15 @@ async def import_session(
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             message_rows,
         )
+        if index_rows:
+            # by rowid: faster than INDEX_BY_SEQ's lookup per row for a whole session
+            ids = dict(await conn.execute_fetchall(
+                "SELECT seq, id FROM messages WHERE session_id = ?", (session_id,)
+            ))
+            await conn.executemany(
+                "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)",
+                [(ids[seq], text) for seq, text in index_rows],
+            )
         await conn.executemany(
             "INSERT INTO run_reports (turn_id, session_id, report, created_at) VALUES (?, ?, ?, ?)",
             report_rows,

@@ -19,16 +19,21 @@ import aiosqlite
 
 from tether.store.errors import StoreError
 from tether.store.liveness import alive, this_process
-from tether.store.records import TurnRecord
+from tether.store.records import TurnRecord, searchable_text
 
 __all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_running", "touch_session"]
 
-# (role, encoded body, status, created_at): a message ready to insert
-MessageRow = tuple[str, str, str, float]
+# (role, encoded body, status, created_at, searchable text or None): a message ready to insert
+MessageRow = tuple[str, str, str, float, str | None]
 
 _INSERT_MESSAGE = (
     "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+# The full-text index rows (schema v5: written here, in the transaction of the messages)
+_INDEX_LAST = "INSERT INTO messages_fts (rowid, text) VALUES (last_insert_rowid(), ?)"
+_INDEX_BY_SEQ = (
+    "INSERT INTO messages_fts (rowid, text) SELECT id, ? FROM messages WHERE session_id = ? AND seq = ?"
 )
 # MAX over the UNIQUE (session_id, seq) index: a lookup, not a scan
 _NEXT_MESSAGE_SEQ = "(SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE session_id = ?)"
@@ -59,7 +64,10 @@ async def insert_turn(
         )
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"turn {turn_id!r} already exists") from exc
-    await conn.execute(_INSERT_MESSAGE, (session_id, turn_id, message_seq, *first))
+    role, body, status, created_at, text = first
+    await conn.execute(_INSERT_MESSAGE, (session_id, turn_id, message_seq, role, body, status, created_at))
+    if text:
+        await conn.execute(_INDEX_LAST, (text,))
     return TurnRecord(turn_id, session_id, turn_seq, "running", None, now, None, None)
 
 
@@ -77,8 +85,11 @@ async def insert_step(
         raise StoreError(f"turn {turn_id!r} belongs to session {owner!r}, not {session_id!r}")
     await conn.executemany(
         _INSERT_MESSAGE,
-        [(session_id, turn_id, first + i, *message) for i, message in enumerate(messages)],
+        [(session_id, turn_id, first + i, *message[:4]) for i, message in enumerate(messages)],
     )
+    index = [(m[4], session_id, first + i) for i, m in enumerate(messages) if m[4]]
+    if index:
+        await conn.executemany(_INDEX_BY_SEQ, index)
     await touch_session(conn, session_id, now)
     return list(range(first, first + len(messages)))
 
@@ -134,6 +145,9 @@ async def interrupt_running(conn: aiosqlite.Connection) -> int:
                 (session_id, turn_id, next(iter(seq_rows))[0], "assistant",
                  json.dumps(body, ensure_ascii=False, separators=(",", ":")), "interrupted", now),
             )
+            text = searchable_text("assistant", body)
+            if text:
+                await conn.execute(_INDEX_LAST, (text,))
         # finished_at = the turn's last committed message, i.e. when it really stopped,
         # rather than whenever the daemon happened to restart
         await conn.execute(

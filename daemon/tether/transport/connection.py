@@ -17,7 +17,7 @@ import logging
 import os
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from tether_protocol._errors import ParseError
@@ -157,6 +157,12 @@ class Connection:
 
     def send_body(self, body: bytes) -> None:
         self._outbox.append(self._encode_frame(body))
+        self._schedule_flush()
+
+    def send_texts(self, bodies: Iterable[str]) -> None:
+        """Queue many message bodies already encoded as JSON text (a replay), in order."""
+        frame = self._encode_frame
+        self._outbox.extend([frame(body.encode("utf-8", "replace")) for body in bodies])
         self._schedule_flush()
 
     def add_coalescer(self, coalescer: Coalescer) -> None:

@@ -31,11 +31,19 @@ from tether_protocol._errors import (
     TetherError,
 )
 
-from .connection import Connection
+from .connection import Connection, encode_json
 
 log = logging.getLogger("tether.rpc")
 
 Handler = Callable[[Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class RawResult:
+    """A handler's result already encoded as JSON text (compact, as `encode_json` writes
+    it): sent as the `result` without decoding and encoding it again."""
+
+    json: str
 
 
 @dataclass(slots=True)
@@ -218,6 +226,11 @@ class TetherRPC(JsonRPCProtocol):
             return  # already answered
         if error is not None:
             self._reply_error(msg_id, error)
+            return
+        if isinstance(result, RawResult):
+            if self.conn is not None:
+                body = result.json.encode("utf-8", "replace")
+                self.conn.send_body(b'{"jsonrpc":"2.0","id":' + encode_json(msg_id) + b',"result":' + body + b"}")
             return
         if hasattr(result, "__attrs_attrs__"):
             result = unstructure(result)
