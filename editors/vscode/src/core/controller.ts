@@ -32,12 +32,14 @@ export interface ChatControllerOptions {
   defaultMode?: string;
 }
 
-/** Editor text added to the next prompt ("Ask Tether about selection"). */
+/**
+ * Editor text for the next prompt ("Ask Tether about selection"). The chat view shows it
+ * as a chip and puts its text into the prompt it sends (the user may remove it first), so
+ * the text names its file and lines itself.
+ */
 export interface PromptContext {
   label: string;
   text: string;
-  /** where it comes from, e.g. `file:///…/app.ts#L3-L9` */
-  uri: string;
 }
 
 const CHUNK_KINDS = new Set(["agent_message_chunk", "agent_thought_chunk"]);
@@ -51,8 +53,10 @@ export class ChatController implements Disposable {
   private readonly answers = new Map<string, (decision: PermissionDecision) => void>();
   private contexts: PromptContext[] = [];
   private lastStatus;
-  /** set from the moment a prompt is accepted until its turn ends */
-  private sending = false;
+  /** sessions whose `session/prompt` is unanswered */
+  private readonly inFlight = new Set<string>();
+  /** a prompt is creating the session it will run in */
+  private creating = false;
   private readonly messages = new Emitter<HostMessage>();
   private readonly changes = new Emitter<ChatState>();
 
@@ -163,15 +167,20 @@ export class ChatController implements Disposable {
       const client = await this.options.connect();
       const known = this.current.sessions.find((s) => s.sessionId === sessionId);
       const title = known?.title ?? (sessionId === this.current.sessionId ? this.current.title : null);
-      this.dispatch({ type: "sessionOpened", sessionId, title });
+      const waiting = this.current.pending.filter((p) => p.sessionId === sessionId);
+      const running = this.inFlight.has(sessionId) || waiting.length > 0;
+      this.dispatch({ type: "sessionOpened", sessionId, title, running });
       this.transcript = [];
       this.post({ type: "session", sessionId, title, modeId: this.current.modeId });
       const result = await client.loadSession(sessionId, this.options.cwd);
+      if (this.current.sessionId !== sessionId) return true;
       const modeId = result.modes?.currentModeId;
-      if (modeId && this.current.sessionId === sessionId) {
+      if (modeId) {
         this.dispatch({ type: "modeChanged", modeId });
         this.post({ type: "mode", modeId });
       }
+      // approvals of a turn still running in this daemon are still open: show them again
+      for (const prompt of waiting) if (this.answers.has(prompt.requestId)) this.post({ type: "permission", prompt });
       return true;
     });
     return ok === true;
@@ -179,15 +188,19 @@ export class ChatController implements Disposable {
 
   /** Sends a prompt (creating the session first if there is none) and waits for the turn's end. */
   async prompt(text: string): Promise<PromptResult | undefined> {
-    if (this.current.running || this.sending) {
+    const shown = this.current.sessionId;
+    if (this.current.running || this.creating || (shown !== null && this.inFlight.has(shown))) {
       this.post({ type: "error", message: "A turn is still running: stop it or wait for its answer." });
       return undefined;
     }
-    this.sending = true;
+    // marked before the first await, so a second prompt right after this one is refused
+    if (shown === null) this.creating = true;
+    else this.inFlight.add(shown);
     try {
       return await this.runTurn(text);
     } finally {
-      this.sending = false;
+      this.creating = false;
+      if (shown !== null) this.inFlight.delete(shown);
     }
   }
 
@@ -202,8 +215,9 @@ export class ChatController implements Disposable {
       return undefined;
     }
     const blocks: ContentBlock[] = [{ type: "text", text }];
-    for (const c of this.contexts) blocks.push({ type: "resource", resource: { uri: c.uri, text: c.text, mimeType: "text/plain" } });
-    this.contexts = [];
+    this.contexts = []; // the view folded the ones the user kept into `text`
+    this.inFlight.add(sessionId);
+    this.creating = false;
     this.dispatch({ type: "prompted", text });
     this.post({ type: "userMessage", text });
     try {
@@ -222,6 +236,8 @@ export class ChatController implements Disposable {
         this.endTurn("error");
       }
       return undefined;
+    } finally {
+      this.inFlight.delete(sessionId);
     }
   }
 
@@ -254,7 +270,7 @@ export class ChatController implements Disposable {
     return true;
   }
 
-  /** Adds editor text to the next prompt and shows it in the view. */
+  /** Offers editor text for the next prompt: the view shows it and sends it with the prompt. */
   addContext(context: PromptContext): void {
     this.contexts.push(context);
     this.post({ type: "context", label: context.label, text: context.text });

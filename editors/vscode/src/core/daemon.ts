@@ -64,6 +64,8 @@ export class DaemonSupervisor implements Disposable {
   private current?: TetherClient;
   private starting?: Promise<TetherClient>;
   private stopping = false;
+  /** stopped on purpose: nothing starts it again but restart() */
+  private halted = false;
   private crashTimes: number[] = [];
   private restartTimer?: NodeJS.Timeout;
   private stderrLines: string[] = [];
@@ -84,6 +86,8 @@ export class DaemonSupervisor implements Disposable {
   /** The running daemon's client, starting (or waiting for) it first. */
   ensureStarted(): Promise<TetherClient> {
     if (this.current && !this.current.closedAlready) return Promise.resolve(this.current);
+    // after stop() (deactivation), late callers such as a turn's follow-up must not respawn it
+    if (this.halted) return Promise.reject(new DaemonStartError("Tether was stopped"));
     this.starting ??= this.start(false).finally(() => (this.starting = undefined));
     return this.starting;
   }
@@ -91,6 +95,7 @@ export class DaemonSupervisor implements Disposable {
   /** Stops the daemon (if any) and starts a fresh one. */
   async restart(): Promise<TetherClient> {
     await this.stop();
+    this.halted = false;
     this.crashTimes = [];
     return this.ensureStarted();
   }
@@ -179,6 +184,7 @@ export class DaemonSupervisor implements Disposable {
   /** `shutdown` + `exit`, then SIGTERM, then SIGKILL, each with a deadline. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.halted = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = undefined;
     if (this.starting) await this.starting.catch(() => undefined);

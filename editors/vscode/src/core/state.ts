@@ -45,13 +45,21 @@ export interface ChatState {
   plan: PlanEntry[];
   /** a turn runs (a prompt is unanswered, or a resumed turn has not announced its end) */
   running: boolean;
-  /** approvals waiting for the user, oldest first, for any session of this workspace */
+  /** approvals waiting for the user, oldest first, for any session of this workspace
+   * (they stay open while another session is shown) */
   pending: PermissionPrompt[];
 }
 
 export type ChatAction =
   | { type: "sessions"; sessions: SessionSummary[] }
-  | { type: "sessionOpened"; sessionId: string; title: string | null; modes?: SessionModeState | null }
+  | {
+      type: "sessionOpened";
+      sessionId: string;
+      title: string | null;
+      modes?: SessionModeState | null;
+      /** the session already runs a turn (it was left while running) */
+      running?: boolean;
+    }
   | { type: "sessionCleared" }
   | { type: "prompted"; text: string }
   | { type: "update"; sessionId: string; update: Record<string, unknown> }
@@ -111,8 +119,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         modeId: action.modes?.currentModeId ?? state.modeId,
         turns: [],
         plan: [],
-        running: false,
-        pending: state.pending.filter((p) => p.sessionId !== action.sessionId),
+        running: action.running ?? false,
       };
     case "sessionCleared":
       return { ...state, sessionId: null, title: null, turns: [], plan: [], running: false };

@@ -4,7 +4,7 @@ import { acceptedHunksFrom } from "../core/permissions";
 import type { HunkRef } from "../shared/messages";
 import { API_KEY_SECRET } from "./settings";
 import type { TetherExtension } from "./tetherExtension";
-import { selectionLabel } from "./locations";
+import { selectionContext, selectionLabel } from "./locations";
 
 export function registerCommands(ext: TetherExtension): vscode.Disposable[] {
   const command = (id: string, run: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, run);
@@ -91,11 +91,8 @@ export function registerCommands(ext: TetherExtension): vscode.Disposable[] {
       const { start, end } = editor.selection;
       // a selection ending at column 0 does not include that line
       const lastLine = end.character === 0 && end.line > start.line ? end.line - 1 : end.line;
-      agent.controller.addContext({
-        label: selectionLabel(agent.folder.uri.fsPath, doc.uri.fsPath, start.line, lastLine),
-        text: doc.getText(editor.selection),
-        uri: `${doc.uri.toString()}#L${start.line + 1}-L${lastLine + 1}`,
-      });
+      const label = selectionLabel(agent.folder.uri.fsPath, doc.uri.fsPath, start.line, lastLine);
+      agent.controller.addContext({ label, text: selectionContext(label, doc.languageId, doc.getText(editor.selection)) });
       await ext.view.reveal();
     }),
 

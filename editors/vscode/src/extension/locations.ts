@@ -16,3 +16,10 @@ export function selectionLabel(folderPath: string, filePath: string, startLine: 
   const rel = relative(folderPath, filePath) || basename(filePath);
   return startLine === endLine ? `${rel}:${startLine + 1}` : `${rel}:${startLine + 1}-${endLine + 1}`;
 }
+
+/** The selection as prompt text: where it is from, then the code in a fence it cannot close. */
+export function selectionContext(label: string, languageId: string, text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${label}:\n${fence}${languageId === "plaintext" ? "" : languageId}\n${text}${text.endsWith("\n") ? "" : "\n"}${fence}`;
+}

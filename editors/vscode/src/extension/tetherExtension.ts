@@ -118,12 +118,21 @@ export class TetherExtension implements vscode.Disposable {
   }
 
   private async permissionAsked(agent: WorkspaceAgent, prompt: PermissionPrompt): Promise<void> {
+    const inView = this.view.visible && agent === this.currentAgent && prompt.sessionId === agent.controller.state.sessionId;
     if (isEdit(prompt)) {
       this.review.add(agent.id, prompt);
-      if (readSettings(agent.folder.uri).openDiffAutomatically) await this.review.open(agent.id, prompt.requestId);
+      if (readSettings(agent.folder.uri).openDiffAutomatically) {
+        await this.review.open(agent.id, prompt.requestId);
+      } else if (!inView) {
+        const choice = await vscode.window.showInformationMessage(`Tether: ${prompt.title}`, "Review Diff", "Open Chat");
+        if (choice === "Review Diff") await this.review.open(agent.id, prompt.requestId);
+        else if (choice === "Open Chat") {
+          this.setCurrent(agent);
+          await this.view.reveal();
+        }
+      }
       return;
     }
-    const inView = this.view.visible && agent === this.currentAgent && prompt.sessionId === agent.controller.state.sessionId;
     if (inView) return; // the tool card shows the buttons
     const answer = await askInNotification(prompt);
     if (answer) agent.controller.answerPermission(prompt.requestId, answer);

@@ -138,6 +138,29 @@ describe("approvals against the real daemon", () => {
     assert.match(JSON.stringify(call.content), /line1\\nline2\\nline3\\nexit code 0/);
   });
 
+  it("an approval stays open while another session is shown, and is shown again on return", async () => {
+    const first = rig.controller.state.sessionId!;
+    const start = rig.messages.length;
+    const turn = rig.controller.prompt("run the tests");
+    const asked = await rig.nextPrompt(start);
+
+    const other = await rig.controller.newSession();
+    assert.ok(other && other !== first);
+    assert.equal(statusOf(rig.controller.state), "idle", "the new session is not waiting");
+    // sessions run independently: this one answers while the other waits
+    assert.equal((await rig.controller.prompt("hello there"))?.stopReason, "end_turn");
+
+    const back = rig.messages.length;
+    assert.equal(await rig.controller.loadSession(first), true);
+    const again = rig.messages.slice(back).find((m) => m.type === "permission");
+    assert.deepEqual(again, { type: "permission", prompt: asked });
+    assert.equal(statusOf(rig.controller.state), "waiting");
+    rig.controller.answerPermission(asked.requestId, { optionId: "allow_once" });
+    assert.equal((await turn)?.stopReason, "end_turn");
+    assert.equal(toolCall(rig.controller.state, "call_run")?.status, "completed");
+    assert.equal(statusOf(rig.controller.state), "idle");
+  });
+
   it("mode changes reach the daemon: in auto-edit an edit runs without asking", async () => {
     await rig.controller.setMode("auto-edit");
     assert.equal(rig.controller.state.modeId, "auto-edit");

@@ -89,6 +89,9 @@ describe("daemon restarts", () => {
     const sessionId = rig.controller.state.sessionId!;
     await rig.supervisor.stop();
     assert.ok(rig.log.some((l) => l === "exited (code 0, signal null)"), "shutdown + exit ends with code 0");
+    // nothing late (a turn's follow-up, a view) starts a stopped daemon again
+    await assert.rejects(rig.supervisor.ensureStarted(), /Tether was stopped/);
+    assert.equal(rig.supervisor.pid, undefined);
     const other = startChat(sandbox, { mode: "ask" });
     try {
       const sessions = await other.controller.refreshSessions();

@@ -174,6 +174,23 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     view.show();
   });
 
+  it("without the automatic diff, a hidden view's edit is announced with a Review Diff action", async () => {
+    stub.changeSettings({ "tether.openDiffAutomatically": false });
+    view.hide();
+    const diffs = stub.executed.filter((c) => c.id === "vscode.diff").length;
+    stub.answerMessage = (m) => (m.items.includes("Review Diff") ? "Review Diff" : undefined);
+    const turn = agent().controller.prompt("write a note");
+    await waitFor(() => stub.executed.filter((c) => c.id === "vscode.diff").length > diffs, "the diff opened from the notice");
+    const notice = stub.messages.find((m) => m.items.includes("Review Diff"))!;
+    assert.equal(notice.message, "Tether: Write notes/todo.txt");
+    assert.equal(await commands.executeCommand("tether.acceptEdit"), true);
+    assert.equal((await turn)?.stopReason, "end_turn");
+    assert.equal(readFileSync(join(sandbox.workspace, "notes", "todo.txt"), "utf8"), "remember\n");
+    stub.answerMessage = () => undefined;
+    stub.changeSettings({ "tether.openDiffAutomatically": true });
+    view.show();
+  });
+
   it("with the view shown the tool card answers: Allow once posted by the webview runs the command", async () => {
     const modals = stub.messages.filter((m) => m.options?.modal).length;
     const from = view.posted.length;
@@ -187,31 +204,29 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     assert.match(JSON.stringify(call.content), /all passed/);
   });
 
-  it("Ask Tether about selection sends the selection with the next prompt", async () => {
+  it("Ask Tether about selection offers the selection, with its file and lines, for the next prompt", async () => {
     const app = join(sandbox.workspace, "src", "app.py");
     const doc = stub.openDocument(app);
     stub.select(doc, new Position(0, 0), new Position(1, 13));
+    view.hide();
     const from = view.posted.length;
     await commands.executeCommand("tether.askAboutSelection");
-    assert.deepEqual(posted(from).find((m) => m.type === "context"), {
+    view.send({ type: "ready" }); // a view shown again asks for the state
+    const context = posted(from).find((m) => m.type === "context");
+    assert.deepEqual(context, {
       type: "context",
       label: "src/app.py:1-2",
-      text: "def main():\n    return 42",
+      text: "src/app.py:1-2:\n```python\ndef main():\n    return 42\n```",
     });
-    view.send({ type: "prompt", text: "explain this" });
-    await waitPosted("turnEnded", from, "the end of the turn");
-    // the daemon stored the selection with the prompt: the replay shows it
-    const sessionId = agent().controller.state.sessionId!;
-    const replay = view.posted.length;
-    assert.equal(await agent().controller.loadSession(sessionId), true);
-    const resource = posted(replay).find(
-      (m) => m.type === "update" && (m.update.content as { type?: string } | undefined)?.type === "resource",
-    );
-    assert.ok(resource && resource.type === "update");
-    assert.deepEqual(resource.update.content, {
-      type: "resource",
-      resource: { uri: `file://${app}#L1-L2`, text: "def main():\n    return 42", mimeType: "text/plain" },
-    });
+    assert.equal(view.visible, true, "the chat view is shown");
+    // a reloaded view still offers it until a prompt is sent
+    assert.ok(agent().controller.snapshot().some((m) => m.type === "context"));
+    // the view sends the chip's text with what the user typed
+    const sent = view.posted.length;
+    view.send({ type: "prompt", text: `${context!.type === "context" ? context!.text : ""}\n\nexplain this` });
+    await waitPosted("turnEnded", sent, "the end of the turn");
+    assert.ok(posted(sent).some((m) => m.type === "update" && JSON.stringify(m.update).includes("That selection returns 42.")));
+    assert.ok(!agent().controller.snapshot().some((m) => m.type === "context"), "sent with that prompt");
     stub.closeDocument(doc);
   });
 
