@@ -18,8 +18,8 @@ export interface ChatHost {
   permissionAsked?(prompt: PermissionPrompt): void;
   /** an approval was answered or withdrawn */
   permissionClosed?(prompt: PermissionPrompt): void;
-  /** something failed that the user should hear about */
-  reportError?(message: string): void;
+  /** something failed that the user should hear about (`error` is what was thrown) */
+  reportError?(message: string, error: unknown): void;
 }
 
 export interface ChatControllerOptions {
@@ -361,7 +361,7 @@ export class ChatController implements Disposable {
   private fail(err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     this.post({ type: "error", message });
-    this.options.host.reportError?.(message);
+    this.options.host.reportError?.(message, err);
   }
 
   private dispatch(action: ChatAction): void {

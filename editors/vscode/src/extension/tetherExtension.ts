@@ -4,6 +4,7 @@
  */
 import * as vscode from "vscode";
 import type { ChatHost } from "../core/controller";
+import { DaemonStartError } from "../core/daemon";
 import type { HostMessage, PermissionPrompt, ViewMessage } from "../shared/messages";
 import { statusOf } from "../core/state";
 import { askInNotification, isEdit } from "./approvals";
@@ -111,10 +112,21 @@ export class TetherExtension implements vscode.Disposable {
       applyEdit: (params) => applyWorkspaceEdit(params, { save: readSettings(agent.folder.uri).saveEditedFiles }),
       permissionAsked: (prompt) => void this.permissionAsked(agent, prompt),
       permissionClosed: (prompt) => void this.review.close(agent.id, prompt.requestId),
-      reportError: (message) => {
-        if (!this.view.visible || agent !== this.currentAgent) void vscode.window.showErrorMessage(message, "Show Log").then((c) => c && this.output.show(true));
-      },
+      reportError: (message, error) => void this.reportError(agent, message, error),
     };
+  }
+
+  private async reportError(agent: WorkspaceAgent, message: string, error: unknown): Promise<void> {
+    if (error instanceof DaemonStartError) {
+      // the chat cannot work at all: say so wherever the user is looking
+      const choice = await vscode.window.showErrorMessage(message, "Open Settings", "Show Log");
+      if (choice === "Open Settings") await vscode.commands.executeCommand("workbench.action.openSettings", "tether.path");
+      else if (choice) this.output.show(true);
+      return;
+    }
+    if (this.view.visible && agent === this.currentAgent) return; // shown in the chat
+    const choice = await vscode.window.showErrorMessage(message, "Show Log");
+    if (choice) this.output.show(true);
   }
 
   private async permissionAsked(agent: WorkspaceAgent, prompt: PermissionPrompt): Promise<void> {

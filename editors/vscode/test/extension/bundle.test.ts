@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import * as vscodeStub from "../stubs/vscode";
 import { stub } from "../stubs/vscode";
-import { EXTENSION_ROOT, makeSandbox, type Sandbox } from "../support/sandbox";
+import { EXTENSION_ROOT, makeSandbox, waitFor, type Sandbox } from "../support/sandbox";
 
 const MANIFEST = JSON.parse(readFileSync(join(EXTENSION_ROOT, "package.json"), "utf8"));
 
@@ -56,6 +56,28 @@ describe("the built extension bundle", () => {
       assert.equal(item.when, `resourceScheme == ${[...stub.contentProviders.keys()][0]}`);
     }
     assert.equal(stub.statusBarItems.length, 1);
+    await extension.deactivate();
+  });
+
+  it("a tether executable that is not there is reported with a way to the setting", async () => {
+    stub.reset();
+    stub.addFolder(sandbox.workspace, "ws");
+    const missing = join(sandbox.root, "bin", "tether");
+    stub.settings = { "tether.path": missing };
+    stub.answerMessage = (m) => (m.items.includes("Open Settings") ? "Open Settings" : undefined);
+    const extension = createRequire(__filename)(join(EXTENSION_ROOT, MANIFEST.main)) as {
+      activate(context: unknown): unknown;
+      deactivate(): Promise<void>;
+    };
+    extension.activate(stub.extensionContext(EXTENSION_ROOT, MANIFEST));
+    const view = await stub.resolveView("tether.chat");
+    view.send({ type: "ready" });
+    const shown = await waitFor(() => stub.executed.find((c) => c.id === "workbench.action.openSettings"), "the settings opened");
+    assert.deepEqual(shown.args, ["tether.path"]);
+    const error = stub.messages.find((m) => m.level === "error")!;
+    assert.equal(error.message, `Tether could not start (${missing} serve): '${missing}' was not found (set tether.path to the tether executable)`);
+    assert.deepEqual(error.items, ["Open Settings", "Show Log"]);
+    assert.ok(view.posted.some((m) => (m as { type: string; message?: string }).type === "error"), "the chat says it too");
     await extension.deactivate();
   });
 });
