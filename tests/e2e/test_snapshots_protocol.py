@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_harness import kinds
+from daemon_harness import EXAMPLES, kinds
 from tether_client import ClientError
 
 # Stored protocol data that itself looks like JSON-RPC messages: it must stay data.
@@ -267,3 +268,51 @@ async def test_search_and_latest(spawn_daemon, workspace: Path, tmp_path: Path):
         with pytest.raises(ClientError) as caught:
             await daemon.client.request("_tether/session/search", params)
         assert caught.value.code == -32602 and message in caught.value.message
+
+
+async def test_a_restored_copy_of_a_session_waiting_for_approval_does_not_wait(
+    spawn_daemon, workspace: Path
+):
+    """Only the session itself (restored under its id) may resume the original's waiting turn:
+    in a copy under a new id that turn is interrupted, as in a fork."""
+    asked: dict[str, list[dict]] = {"first": [], "second": []}
+
+    def never_answers(who: str):
+        async def on_request(method: str, params: dict):
+            asked[who].append(params)
+            await asyncio.Event().wait()
+        return on_request
+
+    first = await spawn_daemon(script=EXAMPLES / "approvals.json")
+    first.client.peer.on_request = never_answers("first")
+    session = await first.client.new_session(workspace)
+    session.prompt("edit the readme").start()
+    async with asyncio.timeout(15):
+        while not asked["first"]:
+            await asyncio.sleep(0.02)
+    snapshot = await first.client.request("_tether/session/dump", {"sessionId": session.id})
+    assert snapshot["pending"]["approvals"]["calls"][0]["id"] == "call_edit"
+
+    copy_id = (await first.client.request("_tether/session/restore", {"snapshot": snapshot}))["sessionId"]
+    copied = await first.client.request("_tether/session/dump", {"sessionId": copy_id})
+    (turn,) = copied["turns"]
+    assert (turn["status"], "pending" in turn, copied["pending"]) == ("interrupted", False, None)
+    assert turn["finished_at"] == copied["messages"][-1]["created_at"]
+
+    second = await spawn_daemon(script=EXAMPLES / "approvals.json")
+    second.client.peer.on_request = never_answers("second")
+    loaded = await second.client.load_session(copy_id, workspace)
+    assert [u["status"] for u in loaded.updates if u.get("toolCallId") == "call_edit"] == ["failed"]
+    answer = loaded.prompt("anything else?")  # not busy with the original's turn
+    await answer.wait()
+    assert answer.stop_reason == "end_turn" and asked["second"] == []
+
+    # restored under its own id (the original deleted first), the turn still waits: asked again
+    await first.client.request("session/delete", {"sessionId": session.id})
+    await second.client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
+    moved = await second.client.load_session(session.id, workspace)
+    assert [u["status"] for u in moved.updates if u.get("toolCallId") == "call_edit"] == ["pending"]
+    async with asyncio.timeout(15):
+        while not asked["second"]:
+            await asyncio.sleep(0.02)
+    assert [p["toolCall"]["toolCallId"] for p in asked["second"]] == ["call_edit"]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import sqlite3
 import tempfile
 import uuid
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,8 @@ from tether.store import (
     import_session,
 )
 from tether.store import snapshots
+from tether.store.records import encode_json
+from tether.store.snapshots import check_snapshot, export_session_json
 
 JSONRPC = {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"sessionId": "x"}}
 
@@ -100,7 +104,10 @@ async def test_import_with_a_new_id_maps_turn_ids_everywhere(store: HistoryStore
     assert [m["turn_id"] for m in again["messages"]] == [turn_ids[0]] * 4 + [turn_ids[1]] * 2
     assert again["reports"] == [{"turn_id": turn_ids[0], "report": {
         "turnId": turn_ids[0], "sessionId": new_id, "stepCount": 2}}]
-    assert again["pending"] == {"turn_id": turn_ids[1], "approvals": snap["pending"]["approvals"]}
+    # the copy does not wait for the original's approval: that turn is interrupted in it
+    assert [(t["status"], "pending" in t) for t in again["turns"]] == [("complete", False), ("interrupted", False)]
+    assert again["turns"][1]["finished_at"] == snap["messages"][-1]["created_at"]
+    assert again["pending"] is None
     record = await store.get_session(new_id)
     assert record is not None and record.created_at == snap["session"]["created_at"]
     assert record.updated_at > snap["session"]["updated_at"]
@@ -172,6 +179,23 @@ async def test_a_failed_import_leaves_nothing_behind(store: HistoryStore) -> Non
         (lambda s: s["turns"][0].update(status="done"), "turns[0].status must be one of"),
         (lambda s: s["reports"].append(dict(s["reports"][0])), "reports[1]: turn 't1' has two reports"),
         (lambda s: s["rules"][0].update(decision="maybe"), "rules[0].decision must be one of"),
+        (lambda s: s["messages"][1].update(seq=True), "messages[1].seq must be an integer, not a boolean"),
+        (lambda s: s["messages"][1].update(seq=1.0), "messages[1].seq must be an integer, not float"),
+        (lambda s: s["messages"][1].pop("role"), "messages[1].role must be one of"),
+        (lambda s: s["messages"][1].update(role=["user"]), "messages[1].role must be one of"),
+        (lambda s: s["messages"][1].update(status=None), "messages[1].status must be one of"),
+        (lambda s: s["messages"][1].pop("created_at"), "messages[1].created_at is missing"),
+        (lambda s: s["messages"][1].update(body=None), "messages[1].body must be an object, not null"),
+        (lambda s: s["messages"][1].update(turn_id=5), "messages[1].turn_id must be a string or null, not int"),
+        (lambda s: s["messages"].__setitem__(1, "hello"), "messages[1] must be an object, not a string"),
+        (lambda s: s["turns"][1].update(id=s["turns"][0]["id"]), "turns[1].id 't1' appears twice"),
+        (lambda s: s["turns"][0].update(seq=False), "turns[0].seq must be an integer, not a boolean"),
+        (lambda s: s["turns"][0].update(started_at=True), "turns[0].started_at must be a number"),
+        (lambda s: s["turns"][0].update(finished_at="soon"), "turns[0].finished_at must be a number"),
+        (lambda s: s["turns"][0].update(stop_reason=1), "turns[0].stop_reason must be a string or null"),
+        (lambda s: s["turns"][0].update(error={}), "turns[0].error must be a string or null"),
+        (lambda s: s["turns"][1].update(pending=[]), "turns[1].pending must be an object or null, not a list"),
+        (lambda s: s["turns"][0].pop("status"), "turns[0].status must be one of"),
     ],
 )
 async def test_bad_snapshots_are_refused_with_a_clear_message(
@@ -375,15 +399,77 @@ async def _round_trip(spec: dict[str, Any]) -> None:
         async with await HistoryStore.open(Path(folder) / "h.sqlite3") as store:
             sid = await _build(store, spec)
             first = await export_session(store, sid)
+            # the dump's text (the stored JSON spliced in) is the encoding of the snapshot
+            text = await export_session_json(store, sid)
+            exported_at = json.loads(text)["exported_at"]
+            assert text == encode_json({**first, "exported_at": exported_at})
             # through JSON text, as a file or the wire carries it
             copy_id = await import_session(store, json.loads(json.dumps(first, ensure_ascii=False)))
             second = await export_session(store, copy_id)
+        # under its own id (another workspace), a waiting turn still waits: all is kept
+        async with await HistoryStore.open(Path(folder) / "other.sqlite3") as other:
+            assert await import_session(other, first, keep_id=True, import_rules=True) == sid
+            moved = await export_session(other, sid)
+    assert _normalised(moved) == _normalised(first)
+    assert [t["id"] for t in moved["turns"]] == [t["id"] for t in first["turns"]]
     assert copy_id != sid
     assert {t["id"] for t in first["turns"]}.isdisjoint(t["id"] for t in second["turns"])
-    assert _normalised(second) == _normalised(first)
+    assert _normalised(second) == _normalised(_as_a_copy(first))
+
+
+def _as_a_copy(snap: dict[str, Any]) -> dict[str, Any]:
+    """What a copy under a new id keeps of a snapshot: everything, except that a turn still
+    running or waiting for approval is interrupted (when its last message was written, or
+    when it started), without its pending approvals."""
+    snap = copy.deepcopy(snap)
+    for turn in snap["turns"]:
+        if turn["status"] == "running":
+            times = [m["created_at"] for m in snap["messages"] if m["turn_id"] == turn["id"]]
+            turn.update(status="interrupted", finished_at=max(times, default=turn["started_at"]))
+            turn.pop("pending", None)
+    snap["pending"] = None
+    return snap
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=_session)
 def test_export_import_export_is_identical_but_for_ids(spec: dict[str, Any]) -> None:
     asyncio.run(_round_trip(spec))
+
+
+async def test_the_dump_text_of_odd_stored_values_is_still_their_encoding(
+    store: HistoryStore, db_path: Path
+) -> None:
+    """Values the spliced text cannot take as stored (not JSON for SQLite, not a finite
+    number) are encoded as the dict path does; a body that is not JSON at all fails the same."""
+    await _sample(store)
+    await store.begin_turn("s1", "t3", MessageRecord("user", {
+        "role": "user", "content": [{"type": "text", "text": "odd"}], "x": float("nan"), "y": float("inf"),
+    }))
+    first = await export_session(store, "s1")
+    text = await export_session_json(store, "s1")
+    assert text == encode_json({**first, "exported_at": json.loads(text)["exported_at"]})
+    assert '"x":NaN,"y":Infinity' in text
+
+    with closing(sqlite3.connect(db_path)) as conn, conn:
+        conn.execute("UPDATE messages SET body = 'not json' WHERE session_id = 's1' AND seq = 6")
+    with pytest.raises(ValueError) as via_dict:
+        await export_session(store, "s1")
+    with pytest.raises(ValueError) as via_text:
+        await export_session_json(store, "s1")
+    assert str(via_text.value) == str(via_dict.value)
+
+
+async def test_a_checked_snapshot_is_imported_as_it_is(store: HistoryStore) -> None:
+    await _sample(store)
+    raw = json.loads(json.dumps(await export_session(store, "s1")))
+    del raw["messages"][0]["status"], raw["turns"][0]["stop_reason"]  # defaults to fill in
+    checked = check_snapshot(raw)
+    assert check_snapshot(checked) is checked
+    assert "status" not in raw["messages"][0] and "stop_reason" not in raw["turns"][0]  # not changed
+    assert checked["messages"][0]["status"] == "complete" and checked["turns"][0]["stop_reason"] is None
+    copy_id = await import_session(store, checked)
+    copied = await export_session(store, copy_id)
+    assert [(m["seq"], m["status"], m["body"]) for m in copied["messages"]] == [
+        (m["seq"], m["status"], m["body"]) for m in checked["messages"]
+    ]

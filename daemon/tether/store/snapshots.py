@@ -509,7 +509,7 @@ def _number(
 
 def _choice(obj: dict[str, Any], where: str, key: str, allowed: frozenset[str]) -> None:
     value = obj.get(key, _MISSING)
-    if value not in allowed:
+    if not isinstance(value, str) or value not in allowed:  # a list would not hash
         shown = "missing" if value is _MISSING else repr(value)
         raise SnapshotError(f"{where}.{key} must be one of {sorted(allowed)}, not {shown}")
 
@@ -545,8 +545,11 @@ async def import_session(
     too (messages and reports follow, as do the ``sessionId``/``turnId`` fields of the
     reports). ``workspace`` overrides the recorded workspace. Messages, turns and
     their timestamps are kept; the session keeps ``created_at`` and is ``updated_at``
-    now. Turns keep their status and pending approvals as they were. The snapshot's
-    approval rules are added to the workspace only with ``import_rules``.
+    now. Under the snapshot's id, turns keep their status and pending approvals (a turn
+    waiting for approval still waits). A copy under a new id runs nothing of the
+    original's: a turn still running or waiting for approval there is ``interrupted`` in
+    the copy, without its pending approvals, as in a fork. The snapshot's approval rules
+    are added to the workspace only with ``import_rules``.
     """
     checked = check_snapshot(snapshot)
     source = checked["session"]
@@ -554,7 +557,8 @@ async def import_session(
         raise ValueError("keep_id and new_id contradict each other")
     session_id = source["id"] if keep_id else (new_id or new_session_id())
     fresh = session_id != source["id"]
-    turn_map = {t["id"]: (_new_turn_id() if fresh else t["id"]) for t in checked["turns"]}
+    turns = _stop_running(checked["turns"], checked["messages"]) if fresh else checked["turns"]
+    turn_map = {t["id"]: (_new_turn_id() if fresh else t["id"]) for t in turns}
     now = time.time()
 
     session_row = (
@@ -571,7 +575,7 @@ async def import_session(
             turn_map[t["id"]], session_id, t["seq"], t["status"], t["stop_reason"], t["started_at"],
             t["finished_at"], t["error"], None if t["pending"] is None else encode_acyclic(t["pending"]),
         )
-        for t in checked["turns"]
+        for t in turns
     ]
     message_rows = [
         (
@@ -583,7 +587,7 @@ async def import_session(
     index_rows = [
         (m["seq"], text) for m in checked["messages"] if (text := searchable_text(m["role"], m["body"]))
     ]
-    finished = {t["id"]: t["finished_at"] for t in checked["turns"]}
+    finished = {t["id"]: t["finished_at"] for t in turns}
     report_rows = [
         (
             turn_map[r["turn_id"]], session_id,
@@ -639,6 +643,23 @@ async def import_session(
     return session_id
 
 
+def _stop_running(turns: list[dict[str, Any]], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The turns of a copy: one still running (or waiting for approval) is ``interrupted``,
+    finished when its last message was, without pending approvals."""
+    running = {t["id"] for t in turns if t["status"] == "running"}
+    if not running:
+        return turns
+    last: dict[str, Any] = {}
+    for m in messages:
+        if m["turn_id"] in running:
+            last[m["turn_id"]] = max(last.get(m["turn_id"], m["created_at"]), m["created_at"])
+    return [
+        {**t, "status": "interrupted", "finished_at": last.get(t["id"], t["started_at"]), "pending": None}
+        if t["id"] in running else t
+        for t in turns
+    ]
+
+
 def _remap_report(
     report: dict[str, Any], old_session: str, new_session: str, old_turn: str, turn_map: dict[str, str]
 ) -> dict[str, Any]:
@@ -683,11 +704,7 @@ async def fork_session(
     kept = {m["turn_id"] for m in messages}
     turns = [t for t in snapshot["turns"] if t["id"] in kept]
     for turn in turns:
-        turn.pop("pending", None)
-        if turn["status"] == "running":
-            turn["status"] = "interrupted"
-            times = [m["created_at"] for m in messages if m["turn_id"] == turn["id"]]
-            turn["finished_at"] = max(times, default=turn["started_at"])
+        turn.pop("pending", None)  # a running turn is interrupted by the import (a new id)
     session = snapshot["session"]
     now = time.time()
     session["created_at"] = now
