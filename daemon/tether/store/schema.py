@@ -50,6 +50,8 @@ _PRAGMAS = (
     # write after reading a long session (restore after dump) spilled pages mid-transaction
     # and took three times as long
     "PRAGMA cache_size=-32768",
+    # temporary tables (a restore's rows on their way in) in memory, not in a file
+    "PRAGMA temp_store=MEMORY",
 )
 
 _VERSION_TABLE = """

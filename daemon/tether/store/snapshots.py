@@ -572,20 +572,17 @@ async def import_session(
     )
     turn_rows = [
         (
-            turn_map[t["id"]], session_id, t["seq"], t["status"], t["stop_reason"], t["started_at"],
+            turn_map[t["id"]], t["seq"], t["status"], t["stop_reason"], t["started_at"],
             t["finished_at"], t["error"], None if t["pending"] is None else encode_acyclic(t["pending"]),
         )
         for t in turns
     ]
     message_rows = [
         (
-            session_id, None if m["turn_id"] is None else turn_map[m["turn_id"]], m["seq"], m["role"],
-            encode_acyclic(m["body"]), m["status"], m["created_at"],
+            None if m["turn_id"] is None else turn_map[m["turn_id"]], m["seq"], m["role"],
+            encode_acyclic(m["body"]), m["status"], m["created_at"], searchable_text(m["role"], m["body"]),
         )
         for m in checked["messages"]
-    ]
-    index_rows = [
-        (m["seq"], text) for m in checked["messages"] if (text := searchable_text(m["role"], m["body"]))
     ]
     finished = {t["id"]: t["finished_at"] for t in turns}
     report_rows = [
@@ -609,28 +606,39 @@ async def import_session(
                 f"session {session_id!r} already exists in this workspace"
                 + ("; restore it without keeping its id" if keep_id else "")
             ) from exc
+        # Rows go to TEMP tables first, then over in one INSERT ... SELECT each: executed
+        # row by row, the schema's CHECK (... IN (...)) constraints cost more than the insert
+        # itself (SQLite builds their lists again for every execution).
+        await conn.execute(
+            "CREATE TEMP TABLE import_turns (id, seq, status, stop_reason, started_at, finished_at, error, pending)"
+        )
+        await conn.executemany("INSERT INTO import_turns VALUES (?, ?, ?, ?, ?, ?, ?, ?)", turn_rows)
         try:
-            await conn.executemany(
-                "INSERT INTO turns (id, session_id, seq, status, stop_reason, started_at,"
-                " finished_at, error, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                turn_rows,
+            await conn.execute(
+                "INSERT INTO turns (id, session_id, seq, status, stop_reason, started_at, finished_at, error,"
+                " pending) SELECT id, ?, seq, status, stop_reason, started_at, finished_at, error, pending"
+                " FROM import_turns ORDER BY rowid",
+                (session_id,),
             )
         except sqlite3.IntegrityError as exc:
             raise SnapshotError(f"a turn of session {session_id!r} already exists: {exc}") from exc
-        await conn.executemany(
-            "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            message_rows,
+        await conn.execute(
+            "CREATE TEMP TABLE import_messages (turn_id, seq, role, body, status, created_at, text)"
         )
-        if index_rows:
-            # by rowid: faster than INDEX_BY_SEQ's lookup per row for a whole session
-            ids = dict(await conn.execute_fetchall(
-                "SELECT seq, id FROM messages WHERE session_id = ?", (session_id,)
-            ))
-            await conn.executemany(
-                "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)",
-                [(ids[seq], text) for seq, text in index_rows],
-            )
+        await conn.executemany("INSERT INTO import_messages VALUES (?, ?, ?, ?, ?, ?, ?)", message_rows)
+        await conn.execute(
+            "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
+            " SELECT ?, turn_id, seq, role, body, status, created_at FROM import_messages ORDER BY rowid",
+            (session_id,),
+        )
+        # the search index (schema v5: written by the store), by the ids the messages got
+        await conn.execute(
+            "INSERT INTO messages_fts (rowid, text) SELECT m.id, i.text FROM import_messages AS i"
+            " JOIN messages AS m ON m.session_id = ? AND m.seq = i.seq WHERE i.text IS NOT NULL ORDER BY m.id",
+            (session_id,),
+        )
+        await conn.execute("DROP TABLE temp.import_turns")
+        await conn.execute("DROP TABLE temp.import_messages")
         await conn.executemany(
             "INSERT INTO run_reports (turn_id, session_id, report, created_at) VALUES (?, ?, ?, ?)",
             report_rows,
