@@ -25,11 +25,12 @@ from ..store import (
     HistoryStore,
     SnapshotError,
     StoreError,
+    export_session_json,
     fork_session,
     import_session,
     search,
 )
-from ..store.snapshots import check_snapshot, export_session_json
+from ..store.snapshots import check_snapshot
 from ..transport.rpc import RawResult, Route
 from .handshake import modes_state
 from .registry import check_workspace

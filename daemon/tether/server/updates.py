@@ -6,7 +6,9 @@ Owns: turning what the agent loop reports into `session/update` dicts of the sha
 into the same updates for `session/load`. Must not: decide anything about the turn.
 
 Hot path: `text()` is a list append plus, at most once per flush, registering with the
-connection. One notification is encoded per flush, not per delta.
+connection. One notification is encoded per flush, not per delta. Replay: `replay_updates`
+spells the replayed updates out as the SPEC reads; `replay_frames` writes the same
+notifications as text, which is what `session/load` sends.
 """
 
 from __future__ import annotations

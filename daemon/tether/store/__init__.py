@@ -29,6 +29,7 @@ from tether.store.snapshots import (
     SNAPSHOT_VERSION,
     SnapshotError,
     export_session,
+    export_session_json,
     fork_session,
     import_session,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "TurnRecord",
     "database_path",
     "export_session",
+    "export_session_json",
     "fork_session",
     "import_session",
     "latest_version",

@@ -147,7 +147,8 @@ async def _v3_turn_checkpoints(conn: aiosqlite.Connection) -> None:
 
 # The searchable text of one message row (`{row}` is NEW, OLD or messages): the text
 # blocks of a user message, an assistant's answer, a tool result's content. Thinking,
-# tool arguments and system messages are not indexed.
+# tool arguments and system messages are not indexed. (Since v5 the store computes the
+# same text in Python: `records.searchable_text`.)
 _V4_SEARCH_TEXT = """CASE {row}.role
     WHEN 'user' THEN (
         SELECT group_concat(json_extract(block.value, '$.text'), char(10))

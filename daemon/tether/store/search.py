@@ -1,10 +1,10 @@
 """Full-text search over a workspace's stored conversations (schema v4, FTS5).
 
 Owns: the search query (bm25 ranking, ``[[ ]]``-marked snippets) and the fallback
-that turns a query FTS5 cannot parse into literal words. The index itself, and the
-triggers that keep it in step with ``messages``, are migration ``_v4_search`` in
-``schema.py``.
-Must not: write anything, or decide which text is searchable (the migration does).
+that turns a query FTS5 cannot parse into literal words. The index itself is migration
+``_v4_search`` in ``schema.py``; since v5 the store writes its rows with the messages
+(``records.searchable_text`` decides what is searchable) and a trigger removes them.
+Must not: write anything.
 """
 
 from __future__ import annotations
