@@ -113,3 +113,27 @@ async def test_a_long_history_is_replayed_whole_and_in_order_before_the_answer(
     turn = loaded.prompt("and now?")
     await turn.wait()
     assert turn.stop_reason == "end_turn"
+
+
+async def test_a_call_id_reused_in_a_later_turn_replays_with_its_own_result(spawn_daemon, workspace: Path, tmp_path: Path):
+    # some local models (and scripts) number their calls call_0, call_1… in every turn
+    (workspace / "a.txt").write_text("alpha\n")
+    (workspace / "b.txt").write_text("bravo\n")
+    script = tmp_path / "same-ids.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"user": "^read a", "step": 1}, "tool_calls": [{"id": "call_0", "name": "read_file", "arguments": {"path": "a.txt"}}]},
+        {"when": {"user": "^read b", "step": 1}, "tool_calls": [{"id": "call_0", "name": "read_file", "arguments": {"path": "b.txt"}}]},
+        {"text": "Read."},
+    ]}))
+    daemon = await spawn_daemon(script=script)
+    session = await daemon.client.new_session(workspace)
+    for prompt in ("read a", "read b"):
+        turn = session.prompt(prompt)
+        await turn.wait()
+        assert turn.stop_reason == "end_turn"
+    other = await spawn_daemon(script=script)
+    loaded = await other.client.load_session(session.id, workspace)
+    calls = [u for u in loaded.updates if u["sessionUpdate"] == "tool_call"]
+    shown = [(c["title"], c["content"][0]["content"]["text"]) for c in calls]
+    assert [title for title, _ in shown] == ["Read a.txt", "Read b.txt"]
+    assert "alpha" in shown[0][1] and "bravo" in shown[1][1]

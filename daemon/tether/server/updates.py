@@ -183,8 +183,9 @@ def replay_frames(
     replay is spelled out twice.
     """
     head = f'{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":{_json(session_id)},"update":{{"sessionUpdate":'
-    results = {body["tool_call_id"]: body for body, _status in bodies if body.get("role") == "tool"}
-    for body, status in bodies:
+    answers = _results_by_step(bodies)
+    pending_at = _waiting_step(bodies, pending)
+    for index, (body, status) in enumerate(bodies):
         end = "}}}" if status == "complete" else f',"_meta":{{"tether":{{"status":{_json(status)}}}}}}}}}}}'
         role = body.get("role")
         if role == "user" and "compaction" in body:
@@ -202,6 +203,7 @@ def replay_frames(
                 yield f'{head}"agent_thought_chunk","content":{{"type":"text","text":{_json(body["thinking"])}}}{end}'
             if body.get("text"):
                 yield f'{head}"agent_message_chunk","content":{{"type":"text","text":{_json(body["text"])}}}{end}'
+            results = answers.get(index, {})
             for call in body.get("tool_calls", []):
                 call_id = call["id"]
                 result = results.get(call_id)
@@ -211,7 +213,7 @@ def replay_frames(
                     title = result.get("title", call["name"])
                     kind = result.get("kind", "other")
                     state = "failed" if result.get("is_error") else "completed"
-                if call_id in pending:
+                if index == pending_at and call_id in pending:
                     state = "pending"  # waiting for approval; asked again after load
                 text = (
                     f'{head}"tool_call","toolCallId":{_json(call_id)},"title":{_json(title)},'
@@ -240,11 +242,10 @@ def replay_updates(
     `tool_call` of the call it answers. Messages that were cancelled or interrupted
     carry `_meta.tether.status` so a client can mark them.
     """
-    results = {
-        body["tool_call_id"]: body for body, _status in bodies if body.get("role") == "tool"
-    }
+    answers = _results_by_step(bodies)
+    pending_at = _waiting_step(bodies, pending)
     updates: list[dict[str, Any]] = []
-    for body, status in bodies:
+    for index, (body, status) in enumerate(bodies):
         meta = {"_meta": {"tether": {"status": status}}} if status != "complete" else {}
         role = body.get("role")
         if role == "user" and "compaction" in body:
@@ -276,12 +277,41 @@ def replay_updates(
                         **meta,
                     }
                 )
+            results = answers.get(index, {})
             for call in body.get("tool_calls", []):
                 update = _replayed_call(call, results.get(call["id"]))
-                if call["id"] in pending:
+                if index == pending_at and call["id"] in pending:
                     update["status"] = "pending"  # waiting for approval; asked again after load
                 updates.append(update)
     return updates
+
+
+def _results_by_step(bodies: Sequence[tuple[dict[str, Any], str]]) -> dict[int, dict[str, dict[str, Any]]]:
+    """For each assistant message (by position), the results of its calls: the tool
+    messages after it, up to the next assistant message. Call ids are not unique across
+    a conversation (some local models and scripts reuse `call_0`), so a result answers
+    the call of its own step, never a later one of the same id."""
+    answers: dict[int, dict[str, dict[str, Any]]] = {}
+    current: dict[str, dict[str, Any]] | None = None
+    for index, (body, _status) in enumerate(bodies):
+        role = body.get("role")
+        if role == "assistant":
+            current = answers[index] = {}
+        elif role == "tool" and current is not None:
+            current[body["tool_call_id"]] = body
+    return answers
+
+
+def _waiting_step(bodies: Sequence[tuple[dict[str, Any], str]], pending: set[str] | frozenset[str]) -> int | None:
+    """The position of the assistant message whose calls wait for approval: the last
+    one naming a pending call (an earlier step may have used the same call id)."""
+    if not pending:
+        return None
+    for index in range(len(bodies) - 1, -1, -1):
+        body = bodies[index][0]
+        if body.get("role") == "assistant" and any(c["id"] in pending for c in body.get("tool_calls", [])):
+            return index
+    return None
 
 
 def _replayed_call(call: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
