@@ -470,6 +470,17 @@ def _list(snapshot: dict[str, Any], key: str, *, required: bool = True) -> list[
     return value
 
 
+def _present(obj: dict[str, Any], where: str, key: str, nullable: bool, default: Any) -> Any:
+    """The field's value, its default filled in when it is absent; a missing field
+    without a default is an error (None is returned as it is, for the caller)."""
+    if key not in obj and default is not _MISSING:
+        obj[key] = default
+    value = obj.get(key, _MISSING)
+    if value is _MISSING:
+        raise SnapshotError(f"{where}.{key} is missing")
+    return value
+
+
 def _field(
     obj: dict[str, Any],
     where: str,
@@ -479,13 +490,9 @@ def _field(
     nullable: bool = False,
     default: Any = _MISSING,
 ) -> None:
-    if key not in obj and default is not _MISSING:
-        obj[key] = default
-    value = obj.get(key, _MISSING)
+    value = _present(obj, where, key, nullable, default)
     if value is None and nullable:
         return
-    if value is _MISSING:
-        raise SnapshotError(f"{where}.{key} is missing")
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         expected = {str: "a string", int: "an integer", dict: "an object"}.get(kind, kind.__name__)
         raise SnapshotError(
@@ -496,13 +503,9 @@ def _field(
 def _number(
     obj: dict[str, Any], where: str, key: str, *, nullable: bool = False, default: Any = _MISSING
 ) -> None:
-    if key not in obj and default is not _MISSING:
-        obj[key] = default
-    value = obj.get(key, _MISSING)
+    value = _present(obj, where, key, nullable, default)
     if value is None and nullable:
         return
-    if value is _MISSING:
-        raise SnapshotError(f"{where}.{key} is missing")
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise SnapshotError(f"{where}.{key} must be a number (seconds since the epoch), not {_type(value)}")
 

@@ -349,28 +349,27 @@ function Client:load_session(session_id, cb)
   end)
 end
 
---- Stored sessions of this workspace, newest first. `cb(err, sessions)`.
-function Client:list_sessions(cb)
+--- Start the daemon if needed, ask `method`, and `cb(err, list)` with the result's
+--- `key` list (`{}` on errors).
+function Client:_list(method, params, key, cb)
   self:start(function(err)
     if err then
-      return cb(err)
+      return cb(err, {})
     end
-    self:request("session/list", { cwd = self.root }, function(rerr, result)
-      cb(rerr and (rerr.message or tostring(rerr)), result and result.sessions or {})
+    self:request(method, params, function(rerr, result)
+      cb(rerr and (rerr.message or tostring(rerr)), result and result[key] or {})
     end)
   end)
 end
 
+--- Stored sessions of this workspace, newest first. `cb(err, sessions)`.
+function Client:list_sessions(cb)
+  self:_list("session/list", { cwd = self.root }, "sessions", cb)
+end
+
 --- Full-text search over this workspace's sessions. `cb(err, hits)`.
 function Client:search(query, cb)
-  self:start(function(err)
-    if err then
-      return cb(err)
-    end
-    self:request("_tether/session/search", { query = query, cwd = self.root }, function(rerr, result)
-      cb(rerr and (rerr.message or tostring(rerr)), result and result.hits or {})
-    end)
-  end)
+  self:_list("_tether/session/search", { query = query, cwd = self.root }, "hits", cb)
 end
 
 --- Change the session's mode. `cb(err)`.
