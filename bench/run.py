@@ -7,8 +7,8 @@
 3. a 20,000-delta turn (4 characters each): first -> last character at a raw client
    reading as fast as it can, daemon CPU seconds (user+sys of the process), peak RSS
 
-The client is a raw stdio reader (framing + json.loads only), so the numbers are the
-daemon's. Nothing here is asserted; tests do not time things.
+The client is a raw stdio reader (framing + JSON decoding only, with the codec of the
+Python client library, tether_protocol._json), so the numbers are the daemon's. Nothing here is asserted; tests do not time things.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "protocol")]
 from tether_protocol._framing import LspFrameDecoder, encode_lsp  # noqa: E402
+from tether_protocol._json import dumps, loads  # noqa: E402
 
 
 class RawClient:
@@ -46,7 +47,7 @@ class RawClient:
             self.next_id += 1
             message["id"] = self.next_id
         assert self.proc.stdin is not None
-        self.proc.stdin.write(encode_lsp(json.dumps(message).encode()))
+        self.proc.stdin.write(encode_lsp(dumps(message)))
         return self.next_id
 
     def read(self) -> dict:
@@ -55,7 +56,7 @@ class RawClient:
             data = os.read(self.proc.stdout.fileno(), 1 << 20)
             if not data:
                 raise EOFError("daemon closed stdout")
-            self.queue.extend(json.loads(b) for b in self.decoder.feed(data))
+            self.queue.extend(loads(b) for b in self.decoder.feed(data))
         return self.queue.popleft()
 
     def until_id(self, msg_id: int) -> dict:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tether_protocol._framing import Framing, decoder_for, encoder_for
+from tether_protocol._json import dumps, loads
 
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
 NotificationHandler = Callable[[str, Any], None]
@@ -62,7 +62,7 @@ class JsonRpcPeer:
                 if not data:
                     break
                 for body in self._decoder.feed(data):
-                    self._dispatch(json.loads(body))
+                    self._dispatch(loads(body))
         finally:
             for method, future in self._pending.values():
                 if not future.done():
@@ -102,8 +102,7 @@ class JsonRpcPeer:
         self.send(reply)
 
     def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
-        self._writer.write(self._encode(body))
+        self._writer.write(self._encode(dumps(message)))
 
     def send_raw(self, data: bytes) -> None:
         self._writer.write(data)

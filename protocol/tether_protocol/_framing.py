@@ -8,6 +8,7 @@ Stdlib only: the daemon imports it on its start-up path.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -15,6 +16,8 @@ Framing = Literal["lsp", "ndjson"]
 
 _HEADER_END = b"\r\n\r\n"
 _MAX_HEADER = 8192
+# the header as clients write it (any other spelling takes the general path)
+_PLAIN_HEADER = re.compile(rb"Content-Length: ([0-9]{1,15})\r\n\r\n")
 
 
 class FramingError(Exception):
@@ -58,17 +61,21 @@ class LspFrameDecoder:
         pos = 0  # consumed so far; the buffer is compacted once per feed, not per frame
         try:
             while True:
-                end = buf.find(_HEADER_END, pos)
-                if end < 0:
-                    if len(buf) - pos > _MAX_HEADER:
-                        pos = len(buf)
-                        raise FramingError("header too long or not terminated by CRLF CRLF")
-                    return bodies
-                length = _content_length(bytes(buf[pos:end]))
-                start = end + len(_HEADER_END)
-                if length is None:
-                    pos = start
-                    raise FramingError("frame header has no valid Content-Length")
+                plain = _PLAIN_HEADER.match(buf, pos)  # one C call for what every client sends
+                if plain is not None:
+                    start, length = plain.end(), int(plain[1])
+                else:
+                    end = buf.find(_HEADER_END, pos)
+                    if end < 0:
+                        if len(buf) - pos > _MAX_HEADER:
+                            pos = len(buf)
+                            raise FramingError("header too long or not terminated by CRLF CRLF")
+                        return bodies
+                    length = _content_length(bytes(buf[pos:end]))
+                    start = end + len(_HEADER_END)
+                    if length is None:
+                        pos = start
+                        raise FramingError("frame header has no valid Content-Length")
                 if len(buf) - start < length:
                     return bodies
                 bodies.append(bytes(buf[start : start + length]))
@@ -88,7 +95,8 @@ def _content_length(header: bytes) -> int | None:
         if sep and name.strip().lower() == b"content-length":
             digits = value.strip()
             # int() would also take "1_0" and "+5"; a length is plain digits.
-            return int(digits) if digits.isdigit() and digits.isascii() else None
+            # (and more than 15 digits is no length: int() refuses 4,301 of them)
+            return int(digits) if digits.isdigit() and digits.isascii() and len(digits) <= 15 else None
     return None
 
 

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tether.server.updates import frame, replay_frames, replay_updates
+from tether.server.sessions import _READ_PAGE
+from tether.server.updates import PagedReplay, frame, replay_frames, replay_updates
 from tether.store import HistoryStore, MessageRecord, database_path
 
 _text = st.text(st.sampled_from('ab \n\t\0"\\é😀\u2028'), max_size=8) | st.text(
@@ -57,6 +58,23 @@ def test_the_replay_text_is_the_encoding_of_the_replay_updates(
 ) -> None:
     frames = [text.encode("utf-8") for text in replay_frames(session_id, history, pending)]
     assert frames == [frame(session_id, update) for update in replay_updates(history, pending=pending)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(history=_history, session_id=_text, cuts=st.lists(st.integers(0, 12), max_size=4))
+def test_a_replay_sent_while_the_history_is_read_is_the_whole_replay(
+    history: list[tuple[dict[str, Any], str]], session_id: str, cuts: list[int]
+) -> None:
+    """`session/load` replays page by page as it reads: pages cut anywhere (between a
+    call and its results too) give the same updates, in the same order."""
+    replay = PagedReplay(session_id)
+    frames: list[str] = []
+    start = 0
+    for cut in sorted(cuts) + [len(history)]:
+        frames.extend(replay.feed(history[start:cut]))
+        start = max(start, cut)
+    frames.extend(replay.finish())
+    assert frames == list(replay_frames(session_id, history))
 
 
 def _long_history(turns: int) -> list[tuple[str, list[tuple[dict[str, Any], str]]]]:
@@ -100,8 +118,9 @@ async def _store(home: Path, workspace: Path, session_id: str, turns: int) -> li
 async def test_a_long_history_is_replayed_whole_and_in_order_before_the_answer(
     spawn_daemon, workspace: Path, tether_home: Path, framing: str
 ) -> None:
-    stored = await _store(tether_home, workspace, "sess_long", 150)  # 600+ messages, ~1,000 updates
+    stored = await _store(tether_home, workspace, "sess_long", 300)  # 1,200+ messages, ~2,000 updates
     expected = json.loads(json.dumps(replay_updates(stored)))
+    assert len(stored) > _READ_PAGE  # read in more than one page, replayed while read
 
     daemon = await spawn_daemon(framing=framing)
     loaded = await daemon.client.load_session("sess_long", workspace)

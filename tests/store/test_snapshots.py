@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import math
 import sqlite3
 import tempfile
 import uuid
@@ -399,10 +400,12 @@ async def _round_trip(spec: dict[str, Any]) -> None:
         async with await HistoryStore.open(Path(folder) / "h.sqlite3") as store:
             sid = await _build(store, spec)
             first = await export_session(store, sid)
-            # the dump's text (the stored JSON spliced in) is the encoding of the snapshot
+            # the dump's text (the stored JSON spliced in) is the snapshot: the same values
+            # (not always the same bytes: a body orjson cannot write, with an integer over
+            # 64 bits, is written by the standard library, which spells 1e-05 otherwise)
             text = await export_session_json(store, sid)
             exported_at = json.loads(text)["exported_at"]
-            assert text == encode_json({**first, "exported_at": exported_at})
+            assert json.loads(text) == json.loads(encode_json({**first, "exported_at": exported_at}))
             # through JSON text, as a file or the wire carries it
             copy_id = await import_session(store, json.loads(json.dumps(first, ensure_ascii=False)))
             second = await export_session(store, copy_id)
@@ -440,16 +443,28 @@ def test_export_import_export_is_identical_but_for_ids(spec: dict[str, Any]) -> 
 async def test_the_dump_text_of_odd_stored_values_is_still_their_encoding(
     store: HistoryStore, db_path: Path
 ) -> None:
-    """Values the spliced text cannot take as stored (not JSON for SQLite, not a finite
-    number) are encoded as the dict path does; a body that is not JSON at all fails the same."""
+    """JSON has no NaN or infinity: a message holding them is stored with null, as
+    JavaScript's JSON.stringify writes them. A row an earlier version stored with `NaN`
+    in it (not JSON for SQLite) is encoded as the dict path does, as valid JSON; a body
+    that is not JSON at all fails the same either way."""
     await _sample(store)
     await store.begin_turn("s1", "t3", MessageRecord("user", {
         "role": "user", "content": [{"type": "text", "text": "odd"}], "x": float("nan"), "y": float("inf"),
     }))
+    text = await export_session_json(store, "s1")
+    assert '"x":null,"y":null' in text
+
+    with closing(sqlite3.connect(db_path)) as conn, conn:
+        conn.execute(
+            "UPDATE messages SET body = replace(body, '\"x\":null,\"y\":null', '\"x\":NaN,\"y\":Infinity')"
+            " WHERE session_id = 's1' AND seq = 6"
+        )
     first = await export_session(store, "s1")
+    assert math.isnan(first["messages"][-1]["body"]["x"])  # read back as the earlier version wrote it
     text = await export_session_json(store, "s1")
     assert text == encode_json({**first, "exported_at": json.loads(text)["exported_at"]})
-    assert '"x":NaN,"y":Infinity' in text
+    strict = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in the dump"))
+    assert strict["messages"][-1]["body"]["x"] is None and strict["messages"][-1]["body"]["y"] is None
 
     with closing(sqlite3.connect(db_path)) as conn, conn:
         conn.execute("UPDATE messages SET body = 'not json' WHERE session_id = 's1' AND seq = 6")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,29 @@ async def test_a_full_turn_reads_back_in_order(store: HistoryStore, session: str
     assert (finished.status, finished.stop_reason, finished.error) == ("cancelled", "cancelled", None)
     assert finished.finished_at is not None and finished.finished_at >= finished.started_at
     assert await store.get_report("t1") == {"steps": 2, "tokens": {"in": 10}}
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 8, 100])
+async def test_messages_read_a_page_at_a_time_are_all_the_messages(
+    store: HistoryStore, session: str, size: int
+) -> None:
+    await store.begin_turn(session, "t1", MessageRecord("user", {"text": "go"}))
+    await store.append_messages(session, "t1", [MessageRecord("assistant", {"text": f"part {i}"}) for i in range(6)])
+    pages = [page async for page in store.message_pages(session, size)]
+    assert all(0 < len(page) <= size for page in pages)
+    assert [m for page in pages for m in page] == await store.load_messages(session)  # 7 messages, in order
+
+
+async def test_leaving_the_pages_early_leaves_the_store_usable(store: HistoryStore, session: str) -> None:
+    await store.begin_turn(session, "t1", MessageRecord("user", {"text": "go"}))
+    await store.append_messages(session, "t1", [MessageRecord("assistant", {"text": f"part {i}"}) for i in range(6)])
+    async with contextlib.aclosing(store.message_pages(session, 2)) as pages:
+        async for first in pages:
+            break  # the next page is being read: dropped
+    assert [m.seq for m in first] == [0, 1]
+    assert await store.message_count(session) == 7
+    await store.append_messages(session, "t1", [MessageRecord("assistant", {"text": "more"})])
+    assert len(await store.load_messages(session)) == 8
 
 
 async def test_turns_number_from_one_and_reports_list_in_turn_order(

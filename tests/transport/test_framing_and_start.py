@@ -7,8 +7,12 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from daemon_harness import BASIC_SCRIPT, serve_command
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tether_protocol import LspFrameDecoder, NdjsonDecoder, detect_framing
+from tether_protocol._framing import FramingError
 
 
 def test_framing_is_told_from_the_first_bytes():
@@ -26,6 +30,40 @@ def test_lsp_decoder_handles_split_and_joined_frames():
     assert decoder.feed(frame[:10]) == []
     assert decoder.feed(frame[10:] + frame) == [body, body]
     assert decoder.pending == 0
+
+
+_HEADERS = [
+    b"Content-Length: %d\r\n\r\n",
+    b"content-length:%d\r\n\r\n",
+    b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n",
+    b"Content-Length:   %d  \r\nX-Other: 1\r\n\r\n",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    frames=st.lists(st.tuples(st.sampled_from(range(len(_HEADERS))), st.binary(max_size=40)), max_size=6),
+    cuts=st.lists(st.integers(0, 400), max_size=5),
+)
+def test_lsp_frames_of_any_header_spelling_cut_anywhere_decode_whole(
+    frames: list[tuple[int, bytes]], cuts: list[int]
+) -> None:
+    stream = b"".join(_HEADERS[h] % len(body) + body for h, body in frames)
+    decoder = LspFrameDecoder()
+    bodies: list[bytes] = []
+    start = 0
+    for cut in sorted(cuts) + [len(stream)]:
+        bodies += decoder.feed(stream[start:max(start, cut)])
+        start = max(start, cut)
+    assert bodies == [body for _h, body in frames]
+    assert decoder.pending == 0
+
+
+def test_a_length_of_too_many_digits_is_a_framing_error_and_reading_goes_on():
+    decoder = LspFrameDecoder()
+    with pytest.raises(FramingError, match="Content-Length"):
+        decoder.feed(b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n")
+    assert decoder.feed(b"Content-Length: 2\r\n\r\n{}") == [b"{}"]
 
 
 def test_ndjson_decoder_skips_blank_lines():

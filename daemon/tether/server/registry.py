@@ -19,7 +19,7 @@ from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
 from ..agent.history import is_compaction_summary, repair_pairing
 from ..agent.loop import MODEL_VISIBLE
 from ..agent.session import AgentSession
-from ..store import HistoryStore, SessionRecord, database_path
+from ..store import HistoryStore, MessageRecord, SessionRecord, database_path
 from ..tools.sandbox import WorkspaceSandbox
 from .watcher import WorkspaceWatcher
 
@@ -97,9 +97,17 @@ class SessionRegistry:
         """Make a stored session live again; returns it and its stored messages."""
         store, record = await self.find_stored(session_id, workspace)
         stored = await store.load_messages(session_id)
-        existing = self.live.get(session_id)
+        return self.make_live(store, record, workspace, stored), stored
+
+    def make_live(
+        self, store: HistoryStore, record: SessionRecord, workspace: Path, stored: list[MessageRecord]
+    ) -> AgentSession:
+        """The live session of a stored one whose messages (``stored``) have been read;
+        a live session running a turn stays as it is."""
+        existing = self.live.get(record.id)
         if existing is not None and existing.turn is not None:
-            return existing, stored
+            return existing
+        session_id = record.id
         session = AgentSession(
             session_id,
             workspace,
@@ -114,7 +122,7 @@ class SessionRegistry:
             if learned and session.ledger is not None:
                 session.ledger.restore(learned)
         self.live[session_id] = session
-        return session, stored
+        return session
 
     async def close_all(self) -> None:
         for watcher in self.watchers.values():

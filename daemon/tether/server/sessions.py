@@ -7,8 +7,10 @@ ACP's ordering rule holds by construction: nothing is sent for a session before 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,21 +22,46 @@ from tether_protocol._messages import (
     SetModeParams,
 )
 
+from ..store import HistoryStore, MessageRecord
+from ..transport.connection import Connection
 from ..transport.rpc import Route
 from .handshake import modes_state
 from .registry import check_workspace
-from .updates import replay_frames
+from .updates import PagedReplay, replay_frames
 
 if TYPE_CHECKING:
     from .app import TetherServer
 
 
-# Replayed updates per write while a session is loaded (~70 KB of a typical history).
+# Replayed updates per write while a session is loaded (~70 KB of a typical history),
+# and messages read per query while it is replayed.
 _REPLAY_BATCH = 256
+_READ_PAGE = 1024
 
 
 def iso(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
+    """Queue the frames in batches, letting the connection write each while the next
+    is built: the client reads the history while it is being replayed."""
+    while batch := list(itertools.islice(frames, _REPLAY_BATCH)):
+        conn.send_texts(batch)
+        await asyncio.sleep(0)
+
+
+async def replay_while_reading(conn: Connection, store: HistoryStore, session_id: str) -> list[MessageRecord]:
+    """Replay a session (with no approvals pending) while its messages are still being
+    read, a page at a time; returns them all."""
+    stored: list[MessageRecord] = []
+    replay = PagedReplay(session_id)
+    async with contextlib.aclosing(store.message_pages(session_id, _READ_PAGE)) as pages:
+        async for page in pages:
+            stored.extend(page)
+            await send_in_batches(conn, replay.feed([(m.body, m.status) for m in page]))
+    await send_in_batches(conn, replay.finish())
+    return stored
 
 
 def routes(server: TetherServer) -> list[Route]:
@@ -47,23 +74,24 @@ def routes(server: TetherServer) -> list[Route]:
 
     async def load(params: LoadSessionParams) -> dict[str, Any]:
         workspace = check_workspace(params.cwd)
-        session, stored = await registry.revive(params.session_id, workspace)
         conn = server.conn
         assert conn is not None
-        running = session.turn is not None
-        waiting = await session.store.waiting_turn(session.id) if not running else None
-        pending_ids = {c["id"] for c in waiting[1].get("calls", [])} if waiting else set()
-        frames = replay_frames(session.id, [(m.body, m.status) for m in stored], pending=pending_ids)
-        if running:
+        existing = registry.live.get(params.session_id)
+        if existing is not None and existing.turn is not None:
             # all at once: the running turn's own updates must come after the replay
-            conn.send_texts(frames)
+            session, stored = await registry.revive(params.session_id, workspace)
+            conn.send_texts(replay_frames(session.id, [(m.body, m.status) for m in stored]))
+            return {"modes": modes_state(session.mode)}
+        store, record = await registry.find_stored(params.session_id, workspace)
+        waiting = await store.waiting_turn(record.id)
+        if waiting is None:
+            stored = await replay_while_reading(conn, store, record.id)
         else:
-            # In batches, letting the connection write each while the next is built:
-            # the client reads the history while it is being replayed.
-            while batch := list(itertools.islice(frames, _REPLAY_BATCH)):
-                conn.send_texts(batch)
-                await asyncio.sleep(0)
-        if waiting is not None:
+            stored = await store.load_messages(record.id)
+            pending_ids = {c["id"] for c in waiting[1].get("calls", [])}
+            await send_in_batches(conn, replay_frames(record.id, [(m.body, m.status) for m in stored], pending_ids))
+        session = registry.make_live(store, record, workspace, stored)
+        if waiting is not None and session.turn is None:
             # After the load answer: ask again, and resume the turn where it stopped.
             asyncio.get_running_loop().call_soon(server.resume_waiting, session, *waiting)
         return {"modes": modes_state(session.mode)}

@@ -233,6 +233,35 @@ def replay_frames(
                     )
 
 
+class PagedReplay:
+    """``replay_frames`` of a session read a page at a time, sent as soon as it can be:
+    the concatenated output of ``feed`` for each page and then ``finish`` is
+    ``replay_frames`` of all of them (a test holds them together). An assistant
+    message's tool results follow it, maybe in the next page, so the replay holds back
+    from the last assistant message on. Not for a session with pending approvals (the
+    waiting step is the last one naming them: only known at the end)."""
+
+    __slots__ = ("session_id", "_held")
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._held: list[tuple[dict[str, Any], str]] = []
+
+    def feed(self, page: Sequence[tuple[dict[str, Any], str]]) -> Iterator[str]:
+        bodies = self._held + list(page)
+        cut = len(bodies)
+        for index in range(len(bodies) - 1, -1, -1):
+            if bodies[index][0].get("role") == "assistant":
+                cut = index
+                break
+        self._held = bodies[cut:]
+        return replay_frames(self.session_id, bodies[:cut])
+
+    def finish(self) -> Iterator[str]:
+        bodies, self._held = self._held, []
+        return replay_frames(self.session_id, bodies)
+
+
 def replay_updates(
     bodies: list[tuple[dict[str, Any], str]], pending: set[str] | frozenset[str] = frozenset()
 ) -> list[dict[str, Any]]:

@@ -10,10 +10,11 @@ through ``delete_session``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -276,11 +277,28 @@ class HistoryStore:
         rows = await self._db.read(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         )
-        bodies = decode_bodies([row[1] for row in rows])
-        return [
-            MessageRecord(role, body, status, seq, turn_id, created_at)
-            for (role, _text, status, seq, turn_id, created_at), body in zip(rows, bodies)
-        ]
+        return _records(rows)
+
+    async def message_pages(self, session_id: str, size: int = 1024) -> AsyncIterator[list[MessageRecord]]:
+        """``load_messages`` a page of ``size`` at a time, in order; the next page is read
+        (in the connection's thread) while the caller works on this one. Close it with
+        ``contextlib.aclosing`` when leaving early. Pages are separate reads: messages
+        added meanwhile at the end are included, as a later read would see them."""
+        select = f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ?"
+        first = f"{select} ORDER BY seq LIMIT {size:d}"
+        after = f"{select} AND seq > ? ORDER BY seq LIMIT {size:d}"
+        reading: asyncio.Future[list[Any]] | None = asyncio.ensure_future(self._db.read(first, (session_id,)))
+        try:
+            while reading is not None:
+                rows = await reading
+                reading = None
+                if len(rows) == size:  # maybe more (seq is the 4th column)
+                    reading = asyncio.ensure_future(self._db.read(after, (session_id, rows[-1][3])))
+                if rows:
+                    yield _records(rows)
+        finally:
+            if reading is not None:
+                reading.cancel()
 
     async def message_count(self, session_id: str) -> int:
         rows = await self._db.read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))
@@ -304,6 +322,16 @@ class HistoryStore:
             (session_id,),
         )
         return [decode_json(row[0]) for row in rows]
+
+
+def _records(rows: list[Any]) -> list[MessageRecord]:
+    """Rows of ``SELECT role, body, status, seq, turn_id, created_at`` as records, their
+    bodies decoded at once."""
+    bodies = decode_bodies([row[1] for row in rows])
+    return [
+        MessageRecord(role, body, status, seq, turn_id, created_at)
+        for (role, _text, status, seq, turn_id, created_at), body in zip(rows, bodies)
+    ]
 
 
 def _message_row(message: MessageRecord, now: float) -> turns.MessageRow:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tether.store.errors import StoreError
+from tether_protocol._json import dumps_text, loads
 
 __all__ = [
     "FINAL_TURN_STATUSES",
@@ -41,38 +41,15 @@ TURN_STATUSES = frozenset({"running", "complete", "cancelled", "interrupted", "e
 # what finish_turn accepts: every status except the one begin_turn sets
 FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}
 
-# Same output as json.dumps(obj, ensure_ascii=False, separators=(",", ":")),
-# minus building a fresh JSONEncoder on every call (json.dumps does that
-# whenever any keyword differs from the defaults).
-encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-def _acyclic_encoder() -> Callable[[Any], str]:
-    """``encode_json`` for values that cannot hold a reference cycle (parsed from JSON):
-    the C encoder ``JSONEncoder.encode`` builds on every call, built once, without the
-    cycle check. Checked against ``encode_json``, which is used on a Python that differs."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    public = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
-    try:
-        chunks = make(None, public.default, json.encoder.encode_basestring, None, ":", ",", False, False, True)  # type: ignore[misc]
-        join = "".join
-
-        def encode(value: Any) -> str:
-            return join(chunks(value, 0))
-
-        sample = {"a": [1, 2.5, None, True, float("nan"), "\u00e9\n\"\\"], "b": {}, "c": -0.0}
-        if encode(sample) == encode_json(sample):
-            return encode
-    except Exception:  # no C encoder, or another signature
-        pass
-    return public.encode
-
-
-encode_acyclic = _acyclic_encoder()
+# Compact, UTF-8 kept as is (tether_protocol._json: orjson, the standard library where
+# orjson refuses). `encode_acyclic` is the same function, kept as the name for values
+# parsed from JSON.
+encode_json = dumps_text
+encode_acyclic = dumps_text
 
 
 def decode_json(text: str) -> Any:
-    return json.loads(text)
+    return loads(text)
 
 
 def decode_bodies(texts: list[str]) -> list[Any]:
@@ -82,13 +59,13 @@ def decode_bodies(texts: list[str]) -> list[Any]:
     not make one value each."""
     if len(texts) > 1:
         try:
-            values = json.loads("[" + ",".join(texts) + "]")
+            values = loads("[" + ",".join(texts) + "]")
         except ValueError:
             pass
         else:
             if len(values) == len(texts):
                 return values  # type: ignore[no-any-return]
-    return [json.loads(text) for text in texts]
+    return [loads(text) for text in texts]
 
 
 def _until_nul(text: str) -> str:

@@ -12,7 +12,6 @@ messages (that is `rpc.py`).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import stat
@@ -28,6 +27,7 @@ from tether_protocol._framing import (
     detect_framing,
     encoder_for,
 )
+from tether_protocol._json import dumps, loads
 
 log = logging.getLogger("tether.transport")
 
@@ -37,11 +37,7 @@ _READ_SIZE = 1 << 16
 _HIGH_WATER = 1 << 18
 _LOW_WATER = 1 << 16
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-
-
-def encode_json(message: Any) -> bytes:
-    return _dumps(message).encode("utf-8", "replace")
+encode_json = dumps
 
 
 class Coalescer(Protocol):
@@ -143,7 +139,7 @@ class Connection:
             break
         for body in bodies:
             try:
-                message = json.loads(body)
+                message = loads(body)
             except (ValueError, RecursionError) as exc:
                 detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 self.send(_parse_error(f"parse error: the message is not valid JSON ({detail})"))
