@@ -118,28 +118,22 @@ async def test_imported_and_recovered_messages_are_indexed(db_path: Path, query:
         assert (hit.session_id, hit.role) == ("s1", "assistant")
 
 
-async def test_a_version_3_database_is_indexed_when_opened(db_path: Path, query: Query) -> None:
-    """History written before search existed becomes searchable on the first open."""
+async def _old_database(db_path: Path, version: int, bodies: list[tuple[str, str]]) -> None:
+    """A database as schema ``version`` left it: session 'old' ("Old talk"), turn 't' and
+    these (role, stored body text) messages, written through that version's migrations."""
     conn = await aiosqlite.connect(db_path, isolation_level=None)
     await schema.configure(conn)
     await conn.execute(schema._VERSION_TABLE)
     await conn.execute("BEGIN IMMEDIATE")
-    for version, migration in enumerate(schema.MIGRATIONS[:3], start=1):
+    for number, migration in enumerate(schema.MIGRATIONS[:version], start=1):
         await migration(conn)
-        await conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (version,))
+        await conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (number,))
     await conn.execute(
         "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) "
         "VALUES ('old', '/w', 'Old talk', 'ask', 1, 1)"
     )
     await conn.execute("INSERT INTO turns (id, session_id, seq, status, started_at) "
                        "VALUES ('t', 'old', 1, 'complete', 1)")
-    bodies = [
-        ("user", '{"role":"user","content":[{"type":"text","text":"where is the flamingo"}]}'),
-        ("assistant", '{"role":"assistant","text":"The flamingo is in zoo.py"}'),
-        ("tool", '{"role":"tool","tool_call_id":"c","content":"flamingo = Bird()"}'),
-        ("assistant", '{"role":"assistant","text":"","tool_calls":[]}'),
-        ("user", "not json at all"),
-    ]
     for seq, (role, body) in enumerate(bodies):
         await conn.execute(
             "INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) "
@@ -148,6 +142,17 @@ async def test_a_version_3_database_is_indexed_when_opened(db_path: Path, query:
         )
     await conn.execute("COMMIT")
     await conn.close()
+
+
+async def test_a_version_3_database_is_indexed_when_opened(db_path: Path, query: Query) -> None:
+    """History written before search existed becomes searchable on the first open."""
+    await _old_database(db_path, 3, [
+        ("user", '{"role":"user","content":[{"type":"text","text":"where is the flamingo"}]}'),
+        ("assistant", '{"role":"assistant","text":"The flamingo is in zoo.py"}'),
+        ("tool", '{"role":"tool","tool_call_id":"c","content":"flamingo = Bird()"}'),
+        ("assistant", '{"role":"assistant","text":"","tool_calls":[]}'),
+        ("user", "not json at all"),
+    ])
     assert "messages_fts" not in {row[0] for row in query("SELECT name FROM sqlite_master")}
 
     async with await HistoryStore.open(db_path) as store:
@@ -225,30 +230,10 @@ async def test_a_version_4_database_keeps_its_index_and_indexes_what_is_added(
     db_path: Path, query: Query
 ) -> None:
     """History indexed by v4's trigger stays found; what v5 adds is indexed once, by Python."""
-    conn = await aiosqlite.connect(db_path, isolation_level=None)
-    await schema.configure(conn)
-    await conn.execute(schema._VERSION_TABLE)
-    await conn.execute("BEGIN IMMEDIATE")
-    for version, migration in enumerate(schema.MIGRATIONS[:4], start=1):
-        await migration(conn)
-        await conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (version,))
-    await conn.execute(
-        "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) "
-        "VALUES ('old', '/w', 'Old talk', 'ask', 1, 1)"
-    )
-    await conn.execute("INSERT INTO turns (id, session_id, seq, status, started_at) "
-                       "VALUES ('t', 'old', 1, 'complete', 1)")
-    for seq, (role, body) in enumerate([
+    await _old_database(db_path, 4, [
         ("user", '{"role":"user","content":[{"type":"text","text":"where is the heron"}]}'),
         ("assistant", '{"role":"assistant","text":"The heron is in pond.py"}'),
-    ]):
-        await conn.execute(
-            "INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) "
-            "VALUES ('old', 't', ?, ?, ?, 1)",
-            (seq, role, body),
-        )
-    await conn.execute("COMMIT")
-    await conn.close()
+    ])
     assert query("SELECT COUNT(*) FROM messages_fts") == [(2,)]  # the v4 trigger's rows
 
     async with await HistoryStore.open(db_path) as store:

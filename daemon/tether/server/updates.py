@@ -17,15 +17,17 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ..store.records import encode_acyclic
+from tether_protocol._json import dumps_text
+
 from ..transport.connection import Connection, encode_json
 
 _PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
 
 # The connection's JSON encoding (compact, UTF-8 kept as is) as text, for the replay:
-# `_str` for strings (the C escaper), `_any` for the rest (stored bodies hold no cycles).
+# `_str` for strings (the C escaper; orjson escapes every string the same way), `_any`
+# for the rest.
 _str: Callable[[str], str] = json.encoder.encode_basestring
-_any = encode_acyclic
+_any = dumps_text
 
 
 def frame(session_id: str, update: dict[str, Any]) -> bytes:

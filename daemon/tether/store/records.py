@@ -27,7 +27,6 @@ __all__ = [
     "TurnRecord",
     "decode_bodies",
     "decode_json",
-    "encode_acyclic",
     "encode_json",
     "parse_session_cursor",
     "searchable_text",
@@ -42,14 +41,11 @@ TURN_STATUSES = frozenset({"running", "complete", "cancelled", "interrupted", "e
 FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}
 
 # Compact, UTF-8 kept as is (tether_protocol._json: orjson, the standard library where
-# orjson refuses). `encode_acyclic` is the same function, kept as the name for values
-# parsed from JSON.
+# orjson refuses)
 encode_json = dumps_text
-encode_acyclic = dumps_text
 
 
-def decode_json(text: str) -> Any:
-    return loads(text)
+decode_json = loads
 
 
 def decode_bodies(texts: list[str]) -> list[Any]:

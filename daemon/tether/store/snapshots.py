@@ -32,7 +32,6 @@ from tether.store.records import (
     MESSAGE_STATUSES,
     TURN_STATUSES,
     decode_json,
-    encode_acyclic,
     encode_json,
     searchable_text,
 )
@@ -79,13 +78,7 @@ async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]
     Read in dependency order (messages before the turns they name, reports filtered
     to those turns), so a turn committing meanwhile cannot make the snapshot invalid.
     """
-    sessions = await store.query(
-        "SELECT id, workspace, title, mode, created_at, updated_at, metadata FROM sessions WHERE id = ?",
-        (session_id,),
-    )
-    if not sessions:
-        raise StoreError(f"no session {session_id!r}")
-    sid, workspace, title, mode, created_at, updated_at, metadata = sessions[0]
+    session = await _session_of(store, session_id)
     messages = [
         {
             "seq": seq,
@@ -132,26 +125,14 @@ async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]
         )
         if turn_id in known
     ]
-    rules = [
-        {"kind": rule.tool_kind, "pattern": rule.pattern, "decision": rule.decision}
-        for rule in await store.rules.list()
-    ]
     return {
         "tether_snapshot": SNAPSHOT_VERSION,
         "exported_at": time.time(),
-        "session": {
-            "id": sid,
-            "workspace": workspace,
-            "title": title,
-            "mode": mode,
-            "created_at": created_at,
-            "updated_at": updated_at,
-            "metadata": decode_json(metadata),
-        },
+        "session": session,
         "turns": turns,
         "messages": messages,
         "reports": reports,
-        "rules": rules,
+        "rules": await _rules_of(store),
         "pending": pending,
     }
 
@@ -174,18 +155,12 @@ def _scalar(value: Any) -> str:
 
 
 async def export_session_json(store: HistoryStore, session_id: str) -> str:
-    """``encode_json(await export_session(store, session_id))``, the same text, built
-    without decoding and encoding again the stored JSON (bodies, reports, approvals): it
-    is spliced in as it is stored, which is how ``encode_json`` wrote it. A stored text
+    """``encode_json(await export_session(store, session_id))``, the same JSON value,
+    built without decoding and encoding again the stored JSON (bodies, reports,
+    approvals): it is spliced in as it is stored, as ``encode_json`` wrote it. A stored text
     SQLite does not take for JSON (a damaged row) falls back to ``export_session``.
     """
-    sessions = await store.query(
-        "SELECT id, workspace, title, mode, created_at, updated_at, metadata FROM sessions WHERE id = ?",
-        (session_id,),
-    )
-    if not sessions:
-        raise StoreError(f"no session {session_id!r}")
-    sid, workspace, title, mode, created_at, updated_at, metadata = sessions[0]
+    session = await _session_of(store, session_id)
     # `plain`: the row's values are what `encode_json` of the dict would spell as below
     # (role and status are plain words: the schema's CHECKs)
     rows = await store.query(
@@ -243,11 +218,23 @@ async def export_session_json(store: HistoryStore, session_id: str) -> str:
         for turn_id, report, _valid in report_rows
         if turn_id in known
     )
-    rules = [
-        {"kind": rule.tool_kind, "pattern": rule.pattern, "decision": rule.decision}
-        for rule in await store.rules.list()
-    ]
-    session = {
+    return (
+        f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
+        f'"session":{encode_json(session)},"turns":[{",".join(turns)}],"messages":[{messages}],'
+        f'"reports":[{reports}],"rules":{encode_json(await _rules_of(store))},"pending":{pending}}}'
+    )
+
+
+async def _session_of(store: HistoryStore, session_id: str) -> dict[str, Any]:
+    """The snapshot's ``session``; ``StoreError`` if there is none."""
+    rows = await store.query(
+        "SELECT id, workspace, title, mode, created_at, updated_at, metadata FROM sessions WHERE id = ?",
+        (session_id,),
+    )
+    if not rows:
+        raise StoreError(f"no session {session_id!r}")
+    sid, workspace, title, mode, created_at, updated_at, metadata = rows[0]
+    return {
         "id": sid,
         "workspace": workspace,
         "title": title,
@@ -256,11 +243,14 @@ async def export_session_json(store: HistoryStore, session_id: str) -> str:
         "updated_at": updated_at,
         "metadata": decode_json(metadata),
     }
-    return (
-        f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
-        f'"session":{encode_json(session)},"turns":[{",".join(turns)}],"messages":[{messages}],'
-        f'"reports":[{reports}],"rules":{encode_json(rules)},"pending":{pending}}}'
-    )
+
+
+async def _rules_of(store: HistoryStore) -> list[dict[str, Any]]:
+    """The snapshot's ``rules``: the workspace's approval rules."""
+    return [
+        {"kind": rule.tool_kind, "pattern": rule.pattern, "decision": rule.decision}
+        for rule in await store.rules.list()
+    ]
 
 
 # -- validation and upgrade -------------------------------------------------------
@@ -576,14 +566,14 @@ async def import_session(
     turn_rows = [
         (
             turn_map[t["id"]], t["seq"], t["status"], t["stop_reason"], t["started_at"],
-            t["finished_at"], t["error"], None if t["pending"] is None else encode_acyclic(t["pending"]),
+            t["finished_at"], t["error"], None if t["pending"] is None else encode_json(t["pending"]),
         )
         for t in turns
     ]
     message_rows = [
         (
             None if m["turn_id"] is None else turn_map[m["turn_id"]], m["seq"], m["role"],
-            encode_acyclic(m["body"]), m["status"], m["created_at"], searchable_text(m["role"], m["body"]),
+            encode_json(m["body"]), m["status"], m["created_at"], searchable_text(m["role"], m["body"]),
         )
         for m in checked["messages"]
     ]
@@ -591,7 +581,7 @@ async def import_session(
     report_rows = [
         (
             turn_map[r["turn_id"]], session_id,
-            encode_acyclic(_remap_report(r["report"], source["id"], session_id, r["turn_id"], turn_map)),
+            encode_json(_remap_report(r["report"], source["id"], session_id, r["turn_id"], turn_map)),
             finished[r["turn_id"]] or now,
         )
         for r in checked["reports"]

@@ -35,23 +35,25 @@ end
 
 --- Answer with one of the request's options (by kind), once.
 function Approval:answer(kind)
-  if self.finished then
-    return
+  if self:_finish() then
+    self.done({ outcome = { outcome = "selected", optionId = option_id(self.params, kind) } })
   end
-  self.finished = true
-  self:_close_ui()
-  self.on_finish()
-  self.done({ outcome = { outcome = "selected", optionId = option_id(self.params, kind) } })
 end
 
 --- The daemon no longer waits for this answer: close the question without answering.
 function Approval:withdraw()
+  self:_finish()
+end
+
+--- Close the question, once: true the first time.
+function Approval:_finish()
   if self.finished then
-    return
+    return false
   end
   self.finished = true
   self:_close_ui()
   self.on_finish()
+  return true
 end
 
 function Approval:_close_ui()
