@@ -36,7 +36,16 @@ class PromptTurn:
         self.request_id, self._future = client.peer.request_future(
             "session/prompt", {"sessionId": self.session.id, "prompt": self.prompt}
         )
-        self._future.add_done_callback(lambda _f: self._queue.put_nowait(_END))
+        self._future.add_done_callback(self._ended)
+
+    def _ended(self, future: asyncio.Future[Any]) -> None:
+        if not future.cancelled():
+            # the error stays for wait() to raise; fetched here, a turn nobody waits for
+            # (its daemon gone) is not reported as a "Future exception was never retrieved"
+            future.exception()
+        if self.session.client._turns.get(self.session.id) is self:
+            del self.session.client._turns[self.session.id]
+        self._queue.put_nowait(_END)
 
     def _push(self, update: dict[str, Any]) -> None:
         self.updates.append(update)
@@ -57,11 +66,7 @@ class PromptTurn:
     async def wait(self) -> dict[str, Any]:
         self.start()
         assert self._future is not None
-        try:
-            self.result = await self._future
-        finally:
-            if self.session.client._turns.get(self.session.id) is self:
-                del self.session.client._turns[self.session.id]
+        self.result = await self._future
         return self.result
 
     @property

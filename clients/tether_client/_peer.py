@@ -50,6 +50,8 @@ class JsonRpcPeer:
         self.on_request = on_request
         self.received: list[dict[str, Any]] = []  # errors with no id (parse errors) land here
         self._task: asyncio.Task[None] | None = None
+        # the daemon's requests being answered (held: the loop keeps only weak references)
+        self._answering: set[asyncio.Task[None]] = set()
         self.closed = asyncio.Event()
 
     def start(self) -> None:
@@ -68,12 +70,16 @@ class JsonRpcPeer:
                 if not future.done():
                     future.set_exception(ConnectionError(f"{method}: the daemon closed the connection"))
             self._pending.clear()
+            for task in self._answering:  # nobody is left to take the answers
+                task.cancel()
             self.closed.set()
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if "method" in message:
             if "id" in message:
-                asyncio.get_running_loop().create_task(self._answer(message))
+                task = asyncio.get_running_loop().create_task(self._answer(message))
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
             elif self.on_notification is not None:
                 self.on_notification(message["method"], message.get("params"))
             return

@@ -4,12 +4,15 @@ output is kept and shown as interrupted."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import signal
 import sqlite3
+import weakref
 from pathlib import Path
 
+import pytest
 from daemon_harness import EXAMPLES
 
 SCRIPT = EXAMPLES / "approvals.json"
@@ -121,3 +124,28 @@ async def test_a_live_daemons_waiting_turn_is_not_resumed_by_another_daemon(spaw
     await asyncio.sleep(0.5)
     assert second_user.prompts == []  # the first daemon still owns the turn
     assert "Hello from the sample workspace." in (workspace / "README.md").read_text()
+
+
+async def test_a_client_whose_daemon_dies_mid_turn_gets_a_clear_error_and_no_stray_warning(
+    spawn_daemon, workspace: Path
+):
+    user = User(never=True)
+    daemon = await spawn_daemon(script=SCRIPT)
+    daemon.client.peer.on_request = user.on_request
+    unhandled: list[dict] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _loop, context: unhandled.append(context))
+    waited = (await daemon.client.new_session(workspace)).prompt("edit the readme")
+    dropped = (await daemon.client.new_session(workspace)).prompt("edit the readme")
+    waited.start()
+    dropped.start()  # nobody waits for this one
+    await until(lambda: user.prompts and dropped.updates)
+    await kill9(daemon)
+
+    with pytest.raises(ConnectionError, match="session/prompt: the daemon closed the connection"):
+        await waited.wait()
+    gone = weakref.ref(dropped)
+    del dropped
+    gc.collect()
+    await asyncio.sleep(0)
+    assert gone() is None  # an ended turn is not kept by the client
+    assert [c["message"] for c in unhandled] == []  # its error was not left unretrieved

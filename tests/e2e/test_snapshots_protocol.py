@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -316,3 +317,54 @@ async def test_a_restored_copy_of_a_session_waiting_for_approval_does_not_wait(
         while not asked["second"]:
             await asyncio.sleep(0.02)
     assert [p["toolCall"]["toolCallId"] for p in asked["second"]] == ["call_edit"]
+
+
+async def test_a_session_waiting_for_an_edit_restored_into_another_folder_edits_there(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
+    """What the model has read is stored relative to the workspace: the session, restored
+    under its id into a copy of the workspace elsewhere, resumes its waiting edit there."""
+    asked: list[dict] = []
+
+    async def never_answers(method: str, params: dict):
+        asked.append(params)
+        await asyncio.Event().wait()
+
+    first = await spawn_daemon(script=EXAMPLES / "approvals.json")
+    first.client.peer.on_request = never_answers
+    session = await first.client.new_session(workspace)
+    session.prompt("edit the readme").start()
+    async with asyncio.timeout(15):
+        while not asked:
+            await asyncio.sleep(0.02)
+    snapshot = await first.client.request("_tether/session/dump", {"sessionId": session.id})
+    original = (workspace / "README.md").read_text()
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(workspace, elsewhere)
+
+    answered: list[str] = []
+
+    async def allows(method: str, params: dict):
+        answered.append(params["toolCall"]["toolCallId"])
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    second = await spawn_daemon(script=EXAMPLES / "approvals.json")
+    second.client.peer.on_request = allows
+    restored = await second.client.request(
+        "_tether/session/restore", {"snapshot": snapshot, "keepId": True, "cwd": str(elsewhere)}
+    )
+    assert restored["sessionId"] == session.id
+    loaded = await second.client.load_session(session.id, elsewhere)
+
+    def ended() -> list[dict]:
+        return [u for u in loaded.updates if u.get("_meta", {}).get("tether", {}).get("turnEnded")]
+
+    async with asyncio.timeout(15):
+        while not ended():
+            await asyncio.sleep(0.02)
+    assert answered == ["call_edit"]
+    edit = [u for u in loaded.updates if u.get("toolCallId") == "call_edit"]
+    assert edit[-1]["status"] == "completed", edit[-1]
+    assert ended()[-1]["_meta"]["tether"]["turnEnded"]["stopReason"] == "end_turn"
+    assert (elsewhere / "README.md").read_text() == "# Sample\n\nHello, edited by Tether.\n"
+    assert (workspace / "README.md").read_text() == original  # the original folder untouched

@@ -40,6 +40,34 @@ def test_forget_drops_a_file_or_everything_under_a_directory(root: Path) -> None
     ledger.forget(root / "never-seen")
 
 
+def test_stored_entries_are_relative_and_restore_into_another_workspace(
+    sandbox: WorkspaceSandbox, root: Path, tmp_path: Path
+) -> None:
+    ledger = ContentLedger(sandbox)
+    ledger.record(root / "src" / "a.py", "v1\n")
+    stored = ledger.stored_form({**ledger.snapshot(), str(root / "gone.py"): None})
+    assert set(stored) == {"src/a.py", "gone.py"} and stored["gone.py"] is None
+
+    other_root = tmp_path / "other"
+    (other_root / "src").mkdir(parents=True)
+    moved = ContentLedger(WorkspaceSandbox(other_root))
+    moved.restore(stored)
+    moved.check(other_root / "src" / "a.py", "v1\n")  # known there, with the same text
+    assert not moved.has_read(root / "src" / "a.py")
+
+
+def test_restore_keeps_old_absolute_entries_only_inside_the_workspace(
+    sandbox: WorkspaceSandbox, root: Path, tmp_path: Path
+) -> None:
+    """Sessions stored before entries were relative name files by absolute path."""
+    ledger = ContentLedger(sandbox)
+    outside = tmp_path / "elsewhere" / "b.py"
+    ledger.restore({str(root / "src" / "a.py"): "d1", str(outside): "d2"})
+    assert ledger.has_read(root / "src" / "a.py")
+    assert not ledger.has_read(outside)
+    assert set(ledger.stored_form(ledger.snapshot())) == {"src/a.py"}
+
+
 async def test_read_file_records_the_full_text_even_for_a_window(sandbox: WorkspaceSandbox, write, root: Path) -> None:
     text = "".join(f"{n}\n" for n in range(1, 100))
     write({"f.txt": "\ufeff" + text})

@@ -636,7 +636,7 @@ class AgentTurn:
             learned: dict[str, str | None] = {k: v for k, v in after.items() if ledger_before.get(k) != v}
             learned.update({k: None for k in ledger_before if k not in after})
             if learned:
-                message["ledger"] = learned
+                message["ledger"] = self.session.ledger.stored_form(learned)
         self._open_results[call.call_id] = message
         return ToolTiming(
             call.call_id,

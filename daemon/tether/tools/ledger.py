@@ -2,7 +2,8 @@
 
 Owns: `ContentLedger`, a `ReadLedger` that keeps the sha256 of the full text of every file
 the model read (or wrote), keyed by the resolved absolute path, and the refusal messages
-for never-read and stale files.
+for never-read and stale files. What is stored with a session (`stored_form`) names files
+relative to the workspace, so a session restored into another folder still knows them.
 Must not: read or write files, or decide which tools need a prior read (tools ask
 `has_read` and choose their own wording).
 
@@ -65,12 +66,31 @@ class ContentLedger:
             raise ToolError(f"'{rel}' changed since you read it, read it again")
 
     def snapshot(self) -> dict[str, str]:
-        """path -> digest, for storing what a tool call taught the ledger with its result."""
+        """path -> digest (absolute paths), to tell what a tool call taught the ledger."""
         return dict(self._digests)
 
+    def stored_form(self, entries: dict[str, str | None]) -> dict[str, str | None]:
+        """Entries of `snapshot` as a session stores them: workspace-relative posix paths
+        (as they are without a sandbox), so a session restored elsewhere still knows them."""
+        if self._sandbox is None:
+            return dict(entries)
+        relative = self._sandbox.relative
+        return {relative(Path(path)): digest for path, digest in entries.items()}
+
     def restore(self, digests: dict[str, str | None]) -> None:
-        """Re-learn stored entries (a revived session); None means "forgotten"."""
-        for key, digest in digests.items():
+        """Re-learn stored entries (a revived or restored session); None means "forgotten".
+        Relative paths are taken in this ledger's workspace; absolute ones (stored before
+        paths were relative) as they are, unless they are outside the workspace (stored
+        in another folder: no tool here can reach them)."""
+        for path, digest in digests.items():
+            if self._sandbox is None:
+                key = self._key(Path(path))
+            else:
+                key = self._key(Path(self._sandbox.absolute(path)))
+                try:
+                    self._sandbox.relative(Path(key))
+                except ToolError:
+                    continue
             if digest is None:
                 self._digests.pop(key, None)
             else:
