@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 import pytest
 
-from tether.store import HistoryStore
+from tether.store import HistoryStore, schema
 
 Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
+OldDatabase = Callable[[int, list[tuple[str, str]]], Awaitable[None]]
 
 
 @pytest.fixture
@@ -35,3 +37,36 @@ def query(db_path: Path) -> Query:
             return conn.execute(sql, params).fetchall()
 
     return run
+
+
+@pytest.fixture
+def old_database(db_path: Path) -> OldDatabase:
+    """``old_database(version, bodies)`` writes ``db_path`` as schema ``version`` left it:
+    session 'old' ("Old talk"), turn 't' and these (role, stored body text) messages,
+    written through that version's migrations."""
+
+    async def write(version: int, bodies: list[tuple[str, str]]) -> None:
+        conn = await aiosqlite.connect(db_path, isolation_level=None)
+        await schema.configure(conn)
+        await conn.execute(schema._VERSION_TABLE)
+        await conn.execute("BEGIN IMMEDIATE")
+        for number, migration in enumerate(schema.MIGRATIONS[:version], start=1):
+            await migration(conn)
+            await conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (number,))
+        await conn.execute(
+            "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) "
+            "VALUES ('old', '/w', 'Old talk', 'ask', 1, 1)"
+        )
+        await conn.execute(
+            "INSERT INTO turns (id, session_id, seq, status, started_at) VALUES ('t', 'old', 1, 'complete', 1)"
+        )
+        for seq, (role, body) in enumerate(bodies):
+            await conn.execute(
+                "INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) "
+                "VALUES ('old', 't', ?, ?, ?, 1)",
+                (seq, role, body),
+            )
+        await conn.execute("COMMIT")
+        await conn.close()
+
+    return write

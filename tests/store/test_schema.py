@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,15 +12,17 @@ import pytest
 
 from tether.store import HistoryStore, StoreError, latest_version, schema
 
+from .conftest import OldDatabase
+
 Query = Callable[..., list[Any]]
-LATEST = latest_version()  # 5: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python
+LATEST = latest_version()  # 6: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python, v6 CHECKs without IN lists
 ALL = list(range(1, LATEST + 1))
 
 
 async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Query) -> None:
     assert query("PRAGMA journal_mode") == [("wal",)]
     assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
-    assert store.schema_version == LATEST == 5
+    assert store.schema_version == LATEST == 6
     assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "schema_version", "sessions", "turns", "messages", "run_reports", "approval_rules",
     }
@@ -148,3 +151,61 @@ async def test_a_version_1_database_is_migrated_to_the_current_schema(db_path: P
         rule = await store.rules.add("execute", "npm test", "allow")
         assert [r.pattern for r in await store.rules.list()] == ["npm test"]
         assert await store.rules.delete(rule.id) and await store.rules.list() == []
+
+
+@pytest.mark.parametrize("version", [0, *ALL[:-1]])
+async def test_every_schema_keeps_refusing_unknown_roles_and_statuses(
+    version: int, db_path: Path, query: Query, old_database: OldDatabase
+) -> None:
+    """v6 spells the CHECKs of roles and statuses as OR chains (faster to evaluate):
+    from every earlier version, and on a new database, they refuse and accept as before."""
+    if version:
+        await old_database(version, [("user", '{"role":"user","content":[]}')])
+    async with await HistoryStore.open(db_path) as store:
+        assert store.schema_version == LATEST
+    if not version:
+        query("INSERT INTO sessions (id, workspace, mode, created_at, updated_at) VALUES ('old', '/w', 'ask', 1, 1)")
+        query("INSERT INTO turns (id, session_id, seq, status, started_at) VALUES ('t', 'old', 1, 'complete', 1)")
+    insert_message = "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at) VALUES ('old', 't', ?, ?, '{}', ?, 1)"
+    for seq, (role, status) in enumerate([("robot", "complete"), ("user", "done"), ("USER", "complete"), ("user", None)], 10):
+        with pytest.raises(sqlite3.IntegrityError):
+            query(insert_message, (seq, role, status))
+    for seq, role in enumerate(("user", "assistant", "tool", "system"), 20):
+        for status in ("complete", "incomplete", "cancelled", "interrupted", "error"):
+            query(insert_message, (seq, role, status))
+            query("DELETE FROM messages WHERE seq = ?", (seq,))
+    insert_turn = "INSERT INTO turns (id, session_id, seq, status, started_at) VALUES (?, 'old', ?, ?, 1)"
+    with pytest.raises(sqlite3.IntegrityError):
+        query(insert_turn, ("t-bad", 5, "paused"))
+    for seq, status in enumerate(("running", "complete", "cancelled", "interrupted", "error"), 6):
+        query(insert_turn, (f"t{seq}", seq, status))
+    assert query("PRAGMA integrity_check") == [("ok",)]
+    assert query("SELECT count(*) FROM messages WHERE session_id = 'old' AND seq < 10") == [(1 if version else 0,)]
+    tables = dict(query("SELECT name, sql FROM sqlite_master WHERE name IN ('messages', 'turns')"))
+    assert " IN (" not in tables["messages"] + tables["turns"]
+
+
+async def test_where_sqlite_refuses_schema_edits_v6_keeps_the_in_lists(db_path: Path, query: Query) -> None:
+    """A SQLite built in defensive mode refuses writes to sqlite_master: v6 then leaves
+    the tables as they are (same rows accepted, only slower) instead of failing the open."""
+    conn = await aiosqlite.connect(db_path, isolation_level=None)
+    await schema.configure(conn)
+    await conn.execute("BEGIN IMMEDIATE")
+    for migration in schema.MIGRATIONS[:5]:
+        await migration(conn)
+    real_execute = conn.execute
+
+    def defensive_execute(sql: str, *args: Any):
+        if sql.startswith("UPDATE sqlite_master"):
+            raise sqlite3.OperationalError("table sqlite_master may not be modified")
+        return real_execute(sql, *args)
+
+    conn.execute = defensive_execute  # type: ignore[method-assign]
+    await schema.MIGRATIONS[5](conn)
+    conn.execute = real_execute  # type: ignore[method-assign]
+    await conn.execute("COMMIT")
+    assert list(await conn.execute_fetchall("PRAGMA writable_schema")) == [(0,)]
+    await conn.close()
+    tables = dict(query("SELECT name, sql FROM sqlite_master WHERE name IN ('messages', 'turns')"))
+    assert "CHECK (role IN ('user', 'assistant', 'tool', 'system'))" in tables["messages"]
+    assert query("PRAGMA integrity_check") == [("ok",)]

@@ -19,6 +19,8 @@ from tether.store import HistoryStore, MessageRecord, export_session, import_ses
 from tether.store.records import searchable_text
 from tether.store.search import Hit, literal_query, search
 
+from .conftest import OldDatabase
+
 Query = Callable[..., list[Any]]
 
 
@@ -118,35 +120,11 @@ async def test_imported_and_recovered_messages_are_indexed(db_path: Path, query:
         assert (hit.session_id, hit.role) == ("s1", "assistant")
 
 
-async def _old_database(db_path: Path, version: int, bodies: list[tuple[str, str]]) -> None:
-    """A database as schema ``version`` left it: session 'old' ("Old talk"), turn 't' and
-    these (role, stored body text) messages, written through that version's migrations."""
-    conn = await aiosqlite.connect(db_path, isolation_level=None)
-    await schema.configure(conn)
-    await conn.execute(schema._VERSION_TABLE)
-    await conn.execute("BEGIN IMMEDIATE")
-    for number, migration in enumerate(schema.MIGRATIONS[:version], start=1):
-        await migration(conn)
-        await conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (number,))
-    await conn.execute(
-        "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) "
-        "VALUES ('old', '/w', 'Old talk', 'ask', 1, 1)"
-    )
-    await conn.execute("INSERT INTO turns (id, session_id, seq, status, started_at) "
-                       "VALUES ('t', 'old', 1, 'complete', 1)")
-    for seq, (role, body) in enumerate(bodies):
-        await conn.execute(
-            "INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) "
-            "VALUES ('old', 't', ?, ?, ?, 1)",
-            (seq, role, body),
-        )
-    await conn.execute("COMMIT")
-    await conn.close()
-
-
-async def test_a_version_3_database_is_indexed_when_opened(db_path: Path, query: Query) -> None:
+async def test_a_version_3_database_is_indexed_when_opened(
+    db_path: Path, query: Query, old_database: OldDatabase
+) -> None:
     """History written before search existed becomes searchable on the first open."""
-    await _old_database(db_path, 3, [
+    await old_database(3, [
         ("user", '{"role":"user","content":[{"type":"text","text":"where is the flamingo"}]}'),
         ("assistant", '{"role":"assistant","text":"The flamingo is in zoo.py"}'),
         ("tool", '{"role":"tool","tool_call_id":"c","content":"flamingo = Bird()"}'),
@@ -227,17 +205,17 @@ def test_the_indexed_text_is_what_schema_v4_indexed(message: tuple[str, dict[str
 
 
 async def test_a_version_4_database_keeps_its_index_and_indexes_what_is_added(
-    db_path: Path, query: Query
+    db_path: Path, query: Query, old_database: OldDatabase
 ) -> None:
     """History indexed by v4's trigger stays found; what v5 adds is indexed once, by Python."""
-    await _old_database(db_path, 4, [
+    await old_database(4, [
         ("user", '{"role":"user","content":[{"type":"text","text":"where is the heron"}]}'),
         ("assistant", '{"role":"assistant","text":"The heron is in pond.py"}'),
     ])
     assert query("SELECT COUNT(*) FROM messages_fts") == [(2,)]  # the v4 trigger's rows
 
     async with await HistoryStore.open(db_path) as store:
-        assert store.schema_version == latest_version() == 5
+        assert store.schema_version == latest_version() == 6
         assert [h.message_seq for h in await search(store, "heron")] == [0, 1]
         await _conversation(store, "new", "New talk", "any heron here?", "one heron", "heron.txt")
         copy_id = await import_session(store, await export_session(store, "old"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
@@ -19,7 +20,7 @@ from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
 from ..agent.history import is_compaction_summary, repair_pairing
 from ..agent.loop import MODEL_VISIBLE
 from ..agent.session import AgentSession
-from ..store import HistoryStore, MessageRecord, SessionRecord, database_path
+from ..store import HistoryStore, MessageView, SessionRecord, database_path
 from ..tools.sandbox import WorkspaceSandbox
 from .watcher import WorkspaceWatcher
 
@@ -97,10 +98,10 @@ class SessionRegistry:
         """Make a stored session live again; returns it and its stored messages."""
         store, record = await self.find_stored(session_id, workspace)
         stored = await store.load_messages(session_id)
-        return self.make_live(store, record, workspace, stored), stored
+        return self.make_live(store, record, workspace, [(m.role, m.body, m.status) for m in stored]), stored
 
     def make_live(
-        self, store: HistoryStore, record: SessionRecord, workspace: Path, stored: list[MessageRecord]
+        self, store: HistoryStore, record: SessionRecord, workspace: Path, stored: Sequence[MessageView]
     ) -> AgentSession:
         """The live session of a stored one whose messages (``stored``) have been read;
         a live session running a turn stays as it is."""
@@ -117,8 +118,8 @@ class SessionRegistry:
             title=record.title,
             messages=model_view(stored),
         )
-        for message in stored:  # what the model had read, before the daemon restarted
-            learned = message.body.get("ledger") if message.role == "tool" else None
+        for role, body, _status in stored:  # what the model had read, before the daemon restarted
+            learned = body.get("ledger") if role == "tool" else None
             if learned and session.ledger is not None:
                 session.ledger.restore(learned)
         self.live[session_id] = session
@@ -132,11 +133,11 @@ class SessionRegistry:
         self._stores.clear()
 
 
-def model_view(stored: list) -> list[dict]:
+def model_view(stored: Sequence[MessageView]) -> list[dict]:
     """What the model sees of a stored session: from the last compaction summary on,
     without broken output, with tool calls and results paired (a crash can leave a call
     without its result)."""
-    bodies = [m.body for m in stored if m.status in MODEL_VISIBLE]
+    bodies = [body for _role, body, status in stored if status in MODEL_VISIBLE]
     for index in range(len(bodies) - 1, -1, -1):
         if is_compaction_summary(bodies[index]):
             bodies = bodies[index:]

@@ -22,7 +22,7 @@ from tether_protocol._messages import (
     SetModeParams,
 )
 
-from ..store import HistoryStore, MessageRecord
+from ..store import HistoryStore, MessageView
 from ..transport.connection import Connection
 from ..transport.rpc import Route
 from .handshake import modes_state
@@ -51,15 +51,15 @@ async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
         await asyncio.sleep(0)
 
 
-async def replay_while_reading(conn: Connection, store: HistoryStore, session_id: str) -> list[MessageRecord]:
+async def replay_while_reading(conn: Connection, store: HistoryStore, session_id: str) -> list[MessageView]:
     """Replay a session (with no approvals pending) while its messages are still being
     read, a page at a time; returns them all."""
-    stored: list[MessageRecord] = []
+    stored: list[MessageView] = []
     replay = PagedReplay(session_id)
     async with contextlib.aclosing(store.message_pages(session_id, _READ_PAGE)) as pages:
         async for page in pages:
             stored.extend(page)
-            await send_in_batches(conn, replay.feed([(m.body, m.status) for m in page]))
+            await send_in_batches(conn, replay.feed([(body, status) for _role, body, status in page]))
     await send_in_batches(conn, replay.finish())
     return stored
 
@@ -87,9 +87,9 @@ def routes(server: TetherServer) -> list[Route]:
         if waiting is None:
             stored = await replay_while_reading(conn, store, record.id)
         else:
-            stored = await store.load_messages(record.id)
+            stored = [(m.role, m.body, m.status) for m in await store.load_messages(record.id)]
             pending_ids = {c["id"] for c in waiting[1].get("calls", [])}
-            await send_in_batches(conn, replay_frames(record.id, [(m.body, m.status) for m in stored], pending_ids))
+            await send_in_batches(conn, replay_frames(record.id, [(body, status) for _role, body, status in stored], pending_ids))
         session = registry.make_live(store, record, workspace, stored)
         if waiting is not None and session.turn is None:
             # After the load answer: ask again, and resume the turn where it stopped.

@@ -19,6 +19,7 @@ from tether.store.records import (
     MESSAGE_STATUSES,
     TURN_STATUSES,
     MessageRecord,
+    MessageView,
     SessionRecord,
     TurnRecord,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "Hit",
     "HistoryStore",
     "MessageRecord",
+    "MessageView",
     "RuleRecord",
     "SessionRecord",
     "SnapshotError",

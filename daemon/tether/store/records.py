@@ -23,6 +23,7 @@ __all__ = [
     "MESSAGE_STATUSES",
     "TURN_STATUSES",
     "MessageRecord",
+    "MessageView",
     "SessionRecord",
     "TurnRecord",
     "decode_bodies",
@@ -117,6 +118,10 @@ class SessionRecord:
         """From ``SELECT id, workspace, title, mode, created_at, updated_at, metadata``."""
         id_, workspace, title, mode, created_at, updated_at, metadata = row
         return cls(id_, workspace, title, mode, created_at, updated_at, decode_json(metadata))
+
+
+# A stored message as showing it again needs it: (role, body, status).
+MessageView = tuple[str, dict[str, Any], str]
 
 
 @dataclass(slots=True)
