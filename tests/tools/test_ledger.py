@@ -66,6 +66,7 @@ def test_restore_keeps_old_absolute_entries_only_inside_the_workspace(
     assert ledger.has_read(root / "src" / "a.py")
     assert not ledger.has_read(outside)
     assert set(ledger.stored_form(ledger.snapshot())) == {"src/a.py"}
+    assert ledger.stored_form({str(outside): "d2"}) == {str(outside): "d2"}  # kept as it is
 
 
 async def test_read_file_records_the_full_text_even_for_a_window(sandbox: WorkspaceSandbox, write, root: Path) -> None:

@@ -74,8 +74,13 @@ class ContentLedger:
         (as they are without a sandbox), so a session restored elsewhere still knows them."""
         if self._sandbox is None:
             return dict(entries)
-        relative = self._sandbox.relative
-        return {relative(Path(path)): digest for path, digest in entries.items()}
+        stored: dict[str, str | None] = {}
+        for path, digest in entries.items():
+            try:
+                stored[self._sandbox.relative(Path(path))] = digest
+            except ToolError:  # not in the workspace (cannot happen through the tools)
+                stored[path] = digest
+        return stored
 
     def restore(self, digests: dict[str, str | None]) -> None:
         """Re-learn stored entries (a revived or restored session); None means "forgotten".
