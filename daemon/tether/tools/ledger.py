@@ -70,17 +70,10 @@ class ContentLedger:
         return dict(self._digests)
 
     def stored_form(self, entries: dict[str, str | None]) -> dict[str, str | None]:
-        """Entries of `snapshot` as a session stores them: workspace-relative posix paths
-        (as they are without a sandbox), so a session restored elsewhere still knows them."""
-        if self._sandbox is None:
-            return dict(entries)
-        stored: dict[str, str | None] = {}
-        for path, digest in entries.items():
-            try:
-                stored[self._sandbox.relative(Path(path))] = digest
-            except ToolError:  # not in the workspace (cannot happen through the tools)
-                stored[path] = digest
-        return stored
+        """Entries of `snapshot` as a session stores them: named as messages name files
+        (workspace-relative posix paths; absolute outside the workspace or without a
+        sandbox), so a session restored elsewhere still knows them."""
+        return {self._name(Path(path)): digest for path, digest in entries.items()}
 
     def restore(self, digests: dict[str, str | None]) -> None:
         """Re-learn stored entries (a revived or restored session); None means "forgotten".
