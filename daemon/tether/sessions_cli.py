@@ -188,6 +188,8 @@ async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None)
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except OSError as exc:
         return _fail(f"cannot read {args.file}: {exc.strerror or exc}", USAGE)
+    if not raw.strip():  # e.g. a dump whose redirect was left empty by an error
+        return _fail(f"{args.file} is empty: expected a snapshot written by `tether sessions dump`", USAGE)
     try:
         snapshot = check_snapshot(json.loads(raw))
     except ValueError as exc:  # json.JSONDecodeError

@@ -13,7 +13,8 @@ from typing import Any
 import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tether.agent.loop import AgentTurn, TurnServices, new_turn_id
+from tether.agent.loop import AgentTurn, TurnServices
+from tether.store import new_turn_id
 from tether.agent.session import ActiveTurn, AgentSession
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.providers.scripted import ScriptedProvider

@@ -145,6 +145,9 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     bad.write_text("{not json")
     result = _sessions("restore", str(bad), env=daemon_env, cwd=workspace)
     assert result.returncode == 2 and "is not JSON" in result.stderr
+    bad.write_text("\n")  # `tether sessions dump nope > bad.json` leaves it empty
+    result = _sessions("restore", str(bad), env=daemon_env, cwd=workspace)
+    assert result.returncode == 2 and "bad.json is empty" in result.stderr and "sessions dump" in result.stderr
     bad.write_text(json.dumps({"tether_snapshot": 9}))
     result = _sessions("restore", str(bad), env=daemon_env, cwd=workspace)
     assert result.returncode == 2

@@ -26,6 +26,7 @@ from tether.store import (
     export_session,
     fork_session,
     import_session,
+    search,
 )
 from tether.store import snapshots
 from tether.store.records import encode_json
@@ -117,6 +118,29 @@ async def test_import_with_a_new_id_maps_turn_ids_everywhere(store: HistoryStore
     assert turn.seq == 3 and [m.seq for m in await store.load_messages(new_id)][-1] == 6
     # and the original is untouched
     assert (await export_session(store, "s1"))["turns"] == snap["turns"]
+
+
+@pytest.mark.parametrize("gaps", [False, True], ids=["ids in a row", "ids with gaps"])
+async def test_a_restored_session_is_searchable_at_its_own_messages(store: HistoryStore, gaps: bool) -> None:
+    """The search index rows of a restore name the messages they index: whether the new
+    messages got ids in a row (as SQLite numbers one INSERT) or with gaps (here: a trigger
+    that writes a message of another session after each one)."""
+    await _sample(store)
+    snap = await export_session(store, "s1")
+    if gaps:
+        await store.transaction(lambda conn: conn.execute(
+            "CREATE TEMP TRIGGER skip_ids AFTER INSERT ON main.messages WHEN NEW.session_id <> 's1' BEGIN"
+            " INSERT INTO messages (session_id, seq, role, body, created_at)"
+            " VALUES ('s1', NEW.id + 1000, 'system', '{}', 0); END"
+        ))
+    new_id = await import_session(store, snap)
+    rows = await store.query("SELECT id FROM messages WHERE session_id = ? ORDER BY seq", (new_id,))
+    ids = [row[0] for row in rows]
+    assert (ids[-1] - ids[0] + 1 > len(ids)) is gaps
+
+    for words, seq in (("README", 0), ("Sample", 2), ("hello", 3), ("delete", 4)):
+        hits = [(h.message_seq, h.snippet) for h in await search(store, words) if h.session_id == new_id]
+        assert len(hits) == 1 and hits[0][0] == seq and f"[[{words}]]" in hits[0][1], (words, hits)
 
 
 async def test_keep_id_refuses_an_existing_session_and_works_elsewhere(

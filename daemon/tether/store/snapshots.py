@@ -33,6 +33,7 @@ from tether.store.records import (
     TURN_STATUSES,
     decode_json,
     encode_json,
+    new_turn_ids,
     searchable_text,
 )
 
@@ -63,10 +64,6 @@ class SnapshotError(StoreError):
 
 def new_session_id() -> str:
     return "sess_" + uuid.uuid4().hex
-
-
-def _new_turn_id() -> str:
-    return "turn_" + uuid.uuid4().hex[:16]
 
 
 # -- export -----------------------------------------------------------------------
@@ -551,7 +548,8 @@ async def import_session(
     session_id = source["id"] if keep_id else (new_id or new_session_id())
     fresh = session_id != source["id"]
     turns = _stop_running(checked["turns"], checked["messages"]) if fresh else checked["turns"]
-    turn_map = {t["id"]: (_new_turn_id() if fresh else t["id"]) for t in turns}
+    fresh_ids = new_turn_ids(len(turns)) if fresh else [t["id"] for t in turns]
+    turn_map = {t["id"]: new for t, new in zip(turns, fresh_ids)}
     now = time.time()
 
     session_row = (
@@ -624,12 +622,26 @@ async def import_session(
             " SELECT ?, turn_id, seq, role, body, status, created_at FROM import_messages ORDER BY rowid",
             (session_id,),
         )
-        # the search index (schema v5: written by the store), by the ids the messages got
-        await conn.execute(
-            "INSERT INTO messages_fts (rowid, text) SELECT m.id, i.text FROM import_messages AS i"
-            " JOIN messages AS m ON m.session_id = ? AND m.seq = i.seq WHERE i.text IS NOT NULL ORDER BY m.id",
-            (session_id,),
+        # the search index (schema v5: written by the store), by the ids the messages got:
+        # one INSERT in our write transaction numbers them on from the table's largest id
+        # (AUTOINCREMENT), in import order, which is checked; else they are looked up by seq
+        # (30-60 ms more for 10,000 messages)
+        ((low, high, count),) = await conn.execute_fetchall(
+            "SELECT min(id), max(id), count(*) FROM messages WHERE session_id = ?", (session_id,)
         )
+        if count == len(message_rows) and count and high - low + 1 == count:
+            await conn.execute(
+                "INSERT INTO messages_fts (rowid, text) SELECT ? + rowid, text FROM import_messages"
+                " WHERE text IS NOT NULL ORDER BY rowid",
+                (low - 1,),
+            )
+        else:
+            await conn.execute(
+                "INSERT INTO messages_fts (rowid, text) SELECT m.id, i.text FROM import_messages AS i"
+                " JOIN messages AS m ON m.session_id = ? AND m.seq = i.seq WHERE i.text IS NOT NULL"
+                " ORDER BY m.id",
+                (session_id,),
+            )
         await conn.execute("DROP TABLE temp.import_turns")
         await conn.execute("DROP TABLE temp.import_messages")
         await conn.executemany(
