@@ -68,6 +68,16 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in ("serve", "acp"):
         return _serve(args, "ndjson" if args.command == "acp" else args.framing)
+    try:
+        return _command(args)
+    except BrokenPipeError:
+        # the reader went away (`tether sessions list | head -1`): stop quietly, as a
+        # command killed by SIGPIPE does, and let nothing else write to the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE
+
+
+def _command(args: argparse.Namespace) -> int:
     if args.command == "doctor":
         from .doctor import doctor_main
 
@@ -101,10 +111,14 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
         print(f"tether: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(
-        level=settings.log_level.upper(),
+        level=logging.WARNING,
         stream=sys.stderr,
         format="tether %(levelname)s %(name)s: %(message)s",
     )
+    # The chosen level is tether's own loggers'. Libraries stay at warnings: their debug
+    # lines carry what is sent and stored (aiosqlite logs every SQL parameter, so whole
+    # messages: a key pasted into a prompt, a .env file a tool read).
+    logging.getLogger("tether").setLevel(settings.log_level.upper())
     fds = take_stdio()
     early = EarlyStart()
     framing = None if framing_flag == "auto" else framing_flag

@@ -34,3 +34,30 @@ def test_a_workspace_outside_any_repository_uses_only_its_own_file(tmp_path: Pat
     (ws / "AGENTS.md").write_text("own file\n")
     text = project_instructions(ws)
     assert "own file" in text and "parent file" not in text
+
+
+def test_a_link_to_a_file_outside_the_repository_is_left_out(tmp_path: Path):
+    (tmp_path / "secret.txt").write_text("TOKEN=sk-outside\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "agents.md").write_text("Shared rules.\n")
+    ws = repo / "app"
+    ws.mkdir()
+    (repo / "AGENTS.md").symlink_to(repo / "docs" / "agents.md")  # inside: kept
+    (ws / "AGENTS.md").symlink_to(tmp_path / "secret.txt")
+    text = project_instructions(ws)
+    assert "Shared rules." in text and "sk-outside" not in text
+
+    plain = tmp_path / "plain"  # no repository: the workspace is the limit
+    plain.mkdir()
+    (plain / "AGENTS.md").symlink_to(repo / "docs" / "agents.md")
+    assert project_instructions(plain) == ""
+
+
+def test_a_huge_instruction_file_is_read_only_as_far_as_it_is_kept(tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("é" * 50_000 + "END")
+    text = project_instructions(ws)
+    assert "END" not in text and text.count("é") == 32_000

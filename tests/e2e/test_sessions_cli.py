@@ -180,3 +180,21 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     found = _sessions("search", "pelican", "--home", str(home), env=env, cwd=workspace)
     assert found.returncode == 0 and "[[pelican]]" in found.stdout
     assert _sessions("list", env=daemon_env, cwd=workspace).stdout == ""
+
+
+
+@pytest.mark.parametrize("action", ["list", "dump", "show", "search"])
+async def test_a_reader_that_went_away_ends_the_command_quietly(history, daemon_env, workspace: Path, action: str):
+    """`tether sessions dump ID | true`: no traceback, the exit status of a command
+    stopped by SIGPIPE. (The reader is gone before the command writes: it takes far
+    longer to start than the pipe takes to close.)"""
+    _daemon, (readme, _hello) = history
+    args = {"list": [], "dump": [readme], "show": [readme], "search": ["readme"]}[action]
+    with subprocess.Popen(
+        [sys.executable, "-m", "tether", "sessions", action, *args],
+        env=daemon_env, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        assert proc.wait(timeout=60) == 141
+        assert proc.stderr.read() == b""

@@ -77,6 +77,10 @@ async def test_fts_syntax_and_limits(store: HistoryStore) -> None:
     assert len(await search(store, "AND")) == 0
     assert len(await search(store, "app.test.js")) == 1
     assert await search(store, "   ") == []
+    # a NUL (which no indexed text holds) separates words, as a space would
+    assert await search(store, "\0") == []
+    assert len(await search(store, "\0npm\0test")) == 2
+    assert len(await search(store, '"npm\0')) == 2
     with pytest.raises(ValueError, match="limit must be between 1 and 200"):
         await search(store, "npm", limit=0)
 

@@ -10,6 +10,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from daemon_harness import kinds
 
 
@@ -94,11 +96,21 @@ async def test_many_frames_leave_in_few_writes(spawn_daemon, workspace: Path, tm
     assert stats["writes"] < stats["framesWritten"]
 
 
-async def test_message_bodies_are_not_logged_at_info(spawn_daemon, workspace: Path):
-    daemon = await spawn_daemon("--log-level", "info")
+@pytest.mark.parametrize("level", ["info", "debug"])
+async def test_message_bodies_are_not_logged(spawn_daemon, workspace: Path, level: str):
+    """Not what the user typed, nor what a tool read (a key in a file), even at debug:
+    there the libraries' own debug lines would carry every SQL parameter."""
+    (workspace / "README.md").write_text("# Sample\n\nAPI_KEY=sk-FILE-91c2e\n")
+    daemon = await spawn_daemon("--log-level", level)
     session = await daemon.client.new_session(workspace)
-    await session.prompt("hello MARKER-7f3a2").wait()
-    assert "MARKER-7f3a2" not in daemon.stderr()
+    turn = session.prompt("read the README, MARKER-7f3a2")
+    assert "sk-FILE-91c2e" in str([u async for u in turn])  # the file was read and shown
+    daemon.client.peer.notify("$/tether/noSuchNotification", {})
+    await daemon.client.new_session(workspace)  # the notification was handled before this answer
+    log = daemon.stderr()
+    assert "MARKER-7f3a2" not in log and "sk-FILE-91c2e" not in log
+    # tether's own lines are there at the level asked for
+    assert ("ignoring notification $/tether/noSuchNotification" in log) is (level == "debug")
 
 
 async def test_protocol_runs_on_private_fds_children_cannot_reach(spawn_daemon):

@@ -28,7 +28,11 @@ _MAX_INSTRUCTION_CHARS = 32_000
 
 def project_instructions(workspace: Path) -> str:
     """AGENTS.md at the workspace root and in parent folders up to the repository root
-    (the nearest folder with .git), outermost first, so the closest file has the last word."""
+    (the nearest folder with .git), outermost first, so the closest file has the last word.
+
+    A file that is a link to somewhere outside that repository (the workspace, outside
+    any repository) is left out: nothing outside reaches the model, as with the tools.
+    """
     found: list[Path] = []
     folder = workspace
     while True:
@@ -37,15 +41,22 @@ def project_instructions(workspace: Path) -> str:
             found.append(candidate)
         if (folder / ".git").exists() or folder.parent == folder:
             break
-        folder = folder.parent
-        if not (folder / ".git").exists() and not any((p / ".git").exists() for p in folder.parents):
+        parent = folder.parent
+        if not (parent / ".git").exists() and not any((p / ".git").exists() for p in parent.parents):
             break  # not inside a repository: only the workspace's own file counts
+        folder = parent
+    top = folder.resolve()
     parts = []
     for path in reversed(found):
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")[:_MAX_INSTRUCTION_CHARS]
-        except OSError:
+            real = path.resolve(strict=True)
+            if not real.is_relative_to(top):
+                continue
+            with real.open("rb") as file:  # at most what is kept, whatever the file's size
+                data = file.read(4 * _MAX_INSTRUCTION_CHARS)
+        except (OSError, RuntimeError):  # unreadable, or a loop of links
             continue
+        text = data.decode("utf-8", errors="replace")[:_MAX_INSTRUCTION_CHARS]
         parts.append(f"Project instructions from {path}:\n{text.strip()}")
     return "\n\n".join(parts)
 

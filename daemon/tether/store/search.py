@@ -52,6 +52,9 @@ async def search(store: HistoryStore, query: str, *, limit: int = 20) -> list[Hi
     """The best ``limit`` messages matching ``query`` (FTS5 syntax; literal words if it is not valid)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
+    # the index holds no NUL (text is indexed up to its first one), and FTS5 would end
+    # the query there, leaving an unterminated string
+    query = query.replace("\0", " ")
     if not query.strip():
         return []
     try:
