@@ -141,6 +141,13 @@ SOURCE_DEFAULT = "default"
 SOURCE_INIT_OPTIONS = "initializationOptions"
 
 
+def no_looser_mode(mode: str, limit: str) -> str:
+    """``mode``, or ``limit`` where ``mode`` is looser: the mode a session brought in from
+    elsewhere (a restored snapshot) keeps, so that it cannot grant itself more than the
+    settings grant a new session. Both must be mode ids (``MODES``)."""
+    return mode if _MODE_STRICTNESS.index(mode) >= _MODE_STRICTNESS.index(limit) else limit
+
+
 def _camel(key: str) -> str:
     head, *rest = key.split("_")
     return head + "".join(part.capitalize() for part in rest)

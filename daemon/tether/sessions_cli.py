@@ -181,6 +181,7 @@ async def _dump(args: argparse.Namespace, workspace: Path, home: Path | None) ->
 
 
 async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    from .config import MODES, ConfigError, load_settings, no_looser_mode
     from .store import SnapshotError, StoreError, database_path, import_session
     from .store.snapshots import check_snapshot
 
@@ -200,6 +201,20 @@ async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None)
         recorded = snapshot["session"]["workspace"]
         if os.path.isabs(recorded) and os.path.isdir(recorded):
             workspace = Path(os.path.realpath(recorded))
+    mode = snapshot["session"]["mode"]
+    if mode not in MODES:
+        return _fail(f"bad snapshot {args.file}: session.mode must be one of {', '.join(MODES)}, not {mode!r}", USAGE)
+    try:  # no looser than the mode a daemon here gives a new session (as _tether/session/restore)
+        limit = load_settings(workspace, env=os.environ).mode
+    except ConfigError as exc:
+        return _fail(str(exc), USAGE)
+    snapshot["session"]["mode"] = no_looser_mode(mode, limit)
+    if snapshot["session"]["mode"] != mode:
+        print(
+            f"tether sessions: the snapshot's mode {mode!r} is looser than {limit!r}, the mode new "
+            f"sessions get in {workspace}: restored in {limit!r}",
+            file=sys.stderr,
+        )
     try:
         async with await _open(database_path(workspace, home)) as store:
             session_id = await import_session(

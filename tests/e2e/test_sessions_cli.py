@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tether_client import ClientError
 
 
 def _sessions(*args: str, env: dict, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -181,6 +182,20 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     assert found.returncode == 0 and "[[pelican]]" in found.stdout
     assert _sessions("list", env=daemon_env, cwd=workspace).stdout == ""
 
+    # a snapshot's mode: a known one, and no looser than a new session's here (default ask)
+    bad.write_text(json.dumps({**snapshot, "session": {**snapshot["session"], "mode": "yolo"}}))
+    refused = _sessions("restore", str(bad), "--home", str(home), env=env, cwd=workspace)
+    assert refused.returncode == 2 and "session.mode must be one of read-only, ask, auto-edit, full-auto, not 'yolo'" in refused.stderr
+    bad.write_text(json.dumps({**snapshot, "session": {**snapshot["session"], "mode": "full-auto"}}))
+    lowered = _sessions("restore", str(bad), "--home", str(home), env=env, cwd=workspace)
+    assert lowered.returncode == 0 and "restored in 'ask'" in lowered.stderr
+    dumped = _sessions("dump", lowered.stdout.strip(), "--home", str(home), env=env, cwd=workspace)
+    assert json.loads(dumped.stdout)["session"]["mode"] == "ask"
+    kept = _sessions("restore", str(bad), "--home", str(home), env={**env, "TETHER_MODE": "full-auto"}, cwd=workspace)
+    assert kept.returncode == 0 and kept.stderr == ""
+    dumped = _sessions("dump", kept.stdout.strip(), "--home", str(home), env=env, cwd=workspace)
+    assert json.loads(dumped.stdout)["session"]["mode"] == "full-auto"
+
 
 
 @pytest.mark.parametrize("action", ["list", "dump", "show", "search"])
@@ -198,3 +213,23 @@ async def test_a_reader_that_went_away_ends_the_command_quietly(history, daemon_
         proc.stdout.close()
         assert proc.wait(timeout=60) == 141
         assert proc.stderr.read() == b""
+
+
+async def test_a_live_session_deleted_from_the_shell_says_so_at_its_next_prompt(
+    history, daemon_env, workspace: Path
+):
+    daemon, (readme, _hello) = history
+    session = await daemon.client.resume_session(readme, workspace)
+    deleted = _sessions("delete", readme, env=daemon_env, cwd=workspace)
+    assert deleted.returncode == 0, deleted.stderr
+    with pytest.raises(ClientError) as caught:
+        await session.prompt("hello").wait()
+    assert caught.value.code == -32002
+    assert f"session {readme!r} was deleted from the workspace's history outside this daemon" in caught.value.message
+    with pytest.raises(ClientError) as again:  # no longer live: the usual unknown-session error
+        await session.prompt("hello").wait()
+    assert again.value.code == -32002 and "unknown session" in again.value.message
+    fresh = await daemon.client.new_session(workspace)  # the daemon itself is fine
+    turn = fresh.prompt("hello")
+    await turn.wait()
+    assert turn.stop_reason == "end_turn"

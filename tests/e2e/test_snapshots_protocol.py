@@ -61,7 +61,7 @@ async def test_dump_restore_load_replays_the_same_conversation(spawn_daemon, wor
     restored = await daemon.client.request("_tether/session/restore", {"snapshot": snapshot})
     new_id = restored["sessionId"]
     assert new_id != session.id and new_id.startswith("sess_")
-    assert restored == {"sessionId": new_id, "cwd": str(workspace), "rules": []}
+    assert restored == {"sessionId": new_id, "cwd": str(workspace), "mode": "ask", "rules": []}
     again = await daemon.client.request("_tether/session/dump", {"sessionId": new_id, "cwd": str(workspace)})
     assert _without_ids(again) == _without_ids(snapshot)
 
@@ -116,6 +116,8 @@ async def test_restore_errors(spawn_daemon, workspace: Path):
         ({}, "snapshot (an object from _tether/session/dump) is required"),
         ({"snapshot": snapshot, "keepId": "yes"}, "keepId must be a boolean"),
         ({"snapshot": snapshot, "keepId": True}, f"session {session.id!r} is live in this daemon"),
+        ({"snapshot": {**snapshot, "session": {**snapshot["session"], "mode": "yolo"}}},
+         "invalid snapshot: session.mode must be one of read-only, ask, auto-edit, full-auto, not 'yolo'"),
     ]
     for params, message in cases:
         with pytest.raises(ClientError) as caught:
@@ -368,3 +370,43 @@ async def test_a_session_waiting_for_an_edit_restored_into_another_folder_edits_
     assert ended()[-1]["_meta"]["tether"]["turnEnded"]["stopReason"] == "end_turn"
     assert (elsewhere / "README.md").read_text() == "# Sample\n\nHello, edited by Tether.\n"
     assert (workspace / "README.md").read_text() == original  # the original folder untouched
+
+
+async def test_a_snapshot_grants_no_looser_mode_than_the_daemon(spawn_daemon, workspace: Path):
+    """A snapshot that says "full-auto" (edited, or from a looser machine) restored into a
+    daemon whose sessions start in "ask" is in "ask": its waiting edit is asked again on
+    load, not applied. A daemon that starts sessions in full-auto keeps it."""
+    asked: list[dict] = []
+
+    async def never_answers(method: str, params: dict):
+        asked.append(params)
+        await asyncio.Event().wait()
+
+    first = await spawn_daemon(script=EXAMPLES / "approvals.json")
+    first.client.peer.on_request = never_answers
+    session = await first.client.new_session(workspace)
+    session.prompt("edit the readme").start()
+    async with asyncio.timeout(15):
+        while not asked:
+            await asyncio.sleep(0.02)
+    snapshot = await first.client.request("_tether/session/dump", {"sessionId": session.id})
+    snapshot["session"]["mode"] = "full-auto"
+    await first.client.request("session/delete", {"sessionId": session.id})
+    original = (workspace / "README.md").read_text()
+
+    asked.clear()
+    second = await spawn_daemon(script=EXAMPLES / "approvals.json")
+    second.client.peer.on_request = never_answers
+    restored = await second.client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
+    assert restored["mode"] == "ask"
+    loaded = await second.client.load_session(session.id, workspace)
+    assert loaded.info["modes"]["currentModeId"] == "ask"
+    async with asyncio.timeout(15):
+        while not asked:
+            await asyncio.sleep(0.02)
+    assert [p["toolCall"]["toolCallId"] for p in asked] == ["call_edit"]
+    assert (workspace / "README.md").read_text() == original
+
+    loose = await spawn_daemon("--mode", "full-auto", script=EXAMPLES / "approvals.json")
+    kept = await loose.client.request("_tether/session/restore", {"snapshot": snapshot})
+    assert kept["mode"] == "full-auto"

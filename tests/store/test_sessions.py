@@ -91,6 +91,18 @@ async def test_latest_session_follows_activity(store: HistoryStore) -> None:
     latest = await store.latest_session()
 
     assert latest is not None and latest.id == "older"
+    # a session opened later and never prompted is not where the user left off
+    await store.create_session("empty", "/w", "code")
+    latest = await store.latest_session()
+    assert latest is not None and latest.id == "older"
+    await store.begin_turn("newer", "t2", MessageRecord("user", {"text": "now this"}))
+    latest = await store.latest_session()
+    assert latest is not None and latest.id == "newer"
+
+
+async def test_no_latest_session_without_a_conversation(store: HistoryStore) -> None:
+    await store.create_session("empty", "/w", "code")
+    assert await store.latest_session() is None
 
 
 async def _session_with_history(store: HistoryStore, session_id: str) -> None:

@@ -11,12 +11,12 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from tether_protocol._converter import unstructure
-from tether_protocol._errors import ProviderFailed, SessionBusy
+from tether_protocol._errors import ProviderFailed, SessionBusy, SessionNotFound
 from tether_protocol._messages import PromptParams, SessionIdParams
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn
-from ..store import new_turn_id
+from ..store import StoreError, new_turn_id
 from ..transport.rpc import Route
 from .files import EditorFiles
 from .updates import SessionUpdates
@@ -106,7 +106,17 @@ def routes(server: TetherServer) -> list[Route]:
             provider = await server.provider()
             turn = make_turn(server, session, handle, sink, provider)
             blocks = [unstructure(block) for block in params.prompt]
-            outcome = await turn.run(blocks)
+            try:
+                outcome = await turn.run(blocks)
+            except StoreError as exc:
+                if await session.store.get_session(session.id) is not None:
+                    raise
+                registry.live.pop(session.id, None)  # nothing left to prompt
+                raise SessionNotFound(
+                    f"session {session.id!r} was deleted from the workspace's history outside this "
+                    f"daemon (by `tether sessions delete` or another daemon); start a new one with "
+                    f"session/new"
+                ) from exc
         finally:
             sink.flush()
             session.turn = None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether_protocol._errors import InvalidParams, SessionNotFound
 
+from ..config import MODES, no_looser_mode
 from ..store import (
     HistoryStore,
     SnapshotError,
@@ -130,6 +131,12 @@ def routes(server: TetherServer) -> list[Route]:
             snapshot = check_snapshot(p["snapshot"])
         except SnapshotError as exc:
             raise InvalidParams(f"invalid snapshot: {exc}") from exc
+        mode = snapshot["session"]["mode"]
+        if mode not in MODES:
+            raise InvalidParams(f"invalid snapshot: session.mode must be one of {', '.join(MODES)}, not {mode!r}")
+        # a snapshot grants no more than this daemon grants a new session (its rules
+        # likewise wait for importRules); the checked snapshot is a copy of the session
+        snapshot["session"]["mode"] = no_looser_mode(mode, server.settings.mode)
         recorded = snapshot["session"]["workspace"]
         if cwd is not None:
             workspace = check_workspace(cwd)
@@ -160,7 +167,7 @@ def routes(server: TetherServer) -> list[Route]:
                 "decision": rule["decision"],
                 "imported": ok,
             })
-        return {"sessionId": session_id, "cwd": str(workspace), "rules": rules}
+        return {"sessionId": session_id, "cwd": str(workspace), "mode": snapshot["session"]["mode"], "rules": rules}
 
     async def fork(
         source_id: str, cwd: str | None, upto_seq: int | None, target: Path | None

@@ -160,8 +160,14 @@ class HistoryStore:
         return page, (session_cursor(page[-1]) if len(rows) > limit else None)
 
     async def latest_session(self) -> SessionRecord | None:
-        page, _ = await self.list_sessions(limit=1)
-        return page[0] if page else None
+        """The most recently updated session with a conversation: one just created and
+        never prompted (an editor opening a session at start) is not "where I left off"."""
+        rows = await self._db.read(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions AS s"
+            " WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.session_id = s.id)"
+            " ORDER BY updated_at DESC, id DESC LIMIT 1"
+        )
+        return SessionRecord.from_row(rows[0]) if rows else None
 
     async def update_session(
         self,
