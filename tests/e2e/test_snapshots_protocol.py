@@ -321,11 +321,9 @@ async def test_a_restored_copy_of_a_session_waiting_for_approval_does_not_wait(
     assert [p["toolCall"]["toolCallId"] for p in asked["second"]] == ["call_edit"]
 
 
-async def test_a_session_waiting_for_an_edit_restored_into_another_folder_edits_there(
-    spawn_daemon, workspace: Path, tmp_path: Path
-):
-    """What the model has read is stored relative to the workspace: the session, restored
-    under its id into a copy of the workspace elsewhere, resumes its waiting edit there."""
+async def _dump_of_a_waiting_edit(spawn_daemon, workspace: Path):
+    """A daemon whose session waits for the approval of its README edit (never answered),
+    the session, and its snapshot."""
     asked: list[dict] = []
 
     async def never_answers(method: str, params: dict):
@@ -339,7 +337,15 @@ async def test_a_session_waiting_for_an_edit_restored_into_another_folder_edits_
     async with asyncio.timeout(15):
         while not asked:
             await asyncio.sleep(0.02)
-    snapshot = await first.client.request("_tether/session/dump", {"sessionId": session.id})
+    return first, session, await first.client.request("_tether/session/dump", {"sessionId": session.id})
+
+
+async def test_a_session_waiting_for_an_edit_restored_into_another_folder_edits_there(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
+    """What the model has read is stored relative to the workspace: the session, restored
+    under its id into a copy of the workspace elsewhere, resumes its waiting edit there."""
+    first, session, snapshot = await _dump_of_a_waiting_edit(spawn_daemon, workspace)
     original = (workspace / "README.md").read_text()
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(workspace, elsewhere)
@@ -376,25 +382,17 @@ async def test_a_snapshot_grants_no_looser_mode_than_the_daemon(spawn_daemon, wo
     """A snapshot that says "full-auto" (edited, or from a looser machine) restored into a
     daemon whose sessions start in "ask" is in "ask": its waiting edit is asked again on
     load, not applied. A daemon that starts sessions in full-auto keeps it."""
+    first, session, snapshot = await _dump_of_a_waiting_edit(spawn_daemon, workspace)
+    snapshot["session"]["mode"] = "full-auto"
+    await first.client.request("session/delete", {"sessionId": session.id})
+    original = (workspace / "README.md").read_text()
+
     asked: list[dict] = []
 
     async def never_answers(method: str, params: dict):
         asked.append(params)
         await asyncio.Event().wait()
 
-    first = await spawn_daemon(script=EXAMPLES / "approvals.json")
-    first.client.peer.on_request = never_answers
-    session = await first.client.new_session(workspace)
-    session.prompt("edit the readme").start()
-    async with asyncio.timeout(15):
-        while not asked:
-            await asyncio.sleep(0.02)
-    snapshot = await first.client.request("_tether/session/dump", {"sessionId": session.id})
-    snapshot["session"]["mode"] = "full-auto"
-    await first.client.request("session/delete", {"sessionId": session.id})
-    original = (workspace / "README.md").read_text()
-
-    asked.clear()
     second = await spawn_daemon(script=EXAMPLES / "approvals.json")
     second.client.peer.on_request = never_answers
     restored = await second.client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
