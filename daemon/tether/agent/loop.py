@@ -609,8 +609,9 @@ class AgentTurn:
             if call.name == "update_plan" and not result.is_error:
                 self.sink.plan(plan_entries(call.arguments or {}))
         latency = (time.perf_counter() - t0) * 1000
-        if tool is not None and not result.is_error:
-            # tool output is untrusted: files and command output can carry injections
+        if tool is not None:
+            # tool output is untrusted: files and command output (a failing one's too)
+            # can carry injections
             checked = self.guard.check_tool_result(result.text, call.name)
             if checked.notice:
                 note = checked.notice if checked.notice.startswith("[") else f"[{checked.notice}]"
