@@ -116,7 +116,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         user_cfg,
         env={"TETHER_MAX_STEPS": "40", "TETHER_LOG_LEVEL": "info"},
         flags={"log_level": "debug", "mode": None, "workspace": "/ignored", "max_output_tokens": 123},
-        init_options={"contextWindow": 9000},
+        init_options={"contextWindow": 9000, "keepUserTurns": 8},
     )
     expected = {
         "provider": ("openai", f"user config {user_cfg}"),
@@ -136,6 +136,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "deny_commands": ((), "default"),
         "allow_env": ((), "default"),
         "guard": ("warn", "default"),
+        "keep_user_turns": (8, "initializationOptions"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 
@@ -279,6 +280,7 @@ ALL_MODES = "read-only, ask, auto-edit, full-auto"
         ("init", "maxOutputTokens", -5, "initializationOptions", "integer >= 0"),
         ("init", "mode", "yolo", "initializationOptions", ALL_MODES),
         ("init", "maxSteps", "20", "initializationOptions", "integer from 1 to 1000"),
+        ("env", "keep_user_turns", "0", "env TETHER_KEEP_USER_TURNS", "integer from 1 to 100000"),
     ],
 )
 def test_invalid_value_message_names_key_source_value_and_accepted(

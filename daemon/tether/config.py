@@ -83,6 +83,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "deny_commands",
     "allow_env",
     "guard",
+    "keep_user_turns",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -107,6 +108,7 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "context_window": (0, None),
     "max_output_tokens": (0, None),
     "max_retries": (0, 10),
+    "keep_user_turns": (1, 100_000),
 }
 # Keys the workspace config may not set; value is the reason given to the user.
 _WORKSPACE_FORBIDDEN: dict[str, str] = {
@@ -205,6 +207,8 @@ class Settings:
     allow_env: tuple[str, ...] = ()
     # the input guard on user messages and tool results: off | log | warn | block
     guard: str = "warn"
+    # how many of the latest user turns are sent to the model (older ones stay stored)
+    keep_user_turns: int = 50
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

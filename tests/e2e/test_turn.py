@@ -288,3 +288,25 @@ async def test_editing_gitignore_while_the_daemon_runs_changes_what_tools_see(sp
             break
         await asyncio.sleep(0.05)
     assert "src/app.py" not in await globbed()
+
+
+@pytest.mark.parametrize("keep", [None, "1"])
+async def test_keep_user_turns_limits_what_the_model_is_sent(spawn_daemon, workspace: Path, keep: str | None):
+    """`keep_user_turns` (default 50): older turns stay stored but are not sent. The
+    scripted model counts the request it gets as its input tokens."""
+    daemon = await spawn_daemon(env={"TETHER_KEEP_USER_TURNS": keep} if keep else None)
+    session = await daemon.client.new_session(workspace)
+    sent = []
+    for n in range(4):
+        turn = session.prompt(f"question {n}")
+        updates = [u async for u in turn]
+        sent.append([u["used"] for u in updates if u["sessionUpdate"] == "usage_update"][-1])
+    if keep:
+        assert sent[1] == sent[2] == sent[3]  # one user turn each time, same size
+    else:
+        assert sent[1] < sent[2] < sent[3]
+    listed = await daemon.client.list_sessions(workspace)
+    assert [s["sessionId"] for s in listed] == [session.id]
+    loaded = await (await spawn_daemon()).client.load_session(session.id, workspace)
+    users = [u["content"]["text"] for u in loaded.updates if u["sessionUpdate"] == "user_message_chunk"]
+    assert users == [f"question {n}" for n in range(4)]  # all stored

@@ -35,6 +35,7 @@ def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: Sess
         tools=server.tools,
         sink=sink,
         max_steps=server.settings.max_steps,
+        keep_user_turns=server.settings.keep_user_turns,
         max_output_tokens=server.settings.max_output_tokens,
         guard_mode=server.settings.guard,
         services=TurnServices(
