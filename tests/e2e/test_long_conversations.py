@@ -59,3 +59,28 @@ async def test_a_context_length_error_compacts_and_retries_once(spawn_daemon, wo
         assert exc.code == -32012 and exc.data["kind"] == "context_length"
         updates = turn.updates
     assert any(u.get("_meta", {}).get("tether", {}).get("compaction") for u in updates)
+
+
+async def test_a_compacted_session_read_back_from_the_store_sends_what_the_live_one_sends(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
+    """The summary keeps the last messages before it: a fork (made from the store) and the
+    live session send the model the same request for the same prompt, and a daemon that
+    loads the session from the store sends it too."""
+    script = _script(tmp_path, [COMPACTION, {"text": "A long answer. " * 40}])
+    daemon = await spawn_daemon(script=script)
+    session = await daemon.client.new_session(workspace)
+    for n in range(4):
+        await session.prompt(f"question {n}").wait()
+    fork = await daemon.client.request("_tether/session/fork", {"sessionId": session.id})
+    forked = await daemon.client.resume_session(fork["sessionId"], workspace)
+
+    async def sent(live, prompt: str = "question 4") -> int:  # the scripted model counts its request
+        turn = live.prompt(prompt)
+        updates = [u async for u in turn]
+        return [u["used"] for u in updates if u["sessionUpdate"] == "usage_update"][0]
+
+    assert await sent(forked) == await sent(session)
+    other = await spawn_daemon(script=script)  # the fork, replayed by another daemon
+    loaded = await other.client.load_session(fork["sessionId"], workspace)
+    assert await sent(loaded, "question 5") == await sent(session, "question 5")

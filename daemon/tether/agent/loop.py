@@ -42,7 +42,7 @@ from ..approvals import ApprovalGate, ApprovalRequest, Asker, Verdict
 from ..tools.base import ChangePreview, FileIO, MutatingTool, ToolContext, ToolError, ToolResult, validate_args
 from ..tools.registry import ToolRegistry
 from ..tools.update_plan import plan_entries
-from .compaction import compact, should_compact
+from .compaction import compact, should_compact, worth_compacting
 from .context import build_request, project_instructions
 from .guard import InputGuard, truncate_user_message, wrap_tool_result
 from .history import prepare
@@ -470,7 +470,10 @@ class AgentTurn:
 
     async def _compact_if_needed(self) -> None:
         session = self.session
-        if should_compact(session.view_size.used(session.messages), self.provider.context_window):
+        window = self.provider.context_window
+        if should_compact(session.view_size.used(session.messages), window) and worth_compacting(
+            session.messages, window
+        ):
             await self._compact(reason="the conversation passed 75% of the context window")
 
     async def _compact(self, *, reason: str) -> None:

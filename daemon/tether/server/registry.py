@@ -134,12 +134,16 @@ class SessionRegistry:
 
 
 def model_view(stored: Sequence[MessageView]) -> list[dict]:
-    """What the model sees of a stored session: from the last compaction summary on,
-    without broken output, with tool calls and results paired (a crash can leave a call
-    without its result)."""
+    """What the model sees of a stored session: the last compaction summary, the messages
+    it kept (stored before it: its ``compaction.kept``; none for summaries stored before
+    that was recorded), and what follows; without broken output, with tool calls and
+    results paired (a crash can leave a call without its result)."""
     bodies = [body for _role, body, status in stored if status in MODEL_VISIBLE]
     for index in range(len(bodies) - 1, -1, -1):
-        if is_compaction_summary(bodies[index]):
-            bodies = bodies[index:]
+        summary = bodies[index]
+        if is_compaction_summary(summary):
+            kept = summary["compaction"].get("kept") if isinstance(summary["compaction"], dict) else None
+            kept = kept if type(kept) is int and 0 <= kept <= index else 0
+            bodies = [summary, *bodies[index - kept : index], *bodies[index + 1 :]]
             break
     return repair_pairing(bodies)
