@@ -181,6 +181,8 @@ async def _dump(args: argparse.Namespace, workspace: Path, home: Path | None) ->
 
 
 async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    from tether_protocol._json import loads
+
     from .config import MODES, ConfigError, load_settings, no_looser_mode
     from .store import SnapshotError, StoreError, database_path, import_session
     from .store.snapshots import check_snapshot
@@ -192,7 +194,7 @@ async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None)
     if not raw.strip():  # e.g. a dump whose redirect was left empty by an error
         return _fail(f"{args.file} is empty: expected a snapshot written by `tether sessions dump`", USAGE)
     try:
-        snapshot = check_snapshot(json.loads(raw))
+        snapshot = check_snapshot(loads(raw))  # the wire's reading: a lone surrogate is U+FFFD
     except ValueError as exc:  # json.JSONDecodeError
         return _fail(f"{args.file} is not JSON: {exc}", USAGE)
     except SnapshotError as exc:

@@ -11,11 +11,17 @@ they saw before:
   outside 64 bits are turned into floats by it (a request id would change), so text
   with a run of 19 digits or more (-2**63 - 1 has 19) is read by the standard library;
 * encoding: dict keys that are not strings, integers outside 64 bits, lone surrogates.
+
+One value differs from the standard library's, on purpose: a lone surrogate is not a
+character (no UTF-8 encoder, SQLite or file takes it), so it becomes U+FFFD, the
+replacement character, both where it comes in (decoding) and where one made inside
+would go out (encoding). A pair written as two escapes is the one character it spells.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -27,28 +33,45 @@ _std_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_
 # of the regular expression \d{19}, which tries every position.
 _DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
 _LONG_RUN = b"0" * 19
+# What a lone surrogate looks like in JSON text: an escape of one, or (text handed in as
+# str) one encoded with "surrogatepass"
+_SURROGATE_IN_TEXT = re.compile(rb"\\[uU][dD][89a-fA-F]|\xed[\xa0-\xbf]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def loads(data: bytes | bytearray | str) -> Any:
-    """``json.loads(data)``: the same value, or the same error."""
+    """``json.loads(data)``: the same value (but for lone surrogates, U+FFFD here), or the
+    same error."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if _LONG_RUN not in raw.translate(_DIGITS_TO_ZERO):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass  # invalid, or valid JSON orjson refuses: the standard library decides
-    return json.loads(data)
+    value = json.loads(data)
+    return _whole(value) if _SURROGATE_IN_TEXT.search(raw) else value
+
+
+def _whole(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) as U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_whole(k): _whole(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    return value
 
 
 def dumps(value: Any) -> bytes:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` as UTF-8 (a lone
-    surrogate becomes ``?``). Floats may be spelled differently (``0.00001`` for
+    surrogate becomes U+FFFD). Floats may be spelled differently (``0.00001`` for
     ``1e-05``), never with another value; NaN and infinities are ``null``, not the
     standard library's invalid ``NaN``."""
     try:
         return orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError included
-        return _std(value).encode("utf-8", "replace")
+        return _std(value).encode()
 
 
 def dumps_text(value: Any) -> str:
@@ -61,9 +84,10 @@ def dumps_text(value: Any) -> str:
 
 def _std(value: Any) -> str:
     try:
-        return _std_encode(value)
+        text = _std_encode(value)
     except ValueError:  # NaN or an infinity (or a cycle, which fails again below)
-        return _std_encode(_finite(value, set()))
+        text = _std_encode(_finite(value, set()))
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _finite(value: Any, seen: set[int]) -> Any:

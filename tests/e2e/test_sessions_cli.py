@@ -182,6 +182,13 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     assert found.returncode == 0 and "[[pelican]]" in found.stdout
     assert _sessions("list", env=daemon_env, cwd=workspace).stdout == ""
 
+    # a lone surrogate (a JavaScript tool's broken pair) is read as U+FFFD
+    bad.write_text(json.dumps({**snapshot, "session": {**snapshot["session"], "title": "half \ud800 pair"}}))
+    odd = _sessions("restore", str(bad), "--home", str(home), env=env, cwd=workspace)
+    assert odd.returncode == 0, odd.stderr
+    dumped = _sessions("dump", odd.stdout.strip(), "--home", str(home), env=env, cwd=workspace)
+    assert json.loads(dumped.stdout)["session"]["title"] == "half \ufffd pair"
+
     # a snapshot's mode: a known one, and no looser than a new session's here (default ask)
     bad.write_text(json.dumps({**snapshot, "session": {**snapshot["session"], "mode": "yolo"}}))
     refused = _sessions("restore", str(bad), "--home", str(home), env=env, cwd=workspace)
