@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,6 +70,28 @@ def test_step3_tags_in_code_are_text() -> None:
     assert sanitize(fenced) == (fenced, "")
 
 
+@pytest.mark.parametrize("code", [
+    "Wrap the reply in `<final>...</final>` tags.",
+    "It returns a `List<Thought>` sorted by time. Call `flush()` after.",
+    "The parser yields `Optional<Answer>` values.",
+    "Inline `a <think> b` here, then ``x ` <tool_call>y`` too.",
+    "````markdown\n```\n<think>example</think>\n```\n````\nAfter the block.",
+    "Here:\n~~~html\n<answer>42</answer>\n<think>not thought</think>\n~~~\nDone.",
+    "```\n~~~\n<think>a tilde line does not close a backtick fence</think>\n```",
+])
+def test_code_spans_and_fences_of_any_kind_are_text(code: str) -> None:
+    assert sanitize(code) == (code, "")
+    assert stream(list(code))[:2] == (code, "")
+
+
+def test_a_span_ends_with_its_line_and_a_fence_with_its_match() -> None:
+    # an unclosed backtick does not make the rest of the message code
+    assert sanitize("a lone ` here\n<think>plan</think>Answer.") == ("a lone ` here\nAnswer.", "plan")
+    # a fence closes only with its own character, at least as long
+    assert sanitize("````\n```\n````\n<think>t</think>x") == ("````\n```\n````\nx", "t")
+    assert sanitize("~~~\n<think>t</think>\n~~~~\n<think>u</think>x") == ("~~~\n<think>t</think>\n~~~~\nx", "u")
+
+
 def test_steps_run_in_order_so_thoughts_lose_tool_xml_too() -> None:
     assert sanitize("<think>a<tool_call>x</tool_call>b</think>c") == ("c", "ab")
 
@@ -108,12 +131,12 @@ FRAGMENTS = [
     "<think>", "</think>", "<thinking>", "</THINKING>", "<thought>", "<tool_call>", "</tool_call>",
     "<function=f>", "</function>", "<parameter=p>", "<|tool_call_begin|>", "<|tool_call_end|>",
     "<final>", "</final>", "<answer>", "[Tool Call: x]", "[Tool Result]", "[System Message]",
-    "[Sys", "[", "<", ">", "<thi", "</", "`", "```", "```py", "\n", "\n\n", "  ", " \n", "\t",
+    "[Sys", "[", "<", ">", "<thi", "</", "`", "``", "```", "```py", "````", "~~~", "\n", "\n\n", "  ", " \n", "\t",
     "hello", "world", "A", "A\n\nA", "x < y", "<b>", "same para", "same para\n\nsame para", "｜",
 ]
 texts = st.one_of(
     st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join),
-    st.text(alphabet=st.sampled_from(list("<>[]/`|\n ab")), max_size=120),
+    st.text(alphabet=st.sampled_from(list("<>[]/`~|\n ab")), max_size=120),
     st.text(max_size=80),
 )
 

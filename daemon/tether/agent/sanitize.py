@@ -9,8 +9,10 @@ Must not: know about sinks, providers or sessions, or hold back ordinary prose.
 Each step is a small streaming stage (feed/finish) whose output does not depend on how
 its input was split; `sanitize` runs the same stages over the whole text, so streamed
 and whole-text results are identical by construction (the tests check it with random
-split points). Code is respected: inside ``` fences, or right after a backtick, nothing
-is a tag or a marker, and repeated paragraphs inside fences are kept.
+split points). Code is respected: inside fenced blocks (``` or ~~~, closed only by a
+fence as long) and inline code spans (`...`, ``...``; ended by their line at the latest)
+nothing is a tag, inside fences nothing is a marker, and repeated paragraphs inside
+fences are kept.
 
 Latency bound of `StreamSanitizer.feed`: text comes out in the same call unless it is
 - a `<` that may still become a tag we handle (held until decided, < 64 chars);
@@ -77,42 +79,100 @@ def _final(closing: bool, name: str, attrs: str) -> Verdict:
     return _DROP if name in ("final", "answer") else None
 
 
+_FENCE = re.compile(r"(`{3,}|~{3,})(.*)", re.DOTALL)
+_FENCE_HEAD = 80  # how much of a line's start is kept to tell a fence line
+_TICKS = re.compile("`+")
+
+
 class _Lines:
-    """Follows ``` fences line by line (a fence toggles when its line ends)."""
+    """Follows code as Markdown marks it, in the text that went past: fenced blocks
+    (a line starting with 3+ backticks or tildes opens one, only a line of at least as
+    many of the same closes it, when the line ends) and inline code spans (a run of
+    backticks opens one, the next run of the same length closes it; a span ends with its
+    line at the latest, so a lone backtick cannot hold everything after it as code)."""
+
+    spans = False  # whether inline spans matter to the stage (tags do; lines do not)
 
     def __init__(self) -> None:
-        self.fence = False
-        self.head = ""  # the current line's first three non-blank characters
+        self.fence: tuple[str, int] | None = None  # the open fence's character and length
+        self.head = ""  # the current line's start, leading blanks stripped
+        self.span = 0  # the open inline span's backtick count (0: none)
+        self.run = 0  # backticks just seen, the run perhaps not over yet
+
+    def in_code(self) -> bool:
+        """Whether text that comes next (not a backtick) is code."""
+        if self.fence is not None:
+            return True
+        if self.run:  # the run ends here: it opens a span, or closes the open one
+            return self.span == 0 or self.span != self.run
+        return self.span > 0
 
     def _track(self, seg: str) -> bool:
+        """Follow ``seg``; whether a fence opened or closed in it."""
         toggled, start = False, 0
         while True:
             nl = seg.find("\n", start)
-            if len(self.head) < 3:
-                part = seg[start:] if nl < 0 else seg[start:nl]
-                self.head = (self.head + part if self.head else part.lstrip(" \t"))[:3]
+            part = seg[start:] if nl < 0 else seg[start:nl]
+            if len(self.head) < _FENCE_HEAD:
+                self.head = (self.head + part if self.head else part.lstrip(" \t"))[:_FENCE_HEAD]
+            if self.spans and (self.fence is None and "`" in part or self.run):
+                self._spans(part)
             if nl < 0:
                 return toggled
-            if self.head == "```":
-                self.fence, toggled = not self.fence, True
-            self.head, start = "", nl + 1
+            toggled = self._line_ends() or toggled
+            start = nl + 1
+
+    def _spans(self, part: str) -> None:
+        pos = 0
+        for m in _TICKS.finditer(part):
+            if self.run and m.start() != pos:
+                self._run_ends()
+            self.run += m.end() - m.start()
+            pos = m.end()
+        if self.run and pos != len(part):
+            self._run_ends()
+        # else a run at the end of the part may go on in the next one
+
+    def _run_ends(self) -> None:
+        run, self.run = self.run, 0
+        if self.span == 0:
+            self.span = run
+        elif self.span == run:
+            self.span = 0
+
+    def _line_ends(self) -> bool:
+        head, self.head, self.span, self.run = self.head, "", 0, 0
+        m = _FENCE.match(head)
+        if m is None:
+            return False
+        char, length, rest = m[1][0], len(m[1]), m[2]
+        if self.fence is None:
+            if char == "`" and "`" in rest:  # ``` `x` is inline code, not a fence
+                return False
+            self.fence = (char, length)
+            return True
+        if char == self.fence[0] and length >= self.fence[1] and not rest.strip():
+            self.fence = None
+            return True
+        return False
 
 
 class _Tags(_Lines):
     """Steps 1, 3, 4: tags that open a dropped (or thought) block, or are dropped alone."""
+
+    spans = True
 
     def __init__(self, classify: Classify, heads: tuple[str, ...], end_heads: tuple[str, ...], thought: bool = False) -> None:
         super().__init__()
         # heads: lower-case starts that every tag we act on begins with, so a partial
         # `<...` that matches none of them is plain text at once
         self.classify, self.heads, self.end_heads, self.thought = classify, heads, end_heads, thought
-        self.buf, self.prev = "", ""
+        self.buf = ""
         self.block: frozenset[tuple[bool, str]] | None = None
 
     def feed(self, s: str, final: bool = False) -> tuple[str, str]:
         if not self.buf and self.block is None and "<" not in s:  # the hot path
             self._track(s)
-            self.prev = s[-1:] or self.prev
             return s, ""
         data, self.buf = self.buf + s, ""
         out: list[str] = []
@@ -129,7 +189,7 @@ class _Tags(_Lines):
             pos, tag = end, ""
             if lt < 0:
                 break
-            if self.block is not None or not (self.fence or (data[pos - 1] if pos else self.prev) == "`"):
+            if self.block is not None or not self.in_code():
                 window = data[pos : pos + MAX_TAG]
                 gt, low = window.find(">"), window.lower()
                 heads = self.heads if self.block is None else self.end_heads
@@ -150,7 +210,6 @@ class _Tags(_Lines):
                 elif self.thought:
                     thought.append("<")
                 pos += 1
-        self.prev = data[pos - 1] if pos else self.prev
         return "".join(out), "".join(thought)
 
 
