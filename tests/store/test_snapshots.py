@@ -58,7 +58,7 @@ async def _sample(store: HistoryStore, session_id: str = "s1") -> str:
     await store.append_messages(session_id, "t2", [MessageRecord("assistant", {
         "role": "assistant", "text": "", "tool_calls": [{"id": "c2", "name": "delete_file", "arguments": {}}],
     })])
-    await store.set_pending("t2", {"calls": [{"id": "c2"}], "nested": JSONRPC})
+    await store.set_pending("t2", {"step": 1, "calls": [{"id": "c2", "name": "delete_file", "arguments": {}}], "nested": JSONRPC})
     await store.rules.add("execute", "npm test", "allow")
     return session_id
 
@@ -77,7 +77,7 @@ async def test_export_has_the_whole_session(store: HistoryStore) -> None:
         ("t1", 1, "complete", "end_turn"), ("t2", 2, "running", None),
     ]
     assert "pending" not in snap["turns"][0]
-    assert snap["turns"][1]["pending"] == {"calls": [{"id": "c2"}], "nested": JSONRPC}
+    assert snap["turns"][1]["pending"] == {"step": 1, "calls": [{"id": "c2", "name": "delete_file", "arguments": {}}], "nested": JSONRPC}
     assert snap["pending"] == {"turn_id": "t2", "approvals": snap["turns"][1]["pending"]}
     assert [(m["seq"], m["turn_id"], m["role"], m["status"]) for m in snap["messages"]] == [
         (0, "t1", "user", "complete"), (1, "t1", "assistant", "complete"), (2, "t1", "tool", "complete"),
@@ -221,6 +221,28 @@ async def test_a_failed_import_leaves_nothing_behind(store: HistoryStore) -> Non
         (lambda s: s["turns"][0].update(error={}), "turns[0].error must be a string or null"),
         (lambda s: s["turns"][1].update(pending=[]), "turns[1].pending must be an object or null, not a list"),
         (lambda s: s["turns"][0].pop("status"), "turns[0].status must be one of"),
+        # numbers SQLite could not store, or that would break the session afterwards
+        (lambda s: s["messages"][1].update(seq=2**63), f"messages[1].seq must be between 0 and {2**53 - 1}, not {2**63}"),
+        (lambda s: s["messages"][5].update(seq=2**53), f"messages[5].seq must be between 0 and {2**53 - 1}, not {2**53}"),
+        (lambda s: s["turns"][1].update(seq=2**63), f"turns[1].seq must be between 0 and {2**53 - 1}, not {2**63}"),
+        (lambda s: s["messages"][0].update(created_at=float("nan")),
+         "messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not nan"),
+        (lambda s: s["messages"][0].update(created_at=2**63), f"messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not {2**63}"),
+        (lambda s: s["turns"][0].update(started_at=float("inf")), "turns[0].started_at must be seconds since the epoch"),
+        (lambda s: s["session"].update(updated_at=-1), "session.updated_at must be seconds since the epoch, from 0 to below 1e+11, not -1"),
+        # bodies replay, search and the model rely on
+        (lambda s: s["messages"][0]["body"].update(content=5), "messages[0].body.content must be a list of content blocks, not int"),
+        (lambda s: s["messages"][0]["body"].update(content=["x"]), "messages[0].body.content[0] must be an object, not a string"),
+        (lambda s: s["messages"][1]["body"].update(tool_calls=["x"]),
+         "messages[1].body.tool_calls[0] must be an object {id, name, arguments}, not a string"),
+        (lambda s: s["messages"][1]["body"]["tool_calls"][0].pop("id"), "messages[1].body.tool_calls[0].id is missing"),
+        (lambda s: s["messages"][1]["body"]["tool_calls"][0].update(arguments=[]),
+         "messages[1].body.tool_calls[0].arguments must be an object, not a list"),
+        (lambda s: s["messages"][2]["body"].update(tool_call_id=["x"]), "messages[2].body.tool_call_id must be a string, not a list"),
+        (lambda s: s["messages"][3]["body"].update(text=5), "messages[3].body.text must be a string, not int"),
+        (lambda s: s["turns"][1].update(pending={"calls": "x"}),
+         "turns[1].pending.calls must be a list of the calls still to run, not a string"),
+        (lambda s: s["turns"][1]["pending"].update(step=0), "turns[1].pending.step must be an integer from 1, not 0"),
     ],
 )
 async def test_bad_snapshots_are_refused_with_a_clear_message(
@@ -233,6 +255,19 @@ async def test_bad_snapshots_are_refused_with_a_clear_message(
         await import_session(store, snap)
     assert message in str(caught.value)
     assert len((await store.list_sessions())[0]) == 1
+
+
+async def test_fields_nobody_relies_on_are_kept_as_they_are(store: HistoryStore) -> None:
+    await _sample(store)
+    snap = await export_session(store, "s1")
+    snap["messages"][0]["body"]["content"][0]["x-editor"] = {"cursor": 3}
+    snap["messages"][1]["body"]["tool_calls"][0]["x"] = None
+    snap["messages"][2]["body"]["content"] = {"structured": True}  # replay shows it as JSON
+    snap["messages"][1]["extra"] = 1
+    copy_id = await import_session(store, snap)
+    again = await export_session(store, copy_id)
+    assert again["messages"][0]["body"]["content"][0]["x-editor"] == {"cursor": 3}
+    assert again["messages"][2]["body"]["content"] == {"structured": True}
 
 
 async def test_not_an_object_is_refused(store: HistoryStore) -> None:
@@ -253,7 +288,9 @@ async def test_an_older_version_is_upgraded_through_the_migrations(
             "turns": [],
             "messages": [
                 {"seq": i, "turn_id": None, "role": role, "status": "complete",
-                 "created_at": old["time"], "body": {"role": role, "text": text}}
+                 "created_at": old["time"],
+                 "body": {"role": role, "content": [{"type": "text", "text": text}]} if role == "user"
+                 else {"role": role, "text": text}}
                 for i, (role, text) in enumerate(old["conversation"])
             ],
             "reports": [],
@@ -269,7 +306,8 @@ async def test_an_older_version_is_upgraded_through_the_migrations(
 
     new_id = await import_session(store, old)
     snap = await export_session(store, new_id)
-    assert [(m["role"], m["body"]["text"]) for m in snap["messages"]] == [("user", "hello"), ("assistant", "hi")]
+    assert [m["body"] for m in snap["messages"]] == [
+        {"role": "user", "content": [{"type": "text", "text": "hello"}]}, {"role": "assistant", "text": "hi"}]
     assert snap["session"]["title"] is None and snap["session"]["metadata"] == {}
     assert old["tether_snapshot"] == 0  # the caller's dict is not changed
 
@@ -389,7 +427,8 @@ async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
             for body, status in step:
                 await store.append_messages(sid, tid, [MessageRecord(body["role"], body, status)])
         if turn["end"] == "waiting":
-            await store.set_pending(tid, {"calls": [JSONRPC], "report": turn["report"]})
+            await store.set_pending(tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}],
+                                          "report": turn["report"]})
         elif turn["end"] != "running":
             report = None if turn["report"] is None else {**turn["report"], "sessionId": sid, "turnId": tid}
             await store.finish_turn(tid, turn["end"], "end_turn", error=turn["error"], report=report)

@@ -346,6 +346,10 @@ def _check_turns(turns: list[Any]) -> set[str]:
             _number(turn, where, "finished_at", nullable=True, default=None)
             _field(turn, where, "error", str, nullable=True, default=None)
             _field(turn, where, "pending", dict, nullable=True, default=None)
+            if not 0 <= turn["seq"] <= MAX_SEQ:
+                raise SnapshotError(f"{where}.seq must be between 0 and {MAX_SEQ}, not {turn['seq']}")
+            if turn["pending"] is not None and (problem := _pending_problem(turn["pending"])):
+                raise SnapshotError(f"{where}.pending{problem}")
             if turn["id"] in ids:
                 raise SnapshotError(f"{where}.id {turn['id']!r} appears twice")
             if turn["seq"] in seqs:
@@ -363,17 +367,22 @@ def _plain_turn(turn: Any, ids: set[str], seqs: set[int]) -> bool:
         and type(turn_id := turn.get("id")) is str
         and turn_id not in ids
         and type(seq := turn.get("seq")) is int
+        and 0 <= seq <= MAX_SEQ
         and seq not in seqs
         and type(status := turn.get("status")) is str
         and status in TURN_STATUSES
         and (type(turn.get("stop_reason", 0)) is str or turn.get("stop_reason", 0) is None)
-        and type(turn.get("started_at")) in _NUMBERS
-        and (type(turn.get("finished_at", 0)) in _NUMBERS or turn.get("finished_at", 0) is None)
+        and type(started := turn.get("started_at")) in _NUMBERS
+        and 0 <= started < MAX_TIME
+        and (
+            type(finished := turn.get("finished_at", 0)) in _NUMBERS and 0 <= finished < MAX_TIME
+            or turn.get("finished_at", 0) is None
+        )
         and (type(turn.get("error", 0)) is str or turn.get("error", 0) is None)
     ):
         return False
     pending = turn.setdefault("pending", None)
-    return pending is None or type(pending) is dict
+    return pending is None or type(pending) is dict and _pending_problem(pending) is None
 
 
 _NUMBERS = (int, float)  # exactly: a bool is not a timestamp
@@ -390,6 +399,8 @@ def _check_messages(messages: list[Any], turn_ids: set[str]) -> None:
         if not isinstance(message, dict):
             raise SnapshotError(f"{where} must be an object, not {_type(message)}")
         _field(message, where, "seq", int)
+        if not 0 <= message["seq"] <= MAX_SEQ:
+            raise SnapshotError(f"{where}.seq must be between 0 and {MAX_SEQ}, not {message['seq']}")
         if message["seq"] <= last:
             raise SnapshotError(f"{where}.seq must be greater than {last} (messages in seq order)")
         last = message["seq"]
@@ -401,6 +412,8 @@ def _check_messages(messages: list[Any], turn_ids: set[str]) -> None:
         _choice(message, where, "status", MESSAGE_STATUSES)
         _number(message, where, "created_at")
         _field(message, where, "body", dict)
+        if problem := _body_problem(message["role"], message["body"]):
+            raise SnapshotError(f"{where}.body{problem}")
 
 
 def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
@@ -408,15 +421,111 @@ def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
     return (
         type(message) is dict
         and type(seq := message.get("seq")) is int
-        and seq > last
+        and last < seq <= MAX_SEQ
         and ((turn_id := message.get("turn_id", 0)) is None or (type(turn_id) is str and turn_id in turn_ids))
         and type(role := message.get("role")) is str
         and role in MESSAGE_ROLES
         and type(status := message.get("status")) is str
         and status in MESSAGE_STATUSES
-        and type(message.get("created_at")) in _NUMBERS
-        and type(message.get("body")) is dict
+        and type(created := message.get("created_at")) in _NUMBERS
+        and 0 <= created < MAX_TIME
+        and type(body := message.get("body")) is dict
+        and _plain_body(role, body)
     )
+
+
+def _plain_body(role: str, body: dict[str, Any]) -> bool:
+    """``_body_problem(role, body) is None``, faster: it runs for every message."""
+    if role == "assistant":
+        calls = body.get("tool_calls")
+        if calls is not None:
+            if type(calls) is not list:
+                return False
+            for call in calls:
+                if not (
+                    type(call) is dict
+                    and type(call.get("id")) is str
+                    and type(call.get("name")) is str
+                    and type(call.get("arguments", _NO_ARGUMENTS)) is dict
+                ):
+                    return False
+        return type(body.get("text", "")) is str and type(body.get("thinking", "")) is str
+    if role == "tool":
+        return type(body.get("tool_call_id")) is str and type(body.get("name")) is str
+    if role == "user":
+        content = body.get("content")
+        if type(content) is not list or ("compaction" in body and type(body["compaction"]) is not dict):
+            return False
+        for block in content:
+            if type(block) is not dict:
+                return False
+    return True
+
+
+_NO_ARGUMENTS: dict[str, Any] = {}
+
+
+# A seq is a JSON-safe integer (JavaScript reads exact integers up to 2**53 - 1): far from
+# SQLite's 64-bit limit, so the turns and messages that follow can still be numbered.
+MAX_SEQ = 2**53 - 1
+# Timestamps are seconds since the epoch: 1e11 is the year 5138 (and a float, unlike an
+# integer over 64 bits, that SQLite stores).
+MAX_TIME = 1e11
+
+
+def _body_problem(role: str, body: dict[str, Any]) -> str | None:
+    """What is wrong with a message body, as the rest of the path and why (``.content
+    must be a list of objects``); None if replay, search and the model can use it. Only
+    what they rely on is checked: other keys are kept as they are."""
+    if role == "user":
+        if "compaction" in body and type(body["compaction"]) is not dict:
+            return f".compaction must be an object, not {_type(body['compaction'])}"
+        content = body.get("content")
+        if type(content) is not list:
+            return f".content must be a list of content blocks, not {_type(content)}"
+        for i, block in enumerate(content):
+            if type(block) is not dict:
+                return f".content[{i}] must be an object, not {_type(block)}"
+    elif role == "assistant":
+        for key in ("text", "thinking"):
+            if type(body.get(key, "")) is not str:
+                return f".{key} must be a string, not {_type(body[key])}"
+        calls = body.get("tool_calls", [])
+        if type(calls) is not list:
+            return f".tool_calls must be a list, not {_type(calls)}"
+        for i, call in enumerate(calls):
+            if problem := _call_problem(call):
+                return f".tool_calls[{i}]{problem}"
+    elif role == "tool":
+        for key in ("tool_call_id", "name"):
+            if type(body.get(key)) is not str:
+                return f".{key} must be a string, not {_type(body.get(key))}" if key in body else f".{key} is missing"
+    return None
+
+
+def _call_problem(call: Any) -> str | None:
+    if type(call) is not dict:
+        return f" must be an object {{id, name, arguments}}, not {_type(call)}"
+    for key in ("id", "name"):
+        if type(call.get(key)) is not str:
+            return f".{key} must be a string, not {_type(call.get(key))}" if key in call else f".{key} is missing"
+    if type(call.get("arguments", {})) is not dict:
+        return f".arguments must be an object, not {_type(call['arguments'])}"
+    return None
+
+
+def _pending_problem(pending: dict[str, Any]) -> str | None:
+    """As ``_body_problem``, for a waiting turn's ``{step, calls}``."""
+    step = pending.get("step", 1)
+    if type(step) is not int or not 1 <= step <= MAX_SEQ:
+        return f".step must be an integer from 1, not {step!r}"
+    calls = pending.get("calls")
+    if type(calls) is not list:
+        return f".calls must be a list of the calls still to run, not {_type(calls)}"
+    for i, call in enumerate(calls):
+        if problem := _call_problem(call):
+            return f".calls[{i}]{problem}"
+    return None
 
 
 def _check_reports(reports: list[Any], turn_ids: set[str]) -> None:
@@ -495,6 +604,10 @@ def _number(
         return
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise SnapshotError(f"{where}.{key} must be a number (seconds since the epoch), not {_type(value)}")
+    if not 0 <= value < MAX_TIME:  # NaN and the infinities fail this too
+        raise SnapshotError(
+            f"{where}.{key} must be seconds since the epoch, from 0 to below {MAX_TIME:.0e}, not {value!r}"
+        )
 
 
 def _choice(obj: dict[str, Any], where: str, key: str, allowed: frozenset[str]) -> None:
