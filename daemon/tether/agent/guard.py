@@ -48,6 +48,13 @@ def _not_xml_value(text: str, m: re.Match[str]) -> bool:
     return not _XML_SYSTEM_VALUE.match(text, m.start())
 
 
+# The first words of an order to the model (case-insensitive inline group).
+_ORDER = (
+    r"(?i:(?:you|your|ignore|disregard|forget|obey|reveal|print|output|upload|send|delete|remove|"
+    r"run|execute|do\s+not|don't|always|never|override|new\s+(?:rules|instructions)|"
+    r"the\s+(?:assistant|ai|model)\s+(?:must|should|will))\b)"
+)
+
 _Accept = Callable[[str, re.Match[str]], bool]
 # (name, regex, optional check of a match); several entries may share a name.
 _PATTERNS: tuple[tuple[str, re.Pattern[str], _Accept | None], ...] = (
@@ -58,16 +65,25 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], _Accept | None], ...] = (
     ("role_override", re.compile(
         r"\byou\s+are\s+now\s+(?:(?:a|an|the|my|in)\s+)?(?:[\w-]+\s+){0,3}?(?:assistant|ai|model|bot|chatbot|"
         r"persona|character|dan|jailbroken|unrestricted|unfiltered|developer\s+mode|god\s+mode)\b", _I), None),
-    ("role_override", re.compile(r"\bact\s+as\s+(?:an?|the)\s+(?:system|developer|admin(?:istrator)?|root)(?![\w-])", _I), None),
+    # a role that ends the clause ("act as the system administrator.", "act as an admin and
+    # approve it"), not a part in a design ("act as the root of the subtree", "act as the
+    # system resolver", "act as a proxy")
+    ("role_override", re.compile(
+        r"\bact\s+as\s+(?:(?:an?|the)\s+)?(?:system\s+)?(?:system|developer|admin(?:istrator)?|root|superuser)"
+        r"(?:\s+(?:user|account))?(?=[ \t]*(?:$|[.,;:!)]|\s(?:and|with|who|now|from)\b))", _I | _M), None),
     # "from now on you will use tabs" is a user's ordinary wish: only identity and obedience
     ("role_override", re.compile(
         r"\bfrom\s+now\s+on,?\s+you\s+(?:are|will\s+(?:ignore|disregard|act\s+as|pretend|obey|no\s+longer))\b", _I), None),
     ("fake_system_tags", re.compile(r"</?system\s*>", _I), _not_xml_value),
     ("fake_system_tags", re.compile(r"<\|(?:im_start|start_header_id)\|>\s*system", _I), None),
-    # [SYSTEM] followed by words on its line; not foo[SYSTEM], an INI section or a link
+    # [SYSTEM] followed by an order on its line; not foo[SYSTEM], an INI section, a link,
+    # or a log line's tag ("[System] Starting up", "[System] Failed to run the job")
     ("fake_system_tags", re.compile(
-        r"(?<![\w\]\)])\[(?:SYSTEM|System|SYSTEM MESSAGE|System Message)\](?:[ \t]*:)?[ \t]*(?=[A-Za-z])(?![A-Za-z][\w+.-]*:)"), None),
-    ("fake_system_tags", re.compile(r"^[ \t]*#{1,6}[ \t]*system[ \t]*:", _I | _M), None),
+        r"(?<![\w\]\)])\[(?:SYSTEM|System|SYSTEM MESSAGE|System Message)\](?:[ \t]*:)?[ \t]*" + _ORDER), None),
+    # a markdown "## System:" header; a one-# line is a comment in most code ("# System:
+    # Linux only", a Dockerfile's "# system: install build deps") unless an order follows
+    ("fake_system_tags", re.compile(r"^[ \t]*#{2,6}[ \t]*system[ \t]*:", _I | _M), None),
+    ("fake_system_tags", re.compile(r"^[ \t]*#[ \t]*(?i:system)[ \t]*:[ \t]*" + _ORDER, _M), None),
     ("instruction_injection", re.compile(r"\b(?:new|updated|revised)\s+instructions\s*:", _I), None),
     ("instruction_injection", re.compile(
         r"\bimportant\s*:\s*the\s+(?:user|assistant|ai|model)\s+(?:wants|must|needs|requires)\b", _I), None),
