@@ -33,6 +33,8 @@ from tether.store.records import encode_json
 from tether.store.snapshots import check_snapshot, export_session_json
 
 JSONRPC = {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"sessionId": "x"}}
+# a waiting turn's checkpoint, with stored protocol data nested in it
+PENDING = {"step": 1, "calls": [{"id": "c2", "name": "delete_file", "arguments": {}}], "nested": JSONRPC}
 
 
 async def _sample(store: HistoryStore, session_id: str = "s1") -> str:
@@ -58,7 +60,7 @@ async def _sample(store: HistoryStore, session_id: str = "s1") -> str:
     await store.append_messages(session_id, "t2", [MessageRecord("assistant", {
         "role": "assistant", "text": "", "tool_calls": [{"id": "c2", "name": "delete_file", "arguments": {}}],
     })])
-    await store.set_pending("t2", {"step": 1, "calls": [{"id": "c2", "name": "delete_file", "arguments": {}}], "nested": JSONRPC})
+    await store.set_pending("t2", PENDING)
     await store.rules.add("execute", "npm test", "allow")
     return session_id
 
@@ -77,7 +79,7 @@ async def test_export_has_the_whole_session(store: HistoryStore) -> None:
         ("t1", 1, "complete", "end_turn"), ("t2", 2, "running", None),
     ]
     assert "pending" not in snap["turns"][0]
-    assert snap["turns"][1]["pending"] == {"step": 1, "calls": [{"id": "c2", "name": "delete_file", "arguments": {}}], "nested": JSONRPC}
+    assert snap["turns"][1]["pending"] == PENDING
     assert snap["pending"] == {"turn_id": "t2", "approvals": snap["turns"][1]["pending"]}
     assert [(m["seq"], m["turn_id"], m["role"], m["status"]) for m in snap["messages"]] == [
         (0, "t1", "user", "complete"), (1, "t1", "assistant", "complete"), (2, "t1", "tool", "complete"),

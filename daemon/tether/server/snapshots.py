@@ -133,7 +133,9 @@ def routes(server: TetherServer) -> list[Route]:
             raise InvalidParams(f"invalid snapshot: {exc}") from exc
         mode = snapshot["session"]["mode"]
         if mode not in MODES:
-            raise InvalidParams(f"invalid snapshot: session.mode must be one of {', '.join(MODES)}, not {mode!r}")
+            raise InvalidParams(
+                f"invalid snapshot: session.mode must be one of {', '.join(MODES)}, not {mode!r}"
+            )
         # a snapshot grants no more than this daemon grants a new session (its rules
         # likewise wait for importRules); the checked snapshot is a copy of the session
         snapshot["session"]["mode"] = no_looser_mode(mode, server.settings.mode)
@@ -167,7 +169,12 @@ def routes(server: TetherServer) -> list[Route]:
                 "decision": rule["decision"],
                 "imported": ok,
             })
-        return {"sessionId": session_id, "cwd": str(workspace), "mode": snapshot["session"]["mode"], "rules": rules}
+        return {
+            "sessionId": session_id,
+            "cwd": str(workspace),
+            "mode": snapshot["session"]["mode"],
+            "rules": rules,
+        }
 
     async def fork(
         source_id: str, cwd: str | None, upto_seq: int | None, target: Path | None

@@ -41,6 +41,8 @@ MESSAGE_ROLES = frozenset({"user", "assistant", "tool", "system"})
 # "incomplete": shown to the client, then the stream broke; kept, but not sent to the model
 MESSAGE_STATUSES = frozenset({"complete", "incomplete", "cancelled", "interrupted", "error"})
 TURN_STATUSES = frozenset({"running", "complete", "cancelled", "interrupted", "error"})
+# what finish_turn accepts: every status except the one begin_turn sets
+FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}
 
 
 def new_turn_ids(count: int) -> list[str]:
@@ -52,8 +54,7 @@ def new_turn_ids(count: int) -> list[str]:
 
 def new_turn_id() -> str:
     return new_turn_ids(1)[0]
-# what finish_turn accepts: every status except the one begin_turn sets
-FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}
+
 
 # Compact, UTF-8 kept as is (tether_protocol._json: orjson, the standard library where
 # orjson refuses)

@@ -57,6 +57,13 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 RULE_DECISIONS = ("allow", "deny")
 
+# A seq is a JSON-safe integer (JavaScript reads exact integers up to 2**53 - 1): far from
+# SQLite's 64-bit limit, so the turns and messages that follow can still be numbered.
+MAX_SEQ = 2**53 - 1
+# Timestamps are seconds since the epoch: 1e11 is the year 5138 (and a float, unlike an
+# integer over 64 bits, that SQLite stores).
+MAX_TIME = 1e11
+
 
 class SnapshotError(StoreError):
     """A snapshot that cannot be imported (or a fork point that does not exist); says why."""
@@ -463,14 +470,6 @@ def _plain_body(role: str, body: dict[str, Any]) -> bool:
 
 
 _NO_ARGUMENTS: dict[str, Any] = {}
-
-
-# A seq is a JSON-safe integer (JavaScript reads exact integers up to 2**53 - 1): far from
-# SQLite's 64-bit limit, so the turns and messages that follow can still be numbered.
-MAX_SEQ = 2**53 - 1
-# Timestamps are seconds since the epoch: 1e11 is the year 5138 (and a float, unlike an
-# integer over 64 bits, that SQLite stores).
-MAX_TIME = 1e11
 
 
 def _body_problem(role: str, body: dict[str, Any]) -> str | None:
