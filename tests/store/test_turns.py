@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -233,3 +234,54 @@ async def test_a_dead_daemons_partial_output_is_kept_and_a_waiting_turn_waits(db
         assert waiting is not None and waiting[0] == "waiting" and waiting[1]["calls"][0]["id"] == "c1"
         await store.finish_turn("waiting", "complete", "end_turn")
         assert await store.waiting_turn("s1") is None
+
+
+async def test_a_step_and_its_waiting_calls_commit_together(store: HistoryStore, session: str) -> None:
+    """`commit_step`: the step's messages, the calls still waiting (or none) and the
+    cleared partial are one transaction. A kill between them used to leave a result stored
+    while its call still waited, to be run again by the next daemon."""
+    await store.begin_turn(session, "t1", MessageRecord("user", {"text": "write two files"}))
+    await store.save_partial("t1", {"role": "assistant", "text": "Writ"})
+    waiting = {"step": 1, "calls": [{"id": "b", "name": "write_file", "arguments": {}}]}
+    await store.commit_step(session, "t1", [
+        MessageRecord("assistant", {"text": "Writing.", "tool_calls": [{"id": "a"}, {"id": "b"}]}),
+        MessageRecord("tool", {"tool_call_id": "a", "content": "ok"}),
+    ], waiting)
+    assert await store.waiting_turn(session) == ("t1", waiting)
+    assert (await store.query("SELECT partial FROM turns WHERE id = 't1'")) == [(None,)]
+
+    # the calls' update fails: the step's messages are not stored either
+    await store.transaction(lambda conn: conn.execute(
+        "CREATE TEMP TRIGGER no_clear BEFORE UPDATE OF pending ON main.turns WHEN NEW.pending IS NULL"
+        " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+    ))
+    with pytest.raises(StoreError, match="refused"):
+        await store.commit_step(session, "t1", [MessageRecord("tool", {"tool_call_id": "b", "content": "ok"})], None)
+    assert [m.seq for m in await store.load_messages(session)] == [0, 1, 2]
+    assert await store.waiting_turn(session) == ("t1", waiting)
+    await store.transaction(lambda conn: conn.execute("DROP TRIGGER temp.no_clear"))
+    assert await store.commit_step(session, "t1", [MessageRecord("tool", {"tool_call_id": "b", "content": "ok"})], None) == [3]
+    assert await store.waiting_turn(session) is None
+
+
+async def test_only_one_daemon_claims_a_waiting_turn(store: HistoryStore, session: str) -> None:
+    """Two daemons that load a session after a crash both find its waiting turn; claiming
+    it is one transaction that a live owner wins, so only one resumes it (both ran the
+    approved command before)."""
+    from tether.store.liveness import _start_ticks, this_process
+
+    await store.begin_turn(session, "t1", MessageRecord("user", {"text": "run it"}))
+    await store.set_pending("t1", {"step": 1, "calls": [{"id": "c", "name": "run_command", "arguments": {}}]})
+
+    async def owner(value: str | None) -> None:
+        await store.transaction(lambda conn: conn.execute("UPDATE turns SET owner = ? WHERE id = 't1'", (value,)))
+
+    other = os.getppid()  # a live process that is not this one: another daemon
+    await owner(f"{other}:{_start_ticks(other)}")
+    assert await store.claim_turn("t1") is False
+    await owner("999999999:1")  # a daemon that died
+    assert await store.claim_turn("t1") is True
+    assert await store.query("SELECT owner FROM turns WHERE id = 't1'") == [(this_process(),)]
+    assert await store.claim_turn("t1") is True  # it is ours now
+    await store.set_pending("t1", None)
+    assert await store.claim_turn("t1") is False  # nothing waits any more

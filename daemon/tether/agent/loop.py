@@ -45,7 +45,7 @@ from ..tools.update_plan import plan_entries
 from .compaction import compact, should_compact, worth_compacting
 from .context import build_request, project_instructions
 from .guard import InputGuard, truncate_user_message, wrap_tool_result
-from .history import prepare
+from .history import MISSING, prepare
 from .sanitize import StreamSanitizer
 from .tokens import ContextEstimate
 from .report import RunReportBuilder, ToolTiming
@@ -265,6 +265,17 @@ class AgentTurn:
             PendingCall(c["id"], c["name"], arguments=c.get("arguments") or {}, ended=True)
             for c in pending.get("calls", [])
         ]
+        # The view read back from the store paired each waiting call with a "result
+        # missing" stand-in; its real result comes now (else the stand-in would stay, and
+        # the real result be dropped as a second answer to the call).
+        waiting = {c.call_id for c in calls}
+        kept = [
+            m for m in self.session.messages
+            if not (m.get("role") == "tool" and m.get("tool_call_id") in waiting and m.get("content") == MISSING)
+        ]
+        if len(kept) != len(self.session.messages):
+            self.session.messages = kept
+            self.session.view_size = ContextEstimate()  # it counted the stand-ins
 
         async def steps() -> str:
             state = StepState(index)
@@ -279,8 +290,7 @@ class AgentTurn:
                 )
             timings = await self._run_tools(calls)
             self.report.add_step(state, timings, sum(t.latency_ms for t in timings))
-            await self._commit([self._open_results[c.call_id] for c in calls])
-            await self.session.store.set_pending(self.handle.turn_id, None)
+            await self._commit([self._open_results[c.call_id] for c in calls], clear_pending=True)
             if index >= self.max_steps:
                 return "max_turn_requests"
             return await self._steps(start=index + 1)
@@ -336,8 +346,7 @@ class AgentTurn:
             if self._committed_calls:
                 # a checkpoint already committed the assistant message and some results
                 rest = [self._open_results[c.call_id] for c in calls if c.call_id not in self._committed_calls]
-                await self._commit(rest)
-                await self.session.store.set_pending(self.handle.turn_id, None)
+                await self._commit(rest, clear_pending=True)
             else:
                 results = [self._open_results[c.call_id] for c in calls]
                 await self._commit([state.assistant_message(), *results])
@@ -719,7 +728,11 @@ class AgentTurn:
 
     # ---- commits -------------------------------------------------------------------
 
-    async def _commit(self, bodies: list[dict[str, Any]], status: str = "complete") -> None:
+    async def _commit(
+        self, bodies: list[dict[str, Any]], status: str = "complete", *, clear_pending: bool = False
+    ) -> None:
+        """Commit a step's messages; ``clear_pending``: and, in the same transaction, the
+        checkpoint of its calls waiting for approval (they have all run now)."""
         # The step stops being "open" before the write: the store finishes a write even
         # when its caller is cancelled, so a cancel here must not commit the step twice.
         self._open_step = None
@@ -728,7 +741,11 @@ class AgentTurn:
             self.session.messages.extend(bodies)
         records = [MessageRecord(role=b["role"], body=b, status=status) for b in bodies]
         store = self.session.store
-        await store.append_messages(self.session.id, self.handle.turn_id, records)
+        if clear_pending:
+            await store.commit_step(self.session.id, self.handle.turn_id, records, None)
+            self._partial_saved = False  # cleared with it
+        else:
+            await store.append_messages(self.session.id, self.handle.turn_id, records)
         if self._partial_saved:
             self._partial_saved = False
             await store.save_partial(self.handle.turn_id, None)
@@ -745,20 +762,21 @@ class AgentTurn:
             bodies.append(state.assistant_message())
         done = [c for c in calls if c.call_id in self._open_results and c.call_id not in self._committed_calls]
         bodies += [self._open_results[c.call_id] for c in done]
-        if bodies:
-            self.session.messages.extend(bodies)
-            records = [MessageRecord(role=b["role"], body=b) for b in bodies]
-            await self.session.store.append_messages(self.session.id, self.handle.turn_id, records)
-        self._committed_calls.add(_ASSISTANT)
-        self._committed_calls.update(c.call_id for c in done)
-        remaining = [c for c in calls if c.call_id not in self._committed_calls]
-        await self.session.store.set_pending(
-            self.handle.turn_id,
-            {
-                "step": state.index,
-                "calls": [{"id": c.call_id, "name": c.name, "arguments": c.arguments or {}} for c in remaining],
-            },
-        )
+        committed = {*self._committed_calls, _ASSISTANT, *(c.call_id for c in done)}
+        remaining = [c for c in calls if c.call_id not in committed]
+        pending = {
+            "step": state.index,
+            "calls": [{"id": c.call_id, "name": c.name, "arguments": c.arguments or {}} for c in remaining],
+        }
+        # Marked committed before the write, as in _commit: the store finishes a write even
+        # when its caller is cancelled, so a cancel here must not commit them twice. The
+        # step so far and what is left of it go in one transaction (the streamed partial
+        # they supersede cleared with them).
+        self.session.messages.extend(bodies)
+        self._committed_calls = committed
+        self._partial_saved = False
+        records = [MessageRecord(role=b["role"], body=b) for b in bodies]
+        await self.session.store.commit_step(self.session.id, self.handle.turn_id, records, pending)
 
     async def _commit_open_step(self, status: str) -> None:
         """Commit the step a cancel or error interrupted, keeping tool calls paired."""
@@ -790,8 +808,7 @@ class AgentTurn:
             bodies.append(result)
         if checkpointed:
             self._committed_calls = set()
-            await self._commit(bodies, status=status)
-            await self.session.store.set_pending(self.handle.turn_id, None)
+            await self._commit(bodies, status=status, clear_pending=True)
             return
         if not assistant["text"] and "tool_calls" not in assistant and "thinking" not in assistant:
             return

@@ -65,8 +65,15 @@ async def resume_turn(server: TetherServer, session: Any, turn_id: str, pending:
     assert server.conn is not None
     sink = SessionUpdates(session.id, server.conn)
     stop_reason = "error"
+    elsewhere = False  # another daemon that loaded the session resumes it
     try:
-        await session.store.claim_turn(turn_id)
+        if not await session.store.claim_turn(turn_id):
+            elsewhere = True
+            sink.notice(
+                "\n[the turn waiting for approval is being resumed by another Tether process: "
+                "answer its approval there]\n"
+            )
+            return
         provider = await server.provider()
         outcome = await make_turn(server, session, handle, sink, provider).resume(pending)
         stop_reason = outcome.stop_reason
@@ -76,12 +83,13 @@ async def resume_turn(server: TetherServer, session: Any, turn_id: str, pending:
         log.warning("resuming turn %s failed: %s", turn_id, exc)
         sink.notice(f"\n[could not resume the turn that was waiting for approval: {getattr(exc, 'message', exc)}]\n")
     finally:
-        sink.update(
-            {
-                "sessionUpdate": "session_info_update",
-                "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": stop_reason}}},
-            }
-        )
+        if not elsewhere:
+            sink.update(
+                {
+                    "sessionUpdate": "session_info_update",
+                    "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": stop_reason}}},
+                }
+            )
         sink.flush()
         session.turn = None
         handle.done.set()

@@ -224,6 +224,24 @@ class HistoryStore:
         rows = [_message_row(message, now) for message in messages]
         return await self._db.write(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
 
+    async def commit_step(
+        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: dict[str, Any] | None
+    ) -> list[int]:
+        """``append_messages`` and ``set_pending(turn_id, pending)`` in one transaction, the
+        streamed partial cleared with them (the committed step supersedes it): a kill
+        between the two would leave calls waiting whose results are stored (run again on
+        resume), or results without the calls still to run."""
+        now = time.time()
+        rows = [_message_row(message, now) for message in messages]
+        value = encode_json(pending) if pending is not None else None
+
+        async def work(conn: aiosqlite.Connection) -> list[int]:
+            seqs = await turns.insert_step(conn, session_id, turn_id, rows, now) if rows else []
+            await conn.execute("UPDATE turns SET pending = ?, partial = NULL WHERE id = ?", (value, turn_id))
+            return seqs
+
+        return await self._db.write(work)
+
     async def finish_turn(
         self,
         turn_id: str,
@@ -272,13 +290,23 @@ class HistoryStore:
             return None
         return rows[0][0], json.loads(rows[0][1])
 
-    async def claim_turn(self, turn_id: str) -> None:
-        """This daemon now runs the turn (a resumed one): other daemons leave it alone."""
+    async def claim_turn(self, turn_id: str) -> bool:
+        """Make this daemon the one that runs a waiting turn (a resumed one), unless another
+        live daemon already does; whether it did. One write transaction: of two daemons
+        that loaded the session after a crash, only the first resumes the turn."""
+        me = this_process()
 
-        async def work(conn: aiosqlite.Connection) -> None:
-            await conn.execute("UPDATE turns SET owner = ? WHERE id = ?", (this_process(), turn_id))
+        async def work(conn: aiosqlite.Connection) -> bool:
+            rows = await conn.execute_fetchall(
+                "SELECT owner FROM turns WHERE id = ? AND status = 'running' AND pending IS NOT NULL", (turn_id,)
+            )
+            owner = next(iter(rows))[0] if rows else None
+            if not rows or (owner != me and alive(owner)):
+                return False
+            await conn.execute("UPDATE turns SET owner = ? WHERE id = ?", (me, turn_id))
+            return True
 
-        await self._db.write(work)
+        return await self._db.write(work)
 
     async def load_messages(self, session_id: str) -> list[MessageRecord]:
         rows = await self._db.read(
