@@ -16,6 +16,7 @@ from tether.store import HistoryStore, MessageRecord
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
+from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
 
 CALL = {"id": "call_w", "name": "write_file", "arguments": {"path": "new.txt", "content": "hello\n"}}
@@ -73,3 +74,65 @@ async def test_the_resumed_step_sends_the_real_result_not_a_stand_in(tmp_path: P
         results = [m for m in request.messages if m.get("role") == "tool"]
         assert len(results) == 1 and MISSING not in str(results[0]["content"]), results
         assert [m for m in session.messages if m.get("content") == MISSING] == []
+
+
+def _turn(session: AgentSession, store: HistoryStore, script: dict[str, Any], tools: list[Any]) -> AgentTurn:
+    return AgentTurn(
+        session, ActiveTurn("t1"), provider=ScriptedProvider(script),
+        tools=ToolRegistry([*default_read_only_tools(), *tools]), sink=NullSink(), max_steps=5,
+        services=TurnServices(gate=ApprovalGate(store.rules), asker=Allows(), files=DiskFileIO(session.sandbox)),
+    )
+
+
+def _command(call_id: str, text: str) -> dict[str, Any]:
+    return {"id": call_id, "name": "run_command", "arguments": {"command": f"echo {text} >> side.txt"}}
+
+
+async def test_a_call_that_had_started_is_not_run_again(tmp_path: Path) -> None:
+    """Approved and started when the daemon died: it may have run. The resumed turn tells
+    the model so instead of running it a second time; the call that had not started is
+    asked and runs."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "side.txt").write_text("a\n")  # the first command ran before the crash
+    async with await HistoryStore.open(tmp_path / "h.sqlite3") as store:
+        await store.create_session("s1", str(ws), "ask")
+        await store.begin_turn("s1", "t1", MessageRecord("user", {"role": "user", "content": []}))
+        calls = [_command("ca", "a"), _command("cb", "b")]
+        await store.append_messages("s1", "t1", [MessageRecord("assistant", {
+            "role": "assistant", "text": "", "tool_calls": calls})])
+        pending = {"step": 1, "calls": [{**calls[0], "started": True}, calls[1]]}
+        await store.set_pending("t1", pending)
+        stored = [(m.role, m.body, m.status) for m in await store.load_messages("s1")]
+        session = AgentSession("s1", ws, store, WorkspaceSandbox(ws), "ask", messages=model_view(stored))
+
+        outcome = await _turn(session, store, {"replies": [{"text": "ok"}]}, [RunCommandTool()]).resume(pending)
+
+        assert outcome.stop_reason == "end_turn"
+        assert (ws / "side.txt").read_text() == "a\nb\n"
+        results = {m.body["tool_call_id"]: m.body for m in await store.load_messages("s1") if m.role == "tool"}
+        assert results["ca"]["is_error"] and "may have run" in results["ca"]["content"]
+        assert not results["cb"]["is_error"]
+
+
+async def test_an_approved_call_is_recorded_as_started_before_it_runs(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    seen: list[Any] = []
+
+    class Watched(RunCommandTool):
+        async def run(self, args: Any, ctx: Any) -> Any:  # what a new daemon would find now
+            seen.append(await store.waiting_turn("s1"))
+            return await super().run(args, ctx)
+
+    async with await HistoryStore.open(tmp_path / "h.sqlite3") as store:
+        await store.create_session("s1", str(ws), "ask")
+        session = AgentSession("s1", ws, store, WorkspaceSandbox(ws), "ask")
+        script = {"replies": [
+            {"when": {"step": 1}, "tool_calls": [_command("ca", "a"), _command("cb", "b")]}, {"text": "ok"}]}
+        turn = _turn(session, store, script, [Watched()])
+        outcome = await turn.run([{"type": "text", "text": "run both"}])
+
+    assert outcome.stop_reason == "end_turn" and (ws / "side.txt").read_text() == "a\nb\n"
+    started = [{c["id"]: c.get("started", False) for c in waiting[1]["calls"]} for waiting in seen]
+    assert started == [{"ca": True, "cb": False}, {"cb": True}]

@@ -197,6 +197,8 @@ class AgentTurn:
         self._open_results: dict[str, dict[str, Any]] = {}
         # Calls of the open step whose results a checkpoint already committed.
         self._committed_calls: set[str] = set()
+        # Calls of a checkpointed step that were approved and started changing things.
+        self._started: set[str] = set()
         self._retried_step = False
         self._compacted_for_error = False
         self._partial_saved = False
@@ -288,7 +290,18 @@ class AgentTurn:
                     call.call_id, title=_safe_title(tool, call.arguments or {}) if tool else call.name,
                     kind=tool.kind if tool else "other", status="pending", raw_input=call.arguments,
                 )
-            timings = await self._run_tools(calls)
+            started = {c["id"] for c in pending.get("calls", []) if c.get("started")}
+            for call in calls:
+                if call.call_id in started:  # it may have run: never twice unasked
+                    text = (
+                        "not run again: it was approved and had started when Tether stopped, so it "
+                        "may have run (check what it does before running it again)"
+                    )
+                    self.sink.tool_call_update(call.call_id, status="failed", content_text=text)
+                    self._open_results[call.call_id] = _tool_message(
+                        call, self.tools.get(call.name), ToolResult(text, is_error=True), []
+                    )
+            timings = await self._run_tools([c for c in calls if c.call_id not in started])
             self.report.add_step(state, timings, sum(t.latency_ms for t in timings))
             await self._commit([self._open_results[c.call_id] for c in calls], clear_pending=True)
             if index >= self.max_steps:
@@ -372,7 +385,7 @@ class AgentTurn:
         while True:
             state = StepState(index)
             self._open_step, self._open_results = state, {}
-            self._committed_calls = set()
+            self._committed_calls, self._started = set(), set()
             try:
                 await self._stream_step(state, tool_specs)
                 return state
@@ -698,6 +711,7 @@ class AgentTurn:
             await anyio.lowlevel.checkpoint()  # the cancel lands here
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
+        await self._mark_started(call)
         meta: dict[str, Any] = {"tether": {"approvedBy": verdict.reason}}
         terminal = self.services.terminal_output_meta and tool.kind == "execute"
         if terminal:
@@ -736,7 +750,7 @@ class AgentTurn:
         # The step stops being "open" before the write: the store finishes a write even
         # when its caller is cancelled, so a cancel here must not commit the step twice.
         self._open_step = None
-        self._committed_calls = set()
+        self._committed_calls, self._started = set(), set()
         if status in MODEL_VISIBLE:
             self.session.messages.extend(bodies)
         records = [MessageRecord(role=b["role"], body=b, status=status) for b in bodies]
@@ -763,11 +777,7 @@ class AgentTurn:
         done = [c for c in calls if c.call_id in self._open_results and c.call_id not in self._committed_calls]
         bodies += [self._open_results[c.call_id] for c in done]
         committed = {*self._committed_calls, _ASSISTANT, *(c.call_id for c in done)}
-        remaining = [c for c in calls if c.call_id not in committed]
-        pending = {
-            "step": state.index,
-            "calls": [{"id": c.call_id, "name": c.name, "arguments": c.arguments or {}} for c in remaining],
-        }
+        pending = self._pending_record(state, committed)
         # Marked committed before the write, as in _commit: the store finishes a write even
         # when its caller is cancelled, so a cancel here must not commit them twice. The
         # step so far and what is left of it go in one transaction (the streamed partial
@@ -777,6 +787,32 @@ class AgentTurn:
         self._partial_saved = False
         records = [MessageRecord(role=b["role"], body=b) for b in bodies]
         await self.session.store.commit_step(self.session.id, self.handle.turn_id, records, pending)
+
+    def _pending_record(self, state: StepState, committed: set[str]) -> dict[str, Any]:
+        """The checkpoint of a step's calls still to run: those whose results are not
+        committed, a call that was approved and started marked ``started``."""
+        return {
+            "step": state.index,
+            "calls": [
+                {
+                    "id": c.call_id,
+                    "name": c.name,
+                    "arguments": c.arguments or {},
+                    **({"started": True} if c.call_id in self._started else {}),
+                }
+                for c in state.calls.values()
+                if c.call_id not in committed
+            ],
+        }
+
+    async def _mark_started(self, call: PendingCall) -> None:
+        """An approved call of a checkpointed step is about to change things: record that,
+        so a daemon that resumes the turn after a crash does not run it a second time."""
+        state = self._open_step
+        if state is None or _ASSISTANT not in self._committed_calls:
+            return  # nothing recorded to resume: a crash interrupts the whole step
+        self._started.add(call.call_id)
+        await self.session.store.set_pending(self.handle.turn_id, self._pending_record(state, self._committed_calls))
 
     async def _commit_open_step(self, status: str) -> None:
         """Commit the step a cancel or error interrupted, keeping tool calls paired."""
