@@ -3,8 +3,8 @@
 orjson does the work (a 10,000-message session's replay, dump and restore spent most of
 their time in the standard library's encoder and decoder: orjson encodes ~10x and decodes
 ~1.5-2.5x faster, bench/RESULTS.md). Where orjson refuses valid input or would change a
-value, the standard library takes over, so callers see exactly the values and errors
-they saw before:
+value, the standard library takes over, so callers see the values and errors they saw
+before (but for lone surrogates, below):
 
 * decoding: a lone surrogate escape (``"\\ud800"``, which JavaScript's JSON.stringify
   writes for a broken pair) and ``NaN``/``Infinity`` are refused by orjson; integers
@@ -14,8 +14,11 @@ they saw before:
 
 One value differs from the standard library's, on purpose: a lone surrogate is not a
 character (no UTF-8 encoder, SQLite or file takes it), so it becomes U+FFFD, the
-replacement character, both where it comes in (decoding) and where one made inside
-would go out (encoding). A pair written as two escapes is the one character it spells.
+replacement character, both where it comes in (decoding: in every string, keys too, so
+nothing past the decoder sees one) and where one made inside would go out (encoding,
+e.g. a file name Python decoded with "surrogateescape"). A pair written as two escapes
+is the one character it spells. orjson refuses lone surrogates both ways, so this costs
+nothing where it succeeds: only the standard library's paths look for them.
 """
 
 from __future__ import annotations
@@ -33,9 +36,17 @@ _std_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_
 # of the regular expression \d{19}, which tries every position.
 _DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
 _LONG_RUN = b"0" * 19
-# What a lone surrogate looks like in JSON text: an escape of one, or (text handed in as
-# str) one encoded with "surrogatepass"
-_SURROGATE_IN_TEXT = re.compile(rb"\\[uU][dD][89a-fA-F]|\xed[\xa0-\xbf]")
+# Where a lone surrogate can be in JSON text: an escape of a surrogate (a pair's half or
+# a lone one), or a surrogate code point itself (text handed in as str, or bytes that
+# json.loads decodes with "surrogatepass": CESU-8 from a UTF-8 sender, UTF-16 or UTF-32).
+# Only looked for where orjson refused the text (or its long integers sent it here).
+_SURROGATE_IN_TEXT = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+# An escaped backslash (kept as is, so the "u" after it is no escape), a pair of escapes
+# (kept: the one character it spells), a lone escape, or a surrogate code point.
+_ESCAPE_OR_SURROGATE = re.compile(
+    r"\\(?:\\|u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
+    r"|u[dD][c-fC-F][0-9a-fA-F]{2})|[\ud800-\udfff]"
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -48,24 +59,29 @@ def loads(data: bytes | bytearray | str) -> Any:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass  # invalid, or valid JSON orjson refuses: the standard library decides
-    value = json.loads(data)
-    return _whole(value) if _SURROGATE_IN_TEXT.search(raw) else value
+    # Decoded as json.loads decodes bytes (the same text, or the same UnicodeDecodeError)
+    text = data if isinstance(data, str) else data.decode(json.detect_encoding(data), "surrogatepass")
+    if _SURROGATE_IN_TEXT.search(text):
+        # In the text, not the value: the decoder itself then makes every string (keys
+        # too) whole, at any depth, and an error stays at the same place (an escape is
+        # replaced by one as long, a character by one character).
+        text = _ESCAPE_OR_SURROGATE.sub(_replace, text)
+    return json.loads(text)
 
 
-def _whole(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings (keys too) as U+FFFD."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_whole(k): _whole(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_whole(v) for v in value]
-    return value
+def _replace(match: re.Match[str]) -> str:
+    found = match.group()
+    if len(found) == 1:
+        return "\ufffd"  # a surrogate code point
+    if len(found) == 6 and found[1] == "u":
+        return "\\ufffd"  # a lone surrogate escape
+    return found  # an escaped backslash, or a pair
 
 
 def dumps(value: Any) -> bytes:
-    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` as UTF-8 (a lone
-    surrogate becomes U+FFFD). Floats may be spelled differently (``0.00001`` for
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` as UTF-8, but a lone
+    surrogate (which UTF-8 cannot hold: the standard library's text would not encode) is
+    written as U+FFFD, and read back so. Floats may be spelled differently (``0.00001`` for
     ``1e-05``), never with another value; NaN and infinities are ``null``, not the
     standard library's invalid ``NaN``."""
     try:
@@ -75,7 +91,8 @@ def dumps(value: Any) -> bytes:
 
 
 def dumps_text(value: Any) -> str:
-    """``dumps`` as text."""
+    """``dumps`` as text: valid UTF-8 when encoded (a lone surrogate is U+FFFD), so SQLite
+    and files take it."""
     try:
         return orjson.dumps(value).decode()
     except TypeError:

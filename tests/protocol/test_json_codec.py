@@ -127,3 +127,23 @@ def test_a_value_orjson_cannot_write_is_still_strict_json() -> None:
     cycle.append(cycle)
     with pytest.raises(ValueError, match="Circular"):
         dumps(cycle)
+
+
+def test_lone_surrogates_are_replaced_at_any_depth_and_in_any_encoding() -> None:
+    """json.loads reads bytes in UTF-16 and UTF-32 too (with "surrogatepass"), and nests
+    as deep as the interpreter allows: the replacement followed the value and broke at
+    ~500 levels."""
+    deep = "[" * 900 + '"\\ud800"' + "]" * 900
+    value = loads(deep)
+    for _ in range(900):
+        (value,) = value
+    assert value == "\ufffd"
+    for encoding in ("utf-16", "utf-16-le", "utf-32-be"):
+        assert loads('{"a": "x\ud800y"}'.encode(encoding, "surrogatepass")) == {"a": "x\ufffdy"}
+    # an escaped backslash before "u" is no escape; a pair stays the one character
+    assert loads('["\\\\ud800", "\\\\\\ud800", "\\ud83d\\ude00"]') == ["\\ud800", "\\\ufffd", "😀"]
+    with pytest.raises(json.JSONDecodeError) as ours:
+        loads('["\\ud800", 1,]')
+    with pytest.raises(json.JSONDecodeError) as std:
+        json.loads('["\\ud800", 1,]')
+    assert str(ours.value) == str(std.value)  # an error keeps its place

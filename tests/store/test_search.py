@@ -238,3 +238,16 @@ async def test_a_version_4_database_keeps_its_index_and_indexes_what_is_added(
         assert await store.delete_session("old")
         assert query("SELECT COUNT(*) FROM messages_fts") == [(len(hits) - 1,)]
         assert {h.session_id for h in await search(store, "heron", limit=50)} == {copy_id, "new"}
+
+
+async def test_a_lone_surrogate_made_inside_is_stored_and_found_as_the_replacement_character(
+    store: HistoryStore,
+) -> None:
+    """A model reply a provider decoded with ``json.loads`` or a file name decoded with
+    "surrogateescape" can hold one; SQLite refuses to bind such text, which broke the turn."""
+    await _conversation(store, "s1", "t", "list the files", "Found bad\udcff.txt and more",
+                        "bad\udcff.txt\nokay.txt")
+    hits = await search(store, "bad")
+    assert {(h.role, h.snippet) for h in hits} == {
+        ("assistant", "Found [[bad]]\ufffd.txt and more"), ("tool", "[[bad]]\ufffd.txt\nokay.txt"),
+    }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +86,18 @@ def _until_nul(text: str) -> str:
     return text[: text.index("\0")] if "\0" in text else text
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _whole(text: str) -> str:
+    """``text`` with every lone surrogate as U+FFFD, as ``encode_json`` writes the body:
+    SQLite refuses to bind a str with one (UnicodeEncodeError). The wire's decoder lets
+    none through, but text made inside can carry one (a model reply a provider decoded
+    with ``json.loads``, a file name Python decoded with "surrogateescape"). ASCII text,
+    most of it, is let through without a look (``isascii`` reads a flag)."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
 def searchable_text(role: str, body: Any) -> str | None:
     """What full-text search indexes of one message; ``None`` for nothing (or only "").
 
@@ -115,7 +128,7 @@ def searchable_text(role: str, body: Any) -> str | None:
         text = body.get("content")
     else:
         return None
-    return (_until_nul(text) or None) if isinstance(text, str) else None
+    return (_whole(_until_nul(text)) or None) if isinstance(text, str) else None
 
 
 @dataclass(slots=True)
