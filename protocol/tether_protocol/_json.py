@@ -29,6 +29,8 @@ from typing import Any
 
 import orjson
 
+from ._gc import collector_paused
+
 __all__ = ["dumps", "dumps_text", "loads"]
 
 _std_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -48,11 +50,20 @@ _ESCAPE_OR_SURROGATE = re.compile(
     r"|u[dD][c-fC-F][0-9a-fA-F]{2})|[\ud800-\udfff]"
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# From this size on, the garbage collector is paused while the value is built (``_gc``)
+_LARGE = 1 << 18
 
 
 def loads(data: bytes | bytearray | str) -> Any:
     """``json.loads(data)``: the same value (but for lone surrogates, U+FFFD here), or the
     same error."""
+    if len(data) < _LARGE:
+        return _loads(data)
+    with collector_paused():
+        return _loads(data)
+
+
+def _loads(data: bytes | bytearray | str) -> Any:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if _LONG_RUN not in raw.translate(_DIGITS_TO_ZERO):
         try:

@@ -22,6 +22,8 @@ from tether_protocol._messages import (
     SetModeParams,
 )
 
+from tether_protocol._gc import collector_paused
+
 from ..store import HistoryStore, MessageView
 from ..transport.connection import Connection
 from ..transport.rpc import Route
@@ -73,6 +75,11 @@ def routes(server: TetherServer) -> list[Route]:
         return {"sessionId": session.id, "modes": modes_state(session.mode)}
 
     async def load(params: LoadSessionParams) -> dict[str, Any]:
+        # the history read and its replay build ~10 objects per message, none in a cycle
+        with collector_paused():
+            return await _load(params)
+
+    async def _load(params: LoadSessionParams) -> dict[str, Any]:
         workspace = check_workspace(params.cwd)
         conn = server.conn
         assert conn is not None

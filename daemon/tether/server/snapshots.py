@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_protocol._errors import InvalidParams, SessionNotFound
+from tether_protocol._gc import collector_paused
 
 from ..config import MODES, no_looser_mode
 from ..store import (
@@ -113,11 +114,17 @@ def routes(server: TetherServer) -> list[Route]:
         store, _workspace = await locate(session_id, _string(p, "cwd", method, required=False))
         try:
             # the snapshot's JSON straight from the stored JSON (no decoding and encoding)
-            return RawResult(await export_session_json(store, session_id))
+            with collector_paused():  # rows and text of every message, no cycles
+                return RawResult(await export_session_json(store, session_id))
         except StoreError as exc:  # deleted meanwhile
             raise SessionNotFound(f"unknown session {session_id!r}: {exc}") from exc
 
     async def restore(params: Any) -> dict[str, Any]:
+        # checked copies and rows of every message, none in a cycle
+        with collector_paused():
+            return await _restore(params)
+
+    async def _restore(params: Any) -> dict[str, Any]:
         method = "_tether/session/restore"
         p = _object(params)
         if "snapshot" not in p:

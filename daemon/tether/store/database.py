@@ -10,6 +10,7 @@ what is written, and when, is ``history.py``'s business.
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -23,6 +24,9 @@ from tether.store.errors import StoreError
 __all__ = ["Database", "Work"]
 
 _T = TypeVar("_T")
+# The WAL size from which a write is followed by a checkpoint: SQLite's own default
+# (1,000 pages of 4 KiB), which its automatic checkpoint used before ours replaced it
+CHECKPOINT_BYTES = 4 << 20
 Work = Callable[[aiosqlite.Connection], Awaitable[_T]]
 
 
@@ -46,6 +50,8 @@ class Database:
         self._conn: aiosqlite.Connection | None = conn
         self._lock = asyncio.Lock()
         self._writes: set[asyncio.Task[Any]] = set()
+        self._wal = f"{path}-wal"
+        self._checkpointing = False
 
     @classmethod
     async def open(cls, path: Path) -> Database:
@@ -111,4 +117,29 @@ class Database:
                     raise
             except sqlite3.Error as exc:
                 raise StoreError(f"history database {self.path}: {exc}") from exc
-            return result
+        if not self._checkpointing and _size(self._wal) >= CHECKPOINT_BYTES:
+            # after this write's caller has its answer, before the next write waits long
+            self._checkpointing = True
+            task = asyncio.ensure_future(self._checkpoint(conn))
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
+        return result
+
+    async def _checkpoint(self, conn: aiosqlite.Connection) -> None:
+        """Copy the WAL back into the database (PASSIVE: readers of other processes are
+        not waited for; what they still need is copied by a later checkpoint)."""
+        try:
+            async with self._lock:
+                if self._conn is conn:
+                    await conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error:
+            pass  # busy, or closing: the WAL keeps every commit, the next write tries again
+        finally:
+            self._checkpointing = False
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
