@@ -229,3 +229,20 @@ def test_prepare_always_pairs_calls_and_results(events, drop_front, used, keep):
     sent = [positions[id(m)] for m in out if m["role"] != "tool"]
     assert sent == sorted(sent)
     assert len([m for m in out if m["role"] == "user"]) <= keep + 1
+
+
+def test_the_marker_of_a_turn_interrupted_before_any_output_is_not_sent_to_the_model() -> None:
+    """Recovery stores an empty assistant message for it (shown in a replay); Anthropic
+    refuses an empty assistant message, and it says nothing to the model anyway."""
+    from tether.server.registry import model_view
+
+    stored = [
+        ("user", {"role": "user", "content": [{"type": "text", "text": "read it"}]}, "complete"),
+        ("assistant", {"role": "assistant", "text": "", "tool_calls": [
+            {"id": "c1", "name": "read_file", "arguments": {"path": "a"}}]}, "complete"),
+        ("tool", {"role": "tool", "tool_call_id": "c1", "name": "read_file", "content": "A"}, "complete"),
+        ("assistant", {"role": "assistant", "text": ""}, "interrupted"),
+        ("user", {"role": "user", "content": [{"type": "text", "text": "again"}]}, "complete"),
+        ("assistant", {"role": "assistant", "text": "half an ans"}, "interrupted"),
+    ]
+    assert model_view(stored) == [body for i, (_r, body, _s) in enumerate(stored) if i != 3]

@@ -10,10 +10,12 @@ import os
 import signal
 import sqlite3
 import weakref
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from daemon_harness import EXAMPLES
+from tether_client import ClientError
 
 SCRIPT = EXAMPLES / "approvals.json"
 
@@ -108,7 +110,37 @@ async def test_a_turn_killed_while_streaming_keeps_its_partial_output_marked_int
     conn.close()
 
 
-async def test_a_live_daemons_waiting_turn_is_not_resumed_by_another_daemon(spawn_daemon, workspace: Path):
+async def test_a_turn_killed_before_any_output_was_saved_shows_it_was_interrupted(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
+    """Partial output is saved every 0.5 s (no database write per event): killed sooner,
+    nothing of the answer is kept, but the replay still says the turn stopped there, and
+    the session goes on (the model is not sent an empty answer)."""
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"replies": [{"text": "word " * 200, "delay_ms": 20}, {"text": "Back."}]}))
+    daemon = await spawn_daemon(script=script)
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("talk slowly")
+    turn.start()
+    await until(lambda: any(u["sessionUpdate"] == "agent_message_chunk" for u in turn.updates))
+    await kill9(daemon)
+
+    other = await spawn_daemon(script=script)
+    loaded = await other.client.load_session(session.id, workspace)
+    shown = [(u["sessionUpdate"], u["content"].get("text"), u.get("_meta", {}).get("tether")) for u in loaded.updates]
+    assert shown == [
+        ("user_message_chunk", "talk slowly", None),
+        ("agent_message_chunk", "\n[interrupted: Tether stopped before this turn finished]\n",
+         {"notice": True, "status": "interrupted"}),
+    ]
+    again = loaded.prompt("are you there?")
+    await again.wait()
+    assert again.stop_reason == "end_turn"
+
+
+async def test_a_live_daemons_waiting_turn_is_not_resumed_or_joined_by_another_daemon(
+    spawn_daemon, workspace: Path, tether_home: Path
+):
     first_user = User(never=True)
     first = await spawn_daemon(script=SCRIPT)
     first.client.peer.on_request = first_user.on_request
@@ -120,10 +152,54 @@ async def test_a_live_daemons_waiting_turn_is_not_resumed_by_another_daemon(spaw
     second_user = User("allow_once")
     second = await spawn_daemon(script=SCRIPT)
     second.client.peer.on_request = second_user.on_request
-    await second.client.load_session(session.id, workspace)
+    loaded = await second.client.load_session(session.id, workspace)
+    # shown as it stands in the first daemon: waiting there, not failed
+    (edit,) = [u for u in loaded.updates if u.get("toolCallId") == "call_edit"]
+    assert edit["status"] == "pending"
+    notices = [u["content"]["text"] for u in loaded.updates if u.get("_meta", {}).get("tether", {}).get("notice")]
+    assert any(f"another Tether process (pid {first.pid})" in n and "approvals are asked there" in n for n in notices)
+    # a prompt here would interleave its messages with the first daemon's turn
+    with pytest.raises(ClientError) as busy:
+        await second.client.request(
+            "session/prompt", {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi"}]}
+        )
+    assert busy.value.code == -32010 and f"pid {first.pid}" in busy.value.message
     await asyncio.sleep(0.5)
     assert second_user.prompts == []  # the first daemon still owns the turn
     assert "Hello from the sample workspace." in (workspace / "README.md").read_text()
+    (db,) = list(tether_home.rglob("history.sqlite3"))
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT count(*) FROM turns").fetchone() == (1,)  # no second turn began
+
+    # once the first daemon is gone, loading again there resumes the waiting turn
+    await kill9(first)
+    again = await second.client.load_session(session.id, workspace)
+    await until(lambda: second_user.prompts)
+    await until(lambda: any(u.get("_meta", {}).get("tether", {}).get("turnEnded") for u in again.updates))
+    assert (workspace / "README.md").read_text() == "# Sample\n\nHello, edited by Tether.\n"
+
+
+async def test_a_prompt_during_a_resumed_turn_says_how_that_turn_ends(spawn_daemon, workspace: Path):
+    first_user = User(never=True)
+    first = await spawn_daemon(script=SCRIPT)
+    first.client.peer.on_request = first_user.on_request
+    session = await first.client.new_session(workspace)
+    session.prompt("edit the readme").start()
+    await until(lambda: first_user.prompts)
+    await kill9(first)
+
+    second_user = User(never=True)
+    second = await spawn_daemon(script=SCRIPT)
+    second.client.peer.on_request = second_user.on_request
+    await second.client.load_session(session.id, workspace)
+    await until(lambda: second_user.prompts)  # the resumed turn asks again
+    with pytest.raises(ClientError) as busy:
+        await second.client.request(
+            "session/prompt", {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi"}]}
+        )
+    assert busy.value.code == -32010
+    assert "resuming the turn that was waiting for approval" in busy.value.message
+    assert "session/request_permission" in busy.value.message and "turnEnded" in busy.value.message
 
 
 async def test_a_client_whose_daemon_dies_mid_turn_gets_a_clear_error_and_no_stray_warning(

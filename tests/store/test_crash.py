@@ -80,5 +80,8 @@ async def test_sigkill_after_a_committed_step_keeps_it_and_the_file_intact(db_pa
     ]
     # every step is all-or-nothing: whole pairs of filler messages, no gaps in seq
     assert [m.seq for m in messages] == list(range(len(messages)))
+    # and recovery marks where the turn stopped (nothing streamed was saved)
+    marker = messages.pop()
+    assert (marker.role, marker.body, marker.status) == ("assistant", {"role": "assistant", "text": ""}, "interrupted")
     assert len(messages) % 2 == 1 and len(messages) > 3
     assert turn.status == "interrupted"

@@ -156,10 +156,12 @@ async def test_reopening_after_a_crash_interrupts_running_turns_and_keeps_messag
         messages = await store.load_messages("s1")
         assert (done.status, cut.status) == ("complete", "interrupted")
         # it stopped when its last message was committed, not when we restarted
-        assert cut.finished_at == messages[-1].created_at
-        assert [(m.seq, m.body) for m in messages[1:]] == [
-            (1, {"text": "second"}),
-            (last_seq, {"text": "half"}),
+        assert cut.finished_at == messages[-2].created_at
+        assert [(m.seq, m.body, m.status) for m in messages[1:]] == [
+            (1, {"text": "second"}, "complete"),
+            (last_seq, {"text": "half"}, "complete"),
+            # nothing streamed was saved: an empty answer marks where it stopped
+            (last_seq + 1, {"role": "assistant", "text": ""}, "interrupted"),
         ]
 
     async with await HistoryStore.open(db_path) as store:
@@ -285,3 +287,24 @@ async def test_only_one_daemon_claims_a_waiting_turn(store: HistoryStore, sessio
     assert await store.claim_turn("t1") is True  # it is ours now
     await store.set_pending("t1", None)
     assert await store.claim_turn("t1") is False  # nothing waits any more
+
+
+async def test_no_turn_begins_while_another_live_daemon_runs_one_in_the_session(
+    store: HistoryStore, session: str
+) -> None:
+    """Its messages would interleave with the other daemon's turn (seqs taken in turns)."""
+    from tether.store import TurnElsewhere
+    from tether.store.liveness import _start_ticks
+
+    await store.begin_turn(session, "t1", MessageRecord("user", {"text": "run it"}))
+    other = os.getppid()  # a live process that is not this one: another daemon
+    await store.transaction(lambda conn: conn.execute(
+        "UPDATE turns SET owner = ? WHERE id = 't1'", (f"{other}:{_start_ticks(other)}",)))
+    with pytest.raises(TurnElsewhere) as refused:
+        await store.begin_turn(session, "t2", MessageRecord("user", {"text": "me too"}))
+    assert (refused.value.turn_id, refused.value.pid) == ("t1", str(other))
+    assert [m.seq for m in await store.load_messages(session)] == [0]  # nothing of t2 stored
+    assert await store.turn_elsewhere(session) == ("t1", None, str(other))
+    await store.transaction(lambda conn: conn.execute("UPDATE turns SET owner = '999999999:1' WHERE id = 't1'"))
+    assert await store.turn_elsewhere(session) is None  # that daemon died
+    await store.begin_turn(session, "t2", MessageRecord("user", {"text": "me too"}))

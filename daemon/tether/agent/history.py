@@ -38,6 +38,14 @@ def trim_middle(text: str, head: int, tail: int) -> str:
     return f"{text[:head]}\n[... {cut} characters trimmed ...]\n{text[len(text) - tail:]}"
 
 
+def nothing_said(message: Message) -> bool:
+    """An assistant message with nothing to show or send: the marker that recovery
+    stores for a turn interrupted before any of its answer was saved. The model is not
+    sent it (some providers refuse an empty assistant message); a replay says where the
+    turn stopped."""
+    return not (message.get("text") or message.get("thinking") or message.get("tool_calls"))
+
+
 def is_compaction_summary(message: Message) -> bool:
     return message.get("role") == "user" and "compaction" in message
 

@@ -21,6 +21,7 @@ class ActiveTurn:
     """The handle the protocol side uses to cancel a running turn."""
 
     turn_id: str
+    resumed: bool = False  # a turn a dead daemon left waiting: no session/prompt to answer
     cancel_requested: bool = False
     scope: anyio.CancelScope | None = None
     done: anyio.Event = field(default_factory=anyio.Event)

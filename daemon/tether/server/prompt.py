@@ -16,7 +16,7 @@ from tether_protocol._messages import PromptParams, SessionIdParams
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn
-from ..store import StoreError, new_turn_id
+from ..store import StoreError, TurnElsewhere, new_turn_id
 from ..transport.rpc import Route
 from .files import EditorFiles
 from .updates import SessionUpdates
@@ -60,7 +60,7 @@ async def resume_turn(server: TetherServer, session: Any, turn_id: str, pending:
     answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
     if session.turn is not None:
         return
-    handle = ActiveTurn(turn_id)
+    handle = ActiveTurn(turn_id, resumed=True)
     session.turn = handle
     assert server.conn is not None
     sink = SessionUpdates(session.id, server.conn)
@@ -100,6 +100,12 @@ def routes(server: TetherServer) -> list[Route]:
 
     async def prompt(params: PromptParams) -> dict[str, Any]:
         session = registry.get_live(params.session_id)
+        if session.turn is not None and session.turn.resumed:
+            raise SessionBusy(
+                f"session {session.id!r} is resuming the turn that was waiting for approval when "
+                f"a daemon stopped; answer its session/request_permission (or send session/cancel), "
+                f"its end comes as a session_info_update with _meta.tether.turnEnded"
+            )
         if session.turn is not None:
             raise SessionBusy(
                 f"session {session.id!r} is already running a turn; wait for its "
@@ -117,6 +123,11 @@ def routes(server: TetherServer) -> list[Route]:
             blocks = [unstructure(block) for block in params.prompt]
             try:
                 outcome = await turn.run(blocks)
+            except TurnElsewhere as exc:
+                raise SessionBusy(
+                    f"{exc}; answer or cancel it there, or wait until it ends and load the "
+                    f"session again to see it (turn {exc.turn_id})"
+                ) from exc
             except StoreError as exc:
                 if await session.store.get_session(session.id) is not None:
                     raise

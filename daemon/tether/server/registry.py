@@ -17,7 +17,7 @@ import anyio
 
 from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
 
-from ..agent.history import is_compaction_summary, repair_pairing
+from ..agent.history import is_compaction_summary, nothing_said, repair_pairing
 from ..agent.loop import MODEL_VISIBLE
 from ..agent.session import AgentSession
 from ..store import HistoryStore, MessageView, SessionRecord, database_path
@@ -138,7 +138,10 @@ def model_view(stored: Sequence[MessageView]) -> list[dict]:
     it kept (stored before it: its ``compaction.kept``; none for summaries stored before
     that was recorded), and what follows; without broken output, with tool calls and
     results paired (a crash can leave a call without its result)."""
-    bodies = [body for _role, body, status in stored if status in MODEL_VISIBLE]
+    bodies = [
+        body for role, body, status in stored
+        if status in MODEL_VISIBLE and not (role == "assistant" and nothing_said(body))
+    ]
     for index in range(len(bodies) - 1, -1, -1):
         summary = bodies[index]
         if is_compaction_summary(summary):

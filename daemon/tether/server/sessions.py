@@ -29,7 +29,7 @@ from ..transport.connection import Connection
 from ..transport.rpc import Route
 from .handshake import modes_state
 from .registry import check_workspace
-from .updates import PagedReplay, replay_frames
+from .updates import PagedReplay, SessionUpdates, replay_frames
 
 if TYPE_CHECKING:
     from .app import TetherServer
@@ -91,7 +91,21 @@ def routes(server: TetherServer) -> list[Route]:
             return {"modes": modes_state(session.mode)}
         store, record = await registry.find_stored(params.session_id, workspace)
         waiting = await store.waiting_turn(record.id)
-        if waiting is None:
+        elsewhere = await store.turn_elsewhere(record.id) if waiting is None else None
+        if elsewhere is not None:
+            # shown as it stands there: its calls waiting for approval are pending, not failed
+            _turn_id, pending, pid = elsewhere
+            stored = [(m.role, m.body, m.status) for m in await store.load_messages(record.id)]
+            pending_ids = {c["id"] for c in (pending or {}).get("calls", [])}
+            await send_in_batches(conn, replay_frames(record.id, [(body, status) for _role, body, status in stored], pending_ids))
+            sink = SessionUpdates(record.id, conn)
+            sink.notice(
+                f"\n[a turn of this session is running in another Tether process (pid {pid})"
+                + (": its approvals are asked there" if pending_ids else "")
+                + "; a prompt here is refused until it ends]\n"
+            )
+            sink.flush()
+        elif waiting is None:
             stored = await replay_while_reading(conn, store, record.id)
         else:
             stored = [(m.role, m.body, m.status) for m in await store.load_messages(record.id)]

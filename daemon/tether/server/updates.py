@@ -19,6 +19,7 @@ from typing import Any
 
 from tether_protocol._json import dumps_text
 
+from ..agent.history import nothing_said
 from ..transport.connection import Connection, encode_json
 
 _PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
@@ -171,6 +172,10 @@ def _json(value: Any) -> str:
     return _str(value) if type(value) is str else _any(value)
 
 
+# What a replay shows of a turn whose daemon died before it saved any of the answer
+INTERRUPTED = "\n[interrupted: Tether stopped before this turn finished]\n"
+
+
 def replay_frames(
     session_id: str,
     bodies: Sequence[tuple[dict[str, Any], str]],
@@ -200,6 +205,11 @@ def replay_frames(
         elif role == "user":
             for block in body.get("content", []):
                 yield f'{head}"user_message_chunk","content":{_json(block)}{end}'
+        elif role == "assistant" and status == "interrupted" and nothing_said(body):
+            yield (
+                f'{head}"agent_message_chunk","content":{{"type":"text","text":{_str(INTERRUPTED)}}},'
+                f'"_meta":{{"tether":{{"notice":true,"status":"interrupted"}}}}}}}}}}'
+            )
         elif role == "assistant":
             if body.get("thinking"):
                 yield f'{head}"agent_thought_chunk","content":{{"type":"text","text":{_json(body["thinking"])}}}{end}'
@@ -291,6 +301,14 @@ def replay_updates(
         elif role == "user":
             for block in body.get("content", []):
                 updates.append({"sessionUpdate": "user_message_chunk", "content": block, **meta})
+        elif role == "assistant" and status == "interrupted" and nothing_said(body):
+            updates.append(
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": INTERRUPTED},
+                    "_meta": {"tether": {"notice": True, "status": status}},
+                }
+            )
         elif role == "assistant":
             if body.get("thinking"):
                 updates.append(

@@ -11,7 +11,7 @@ protocol: it stores plain records and float timestamps, nothing more.
 
 from __future__ import annotations
 
-from tether.store.errors import StoreError
+from tether.store.errors import StoreError, TurnElsewhere
 from tether.store.history import HistoryStore
 from tether.store.paths import database_path, tether_home, workspace_key
 from tether.store.records import (
@@ -49,6 +49,7 @@ __all__ = [
     "SessionRecord",
     "SnapshotError",
     "StoreError",
+    "TurnElsewhere",
     "TurnRecord",
     "database_path",
     "export_session",

@@ -290,6 +290,17 @@ class HistoryStore:
             return None
         return rows[0][0], json.loads(rows[0][1])
 
+    async def turn_elsewhere(self, session_id: str) -> tuple[str, dict[str, Any] | None, str] | None:
+        """The turn of this session another live daemon is running (id, the calls it waits
+        to have approved or None, that daemon's pid), if any."""
+        me = this_process()
+        for turn_id, pending, owner in await self._db.read(
+            "SELECT id, pending, owner FROM turns WHERE session_id = ? AND status = 'running'", (session_id,)
+        ):
+            if owner != me and alive(owner):
+                return turn_id, None if pending is None else json.loads(pending), owner.partition(":")[0]
+        return None
+
     async def claim_turn(self, turn_id: str) -> bool:
         """Make this daemon the one that runs a waiting turn (a resumed one), unless another
         live daemon already does; whether it did. One write transaction: of two daemons

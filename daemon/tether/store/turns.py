@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import aiosqlite
 
-from tether.store.errors import StoreError
+from tether.store.errors import StoreError, TurnElsewhere
 from tether.store.liveness import alive, this_process
 from tether.store.records import TurnRecord, searchable_text
 
@@ -51,6 +51,12 @@ async def touch_session(conn: aiosqlite.Connection, session_id: str, now: float)
 async def insert_turn(
     conn: aiosqlite.Connection, session_id: str, turn_id: str, first: MessageRow, now: float
 ) -> TurnRecord:
+    me = this_process()
+    for other, owner in await conn.execute_fetchall(
+        "SELECT id, owner FROM turns WHERE status = 'running' AND session_id = ?", (session_id,)
+    ):
+        if owner != me and alive(owner):
+            raise TurnElsewhere(session_id, other, owner.partition(":")[0])
     await touch_session(conn, session_id, now)
     rows = await conn.execute_fetchall(
         f"SELECT {_NEXT_TURN_SEQ}, {_NEXT_MESSAGE_SEQ}", (session_id, session_id)
@@ -60,7 +66,7 @@ async def insert_turn(
         await conn.execute(
             "INSERT INTO turns (id, session_id, seq, status, started_at, owner)"
             " VALUES (?, ?, ?, 'running', ?, ?)",
-            (turn_id, session_id, turn_seq, now, this_process()),
+            (turn_id, session_id, turn_seq, now, me),
         )
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"turn {turn_id!r} already exists") from exc
@@ -127,7 +133,9 @@ async def interrupt_running(conn: aiosqlite.Connection) -> int:
 
     A turn waiting for approval (``pending`` set) stays ``running``: the next daemon asks
     again and resumes it. A turn that was streaming gets its last saved partial output as
-    an assistant message marked ``interrupted``. Turns of live daemons are left alone.
+    an assistant message marked ``interrupted``; one with none saved (killed before the
+    first save, or between steps) an empty one, so a replay shows where it stopped (the
+    model is not sent it: ``registry.model_view``). Turns of live daemons are left alone.
     """
     rows = await conn.execute_fetchall(
         "SELECT id, session_id, owner, pending, partial FROM turns WHERE status = 'running'"
@@ -136,18 +144,6 @@ async def interrupt_running(conn: aiosqlite.Connection) -> int:
     for turn_id, session_id, owner, pending, partial in rows:
         if alive(owner) or pending:
             continue
-        if partial:
-            now = time.time()
-            seq_rows = await conn.execute_fetchall(_NEXT_MESSAGE_SEQ_SQL, (session_id,))
-            body = json.loads(partial)
-            await conn.execute(
-                _INSERT_MESSAGE,
-                (session_id, turn_id, next(iter(seq_rows))[0], "assistant",
-                 json.dumps(body, ensure_ascii=False, separators=(",", ":")), "interrupted", now),
-            )
-            text = searchable_text("assistant", body)
-            if text:
-                await conn.execute(_INDEX_LAST, (text,))
         # finished_at = the turn's last committed message, i.e. when it really stopped,
         # rather than whenever the daemon happened to restart
         await conn.execute(
@@ -156,5 +152,15 @@ async def interrupt_running(conn: aiosqlite.Connection) -> int:
             " WHERE id = ?",
             (turn_id,),
         )
+        seq_rows = await conn.execute_fetchall(_NEXT_MESSAGE_SEQ_SQL, (session_id,))
+        body = json.loads(partial) if partial else {"role": "assistant", "text": ""}
+        await conn.execute(
+            _INSERT_MESSAGE,
+            (session_id, turn_id, next(iter(seq_rows))[0], "assistant",
+             json.dumps(body, ensure_ascii=False, separators=(",", ":")), "interrupted", time.time()),
+        )
+        text = searchable_text("assistant", body)
+        if text:
+            await conn.execute(_INDEX_LAST, (text,))
         count += 1
     return count
