@@ -162,14 +162,24 @@ class InputGuard:
         return GuardResult(findings, False, notice, text)
 
     def check_tool_result(self, text: str, tool_name: str | None = None) -> GuardResult:
-        findings = self._scan(text, f"{tool_name or 'tool'} output")
+        source = f"{tool_name} output" if tool_name else "A tool's output"
+        return self._check_data(text, source, "tool output", "output")
+
+    def check_attachment(self, text: str, uri: str) -> GuardResult:
+        """The text of a file the user attached (an ACP ``resource`` block): data the user
+        chose to send, but written by whoever wrote the file, as untrusted as a tool's
+        read of it. Blocked, the file's content is withheld; the message still goes."""
+        return self._check_data(text, f"The attached file {uri}", "file content", "files")
+
+    def _check_data(self, text: str, source: str, what: str, such: str) -> GuardResult:
+        findings = self._scan(text, source)
         if not findings or self.mode == "log":
             return GuardResult(findings, False, None, text)
-        names, source = _names(findings), f"{tool_name} output" if tool_name else "A tool's output"
+        names = _names(findings)
         if self.mode == "block":
-            withheld = f"[tool output withheld: it looked like a prompt injection (pattern {names})]"
+            withheld = f"[{what} withheld: it looked like a prompt injection (pattern {names})]"
             notice = (f"{source} was withheld from the model: it looks like a prompt injection "
-                      f"(pattern {names}: \"{findings[0].excerpt}\"). Set the input guard to warn to pass such output.")
+                      f"(pattern {names}: \"{findings[0].excerpt}\"). Set the input guard to warn to pass such {such}.")
             return GuardResult(findings, True, notice, withheld)
         notice = f"{source} looks like a prompt injection (pattern {names}); the model sees it marked as data."
         return GuardResult(findings, False, notice, text)

@@ -245,17 +245,27 @@ class AgentTurn:
         """Over-long text is cut (never refused); the input guard looks at the rest."""
         notices: list[str] = []
         screened = []
+        attached: list[Any] = []  # findings in attached files' text
         for block in prompt:
+            resource = block.get("resource")
             if block.get("type") == "text":
                 text, notice = truncate_user_message(block.get("text", ""))
                 if notice:
                     notices.append(notice)
                     block = {**block, "text": text}
+            elif block.get("type") == "resource" and isinstance(resource, dict) and isinstance(resource.get("text"), str):
+                checked = self.guard.check_attachment(resource["text"], str(resource.get("uri", "")))
+                attached += checked.findings
+                if checked.notice:
+                    notices.append(checked.notice)
+                if checked.blocked:
+                    block = {**block, "resource": {**resource, "text": checked.text}}
             screened.append(block)
         joined = "\n".join(b.get("text", "") for b in screened if b.get("type") == "text")
         verdict = self.guard.check_user(joined)
         if verdict.notice:
             notices.append(verdict.notice)
+        verdict.findings += attached  # recorded with the message
         return screened, notices, verdict
 
     async def resume(self, pending: dict[str, Any]) -> TurnOutcome:
