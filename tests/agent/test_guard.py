@@ -14,7 +14,7 @@ from tether.agent.guard import (
     UNTRUSTED_DATA_NOTE,
     InputGuard,
     scan,
-    truncate_user_message,
+    truncate_user_blocks,
     wrap_tool_result,
 )
 
@@ -199,14 +199,32 @@ def test_wrapped_output_can_close_only_at_the_end(text: str) -> None:
     assert wrapped.startswith('<tool_output tool="grep">\n')
 
 
+def _text(text: str) -> dict[str, str]:
+    return {"type": "text", "text": text}
+
+
 def test_truncation_keeps_the_start_and_says_so() -> None:
-    assert truncate_user_message("short") == ("short", None)
-    exact = "a" * 32_000
-    assert truncate_user_message(exact) == (exact, None)
-    kept, notice = truncate_user_message("b" * 40_000)
+    assert truncate_user_blocks([_text("short")]) == ([_text("short")], None)
+    exact = [_text("a" * 32_000)]
+    assert truncate_user_blocks(exact) == (exact, None)
+    kept, notice = truncate_user_blocks([_text("b" * 40_000)])
     assert notice == "[Your message was 40,000 characters; the first 32,000 were kept and the rest was cut.]"
-    assert kept == "b" * 32_000 + "\n\n" + notice  # the model sees the notice too
-    kept, notice = truncate_user_message("abcdef", limit=3)
-    assert notice and "6 characters" in notice and kept == "abc\n\n" + notice
+    assert kept == [_text("b" * 32_000 + "\n\n" + notice)]  # the model sees the notice too
+    kept, notice = truncate_user_blocks([_text("abcdef")], limit=3)
+    assert notice and "6 characters" in notice and kept == [_text("abc\n\n" + notice)]
     with pytest.raises(ValueError):
-        truncate_user_message("x", limit=0)
+        truncate_user_blocks([_text("x")], limit=0)
+
+
+def test_the_limit_is_the_whole_messages_not_each_blocks() -> None:
+    """An editor may send a selection and a question as separate blocks: two 20,000-
+    character blocks are a 40,000-character message."""
+    image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+    kept, notice = truncate_user_blocks([_text("a" * 20_000), image, _text("b" * 20_000), _text("c" * 10)])
+    assert notice == "[Your message was 40,010 characters; the first 32,000 were kept and the rest was cut.]"
+    assert kept == [_text("a" * 20_000), image, _text("b" * 12_000 + "\n\n" + notice)]
+    blocks = [_text("a" * 16_000), _text("b" * 16_000)]
+    assert truncate_user_blocks(blocks) == (blocks, None)
+    # the limit reached right at a block's end: the model is still told the rest was cut
+    kept, notice = truncate_user_blocks([*blocks, _text("c")])
+    assert kept == [blocks[0], _text("b" * 16_000 + "\n\n" + str(notice))]

@@ -20,7 +20,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 GuardMode = Literal["off", "log", "warn", "block"]
 MODES: tuple[GuardMode, ...] = ("off", "log", "warn", "block")
@@ -206,15 +206,35 @@ def wrap_tool_result(text: str, tool_name: str) -> str:
     return f'<tool_output tool="{html.escape(tool_name, quote=True)}">\n{body}{newline}</tool_output>'
 
 
-def truncate_user_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> tuple[str, str | None]:
-    """Keep the first `limit` characters of an over-long message (never reject it).
-
-    Returns (text for the model, notice or None); the model sees the notice appended to
-    the kept text, so it knows the end is missing.
-    """
+def truncate_user_blocks(
+    blocks: list[dict[str, Any]], limit: int = MAX_MESSAGE_CHARS
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Keep the first ``limit`` characters of an over-long message (never reject it): of
+    its text blocks together, not each block's (an editor may send one block per
+    paragraph or selection). Text blocks past the limit are left out; other blocks
+    (images, files) are kept. Returns (the blocks for the model, notice or None); the
+    model sees the notice appended to the kept text, so it knows the end is missing."""
     if limit <= 0:
         raise ValueError("limit must be positive")
-    if len(text) <= limit:
-        return text, None
-    notice = f"[Your message was {len(text):,} characters; the first {limit:,} were kept and the rest was cut.]"
-    return f"{text[:limit]}\n\n{notice}", notice
+    total = sum(len(b.get("text", "")) for b in blocks if b.get("type") == "text")
+    if total <= limit:
+        return blocks, None
+    notice = _cut_notice(total, limit)
+    kept: list[dict[str, Any]] = []
+    room = limit
+    for block in blocks:
+        if block.get("type") != "text":
+            kept.append(block)
+            continue
+        text = block.get("text", "")
+        if room <= 0:
+            continue  # past the limit: left out
+        if len(text) >= room:  # the limit is reached here (what follows is cut): say so
+            block = {**block, "text": f"{text[:room]}\n\n{notice}"}
+        room -= len(text)
+        kept.append(block)
+    return kept, notice
+
+
+def _cut_notice(length: int, limit: int) -> str:
+    return f"[Your message was {length:,} characters; the first {limit:,} were kept and the rest was cut.]"

@@ -44,7 +44,7 @@ from ..tools.registry import ToolRegistry
 from ..tools.update_plan import plan_entries
 from .compaction import compact, should_compact, worth_compacting
 from .context import build_request, project_instructions
-from .guard import InputGuard, truncate_user_message, wrap_tool_result
+from .guard import InputGuard, truncate_user_blocks, wrap_tool_result
 from .history import MISSING, prepare
 from .sanitize import StreamSanitizer
 from .tokens import ContextEstimate
@@ -243,17 +243,13 @@ class AgentTurn:
 
     def _screen_prompt(self, prompt: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str], Any]:
         """Over-long text is cut (never refused); the input guard looks at the rest."""
-        notices: list[str] = []
+        prompt, cut = truncate_user_blocks(prompt)
+        notices: list[str] = [cut] if cut else []
         screened = []
         attached: list[Any] = []  # findings in attached files' text
         for block in prompt:
             resource = block.get("resource")
-            if block.get("type") == "text":
-                text, notice = truncate_user_message(block.get("text", ""))
-                if notice:
-                    notices.append(notice)
-                    block = {**block, "text": text}
-            elif block.get("type") == "resource" and isinstance(resource, dict) and isinstance(resource.get("text"), str):
+            if block.get("type") == "resource" and isinstance(resource, dict) and isinstance(resource.get("text"), str):
                 checked = self.guard.check_attachment(resource["text"], str(resource.get("uri", "")))
                 attached += checked.findings
                 if checked.notice:
