@@ -22,7 +22,7 @@ ALL = list(range(1, LATEST + 1))
 async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Query) -> None:
     assert query("PRAGMA journal_mode") == [("wal",)]
     assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
-    assert store.schema_version == LATEST == 6
+    assert store.schema_version == LATEST == 7
     assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "schema_version", "sessions", "turns", "messages", "run_reports", "approval_rules",
     }
@@ -39,13 +39,13 @@ async def test_reopening_is_idempotent(db_path: Path, query: Query) -> None:
 
 async def test_a_newer_database_is_refused(db_path: Path, query: Query) -> None:
     await (await HistoryStore.open(db_path)).close()
-    query("INSERT INTO schema_version (version, applied_at) VALUES (7, 0)")
+    query(f"INSERT INTO schema_version (version, applied_at) VALUES ({LATEST + 1}, 0)")
 
     with pytest.raises(StoreError) as caught:
         await HistoryStore.open(db_path)
 
     assert str(caught.value) == (
-        f"history database {db_path} has schema version 7, "
+        f"history database {db_path} has schema version {LATEST + 1}, "
         f"this tether understands up to {LATEST}; upgrade tether"
     )
 

@@ -219,7 +219,7 @@ async def test_a_version_4_database_keeps_its_index_and_indexes_what_is_added(
     assert query("SELECT COUNT(*) FROM messages_fts") == [(2,)]  # the v4 trigger's rows
 
     async with await HistoryStore.open(db_path) as store:
-        assert store.schema_version == latest_version() == 6
+        assert store.schema_version == latest_version() == 7
         assert [h.message_seq for h in await search(store, "heron")] == [0, 1]
         await _conversation(store, "new", "New talk", "any heron here?", "one heron", "heron.txt")
         copy_id = await import_session(store, await export_session(store, "old"))
@@ -251,3 +251,37 @@ async def test_a_lone_surrogate_made_inside_is_stored_and_found_as_the_replaceme
     assert {(h.role, h.snippet) for h in hits} == {
         ("assistant", "Found [[bad]]\ufffd.txt and more"), ("tool", "[[bad]]\ufffd.txt\nokay.txt"),
     }
+
+
+async def test_a_word_inside_chinese_japanese_or_korean_text_is_found(store: HistoryStore) -> None:
+    """They are written without spaces between words: the tokenizer read a whole run as
+    one token, so only a search for the entire run found anything."""
+    await _conversation(store, "s1", "t", "这个函数用Python写的，解析器在哪里？",
+                        "解析器はparser.pyにあります。", "학교에서 테스트를 실행했습니다")
+    assert sorted(h.message_seq for h in await search(store, "解析器")) == [0, 1]
+    assert [h.message_seq for h in await search(store, "函数")] == [0]
+    assert [h.message_seq for h in await search(store, "python")] == [0]  # next to Chinese
+    assert [h.message_seq for h in await search(store, "あります")] == [1]
+    assert [h.message_seq for h in await search(store, "학교")] == [2]  # a particle joined to it
+    assert [h.message_seq for h in await search(store, '"解析器" AND parser')] == [1]
+    assert await search(store, "器解") == []  # the characters in their order, not any order
+    (hit,) = await search(store, "函数")
+    assert hit.snippet == "这个[[函数]]用Python写的，解析器在哪里？"  # as written: no separators
+
+
+async def test_a_version_6_database_finds_words_in_its_cjk_text_once_opened(
+    db_path: Path, query: Query, old_database: OldDatabase
+) -> None:
+    await old_database(6, [])
+    # messages v6 indexed: each index row's text as v6's store wrote it
+    body = '{"role":"user","content":[{"type":"text","text":"解析器在哪里 where"}]}'
+    query("INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) VALUES ('old', 't', 0, 'user', ?, 1)", (body,))
+    query("INSERT INTO messages_fts (rowid, text) SELECT id, '解析器在哪里 where' FROM messages")
+    query("INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) VALUES ('old', 't', 1, 'assistant', ?, 1)",
+          ('{"role":"assistant","text":"plain English"}',))
+    query("INSERT INTO messages_fts (rowid, text) SELECT id, 'plain English' FROM messages WHERE seq = 1")
+    async with await HistoryStore.open(db_path) as store:
+        assert [h.message_seq for h in await search(store, "解析器")] == [0]
+        assert [h.message_seq for h in await search(store, "english")] == [1]
+        assert [h.message_seq for h in await search(store, "where")] == [0]
+    assert query("SELECT COUNT(*) FROM messages_fts") == [(2,)]

@@ -35,8 +35,8 @@ from tether.store.records import (
     decode_bodies,
     decode_json,
     encode_json,
+    indexed_text,
     parse_session_cursor,
-    searchable_text,
     session_cursor,
 )
 
@@ -392,5 +392,5 @@ def _message_row(message: MessageRecord, now: float) -> turns.MessageRow:
         encode_json(message.body),
         message.status,
         message.created_at or now,
-        searchable_text(message.role, message.body),
+        indexed_text(message.role, message.body),
     )

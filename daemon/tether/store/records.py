@@ -34,8 +34,10 @@ __all__ = [
     "new_turn_id",
     "new_turn_ids",
     "parse_session_cursor",
+    "indexed_text",
     "searchable_text",
     "session_cursor",
+    "split_cjk",
 ]
 
 MESSAGE_ROLES = frozenset({"user", "assistant", "tool", "system"})
@@ -129,6 +131,30 @@ def searchable_text(role: str, body: Any) -> str | None:
     else:
         return None
     return (_whole(_until_nul(text)) or None) if isinstance(text, str) else None
+
+
+# Chinese and Japanese are written without spaces between words (Korean often joins
+# particles to words): FTS5's unicode61 tokenizer reads a run of such characters as one
+# token, so a word inside a sentence could not be found. Each is indexed as a token of
+# its own, with a zero-width space (a separator to the tokenizer, invisible in a snippet)
+# on either side, and a query's are split the same way (``search``), so a word is found
+# as the phrase of its characters.
+_CJK = re.compile(
+    "[\u1100-\u11ff\u3040-\u30ff\u3100-\u318f\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]"
+)
+SPLIT = "\u200b"
+
+
+def split_cjk(text: str) -> str:
+    """``text`` with each Chinese, Japanese or Korean character set apart by ``SPLIT``."""
+    return text if text.isascii() else _CJK.sub(f"{SPLIT}\\g<0>{SPLIT}", text)
+
+
+def indexed_text(role: str, body: Any) -> str | None:
+    """What the search index holds of one message: ``searchable_text``, CJK split."""
+    text = searchable_text(role, body)
+    return None if text is None else split_cjk(text)
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 import aiosqlite
 
 from tether.store.errors import StoreError
+from tether.store.records import split_cjk
 
 __all__ = [
     "MIGRATIONS",
@@ -261,6 +262,16 @@ async def _v6_checks_without_in_lists(conn: aiosqlite.Connection) -> None:
         await conn.execute("PRAGMA writable_schema = OFF")
 
 
+async def _v7_cjk_words(conn: aiosqlite.Connection) -> None:
+    # Index rows holding Chinese, Japanese or Korean text are written again with each
+    # such character a token of its own (`records.split_cjk`; before, a run of them was
+    # one token and a word inside it could not be found). The index keeps its own copy of
+    # the text, so the messages themselves are not read.
+    rows = await conn.execute_fetchall("SELECT rowid, text FROM messages_fts")
+    changed = [(split_cjk(text), rowid) for rowid, text in rows if not text.isascii() and split_cjk(text) != text]
+    await conn.executemany("UPDATE messages_fts SET text = ? WHERE rowid = ?", changed)
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_approval_rules,
@@ -268,6 +279,7 @@ MIGRATIONS: list[Migration] = [
     _v4_search,
     _v5_index_in_python,
     _v6_checks_without_in_lists,
+    _v7_cjk_words,
 ]
 
 

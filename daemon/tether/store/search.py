@@ -9,11 +9,13 @@ Must not: write anything.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass
 
 from tether.store.errors import StoreError
 from tether.store.history import HistoryStore
+from tether.store.records import SPLIT, split_cjk
 
 __all__ = ["Hit", "literal_query", "search"]
 
@@ -29,6 +31,11 @@ JOIN sessions AS s ON s.id = m.session_id
 WHERE messages_fts MATCH ?
 ORDER BY bm25(messages_fts), m.session_id, m.seq
 LIMIT ?"""
+
+
+# Highlights of characters next to each other (a CJK word, indexed a character a token)
+# as one: `[[世]]\u200b\u200b[[界]]` -> `[[世界]]`
+_JOINED_MARKS = re.compile(f"\\]\\]{SPLIT}*\\[\\[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +61,7 @@ async def search(store: HistoryStore, query: str, *, limit: int = 20) -> list[Hi
         raise ValueError(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
     # the index holds no NUL (text is indexed up to its first one), and FTS5 would end
     # the query there, leaving an unterminated string
-    query = query.replace("\0", " ")
+    query = split_cjk(query.replace("\0", " "))
     if not query.strip():
         return []
     try:
@@ -64,4 +71,8 @@ async def search(store: HistoryStore, query: str, *, limit: int = 20) -> list[Hi
         if not isinstance(exc.__cause__, sqlite3.OperationalError):
             raise
         rows = await store.query(_SEARCH, (_SNIPPET_TOKENS, literal_query(query), limit))
-    return [Hit(row[0], row[1], int(row[2]), row[3], row[4], float(row[5])) for row in rows]
+    return [Hit(row[0], row[1], int(row[2]), row[3], _shown(row[4]), float(row[5])) for row in rows]
+
+
+def _shown(snippet: str) -> str:
+    return _JOINED_MARKS.sub("", snippet).replace(SPLIT, "") if SPLIT in snippet else snippet

@@ -33,8 +33,8 @@ from tether.store.records import (
     TURN_STATUSES,
     decode_json,
     encode_json,
+    indexed_text,
     new_turn_ids,
-    searchable_text,
 )
 
 __all__ = [
@@ -683,7 +683,7 @@ async def import_session(
     message_rows = [
         (
             None if m["turn_id"] is None else turn_map[m["turn_id"]], m["seq"], m["role"],
-            encode_json(m["body"]), m["status"], m["created_at"], searchable_text(m["role"], m["body"]),
+            encode_json(m["body"]), m["status"], m["created_at"], indexed_text(m["role"], m["body"]),
         )
         for m in checked["messages"]
     ]

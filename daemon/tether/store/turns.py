@@ -19,7 +19,7 @@ import aiosqlite
 
 from tether.store.errors import StoreError, TurnElsewhere
 from tether.store.liveness import alive, this_process
-from tether.store.records import TurnRecord, searchable_text
+from tether.store.records import TurnRecord, indexed_text
 
 __all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_running", "touch_session"]
 
@@ -159,7 +159,7 @@ async def interrupt_running(conn: aiosqlite.Connection) -> int:
             (session_id, turn_id, next(iter(seq_rows))[0], "assistant",
              json.dumps(body, ensure_ascii=False, separators=(",", ":")), "interrupted", time.time()),
         )
-        text = searchable_text("assistant", body)
+        text = indexed_text("assistant", body)
         if text:
             await conn.execute(_INDEX_LAST, (text,))
         count += 1
