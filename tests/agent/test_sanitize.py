@@ -96,6 +96,14 @@ def test_steps_run_in_order_so_thoughts_lose_tool_xml_too() -> None:
     assert sanitize("<think>a<tool_call>x</tool_call>b</think>c") == ("c", "ab")
 
 
+def test_a_generic_type_in_prose_is_not_a_tag() -> None:
+    """`List<Thought>` outside backticks is a type: it hid the rest of the answer as thought."""
+    text = "Return a List<Thought> from plan(), or an Option<Answer> if none; Map<String, Final> too."
+    assert sanitize(text) == (text, "")
+    assert sanitize("Use Vec<Thinking>.\n<thinking>real</thinking>ok") == ("Use Vec<Thinking>.\nok", "real")
+    assert sanitize("b<thought>c</thought>d<Think>e</Think>") == ("bd<Think>e", "c")  # lower case: a tag
+
+
 def test_step4_final_wrappers_go_and_their_content_stays() -> None:
     assert sanitize("<final>Done.</final>") == ("Done.", "")
     assert sanitize("<think>t</think><answer>42</answer>") == ("42", "t")

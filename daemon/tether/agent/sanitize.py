@@ -162,17 +162,31 @@ class _Tags(_Lines):
 
     spans = True
 
-    def __init__(self, classify: Classify, heads: tuple[str, ...], end_heads: tuple[str, ...], thought: bool = False) -> None:
+    def __init__(
+        self,
+        classify: Classify,
+        heads: tuple[str, ...],
+        end_heads: tuple[str, ...],
+        thought: bool = False,
+        glued: bool = True,
+    ) -> None:
         super().__init__()
         # heads: lower-case starts that every tag we act on begins with, so a partial
         # `<...` that matches none of them is plain text at once
         self.classify, self.heads, self.end_heads, self.thought = classify, heads, end_heads, thought
+        # glued=False: a capitalised opening tag right after a letter, digit or `_` is
+        # text, a generic type in prose (`List<Thought>`, `Option<Answer>`), not a tag
+        # (models write theirs in lower or upper case: `b<thought>`, `<THINKING>`)
+        self.glued = glued
+        self.prev = ""  # the character before this feed's text, as the model wrote it
         self.buf = ""
         self.block: frozenset[tuple[bool, str]] | None = None
 
     def feed(self, s: str, final: bool = False) -> tuple[str, str]:
         if not self.buf and self.block is None and "<" not in s:  # the hot path
             self._track(s)
+            if s:
+                self.prev = s[-1]
             return s, ""
         data, self.buf = self.buf + s, ""
         out: list[str] = []
@@ -199,6 +213,10 @@ class _Tags(_Lines):
                     self.buf = data[pos:]  # may still become a tag: wait for more
                     break
             parsed = _parse(tag) if tag else None
+            if parsed and not self.glued and not parsed[0] and self.block is None and _pascal(tag):
+                before = data[pos - 1] if pos else self.prev
+                if before.isalnum() or before == "_":
+                    parsed = None
             if self.block is None and (verdict := self.classify(*parsed) if parsed else None) is not None:
                 self.block, pos = verdict or None, pos + len(tag)
             elif self.block is not None and parsed and parsed[:2] in self.block:
@@ -210,7 +228,16 @@ class _Tags(_Lines):
                 elif self.thought:
                     thought.append("<")
                 pos += 1
+        kept = len(data) - len(self.buf)  # what is held comes again with the next feed
+        if kept:
+            self.prev = data[kept - 1]
         return "".join(out), "".join(thought)
+
+
+def _pascal(tag: str) -> bool:
+    """Whether the tag's name is capitalised as a type's is: `<Thought>`, not `<THINK>`."""
+    name = tag[1:].split(">", 1)[0].split(None, 1)[0] if len(tag) > 2 else ""
+    return name[:1].isupper() and not name.isupper()
 
 
 class _Markers(_Lines):
@@ -369,8 +396,10 @@ class StreamSanitizer:
         )
         self._downgraded = _Markers(("[tool call:", "[tool result", "[historical context:"))
         think_ends = ("</think", "</thought", "</antthinking")
-        self._thinking = _Tags(_thinking, ("<think", "<thought", "<antthinking", *think_ends), think_ends, thought=True)
-        self._final = _Tags(_final, ("<final", "</final", "<answer", "</answer"), ())
+        self._thinking = _Tags(
+            _thinking, ("<think", "<thought", "<antthinking", *think_ends), think_ends, thought=True, glued=False
+        )
+        self._final = _Tags(_final, ("<final", "</final", "<answer", "</answer"), (), glued=False)
         self._echoed = _Markers(("[system message]",))
         self._dedup = _Dedup()
         self._leading = _Leading()
