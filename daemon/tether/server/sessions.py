@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether_protocol._gc import collector_paused
 from tether_protocol._messages import (
     ListSessionsParams,
     LoadSessionParams,
@@ -21,8 +22,6 @@ from tether_protocol._messages import (
     SessionIdParams,
     SetModeParams,
 )
-
-from tether_protocol._gc import collector_paused
 
 from ..store import HistoryStore, MessageView
 from ..transport.connection import Connection
@@ -91,26 +90,24 @@ def routes(server: TetherServer) -> list[Route]:
             return {"modes": modes_state(session.mode)}
         store, record = await registry.find_stored(params.session_id, workspace)
         waiting = await store.waiting_turn(record.id)
+        # a turn another live daemon runs: shown as it stands there (its calls waiting for
+        # approval are pending, not failed), neither asked nor resumed here
         elsewhere = await store.turn_elsewhere(record.id) if waiting is None else None
-        if elsewhere is not None:
-            # shown as it stands there: its calls waiting for approval are pending, not failed
-            _turn_id, pending, pid = elsewhere
-            stored = [(m.role, m.body, m.status) for m in await store.load_messages(record.id)]
-            pending_ids = {c["id"] for c in (pending or {}).get("calls", [])}
-            await send_in_batches(conn, replay_frames(record.id, [(body, status) for _role, body, status in stored], pending_ids))
-            sink = SessionUpdates(record.id, conn)
-            sink.notice(
-                f"\n[a turn of this session is running in another Tether process (pid {pid})"
-                + (": its approvals are asked there" if pending_ids else "")
-                + "; a prompt here is refused until it ends]\n"
-            )
-            sink.flush()
-        elif waiting is None:
+        pending = waiting[1] if waiting else elsewhere[1] if elsewhere else None
+        if pending is None:
             stored = await replay_while_reading(conn, store, record.id)
         else:
             stored = [(m.role, m.body, m.status) for m in await store.load_messages(record.id)]
-            pending_ids = {c["id"] for c in waiting[1].get("calls", [])}
+            pending_ids = {c["id"] for c in pending.get("calls", [])}
             await send_in_batches(conn, replay_frames(record.id, [(body, status) for _role, body, status in stored], pending_ids))
+        if elsewhere is not None:
+            sink = SessionUpdates(record.id, conn)
+            sink.notice(
+                f"\n[a turn of this session is running in another Tether process (pid {elsewhere[2]})"
+                + (": its approvals are asked there" if pending else "")
+                + "; a prompt here is refused until it ends]\n"
+            )
+            sink.flush()
         session = registry.make_live(store, record, workspace, stored)
         if waiting is not None and session.turn is None:
             # After the load answer: ask again, and resume the turn where it stopped.
