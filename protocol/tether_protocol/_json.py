@@ -31,7 +31,7 @@ import orjson
 
 from ._gc import collector_paused
 
-__all__ = ["dumps", "dumps_text", "loads"]
+__all__ = ["dumps", "dumps_text", "loads", "whole_text"]
 
 _std_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 # A run of 19 digits is found as "0" * 19 once every digit is a "0": a tenth of the time
@@ -115,7 +115,13 @@ def _std(value: Any) -> str:
         text = _std_encode(value)
     except ValueError:  # NaN or an infinity (or a cycle, which fails again below)
         text = _std_encode(_finite(value, set()))
-    return _SURROGATE.sub("\ufffd", text)
+    return whole_text(text)
+
+
+def whole_text(text: str) -> str:
+    """``text`` with every lone surrogate as U+FFFD, as ``dumps`` writes one (UTF-8 and
+    SQLite cannot take it); ASCII text is let through without a look."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
 def _finite(value: Any, seen: set[int]) -> Any:

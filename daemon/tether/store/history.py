@@ -293,13 +293,7 @@ class HistoryStore:
     async def turn_elsewhere(self, session_id: str) -> tuple[str, dict[str, Any] | None, str] | None:
         """The turn of this session another live daemon is running (id, the calls it waits
         to have approved or None, that daemon's pid), if any."""
-        me = this_process()
-        for turn_id, pending, owner in await self._db.read(
-            "SELECT id, pending, owner FROM turns WHERE session_id = ? AND status = 'running'", (session_id,)
-        ):
-            if owner != me and alive(owner):
-                return turn_id, None if pending is None else json.loads(pending), owner.partition(":")[0]
-        return None
+        return turns.elsewhere(await self._db.read(turns.RUNNING_SQL, (session_id,)))
 
     async def claim_turn(self, turn_id: str) -> bool:
         """Make this daemon the one that runs a waiting turn (a resumed one), unless another

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether.store.errors import StoreError
-from tether_protocol._json import dumps_text, loads
+from tether_protocol._json import dumps_text, loads, whole_text
 
 __all__ = [
     "FINAL_TURN_STATUSES",
@@ -88,18 +88,6 @@ def _until_nul(text: str) -> str:
     return text[: text.index("\0")] if "\0" in text else text
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _whole(text: str) -> str:
-    """``text`` with every lone surrogate as U+FFFD, as ``encode_json`` writes the body:
-    SQLite refuses to bind a str with one (UnicodeEncodeError). The wire's decoder lets
-    none through, but text made inside can carry one (a model reply a provider decoded
-    with ``json.loads``, a file name Python decoded with "surrogateescape"). ASCII text,
-    most of it, is let through without a look (``isascii`` reads a flag)."""
-    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
-
-
 def searchable_text(role: str, body: Any) -> str | None:
     """What full-text search indexes of one message; ``None`` for nothing (or only "").
 
@@ -130,7 +118,10 @@ def searchable_text(role: str, body: Any) -> str | None:
         text = body.get("content")
     else:
         return None
-    return (_whole(_until_nul(text)) or None) if isinstance(text, str) else None
+    # a lone surrogate as U+FFFD, as ``encode_json`` writes the body: SQLite refuses to
+    # bind a str with one, and text made inside can carry one (a model reply a provider
+    # decoded with ``json.loads``, a file name decoded with "surrogateescape")
+    return (whole_text(_until_nul(text)) or None) if isinstance(text, str) else None
 
 
 # Chinese and Japanese are written without spaces between words (Korean often joins

@@ -268,8 +268,10 @@ async def _v7_cjk_words(conn: aiosqlite.Connection) -> None:
     # one token and a word inside it could not be found). The index keeps its own copy of
     # the text, so the messages themselves are not read.
     rows = await conn.execute_fetchall("SELECT rowid, text FROM messages_fts")
-    changed = [(split_cjk(text), rowid) for rowid, text in rows if not text.isascii() and split_cjk(text) != text]
-    await conn.executemany("UPDATE messages_fts SET text = ? WHERE rowid = ?", changed)
+    split = ((split_cjk(text), text, rowid) for rowid, text in rows)
+    await conn.executemany(
+        "UPDATE messages_fts SET text = ? WHERE rowid = ?", [(new, rowid) for new, old, rowid in split if new != old]
+    )
 
 
 MIGRATIONS: list[Migration] = [

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import aiosqlite
 
@@ -48,15 +49,25 @@ async def touch_session(conn: aiosqlite.Connection, session_id: str, now: float)
         raise StoreError(f"no session {session_id!r}")
 
 
+# A session's running turns, for ``elsewhere``
+RUNNING_SQL = "SELECT id, pending, owner FROM turns WHERE session_id = ? AND status = 'running'"
+
+
+def elsewhere(running: Iterable[Any]) -> tuple[str, dict[str, Any] | None, str] | None:
+    """Of ``RUNNING_SQL``'s rows, the turn another live daemon runs: (id, the calls it
+    waits to have approved or None, that daemon's pid)."""
+    me = this_process()
+    for turn_id, pending, owner in running:
+        if owner != me and alive(owner):
+            return turn_id, None if pending is None else json.loads(pending), owner.partition(":")[0]
+    return None
+
+
 async def insert_turn(
     conn: aiosqlite.Connection, session_id: str, turn_id: str, first: MessageRow, now: float
 ) -> TurnRecord:
-    me = this_process()
-    for other, owner in await conn.execute_fetchall(
-        "SELECT id, owner FROM turns WHERE status = 'running' AND session_id = ?", (session_id,)
-    ):
-        if owner != me and alive(owner):
-            raise TurnElsewhere(session_id, other, owner.partition(":")[0])
+    if (other := elsewhere(await conn.execute_fetchall(RUNNING_SQL, (session_id,)))) is not None:
+        raise TurnElsewhere(session_id, other[0], other[2])
     await touch_session(conn, session_id, now)
     rows = await conn.execute_fetchall(
         f"SELECT {_NEXT_TURN_SEQ}, {_NEXT_MESSAGE_SEQ}", (session_id, session_id)
@@ -66,7 +77,7 @@ async def insert_turn(
         await conn.execute(
             "INSERT INTO turns (id, session_id, seq, status, started_at, owner)"
             " VALUES (?, ?, ?, 'running', ?, ?)",
-            (turn_id, session_id, turn_seq, now, me),
+            (turn_id, session_id, turn_seq, now, this_process()),
         )
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"turn {turn_id!r} already exists") from exc
