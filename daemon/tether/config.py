@@ -84,23 +84,31 @@ SETTING_KEYS: tuple[str, ...] = (
     "allow_env",
     "guard",
     "keep_user_turns",
+    "sandbox",
+    "network",
+    "network_commands",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
 MODES: tuple[str, ...] = ("read-only", "ask", "auto-edit", "full-auto")
 LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
+# the OS sandbox commands run in: "auto" picks bubblewrap, else Landlock; "off" runs
+# them unconfined (then no mode or rule ever runs a command without asking)
+SANDBOXES: tuple[str, ...] = ("auto", "bwrap", "landlock", "off")
 
 _SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # Keys that hold filesystem paths: relative values are made absolute against the
 # directory of the layer that supplied them, so the meaning does not depend on
 # the daemon's cwd at the moment the value is used.
 _PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
-_LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env"})
+_LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env", "network_commands"})
 _CHOICES: dict[str, tuple[str, ...]] = {
     "guard": ("off", "log", "warn", "block"),
     "provider": PROVIDERS,
     "mode": MODES,
     "log_level": LOG_LEVELS,
+    "sandbox": SANDBOXES,
+    "network": ("off", "on"),
 }
 # (minimum, maximum or None for unbounded)
 _INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -209,6 +217,12 @@ class Settings:
     guard: str = "warn"
     # how many of the latest user turns are sent to the model (older ones stay stored)
     keep_user_turns: int = 50
+    # the OS sandbox for commands (user settings only; never from a workspace file)
+    sandbox: str = "auto"
+    # network for sandboxed commands: "off" unless approved per call or by a rule below
+    network: str = "off"
+    # command prefixes whose commands get the network in the sandbox (every part covered)
+    network_commands: tuple[str, ...] = ()
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)
