@@ -137,6 +137,9 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "allow_env": ((), "default"),
         "guard": ("warn", "default"),
         "keep_user_turns": (8, "initializationOptions"),
+        "sandbox": ("auto", "default"),
+        "network": ("off", "default"),
+        "network_commands": ((), "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 
