@@ -26,8 +26,10 @@ async def gate(tmp_path: Path):
     await store.close()
 
 
-def command(cmd: str, mode: str = "ask") -> ApprovalRequest:
-    return ApprovalRequest("s", "c1", "run_command", "execute", f"Run `{cmd}`", {"command": cmd}, mode, command=cmd)
+def command(cmd: str, mode: str = "ask", *, sandboxed: bool = True) -> ApprovalRequest:
+    return ApprovalRequest(
+        "s", "c1", "run_command", "execute", f"Run `{cmd}`", {"command": cmd}, mode, command=cmd, sandboxed=sandboxed
+    )
 
 
 def edit(path: str, mode: str = "ask") -> ApprovalRequest:

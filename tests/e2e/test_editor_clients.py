@@ -43,7 +43,8 @@ async def test_show_message_request_asks_a_stock_lsp_client(spawn_daemon, worksp
     _turn, updates = await run(session, "run the tests")
     (method, params), = asked
     assert method == "window/showMessageRequest"
-    assert [a["title"] for a in params["actions"]] == ["Allow once", "Allow always", "Reject"]
+    # a sandboxed command without network also offers it with the network (SPEC §3.23)
+    assert [a["title"] for a in params["actions"]] == ["Allow once", "Allow once with network", "Allow always", "Reject"]
     assert "echo testing" in params["message"]
     assert final_text(updates, "call_run")[0] == "completed"
 

@@ -1,10 +1,13 @@
 """Approvals: nothing changes the user's files or runs a command without the approval
 the session's mode and rules require.
 
-Owns: splitting shell commands into the parts a rule must cover (`commands.py`), what
-rules match (`rules.py`), the decision order — deny rules, mode, allow rules, then the
-user (`gate.py`) — and the request/verdict types the agent loop uses. Must not: talk to
-the client directly (it gets an `Asker` from the server) or run tools.
+Owns: parsing shell commands with a real grammar (`shell_grammar.py`, tree-sitter, loaded
+on the first command; cross-checked by `shell_scan.py`) into every part that may run,
+looking through programs that run other code (`runners.py`), and whether the command is
+plain and fully seen (`commands.py`); what rules match (`rules.py`, `deny_match.py`); the
+decision order — deny rules, read-only, no sandbox, mode, allow rules, then the user
+(`gate.py`) — and the request/verdict types the agent loop uses. Must not: talk to the
+client directly (it gets an `Asker` from the server) or run tools.
 """
 
 from .gate import ApprovalGate, ApprovalRequest, Asker, AskerAnswer, Verdict

@@ -1,110 +1,167 @@
-"""Shell commands as the approval rules see them: simple commands and their prefixes.
+"""Shell commands as the approval rules see them: every part that may run, and two verdicts.
 
-`npm test && git status | head` is three simple commands; a rule must cover each one.
-Constructs whose effect a prefix cannot describe — command substitution, redirection
-to files, background jobs, subshells — make a command *opaque*: no allow rule approves
-it (the user is asked), though deny rules still apply to the parts that can be seen.
+`npm test && git status | head` has three parts; so has `for f in *; do sudo x; done`
+(`sudo x`, and `x` which sudo runs). The grammar (`shell_grammar.py`) finds the simple
+commands, a second scan that follows /bin/sh's quoting (`shell_scan.py`) checks it, and
+the program handlers (`runners.py`) look through what runs other code (`env`, `nice`,
+`timeout`, `xargs`, `find -exec`, `sudo`, `sh -c '<literal>'`, `eval '<literal>'`, ...).
+The verdicts:
+
+* **plain**: every part is literal words (quotes and unquoted globs are fine, no
+  expansion of any kind), joined only by `;` `&&` `||` `|` and newlines, with no
+  assignment, `eval`/`source`/`exec`/`trap`, inline interpreter code, loop, conditional,
+  group, subshell, function, here-document or here-string, background job, and no
+  redirection except to `/dev/null` or to a relative path that stays in the workspace.
+  Only a plain command may be approved by an allow rule.
+* **fully seen**: the deny rules can see every part: no expansion in command position,
+  no `eval`/`source`/`sh -c` of a non-literal, no inline interpreter code, no shell or
+  interpreter reading code from its input, nothing the grammar cannot parse. A command
+  that is not fully seen may be denied: `full-auto` asks.
+
+A backslash-newline is read both ways (the grammar splits the word there, /bin/sh joins
+it), and a program the scan finds where the grammar sees none counts as a part: where
+the readings differ, the rules see the union.
+
+Owns: those parts and verdicts, and the prefix an "always" answer stores.
+Must not: match rules (`rules.py`) or decide (`gate.py`).
 """
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-_SEPARATORS = {"&&", "||", ";", "|", ";;", "\n"}
-_OPAQUE_TOKENS = {"&", ">", ">>", "<", "<<", "<<<", ">&", "&>", "(", ")", "|&"}
+from .parts import UNKNOWN_ARGS, CommandPart, brief
+from .runners import RESERVED, handler_for
+from .shell_grammar import Word, parse_shell
+from .shell_scan import command_starts
+
+__all__ = ["CommandPart", "ParsedCommand", "command_prefix", "parse_command", "words_start_with"]
+
+# wrappers and nested scripts (`nice sh -c 'timeout 5 …'`), each one level; past this the
+# rest is not looked into (and the command is not fully seen)
+_MAX_DEPTH = 32
+_MAX_REASONS = 10  # why a command is not plain or not fully seen: the first few are enough
 
 
 @dataclass(frozen=True, slots=True)
 class ParsedCommand:
-    parts: tuple[tuple[str, ...], ...]  # each simple command's words
-    opaque: bool  # something a prefix rule cannot vouch for
+    parts: tuple[CommandPart, ...]
+    not_plain: tuple[str, ...] = ()  # why no allow rule may approve it; () when plain
+    unseen: tuple[str, ...] = ()  # what the deny rules cannot see; () when fully seen
+
+    @property
+    def plain(self) -> bool:
+        return not self.not_plain
+
+    @property
+    def fully_seen(self) -> bool:
+        return not self.unseen
+
+    @property
+    def own_parts(self) -> tuple[CommandPart, ...]:
+        """The parts a rule must cover (wrappers are covered through what they run)."""
+        return tuple(p for p in self.parts if not p.wrapper and p.program is not None)
 
     def prefixes(self) -> list[str]:
-        return [command_prefix(words) for words in self.parts if words]
+        return [command_prefix(p.texts) for p in self.own_parts]
 
 
 def parse_command(command: str) -> ParsedCommand:
-    opaque = "$(" in command or "`" in command or "<(" in command or ">(" in command
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:  # unbalanced quotes
-        return ParsedCommand((tuple(command.split()),), True)
-    parts: list[tuple[str, ...]] = []
-    current: list[str] = []
-    for token in tokens:
-        if token in _SEPARATORS:
-            if current:
-                parts.append(tuple(current))
-            current = []
-        elif token in _OPAQUE_TOKENS or token.startswith((">", "<", "&")):
-            opaque = True
-            if token in ("&", "(", ")"):
-                if current:
-                    parts.append(tuple(current))
-                current = []
+    found = _Found()
+    found.read(command, 0)
+    if "\\\n" in command:
+        # the grammar reads a backslash-newline inside a word as a word break, /bin/sh joins
+        # the lines: both readings are checked (deny: either; allow: both)
+        found.read(command.replace("\\\n", ""), 0)
+    parts = tuple(dict.fromkeys(found.parts))  # the same part twice is one part
+    return ParsedCommand(parts, tuple(found.not_plain), tuple(found.unseen))
+
+
+@dataclass(slots=True)
+class _Found:
+    parts: list[CommandPart] = field(default_factory=list)
+    not_plain: list[str] = field(default_factory=list)
+    unseen: list[str] = field(default_factory=list)
+
+    def read(self, script: str, depth: int) -> None:
+        if depth > _MAX_DEPTH:
+            self.cannot_see(f"commands nested more than {_MAX_DEPTH} levels deep")
+            return
+        view = parse_shell(script)
+        for why in view.not_plain:
+            self.not_simple(why)
+        for why in view.unseen:
+            self.cannot_see(why)
+        first = len(self.parts)
+        for simple in view.commands:
+            if simple.assignments:
+                self.not_simple(f"a variable assignment (`{brief(simple.assignments[0])}`)")
+            for word in simple.words:
+                if not word.literal and not any(c in word.source for c in "$`"):  # brace expansion
+                    self.not_simple(f"`{brief(word.source)}` is not a literal word")
+                    break
+            self.expand(list(simple.words), depth)
+        # a program the shell would start where the grammar sees none: the two disagree,
+        # so it counts as a part that may run with any arguments
+        seen = {part.program for part in self.parts[first:]}
+        for words in command_starts(script):
+            program = words[0].rsplit("/", 1)[-1]
+            if program not in seen:
+                seen.add(program)
+                self.not_simple(f"the shell may run `{brief(program)}` where the grammar sees no command")
+                self.expand([*(Word(w, w, True) for w in words), UNKNOWN_ARGS], depth)
+
+    def not_simple(self, why: str) -> None:
+        if len(self.not_plain) < _MAX_REASONS and why not in self.not_plain:
+            self.not_plain.append(why)
+
+    def cannot_see(self, why: str) -> None:
+        self.not_simple(why)
+        if len(self.unseen) < _MAX_REASONS and why not in self.unseen:
+            self.unseen.append(why)
+
+    def expand(self, words: list[Word], depth: int) -> None:
+        """Record the part `words` and whatever it runs."""
+        if not words:
+            return
+        if depth > _MAX_DEPTH:
+            self.parts.append(CommandPart(tuple(words)))
+            self.cannot_see(f"commands nested more than {_MAX_DEPTH} levels deep")
+            return
+        head = words[0]
+        if head.value is None or not head.literal or head.glob:
+            self.parts.append(CommandPart(tuple(words)))
+            self.cannot_see(f"`{brief(head.source)}` in command position")
+            return
+        program = head.value.rsplit("/", 1)[-1]
+        if program in RESERVED:
+            # the grammar took a reserved word for a command (`! { git push; }`)
+            self.not_simple(f"`{program}`")
+            self.expand(words[1:], depth + 1)
+            return
+        handler = handler_for(program)
+        if handler is None:
+            self.parts.append(CommandPart(tuple(words)))
         else:
-            current.append(token)
-    if current:
-        parts.append(tuple(current))
-    # `FOO=1 cmd`, `env cmd`, `git -C dir push`, `sh -c '...'`: rules see the real command
-    cleaned: list[tuple[str, ...]] = []
-    for words in parts:
-        for normal in _normalise(list(words)):
-            if normal:
-                cleaned.append(tuple(normal))
-    return ParsedCommand(tuple(cleaned), opaque)
+            handler(self, program, words, depth)
+
+    def run_inner(self, words: list[Word], inner_at: int | None, depth: int, *, pure: bool = True) -> None:
+        has_inner = inner_at is not None and inner_at < len(words)
+        self.parts.append(CommandPart(tuple(words), wrapper=pure and has_inner))
+        if has_inner:
+            assert inner_at is not None
+            self.expand(words[inner_at:], depth + 1)
+
+    def read_literal(self, word: Word | None, what: str, depth: int) -> None:
+        if word is None:
+            return
+        if word.value is None or not word.literal:
+            self.cannot_see(f"{what} that is not a literal string (`{brief(word.source)}`)")
+        else:
+            self.read(word.value, depth + 1)
 
 
-_WRAPPERS = {"env", "command", "exec", "nice", "time", "nohup", "timeout", "stdbuf", "xargs"}
-_SHELLS = {"sh", "bash", "zsh", "dash", "ksh"}
-# git's global options that come before the subcommand, and whether they take a value
-_GIT_GLOBALS = {"-C": True, "-c": True, "--git-dir": True, "--work-tree": True, "--namespace": True,
-                "--no-pager": False, "-P": False, "--bare": False, "--no-replace-objects": False}
-
-
-def _normalise(words: list[str], depth: int = 0) -> list[list[str]]:
-    """The simple command(s) a part really runs. Best effort: this guards against the
-    common spellings, it is not a sandbox (a determined command can hide anything)."""
-    words = _strip_assignments(tuple(words))
-    while words:
-        program = words[0].rsplit("/", 1)[-1]
-        if program in _WRAPPERS:
-            words = _strip_assignments(tuple(_drop_options(words[1:], takes_value={"-n", "-u", "-s", "-k"})))
-            if program == "timeout" and words and words[0][:1].isdigit():
-                words = words[1:]
-            continue
-        if program in _SHELLS and depth < 3 and "-c" in words[1:]:
-            script = words[words.index("-c") + 1] if words.index("-c") + 1 < len(words) else ""
-            inner = parse_command(script)
-            return [list(p) for p in inner.parts] or [words]
-        if program == "git":
-            rest, i = words[1:], 0
-            while i < len(rest) and rest[i].startswith("-"):
-                name = rest[i].split("=", 1)[0]
-                i += 2 if _GIT_GLOBALS.get(name) and "=" not in rest[i] else 1
-            return [["git", *rest[i:]]]
-        return [words]
-    return []
-
-
-def _drop_options(words: list[str], takes_value: set[str]) -> list[str]:
-    out = list(words)
-    while out and out[0].startswith("-"):
-        flag = out.pop(0)
-        if flag in takes_value and out:
-            out.pop(0)
-    return out
-
-
-def _strip_assignments(words: tuple[str, ...] | list[str]) -> list[str]:
-    out = list(words)
-    while out and "=" in out[0] and not out[0].startswith("=") and out[0].split("=", 1)[0].isidentifier():
-        out.pop(0)
-    return out
-
+# ---- prefixes ------------------------------------------------------------------------
 
 # Programs whose first argument is a subcommand that changes what they do; for anything
 # else the program alone is the prefix (`echo testing` -> `echo`).

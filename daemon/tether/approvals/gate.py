@@ -1,14 +1,24 @@
 """The approval gate: deny rules, then the mode, then allow rules, then the user.
 
     deny rules (built-in, `deny_commands`, "reject always")   -> refused, whatever the mode
-    mode read-only                                            -> refused
-    mode full-auto                                            -> allowed
+    mode read-only                                            -> refused (a sandboxed
+                                                                 command: asked, and run
+                                                                 read-only)
+    a command with no OS sandbox around it                    -> ask the user, always
+    mode full-auto                                            -> allowed (a command not
+                                                                 fully seen: ask)
     mode auto-edit, a file change                             -> allowed
-    an allow rule ("allow always") covers every part          -> allowed
+    an allow rule ("allow always") covers every part of a
+    plain command, or every path of a change                  -> allowed
     otherwise                                                 -> ask the user (one at a time)
 
 Every verdict says why (`reason`): the mode or the rule that allowed it, or what the
-model should know about a refusal. "Always" answers become rules for this workspace.
+model should know about a refusal; and, for a command, whether it may use the network
+(`network`: the `network` setting, `network_commands` covering a plain command, or the
+user's "allow once, with network"). "Always" answers become rules for this workspace.
+
+Owns: that order and the verdict. Must not: talk to the client (the `Asker` does) or run
+anything.
 """
 
 from __future__ import annotations
@@ -20,9 +30,10 @@ import anyio
 
 from ..store.rules import RuleStore
 from ..tools.base import ChangePreview
-from .commands import ParsedCommand, parse_command
+from .commands import ParsedCommand, parse_command, words_start_with
 from .rules import (
     FILE_KINDS,
+    DenyHit,
     Rule,
     allow_for_command,
     builtin_rules,
@@ -31,7 +42,7 @@ from .rules import (
     patterns_for_always,
 )
 
-OPTIONS = ("allow_once", "allow_always", "reject_once", "reject_always")
+OPTIONS = ("allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network")
 
 
 @dataclass(slots=True)
@@ -47,6 +58,13 @@ class ApprovalRequest:
     cwd: str | None = None
     rel_paths: list[str] = field(default_factory=list)
     previews: list[ChangePreview] = field(default_factory=list)
+    # True when the command will run inside an OS sandbox; `sandbox_note` says why there
+    # is none when there is none. A command without one is always asked.
+    sandboxed: bool = False
+    sandbox_note: str = ""
+    # set by the gate before it asks: the command already has the network (setting or
+    # `network_commands`), so "allow once, with network" is not offered
+    network_granted: bool = False
 
 
 @dataclass(slots=True)
@@ -69,14 +87,23 @@ class Verdict:
     accepted_hunks: dict[str, list[int]] | None = None
     asked: bool = False
     cancelled: bool = False
+    network: bool = False  # the command may use the network
 
 
 class ApprovalGate:
     """One per workspace: its stored rules, the configured deny rules, and an asker."""
 
-    def __init__(self, store: RuleStore, deny_commands: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        store: RuleStore,
+        deny_commands: tuple[str, ...] = (),
+        network_commands: tuple[str, ...] = (),
+        network_all: bool = False,
+    ) -> None:
         self._store = store
         self._fixed = builtin_rules(deny_commands)
+        self._network_commands = tuple(network_commands)
+        self._network_all = network_all
         self._stored: list[Rule] | None = None
         # Several calls of one step (and several sessions) ask one at a time, in order.
         self._ask_lock = anyio.Lock()
@@ -109,44 +136,69 @@ class ApprovalGate:
     async def decide(self, request: ApprovalRequest, asker: Asker) -> Verdict:
         rules = await self.rules()
         parsed = parse_command(request.command) if request.command is not None else None
-        verdict = self._by_rules_and_mode(request, rules, parsed)
-        if verdict is not None:
-            return verdict
-        reason = f"mode {request.mode} asks before {_action(request)}"
+        decided = self._by_rules_and_mode(request, rules, parsed)
+        if isinstance(decided, Verdict):
+            if decided.allowed and parsed is not None:
+                decided.network = self._network(parsed)
+            return decided
+        request.network_granted = parsed is not None and self._network(parsed)
         async with self._ask_lock:
-            answer = await asker.ask(request, reason)
+            answer = await asker.ask(request, decided)
         return await self._from_answer(request, answer, parsed)
+
+    def _network(self, parsed: ParsedCommand) -> bool:
+        if self._network_all:
+            return True
+        own = parsed.own_parts
+        return parsed.plain and bool(own) and all(
+            any(words_start_with(part.texts, prefix) for prefix in self._network_commands) for part in own
+        )
 
     def _by_rules_and_mode(
         self, request: ApprovalRequest, rules: list[Rule], parsed: ParsedCommand | None
-    ) -> Verdict | None:
+    ) -> Verdict | str:
+        """The verdict the rules and the mode give, or why the user must be asked."""
+        hit: DenyHit | None = None
         if parsed is not None:
-            denied = deny_for_command(rules, parsed)
-            if denied is not None:
-                return Verdict(False, f"refused by {denied.describe()}; this command is never run")
+            hit = deny_for_command(rules, parsed)
+            if hit is not None and hit.definite:
+                return Verdict(False, f"refused by {hit.rule.describe()}; this command is never run")
         elif request.kind in FILE_KINDS:
-            hit = match_paths(rules, request.kind, request.rel_paths, "deny")
-            if hit:
-                return Verdict(False, f"refused by {hit[0].describe()}; this change is never made")
-        if request.mode == "read-only":
+            found = match_paths(rules, request.kind, request.rel_paths, "deny")
+            if found:
+                return Verdict(False, f"refused by {found[0].describe()}; this change is never made")
+        read_only_command = request.kind == "execute" and request.sandboxed
+        if request.mode == "read-only" and not read_only_command:
             return Verdict(
                 False,
                 f"not allowed in read-only mode: {_action(request)} needs the user to switch "
                 f"the session to ask, auto-edit or full-auto",
             )
+        if request.kind == "execute" and not request.sandboxed:
+            note = f" ({request.sandbox_note})" if request.sandbox_note else ""
+            return f"commands run without an OS sandbox here{note}, so every command is asked"
+        unseen = _unseen(parsed, hit)
         if request.mode == "full-auto":
+            if unseen:
+                return (
+                    f"{_action(request)} cannot be fully checked against the deny rules ({unseen}); "
+                    f"asking instead of running"
+                )
             return Verdict(True, "allowed by mode full-auto")
         if request.mode == "auto-edit" and request.kind in FILE_KINDS:
             return Verdict(True, "allowed by mode auto-edit")
         if parsed is not None:
-            allowed = allow_for_command(rules, parsed)
+            # a part that may be denied is never approved by an allow rule either
+            allowed = allow_for_command(rules, parsed) if hit is None else None
         elif request.kind in FILE_KINDS:
             allowed = match_paths(rules, request.kind, request.rel_paths, "allow")
         else:
             allowed = None
         if allowed:
             return Verdict(True, "allowed by " + ", ".join(r.describe() for r in allowed))
-        return None
+        if request.mode == "read-only":
+            return f"mode read-only asks before {_action(request)} (in a read-only sandbox: nothing in the workspace can change)"
+        return f"mode {request.mode} asks before {_action(request)}"
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None
@@ -162,17 +214,22 @@ class ApprovalGate:
                 f"{f' ({answer.detail})' if answer.detail else ''}; the user can switch the "
                 f"session to auto-edit or full-auto",
             )
-        opaque = parsed is not None and parsed.opaque
-        if option in ("allow_always", "reject_always") and not (opaque and option == "allow_always"):
+        # only a plain command may become an allow rule: a prefix cannot vouch for the rest
+        not_plain = parsed is not None and not parsed.plain
+        if option in ("allow_always", "reject_always") and not (not_plain and option == "allow_always"):
             decision = "allow" if option == "allow_always" else "deny"
             for pattern in patterns_for_always(request.kind, request.command, parsed, request.rel_paths):
                 await self.add_rule(request.kind, pattern, decision)
-        if option in ("allow_once", "allow_always"):
+        if option in ("allow_once", "allow_always", "allow_once_network"):
             how = "once" if option == "allow_once" else "always (a rule now covers it)"
-            if opaque and option == "allow_always":
-                # redirections/substitutions: a prefix rule could not vouch for the next one
-                how = "once (no rule: this command redirects or substitutes, so it is asked again)"
-            return Verdict(True, f"allowed by the user, {how}", answer.accepted_hunks, asked=True)
+            network = parsed is not None and self._network(parsed)
+            if option == "allow_once_network":
+                how, network = "once, with network", request.kind == "execute"
+            elif not_plain and option == "allow_always":
+                how = "once (no rule: this command is not a plain list of words, so it is asked again)"
+            verdict = Verdict(True, f"allowed by the user, {how}", answer.accepted_hunks, asked=True)
+            verdict.network = network
+            return verdict
         return Verdict(
             False,
             f"the user rejected {_action(request)}"
@@ -180,6 +237,15 @@ class ApprovalGate:
             f"do not retry it unless the user asks for it",
             asked=True,
         )
+
+
+def _unseen(parsed: ParsedCommand | None, hit: DenyHit | None) -> str:
+    """Why the deny rules cannot vouch for a command ("" when they can)."""
+    if parsed is None:
+        return ""
+    if hit is not None:
+        return f"`{hit.part.show()}` may be {hit.rule.describe()}"
+    return parsed.unseen[0] if parsed.unseen else ""
 
 
 def _action(request: ApprovalRequest) -> str:

@@ -1,10 +1,17 @@
 """Approval rules: what a rule covers, and the rule an "always" answer creates.
 
 A rule has a tool kind (`execute`, `edit`, `delete`, `move`), a pattern and a decision.
-For commands the pattern is a prefix of words (`npm test` covers `npm test -- -k x`); a
-compound command is covered only when every part is. For file changes it is a glob
-relative to the workspace (`src/**`). Built-in deny rules and the `deny_commands`
-setting win over every mode and allow rule.
+For commands, an allow pattern is a literal prefix of words (`npm test` covers
+`npm test -- -k x`) and covers a command only when the command is plain and the pattern
+covers every part (`commands.py`). A deny pattern is matched loosely, on purpose, in
+every part the grammar exposes (`deny_match.py`): the program by its basename, flags as
+a set (`-rf` = `-r -f` = `-Rf` = `--recursive --force`), paths normalised (`//`, `/.`,
+`~/`, `$HOME`). For file changes the pattern is a glob relative to the workspace
+(`src/**`). Built-in deny rules and the `deny_commands` setting win over every mode and
+allow rule.
+
+Owns: rules, matching them, the patterns "always" answers store. Must not: parse shell
+text itself (`commands.py`) or decide (`gate.py`).
 """
 
 from __future__ import annotations
@@ -14,15 +21,18 @@ from dataclasses import dataclass
 
 import pathspec
 
-from .commands import ParsedCommand, command_prefix, words_start_with
+from .commands import CommandPart, ParsedCommand, command_prefix, words_start_with
+from .deny_match import deny_match
 
 BUILTIN_DENY_COMMANDS: tuple[str, ...] = (
     "git push",
     "rm -rf /",
     "rm -rf /*",
     "rm -rf ~",
+    "rm -rf ~/*",
     "rm -fr /",
     "sudo",
+    "doas",
 )
 FILE_KINDS = frozenset({"edit", "delete", "move"})
 
@@ -50,23 +60,39 @@ class Rule:
         return spec.match_file(rel_path)
 
 
-def deny_for_command(rules: list[Rule], parsed: ParsedCommand) -> Rule | None:
-    """The deny rule any part of the command hits, if any."""
-    for words in parsed.parts:
+@dataclass(frozen=True, slots=True)
+class DenyHit:
+    rule: Rule
+    part: CommandPart
+    # False: the part has words only running it can tell (`rm -rf $DIR`), and they could
+    # make it match the rule
+    definite: bool
+
+
+def deny_for_command(rules: list[Rule], parsed: ParsedCommand) -> DenyHit | None:
+    """The deny rule a part of the command hits (a definite hit first), if any."""
+    possible: DenyHit | None = None
+    for part in parsed.parts:
         for rule in rules:
-            if rule.decision == "deny" and rule.covers_command_part(words):
-                return rule
-    return None
+            if rule.decision != "deny" or rule.kind != "execute":
+                continue
+            how = deny_match(rule.pattern, part.words)
+            if how == "definite":
+                return DenyHit(rule, part, True)
+            if how == "possible" and possible is None:
+                possible = DenyHit(rule, part, False)
+    return possible
 
 
 def allow_for_command(rules: list[Rule], parsed: ParsedCommand) -> list[Rule] | None:
-    """The allow rules covering every part, or None if some part is not covered."""
-    if parsed.opaque or not parsed.parts:
+    """The allow rules covering every part of a plain command, or None."""
+    own = parsed.own_parts
+    if not parsed.plain or not own:
         return None
     used: list[Rule] = []
-    for words in parsed.parts:
+    for part in own:
         rule = next(
-            (r for r in rules if r.decision == "allow" and r.covers_command_part(words)), None
+            (r for r in rules if r.decision == "allow" and r.covers_command_part(part.texts)), None
         )
         if rule is None:
             return None
@@ -94,7 +120,7 @@ def match_paths(rules: list[Rule], kind: str, rel_paths: list[str], decision: st
 def patterns_for_always(kind: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str]) -> list[str]:
     """The patterns an "always" answer stores: command prefixes, or directory globs."""
     if kind == "execute" and parsed is not None:
-        return sorted({command_prefix(words) for words in parsed.parts if words})
+        return sorted({command_prefix(part.texts) for part in parsed.own_parts})
     patterns = []
     for rel in rel_paths:
         folder = posixpath.dirname(rel)

@@ -3,11 +3,12 @@ or nobody.
 
 Owns: building the prompt each kind of client understands from an `ApprovalRequest`
 and reading its answer. ACP clients get the tool call with its diff (or command), the
-four options and, in `_meta.tether`, why they are asked and the hunks they may pick
-from (answering with `_meta.tether.acceptedHunks` applies only those). Stock LSP
-clients get a message with "Allow once" / "Allow always" / "Reject". A client with
-neither (or one that answers MethodNotFound, like Helix) is never asked: the mode's
-policy decides. Must not: decide anything itself.
+four options (five for a sandboxed command that has no network yet: "Allow once, with
+network") and, in `_meta.tether`, why they are asked and the hunks they may pick from
+(answering with `_meta.tether.acceptedHunks` applies only those). Stock LSP clients get
+a message with "Allow once" / "Allow once with network" (same condition) / "Allow
+always" / "Reject". A client with neither (or one that answers MethodNotFound, like
+Helix) is never asked: the mode's policy decides. Must not: decide anything itself.
 """
 
 from __future__ import annotations
@@ -29,8 +30,40 @@ _OPTION_NAMES = {
     "allow_always": "Allow always",
     "reject_once": "Reject",
     "reject_always": "Reject always",
+    "allow_once_network": "Allow once, with network",
 }
-_LSP_ACTIONS = {"Allow once": "allow_once", "Allow always": "allow_always", "Reject": "reject_once"}
+_LSP_ACTIONS = {
+    "Allow once": "allow_once",
+    "Allow once with network": "allow_once_network",
+    "Allow always": "allow_always",
+    "Reject": "reject_once",
+}
+
+
+def offers_network(request: ApprovalRequest) -> bool:
+    """A command that will run in the sandbox without the network can be allowed with it."""
+    return request.kind == "execute" and request.sandboxed and not request.network_granted
+
+
+def acp_options(request: ApprovalRequest) -> list[dict[str, str]]:
+    options = [
+        {"optionId": option, "name": _OPTION_NAMES[option], "kind": option}
+        for option in OPTIONS
+        if option != "allow_once_network"
+    ]
+    if offers_network(request):
+        options.append(
+            {"optionId": "allow_once_network", "name": _OPTION_NAMES["allow_once_network"], "kind": "allow_once"}
+        )
+    return options
+
+
+def lsp_actions(request: ApprovalRequest) -> list[dict[str, str]]:
+    return [
+        {"title": title}
+        for title, option in _LSP_ACTIONS.items()
+        if option != "allow_once_network" or offers_network(request)
+    ]
 
 
 def tool_call_content(request: ApprovalRequest) -> list[dict[str, Any]]:
@@ -82,10 +115,7 @@ class ClientAsker:
                 "content": tool_call_content(request),
                 "rawInput": request.arguments,
             },
-            "options": [
-                {"optionId": option, "name": _OPTION_NAMES[option], "kind": option}
-                for option in OPTIONS
-            ],
+            "options": acp_options(request),
             "_meta": {"tether": {"reason": reason, "hunks": _hunk_list(request)}},
         }
         try:
@@ -105,7 +135,7 @@ class ClientAsker:
         params = {
             "type": 2,  # Warning: it changes things
             "message": f"Tether: {request.title}\n{detail}\n({reason})",
-            "actions": [{"title": title} for title in _LSP_ACTIONS],
+            "actions": lsp_actions(request),
         }
         try:
             result = await self.rpc.send_request_async("window/showMessageRequest", params)

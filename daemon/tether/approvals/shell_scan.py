@@ -1,0 +1,137 @@
+"""A second, independent reading of where commands start: a cross-check on the grammar.
+
+tree-sitter-bash is not /bin/sh: it reads `ls` + newline + `\\git push` as `ls` with
+three arguments, where the shell runs `git push`. This scanner follows the shell's own
+quoting rules (quotes, backslashes, comments at the start of a word, here-document
+bodies) and the reserved words, and returns the words of every command it sees. A
+program it finds that the grammar did not is treated as a part that may run, with any
+further arguments (`commands.py`), so a disagreement between the two fails closed.
+
+Owns: that scan. Must not: be trusted alone (it does not look into substitutions or
+wrappers: the grammar does), or decide anything.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["command_starts"]
+
+# reserved words after which a command starts again
+_THEN_COMMAND = frozenset({"if", "then", "do", "else", "elif", "while", "until", "!", "time", "{", "coproc"})
+# reserved words whose next words are not a command (until the next separator)
+_NOT_COMMAND = frozenset({"for", "select", "case", "function", "in", "esac", "fi", "done", "}", "[[", "]]", "[", "(("})
+_SEPARATORS = ";&|()`\n"  # `{` and `}` are reserved words, not operators
+_WORD_END = set(" \t\n;&|()<>`")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+
+
+def command_starts(text: str) -> list[list[str]]:
+    """The words of every command, from its program to the next operator, in order."""
+    starts: list[list[str]] = []
+    current: list[str] | None = None  # the command being read
+    heredocs: list[tuple[str, bool]] = []
+    at_start, i, n = True, 0, len(text)
+    cases = 0  # open `case` statements: after `;;` comes a pattern, not a command
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and text.startswith("\n", i + 1):
+            i += 2
+        elif cases and text.startswith(";;", i):
+            i, at_start, current = i + 2, False, None
+        elif text.startswith("$((", i):
+            i, at_start, current = i + 3, False, None  # arithmetic (a `$(` inside still starts a command)
+        elif ch in " \t":
+            i += 1
+        elif ch == "\n":
+            i = _skip_heredoc_bodies(text, i + 1, heredocs)
+            heredocs, at_start, current = [], True, None
+        elif ch == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif ch == "$" and text.startswith("(", i + 1):
+            i, at_start, current = i + 2, True, None
+        elif ch in _SEPARATORS:
+            i, at_start, current = i + 1, True, None
+        elif ch in "<>":
+            j = i
+            while j < n and text[j] in "<>&|-":
+                j += 1
+            operator = text[i:j]
+            j = _skip_blanks(text, j)
+            target, j = _read_word(text, j)
+            if operator in ("<<", "<<-") and target:
+                heredocs.append((target, operator == "<<-"))
+            i = j
+        else:
+            word, i = _read_word(text, i)
+            if not at_start:
+                if current is not None and word:
+                    current.append(word)
+                continue
+            if not word:
+                continue
+            if _ASSIGNMENT.match(word) or word.isdigit() and i < n and text[i] in "<>":
+                continue  # `FOO=1 cmd`, `2>x cmd`: the command is still to come
+            if word in _THEN_COMMAND:
+                continue
+            cases += {"case": 1, "esac": -1}.get(word, 0)
+            at_start, current = False, None
+            if word in _NOT_COMMAND or text[_skip_blanks(text, i):].startswith("()"):
+                continue
+            current = [word]
+            starts.append(current)
+    return starts
+
+
+def _read_word(text: str, i: int) -> tuple[str, int]:
+    """One word from `i`, quotes removed; stops at a blank, an operator or `$(`."""
+    out: list[str] = []
+    n = len(text)
+    while i < n and text[i] not in _WORD_END:
+        ch = text[i]
+        if ch == "\\":
+            if text.startswith("\n", i + 1):
+                i += 2
+                continue
+            out.append(text[i + 1 : i + 2])
+            i += 2
+        elif ch == "'":
+            end = text.find("'", i + 1)
+            end = n if end < 0 else end
+            out.append(text[i + 1 : end])
+            i = end + 1
+        elif ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                if text[j] == "\\" and j + 1 < n:
+                    out.append(text[j + 1] if text[j + 1] in '$`"\\' else text[j : j + 2])
+                    j += 2
+                    continue
+                out.append(text[j])
+                j += 1
+            i = j + 1
+        elif ch == "$" and text.startswith("(", i + 1):
+            break
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out), i
+
+
+def _skip_blanks(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i
+
+
+def _skip_heredoc_bodies(text: str, i: int, heredocs: list[tuple[str, bool]]) -> int:
+    for delimiter, strip_tabs in heredocs:
+        while i < len(text):
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            line = text[i:end]
+            i = end + 1
+            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                break
+    return i
