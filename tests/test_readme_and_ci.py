@@ -18,3 +18,11 @@ def test_readme_setup_lines_are_the_ci_commands():
     for line in lines:
         assert line.strip() in ci, f"{line!r} is not run by .ci/run"
     assert "tether demo" in lines[0] and "pytest" in lines[1]
+
+
+def test_the_dependency_installer_covers_the_sandbox_and_chromium():
+    """CI installs bubblewrap (the command sandbox) the way it installs Chromium."""
+    readme = (REPO / "README.md").read_text()
+    assert "sh tests/install-deps && " in readme
+    script = (REPO / "tests" / "install-deps").read_text()
+    assert "bubblewrap" in script and "command -v bwrap" in script and "chromium" in script

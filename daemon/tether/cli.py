@@ -103,18 +103,24 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     from .transport.bootstrap import EarlyStart, answer_initialize_early, import_server_stack
     from .transport.stdio import take_stdio
 
+    from .sandbox.hardening import harden_process
+
+    # First: not dumpable (same-user processes cannot read our environ or memory), no
+    # core files, no loader variables for anything we start.
+    harden_process()
     root = Path(os.path.realpath(args.workspace or os.getcwd()))
     flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
-    try:
-        settings = load_settings(root, flags=flags, env=os.environ)
-    except ConfigError as exc:
-        print(f"tether: {exc}", file=sys.stderr)
-        return 2
+    # Before loading settings: a refused workspace-config key is logged as a warning.
     logging.basicConfig(
         level=logging.WARNING,
         stream=sys.stderr,
         format="tether %(levelname)s %(name)s: %(message)s",
     )
+    try:
+        settings = load_settings(root, flags=flags, env=os.environ)
+    except ConfigError as exc:
+        print(f"tether: {exc}", file=sys.stderr)
+        return 2
     # The chosen level is tether's own loggers'. Libraries stay at warnings: their debug
     # lines carry what is sent and stored (aiosqlite logs every SQL parameter, so whole
     # messages: a key pasted into a prompt, a .env file a tool read).

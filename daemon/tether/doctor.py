@@ -1,8 +1,9 @@
 """`tether doctor`: what Tether would use here, and why.
 
 Prints the version, every setting with the layer it came from (secrets masked), the
-provider that would be chosen and the reason, where the history lives, and whether
-ripgrep is available. Exits 0 when a provider is available, 1 when not.
+provider that would be chosen and the reason, where the history lives, whether
+ripgrep is available, and the OS sandbox commands run in (backend and version, network
+policy) or why there is none. Exits 0 when a provider is available, 1 when not.
 With `--json`, the same facts as one JSON object (what editor health checks read).
 """
 
@@ -33,6 +34,10 @@ def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = Fa
         return 1
     for key, item in report["settings"].items():
         out.write(f"  {key:<18} {item['value'] or '-':<40} {item['source']}\n")
+    if report["refused"]:
+        out.write("\nrefused in the workspace config (ignored; your own settings apply):\n")
+        for item in report["refused"]:
+            out.write(f"  {item['key'] or '(the file)'}: {item['reason']}\n")
     out.write("\nprovider:\n")
     provider = report["provider"]
     if provider["ok"]:
@@ -44,7 +49,33 @@ def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = Fa
         out.write(f"  none: {provider['error']}\n")
     out.write(f"\nhistory: {report['history']}\n")
     out.write(f"ripgrep: {report['ripgrep'] or 'not found (grep uses its pure-Python twin)'}\n")
+    out.write(f"sandbox: {_sandbox_line(report['sandbox'])}\n")
     return 0 if provider["ok"] else 1
+
+def _sandbox_line(sandbox: dict[str, Any]) -> str:
+    if not sandbox["ok"]:
+        return f"none: {sandbox['why']} (commands run unconfined, and every one asks for approval)"
+    network = "on for every command" if sandbox["network"] == "on" else "off"
+    if sandbox["network"] != "on" and sandbox["networkCommands"]:
+        network += f" (on for: {', '.join(sandbox['networkCommands'])})"
+    return f"{sandbox['backend']} ({sandbox['version']}) · network {network}\n  why: {sandbox['why']}"
+
+
+def sandbox_report(setting: str, network: str, network_commands: tuple[str, ...]) -> dict[str, Any]:
+    """The OS sandbox commands would run in here: backend, version, network policy."""
+    from .sandbox import choose_sandbox
+
+    choice = choose_sandbox(setting)
+    return {
+        "ok": choice.sandboxed,
+        "setting": setting,
+        "backend": choice.sandbox.name if choice.sandbox else None,
+        "version": choice.sandbox.version if choice.sandbox else None,
+        "why": choice.reason,
+        "network": network,
+        "networkCommands": list(network_commands),
+    }
+
 
 def doctor_report(workspace: Path, flags: dict[str, object]) -> dict[str, Any]:
     """The facts `tether doctor` prints, as data: version, workspace, settings (secrets
@@ -62,6 +93,9 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> dict[str, Any]:
         report["provider"] = {"ok": False, "error": f"configuration error: {exc}"}
         return report
     report["settings"] = {key: {"value": shown, "source": source} for key, shown, source in describe(settings)}
+    report["refused"] = [
+        {"key": item.key, "file": item.file, "reason": item.reason} for item in settings.refused
+    ]
 
     from tether_protocol._errors import TetherError
 
@@ -85,4 +119,5 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> dict[str, Any]:
     home = Path(settings.home) if settings.home else None
     report["history"] = str(database_path(workspace, home))
     report["ripgrep"] = find_rg()
+    report["sandbox"] = sandbox_report(settings.sandbox, settings.network, settings.network_commands)
     return report

@@ -206,26 +206,46 @@ async def test_command_output_streams_while_it_runs(spawn_daemon, workspace: Pat
 
 
 async def test_secrets_are_not_in_a_commands_environment(spawn_daemon, workspace: Path):
-    env = {"MY_SERVICE_API_KEY": "sk-should-not-leak", "GITHUB_TOKEN": "ghp-leak", "HARMLESS": "visible"}
+    """Commands get a minimal environment plus what `allow_env` names (globs allowed)."""
+    env = {
+        "MY_SERVICE_API_KEY": "sk-should-not-leak", "GITHUB_TOKEN": "ghp-leak", "HARMLESS": "visible",
+        "NOT_LISTED": "hidden", "TOOL_OPTS": "listed-by-glob", "TETHER_ALLOW_ENV": "HARMLESS,TOOL_*",
+    }
     daemon = await start(spawn_daemon, User(), "--mode", "full-auto", env=env)
     session = await daemon.client.new_session(workspace)
     _turn, updates = await run(session, "show env")
     out = text(final(updates, "call_env"))
-    assert "HARMLESS=visible" in out
-    assert "sk-should-not-leak" not in out and "ghp-leak" not in out
+    assert "HARMLESS=visible" in out and "TOOL_OPTS=listed-by-glob" in out
+    assert "sk-should-not-leak" not in out and "ghp-leak" not in out and "NOT_LISTED" not in out
 
 
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
+def _descendants(pid: int) -> list[int]:
+    """Live processes below `pid` (the sandbox runs commands in their own PID namespace,
+    so a pid the command writes down means nothing here: look from the daemon down)."""
+    parents: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rpartition(")")[2].split()
+            if fields[0] != "Z":
+                parents[int(name)] = int(fields[1])
+    found = []
+    for child in parents:
+        up, hops = parents.get(child), 0
+        while up is not None and up > 1 and hops < 64:
+            if up == pid:
+                found.append(child)
+                break
+            up, hops = parents.get(up), hops + 1
+    return found
 
 
-async def _wait_gone(pid: int) -> bool:
+async def _wait_no_children(pid: int) -> bool:
     for _ in range(100):
-        if _gone(pid):
+        if not _descendants(pid):
             return True
         await asyncio.sleep(0.05)
     return False
@@ -237,8 +257,8 @@ async def test_timeout_kills_the_whole_process_group(spawn_daemon, workspace: Pa
     _turn, updates = await run(session, "time out")
     done = final(updates, "call_to")
     assert done["status"] == "failed" and "timeout" in text(done)
-    child = int((workspace / "child.pid").read_text())
-    assert await _wait_gone(child)
+    assert (workspace / "child.pid").read_text().strip()  # the background child was started
+    assert await _wait_no_children(daemon.pid)
 
 
 async def test_cancel_kills_a_running_command_and_its_children(spawn_daemon, workspace: Path):
@@ -253,8 +273,8 @@ async def test_cancel_kills_a_running_command_and_its_children(spawn_daemon, wor
                 await asyncio.sleep(0.02)
             turn.cancel()
     assert turn.stop_reason == "cancelled"
-    child = int((workspace / "child.pid").read_text())
-    assert await _wait_gone(child)
+    assert (workspace / "child.pid").read_text().strip()
+    assert await _wait_no_children(daemon.pid)
 
 
 async def test_update_plan_sends_the_full_plan(spawn_daemon, workspace: Path):

@@ -37,38 +37,56 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-async def _gone(pid: int, limit: float = 2.0) -> bool:
-    end = time.monotonic() + limit
-    while _alive(pid):
-        if time.monotonic() > end:
-            return False
-        await anyio.sleep(0.02)
-    return True
+def _host_pids(marker: str) -> list[int]:
+    """Host pids of live processes whose command line holds `marker` (a sandboxed command
+    sees its own pid namespace, so `$!` means nothing out here)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline.split(b"\0") and _alive(int(name)):
+                found.append(int(name))
+    return found
 
 
-async def _read_pid(path: Path, limit: float = 3.0) -> int:
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        text = path.read_text().strip() if path.exists() else ""
-        if text.endswith(("\n",)) or text.isdigit():
-            return int(text)
-        await anyio.sleep(0.02)
-    raise AssertionError(f"{path} was never written")
+class Child:
+    """A background `sleep` a test command starts, found from outside by its unique
+    duration; killed at teardown if a test failed to, so a broken test cannot leave
+    sleeps behind."""
+
+    def __init__(self, root: Path) -> None:
+        self.marker = f"30.{time.monotonic_ns() % 10**9:09d}"
+        self.path = root / "child.pid"
+        self.command = f"sleep {self.marker} & echo $! > child.pid; sleep {self.marker}"
+
+    async def started(self, limit: float = 3.0) -> None:
+        """Wait until the command wrote the pid file and the sleep runs."""
+        end = time.monotonic() + limit
+        while not (self.path.exists() and self.path.read_text().strip().isdigit() and _host_pids(self.marker)):
+            if time.monotonic() > end:
+                raise AssertionError(f"{self.path} was never written, or no sleep {self.marker} runs")
+            await anyio.sleep(0.02)
+
+    async def gone(self, limit: float = 2.0) -> bool:
+        """The pid file was written (so the child was started) and no sleep of it is left."""
+        assert self.path.exists() and self.path.read_text().strip().isdigit(), "the child never started"
+        end = time.monotonic() + limit
+        while _host_pids(self.marker):
+            if time.monotonic() > end:
+                return False
+            await anyio.sleep(0.02)
+        return True
 
 
 @pytest.fixture
-def child_pid(root: Path) -> Iterator[Path]:
-    """Where the test command writes its background child's pid; the child is killed at
-    teardown if a test failed to, so a broken test cannot leave sleeps behind."""
-    path = root / "child.pid"
-    yield path
-    if path.exists() and path.read_text().strip().isdigit():
-        pid = int(path.read_text())
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
-
-
-SPAWNS_CHILD = "sleep 30 & echo $! > child.pid; sleep 30"
+def child(root: Path) -> Iterator[Child]:
+    spawned = Child(root)
+    yield spawned
+    for pid in _host_pids(spawned.marker):
+        os.kill(pid, signal.SIGKILL)
 
 
 def _collect(ctx: ToolContext) -> tuple[ToolContext, list[str]]:
@@ -132,46 +150,47 @@ async def test_exit_codes_and_missing_commands(ctx: ToolContext) -> None:
     silent = await TOOL.run({"command": "true"}, ctx)
     assert not silent.is_error and silent.text.startswith("(no output)\nexit code 0 · ")
     killed = await TOOL.run({"command": "kill -9 $$"}, ctx)
-    assert killed.is_error and "killed by SIGKILL" in killed.text
+    # bubblewrap reports a signalled command as 128 + the signal, as a shell does
+    assert killed.is_error and ("killed by SIGKILL" in killed.text or "exit code 137" in killed.text)
 
 
-async def test_timeout_kills_the_whole_group(ctx: ToolContext, child_pid: Path) -> None:
-    result = await TOOL.run({"command": f"echo started; {SPAWNS_CHILD}", "timeout": 1}, ctx)
+async def test_timeout_kills_the_whole_group(ctx: ToolContext, child: Child) -> None:
+    result = await TOOL.run({"command": f"echo started; {child.command}", "timeout": 1}, ctx)
     assert result.is_error
     assert re.fullmatch(r"started\nkilled after timeout \(1 s\) · 1\.\d s · pass a larger timeout.*", result.text)
-    assert await _gone(await _read_pid(child_pid))
+    assert await child.gone()
 
 
-async def test_a_group_ignoring_sigterm_is_killed(ctx: ToolContext, child_pid: Path) -> None:
+async def test_a_group_ignoring_sigterm_is_killed(ctx: ToolContext, child: Child) -> None:
     class Quick(RunCommandTool):
         kill_grace = 0.2
 
-    result = await Quick().run({"command": f"trap '' TERM; {SPAWNS_CHILD}", "timeout": 1}, ctx)
+    result = await Quick().run({"command": f"trap '' TERM; {child.command}", "timeout": 1}, ctx)
     assert "killed after timeout" in result.text
-    assert await _gone(await _read_pid(child_pid))
+    assert await child.gone()
 
 
-async def test_background_children_die_when_the_command_ends(ctx: ToolContext, child_pid: Path) -> None:
-    result = await TOOL.run({"command": "sleep 30 & echo $! > child.pid; echo done"}, ctx)
+async def test_background_children_die_when_the_command_ends(ctx: ToolContext, child: Child) -> None:
+    result = await TOOL.run({"command": f"sleep {child.marker} & echo $! > child.pid; echo done"}, ctx)
     assert result.text.startswith("done\nexit code 0")
-    assert await _gone(await _read_pid(child_pid))
+    assert await child.gone()
 
 
-async def test_move_on_after_kills_the_group_promptly(ctx: ToolContext, child_pid: Path) -> None:
+async def test_move_on_after_kills_the_group_promptly(ctx: ToolContext, child: Child) -> None:
     with anyio.move_on_after(0.5) as scope:
-        await TOOL.run({"command": SPAWNS_CHILD, "timeout": 30}, ctx)
+        await TOOL.run({"command": child.command, "timeout": 30}, ctx)
     assert scope.cancelled_caught
-    assert await _gone(await _read_pid(child_pid))
+    assert await child.gone()
 
 
-async def test_cancelling_the_scope_from_another_task_kills_the_group(ctx: ToolContext, child_pid: Path) -> None:
+async def test_cancelling_the_scope_from_another_task_kills_the_group(ctx: ToolContext, child: Child) -> None:
     ctx, chunks = _collect(ctx)
     async with anyio.create_task_group() as group:
-        group.start_soon(TOOL.run, {"command": f"echo hi; {SPAWNS_CHILD}"}, ctx)
-        pid = await _read_pid(child_pid)
+        group.start_soon(TOOL.run, {"command": f"echo hi; {child.command}"}, ctx)
+        await child.started()
         group.cancel_scope.cancel()
     assert chunks == ["hi\n"]  # what was printed before the cancel still reached the editor
-    assert await _gone(pid)
+    assert await child.gone()
 
 
 async def test_secrets_are_scrubbed_and_quiet_variables_set(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -228,7 +247,13 @@ def test_the_streamer_never_splits_a_character() -> None:
 
 def test_title_shows_the_command() -> None:
     assert TOOL.title({"command": "npm test"}) == "Run `npm test`"
-    assert TOOL.title({"command": "make  \\\n  all"}) == "Run `make \\ all`"
-    assert TOOL.title({"command": "x" * 100}) == f"Run `{'x' * 80}…`"
+    # exactly as it will run: a newline is not folded into a harmless-looking space
+    assert TOOL.title({"command": "make  \\\n  all"}) == "Run `make  \\\n  all`"
+    assert TOOL.title({"command": "ls\nrm -rf x"}) == "Run `ls\nrm -rf x`"
+    assert TOOL.title({"command": "x" * 100}) == f"Run `{'x' * 100}`"
+    long = "\n".join(f"echo {i}" for i in range(30))
+    cut = TOOL.title({"command": long})
+    assert cut.startswith("Run `echo 0\n") and "echo 19`" in cut and "echo 20" not in cut
+    assert cut.endswith("… (cut: 10 more lines, 80 more characters not shown here)")
     assert TOOL.title({}) == "Run a command"
     assert TOOL.kind == "execute" and TOOL.read_only is False

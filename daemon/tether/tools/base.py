@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     # Only for annotations: sandbox.py imports ToolError from here at runtime.
+    from tether.sandbox import SandboxChoice
     from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = [
@@ -88,8 +89,19 @@ class ToolContext:
     reads: ReadLedger | None = None
     # run_command streams its output here while it runs (text chunks, in order).
     on_output: Callable[[str], None] | None = None
-    # Environment variables kept for commands even though they look secret (config).
+    # Environment variables passed to commands besides the minimal core set (config
+    # `allow_env`; globs allowed).
     env_allow: tuple[str, ...] = ()
+    # The OS sandbox commands run in; None: the process default (tether.sandbox).
+    command_sandbox: SandboxChoice | None = None
+    # This call may use the network (the approval's verdict; sandboxed commands only).
+    network: bool = False
+    # False in read-only mode: the command runs in a sandbox where nothing in the
+    # workspace can be written (its private temp dir stays writable).
+    workspace_writable: bool = True
+    # Directories commands must not read (Tether's config and history), where the
+    # sandbox can hide them.
+    hidden_paths: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -8,6 +8,8 @@ tree itself, so ignore rules, hidden files, symlinks and explicit-path behaviour
 drift from the Python backend; rg only does what it is best at, reading and matching.
 `--text` turns off rg's own binary handling (it differs for explicit and walked files)
 and this module drops files with a NUL in their first 8 KiB itself, like the Python side.
+rg runs in the OS sandbox (tether.sandbox, the user's `sandbox` setting): the workspace
+read-only, nothing writable, no network; where no sandbox can be applied it runs as is.
 Must not: decide which files to search, format output, or block the event loop.
 """
 
@@ -28,7 +30,8 @@ from anyio.abc import ByteReceiveStream
 
 from tether.tools.base import ToolError
 from tether.tools.grep_hits import GrepRequest, HitCollector
-from tether.tools.subprocess_env import scrubbed_env
+from tether.sandbox import SandboxPolicy, default_choice
+from tether.tools.subprocess_env import command_env
 from tether.tools.textfile import SNIFF_BYTES, has_nul
 
 __all__ = ["find_rg", "search_rg"]
@@ -80,6 +83,10 @@ async def _run_chunk(rg: str, root: str, request: GrepRequest, files: list[str],
     command = [rg, "--json", "--no-config", "--text", "--no-messages"]
     command.append("--ignore-case" if request.ignore_case else "--case-sensitive")
     command += ["--", request.pattern, *files]
+    choice = await anyio.to_thread.run_sync(default_choice)
+    if choice.sandbox is not None:
+        policy = SandboxPolicy(workspace=root, tmpdir=None, cwd=root, writable=False, network=False)
+        command = choice.sandbox.wrap(command, policy)
     stderr = bytearray()
     parser = _JsonParser(root, collector)
     async with await anyio.open_process(
@@ -88,7 +95,7 @@ async def _run_chunk(rg: str, root: str, request: GrepRequest, files: list[str],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=scrubbed_env(),
+        env=command_env(),
     ) as process:
         try:
             assert process.stdout is not None and process.stderr is not None

@@ -1,7 +1,8 @@
 """Running one shell command in its own process group, and killing that whole group.
 
-Owns: spawning `/bin/sh -c` in a new session (so it has no controlling terminal and its
-process-group id is its pid), pumping its merged stdout/stderr to a callback, the
+Owns: spawning an argv (`/bin/sh -c COMMAND`, or that wrapped in an OS sandbox's launcher)
+in a new session (so it has no controlling terminal and its process-group id is its
+pid), pumping its merged stdout/stderr to a callback, the
 timeout, and the rule that nothing the command started outlives the call: on timeout,
 on cancellation and after a normal exit, the group gets SIGTERM, then SIGKILL after a
 short grace, and the shell is reaped.
@@ -9,7 +10,9 @@ Must not: decode, cap or format output, know about tools or the sandbox, or bloc
 event loop.
 
 Limits: a process that leaves the group itself (`setsid`, a shell with `set -m`) cannot
-be found this way; we stop reading its output after a bounded drain instead of hanging.
+be found this way; unsandboxed, we stop reading its output after a bounded drain instead
+of hanging. Sandboxed, the backend kills those (bubblewrap's PID namespace, the Landlock
+launcher as child subreaper), since the group's leader is the backend's process.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -52,14 +55,16 @@ async def run_in_process_group(
     timeout: float,
     on_data: Callable[[bytes], None],
     grace: float = 0.5,
+    argv: Sequence[str] | None = None,
 ) -> GroupOutcome:
-    """Run `command` with `/bin/sh -c`, feeding raw output chunks to `on_data` in order.
+    """Run `command` with `/bin/sh -c` (or `argv`, which runs it some other way), feeding
+    raw output chunks to `on_data` in order.
 
     Cancellation (of the caller's scope) kills the group before it propagates.
     """
     started = time.monotonic()
     process = await anyio.open_process(
-        ["/bin/sh", "-c", command],
+        list(argv) if argv is not None else ["/bin/sh", "-c", command],
         cwd=cwd,
         env=dict(env),
         stdin=subprocess.DEVNULL,

@@ -1,33 +1,38 @@
 """The `run_command` tool: one shell command in the workspace, output streamed and capped.
 
-Owns: the tool's schema and title, picking the working directory (inside the sandbox)
-and the scrubbed environment, streaming decoded output to `ctx.on_output` (coalesced,
-never splitting a UTF-8 character), capping what the model gets to a head and a tail,
-and the exit-status footer.
+Owns: the tool's schema and title, picking the working directory (inside the workspace),
+the command's minimal environment and private temp directory (removed after the call),
+running it in the OS sandbox `ctx.command_sandbox` (tether.sandbox: workspace-write,
+network only when `ctx.network`), streaming decoded output to `ctx.on_output`
+(coalesced, never splitting a UTF-8 character), capping what the model gets to a head
+and a tail, the exit-status footer, and a note when the sandbox probably blocked it.
 Must not: run anything outside the workspace directory, pass secrets to the command,
-let any process it started outlive the call (process_group.py does the killing), or
-decide whether the command is allowed (that is the approval gate's job).
+let any process it started outlive the call (process_group.py and the sandbox do the
+killing), or decide whether the command is allowed or gets the network (that is the
+approval gate's job).
 """
 
 from __future__ import annotations
 
 import codecs
+import os
+import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import anyio
+import anyio.to_thread
 
+from tether.sandbox import SandboxPolicy, default_choice
 from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
 from tether.tools.process_group import GroupOutcome, run_in_process_group
 from tether.tools.sandbox import WorkspaceSandbox
-from tether.tools.subprocess_env import scrubbed_env
+from tether.tools.subprocess_env import command_env
 
 __all__ = ["RunCommandTool"]
-
-# Keep tools that page or colour their output from waiting for a terminal or emitting escapes.
-_QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1"}
 
 
 def _schema(max_timeout: int, default_timeout: int) -> dict[str, Any]:
@@ -75,12 +80,23 @@ class RunCommandTool(Tool):
         # The cap is per instance (config), so is the schema that tells the model about it.
         self.input_schema = _schema(max_timeout, min(self.default_timeout, max_timeout))  # type: ignore[misc]
 
+    # A title longer than this is cut, and says how much was cut: the prompt's content
+    # always carries the whole command.
+    title_lines: ClassVar[int] = 20
+    title_chars: ClassVar[int] = 2000
+
     def title(self, args: Mapping[str, Any]) -> str:
+        """The command exactly as it will run, newlines kept (folding them would show
+        `ls` + newline + `rm -rf x` as one harmless line); a long one is cut, saying so."""
         command = args.get("command") if isinstance(args, Mapping) else None
         if not isinstance(command, str) or not command.strip():
             return "Run a command"
-        flat = " ".join(command.split())
-        return f"Run `{flat[:80]}…`" if len(flat) > 80 else f"Run `{flat}`"
+        shown = "\n".join(command.split("\n")[: self.title_lines])[: self.title_chars]
+        if len(shown) == len(command):
+            return f"Run `{command}`"
+        more_lines = command.count("\n") - shown.count("\n")
+        more = f"{more_lines} more line{'s' if more_lines != 1 else ''}, " if more_lines else ""
+        return f"Run `{shown}` … (cut: {more}{len(command) - len(shown)} more characters not shown here)"
 
     def locations(self, args: Mapping[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
         cwd = args.get("cwd", ".") if isinstance(args, Mapping) else None
@@ -102,8 +118,39 @@ class RunCommandTool(Tool):
         cwd = ctx.sandbox.resolve(clean["cwd"])
         if not cwd.is_dir():
             raise ToolError(f"run_command: cwd '{clean['cwd']}' is not a directory in the workspace")
-        env = scrubbed_env(allow=ctx.env_allow) | _QUIET_ENV
+        choice = ctx.command_sandbox or default_choice()
+        if not ctx.workspace_writable and choice.sandbox is None:
+            raise ToolError(
+                f"run_command: read-only mode runs commands only in an OS sandbox that keeps the "
+                f"workspace read-only, and there is none here ({choice.reason})"
+            )
+        tmpdir = tempfile.mkdtemp(prefix="tether-cmd-")
+        try:
+            policy = SandboxPolicy(
+                workspace=str(ctx.sandbox.root), tmpdir=tmpdir, cwd=str(cwd),
+                network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
+            )
+            sandbox = choice.sandbox
+            # bubblewrap shows the private temp dir at /tmp; elsewhere it keeps its path
+            env = command_env(ctx.env_allow, "/tmp" if sandbox is not None and sandbox.name == "bwrap" else tmpdir)
+            argv = sandbox.wrap(["/bin/sh", "-c", clean["command"]], policy) if sandbox is not None else None
+            outcome, body = await self._run_streamed(clean, str(cwd), env, argv, ctx)
+        finally:
+            with anyio.CancelScope(shield=True):  # a cancelled call leaves no temp dir either
+                await anyio.to_thread.run_sync(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
+        failed = outcome.timed_out or outcome.returncode != 0
+        text = body + self._footer(outcome, clean["timeout"])
+        if failed and sandbox is not None:
+            from tether.sandbox.hints import blocked_hint
 
+            hint = blocked_hint(body, sandbox, policy)
+            if hint:
+                text += "\n" + hint
+        return ToolResult(text, is_error=failed)
+
+    async def _run_streamed(
+        self, clean: Mapping[str, Any], cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext
+    ) -> tuple[GroupOutcome, str]:
         capture = _HeadTail(self.head_bytes, self.tail_bytes)
         stream = _Streamer(ctx.on_output, self.flush_interval, self.flush_bytes, self.stream_limit)
 
@@ -115,19 +162,19 @@ class RunCommandTool(Tool):
             async with anyio.create_task_group() as group:
                 group.start_soon(stream.tick)
                 outcome = await run_in_process_group(
-                    clean["command"], cwd=str(cwd), env=env, timeout=clean["timeout"],
-                    on_data=on_data, grace=self.kill_grace,
+                    clean["command"], cwd=cwd, env=env, timeout=clean["timeout"],
+                    on_data=on_data, grace=self.kill_grace, argv=argv,
                 )
                 group.cancel_scope.cancel()
         except OSError as error:  # the shell could not be started (cwd removed, fd limits)
-            raise ToolError(f"run_command: could not start /bin/sh: {error}") from error
+            what = os.path.basename(argv[0]) if argv else "/bin/sh"
+            raise ToolError(f"run_command: could not start {what}: {error}") from error
         finally:
             stream.close()  # the last bit is always shown, even when cancelled
         body = capture.render() or "(no output)"
         if not body.endswith("\n"):
             body += "\n"
-        failed = outcome.timed_out or outcome.returncode != 0
-        return ToolResult(body + self._footer(outcome, clean["timeout"]), is_error=failed)
+        return outcome, body
 
     def _footer(self, outcome: GroupOutcome, timeout: int) -> str:
         took = f"{outcome.duration:.1f} s"

@@ -1,7 +1,13 @@
-"""The environment a tool's subprocess gets: the daemon's, minus secrets.
+"""The environment a tool's subprocess gets.
 
 Owns: the rule that API keys, tokens, passwords and cloud credentials never reach a
-child process. Must not: add anything (a tool that needs a variable names it).
+child process: commands get a minimal environment (`command_env`: the core variables a
+shell and common tools need, quiet settings, the private temp dir, plus the names the
+user lists in `allow_env`, globs allowed), and other subprocesses get the daemon's
+environment minus secret-looking names (`scrubbed_env`, `is_secret`, also used for
+warnings).
+Must not: add anything a command did not ask for beyond the fixed core set, or take
+`allow_env` from anywhere but the user's settings (config.py refuses it in a workspace).
 """
 
 from __future__ import annotations
@@ -13,15 +19,39 @@ from collections.abc import Iterable, Mapping
 SECRET_PATTERNS: tuple[str, ...] = (
     "*_API_KEY",
     "*_APIKEY",
+    "API_KEY",
+    "APIKEY",
     "*_TOKEN",
-    "*_SECRET*",
+    "*_TOKEN_*",
+    "TOKEN",
+    "*SECRET*",
     "*PASSWORD*",
+    "*PASSWD*",
+    "*_PASS",
+    "*_PWD",
+    "*PRIVATE_KEY*",
     "*_CREDENTIALS",
+    "*_CREDENTIAL",
+    "*_AUTH",
+    "*_AUTH_*",
+    "*_PAT",
+    "*_KEY",
+    "*DATABASE_URL*",
+    "*_DSN",
     "AWS_*",
+    "AZURE_*",
+    "GOOGLE_APPLICATION_CREDENTIALS",
     "TETHER_API_KEY",
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
 )
+
+# What every command gets, when the daemon has it (Codex's shell_environment_policy core).
+CORE_VARIABLES: tuple[str, ...] = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ")
+CORE_PREFIXES: tuple[str, ...] = ("LC_",)
+# Keep tools that page or colour their output from waiting for a terminal or emitting escapes.
+QUIET_ENV: dict[str, str] = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1"}
+_FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 def is_secret(name: str) -> bool:
@@ -36,3 +66,24 @@ def scrubbed_env(
     source = os.environ if env is None else env
     allowed = set(allow)
     return {k: v for k, v in source.items() if k in allowed or not is_secret(k)}
+
+
+def command_env(
+    allow: Iterable[str] = (), tmpdir: str | None = None, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The minimal environment of a command: the core variables of `env` (default: this
+    process's), the quiet settings, TMPDIR, and every variable named (or matched, with
+    `*`/`?` globs) by `allow`."""
+    source = os.environ if env is None else env
+    patterns = tuple(allow)
+    out: dict[str, str] = {}
+    for key, value in source.items():
+        if key in CORE_VARIABLES or key.startswith(CORE_PREFIXES) or any(
+            fnmatch.fnmatchcase(key, pattern) for pattern in patterns
+        ):
+            out[key] = value
+    out.setdefault("PATH", _FALLBACK_PATH)
+    out |= QUIET_ENV
+    if tmpdir is not None:
+        out["TMPDIR"] = tmpdir
+    return out

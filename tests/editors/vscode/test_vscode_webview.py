@@ -3,7 +3,7 @@
 Each `editors/vscode/test/webview/*.test.mjs` runs as its own test (`node --test FILE`):
 the test files build the webview themselves, serve it with its real Content-Security-Policy,
 replay recorded daemon traffic into it and check what it renders and posts back.
-Needs `npm ci --prefix editors/vscode` and Chromium (`tests/install-chromium`).
+Needs `npm ci --prefix editors/vscode` and Chromium (`tests/install-deps`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ TEST_FILES = sorted((EDITOR / "test" / "webview").glob("*.test.mjs"))
 
 def _chromium() -> str:
     found = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    assert found, "no Chromium: run tests/install-chromium or set CHROMIUM"
+    assert found, "no Chromium: run tests/install-deps or set CHROMIUM"
     return found
 
 

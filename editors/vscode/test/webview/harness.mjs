@@ -31,7 +31,7 @@ function chromiumPath() {
       // not on PATH
     }
   }
-  throw new Error("no Chromium: set CHROMIUM or install Debian's chromium (tests/install-chromium)");
+  throw new Error("no Chromium: set CHROMIUM or install Debian's chromium (tests/install-deps)");
 }
 
 /** src/webview/html.ts, compiled on the fly (the tests never use committed build output). */

@@ -1,0 +1,121 @@
+"""The OS sandbox commands run in (`run_command`, and `rg` for grep), and the daemon's own
+hardening. Not to be confused with `tools/sandbox.py`, which confines the paths tools are
+given; this package confines the processes they start.
+
+Owns: the policy a command runs under (`SandboxPolicy`: the workspace writable or not, a
+private temp directory, network or none, paths to hide), choosing a backend once per
+process (`choose_sandbox`: bubblewrap, else Landlock, else none with the reason; see
+bwrap.py and landlock.py), the command line that runs an argv inside it, recognising
+output that says the sandbox blocked something (hints.py), and hardening the daemon at
+start (hardening.py).
+Must not: decide whether a command may run or gets the network (the approval gate does),
+import anything heavy (it is imported when the first command runs), or run a command
+unconfined when a backend was chosen and fails (the failure is the command's result).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "CommandSandbox",
+    "SandboxChoice",
+    "SandboxPolicy",
+    "choose_sandbox",
+    "default_choice",
+    "set_default_setting",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxPolicy:
+    """What one sandboxed command may do."""
+
+    workspace: str  # absolute, real path
+    tmpdir: str | None  # the private temp dir (writable; /tmp inside bwrap); None: none
+    cwd: str  # absolute, inside the workspace
+    writable: bool = True  # the workspace (False: read-only mode, and rg)
+    network: bool = False
+    # Directories whose contents commands must not read (Tether's config and history);
+    # bubblewrap covers them with an empty tmpfs; Landlock grants no read rights there.
+    hidden: tuple[str, ...] = ()
+
+
+class CommandSandbox:
+    """A backend: turns an argv into one that runs it confined by a policy."""
+
+    name: str = ""
+    version: str = ""  # "bubblewrap 0.8.0", "ABI 7"
+
+    def wrap(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.version})" if self.version else self.name
+
+    # Where a blocked command sees its failure: what the model is told is allowed.
+    def allowed_text(self, policy: SandboxPolicy) -> str:
+        write = "the workspace and $TMPDIR" if policy.writable else "nothing (read-only)"
+        net = "the network" if policy.network else "no network"
+        return f"it may write to {write}, and has {net}"
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxChoice:
+    """The backend commands use, or None with the reason none can be applied."""
+
+    sandbox: CommandSandbox | None
+    reason: str  # why this backend, or why none
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.sandbox is not None
+
+
+_lock = threading.Lock()
+_chosen: dict[str, SandboxChoice] = {}
+_default = ["auto"]
+
+
+def choose_sandbox(setting: str = "auto") -> SandboxChoice:
+    """The backend for `setting` ("auto" | "bwrap" | "landlock" | "off"), probed once."""
+    with _lock:
+        choice = _chosen.get(setting)
+        if choice is None:
+            choice = _chosen[setting] = _probe(setting)
+        return choice
+
+
+def set_default_setting(setting: str) -> None:
+    """The user's `sandbox` setting, for callers that have no settings (grep's rg)."""
+    _default[0] = setting
+
+
+def default_choice() -> SandboxChoice:
+    return choose_sandbox(_default[0])
+
+
+def _probe(setting: str) -> SandboxChoice:
+    import sys
+
+    if setting == "off":
+        return SandboxChoice(None, "the sandbox setting is \"off\" (user configuration)")
+    if not sys.platform.startswith("linux"):
+        return SandboxChoice(None, f"no OS sandbox on {sys.platform} yet (Linux only: bubblewrap or Landlock)")
+    from .bwrap import probe_bwrap
+    from .landlock import probe_landlock
+
+    reasons: list[str] = []
+    if setting in ("auto", "bwrap"):
+        found, why = probe_bwrap()
+        if found is not None:
+            return SandboxChoice(found, why)
+        reasons.append(why)
+    if setting in ("auto", "landlock"):
+        found, why = probe_landlock()
+        if found is not None:
+            return SandboxChoice(found, why if not reasons else f"{why}; {reasons[0]}")
+        reasons.append(why)
+    return SandboxChoice(None, "; ".join(reasons))

@@ -1,0 +1,49 @@
+"""Recognising a command that failed because the sandbox blocked it.
+
+Owns: the output patterns that usually mean "the sandbox said no" (a read-only file
+system, permission denied, no network, failed name resolution, operation not permitted)
+and the line told to the model: what was blocked, what is allowed, and how the user can
+give the command the network.
+Must not: claim certainty (it says "probably"), or change the command's status.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import CommandSandbox, SandboxPolicy
+
+_NETWORK = re.compile(
+    r"Network is unreachable|Temporary failure in name resolution|Could not resolve host"
+    r"|Name or service not known|getaddrinfo|ENOTFOUND|EAI_AGAIN|nodename nor servname"
+    r"|Failed to establish a new connection|Connection refused|Permission denied \(connect\)"
+    r"|socket\.gaierror|No address associated with hostname",
+    re.I,
+)
+_FILES = re.compile(r"Read-only file system|Permission denied|Operation not permitted|EROFS|EACCES|EPERM", re.I)
+
+
+def blocked_hint(output: str, sandbox: CommandSandbox, policy: SandboxPolicy) -> str:
+    """A line for the model when `output` looks like the sandbox blocked the command."""
+    network = not policy.network and bool(_NETWORK.search(output))
+    files = bool(_FILES.search(output))
+    if not network and not files:
+        return ""
+    if network and not files:
+        what = "the network"
+    elif policy.network:
+        what = "a write outside the allowed places"
+    else:  # Landlock refuses a TCP connect with the same EACCES as a write
+        what = "a write outside the allowed places, or the network"
+    text = (
+        f"[sandbox: this command ran in an OS sandbox ({sandbox.name}) that probably blocked {what}: "
+        f"{sandbox.allowed_text(policy)}; processes outside it cannot be seen or signalled."
+    )
+    if not policy.network:
+        text += (
+            " If it needs the network, ask the user to approve it with \"Allow once, with network\" "
+            "or to add it to `network_commands` in their Tether config."
+        )
+    if files:
+        text += " Write inside the workspace or $TMPDIR instead."
+    return text + "]"

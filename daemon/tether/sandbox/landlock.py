@@ -1,0 +1,63 @@
+"""The Landlock backend (Linux >= 5.13, no extra binary): used where bubblewrap is not.
+
+Owns: reading the kernel's Landlock ABI once, and the command line that runs an argv
+through the launcher (landlock_launch.py, started with `python -I -S` so it imports
+nothing it does not need). The launcher's docstring says what it applies and what
+Landlock cannot do (read-only `.git/hooks` inside the workspace, UDP).
+Must not: apply Landlock to the daemon itself (only the launcher confines itself).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from collections.abc import Sequence
+
+from . import CommandSandbox, SandboxPolicy
+
+_LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "landlock_launch.py")
+_SYS_CREATE_RULESET = 444
+# TCP connect/bind rules came with ABI 4; without them "no network" cannot be enforced.
+_NET_ABI = 4
+
+
+class LandlockSandbox(CommandSandbox):
+    name = "landlock"
+
+    def __init__(self, abi: int) -> None:
+        self.abi = abi
+        self.version = f"ABI {abi}"
+
+    def wrap(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
+        line = [sys.executable, "-I", "-S", _LAUNCHER]
+        if policy.writable:
+            line += ["--write", policy.workspace]
+        if policy.tmpdir is not None:
+            line += ["--write", policy.tmpdir]
+        for hidden in policy.hidden:
+            line += ["--hide", hidden]
+        if policy.network:
+            line.append("--net")
+        return [*line, "--", *argv]
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 when Landlock is missing or disabled."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return 0
+    libc.syscall.restype = ctypes.c_long
+    return max(0, int(libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))))
+
+
+def probe_landlock() -> tuple[LandlockSandbox | None, str]:
+    abi = landlock_abi()
+    if abi == 0:
+        return None, "Landlock is not available (Linux 5.13+ with landlock in the LSM list)"
+    if abi < _NET_ABI:
+        return None, f"Landlock ABI {abi} cannot block the network (needs ABI {_NET_ABI}, Linux 6.7+)"
+    if not os.path.isfile(_LAUNCHER):
+        return None, f"the Landlock launcher {_LAUNCHER} is missing"
+    return LandlockSandbox(abi), f"Landlock ABI {abi} (bubblewrap unavailable or not chosen)"
