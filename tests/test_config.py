@@ -70,7 +70,8 @@ def test_defaults_when_nothing_is_configured(workspace: Path, user_cfg: Path) ->
 
 
 def test_setting_keys_match_dataclass_fields() -> None:
-    fields = [f.name for f in dataclasses.fields(Settings) if f.name != "sources"]
+    not_settings = ("sources", "refused", "workspace_deny_commands")
+    fields = [f.name for f in dataclasses.fields(Settings) if f.name not in not_settings]
     assert tuple(fields) == SETTING_KEYS
 
 
@@ -276,8 +277,7 @@ ALL_MODES = "read-only, ask, auto-edit, full-auto"
         ("user", "max_steps", True, "user config", "integer from 1 to 1000"),
         ("user", "provider", "gpt", "user config", "scripted, openai, anthropic, replay"),
         ("user", "model", 5, "user config", "expected a string"),
-        ("workspace", "mode", "yolo", "workspace config", ALL_MODES),
-        ("workspace", "context_window", -1, "workspace config", "integer >= 0"),
+        ("user", "context_window", -1, "user config", "integer >= 0"),
         ("flags", "max_steps", 0, "flag --max-steps", "integer from 1 to 1000"),
         ("flags", "base_url", "ftp://x", "flag --base-url", "http:// or https://"),
         ("init", "maxOutputTokens", -5, "initializationOptions", "integer >= 0"),
@@ -335,7 +335,7 @@ def test_unknown_key_in_config_file_suggests_closest_and_lists_known(user_cfg: P
 
 
 def test_camel_case_in_config_file_is_unknown_but_suggests_snake(workspace: Path, user_cfg: Path) -> None:
-    write(ws_cfg(workspace), "maxSteps = 5\n")
+    write(user_cfg, "maxSteps = 5\n")
     with pytest.raises(ConfigError, match="did you mean 'max_steps'"):
         load(workspace, user_cfg)
 
@@ -352,12 +352,12 @@ def test_unknown_key_in_init_options(user_cfg: Path) -> None:
 
 
 def test_toml_syntax_error_names_the_file_and_line(workspace: Path, user_cfg: Path) -> None:
-    path = write(ws_cfg(workspace), 'model = "ok"\nmode = \n')
+    path = write(user_cfg, 'model = "ok"\nmode = \n')
     with pytest.raises(ConfigError) as info:
         load(workspace, user_cfg)
     assert str(path) in str(info.value)
     assert "line 2" in str(info.value)
-    assert info.value.source == f"workspace config {path}"
+    assert info.value.source == f"user config {path}"
 
 
 def test_unreadable_config_is_an_error_not_a_crash(user_cfg: Path) -> None:
@@ -367,29 +367,6 @@ def test_unreadable_config_is_an_error_not_a_crash(user_cfg: Path) -> None:
 
 
 # -------------------------------------------------------------------------- secrets
-
-
-def test_api_key_is_refused_in_workspace_config(workspace: Path, user_cfg: Path) -> None:
-    path = write(ws_cfg(workspace), f'api_key = "{SECRET}"\n')
-    with pytest.raises(ConfigError) as info:
-        load(workspace, user_cfg)
-    message = str(info.value)
-    assert (info.value.key, info.value.source) == ("api_key", f"workspace config {path}")
-    assert "user config" in message and "TETHER_API_KEY" in message
-    assert SECRET not in message
-
-
-@pytest.mark.parametrize("key", ["base_url", "home"])
-def test_workspace_config_cannot_redirect_the_key_or_the_history(
-    workspace: Path, user_cfg: Path, key: str
-) -> None:
-    write(user_cfg, f'api_key = "{SECRET}"\n')
-    value = "https://attacker.example/v1" if key == "base_url" else "./.history"
-    path = write(ws_cfg(workspace), f'{key} = "{value}"\n')
-    with pytest.raises(ConfigError) as info:
-        load(workspace, user_cfg)
-    assert (info.value.key, info.value.source) == (key, f"workspace config {path}")
-    assert "user config" in str(info.value) and SECRET not in str(info.value)
 
 
 @pytest.mark.parametrize("where", ["user", "env", "flags", "init"])
@@ -453,14 +430,6 @@ def test_relative_script_in_user_config_resolves_against_its_directory(user_cfg:
     assert settings.script == str(user_cfg.parent / "scripts" / "demo.txt")
 
 
-def test_relative_script_in_workspace_config_resolves_against_its_directory(
-    workspace: Path, user_cfg: Path
-) -> None:
-    write(ws_cfg(workspace), 'script = "../fixtures/run.txt"\n')
-    settings = load(workspace, user_cfg)
-    assert settings.script == str(workspace / "fixtures" / "run.txt")
-
-
 def test_relative_script_from_env_and_flags_resolves_against_cwd(
     tmp_path: Path, user_cfg: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -514,14 +483,6 @@ def test_list_settings_come_from_toml_lists_or_comma_separated_env(workspace: Pa
     assert "list of strings" in str(info.value) and info.value.key == "deny_commands"
 
 
-@pytest.mark.parametrize("line", ['mode = "full-auto"', 'mode = "auto-edit"', 'allow_env = ["GITHUB_TOKEN"]'])
-def test_a_workspace_cannot_loosen_approvals_or_expose_secrets(workspace: Path, user_cfg: Path, line: str) -> None:
-    path = write(ws_cfg(workspace), line + "\n")
-    with pytest.raises(ConfigError) as info:
-        load(workspace, user_cfg)
-    assert info.value.source == f"workspace config {path}" and "user config" in str(info.value)
-
-
 def test_a_workspace_may_make_tether_more_careful(workspace: Path, user_cfg: Path) -> None:
     write(user_cfg, 'mode = "full-auto"\n')
     write(ws_cfg(workspace), 'mode = "read-only"\ndeny_commands = ["make deploy"]\n')
@@ -529,13 +490,3 @@ def test_a_workspace_may_make_tether_more_careful(workspace: Path, user_cfg: Pat
     assert settings.mode == "read-only" and settings.deny_commands == ("make deploy",)
 
 
-def test_a_workspace_cannot_loosen_what_the_users_own_config_chose(workspace: Path, user_cfg: Path) -> None:
-    write(user_cfg, 'mode = "read-only"\nguard = "block"\n')
-    write(ws_cfg(workspace), 'guard = "warn"\n')
-    with pytest.raises(ConfigError) as info:
-        load(workspace, user_cfg)
-    assert info.value.key == "guard" and "'block'" in str(info.value)
-    write(ws_cfg(workspace), 'mode = "ask"\n')
-    with pytest.raises(ConfigError) as info:
-        load(workspace, user_cfg)
-    assert info.value.key == "mode"

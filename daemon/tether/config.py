@@ -3,7 +3,8 @@
 This module owns:
 
 * :class:`Settings`, the frozen record of every configuration key, together with
-  ``sources`` (which layer set each key, for ``tether doctor``);
+  ``sources`` (which layer set each key, for ``tether doctor``) and ``refused``
+  (the workspace-config keys that were ignored, as :class:`RefusedSetting`);
 * reading the two TOML config files, the ``TETHER_*`` environment variables,
   already-parsed command-line flags and the editor's ``initializationOptions``,
   and merging them in this order (later wins)::
@@ -11,7 +12,8 @@ This module owns:
       defaults
         < user config       $TETHER_CONFIG, else $XDG_CONFIG_HOME/tether/config.toml,
                             else ~/.config/tether/config.toml
-        < workspace config  <workspace>/.tether/config.toml
+        < workspace config  <workspace>/.tether/config.toml (allowlisted keys only,
+                            see tether.workspace_config)
         < environment       TETHER_PROVIDER, TETHER_MODEL, ... (TETHER_<KEY>)
         < flags             {"max_steps": 5, ...}; None means "not given"
         < initializationOptions   camelCase ("maxSteps") or snake_case keys
@@ -26,13 +28,14 @@ Security rules:
   and every :class:`ConfigError` show ``***`` instead of it. Nothing here writes
   it anywhere. (``dataclasses.asdict`` would still expose it; do not use that to
   log or persist settings.)
-* ``api_key`` is refused in the workspace config: a workspace is often a cloned
-  repository, i.e. someone else's file, and it must not decide which key Tether
-  uses. Put the key in the user config or ``TETHER_API_KEY``.
-* ``base_url`` and ``home`` are refused in the workspace config too: a repository
-  you open must not be able to send your key to a server it names, or move your
-  history into itself. A project that pins a self-hosted endpoint documents it for
-  its users to put in their own config.
+* The workspace config is someone else's file (often a cloned repository), so it may
+  set only the keys on an explicit allowlist (``tether.workspace_config``): nothing
+  that moves data out (``record``, ``base_url``, ``home``, ``allow_env``, the sandbox
+  and network keys) or changes who answers (``provider``, ``script``, ``cassette``,
+  ``api_key``). Any other key, an invalid value or a looser ``mode``/``guard`` is
+  refused and ignored, listed on ``Settings.refused`` and logged as a warning; the
+  rest of the file still applies and start-up goes on. A workspace's
+  ``deny_commands`` add to the user's, whatever later layer sets them.
 
 What this module must NOT do:
 
@@ -51,10 +54,11 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "ConfigError",
+    "RefusedSetting",
     "SETTING_KEYS",
     "Settings",
     "apply_overrides",
@@ -118,33 +122,8 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "max_retries": (0, 10),
     "keep_user_turns": (1, 100_000),
 }
-# Keys the workspace config may not set; value is the reason given to the user.
-_WORKSPACE_FORBIDDEN: dict[str, str] = {
-    "api_key": (
-        "a workspace (often a cloned repository) must not choose which API key is used; "
-        "put api_key in your user config ({user}) or the TETHER_API_KEY environment variable"
-    ),
-    # A repository that could set the endpoint could have your key sent to its server.
-    "base_url": (
-        "a workspace (often a cloned repository) must not choose where your API key is sent; "
-        "put base_url in your user config ({user}), TETHER_BASE_URL or --base-url"
-    ),
-    # ...or let its commands see your tokens.
-    "allow_env": (
-        "a workspace must not choose which of your secrets its commands can see; "
-        "put allow_env in your user config ({user}) or TETHER_ALLOW_ENV"
-    ),
-    # ...and one that could set the data directory could put your history inside itself.
-    "home": (
-        "a workspace must not choose where Tether keeps its history; "
-        "put home in your user config ({user}), TETHER_HOME or --home"
-    ),
-}
-
 # from loosest to strictest
 _MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
-_GUARD_STRICTNESS = ("off", "log", "warn", "block")
-_WORKSPACE_CEILING = {"mode": "ask", "guard": "warn"}
 
 _MASK = "***"
 SOURCE_DEFAULT = "default"
@@ -184,6 +163,21 @@ class ConfigError(Exception):
         super().__init__(message)
         self.key = key
         self.source = source
+
+
+class RefusedSetting(NamedTuple):
+    """A workspace-config key Tether refused and ignored (for logs, doctor and editors).
+
+    ``key`` is "" when the whole file was refused (it could not be read or parsed).
+    """
+
+    key: str
+    file: str
+    reason: str
+
+    def message(self) -> str:
+        what = f"{self.key!r} in" if self.key else "the whole of"
+        return f"ignored {what} workspace config {self.file}: {self.reason}"
 
 
 def _default_sources() -> dict[str, str]:
@@ -226,6 +220,10 @@ class Settings:
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)
+    # Not settings: what the workspace config tried and was refused, and the
+    # deny_commands it added (kept whatever a later layer sets deny_commands to).
+    refused: tuple[RefusedSetting, ...] = field(default=(), compare=False)
+    workspace_deny_commands: tuple[str, ...] = field(default=(), compare=False)
 
     def __repr__(self) -> str:
         parts = []
@@ -240,8 +238,11 @@ class Settings:
     __str__ = __repr__
 
 
+_NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands")
+
+
 def _check_keys_match_fields() -> None:
-    names = tuple(name for name in Settings.__dataclass_fields__ if name != "sources")
+    names = tuple(name for name in Settings.__dataclass_fields__ if name not in _NOT_SETTINGS)
     if names != SETTING_KEYS:  # pragma: no cover - a programming error, caught by any test run
         raise AssertionError(f"SETTING_KEYS {SETTING_KEYS} != Settings fields {names}")
 
@@ -389,9 +390,18 @@ def _coerce(key: str, raw: object, source: str, *, strings_ok: bool, base_dir: P
 def _merge(settings: Settings, values: Mapping[str, Any], labels: Mapping[str, str]) -> Settings:
     if not values:
         return settings
+    extra = settings.workspace_deny_commands
+    if "deny_commands" in values and extra:
+        # a later layer replaces the user's own list, never the workspace's additions
+        values = {**values, "deny_commands": with_extra(values["deny_commands"], extra)}
     sources = dict(settings.sources)
     sources.update(labels)
     return replace(settings, **values, sources=sources)
+
+
+def with_extra(items: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
+    """``items`` followed by those of ``extra`` not already in it (order kept)."""
+    return tuple(items) + tuple(i for i in extra if i not in items)
 
 
 def apply_overrides(
@@ -484,50 +494,15 @@ def _read_toml(path: Path, source: str, *, required: bool) -> dict[str, Any] | N
             raise ConfigError(f"cannot read {source}: {exc.strerror or exc}", source=source) from None
 
 
-def _file_layer(
-    settings: Settings,
-    path: Path,
-    source: str,
-    *,
-    required: bool = False,
-    forbidden: Mapping[str, str] | None = None,
-    user_path: Path | None = None,
-) -> Settings:
+def _file_layer(settings: Settings, path: Path, source: str, *, required: bool = False) -> Settings:
     data = _read_toml(path, source, required=required)
     if not data:
         return settings
-    for key, reason in (forbidden or {}).items():
-        if key in data:
-            shown_user = str(user_path) if user_path is not None else "~/.config/tether/config.toml"
-            raise ConfigError(
-                f"{key} is not allowed in {source}: {reason.format(user=shown_user)}",
-                key=key,
-                source=source,
-            )
     accepted: dict[str, Any] = {}
     for key, raw in data.items():
         if key not in SETTING_KEYS:
             raise _unknown_key(key, source, camel_ok=False)
         accepted[key] = _coerce(key, raw, source, strings_ok=False, base_dir=path.parent)
-    if forbidden is not None:
-        # A repository may make Tether more careful in it, never less: not looser than
-        # the fixed ceiling, and not looser than what the user's own config chose.
-        for key, order, ceiling in (
-            ("mode", _MODE_STRICTNESS, "read-only or ask"),
-            ("guard", _GUARD_STRICTNESS, "warn or block"),
-        ):
-            value = accepted.get(key)
-            if value is None:
-                continue
-            current = getattr(settings, key)
-            if order.index(value) < order.index(_WORKSPACE_CEILING[key]) or order.index(value) < order.index(current):
-                raise ConfigError(
-                    f"{key} = {value!r} is not allowed in {source}: a workspace may only make "
-                    f"Tether stricter ({ceiling}, and not looser than {current!r} from your own "
-                    f"settings); put a looser {key} in your user config, the environment or a flag",
-                    key=key,
-                    source=source,
-                )
     return _merge(settings, accepted, dict.fromkeys(accepted, source))
 
 
@@ -599,14 +574,9 @@ def load_settings(
     settings = _file_layer(settings, user_path, f"user config {user_path}", required=explicit)
 
     if workspace is not None:
-        workspace_path = (Path(workspace) / ".tether" / "config.toml").absolute()
-        settings = _file_layer(
-            settings,
-            workspace_path,
-            f"workspace config {workspace_path}",
-            forbidden=_WORKSPACE_FORBIDDEN,
-            user_path=user_path,
-        )
+        from .workspace_config import workspace_layer  # here: it imports this module
+
+        settings = workspace_layer(settings, (Path(workspace) / ".tether" / "config.toml").absolute(), user_path)
 
     settings = _text_layer(settings, _env_values(env), lambda key: f"env TETHER_{key.upper()}")
 

@@ -2,8 +2,9 @@
 
 Owns: reading what the client declared (ACP `clientCapabilities`, LSP `capabilities`,
 the workspace root) into `ClientProfile`, and building the one answer both kinds of
-client understand. Must not: import attrs/cattrs/pygls — the fast start answers
-`initialize` with this module while the rest of the daemon is still importing.
+client understand (with the workspace-config keys that were refused, if any).
+Must not: import attrs/cattrs/pygls — the fast start answers `initialize` with this
+module while the rest of the daemon is still importing.
 """
 
 from __future__ import annotations
@@ -192,4 +193,18 @@ def handshake(
             )
         except ConfigError as exc:
             raise ConfigInvalid(f"initializationOptions: {exc}") from None
-    return initialize_result(profile), profile, settings
+    result = initialize_result(profile)
+    if settings.refused:
+        # what the workspace config was refused (§9); LSP clients also get a
+        # window/showMessage after `initialized`
+        meta = result.setdefault("_meta", {}).setdefault("tether", {})
+        meta["configRefused"] = refused_settings(settings)
+    return result, profile, settings
+
+
+def refused_settings(settings: Settings) -> list[dict[str, str]]:
+    """The workspace-config keys Tether refused and ignored, as sent to the client."""
+    return [
+        {"key": item.key, "file": item.file, "reason": item.reason, "message": item.message()}
+        for item in settings.refused
+    ]

@@ -1,7 +1,8 @@
 """`initialize`, `initialized`, `shutdown`, `exit`: LSP's lifecycle, which ACP clients skip.
 
 Nothing depends on `initialized`/`shutdown`/`exit` arriving: ACP clients never send
-them; stdin closing ends the daemon just as cleanly.
+them; stdin closing ends the daemon just as cleanly. `initialized` is when an LSP client
+is shown the workspace-config keys Tether refused (`window/showMessage`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ def routes(server: TetherServer) -> list[Route]:
         return result
 
     async def initialized(_params: Any) -> None:
+        # LSP clients show window/showMessage; refused workspace-config keys must reach
+        # the user, not only the log (ACP clients get them in the initialize answer).
+        refused = server.settings.refused
+        if refused and server.client is not None and server.client.lsp:
+            text = "\n".join(item.message() for item in refused)
+            server.rpc.notify("window/showMessage", {"type": 2, "message": f"Tether: {text}"})
         return None
 
     async def shutdown(_params: Any) -> None:

@@ -1,7 +1,7 @@
 """The `delete_path` tool: delete a file, a symbolic link, or (with `recursive`) a directory.
 
-Owns: refusing the workspace root, `.git/`, and non-empty directories without
-`recursive`; a preview that shows a file's removed text, or for a directory how many
+Owns: refusing the workspace root, anything under a `.git` at any depth, a directory
+that holds a nested repository's `.git`, and non-empty directories without `recursive`; a preview that shows a file's removed text, or for a directory how many
 files go with it; forgetting deleted files in the read ledger.
 Must not: follow a final symlink (the link is deleted, never its target), or delete
 anything but through `ctx.files`.
@@ -19,7 +19,14 @@ import anyio.to_thread
 from tether.tools.base import ChangePreview, MutatingTool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.base import validate_args
 from tether.tools.diffs import cap_diff, unified_diff
-from tether.tools.mutating import current_text, forget_read, require_files, resolve_target
+from tether.tools.mutating import (
+    current_text,
+    forget_read,
+    refuse_nested_repository,
+    require_files,
+    resolve_target,
+    scan_tree,
+)
 
 __all__ = ["DeletePathTool"]
 
@@ -28,8 +35,8 @@ class DeletePathTool(MutatingTool):
     name: ClassVar[str] = "delete_path"
     description: ClassVar[str] = (
         "Delete a file or a symbolic link (the link, not its target). Empty directories are "
-        "deleted too; a directory with content needs `recursive: true`. The workspace root "
-        "and .git/ cannot be deleted."
+        "deleted too; a directory with content needs `recursive: true`. The workspace root, "
+        ".git/ and directories holding a git repository (a .git inside) cannot be deleted."
     )
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
@@ -59,7 +66,9 @@ class DeletePathTool(MutatingTool):
         if not os.path.lexists(path):
             raise ToolError(f"no such file or directory '{rel}'; nothing to delete (list_dir shows what exists)")
         if os.path.isdir(path) and not os.path.islink(path):
-            count = await anyio.to_thread.run_sync(_count_files, path)  # may be a big tree
+            scan = await anyio.to_thread.run_sync(scan_tree, path)  # may be a big tree
+            count = scan.files
+            refuse_nested_repository(ctx, scan, rel, "delete")
             if _has_entries(path) and not clean["recursive"]:
                 raise ToolError(
                     f"'{rel}' is a directory that is not empty ({_files(count)}); set recursive: true "
@@ -95,6 +104,8 @@ class DeletePathTool(MutatingTool):
         if rel == ".":
             raise ToolError("refusing to delete the workspace root")
         is_dir = os.path.isdir(path) and not os.path.islink(path)
+        if is_dir:  # again: a repository may have appeared while approval was pending
+            refuse_nested_repository(ctx, await anyio.to_thread.run_sync(scan_tree, path), rel, "delete")
         if preview.old_text is not None and await current_text(files, path) != preview.old_text:
             # Edited while the approval was pending: the user did not approve deleting that.
             raise ToolError(f"'{rel}' changed while the deletion was waiting for approval; nothing was deleted")
@@ -104,13 +115,6 @@ class DeletePathTool(MutatingTool):
         if preview.unified_diff:
             text += "\n\nApplied diff:\n" + cap_diff(preview.unified_diff).rstrip("\n")
         return ToolResult(text, locations=[ToolLocation(str(path))])
-
-
-def _count_files(path: Path) -> int:
-    count = 0
-    for _dir, dirs, names in os.walk(path):
-        count += len(names) + sum(1 for d in dirs if os.path.islink(os.path.join(_dir, d)))
-    return count
 
 
 def _has_entries(path: Path) -> bool:

@@ -99,7 +99,7 @@ class DiskFileIO:
         rel = self._rel(path)
         directory, name = os.path.split(os.path.normpath(path))
         try:
-            os.makedirs(directory, exist_ok=True)
+            _make_dirs(directory)
             try:
                 mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
             except FileNotFoundError:
@@ -149,11 +149,15 @@ class DiskFileIO:
             raise MissingFileError(f"no such file or directory '{rel}'") from None
         except OSError as exc:
             raise ToolError(f"cannot delete '{rel}': {exc.strerror or exc}") from None
+        except RecursionError:  # shutil.rmtree recurses once per level (Python < 3.12)
+            raise ToolError(
+                f"cannot delete '{rel}': it is nested too deeply; part of it may be gone already"
+            ) from None
 
     def _move(self, source: Path, target: Path) -> None:
         rel, target_rel = self._rel(source), self._rel(target)
         try:
-            os.makedirs(os.path.dirname(os.path.normpath(target)), exist_ok=True)
+            _make_dirs(os.path.dirname(os.path.normpath(target)))
             try:
                 os.replace(source, target)
             except OSError as exc:
@@ -164,6 +168,25 @@ class DiskFileIO:
             raise MissingFileError(f"no such file or directory '{rel}'") from None
         except OSError as exc:
             raise ToolError(f"cannot move '{rel}' to '{target_rel}': {exc.strerror or exc}") from None
+
+
+def _make_dirs(directory: str) -> None:
+    """`os.makedirs(directory, exist_ok=True)` without its recursion, one frame per level:
+    a path of a thousand short names is valid, and must not end in RecursionError."""
+    missing: list[str] = []
+    current = directory
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            if not os.path.isdir(path):
+                raise
 
 
 def _unlink_quietly(path: str) -> None:

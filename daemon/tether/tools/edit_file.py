@@ -4,7 +4,7 @@ Owns: matching each `old_text` exactly once (or every time with `replace_all`), 
 several edits in order to the text in memory so a call is all-or-nothing, tolerating a
 model that writes "\\n" for a CRLF file, and messages that say how to fix a bad match.
 Must not: write anything when any edit fails, edit a file the model has not read in its
-current version, or change files under `.git/`.
+current version, or change files under a `.git` at any depth.
 """
 
 from __future__ import annotations

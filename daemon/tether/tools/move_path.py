@@ -1,7 +1,8 @@
 """The `move_path` tool: move or rename a file, symbolic link or directory in the workspace.
 
-Owns: checking both ends (sandbox, `.git/`, the workspace root, moving a directory into
-itself, an existing destination only with `overwrite`), creating the destination's
+Owns: checking both ends (sandbox, `.git` at any depth, a directory that holds a nested
+repository's `.git`, the workspace root, moving a directory into itself, an existing
+destination only with `overwrite`), creating the destination's
 parent directories, and carrying what the model read of a file over to its new path.
 Must not: follow a final symlink at either end (the link itself moves), or move anything
 but through `ctx.files`.
@@ -14,10 +15,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+import anyio.to_thread
+
 from tether.tools.base import ChangePreview, MutatingTool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.base import validate_args
 from tether.tools.diffs import cap_diff, unified_diff
-from tether.tools.mutating import check_parents, current_text, forget_read, has_read, require_files, resolve_target
+from tether.tools.mutating import (
+    check_parents,
+    current_text,
+    forget_read,
+    has_read,
+    refuse_nested_repository,
+    require_files,
+    resolve_target,
+    scan_tree,
+)
 from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["MovePathTool"]
@@ -77,6 +89,8 @@ class MovePathTool(MutatingTool):
         src_is_dir = os.path.isdir(source) and not os.path.islink(source)
         if src_is_dir and str(target).startswith(str(source) + os.sep):
             raise ToolError(f"cannot move directory '{src_rel}' into itself ('{dst_rel}'); choose a path outside it")
+        if src_is_dir:
+            refuse_nested_repository(ctx, await anyio.to_thread.run_sync(scan_tree, source), src_rel, "move")
         replaced: str | None = None
         if os.path.lexists(target) and not _same_file(source, target):
             if os.path.isdir(target) and not os.path.islink(target):
@@ -118,6 +132,8 @@ class MovePathTool(MutatingTool):
             raise ToolError(f"'{src_rel}' no longer exists; nothing was moved")
         if os.path.lexists(target) and not overwriting and not _same_file(source, target):
             raise ToolError(f"'{dst_rel}' appeared while the move was waiting for approval; nothing was moved")
+        if os.path.isdir(source) and not os.path.islink(source):
+            refuse_nested_repository(ctx, await anyio.to_thread.run_sync(scan_tree, source), src_rel, "move")
         carried = move.old_text is not None and ctx.reads is not None and has_read(ctx, source)
         if carried and ctx.reads is not None and move.old_text is not None:
             try:

@@ -1,7 +1,8 @@
 """What the four file-changing tools share, and the default set of them.
 
-Owns: turning a model path into a target (sandbox, `.git/` refusal, acting on a final
-symlink itself where that matters), reading the current text through `ctx.files`, the
+Owns: turning a model path into a target (sandbox, `.git/` refusal at any depth, acting
+on a final symlink itself where that matters), finding a nested repository inside a
+directory that would be deleted or moved (`TreeScan`), reading the current text through `ctx.files`, the
 read-ledger checks, writing a previewed text change with only the hunks the user kept,
 and the result text that tells the model what really happened.
 Must not: touch the disk directly (only `ctx.files`; `os.path` queries for existence are
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GIT_REFUSAL",
+    "TreeScan",
     "check_parents",
     "current_text",
     "default_mutating_tools",
@@ -31,11 +34,57 @@ __all__ = [
     "forget_read",
     "has_read",
     "require_files",
+    "refuse_nested_repository",
     "resolve_target",
+    "scan_tree",
     "write_change",
 ]
 
 GIT_REFUSAL = "Tether does not change files under .git/"
+
+
+@dataclass(frozen=True, slots=True)
+class TreeScan:
+    """What is inside a directory: how many files (and links), and the first `.git` found."""
+
+    files: int
+    git: str | None  # absolute path of a `.git` directory or file, or None
+
+
+def scan_tree(path: Path) -> TreeScan:
+    """Walk `path` without following links and without recursion (any depth works).
+
+    A `.git` (any case) is a directory of a nested repository, or the file a worktree or
+    submodule has instead; either way it stops the walk's search for more.
+    """
+    files, git, stack = 0, None, [os.fspath(path)]
+    while stack:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue  # unreadable: the deletion itself will say so
+        with entries:
+            for entry in entries:
+                if git is None and entry.name.lower() == ".git":
+                    git = entry.path
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    files += 1
+    return TreeScan(files, git)
+
+
+def refuse_nested_repository(ctx: ToolContext, scan: TreeScan, rel: str, action: str) -> None:
+    """ToolError when the directory `rel` holds a repository's `.git` (a hard refusal)."""
+    if scan.git is None:
+        return
+    git_rel = ctx.sandbox.relative(Path(scan.git))
+    repo = os.path.dirname(git_rel) or "."
+    raise ToolError(
+        f"cannot {action} '{rel}': it contains the git repository '{repo}' ('{git_rel}'), and {GIT_REFUSAL} "
+        f"at any depth. If that is really meant, ask the user to {action} it themselves; "
+        "otherwise work on the files inside it"
+    )
 
 
 def default_mutating_tools() -> list[Tool]:
@@ -71,7 +120,8 @@ def resolve_target(ctx: ToolContext, given: str, *, follow_final_link: bool = Tr
             if os.path.islink(link):
                 target = link
     rel = sandbox.relative(target)
-    # Lower-cased: on case-insensitive disks ".GIT/config" is the same file.
+    # Any depth (a nested repository, a submodule's or worktree's `.git` file), and
+    # lower-cased: on case-insensitive disks ".GIT/config" is the same file.
     if ".git" in rel.lower().split("/"):
         raise ToolError(f"{GIT_REFUSAL} ('{rel}'); use git commands (run_command) to change the repository")
     return target, rel

@@ -1,6 +1,7 @@
 """The workspace sandbox: the only way tools turn model-supplied paths into real paths.
 
-Owns: confining paths to the workspace root (after resolving symlinks), turning real
+Owns: confining paths to the workspace root (after resolving symlinks), refusing paths
+longer than the system allows (before anything touches the filesystem), turning real
 paths back into workspace-relative names, and the workspace's gitignore matcher.
 Must not: read file contents, walk directories, or grant access to anything whose real
 location is outside the root, whatever the spelling (`..`, absolute, symlinks).
@@ -14,7 +15,12 @@ from pathlib import Path
 from tether.tools.base import ToolError
 from tether.tools.ignore import GitignoreMatcher
 
-__all__ = ["SandboxError", "WorkspaceSandbox"]
+__all__ = ["NAME_MAX", "PATH_MAX", "SandboxError", "WorkspaceSandbox"]
+
+# Linux's limits (bytes), also the common ones elsewhere; a longer path can only fail,
+# and some of the standard library's path functions recurse once per component.
+PATH_MAX = 4096
+NAME_MAX = 255
 
 
 class SandboxError(ToolError):
@@ -42,7 +48,9 @@ class WorkspaceSandbox:
             raise SandboxError("path is empty; use '.' for the workspace root or a path relative to it")
         if "\0" in path:
             raise SandboxError(f"path {path!r} contains a NUL byte; use a plain path relative to the workspace root")
+        _check_length(path)
         joined = path if os.path.isabs(path) else os.path.join(self._root_str, path)
+        _check_length(joined, inside=self._root_str)
         # realpath resolves as far as the path exists and normalises the rest (incl. "..")
         real = os.path.realpath(joined)
         if self._contains(real):
@@ -81,3 +89,23 @@ class WorkspaceSandbox:
 
     def _contains(self, real: str) -> bool:
         return real == self._root_str or real.startswith(self._prefix)
+
+
+def _size(text: str) -> tuple[int, str]:
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size, "characters" if size == len(text) else "bytes in UTF-8"
+
+
+def _check_length(path: str, *, inside: str = "") -> None:
+    """Refuse a path the system could not use, naming the limits (SandboxError)."""
+    limits = f"paths are limited to {PATH_MAX} and each name to {NAME_MAX}"
+    size, unit = _size(path)
+    if size > PATH_MAX:
+        where = f" with the workspace root {inside}" if inside else ""
+        raise SandboxError(f"path is too long ({size} {unit}{where}; {limits}); use a shorter path")
+    for name in path.split("/"):
+        size, unit = _size(name)
+        if size > NAME_MAX:
+            raise SandboxError(
+                f"path has a name that is too long ({size} {unit}: {name[:40]!r}...; {limits}); use a shorter name"
+            )

@@ -3,7 +3,7 @@
 Owns: the tool's schema and messages, refusing to overwrite a file the model has not
 read (or has read an older version of), and refusing directories and file-in-the-way
 parents before anything is shown for approval.
-Must not: write anywhere but through `ctx.files`, or change files under `.git/`.
+Must not: write anywhere but through `ctx.files`, or change files under a `.git` at any depth.
 """
 
 from __future__ import annotations

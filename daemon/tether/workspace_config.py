@@ -1,0 +1,161 @@
+"""The workspace config layer: what a repository's ``.tether/config.toml`` may set.
+
+A workspace is often a cloned repository, i.e. someone else's file. It may make Tether
+more careful in it, pick a model of the provider the user chose, and size the turn;
+nothing else.
+
+This module owns:
+
+* ``WORKSPACE_KEYS``, the explicit allowlist (a key added to ``Settings`` later is
+  refused here until someone decides it is safe and lists it), and the reason given
+  for each key that is not on it;
+* reading ``<workspace>/.tether/config.toml`` into one more settings layer, where every
+  key that is not allowed, every invalid value and a looser ``mode``/``guard`` is
+  refused and ignored (a :class:`~tether.config.RefusedSetting` on
+  ``Settings.refused``, and a warning on the ``tether.config`` logger), while the
+  allowed keys still apply. A file that cannot be read or parsed is ignored whole.
+  A repository can never stop the daemon from starting;
+* making the workspace's ``deny_commands`` an addition to the user's list.
+
+What this module must NOT do:
+
+* raise :class:`~tether.config.ConfigError` for anything in the workspace file (that
+  would let a repository stop the daemon), or apply a refused key in any form;
+* write files, or import anything beyond the standard library (start-up path).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .config import (
+    _MODE_STRICTNESS,
+    SETTING_KEYS,
+    ConfigError,
+    RefusedSetting,
+    Settings,
+    _coerce,
+    _merge,
+    _read_toml,
+    _unknown_key,
+    with_extra,
+)
+
+__all__ = ["WORKSPACE_KEYS", "workspace_layer"]
+
+# The allowlist. Each key here cannot move data out of the machine or change who answers.
+WORKSPACE_KEYS: frozenset[str] = frozenset(
+    {
+        "model",  # a model of the provider the user chose, with the user's key and endpoint
+        "max_steps",  # bounded 1..1000; only how long a turn may run
+        "mode",  # no looser than "ask" nor than the user's own (checked below)
+        "guard",  # no looser than "warn" nor than the user's own (checked below)
+        "keep_user_turns",  # how much of the same conversation is sent to the same model
+        "deny_commands",  # only adds deny rules (see _merge in config)
+        # The same conversation to the same model, only sized: a project may know the
+        # window of the model it is used with. At worst more tokens are spent.
+        "context_window",
+        "max_output_tokens",
+        "max_retries",  # bounded 0..10, retries of a failed request before any output
+    }
+)
+
+_YOURS = "put it in your user config ({user}), the environment or a flag"
+# Why each key outside the allowlist is refused; a setting not named here gets _OTHER.
+_REASONS: dict[str, str] = {
+    "provider": "a workspace must not choose who answers you; " + _YOURS,
+    "script": "a workspace must not replace your model with answers it wrote; " + _YOURS,
+    "cassette": "a workspace must not replace your model with recorded answers it wrote; " + _YOURS,
+    "record": "a workspace must not copy your conversation to a file it names; " + _YOURS,
+    "api_key": "a workspace must not choose which API key is used; put api_key in your user config "
+    "({user}) or the TETHER_API_KEY environment variable",
+    "base_url": "a workspace must not choose where your API key and conversation are sent; " + _YOURS,
+    "home": "a workspace must not choose where Tether keeps your history; " + _YOURS,
+    "allow_env": "a workspace must not choose which of your secrets its commands can see; " + _YOURS,
+    "sandbox": "a workspace must not turn off or change the sandbox its own commands run in; " + _YOURS,
+    "network": "a workspace must not give its own commands the network; " + _YOURS,
+    "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
+    # tether's debug lines carry prompts and tool results into the editor's log files
+    "log_level": "a workspace must not make Tether log more of your conversation; " + _YOURS,
+}
+_OTHER = "a workspace config may set only " + ", ".join(sorted(WORKSPACE_KEYS)) + "; " + _YOURS
+
+_GUARD_STRICTNESS = ("off", "log", "warn", "block")
+# (order from loosest to strictest, the loosest a workspace may choose)
+_NO_LOOSER: dict[str, tuple[tuple[str, ...], str]] = {
+    "mode": (_MODE_STRICTNESS, "ask"),
+    "guard": (_GUARD_STRICTNESS, "warn"),
+}
+
+
+def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings:
+    """``settings`` with the allowed keys of the workspace config at ``path`` merged in.
+
+    Refusals are appended to ``settings.refused`` and logged; never raises ConfigError.
+    """
+    source = f"workspace config {path}"
+    refused: list[RefusedSetting] = []
+    try:
+        data = _read_toml(path, source, required=False) or {}
+    except ConfigError as exc:
+        data = {}
+        refused.append(RefusedSetting("", str(path), f"{exc}; Tether goes on with your own settings"))
+    accepted: dict[str, Any] = {}
+    for key, raw in data.items():
+        try:
+            accepted[key] = _accept(settings, key, raw, path, source, user_path)
+        except _Refused as exc:
+            refused.append(RefusedSetting(key, str(path), str(exc)))
+    added: tuple[str, ...] = accepted.pop("deny_commands", ())
+    merged = _merge(settings, accepted, dict.fromkeys(accepted, source))
+    if added:
+        own = merged.deny_commands
+        label = f"{merged.sources['deny_commands']} + {source}" if own else source
+        merged = replace(
+            merged,
+            deny_commands=with_extra(own, added),
+            workspace_deny_commands=added,
+            sources={**merged.sources, "deny_commands": label},
+        )
+    if refused:
+        _log(refused)
+        merged = replace(merged, refused=merged.refused + tuple(refused))
+    return merged
+
+
+class _Refused(Exception):
+    """A workspace-config key or value that is ignored; the message says why."""
+
+
+def _accept(settings: Settings, key: str, raw: object, path: Path, source: str, user_path: Path) -> Any:
+    """The value ``key = raw`` takes when a workspace may set it; :class:`_Refused` otherwise."""
+    if key not in SETTING_KEYS:
+        raise _Refused(str(_unknown_key(key, source, camel_ok=False)).replace(f" in {source}", "", 1))
+    if key not in WORKSPACE_KEYS:
+        raise _Refused(_REASONS.get(key, _OTHER).format(user=user_path))
+    try:
+        value = _coerce(key, raw, source, strings_ok=False, base_dir=path.parent)
+    except ConfigError as exc:
+        raise _Refused(str(exc)) from None
+    if key in _NO_LOOSER:
+        order, ceiling = _NO_LOOSER[key]
+        current = getattr(settings, key)
+        floor = max(order.index(ceiling), order.index(current))
+        if order.index(str(value)) < floor:
+            raise _Refused(
+                f"{key} = {value!r} would loosen Tether; a workspace may only make it stricter "
+                f"({' or '.join(order[floor:])}: not looser than {ceiling!r}, nor than {current!r} from "
+                f"your own settings); put a looser {key} in your user config ({user_path}), the "
+                "environment or a flag"
+            )
+    return value
+
+
+def _log(refused: list[RefusedSetting]) -> None:
+    import logging  # only when something is refused
+
+    log = logging.getLogger("tether.config")
+    for item in refused:
+        log.warning("%s", item.message())
