@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -30,3 +31,26 @@ def kinds(updates: list[dict]) -> list[str]:
 
 def text_of(updates: list[dict], kind: str = "agent_message_chunk") -> str:
     return "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == kind)
+
+
+class User:
+    """Answers the daemon's permission requests with the given options, in order (or
+    never, leaving each question open), and keeps what it was asked."""
+
+    def __init__(self, *answers: str, never: bool = False) -> None:
+        self.answers = list(answers)
+        self.prompts: list[dict] = []
+        self.never = never
+
+    async def on_request(self, method: str, params: dict):
+        assert method == "session/request_permission"
+        self.prompts.append(params)
+        if self.never:
+            await asyncio.Event().wait()
+        return {"outcome": {"outcome": "selected", "optionId": self.answers.pop(0)}}
+
+
+async def until(predicate, timeout: float = 15.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.02)

@@ -80,14 +80,6 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def _stored_path(workspace: Path, home: Path | None) -> Path | None:
-    """The workspace's history database if it exists (reading never creates one)."""
-    from .store.paths import DATABASE_NAME, tether_home, workspace_key
-
-    path = tether_home(home) / "workspaces" / workspace_key(workspace) / DATABASE_NAME
-    return path if path.exists() else None
-
-
 async def _open(path: Path) -> HistoryStore:
     from .store import HistoryStore
 
@@ -107,10 +99,12 @@ async def _with_store(
     """Run ``work(store)`` on the workspace's existing store; ``missing()`` if it has none."""
     from .store import StoreError
 
-    path = _stored_path(workspace, home)
-    if path is None:
-        return missing()
+    from .store.paths import stored_database
+
     try:
+        path = stored_database(workspace, home)  # reading never creates one
+        if path is None:
+            return missing()
         async with await _open(path) as store:
             return await work(store)
     except StoreError as exc:

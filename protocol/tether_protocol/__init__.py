@@ -30,6 +30,7 @@ from ._errors import (
     RequestCancelled,
     SessionBusy,
     SessionNotFound,
+    StorageFailed,
     TetherError,
     WorkspaceInvalid,
 )
@@ -264,6 +265,7 @@ __all__ = [
     "SetModeParams",
     "StepReport",
     "StopReason",
+    "StorageFailed",
     "TetherError",
     "TextContent",
     "TextResource",

@@ -16,7 +16,8 @@ Stdlib only, so the start-up path can answer `initialize` errors without heavy i
     ├── NoProviderConfigured         -32011  no model provider; says how to set one
     ├── ProviderFailed               -32012  the model provider failed mid-turn
     ├── ConfigInvalid                -32013  a configuration value is wrong; names the key
-    └── WorkspaceInvalid             -32014  cwd/root is not an absolute existing directory
+    ├── WorkspaceInvalid             -32014  cwd/root is not an absolute existing directory
+    └── StorageFailed                -32015  the history cannot be read or written (disk, file, folder)
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ class WorkspaceInvalid(TetherError):
     default_message = "invalid workspace"
 
 
+class StorageFailed(TetherError):
+    code = -32015
+    default_message = "the history database cannot be used"
+
+
 ERROR_CLASSES: tuple[type[TetherError], ...] = (
     ParseError,
     InvalidRequest,
@@ -112,4 +118,5 @@ ERROR_CLASSES: tuple[type[TetherError], ...] = (
     ProviderFailed,
     ConfigInvalid,
     WorkspaceInvalid,
+    StorageFailed,
 )

@@ -14,30 +14,10 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from daemon_harness import EXAMPLES
+from daemon_harness import EXAMPLES, User, until
 from tether_client import ClientError
 
 SCRIPT = EXAMPLES / "approvals.json"
-
-
-class User:
-    def __init__(self, *answers: str, never: bool = False) -> None:
-        self.answers = list(answers)
-        self.prompts: list[dict] = []
-        self.never = never
-
-    async def on_request(self, method: str, params: dict):
-        assert method == "session/request_permission"
-        self.prompts.append(params)
-        if self.never:
-            await asyncio.Event().wait()
-        return {"outcome": {"outcome": "selected", "optionId": self.answers.pop(0)}}
-
-
-async def until(predicate, timeout: float = 15.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.02)
 
 
 async def kill9(daemon) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import aiosqlite
 import pytest
 
-from tether.store import HistoryStore, StoreError, latest_version, schema
+from tether.store import HistoryStore, StorageFault, StoreError, latest_version, schema
 
 from .conftest import OldDatabase
 
@@ -50,10 +50,12 @@ async def test_a_newer_database_is_refused(db_path: Path, query: Query) -> None:
     )
 
 
-async def test_a_file_that_is_not_sqlite_is_a_store_error(db_path: Path) -> None:
+async def test_a_file_that_is_not_sqlite_is_a_storage_fault_naming_it(db_path: Path) -> None:
     db_path.write_bytes(b"definitely not a database" * 100)
-    with pytest.raises(StoreError, match="cannot open history database"):
+    with pytest.raises(StorageFault) as caught:
         await HistoryStore.open(db_path)
+    assert str(caught.value).startswith(f"file is not a database: {db_path} (")
+    assert caught.value.path == str(db_path)
 
 
 async def test_an_appended_migration_upgrades_an_old_database_exactly_once(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tether.store import HistoryStore, MessageRecord, StoreError
+from tether.store import HistoryStore, InvalidCursor, MessageRecord, StoreError
 
 Query = Callable[..., list[Any]]
 
@@ -76,8 +76,9 @@ async def test_exact_fit_page_has_no_cursor(store: HistoryStore) -> None:
 
 
 async def test_bad_paging_arguments_are_refused(store: HistoryStore) -> None:
-    with pytest.raises(StoreError, match="invalid session list cursor"):
-        await store.list_sessions(cursor="not-a-cursor!")
+    for bad in ("not-a-cursor!", "", "W10", "WzEsMiwzXQ", "é", "bnVsbA"):  # [] [1,2,3] null
+        with pytest.raises(InvalidCursor, match="is not a cursor a session listing returned"):
+            await store.list_sessions(cursor=bad)
     with pytest.raises(ValueError):
         await store.list_sessions(limit=0)
 

@@ -422,6 +422,7 @@ _session = st.fixed_dictionaries({
 async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
     sid = "sess_" + uuid.uuid4().hex
     await store.create_session(sid, "/w", spec["mode"], title=spec["title"], metadata=spec["metadata"])
+    waiting: list[tuple[str, dict[str, Any]]] = []
     for turn in spec["turns"]:
         tid = "turn_" + uuid.uuid4().hex[:16]
         await store.begin_turn(sid, tid, MessageRecord("user", turn["user"]))
@@ -429,11 +430,14 @@ async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
             for body, status in step:
                 await store.append_messages(sid, tid, [MessageRecord(body["role"], body, status)])
         if turn["end"] == "waiting":
-            await store.set_pending(tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}],
-                                          "report": turn["report"]})
+            # set once every turn has begun: no turn begins while one waits for approval
+            waiting.append((tid, turn))
         elif turn["end"] != "running":
             report = None if turn["report"] is None else {**turn["report"], "sessionId": sid, "turnId": tid}
             await store.finish_turn(tid, turn["end"], "end_turn", error=turn["error"], report=report)
+    for tid, turn in waiting:
+        await store.set_pending(tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}],
+                                      "report": turn["report"]})
     for kind, pattern, decision in spec["rules"]:
         await store.rules.add(kind, pattern, decision)
     return sid
@@ -513,9 +517,10 @@ async def test_the_dump_text_of_odd_stored_values_is_still_their_encoding(
     in it (not JSON for SQLite) is encoded as the dict path does, as valid JSON; a body
     that is not JSON at all fails the same either way."""
     await _sample(store)
-    await store.begin_turn("s1", "t3", MessageRecord("user", {
+    # (in the waiting turn: no turn begins while one waits for approval)
+    await store.append_messages("s1", "t2", [MessageRecord("user", {
         "role": "user", "content": [{"type": "text", "text": "odd"}], "x": float("nan"), "y": float("inf"),
-    }))
+    })])
     text = await export_session_json(store, "s1")
     assert '"x":null,"y":null' in text
 

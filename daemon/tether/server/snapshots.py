@@ -26,6 +26,7 @@ from ..config import MODES, no_looser_mode
 from ..store import (
     HistoryStore,
     SnapshotError,
+    StorageFault,
     StoreError,
     export_session_json,
     fork_session,
@@ -116,6 +117,8 @@ def routes(server: TetherServer) -> list[Route]:
             # the snapshot's JSON straight from the stored JSON (no decoding and encoding)
             with collector_paused():  # rows and text of every message, no cycles
                 return RawResult(await export_session_json(store, session_id))
+        except StorageFault:
+            raise  # the history cannot be read: -32015, not "unknown session"
         except StoreError as exc:  # deleted meanwhile
             raise SessionNotFound(f"unknown session {session_id!r}: {exc}") from exc
 
@@ -193,6 +196,8 @@ def routes(server: TetherServer) -> list[Route]:
             new_id = await fork_session(store, source_id, upto_seq=upto_seq, into=into, workspace=str(target))
         except SnapshotError as exc:
             raise InvalidParams(f"invalid params: {exc}") from exc
+        except StorageFault:
+            raise
         except StoreError as exc:  # the source was deleted meanwhile
             raise SessionNotFound(f"unknown session {source_id!r}: {exc}") from exc
         session, _stored = await registry.revive(new_id, target)

@@ -11,7 +11,7 @@ protocol: it stores plain records and float timestamps, nothing more.
 
 from __future__ import annotations
 
-from tether.store.errors import StoreError, TurnElsewhere
+from tether.store.errors import InvalidCursor, StorageFault, StoreError, TurnElsewhere, TurnWaiting
 from tether.store.history import HistoryStore
 from tether.store.paths import database_path, tether_home, workspace_key
 from tether.store.records import (
@@ -43,13 +43,16 @@ __all__ = [
     "TURN_STATUSES",
     "Hit",
     "HistoryStore",
+    "InvalidCursor",
     "MessageRecord",
     "MessageView",
     "RuleRecord",
     "SessionRecord",
     "SnapshotError",
+    "StorageFault",
     "StoreError",
     "TurnElsewhere",
+    "TurnWaiting",
     "TurnRecord",
     "database_path",
     "export_session",

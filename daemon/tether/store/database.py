@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from tether.store import schema
-from tether.store.errors import StoreError
+from tether.store.errors import StoreError, fault_of
 
 __all__ = ["Database", "Work"]
 
@@ -59,14 +59,14 @@ class Database:
             # isolation_level=None: autocommit, so our explicit BEGIN/COMMIT are the only transactions
             conn = await aiosqlite.connect(path, isolation_level=None)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open history database {path}: {exc}") from exc
+            raise fault_of(exc, path) from exc
         try:
             await schema.configure(conn)
             version = await schema.migrate(conn, path)
         except BaseException as exc:
             await conn.close()  # or aiosqlite's worker thread outlives us
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"cannot open history database {path}: {exc}") from exc
+                raise fault_of(exc, path) from exc
             raise
         return cls(path, conn, version)
 
@@ -89,7 +89,7 @@ class Database:
             try:
                 return list(await conn.execute_fetchall(sql, params))
             except sqlite3.Error as exc:
-                raise StoreError(f"history database {self.path}: {exc}") from exc
+                raise fault_of(exc, self.path) from exc
 
     async def write(self, work: Work[_T]) -> _T:
         """Run ``work`` as one transaction; its result, or its exception after a rollback."""
@@ -116,7 +116,7 @@ class Database:
                     await schema.rollback(conn)
                     raise
             except sqlite3.Error as exc:
-                raise StoreError(f"history database {self.path}: {exc}") from exc
+                raise fault_of(exc, self.path) from exc
         if not self._checkpointing and _size(self._wal) >= CHECKPOINT_BYTES:
             # after this write's caller has its answer, before the next write waits long
             self._checkpointing = True

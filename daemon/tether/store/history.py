@@ -313,6 +313,31 @@ class HistoryStore:
 
         return await self._db.write(work)
 
+    async def cancel_waiting(self, session_id: str, turn_id: str, messages: Sequence[MessageRecord]) -> bool:
+        """End a turn waiting for approval that no live daemon runs as ``cancelled``, with
+        ``messages`` (the results of its calls still to run) committed in the same
+        transaction; whether it did (False: it ended meanwhile, or another live daemon
+        claimed it)."""
+        now = time.time()
+        rows = [_message_row(message, now) for message in messages]
+        me = this_process()
+
+        async def work(conn: aiosqlite.Connection) -> bool:
+            found = await conn.execute_fetchall(
+                "SELECT owner FROM turns WHERE id = ? AND session_id = ? AND status = 'running'"
+                " AND pending IS NOT NULL",
+                (turn_id, session_id),
+            )
+            owner = next(iter(found))[0] if found else None
+            if not found or (owner != me and alive(owner)):
+                return False
+            if rows:
+                await turns.insert_step(conn, session_id, turn_id, rows, now)
+            await turns.close_turn(conn, turn_id, "cancelled", "cancelled", None, None, now)
+            return True
+
+        return await self._db.write(work)
+
     async def load_messages(self, session_id: str) -> list[MessageRecord]:
         rows = await self._db.read(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)

@@ -10,6 +10,7 @@ history belongs to the user, not to the project's tree (it would show up in
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -18,11 +19,14 @@ from pathlib import Path
 
 import platformdirs
 
+from tether.store.errors import StorageFault
+
 __all__ = [
     "DATABASE_NAME",
     "HOME_ENV",
     "LABEL_NAME",
     "database_path",
+    "stored_database",
     "tether_home",
     "workspace_key",
 ]
@@ -67,13 +71,43 @@ def database_path(workspace: Path, home: Path | None = None) -> Path:
     """
     root = tether_home(home)
     folder = root / "workspaces" / workspace_key(workspace)
-    # The ancestors of the data dir (e.g. ~/.local/share) belong to the user's
-    # desktop, so they get default permissions; everything from root down is ours.
-    root.parent.mkdir(parents=True, exist_ok=True)
-    for directory in (root, root / "workspaces", folder):
-        directory.mkdir(mode=0o700, exist_ok=True)
-    _write_label(folder, os.path.realpath(workspace))
+    directory = root.parent
+    try:
+        # The ancestors of the data dir (e.g. ~/.local/share) belong to the user's
+        # desktop, so they get default permissions; everything from root down is ours.
+        directory.mkdir(parents=True, exist_ok=True)
+        for directory in (root, root / "workspaces", folder):
+            directory.mkdir(mode=0o700, exist_ok=True)
+        _write_label(folder, os.path.realpath(workspace))
+    except OSError as exc:
+        raise _unusable(directory, exc) from exc
     return folder / DATABASE_NAME
+
+
+def stored_database(workspace: Path, home: Path | None = None) -> Path | None:
+    """The history database of ``workspace`` if it exists; never creates anything (for
+    readers). A home that is not a directory is a ``StorageFault``, not "no history"."""
+    root = tether_home(home)
+    path = root / "workspaces" / workspace_key(workspace) / DATABASE_NAME
+    for directory in (root, *path.parents[:2]):
+        if directory.exists() and not directory.is_dir():
+            raise _unusable(directory, NotADirectoryError(20, "Not a directory"))
+    return path if path.exists() else None
+
+
+def _unusable(directory: Path, exc: OSError) -> StorageFault:
+    """``history directory not writable: <path> (<why>; <what to do>)``."""
+    if isinstance(exc, FileExistsError) or (directory.exists() and not directory.is_dir()):
+        why = "a file is in the way: it is not a directory"
+    elif isinstance(exc, NotADirectoryError):
+        why = "a file is in the way of one of its folders"
+    else:
+        why = exc.strerror or str(exc)
+    fix = (
+        "free some disk space" if exc.errno == errno.ENOSPC
+        else "set TETHER_HOME (or the home setting) to a writable directory"
+    )
+    return StorageFault(f"history directory not writable: {directory} ({why}; {fix})", directory)
 
 
 def _write_label(folder: Path, real_workspace: str) -> None:

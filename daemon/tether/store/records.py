@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.store.errors import StoreError
+from tether.store.errors import InvalidCursor
 from tether_protocol._json import dumps_text, loads, whole_text
 
 __all__ = [
@@ -235,4 +235,8 @@ def parse_session_cursor(cursor: str) -> tuple[float, str]:
             raise TypeError("cursor id is not a string")
         return float(updated_at), session_id
     except (ValueError, TypeError) as exc:
-        raise StoreError(f"invalid session list cursor {cursor!r}") from exc
+        shown = cursor if len(cursor) <= 80 else cursor[:77] + "..."
+        raise InvalidCursor(
+            f"{shown!r} is not a cursor a session listing returned (pass the nextCursor of the "
+            f"previous page as it is, or no cursor for the first page)"
+        ) from exc

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from tether.store.errors import StoreError
+from tether.store.errors import StorageFault, StoreError, fault_of
 from tether.store.records import split_cjk
 
 __all__ = [
@@ -333,6 +333,8 @@ async def migrate(conn: aiosqlite.Connection, path: Path) -> int:
             await conn.execute("COMMIT")
         except BaseException as exc:
             await rollback(conn)
+            if isinstance(exc, sqlite3.Error):
+                raise fault_of(exc, path) from exc
             if isinstance(exc, Exception) and not isinstance(exc, StoreError):
                 raise StoreError(
                     f"history database {path}: migration to schema version {target} failed: {exc}"
@@ -343,9 +345,10 @@ async def migrate(conn: aiosqlite.Connection, path: Path) -> int:
 
 def _refuse_newer(path: Path, current: int, known: int) -> None:
     if current > known:
-        raise StoreError(
+        raise StorageFault(
             f"history database {path} has schema version {current}, "
-            f"this tether understands up to {known}; upgrade tether"
+            f"this tether understands up to {known}; upgrade tether",
+            path,
         )
 
 

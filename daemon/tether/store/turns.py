@@ -18,7 +18,7 @@ from typing import Any
 
 import aiosqlite
 
-from tether.store.errors import StoreError, TurnElsewhere
+from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
 from tether.store.liveness import alive, this_process
 from tether.store.records import TurnRecord, indexed_text
 
@@ -66,8 +66,13 @@ def elsewhere(running: Iterable[Any]) -> tuple[str, dict[str, Any] | None, str] 
 async def insert_turn(
     conn: aiosqlite.Connection, session_id: str, turn_id: str, first: MessageRow, now: float
 ) -> TurnRecord:
-    if (other := elsewhere(await conn.execute_fetchall(RUNNING_SQL, (session_id,)))) is not None:
+    running = list(await conn.execute_fetchall(RUNNING_SQL, (session_id,)))
+    if (other := elsewhere(running)) is not None:
         raise TurnElsewhere(session_id, other[0], other[2])
+    # one waiting for approval that no live daemon runs: answered (or cancelled) first,
+    # else its calls would stay unanswered in the middle of the conversation
+    if (waiting := next((row[0] for row in running if row[1] is not None), None)) is not None:
+        raise TurnWaiting(session_id, waiting)
     await touch_session(conn, session_id, now)
     rows = await conn.execute_fetchall(
         f"SELECT {_NEXT_TURN_SEQ}, {_NEXT_MESSAGE_SEQ}", (session_id, session_id)
