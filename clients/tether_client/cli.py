@@ -149,10 +149,16 @@ class TerminalApprover:
         if not sys.stdin.isatty():
             err.write("  rejected: no terminal to ask on; run with --mode auto-edit or full-auto\n")
             return {"outcome": {"outcome": "selected", "optionId": "reject_once"}}
+        offered = {o.get("optionId") for o in params.get("options") or [] if isinstance(o, dict)}
+        keys = {k: v for k, v in self.KEYS.items() if v in offered or not offered}
+        prompt = "  [y] once  [a] always  [n] no  [N] never > "
+        if "allow_once_network" in offered:  # a sandboxed command: the network is off unless granted
+            keys["w"] = "allow_once_network"
+            prompt = "  [y] once  [w] once, with network  [a] always  [n] no  [N] never > "
         loop = asyncio.get_running_loop()
         while True:
-            answer = await loop.run_in_executor(None, input, "  [y] once  [a] always  [n] no  [N] never > ")
-            option = self.KEYS.get(answer.strip())
+            answer = await loop.run_in_executor(None, input, prompt)
+            option = keys.get(answer.strip())
             if option:
                 return {"outcome": {"outcome": "selected", "optionId": option}}
 

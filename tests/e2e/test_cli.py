@@ -99,3 +99,50 @@ def test_doctor_json_gives_editors_the_same_facts_as_data(daemon_env, workspace:
     missing = _tether("doctor", "--json", env=daemon_env, cwd=workspace)
     assert missing.returncode == 1
     assert json.loads(missing.stdout)["provider"]["error"].startswith("no model provider is configured")
+
+
+def _run_on_a_terminal(args: list[str], answer: str, env: dict, cwd: Path) -> tuple[int, str]:
+    """`tether run` with a terminal on stdin (where it asks), answering its one question."""
+    import os
+    import pty
+    import select
+    import time
+
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tether", "run", *args], stdin=terminal, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=env, cwd=cwd,
+    )
+    os.close(terminal)
+    said = b""
+    deadline = time.monotonic() + 30
+    while b"never > " not in said and time.monotonic() < deadline:  # input()'s prompt is on stdout
+        ready, _, _ = select.select([process.stderr, process.stdout], [], [], 0.2)
+        for stream in ready:
+            said += os.read(stream.fileno(), 4096)
+    os.write(controller, answer.encode() + b"\n")
+    out, err = process.communicate(timeout=30)
+    os.close(controller)
+    return process.returncode, said.decode() + err.decode() + out.decode()
+
+
+def test_run_asks_on_the_terminal_and_can_grant_the_network_once(daemon_env, workspace: Path, tmp_path: Path):
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    connect = f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')\""
+    script = tmp_path / "connect.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 1}, "tool_calls": [{"id": "c", "name": "run_command", "arguments": {"command": connect}}]},
+        {"text": "done"},
+    ]}))
+    args = ["connect", "--provider", "scripted", "--script", str(script)]
+    try:
+        code, text = _run_on_a_terminal(args, "w", daemon_env, workspace)
+        assert code == 0, text
+        assert "[w] once, with network" in text and "\n   | connected" in text, text
+        code, text = _run_on_a_terminal(args, "y", daemon_env, workspace)  # once, without network
+        assert "\n   | connected" not in text and "sock.connect(sa)" in text, text
+    finally:
+        listener.close()

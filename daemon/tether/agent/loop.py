@@ -25,6 +25,7 @@ from typing import Any
 
 import anyio
 import anyio.lowlevel
+import anyio.to_thread
 
 from ..providers.base import (
     Finish,
@@ -37,7 +38,7 @@ from ..providers.base import (
     ToolCallStart,
     UsageReport,
 )
-from ..store import MessageRecord
+from ..store import MessageRecord, StorageFault
 from ..approvals import ApprovalGate, ApprovalRequest, Asker, Verdict
 from ..tools.base import ChangePreview, FileIO, MutatingTool, ToolContext, ToolError, ToolResult, validate_args
 from ..tools.registry import ToolRegistry
@@ -81,6 +82,10 @@ class TurnServices:
     files: FileIO | None = None
     documents: Mapping[str, str] = field(default_factory=dict)
     env_allow: tuple[str, ...] = ()
+    # The OS sandbox for commands (settings.sandbox: auto | bwrap | landlock | off) and
+    # the directories it hides from them (Tether's config and history).
+    sandbox_setting: str = "auto"
+    hidden_paths: tuple[str, ...] = ()
     # The client set `_meta.terminal_output`: command output goes as terminal_info /
     # terminal_output / terminal_exit `_meta` on the tool call (as claude-agent-acp and
     # codex-acp do) instead of text content.
@@ -100,6 +105,9 @@ class _TerminalMeta:
             self.call_id, meta={"terminal_output": {"terminal_id": self.call_id, "data": text}}
         )
 
+
+# Sessions already told that their commands run without an OS sandbox (told once each).
+_TOLD_UNSANDBOXED: set[str] = set()
 
 # Streamed command output shown while it runs: the last this-many characters.
 _LIVE_OUTPUT_CHARS = 64 * 1024
@@ -602,6 +610,7 @@ class AgentTurn:
             reads=self.session.ledger,
             on_output=output.add,
             env_allow=services.env_allow,
+            hidden_paths=services.hidden_paths,
         )
 
     async def _run_tool(self, call: PendingCall) -> ToolTiming:
@@ -632,6 +641,8 @@ class AgentTurn:
                     result = await self._run_with_approval(call, tool, args, ctx)
             except ToolError as exc:
                 result = ToolResult(str(exc), is_error=True)
+            except StorageFault:
+                raise  # the history cannot be written: the turn ends with -32015, not the call
             except Exception as exc:  # a tool bug must not end the turn
                 log.exception("tool %s failed", call.name)
                 result = ToolResult(
@@ -684,17 +695,25 @@ class AgentTurn:
         """Preview, ask the gate, then apply or run — or tell the model why not."""
         gate = self.services.gate
         if self.session.mode == "read-only":
-            # refused before anything is read or shown
-            return ToolResult(
-                f"not allowed in read-only mode: {tool.name} changes things; the user can switch "
-                f"the session to ask, auto-edit or full-auto",
-                is_error=True,
-            )
+            # A command may run in a read-only sandbox (asked like in ask mode); anything
+            # else is refused before anything is read or shown.
+            confined = await self._command_sandbox() if tool.kind == "execute" else None
+            if confined is None or not confined.sandboxed:
+                why = f" and no OS sandbox can keep it read-only here ({confined.reason})" if confined else ""
+                return ToolResult(
+                    f"not allowed in read-only mode: {tool.name} changes things{why}; the user can "
+                    f"switch the session to ask, auto-edit or full-auto",
+                    is_error=True,
+                )
         previews = await tool.preview(args, ctx) if isinstance(tool, MutatingTool) else []
         if previews:
             self.sink.tool_call_update(call.call_id, content_blocks=diff_blocks(previews))
         sandbox = self.session.sandbox
         command = args.get("command") if tool.kind == "execute" else None
+        confined = None
+        if tool.kind == "execute":
+            confined = await self._command_sandbox()
+            ctx.command_sandbox = confined
         request = ApprovalRequest(
             session_id=self.session.id,
             call_id=call.call_id,
@@ -707,6 +726,9 @@ class AgentTurn:
             cwd=str(args.get("cwd") or "."),
             rel_paths=[sandbox.relative(Path(p.path)) for p in previews],
             previews=previews,
+            # the gate never lets a rule or mode run an unsandboxed command unasked
+            sandboxed=confined is not None and confined.sandboxed,
+            sandbox_note="" if confined is None or confined.sandboxed else confined.reason,
         )
         if gate is None:
             verdict = Verdict(False, "no approval gate is configured; nothing that changes files runs")
@@ -717,6 +739,8 @@ class AgentTurn:
             await anyio.lowlevel.checkpoint()  # the cancel lands here
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
+        ctx.network = verdict.network
+        ctx.workspace_writable = self.session.mode != "read-only"
         await self._mark_started(call)
         meta: dict[str, Any] = {"tether": {"approvedBy": verdict.reason}}
         terminal = self.services.terminal_output_meta and tool.kind == "execute"
@@ -745,6 +769,20 @@ class AgentTurn:
                 }},
             )
         return result
+
+    async def _command_sandbox(self) -> Any:
+        """The OS sandbox commands run in (probed once per process, off the event loop);
+        the first command of a session without one tells the user why."""
+        from ..sandbox import choose_sandbox
+
+        choice = await anyio.to_thread.run_sync(choose_sandbox, self.services.sandbox_setting)
+        if not choice.sandboxed and self.session.id not in _TOLD_UNSANDBOXED:
+            _TOLD_UNSANDBOXED.add(self.session.id)
+            self.sink.notice(
+                f"\n[commands run without an OS sandbox: {choice.reason}. Each command asks for "
+                f"approval, whatever the mode or rules; `tether doctor` shows the sandbox state]\n"
+            )
+        return choice
 
     # ---- commits -------------------------------------------------------------------
 

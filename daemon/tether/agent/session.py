@@ -52,6 +52,9 @@ class AgentSession:
     view_size: ContextEstimate = field(default_factory=ContextEstimate)
     # What the model last read of each file (hashes): edits of newer text are refused.
     ledger: ContentLedger | None = None
+    # A turn a stopped daemon left waiting for approval was seen here (session/resume,
+    # or a prompt refused for it): only then does session/cancel look for it in the store.
+    left_waiting: bool = False
 
     def __post_init__(self) -> None:
         if self.ledger is None:

@@ -1,22 +1,28 @@
 """The daemon: one connection, one method table, the sessions behind it.
 
 Owns: `TetherServer` (state shared by the handler modules), the route table assembled
-from those modules, and `serve()`, which runs until stdin closes or `exit` arrives and
-then stops every turn cleanly. Must not: implement a method itself.
+from those modules (a storage fault in any of them answered as `-32015`), and `serve()`,
+which runs until stdin closes or `exit` arrives and then stops every turn cleanly.
+Must not: implement a method itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from pathlib import Path
+from typing import Any
 
 import anyio
+
+from tether_protocol._errors import StorageFailed
 
 from ..config import Settings
 from ..providers.base import Provider
 from ..providers.select import make_provider
 from ..approvals import ApprovalGate
+from ..store import StorageFault
 from ..tools.mutating import default_mutating_tools
 from ..tools.registry import ToolRegistry, default_read_only_tools
 from ..tools.run_command import RunCommandTool
@@ -36,12 +42,30 @@ log = logging.getLogger("tether.server")
 _STOP_GRACE_S = 5.0
 
 
+def storage_faults_answered(route: Route) -> Route:
+    """``route`` with a history that cannot be read or written (a full disk, a file that is
+    not a database, an unusable TETHER_HOME) answered as `-32015` with the store's message,
+    which says what to do: it is not a bug of Tether's, so not `-32603`."""
+    handler = route.handler
+
+    async def answered(params: Any) -> Any:
+        try:
+            return await handler(params)
+        except StorageFault as exc:
+            log.warning("%s: %s", route.method, exc)
+            raise StorageFailed(str(exc), data={"path": exc.path}) from exc
+
+    return dataclasses.replace(route, handler=answered)
+
+
 class TetherServer:
     def __init__(self, settings: Settings, root: Path) -> None:
         self.settings = settings
         self.default_root = root
         self.client: ClientProfile | None = None
         self.initialized = False
+        # the workspace config's refused keys were shown in a turn (once per daemon)
+        self.told_refused = False
         self.shutdown_requested = False
         self.exit_code = 0
         self.stopped = asyncio.Event()
@@ -59,7 +83,7 @@ class TetherServer:
         routes: dict[str, Route] = {}
         for module in (lifecycle, sessions, prompt, reports, rules, documents, diagnostics, snapshots):
             for route in module.routes(self):
-                routes[route.method] = route
+                routes[route.method] = storage_faults_answered(route)
         self.rpc = TetherRPC(routes)
 
     async def provider(self) -> Provider:
@@ -74,7 +98,12 @@ class TetherServer:
         """The approval gate of a workspace (its rules live in that workspace's store)."""
         gate = self._gates.get(workspace)
         if gate is None:
-            gate = ApprovalGate(store.rules, self.settings.deny_commands)  # type: ignore[attr-defined]
+            gate = ApprovalGate(
+                store.rules,  # type: ignore[attr-defined]
+                self.settings.deny_commands,
+                network_commands=self.settings.network_commands,
+                network_all=self.settings.network == "on",
+            )
             self._gates[workspace] = gate
         return gate
 

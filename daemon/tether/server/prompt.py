@@ -8,17 +8,19 @@ A prompt resolves with `{stopReason}` after the turn's last update. A cancel —
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_protocol._converter import unstructure
-from tether_protocol._errors import ProviderFailed, SessionBusy, SessionNotFound
+from tether_protocol._errors import ProviderFailed, SessionBusy, SessionNotFound, StorageFailed
 from tether_protocol._messages import PromptParams, SessionIdParams
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn
-from ..store import StoreError, TurnElsewhere, new_turn_id
+from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
 from ..transport.rpc import Route
 from .files import EditorFiles
+from .sessions import drop_waiting_turn
 from .updates import SessionUpdates
 
 if TYPE_CHECKING:
@@ -27,7 +29,22 @@ if TYPE_CHECKING:
 log = logging.getLogger("tether.server")
 
 
+def _hidden_paths(server: TetherServer) -> tuple[str, ...]:
+    """Directories commands must not read: Tether's user config and its history."""
+    from ..config import user_config_path
+    from ..store.paths import tether_home
+
+    home = server.settings.home
+    return (
+        str(user_config_path()[0].parent),
+        str(tether_home(Path(home) if home else None)),
+    )
+
+
 def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: SessionUpdates, provider: Any) -> AgentTurn:
+    from ..sandbox import set_default_setting
+
+    set_default_setting(server.settings.sandbox)  # for grep's rg, which has no settings
     return AgentTurn(
         session,
         handle,
@@ -50,6 +67,8 @@ def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: Sess
             ),
             documents=server.documents.texts,
             env_allow=server.settings.allow_env,
+            sandbox_setting=server.settings.sandbox,
+            hidden_paths=_hidden_paths(server),
             terminal_output_meta=bool(server.client and server.client.terminal_output_meta),
         ),
     )
@@ -117,12 +136,29 @@ def routes(server: TetherServer) -> list[Route]:
         session.turn = handle
         assert server.conn is not None
         sink = SessionUpdates(session.id, server.conn)
+        refused = server.settings.refused
+        if refused and not server.told_refused:
+            # once per daemon, in the first turn (where every client shows it): an ACP
+            # client has no showMessage and drops updates of a session it does not know yet
+            server.told_refused = True
+            sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
         try:
             provider = await server.provider()
             turn = make_turn(server, session, handle, sink, provider)
             blocks = [unstructure(block) for block in params.prompt]
             try:
                 outcome = await turn.run(blocks)
+            except TurnWaiting as exc:
+                session.left_waiting = True
+                raise SessionBusy(
+                    f"{exc}: send session/load to see it and be asked again, or session/cancel "
+                    f"to drop it, then prompt again"
+                ) from exc
+            except StorageFault as exc:
+                raise StorageFailed(
+                    f"{exc}; the turn stopped there (turn {handle.turn_id}), what was stored before is kept",
+                    data={"path": exc.path, "turnId": handle.turn_id},
+                ) from exc
             except TurnElsewhere as exc:
                 raise SessionBusy(
                     f"{exc}; answer or cancel it there, or wait until it ends and load the "
@@ -163,6 +199,9 @@ def routes(server: TetherServer) -> list[Route]:
         session = registry.live.get(params.session_id)
         if session is not None and session.turn is not None:
             session.turn.cancel()
+        elif session is not None and session.left_waiting:  # a turn a stopped daemon left waiting
+            session.left_waiting = False
+            await drop_waiting_turn(server, session)
 
     return [
         Route("session/prompt", prompt, PromptParams, on_cancel=cancel_prompt),

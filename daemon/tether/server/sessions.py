@@ -1,7 +1,10 @@
-"""`session/new|load|resume|list|close|delete|set_mode`.
+"""`session/new|load|resume|list|close|delete|set_mode`, and dropping a turn left waiting.
 
 ACP's ordering rule holds by construction: nothing is sent for a session before the
 `session/new` answer, and `session/load` sends its whole replay before answering.
+A turn a stopped daemon left waiting for approval is resumed by `session/load` only;
+`session/resume` says it waits, and `session/cancel` then drops it (`drop_waiting_turn`).
+Must not: run turns itself (`prompt.resume_turn` does) or touch SQL (the store does).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether_protocol._errors import InvalidParams
 from tether_protocol._gc import collector_paused
 from tether_protocol._messages import (
     ListSessionsParams,
@@ -23,7 +27,8 @@ from tether_protocol._messages import (
     SetModeParams,
 )
 
-from ..store import HistoryStore, MessageView
+from ..agent.session import AgentSession
+from ..store import HistoryStore, InvalidCursor, MessageRecord, MessageView
 from ..transport.connection import Connection
 from ..transport.rpc import Route
 from .handshake import modes_state
@@ -63,6 +68,65 @@ async def replay_while_reading(conn: Connection, store: HistoryStore, session_id
             await send_in_batches(conn, replay.feed([(body, status) for _role, body, status in page]))
     await send_in_batches(conn, replay.finish())
     return stored
+
+
+# After `session/resume` of a session whose turn a stopped daemon left waiting for approval
+WAITING_NOTICE = (
+    "a turn of this session was left waiting for approval when a Tether process stopped: "
+    "session/load shows it and asks again; session/cancel drops it"
+)
+_DROPPED = "not run: the turn was cancelled while this call waited for approval"
+_DROPPED_STARTED = (
+    "cancelled: it was approved and had started when Tether stopped, so it may have run "
+    "(check what it does before running it again)"
+)
+
+
+def conn_of(server: TetherServer) -> Connection:
+    assert server.conn is not None
+    return server.conn
+
+
+def _say_turn_waits(conn: Connection, session_id: str, turn_id: str) -> None:
+    sink = SessionUpdates(session_id, conn)
+    sink.notice(f"\n[{WAITING_NOTICE} (turn {turn_id})]\n")
+    sink.flush()
+
+
+async def drop_waiting_turn(server: TetherServer, session: AgentSession) -> bool:
+    """`session/cancel` of a session with no turn running here whose turn a stopped daemon
+    left waiting for approval (after `session/resume`): the turn ends `cancelled`, each
+    call still to run gets a failed result (so the conversation stays paired), the client
+    gets those results and `turnEnded`. Whether there was such a turn."""
+    store = session.store
+    waiting = await store.waiting_turn(session.id)
+    if waiting is None:
+        return False
+    turn_id, pending = waiting
+    calls = [c for c in pending.get("calls", []) if isinstance(c, dict) and "id" in c]
+    results = {c["id"]: _DROPPED_STARTED if c.get("started") else _DROPPED for c in calls}
+    bodies = [
+        {"role": "tool", "tool_call_id": c["id"], "name": c.get("name", ""), "content": results[c["id"]],
+         "is_error": True}
+        for c in calls
+    ]
+    records = [MessageRecord(role="tool", body=body) for body in bodies]
+    if not await store.cancel_waiting(session.id, turn_id, records):
+        return False
+    if server.registry.live.get(session.id) is session and session.turn is None:
+        # the model's view had "result missing" stand-ins for these calls
+        await server.registry.revive(session.id, session.workspace)
+    sink = SessionUpdates(session.id, conn_of(server))
+    for call_id, text in results.items():
+        sink.tool_call_update(call_id, status="failed", content_text=text)
+    sink.update(
+        {
+            "sessionUpdate": "session_info_update",
+            "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": "cancelled"}}},
+        }
+    )
+    sink.flush()
+    return True
 
 
 def routes(server: TetherServer) -> list[Route]:
@@ -119,14 +183,19 @@ def routes(server: TetherServer) -> list[Route]:
         session, _stored = await registry.revive(params.session_id, workspace)
         waiting = await session.store.waiting_turn(session.id) if session.turn is None else None
         if waiting is not None:
-            # no replay, but a turn waiting for approval is asked again all the same
-            asyncio.get_running_loop().call_soon(server.resume_waiting, session, *waiting)
+            session.left_waiting = True
+            # Not resumed (the client shows the history it has, so nothing of the turn is
+            # sent): said once, after the answer, with the two ways on from here.
+            asyncio.get_running_loop().call_soon(_say_turn_waits, conn_of(server), session.id, waiting[0])
         return {"modes": modes_state(session.mode)}
 
     async def list_(params: ListSessionsParams) -> dict[str, Any]:
         workspace = check_workspace(params.cwd) if params.cwd else Path(server.default_root)
         store = await registry.store_for(workspace.resolve())
-        records, cursor = await store.list_sessions(cursor=params.cursor)
+        try:
+            records, cursor = await store.list_sessions(cursor=params.cursor)
+        except InvalidCursor as exc:
+            raise InvalidParams(f"invalid params for session/list: params.cursor: {exc}") from exc
         result: dict[str, Any] = {
             "sessions": [
                 {

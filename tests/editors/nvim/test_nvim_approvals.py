@@ -110,7 +110,8 @@ def test_command_approval_through_vim_ui_select(nvim: Nvim, workspace: Path) -> 
     nvim.send("run the tests")
     nvim.wait_for(nvim.selects, "the command question")
     (question,) = nvim.selects()
-    assert question["items"] == ["Allow once", "Allow always", "Reject"]
+    # commands run in the OS sandbox here, so the network is offered as a separate choice
+    assert question["items"] == ["Allow once", "Allow once, with network", "Allow always", "Reject"]
     assert "$ echo testing && echo all passed" in question["prompt"] and "(in .)" in question["prompt"]
     assert question["kind"] == "tether.permission"
     # the block waits, pending, while the question is open

@@ -204,8 +204,24 @@ local SELECT_ITEMS = {
 function Approval:_select(with_reject_always)
   local call = self.params.toolCall or {}
   local text = text_of(call.content)
-  local question = text ~= "" and text:gsub("\n", " ") or (call.title or "the tool call")
+  local question = call.title or "the tool call"
+  if text ~= "" then
+    -- one line for one-line pickers, but every line of the command stays visible: a
+    -- multi-line command must not pass for a harmless one-liner
+    local lines = vim.split(text, "\n", { plain = true })
+    local where = ""
+    if #lines > 1 and lines[#lines]:match("^%(in .*%)$") then
+      where = " " .. table.remove(lines)
+    end
+    question = table.concat(lines, " ⏎ ") .. where
+  end
   local items = vim.deepcopy(SELECT_ITEMS)
+  for _, option in ipairs(self.params.options or {}) do
+    if option.optionId == "allow_once_network" then
+      -- a sandboxed command runs without the network unless this is picked
+      table.insert(items, 2, { label = option.name or "Allow once, with network", kind = "allow_once", id = option.optionId })
+    end
+  end
   if with_reject_always then
     table.insert(items, { label = "Reject always", kind = "reject_always" })
   end
@@ -226,6 +242,12 @@ function Approval:_select(with_reject_always)
           picked = item
         end
       end
+    end
+    if picked and picked.id then
+      if self:_finish() then
+        self.done({ outcome = { outcome = "selected", optionId = picked.id } })
+      end
+      return
     end
     self:answer(picked and picked.kind or "reject_once")
   end)

@@ -23,16 +23,30 @@ export interface TetherSettings {
   openDiffAutomatically: boolean;
 }
 
+/** Modes from the loosest to the strictest (SPEC §5.7). */
+const MODES = ["full-auto", "auto-edit", "ask", "read-only"];
+
+/**
+ * The settings for a folder. A workspace's `.vscode/settings.json` is often someone else's
+ * file (a cloned repository), so, as with the daemon's own workspace config (SPEC §9), it
+ * cannot choose who answers or where the key goes (`provider`, `baseUrl`, `script`: the
+ * user's settings only), and can make the mode only stricter than the user's.
+ */
 export function readSettings(scope?: vscode.Uri): TetherSettings {
   const c = vscode.workspace.getConfiguration("tether", scope);
+  const mine = <T>(key: string, fallback: T): T => c.inspect<T>(key)?.globalValue ?? fallback;
+  const modes = c.inspect<string>("defaultMode");
+  const stricter = [modes?.globalValue ?? "ask", modes?.workspaceValue, modes?.workspaceFolderValue]
+    .filter((mode): mode is string => typeof mode === "string" && MODES.includes(mode))
+    .reduce((a, b) => (MODES.indexOf(b) > MODES.indexOf(a) ? b : a));
   return {
     path: c.get<string>("path", "tether") || "tether",
     args: c.get<string[]>("args", []) ?? [],
-    provider: c.get<string>("provider", "") ?? "",
+    provider: mine("provider", ""),
     model: c.get<string>("model", "") ?? "",
-    baseUrl: c.get<string>("baseUrl", "") ?? "",
-    script: c.get<string>("script", "") ?? "",
-    defaultMode: c.get<string>("defaultMode", "ask") || "ask",
+    baseUrl: mine("baseUrl", ""),
+    script: mine("script", ""),
+    defaultMode: stricter,
     saveEditedFiles: c.get<boolean>("saveEditedFiles", true) ?? true,
     openDiffAutomatically: c.get<boolean>("openDiffAutomatically", true) ?? true,
   };

@@ -269,9 +269,18 @@ export const workspace = {
   },
   getConfiguration(section: string) {
     return {
+      // the effective value: a workspace value (e.g. a cloned repo's .vscode/settings.json) wins
       get<T>(key: string, defaultValue?: T): T | undefined {
         const full = `${section}.${key}`;
+        if (full in stub.workspaceSettings) return stub.workspaceSettings[full] as T;
         return full in stub.settings ? (stub.settings[full] as T) : defaultValue;
+      },
+      inspect<T>(key: string): { globalValue?: T; workspaceValue?: T; workspaceFolderValue?: T } {
+        const full = `${section}.${key}`;
+        return {
+          globalValue: stub.settings[full] as T | undefined,
+          workspaceValue: stub.workspaceSettings[full] as T | undefined,
+        };
       },
     };
   },
@@ -516,7 +525,8 @@ class SecretStorage {
 
 class Stub {
   folders: WorkspaceFolder[] = [];
-  settings: Record<string, unknown> = {};
+  settings: Record<string, unknown> = {}; // user settings
+  workspaceSettings: Record<string, unknown> = {}; // the workspace's .vscode/settings.json
   documents: TextDocument[] = [];
   activeEditor: { document: TextDocument; selection: Selection } | undefined;
   commands = new Map<string, (...args: unknown[]) => unknown>();
