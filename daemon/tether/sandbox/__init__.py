@@ -34,7 +34,7 @@ class SandboxPolicy:
     """What one sandboxed command may do."""
 
     workspace: str  # absolute, real path
-    tmpdir: str | None  # the private temp dir (writable; /tmp inside bwrap); None: none
+    tmpdir: str | None  # the private temp dir (writable, $TMPDIR); None: none
     cwd: str  # absolute, inside the workspace
     writable: bool = True  # the workspace (False: read-only mode, and rg)
     network: bool = False

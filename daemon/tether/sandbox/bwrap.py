@@ -1,7 +1,8 @@
 """The bubblewrap backend (Debian `bubblewrap`): namespaces for mounts, PIDs, network, IPC.
 
 Owns: finding and probing `bwrap` once, and the command line for a policy: the whole
-filesystem read-only, a fresh /dev and /proc, the private temp dir at /tmp, the workspace
+filesystem read-only (the host's /tmp included: a venv or a tool may live there), a fresh
+/dev and /proc, the private temp dir writable at its own path ($TMPDIR), the workspace
 writable (or not) with its `.git/hooks` and `.git/config` kept read-only (a planted hook
 would run outside the sandbox at the user's next commit), Tether's own config and history
 covered, every namespace unshared (the network only shared when allowed), all
@@ -27,9 +28,6 @@ _PROBE_TIMEOUT = 5.0
 class BwrapSandbox(CommandSandbox):
     name = "bwrap"
 
-    def allowed_text(self, policy: SandboxPolicy) -> str:
-        return super().allowed_text(policy) + "; /tmp is a private, empty directory"
-
     def __init__(self, path: str, version: str) -> None:
         self.path = path
         self.version = version
@@ -37,9 +35,7 @@ class BwrapSandbox(CommandSandbox):
     def wrap(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
         line = [self.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         if policy.tmpdir is not None:
-            line += ["--bind", policy.tmpdir, "/tmp"]
-        else:
-            line += ["--tmpfs", "/tmp"]
+            line += ["--bind", policy.tmpdir, policy.tmpdir]
         line += ["--bind" if policy.writable else "--ro-bind", policy.workspace, policy.workspace]
         if policy.writable:
             for name in (".git/hooks", ".git/config"):

@@ -131,8 +131,7 @@ class RunCommandTool(Tool):
                 network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
             )
             sandbox = choice.sandbox
-            # bubblewrap shows the private temp dir at /tmp; elsewhere it keeps its path
-            env = command_env(ctx.env_allow, "/tmp" if sandbox is not None and sandbox.name == "bwrap" else tmpdir)
+            env = command_env(ctx.env_allow, tmpdir)
             argv = sandbox.wrap(["/bin/sh", "-c", clean["command"]], policy) if sandbox is not None else None
             outcome, body = await self._run_streamed(clean, str(cwd), env, argv, ctx)
         finally:
