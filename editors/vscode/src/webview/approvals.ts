@@ -12,6 +12,8 @@ import type { PathLabel } from "./toolCard";
 const EDIT_KINDS = new Set(["edit", "delete", "move"]);
 
 function optionLabel(option: PermissionOption, kind: string): string {
+  // an option beyond the four ACP kinds (Tether's "Allow once, with network") keeps its name
+  if (option.optionId !== option.kind) return option.name;
   switch (option.kind) {
     case "allow_once":
       return EDIT_KINDS.has(kind) ? "Accept" : "Allow once";

@@ -30,7 +30,8 @@ test("a command asks with its command and directory; Allow once posts the answer
     await approval.locator("pre.approval-command").textContent(),
     "$ for i in 1 2 3; do echo line$i; sleep 0.3; done\n(in .)",
   );
-  assert.deepEqual(await buttonTexts(card), ["Allow once", "Always", "Reject", "Reject always"]);
+  // a sandboxed command: the network is a separate, explicit choice (an option past the four ACP kinds)
+  assert.deepEqual(await buttonTexts(card), ["Allow once", "Always", "Reject", "Reject always", "Allow once, with network"]);
   assert.equal(await card.locator("vscode-checkbox").count(), 0);
   assert.equal(await view.page.locator(".status-text").innerText(), "Waiting for your approval");
   assert.ok(await view.page.locator("vscode-button.stop").isVisible());
@@ -170,7 +171,8 @@ test("a prompt for a call the view has not seen gets its own card", async () => 
   assert.equal(await card.locator(".tool-title").getAttribute("title"), prompt.title);
   assert.equal(await card.locator(".tool-title code").innerText(), "for i in 1 2 3; do echo line$i; sleep 0.3; done");
   assert.equal(await card.locator("vscode-badge").innerText(), "pending");
-  assert.deepEqual(await buttonTexts(card), ["Allow once", "Always", "Reject", "Reject always"]);
+  // a sandboxed command: the network is a separate, explicit choice (an option past the four ACP kinds)
+  assert.deepEqual(await buttonTexts(card), ["Allow once", "Always", "Reject", "Reject always", "Allow once, with network"]);
   await view.assertClean();
   await view.close();
 });

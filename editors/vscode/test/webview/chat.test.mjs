@@ -63,7 +63,7 @@ test("a streamed turn: thinking collapsed, markdown rendered as it streams, code
 
   assert.equal(await view.page.locator(".status-row").isVisible(), false, "idle: no status row");
   assert.equal(await view.page.locator("vscode-button.stop").isVisible(), false, "idle: no stop button");
-  assert.equal(await text(view, ".entry.turn .turn-usage"), "714 in · 60 out · context 1% of 128,000");
+  assert.equal(await text(view, ".entry.turn .turn-usage"), "706 in · 60 out · context 1% of 128,000");
   await view.screenshot("chat-answer");
 
   // Copy posts the code block's text
