@@ -146,7 +146,81 @@ CORPUS = [
 ]
 
 
-@pytest.mark.parametrize("command", CORPUS)
+# the audit of November 2026, confirmed with dash 0.5.12 as /bin/sh and the real gate: each
+# of these let `touch` (a configured deny rule), `git push` or a file outside the workspace
+# through; verbatim
+AUDIT_CORPUS = [
+    # A: the grammar reads bash, /bin/sh is dash; here-document bodies
+    "cat <<EOF\n`touch pwned`\nEOF",
+    "cat <<EOF\n`git push`\nEOF",
+    "cat <<-EOF\n\t$(touch pwned)\n\tEOF",
+    "cat <<$X\n$(touch pwned)\n$X",
+    "echo \"$(echo $'\\' ; touch pwned # '\n)\"",
+    "echo \"`echo $'\\'; touch pwned #'`\"",
+    "cat <<EOF\n$(echo $'\\' ; touch pwned # '\n)\nEOF",
+    "echo \"$(true &>/dev/null touch pwned)\"",
+    # B: program handlers
+    "env -S'touch pwned'",
+    "env -iS 'touch pwned'",
+    "env --split 'touch pwned'",
+    "env -S'touch pwned' ls",
+    "env -S'sh -c \"git push -q origin master\"' ls",
+    "trap -- 'touch pwned' EXIT",
+    "script -qc'touch pwned' /dev/null",
+    "script -q -c'touch pwned' /dev/null",
+    "sh -c'touch pwned'",
+    "bash -xc'touch pwned'",
+    "su -c'touch pwned'",
+    "find . -maxdepth 0 -exec xargs -E + touch pwned \\;",
+    "awk -f - <<'EOF'\nBEGIN{system(\"touch pwned\")}\nEOF",
+    "make -f - <<'EOF'\nx:\n\ttouch pwned\nEOF",
+    "awk -f /dev/stdin <<'EOF'\nBEGIN{system(\"touch pwned\")}\nEOF",
+    "echo '1e touch pwned' | sed -f - f",
+    "rbash -c 'touch pwned'",
+    "mksh -c 'touch pwned'",
+    "posh -c 'touch pwned'",
+    "yash -c 'touch pwned'",
+    "fish -c 'touch pwned'",
+    "busybox sh -c 'touch pwned'",
+    "unshare touch pwned",
+    "unshare -r touch pwned",
+    "setpriv touch pwned",
+    "setpriv --reuid=1000 touch pwned",
+    "taskset -c 0 touch pwned",
+    "chrt -o 0 touch pwned",
+    "prlimit touch pwned",
+    "setarch x86_64 touch pwned",
+    "strace -o /dev/null touch pwned",
+    "sg root 'touch pwned'",
+    "python3 -m timeit -n1 -r1 'import os; os.system(\"touch pwned\")'",
+    "sed -n '1e touch pwned' f",
+    "echo x | sed 's/x/touch pwned/e'",
+    "make --eval='x: ; touch pwned' x",
+    "tar cf /dev/null --checkpoint=1 --checkpoint-action=exec='touch pwned' f",
+    "tar xf x.tar --to-command='touch pwned'",
+    "echo x | split --filter='touch pwned'",
+    "ssh -o ProxyCommand='touch pwned' x",
+    "git -c core.fsmonitor='touch pwned' status",
+    "git -c core.sshCommand='touch pwned' ls-remote ssh://x/y",
+    "git -c help.autocorrect=1 psuh origin master",
+    "rm -r ~",
+    # C: a redirection into a `.git` directory, at any depth
+    "echo ../evil > .git/commondir",
+    "echo x > sub/.git/hooks/pre-commit",
+]
+
+
+@pytest.mark.parametrize("command", AUDIT_CORPUS)
+async def test_allow_rules_never_approve_an_audited_bypass(gate: ApprovalGate, command: str) -> None:
+    for prefix in ("ls", "echo", "cat", "git status", "npm test", "true"):
+        await gate.add_rule("execute", prefix, "allow")
+    user = RecordingUser("reject_once")
+    verdict = await gate.decide(run(command, "ask"), user)
+    assert not verdict.allowed, (command, verdict.reason)
+    assert verdict.reason.startswith("refused by") or user.asked, (command, verdict.reason)
+
+
+@pytest.mark.parametrize("command", CORPUS + AUDIT_CORPUS)
 async def test_full_auto_never_runs_a_bypass_attempt_without_asking(gate: ApprovalGate, command: str) -> None:
     user = RecordingUser("reject_once")
     verdict = await gate.decide(run(command, "full-auto"), user)
@@ -190,7 +264,7 @@ async def test_the_reason_says_what_could_not_be_checked(gate: ApprovalGate) -> 
     await gate.decide(run("rm -rf $DIR", "full-auto"), user)
     assert user.asked[1][1] == (
         "running `rm -rf $DIR` cannot be fully checked against the deny rules (`rm -rf $DIR` may be "
-        "built-in rule: deny `rm -rf /`); asking instead of running"
+        "built-in rule: deny `rm -r /`); asking instead of running"
     )
     refused = await gate.decide(run("echo x#; git push origin main", "full-auto"), user)
     assert refused.reason == "refused by built-in rule: deny `git push`; this command is never run"

@@ -211,3 +211,54 @@ def test_pathological_commands_fail_closed_without_crashing() -> None:
     assert not nested.fully_seen and all(len(why) < 120 for why in nested.unseen)
     many = parse_command("; ".join(f"echo {i}" for i in range(5000)) + "; git push")
     assert deny_for_command(builtin_rules(), many) is not None
+
+
+# ---- the November 2026 audit ------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    "sed -n '1,5p' f", "sed 's/a/b/g' f", "sed -i 's/x/y/' f", "sed -e 's/x/y/' -e '/foo/d' f",
+    "sed '/^$/d' f", "sed -n '$p' f", "sed '1i hello' f", "sed -f script.sed f", "git -C x status",
+    "tar xzf x.tgz", "tar -czf a.tgz dir", "ssh host ls", "python -m pytest -q", "make -f Makefile.ci test",
+    "awk -F: '{print $1}' f", "grep 'x$' f", "find . -name '*.py' -exec wc -l {} +", "env -u X ls", "env - ls",
+    "script -q -c 'ls' /dev/null", "echo hi > .gitignore", "echo hi > .github/x",
+])
+def test_ordinary_commands_stay_plain_and_fully_seen(command: str) -> None:
+    parsed = parse_command(command)
+    assert parsed.plain and parsed.fully_seen, (command, parsed.not_plain)
+
+
+@pytest.mark.parametrize("command", [
+    "ls &>/dev/null", "echo $'x'", "echo \"$'\"", "cat <<EOF\n`ls`\nEOF", "cat <<-EOF\n\t$(ls)\n\tEOF",
+    "awk -f - <<'EOF'\nBEGIN{}\nEOF",  # the grammar loses the `-`
+    "sed 's/x/y/e' f", "sed -n '1e ls' f", "sed --expression='1e ls' f", "sed -f - f", "gsed -ne '$e ls' f",
+    "make -E 'x: ; ls' x", "make --ev='x: ; ls' x", "tar -I 'ls' -xf x.tar", "tar --to-c='ls' -xf x",
+    "rsync -e 'ls' a b:c", "ssh -oProxyCommand=ls x", "git -c a.b=c status", "git --config-env=a.b=C status",
+    "python3 -m cProfile -s time x.py", "su root", "script -q /dev/null", "echo x > .GIT/config",
+])
+def test_what_dash_or_a_program_may_run_unseen_is_not_fully_seen(command: str) -> None:
+    parsed = parse_command(command)
+    assert not parsed.fully_seen and not parsed.plain, command
+
+
+def test_a_guessed_part_is_only_a_possible_hit_and_needs_no_allow_rule() -> None:
+    rules = builtin_rules()
+    parsed = parse_command("taskset -c 0 git push")
+    hit = deny_for_command(rules, parsed)
+    assert hit is not None and not hit.definite and hit.part.maybe
+    assert not parsed.plain and [p.texts for p in parsed.own_parts] == [("taskset", "-c", "0", "git", "push")]
+    assert deny_for_command(rules, parse_command("sg root 'git push origin'")) is not None
+    assert deny_for_command(rules, parse_command("taskset -c 0 git status")) is None
+
+
+def test_attached_and_clustered_option_values_are_read() -> None:
+    for command in ("env -S'git push'", "env -iS 'git push'", "env --spl='git push'", "sh -c'git push'",
+                    "script -qc'git push' /dev/null", "su --command='git push'", "trap -- 'git push' EXIT"):
+        assert ("git", "push") in texts(command), command
+    # `+` ends `-exec` only right after `{}`
+    assert ("xargs", "-E", "+", "git", "push") in texts("find . -exec xargs -E + git push \\;")
+
+
+def test_rm_rules_name_recursive_only() -> None:
+    for command in ("rm -r ~", "rm -R /", "rm --recursive ~/*", "rm -r /*", "rm -rf ~"):
+        hit = deny_for_command(builtin_rules(), parse_command(command))
+        assert hit is not None and hit.definite, command

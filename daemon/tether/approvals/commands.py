@@ -4,19 +4,26 @@
 (`sudo x`, and `x` which sudo runs). The grammar (`shell_grammar.py`) finds the simple
 commands, a second scan that follows /bin/sh's quoting (`shell_scan.py`) checks it, and
 the program handlers (`runners.py`) look through what runs other code (`env`, `nice`,
-`timeout`, `xargs`, `find -exec`, `sudo`, `sh -c '<literal>'`, `eval '<literal>'`, ...).
+`timeout`, `xargs`, `find -exec`, `sudo`, `sh -c '<literal>'`, `eval '<literal>'`, ...;
+for a wrapper whose options are not modelled, every place its command may start is a
+*guessed* part). Where dash and the grammar may read the text differently (`$'…'`, `&>`,
+an unquoted here-document running commands, text the grammar skips), the command is not
+fully seen.
 The verdicts:
 
 * **plain**: every part is literal words (quotes and unquoted globs are fine, no
   expansion of any kind), joined only by `;` `&&` `||` `|` and newlines, with no
   assignment, `eval`/`source`/`exec`/`trap`, inline interpreter code, loop, conditional,
-  group, subshell, function, here-document or here-string, background job, and no
-  redirection except to `/dev/null` or to a relative path that stays in the workspace.
+  group, subshell, function, here-document or here-string, background job, wrapper whose
+  options are not modelled, and no redirection except to `/dev/null` or to a relative
+  path that stays in the workspace and is not in a `.git` directory.
   Only a plain command may be approved by an allow rule.
 * **fully seen**: the deny rules can see every part: no expansion in command position,
-  no `eval`/`source`/`sh -c` of a non-literal, no inline interpreter code, no shell or
-  interpreter reading code from its input, nothing the grammar cannot parse. A command
-  that is not fully seen may be denied: `full-auto` asks.
+  no `eval`/`source`/`sh -c` of a non-literal, no inline interpreter code (or `sed e`,
+  `make --eval`, an option that runs a command, `git -c`), no shell or interpreter
+  reading code from its input, no redirection into `.git`, nothing the grammar cannot
+  parse or skips, nothing dash reads differently from the grammar. A command that is not
+  fully seen may be denied: `full-auto` asks.
 
 A backslash-newline is read both ways (the grammar splits the word there, /bin/sh joins
 it), and a program the scan finds where the grammar sees none counts as a part: where
@@ -28,18 +35,19 @@ Must not: match rules (`rules.py`) or decide (`gate.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .parts import UNKNOWN_ARGS, CommandPart, brief
 from .runners import RESERVED, handler_for
 from .shell_grammar import Word, parse_shell
-from .shell_scan import command_starts
+from .shell_scan import command_starts, dash_differences
 
 __all__ = ["CommandPart", "ParsedCommand", "command_prefix", "parse_command", "words_start_with"]
 
 # wrappers and nested scripts (`nice sh -c 'timeout 5 …'`), each one level; past this the
 # rest is not looked into (and the command is not fully seen)
 _MAX_DEPTH = 32
+_MAX_GUESSES = 256  # places a wrapper whose options are not modelled may start its command
 _MAX_REASONS = 10  # why a command is not plain or not fully seen: the first few are enough
 
 
@@ -60,7 +68,7 @@ class ParsedCommand:
     @property
     def own_parts(self) -> tuple[CommandPart, ...]:
         """The parts a rule must cover (wrappers are covered through what they run)."""
-        return tuple(p for p in self.parts if not p.wrapper and p.program is not None)
+        return tuple(p for p in self.parts if not p.wrapper and not p.maybe and p.program is not None)
 
     def prefixes(self) -> list[str]:
         return [command_prefix(p.texts) for p in self.own_parts]
@@ -82,6 +90,7 @@ class _Found:
     parts: list[CommandPart] = field(default_factory=list)
     not_plain: list[str] = field(default_factory=list)
     unseen: list[str] = field(default_factory=list)
+    guesses: int = 0
 
     def read(self, script: str, depth: int) -> None:
         if depth > _MAX_DEPTH:
@@ -91,6 +100,8 @@ class _Found:
         for why in view.not_plain:
             self.not_simple(why)
         for why in view.unseen:
+            self.cannot_see(why)
+        for why in dash_differences(script):
             self.cannot_see(why)
         first = len(self.parts)
         for simple in view.commands:
@@ -144,6 +155,31 @@ class _Found:
             self.parts.append(CommandPart(tuple(words)))
         else:
             handler(self, program, words, depth)
+
+    def guess(self, words: list[Word], depth: int) -> None:
+        if self._out_of_guesses():
+            return
+        first = len(self.parts)
+        self.expand(words, depth + 1)
+        self._mark_guessed(first)
+
+    def guess_script(self, word: Word, depth: int) -> None:
+        if self._out_of_guesses():
+            return
+        first = len(self.parts)
+        self.read_literal(word, "a script", depth)
+        self._mark_guessed(first)
+
+    def _out_of_guesses(self) -> bool:
+        # guesses nest (`strace taskset -c 0 …`): past a budget the rest is not looked into
+        self.guesses += 1
+        if self.guesses > _MAX_GUESSES:
+            self.cannot_see(f"more than {_MAX_GUESSES} guesses at what wrappers run")
+            return True
+        return False
+
+    def _mark_guessed(self, first: int) -> None:
+        self.parts[first:] = [replace(part, maybe=True) for part in self.parts[first:]]
 
     def run_inner(self, words: list[Word], inner_at: int | None, depth: int, *, pure: bool = True) -> None:
         has_inner = inner_at is not None and inner_at < len(words)

@@ -23,6 +23,9 @@ class CommandPart:
     words: tuple[Word, ...]
     # only runs the part after it (`nice`, `timeout 5`, `sh -c`): rules cover the inner part
     wrapper: bool = False
+    # a guess at what a wrapper whose options are not modelled runs (`taskset -c 0 …`): a
+    # deny rule hitting it is only a possible hit, and no allow rule needs to cover it
+    maybe: bool = False
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -52,6 +55,12 @@ class PartFinder(Protocol):
 
     def read_literal(self, word: Word | None, what: str, depth: int) -> None:
         """Parse a literal script (`sh -c '...'`); a non-literal one cannot be seen."""
+
+    def guess(self, words: list[Word], depth: int) -> None:
+        """Record `words` (and what they run) as a part that may run: a guess."""
+
+    def guess_script(self, word: Word, depth: int) -> None:
+        """Parse `word` as a script whose parts may run: a guess."""
 
     def not_simple(self, why: str) -> None:
         """The command is not plain, because `why`."""

@@ -8,7 +8,8 @@ every part the grammar exposes (`deny_match.py`): the program by its basename, f
 a set (`-rf` = `-r -f` = `-Rf` = `--recursive --force`), paths normalised (`//`, `/.`,
 `~/`, `$HOME`). For file changes the pattern is a glob relative to the workspace
 (`src/**`). Built-in deny rules and the `deny_commands` setting win over every mode and
-allow rule.
+allow rule. A deny rule hitting a *guessed* part (what a wrapper whose options are not
+modelled may run) is only a possible hit.
 
 Owns: rules, matching them, the patterns "always" answers store. Must not: parse shell
 text itself (`commands.py`) or decide (`gate.py`).
@@ -26,11 +27,11 @@ from .deny_match import deny_match
 
 BUILTIN_DENY_COMMANDS: tuple[str, ...] = (
     "git push",
-    "rm -rf /",
-    "rm -rf /*",
-    "rm -rf ~",
-    "rm -rf ~/*",
-    "rm -fr /",
+    # flags are a subset of the part's: `rm -r /` also covers `rm -rf /`, `rm -fr /`, `rm -R --force /`
+    "rm -r /",
+    "rm -r /*",
+    "rm -r ~",
+    "rm -r ~/*",
     "sudo",
     "doas",
 )
@@ -77,6 +78,8 @@ def deny_for_command(rules: list[Rule], parsed: ParsedCommand) -> DenyHit | None
             if rule.decision != "deny" or rule.kind != "execute":
                 continue
             how = deny_match(rule.pattern, part.words)
+            if how == "definite" and part.maybe:
+                how = "possible"  # a guess at what a wrapper runs (`taskset -c 0 touch x`)
             if how == "definite":
                 return DenyHit(rule, part, True)
             if how == "possible" and possible is None:

@@ -2,11 +2,17 @@
 
 `env`, `command`, `builtin`, `exec`, `nice`, `ionice`, `nohup`, `time`, `timeout`,
 `stdbuf`, `setsid`, `busybox`, `toybox`, `xargs`, `watch`, `flock`, `find -exec`, `sudo`,
-`doas`, `chroot`, `systemd-run` run the command in their arguments; `sh|bash|... -c`,
-`env -S`, `eval`, `trap`, `su|runuser|script -c` run a script given as a string (parsed
-again when it is literal); `source`, a shell or interpreter reading its input, inline
-interpreter code (`python -c`, `node -e`, an awk program calling `system`), `alias`,
-`at`, `crontab` run code the rules cannot see.
+`doas`, `chroot`, `systemd-run` run the command in their arguments; `sh|bash|... -c`
+(also `-c'cmd'`), `env -S` (also `-S'cmd'`, `-iS`, `--split`), `eval`, `trap`,
+`su|runuser|script -c` run a script given as a string (parsed again when it is literal);
+`source`, a shell or interpreter reading its input, inline interpreter code (`python -c`,
+`python -m timeit`, `node -e`, an awk program calling `system`, a program file read from
+stdin), a `sed` script with `e` or `s///e`, `make --eval`, options that run a command
+(`tar --to-command`, `split --filter`, `ssh -o ProxyCommand`), `git -c`, `alias`, `at`,
+`crontab` run code the rules cannot see. Wrappers whose options are not modelled
+(`taskset`, `unshare`, `strace`, `sg`, ... `GUESSED_WRAPPERS`) are not plain, and every
+later word is taken as a possible start of the command they run (a *guessed* part: a deny
+rule hitting it is a possible hit).
 
 Owns: one handler per such program, recording parts and reasons on a `PartFinder`.
 Must not: parse shell text (`shell_grammar.py`) or match rules (`rules.py`).
@@ -57,21 +63,59 @@ def _wrapper(with_value: str = "", positionals: int = 0, *, pure: bool = True, w
 def _env(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     at = 1
     while at < len(words):
-        value = words[at].value
-        if value in ("-S", "--split-string") and at + 1 < len(words):
-            found.not_simple("`env -S`")
-            rest = words[at + 1 :]
-            found.parts.append(CommandPart(tuple(words), wrapper=True))
-            found.read_literal(_joined(rest), "an `env -S` string", depth)
-            return
-        if value is not None and value.startswith("--split-string="):
-            found.cannot_see(f"`{brief(words[at].source)}`")
-        at = _skip_options(words, at, frozenset({"-u", "--unset", "-C", "--chdir"}))
-        if at < len(words) and words[at].value is not None and re.match(r"[A-Za-z_]\w*=", words[at].value or ""):
-            found.not_simple(f"environment set by env (`{brief(words[at].source)}`)")
+        word = words[at]
+        value = word.value
+        if value is None or not word.literal:
+            if at > 1 or (value or "-").startswith("-"):
+                # an option only running it can tell (`env $OPTS git push`)
+                found.cannot_see(f"`env` with `{brief(word.source)}`")
+            break
+        if value == "--":
+            at += 1
+            break
+        if value == "-":  # `env - cmd` is `env -i cmd`
             at += 1
             continue
-        break
+        split: Word | None = None
+        takes_next = False
+        if value.startswith("--") and len(value) > 2:
+            name, eq, attached = value.partition("=")
+            # GNU takes any unambiguous abbreviation: `--split`, `--sp` are `--split-string`
+            if len(name) > 2 and "--split-string".startswith(name):
+                split = Word(attached, attached, True) if eq else None
+                takes_next = not eq
+                if split is None and not takes_next:
+                    split = Word("", "", True)
+            elif not eq and any(long.startswith(name) for long in ("--unset", "--chdir")):
+                at += 1  # the value is the next word
+        elif value.startswith("-") and len(value) > 1:
+            for k, letter in enumerate(value[1:], 1):
+                if letter in "uC":
+                    at += 0 if value[k + 1:] else 1
+                    break
+                if letter == "S":  # `-S 'cmd'`, `-S'cmd'`, `-iS 'cmd'`
+                    rest = value[k + 1:]
+                    split, takes_next = (Word(rest, rest, True), False) if rest else (None, True)
+                    break
+        elif re.match(r"[A-Za-z_]\w*=", value):
+            found.not_simple(f"environment set by env (`{brief(word.source)}`)")
+            at += 1
+            continue
+        else:
+            break
+        if split is not None or takes_next:
+            found.not_simple("`env -S`")
+            after = at + (2 if takes_next else 1)
+            string = words[at + 1] if takes_next and at + 1 < len(words) else split
+            found.parts.append(CommandPart(tuple(words), wrapper=True))
+            if string is None:
+                return
+            if string.value is not None and re.search(r"[\\$]", string.value):
+                # env -S has its own escapes and `${VAR}`: not what the shell grammar reads
+                found.cannot_see(f"an `env -S` string with escapes or variables (`{brief(string.source)}`)")
+            found.read_literal(_joined([string, *words[after:]]), "an `env -S` string", depth)
+            return
+        at += 1
     found.run_inner(words, at, depth)
 
 
@@ -115,7 +159,10 @@ def _find(found: PartFinder, program: str, words: list[Word], depth: int) -> Non
     while i < len(words):
         if words[i].value in ("-exec", "-execdir", "-ok", "-okdir"):
             end = i + 1
-            while end < len(words) and words[end].value not in (";", "+"):
+            # `;` ends it, and `+` only right after `{}` (`-exec xargs -E + touch x \;`)
+            while end < len(words) and not (
+                words[end].value == ";" or (words[end].value == "+" and words[end - 1].value == "{}")
+            ):
                 end += 1
             inner = [UNKNOWN_ARGS if w.value is not None and "{}" in w.value else w for w in words[i + 1 : end]]
             found.expand(inner, depth + 1)
@@ -134,6 +181,9 @@ def _shell(found: PartFinder, program: str, words: list[Word], depth: int) -> No
         at += 2 if value in ("--rcfile", "--init-file") or (not value.startswith("--") and value[-1] in "oO") else 1
     options = [w.value or "" for w in words[1:at]]
     inline = any(o[:1] in "-+" and not o.startswith("--") and "c" in o for o in options)
+    attached = [_after_c(o) for o in options if not o.startswith("--") and _after_c(o)]
+    for text in attached:  # `sh -c'cmd'`: whatever follows the `c` may be read as the script
+        found.read_literal(Word(text, text, True), f"a `{program} -c` script", depth)
     if not inline:
         found.parts.append(CommandPart(tuple(words)))
         script = words[at] if at < len(words) else None
@@ -180,20 +230,39 @@ def _is_input(word: Word) -> bool:
 
 def _trap(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.not_simple("`trap`")
-    found.parts.append(CommandPart(tuple(words), wrapper=len(words) > 1))
-    found.read_literal(words[1] if len(words) > 1 else None, "a `trap` command", depth)
+    at = 2 if len(words) > 1 and words[1].value == "--" else 1  # `trap -- 'cmd' EXIT`
+    found.parts.append(CommandPart(tuple(words), wrapper=len(words) > at))
+    found.read_literal(words[at] if len(words) > at else None, "a `trap` command", depth)
 
 
 def _dash_c(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     """`su -c CMD`, `runuser -c CMD`, `script -qc CMD`: CMD is run by a shell."""
     found.parts.append(CommandPart(tuple(words)))
+    what = f"a `{program} -c` command"
+    command = False
     for i, w in enumerate(words[1:], 1):
         value = w.value or ""
         short = value.startswith("-") and not value.startswith("--") and "c" in value
         if value in ("--command", "--session-command") or short:
-            found.read_literal(words[i + 1] if i + 1 < len(words) else None, f"a `{program} -c` command", depth)
-        elif value.startswith("--command="):
-            found.cannot_see(f"`{brief(w.source)}`")
+            command = True
+            attached = _after_c(value) if short else ""
+            if attached:  # `script -qc'cmd'`: the text after `c` is the command
+                found.read_literal(Word(attached, attached, True), what, depth)
+            else:
+                found.read_literal(words[i + 1] if i + 1 < len(words) else None, what, depth)
+        elif value.startswith(("--command=", "--session-command=")):
+            command = True
+            text = value.split("=", 1)[1]
+            found.read_literal(Word(w.source, text, True) if w.literal else w, what, depth)
+    if not command:
+        found.cannot_see(f"`{program}` without `-c` runs a shell reading its input")
+
+
+def _after_c(option: str) -> str:
+    """`-qctouch x` -> `touch x`: the text after the `c` of a short-option cluster."""
+    if not option.startswith("-") or option.startswith("--") or "c" not in option:
+        return ""
+    return option[option.index("c") + 1 :]
 
 
 def _unseeable(why: str) -> Handler:
@@ -247,17 +316,274 @@ def _interpreter(found: PartFinder, program: str, words: list[Word], depth: int)
 
 def _awk(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.parts.append(CommandPart(tuple(words)))
-    at = _skip_options(words, 1, frozenset({"-F", "-v", "-f", "--file", "--assign", "--field-separator"}))
-    if any(w.value in ("-f", "--file") for w in words[1:at]) or at >= len(words):
+    at = _skip_options(words, 1, frozenset({"-F", "-v", "-f", "--file", "--assign", "--field-separator",
+                                             "-E", "--exec", "-i", "--include", "-e", "--source"}))
+    options = words[1:at]
+    from_options = False  # the program is given by `-f`/`-e` (not as the first operand)
+    for i in range(len(options)):
+        given = _option_value(options, i, ("-f", "--file", "-E", "--exec", "-i", "--include"))
+        if given is not None:
+            # `-i`/`--include` loads a library: the program is still the first operand
+            from_options = from_options or not (options[i].value or "").startswith(("-i", "--i"))
+            if given.value is None or _is_input(given):
+                found.cannot_see(f"an {program} program read from `{brief(given.source)}`")
+                return
+        code = _option_value(options, i, ("-e", "--source"))
+        if code is not None:
+            from_options = True
+            if code.value is None or not code.literal or re.search(r"system|getline|\|", code.value):
+                found.cannot_see(f"an {program} program that can run commands (`{brief(code.source)}`)")
+                return
+    if from_options or at >= len(words):
         return
     code = words[at]
     if code.value is None or not code.literal or re.search(r"system|getline|\|", code.value):
         found.cannot_see(f"an {program} program that can run commands (`{brief(code.source)}`)")
 
 
+def _option_value(options: Sequence[Word], i: int, names: Sequence[str]) -> Word | None:
+    """The value of option `options[i]` when it is one of `names`: `-f x`, `-fx`, `--file=x`."""
+    value = options[i].value or ""
+    for name in names:
+        if value == name:
+            return options[i + 1] if i + 1 < len(options) else Word("", "", True)
+        if name.startswith("--") and value.startswith(name + "="):
+            rest = value[len(name) + 1 :]
+            return Word(rest, rest, options[i].literal)
+        if not name.startswith("--") and value.startswith(name) and len(value) > len(name):
+            rest = value[len(name) :]
+            return Word(rest, rest, options[i].literal)
+    return None
+
+
+def _long_option(value: str, names: Sequence[str]) -> bool:
+    """Whether `value` is one of the long options `names`, or an abbreviation of one."""
+    given = value.split("=", 1)[0]
+    return given.startswith("--") and len(given) > 2 and any(name.startswith(given) for name in names)
+
+
+# `sed`: the `e` command and the `s///e` flag run shell commands
+_SED_ADDRESS = re.compile(r"\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)?")
+
+
+def _sed(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
+    found.parts.append(CommandPart(tuple(words)))
+    scripts: list[Word] = []
+    files: list[Word] = []
+    operand = False  # without `-e`/`-f`, the first operand is the script
+    i, options_done = 1, False
+    while i < len(words):
+        w, value = words[i], words[i].value
+        i += 1
+        if options_done or value is None or not value.startswith("-") or value == "-":
+            if not operand and not scripts and not files:
+                scripts.append(w)
+            operand = True
+            continue
+        if value == "--":
+            options_done = True
+        elif value.startswith("--"):
+            name, eq, given = value.partition("=")
+            for long, into in (("--expression", scripts), ("--file", files)):
+                if _long_option(name, (long,)):
+                    arg = Word(given, given, w.literal) if eq else (words[i] if i < len(words) else None)
+                    i += 0 if eq else 1
+                    if arg is not None:
+                        into.append(arg)
+        else:
+            for k, letter in enumerate(value[1:], 1):
+                if letter in "efl":  # the rest of the word, or the next word, is its value
+                    rest = value[k + 1 :]
+                    arg = Word(rest, rest, w.literal) if rest else (words[i] if i < len(words) else None)
+                    i += 0 if rest else 1
+                    if arg is not None and letter != "l":
+                        (scripts if letter == "e" else files).append(arg)
+                    break
+                if letter == "i":  # `-i.bak`: a suffix, attached
+                    break
+    for file in files:
+        if file.value is None or _is_input(file):
+            found.cannot_see(f"a `{program}` script read from `{brief(file.source)}`")
+            return
+    for script in scripts:
+        if script.value is None or not script.literal or _sed_runs(script.value):
+            found.cannot_see(f"a `{program}` script that may run commands (`{brief(script.source)}`)")
+            return
+
+
+def _sed_runs(script: str) -> bool:
+    """Whether a sed script may use `e` or `s///e` (over-approximates on anything odd)."""
+    i, n = 0, len(script)
+    while i < n:
+        match = _SED_ADDRESS.match(script, i)
+        i = match.end() if match else i
+        if i < n and script[i] == ",":
+            match = _SED_ADDRESS.match(script, i + 1)
+            i = match.end() if match else i + 1
+        while i < n and script[i] in " \t!":
+            i += 1
+        if i >= n:
+            return False
+        cmd = script[i]
+        i += 1
+        if cmd in ";\n{} \t":
+            continue
+        if cmd == "e":
+            return True
+        if cmd in "sy":
+            if i >= n:
+                return True
+            delim = script[i]
+            if delim in "\\\n":
+                return True
+            parts, j = 0, i + 1
+            while j < n and parts < 2:
+                if script[j] == "\\":
+                    j += 2
+                    continue
+                if script[j] == delim:
+                    parts += 1
+                j += 1
+            if parts < 2:
+                return True
+            flags_end = j
+            while flags_end < n and script[flags_end] not in ";\n}":
+                flags_end += 1
+            flags = script[j:flags_end]
+            if cmd == "s" and ("e" in flags or "w" in flags and "e" in flags[flags.index("w"):]):
+                return True
+            i = flags_end
+        elif cmd in "aicrRwWbtT:vqQlLF=dDgGhHnNpPxz#":
+            # text, a file name or a label: to the end of the line (a, i, c, r, w, labels and
+            # comments), or a single letter
+            if cmd in "aicrRwW#:":
+                end = script.find("\n", i)
+                i = n if end < 0 else end + 1
+            elif cmd in "btT":
+                while i < n and script[i] not in ";\n":
+                    i += 1
+        else:
+            return True  # a command this reading does not know
+    return False
+
+
+def _make(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
+    found.parts.append(CommandPart(tuple(words)))
+    options = words[1:]
+    for i, w in enumerate(options):
+        value = w.value
+        if value is None:
+            continue
+        given = _option_value(options, i, ("-f", "--file", "--makefile"))
+        if given is not None and (given.value is None or _is_input(given)):
+            found.cannot_see(f"a makefile read from `{brief(given.source)}`")
+        if value == "-E" or (value.startswith("-E") and not value.startswith("--")) or _long_option(value, ("--eval",)):
+            found.cannot_see(f"make code given inline (`{brief(w.source)}`)")
+
+
+# options that run a command given as their value (GNU long options may be abbreviated)
+_COMMAND_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "tar": (("--checkpoint-action", "--to-command", "--use-compress-program", "--rsh-command",
+             "--info-script", "--new-volume-script"), "IF"),
+    "split": (("--filter",), ""),
+    "rsync": (("--rsh",), "e"),
+    "sort": (("--compress-program",), ""),
+}
+
+
+def _command_options(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
+    found.parts.append(CommandPart(tuple(words)))
+    longs, letters = _COMMAND_OPTIONS[program]
+    for i, w in enumerate(words[1:], 1):
+        value = w.value
+        if value is None:
+            continue
+        short = value.startswith("-") and not value.startswith("--") or (program == "tar" and i == 1)
+        if _long_option(value, longs) or (short and letters and any(c in value for c in letters)):
+            found.cannot_see(f"`{program}` running a command given in `{brief(w.source)}`")
+            return
+
+
+def _ssh(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
+    found.parts.append(CommandPart(tuple(words)))
+    for w in words[1:]:
+        value = w.value or ""
+        lowered = value.lower()
+        # `-o ProxyCommand=…`, `-oLocalCommand=…`, `Match exec …`, `-F config` (which may say so)
+        config = value.startswith("-") and not value.startswith("--") and "F" in value[1:]
+        if "command" in lowered or "match" in lowered or config:
+            found.cannot_see(f"`{program}` may run a local command (`{brief(w.source)}`)")
+            return
+
+
+def _git(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
+    found.parts.append(CommandPart(tuple(words)))
+    for w in words[1:]:
+        value = w.value
+        if value is None or not value.startswith("-"):
+            return  # the subcommand
+        if value in ("-c", "--config-env") or value.startswith(("--config-env=", "--exec-path=", "-c")):
+            # `-c core.fsmonitor=…`, `-c help.autocorrect=1 psuh`: configuration runs commands
+            found.cannot_see(f"git configuration given on the command line (`{brief(w.source)}`)")
+            return
+
+
+def _python(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
+    _interpreter(found, program, words, depth)
+    for i, w in enumerate(words[1:], 1):
+        value = w.value or ""
+        if value == "-m" or (value.startswith("-m") and len(value) > 2):
+            module = value[2:] or (words[i + 1].value if i + 1 < len(words) else "") or "$?"
+            if module.split(".")[0] in _CODE_MODULES or module == "$?":
+                found.cannot_see(f"`{program} -m {module}` runs code given inline or from its input")
+            return
+        if not value.startswith("-") or value in ("-", "--"):
+            return
+
+
+# python modules that run code given as an argument or read from input
+_CODE_MODULES = frozenset({"timeit", "cProfile", "profile", "trace", "pdb", "code", "runpy", "doctest",
+                           "IPython", "idlelib"})
+
+
+def _guess(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
+    """A program that runs a command in its arguments, with options this module does not
+    model (`taskset -c 0 cmd`, `unshare -r cmd`, `sg group 'cmd'`): every later word may be
+    where the command starts, and a word with blanks may be a script."""
+    found.not_simple(f"`{program}` runs a command this reading cannot place")
+    found.parts.append(CommandPart(tuple(words)))
+    for i in range(1, len(words)):
+        found.guess(words[i:], depth)
+        word = words[i]
+        if word.value is not None and word.literal and any(c in word.value for c in " \t\n;&|$`"):
+            found.guess_script(word, depth)
+
+
 def handler_for(program: str) -> Handler | None:
     """How `program` runs other code, if it does."""
-    return _HANDLERS.get(program) or (_interpreter if _PYTHON.match(program) else None)
+    if program in _HANDLERS:
+        return _HANDLERS[program]
+    if _PYTHON.match(program):
+        return _python
+    if _LOADER.match(program):
+        return _guess
+    return None
+
+
+_LOADER = re.compile(r"ld(-linux.*|-musl.*)?\.so.*$")  # `/lib64/ld-linux-x86-64.so.2 /bin/touch x`
+# programs that run a command in their arguments, with options not modelled here
+GUESSED_WRAPPERS = frozenset({
+    "taskset", "chrt", "prlimit", "setarch", "linux32", "linux64", "i386", "x86_64", "uname26",
+    "strace", "ltrace", "unshare", "setpriv", "sg", "nsenter", "firejail", "bwrap", "fakeroot",
+    "fakechroot", "proot", "valgrind", "numactl", "cgexec", "runcon", "chpst", "pkexec", "torsocks",
+    "proxychains", "proxychains4", "unbuffer", "rlwrap", "catchsegv", "faketime", "chronic", "ifne",
+    "dbus-run-session", "dbus-launch", "xvfb-run", "daemonize", "start-stop-daemon", "schroot",
+    "setuidgid", "softlimit", "envuidgid", "envdir", "sem", "parallel", "hyperfine", "entr",
+    "watchexec", "nsjail", "minijail0", "capsh", "perf", "gdb", "lldb", "ssh-agent", "expect", "tsp",
+    "nocache", "eatmydata", "trickle", "caffeinate",
+})
+_SHELLS = ("sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "lksh", "oksh", "pdksh", "ash",
+           "posh", "yash", "fish", "csh", "tcsh", "elvish", "xonsh", "nu", "rc", "es", "hush", "msh")
 
 
 # reserved words the grammar can take for a command name (`! { git push; }`)
@@ -281,7 +607,11 @@ _HANDLERS: dict[str, Handler] = {
     "at": _unseeable("`{program}` runs commands later, from its input"),
     "batch": _unseeable("`{program}` runs commands later, from its input"),
     "crontab": _unseeable("`{program}` runs commands later"),
-    **{name: _shell for name in ("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh")},
+    **{name: _shell for name in _SHELLS},
     **{name: _interpreter for name in _INLINE_FLAGS},
     **{name: _awk for name in _AWK},
+    **{name: _guess for name in GUESSED_WRAPPERS},
+    **{name: _command_options for name in _COMMAND_OPTIONS},
+    "sed": _sed, "gsed": _sed, "make": _make, "gmake": _make, "git": _git,
+    "ssh": _ssh, "scp": _ssh, "sftp": _ssh,
 }

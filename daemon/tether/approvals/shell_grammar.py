@@ -5,7 +5,8 @@ it sits (lists, pipelines, loops, conditionals, `{ }` groups, subshells, `!`, `$
 and backticks, process substitution, function bodies, here-document bodies), each word
 with its literal value when it has one; and saying why the text is not *plain* (anything
 but literal words joined by `;` `&&` `||` `|` and redirections that stay in the
-workspace) or not *fully seen* (text the grammar cannot parse).
+workspace) or not *fully seen* (text the grammar cannot parse or silently skips, a
+redirection into a `.git` directory).
 Must not: know about wrappers, interpreters or rules (`commands.py`, `rules.py`), or
 import tree-sitter before the first command is analysed (`tether serve` starts without it).
 """
@@ -80,6 +81,7 @@ _WHAT = {
     "variable_assignments": "a variable assignment", "heredoc_redirect": "a here-document",
     "herestring_redirect": "a here-string",
 }
+_INTO_GIT = "a redirection into a `.git` directory"
 _DEV_OK = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 
@@ -91,9 +93,12 @@ def parse_shell(text: str) -> GrammarView:
     # (node, whether an enclosing construct already made the text not plain: its inner
     # nodes need no reason of their own, but their commands are still collected)
     stack: list[tuple[Any, bool]] = [(tree.root_node, False)]
+    spans: list[tuple[int, int]] = []  # the text each token (or here-document body) covers
     while stack:
         node, covered = stack.pop()
         kind = node.type
+        if node.child_count == 0 or kind == "heredoc_body":
+            spans.append((node.start_byte, node.end_byte))
         why: str | None = None
         if node.is_error or node.is_missing:
             why = f"the shell grammar cannot parse `{_snippet(node)}`"
@@ -107,12 +112,36 @@ def parse_shell(text: str) -> GrammarView:
             view.commands.append(_simple_command(node))
         elif kind == "file_redirect":
             why = _redirect_problem(node)
+            if why and why.startswith(_INTO_GIT):
+                _add(view.unseen, why)  # asked in every mode, like an edit of `.git/**`
         elif kind not in _PLAIN_NODES:
             why = f"{_WHAT.get(kind, f'`{kind}`')} (`{_snippet(node)}`)"
         if why and not covered:
             _add(view.not_plain, why)
         stack.extend((child, covered or why is not None) for child in reversed(node.children))
+    skipped = _skipped_text(source, spans)
+    if skipped:
+        # text no token covers (`awk -f - <<'EOF'` loses the `-`): the shell reads it, the
+        # grammar does not
+        _add(view.unseen, f"the shell grammar skips `{_brief_text(skipped)}`")
     return view
+
+
+def _skipped_text(source: bytes, spans: list[tuple[int, int]]) -> str:
+    at = 0
+    for start, end in sorted(spans):
+        if start > at:
+            gap = source[at:start].decode("utf-8", "surrogatepass").replace("\\\n", "")
+            if gap.strip():
+                return gap.strip()
+        at = max(at, end)
+    gap = source[at:].decode("utf-8", "surrogatepass").replace("\\\n", "")
+    return gap.strip()
+
+
+def _brief_text(text: str, limit: int = 40) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _simple_command(node: Any) -> SimpleCommand:
@@ -143,6 +172,9 @@ def _redirect_problem(node: Any) -> str | None:
         return f"a redirection to `{_snippet(destination)}`"
     if value in _DEV_OK:
         return None
+    if ".git" in value.lower().split("/"):
+        # `.git/hooks/pre-commit`, `sub/.git/config`: what git runs later, outside any sandbox
+        return f"{_INTO_GIT} (`{_snippet(node)}`)"
     if value.startswith(("/", "~")) or posixpath.normpath(value).split("/")[0] == "..":
         return f"a redirection outside the workspace (`{_snippet(node)}`)"
     return None

@@ -7,15 +7,21 @@ bodies) and the reserved words, and returns the words of every command it sees. 
 program it finds that the grammar did not is treated as a part that may run, with any
 further arguments (`commands.py`), so a disagreement between the two fails closed.
 
-Owns: that scan. Must not: be trusted alone (it does not look into substitutions or
-wrappers: the grammar does), or decide anything.
+It also says where /bin/sh (dash) and the grammar (bash) may read the same text
+differently in ways the scan cannot follow (`dash_differences`): a `$'…'` or `&>` that
+is not inside single quotes (bash-only syntax that dash reads as other commands), and an
+unquoted here-document whose body has a backtick or `$(` (the grammar does not always
+parse those bodies as the shell does). Each such text counts as not fully seen.
+
+Owns: that scan and those differences. Must not: be trusted alone (it does not look into
+substitutions, double quotes or wrappers: the grammar does), or decide anything.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["command_starts"]
+__all__ = ["command_starts", "dash_differences"]
 
 # reserved words after which a command starts again
 _THEN_COMMAND = frozenset({"if", "then", "do", "else", "elif", "while", "until", "!", "time", "{", "coproc"})
@@ -135,3 +141,48 @@ def _skip_heredoc_bodies(text: str, i: int, heredocs: list[tuple[str, bool]]) ->
             if (line.lstrip("\t") if strip_tabs else line) == delimiter:
                 break
     return i
+
+
+# `<<` or `<<-` and the delimiter word as written: unquoted when it has no quote or backslash
+_HEREDOC = re.compile(r"<<-?[ \t]*([^\s;&|()<>]+)")
+
+
+def dash_differences(text: str) -> list[str]:
+    """Where dash may run what the grammar does not see (fail closed: over-approximates)."""
+    found: list[str] = []
+    if "&>" in text:
+        found.append("`&>` (bash redirects, /bin/sh starts a background job)")
+    if "$'" in text and _dollar_quote_outside_single_quotes(text):
+        found.append("`$'…'` quoting (bash only: /bin/sh reads it as other words)")
+    for match in _HEREDOC.finditer(text):
+        if not any(c in match.group(1) for c in "'\"\\"):
+            rest = text[match.end():]
+            if "`" in rest or "$(" in rest:
+                found.append(f"a here-document (`<<{match.group(1)}`) whose body runs commands")
+                break
+    return found
+
+
+def _dollar_quote_outside_single_quotes(text: str) -> bool:
+    """Whether a `$'` may be outside single quotes; exact only for plain top-level quoting."""
+    if any(c in text for c in '"`') or "$(" in text or "<<" in text:
+        return True  # nested quoting the scan does not follow: assume the worst
+    i, n, word_start = 0, len(text), True
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i, word_start = i + 2, False
+        elif ch == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return False
+            i, word_start = end + 1, False
+        elif ch == "#" and word_start:
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif ch == "$" and text.startswith("'", i + 1):
+            return True
+        else:
+            word_start = ch in " \t\n;&|()<>"
+            i += 1
+    return False
