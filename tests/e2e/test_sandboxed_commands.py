@@ -177,6 +177,30 @@ async def test_tethers_config_and_history_are_out_of_a_commands_reach(
     assert any(path.is_file() for path in tether_home.rglob("*"))  # the history is there, unseen
 
 
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
+async def test_a_tether_config_beside_the_workspace_is_out_of_a_commands_reach(
+    spawn_daemon, workspace: Path, tmp_path: Path, backend: str
+):
+    """TETHER_CONFIG names a file in a directory that also holds the workspace: the file
+    is hidden, the directory (which holds the workspace) is not."""
+    config = workspace.parent / "tether-beside.toml"
+    config.write_text('api_key = "sk-fake-beside-workspace-5e1d"\n')
+    (workspace.parent / "beside.txt").write_text("beside-readable\n")
+    command = f"cat {config}; cat {workspace.parent}/beside.txt; echo ---end"
+    script = tmp_path / "beside.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 1}, "tool_calls": [{"id": "peek", "name": "run_command", "arguments": {"command": command}}]},
+        {"text": "done"},
+    ]}))
+    daemon = await spawn_daemon(
+        "--mode", "full-auto", script=script, env={"TETHER_SANDBOX": backend, "TETHER_CONFIG": str(config)}
+    )
+    session = await daemon.client.new_session(workspace)
+    output = _tool_text([u async for u in session.prompt("peek")], "peek")
+    assert "---end" in output and "beside-readable" in output, output
+    assert "sk-fake-beside-workspace" not in output
+
+
 async def test_read_only_mode_runs_an_approved_command_in_a_read_only_sandbox(
     spawn_daemon, workspace: Path, tmp_path: Path
 ):

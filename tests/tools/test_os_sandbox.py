@@ -1,7 +1,9 @@
 """The OS sandbox run_command (and rg) run in: real commands, real bubblewrap and real
 Landlock, each test against both backends; plus the unsandboxed path ("off").
 
-Escapes counted here: a write outside the workspace and the temp dir, a TCP connection
+Escapes counted here: a write outside the workspace and the temp dir, a write to `.git`
+(bubblewrap), reading or changing Tether's config or history (also inside the workspace,
+and a config file beside it), a TCP connection, a UDP datagram or a unix socket connection
 without the network allowed, reading another process's environment or memory, gaining
 privileges, and a process outliving its call. Each must be 0.
 """
@@ -25,9 +27,10 @@ import anyio
 import pytest
 
 from tether.sandbox import SandboxChoice, SandboxPolicy, choose_sandbox
-from tether.tools.base import ToolContext
+from tether.tools.base import ToolContext, ToolError
 from tether.tools.process_group import run_in_process_group
 from tether.tools.run_command import RunCommandTool
+from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.subprocess_env import command_env
 
 TOOL = RunCommandTool()
@@ -147,17 +150,77 @@ async def test_read_only_policy_refuses_every_write(confined: ToolContext, root:
     assert (root / "data").read_text() == "kept\n" and not (root / "new").exists()
 
 
-async def test_bwrap_keeps_git_hooks_and_config_read_only(ctx: ToolContext, root: Path) -> None:
-    """A planted hook would run outside the sandbox at the user's next commit. Landlock
-    cannot protect paths inside a writable directory (documented), bubblewrap does."""
-    choice = choose_sandbox("bwrap")
-    (root / ".git" / "hooks").mkdir(parents=True)
-    (root / ".git" / "config").write_text("[core]\n")
-    text = await run(replace(ctx, command_sandbox=choice),
-                     "echo evil > .git/hooks/pre-commit; echo '[core] hooksPath=/x' >> .git/config; echo x > .git/HEAD; echo done")
-    assert "Read-only file system" in text and "done" in text
-    assert not (root / ".git" / "hooks" / "pre-commit").exists()
-    assert (root / ".git" / "config").read_text() == "[core]\n" and (root / ".git" / "HEAD").read_text() == "x\n"
+def _git(root: Path, *args: str) -> str:
+    env = {**command_env(), "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(root.parent)}
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, env=env, timeout=30)
+    return done.stdout + done.stderr
+
+
+@pytest.fixture
+def repo(root: Path) -> Path:
+    """A git repository with one commit: the workspace."""
+    _git(root, "init", "-q", ".")
+    (root / "a.txt").write_text("hi\n")
+    _git(root, "add", "a.txt")
+    _git(root, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first")
+    return root
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() if p.is_file() else b"/" for p in sorted(directory.rglob("*"))}
+
+
+async def test_bwrap_keeps_the_whole_git_directory_read_only(ctx: ToolContext, repo: Path, far_outside: Path) -> None:
+    """A planted hook, `core.fsmonitor` or `commondir` would run outside the sandbox at the
+    user's next git command. Landlock cannot protect paths inside a writable directory
+    (documented), bubblewrap binds the whole `.git` read-only: neither written nor moved."""
+    git = repo / ".git"
+    before = _snapshot(git)
+    ran = far_outside / "hook-ran"
+    hook = f"#!/bin/sh\ntouch {ran}\n"
+    (repo / "evil" / "hooks").mkdir(parents=True)
+    (repo / "evil" / "hooks" / "pre-commit").write_text(hook)
+    (repo / "evil" / "hooks" / "pre-commit").chmod(0o755)
+    confined = replace(ctx, command_sandbox=choose_sandbox("bwrap"))
+    text = await run(confined, (
+        "echo ../evil > .git/commondir; "
+        f"printf '{hook}' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
+        f"printf '[core]\\n\\tfsmonitor = touch {ran}\\n' >> .git/config; "
+        "mv .git .git.tmp && cp -a .git.tmp .git && echo moved; "
+        "cp -a .git .git.copy && rm -rf .git && mv .git.copy .git && echo replaced; "
+        "echo hi >> a.txt; echo done; git add a.txt"
+    ))
+    assert "Read-only file system" in text and "done" in text and "moved" not in text and "replaced" not in text, text
+    assert not (repo / ".git.tmp").exists() and _snapshot(git) == before
+    # the model is told why, and that the user can run git
+    assert "`.git` is read-only in the sandbox" in text and "ask the user" in text, text
+    # the user's next git commands run nothing planted
+    _git(repo, "status")
+    _git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-am", "second")
+    assert not ran.exists()
+
+
+async def test_bwrap_keeps_a_worktrees_git_file_read_only(ctx: ToolContext, repo: Path, far_outside: Path) -> None:
+    tree = far_outside / "tree"
+    _git(repo, "worktree", "add", "-q", str(tree))
+    pointer = (tree / ".git").read_text()
+    confined = replace(ctx, command_sandbox=choose_sandbox("bwrap"), sandbox=WorkspaceSandbox(tree))
+    text = await run(confined, "echo 'gitdir: ../evil' > .git; mv .git g; rm -f .git; echo done")
+    assert "done" in text and (tree / ".git").read_text() == pointer and not (tree / "g").exists(), text
+
+
+async def test_git_works_inside_under_landlock_only(confined: ToolContext, repo: Path) -> None:
+    """Landlock cannot keep `.git` read-only in the writable workspace: git commits work
+    there. bubblewrap keeps it read-only: reading works, writing does not."""
+    text = await run(
+        confined,
+        "echo more >> a.txt && git diff --stat && git add a.txt && "
+        "git -c user.name=T -c user.email=t@example.com commit -q -m second; git log --format=%s",
+    )
+    if confined.command_sandbox.sandbox.name == "landlock":  # type: ignore[union-attr]
+        assert text.startswith(" a.txt | 1 +\n 1 file changed") and "second\nfirst\nexit code 0" in text, text
+    else:
+        assert " a.txt | 1 +" in text and "index.lock': Read-only file system" in text and "\nfirst\nexit code 0" in text, text
 
 
 async def test_tethers_config_and_history_cannot_be_read(confined: ToolContext) -> None:
@@ -176,6 +239,64 @@ async def test_tethers_config_and_history_cannot_be_read(confined: ToolContext) 
     assert ("No such file" in text) or ("Permission denied" in text)
     # everything else can still be read
     assert "readable" in text and "etc-ok" in text
+
+
+async def test_hidden_paths_inside_the_writable_workspace_stay_hidden(confined: ToolContext, root: Path) -> None:
+    """Workspace = home: Tether's config directory inside it is neither readable, listable,
+    writable nor movable; what is beside it and its parents stays writable."""
+    hidden = root / ".config" / "tether"
+    hidden.mkdir(parents=True)
+    (hidden / "config.toml").write_text('api_key = "sk-in-workspace"\n')
+    (root / ".config" / "other").mkdir()
+    (root / ".config" / "other" / "settings").write_text("a\n")
+    (root / "notes.txt").write_text("a\n")
+    (root / "src").mkdir()
+    ctx = replace(confined, hidden_paths=(str(hidden),))
+    text = await run(ctx, (
+        "cat .config/tether/config.toml; ls -a .config/tether; echo 'base_url = \"http://evil\"' >> .config/tether/config.toml;"
+        " mv .config .config2; mv .config/tether .config/t2; rm -rf .config/tether;"
+        " echo b >> .config/other/settings && echo b >> notes.txt && echo x > src/new.txt && mkdir .config/other/d && echo wrote"
+    ))
+    assert "sk-in-workspace" not in text, text
+    if confined.command_sandbox.sandbox.name == "bwrap":  # type: ignore[union-attr]
+        # an empty tmpfs; Landlock lists the names (a directory's listing right holds for
+        # all beneath it, and `/` has it) but grants nothing on them
+        assert "\nconfig.toml\n" not in text, text
+    assert (hidden / "config.toml").read_text() == 'api_key = "sk-in-workspace"\n'
+    assert (root / ".config" / "tether").is_dir() and not (root / ".config2").exists()
+    assert "wrote" in text and (root / ".config" / "other" / "settings").read_text() == "a\nb\n"
+    assert (root / "notes.txt").read_text() == "a\nb\n" and (root / "src" / "new.txt").exists()
+
+
+async def test_a_config_file_beside_the_workspace_is_hidden_alone(
+    confined: ToolContext, far_outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TETHER_CONFIG=~/tether.toml, workspace ~/proj: the file is hidden, not all of `~`
+    (which would hold the workspace, so could not be hidden at all)."""
+    from types import SimpleNamespace
+
+    from tether.server.prompt import _hidden_paths
+
+    config = far_outside / "tether.toml"
+    config.write_text('api_key = "sk-beside-the-workspace"\n')
+    (far_outside / "beside.txt").write_text("readable\n")
+    project = far_outside / "proj"
+    project.mkdir()
+    monkeypatch.setenv("TETHER_CONFIG", str(config))
+    hidden = _hidden_paths(SimpleNamespace(settings=SimpleNamespace(home=str(far_outside / "history"))))  # type: ignore[arg-type]
+    assert hidden == (str(config), str(far_outside / "history"))
+    monkeypatch.setenv("TETHER_CONFIG", str(far_outside / "tether" / "config.toml"))
+    assert _hidden_paths(SimpleNamespace(settings=SimpleNamespace(home=None)))[0] == str(far_outside / "tether")  # type: ignore[arg-type]
+    ctx = replace(confined, sandbox=WorkspaceSandbox(project), hidden_paths=hidden)
+    text = await run(ctx, f"cat {config}; cat {far_outside}/beside.txt; echo x > {config}; echo done")
+    assert "sk-beside-the-workspace" not in text and "readable" in text and "done" in text, text
+    assert config.read_text() == 'api_key = "sk-beside-the-workspace"\n'
+    # inside the workspace too (workspace = the config's directory)
+    ctx = replace(confined, sandbox=WorkspaceSandbox(far_outside), hidden_paths=hidden)
+    text = await run(ctx, "cat tether.toml; echo x >> tether.toml; mv tether.toml t; rm -f tether.toml; echo b >> beside.txt; echo done")
+    assert "sk-beside-the-workspace" not in text and "done" in text, text
+    assert config.read_text() == 'api_key = "sk-beside-the-workspace"\n'
+    assert (far_outside / "beside.txt").read_text() == "readable\nb\n"
 
 
 # ---- network -------------------------------------------------------------------------
@@ -231,6 +352,104 @@ async def test_tcp_to_loopback_works_when_the_network_is_allowed(confined: ToolC
     result = await TOOL.run({"command": _connect(listener.port)}, replace(confined, network=True))
     assert not result.is_error and result.text.startswith("connected\n"), result.text
     assert listener.accepted == 1
+
+
+@pytest.fixture
+def unix_listener(far_outside: Path) -> Iterator[tuple[Path, list[bytes]]]:
+    """A unix socket a host service listens on (ssh-agent, docker.sock, D-Bus stand in)."""
+    path = far_outside / "listen.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen()
+    server.settimeout(0.2)
+    got: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    got.append(conn.recv(100))
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield path, got
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def _unix_send(path: Path) -> str:
+    code = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(path)!r}); s.send(b'hello'); print('sent')"
+    return f"{sys.executable} -I -c \"{code}\""
+
+
+async def test_unix_sockets_are_unreachable_without_the_network(
+    confined: ToolContext, unix_listener: tuple[Path, list[bytes]]
+) -> None:
+    path, got = unix_listener
+    result = await TOOL.run({"command": _unix_send(path)}, confined)
+    assert result.is_error and "sent" not in result.text and "Operation not permitted" in result.text, result.text
+    await anyio.sleep(0.3)
+    assert got == []
+    # a socket pair reaches nothing outside: allowed (asyncio, multiprocessing use them)
+    pair = await run(confined, f"{sys.executable} -I -c 'import socket; a, b = socket.socketpair(); a.send(b\"x\"); print(b.recv(1))'")
+    assert pair.startswith("b'x'\n"), pair
+
+
+async def test_unix_sockets_are_reachable_with_the_network(
+    confined: ToolContext, unix_listener: tuple[Path, list[bytes]]
+) -> None:
+    path, got = unix_listener
+    result = await TOOL.run({"command": _unix_send(path)}, replace(confined, network=True))
+    assert not result.is_error and result.text.startswith("sent\n"), result.text
+    end = time.monotonic() + 3
+    while not got and time.monotonic() < end:
+        await anyio.sleep(0.02)
+    assert got == [b"hello"]
+
+
+async def test_udp_does_not_leave_without_the_network(confined: ToolContext) -> None:
+    """Landlock's network rules cover TCP only: the seccomp filter refuses other inet
+    sockets; bubblewrap's network namespace has its own loopback."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    server.settimeout(0.5)
+    port = server.getsockname()[1]
+    code = f"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'leak', ('127.0.0.1', {port})); print('sent')"
+    try:
+        text = await run(confined, f"{sys.executable} -I -c \"{code}\"")
+        with pytest.raises(TimeoutError):
+            server.recvfrom(100)
+        allowed = await run(replace(confined, network=True), f"{sys.executable} -I -c \"{code}\"")
+        assert allowed.startswith("sent\n") and server.recvfrom(100)[0] == b"leak", allowed
+    finally:
+        server.close()
+    if confined.command_sandbox.sandbox.name == "landlock":  # type: ignore[union-attr]
+        assert "Operation not permitted" in text, text
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="x32 system calls exist on x86_64 only")
+async def test_the_socket_filter_cannot_be_sidestepped(confined: ToolContext) -> None:
+    """io_uring could make sockets without `socket`; an x32 `socket` has another number."""
+    uring = "import ctypes, os; r = ctypes.CDLL(None, use_errno=True).syscall(425, 1, ctypes.create_string_buffer(120)); print('uring', r, os.strerror(ctypes.get_errno()))"
+    x32 = "import ctypes; ctypes.CDLL(None).syscall(0x40000000 | 41, 1, 1, 0); print('x32 ran')"
+    text = await run(confined, f"{sys.executable} -I -c \"{uring}\"; {sys.executable} -I -c \"{x32}\"; echo status=$?")
+    assert "uring -1 Operation not permitted" in text and "x32 ran" not in text and "status=159" in text, text  # SIGSYS
+    allowed = await run(replace(confined, network=True), f"{sys.executable} -I -c \"{x32}\"; echo status=$?")
+    assert "status=159" not in allowed, allowed
+
+
+async def test_a_command_with_a_nul_byte_is_refused_clearly(ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match="run_command: the command contains a NUL byte"):
+        await TOOL.run({"command": "echo a\0b"}, ctx)
 
 
 # ---- other processes and privileges ----------------------------------------------------
@@ -311,6 +530,7 @@ async def test_timeout_kills_everything_it_started(confined: ToolContext, marker
 
 
 async def test_git_works_inside(confined: ToolContext, root: Path) -> None:
+    """A repository the command makes itself is writable (there was no `.git` to protect)."""
     text = await run(
         confined,
         "git init -q . && echo hi > a.txt && git add a.txt && "

@@ -5,7 +5,8 @@ given; this package confines the processes they start.
 Owns: the policy a command runs under (`SandboxPolicy`: the workspace writable or not, a
 private temp directory, network or none, paths to hide), choosing a backend once per
 process (`choose_sandbox`: bubblewrap, else Landlock, else none with the reason; see
-bwrap.py and landlock.py), the command line that runs an argv inside it, recognising
+bwrap.py and landlock.py), the command line that runs an argv inside it (and the fds
+it inherits: the seccomp socket filter of seccomp.py, without the network), recognising
 output that says the sandbox blocked something (hints.py), and hardening the daemon at
 start (hardening.py).
 Must not: decide whether a command may run or gets the network (the approval gate does),
@@ -38,8 +39,9 @@ class SandboxPolicy:
     cwd: str  # absolute, inside the workspace
     writable: bool = True  # the workspace (False: read-only mode, and rg)
     network: bool = False
-    # Directories whose contents commands must not read (Tether's config and history);
-    # bubblewrap covers them with an empty tmpfs; Landlock grants no read rights there.
+    # Paths commands must not read (Tether's config directory or file, and its history):
+    # bubblewrap covers a directory with an empty tmpfs and a file with /dev/null; Landlock
+    # grants no rights there, not even inside a writable workspace.
     hidden: tuple[str, ...] = ()
 
 
@@ -52,13 +54,18 @@ class CommandSandbox:
     def wrap(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
         raise NotImplementedError
 
+    def prepare(self, argv: Sequence[str], policy: SandboxPolicy) -> tuple[list[str], list[int]]:
+        """`wrap`, and the file descriptors the process must inherit (`pass_fds`); the
+        caller closes them once it is started. Commands are started this way."""
+        return self.wrap(argv, policy), []
+
     def describe(self) -> str:
         return f"{self.name} ({self.version})" if self.version else self.name
 
     # Where a blocked command sees its failure: what the model is told is allowed.
     def allowed_text(self, policy: SandboxPolicy) -> str:
         write = "the workspace and $TMPDIR" if policy.writable else "nothing (read-only)"
-        net = "the network" if policy.network else "no network"
+        net = "the network" if policy.network else "no network (nor unix sockets)"
         return f"it may write to {write}, and has {net}"
 
 

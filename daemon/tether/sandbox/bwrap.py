@@ -3,12 +3,17 @@
 Owns: finding and probing `bwrap` once, and the command line for a policy: the whole
 filesystem read-only (the host's /tmp included: a venv or a tool may live there), a fresh
 /dev and /proc, the private temp dir writable at its own path ($TMPDIR), the workspace
-writable (or not) with its `.git/hooks` and `.git/config` kept read-only (a planted hook
-would run outside the sandbox at the user's next commit), Tether's own config and history
-covered, every namespace unshared (the network only shared when allowed), all
-capabilities dropped, a new session, and bwrap dying with the daemon. bwrap is PID 1 of
-the command's PID namespace: when the command ends, every process it started (`setsid`
-ones too) is killed by the kernel.
+writable (or not) with its whole `.git` kept read-only (a directory, or the `.git` file of
+a worktree or submodule: a planted hook, `core.fsmonitor` or `commondir` would run
+outside the sandbox at the user's next git command; so git commands that write fail
+inside), Tether's own config and history covered (a directory by an empty tmpfs, a file
+by /dev/null; inside a writable workspace the directories leading to them read-only and
+their other entries writable), every namespace unshared (the network only shared when
+allowed), all capabilities dropped, a new session, bwrap dying with the daemon, and,
+without the network, the socket filter (seccomp.py: no AF_UNIX sockets; AF_INET stays,
+the network namespace has only loopback) passed as `--seccomp FD` by `prepare` (plain
+`wrap`, used for rg, passes none). bwrap is PID 1 of the command's PID namespace: when
+the command ends, every process it started (`setsid` ones too) is killed by the kernel.
 Must not: pass the daemon's environment (the caller starts bwrap with the command's
 environment, which is also what `/proc/1/environ` shows inside).
 """
@@ -32,25 +37,89 @@ class BwrapSandbox(CommandSandbox):
         self.path = path
         self.version = version
 
-    def wrap(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
+    def wrap(self, argv: Sequence[str], policy: SandboxPolicy, seccomp_fd: int | None = None) -> list[str]:
+        """The bwrap command line; `seccomp_fd`: an fd the process inherits holding the
+        socket filter (see `prepare`, which run_command uses)."""
         line = [self.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         if policy.tmpdir is not None:
             line += ["--bind", policy.tmpdir, policy.tmpdir]
         line += ["--bind" if policy.writable else "--ro-bind", policy.workspace, policy.workspace]
         if policy.writable:
-            for name in (".git/hooks", ".git/config"):
-                path = os.path.join(policy.workspace, name)
-                if os.path.exists(path) and not os.path.islink(path):
-                    line += ["--ro-bind", path, path]
-        # last, so a hidden directory inside the workspace stays hidden too
-        for hidden in policy.hidden:
-            if os.path.isdir(hidden) and not _inside(policy.workspace, hidden):
-                line += ["--tmpfs", hidden]
+            # The whole `.git` (a directory, or a worktree's/submodule's `.git` file):
+            # binding only hooks/ and config lets `commondir` or a copied `.git` around
+            # them; a mount point can be neither renamed (EBUSY) nor written (EROFS).
+            git = os.path.join(policy.workspace, ".git")
+            if os.path.lexists(git) and not os.path.islink(git):
+                line += ["--ro-bind", git, git]
+        # last, so a hidden path inside the workspace stays hidden too
+        hidden = _real_hidden(policy)
+        if policy.writable:
+            line += _pin_parents(policy.workspace, hidden)
+        for path in hidden:
+            line += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
         line += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if policy.network:
             line.append("--share-net")
+        if seccomp_fd is not None:
+            line += ["--seccomp", str(seccomp_fd)]
         line += ["--chdir", policy.cwd, "--"]
         return line + list(argv)
+
+    def prepare(self, argv: Sequence[str], policy: SandboxPolicy) -> tuple[list[str], list[int]]:
+        """`wrap`, with the socket filter (seccomp.py) in a pipe when there is no network."""
+        if policy.network:
+            return self.wrap(argv, policy), []
+        from .seccomp import socket_filter
+
+        program = socket_filter(inet_stream_only=False)  # the network namespace has loopback only
+        read, write = os.pipe()
+        try:
+            os.write(write, program)  # a few hundred bytes: far below a pipe's buffer
+        except OSError:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)
+        return self.wrap(argv, policy, seccomp_fd=read), [read]
+
+
+def _real_hidden(policy: SandboxPolicy) -> list[str]:
+    """The hidden paths that exist, resolved, without those inside another one and those
+    holding the workspace (they cannot be covered without covering it)."""
+    found: list[str] = []
+    for path in policy.hidden:
+        real = os.path.realpath(path)
+        if os.path.exists(real) and not _inside(policy.workspace, real) and real not in found:
+            found.append(real)
+    return [path for path in found if not any(other != path and _inside(path, other) for other in found)]
+
+
+def _pin_parents(workspace: str, hidden: list[str]) -> list[str]:
+    """For hidden paths inside the writable workspace: each directory between the
+    workspace and them read-only (renaming one would move the hidden path away and let a
+    new one be made in its place), then every other entry of those directories bound
+    writable again (symbolic links stay as they are, in a read-only directory). Landlock
+    grants the same."""
+    parents: set[str] = set()
+    for path in hidden:
+        if _inside(path, workspace) and path != workspace:
+            up = os.path.dirname(path)
+            while up != workspace and _inside(up, workspace):
+                parents.add(up)
+                up = os.path.dirname(up)
+    keep = parents | set(hidden)
+    line: list[str] = []
+    for directory in sorted(parents, key=lambda path: path.count("/")):  # outer ones first
+        line += ["--ro-bind", directory, directory]
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(directory, name)
+            if path not in keep and not os.path.islink(path):
+                line += ["--bind-try", path, path]  # -try: it may be gone by then
+    return line
 
 
 def _inside(path: str, directory: str) -> bool:

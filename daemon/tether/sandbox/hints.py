@@ -2,8 +2,9 @@
 
 Owns: the output patterns that usually mean "the sandbox said no" (a read-only file
 system, permission denied, no network, failed name resolution, operation not permitted)
-and the line told to the model: what was blocked, what is allowed, and how the user can
-give the command the network.
+and the line told to the model: what was blocked, what is allowed, how the user can give
+the command the network, and, when a write into `.git` failed under bubblewrap, that
+`.git` is read-only in the sandbox and the user can run the git command themselves.
 Must not: claim certainty (it says "probably"), or change the command's status.
 """
 
@@ -20,6 +21,7 @@ _NETWORK = re.compile(
     r"|socket\.gaierror|No address associated with hostname",
     re.I,
 )
+_GIT = re.compile(r"\.git\b")
 _FILES = re.compile(r"Read-only file system|Permission denied|Operation not permitted|EROFS|EACCES|EPERM", re.I)
 
 
@@ -46,4 +48,10 @@ def blocked_hint(output: str, sandbox: CommandSandbox, policy: SandboxPolicy) ->
         )
     if files:
         text += " Write inside the workspace or $TMPDIR instead."
+    if files and sandbox.name == "bwrap" and policy.writable and _GIT.search(output):
+        text += (
+            " `.git` is read-only in the sandbox (a hook or git setting planted there would run "
+            "outside it): git commands that write (commit, add, checkout, ...) fail; ask the user "
+            "to run them."
+        )
     return text + "]"

@@ -2,8 +2,9 @@
 
 Owns: reading the kernel's Landlock ABI once, and the command line that runs an argv
 through the launcher (landlock_launch.py, started with `python -I -S` so it imports
-nothing it does not need). The launcher's docstring says what it applies and what
-Landlock cannot do (read-only `.git/hooks` inside the workspace, UDP).
+nothing it does not need), with the seccomp socket filter (seccomp.py, built once,
+passed in hex) when there is no network. The launcher's docstring says what it applies
+and what Landlock cannot do (a read-only `.git` inside the writable workspace).
 Must not: apply Landlock to the daemon itself (only the launcher confines itself).
 """
 
@@ -39,7 +40,22 @@ class LandlockSandbox(CommandSandbox):
             line += ["--hide", hidden]
         if policy.network:
             line.append("--net")
+        else:
+            line += ["--seccomp", _socket_filter()]
         return [*line, "--", *argv]
+
+
+_filter: list[str] = []
+
+
+def _socket_filter() -> str:
+    """The seccomp socket filter (seccomp.py) in hex, built once: the launcher takes it
+    on its command line instead of compiling seccomp.py for every command."""
+    if not _filter:
+        from .seccomp import socket_filter
+
+        _filter.append(socket_filter(inet_stream_only=True).hex())
+    return _filter[0]
 
 
 def landlock_abi() -> int:

@@ -1,27 +1,32 @@
 """The Landlock launcher: confines itself, then runs one command and everything it starts.
 
-Run as `python -I -S landlock_launch.py [--write DIR]... [--hide DIR]... [--net] -- ARGV...` (the daemon
-builds this line in landlock.py). Standard library only, and only cheap parts of it: it
-starts for every command.
+Run as `python -I -S landlock_launch.py [--write DIR]... [--hide PATH]...
+(--net | --seccomp HEX) -- ARGV...` (the daemon builds this line in landlock.py, and the
+filter with seccomp.py). Standard library only, and only cheap parts of it: it starts for
+every command.
 
 Owns, in this order: becoming a child subreaper (orphans stay in its tree), dying with the
 daemon (SIGTERM on its parent's death), securebits that make uid 0 an ordinary user,
 dropping every capability (bounding set, ambient, then capset to zero), no_new_privs
 (so setuid and file capabilities grant nothing), one Landlock ruleset (read and execute
-everywhere but under the `--hide` directories, write only under the `--write` directories
-and a few devices; TCP bind and
-connect denied unless `--net` (ABI >= 4); signals and abstract unix sockets scoped to the
-sandbox (ABI >= 6)); then running ARGV, waiting for it, killing every descendant left
-(also when told to stop) and exiting with ARGV's status (killed by a signal: the same
-signal).
-Must not: import anything from Tether (it runs without site-packages), or run ARGV when
-any step fails (exit 125 with the reason on stderr).
+everywhere, write under the `--write` directories and a few devices, and no rights at all
+on the `--hide` paths, directories or files, even inside a `--write` directory; TCP bind
+and connect denied unless `--net` (ABI >= 4); signals and abstract unix sockets scoped to
+the sandbox (ABI >= 6)), the `--seccomp` socket filter (required without `--net`; see
+seccomp.py: no AF_UNIX sockets, AF_INET/AF_INET6 only as TCP, no io_uring); then running
+ARGV, waiting for it, killing every descendant left (also when told to stop) and exiting with
+ARGV's status (killed by a signal: the same signal).
+Must not: import anything from Tether (it runs without site-packages), or
+run ARGV when any step fails (exit 125 with the reason on stderr).
 
-Landlock only grants: to hide a directory, read rights go to each sibling of it and of
-its parents, as they are when the command starts (an entry created later next to one of
-them cannot be read), and its parents can still be listed. It cannot make one file inside
-a writable directory read-only (`.git/hooks` stays writable), or restrict UDP and other
-non-TCP sockets.
+Landlock only grants, and a right on a directory holds for everything beneath it. To hide
+a path, rights go to each entry beside it and beside its parents, as they are when the
+command starts (an entry created later next to one of them gets no rights); its parents
+can still be listed, but get no write rights (in a writable tree, no new entry can be
+made or removed beside the hidden path or its parents). For the same reason it cannot
+make `.git` (or any path) inside the writable workspace read-only: git works inside, and a
+planted hook or `core.fsmonitor` would run outside the sandbox at the user's next git
+command (bubblewrap keeps `.git` read-only).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ _SYS_CREATE, _SYS_ADD_RULE, _SYS_RESTRICT = 444, 445, 446  # same on x86_64 and 
 _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_SET_CHILD_SUBREAPER = 1, 38, 36
 _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
 _PR_SET_SECUREBITS = 28
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE and their locks
 _SECUREBITS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 _CAP_VERSION_3 = 0x20080522
@@ -56,6 +62,10 @@ class _RulesetAttr(ctypes.Structure):
 class _PathBeneath(ctypes.Structure):
     _pack_ = 1
     _fields_ = [("allowed", ctypes.c_uint64), ("fd", ctypes.c_int32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
 class _CapHeader(ctypes.Structure):
@@ -105,35 +115,45 @@ def _drop_privileges() -> None:
     _prctl(_PR_SET_NO_NEW_PRIVS, 1, "setting no_new_privs")
 
 
-def _readable(hidden: list[str]) -> list[tuple[str, int]]:
-    """Read rules for the whole filesystem except the `hidden` directories: "/" itself
-    when nothing is hidden; otherwise each entry beside the path down to each hidden
-    directory, and the directories on that path listable only."""
-    hidden = [os.path.realpath(path) for path in hidden if os.path.isdir(path)]
-    rules: list[tuple[str, int]] = []
+def _grant(top: str, rights: int, hidden: list[str], passing: int, rules: list[tuple[str, int]]) -> None:
+    """`rights` for `top` and everything beneath it but the `hidden` paths: one rule for
+    `top` when none is beneath it; otherwise `rights` for each entry beside the path down
+    to each hidden path, and `passing` for the directories on that path (a right on a
+    directory holds for all beneath it, so they get nothing more)."""
 
     def walk(directory: str) -> None:
         inside = [h for h in hidden if h == directory or h.startswith(directory.rstrip("/") + "/")]
         if not inside:
-            rules.append((directory, _READ))
+            rules.append((directory, rights))
             return
         if directory in inside:
-            return  # hidden: no rights at all
-        rules.append((directory, _READ_DIR | _EXECUTE))
+            return  # hidden: no rights of its own (its names stay listable: a parent's right holds beneath)
+        if passing:
+            rules.append((directory, passing))
         try:
             names = os.listdir(directory)
         except OSError:
             return
         for name in names:
             path = os.path.join(directory, name)
-            if os.path.islink(path):
-                continue  # a rule would hold its target (maybe a parent); the target's own rules apply
+            if path in hidden or os.path.islink(path):
+                continue  # a link's rule would hold its target (maybe a parent); the target's own rules apply
             if os.path.isdir(path):
                 walk(path)
             else:
-                rules.append((path, _EXECUTE | _READ_FILE))
+                rules.append((path, rights))  # a file's rule is cut to file rights later
 
-    walk("/")
+    walk(top)
+
+
+def _rules(writable: list[str], hidden: list[str], write: int) -> list[tuple[str, int]]:
+    """Read rights everywhere and `write` rights under the `writable` trees, except the
+    `hidden` paths (directories or files), even when they are inside a writable tree."""
+    hidden = [os.path.realpath(path) for path in hidden if os.path.lexists(path)]
+    rules: list[tuple[str, int]] = []
+    _grant("/", _READ, hidden, _READ_DIR | _EXECUTE, rules)
+    for tree in writable:
+        _grant(os.path.realpath(tree), write, hidden, 0, rules)
     return rules
 
 
@@ -148,7 +168,7 @@ def _restrict(writable: list[str], hidden: list[str], network: bool) -> int:
     size = 8 if abi < 4 else 16 if abi < 6 else 24
     ruleset = _check(_libc.syscall(_SYS_CREATE, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)), "creating the Landlock ruleset")
     file_rights = _WRITE_FILE | _READ_FILE | (_TRUNCATE if abi >= 3 else 0) | (_IOCTL_DEV if abi >= 5 else 0)
-    rules = _readable(hidden) + [(path, fs & ~_IOCTL_DEV) for path in writable]
+    rules = _rules(writable, hidden, fs & ~_IOCTL_DEV)
     rules += [(device, file_rights) for device in _DEVICES if os.path.exists(device)]
     for path, rights in rules:
         try:
@@ -165,6 +185,16 @@ def _restrict(writable: list[str], hidden: list[str], network: bool) -> int:
     _check(_libc.syscall(_SYS_RESTRICT, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "applying the Landlock ruleset")
     os.close(ruleset)
     return abi
+
+
+def _install_socket_filter(program: bytes) -> None:
+    """The seccomp socket filter the daemon built (seccomp.py), after no_new_privs."""
+    if not program or len(program) % 8:
+        raise LaunchError("the seccomp socket filter is malformed")
+    code = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(code))
+    _check(_libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0),
+           "installing the seccomp socket filter")
 
 
 def _descendants() -> list[int]:
@@ -217,14 +247,21 @@ def _reap() -> None:
             return
 
 
-def _parse(argv: list[str]) -> tuple[list[str], list[str], bool, list[str]]:
+def _parse(argv: list[str]) -> tuple[list[str], list[str], bool, bytes, list[str]]:
     writable: list[str] = []
     hidden: list[str] = []
     network = False
+    program = b""
     i = 0
     while i < len(argv) and argv[i] != "--":
         if argv[i] in ("--write", "--hide") and i + 1 < len(argv):
             (writable if argv[i] == "--write" else hidden).append(argv[i + 1])
+            i += 2
+        elif argv[i] == "--seccomp" and i + 1 < len(argv):
+            try:
+                program = bytes.fromhex(argv[i + 1])
+            except ValueError:
+                raise LaunchError("--seccomp takes the filter in hex") from None
             i += 2
         elif argv[i] == "--net":
             network, i = True, i + 1
@@ -233,16 +270,20 @@ def _parse(argv: list[str]) -> tuple[list[str], list[str], bool, list[str]]:
     command = argv[i + 1 :]
     if not command:
         raise LaunchError("no command given")
-    return writable, hidden, network, command
+    if not network and not program:
+        raise LaunchError("no network and no --seccomp socket filter")
+    return writable, hidden, network, program, command
 
 
 def main(argv: list[str]) -> int:
     try:
-        writable, hidden, network, command = _parse(argv)
+        writable, hidden, network, program, command = _parse(argv)
         _prctl(_PR_SET_CHILD_SUBREAPER, 1, "becoming a child subreaper")
         _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, "dying with the daemon")
         _drop_privileges()
         _restrict(writable, hidden, network)
+        if program:
+            _install_socket_filter(program)
     except (LaunchError, OSError) as error:
         sys.stderr.write(f"tether sandbox (landlock): {error}; the command was not run\n")
         return 125

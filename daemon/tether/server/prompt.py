@@ -30,13 +30,16 @@ log = logging.getLogger("tether.server")
 
 
 def _hidden_paths(server: TetherServer) -> tuple[str, ...]:
-    """Directories commands must not read: Tether's user config and its history."""
+    """Paths commands must not read: Tether's user config and its history. The config's
+    directory when it is Tether's own (`.../tether`), else only the file (a TETHER_CONFIG
+    in `~` must not hide, or fail to hide, all of `~`)."""
     from ..config import user_config_path
     from ..store.paths import tether_home
 
     home = server.settings.home
+    config = user_config_path()[0]
     return (
-        str(user_config_path()[0].parent),
+        str(config.parent if config.parent.name == "tether" else config),
         str(tether_home(Path(home) if home else None)),
     )
 

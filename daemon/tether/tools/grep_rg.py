@@ -84,19 +84,29 @@ async def _run_chunk(rg: str, root: str, request: GrepRequest, files: list[str],
     command.append("--ignore-case" if request.ignore_case else "--case-sensitive")
     command += ["--", request.pattern, *files]
     choice = await anyio.to_thread.run_sync(default_choice)
+    fds: list[int] = []
     if choice.sandbox is not None:
         policy = SandboxPolicy(workspace=root, tmpdir=None, cwd=root, writable=False, network=False)
-        command = choice.sandbox.wrap(command, policy)
+        try:  # with the seccomp filter too (no unix sockets), as commands get it
+            command, fds = choice.sandbox.prepare(command, policy)
+        except (OSError, ValueError) as error:
+            raise ToolError(f"grep: could not set up the {choice.sandbox.name} sandbox for rg: {error}") from error
     stderr = bytearray()
     parser = _JsonParser(root, collector)
-    async with await anyio.open_process(
-        command,
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=command_env(),
-    ) as process:
+    try:
+        process = await anyio.open_process(
+            command,
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=command_env(),
+            pass_fds=fds,
+        )
+    finally:
+        for fd in fds:
+            os.close(fd)
+    async with process:
         try:
             assert process.stdout is not None and process.stderr is not None
             async with anyio.create_task_group() as group:

@@ -56,9 +56,11 @@ async def run_in_process_group(
     on_data: Callable[[bytes], None],
     grace: float = 0.5,
     argv: Sequence[str] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> GroupOutcome:
     """Run `command` with `/bin/sh -c` (or `argv`, which runs it some other way), feeding
-    raw output chunks to `on_data` in order.
+    raw output chunks to `on_data` in order; `pass_fds` are inherited (the caller closes
+    them).
 
     Cancellation (of the caller's scope) kills the group before it propagates.
     """
@@ -71,6 +73,7 @@ async def run_in_process_group(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        pass_fds=tuple(pass_fds),
     )
     try:
         assert process.stdout is not None

@@ -1,11 +1,13 @@
 """The `run_command` tool: one shell command in the workspace, output streamed and capped.
 
-Owns: the tool's schema and title, picking the working directory (inside the workspace),
-the command's minimal environment and private temp directory (removed after the call),
-running it in the OS sandbox `ctx.command_sandbox` (tether.sandbox: workspace-write,
-network only when `ctx.network`), streaming decoded output to `ctx.on_output`
-(coalesced, never splitting a UTF-8 character), capping what the model gets to a head
-and a tail, the exit-status footer, and a note when the sandbox probably blocked it.
+Owns: the tool's schema and title, refusing a command that holds a NUL byte, picking
+the working directory (inside the workspace), the command's minimal environment and
+private temp directory (removed after the call), running it in the OS sandbox
+`ctx.command_sandbox` (tether.sandbox: workspace-write, network only when `ctx.network`;
+the fds the sandbox needs passed, then closed), streaming decoded output to
+`ctx.on_output` (coalesced, never splitting a UTF-8 character), capping what the model
+gets to a head and a tail, the exit-status footer, and a note when the sandbox probably
+blocked it.
 Must not: run anything outside the workspace directory, pass secrets to the command,
 let any process it started outlive the call (process_group.py and the sandbox do the
 killing), or decide whether the command is allowed or gets the network (that is the
@@ -31,6 +33,7 @@ from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolRe
 from tether.tools.process_group import GroupOutcome, run_in_process_group
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.subprocess_env import command_env
+from tether.tools.visible_text import visible
 
 __all__ = ["RunCommandTool"]
 
@@ -91,6 +94,7 @@ class RunCommandTool(Tool):
         command = args.get("command") if isinstance(args, Mapping) else None
         if not isinstance(command, str) or not command.strip():
             return "Run a command"
+        command = visible(command)  # `\r`, escapes, bidi overrides: shown, never acted on
         shown = "\n".join(command.split("\n")[: self.title_lines])[: self.title_chars]
         if len(shown) == len(command):
             return f"Run `{command}`"
@@ -115,6 +119,11 @@ class RunCommandTool(Tool):
         clean = validate_args(self, args)
         if not clean["command"].strip():
             raise ToolError("run_command: 'command' is empty")
+        if "\0" in clean["command"]:
+            raise ToolError(
+                "run_command: the command contains a NUL byte, which no shell command can hold; "
+                "remove it (write `\\0` or `printf '\\000'` where the command needs one)"
+            )
         cwd = ctx.sandbox.resolve(clean["cwd"])
         if not cwd.is_dir():
             raise ToolError(f"run_command: cwd '{clean['cwd']}' is not a directory in the workspace")
@@ -132,8 +141,17 @@ class RunCommandTool(Tool):
             )
             sandbox = choice.sandbox
             env = command_env(ctx.env_allow, tmpdir)
-            argv = sandbox.wrap(["/bin/sh", "-c", clean["command"]], policy) if sandbox is not None else None
-            outcome, body = await self._run_streamed(clean, str(cwd), env, argv, ctx)
+            argv, fds = None, []
+            if sandbox is not None:
+                try:
+                    argv, fds = sandbox.prepare(["/bin/sh", "-c", clean["command"]], policy)
+                except (OSError, ValueError) as error:
+                    raise ToolError(f"run_command: could not set up the {sandbox.name} sandbox: {error}") from error
+            try:
+                outcome, body = await self._run_streamed(clean, str(cwd), env, argv, ctx, fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
         finally:
             with anyio.CancelScope(shield=True):  # a cancelled call leaves no temp dir either
                 await anyio.to_thread.run_sync(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
@@ -148,7 +166,8 @@ class RunCommandTool(Tool):
         return ToolResult(text, is_error=failed)
 
     async def _run_streamed(
-        self, clean: Mapping[str, Any], cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext
+        self, clean: Mapping[str, Any], cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext,
+        fds: list[int],
     ) -> tuple[GroupOutcome, str]:
         capture = _HeadTail(self.head_bytes, self.tail_bytes)
         stream = _Streamer(ctx.on_output, self.flush_interval, self.flush_bytes, self.stream_limit)
@@ -162,7 +181,7 @@ class RunCommandTool(Tool):
                 group.start_soon(stream.tick)
                 outcome = await run_in_process_group(
                     clean["command"], cwd=cwd, env=env, timeout=clean["timeout"],
-                    on_data=on_data, grace=self.kill_grace, argv=argv,
+                    on_data=on_data, grace=self.kill_grace, argv=argv, pass_fds=fds,
                 )
                 group.cancel_scope.cancel()
         except OSError as error:  # the shell could not be started (cwd removed, fd limits)

@@ -1,0 +1,110 @@
+"""The seccomp filter a command runs under when it has no network (classic BPF, built here).
+
+Standard library only. bubblewrap reads the program from a pipe (`--seccomp FD`); the
+Landlock launcher gets it in hex on its command line and installs it itself.
+
+Owns: the socket filter's program for this machine's architecture (x86_64 or aarch64):
+`socket(AF_UNIX, ...)` fails with EPERM (a filesystem socket can reach a host service:
+ssh-agent, docker.sock, D-Bus; `socketpair` stays allowed, it reaches nothing),
+`io_uring_setup` fails with EPERM (io_uring could create and connect sockets without
+the `socket` syscall), and, when `inet_stream_only` (Landlock, whose network rules cover
+TCP only), `socket(AF_INET|AF_INET6, ...)` fails unless its type is SOCK_STREAM and its
+protocol 0 or TCP, which closes UDP, ICMP and SCTP. A syscall of another architecture
+(i386 `int 0x80`, x32 on x86_64) kills the process: its `socket` cannot be checked.
+Must not: filter anything else, or be used when the network is allowed (no filter then).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+__all__ = ["socket_filter", "supported"]
+
+# classic BPF opcodes
+_LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
+_JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
+_JSET_K = 0x45  # BPF_JMP | BPF_JSET | BPF_K
+_AND_K = 0x54  # BPF_ALU | BPF_AND | BPF_K
+_RET_K = 0x06  # BPF_RET | BPF_K
+
+_ALLOW = 0x7FFF0000
+_KILL_PROCESS = 0x80000000
+_EPERM = 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
+
+# struct seccomp_data: int nr; u32 arch; u64 ip; u64 args[6] (little-endian machines only)
+_NR, _ARCH, _ARG0, _ARG1, _ARG2 = 0, 4, 16, 24, 32
+
+_X32_BIT = 0x40000000
+# machine -> (AUDIT_ARCH_*, socket, io_uring_setup)
+_ARCHES = {
+    "x86_64": (0xC000003E, 41, 425),
+    "aarch64": (0xC00000B7, 198, 425),
+}
+_AF_UNIX, _AF_INET, _AF_INET6 = 1, 2, 10
+_SOCK_STREAM, _SOCK_TYPE_MASK = 1, 0xF
+_IPPROTO_TCP = 6
+
+
+def supported(machine: str | None = None) -> bool:
+    return (machine or os.uname().machine) in _ARCHES
+
+
+def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
+    """The filter program as `struct sock_filter[]` bytes (8 bytes an instruction)."""
+    machine = machine or os.uname().machine
+    if machine not in _ARCHES:
+        raise ValueError(f"no seccomp socket filter for the {machine} architecture")
+    arch, socket_nr, io_uring_nr = _ARCHES[machine]
+    # Instructions with symbolic jump targets; resolved to relative offsets below.
+    code: list[tuple[int, object, object, int]] = [
+        (_LD_W_ABS, 0, 0, _ARCH),
+        (_JEQ_K, 0, "kill", arch),
+        (_LD_W_ABS, 0, 0, _NR),
+    ]
+    if machine == "x86_64":
+        code.append((_JSET_K, "kill", 0, _X32_BIT))
+    code += [
+        (_JEQ_K, "deny", 0, io_uring_nr),
+        (_JEQ_K, 0, "allow", socket_nr),
+        (_LD_W_ABS, 0, 0, _ARG0),  # the domain
+        (_JEQ_K, "deny", 0, _AF_UNIX),
+    ]
+    if inet_stream_only:
+        code += [
+            (_JEQ_K, "inet", 0, _AF_INET),
+            (_JEQ_K, "inet", "allow", _AF_INET6),
+            ("inet", 0, 0, 0),  # label
+            (_LD_W_ABS, 0, 0, _ARG1),  # the type, SOCK_NONBLOCK/SOCK_CLOEXEC or-ed in
+            (_AND_K, 0, 0, _SOCK_TYPE_MASK),
+            (_JEQ_K, 0, "deny", _SOCK_STREAM),
+            (_LD_W_ABS, 0, 0, _ARG2),  # the protocol: 0 (TCP) or TCP itself
+            (_JEQ_K, "allow", 0, 0),
+            (_JEQ_K, "allow", "deny", _IPPROTO_TCP),
+        ]
+    code += [
+        ("allow", 0, 0, 0),
+        (_RET_K, 0, 0, _ALLOW),
+        ("deny", 0, 0, 0),
+        (_RET_K, 0, 0, _EPERM),
+        ("kill", 0, 0, 0),
+        (_RET_K, 0, 0, _KILL_PROCESS),
+    ]
+    labels: dict[str, int] = {}
+    program: list[tuple[int, object, object, int]] = []
+    for op, jt, jf, k in code:
+        if isinstance(op, str):
+            labels[op] = len(program)
+        else:
+            program.append((op, jt, jf, k))
+
+    def offset(target: object, at: int) -> int:
+        if isinstance(target, str):
+            jump = labels[target] - at - 1
+            assert 0 <= jump < 256
+            return jump
+        return int(target)  # type: ignore[call-overload]
+
+    return b"".join(
+        struct.pack("<HBBI", op, offset(jt, at), offset(jf, at), k) for at, (op, jt, jf, k) in enumerate(program)
+    )
