@@ -179,3 +179,29 @@ def test_a_file_that_cannot_be_parsed_is_ignored_whole(workspace: Path, user_cfg
 def test_refusals_are_not_part_of_equality(workspace: Path, user_cfg: Path) -> None:
     write(ws_cfg(workspace), 'record = "/tmp/x"\n')
     assert load(workspace, user_cfg) == load(None, user_cfg)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "stdin", "zero", "huge"])
+def test_a_workspace_config_that_is_not_a_small_regular_file_is_refused_without_reading_it(
+    workspace: Path, user_cfg: Path, kind: str
+) -> None:
+    # a cloned repository's traps: a FIFO (blocks), a link to the daemon's stdin (swallows
+    # the editor's messages), to /dev/zero (exhausts memory), a huge file
+    import os
+
+    path = ws_cfg(workspace)
+    path.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "stdin":
+        path.symlink_to("/proc/self/fd/0")
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text("# padding\n" * 200_000 + "max_steps = 3\n")
+    write(user_cfg, "max_steps = 7\n")
+    settings = load(workspace, user_cfg)
+    assert settings.max_steps == 7
+    (refused,) = settings.refused
+    assert refused.key == "" and refused.file == str(path)
+    assert "not a regular file" in refused.reason or "over 1 MiB" in refused.reason

@@ -467,10 +467,19 @@ def user_config_path(env: Mapping[str, str] | None = None) -> tuple[Path, bool]:
     return base / "tether" / "config.toml", False
 
 
+# A config file is a few lines; a bigger one is a mistake or a trap (a link to /dev/zero).
+_MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read_toml(path: Path, source: str, *, required: bool) -> dict[str, Any] | None:
-    """The parsed file, or None when it does not exist (and is not required)."""
+    """The parsed file, or None when it does not exist (and is not required). Only a
+    regular file of at most 1 MiB is read: a FIFO or a device (a link to /dev/stdin or
+    /dev/zero in a cloned repository) would block or exhaust the daemon at start."""
+    import stat
+
     try:
-        handle = path.open("rb")
+        # O_NONBLOCK: opening a FIFO must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
         if required:
             raise ConfigError(
@@ -480,18 +489,25 @@ def _read_toml(path: Path, source: str, *, required: bool) -> dict[str, Any] | N
         return None
     except OSError as exc:
         raise ConfigError(f"cannot read {source}: {exc.strerror or exc}", source=source) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"cannot read {source}: it is not a regular file", source=source)
+        data = os.read(fd, _MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {source}: {exc.strerror or exc}", source=source) from None
+    finally:
+        os.close(fd)
+    if len(data) > _MAX_CONFIG_BYTES:
+        raise ConfigError(f"cannot read {source}: it is over 1 MiB, too big for a config file", source=source)
     import tomllib  # only when a config file actually exists
 
-    with handle:
-        try:
-            return tomllib.load(handle)
-        except tomllib.TOMLDecodeError as exc:
-            # tomllib's message ends with "(at line N, column M)".
-            raise ConfigError(f"cannot parse {source}: {exc}", source=source) from None
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"cannot parse {source}: not UTF-8 ({exc.reason})", source=source) from None
-        except OSError as exc:  # e.g. the path is a directory
-            raise ConfigError(f"cannot read {source}: {exc.strerror or exc}", source=source) from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib's message ends with "(at line N, column M)".
+        raise ConfigError(f"cannot parse {source}: {exc}", source=source) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot parse {source}: not UTF-8 ({exc.reason})", source=source) from None
 
 
 def _file_layer(settings: Settings, path: Path, source: str, *, required: bool = False) -> Settings:

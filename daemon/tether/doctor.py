@@ -18,6 +18,7 @@ from typing import Any
 
 from . import __version__
 from .config import ConfigError, describe, load_settings
+from .tools.visible_text import visible
 
 
 def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = False) -> int:
@@ -26,7 +27,7 @@ def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = Fa
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return 0 if report["provider"]["ok"] else 1
     report = doctor_report(workspace, flags)
-    out = sys.stdout
+    out = _Visible(sys.stdout)
     out.write(f"tether {report['version']} (Python {report['python']})\n")
     out.write(f"workspace: {workspace}\n\nsettings (later layers win):\n")
     if "error" in report:
@@ -51,6 +52,17 @@ def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = Fa
     out.write(f"ripgrep: {report['ripgrep'] or 'not found (grep uses its pure-Python twin)'}\n")
     out.write(f"sandbox: {_sandbox_line(report['sandbox'])}\n")
     return 0 if provider["ok"] else 1
+
+class _Visible:
+    """Writes to a terminal with every control character escaped: a value from a workspace
+    file (a `model` holding escape sequences) is shown, never obeyed by the terminal."""
+
+    def __init__(self, out: Any) -> None:
+        self._out = out
+
+    def write(self, text: str) -> None:
+        self._out.write(visible(text))
+
 
 def _sandbox_line(sandbox: dict[str, Any]) -> str:
     if not sandbox["ok"]:

@@ -61,3 +61,21 @@ def test_a_huge_instruction_file_is_read_only_as_far_as_it_is_kept(tmp_path: Pat
     (ws / "AGENTS.md").write_text("é" * 50_000 + "END")
     text = project_instructions(ws)
     assert "END" not in text and text.count("é") == 32_000
+
+
+def test_a_link_above_its_own_folder_is_left_out_even_inside_the_repository(tmp_path: Path):
+    # a home folder that is a dotfiles repository: the "repository" holds ~/.ssh
+    home = tmp_path / "home"
+    (home / ".git").mkdir(parents=True)
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY----- SECRET\n")
+    workspace = home / "Downloads" / "proj"  # an unpacked tarball, no repository of its own
+    workspace.mkdir(parents=True)
+    (workspace / "AGENTS.md").symlink_to("../../.ssh/id_ed25519")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "agents.md").write_text("Use tabs.\n")
+    assert "SECRET" not in project_instructions(workspace)
+    # a link beside or below its own folder still counts
+    (workspace / "AGENTS.md").unlink()
+    (workspace / "AGENTS.md").symlink_to("docs/agents.md")
+    assert "Use tabs." in project_instructions(workspace)

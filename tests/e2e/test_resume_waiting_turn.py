@@ -132,3 +132,31 @@ async def test_a_cancel_without_a_waiting_turn_changes_nothing(spawn_daemon, wor
     (db,) = list(tether_home.rglob("history.sqlite3"))
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("SELECT status FROM turns").fetchall() == [("complete",), ("complete",)]
+
+
+async def test_loading_again_while_the_turn_asks_shows_the_call_pending_and_the_answer_still_counts(
+    spawn_daemon, workspace: Path
+):
+    # the same client loads the session a second time while its approval is open
+    answers: list[asyncio.Future] = []
+
+    async def on_request(method: str, params: dict):
+        future = asyncio.get_running_loop().create_future()
+        answers.append(future)
+        return await future
+
+    daemon = await spawn_daemon(script=SCRIPT)
+    daemon.client.peer.on_request = on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("edit the readme")
+    turn.start()
+    await until(lambda: answers)
+    await daemon.client.load_session(session.id, workspace)
+    answers[0].set_result({"outcome": {"outcome": "selected", "optionId": "allow_once"}})
+    # this client routes the session's updates to its running turn: the replay is among them
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn"
+    edit = [u for u in updates if u.get("toolCallId") == "call_edit"]
+    replayed = [u for u in edit if u.get("sessionUpdate") == "tool_call"]
+    assert len(replayed) == 2 and replayed[1]["status"] == "pending", edit  # live, then the replay
+    assert [u.get("status") for u in edit if u.get("status") in ("failed", "completed")] == ["completed"]

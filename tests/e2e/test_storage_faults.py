@@ -258,3 +258,19 @@ async def test_a_bad_list_cursor_is_invalid_params_naming_the_field(spawn_daemon
     error = await fails(daemon, "session/list", {"cwd": str(workspace), "cursor": 7})
     assert error.code == -32602 and "params.cursor" in error.message
     assert "internal error" not in daemon.stderr()
+
+
+async def test_a_database_deleted_while_the_daemon_runs_is_a_fault_not_a_silent_loss(
+    spawn_daemon, workspace: Path, tether_home: Path
+):
+    daemon = await spawn_daemon()
+    session = await daemon.client.new_session(workspace)
+    path = database_path(workspace, tether_home)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    # SQLite would go on writing into the deleted file, and every later session would be lost
+    error = await fails(daemon, "session/new", {"cwd": str(workspace), "mcpServers": []})
+    assert error.code == STORAGE_FAILED
+    assert f"the history database was deleted or replaced while Tether was running: {path}" in error.message
+    error = await fails(daemon, "session/prompt", prompt(session.id))
+    assert error.code == STORAGE_FAILED

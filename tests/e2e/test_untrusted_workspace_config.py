@@ -157,3 +157,13 @@ def test_doctor_lists_what_the_workspace_config_may_not_set(daemon_env, workspac
     assert [(r["key"], r["file"]) for r in report["refused"]] == [("sandbox", str(config))]
     assert report["settings"]["max_steps"]["value"] == "5"
     assert report["sandbox"]["ok"] is True
+
+
+def test_doctor_shows_a_workspace_values_terminal_escapes_instead_of_obeying_them(daemon_env, workspace: Path):
+    import subprocess
+
+    _workspace_config(workspace, 'model = "gpt\\u001b]0;PWNED\\u0007\\u001b[2J\\nfake line"\n')
+    run = [sys.executable, "-m", "tether", "doctor", "--provider", "scripted", "--script", str(BASIC_SCRIPT)]
+    text = subprocess.run(run, env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60).stdout
+    assert "\x1b" not in text and "\x07" not in text
+    assert "gpt\\x1b]0;PWNED\\x07\\x1b[2J" in text

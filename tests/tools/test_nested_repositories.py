@@ -127,3 +127,25 @@ async def test_a_repository_created_while_approval_waits_is_not_taken(mctx: Tool
     with pytest.raises(ToolError, match=r"contains the git repository 'plain/deep' \('plain/deep/\.git'\)"):
         await TOOLS[name].apply(args, mctx, previews)
     assert (root / "plain" / "deep" / ".git").is_dir() and (root / "plain" / "c.txt").exists()
+
+
+async def test_a_directory_swapped_for_a_link_to_git_while_approval_waits_gets_nothing_written(tmp_path: Path):
+    # the preview saw a real directory `a/`; before the write, `a` became a link to .git
+    import shutil
+
+    from tether.tools.sandbox import SandboxError
+
+    ws = tmp_path / "ws"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / "a" / "hooks").mkdir(parents=True)
+    (ws / "b").mkdir()
+    (ws / "b" / "f.txt").write_text("x\n")
+    disk = DiskFileIO(WorkspaceSandbox(ws))
+    target = (ws / "a" / "hooks" / "pre-commit").resolve()
+    shutil.rmtree(ws / "a")
+    (ws / "a").symlink_to(".git")
+    with pytest.raises(SandboxError, match="does not change files under .git"):
+        await disk.write_text(target, "#!/bin/sh\necho planted\n")
+    with pytest.raises(SandboxError, match="does not change files under .git"):
+        await disk.move(ws / "b", ws / "a" / "b")
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists() and not (ws / ".git" / "b").exists()

@@ -93,3 +93,15 @@ async def test_symlinked_directory_outside_cannot_be_listed(ctx: ToolContext, ro
     os.symlink(outside, root / "leak")
     with pytest.raises(ToolError, match="outside the workspace"):
         await TOOL.run({"path": "leak"}, ctx)
+
+
+async def test_a_gitignore_pattern_built_to_backtrack_cannot_freeze_the_listing(ctx: ToolContext, root: Path) -> None:
+    # a cloned repository's trap: `*a*a…*ab` against a long name of `a`s would take minutes
+    # (and hold the GIL, freezing the whole daemon); such a pattern is left out
+    (root / ".gitignore").write_text("*a" * 14 + "b\n*.log\nbuild/**/*.min.*\n")
+    (root / ("a" * 200)).write_text("x\n")
+    (root / "debug.log").write_text("x\n")
+    (root / "keep.txt").write_text("x\n")
+    listing = (await ListDirTool().run({"path": "."}, ctx)).text
+    assert "a" * 200 in listing and "keep.txt" in listing
+    assert "debug.log" not in listing  # the ordinary patterns still apply

@@ -30,8 +30,10 @@ def project_instructions(workspace: Path) -> str:
     """AGENTS.md at the workspace root and in parent folders up to the repository root
     (the nearest folder with .git), outermost first, so the closest file has the last word.
 
-    A file that is a link to somewhere outside that repository (the workspace, outside
-    any repository) is left out: nothing outside reaches the model, as with the tools.
+    A file that is a link to somewhere outside its own folder is left out: a link can only
+    name a file beside or below it (`AGENTS.md -> docs/agents.md`), never a file above it
+    (`../../.ssh/id_ed25519` in a home folder that is a dotfiles repository), so nothing
+    the tools could not read reaches the model.
     """
     found: list[Path] = []
     folder = workspace
@@ -50,7 +52,7 @@ def project_instructions(workspace: Path) -> str:
     for path in reversed(found):
         try:
             real = path.resolve(strict=True)
-            if not real.is_relative_to(top):
+            if not (real.is_relative_to(top) and real.is_relative_to(path.parent.resolve())):
                 continue
             with real.open("rb") as file:  # at most what is kept, whatever the file's size
                 data = file.read(4 * _MAX_INSTRUCTION_CHARS)

@@ -67,6 +67,7 @@ class EditorFiles:
         return text if text is not None else await self.disk.read_text(path)
 
     async def write_text(self, path: Path, text: str) -> None:
+        self.disk.sandbox.check_not_under_git(path)  # as it is now, after the approval
         client = self.client
         if client is not None and client.fs_write_text_file:
             await self._ask(

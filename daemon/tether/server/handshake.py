@@ -9,6 +9,8 @@ module while the rest of the daemon is still importing.
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,7 +76,13 @@ def uri_to_path(uri: str) -> Path:
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         raise InvalidParams(f"invalid params for initialize: rootUri {uri!r} is not a file:// URI")
-    return Path(unquote(parsed.path))
+    path = unquote(parsed.path)
+    if "\0" in path or len(os.fsencode(path)) > 4096 or any(len(os.fsencode(n)) > 255 for n in path.split("/")):
+        raise InvalidParams(
+            f"invalid params for initialize: the workspace folder {uri[:200]!r} is not a usable path "
+            f"(a NUL byte, over 4096 bytes, or a name over 255)"
+        )
+    return Path(path)
 
 
 def read_profile(params: Any) -> ClientProfile:

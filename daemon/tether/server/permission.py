@@ -19,6 +19,7 @@ from ..agent.loop import diff_blocks
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..approvals.gate import OPTIONS
 from ..tools.diffs import hunks
+from ..tools.visible_text import visible
 from ..transport.rpc import ClientRequestFailed
 
 if TYPE_CHECKING:
@@ -71,7 +72,8 @@ def tool_call_content(request: ApprovalRequest) -> list[dict[str, Any]]:
     if request.previews:
         return diff_blocks(request.previews)
     if request.command is not None:
-        text = f"$ {request.command}\n(in {request.cwd or '.'})"
+        # every character shown as itself or escaped: what is approved is what runs
+        text = f"$ {visible(request.command)}\n(in {visible(request.cwd or '.')})"
         return [{"type": "content", "content": {"type": "text", "text": text}}]
     return []
 
@@ -109,14 +111,14 @@ class ClientAsker:
             "sessionId": request.session_id,
             "toolCall": {
                 "toolCallId": request.call_id,
-                "title": request.title,
+                "title": visible(request.title),
                 "kind": request.kind,
                 "status": "pending",
                 "content": tool_call_content(request),
                 "rawInput": request.arguments,
             },
             "options": acp_options(request),
-            "_meta": {"tether": {"reason": reason, "hunks": _hunk_list(request)}},
+            "_meta": {"tether": {"reason": visible(reason), "hunks": _hunk_list(request)}},
         }
         try:
             result = await self.rpc.send_request_async("session/request_permission", params)
@@ -134,7 +136,7 @@ class ClientAsker:
         detail = request.command if request.command is not None else ", ".join(request.rel_paths)
         params = {
             "type": 2,  # Warning: it changes things
-            "message": f"Tether: {request.title}\n{detail}\n({reason})",
+            "message": visible(f"Tether: {request.title}\n{detail}\n({reason})"),
             "actions": lsp_actions(request),
         }
         try:

@@ -26,11 +26,20 @@ from .watcher import WorkspaceWatcher
 
 
 def check_workspace(cwd: str) -> Path:
+    shown = cwd if len(cwd) <= 200 else f"{cwd[:200]}…"
+    if "\0" in cwd:
+        raise WorkspaceInvalid(f"cwd {shown!r} contains a NUL byte; send an absolute path to a directory")
     path = Path(cwd)
     if not path.is_absolute():
-        raise WorkspaceInvalid(f"cwd {cwd!r} must be an absolute path to a directory")
-    if not path.is_dir():
-        raise WorkspaceInvalid(f"cwd {cwd!r} does not exist or is not a directory")
+        raise WorkspaceInvalid(f"cwd {shown!r} must be an absolute path to a directory")
+    try:
+        is_dir = path.is_dir()
+    except OSError as exc:  # ENAMETOOLONG, ELOOP, EACCES on a parent
+        raise WorkspaceInvalid(
+            f"cwd {shown!r} cannot be used ({exc.strerror or exc}); send an absolute path to a directory"
+        ) from None
+    if not is_dir:
+        raise WorkspaceInvalid(f"cwd {shown!r} does not exist or is not a directory")
     return Path(os.path.realpath(path))
 
 

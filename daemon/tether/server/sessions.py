@@ -150,7 +150,10 @@ def routes(server: TetherServer) -> list[Route]:
         if existing is not None and existing.turn is not None:
             # all at once: the running turn's own updates must come after the replay
             session, stored = await registry.revive(params.session_id, workspace)
-            conn.send_texts(replay_frames(session.id, [(m.body, m.status) for m in stored]))
+            # a call the running turn is asking about is pending, not failed (it may still run)
+            waiting = await session.store.waiting_turn(session.id)
+            pending_ids = {c["id"] for c in waiting[1].get("calls", []) if isinstance(c, dict)} if waiting else set()
+            conn.send_texts(replay_frames(session.id, [(m.body, m.status) for m in stored], pending_ids))
             return {"modes": modes_state(session.mode)}
         store, record = await registry.find_stored(params.session_id, workspace)
         waiting = await store.waiting_turn(record.id)

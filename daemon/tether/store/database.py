@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from tether.store import schema
-from tether.store.errors import StoreError, fault_of
+from tether.store.errors import StorageFault, StoreError, fault_of
 
 __all__ = ["Database", "Work"]
 
@@ -52,6 +52,7 @@ class Database:
         self._writes: set[asyncio.Task[Any]] = set()
         self._wal = f"{path}-wal"
         self._checkpointing = False
+        self._identity = _identity(path)
 
     @classmethod
     async def open(cls, path: Path) -> Database:
@@ -105,6 +106,14 @@ class Database:
 
     async def _transaction(self, conn: aiosqlite.Connection, work: Work[_T]) -> _T:
         async with self._lock:
+            if _identity(self.path) != self._identity:
+                # SQLite would write on into the deleted file, and all of it would be lost
+                raise StorageFault(
+                    f"the history database was deleted or replaced while Tether was running: "
+                    f"{self.path} (nothing more is written to it; restart Tether to start a new "
+                    f"history there, or put the file back)",
+                    self.path,
+                )
             try:
                 # IMMEDIATE: take the write lock up front, so another process makes
                 # us wait (busy_timeout) at BEGIN instead of failing mid-transaction
@@ -136,6 +145,15 @@ class Database:
             pass  # busy, or closing: the WAL keeps every commit, the next write tries again
         finally:
             self._checkpointing = False
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The database file's (device, inode), None when it is gone: one stat per write."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _size(path: str) -> int:

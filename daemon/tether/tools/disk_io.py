@@ -97,6 +97,7 @@ class DiskFileIO:
 
     def _write_text(self, path: Path, text: str) -> None:
         rel = self._rel(path)
+        self.sandbox.check_not_under_git(path)
         directory, name = os.path.split(os.path.normpath(path))
         try:
             _make_dirs(directory)
@@ -138,6 +139,7 @@ class DiskFileIO:
 
     def _delete(self, path: Path) -> None:
         rel = self._rel(path)
+        self.sandbox.check_not_under_git(path)
         if rel == ".":
             raise ToolError("refusing to delete the workspace root")
         try:
@@ -156,6 +158,8 @@ class DiskFileIO:
 
     def _move(self, source: Path, target: Path) -> None:
         rel, target_rel = self._rel(source), self._rel(target)
+        self.sandbox.check_not_under_git(source)
+        self.sandbox.check_not_under_git(target)
         try:
             _make_dirs(os.path.dirname(os.path.normpath(target)))
             try:

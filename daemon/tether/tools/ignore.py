@@ -1,7 +1,8 @@
 """Gitignore matching for one workspace: the root `.gitignore`, nested ones, and `.git`.
 
 Owns: loading `.gitignore` files lazily (one cached `GitIgnoreSpec` per directory) and
-answering "is this workspace-relative path ignored?" with git's precedence rules.
+answering "is this workspace-relative path ignored?" with git's precedence rules, at a
+bounded cost whatever the file says (see `_backtracks`).
 Must not: walk the tree, resolve user paths, or read ignore sources other than
 `.gitignore` files inside the workspace (no global excludes, no `.git/info/exclude`,
 no `.gitignore` above the workspace root) so every tool sees the same rules.
@@ -84,11 +85,28 @@ class GitignoreMatcher:
             if not stat.S_ISREG(os.lstat(path).st_mode):
                 return None
             with open(path, encoding="utf-8", errors="replace") as handle:
-                lines = handle.read().splitlines()
+                lines = handle.read(_MAX_BYTES).splitlines()
         except OSError:
             return None
-        spec = GitIgnoreSpec.from_lines(lines)
+        spec = GitIgnoreSpec.from_lines([line for line in lines if not _backtracks(line)])
         return spec if len(spec) else None
+
+
+# A cloned repository's `.gitignore` is someone else's file: what it costs to match must be
+# bounded. pathspec turns each `*` into a regex `[^/]*`; several in one path segment
+# backtrack exponentially on a long name that almost matches (`*a*a*a*a*a*a*a*ab` against
+# 60 `a`s takes seconds, and holds the GIL: the whole daemon freezes). Patterns with more
+# than this many single stars in one segment are left out (they are rare: `*.min.*` has
+# two); `**` is matched otherwise and does not count.
+_MAX_STARS_PER_SEGMENT = 2
+_MAX_BYTES = 1024 * 1024
+
+
+def _backtracks(line: str) -> bool:
+    for segment in line.split("/"):
+        if segment.replace("**", "").count("*") > _MAX_STARS_PER_SEGMENT:
+            return True
+    return False
 
 
 def _split(rel_path: str) -> list[str]:

@@ -65,6 +65,20 @@ class WorkspaceSandbox:
             f"path {path!r} is outside the workspace {self._root_str}; use a path relative to the workspace root"
         )
 
+    def check_not_under_git(self, path: Path) -> None:
+        """SandboxError when `path`, with its parent directories resolved as they are now,
+        lies under a `.git` at any depth: a directory swapped for a link to `.git` while a
+        change waited for approval must not get the change written into the repository."""
+        text = os.path.normpath(os.fspath(path))
+        real = os.path.join(os.path.realpath(os.path.dirname(text)), os.path.basename(text))
+        if self._contains(real):
+            rel = os.path.relpath(real, self._root_str)
+            if ".git" in Path(rel).as_posix().lower().split("/"):
+                raise SandboxError(
+                    f"Tether does not change files under .git/ ('{os.fspath(path)}' now lies in "
+                    f"'{Path(rel).as_posix()}'); use git commands (run_command) to change the repository"
+                )
+
     def relative(self, path: Path) -> str:
         """Workspace-relative posix form of a path inside the root ("." for the root)."""
         text = os.path.normpath(os.fspath(path))

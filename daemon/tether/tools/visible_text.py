@@ -1,0 +1,43 @@
+"""Text shown to a person who must decide on it, with nothing hidden in it.
+
+Owns: `visible()`, which writes the characters a terminal or an editor would not show as
+themselves (control characters but newline and tab, DEL, bidirectional overrides and
+isolates, zero-width and other invisible format characters) as escapes: `\\x1b`, `\\r`,
+`\\u202e`. A command shown for approval is then exactly what runs, character for
+character: `touch pwned #\\r\\x1b[Knpm test` cannot be drawn as `npm test`, and a U+202E
+cannot reverse the rest of the line.
+Must not: change printable text (every escape starts with a backslash, which stays as it
+is, so applying it twice changes nothing more), or be used on what is run or stored (only
+on what is displayed).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["visible"]
+
+_NAMED = {"\r": "\\r", "\b": "\\b", "\f": "\\f", "\v": "\\v", "\0": "\\0", "\x1b": "\\x1b"}
+
+
+def _escape(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _hidden(char: str) -> bool:
+    if char in "\n\t":
+        return False
+    # Cc: C0/C1 controls and DEL; Cf: format characters (bidi controls, zero-width
+    # spaces and joiners, BOM, soft hyphen, tag characters); Zl/Zp: line and paragraph
+    # separators, which some editors break lines on
+    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
+
+
+def visible(text: str) -> str:
+    """`text` with every character a person would not see as itself escaped."""
+    if text.isprintable() and "\u2028" not in text and "\u2029" not in text:
+        return text  # the usual case: one C-level scan (newlines and tabs are not printable)
+    return "".join(_escape(char) if _hidden(char) else char for char in text)
