@@ -20,6 +20,7 @@ from ..agent.session import ActiveTurn
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
 from ..transport.rpc import Route
 from .files import EditorFiles
+from .registry import private_paths
 from .sessions import drop_waiting_turn
 from .updates import SessionUpdates
 
@@ -30,18 +31,9 @@ log = logging.getLogger("tether.server")
 
 
 def _hidden_paths(server: TetherServer) -> tuple[str, ...]:
-    """Paths commands must not read: Tether's user config and its history. The config's
-    directory when it is Tether's own (`.../tether`), else only the file (a TETHER_CONFIG
-    in `~` must not hide, or fail to hide, all of `~`)."""
-    from ..config import user_config_path
-    from ..store.paths import tether_home
-
+    """Paths commands must not read: Tether's user config and its history."""
     home = server.settings.home
-    config = user_config_path()[0]
-    return (
-        str(config.parent if config.parent.name == "tether" else config),
-        str(tether_home(Path(home) if home else None)),
-    )
+    return private_paths(Path(home) if home else None)
 
 
 def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: SessionUpdates, provider: Any) -> AgentTurn:

@@ -25,6 +25,20 @@ from ..tools.sandbox import WorkspaceSandbox
 from .watcher import WorkspaceWatcher
 
 
+def private_paths(home: Path | None) -> tuple[str, ...]:
+    """Tether's user config and its history: what neither the tools nor commands read.
+    The config's directory when it is Tether's own (`.../tether`), else only the file (a
+    TETHER_CONFIG in `~` must not hide, or fail to hide, all of `~`)."""
+    from ..config import user_config_path
+    from ..store.paths import tether_home
+
+    config = user_config_path()[0]
+    return (
+        str(config.parent if config.parent.name == "tether" else config),
+        str(tether_home(home)),
+    )
+
+
 def check_workspace(cwd: str) -> Path:
     shown = cwd if len(cwd) <= 200 else f"{cwd[:200]}…"
     if "\0" in cwd:
@@ -59,7 +73,7 @@ class SessionRegistry:
     def sandbox_for(self, workspace: Path) -> WorkspaceSandbox:
         sandbox = self._sandboxes.get(workspace)
         if sandbox is None:
-            sandbox = self._sandboxes[workspace] = WorkspaceSandbox(workspace)
+            sandbox = self._sandboxes[workspace] = WorkspaceSandbox(workspace, private_paths(self._home))
             watcher = self.watchers[workspace] = WorkspaceWatcher(sandbox)
             asyncio.get_running_loop().create_task(watcher.run())
         return sandbox

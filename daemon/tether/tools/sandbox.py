@@ -1,8 +1,10 @@
 """The workspace sandbox: the only way tools turn model-supplied paths into real paths.
 
-Owns: confining paths to the workspace root (after resolving symlinks), refusing paths
-longer than the system allows (before anything touches the filesystem), turning real
-paths back into workspace-relative names, and the workspace's gitignore matcher.
+Owns: confining paths to the workspace root (after resolving symlinks) and out of
+Tether's own config and history when the workspace holds them, refusing paths longer
+than the system allows (before anything touches the filesystem), the last check that a
+change does not land under a `.git`, turning real paths back into workspace-relative
+names, and the workspace's gitignore matcher.
 Must not: read file contents, walk directories, or grant access to anything whose real
 location is outside the root, whatever the spelling (`..`, absolute, symlinks).
 """
@@ -30,12 +32,23 @@ class SandboxError(ToolError):
 class WorkspaceSandbox:
     """Confines tool paths to one workspace directory."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, private: tuple[str, ...] = ()) -> None:
         self.root = Path(os.path.realpath(root))
         self._root_str = str(self.root)
         # "/" as a root would make every prefix check pass; compute the prefix once
         self._prefix = self._root_str if self._root_str.endswith(os.sep) else self._root_str + os.sep
         self.ignore = GitignoreMatcher(self._root_str)
+        # Tether's own config and history, when the workspace holds them (workspace = ~):
+        # workspace-relative, so the walk can skip them by name
+        self._private = tuple(
+            os.path.relpath(real, self._root_str)
+            for real in (os.path.realpath(p) for p in private)
+            if real != self._root_str and self._contains(real)
+        )
+
+    def is_private(self, rel_path: str) -> bool:
+        """True for Tether's own config and history (and what is inside them)."""
+        return any(rel_path == p or rel_path.startswith(p + "/") for p in self._private)
 
     def resolve(self, path: str) -> Path:
         """Return the real path for `path` (relative to the root, or absolute inside it).
@@ -54,6 +67,10 @@ class WorkspaceSandbox:
         # realpath resolves as far as the path exists and normalises the rest (incl. "..")
         real = os.path.realpath(joined)
         if self._contains(real):
+            if self._private and self.is_private(os.path.relpath(real, self._root_str)):
+                raise SandboxError(
+                    f"path {path!r} is Tether's own configuration or history; tools do not read or change it"
+                )
             return Path(real)
         if self._contains(os.path.normpath(joined)):
             # Lexically inside but really outside: a symlink points out of the workspace.

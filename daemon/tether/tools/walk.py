@@ -80,8 +80,8 @@ def _walk_dir(
             is_file = not is_symlink and child.is_file(follow_symlinks=False)
         except OSError:
             continue
-        if child.name == ".git":
-            continue  # always hidden, so not worth counting as "ignored"
+        if child.name == ".git" or sandbox.is_private(rel):
+            continue  # always hidden (Tether's own files too), so not counted as "ignored"
         if filtered and sandbox.ignore.matches_entry(rel, is_dir):
             stats.ignored += 1
             continue
