@@ -207,6 +207,20 @@ AUDIT_CORPUS = [
     # C: a redirection into a `.git` directory, at any depth
     "echo ../evil > .git/commondir",
     "echo x > sub/.git/hooks/pre-commit",
+    # the second audit: a backtick inside `${…}` in double quotes; code from stdin
+    'echo "${x:=`touch pwned`}"',
+    'ls "${x:=`touch pwned`}"',
+    'cat "${x-`touch pwned`}"',
+    'echo "${x:-`touch pwned`}"',
+    "echo 'import os; os.system(\"touch pwned\")' | python3 -m asyncio",
+    # variables whose value a program runs
+    "BASH_ENV='$(touch pwned)' bash -c true",
+    "ENV='$(touch pwned)' sh -i -c true",
+    "GIT_SSH_COMMAND='touch pwned' git ls-remote ssh://x/y",
+    "env GIT_SSH_COMMAND='touch pwned' git ls-remote ssh://x/y",
+    "export BASH_ENV='$(touch pwned)'; bash -c true",
+    "GIT_EXTERNAL_DIFF='touch pwned' git diff",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch pwned' git status",
 ]
 
 

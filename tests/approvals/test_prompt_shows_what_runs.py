@@ -18,6 +18,9 @@ TRICKS = {
     # zero-width space and joiner, BOM, a C1 control (CSI), DEL, a line separator
     "g\u200bit pu\u200dsh\ufeff\x9b\x7f\u2028x": "g\\u200bit pu\\u200dsh\\ufeff\\x9b\\x7f\\u2028x",
     "backspace\b\b\bok": "backspace\\b\\b\\bok",
+    # characters that draw as nothing or a blank: `./test.sh\u034f` looks like `./test.sh`
+    "bash ./test.sh\u034f": "bash ./test.sh\\u034f",
+    "rm\u00a0-rf x\u3164\u2800\ufe0f": "rm\\xa0-rf x\\u3164\\u2800\\ufe0f",
 }
 
 

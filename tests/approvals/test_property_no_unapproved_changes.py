@@ -66,6 +66,10 @@ def arguments(c: dict[str, Any], n: int) -> dict[str, Any]:
     return {"command": c["command"].format(n=n)}
 
 
+def _rule_kind(tool: str) -> str:
+    return {"write_file": "edit", "edit_file": "edit", "delete_path": "delete", "move_path": "move"}.get(tool, "execute")
+
+
 def snapshot(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
@@ -109,7 +113,7 @@ async def _check(calls: list[dict[str, Any]]) -> list[bool]:
         session = AgentSession("s1", ws, store, WorkspaceSandbox(ws), "ask")
         await store.create_session("s1", str(ws), "ask")
         tools = ToolRegistry([*default_read_only_tools(), *default_mutating_tools(), RunCommandTool()])
-        allowed_always: list[tuple[str, str]] = []
+        allowed_always: list[str] = []
         for n, c in enumerate(calls):
             # the model has read every file, so only approvals stand between it and a change
             for rel in ("a.txt", "sub/b.txt"):
@@ -136,14 +140,15 @@ async def _check(calls: list[dict[str, Any]]) -> list[bool]:
                     c["mode"] == "full-auto"
                     or (c["mode"] == "auto-edit" and kind == "file")
                     or (user.asked and c["answer"] in ("allow_once", "allow_always"))
-                    or (c["mode"] != "read-only" and (c["tool"], kind) in allowed_always)
+                    or (c["mode"] != "read-only" and _rule_kind(c["tool"]) in allowed_always)
                 )
                 assert approved, (n, c)
                 assert c["mode"] != "read-only", (n, c)
                 assert "git push" not in arguments(c, n).get("command", ""), (n, c)
                 assert not (ws / ".git" / "config").read_text() != "[core]\n", (n, c)
             if user.asked and c["answer"] == "allow_always":
-                allowed_always.append((c["tool"], "execute" if c["tool"] == "run_command" else "file"))
+                # a rule is per kind, not per tool: write_file and edit_file are both edits
+                allowed_always.append(_rule_kind(c["tool"]))
             assert snapshot(outside) == outside_before, (n, c)
             assert not Path("/tmp/tether-never-here.txt").exists()
         await store.close()

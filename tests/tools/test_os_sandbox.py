@@ -209,6 +209,18 @@ async def test_bwrap_keeps_a_worktrees_git_file_read_only(ctx: ToolContext, repo
     assert "done" in text and (tree / ".git").read_text() == pointer and not (tree / "g").exists(), text
 
 
+async def test_bwrap_keeps_a_submodules_git_file_read_only(ctx: ToolContext, repo: Path) -> None:
+    # a rewritten submodule `.git` points git at a planted config (core.fsmonitor), which
+    # the user's next `git status` in the workspace would run
+    (repo / ".gitmodules").write_text('[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n')
+    (repo / "sub").mkdir()
+    (repo / "sub" / ".git").write_text("gitdir: ../.git/modules/sub\n")
+    confined = replace(ctx, command_sandbox=choose_sandbox("bwrap"))
+    text = await run(confined, "printf 'gitdir: ../evil\\n' > sub/.git; mv sub/.git sub/g; echo done")
+    assert "done" in text and (repo / "sub" / ".git").read_text() == "gitdir: ../.git/modules/sub\n", text
+    assert not (repo / "sub" / "g").exists()
+
+
 async def test_git_works_inside_under_landlock_only(confined: ToolContext, repo: Path) -> None:
     """Landlock cannot keep `.git` read-only in the writable workspace: git commits work
     there. bubblewrap keeps it read-only: reading works, writing does not."""
@@ -399,9 +411,32 @@ async def test_unix_sockets_are_unreachable_without_the_network(
     assert result.is_error and "sent" not in result.text and "Operation not permitted" in result.text, result.text
     await anyio.sleep(0.3)
     assert got == []
-    # a socket pair reaches nothing outside: allowed (asyncio, multiprocessing use them)
+    # a stream socket pair reaches nothing outside: allowed (asyncio, multiprocessing use them)
     pair = await run(confined, f"{sys.executable} -I -c 'import socket; a, b = socket.socketpair(); a.send(b\"x\"); print(b.recv(1))'")
     assert pair.startswith("b'x'\n"), pair
+
+
+async def test_a_datagram_socket_pair_cannot_send_to_a_host_socket(confined: ToolContext, tmp_path: Path) -> None:
+    # `sendto` a path from one end of an unconnected datagram pair reaches any filesystem
+    # datagram socket it can see (syslog's /dev/log, journald): refused without the network
+    import socket as sockets
+
+    path = Path(tempfile.mkdtemp(prefix="tether-dgram-", dir="/var/tmp")) / "d.sock"
+    listener = sockets.socket(sockets.AF_UNIX, sockets.SOCK_DGRAM)
+    listener.bind(str(path))
+    listener.settimeout(0.5)
+    try:
+        code = (
+            "import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); "
+            f"a.sendto(b'escape', {str(path)!r}); print('sent')"
+        )
+        result = await TOOL.run({"command": f"{sys.executable} -I -c \"{code}\""}, confined)
+        assert "sent" not in result.text and "Operation not permitted" in result.text, result.text
+        with pytest.raises(TimeoutError):
+            listener.recv(64)
+    finally:
+        listener.close()
+        shutil.rmtree(path.parent)
 
 
 async def test_unix_sockets_are_reachable_with_the_network(
@@ -501,6 +536,13 @@ async def test_no_new_privileges_and_no_capabilities(confined: ToolContext, root
 async def test_a_setsid_child_is_gone_when_the_call_ends(confined: ToolContext, marker: str) -> None:
     text = await run(confined, f"setsid sleep {marker} > /dev/null 2>&1 & sleep 0.3; echo started")
     assert text.startswith("started\n")
+    assert await _none_left(marker)
+
+
+async def test_killing_its_parent_does_not_let_a_setsid_child_outlive_the_call(confined: ToolContext, marker: str) -> None:
+    # the command's parent is the sandbox's keeper (bubblewrap's PID 1, the Landlock
+    # launcher): killing it must not end the clean-up of what the command started
+    await run(confined, f"setsid sleep {marker} </dev/null >/dev/null 2>&1 & sleep 0.3; kill -9 $PPID; kill -9 1; echo done")
     assert await _none_left(marker)
 
 

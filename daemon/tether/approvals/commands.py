@@ -35,6 +35,8 @@ Must not: match rules (`rules.py`) or decide (`gate.py`).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field, replace
 
 from .parts import UNKNOWN_ARGS, CommandPart, brief
@@ -47,6 +49,16 @@ __all__ = ["CommandPart", "ParsedCommand", "command_prefix", "parse_command", "w
 # wrappers and nested scripts (`nice sh -c 'timeout 5 …'`), each one level; past this the
 # rest is not looked into (and the command is not fully seen)
 _MAX_DEPTH = 32
+# Variables whose value a program runs as code (`GIT_SSH_COMMAND=… git fetch`,
+# `BASH_ENV=… bash -c true`), set by an assignment, `env` or `export`: the deny rules
+# cannot see that code, so a command setting one is not fully seen.
+_CODE_VARIABLES = re.compile(
+    r"(?<![\w$])(GIT_SSH_COMMAND|GIT_SSH|GIT_EXTERNAL_DIFF|GIT_CONFIG_COUNT|GIT_CONFIG_PARAMETERS|"
+    r"GIT_CONFIG_(?:KEY|VALUE)_\d+|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_ASKPASS|GIT_PROXY_COMMAND|"
+    r"GIT_EXEC_PATH|GIT_DIR|GIT_TEMPLATE_DIR|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|BASH_ENV|ENV|"
+    r"PROMPT_COMMAND|SHELLOPTS|BASHOPTS|LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|PERL5OPT|PERL5LIB|RUBYOPT|"
+    r"NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONINSPECT)="
+)
 _MAX_GUESSES = 256  # places a wrapper whose options are not modelled may start its command
 _MAX_REASONS = 10  # why a command is not plain or not fully seen: the first few are enough
 
@@ -103,6 +115,9 @@ class _Found:
             self.cannot_see(why)
         for why in dash_differences(script):
             self.cannot_see(why)
+        runs = _CODE_VARIABLES.search(script)
+        if runs:
+            self.cannot_see(f"`{runs.group(1)}` set to a command the program runs")
         first = len(self.parts)
         for simple in view.commands:
             if simple.assignments:

@@ -543,7 +543,7 @@ def _python(found: PartFinder, program: str, words: list[Word], depth: int) -> N
 
 # python modules that run code given as an argument or read from input
 _CODE_MODULES = frozenset({"timeit", "cProfile", "profile", "trace", "pdb", "code", "runpy", "doctest",
-                           "IPython", "idlelib"})
+                           "IPython", "idlelib", "asyncio", "ptpython", "bpython"})
 
 
 def _guess(found: PartFinder, program: str, words: list[Word], depth: int) -> None:

@@ -147,6 +147,9 @@ def _skip_heredoc_bodies(text: str, i: int, heredocs: list[tuple[str, bool]]) ->
 _HEREDOC = re.compile(r"<<-?[ \t]*([^\s;&|()<>]+)")
 
 
+_SUBSTITUTION_IN_BRACES = re.compile(r"\$\{[^}]*(`|\$\()")
+
+
 def dash_differences(text: str) -> list[str]:
     """Where dash may run what the grammar does not see (fail closed: over-approximates)."""
     found: list[str] = []
@@ -154,6 +157,10 @@ def dash_differences(text: str) -> list[str]:
         found.append("`&>` (bash redirects, /bin/sh starts a background job)")
     if "$'" in text and _dollar_quote_outside_single_quotes(text):
         found.append("`$'…'` quoting (bash only: /bin/sh reads it as other words)")
+    if _SUBSTITUTION_IN_BRACES.search(text):
+        # `"${x:=`cmd`}"`: the grammar does not expose a backtick inside a parameter
+        # expansion in double quotes, and the scan does not read inside double quotes
+        found.append("a command substitution inside `${…}` (the grammar does not show what it runs)")
     for match in _HEREDOC.finditer(text):
         if not any(c in match.group(1) for c in "'\"\\"):
             rest = text[match.end():]

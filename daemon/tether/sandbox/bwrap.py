@@ -48,8 +48,7 @@ class BwrapSandbox(CommandSandbox):
             # The whole `.git` (a directory, or a worktree's/submodule's `.git` file):
             # binding only hooks/ and config lets `commondir` or a copied `.git` around
             # them; a mount point can be neither renamed (EBUSY) nor written (EROFS).
-            git = os.path.join(policy.workspace, ".git")
-            if os.path.lexists(git) and not os.path.islink(git):
+            for git in _git_entries(policy.workspace):
                 line += ["--ro-bind", git, git]
         # last, so a hidden path inside the workspace stays hidden too
         hidden = _real_hidden(policy)
@@ -120,6 +119,27 @@ def _pin_parents(workspace: str, hidden: list[str]) -> list[str]:
             if path not in keep and not os.path.islink(path):
                 line += ["--bind-try", path, path]  # -try: it may be gone by then
     return line
+
+
+def _git_entries(workspace: str) -> list[str]:
+    """The workspace's `.git`, and each submodule's (from `.gitmodules`): a rewritten
+    submodule `.git` file points git at a planted config whose `core.fsmonitor` runs at
+    the user's next `git status` in the workspace. Read cheaply: no walk of the tree."""
+    found = []
+    paths = ["."]
+    try:
+        with open(os.path.join(workspace, ".gitmodules"), encoding="utf-8", errors="replace") as handle:
+            for line in handle.read(1 << 20).splitlines():
+                key, _, value = line.strip().partition("=")
+                if key.strip() == "path" and value.strip():
+                    paths.append(value.strip())
+    except OSError:
+        pass
+    for rel in paths:
+        git = os.path.normpath(os.path.join(workspace, rel, ".git"))
+        if _inside(git, workspace) and os.path.lexists(git) and not os.path.islink(git):
+            found.append(git)
+    return found
 
 
 def _inside(path: str, directory: str) -> bool:

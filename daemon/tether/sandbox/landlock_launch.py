@@ -1,4 +1,4 @@
-"""The Landlock launcher: confines itself, then runs one command and everything it starts.
+"""The Landlock launcher: runs one command confined, and outlives everything it starts.
 
 Run as `python -I -S landlock_launch.py [--write DIR]... [--hide PATH]...
 (--net | --seccomp HEX) -- ARGV...` (the daemon builds this line in landlock.py, and the
@@ -8,13 +8,14 @@ every command.
 Owns, in this order: becoming a child subreaper (orphans stay in its tree), dying with the
 daemon (SIGTERM on its parent's death), securebits that make uid 0 an ordinary user,
 dropping every capability (bounding set, ambient, then capset to zero), no_new_privs
-(so setuid and file capabilities grant nothing), one Landlock ruleset (read and execute
+(so setuid and file capabilities grant nothing); then, in the forked child only (so the
+command cannot signal the launcher and escape its clean-up), one Landlock ruleset (read and execute
 everywhere, write under the `--write` directories and a few devices, and no rights at all
 on the `--hide` paths, directories or files, even inside a `--write` directory; TCP bind
 and connect denied unless `--net` (ABI >= 4); signals and abstract unix sockets scoped to
 the sandbox (ABI >= 6)), the `--seccomp` socket filter (required without `--net`; see
-seccomp.py: no AF_UNIX sockets, AF_INET/AF_INET6 only as TCP, no io_uring); then running
-ARGV, waiting for it, killing every descendant left (also when told to stop) and exiting with
+seccomp.py: no AF_UNIX sockets, AF_INET/AF_INET6 only as TCP, no io_uring) and ARGV;
+in the launcher, waiting for it, killing every descendant left (also when told to stop) and exiting with
 ARGV's status (killed by a signal: the same signal).
 Must not: import anything from Tether (it runs without site-packages), or
 run ARGV when any step fails (exit 125 with the reason on stderr).
@@ -281,9 +282,6 @@ def main(argv: list[str]) -> int:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1, "becoming a child subreaper")
         _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, "dying with the daemon")
         _drop_privileges()
-        _restrict(writable, hidden, network)
-        if program:
-            _install_socket_filter(program)
     except (LaunchError, OSError) as error:
         sys.stderr.write(f"tether sandbox (landlock): {error}; the command was not run\n")
         return 125
@@ -297,10 +295,20 @@ def main(argv: list[str]) -> int:
         signal.signal(signum, stop)
     child = os.fork()
     if child == 0:
+        # Only the command is confined, not this launcher: with Landlock's signal scope a
+        # process in the domain cannot signal one outside it, so the command cannot kill
+        # the launcher to escape its clean-up (`setsid` children would outlive the call).
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_DFL)
+        _libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
         try:
-            for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                signal.signal(signum, signal.SIG_DFL)
-            _libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
+            _restrict(writable, hidden, network)
+            if program:
+                _install_socket_filter(program)
+        except (LaunchError, OSError) as error:
+            sys.stderr.write(f"tether sandbox (landlock): {error}; the command was not run\n")
+            os._exit(125)
+        try:
             os.execvp(command[0], command)
         except OSError as error:
             sys.stderr.write(f"tether sandbox (landlock): cannot run {command[0]}: {error}\n")

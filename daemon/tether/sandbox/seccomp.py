@@ -5,7 +5,9 @@ Landlock launcher gets it in hex on its command line and installs it itself.
 
 Owns: the socket filter's program for this machine's architecture (x86_64 or aarch64):
 `socket(AF_UNIX, ...)` fails with EPERM (a filesystem socket can reach a host service:
-ssh-agent, docker.sock, D-Bus; `socketpair` stays allowed, it reaches nothing),
+ssh-agent, docker.sock, D-Bus) and so does a `socketpair` of datagram sockets (`sendto`
+a path reaches syslog or journald); a stream or seqpacket pair stays allowed (its two
+ends are connected to each other and reach nothing else),
 `io_uring_setup` fails with EPERM (io_uring could create and connect sockets without
 the `socket` syscall), and, when `inet_stream_only` (Landlock, whose network rules cover
 TCP only), `socket(AF_INET|AF_INET6, ...)` fails unless its type is SOCK_STREAM and its
@@ -36,13 +38,13 @@ _EPERM = 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
 _NR, _ARCH, _ARG0, _ARG1, _ARG2 = 0, 4, 16, 24, 32
 
 _X32_BIT = 0x40000000
-# machine -> (AUDIT_ARCH_*, socket, io_uring_setup)
+# machine -> (AUDIT_ARCH_*, socket, io_uring_setup, socketpair)
 _ARCHES = {
-    "x86_64": (0xC000003E, 41, 425),
-    "aarch64": (0xC00000B7, 198, 425),
+    "x86_64": (0xC000003E, 41, 425, 53),
+    "aarch64": (0xC00000B7, 198, 425, 199),
 }
 _AF_UNIX, _AF_INET, _AF_INET6 = 1, 2, 10
-_SOCK_STREAM, _SOCK_TYPE_MASK = 1, 0xF
+_SOCK_STREAM, _SOCK_DGRAM, _SOCK_TYPE_MASK = 1, 2, 0xF
 _IPPROTO_TCP = 6
 
 
@@ -55,7 +57,7 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
     machine = machine or os.uname().machine
     if machine not in _ARCHES:
         raise ValueError(f"no seccomp socket filter for the {machine} architecture")
-    arch, socket_nr, io_uring_nr = _ARCHES[machine]
+    arch, socket_nr, io_uring_nr, socketpair_nr = _ARCHES[machine]
     # Instructions with symbolic jump targets; resolved to relative offsets below.
     code: list[tuple[int, object, object, int]] = [
         (_LD_W_ABS, 0, 0, _ARCH),
@@ -66,6 +68,7 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
         code.append((_JSET_K, "kill", 0, _X32_BIT))
     code += [
         (_JEQ_K, "deny", 0, io_uring_nr),
+        (_JEQ_K, "pair", 0, socketpair_nr),
         (_JEQ_K, 0, "allow", socket_nr),
         (_LD_W_ABS, 0, 0, _ARG0),  # the domain
         (_JEQ_K, "deny", 0, _AF_UNIX),
@@ -83,6 +86,13 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
             (_JEQ_K, "allow", "deny", _IPPROTO_TCP),
         ]
     code += [
+        # a datagram pair is unconnected on the far side: `sendto` a path reaches any
+        # filesystem datagram socket (syslog, journald, systemd notify); stream and
+        # seqpacket pairs are connected to each other and reach nothing else
+        ("pair", 0, 0, 0),
+        (_LD_W_ABS, 0, 0, _ARG1),
+        (_AND_K, 0, 0, _SOCK_TYPE_MASK),
+        (_JEQ_K, "deny", "allow", _SOCK_DGRAM),
         ("allow", 0, 0, 0),
         (_RET_K, 0, 0, _ALLOW),
         ("deny", 0, 0, 0),

@@ -2,7 +2,8 @@
 
 Owns: `visible()`, which writes the characters a terminal or an editor would not show as
 themselves (control characters but newline and tab, DEL, bidirectional overrides and
-isolates, zero-width and other invisible format characters) as escapes: `\\x1b`, `\\r`,
+isolates, zero-width and other invisible format characters, spaces other than the ASCII
+one, and characters that draw as a blank) as escapes: `\\x1b`, `\\r`,
 `\\u202e`. A command shown for approval is then exactly what runs, character for
 character: `touch pwned #\\r\\x1b[Knpm test` cannot be drawn as `npm test`, and a U+202E
 cannot reverse the rest of the line.
@@ -27,17 +28,27 @@ def _escape(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+# Characters of other categories that draw as nothing or as a blank: the combining
+# grapheme joiner, Hangul fillers, the Braille blank, Khmer inherent vowels, Mongolian
+# and other variation selectors (`test.sh` and `test.sh\u034f` look the same)
+_BLANKS = frozenset(
+    [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0]
+    + list(range(0x180B, 0x1810)) + list(range(0xFE00, 0xFE10)) + list(range(0xE0100, 0xE01F0))
+)
+
+
 def _hidden(char: str) -> bool:
-    if char in "\n\t":
+    if char in "\n\t ":
         return False
     # Cc: C0/C1 controls and DEL; Cf: format characters (bidi controls, zero-width
     # spaces and joiners, BOM, soft hyphen, tag characters); Zl/Zp: line and paragraph
-    # separators, which some editors break lines on
-    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
+    # separators, which some editors break lines on; Zs: spaces other than the ASCII one
+    # (a no-break space passes for a space)
+    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Zs") or ord(char) in _BLANKS
 
 
 def visible(text: str) -> str:
     """`text` with every character a person would not see as itself escaped."""
-    if text.isprintable() and "\u2028" not in text and "\u2029" not in text:
+    if text.isascii() and text.isprintable():
         return text  # the usual case: one C-level scan (newlines and tabs are not printable)
     return "".join(_escape(char) if _hidden(char) else char for char in text)
