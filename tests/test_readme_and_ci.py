@@ -26,3 +26,31 @@ def test_the_dependency_installer_covers_the_sandbox_and_chromium():
     assert "sh tests/install-deps && " in readme
     script = (REPO / "tests" / "install-deps").read_text()
     assert "bubblewrap" in script and "command -v bwrap" in script and "chromium" in script
+
+
+def test_tether_demo_runs_from_a_built_wheel(tmp_path: Path) -> None:
+    """Users install a wheel, not the checkout: the demo's script and workspace ship in
+    the package, and the demo finds them there (no examples/ beside the installation)."""
+    import subprocess
+    import sys
+    import zipfile
+
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = tmp_path.glob("tether-*.whl")
+    unpacked = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        archive.extractall(unpacked)
+    assert {"tether/_examples/demo.json", "tether/_examples/demo-workspace/README.md"} <= names
+    assert "tether/sandbox/landlock_launch.py" in names  # the Landlock launcher runs from the package
+    # the wheel's own tether (not this checkout's), with the test environment's dependencies
+    code = "import tether_client.cli as c; print(c.examples_dir())"
+    found = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); {code}"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )
+    assert found.stdout.strip() == str(unpacked / "tether" / "_examples"), found.stderr
