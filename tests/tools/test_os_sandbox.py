@@ -25,6 +25,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from daemon_harness import host_pids
 
 from tether.sandbox import SandboxChoice, SandboxPolicy, choose_sandbox
 from tether.tools.base import ToolContext, ToolError
@@ -57,24 +58,9 @@ async def run(ctx: ToolContext, command: str, **args: object) -> str:
     return (await TOOL.run({"command": command, **args}, ctx)).text
 
 
-def _host_pids(marker: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            argv = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
-            state = Path(f"/proc/{name}/stat").read_text().rpartition(")")[2].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in argv and state != "Z":
-            found.append(int(name))
-    return found
-
-
 async def _none_left(marker: str, limit: float = 3.0) -> bool:
     end = time.monotonic() + limit
-    while _host_pids(marker):
+    while host_pids(marker):
         if time.monotonic() > end:
             return False
         await anyio.sleep(0.02)
@@ -86,7 +72,7 @@ def marker() -> Iterator[str]:
     """A unique `sleep` duration: finds a test's processes from outside its PID namespace."""
     value = f"40.{time.monotonic_ns() % 10**9:09d}"
     yield value
-    for pid in _host_pids(value):
+    for pid in host_pids(value):
         os.kill(pid, signal.SIGKILL)
 
 
@@ -552,7 +538,7 @@ async def test_a_setsid_child_is_gone_when_the_call_is_cancelled(
     async with anyio.create_task_group() as group:
         group.start_soon(run, confined, f'echo "$TMPDIR" > tmpdir; setsid sleep {marker} > /dev/null 2>&1 & sleep {marker}')
         end = time.monotonic() + 5
-        while len(_host_pids(marker)) < 2:
+        while len(host_pids(marker)) < 2:
             assert time.monotonic() < end, "the command never started its sleeps"
             await anyio.sleep(0.02)
         group.cancel_scope.cancel()

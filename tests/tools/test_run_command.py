@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from daemon_harness import host_pids
 
 from tether.tools.base import ToolContext, ToolError, validate_args
 from tether.tools.run_command import RunCommandTool, _Streamer
@@ -20,36 +21,6 @@ from tether.tools.sandbox import SandboxError
 
 TOOL = RunCommandTool()
 FOOTER = re.compile(r"(?<=\n)(exit code -?\d+|killed [^\n]*?) · \d+\.\d s[^\n]*$")
-
-
-def _alive(pid: int) -> bool:
-    """True while `pid` runs; a zombie (dead, waiting for a slow init to reap it) is dead."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return stat.rpartition(")")[2].split()[0] != "Z"
-
-
-def _host_pids(marker: str) -> list[int]:
-    """Host pids of live processes whose command line holds `marker` (a sandboxed command
-    sees its own pid namespace, so `$!` means nothing out here)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if marker.encode() in cmdline.split(b"\0") and _alive(int(name)):
-                found.append(int(name))
-    return found
 
 
 class Child:
@@ -65,7 +36,7 @@ class Child:
     async def started(self, limit: float = 3.0) -> None:
         """Wait until the command wrote the pid file and the sleep runs."""
         end = time.monotonic() + limit
-        while not (self.path.exists() and self.path.read_text().strip().isdigit() and _host_pids(self.marker)):
+        while not (self.path.exists() and self.path.read_text().strip().isdigit() and host_pids(self.marker)):
             if time.monotonic() > end:
                 raise AssertionError(f"{self.path} was never written, or no sleep {self.marker} runs")
             await anyio.sleep(0.02)
@@ -74,7 +45,7 @@ class Child:
         """The pid file was written (so the child was started) and no sleep of it is left."""
         assert self.path.exists() and self.path.read_text().strip().isdigit(), "the child never started"
         end = time.monotonic() + limit
-        while _host_pids(self.marker):
+        while host_pids(self.marker):
             if time.monotonic() > end:
                 return False
             await anyio.sleep(0.02)
@@ -85,7 +56,7 @@ class Child:
 def child(root: Path) -> Iterator[Child]:
     spawned = Child(root)
     yield spawned
-    for pid in _host_pids(spawned.marker):
+    for pid in host_pids(spawned.marker):
         os.kill(pid, signal.SIGKILL)
 
 
