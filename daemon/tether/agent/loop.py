@@ -106,9 +106,6 @@ class _TerminalMeta:
         )
 
 
-# Sessions already told that their commands run without an OS sandbox (told once each).
-_TOLD_UNSANDBOXED: set[str] = set()
-
 # Streamed command output shown while it runs: the last this-many characters.
 _LIVE_OUTPUT_CHARS = 64 * 1024
 
@@ -694,10 +691,10 @@ class AgentTurn:
     ) -> ToolResult:
         """Preview, ask the gate, then apply or run — or tell the model why not."""
         gate = self.services.gate
+        confined = await self._command_sandbox() if tool.kind == "execute" else None
         if self.session.mode == "read-only":
             # A command may run in a read-only sandbox (asked like in ask mode); anything
             # else is refused before anything is read or shown.
-            confined = await self._command_sandbox() if tool.kind == "execute" else None
             if confined is None or not confined.sandboxed:
                 why = f" and no OS sandbox can keep it read-only here ({confined.reason})" if confined else ""
                 return ToolResult(
@@ -710,9 +707,7 @@ class AgentTurn:
             self.sink.tool_call_update(call.call_id, content_blocks=diff_blocks(previews))
         sandbox = self.session.sandbox
         command = args.get("command") if tool.kind == "execute" else None
-        confined = None
-        if tool.kind == "execute":
-            confined = await self._command_sandbox()
+        if confined is not None:
             ctx.command_sandbox = confined
         request = ApprovalRequest(
             session_id=self.session.id,
@@ -776,8 +771,8 @@ class AgentTurn:
         from ..sandbox import choose_sandbox
 
         choice = await anyio.to_thread.run_sync(choose_sandbox, self.services.sandbox_setting)
-        if not choice.sandboxed and self.session.id not in _TOLD_UNSANDBOXED:
-            _TOLD_UNSANDBOXED.add(self.session.id)
+        if not choice.sandboxed and not self.session.told_unsandboxed:
+            self.session.told_unsandboxed = True
             self.sink.notice(
                 f"\n[commands run without an OS sandbox: {choice.reason}. Each command asks for "
                 f"approval, whatever the mode or rules; `tether doctor` shows the sandbox state]\n"

@@ -55,6 +55,8 @@ class AgentSession:
     # A turn a stopped daemon left waiting for approval was seen here (session/resume,
     # or a prompt refused for it): only then does session/cancel look for it in the store.
     left_waiting: bool = False
+    # The user was told that this session's commands run without an OS sandbox (once).
+    told_unsandboxed: bool = False
 
     def __post_init__(self) -> None:
         if self.ledger is None:

@@ -22,6 +22,7 @@ from ..config import Settings
 from ..providers.base import Provider
 from ..providers.select import make_provider
 from ..approvals import ApprovalGate
+from ..sandbox import set_default_setting
 from ..store import StorageFault
 from ..tools.mutating import default_mutating_tools
 from ..tools.registry import ToolRegistry, default_read_only_tools
@@ -62,6 +63,8 @@ class TetherServer:
     def __init__(self, settings: Settings, root: Path) -> None:
         self.settings = settings
         self.default_root = root
+        # grep's rg has no settings of its own: it runs in the sandbox the user chose
+        set_default_setting(settings.sandbox)
         self.client: ClientProfile | None = None
         self.initialized = False
         # the workspace config's refused keys were shown in a turn (once per daemon)

@@ -37,9 +37,6 @@ def _hidden_paths(server: TetherServer) -> tuple[str, ...]:
 
 
 def make_turn(server: TetherServer, session: Any, handle: ActiveTurn, sink: SessionUpdates, provider: Any) -> AgentTurn:
-    from ..sandbox import set_default_setting
-
-    set_default_setting(server.settings.sandbox)  # for grep's rg, which has no settings
     return AgentTurn(
         session,
         handle,
