@@ -24,7 +24,7 @@ class PromptTurn:
         self.prompt = prompt
         self.updates: list[dict[str, Any]] = []
         self.result: dict[str, Any] | None = None
-        self.request_id: int | None = None
+        self.request_id: int | str | None = None
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._future: asyncio.Future[Any] | None = None
 
@@ -127,7 +127,7 @@ class TetherClient:
             limit=1 << 24,
         )
         assert process.stdout is not None and process.stdin is not None
-        peer = JsonRpcPeer(process.stdout, process.stdin, framing=framing, on_request=on_request)  # type: ignore[arg-type]
+        peer = JsonRpcPeer(process.stdout, process.stdin, framing=framing, on_request=on_request)
         peer.start()
         return cls(peer, process)
 
@@ -189,7 +189,8 @@ class TetherClient:
 
     async def list_sessions(self, cwd: str | Path | None = None) -> list[dict[str, Any]]:
         params = {"cwd": str(cwd)} if cwd else {}
-        return (await self.peer.request("session/list", params))["sessions"]
+        sessions: list[dict[str, Any]] = (await self.peer.request("session/list", params))["sessions"]
+        return sessions
 
     async def close(self) -> int | None:
         await self.peer.close()

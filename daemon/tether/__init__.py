@@ -2,7 +2,7 @@
 
 Where things live (each package's docstring says what it owns and must not do):
 
-- `transport/`  bytes <-> frames <-> JSON-RPC messages; the fast start; pygls hardening
+- `transport/`  bytes <-> frames <-> JSON-RPC messages (the one peer); the first message
 - `server/`     one module per protocol area (lifecycle, sessions, prompt, reports) and
                 the ACP `session/update` emitter
 - `agent/`      the agent loop: a turn's steps, tool dispatch, run reports, replay

@@ -100,10 +100,9 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     import logging
 
     from .config import ConfigError, load_settings
-    from .transport.bootstrap import EarlyStart, answer_initialize_early, import_server_stack
-    from .transport.stdio import take_stdio
-
     from .sandbox.hardening import harden_process
+    from .transport.first_message import read_first_message
+    from .transport.stdio import take_stdio
 
     # First: not dumpable (same-user processes cannot read our environ or memory), no
     # core files, no loader variables for anything we start.
@@ -126,26 +125,20 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     # messages: a key pasted into a prompt, a .env file a tool read).
     logging.getLogger("tether").setLevel(settings.log_level.upper())
     fds = take_stdio()
-    early = EarlyStart()
     framing = None if framing_flag == "auto" else framing_flag
-    # The heavy import starts only after `initialize` is answered: running it alongside
-    # made that answer wait for the GIL (measured: ~125 ms instead of ~80 ms).
-    answer_initialize_early(fds, settings, root, framing, early)  # type: ignore[arg-type]
-    import_server_stack(early).join()
-    if early.eof and not early.leftover:
+    # `initialize` is answered before the server stack is imported: an editor's first
+    # wait is Python's start-up and the settings, not the whole daemon's imports.
+    first = read_first_message(fds.read_fd, framing)  # type: ignore[arg-type]
+    if first.eof and not first.raw:
         return 0
+    from .server.early import answer_initialize
+
+    accepted, leftover = answer_initialize(fds.write_fd, first, settings, root)
     from .server.app import serve
 
     try:
         return asyncio.run(
-            serve(
-                fds,
-                settings,
-                root,
-                framing=early.framing,
-                accepted=early.accepted,
-                leftover=early.leftover,
-            )
+            serve(fds, settings, root, framing=first.framing, accepted=accepted, leftover=leftover)
         )
     except KeyboardInterrupt:
         return 130

@@ -1,21 +1,23 @@
 """Transport: bytes on stdio <-> JSON-RPC messages <-> handler calls.
 
-Owns: the private protocol file descriptors (`stdio.py`), framing detection, batched
-writes and backpressure (`connection.py`), JSON-RPC dispatch with its guarantees
-(`rpc.py`), and the fast start that answers `initialize` while the rest of the daemon
-is still importing (`bootstrap.py`). Must not: know what a session or a turn is.
+Owns: the private protocol file descriptors (`stdio.py`), reading the client's first
+message before the event loop starts (`first_message.py`), batched writes and
+backpressure (`connection.py`), and the daemon's end of the one JSON-RPC peer
+(`rpc.py` on top of `tether_protocol.peer`, which the Python client and the benchmarks
+use too). Must not: know what a session or a turn is.
 
-pygls 2.1.1 is the JSON-RPC base (`rpc.TetherRPC` subclasses its `JsonRPCProtocol`). We
-pin it exactly and replace the parts that misbehave in a long-running daemon; each has a
-regression test in tests/transport/:
+The peer is Tether's own (pygls left the runtime in issue 17: its protocol class was
+subclassed with every entry point overridden, and importing it cost ~190 ms of
+lsprotocol types on every start). What it guarantees, each with a regression test in
+tests/transport/ or tests/protocol/test_peer.py:
 
-- no response for invalid or missing params      -> every request gets exactly one response
-- untyped params turned into namedtuples          -> handlers get dicts / typed attrs objects
-- futures of async notification handlers leaked   -> tasks are dropped when they finish
-- late replies become `window/showMessage` errors -> replies to requests we gave up on are ignored
-- nested objects with a "jsonrpc" key break       -> only the top-level object is classified
-- internal errors shown to the user + traceback   -> -32603 with a log reference; traceback to the log
-- one write and flush per frame                   -> one write per event-loop tick
-- every body logged at INFO                       -> bodies are never logged above DEBUG
-- stdin/stdout shared with child processes        -> the protocol moves to private fds at start
+- every request gets exactly one response (invalid or missing params included)
+- params reach handlers as dicts or typed attrs objects, never namedtuples
+- notification tasks are held while they run and dropped when they finish
+- replies to requests we gave up on are ignored (counted), not reported as errors
+- only a message's top level is classified: nested `"jsonrpc"` objects are data
+- a handler's bug is -32603 with a log reference; the traceback goes to the log
+- one write per event-loop tick; bodies are never logged above DEBUG
+- stdin/stdout are moved to private fds at start, out of child processes' reach
+- requests in both directions can be cancelled (`$/cancelRequest` / `$/cancel_request`)
 """

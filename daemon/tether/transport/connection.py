@@ -1,12 +1,13 @@
 """One client connection: bytes in -> parsed messages, messages out -> batched frames.
 
-Owns: framing (detected from the first bytes unless fixed), JSON encoding and decoding,
-one write per event-loop tick, and backpressure. When the client reads slower than we
+Owns: the protocol fds' reads and writes (bytes in are decoded by `tether_protocol.peer`'s
+`MessageReader`: framing detected from the first bytes unless fixed), framing outgoing
+messages, one write per event-loop tick, and backpressure. When the client reads slower than we
 produce, frames wait here instead of in the pipe, and *coalescers* (producers of
 mergeable updates such as text deltas) are asked for their data only when the pipe can
 take more — so a slow client gets fewer, larger notifications instead of a queue of
 thousands, and a fast one gets every delta with no added latency. Must not: interpret
-messages (that is `rpc.py`).
+messages (that is the peer, `tether_protocol.peer` via `rpc.py`).
 """
 
 from __future__ import annotations
@@ -19,15 +20,9 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from tether_protocol._errors import ParseError
-from tether_protocol._framing import (
-    Framing,
-    FramingError,
-    decoder_for,
-    detect_framing,
-    encoder_for,
-)
-from tether_protocol._json import dumps, loads
+from tether_protocol._framing import Framing, encoder_for
+from tether_protocol._json import dumps
+from tether_protocol.peer import MessageReader
 
 log = logging.getLogger("tether.transport")
 
@@ -59,10 +54,8 @@ class Connection:
         self._write_fd = write_fd
         self._on_message = on_message
         self._on_close = on_close
-        self.framing: Framing | None = framing
-        self._decoder = decoder_for(framing) if framing else None
+        self._reader = MessageReader(framing)
         self._encode_frame = encoder_for(framing or "lsp")
-        self._sniffed = b""
         self._outbox: list[bytes] = []
         self._coalescers: dict[int, Coalescer] = {}
         self._flush_scheduled = False
@@ -113,37 +106,22 @@ class Connection:
         if not self._closed:
             self._on_close()
 
+    @property
+    def framing(self) -> Framing | None:
+        return self._reader.framing
+
     def set_framing(self, framing: Framing) -> None:
-        self.framing = framing
-        self._decoder = decoder_for(framing)
+        self._reader.set_framing(framing)
         self._encode_frame = encoder_for(framing)
 
     # ---- incoming ---------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
-        if self._decoder is None:
-            self._sniffed += data
-            framing = detect_framing(self._sniffed)
-            if framing is None:
-                return
-            self.set_framing(framing)
-            data, self._sniffed = self._sniffed, b""
-        assert self._decoder is not None
-        while True:
-            try:
-                bodies = self._decoder.feed(data)
-            except FramingError as exc:
-                self.send(_parse_error(f"parse error: {exc}"))
-                data = b""
-                continue
-            break
-        for body in bodies:
-            try:
-                message = loads(body)
-            except (ValueError, RecursionError) as exc:
-                detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                self.send(_parse_error(f"parse error: the message is not valid JSON ({detail})"))
-                continue
+        framing = self._reader.framing
+        messages = self._reader.feed(data)
+        if framing is None and self._reader.framing is not None:
+            self._encode_frame = encoder_for(self._reader.framing)
+        for message in messages:
             self._on_message(message)
 
     # ---- outgoing ---------------------------------------------------------------
@@ -252,6 +230,3 @@ def _write_all(fd: int, data: bytes) -> None:
         written = os.write(fd, view)
         view = view[written:]
 
-
-def _parse_error(message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": None, "error": ParseError(message).to_error()}

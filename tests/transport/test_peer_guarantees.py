@@ -1,4 +1,5 @@
-"""One regression test per pygls 2.1.1 behaviour the transport layer fixes.
+"""One regression test per guarantee of the daemon's JSON-RPC peer, each a behaviour of
+pygls 2.1.1 (the daemon's former base) that a client saw go wrong.
 
 See daemon/tether/transport/__init__.py for the list.
 """

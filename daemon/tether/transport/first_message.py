@@ -1,0 +1,70 @@
+"""The first message, read before the event loop exists.
+
+Owns: reading the client's first bytes from the protocol fd until one whole message (or
+the end of input) is there, with the framing detected from those bytes. An editor's
+first message is `initialize`; `tether serve` answers it from here, before importing the
+server stack, so the editor's first wait is Python's start-up and little else. Must not:
+answer anything itself (the server's `early.py` does) or import beyond the standard
+library and `tether_protocol`'s stdlib modules.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from tether_protocol._framing import Framing, FramingError, decoder_for, detect_framing
+from tether_protocol._json import loads
+
+
+@dataclass(frozen=True, slots=True)
+class FirstRead:
+    framing: Framing | None
+    # The first message, parsed; None if there is none or it is not JSON.
+    message: Any
+    # Every byte read (what the server reads if the first message is left to it) ...
+    raw: bytes
+    # ... and the bytes after the first message's frame (if it is answered early).
+    after_first: bytes
+    eof: bool
+
+
+def read_first_message(read_fd: int, framing: Framing | None) -> FirstRead:
+    buf = b""
+    while True:
+        chunk = os.read(read_fd, 1 << 16)
+        if not chunk:
+            return FirstRead(framing, None, buf, b"", eof=True)
+        buf += chunk
+        framing = framing or detect_framing(buf)
+        if framing is None:
+            continue
+        decoder = decoder_for(framing)
+        try:
+            bodies = decoder.feed(buf)
+        except FramingError:  # the server answers it with a parse error
+            return FirstRead(framing, None, buf, b"", eof=False)
+        if bodies:
+            rest = bytes(decoder._buf)
+            after = b"".join(_reframe(framing, b) for b in bodies[1:]) + rest
+            return FirstRead(framing, _parse(bodies[0]), buf, after, eof=False)
+
+
+def _reframe(framing: Framing, body: bytes) -> bytes:
+    from tether_protocol._framing import encoder_for
+
+    return encoder_for(framing)(body)
+
+
+def _parse(body: bytes) -> Any:
+    try:
+        return loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]

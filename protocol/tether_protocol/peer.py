@@ -1,0 +1,467 @@
+"""One JSON-RPC 2.0 peer for both ends of a Tether connection.
+
+Owns: classifying each incoming message (its top level only, so a nested object with a
+`"jsonrpc"` key is plain data), one method table of `Route`s, the rule that every request
+gets exactly one response, handler errors turned into error responses (a bug becomes
+-32603 with a log reference, never a traceback on the wire), requests in both directions
+with cancellation (`$/cancelRequest` for LSP peers, `$/cancel_request` for ACP ones), late
+replies to abandoned requests ignored, and turning bytes into messages (`MessageReader`:
+framing detected from the first bytes, parse errors as values). The daemon
+(`tether.transport`), the Python client (`tether_client`) and the benchmarks all use it.
+Must not: do I/O (an `Outbox` writes what it is given), know Tether's methods, or import
+anything beyond the standard library and this package's stdlib modules: the daemon's
+start path goes through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import itertools
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ._errors import (
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    RequestCancelled,
+    TetherError,
+)
+from ._framing import Framing, FramingError, decoder_for, detect_framing
+from ._json import dumps, loads
+
+log = logging.getLogger("tether.rpc")
+
+Handler = Callable[[Any], Awaitable[Any]]
+RequestCallback = Callable[[str, Any], Awaitable[Any]]
+NotificationCallback = Callable[[str, Any], None]
+Structure = Callable[[Mapping[str, Any] | None, type, str], Any]
+CancelStyle = Literal["lsp", "acp"]
+
+current_request_id: contextvars.ContextVar[int | str | None] = contextvars.ContextVar(
+    "tether_request_id", default=None
+)
+
+
+@dataclass(slots=True)
+class Route:
+    """One method: its handler, the class its params are structured into (None: the raw
+    JSON object), and whether it is a notification."""
+
+    method: str
+    handler: Handler
+    params_cls: type | None = None
+    notification: bool = False
+    # Requests that answer their own cancellation (session/prompt answers
+    # `{"stopReason": "cancelled"}` rather than a -32800 error).
+    on_cancel: Callable[[Any], None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RawResult:
+    """A handler's result already encoded as compact JSON text: sent as the `result`
+    without decoding and encoding it again."""
+
+    json: str
+
+
+class RequestFailed(Exception):
+    """The other side answered one of our requests with an error. Raised by a request
+    handler, it is sent back as that error (code, message and data as given)."""
+
+    def __init__(self, method: str, error: Mapping[str, Any]) -> None:
+        self.method = method
+        code = error.get("code", 0)
+        self.code: int = code if isinstance(code, int) and not isinstance(code, bool) else 0
+        self.message: str = str(error.get("message", ""))
+        self.data: Any = error.get("data")
+        super().__init__(f"{method}: {self.message} (code {self.code})")
+
+    @property
+    def error_message(self) -> str:
+        return self.message
+
+    def to_error(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class Outbox(Protocol):
+    """Where the peer's messages go: frames them and writes them (batched or not)."""
+
+    def send(self, message: Any) -> None: ...
+
+    def send_body(self, body: bytes) -> None: ...
+
+
+class MessageReader:
+    """Bytes in, messages out: framing detected from the first bytes unless fixed. A body
+    that is not JSON, or a frame that cannot be read, comes out as a `ParseError` value in
+    place of its message, so the caller can answer it and keep reading."""
+
+    def __init__(self, framing: Framing | None = None) -> None:
+        self.framing = framing
+        self._decoder = decoder_for(framing) if framing else None
+        self._sniffed = b""
+
+    def set_framing(self, framing: Framing) -> None:
+        self.framing = framing
+        self._decoder = decoder_for(framing)
+
+    @property
+    def pending(self) -> bytes:
+        """Bytes read but not yet a whole message."""
+        if self._decoder is None:
+            return self._sniffed
+        return bytes(self._decoder._buf)
+
+    def feed(self, data: bytes) -> list[Any]:
+        if self._decoder is None:
+            self._sniffed += data
+            framing = detect_framing(self._sniffed)
+            if framing is None:
+                return []
+            self.set_framing(framing)
+            data, self._sniffed = self._sniffed, b""
+        assert self._decoder is not None
+        out: list[Any] = []
+        while True:
+            try:
+                bodies = self._decoder.feed(data)
+            except FramingError as exc:
+                out.append(ParseError(f"parse error: {exc}"))
+                data = b""
+                continue
+            break
+        for body in bodies:
+            try:
+                out.append(loads(body))
+            except (ValueError, RecursionError) as exc:
+                detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                out.append(ParseError(f"parse error: the message is not valid JSON ({detail})"))
+        return out
+
+
+@dataclass(slots=True)
+class _Incoming:
+    task: asyncio.Task[None]
+    route: Route
+    params: Any
+
+
+@dataclass(slots=True)
+class PeerOptions:
+    """How one end behaves where the two ends differ."""
+
+    # Ids of our requests: "tether-1", ... (the daemon) or 1, 2, ... (None: clients).
+    id_prefix: str | None = None
+    # How we tell the other side that we gave up on a request; None: we do not.
+    cancel_style: CancelStyle | None = "lsp"
+    # Responses to no request of ours are kept in `received` (a client's tests read
+    # parse errors there) rather than only counted.
+    keep_orphans: bool = False
+    # Methods whose handlers fail on purpose (tests of what a client sees of a bug).
+    failpoints: Collection[str] = field(default_factory=frozenset)
+    # Validates and converts a request's params into its route's params class.
+    structure: Structure | None = None
+    # Where a bug's details go, as the error message names it.
+    log_name: str = "the log"
+
+
+class JsonRpcPeer:
+    def __init__(
+        self,
+        routes: Mapping[str, Route] | None = None,
+        *,
+        options: PeerOptions | None = None,
+        on_request: RequestCallback | None = None,
+        on_notification: NotificationCallback | None = None,
+    ) -> None:
+        self.routes: dict[str, Route] = dict(routes or {})
+        self.options = options or PeerOptions()
+        self.on_request = on_request
+        self.on_notification = on_notification
+        self.out: Outbox | None = None
+        self._incoming: dict[int | str, _Incoming] = {}
+        self._outgoing: dict[int | str, tuple[str, asyncio.Future[Any]]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._ids = itertools.count(1)
+        self.shutting_down = False
+        self.unknown_responses = 0
+        self.received: list[dict[str, Any]] = []
+
+    def attach(self, out: Outbox) -> None:
+        self.out = out
+
+    # ---- incoming ----------------------------------------------------------------
+
+    def handle_message(self, message: Any) -> None:
+        """Classify one parsed message (or a `ParseError` from the reader)."""
+        if isinstance(message, ParseError):
+            self._reply_error(None, message)
+            return
+        if not isinstance(message, dict):
+            kind = "a batch (arrays are not supported)" if isinstance(message, list) else "not an object"
+            self._reply_error(None, InvalidRequest(f"invalid request: the message is {kind}"))
+            return
+        msg_id = message.get("id")
+        id_ok = isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool)
+        problem = _envelope_problem(message, id_ok)
+        if problem is not None:
+            if problem == "response":
+                self._handle_response(message)
+            else:
+                self._reply_error(msg_id if id_ok else None, InvalidRequest(problem))
+            return
+        if isinstance(msg_id, (int, str)):  # a request (`_envelope_problem` checked the id)
+            self._handle_request(msg_id, message["method"], message.get("params"))
+        else:
+            self._handle_notification(message["method"], message.get("params"))
+
+    def _handle_request(self, msg_id: int | str, method: str, params: Any) -> None:
+        if msg_id in self._incoming:
+            self._reply_error(msg_id, InvalidRequest(f"invalid request: id {msg_id!r} is already in use by a running request"))
+            return
+        if self.shutting_down:
+            self._reply_error(msg_id, InvalidRequest(f"invalid request: the server is shutting down; {method} was not run"))
+            return
+        route = self.routes.get(method)
+        if route is None and self.on_request is not None:
+            route = _callback_route(method, self.on_request)
+        if route is None or route.notification:
+            self._reply_error(msg_id, MethodNotFound(f"method not found: {method}"))
+            return
+        try:
+            typed = self._structure(route, params)
+        except TetherError as exc:
+            self._reply_error(msg_id, exc)
+            return
+        ctx = contextvars.copy_context()
+        ctx.run(current_request_id.set, msg_id)
+        task = asyncio.get_running_loop().create_task(self._run_request(msg_id, route, typed), context=ctx)
+        self._incoming[msg_id] = _Incoming(task, route, typed)
+
+    async def _run_request(self, msg_id: int | str, route: Route, params: Any) -> None:
+        try:
+            if route.method in self.options.failpoints:
+                raise RuntimeError(f"failpoint hit in {route.method}")
+            result = await route.handler(params)
+        except asyncio.CancelledError:
+            self._finish(msg_id, error=RequestCancelled(f"request cancelled: {route.method}"))
+            return  # swallowed on purpose: this task exists only to answer the request
+        except (TetherError, RequestFailed) as exc:
+            self._finish(msg_id, error=exc)
+        except Exception:
+            ref = secrets.token_hex(4)
+            log.exception("internal error in %s (ref %s)", route.method, ref)
+            message = f"internal error in {route.method} (ref {ref}; details in {self.options.log_name})"
+            self._finish(msg_id, error=InternalError(message))
+        else:
+            self._finish(msg_id, result=result)
+
+    def _finish(self, msg_id: int | str, *, result: Any = None, error: TetherError | RequestFailed | None = None) -> None:
+        if self._incoming.pop(msg_id, None) is None:
+            return  # already answered
+        if error is not None:
+            self._reply_error(msg_id, error)
+        elif isinstance(result, RawResult):
+            body = result.json.encode("utf-8", "replace")
+            self._send_body(b'{"jsonrpc":"2.0","id":' + dumps(msg_id) + b',"result":' + body + b"}")
+        else:
+            if hasattr(result, "__attrs_attrs__"):
+                # only handlers with typed results pay for the converter's import
+                from ._converter import unstructure
+
+                result = unstructure(result)
+            self._send({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+    def _structure(self, route: Route, params: Any) -> Any:
+        if params is not None and not isinstance(params, dict):
+            raise InvalidParams(f"invalid params for {route.method}: params must be an object")
+        if route.params_cls is None:
+            return params
+        structure = self.options.structure
+        if structure is None:
+            from ._converter import structure as default_structure
+
+            return default_structure(params, route.params_cls, method=route.method)
+        return structure(params, route.params_cls, route.method)
+
+    def _handle_notification(self, method: str, params: Any) -> None:
+        if method in ("$/cancelRequest", "$/cancel_request"):
+            # LSP: `$/cancelRequest {id}`; ACP: `$/cancel_request {requestId}`. Either works.
+            if isinstance(params, dict):
+                self._cancel_incoming(params.get("requestId", params.get("id")))
+            if self.on_notification is not None:  # an application may show it, too
+                self.on_notification(method, params)
+            return
+        route = self.routes.get(method)
+        if route is None or not route.notification:
+            if self.on_notification is not None:
+                self.on_notification(method, params)
+            else:  # `$/` notifications are optional by LSP's rules; others are worth a note
+                (log.debug if method.startswith("$/") else log.info)("ignoring notification %s", method)
+            return
+        try:
+            typed = self._structure(route, params)
+        except TetherError as exc:
+            log.warning("dropping notification %s: %s", method, exc.message)
+            return
+        task = asyncio.get_running_loop().create_task(_run_notification(route, typed))
+        self._background.add(task)  # held while it runs, dropped when done
+        task.add_done_callback(self._background.discard)
+
+    def _cancel_incoming(self, msg_id: Any) -> None:
+        entry = self._incoming.get(msg_id) if isinstance(msg_id, (int, str)) else None
+        if entry is None:
+            log.debug("cancel for %r: no such running request", msg_id)
+        elif entry.route.on_cancel is not None:
+            entry.route.on_cancel(entry.params)
+        else:
+            entry.task.cancel()
+
+    def _handle_response(self, message: dict[str, Any]) -> None:
+        msg_id = message.get("id")
+        entry = self._outgoing.pop(msg_id, None) if isinstance(msg_id, (int, str)) else None
+        if entry is None:
+            # A reply to a request we stopped waiting for: not an error.
+            self.unknown_responses += 1
+            if self.options.keep_orphans:
+                self.received.append(message)
+            log.debug("ignoring response to unknown or abandoned request %r", msg_id)
+            return
+        method, future = entry
+        if future.done():
+            return
+        error = message.get("error")
+        if error is not None:
+            future.set_exception(RequestFailed(method, error if isinstance(error, dict) else {"message": str(error)}))
+        else:
+            future.set_result(message.get("result"))
+
+    # ---- outgoing ----------------------------------------------------------------
+
+    def notify(self, method: str, params: Any = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self._send(message)
+
+    def request_future(self, method: str, params: Any = None) -> tuple[int | str, asyncio.Future[Any]]:
+        """Send a request; its answer resolves the future (an error raises `RequestFailed`)."""
+        n = next(self._ids)
+        request_id: int | str = n if self.options.id_prefix is None else f"{self.options.id_prefix}{n}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._outgoing[request_id] = (method, future)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self._send(message)
+        return request_id, future
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        """Ask the other side something and wait for its answer. Cancelling the awaiting
+        task tells the other side to drop the request; a reply that still arrives is ignored."""
+        request_id, future = self.request_future(method, params)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if self._outgoing.pop(request_id, None) is not None:
+                self._send_cancel(request_id)
+            raise
+
+    def _send_cancel(self, request_id: int | str) -> None:
+        if self.options.cancel_style == "acp":
+            self.notify("$/cancel_request", {"requestId": request_id})
+        elif self.options.cancel_style == "lsp":
+            self.notify("$/cancelRequest", {"id": request_id})
+
+    def _reply_error(self, msg_id: Any, error: TetherError | RequestFailed) -> None:
+        self._send({"jsonrpc": "2.0", "id": msg_id, "error": error.to_error()})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        if self.out is not None:
+            self.out.send(message)
+
+    def _send_body(self, body: bytes) -> None:
+        if self.out is not None:
+            self.out.send_body(body)
+
+    # ---- lifecycle ---------------------------------------------------------------
+
+    async def wait_idle(self, timeout: float) -> None:
+        """Let requests already running finish (a closed input must not lose them)."""
+        tasks = [entry.task for entry in self._incoming.values()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
+    def cancel_all(self) -> None:
+        for entry in list(self._incoming.values()):
+            entry.task.cancel()
+        for task in list(self._background):
+            task.cancel()
+        for _method, future in self._outgoing.values():
+            future.cancel()
+        self._outgoing.clear()
+
+    def connection_lost(self, who: str = "the other side") -> None:
+        """The connection closed: every request of ours fails, every handler stops."""
+        for method, future in self._outgoing.values():
+            if not future.done():
+                future.set_exception(ConnectionError(f"{method}: {who} closed the connection"))
+        self._outgoing.clear()
+        for entry in list(self._incoming.values()):
+            entry.task.cancel()
+
+    @property
+    def running_requests(self) -> int:
+        return len(self._incoming)
+
+    @property
+    def outgoing_requests(self) -> int:
+        return len(self._outgoing)
+
+    @property
+    def background_tasks(self) -> int:
+        return len(self._background)
+
+
+def _envelope_problem(message: dict[str, Any], id_ok: bool) -> str | None:
+    """What is wrong with a message's envelope; "response" for a response; None for a
+    well-formed request or notification."""
+    if message.get("jsonrpc") != "2.0":
+        return 'invalid request: "jsonrpc" must be "2.0"'
+    method = message.get("method")
+    if method is None:
+        if "id" in message and ("result" in message or "error" in message):
+            return "response"
+        return "invalid request: no method, and not a response"
+    if not isinstance(method, str):
+        return "invalid request: method must be a string"
+    if "id" in message and not id_ok:
+        return "invalid request: id must be a string or an integer"
+    return None
+
+
+def _callback_route(method: str, callback: RequestCallback) -> Route:
+    async def handler(params: Any) -> Any:
+        return await callback(method, params)
+
+    return Route(method, handler)
+
+
+async def _run_notification(route: Route, params: Any) -> None:
+    try:
+        await route.handler(params)
+    except asyncio.CancelledError:
+        pass
+    except Exception:
+        log.exception("notification handler %s failed", route.method)
