@@ -76,47 +76,53 @@ def _env(found: PartFinder, program: str, words: list[Word], depth: int) -> None
         if value == "-":  # `env - cmd` is `env -i cmd`
             at += 1
             continue
-        split: Word | None = None
-        takes_next = False
-        if value.startswith("--") and len(value) > 2:
-            name, eq, attached = value.partition("=")
-            # GNU takes any unambiguous abbreviation: `--split`, `--sp` are `--split-string`
-            if len(name) > 2 and "--split-string".startswith(name):
-                split = Word(attached, attached, True) if eq else None
-                takes_next = not eq
-                if split is None and not takes_next:
-                    split = Word("", "", True)
-            elif not eq and any(long.startswith(name) for long in ("--unset", "--chdir")):
-                at += 1  # the value is the next word
-        elif value.startswith("-") and len(value) > 1:
-            for k, letter in enumerate(value[1:], 1):
-                if letter in "uC":
-                    at += 0 if value[k + 1:] else 1
-                    break
-                if letter == "S":  # `-S 'cmd'`, `-S'cmd'`, `-iS 'cmd'`
-                    rest = value[k + 1:]
-                    split, takes_next = (Word(rest, rest, True), False) if rest else (None, True)
-                    break
-        elif re.match(r"[A-Za-z_]\w*=", value):
+        if re.match(r"[A-Za-z_]\w*=", value):
             found.not_simple(f"environment set by env (`{brief(word.source)}`)")
             at += 1
             continue
-        else:
+        if not value.startswith("-"):
             break
+        split, takes_next, values = _env_option(value)
         if split is not None or takes_next:
-            found.not_simple("`env -S`")
-            after = at + (2 if takes_next else 1)
-            string = words[at + 1] if takes_next and at + 1 < len(words) else split
-            found.parts.append(CommandPart(tuple(words), wrapper=True))
-            if string is None:
-                return
-            if string.value is not None and re.search(r"[\\$]", string.value):
-                # env -S has its own escapes and `${VAR}`: not what the shell grammar reads
-                found.cannot_see(f"an `env -S` string with escapes or variables (`{brief(string.source)}`)")
-            found.read_literal(_joined([string, *words[after:]]), "an `env -S` string", depth)
+            _env_split(found, words, at, split if not takes_next else None, depth)
             return
-        at += 1
+        at += 1 + values
     found.run_inner(words, at, depth)
+
+
+def _env_option(value: str) -> tuple[Word | None, bool, int]:
+    """One `env` option word: the `-S` string attached to it (or None), whether the `-S`
+    string is the next word instead, and how many later words are the option's value."""
+    if value.startswith("--"):
+        name, eq, attached = value.partition("=")
+        # GNU takes any unambiguous abbreviation: `--split`, `--sp` are `--split-string`
+        if len(name) > 2 and "--split-string".startswith(name):
+            return (Word(attached, attached, True), False, 0) if eq else (None, True, 0)
+        if not eq and any(long.startswith(name) for long in ("--unset", "--chdir")):
+            return None, False, 1  # the value is the next word
+        return None, False, 0
+    for k, letter in enumerate(value[1:], 1):
+        if letter in "uC":
+            return None, False, 0 if value[k + 1 :] else 1
+        if letter == "S":  # `-S 'cmd'`, `-S'cmd'`, `-iS 'cmd'`
+            rest = value[k + 1 :]
+            return (Word(rest, rest, True), False, 0) if rest else (None, True, 0)
+    return None, False, 0
+
+
+def _env_split(found: PartFinder, words: list[Word], at: int, attached: Word | None, depth: int) -> None:
+    """`env -S <string> ...` with the option at `at`: the string is `attached` to the option,
+    else the next word; it is split into words and read as a command."""
+    found.not_simple("`env -S`")
+    after = at + (1 if attached is not None else 2)
+    string = attached if attached is not None else (words[at + 1] if at + 1 < len(words) else None)
+    found.parts.append(CommandPart(tuple(words), wrapper=True))
+    if string is None:
+        return
+    if string.value is not None and re.search(r"[\\$]", string.value):
+        # env -S has its own escapes and `${VAR}`: not what the shell grammar reads
+        found.cannot_see(f"an `env -S` string with escapes or variables (`{brief(string.source)}`)")
+    found.read_literal(_joined([string, *words[after:]]), "an `env -S` string", depth)
 
 
 def _command(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
@@ -368,6 +374,20 @@ _SED_ADDRESS = re.compile(r"\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1)
 
 def _sed(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.parts.append(CommandPart(tuple(words)))
+    scripts, files = _sed_scripts(words)
+    for file in files:
+        if file.value is None or _is_input(file):
+            found.cannot_see(f"a `{program}` script read from `{brief(file.source)}`")
+            return
+    for script in scripts:
+        if script.value is None or not script.literal or _sed_runs(script.value):
+            found.cannot_see(f"a `{program}` script that may run commands (`{brief(script.source)}`)")
+            return
+
+
+def _sed_scripts(words: list[Word]) -> tuple[list[Word], list[Word]]:
+    """A sed command's scripts (`-e`, `--expression`, else its first operand) and script
+    files (`-f`, `--file`)."""
     scripts: list[Word] = []
     files: list[Word] = []
     operand = False  # without `-e`/`-f`, the first operand is the script
@@ -379,49 +399,40 @@ def _sed(found: PartFinder, program: str, words: list[Word], depth: int) -> None
             if not operand and not scripts and not files:
                 scripts.append(w)
             operand = True
-            continue
-        if value == "--":
+        elif value == "--":
             options_done = True
-        elif value.startswith("--"):
-            name, eq, given = value.partition("=")
-            for long, into in (("--expression", scripts), ("--file", files)):
-                if _long_option(name, (long,)):
-                    arg = Word(given, given, w.literal) if eq else (words[i] if i < len(words) else None)
-                    i += 0 if eq else 1
-                    if arg is not None:
-                        into.append(arg)
         else:
-            for k, letter in enumerate(value[1:], 1):
-                if letter in "efl":  # the rest of the word, or the next word, is its value
-                    rest = value[k + 1 :]
-                    arg = Word(rest, rest, w.literal) if rest else (words[i] if i < len(words) else None)
-                    i += 0 if rest else 1
-                    if arg is not None and letter != "l":
-                        (scripts if letter == "e" else files).append(arg)
-                    break
-                if letter == "i":  # `-i.bak`: a suffix, attached
-                    break
-    for file in files:
-        if file.value is None or _is_input(file):
-            found.cannot_see(f"a `{program}` script read from `{brief(file.source)}`")
-            return
-    for script in scripts:
-        if script.value is None or not script.literal or _sed_runs(script.value):
-            found.cannot_see(f"a `{program}` script that may run commands (`{brief(script.source)}`)")
-            return
+            arg, kind, used = _sed_option(w, value, words[i] if i < len(words) else None)
+            i += used
+            if arg is not None and kind:
+                (scripts if kind == "e" else files).append(arg)
+    return scripts, files
+
+
+def _sed_option(w: Word, value: str, following: Word | None) -> tuple[Word | None, str, int]:
+    """One sed option word `w`: the script ("e") or script file ("f") it names, if any,
+    and how many later words it takes (`following` is the next word)."""
+    if value.startswith("--"):
+        name, eq, given = value.partition("=")
+        for long, kind in (("--expression", "e"), ("--file", "f")):
+            if _long_option(name, (long,)):
+                return (Word(given, given, w.literal), kind, 0) if eq else (following, kind, 1)
+        return None, "", 0
+    for k, letter in enumerate(value[1:], 1):
+        if letter in "efl":  # the rest of the word, or the next word, is its value
+            rest = value[k + 1 :]
+            kind = "" if letter == "l" else letter
+            return (Word(rest, rest, w.literal), kind, 0) if rest else (following, kind, 1)
+        if letter == "i":  # `-i.bak`: a suffix, attached
+            break
+    return None, "", 0
 
 
 def _sed_runs(script: str) -> bool:
     """Whether a sed script may use `e` or `s///e` (over-approximates on anything odd)."""
     i, n = 0, len(script)
     while i < n:
-        match = _SED_ADDRESS.match(script, i)
-        i = match.end() if match else i
-        if i < n and script[i] == ",":
-            match = _SED_ADDRESS.match(script, i + 1)
-            i = match.end() if match else i + 1
-        while i < n and script[i] in " \t!":
-            i += 1
+        i = _sed_after_address(script, i)
         if i >= n:
             return False
         cmd = script[i]
@@ -431,40 +442,69 @@ def _sed_runs(script: str) -> bool:
         if cmd == "e":
             return True
         if cmd in "sy":
-            if i >= n:
+            end = _sed_substitution_end(script, i, cmd)
+            if end is None:
                 return True
-            delim = script[i]
-            if delim in "\\\n":
-                return True
-            parts, j = 0, i + 1
-            while j < n and parts < 2:
-                if script[j] == "\\":
-                    j += 2
-                    continue
-                if script[j] == delim:
-                    parts += 1
-                j += 1
-            if parts < 2:
-                return True
-            flags_end = j
-            while flags_end < n and script[flags_end] not in ";\n}":
-                flags_end += 1
-            flags = script[j:flags_end]
-            if cmd == "s" and ("e" in flags or "w" in flags and "e" in flags[flags.index("w"):]):
-                return True
-            i = flags_end
+            i = end
         elif cmd in "aicrRwWbtT:vqQlLF=dDgGhHnNpPxz#":
-            # text, a file name or a label: to the end of the line (a, i, c, r, w, labels and
-            # comments), or a single letter
-            if cmd in "aicrRwW#:":
-                end = script.find("\n", i)
-                i = n if end < 0 else end + 1
-            elif cmd in "btT":
-                while i < n and script[i] not in ";\n":
-                    i += 1
+            i = _sed_argument_end(script, i, cmd)
         else:
             return True  # a command this reading does not know
     return False
+
+
+def _sed_after_address(script: str, i: int) -> int:
+    """Where the command starts after the address (range, `!`) at `i`."""
+    n = len(script)
+    match = _SED_ADDRESS.match(script, i)
+    i = match.end() if match else i
+    if i < n and script[i] == ",":
+        match = _SED_ADDRESS.match(script, i + 1)
+        i = match.end() if match else i + 1
+    while i < n and script[i] in " \t!":
+        i += 1
+    return i
+
+
+def _sed_substitution_end(script: str, i: int, cmd: str) -> int | None:
+    """Where the `s` or `y` command whose delimiter is at `i` ends (after its flags), or None
+    when it may run a command (`s///e`) or is not read to its end."""
+    n = len(script)
+    if i >= n:
+        return None
+    delim = script[i]
+    if delim in "\\\n":
+        return None
+    parts, j = 0, i + 1
+    while j < n and parts < 2:
+        if script[j] == "\\":
+            j += 2
+            continue
+        if script[j] == delim:
+            parts += 1
+        j += 1
+    if parts < 2:
+        return None
+    flags_end = j
+    while flags_end < n and script[flags_end] not in ";\n}":
+        flags_end += 1
+    flags = script[j:flags_end]
+    if cmd == "s" and ("e" in flags or "w" in flags and "e" in flags[flags.index("w"):]):
+        return None
+    return flags_end
+
+
+def _sed_argument_end(script: str, i: int, cmd: str) -> int:
+    """Where the argument of `cmd` (from `i`) ends: text, a file name or a label runs to the
+    end of the line (a, i, c, r, w, labels and comments), a branch to `;`; else nothing."""
+    n = len(script)
+    if cmd in "aicrRwW#:":
+        end = script.find("\n", i)
+        return n if end < 0 else end + 1
+    if cmd in "btT":
+        while i < n and script[i] not in ";\n":
+            i += 1
+    return i
 
 
 def _make(found: PartFinder, program: str, words: list[Word], depth: int) -> None:

@@ -59,7 +59,7 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
         raise ValueError(f"no seccomp socket filter for the {machine} architecture")
     arch, socket_nr, io_uring_nr, socketpair_nr = _ARCHES[machine]
     # Instructions with symbolic jump targets; resolved to relative offsets below.
-    code: list[tuple[int, object, object, int]] = [
+    code: list[tuple[int | str, int | str, int | str, int]] = [
         (_LD_W_ABS, 0, 0, _ARCH),
         (_JEQ_K, 0, "kill", arch),
         (_LD_W_ABS, 0, 0, _NR),
@@ -101,19 +101,19 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
         (_RET_K, 0, 0, _KILL_PROCESS),
     ]
     labels: dict[str, int] = {}
-    program: list[tuple[int, object, object, int]] = []
+    program: list[tuple[int, int | str, int | str, int]] = []
     for op, jt, jf, k in code:
         if isinstance(op, str):
             labels[op] = len(program)
         else:
             program.append((op, jt, jf, k))
 
-    def offset(target: object, at: int) -> int:
+    def offset(target: int | str, at: int) -> int:
         if isinstance(target, str):
             jump = labels[target] - at - 1
             assert 0 <= jump < 256
             return jump
-        return int(target)  # type: ignore[call-overload]
+        return target
 
     return b"".join(
         struct.pack("<HBBI", op, offset(jt, at), offset(jf, at), k) for at, (op, jt, jf, k) in enumerate(program)
