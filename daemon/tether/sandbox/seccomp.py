@@ -57,9 +57,18 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
     machine = machine or os.uname().machine
     if machine not in _ARCHES:
         raise ValueError(f"no seccomp socket filter for the {machine} architecture")
+    return _assemble(_symbolic(machine, inet_stream_only))
+
+
+# (opcode, or a label's name; jump if true; jump if false; constant): a jump is an offset
+# or the name of the label it goes to
+_Instruction = tuple[int | str, int | str, int | str, int]
+
+
+def _symbolic(machine: str, inet_stream_only: bool) -> list[_Instruction]:
+    """The program with labels and symbolic jump targets."""
     arch, socket_nr, io_uring_nr, socketpair_nr = _ARCHES[machine]
-    # Instructions with symbolic jump targets; resolved to relative offsets below.
-    code: list[tuple[int | str, int | str, int | str, int]] = [
+    code: list[_Instruction] = [
         (_LD_W_ABS, 0, 0, _ARCH),
         (_JEQ_K, 0, "kill", arch),
         (_LD_W_ABS, 0, 0, _NR),
@@ -100,6 +109,11 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
         ("kill", 0, 0, 0),
         (_RET_K, 0, 0, _KILL_PROCESS),
     ]
+    return code
+
+
+def _assemble(code: list[_Instruction]) -> bytes:
+    """Labels removed and jump targets resolved to relative offsets, packed."""
     labels: dict[str, int] = {}
     program: list[tuple[int, int | str, int | str, int]] = []
     for op, jt, jf, k in code:
