@@ -351,6 +351,26 @@ def test_unknown_key_in_init_options(user_cfg: Path) -> None:
         load(None, user_cfg, init_options={"completely_unrelated": 1})
 
 
+def test_the_first_mistake_in_a_layer_is_the_one_reported(user_cfg: Path) -> None:
+    # in the order the layer gives them: a bad value before an unknown key, and after it
+    write(user_cfg, 'max_steps = "ten"\nmax_step = 5\nmode = "yolo"\n')
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg)
+    assert info.value.key == "max_steps"
+    write(user_cfg, 'mode = "ask"\nmax_step = 5\nmax_steps = "ten"\n')
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg)
+    assert info.value.key == "max_step"
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg.with_name("none.toml"), init_options={"mode": "yolo", "maxSteps": 0, "max_steps": 3})
+    assert info.value.key == "mode"
+    with pytest.raises(ConfigError, match="max_steps is given twice"):
+        load(None, user_cfg.with_name("none.toml"), init_options={"maxSteps": 3, "max_steps": 0, "mode": "yolo"})
+    with pytest.raises(ConfigError) as info:
+        load(None, user_cfg.with_name("none.toml"), env={"TETHER_MODE": "yolo", "TETHER_MAX_STEPS": "ten"})
+    assert info.value.key == "max_steps"  # environment variables are read in the order of SETTING_KEYS
+
+
 def test_toml_syntax_error_names_the_file_and_line(workspace: Path, user_cfg: Path) -> None:
     path = write(user_cfg, 'model = "ok"\nmode = \n')
     with pytest.raises(ConfigError) as info:

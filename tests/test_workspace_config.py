@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tether.config import SETTING_KEYS, RefusedSetting, Settings, apply_overrides
-from tether.workspace_config import WORKSPACE_KEYS
-
 # the same files and loading as the config tests (fixtures included)
 from test_config import load, user_cfg, workspace, write, ws_cfg  # noqa: F401
+from tether.config import SETTING_KEYS, RefusedSetting, Settings, apply_overrides
+from tether.workspace_config import WORKSPACE_KEYS
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -9,7 +9,7 @@ Where things live (each package's docstring says what it owns and must not do):
 - `tools/`      the workspace tools and the sandbox every path goes through
 - `providers/`  model providers behind one streaming interface (`scripted` today)
 - `store/`      the per-workspace SQLite history
-- `config.py`   settings and their precedence
+- `config/`     settings and their precedence
 - `cli.py`      `tether serve | acp | run | demo`
 """
 

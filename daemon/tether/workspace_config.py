@@ -30,16 +30,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .config import (
-    _MODE_STRICTNESS,
+from .config.layers import merge, read_toml, validated
+from .config.settings import (
+    MODE_STRICTNESS,
     SETTING_KEYS,
     ConfigError,
     RefusedSetting,
     Settings,
-    _coerce,
-    _merge,
-    _read_toml,
-    _unknown_key,
+    unknown_key,
     with_extra,
 )
 
@@ -53,7 +51,7 @@ WORKSPACE_KEYS: frozenset[str] = frozenset(
         "mode",  # no looser than "ask" nor than the user's own (checked below)
         "guard",  # no looser than "warn" nor than the user's own (checked below)
         "keep_user_turns",  # how much of the same conversation is sent to the same model
-        "deny_commands",  # only adds deny rules (see _merge in config)
+        "deny_commands",  # only adds deny rules (see merge in config.layers)
         # The same conversation to the same model, only sized: a project may know the
         # window of the model it is used with. At worst more tokens are spent.
         "context_window",
@@ -85,7 +83,7 @@ _OTHER = "a workspace config may set only " + ", ".join(sorted(WORKSPACE_KEYS)) 
 _GUARD_STRICTNESS = ("off", "log", "warn", "block")
 # (order from loosest to strictest, the loosest a workspace may choose)
 _NO_LOOSER: dict[str, tuple[tuple[str, ...], str]] = {
-    "mode": (_MODE_STRICTNESS, "ask"),
+    "mode": (MODE_STRICTNESS, "ask"),
     "guard": (_GUARD_STRICTNESS, "warn"),
 }
 
@@ -98,7 +96,7 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
     source = f"workspace config {path}"
     refused: list[RefusedSetting] = []
     try:
-        data = _read_toml(path, source, required=False) or {}
+        data = read_toml(path, source, required=False) or {}
     except ConfigError as exc:
         data = {}
         refused.append(RefusedSetting("", str(path), f"{exc}; Tether goes on with your own settings"))
@@ -109,7 +107,7 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
         except _Refused as exc:
             refused.append(RefusedSetting(key, str(path), str(exc)))
     added: tuple[str, ...] = accepted.pop("deny_commands", ())
-    merged = _merge(settings, accepted, dict.fromkeys(accepted, source))
+    merged = merge(settings, accepted, dict.fromkeys(accepted, source))
     if added:
         own = merged.deny_commands
         label = f"{merged.sources['deny_commands']} + {source}" if own else source
@@ -132,11 +130,11 @@ class _Refused(Exception):
 def _accept(settings: Settings, key: str, raw: object, path: Path, source: str, user_path: Path) -> Any:
     """The value ``key = raw`` takes when a workspace may set it; :class:`_Refused` otherwise."""
     if key not in SETTING_KEYS:
-        raise _Refused(str(_unknown_key(key, source, camel_ok=False)).replace(f" in {source}", "", 1))
+        raise _Refused(str(unknown_key(key, source, camel_ok=False)).replace(f" in {source}", "", 1))
     if key not in WORKSPACE_KEYS:
         raise _Refused(_REASONS.get(key, _OTHER).format(user=user_path))
     try:
-        value = _coerce(key, raw, source, strings_ok=False, base_dir=path.parent)
+        value = validated({key: raw}, {key: source}, strings_ok=False, base_dir=path.parent)[key]
     except ConfigError as exc:
         raise _Refused(str(exc)) from None
     if key in _NO_LOOSER:

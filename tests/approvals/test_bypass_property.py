@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.store import HistoryStore
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.store import HistoryStore
 

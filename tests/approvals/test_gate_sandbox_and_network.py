@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.approvals.gate import OPTIONS
 from tether.server.permission import acp_options, lsp_actions

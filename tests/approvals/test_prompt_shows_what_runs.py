@@ -5,6 +5,7 @@ bidirectional override cannot make `touch pwned` look like `npm test`."""
 from __future__ import annotations
 
 import pytest
+
 from tether.approvals import ApprovalRequest
 from tether.server.permission import tool_call_content
 from tether.tools.run_command import RunCommandTool

@@ -13,12 +13,12 @@ from typing import Any
 import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from tether.agent.loop import AgentTurn, TurnServices
-from tether.store import new_turn_id
 from tether.agent.session import ActiveTurn, AgentSession
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.providers.scripted import ScriptedProvider
-from tether.store import HistoryStore
+from tether.store import HistoryStore, new_turn_id
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+
 from tether.approvals.commands import parse_command
 from tether.approvals.deny_match import deny_match, normalise_path
 from tether.approvals.rules import builtin_rules, deny_for_command

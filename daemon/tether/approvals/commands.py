@@ -36,7 +36,6 @@ Must not: match rules (`rules.py`) or decide (`gate.py`).
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field, replace
 
 from .parts import UNKNOWN_ARGS, CommandPart, brief

@@ -89,10 +89,10 @@ def _shape(words: list[Word]) -> _Shape | None:
         i = 0
         aliased = False
         while i < len(rest) and (rest[i].value or "").startswith("-"):
-            value = rest[i].value or ""
-            if value in ("-c", "--config-env") and i + 1 < len(rest):
+            option = rest[i].value or ""
+            if option in ("-c", "--config-env") and i + 1 < len(rest):
                 aliased = aliased or (rest[i + 1].value or "alias.").lower().startswith("alias.")
-            i += 2 if value in _GIT_VALUE else 1
+            i += 2 if option in _GIT_VALUE else 1
         if i < len(rest):
             # `git -c alias.p=push p`: the subcommand is whatever the alias says
             subcommand = rest[i].value if rest[i].value is not None and not aliased else "?"

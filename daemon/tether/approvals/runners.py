@@ -14,7 +14,9 @@ stdin), a `sed` script with `e` or `s///e`, `make --eval`, options that run a co
 later word is taken as a possible start of the command they run (a *guessed* part: a deny
 rule hitting it is a possible hit).
 
-Owns: one handler per such program, recording parts and reasons on a `PartFinder`.
+Owns: one handler per such program, recording parts and reasons on a `PartFinder` (the
+handlers of programs given code inline or by an option are in `inline_code.py`), and the
+table from program name to handler.
 Must not: parse shell text (`shell_grammar.py`) or match rules (`rules.py`).
 """
 
@@ -23,6 +25,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from .inline_code import (
+    AWK,
+    COMMAND_OPTIONS,
+    INLINE_FLAGS,
+    PYTHON,
+    awk,
+    command_options,
+    git,
+    interpreter,
+    is_input,
+    make,
+    python,
+    sed,
+    skip_options,
+    ssh,
+)
 from .parts import UNKNOWN_ARGS, CommandPart, PartFinder, brief
 from .shell_grammar import Word
 
@@ -32,29 +50,13 @@ __all__ = ["RESERVED", "Handler", "handler_for"]
 Handler = Callable[[PartFinder, str, list[Word], int], None]
 
 
-# ---- options ------------------------------------------------------------------------
-
-
-def _skip_options(words: Sequence[Word], start: int, with_value: frozenset[str] = frozenset()) -> int:
-    """Index of the first word after the options (`--` ends them)."""
-    i = start
-    while i < len(words):
-        value = words[i].value
-        if value is None or not value.startswith(("-", "+")) or value in ("-", "+"):
-            return i
-        if value == "--":
-            return i + 1
-        i += 2 if value in with_value else 1
-    return i
-
-
 def _wrapper(with_value: str = "", positionals: int = 0, *, pure: bool = True, why: str = "") -> Handler:
     options = frozenset(with_value.split())
 
     def handle(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
         if why:
             found.not_simple(why.format(program=program))
-        at = _skip_options(words, 1, options) + positionals
+        at = skip_options(words, 1, options) + positionals
         found.run_inner(words, at, depth, pure=pure)
 
     return handle
@@ -76,51 +78,57 @@ def _env(found: PartFinder, program: str, words: list[Word], depth: int) -> None
         if value == "-":  # `env - cmd` is `env -i cmd`
             at += 1
             continue
-        split: Word | None = None
-        takes_next = False
-        if value.startswith("--") and len(value) > 2:
-            name, eq, attached = value.partition("=")
-            # GNU takes any unambiguous abbreviation: `--split`, `--sp` are `--split-string`
-            if len(name) > 2 and "--split-string".startswith(name):
-                split = Word(attached, attached, True) if eq else None
-                takes_next = not eq
-                if split is None and not takes_next:
-                    split = Word("", "", True)
-            elif not eq and any(long.startswith(name) for long in ("--unset", "--chdir")):
-                at += 1  # the value is the next word
-        elif value.startswith("-") and len(value) > 1:
-            for k, letter in enumerate(value[1:], 1):
-                if letter in "uC":
-                    at += 0 if value[k + 1:] else 1
-                    break
-                if letter == "S":  # `-S 'cmd'`, `-S'cmd'`, `-iS 'cmd'`
-                    rest = value[k + 1:]
-                    split, takes_next = (Word(rest, rest, True), False) if rest else (None, True)
-                    break
-        elif re.match(r"[A-Za-z_]\w*=", value):
+        if re.match(r"[A-Za-z_]\w*=", value):
             found.not_simple(f"environment set by env (`{brief(word.source)}`)")
             at += 1
             continue
-        else:
+        if not value.startswith("-"):
             break
+        split, takes_next, values = _env_option(value)
         if split is not None or takes_next:
-            found.not_simple("`env -S`")
-            after = at + (2 if takes_next else 1)
-            string = words[at + 1] if takes_next and at + 1 < len(words) else split
-            found.parts.append(CommandPart(tuple(words), wrapper=True))
-            if string is None:
-                return
-            if string.value is not None and re.search(r"[\\$]", string.value):
-                # env -S has its own escapes and `${VAR}`: not what the shell grammar reads
-                found.cannot_see(f"an `env -S` string with escapes or variables (`{brief(string.source)}`)")
-            found.read_literal(_joined([string, *words[after:]]), "an `env -S` string", depth)
+            _env_split(found, words, at, split if not takes_next else None, depth)
             return
-        at += 1
+        at += 1 + values
     found.run_inner(words, at, depth)
 
 
+def _env_option(value: str) -> tuple[Word | None, bool, int]:
+    """One `env` option word: the `-S` string attached to it (or None), whether the `-S`
+    string is the next word instead, and how many later words are the option's value."""
+    if value.startswith("--"):
+        name, eq, attached = value.partition("=")
+        # GNU takes any unambiguous abbreviation: `--split`, `--sp` are `--split-string`
+        if len(name) > 2 and "--split-string".startswith(name):
+            return (Word(attached, attached, True), False, 0) if eq else (None, True, 0)
+        if not eq and any(long.startswith(name) for long in ("--unset", "--chdir")):
+            return None, False, 1  # the value is the next word
+        return None, False, 0
+    for k, letter in enumerate(value[1:], 1):
+        if letter in "uC":
+            return None, False, 0 if value[k + 1 :] else 1
+        if letter == "S":  # `-S 'cmd'`, `-S'cmd'`, `-iS 'cmd'`
+            rest = value[k + 1 :]
+            return (Word(rest, rest, True), False, 0) if rest else (None, True, 0)
+    return None, False, 0
+
+
+def _env_split(found: PartFinder, words: list[Word], at: int, attached: Word | None, depth: int) -> None:
+    """`env -S <string> ...` with the option at `at`: the string is `attached` to the option,
+    else the next word; it is split into words and read as a command."""
+    found.not_simple("`env -S`")
+    after = at + (1 if attached is not None else 2)
+    string = attached if attached is not None else (words[at + 1] if at + 1 < len(words) else None)
+    found.parts.append(CommandPart(tuple(words), wrapper=True))
+    if string is None:
+        return
+    if string.value is not None and re.search(r"[\\$]", string.value):
+        # env -S has its own escapes and `${VAR}`: not what the shell grammar reads
+        found.cannot_see(f"an `env -S` string with escapes or variables (`{brief(string.source)}`)")
+    found.read_literal(_joined([string, *words[after:]]), "an `env -S` string", depth)
+
+
 def _command(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    at = _skip_options(words, 1)
+    at = skip_options(words, 1)
     if any(w.value in ("-v", "-V") for w in words[1:at]):
         found.parts.append(CommandPart(tuple(words)))  # a lookup: nothing runs
         return
@@ -128,7 +136,7 @@ def _command(found: PartFinder, program: str, words: list[Word], depth: int) -> 
 
 
 def _xargs(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    at = _skip_options(words, 1, frozenset(
+    at = skip_options(words, 1, frozenset(
         "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars "
         "--process-slot-var".split()))
     inner = words[at:] or [Word("echo", "echo", True)]
@@ -187,7 +195,7 @@ def _shell(found: PartFinder, program: str, words: list[Word], depth: int) -> No
     if not inline:
         found.parts.append(CommandPart(tuple(words)))
         script = words[at] if at < len(words) else None
-        if script is None or "s" in "".join(o for o in options if not o.startswith("--")) or _is_input(script):
+        if script is None or "s" in "".join(o for o in options if not o.startswith("--")) or is_input(script):
             found.cannot_see(f"`{program}` reading commands from its input")
         return
     found.parts.append(CommandPart(tuple(words), wrapper=True))
@@ -201,7 +209,7 @@ def _eval(found: PartFinder, program: str, words: list[Word], depth: int) -> Non
 
 
 def _watch(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    at = _skip_options(words, 1, frozenset({"-n", "--interval", "-q", "--equexit"}))
+    at = skip_options(words, 1, frozenset({"-n", "--interval", "-q", "--equexit"}))
     found.parts.append(CommandPart(tuple(words), wrapper=at < len(words)))
     found.read_literal(_joined(words[at:]), "a `watch` command", depth)
 
@@ -212,20 +220,15 @@ def _flock(found: PartFinder, program: str, words: list[Word], depth: int) -> No
             found.parts.append(CommandPart(tuple(words), wrapper=True))
             found.read_literal(words[i + 1] if i + 1 < len(words) else None, "a `flock -c` command", depth)
             return
-    at = _skip_options(words, 1, frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"})) + 1
+    at = skip_options(words, 1, frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"})) + 1
     found.run_inner(words, at, depth)
 
 
 def _source(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.not_simple(f"`{program}` runs a file's commands in this shell")
     found.parts.append(CommandPart(tuple(words)))
-    if len(words) > 1 and (words[1].value is None or not words[1].literal or _is_input(words[1])):
+    if len(words) > 1 and (words[1].value is None or not words[1].literal or is_input(words[1])):
         found.cannot_see(f"`{program}` of `{brief(words[1].source)}`")
-
-
-def _is_input(word: Word) -> bool:
-    """A script argument that is really the command's input (`-`, `/dev/stdin`, `/dev/fd/0`)."""
-    return word.value is not None and (word.value == "-" or word.value.startswith(("/dev/", "/proc/")))
 
 
 def _trap(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
@@ -281,271 +284,6 @@ def _joined(words: Sequence[Word]) -> Word | None:
     return Word(" ".join(w.source for w in words), " ".join(w.value or "" for w in words), True)
 
 
-# ---- interpreters given code inline ----------------------------------------------------
-
-_INLINE_FLAGS: dict[str, frozenset[str]] = {
-    "node": frozenset({"-e", "--eval", "-p", "--print"}), "nodejs": frozenset({"-e", "--eval", "-p", "--print"}),
-    "bun": frozenset({"-e", "--eval", "-p", "--print"}), "perl": frozenset({"-e", "-E"}),
-    "ruby": frozenset({"-e"}), "php": frozenset({"-r"}), "lua": frozenset({"-e"}), "luajit": frozenset({"-e"}),
-    "Rscript": frozenset({"-e"}), "osascript": frozenset({"-e"}),
-    "pwsh": frozenset({"-c", "-command", "-Command"}), "powershell": frozenset({"-c", "-command", "-Command"}),
-}
-_PYTHON = re.compile(r"(python|pypy)[0-9.]*$")
-_AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
-
-
-def _interpreter(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    flags = frozenset({"-c"}) if _PYTHON.match(program) else _INLINE_FLAGS[program]
-    letters = {f[1] for f in flags if len(f) == 2}
-    options = [w.value or "" for w in words[1:]]
-    if not any(o in ("-V", "--version", "-h", "--help", "-v") for o in options) and (
-        all(o.startswith("-") and o not in ("-", "-m") for o in options) or any(_is_input(w) for w in words[1:])
-    ):
-        found.cannot_see(f"`{program}` reading code from its input")
-        return
-    for w in words[1:]:
-        value = w.value
-        if value is None or not value.startswith("-") or value in ("-", "-m", "--"):
-            return  # the script, a module or stdin: what follows is its arguments
-        cluster = not value.startswith("--") and value[1:].isalpha() and bool(letters & set(value[1:]))
-        if value.split("=", 1)[0] in flags or cluster:
-            found.cannot_see(f"inline {program} code (`{program} {value}`)")
-            return
-
-
-def _awk(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    at = _skip_options(words, 1, frozenset({"-F", "-v", "-f", "--file", "--assign", "--field-separator",
-                                             "-E", "--exec", "-i", "--include", "-e", "--source"}))
-    options = words[1:at]
-    from_options = False  # the program is given by `-f`/`-e` (not as the first operand)
-    for i in range(len(options)):
-        given = _option_value(options, i, ("-f", "--file", "-E", "--exec", "-i", "--include"))
-        if given is not None:
-            # `-i`/`--include` loads a library: the program is still the first operand
-            from_options = from_options or not (options[i].value or "").startswith(("-i", "--i"))
-            if given.value is None or _is_input(given):
-                found.cannot_see(f"an {program} program read from `{brief(given.source)}`")
-                return
-        code = _option_value(options, i, ("-e", "--source"))
-        if code is not None:
-            from_options = True
-            if code.value is None or not code.literal or re.search(r"system|getline|\|", code.value):
-                found.cannot_see(f"an {program} program that can run commands (`{brief(code.source)}`)")
-                return
-    if from_options or at >= len(words):
-        return
-    code = words[at]
-    if code.value is None or not code.literal or re.search(r"system|getline|\|", code.value):
-        found.cannot_see(f"an {program} program that can run commands (`{brief(code.source)}`)")
-
-
-def _option_value(options: Sequence[Word], i: int, names: Sequence[str]) -> Word | None:
-    """The value of option `options[i]` when it is one of `names`: `-f x`, `-fx`, `--file=x`."""
-    value = options[i].value or ""
-    for name in names:
-        if value == name:
-            return options[i + 1] if i + 1 < len(options) else Word("", "", True)
-        if name.startswith("--") and value.startswith(name + "="):
-            rest = value[len(name) + 1 :]
-            return Word(rest, rest, options[i].literal)
-        if not name.startswith("--") and value.startswith(name) and len(value) > len(name):
-            rest = value[len(name) :]
-            return Word(rest, rest, options[i].literal)
-    return None
-
-
-def _long_option(value: str, names: Sequence[str]) -> bool:
-    """Whether `value` is one of the long options `names`, or an abbreviation of one."""
-    given = value.split("=", 1)[0]
-    return given.startswith("--") and len(given) > 2 and any(name.startswith(given) for name in names)
-
-
-# `sed`: the `e` command and the `s///e` flag run shell commands
-_SED_ADDRESS = re.compile(r"\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)?")
-
-
-def _sed(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    scripts: list[Word] = []
-    files: list[Word] = []
-    operand = False  # without `-e`/`-f`, the first operand is the script
-    i, options_done = 1, False
-    while i < len(words):
-        w, value = words[i], words[i].value
-        i += 1
-        if options_done or value is None or not value.startswith("-") or value == "-":
-            if not operand and not scripts and not files:
-                scripts.append(w)
-            operand = True
-            continue
-        if value == "--":
-            options_done = True
-        elif value.startswith("--"):
-            name, eq, given = value.partition("=")
-            for long, into in (("--expression", scripts), ("--file", files)):
-                if _long_option(name, (long,)):
-                    arg = Word(given, given, w.literal) if eq else (words[i] if i < len(words) else None)
-                    i += 0 if eq else 1
-                    if arg is not None:
-                        into.append(arg)
-        else:
-            for k, letter in enumerate(value[1:], 1):
-                if letter in "efl":  # the rest of the word, or the next word, is its value
-                    rest = value[k + 1 :]
-                    arg = Word(rest, rest, w.literal) if rest else (words[i] if i < len(words) else None)
-                    i += 0 if rest else 1
-                    if arg is not None and letter != "l":
-                        (scripts if letter == "e" else files).append(arg)
-                    break
-                if letter == "i":  # `-i.bak`: a suffix, attached
-                    break
-    for file in files:
-        if file.value is None or _is_input(file):
-            found.cannot_see(f"a `{program}` script read from `{brief(file.source)}`")
-            return
-    for script in scripts:
-        if script.value is None or not script.literal or _sed_runs(script.value):
-            found.cannot_see(f"a `{program}` script that may run commands (`{brief(script.source)}`)")
-            return
-
-
-def _sed_runs(script: str) -> bool:
-    """Whether a sed script may use `e` or `s///e` (over-approximates on anything odd)."""
-    i, n = 0, len(script)
-    while i < n:
-        match = _SED_ADDRESS.match(script, i)
-        i = match.end() if match else i
-        if i < n and script[i] == ",":
-            match = _SED_ADDRESS.match(script, i + 1)
-            i = match.end() if match else i + 1
-        while i < n and script[i] in " \t!":
-            i += 1
-        if i >= n:
-            return False
-        cmd = script[i]
-        i += 1
-        if cmd in ";\n{} \t":
-            continue
-        if cmd == "e":
-            return True
-        if cmd in "sy":
-            if i >= n:
-                return True
-            delim = script[i]
-            if delim in "\\\n":
-                return True
-            parts, j = 0, i + 1
-            while j < n and parts < 2:
-                if script[j] == "\\":
-                    j += 2
-                    continue
-                if script[j] == delim:
-                    parts += 1
-                j += 1
-            if parts < 2:
-                return True
-            flags_end = j
-            while flags_end < n and script[flags_end] not in ";\n}":
-                flags_end += 1
-            flags = script[j:flags_end]
-            if cmd == "s" and ("e" in flags or "w" in flags and "e" in flags[flags.index("w"):]):
-                return True
-            i = flags_end
-        elif cmd in "aicrRwWbtT:vqQlLF=dDgGhHnNpPxz#":
-            # text, a file name or a label: to the end of the line (a, i, c, r, w, labels and
-            # comments), or a single letter
-            if cmd in "aicrRwW#:":
-                end = script.find("\n", i)
-                i = n if end < 0 else end + 1
-            elif cmd in "btT":
-                while i < n and script[i] not in ";\n":
-                    i += 1
-        else:
-            return True  # a command this reading does not know
-    return False
-
-
-def _make(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    options = words[1:]
-    for i, w in enumerate(options):
-        value = w.value
-        if value is None:
-            continue
-        given = _option_value(options, i, ("-f", "--file", "--makefile"))
-        if given is not None and (given.value is None or _is_input(given)):
-            found.cannot_see(f"a makefile read from `{brief(given.source)}`")
-        if value == "-E" or (value.startswith("-E") and not value.startswith("--")) or _long_option(value, ("--eval",)):
-            found.cannot_see(f"make code given inline (`{brief(w.source)}`)")
-
-
-# options that run a command given as their value (GNU long options may be abbreviated)
-_COMMAND_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
-    "tar": (("--checkpoint-action", "--to-command", "--use-compress-program", "--rsh-command",
-             "--info-script", "--new-volume-script"), "IF"),
-    "split": (("--filter",), ""),
-    "rsync": (("--rsh",), "e"),
-    "sort": (("--compress-program",), ""),
-}
-
-
-def _command_options(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    longs, letters = _COMMAND_OPTIONS[program]
-    for i, w in enumerate(words[1:], 1):
-        value = w.value
-        if value is None:
-            continue
-        short = value.startswith("-") and not value.startswith("--") or (program == "tar" and i == 1)
-        if _long_option(value, longs) or (short and letters and any(c in value for c in letters)):
-            found.cannot_see(f"`{program}` running a command given in `{brief(w.source)}`")
-            return
-
-
-def _ssh(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    for w in words[1:]:
-        value = w.value or ""
-        lowered = value.lower()
-        # `-o ProxyCommand=…`, `-oLocalCommand=…`, `Match exec …`, `-F config` (which may say so)
-        config = value.startswith("-") and not value.startswith("--") and "F" in value[1:]
-        if "command" in lowered or "match" in lowered or config:
-            found.cannot_see(f"`{program}` may run a local command (`{brief(w.source)}`)")
-            return
-
-
-def _git(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    for w in words[1:]:
-        value = w.value
-        if value is None or not value.startswith("-"):
-            return  # the subcommand
-        if value in ("-c", "--config-env") or value.startswith(("--config-env=", "--exec-path=", "-c")):
-            # `-c core.fsmonitor=…`, `-c help.autocorrect=1 psuh`: configuration runs commands
-            found.cannot_see(f"git configuration given on the command line (`{brief(w.source)}`)")
-            return
-
-
-def _python(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    _interpreter(found, program, words, depth)
-    for i, w in enumerate(words[1:], 1):
-        value = w.value or ""
-        if value == "-m" or (value.startswith("-m") and len(value) > 2):
-            module = value[2:] or (words[i + 1].value if i + 1 < len(words) else "") or "$?"
-            if module.split(".")[0] in _CODE_MODULES or module == "$?":
-                found.cannot_see(f"`{program} -m {module}` runs code given inline or from its input")
-            return
-        if not value.startswith("-") or value in ("-", "--"):
-            return
-
-
-# python modules that run code given as an argument or read from input
-_CODE_MODULES = frozenset({"timeit", "cProfile", "profile", "trace", "pdb", "code", "runpy", "doctest",
-                           "IPython", "idlelib", "asyncio", "ptpython", "bpython"})
-
-
 def _guess(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     """A program that runs a command in its arguments, with options this module does not
     model (`taskset -c 0 cmd`, `unshare -r cmd`, `sg group 'cmd'`): every later word may be
@@ -563,8 +301,8 @@ def handler_for(program: str) -> Handler | None:
     """How `program` runs other code, if it does."""
     if program in _HANDLERS:
         return _HANDLERS[program]
-    if _PYTHON.match(program):
-        return _python
+    if PYTHON.match(program):
+        return python
     if _LOADER.match(program):
         return _guess
     return None
@@ -608,10 +346,10 @@ _HANDLERS: dict[str, Handler] = {
     "batch": _unseeable("`{program}` runs commands later, from its input"),
     "crontab": _unseeable("`{program}` runs commands later"),
     **{name: _shell for name in _SHELLS},
-    **{name: _interpreter for name in _INLINE_FLAGS},
-    **{name: _awk for name in _AWK},
+    **{name: interpreter for name in INLINE_FLAGS},
+    **{name: awk for name in AWK},
     **{name: _guess for name in GUESSED_WRAPPERS},
-    **{name: _command_options for name in _COMMAND_OPTIONS},
-    "sed": _sed, "gsed": _sed, "make": _make, "gmake": _make, "git": _git,
-    "ssh": _ssh, "scp": _ssh, "sftp": _ssh,
+    **{name: command_options for name in COMMAND_OPTIONS},
+    "sed": sed, "gsed": sed, "make": make, "gmake": make, "git": git,
+    "ssh": ssh, "scp": ssh, "sftp": ssh,
 }

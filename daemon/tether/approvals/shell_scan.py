@@ -34,60 +34,89 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
 def command_starts(text: str) -> list[list[str]]:
     """The words of every command, from its program to the next operator, in order."""
-    starts: list[list[str]] = []
-    current: list[str] | None = None  # the command being read
+    reading = _Commands()
     heredocs: list[tuple[str, bool]] = []
-    at_start, i, n = True, 0, len(text)
-    cases = 0  # open `case` statements: after `;;` comes a pattern, not a command
+    i, n = 0, len(text)
     while i < n:
         ch = text[i]
         if ch == "\\" and text.startswith("\n", i + 1):
             i += 2
-        elif cases and text.startswith(";;", i):
-            i, at_start, current = i + 2, False, None
+        elif reading.cases and text.startswith(";;", i):
+            i = i + 2
+            reading.boundary(at_start=False)
         elif text.startswith("$((", i):
-            i, at_start, current = i + 3, False, None  # arithmetic (a `$(` inside still starts a command)
+            i = i + 3  # arithmetic (a `$(` inside still starts a command)
+            reading.boundary(at_start=False)
         elif ch in " \t":
             i += 1
         elif ch == "\n":
             i = _skip_heredoc_bodies(text, i + 1, heredocs)
-            heredocs, at_start, current = [], True, None
+            heredocs = []
+            reading.boundary(at_start=True)
         elif ch == "#":
-            while i < n and text[i] != "\n":
-                i += 1
+            end = text.find("\n", i)
+            i = n if end < 0 else end
         elif ch == "$" and text.startswith("(", i + 1):
-            i, at_start, current = i + 2, True, None
+            i = i + 2
+            reading.boundary(at_start=True)
         elif ch in _SEPARATORS:
-            i, at_start, current = i + 1, True, None
+            i = i + 1
+            reading.boundary(at_start=True)
         elif ch in "<>":
-            j = i
-            while j < n and text[j] in "<>&|-":
-                j += 1
-            operator = text[i:j]
-            j = _skip_blanks(text, j)
-            target, j = _read_word(text, j)
-            if operator in ("<<", "<<-") and target:
-                heredocs.append((target, operator == "<<-"))
-            i = j
+            i = _redirection(text, i, heredocs)
         else:
             word, i = _read_word(text, i)
-            if not at_start:
-                if current is not None and word:
-                    current.append(word)
-                continue
-            if not word:
-                continue
-            if _ASSIGNMENT.match(word) or word.isdigit() and i < n and text[i] in "<>":
-                continue  # `FOO=1 cmd`, `2>x cmd`: the command is still to come
-            if word in _THEN_COMMAND:
-                continue
-            cases += {"case": 1, "esac": -1}.get(word, 0)
-            at_start, current = False, None
-            if word in _NOT_COMMAND or text[_skip_blanks(text, i):].startswith("()"):
-                continue
-            current = [word]
-            starts.append(current)
-    return starts
+            reading.word(word, text, i)
+    return reading.starts
+
+
+class _Commands:
+    """The commands `command_starts` has read so far, and where it is in the current one."""
+
+    __slots__ = ("at_start", "cases", "current", "starts")
+
+    def __init__(self) -> None:
+        self.starts: list[list[str]] = []
+        self.current: list[str] | None = None  # the command being read
+        self.at_start = True
+        self.cases = 0  # open `case` statements: after `;;` comes a pattern, not a command
+
+    def boundary(self, *, at_start: bool) -> None:
+        """An operator ends the current command; a command may start next (`at_start`)."""
+        self.at_start, self.current = at_start, None
+
+    def word(self, word: str, text: str, i: int) -> None:
+        """`word`, which ends at `text[i]`."""
+        if not self.at_start:
+            if self.current is not None and word:
+                self.current.append(word)
+            return
+        if not word:
+            return
+        if _ASSIGNMENT.match(word) or word.isdigit() and i < len(text) and text[i] in "<>":
+            return  # `FOO=1 cmd`, `2>x cmd`: the command is still to come
+        if word in _THEN_COMMAND:
+            return
+        self.cases += {"case": 1, "esac": -1}.get(word, 0)
+        self.at_start, self.current = False, None
+        if word in _NOT_COMMAND or text[_skip_blanks(text, i) :].startswith("()"):
+            return
+        self.current = [word]
+        self.starts.append(self.current)
+
+
+def _redirection(text: str, i: int, heredocs: list[tuple[str, bool]]) -> int:
+    """Past the redirection at `i` and its target; a here-document's delimiter is added to
+    `heredocs` (its body starts on the next line)."""
+    j = i
+    while j < len(text) and text[j] in "<>&|-":
+        j += 1
+    operator = text[i:j]
+    j = _skip_blanks(text, j)
+    target, j = _read_word(text, j)
+    if operator in ("<<", "<<-") and target:
+        heredocs.append((target, operator == "<<-"))
+    return j
 
 
 def _read_word(text: str, i: int) -> tuple[str, int]:

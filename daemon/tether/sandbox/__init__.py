@@ -121,8 +121,8 @@ def _probe(setting: str) -> SandboxChoice:
             return SandboxChoice(found, why)
         reasons.append(why)
     if setting in ("auto", "landlock"):
-        found, why = probe_landlock()
-        if found is not None:
-            return SandboxChoice(found, why if not reasons else f"{why}; {reasons[0]}")
+        landlock, why = probe_landlock()
+        if landlock is not None:
+            return SandboxChoice(landlock, why if not reasons else f"{why}; {reasons[0]}")
         reasons.append(why)
     return SandboxChoice(None, "; ".join(reasons))

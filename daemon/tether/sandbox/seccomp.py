@@ -57,9 +57,18 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
     machine = machine or os.uname().machine
     if machine not in _ARCHES:
         raise ValueError(f"no seccomp socket filter for the {machine} architecture")
+    return _assemble(_symbolic(machine, inet_stream_only))
+
+
+# (opcode, or a label's name; jump if true; jump if false; constant): a jump is an offset
+# or the name of the label it goes to
+_Instruction = tuple[int | str, int | str, int | str, int]
+
+
+def _symbolic(machine: str, inet_stream_only: bool) -> list[_Instruction]:
+    """The program with labels and symbolic jump targets."""
     arch, socket_nr, io_uring_nr, socketpair_nr = _ARCHES[machine]
-    # Instructions with symbolic jump targets; resolved to relative offsets below.
-    code: list[tuple[int, object, object, int]] = [
+    code: list[_Instruction] = [
         (_LD_W_ABS, 0, 0, _ARCH),
         (_JEQ_K, 0, "kill", arch),
         (_LD_W_ABS, 0, 0, _NR),
@@ -100,20 +109,25 @@ def socket_filter(inet_stream_only: bool, machine: str | None = None) -> bytes:
         ("kill", 0, 0, 0),
         (_RET_K, 0, 0, _KILL_PROCESS),
     ]
+    return code
+
+
+def _assemble(code: list[_Instruction]) -> bytes:
+    """Labels removed and jump targets resolved to relative offsets, packed."""
     labels: dict[str, int] = {}
-    program: list[tuple[int, object, object, int]] = []
+    program: list[tuple[int, int | str, int | str, int]] = []
     for op, jt, jf, k in code:
         if isinstance(op, str):
             labels[op] = len(program)
         else:
             program.append((op, jt, jf, k))
 
-    def offset(target: object, at: int) -> int:
+    def offset(target: int | str, at: int) -> int:
         if isinstance(target, str):
             jump = labels[target] - at - 1
             assert 0 <= jump < 256
             return jump
-        return int(target)  # type: ignore[call-overload]
+        return target
 
     return b"".join(
         struct.pack("<HBBI", op, offset(jt, at), offset(jf, at), k) for at, (op, jt, jf, k) in enumerate(program)

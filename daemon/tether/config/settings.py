@@ -1,0 +1,284 @@
+"""The settings record and what each key accepts: the vocabulary every layer is read into.
+
+Owns: :class:`Settings` (every key, its default, ``sources`` and ``refused``), the tables
+of what each key accepts (choices, integer ranges, list, path and secret keys),
+:class:`ConfigError` and :class:`RefusedSetting`, and the wording of a bad value or an
+unknown key (secrets masked). Must not: read files or the environment (``layers.py``),
+validate values (``values.py``), or import anything outside the standard library (the
+daemon's start-up path imports it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+__all__ = [
+    "LOG_LEVELS",
+    "MODES",
+    "PROVIDERS",
+    "SANDBOXES",
+    "SETTING_KEYS",
+    "SOURCE_DEFAULT",
+    "SOURCE_INIT_OPTIONS",
+    "ConfigError",
+    "RefusedSetting",
+    "Settings",
+    "describe",
+    "no_looser_mode",
+    "with_extra",
+]
+
+# Declared before Settings so the default `sources` can name every key; checked
+# against the dataclass fields right after the class so the two cannot drift.
+SETTING_KEYS: tuple[str, ...] = (
+    "provider",
+    "model",
+    "base_url",
+    "api_key",
+    "script",
+    "max_steps",
+    "mode",
+    "home",
+    "log_level",
+    "context_window",
+    "max_output_tokens",
+    "max_retries",
+    "record",
+    "cassette",
+    "deny_commands",
+    "allow_env",
+    "guard",
+    "keep_user_turns",
+    "sandbox",
+    "network",
+    "network_commands",
+)
+
+PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
+MODES: tuple[str, ...] = ("read-only", "ask", "auto-edit", "full-auto")
+LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
+# the OS sandbox commands run in: "auto" picks bubblewrap, else Landlock; "off" runs
+# them unconfined (then no mode or rule ever runs a command without asking)
+SANDBOXES: tuple[str, ...] = ("auto", "bwrap", "landlock", "off")
+
+SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
+# Keys that hold filesystem paths: relative values are made absolute against the
+# directory of the layer that supplied them, so the meaning does not depend on
+# the daemon's cwd at the moment the value is used.
+PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
+LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env", "network_commands"})
+CHOICES: dict[str, tuple[str, ...]] = {
+    "guard": ("off", "log", "warn", "block"),
+    "provider": PROVIDERS,
+    "mode": MODES,
+    "log_level": LOG_LEVELS,
+    "sandbox": SANDBOXES,
+    "network": ("off", "on"),
+}
+# (minimum, maximum or None for unbounded)
+INT_RANGES: dict[str, tuple[int, int | None]] = {
+    "max_steps": (1, 1000),
+    "context_window": (0, None),
+    "max_output_tokens": (0, None),
+    "max_retries": (0, 10),
+    "keep_user_turns": (1, 100_000),
+}
+# from loosest to strictest
+MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
+
+MASK = "***"
+SOURCE_DEFAULT = "default"
+SOURCE_INIT_OPTIONS = "initializationOptions"
+
+
+def no_looser_mode(mode: str, limit: str) -> str:
+    """``mode``, or ``limit`` where ``mode`` is looser: the mode a session brought in from
+    elsewhere (a restored snapshot) keeps, so that it cannot grant itself more than the
+    settings grant a new session. Both must be mode ids (``MODES``)."""
+    return mode if MODE_STRICTNESS.index(mode) >= MODE_STRICTNESS.index(limit) else limit
+
+
+def camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+# initializationOptions come from editor extensions written in JS/TS, where
+# camelCase is the norm; both spellings are accepted there.
+CAMEL_TO_KEY: dict[str, str] = {camel(k): k for k in SETTING_KEYS if camel(k) != k}
+
+
+class ConfigError(Exception):
+    """A configuration value (or file) that Tether cannot use.
+
+    ``key`` is the setting concerned ("" when the whole file is at fault, e.g. a TOML
+    syntax error); ``source`` is the layer label, e.g. "env TETHER_MODE" or
+    "workspace config /repo/.tether/config.toml". The message never contains a
+    secret's value.
+    """
+
+    key: str
+    source: str
+
+    def __init__(self, message: str, *, key: str = "", source: str = "") -> None:
+        super().__init__(message)
+        self.key = key
+        self.source = source
+
+
+class RefusedSetting(NamedTuple):
+    """A workspace-config key Tether refused and ignored (for logs, doctor and editors).
+
+    ``key`` is "" when the whole file was refused (it could not be read or parsed).
+    """
+
+    key: str
+    file: str
+    reason: str
+
+    def message(self) -> str:
+        what = f"{self.key!r} in" if self.key else "the whole of"
+        return f"ignored {what} workspace config {self.file}: {self.reason}"
+
+
+def _default_sources() -> dict[str, str]:
+    return dict.fromkeys(SETTING_KEYS, SOURCE_DEFAULT)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Settings:
+    """The merged configuration. Build it with :func:`~tether.config.load_settings`;
+    constructing it directly skips validation."""
+
+    provider: str = ""  # "" = not configured yet; a later component picks one
+    model: str = ""
+    base_url: str = ""
+    api_key: str = ""  # SECRET: masked in repr, never written anywhere
+    script: str = ""  # absolute path once loaded (see PATH_KEYS)
+    max_steps: int = 20
+    mode: str = "ask"
+    home: str = ""  # data-dir override; "" = the platform default
+    log_level: str = "warning"
+    context_window: int = 0  # 0 = the model's default
+    max_output_tokens: int = 0  # 0 = the model's default
+    max_retries: int = 2  # provider retries of a failed request, before any output
+    record: str = ""  # save every model exchange to this cassette file
+    cassette: str = ""  # the cassette the `replay` provider plays back
+    # command prefixes never run, whatever the mode or rules say (added to built-in ones)
+    deny_commands: tuple[str, ...] = ()
+    # secret-looking environment variables that commands may still see
+    allow_env: tuple[str, ...] = ()
+    # the input guard on user messages and tool results: off | log | warn | block
+    guard: str = "warn"
+    # how many of the latest user turns are sent to the model (older ones stay stored)
+    keep_user_turns: int = 50
+    # the OS sandbox for commands (user settings only; never from a workspace file)
+    sandbox: str = "auto"
+    # network for sandboxed commands: "off" unless approved per call or by a rule below
+    network: str = "off"
+    # command prefixes whose commands get the network in the sandbox (every part covered)
+    network_commands: tuple[str, ...] = ()
+    # Excluded from equality/hash: two Settings with the same values are the same
+    # configuration however they were assembled (and a dict is unhashable).
+    sources: dict[str, str] = field(default_factory=_default_sources, compare=False)
+    # Not settings: what the workspace config tried and was refused, and the
+    # deny_commands it added (kept whatever a later layer sets deny_commands to).
+    refused: tuple[RefusedSetting, ...] = field(default=(), compare=False)
+    workspace_deny_commands: tuple[str, ...] = field(default=(), compare=False)
+
+    def __repr__(self) -> str:
+        parts = []
+        for key in SETTING_KEYS:
+            value = getattr(self, key)
+            if key in SECRET_KEYS and value:
+                parts.append(f"{key}={MASK!r}")
+            else:
+                parts.append(f"{key}={value!r}")
+        return f"Settings({', '.join(parts)})"
+
+    __str__ = __repr__
+
+
+NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands")
+
+
+def _check_keys_match_fields() -> None:
+    names = tuple(name for name in Settings.__dataclass_fields__ if name not in NOT_SETTINGS)
+    if names != SETTING_KEYS:  # pragma: no cover - a programming error, caught by any test run
+        raise AssertionError(f"SETTING_KEYS {SETTING_KEYS} != Settings fields {names}")
+
+
+_check_keys_match_fields()
+
+
+def with_extra(items: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
+    """``items`` followed by those of ``extra`` not already in it (order kept)."""
+    return tuple(items) + tuple(i for i in extra if i not in items)
+
+
+def describe(settings: Settings) -> list[tuple[str, str, str]]:
+    """(key, value as shown to a human with secrets masked, source) for every key."""
+    rows: list[tuple[str, str, str]] = []
+    for key in SETTING_KEYS:
+        value = getattr(settings, key)
+        if key in SECRET_KEYS:
+            shown = MASK if value else "(not set)"
+        elif value == "":
+            shown = "(not set)"
+        else:
+            shown = str(value)
+        rows.append((key, shown, settings.sources.get(key, SOURCE_DEFAULT)))
+    return rows
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def shown(key: str, value: object) -> str:
+    """How a value appears in messages: secrets masked, long values cut."""
+    if key in SECRET_KEYS:
+        return repr(MASK)
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def invalid(key: str, value: object, source: str, expectation: str) -> ConfigError:
+    return ConfigError(
+        f"{key} = {shown(key, value)} (from {source}) is not valid; {expectation}",
+        key=key,
+        source=source,
+    )
+
+
+def concealed(key: str, source: str) -> ConfigError:
+    """A secret with whitespace or control characters (they would end up in an HTTP
+    header), reported without echoing the value."""
+    return ConfigError(
+        f"{key} (from {source}) is not valid; it contains whitespace or control characters (value not shown)",
+        key=key,
+        source=source,
+    )
+
+
+def unknown_key(key: object, source: str, *, camel_ok: bool) -> ConfigError:
+    # difflib is only needed to word this message; keep it off the start-up path.
+    import difflib
+
+    name = str(key)
+    candidates = list(SETTING_KEYS) + (list(CAMEL_TO_KEY) if camel_ok else [])
+    # "maxSteps"/"max-steps"/"MAX_STEPS" in a TOML file: same letters, other spelling.
+    squashed = {c.replace("_", "").lower(): c for c in SETTING_KEYS}
+    suggestion = squashed.get(name.replace("_", "").replace("-", "").lower())
+    if suggestion is not None and camel_ok and any(ch.isupper() for ch in name):
+        suggestion = camel(suggestion)
+    if suggestion is None:
+        close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+        suggestion = close[0] if close else None
+    message = f"unknown setting {name!r} in {source}"
+    if suggestion:
+        message += f" (did you mean {suggestion!r}?)"
+    message += f"; known settings: {', '.join(SETTING_KEYS)}"
+    if camel_ok:
+        message += " (camelCase spellings such as maxSteps are also accepted)"
+    return ConfigError(message, key=name, source=source)

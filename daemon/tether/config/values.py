@@ -1,0 +1,218 @@
+"""Validating one layer of settings: a cattrs structure of :class:`Settings`, one hook per key.
+
+Every layer (config files, environment, flags, ``initializationOptions``, the workspace
+file) is structured by the same converter, so a value means the same wherever it is
+written. Each key's hook checks and canonicalises its value (what each key accepts is
+in ``settings.py``); a refused value becomes a :class:`ConfigError` naming the key, the
+layer and what would have been accepted, the first one in the order the layer gave them.
+Text layers (environment, untyped flags) may give integers and lists as text; typed layers
+(TOML, JSON) must use real integers and lists, so ``max_steps = "10"`` is reported rather
+than guessed about. Relative paths are made absolute against the layer's directory.
+
+Owns: that converter and those hooks. Must not: be imported on the start-up path before
+there is a value to validate (``layers.py`` imports it then: cattrs costs ~17 ms), read
+files, or merge layers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import cattrs
+from cattrs.errors import ClassValidationError
+from cattrs.gen import make_dict_structure_fn, override
+
+from .settings import (
+    CHOICES,
+    INT_RANGES,
+    LIST_KEYS,
+    NOT_SETTINGS,
+    PATH_KEYS,
+    SECRET_KEYS,
+    SETTING_KEYS,
+    Settings,
+    concealed,
+    invalid,
+)
+
+__all__ = ["validate"]
+
+# a cattrs structure hook: (the raw value, the field's type) -> the canonical value
+Hook = Callable[[Any, Any], Any]
+
+
+class _Refused(Exception):
+    """Raised by a hook: what would have been accepted, and the value the message shows."""
+
+    def __init__(self, expectation: str, value: object) -> None:
+        super().__init__(expectation)
+        self.expectation = expectation
+        self.value = value
+
+
+class _Concealed(Exception):
+    """Raised by a secret's hook: the value is refused and must not be shown."""
+
+
+def validate(
+    values: Mapping[str, object], sources: Mapping[str, str], *, strings_ok: bool, base_dir: Path | None
+) -> dict[str, Any]:
+    """``values`` (setting keys only, in the layer's order) in canonical form.
+
+    ``sources`` labels each key's layer for messages; ``strings_ok`` says the layer can only
+    carry text; relative paths are resolved against ``base_dir`` (None: the cwd). Raises
+    :class:`ConfigError` for the first refused value.
+    """
+    try:
+        structured = _converter(strings_ok).structure(dict(values), Settings)
+    except ClassValidationError as exc:
+        raise _first_error(exc, values, sources) from None
+    accepted = {key: getattr(structured, key) for key in values}
+    for key in PATH_KEYS.intersection(accepted):
+        if accepted[key]:
+            accepted[key] = _absolute(accepted[key], base_dir)
+    return accepted
+
+
+def _first_error(exc: ClassValidationError, values: Mapping[str, object], sources: Mapping[str, str]) -> Exception:
+    failed: dict[str, Exception] = {}
+    for error, note in exc.group_exceptions()[0]:
+        failed.setdefault(note.name, error)
+    for key in values:
+        refused = failed.get(key)
+        if isinstance(refused, _Refused):
+            return invalid(key, refused.value, sources[key], refused.expectation)
+        if isinstance(refused, _Concealed):
+            return concealed(key, sources[key])
+        if refused is not None:
+            return refused  # a hook's own bug: not a user's mistake
+    return exc  # pragma: no cover - every failure is on a given key
+
+
+def _absolute(value: str, base_dir: Path | None) -> str:
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        path = (base_dir if base_dir is not None else Path.cwd()) / path
+    # normpath, not resolve(): keep symlinks as the user wrote them and do not
+    # touch the filesystem (the file may legitimately not exist yet).
+    return os.path.normpath(path)
+
+
+@cache
+def _converter(strings_ok: bool) -> cattrs.Converter:
+    converter = cattrs.Converter(detailed_validation=True)
+    fields = {key: override(struct_hook=_hook(key, strings_ok)) for key in SETTING_KEYS}
+    fields.update({name: override(omit=True) for name in NOT_SETTINGS})
+    # cattrs types its keyword flags and the per-field overrides in one signature
+    structure = make_dict_structure_fn(Settings, converter, **fields)  # type: ignore[arg-type]
+    converter.register_structure_hook(Settings, structure)
+    return converter
+
+
+def _hook(key: str, strings_ok: bool) -> Hook:
+    if key in LIST_KEYS:
+        return _string_list(strings_ok)
+    if key in INT_RANGES:
+        return _integer(*INT_RANGES[key], strings_ok=strings_ok)
+    if key in CHOICES:
+        return _choice(CHOICES[key], blank_ok=key == "provider")
+    if key == "base_url":
+        return _url
+    if key in SECRET_KEYS:
+        return _secret
+    if key in PATH_KEYS:
+        return _path
+    return _text
+
+
+# ------------------------------------------------------------------------------ hooks
+
+
+def _string(value: object) -> str:
+    if not isinstance(value, str):
+        raise _Refused("expected a string", value)
+    return value
+
+
+def _text(value: object, _: object) -> str:
+    return _string(value)
+
+
+def _path(value: object, _: object) -> str:
+    # flags may carry a Path; made absolute against the layer's directory by `validate`
+    return _string(os.fspath(value) if isinstance(value, os.PathLike) else value)
+
+
+def _string_list(strings_ok: bool) -> Hook:
+    def hook(value: object, _: object) -> tuple[str, ...]:
+        # Typed layers give a list of strings; text layers a comma-separated string.
+        if isinstance(value, str) and strings_ok:
+            items = [part.strip() for part in value.split(",")]
+        elif isinstance(value, (list, tuple)) and all(isinstance(i, str) for i in value):
+            items = [i.strip() for i in value]
+        else:
+            raise _Refused("expected a list of strings", value)
+        return tuple(i for i in items if i)
+
+    return hook
+
+
+def _integer(low: int, high: int | None, *, strings_ok: bool) -> Hook:
+    if high is None:
+        expectation = f"expected an integer >= {low}"
+        if low == 0:
+            expectation += " (0 means the model's default)"
+    else:
+        expectation = f"expected an integer from {low} to {high}"
+
+    def hook(value: object, _: object) -> int:
+        # bool is an int subclass; `max_steps = true` is a mistake, not 1.
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and strings_ok:
+            try:
+                number = int(value.strip())
+            except ValueError:
+                raise _Refused(expectation, value) from None
+        else:
+            raise _Refused(expectation, value)
+        if number < low or (high is not None and number > high):
+            raise _Refused(expectation, value)
+        return number
+
+    return hook
+
+
+def _choice(choices: tuple[str, ...], *, blank_ok: bool) -> Hook:
+    accepted = ", ".join(choices)
+    if blank_ok:
+        accepted += ' (or "" to let Tether choose)'
+
+    def hook(value: object, _: object) -> str:
+        # Case-insensitive because env vars are often written in capitals
+        # (TETHER_LOG_LEVEL=INFO); stored in the canonical lower-case spelling.
+        chosen = _string(value).strip().lower()
+        if chosen in choices or (blank_ok and chosen == ""):
+            return chosen
+        raise _Refused(f"use one of: {accepted}", value)
+
+    return hook
+
+
+def _url(value: object, _: object) -> str:
+    url = _string(value).strip()
+    if url and not url.startswith(("http://", "https://")):
+        raise _Refused('expected an http:// or https:// URL (or "" for the provider\'s default)', value)
+    return url
+
+
+def _secret(value: object, _: object) -> str:
+    text = _string(value)
+    # whitespace or control characters would end up in an HTTP header
+    if text and (not text.isprintable() or any(ch.isspace() for ch in text)):
+        raise _Concealed()
+    return text
