@@ -71,11 +71,12 @@ class LspFrameDecoder:
                             pos = len(buf)
                             raise FramingError("header too long or not terminated by CRLF CRLF")
                         return bodies
-                    length = _content_length(bytes(buf[pos:end]))
+                    found = _content_length(bytes(buf[pos:end]))
                     start = end + len(_HEADER_END)
-                    if length is None:
+                    if found is None:
                         pos = start
                         raise FramingError("frame header has no valid Content-Length")
+                    length = found
                 if len(buf) - start < length:
                     return bodies
                 bodies.append(bytes(buf[start : start + length]))
