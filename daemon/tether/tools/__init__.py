@@ -6,7 +6,14 @@ Must not: hold logic of its own.
 
 from __future__ import annotations
 
-from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolLocation,
+    ToolResult,
+    validate_args,
+)
 from tether.tools.glob_tool import GlobTool
 from tether.tools.grep import GrepTool
 from tether.tools.list_dir import ListDirTool
