@@ -198,6 +198,8 @@ async def test_timeouts_over_the_cap_are_refused(ctx: ToolContext) -> None:
         await capped.call({"command": "true", "timeout": 0}, ctx)
     assert capped.dump(validate_args(capped, {"command": "ls"})) == {"command": "ls", "timeout": 5, "cwd": "."}
     assert validate_args(TOOL, {"command": "ls"}).timeout == 120
+    with pytest.raises(ToolError, match=r"^run_command: timeout 601 s is over the 600 s cap; use at most 600"):
+        validate_args(TOOL, {"command": "ls", "timeout": 601.0})
     assert "(default 5)" in capped.input_schema["properties"]["timeout"]["description"]
 
 

@@ -107,3 +107,17 @@ def test_titles_describe_the_call_for_a_person() -> None:
     assert tools["list_dir"].title_for({"path": "src", "depth": 2}) == "List src (depth 2)"
     assert tools["list_dir"].title_for({"depth": "bogus"}) == "List the workspace root"
     assert tools["list_dir"].title(ListDirArgs("src", 3)) == "List src (depth 3)"
+
+
+def test_the_first_wrong_argument_in_schema_order_is_the_one_named() -> None:
+    # a bound broken early wins over a wrong type later, as the model reads the schema
+    with pytest.raises(ToolError, match=r"read_file: 'offset' must be an integer >= 1, got 0$"):
+        validate_args(ReadFileTool(), {"path": "a.py", "offset": 0, "limit": True})
+    with pytest.raises(ToolError, match=r"read_file: 'offset' must be an integer >= 1, got \[\]$"):
+        validate_args(ReadFileTool(), {"path": "a.py", "offset": [], "limit": 0})
+    # unknown keys are named before anything else in their object
+    with pytest.raises(ToolError, match=r"unknown argument 'zz'"):
+        validate_args(ReadFileTool(), {"path": 3, "zz": 1})
+    # an integral float out of bounds is shown as the integer it stands for
+    with pytest.raises(ToolError, match=r"list_dir: 'depth' must be an integer between 1 and 5, got 7$"):
+        validate_args(ListDirTool(), {"depth": 7.0})

@@ -58,6 +58,9 @@ class ArgSpec:
     maximum: int | None = None
     min_items: int | None = None
     default: Any = KEEP  # JSON edge: a default value as the schema shows it
+    # What the model is told for a value over `maximum`, instead of the bounds in words
+    # ({value} and {maximum} are filled in); not part of the schema.
+    above: str | None = None
 
 
 class ArgError(Exception):
@@ -71,9 +74,10 @@ def arg(
     minimum: int | None = None,
     maximum: int | None = None,
     min_items: int | None = None,
+    above: str | None = None,
 ) -> Any:
     """An attrs field of an args class: `path: str = arg("File path ...")`."""
-    spec = ArgSpec(description, minimum, maximum, min_items)
+    spec = ArgSpec(description, minimum, maximum, min_items, above=above)
     return attrs.field(default=default, metadata={_META: spec})
 
 
@@ -220,6 +224,10 @@ class _Bad(Exception):
     """A value of the wrong JSON type (the message is written from the path)."""
 
 
+class _OutOfBounds(_Bad):
+    """A value of the right JSON type outside its bounds."""
+
+
 def _string(value: Any, _: Any) -> str:
     if not isinstance(value, str):
         raise _Bad
@@ -306,8 +314,7 @@ def _first_failure(exc: BaseException, path: ArgPath) -> tuple[ArgPath, BaseExce
     return path, exc
 
 
-def _message(cls: type, raw: Any, exc: BaseException, overrides: Mapping[str, ArgSpec]) -> str:
-    path, leaf = _first_failure(exc, ())
+def _message(cls: type, raw: Any, path: ArgPath, leaf: BaseException, overrides: Mapping[str, ArgSpec]) -> str:
     where = _where(cls, path, overrides)
     if isinstance(leaf, ForbiddenExtraKeysError):
         unknown = sorted(str(key) for key in leaf.extra_fields)[0]
@@ -315,7 +322,13 @@ def _message(cls: type, raw: Any, exc: BaseException, overrides: Mapping[str, Ar
         return f"unknown argument '{_name((*path, unknown))}'; expected one of: {names}"
     if isinstance(leaf, KeyError):
         return f"missing required argument '{_name(path)}' ({_words(where.tp, where.spec)})"
-    return f"'{_name(path)}' must be {_words(where.tp, where.spec)}, got {show(_value_at(raw, path))}"
+    value = _value_at(raw, path)
+    if isinstance(leaf, _OutOfBounds) and isinstance(value, float):
+        value = int(value)  # an integral float (10.0) is shown as the integer it stands for
+    high = where.spec.maximum
+    if isinstance(leaf, _OutOfBounds) and where.spec.above and high is not None and _is_int(value) and value > high:
+        return where.spec.above.format(value=value, maximum=high)
+    return f"'{_name(path)}' must be {_words(where.tp, where.spec)}, got {show(value)}"
 
 
 def _without_nulls(value: Any) -> Any:
@@ -326,21 +339,49 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-def _check_bounds(cls: type, obj: Any, overrides: Mapping[str, ArgSpec], path: ArgPath) -> None:
+def _is_int(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and value.is_integer()
+    )
+
+
+def _out_of_bounds(cls: type, data: Any, overrides: Mapping[str, ArgSpec], path: ArgPath) -> ArgPath | None:
+    """The first value (in field order) that has the right JSON type but is out of bounds."""
+    if not isinstance(data, Mapping):
+        return None
     for field in attrs.fields(cls):
-        spec = _spec(field, overrides)
-        value = getattr(obj, field.name)
-        here = (*path, field.name)
+        if field.name not in data:
+            continue
+        spec, value, here = _spec(field, overrides), data[field.name], (*path, field.name)
+        tp = _optional(_hints(cls)[field.name])
         low, high = spec.minimum, spec.maximum
-        if isinstance(value, int) and ((low is not None and value < low) or (high is not None and value > high)):
-            raise ArgError(f"'{_name(here)}' must be {_words(_hints(cls)[field.name], spec)}, got {show(value)}")
-        if isinstance(value, tuple):
+        if tp is int and _is_int(value) and ((low is not None and value < low) or (high is not None and value > high)):
+            return here
+        if _is_array(tp) and isinstance(value, list):
             if spec.min_items and len(value) < spec.min_items:
-                words = _words(_hints(cls)[field.name], spec)
-                raise ArgError(f"'{_name(here)}' must be {words}, got {show(list(value))}")
-            for index, item in enumerate(value):
-                if attrs.has(type(item)):
-                    _check_bounds(type(item), item, {}, (*here, index))
+                return here
+            item = _optional(get_args(tp)[0])
+            for index, entry in enumerate(value if attrs.has(item) else []):
+                found = _out_of_bounds(item, entry, {}, (*here, index))
+                if found is not None:
+                    return found
+    return None
+
+
+def _order(cls: type, path: ArgPath) -> tuple[int, ...]:
+    """Where `path` comes when the arguments are read in field order (an object's unknown
+    keys, at the object's own path, come before its fields)."""
+    key: list[int] = []
+    tp: Any = cls
+    for part in path:
+        tp = _optional(tp)
+        if isinstance(part, int):
+            key.append(part)
+            tp = get_args(tp)[0]
+        else:
+            key.append(list(attrs.fields_dict(tp)).index(part))
+            tp = _hints(tp)[part]
+    return tuple(key)
 
 
 def parse_args(cls: type[T], raw: Any, overrides: Mapping[str, ArgSpec] | None = None) -> T:
@@ -352,11 +393,16 @@ def parse_args(cls: type[T], raw: Any, overrides: Mapping[str, ArgSpec] | None =
     for name, spec in overrides.items():
         if spec.default is not KEEP:
             data.setdefault(name, spec.default)
+    bound = _out_of_bounds(cls, data, overrides, ())
     try:
         obj = _converter.structure(data, cls)
     except (ClassValidationError, IterableValidationError, _Bad) as exc:
-        raise ArgError(_message(cls, data, exc, overrides)) from None
-    _check_bounds(cls, obj, overrides, ())
+        path, leaf = _first_failure(exc, ())
+        if bound is not None and _order(cls, bound) < _order(cls, path):
+            path, leaf = bound, _OutOfBounds()
+        raise ArgError(_message(cls, data, path, leaf, overrides)) from None
+    if bound is not None:
+        raise ArgError(_message(cls, data, bound, _OutOfBounds(), overrides))
     return obj
 
 

@@ -192,9 +192,6 @@ class Tool(abc.ABC, Generic[A]):
         args = self.salvage(raw)
         return [] if args is None else self.locations(args, sandbox)
 
-    def precheck(self, raw: Mapping[str, Any]) -> None:
-        """Refuse arguments with a clearer message than the schema's (before it is checked)."""
-
     def dump(self, args: A) -> dict[str, Any]:
         """The validated arguments as JSON (defaults filled in), as the user is shown them."""
         return dump_args(args)
@@ -253,8 +250,6 @@ def validate_args(tool: Tool[A], raw: object) -> A:
     """The typed args object for the model's JSON `raw`, or ToolError naming the tool,
     the argument and what was expected (`read_file: 'limit' must be an integer >= 1,
     got "ten"`; nested ones are named like `edits[1].old_text`)."""
-    if isinstance(raw, Mapping):
-        tool.precheck(raw)
     try:
         return parse_args(tool.args_type, raw, tool.arg_overrides)
     except ArgError as exc:

@@ -22,8 +22,8 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 import anyio
 import anyio.to_thread
@@ -40,6 +40,9 @@ from tether.tools.visible_text import visible
 __all__ = ["RunCommandArgs", "RunCommandTool"]
 
 
+_OVER_CAP = "timeout {value} s is over the {maximum} s cap; use at most {maximum}, or split the work into shorter commands"
+
+
 def _timeout(max_timeout: int, default_timeout: int) -> ArgSpec:
     """The `timeout` argument under a cap (the cap is configuration, so per tool instance)."""
     return ArgSpec(
@@ -47,6 +50,7 @@ def _timeout(max_timeout: int, default_timeout: int) -> ArgSpec:
         minimum=1,
         maximum=max_timeout,
         default=default_timeout,
+        above=_OVER_CAP,
     )
 
 
@@ -55,7 +59,9 @@ class RunCommandArgs:
     """What `run_command` is given: the shell command, its time limit and directory."""
 
     command: str = arg("Shell command, run with /bin/sh -c.")
-    timeout: int = arg("Seconds before the command is killed (default 120).", default=120, minimum=1, maximum=600)
+    timeout: int = arg(
+        "Seconds before the command is killed (default 120).", default=120, minimum=1, maximum=600, above=_OVER_CAP
+    )
     cwd: str = arg("Directory, relative to the workspace root.", default=".")
 
 
@@ -110,14 +116,6 @@ class RunCommandTool(Tool[RunCommandArgs]):
             return [ToolLocation(str(sandbox.resolve(args.cwd)))]
         except Exception:  # a bad cwd is reported by run(), not here
             return []
-
-    def precheck(self, raw: Mapping[str, Any]) -> None:
-        asked = raw.get("timeout")
-        if isinstance(asked, int) and not isinstance(asked, bool) and asked > self.max_timeout:
-            raise ToolError(
-                f"run_command: timeout {asked} s is over the {self.max_timeout} s cap; "
-                f"use at most {self.max_timeout}, or split the work into shorter commands"
-            )
 
     async def run(self, args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
         if not args.command.strip():
