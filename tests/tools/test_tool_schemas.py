@@ -6,6 +6,8 @@ and required lists, every object closed."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +49,16 @@ def test_the_registry_sends_the_generated_schemas() -> None:
     assert specs["run_command"] == PINNED["run_command(max_timeout=5)"]
     # the schema goes to the model as JSON: every value in it must encode
     assert json.loads(json.dumps(specs)) == specs
+
+
+def test_listing_the_schemas_does_not_import_the_converter() -> None:
+    # session/new lists the tools; cattrs (~12 ms to import) waits for the first call
+    code = (
+        "import sys\n"
+        "from tether.tools.mutating import default_mutating_tools\n"
+        "from tether.tools.registry import ToolRegistry, default_read_only_tools\n"
+        "from tether.tools.run_command import RunCommandTool\n"
+        "ToolRegistry([*default_read_only_tools(), *default_mutating_tools(), RunCommandTool()]).specs()\n"
+        "assert 'cattrs' not in sys.modules, 'cattrs imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
