@@ -169,6 +169,10 @@ class Tool(abc.ABC, Generic[A]):
             return raw
         if not isinstance(raw, Mapping):
             return None
+        try:
+            return validate_args(self, raw)
+        except ToolError:
+            pass
         required = {k: v for k, v in raw.items() if k in required_names(self.args_type)}
         try:
             validate_args(self, required)
