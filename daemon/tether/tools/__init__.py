@@ -1,5 +1,9 @@
 """Workspace tools the agent can call, and the sandbox that confines them to the workspace.
 
+Each tool declares its arguments as a frozen attrs class (tools/args.py: `arg()` gives a
+field its description and bounds); the JSON Schema the model sees is generated from it,
+and `validate_args(tool, raw)` turns the model's JSON into that typed object.
+
 Owns: re-exporting the public names of this package.
 Must not: hold logic of its own.
 """

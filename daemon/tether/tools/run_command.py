@@ -1,7 +1,7 @@
 """The `run_command` tool: one shell command in the workspace, output streamed and capped.
 
-Owns: the tool's schema and title, refusing a command that holds a NUL byte, picking
-the working directory (inside the workspace), the command's minimal environment and
+Owns: the tool's args class (its timeout cap is per instance) and title, refusing a
+command that holds a NUL byte, picking the working directory (inside the workspace), the command's minimal environment and
 private temp directory (removed after the call), running it in the OS sandbox
 `ctx.command_sandbox` (tether.sandbox: workspace-write, network only when `ctx.network`;
 the fds the sandbox needs passed, then closed), streaming decoded output to

@@ -1,6 +1,6 @@
 """The `write_file` tool: create a text file, or replace the whole text of one.
 
-Owns: the tool's schema and messages, refusing to overwrite a file the model has not
+Owns: the tool's args class and messages, refusing to overwrite a file the model has not
 read (or has read an older version of), and refusing directories and file-in-the-way
 parents before anything is shown for approval.
 Must not: write anywhere but through `ctx.files`, or change files under a `.git` at any depth.
