@@ -1,13 +1,13 @@
 """The `run_command` tool: one shell command in the workspace, output streamed and capped.
 
 Owns: the tool's args class (its timeout cap is per instance) and title, refusing a
-command that holds a NUL byte, picking the working directory (inside the workspace), the command's minimal environment and
-private temp directory (removed after the call), running it in the OS sandbox
-`ctx.command_sandbox` (tether.sandbox: workspace-write, network only when `ctx.network`;
-the fds the sandbox needs passed, then closed), streaming decoded output to
-`ctx.on_output` (coalesced, never splitting a UTF-8 character), capping what the model
-gets to a head and a tail, the exit-status footer, and a note when the sandbox probably
-blocked it.
+command that holds a NUL byte, picking the working directory (inside the workspace), the
+command's minimal environment and private temp directory (removed after the call),
+running it in the OS sandbox `ctx.command_sandbox` (tether.sandbox: workspace-write,
+network only when `ctx.network`; the fds the sandbox needs passed, then closed),
+streaming decoded output to `ctx.on_output` (coalesced, never splitting a UTF-8
+character), capping what the model gets to a head and a tail, the exit-status footer,
+and a note when the sandbox probably blocked it.
 Must not: run anything outside the workspace directory, pass secrets to the command,
 let any process it started outlive the call (process_group.py and the sandbox do the
 killing), or decide whether the command is allowed or gets the network (that is the
