@@ -44,11 +44,11 @@ def summary(samples: list[float]) -> str:
 
 async def tool_runs(ctx: ToolContext, command: str, runs: int) -> list[float]:
     tool = RunCommandTool()
-    await tool.run({"command": command}, ctx)  # warm: the backend probe, page cache
+    await tool.call({"command": command}, ctx)  # warm: the backend probe, page cache
     out = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        await tool.run({"command": command}, ctx)
+        await tool.call({"command": command}, ctx)
         out.append((time.perf_counter() - t0) * 1000)
     return out
 

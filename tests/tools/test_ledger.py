@@ -74,7 +74,7 @@ async def test_read_file_records_the_full_text_even_for_a_window(sandbox: Worksp
     write({"f.txt": "\ufeff" + text})
     ledger = ContentLedger(sandbox)
     ctx = ToolContext(sandbox, reads=ledger)
-    result = await ReadFileTool().run({"path": "f.txt", "offset": 5, "limit": 2}, ctx)
+    result = await ReadFileTool().call({"path": "f.txt", "offset": 5, "limit": 2}, ctx)
     assert result.text.startswith("     5\t5\n     6\t6\n[truncated")
     ledger.check(root / "f.txt", "\ufeff" + text)  # the BOM is part of the editable text
 
@@ -83,12 +83,12 @@ async def test_read_file_records_an_open_buffer(sandbox: WorkspaceSandbox, write
     write({"a.py": "disk\n"})
     ledger = ContentLedger(sandbox)
     ctx = ToolContext(sandbox, documents={str(root / "a.py"): "buffer\n"}, reads=ledger)
-    await ReadFileTool().run({"path": "a.py"}, ctx)
+    await ReadFileTool().call({"path": "a.py"}, ctx)
     ledger.check(root / "a.py", "buffer\n")
 
 
 async def test_read_file_does_not_record_non_utf8_text(sandbox: WorkspaceSandbox, write, root: Path) -> None:
     write({"latin.txt": b"ok\n" * 5000 + b"caf\xe9\n"})  # the bad byte is past the sniffed head
     ledger = ContentLedger(sandbox)
-    await ReadFileTool().run({"path": "latin.txt", "limit": 1}, ToolContext(sandbox, reads=ledger))
+    await ReadFileTool().call({"path": "latin.txt", "limit": 1}, ToolContext(sandbox, reads=ledger))
     assert not ledger.has_read(root / "latin.txt")

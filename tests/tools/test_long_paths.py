@@ -46,7 +46,7 @@ def calls(path: str) -> list[tuple[str, dict[str, Any]]]:
 async def test_a_6000_character_path_is_a_clear_tool_error(mctx: ToolContext, write, root: Path, name: str, args: dict[str, Any]) -> None:
     write({"a.txt": "a\n"})
     with pytest.raises(SandboxError) as caught:
-        await TOOLS[name].run(args, mctx)
+        await TOOLS[name].call(args, mctx)
     assert str(caught.value) == (
         "path is too long (6000 characters; paths are limited to 4096 and each name to 255); use a shorter path"
     )
@@ -57,7 +57,7 @@ async def test_a_6000_character_path_is_a_clear_tool_error(mctx: ToolContext, wr
 async def test_a_name_longer_than_255_is_a_clear_tool_error(mctx: ToolContext, write, root: Path, name: str, args: dict[str, Any]) -> None:
     write({"a.txt": "a\n"})
     with pytest.raises(SandboxError) as caught:
-        await TOOLS[name].run(args, mctx)
+        await TOOLS[name].call(args, mctx)
     assert str(caught.value) == (
         f"path has a name that is too long (300 characters: {'n' * 40!r}...; paths are limited to 4096 "
         "and each name to 255); use a shorter name"
@@ -81,11 +81,11 @@ def test_limits_count_utf8_bytes_and_the_workspace_root(sandbox: WorkspaceSandbo
 async def test_a_thousand_levels_within_the_limits_are_written(mctx: ToolContext, root: Path) -> None:
     deep = "d/" * 1000 + "f.txt"  # os.makedirs would recurse past Python's limit here
     try:
-        result = await TOOLS["write_file"].run({"path": deep, "content": "deep\n"}, mctx)
+        result = await TOOLS["write_file"].call({"path": deep, "content": "deep\n"}, mctx)
         assert result.text.startswith("Created d/d/d/")
         assert (root / deep).read_text() == "deep\n"
         moved = "e/" * 1000 + "f.txt"
-        await TOOLS["move_path"].run({"source": deep, "destination": moved}, mctx)
+        await TOOLS["move_path"].call({"source": deep, "destination": moved}, mctx)
         assert (root / moved).read_text() == "deep\n"
     finally:
         # Python < 3.12's shutil.rmtree (pytest's tmp_path clean-up too) recurses once per

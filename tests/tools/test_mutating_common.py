@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
+import attrs
 import pytest
 
+from tether.tools.args import arg
 from tether.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_args
 from tether.tools.disk_io import DiskFileIO
-from tether.tools.edit_file import EditFileTool
+from tether.tools.edit_file import Edit, EditFileTool
 from tether.tools.ledger import ContentLedger
 from tether.tools.mutating import default_mutating_tools, describe_hunks
 from tether.tools.read_file import ReadFileTool
@@ -51,7 +53,7 @@ def escapes(write, root: Path, outside: Path) -> list[tuple[str, dict[str, Any]]
 async def test_nothing_outside_the_workspace_is_ever_touched(mctx: ToolContext, escapes, root: Path, outside: Path) -> None:
     for name, args in escapes:
         with pytest.raises(SandboxError, match="outside the workspace"):
-            await TOOLS[name].run(args, mctx)
+            await TOOLS[name].call(args, mctx)
     assert sorted(os.listdir(outside)) == ["secret.txt"]
     assert (outside / "secret.txt").read_text() == "password = hunter2\n"
     assert (root / "in.txt").read_text() == "inside\n"
@@ -71,7 +73,7 @@ async def test_nothing_outside_the_workspace_is_ever_touched(mctx: ToolContext, 
 async def test_git_directory_is_refused(mctx: ToolContext, write, name: str, args: dict[str, Any]) -> None:
     write({".git/HEAD": "ref: refs/heads/main\n", "sub/.git/config": "", "a.txt": ""})
     with pytest.raises(ToolError) as caught:
-        await TOOLS[name].run(args, mctx)
+        await TOOLS[name].call(args, mctx)
     message = str(caught.value)
     assert message.startswith("Tether does not change files under .git/ ('")
     assert "use git commands" in message
@@ -81,7 +83,7 @@ async def test_a_symlink_into_git_is_refused_too(mctx: ToolContext, write, root:
     write({".git/config": "[core]\n"})
     (root / "cfg").symlink_to(".git/config")
     with pytest.raises(ToolError, match=r"Tether does not change files under \.git/ \('\.git/config'\)"):
-        await TOOLS["write_file"].run({"path": "cfg", "content": "x"}, mctx)
+        await TOOLS["write_file"].call({"path": "cfg", "content": "x"}, mctx)
 
 
 BIG = "".join(f"line {n}\n" for n in range(1, 31))
@@ -89,7 +91,7 @@ BIG = "".join(f"line {n}\n" for n in range(1, 31))
 
 async def test_only_the_accepted_hunks_are_applied(mctx: ToolContext, write, root: Path) -> None:
     write({"src/big.txt": BIG})
-    await ReadFileTool().run({"path": "src/big.txt"}, mctx)
+    await ReadFileTool().call({"path": "src/big.txt"}, mctx)
     tool = EditFileTool()
     args = {
         "path": "src/big.txt",
@@ -99,23 +101,23 @@ async def test_only_the_accepted_hunks_are_applied(mctx: ToolContext, write, roo
             {"old_text": "line 28\n", "new_text": "LINE 28\n"},
         ],
     }
-    previews = await tool.preview(args, mctx)
+    previews = await tool.preview(validate_args(tool, args), mctx)
     path = str(root / "src/big.txt")
-    result = await tool.apply(args, mctx, previews, accepted_hunks={path: [0, 2]})
+    result = await tool.apply(validate_args(tool, args), mctx, previews, accepted_hunks={path: [0, 2]})
     assert (root / "src/big.txt").read_text() == BIG.replace("line 2\n", "LINE 2\n").replace("line 28\n", "LINE 28\n")
     assert "The user kept hunks 1 and 3 of 3 in src/big.txt; hunk 2 was rejected and not applied." in result.text
     assert "+LINE 28" in result.text and "LINE 15" not in result.text
     # The ledger holds what was really written, so the model can continue without re-reading.
-    await tool.run({"path": "src/big.txt", "edits": [{"old_text": "line 15\n", "new_text": "L15\n"}]}, mctx)
+    await tool.call({"path": "src/big.txt", "edits": [{"old_text": "line 15\n", "new_text": "L15\n"}]}, mctx)
 
 
 async def test_rejecting_every_hunk_writes_nothing(mctx: ToolContext, write, root: Path) -> None:
     write({"f.txt": "a\n"})
-    await ReadFileTool().run({"path": "f.txt"}, mctx)
+    await ReadFileTool().call({"path": "f.txt"}, mctx)
     tool = WriteFileTool()
     args = {"path": "f.txt", "content": "b\n"}
-    previews = await tool.preview(args, mctx)
-    result = await tool.apply(args, mctx, previews, accepted_hunks={"f.txt": []})  # relative keys work too
+    previews = await tool.preview(validate_args(tool, args), mctx)
+    result = await tool.apply(validate_args(tool, args), mctx, previews, accepted_hunks={"f.txt": []})  # relative keys work too
     assert result.text.startswith("The user rejected the change to f.txt (all 1 hunk); nothing was written.")
     assert (root / "f.txt").read_text() == "a\n"
 
@@ -146,26 +148,29 @@ def test_edits_array_items_are_validated_by_name() -> None:
             validate_args(tool, args)
         assert message in str(caught.value)
     clean = validate_args(tool, {"path": "x", "edits": [good, {**good, "replace_all": None}]})
-    assert clean["edits"] == [{**good, "replace_all": False}, {**good, "replace_all": False}]
+    assert clean.edits == (Edit("a", "b"), Edit("a", "b", replace_all=False))
+    assert tool.dump(clean)["edits"] == [{**good, "replace_all": False}, {**good, "replace_all": False}]
 
 
-class _EnumTool(Tool):
+@attrs.frozen
+class _Pick:
+    mode: Literal["fast", "safe"] = arg(default="safe")
+
+
+class _EnumTool(Tool[_Pick]):
     name: ClassVar[str] = "pick"
     description: ClassVar[str] = "test"
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {"mode": {"type": "string", "enum": ["fast", "safe"], "default": "safe"}},
-        "additionalProperties": False,
-    }
+    args_type = _Pick
     kind: ClassVar[str] = "other"
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: _Pick, ctx: ToolContext) -> ToolResult:
         return ToolResult("")
 
 
 def test_string_enums_are_checked() -> None:
-    assert validate_args(_EnumTool(), {}) == {"mode": "safe"}
-    assert validate_args(_EnumTool(), {"mode": "fast"}) == {"mode": "fast"}
+    assert _EnumTool().input_schema["properties"] == {"mode": {"type": "string", "enum": ["fast", "safe"], "default": "safe"}}
+    assert validate_args(_EnumTool(), {}) == _Pick("safe")
+    assert validate_args(_EnumTool(), {"mode": "fast"}) == _Pick("fast")
     with pytest.raises(ToolError, match=r"pick: 'mode' must be one of \"fast\", \"safe\", got \"quick\""):
         validate_args(_EnumTool(), {"mode": "quick"})
 
@@ -178,6 +183,8 @@ def test_default_mutating_tools_have_closed_schemas_kinds_and_titles() -> None:
         assert not tool.read_only
         assert tool.input_schema["additionalProperties"] is False
         assert set(tool.input_schema["required"]) <= set(tool.input_schema["properties"])
-        assert isinstance(tool.title({}), str) and isinstance(tool.title({"path": 3}), str)
-    assert tools[0].title({"path": "a.py"}) == "Write a.py"
-    assert tools[1].title({"path": "a.py"}) == "Edit a.py"
+        assert isinstance(tool.title_for({}), str) and isinstance(tool.title_for({"path": 3}), str)
+    assert tools[0].title_for({"path": "a.py", "content": ""}) == "Write a.py"
+    assert tools[0].title_for({"path": 3}) == "Write file"
+    edit = {"path": "a.py", "edits": [{"old_text": "a", "new_text": "b"}]}
+    assert tools[1].title_for(edit) == tools[1].title(validate_args(tools[1], edit)) == "Edit a.py"

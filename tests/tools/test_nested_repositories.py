@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tether.tools.base import ToolContext, ToolError
+from tether.tools.base import ToolContext, ToolError, validate_args
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.ledger import ContentLedger
 from tether.tools.mutating import default_mutating_tools
@@ -69,7 +69,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 async def test_a_git_component_at_any_depth_is_refused(mctx: ToolContext, root: Path, name: str, args: dict[str, Any]) -> None:
     before = snapshot(root)
     with pytest.raises(ToolError) as caught:
-        await TOOLS[name].run(args, mctx)
+        await TOOLS[name].call(args, mctx)
     message = str(caught.value)
     assert message.startswith("Tether does not change files under .git/ ('") and "use git commands" in message
     assert snapshot(root) == before
@@ -93,7 +93,7 @@ async def test_a_directory_holding_a_repository_is_not_deleted_or_moved(
 ) -> None:
     before = snapshot(root)
     with pytest.raises(ToolError) as caught:
-        await TOOLS[name].preview(args, mctx)
+        await TOOLS[name].preview(validate_args(TOOLS[name], args), mctx)
     action = "delete" if name == "delete_path" else "move"
     given = args.get("path", args.get("source"))
     assert str(caught.value) == (
@@ -105,27 +105,27 @@ async def test_a_directory_holding_a_repository_is_not_deleted_or_moved(
 
 
 async def test_files_inside_a_nested_repository_can_still_be_changed(mctx: ToolContext, root: Path) -> None:
-    await ReadFileTool().run({"path": "vendor/lib/src/a.py"}, mctx)
-    await TOOLS["edit_file"].run({"path": "vendor/lib/src/a.py", "edits": [{"old_text": "1", "new_text": "3"}]}, mctx)
-    await TOOLS["move_path"].run({"source": "vendor/lib/src", "destination": "vendor/lib/lib"}, mctx)
-    await TOOLS["delete_path"].run({"path": "vendor/lib/lib", "recursive": True}, mctx)
-    await TOOLS["move_path"].run({"source": "file.txt", "destination": "vendor/lib/file.txt"}, mctx)
+    await ReadFileTool().call({"path": "vendor/lib/src/a.py"}, mctx)
+    await TOOLS["edit_file"].call({"path": "vendor/lib/src/a.py", "edits": [{"old_text": "1", "new_text": "3"}]}, mctx)
+    await TOOLS["move_path"].call({"source": "vendor/lib/src", "destination": "vendor/lib/lib"}, mctx)
+    await TOOLS["delete_path"].call({"path": "vendor/lib/lib", "recursive": True}, mctx)
+    await TOOLS["move_path"].call({"source": "file.txt", "destination": "vendor/lib/file.txt"}, mctx)
     assert sorted(os.listdir(root / "vendor" / "lib")) == [".git", "file.txt"]
 
 
 async def test_names_that_only_start_with_git_are_ordinary(mctx: ToolContext, root: Path) -> None:
-    await TOOLS["move_path"].run({"source": "plain", "destination": "moved"}, mctx)
-    await TOOLS["delete_path"].run({"path": "moved", "recursive": True}, mctx)
+    await TOOLS["move_path"].call({"source": "plain", "destination": "moved"}, mctx)
+    await TOOLS["delete_path"].call({"path": "moved", "recursive": True}, mctx)
     assert not (root / "moved").exists()
 
 
 @pytest.mark.parametrize("name", ["delete_path", "move_path"])
 async def test_a_repository_created_while_approval_waits_is_not_taken(mctx: ToolContext, root: Path, name: str) -> None:
     args = {"path": "plain", "recursive": True} if name == "delete_path" else {"source": "plain", "destination": "p2"}
-    previews = await TOOLS[name].preview(args, mctx)
+    previews = await TOOLS[name].preview(validate_args(TOOLS[name], args), mctx)
     (root / "plain" / "deep" / ".git").mkdir(parents=True)  # e.g. a `git init` in a command
     with pytest.raises(ToolError, match=r"contains the git repository 'plain/deep' \('plain/deep/\.git'\)"):
-        await TOOLS[name].apply(args, mctx, previews)
+        await TOOLS[name].apply(validate_args(TOOLS[name], args), mctx, previews)
     assert (root / "plain" / "deep" / ".git").is_dir() and (root / "plain" / "c.txt").exists()
 
 

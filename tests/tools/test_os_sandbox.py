@@ -55,7 +55,7 @@ def unconfined(ctx: ToolContext) -> ToolContext:
 
 
 async def run(ctx: ToolContext, command: str, **args: object) -> str:
-    return (await TOOL.run({"command": command, **args}, ctx)).text
+    return (await TOOL.call({"command": command, **args}, ctx)).text
 
 
 async def _none_left(marker: str, limit: float = 3.0) -> bool:
@@ -92,7 +92,7 @@ async def test_writes_outside_the_workspace_fail_and_say_the_sandbox_blocked_the
     confined: ToolContext, root: Path, far_outside: Path
 ) -> None:
     target = far_outside / "planted.txt"
-    result = await TOOL.run({"command": f"echo x > {target}"}, confined)
+    result = await TOOL.call({"command": f"echo x > {target}"}, confined)
     assert result.is_error and not target.exists()
     assert "[sandbox: this command ran in an OS sandbox" in result.text, result.text
     assert "write to the workspace and $TMPDIR" in result.text and "Allow once, with network" in result.text
@@ -340,14 +340,14 @@ def _connect(port: int) -> str:
 
 
 async def test_tcp_to_loopback_fails_without_the_network(confined: ToolContext, listener: Listener) -> None:
-    result = await TOOL.run({"command": _connect(listener.port)}, confined)
+    result = await TOOL.call({"command": _connect(listener.port)}, confined)
     assert result.is_error and "connected" not in result.text
     assert listener.accepted == 0
     assert "probably blocked" in result.text and "the network" in result.text and "network_commands" in result.text
 
 
 async def test_tcp_to_loopback_works_when_the_network_is_allowed(confined: ToolContext, listener: Listener) -> None:
-    result = await TOOL.run({"command": _connect(listener.port)}, replace(confined, network=True))
+    result = await TOOL.call({"command": _connect(listener.port)}, replace(confined, network=True))
     assert not result.is_error and result.text.startswith("connected\n"), result.text
     assert listener.accepted == 1
 
@@ -393,7 +393,7 @@ async def test_unix_sockets_are_unreachable_without_the_network(
     confined: ToolContext, unix_listener: tuple[Path, list[bytes]]
 ) -> None:
     path, got = unix_listener
-    result = await TOOL.run({"command": _unix_send(path)}, confined)
+    result = await TOOL.call({"command": _unix_send(path)}, confined)
     assert result.is_error and "sent" not in result.text and "Operation not permitted" in result.text, result.text
     await anyio.sleep(0.3)
     assert got == []
@@ -416,7 +416,7 @@ async def test_a_datagram_socket_pair_cannot_send_to_a_host_socket(confined: Too
             "import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); "
             f"a.sendto(b'escape', {str(path)!r}); print('sent')"
         )
-        result = await TOOL.run({"command": f"{sys.executable} -I -c \"{code}\""}, confined)
+        result = await TOOL.call({"command": f"{sys.executable} -I -c \"{code}\""}, confined)
         assert "sent" not in result.text and "Operation not permitted" in result.text, result.text
         with pytest.raises(TimeoutError):
             listener.recv(64)
@@ -429,7 +429,7 @@ async def test_unix_sockets_are_reachable_with_the_network(
     confined: ToolContext, unix_listener: tuple[Path, list[bytes]]
 ) -> None:
     path, got = unix_listener
-    result = await TOOL.run({"command": _unix_send(path)}, replace(confined, network=True))
+    result = await TOOL.call({"command": _unix_send(path)}, replace(confined, network=True))
     assert not result.is_error and result.text.startswith("sent\n"), result.text
     end = time.monotonic() + 3
     while not got and time.monotonic() < end:
@@ -470,7 +470,7 @@ async def test_the_socket_filter_cannot_be_sidestepped(confined: ToolContext) ->
 
 async def test_a_command_with_a_nul_byte_is_refused_clearly(ctx: ToolContext) -> None:
     with pytest.raises(ToolError, match="run_command: the command contains a NUL byte"):
-        await TOOL.run({"command": "echo a\0b"}, ctx)
+        await TOOL.call({"command": "echo a\0b"}, ctx)
 
 
 # ---- other processes and privileges ----------------------------------------------------
@@ -549,7 +549,7 @@ async def test_a_setsid_child_is_gone_when_the_call_is_cancelled(
 
 
 async def test_timeout_kills_everything_it_started(confined: ToolContext, marker: str) -> None:
-    result = await TOOL.run({"command": f"setsid sleep {marker} & sleep {marker}", "timeout": 1}, confined)
+    result = await TOOL.call({"command": f"setsid sleep {marker} & sleep {marker}", "timeout": 1}, confined)
     assert "killed after timeout" in result.text
     assert await _none_left(marker)
 
@@ -604,7 +604,7 @@ async def test_unsandboxed_commands_still_run_and_are_not_confined(unconfined: T
     """The "off" path: the gate asks for each command (tests/approvals), and the command runs
     as it would in a terminal, with the minimal environment still."""
     target = outside / "written.txt"
-    result = await TOOL.run({"command": f"echo x > {target}; env"}, unconfined)
+    result = await TOOL.call({"command": f"echo x > {target}; env"}, unconfined)
     assert not result.is_error and target.read_text() == "x\n"
     assert "[sandbox:" not in result.text and "TMPDIR=" in result.text
 

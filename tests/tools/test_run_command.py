@@ -67,7 +67,7 @@ def _collect(ctx: ToolContext) -> tuple[ToolContext, list[str]]:
 
 async def test_output_streams_in_order_and_equals_the_result(ctx: ToolContext) -> None:
     ctx, chunks = _collect(ctx)
-    result = await TOOL.run({"command": "echo one; sleep 0.2; echo two >&2; sleep 0.2; echo three"}, ctx)
+    result = await TOOL.call({"command": "echo one; sleep 0.2; echo two >&2; sleep 0.2; echo three"}, ctx)
     assert chunks == ["one\n", "two\n", "three\n"]
     assert not result.is_error and result.locations == []
     assert re.fullmatch(r"one\ntwo\nthree\nexit code 0 · \d\.\d s", result.text)
@@ -75,7 +75,7 @@ async def test_output_streams_in_order_and_equals_the_result(ctx: ToolContext) -
 
 async def test_chatty_output_is_coalesced(ctx: ToolContext) -> None:
     ctx, chunks = _collect(ctx)
-    await TOOL.run({"command": "i=0; while [ $i -lt 40 ]; do echo line $i; i=$((i+1)); sleep 0.01; done; seq 1 20000"}, ctx)
+    await TOOL.call({"command": "i=0; while [ $i -lt 40 ]; do echo line $i; i=$((i+1)); sleep 0.01; done; seq 1 20000"}, ctx)
     text = "".join(chunks)
     assert text == "".join(f"line {i}\n" for i in range(40)) + "".join(f"{i}\n" for i in range(1, 20001))
     # ~0.5 s of trickle at <= 20 updates/s, then ~110 KB in 4 KiB batches
@@ -87,14 +87,14 @@ async def test_long_output_keeps_head_and_tail(ctx: ToolContext) -> None:
         head_bytes = 20
         tail_bytes = 20
 
-    result = await Small().run({"command": "seq 1 100"}, ctx)
+    result = await Small().call({"command": "seq 1 100"}, ctx)
     body = FOOTER.sub("", result.text)
     # lines 10..94 (85 lines, 255 bytes) fall between the kept whole lines
     assert body == "1\n2\n3\n4\n5\n6\n7\n8\n9\n[... 85 lines (255 bytes) elided ...]\n95\n96\n97\n98\n99\n100\n"
 
 
 async def test_default_cap_is_8_kib_each_side(ctx: ToolContext) -> None:
-    result = await TOOL.run({"command": "seq 1 100000"}, ctx)
+    result = await TOOL.call({"command": "seq 1 100000"}, ctx)
     head, _, tail = result.text.partition("[... ")
     assert head.startswith("1\n2\n") and 7000 < len(head) <= 8192
     assert re.match(r"\d+ lines \(\d+ bytes\) elided \.\.\.\]\n", tail)
@@ -106,7 +106,7 @@ async def test_streaming_stops_after_its_limit_with_one_note(ctx: ToolContext) -
         stream_limit = 1000
 
     ctx, chunks = _collect(ctx)
-    result = await Small().run({"command": "seq 1 5000"}, ctx)
+    result = await Small().call({"command": "seq 1 5000"}, ctx)
     streamed = "".join(chunks)
     assert streamed.count("streaming stopped") == 1
     assert streamed.startswith("1\n2\n") and len(streamed) < 1100
@@ -114,19 +114,19 @@ async def test_streaming_stops_after_its_limit_with_one_note(ctx: ToolContext) -
 
 
 async def test_exit_codes_and_missing_commands(ctx: ToolContext) -> None:
-    failed = await TOOL.run({"command": "echo oops; exit 2"}, ctx)
+    failed = await TOOL.call({"command": "echo oops; exit 2"}, ctx)
     assert failed.is_error and re.fullmatch(r"oops\nexit code 2 · \d\.\d s", failed.text)
-    missing = await TOOL.run({"command": "no-such-command-xyz"}, ctx)
+    missing = await TOOL.call({"command": "no-such-command-xyz"}, ctx)
     assert missing.is_error and "no-such-command-xyz" in missing.text and "exit code 127" in missing.text
-    silent = await TOOL.run({"command": "true"}, ctx)
+    silent = await TOOL.call({"command": "true"}, ctx)
     assert not silent.is_error and silent.text.startswith("(no output)\nexit code 0 · ")
-    killed = await TOOL.run({"command": "kill -9 $$"}, ctx)
+    killed = await TOOL.call({"command": "kill -9 $$"}, ctx)
     # bubblewrap reports a signalled command as 128 + the signal, as a shell does
     assert killed.is_error and ("killed by SIGKILL" in killed.text or "exit code 137" in killed.text)
 
 
 async def test_timeout_kills_the_whole_group(ctx: ToolContext, child: Child) -> None:
-    result = await TOOL.run({"command": f"echo started; {child.command}", "timeout": 1}, ctx)
+    result = await TOOL.call({"command": f"echo started; {child.command}", "timeout": 1}, ctx)
     assert result.is_error
     assert re.fullmatch(r"started\nkilled after timeout \(1 s\) · 1\.\d s · pass a larger timeout.*", result.text)
     assert await child.gone()
@@ -136,20 +136,20 @@ async def test_a_group_ignoring_sigterm_is_killed(ctx: ToolContext, child: Child
     class Quick(RunCommandTool):
         kill_grace = 0.2
 
-    result = await Quick().run({"command": f"trap '' TERM; {child.command}", "timeout": 1}, ctx)
+    result = await Quick().call({"command": f"trap '' TERM; {child.command}", "timeout": 1}, ctx)
     assert "killed after timeout" in result.text
     assert await child.gone()
 
 
 async def test_background_children_die_when_the_command_ends(ctx: ToolContext, child: Child) -> None:
-    result = await TOOL.run({"command": f"sleep {child.marker} & echo $! > child.pid; echo done"}, ctx)
+    result = await TOOL.call({"command": f"sleep {child.marker} & echo $! > child.pid; echo done"}, ctx)
     assert result.text.startswith("done\nexit code 0")
     assert await child.gone()
 
 
 async def test_move_on_after_kills_the_group_promptly(ctx: ToolContext, child: Child) -> None:
     with anyio.move_on_after(0.5) as scope:
-        await TOOL.run({"command": child.command, "timeout": 30}, ctx)
+        await TOOL.call({"command": child.command, "timeout": 30}, ctx)
     assert scope.cancelled_caught
     assert await child.gone()
 
@@ -157,7 +157,7 @@ async def test_move_on_after_kills_the_group_promptly(ctx: ToolContext, child: C
 async def test_cancelling_the_scope_from_another_task_kills_the_group(ctx: ToolContext, child: Child) -> None:
     ctx, chunks = _collect(ctx)
     async with anyio.create_task_group() as group:
-        group.start_soon(TOOL.run, {"command": f"echo hi; {child.command}"}, ctx)
+        group.start_soon(TOOL.call, {"command": f"echo hi; {child.command}"}, ctx)
         await child.started()
         group.cancel_scope.cancel()
     assert chunks == ["hi\n"]  # what was printed before the cancel still reached the editor
@@ -168,7 +168,7 @@ async def test_secrets_are_scrubbed_and_quiet_variables_set(ctx: ToolContext, mo
     monkeypatch.setenv("FOO_API_KEY", "sk-leak")
     monkeypatch.setenv("DEPLOY_TOKEN", "allowed-token")
     ctx = replace(ctx, env_allow=("DEPLOY_TOKEN",))
-    text = (await TOOL.run({"command": "env"}, ctx)).text
+    text = (await TOOL.call({"command": "env"}, ctx)).text
     lines = text.splitlines()
     assert "FOO_API_KEY" not in text and "sk-leak" not in text
     assert "DEPLOY_TOKEN=allowed-token" in lines
@@ -178,14 +178,14 @@ async def test_secrets_are_scrubbed_and_quiet_variables_set(ctx: ToolContext, mo
 
 async def test_cwd_is_inside_the_workspace(ctx: ToolContext, root: Path, outside: Path, write) -> None:
     write({"sub/dir/a.txt": "x"})
-    text = (await TOOL.run({"command": "pwd; ls", "cwd": "sub/dir"}, ctx)).text
+    text = (await TOOL.call({"command": "pwd; ls", "cwd": "sub/dir"}, ctx)).text
     assert text.startswith(f"{root.resolve()}/sub/dir\na.txt\n")
-    assert TOOL.locations({"command": "ls", "cwd": "sub"}, ctx.sandbox)[0].path == str(root.resolve() / "sub")
-    assert TOOL.locations({"command": "ls"}, ctx.sandbox)[0].path == str(root.resolve())
+    assert TOOL.locations_for({"command": "ls", "cwd": "sub"}, ctx.sandbox)[0].path == str(root.resolve() / "sub")
+    assert TOOL.locations_for({"command": "ls"}, ctx.sandbox)[0].path == str(root.resolve())
     with pytest.raises(SandboxError, match="outside the workspace"):
-        await TOOL.run({"command": "ls", "cwd": "../outside"}, ctx)
+        await TOOL.call({"command": "ls", "cwd": "../outside"}, ctx)
     with pytest.raises(ToolError, match="not a directory"):
-        await TOOL.run({"command": "ls", "cwd": "sub/dir/a.txt"}, ctx)
+        await TOOL.call({"command": "ls", "cwd": "sub/dir/a.txt"}, ctx)
 
 
 async def test_timeouts_over_the_cap_are_refused(ctx: ToolContext) -> None:
@@ -193,17 +193,20 @@ async def test_timeouts_over_the_cap_are_refused(ctx: ToolContext) -> None:
     assert capped.input_schema["properties"]["timeout"]["maximum"] == 5
     assert TOOL.input_schema["properties"]["timeout"]["maximum"] == 600
     with pytest.raises(ToolError, match=r"timeout 6 s is over the 5 s cap"):
-        await capped.run({"command": "true", "timeout": 6}, ctx)
+        await capped.call({"command": "true", "timeout": 6}, ctx)
     with pytest.raises(ToolError, match="between 1 and 5"):
-        await capped.run({"command": "true", "timeout": 0}, ctx)
-    assert validate_args(capped, {"command": "ls"}) == {"command": "ls", "timeout": 5, "cwd": "."}
-    assert validate_args(TOOL, {"command": "ls"})["timeout"] == 120
+        await capped.call({"command": "true", "timeout": 0}, ctx)
+    assert capped.dump(validate_args(capped, {"command": "ls"})) == {"command": "ls", "timeout": 5, "cwd": "."}
+    assert validate_args(TOOL, {"command": "ls"}).timeout == 120
+    with pytest.raises(ToolError, match=r"^run_command: timeout 601 s is over the 600 s cap; use at most 600"):
+        validate_args(TOOL, {"command": "ls", "timeout": 601.0})
+    assert "(default 5)" in capped.input_schema["properties"]["timeout"]["description"]
 
 
 async def test_a_character_split_across_reads_survives(ctx: ToolContext) -> None:
     ctx, chunks = _collect(ctx)
     # é is C3 A9: the two bytes are written 0.2 s apart, so they arrive in separate reads
-    result = await TOOL.run({"command": r"printf 'caf\303'; sleep 0.2; printf '\251\n'"}, ctx)
+    result = await TOOL.call({"command": r"printf 'caf\303'; sleep 0.2; printf '\251\n'"}, ctx)
     assert "".join(chunks) == "café\n" and result.text.startswith("café\n")
 
 
@@ -217,14 +220,14 @@ def test_the_streamer_never_splits_a_character() -> None:
 
 
 def test_title_shows_the_command() -> None:
-    assert TOOL.title({"command": "npm test"}) == "Run `npm test`"
+    assert TOOL.title_for({"command": "npm test"}) == "Run `npm test`"
     # exactly as it will run: a newline is not folded into a harmless-looking space
-    assert TOOL.title({"command": "make  \\\n  all"}) == "Run `make  \\\n  all`"
-    assert TOOL.title({"command": "ls\nrm -rf x"}) == "Run `ls\nrm -rf x`"
-    assert TOOL.title({"command": "x" * 100}) == f"Run `{'x' * 100}`"
+    assert TOOL.title_for({"command": "make  \\\n  all"}) == "Run `make  \\\n  all`"
+    assert TOOL.title_for({"command": "ls\nrm -rf x"}) == "Run `ls\nrm -rf x`"
+    assert TOOL.title_for({"command": "x" * 100}) == f"Run `{'x' * 100}`"
     long = "\n".join(f"echo {i}" for i in range(30))
-    cut = TOOL.title({"command": long})
+    cut = TOOL.title_for({"command": long})
     assert cut.startswith("Run `echo 0\n") and "echo 19`" in cut and "echo 20" not in cut
     assert cut.endswith("… (cut: 10 more lines, 80 more characters not shown here)")
-    assert TOOL.title({}) == "Run a command"
+    assert TOOL.title_for({}) == "Run a command"
     assert TOOL.kind == "execute" and TOOL.read_only is False

@@ -9,8 +9,8 @@ import pytest
 from tether.tools.base import Tool, ToolContext, ToolError, validate_args
 from tether.tools.glob_tool import GlobTool
 from tether.tools.grep import GrepTool
-from tether.tools.list_dir import ListDirTool
-from tether.tools.read_file import ReadFileTool
+from tether.tools.list_dir import ListDirArgs, ListDirTool
+from tether.tools.read_file import ReadFileArgs, ReadFileTool
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.sandbox import WorkspaceSandbox
 
@@ -55,14 +55,19 @@ def test_wrong_string_type_and_non_object_arguments_are_refused() -> None:
 
 
 def test_defaults_are_filled_and_null_optionals_count_as_absent() -> None:
-    assert validate_args(ListDirTool(), {"path": None}) == {"path": ".", "depth": 1}
-    assert validate_args(ReadFileTool(), {"path": "a", "limit": 5.0}) == {"path": "a", "limit": 5}
+    assert validate_args(ListDirTool(), {"path": None}) == ListDirArgs(".", 1)
+    assert validate_args(ReadFileTool(), {"path": "a", "limit": 5.0}) == ReadFileArgs("a", None, 5)
+    # what approvals and the client are shown: defaults filled in, absent optionals left out
+    assert ReadFileTool().dump(validate_args(ReadFileTool(), {"path": "a", "offset": None})) == {"path": "a"}
+    assert GrepTool().dump(validate_args(GrepTool(), {"pattern": "x"})) == {
+        "pattern": "x", "path": ".", "ignore_case": False, "max_results": 200,
+    }
 
 
 async def test_tools_validate_their_own_arguments_when_run(tmp_path: Path) -> None:
     ctx = ToolContext(WorkspaceSandbox(tmp_path))
     with pytest.raises(ToolError, match="'depth'"):
-        await ListDirTool().run({"depth": "deep"}, ctx)
+        await ListDirTool().call({"depth": "deep"}, ctx)
 
 
 def test_every_schema_is_a_closed_object_with_described_required_fields() -> None:
@@ -92,10 +97,27 @@ def test_registry_refuses_two_tools_with_one_name() -> None:
 
 def test_titles_describe_the_call_for_a_person() -> None:
     tools: dict[str, Tool] = {tool.name: tool for tool in default_read_only_tools()}
-    read_title = tools["read_file"].title({"path": "src/app.py", "offset": 10, "limit": 31})
+    read_title = tools["read_file"].title_for({"path": "src/app.py", "offset": 10, "limit": 31})
     assert read_title == "Read src/app.py (lines 10-40)"
-    assert tools["read_file"].title({"path": "src/app.py"}) == "Read src/app.py"
-    assert tools["grep"].title({"pattern": "foo", "path": "src"}) == "Search 'foo' in src"
-    assert tools["glob"].title({"pattern": "**/*.py"}) == "Find '**/*.py'"
-    assert tools["list_dir"].title({"path": "src", "depth": 2}) == "List src (depth 2)"
-    assert tools["list_dir"].title({"depth": "bogus"}) == "List the workspace root"
+    assert tools["read_file"].title_for({"path": "src/app.py"}) == "Read src/app.py"
+    assert tools["read_file"].title_for({"path": "src/app.py", "offset": 0}) == "Read src/app.py"
+    assert tools["read_file"].title_for({"path": 7}) == "Read file"
+    assert tools["grep"].title_for({"pattern": "foo", "path": "src"}) == "Search 'foo' in src"
+    assert tools["glob"].title_for({"pattern": "**/*.py"}) == "Find '**/*.py'"
+    assert tools["list_dir"].title_for({"path": "src", "depth": 2}) == "List src (depth 2)"
+    assert tools["list_dir"].title_for({"depth": "bogus"}) == "List the workspace root"
+    assert tools["list_dir"].title(ListDirArgs("src", 3)) == "List src (depth 3)"
+
+
+def test_the_first_wrong_argument_in_schema_order_is_the_one_named() -> None:
+    # a bound broken early wins over a wrong type later, as the model reads the schema
+    with pytest.raises(ToolError, match=r"read_file: 'offset' must be an integer >= 1, got 0$"):
+        validate_args(ReadFileTool(), {"path": "a.py", "offset": 0, "limit": True})
+    with pytest.raises(ToolError, match=r"read_file: 'offset' must be an integer >= 1, got \[\]$"):
+        validate_args(ReadFileTool(), {"path": "a.py", "offset": [], "limit": 0})
+    # unknown keys are named before anything else in their object
+    with pytest.raises(ToolError, match=r"unknown argument 'zz'"):
+        validate_args(ReadFileTool(), {"path": 3, "zz": 1})
+    # an integral float out of bounds is shown as the integer it stands for
+    with pytest.raises(ToolError, match=r"list_dir: 'depth' must be an integer between 1 and 5, got 7$"):
+        validate_args(ListDirTool(), {"depth": 7.0})

@@ -32,28 +32,28 @@ def project(write) -> None:
 
 
 async def test_double_star_matches_at_any_depth_sorted_and_gitignore_aware(ctx: ToolContext, project: None) -> None:
-    text = (await TOOL.run({"pattern": "**/*.py"}, ctx)).text
+    text = (await TOOL.call({"pattern": "**/*.py"}, ctx)).text
     assert text == "setup.py\nsrc/app.py\nsrc/deep/er/mod.py"
 
 
 async def test_single_star_stays_in_one_directory_and_hints_when_empty(ctx: ToolContext, project: None) -> None:
-    assert (await TOOL.run({"pattern": "*.py"}, ctx)).text == "setup.py"
-    text = (await TOOL.run({"pattern": "*.ts"}, ctx)).text
+    assert (await TOOL.call({"pattern": "*.py"}, ctx)).text == "setup.py"
+    text = (await TOOL.call({"pattern": "*.ts"}, ctx)).text
     assert text.startswith("no files match '*.ts' in the workspace")
     assert "use '**/*.ts'" in text
 
 
 async def test_braces_and_path_argument(ctx: ToolContext, project: None) -> None:
-    text = (await TOOL.run({"pattern": "*.{py,ts}", "path": "src"}, ctx)).text
+    text = (await TOOL.call({"pattern": "*.{py,ts}", "path": "src"}, ctx)).text
     assert text == "src/app.py\nsrc/app.ts"
 
 
 async def test_hidden_directories_are_searched(ctx: ToolContext, project: None) -> None:
-    assert (await TOOL.run({"pattern": "**/*.yml"}, ctx)).text == ".github/workflows/ci.yml"
+    assert (await TOOL.call({"pattern": "**/*.yml"}, ctx)).text == ".github/workflows/ci.yml"
 
 
 async def test_literal_ignored_directory_in_the_pattern_is_searched(ctx: ToolContext, project: None) -> None:
-    assert (await TOOL.run({"pattern": "dist/*.py"}, ctx)).text == "dist/bundle.py"
+    assert (await TOOL.call({"pattern": "dist/*.py"}, ctx)).text == "dist/bundle.py"
 
 
 async def test_symlinks_outside_are_neither_followed_nor_listed(
@@ -62,13 +62,13 @@ async def test_symlinks_outside_are_neither_followed_nor_listed(
     (root / "leakdir").symlink_to(outside, target_is_directory=True)
     (root / "leak.txt").symlink_to(outside / "secret.txt")
     (root / "alias.txt").symlink_to("README.md")
-    assert (await TOOL.run({"pattern": "**/*.txt"}, ctx)).text == "alias.txt"
+    assert (await TOOL.call({"pattern": "**/*.txt"}, ctx)).text == "alias.txt"
 
 
 async def test_results_are_capped_at_1000(ctx: ToolContext, root: Path) -> None:
     for n in range(1003):
         (root / f"f{n:04d}.txt").touch()
-    lines = (await TOOL.run({"pattern": "*.txt"}, ctx)).text.splitlines()
+    lines = (await TOOL.call({"pattern": "*.txt"}, ctx)).text.splitlines()
     assert len(lines) == 1001
     assert lines[-1] == "[showing 1000 of 1003 matching files; use a narrower pattern or path]"
 
@@ -84,14 +84,14 @@ async def test_results_are_capped_at_1000(ctx: ToolContext, root: Path) -> None:
 )
 async def test_unusable_patterns_are_refused(ctx: ToolContext, pattern: str, message: str) -> None:
     with pytest.raises(ToolError, match=f"glob: pattern .*{message}|glob: pattern is empty"):
-        await TOOL.run({"pattern": pattern}, ctx)
+        await TOOL.call({"pattern": pattern}, ctx)
 
 
 async def test_path_outside_or_missing_is_refused(ctx: ToolContext) -> None:
     with pytest.raises(ToolError, match="outside the workspace"):
-        await TOOL.run({"pattern": "*", "path": ".."}, ctx)
+        await TOOL.call({"pattern": "*", "path": ".."}, ctx)
     with pytest.raises(ToolError, match="no such directory 'gone'"):
-        await TOOL.run({"pattern": "*", "path": "gone"}, ctx)
+        await TOOL.call({"pattern": "*", "path": "gone"}, ctx)
 
 
 @pytest.mark.parametrize(

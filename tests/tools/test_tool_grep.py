@@ -51,7 +51,7 @@ def project(write, root: Path, outside: Path) -> None:
 
 
 async def grep(backend: str, ctx: ToolContext, **args: Any) -> ToolResult:
-    return await GrepTool(backend=backend).run(args, ctx)  # type: ignore[arg-type]
+    return await GrepTool(backend=backend).call(args, ctx)  # type: ignore[arg-type]
 
 
 def test_rg_is_installed_for_the_tests() -> None:
@@ -164,8 +164,8 @@ async def test_bad_path_or_glob_is_refused(backend: str, ctx: ToolContext, proje
 
 def test_title_and_locations_before_running(ctx: ToolContext) -> None:
     tool = GrepTool()
-    assert tool.title({"pattern": "foo", "path": "src", "glob": "*.py"}) == "Search 'foo' in src (*.py)"
-    assert tool.locations({"pattern": "foo"}, ctx.sandbox) == []
-    assert tool.locations({"pattern": "foo", "path": "src"}, ctx.sandbox) == [
+    assert tool.title_for({"pattern": "foo", "path": "src", "glob": "*.py"}) == "Search 'foo' in src (*.py)"
+    assert tool.locations_for({"pattern": "foo"}, ctx.sandbox) == []
+    assert tool.locations_for({"pattern": "foo", "path": "src"}, ctx.sandbox) == [
         ToolLocation(str(ctx.sandbox.root / "src"))
     ]

@@ -25,21 +25,22 @@ PLAN: dict[str, Any] = {
 def test_the_schema_passes_validate_args() -> None:
     assert TOOL.kind == "think" and TOOL.read_only
     clean = validate_args(TOOL, PLAN)
-    assert [entry["content"] for entry in clean["entries"]] == [e["content"] for e in PLAN["entries"]]
+    assert [entry.content for entry in clean.entries] == [e["content"] for e in PLAN["entries"]]
+    assert [entry.priority for entry in clean.entries] == ["high", "medium", "medium", "low", "medium"]
 
 
 async def test_summary_counts_progress(ctx: ToolContext) -> None:
-    result = await TOOL.run(PLAN, ctx)
+    result = await TOOL.call(PLAN, ctx)
     assert result.text == "Plan updated: 2 of 5 done; in progress: Run the suite"
     assert not result.is_error and result.locations == []
 
 
 async def test_summary_names_the_next_step_or_clears(ctx: ToolContext) -> None:
     pending = {"entries": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}
-    assert (await TOOL.run(pending, ctx)).text == "Plan updated: 1 of 2 done; next: b"
+    assert (await TOOL.call(pending, ctx)).text == "Plan updated: 1 of 2 done; next: b"
     done = {"entries": [{"content": "a", "status": "completed"}]}
-    assert (await TOOL.run(done, ctx)).text == "Plan updated: 1 of 1 done"
-    assert (await TOOL.run({"entries": []}, ctx)).text == "Plan cleared."
+    assert (await TOOL.call(done, ctx)).text == "Plan updated: 1 of 1 done"
+    assert (await TOOL.call({"entries": []}, ctx)).text == "Plan cleared."
 
 
 def test_plan_entries_are_normalised_acp_entries() -> None:
@@ -76,11 +77,11 @@ def test_entries_sent_as_a_json_string_are_accepted() -> None:
 )
 async def test_bad_entries_name_the_field(ctx: ToolContext, entries: Any, names: list[str]) -> None:
     with pytest.raises(ToolError) as caught:
-        await TOOL.run({"entries": entries}, ctx)
+        await TOOL.call({"entries": entries}, ctx)
     for name in names:
         assert name in str(caught.value)
 
 
 async def test_entries_are_required(ctx: ToolContext) -> None:
     with pytest.raises(ToolError, match="entries"):
-        await TOOL.run({}, ctx)
+        await TOOL.call({}, ctx)

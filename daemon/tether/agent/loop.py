@@ -687,7 +687,7 @@ class AgentTurn:
         )
 
     async def _run_with_approval(
-        self, call: PendingCall, tool: Any, args: dict[str, Any], ctx: ToolContext
+        self, call: PendingCall, tool: Any, args: Any, ctx: ToolContext
     ) -> ToolResult:
         """Preview, ask the gate, then apply or run — or tell the model why not."""
         gate = self.services.gate
@@ -706,7 +706,8 @@ class AgentTurn:
         if previews:
             self.sink.tool_call_update(call.call_id, content_blocks=diff_blocks(previews))
         sandbox = self.session.sandbox
-        command = args.get("command") if tool.kind == "execute" else None
+        shown = tool.dump(args)  # the typed args as JSON, defaults filled in
+        command = shown.get("command") if tool.kind == "execute" else None
         if confined is not None:
             ctx.command_sandbox = confined
         request = ApprovalRequest(
@@ -715,10 +716,10 @@ class AgentTurn:
             tool_name=tool.name,
             kind=tool.kind,
             title=_safe_title(tool, args),
-            arguments=args,
+            arguments=shown,
             mode=self.session.mode,
             command=command if isinstance(command, str) else None,
-            cwd=str(args.get("cwd") or "."),
+            cwd=str(shown.get("cwd") or "."),
             rel_paths=[sandbox.relative(Path(p.path)) for p in previews],
             previews=previews,
             # the gate never lets a rule or mode run an unsandboxed command unasked
@@ -740,7 +741,7 @@ class AgentTurn:
         meta: dict[str, Any] = {"tether": {"approvedBy": verdict.reason}}
         terminal = self.services.terminal_output_meta and tool.kind == "execute"
         if terminal:
-            cwd = str(self.session.sandbox.resolve(str(args.get("cwd") or ".")))
+            cwd = str(self.session.sandbox.resolve(str(shown.get("cwd") or ".")))
             meta["terminal_info"] = {"terminal_id": call.call_id, "cwd": cwd}
             self.sink.tool_call_update(
                 call.call_id,
@@ -915,16 +916,16 @@ def _tool_message(
     return message
 
 
-def _safe_title(tool: Any, args: dict[str, Any]) -> str:
+def _safe_title(tool: Any, args: Any) -> str:
     try:
-        return str(tool.title(args))
+        return str(tool.title_for(args))
     except Exception:
         return str(tool.name)
 
 
-def _locations(tool: Any, args: dict[str, Any], session: AgentSession) -> list[dict[str, Any]]:
+def _locations(tool: Any, args: Any, session: AgentSession) -> list[dict[str, Any]]:
     try:
-        found = tool.locations(args, session.sandbox)
+        found = tool.locations_for(args, session.sandbox)
     except Exception:
         return []
     return [

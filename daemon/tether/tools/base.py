@@ -1,24 +1,33 @@
 """The tool interface shared by every workspace tool, and argument validation.
 
-Owns: `Tool`, its result/context types, `ToolError`, and `validate_args` (a small
-hand-written checker for the JSON-schema subset our tool schemas use).
+Owns: `Tool` (generic in its attrs args class), its result/context types, `ToolError`,
+and `validate_args` (the model's JSON -> the tool's typed args, through tools/args.py).
 Must not: touch the filesystem, know about specific tools, or depend on the agent loop.
 """
 
 from __future__ import annotations
 
 import abc
-import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+from tether.tools.args import (
+    ArgError,
+    ArgSpec,
+    dump_args,
+    parse_args,
+    required_names,
+    schema_of,
+)
 
 if TYPE_CHECKING:
     # Only for annotations: sandbox.py imports ToolError from here at runtime.
     from tether.sandbox import SandboxChoice
     from tether.tools.sandbox import WorkspaceSandbox
+
+A = TypeVar("A")  # a tool's attrs args class
 
 __all__ = [
     "ChangePreview",
@@ -115,33 +124,91 @@ class ChangePreview:
     unified_diff: str = ""  # workspace-relative headers, 3 lines of context
 
 
-class Tool(abc.ABC):
+class Tool(abc.ABC, Generic[A]):
+    """A workspace tool; its arguments are the attrs class `args_type` (tools/args.py).
+
+    `run` (and a mutating tool's `preview`/`apply`), `title` and `locations` take the
+    typed args object that `validate_args` made; `title_for`/`locations_for` are for
+    arguments that were not validated (a call being announced), and never raise.
+    """
+
     name: ClassVar[str]
     description: ClassVar[str]  # for the model
-    # JSON schema (type object, properties, required, additionalProperties false)
-    input_schema: ClassVar[dict[str, Any]]
+    args_type: type[A]  # set on each tool class: the schema and validation come from it
     kind: ClassVar[str]  # ACP ToolKind: "read" | "search" | ...
     read_only: ClassVar[bool] = True
+    # The title of a call whose arguments are too broken to say more.
+    untitled: ClassVar[str] = ""
+    # Per-instance changes to the class's argument specs (bounds from configuration).
+    arg_overrides: Mapping[str, ArgSpec] = {}
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        """Human title shown in the editor; must cope with unvalidated args."""
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema the model is given, generated from `args_type`."""
+        return _schema(self.args_type, tuple(self.arg_overrides.items()))
+
+    def title(self, args: A) -> str:
+        """Human title shown in the editor."""
         return self.name
 
-    def locations(self, args: Mapping[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
-        """Places known before running (the `path` argument); never raises."""
-        path = args.get("path") if isinstance(args, Mapping) else None
-        if not isinstance(path, str):
+    def locations(self, args: A, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+        """Places known before running (the `path` argument, unless it is the default
+        "." of the whole workspace); never raises."""
+        path = getattr(args, "path", None)
+        if not isinstance(path, str) or path == ".":
             return []
         try:
             return [ToolLocation(str(sandbox.resolve(path)))]
         except Exception:  # a bad path is reported by run(), not here
             return []
 
+    def salvage(self, raw: object) -> A | None:
+        """`raw` as args, leaving out optional arguments that are wrong; None when a
+        required one is wrong or missing (for titles of calls that will be refused)."""
+        if isinstance(raw, self.args_type):
+            return raw
+        if not isinstance(raw, Mapping):
+            return None
+        try:
+            return validate_args(self, raw)
+        except ToolError:
+            pass
+        required = {k: v for k, v in raw.items() if k in required_names(self.args_type)}
+        try:
+            validate_args(self, required)
+        except ToolError:
+            return None
+        kept = dict(required)
+        for key, value in raw.items():
+            try:
+                validate_args(self, {**required, key: value})
+            except ToolError:
+                continue
+            kept[key] = value
+        return validate_args(self, kept)
+
+    def title_for(self, raw: object) -> str:
+        """The title of a call from its arguments as sent (or already validated)."""
+        args = self.salvage(raw)
+        return (self.untitled or self.name) if args is None else self.title(args)
+
+    def locations_for(self, raw: object, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+        args = self.salvage(raw)
+        return [] if args is None else self.locations(args, sandbox)
+
+    def dump(self, args: A) -> dict[str, Any]:
+        """The validated arguments as JSON (defaults filled in), as the user is shown them."""
+        return dump_args(args)
+
     @abc.abstractmethod
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...
+    async def run(self, args: A, ctx: ToolContext) -> ToolResult: ...
+
+    async def call(self, raw: object, ctx: ToolContext) -> ToolResult:
+        """Validate the model's arguments, then run (what tests and the bench call)."""
+        return await self.run(validate_args(self, raw), ctx)
 
 
-class MutatingTool(Tool):
+class MutatingTool(Tool[A]):
     """A tool that changes files: previewed (no side effects), approved, then applied.
 
     `run()` is `preview()` then `apply()` with every hunk accepted; the agent loop calls
@@ -151,13 +218,13 @@ class MutatingTool(Tool):
     read_only: ClassVar[bool] = False
 
     @abc.abstractmethod
-    async def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> list[ChangePreview]:
+    async def preview(self, args: A, ctx: ToolContext) -> list[ChangePreview]:
         """What would change; raises ToolError (bad path, no match, stale read, ...)."""
 
     @abc.abstractmethod
     async def apply(
         self,
-        args: Mapping[str, Any],
+        args: A,
         ctx: ToolContext,
         previews: list[ChangePreview],
         accepted_hunks: Mapping[str, list[int]] | None = None,
@@ -168,103 +235,26 @@ class MutatingTool(Tool):
         hunks the user kept; None means all. The result tells the model what was kept.
         """
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, args: A, ctx: ToolContext) -> ToolResult:
         return await self.apply(args, ctx, await self.preview(args, ctx))
 
 
-_TYPE_CHECKS: dict[str, tuple[str, Any]] = {
-    "string": ("a string", lambda v: isinstance(v, str)),
-    # bool is an int subclass in Python but never a JSON integer
-    "integer": ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
-    "boolean": ("a boolean", lambda v: isinstance(v, bool)),
-    "array": ("an array", lambda v: isinstance(v, list)),
-    "object": ("an object", lambda v: isinstance(v, Mapping)),
-}
+_SCHEMAS: dict[tuple[type, tuple[tuple[str, ArgSpec], ...]], dict[str, Any]] = {}
 
 
-def _expected(prop: Mapping[str, Any]) -> str:
-    kind = prop.get("type", "string")
-    if "enum" in prop:
-        return "one of " + ", ".join(_show(option) for option in prop["enum"])
-    text = _TYPE_CHECKS[kind][0] if kind in _TYPE_CHECKS else str(kind)
-    if kind == "array":
-        items = prop.get("items", {}).get("type")
-        if items in _TYPE_CHECKS:
-            text = f"an array of {items}s"
-        least = prop.get("minItems")
-        if least:
-            text += f" with at least {least} item{'' if least == 1 else 's'}"
-        return text
-    low, high = prop.get("minimum"), prop.get("maximum")
-    if low is not None and high is not None:
-        return f"{text} between {low} and {high}"
-    if low is not None:
-        return f"{text} >= {low}"
-    if high is not None:
-        return f"{text} <= {high}"
-    return text
+def _schema(args_type: type, overrides: tuple[tuple[str, ArgSpec], ...]) -> dict[str, Any]:
+    """Generated once per args class and overrides (tools are made for every session)."""
+    key = (args_type, overrides)
+    if key not in _SCHEMAS:
+        _SCHEMAS[key] = schema_of(args_type, dict(overrides))
+    return _SCHEMAS[key]
 
 
-def _show(value: Any) -> str:
+def validate_args(tool: Tool[A], raw: object) -> A:
+    """The typed args object for the model's JSON `raw`, or ToolError naming the tool,
+    the argument and what was expected (`read_file: 'limit' must be an integer >= 1,
+    got "ten"`; nested ones are named like `edits[1].old_text`)."""
     try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def _check_value(tool_name: str, key: str, prop: Mapping[str, Any], value: Any) -> Any:
-    """One value against its property schema; `key` is the full name for messages (`edits[1].old_text`)."""
-    kind = prop.get("type", "string")
-    if kind == "integer" and isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON encoders sometimes emit 10.0 for 10
-    check = _TYPE_CHECKS.get(kind)
-    ok = check is None or check[1](value)
-    if ok and kind == "integer":
-        low, high = prop.get("minimum"), prop.get("maximum")
-        ok = (low is None or value >= low) and (high is None or value <= high)
-    if ok and kind == "array":
-        ok = len(value) >= prop.get("minItems", 0)
-    if ok and "enum" in prop:
-        ok = any(value == option and type(value) is type(option) for option in prop["enum"])
-    if not ok:
-        raise ToolError(f"{tool_name}: '{key}' must be {_expected(prop)}, got {_show(value)}")
-    if kind == "array" and "items" in prop:
-        return [_check_value(tool_name, f"{key}[{i}]", prop["items"], item) for i, item in enumerate(value)]
-    if kind == "object" and "properties" in prop:
-        return _check_object(tool_name, f"{key}.", prop, value)
-    return value
-
-
-def _check_object(tool_name: str, prefix: str, schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
-    properties: Mapping[str, Mapping[str, Any]] = schema.get("properties", {})
-    required: list[str] = list(schema.get("required", []))
-    unknown = sorted(str(k) for k in args if k not in properties)
-    if unknown and schema.get("additionalProperties", True) is False:
-        names = ", ".join(properties) or "(none)"
-        raise ToolError(f"{tool_name}: unknown argument '{prefix}{unknown[0]}'; expected one of: {names}")
-
-    out: dict[str, Any] = {}
-    for key, prop in properties.items():
-        value = args.get(key)
-        if value is None:
-            if key in required:
-                raise ToolError(f"{tool_name}: missing required argument '{prefix}{key}' ({_expected(prop)})")
-            if "default" in prop:
-                out[key] = prop["default"]
-            continue
-        out[key] = _check_value(tool_name, prefix + key, prop, value)
-    return out
-
-
-def validate_args(tool: Tool, args: Any) -> dict[str, Any]:
-    """Check `args` against `tool.input_schema`; return a copy with schema defaults filled in.
-
-    Supports the subset our schemas use: required keys, string/integer/boolean types,
-    string enums, integer minimum/maximum, arrays (minItems, typed items) of objects
-    with their own properties, and additionalProperties false (unknown keys refused).
-    Nested values are named like `edits[1].old_text` in errors. A null for an optional
-    key counts as absent, because models often send `"offset": null` to mean "not given".
-    """
-    if not isinstance(args, Mapping):
-        raise ToolError(f"{tool.name}: arguments must be a JSON object, got {_show(args)}")
-    return _check_object(tool.name, "", tool.input_schema, args)
+        return parse_args(tool.args_type, raw, tool.arg_overrides)
+    except ArgError as exc:
+        raise ToolError(f"{tool.name}: {exc}") from None

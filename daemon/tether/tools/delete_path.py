@@ -12,12 +12,20 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import anyio.to_thread
+import attrs
 
-from tether.tools.base import ChangePreview, MutatingTool, ToolContext, ToolError, ToolLocation, ToolResult
-from tether.tools.base import validate_args
+from tether.tools.args import arg
+from tether.tools.base import (
+    ChangePreview,
+    MutatingTool,
+    ToolContext,
+    ToolError,
+    ToolLocation,
+    ToolResult,
+)
 from tether.tools.diffs import cap_diff, unified_diff
 from tether.tools.mutating import (
     current_text,
@@ -28,39 +36,35 @@ from tether.tools.mutating import (
     scan_tree,
 )
 
-__all__ = ["DeletePathTool"]
+__all__ = ["DeletePathArgs", "DeletePathTool"]
 
 
-class DeletePathTool(MutatingTool):
+@attrs.frozen
+class DeletePathArgs:
+    """What `delete_path` is given: one path, and whether a full directory may go."""
+
+    path: str = arg("Path to delete, relative to the workspace root.")
+    recursive: bool = arg("Delete a directory and everything in it.", default=False)
+
+
+class DeletePathTool(MutatingTool[DeletePathArgs]):
     name: ClassVar[str] = "delete_path"
     description: ClassVar[str] = (
         "Delete a file or a symbolic link (the link, not its target). Empty directories are "
         "deleted too; a directory with content needs `recursive: true`. The workspace root, "
         ".git/ and directories holding a git repository (a .git inside) cannot be deleted."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "Path to delete, relative to the workspace root."},
-            "recursive": {
-                "type": "boolean",
-                "default": False,
-                "description": "Delete a directory and everything in it.",
-            },
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    args_type = DeletePathArgs
     kind: ClassVar[str] = "delete"
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        path = args.get("path") if isinstance(args, Mapping) else None
-        return f"Delete {path}" if isinstance(path, str) else "Delete path"
+    untitled: ClassVar[str] = "Delete path"
 
-    async def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> list[ChangePreview]:
-        clean = validate_args(self, args)
+    def title(self, args: DeletePathArgs) -> str:
+        return f"Delete {args.path}"
+
+    async def preview(self, args: DeletePathArgs, ctx: ToolContext) -> list[ChangePreview]:
         files = require_files(ctx, self.name)
-        path, rel = resolve_target(ctx, clean["path"], follow_final_link=False)
+        path, rel = resolve_target(ctx, args.path, follow_final_link=False)
         if rel == ".":
             raise ToolError("refusing to delete the workspace root; name the files or directories inside it")
         if not os.path.lexists(path):
@@ -69,7 +73,7 @@ class DeletePathTool(MutatingTool):
             scan = await anyio.to_thread.run_sync(scan_tree, path)  # may be a big tree
             count = scan.files
             refuse_nested_repository(ctx, scan, rel, "delete")
-            if _has_entries(path) and not clean["recursive"]:
+            if _has_entries(path) and not args.recursive:
                 raise ToolError(
                     f"'{rel}' is a directory that is not empty ({_files(count)}); set recursive: true "
                     "to delete it and everything in it, or delete single files"
@@ -91,7 +95,7 @@ class DeletePathTool(MutatingTool):
 
     async def apply(
         self,
-        args: Mapping[str, Any],
+        args: DeletePathArgs,
         ctx: ToolContext,
         previews: list[ChangePreview],
         accepted_hunks: Mapping[str, list[int]] | None = None,

@@ -12,19 +12,51 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from tether.tools.base import ChangePreview, MutatingTool, ToolContext, ToolError, ToolResult, validate_args
+import attrs
+
+from tether.tools.args import arg
+from tether.tools.base import (
+    ChangePreview,
+    MutatingTool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from tether.tools.diffs import unified_diff
-from tether.tools.mutating import current_text, has_read, require_files, resolve_target, write_change
+from tether.tools.mutating import (
+    current_text,
+    has_read,
+    require_files,
+    resolve_target,
+    write_change,
+)
 
-__all__ = ["EditFileTool"]
+__all__ = ["Edit", "EditFileArgs", "EditFileTool"]
 
 # Whitespace-insensitive hints are only looked for in files up to this many lines.
 _HINT_MAX_LINES = 20_000
 
 
-class EditFileTool(MutatingTool):
+@attrs.frozen
+class Edit:
+    """One replacement of exact text."""
+
+    old_text: str = arg("Exact text to find.")
+    new_text: str = arg("Text to put in its place.")
+    replace_all: bool = arg("Replace every occurrence instead of requiring exactly one.", default=False)
+
+
+@attrs.frozen
+class EditFileArgs:
+    """What `edit_file` is given: one file and the replacements to make in it, in order."""
+
+    path: str = arg("File path, relative to the workspace root.")
+    edits: tuple[Edit, ...] = arg("Replacements, applied in order.", min_items=1)
+
+
+class EditFileTool(MutatingTool[EditFileArgs]):
     name: ClassVar[str] = "edit_file"
     description: ClassVar[str] = (
         "Replace exact text in an existing file. Each edit's `old_text` must match the file "
@@ -33,43 +65,17 @@ class EditFileTool(MutatingTool):
         "are applied in order and written together; if any fails, nothing changes. Read the "
         "file first (read_file); line-number prefixes from read_file are not part of the text."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace root."},
-            "edits": {
-                "type": "array",
-                "minItems": 1,
-                "description": "Replacements, applied in order.",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "old_text": {"type": "string", "description": "Exact text to find."},
-                        "new_text": {"type": "string", "description": "Text to put in its place."},
-                        "replace_all": {
-                            "type": "boolean",
-                            "default": False,
-                            "description": "Replace every occurrence instead of requiring exactly one.",
-                        },
-                    },
-                    "required": ["old_text", "new_text"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-        "required": ["path", "edits"],
-        "additionalProperties": False,
-    }
+    args_type = EditFileArgs
     kind: ClassVar[str] = "edit"
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        path = args.get("path") if isinstance(args, Mapping) else None
-        return f"Edit {path}" if isinstance(path, str) else "Edit file"
+    untitled: ClassVar[str] = "Edit file"
 
-    async def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> list[ChangePreview]:
-        clean = validate_args(self, args)
+    def title(self, args: EditFileArgs) -> str:
+        return f"Edit {args.path}"
+
+    async def preview(self, args: EditFileArgs, ctx: ToolContext) -> list[ChangePreview]:
         files = require_files(ctx, self.name)
-        path, rel = resolve_target(ctx, clean["path"])
+        path, rel = resolve_target(ctx, args.path)
         if os.path.isdir(path):
             raise ToolError(f"'{rel}' is a directory; edit_file edits one file")
         old = await current_text(files, path)
@@ -79,30 +85,29 @@ class EditFileTool(MutatingTool):
             if not has_read(ctx, path):
                 raise ToolError(f"read '{rel}' before editing it (read_file), so the edit matches its current text")
             ctx.reads.check(path, old)
-        new = _apply_edits(old, clean["edits"], rel)
+        new = _apply_edits(old, args.edits, rel)
         return [ChangePreview(str(path), old, new, unified_diff=unified_diff(old, new, rel))]
 
     async def apply(
         self,
-        args: Mapping[str, Any],
+        args: EditFileArgs,
         ctx: ToolContext,
         previews: list[ChangePreview],
         accepted_hunks: Mapping[str, list[int]] | None = None,
     ) -> ToolResult:
         (preview,) = previews
         rel = ctx.sandbox.relative(Path(preview.path))
-        edits = args.get("edits") if isinstance(args, Mapping) else None
-        count = len(edits) if isinstance(edits, list) else 1
+        count = len(args.edits)
         done = f"Edited {rel} ({count} edit{'s' if count != 1 else ''})"
         return await write_change(ctx, self.name, preview, accepted_hunks, done)
 
 
-def _apply_edits(text: str, edits: list[dict[str, Any]], rel: str) -> str:
+def _apply_edits(text: str, edits: tuple[Edit, ...], rel: str) -> str:
     crlf = "\r\n" in text
     for number, edit in enumerate(edits, 1):
         where = f"edit {number} of {len(edits)}: " if len(edits) > 1 else ""
         after = "; no edits were applied" if len(edits) > 1 else ""
-        old_text, new_text = edit["old_text"], edit["new_text"]
+        old_text, new_text = edit.old_text, edit.new_text
         if old_text == "":
             raise ToolError(
                 f"{where}old_text is empty in {rel}; include the lines around the insertion point "
@@ -120,7 +125,7 @@ def _apply_edits(text: str, edits: list[dict[str, Any]], rel: str) -> str:
                 f"{where}old_text not found in {rel} (check whitespace and indentation; read the file again)"
                 f"{hint}{after}"
             )
-        if found > 1 and not edit.get("replace_all", False):
+        if found > 1 and not edit.replace_all:
             raise ToolError(
                 f"{where}old_text matches {found} times in {rel}; add surrounding lines to make it unique "
                 f"or set replace_all{after}"

@@ -15,24 +15,33 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio.to_thread
+import attrs
 
-from tether.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_args
+from tether.tools.args import arg
+from tether.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tether.tools.globpattern import compile_glob, literal_prefix
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import display_path
 from tether.tools.walk import symlink_target_file, walk
 
-__all__ = ["GlobTool"]
+__all__ = ["GlobArgs", "GlobTool"]
 
 MAX_PATHS = 1000
 
 
-class GlobTool(Tool):
+@attrs.frozen
+class GlobArgs:
+    """What `glob` is given: a path pattern and the directory it is matched under."""
+
+    pattern: str = arg("Glob pattern, e.g. '**/*.py'.")
+    path: str = arg("Directory to search, relative to the root.", default=".")
+
+
+class GlobTool(Tool[GlobArgs]):
     name: ClassVar[str] = "glob"
     description: ClassVar[str] = (
         "Find files by path pattern, e.g. '**/*.py', 'src/**/test_*.{ts,tsx}', 'docs/*.md'. "
@@ -40,27 +49,18 @@ class GlobTool(Tool):
         "workspace root): '*' stays within one directory, '**' spans any number of them. "
         "Gitignored files and .git are skipped. Returns sorted workspace-relative paths."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Glob pattern, e.g. '**/*.py'."},
-            "path": {"type": "string", "default": ".", "description": "Directory to search, relative to the root."},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
+    args_type = GlobArgs
     kind: ClassVar[str] = "search"
+    untitled: ClassVar[str] = "Find files"
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        pattern = str(args.get("pattern") or "")
-        path = args.get("path")
-        return f"Find '{pattern}'" if path in (None, "", ".") else f"Find '{pattern}' in {path}"
+    def title(self, args: GlobArgs) -> str:
+        pattern, path = args.pattern, args.path
+        return f"Find '{pattern}'" if path in ("", ".") else f"Find '{pattern}' in {path}"
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        clean = validate_args(self, args)
-        pattern: str = clean["pattern"]
+    async def run(self, args: GlobArgs, ctx: ToolContext) -> ToolResult:
+        pattern = args.pattern
         regex = compile_glob(pattern)
-        real = ctx.sandbox.resolve(clean["path"])
+        real = ctx.sandbox.resolve(args.path)
         stop = threading.Event()
         try:
             matches = await anyio.to_thread.run_sync(

@@ -25,13 +25,14 @@ Must not: read files itself (the backends do), or search outside the sandbox.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import anyio.to_thread
+import attrs
 
-from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.args import arg
+from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.globpattern import compile_glob
 from tether.tools.grep_hits import GrepRequest, HitCollector
 from tether.tools.grep_python import compile_pattern, search_python
@@ -40,13 +41,24 @@ from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import display_path
 from tether.tools.walk import symlink_target_file, walk
 
-__all__ = ["GrepTool"]
+__all__ = ["GrepArgs", "GrepTool"]
 
 MAX_LOCATIONS = 50
 Backend = Literal["auto", "rg", "python"]
 
 
-class GrepTool(Tool):
+@attrs.frozen
+class GrepArgs:
+    """What `grep` is given: a regular expression, where to look, and how much to return."""
+
+    pattern: str = arg("Regular expression to search for.")
+    path: str = arg("File or directory to search.", default=".")
+    glob: str | None = arg("Only search files matching this glob, e.g. '*.py'.", default=None)
+    ignore_case: bool = arg("Case-insensitive search.", default=False)
+    max_results: int = arg(default=200, minimum=1, maximum=2000)
+
+
+class GrepTool(Tool[GrepArgs]):
     name: ClassVar[str] = "grep"
     description: ClassVar[str] = (
         "Search file contents with a regular expression (keep to syntax common to ripgrep "
@@ -56,19 +68,9 @@ class GrepTool(Tool):
         "files are skipped. Output: 'path:line:text' lines sorted by path and line, then a "
         "match count; at most `max_results` (default 200) lines."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Regular expression to search for."},
-            "path": {"type": "string", "default": ".", "description": "File or directory to search."},
-            "glob": {"type": "string", "description": "Only search files matching this glob, e.g. '*.py'."},
-            "ignore_case": {"type": "boolean", "default": False, "description": "Case-insensitive search."},
-            "max_results": {"type": "integer", "minimum": 1, "maximum": 2000, "default": 200},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
+    args_type = GrepArgs
     kind: ClassVar[str] = "search"
+    untitled: ClassVar[str] = "Search"
 
     def __init__(self, backend: Backend = "auto", rg_path: str | None = None) -> None:
         if backend not in ("auto", "rg", "python"):
@@ -77,12 +79,12 @@ class GrepTool(Tool):
         self.backend: Backend = backend
         self._rg_path = rg_path
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        title = f"Search '{args.get('pattern', '')}'"
-        if args.get("path") not in (None, "", "."):
-            title += f" in {args.get('path')}"
-        if args.get("glob"):
-            title += f" ({args.get('glob')})"
+    def title(self, args: GrepArgs) -> str:
+        title = f"Search '{args.pattern}'"
+        if args.path not in ("", "."):
+            title += f" in {args.path}"
+        if args.glob:
+            title += f" ({args.glob})"
         return title
 
     def rg_binary(self) -> str | None:
@@ -94,22 +96,21 @@ class GrepTool(Tool):
             raise ToolError("grep: the ripgrep backend was requested but no `rg` binary was found")
         return found
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        clean = validate_args(self, args)
+    async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         sandbox = ctx.sandbox
-        pattern: str = clean["pattern"]
+        pattern = args.pattern
         rg = self.rg_binary()
         if rg is None:
-            compile_pattern(pattern, clean["ignore_case"])  # fail fast, before walking
-        glob: str | None = clean.get("glob")
+            compile_pattern(pattern, args.ignore_case)  # fail fast, before walking
+        glob = args.glob
         glob_regex = compile_glob(glob, "grep: glob") if glob is not None else None
-        real = sandbox.resolve(clean["path"])
+        real = sandbox.resolve(args.path)
         stop = threading.Event()
         try:
             files = await anyio.to_thread.run_sync(
                 _files_to_search, sandbox, real, glob, glob_regex, stop, abandon_on_cancel=True
             )
-            request = GrepRequest(pattern, clean["ignore_case"], files, clean["max_results"])
+            request = GrepRequest(pattern, args.ignore_case, files, args.max_results)
             collector = HitCollector(request.limit)
             root = str(sandbox.root)
             if rg is not None:

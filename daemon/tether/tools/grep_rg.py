@@ -28,9 +28,9 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream
 
+from tether.sandbox import SandboxPolicy, default_choice
 from tether.tools.base import ToolError
 from tether.tools.grep_hits import GrepRequest, HitCollector
-from tether.sandbox import SandboxPolicy, default_choice
 from tether.tools.subprocess_env import command_env
 from tether.tools.textfile import SNIFF_BYTES, has_nul
 

@@ -9,50 +9,48 @@ event loop while walking.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import anyio.to_thread
+import attrs
 
-from tether.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_args
+from tether.tools.args import arg
+from tether.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import display_path
 from tether.tools.walk import WalkEntry, WalkStats, walk
 
-__all__ = ["ListDirTool"]
+__all__ = ["ListDirArgs", "ListDirTool"]
 
 MAX_ENTRIES = 1000
 
 
-class ListDirTool(Tool):
+@attrs.frozen
+class ListDirArgs:
+    """What `list_dir` is given: a directory and how deep to list it."""
+
+    path: str = arg("Directory, relative to the workspace root.", default=".")
+    depth: int = arg("Levels to list.", default=1, minimum=1, maximum=5)
+
+
+class ListDirTool(Tool[ListDirArgs]):
     name: ClassVar[str] = "list_dir"
     description: ClassVar[str] = (
         "List a workspace directory. Entries are workspace-relative paths, sorted, with a "
         "trailing '/' on directories; gitignored entries and .git are left out. `depth` "
         "(1-5, default 1) lists that many levels below `path` (default: the workspace root)."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "default": ".", "description": "Directory, relative to the workspace root."},
-            "depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1, "description": "Levels to list."},
-        },
-        "required": [],
-        "additionalProperties": False,
-    }
+    args_type = ListDirArgs
     kind: ClassVar[str] = "read"
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        path = args.get("path")
-        where = "the workspace root" if path in (None, "", ".") else str(path)
-        depth = args.get("depth")
-        return f"List {where} (depth {depth})" if isinstance(depth, int) and depth > 1 else f"List {where}"
+    def title(self, args: ListDirArgs) -> str:
+        where = "the workspace root" if args.path in ("", ".") else args.path
+        return f"List {where} (depth {args.depth})" if args.depth > 1 else f"List {where}"
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        clean = validate_args(self, args)
-        real = ctx.sandbox.resolve(clean["path"])
-        text = await anyio.to_thread.run_sync(_list, ctx.sandbox, real, clean["depth"])
+    async def run(self, args: ListDirArgs, ctx: ToolContext) -> ToolResult:
+        real = ctx.sandbox.resolve(args.path)
+        text = await anyio.to_thread.run_sync(_list, ctx.sandbox, real, args.depth)
         return ToolResult(text)
 
 

@@ -16,9 +16,17 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio.to_thread
+import attrs
 
-from tether.tools.base import ChangePreview, MutatingTool, ToolContext, ToolError, ToolLocation, ToolResult
-from tether.tools.base import validate_args
+from tether.tools.args import arg
+from tether.tools.base import (
+    ChangePreview,
+    MutatingTool,
+    ToolContext,
+    ToolError,
+    ToolLocation,
+    ToolResult,
+)
 from tether.tools.diffs import cap_diff, unified_diff
 from tether.tools.mutating import (
     check_parents,
@@ -32,54 +40,46 @@ from tether.tools.mutating import (
 )
 from tether.tools.sandbox import WorkspaceSandbox
 
-__all__ = ["MovePathTool"]
+__all__ = ["MovePathArgs", "MovePathTool"]
 
 
-class MovePathTool(MutatingTool):
+@attrs.frozen
+class MovePathArgs:
+    """What `move_path` is given: where from, where to, and whether to replace a file."""
+
+    source: str = arg("Path to move, relative to the workspace root.")
+    destination: str = arg("Its new path, relative to the workspace root.")
+    overwrite: bool = arg("Replace an existing destination file.", default=False)
+
+
+class MovePathTool(MutatingTool[MovePathArgs]):
     name: ClassVar[str] = "move_path"
     description: ClassVar[str] = (
         "Move or rename a file, symbolic link or directory inside the workspace. Missing parent "
         "directories of the destination are created. An existing destination file is only "
         "replaced with `overwrite: true`; give the full new path, not just a directory to move into."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "source": {"type": "string", "description": "Path to move, relative to the workspace root."},
-            "destination": {"type": "string", "description": "Its new path, relative to the workspace root."},
-            "overwrite": {
-                "type": "boolean",
-                "default": False,
-                "description": "Replace an existing destination file.",
-            },
-        },
-        "required": ["source", "destination"],
-        "additionalProperties": False,
-    }
+    args_type = MovePathArgs
     kind: ClassVar[str] = "move"
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        source = args.get("source") if isinstance(args, Mapping) else None
-        destination = args.get("destination") if isinstance(args, Mapping) else None
-        if isinstance(source, str) and isinstance(destination, str):
-            return f"Move {source} → {destination}"
-        return "Move path"
+    untitled: ClassVar[str] = "Move path"
 
-    def locations(self, args: Mapping[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+    def title(self, args: MovePathArgs) -> str:
+        return f"Move {args.source} → {args.destination}"
+
+    def locations(self, args: MovePathArgs, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
         found: list[ToolLocation] = []
-        for key in ("source", "destination"):
-            value = args.get(key) if isinstance(args, Mapping) else None
+        for value in (args.source, args.destination):
             try:
-                found.append(ToolLocation(str(sandbox.resolve(value))))  # type: ignore[arg-type]
+                found.append(ToolLocation(str(sandbox.resolve(value))))
             except Exception:  # a bad path is reported by preview(), not here
                 pass
         return found
 
-    async def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> list[ChangePreview]:
-        clean = validate_args(self, args)
+    async def preview(self, args: MovePathArgs, ctx: ToolContext) -> list[ChangePreview]:
         files = require_files(ctx, self.name)
-        source, src_rel = resolve_target(ctx, clean["source"], follow_final_link=False)
-        target, dst_rel = resolve_target(ctx, clean["destination"], follow_final_link=False)
+        source, src_rel = resolve_target(ctx, args.source, follow_final_link=False)
+        target, dst_rel = resolve_target(ctx, args.destination, follow_final_link=False)
         if src_rel == ".":
             raise ToolError("cannot move the workspace root; move the files or directories inside it")
         if not os.path.lexists(source):
@@ -98,7 +98,7 @@ class MovePathTool(MutatingTool):
                     f"'{dst_rel}' is an existing directory; give the full new path, "
                     f"e.g. '{dst_rel}/{os.path.basename(source)}'"
                 )
-            if not clean["overwrite"]:
+            if not args.overwrite:
                 raise ToolError(f"'{dst_rel}' already exists; set overwrite: true to replace it, or choose another destination")
             if src_is_dir:
                 raise ToolError(f"cannot replace the file '{dst_rel}' with the directory '{src_rel}'; delete it first")
@@ -114,7 +114,7 @@ class MovePathTool(MutatingTool):
 
     async def apply(
         self,
-        args: Mapping[str, Any],
+        args: MovePathArgs,
         ctx: ToolContext,
         previews: list[ChangePreview],
         accepted_hunks: Mapping[str, list[int]] | None = None,

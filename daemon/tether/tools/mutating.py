@@ -15,9 +15,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tether.tools.base import ChangePreview, FileIO, ToolContext, ToolError, ToolLocation, ToolResult
+from tether.tools.base import (
+    ChangePreview,
+    FileIO,
+    ToolContext,
+    ToolError,
+    ToolLocation,
+    ToolResult,
+)
 from tether.tools.diffs import apply_hunks, cap_diff, hunks, unified_diff
 from tether.tools.disk_io import MissingFileError
 
@@ -87,7 +94,7 @@ def refuse_nested_repository(ctx: ToolContext, scan: TreeScan, rel: str, action:
     )
 
 
-def default_mutating_tools() -> list[Tool]:
+def default_mutating_tools() -> list[Tool[Any]]:
     """Fresh instances of the four file-changing tools, in the order the model sees them."""
     # Imported here: the tool modules import the helpers below.
     from tether.tools.delete_path import DeletePathTool

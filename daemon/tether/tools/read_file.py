@@ -19,16 +19,24 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, ClassVar
 
 import anyio.to_thread
+import attrs
 
-from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.args import arg
+from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.disk_io import editable_text
 from tether.tools.sandbox import WorkspaceSandbox
-from tether.tools.textfile import MAX_LINE_CHARS, SNIFF_BYTES, clip_line, has_nul, split_lines
+from tether.tools.textfile import (
+    MAX_LINE_CHARS,
+    SNIFF_BYTES,
+    clip_line,
+    has_nul,
+    split_lines,
+)
 
-__all__ = ["ReadFileTool"]
+__all__ = ["ReadFileArgs", "ReadFileTool"]
 
 MAX_OUTPUT_BYTES = 256 * 1024
 DEFAULT_LIMIT = 2000
@@ -37,7 +45,16 @@ _LINE_BYTES = MAX_LINE_CHARS * 4 + 4
 _UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 
 
-class ReadFileTool(Tool):
+@attrs.frozen
+class ReadFileArgs:
+    """What `read_file` is given: one file and an optional window of lines."""
+
+    path: str = arg("File path, relative to the workspace root.")
+    offset: int | None = arg("First line to read (1-based).", default=None, minimum=1)
+    limit: int | None = arg("Maximum number of lines to read.", default=None, minimum=1)
+
+
+class ReadFileTool(Tool[ReadFileArgs]):
     name: ClassVar[str] = "read_file"
     description: ClassVar[str] = (
         "Read a text file from the workspace. Returns lines prefixed with their 1-based line "
@@ -45,46 +62,35 @@ class ReadFileTool(Tool):
         "(default 1); use offset/limit to page through large files. Lines over 2000 characters "
         "are cut. Binary files are refused; use list_dir for directories."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace root."},
-            "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based)."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to read."},
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    args_type = ReadFileArgs
     kind: ClassVar[str] = "read"
+    untitled: ClassVar[str] = "Read file"
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        path = str(args.get("path") or "")
-        offset, limit = args.get("offset"), args.get("limit")
-        if isinstance(offset, int) and isinstance(limit, int):
+    def title(self, args: ReadFileArgs) -> str:
+        path, offset, limit = args.path, args.offset, args.limit
+        if offset is not None and limit is not None:
             return f"Read {path} (lines {offset}-{offset + limit - 1})"
-        if isinstance(offset, int):
+        if offset is not None:
             return f"Read {path} (from line {offset})"
-        if isinstance(limit, int):
+        if limit is not None:
             return f"Read {path} (lines 1-{limit})"
         return f"Read {path}"
 
-    def locations(self, args: Mapping[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+    def locations(self, args: ReadFileArgs, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
         found = super().locations(args, sandbox)
-        offset = args.get("offset") if isinstance(args, Mapping) else None
         for location in found:
-            location.line = offset if isinstance(offset, int) and offset >= 1 else 1
+            location.line = args.offset or 1
         return found
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        clean = validate_args(self, args)
+    async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         sandbox = ctx.sandbox
-        real = sandbox.resolve(clean["path"])
-        offset: int = clean.get("offset", 1)
-        limit: int = clean.get("limit", DEFAULT_LIMIT)
+        real = sandbox.resolve(args.path)
+        offset = args.offset or 1
+        limit = args.limit or DEFAULT_LIMIT
         rel = sandbox.relative(real)
         location = [ToolLocation(str(real), offset)]
 
-        buffer = _open_document(ctx.documents, sandbox, clean["path"], real)
+        buffer = _open_document(ctx.documents, sandbox, args.path, real)
         if buffer is None and ctx.files is not None and hasattr(ctx.files, "editor_text"):
             # ACP clients that offer fs/read_text_file: the editor's copy is the truth
             buffer = await ctx.files.editor_text(real)

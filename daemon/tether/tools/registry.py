@@ -21,14 +21,14 @@ __all__ = ["ToolRegistry", "default_read_only_tools"]
 class ToolRegistry:
     """Tools keyed by name; iteration and `specs()` follow registration order."""
 
-    def __init__(self, tools: Iterable[Tool]) -> None:
-        self._tools: dict[str, Tool] = {}
+    def __init__(self, tools: Iterable[Tool[Any]]) -> None:
+        self._tools: dict[str, Tool[Any]] = {}
         for tool in tools:
             if tool.name in self._tools:
                 raise ValueError(f"two tools are named {tool.name!r}")
             self._tools[tool.name] = tool
 
-    def get(self, name: str) -> Tool | None:
+    def get(self, name: str) -> Tool[Any] | None:
         return self._tools.get(name)
 
     def names(self) -> list[str]:
@@ -44,13 +44,13 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    def __iter__(self) -> Iterator[Tool]:
+    def __iter__(self) -> Iterator[Tool[Any]]:
         return iter(self._tools.values())
 
     def __len__(self) -> int:
         return len(self._tools)
 
 
-def default_read_only_tools() -> list[Tool]:
+def default_read_only_tools() -> list[Tool[Any]]:
     """Fresh instances of the four read-only workspace tools (grep picks rg when present)."""
     return [ReadFileTool(), ListDirTool(), GlobTool(), GrepTool()]

@@ -1,13 +1,13 @@
 """The `run_command` tool: one shell command in the workspace, output streamed and capped.
 
-Owns: the tool's schema and title, refusing a command that holds a NUL byte, picking
-the working directory (inside the workspace), the command's minimal environment and
-private temp directory (removed after the call), running it in the OS sandbox
-`ctx.command_sandbox` (tether.sandbox: workspace-write, network only when `ctx.network`;
-the fds the sandbox needs passed, then closed), streaming decoded output to
-`ctx.on_output` (coalesced, never splitting a UTF-8 character), capping what the model
-gets to a head and a tail, the exit-status footer, and a note when the sandbox probably
-blocked it.
+Owns: the tool's args class (its timeout cap is per instance) and title, refusing a
+command that holds a NUL byte, picking the working directory (inside the workspace), the
+command's minimal environment and private temp directory (removed after the call),
+running it in the OS sandbox `ctx.command_sandbox` (tether.sandbox: workspace-write,
+network only when `ctx.network`; the fds the sandbox needs passed, then closed),
+streaming decoded output to `ctx.on_output` (coalesced, never splitting a UTF-8
+character), capping what the model gets to a head and a tail, the exit-status footer,
+and a note when the sandbox probably blocked it.
 Must not: run anything outside the workspace directory, pass secrets to the command,
 let any process it started outlive the call (process_group.py and the sandbox do the
 killing), or decide whether the command is allowed or gets the network (that is the
@@ -22,42 +22,50 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 import anyio
 import anyio.to_thread
+import attrs
 
 from tether.sandbox import SandboxPolicy, default_choice
-from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult, validate_args
+from tether.tools.args import ArgSpec, arg
+from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.process_group import GroupOutcome, run_in_process_group
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.subprocess_env import command_env
 from tether.tools.visible_text import visible
 
-__all__ = ["RunCommandTool"]
+__all__ = ["RunCommandArgs", "RunCommandTool"]
 
 
-def _schema(max_timeout: int, default_timeout: int) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "Shell command, run with /bin/sh -c."},
-            "timeout": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": max_timeout,
-                "default": default_timeout,
-                "description": f"Seconds before the command is killed (default {default_timeout}).",
-            },
-            "cwd": {"type": "string", "default": ".", "description": "Directory, relative to the workspace root."},
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
+_OVER_CAP = "timeout {value} s is over the {maximum} s cap; use at most {maximum}, or split the work into shorter commands"
 
 
-class RunCommandTool(Tool):
+def _timeout(max_timeout: int, default_timeout: int) -> ArgSpec:
+    """The `timeout` argument under a cap (the cap is configuration, so per tool instance)."""
+    return ArgSpec(
+        f"Seconds before the command is killed (default {default_timeout}).",
+        minimum=1,
+        maximum=max_timeout,
+        default=default_timeout,
+        above=_OVER_CAP,
+    )
+
+
+@attrs.frozen
+class RunCommandArgs:
+    """What `run_command` is given: the shell command, its time limit and directory."""
+
+    command: str = arg("Shell command, run with /bin/sh -c.")
+    timeout: int = arg(
+        "Seconds before the command is killed (default 120).", default=120, minimum=1, maximum=600, above=_OVER_CAP
+    )
+    cwd: str = arg("Directory, relative to the workspace root.", default=".")
+
+
+class RunCommandTool(Tool[RunCommandArgs]):
     name: ClassVar[str] = "run_command"
     description: ClassVar[str] = (
         "Run a shell command (/bin/sh -c) in the workspace and return its combined stdout and "
@@ -65,8 +73,10 @@ class RunCommandTool(Tool):
         "so pass flags like --yes/--no-edit. Long output keeps only its first and last 8 KiB. "
         "Processes it starts in the background are killed when it finishes."
     )
+    args_type = RunCommandArgs
     kind: ClassVar[str] = "execute"
     read_only: ClassVar[bool] = False
+    untitled: ClassVar[str] = "Run a command"
 
     default_timeout: ClassVar[int] = 120
     max_timeout: int = 600
@@ -76,24 +86,23 @@ class RunCommandTool(Tool):
     flush_interval: ClassVar[float] = 0.05
     flush_bytes: ClassVar[int] = 4096
     kill_grace: ClassVar[float] = 0.5
-    input_schema: ClassVar[dict[str, Any]] = _schema(600, 120)
 
     def __init__(self, max_timeout: int = 600) -> None:
         self.max_timeout = max_timeout
         # The cap is per instance (config), so is the schema that tells the model about it.
-        self.input_schema = _schema(max_timeout, min(self.default_timeout, max_timeout))  # type: ignore[misc]
+        self.arg_overrides = {"timeout": _timeout(max_timeout, min(self.default_timeout, max_timeout))}
 
     # A title longer than this is cut, and says how much was cut: the prompt's content
     # always carries the whole command.
     title_lines: ClassVar[int] = 20
     title_chars: ClassVar[int] = 2000
 
-    def title(self, args: Mapping[str, Any]) -> str:
+    def title(self, args: RunCommandArgs) -> str:
         """The command exactly as it will run, newlines kept (folding them would show
         `ls` + newline + `rm -rf x` as one harmless line); a long one is cut, saying so."""
-        command = args.get("command") if isinstance(args, Mapping) else None
-        if not isinstance(command, str) or not command.strip():
-            return "Run a command"
+        command = args.command
+        if not command.strip():
+            return self.untitled
         command = visible(command)  # `\r`, escapes, bidi overrides: shown, never acted on
         shown = "\n".join(command.split("\n")[: self.title_lines])[: self.title_chars]
         if len(shown) == len(command):
@@ -102,31 +111,23 @@ class RunCommandTool(Tool):
         more = f"{more_lines} more line{'s' if more_lines != 1 else ''}, " if more_lines else ""
         return f"Run `{shown}` … (cut: {more}{len(command) - len(shown)} more characters not shown here)"
 
-    def locations(self, args: Mapping[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
-        cwd = args.get("cwd", ".") if isinstance(args, Mapping) else None
+    def locations(self, args: RunCommandArgs, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
         try:
-            return [ToolLocation(str(sandbox.resolve(cwd if isinstance(cwd, str) else ".")))]
+            return [ToolLocation(str(sandbox.resolve(args.cwd)))]
         except Exception:  # a bad cwd is reported by run(), not here
             return []
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        asked = args.get("timeout") if isinstance(args, Mapping) else None
-        if isinstance(asked, int) and not isinstance(asked, bool) and asked > self.max_timeout:
-            raise ToolError(
-                f"run_command: timeout {asked} s is over the {self.max_timeout} s cap; "
-                f"use at most {self.max_timeout}, or split the work into shorter commands"
-            )
-        clean = validate_args(self, args)
-        if not clean["command"].strip():
+    async def run(self, args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
+        if not args.command.strip():
             raise ToolError("run_command: 'command' is empty")
-        if "\0" in clean["command"]:
+        if "\0" in args.command:
             raise ToolError(
                 "run_command: the command contains a NUL byte, which no shell command can hold; "
                 "remove it (write `\\0` or `printf '\\000'` where the command needs one)"
             )
-        cwd = ctx.sandbox.resolve(clean["cwd"])
+        cwd = ctx.sandbox.resolve(args.cwd)
         if not cwd.is_dir():
-            raise ToolError(f"run_command: cwd '{clean['cwd']}' is not a directory in the workspace")
+            raise ToolError(f"run_command: cwd '{args.cwd}' is not a directory in the workspace")
         choice = ctx.command_sandbox or default_choice()
         if not ctx.workspace_writable and choice.sandbox is None:
             raise ToolError(
@@ -141,14 +142,15 @@ class RunCommandTool(Tool):
             )
             sandbox = choice.sandbox
             env = command_env(ctx.env_allow, tmpdir)
-            argv, fds = None, []
+            argv: list[str] | None = None
+            fds: list[int] = []
             if sandbox is not None:
                 try:
-                    argv, fds = sandbox.prepare(["/bin/sh", "-c", clean["command"]], policy)
+                    argv, fds = sandbox.prepare(["/bin/sh", "-c", args.command], policy)
                 except (OSError, ValueError) as error:
                     raise ToolError(f"run_command: could not set up the {sandbox.name} sandbox: {error}") from error
             try:
-                outcome, body = await self._run_streamed(clean, str(cwd), env, argv, ctx, fds)
+                outcome, body = await self._run_streamed(args, str(cwd), env, argv, ctx, fds)
             finally:
                 for fd in fds:
                     os.close(fd)
@@ -156,7 +158,7 @@ class RunCommandTool(Tool):
             with anyio.CancelScope(shield=True):  # a cancelled call leaves no temp dir either
                 await anyio.to_thread.run_sync(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
         failed = outcome.timed_out or outcome.returncode != 0
-        text = body + self._footer(outcome, clean["timeout"])
+        text = body + self._footer(outcome, args.timeout)
         if failed and sandbox is not None:
             from tether.sandbox.hints import blocked_hint
 
@@ -166,7 +168,7 @@ class RunCommandTool(Tool):
         return ToolResult(text, is_error=failed)
 
     async def _run_streamed(
-        self, clean: Mapping[str, Any], cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext,
+        self, args: RunCommandArgs, cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext,
         fds: list[int],
     ) -> tuple[GroupOutcome, str]:
         capture = _HeadTail(self.head_bytes, self.tail_bytes)
@@ -180,7 +182,7 @@ class RunCommandTool(Tool):
             async with anyio.create_task_group() as group:
                 group.start_soon(stream.tick)
                 outcome = await run_in_process_group(
-                    clean["command"], cwd=cwd, env=env, timeout=clean["timeout"],
+                    args.command, cwd=cwd, env=env, timeout=args.timeout,
                     on_data=on_data, grace=self.kill_grace, argv=argv, pass_fds=fds,
                 )
                 group.cancel_scope.cancel()

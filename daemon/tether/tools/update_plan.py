@@ -1,9 +1,9 @@
 """The `update_plan` tool: the model's to-do list for the current task, sent whole each time.
 
-Owns: the plan schema, validating entries (checked here as well as by validate_args,
-which may not know nested arrays; messages name `entries[i].field`), the
-one-line summary the model gets back, and `plan_entries`, the normalised ACP PlanEntry
-dicts the server sends as a `plan` session update.
+Owns: the plan's args class (validated by validate_args; messages name
+`entries[i].field`), refusing blank entries, the one-line summary the model gets back,
+and `plan_entries`, the normalised ACP PlanEntry dicts the server sends as a `plan`
+session update (from the arguments as sent; entries sent as a JSON string are accepted).
 Must not: keep the plan between calls (each call replaces it), send anything to the
 client itself, or touch the workspace.
 """
@@ -12,53 +12,55 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
+import attrs
+
+from tether.tools.args import arg, show
 from tether.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_args
 
-__all__ = ["PRIORITIES", "STATUSES", "UpdatePlanTool", "plan_entries"]
+__all__ = ["PRIORITIES", "STATUSES", "PlanEntry", "UpdatePlanArgs", "UpdatePlanTool", "entries_of", "plan_entries"]
 
-STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
-PRIORITIES: tuple[str, ...] = ("high", "medium", "low")
-_FIELDS = ("content", "status", "priority")
+Status = Literal["pending", "in_progress", "completed"]
+Priority = Literal["high", "medium", "low"]
+STATUSES: tuple[str, ...] = get_args(Status)
+PRIORITIES: tuple[str, ...] = get_args(Priority)
 _SHOWN = 80  # characters of an entry quoted in the summary
 
 
-class UpdatePlanTool(Tool):
+@attrs.frozen
+class PlanEntry:
+    """One step of the plan."""
+
+    content: str = arg("What this step does.")
+    status: Status = arg()
+    priority: Priority = arg(default="medium")
+
+
+@attrs.frozen
+class UpdatePlanArgs:
+    """What `update_plan` is given: the whole plan, replacing the previous one."""
+
+    entries: tuple[PlanEntry, ...] = arg("The full plan, in order.")
+
+
+class UpdatePlanTool(Tool[UpdatePlanArgs]):
     name: ClassVar[str] = "update_plan"
     description: ClassVar[str] = (
         "Record your plan for the current task as a checklist the user can follow. Send the "
         "whole list every time (it replaces the previous one), mark an entry in_progress when "
         "you start it and completed as soon as it is done. Use it for work with several steps."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "entries": {
-                "type": "array",
-                "description": "The full plan, in order.",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "content": {"type": "string", "description": "What this step does."},
-                        "status": {"type": "string", "enum": list(STATUSES)},
-                        "priority": {"type": "string", "enum": list(PRIORITIES), "default": "medium"},
-                    },
-                    "required": ["content", "status"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-        "required": ["entries"],
-        "additionalProperties": False,
-    }
+    args_type = UpdatePlanArgs
     kind: ClassVar[str] = "think"
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        return "Update plan"
+    untitled: ClassVar[str] = "Update plan"
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        return ToolResult(summarize(plan_entries(args)))
+    def title(self, args: UpdatePlanArgs) -> str:
+        return self.untitled
+
+    async def run(self, args: UpdatePlanArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(summarize(entries_of(args)))
 
 
 def plan_entries(args: Any) -> list[dict[str, str]]:
@@ -73,37 +75,20 @@ def plan_entries(args: Any) -> list[dict[str, str]]:
             args = {**args, "entries": json.loads(raw)}
         except ValueError:
             pass
-    # validate_args may or may not check nested arrays; the checks below hold either way.
-    raw = validate_args(UpdatePlanTool(), args)["entries"]
-    if not isinstance(raw, list):
-        raise ToolError(
-            f"update_plan: 'entries' must be an array of {{content, status, priority?}} objects, got {_show(raw)}"
-        )
-    return [_entry(i, item) for i, item in enumerate(raw)]
+    return entries_of(validate_args(UpdatePlanTool(), args))
 
 
-def _entry(index: int, item: Any) -> dict[str, str]:
-    where = f"entries[{index}]"
-    if not isinstance(item, Mapping):
-        raise ToolError(f"update_plan: {where} must be an object with content and status, got {_show(item)}")
-    unknown = sorted(str(key) for key in item if key not in _FIELDS)
-    if unknown:
-        raise ToolError(f"update_plan: {where}.{unknown[0]} is not allowed; entries have: {', '.join(_FIELDS)}")
-    content = item.get("content")
-    if not isinstance(content, str) or not content.strip():
-        raise ToolError(f"update_plan: {where}.content must be a non-empty string, got {_show(content)}")
-    status = _choice(where, "status", item.get("status"), STATUSES, default=None)
-    priority = _choice(where, "priority", item.get("priority"), PRIORITIES, default="medium")
-    return {"content": content.strip(), "priority": priority, "status": status}
-
-
-def _choice(where: str, key: str, value: Any, allowed: tuple[str, ...], default: str | None) -> str:
-    if value is None and default is not None:
-        return default
-    if value not in allowed:
-        options = ", ".join(f'"{option}"' for option in allowed)
-        raise ToolError(f"update_plan: {where}.{key} must be one of {options}, got {_show(value)}")
-    return str(value)
+def entries_of(args: UpdatePlanArgs) -> list[dict[str, str]]:
+    """The plan as ACP PlanEntry dicts; ToolError for an entry whose content is blank."""
+    out: list[dict[str, str]] = []
+    for index, entry in enumerate(args.entries):
+        content = entry.content.strip()
+        if not content:
+            raise ToolError(
+                f"update_plan: entries[{index}].content must be a non-empty string, got {show(entry.content)}"
+            )
+        out.append({"content": content, "priority": entry.priority, "status": entry.status})
+    return out
 
 
 def summarize(entries: list[dict[str, str]]) -> str:
@@ -125,9 +110,3 @@ def _short(content: str) -> str:
     flat = " ".join(content.split())
     return flat if len(flat) <= _SHOWN else flat[: _SHOWN - 1] + "…"
 
-
-def _show(value: Any) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)

@@ -1,6 +1,6 @@
 """The `write_file` tool: create a text file, or replace the whole text of one.
 
-Owns: the tool's schema and messages, refusing to overwrite a file the model has not
+Owns: the tool's args class and messages, refusing to overwrite a file the model has not
 read (or has read an older version of), and refusing directories and file-in-the-way
 parents before anything is shown for approval.
 Must not: write anywhere but through `ctx.files`, or change files under a `.git` at any depth.
@@ -11,9 +11,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from tether.tools.base import ChangePreview, MutatingTool, ToolContext, ToolError, ToolResult, validate_args
+import attrs
+
+from tether.tools.args import arg
+from tether.tools.base import (
+    ChangePreview,
+    MutatingTool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from tether.tools.diffs import unified_diff
 from tether.tools.mutating import (
     check_parents,
@@ -24,39 +33,39 @@ from tether.tools.mutating import (
     write_change,
 )
 
-__all__ = ["WriteFileTool"]
+__all__ = ["WriteFileArgs", "WriteFileTool"]
 
 
-class WriteFileTool(MutatingTool):
+@attrs.frozen
+class WriteFileArgs:
+    """What `write_file` is given: a file and its whole new content."""
+
+    path: str = arg("File path, relative to the workspace root.")
+    content: str = arg("The complete new content of the file.")
+
+
+class WriteFileTool(MutatingTool[WriteFileArgs]):
     name: ClassVar[str] = "write_file"
     description: ClassVar[str] = (
         "Create a text file, or replace the entire content of an existing one, with `content`. "
         "Missing parent directories are created. Overwriting an existing file requires reading "
         "it first (read_file). To change part of a file, prefer edit_file."
     )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace root."},
-            "content": {"type": "string", "description": "The complete new content of the file."},
-        },
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    }
+    args_type = WriteFileArgs
     kind: ClassVar[str] = "edit"
 
-    def title(self, args: Mapping[str, Any]) -> str:
-        path = args.get("path") if isinstance(args, Mapping) else None
-        return f"Write {path}" if isinstance(path, str) else "Write file"
+    untitled: ClassVar[str] = "Write file"
 
-    async def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> list[ChangePreview]:
-        clean = validate_args(self, args)
+    def title(self, args: WriteFileArgs) -> str:
+        return f"Write {args.path}"
+
+    async def preview(self, args: WriteFileArgs, ctx: ToolContext) -> list[ChangePreview]:
         files = require_files(ctx, self.name)
-        path, rel = resolve_target(ctx, clean["path"])
+        path, rel = resolve_target(ctx, args.path)
         if os.path.isdir(path):
             raise ToolError(f"'{rel}' is a directory; write_file needs a file path such as '{rel}/name.txt'")
         check_parents(ctx, path, rel)
-        content: str = clean["content"]
+        content = args.content
         old = await current_text(files, path)
         if old is not None and ctx.reads is not None:
             if not has_read(ctx, path):
@@ -69,7 +78,7 @@ class WriteFileTool(MutatingTool):
 
     async def apply(
         self,
-        args: Mapping[str, Any],
+        args: WriteFileArgs,
         ctx: ToolContext,
         previews: list[ChangePreview],
         accepted_hunks: Mapping[str, list[int]] | None = None,
