@@ -1,468 +1,480 @@
-"""Typed messages of the Tether protocol (ACP v1 vocabulary plus `_tether/` extensions).
+"""Every typed message of the Tether protocol, in one namespace.
 
-Owns: the shape of every request's params and result and of every `session/update`. Field
-names are snake_case here and camelCase on the wire (`meta` is `_meta`); `_converter.py`
-does the renaming and `_schema.py` turns these classes into `protocol/schema.json`.
-Must not: hold behaviour. The daemon builds hot-path notifications as plain dicts of the
-same shape (see `updates.py`); the tests check those dicts against the generated schema.
+Owns: nothing of its own — it re-exports the message modules (`_common`, `_initialize`,
+`_sessions`, `_updates`, `_extensions`, `_snapshots`, `_lsp`, `_client_requests`) and the
+method table (`_methods`: its tables, not the `Method` record), so `from tether_protocol._messages import PromptParams` and
+`tether_protocol.PromptParams` name the same class. Must not: define a shape (each
+lives in the module of its area, none over 400 lines).
+
+Field names are snake_case in Python and camelCase on the wire (`meta` is `_meta`);
+`_converter.py` renames and checks, `_schema.py` turns the classes into
+`protocol/schema.json`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
-
-import attrs
-
-Meta = Union[dict[str, Any], None]
-
-StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
-ToolKind = Literal[
-    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
-]
-ToolCallStatus = Literal["pending", "in_progress", "completed", "failed"]
-ModeId = Literal["read-only", "ask", "auto-edit", "full-auto"]
-
-
-# ---- shared pieces -----------------------------------------------------------------
-
-
-@attrs.define
-class Implementation:
-    name: str
-    version: str
-    title: Union[str, None] = None
-
-
-@attrs.define
-class TextContent:
-    text: str
-    type: Literal["text"] = "text"
-    meta: Meta = None
-
-
-@attrs.define
-class ResourceLink:
-    uri: str
-    name: str
-    type: Literal["resource_link"] = "resource_link"
-    mime_type: Union[str, None] = None
-    meta: Meta = None
-
-
-@attrs.define
-class TextResource:
-    uri: str
-    text: str
-    mime_type: Union[str, None] = None
-
-
-@attrs.define
-class EmbeddedResource:
-    resource: TextResource
-    type: Literal["resource"] = "resource"
-    meta: Meta = None
-
-
-ContentBlock = Union[TextContent, ResourceLink, EmbeddedResource]
-
-
-@attrs.define
-class ToolCallLocation:
-    path: str
-    line: Union[int, None] = None
-
-
-@attrs.define
-class ToolCallContentBlock:
-    """`{"type": "content", "content": <ContentBlock>}` inside a tool call."""
-
-    content: TextContent
-    type: Literal["content"] = "content"
-
-
-@attrs.define
-class SessionMode:
-    id: ModeId
-    name: str
-    description: Union[str, None] = None
-
-
-@attrs.define
-class SessionModeState:
-    current_mode_id: ModeId
-    available_modes: list[SessionMode]
-
-
-# ---- initialize ----------------------------------------------------------------------
-
-
-@attrs.define
-class FileSystemCapabilities:
-    read_text_file: bool = False
-    write_text_file: bool = False
-
-
-@attrs.define
-class ClientCapabilities:
-    fs: FileSystemCapabilities = attrs.Factory(FileSystemCapabilities)
-    terminal: bool = False
-    meta: Meta = None
-
-
-@attrs.define
-class WorkspaceFolder:
-    uri: str
-    name: str
-
-
-@attrs.define
-class InitializeParams:
-    """ACP's and LSP's initialize params in one: either set, or both, may arrive."""
-
-    protocol_version: Union[int, None] = None
-    client_capabilities: Union[ClientCapabilities, None] = None
-    client_info: Union[Implementation, None] = None
-    process_id: Union[int, None] = None
-    root_uri: Union[str, None] = None
-    root_path: Union[str, None] = None
-    workspace_folders: Union[list[WorkspaceFolder], None] = None
-    capabilities: Union[dict[str, Any], None] = None
-    initialization_options: Union[dict[str, Any], None] = None
-    meta: Meta = None
-
-
-@attrs.define
-class PromptCapabilities:
-    image: bool = False
-    audio: bool = False
-    embedded_context: bool = True
-
-
-@attrs.define
-class McpCapabilities:
-    http: bool = False
-    sse: bool = False
-
-
-@attrs.define
-class SessionCapabilities:
-    list: Union[dict[str, Any], None] = attrs.Factory(dict)
-    resume: Union[dict[str, Any], None] = attrs.Factory(dict)
-    close: Union[dict[str, Any], None] = attrs.Factory(dict)
-    delete: Union[dict[str, Any], None] = attrs.Factory(dict)
-
-
-@attrs.define
-class AgentCapabilities:
-    load_session: bool = True
-    prompt_capabilities: PromptCapabilities = attrs.Factory(PromptCapabilities)
-    mcp_capabilities: McpCapabilities = attrs.Factory(McpCapabilities)
-    session_capabilities: SessionCapabilities = attrs.Factory(SessionCapabilities)
-
-
-@attrs.define
-class InitializeResult:
-    protocol_version: int
-    agent_capabilities: AgentCapabilities
-    agent_info: Implementation
-    auth_methods: list[dict[str, Any]]
-    capabilities: dict[str, Any]
-    server_info: Implementation
-
-
-# ---- sessions -----------------------------------------------------------------------
-
-
-@attrs.define
-class NewSessionParams:
-    cwd: str
-    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
-    meta: Meta = None
-
-
-@attrs.define
-class NewSessionResult:
-    session_id: str
-    modes: SessionModeState
-
-
-@attrs.define
-class LoadSessionParams:
-    session_id: str
-    cwd: str
-    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
-    meta: Meta = None
-
-
-@attrs.define
-class LoadSessionResult:
-    modes: SessionModeState
-
-
-ResumeSessionParams = LoadSessionParams
-ResumeSessionResult = LoadSessionResult
-
-
-@attrs.define
-class ListSessionsParams:
-    cwd: Union[str, None] = None
-    cursor: Union[str, None] = None
-    meta: Meta = None
-
-
-@attrs.define
-class SessionInfo:
-    session_id: str
-    cwd: str
-    title: Union[str, None] = None
-    updated_at: Union[str, None] = None
-
-
-@attrs.define
-class ListSessionsResult:
-    sessions: list[SessionInfo]
-    next_cursor: Union[str, None] = None
-
-
-@attrs.define
-class SessionIdParams:
-    """Params of `session/close`, `session/delete` and `session/cancel`."""
-
-    session_id: str
-    meta: Meta = None
-
-
-@attrs.define
-class EmptyResult:
-    meta: Meta = None
-
-
-@attrs.define
-class SetModeParams:
-    session_id: str
-    mode_id: ModeId
-    meta: Meta = None
-
-
-# ---- prompt turn --------------------------------------------------------------------
-
-
-@attrs.define
-class PromptParams:
-    session_id: str
-    prompt: list[ContentBlock]
-    meta: Meta = None
-
-
-@attrs.define
-class PromptResult:
-    stop_reason: StopReason
-    meta: Meta = None
-
-
-@attrs.define
-class CancelRequestParams:
-    """LSP's `$/cancelRequest`: cancels the request with that id."""
-
-    id: Union[int, str]
-
-
-# ---- session/update -----------------------------------------------------------------
-
-
-@attrs.define
-class UserMessageChunk:
-    content: ContentBlock
-    session_update: Literal["user_message_chunk"] = "user_message_chunk"
-    meta: Meta = None
-
-
-@attrs.define
-class AgentMessageChunk:
-    content: TextContent
-    session_update: Literal["agent_message_chunk"] = "agent_message_chunk"
-    meta: Meta = None
-
-
-@attrs.define
-class AgentThoughtChunk:
-    content: TextContent
-    session_update: Literal["agent_thought_chunk"] = "agent_thought_chunk"
-    meta: Meta = None
-
-
-@attrs.define
-class ToolCall:
-    tool_call_id: str
-    title: str
-    kind: ToolKind = "other"
-    status: ToolCallStatus = "pending"
-    content: list[ToolCallContentBlock] = attrs.Factory(list)
-    locations: list[ToolCallLocation] = attrs.Factory(list)
-    raw_input: Union[dict[str, Any], None] = None
-    raw_output: Union[dict[str, Any], None] = None
-    session_update: Literal["tool_call"] = "tool_call"
-    meta: Meta = None
-
-
-@attrs.define
-class ToolCallUpdate:
-    tool_call_id: str
-    title: Union[str, None] = None
-    kind: Union[ToolKind, None] = None
-    status: Union[ToolCallStatus, None] = None
-    content: Union[list[ToolCallContentBlock], None] = None
-    locations: Union[list[ToolCallLocation], None] = None
-    raw_input: Union[dict[str, Any], None] = None
-    raw_output: Union[dict[str, Any], None] = None
-    session_update: Literal["tool_call_update"] = "tool_call_update"
-    meta: Meta = None
-
-
-@attrs.define
-class PlanEntry:
-    content: str
-    priority: Literal["high", "medium", "low"]
-    status: Literal["pending", "in_progress", "completed"]
-
-
-@attrs.define
-class Plan:
-    entries: list[PlanEntry]
-    session_update: Literal["plan"] = "plan"
-    meta: Meta = None
-
-
-@attrs.define
-class SessionInfoUpdate:
-    title: Union[str, None] = None
-    updated_at: Union[str, None] = None
-    session_update: Literal["session_info_update"] = "session_info_update"
-    meta: Meta = None
-
-
-@attrs.define
-class CurrentModeUpdate:
-    current_mode_id: ModeId
-    session_update: Literal["current_mode_update"] = "current_mode_update"
-    meta: Meta = None
-
-
-@attrs.define
-class UsageUpdate:
-    used: int
-    size: int
-    session_update: Literal["usage_update"] = "usage_update"
-    meta: Meta = None
-
-
-SessionUpdate = Union[
-    UserMessageChunk,
-    AgentMessageChunk,
-    AgentThoughtChunk,
-    ToolCall,
-    ToolCallUpdate,
-    Plan,
-    SessionInfoUpdate,
-    CurrentModeUpdate,
-    UsageUpdate,
-]
-
-
-@attrs.define
-class SessionNotification:
-    session_id: str
-    update: SessionUpdate
-    meta: Meta = None
-
-
-# ---- _tether extensions ------------------------------------------------------------
-
-
-@attrs.define
-class ReportParams:
-    """`_tether/session/report`: run reports of a session, or of one turn."""
-
-    session_id: str
-    turn_id: Union[str, None] = None
-    meta: Meta = None
-
-
-@attrs.define
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cache_write_tokens: int = 0
-
-
-@attrs.define
-class ToolCallReport:
-    call_id: str
-    tool_name: str
-    arguments: dict[str, Any]
-    result_size_bytes: int
-    latency_ms: float
-    error: Union[str, None] = None
-
-
-@attrs.define
-class StepReport:
-    index: int
-    llm_latency_ms: float
-    first_token_ms: Union[float, None]
-    usage: Usage
-    finish_reason: str
-    tool_calls: list[ToolCallReport]
-    tool_total_ms: float
-
-
-@attrs.define
-class RunReport:
-    turn_id: str
-    session_id: str
-    provider: str
-    model: str
-    started_at: float
-    completed_at: float
-    total_ms: float
-    stop_reason: str
-    status: str
-    steps: list[StepReport]
-    step_count: int
-    tool_call_count: int
-    total_usage: Usage
-    total_llm_ms: float
-    total_tool_ms: float
-    error: Union[str, None] = None
-
-
-@attrs.define
-class ReportResult:
-    reports: list[RunReport]
-
-
-# Method tables: the one place that says which params/result class each method uses.
-CLIENT_REQUESTS: dict[str, tuple[Any, Any]] = {
-    "initialize": (InitializeParams, InitializeResult),
-    "shutdown": (None, None),
-    "session/new": (NewSessionParams, NewSessionResult),
-    "session/load": (LoadSessionParams, LoadSessionResult),
-    "session/resume": (ResumeSessionParams, ResumeSessionResult),
-    "session/list": (ListSessionsParams, ListSessionsResult),
-    "session/close": (SessionIdParams, EmptyResult),
-    "session/delete": (SessionIdParams, EmptyResult),
-    "session/set_mode": (SetModeParams, EmptyResult),
-    "session/prompt": (PromptParams, PromptResult),
-    "_tether/session/report": (ReportParams, ReportResult),
-    "_tether/daemon/stats": (None, None),  # counters for health checks; see SPEC.md
-}
-CLIENT_NOTIFICATIONS: dict[str, Any] = {
-    "initialized": None,
-    "exit": None,
-    "session/cancel": SessionIdParams,
-    "$/cancelRequest": CancelRequestParams,
-}
-AGENT_NOTIFICATIONS: dict[str, Any] = {
-    "session/update": SessionNotification,
-}
+from ._client_requests import (
+    AcceptedHunksMeta as AcceptedHunksMeta,
+)
+from ._client_requests import (
+    CancelledOutcome as CancelledOutcome,
+)
+from ._client_requests import (
+    Hunk as Hunk,
+)
+from ._client_requests import (
+    PermissionOption as PermissionOption,
+)
+from ._client_requests import (
+    PermissionOptionKind as PermissionOptionKind,
+)
+from ._client_requests import (
+    PermissionRequestMeta as PermissionRequestMeta,
+)
+from ._client_requests import (
+    PermissionResultMeta as PermissionResultMeta,
+)
+from ._client_requests import (
+    PermissionTetherMeta as PermissionTetherMeta,
+)
+from ._client_requests import (
+    PermissionToolCall as PermissionToolCall,
+)
+from ._client_requests import (
+    ReadTextFileParams as ReadTextFileParams,
+)
+from ._client_requests import (
+    ReadTextFileResult as ReadTextFileResult,
+)
+from ._client_requests import (
+    RequestPermissionOutcome as RequestPermissionOutcome,
+)
+from ._client_requests import (
+    RequestPermissionParams as RequestPermissionParams,
+)
+from ._client_requests import (
+    RequestPermissionResult as RequestPermissionResult,
+)
+from ._client_requests import (
+    SelectedOutcome as SelectedOutcome,
+)
+from ._client_requests import (
+    WriteTextFileParams as WriteTextFileParams,
+)
+from ._client_requests import (
+    WriteTextFileResult as WriteTextFileResult,
+)
+from ._common import (
+    ContentBlock as ContentBlock,
+)
+from ._common import (
+    DiffContent as DiffContent,
+)
+from ._common import (
+    EmbeddedResource as EmbeddedResource,
+)
+from ._common import (
+    Implementation as Implementation,
+)
+from ._common import (
+    ModeId as ModeId,
+)
+from ._common import (
+    PlanEntryPriority as PlanEntryPriority,
+)
+from ._common import (
+    PlanEntryStatus as PlanEntryStatus,
+)
+from ._common import (
+    ResourceLink as ResourceLink,
+)
+from ._common import (
+    SessionMode as SessionMode,
+)
+from ._common import (
+    SessionModeState as SessionModeState,
+)
+from ._common import (
+    StopReason as StopReason,
+)
+from ._common import (
+    TerminalContent as TerminalContent,
+)
+from ._common import (
+    TextContent as TextContent,
+)
+from ._common import (
+    TextResource as TextResource,
+)
+from ._common import (
+    ToolCallContent as ToolCallContent,
+)
+from ._common import (
+    ToolCallContentBlock as ToolCallContentBlock,
+)
+from ._common import (
+    ToolCallLocation as ToolCallLocation,
+)
+from ._common import (
+    ToolCallStatus as ToolCallStatus,
+)
+from ._common import (
+    ToolKind as ToolKind,
+)
+from ._extensions import (
+    DaemonStats as DaemonStats,
+)
+from ._extensions import (
+    RemoveRuleParams as RemoveRuleParams,
+)
+from ._extensions import (
+    ReportParams as ReportParams,
+)
+from ._extensions import (
+    ReportResult as ReportResult,
+)
+from ._extensions import (
+    Rule as Rule,
+)
+from ._extensions import (
+    RuleDecision as RuleDecision,
+)
+from ._extensions import (
+    RuleKind as RuleKind,
+)
+from ._extensions import (
+    RulesParams as RulesParams,
+)
+from ._extensions import (
+    RulesResult as RulesResult,
+)
+from ._extensions import (
+    RunReport as RunReport,
+)
+from ._extensions import (
+    StepReport as StepReport,
+)
+from ._extensions import (
+    ToolCallReport as ToolCallReport,
+)
+from ._extensions import (
+    Usage as Usage,
+)
+from ._initialize import (
+    AgentCapabilities as AgentCapabilities,
+)
+from ._initialize import (
+    CancelRequestParams as CancelRequestParams,
+)
+from ._initialize import (
+    ClientCapabilities as ClientCapabilities,
+)
+from ._initialize import (
+    FileSystemCapabilities as FileSystemCapabilities,
+)
+from ._initialize import (
+    InitializeParams as InitializeParams,
+)
+from ._initialize import (
+    InitializeResult as InitializeResult,
+)
+from ._initialize import (
+    InitializeResultMeta as InitializeResultMeta,
+)
+from ._initialize import (
+    InitializeTetherMeta as InitializeTetherMeta,
+)
+from ._initialize import (
+    LspInitializeResult as LspInitializeResult,
+)
+from ._initialize import (
+    McpCapabilities as McpCapabilities,
+)
+from ._initialize import (
+    PromptCapabilities as PromptCapabilities,
+)
+from ._initialize import (
+    RefusedSetting as RefusedSetting,
+)
+from ._initialize import (
+    ServerCapabilities as ServerCapabilities,
+)
+from ._initialize import (
+    SessionCapabilities as SessionCapabilities,
+)
+from ._initialize import (
+    TextDocumentSyncOptions as TextDocumentSyncOptions,
+)
+from ._initialize import (
+    WorkspaceFolder as WorkspaceFolder,
+)
+from ._lsp import (
+    ApplyWorkspaceEditParams as ApplyWorkspaceEditParams,
+)
+from ._lsp import (
+    ApplyWorkspaceEditResult as ApplyWorkspaceEditResult,
+)
+from ._lsp import (
+    CreateFile as CreateFile,
+)
+from ._lsp import (
+    CreateFileOptions as CreateFileOptions,
+)
+from ._lsp import (
+    DidChangeTextDocumentParams as DidChangeTextDocumentParams,
+)
+from ._lsp import (
+    DidCloseTextDocumentParams as DidCloseTextDocumentParams,
+)
+from ._lsp import (
+    DidOpenTextDocumentParams as DidOpenTextDocumentParams,
+)
+from ._lsp import (
+    DidSaveTextDocumentParams as DidSaveTextDocumentParams,
+)
+from ._lsp import (
+    MessageActionItem as MessageActionItem,
+)
+from ._lsp import (
+    OptionalVersionedTextDocumentIdentifier as OptionalVersionedTextDocumentIdentifier,
+)
+from ._lsp import (
+    Position as Position,
+)
+from ._lsp import (
+    Range as Range,
+)
+from ._lsp import (
+    ShowMessageParams as ShowMessageParams,
+)
+from ._lsp import (
+    ShowMessageRequestParams as ShowMessageRequestParams,
+)
+from ._lsp import (
+    ShowMessageRequestResult as ShowMessageRequestResult,
+)
+from ._lsp import (
+    TextDocumentContentChangeEvent as TextDocumentContentChangeEvent,
+)
+from ._lsp import (
+    TextDocumentEdit as TextDocumentEdit,
+)
+from ._lsp import (
+    TextDocumentIdentifier as TextDocumentIdentifier,
+)
+from ._lsp import (
+    TextDocumentItem as TextDocumentItem,
+)
+from ._lsp import (
+    TextEdit as TextEdit,
+)
+from ._lsp import (
+    WorkspaceEdit as WorkspaceEdit,
+)
+from ._methods import (
+    AGENT_NOTIFICATIONS as AGENT_NOTIFICATIONS,
+)
+from ._methods import (
+    AGENT_REQUESTS as AGENT_REQUESTS,
+)
+from ._methods import (
+    CLIENT_NOTIFICATIONS as CLIENT_NOTIFICATIONS,
+)
+from ._methods import (
+    CLIENT_REQUESTS as CLIENT_REQUESTS,
+)
+from ._methods import (
+    METHODS as METHODS,
+)
+from ._methods import (
+    V1 as V1,
+)
+from ._methods import (
+    EmptyParams as EmptyParams,
+)
+from ._sessions import (
+    EmptyResult as EmptyResult,
+)
+from ._sessions import (
+    ForkSessionParams as ForkSessionParams,
+)
+from ._sessions import (
+    ListSessionsParams as ListSessionsParams,
+)
+from ._sessions import (
+    ListSessionsResult as ListSessionsResult,
+)
+from ._sessions import (
+    LoadSessionParams as LoadSessionParams,
+)
+from ._sessions import (
+    LoadSessionResult as LoadSessionResult,
+)
+from ._sessions import (
+    NewSessionParams as NewSessionParams,
+)
+from ._sessions import (
+    NewSessionResult as NewSessionResult,
+)
+from ._sessions import (
+    PromptParams as PromptParams,
+)
+from ._sessions import (
+    PromptResult as PromptResult,
+)
+from ._sessions import (
+    PromptResultMeta as PromptResultMeta,
+)
+from ._sessions import (
+    PromptTetherMeta as PromptTetherMeta,
+)
+from ._sessions import (
+    ResumeSessionParams as ResumeSessionParams,
+)
+from ._sessions import (
+    ResumeSessionResult as ResumeSessionResult,
+)
+from ._sessions import (
+    SessionIdParams as SessionIdParams,
+)
+from ._sessions import (
+    SessionInfo as SessionInfo,
+)
+from ._sessions import (
+    SetModeParams as SetModeParams,
+)
+from ._snapshots import (
+    DumpParams as DumpParams,
+)
+from ._snapshots import (
+    LatestParams as LatestParams,
+)
+from ._snapshots import (
+    LatestResult as LatestResult,
+)
+from ._snapshots import (
+    LatestSession as LatestSession,
+)
+from ._snapshots import (
+    MessageRole as MessageRole,
+)
+from ._snapshots import (
+    NoLatestSession as NoLatestSession,
+)
+from ._snapshots import (
+    PendingApprovals as PendingApprovals,
+)
+from ._snapshots import (
+    PendingCall as PendingCall,
+)
+from ._snapshots import (
+    RestoredRule as RestoredRule,
+)
+from ._snapshots import (
+    RestoreParams as RestoreParams,
+)
+from ._snapshots import (
+    RestoreResult as RestoreResult,
+)
+from ._snapshots import (
+    SearchHit as SearchHit,
+)
+from ._snapshots import (
+    SearchParams as SearchParams,
+)
+from ._snapshots import (
+    SearchResult as SearchResult,
+)
+from ._snapshots import (
+    Snapshot as Snapshot,
+)
+from ._snapshots import (
+    SnapshotMessage as SnapshotMessage,
+)
+from ._snapshots import (
+    SnapshotPending as SnapshotPending,
+)
+from ._snapshots import (
+    SnapshotReport as SnapshotReport,
+)
+from ._snapshots import (
+    SnapshotRule as SnapshotRule,
+)
+from ._snapshots import (
+    SnapshotSession as SnapshotSession,
+)
+from ._snapshots import (
+    SnapshotTurn as SnapshotTurn,
+)
+from ._snapshots import (
+    StoredMessageStatus as StoredMessageStatus,
+)
+from ._snapshots import (
+    TetherForkParams as TetherForkParams,
+)
+from ._snapshots import (
+    TurnStatus as TurnStatus,
+)
+from ._updates import (
+    AgentMessageChunk as AgentMessageChunk,
+)
+from ._updates import (
+    AgentThoughtChunk as AgentThoughtChunk,
+)
+from ._updates import (
+    Compaction as Compaction,
+)
+from ._updates import (
+    CurrentModeUpdate as CurrentModeUpdate,
+)
+from ._updates import (
+    MessageStatus as MessageStatus,
+)
+from ._updates import (
+    Plan as Plan,
+)
+from ._updates import (
+    PlanEntry as PlanEntry,
+)
+from ._updates import (
+    SessionInfoUpdate as SessionInfoUpdate,
+)
+from ._updates import (
+    SessionNotification as SessionNotification,
+)
+from ._updates import (
+    SessionUpdate as SessionUpdate,
+)
+from ._updates import (
+    TerminalExit as TerminalExit,
+)
+from ._updates import (
+    TerminalInfo as TerminalInfo,
+)
+from ._updates import (
+    TerminalOutput as TerminalOutput,
+)
+from ._updates import (
+    ToolCall as ToolCall,
+)
+from ._updates import (
+    ToolCallUpdate as ToolCallUpdate,
+)
+from ._updates import (
+    TurnEnded as TurnEnded,
+)
+from ._updates import (
+    TurnStopReason as TurnStopReason,
+)
+from ._updates import (
+    UpdateMeta as UpdateMeta,
+)
+from ._updates import (
+    UpdateTetherMeta as UpdateTetherMeta,
+)
+from ._updates import (
+    UsageUpdate as UsageUpdate,
+)
+from ._updates import (
+    UserMessageChunk as UserMessageChunk,
+)

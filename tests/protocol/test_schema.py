@@ -16,9 +16,9 @@ from typing import Any, Literal
 import attrs
 import pytest
 from jsonschema import Draft202012Validator
-
 from tether_protocol import _errors, _messages
 from tether_protocol._converter import structure, unstructure
+from tether_protocol._fields import SCHEMA
 from tether_protocol._schema import GENERATED_COMMENT, build_schema
 from tether_protocol.schema import DEFAULT_PATH, main, render
 
@@ -171,9 +171,10 @@ def test_method_table() -> None:
     expected = (
         set(_messages.CLIENT_REQUESTS)
         | set(_messages.CLIENT_NOTIFICATIONS)
+        | set(_messages.AGENT_REQUESTS)
         | set(_messages.AGENT_NOTIFICATIONS)
     )
-    assert set(methods) == expected
+    assert set(methods) == expected == set(_messages.METHODS)
     assert methods["session/prompt"] == {
         "direction": "client->agent",
         "kind": "request",
@@ -188,15 +189,34 @@ def test_method_table() -> None:
         "params": {"$ref": "#/$defs/SessionNotification"},
         "result": None,
     }
-    assert methods["shutdown"]["params"] is None and methods["shutdown"]["result"] is None
+    assert methods["session/request_permission"] == {
+        "direction": "agent->client",
+        "kind": "request",
+        "extension": False,
+        "params": {"$ref": "#/$defs/RequestPermissionParams"},
+        "result": {"$ref": "#/$defs/RequestPermissionResult"},
+    }
+    assert methods["shutdown"]["params"] == {"$ref": "#/$defs/EmptyParams"}
+    assert methods["shutdown"]["result"] == {"type": "null"}
     assert methods["session/resume"]["params"] == {"$ref": "#/$defs/LoadSessionParams"}
+    assert methods["$/cancel_request"]["direction"] == "both"
     assert methods["_tether/session/report"]["extension"] is True
     assert sorted(m for m, e in methods.items() if e["extension"]) == [
-        "_tether/daemon/stats", "_tether/session/report"
+        "_tether/daemon/stats", "_tether/rules/list", "_tether/rules/remove",
+        "_tether/session/dump", "_tether/session/fork", "_tether/session/latest",
+        "_tether/session/report", "_tether/session/restore", "_tether/session/search",
+    ]
+    assert sorted(m for m, e in methods.items() if e["direction"] == "agent->client") == [
+        "fs/read_text_file", "fs/write_text_file", "session/request_permission",
+        "session/update", "window/showMessage", "window/showMessageRequest",
+        "workspace/applyEdit",
     ]
     for entry in methods.values():
+        assert entry["params"] is not None
         if entry["kind"] == "notification":
             assert entry["result"] is None
+        else:
+            assert entry["result"] is not None
 
 
 def test_error_table() -> None:
@@ -227,6 +247,28 @@ MODES = {
         {"id": "full-auto", "name": "Full auto"},
     ],
 }
+
+LSP_CAPABILITIES = {
+    "textDocumentSync": {"openClose": True, "change": 2, "save": False},
+    "experimental": {"tether": {"protocolVersion": 1}},
+}
+DIFF = {"type": "diff", "path": "/w/README.md", "newText": "new\n", "oldText": "old\n"}
+SNAPSHOT = {
+    "tether_snapshot": 1, "exported_at": 1748855701.8,
+    "session": {"id": "sess_1", "workspace": "/w", "title": "Please edit notes", "mode": "ask",
+                "created_at": 1748855700.7, "updated_at": 1748855700.8, "metadata": {}},
+    "turns": [{"id": "turn_1", "seq": 1, "status": "running", "stop_reason": None,
+               "started_at": 1748855700.79, "finished_at": None, "error": None,
+               "pending": {"step": 1, "calls": [{"id": "call_edit", "name": "write_file",
+                                                 "arguments": {"path": "notes.txt"}}]}}],
+    "messages": [{"seq": 0, "turn_id": "turn_1", "role": "user", "status": "complete",
+                  "created_at": 1748855700.79,
+                  "body": {"role": "user", "content": [{"text": "Please edit notes", "type": "text"}]}}],
+    "reports": [], "rules": [{"kind": "execute", "pattern": "npm test", "decision": "allow"}],
+    "pending": {"turn_id": "turn_1", "approvals": {"step": 1, "calls": [
+        {"id": "call_edit", "name": "write_file", "arguments": {"path": "notes.txt"}}]}},
+}
+RANGE = {"start": {"line": 0, "character": 0}, "end": {"line": 4, "character": 0}}
 
 VALID: list[tuple[str, str, dict[str, Any]]] = [
     # (id, $defs name, message) — shaped the way the daemon sends or a client sends them
@@ -267,7 +309,7 @@ VALID: list[tuple[str, str, dict[str, Any]]] = [
      _update({"sessionUpdate": "current_mode_update", "currentModeId": "auto-edit"})),
     ("update_with_meta", "SessionNotification",
      _update({"sessionUpdate": "agent_message_chunk", "content": TEXT,
-              "_meta": {"tether": {"turnId": "t1"}}}, _meta={"seq": 3})),
+              "_meta": {"tether": {"notice": True}}}, _meta={"seq": 3})),
     ("prompt", "PromptParams",
      {"sessionId": "sess_1", "prompt": [
          {"type": "text", "text": "fix the failing test"},
@@ -308,8 +350,23 @@ VALID: list[tuple[str, str, dict[str, Any]]] = [
                                                     "delete": {}}},
       "agentInfo": {"name": "tether", "version": "0.1.0"},
       "authMethods": [],
-      "capabilities": {"textDocumentSync": 0},
+      "capabilities": LSP_CAPABILITIES,
       "serverInfo": {"name": "tether", "version": "0.1.0"}}),
+    ("initialize_result_acp", "InitializeResult",
+     {"protocolVersion": 1,
+      "agentCapabilities": {"loadSession": True,
+                            "promptCapabilities": {"image": False, "audio": False,
+                                                   "embeddedContext": True},
+                            "mcpCapabilities": {"http": False, "sse": False},
+                            "sessionCapabilities": {"list": {}, "resume": {}, "close": {},
+                                                    "delete": {}}},
+      "agentInfo": {"name": "tether", "title": "Tether", "version": "0.1.0"},
+      "authMethods": [],
+      "_meta": {"tether": {
+          "lsp": {"capabilities": LSP_CAPABILITIES,
+                  "serverInfo": {"name": "tether", "version": "0.1.0"}},
+          "configRefused": [{"key": "provider", "file": "/w/.tether/config.toml",
+                             "reason": "user-only", "message": "provider is ignored"}]}}}),
     ("report", "ReportParams", {"sessionId": "sess_1", "turnId": "t1"}),
     ("report_result", "ReportResult", {"reports": [{
         "turnId": "t1", "sessionId": "sess_1", "provider": "openai", "model": "gpt",
@@ -324,6 +381,91 @@ VALID: list[tuple[str, str, dict[str, Any]]] = [
                                   "arguments": {"path": "a.py"}, "resultSizeBytes": 120,
                                   "latencyMs": 3.5}]}]}]}),
     ("cancel_request", "CancelRequestParams", {"id": 7}),
+    ("cancel_request_acp", "CancelRequestParams", {"requestId": "tether-1"}),
+    # ---- the SPEC's examples of the other methods and of `_meta.tether`
+    ("notice", "SessionNotification",
+     _update({"sessionUpdate": "agent_message_chunk", "content": TEXT,
+              "_meta": {"tether": {"notice": True, "compaction": {"replaced": 3}}}})),
+    ("replayed_status", "SessionNotification",
+     _update({"sessionUpdate": "agent_message_chunk", "content": TEXT,
+              "_meta": {"tether": {"status": "interrupted", "notice": True}}})),
+    ("turn_ended", "SessionNotification",
+     _update({"sessionUpdate": "session_info_update",
+              "_meta": {"tether": {"turnEnded": {"turnId": "turn_1", "stopReason": "error"}}}})),
+    ("diff_preview", "SessionNotification",
+     _update({"sessionUpdate": "tool_call_update", "toolCallId": "c", "content": [DIFF]})),
+    ("approved_terminal", "SessionNotification",
+     _update({"sessionUpdate": "tool_call_update", "toolCallId": "c", "status": "in_progress",
+              "content": [{"type": "terminal", "terminalId": "c"}],
+              "_meta": {"tether": {"approvedBy": "allowed by mode full-auto"},
+                        "terminal_info": {"terminal_id": "c", "cwd": "/w"}}})),
+    ("terminal_output", "SessionNotification",
+     _update({"sessionUpdate": "tool_call_update", "toolCallId": "c",
+              "_meta": {"terminal_output": {"terminal_id": "c", "data": "line1\n"}}})),
+    ("terminal_exit", "SessionNotification",
+     _update({"sessionUpdate": "tool_call_update", "toolCallId": "c",
+              "_meta": {"terminal_exit": {"terminal_id": "c", "exit_code": None,
+                                          "signal": "SIGKILL"}}})),
+    ("prompt_result_turn_id", "PromptResult",
+     {"stopReason": "end_turn", "_meta": {"tether": {"turnId": "turn_72dc820ad1ff434a"}}}),
+    ("request_permission", "RequestPermissionParams",
+     {"sessionId": "s", "toolCall": {"toolCallId": "call_edit", "title": "Edit README.md",
+                                     "kind": "edit", "status": "pending", "content": [DIFF],
+                                     "rawInput": {"path": "README.md"}},
+      "options": [{"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+                  {"optionId": "allow_once_network", "name": "Allow once, with network",
+                   "kind": "allow_once"}],
+      "_meta": {"tether": {"reason": "mode ask asks before editing README.md",
+                           "hunks": [{"path": "/w/README.md", "index": 0,
+                                      "header": "@@ -1,3 +1,3 @@"}]}}}),
+    ("permission_selected", "RequestPermissionResult",
+     {"outcome": {"outcome": "selected", "optionId": "allow_once"},
+      "_meta": {"tether": {"acceptedHunks": {"/w/README.md": [0]}}}}),
+    ("permission_cancelled", "RequestPermissionResult", {"outcome": {"outcome": "cancelled"}}),
+    ("read_text_file", "ReadTextFileParams", {"sessionId": "s", "path": "/w/README.md"}),
+    ("read_text_file_result", "ReadTextFileResult", {"content": "# Sample\n"}),
+    ("write_text_file", "WriteTextFileParams",
+     {"sessionId": "s", "path": "/w/README.md", "content": "new\n"}),
+    ("apply_edit", "ApplyWorkspaceEditParams",
+     {"label": "Tether: edit README.md", "edit": {"documentChanges": [
+         {"kind": "create", "uri": "file:///w/new.txt", "options": {"ignoreIfExists": True}},
+         {"textDocument": {"uri": "file:///w/new.txt", "version": None},
+          "edits": [{"range": RANGE, "newText": "hello\n"}]}]}}),
+    ("apply_edit_result", "ApplyWorkspaceEditResult", {"applied": False, "failureReason": "no"}),
+    ("show_message_request", "ShowMessageRequestParams",
+     {"type": 2, "message": "Tether: Edit README.md", "actions": [{"title": "Allow once"}]}),
+    ("show_message", "ShowMessageParams", {"type": 2, "message": "Tether: provider is ignored"}),
+    ("did_open", "DidOpenTextDocumentParams",
+     {"textDocument": {"uri": "file:///w/a.md", "languageId": "markdown", "version": 7,
+                       "text": "# a\n"}}),
+    ("did_change", "DidChangeTextDocumentParams",
+     {"textDocument": {"uri": "file:///w/a.md", "version": 8},
+      "contentChanges": [{"range": RANGE, "text": "edited"}, {"text": "all of it"}]}),
+    ("did_close", "DidCloseTextDocumentParams", {"textDocument": {"uri": "file:///w/a.md"}}),
+    ("stats", "DaemonStats",
+     {"version": "0.1.0", "runningRequests": 0, "backgroundTasks": 0, "outgoingRequests": 0,
+      "unknownResponses": 0, "liveSessions": 1, "framesWritten": 24, "writes": 13,
+      "framing": "ndjson", "maxRssKb": 49192}),
+    ("rules", "RulesResult",
+     {"rules": [{"id": None, "kind": "execute", "pattern": "git push", "decision": "deny",
+                 "source": "built-in"},
+                {"id": 1, "kind": "execute", "pattern": "echo", "decision": "allow",
+                 "source": "user"}]}),
+    ("remove_rule", "RemoveRuleParams", {"sessionId": "s", "id": 1}),
+    ("restore", "RestoreParams", {"snapshot": SNAPSHOT, "importRules": True}),
+    ("dump_result", "Snapshot", SNAPSHOT),
+    ("restore_result", "RestoreResult",
+     {"sessionId": "s", "cwd": "/w", "mode": "ask",
+      "rules": [{"kind": "bogus", "pattern": "x", "decision": "deny", "imported": False}]}),
+    ("tether_fork", "TetherForkParams", {"sessionId": "s", "messageSeq": 0}),
+    ("acp_fork", "ForkSessionParams", {"sessionId": "s", "cwd": "/w", "mcpServers": []}),
+    ("search", "SearchParams", {"query": "edit notes", "limit": 5}),
+    ("search_result", "SearchResult",
+     {"hits": [{"sessionId": "s", "sessionTitle": None, "messageSeq": 0, "role": "user",
+                "snippet": "Please [[edit]] [[notes]]", "rank": -1.46}]}),
+    ("latest", "LatestResult",
+     {"sessionId": "s", "title": None, "updatedAt": "2025-06-02T09:15:00Z", "cwd": "/w"}),
+    ("latest_none", "LatestResult", {"sessionId": None}),
     ("cancel_request_string_id", "CancelRequestParams", {"id": "req-7"}),
 ]
 
@@ -362,6 +504,15 @@ INVALID: list[tuple[str, str, dict[str, Any]]] = [
     ("unknown_mode", "SetModeParams", {"sessionId": "s", "modeId": "yolo"}),
     ("new_session_result_without_modes", "NewSessionResult", {"sessionId": "s"}),
     ("protocol_version_string", "InitializeParams", {"protocolVersion": "1"}),
+    ("permission_unknown_outcome", "RequestPermissionResult", {"outcome": {"outcome": "maybe"}}),
+    ("search_limit_too_big", "SearchParams", {"query": "x", "limit": 201}),
+    ("search_empty_query", "SearchParams", {"query": ""}),
+    ("fork_negative_seq", "TetherForkParams", {"sessionId": "s", "messageSeq": -1}),
+    ("rule_id_string", "RemoveRuleParams", {"sessionId": "s", "id": "1"}),
+    ("did_open_without_uri", "DidOpenTextDocumentParams", {"textDocument": {"text": "x"}}),
+    ("diff_without_new_text", "SessionNotification",
+     _update({"sessionUpdate": "tool_call_update", "toolCallId": "c",
+              "content": [{"type": "diff", "path": "/w/a"}]})),
 ]
 
 
@@ -381,6 +532,16 @@ def test_realistic_messages_structure_and_round_trip(name: str, message: dict[st
     """The converter accepts what the schema accepts, and what it emits fits the schema."""
     obj = structure(message, getattr(_messages, name))
     assert _errors_of(name, unstructure(obj)) == []
+    assert _kept(message, unstructure(obj)), "the converter dropped or changed what it read"
+
+
+def _kept(sent: Any, back: Any) -> bool:
+    """Everything in `sent` is in `back` (which may add defaults)."""
+    if isinstance(sent, dict):
+        return isinstance(back, dict) and all(k in back and _kept(v, back[k]) for k, v in sent.items())
+    if isinstance(sent, list):
+        return isinstance(back, list) and len(sent) == len(back) and all(map(_kept, sent, back))
+    return bool(sent == back)
 
 
 @pytest.mark.parametrize(("name", "message"), [pytest.param(d, m, id=i) for i, d, m in INVALID])
@@ -397,11 +558,13 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
     """A value of annotation `tp`; `nulls` picks None wherever the annotation allows it."""
     if tp is Any:
         return "any"
+    if tp is type(None):
+        return None
     if tp in (str, int, float, bool):
         return {str: "s", int: 3, float: 1.5, bool: True}[tp]
     if attrs.has(tp):
-        hints = typing.get_type_hints(tp, globalns=vars(_messages))
-        return tp(**{f.name: _sample(hints[f.name], nulls=nulls) for f in attrs.fields(tp)})
+        hints = typing.get_type_hints(tp)
+        return tp(**{f.name: _field_sample(f, hints[f.name], nulls=nulls) for f in attrs.fields(tp)})
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is Literal:
         return args[-1]
@@ -414,6 +577,13 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
             return None
         return _sample(next(a for a in args if a is not type(None)), nulls=nulls)
     raise TypeError(f"no sample for {tp!r}")
+
+
+def _field_sample(field: Any, hint: Any, *, nulls: bool) -> Any:
+    described = field.metadata.get(SCHEMA)  # raw JSON described by a class (the snapshot)
+    if described is not None:
+        return unstructure(_sample(described, nulls=nulls))
+    return _sample(hint, nulls=nulls)
 
 
 @pytest.mark.parametrize("nulls", [False, True], ids=["all-set", "nulls"])
@@ -472,6 +642,17 @@ ACP_COUNTERPARTS: list[tuple[str, str, str, frozenset[str]]] = [
     ("SessionCapabilities", "SessionCapabilities", "out", frozenset()),
     # initialize serves ACP and LSP clients at once: the LSP keys are not ACP's
     ("InitializeResult", "InitializeResponse", "out", frozenset({"capabilities", "serverInfo"})),
+    ("RequestPermissionParams", "RequestPermissionRequest", "out", frozenset()),
+    ("PermissionToolCall", "ToolCallUpdate", "out", frozenset()),
+    ("PermissionOption", "PermissionOption", "out", frozenset()),
+    ("RequestPermissionResult", "RequestPermissionResponse", "in", frozenset()),
+    ("SelectedOutcome", "SelectedPermissionOutcome", "in", frozenset({"outcome"})),
+    ("ReadTextFileParams", "ReadTextFileRequest", "out", frozenset()),
+    ("ReadTextFileResult", "ReadTextFileResponse", "in", frozenset()),
+    ("WriteTextFileParams", "WriteTextFileRequest", "out", frozenset()),
+    ("DiffContent", "Diff", "out", frozenset({"type"})),
+    ("TerminalContent", "Terminal", "out", frozenset({"type"})),
+    ("CancelRequestParams", "CancelRequestNotification", "in", frozenset({"id"})),
     ("InitializeParams", "InitializeRequest", "in", frozenset(
         {"processId", "rootUri", "rootPath", "workspaceFolders", "capabilities",
          "initializationOptions"})),
@@ -535,15 +716,18 @@ def test_tags_and_enums_are_acp_values() -> None:
             for v in defs[ours]["oneOf"]
         }
         assert our_tags <= _acp_consts(acp[theirs], tag), ours
-    assert defs["ToolCallContentBlock"]["properties"]["type"]["const"] in _acp_consts(
-        acp["ToolCallContent"], "type"
-    )
+    tool_content = {
+        defs[v["$ref"].removeprefix("#/$defs/")]["properties"]["type"]["const"]
+        for v in defs["ToolCallContent"]["oneOf"]
+    }
+    assert tool_content == {"content", "diff", "terminal"}
+    assert tool_content <= _acp_consts(acp["ToolCallContent"], "type")
     for ours, theirs in [
         ("StopReason", "StopReason"),
         ("ToolKind", "ToolKind"),
         ("ToolCallStatus", "ToolCallStatus"),
     ]:
         assert set(defs[ours]["enum"]) <= _acp_consts(acp[theirs]), ours
-    plan_entry = defs["PlanEntry"]["properties"]
-    assert set(plan_entry["priority"]["enum"]) <= _acp_consts(acp["PlanEntryPriority"])
-    assert set(plan_entry["status"]["enum"]) <= _acp_consts(acp["PlanEntryStatus"])
+    assert set(defs["PlanEntryPriority"]["enum"]) <= _acp_consts(acp["PlanEntryPriority"])
+    assert set(defs["PlanEntryStatus"]["enum"]) <= _acp_consts(acp["PlanEntryStatus"])
+    assert set(defs["PermissionOptionKind"]["enum"]) <= _acp_consts(acp["PermissionOptionKind"])
