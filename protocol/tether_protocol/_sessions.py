@@ -64,10 +64,12 @@ class ListSessionsParams:
 
 @attrs.define
 class SessionInfo:
+    """`title` is null until the first prompt; `updatedAt` is ISO 8601 UTC."""
+
     session_id: str
     cwd: str
-    title: Union[str, None] = None
-    updated_at: Union[str, None] = None
+    title: Union[str, None]
+    updated_at: Union[str, None]
 
 
 @attrs.define
