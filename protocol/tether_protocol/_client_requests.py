@@ -15,6 +15,15 @@ import attrs
 from ._common import ToolCallContent, ToolCallStatus, ToolKind
 from ._sessions import EmptyResult
 
+__all__ = [
+    "AcceptedHunksMeta", "CancelledOutcome", "Hunk", "PermissionOption",
+    "PermissionOptionKind", "PermissionRequestMeta", "PermissionResultMeta",
+    "PermissionTetherMeta", "PermissionToolCall", "ReadTextFileParams",
+    "ReadTextFileResult", "RequestPermissionOutcome", "RequestPermissionParams",
+    "RequestPermissionResult", "SelectedOutcome", "WriteTextFileParams",
+    "WriteTextFileResult",
+]
+
 PermissionOptionKind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 

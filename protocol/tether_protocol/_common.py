@@ -14,6 +14,14 @@ import attrs
 
 from ._fields import Meta
 
+__all__ = [
+    "ContentBlock", "DiffContent", "EmbeddedResource", "Implementation", "ModeId",
+    "PlanEntryPriority", "PlanEntryStatus", "ResourceLink", "SessionMode",
+    "SessionModeState", "StopReason", "TerminalContent", "TextContent", "TextResource",
+    "ToolCallContent", "ToolCallContentBlock", "ToolCallLocation", "ToolCallStatus",
+    "ToolKind",
+]
+
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"

@@ -13,6 +13,12 @@ import attrs
 
 from ._fields import Meta, wire
 
+__all__ = [
+    "DaemonStats", "RemoveRuleParams", "ReportParams", "ReportResult", "Rule",
+    "RuleDecision", "RuleKind", "RulesParams", "RulesResult", "RunReport", "StepReport",
+    "ToolCallReport", "Usage",
+]
+
 _RULES_SESSION = "invalid params: sessionId (a string) is required"
 
 

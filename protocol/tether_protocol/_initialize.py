@@ -16,6 +16,14 @@ import attrs
 from ._common import Implementation
 from ._fields import Meta
 
+__all__ = [
+    "AgentCapabilities", "CancelRequestParams", "ClientCapabilities",
+    "FileSystemCapabilities", "InitializeParams", "InitializeResult",
+    "InitializeResultMeta", "InitializeTetherMeta", "LspInitializeResult",
+    "McpCapabilities", "PromptCapabilities", "RefusedSetting", "ServerCapabilities",
+    "SessionCapabilities", "TextDocumentSyncOptions", "WorkspaceFolder",
+]
+
 
 @attrs.define
 class FileSystemCapabilities:

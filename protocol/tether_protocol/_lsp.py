@@ -15,6 +15,16 @@ import attrs
 
 from ._fields import wire
 
+__all__ = [
+    "ApplyWorkspaceEditParams", "ApplyWorkspaceEditResult", "CreateFile",
+    "CreateFileOptions", "DidChangeTextDocumentParams", "DidCloseTextDocumentParams",
+    "DidOpenTextDocumentParams", "DidSaveTextDocumentParams", "MessageActionItem",
+    "OptionalVersionedTextDocumentIdentifier", "Position", "Range", "ShowMessageParams",
+    "ShowMessageRequestParams", "ShowMessageRequestResult",
+    "TextDocumentContentChangeEvent", "TextDocumentEdit", "TextDocumentIdentifier",
+    "TextDocumentItem", "TextEdit", "WorkspaceEdit",
+]
+
 _URI = "invalid params: textDocument.uri is required"
 
 

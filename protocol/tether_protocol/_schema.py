@@ -7,7 +7,7 @@ as `oneOf` with a discriminator, others as `anyOf`) and per named `Literal` alia
 (`StopReason`, `ToolKind`, ...) — plus the method table (`x-tether-methods`, every
 method in both directions) and the error codes (`x-tether-errors`).
 Must not: be imported on the daemon's start-up path (it pulls attrs) or describe any
-shape by hand — a message that looks wrong here is fixed in `_messages.py`, then the
+shape by hand — a message that looks wrong here is fixed in its message module, then the
 file is regenerated with `python -m tether_protocol.schema`.
 
 The rules mirror `_converter.py`: wire names come from `_fields.spelled`, a field with a

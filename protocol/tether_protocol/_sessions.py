@@ -15,6 +15,14 @@ import attrs
 from ._common import ContentBlock, ModeId, SessionModeState, StopReason
 from ._fields import Meta, wire
 
+__all__ = [
+    "EmptyResult", "ForkSessionParams", "ListSessionsParams", "ListSessionsResult",
+    "LoadSessionParams", "LoadSessionResult", "NewSessionParams", "NewSessionResult",
+    "PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta",
+    "ResumeSessionParams", "ResumeSessionResult", "SessionIdParams", "SessionInfo",
+    "SetModeParams",
+]
+
 _REQUIRED_ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
 

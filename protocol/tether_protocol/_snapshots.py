@@ -17,6 +17,15 @@ import attrs
 from ._extensions import RuleDecision, RunReport
 from ._fields import Meta, wire
 
+__all__ = [
+    "DumpParams", "LatestParams", "LatestResult", "LatestSession", "MessageRole",
+    "NoLatestSession", "PendingApprovals", "PendingCall", "RestoreParams",
+    "RestoreResult", "RestoredRule", "SearchHit", "SearchParams", "SearchResult",
+    "Snapshot", "SnapshotMessage", "SnapshotPending", "SnapshotReport", "SnapshotRule",
+    "SnapshotSession", "SnapshotTurn", "StoredMessageStatus", "TetherForkParams",
+    "TurnStatus",
+]
+
 _ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
 

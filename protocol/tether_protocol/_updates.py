@@ -29,6 +29,14 @@ from ._common import (
 )
 from ._fields import wire
 
+__all__ = [
+    "AgentMessageChunk", "AgentThoughtChunk", "Compaction", "CurrentModeUpdate",
+    "MessageStatus", "Plan", "PlanEntry", "SessionInfoUpdate", "SessionNotification",
+    "SessionUpdate", "TerminalExit", "TerminalInfo", "TerminalOutput", "ToolCall",
+    "ToolCallUpdate", "TurnEnded", "TurnStopReason", "UpdateMeta", "UpdateTetherMeta",
+    "UsageUpdate", "UserMessageChunk",
+]
+
 MessageStatus = Literal["cancelled", "incomplete", "interrupted", "error"]
 TurnStopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
 

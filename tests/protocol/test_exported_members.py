@@ -45,6 +45,7 @@ NOT_EXPORTED = {
     ("_fields", "SCHEMA"): "a metadata key for defining message classes",
     ("_fields", "spelled"): "internal: how the converter and the schema spell a field",
     ("_fields", "wire"): "for defining message classes inside the package",
+    ("_messages", "MESSAGE_MODULES"): "internal: which modules _messages gathers",
     ("_schema", "SCHEMA_DIALECT"): "a constant of the generated file",
     ("_schema", "GENERATED_COMMENT"): "a constant of the generated file",
 }
@@ -102,6 +103,14 @@ def test_messages_re_exports_every_message_module_whole() -> None:
         assert (PACKAGE_DIR / f"{module_name}.py").is_file(), module_name
     on_disk = {p.stem for p in PACKAGE_DIR.glob("_*.py")} - {"__init__"}
     assert on_disk - set(PRIVATE_MODULES) <= {"_json", "_gc"}, "a new private module is not checked here"
+
+
+def test_the_lazy_names_are_the_message_names() -> None:
+    messages = importlib.import_module("tether_protocol._messages")
+    assert sorted(tether_protocol._MESSAGE_NAMES) == sorted(messages.__all__)
+    assert set(messages.MESSAGE_MODULES) == {
+        importlib.import_module(f"tether_protocol.{m}") for m in MESSAGE_MODULES
+    }
 
 
 def test_no_stale_exemptions() -> None:
