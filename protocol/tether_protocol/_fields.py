@@ -5,8 +5,9 @@ Owns: `wire_name` (snake_case -> camelCase, `meta` -> `_meta`), the per-field me
 keys (`wire`: a spelling that is not camelCase, e.g. ACP's `terminal_info`; `error`: the
 exact error message a client gets when that field is missing or wrong, kept from the
 hand-written checks the converter replaces; `minimum`/`maximum`/`non_empty`: value
-checks; `schema`: the class that describes a field kept as raw JSON), and the `Meta`
-alias. Must not: import cattrs or any message module (they import this).
+checks; `schema`: the class that describes a field kept as raw JSON), classes whose
+keys stay snake_case on the wire (`SNAKE_CASE = True`: the snapshot format), and the
+`Meta` alias. Must not: import cattrs or any message module (they import this).
 """
 
 from __future__ import annotations
