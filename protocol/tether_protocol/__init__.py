@@ -7,7 +7,10 @@ wire), `structure`/`unstructure` to move between wire dicts and those classes, a
 `build_schema()` behind the generated `protocol/schema.json`.
 
 Stdlib-light on purpose: importing the package loads only the stdlib-only error and
-framing modules, so the daemon's start-up path stays fast. The message classes, the
+framing modules, so the daemon's start-up path stays fast. The message classes (one
+module per area: `_common`, `_initialize`, `_sessions`, `_updates`, `_extensions`,
+`_snapshots`, `_lsp`, `_client_requests`, gathered by `_messages`), the method table
+(`_methods.V1`: every method in both directions with its params and result class), the
 converter and the schema builder (which need attrs/cattrs) are imported on first access
 of one of their names, e.g. `tether_protocol.PromptParams` (PEP 562).
 """
@@ -47,140 +50,60 @@ from ._framing import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._converter import structure, unstructure, wire_name
-    from ._messages import (
-        AGENT_NOTIFICATIONS,
-        CLIENT_NOTIFICATIONS,
-        CLIENT_REQUESTS,
-        AgentCapabilities,
-        AgentMessageChunk,
-        AgentThoughtChunk,
-        CancelRequestParams,
-        ClientCapabilities,
-        ContentBlock,
-        CurrentModeUpdate,
-        EmbeddedResource,
-        EmptyResult,
-        FileSystemCapabilities,
-        Implementation,
-        InitializeParams,
-        InitializeResult,
-        ListSessionsParams,
-        ListSessionsResult,
-        LoadSessionParams,
-        LoadSessionResult,
-        McpCapabilities,
-        Meta,
-        ModeId,
-        NewSessionParams,
-        NewSessionResult,
-        Plan,
-        PlanEntry,
-        PromptCapabilities,
-        PromptParams,
-        PromptResult,
-        ReportParams,
-        ReportResult,
-        ResourceLink,
-        ResumeSessionParams,
-        ResumeSessionResult,
-        RunReport,
-        SessionCapabilities,
-        SessionIdParams,
-        SessionInfo,
-        SessionInfoUpdate,
-        SessionMode,
-        SessionModeState,
-        SessionNotification,
-        SessionUpdate,
-        SetModeParams,
-        StepReport,
-        StopReason,
-        TextContent,
-        TextResource,
-        ToolCall,
-        ToolCallContentBlock,
-        ToolCallLocation,
-        ToolCallReport,
-        ToolCallStatus,
-        ToolCallUpdate,
-        ToolKind,
-        Usage,
-        UsageUpdate,
-        UserMessageChunk,
-        WorkspaceFolder,
-    )
+    from ._converter import structure, unstructure
+    from ._fields import Meta, wire_name
+    from ._messages import *  # noqa: F403
+    from ._methods import NULL_RESULT, Direction, Kind, Method
     from ._schema import build_schema
 
 PROTOCOL_VERSION = 1
 """The ACP protocol version the daemon speaks (`protocolVersion` in `initialize`)."""
 
+# Every message class, union and enumeration (`_messages.__all__`), served lazily.
+_MESSAGE_NAMES = """
+    AGENT_NOTIFICATIONS AGENT_REQUESTS AcceptedHunksMeta AgentCapabilities
+    AgentMessageChunk AgentThoughtChunk ApplyWorkspaceEditParams
+    ApplyWorkspaceEditResult CLIENT_NOTIFICATIONS CLIENT_REQUESTS
+    CancelRequestParams CancelledOutcome ClientCapabilities Compaction ContentBlock
+    CreateFile CreateFileOptions CurrentModeUpdate DaemonStats
+    DidChangeTextDocumentParams DidCloseTextDocumentParams DidOpenTextDocumentParams
+    DidSaveTextDocumentParams DiffContent DumpParams EmbeddedResource EmptyParams
+    EmptyResult FileSystemCapabilities ForkSessionParams Hunk Implementation
+    InitializeParams InitializeResult InitializeResultMeta InitializeTetherMeta
+    LatestParams LatestResult LatestSession ListSessionsParams ListSessionsResult
+    LoadSessionParams LoadSessionResult LspInitializeResult METHODS
+    McpCapabilities MessageActionItem MessageRole MessageStatus ModeId
+    NewSessionParams NewSessionResult NoLatestSession
+    OptionalVersionedTextDocumentIdentifier PendingApprovals PendingCall
+    PermissionOption PermissionOptionKind PermissionRequestMeta PermissionResultMeta
+    PermissionTetherMeta PermissionToolCall Plan PlanEntry PlanEntryPriority
+    PlanEntryStatus Position PromptCapabilities PromptParams PromptResult
+    PromptResultMeta PromptTetherMeta Range ReadTextFileParams ReadTextFileResult
+    RefusedSetting RemoveRuleParams ReportParams ReportResult
+    RequestPermissionOutcome RequestPermissionParams RequestPermissionResult
+    ResourceLink RestoreParams RestoreResult RestoredRule ResumeSessionParams
+    ResumeSessionResult Rule RuleDecision RuleKind RulesParams RulesResult RunReport
+    SearchHit SearchParams SearchResult SelectedOutcome ServerCapabilities
+    SessionCapabilities SessionIdParams SessionInfo SessionInfoUpdate SessionMode
+    SessionModeState SessionNotification SessionUpdate SetModeParams
+    ShowMessageParams ShowMessageRequestParams ShowMessageRequestResult Snapshot
+    SnapshotMessage SnapshotPending SnapshotReport SnapshotRule SnapshotSession
+    SnapshotTurn StepReport StopReason StoredMessageStatus TerminalContent
+    TerminalExit TerminalInfo TerminalOutput TetherForkParams TextContent
+    TextDocumentContentChangeEvent TextDocumentEdit TextDocumentIdentifier
+    TextDocumentItem TextDocumentSyncOptions TextEdit TextResource ToolCall
+    ToolCallContent ToolCallContentBlock ToolCallLocation ToolCallReport
+    ToolCallStatus ToolCallUpdate ToolKind TurnEnded TurnStatus TurnStopReason
+    UpdateMeta UpdateTetherMeta Usage UsageUpdate UserMessageChunk V1 WorkspaceEdit
+    WorkspaceFolder WriteTextFileParams WriteTextFileResult
+""".split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
-    "_converter": ("structure", "unstructure", "wire_name"),
+    "_converter": ("structure", "unstructure"),
+    "_fields": ("Meta", "wire_name"),
     "_schema": ("build_schema",),
-    "_messages": (
-        "AGENT_NOTIFICATIONS",
-        "CLIENT_NOTIFICATIONS",
-        "CLIENT_REQUESTS",
-        "AgentCapabilities",
-        "AgentMessageChunk",
-        "AgentThoughtChunk",
-        "CancelRequestParams",
-        "ClientCapabilities",
-        "ContentBlock",
-        "CurrentModeUpdate",
-        "EmbeddedResource",
-        "EmptyResult",
-        "FileSystemCapabilities",
-        "Implementation",
-        "InitializeParams",
-        "InitializeResult",
-        "ListSessionsParams",
-        "ListSessionsResult",
-        "LoadSessionParams",
-        "LoadSessionResult",
-        "McpCapabilities",
-        "Meta",
-        "ModeId",
-        "NewSessionParams",
-        "NewSessionResult",
-        "Plan",
-        "PlanEntry",
-        "PromptCapabilities",
-        "PromptParams",
-        "PromptResult",
-        "ReportParams",
-        "ReportResult",
-        "ResourceLink",
-        "ResumeSessionParams",
-        "ResumeSessionResult",
-        "RunReport",
-        "SessionCapabilities",
-        "SessionIdParams",
-        "SessionInfo",
-        "SessionInfoUpdate",
-        "SessionMode",
-        "SessionModeState",
-        "SessionNotification",
-        "SessionUpdate",
-        "SetModeParams",
-        "StepReport",
-        "StopReason",
-        "TextContent",
-        "TextResource",
-        "ToolCall",
-        "ToolCallContentBlock",
-        "ToolCallLocation",
-        "ToolCallReport",
-        "ToolCallStatus",
-        "ToolCallUpdate",
-        "ToolKind",
-        "Usage",
-        "UsageUpdate",
-        "UserMessageChunk",
-        "WorkspaceFolder",
-    ),
+    "_methods": ("Direction", "Kind", "Method", "NULL_RESULT"),
+    "_messages": tuple(_MESSAGE_NAMES),
 }
 _LAZY: dict[str, str] = {
     name: module for module, names in _LAZY_MODULES.items() for name in names
@@ -201,93 +124,14 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "AGENT_NOTIFICATIONS",
-    "AgentCapabilities",
-    "AgentMessageChunk",
-    "AgentThoughtChunk",
-    "CLIENT_NOTIFICATIONS",
-    "CLIENT_REQUESTS",
-    "CancelRequestParams",
-    "ClientCapabilities",
-    "ConfigInvalid",
-    "ContentBlock",
-    "CurrentModeUpdate",
-    "ERROR_CLASSES",
-    "EmbeddedResource",
-    "EmptyResult",
-    "FileSystemCapabilities",
-    "Framing",
-    "FramingError",
-    "Implementation",
-    "InitializeParams",
-    "InitializeResult",
-    "InternalError",
-    "InvalidParams",
-    "InvalidRequest",
-    "ListSessionsParams",
-    "ListSessionsResult",
-    "LoadSessionParams",
-    "LoadSessionResult",
-    "LspFrameDecoder",
-    "McpCapabilities",
-    "Meta",
-    "MethodNotFound",
-    "ModeId",
-    "NdjsonDecoder",
-    "NewSessionParams",
-    "NewSessionResult",
-    "NoProviderConfigured",
-    "PROTOCOL_VERSION",
-    "ParseError",
-    "Plan",
-    "PlanEntry",
-    "PromptCapabilities",
-    "PromptParams",
-    "PromptResult",
-    "ProviderFailed",
-    "ReportParams",
-    "ReportResult",
-    "RequestCancelled",
-    "ResourceLink",
-    "ResumeSessionParams",
-    "ResumeSessionResult",
-    "RunReport",
-    "SessionBusy",
-    "SessionCapabilities",
-    "SessionIdParams",
-    "SessionInfo",
-    "SessionInfoUpdate",
-    "SessionMode",
-    "SessionModeState",
-    "SessionNotFound",
-    "SessionNotification",
-    "SessionUpdate",
-    "SetModeParams",
-    "StepReport",
-    "StopReason",
-    "StorageFailed",
-    "TetherError",
-    "TextContent",
-    "TextResource",
-    "ToolCall",
-    "ToolCallContentBlock",
-    "ToolCallLocation",
-    "ToolCallReport",
-    "ToolCallStatus",
-    "ToolCallUpdate",
-    "ToolKind",
-    "Usage",
-    "UsageUpdate",
-    "UserMessageChunk",
-    "WorkspaceFolder",
-    "WorkspaceInvalid",
-    "build_schema",
-    "decoder_for",
-    "detect_framing",
-    "encode_lsp",
-    "encode_ndjson",
-    "encoder_for",
-    "structure",
-    "unstructure",
+    "ConfigInvalid", "Direction", "ERROR_CLASSES", "Framing", "FramingError",
+    "InternalError", "InvalidParams", "InvalidRequest", "Kind", "LspFrameDecoder",
+    "Meta", "Method", "MethodNotFound", "NULL_RESULT", "NdjsonDecoder",
+    "NoProviderConfigured", "PROTOCOL_VERSION", "ParseError", "ProviderFailed",
+    "RequestCancelled", "SessionBusy", "SessionNotFound", "StorageFailed",
+    "TetherError", "WorkspaceInvalid", "build_schema", "decoder_for", "detect_framing",
+    "encode_lsp", "encode_ndjson", "encoder_for", "structure", "unstructure",
     "wire_name",
 ]
+__all__ += _MESSAGE_NAMES  # the message classes (`_messages.__all__`)
+__all__.sort()

@@ -16,15 +16,36 @@ import types
 from pathlib import Path
 
 import pytest
-
 import tether_protocol
 
-PRIVATE_MODULES = ("_errors", "_framing", "_messages", "_converter", "_schema")
+PRIVATE_MODULES = (
+    "_errors", "_framing", "_fields", "_common", "_initialize", "_sessions", "_updates",
+    "_extensions", "_snapshots", "_lsp", "_client_requests", "_methods", "_messages",
+    "_converter", "_schema",
+)
+# Modules that hold message classes: each is re-exported whole by `_messages`.
+MESSAGE_MODULES = (
+    "_common", "_initialize", "_sessions", "_updates", "_extensions", "_snapshots", "_lsp",
+    "_client_requests",
+)
 
 # Public-looking names of the private modules that are deliberately not exported.
 NOT_EXPORTED = {
     ("_converter", "T"): "a TypeVar for annotations",
     ("_converter", "converter"): "the cattrs object itself; use structure/unstructure",
+    ("_converter", "Hook"): "a type alias for annotations",
+    ("_converter", "TAG_ATTRS"): "how unions are told apart; the schema builder reads it",
+    ("_converter", "FieldError"): "internal: becomes InvalidParams before it leaves structure()",
+    ("_converter", "tag_table"): "internal: shared with the schema builder",
+    ("_fields", "WIRE"): "a metadata key for defining message classes",
+    ("_fields", "ERROR"): "a metadata key for defining message classes",
+    ("_fields", "MINIMUM"): "a metadata key for defining message classes",
+    ("_fields", "MAXIMUM"): "a metadata key for defining message classes",
+    ("_fields", "NON_EMPTY"): "a metadata key for defining message classes",
+    ("_fields", "SCHEMA"): "a metadata key for defining message classes",
+    ("_fields", "spelled"): "internal: how the converter and the schema spell a field",
+    ("_fields", "wire"): "for defining message classes inside the package",
+    ("_messages", "MESSAGE_MODULES"): "internal: which modules _messages gathers",
     ("_schema", "SCHEMA_DIALECT"): "a constant of the generated file",
     ("_schema", "GENERATED_COMMENT"): "a constant of the generated file",
 }
@@ -68,6 +89,28 @@ def test_exported_names_are_the_private_modules_objects() -> None:
                 "(export it, or add it to NOT_EXPORTED with a reason)"
             )
             assert getattr(tether_protocol, name) is getattr(module, name), name
+
+
+def test_messages_re_exports_every_message_module_whole() -> None:
+    messages = importlib.import_module("tether_protocol._messages")
+    for module_name in MESSAGE_MODULES:
+        module = importlib.import_module(f"tether_protocol.{module_name}")
+        for name in _defined_names(module_name):
+            assert getattr(messages, name, None) is getattr(module, name), (
+                f"{module_name}.{name} is missing from _messages.py"
+            )
+    for module_name in PRIVATE_MODULES:
+        assert (PACKAGE_DIR / f"{module_name}.py").is_file(), module_name
+    on_disk = {p.stem for p in PACKAGE_DIR.glob("_*.py")} - {"__init__"}
+    assert on_disk - set(PRIVATE_MODULES) <= {"_json", "_gc"}, "a new private module is not checked here"
+
+
+def test_the_lazy_names_are_the_message_names() -> None:
+    messages = importlib.import_module("tether_protocol._messages")
+    assert sorted(tether_protocol._MESSAGE_NAMES) == sorted(messages.__all__)
+    assert set(messages.MESSAGE_MODULES) == {
+        importlib.import_module(f"tether_protocol.{m}") for m in MESSAGE_MODULES
+    }
 
 
 def test_no_stale_exemptions() -> None:

@@ -7,7 +7,6 @@ import gc
 import threading
 
 import pytest
-
 from tether_protocol._gc import collector_paused
 from tether_protocol._json import dumps, loads
 

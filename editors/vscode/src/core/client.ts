@@ -24,6 +24,7 @@ import type {
   ContentBlock,
   InitializeParams,
   InitializeResult,
+  LatestResult,
   ListSessionsResult,
   LoadSessionResult,
   NewSessionResult,
@@ -33,19 +34,12 @@ import type {
   RequestPermissionResult,
   SessionInfo,
   SessionNotification,
-  TextDocumentContentChange,
-} from "./types";
+  TextDocumentContentChangeEvent,
+} from "../protocol/schema";
 
 /** Decides a permission prompt; `withdrawn` aborts when Tether takes the request back. */
 export type PermissionHandler = (prompt: PermissionPrompt, withdrawn: AbortSignal) => Promise<PermissionDecision>;
 export type ApplyEditHandler = (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult>;
-
-export interface LatestSession {
-  sessionId: string | null;
-  title?: string | null;
-  updatedAt?: string | null;
-  cwd?: string;
-}
 
 export class TetherClient implements Disposable {
   private readonly updates = new Emitter<SessionNotification>();
@@ -160,7 +154,7 @@ export class TetherClient implements Disposable {
     return out;
   }
 
-  latestSession(cwd: string): Promise<LatestSession> {
+  latestSession(cwd: string): Promise<LatestResult> {
     return this.connection.sendRequest("_tether/session/latest", { cwd });
   }
 
@@ -185,7 +179,7 @@ export class TetherClient implements Disposable {
     await this.notify("textDocument/didOpen", { textDocument: { uri, languageId, version, text } });
   }
 
-  async didChange(uri: string, version: number, contentChanges: TextDocumentContentChange[]): Promise<void> {
+  async didChange(uri: string, version: number, contentChanges: TextDocumentContentChangeEvent[]): Promise<void> {
     await this.notify("textDocument/didChange", { textDocument: { uri, version }, contentChanges });
   }
 

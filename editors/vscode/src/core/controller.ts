@@ -9,7 +9,7 @@ import type { TetherClient } from "./client";
 import { Emitter, type Disposable } from "./events";
 import type { PermissionDecision } from "./permissions";
 import { initialState, reduce, statusOf, type ChatAction, type ChatState } from "./state";
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ContentBlock, PromptResult, SessionInfo } from "./types";
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ContentBlock, PromptResult, SessionInfo } from "../protocol/schema";
 
 export interface ChatHost {
   /** `workspace/applyEdit` from the daemon (SPEC §3.26) */

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { Emitter, type Disposable } from "./events";
 import { TetherClient } from "./client";
-import type { InitializeParams } from "./types";
+import type { InitializeParams } from "../protocol/schema";
 
 export interface DaemonLaunch {
   command: string;

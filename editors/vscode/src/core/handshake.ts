@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { basename } from "node:path";
-import type { InitializeParams } from "./types";
+import type { InitializeParams } from "../protocol/schema";
 
 export interface HandshakeOptions {
   /** the workspace folder, absolute */

@@ -3,7 +3,7 @@
  * as the daemon expects it. No I/O here.
  */
 import type { HunkRef, PermissionPrompt } from "../shared/messages";
-import type { DiffBlock, RequestPermissionParams, RequestPermissionResult } from "./types";
+import type { DiffContent, RequestPermissionParams, RequestPermissionResult } from "../protocol/schema";
 
 /** What the user chose: an option id, and optionally only some hunks of an edit. */
 export interface PermissionAnswer {
@@ -42,11 +42,11 @@ export function permissionResult(decision: PermissionDecision): RequestPermissio
 }
 
 /** The prompt's file changes (one diff block per file); empty for a command. */
-export function diffBlocks(prompt: Pick<PermissionPrompt, "content">): DiffBlock[] {
-  return prompt.content.filter(isDiffBlock);
+export function diffBlocks(prompt: Pick<PermissionPrompt, "content">): DiffContent[] {
+  return prompt.content.filter(isDiffContent);
 }
 
-export function isDiffBlock(block: unknown): block is DiffBlock {
+export function isDiffContent(block: unknown): block is DiffContent {
   if (!block || typeof block !== "object") return false;
   const b = block as Record<string, unknown>;
   return b.type === "diff" && typeof b.path === "string" && typeof b.newText === "string";

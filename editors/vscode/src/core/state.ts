@@ -4,7 +4,7 @@
  * returns a new state and never mutates its input.
  */
 import type { ModeInfo, PermissionPrompt, SessionSummary, Status } from "../shared/messages";
-import type { PlanEntry, SessionModeState } from "./types";
+import type { PlanEntry, SessionModeState } from "../protocol/schema";
 
 export interface ToolCallView {
   toolCallId: string;

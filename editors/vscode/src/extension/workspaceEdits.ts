@@ -7,9 +7,9 @@
  */
 import * as vscode from "vscode";
 import { basename } from "node:path";
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, LspRange } from "../core/types";
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, Range } from "../protocol/schema";
 
-export function toRange(r: LspRange): vscode.Range {
+export function toRange(r: Range): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
 }
 
@@ -36,17 +36,16 @@ export async function applyWorkspaceEdit(
   const edit = new vscode.WorkspaceEdit();
   const edited: vscode.Uri[] = [];
   const dirtyBefore = new Set<string>();
-  const addText = (uri: vscode.Uri, edits: { range: LspRange; newText: string }[]) => {
+  const addText = (uri: vscode.Uri, edits: { range: Range; newText: string }[]) => {
     if (openDocument(uri)?.isDirty) dirtyBefore.add(uri.toString());
     for (const e of edits) edit.replace(uri, toRange(e.range), e.newText);
     edited.push(uri);
   };
 
   for (const change of params.edit.documentChanges ?? []) {
+    // Tether sends a CreateFile (for a new file) and whole-text edits (SPEC §3.26)
     if ("kind" in change) {
-      if (change.kind === "create") edit.createFile(vscode.Uri.parse(change.uri), { ...change.options });
-      else if (change.kind === "rename") edit.renameFile(vscode.Uri.parse(change.oldUri), vscode.Uri.parse(change.newUri), { ...change.options });
-      else if (change.kind === "delete") edit.deleteFile(vscode.Uri.parse(change.uri), { ...change.options });
+      edit.createFile(vscode.Uri.parse(change.uri), { ...change.options });
       continue;
     }
     const uri = vscode.Uri.parse(change.textDocument.uri);
@@ -54,7 +53,6 @@ export async function applyWorkspaceEdit(
     if (stale) return { applied: false, failureReason: stale };
     addText(uri, change.edits);
   }
-  for (const [uri, edits] of Object.entries(params.edit.changes ?? {})) addText(vscode.Uri.parse(uri), edits);
 
   const applied = await vscode.workspace.applyEdit(edit);
   if (!applied) return { applied: false, failureReason: "VS Code did not apply the edit" };

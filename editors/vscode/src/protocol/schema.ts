@@ -1,425 +1,500 @@
 // generated — DO NOT EDIT.
-// Types of the Tether protocol, from protocol/schema.json by scripts/gen-types.mjs
+// Types of the Tether protocol, from protocol/schema.json by scripts/gen_types.py
 // (`npm run gen:types`); a test fails when this file is stale.
-/**
- * One of 3 kinds, told apart by `type` (required here).
- *
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ContentBlock".
- */
-export type ContentBlock = TextContent | ResourceLink | EmbeddedResource;
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ModeId".
- */
-export type ModeId = "read-only" | "ask" | "auto-edit" | "full-auto";
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "StopReason".
- */
-export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
-/**
- * One of 9 kinds, told apart by `sessionUpdate` (required here).
- *
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SessionUpdate".
- */
-export type SessionUpdate =
-  | UserMessageChunk
-  | AgentMessageChunk
-  | AgentThoughtChunk
-  | ToolCall
-  | ToolCallUpdate
-  | Plan
-  | SessionInfoUpdate
-  | CurrentModeUpdate
-  | UsageUpdate;
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ToolKind".
- */
-export type ToolKind =
-  "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ToolCallStatus".
- */
-export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
 
-/**
- * Params, results and notifications of the Tether protocol: the ACP v1 vocabulary (camelCase wire names, `_meta` for extension data) plus `_tether/` extension methods. `x-tether-methods` maps each JSON-RPC method to its params/result definitions; `x-tether-errors` lists the error codes.
- */
-export interface TetherProtocol {
-  [k: string]: unknown;
+export const PROTOCOL_VERSION = 1;
+
+/** Apply only these hunks of an allowed edit: absolute path -> hunk indexes. */
+export interface AcceptedHunksMeta {
+  acceptedHunks?: { [key: string]: number[] };
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "AgentCapabilities".
- */
+
 export interface AgentCapabilities {
   loadSession?: boolean;
   mcpCapabilities?: McpCapabilities;
   promptCapabilities?: PromptCapabilities;
   sessionCapabilities?: SessionCapabilities;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "McpCapabilities".
- */
+
+export interface AgentMessageChunk {
+  _meta?: UpdateMeta;
+  content: TextContent;
+  sessionUpdate: "agent_message_chunk";
+}
+
+export interface AgentThoughtChunk {
+  _meta?: UpdateMeta;
+  content: TextContent;
+  sessionUpdate: "agent_thought_chunk";
+}
+
+export interface ApplyWorkspaceEditParams {
+  edit: WorkspaceEdit;
+  label?: string;
+}
+
+/** `applied: true` means done; anything else fails the tool call. */
+export interface ApplyWorkspaceEditResult {
+  applied: boolean;
+  failureReason?: string;
+}
+
+/** `$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both directions. Either key is accepted in either spelling (`requestId` wins); Tether sends `requestId` in ACP's spelling and `id` in LSP's. */
+export interface CancelRequestParams {
+  id?: number | string;
+  requestId?: number | string;
+}
+
+export interface CancelledOutcome {
+  outcome: "cancelled";
+}
+
+/** ACP's client capabilities; `_meta.terminal_output: true` asks for command output as terminal `_meta` (SPEC §4.9). */
+export interface ClientCapabilities {
+  _meta?: { [key: string]: unknown };
+  fs?: FileSystemCapabilities;
+  terminal?: boolean;
+}
+
+export interface Compaction {
+  replaced: number;
+}
+
+/** One of 3 kinds, told apart by `type` (required here). */
+export type ContentBlock = TextContent | ResourceLink | EmbeddedResource;
+
+export interface CreateFile {
+  kind: "create";
+  options?: CreateFileOptions;
+  uri: string;
+}
+
+export interface CreateFileOptions {
+  ignoreIfExists?: boolean;
+  overwrite?: boolean;
+}
+
+/** Defined by ACP; Tether never sends it (the mode changes only by `session/set_mode`, which the client sent itself). */
+export interface CurrentModeUpdate {
+  _meta?: UpdateMeta;
+  currentModeId: ModeId;
+  sessionUpdate: "current_mode_update";
+}
+
+/** `_tether/daemon/stats`: the daemon's own counters, for health checks. */
+export interface DaemonStats {
+  backgroundTasks: number;
+  framesWritten: number;
+  framing: "lsp" | "ndjson" | null;
+  liveSessions: number;
+  maxRssKb: number;
+  outgoingRequests: number;
+  runningRequests: number;
+  unknownResponses: number;
+  version: string;
+  writes: number;
+}
+
+export interface DidChangeTextDocumentParams {
+  contentChanges?: TextDocumentContentChangeEvent[];
+  textDocument: TextDocumentIdentifier;
+}
+
+export interface DidCloseTextDocumentParams {
+  textDocument: TextDocumentIdentifier;
+}
+
+export interface DidOpenTextDocumentParams {
+  textDocument: TextDocumentItem;
+}
+
+/** Accepted and ignored. */
+export interface DidSaveTextDocumentParams {
+  text?: string;
+  textDocument?: { [key: string]: unknown };
+}
+
+/** `{"type": "diff", path, oldText?, newText}`: whole file texts (SPEC §3.22). */
+export interface DiffContent {
+  newText: string;
+  oldText?: string;
+  path: string;
+  type: "diff";
+}
+
+/** `_tether/session/dump`: a live session, else one stored in `cwd`'s workspace or the default one. */
+export interface DumpParams {
+  _meta?: { [key: string]: unknown };
+  cwd?: string;
+  sessionId: string;
+}
+
+export interface EmbeddedResource {
+  _meta?: { [key: string]: unknown };
+  resource: TextResource;
+  type: "resource";
+}
+
+/** No params (or `{}`): `initialized`, `shutdown`, `exit`, `_tether/daemon/stats`. */
+export interface EmptyParams {
+  _meta?: { [key: string]: unknown };
+}
+
+/** `{}`: the result of `session/close`, `session/delete`, `session/set_mode`, `_tether/rules/remove`. */
+export interface EmptyResult {
+  _meta?: { [key: string]: unknown };
+}
+
+export interface FileSystemCapabilities {
+  readTextFile?: boolean;
+  writeTextFile?: boolean;
+}
+
+/** `session/fork` (ACP, unstable): `cwd` is where the source is looked for and where the fork is stored; `mcpServers` is ignored. */
+export interface ForkSessionParams {
+  _meta?: { [key: string]: unknown };
+  cwd?: string;
+  mcpServers?: unknown;
+  sessionId: string;
+}
+
+/** A hunk of a text change the user may pick (SPEC §5.10): `path` absolute, `index` 0-based per file in diff order, `header` the unified-diff hunk header. */
+export interface Hunk {
+  header: string;
+  index: number;
+  path: string;
+}
+
+export interface Implementation {
+  name: string;
+  title?: string;
+  version: string;
+}
+
+/** ACP's and LSP's initialize params in one: either set, or both, may arrive. */
+export interface InitializeParams {
+  _meta?: { [key: string]: unknown };
+  capabilities?: { [key: string]: unknown };
+  clientCapabilities?: ClientCapabilities;
+  clientInfo?: Implementation;
+  initializationOptions?: { [key: string]: unknown };
+  processId?: number;
+  protocolVersion?: number;
+  rootPath?: string;
+  rootUri?: string;
+  workspaceFolders?: WorkspaceFolder[];
+}
+
+/** The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a client that sent LSP params, else under `_meta.tether.lsp`. */
+export interface InitializeResult {
+  _meta?: InitializeResultMeta;
+  agentCapabilities: AgentCapabilities;
+  agentInfo: Implementation;
+  authMethods: { [key: string]: unknown }[];
+  capabilities?: ServerCapabilities;
+  protocolVersion: number;
+  serverInfo?: Implementation;
+}
+
+export interface InitializeResultMeta {
+  tether?: InitializeTetherMeta;
+}
+
+export interface InitializeTetherMeta {
+  configRefused?: RefusedSetting[];
+  lsp?: LspInitializeResult;
+}
+
+export interface LatestParams {
+  _meta?: { [key: string]: unknown };
+  cwd?: string;
+}
+
+export type LatestResult = LatestSession | NoLatestSession;
+
+export interface LatestSession {
+  cwd: string;
+  sessionId: string;
+  title: string | null;
+  updatedAt: string;
+}
+
+export interface ListSessionsParams {
+  _meta?: { [key: string]: unknown };
+  cursor?: string;
+  cwd?: string;
+}
+
+export interface ListSessionsResult {
+  nextCursor?: string;
+  sessions: SessionInfo[];
+}
+
+/** Params of `session/load` and of `session/resume`. */
+export interface LoadSessionParams {
+  _meta?: { [key: string]: unknown };
+  cwd: string;
+  mcpServers?: { [key: string]: unknown }[];
+  sessionId: string;
+}
+
+/** Result of `session/load` and of `session/resume`. */
+export interface LoadSessionResult {
+  modes: SessionModeState;
+}
+
+/** The LSP half of the `initialize` result. */
+export interface LspInitializeResult {
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation;
+}
+
 export interface McpCapabilities {
   http?: boolean;
   sse?: boolean;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "PromptCapabilities".
- */
+
+export interface MessageActionItem {
+  title: string;
+}
+
+export type MessageRole = "user" | "assistant" | "tool" | "system";
+
+export type MessageStatus = "cancelled" | "incomplete" | "interrupted" | "error";
+
+export type ModeId = "read-only" | "ask" | "auto-edit" | "full-auto";
+
+export interface NewSessionParams {
+  _meta?: { [key: string]: unknown };
+  cwd: string;
+  mcpServers?: { [key: string]: unknown }[];
+}
+
+/** Also the result of `session/fork` and `_tether/session/fork`. */
+export interface NewSessionResult {
+  modes: SessionModeState;
+  sessionId: string;
+}
+
+/** `{"sessionId": null}`: the workspace has no session with a conversation. */
+export interface NoLatestSession {
+  sessionId: null;
+}
+
+/** `version` is the open buffer's, or null for a file that is not open. */
+export interface OptionalVersionedTextDocumentIdentifier {
+  uri: string;
+  version: number | null;
+}
+
+export interface PendingApprovals {
+  calls: PendingCall[];
+  step: number;
+}
+
+/** `started`: approved and begun before the daemon stopped (not run again). */
+export interface PendingCall {
+  arguments: { [key: string]: unknown };
+  id: string;
+  name: string;
+  started?: boolean;
+}
+
+/** `optionId` is the kind, or `allow_once_network` (kind `allow_once`) for a sandboxed command that may be given the network. */
+export interface PermissionOption {
+  kind: PermissionOptionKind;
+  name: string;
+  optionId: string;
+}
+
+export type PermissionOptionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
+
+export interface PermissionRequestMeta {
+  tether: PermissionTetherMeta;
+}
+
+export interface PermissionResultMeta {
+  tether?: AcceptedHunksMeta;
+}
+
+export interface PermissionTetherMeta {
+  hunks: Hunk[];
+  reason: string;
+}
+
+/** The tool call asked about: the same `toolCallId` as its `session/update`s; `content` holds `diff` blocks for file changes or the command as a text block. */
+export interface PermissionToolCall {
+  content?: ToolCallContent[];
+  kind?: ToolKind;
+  rawInput?: { [key: string]: unknown };
+  status?: ToolCallStatus;
+  title?: string;
+  toolCallId: string;
+}
+
+/** The whole plan, replacing the previous one (an empty list clears it). */
+export interface Plan {
+  _meta?: UpdateMeta;
+  entries: PlanEntry[];
+  sessionUpdate: "plan";
+}
+
+export interface PlanEntry {
+  content: string;
+  priority: PlanEntryPriority;
+  status: PlanEntryStatus;
+}
+
+export type PlanEntryPriority = "high" | "medium" | "low";
+
+export type PlanEntryStatus = "pending" | "in_progress" | "completed";
+
+/** Line and character, both 0-based; characters are UTF-16 code units. */
+export interface Position {
+  character: number;
+  line: number;
+}
+
 export interface PromptCapabilities {
   audio?: boolean;
   embeddedContext?: boolean;
   image?: boolean;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SessionCapabilities".
- */
-export interface SessionCapabilities {
-  close?: {} | null;
-  delete?: {} | null;
-  list?: {} | null;
-  resume?: {} | null;
+
+export interface PromptParams {
+  _meta?: { [key: string]: unknown };
+  prompt: ContentBlock[];
+  sessionId: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "AgentMessageChunk".
- */
-export interface AgentMessageChunk {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  content: TextContent;
-  sessionUpdate: "agent_message_chunk";
+
+/** `_meta.tether.turnId` names the turn's run report (`_tether/session/report`). */
+export interface PromptResult {
+  _meta?: PromptResultMeta;
+  stopReason: StopReason;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "TextContent".
- */
-export interface TextContent {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  text: string;
-  type: "text";
+
+export interface PromptResultMeta {
+  tether?: PromptTetherMeta;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "AgentThoughtChunk".
- */
-export interface AgentThoughtChunk {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  content: TextContent;
-  sessionUpdate: "agent_thought_chunk";
+
+export interface PromptTetherMeta {
+  turnId: string;
 }
-/**
- * LSP's `$/cancelRequest`: cancels the request with that id.
- *
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "CancelRequestParams".
- */
-export interface CancelRequestParams {
-  id: number | string;
+
+export interface Range {
+  end: Position;
+  start: Position;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ClientCapabilities".
- */
-export interface ClientCapabilities {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  fs?: FileSystemCapabilities;
-  terminal?: boolean;
+
+/** Always the whole file: Tether never sends `line` or `limit`. */
+export interface ReadTextFileParams {
+  path: string;
+  sessionId: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "FileSystemCapabilities".
- */
-export interface FileSystemCapabilities {
-  readTextFile?: boolean;
-  writeTextFile?: boolean;
+
+export interface ReadTextFileResult {
+  content: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ResourceLink".
- */
+
+/** A workspace-config key Tether refused and ignored (SPEC §9). */
+export interface RefusedSetting {
+  file: string;
+  key: string;
+  message: string;
+  reason: string;
+}
+
+export interface RemoveRuleParams {
+  _meta?: { [key: string]: unknown };
+  id: number;
+  sessionId: string;
+}
+
+/** `_tether/session/report`: run reports of a session, or of one turn. */
+export interface ReportParams {
+  _meta?: { [key: string]: unknown };
+  sessionId: string;
+  turnId?: string;
+}
+
+export interface ReportResult {
+  reports: RunReport[];
+}
+
+/** One of 2 kinds, told apart by `outcome` (required here). */
+export type RequestPermissionOutcome = SelectedOutcome | CancelledOutcome;
+
+export interface RequestPermissionParams {
+  _meta?: PermissionRequestMeta;
+  options: PermissionOption[];
+  sessionId: string;
+  toolCall: PermissionToolCall;
+}
+
+/** `_meta.tether.acceptedHunks` may sit here or on the selected outcome. */
+export interface RequestPermissionResult {
+  _meta?: PermissionResultMeta;
+  outcome: RequestPermissionOutcome;
+}
+
 export interface ResourceLink {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  mimeType?: string | null;
+  _meta?: { [key: string]: unknown };
+  mimeType?: string;
   name: string;
   type: "resource_link";
   uri: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "EmbeddedResource".
- */
-export interface EmbeddedResource {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  resource: TextResource;
-  type: "resource";
+
+export interface RestoreParams {
+  _meta?: { [key: string]: unknown };
+  cwd?: string;
+  importRules?: boolean;
+  keepId?: boolean;
+  snapshot: Snapshot;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "TextResource".
- */
-export interface TextResource {
-  mimeType?: string | null;
-  text: string;
-  uri: string;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "CurrentModeUpdate".
- */
-export interface CurrentModeUpdate {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  currentModeId: ModeId;
-  sessionUpdate: "current_mode_update";
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "EmptyResult".
- */
-export interface EmptyResult {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "Implementation".
- */
-export interface Implementation {
-  name: string;
-  title?: string | null;
-  version: string;
-}
-/**
- * ACP's and LSP's initialize params in one: either set, or both, may arrive.
- *
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "InitializeParams".
- */
-export interface InitializeParams {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  capabilities?: {} | null;
-  clientCapabilities?: ClientCapabilities | null;
-  clientInfo?: Implementation | null;
-  initializationOptions?: {} | null;
-  processId?: number | null;
-  protocolVersion?: number | null;
-  rootPath?: string | null;
-  rootUri?: string | null;
-  workspaceFolders?: WorkspaceFolder[] | null;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "WorkspaceFolder".
- */
-export interface WorkspaceFolder {
-  name: string;
-  uri: string;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "InitializeResult".
- */
-export interface InitializeResult {
-  agentCapabilities: AgentCapabilities;
-  agentInfo: Implementation;
-  authMethods: {}[];
-  capabilities: {};
-  protocolVersion: number;
-  serverInfo: Implementation;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ListSessionsParams".
- */
-export interface ListSessionsParams {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  cursor?: string | null;
-  cwd?: string | null;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ListSessionsResult".
- */
-export interface ListSessionsResult {
-  nextCursor?: string | null;
-  sessions: SessionInfo[];
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SessionInfo".
- */
-export interface SessionInfo {
+
+/** The stored (not live) session: make it live with `session/load` or `/resume`. */
+export interface RestoreResult {
   cwd: string;
-  sessionId: string;
-  title?: string | null;
-  updatedAt?: string | null;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "LoadSessionParams".
- */
-export interface LoadSessionParams {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  cwd: string;
-  mcpServers?: {}[];
+  mode: string;
+  rules: RestoredRule[];
   sessionId: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "LoadSessionResult".
- */
-export interface LoadSessionResult {
-  modes: SessionModeState;
+
+/** `imported` only with `importRules`, for a known kind and a non-blank pattern. */
+export interface RestoredRule {
+  decision: RuleDecision;
+  imported: boolean;
+  kind: string;
+  pattern: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SessionModeState".
- */
-export interface SessionModeState {
-  availableModes: SessionMode[];
-  currentModeId: ModeId;
+
+/** `id` is null for built-in and config rules (they cannot be removed). */
+export interface Rule {
+  decision: RuleDecision;
+  id: number | null;
+  kind: RuleKind;
+  pattern: string;
+  source: "built-in" | "config" | "user";
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SessionMode".
- */
-export interface SessionMode {
-  description?: string | null;
-  id: ModeId;
-  name: string;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "NewSessionParams".
- */
-export interface NewSessionParams {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  cwd: string;
-  mcpServers?: {}[];
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "NewSessionResult".
- */
-export interface NewSessionResult {
-  modes: SessionModeState;
+
+export type RuleDecision = "allow" | "deny";
+
+export type RuleKind = "execute" | "edit" | "delete" | "move";
+
+/** `_tether/rules/list`: the rules of a live session's workspace. */
+export interface RulesParams {
+  _meta?: { [key: string]: unknown };
   sessionId: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "Plan".
- */
-export interface Plan {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  entries: PlanEntry[];
-  sessionUpdate: "plan";
+
+export interface RulesResult {
+  rules: Rule[];
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "PlanEntry".
- */
-export interface PlanEntry {
-  content: string;
-  priority: "high" | "medium" | "low";
-  status: "pending" | "in_progress" | "completed";
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "PromptParams".
- */
-export interface PromptParams {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  prompt: ContentBlock[];
-  sessionId: string;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "PromptResult".
- */
-export interface PromptResult {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  stopReason: StopReason;
-}
-/**
- * `_tether/session/report`: run reports of a session, or of one turn.
- *
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ReportParams".
- */
-export interface ReportParams {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  sessionId: string;
-  turnId?: string | null;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ReportResult".
- */
-export interface ReportResult {
-  reports: RunReport[];
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "RunReport".
- */
+
 export interface RunReport {
   completedAt: number;
-  error?: string | null;
+  error?: string;
   model: string;
   provider: string;
   sessionId: string;
@@ -435,10 +510,169 @@ export interface RunReport {
   totalUsage: Usage;
   turnId: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "StepReport".
- */
+
+/** `rank` is SQLite's bm25 score: lower is better; `snippet` marks matches `[[…]]`. */
+export interface SearchHit {
+  messageSeq: number;
+  rank: number;
+  role: MessageRole;
+  sessionId: string;
+  sessionTitle: string | null;
+  snippet: string;
+}
+
+export interface SearchParams {
+  _meta?: { [key: string]: unknown };
+  cwd?: string;
+  limit?: number;
+  query: string;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+}
+
+export interface SelectedOutcome {
+  _meta?: PermissionResultMeta;
+  optionId: string;
+  outcome: "selected";
+}
+
+/** The LSP half's `capabilities`; `experimental.tether.protocolVersion` marks Tether. */
+export interface ServerCapabilities {
+  experimental: { [key: string]: unknown };
+  textDocumentSync: TextDocumentSyncOptions;
+}
+
+export interface SessionCapabilities {
+  close?: { [key: string]: unknown };
+  delete?: { [key: string]: unknown };
+  list?: { [key: string]: unknown };
+  resume?: { [key: string]: unknown };
+}
+
+/** Params of `session/close`, `session/delete` and `session/cancel`. */
+export interface SessionIdParams {
+  _meta?: { [key: string]: unknown };
+  sessionId: string;
+}
+
+/** `title` is null until the first prompt; `updatedAt` is ISO 8601 UTC. */
+export interface SessionInfo {
+  cwd: string;
+  sessionId: string;
+  title: string | null;
+  updatedAt: string | null;
+}
+
+export interface SessionInfoUpdate {
+  _meta?: UpdateMeta;
+  sessionUpdate: "session_info_update";
+  title?: string;
+  updatedAt?: string;
+}
+
+export interface SessionMode {
+  description?: string;
+  id: ModeId;
+  name: string;
+}
+
+export interface SessionModeState {
+  availableModes: SessionMode[];
+  currentModeId: ModeId;
+}
+
+/** `session/update` params. */
+export interface SessionNotification {
+  _meta?: { [key: string]: unknown };
+  sessionId: string;
+  update: SessionUpdate;
+}
+
+/** One of 9 kinds, told apart by `sessionUpdate` (required here). */
+export type SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCall | ToolCallUpdate | Plan | SessionInfoUpdate | CurrentModeUpdate | UsageUpdate;
+
+export interface SetModeParams {
+  _meta?: { [key: string]: unknown };
+  modeId: ModeId;
+  sessionId: string;
+}
+
+/** `window/showMessage`: `type` 1 error, 2 warning, 3 info, 4 log. */
+export interface ShowMessageParams {
+  message: string;
+  type: number;
+}
+
+/** An approval asked of a stock LSP client: `type` 2, the actions `Allow once`, (`Allow once with network`), `Allow always`, `Reject`. */
+export interface ShowMessageRequestParams {
+  actions: MessageActionItem[];
+  message: string;
+  type: number;
+}
+
+export type ShowMessageRequestResult = MessageActionItem | null;
+
+/** A session's stored records, format version 1 (`_tether/session/dump`'s result). */
+export interface Snapshot {
+  exported_at?: number;
+  messages: SnapshotMessage[];
+  pending: SnapshotPending | null;
+  reports: SnapshotReport[];
+  rules?: SnapshotRule[];
+  session: SnapshotSession;
+  tether_snapshot: number;
+  turns: SnapshotTurn[];
+}
+
+/** `body` is the stored message (user, assistant or tool result; SPEC §3.28). */
+export interface SnapshotMessage {
+  body: { [key: string]: unknown };
+  created_at: number;
+  role: MessageRole;
+  seq: number;
+  status: StoredMessageStatus;
+  turn_id: string | null;
+}
+
+export interface SnapshotPending {
+  approvals: PendingApprovals;
+  turn_id: string;
+}
+
+export interface SnapshotReport {
+  report: RunReport;
+  turn_id: string;
+}
+
+export interface SnapshotRule {
+  decision: RuleDecision;
+  kind: string;
+  pattern: string;
+}
+
+export interface SnapshotSession {
+  created_at: number;
+  id: string;
+  metadata?: { [key: string]: unknown };
+  mode: string;
+  title: string | null;
+  updated_at: number;
+  workspace: string;
+}
+
+export interface SnapshotTurn {
+  error: string | null;
+  finished_at: number | null;
+  id: string;
+  pending?: PendingApprovals;
+  seq: number;
+  started_at: number;
+  status: TurnStatus;
+  stop_reason: string | null;
+}
+
 export interface StepReport {
   finishReason: string;
   firstTokenMs: number | null;
@@ -448,156 +682,263 @@ export interface StepReport {
   toolTotalMs: number;
   usage: Usage;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ToolCallReport".
- */
+
+export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
+
+export type StoredMessageStatus = "complete" | "incomplete" | "cancelled" | "interrupted" | "error";
+
+/** `{"type": "terminal", terminalId}`: command output shown as a terminal (only for clients that set `clientCapabilities._meta.terminal_output`, SPEC §4.9). */
+export interface TerminalContent {
+  terminalId: string;
+  type: "terminal";
+}
+
+/** `exit_code` null and `signal` "SIGKILL" when the command was killed. */
+export interface TerminalExit {
+  exit_code: number | null;
+  signal: string | null;
+  terminal_id: string;
+}
+
+export interface TerminalInfo {
+  cwd: string;
+  terminal_id: string;
+}
+
+/** New output to append (not the tail). */
+export interface TerminalOutput {
+  data: string;
+  terminal_id: string;
+}
+
+/** `_tether/session/fork`: messages 0..`messageSeq` (all when absent or null). */
+export interface TetherForkParams {
+  _meta?: { [key: string]: unknown };
+  cwd?: string;
+  messageSeq?: number;
+  sessionId: string;
+}
+
+export interface TextContent {
+  _meta?: { [key: string]: unknown };
+  text: string;
+  type: "text";
+}
+
+/** `{text}` replaces the whole text; `{range, text}` replaces that range. */
+export interface TextDocumentContentChangeEvent {
+  range?: Range;
+  rangeLength?: number;
+  text: string;
+}
+
+export interface TextDocumentEdit {
+  edits: TextEdit[];
+  textDocument: OptionalVersionedTextDocumentIdentifier;
+}
+
+export interface TextDocumentIdentifier {
+  uri: string;
+  version?: number;
+}
+
+/** `didOpen`'s document. Missing `text`/`languageId` count as empty. */
+export interface TextDocumentItem {
+  languageId?: string;
+  text?: string;
+  uri: string;
+  version?: number;
+}
+
+/** LSP: which document notifications Tether wants (`change: 2` is incremental). */
+export interface TextDocumentSyncOptions {
+  change: number;
+  openClose: boolean;
+  save: boolean;
+}
+
+export interface TextEdit {
+  newText: string;
+  range: Range;
+}
+
+export interface TextResource {
+  mimeType?: string;
+  text: string;
+  uri: string;
+}
+
+export interface ToolCall {
+  _meta?: UpdateMeta;
+  content?: ToolCallContent[];
+  kind?: ToolKind;
+  locations?: ToolCallLocation[];
+  rawInput?: { [key: string]: unknown };
+  rawOutput?: { [key: string]: unknown };
+  sessionUpdate: "tool_call";
+  status?: ToolCallStatus;
+  title: string;
+  toolCallId: string;
+}
+
+/** One of 3 kinds, told apart by `type` (required here). */
+export type ToolCallContent = ToolCallContentBlock | DiffContent | TerminalContent;
+
+/** `{"type": "content", "content": <ContentBlock>}` inside a tool call. */
+export interface ToolCallContentBlock {
+  content: TextContent;
+  type: "content";
+}
+
+export interface ToolCallLocation {
+  line?: number;
+  path: string;
+}
+
 export interface ToolCallReport {
-  arguments: {};
+  arguments: { [key: string]: unknown };
   callId: string;
-  error?: string | null;
+  error?: string;
   latencyMs: number;
   resultSizeBytes: number;
   toolName: string;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "Usage".
- */
+
+export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
+
+/** A change to a tool call: fields left out are unchanged; `content` replaces. */
+export interface ToolCallUpdate {
+  _meta?: UpdateMeta;
+  content?: ToolCallContent[];
+  kind?: ToolKind;
+  locations?: ToolCallLocation[];
+  rawInput?: { [key: string]: unknown };
+  rawOutput?: { [key: string]: unknown };
+  sessionUpdate: "tool_call_update";
+  status?: ToolCallStatus;
+  title?: string;
+  toolCallId: string;
+}
+
+export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
+
+/** The end of a turn resumed after a restart, which has no prompt to answer. */
+export interface TurnEnded {
+  stopReason: TurnStopReason;
+  turnId: string;
+}
+
+export type TurnStatus = "running" | "complete" | "cancelled" | "interrupted" | "error";
+
+export type TurnStopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled" | "error";
+
+/** `_meta` of an update. The terminal keys are snake_case, as claude-agent-acp and codex-acp send them (only to clients that set `_meta.terminal_output`). */
+export interface UpdateMeta {
+  terminal_exit?: TerminalExit;
+  terminal_info?: TerminalInfo;
+  terminal_output?: TerminalOutput;
+  tether?: UpdateTetherMeta;
+}
+
+/** `_meta.tether` of an update: a notice (§4.10), a replayed message's status (§4.6), a compaction (§5.15), a resumed turn's end (§4.4), why a call was allowed (§4.9). */
+export interface UpdateTetherMeta {
+  approvedBy?: string;
+  compaction?: Compaction;
+  notice?: boolean;
+  status?: MessageStatus;
+  turnEnded?: TurnEnded;
+}
+
 export interface Usage {
   cacheWriteTokens?: number;
   cachedTokens?: number;
   inputTokens?: number;
   outputTokens?: number;
 }
-/**
- * Params of `session/close`, `session/delete` and `session/cancel`.
- *
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SessionIdParams".
- */
-export interface SessionIdParams {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  sessionId: string;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SessionInfoUpdate".
- */
-export interface SessionInfoUpdate {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  sessionUpdate: "session_info_update";
-  title?: string | null;
-  updatedAt?: string | null;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SessionNotification".
- */
-export interface SessionNotification {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  sessionId: string;
-  update: SessionUpdate;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "UserMessageChunk".
- */
-export interface UserMessageChunk {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  content: ContentBlock;
-  sessionUpdate: "user_message_chunk";
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ToolCall".
- */
-export interface ToolCall {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  content?: ToolCallContentBlock[];
-  kind?: ToolKind;
-  locations?: ToolCallLocation[];
-  rawInput?: {} | null;
-  rawOutput?: {} | null;
-  sessionUpdate: "tool_call";
-  status?: ToolCallStatus;
-  title: string;
-  toolCallId: string;
-}
-/**
- * `{"type": "content", "content": <ContentBlock>}` inside a tool call.
- *
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ToolCallContentBlock".
- */
-export interface ToolCallContentBlock {
-  content: TextContent;
-  type?: "content";
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ToolCallLocation".
- */
-export interface ToolCallLocation {
-  line?: number | null;
-  path: string;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "ToolCallUpdate".
- */
-export interface ToolCallUpdate {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  content?: ToolCallContentBlock[] | null;
-  kind?: ToolKind | null;
-  locations?: ToolCallLocation[] | null;
-  rawInput?: {} | null;
-  rawOutput?: {} | null;
-  sessionUpdate: "tool_call_update";
-  status?: ToolCallStatus | null;
-  title?: string | null;
-  toolCallId: string;
-}
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "UsageUpdate".
- */
+
 export interface UsageUpdate {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
+  _meta?: UpdateMeta;
   sessionUpdate: "usage_update";
   size: number;
   used: number;
 }
-/**
- * This interface was referenced by `TetherProtocol`'s JSON-Schema
- * via the `definition` "SetModeParams".
- */
-export interface SetModeParams {
-  /**
-   * Extension metadata (ACP `_meta`): implementations must not assume anything about its keys.
-   */
-  _meta?: {} | null;
-  modeId: ModeId;
+
+/** Replay only: one per block of a stored prompt. */
+export interface UserMessageChunk {
+  _meta?: UpdateMeta;
+  content: ContentBlock;
+  sessionUpdate: "user_message_chunk";
+}
+
+/** A `CreateFile` (for a new file) and then one whole-text `TextDocumentEdit`. */
+export interface WorkspaceEdit {
+  documentChanges: (TextDocumentEdit | CreateFile)[];
+}
+
+export interface WorkspaceFolder {
+  name: string;
+  uri: string;
+}
+
+/** `content` is the whole new text; `path` is absolute. */
+export interface WriteTextFileParams {
+  content: string;
+  path: string;
   sessionId: string;
+}
+
+export type WriteTextFileResult = EmptyResult | null;
+
+/** Requests a client sends Tether: method -> params and result. */
+export interface ClientRequests {
+  "_tether/daemon/stats": { params: EmptyParams; result: DaemonStats };
+  "_tether/rules/list": { params: RulesParams; result: RulesResult };
+  "_tether/rules/remove": { params: RemoveRuleParams; result: EmptyResult };
+  "_tether/session/dump": { params: DumpParams; result: Snapshot };
+  "_tether/session/fork": { params: TetherForkParams; result: NewSessionResult };
+  "_tether/session/latest": { params: LatestParams; result: LatestResult };
+  "_tether/session/report": { params: ReportParams; result: ReportResult };
+  "_tether/session/restore": { params: RestoreParams; result: RestoreResult };
+  "_tether/session/search": { params: SearchParams; result: SearchResult };
+  initialize: { params: InitializeParams; result: InitializeResult };
+  "session/close": { params: SessionIdParams; result: EmptyResult };
+  "session/delete": { params: SessionIdParams; result: EmptyResult };
+  "session/fork": { params: ForkSessionParams; result: NewSessionResult };
+  "session/list": { params: ListSessionsParams; result: ListSessionsResult };
+  "session/load": { params: LoadSessionParams; result: LoadSessionResult };
+  "session/new": { params: NewSessionParams; result: NewSessionResult };
+  "session/prompt": { params: PromptParams; result: PromptResult };
+  "session/resume": { params: LoadSessionParams; result: LoadSessionResult };
+  "session/set_mode": { params: SetModeParams; result: EmptyResult };
+  shutdown: { params: EmptyParams; result: null };
+}
+
+/** Notifications a client sends Tether: method -> params. */
+export interface ClientNotifications {
+  "$/cancelRequest": CancelRequestParams;
+  "$/cancel_request": CancelRequestParams;
+  exit: EmptyParams;
+  initialized: EmptyParams;
+  "session/cancel": SessionIdParams;
+  "textDocument/didChange": DidChangeTextDocumentParams;
+  "textDocument/didClose": DidCloseTextDocumentParams;
+  "textDocument/didOpen": DidOpenTextDocumentParams;
+  "textDocument/didSave": DidSaveTextDocumentParams;
+}
+
+/** Requests Tether sends the client: method -> params and the answer. */
+export interface AgentRequests {
+  "fs/read_text_file": { params: ReadTextFileParams; result: ReadTextFileResult };
+  "fs/write_text_file": { params: WriteTextFileParams; result: WriteTextFileResult };
+  "session/request_permission": { params: RequestPermissionParams; result: RequestPermissionResult };
+  "window/showMessageRequest": { params: ShowMessageRequestParams; result: ShowMessageRequestResult };
+  "workspace/applyEdit": { params: ApplyWorkspaceEditParams; result: ApplyWorkspaceEditResult };
+}
+
+/** Notifications Tether sends the client: method -> params. */
+export interface AgentNotifications {
+  "$/cancelRequest": CancelRequestParams;
+  "$/cancel_request": CancelRequestParams;
+  "session/update": SessionNotification;
+  "window/showMessage": ShowMessageParams;
 }

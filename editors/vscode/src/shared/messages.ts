@@ -8,35 +8,20 @@
  * Imported by both sides; no `vscode` and no DOM types here.
  */
 
+import type { Hunk, PermissionOption, SessionInfo, SessionMode, ToolCallContent, ToolKind } from "../protocol/schema";
+
+export type { PermissionOption } from "../protocol/schema";
+
 export type Status = "idle" | "streaming" | "waiting";
 
-export interface SessionSummary {
-  sessionId: string;
-  title: string | null;
-  updatedAt: string | null;
-  cwd: string;
-}
+/** A session as `session/list` describes it. */
+export type SessionSummary = SessionInfo;
 
-export interface ModeInfo {
-  id: string;
-  name: string;
-  description?: string;
-}
+/** A mode as `session/new`/`session/load` describe it. */
+export type ModeInfo = SessionMode;
 
-export interface HunkRef {
-  /** absolute path */
-  path: string;
-  /** 0-based per file, in diff order */
-  index: number;
-  /** unified-diff hunk header, e.g. "@@ -1,3 +1,3 @@" */
-  header: string;
-}
-
-export interface PermissionOption {
-  optionId: string;
-  name: string;
-  kind: string;
-}
+/** A hunk the user may pick (SPEC §5.10). */
+export type HunkRef = Hunk;
 
 /** A `session/request_permission` the user has to answer (SPEC §3.22). */
 export interface PermissionPrompt {
@@ -45,9 +30,9 @@ export interface PermissionPrompt {
   sessionId: string;
   toolCallId: string;
   title: string;
-  kind: string;
+  kind: ToolKind | string;
   /** the toolCall's ACP content blocks (diff blocks for edits, a text block for commands) */
-  content: unknown[];
+  content: ToolCallContent[];
   rawInput?: unknown;
   options: PermissionOption[];
   reason?: string;

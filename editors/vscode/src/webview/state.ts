@@ -3,12 +3,10 @@
  * The DOM is built from these (render.ts, toolCard.ts), and they are what `vscode.setState`
  * keeps, so a reloaded webview shows the same chat without asking the host.
  */
+import type { MessageStatus, ToolCallLocation } from "../protocol/schema";
 import type { ModeInfo, SessionSummary, Status } from "../shared/messages";
 
-export interface Location {
-  path: string;
-  line?: number;
-}
+export type Location = ToolCallLocation;
 
 export interface PlanItem {
   content: string;
@@ -17,7 +15,7 @@ export interface PlanItem {
 }
 
 /** `_meta.tether.status` of a replayed message (SPEC §4.6). */
-export type ReplayStatus = "cancelled" | "incomplete" | "interrupted" | "error";
+export type ReplayStatus = MessageStatus;
 
 export type Entry =
   | { kind: "user"; text: string }

@@ -63,7 +63,7 @@ describe("the diff editor", () => {
   it("a new file diffs against an empty document; a command has no diff", async () => {
     const review = new EditReview();
     stub.contentProviders.set(DIFF_SCHEME, review);
-    const create = { ...editPrompt("tether-4"), content: [{ type: "diff", path: join(sandbox.workspace, "new.txt"), newText: "fresh\n" }] };
+    const create = { ...editPrompt("tether-4"), content: [{ type: "diff" as const, path: join(sandbox.workspace, "new.txt"), newText: "fresh\n" }] };
     review.add(1, create);
     await review.open(1, "tether-4");
     const [before, , title] = stub.executed.at(-1)!.args as [vscode.Uri, vscode.Uri, string];

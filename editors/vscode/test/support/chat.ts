@@ -3,7 +3,7 @@ import { ChatController } from "../../src/core/controller";
 import { DaemonSupervisor, type DaemonCrashed, type DaemonStarted } from "../../src/core/daemon";
 import { initializeParams } from "../../src/core/handshake";
 import type { HostMessage, PermissionPrompt } from "../../src/shared/messages";
-import type { ApplyWorkspaceEditParams } from "../../src/core/types";
+import type { ApplyWorkspaceEditParams } from "../../src/protocol/schema";
 import { applyEditToDisk, scriptedLaunch, waitFor, type Sandbox } from "./sandbox";
 
 export interface ChatRig {

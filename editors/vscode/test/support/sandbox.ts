@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DaemonLaunch } from "../../src/core/daemon";
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, LspTextEdit } from "../../src/core/types";
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, TextEdit } from "../../src/protocol/schema";
 
 /** editors/vscode: the folder holding the extension's package.json */
 export const EXTENSION_ROOT = findUp(__dirname, (dir) => {
@@ -94,7 +94,7 @@ export function applyEditToDisk(params: ApplyWorkspaceEditParams): ApplyWorkspac
   return { applied: true };
 }
 
-export function applyTextEdits(text: string, edits: LspTextEdit[]): string {
+export function applyTextEdits(text: string, edits: TextEdit[]): string {
   const offset = (line: number, character: number) => {
     const lines = text.split("\n");
     let at = 0;

@@ -1,0 +1,139 @@
+"""The ACP requests Tether sends the client: `session/request_permission`,
+`fs/read_text_file`, `fs/write_text_file` (SPEC §3.21-§3.25).
+
+Owns: their params and results as sent and as read back. Must not: decide how an
+answer is read (a missing or odd answer counts as "cancelled" or "reject": that is
+`tether.server.permission`'s rule, not a shape).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+import attrs
+
+from ._common import ToolCallContent, ToolCallStatus, ToolKind
+from ._sessions import EmptyResult
+
+__all__ = [
+    "AcceptedHunksMeta", "CancelledOutcome", "Hunk", "PermissionOption",
+    "PermissionOptionKind", "PermissionRequestMeta", "PermissionResultMeta",
+    "PermissionTetherMeta", "PermissionToolCall", "ReadTextFileParams",
+    "ReadTextFileResult", "RequestPermissionOutcome", "RequestPermissionParams",
+    "RequestPermissionResult", "SelectedOutcome", "WriteTextFileParams",
+    "WriteTextFileResult",
+]
+
+PermissionOptionKind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+
+
+@attrs.define
+class PermissionToolCall:
+    """The tool call asked about: the same `toolCallId` as its `session/update`s;
+    `content` holds `diff` blocks for file changes or the command as a text block."""
+
+    tool_call_id: str
+    title: Union[str, None] = None
+    kind: Union[ToolKind, None] = None
+    status: Union[ToolCallStatus, None] = None
+    content: Union[list[ToolCallContent], None] = None
+    raw_input: Union[dict[str, Any], None] = None
+
+
+@attrs.define
+class PermissionOption:
+    """`optionId` is the kind, or `allow_once_network` (kind `allow_once`) for a
+    sandboxed command that may be given the network."""
+
+    option_id: str
+    name: str
+    kind: PermissionOptionKind
+
+
+@attrs.define
+class Hunk:
+    """A hunk of a text change the user may pick (SPEC §5.10): `path` absolute, `index`
+    0-based per file in diff order, `header` the unified-diff hunk header."""
+
+    path: str
+    index: int
+    header: str
+
+
+@attrs.define
+class PermissionTetherMeta:
+    reason: str
+    hunks: list[Hunk]
+
+
+@attrs.define
+class PermissionRequestMeta:
+    tether: PermissionTetherMeta
+
+
+@attrs.define
+class RequestPermissionParams:
+    session_id: str
+    tool_call: PermissionToolCall
+    options: list[PermissionOption]
+    meta: Union[PermissionRequestMeta, None] = None
+
+
+@attrs.define
+class AcceptedHunksMeta:
+    """Apply only these hunks of an allowed edit: absolute path -> hunk indexes."""
+
+    accepted_hunks: Union[dict[str, list[int]], None] = None
+
+
+@attrs.define
+class PermissionResultMeta:
+    tether: Union[AcceptedHunksMeta, None] = None
+
+
+@attrs.define
+class SelectedOutcome:
+    option_id: str
+    outcome: Literal["selected"] = "selected"
+    meta: Union[PermissionResultMeta, None] = None
+
+
+@attrs.define
+class CancelledOutcome:
+    outcome: Literal["cancelled"] = "cancelled"
+
+
+RequestPermissionOutcome = Union[SelectedOutcome, CancelledOutcome]
+
+
+@attrs.define
+class RequestPermissionResult:
+    """`_meta.tether.acceptedHunks` may sit here or on the selected outcome."""
+
+    outcome: RequestPermissionOutcome
+    meta: Union[PermissionResultMeta, None] = None
+
+
+@attrs.define
+class ReadTextFileParams:
+    """Always the whole file: Tether never sends `line` or `limit`."""
+
+    session_id: str
+    path: str
+
+
+@attrs.define
+class ReadTextFileResult:
+    content: str
+
+
+@attrs.define
+class WriteTextFileParams:
+    """`content` is the whole new text; `path` is absolute."""
+
+    session_id: str
+    path: str
+    content: str
+
+
+WriteTextFileResult = Union[EmptyResult, None]

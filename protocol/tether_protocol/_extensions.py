@@ -1,0 +1,136 @@
+"""Tether's extension methods about runs and rules: `_tether/session/report`,
+`_tether/daemon/stats`, `_tether/rules/list`, `_tether/rules/remove` (SPEC §3.16-§3.19).
+
+Owns: their params and results. Must not: hold behaviour. Fields the daemon always
+sends are required even when they may be null (`firstTokenMs`, `framing`, a rule's `id`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+import attrs
+
+from ._fields import Meta, wire
+
+__all__ = [
+    "DaemonStats", "RemoveRuleParams", "ReportParams", "ReportResult", "Rule",
+    "RuleDecision", "RuleKind", "RulesParams", "RulesResult", "RunReport", "StepReport",
+    "ToolCallReport", "Usage",
+]
+
+_RULES_SESSION = "invalid params: sessionId (a string) is required"
+
+
+@attrs.define
+class ReportParams:
+    """`_tether/session/report`: run reports of a session, or of one turn."""
+
+    session_id: str
+    turn_id: Union[str, None] = None
+    meta: Meta = None
+
+
+@attrs.define
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@attrs.define
+class ToolCallReport:
+    call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    result_size_bytes: int
+    latency_ms: float
+    error: Union[str, None] = None
+
+
+@attrs.define
+class StepReport:
+    index: int
+    llm_latency_ms: float
+    first_token_ms: Union[float, None]
+    usage: Usage
+    finish_reason: str
+    tool_calls: list[ToolCallReport]
+    tool_total_ms: float
+
+
+@attrs.define
+class RunReport:
+    turn_id: str
+    session_id: str
+    provider: str
+    model: str
+    started_at: float
+    completed_at: float
+    total_ms: float
+    stop_reason: str
+    status: str
+    steps: list[StepReport]
+    step_count: int
+    tool_call_count: int
+    total_usage: Usage
+    total_llm_ms: float
+    total_tool_ms: float
+    error: Union[str, None] = None
+
+
+@attrs.define
+class ReportResult:
+    reports: list[RunReport]
+
+
+@attrs.define
+class DaemonStats:
+    """`_tether/daemon/stats`: the daemon's own counters, for health checks."""
+
+    version: str
+    running_requests: int
+    background_tasks: int
+    outgoing_requests: int
+    unknown_responses: int
+    live_sessions: int
+    frames_written: int
+    writes: int
+    framing: Union[Literal["lsp", "ndjson"], None]
+    max_rss_kb: int
+
+
+RuleKind = Literal["execute", "edit", "delete", "move"]
+RuleDecision = Literal["allow", "deny"]
+
+
+@attrs.define
+class RulesParams:
+    """`_tether/rules/list`: the rules of a live session's workspace."""
+
+    session_id: str = wire(error=_RULES_SESSION)
+    meta: Meta = None
+
+
+@attrs.define
+class Rule:
+    """`id` is null for built-in and config rules (they cannot be removed)."""
+
+    id: Union[int, None]
+    kind: RuleKind
+    pattern: str
+    decision: RuleDecision
+    source: Literal["built-in", "config", "user"]
+
+
+@attrs.define
+class RulesResult:
+    rules: list[Rule]
+
+
+@attrs.define
+class RemoveRuleParams:
+    session_id: str = wire(error=_RULES_SESSION)
+    id: int = wire(error="invalid params: id (an integer from _tether/rules/list) is required")
+    meta: Meta = None

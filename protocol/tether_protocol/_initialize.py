@@ -1,0 +1,162 @@
+"""`initialize` (ACP's and LSP's in one), the capabilities on both sides, and request
+cancellation (`$/cancel_request`, `$/cancelRequest`).
+
+Owns: those shapes, exactly as sent today (SPEC §2, §3.1, §3.14): a pure ACP client
+gets the LSP half of the result under `_meta.tether.lsp`, an LSP client at the root.
+Must not: be imported by the daemon's fast start (it answers `initialize` with the
+stdlib-only `handshake.py`); these classes describe that answer, they do not build it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import attrs
+
+from ._common import Implementation
+from ._fields import Meta
+
+__all__ = [
+    "AgentCapabilities", "CancelRequestParams", "ClientCapabilities",
+    "FileSystemCapabilities", "InitializeParams", "InitializeResult",
+    "InitializeResultMeta", "InitializeTetherMeta", "LspInitializeResult",
+    "McpCapabilities", "PromptCapabilities", "RefusedSetting", "ServerCapabilities",
+    "SessionCapabilities", "TextDocumentSyncOptions", "WorkspaceFolder",
+]
+
+
+@attrs.define
+class FileSystemCapabilities:
+    read_text_file: bool = False
+    write_text_file: bool = False
+
+
+@attrs.define
+class ClientCapabilities:
+    """ACP's client capabilities; `_meta.terminal_output: true` asks for command output
+    as terminal `_meta` (SPEC §4.9)."""
+
+    fs: FileSystemCapabilities = attrs.Factory(FileSystemCapabilities)
+    terminal: bool = False
+    meta: Meta = None
+
+
+@attrs.define
+class WorkspaceFolder:
+    uri: str
+    name: str
+
+
+@attrs.define
+class InitializeParams:
+    """ACP's and LSP's initialize params in one: either set, or both, may arrive."""
+
+    protocol_version: Union[int, None] = None
+    client_capabilities: Union[ClientCapabilities, None] = None
+    client_info: Union[Implementation, None] = None
+    process_id: Union[int, None] = None
+    root_uri: Union[str, None] = None
+    root_path: Union[str, None] = None
+    workspace_folders: Union[list[WorkspaceFolder], None] = None
+    capabilities: Union[dict[str, Any], None] = None
+    initialization_options: Union[dict[str, Any], None] = None
+    meta: Meta = None
+
+
+@attrs.define
+class PromptCapabilities:
+    image: bool = False
+    audio: bool = False
+    embedded_context: bool = True
+
+
+@attrs.define
+class McpCapabilities:
+    http: bool = False
+    sse: bool = False
+
+
+@attrs.define
+class SessionCapabilities:
+    list: Union[dict[str, Any], None] = attrs.Factory(dict)
+    resume: Union[dict[str, Any], None] = attrs.Factory(dict)
+    close: Union[dict[str, Any], None] = attrs.Factory(dict)
+    delete: Union[dict[str, Any], None] = attrs.Factory(dict)
+
+
+@attrs.define
+class AgentCapabilities:
+    load_session: bool = True
+    prompt_capabilities: PromptCapabilities = attrs.Factory(PromptCapabilities)
+    mcp_capabilities: McpCapabilities = attrs.Factory(McpCapabilities)
+    session_capabilities: SessionCapabilities = attrs.Factory(SessionCapabilities)
+
+
+@attrs.define
+class TextDocumentSyncOptions:
+    """LSP: which document notifications Tether wants (`change: 2` is incremental)."""
+
+    open_close: bool
+    change: int
+    save: bool
+
+
+@attrs.define
+class ServerCapabilities:
+    """The LSP half's `capabilities`; `experimental.tether.protocolVersion` marks Tether."""
+
+    text_document_sync: TextDocumentSyncOptions
+    experimental: dict[str, Any]
+
+
+@attrs.define
+class LspInitializeResult:
+    """The LSP half of the `initialize` result."""
+
+    capabilities: ServerCapabilities
+    server_info: Implementation
+
+
+@attrs.define
+class RefusedSetting:
+    """A workspace-config key Tether refused and ignored (SPEC §9)."""
+
+    key: str
+    file: str
+    reason: str
+    message: str
+
+
+@attrs.define
+class InitializeTetherMeta:
+    lsp: Union[LspInitializeResult, None] = None
+    config_refused: Union[list[RefusedSetting], None] = None
+
+
+@attrs.define
+class InitializeResultMeta:
+    tether: Union[InitializeTetherMeta, None] = None
+
+
+@attrs.define
+class InitializeResult:
+    """The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a
+    client that sent LSP params, else under `_meta.tether.lsp`."""
+
+    protocol_version: int
+    agent_capabilities: AgentCapabilities
+    agent_info: Implementation
+    auth_methods: list[dict[str, Any]]
+    capabilities: Union[ServerCapabilities, None] = None
+    server_info: Union[Implementation, None] = None
+    meta: Union[InitializeResultMeta, None] = None
+
+
+@attrs.define
+class CancelRequestParams:
+    """`$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both
+    directions. Either key is accepted in either spelling (`requestId` wins); Tether
+    sends `requestId` in ACP's spelling and `id` in LSP's."""
+
+    id: Union[int, str, None] = None
+    request_id: Union[int, str, None] = None

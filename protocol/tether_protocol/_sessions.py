@@ -1,0 +1,148 @@
+"""ACP's session methods: `session/new|load|resume|list|close|delete|set_mode|fork`,
+`session/prompt` and `session/cancel` (SPEC §3.5-§3.13, §3.30).
+
+Owns: their params and results. Must not: hold behaviour. `error=` on a field is the
+exact message the hand-written check of that method gave before the converter took it
+over (the wire does not change).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import attrs
+
+from ._common import ContentBlock, ModeId, SessionModeState, StopReason
+from ._fields import Meta, wire
+
+__all__ = [
+    "EmptyResult", "ForkSessionParams", "ListSessionsParams", "ListSessionsResult",
+    "LoadSessionParams", "LoadSessionResult", "NewSessionParams", "NewSessionResult",
+    "PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta",
+    "ResumeSessionParams", "ResumeSessionResult", "SessionIdParams", "SessionInfo",
+    "SetModeParams",
+]
+
+_REQUIRED_ID = "invalid params for {method}: sessionId (a non-empty string) is required"
+_CWD = "invalid params for {method}: cwd must be a string"
+
+
+@attrs.define
+class NewSessionParams:
+    cwd: str
+    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    meta: Meta = None
+
+
+@attrs.define
+class NewSessionResult:
+    """Also the result of `session/fork` and `_tether/session/fork`."""
+
+    session_id: str
+    modes: SessionModeState
+
+
+@attrs.define
+class LoadSessionParams:
+    """Params of `session/load` and of `session/resume`."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    meta: Meta = None
+
+
+@attrs.define
+class LoadSessionResult:
+    """Result of `session/load` and of `session/resume`."""
+
+    modes: SessionModeState
+
+
+ResumeSessionParams = LoadSessionParams
+ResumeSessionResult = LoadSessionResult
+
+
+@attrs.define
+class ListSessionsParams:
+    cwd: Union[str, None] = None
+    cursor: Union[str, None] = None
+    meta: Meta = None
+
+
+@attrs.define
+class SessionInfo:
+    """`title` is null until the first prompt; `updatedAt` is ISO 8601 UTC."""
+
+    session_id: str
+    cwd: str
+    title: Union[str, None]
+    updated_at: Union[str, None]
+
+
+@attrs.define
+class ListSessionsResult:
+    sessions: list[SessionInfo]
+    next_cursor: Union[str, None] = None
+
+
+@attrs.define
+class SessionIdParams:
+    """Params of `session/close`, `session/delete` and `session/cancel`."""
+
+    session_id: str
+    meta: Meta = None
+
+
+@attrs.define
+class EmptyResult:
+    """`{}`: the result of `session/close`, `session/delete`, `session/set_mode`,
+    `_tether/rules/remove`."""
+
+    meta: Meta = None
+
+
+@attrs.define
+class SetModeParams:
+    session_id: str
+    mode_id: ModeId
+    meta: Meta = None
+
+
+@attrs.define
+class ForkSessionParams:
+    """`session/fork` (ACP, unstable): `cwd` is where the source is looked for and where
+    the fork is stored; `mcpServers` is ignored."""
+
+    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
+    cwd: Union[str, None] = wire(default=None, error=_CWD)
+    mcp_servers: Any = None
+    meta: Meta = None
+
+
+# ---- prompt turn ---------------------------------------------------------------------
+
+
+@attrs.define
+class PromptParams:
+    session_id: str
+    prompt: list[ContentBlock]
+    meta: Meta = None
+
+
+@attrs.define
+class PromptTetherMeta:
+    turn_id: str
+
+
+@attrs.define
+class PromptResultMeta:
+    tether: Union[PromptTetherMeta, None] = None
+
+
+@attrs.define
+class PromptResult:
+    """`_meta.tether.turnId` names the turn's run report (`_tether/session/report`)."""
+
+    stop_reason: StopReason
+    meta: Union[PromptResultMeta, None] = None
