@@ -1,7 +1,7 @@
 """`protocol/schema.json` covers every method the daemon serves and every one it sends.
 
 Served methods come from the daemon's own route table (a `TetherServer` built here, no
-process), plus the cancellation notifications the transport handles itself; sent
+process), plus the cancellation notifications the JSON-RPC peer handles itself; sent
 methods are found by scanning the daemon's source for method names in string literals
 (`send_request_async("fs/read_text_file", …)`, `notify("window/showMessage", …)`, the
 pre-encoded `"method":"session/update"` frames). A method added to the daemon without a
@@ -41,8 +41,9 @@ def _served() -> frozenset[str]:
     from tether.server.app import TetherServer
 
     server = TetherServer(Settings(home=str(REPO / ".no-such-home")), REPO)
+    # the cancellation notifications are handled by the peer itself
     handled_by_transport = {
-        name for name in _literals(DAEMON / "transport" / "rpc.py") if name.startswith("$/")
+        name for name in _literals(REPO / "protocol" / "tether_protocol" / "peer.py") if name.startswith("$/")
     }
     return frozenset(server.rpc.routes) | handled_by_transport
 
