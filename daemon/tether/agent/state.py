@@ -1,7 +1,9 @@
 """Per-step accumulator: a fresh one for every model step (seed 004's StepState).
 
-Nothing here outlives its step, so no closure state leaks between steps, and the hot
-path (text deltas) is a list append.
+Owns: the step's streamed output and calls (`StepState`, `PendingCall`) and what one
+call's run produced (`CallOutcome`, with the stored form of its result).
+Must not: touch the store or the sink. Nothing here outlives its step, so no closure
+state leaks between steps, and the hot path (text deltas) is a list append.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..tools.base import ToolResult
 
 
 @dataclass(slots=True)
@@ -105,4 +109,40 @@ class StepState:
                 }
                 for c in calls
             ]
+        return message
+
+
+@dataclass(slots=True)
+class CallOutcome:
+    """One call run (or refused): its structured result and what goes in the history."""
+
+    call: PendingCall
+    result: ToolResult
+    title: str | None = None  # the tool's title for the call; None: unknown tool or bad arguments
+    kind: str | None = None
+    latency_ms: float = 0.0
+    # what this call taught the read ledger, in its stored form (a revived session knows
+    # what the model has read)
+    ledger: dict[str, str | None] | None = None
+
+    def message(self) -> dict[str, Any]:
+        """The tool message stored and sent back to the model."""
+        result = self.result
+        message: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": self.call.call_id,
+            "name": self.call.name,
+            "content": result.text,
+            "is_error": result.is_error,
+        }
+        if self.title is not None:
+            message["title"] = self.title
+            message["kind"] = self.kind
+        if result.locations:
+            message["locations"] = [
+                {"path": loc.path, **({"line": loc.line} if loc.line is not None else {})}
+                for loc in result.locations
+            ]
+        if self.ledger:
+            message["ledger"] = self.ledger
         return message

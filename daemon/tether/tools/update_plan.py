@@ -58,7 +58,8 @@ class UpdatePlanTool(Tool):
         return "Update plan"
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        return ToolResult(summarize(plan_entries(args)))
+        entries = plan_entries(args)
+        return ToolResult(summarize(entries), plan=entries)
 
 
 def plan_entries(args: Any) -> list[dict[str, str]]:
