@@ -123,7 +123,9 @@ async def test_a_command_that_times_out_has_no_exit_code(tmp_path: Path) -> None
     run = log.outcomes[0].result.command
     assert run is not None and run.timed_out and run.exit_code is None and 0.9 <= run.duration_s < 20
     (exited,) = [e for e in sink.events if isinstance(e, TerminalExited)]
-    assert render(exited)["_meta"]["terminal_exit"] == {"terminal_id": "c1", "exit_code": None, "signal": "SIGKILL"}
+    update = render(exited)
+    assert update is not None
+    assert update["_meta"]["terminal_exit"] == {"terminal_id": "c1", "exit_code": None, "signal": "SIGKILL"}
 
 
 async def test_an_edit_reports_its_change_and_is_asked_after_a_checkpoint(tmp_path: Path) -> None:

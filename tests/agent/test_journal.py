@@ -56,7 +56,7 @@ async def test_a_crash_while_asking_resumes_to_the_same_step(tmp_path: Path) -> 
         journal.record(_done(step, "a"))
         await journal.checkpoint()  # the user is asked about b
         await journal.mark_started("b")  # approved: it runs, and the daemon dies
-        assert journal.stage is StepStage.CHECKPOINTED and journal.stage_of("b") is CallStage.STARTED
+        assert (journal.stage, journal.stage_of("b")) == (StepStage.CHECKPOINTED, CallStage.STARTED)
         view_before = list(session.messages)
         del journal, first
 
@@ -92,7 +92,9 @@ async def test_a_resumed_step_commits_each_result_once(tmp_path: Path) -> None:
         journal.open(step := _step(1, "b", "c"))
         await journal.checkpoint()
         await journal.mark_started("b")
-        pending = (await store.waiting_turn("s1") or ("", {}))[1]
+        waiting = await store.waiting_turn("s1")
+        assert waiting is not None
+        pending = waiting[1]
 
         journal = TurnJournal(session, "t1")
         resumed = journal.resume(pending)

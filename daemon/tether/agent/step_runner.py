@@ -150,7 +150,7 @@ class StepRunner:
                 # a time-based checkpoint (not per event): a killed daemon keeps this
                 await self.journal.save_partial(state)
                 next_save = clock() + PARTIAL_EVERY_S
-            if isinstance(event, TextDelta):
+            if type(event) is TextDelta:
                 if state.first_token is None:
                     state.first_token = clock()
                 text, thought = feed(event.text)
@@ -160,7 +160,7 @@ class StepRunner:
                 if text:
                     text_parts.append(text)
                     sink.text(text)
-            elif isinstance(event, ThinkingDelta):
+            elif type(event) is ThinkingDelta:
                 state.add_thinking(event.text, event.signature, event.redacted)
                 if event.text:
                     if state.first_token is None:

@@ -142,6 +142,26 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
 }
 
 
+_CHUNKS = {"text": "agent_message_chunk", "thought": "agent_thought_chunk"}
+
+
 def render(event: TurnEvent) -> Update | None:
     """The v1 update for `event`, or None when v1 shows nothing for it."""
     return _RENDER[type(event)](event)
+
+
+class AcpV1:
+    """The renderer `SessionUpdates` uses for an ACP v1 connection (stateless: v1
+    messages have no ids)."""
+
+    __slots__ = ()
+
+    def chunk(self, kind: str, text: str) -> Update:
+        """Merged deltas of one kind ("text" or "thought")."""
+        return {"sessionUpdate": _CHUNKS[kind], "content": {"type": "text", "text": text}}
+
+    def event(self, event: TurnEvent) -> Update | None:
+        return _RENDER[type(event)](event)
+
+
+V1 = AcpV1()

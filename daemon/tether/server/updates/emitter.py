@@ -2,7 +2,7 @@
 
 Owns: merging text and thought deltas while the client is behind (the connection
 drains us when the pipe can take more), sending every other event in order after them,
-rendered by the connection's renderer (ACP v1: `acp_v1.render`), and the framing of
+rendered by the connection's renderer (ACP v1: `acp_v1.V1`), and the framing of
 one notification (`frame`).
 Must not: decide anything about the turn, or know an update's shape (the renderer does).
 
@@ -12,8 +12,7 @@ connection. One notification is encoded per flush, not per delta.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from ...agent.sink import TurnEvent, failed
 from ...transport.connection import Connection, encode_json
@@ -21,7 +20,19 @@ from . import acp_v1
 
 _PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
 
-Renderer = Callable[[TurnEvent], "dict[str, Any] | None"]
+
+
+class Renderer(Protocol):
+    """One wire version's shapes (ACP v1: `acp_v1.V1`). A v2 renderer keeps the ids its
+    upserts need (a message id per `StepStarted`, the call ids the events carry)."""
+
+    def chunk(self, kind: str, text: str) -> dict[str, Any]:
+        """Merged text ("text") or thought ("thought") deltas."""
+        ...
+
+    def event(self, event: TurnEvent) -> dict[str, Any] | None:
+        """The update for `event`, or None when the wire shows nothing for it."""
+        ...
 
 
 def frame(session_id: str, update: dict[str, Any]) -> bytes:
@@ -33,11 +44,11 @@ class SessionUpdates:
 
     __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent")
 
-    def __init__(self, session_id: str, conn: Connection, render: Renderer = acp_v1.render) -> None:
+    def __init__(self, session_id: str, conn: Connection, render: Renderer = acp_v1.V1) -> None:
         self.session_id = session_id
         self._conn = conn
         self._render = render
-        self._kind = ""  # which chunk kind `_parts` holds
+        self._kind = ""  # which chunk kind `_parts` holds: "text" or "thought"
         self._parts: list[str] = []
         self._registered = False
         self.sent = 0
@@ -45,18 +56,18 @@ class SessionUpdates:
     # ---- mergeable deltas ---------------------------------------------------------
 
     def text(self, delta: str) -> None:
-        if self._kind != "agent_message_chunk":
+        if self._kind != "text":
             self.drain()
-            self._kind = "agent_message_chunk"
+            self._kind = "text"
         self._parts.append(delta)
         if not self._registered:
             self._registered = True
             self._conn.add_coalescer(self)
 
     def thought(self, delta: str) -> None:
-        if self._kind != "agent_thought_chunk":
+        if self._kind != "thought":
             self.drain()
-            self._kind = "agent_thought_chunk"
+            self._kind = "thought"
         self._parts.append(delta)
         if not self._registered:
             self._registered = True
@@ -69,7 +80,7 @@ class SessionUpdates:
             return
         text = self._parts[0] if len(self._parts) == 1 else "".join(self._parts)
         self._parts = []
-        self._send({"sessionUpdate": self._kind, "content": {"type": "text", "text": text}})
+        self._send(self._render.chunk(self._kind, text))
 
     def flush(self) -> None:
         self.drain()
@@ -82,7 +93,7 @@ class SessionUpdates:
         self._conn.send_body(frame(self.session_id, update))
 
     def emit(self, event: TurnEvent) -> None:
-        update = self._render(event)
+        update = self._render.event(event)
         if update is not None:
             self.update(update)
 

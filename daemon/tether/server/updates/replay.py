@@ -72,32 +72,34 @@ def replay_frames(
                 yield f'{head}"agent_message_chunk","content":{{"type":"text","text":{_json(body["text"])}}}{end}'
             results = answers.get(index, {})
             for call in body.get("tool_calls", []):
-                call_id = call["id"]
-                result = results.get(call_id)
-                if result is None:
-                    title, kind, state = call["name"], "other", "failed"
-                else:
-                    title = result.get("title", call["name"])
-                    kind = result.get("kind", "other")
-                    state = "failed" if result.get("is_error") else "completed"
-                if index == pending_at and call_id in pending:
-                    state = "pending"  # waiting for approval; asked again after load
-                text = (
-                    f'{head}"tool_call","toolCallId":{_json(call_id)},"title":{_json(title)},'
-                    f'"kind":{_json(kind)},"status":"{state}","rawInput":{_json(call.get("arguments", {}))}'
-                )
-                if result is None:
-                    yield text + "}}}"
-                elif result.get("locations"):
-                    yield (
-                        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
-                        f'{_json(result.get("content", ""))}}}}}],"locations":{_json(result["locations"])}}}}}}}'
-                    )
-                else:
-                    yield (
-                        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
-                        f'{_json(result.get("content", ""))}}}}}]}}}}}}'
-                    )
+                waiting = index == pending_at and call["id"] in pending
+                yield _call_frame(head, call, results.get(call["id"]), waiting)
+
+
+def _call_frame(head: str, call: dict[str, Any], result: dict[str, Any] | None, waiting: bool) -> str:
+    """A stored call with its result folded in, as a `tool_call` notification."""
+    call_id = call["id"]
+    if result is None:
+        title, kind, state = call["name"], "other", "failed"
+    else:
+        title = result.get("title", call["name"])
+        kind = result.get("kind", "other")
+        state = "failed" if result.get("is_error") else "completed"
+    if waiting:
+        state = "pending"  # waiting for approval; asked again after load
+    text = (
+        f'{head}"tool_call","toolCallId":{_json(call_id)},"title":{_json(title)},'
+        f'"kind":{_json(kind)},"status":"{state}","rawInput":{_json(call.get("arguments", {}))}'
+    )
+    if result is None:
+        return text + "}}}"
+    content = (
+        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
+        f'{_json(result.get("content", ""))}}}}}]'
+    )
+    if result.get("locations"):
+        return f'{content},"locations":{_json(result["locations"])}}}}}}}'
+    return content + "}}}"
 
 
 class PagedReplay:
