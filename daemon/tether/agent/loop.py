@@ -26,6 +26,9 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
+import attrs
+
+from tether_protocol.conversation import Message, ToolResultMessage, message_from_json, messages_from_json
 
 from ..providers.base import (
     Finish,
@@ -229,7 +232,7 @@ class AgentTurn:
             MessageRecord(role="user", body=user, status="error" if blocked else "complete"),
         )
         if not blocked:
-            session.messages.append(user)
+            session.messages.append(message_from_json(user))  # [model] typed at the boundary
         for notice in notices:
             text = notice if notice.startswith("[") else f"[{notice}]"
             self.sink.notice(f"\n{text}\n")
@@ -284,7 +287,7 @@ class AgentTurn:
         waiting = {c.call_id for c in calls}
         kept = [
             m for m in self.session.messages
-            if not (m.get("role") == "tool" and m.get("tool_call_id") in waiting and m.get("content") == MISSING)
+            if not (isinstance(m, ToolResultMessage) and m.tool_call_id in waiting and m.content == MISSING)
         ]
         if len(kept) != len(self.session.messages):
             self.session.messages = kept
@@ -514,7 +517,7 @@ class AgentTurn:
         model's view. The stored history keeps everything; the client is told."""
         session = self.session
         view, summary = await compact(self.provider, session.messages)
-        replaced = summary.get("compaction", {}).get("replaced", 0)
+        replaced = summary.replaced
         await session.store.append_messages(
             session.id, self.handle.turn_id, [MessageRecord(role="user", body=summary)]
         )
@@ -791,7 +794,7 @@ class AgentTurn:
         self._open_step = None
         self._committed_calls, self._started = set(), set()
         if status in MODEL_VISIBLE:
-            self.session.messages.extend(bodies)
+            self.session.messages.extend(messages_from_json(bodies))  # [model] typed at the boundary
         records = [MessageRecord(role=b["role"], body=b, status=status) for b in bodies]
         store = self.session.store
         if clear_pending:
@@ -821,7 +824,7 @@ class AgentTurn:
         # when its caller is cancelled, so a cancel here must not commit them twice. The
         # step so far and what is left of it go in one transaction (the streamed partial
         # they supersede cleared with them).
-        self.session.messages.extend(bodies)
+        self.session.messages.extend(messages_from_json(bodies))  # [model] typed at the boundary
         self._committed_calls = committed
         self._partial_saved = False
         records = [MessageRecord(role=b["role"], body=b) for b in bodies]
@@ -890,11 +893,11 @@ class AgentTurn:
         await self._commit(bodies, status=status)
 
 
-def _wrapped(message: dict[str, Any]) -> dict[str, Any]:
+def _wrapped(message: Message) -> Message:
     """The model's copy of a tool result, marked as data (the stored one stays raw)."""
-    if message.get("role") != "tool":
+    if not isinstance(message, ToolResultMessage):
         return message
-    return {**message, "content": wrap_tool_result(str(message.get("content", "")), str(message.get("name", "tool")))}
+    return attrs.evolve(message, content=wrap_tool_result(message.content, message.name))
 
 
 def _tool_message(

@@ -406,10 +406,11 @@ def _message_row(message: MessageRecord, now: float) -> turns.MessageRow:
     # validated and encoded here, outside the lock: a bad message fails without
     # holding up other writers or opening a transaction
     message.check()
+    body = message.json_body()
     return (
         message.role,
-        encode_json(message.body),
+        encode_json(body),
         message.status,
         message.created_at or now,
-        indexed_text(message.role, message.body),
+        indexed_text(message.role, body),
     )
