@@ -9,6 +9,7 @@ Must not: do I/O or accept a shape it cannot give back (a round trip changes not
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -238,7 +239,12 @@ def _thinking_block(data: Any, index: int) -> ThinkingBlock | RedactedThinking:
 
 
 def _call(data: Any, index: int) -> ToolCall:
-    where = f".tool_calls[{index}]"
+    return tool_call_from_json(data, f".tool_calls[{index}]")
+
+
+def tool_call_from_json(data: Any, where: str = "") -> ToolCall:
+    """One stored tool call ``{id, name, arguments, raw_arguments?}``; other keys (a
+    checkpoint's ``started``) are the caller's. ``where`` prefixes an error's path."""
     if type(data) is not dict:
         raise _bad(where, "an object {id, name, arguments}", data)
     arguments = data.get("arguments", {})
@@ -252,15 +258,16 @@ def _call(data: Any, index: int) -> ToolCall:
 def _tool(data: JsonObject) -> ToolResultMessage:
     call_id, name = _req_str(data, "tool_call_id", ""), _req_str(data, "name", "")
     content = data.get("content", "")
+    structured = None
     if type(content) is not str:
-        raise _bad(".content", "a string", content)
+        structured, content = content, json.dumps(content, ensure_ascii=False)
     is_error = data.get("is_error", False)
     if type(is_error) is not bool:
         raise _bad(".is_error", "a boolean", is_error)
     locations = data.get("locations")
     return ToolResultMessage(
         call_id, name, content, is_error, _opt_str(data, "title", ""), _opt_str(data, "kind", ""),
-        () if locations is None else _locations(locations), data.get("ledger"),
+        () if locations is None else _locations(locations), data.get("ledger"), structured,
     )
 
 
@@ -329,7 +336,7 @@ def _tool_json(message: ToolResultMessage) -> JsonObject:
         "role": "tool",
         "tool_call_id": message.tool_call_id,
         "name": message.name,
-        "content": message.content,
+        "content": message.content if message.structured is None else message.structured,
         "is_error": message.is_error,
     }
     _put(out, "title", message.title)

@@ -171,6 +171,9 @@ class ToolResultMessage:
     kind: str | None = None
     locations: tuple[Location, ...] = ()
     ledger: Any = None  # the tools' own record of what the model read (opaque JSON)
+    # A content stored as JSON other than a string (an imported snapshot's): kept as it
+    # is; `content` is then its JSON text, what the model reads.
+    structured: Any = None
     role: str = attrs.field(default="tool", init=False)
 
 

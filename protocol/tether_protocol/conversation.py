@@ -47,6 +47,7 @@ from ._conversation_json import (
     message_to_json,
     messages_from_json,
     messages_to_json,
+    tool_call_from_json,
 )
 from ._conversation_model import (
     AssistantMessage,
@@ -110,4 +111,5 @@ __all__ = [
     "messages_from_json",
     "messages_to_json",
     "nothing_said",
+    "tool_call_from_json",
 ]

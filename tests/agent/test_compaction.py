@@ -6,11 +6,16 @@ import copy
 from typing import Any
 
 import pytest
-
-from tether.agent.compaction import compact, render_transcript, should_compact, split_point, worth_compacting
+from tether.agent.compaction import (
+    compact,
+    render_transcript,
+    should_compact,
+    split_point,
+    worth_compacting,
+)
 from tether.agent.history import MISSING
 from tether.providers.base import ModelRequest, ProviderError
-from tether.providers.scripted import ScriptError, ScriptedProvider, validate_script
+from tether.providers.scripted import ScriptedProvider, ScriptError, validate_script
 from tether.server.registry import model_view
 from tether_protocol.conversation import (
     AssistantMessage,

@@ -7,7 +7,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tether.agent.history import CLEARED, MISSING, prepare, repair_pairing
 from tether_protocol.conversation import (
     AssistantMessage,
@@ -19,6 +18,7 @@ from tether_protocol.conversation import (
     UserMessage,
     messages_to_json,
 )
+
 
 def user(text: str) -> Message:
     return UserMessage((TextBlock(text),))

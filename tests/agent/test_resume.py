@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from tether.agent.history import MISSING
-from tether_protocol.conversation import ToolResultMessage
 from tether.agent.loop import AgentTurn, TurnServices
 from tether.agent.session import ActiveTurn, AgentSession
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
@@ -19,6 +18,7 @@ from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
+from tether_protocol.conversation import ToolResultMessage
 
 CALL = {"id": "call_w", "name": "write_file", "arguments": {"path": "new.txt", "content": "hello\n"}}
 

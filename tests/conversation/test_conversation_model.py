@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tether_protocol.conversation import (
     AssistantMessage,
     CompactionSummary,
@@ -81,6 +80,7 @@ STORED: list[dict[str, Any]] = [
         "title": "Edit a.py", "kind": "edit", "locations": [{"path": "a.py", "line": 3}, {"path": "b.py"}],
         "ledger": {"a.py": "sha:1"},
     },
+    {"role": "tool", "tool_call_id": "c3", "name": "mcp", "content": {"structured": [1, "x"]}, "is_error": False},
     {"role": "system", "content": "be brief"},
 ]
 
@@ -96,7 +96,7 @@ def test_kinds_are_the_typed_classes() -> None:
     kinds = [type(m) for m in messages_from_json(STORED)]
     assert kinds == [
         UserMessage, UserMessage, UserMessage, CompactionSummary, CompactionSummary, AssistantMessage,
-        AssistantMessage, AssistantMessage, ToolResultMessage, ToolResultMessage, SystemMessage,
+        AssistantMessage, AssistantMessage, ToolResultMessage, ToolResultMessage, ToolResultMessage, SystemMessage,
     ]
     user = message_from_json(STORED[1])
     assert isinstance(user, UserMessage)
@@ -106,6 +106,8 @@ def test_kinds_are_the_typed_classes() -> None:
     assistant = message_from_json(STORED[7])
     assert isinstance(assistant, AssistantMessage)
     assert assistant.tool_calls[1] == ToolCall("c2", "grep", {}, "{not json")
+    structured = message_from_json(STORED[10])
+    assert isinstance(structured, ToolResultMessage) and structured.content == '{"structured": [1, "x"]}'
     summary = message_from_json(STORED[4])
     assert isinstance(summary, CompactionSummary) and (summary.replaced, summary.kept) == (7, None)
 

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-
 from local_http import LocalHTTPServer, Reply, json_reply, sse
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import (

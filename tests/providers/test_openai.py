@@ -17,7 +17,6 @@ from typing import Any
 
 import anyio
 import pytest
-
 from local_http import LocalHTTPServer, Reply, json_reply, sse
 from tether.providers.base import (
     Finish,

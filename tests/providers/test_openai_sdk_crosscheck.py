@@ -19,9 +19,8 @@ from typing import Any
 
 import openai
 import pytest
-from openai.lib.streaming.chat import ChatCompletionStreamState
-
 from local_http import LocalHTTPServer, Reply
+from openai.lib.streaming.chat import ChatCompletionStreamState
 from tether.providers.base import (
     ModelRequest,
     ProviderError,

@@ -19,9 +19,14 @@ from typing import Any
 
 import pytest
 from local_http import LocalHTTPServer, Reply, json_reply, sse
-
 from tether.providers.anthropic import AnthropicProvider
-from tether.providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta
+from tether.providers.base import (
+    ModelRequest,
+    Provider,
+    ProviderError,
+    ProviderEvent,
+    TextDelta,
+)
 from tether.providers.http import RetryPolicy
 from tether.providers.openai import OpenAIProvider
 from tether.providers.record import RecordingProvider

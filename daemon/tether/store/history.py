@@ -25,7 +25,6 @@ from tether.store import turns
 from tether.store.database import Database, Work
 from tether.store.errors import StoreError
 from tether.store.liveness import alive, this_process
-from tether.store.rules import RuleStore
 from tether.store.records import (
     FINAL_TURN_STATUSES,
     MessageRecord,
@@ -39,6 +38,7 @@ from tether.store.records import (
     parse_session_cursor,
     session_cursor,
 )
+from tether.store.rules import RuleStore
 
 __all__ = ["HistoryStore"]
 
