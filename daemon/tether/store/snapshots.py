@@ -25,8 +25,11 @@ from collections.abc import Callable
 from typing import Any
 
 import aiosqlite
-
-from tether_protocol.conversation import ConversationError, message_from_json, tool_call_from_json
+from tether_protocol.conversation import (
+    ConversationError,
+    message_from_json,
+    tool_call_from_json,
+)
 
 from tether.store.errors import StoreError
 from tether.store.history import HistoryStore
