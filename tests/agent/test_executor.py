@@ -98,7 +98,7 @@ async def test_a_commands_exit_code_and_duration_are_reported_as_data(tmp_path: 
     assert run.duration_s >= 0.3 and run.output == "hi\n"
     # what the model reads is unchanged: the output, then the exit code and the duration
     assert outcome.result.is_error and outcome.result.text.startswith("hi\nexit code 3 · ")
-    assert outcome.message()["content"] == outcome.result.text
+    assert outcome.message().content == outcome.result.text
     final = sink.events[-1]
     assert isinstance(final, ToolCallPatch) and final.status == "failed"
 
@@ -171,6 +171,6 @@ async def test_an_unknown_tool_is_an_error_result_not_a_failed_turn(tmp_path: Pa
     assert sorted(o.call.call_id for o in log.outcomes) == ["r1", "r2", "x1"]
     unknown = next(o for o in log.outcomes if o.call.call_id == "x1")
     assert unknown.result.is_error and "unknown tool 'no_such_tool'" in unknown.result.text
-    assert unknown.title is None and "title" not in unknown.message()
+    assert unknown.title is None and unknown.message().title is None
     read = next(o for o in log.outcomes if o.call.call_id == "r1")
-    assert not read.result.is_error and "one" in read.result.text and read.message()["kind"] == "read"
+    assert not read.result.is_error and "one" in read.result.text and read.message().kind == "read"

@@ -13,6 +13,7 @@ from tether.server.registry import model_view
 from tether.store import HistoryStore
 from tether.tools.base import ToolResult
 from tether.tools.sandbox import WorkspaceSandbox
+from tether_protocol.conversation import Message, ToolResultMessage
 
 USER = {"role": "user", "content": [{"type": "text", "text": "go"}]}
 
@@ -30,10 +31,15 @@ def _done(step: StepState, call_id: str, text: str = "ok") -> CallOutcome:
 
 
 async def _stored(store: HistoryStore) -> list[tuple[str, Any, str]]:
-    return [(m.role, m.body.get("tool_call_id") or m.body.get("text"), m.status) for m in await store.load_messages("s1")]
+    """(role, call id or text, status) of each stored message."""
+    rows = []
+    for m in await store.load_messages("s1"):
+        body = m.json_body()
+        rows.append((m.role, body.get("tool_call_id") or body.get("text"), m.status))
+    return rows
 
 
-async def _session(store: HistoryStore, ws: Path, messages: list[dict[str, Any]] | None = None) -> AgentSession:
+async def _session(store: HistoryStore, ws: Path, messages: list[Message] | None = None) -> AgentSession:
     return AgentSession("s1", ws, store, WorkspaceSandbox(ws), "ask", messages=messages or [])
 
 
@@ -67,7 +73,7 @@ async def test_a_crash_while_asking_resumes_to_the_same_step(tmp_path: Path) -> 
         ]
         waiting = await store.waiting_turn("s1")
         assert waiting is not None and waiting[0] == "t1"
-        stored = [(m.role, m.body, m.status) for m in await store.load_messages("s1")]
+        stored = [(m.role, m.json_body(), m.status) for m in await store.load_messages("s1")]
         session = await _session(store, ws, model_view(stored))
         journal = TurnJournal(session, "t1")
         journal.drop_stand_ins({c["id"] for c in waiting[1]["calls"]})
@@ -105,9 +111,9 @@ async def test_a_resumed_step_commits_each_result_once(tmp_path: Path) -> None:
         await journal.commit_step()
 
         assert await store.waiting_turn("s1") is None and journal.step is None
-        tools = [m.body["tool_call_id"] for m in await store.load_messages("s1") if m.role == "tool"]
+        tools = [m.json_body()["tool_call_id"] for m in await store.load_messages("s1") if m.role == "tool"]
         assert tools == ["b", "c"]
-        assert [m.get("tool_call_id") for m in session.messages if m["role"] == "tool"] == ["b", "c"]
+        assert [m.tool_call_id for m in session.messages if isinstance(m, ToolResultMessage)] == ["b", "c"]
         del step
 
 
@@ -123,13 +129,13 @@ async def test_a_cancel_pairs_every_call_and_keeps_what_was_said(tmp_path: Path)
         journal.record(_done(step, "a"))
         assert journal.unrun_calls() == ["b"]
         await journal.close("cancelled")
-        rows = [(m.role, m.status, m.body.get("content")) for m in await store.load_messages("s1")]
+        rows = [(m.role, m.status, m.json_body().get("content")) for m in await store.load_messages("s1")]
         assert rows[1:] == [
             ("assistant", "cancelled", None), ("tool", "cancelled", "ok"),
             ("tool", "cancelled", "not run: the turn was cancelled before this tool finished"),
         ]
         # what was said before a cancel stays in the model's view
-        assert [m["role"] for m in session.messages] == ["user", "assistant", "tool", "tool"]
+        assert [m.role for m in session.messages] == ["user", "assistant", "tool", "tool"]
 
 
 async def test_a_partial_is_kept_until_the_step_commits(tmp_path: Path) -> None:
@@ -161,7 +167,7 @@ async def test_a_broken_reply_is_set_aside_out_of_the_models_view(tmp_path: Path
         await journal.set_aside(step)
         assert journal.step is None
         assert (await _stored(store))[-1] == ("assistant", "step 1", "incomplete")
-        assert [m["role"] for m in session.messages] == ["user"]
+        assert [m.role for m in session.messages] == ["user"]
 
 
 async def _partial(store: HistoryStore) -> Any:

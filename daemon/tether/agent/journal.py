@@ -19,7 +19,15 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+
+from tether_protocol.conversation import (
+    CompactionSummary,
+    JsonObject,
+    Message,
+    ToolResultMessage,
+    message_from_json,
+    message_to_json,
+)
 
 from ..store import MessageRecord
 from .history import MISSING
@@ -53,7 +61,7 @@ class CallStage(enum.Enum):
 class _Call:
     stage: CallStage = CallStage.WAITING
     started: bool = False  # recorded as started: may have run, never run again unasked
-    result: dict[str, Any] | None = None
+    result: ToolResultMessage | None = None
 
 
 @dataclass(slots=True)
@@ -76,22 +84,23 @@ class TurnJournal:
 
     # ---- the turn ------------------------------------------------------------------
 
-    async def begin(self, user: dict[str, Any], *, blocked: bool) -> None:
-        """Store the user message; a blocked prompt is kept but never sent to the model."""
+    async def begin(self, user: JsonObject, *, blocked: bool) -> None:
+        """Store the user message (stored as the client sent its blocks); a blocked prompt
+        is kept but never sent to the model."""
         record = MessageRecord(role="user", body=user, status="error" if blocked else "complete")
         await self.session.store.begin_turn(self.session.id, self.turn_id, record)
         if not blocked:
-            self.session.messages.append(user)
+            self.session.messages.append(message_from_json(user))
 
     async def set_title(self, title: str) -> None:
         self.session.title = title
         await self.session.store.update_session(self.session.id, title=title)
 
-    async def record_compaction(self, summary: dict[str, Any]) -> None:
-        records = [MessageRecord(role="user", body=summary)]
+    async def record_compaction(self, summary: CompactionSummary) -> None:
+        records = [MessageRecord.of(summary)]
         await self.session.store.append_messages(self.session.id, self.turn_id, records)
 
-    async def finish(self, status: str, stop_reason: str, error: str | None, report: dict[str, Any]) -> None:
+    async def finish(self, status: str, stop_reason: str, error: str | None, report: JsonObject) -> None:
         await self.session.store.finish_turn(
             self.turn_id, status, None if status == "error" else stop_reason, error=error, report=report
         )
@@ -117,7 +126,7 @@ class TurnJournal:
     async def save_partial(self, step: StepState) -> None:
         """What the step streamed so far (time-based, never per event): a killed daemon keeps it."""
         self._partial_saved = True
-        await self.session.store.save_partial(self.turn_id, _partial(step))
+        await self.session.store.save_partial(self.turn_id, message_to_json(step.partial()))
 
     async def commit_step(self) -> None:
         """The step ended: commit what of it is not committed yet (and, if it was
@@ -125,7 +134,7 @@ class TurnJournal:
         step = self.step
         assert step is not None, "no open step"
         checkpointed = self.stage is StepStage.CHECKPOINTED
-        bodies = [] if checkpointed else [step.assistant_message()]
+        bodies: list[Message] = [] if checkpointed else [step.assistant()]
         for call_id in step.calls:
             call = self._calls[call_id]
             if call.stage is not CallStage.COMMITTED:
@@ -136,7 +145,7 @@ class TurnJournal:
     async def set_aside(self, step: StepState) -> None:
         """A reply that broke off after output was shown: kept `incomplete`, out of the
         model's view; the step is streamed again."""
-        await self._commit([_partial(step)], status="incomplete")
+        await self._commit([step.partial()], status="incomplete")
 
     def unrun_calls(self) -> list[str]:
         """The open step's calls that have no result (the client saw them start)."""
@@ -150,8 +159,8 @@ class TurnJournal:
         self.step = self.stage = None
         if step is None:
             return
-        assistant = step.assistant_message()
-        bodies = [] if checkpointed else [assistant]
+        assistant = step.assistant()
+        bodies: list[Message] = [] if checkpointed else [assistant]
         for call in step.calls.values():
             held = self._calls.get(call.call_id)
             if held is not None and held.stage is CallStage.COMMITTED:
@@ -159,10 +168,10 @@ class TurnJournal:
             bodies.append(held.result if held is not None and held.result is not None else _not_run(call, status))
         if checkpointed:
             await self._commit(bodies, status, clear_pending=True)
-        elif assistant["text"] or "tool_calls" in assistant or "thinking" in assistant:
+        elif assistant.text or assistant.tool_calls or assistant.thinking is not None:
             await self._commit(bodies, status)
 
-    async def _commit(self, bodies: list[dict[str, Any]], status: str = "complete", *, clear_pending: bool = False) -> None:
+    async def _commit(self, bodies: list[Message], status: str = "complete", *, clear_pending: bool = False) -> None:
         """Commit a step's messages; ``clear_pending``: and, in the same transaction, the
         checkpoint of its calls waiting for approval (they have all run now)."""
         # The step stops being open before the write: the store finishes a write even
@@ -171,7 +180,7 @@ class TurnJournal:
         self._calls = {}
         if status in MODEL_VISIBLE:
             self.session.messages.extend(bodies)
-        records = [MessageRecord(role=b["role"], body=b, status=status) for b in bodies]
+        records = [MessageRecord.of(b, status) for b in bodies]
         store = self.session.store
         if clear_pending:
             await store.commit_step(self.session.id, self.turn_id, records, None)
@@ -190,7 +199,7 @@ class TurnJournal:
         step = self.step
         if step is None:
             return
-        bodies = [] if self.stage is StepStage.CHECKPOINTED else [step.assistant_message()]
+        bodies: list[Message] = [] if self.stage is StepStage.CHECKPOINTED else [step.assistant()]
         for call_id in step.calls:
             call = self._calls.get(call_id)
             if call is not None and call.stage is CallStage.FINISHED and call.result is not None:
@@ -203,7 +212,7 @@ class TurnJournal:
         self.stage = StepStage.CHECKPOINTED
         self.session.messages.extend(bodies)
         self._partial_saved = False
-        records = [MessageRecord(role=b["role"], body=b) for b in bodies]
+        records = [MessageRecord.of(b) for b in bodies]
         await self.session.store.commit_step(self.session.id, self.turn_id, records, self._pending())
 
     async def mark_started(self, call_id: str) -> None:
@@ -215,7 +224,7 @@ class TurnJournal:
         call.stage, call.started = CallStage.STARTED, True
         await self.session.store.set_pending(self.turn_id, self._pending())
 
-    def _pending(self) -> dict[str, Any]:
+    def _pending(self) -> JsonObject:
         """The checkpoint of the step's calls still to run: those whose results are not
         committed, a call that was approved and started marked ``started``."""
         assert self.step is not None
@@ -228,10 +237,10 @@ class TurnJournal:
             calls.append({"id": c.call_id, "name": c.name, "arguments": c.arguments or {}, **started})
         return {"step": self.step.index, "calls": calls}
 
-    def resume(self, pending: dict[str, Any]) -> Resumed:
+    def resume(self, pending: JsonObject) -> Resumed:
         """Reopen the step a previous daemon checkpointed (its assistant message is
         stored) with its calls still to run, those that had started marked so."""
-        waiting = [c for c in pending.get("calls", [])]
+        waiting: list[JsonObject] = list(pending.get("calls", []))
         calls = [
             PendingCall(c["id"], c["name"], arguments=c.get("arguments") or {}, ended=True) for c in waiting
         ]
@@ -250,7 +259,7 @@ class TurnJournal:
         messages = self.session.messages
         kept = [
             m for m in messages
-            if not (m.get("role") == "tool" and m.get("tool_call_id") in call_ids and m.get("content") == MISSING)
+            if not (isinstance(m, ToolResultMessage) and m.tool_call_id in call_ids and m.content == MISSING)
         ]
         if len(kept) != len(messages):
             self.session.messages = kept
@@ -260,21 +269,8 @@ class TurnJournal:
 _NO_RESULT = frozenset({CallStage.WAITING, CallStage.STARTED})
 
 
-def _partial(step: StepState) -> dict[str, Any]:
-    partial: dict[str, Any] = {"role": "assistant", "text": step.text}
-    if step.thinking_parts:
-        partial["thinking"] = step.thinking
-    return partial
-
-
-def _not_run(call: PendingCall, status: str) -> dict[str, Any]:
-    return {
-        "role": "tool",
-        "tool_call_id": call.call_id,
-        "name": call.name,
-        "content": not_run_text(status),
-        "is_error": True,
-    }
+def _not_run(call: PendingCall, status: str) -> ToolResultMessage:
+    return ToolResultMessage(call.call_id, call.name, not_run_text(status), is_error=True)
 
 
 def not_run_text(status: str) -> str:

@@ -12,6 +12,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tether_protocol.conversation import (
+    AssistantMessage,
+    JsonObject,
+    Location,
+    RedactedThinking,
+    ThinkingBlock,
+    ToolCall,
+    ToolResultMessage,
+    message_to_json,
+)
+
 from ..tools.base import ToolResult
 
 
@@ -49,9 +60,8 @@ class StepState:
     text_parts: list[str] = field(default_factory=list)
     thinking_parts: list[str] = field(default_factory=list)
     thinking_signature: str | None = None  # Anthropic: must be sent back with the thinking
-    # Anthropic thinking blocks in order ({"type": "thinking", "thinking", "signature"} or
-    # {"type": "redacted_thinking", "data"}), closed by their signature.
-    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    # Anthropic thinking blocks in order, each closed by its signature.
+    thinking_blocks: list[ThinkingBlock | RedactedThinking] = field(default_factory=list)
     _block_text: list[str] = field(default_factory=list)
     calls: dict[str, PendingCall] = field(default_factory=dict)
     input_tokens: int = 0
@@ -69,12 +79,10 @@ class StepState:
             self._block_text.append(text)
         if signature:
             self.thinking_signature = signature
-            self.thinking_blocks.append(
-                {"type": "thinking", "thinking": "".join(self._block_text), "signature": signature}
-            )
+            self.thinking_blocks.append(ThinkingBlock("".join(self._block_text), signature))
             self._block_text = []
         if redacted:
-            self.thinking_blocks.append({"type": "redacted_thinking", "data": redacted})
+            self.thinking_blocks.append(RedactedThinking(redacted))
 
     @property
     def text(self) -> str:
@@ -90,26 +98,29 @@ class StepState:
             call.finish()
         return list(self.calls.values())
 
-    def assistant_message(self) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "text": self.text}
-        if self.thinking_parts:
-            message["thinking"] = self.thinking
-        if self.thinking_signature:
-            message["thinking_signature"] = self.thinking_signature
-        if self.thinking_blocks:
-            message["thinking_blocks"] = self.thinking_blocks
-        calls = self.finish_calls()
-        if calls:
-            message["tool_calls"] = [
-                {
-                    "id": c.call_id,
-                    "name": c.name,
-                    "arguments": c.arguments if c.arguments is not None else {},
-                    **({"raw_arguments": "".join(c.arg_parts)} if c.parse_error else {}),
-                }
-                for c in calls
-            ]
-        return message
+    def assistant(self) -> AssistantMessage:
+        """The step's assistant message: what it said, thought and called."""
+        return AssistantMessage(
+            self.text,
+            thinking=self.thinking if self.thinking_parts else None,
+            thinking_signature=self.thinking_signature,
+            thinking_blocks=tuple(self.thinking_blocks),
+            tool_calls=tuple(
+                ToolCall(
+                    c.call_id, c.name, c.arguments if c.arguments is not None else {},
+                    raw_arguments="".join(c.arg_parts) if c.parse_error else None,
+                )
+                for c in self.finish_calls()
+            ),
+        )
+
+    def assistant_message(self) -> JsonObject:
+        """The step's assistant message as stored (JSON)."""
+        return message_to_json(self.assistant())
+
+    def partial(self) -> AssistantMessage:
+        """What the step streamed so far (text and thinking, no calls)."""
+        return AssistantMessage(self.text, thinking=self.thinking if self.thinking_parts else None)
 
 
 @dataclass(slots=True)
@@ -125,24 +136,16 @@ class CallOutcome:
     # what the model has read)
     ledger: dict[str, str | None] | None = None
 
-    def message(self) -> dict[str, Any]:
+    def message(self) -> ToolResultMessage:
         """The tool message stored and sent back to the model."""
         result = self.result
-        message: dict[str, Any] = {
-            "role": "tool",
-            "tool_call_id": self.call.call_id,
-            "name": self.call.name,
-            "content": result.text,
-            "is_error": result.is_error,
-        }
-        if self.title is not None:
-            message["title"] = self.title
-            message["kind"] = self.kind
-        if result.locations:
-            message["locations"] = [
-                {"path": loc.path, **({"line": loc.line} if loc.line is not None else {})}
-                for loc in result.locations
-            ]
-        if self.ledger:
-            message["ledger"] = self.ledger
-        return message
+        return ToolResultMessage(
+            self.call.call_id,
+            self.call.name,
+            result.text,
+            is_error=result.is_error,
+            title=self.title,
+            kind=self.kind if self.title is not None else None,
+            locations=tuple(Location(loc.path, loc.line) for loc in result.locations),
+            ledger=self.ledger,
+        )

@@ -18,6 +18,10 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, cast
 
+import attrs
+
+from tether_protocol.conversation import Message, ToolResultMessage
+
 from ..providers.base import (
     Finish,
     ModelRequest,
@@ -219,7 +223,7 @@ class StepRunner:
         model's view. The stored history keeps everything; the client is told."""
         session = self.session
         view, summary = await compact(self.provider, session.messages)
-        replaced = summary.get("compaction", {}).get("replaced", 0)
+        replaced = summary.replaced
         await self.journal.record_compaction(summary)
         session.messages = view
         session.context = ContextEstimate()
@@ -227,8 +231,8 @@ class StepRunner:
         self.sink.emit(ContextCompacted(replaced, reason))
 
 
-def _wrapped(message: dict[str, Any]) -> dict[str, Any]:
+def _wrapped(message: Message) -> Message:
     """The model's copy of a tool result, marked as data (the stored one stays raw)."""
-    if message.get("role") != "tool":
+    if not isinstance(message, ToolResultMessage):
         return message
-    return {**message, "content": wrap_tool_result(str(message.get("content", "")), str(message.get("name", "tool")))}
+    return attrs.evolve(message, content=wrap_tool_result(message.content, message.name))
