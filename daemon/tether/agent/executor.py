@@ -21,15 +21,27 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
+from tether_protocol.conversation import JsonObject
+
 from ..approvals import ApprovalGate, ApprovalRequest, Asker, AskerAnswer, Verdict
 from ..store import StorageFault
-from ..tools.base import ChangePreview, FileIO, MutatingTool, Tool, ToolContext, ToolError, ToolResult, validate_args
+from ..tools.base import (
+    ChangePreview,
+    FileIO,
+    MutatingTool,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolLocation,
+    ToolResult,
+    validate_args,
+)
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
 from .live_output import OutputTail, TerminalStream
@@ -96,14 +108,14 @@ class _CheckpointingAsker:
         return await self.inner.ask(request, reason)
 
 
-def safe_title(tool: Tool, args: Mapping[str, Any]) -> str:
+def safe_title(tool: Tool, args: JsonObject) -> str:
     try:
         return str(tool.title(args))
     except Exception:
         return str(tool.name)
 
 
-def known_locations(tool: Tool, args: Mapping[str, Any], session: AgentSession) -> tuple[Any, ...]:
+def known_locations(tool: Tool, args: JsonObject, session: AgentSession) -> tuple[ToolLocation, ...]:
     """The places a call points at before it runs (never raises)."""
     try:
         return tuple(tool.locations(args, session.sandbox))
@@ -269,7 +281,7 @@ class ToolExecutor:
 
     # ---- calls that change things --------------------------------------------------
 
-    async def _run_approved(self, call: PendingCall, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def _run_approved(self, call: PendingCall, tool: Tool, args: JsonObject, ctx: ToolContext) -> ToolResult:
         """Preview, ask the gate, then apply or run — or tell the model why not."""
         confined = await self._command_sandbox() if tool.kind == "execute" else None
         refusal = self._read_only_refusal(tool, confined)
@@ -317,7 +329,7 @@ class ToolExecutor:
         )
 
     def _request(
-        self, call: PendingCall, tool: Tool, args: dict[str, Any], previews: list[ChangePreview],
+        self, call: PendingCall, tool: Tool, args: JsonObject, previews: list[ChangePreview],
         confined: SandboxChoice | None,
     ) -> ApprovalRequest:
         command = args.get("command") if tool.kind == "execute" else None
@@ -345,7 +357,7 @@ class ToolExecutor:
             return Verdict(False, "no approval gate is configured; nothing that changes files runs")
         return await gate.decide(request, _CheckpointingAsker(self.services.asker, self.journal))
 
-    def _started(self, call: PendingCall, tool: Tool, args: dict[str, Any], verdict: Verdict) -> TerminalInfo | None:
+    def _started(self, call: PendingCall, tool: Tool, args: JsonObject, verdict: Verdict) -> TerminalInfo | None:
         """The call is approved and starts: the client sees why, and the terminal its
         output goes to (a command, when the client shows terminals)."""
         if not (self.services.terminal_output_meta and tool.kind == "execute"):

@@ -20,15 +20,16 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 import anyio
+
+from tether_protocol.conversation import JsonObject
 
 from ..providers.base import Provider, ProviderError
 from ..tools.registry import ToolRegistry
 from .context import project_instructions
 from .executor import ToolExecutor, TurnServices
-from .guard import InputGuard, truncate_user_blocks
+from .guard import Finding, GuardResult, InputGuard, truncate_user_blocks
 from .journal import MODEL_VISIBLE, TurnJournal, not_run_text
 from .report import RunReportBuilder
 from .session import ActiveTurn, AgentSession
@@ -88,9 +89,9 @@ class AgentTurn:
             guard=self.guard, journal=self.journal,
         )
 
-    async def run(self, prompt: list[dict[str, Any]]) -> TurnOutcome:
+    async def run(self, prompt: list[JsonObject]) -> TurnOutcome:
         prompt, notices, verdict = self._screen_prompt(prompt)
-        user: dict[str, Any] = {"role": "user", "content": prompt}
+        user: JsonObject = {"role": "user", "content": prompt}
         if verdict.findings:
             user["guard"] = {
                 "findings": [{"pattern": f.pattern, "excerpt": f.excerpt} for f in verdict.findings],
@@ -112,12 +113,12 @@ class AgentTurn:
                 self.sink.emit(TitleChanged(title))
         return await self._drive(self._steps)
 
-    def _screen_prompt(self, prompt: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str], Any]:
+    def _screen_prompt(self, prompt: list[JsonObject]) -> tuple[list[JsonObject], list[str], GuardResult]:
         """Over-long text is cut (never refused); the input guard looks at the rest."""
         prompt, cut = truncate_user_blocks(prompt)
         notices: list[str] = [cut] if cut else []
         screened = []
-        attached: list[Any] = []  # findings in attached files' text
+        attached: list[Finding] = []  # findings in attached files' text
         for block in prompt:
             resource = block.get("resource")
             if block.get("type") == "resource" and isinstance(resource, dict) and isinstance(resource.get("text"), str):
@@ -135,7 +136,7 @@ class AgentTurn:
         verdict.findings += attached  # recorded with the message
         return screened, notices, verdict
 
-    async def resume(self, pending: dict[str, Any]) -> TurnOutcome:
+    async def resume(self, pending: JsonObject) -> TurnOutcome:
         """Continue a turn a previous daemon left waiting for approval (seed 004's
         checkpoint at the suspension point): run the step's remaining tool calls (asking
         again), then the following steps. Finished steps are not sent to the model again."""
@@ -207,7 +208,7 @@ class AgentTurn:
         self.sink.emit(UsageUpdated(context.used(messages), self.provider.context_window))
 
 
-def _title_from(prompt: list[dict[str, Any]]) -> str:
+def _title_from(prompt: list[JsonObject]) -> str:
     for block in prompt:
         if block.get("type") == "text" and str(block.get("text", "")).strip():
             line = str(block["text"]).strip().splitlines()[0]

@@ -143,9 +143,18 @@ class StepStarted:
     index: int
 
 
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """A turn with no `session/prompt` to answer (one resumed after a restart, or dropped
+    while it waited) ended. ACP v2 reports every turn's end this way (`state_update`)."""
+
+    turn_id: str
+    stop_reason: str
+
+
 TurnEvent = (
     ToolCallStarted | ToolCallPatch | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
-    | TitleChanged | Notice | ContextCompacted | StepStarted
+    | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded
 )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from tether_protocol.conversation import (
     AssistantMessage,
@@ -31,7 +30,7 @@ class PendingCall:
     call_id: str
     name: str
     arg_parts: list[str] = field(default_factory=list)
-    arguments: dict[str, Any] | None = None
+    arguments: JsonObject | None = None
     parse_error: str | None = None
     ended: bool = False
 

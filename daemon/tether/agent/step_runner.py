@@ -16,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, cast
+from typing import cast
 
 import attrs
 
-from tether_protocol.conversation import Message, ToolResultMessage
+from tether_protocol.conversation import JsonObject, Message, ToolResultMessage
 
 from ..providers.base import (
     Finish,
@@ -61,7 +61,7 @@ class StepRunner:
         provider: Provider,
         tools: ToolRegistry,
         sink: TurnSink,
-        instructions: Any,
+        instructions: str,
         keep_user_turns: int,
         max_output_tokens: int,
     ) -> None:
@@ -73,7 +73,7 @@ class StepRunner:
         self._retried_step = False
         self._compacted_for_error = False
 
-    async def stream(self, index: int, tool_specs: list[dict[str, Any]]) -> StepState:
+    async def stream(self, index: int, tool_specs: list[JsonObject]) -> StepState:
         """Stream one step; if the stream breaks after output was shown, retry it once.
 
         The provider already retried failures that happened before any output. A break
@@ -107,7 +107,7 @@ class StepRunner:
         await self.journal.set_aside(state)
         self.sink.emit(Notice(f"\n\n[the model's reply broke off: {exc}. Retrying this step once.]\n\n"))
 
-    async def _stream_step(self, state: StepState, tool_specs: list[dict[str, Any]]) -> None:
+    async def _stream_step(self, state: StepState, tool_specs: list[JsonObject]) -> None:
         await self._compact_if_needed()
         request = self._request(state, tool_specs)
         state.started = time.perf_counter()
@@ -125,7 +125,7 @@ class StepRunner:
             self.sink.text(text)
         state.llm_done = time.perf_counter()
 
-    def _request(self, state: StepState, tool_specs: list[dict[str, Any]]) -> ModelRequest:
+    def _request(self, state: StepState, tool_specs: list[JsonObject]) -> ModelRequest:
         session = self.session
         messages = prepare(
             session.messages,

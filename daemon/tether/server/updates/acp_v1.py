@@ -28,6 +28,7 @@ from ...agent.sink import (
     ToolCallPatch,
     ToolCallStarted,
     ToolContent,
+    TurnEnded,
     TurnEvent,
     UsageUpdated,
 )
@@ -139,6 +140,10 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     Notice: lambda e: notice(e.text),
     ContextCompacted: _compacted,
     StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
+    TurnEnded: lambda e: {
+        "sessionUpdate": "session_info_update",
+        "_meta": {"tether": {"turnEnded": {"turnId": e.turn_id, "stopReason": e.stop_reason}}},
+    },
 }
 
 
