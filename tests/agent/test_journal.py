@@ -3,15 +3,22 @@ and that a new daemon resumes a waiting step to the same state."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 from tether.agent.journal import CallStage, StepStage, TurnJournal
-from tether.agent.session import AgentSession
+from tether.agent.loop import AgentTurn, TurnServices
+from tether.agent.session import ActiveTurn, AgentSession
 from tether.agent.state import CallOutcome, PendingCall, StepState
+from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
+from tether.providers.scripted import ScriptedProvider
 from tether.server.registry import model_view
 from tether.store import HistoryStore
 from tether.tools.base import ToolResult
+from tether.tools.disk_io import DiskFileIO
+from tether.tools.mutating import default_mutating_tools
+from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.sandbox import WorkspaceSandbox
 from tether_protocol.conversation import Message, ToolResultMessage
 
@@ -175,3 +182,84 @@ async def _partial(store: HistoryStore) -> Any:
 
     rows = await store._db.read("SELECT partial FROM turns WHERE id = ?", ("t1",))
     return json.loads(rows[0][0]) if rows[0][0] else None
+
+
+# ---- a whole turn, killed while it asks, resumed by a new daemon -----------------------
+
+SCRIPT = {"replies": [
+    {"when": {"step": 1}, "text": "Writing.", "tool_calls": [
+        {"id": "r1", "name": "read_file", "arguments": {"path": "README.md"}},
+        {"id": "w1", "name": "write_file", "arguments": {"path": "a.txt", "content": "one\n"}},
+        {"id": "w2", "name": "write_file", "arguments": {"path": "b.txt", "content": "two\n"}},
+    ]},
+    {"when": {"step": 2}, "text": "Both written."},
+]}
+
+
+class AllowsAndSnapshots:
+    """Allows every call; the first time it is asked about `w2`, copies the database as a
+    daemon killed at that moment would leave it."""
+
+    def __init__(self, db: Path, copy: Path) -> None:
+        self.db, self.copy = db, copy
+
+    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        if request.call_id == "w2" and not self.copy.exists():
+            for suffix in ("", "-wal"):
+                source = Path(f"{self.db}{suffix}")
+                if source.exists():
+                    shutil.copyfile(source, f"{self.copy}{suffix}")
+        return AskerAnswer("allow_once")
+
+
+def _turn(session: AgentSession, store: HistoryStore, turn_id: str, asker: Any) -> AgentTurn:
+    tools = ToolRegistry([*default_read_only_tools(), *default_mutating_tools()])
+    return AgentTurn(
+        session, ActiveTurn(turn_id), provider=ScriptedProvider(SCRIPT), tools=tools, sink=_Quiet(), max_steps=5,
+        services=TurnServices(gate=ApprovalGate(store.rules), asker=asker, files=DiskFileIO(session.sandbox)),
+    )
+
+
+class _Quiet:
+    def text(self, delta: str) -> None: ...
+
+    def thought(self, delta: str) -> None: ...
+
+    def emit(self, event: Any) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+async def _conversation(store: HistoryStore) -> list[tuple[str, Any, str]]:
+    return [(m.role, m.json_body(), m.status) for m in await store.load_messages("s1")]
+
+
+async def test_a_turn_killed_while_asking_resumes_to_the_state_it_would_have_reached(tmp_path: Path) -> None:
+    """The same turn twice: run through, and killed when asked about its second edit
+    (the database copied at that moment), then resumed from that copy. Both end with the
+    same stored conversation and the same files."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text("hello\n")
+    db, killed = tmp_path / "h.sqlite3", tmp_path / "killed.sqlite3"
+    async with await HistoryStore.open(db) as store:
+        await store.create_session("s1", str(ws), "ask")
+        session = await _session(store, ws)
+        outcome = await _turn(session, store, "t1", AllowsAndSnapshots(db, killed)).run(
+            [{"type": "text", "text": "write both"}])
+        assert outcome.stop_reason == "end_turn"
+        straight = await _conversation(store)
+
+    (ws / "a.txt").unlink()  # what the edits did is redone (or not) by the resumed turn
+    (ws / "b.txt").unlink()
+    async with await HistoryStore.open(killed) as store:
+        waiting = await store.waiting_turn("s1")
+        assert waiting is not None and [c["id"] for c in waiting[1]["calls"]] == ["w2"]
+        stored = [(m.role, m.json_body(), m.status) for m in await store.load_messages("s1")]
+        session = await _session(store, ws, model_view(stored))
+        (ws / "a.txt").write_text("one\n")  # w1 had run before the kill
+        outcome = await _turn(session, store, waiting[0], AllowsAndSnapshots(db, killed)).resume(waiting[1])
+        assert outcome.stop_reason == "end_turn" and await store.waiting_turn("s1") is None
+        assert await _conversation(store) == straight
+    assert (ws / "b.txt").read_text() == "two\n"
+    assert [m[0] for m in straight] == ["user", "assistant", "tool", "tool", "tool", "assistant"]
