@@ -27,7 +27,7 @@ from typing import Any
 import aiosqlite
 from tether_protocol.conversation import (
     ConversationError,
-    message_from_json,
+    check_message_json,
     tool_call_from_json,
 )
 
@@ -408,7 +408,7 @@ def _check_messages(messages: list[Any], turn_ids: set[str]) -> None:
             _check_message_fields(message, f"messages[{i}]", last, turn_ids)
         last = message["seq"]
         try:  # the body: what replay, search and the model rely on, by the one converter
-            message_from_json(message["body"], message["role"])
+            check_message_json(message["body"], message["role"])
         except ConversationError as exc:
             raise SnapshotError(f"messages[{i}].body{exc}") from None
 
