@@ -350,21 +350,6 @@ def _tool_json(message: ToolResultMessage) -> JsonObject:
     return out
 
 
-def messages_from_json(items: Iterable[Any]) -> list[Message]:
-    """``message_from_json`` of each stored body; an error's path starts ``[index]``."""
-    out: list[Message] = []
-    for index, item in enumerate(items):
-        try:
-            out.append(message_from_json(item))
-        except ConversationError as exc:
-            raise ConversationError(f"[{index}]{exc.path}", exc.reason) from None
-    return out
-
-
-def messages_to_json(messages: Iterable[Message]) -> list[JsonObject]:
-    return [message_to_json(m) for m in messages]
-
-
 def check_message_json(data: Any, role: str | None = None) -> None:
     """Raise what ``message_from_json(data, role)`` would raise, if anything. Builds
     nothing for a body that is plainly right (what checking a snapshot's 10,000 messages
