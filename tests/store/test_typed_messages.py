@@ -3,7 +3,6 @@ as the same values, in the stored JSON shape (snapshot format 1) the store alway
 
 from __future__ import annotations
 
-from typing import Any
 
 import pytest
 from tether.store import HistoryStore, MessageRecord
@@ -38,7 +37,7 @@ async def test_typed_messages_read_back_equal_and_stored_as_before(store: Histor
     assert [record.message for record in stored] == CONVERSATION
     assert [record.role for record in stored] == ["user", "assistant", "tool", "assistant", "user"]
     # the JSON shape of the stored bodies is the one older daemons wrote and read
-    bodies: list[dict[str, Any]] = [record.body for record in stored]  # type: ignore[misc]
+    bodies = [record.json_body() for record in stored]
     assert bodies[1] == {
         "role": "assistant", "text": "Reading.", "thinking": "plan",
         "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "a.py"}}],
