@@ -22,7 +22,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import aiosqlite
 from tether_protocol.conversation import (
@@ -386,9 +386,9 @@ def _plain_turn(turn: Any, ids: set[str], seqs: set[int]) -> bool:
         and status in TURN_STATUSES
         and (type(turn.get("stop_reason", 0)) is str or turn.get("stop_reason", 0) is None)
         and type(started := turn.get("started_at")) in _NUMBERS
-        and 0 <= started < MAX_TIME
+        and 0 <= cast(float, started) < MAX_TIME
         and (
-            type(finished := turn.get("finished_at", 0)) in _NUMBERS and 0 <= finished < MAX_TIME
+            type(finished := turn.get("finished_at", 0)) in _NUMBERS and 0 <= cast(float, finished) < MAX_TIME
             or turn.get("finished_at", 0) is None
         )
         and (type(turn.get("error", 0)) is str or turn.get("error", 0) is None)
@@ -444,7 +444,7 @@ def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
         and type(status := message.get("status")) is str
         and status in MESSAGE_STATUSES
         and type(created := message.get("created_at")) in _NUMBERS
-        and 0 <= created < MAX_TIME
+        and 0 <= cast(float, created) < MAX_TIME
         and type(message.get("body")) is dict
     )
 
@@ -555,7 +555,7 @@ def _choice(obj: dict[str, Any], where: str, key: str, allowed: frozenset[str]) 
         raise SnapshotError(f"{where}.{key} must be one of {sorted(allowed)}, not {shown}")
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
