@@ -27,7 +27,13 @@ from tether_protocol.conversation import (
     blocks_text,
 )
 
-from ..providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta
+from ..providers.base import (
+    ModelRequest,
+    Provider,
+    ProviderError,
+    ProviderEvent,
+    TextDelta,
+)
 from .guard import wrap_tool_result
 from .history import is_compaction_summary, repair_pairing, trim_middle
 from .sanitize import sanitize
