@@ -350,16 +350,44 @@ def _tool_json(message: ToolResultMessage) -> JsonObject:
     return out
 
 
-def messages_from_json(items: Iterable[Any]) -> list[Message]:
-    """``message_from_json`` of each stored body; an error's path starts ``[index]``."""
-    out: list[Message] = []
-    for index, item in enumerate(items):
-        try:
-            out.append(message_from_json(item))
-        except ConversationError as exc:
-            raise ConversationError(f"[{index}]{exc.path}", exc.reason) from None
-    return out
+def check_message_json(data: Any, role: str | None = None) -> None:
+    """Raise what ``message_from_json(data, role)`` would raise, if anything. Builds
+    nothing for a body that is plainly right (what checking a snapshot's 10,000 messages
+    meets): only a body this quick look is unsure of goes through the converter."""
+    if type(data) is not dict or not _plain(data, role or data.get("role")):
+        message_from_json(data, role)
 
 
-def messages_to_json(messages: Iterable[Message]) -> list[JsonObject]:
-    return [message_to_json(m) for m in messages]
+def _plain(data: JsonObject, role: Any) -> bool:
+    """Whether the converter accepts ``data`` as it is (False: not sure, ask it)."""
+    get = data.get
+    if role == "assistant":
+        calls = get("tool_calls", _NO_LIST)
+        return (
+            type(get("text", "")) is str
+            and type(get("thinking", "")) is str
+            and type(get("thinking_signature", "")) is str
+            and "thinking_blocks" not in data
+            and type(calls) is list
+            and all(
+                type(c) is dict and type(c.get("id")) is str and type(c.get("name")) is str
+                and type(c.get("arguments", _NO_OBJECT)) is dict and "raw_arguments" not in c
+                for c in calls
+            )
+        )
+    if role == "tool":
+        return (
+            type(get("tool_call_id")) is str and type(get("name")) is str and type(get("content", "")) is str
+            and type(get("is_error", False)) is bool and type(get("title", "")) is str
+            and type(get("kind", "")) is str and "locations" not in data
+        )
+    if role == "user":
+        content = get("content")
+        return (
+            type(content) is list and "compaction" not in data and "guard" not in data
+            and all(type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str for b in content)
+        )
+    return False
+
+
+_NO_OBJECT: JsonObject = {}

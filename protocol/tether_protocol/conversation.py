@@ -38,15 +38,17 @@ message (``.tool_calls[0].id is missing``); ``str(error)`` is that path and the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from ._conversation_json import (
     block_from_json,
     block_to_json,
     blocks_from_json,
     blocks_to_json,
+    check_message_json,
     message_from_json,
     message_to_json,
-    messages_from_json,
-    messages_to_json,
     tool_call_from_json,
 )
 from ._conversation_model import (
@@ -106,6 +108,7 @@ __all__ = [
     "blocks_from_json",
     "blocks_text",
     "blocks_to_json",
+    "check_message_json",
     "message_from_json",
     "message_to_json",
     "messages_from_json",
@@ -113,3 +116,18 @@ __all__ = [
     "nothing_said",
     "tool_call_from_json",
 ]
+
+
+def messages_from_json(items: Iterable[Any]) -> list[Message]:
+    """``message_from_json`` of each stored body; an error's path starts ``[index]``."""
+    out: list[Message] = []
+    for index, item in enumerate(items):
+        try:
+            out.append(message_from_json(item))
+        except ConversationError as exc:
+            raise ConversationError(f"[{index}]{exc.path}", exc.reason) from None
+    return out
+
+
+def messages_to_json(messages: Iterable[Message]) -> list[JsonObject]:
+    return [message_to_json(m) for m in messages]

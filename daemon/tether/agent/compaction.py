@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
+from typing import cast
 
 from tether_protocol.conversation import (
     AssistantMessage,
@@ -26,7 +27,13 @@ from tether_protocol.conversation import (
     blocks_text,
 )
 
-from ..providers.base import ModelRequest, Provider, ProviderError, TextDelta
+from ..providers.base import (
+    ModelRequest,
+    Provider,
+    ProviderError,
+    ProviderEvent,
+    TextDelta,
+)
 from .guard import wrap_tool_result
 from .history import is_compaction_summary, repair_pairing, trim_middle
 from .sanitize import sanitize
@@ -126,7 +133,9 @@ async def compact(
         metadata={"purpose": "compaction"},
     )
     parts: list[str] = []
-    async with contextlib.aclosing(provider.stream(request)) as stream:
+    # every provider's stream is an async generator (closed at once if we leave early)
+    events = cast(AsyncGenerator[ProviderEvent, None], provider.stream(request))
+    async with contextlib.aclosing(events) as stream:
         async for event in stream:
             if type(event) is TextDelta:
                 parts.append(event.text)

@@ -22,12 +22,12 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import aiosqlite
 from tether_protocol.conversation import (
     ConversationError,
-    message_from_json,
+    check_message_json,
     tool_call_from_json,
 )
 
@@ -386,9 +386,9 @@ def _plain_turn(turn: Any, ids: set[str], seqs: set[int]) -> bool:
         and status in TURN_STATUSES
         and (type(turn.get("stop_reason", 0)) is str or turn.get("stop_reason", 0) is None)
         and type(started := turn.get("started_at")) in _NUMBERS
-        and 0 <= started < MAX_TIME
+        and 0 <= cast(float, started) < MAX_TIME
         and (
-            type(finished := turn.get("finished_at", 0)) in _NUMBERS and 0 <= finished < MAX_TIME
+            type(finished := turn.get("finished_at", 0)) in _NUMBERS and 0 <= cast(float, finished) < MAX_TIME
             or turn.get("finished_at", 0) is None
         )
         and (type(turn.get("error", 0)) is str or turn.get("error", 0) is None)
@@ -408,7 +408,7 @@ def _check_messages(messages: list[Any], turn_ids: set[str]) -> None:
             _check_message_fields(message, f"messages[{i}]", last, turn_ids)
         last = message["seq"]
         try:  # the body: what replay, search and the model rely on, by the one converter
-            message_from_json(message["body"], message["role"])
+            check_message_json(message["body"], message["role"])
         except ConversationError as exc:
             raise SnapshotError(f"messages[{i}].body{exc}") from None
 
@@ -444,7 +444,7 @@ def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
         and type(status := message.get("status")) is str
         and status in MESSAGE_STATUSES
         and type(created := message.get("created_at")) in _NUMBERS
-        and 0 <= created < MAX_TIME
+        and 0 <= cast(float, created) < MAX_TIME
         and type(message.get("body")) is dict
     )
 
@@ -555,7 +555,7 @@ def _choice(obj: dict[str, Any], where: str, key: str, allowed: frozenset[str]) 
         raise SnapshotError(f"{where}.{key} must be one of {sorted(allowed)}, not {shown}")
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
