@@ -62,7 +62,8 @@ class ToolResult:
     locations: list[ToolLocation] = field(default_factory=list)
     # run_command: exit code, duration and output
     command: CommandRun | None = None
-    # the file changes of a call that changes files, as previewed and approved
+    # the file changes of a call that changed files: the previews that were approved
+    # (all their hunks, also when the user kept only some)
     changes: list[ChangePreview] = field(default_factory=list)
     # update_plan: the plan as ACP PlanEntry fields (content, priority, status)
     plan: list[dict[str, str]] | None = None
