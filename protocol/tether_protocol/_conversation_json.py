@@ -363,18 +363,19 @@ def _plain(data: JsonObject, role: Any) -> bool:
     get = data.get
     if role == "assistant":
         calls = get("tool_calls", _NO_LIST)
-        return (
-            type(get("text", "")) is str
-            and type(get("thinking", "")) is str
-            and type(get("thinking_signature", "")) is str
-            and "thinking_blocks" not in data
+        if not (
+            type(get("text", "")) is str and type(get("thinking", "")) is str
+            and type(get("thinking_signature", "")) is str and "thinking_blocks" not in data
             and type(calls) is list
-            and all(
+        ):
+            return False
+        for c in calls:
+            if not (
                 type(c) is dict and type(c.get("id")) is str and type(c.get("name")) is str
                 and type(c.get("arguments", _NO_OBJECT)) is dict and "raw_arguments" not in c
-                for c in calls
-            )
-        )
+            ):
+                return False
+        return True
     if role == "tool":
         return (
             type(get("tool_call_id")) is str and type(get("name")) is str and type(get("content", "")) is str
@@ -383,10 +384,12 @@ def _plain(data: JsonObject, role: Any) -> bool:
         )
     if role == "user":
         content = get("content")
-        return (
-            type(content) is list and "compaction" not in data and "guard" not in data
-            and all(type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str for b in content)
-        )
+        if type(content) is not list or "compaction" in data or "guard" in data:
+            return False
+        for b in content:
+            if not (type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str):
+                return False
+        return True
     return False
 
 
