@@ -6,14 +6,28 @@ import copy
 from typing import Any
 
 import pytest
-
-from tether.agent.compaction import compact, render_transcript, should_compact, split_point, worth_compacting
+from tether.agent.compaction import (
+    compact,
+    render_transcript,
+    should_compact,
+    split_point,
+    worth_compacting,
+)
 from tether.agent.history import MISSING
 from tether.providers.base import ModelRequest, ProviderError
-from tether.providers.scripted import ScriptError, ScriptedProvider, validate_script
+from tether.providers.scripted import ScriptedProvider, ScriptError, validate_script
 from tether.server.registry import model_view
+from tether_protocol.conversation import (
+    AssistantMessage,
+    CompactionSummary,
+    Message,
+    TextBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    message_to_json,
+)
 
-Message = dict[str, Any]
 SUMMARY = {"when": {"purpose": "compaction"}, "text": "SUMMARY TEXT"}
 NORMAL = {"text": "a normal step"}
 
@@ -29,25 +43,25 @@ class Recording(ScriptedProvider):
 
 
 def user(text: str) -> Message:
-    return {"role": "user", "content": [{"type": "text", "text": text}]}
+    return UserMessage((TextBlock(text),))
 
 
 def assistant(text: str = "", *call_ids: str) -> Message:
-    message: Message = {"role": "assistant", "text": text}
-    if call_ids:
-        message["tool_calls"] = [
-            {"id": c, "name": "read_file", "arguments": {"path": f"{c}.py"}} for c in call_ids
-        ]
-    return message
+    return AssistantMessage(text, tool_calls=tuple(ToolCall(c, "read_file", {"path": f"{c}.py"}) for c in call_ids))
 
 
 def tool(call_id: str, content: str = "ok") -> Message:
-    return {"role": "tool", "tool_call_id": call_id, "name": "read_file", "content": content, "is_error": False}
+    return ToolResultMessage(call_id, "read_file", content, is_error=False)
+
+
+def stored(messages: list[Message]) -> list[tuple[str, dict[str, Any], str]]:
+    return [(m.role, message_to_json(m), "complete") for m in messages]
 
 
 def request_text(request: ModelRequest) -> str:
     (message,) = request.messages
-    return message["content"][0]["text"]
+    assert isinstance(message, UserMessage) and isinstance(message.content[0], TextBlock)
+    return message.content[0].text
 
 
 def conversation() -> list[Message]:
@@ -69,7 +83,7 @@ async def test_compact_summarises_all_but_the_last_four_messages():
     before = copy.deepcopy(history)
     view, summary = await compact(provider, history)
     assert view == [summary, *history[4:]]
-    assert summary == {
+    assert message_to_json(summary) == {
         "role": "user",
         "content": [{"type": "text", "text": "Summary of the earlier conversation "
                      "(4 messages were summarised to save context):\nSUMMARY TEXT"}],
@@ -98,7 +112,7 @@ def test_the_kept_tail_never_starts_with_a_tool_result():
     for keep in range(len(history) + 2):
         cut = split_point(history, keep)
         assert 0 < cut <= len(history)
-        assert cut == len(history) or history[cut]["role"] != "tool"
+        assert cut == len(history) or history[cut].role != "tool"
 
 
 def test_when_nothing_would_be_left_to_summarise_the_cut_moves_later():
@@ -110,8 +124,8 @@ def test_when_nothing_would_be_left_to_summarise_the_cut_moves_later():
 async def test_the_kept_tail_is_repaired():
     history = [user("u"), assistant("a"), user("v"), assistant("", "lost")]  # a crash left "lost" open
     view, _ = await compact(Recording([SUMMARY]), history, keep_last=2)
-    assert [m["role"] for m in view] == ["user", "user", "assistant", "tool"]
-    assert view[3]["tool_call_id"] == "lost" and view[3]["content"] == MISSING
+    assert [m.role for m in view] == ["user", "user", "assistant", "tool"]
+    assert view[3].tool_call_id == "lost" and view[3].content == MISSING
 
 
 async def test_tool_results_are_truncated_in_the_transcript():
@@ -183,16 +197,14 @@ async def test_a_session_read_back_from_the_store_sees_what_the_live_one_saw():
     history = conversation()
     view, summary = await compact(Recording([SUMMARY]), history)
     later = [user("and now?"), assistant("Now this.")]
-    stored = [(m["role"], m, "complete") for m in [*history, summary, *later]]
-    assert model_view(stored) == [*view, *later]
+    assert model_view(stored([*history, summary, *later])) == [*view, *later]
     # a summary stored before `kept` was recorded: from the summary on, as before
-    legacy = {**summary, "compaction": {"replaced": 4}}
-    stored = [(m["role"], m, "complete") for m in [*history, legacy, *later]]
-    assert model_view(stored) == [legacy, *later]
+    legacy = CompactionSummary(summary.content, replaced=4)
+    assert model_view(stored([*history, legacy, *later])) == [legacy, *later]
 
 
 def test_nothing_worth_compacting_when_the_last_messages_alone_are_left():
-    summary = {"role": "user", "content": [{"type": "text", "text": "S"}], "compaction": {"replaced": 9, "kept": 0}}
+    summary = CompactionSummary((TextBlock("S"),), replaced=9, kept=0)
     assert worth_compacting(conversation(), 1000)
     # only an earlier summary before the last four: another one would summarise it again
     assert not worth_compacting([summary, *conversation()[4:]], 1000)
@@ -227,5 +239,7 @@ async def test_tool_output_is_data_in_the_transcript_too():
 async def test_the_summary_is_cleaned_like_any_model_text():
     thinking = {"when": {"purpose": "compaction"}, "text": "<think>how to put it</think>The user fixed the parser."}
     _view, summary = await compact(Recording([thinking]), conversation())
-    text = summary["content"][0]["text"]
+    (block,) = summary.content
+    assert isinstance(block, TextBlock)
+    text = block.text
     assert text.endswith("\nThe user fixed the parser.") and "how to put it" not in text and "<think>" not in text

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from tether.agent.tokens import ContextEstimate, estimate_message
+from tether_protocol.conversation import messages_from_json
 
 
 def test_without_a_provider_count_everything_is_estimated_once():
-    messages = [{"role": "user", "content": [{"type": "text", "text": "x" * 400}]}]
+    messages = messages_from_json([{"role": "user", "content": [{"type": "text", "text": "x" * 400}]}])
     estimate = ContextEstimate()
     first = estimate.used(messages, base_chars=400)
     assert first == 100 + estimate_message(messages[0])
@@ -14,11 +15,11 @@ def test_without_a_provider_count_everything_is_estimated_once():
 
 def test_the_provider_count_anchors_and_only_new_messages_are_estimated():
     estimate = ContextEstimate()
-    history = [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
-               {"role": "assistant", "text": "hello"}]
+    history = messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                                  {"role": "assistant", "text": "hello"}])
     estimate.anchor(input_tokens=1000, output_tokens=20, message_count=2)
     assert estimate.used(history) == 1020
-    tool = {"role": "tool", "tool_call_id": "c", "content": "y" * 4000, "is_error": False}
+    (tool,) = messages_from_json([{"role": "tool", "tool_call_id": "c", "name": "grep", "content": "y" * 4000}])
     history.append(tool)
     assert estimate.used(history) == 1020 + estimate_message(tool)
     # asking again does not count the same message twice

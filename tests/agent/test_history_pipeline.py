@@ -7,31 +7,34 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tether.agent.history import CLEARED, MISSING, prepare, repair_pairing
-
-Message = dict[str, Any]
+from tether_protocol.conversation import (
+    AssistantMessage,
+    CompactionSummary,
+    Message,
+    TextBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    messages_to_json,
+)
 
 
 def user(text: str) -> Message:
-    return {"role": "user", "content": [{"type": "text", "text": text}]}
+    return UserMessage((TextBlock(text),))
 
 
 def assistant(text: str = "", *call_ids: str) -> Message:
-    message: Message = {"role": "assistant", "text": text}
-    if call_ids:
-        message["tool_calls"] = [{"id": c, "name": "read_file", "arguments": {}} for c in call_ids]
-    return message
+    return AssistantMessage(text, tool_calls=tuple(ToolCall(c, "read_file", {}) for c in call_ids))
 
 
 def tool(call_id: str, content: str = "ok") -> Message:
-    return {"role": "tool", "tool_call_id": call_id, "name": "read_file", "content": content, "is_error": False}
+    return ToolResultMessage(call_id, "read_file", content, is_error=False)
 
 
 def summary(n: int = 7) -> Message:
-    message = user(f"Summary of the earlier conversation ({n} messages were summarised to save context):\nS")
-    message["compaction"] = {"replaced": n}
-    return message
+    text = f"Summary of the earlier conversation ({n} messages were summarised to save context):\nS"
+    return CompactionSummary((TextBlock(text),), replaced=n)
 
 
 def numbered(size: int) -> str:
@@ -87,11 +90,11 @@ def test_at_30_percent_long_old_results_keep_their_first_and_last_1500_character
     big = numbered(10_000)
     history = pruning_history(big)
     out = prepare(history, context_window=1000, used_tokens=300)
-    trimmed = out[2]["content"]
+    trimmed = out[2].content
     head, marker, tail = trimmed.split("\n")
     assert head == big[:1500] and tail == big[-1500:]
     assert marker == "[... 7000 characters trimmed ...]"
-    assert out[2]["tool_call_id"] == "old1" and out[2]["name"] == "read_file"
+    assert out[2].tool_call_id == "old1" and out[2].name == "read_file"
     assert out[4] is history[4]  # short results stay as they are
     for index in (6, 8, 10):  # results of the last three assistant messages
         assert out[index] is history[index]
@@ -103,19 +106,19 @@ def test_soft_trim_threshold_is_over_4000_characters():
     history = [user("u"), assistant("", "a"), tool("a", exact), assistant("", "b"), tool("b", over),
                assistant("x"), assistant("y"), assistant("z")]
     out = prepare(history, context_window=100, used_tokens=40)
-    assert out[2]["content"] == exact
-    assert "[... 1001 characters trimmed ...]" in out[4]["content"]
+    assert out[2].content == exact
+    assert "[... 1001 characters trimmed ...]" in out[4].content
 
 
 def test_at_50_percent_old_results_are_cleared_but_protected_ones_and_the_task_are_not():
     big = numbered(10_000)
     history = pruning_history(big)
     out = prepare(history, context_window=1000, used_tokens=500)
-    assert out[2]["content"] == CLEARED
-    assert out[4]["content"] == "short"  # clearing it would make it longer
+    assert out[2].content == CLEARED
+    assert out[4].content == "short"  # clearing it would make it longer
     for index in (6, 8, 10):
-        assert out[index]["content"] == big
-    assert out[0]["content"][0]["text"] == "the task " + big
+        assert out[index].content == big
+    assert out[0].content[0].text == "the task " + big
 
 
 def test_protection_follows_the_last_three_assistant_messages_not_the_last_three_results():
@@ -124,10 +127,10 @@ def test_protection_follows_the_last_three_assistant_messages_not_the_last_three
                assistant("thinking aloud"), assistant("more"), user("next")]
     out = prepare(history, context_window=1000, used_tokens=400)
     # the assistant with calls is the third-last: both its results are protected
-    assert out[2]["content"] == big and out[3]["content"] == big
+    assert out[2].content == big and out[3].content == big
     history.append(assistant("one more"))
     out = prepare(history, context_window=1000, used_tokens=400)
-    assert "characters trimmed" in out[2]["content"] and "characters trimmed" in out[3]["content"]
+    assert "characters trimmed" in out[2].content and "characters trimmed" in out[3].content
 
 
 def test_the_input_is_never_mutated():
@@ -148,14 +151,14 @@ def test_an_orphan_call_gets_a_synthetic_result_at_the_end_of_its_group():
     history = [user("u"), assistant("", "a", "b"), tool("a"), user("next")]
     out = repair_pairing(history)
     assert out[:3] == history[:3]
-    assert out[3] == {"role": "tool", "tool_call_id": "b", "name": "read_file", "content": MISSING, "is_error": True}
+    assert out[3] == ToolResultMessage("b", "read_file", MISSING, is_error=True)
     assert out[4] is history[3]
 
 
 def test_calls_left_open_at_the_end_are_answered():
     history = [user("u"), assistant("", "a")]
     out = repair_pairing(history)
-    assert [m["role"] for m in out] == ["user", "assistant", "tool"] and out[2]["tool_call_id"] == "a"
+    assert [m.role for m in out] == ["user", "assistant", "tool"] and out[2].tool_call_id == "a"
 
 
 def test_stray_duplicate_and_leading_results_are_dropped_and_order_is_kept():
@@ -168,8 +171,8 @@ def test_stray_duplicate_and_leading_results_are_dropped_and_order_is_kept():
 def test_prepare_repairs_what_the_turn_limit_cut():
     history = [user("u0"), assistant("", "a"), user("u1"), tool("a"), assistant("", "b")]
     out = prepare(history, context_window=1000, used_tokens=0, keep_user_turns=1)
-    assert [m["role"] for m in out] == ["user", "assistant", "tool"]
-    assert out[2]["tool_call_id"] == "b" and out[2]["is_error"] is True
+    assert [m.role for m in out] == ["user", "assistant", "tool"]
+    assert out[2].tool_call_id == "b" and out[2].is_error is True
 
 
 # ---- property ------------------------------------------------------------------------
@@ -198,16 +201,16 @@ def _build(events: list[tuple[Any, ...]]) -> list[Message]:
 
 
 def assert_perfectly_paired(messages: list[Message]) -> None:
-    assert not messages or messages[0]["role"] != "tool"
+    assert not messages or messages[0].role != "tool"
     expected: set[str] = set()
     for message in messages:
-        if message["role"] == "tool":
-            assert message["tool_call_id"] in expected, "stray or duplicate result"
-            expected.remove(message["tool_call_id"])
+        if message.role == "tool":
+            assert message.tool_call_id in expected, "stray or duplicate result"
+            expected.remove(message.tool_call_id)
             continue
         assert not expected, f"calls {expected} unanswered before the next message"
-        if message["role"] == "assistant":
-            expected = {c["id"] for c in message.get("tool_calls", [])}
+        if message.role == "assistant":
+            expected = {c.id for c in message.tool_calls}
     assert not expected
 
 
@@ -226,9 +229,9 @@ def test_prepare_always_pairs_calls_and_results(events, drop_front, used, keep):
     assert history == before
     # every non-tool message sent is one of the input's, in the input's order
     positions = {id(m): i for i, m in enumerate(history)}
-    sent = [positions[id(m)] for m in out if m["role"] != "tool"]
+    sent = [positions[id(m)] for m in out if m.role != "tool"]
     assert sent == sorted(sent)
-    assert len([m for m in out if m["role"] == "user"]) <= keep + 1
+    assert len([m for m in out if m.role == "user"]) <= keep + 1
 
 
 def test_the_marker_of_a_turn_interrupted_before_any_output_is_not_sent_to_the_model() -> None:
@@ -245,4 +248,7 @@ def test_the_marker_of_a_turn_interrupted_before_any_output_is_not_sent_to_the_m
         ("user", {"role": "user", "content": [{"type": "text", "text": "again"}]}, "complete"),
         ("assistant", {"role": "assistant", "text": "half an ans"}, "interrupted"),
     ]
-    assert model_view(stored) == [body for i, (_r, body, _s) in enumerate(stored) if i != 3]
+    assert messages_to_json(model_view(stored)) == [
+        {**body, "is_error": False} if role == "tool" else body
+        for i, (role, body, _s) in enumerate(stored) if i != 3
+    ]

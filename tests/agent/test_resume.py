@@ -18,6 +18,7 @@ from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
+from tether_protocol.conversation import ToolResultMessage
 
 CALL = {"id": "call_w", "name": "write_file", "arguments": {"path": "new.txt", "content": "hello\n"}}
 
@@ -59,7 +60,7 @@ async def test_the_resumed_step_sends_the_real_result_not_a_stand_in(tmp_path: P
 
         stored = [(m.role, m.body, m.status) for m in await store.load_messages("s1")]
         session = AgentSession("s1", ws, store, WorkspaceSandbox(ws), "ask", messages=model_view(stored))
-        assert [m.get("content") for m in session.messages if m["role"] == "tool"] == [MISSING]
+        assert [m.content for m in session.messages if isinstance(m, ToolResultMessage)] == [MISSING]
         provider = Recording({"replies": [{"text": "Done."}]})
         turn = AgentTurn(
             session, ActiveTurn("t1"), provider=provider,
@@ -71,9 +72,9 @@ async def test_the_resumed_step_sends_the_real_result_not_a_stand_in(tmp_path: P
 
         assert outcome.stop_reason == "end_turn" and (ws / "new.txt").read_text() == "hello\n"
         (request,) = provider.requests
-        results = [m for m in request.messages if m.get("role") == "tool"]
-        assert len(results) == 1 and MISSING not in str(results[0]["content"]), results
-        assert [m for m in session.messages if m.get("content") == MISSING] == []
+        results = [m for m in request.messages if isinstance(m, ToolResultMessage)]
+        assert len(results) == 1 and MISSING not in results[0].content, results
+        assert [m for m in session.messages if isinstance(m, ToolResultMessage) and m.content == MISSING] == []
 
 
 def _turn(session: AgentSession, store: HistoryStore, script: dict[str, Any], tools: list[Any]) -> AgentTurn:

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-
 from local_http import LocalHTTPServer, Reply, json_reply, sse
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import (
@@ -30,6 +29,7 @@ from tether.providers.base import (
 )
 from tether.providers.http import RetryPolicy
 from tether.providers.messages_anthropic import strip_moving_breakpoint
+from tether_protocol.conversation import messages_from_json
 
 MODEL = "claude-sonnet-4-6"
 FAST = RetryPolicy(base_s=0.001, max_backoff_s=0.01)
@@ -176,7 +176,7 @@ def stream_reply(events: list[dict[str, Any]], **kw: Any) -> Reply:
 def request(messages: list[dict[str, Any]] | None = None, tools: list[dict[str, Any]] | None = None) -> ModelRequest:
     return ModelRequest(
         system="You are Tether.",
-        messages=messages if messages is not None else [user("hi")],
+        messages=messages_from_json(messages if messages is not None else [user("hi")]),
         tools=tools or [],
         dynamic_context="Workspace root: /ws",
     )
@@ -473,7 +473,8 @@ async def test_request_headers_and_body(server: LocalHTTPServer) -> None:
         {"type": "tool_result", "tool_use_id": "toolu_B", "content": "no such file", "is_error": True},
         {"type": "text", "text": "and this:"},
         {"type": "text", "text": "[file: c.py](file:///ws/c.py)"},
-        {"type": "text", "text": "file:///ws/d.md\n````\nhas ``` inside\n````", "cache_control": {"type": "ephemeral"}},
+        # an attached file as every provider renders it (tether_protocol.conversation.block_text)
+        {"type": "text", "text": "[file: file:///ws/d.md]\n````\nhas ``` inside\n````", "cache_control": {"type": "ephemeral"}},
     ]
     # Only the latest message carries the moving breakpoint.
     assert ["cache_control" in b for m in body["messages"] for b in m["content"]].count(True) == 1
@@ -481,7 +482,7 @@ async def test_request_headers_and_body(server: LocalHTTPServer) -> None:
 
 def test_breakpoint_on_last_tool_without_system_text() -> None:
     p = AnthropicProvider(model="claude-3-5-haiku-20241022")
-    body = p.build_body(ModelRequest(system="", messages=[user("hi")], tools=TOOLS))
+    body = p.build_body(ModelRequest(system="", messages=messages_from_json([user("hi")]), tools=TOOLS))
     assert "system" not in body and body["max_tokens"] == 8192
     assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" not in body["tools"][0]
@@ -538,7 +539,7 @@ def test_several_thinking_blocks_and_redacted_ones_go_back_in_order():
     assistant = state.assistant_message()
     request = ModelRequest(
         system="s",
-        messages=[{"role": "user", "content": [{"type": "text", "text": "q"}]}, assistant],
+        messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "q"}]}, assistant]),
         tools=[],
     )
     body = build_body(request, model="claude-x")

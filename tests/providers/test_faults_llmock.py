@@ -28,7 +28,6 @@ from typing import Any
 import pytest
 from llmock.scenarios import Fail, Reply, SlowFirstToken, StreamFault
 from llmock.testing import LLMockServer
-
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import (
     Finish,
@@ -40,6 +39,7 @@ from tether.providers.base import (
 )
 from tether.providers.http import RetryPolicy, Timeouts
 from tether.providers.openai import OpenAIProvider
+from tether_protocol.conversation import messages_from_json
 
 PROVIDERS = ["openai", "anthropic"]
 MODELS = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
@@ -52,7 +52,7 @@ TEXT = "alpha beta gamma delta"  # llmock streams it as "alpha ", "beta ", "gamm
 FAKE_KEY = "sk-llmock-fault-test"
 REQUEST = ModelRequest(
     system="You are Tether.",
-    messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+    messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]),
     tools=[],
 )
 QUICK = Timeouts(connect=2.0, first_byte=5.0, read_gap=5.0)

@@ -17,7 +17,6 @@ from typing import Any
 
 import anyio
 import pytest
-
 from local_http import LocalHTTPServer, Reply, json_reply, sse
 from tether.providers.base import (
     Finish,
@@ -33,6 +32,7 @@ from tether.providers.base import (
 )
 from tether.providers.http import RetryPolicy, Timeouts
 from tether.providers.openai import OpenAIProvider
+from tether_protocol.conversation import messages_from_json
 
 STREAMS = Path(__file__).parent / "streams"
 MODEL = "gpt-4.1"
@@ -63,7 +63,8 @@ def text_reply(*texts: str, finish: str = "stop") -> Reply:
 
 
 def request(**kw: Any) -> ModelRequest:
-    return ModelRequest(**{"system": "You are Tether.", "messages": [USER], "tools": [], **kw})
+    kw["messages"] = messages_from_json(kw.get("messages", [USER]))
+    return ModelRequest(**{"system": "You are Tether.", "tools": [], **kw})
 
 
 @pytest.fixture

@@ -19,9 +19,8 @@ from typing import Any
 
 import openai
 import pytest
-from openai.lib.streaming.chat import ChatCompletionStreamState
-
 from local_http import LocalHTTPServer, Reply
+from openai.lib.streaming.chat import ChatCompletionStreamState
 from tether.providers.base import (
     ModelRequest,
     ProviderError,
@@ -32,6 +31,7 @@ from tether.providers.base import (
 )
 from tether.providers.http import RetryPolicy
 from tether.providers.openai import OpenAIProvider
+from tether_protocol.conversation import messages_from_json
 
 STREAMS = Path(__file__).parent / "streams"
 MODEL = "gpt-4.1"
@@ -55,7 +55,7 @@ class Seen:
 async def ours(server: LocalHTTPServer, name: str) -> Seen:
     server.queue(stream_reply(name))
     provider = OpenAIProvider(model=MODEL, base_url=server.url + "/v1", retry=RetryPolicy(max_retries=0))
-    request = ModelRequest(system="s", messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}], tools=[])
+    request = ModelRequest(system="s", messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]), tools=[])
     seen, order = Seen(), {}
     try:
         async for event in provider.stream(request):

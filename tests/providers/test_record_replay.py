@@ -19,13 +19,19 @@ from typing import Any
 
 import pytest
 from local_http import LocalHTTPServer, Reply, json_reply, sse
-
 from tether.providers.anthropic import AnthropicProvider
-from tether.providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta
+from tether.providers.base import (
+    ModelRequest,
+    Provider,
+    ProviderError,
+    ProviderEvent,
+    TextDelta,
+)
 from tether.providers.http import RetryPolicy
 from tether.providers.openai import OpenAIProvider
 from tether.providers.record import RecordingProvider
 from tether.providers.replay import ReplayProvider
+from tether_protocol.conversation import messages_from_json
 
 PROVIDERS = ["openai", "anthropic"]
 FAKE_KEY = "sk-cassette-SECRET-4f2a9"  # grep the cassette for it
@@ -111,10 +117,10 @@ def step_request(kind: str, step: int, prompt: str = PROMPT) -> ModelRequest:
         messages += [
             {"role": "assistant", "text": "",
              "tool_calls": [{"id": CALL_ID[kind], "name": "read_file", "arguments": {"path": "README.md"}}]},
-            {"role": "tool", "tool_call_id": CALL_ID[kind], "content": README, "is_error": False},
+            {"role": "tool", "tool_call_id": CALL_ID[kind], "name": "read_file", "content": README, "is_error": False},
         ]
     return ModelRequest(
-        system="You are Tether.", messages=messages, tools=TOOLS,
+        system="You are Tether.", messages=messages_from_json(messages), tools=TOOLS,
         dynamic_context="Workspace root: /ws", step=step,
     )
 

@@ -1,8 +1,11 @@
 """The agent loop: one user turn as a sequence of model steps and tool calls.
 
 Owns: a session's live conversation (`session.py`), building each model request
-(`context.py`), the turn itself with its per-step accumulator, tool dispatch,
-cancellation and step-boundary commits (`loop.py`, `state.py`), and the run report
-(`report.py`). Must not: speak JSON-RPC or know ACP shapes — it reports to a
-`TurnSink` (`sink.py`) that the server implements.
+(`context.py`), the turn (`loop.py`, a coordinator of three parts: the step runner
+that streams a model step and assembles its calls, `step_runner.py`; the tool
+executor that validates, approves and runs them and returns structured results,
+`executor.py`; the journal that commits steps and owns crash-safety, `journal.py`),
+the per-step accumulator (`state.py`) and the run report (`report.py`).
+Must not: speak JSON-RPC or know ACP shapes — it reports typed events to a
+`TurnSink` (`sink.py`) that the server's update layer renders.
 """

@@ -2,9 +2,9 @@
 
 Owns: when to compact (`should_compact`), where to cut (`split_point`: never between a
 call and its results), the transcript the summariser reads, the summary request
-(`metadata={"purpose": "compaction"}`, no tools) and the summary message's shape — a
-user-role message marked with a `compaction` key, so every provider accepts it and the
-history pipeline keeps it at the front. Must not: persist anything, change
+(`metadata={"purpose": "compaction"}`, no tools) and the summary message (a
+`CompactionSummary`: a user-role message to every provider, which the history pipeline
+keeps at the front). Must not: persist anything, change
 `session.messages` itself, or decide what happens when the model fails (ProviderError
 propagates; the loop decides). Seed 003 §7: summarise all but the last 4 messages.
 """
@@ -13,15 +13,31 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
+from collections.abc import AsyncGenerator, Sequence
+from typing import cast
 
-from ..providers.base import ModelRequest, Provider, ProviderError, TextDelta
+from tether_protocol.conversation import (
+    AssistantMessage,
+    CompactionSummary,
+    Message,
+    SystemMessage,
+    TextBlock,
+    ToolResultMessage,
+    UserMessage,
+    blocks_text,
+)
+
+from ..providers.base import (
+    ModelRequest,
+    Provider,
+    ProviderError,
+    ProviderEvent,
+    TextDelta,
+)
 from .guard import wrap_tool_result
 from .history import is_compaction_summary, repair_pairing, trim_middle
 from .sanitize import sanitize
 from .tokens import CHARS_PER_TOKEN, estimate_message
-
-Message = dict[str, Any]
 
 COMPACTION_SYSTEM_PROMPT = """\
 You summarise the earlier part of a conversation between a user and Tether, a coding \
@@ -51,7 +67,7 @@ def should_compact(used_tokens: int, context_window: int, threshold: float = 0.7
 
 
 def worth_compacting(
-    messages: list[Message], context_window: int, keep_last: int = 4, threshold: float = 0.75
+    messages: Sequence[Message], context_window: int, keep_last: int = 4, threshold: float = 0.75
 ) -> bool:
     """Whether summarising all but the last ``keep_last`` messages can bring the view back
     under ``threshold``: there is something before them besides an earlier summary, and
@@ -65,7 +81,7 @@ def worth_compacting(
     return sum(map(estimate_message, messages[cut:])) < threshold * context_window
 
 
-def split_point(messages: list[Message], keep_last: int) -> int:
+def split_point(messages: Sequence[Message], keep_last: int) -> int:
     """Index where the kept tail starts: about `keep_last` from the end, on a user or
     assistant message, so no tool result is kept without the call it answers.
 
@@ -75,24 +91,24 @@ def split_point(messages: list[Message], keep_last: int) -> int:
     size = len(messages)
     boundary = max(0, size - max(0, keep_last))
     cut = boundary
-    while 0 < cut < size and messages[cut].get("role") == "tool":
+    while 0 < cut < size and type(messages[cut]) is ToolResultMessage:
         cut -= 1
     if cut > 0:
         return cut
     cut = max(boundary, 1)
-    while cut < size and messages[cut].get("role") == "tool":
+    while cut < size and type(messages[cut]) is ToolResultMessage:
         cut += 1
     return min(cut, size)
 
 
 async def compact(
     provider: Provider,
-    messages: list[Message],
+    messages: Sequence[Message],
     *,
     keep_last: int = 4,
     system_prompt: str = COMPACTION_SYSTEM_PROMPT,
     max_output_tokens: int = 4_096,
-) -> tuple[list[Message], Message]:
+) -> tuple[list[Message], CompactionSummary]:
     """Summarise all but the last `keep_last` messages; returns (new view, summary).
 
     The new view is the summary message followed by the kept tail (pairing repaired).
@@ -110,14 +126,16 @@ async def compact(
     )
     request = ModelRequest(
         system=system_prompt,
-        messages=[{"role": "user", "content": [{"type": "text", "text": prompt}]}],
+        messages=[UserMessage((TextBlock(prompt),))],
         tools=[],
         model=provider.model,
         max_output_tokens=max_output_tokens,
         metadata={"purpose": "compaction"},
     )
     parts: list[str] = []
-    async with contextlib.aclosing(provider.stream(request)) as stream:
+    # every provider's stream is an async generator (closed at once if we leave early)
+    events = cast(AsyncGenerator[ProviderEvent, None], provider.stream(request))
+    async with contextlib.aclosing(events) as stream:
         async for event in stream:
             if type(event) is TextDelta:
                 parts.append(event.text)
@@ -129,17 +147,17 @@ async def compact(
             "the model returned an empty summary; the conversation was not compacted",
             kind="bad_response",
         )
-    summary: Message = {
-        "role": "user",
-        "content": [{"type": "text", "text": SUMMARY_HEADER.format(n=len(head)) + text}],
-        # `kept`: how many messages before it (stored before it) stay in the model's view,
-        # so a session read back from the store sees what the live one saw
-        "compaction": {"replaced": len(head), "kept": len(messages) - cut},
-    }
+    summary = CompactionSummary(
+        (TextBlock(SUMMARY_HEADER.format(n=len(head)) + text),),
+        replaced=len(head),
+        # how many messages before it (stored before it) stay in the model's view, so a
+        # session read back from the store sees what the live one saw
+        kept=len(messages) - cut,
+    )
     return [summary, *tail], summary
 
 
-def render_transcript(messages: list[Message], budget_chars: int) -> str:
+def render_transcript(messages: Sequence[Message], budget_chars: int) -> str:
     """A readable transcript; past `budget_chars` the oldest entries are left out."""
     entries = [_render(m) for m in messages]
     total, start = 0, len(entries)
@@ -157,47 +175,26 @@ def render_transcript(messages: list[Message], budget_chars: int) -> str:
 
 
 def _render(message: Message) -> str:
-    role = message.get("role")
-    if role == "user":
-        title = "Earlier summary" if is_compaction_summary(message) else "User"
-        return f"## {title}\n{_clip(_user_text(message.get('content')))}"
-    if role == "assistant":
-        lines = [f"## Assistant\n{_clip(str(message.get('text') or ''))}".rstrip()]
-        for call in message.get("tool_calls") or ():
-            args = json.dumps(call.get("arguments", {}), ensure_ascii=False)
+    if isinstance(message, (UserMessage, CompactionSummary)):
+        title = "Earlier summary" if isinstance(message, CompactionSummary) else "User"
+        return f"## {title}\n{_clip(blocks_text(message.content))}"
+    if isinstance(message, AssistantMessage):
+        lines = [f"## Assistant\n{_clip(message.text)}".rstrip()]
+        for call in message.tool_calls:
+            args = json.dumps(call.arguments, ensure_ascii=False)
             if len(args) > ARGUMENT_CHARS:
                 args = args[:ARGUMENT_CHARS] + "…"
-            lines.append(f"-> called {call.get('name', '?')} {args}")
+            lines.append(f"-> called {call.name or '?'} {args}")
         return "\n".join(lines)
-    if role == "tool":
-        status = " (error)" if message.get("is_error") else ""
-        content = str(message.get("content", ""))
-        body = trim_middle(content, TOOL_RESULT_HEAD, TOOL_RESULT_TAIL)
+    if isinstance(message, ToolResultMessage):
+        status = " (error)" if message.is_error else ""
+        body = trim_middle(message.content, TOOL_RESULT_HEAD, TOOL_RESULT_TAIL)
         # wrapped as the model sees it: a file cannot fake a "## User" entry
-        name = str(message.get("name", "?"))
+        name = message.name or "?"
         return f"## Tool result: {name}{status}\n{wrap_tool_result(body, name)}"
-    return f"## {role}\n{_clip(json.dumps(message, ensure_ascii=False))}"
+    assert isinstance(message, SystemMessage)
+    return f"## system\n{_clip(message.content)}"
 
 
 def _clip(text: str) -> str:
     return trim_middle(text, TEXT_HEAD, TEXT_TAIL)
-
-
-def _user_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for block in content or ():
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "resource_link":
-            parts.append(f"[linked {block.get('uri', '')}]")
-        elif kind == "resource":
-            resource = block.get("resource") or {}
-            parts.append(f"[attached {resource.get('uri', '')}]\n{resource.get('text', '')}")
-        else:
-            parts.append(f"[{kind}]")
-    return "\n".join(parts)

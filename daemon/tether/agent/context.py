@@ -7,8 +7,11 @@ workspace path) go in `dynamic_context`, after it (seed 004's layer order).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from tether_protocol.conversation import Message
 
 from ..providers.base import ModelRequest
 
@@ -65,8 +68,8 @@ def project_instructions(workspace: Path) -> str:
 
 def build_request(
     *,
-    messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]],
+    messages: Sequence[Message],
+    tools: list[dict[str, Any]],  # JSON Schema tool specs (a JSON edge)
     workspace: Path,
     model: str,
     max_output_tokens: int,
@@ -78,7 +81,7 @@ def build_request(
     system = f"{STABLE_SYSTEM_PROMPT}\n\n{instructions}" if instructions else STABLE_SYSTEM_PROMPT
     return ModelRequest(
         system=system,
-        messages=messages,
+        messages=list(messages),
         tools=tools,
         model=model,
         max_output_tokens=max_output_tokens,

@@ -3,8 +3,9 @@
 Owns: `prepare`, run on the model's view before every model call — keep the last N user
 turns, prune old tool results by how full the context is, then repair tool-call/result
 pairing — and `repair_pairing` on its own (for a view a crash left with unanswered
-calls). Must not: mutate its input (changed messages are new dicts; the session's view
-and the stored history stay as they were), touch the store, call a model, or do more
+calls) — on the typed conversation (``tether_protocol.conversation``). Must not: mutate
+its input (changed messages are new frozen values; the session's view and the stored
+history stay as they were), touch the store, call a model, or do more
 than a few linear passes (it runs on every step).
 
 `used_tokens` should measure the un-pruned view (what the history would cost without
@@ -14,9 +15,32 @@ itself off on the next call and on again on the one after.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-Message = dict[str, Any]
+import attrs
+from tether_protocol import conversation
+from tether_protocol.conversation import (
+    AssistantMessage,
+    CompactionSummary,
+    JsonObject,
+    Message,
+    ToolResultMessage,
+    UserMessage,
+    messages_from_json,
+)
+
+__all__ = [
+    "CLEARED",
+    "MISSING",
+    "is_compaction_summary",
+    "limit_turns",
+    "nothing_said",
+    "prepare",
+    "prune_tool_results",
+    "repair_pairing",
+    "stored_view",
+    "trim_middle",
+]
 
 # Seed 003 §6 defaults.
 SOFT_TRIM_RATIO = 0.3
@@ -38,20 +62,40 @@ def trim_middle(text: str, head: int, tail: int) -> str:
     return f"{text[:head]}\n[... {cut} characters trimmed ...]\n{text[len(text) - tail:]}"
 
 
-def nothing_said(message: Message) -> bool:
+def nothing_said(message: Message | JsonObject) -> bool:
     """An assistant message with nothing to show or send: the marker that recovery
     stores for a turn interrupted before any of its answer was saved. The model is not
     sent it (some providers refuse an empty assistant message); a replay says where the
-    turn stopped."""
-    return not (message.get("text") or message.get("thinking") or message.get("tool_calls"))
+    turn stopped. Takes a stored body as well: the boundary for callers that still
+    read bodies as JSON (the replay)."""
+    if isinstance(message, dict):
+        return not (message.get("text") or message.get("thinking") or message.get("tool_calls"))
+    return conversation.nothing_said(message)
 
 
 def is_compaction_summary(message: Message) -> bool:
-    return message.get("role") == "user" and "compaction" in message
+    return type(message) is CompactionSummary
+
+
+def stored_view(bodies: Sequence[JsonObject]) -> list[Message]:
+    """What the model sees of a stored session's visible message bodies (in order): the
+    last compaction summary, the messages it kept (stored before it: its ``kept``; none
+    for summaries stored before that was recorded) and what follows, typed, with tool
+    calls and results paired (a crash can leave a call without its result). Only that
+    tail is converted: a long session's earlier history is never read into the model."""
+    for index in range(len(bodies) - 1, -1, -1):
+        body = bodies[index]
+        if body.get("role") == "user" and "compaction" in body:
+            summary = conversation.message_from_json(body)
+            kept = summary.kept if isinstance(summary, CompactionSummary) else None
+            kept = kept if kept is not None and 0 <= kept <= index else 0
+            before, after = bodies[index - kept : index], bodies[index + 1 :]
+            return repair_pairing([summary, *messages_from_json(before), *messages_from_json(after)])
+    return repair_pairing(messages_from_json(bodies))
 
 
 def prepare(
-    messages: list[Message],
+    messages: Sequence[Message],
     *,
     context_window: int,
     used_tokens: int,
@@ -65,7 +109,7 @@ def prepare(
     return repair_pairing(view)
 
 
-def limit_turns(messages: list[Message], keep: int) -> list[Message]:
+def limit_turns(messages: Sequence[Message], keep: int) -> list[Message]:
     """The last `keep` user turns (at least the current one), after a leading summary.
 
     A turn starts at a user message (tool results have their own role, so every user
@@ -76,16 +120,16 @@ def limit_turns(messages: list[Message], keep: int) -> list[Message]:
     lead = 1 if messages and is_compaction_summary(messages[0]) else 0
     seen = 0
     for index in range(len(messages) - 1, lead - 1, -1):
-        if messages[index].get("role") == "user":
+        if isinstance(messages[index], (UserMessage, CompactionSummary)):
             seen += 1
             if seen == keep:
                 if index <= lead:
                     break  # nothing before this turn but the summary: nothing to cut
-                return messages[:lead] + messages[index:]
+                return [*messages[:lead], *messages[index:]]
     return list(messages)
 
 
-def prune_tool_results(messages: list[Message], *, clear: bool) -> list[Message]:
+def prune_tool_results(messages: Sequence[Message], *, clear: bool) -> list[Message]:
     """Soft-trim (or, with `clear`, replace) the content of old tool results.
 
     Results after the third-last assistant message belong to the model's latest work
@@ -95,7 +139,7 @@ def prune_tool_results(messages: list[Message], *, clear: bool) -> list[Message]
     protect_from = len(messages)
     found = 0
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == "assistant":
+        if type(messages[index]) is AssistantMessage:
             found += 1
             protect_from = index
             if found == PROTECT_LAST_ASSISTANTS:
@@ -103,11 +147,9 @@ def prune_tool_results(messages: list[Message], *, clear: bool) -> list[Message]
     out = list(messages)
     for index in range(protect_from):
         message = out[index]
-        if message.get("role") != "tool":
+        if type(message) is not ToolResultMessage:
             continue
-        content = message.get("content")
-        if not isinstance(content, str):
-            continue
+        content = message.content
         if clear:
             # A result shorter than the placeholder would only grow by being "cleared".
             new = CLEARED if len(content) > len(CLEARED) else content
@@ -116,11 +158,11 @@ def prune_tool_results(messages: list[Message], *, clear: bool) -> list[Message]
         else:
             continue
         if new is not content:
-            out[index] = {**message, "content": new}
+            out[index] = attrs.evolve(message, content=new)
     return out
 
 
-def repair_pairing(messages: list[Message]) -> list[Message]:
+def repair_pairing(messages: Sequence[Message]) -> list[Message]:
     """Every tool call answered exactly once, right after its assistant message.
 
     Results come before the next user or assistant message, in the order given; a call
@@ -132,29 +174,18 @@ def repair_pairing(messages: list[Message]) -> list[Message]:
 
     def close_group() -> None:
         for call_id, name in open_calls.items():
-            out.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call_id,
-                    "name": name,
-                    "content": MISSING,
-                    "is_error": True,
-                }
-            )
+            out.append(ToolResultMessage(call_id, name, MISSING, is_error=True))
         open_calls.clear()
 
     for message in messages:
-        role = message.get("role")
-        if role == "tool":
-            if open_calls.pop(message.get("tool_call_id"), None) is not None:
+        if isinstance(message, ToolResultMessage):
+            if open_calls.pop(message.tool_call_id, None) is not None:
                 out.append(message)
             continue
         close_group()
         out.append(message)
-        if role == "assistant":
-            for call in message.get("tool_calls") or ():
-                call_id = call.get("id")
-                if isinstance(call_id, str):
-                    open_calls.setdefault(call_id, str(call.get("name", "")))
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls:
+                open_calls.setdefault(call.id, call.name)
     close_group()
     return out

@@ -1,10 +1,16 @@
-"""The run report of a turn (seed 004's AgentRunReport): steps, latencies, usage, tools."""
+"""The run report of a turn (seed 004's AgentRunReport): steps, latencies, usage, tools.
+
+Owns: collecting a turn's steps as typed values and rendering the report's JSON (the
+shape stored with the turn and sent to clients). Must not: time anything itself beyond
+the turn's start and end (the loop measures steps and tools), or store the report.
+"""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+
+from tether_protocol.conversation import JsonObject
 
 from .state import StepState
 
@@ -13,60 +19,100 @@ from .state import StepState
 class ToolTiming:
     call_id: str
     tool_name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject  # the call's arguments as the model sent them (JSON)
     result_size_bytes: int
     latency_ms: float
     error: str | None
 
 
 @dataclass(slots=True)
+class StepUsage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def add(self, other: StepUsage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cached_tokens += other.cached_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
+            "cachedTokens": self.cached_tokens,
+            "cacheWriteTokens": self.cache_write_tokens,
+        }
+
+
+@dataclass(slots=True)
+class StepReport:
+    index: int
+    llm_latency_ms: float
+    first_token_ms: float | None
+    usage: StepUsage
+    finish_reason: str | None
+    tools: list[ToolTiming]
+    tool_total_ms: float
+
+    def to_json(self) -> JsonObject:
+        return {
+            "index": self.index,
+            "llmLatencyMs": self.llm_latency_ms,
+            "firstTokenMs": self.first_token_ms,
+            "usage": self.usage.to_json(),
+            "finishReason": self.finish_reason,
+            "toolCalls": [
+                {
+                    "callId": t.call_id,
+                    "toolName": t.tool_name,
+                    "arguments": t.arguments,
+                    "resultSizeBytes": t.result_size_bytes,
+                    "latencyMs": round(t.latency_ms, 3),
+                    **({"error": t.error} if t.error else {}),
+                }
+                for t in self.tools
+            ],
+            "toolTotalMs": self.tool_total_ms,
+        }
+
+
+@dataclass(slots=True)
 class RunReportBuilder:
+    """Collects a turn's steps; ``build`` renders the report as the JSON stored with the
+    turn and sent to clients (camelCase keys: the one JSON edge of this module)."""
+
     turn_id: str
     session_id: str
     provider: str
     model: str
     started_at: float = field(default_factory=time.time)
     _t0: float = field(default_factory=time.perf_counter)
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[StepReport] = field(default_factory=list)
 
     def add_step(self, state: StepState, tools: list[ToolTiming], tool_ms: float) -> None:
+        first = state.first_token
         self.steps.append(
-            {
-                "index": state.index,
-                "llmLatencyMs": round((state.llm_done - state.started) * 1000, 3),
-                "firstTokenMs": (
-                    round((state.first_token - state.started) * 1000, 3)
-                    if state.first_token is not None
-                    else None
+            StepReport(
+                index=state.index,
+                llm_latency_ms=round((state.llm_done - state.started) * 1000, 3),
+                first_token_ms=round((first - state.started) * 1000, 3) if first is not None else None,
+                usage=StepUsage(
+                    state.input_tokens, state.output_tokens, state.cached_tokens, state.cache_write_tokens
                 ),
-                "usage": {
-                    "inputTokens": state.input_tokens,
-                    "outputTokens": state.output_tokens,
-                    "cachedTokens": state.cached_tokens,
-                    "cacheWriteTokens": state.cache_write_tokens,
-                },
-                "finishReason": state.finish_reason,
-                "toolCalls": [
-                    {
-                        "callId": t.call_id,
-                        "toolName": t.tool_name,
-                        "arguments": t.arguments,
-                        "resultSizeBytes": t.result_size_bytes,
-                        "latencyMs": round(t.latency_ms, 3),
-                        **({"error": t.error} if t.error else {}),
-                    }
-                    for t in tools
-                ],
-                "toolTotalMs": round(tool_ms, 3),
-            }
+                finish_reason=state.finish_reason,
+                tools=list(tools),
+                tool_total_ms=round(tool_ms, 3),
+            )
         )
 
-    def build(self, *, stop_reason: str, status: str, error: str | None = None) -> dict[str, Any]:
-        usage = {"inputTokens": 0, "outputTokens": 0, "cachedTokens": 0, "cacheWriteTokens": 0}
+    def build(self, *, stop_reason: str, status: str, error: str | None = None) -> JsonObject:
+        usage = StepUsage()
         for step in self.steps:
-            for key in usage:
-                usage[key] += step["usage"][key]
-        report: dict[str, Any] = {
+            usage.add(step.usage)
+        report: JsonObject = {
             "turnId": self.turn_id,
             "sessionId": self.session_id,
             "provider": self.provider,
@@ -76,12 +122,12 @@ class RunReportBuilder:
             "totalMs": round((time.perf_counter() - self._t0) * 1000, 3),
             "stopReason": stop_reason,
             "status": status,
-            "steps": self.steps,
+            "steps": [step.to_json() for step in self.steps],
             "stepCount": len(self.steps),
-            "toolCallCount": sum(len(s["toolCalls"]) for s in self.steps),
-            "totalUsage": usage,
-            "totalLlmMs": round(sum(s["llmLatencyMs"] for s in self.steps), 3),
-            "totalToolMs": round(sum(s["toolTotalMs"] for s in self.steps), 3),
+            "toolCallCount": sum(len(s.tools) for s in self.steps),
+            "totalUsage": usage.to_json(),
+            "totalLlmMs": round(sum(s.llm_latency_ms for s in self.steps), 3),
+            "totalToolMs": round(sum(s.tool_total_ms for s in self.steps), 3),
         }
         if error:
             report["error"] = error

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
+from tether_protocol.conversation import Message
 
 from ..tools.ledger import ContentLedger
 from .tokens import ContextEstimate
@@ -40,9 +41,9 @@ class AgentSession:
     sandbox: WorkspaceSandbox
     mode: str
     title: str | None = None
-    # The model's view of the conversation: message bodies in order. Appended to at
+    # The model's view of the conversation: typed messages in order. Appended to at
     # step boundaries (never rebuilt per event).
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     turn: ActiveTurn | None = None
     closed: bool = False
     context: ContextEstimate = field(default_factory=ContextEstimate)

@@ -1,8 +1,161 @@
-"""What the agent loop reports while a turn runs; the server turns it into ACP updates."""
+"""What a turn reports while it runs, as typed events; the server renders them.
+
+Owns: the events a turn emits and `TurnSink`, the protocol the server implements.
+Text and thought deltas are plain calls (the hot path: one list append each); every
+other event goes through `emit`, in order. Tool-call events are patches keyed by the
+call id (a field left `None` is unchanged), so a wire where updates are upserts by id
+(ACP v2) renders them as they are and ACP v1 renders the first as `tool_call`.
+Must not: know JSON-RPC or ACP field names, or build protocol JSON; every wire version
+is a renderer in `tether.server.updates`.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from ..tools.base import ChangePreview, ToolLocation
+
+ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextContent:
+    """Text shown in a tool call (its result, its live output, why it did not run)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeContent:
+    """A file change a call would make or made (a diff when there is text to diff)."""
+
+    change: ChangePreview
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalContent:
+    """A terminal the client shows the command's output in (its output comes as
+    `TerminalOutput` events)."""
+
+    terminal_id: str
+
+
+ToolContent = TextContent | ChangeContent | TerminalContent
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalInfo:
+    terminal_id: str
+    cwd: str  # absolute
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """The model began a call (its arguments are still streaming)."""
+
+    call_id: str
+    title: str
+    kind: str
+    status: ToolStatus = "pending"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPatch:
+    """A change to a call the client was shown: `None` fields are unchanged; `content`
+    replaces the call's content."""
+
+    call_id: str
+    status: ToolStatus | None = None
+    title: str | None = None
+    kind: str | None = None
+    raw_input: Mapping[str, Any] | None = None  # the model's arguments (JSON)
+    content: tuple[ToolContent, ...] | None = None
+    locations: tuple[ToolLocation, ...] | None = None
+    approved_by: str | None = None  # why it may run (the approval's reason)
+    terminal: TerminalInfo | None = None  # the command runs in this terminal
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalOutput:
+    """More output of a command shown in a terminal (appended by the client)."""
+
+    call_id: str
+    terminal_id: str
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalExited:
+    call_id: str
+    terminal_id: str
+    exit_code: int | None  # None: it was killed (timeout or signal)
+    signal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlanEntry:
+    content: str
+    priority: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlanUpdated:
+    """The model's plan, whole (it replaces the previous one)."""
+
+    entries: tuple[PlanEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UsageUpdated:
+    used: int  # tokens in the context
+    size: int  # the model's context window
+
+
+@dataclass(frozen=True, slots=True)
+class TitleChanged:
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something about the turn itself, not the model's words (shown as text)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContextCompacted:
+    """Earlier messages were summarised to fit the context window."""
+
+    replaced: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted:
+    """A model step starts streaming (a new assistant message; a retried step is a new
+    one). ACP v1 has nothing to show for it."""
+
+    turn_id: str
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """A turn with no `session/prompt` to answer (one resumed after a restart, or dropped
+    while it waited) ended. ACP v2 reports every turn's end this way (`state_update`)."""
+
+    turn_id: str
+    stop_reason: str
+
+
+TurnEvent = (
+    ToolCallStarted | ToolCallPatch | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
+    | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded
+)
 
 
 class TurnSink(Protocol):
@@ -10,43 +163,17 @@ class TurnSink(Protocol):
 
     def thought(self, delta: str) -> None: ...
 
-    def tool_call(
-        self,
-        call_id: str,
-        *,
-        title: str,
-        kind: str,
-        status: str,
-        raw_input: dict[str, Any] | None = None,
-        locations: list[dict[str, Any]] | None = None,
-    ) -> None: ...
-
-    def tool_call_update(
-        self,
-        call_id: str,
-        *,
-        status: str | None = None,
-        title: str | None = None,
-        kind: str | None = None,
-        raw_input: dict[str, Any] | None = None,
-        content_text: str | None = None,
-        locations: list[dict[str, Any]] | None = None,
-        content_blocks: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> None: ...
-
-    def plan(self, entries: list[dict[str, Any]]) -> None: ...
-
-    def update(self, update: dict[str, Any]) -> None:
-        """Any other ACP session update, sent in order."""
-        ...
-
-    def usage(self, used: int, size: int) -> None: ...
-
-    def title(self, title: str) -> None: ...
-
-    def notice(self, text: str) -> None:
-        """Tell the user something about the turn itself (not the model's words)."""
+    def emit(self, event: TurnEvent) -> None:
+        """Report an event; events are shown in the order emitted, after any deltas."""
         ...
 
     def flush(self) -> None: ...
+
+
+def failed(call_id: str, text: str) -> ToolCallPatch:
+    """A call that ends failed, saying why."""
+    return ToolCallPatch(call_id, status="failed", content=(TextContent(text),))
+
+
+def plan_of(entries: list[dict[str, str]]) -> PlanUpdated:
+    return PlanUpdated(tuple(PlanEntry(e["content"], e["priority"], e["status"]) for e in entries))

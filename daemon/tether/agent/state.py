@@ -1,14 +1,28 @@
 """Per-step accumulator: a fresh one for every model step (seed 004's StepState).
 
-Nothing here outlives its step, so no closure state leaks between steps, and the hot
-path (text deltas) is a list append.
+Owns: the step's streamed output and calls (`StepState`, `PendingCall`) and what one
+call's run produced (`CallOutcome`, with the stored form of its result).
+Must not: touch the store or the sink. Nothing here outlives its step, so no closure
+state leaks between steps, and the hot path (text deltas) is a list append.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+
+from tether_protocol.conversation import (
+    AssistantMessage,
+    JsonObject,
+    Location,
+    RedactedThinking,
+    ThinkingBlock,
+    ToolCall,
+    ToolResultMessage,
+    message_to_json,
+)
+
+from ..tools.base import ToolResult
 
 
 @dataclass(slots=True)
@@ -16,7 +30,7 @@ class PendingCall:
     call_id: str
     name: str
     arg_parts: list[str] = field(default_factory=list)
-    arguments: dict[str, Any] | None = None
+    arguments: JsonObject | None = None
     parse_error: str | None = None
     ended: bool = False
 
@@ -45,9 +59,8 @@ class StepState:
     text_parts: list[str] = field(default_factory=list)
     thinking_parts: list[str] = field(default_factory=list)
     thinking_signature: str | None = None  # Anthropic: must be sent back with the thinking
-    # Anthropic thinking blocks in order ({"type": "thinking", "thinking", "signature"} or
-    # {"type": "redacted_thinking", "data"}), closed by their signature.
-    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    # Anthropic thinking blocks in order, each closed by its signature.
+    thinking_blocks: list[ThinkingBlock | RedactedThinking] = field(default_factory=list)
     _block_text: list[str] = field(default_factory=list)
     calls: dict[str, PendingCall] = field(default_factory=dict)
     input_tokens: int = 0
@@ -65,12 +78,10 @@ class StepState:
             self._block_text.append(text)
         if signature:
             self.thinking_signature = signature
-            self.thinking_blocks.append(
-                {"type": "thinking", "thinking": "".join(self._block_text), "signature": signature}
-            )
+            self.thinking_blocks.append(ThinkingBlock("".join(self._block_text), signature))
             self._block_text = []
         if redacted:
-            self.thinking_blocks.append({"type": "redacted_thinking", "data": redacted})
+            self.thinking_blocks.append(RedactedThinking(redacted))
 
     @property
     def text(self) -> str:
@@ -86,23 +97,54 @@ class StepState:
             call.finish()
         return list(self.calls.values())
 
-    def assistant_message(self) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "text": self.text}
-        if self.thinking_parts:
-            message["thinking"] = self.thinking
-        if self.thinking_signature:
-            message["thinking_signature"] = self.thinking_signature
-        if self.thinking_blocks:
-            message["thinking_blocks"] = self.thinking_blocks
-        calls = self.finish_calls()
-        if calls:
-            message["tool_calls"] = [
-                {
-                    "id": c.call_id,
-                    "name": c.name,
-                    "arguments": c.arguments if c.arguments is not None else {},
-                    **({"raw_arguments": "".join(c.arg_parts)} if c.parse_error else {}),
-                }
-                for c in calls
-            ]
-        return message
+    def assistant(self) -> AssistantMessage:
+        """The step's assistant message: what it said, thought and called."""
+        return AssistantMessage(
+            self.text,
+            thinking=self.thinking if self.thinking_parts else None,
+            thinking_signature=self.thinking_signature,
+            thinking_blocks=tuple(self.thinking_blocks),
+            tool_calls=tuple(
+                ToolCall(
+                    c.call_id, c.name, c.arguments if c.arguments is not None else {},
+                    raw_arguments="".join(c.arg_parts) if c.parse_error else None,
+                )
+                for c in self.finish_calls()
+            ),
+        )
+
+    def assistant_message(self) -> JsonObject:
+        """The step's assistant message as stored (JSON)."""
+        return message_to_json(self.assistant())
+
+    def partial(self) -> AssistantMessage:
+        """What the step streamed so far (text and thinking, no calls)."""
+        return AssistantMessage(self.text, thinking=self.thinking if self.thinking_parts else None)
+
+
+@dataclass(slots=True)
+class CallOutcome:
+    """One call run (or refused): its structured result and what goes in the history."""
+
+    call: PendingCall
+    result: ToolResult
+    title: str | None = None  # the tool's title for the call; None: unknown tool or bad arguments
+    kind: str | None = None
+    latency_ms: float = 0.0
+    # what this call taught the read ledger, in its stored form (a revived session knows
+    # what the model has read)
+    ledger: dict[str, str | None] | None = None
+
+    def message(self) -> ToolResultMessage:
+        """The tool message stored and sent back to the model."""
+        result = self.result
+        return ToolResultMessage(
+            self.call.call_id,
+            self.call.name,
+            result.text,
+            is_error=result.is_error,
+            title=self.title,
+            kind=self.kind if self.title is not None else None,
+            locations=tuple(Location(loc.path, loc.line) for loc in result.locations),
+            ledger=self.ledger,
+        )

@@ -10,14 +10,17 @@ decide when to prune and compact.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from tether_protocol.conversation import Message, message_to_json
 
 CHARS_PER_TOKEN = 4
 
 
-def estimate_message(message: dict[str, Any]) -> int:
-    return max(1, len(json.dumps(message, ensure_ascii=False)) // CHARS_PER_TOKEN)
+def estimate_message(message: Message) -> int:
+    """About 4 characters a token of the message's stored JSON."""
+    return max(1, len(json.dumps(message_to_json(message), ensure_ascii=False)) // CHARS_PER_TOKEN)
 
 
 @dataclass(slots=True)
@@ -36,7 +39,7 @@ class ContextEstimate:
         self.estimated_tail = 0
         self.tail_counted_to = message_count
 
-    def used(self, messages: list[dict[str, Any]], base_chars: int = 0) -> int:
+    def used(self, messages: Sequence[Message], base_chars: int = 0) -> int:
         """Tokens the next call would send: anchor + estimate of the messages after it."""
         if self.anchor_count < 0:
             # No provider count yet (a revived session): estimate everything once.

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from tether_protocol.conversation import Message
+
 
 @dataclass(slots=True)
 class TextDelta:
@@ -74,8 +76,8 @@ class ModelRequest:
     """One model call: a stable prefix (system, tools) then the conversation."""
 
     system: str
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]]
+    messages: list[Message]  # the conversation, typed; each adapter renders its API's shape
+    tools: list[dict[str, Any]]  # JSON Schema tool specs (a JSON edge)
     model: str = ""
     max_output_tokens: int = 0
     # The part of the system prompt that changes between turns, sent after the stable

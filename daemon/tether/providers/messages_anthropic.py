@@ -12,18 +12,30 @@ pattern: each step writes the cache up to its end and the next step reads it bac
 `strip_moving_breakpoint()` removes exactly that marker, which is what the
 prefix-stability tests compare.
 
-Stored history (see agent/state.py `assistant_message()` and agent/loop.py):
-  user      {"role": "user", "content": [ACP content blocks]}
-  assistant {"role": "assistant", "text", "thinking"?, "thinking_signature"?,
-             "thinking_blocks"?, "tool_calls"?}
-  tool      {"role": "tool", "tool_call_id", "content": str, "is_error": bool}
+The conversation comes typed (`tether_protocol.conversation`): user messages and the
+compaction summary become user turns (text blocks, images as images, other blocks as
+`blocks_text` renders them), assistant messages thinking/text/tool_use blocks, tool
+results tool_result blocks.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from typing import Any
+
+from tether_protocol.conversation import (
+    AssistantMessage,
+    ContentBlock,
+    ImageBlock,
+    Message,
+    RedactedThinking,
+    SystemMessage,
+    TextBlock,
+    ToolResultMessage,
+    block_text,
+)
 
 from .base import ModelRequest
 
@@ -99,8 +111,8 @@ def tool_specs(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def convert_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Stored history → Anthropic messages, merging same-role neighbours.
+def convert_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The conversation → Anthropic messages, merging same-role neighbours.
 
     The API requires user/assistant alternation, and every tool result of a step must
     come back in the one user message after the assistant's tool_use blocks, before any
@@ -110,15 +122,17 @@ def convert_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """
     out: list[dict[str, Any]] = []
     for message in messages:
-        role = message.get("role")
-        if role == "assistant":
-            blocks = assistant_blocks(message)
+        role = "user"
+        if isinstance(message, AssistantMessage):
+            role, blocks = "assistant", assistant_blocks(message)
             if not blocks:
                 continue
-        elif role == "tool":
-            role, blocks = "user", [tool_result_block(message)]
+        elif isinstance(message, ToolResultMessage):
+            blocks = [tool_result_block(message)]
+        elif isinstance(message, SystemMessage):
+            blocks = user_blocks((TextBlock(message.content),))
         else:
-            role, blocks = "user", user_blocks(message.get("content"))
+            blocks = user_blocks(message.content)
         if out and out[-1]["role"] == role:
             out[-1]["content"].extend(blocks)
         else:
@@ -126,90 +140,45 @@ def convert_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def user_blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
+def user_blocks(content: Sequence[ContentBlock]) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    for block in content or []:
-        converted = _acp_block(block) if isinstance(block, dict) else None
-        if converted is not None:
-            blocks.append(converted)
+    for block in content:
+        if isinstance(block, ImageBlock) and block.data:
+            source = {"type": "base64", "media_type": block.mime_type or "image/png", "data": block.data}
+            blocks.append({"type": "image", "source": source})
+        elif not isinstance(block, TextBlock) or block.text:  # empty text blocks are refused
+            blocks.append({"type": "text", "text": block_text(block)})
     # An empty user message is rejected by the API; say so rather than drop the turn.
     return blocks or [{"type": "text", "text": "(empty message)"}]
 
 
-def _acp_block(block: dict[str, Any]) -> dict[str, Any] | None:
-    kind = block.get("type")
-    if kind == "text":
-        text = str(block.get("text", ""))
-        return {"type": "text", "text": text} if text else None
-    if kind == "resource_link":
-        name = block.get("name") or block.get("uri", "")
-        return {"type": "text", "text": f"[file: {name}]({block.get('uri', '')})"}
-    if kind == "resource":
-        resource = block.get("resource") or {}
-        uri = str(resource.get("uri", ""))
-        if "text" in resource:
-            text = str(resource["text"])
-            fence = _fence(text)
-            return {"type": "text", "text": f"{uri}\n{fence}\n{text}\n{fence}"}
-        return {"type": "text", "text": f"[binary resource: {uri}]"}
-    if kind == "image" and block.get("data"):
-        return {
-            "type": "image",
-            "source": {
-                "type": "base64",
-                "media_type": block.get("mimeType", "image/png"),
-                "data": block["data"],
-            },
-        }
-    if kind == "image" and block.get("uri"):
-        return {"type": "text", "text": f"[image: {block['uri']}]"}
-    return {"type": "text", "text": f"[unsupported content block: {kind}]"}
-
-
-def _fence(text: str) -> str:
-    # Longer than any backtick run inside, so embedded ``` cannot close the fence early.
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
-
-
-def assistant_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+def assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    signature = message.get("thinking_signature")
     # The API verifies the signature and rejects unsigned thinking, so thinking without
     # one (a cancelled step, another provider's reasoning) is left out. Steps recorded
     # with their blocks send every block back in order, redacted ones included.
-    if message.get("thinking_blocks"):
-        blocks.extend(
-            dict(block) for block in message["thinking_blocks"]
-            if block.get("type") == "redacted_thinking" or block.get("signature")
-        )
-    elif signature:
+    if message.thinking_blocks:
+        for block in message.thinking_blocks:
+            if isinstance(block, RedactedThinking):
+                blocks.append({"type": "redacted_thinking", "data": block.data})
+            elif block.signature:
+                blocks.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
+    elif message.thinking_signature:
         blocks.append(
-            {"type": "thinking", "thinking": message.get("thinking", ""), "signature": signature}
+            {"type": "thinking", "thinking": message.thinking or "", "signature": message.thinking_signature}
         )
-    if message.get("text"):
-        blocks.append({"type": "text", "text": message["text"]})
-    for call in message.get("tool_calls") or []:
-        arguments = call.get("arguments")
-        blocks.append(
-            {
-                "type": "tool_use",
-                "id": call["id"],
-                "name": call["name"],
-                "input": arguments if isinstance(arguments, dict) else {},
-            }
-        )
+    if message.text:
+        blocks.append({"type": "text", "text": message.text})
+    for call in message.tool_calls:
+        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
     return blocks
 
 
-def tool_result_block(message: dict[str, Any]) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message["tool_call_id"]}
-    content = message.get("content")
-    if content:  # content is optional; an empty string is left out rather than risked
-        block["content"] = content if isinstance(content, (str, list)) else str(content)
-    if message.get("is_error"):
+def tool_result_block(message: ToolResultMessage) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+    if message.content:  # content is optional; an empty string is left out rather than risked
+        block["content"] = message.content
+    if message.is_error:
         block["is_error"] = True
     return block
 

@@ -1,7 +1,7 @@
 """The OpenAI chat-completions wire format, without I/O: history out, `<think>` text in.
 
-Owns: turning Tether's stored history (ACP user blocks, assistant messages with tool
-calls, tool results) into chat-completions `messages`, tool specs into `tools`, the
+Owns: rendering the typed conversation (`tether_protocol.conversation`: user content
+blocks, assistant messages with tool calls, tool results) as chat-completions `messages`, tool specs into `tools`, the
 context-window defaults by model name; and on the way back the small pieces of chunk
 reading: `ThinkSplitter` (separates `<think>...</think>` reasoning from answer text as
 local reasoning models stream it), finish-reason and usage mapping, in-band errors, and
@@ -18,8 +18,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from tether_protocol.conversation import (
+    AssistantMessage,
+    CompactionSummary,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    blocks_text,
+)
 
 from .base import ProviderError, TextDelta, ThinkingDelta, UsageReport
 from .http import in_band_error_text
@@ -67,88 +77,50 @@ def build_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def build_messages(system: str, dynamic_context: str, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Chat-completions messages for a system prompt and a stored history, in order."""
+def build_messages(system: str, dynamic_context: str, history: Sequence[Message]) -> list[dict[str, Any]]:
+    """Chat-completions messages for a system prompt and a conversation, in order."""
     out: list[dict[str, Any]] = []
     system_text = "\n\n".join(part for part in (system, dynamic_context) if part)
     if system_text:
         out.append({"role": "system", "content": system_text})
     for message in history:
-        role = message.get("role")
-        if role == "user":
-            out.append({"role": "user", "content": render_user_blocks(message.get("content"))})
-        elif role == "assistant":
+        if isinstance(message, (UserMessage, CompactionSummary)):
+            # Images and audio need a vision/audio model and another content shape: the
+            # text says what was left out rather than dropping it silently.
+            out.append({"role": "user", "content": blocks_text(message.content)})
+        elif isinstance(message, AssistantMessage):
             out.append(_assistant(message))
-        elif role == "tool":
+        elif isinstance(message, ToolResultMessage):
             out.append(_tool_result(message))
-        # Other roles (none are stored today) have no chat-completions equivalent.
+        # System messages (none are stored today) have no place after the system prompt.
     return out
 
 
-def render_user_blocks(content: Any) -> str:
-    """ACP content blocks as one text: links and embedded files become readable text."""
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for block in content or []:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "resource_link":
-            parts.append(f"[file: {block.get('name') or block.get('uri', '')}]({block.get('uri', '')})")
-        elif kind == "resource":
-            parts.append(_render_resource(block.get("resource") or {}))
-        else:
-            # Images and audio need a vision/audio model and a different content shape;
-            # say what was left out rather than dropping it silently.
-            parts.append(f"[{kind or 'unknown'} content omitted]")
-    return "\n".join(parts)
-
-
-def _render_resource(resource: dict[str, Any]) -> str:
-    uri = str(resource.get("uri", ""))
-    text = resource.get("text")
-    if not isinstance(text, str):
-        return f"[file: {uri}] (binary content omitted)"
-    # A fence longer than any backtick run inside, so the file cannot close it early.
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"[file: {uri}]\n{fence}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}"
-
-
-def _assistant(message: dict[str, Any]) -> dict[str, Any]:
-    text = message.get("text") or ""
-    calls = message.get("tool_calls") or []
+def _assistant(message: AssistantMessage) -> dict[str, Any]:
+    text, calls = message.text, message.tool_calls
     out: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
     if calls:
         out["tool_calls"] = [
-            {
-                "id": call["id"],
-                "type": "function",
-                "function": {"name": call["name"], "arguments": _arguments(call)},
-            }
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": _arguments(call)}}
             for call in calls
         ]
     return out
 
 
-def _arguments(call: dict[str, Any]) -> str:
+def _arguments(call: ToolCall) -> str:
     # What the model wrote when it was not valid JSON: it sees its own mistake, and the
     # tool result explaining it, rather than an empty object it never produced.
-    raw = call.get("raw_arguments")
-    if isinstance(raw, str):
-        return raw
-    return json.dumps(call.get("arguments") or {}, ensure_ascii=False)
+    if call.raw_arguments is not None:
+        return call.raw_arguments
+    return json.dumps(call.arguments, ensure_ascii=False)
 
 
-def _tool_result(message: dict[str, Any]) -> dict[str, Any]:
-    content = str(message.get("content", ""))
-    if message.get("is_error") and not _ERROR_WORD.match(content):
+def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+    content = message.content
+    if message.is_error and not _ERROR_WORD.match(content):
         # Chat completions has no error flag on tool results; the text must say it.
         content = f"Error: {content}"
-    return {"role": "tool", "tool_call_id": message.get("tool_call_id", ""), "content": content}
+    return {"role": "tool", "tool_call_id": message.tool_call_id, "content": content}
 
 
 _OPEN, _CLOSE = "<think>", "</think>"

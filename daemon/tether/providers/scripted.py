@@ -30,9 +30,17 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from tether_protocol.conversation import (
+    CompactionSummary,
+    Message,
+    TextBlock,
+    UserMessage,
+    message_to_json,
+)
 
 from .base import (
     Finish,
@@ -116,7 +124,7 @@ class ScriptedProvider(Provider):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         reply = self.pick(request)
         delay = float(reply.get("delay_ms", 0)) / 1000.0
-        error = reply.get("error")
+        error: dict[str, Any] = reply.get("error") or {}
         fail_after = int(error.get("after_chunks", 0)) if error else -1
         emitted = 0
         if reply.get("thinking"):
@@ -169,12 +177,10 @@ def _text_chunks(reply: dict[str, Any]) -> list[str] | Any:
     return _WORDS.findall(text)
 
 
-def last_user_text(messages: list[dict[str, Any]]) -> str:
+def last_user_text(messages: Sequence[Message]) -> str:
     for message in reversed(messages):
-        if message.get("role") == "user":
-            return "".join(
-                b.get("text", "") for b in message.get("content", []) if isinstance(b, dict)
-            )
+        if isinstance(message, (UserMessage, CompactionSummary)):
+            return "".join(b.text for b in message.content if isinstance(b, TextBlock))
     return ""
 
 
@@ -182,7 +188,7 @@ def estimate_tokens(request: ModelRequest) -> int:
     # 4 characters a token, the usual rough rule; real providers report real numbers.
     chars = len(request.system) + len(request.dynamic_context)
     for message in request.messages:
-        chars += len(json.dumps(message, ensure_ascii=False))
+        chars += len(json.dumps(message_to_json(message), ensure_ascii=False))
     return max(1, chars // 4)
 
 

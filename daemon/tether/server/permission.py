@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..agent.loop import diff_blocks
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..approvals.gate import OPTIONS
 from ..tools.diffs import hunks
 from ..tools.visible_text import visible
 from ..transport.rpc import ClientRequestFailed
+from .updates import diff_blocks
 
 if TYPE_CHECKING:
     from ..transport.rpc import TetherRPC

@@ -16,8 +16,9 @@ from pathlib import Path
 import anyio
 
 from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
+from tether_protocol.conversation import Message
 
-from ..agent.history import is_compaction_summary, nothing_said, repair_pairing
+from ..agent.history import nothing_said, stored_view
 from ..agent.loop import MODEL_VISIBLE
 from ..agent.session import AgentSession
 from ..store import HistoryStore, MessageView, SessionRecord, database_path
@@ -156,20 +157,10 @@ class SessionRegistry:
         self._stores.clear()
 
 
-def model_view(stored: Sequence[MessageView]) -> list[dict]:
-    """What the model sees of a stored session: the last compaction summary, the messages
-    it kept (stored before it: its ``compaction.kept``; none for summaries stored before
-    that was recorded), and what follows; without broken output, with tool calls and
-    results paired (a crash can leave a call without its result)."""
-    bodies = [
+def model_view(stored: Sequence[MessageView]) -> list[Message]:
+    """What the model sees of a stored session (``history.stored_view``): without broken
+    output (what is not model-visible, assistant messages with nothing said)."""
+    return stored_view([
         body for role, body, status in stored
         if status in MODEL_VISIBLE and not (role == "assistant" and nothing_said(body))
-    ]
-    for index in range(len(bodies) - 1, -1, -1):
-        summary = bodies[index]
-        if is_compaction_summary(summary):
-            kept = summary["compaction"].get("kept") if isinstance(summary["compaction"], dict) else None
-            kept = kept if type(kept) is int and 0 <= kept <= index else 0
-            bodies = [summary, *bodies[index - kept : index], *bodies[index + 1 :]]
-            break
-    return repair_pairing(bodies)
+    ])

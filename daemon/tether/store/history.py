@@ -25,7 +25,6 @@ from tether.store import turns
 from tether.store.database import Database, Work
 from tether.store.errors import StoreError
 from tether.store.liveness import alive, this_process
-from tether.store.rules import RuleStore
 from tether.store.records import (
     FINAL_TURN_STATUSES,
     MessageRecord,
@@ -39,6 +38,7 @@ from tether.store.records import (
     parse_session_cursor,
     session_cursor,
 )
+from tether.store.rules import RuleStore
 
 __all__ = ["HistoryStore"]
 
@@ -406,10 +406,11 @@ def _message_row(message: MessageRecord, now: float) -> turns.MessageRow:
     # validated and encoded here, outside the lock: a bad message fails without
     # holding up other writers or opening a transaction
     message.check()
+    body = message.json_body()
     return (
         message.role,
-        encode_json(message.body),
+        encode_json(body),
         message.status,
         message.created_at or now,
-        indexed_text(message.role, message.body),
+        indexed_text(message.role, body),
     )

@@ -16,8 +16,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.store.errors import InvalidCursor
 from tether_protocol._json import dumps_text, loads, whole_text
+from tether_protocol.conversation import (
+    JsonObject,
+    Message,
+    message_from_json,
+    message_to_json,
+)
+
+from tether.store.errors import InvalidCursor
 
 __all__ = [
     "FINAL_TURN_STATUSES",
@@ -166,23 +173,41 @@ class SessionRecord:
 
 
 # A stored message as showing it again needs it: (role, body, status).
-MessageView = tuple[str, dict[str, Any], str]
+MessageView = tuple[str, JsonObject, str]
 
 
 @dataclass(slots=True)
 class MessageRecord:
-    """One conversation message. ``body`` is the provider-neutral message dict.
+    """One conversation message. ``body`` is the stored JSON object; on the way in it may
+    be the typed message itself (``MessageRecord.of``), serialised by the one converter
+    (``tether_protocol.conversation``). A body handed in as JSON is stored as it is.
 
     On the way in, ``seq`` and ``turn_id`` are ignored (the store assigns them)
     and a ``created_at`` of 0.0 means "now".
     """
 
     role: str
-    body: dict[str, Any]
+    body: JsonObject | Message
     status: str = "complete"
     seq: int = -1
     turn_id: str | None = None
     created_at: float = 0.0
+
+    @classmethod
+    def of(cls, message: Message, status: str = "complete") -> MessageRecord:
+        """The record of a typed message, to store."""
+        return cls(message.role, message, status)
+
+    @property
+    def message(self) -> Message:
+        """The typed message (``ConversationError``, a ValueError, names a bad field)."""
+        body = self.body
+        return message_from_json(body, self.role) if isinstance(body, dict) else body
+
+    def json_body(self) -> JsonObject:
+        """The body as stored: a typed message through the one converter."""
+        body = self.body
+        return body if isinstance(body, dict) else message_to_json(body)
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> MessageRecord:
@@ -198,8 +223,8 @@ class MessageRecord:
             raise ValueError(
                 f"message status must be one of {sorted(MESSAGE_STATUSES)}, not {self.status!r}"
             )
-        if not isinstance(self.body, dict):
-            raise TypeError(f"message body must be a dict, not {type(self.body).__name__}")
+        if not isinstance(self.body, dict) and getattr(self.body, "role", None) != self.role:
+            raise TypeError(f"message body must be a dict or a {self.role} message, not {type(self.body).__name__}")
 
 
 @dataclass(slots=True)

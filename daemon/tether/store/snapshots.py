@@ -3,8 +3,9 @@
 A snapshot (format version ``SNAPSHOT_VERSION``) holds a session with its turns,
 messages, run reports, the workspace's stored approval rules and the approvals a
 waiting turn asks for. Keys are snake_case like the store's records; timestamps are
-float seconds since the epoch; message bodies and reports are the stored dicts, kept
-as data whatever they contain.
+float seconds since the epoch; message bodies are the stored JSON of the typed
+conversation (``tether_protocol.conversation``), checked by its one converter and
+imported as they are (keys it does not name are kept); reports are kept as data.
 
 Owns: the snapshot format and its validation, upgrading older formats through
 ``MIGRATIONS``, the SQL that exports and imports one session, and forking (an export
@@ -21,9 +22,14 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import aiosqlite
+from tether_protocol.conversation import (
+    ConversationError,
+    check_message_json,
+    tool_call_from_json,
+)
 
 from tether.store.errors import StoreError
 from tether.store.history import HistoryStore
@@ -380,9 +386,9 @@ def _plain_turn(turn: Any, ids: set[str], seqs: set[int]) -> bool:
         and status in TURN_STATUSES
         and (type(turn.get("stop_reason", 0)) is str or turn.get("stop_reason", 0) is None)
         and type(started := turn.get("started_at")) in _NUMBERS
-        and 0 <= started < MAX_TIME
+        and 0 <= cast(float, started) < MAX_TIME
         and (
-            type(finished := turn.get("finished_at", 0)) in _NUMBERS and 0 <= finished < MAX_TIME
+            type(finished := turn.get("finished_at", 0)) in _NUMBERS and 0 <= cast(float, finished) < MAX_TIME
             or turn.get("finished_at", 0) is None
         )
         and (type(turn.get("error", 0)) is str or turn.get("error", 0) is None)
@@ -398,33 +404,36 @@ _NUMBERS = (int, float)  # exactly: a bool is not a timestamp
 def _check_messages(messages: list[Any], turn_ids: set[str]) -> None:
     last = -1
     for i, message in enumerate(messages):
-        if _plain_message(message, last, turn_ids):
-            last = message["seq"]
-            continue
-        # a field is missing, has a default to fill in, or is wrong: say which
-        where = f"messages[{i}]"
-        if not isinstance(message, dict):
-            raise SnapshotError(f"{where} must be an object, not {_type(message)}")
-        _field(message, where, "seq", int)
-        if not 0 <= message["seq"] <= MAX_SEQ:
-            raise SnapshotError(f"{where}.seq must be between 0 and {MAX_SEQ}, not {message['seq']}")
-        if message["seq"] <= last:
-            raise SnapshotError(f"{where}.seq must be greater than {last} (messages in seq order)")
+        if not _plain_message(message, last, turn_ids):
+            _check_message_fields(message, f"messages[{i}]", last, turn_ids)
         last = message["seq"]
-        _field(message, where, "turn_id", str, nullable=True, default=None)
-        if message["turn_id"] is not None and message["turn_id"] not in turn_ids:
-            raise SnapshotError(f"{where}.turn_id {message['turn_id']!r} is not one of the turns")
-        _choice(message, where, "role", MESSAGE_ROLES)
-        message.setdefault("status", "complete")
-        _choice(message, where, "status", MESSAGE_STATUSES)
-        _number(message, where, "created_at")
-        _field(message, where, "body", dict)
-        if problem := _body_problem(message["role"], message["body"]):
-            raise SnapshotError(f"{where}.body{problem}")
+        try:  # the body: what replay, search and the model rely on, by the one converter
+            check_message_json(message["body"], message["role"])
+        except ConversationError as exc:
+            raise SnapshotError(f"messages[{i}].body{exc}") from None
+
+
+def _check_message_fields(message: Any, where: str, last: int, turn_ids: set[str]) -> None:
+    """Say which field of a message record is missing or wrong (filling in defaults)."""
+    if not isinstance(message, dict):
+        raise SnapshotError(f"{where} must be an object, not {_type(message)}")
+    _field(message, where, "seq", int)
+    if not 0 <= message["seq"] <= MAX_SEQ:
+        raise SnapshotError(f"{where}.seq must be between 0 and {MAX_SEQ}, not {message['seq']}")
+    if message["seq"] <= last:
+        raise SnapshotError(f"{where}.seq must be greater than {last} (messages in seq order)")
+    _field(message, where, "turn_id", str, nullable=True, default=None)
+    if message["turn_id"] is not None and message["turn_id"] not in turn_ids:
+        raise SnapshotError(f"{where}.turn_id {message['turn_id']!r} is not one of the turns")
+    _choice(message, where, "role", MESSAGE_ROLES)
+    message.setdefault("status", "complete")
+    _choice(message, where, "status", MESSAGE_STATUSES)
+    _number(message, where, "created_at")
+    _field(message, where, "body", dict)
 
 
 def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
-    """A message the full checks would pass as it is (all fields present and right)."""
+    """A message record whose fields but the body the full checks would pass as they are."""
     return (
         type(message) is dict
         and type(seq := message.get("seq")) is int
@@ -435,86 +444,14 @@ def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
         and type(status := message.get("status")) is str
         and status in MESSAGE_STATUSES
         and type(created := message.get("created_at")) in _NUMBERS
-        and 0 <= created < MAX_TIME
-        and type(body := message.get("body")) is dict
-        and _plain_body(role, body)
+        and 0 <= cast(float, created) < MAX_TIME
+        and type(message.get("body")) is dict
     )
 
 
-def _plain_body(role: str, body: dict[str, Any]) -> bool:
-    """``_body_problem(role, body) is None``, faster: it runs for every message."""
-    if role == "assistant":
-        calls = body.get("tool_calls")
-        if calls is not None:
-            if type(calls) is not list:
-                return False
-            for call in calls:
-                if not (
-                    type(call) is dict
-                    and type(call.get("id")) is str
-                    and type(call.get("name")) is str
-                    and type(call.get("arguments", _NO_ARGUMENTS)) is dict
-                ):
-                    return False
-        return type(body.get("text", "")) is str and type(body.get("thinking", "")) is str
-    if role == "tool":
-        return type(body.get("tool_call_id")) is str and type(body.get("name")) is str
-    if role == "user":
-        content = body.get("content")
-        if type(content) is not list or ("compaction" in body and type(body["compaction"]) is not dict):
-            return False
-        for block in content:
-            if type(block) is not dict:
-                return False
-    return True
-
-
-_NO_ARGUMENTS: dict[str, Any] = {}
-
-
-def _body_problem(role: str, body: dict[str, Any]) -> str | None:
-    """What is wrong with a message body, as the rest of the path and why (``.content
-    must be a list of objects``); None if replay, search and the model can use it. Only
-    what they rely on is checked: other keys are kept as they are."""
-    if role == "user":
-        if "compaction" in body and type(body["compaction"]) is not dict:
-            return f".compaction must be an object, not {_type(body['compaction'])}"
-        content = body.get("content")
-        if type(content) is not list:
-            return f".content must be a list of content blocks, not {_type(content)}"
-        for i, block in enumerate(content):
-            if type(block) is not dict:
-                return f".content[{i}] must be an object, not {_type(block)}"
-    elif role == "assistant":
-        for key in ("text", "thinking"):
-            if type(body.get(key, "")) is not str:
-                return f".{key} must be a string, not {_type(body[key])}"
-        calls = body.get("tool_calls", [])
-        if type(calls) is not list:
-            return f".tool_calls must be a list, not {_type(calls)}"
-        for i, call in enumerate(calls):
-            if problem := _call_problem(call):
-                return f".tool_calls[{i}]{problem}"
-    elif role == "tool":
-        for key in ("tool_call_id", "name"):
-            if type(body.get(key)) is not str:
-                return f".{key} must be a string, not {_type(body.get(key))}" if key in body else f".{key} is missing"
-    return None
-
-
-def _call_problem(call: Any) -> str | None:
-    if type(call) is not dict:
-        return f" must be an object {{id, name, arguments}}, not {_type(call)}"
-    for key in ("id", "name"):
-        if type(call.get(key)) is not str:
-            return f".{key} must be a string, not {_type(call.get(key))}" if key in call else f".{key} is missing"
-    if type(call.get("arguments", {})) is not dict:
-        return f".arguments must be an object, not {_type(call['arguments'])}"
-    return None
-
-
 def _pending_problem(pending: dict[str, Any]) -> str | None:
-    """As ``_body_problem``, for a waiting turn's ``{step, calls}``."""
+    """What is wrong with a waiting turn's ``{step, calls}``, as the rest of the path and
+    why (``.calls[0].id is missing``); None if it can be resumed."""
     step = pending.get("step", 1)
     if type(step) is not int or not 1 <= step <= MAX_SEQ:
         return f".step must be an integer from 1, not {step!r}"
@@ -522,8 +459,10 @@ def _pending_problem(pending: dict[str, Any]) -> str | None:
     if type(calls) is not list:
         return f".calls must be a list of the calls still to run, not {_type(calls)}"
     for i, call in enumerate(calls):
-        if problem := _call_problem(call):
-            return f".calls[{i}]{problem}"
+        try:
+            tool_call_from_json(call, f".calls[{i}]")
+        except ConversationError as exc:
+            return str(exc)
     return None
 
 
@@ -616,7 +555,7 @@ def _choice(obj: dict[str, Any], where: str, key: str, allowed: frozenset[str]) 
         raise SnapshotError(f"{where}.{key} must be one of {sorted(allowed)}, not {shown}")
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

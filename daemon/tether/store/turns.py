@@ -17,6 +17,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import aiosqlite
+from tether_protocol.conversation import (
+    AssistantMessage,
+    message_from_json,
+    message_to_json,
+)
 
 from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
 from tether.store.liveness import alive, this_process
@@ -144,6 +149,16 @@ async def close_turn(
     await touch_session(conn, session_id, now)
 
 
+def _recovered(partial: str | None) -> AssistantMessage:
+    """The assistant message of a turn's saved partial output (an empty one if none was
+    saved, or if what was saved cannot be read: recovery never fails on it)."""
+    try:
+        message = message_from_json(json.loads(partial), "assistant") if partial else None
+    except (ValueError, TypeError):  # ConversationError is a ValueError, as a JSON error is
+        message = None
+    return message if isinstance(message, AssistantMessage) else AssistantMessage()
+
+
 async def interrupt_running(conn: aiosqlite.Connection) -> int:
     """Recover turns whose daemon died; returns how many became ``interrupted``.
 
@@ -169,7 +184,7 @@ async def interrupt_running(conn: aiosqlite.Connection) -> int:
             (turn_id,),
         )
         seq_rows = await conn.execute_fetchall(_NEXT_MESSAGE_SEQ_SQL, (session_id,))
-        body = json.loads(partial) if partial else {"role": "assistant", "text": ""}
+        body = message_to_json(_recovered(partial))
         await conn.execute(
             _INSERT_MESSAGE,
             (session_id, turn_id, next(iter(seq_rows))[0], "assistant",

@@ -31,6 +31,7 @@ A = TypeVar("A")  # a tool's attrs args class
 
 __all__ = [
     "ChangePreview",
+    "CommandRun",
     "FileIO",
     "MutatingTool",
     "Tool",
@@ -53,11 +54,29 @@ class ToolLocation:
 
 
 @dataclass(slots=True)
+class CommandRun:
+    """What a command did, as data (callers never read it back out of the text)."""
+
+    exit_code: int | None  # None: it did not exit by itself (timed out or killed)
+    duration_s: float  # start to the death of its process group
+    output: str  # its combined output as the model sees it (head and tail), without the footer
+    signal: str | None = None  # the signal that killed it ("SIGTERM"), None when it exited
+    timed_out: bool = False
+
+
+@dataclass(slots=True)
 class ToolResult:
     text: str  # what the model gets back
     is_error: bool = False
     # places the result points at (e.g. grep hits, capped at 50)
     locations: list[ToolLocation] = field(default_factory=list)
+    # run_command: exit code, duration and output
+    command: CommandRun | None = None
+    # the file changes of a call that changed files: the previews that were approved
+    # (all their hunks, also when the user kept only some)
+    changes: list[ChangePreview] = field(default_factory=list)
+    # update_plan: the plan as ACP PlanEntry fields (content, priority, status)
+    plan: list[dict[str, str]] | None = None
 
 
 class FileIO(Protocol):

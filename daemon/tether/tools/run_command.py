@@ -31,7 +31,7 @@ import attrs
 
 from tether.sandbox import SandboxPolicy, default_choice
 from tether.tools.args import ArgSpec, arg
-from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
+from tether.tools.base import CommandRun, Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.process_group import GroupOutcome, run_in_process_group
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.subprocess_env import command_env
@@ -165,7 +165,7 @@ class RunCommandTool(Tool[RunCommandArgs]):
             hint = blocked_hint(body, sandbox, policy)
             if hint:
                 text += "\n" + hint
-        return ToolResult(text, is_error=failed)
+        return ToolResult(text, is_error=failed, command=_command_run(outcome, body))
 
     async def _run_streamed(
         self, args: RunCommandArgs, cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext,
@@ -202,10 +202,25 @@ class RunCommandTool(Tool[RunCommandArgs]):
             hint = f" · pass a larger timeout (up to {self.max_timeout} s) if it needs longer"
             return f"killed after timeout ({timeout} s) · {took}" + (hint if timeout < self.max_timeout else "")
         if outcome.returncode < 0:
-            number = -outcome.returncode
-            name = next((sig.name for sig in signal.Signals if sig == number), f"signal {number}")
-            return f"killed by {name} · {took}"
+            return f"killed by {_signal_name(-outcome.returncode)} · {took}"
         return f"exit code {outcome.returncode} · {took}"
+
+
+def _signal_name(number: int) -> str:
+    return next((sig.name for sig in signal.Signals if sig == number), f"signal {number}")
+
+
+def _command_run(outcome: GroupOutcome, body: str) -> CommandRun:
+    """The command's outcome as data: its exit code, or the signal that ended it."""
+    exited = not outcome.timed_out and outcome.returncode >= 0
+    killed_by = _signal_name(-outcome.returncode) if outcome.returncode < 0 else None
+    return CommandRun(
+        exit_code=outcome.returncode if exited else None,
+        duration_s=outcome.duration,
+        output=body,
+        signal=killed_by,
+        timed_out=outcome.timed_out,
+    )
 
 
 class _HeadTail:

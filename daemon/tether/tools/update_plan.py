@@ -60,7 +60,8 @@ class UpdatePlanTool(Tool[UpdatePlanArgs]):
         return self.untitled
 
     async def run(self, args: UpdatePlanArgs, ctx: ToolContext) -> ToolResult:
-        return ToolResult(summarize(entries_of(args)))
+        entries = entries_of(args)
+        return ToolResult(summarize(entries), plan=entries)
 
 
 def plan_entries(args: Any) -> list[dict[str, str]]:

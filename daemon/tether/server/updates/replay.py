@@ -1,14 +1,9 @@
-"""ACP `session/update` notifications: the live emitter and history replay.
+"""History replay: stored messages shown again as ACP `session/update`s (`session/load`).
 
-Owns: turning what the agent loop reports into `session/update` dicts of the shapes in
-`tether_protocol._messages`, merging text and thought deltas while the client is behind
-(the connection drains us when the pipe can take more), and turning stored history back
-into the same updates for `session/load`. Must not: decide anything about the turn.
-
-Hot path: `text()` is a list append plus, at most once per flush, registering with the
-connection. One notification is encoded per flush, not per delta. Replay: `replay_updates`
+Owns: turning stored history back into the updates a turn sent. `replay_updates`
 spells the replayed updates out as the SPEC reads; `replay_frames` writes the same
 notifications as text, which is what `session/load` sends.
+Must not: change the history or decide anything about it.
 """
 
 from __future__ import annotations
@@ -19,153 +14,13 @@ from typing import Any
 
 from tether_protocol._json import dumps_text
 
-from ..agent.history import nothing_said
-from ..transport.connection import Connection, encode_json
-
-_PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
+from ...agent.history import nothing_said
 
 # The connection's JSON encoding (compact, UTF-8 kept as is) as text, for the replay:
 # `_str` for strings (the C escaper; orjson escapes every string the same way), `_any`
 # for the rest.
 _str: Callable[[str], str] = json.encoder.encode_basestring
 _any = dumps_text
-
-
-def frame(session_id: str, update: dict[str, Any]) -> bytes:
-    return _PREFIX + encode_json({"sessionId": session_id, "update": update}) + b"}"
-
-
-class SessionUpdates:
-    """The `TurnSink` of one session, writing to one connection."""
-
-    __slots__ = ("session_id", "_conn", "_kind", "_parts", "_registered", "sent")
-
-    def __init__(self, session_id: str, conn: Connection) -> None:
-        self.session_id = session_id
-        self._conn = conn
-        self._kind = ""  # which chunk kind `_parts` holds
-        self._parts: list[str] = []
-        self._registered = False
-        self.sent = 0
-
-    # ---- mergeable deltas ---------------------------------------------------------
-
-    def text(self, delta: str) -> None:
-        if self._kind != "agent_message_chunk":
-            self.drain()
-            self._kind = "agent_message_chunk"
-        self._parts.append(delta)
-        if not self._registered:
-            self._registered = True
-            self._conn.add_coalescer(self)
-
-    def thought(self, delta: str) -> None:
-        if self._kind != "agent_thought_chunk":
-            self.drain()
-            self._kind = "agent_thought_chunk"
-        self._parts.append(delta)
-        if not self._registered:
-            self._registered = True
-            self._conn.add_coalescer(self)
-
-    def drain(self) -> None:
-        """Send the merged deltas now (called by the connection, or before any other update)."""
-        self._registered = False
-        if not self._parts:
-            return
-        text = self._parts[0] if len(self._parts) == 1 else "".join(self._parts)
-        self._parts = []
-        self._send({"sessionUpdate": self._kind, "content": {"type": "text", "text": text}})
-
-    def flush(self) -> None:
-        self.drain()
-        self._conn.discard_coalescer(self)
-
-    # ---- everything else is sent in order, after any pending deltas ----------------
-
-    def _send(self, update: dict[str, Any]) -> None:
-        self.sent += 1
-        self._conn.send_body(frame(self.session_id, update))
-
-    def update(self, update: dict[str, Any]) -> None:
-        self.drain()
-        self._send(update)
-
-    def tool_call(
-        self,
-        call_id: str,
-        *,
-        title: str,
-        kind: str,
-        status: str,
-        raw_input: dict[str, Any] | None = None,
-        locations: list[dict[str, Any]] | None = None,
-    ) -> None:
-        update: dict[str, Any] = {
-            "sessionUpdate": "tool_call",
-            "toolCallId": call_id,
-            "title": title,
-            "kind": kind,
-            "status": status,
-        }
-        if raw_input is not None:
-            update["rawInput"] = raw_input
-        if locations:
-            update["locations"] = locations
-        self.update(update)
-
-    def tool_call_update(
-        self,
-        call_id: str,
-        *,
-        status: str | None = None,
-        title: str | None = None,
-        kind: str | None = None,
-        raw_input: dict[str, Any] | None = None,
-        content_text: str | None = None,
-        locations: list[dict[str, Any]] | None = None,
-        content_blocks: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> None:
-        update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": call_id}
-        if status is not None:
-            update["status"] = status
-        if title is not None:
-            update["title"] = title
-        if kind is not None:
-            update["kind"] = kind
-        if raw_input is not None:
-            update["rawInput"] = raw_input
-        if content_text is not None:
-            update["content"] = [
-                {"type": "content", "content": {"type": "text", "text": content_text}}
-            ]
-        elif content_blocks is not None:
-            update["content"] = content_blocks
-        if locations is not None:
-            update["locations"] = locations
-        if meta is not None:
-            update["_meta"] = meta
-        self.update(update)
-
-    def plan(self, entries: list[dict[str, Any]]) -> None:
-        self.update({"sessionUpdate": "plan", "entries": entries})
-
-    def usage(self, used: int, size: int) -> None:
-        self.update({"sessionUpdate": "usage_update", "used": used, "size": size})
-
-    def title(self, title: str) -> None:
-        self.update({"sessionUpdate": "session_info_update", "title": title})
-
-    def notice(self, text: str) -> None:
-        # ACP has no "notice" update; a marked message chunk is shown by every client.
-        self.update(
-            {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": text},
-                "_meta": {"tether": {"notice": True}},
-            }
-        )
 
 
 def _json(value: Any) -> str:
@@ -217,32 +72,34 @@ def replay_frames(
                 yield f'{head}"agent_message_chunk","content":{{"type":"text","text":{_json(body["text"])}}}{end}'
             results = answers.get(index, {})
             for call in body.get("tool_calls", []):
-                call_id = call["id"]
-                result = results.get(call_id)
-                if result is None:
-                    title, kind, state = call["name"], "other", "failed"
-                else:
-                    title = result.get("title", call["name"])
-                    kind = result.get("kind", "other")
-                    state = "failed" if result.get("is_error") else "completed"
-                if index == pending_at and call_id in pending:
-                    state = "pending"  # waiting for approval; asked again after load
-                text = (
-                    f'{head}"tool_call","toolCallId":{_json(call_id)},"title":{_json(title)},'
-                    f'"kind":{_json(kind)},"status":"{state}","rawInput":{_json(call.get("arguments", {}))}'
-                )
-                if result is None:
-                    yield text + "}}}"
-                elif result.get("locations"):
-                    yield (
-                        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
-                        f'{_json(result.get("content", ""))}}}}}],"locations":{_json(result["locations"])}}}}}}}'
-                    )
-                else:
-                    yield (
-                        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
-                        f'{_json(result.get("content", ""))}}}}}]}}}}}}'
-                    )
+                waiting = index == pending_at and call["id"] in pending
+                yield _call_frame(head, call, results.get(call["id"]), waiting)
+
+
+def _call_frame(head: str, call: dict[str, Any], result: dict[str, Any] | None, waiting: bool) -> str:
+    """A stored call with its result folded in, as a `tool_call` notification."""
+    call_id = call["id"]
+    if result is None:
+        title, kind, state = call["name"], "other", "failed"
+    else:
+        title = result.get("title", call["name"])
+        kind = result.get("kind", "other")
+        state = "failed" if result.get("is_error") else "completed"
+    if waiting:
+        state = "pending"  # waiting for approval; asked again after load
+    text = (
+        f'{head}"tool_call","toolCallId":{_json(call_id)},"title":{_json(title)},'
+        f'"kind":{_json(kind)},"status":"{state}","rawInput":{_json(call.get("arguments", {}))}'
+    )
+    if result is None:
+        return text + "}}}"
+    content = (
+        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
+        f'{_json(result.get("content", ""))}}}}}]'
+    )
+    if result.get("locations"):
+        return f'{content},"locations":{_json(result["locations"])}}}}}}}'
+    return content + "}}}"
 
 
 class PagedReplay:

@@ -1,0 +1,386 @@
+"""The tool executor: runs a step's tool calls and returns what each did, as data.
+
+Owns: running calls in order (consecutive read-only ones together, each one that
+changes something alone, after its approval, so a read after an edit in the same step
+sees the edit and prompts come one at a time); validating arguments; the approval of
+calls that change things (the read-only mode's refusal, previews, the `ApprovalGate`
+and the asker, a checkpoint right before the user is asked); the OS sandbox choice for
+commands; screening results with the input guard; the structured outcome of each call
+(`CallOutcome`: the tool's `ToolResult` with exit code, duration, output, changes) and
+the tool-call events the client sees. A tool error goes back to the model as an error
+result; it never ends the turn.
+Must not: stream from the model, write to the store itself (the `RunLog` it is given
+records results and checkpoints), or build protocol JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
+import anyio.lowlevel
+import anyio.to_thread
+
+from ..approvals import ApprovalGate, ApprovalRequest, Asker, AskerAnswer, Verdict
+from ..store import StorageFault
+from ..tools.base import (
+    ChangePreview,
+    FileIO,
+    MutatingTool,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolLocation,
+    ToolResult,
+    validate_args,
+)
+from ..tools.registry import ToolRegistry
+from .guard import InputGuard
+from .live_output import OutputTail, TerminalStream
+from .report import ToolTiming
+from .session import ActiveTurn, AgentSession
+from .sink import (
+    ChangeContent,
+    Notice,
+    TerminalContent,
+    TerminalExited,
+    TerminalInfo,
+    TextContent,
+    ToolCallPatch,
+    TurnSink,
+    failed,
+    plan_of,
+)
+from .state import CallOutcome, PendingCall
+
+if TYPE_CHECKING:
+    from ..sandbox import SandboxChoice
+
+log = logging.getLogger("tether.agent")
+
+
+@dataclass(slots=True)
+class TurnServices:
+    """What tools that change things need from the server; defaults suit read-only turns."""
+
+    gate: ApprovalGate | None = None
+    asker: Asker | None = None
+    files: FileIO | None = None
+    documents: Mapping[str, str] = field(default_factory=dict)
+    env_allow: tuple[str, ...] = ()
+    # The OS sandbox for commands (settings.sandbox: auto | bwrap | landlock | off) and
+    # the directories it hides from them (Tether's config and history).
+    sandbox_setting: str = "auto"
+    hidden_paths: tuple[str, ...] = ()
+    # The client set `_meta.terminal_output`: command output goes to a terminal the client
+    # shows (as claude-agent-acp and codex-acp do) instead of text content.
+    terminal_output_meta: bool = False
+
+
+class RunLog(Protocol):
+    """Where the executor hands results and asks for checkpoints (the turn's journal)."""
+
+    def record(self, outcome: CallOutcome) -> None: ...
+
+    async def checkpoint(self) -> None: ...
+
+    async def mark_started(self, call_id: str) -> None: ...
+
+
+class _CheckpointingAsker:
+    """Commits the turn's state right before the user is asked (the suspension point)."""
+
+    def __init__(self, inner: Asker | None, journal: RunLog) -> None:
+        self.inner, self.journal = inner, journal
+
+    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        if self.inner is None:
+            return AskerAnswer("unavailable", detail="no way to ask the user was configured")
+        await self.journal.checkpoint()
+        return await self.inner.ask(request, reason)
+
+
+def safe_title(tool: Tool[Any], args: object) -> str:
+    """A call's title from its arguments as sent or validated (never raises)."""
+    try:
+        return str(tool.title_for(args))
+    except Exception:
+        return str(tool.name)
+
+
+def known_locations(tool: Tool[Any], args: object, session: AgentSession) -> tuple[ToolLocation, ...]:
+    """The places a call points at before it runs (never raises)."""
+    try:
+        return tuple(tool.locations_for(args, session.sandbox))
+    except Exception:
+        return ()
+
+
+class ToolExecutor:
+    def __init__(
+        self,
+        session: AgentSession,
+        handle: ActiveTurn,
+        *,
+        tools: ToolRegistry,
+        sink: TurnSink,
+        services: TurnServices,
+        guard: InputGuard,
+        journal: RunLog,
+    ) -> None:
+        self.session, self.handle = session, handle
+        self.tools, self.sink, self.services = tools, sink, services
+        self.guard, self.journal = guard, journal
+
+    async def run_calls(self, calls: list[PendingCall]) -> list[ToolTiming]:
+        """Run a step's calls in order; each outcome goes to the journal as it finishes."""
+        timings: list[ToolTiming] = []
+        batch: list[PendingCall] = []
+
+        async def run_batch() -> None:
+            results: list[ToolTiming | None] = [None] * len(batch)
+
+            async def run_one(i: int, call: PendingCall) -> None:
+                results[i] = await self.run_call(call)
+
+            async with anyio.create_task_group() as group:
+                for i, call in enumerate(batch):
+                    group.start_soon(run_one, i, call)
+            timings.extend(t for t in results if t is not None)
+            batch.clear()
+
+        for call in calls:
+            tool = self.tools.get(call.name)
+            if tool is None or tool.read_only:
+                batch.append(call)
+                continue
+            if batch:
+                await run_batch()
+            timings.append(await self.run_call(call))
+        if batch:
+            await run_batch()
+        return timings
+
+    async def run_call(self, call: PendingCall) -> ToolTiming:
+        tool = self.tools.get(call.name)
+        ledger = self.session.ledger
+        before = ledger.snapshot() if ledger is not None and tool is not None and not call.parse_error else {}
+        t0 = time.perf_counter()
+        result = await self._invoke(call, tool)
+        latency = (time.perf_counter() - t0) * 1000
+        if tool is not None:
+            result = self._screen(call, result)
+        self.sink.emit(ToolCallPatch(
+            call.call_id,
+            status="failed" if result.is_error else "completed",
+            content=(TextContent(result.text),),
+            locations=tuple(result.locations) or None,
+        ))
+        outcome = CallOutcome(call, result, latency_ms=latency)
+        if tool is not None and call.arguments is not None:
+            outcome.title, outcome.kind = safe_title(tool, call.arguments), tool.kind
+        if tool is not None and ledger is not None:
+            after = ledger.snapshot()
+            learned: dict[str, str | None] = {k: v for k, v in after.items() if before.get(k) != v}
+            learned.update({k: None for k in before if k not in after})
+            outcome.ledger = ledger.stored_form(learned) if learned else None
+        self.journal.record(outcome)
+        return ToolTiming(
+            call.call_id, call.name, call.arguments or {}, len(result.text.encode("utf-8")), latency,
+            result.text if result.is_error else None,
+        )
+
+    def refuse_started(self, call: PendingCall) -> None:
+        """A resumed call that was approved and had started when its daemon stopped."""
+        text = (
+            "not run again: it was approved and had started when Tether stopped, so it "
+            "may have run (check what it does before running it again)"
+        )
+        self.sink.emit(failed(call.call_id, text))
+        self.journal.record(self._refused(call, text))
+
+    def reannounce(self, calls: list[PendingCall]) -> None:
+        """The replay of a resumed turn showed these calls: they are pending again."""
+        for call in calls:
+            tool = self.tools.get(call.name)
+            self.sink.emit(ToolCallPatch(
+                call.call_id, status="pending", raw_input=call.arguments,
+                title=safe_title(tool, call.arguments or {}) if tool else call.name,
+                kind=tool.kind if tool else "other",
+            ))
+
+    def _refused(self, call: PendingCall, text: str) -> CallOutcome:
+        tool = self.tools.get(call.name)
+        outcome = CallOutcome(call, ToolResult(text, is_error=True))
+        if tool is not None and call.arguments is not None:
+            outcome.title, outcome.kind = safe_title(tool, call.arguments), tool.kind
+        return outcome
+
+    async def _invoke(self, call: PendingCall, tool: Tool[Any] | None) -> ToolResult:
+        if tool is None or call.parse_error:
+            self.sink.emit(ToolCallPatch(call.call_id, status="in_progress"))
+            if tool is None:
+                known = ", ".join(self.tools.names())
+                return ToolResult(f"unknown tool {call.name!r}; available tools: {known}", is_error=True)
+            return ToolResult(
+                f"{call.name}: {call.parse_error}; send a JSON object matching the tool's schema", is_error=True
+            )
+        try:
+            args = validate_args(tool, call.arguments or {})
+            ctx = self._context(call, tool)
+            if tool.read_only:
+                self.sink.emit(ToolCallPatch(call.call_id, status="in_progress"))
+                result = await tool.run(args, ctx)
+            else:
+                result = await self._run_approved(call, tool, args, ctx)
+        except ToolError as exc:
+            return ToolResult(str(exc), is_error=True)
+        except StorageFault:
+            raise  # the history cannot be written: the turn ends with -32015, not the call
+        except Exception as exc:  # a tool bug must not end the turn
+            log.exception("tool %s failed", call.name)
+            return ToolResult(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True)
+        if result.plan is not None and not result.is_error:
+            self.sink.emit(plan_of(result.plan))
+        return result
+
+    def _screen(self, call: PendingCall, result: ToolResult) -> ToolResult:
+        """Tool output is untrusted: files and command output (a failing one's too) can
+        carry injections."""
+        checked = self.guard.check_tool_result(result.text, call.name)
+        if checked.notice:
+            note = checked.notice if checked.notice.startswith("[") else f"[{checked.notice}]"
+            self.sink.emit(Notice(f"\n{note}\n"))
+        if checked.blocked:
+            return dataclasses.replace(result, text=checked.text, is_error=True)
+        return result
+
+    def _context(self, call: PendingCall, tool: Tool[Any]) -> ToolContext:
+        services, sink = self.services, self.sink
+        if services.terminal_output_meta and tool.kind == "execute":
+            on_output = TerminalStream(sink, call.call_id).add
+        else:
+            on_output = OutputTail(sink, call.call_id).add
+        return ToolContext(
+            sandbox=self.session.sandbox,
+            call_id=call.call_id,
+            documents=services.documents,
+            files=services.files,
+            reads=self.session.ledger,
+            on_output=on_output,
+            env_allow=services.env_allow,
+            hidden_paths=services.hidden_paths,
+        )
+
+    # ---- calls that change things --------------------------------------------------
+
+    async def _run_approved(self, call: PendingCall, tool: Tool[Any], args: object, ctx: ToolContext) -> ToolResult:
+        """Preview, ask the gate, then apply or run — or tell the model why not."""
+        confined = await self._command_sandbox() if tool.kind == "execute" else None
+        refusal = self._read_only_refusal(tool, confined)
+        if refusal is not None:
+            return refusal
+        previews = await tool.preview(args, ctx) if isinstance(tool, MutatingTool) else []
+        if previews:
+            self.sink.emit(ToolCallPatch(call.call_id, content=tuple(ChangeContent(p) for p in previews)))
+        if confined is not None:
+            ctx.command_sandbox = confined
+        verdict = await self._decide(self._request(call, tool, args, previews, confined))
+        if verdict.cancelled:
+            self.handle.cancel()
+            await anyio.lowlevel.checkpoint()  # the cancel lands here
+        if not verdict.allowed:
+            return ToolResult(verdict.reason, is_error=True)
+        ctx.network = verdict.network
+        ctx.workspace_writable = self.session.mode != "read-only"
+        await self.journal.mark_started(call.call_id)
+        terminal = self._started(call, tool, args, verdict)
+        if isinstance(tool, MutatingTool):
+            result = await tool.apply(args, ctx, previews, verdict.accepted_hunks)
+            if not result.is_error:
+                result.changes = list(previews)
+            return result
+        result = await tool.run(args, ctx)
+        if terminal is not None:
+            run = result.command
+            self.sink.emit(TerminalExited(
+                call.call_id, terminal.terminal_id,
+                exit_code=run.exit_code if run else None, signal=run.signal if run else None,
+            ))
+        return result
+
+    def _read_only_refusal(self, tool: Tool[Any], confined: SandboxChoice | None) -> ToolResult | None:
+        """In read-only mode a command may run in a read-only sandbox (asked as in ask
+        mode); anything else is refused before anything is read or shown."""
+        if self.session.mode != "read-only" or (confined is not None and confined.sandboxed):
+            return None
+        why = f" and no OS sandbox can keep it read-only here ({confined.reason})" if confined else ""
+        return ToolResult(
+            f"not allowed in read-only mode: {tool.name} changes things{why}; the user can "
+            f"switch the session to ask, auto-edit or full-auto",
+            is_error=True,
+        )
+
+    def _request(
+        self, call: PendingCall, tool: Tool[Any], args: object, previews: list[ChangePreview],
+        confined: SandboxChoice | None,
+    ) -> ApprovalRequest:
+        shown = tool.dump(args)  # the typed args as JSON, defaults filled in
+        command = shown.get("command") if tool.kind == "execute" else None
+        sandbox = self.session.sandbox
+        return ApprovalRequest(
+            session_id=self.session.id,
+            call_id=call.call_id,
+            tool_name=tool.name,
+            kind=tool.kind,
+            title=safe_title(tool, args),
+            arguments=shown,
+            mode=self.session.mode,
+            command=command if isinstance(command, str) else None,
+            cwd=str(shown.get("cwd") or "."),
+            rel_paths=[sandbox.relative(Path(p.path)) for p in previews],
+            previews=previews,
+            # the gate never lets a rule or mode run an unsandboxed command unasked
+            sandboxed=confined is not None and confined.sandboxed,
+            sandbox_note="" if confined is None or confined.sandboxed else confined.reason,
+        )
+
+    async def _decide(self, request: ApprovalRequest) -> Verdict:
+        gate = self.services.gate
+        if gate is None:
+            return Verdict(False, "no approval gate is configured; nothing that changes files runs")
+        return await gate.decide(request, _CheckpointingAsker(self.services.asker, self.journal))
+
+    def _started(self, call: PendingCall, tool: Tool[Any], args: object, verdict: Verdict) -> TerminalInfo | None:
+        """The call is approved and starts: the client sees why, and the terminal its
+        output goes to (a command, when the client shows terminals)."""
+        if not (self.services.terminal_output_meta and tool.kind == "execute"):
+            self.sink.emit(ToolCallPatch(call.call_id, status="in_progress", approved_by=verdict.reason))
+            return None
+        cwd = str(self.session.sandbox.resolve(str(getattr(args, "cwd", None) or ".")))
+        terminal = TerminalInfo(call.call_id, cwd)
+        self.sink.emit(ToolCallPatch(
+            call.call_id, status="in_progress", content=(TerminalContent(call.call_id),),
+            approved_by=verdict.reason, terminal=terminal,
+        ))
+        return terminal
+
+    async def _command_sandbox(self) -> SandboxChoice:
+        """The OS sandbox commands run in (probed once per process, off the event loop);
+        the first command of a session without one tells the user why."""
+        from ..sandbox import choose_sandbox
+
+        choice = await anyio.to_thread.run_sync(choose_sandbox, self.services.sandbox_setting)
+        if not choice.sandboxed and not self.session.told_unsandboxed:
+            self.session.told_unsandboxed = True
+            self.sink.emit(Notice(
+                f"\n[commands run without an OS sandbox: {choice.reason}. Each command asks for "
+                f"approval, whatever the mode or rules; `tether doctor` shows the sandbox state]\n"
+            ))
+        return choice

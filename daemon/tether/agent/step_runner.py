@@ -1,0 +1,238 @@
+"""The step runner: streams one model step and assembles its tool calls.
+
+Owns: building each step's request (the model's view, pruned; compaction when the
+conversation passes 75% of the window or the model says it is too long), streaming
+text, thinking and tool-call deltas to the sink, sanitising the stream, timing the
+step, the partial saved every `PARTIAL_EVERY_S` while it streams, and the recovery of
+a reply that broke off after output was shown (kept `incomplete`, streamed again once
+per turn).
+Must not: run tools, ask the user, decide when the turn ends, or build protocol JSON.
+The hot path (a text delta) is a type check, a list append and a sink call: no store
+round trip and nothing proportional to the history per event.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import cast
+
+import attrs
+
+from tether_protocol.conversation import JsonObject, Message, ToolResultMessage
+
+from ..providers.base import (
+    Finish,
+    ModelRequest,
+    Provider,
+    ProviderError,
+    ProviderEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageReport,
+)
+from ..tools.registry import ToolRegistry
+from .compaction import compact, should_compact, worth_compacting
+from .context import build_request
+from .executor import known_locations, safe_title
+from .guard import wrap_tool_result
+from .history import prepare
+from .journal import TurnJournal
+from .sanitize import StreamSanitizer
+from .session import AgentSession
+from .sink import ContextCompacted, Notice, StepStarted, ToolCallPatch, ToolCallStarted, TurnSink, failed
+from .state import PendingCall, StepState
+from .tokens import ContextEstimate
+
+# How often the streamed output of the step in flight is saved (one clock read per event).
+PARTIAL_EVERY_S = 0.5
+
+
+class StepRunner:
+    def __init__(
+        self,
+        session: AgentSession,
+        journal: TurnJournal,
+        *,
+        provider: Provider,
+        tools: ToolRegistry,
+        sink: TurnSink,
+        instructions: str,
+        keep_user_turns: int,
+        max_output_tokens: int,
+    ) -> None:
+        self.session, self.journal = session, journal
+        self.provider, self.tools, self.sink = provider, tools, sink
+        self.instructions = instructions
+        self.keep_user_turns = keep_user_turns
+        self.max_output_tokens = max_output_tokens
+        self._retried_step = False
+        self._compacted_for_error = False
+
+    async def stream(self, index: int, tool_specs: list[JsonObject]) -> StepState:
+        """Stream one step; if the stream breaks after output was shown, retry it once.
+
+        The provider already retried failures that happened before any output. A break
+        after output is not replayed silently: what the client saw is kept in history
+        marked `incomplete` (out of the model's view), the client is told, and the step
+        is streamed again — once per turn, and only before any of its tools ran (tools
+        run after the stream, so none has).
+        """
+        while True:
+            state = StepState(index)
+            self.journal.open(state)
+            self.sink.emit(StepStarted(self.journal.turn_id, index))
+            try:
+                await self._stream_step(state, tool_specs)
+                return state
+            except ProviderError as exc:
+                shown = bool(state.text_parts or state.thinking_parts or state.calls)
+                if exc.kind == "context_length" and not shown and not self._compacted_for_error:
+                    # the provider says the conversation is too long: compact, retry once
+                    self._compacted_for_error = True
+                    await self._compact(reason="the model said the conversation is too long")
+                    continue
+                if not shown or self._retried_step:
+                    raise
+                self._retried_step = True
+                await self._set_aside(state, exc)
+
+    async def _set_aside(self, state: StepState, exc: ProviderError) -> None:
+        for call in state.calls.values():
+            self.sink.emit(failed(call.call_id, "not run: the model's reply broke off"))
+        await self.journal.set_aside(state)
+        self.sink.emit(Notice(f"\n\n[the model's reply broke off: {exc}. Retrying this step once.]\n\n"))
+
+    async def _stream_step(self, state: StepState, tool_specs: list[JsonObject]) -> None:
+        await self._compact_if_needed()
+        request = self._request(state, tool_specs)
+        state.started = time.perf_counter()
+        sanitizer = StreamSanitizer()  # the 7 output steps, without holding back prose
+        # providers stream with async generators: closed at once on cancel
+        events = cast("AsyncGenerator[ProviderEvent, None]", self.provider.stream(request))
+        async with contextlib.aclosing(events) as stream:
+            await self._consume(state, stream, sanitizer)
+        text, thought = sanitizer.finish()
+        if thought:
+            state.add_thinking(thought, None, None)
+            self.sink.thought(thought)
+        if text:
+            state.text_parts.append(text)
+            self.sink.text(text)
+        state.llm_done = time.perf_counter()
+
+    def _request(self, state: StepState, tool_specs: list[JsonObject]) -> ModelRequest:
+        session = self.session
+        messages = prepare(
+            session.messages,
+            context_window=self.provider.context_window,
+            used_tokens=session.view_size.used(session.messages),
+            keep_user_turns=self.keep_user_turns,
+        )
+        return build_request(
+            messages=[_wrapped(m) for m in messages],
+            tools=tool_specs,
+            workspace=session.workspace,
+            model=self.provider.model,
+            max_output_tokens=self.max_output_tokens,
+            session_id=session.id,
+            step=state.index,
+            instructions=self.instructions,
+        )
+
+    async def _consume(self, state: StepState, stream: AsyncIterator[ProviderEvent], sanitizer: StreamSanitizer) -> None:
+        """The hot loop: every event of the step's stream."""
+        sink, text_parts, feed = self.sink, state.text_parts, sanitizer.feed
+        clock = time.perf_counter
+        next_save = state.started + PARTIAL_EVERY_S
+        async for event in stream:
+            if clock() >= next_save:
+                # a time-based checkpoint (not per event): a killed daemon keeps this
+                await self.journal.save_partial(state)
+                next_save = clock() + PARTIAL_EVERY_S
+            if type(event) is TextDelta:
+                if state.first_token is None:
+                    state.first_token = clock()
+                text, thought = feed(event.text)
+                if thought:  # first: in one piece, a closing think tag precedes the answer
+                    state.add_thinking(thought, None, None)
+                    sink.thought(thought)
+                if text:
+                    text_parts.append(text)
+                    sink.text(text)
+            elif type(event) is ThinkingDelta:
+                state.add_thinking(event.text, event.signature, event.redacted)
+                if event.text:
+                    if state.first_token is None:
+                        state.first_token = clock()
+                    sink.thought(event.text)
+            else:
+                self._other_event(state, event)
+
+    def _other_event(self, state: StepState, event: ProviderEvent) -> None:
+        if isinstance(event, ToolCallStart):
+            self._call_started(state, event)
+        elif isinstance(event, ToolCallArgsDelta):
+            call = state.calls.get(event.call_id)
+            if call is not None:
+                call.arg_parts.append(event.delta)
+        elif isinstance(event, ToolCallEnd):
+            call = state.calls.get(event.call_id)
+            if call is not None:
+                self._call_ended(call)
+        elif isinstance(event, UsageReport):
+            state.input_tokens = event.input_tokens
+            state.output_tokens = event.output_tokens
+            state.cached_tokens = event.cached_tokens
+            state.cache_write_tokens = event.cache_write_tokens
+        elif isinstance(event, Finish):
+            state.finish_reason = event.reason
+
+    def _call_started(self, state: StepState, event: ToolCallStart) -> None:
+        state.calls[event.call_id] = PendingCall(event.call_id, event.name)
+        tool = self.tools.get(event.name)
+        self.sink.emit(ToolCallStarted(event.call_id, title=event.name, kind=tool.kind if tool else "other"))
+
+    def _call_ended(self, call: PendingCall) -> None:
+        call.finish()
+        tool = self.tools.get(call.name)
+        if tool is None or call.arguments is None:
+            return
+        locations = known_locations(tool, call.arguments, self.session)
+        self.sink.emit(ToolCallPatch(
+            call.call_id, title=safe_title(tool, call.arguments), raw_input=call.arguments,
+            locations=locations or None,
+        ))
+
+    # ---- compaction ----------------------------------------------------------------
+
+    async def _compact_if_needed(self) -> None:
+        session = self.session
+        window = self.provider.context_window
+        if should_compact(session.view_size.used(session.messages), window) and worth_compacting(
+            session.messages, window
+        ):
+            await self._compact(reason="the conversation passed 75% of the context window")
+
+    async def _compact(self, *, reason: str) -> None:
+        """Summarise all but the last messages (seed 003); the summary replaces them in the
+        model's view. The stored history keeps everything; the client is told."""
+        session = self.session
+        view, summary = await compact(self.provider, session.messages)
+        replaced = summary.replaced
+        await self.journal.record_compaction(summary)
+        session.messages = view
+        session.context = ContextEstimate()
+        session.view_size = ContextEstimate()
+        self.sink.emit(ContextCompacted(replaced, reason))
+
+
+def _wrapped(message: Message) -> Message:
+    """The model's copy of a tool result, marked as data (the stored one stays raw)."""
+    if not isinstance(message, ToolResultMessage):
+        return message
+    return attrs.evolve(message, content=wrap_tool_result(message.content, message.name))

@@ -1,0 +1,172 @@
+"""The ACP v1 renderer: a turn's typed events as `session/update` update objects.
+
+Owns: the v1 shape of every event in `tether.agent.sink` (`tool_call` for a call's
+first report, `tool_call_update` for its patches, command output as
+`_meta.terminal_output` / `terminal_exit`, `plan`, `usage_update`,
+`session_info_update`, notices as marked `agent_message_chunk`s) and of a change
+preview (`diff_blocks`, also shown in `session/request_permission`).
+Must not: send anything, keep state, or decide anything about the turn. A v2 renderer
+(updates as upserts by id) is a sibling of this module with its own table; the events
+already carry the ids it keys on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ...agent.sink import (
+    ChangeContent,
+    ContextCompacted,
+    Notice,
+    PlanUpdated,
+    StepStarted,
+    TerminalExited,
+    TerminalOutput,
+    TextContent,
+    TitleChanged,
+    ToolCallPatch,
+    ToolCallStarted,
+    ToolContent,
+    TurnEnded,
+    TurnEvent,
+    UsageUpdated,
+)
+from ...tools.base import ChangePreview, ToolLocation
+
+Update = dict[str, Any]  # one ACP `session/update` update object (JSON)
+
+
+def text_content(text: str) -> Update:
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
+def diff_blocks(previews: Iterable[ChangePreview]) -> list[Update]:
+    """ACP `diff` content for the changes a tool would make."""
+    blocks: list[Update] = []
+    for p in previews:
+        if p.old_text is None and p.new_text is None:
+            # a directory, link or binary file: no text to diff, say what happens
+            what = f"move to {p.move_to}" if p.move_to else "delete"
+            blocks.append(text_content(f"{what}: {p.path}\n{p.unified_diff}"))
+            continue
+        block: Update = {"type": "diff", "path": p.move_to or p.path, "newText": p.new_text or ""}
+        if p.old_text is not None:
+            block["oldText"] = p.old_text
+        blocks.append(block)
+    return blocks
+
+
+def _content(items: tuple[ToolContent, ...]) -> list[Update]:
+    out: list[Update] = []
+    for item in items:
+        if isinstance(item, TextContent):
+            out.append(text_content(item.text))
+        elif isinstance(item, ChangeContent):
+            out.extend(diff_blocks([item.change]))
+        else:
+            out.append({"type": "terminal", "terminalId": item.terminal_id})
+    return out
+
+
+def locations(found: Iterable[ToolLocation]) -> list[Update]:
+    return [{"path": loc.path, **({"line": loc.line} if loc.line is not None else {})} for loc in found]
+
+
+def _tool_call(e: ToolCallStarted) -> Update:
+    return {"sessionUpdate": "tool_call", "toolCallId": e.call_id, "title": e.title, "kind": e.kind, "status": e.status}
+
+
+def _patch(e: ToolCallPatch) -> Update:
+    update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id}
+    if e.status is not None:
+        update["status"] = e.status
+    if e.title is not None:
+        update["title"] = e.title
+    if e.kind is not None:
+        update["kind"] = e.kind
+    if e.raw_input is not None:
+        update["rawInput"] = e.raw_input
+    if e.content is not None:
+        update["content"] = _content(e.content)
+    if e.locations is not None:
+        update["locations"] = locations(e.locations)
+    meta: Update = {}
+    if e.approved_by is not None:
+        meta["tether"] = {"approvedBy": e.approved_by}
+    if e.terminal is not None:
+        meta["terminal_info"] = {"terminal_id": e.terminal.terminal_id, "cwd": e.terminal.cwd}
+    if meta:
+        update["_meta"] = meta
+    return update
+
+
+def _terminal_output(e: TerminalOutput) -> Update:
+    meta = {"terminal_output": {"terminal_id": e.terminal_id, "data": e.data}}
+    return {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id, "_meta": meta}
+
+
+def _terminal_exit(e: TerminalExited) -> Update:
+    # v1 has always said SIGKILL for a command that did not exit by itself
+    exit_ = {"terminal_id": e.terminal_id, "exit_code": e.exit_code, "signal": None if e.exit_code is not None else "SIGKILL"}
+    return {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id, "_meta": {"terminal_exit": exit_}}
+
+
+def notice(text: str, **tether: Any) -> Update:
+    # ACP has no "notice" update; a marked message chunk is shown by every client.
+    return {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": text},
+        "_meta": {"tether": {"notice": True, **tether}},
+    }
+
+
+def _compacted(e: ContextCompacted) -> Update:
+    text = f"\n\n[{e.replaced} earlier messages were summarised to save context: {e.reason}]\n\n"
+    return notice(text, compaction={"replaced": e.replaced})
+
+
+_RENDER: dict[type, Callable[[Any], Update | None]] = {
+    ToolCallStarted: _tool_call,
+    ToolCallPatch: _patch,
+    TerminalOutput: _terminal_output,
+    TerminalExited: _terminal_exit,
+    PlanUpdated: lambda e: {
+        "sessionUpdate": "plan",
+        "entries": [{"content": x.content, "priority": x.priority, "status": x.status} for x in e.entries],
+    },
+    UsageUpdated: lambda e: {"sessionUpdate": "usage_update", "used": e.used, "size": e.size},
+    TitleChanged: lambda e: {"sessionUpdate": "session_info_update", "title": e.title},
+    Notice: lambda e: notice(e.text),
+    ContextCompacted: _compacted,
+    StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
+    TurnEnded: lambda e: {
+        "sessionUpdate": "session_info_update",
+        "_meta": {"tether": {"turnEnded": {"turnId": e.turn_id, "stopReason": e.stop_reason}}},
+    },
+}
+
+
+_CHUNKS = {"text": "agent_message_chunk", "thought": "agent_thought_chunk"}
+
+
+def render(event: TurnEvent) -> Update | None:
+    """The v1 update for `event`, or None when v1 shows nothing for it."""
+    return _RENDER[type(event)](event)
+
+
+class AcpV1:
+    """The renderer `SessionUpdates` uses for an ACP v1 connection (stateless: v1
+    messages have no ids)."""
+
+    __slots__ = ()
+
+    def chunk(self, kind: str, text: str) -> Update:
+        """Merged deltas of one kind ("text" or "thought")."""
+        return {"sessionUpdate": _CHUNKS[kind], "content": {"type": "text", "text": text}}
+
+    def event(self, event: TurnEvent) -> Update | None:
+        return _RENDER[type(event)](event)
+
+
+V1 = AcpV1()

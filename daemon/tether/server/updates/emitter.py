@@ -1,0 +1,112 @@
+"""The live `session/update` emitter of one session: the server's `TurnSink`.
+
+Owns: merging text and thought deltas while the client is behind (the connection
+drains us when the pipe can take more), sending every other event in order after them,
+rendered by the connection's renderer (ACP v1: `acp_v1.V1`), and the framing of
+one notification (`frame`).
+Must not: decide anything about the turn, or know an update's shape (the renderer does).
+
+Hot path: `text()` is a list append plus, at most once per flush, registering with the
+connection. One notification is encoded per flush, not per delta.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ...agent.sink import TurnEvent, failed
+from ...transport.connection import Connection, encode_json
+from . import acp_v1
+
+_PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
+
+
+
+class Renderer(Protocol):
+    """One wire version's shapes (ACP v1: `acp_v1.V1`). A v2 renderer keeps the ids its
+    upserts need (a message id per `StepStarted`, the call ids the events carry)."""
+
+    def chunk(self, kind: str, text: str) -> dict[str, Any]:
+        """Merged text ("text") or thought ("thought") deltas."""
+        ...
+
+    def event(self, event: TurnEvent) -> dict[str, Any] | None:
+        """The update for `event`, or None when the wire shows nothing for it."""
+        ...
+
+
+def frame(session_id: str, update: dict[str, Any]) -> bytes:
+    return _PREFIX + encode_json({"sessionId": session_id, "update": update}) + b"}"
+
+
+class SessionUpdates:
+    """The `TurnSink` of one session, writing to one connection."""
+
+    __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent")
+
+    def __init__(self, session_id: str, conn: Connection, render: Renderer = acp_v1.V1) -> None:
+        self.session_id = session_id
+        self._conn = conn
+        self._render = render
+        self._kind = ""  # which chunk kind `_parts` holds: "text" or "thought"
+        self._parts: list[str] = []
+        self._registered = False
+        self.sent = 0
+
+    # ---- mergeable deltas ---------------------------------------------------------
+
+    def text(self, delta: str) -> None:
+        if self._kind != "text":
+            self.drain()
+            self._kind = "text"
+        self._parts.append(delta)
+        if not self._registered:
+            self._registered = True
+            self._conn.add_coalescer(self)
+
+    def thought(self, delta: str) -> None:
+        if self._kind != "thought":
+            self.drain()
+            self._kind = "thought"
+        self._parts.append(delta)
+        if not self._registered:
+            self._registered = True
+            self._conn.add_coalescer(self)
+
+    def drain(self) -> None:
+        """Send the merged deltas now (called by the connection, or before any other update)."""
+        self._registered = False
+        if not self._parts:
+            return
+        text = self._parts[0] if len(self._parts) == 1 else "".join(self._parts)
+        self._parts = []
+        self._send(self._render.chunk(self._kind, text))
+
+    def flush(self) -> None:
+        self.drain()
+        self._conn.discard_coalescer(self)
+
+    # ---- everything else is sent in order, after any pending deltas ----------------
+
+    def _send(self, update: dict[str, Any]) -> None:
+        self.sent += 1
+        self._conn.send_body(frame(self.session_id, update))
+
+    def emit(self, event: TurnEvent) -> None:
+        update = self._render.event(event)
+        if update is not None:
+            self.update(update)
+
+    def update(self, update: dict[str, Any]) -> None:
+        """Any other update (already in the wire's shape), sent in order."""
+        self.drain()
+        self._send(update)
+
+    def notice(self, text: str) -> None:
+        """Tell the user something outside a turn's events (a marked message chunk)."""
+        self.update(acp_v1.notice(text))
+
+    def tool_call_update(self, call_id: str, *, status: str, content_text: str) -> None:
+        """A call of a turn that is not running here ends (a dropped waiting turn)."""
+        assert status == "failed", "only failures are reported outside a turn"
+        self.emit(failed(call_id, content_text))
