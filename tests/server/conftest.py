@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tether_protocol._converter import structure, unstructure
-from tether_protocol._errors import TetherError
-from tether_protocol._json import dumps, loads
-
 from daemon_harness import BASIC_SCRIPT
 from tether.config import Settings
 from tether.server.app import TetherServer
 from tether.transport.rpc import RawResult
+from tether_protocol._converter import structure, unstructure
+from tether_protocol._errors import TetherError
+from tether_protocol._json import dumps, loads
 
 
 class RecordingConnection:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from conftest import Answered, running
-
 from tether.config import Settings
 
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from conftest import Answered, running
-
 from tether.config import Settings
 from tether.store import database_path
 

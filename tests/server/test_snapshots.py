@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from conftest import Answered, running, settings_for
-
 from tether.config import Settings
 from tether.sessions_cli import sessions_main
 

@@ -11,6 +11,7 @@ Must not: run requests (the transport does) or know what the tasks do.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -32,8 +33,9 @@ class BackgroundTasks:
         self._closed = False
         self._idle = anyio.Event()
         self._idle.set()
-        # name -> how many run now (the stats and the tests read it)
+        # name -> how many run now, and how many were ever started
         self.running_names: dict[str, int] = {}
+        self.started: Counter[str] = Counter()
 
     @property
     def count(self) -> int:
@@ -50,6 +52,7 @@ class BackgroundTasks:
         else:  # from a task of the daemon's (anyio needs one: not from a loop callback)
             self._group.start_soon(self._run, name, fn, args, name=name)
         self._add(name)
+        self.started[name] += 1
         return True
 
     def _add(self, name: str) -> None:

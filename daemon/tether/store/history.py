@@ -75,6 +75,8 @@ class HistoryStore:
         With ``recover`` (the daemon's case) turns still ``running`` belong to a
         process that died and become ``interrupted``, counted in ``recovered_turns``.
         A second opener of a live daemon's database passes ``recover=False``.
+        ``spawn`` (the daemon's task group) runs the WAL checkpoints; without it they are
+        tasks of the store's own, waited for by ``close``.
         """
         store = cls(await Database.open(Path(path), spawn))
         try:
