@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import Answered, running
+from conftest import Answered, running, settings_for
+from daemon_harness import EXAMPLES
 from tether.config import Settings
 
 
@@ -77,3 +78,22 @@ async def test_a_loaded_session_replays_its_conversation_before_the_answer(setti
         assert _text(updates, "agent_message_chunk") == "Hello from the scripted provider."
         again = await daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "more"}]})
         assert again["stopReason"] == "end_turn"
+
+
+async def test_an_edit_is_asked_through_the_client_and_runs_once_allowed(tmp_path: Path, workspace: Path):
+    async with running(settings_for(tmp_path, script=str(EXAMPLES / "approvals.json")), workspace) as daemon:
+        await daemon.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        session_id = await daemon.new_session(workspace)
+        turn = asyncio.create_task(
+            daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "edit the readme"}]})
+        )
+        while not (asks := [m for m in daemon.conn.messages() if m.get("method") == "session/request_permission"]):
+            await asyncio.sleep(0.01)
+        (ask,) = asks
+        assert ask["params"]["sessionId"] == session_id and ask["params"]["toolCall"]["toolCallId"] == "call_edit"
+        assert "allow_once" in [o["optionId"] for o in ask["params"]["options"]]
+        daemon.server.rpc.handle_message(
+            {"jsonrpc": "2.0", "id": ask["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}}
+        )
+        assert (await turn)["stopReason"] == "end_turn"
+        assert "Hello, edited by Tether." in (workspace / "README.md").read_text()

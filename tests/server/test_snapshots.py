@@ -4,12 +4,14 @@ restore policy as `tether sessions restore` applies it too (one sessions service
 from __future__ import annotations
 
 import argparse
+import asyncio
 from pathlib import Path
 
 import pytest
 from conftest import Answered, running, settings_for
 from tether.config import Settings
 from tether.sessions_cli import sessions_main
+from tether_protocol._json import dumps
 
 RULES = [
     {"kind": "execute", "pattern": "npm test", "decision": "allow", "created_at": 1.0},
@@ -50,8 +52,6 @@ async def test_the_cli_restores_by_the_same_policy(tmp_path: Path, workspace: Pa
         _session_id, snapshot = await _snapshot(daemon, workspace)
     snapshot["session"]["mode"] = "full-auto"
     snapshot["rules"] = RULES
-    from tether_protocol._json import dumps
-
     file = tmp_path / "snap.json"
     file.write_bytes(dumps(snapshot))
     args = argparse.Namespace(
@@ -59,8 +59,6 @@ async def test_the_cli_restores_by_the_same_policy(tmp_path: Path, workspace: Pa
     )
     capsys.readouterr()
     # the CLI runs its own event loop: in a thread, as `tether sessions` runs alone
-    import asyncio
-
     code = await asyncio.to_thread(sessions_main, args)
     out, err = capsys.readouterr()
     assert code == 0 and "restored in 'ask'" in err

@@ -113,25 +113,21 @@ async def _load_running(ctx: ServerContext, session_id: str, workspace: Path) ->
 
 async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> LoadSessionResult:
     conn = ctx.connection
-    store, record = await ctx.registry.find_stored(session_id, workspace)
-    waiting = await store.waiting_turn(record.id)
-    # a turn another live daemon runs: shown as it stands there (its calls waiting for
-    # approval are pending, not failed), neither asked nor resumed here
-    elsewhere = await store.turn_elsewhere(record.id) if waiting is None else None
-    pending = waiting[1] if waiting else elsewhere[1] if elsewhere else None
+    found = await ctx.sessions.find(session_id, workspace)
+    store, record, pending = found.store, found.record, found.pending
     if pending is None:
         stored = await replay_while_reading(conn, store, record.id)
-    else:
+    else:  # its calls waiting for approval are pending, not failed
         stored = [(m.role, m.body, m.status) for m in await store.load_messages(record.id)]
         frames = replay_frames(record.id, [(body, status) for _role, body, status in stored], _pending_ids(pending))
         await send_in_batches(conn, frames)
-    if elsewhere is not None:
-        _say_running_elsewhere(conn, record, elsewhere[2], pending is not None)
+    if found.elsewhere is not None:
+        _say_running_elsewhere(conn, record, found.elsewhere[2], pending is not None)
     session = ctx.registry.make_live(store, record, workspace, stored)
-    if waiting is not None and session.turn is None:
+    if found.waiting is not None and session.turn is None:
         # Ask again, and resume the turn where it stopped: the task's first step comes
         # after this one, which ends with the load answer queued.
-        ctx.tasks.start("resumed turn", resume_turn, ctx, session, *waiting)
+        ctx.tasks.start("resumed turn", resume_turn, ctx, session, *found.waiting)
     return LoadSessionResult(modes(session.mode))
 
 

@@ -6,10 +6,10 @@ the restore policy is written once: the snapshot checked (`checked_snapshot`), t
 workspace it goes to (`restore_workspace`: the one asked for, else the one it records if
 it exists here, else the default), its mode no looser than new sessions get here, and
 its approval rules added only when asked and only of the kinds the gate knows.
-`LiveSessions` adds what needs live sessions (create, find, fork, delete, search and
-list for the daemon). Must not: speak the protocol (errors are this module's own, the
-callers word them) or write SQL (the store does). Imports only the store and config at
-module level: `tether sessions` imports it.
+`LiveSessions` adds what needs live sessions (create, find a stored one to load with the
+turn it left unfinished, locate, stop, delete). Must not: speak the protocol (errors are
+this module's own, the callers word them) or write SQL (the store does). Imports only
+the store and config at module level: `tether sessions` imports it.
 """
 
 from __future__ import annotations
@@ -63,6 +63,25 @@ class SessionGone(Exception):
 
 class BadForkPoint(Exception):
     """A fork at a message that does not exist; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSession:
+    """A stored session about to be loaded, and the turn it has not finished, if any."""
+
+    store: HistoryStore
+    record: SessionRecord
+    # a turn a stopped daemon left waiting for approval, which this daemon resumes
+    waiting: tuple[str, dict[str, Any]] | None
+    # a turn another live daemon runs: (id, the calls it waits to have approved, its pid)
+    elsewhere: tuple[str, dict[str, Any] | None, str] | None
+
+    @property
+    def pending(self) -> dict[str, Any] | None:
+        """The calls waiting for approval in either turn (shown pending, not failed)."""
+        if self.waiting is not None:
+            return self.waiting[1]
+        return self.elsewhere[1] if self.elsewhere is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +201,14 @@ class LiveSessions(SessionsService):
         session_id = "sess_" + uuid.uuid4().hex
         await store.create_session(session_id, str(workspace), mode)
         return self.registry.add_live(session_id, workspace, store, mode)
+
+    async def find(self, session_id: str, workspace: Path) -> StoredSession:
+        """A stored session of ``workspace`` to load (unknown: SessionNotFound)."""
+        store, record = await self.registry.find_stored(session_id, workspace)
+        waiting = await store.waiting_turn(record.id)
+        # a turn another live daemon runs is shown as it stands there, neither asked nor resumed here
+        elsewhere = await store.turn_elsewhere(record.id) if waiting is None else None
+        return StoredSession(store, record, waiting, elsewhere)
 
     async def locate(self, session_id: str, places: list[Path]) -> tuple[HistoryStore, Path]:
         """A session's store and workspace: live here, else stored in one of ``places``."""
