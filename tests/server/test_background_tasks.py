@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 import anyio
+import pytest
 from conftest import running
 from tether.config import Settings
 from tether.server.tasks import BackgroundTasks
@@ -83,3 +84,21 @@ async def test_a_failing_task_is_logged_and_the_others_run_on(caplog):
                 await finished.wait()
     assert "background task broken failed" in caplog.text
     assert tasks.count == 0
+
+
+async def test_an_error_of_the_daemon_is_raised_as_it_is_after_its_tasks_stop():
+    tasks = BackgroundTasks()
+    stopped: list[str] = []
+
+    async def endless() -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            stopped.append("endless")
+
+    with pytest.raises(OSError, match="stdin went away"):
+        async with tasks.running(grace=0.05):
+            tasks.start("endless", endless)
+            await anyio.sleep(0)
+            raise OSError("stdin went away")
+    assert stopped == ["endless"]

@@ -27,6 +27,9 @@ log = logging.getLogger("tether.server")
 
 # How long a stopping daemon waits for cancelled turns to commit what they have.
 _STOP_GRACE_S = STOP_GRACE_S
+# How long it then waits for its background tasks (a warm-up still probing, a checkpoint)
+# before cancelling them.
+_TASKS_GRACE_S = 2.0
 
 
 class TetherServer(ServerContext):
@@ -40,8 +43,8 @@ class TetherServer(ServerContext):
     async def lifetime(self) -> AsyncIterator[TetherServer]:
         """While this block runs, the daemon's background tasks run in its task group
         (those started before it wait for it). On the way out the watchers stop, and the
-        tasks get ``STOP_GRACE_S`` to finish before what still runs is cancelled."""
-        async with self.tasks.running(STOP_GRACE_S):
+        tasks get ``_TASKS_GRACE_S`` to finish before what still runs is cancelled."""
+        async with self.tasks.running(_TASKS_GRACE_S):
             try:
                 yield self
             finally:

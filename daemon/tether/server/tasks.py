@@ -31,8 +31,7 @@ class BackgroundTasks:
         self._group: TaskGroup | None = None
         self._waiting: list[tuple[str, TaskFn, tuple[Any, ...]]] = []
         self._closed = False
-        self._idle = anyio.Event()
-        self._idle.set()
+        self._idle: anyio.Event | None = None  # made by wait_idle, set when the last task ends
         # name -> how many run now, and how many were ever started
         self.running_names: dict[str, int] = {}
         self.started: Counter[str] = Counter()
@@ -57,8 +56,6 @@ class BackgroundTasks:
 
     def _add(self, name: str) -> None:
         self.running_names[name] = self.running_names.get(name, 0) + 1
-        if self._idle.is_set():
-            self._idle = anyio.Event()
 
     def _done(self, name: str) -> None:
         left = self.running_names[name] - 1
@@ -66,7 +63,7 @@ class BackgroundTasks:
             self.running_names[name] = left
         else:
             del self.running_names[name]
-        if not self.running_names:
+        if not self.running_names and self._idle is not None:
             self._idle.set()
 
     async def _run(self, name: str, fn: TaskFn, args: tuple[Any, ...]) -> None:
@@ -79,14 +76,18 @@ class BackgroundTasks:
 
     async def wait_idle(self, timeout: float) -> bool:
         """Wait until no task runs (at most ``timeout`` seconds); whether none does."""
-        with anyio.move_on_after(timeout):
-            await self._idle.wait()
-        return self._idle.is_set()
+        if self.running_names:
+            self._idle = anyio.Event()
+            with anyio.move_on_after(timeout):
+                await self._idle.wait()
+        return not self.running_names
 
     @asynccontextmanager
     async def running(self, grace: float) -> AsyncIterator[BackgroundTasks]:
         """Own the tasks while the block runs; on the way out, wait up to ``grace``
-        seconds for them to finish, then cancel the rest (and wait for that)."""
+        seconds for them to finish, then cancel the rest (and wait for that). An error of
+        the block is raised as it is (not in an exception group)."""
+        error: Exception | None = None
         async with anyio.create_task_group() as group:
             self._group = group
             waiting, self._waiting = self._waiting, []
@@ -94,6 +95,8 @@ class BackgroundTasks:
                 group.start_soon(self._run, name, fn, args, name=name)
             try:
                 yield self
+            except Exception as exc:  # the tasks never raise (`_run` logs): only the block does
+                error = exc
             finally:
                 self._closed = True
                 with anyio.CancelScope(shield=True):
@@ -101,3 +104,5 @@ class BackgroundTasks:
                         log.warning("cancelling background tasks still running: %s", sorted(self.running_names))
                 group.cancel_scope.cancel()
         self._group = None
+        if error is not None:
+            raise error
