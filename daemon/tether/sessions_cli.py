@@ -11,7 +11,9 @@ Each takes `--workspace DIR` (default: the current directory) and `--home DIR` (
 $TETHER_HOME or the user data dir). Exit codes: 0 ok, 1 not found (or no match, or the
 history cannot be opened), 2 usage error or bad snapshot.
 
-Owns: the argument parser of `sessions` and the text it prints. Must not: import more
+Owns: the argument parser of `sessions` and the text it prints; what it does to the
+sessions, the restore policy included, is the daemon's sessions service
+(`tether.server.sessions_service`), over the store it opened. Must not: import more
 than the standard library at module level (`tether serve` builds this parser too), or
 recover turns of a store a live daemon may be using (it opens with `recover=False`).
 """
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .server.sessions_service import SessionsService
     from .store import HistoryStore
 
 __all__ = ["add_sessions_parser", "sessions_main"]
@@ -98,7 +101,6 @@ async def _with_store(
 ) -> int:
     """Run ``work(store)`` on the workspace's existing store; ``missing()`` if it has none."""
     from .store import StoreError
-
     from .store.paths import stored_database
 
     try:
@@ -124,7 +126,7 @@ async def _list(args: argparse.Namespace, workspace: Path, home: Path | None) ->
         rows: list[tuple[str, str, str, str]] = []
         cursor = None
         while True:
-            page, cursor = await store.list_sessions(limit=200, cursor=cursor)
+            page, cursor = await _service(store).list(workspace, cursor, limit=200)
             for record in page:
                 count = await store.message_count(record.id)
                 rows.append((record.id, _when(record.updated_at), str(count), record.title or "(untitled)"))
@@ -135,8 +137,8 @@ async def _list(args: argparse.Namespace, workspace: Path, home: Path | None) ->
             return OK
         width = max(len(row[0]) for row in rows)
         print(f"{'ID':<{width}}  {'UPDATED':<16}  {'MSGS':>5}  TITLE")
-        for session_id, updated, count, title in rows:
-            print(f"{session_id:<{width}}  {updated:<16}  {count:>5}  {title}")
+        for session_id, updated, shown, title in rows:
+            print(f"{session_id:<{width}}  {updated:<16}  {shown:>5}  {title}")
         return OK
 
     return await _with_store(workspace, home, lambda: _fail(f"no stored sessions for {workspace}", OK), work)
@@ -174,70 +176,90 @@ async def _dump(args: argparse.Namespace, workspace: Path, home: Path | None) ->
     return await _with_store(workspace, home, lambda: _no_session(args.session_id, workspace), work)
 
 
-async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+class _OneStore:
+    """The store the CLI opened, as the sessions service's store source."""
+
+    def __init__(self, store: HistoryStore) -> None:
+        self.store = store
+
+    async def store_for(self, workspace: Path) -> HistoryStore:
+        return self.store
+
+
+def _service(store: HistoryStore) -> SessionsService:
+    from .server.sessions_service import SessionsService
+
+    return SessionsService(_OneStore(store))
+
+
+async def _read_snapshot(file: str) -> dict[str, Any] | int:
+    """The checked snapshot in ``file`` (- for stdin), or the exit code of why not."""
     from tether_protocol._json import loads
 
-    from .config import MODES, ConfigError, load_settings, no_looser_mode
-    from .store import SnapshotError, StoreError, database_path, import_session
-    from .store.snapshots import check_snapshot
+    from .server.sessions_service import BadSnapshot, checked_snapshot
 
     try:
-        raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+        raw = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:
-        return _fail(f"cannot read {args.file}: {exc.strerror or exc}", USAGE)
+        return _fail(f"cannot read {file}: {exc.strerror or exc}", USAGE)
     if not raw.strip():  # e.g. a dump whose redirect was left empty by an error
-        return _fail(f"{args.file} is empty: expected a snapshot written by `tether sessions dump`", USAGE)
+        return _fail(f"{file} is empty: expected a snapshot written by `tether sessions dump`", USAGE)
     try:
-        snapshot = check_snapshot(loads(raw))  # the wire's reading: a lone surrogate is U+FFFD
+        data = loads(raw)  # the wire's reading: a lone surrogate is U+FFFD
     except ValueError as exc:  # json.JSONDecodeError
-        return _fail(f"{args.file} is not JSON: {exc}", USAGE)
-    except SnapshotError as exc:
-        return _fail(f"bad snapshot {args.file}: {exc}", USAGE)
-    if not args.workspace:  # the snapshot's own workspace, if it is here
-        recorded = snapshot["session"]["workspace"]
-        if os.path.isabs(recorded) and os.path.isdir(recorded):
-            workspace = Path(os.path.realpath(recorded))
-    mode = snapshot["session"]["mode"]
-    if mode not in MODES:
-        return _fail(f"bad snapshot {args.file}: session.mode must be one of {', '.join(MODES)}, not {mode!r}", USAGE)
+        return _fail(f"{file} is not JSON: {exc}", USAGE)
+    try:
+        return checked_snapshot(data)
+    except BadSnapshot as exc:
+        return _fail(f"bad snapshot {file}: {exc}", USAGE)
+
+
+async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    from .config import ConfigError, load_settings
+    from .server.sessions_service import RestoreFailed, restore_workspace
+    from .store import StoreError, database_path
+
+    snapshot = await _read_snapshot(args.file)
+    if isinstance(snapshot, int):
+        return snapshot
+    # the snapshot's own workspace if it is here, unless one was asked for
+    chosen = workspace
+    workspace = restore_workspace(snapshot, workspace if args.workspace else None, lambda: chosen)
     try:  # no looser than the mode a daemon here gives a new session (as _tether/session/restore)
         limit = load_settings(workspace, env=os.environ).mode
     except ConfigError as exc:
         return _fail(str(exc), USAGE)
-    snapshot["session"]["mode"] = no_looser_mode(mode, limit)
-    if snapshot["session"]["mode"] != mode:
-        print(
-            f"tether sessions: the snapshot's mode {mode!r} is looser than {limit!r}, the mode new "
-            f"sessions get in {workspace}: restored in {limit!r}",
-            file=sys.stderr,
-        )
+
+    async def add_rule(store: HistoryStore, kind: str, pattern: str, decision: str) -> object:
+        return await store.rules.add(kind, pattern, decision)
+
     try:
         async with await _open(database_path(workspace, home)) as store:
-            session_id = await import_session(
-                store,
-                snapshot,
-                keep_id=args.keep_id,
-                workspace=str(workspace),
-                import_rules=args.import_rules,
+            restored = await _service(store).restore(
+                snapshot, workspace, mode_limit=limit, keep_id=args.keep_id,
+                import_rules=args.import_rules, add_rule=add_rule,
             )
-    except SnapshotError as exc:
+    except RestoreFailed as exc:
         return _fail(f"cannot restore {args.file}: {exc}", USAGE)
     except StoreError as exc:
         return _fail(str(exc), NOT_FOUND)
-    rules = snapshot["rules"]
-    if rules and not args.import_rules:
+    if restored.mode != restored.requested_mode:
         print(
-            f"tether sessions: the snapshot's {len(rules)} approval rule(s) were not imported "
+            f"tether sessions: the snapshot's mode {restored.requested_mode!r} is looser than {limit!r}, "
+            f"the mode new sessions get in {workspace}: restored in {limit!r}",
+            file=sys.stderr,
+        )
+    if restored.rules and not args.import_rules:
+        print(
+            f"tether sessions: the snapshot's {len(restored.rules)} approval rule(s) were not imported "
             f"(--import-rules adds them to {workspace})",
             file=sys.stderr,
         )
-    print(session_id)
+    print(restored.session_id)
     return OK
 
 
 async def _search(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
-    from .store import search
-
     if not 1 <= args.limit <= 200:
         return _fail("--limit must be between 1 and 200", USAGE)
 
@@ -245,7 +267,7 @@ async def _search(args: argparse.Namespace, workspace: Path, home: Path | None) 
         return _fail(f"no matches for {args.query!r} in {workspace}", NOT_FOUND)
 
     async def work(store: HistoryStore) -> int:
-        hits = await search(store, args.query, limit=args.limit)
+        hits = await _service(store).search(workspace, args.query, args.limit)
         if not hits:
             return none()
         for hit in hits:
@@ -262,7 +284,7 @@ async def _delete(args: argparse.Namespace, workspace: Path, home: Path | None) 
         if record is None:
             return _no_session(args.session_id, workspace)
         count = await store.message_count(record.id)
-        await store.delete_session(record.id)
+        await _service(store).delete_stored(store, record.id)
         print(f"deleted {record.id} ({record.title or '(untitled)'}, {count} messages)")
         return OK
 

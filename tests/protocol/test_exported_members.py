@@ -102,20 +102,28 @@ def test_messages_re_exports_every_message_module_whole() -> None:
     for module_name in PRIVATE_MODULES:
         assert (PACKAGE_DIR / f"{module_name}.py").is_file(), module_name
     on_disk = {p.stem for p in PACKAGE_DIR.glob("_*.py")} - {"__init__"}
-    # _json/_gc: codec internals; _reader/_rpc_types: the JSON-RPC peer's parts, whose
-    # public surface is the `tether_protocol.peer` module (checked below)
-    assert on_disk - set(PRIVATE_MODULES) <= {"_json", "_gc", "_reader", "_rpc_types"}, (
+    # _json/_gc: codec internals; the others are the parts of a public module that
+    # exports them (checked below): the JSON-RPC peer and the conversation model
+    parts = {name for names in PUBLIC_MODULE_PARTS.values() for name in names}
+    assert on_disk - set(PRIVATE_MODULES) <= {"_json", "_gc", *parts}, (
         "a new private module is not checked here"
     )
 
 
-def test_the_peer_module_exports_its_parts() -> None:
-    peer = importlib.import_module("tether_protocol.peer")
-    for module_name in ("_reader", "_rpc_types"):
-        for name in _defined_names(module_name):
-            assert name in peer.__all__ and getattr(peer, name) is getattr(
-                importlib.import_module(f"tether_protocol.{module_name}"), name
-            ), f"tether_protocol.peer does not export {module_name}.{name}"
+PUBLIC_MODULE_PARTS = {
+    "peer": ("_reader", "_rpc_types"),
+    "conversation": ("_conversation_model", "_conversation_json"),
+}
+
+
+@pytest.mark.parametrize("public", sorted(PUBLIC_MODULE_PARTS))
+def test_a_public_module_exports_its_parts(public: str) -> None:
+    module = importlib.import_module(f"tether_protocol.{public}")
+    for part in PUBLIC_MODULE_PARTS[public]:
+        for name in _defined_names(part):
+            assert name in module.__all__ and getattr(module, name) is getattr(
+                importlib.import_module(f"tether_protocol.{part}"), name
+            ), f"tether_protocol.{public} does not export {part}.{name}"
 
 
 def test_the_lazy_names_are_the_message_names() -> None:

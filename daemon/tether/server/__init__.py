@@ -1,8 +1,13 @@
-"""Server: the protocol's methods, one module per area, on top of the transport.
+"""Server: the protocol's methods, one table of typed handler functions, on top of the transport.
 
-Owns: `initialize` and the LSP lifecycle (`lifecycle.py`, with the import-free
-`handshake.py` the fast start also uses), sessions (`sessions.py`), prompt turns and
-cancel (`prompt.py`), run reports (`reports.py`), and the ACP update emitter
-(`updates.py`). Must not: run the model or tools itself (that is `tether.agent`), or
-touch bytes on the wire (that is `tether.transport`).
+Owns: the method table (`methods.py`: one row per method — its handler, params class,
+result class), the `ServerContext` every handler is passed (`context.py`: the services,
+typed), the handlers by area — `initialize` and the LSP lifecycle (`lifecycle.py`, with
+the import-free `handshake.py` the fast start also uses), sessions (`sessions.py`, over
+the sessions service `sessions_service.py` that `tether sessions` uses too), snapshots
+and forks (`snapshots.py`), prompt turns and cancel (`prompt.py`, `turns.py`), run
+reports, rules, stats and document sync — the one task group that owns the daemon's
+background tasks (`tasks.py`), and the ACP update emitter (`updates.py`). Must not: run
+the model or tools itself (that is `tether.agent`), or touch bytes on the wire (that is
+`tether.transport`).
 """

@@ -2,34 +2,29 @@
 
 Lets a plugin's health check (and our regression tests) see that nothing accumulates in
 a long-running daemon: running requests, background tasks, abandoned replies, writes.
+Must not: change anything it counts.
 """
 
 from __future__ import annotations
 
 import resource
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import __version__
-from ..transport.rpc import Route
-
-if TYPE_CHECKING:
-    from .app import TetherServer
+from .context import ServerContext
 
 
-def routes(server: TetherServer) -> list[Route]:
-    async def stats(_params: Any) -> dict[str, Any]:
-        rpc, conn = server.rpc, server.conn
-        return {
-            "version": __version__,
-            "runningRequests": rpc.running_requests - 1,  # not counting this one
-            "backgroundTasks": len(rpc._background),
-            "outgoingRequests": len(rpc._outgoing),
-            "unknownResponses": rpc.unknown_responses,
-            "liveSessions": len(server.registry.live),
-            "framesWritten": conn.frames_written if conn else 0,
-            "writes": conn.writes if conn else 0,
-            "framing": conn.framing if conn else None,
-            "maxRssKb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-        }
-
-    return [Route("_tether/daemon/stats", stats, None)]
+async def daemon_stats(ctx: ServerContext, _params: Any) -> dict[str, Any]:
+    rpc, conn = ctx.rpc, ctx.conn
+    return {
+        "version": __version__,
+        "runningRequests": rpc.running_requests - 1,  # not counting this one
+        "backgroundTasks": len(rpc._background),
+        "outgoingRequests": len(rpc._outgoing),
+        "unknownResponses": rpc.unknown_responses,
+        "liveSessions": len(ctx.registry.live),
+        "framesWritten": conn.frames_written if conn else 0,
+        "writes": conn.writes if conn else 0,
+        "framing": conn.framing if conn else None,
+        "maxRssKb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    }

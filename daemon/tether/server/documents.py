@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from tether_protocol._errors import InvalidParams
 
-from ..transport.rpc import Route
 from .handshake import uri_to_path
 
 if TYPE_CHECKING:
-    from .app import TetherServer
+    from .context import ServerContext
 
 
 @dataclass(slots=True)
@@ -97,32 +96,26 @@ def _path(uri: str) -> Path:
     return uri_to_path(uri).resolve()
 
 
-def routes(server: TetherServer) -> list[Route]:
-    docs = server.documents
+def _doc(params: Any) -> dict[str, Any]:
+    doc = params.get("textDocument") if isinstance(params, dict) else None
+    if not isinstance(doc, dict) or not isinstance(doc.get("uri"), str):
+        raise InvalidParams("invalid params: textDocument.uri is required")
+    return doc
 
-    def _doc(params: Any) -> dict[str, Any]:
-        doc = params.get("textDocument") if isinstance(params, dict) else None
-        if not isinstance(doc, dict) or not isinstance(doc.get("uri"), str):
-            raise InvalidParams("invalid params: textDocument.uri is required")
-        return doc
 
-    async def did_open(params: Any) -> None:
-        doc = _doc(params)
-        docs.open(doc["uri"], doc.get("version"), str(doc.get("text", "")), str(doc.get("languageId", "")))
+async def did_open(ctx: ServerContext, params: Any) -> None:
+    doc = _doc(params)
+    ctx.documents.open(doc["uri"], doc.get("version"), str(doc.get("text", "")), str(doc.get("languageId", "")))
 
-    async def did_change(params: Any) -> None:
-        doc = _doc(params)
-        docs.change(doc["uri"], doc.get("version"), list(params.get("contentChanges") or []))
 
-    async def did_close(params: Any) -> None:
-        docs.close(_doc(params)["uri"])
+async def did_change(ctx: ServerContext, params: Any) -> None:
+    doc = _doc(params)
+    ctx.documents.change(doc["uri"], doc.get("version"), list(params.get("contentChanges") or []))
 
-    async def did_save(_params: Any) -> None:
-        return None
 
-    return [
-        Route("textDocument/didOpen", did_open, None, notification=True),
-        Route("textDocument/didChange", did_change, None, notification=True),
-        Route("textDocument/didClose", did_close, None, notification=True),
-        Route("textDocument/didSave", did_save, None, notification=True),
-    ]
+async def did_close(ctx: ServerContext, params: Any) -> None:
+    ctx.documents.close(_doc(params)["uri"])
+
+
+async def did_save(_ctx: ServerContext, _params: Any) -> None:
+    return None

@@ -10,7 +10,6 @@ module while the rest of the daemon is still importing.
 from __future__ import annotations
 
 import os
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,16 +173,6 @@ def initialize_result(profile: ClientProfile) -> dict[str, Any]:
     else:
         result["_meta"] = {"tether": {"lsp": lsp_half}}
     return result
-
-
-def modes_state(current: str) -> dict[str, Any]:
-    return {
-        "currentModeId": current,
-        "availableModes": [
-            {"id": mode_id, "name": name, "description": description}
-            for mode_id, name, description in MODES
-        ],
-    }
 
 
 def handshake(

@@ -3,51 +3,42 @@
 Nothing depends on `initialized`/`shutdown`/`exit` arriving: ACP clients never send
 them; stdin closing ends the daemon just as cleanly. `initialized` is when an LSP client
 is shown the workspace-config keys Tether refused (`window/showMessage`).
+Must not: read the client's capabilities itself (`handshake.py` does).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tether_protocol._errors import InvalidRequest
 
-from ..transport.rpc import Route
+from .context import ServerContext
 from .handshake import handshake
 
-if TYPE_CHECKING:
-    from .app import TetherServer
+
+async def initialize(ctx: ServerContext, params: Any) -> dict[str, Any]:
+    if ctx.initialized:
+        raise InvalidRequest("invalid request: initialize was already answered on this connection")
+    result, profile, settings = handshake(params, ctx.settings, ctx.default_root)
+    ctx.accept_client(profile, settings)
+    return result
 
 
-def routes(server: TetherServer) -> list[Route]:
-    async def initialize(params: Any) -> dict[str, Any]:
-        if server.initialized:
-            raise InvalidRequest("invalid request: initialize was already answered on this connection")
-        result, profile, settings = handshake(params, server.settings, server.default_root)
-        server.accept_client(profile, settings)
-        return result
+async def initialized(ctx: ServerContext, _params: Any) -> None:
+    # LSP clients show window/showMessage; refused workspace-config keys must reach
+    # the user, not only the log (ACP clients get them in the initialize answer).
+    refused = ctx.settings.refused
+    if refused and ctx.client is not None and ctx.client.lsp:
+        text = "\n".join(item.message() for item in refused)
+        ctx.rpc.notify("window/showMessage", {"type": 2, "message": f"Tether: {text}"})
 
-    async def initialized(_params: Any) -> None:
-        # LSP clients show window/showMessage; refused workspace-config keys must reach
-        # the user, not only the log (ACP clients get them in the initialize answer).
-        refused = server.settings.refused
-        if refused and server.client is not None and server.client.lsp:
-            text = "\n".join(item.message() for item in refused)
-            server.rpc.notify("window/showMessage", {"type": 2, "message": f"Tether: {text}"})
-        return None
 
-    async def shutdown(_params: Any) -> None:
-        server.shutdown_requested = True
-        await server.stop_turns()
-        server.rpc.shutting_down = True  # LSP: later requests get -32600; `exit` still works
-        return None
+async def shutdown(ctx: ServerContext, _params: Any) -> None:
+    ctx.shutdown_requested = True
+    await ctx.stop_turns()
+    ctx.rpc.shutting_down = True  # LSP: later requests get -32600; `exit` still works
 
-    async def exit_(_params: Any) -> None:
-        # LSP: exit code 0 after a shutdown request, 1 without one.
-        server.stop(0 if server.shutdown_requested else 1)
 
-    return [
-        Route("initialize", initialize, None),
-        Route("initialized", initialized, None, notification=True),
-        Route("shutdown", shutdown, None),
-        Route("exit", exit_, None, notification=True),
-    ]
+async def exit_(ctx: ServerContext, _params: Any) -> None:
+    # LSP: exit code 0 after a shutdown request, 1 without one.
+    ctx.stop(0 if ctx.shutdown_requested else 1)

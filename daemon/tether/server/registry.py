@@ -7,10 +7,8 @@ handlers in `sessions.py` do) or run turns.
 
 from __future__ import annotations
 
-import asyncio
 import os
-import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import anyio
@@ -21,7 +19,13 @@ from tether_protocol.conversation import Message
 from ..agent.history import nothing_said, stored_view
 from ..agent.loop import MODEL_VISIBLE
 from ..agent.session import AgentSession
-from ..store import HistoryStore, MessageView, SessionRecord, database_path
+from ..store import (
+    HistoryStore,
+    MessageRecord,
+    MessageView,
+    SessionRecord,
+    database_path,
+)
 from ..tools.sandbox import WorkspaceSandbox
 from .watcher import WorkspaceWatcher
 
@@ -58,9 +62,14 @@ def check_workspace(cwd: str) -> Path:
     return Path(os.path.realpath(path))
 
 
+# Starts a background task: (name, async function, *args) -> whether it was started.
+Spawn = Callable[..., bool]
+
+
 class SessionRegistry:
-    def __init__(self, home: Path | None) -> None:
+    def __init__(self, home: Path | None, spawn: Spawn) -> None:
         self._home = home
+        self._spawn = spawn
         self._stores: dict[Path, HistoryStore] = {}
         # Requests arrive concurrently: without this, two first requests for a workspace
         # would each open its database and the loser's connection thread would keep the
@@ -76,7 +85,7 @@ class SessionRegistry:
         if sandbox is None:
             sandbox = self._sandboxes[workspace] = WorkspaceSandbox(workspace, private_paths(self._home))
             watcher = self.watchers[workspace] = WorkspaceWatcher(sandbox)
-            asyncio.get_running_loop().create_task(watcher.run())
+            self._spawn(f"watcher {workspace}", watcher.run)
         return sandbox
 
     async def store_for(self, workspace: Path) -> HistoryStore:
@@ -84,17 +93,18 @@ class SessionRegistry:
         if store is not None:
             return store
         async with self._opening:
-            store = self._stores.get(workspace)
-            if store is None:
-                with anyio.CancelScope(shield=True):  # a half-opened connection would leak too
-                    store = await HistoryStore.open(database_path(workspace, self._home))
-                self._stores[workspace] = store
+            opened = self._stores.get(workspace)
+            if opened is None:
+                opened = self._stores[workspace] = await self._open(workspace)
+        return opened
+
+    async def _open(self, workspace: Path) -> HistoryStore:
+        with anyio.CancelScope(shield=True):  # a half-opened connection would leak too
+            store = await HistoryStore.open(database_path(workspace, self._home), spawn=self._spawn)
         return store
 
-    async def create(self, workspace: Path, mode: str) -> AgentSession:
-        store = await self.store_for(workspace)
-        session_id = "sess_" + uuid.uuid4().hex
-        await store.create_session(session_id, str(workspace), mode)
+    def add_live(self, session_id: str, workspace: Path, store: HistoryStore, mode: str) -> AgentSession:
+        """A new session (just stored) made live."""
         session = AgentSession(session_id, workspace, store, self.sandbox_for(workspace), mode)
         self.live[session_id] = session
         return session
@@ -118,11 +128,12 @@ class SessionRegistry:
             )
         return store, record
 
-    async def revive(self, session_id: str, workspace: Path) -> tuple[AgentSession, list]:
+    async def revive(self, session_id: str, workspace: Path) -> tuple[AgentSession, list[MessageRecord]]:
         """Make a stored session live again; returns it and its stored messages."""
         store, record = await self.find_stored(session_id, workspace)
         stored = await store.load_messages(session_id)
-        return self.make_live(store, record, workspace, [(m.role, m.body, m.status) for m in stored]), stored
+        views: list[MessageView] = [(m.role, m.body, m.status) for m in stored]
+        return self.make_live(store, record, workspace, views), stored
 
     def make_live(
         self, store: HistoryStore, record: SessionRecord, workspace: Path, stored: Sequence[MessageView]
@@ -149,9 +160,12 @@ class SessionRegistry:
         self.live[session_id] = session
         return session
 
-    async def close_all(self) -> None:
+    def stop_watchers(self) -> None:
         for watcher in self.watchers.values():
             watcher.stop()
+
+    async def close_all(self) -> None:
+        self.stop_watchers()
         for store in self._stores.values():
             await store.close()
         self._stores.clear()

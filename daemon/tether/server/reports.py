@@ -1,28 +1,23 @@
-"""`_tether/session/report` (extension): the run reports of a session's turns."""
+"""`_tether/session/report` (extension): the run reports of a session's turns.
+
+Must not: build reports (the agent does, the store keeps them).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tether_protocol._errors import SessionNotFound
 from tether_protocol._messages import ReportParams
 
-from ..transport.rpc import Route
-
-if TYPE_CHECKING:
-    from .app import TetherServer
+from .context import ServerContext
 
 
-def routes(server: TetherServer) -> list[Route]:
-    async def report(params: ReportParams) -> dict[str, Any]:
-        session = server.registry.get_live(params.session_id)
-        if params.turn_id is not None:
-            found = await session.store.get_report(params.turn_id)
-            if found is None or found.get("sessionId") != session.id:
-                raise SessionNotFound(
-                    f"no run report for turn {params.turn_id!r} in session {session.id!r}"
-                )
-            return {"reports": [found]}
-        return {"reports": await session.store.list_reports(session.id)}
-
-    return [Route("_tether/session/report", report, ReportParams)]
+async def session_report(ctx: ServerContext, params: ReportParams) -> dict[str, Any]:
+    session = ctx.registry.get_live(params.session_id)
+    if params.turn_id is not None:
+        found = await session.store.get_report(params.turn_id)
+        if found is None or found.get("sessionId") != session.id:
+            raise SessionNotFound(f"no run report for turn {params.turn_id!r} in session {session.id!r}")
+        return {"reports": [found]}
+    return {"reports": await session.store.list_reports(session.id)}

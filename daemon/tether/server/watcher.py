@@ -36,11 +36,10 @@ class WorkspaceWatcher:
             async for changes in watchfiles.awatch(
                 self.root,
                 watch_filter=self._wanted,
-                stop_event=self._stop,  # type: ignore[arg-type]
+                stop_event=self._stop,
                 debounce=100,
                 step=50,
                 recursive=True,
-                raise_interrupt=False,
             ):
                 if changes:
                     self.sandbox.reload_ignores()

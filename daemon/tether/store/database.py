@@ -21,13 +21,15 @@ import aiosqlite
 from tether.store import schema
 from tether.store.errors import StorageFault, StoreError, fault_of
 
-__all__ = ["Database", "Work"]
+__all__ = ["Database", "Spawn", "Work"]
 
 _T = TypeVar("_T")
 # The WAL size from which a write is followed by a checkpoint: SQLite's own default
 # (1,000 pages of 4 KiB), which its automatic checkpoint used before ours replaced it
 CHECKPOINT_BYTES = 4 << 20
 Work = Callable[[aiosqlite.Connection], Awaitable[_T]]
+# Starts a background task in the owner's task group: (name, async function, *args).
+Spawn = Callable[..., object]
 
 
 class Database:
@@ -43,9 +45,12 @@ class Database:
     path: Path
     schema_version: int
 
-    def __init__(self, path: Path, conn: aiosqlite.Connection, schema_version: int) -> None:
+    def __init__(
+        self, path: Path, conn: aiosqlite.Connection, schema_version: int, spawn: Spawn | None = None
+    ) -> None:
         # use Database.open(); this only wires up an already-migrated connection
         self.path = path
+        self._spawn = spawn
         self.schema_version = schema_version
         self._conn: aiosqlite.Connection | None = conn
         self._lock = asyncio.Lock()
@@ -55,7 +60,7 @@ class Database:
         self._identity = _identity(path)
 
     @classmethod
-    async def open(cls, path: Path) -> Database:
+    async def open(cls, path: Path, spawn: Spawn | None = None) -> Database:
         try:
             # isolation_level=None: autocommit, so our explicit BEGIN/COMMIT are the only transactions
             conn = await aiosqlite.connect(path, isolation_level=None)
@@ -69,7 +74,7 @@ class Database:
             if isinstance(exc, sqlite3.Error):
                 raise fault_of(exc, path) from exc
             raise
-        return cls(path, conn, version)
+        return cls(path, conn, version, spawn)
 
     async def close(self) -> None:
         conn, self._conn = self._conn, None
@@ -129,9 +134,12 @@ class Database:
         if not self._checkpointing and _size(self._wal) >= CHECKPOINT_BYTES:
             # after this write's caller has its answer, before the next write waits long
             self._checkpointing = True
-            task = asyncio.ensure_future(self._checkpoint(conn))
-            self._writes.add(task)
-            task.add_done_callback(self._writes.discard)
+            if self._spawn is not None:  # the daemon's: its task group owns the checkpoint
+                self._spawn("wal checkpoint", self._checkpoint, conn)
+            else:
+                task = asyncio.ensure_future(self._checkpoint(conn))
+                self._writes.add(task)
+                task.add_done_callback(self._writes.discard)
         return result
 
     async def _checkpoint(self, conn: aiosqlite.Connection) -> None:

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from tether.store import turns
-from tether.store.database import Database, Work
+from tether.store.database import Database, Spawn, Work
 from tether.store.errors import StoreError
 from tether.store.liveness import alive, this_process
 from tether.store.records import (
@@ -69,14 +69,16 @@ class HistoryStore:
         self.recovered_turns = 0
 
     @classmethod
-    async def open(cls, path: Path, *, recover: bool = True) -> HistoryStore:
+    async def open(cls, path: Path, *, recover: bool = True, spawn: Spawn | None = None) -> HistoryStore:
         """Open or create the database at ``path`` and bring its schema up to date.
 
         With ``recover`` (the daemon's case) turns still ``running`` belong to a
         process that died and become ``interrupted``, counted in ``recovered_turns``.
         A second opener of a live daemon's database passes ``recover=False``.
+        ``spawn`` (the daemon's task group) runs the WAL checkpoints; without it they are
+        tasks of the store's own, waited for by ``close``.
         """
-        store = cls(await Database.open(Path(path)))
+        store = cls(await Database.open(Path(path), spawn))
         try:
             if recover:
                 store.recovered_turns = await store._db.write(turns.interrupt_running)

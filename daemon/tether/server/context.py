@@ -1,0 +1,135 @@
+"""What a handler is given: the daemon's services and its per-connection state, typed.
+
+Owns: `ServerContext` — the settings and the client's profile, the live sessions
+(`registry`) and the sessions service over them (`sessions`), the editor's documents,
+the tools, the approval gates, the provider (built once), the client asker, the
+background tasks (`tasks`), the JSON-RPC peer (`rpc`) and connection (`conn`), and the
+stop signal. Must not: implement a method (the handler modules do) or build the method
+table (`methods.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import anyio
+
+from ..approvals import ApprovalGate
+from ..config import Settings
+from ..providers.base import Provider
+from ..providers.select import make_provider
+from ..sandbox import set_default_setting
+from ..store import HistoryStore
+from ..tools.mutating import default_mutating_tools
+from ..tools.registry import ToolRegistry, default_read_only_tools
+from ..tools.run_command import RunCommandTool
+from ..tools.update_plan import UpdatePlanTool
+from ..transport.connection import Connection
+from ..transport.rpc import TetherRPC
+from .documents import DocumentStore
+from .handshake import ClientProfile
+from .permission import ClientAsker
+from .registry import SessionRegistry
+from .sessions_service import LiveSessions
+from .tasks import BackgroundTasks
+
+log = logging.getLogger("tether.server")
+
+# How long a stopping daemon waits for cancelled turns to commit what they have.
+STOP_GRACE_S = 5.0
+
+
+class ServerContext:
+    """The services and state every handler is passed (as its first argument)."""
+
+    rpc: TetherRPC  # set by whoever builds the method table over this context
+
+    def __init__(self, settings: Settings, root: Path) -> None:
+        self.settings = settings
+        self.default_root = root
+        # grep's rg has no settings of its own: it runs in the sandbox the user chose
+        set_default_setting(settings.sandbox)
+        self.client: ClientProfile | None = None
+        self.initialized = False
+        # the workspace config's refused keys were shown in a turn (once per daemon)
+        self.told_refused = False
+        self.shutdown_requested = False
+        self.exit_code = 0
+        self.stopped = asyncio.Event()
+        self.conn: Connection | None = None
+        self.tools = ToolRegistry(
+            [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool()]
+        )
+        self.documents = DocumentStore()
+        self.tasks = BackgroundTasks()
+        self._gates: dict[Path, ApprovalGate] = {}
+        self.registry = SessionRegistry(Path(settings.home) if settings.home else None, self.tasks.start)
+        self.sessions = LiveSessions(self.registry)
+        self._provider: Provider | None = None
+        self._provider_lock = anyio.Lock()
+        self._asker: ClientAsker | None = None
+
+    @property
+    def connection(self) -> Connection:
+        """The client's connection (attached before any request is handled)."""
+        assert self.conn is not None, "no connection attached"
+        return self.conn
+
+    async def provider(self) -> Provider:
+        """The provider, chosen on first use (choosing may probe loopback servers)."""
+        if self._provider is None:
+            async with self._provider_lock:
+                if self._provider is None:
+                    self._provider = await make_provider(self.settings)
+        return self._provider
+
+    def gate_for(self, workspace: Path, store: HistoryStore) -> ApprovalGate:
+        """The approval gate of a workspace (its rules live in that workspace's store)."""
+        gate = self._gates.get(workspace)
+        if gate is None:
+            gate = ApprovalGate(
+                store.rules,
+                self.settings.deny_commands,
+                network_commands=self.settings.network_commands,
+                network_all=self.settings.network == "on",
+            )
+            self._gates[workspace] = gate
+        return gate
+
+    def asker(self) -> ClientAsker:
+        if self._asker is None:
+            self._asker = ClientAsker(self.rpc, self.client)
+        return self._asker
+
+    def accept_client(self, profile: ClientProfile, settings: Settings) -> None:
+        self.client = profile
+        self.settings = settings
+        self.initialized = True
+        self.rpc.acp_peer = profile.acp
+        if profile.root is not None:
+            self.default_root = profile.root
+        # Build the provider now, not on the first prompt: creating an HTTP client loads
+        # the CA bundle (~50 ms) and may probe loopback servers. Errors wait for the prompt.
+        self.tasks.start("provider warm-up", self._warm_provider)
+
+    async def _warm_provider(self) -> None:
+        try:
+            await self.provider()
+        except Exception as exc:  # reported to the client when a prompt needs it
+            log.debug("provider not ready yet: %s", exc)
+
+    def stop(self, exit_code: int | None = None) -> None:
+        if exit_code is not None:
+            self.exit_code = exit_code
+        self.stopped.set()
+
+    async def stop_turns(self) -> None:
+        turns = [s.turn for s in self.registry.live.values() if s.turn is not None]
+        for turn in turns:
+            turn.cancel()
+        if turns:
+            with anyio.move_on_after(STOP_GRACE_S):
+                for turn in turns:
+                    await turn.done.wait()

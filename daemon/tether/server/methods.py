@@ -1,0 +1,132 @@
+"""The method table: every method the daemon serves, its handler, params and result class.
+
+Owns: `METHODS` — one row per JSON-RPC method: the handler (a top-level function taking
+the `ServerContext` and the params), the params class the transport structures the
+params into (None: the handler checks a raw dict itself, until tether_protocol has a
+class for it), the result class (None: a dict, or raw JSON), and whether it is a
+notification or answers its own cancellation — and `routes(ctx)`, which binds the table
+to a context for `TetherRPC`, answering a storage fault in any handler as `-32015`.
+Must not: implement a method (the handler modules do) or touch the wire.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tether_protocol._errors import StorageFailed
+from tether_protocol._messages import (
+    EmptyResult,
+    ListSessionsParams,
+    LoadSessionParams,
+    LoadSessionResult,
+    NewSessionParams,
+    NewSessionResult,
+    PromptParams,
+    PromptResult,
+    ReportParams,
+    SessionIdParams,
+    SetModeParams,
+)
+
+from ..store import StorageFault
+from ..transport.rpc import Route
+from . import (
+    diagnostics,
+    documents,
+    lifecycle,
+    prompt,
+    reports,
+    rules,
+    sessions,
+    snapshots,
+)
+from .context import ServerContext
+
+log = logging.getLogger("tether.server")
+
+Handler = Callable[[ServerContext, Any], Awaitable[Any]]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Method:
+    name: str
+    handler: Handler
+    params_cls: type | None
+    result_cls: type | None
+    notification: bool = False
+    on_cancel: Callable[[ServerContext, Any], None] | None = None
+
+
+_M = Method
+METHODS: tuple[Method, ...] = (
+    # lifecycle
+    _M("initialize", lifecycle.initialize, None, None),
+    _M("initialized", lifecycle.initialized, None, None, notification=True),
+    _M("shutdown", lifecycle.shutdown, None, None),
+    _M("exit", lifecycle.exit_, None, None, notification=True),
+    # sessions
+    _M("session/new", sessions.session_new, NewSessionParams, NewSessionResult),
+    _M("session/load", sessions.session_load, LoadSessionParams, LoadSessionResult),
+    _M("session/resume", sessions.session_resume, LoadSessionParams, LoadSessionResult),
+    _M("session/list", sessions.session_list, ListSessionsParams, None),
+    _M("session/close", sessions.session_close, SessionIdParams, EmptyResult),
+    _M("session/delete", sessions.session_delete, SessionIdParams, EmptyResult),
+    _M("session/set_mode", sessions.session_set_mode, SetModeParams, EmptyResult),
+    # prompt turns
+    _M("session/prompt", prompt.session_prompt, PromptParams, PromptResult, on_cancel=prompt.cancel_prompt),
+    _M("session/cancel", prompt.session_cancel, SessionIdParams, None, notification=True),
+    # snapshots, forks, search
+    _M("_tether/session/dump", snapshots.session_dump, None, None),
+    _M("_tether/session/restore", snapshots.session_restore, None, None),
+    _M("session/fork", snapshots.session_fork, None, NewSessionResult),
+    _M("_tether/session/fork", snapshots.tether_session_fork, None, NewSessionResult),
+    _M("_tether/session/search", snapshots.session_search, None, None),
+    _M("_tether/session/latest", snapshots.session_latest, None, None),
+    # reports, rules, diagnostics
+    _M("_tether/session/report", reports.session_report, ReportParams, None),
+    _M("_tether/rules/list", rules.rules_list, None, None),
+    _M("_tether/rules/remove", rules.rules_remove, None, None),
+    _M("_tether/daemon/stats", diagnostics.daemon_stats, None, None),
+    # LSP document sync
+    _M("textDocument/didOpen", documents.did_open, None, None, notification=True),
+    _M("textDocument/didChange", documents.did_change, None, None, notification=True),
+    _M("textDocument/didClose", documents.did_close, None, None, notification=True),
+    _M("textDocument/didSave", documents.did_save, None, None, notification=True),
+)
+
+BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}
+
+
+def storage_faults_answered(method: str, handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
+    """``handler`` with a history that cannot be read or written (a full disk, a file that
+    is not a database, an unusable TETHER_HOME) answered as `-32015` with the store's
+    message, which says what to do: it is not a bug of Tether's, so not `-32603`."""
+
+    async def answered(params: Any) -> Any:
+        try:
+            return await handler(params)
+        except StorageFault as exc:
+            log.warning("%s: %s", method, exc)
+            raise StorageFailed(str(exc), data={"path": exc.path}) from exc
+
+    return answered
+
+
+def route(ctx: ServerContext, method: Method) -> Route:
+    """``method`` bound to ``ctx``, as the transport's route."""
+    on_cancel = functools.partial(method.on_cancel, ctx) if method.on_cancel is not None else None
+    return Route(
+        method.name,
+        storage_faults_answered(method.name, functools.partial(method.handler, ctx)),
+        method.params_cls,
+        notification=method.notification,
+        on_cancel=on_cancel,
+    )
+
+
+def routes(ctx: ServerContext) -> dict[str, Route]:
+    return {m.name: route(ctx, m) for m in METHODS}

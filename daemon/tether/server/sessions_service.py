@@ -1,0 +1,246 @@
+"""The sessions service: what can be done to stored sessions, once, for the daemon and the CLI.
+
+Both the JSON-RPC handlers and `tether sessions` go through `SessionsService` (over any
+`StoreSource`: the daemon's registry, or the CLI's stores opened without recovery), so
+the restore policy is written once: the snapshot checked (`checked_snapshot`), the
+workspace it goes to (`restore_workspace`: the one asked for, else the one it records if
+it exists here, else the default), its mode no looser than new sessions get here, and
+its approval rules added only when asked and only of the kinds the gate knows.
+`LiveSessions` adds what needs live sessions (create, find a stored one to load with the
+turn it left unfinished, locate, stop, delete). Must not: speak the protocol (errors are
+this module's own, the callers word them) or write SQL (the store does). Imports only
+the store and config at module level: `tether sessions` imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..config import MODES, no_looser_mode
+from ..store import (
+    HistoryStore,
+    SessionRecord,
+    SnapshotError,
+    StorageFault,
+    StoreError,
+    fork_session,
+    import_session,
+)
+from ..store.search import Hit, search
+from ..store.snapshots import check_snapshot
+
+if TYPE_CHECKING:
+    from ..agent.session import AgentSession
+    from .registry import SessionRegistry
+
+# What a restored snapshot may add as rules: the kinds the approval gate knows.
+RULE_KINDS = frozenset({"execute", "edit", "delete", "move"})
+
+# Adds one rule (kind, pattern, decision) to the workspace whose store is given.
+AddRule = Callable[[HistoryStore, str, str, str], Awaitable[object]]
+
+
+class StoreSource(Protocol):
+    async def store_for(self, workspace: Path) -> HistoryStore: ...
+
+
+class BadSnapshot(Exception):
+    """The snapshot cannot be restored (its format or its mode); the message says why."""
+
+
+class RestoreFailed(Exception):
+    """The store refused the snapshot (e.g. its id is taken); the message says why."""
+
+
+class SessionGone(Exception):
+    """The session was not found, or was deleted meanwhile; the message says why."""
+
+
+class BadForkPoint(Exception):
+    """A fork at a message that does not exist; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSession:
+    """A stored session about to be loaded, and the turn it has not finished, if any."""
+
+    store: HistoryStore
+    record: SessionRecord
+    # a turn a stopped daemon left waiting for approval, which this daemon resumes
+    waiting: tuple[str, dict[str, Any]] | None
+    # a turn another live daemon runs: (id, the calls it waits to have approved, its pid)
+    elsewhere: tuple[str, dict[str, Any] | None, str] | None
+
+    @property
+    def pending(self) -> dict[str, Any] | None:
+        """The calls waiting for approval in either turn (shown pending, not failed)."""
+        if self.waiting is not None:
+            return self.waiting[1]
+        return self.elsewhere[1] if self.elsewhere is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class RestoredRule:
+    kind: str
+    pattern: str
+    decision: str
+    imported: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    session_id: str
+    workspace: Path
+    mode: str
+    requested_mode: str  # the snapshot's own (``mode`` is no looser than the limit)
+    rules: list[RestoredRule]
+
+
+def checked_snapshot(raw: Any) -> dict[str, Any]:
+    """A checked copy of a snapshot (from `dump`), with a mode this daemon knows."""
+    try:
+        snapshot = check_snapshot(raw)
+    except SnapshotError as exc:
+        raise BadSnapshot(str(exc)) from exc
+    mode = snapshot["session"]["mode"]
+    if mode not in MODES:
+        raise BadSnapshot(f"session.mode must be one of {', '.join(MODES)}, not {mode!r}")
+    return snapshot
+
+
+def restore_workspace(snapshot: dict[str, Any], asked: Path | None, default: Callable[[], Path]) -> Path:
+    """The workspace a snapshot is restored to: ``asked``, else the one it records when
+    that is a directory here, else ``default()``."""
+    if asked is not None:
+        return asked
+    recorded = snapshot["session"]["workspace"]
+    if os.path.isabs(recorded) and os.path.isdir(recorded):
+        return Path(os.path.realpath(recorded))
+    return default()
+
+
+class SessionsService:
+    """Stored sessions: restore, fork, search, list, delete (over ``stores``)."""
+
+    def __init__(self, stores: StoreSource) -> None:
+        self.stores = stores
+
+    async def restore(
+        self,
+        snapshot: dict[str, Any],
+        workspace: Path,
+        *,
+        mode_limit: str,
+        keep_id: bool,
+        import_rules: bool,
+        add_rule: AddRule,
+    ) -> Restored:
+        """Store a checked snapshot (``checked_snapshot``) as a session of ``workspace``."""
+        requested = snapshot["session"]["mode"]
+        # a snapshot grants no more than a new session gets here (its rules likewise
+        # wait for import_rules); the checked snapshot is a copy, changed freely
+        snapshot["session"]["mode"] = no_looser_mode(requested, mode_limit)
+        store = await self.stores.store_for(workspace)
+        try:
+            session_id = await import_session(store, snapshot, keep_id=keep_id, workspace=str(workspace))
+        except SnapshotError as exc:
+            raise RestoreFailed(str(exc)) from exc
+        rules = []
+        for rule in snapshot["rules"]:
+            ok = import_rules and rule["kind"] in RULE_KINDS and bool(rule["pattern"].strip())
+            if ok:
+                await add_rule(store, rule["kind"], rule["pattern"], rule["decision"])
+            rules.append(RestoredRule(rule["kind"], rule["pattern"], rule["decision"], ok))
+        return Restored(session_id, workspace, snapshot["session"]["mode"], requested, rules)
+
+    async def fork(
+        self, store: HistoryStore, source_id: str, source: Path, target: Path, upto_seq: int | None
+    ) -> str:
+        """Copy a stored session (up to ``upto_seq``) into ``target``'s history; the new id."""
+        into = None if target == source else await self.stores.store_for(target)
+        try:
+            return await fork_session(store, source_id, upto_seq=upto_seq, into=into, workspace=str(target))
+        except SnapshotError as exc:
+            raise BadForkPoint(str(exc)) from exc
+        except StorageFault:
+            raise
+        except StoreError as exc:  # the source was deleted meanwhile
+            raise SessionGone(f"unknown session {source_id!r}: {exc}") from exc
+
+    async def search(self, workspace: Path, query: str, limit: int) -> list[Hit]:
+        return await search(await self.stores.store_for(workspace), query, limit=limit)
+
+    async def list(
+        self, workspace: Path, cursor: str | None = None, limit: int = 50
+    ) -> tuple[list[SessionRecord], str | None]:
+        """One page of the workspace's sessions, newest first (``InvalidCursor`` on a bad cursor)."""
+        store = await self.stores.store_for(workspace)
+        return await store.list_sessions(limit=limit, cursor=cursor)
+
+    async def latest(self, workspace: Path) -> SessionRecord | None:
+        return await (await self.stores.store_for(workspace)).latest_session()
+
+    async def delete_stored(self, store: HistoryStore, session_id: str) -> bool:
+        return await store.delete_session(session_id)
+
+
+class LiveSessions(SessionsService):
+    """The daemon's sessions: the stored ones and the live ones of ``registry``."""
+
+    def __init__(self, registry: SessionRegistry) -> None:
+        super().__init__(registry)
+        self.registry = registry
+
+    async def create(self, workspace: Path, mode: str) -> AgentSession:
+        store = await self.registry.store_for(workspace)
+        session_id = "sess_" + uuid.uuid4().hex
+        await store.create_session(session_id, str(workspace), mode)
+        return self.registry.add_live(session_id, workspace, store, mode)
+
+    async def find(self, session_id: str, workspace: Path) -> StoredSession:
+        """A stored session of ``workspace`` to load (unknown: SessionNotFound)."""
+        store, record = await self.registry.find_stored(session_id, workspace)
+        waiting = await store.waiting_turn(record.id)
+        # a turn another live daemon runs is shown as it stands there, neither asked nor resumed here
+        elsewhere = await store.turn_elsewhere(record.id) if waiting is None else None
+        return StoredSession(store, record, waiting, elsewhere)
+
+    async def locate(self, session_id: str, places: list[Path]) -> tuple[HistoryStore, Path]:
+        """A session's store and workspace: live here, else stored in one of ``places``."""
+        live = self.registry.live.get(session_id)
+        if live is not None:
+            return live.store, live.workspace
+        for workspace in places:
+            store = await self.registry.store_for(workspace)
+            if await store.get_session(session_id) is not None:
+                return store, workspace
+        where = " or ".join(str(p) for p in places)
+        raise SessionGone(
+            f"unknown session {session_id!r}: not live in this daemon and not stored in workspace "
+            f"{where}; pass the workspace it belongs to as cwd"
+        )
+
+    async def stop_live(self, session_id: str) -> AgentSession | None:
+        """End a live session (cancelling its turn and waiting for it); it, if it was live."""
+        session = self.registry.live.get(session_id)
+        if session is None:
+            return None
+        if session.turn is not None:
+            session.turn.cancel()
+            await session.turn.done.wait()
+        self.registry.live.pop(session.id, None)
+        return session
+
+    async def delete(self, session_id: str, default: Path) -> None:
+        """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""
+        session = await self.stop_live(session_id)
+        if session is not None:
+            store = session.store
+        else:
+            store, _record = await self.registry.find_stored(session_id, default)
+        await self.delete_stored(store, session_id)

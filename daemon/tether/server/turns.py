@@ -1,0 +1,155 @@
+"""Building a turn for a session, and the turns a stopped daemon left waiting for approval.
+
+Owns: `make_turn` (an `AgentTurn` wired to the context's services), `resume_turn` (run
+as a background task after `session/load`), `say_turn_waits` (after `session/resume`)
+and `drop_waiting_turn` (`session/cancel` of such a turn). Must not: answer requests
+(the handlers in `prompt.py` and `sessions.py` do) or run the model itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from ..agent.loop import AgentTurn, TurnServices
+from ..agent.session import ActiveTurn, AgentSession
+from ..providers.base import Provider
+from ..store import MessageRecord
+from ..transport.connection import Connection
+from .context import ServerContext
+from .files import EditorFiles
+from .registry import private_paths
+from .updates import SessionUpdates
+
+log = logging.getLogger("tether.server")
+
+# After `session/resume` of a session whose turn a stopped daemon left waiting for approval
+WAITING_NOTICE = (
+    "a turn of this session was left waiting for approval when a Tether process stopped: "
+    "session/load shows it and asks again; session/cancel drops it"
+)
+_DROPPED = "not run: the turn was cancelled while this call waited for approval"
+_DROPPED_STARTED = (
+    "cancelled: it was approved and had started when Tether stopped, so it may have run "
+    "(check what it does before running it again)"
+)
+
+
+def hidden_paths(ctx: ServerContext) -> tuple[str, ...]:
+    """Paths commands must not read: Tether's user config and its history."""
+    home = ctx.settings.home
+    return private_paths(Path(home) if home else None)
+
+
+def make_turn(
+    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, provider: Provider
+) -> AgentTurn:
+    settings = ctx.settings
+    return AgentTurn(
+        session,
+        handle,
+        provider=provider,
+        tools=ctx.tools,
+        sink=sink,
+        max_steps=settings.max_steps,
+        keep_user_turns=settings.keep_user_turns,
+        max_output_tokens=settings.max_output_tokens,
+        guard_mode=settings.guard,
+        services=TurnServices(
+            gate=ctx.gate_for(session.workspace, session.store),
+            asker=ctx.asker(),
+            files=EditorFiles(
+                session_id=session.id,
+                sandbox=session.sandbox,
+                documents=ctx.documents,
+                client=ctx.client,
+                rpc=ctx.rpc,
+            ),
+            documents=ctx.documents.texts,
+            env_allow=settings.allow_env,
+            sandbox_setting=settings.sandbox,
+            hidden_paths=hidden_paths(ctx),
+            terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
+        ),
+    )
+
+
+def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
+    sink.update(
+        {
+            "sessionUpdate": "session_info_update",
+            "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": stop_reason}}},
+        }
+    )
+
+
+async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, pending: dict[str, Any]) -> None:
+    """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
+    answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
+    if session.turn is not None:
+        return
+    handle = ActiveTurn(turn_id, resumed=True)
+    session.turn = handle
+    sink = SessionUpdates(session.id, ctx.connection)
+    stop_reason = "error"
+    elsewhere = False  # another daemon that loaded the session resumes it
+    try:
+        if not await session.store.claim_turn(turn_id):
+            elsewhere = True
+            sink.notice(
+                "\n[the turn waiting for approval is being resumed by another Tether process: "
+                "answer its approval there]\n"
+            )
+            return
+        provider = await ctx.provider()
+        outcome = await make_turn(ctx, session, handle, sink, provider).resume(pending)
+        stop_reason = outcome.stop_reason
+        if outcome.error is not None:
+            sink.notice(f"\n[the resumed turn failed: {outcome.error}]\n")
+    except Exception as exc:  # tell the user; a resumed turn has no request to fail
+        log.warning("resuming turn %s failed: %s", turn_id, exc)
+        sink.notice(f"\n[could not resume the turn that was waiting for approval: {getattr(exc, 'message', exc)}]\n")
+    finally:
+        if not elsewhere:
+            turn_ended(sink, turn_id, stop_reason)
+        sink.flush()
+        session.turn = None
+        handle.done.set()
+
+
+def say_turn_waits(conn: Connection, session_id: str, turn_id: str) -> None:
+    sink = SessionUpdates(session_id, conn)
+    sink.notice(f"\n[{WAITING_NOTICE} (turn {turn_id})]\n")
+    sink.flush()
+
+
+async def drop_waiting_turn(ctx: ServerContext, session: AgentSession) -> bool:
+    """`session/cancel` of a session with no turn running here whose turn a stopped daemon
+    left waiting for approval (after `session/resume`): the turn ends `cancelled`, each
+    call still to run gets a failed result (so the conversation stays paired), the client
+    gets those results and `turnEnded`. Whether there was such a turn."""
+    store = session.store
+    waiting = await store.waiting_turn(session.id)
+    if waiting is None:
+        return False
+    turn_id, pending = waiting
+    calls = [c for c in pending.get("calls", []) if isinstance(c, dict) and "id" in c]
+    results = {c["id"]: _DROPPED_STARTED if c.get("started") else _DROPPED for c in calls}
+    bodies = [
+        {"role": "tool", "tool_call_id": c["id"], "name": c.get("name", ""), "content": results[c["id"]],
+         "is_error": True}
+        for c in calls
+    ]
+    records = [MessageRecord(role="tool", body=body) for body in bodies]
+    if not await store.cancel_waiting(session.id, turn_id, records):
+        return False
+    if ctx.registry.live.get(session.id) is session and session.turn is None:
+        # the model's view had "result missing" stand-ins for these calls
+        await ctx.registry.revive(session.id, session.workspace)
+    sink = SessionUpdates(session.id, ctx.connection)
+    for call_id, text in results.items():
+        sink.tool_call_update(call_id, status="failed", content_text=text)
+    turn_ended(sink, turn_id, "cancelled")
+    sink.flush()
+    return True
