@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tether.server.sessions import _READ_PAGE
+from tether.server.loading import _READ_PAGE
 from tether.server.updates import PagedReplay, frame, replay_frames, replay_updates
 from tether.store import HistoryStore, MessageRecord, database_path
 

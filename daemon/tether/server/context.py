@@ -13,32 +13,33 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
-from ..approvals import ApprovalGate
 from ..config import Settings
-from ..providers.base import Provider
-from ..providers.select import make_provider
 from ..sandbox import set_default_setting
-from ..store import HistoryStore
-from ..tools.mutating import default_mutating_tools
-from ..tools.registry import ToolRegistry, default_read_only_tools
-from ..tools.run_command import RunCommandTool
-from ..tools.update_plan import UpdatePlanTool
 from ..transport.connection import Connection
 from ..transport.rpc import TetherRPC
 from .documents import DocumentStore
 from .handshake import ClientProfile
-from .permission import ClientAsker
 from .registry import SessionRegistry
 from .sessions_service import LiveSessions
 from .tasks import BackgroundTasks
+
+if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
+    from ..approvals import ApprovalGate
+    from ..providers.base import Provider
+    from ..store import HistoryStore
+    from ..tools.registry import ToolRegistry
+    from .permission import ClientAsker
 
 log = logging.getLogger("tether.server")
 
 # How long a stopping daemon waits for cancelled turns to commit what they have.
 STOP_GRACE_S = 5.0
+# How long the warm-up waits for the client's first session before it starts anyway.
+_WARM_UP_AFTER_S = 1.0
 
 
 class ServerContext:
@@ -59,9 +60,7 @@ class ServerContext:
         self.exit_code = 0
         self.stopped = asyncio.Event()
         self.conn: Connection | None = None
-        self.tools = ToolRegistry(
-            [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool()]
-        )
+        self._tools: ToolRegistry | None = None
         self.documents = DocumentStore()
         self.tasks = BackgroundTasks()
         self._gates: dict[Path, ApprovalGate] = {}
@@ -70,6 +69,8 @@ class ServerContext:
         self._provider: Provider | None = None
         self._provider_lock = anyio.Lock()
         self._asker: ClientAsker | None = None
+        # set when the first session is opened: the warm-up starts after it is answered
+        self.session_opened = asyncio.Event()
 
     @property
     def connection(self) -> Connection:
@@ -77,11 +78,27 @@ class ServerContext:
         assert self.conn is not None, "no connection attached"
         return self.conn
 
+    @property
+    def tools(self) -> ToolRegistry:
+        """The tools a turn may call (built on first use: a session is opened without them)."""
+        if self._tools is None:
+            from ..tools.mutating import default_mutating_tools
+            from ..tools.registry import ToolRegistry, default_read_only_tools
+            from ..tools.run_command import RunCommandTool
+            from ..tools.update_plan import UpdatePlanTool
+
+            self._tools = ToolRegistry(
+                [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool()]
+            )
+        return self._tools
+
     async def provider(self) -> Provider:
         """The provider, chosen on first use (choosing may probe loopback servers)."""
         if self._provider is None:
             async with self._provider_lock:
                 if self._provider is None:
+                    from ..providers.select import make_provider
+
                     self._provider = await make_provider(self.settings)
         return self._provider
 
@@ -89,6 +106,8 @@ class ServerContext:
         """The approval gate of a workspace (its rules live in that workspace's store)."""
         gate = self._gates.get(workspace)
         if gate is None:
+            from ..approvals import ApprovalGate
+
             gate = ApprovalGate(
                 store.rules,
                 self.settings.deny_commands,
@@ -100,6 +119,8 @@ class ServerContext:
 
     def asker(self) -> ClientAsker:
         if self._asker is None:
+            from .permission import ClientAsker
+
             self._asker = ClientAsker(self.rpc, self.client)
         return self._asker
 
@@ -110,11 +131,23 @@ class ServerContext:
         self.rpc.acp_peer = profile.acp
         if profile.root is not None:
             self.default_root = profile.root
-        # Build the provider now, not on the first prompt: creating an HTTP client loads
-        # the CA bundle (~50 ms) and may probe loopback servers. Errors wait for the prompt.
-        self.tasks.start("provider warm-up", self._warm_provider)
+        self.tasks.start("warm-up", self._warm_up)
 
-    async def _warm_provider(self) -> None:
+    async def _warm_up(self) -> None:
+        """Once the client's first session is open and its requests are answered (it is
+        idle, or typing its first prompt), or after a second without one: import the turn's modules and build the provider, so the first prompt
+        does not wait for them. Building a provider's HTTP client loads the CA bundle
+        (~50 ms) and may probe loopback servers; its errors wait for the prompt."""
+        with anyio.move_on_after(_WARM_UP_AFTER_S):
+            await self.session_opened.wait()
+        while self.rpc.running_requests:
+            await anyio.sleep(0.005)
+        if self.conn is not None:
+            await self.conn.drain()  # the answers are on their way before the imports block
+        import tether.server.prompt  # noqa: F401  (the turn, the tools, the approvals)
+
+        self.tools  # noqa: B018  (built now, not in the first prompt)
+        await anyio.sleep(0)
         try:
             await self.provider()
         except Exception as exc:  # reported to the client when a prompt needs it

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tether_protocol._errors import StorageFailed
-from tether_protocol._messages import (
+from tether_protocol._extensions import ReportParams
+from tether_protocol._sessions import (
     EmptyResult,
     ListSessionsParams,
     LoadSessionParams,
@@ -27,23 +29,13 @@ from tether_protocol._messages import (
     NewSessionResult,
     PromptParams,
     PromptResult,
-    ReportParams,
     SessionIdParams,
     SetModeParams,
 )
 
 from ..store import StorageFault
 from ..transport.rpc import Route
-from . import (
-    diagnostics,
-    documents,
-    lifecycle,
-    prompt,
-    reports,
-    rules,
-    sessions,
-    snapshots,
-)
+from . import documents, lifecycle, sessions
 from .context import ServerContext
 
 log = logging.getLogger("tether.server")
@@ -61,6 +53,27 @@ class Method:
     on_cancel: Callable[[ServerContext, Any], None] | None = None
 
 
+def later(module: str, name: str) -> Handler:
+    """The handler ``name`` of ``tether.server.<module>``, imported on its first call: the
+    start path (`initialize`, `session/new`) does not import the turn, the replay, the
+    snapshots or the tools. The context's warm-up imports them once the client is idle."""
+    found: list[Handler] = []
+
+    async def handler(ctx: ServerContext, params: Any) -> Any:
+        if not found:
+            found.append(getattr(importlib.import_module(f"tether.server.{module}"), name))
+        return await found[0](ctx, params)
+
+    handler.__qualname__ = f"{module}.{name}"  # what tests/server checks resolves
+    return handler
+
+
+def _cancel_prompt(ctx: ServerContext, params: Any) -> None:
+    from .prompt import cancel_prompt
+
+    cancel_prompt(ctx, params)
+
+
 _M = Method
 METHODS: tuple[Method, ...] = (
     # lifecycle
@@ -70,27 +83,27 @@ METHODS: tuple[Method, ...] = (
     _M("exit", lifecycle.exit_, None, None, notification=True),
     # sessions
     _M("session/new", sessions.session_new, NewSessionParams, NewSessionResult),
-    _M("session/load", sessions.session_load, LoadSessionParams, LoadSessionResult),
-    _M("session/resume", sessions.session_resume, LoadSessionParams, LoadSessionResult),
+    _M("session/load", later("loading", "session_load"), LoadSessionParams, LoadSessionResult),
+    _M("session/resume", later("loading", "session_resume"), LoadSessionParams, LoadSessionResult),
     _M("session/list", sessions.session_list, ListSessionsParams, None),
     _M("session/close", sessions.session_close, SessionIdParams, EmptyResult),
     _M("session/delete", sessions.session_delete, SessionIdParams, EmptyResult),
     _M("session/set_mode", sessions.session_set_mode, SetModeParams, EmptyResult),
     # prompt turns
-    _M("session/prompt", prompt.session_prompt, PromptParams, PromptResult, on_cancel=prompt.cancel_prompt),
-    _M("session/cancel", prompt.session_cancel, SessionIdParams, None, notification=True),
+    _M("session/prompt", later("prompt", "session_prompt"), PromptParams, PromptResult, on_cancel=_cancel_prompt),
+    _M("session/cancel", later("prompt", "session_cancel"), SessionIdParams, None, notification=True),
     # snapshots, forks, search
-    _M("_tether/session/dump", snapshots.session_dump, None, None),
-    _M("_tether/session/restore", snapshots.session_restore, None, None),
-    _M("session/fork", snapshots.session_fork, None, NewSessionResult),
-    _M("_tether/session/fork", snapshots.tether_session_fork, None, NewSessionResult),
-    _M("_tether/session/search", snapshots.session_search, None, None),
-    _M("_tether/session/latest", snapshots.session_latest, None, None),
+    _M("_tether/session/dump", later("snapshots", "session_dump"), None, None),
+    _M("_tether/session/restore", later("snapshots", "session_restore"), None, None),
+    _M("session/fork", later("snapshots", "session_fork"), None, NewSessionResult),
+    _M("_tether/session/fork", later("snapshots", "tether_session_fork"), None, NewSessionResult),
+    _M("_tether/session/search", later("snapshots", "session_search"), None, None),
+    _M("_tether/session/latest", later("snapshots", "session_latest"), None, None),
     # reports, rules, diagnostics
-    _M("_tether/session/report", reports.session_report, ReportParams, None),
-    _M("_tether/rules/list", rules.rules_list, None, None),
-    _M("_tether/rules/remove", rules.rules_remove, None, None),
-    _M("_tether/daemon/stats", diagnostics.daemon_stats, None, None),
+    _M("_tether/session/report", later("reports", "session_report"), ReportParams, None),
+    _M("_tether/rules/list", later("rules", "rules_list"), None, None),
+    _M("_tether/rules/remove", later("rules", "rules_remove"), None, None),
+    _M("_tether/daemon/stats", later("diagnostics", "daemon_stats"), None, None),
     # LSP document sync
     _M("textDocument/didOpen", documents.did_open, None, None, notification=True),
     _M("textDocument/didChange", documents.did_change, None, None, notification=True),

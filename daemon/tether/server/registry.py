@@ -17,7 +17,7 @@ from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
 from tether_protocol.conversation import Message
 
 from ..agent.history import nothing_said, stored_view
-from ..agent.loop import MODEL_VISIBLE
+from ..agent.journal import MODEL_VISIBLE
 from ..agent.session import AgentSession
 from ..store import (
     HistoryStore,

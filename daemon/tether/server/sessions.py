@@ -1,49 +1,32 @@
-"""`session/new|load|resume|list|close|delete|set_mode`.
+"""`session/new|list|close|delete|set_mode` (loading a stored session is `loading.py`).
 
 ACP's ordering rule holds by construction: nothing is sent for a session before the
-`session/new` answer, and `session/load` sends its whole replay before answering.
-A turn a stopped daemon left waiting for approval is resumed by `session/load` only;
-`session/resume` says it waits, and `session/cancel` then drops it (`turns.py`).
-Must not: run turns itself (`turns.resume_turn` does) or touch SQL (the store does).
+`session/new` answer. This module is on the start path (`tether serve` -> `session/new`):
+it imports nothing of the turn, the replay or the tools.
+Must not: run turns or replay history, or touch SQL (the store does).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import datetime as dt
-import itertools
-from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from tether_protocol._errors import InvalidParams
-from tether_protocol._gc import collector_paused
-from tether_protocol._messages import (
+from tether_protocol._sessions import (
     EmptyResult,
     ListSessionsParams,
-    LoadSessionParams,
-    LoadSessionResult,
     NewSessionParams,
     NewSessionResult,
     SessionIdParams,
-    SessionMode,
-    SessionModeState,
     SetModeParams,
 )
+from tether_protocol._common import SessionMode, SessionModeState
 
-from ..store import HistoryStore, InvalidCursor, MessageView, SessionRecord
-from ..transport.connection import Connection
+from ..store import InvalidCursor
 from .context import ServerContext
 from .handshake import MODES
 from .registry import check_workspace
-from .turns import resume_turn, say_turn_waits
-from .updates import PagedReplay, SessionUpdates, replay_frames
-
-# Replayed updates per write while a session is loaded (~70 KB of a typical history),
-# and messages read per query while it is replayed.
-_REPLAY_BATCH = 256
-_READ_PAGE = 1024
 
 
 def iso(ts: float) -> str:
@@ -58,99 +41,11 @@ def modes(current: str) -> SessionModeState:
     )
 
 
-async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
-    """Queue the frames in batches, letting the connection write each while the next
-    is built: the client reads the history while it is being replayed."""
-    while batch := list(itertools.islice(frames, _REPLAY_BATCH)):
-        conn.send_texts(batch)
-        await asyncio.sleep(0)
-
-
-async def replay_while_reading(conn: Connection, store: HistoryStore, session_id: str) -> list[MessageView]:
-    """Replay a session (with no approvals pending) while its messages are still being
-    read, a page at a time; returns them all."""
-    stored: list[MessageView] = []
-    replay = PagedReplay(session_id)
-    pages_of = cast(AsyncGenerator[list[MessageView], None], store.message_pages(session_id, _READ_PAGE))
-    async with contextlib.aclosing(pages_of) as pages:
-        async for page in pages:
-            stored.extend(page)
-            await send_in_batches(conn, replay.feed([(body, status) for _role, body, status in page]))
-    await send_in_batches(conn, replay.finish())
-    return stored
-
-
-def _pending_ids(pending: dict[str, Any] | None) -> set[str]:
-    return {c["id"] for c in pending.get("calls", []) if isinstance(c, dict)} if pending else set()
-
-
 async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessionResult:
     workspace = check_workspace(params.cwd)
     session = await ctx.sessions.create(workspace, ctx.settings.mode)
+    ctx.session_opened.set()
     return NewSessionResult(session.id, modes(session.mode))
-
-
-async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSessionResult:
-    # the history read and its replay build ~10 objects per message, none in a cycle
-    with collector_paused():
-        workspace = check_workspace(params.cwd)
-        existing = ctx.registry.live.get(params.session_id)
-        if existing is not None and existing.turn is not None:
-            return await _load_running(ctx, params.session_id, workspace)
-        return await _load_stored(ctx, params.session_id, workspace)
-
-
-async def _load_running(ctx: ServerContext, session_id: str, workspace: Path) -> LoadSessionResult:
-    """Load of a session running a turn here: all at once (the running turn's own
-    updates must come after the replay)."""
-    session, stored = await ctx.registry.revive(session_id, workspace)
-    # a call the running turn is asking about is pending, not failed (it may still run)
-    waiting = await session.store.waiting_turn(session.id)
-    pending_ids = _pending_ids(waiting[1] if waiting else None)
-    ctx.connection.send_texts(replay_frames(session.id, [(m.body, m.status) for m in stored], pending_ids))
-    return LoadSessionResult(modes(session.mode))
-
-
-async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> LoadSessionResult:
-    conn = ctx.connection
-    found = await ctx.sessions.find(session_id, workspace)
-    store, record, pending = found.store, found.record, found.pending
-    if pending is None:
-        stored = await replay_while_reading(conn, store, record.id)
-    else:  # its calls waiting for approval are pending, not failed
-        stored = [(m.role, m.body, m.status) for m in await store.load_messages(record.id)]
-        frames = replay_frames(record.id, [(body, status) for _role, body, status in stored], _pending_ids(pending))
-        await send_in_batches(conn, frames)
-    if found.elsewhere is not None:
-        _say_running_elsewhere(conn, record, found.elsewhere[2], pending is not None)
-    session = ctx.registry.make_live(store, record, workspace, stored)
-    if found.waiting is not None and session.turn is None:
-        # Ask again, and resume the turn where it stopped: the task's first step comes
-        # after this one, which ends with the load answer queued.
-        ctx.tasks.start("resumed turn", resume_turn, ctx, session, *found.waiting)
-    return LoadSessionResult(modes(session.mode))
-
-
-def _say_running_elsewhere(conn: Connection, record: SessionRecord, pid: object, asking: bool) -> None:
-    sink = SessionUpdates(record.id, conn)
-    sink.notice(
-        f"\n[a turn of this session is running in another Tether process (pid {pid})"
-        + (": its approvals are asked there" if asking else "")
-        + "; a prompt here is refused until it ends]\n"
-    )
-    sink.flush()
-
-
-async def session_resume(ctx: ServerContext, params: LoadSessionParams) -> LoadSessionResult:
-    workspace = check_workspace(params.cwd)
-    session, _stored = await ctx.registry.revive(params.session_id, workspace)
-    waiting = await session.store.waiting_turn(session.id) if session.turn is None else None
-    if waiting is not None:
-        session.left_waiting = True
-        # Not resumed (the client shows the history it has, so nothing of the turn is
-        # sent): said once, after the answer, with the two ways on from here.
-        asyncio.get_running_loop().call_soon(say_turn_waits, ctx.connection, session.id, waiting[0])
-    return LoadSessionResult(modes(session.mode))
 
 
 async def session_list(ctx: ServerContext, params: ListSessionsParams) -> dict[str, Any]:
