@@ -22,6 +22,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
@@ -158,20 +159,51 @@ async def import_session(
     if keep_id and new_id is not None and new_id != source["id"]:
         raise ValueError("keep_id and new_id contradict each other")
     session_id = source["id"] if keep_id else (new_id or new_session_id())
+    rows = _import_rows(checked, session_id, workspace)
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        try:
+            await conn.execute(
+                "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at, metadata)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows.session,
+            )
+        except sqlite3.IntegrityError as exc:
+            raise SnapshotError(
+                f"session {session_id!r} already exists in this workspace"
+                + ("; restore it without keeping its id" if keep_id else "")
+            ) from exc
+        await _insert_rows(conn, session_id, rows)
+
+    await store.transaction(work)
+    if import_rules:
+        for rule in checked["rules"]:
+            await store.rules.add(rule["kind"], rule["pattern"], rule["decision"])
+    return session_id
+
+
+@dataclass(slots=True)
+class _Rows:
+    """A checked snapshot as the rows of one session's import."""
+
+    session: tuple[Any, ...]
+    turns: list[tuple[Any, ...]]
+    messages: list[tuple[Any, ...]]
+    reports: list[tuple[Any, ...]]
+
+
+def _import_rows(checked: CheckedSnapshot, session_id: str, workspace: str | None) -> _Rows:
+    """The rows to insert; a session with a new id gets new turn ids (and its running
+    turns stopped), which its messages and reports follow."""
+    source = checked["session"]
     fresh = session_id != source["id"]
     turns = _stop_running(checked["turns"], checked["messages"]) if fresh else checked["turns"]
     fresh_ids = new_turn_ids(len(turns)) if fresh else [t["id"] for t in turns]
     turn_map = {t["id"]: new for t, new in zip(turns, fresh_ids)}
     now = time.time()
-
-    session_row = (
-        session_id,
-        workspace if workspace is not None else source["workspace"],
-        source["title"],
-        source["mode"],
-        source["created_at"],
-        now,
-        encode_json(source["metadata"]),
+    session = (
+        session_id, workspace if workspace is not None else source["workspace"], source["title"],
+        source["mode"], source["created_at"], now, encode_json(source["metadata"]),
     )
     turn_rows = [
         (
@@ -196,76 +228,64 @@ async def import_session(
         )
         for r in checked["reports"]
     ]
+    return _Rows(session, turn_rows, message_rows, report_rows)
 
-    async def work(conn: aiosqlite.Connection) -> None:
-        try:
-            await conn.execute(
-                "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at, metadata)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                session_row,
-            )
-        except sqlite3.IntegrityError as exc:
-            raise SnapshotError(
-                f"session {session_id!r} already exists in this workspace"
-                + ("; restore it without keeping its id" if keep_id else "")
-            ) from exc
-        # Rows go to TEMP tables first, then over in one INSERT ... SELECT each: executed
-        # row by row, the schema's CHECK (... IN (...)) constraints cost more than the insert
-        # itself (SQLite builds their lists again for every execution).
+
+async def _insert_rows(conn: aiosqlite.Connection, session_id: str, rows: _Rows) -> None:
+    """The turns, messages (with their search index) and reports of an imported session.
+
+    Rows go to TEMP tables first, then over in one INSERT ... SELECT each: executed row
+    by row, the schema's CHECK (... IN (...)) constraints cost more than the insert
+    itself (SQLite builds their lists again for every execution)."""
+    await conn.execute(
+        "CREATE TEMP TABLE import_turns (id, seq, status, stop_reason, started_at, finished_at, error, pending)"
+    )
+    await conn.executemany("INSERT INTO import_turns VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows.turns)
+    try:
         await conn.execute(
-            "CREATE TEMP TABLE import_turns (id, seq, status, stop_reason, started_at, finished_at, error, pending)"
-        )
-        await conn.executemany("INSERT INTO import_turns VALUES (?, ?, ?, ?, ?, ?, ?, ?)", turn_rows)
-        try:
-            await conn.execute(
-                "INSERT INTO turns (id, session_id, seq, status, stop_reason, started_at, finished_at, error,"
-                " pending) SELECT id, ?, seq, status, stop_reason, started_at, finished_at, error, pending"
-                " FROM import_turns ORDER BY rowid",
-                (session_id,),
-            )
-        except sqlite3.IntegrityError as exc:
-            raise SnapshotError(f"a turn of session {session_id!r} already exists: {exc}") from exc
-        await conn.execute(
-            "CREATE TEMP TABLE import_messages (turn_id, seq, role, body, status, created_at, text)"
-        )
-        await conn.executemany("INSERT INTO import_messages VALUES (?, ?, ?, ?, ?, ?, ?)", message_rows)
-        await conn.execute(
-            "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
-            " SELECT ?, turn_id, seq, role, body, status, created_at FROM import_messages ORDER BY rowid",
+            "INSERT INTO turns (id, session_id, seq, status, stop_reason, started_at, finished_at, error,"
+            " pending) SELECT id, ?, seq, status, stop_reason, started_at, finished_at, error, pending"
+            " FROM import_turns ORDER BY rowid",
             (session_id,),
         )
-        # the search index (schema v5: written by the store), by the ids the messages got:
-        # one INSERT in our write transaction numbers them on from the table's largest id
-        # (AUTOINCREMENT), in import order, which is checked; else they are looked up by seq
-        # (30-60 ms more for 10,000 messages)
-        ((low, high, count),) = await conn.execute_fetchall(
-            "SELECT min(id), max(id), count(*) FROM messages WHERE session_id = ?", (session_id,)
-        )
-        if count == len(message_rows) and count and high - low + 1 == count:
-            await conn.execute(
-                "INSERT INTO messages_fts (rowid, text) SELECT ? + rowid, text FROM import_messages"
-                " WHERE text IS NOT NULL ORDER BY rowid",
-                (low - 1,),
-            )
-        else:
-            await conn.execute(
-                "INSERT INTO messages_fts (rowid, text) SELECT m.id, i.text FROM import_messages AS i"
-                " JOIN messages AS m ON m.session_id = ? AND m.seq = i.seq WHERE i.text IS NOT NULL"
-                " ORDER BY m.id",
-                (session_id,),
-            )
-        await conn.execute("DROP TABLE temp.import_turns")
-        await conn.execute("DROP TABLE temp.import_messages")
-        await conn.executemany(
-            "INSERT INTO run_reports (turn_id, session_id, report, created_at) VALUES (?, ?, ?, ?)",
-            report_rows,
-        )
+    except sqlite3.IntegrityError as exc:
+        raise SnapshotError(f"a turn of session {session_id!r} already exists: {exc}") from exc
+    await conn.execute("CREATE TEMP TABLE import_messages (turn_id, seq, role, body, status, created_at, text)")
+    await conn.executemany("INSERT INTO import_messages VALUES (?, ?, ?, ?, ?, ?, ?)", rows.messages)
+    await conn.execute(
+        "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
+        " SELECT ?, turn_id, seq, role, body, status, created_at FROM import_messages ORDER BY rowid",
+        (session_id,),
+    )
+    await _index_messages(conn, session_id, len(rows.messages))
+    await conn.execute("DROP TABLE temp.import_turns")
+    await conn.execute("DROP TABLE temp.import_messages")
+    await conn.executemany(
+        "INSERT INTO run_reports (turn_id, session_id, report, created_at) VALUES (?, ?, ?, ?)", rows.reports
+    )
 
-    await store.transaction(work)
-    if import_rules:
-        for rule in checked["rules"]:
-            await store.rules.add(rule["kind"], rule["pattern"], rule["decision"])
-    return session_id
+
+async def _index_messages(conn: aiosqlite.Connection, session_id: str, imported: int) -> None:
+    """The search index (schema v5: written by the store), by the ids the messages got:
+    one INSERT in our write transaction numbers them on from the table's largest id
+    (AUTOINCREMENT), in import order, which is checked; else they are looked up by seq
+    (30-60 ms more for 10,000 messages)."""
+    ((low, high, count),) = await conn.execute_fetchall(
+        "SELECT min(id), max(id), count(*) FROM messages WHERE session_id = ?", (session_id,)
+    )
+    if count == imported and count and high - low + 1 == count:
+        await conn.execute(
+            "INSERT INTO messages_fts (rowid, text) SELECT ? + rowid, text FROM import_messages"
+            " WHERE text IS NOT NULL ORDER BY rowid",
+            (low - 1,),
+        )
+    else:
+        await conn.execute(
+            "INSERT INTO messages_fts (rowid, text) SELECT m.id, i.text FROM import_messages AS i"
+            " JOIN messages AS m ON m.session_id = ? AND m.seq = i.seq WHERE i.text IS NOT NULL"
+            " ORDER BY m.id",
+            (session_id,),
+        )
 
 
 def _stop_running(turns: list[dict[str, Any]], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
