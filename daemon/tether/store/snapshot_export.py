@@ -42,6 +42,31 @@ async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]
             (session_id,),
         )
     ]
+    turns, pending = await _turns_of(store, session_id)
+    known = {turn["id"] for turn in turns}
+    reports = [
+        {"turn_id": turn_id, "report": decode_json(report)}
+        for turn_id, report in await store.query(
+            "SELECT r.turn_id, r.report FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"
+            " WHERE r.session_id = ? ORDER BY t.seq",
+            (session_id,),
+        )
+        if turn_id in known
+    ]
+    return {
+        "tether_snapshot": SNAPSHOT_VERSION,
+        "exported_at": time.time(),
+        "session": session,
+        "turns": turns,
+        "messages": messages,
+        "reports": reports,
+        "rules": await _rules_of(store),
+        "pending": pending,
+    }
+
+
+async def _turns_of(store: HistoryStore, session_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The snapshot's ``turns`` and ``pending`` (the latest waiting turn's approvals)."""
     turns: list[dict[str, Any]] = []
     pending: dict[str, Any] | None = None
     for tid, seq, status, stop_reason, started_at, finished_at, error, waiting in await store.query(
@@ -63,26 +88,7 @@ async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]
             if status == "running":  # the latest waiting turn wins, as in waiting_turn()
                 pending = {"turn_id": tid, "approvals": turn["pending"]}
         turns.append(turn)
-    known = {turn["id"] for turn in turns}
-    reports = [
-        {"turn_id": turn_id, "report": decode_json(report)}
-        for turn_id, report in await store.query(
-            "SELECT r.turn_id, r.report FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"
-            " WHERE r.session_id = ? ORDER BY t.seq",
-            (session_id,),
-        )
-        if turn_id in known
-    ]
-    return {
-        "tether_snapshot": SNAPSHOT_VERSION,
-        "exported_at": time.time(),
-        "session": session,
-        "turns": turns,
-        "messages": messages,
-        "reports": reports,
-        "rules": await _rules_of(store),
-        "pending": pending,
-    }
+    return turns, pending
 
 
 _str = json.encoder.encode_basestring
@@ -145,6 +151,22 @@ async def export_session_json(store: HistoryStore, session_id: str) -> str:
     )
     if not all(row[8] for row in turn_rows) or not all(row[2] for row in report_rows):
         return encode_json(await export_session(store, session_id))
+    turns, pending = _turns_json(turn_rows)
+    known = {row[0] for row in turn_rows}
+    reports = ",".join(
+        f'{{"turn_id":{_scalar(turn_id)},"report":{report}}}'
+        for turn_id, report, _valid in report_rows
+        if turn_id in known
+    )
+    return (
+        f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
+        f'"session":{encode_json(session)},"turns":[{",".join(turns)}],"messages":[{messages}],'
+        f'"reports":[{reports}],"rules":{encode_json(await _rules_of(store))},"pending":{pending}}}'
+    )
+
+
+def _turns_json(turn_rows: list[Any]) -> tuple[list[str], str]:
+    """The JSON texts of the snapshot's turns, and of its ``pending`` (or ``null``)."""
     turns: list[str] = []
     pending = "null"
     for tid, seq, status, stop_reason, started_at, finished_at, error, waiting, _plain in turn_rows:
@@ -160,17 +182,7 @@ async def export_session_json(store: HistoryStore, session_id: str) -> str:
             turns.append(f'{turn},"pending":{waiting}}}')
             if status == "running":  # the latest waiting turn wins, as in export_session
                 pending = f'{{"turn_id":{_str(tid)},"approvals":{waiting}}}'
-    known = {row[0] for row in turn_rows}
-    reports = ",".join(
-        f'{{"turn_id":{_scalar(turn_id)},"report":{report}}}'
-        for turn_id, report, _valid in report_rows
-        if turn_id in known
-    )
-    return (
-        f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
-        f'"session":{encode_json(session)},"turns":[{",".join(turns)}],"messages":[{messages}],'
-        f'"reports":[{reports}],"rules":{encode_json(await _rules_of(store))},"pending":{pending}}}'
-    )
+    return turns, pending
 
 
 async def _session_of(store: HistoryStore, session_id: str) -> dict[str, Any]:
