@@ -153,7 +153,14 @@ def block_to_json(block: ContentBlock) -> JsonObject:
 def blocks_from_json(data: Any, path: str = ".content") -> tuple[ContentBlock, ...]:
     if type(data) is not list:
         raise _bad(path, "a list of content blocks", data)
-    return tuple([block_from_json(item, f"{path}[{i}]") for i, item in enumerate(data)])
+    out: list[ContentBlock] = []
+    for i, item in enumerate(data):
+        # the usual block, a plain text one, without a call (and without formatting a path)
+        if type(item) is dict and len(item) == 2 and type(text := item.get("text")) is str and item["type"] == "text":
+            out.append(TextBlock(text, {}))
+        else:
+            out.append(block_from_json(item, f"{path}[{i}]"))
+    return tuple(out)
 
 
 def blocks_to_json(blocks: Iterable[ContentBlock]) -> list[JsonObject]:
@@ -227,6 +234,7 @@ def _assistant(data: JsonObject) -> AssistantMessage:
 
 
 _NO_LIST: list[Any] = []
+_NO_OBJECT: JsonObject = {}
 
 
 def _thinking_block(data: Any, index: int) -> ThinkingBlock | RedactedThinking:
@@ -239,6 +247,11 @@ def _thinking_block(data: Any, index: int) -> ThinkingBlock | RedactedThinking:
 
 
 def _call(data: Any, index: int) -> ToolCall:
+    if (  # the usual call, without formatting a path
+        type(data) is dict and type(call_id := data.get("id")) is str and type(name := data.get("name")) is str
+        and type(arguments := data.get("arguments", _NO_OBJECT)) is dict and "raw_arguments" not in data
+    ):
+        return ToolCall(call_id, name, {} if arguments is _NO_OBJECT else arguments)
     return tool_call_from_json(data, f".tool_calls[{index}]")
 
 
@@ -348,49 +361,3 @@ def _tool_json(message: ToolResultMessage) -> JsonObject:
         ]
     _put(out, "ledger", message.ledger)
     return out
-
-
-def check_message_json(data: Any, role: str | None = None) -> None:
-    """Raise what ``message_from_json(data, role)`` would raise, if anything. Builds
-    nothing for a body that is plainly right (what checking a snapshot's 10,000 messages
-    meets): only a body this quick look is unsure of goes through the converter."""
-    if type(data) is not dict or not _plain(data, role or data.get("role")):
-        message_from_json(data, role)
-
-
-def _plain(data: JsonObject, role: Any) -> bool:
-    """Whether the converter accepts ``data`` as it is (False: not sure, ask it)."""
-    get = data.get
-    if role == "assistant":
-        calls = get("tool_calls", _NO_LIST)
-        if not (
-            type(get("text", "")) is str and type(get("thinking", "")) is str
-            and type(get("thinking_signature", "")) is str and "thinking_blocks" not in data
-            and type(calls) is list
-        ):
-            return False
-        for c in calls:
-            if not (
-                type(c) is dict and type(c.get("id")) is str and type(c.get("name")) is str
-                and type(c.get("arguments", _NO_OBJECT)) is dict and "raw_arguments" not in c
-            ):
-                return False
-        return True
-    if role == "tool":
-        return (
-            type(get("tool_call_id")) is str and type(get("name")) is str and type(get("content", "")) is str
-            and type(get("is_error", False)) is bool and type(get("title", "")) is str
-            and type(get("kind", "")) is str and "locations" not in data
-        )
-    if role == "user":
-        content = get("content")
-        if type(content) is not list or "compaction" in data or "guard" in data:
-            return False
-        for b in content:
-            if not (type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str):
-                return False
-        return True
-    return False
-
-
-_NO_OBJECT: JsonObject = {}

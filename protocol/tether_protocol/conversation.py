@@ -41,12 +41,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ._conversation_check import check_message_json
 from ._conversation_json import (
     block_from_json,
     block_to_json,
     blocks_from_json,
     blocks_to_json,
-    check_message_json,
     message_from_json,
     message_to_json,
     tool_call_from_json,

@@ -31,12 +31,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .sanitize_lines import PARAGRAPH_CAP, Dedup, Leading, Lines, Markers
+
+__all__ = ["MAX_TAG", "PARAGRAPH_CAP", "StreamSanitizer", "sanitize"]
+
 MAX_TAG = 64  # `<` to `>` of any tag we handle; longer is plain text
-PARAGRAPH_CAP = 2_000  # a longer paragraph is never held to check for a repeat
 
 _XML_TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)([\s=][^<>]*)?>")
 _TOKEN = re.compile(r"<[|｜]([^|｜<>\s]+)[|｜]>")  # <|tool_call_begin|>, <｜tool▁sep｜>
-_NOT_BLANK = re.compile(r"[^ \t\r]")
 
 # A stage's verdict on a tag: None = literal text, empty = drop the tag only, otherwise
 # the (closing, name) tags that end the block it opens.
@@ -79,85 +81,7 @@ def _final(closing: bool, name: str, attrs: str) -> Verdict:
     return _DROP if name in ("final", "answer") else None
 
 
-_FENCE = re.compile(r"(`{3,}|~{3,})(.*)", re.DOTALL)
-_FENCE_HEAD = 80  # how much of a line's start is kept to tell a fence line
-_TICKS = re.compile("`+")
-
-
-class _Lines:
-    """Follows code as Markdown marks it, in the text that went past: fenced blocks
-    (a line starting with 3+ backticks or tildes opens one, only a line of at least as
-    many of the same closes it, when the line ends) and inline code spans (a run of
-    backticks opens one, the next run of the same length closes it; a span ends with its
-    line at the latest, so a lone backtick cannot hold everything after it as code)."""
-
-    spans = False  # whether inline spans matter to the stage (tags do; lines do not)
-
-    def __init__(self) -> None:
-        self.fence: tuple[str, int] | None = None  # the open fence's character and length
-        self.head = ""  # the current line's start, leading blanks stripped
-        self.span = 0  # the open inline span's backtick count (0: none)
-        self.run = 0  # backticks just seen, the run perhaps not over yet
-
-    def in_code(self) -> bool:
-        """Whether text that comes next (not a backtick) is code."""
-        if self.fence is not None:
-            return True
-        if self.run:  # the run ends here: it opens a span, or closes the open one
-            return self.span == 0 or self.span != self.run
-        return self.span > 0
-
-    def _track(self, seg: str) -> bool:
-        """Follow ``seg``; whether a fence opened or closed in it."""
-        toggled, start = False, 0
-        while True:
-            nl = seg.find("\n", start)
-            part = seg[start:] if nl < 0 else seg[start:nl]
-            if len(self.head) < _FENCE_HEAD:
-                self.head = (self.head + part if self.head else part.lstrip(" \t"))[:_FENCE_HEAD]
-            if self.spans and (self.fence is None and "`" in part or self.run):
-                self._spans(part)
-            if nl < 0:
-                return toggled
-            toggled = self._line_ends() or toggled
-            start = nl + 1
-
-    def _spans(self, part: str) -> None:
-        pos = 0
-        for m in _TICKS.finditer(part):
-            if self.run and m.start() != pos:
-                self._run_ends()
-            self.run += m.end() - m.start()
-            pos = m.end()
-        if self.run and pos != len(part):
-            self._run_ends()
-        # else a run at the end of the part may go on in the next one
-
-    def _run_ends(self) -> None:
-        run, self.run = self.run, 0
-        if self.span == 0:
-            self.span = run
-        elif self.span == run:
-            self.span = 0
-
-    def _line_ends(self) -> bool:
-        head, self.head, self.span, self.run = self.head, "", 0, 0
-        m = _FENCE.match(head)
-        if m is None:
-            return False
-        char, length, rest = m[1][0], len(m[1]), m[2]
-        if self.fence is None:
-            if char == "`" and "`" in rest:  # ``` `x` is inline code, not a fence
-                return False
-            self.fence = (char, length)
-            return True
-        if char == self.fence[0] and length >= self.fence[1] and not rest.strip():
-            self.fence = None
-            return True
-        return False
-
-
-class _Tags(_Lines):
+class _Tags(Lines):
     """Steps 1, 3, 4: tags that open a dropped (or thought) block, or are dropped alone."""
 
     spans = True
@@ -212,11 +136,7 @@ class _Tags(_Lines):
                 elif not final and len(window) < MAX_TAG and any(h.startswith(low) or low.startswith(h) for h in heads):
                     self.buf = data[pos:]  # may still become a tag: wait for more
                     break
-            parsed = _parse(tag) if tag else None
-            if parsed and not self.glued and not parsed[0] and self.block is None and _pascal(tag):
-                before = data[pos - 1] if pos else self.prev
-                if before.isalnum() or before == "_":
-                    parsed = None
+            parsed = self._parsed(data, pos, tag)
             if self.block is None and (verdict := self.classify(*parsed) if parsed else None) is not None:
                 self.block, pos = verdict or None, pos + len(tag)
             elif self.block is not None and parsed and parsed[:2] in self.block:
@@ -233,151 +153,21 @@ class _Tags(_Lines):
             self.prev = data[kept - 1]
         return "".join(out), "".join(thought)
 
+    def _parsed(self, data: str, pos: int, tag: str) -> tuple[bool, str, str] | None:
+        """The tag at ``pos`` parsed; None if it is text (no tag, or with ``glued`` off a
+        capitalised opening tag right after a word: a generic type, ``List<Thought>``)."""
+        parsed = _parse(tag) if tag else None
+        if parsed and not self.glued and not parsed[0] and self.block is None and _pascal(tag):
+            before = data[pos - 1] if pos else self.prev
+            if before.isalnum() or before == "_":
+                return None
+        return parsed
+
 
 def _pascal(tag: str) -> bool:
     """Whether the tag's name is capitalised as a type's is: `<Thought>`, not `<THINK>`."""
     name = tag[1:].split(">", 1)[0].split(None, 1)[0] if len(tag) > 2 else ""
     return name[:1].isupper() and not name.isupper()
-
-
-class _Markers(_Lines):
-    """Steps 2 and 5: a line starting with a marker, and the lines after it up to the
-    next blank line, are dropped (a tool call's arguments, a result's output)."""
-
-    def __init__(self, markers: tuple[str, ...]) -> None:
-        super().__init__()
-        self.markers, self.longest = markers, max(map(len, markers))
-        self.buf, self.skipping, self.line_start = "", False, True
-
-    def feed(self, s: str, final: bool = False) -> str:
-        if not self.buf and not self.skipping and not self.line_start and "\n" not in s:
-            self._track(s)  # the hot path: the middle of an ordinary line
-            return s
-        data, self.buf = self.buf + s, ""
-        out: list[str] = []
-        pos, n = 0, len(data)
-        while pos < n:
-            if self.skipping:
-                if self.line_start:
-                    m = _NOT_BLANK.search(data, pos)
-                    if m is None:  # blank so far: maybe the line that ends the block
-                        self.buf = "" if final else data[pos:]
-                        break
-                    if data[m.start()] == "\n":
-                        self.skipping = False  # a blank line ends the block and is kept
-                        continue
-                nl = data.find("\n", pos)
-                self.line_start, pos = nl >= 0, (n if nl < 0 else nl + 1)
-                continue
-            if self.line_start and not self.fence and data[pos] == "[":
-                low = data[pos : pos + self.longest].lower()
-                if any(low.startswith(m) for m in self.markers):
-                    self.skipping, self.line_start = True, False
-                    continue
-                if not final and len(low) < self.longest and any(m.startswith(low) for m in self.markers):
-                    self.buf = data[pos:]
-                    break
-            nl = data.find("\n", pos)
-            end = n if nl < 0 else nl + 1
-            out.append(data[pos:end])
-            self._track(data[pos:end])
-            self.line_start, pos = nl >= 0, end
-        return "".join(out)
-
-
-class _Dedup(_Lines):
-    """Step 6: a paragraph (run of non-blank lines) equal to the previous one is dropped
-    with the blank lines before it. It is held only while it still matches."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.prev: str | None = None  # the previous paragraph, if a repeat of it may go
-        self.cur, self.in_para, self.eligible, self.line_start = "", False, False, True
-        self.holding, self.held, self.sep, self.pending = False, "", "", ""
-
-    def feed(self, s: str, final: bool = False) -> str:
-        if not self.pending and not self.holding and not self.line_start and "\n" not in s:
-            self._grow(s)  # the hot path: the middle of a line of a new paragraph
-            return s
-        data, self.pending = self.pending + s, ""
-        out: list[str] = []
-        pos, n = 0, len(data)
-        while pos < n:
-            nl = data.find("\n", pos)
-            end = n if nl < 0 else nl + 1
-            piece, pos = data[pos:end], end
-            if self.line_start and not piece.strip():
-                if nl < 0 and not final:
-                    self.pending = piece  # blank line or indentation: not known yet
-                    break
-                self._end(out)
-                if self.prev is not None and not self.fence:
-                    self.sep += piece
-                else:
-                    out.append(piece)
-            else:
-                self._text(piece, out)
-                self.line_start = nl >= 0
-        if final:
-            self._end(out)
-            out.append(self.sep)
-            self.sep = ""
-        return "".join(out)
-
-    def _grow(self, piece: str) -> None:
-        if len(self.cur) <= PARAGRAPH_CAP + 1:  # beyond that it can be neither a repeat nor repeated
-            self.cur += piece
-        if self._track(piece):
-            self.eligible = False  # a paragraph with a fence line is code: never dropped
-
-    def _text(self, piece: str, out: list[str]) -> None:
-        if not self.in_para:
-            self.in_para, self.cur, self.eligible = True, "", not self.fence
-            self.holding = self.prev is not None and not self.fence
-            if self.holding:
-                self.held = self.sep
-            else:
-                out.append(self.sep)
-            self.sep = ""
-        self._grow(piece)
-        if not self.holding:
-            out.append(piece)
-            return
-        self.held += piece
-        prev, cur = self.prev or "", self.cur
-        if not (prev.startswith(cur) or cur == prev + "\n"):
-            out.append(self.held)
-            self.held, self.holding = "", False
-
-    def _end(self, out: list[str]) -> None:
-        if not self.in_para:
-            return
-        self.in_para = False
-        key = self.cur.removesuffix("\n")
-        if self.holding:
-            held, self.held, self.holding = self.held, "", False
-            if key == self.prev:
-                return  # the model stuttered: the repeat goes, with its separator
-            out.append(held)
-        self.prev = key if self.eligible and len(key) <= PARAGRAPH_CAP else None
-
-
-class _Leading:
-    """Step 7: whitespace-only lines at the start go; the first line keeps its indent."""
-
-    def __init__(self) -> None:
-        self.started, self.buf = False, ""
-
-    def feed(self, s: str, final: bool = False) -> str:
-        if self.started:
-            return s
-        data = self.buf + s
-        body = data.lstrip()
-        if not body:
-            self.buf = "" if final else data
-            return ""
-        self.started, self.buf = True, ""
-        return data[data.rfind("\n", 0, len(data) - len(body)) + 1 :]
 
 
 class StreamSanitizer:
@@ -394,15 +184,15 @@ class StreamSanitizer:
              "<minimax:", "</minimax:", "<|tool", "<｜tool"),
             ("</tool_", "</function", "</parameter", "</minimax:", "<|tool", "<｜tool"),
         )
-        self._downgraded = _Markers(("[tool call:", "[tool result", "[historical context:"))
+        self._downgraded = Markers(("[tool call:", "[tool result", "[historical context:"))
         think_ends = ("</think", "</thought", "</antthinking")
         self._thinking = _Tags(
             _thinking, ("<think", "<thought", "<antthinking", *think_ends), think_ends, thought=True, glued=False
         )
         self._final = _Tags(_final, ("<final", "</final", "<answer", "</answer"), (), glued=False)
-        self._echoed = _Markers(("[system message]",))
-        self._dedup = _Dedup()
-        self._leading = _Leading()
+        self._echoed = Markers(("[system message]",))
+        self._dedup = Dedup()
+        self._leading = Leading()
 
     def feed(self, delta: str) -> tuple[str, str]:
         return self._run(delta, False)

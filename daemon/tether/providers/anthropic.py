@@ -13,7 +13,7 @@ environment (the caller passes `api_key`; `key_env` only names it in error messa
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
@@ -32,7 +32,14 @@ from .base import (
     ToolCallStart,
     UsageReport,
 )
-from .http import ErrorContext, RetryPolicy, SSEClient, Timeouts, in_band_error_text, with_retries
+from .http import (
+    ErrorContext,
+    RetryPolicy,
+    SSEClient,
+    Timeouts,
+    in_band_error_text,
+    with_retries,
+)
 from .messages_anthropic import build_body
 
 API_VERSION = "2023-06-01"
@@ -77,14 +84,14 @@ class AnthropicProvider(Provider):
         max_output_tokens: int = 0,
         thinking_budget: int = 0,
         timeouts: Timeouts = Timeouts(),
-        retry: RetryPolicy = RetryPolicy(),
+        retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.model = model
         self.context_window = context_window or DEFAULT_CONTEXT_WINDOW
         self.max_output_tokens = max_output_tokens
         self.thinking_budget = thinking_budget
-        self.retry = retry
+        self.retry = retry if retry is not None else RetryPolicy()
         base_url = base_url.rstrip("/")
         # ANTHROPIC_BASE_URL has no /v1; tolerate the OpenAI-style spelling that has one
         # rather than POSTing to /v1/v1/messages and reporting a confusing 404.
@@ -117,7 +124,7 @@ class AnthropicProvider(Provider):
             async for event in events:
                 yield event
 
-    async def _attempt(self, body: dict[str, Any]) -> AsyncIterator[ProviderEvent]:
+    async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[ProviderEvent, None]:
         parser = StreamParser(self.client.error_context)
         async with aclosing(self.client.events("/v1/messages", body)) as sse_events:
             async for sse in sse_events:

@@ -23,9 +23,9 @@ import email.utils
 import json
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx
@@ -64,7 +64,7 @@ class RetryPolicy:
 
     def backoff(self, attempt: int) -> float:
         """Exponential backoff with jitter for retry number `attempt` (1-based)."""
-        delay = min(self.base_s * (2 ** (attempt - 1)), self.max_backoff_s)
+        delay = min(self.base_s * (2.0 ** (attempt - 1)), self.max_backoff_s)
         return delay * (1 - 0.25 * random.random())
 
 
@@ -96,7 +96,7 @@ def retry_after_seconds(headers: httpx.Headers | dict[str, str], now: float | No
 def should_retry(status: int, headers: httpx.Headers, code: str) -> bool:
     forced = headers.get("x-should-retry")
     if forced in ("true", "false"):
-        return forced == "true"
+        return bool(forced == "true")
     if any(marker in code for marker in _NO_RETRY_CODES):
         return False
     return status in RETRY_STATUSES
@@ -234,7 +234,7 @@ class SSEClient:
         # Set by the recorder (record.py) to see each exchange.
         self.tap: Callable[[dict[str, Any]], Callable[[int, dict[str, str]], Callable[[bytes], None]]] | None = None
 
-    async def events(self, path: str, body: dict[str, Any]) -> AsyncIterator[ServerSentEvent]:
+    async def events(self, path: str, body: dict[str, Any]) -> AsyncGenerator[ServerSentEvent, None]:
         """POST and yield events; raises ProviderError (classified) for every failure."""
         url = f"{self.base_url}{path}"
         on_exchange = self.tap(body) if self.tap is not None else None
@@ -250,7 +250,9 @@ class SSEClient:
                     raise error_from_response(
                         self.error_context, response.status_code, response.headers, raw
                     )
-                response.stream = _TimedStream(response.stream, self.timeouts.read_gap, on_chunk)
+                # an AsyncClient's response body is an async stream
+                body_stream = cast(httpx.AsyncByteStream, response.stream)
+                response.stream = _TimedStream(body_stream, self.timeouts.read_gap, on_chunk)
                 async for event in EventSource(response).aiter_sse():
                     yield event
         except httpx.TimeoutException as exc:
@@ -284,7 +286,7 @@ async def with_retries(
     *,
     sleep: Callable[[float], Awaitable[None]] | None = None,
     is_content: Callable[[Any], bool] = lambda _event: True,
-) -> AsyncIterator[Any]:
+) -> AsyncGenerator[Any, None]:
     """Run `attempt()` and retry it while it fails retryably before yielding content.
 
     Once a content event has been yielded, a failure is raised with `output_started`

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,14 +64,14 @@ class OpenAIProvider(Provider):
         key_env: str = "OPENAI_API_KEY",
         context_window: int | None = None,
         timeouts: Timeouts = Timeouts(),
-        retry: RetryPolicy = RetryPolicy(),
+        retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         max_output_tokens: int = 0,
     ) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.context_window = context_window or context_window_for(model)
-        self.retry = retry
+        self.retry = retry if retry is not None else RetryPolicy()
         self.max_output_tokens = max_output_tokens
         # Local servers (llama.cpp, Ollama, vLLM) need no key; sending an empty bearer
         # token makes some proxies answer 401.
@@ -102,9 +102,9 @@ class OpenAIProvider(Provider):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         body = self.build_body(request)
         prefix = generated_id_prefix(body["messages"])
-        attempts: list[AsyncIterator[ProviderEvent]] = []
+        attempts: list[AsyncGenerator[ProviderEvent, None]] = []
 
-        def attempt() -> AsyncIterator[ProviderEvent]:
+        def attempt() -> AsyncGenerator[ProviderEvent, None]:
             attempts.append(self._attempt(body, prefix))
             return attempts[-1]
 
@@ -118,9 +118,11 @@ class OpenAIProvider(Provider):
             # with_retries abandons an attempt when it is cancelled; close each one here
             # so its connection is released now, not whenever the GC gets to it.
             for gen in attempts:
-                await gen.aclose()  # type: ignore[attr-defined]
+                await gen.aclose()
 
-    async def _attempt(self, body: dict[str, Any], id_prefix: Callable[[], str]) -> AsyncIterator[ProviderEvent]:
+    async def _attempt(
+        self, body: dict[str, Any], id_prefix: Callable[[], str]
+    ) -> AsyncGenerator[ProviderEvent, None]:
         parser = ChunkParser(f"{self.name} ({self.base_url})", id_prefix)
         done = False
         try:
@@ -254,7 +256,8 @@ class ChunkParser:
             self._close(out)
 
     def _tool_delta(self, item: dict[str, Any], position: int, out: list[ProviderEvent]) -> None:
-        function = item.get("function") if isinstance(item.get("function"), dict) else {}
+        raw_function = item.get("function")
+        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
         server_id = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else None
         name = function.get("name") if isinstance(function.get("name"), str) else ""
         args = function.get("arguments")

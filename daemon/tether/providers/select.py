@@ -118,9 +118,9 @@ async def choose_provider(settings: Settings, env: Mapping[str, str] | None = No
                 candidate, settings.model or DEFAULT_MODELS[candidate], base,
                 f"{KEY_ENV[candidate]} is set", KEY_ENV[candidate], key,
             )
-    local = await probe_local(env)
-    if local is not None:
-        label, base, model = local
+    probed = await probe_local(env)
+    if probed is not None:
+        label, base, model = probed
         return ProviderChoice(
             "openai", settings.model or model, base,
             f"{label} answered at {base} (first model listed: {model})", "OPENAI_API_KEY", "",

@@ -11,7 +11,13 @@ protocol: it stores plain records and float timestamps, nothing more.
 
 from __future__ import annotations
 
-from tether.store.errors import InvalidCursor, StorageFault, StoreError, TurnElsewhere, TurnWaiting
+from tether.store.errors import (
+    InvalidCursor,
+    StorageFault,
+    StoreError,
+    TurnElsewhere,
+    TurnWaiting,
+)
 from tether.store.history import HistoryStore
 from tether.store.paths import database_path, tether_home, workspace_key
 from tether.store.records import (

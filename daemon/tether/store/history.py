@@ -34,8 +34,9 @@ from tether.store.records import (
     decode_bodies,
     decode_json,
     encode_json,
-    indexed_text,
+    message_row,
     parse_session_cursor,
+    records_of_rows,
     session_cursor,
 )
 from tether.store.rules import RuleStore
@@ -213,7 +214,7 @@ class HistoryStore:
     async def begin_turn(self, session_id: str, turn_id: str, user_message: MessageRecord) -> TurnRecord:
         """Start turn ``seq = previous + 1`` (status ``running``) together with its first message."""
         now = time.time()
-        first = _message_row(user_message, now)
+        first = message_row(user_message, now)
         return await self._db.write(lambda conn: turns.insert_turn(conn, session_id, turn_id, first, now))
 
     async def append_messages(
@@ -223,7 +224,7 @@ class HistoryStore:
         if not messages:
             return []
         now = time.time()
-        rows = [_message_row(message, now) for message in messages]
+        rows = [message_row(message, now) for message in messages]
         return await self._db.write(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
 
     async def commit_step(
@@ -234,7 +235,7 @@ class HistoryStore:
         between the two would leave calls waiting whose results are stored (run again on
         resume), or results without the calls still to run."""
         now = time.time()
-        rows = [_message_row(message, now) for message in messages]
+        rows = [message_row(message, now) for message in messages]
         value = encode_json(pending) if pending is not None else None
 
         async def work(conn: aiosqlite.Connection) -> list[int]:
@@ -321,7 +322,7 @@ class HistoryStore:
         transaction; whether it did (False: it ended meanwhile, or another live daemon
         claimed it)."""
         now = time.time()
-        rows = [_message_row(message, now) for message in messages]
+        rows = [message_row(message, now) for message in messages]
         me = this_process()
 
         async def work(conn: aiosqlite.Connection) -> bool:
@@ -344,7 +345,7 @@ class HistoryStore:
         rows = await self._db.read(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         )
-        return _records(rows)
+        return records_of_rows(rows)
 
     async def message_pages(self, session_id: str, size: int = 1024) -> AsyncIterator[list[MessageView]]:
         """The session's messages as ``(role, body, status)``, ``size`` at a time, in
@@ -392,27 +393,3 @@ class HistoryStore:
             (session_id,),
         )
         return [decode_json(row[0]) for row in rows]
-
-
-def _records(rows: list[Any]) -> list[MessageRecord]:
-    """Rows of ``SELECT role, body, status, seq, turn_id, created_at`` as records, their
-    bodies decoded at once."""
-    bodies = decode_bodies([row[1] for row in rows])
-    return [
-        MessageRecord(role, body, status, seq, turn_id, created_at)
-        for (role, _text, status, seq, turn_id, created_at), body in zip(rows, bodies)
-    ]
-
-
-def _message_row(message: MessageRecord, now: float) -> turns.MessageRow:
-    # validated and encoded here, outside the lock: a bad message fails without
-    # holding up other writers or opening a transaction
-    message.check()
-    body = message.json_body()
-    return (
-        message.role,
-        encode_json(body),
-        message.status,
-        message.created_at or now,
-        indexed_text(message.role, body),
-    )

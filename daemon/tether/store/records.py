@@ -32,6 +32,7 @@ __all__ = [
     "MESSAGE_STATUSES",
     "TURN_STATUSES",
     "MessageRecord",
+    "MessageRow",
     "MessageView",
     "SessionRecord",
     "TurnRecord",
@@ -42,6 +43,8 @@ __all__ = [
     "new_turn_ids",
     "parse_session_cursor",
     "indexed_text",
+    "message_row",
+    "records_of_rows",
     "searchable_text",
     "session_cursor",
     "split_cjk",
@@ -172,6 +175,9 @@ class SessionRecord:
         return cls(id_, workspace, title, mode, created_at, updated_at, decode_json(metadata))
 
 
+# (role, encoded body, status, created_at, searchable text or None): a message ready to insert
+MessageRow = tuple[str, str, str, float, str | None]
+
 # A stored message as showing it again needs it: (role, body, status).
 MessageView = tuple[str, JsonObject, str]
 
@@ -265,3 +271,27 @@ def parse_session_cursor(cursor: str) -> tuple[float, str]:
             f"{shown!r} is not a cursor a session listing returned (pass the nextCursor of the "
             f"previous page as it is, or no cursor for the first page)"
         ) from exc
+
+
+def records_of_rows(rows: list[Any]) -> list[MessageRecord]:
+    """Rows of ``SELECT role, body, status, seq, turn_id, created_at`` as records, their
+    bodies decoded at once."""
+    bodies = decode_bodies([row[1] for row in rows])
+    return [
+        MessageRecord(role, body, status, seq, turn_id, created_at)
+        for (role, _text, status, seq, turn_id, created_at), body in zip(rows, bodies)
+    ]
+
+
+def message_row(message: MessageRecord, now: float) -> MessageRow:
+    # validated and encoded here, outside the lock: a bad message fails without
+    # holding up other writers or opening a transaction
+    message.check()
+    body = message.json_body()
+    return (
+        message.role,
+        encode_json(body),
+        message.status,
+        message.created_at or now,
+        indexed_text(message.role, body),
+    )

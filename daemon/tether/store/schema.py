@@ -250,7 +250,7 @@ async def _v6_checks_without_in_lists(conn: aiosqlite.Connection) -> None:
         for column, words in _V6_CHECKS[name]:
             sql = sql.replace(_in_list(column, words), _or_chain(column, words))
         edited[name] = sql
-    (version,) = (await conn.execute_fetchall("PRAGMA schema_version"))[0]
+    ((version,),) = list(await conn.execute_fetchall("PRAGMA schema_version"))
     try:
         await conn.execute("PRAGMA writable_schema = ON")
         for name, sql in edited.items():

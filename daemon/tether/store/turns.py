@@ -25,12 +25,10 @@ from tether_protocol.conversation import (
 
 from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
 from tether.store.liveness import alive, this_process
-from tether.store.records import TurnRecord, indexed_text
+from tether.store.records import MessageRow, TurnRecord, indexed_text
 
 __all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_running", "touch_session"]
 
-# (role, encoded body, status, created_at, searchable text or None): a message ready to insert
-MessageRow = tuple[str, str, str, float, str | None]
 
 _INSERT_MESSAGE = (
     "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"

@@ -1,0 +1,213 @@
+"""Exporting a stored session as a snapshot (see ``snapshots``): as a JSON-able dict,
+or straight as JSON text.
+
+Owns: the SQL that reads one session for a snapshot, and the JSON text export that
+splices the stored JSON (bodies, reports, approvals) in as it is stored.
+Must not: validate or change what it reads, or write anything.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from tether.store.errors import StoreError
+from tether.store.history import HistoryStore
+from tether.store.records import decode_json, encode_json
+from tether.store.snapshot_checks import SNAPSHOT_VERSION
+
+__all__ = ["export_session", "export_session_json"]
+
+
+async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]:
+    """The snapshot of one stored session; ``StoreError`` if there is none.
+
+    Read in dependency order (messages before the turns they name, reports filtered
+    to those turns), so a turn committing meanwhile cannot make the snapshot invalid.
+    """
+    session = await _session_of(store, session_id)
+    messages = [
+        {
+            "seq": seq,
+            "turn_id": turn_id,
+            "role": role,
+            "status": status,
+            "created_at": msg_created,
+            "body": decode_json(body),
+        }
+        for seq, turn_id, role, status, msg_created, body in await store.query(
+            "SELECT seq, turn_id, role, status, created_at, body FROM messages"
+            " WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        )
+    ]
+    turns, pending = await _turns_of(store, session_id)
+    known = {turn["id"] for turn in turns}
+    reports = [
+        {"turn_id": turn_id, "report": decode_json(report)}
+        for turn_id, report in await store.query(
+            "SELECT r.turn_id, r.report FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"
+            " WHERE r.session_id = ? ORDER BY t.seq",
+            (session_id,),
+        )
+        if turn_id in known
+    ]
+    return {
+        "tether_snapshot": SNAPSHOT_VERSION,
+        "exported_at": time.time(),
+        "session": session,
+        "turns": turns,
+        "messages": messages,
+        "reports": reports,
+        "rules": await _rules_of(store),
+        "pending": pending,
+    }
+
+
+async def _turns_of(store: HistoryStore, session_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The snapshot's ``turns`` and ``pending`` (the latest waiting turn's approvals)."""
+    turns: list[dict[str, Any]] = []
+    pending: dict[str, Any] | None = None
+    for tid, seq, status, stop_reason, started_at, finished_at, error, waiting in await store.query(
+        "SELECT id, seq, status, stop_reason, started_at, finished_at, error, pending FROM turns"
+        " WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    ):
+        turn: dict[str, Any] = {
+            "id": tid,
+            "seq": seq,
+            "status": status,
+            "stop_reason": stop_reason,
+            "started_at": started_at,
+            "finished_at": finished_at,
+            "error": error,
+        }
+        if waiting is not None:
+            turn["pending"] = decode_json(waiting)
+            if status == "running":  # the latest waiting turn wins, as in waiting_turn()
+                pending = {"turn_id": tid, "approvals": turn["pending"]}
+        turns.append(turn)
+    return turns, pending
+
+
+_str = json.encoder.encode_basestring
+
+
+def _scalar(value: Any) -> str:
+    """One column value as ``encode_json`` writes it."""
+    kind = type(value)
+    if kind is str:
+        return _str(value)
+    if kind is float and value - value == 0.0:  # finite
+        return float.__repr__(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    return encode_json(value)
+
+
+async def export_session_json(store: HistoryStore, session_id: str) -> str:
+    """``encode_json(await export_session(store, session_id))``, the same JSON value,
+    built without decoding and encoding again the stored JSON (bodies, reports,
+    approvals): it is spliced in as it is stored, as ``encode_json`` wrote it. A stored text
+    SQLite does not take for JSON (a damaged row) falls back to ``export_session``.
+    """
+    session = await _session_of(store, session_id)
+    # `plain`: the row's values are what `encode_json` of the dict would spell as below
+    # (role and status are plain words: the schema's CHECKs)
+    rows = await store.query(
+        "SELECT seq, turn_id, role, status, created_at, body, json_valid(body)"
+        " AND typeof(seq) = 'integer' AND typeof(created_at) = 'real' AND abs(created_at) < 1e308"
+        " FROM messages WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    )
+    if not all(row[6] for row in rows):
+        return encode_json(await export_session(store, session_id))
+    turn_ids: dict[str | None, str] = {}
+    for row in rows:
+        if row[1] not in turn_ids:
+            turn_ids[row[1]] = _scalar(row[1])
+    messages = ",".join([
+        f'{{"seq":{seq},"turn_id":{turn_ids[turn_id]},"role":"{role}","status":"{status}",'
+        f'"created_at":{msg_created!r},"body":{body}}}'
+        for seq, turn_id, role, status, msg_created, body, _plain in rows
+    ])
+    turn_rows = await store.query(
+        "SELECT id, seq, status, stop_reason, started_at, finished_at, error, pending,"
+        " typeof(seq) = 'integer' AND typeof(started_at) = 'real' AND abs(started_at) < 1e308"
+        " AND (finished_at IS NULL OR typeof(finished_at) = 'real' AND abs(finished_at) < 1e308)"
+        " AND (stop_reason IS NULL OR typeof(stop_reason) = 'text')"
+        " AND (error IS NULL OR typeof(error) = 'text')"
+        " AND (pending IS NULL OR json_valid(pending))"
+        " FROM turns WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    )
+    report_rows = await store.query(
+        "SELECT r.turn_id, r.report, json_valid(r.report) FROM run_reports AS r"
+        " JOIN turns AS t ON t.id = r.turn_id WHERE r.session_id = ? ORDER BY t.seq",
+        (session_id,),
+    )
+    if not all(row[8] for row in turn_rows) or not all(row[2] for row in report_rows):
+        return encode_json(await export_session(store, session_id))
+    turns, pending = _turns_json(turn_rows)
+    known = {row[0] for row in turn_rows}
+    reports = ",".join(
+        f'{{"turn_id":{_scalar(turn_id)},"report":{report}}}'
+        for turn_id, report, _valid in report_rows
+        if turn_id in known
+    )
+    return (
+        f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
+        f'"session":{encode_json(session)},"turns":[{",".join(turns)}],"messages":[{messages}],'
+        f'"reports":[{reports}],"rules":{encode_json(await _rules_of(store))},"pending":{pending}}}'
+    )
+
+
+def _turns_json(turn_rows: list[Any]) -> tuple[list[str], str]:
+    """The JSON texts of the snapshot's turns, and of its ``pending`` (or ``null``)."""
+    turns: list[str] = []
+    pending = "null"
+    for tid, seq, status, stop_reason, started_at, finished_at, error, waiting, _plain in turn_rows:
+        turn = (
+            f'{{"id":{_str(tid)},"seq":{seq},"status":"{status}",'
+            f'"stop_reason":{"null" if stop_reason is None else _str(stop_reason)},'
+            f'"started_at":{started_at!r},"finished_at":{"null" if finished_at is None else repr(finished_at)},'
+            f'"error":{"null" if error is None else _str(error)}'
+        )
+        if waiting is None:
+            turns.append(turn + "}")
+        else:
+            turns.append(f'{turn},"pending":{waiting}}}')
+            if status == "running":  # the latest waiting turn wins, as in export_session
+                pending = f'{{"turn_id":{_str(tid)},"approvals":{waiting}}}'
+    return turns, pending
+
+
+async def _session_of(store: HistoryStore, session_id: str) -> dict[str, Any]:
+    """The snapshot's ``session``; ``StoreError`` if there is none."""
+    rows = await store.query(
+        "SELECT id, workspace, title, mode, created_at, updated_at, metadata FROM sessions WHERE id = ?",
+        (session_id,),
+    )
+    if not rows:
+        raise StoreError(f"no session {session_id!r}")
+    sid, workspace, title, mode, created_at, updated_at, metadata = rows[0]
+    return {
+        "id": sid,
+        "workspace": workspace,
+        "title": title,
+        "mode": mode,
+        "created_at": created_at,
+        "updated_at": updated_at,
+        "metadata": decode_json(metadata),
+    }
+
+
+async def _rules_of(store: HistoryStore) -> list[dict[str, Any]]:
+    """The snapshot's ``rules``: the workspace's approval rules."""
+    return [
+        {"kind": rule.tool_kind, "pattern": rule.pattern, "decision": rule.decision}
+        for rule in await store.rules.list()
+    ]
