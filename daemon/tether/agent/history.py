@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
+
 from tether_protocol import conversation
 from tether_protocol.conversation import (
     AssistantMessage,

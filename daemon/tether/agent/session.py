@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
+
 from tether_protocol.conversation import Message
 
 from ..tools.ledger import ContentLedger

@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import httpx
+
 from tether_protocol._errors import ConfigInvalid
 
 from .base import ModelRequest, Provider, ProviderError, ProviderEvent

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+
 from tether_protocol._errors import ConfigInvalid, NoProviderConfigured
 
 from ..config import Settings

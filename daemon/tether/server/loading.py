@@ -76,7 +76,7 @@ async def _load_running(ctx: ServerContext, session_id: str, workspace: Path) ->
     # a call the running turn is asking about is pending, not failed (it may still run)
     waiting = await session.store.waiting_turn(session.id)
     pending_ids = _pending_ids(waiting[1] if waiting else None)
-    ctx.connection.send_texts(replay_frames(session.id, [(m.body, m.status) for m in stored], pending_ids))
+    ctx.connection.send_texts(replay_frames(session.id, [(m.json_body(), m.status) for m in stored], pending_ids))
     return LoadSessionResult(modes(session.mode))
 
 
@@ -87,7 +87,7 @@ async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> 
     if pending is None:
         stored = await replay_while_reading(conn, store, record.id)
     else:  # its calls waiting for approval are pending, not failed
-        stored = [(m.role, m.body, m.status) for m in await store.load_messages(record.id)]
+        stored = [(m.role, m.json_body(), m.status) for m in await store.load_messages(record.id)]
         frames = replay_frames(record.id, [(body, status) for _role, body, status in stored], _pending_ids(pending))
         await send_in_batches(conn, frames)
     if found.elsewhere is not None:

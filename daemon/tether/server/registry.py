@@ -132,7 +132,7 @@ class SessionRegistry:
         """Make a stored session live again; returns it and its stored messages."""
         store, record = await self.find_stored(session_id, workspace)
         stored = await store.load_messages(session_id)
-        views: list[MessageView] = [(m.role, m.body, m.status) for m in stored]
+        views: list[MessageView] = [(m.role, m.json_body(), m.status) for m in stored]
         return self.make_live(store, record, workspace, views), stored
 
     def make_live(

@@ -12,6 +12,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+from tether_protocol._common import SessionMode, SessionModeState
 from tether_protocol._errors import InvalidParams
 from tether_protocol._sessions import (
     EmptyResult,
@@ -21,7 +22,6 @@ from tether_protocol._sessions import (
     SessionIdParams,
     SetModeParams,
 )
-from tether_protocol._common import SessionMode, SessionModeState
 
 from ..store import InvalidCursor
 from .context import ServerContext

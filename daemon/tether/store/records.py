@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from tether.store.errors import InvalidCursor
 from tether_protocol._json import dumps_text, loads, whole_text
 from tether_protocol.conversation import (
     JsonObject,
@@ -23,8 +24,6 @@ from tether_protocol.conversation import (
     message_from_json,
     message_to_json,
 )
-
-from tether.store.errors import InvalidCursor
 
 __all__ = [
     "FINAL_TURN_STATUSES",

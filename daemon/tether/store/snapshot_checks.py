@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard, cast
 
+from tether.store.errors import StoreError
+from tether.store.records import MESSAGE_ROLES, MESSAGE_STATUSES, TURN_STATUSES
 from tether_protocol.conversation import (
     ConversationError,
     check_message_json,
     tool_call_from_json,
 )
-
-from tether.store.errors import StoreError
-from tether.store.records import MESSAGE_ROLES, MESSAGE_STATUSES, TURN_STATUSES
 
 SNAPSHOT_VERSION = 1
 

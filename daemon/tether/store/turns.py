@@ -17,15 +17,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import aiosqlite
+
+from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
+from tether.store.liveness import alive, this_process
+from tether.store.records import MessageRow, TurnRecord, indexed_text
 from tether_protocol.conversation import (
     AssistantMessage,
     message_from_json,
     message_to_json,
 )
-
-from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
-from tether.store.liveness import alive, this_process
-from tether.store.records import MessageRow, TurnRecord, indexed_text
 
 __all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_running", "touch_session"]
 
