@@ -25,7 +25,7 @@ import time
 from typing import Any
 
 IDLE_EXIT_S = 120.0
-# for the processes the bench runs: every host but 127.0.0.1 goes to a proxy port where nothing listens
+# for a process that would reach out (Codex): every host but 127.0.0.1 goes to a proxy port where nothing listens
 OFFLINE_ENV = {
     "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "ALL_PROXY": "http://127.0.0.1:9",
     "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9", "all_proxy": "http://127.0.0.1:9",

@@ -116,6 +116,13 @@ class Spawned:
     async def next_note(self) -> Note:
         return await self.notes.get()
 
+    def queued(self) -> list[Note]:
+        """The notifications read so far and not yet taken (all of a request's, once it is answered)."""
+        notes: list[Note] = []
+        while not self.notes.empty():
+            notes.append(self.notes.get_nowait())
+        return notes
+
     async def until_note(self, method: str) -> Note:
         """Notifications are read (and dropped) until one of `method` arrives."""
         while True:

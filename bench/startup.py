@@ -7,7 +7,9 @@ PATH (or the env var TETHER_BENCH_CODEX) is Codex's native binary or an npm pref
 
 Every sample is a fresh process, driven through `tether_client`'s JSON-RPC peer
 (bench/spawned.py), against one fake model server on 127.0.0.1 (bench/fake_model.py; a
-reply of 8 deltas of 4 characters) with every other host behind a dead proxy:
+reply of 8 deltas of 4 characters). Codex runs with every other host behind a dead proxy
+(it tries to sync plugins from GitHub at start); Tether runs with no proxy settings (it
+makes no request but the model's, and httpx would build a transport per proxy):
 
 1. app-servers: spawn -> `initialize` answered; spawn -> first `session/new` answered
    (Codex: `thread/start`); a "hi" turn (prompt sent -> answered; Codex: `turn/start` ->

@@ -2,7 +2,8 @@
 
 Owns: the argv of `tether serve` / `tether acp` with the scripted provider or the openai
 provider pointed at the fake model server, the environment the daemon runs in (its own
-TETHER_HOME, no port probing, a dummy key, every other host behind a dead proxy), the
+TETHER_HOME, no port probing, dummy keys, no proxy: Tether makes no request of its own
+beyond the model's, which goes to 127.0.0.1), the
 `initialize` params every benchmark sends, and one start-up sample: spawn ->
 `initialize` answered -> `session/new` answered -> a "hi" `session/prompt` answered,
 then the process's CPU. Must not: assert anything about speed (nothing here is a test).
@@ -14,7 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fake_model import OFFLINE_ENV
 from spawned import Spawned
 from tether_protocol._framing import Framing
 
@@ -42,8 +42,9 @@ def tether_argv(command: str, provider: str, *, script: Path | None = None, mode
 
 
 def tether_env(base: dict[str, str], home: Path) -> dict[str, str]:
-    env = {k: v for k, v in base.items() if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_"))}
-    env.update(OFFLINE_ENV)
+    # no proxy settings: httpx would build a transport (and an SSL context) for each one
+    env = {k: v for k, v in base.items()
+           if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_")) and not k.lower().endswith("_proxy")}
     env.update(TETHER_HOME=str(home), TETHER_PROBE_PORTS="",
                OPENAI_API_KEY="bench-not-a-key", ANTHROPIC_API_KEY="bench-not-a-key")
     return env
