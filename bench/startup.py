@@ -207,6 +207,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for seen in s.model.drain():
             paths[seen["path"]] = paths.get(seen["path"], 0) + 1
         results["fake_server_requests"] = paths
+        results["machine"]["loadavg_at_end"] = os.getloadavg()
         results["codex_stderr_log"] = str(s.codex_log) if codex is not None else None
         results["table"] = table(results, codex is not None)
         return results
