@@ -13,7 +13,8 @@ makes no request but the model's, and httpx would build a transport per proxy):
 
 1. app-servers: spawn -> `initialize` answered; spawn -> first `session/new` answered
    (Codex: `thread/start`); a "hi" turn (prompt sent -> answered; Codex: `turn/start` ->
-   `turn/completed`); the process's total CPU (user+sys from spawn to exit, after stdin
+   `turn/completed`); the process's CPU when `session/new` is answered (user+sys from
+   /proc, 10 ms ticks: what load on the machine does not stretch); its total CPU (user+sys from spawn to exit, after stdin
    is closed, reaped descendants included) and its peak RSS after the turn.
 2. one-shot commands: `tether run "hi"` (scripted provider, and openai provider against
    the fake server) and `codex exec "hi"`: wall time spawn -> exit and CPU (user+sys).
@@ -172,19 +173,19 @@ def machine(codex: Path | None) -> dict[str, Any]:
 
 
 def fmt(stat: dict[str, Any], key: str) -> str:
-    scale, unit = (1000.0, "ms") if key == "cpu_s" else (1.0, "MB" if key == "rss_mb" else "ms")
+    scale, unit = (1000.0, "ms") if key.endswith("cpu_s") else (1.0, "MB" if key == "rss_mb" else "ms")
     s = {k: stat[k] * scale for k in ("median", "min", "max")}
     return f"**{s['median']:.0f} {unit}** ({s['min']:.0f}–{s['max']:.0f})"
 
 
 def table(results: dict[str, Any], codex_installed: bool) -> str:
-    lines = ["| target | spawn -> `initialize` | spawn -> `session/new` | \"hi\" turn | process CPU | peak RSS |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| target | spawn -> `initialize` | spawn -> `session/new` | CPU at `session/new` | \"hi\" turn"
+             " | process CPU | peak RSS |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, stats in results["servers"].items():
-        keys = ("init_ms", "new_ms", "turn_ms", "cpu_s", "rss_mb")
+        keys = ("init_ms", "new_ms", "new_cpu_s", "turn_ms", "cpu_s", "rss_mb")
         lines.append(f"| {LABELS[name]} | " + " | ".join(fmt(stats[k], k) for k in keys) + " |")
     if not codex_installed:
-        lines.append(f"| {LABELS['codex-app-server']} | not installed | | | | |")
+        lines.append(f"| {LABELS['codex-app-server']} | not installed | | | | | |")
     lines += ["", "| command | wall | CPU (user+sys) |", "| --- | --- | --- |"]
     for name, stats in results["oneshots"].items():
         lines.append(f"| {LABELS[name]} | {fmt(stats['wall_ms'], 'wall_ms')} | {fmt(stats['cpu_s'], 'cpu_s')} |")
