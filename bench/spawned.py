@@ -26,6 +26,7 @@ from tether_protocol._framing import Framing
 
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
 Note = tuple[float, str, Any]  # (perf_counter when read, method, params)
+LINE_LIMIT = 1 << 24  # a line of NDJSON may be long (a big tool output)
 
 
 def children_cpu_s() -> float:
@@ -48,16 +49,36 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def _with_header(source: asyncio.StreamReader) -> tuple[asyncio.StreamReader, asyncio.Task[None]]:
+    """`source`'s lines with `"jsonrpc":"2.0"` put in where it is missing.
+
+    Codex's app-server speaks "JSON-RPC lite": one JSON per line without the
+    `"jsonrpc"` member, which the project's peer (rightly, for its own protocol) refuses
+    as an invalid request. One copy per line, on the client's side of the pipe.
+    """
+    out = asyncio.StreamReader(limit=LINE_LIMIT)
+
+    async def pump() -> None:
+        try:
+            while line := await source.readline():
+                if line.startswith(b"{") and not line.startswith(b'{"jsonrpc"'):
+                    rest = line[1:]
+                    line = b'{"jsonrpc":"2.0"' + (rest if rest.lstrip().startswith(b"}") else b"," + rest)
+                out.feed_data(line)
+        finally:
+            out.feed_eof()
+
+    return out, asyncio.get_running_loop().create_task(pump())
+
+
 def _open_peer(
-    proc: asyncio.subprocess.Process,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
     framing: Framing,
     on_notification: Callable[[str, Any], None],
     on_request: RequestHandler | None,
 ) -> JsonRpcPeer:
-    assert proc.stdout is not None and proc.stdin is not None
-    peer = JsonRpcPeer(
-        proc.stdout, proc.stdin, framing=framing, on_notification=on_notification, on_request=on_request
-    )
+    peer = JsonRpcPeer(reader, writer, framing=framing, on_notification=on_notification, on_request=on_request)
     peer.start()
     return peer
 
@@ -70,6 +91,7 @@ class Spawned:
         self.proc = proc
         self.notes: asyncio.Queue[Note] = asyncio.Queue()
         self.peer: JsonRpcPeer | None = None
+        self._pump: asyncio.Task[None] | None = None
 
     @classmethod
     async def start(
@@ -81,7 +103,9 @@ class Spawned:
         framing: Framing = "lsp",
         on_request: RequestHandler | None = None,
         stderr: IO[bytes] | None = None,
+        lite: bool = False,
     ) -> Spawned:
+        """Spawn `argv`; `lite`: it writes NDJSON without the `"jsonrpc"` member (Codex)."""
         t_spawn = time.perf_counter()
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -90,9 +114,14 @@ class Spawned:
             stderr=stderr if stderr is not None else asyncio.subprocess.DEVNULL,
             env=dict(env),
             cwd=cwd,
+            limit=LINE_LIMIT,
         )
         self = cls(t_spawn, proc)
-        self.peer = _open_peer(proc, framing, self._noted, on_request)
+        assert proc.stdout is not None and proc.stdin is not None
+        reader = proc.stdout
+        if lite:
+            reader, self._pump = _with_header(reader)
+        self.peer = _open_peer(reader, proc.stdin, framing, self._noted, on_request)
         return self
 
     def _noted(self, method: str, params: Any) -> None:
@@ -151,6 +180,9 @@ class Spawned:
         except asyncio.TimeoutError:
             self.proc.kill()
             await self.proc.wait()
+        cpu = children_cpu_s() - before
+        if self._pump is not None:
+            await self._pump
         if self.peer is not None:
             await self.peer.close()
-        return children_cpu_s() - before
+        return cpu

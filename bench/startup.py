@@ -60,6 +60,7 @@ from tether_side import tether_argv, tether_env, tether_sample  # noqa: E402
 
 Sample = Callable[[], Awaitable[dict[str, float]]]
 REPLY_DELTAS = 8
+SAMPLE_TIMEOUT_S = 120.0  # a sample that hangs (a server that never answers) fails the run
 SERVERS = ["tether-serve-openai", "tether-acp-openai", "tether-serve-scripted", "tether-acp-scripted", "codex-app-server"]
 ONESHOTS = ["tether-run-scripted", "tether-run-openai", "codex-exec"]
 LABELS = {
@@ -153,11 +154,11 @@ def spread(values: list[float]) -> dict[str, Any]:
 async def measure(samplers: dict[str, Sample], runs: int) -> dict[str, dict[str, Any]]:
     """One warm-up per target, then `runs` rounds of one sample per target."""
     for sample in samplers.values():
-        await sample()
+        await asyncio.wait_for(sample(), SAMPLE_TIMEOUT_S)
     got: dict[str, list[dict[str, float]]] = {name: [] for name in samplers}
     for _ in range(runs):
         for name, sample in samplers.items():
-            got[name].append(await sample())
+            got[name].append(await asyncio.wait_for(sample(), SAMPLE_TIMEOUT_S))
     return {name: {key: spread([r[key] for r in rows]) for key in rows[0]} for name, rows in got.items()}
 
 
@@ -202,7 +203,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         with_codex = [n for n in ("codex-app-server", "codex-exec") if n in wanted]
         if codex is not None and with_codex:  # one spawn with its stderr kept, to see what it tried
-            await codex_sample(codex, dict(s.codex_env, RUST_LOG="warn"), s.ws, s.codex_log)
+            logged = codex_sample(codex, dict(s.codex_env, RUST_LOG="warn"), s.ws, s.codex_log)
+            await asyncio.wait_for(logged, SAMPLE_TIMEOUT_S)
         results: dict[str, Any] = {"machine": machine(codex), "runs": args.runs}
         results["servers"] = await measure(server_samplers(s, [n for n in SERVERS if n in wanted]), args.runs)
         results["oneshots"] = await measure(oneshot_samplers(s, [n for n in ONESHOTS if n in wanted]), args.runs)
