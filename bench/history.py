@@ -39,8 +39,9 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
 from spawned import Spawned  # noqa: E402
-from tether_protocol._json import dumps, loads  # noqa: E402
 from tether_side import init_params, prompt_params  # noqa: E402
+
+from tether_protocol._json import dumps, loads  # noqa: E402
 
 TURNS_PER_SAMPLE = 10
 

@@ -55,8 +55,9 @@ from codex_side import (  # noqa: E402
 )
 from fake_model import FakeModel  # noqa: E402
 from spawned import children_cpu_s  # noqa: E402
-from tether_protocol._framing import Framing  # noqa: E402
 from tether_side import tether_argv, tether_env, tether_sample  # noqa: E402
+
+from tether_protocol._framing import Framing  # noqa: E402
 
 Sample = Callable[[], Awaitable[dict[str, float]]]
 REPLY_DELTAS = 8

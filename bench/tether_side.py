@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from spawned import Spawned
+
 from tether_protocol._framing import Framing
 
 
