@@ -1,6 +1,6 @@
 """Long histories (issue 5's benchmark; figures go to bench/RESULTS.md).
 
-    python bench/history.py
+    .venv/bin/python bench/history.py
 
 1. `session/load` of a 10,000-message session: request -> last replayed update (and the
    answer), median of 5; also request -> first replayed update.
@@ -16,25 +16,31 @@
    cannot hold it), so the synthetic session ends with a compaction summary, as a real one
    would: what is sent stays small while the stored history grows.
 
-The machine's own speed varies (other work on it): `client_*` are the client's own JSON
+The client is `tether_client`'s JSON-RPC peer (bench/spawned.py). The machine's own speed varies (other work on it): `client_*` are the client's own JSON
 work, a yardstick for comparing runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
-from run import RawClient, init_params, proc_cpu_s  # noqa: E402
-from tether_protocol._framing import encode_lsp  # noqa: E402
+from spawned import Spawned  # noqa: E402
+from tether_side import init_params, prompt_params  # noqa: E402
+
 from tether_protocol._json import dumps, loads  # noqa: E402
 
 TURNS_PER_SAMPLE = 10
@@ -51,7 +57,7 @@ async def make_session(home: Path, ws: Path, session_id: str, count: int) -> Non
         await store.begin_turn(session_id, turn_id, MessageRecord("user", {
             "role": "user", "content": [{"type": "text", "text": f"question {t}: how does part {t} work?"}]}))
         call = f"c{t}"
-        bodies = [
+        bodies: list[dict[str, Any]] = [
             {"role": "assistant", "text": f"Let me look at part {t}.", "tool_calls": [
                 {"id": call, "name": "read_file", "arguments": {"path": f"src/part{t}.py"}}]},
             {"role": "tool", "tool_call_id": call, "name": "read_file",
@@ -66,24 +72,92 @@ async def make_session(home: Path, ws: Path, session_id: str, count: int) -> Non
     await store.close()
 
 
-def send_text(c: RawClient, method: str, params: dict, key: str, text: str) -> int:
-    """`c.send(method, {**params, key: <the JSON value text>})`, the text spliced in unparsed."""
-    c.next_id += 1
-    head = dumps({"jsonrpc": "2.0", "id": c.next_id, "method": method, "params": params}).decode()
-    body = f'{head[:-2]},"{key}":{text}}}}}'.encode()
-    assert c.proc.stdin is not None
-    c.proc.stdin.write(encode_lsp(body))
-    return c.next_id
+async def open_daemon(argv: list[str], env: dict[str, str], ws: Path) -> Spawned:
+    c = await Spawned.start(argv, env=env, cwd=ws)
+    await c.request("initialize", init_params(ws))
+    # wait until the daemon is past its start-up import (the fast start answers
+    # initialize before it), so the figures are the requests themselves
+    await c.request("session/list", {"cwd": str(ws)})
+    c.queued()
+    return c
 
 
-def main() -> None:
+def client_share(snapshot: Any, ws: Path, samples: dict[str, list[float]]) -> None:
+    """The client's own share of the dump and restore figures, with both codecs."""
+    raw = dumps({"jsonrpc": "2.0", "id": 1, "result": snapshot})
+    request = {"jsonrpc": "2.0", "id": 0, "method": "_tether/session/restore",
+               "params": {"snapshot": snapshot, "cwd": str(ws)}}
+    codecs: list[tuple[str, Callable[[bytes], Any], Callable[[Any], bytes]]] = [
+        ("client", loads, dumps),
+        ("std", json.loads, lambda v: json.dumps(v).encode()),
+    ]
+    for name, parse, encode in codecs:
+        t0 = time.perf_counter()
+        parse(raw)
+        samples[f"{name}_parse"].append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        encode(request)
+        samples[f"{name}_encode"].append((time.perf_counter() - t0) * 1000)
+
+
+async def timed(c: Spawned, samples: list[float], method: str, params: dict[str, Any]) -> Any:
+    t0 = time.perf_counter()
+    result = await c.request(method, params)
+    samples.append((time.perf_counter() - t0) * 1000)
+    return result
+
+
+async def load_dump_restore(argv: list[str], env: dict[str, str], ws: Path) -> dict[str, Any]:
+    samples: dict[str, list[float]] = collections.defaultdict(list)
+    replayed = 0
+    for _ in range(5):
+        c = await open_daemon(argv, env, ws)
+        t0 = time.perf_counter()
+        await timed(c, samples["load"], "session/load", {"sessionId": "sess_big", "cwd": str(ws), "mcpServers": []})
+        updates = [t for t, method, _p in c.queued() if method == "session/update"]
+        replayed = len(updates)
+        samples["first"].append((updates[0] - t0) * 1000)
+        snapshot = await timed(c, samples["dump"], "_tether/session/dump", {"sessionId": "sess_big"})
+        await timed(c, samples["restore"], "_tether/session/restore", {"snapshot": snapshot, "cwd": str(ws)})
+        client_share(snapshot, ws, samples)
+        # a client holding the snapshot as text (a dump file) sends it as it is
+        text = orjson.Fragment(dumps(snapshot))
+        await timed(c, samples["from_text"], "_tether/session/restore", {"cwd": str(ws), "snapshot": text})
+        await c.close()
+
+    def med(name: str) -> float:
+        return round(statistics.median(samples[name]), 1)
+
+    return {
+        "load_10k_ms": med("load"), "load_10k_first_update_ms": med("first"), "replayed_updates": replayed,
+        "dump_10k_ms": med("dump"), "restore_10k_ms": med("restore"), "restore_10k_from_text_ms": med("from_text"),
+        "client_parse_dump_ms": med("client_parse"), "client_encode_restore_ms": med("client_encode"),
+        "client_parse_dump_stdlib_ms": med("std_parse"), "client_encode_restore_stdlib_ms": med("std_encode"),
+    }
+
+
+async def turn_cpu(argv: list[str], env: dict[str, str], ws: Path, sid: str) -> float:
+    samples = []
+    for _ in range(5):
+        c = await open_daemon(argv, env, ws)
+        await c.request("session/resume", {"sessionId": sid, "cwd": str(ws), "mcpServers": []})
+        cpu0 = c.cpu_s()
+        for _ in range(TURNS_PER_SAMPLE):  # CPU is counted in 10 ms ticks: average 10 turns
+            await c.request("session/prompt", prompt_params(sid, "again"))
+        samples.append((c.cpu_s() - cpu0) / TURNS_PER_SAMPLE)
+        c.queued()
+        await c.close()
+    return round(statistics.median(samples), 4)
+
+
+async def run() -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="tether-hist-"))
     ws = scratch / "ws"
     (ws / "src").mkdir(parents=True)
     (ws / "README.md").write_text("bench\n")
     home = scratch / "home"
-    asyncio.run(make_session(home, ws, "sess_big", 10_000))
-    asyncio.run(make_session(home, ws, "sess_small", 100))
+    await make_session(home, ws, "sess_big", 10_000)
+    await make_session(home, ws, "sess_small", 100)
     script = scratch / "turn.json"
     script.write_text(json.dumps({"replies": [
         {"when": {"step": 1}, "text": "Reading.", "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}}]},
@@ -92,82 +166,14 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
     env.update(TETHER_HOME=str(home), TETHER_PROBE_PORTS="")
     argv = [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]
-    out: dict[str, object] = {}
+    out = await load_dump_restore(argv, env, ws)
+    out["turn_cpu_100_s"] = await turn_cpu(argv, env, ws, "sess_small")
+    out["turn_cpu_10k_s"] = await turn_cpu(argv, env, ws, "sess_big")
+    return out
 
-    load_times, firsts, dump_times, restores, from_text, replayed = [], [], [], [], [], 0
-    client_parse, client_encode, std_parse, std_encode = [], [], [], []
-    for _ in range(5):
-        c = RawClient(argv, env, ws)
-        c.until_id(c.send("initialize", init_params(ws)))
-        # wait until the daemon is past its start-up import (the fast start answers
-        # initialize before it), so the figure is the load itself
-        c.until_id(c.send("session/list", {"cwd": str(ws)}))
-        t0 = time.perf_counter()
-        msg_id = c.send("session/load", {"sessionId": "sess_big", "cwd": str(ws), "mcpServers": []})
-        replayed = 0
-        while True:
-            m = c.read()
-            if m.get("method") == "session/update":
-                if not replayed:
-                    firsts.append((time.perf_counter() - t0) * 1000)
-                replayed += 1
-            elif m.get("id") == msg_id:
-                break
-        load_times.append((time.perf_counter() - t0) * 1000)
-        t0 = time.perf_counter()
-        snap = c.until_id(c.send("_tether/session/dump", {"sessionId": "sess_big"}))
-        dump_times.append((time.perf_counter() - t0) * 1000)
-        snapshot = snap.get("result")
-        if snapshot is not None:
-            t0 = time.perf_counter()
-            c.until_id(c.send("_tether/session/restore", {"snapshot": snapshot, "cwd": str(ws)}))
-            restores.append((time.perf_counter() - t0) * 1000)
-            # the client's own share of the two figures above
-            raw = dumps(snap)
-            request = {"jsonrpc": "2.0", "id": 0, "method": "_tether/session/restore",
-                       "params": {"snapshot": snapshot, "cwd": str(ws)}}
-            for parse, encode, parsed, encoded in (
-                (loads, dumps, client_parse, client_encode),
-                (json.loads, lambda v: json.dumps(v).encode(), std_parse, std_encode),
-            ):
-                t0 = time.perf_counter()
-                parse(raw)
-                parsed.append((time.perf_counter() - t0) * 1000)
-                t0 = time.perf_counter()
-                encode(request)
-                encoded.append((time.perf_counter() - t0) * 1000)
-            # a client holding the snapshot as text (a dump file) sends it as it is
-            text = dumps(snapshot).decode()
-            t0 = time.perf_counter()
-            c.until_id(send_text(c, "_tether/session/restore", {"cwd": str(ws)}, "snapshot", text))
-            from_text.append((time.perf_counter() - t0) * 1000)
-        c.close()
-    out["load_10k_ms"] = round(statistics.median(load_times), 1)
-    out["load_10k_first_update_ms"] = round(statistics.median(firsts), 1)
-    out["replayed_updates"] = replayed
-    out["dump_10k_ms"] = round(statistics.median(dump_times), 1)
-    out["restore_10k_ms"] = round(statistics.median(restores), 1) if restores else None
-    out["restore_10k_from_text_ms"] = round(statistics.median(from_text), 1) if from_text else None
-    if client_parse:
-        out["client_parse_dump_ms"] = round(statistics.median(client_parse), 1)
-        out["client_encode_restore_ms"] = round(statistics.median(client_encode), 1)
-        out["client_parse_dump_stdlib_ms"] = round(statistics.median(std_parse), 1)
-        out["client_encode_restore_stdlib_ms"] = round(statistics.median(std_encode), 1)
 
-    for name, sid in (("turn_cpu_100", "sess_small"), ("turn_cpu_10k", "sess_big")):
-        samples = []
-        for _ in range(5):
-            c = RawClient(argv, env, ws)
-            c.until_id(c.send("initialize", init_params(ws)))
-            c.until_id(c.send("session/list", {"cwd": str(ws)}))
-            c.until_id(c.send("session/resume", {"sessionId": sid, "cwd": str(ws), "mcpServers": []}))
-            cpu0 = proc_cpu_s(c.proc.pid)
-            for _ in range(TURNS_PER_SAMPLE):  # CPU is counted in 10 ms ticks: average 10 turns
-                c.until_id(c.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}))
-            samples.append((proc_cpu_s(c.proc.pid) - cpu0) / TURNS_PER_SAMPLE)
-            c.close()
-        out[name + "_s"] = round(statistics.median(samples), 4)
-    print(json.dumps(out, indent=2))
+def main() -> None:
+    print(json.dumps(asyncio.run(run()), indent=2))
 
 
 if __name__ == "__main__":

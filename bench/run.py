@@ -1,203 +1,153 @@
 """Tether benchmarks with the scripted provider (figures go to bench/RESULTS.md).
 
-    python bench/run.py [--runs 10]
+    .venv/bin/python bench/run.py [--runs 10]
 
 1. spawn -> `initialize` answer (median of N), and spawn -> first `session/new` answer
 2. `session/prompt` sent -> first `agent_message_chunk` received (median of N)
-3. a 20,000-delta turn (4 characters each): first -> last character at a raw client
+3. a 20,000-delta turn (4 characters each): first -> last character at a client
    reading as fast as it can, daemon CPU seconds (user+sys of the process), peak RSS
+4. `session/cancel` sent after the first chunk -> the prompt answered `cancelled`
 
-The client is a raw stdio reader (framing + JSON decoding only, with the codec of the
-Python client library, tether_protocol._json), so the numbers are the daemon's. Nothing here is asserted; tests do not time things.
+The client is `tether_client`'s JSON-RPC peer over the daemon's stdio (bench/spawned.py):
+framing and JSON decoding with the client library's codec, every notification stamped
+with the time it was read, so the numbers are the daemon's. Nothing here is asserted;
+tests do not time things.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
+import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "protocol")]
-from tether_protocol._framing import LspFrameDecoder, encode_lsp  # noqa: E402
-from tether_protocol._json import dumps, loads  # noqa: E402
-
-
-class RawClient:
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.t_spawn = time.perf_counter()
-        self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, cwd=cwd, bufsize=0,
-        )
-        self.decoder = LspFrameDecoder()
-        self.queue: collections.deque[dict] = collections.deque()
-        self.next_id = 0
-
-    def send(self, method: str, params: dict, *, notify: bool = False) -> int:
-        message = {"jsonrpc": "2.0", "method": method, "params": params}
-        if not notify:
-            self.next_id += 1
-            message["id"] = self.next_id
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(encode_lsp(dumps(message)))
-        return self.next_id
-
-    def read(self) -> dict:
-        assert self.proc.stdout is not None
-        while not self.queue:
-            data = os.read(self.proc.stdout.fileno(), 1 << 20)
-            if not data:
-                raise EOFError("daemon closed stdout")
-            self.queue.extend(loads(b) for b in self.decoder.feed(data))
-        return self.queue.popleft()
-
-    def until_id(self, msg_id: int) -> dict:
-        while True:
-            message = self.read()
-            if message.get("id") == msg_id and "method" not in message:
-                return message
-
-    def close(self) -> tuple[float, int]:
-        """Close stdin, wait, and return (cpu seconds, peak RSS KiB) of the daemon."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        _pid, _status, usage = os.wait4(self.proc.pid, 0)
-        self.proc.returncode = 0
-        return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from spawned import Note, Spawned  # noqa: E402
+from tether_side import init_params, new_params, prompt_params  # noqa: E402
 
 
 def daemon_argv(script: Path) -> list[str]:
     return [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]
 
 
-def init_params(ws: Path) -> dict:
-    return {"protocolVersion": 1, "clientCapabilities": {}, "rootUri": ws.as_uri(), "capabilities": {}}
+async def open_session(argv: list[str], env: dict[str, str], ws: Path) -> tuple[Spawned, str]:
+    c = await Spawned.start(argv, env=env, cwd=ws)
+    await c.request("initialize", init_params(ws))
+    session = await c.request("session/new", new_params(ws))
+    return c, str(session["sessionId"])
 
 
-def bench_start(env: dict, ws: Path, script: Path, runs: int) -> dict:
+def chunk_text(note: Note) -> str | None:
+    """The text of an `agent_message_chunk` update, None for any other notification."""
+    _t, method, params = note
+    if method != "session/update" or params["update"]["sessionUpdate"] != "agent_message_chunk":
+        return None
+    return str(params["update"]["content"]["text"])
+
+
+async def bench_start(argv: list[str], env: dict[str, str], ws: Path, runs: int) -> dict[str, Any]:
     init_ms, new_ms = [], []
     for _ in range(runs):
-        c = RawClient(daemon_argv(script), env, ws)
-        c.until_id(c.send("initialize", init_params(ws)))
-        init_ms.append((time.perf_counter() - c.t_spawn) * 1000)
-        c.until_id(c.send("session/new", {"cwd": str(ws), "mcpServers": []}))
-        new_ms.append((time.perf_counter() - c.t_spawn) * 1000)
-        c.close()
-    return {"init_ms": statistics.median(init_ms), "init_all": init_ms,
-            "new_ms": statistics.median(new_ms)}
+        c = await Spawned.start(argv, env=env, cwd=ws)
+        await c.request("initialize", init_params(ws))
+        init_ms.append(c.since_spawn_ms())
+        await c.request("session/new", new_params(ws))
+        new_ms.append(c.since_spawn_ms())
+        await c.close()
+    return {"init_ms": statistics.median(init_ms), "init_all": init_ms, "new_ms": statistics.median(new_ms)}
 
 
-def bench_first_chunk(env: dict, ws: Path, script: Path, runs: int) -> dict:
-    c = RawClient(daemon_argv(script), env, ws)
-    c.until_id(c.send("initialize", init_params(ws)))
-    sid = c.until_id(c.send("session/new", {"cwd": str(ws), "mcpServers": []}))["result"]["sessionId"]
+async def bench_first_chunk(argv: list[str], env: dict[str, str], ws: Path, runs: int) -> dict[str, Any]:
+    c, sid = await open_session(argv, env, ws)
     samples = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        pid = c.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]})
-        first = None
-        while True:
-            m = c.read()
-            if first is None and m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk":
-                first = time.perf_counter()
-            if m.get("id") == pid:
-                break
+        await c.request("session/prompt", prompt_params(sid, "hi"))
+        first = next(t for t, *_ in (n for n in c.queued() if chunk_text(n) is not None))
         samples.append((first - t0) * 1000)
-    c.close()
+    await c.close()
     return {"first_chunk_ms": statistics.median(samples), "all": samples}
 
 
-def proc_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def bench_big_turn(env: dict, ws: Path, script: Path) -> dict:
-    c = RawClient(daemon_argv(script), env, ws)
-    c.until_id(c.send("initialize", init_params(ws)))
-    sid = c.until_id(c.send("session/new", {"cwd": str(ws), "mcpServers": []}))["result"]["sessionId"]
-    cpu0 = proc_cpu_s(c.proc.pid)
+async def bench_big_turn(argv: list[str], env: dict[str, str], ws: Path) -> dict[str, Any]:
+    c, sid = await open_session(argv, env, ws)
+    cpu0 = c.cpu_s()
     t0 = time.perf_counter()
-    pid = c.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "big"}]})
-    first = last = None
-    chars = notes = 0
-    while True:
-        m = c.read()
-        if m.get("method") == "session/update":
-            u = m["params"]["update"]
-            if u["sessionUpdate"] == "agent_message_chunk":
-                now = time.perf_counter()
-                first = first or now
-                last = now
-                chars += len(u["content"]["text"])
-                notes += 1
-        elif m.get("id") == pid:
-            break
-    turn_cpu = proc_cpu_s(c.proc.pid) - cpu0
-    stats = c.until_id(c.send("_tether/daemon/stats", {}))["result"]
-    cpu, rss = c.close()
+    await c.request("session/prompt", prompt_params(sid, "big"))
+    turn_cpu = c.cpu_s() - cpu0
+    chunks = [(n[0], text) for n in c.queued() if (text := chunk_text(n)) is not None]
+    stats = await c.request("_tether/daemon/stats", {})
+    rss = c.peak_rss_mb()
+    cpu = await c.close()
+    first, last = chunks[0][0], chunks[-1][0]
     return {
-        "chars": chars, "notifications": notes,
+        "chars": sum(len(text) for _t, text in chunks), "notifications": len(chunks),
         "prompt_to_first_ms": (first - t0) * 1000,
         "first_to_last_ms": (last - first) * 1000,
-        "turn_cpu_s": turn_cpu, "daemon_cpu_s": cpu, "peak_rss_mb": rss / 1024,
+        "turn_cpu_s": turn_cpu, "daemon_cpu_s": cpu, "peak_rss_mb": rss,
         "writes": stats["writes"], "frames": stats["framesWritten"],
     }
 
 
-def bench_cancel(env: dict, ws: Path, script: Path, runs: int) -> dict:
+async def bench_cancel(argv: list[str], env: dict[str, str], ws: Path, runs: int) -> dict[str, Any]:
     """session/cancel sent after the first chunk -> prompt answered `cancelled`."""
-    c = RawClient(daemon_argv(script), env, ws)
-    c.until_id(c.send("initialize", init_params(ws)))
-    sid = c.until_id(c.send("session/new", {"cwd": str(ws), "mcpServers": []}))["result"]["sessionId"]
+    c, sid = await open_session(argv, env, ws)
     samples = []
     for _ in range(runs):
-        pid = c.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "slow"}]})
-        while True:
-            m = c.read()
-            if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk":
-                break
+        _id, answer = c.rpc.request_future("session/prompt", prompt_params(sid, "slow"))
+        while chunk_text(await c.next_note()) is None:
+            pass
         t0 = time.perf_counter()
-        c.send("session/cancel", {"sessionId": sid}, notify=True)
-        answer = c.until_id(pid)
-        assert answer["result"]["stopReason"] == "cancelled", answer
+        c.notify("session/cancel", {"sessionId": sid})
+        result = await answer
+        assert result["stopReason"] == "cancelled", result
         samples.append((time.perf_counter() - t0) * 1000)
-    c.close()
+        c.queued()
+    await c.close()
     return {"cancel_ms": statistics.median(samples), "max_ms": max(samples)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=10)
-    args = parser.parse_args()
+def scripts(scratch: Path) -> dict[str, Path]:
+    bodies = {
+        "small": {"replies": [{"text": "Hello there, this is a short answer."}]},
+        "big": {"replies": [{"repeat": {"chunk": "abcd", "count": 20000}}]},
+        "slow": {"replies": [{"text": "x" * 400, "chunk_size": 4, "delay_ms": 50}]},
+    }
+    paths = {}
+    for name, body in bodies.items():
+        paths[name] = scratch / f"{name}.json"
+        paths[name].write_text(json.dumps(body))
+    return paths
+
+
+async def run(runs: int) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="tether-bench-"))
     ws = scratch / "ws"
     ws.mkdir()
     (ws / "README.md").write_text("bench\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
     env["TETHER_HOME"] = str(scratch / "home")
-    small = scratch / "small.json"
-    small.write_text(json.dumps({"replies": [{"text": "Hello there, this is a short answer."}]}))
-    big = scratch / "big.json"
-    big.write_text(json.dumps({"replies": [{"repeat": {"chunk": "abcd", "count": 20000}}]}))
-
-    slow = scratch / "slow.json"
-    slow.write_text(json.dumps({"replies": [{"text": "x" * 400, "chunk_size": 4, "delay_ms": 50}]}))
-
-    cancel = bench_cancel(env, ws, slow, args.runs)
-    start = bench_start(env, ws, small, args.runs)
-    first = bench_first_chunk(env, ws, small, args.runs)
-    turns = [bench_big_turn(env, ws, big) for _ in range(3)]
+    script = scripts(scratch)
+    cancel = await bench_cancel(daemon_argv(script["slow"]), env, ws, runs)
+    start = await bench_start(daemon_argv(script["small"]), env, ws, runs)
+    first = await bench_first_chunk(daemon_argv(script["small"]), env, ws, runs)
+    turns = [await bench_big_turn(daemon_argv(script["big"]), env, ws) for _ in range(3)]
     big_turn = sorted(turns, key=lambda r: r["first_to_last_ms"])[1]
-    print(json.dumps({"cancel": cancel, "start": start, "first_chunk": first, "big_turn": big_turn, "big_turn_all": turns}, indent=2))
+    return {"cancel": cancel, "start": start, "first_chunk": first, "big_turn": big_turn, "big_turn_all": turns}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(run(args.runs)), indent=2))
 
 
 if __name__ == "__main__":

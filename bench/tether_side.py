@@ -1,0 +1,69 @@
+"""Tether as the benchmarks start it: its command lines, `initialize` params, one start-up sample.
+
+Owns: the argv of `tether serve` / `tether acp` with the scripted provider or the openai
+provider pointed at the fake model server, the environment the daemon runs in (its own
+TETHER_HOME, no port probing, dummy keys, no proxy: Tether makes no request of its own
+beyond the model's, which goes to 127.0.0.1), the
+`initialize` params every benchmark sends, and one start-up sample: spawn ->
+`initialize` answered -> `session/new` answered -> a "hi" `session/prompt` answered,
+then the process's CPU. Must not: assert anything about speed (nothing here is a test).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from spawned import Spawned
+
+from tether_protocol._framing import Framing
+
+
+def init_params(ws: Path) -> dict[str, Any]:
+    return {"protocolVersion": 1, "clientCapabilities": {}, "rootUri": ws.as_uri(), "capabilities": {}}
+
+
+def new_params(ws: Path) -> dict[str, Any]:
+    return {"cwd": str(ws), "mcpServers": []}
+
+
+def prompt_params(session_id: str, text: str) -> dict[str, Any]:
+    return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+
+
+def tether_argv(command: str, provider: str, *, script: Path | None = None, model_url: str | None = None) -> list[str]:
+    """`python -m tether <command>` (serve, acp or run) with the scripted or the openai provider."""
+    argv = [sys.executable, "-m", "tether", command, "--provider", provider]
+    if provider == "scripted":
+        assert script is not None
+        return argv + ["--script", str(script)]
+    assert model_url is not None
+    return argv + ["--base-url", f"{model_url}/v1", "--model", "bench-model", "--max-retries", "0"]
+
+
+def tether_env(base: dict[str, str], home: Path) -> dict[str, str]:
+    # no proxy settings: httpx would build a transport (and an SSL context) for each one
+    env = {k: v for k, v in base.items()
+           if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_")) and not k.lower().endswith("_proxy")}
+    env.update(TETHER_HOME=str(home), TETHER_PROBE_PORTS="",
+               OPENAI_API_KEY="bench-not-a-key", ANTHROPIC_API_KEY="bench-not-a-key")
+    return env
+
+
+async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], ws: Path) -> dict[str, float]:
+    """One spawn of the daemon: start-up figures, the short turn, CPU and peak RSS."""
+    c = await Spawned.start(argv, env=env, cwd=ws, framing=framing)
+    await c.request("initialize", init_params(ws))
+    init_ms = c.since_spawn_ms()
+    session = await c.request("session/new", new_params(ws))
+    new_ms = c.since_spawn_ms()
+    new_cpu_s = c.cpu_s()  # load on the machine stretches the wall time, not this
+    answer = await c.request("session/prompt", prompt_params(session["sessionId"], "hi"))
+    turn_ms = c.since_spawn_ms() - new_ms
+    if answer.get("stopReason") != "end_turn":
+        raise RuntimeError(f"tether turn ended {answer}")
+    rss = c.peak_rss_mb()
+    cpu = await c.close()
+    return {"init_ms": init_ms, "new_ms": new_ms, "new_cpu_s": new_cpu_s, "turn_ms": turn_ms,
+            "cpu_s": cpu, "rss_mb": rss}
