@@ -138,12 +138,18 @@ class ServerContext:
         idle, or typing its first prompt), or after a second without one: import the turn's modules and build the provider, so the first prompt
         does not wait for them. Building a provider's HTTP client loads the CA bundle
         (~50 ms) and may probe loopback servers; its errors wait for the prompt."""
-        with anyio.move_on_after(_WARM_UP_AFTER_S):
-            await self.session_opened.wait()
-        while self.rpc.running_requests:
+        waits = [asyncio.ensure_future(event.wait()) for event in (self.session_opened, self.stopped)]
+        try:
+            await asyncio.wait(waits, timeout=_WARM_UP_AFTER_S, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+        while self.rpc.running_requests and not self.stopped.is_set():
             await anyio.sleep(0.005)
         if self.conn is not None:
             await self.conn.drain()  # the answers are on their way before the imports block
+        if self.stopped.is_set():
+            return  # a daemon on its way out builds nothing
         import tether.server.prompt  # noqa: F401  (the turn, the tools, the approvals)
 
         self.tools  # noqa: B018  (built now, not in the first prompt)
