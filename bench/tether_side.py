@@ -43,9 +43,13 @@ def tether_argv(command: str, provider: str, *, script: Path | None = None, mode
 
 
 def tether_env(base: dict[str, str], home: Path) -> dict[str, str]:
-    # no proxy settings: httpx would build a transport (and an SSL context) for each one
+    # no proxy settings: httpx would build a transport (and an SSL context) for each one.
+    # Bytecode is cached as in any install (a wheel's pip install compiles it; an
+    # environment with PYTHONDONTWRITEBYTECODE would compile every module on every spawn).
+    compile_packages()
     env = {k: v for k, v in base.items()
-           if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_")) and not k.lower().endswith("_proxy")}
+           if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_", "PYTHONDONTWRITEBYTECODE"))
+           and not k.lower().endswith("_proxy")}
     env.update(TETHER_HOME=str(home), TETHER_PROBE_PORTS="",
                OPENAI_API_KEY="bench-not-a-key", ANTHROPIC_API_KEY="bench-not-a-key")
     return env
@@ -67,3 +71,13 @@ async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], 
     cpu = await c.close()
     return {"init_ms": init_ms, "new_ms": new_ms, "new_cpu_s": new_cpu_s, "turn_ms": turn_ms,
             "cpu_s": cpu, "rss_mb": rss}
+
+
+def compile_packages() -> None:
+    """Write the .pyc files of Tether's packages, as installing a wheel does."""
+    import compileall
+
+    root = Path(__file__).resolve().parent.parent
+    for package in ("daemon", "protocol", "clients"):
+        compileall.compile_dir(str(root / package), quiet=1)
+
