@@ -2,8 +2,8 @@
 
 Owns: `METHODS` — one row per JSON-RPC method: the handler (a top-level function taking
 the `ServerContext` and the params), the params class the transport structures the
-params into (None: the handler checks a raw dict itself, until tether_protocol has a
-class for it), the result class (None: a dict, or raw JSON), and whether it is a
+params into (None only for `initialize`, whose handshake reads the raw dict before the
+converter is imported), the result class (None: a dict, null, or raw JSON), and whether it is a
 notification or answers its own cancellation — and `routes(ctx)`, which binds the table
 to a context for `TetherRPC`, answering a storage fault in any handler as `-32015`.
 Must not: implement a method (the handler modules do) or touch the wire.
@@ -19,9 +19,22 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tether_protocol._errors import StorageFailed
-from tether_protocol._extensions import ReportParams
+from tether_protocol._extensions import (
+    DaemonStats,
+    RemoveRuleParams,
+    ReportParams,
+    RulesParams,
+    RulesResult,
+)
+from tether_protocol._lsp import (
+    DidChangeTextDocumentParams,
+    DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams,
+)
 from tether_protocol._sessions import (
     EmptyResult,
+    ForkSessionParams,
     ListSessionsParams,
     LoadSessionParams,
     LoadSessionResult,
@@ -32,6 +45,15 @@ from tether_protocol._sessions import (
     SessionIdParams,
     SetModeParams,
 )
+from tether_protocol._snapshots import (
+    DumpParams,
+    LatestParams,
+    RestoreParams,
+    RestoreResult,
+    SearchParams,
+    SearchResult,
+    TetherForkParams,
+)
 
 from ..store import StorageFault
 from ..transport.rpc import Route
@@ -41,6 +63,10 @@ from .context import ServerContext
 log = logging.getLogger("tether.server")
 
 Handler = Callable[[ServerContext, Any], Awaitable[Any]]
+
+# `{}` or `{_meta}`: the shape of `tether_protocol._methods.EmptyParams`, which cannot be
+# imported here (that module imports every message module; the start path stays light).
+EmptyParams = EmptyResult
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -78,9 +104,9 @@ _M = Method
 METHODS: tuple[Method, ...] = (
     # lifecycle
     _M("initialize", lifecycle.initialize, None, None),
-    _M("initialized", lifecycle.initialized, None, None, notification=True),
-    _M("shutdown", lifecycle.shutdown, None, None),
-    _M("exit", lifecycle.exit_, None, None, notification=True),
+    _M("initialized", lifecycle.initialized, EmptyParams, None, notification=True),
+    _M("shutdown", lifecycle.shutdown, EmptyParams, None),
+    _M("exit", lifecycle.exit_, EmptyParams, None, notification=True),
     # sessions
     _M("session/new", sessions.session_new, NewSessionParams, NewSessionResult),
     _M("session/load", later("loading", "session_load"), LoadSessionParams, LoadSessionResult),
@@ -93,22 +119,22 @@ METHODS: tuple[Method, ...] = (
     _M("session/prompt", later("prompt", "session_prompt"), PromptParams, PromptResult, on_cancel=_cancel_prompt),
     _M("session/cancel", later("prompt", "session_cancel"), SessionIdParams, None, notification=True),
     # snapshots, forks, search
-    _M("_tether/session/dump", later("snapshots", "session_dump"), None, None),
-    _M("_tether/session/restore", later("snapshots", "session_restore"), None, None),
-    _M("session/fork", later("snapshots", "session_fork"), None, NewSessionResult),
-    _M("_tether/session/fork", later("snapshots", "tether_session_fork"), None, NewSessionResult),
-    _M("_tether/session/search", later("snapshots", "session_search"), None, None),
-    _M("_tether/session/latest", later("snapshots", "session_latest"), None, None),
+    _M("_tether/session/dump", later("snapshots", "session_dump"), DumpParams, None),
+    _M("_tether/session/restore", later("snapshots", "session_restore"), RestoreParams, RestoreResult),
+    _M("session/fork", later("snapshots", "session_fork"), ForkSessionParams, NewSessionResult),
+    _M("_tether/session/fork", later("snapshots", "tether_session_fork"), TetherForkParams, NewSessionResult),
+    _M("_tether/session/search", later("snapshots", "session_search"), SearchParams, SearchResult),
+    _M("_tether/session/latest", later("snapshots", "session_latest"), LatestParams, None),
     # reports, rules, diagnostics
     _M("_tether/session/report", later("reports", "session_report"), ReportParams, None),
-    _M("_tether/rules/list", later("rules", "rules_list"), None, None),
-    _M("_tether/rules/remove", later("rules", "rules_remove"), None, None),
-    _M("_tether/daemon/stats", later("diagnostics", "daemon_stats"), None, None),
+    _M("_tether/rules/list", later("rules", "rules_list"), RulesParams, RulesResult),
+    _M("_tether/rules/remove", later("rules", "rules_remove"), RemoveRuleParams, EmptyResult),
+    _M("_tether/daemon/stats", later("diagnostics", "daemon_stats"), EmptyParams, DaemonStats),
     # LSP document sync
-    _M("textDocument/didOpen", documents.did_open, None, None, notification=True),
-    _M("textDocument/didChange", documents.did_change, None, None, notification=True),
-    _M("textDocument/didClose", documents.did_close, None, None, notification=True),
-    _M("textDocument/didSave", documents.did_save, None, None, notification=True),
+    _M("textDocument/didOpen", documents.did_open, DidOpenTextDocumentParams, None, notification=True),
+    _M("textDocument/didChange", documents.did_change, DidChangeTextDocumentParams, None, notification=True),
+    _M("textDocument/didClose", documents.did_close, DidCloseTextDocumentParams, None, notification=True),
+    _M("textDocument/didSave", documents.did_save, DidSaveTextDocumentParams, None, notification=True),
 )
 
 BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}
