@@ -13,17 +13,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether_protocol._errors import InvalidParams
-from tether_protocol._lsp import (
-    DidChangeTextDocumentParams,
-    DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams,
-    DidSaveTextDocumentParams,
-    TextDocumentContentChangeEvent,
-)
 
 from .handshake import uri_to_path
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the method table imports `_lsp` on the first document notification
+    from tether_protocol._lsp import (
+        DidChangeTextDocumentParams,
+        DidCloseTextDocumentParams,
+        DidOpenTextDocumentParams,
+        DidSaveTextDocumentParams,
+        TextDocumentContentChangeEvent,
+    )
+
     from .context import ServerContext
 
 
