@@ -8,23 +8,25 @@ Must not: change anything it counts.
 from __future__ import annotations
 
 import resource
-from typing import Any
+from typing import Literal, cast
+
+from tether_protocol._extensions import DaemonStats
 
 from .. import __version__
 from .context import ServerContext
 
 
-async def daemon_stats(ctx: ServerContext, _params: Any) -> dict[str, Any]:
+async def daemon_stats(ctx: ServerContext, _params: object) -> DaemonStats:
     rpc, conn = ctx.rpc, ctx.conn
-    return {
-        "version": __version__,
-        "runningRequests": rpc.running_requests - 1,  # not counting this one
-        "backgroundTasks": len(rpc._background),
-        "outgoingRequests": len(rpc._outgoing),
-        "unknownResponses": rpc.unknown_responses,
-        "liveSessions": len(ctx.registry.live),
-        "framesWritten": conn.frames_written if conn else 0,
-        "writes": conn.writes if conn else 0,
-        "framing": conn.framing if conn else None,
-        "maxRssKb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-    }
+    return DaemonStats(
+        version=__version__,
+        running_requests=rpc.running_requests - 1,  # not counting this one
+        background_tasks=len(rpc._background),
+        outgoing_requests=len(rpc._outgoing),
+        unknown_responses=rpc.unknown_responses,
+        live_sessions=len(ctx.registry.live),
+        frames_written=conn.frames_written if conn else 0,
+        writes=conn.writes if conn else 0,
+        framing=cast(Literal["lsp", "ndjson"], conn.framing) if conn else None,
+        max_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    )

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tether_protocol._errors import InvalidParams
 
 from .handshake import uri_to_path
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the method table imports `_lsp` on the first document notification
+    from tether_protocol._lsp import (
+        DidChangeTextDocumentParams,
+        DidCloseTextDocumentParams,
+        DidOpenTextDocumentParams,
+        DidSaveTextDocumentParams,
+        TextDocumentContentChangeEvent,
+    )
+
     from .context import ServerContext
 
 
@@ -69,20 +77,20 @@ class DocumentStore:
         self.by_path[path] = OpenDocument(uri, path, version, text, language_id)
         self.texts[str(path)] = text
 
-    def change(self, uri: str, version: int | None, changes: list[dict[str, Any]]) -> None:
+    def change(self, uri: str, version: int | None, changes: list[TextDocumentContentChangeEvent]) -> None:
         path = _path(uri)
         doc = self.by_path.get(path)
         if doc is None:
             raise InvalidParams(f"textDocument/didChange for {uri}, which is not open (send didOpen first)")
         text = doc.text
         for change in changes:
-            if "range" in change and change["range"] is not None:
-                rng = change["range"]
-                start = utf16_offset(text, rng["start"]["line"], rng["start"]["character"])
-                end = utf16_offset(text, rng["end"]["line"], rng["end"]["character"])
-                text = text[:start] + change["text"] + text[end:]
+            rng = change.range
+            if rng is not None:
+                start = utf16_offset(text, rng.start.line, rng.start.character)
+                end = utf16_offset(text, rng.end.line, rng.end.character)
+                text = text[:start] + change.text + text[end:]
             else:
-                text = change["text"]
+                text = change.text
         doc.text, doc.version = text, version
         self.texts[str(path)] = text
 
@@ -96,26 +104,19 @@ def _path(uri: str) -> Path:
     return uri_to_path(uri).resolve()
 
 
-def _doc(params: Any) -> dict[str, Any]:
-    doc = params.get("textDocument") if isinstance(params, dict) else None
-    if not isinstance(doc, dict) or not isinstance(doc.get("uri"), str):
-        raise InvalidParams("invalid params: textDocument.uri is required")
-    return doc
+async def did_open(ctx: ServerContext, params: DidOpenTextDocumentParams) -> None:
+    doc = params.text_document
+    ctx.documents.open(doc.uri, doc.version, doc.text, doc.language_id)
 
 
-async def did_open(ctx: ServerContext, params: Any) -> None:
-    doc = _doc(params)
-    ctx.documents.open(doc["uri"], doc.get("version"), str(doc.get("text", "")), str(doc.get("languageId", "")))
+async def did_change(ctx: ServerContext, params: DidChangeTextDocumentParams) -> None:
+    doc = params.text_document
+    ctx.documents.change(doc.uri, doc.version, params.content_changes)
 
 
-async def did_change(ctx: ServerContext, params: Any) -> None:
-    doc = _doc(params)
-    ctx.documents.change(doc["uri"], doc.get("version"), list(params.get("contentChanges") or []))
+async def did_close(ctx: ServerContext, params: DidCloseTextDocumentParams) -> None:
+    ctx.documents.close(params.text_document.uri)
 
 
-async def did_close(ctx: ServerContext, params: Any) -> None:
-    ctx.documents.close(_doc(params)["uri"])
-
-
-async def did_save(_ctx: ServerContext, _params: Any) -> None:
+async def did_save(_ctx: ServerContext, _params: DidSaveTextDocumentParams) -> None:
     return None

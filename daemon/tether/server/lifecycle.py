@@ -3,6 +3,7 @@
 Nothing depends on `initialized`/`shutdown`/`exit` arriving: ACP clients never send
 them; stdin closing ends the daemon just as cleanly. `initialized` is when an LSP client
 is shown the workspace-config keys Tether refused (`window/showMessage`).
+The three LSP ones take `EmptyParams` (`{}` or `{_meta}`; the method table checks them).
 Must not: read the client's capabilities itself (`handshake.py` does).
 """
 
@@ -24,7 +25,7 @@ async def initialize(ctx: ServerContext, params: Any) -> dict[str, Any]:
     return result
 
 
-async def initialized(ctx: ServerContext, _params: Any) -> None:
+async def initialized(ctx: ServerContext, _params: object) -> None:
     # LSP clients show window/showMessage; refused workspace-config keys must reach
     # the user, not only the log (ACP clients get them in the initialize answer).
     refused = ctx.settings.refused
@@ -33,12 +34,12 @@ async def initialized(ctx: ServerContext, _params: Any) -> None:
         ctx.rpc.notify("window/showMessage", {"type": 2, "message": f"Tether: {text}"})
 
 
-async def shutdown(ctx: ServerContext, _params: Any) -> None:
+async def shutdown(ctx: ServerContext, _params: object) -> None:
     ctx.shutdown_requested = True
     await ctx.stop_turns()
     ctx.rpc.shutting_down = True  # LSP: later requests get -32600; `exit` still works
 
 
-async def exit_(ctx: ServerContext, _params: Any) -> None:
+async def exit_(ctx: ServerContext, _params: object) -> None:
     # LSP: exit code 0 after a shutdown request, 1 without one.
     ctx.stop(0 if ctx.shutdown_requested else 1)

@@ -1,11 +1,14 @@
 """The method table: every method the daemon serves, its handler, params and result class.
 
 Owns: `METHODS` — one row per JSON-RPC method: the handler (a top-level function taking
-the `ServerContext` and the params), the params class the transport structures the
-params into (None: the handler checks a raw dict itself, until tether_protocol has a
-class for it), the result class (None: a dict, or raw JSON), and whether it is a
+the `ServerContext` and the params), the params class the params are structured into
+(None only for `initialize`, whose handshake reads the raw dict before the converter is
+imported), the result class (None: a union, null, or raw JSON), and whether it is a
 notification or answers its own cancellation — and `routes(ctx)`, which binds the table
 to a context for `TetherRPC`, answering a storage fault in any handler as `-32015`.
+A class named `Later("_module", "Name")` is imported from `tether_protocol` on the
+method's first call, like the handlers named by `later(...)`: the ACP start path does not
+pay for the snapshot and LSP message modules.
 Must not: implement a method (the handler modules do) or touch the wire.
 """
 
@@ -19,10 +22,18 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tether_protocol._errors import StorageFailed
-from tether_protocol._extensions import ReportParams
+from tether_protocol._extensions import (
+    DaemonStats,
+    RemoveRuleParams,
+    ReportParams,
+    RulesParams,
+    RulesResult,
+)
 from tether_protocol._sessions import (
     EmptyResult,
+    ForkSessionParams,
     ListSessionsParams,
+    ListSessionsResult,
     LoadSessionParams,
     LoadSessionResult,
     NewSessionParams,
@@ -42,13 +53,30 @@ log = logging.getLogger("tether.server")
 
 Handler = Callable[[ServerContext, Any], Awaitable[Any]]
 
+# `{}` or `{_meta}`: the shape of `tether_protocol._methods.EmptyParams`, which cannot be
+# imported here (that module imports every message module; the start path stays light).
+EmptyParams = EmptyResult
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Later:
+    """`tether_protocol.<module>.<name>`, imported when first needed."""
+
+    module: str
+    name: str
+
+    def load(self) -> type:
+        cls = getattr(importlib.import_module(f"tether_protocol.{self.module}"), self.name)
+        assert isinstance(cls, type), f"{self}: not a class"
+        return cls
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Method:
     name: str
     handler: Handler
-    params_cls: type | None
-    result_cls: type | None
+    params_cls: type | Later | None
+    result_cls: type | Later | None
     notification: bool = False
     on_cancel: Callable[[ServerContext, Any], None] | None = None
 
@@ -78,14 +106,14 @@ _M = Method
 METHODS: tuple[Method, ...] = (
     # lifecycle
     _M("initialize", lifecycle.initialize, None, None),
-    _M("initialized", lifecycle.initialized, None, None, notification=True),
-    _M("shutdown", lifecycle.shutdown, None, None),
-    _M("exit", lifecycle.exit_, None, None, notification=True),
+    _M("initialized", lifecycle.initialized, EmptyParams, None, notification=True),
+    _M("shutdown", lifecycle.shutdown, EmptyParams, None),
+    _M("exit", lifecycle.exit_, EmptyParams, None, notification=True),
     # sessions
     _M("session/new", sessions.session_new, NewSessionParams, NewSessionResult),
     _M("session/load", later("loading", "session_load"), LoadSessionParams, LoadSessionResult),
     _M("session/resume", later("loading", "session_resume"), LoadSessionParams, LoadSessionResult),
-    _M("session/list", sessions.session_list, ListSessionsParams, None),
+    _M("session/list", sessions.session_list, ListSessionsParams, ListSessionsResult),
     _M("session/close", sessions.session_close, SessionIdParams, EmptyResult),
     _M("session/delete", sessions.session_delete, SessionIdParams, EmptyResult),
     _M("session/set_mode", sessions.session_set_mode, SetModeParams, EmptyResult),
@@ -93,22 +121,29 @@ METHODS: tuple[Method, ...] = (
     _M("session/prompt", later("prompt", "session_prompt"), PromptParams, PromptResult, on_cancel=_cancel_prompt),
     _M("session/cancel", later("prompt", "session_cancel"), SessionIdParams, None, notification=True),
     # snapshots, forks, search
-    _M("_tether/session/dump", later("snapshots", "session_dump"), None, None),
-    _M("_tether/session/restore", later("snapshots", "session_restore"), None, None),
-    _M("session/fork", later("snapshots", "session_fork"), None, NewSessionResult),
-    _M("_tether/session/fork", later("snapshots", "tether_session_fork"), None, NewSessionResult),
-    _M("_tether/session/search", later("snapshots", "session_search"), None, None),
-    _M("_tether/session/latest", later("snapshots", "session_latest"), None, None),
+    _M("_tether/session/dump", later("snapshots", "session_dump"), Later("_snapshots", "DumpParams"), None),
+    _M("_tether/session/restore", later("snapshots", "session_restore"), Later("_snapshots", "RestoreParams"),
+       Later("_snapshots", "RestoreResult")),
+    _M("session/fork", later("snapshots", "session_fork"), ForkSessionParams, NewSessionResult),
+    _M("_tether/session/fork", later("snapshots", "tether_session_fork"), Later("_snapshots", "TetherForkParams"),
+       NewSessionResult),
+    _M("_tether/session/search", later("snapshots", "session_search"), Later("_snapshots", "SearchParams"),
+       Later("_snapshots", "SearchResult")),
+    _M("_tether/session/latest", later("snapshots", "session_latest"), Later("_snapshots", "LatestParams"), None),
     # reports, rules, diagnostics
     _M("_tether/session/report", later("reports", "session_report"), ReportParams, None),
-    _M("_tether/rules/list", later("rules", "rules_list"), None, None),
-    _M("_tether/rules/remove", later("rules", "rules_remove"), None, None),
-    _M("_tether/daemon/stats", later("diagnostics", "daemon_stats"), None, None),
+    _M("_tether/rules/list", later("rules", "rules_list"), RulesParams, RulesResult),
+    _M("_tether/rules/remove", later("rules", "rules_remove"), RemoveRuleParams, EmptyResult),
+    _M("_tether/daemon/stats", later("diagnostics", "daemon_stats"), EmptyParams, DaemonStats),
     # LSP document sync
-    _M("textDocument/didOpen", documents.did_open, None, None, notification=True),
-    _M("textDocument/didChange", documents.did_change, None, None, notification=True),
-    _M("textDocument/didClose", documents.did_close, None, None, notification=True),
-    _M("textDocument/didSave", documents.did_save, None, None, notification=True),
+    _M("textDocument/didOpen", documents.did_open, Later("_lsp", "DidOpenTextDocumentParams"), None,
+       notification=True),
+    _M("textDocument/didChange", documents.did_change, Later("_lsp", "DidChangeTextDocumentParams"), None,
+       notification=True),
+    _M("textDocument/didClose", documents.did_close, Later("_lsp", "DidCloseTextDocumentParams"), None,
+       notification=True),
+    _M("textDocument/didSave", documents.did_save, Later("_lsp", "DidSaveTextDocumentParams"), None,
+       notification=True),
 )
 
 BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}
@@ -129,13 +164,33 @@ def storage_faults_answered(method: str, handler: Callable[[Any], Awaitable[Any]
     return answered
 
 
+def structured_later(method: str, cls: Later, handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
+    """``handler`` given its params structured into ``cls``, imported on the first call:
+    the same checks and messages as when the transport structures them (a malformed
+    notification is dropped and logged by the transport either way)."""
+    found: list[type] = []
+
+    async def typed(params: Any) -> Any:
+        from tether_protocol._converter import structure
+
+        if not found:
+            found.append(cls.load())
+        return await handler(structure(params, found[0], method=method))
+
+    return typed
+
+
 def route(ctx: ServerContext, method: Method) -> Route:
     """``method`` bound to ``ctx``, as the transport's route."""
     on_cancel = functools.partial(method.on_cancel, ctx) if method.on_cancel is not None else None
+    handler: Callable[[Any], Awaitable[Any]] = functools.partial(method.handler, ctx)
+    params_cls = method.params_cls
+    if isinstance(params_cls, Later):
+        handler, params_cls = structured_later(method.name, params_cls, handler), None
     return Route(
         method.name,
-        storage_faults_answered(method.name, functools.partial(method.handler, ctx)),
-        method.params_cls,
+        storage_faults_answered(method.name, handler),
+        params_cls,
         notification=method.notification,
         on_cancel=on_cancel,
     )

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
 
 from tether_protocol._common import SessionMode, SessionModeState
 from tether_protocol._errors import InvalidParams
 from tether_protocol._sessions import (
     EmptyResult,
     ListSessionsParams,
+    ListSessionsResult,
     NewSessionParams,
     NewSessionResult,
     SessionIdParams,
+    SessionInfo,
     SetModeParams,
 )
 
@@ -48,22 +49,17 @@ async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessio
     return NewSessionResult(session.id, modes(session.mode))
 
 
-async def session_list(ctx: ServerContext, params: ListSessionsParams) -> dict[str, Any]:
+async def session_list(ctx: ServerContext, params: ListSessionsParams) -> ListSessionsResult:
     workspace = check_workspace(params.cwd) if params.cwd else Path(ctx.default_root)
     try:
         records, cursor = await ctx.sessions.list(workspace.resolve(), params.cursor)
     except InvalidCursor as exc:
         raise InvalidParams(f"invalid params for session/list: params.cursor: {exc}") from exc
-    # a dict, not ListSessionsResult: a session without a title has "title": null
-    result: dict[str, Any] = {
-        "sessions": [
-            {"sessionId": r.id, "cwd": r.workspace, "title": r.title, "updatedAt": iso(r.updated_at)}
-            for r in records
-        ]
-    }
-    if cursor:
-        result["nextCursor"] = cursor
-    return result
+    # `title` has no default, so an untitled session still shows "title": null
+    return ListSessionsResult(
+        [SessionInfo(r.id, r.workspace, r.title, iso(r.updated_at)) for r in records],
+        next_cursor=cursor or None,
+    )
 
 
 async def session_close(ctx: ServerContext, params: SessionIdParams) -> EmptyResult:

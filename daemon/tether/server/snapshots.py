@@ -7,9 +7,9 @@
     _tether/session/search   {query, cwd?, limit?}                    -> {hits}
     _tether/session/latest   {cwd?}                                   -> {sessionId, title, updatedAt, cwd}
 
-Owns: checking these params by hand (until tether_protocol has classes for them), where
-to look for the session (live in this daemon, else stored in the `cwd` workspace, else
-in the default one), and mapping the sessions service's errors to -32602 / -32002. Must
+Owns: where to look for the session (live in this daemon, else stored in the `cwd` workspace, else
+in the default one), and mapping the sessions service's errors to -32602 / -32002 (the params arrive checked
+and typed: `tether_protocol._snapshots`, `_sessions.ForkSessionParams`). Must
 not: know the snapshot format (`tether.store.snapshots` does), decide the restore policy
 (`sessions_service.py` does, for the CLI too) or write SQL.
 """
@@ -17,11 +17,27 @@ not: know the snapshot format (`tether.store.snapshots` does), decide the restor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from tether_protocol._errors import InvalidParams, SessionNotFound
+from tether_protocol._extensions import RuleDecision
 from tether_protocol._gc import collector_paused
-from tether_protocol._messages import NewSessionResult
+from tether_protocol._sessions import ForkSessionParams, NewSessionResult
+from tether_protocol._snapshots import (
+    DumpParams,
+    LatestParams,
+    LatestResult,
+    LatestSession,
+    MessageRole,
+    NoLatestSession,
+    RestoredRule,
+    RestoreParams,
+    RestoreResult,
+    SearchHit,
+    SearchParams,
+    SearchResult,
+    TetherForkParams,
+)
 
 from ..store import HistoryStore, StorageFault, StoreError, export_session_json
 from ..transport.rpc import RawResult
@@ -36,41 +52,6 @@ from .sessions_service import (
     checked_snapshot,
     restore_workspace,
 )
-
-_MAX_LIMIT = 200
-
-
-def _object(params: Any) -> dict[str, Any]:
-    return params if isinstance(params, dict) else {}
-
-
-def _string(params: dict[str, Any], key: str, method: str, *, required: bool = True) -> str | None:
-    value = params.get(key)
-    if value is None and not required:
-        return None
-    if required and (not isinstance(value, str) or not value):
-        raise InvalidParams(f"invalid params for {method}: {key} (a non-empty string) is required")
-    if not isinstance(value, str):
-        raise InvalidParams(f"invalid params for {method}: {key} must be a string")
-    return value
-
-
-def _integer(params: dict[str, Any], key: str, method: str, low: int, high: int | None) -> int | None:
-    value = params.get(key)
-    if value is None:
-        return None
-    wrong = not isinstance(value, int) or isinstance(value, bool)
-    if wrong or value < low or (high is not None and value > high):
-        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise InvalidParams(f"invalid params for {method}: {key} must be an integer {bound}")
-    return int(value)
-
-
-def _flag(params: dict[str, Any], key: str, method: str) -> bool:
-    value = params.get(key, False)
-    if not isinstance(value, bool):
-        raise InvalidParams(f"invalid params for {method}: {key} must be a boolean")
-    return value
 
 
 def _default_workspace(ctx: ServerContext) -> Path:
@@ -94,12 +75,9 @@ async def _locate(ctx: ServerContext, session_id: str, cwd: str | None) -> tuple
         raise SessionNotFound(str(exc)) from exc
 
 
-async def session_dump(ctx: ServerContext, params: Any) -> RawResult:
-    method = "_tether/session/dump"
-    p = _object(params)
-    session_id = _string(p, "sessionId", method)
-    assert session_id is not None
-    store, _workspace = await _locate(ctx, session_id, _string(p, "cwd", method, required=False))
+async def session_dump(ctx: ServerContext, params: DumpParams) -> RawResult:
+    session_id = params.session_id
+    store, _workspace = await _locate(ctx, session_id, params.cwd)
     try:
         # the snapshot's JSON straight from the stored JSON (no decoding and encoding)
         with collector_paused():  # rows and text of every message, no cycles
@@ -110,30 +88,22 @@ async def session_dump(ctx: ServerContext, params: Any) -> RawResult:
         raise SessionNotFound(f"unknown session {session_id!r}: {exc}") from exc
 
 
-async def session_restore(ctx: ServerContext, params: Any) -> dict[str, Any]:
+async def session_restore(ctx: ServerContext, params: RestoreParams) -> RestoreResult:
     # checked copies and rows of every message, none in a cycle
     with collector_paused():
         return await _restore(ctx, params)
 
 
-async def _restore(ctx: ServerContext, params: Any) -> dict[str, Any]:
-    method = "_tether/session/restore"
-    p = _object(params)
-    if "snapshot" not in p:
-        raise InvalidParams(
-            f"invalid params for {method}: snapshot (an object from _tether/session/dump) is required"
-        )
-    cwd = _string(p, "cwd", method, required=False)
-    keep_id = _flag(p, "keepId", method)
-    import_rules = _flag(p, "importRules", method)
+async def _restore(ctx: ServerContext, params: RestoreParams) -> RestoreResult:
     try:
-        snapshot = checked_snapshot(p["snapshot"])
+        snapshot = checked_snapshot(params.snapshot)  # raw JSON: the store's checks and messages
     except BadSnapshot as exc:
         raise InvalidParams(f"invalid snapshot: {exc}") from exc
+    cwd = params.cwd
     workspace = restore_workspace(
         snapshot, check_workspace(cwd) if cwd is not None else None, lambda: _default_workspace(ctx)
     )
-    if keep_id and snapshot["session"]["id"] in ctx.registry.live:
+    if params.keep_id and snapshot["session"]["id"] in ctx.registry.live:
         raise InvalidParams(
             f"invalid snapshot: session {snapshot['session']['id']!r} is live in this daemon; "
             f"restore it without keepId"
@@ -145,20 +115,17 @@ async def _restore(ctx: ServerContext, params: Any) -> dict[str, Any]:
 
     try:
         restored = await ctx.sessions.restore(
-            snapshot, workspace, mode_limit=ctx.settings.mode, keep_id=keep_id,
-            import_rules=import_rules, add_rule=add_rule,
+            snapshot, workspace, mode_limit=ctx.settings.mode, keep_id=params.keep_id,
+            import_rules=params.import_rules, add_rule=add_rule,
         )
     except RestoreFailed as exc:
         raise InvalidParams(f"invalid snapshot: {exc}") from exc
-    return {
-        "sessionId": restored.session_id,
-        "cwd": str(restored.workspace),
-        "mode": restored.mode,
-        "rules": [
-            {"kind": r.kind, "pattern": r.pattern, "decision": r.decision, "imported": r.imported}
-            for r in restored.rules
-        ],
-    }
+    return RestoreResult(
+        restored.session_id,
+        str(restored.workspace),
+        restored.mode,
+        [RestoredRule(r.kind, r.pattern, cast(RuleDecision, r.decision), r.imported) for r in restored.rules],
+    )
 
 
 async def _fork(
@@ -176,54 +143,26 @@ async def _fork(
     return NewSessionResult(new_id, modes(session.mode))
 
 
-async def session_fork(ctx: ServerContext, params: Any) -> NewSessionResult:
-    method = "session/fork"
-    p = _object(params)
-    session_id = _string(p, "sessionId", method)
-    cwd = _string(p, "cwd", method, required=False)
-    assert session_id is not None
-    return await _fork(ctx, session_id, cwd, None, check_workspace(cwd) if cwd is not None else None)
+async def session_fork(ctx: ServerContext, params: ForkSessionParams) -> NewSessionResult:
+    cwd = params.cwd
+    return await _fork(ctx, params.session_id, cwd, None, check_workspace(cwd) if cwd is not None else None)
 
 
-async def tether_session_fork(ctx: ServerContext, params: Any) -> NewSessionResult:
-    method = "_tether/session/fork"
-    p = _object(params)
-    session_id = _string(p, "sessionId", method)
-    assert session_id is not None
-    upto = _integer(p, "messageSeq", method, 0, None)
-    return await _fork(ctx, session_id, _string(p, "cwd", method, required=False), upto, None)
+async def tether_session_fork(ctx: ServerContext, params: TetherForkParams) -> NewSessionResult:
+    return await _fork(ctx, params.session_id, params.cwd, params.message_seq, None)
 
 
-async def session_search(ctx: ServerContext, params: Any) -> dict[str, Any]:
-    method = "_tether/session/search"
-    p = _object(params)
-    query = _string(p, "query", method)
-    assert query is not None
-    limit = _integer(p, "limit", method, 1, _MAX_LIMIT) or 20
-    hits = await ctx.sessions.search(_workspace_of(ctx, _string(p, "cwd", method, required=False)), query, limit)
-    return {
-        "hits": [
-            {
-                "sessionId": h.session_id,
-                "sessionTitle": h.session_title,
-                "messageSeq": h.message_seq,
-                "role": h.role,
-                "snippet": h.snippet,
-                "rank": h.rank,
-            }
-            for h in hits
-        ]
-    }
+async def session_search(ctx: ServerContext, params: SearchParams) -> SearchResult:
+    limit = params.limit or 20
+    hits = await ctx.sessions.search(_workspace_of(ctx, params.cwd), params.query, limit)
+    return SearchResult([
+        SearchHit(h.session_id, h.session_title, h.message_seq, cast(MessageRole, h.role), h.snippet, h.rank)
+        for h in hits
+    ])
 
 
-async def session_latest(ctx: ServerContext, params: Any) -> dict[str, Any]:
-    method = "_tether/session/latest"
-    record = await ctx.sessions.latest(_workspace_of(ctx, _string(_object(params), "cwd", method, required=False)))
+async def session_latest(ctx: ServerContext, params: LatestParams) -> LatestResult:
+    record = await ctx.sessions.latest(_workspace_of(ctx, params.cwd))
     if record is None:
-        return {"sessionId": None}
-    return {
-        "sessionId": record.id,
-        "title": record.title,
-        "updatedAt": iso(record.updated_at),
-        "cwd": record.workspace,
-    }
+        return NoLatestSession(None)
+    return LatestSession(record.id, record.title, iso(record.updated_at), record.workspace)
