@@ -273,7 +273,7 @@ async def test_a_config_file_beside_the_workspace_is_hidden_alone(
     (which would hold the workspace, so could not be hidden at all)."""
     from types import SimpleNamespace
 
-    from tether.server.prompt import _hidden_paths
+    from tether.server.turns import hidden_paths as _hidden_paths
 
     config = far_outside / "tether.toml"
     config.write_text('api_key = "sk-beside-the-workspace"\n')

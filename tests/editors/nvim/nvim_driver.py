@@ -76,7 +76,19 @@ class Nvim:
                 self._stderr.close()
                 raise RuntimeError(f"nvim did not start: {self.stderr_path.read_text(errors='replace')}")
             time.sleep(0.01)
-        self.api = pynvim.attach("socket", path=str(sock))
+        # the socket file exists from bind(), before nvim listens: a loaded machine can
+        # connect in between and be refused, so try again until the deadline
+        while True:
+            try:
+                self.api = pynvim.attach("socket", path=str(sock))
+                break
+            except ConnectionRefusedError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.proc.kill()
+                    self.proc.wait(5)
+                    self._stderr.close()
+                    raise
+                time.sleep(0.02)
         self.closed = False
 
     # -- driving -------------------------------------------------------------------
