@@ -96,7 +96,6 @@ def _command(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace, framing_flag: str) -> int:
-    import asyncio
     import logging
 
     from .config import ConfigError, load_settings
@@ -134,6 +133,8 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     from .server.early import answer_initialize
 
     accepted, leftover = answer_initialize(fds.write_fd, first, settings, root)
+    import asyncio  # not before `initialize` is answered (~20 ms with what it imports)
+
     from .server.app import serve
 
     try:
