@@ -22,13 +22,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tether_protocol._errors import StorageFailed
-from tether_protocol._extensions import (
-    DaemonStats,
-    RemoveRuleParams,
-    ReportParams,
-    RulesParams,
-    RulesResult,
-)
 from tether_protocol._sessions import (
     EmptyResult,
     ForkSessionParams,
@@ -131,10 +124,11 @@ METHODS: tuple[Method, ...] = (
        Later("_snapshots", "SearchResult")),
     _M("_tether/session/latest", later("snapshots", "session_latest"), Later("_snapshots", "LatestParams"), None),
     # reports, rules, diagnostics
-    _M("_tether/session/report", later("reports", "session_report"), ReportParams, None),
-    _M("_tether/rules/list", later("rules", "rules_list"), RulesParams, RulesResult),
-    _M("_tether/rules/remove", later("rules", "rules_remove"), RemoveRuleParams, EmptyResult),
-    _M("_tether/daemon/stats", later("diagnostics", "daemon_stats"), EmptyParams, DaemonStats),
+    _M("_tether/session/report", later("reports", "session_report"), Later("_extensions", "ReportParams"), None),
+    _M("_tether/rules/list", later("rules", "rules_list"), Later("_extensions", "RulesParams"),
+       Later("_extensions", "RulesResult")),
+    _M("_tether/rules/remove", later("rules", "rules_remove"), Later("_extensions", "RemoveRuleParams"), EmptyResult),
+    _M("_tether/daemon/stats", later("diagnostics", "daemon_stats"), EmptyParams, Later("_extensions", "DaemonStats")),
     # LSP document sync
     _M("textDocument/didOpen", documents.did_open, Later("_lsp", "DidOpenTextDocumentParams"), None,
        notification=True),
