@@ -75,9 +75,12 @@ async def make_session(home: Path, ws: Path, session_id: str, count: int) -> Non
 async def open_daemon(argv: list[str], env: dict[str, str], ws: Path) -> Spawned:
     c = await Spawned.start(argv, env=env, cwd=ws)
     await c.request("initialize", init_params(ws))
-    # wait until the daemon is past its start-up import (the fast start answers
-    # initialize before it), so the figures are the requests themselves
+    # wait until the daemon is past its start-up imports (the start path answers
+    # initialize and session/list without the replay or the snapshots; its warm-up
+    # imports them when the client is idle, after a second without a session), so the
+    # figures are the requests themselves
     await c.request("session/list", {"cwd": str(ws)})
+    await asyncio.sleep(1.5)
     c.queued()
     return c
 

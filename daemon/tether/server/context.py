@@ -11,6 +11,7 @@ table (`methods.py`).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +41,9 @@ log = logging.getLogger("tether.server")
 STOP_GRACE_S = 5.0
 # How long the warm-up waits for the client's first session before it starts anyway.
 _WARM_UP_AFTER_S = 1.0
+# What the warm-up imports: the turn (with the tools and the approvals), then loading a
+# stored session (the replay) and the snapshots.
+_WARM_MODULES = ("tether.server.prompt", "tether.server.loading", "tether.server.snapshots")
 
 
 class ServerContext:
@@ -150,8 +154,9 @@ class ServerContext:
             await self.conn.drain()  # the answers are on their way before the imports block
         if self.stopped.is_set():
             return  # a daemon on its way out builds nothing
-        import tether.server.prompt  # noqa: F401  (the turn, the tools, the approvals)
-
+        for module in _WARM_MODULES:  # one at a time: a request waits for one at most
+            importlib.import_module(module)
+            await anyio.sleep(0)
         self.tools  # noqa: B018  (built now, not in the first prompt)
         await anyio.sleep(0)
         try:

@@ -24,7 +24,6 @@ from ..transport.connection import Connection
 from .context import ServerContext
 from .registry import check_workspace
 from .sessions import modes
-from .turns import resume_turn, say_turn_waits
 from .updates import PagedReplay, SessionUpdates, replay_frames
 
 # Replayed updates per write while a session is loaded (~70 KB of a typical history),
@@ -96,6 +95,8 @@ async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> 
     if found.waiting is not None and session.turn is None:
         # Ask again, and resume the turn where it stopped: the task's first step comes
         # after this one, which ends with the load answer queued.
+        from .turns import resume_turn  # the turn's modules: only when one is resumed
+
         ctx.tasks.start("resumed turn", resume_turn, ctx, session, *found.waiting)
     ctx.session_opened.set()
     return LoadSessionResult(modes(session.mode))
@@ -119,6 +120,8 @@ async def session_resume(ctx: ServerContext, params: LoadSessionParams) -> LoadS
         session.left_waiting = True
         # Not resumed (the client shows the history it has, so nothing of the turn is
         # sent): said once, after the answer, with the two ways on from here.
+        from .turns import say_turn_waits
+
         asyncio.get_running_loop().call_soon(say_turn_waits, ctx.connection, session.id, waiting[0])
     ctx.session_opened.set()
     return LoadSessionResult(modes(session.mode))
