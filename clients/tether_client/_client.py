@@ -83,6 +83,11 @@ class Session:
         self.id = session_id
         self.info = info
         self.updates: list[dict[str, Any]] = []  # updates outside a turn (replay)
+        # the updates that came before `session/load` was answered: the replay alone
+        self.replay: list[dict[str, Any]] = []
+
+    def end_replay(self) -> None:
+        self.replay = list(self.updates)
 
     def prompt(self, prompt: str | Sequence[dict[str, Any]]) -> PromptTurn:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
@@ -171,12 +176,15 @@ class TetherClient:
         return session
 
     async def load_session(self, session_id: str, cwd: str | Path) -> Session:
-        """`session/load`: the replayed updates are in `session.updates` when this returns."""
+        """`session/load`: the replayed updates are in `session.replay` (and begin
+        `session.updates`, which goes on with what a resumed turn sends)."""
         session = Session(self, session_id, {})
         self._sessions[session_id] = session
-        session.info = await self.peer.request(
+        request_id, answer = self.peer.request_future(
             "session/load", {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
         )
+        self.peer.answer_hooks[request_id] = session.end_replay
+        session.info = await answer
         return session
 
     async def resume_session(self, session_id: str, cwd: str | Path) -> Session:

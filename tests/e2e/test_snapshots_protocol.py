@@ -314,7 +314,8 @@ async def test_a_restored_copy_of_a_session_waiting_for_approval_does_not_wait(
     await first.client.request("session/delete", {"sessionId": session.id})
     await second.client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
     moved = await second.client.load_session(session.id, workspace)
-    assert [u["status"] for u in moved.updates if u.get("toolCallId") == "call_edit"] == ["pending"]
+    # (the replay: the turn, resumed, asks again right after the answer)
+    assert [u["status"] for u in moved.replay if u.get("toolCallId") == "call_edit"] == ["pending"]
     async with asyncio.timeout(15):
         while not asked["second"]:
             await asyncio.sleep(0.02)
