@@ -8,7 +8,8 @@
             ...
         print(turn.stop_reason)
 
-The tests and `tether run` use it. Standard library plus `tether_protocol` only.
+The tests, the benchmarks and `tether run` use it; its JSON-RPC is the one peer the
+daemon uses too (`tether_protocol.peer`). Standard library plus `tether_protocol` only.
 """
 
 from ._client import PromptTurn, Session, TetherClient

@@ -3,11 +3,12 @@
 Where things live (each package's docstring says what it owns and must not do):
 
 - `transport/`  bytes <-> frames <-> JSON-RPC messages (the one peer); the first message
-- `server/`     one module per protocol area (lifecycle, sessions, prompt, reports) and
-                the ACP `session/update` emitter
-- `agent/`      the agent loop: a turn's steps, tool dispatch, run reports, replay
+- `server/`     the method table of typed handlers, the sessions service, the task
+                group, and the ACP `session/update` renderer
+- `agent/`      a turn: step runner, tool executor, journal, and the loop over them
 - `tools/`      the workspace tools and the sandbox every path goes through
-- `providers/`  model providers behind one streaming interface (`scripted` today)
+- `providers/`  model providers behind one streaming interface (OpenAI-compatible,
+                Anthropic, scripted, record/replay)
 - `store/`      the per-workspace SQLite history
 - `config/`     settings and their precedence
 - `cli.py`      `tether serve | acp | run | demo`

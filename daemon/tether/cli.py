@@ -40,7 +40,9 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cassette", help="cassette for --provider replay")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, daemon_only: bool = False) -> argparse.ArgumentParser:
+    """The command line; ``daemon_only``: just `serve` and `acp` (the daemon's start path
+    does not import the other commands' parsers)."""
     parser = argparse.ArgumentParser(prog="tether", description="A coding-agent daemon for editors.")
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -49,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_setting_flags(serve)
     acp = commands.add_parser("acp", help="run the daemon on stdio with newline-delimited JSON (ACP)")
     _add_setting_flags(acp)
+    if daemon_only:
+        return parser
     run = commands.add_parser("run", help="run one headless turn and print it")
     run.add_argument("prompt", help="what to ask")
     run.add_argument("--json", action="store_true", help="one JSON object per event line")
@@ -65,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(daemon_only=bool(words) and words[0] in ("serve", "acp")).parse_args(words)
     if args.command in ("serve", "acp"):
         return _serve(args, "ndjson" if args.command == "acp" else args.framing)
     try:

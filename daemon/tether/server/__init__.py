@@ -4,10 +4,14 @@ Owns: the method table (`methods.py`: one row per method — its handler, params
 result class), the `ServerContext` every handler is passed (`context.py`: the services,
 typed), the handlers by area — `initialize` and the LSP lifecycle (`lifecycle.py`, with
 the import-free `handshake.py` the fast start also uses), sessions (`sessions.py`, over
-the sessions service `sessions_service.py` that `tether sessions` uses too), snapshots
-and forks (`snapshots.py`), prompt turns and cancel (`prompt.py`, `turns.py`), run
-reports, rules, stats and document sync — the one task group that owns the daemon's
-background tasks (`tasks.py`), and the ACP update emitter (`updates.py`). Must not: run
+the sessions service `sessions_service.py` that `tether sessions` uses too), loading a
+stored session (`loading.py`), snapshots and forks (`snapshots.py`), prompt turns and
+cancel (`prompt.py`, `turns.py`), run reports, rules, stats and document sync — the
+answer to an `initialize` read before the server stack is imported (`early.py`), the one
+task group that owns the daemon's background tasks (`tasks.py`), and the typed turn
+events rendered as ACP v1 `session/update`s (`updates/`). The start path imports only
+what `initialize` and `session/new` need; the method table imports the other handlers
+on first use. Must not: run
 the model or tools itself (that is `tether.agent`), or touch bytes on the wire (that is
 `tether.transport`).
 """
