@@ -4,7 +4,11 @@ What is here: the JSON-RPC error codes and their exceptions (`TetherError` and
 subclasses), message framing (LSP `Content-Length` headers or one JSON per line), the
 typed params/results/notifications in ACP v1 vocabulary (attrs classes, camelCase on the
 wire), `structure`/`unstructure` to move between wire dicts and those classes, and
-`build_schema()` behind the generated `protocol/schema.json`.
+`build_schema()` behind the generated `protocol/schema.json`. Two public modules beside
+the package's names: `tether_protocol.peer`, the one JSON-RPC peer (the daemon, the Python
+client and the benchmarks all run it), and `tether_protocol.conversation`, the typed
+conversation (content blocks, messages, tool calls and results) with its one converter
+to the stored JSON.
 
 Stdlib-light on purpose: importing the package loads only the stdlib-only error and
 framing modules, so the daemon's start-up path stays fast. The message classes (one
