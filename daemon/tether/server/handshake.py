@@ -3,8 +3,8 @@
 Owns: reading what the client declared (ACP `clientCapabilities`, LSP `capabilities`,
 the workspace root) into `ClientProfile`, and building the one answer both kinds of
 client understand (with the workspace-config keys that were refused, if any).
-Must not: import attrs/cattrs/pygls — the fast start answers `initialize` with this
-module while the rest of the daemon is still importing.
+Must not: import attrs/cattrs — the fast start answers `initialize` with this
+module before the rest of the daemon is imported.
 """
 
 from __future__ import annotations
