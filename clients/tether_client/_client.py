@@ -180,10 +180,10 @@ class TetherClient:
         `session.updates`, which goes on with what a resumed turn sends)."""
         session = Session(self, session_id, {})
         self._sessions[session_id] = session
-        request_id, answer = self.peer.request_future(
-            "session/load", {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
+        _id, answer = self.peer.request_future(
+            "session/load", {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []},
+            on_answer=session.end_replay,
         )
-        self.peer.answer_hooks[request_id] = session.end_replay
         session.info = await answer
         return session
 

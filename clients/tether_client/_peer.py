@@ -8,7 +8,6 @@ Must not: know Tether's methods (that is `_client.py`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from tether_protocol._framing import Framing, encoder_for
@@ -48,17 +47,7 @@ class JsonRpcPeer(_Peer):
         self._encode = encoder_for(framing)
         self._task: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()
-        # called as the answer to a request is read, before any later message is
-        # (what `load_session` uses to tell the replay from what follows it)
-        self.answer_hooks: dict[int | str, Callable[[], None]] = {}
         self.attach(self)
-
-    def _handle_response(self, message: dict[str, Any]) -> None:
-        msg_id = message.get("id")
-        hook = self.answer_hooks.pop(msg_id, None) if isinstance(msg_id, (int, str)) else None
-        if hook is not None:
-            hook()
-        super()._handle_response(message)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._read_loop())

@@ -35,10 +35,15 @@ class TetherError(Exception):
         super().__init__(self.message)
 
     def to_error(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
+        return error_object(self.code, self.message, self.data)
+
+
+def error_object(code: int, message: str, data: Any = None) -> dict[str, Any]:
+    """A JSON-RPC error object (`data` only when there is some)."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return error
 
 
 class ParseError(TetherError):

@@ -1,21 +1,24 @@
 """The vocabulary of the JSON-RPC peer (`peer.py`): routes, results, errors, options.
 
-Owns: the small types a peer's user names — `Route`, `RawResult`, `RequestFailed`, the
-`Outbox` a peer writes to, `PeerOptions`, and the request-id context variable. Must not:
+Owns: the small types a peer's user names — `Route`, `Later` (a params class imported
+on first use), `RawResult`, `RequestFailed`, the `Outbox` a peer writes to,
+`PeerOptions`, and the request-id context variable. Must not:
 do anything; behaviour lives in `peer.py` and `_reader.py`. Stdlib only.
 """
 
 from __future__ import annotations
 
 import contextvars
+import importlib
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ._errors import error_object
+
 Handler = Callable[[Any], Awaitable[Any]]
 RequestCallback = Callable[[str, Any], Awaitable[Any]]
 NotificationCallback = Callable[[str, Any], None]
-Structure = Callable[[Mapping[str, Any] | None, type, str], Any]
 CancelStyle = Literal["lsp", "acp"]
 
 current_request_id: contextvars.ContextVar[int | str | None] = contextvars.ContextVar(
@@ -23,14 +26,28 @@ current_request_id: contextvars.ContextVar[int | str | None] = contextvars.Conte
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Later:
+    """The class `tether_protocol.<module>.<name>`, imported when a message first needs
+    it: a daemon's start path does not pay for message modules it has not used yet."""
+
+    module: str
+    name: str
+
+    def load(self) -> type:
+        cls = getattr(importlib.import_module(f"tether_protocol.{self.module}"), self.name)
+        assert isinstance(cls, type), f"{self}: not a class"
+        return cls
+
+
 @dataclass(slots=True)
 class Route:
     """One method: its handler, the class its params are structured into (None: the raw
-    JSON object), and whether it is a notification."""
+    JSON object; `Later`: imported on the first call), and whether it is a notification."""
 
     method: str
     handler: Handler
-    params_cls: type | None = None
+    params_cls: type | Later | None = None
     notification: bool = False
     # Requests that answer their own cancellation (session/prompt answers
     # `{"stopReason": "cancelled"}` rather than a -32800 error).
@@ -62,10 +79,7 @@ class RequestFailed(Exception):
         return self.message
 
     def to_error(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
+        return error_object(self.code, self.message, self.data)
 
 
 class Outbox(Protocol):
@@ -89,7 +103,5 @@ class PeerOptions:
     keep_orphans: bool = False
     # Methods whose handlers fail on purpose (tests of what a client sees of a bug).
     failpoints: Collection[str] = field(default_factory=frozenset)
-    # Validates and converts a request's params into its route's params class.
-    structure: Structure | None = None
     # Where a bug's details go, as the error message names it.
     log_name: str = "the log"

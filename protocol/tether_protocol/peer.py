@@ -20,7 +20,7 @@ import contextvars
 import itertools
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ from ._reader import MessageReader
 from ._rpc_types import (
     CancelStyle,
     Handler,
+    Later,
     NotificationCallback,
     Outbox,
     PeerOptions,
@@ -45,13 +46,12 @@ from ._rpc_types import (
     RequestCallback,
     RequestFailed,
     Route,
-    Structure,
     current_request_id,
 )
 
 __all__ = [
-    "CancelStyle", "Handler", "JsonRpcPeer", "MessageReader", "NotificationCallback", "Outbox",
-    "PeerOptions", "RawResult", "RequestCallback", "RequestFailed", "Route", "Structure",
+    "CancelStyle", "Handler", "Later", "JsonRpcPeer", "MessageReader", "NotificationCallback", "Outbox",
+    "PeerOptions", "RawResult", "RequestCallback", "RequestFailed", "Route",
     "current_request_id",
 ]
 
@@ -79,7 +79,8 @@ class JsonRpcPeer:
         self.on_notification = on_notification
         self.out: Outbox | None = None
         self._incoming: dict[int | str, _Incoming] = {}
-        self._outgoing: dict[int | str, tuple[str, asyncio.Future[Any]]] = {}
+        # our requests: method, the future its answer resolves, what runs as it is read
+        self._outgoing: dict[int | str, tuple[str, asyncio.Future[Any], Callable[[], None] | None]] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._ids = itertools.count(1)
         self.shutting_down = False
@@ -128,7 +129,7 @@ class JsonRpcPeer:
             self._reply_error(msg_id, MethodNotFound(f"method not found: {method}"))
             return
         try:
-            typed = self._structure(route, params)
+            typed = self.structure_params(route, params)
         except TetherError as exc:
             self._reply_error(msg_id, exc)
             return
@@ -171,17 +172,17 @@ class JsonRpcPeer:
                 result = unstructure(result)
             self._send({"jsonrpc": "2.0", "id": msg_id, "result": result})
 
-    def _structure(self, route: Route, params: Any) -> Any:
+    def structure_params(self, route: Route, params: Any) -> Any:
+        """`params` as its route's handler takes them (InvalidParams naming what is wrong)."""
         if params is not None and not isinstance(params, dict):
             raise InvalidParams(f"invalid params for {route.method}: params must be an object")
-        if route.params_cls is None:
+        cls = route.params_cls
+        if cls is None:
             return params
-        structure = self.options.structure
-        if structure is None:
-            from ._converter import structure as default_structure
+        # cattrs: paid on the first typed message, not at start
+        from ._converter import structure
 
-            return default_structure(params, route.params_cls, method=route.method)
-        return structure(params, route.params_cls, route.method)
+        return structure(params, cls.load() if isinstance(cls, Later) else cls, method=route.method)
 
     def _handle_notification(self, method: str, params: Any) -> None:
         if method in ("$/cancelRequest", "$/cancel_request"):
@@ -199,7 +200,7 @@ class JsonRpcPeer:
                 (log.debug if method.startswith("$/") else log.info)("ignoring notification %s", method)
             return
         try:
-            typed = self._structure(route, params)
+            typed = self.structure_params(route, params)
         except TetherError as exc:
             log.warning("dropping notification %s: %s", method, exc.message)
             return
@@ -226,7 +227,9 @@ class JsonRpcPeer:
                 self.received.append(message)
             log.debug("ignoring response to unknown or abandoned request %r", msg_id)
             return
-        method, future = entry
+        method, future, on_answer = entry
+        if on_answer is not None:
+            on_answer()
         if future.done():
             return
         error = message.get("error")
@@ -243,12 +246,16 @@ class JsonRpcPeer:
             message["params"] = params
         self._send(message)
 
-    def request_future(self, method: str, params: Any = None) -> tuple[int | str, asyncio.Future[Any]]:
-        """Send a request; its answer resolves the future (an error raises `RequestFailed`)."""
+    def request_future(
+        self, method: str, params: Any = None, *, on_answer: Callable[[], None] | None = None
+    ) -> tuple[int | str, asyncio.Future[Any]]:
+        """Send a request; its answer resolves the future (an error raises `RequestFailed`).
+        ``on_answer`` runs as the answer is read, before any later message is handled
+        (the awaiting task resumes later: messages read with the answer come first)."""
         n = next(self._ids)
         request_id: int | str = n if self.options.id_prefix is None else f"{self.options.id_prefix}{n}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._outgoing[request_id] = (method, future)
+        self._outgoing[request_id] = (method, future, on_answer)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -296,13 +303,13 @@ class JsonRpcPeer:
             entry.task.cancel()
         for task in list(self._background):
             task.cancel()
-        for _method, future in self._outgoing.values():
+        for _method, future, _on_answer in self._outgoing.values():
             future.cancel()
         self._outgoing.clear()
 
     def connection_lost(self, who: str = "the other side") -> None:
         """The connection closed: every request of ours fails, every handler stops."""
-        for method, future in self._outgoing.values():
+        for method, future, _on_answer in self._outgoing.values():
             if not future.done():
                 future.set_exception(ConnectionError(f"{method}: {who} closed the connection"))
         self._outgoing.clear()

@@ -31,6 +31,7 @@ MESSAGE_MODULES = (
 
 # Public-looking names of the private modules that are deliberately not exported.
 NOT_EXPORTED = {
+    ("_errors", "error_object"): "builds the error objects of TetherError and RequestFailed",
     ("_converter", "T"): "a TypeVar for annotations",
     ("_converter", "converter"): "the cattrs object itself; use structure/unstructure",
     ("_converter", "Hook"): "a type alias for annotations",

@@ -3,7 +3,7 @@
 Served methods come from the daemon's own route table (a `TetherServer` built here, no
 process), plus the cancellation notifications the JSON-RPC peer handles itself; sent
 methods are found by scanning the daemon's source for method names in string literals
-(`send_request_async("fs/read_text_file", …)`, `notify("window/showMessage", …)`, the
+(`request("fs/read_text_file", …)`, `notify("window/showMessage", …)`, the
 pre-encoded `"method":"session/update"` frames). A method added to the daemon without a
 params/result class in `tether_protocol._methods` fails here.
 """

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import running
+from server_harness import running
 from tether.config import Settings
 from tether.server.tasks import BackgroundTasks
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import Answered, running, settings_for
+from server_harness import Answered, running, settings_for
 from daemon_harness import EXAMPLES
 from tether.config import Settings
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Answered, running
+from server_harness import Answered, running
 from tether.config import Settings
 from tether.store import database_path
 

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import Answered, running, settings_for
+from server_harness import Answered, running, settings_for
 from tether.config import Settings
 from tether.sessions_cli import sessions_main
 from tether_protocol._json import dumps

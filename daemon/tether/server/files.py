@@ -124,7 +124,7 @@ class EditorFiles:
 
     async def _ask(self, method: str, params: dict[str, Any]) -> Any:
         try:
-            return await self.rpc.send_request_async(method, params)
+            return await self.rpc.request(method, params)
         except ClientRequestFailed as exc:
             target = params.get("path") or params.get("label") or method
             raise ToolError(f"the editor refused {method} ({target}): {exc.error_message}") from None

@@ -6,9 +6,9 @@ the `ServerContext` and the params), the params class the params are structured 
 imported), the result class (None: a union, null, or raw JSON), and whether it is a
 notification or answers its own cancellation — and `routes(ctx)`, which binds the table
 to a context for `TetherRPC`, answering a storage fault in any handler as `-32015`.
-A class named `Later("_module", "Name")` is imported from `tether_protocol` on the
-method's first call, like the handlers named by `later(...)`: the ACP start path does not
-pay for the snapshot and LSP message modules.
+A class named `Later("_module", "Name")` (the peer's) is imported from `tether_protocol`
+on the method's first call, like the handlers named by `later(...)`: the ACP start path
+does not pay for the snapshot, LSP and extension message modules.
 Must not: implement a method (the handler modules do) or touch the wire.
 """
 
@@ -36,6 +36,7 @@ from tether_protocol._sessions import (
     SessionIdParams,
     SetModeParams,
 )
+from tether_protocol.peer import Later
 
 from ..store import StorageFault
 from ..transport.rpc import Route
@@ -49,19 +50,6 @@ Handler = Callable[[ServerContext, Any], Awaitable[Any]]
 # `{}` or `{_meta}`: the shape of `tether_protocol._methods.EmptyParams`, which cannot be
 # imported here (that module imports every message module; the start path stays light).
 EmptyParams = EmptyResult
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Later:
-    """`tether_protocol.<module>.<name>`, imported when first needed."""
-
-    module: str
-    name: str
-
-    def load(self) -> type:
-        cls = getattr(importlib.import_module(f"tether_protocol.{self.module}"), self.name)
-        assert isinstance(cls, type), f"{self}: not a class"
-        return cls
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -158,33 +146,13 @@ def storage_faults_answered(method: str, handler: Callable[[Any], Awaitable[Any]
     return answered
 
 
-def structured_later(method: str, cls: Later, handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
-    """``handler`` given its params structured into ``cls``, imported on the first call:
-    the same checks and messages as when the transport structures them (a malformed
-    notification is dropped and logged by the transport either way)."""
-    found: list[type] = []
-
-    async def typed(params: Any) -> Any:
-        from tether_protocol._converter import structure
-
-        if not found:
-            found.append(cls.load())
-        return await handler(structure(params, found[0], method=method))
-
-    return typed
-
-
 def route(ctx: ServerContext, method: Method) -> Route:
     """``method`` bound to ``ctx``, as the transport's route."""
     on_cancel = functools.partial(method.on_cancel, ctx) if method.on_cancel is not None else None
-    handler: Callable[[Any], Awaitable[Any]] = functools.partial(method.handler, ctx)
-    params_cls = method.params_cls
-    if isinstance(params_cls, Later):
-        handler, params_cls = structured_later(method.name, params_cls, handler), None
     return Route(
         method.name,
-        storage_faults_answered(method.name, handler),
-        params_cls,
+        storage_faults_answered(method.name, functools.partial(method.handler, ctx)),
+        method.params_cls,
         notification=method.notification,
         on_cancel=on_cancel,
     )

@@ -121,7 +121,7 @@ class ClientAsker:
             "_meta": {"tether": {"reason": visible(reason), "hunks": _hunk_list(request)}},
         }
         try:
-            result = await self.rpc.send_request_async("session/request_permission", params)
+            result = await self.rpc.request("session/request_permission", params)
         except ClientRequestFailed as exc:
             return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
         outcome = (result or {}).get("outcome") if isinstance(result, dict) else None
@@ -140,7 +140,7 @@ class ClientAsker:
             "actions": lsp_actions(request),
         }
         try:
-            result = await self.rpc.send_request_async("window/showMessageRequest", params)
+            result = await self.rpc.request("window/showMessageRequest", params)
         except ClientRequestFailed as exc:
             if exc.code == -32601:
                 self._lsp_unsupported = True

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from tether_protocol._framing import Framing, FramingError, decoder_for, detect_framing
+from tether_protocol._framing import Framing, FramingError, decoder_for, detect_framing, encoder_for
 from tether_protocol._json import loads
 
 
@@ -47,14 +47,8 @@ def read_first_message(read_fd: int, framing: Framing | None) -> FirstRead:
             return FirstRead(framing, None, buf, b"", eof=False)
         if bodies:
             rest = bytes(decoder._buf)
-            after = b"".join(_reframe(framing, b) for b in bodies[1:]) + rest
+            after = b"".join(encoder_for(framing)(b) for b in bodies[1:]) + rest
             return FirstRead(framing, _parse(bodies[0]), buf, after, eof=False)
-
-
-def _reframe(framing: Framing, body: bytes) -> bytes:
-    from tether_protocol._framing import encoder_for
-
-    return encoder_for(framing)(body)
 
 
 def _parse(body: bytes) -> Any:

@@ -1,0 +1,125 @@
+"""Handlers called in-process: a real `TetherServer` (real SQLite stores under tmp_path,
+the scripted provider) whose method table is called directly, with a recording
+connection in place of the transport. What a test sees is what a client would: the
+result as JSON, or the JSON-RPC error, and the notifications sent. (A module of its own,
+not conftest.py: test modules import it by a name no other test folder uses.)"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from daemon_harness import BASIC_SCRIPT
+from tether.config import Settings
+from tether.server.app import TetherServer
+from tether.transport.rpc import RawResult
+from tether_protocol._converter import unstructure
+from tether_protocol._errors import TetherError
+from tether_protocol._json import dumps, loads
+
+
+class RecordingConnection:
+    """Stands in for the transport's connection: keeps every message the daemon sends."""
+
+    framing = "ndjson"
+    frames_written = 0
+    writes = 0
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+        self._coalescers: dict[int, Any] = {}
+
+    def send(self, message: Any) -> None:
+        self.bodies.append(dumps(message))
+
+    def send_body(self, body: bytes) -> None:
+        self.bodies.append(body)
+
+    def send_texts(self, bodies: Iterable[str]) -> None:
+        self.bodies.extend(body.encode() for body in bodies)
+
+    def add_coalescer(self, coalescer: Any) -> None:
+        self._coalescers[id(coalescer)] = coalescer
+
+    def discard_coalescer(self, coalescer: Any) -> None:
+        self._coalescers.pop(id(coalescer), None)
+
+    def congested(self) -> bool:
+        return False
+
+    async def drain(self) -> None:
+        """Everything sent is already recorded."""
+
+    def messages(self) -> list[dict[str, Any]]:
+        for coalescer in list(self._coalescers.values()):
+            coalescer.drain()
+        return [loads(body) for body in self.bodies]
+
+    def updates(self, session_id: str) -> list[dict[str, Any]]:
+        """The `session/update`s of a session, in order."""
+        return [
+            m["params"]["update"]
+            for m in self.messages()
+            if m.get("method") == "session/update" and m["params"]["sessionId"] == session_id
+        ]
+
+
+class Answered(Exception):
+    """A JSON-RPC error answer."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(error)
+        self.code: int = error["code"]
+        self.message: str = error["message"]
+        self.data: Any = error.get("data")
+
+
+class Daemon:
+    def __init__(self, server: TetherServer, conn: RecordingConnection) -> None:
+        self.server = server
+        self.conn = conn
+
+    async def call(self, method: str, params: Any = None) -> Any:
+        """Call ``method`` as the transport would (params structured into the table's
+        class); its result as the client reads it, or ``Answered`` with its error."""
+        route = self.server.rpc.routes[method]
+        try:
+            typed = self.server.rpc.structure_params(route, params)
+            result = await route.handler(typed)
+        except TetherError as exc:
+            raise Answered(exc.to_error()) from exc
+        if isinstance(result, RawResult):
+            return loads(result.json)
+        return loads(dumps(unstructure(result) if hasattr(result, "__attrs_attrs__") else result))
+
+    async def new_session(self, workspace: Path) -> str:
+        return str((await self.call("session/new", {"cwd": str(workspace)}))["sessionId"])
+
+
+def settings_for(tmp_path: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "provider": "scripted",
+        "script": str(BASIC_SCRIPT),
+        "home": str(tmp_path / "home"),
+        **overrides,
+    }
+    return Settings(**values)
+
+
+@asynccontextmanager
+async def running(settings: Settings, root: Path) -> AsyncIterator[Daemon]:
+    """A daemon's server, its task group running, torn down as `serve()` does."""
+    server = TetherServer(settings, root)
+    conn = RecordingConnection()
+    server.conn = conn  # type: ignore[assignment]
+    server.rpc.attach(conn)  # type: ignore[arg-type]
+    async with server.lifetime():
+        try:
+            yield Daemon(server, conn)
+        finally:
+            await server.stop_turns()
+            await server.registry.close_all()
+            if server._provider is not None:
+                await server._provider.aclose()
