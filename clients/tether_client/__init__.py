@@ -12,7 +12,7 @@ The tests, the benchmarks and `tether run` use it; its JSON-RPC is the one peer 
 daemon uses too (`tether_protocol.peer`). Standard library plus `tether_protocol` only.
 """
 
-from ._client import PromptTurn, Session, TetherClient
+from ._client import DaemonStartError, PromptTurn, Session, TetherClient
 from ._peer import ClientError, JsonRpcPeer
 
-__all__ = ["ClientError", "JsonRpcPeer", "PromptTurn", "Session", "TetherClient"]
+__all__ = ["ClientError", "DaemonStartError", "JsonRpcPeer", "PromptTurn", "Session", "TetherClient"]

@@ -16,6 +16,15 @@ from ._peer import JsonRpcPeer, RequestHandler
 _END = object()
 
 
+class DaemonStartError(Exception):
+    """The daemon could not start (its settings are invalid): the message for the user and
+    the exit code `tether serve` would have ended with."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
 class PromptTurn:
     """One `session/prompt`: iterate it for the updates, then read `stop_reason`."""
 
@@ -101,9 +110,20 @@ class Session:
 
 
 class TetherClient:
-    def __init__(self, peer: JsonRpcPeer, process: asyncio.subprocess.Process | None = None) -> None:
+    """A connection to a daemon: a spawned `tether serve` (`spawn`), or one served
+    elsewhere over a pair of file descriptors (`over_fds`; `served` is that daemon's run,
+    awaited by `close` as a process is)."""
+
+    def __init__(
+        self,
+        peer: JsonRpcPeer,
+        process: asyncio.subprocess.Process | None = None,
+        *,
+        served: asyncio.Future[int] | None = None,
+    ) -> None:
         self.peer = peer
         self.process = process
+        self.served = served
         self.init_result: dict[str, Any] | None = None
         self._sessions: dict[str, Session] = {}
         self._turns: dict[str, PromptTurn] = {}
@@ -135,6 +155,29 @@ class TetherClient:
         peer = JsonRpcPeer(process.stdout, process.stdin, framing=framing, on_request=on_request)
         peer.start()
         return cls(peer, process)
+
+    @classmethod
+    async def over_fds(
+        cls,
+        read_fd: int,
+        write_fd: int,
+        *,
+        framing: Framing = "lsp",
+        on_request: RequestHandler | None = None,
+        served: asyncio.Future[int] | None = None,
+    ) -> TetherClient:
+        """A client on pipe (or socket) descriptors it now owns: reads the daemon's bytes
+        from ``read_fd``, writes to ``write_fd`` (closing the client closes both)."""
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=1 << 24)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0))
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(write_fd, "wb", 0)
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        peer = JsonRpcPeer(reader, writer, framing=framing, on_request=on_request)
+        peer.start()
+        return cls(peer, served=served)
 
     async def __aenter__(self) -> TetherClient:
         return self
@@ -201,7 +244,15 @@ class TetherClient:
         return sessions
 
     async def close(self) -> int | None:
+        """Close the connection (the daemon's stdin EOF) and wait for the daemon to end:
+        its exit code."""
         await self.peer.close()
+        if self.served is not None:
+            try:
+                return await asyncio.wait_for(asyncio.shield(self.served), 10)
+            except asyncio.TimeoutError:
+                self.served.cancel()
+                return None
         if self.process is None:
             return None
         try:

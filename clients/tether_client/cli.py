@@ -4,6 +4,10 @@ Human output streams the answer's text, shows each tool call with its result's f
 lines, and ends with the stop reason and the turn's numbers. `--json` prints one JSON
 object per line per event (`session`, `update`, `turn_end`, `error`), like
 `codex exec --json`. The exit code says how the turn ended (see EXIT_CODES).
+
+The daemon is reached through a *connector* (`Connect`): by default a spawned `tether
+serve` (`spawn_daemon`); the `tether` command passes one that serves the daemon in this
+same process (`tether.inprocess`), which this package cannot import.
 """
 
 from __future__ import annotations
@@ -16,11 +20,15 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._client import TetherClient
-from ._peer import ClientError
+from ._client import DaemonStartError, TetherClient
+from ._peer import ClientError, RequestHandler
+
+# (tether serve's flags, the workspace, the handler of the daemon's requests) -> a client
+Connect = Callable[[list[str], Path, RequestHandler], Awaitable[TetherClient]]
 
 EXIT_CODES = {
     "end_turn": 0,
@@ -38,7 +46,12 @@ _SERVE_FLAGS = (
 _PREVIEW_LINES = 6
 
 
-def run_main(args: argparse.Namespace) -> int:
+async def spawn_daemon(serve_args: list[str], workspace: Path, on_request: RequestHandler) -> TetherClient:
+    """The default connector: `python -m tether serve` as a child process, on its stdio."""
+    return await TetherClient.spawn(*serve_args, cwd=workspace, on_request=on_request)
+
+
+def run_main(args: argparse.Namespace, connect: Connect = spawn_daemon) -> int:
     workspace = Path(args.workspace or os.getcwd()).resolve()
     if not workspace.is_dir():
         print(f"tether run: workspace {workspace} is not a directory", file=sys.stderr)
@@ -48,10 +61,10 @@ def run_main(args: argparse.Namespace) -> int:
         value = getattr(args, key, None)
         if value is not None:
             serve_args += [f"--{key.replace('_', '-')}", str(value)]
-    return asyncio.run(_run(args.prompt, workspace, serve_args, json_mode=args.json))
+    return asyncio.run(_run(args.prompt, workspace, serve_args, connect, json_mode=args.json))
 
 
-def demo_main(args: argparse.Namespace) -> int:
+def demo_main(args: argparse.Namespace, connect: Connect = spawn_daemon) -> int:
     examples = examples_dir()
     scratch = Path(tempfile.mkdtemp(prefix="tether-demo-"))
     workspace = scratch / "workspace"
@@ -67,7 +80,7 @@ def demo_main(args: argparse.Namespace) -> int:
         print(f"tether demo: a scripted model (no API key) in a copy of {examples / 'demo-workspace'}")
         print(f"workspace: {workspace}\n\n> {prompt}\n")
     try:
-        return asyncio.run(_run(prompt, workspace, serve_args, json_mode=args.json))
+        return asyncio.run(_run(prompt, workspace, serve_args, connect, json_mode=args.json))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -82,9 +95,14 @@ def examples_dir() -> Path:
     raise SystemExit("tether: the examples directory is missing from this installation")
 
 
-async def _run(prompt: str, workspace: Path, serve_args: list[str], *, json_mode: bool) -> int:
+async def _run(prompt: str, workspace: Path, serve_args: list[str], connect: Connect, *, json_mode: bool) -> int:
     try:
-        return await _run_turn(prompt, workspace, serve_args, json_mode=json_mode)
+        client = await connect(serve_args, workspace, TerminalApprover().on_request)
+    except DaemonStartError as exc:
+        print(exc, file=sys.stderr)
+        return exc.exit_code
+    try:
+        return await _run_turn(prompt, workspace, client, json_mode=json_mode)
     except BrokenPipeError:
         # The reader went away (`tether run --json | head`): stop quietly, like cat does.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -92,10 +110,9 @@ async def _run(prompt: str, workspace: Path, serve_args: list[str], *, json_mode
         return EXIT_ERROR
 
 
-async def _run_turn(prompt: str, workspace: Path, serve_args: list[str], *, json_mode: bool) -> int:
+async def _run_turn(prompt: str, workspace: Path, client: TetherClient, *, json_mode: bool) -> int:
     out = sys.stdout
     render = JsonRenderer(out) if json_mode else HumanRenderer(out)
-    client = await TetherClient.spawn(*serve_args, cwd=workspace, on_request=TerminalApprover().on_request)
     try:
         await client.initialize()
         session = await client.new_session(workspace)

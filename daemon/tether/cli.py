@@ -2,7 +2,7 @@
 
     tether serve [--framing lsp|ndjson|auto] [--workspace DIR] [--provider ...]  the daemon
     tether acp   [...]                       the daemon, newline-delimited JSON (ACP editors)
-    tether run "PROMPT" [--workspace DIR] [--json]     one headless turn
+    tether run "PROMPT" [--workspace DIR] [--json]     one headless turn (the daemon served in-process)
     tether demo                              a scripted turn on a copy of an example workspace
     tether doctor                            the settings and provider Tether would use, and why
     tether sessions list|show|dump|restore|search|delete   stored sessions, without a daemon
@@ -95,9 +95,11 @@ def _command(args: argparse.Namespace) -> int:
         return sessions_main(args)
     from tether_client.cli import demo_main, run_main
 
+    from .inprocess import connect_in_process  # one process: the daemon is served in this one
+
     if args.command == "run":
-        return run_main(args)
-    return demo_main(args)
+        return run_main(args, connect_in_process)
+    return demo_main(args, connect_in_process)
 
 
 def _serve(args: argparse.Namespace, framing_flag: str) -> int:

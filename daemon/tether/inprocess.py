@@ -1,0 +1,73 @@
+"""The daemon served in the process of its one client: `tether run` and `tether demo`.
+
+Owns: `connect_in_process`, the connector `tether_client.cli` is given in place of
+spawning `tether serve`: it applies what `tether serve` applies at its start (the process
+hardening, the log on stderr, the settings from the same flags, their errors), then runs
+the server (`server.app.serve`, the same connection code over a pair of pipes instead of
+stdio) as a task on the client's event loop, and hands the client the other ends. One
+interpreter start, one event loop, the same bytes on the wire.
+Must not: render anything or read the terminal (that is `tether_client.cli`), or leave
+a descriptor a command could inherit (the pipes are close-on-exec, like the private
+stdio descriptors of `tether serve`).
+
+What `take_stdio` gives `tether serve` holds here without it: commands run with stdin
+from /dev/null and stdout/stderr into a pipe of their own (`tools/process_group.py`),
+close every other descriptor, and start a new session (no controlling terminal), so
+none can read the terminal or write into the client's output; the process is
+non-dumpable, so none can read its memory, environment or descriptors through /proc.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+from tether_client import DaemonStartError, TetherClient
+from tether_client._peer import RequestHandler
+
+from .cli import PROVIDER_FLAGS, build_parser
+
+
+async def connect_in_process(
+    serve_args: list[str], workspace: Path, on_request: RequestHandler | None
+) -> TetherClient:
+    """A client connected to a daemon that ``serve_args`` (`tether serve`'s flags) configure,
+    served by this process until the client closes the connection."""
+    from .config import ConfigError, load_settings
+    from .sandbox.hardening import harden_process
+
+    # First, as `tether serve` does: not dumpable (same-user processes cannot read our
+    # environ, memory or descriptors), no core files, no loader variables for commands.
+    harden_process()
+    args = build_parser(daemon_only=True).parse_args(["serve", *serve_args])
+    root = Path(os.path.realpath(args.workspace or workspace))
+    flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="tether %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        settings = load_settings(root, flags=flags, env=os.environ)
+    except ConfigError as exc:
+        raise DaemonStartError(f"tether: {exc}", 2) from None
+    logging.getLogger("tether").setLevel(settings.log_level.upper())
+    from .server.app import serve
+    from .transport.stdio import ProtocolFds
+
+    to_daemon_r, to_daemon_w = os.pipe()  # close-on-exec (PEP 446)
+    to_client_r, to_client_w = os.pipe()
+
+    async def run() -> int:
+        try:
+            code = await serve(ProtocolFds(to_daemon_r, to_client_w), settings, root, framing="lsp")
+        finally:
+            os.close(to_client_w)  # the client reads EOF: the daemon is gone
+        # served to the end: the reading thread has seen EOF and reads no more (a cancelled
+        # serve leaves the descriptor to the process's exit: the thread may still read it)
+        os.close(to_daemon_r)
+        return code
+
+    served = asyncio.get_running_loop().create_task(run(), name="tether-daemon")
+    return await TetherClient.over_fds(to_client_r, to_daemon_w, on_request=on_request, served=served)
