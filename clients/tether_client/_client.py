@@ -9,9 +9,24 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from tether_protocol._common import ContentBlock, TextContent
+from tether_protocol._converter import structure, unstructure
 from tether_protocol._framing import Framing
+from tether_protocol._sessions import (
+    ListSessionsParams,
+    LoadSessionParams,
+    NewSessionParams,
+    NewSessionResult,
+    PromptParams,
+    PromptResult,
+    SessionIdParams,
+)
 
 from ._peer import JsonRpcPeer, RequestHandler
+
+JsonObject = dict[str, Any]
+"""A JSON object as it is on the wire: the updates and results the client hands out (its
+users compare them with the SPEC's examples) and reads through the protocol's classes."""
 
 _END = object()
 
@@ -28,11 +43,11 @@ class DaemonStartError(Exception):
 class PromptTurn:
     """One `session/prompt`: iterate it for the updates, then read `stop_reason`."""
 
-    def __init__(self, session: Session, prompt: list[dict[str, Any]]) -> None:
+    def __init__(self, session: Session, prompt: list[JsonObject]) -> None:
         self.session = session
         self.prompt = prompt
-        self.updates: list[dict[str, Any]] = []
-        self.result: dict[str, Any] | None = None
+        self.updates: list[JsonObject] = []
+        self.result: JsonObject | None = None
         self.request_id: int | str | None = None
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._future: asyncio.Future[Any] | None = None
@@ -43,7 +58,7 @@ class PromptTurn:
         client = self.session.client
         client._turns[self.session.id] = self
         self.request_id, self._future = client.peer.request_future(
-            "session/prompt", {"sessionId": self.session.id, "prompt": self.prompt}
+            "session/prompt", {"sessionId": self.session.id, "prompt": self.prompt}  # blocks as given
         )
         self._future.add_done_callback(self._ended)
 
@@ -56,14 +71,14 @@ class PromptTurn:
             del self.session.client._turns[self.session.id]
         self._queue.put_nowait(_END)
 
-    def _push(self, update: dict[str, Any]) -> None:
+    def _push(self, update: JsonObject) -> None:
         self.updates.append(update)
         self._queue.put_nowait(update)
 
-    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+    def __aiter__(self) -> AsyncIterator[JsonObject]:
         return self._iterate()
 
-    async def _iterate(self) -> AsyncIterator[dict[str, Any]]:
+    async def _iterate(self) -> AsyncIterator[JsonObject]:
         self.start()
         while True:
             item = await self._queue.get()
@@ -72,41 +87,57 @@ class PromptTurn:
             yield item
         await self.wait()
 
-    async def wait(self) -> dict[str, Any]:
+    async def wait(self) -> JsonObject:
         self.start()
         assert self._future is not None
         self.result = await self._future
         return self.result
 
     @property
+    def typed_result(self) -> PromptResult | None:
+        """The `session/prompt` answer as the protocol's class (None before it came)."""
+        return None if self.result is None else structure(self.result, PromptResult, method="session/prompt")
+
+    @property
     def stop_reason(self) -> str | None:
-        return (self.result or {}).get("stopReason")
+        result = self.typed_result
+        return None if result is None else result.stop_reason
+
+    @property
+    def turn_id(self) -> str | None:
+        """`_meta.tether.turnId`: the name of the turn's run report."""
+        result = self.typed_result
+        meta = None if result is None or result.meta is None else result.meta.tether
+        return None if meta is None else meta.turn_id
 
     def cancel(self) -> None:
-        self.session.client.peer.notify("session/cancel", {"sessionId": self.session.id})
+        self.session.client.peer.notify("session/cancel", unstructure(SessionIdParams(self.session.id)))
 
 
 class Session:
-    def __init__(self, client: TetherClient, session_id: str, info: dict[str, Any]) -> None:
+    def __init__(self, client: TetherClient, session_id: str, info: JsonObject) -> None:
         self.client = client
         self.id = session_id
         self.info = info
-        self.updates: list[dict[str, Any]] = []  # updates outside a turn (replay)
+        self.updates: list[JsonObject] = []  # updates outside a turn (replay)
         # the updates that came before `session/load` was answered: the replay alone
-        self.replay: list[dict[str, Any]] = []
+        self.replay: list[JsonObject] = []
 
     def end_replay(self) -> None:
         self.replay = list(self.updates)
 
-    def prompt(self, prompt: str | Sequence[dict[str, Any]]) -> PromptTurn:
-        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
-        return PromptTurn(self, blocks)
+    def prompt(self, prompt: str | Sequence[JsonObject | ContentBlock]) -> PromptTurn:
+        """A turn on ``prompt``: text, or content blocks (the protocol's classes, or JSON
+        objects sent as they are: tests send malformed ones on purpose)."""
+        if isinstance(prompt, str):
+            return PromptTurn(self, unstructure(PromptParams(self.id, [TextContent(prompt)]))["prompt"])
+        return PromptTurn(self, [b if isinstance(b, dict) else unstructure(b) for b in prompt])
 
     async def cancel(self) -> None:
-        self.client.peer.notify("session/cancel", {"sessionId": self.id})
+        self.client.peer.notify("session/cancel", unstructure(SessionIdParams(self.id)))
 
     async def close(self) -> None:
-        await self.client.peer.request("session/close", {"sessionId": self.id})
+        await self.client.peer.request("session/close", unstructure(SessionIdParams(self.id)))
 
 
 class TetherClient:
@@ -124,7 +155,7 @@ class TetherClient:
         self.peer = peer
         self.process = process
         self.served = served
-        self.init_result: dict[str, Any] | None = None
+        self.init_result: JsonObject | None = None
         self._sessions: dict[str, Session] = {}
         self._turns: dict[str, PromptTurn] = {}
         self.notifications: list[tuple[str, Any]] = []
@@ -202,7 +233,7 @@ class TetherClient:
     async def request(self, method: str, params: Any = None) -> Any:
         return await self.peer.request(method, params)
 
-    async def initialize(self, **params: Any) -> dict[str, Any]:
+    async def initialize(self, **params: Any) -> JsonObject:
         payload = {
             "protocolVersion": 1,
             "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
@@ -213,8 +244,8 @@ class TetherClient:
         return self.init_result
 
     async def new_session(self, cwd: str | Path) -> Session:
-        result = await self.peer.request("session/new", {"cwd": str(cwd), "mcpServers": []})
-        session = Session(self, result["sessionId"], result)
+        result = await self.peer.request("session/new", unstructure(NewSessionParams(str(cwd))))
+        session = Session(self, structure(result, NewSessionResult, method="session/new").session_id, result)
         self._sessions[session.id] = session
         return session
 
@@ -224,8 +255,7 @@ class TetherClient:
         session = Session(self, session_id, {})
         self._sessions[session_id] = session
         _id, answer = self.peer.request_future(
-            "session/load", {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []},
-            on_answer=session.end_replay,
+            "session/load", unstructure(LoadSessionParams(session_id, str(cwd))), on_answer=session.end_replay,
         )
         session.info = await answer
         return session
@@ -233,14 +263,12 @@ class TetherClient:
     async def resume_session(self, session_id: str, cwd: str | Path) -> Session:
         session = Session(self, session_id, {})
         self._sessions[session_id] = session
-        session.info = await self.peer.request(
-            "session/resume", {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
-        )
+        session.info = await self.peer.request("session/resume", unstructure(LoadSessionParams(session_id, str(cwd))))
         return session
 
-    async def list_sessions(self, cwd: str | Path | None = None) -> list[dict[str, Any]]:
-        params = {"cwd": str(cwd)} if cwd else {}
-        sessions: list[dict[str, Any]] = (await self.peer.request("session/list", params))["sessions"]
+    async def list_sessions(self, cwd: str | Path | None = None) -> list[JsonObject]:
+        params = unstructure(ListSessionsParams(str(cwd) if cwd else None))
+        sessions: list[JsonObject] = (await self.peer.request("session/list", params))["sessions"]
         return sessions
 
     async def close(self) -> int | None:

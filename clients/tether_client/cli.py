@@ -24,7 +24,27 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._client import DaemonStartError, TetherClient
+from tether_protocol._client_requests import (
+    PermissionOption,
+    PermissionToolCall,
+    RequestPermissionParams,
+    RequestPermissionResult,
+    SelectedOutcome,
+)
+from tether_protocol._common import DiffContent, ToolCallContent, ToolCallContentBlock
+from tether_protocol._converter import structure, unstructure
+from tether_protocol._errors import InvalidParams
+from tether_protocol._extensions import ReportParams, RunReport
+from tether_protocol._updates import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    SessionNotification,
+    SessionUpdate,
+    ToolCall,
+    ToolCallUpdate,
+)
+
+from ._client import DaemonStartError, JsonObject, TetherClient
 from ._peer import ClientError, RequestHandler
 
 # (tether serve's flags, the workspace, the handler of the daemon's requests) -> a client
@@ -130,13 +150,13 @@ async def _run_turn(prompt: str, workspace: Path, client: TetherClient, *, json_
             render.error(exc.code, exc.message)
             return EXIT_USAGE if exc.code in (-32011, -32013, -32014) else EXIT_ERROR
         stop = turn.stop_reason or "end_turn"
-        turn_id = (turn.result or {}).get("_meta", {}).get("tether", {}).get("turnId")
+        turn_id = turn.turn_id
         report = None
         if turn_id:
             reports = await client.request(
-                "_tether/session/report", {"sessionId": session.id, "turnId": turn_id}
+                "_tether/session/report", unstructure(ReportParams(session.id, turn_id))
             )
-            report = reports["reports"][0] if reports["reports"] else None
+            report = reports["reports"][0] if reports["reports"] else None  # raw: --json prints it as sent
         render.end(stop, turn_id, report)
         return EXIT_CODES.get(stop, EXIT_ERROR)
     finally:
@@ -151,22 +171,16 @@ class TerminalApprover:
     async def on_request(self, method: str, params: Any) -> Any:
         if method != "session/request_permission":
             raise ClientError(method, {"code": -32601, "message": f"tether run does not handle {method}"})
-        call = params.get("toolCall", {})
-        err = sys.stderr
-        err.write(f"\n? {call.get('title', 'a tool')} wants approval\n")
-        for block in call.get("content") or []:
-            if block.get("type") == "diff":
-                import difflib
+        request = structure(params, RequestPermissionParams, method=method)  # the raw JSON edge
+        _show_request(request.tool_call, sys.stderr)
+        return unstructure(RequestPermissionResult(SelectedOutcome(await self._choose(request.options))))
 
-                old = (block.get("oldText") or "").splitlines(keepends=True)
-                new = (block.get("newText") or "").splitlines(keepends=True)
-                err.writelines(difflib.unified_diff(old, new, block["path"], block["path"]))
-            elif block.get("type") == "content":
-                err.write(block["content"].get("text", "") + "\n")
+    async def _choose(self, options: list[PermissionOption]) -> str:
+        err = sys.stderr
         if not sys.stdin.isatty():
             err.write("  rejected: no terminal to ask on; run with --mode auto-edit or full-auto\n")
-            return {"outcome": {"outcome": "selected", "optionId": "reject_once"}}
-        offered = {o.get("optionId") for o in params.get("options") or [] if isinstance(o, dict)}
+            return "reject_once"
+        offered = {option.option_id for option in options}
         keys = {k: v for k, v in self.KEYS.items() if v in offered or not offered}
         prompt = "  [y] once  [a] always  [n] no  [N] never > "
         if "allow_once_network" in offered:  # a sandboxed command: the network is off unless granted
@@ -177,7 +191,32 @@ class TerminalApprover:
             answer = await loop.run_in_executor(None, input, prompt)
             option = keys.get(answer.strip())
             if option:
-                return {"outcome": {"outcome": "selected", "optionId": option}}
+                return option
+
+
+def _show_request(call: PermissionToolCall, err: TextIO) -> None:
+    err.write(f"\n? {call.title or 'a tool'} wants approval\n")
+    for block in call.content or []:
+        if isinstance(block, DiffContent):
+            import difflib
+
+            old = (block.old_text or "").splitlines(keepends=True)
+            new = block.new_text.splitlines(keepends=True)
+            err.writelines(difflib.unified_diff(old, new, block.path, block.path))
+        elif isinstance(block, ToolCallContentBlock):
+            err.write(block.content.text + "\n")
+
+
+def _typed_update(raw: JsonObject) -> SessionUpdate | None:
+    """An update as the protocol's class (the raw JSON edge); None for a kind outside ACP v1's set."""
+    try:
+        return structure({"sessionId": "", "update": raw}, SessionNotification, method="session/update").update
+    except InvalidParams:
+        return None
+
+
+def _text_of(content: list[ToolCallContent] | None) -> str:
+    return "".join(block.content.text for block in content or [] if isinstance(block, ToolCallContentBlock))
 
 
 class HumanRenderer:
@@ -205,38 +244,35 @@ class HumanRenderer:
     def session(self, session_id: str, workspace: Path) -> None:
         pass
 
-    def update(self, update: dict[str, Any]) -> None:
-        kind = update.get("sessionUpdate")
-        if kind == "agent_message_chunk":
+    def update(self, raw: JsonObject) -> None:
+        update = _typed_update(raw)
+        if isinstance(update, AgentMessageChunk):
             if self.in_thought:
                 self._newline()
                 self.in_thought = False
-            self._write(update["content"].get("text", ""))
-        elif kind == "agent_thought_chunk":
+            self._write(update.content.text)
+        elif isinstance(update, AgentThoughtChunk):
             if not self.in_thought:
                 self._newline()
                 self._write(self._style("thinking: ", "2"))
                 self.in_thought = True
-            self._write(self._style(update["content"].get("text", ""), "2;3"))
-        elif kind == "tool_call":
-            self.titles[update["toolCallId"]] = update.get("title", "")
-        elif kind == "tool_call_update":
+            self._write(self._style(update.content.text, "2;3"))
+        elif isinstance(update, ToolCall):
+            self.titles[update.tool_call_id] = update.title
+        elif isinstance(update, ToolCallUpdate):
             self._tool_update(update)
 
-    def _tool_update(self, update: dict[str, Any]) -> None:
-        call_id = update["toolCallId"]
-        if update.get("title"):
-            self.titles[call_id] = update["title"]
-        status = update.get("status")
+    def _tool_update(self, update: ToolCallUpdate) -> None:
+        call_id = update.tool_call_id
+        if update.title:
+            self.titles[call_id] = update.title
+        status = update.status
         if status == "in_progress" or (status in ("completed", "failed") and call_id not in self.shown):
             self.shown.add(call_id)
             self._newline()
             self._write(self._style(f"-> {self.titles.get(call_id, call_id)}", "36") + "\n")
         if status in ("completed", "failed"):
-            text = ""
-            for block in update.get("content") or []:
-                text += block.get("content", {}).get("text", "")
-            lines = text.splitlines()
+            lines = _text_of(update.content).splitlines()
             mark = self._style("ok", "32") if status == "completed" else self._style("failed", "31")
             self._write(f"   {mark}  ({len(lines)} lines)\n")
             for line in lines[:_PREVIEW_LINES]:
@@ -245,15 +281,17 @@ class HumanRenderer:
                 self._write(self._style(f"   | ... {len(lines) - _PREVIEW_LINES} more lines", "2") + "\n")
             self._write("\n")
 
-    def end(self, stop: str, turn_id: str | None, report: dict[str, Any] | None) -> None:
+    def end(self, stop: str, turn_id: str | None, report: JsonObject | None) -> None:
         self._newline()
         facts = [stop]
         if report:
+            run = structure(report, RunReport, method="_tether/session/report")  # the raw JSON edge
+            usage = run.total_usage
             facts += [
-                f"{report['stepCount']} steps",
-                f"{report['toolCallCount']} tool calls",
-                f"{report['totalUsage']['inputTokens']}+{report['totalUsage']['outputTokens']} tokens",
-                f"{report['totalMs']:.0f} ms",
+                f"{run.step_count} steps",
+                f"{run.tool_call_count} tool calls",
+                f"{usage.input_tokens}+{usage.output_tokens} tokens",
+                f"{run.total_ms:.0f} ms",
             ]
         self._write(self._style(f"\n[{' · '.join(facts)}]", "2") + "\n")
 
@@ -263,20 +301,22 @@ class HumanRenderer:
 
 
 class JsonRenderer:
+    """The events as the daemon sent them: updates and the report are the raw JSON."""
+
     def __init__(self, out: TextIO) -> None:
         self.out = out
 
-    def _emit(self, obj: dict[str, Any]) -> None:
+    def _emit(self, obj: JsonObject) -> None:
         self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         self.out.flush()
 
     def session(self, session_id: str, workspace: Path) -> None:
         self._emit({"event": "session", "sessionId": session_id, "workspace": str(workspace)})
 
-    def update(self, update: dict[str, Any]) -> None:
+    def update(self, update: JsonObject) -> None:
         self._emit({"event": "update", "update": update})
 
-    def end(self, stop: str, turn_id: str | None, report: dict[str, Any] | None) -> None:
+    def end(self, stop: str, turn_id: str | None, report: JsonObject | None) -> None:
         self._emit({"event": "turn_end", "stopReason": stop, "turnId": turn_id, "report": report})
 
     def error(self, code: int, message: str) -> None:
