@@ -20,6 +20,7 @@ non-dumpable, so none can read its memory, environment or descriptors through /p
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -29,6 +30,7 @@ from tether_client import DaemonStartError, TetherClient
 from tether_client._peer import RequestHandler
 
 from .cli import PROVIDER_FLAGS, build_parser
+from .config import Settings
 
 
 async def connect_in_process(
@@ -36,23 +38,13 @@ async def connect_in_process(
 ) -> TetherClient:
     """A client connected to a daemon that ``serve_args`` (`tether serve`'s flags) configure,
     served by this process until the client closes the connection."""
-    from .config import ConfigError, load_settings
-    from .sandbox.hardening import harden_process
-
-    # First, as `tether serve` does: not dumpable (same-user processes cannot read our
-    # environ, memory or descriptors), no core files, no loader variables for commands.
-    harden_process()
-    args = build_parser(daemon_only=True).parse_args(["serve", *serve_args])
-    root = Path(os.path.realpath(args.workspace or workspace))
-    flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
-    logging.basicConfig(
-        level=logging.WARNING, stream=sys.stderr, format="tether %(levelname)s %(name)s: %(message)s"
-    )
     try:
-        settings = load_settings(root, flags=flags, env=os.environ)
-    except ConfigError as exc:
-        raise DaemonStartError(f"tether: {exc}", 2) from None
-    logging.getLogger("tether").setLevel(settings.log_level.upper())
+        settings, root = _start(serve_args, workspace)
+    finally:
+        # start-up is over (the turn's modules are imported): what it made stays out of the
+        # collector's passes, which resume (`tether.cli` paused them for the start)
+        gc.freeze()
+        gc.enable()
     from .server.app import serve
     from .transport.stdio import ProtocolFds
 
@@ -71,3 +63,28 @@ async def connect_in_process(
 
     served = asyncio.get_running_loop().create_task(run(), name="tether-daemon")
     return await TetherClient.over_fds(to_client_r, to_daemon_w, on_request=on_request, served=served)
+
+
+def _start(serve_args: list[str], workspace: Path) -> tuple[Settings, Path]:
+    """What `tether serve` does before it serves: hardening, the log, the settings; then the
+    server's and the turn's modules (a one-shot turn needs them all, and now)."""
+    from .config import ConfigError, load_settings
+    from .sandbox.hardening import harden_process
+
+    # First, as `tether serve` does: not dumpable (same-user processes cannot read our
+    # environ, memory or descriptors), no core files, no loader variables for commands.
+    harden_process()
+    args = build_parser(daemon_only=True).parse_args(["serve", *serve_args])
+    root = Path(os.path.realpath(args.workspace or workspace))
+    flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="tether %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        settings = load_settings(root, flags=flags, env=os.environ)
+    except ConfigError as exc:
+        raise DaemonStartError(f"tether: {exc}", 2) from None
+    logging.getLogger("tether").setLevel(settings.log_level.upper())
+    from .server import app, prompt  # noqa: F401  (the server, and the turn behind session/prompt)
+
+    return settings, root
