@@ -53,7 +53,8 @@ async def connect_in_process(
 
     async def run() -> int:
         try:
-            code = await serve(ProtocolFds(to_daemon_r, to_client_w), settings, root, framing="lsp")
+            fds = ProtocolFds(to_daemon_r, to_client_w)
+            code = await serve(fds, settings, root, framing="lsp", warm_up=False)
         finally:
             os.close(to_client_w)  # the client reads EOF: the daemon is gone
         # served to the end: the reading thread has seen EOF and reads no more (a cancelled

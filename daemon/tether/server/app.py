@@ -35,9 +35,16 @@ _TASKS_GRACE_S = 2.0
 class TetherServer(ServerContext):
     """The context of one connection, with the method table bound to it (``rpc``)."""
 
-    def __init__(self, settings: Settings, root: Path) -> None:
+    def __init__(self, settings: Settings, root: Path, *, warm_up: bool = True) -> None:
         super().__init__(settings, root)
         self.rpc = TetherRPC(routes(self))
+        self.warm_up = warm_up
+
+    async def _warm_up(self) -> None:
+        # a daemon serving one turn in its client's process (`tether run`) has imported
+        # the turn already and builds the provider at the prompt: nothing to get ahead of
+        if self.warm_up:
+            await super()._warm_up()
 
     @asynccontextmanager
     async def lifetime(self) -> AsyncIterator[TetherServer]:
@@ -59,8 +66,9 @@ async def serve(
     framing: str | None = None,
     accepted: tuple[ClientProfile, Settings] | None = None,
     leftover: bytes = b"",
+    warm_up: bool = True,
 ) -> int:
-    server = TetherServer(settings, root)
+    server = TetherServer(settings, root, warm_up=warm_up)
     async with server.lifetime():  # owns the background tasks (handlers' task group)
         return await _serve(server, fds, framing=framing, accepted=accepted, leftover=leftover)
 
