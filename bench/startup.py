@@ -17,7 +17,10 @@ makes no request but the model's, and httpx would build a transport per proxy):
    /proc, 10 ms ticks: what load on the machine does not stretch); its total CPU (user+sys from spawn to exit, after stdin
    is closed, reaped descendants included) and its peak RSS after the turn.
 2. one-shot commands: `tether run "hi"` (scripted provider, and openai provider against
-   the fake server) and `codex exec "hi"`: wall time spawn -> exit and CPU (user+sys).
+   the fake server; one process: it serves its daemon itself, `tether.inprocess`) and
+   `codex exec "hi"`: wall time spawn -> exit and CPU (user+sys, descendants included).
+   In this venv httpx also imports its command line's rich and click (test dependencies
+   bring them): ~50 ms of the openai rows that an install from the wheel does not pay.
 
 Each target gets one unrecorded warm-up spawn (homes and databases created), then
 `--runs` rounds in which every target is sampled once, in turn, so load from the rest of
