@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from tether_protocol._common import StopReason
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import (
     ProviderFailed,
@@ -17,13 +18,12 @@ from tether_protocol._errors import (
     SessionNotFound,
     StorageFailed,
 )
-from tether_protocol._messages import (
+from tether_protocol._sessions import (  # the area's module: `_messages` would load every area's
     PromptParams,
     PromptResult,
     PromptResultMeta,
     PromptTetherMeta,
     SessionIdParams,
-    StopReason,
 )
 
 from ..agent.loop import TurnOutcome

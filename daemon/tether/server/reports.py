@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tether_protocol._errors import SessionNotFound
-from tether_protocol._messages import ReportParams
+from tether_protocol._extensions import ReportParams  # not `_messages`: every area's classes
 
 from .context import ServerContext
 
