@@ -22,15 +22,8 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from tether_protocol._client_requests import (
-    PermissionOption,
-    PermissionToolCall,
-    RequestPermissionParams,
-    RequestPermissionResult,
-    SelectedOutcome,
-)
 from tether_protocol._common import DiffContent, ToolCallContent, ToolCallContentBlock
 from tether_protocol._converter import structure, unstructure
 from tether_protocol._errors import InvalidParams
@@ -46,6 +39,9 @@ from tether_protocol._updates import (
 
 from ._client import DaemonStartError, JsonObject, TetherClient
 from ._peer import ClientError, RequestHandler
+
+if TYPE_CHECKING:  # imported when the daemon first asks (a turn that asks nothing does not pay)
+    from tether_protocol._client_requests import PermissionOption, PermissionToolCall
 
 # (tether serve's flags, the workspace, the handler of the daemon's requests) -> a client
 Connect = Callable[[list[str], Path, RequestHandler], Awaitable[TetherClient]]
@@ -171,6 +167,12 @@ class TerminalApprover:
     async def on_request(self, method: str, params: Any) -> Any:
         if method != "session/request_permission":
             raise ClientError(method, {"code": -32601, "message": f"tether run does not handle {method}"})
+        from tether_protocol._client_requests import (
+            RequestPermissionParams,
+            RequestPermissionResult,
+            SelectedOutcome,
+        )
+
         request = structure(params, RequestPermissionParams, method=method)  # the raw JSON edge
         _show_request(request.tool_call, sys.stderr)
         return unstructure(RequestPermissionResult(SelectedOutcome(await self._choose(request.options))))
