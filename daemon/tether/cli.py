@@ -108,19 +108,24 @@ def _command(args: argparse.Namespace) -> int:
         from .sessions_cli import sessions_main
 
         return sessions_main(args)
-    # `run` and `demo` serve their daemon in this process (`inprocess.py`). Their start-up
-    # makes ~200,000 objects and no garbage: the cyclic collector waits until it is done
-    # (`connect_in_process` resumes it, with what start-up made frozen out of its passes).
+    return _one_turn(args)
+
+
+def _one_turn(args: argparse.Namespace) -> int:
+    """`run` and `demo`: they serve their daemon in this process (`inprocess.py`)."""
     import gc
 
+    # Start-up makes ~30,000 objects the collector tracks, and no garbage: it waits until it
+    # is done (`connect_in_process` resumes it, with what start-up made frozen out of its passes).
     gc.disable()
-    from tether_client.cli import demo_main, run_main
+    try:
+        from tether_client.cli import demo_main, run_main
 
-    from .inprocess import connect_in_process
+        from .inprocess import connect_in_process
 
-    if args.command == "run":
-        return run_main(args, connect_in_process)
-    return demo_main(args, connect_in_process)
+        return (run_main if args.command == "run" else demo_main)(args, connect_in_process)
+    except KeyboardInterrupt:  # Ctrl-C before the turn began (during it, it cancels the turn)
+        return 130
 
 
 def _serve(args: argparse.Namespace, framing_flag: str) -> int:
