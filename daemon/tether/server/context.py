@@ -68,7 +68,9 @@ class ServerContext:
         self.documents = DocumentStore()
         self.tasks = BackgroundTasks()
         self._gates: dict[Path, ApprovalGate] = {}
-        self.registry = SessionRegistry(Path(settings.home) if settings.home else None, self.tasks.start)
+        self.registry = SessionRegistry(
+            Path(settings.home) if settings.home else None, self.tasks.start, self._answers_written
+        )
         self.sessions = LiveSessions(self.registry)
         self._provider: Provider | None = None
         self._provider_lock = anyio.Lock()
@@ -136,6 +138,13 @@ class ServerContext:
         if profile.root is not None:
             self.default_root = profile.root
         self.tasks.start("warm-up", self._warm_up)
+
+    async def _answers_written(self) -> None:
+        """Returns once the answers queued so far (those of the request being handled
+        included) are handed to the pipe."""
+        await asyncio.sleep(0)  # the handler that started the caller sends its answer first
+        if self.conn is not None:
+            await self.conn.drain()
 
     async def _warm_up(self) -> None:
         """Once the client's first session is open and its requests are answered (it is

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import watchfiles
 
-from ..tools.sandbox import WorkspaceSandbox
+if TYPE_CHECKING:  # imported when the watch starts, after `session/new` is answered
+    import watchfiles
+
+    from ..tools.sandbox import WorkspaceSandbox
 
 log = logging.getLogger("tether.watcher")
 
@@ -32,6 +35,8 @@ class WorkspaceWatcher:
         return path.endswith(".gitignore") and "/.git/" not in path
 
     async def run(self) -> None:
+        import watchfiles
+
         try:
             async for changes in watchfiles.awatch(
                 self.root,

@@ -14,16 +14,13 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.store.errors import InvalidCursor
 from tether_protocol._json import dumps_text, loads, whole_text
-from tether_protocol.conversation import (
-    JsonObject,
-    Message,
-    message_from_json,
-    message_to_json,
-)
+
+if TYPE_CHECKING:  # the conversation model is imported when a message is first converted
+    from tether_protocol.conversation import JsonObject, Message
 
 __all__ = [
     "FINAL_TURN_STATUSES",
@@ -178,7 +175,7 @@ class SessionRecord:
 MessageRow = tuple[str, str, str, float, str | None]
 
 # A stored message as showing it again needs it: (role, body, status).
-MessageView = tuple[str, JsonObject, str]
+MessageView = tuple[str, "JsonObject", str]
 
 
 @dataclass(slots=True)
@@ -206,11 +203,15 @@ class MessageRecord:
     @property
     def message(self) -> Message:
         """The typed message (``ConversationError``, a ValueError, names a bad field)."""
+        from tether_protocol.conversation import message_from_json
+
         body = self.body
         return message_from_json(body, self.role) if isinstance(body, dict) else body
 
     def json_body(self) -> JsonObject:
         """The body as stored: a typed message through the one converter."""
+        from tether_protocol.conversation import message_to_json
+
         body = self.body
         return body if isinstance(body, dict) else message_to_json(body)
 
