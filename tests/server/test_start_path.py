@@ -68,7 +68,7 @@ sys.exit(code)
 # load or tool that needs them: the turn, its journal, the conversation model, the
 # gitignore matcher's pathspec, the workspace watcher's watchfiles, the editor's LSP side.
 NOT_BEFORE_SESSION_NEW = (
-    "tether.agent.journal", "tether.agent.loop", "tether.agent.history", "tether.tools.registry",
+    "tether.agent.journal", "tether.agent.loop", "tether.agent.history", "tether.tools.base", "tether.tools.registry",
     "tether_protocol.conversation", "pathspec", "watchfiles", "httpx", "pygls", "lsprotocol",
     # (but the protocol's one converter: it structures `session/new`'s params)
     *(m for m in LATER if m != "tether_protocol._converter"),
