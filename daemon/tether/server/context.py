@@ -41,9 +41,10 @@ log = logging.getLogger("tether.server")
 STOP_GRACE_S = 5.0
 # How long the warm-up waits for the client's first session before it starts anyway.
 _WARM_UP_AFTER_S = 1.0
-# What the warm-up imports: the turn (with the tools and the approvals), then loading a
-# stored session (the replay) and the snapshots.
-_WARM_MODULES = ("tether.server.prompt", "tether.server.loading", "tether.server.snapshots")
+# What the warm-up imports: the turn (with the tools, the approvals, the journal and the
+# conversation model), then loading a stored session (the replay), the snapshots, and the
+# gitignore matcher's pathspec (read by the first list_dir, glob or grep).
+_WARM_MODULES = ("tether.server.prompt", "tether.server.loading", "tether.server.snapshots", "pathspec")
 
 
 class ServerContext:
