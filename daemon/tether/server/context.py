@@ -70,7 +70,7 @@ class ServerContext:
         self.tasks = BackgroundTasks()
         self._gates: dict[Path, ApprovalGate] = {}
         self.registry = SessionRegistry(
-            Path(settings.home) if settings.home else None, self.tasks.start, self._answers_written
+            Path(settings.home) if settings.home else None, self.tasks.start, self._client_idle
         )
         self.sessions = LiveSessions(self.registry)
         self._provider: Provider | None = None
@@ -140,10 +140,14 @@ class ServerContext:
             self.default_root = profile.root
         self.tasks.start("warm-up", self._warm_up)
 
-    async def _answers_written(self) -> None:
-        """Returns once the answers queued so far (those of the request being handled
-        included) are handed to the pipe."""
-        await asyncio.sleep(0)  # the handler that started the caller sends its answer first
+    async def _client_idle(self) -> None:
+        """Returns once no request runs (the one that started the caller has sent its
+        answer) and the answers are handed to the pipe, or after ``_WARM_UP_AFTER_S``
+        (a long first prompt does not wait for it)."""
+        with anyio.move_on_after(_WARM_UP_AFTER_S):
+            await asyncio.sleep(0)
+            while self.rpc.running_requests and not self.stopped.is_set():
+                await anyio.sleep(0.005)
         if self.conn is not None:
             await self.conn.drain()
 

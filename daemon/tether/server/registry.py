@@ -65,8 +65,8 @@ def check_workspace(cwd: str) -> Path:
 
 # Starts a background task: (name, async function, *args) -> whether it was started.
 Spawn = Callable[..., bool]
-# Returns once the answers queued so far are written: a watcher starts after them.
-Answered = Callable[[], Awaitable[None]]
+# Returns once the client is idle (its answers written): a watcher starts after that.
+Idle = Callable[[], Awaitable[None]]
 
 
 async def _nothing_to_wait_for() -> None:
@@ -74,10 +74,10 @@ async def _nothing_to_wait_for() -> None:
 
 
 class SessionRegistry:
-    def __init__(self, home: Path | None, spawn: Spawn, answered: Answered = _nothing_to_wait_for) -> None:
+    def __init__(self, home: Path | None, spawn: Spawn, idle: Idle = _nothing_to_wait_for) -> None:
         self._home = home
         self._spawn = spawn
-        self._answered = answered
+        self._idle = idle
         self._stores: dict[Path, HistoryStore] = {}
         # Requests arrive concurrently: without this, two first requests for a workspace
         # would each open its database and the loser's connection thread would keep the
@@ -97,9 +97,9 @@ class SessionRegistry:
         return sandbox
 
     async def _watch(self, watcher: WorkspaceWatcher) -> None:
-        """Run ``watcher`` once the answer that opened its workspace is written (setting
-        up the watch imports watchfiles and walks the tree: not before `session/new` is answered)."""
-        await self._answered()
+        """Run ``watcher`` once the client is idle: setting up the watch imports watchfiles
+        and walks the tree, not while `session/new` or the first prompt waits for it."""
+        await self._idle()
         await watcher.run()
 
     async def store_for(self, workspace: Path) -> HistoryStore:

@@ -37,6 +37,9 @@ class WorkspaceWatcher:
     async def run(self) -> None:
         import watchfiles
 
+        # what a tool read before the watch began is read again (a `.gitignore` may have
+        # changed since the session opened)
+        self.sandbox.reload_ignores()
         try:
             async for changes in watchfiles.awatch(
                 self.root,
