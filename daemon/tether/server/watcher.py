@@ -35,6 +35,8 @@ class WorkspaceWatcher:
         return path.endswith(".gitignore") and "/.git/" not in path
 
     async def run(self) -> None:
+        if self._stop.is_set():
+            return  # stopped before it began (the daemon stopped while the client was busy)
         import watchfiles
 
         # what a tool read before the watch began is read again (a `.gitignore` may have
