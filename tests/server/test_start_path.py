@@ -9,8 +9,10 @@ warm-up once the first session is open (or by the first request that needs them)
 from __future__ import annotations
 
 import importlib
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import attrs
 
@@ -33,6 +35,69 @@ def test_the_server_and_the_session_handlers_import_nothing_of_the_turn() -> Non
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# Run as `python -c`: the real daemon (`tether acp`) answering `initialize` and `session/new`
+# from stdin, with what `sys.modules` holds at the moment each answer is written (the
+# answer to `initialize` by `early`, the others by the connection's flush) saved as JSON.
+DAEMON_PROBE = """
+import json, sys
+import tether.server.early as early
+import tether.cli
+
+seen = {}
+def flushed(self):
+    if any(b"sessionId" in frame for frame in self._outbox):
+        seen.setdefault("session/new", sorted(sys.modules))
+    flush(self)
+write_all = early.write_all
+def answer_initialize(fd, data):
+    global flush
+    seen.setdefault("initialize", sorted(sys.modules))
+    write_all(fd, data)
+    import tether.transport.connection as connection  # (the daemon imports it next)
+    flush = connection.Connection.flush
+    connection.Connection.flush = flushed
+early.write_all = answer_initialize
+code = tether.cli.main(["acp", "--provider", "scripted", "--home", sys.argv[1]])
+json.dump(seen, open(sys.argv[2], "w"))
+sys.exit(code)
+"""
+
+# Imported by the warm-up once the first session is answered, or by the first prompt,
+# load or tool that needs them: the turn, its journal, the conversation model, the
+# gitignore matcher's pathspec, the workspace watcher's watchfiles, the editor's LSP side.
+NOT_BEFORE_SESSION_NEW = (
+    "tether.agent.journal", "tether.agent.loop", "tether.agent.history", "tether.tools.base", "tether.tools.registry",
+    "tether_protocol.conversation", "pathspec", "watchfiles", "httpx", "pygls", "lsprotocol",
+    # (but the protocol's one converter: it structures `session/new`'s params)
+    *(m for m in LATER if m != "tether_protocol._converter"),
+)
+# Not even attrs and cattrs before `initialize` is answered (flags such as `--provider`
+# are validated by the settings' own hooks), nor the event loop.
+NOT_BEFORE_INITIALIZE = ("attrs", "cattrs", "asyncio", "anyio", "aiosqlite", "tether.server.app", "tether.store")
+
+
+def test_the_daemon_answers_initialize_and_session_new_before_importing_the_heavy_modules(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}},
+    ]
+    stdin = "".join(json.dumps(r) + "\n" for r in requests)
+    seen_file = tmp_path / "seen.json"
+    done = subprocess.run(
+        [sys.executable, "-c", DAEMON_PROBE, str(tmp_path / "home"), str(seen_file)],
+        input=stdin, capture_output=True, text=True, timeout=60, cwd=workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [1, 2] and "sessionId" in answers[1]["result"]
+    seen = json.loads(seen_file.read_text())
+    assert sorted(m for m in NOT_BEFORE_INITIALIZE if m in seen["initialize"]) == []
+    assert sorted(m for m in NOT_BEFORE_SESSION_NEW if m in seen["session/new"]) == []
+    assert "tether.server.app" in seen["session/new"]  # (the probe saw the real answer)
 
 
 def test_every_handler_imported_later_exists() -> None:

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from tether_protocol.conversation import Message
-
 from ..tools.ledger import ContentLedger
 from .tokens import ContextEstimate
 
 if TYPE_CHECKING:
+    from tether_protocol.conversation import Message
+
     from ..store import HistoryStore
     from ..tools.sandbox import WorkspaceSandbox
 

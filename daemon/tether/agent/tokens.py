@@ -12,14 +12,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tether_protocol.conversation import Message, message_to_json
+if TYPE_CHECKING:  # a live session is opened before the conversation model is imported
+    from tether_protocol.conversation import Message
 
 CHARS_PER_TOKEN = 4
 
 
 def estimate_message(message: Message) -> int:
     """About 4 characters a token of the message's stored JSON."""
+    from tether_protocol.conversation import message_to_json
+
     return max(1, len(json.dumps(message_to_json(message), ensure_ascii=False)) // CHARS_PER_TOKEN)
 
 

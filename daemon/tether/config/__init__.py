@@ -21,8 +21,8 @@ This package owns:
 
 * validating every value as it enters, so that a bad value is reported with the
   key, the layer it came from, the value and what would have been accepted
-  (:class:`ConfigError`): one cattrs structure of :class:`Settings` for every layer
-  (``values.py``).
+  (:class:`ConfigError`): one structure of :class:`Settings`, a hook per key, for
+  every layer (``values.py``).
 
 Security rules:
 
@@ -43,8 +43,8 @@ What this package must NOT do:
 
 * import anything outside the standard library, or anything slow, when it is imported:
   the daemon's start-up path imports it (``tomllib`` and ``difflib`` are imported
-  lazily, only when a file exists or an error is being worded; cattrs only when a
-  layer has a value to validate);
+  lazily, only when a file exists or an error is being worded; the values' hooks only
+  when a layer has a value to validate);
 * mutate ``os.environ``, create directories, or write files;
 * decide defaults that belong to other components (which provider to pick when
   ``provider`` is "", the model's context window when ``context_window`` is 0,

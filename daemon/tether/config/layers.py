@@ -36,7 +36,7 @@ def validated(
     :class:`ConfigError` for the first value refused, in the layer's order."""
     if not values:
         return {}
-    from .values import validate  # cattrs: only once there is something to validate
+    from .values import validate  # only once there is something to validate
 
     return validate(values, sources, strings_ok=strings_ok, base_dir=base_dir)
 

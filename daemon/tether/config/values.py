@@ -1,7 +1,8 @@
-"""Validating one layer of settings: a cattrs structure of :class:`Settings`, one hook per key.
+"""Validating one layer of settings: the settings' one converter, a hook per key of :class:`Settings`.
 
 Every layer (config files, environment, flags, ``initializationOptions``, the workspace
-file) is structured by the same converter, so a value means the same wherever it is
+file) is structured by the same converter (``_converter``: each key of the layer through
+its key's hook, in the layer's order), so a value means the same wherever it is
 written. Each key's hook checks and canonicalises its value (what each key accepts is
 in ``settings.py``); a refused value becomes a :class:`ConfigError` naming the key, the
 layer and what would have been accepted, the first one in the order the layer gave them.
@@ -9,9 +10,9 @@ Text layers (environment, untyped flags) may give integers and lists as text; ty
 (TOML, JSON) must use real integers and lists, so ``max_steps = "10"`` is reported rather
 than guessed about. Relative paths are made absolute against the layer's directory.
 
-Owns: that converter and those hooks. Must not: be imported on the start-up path before
-there is a value to validate (``layers.py`` imports it then: cattrs costs ~17 ms), read
-files, or merge layers.
+Owns: that converter and those hooks. Must not: import anything outside the standard
+library (a flag such as ``--provider`` is validated before `initialize` is answered;
+cattrs, ~10 ms there, only dispatched to these hooks), read files, or merge layers.
 """
 
 from __future__ import annotations
@@ -22,26 +23,20 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import cattrs
-from cattrs.errors import ClassValidationError
-from cattrs.gen import make_dict_structure_fn, override
-
 from .settings import (
     CHOICES,
     INT_RANGES,
     LIST_KEYS,
-    NOT_SETTINGS,
     PATH_KEYS,
     SECRET_KEYS,
     SETTING_KEYS,
-    Settings,
     concealed,
     invalid,
 )
 
 __all__ = ["validate"]
 
-# a cattrs structure hook: (the raw value, the field's type) -> the canonical value
+# a key's structure hook: (the raw value, the field's type) -> the canonical value
 Hook = Callable[[Any, Any], Any]
 
 
@@ -67,30 +62,19 @@ def validate(
     carry text; relative paths are resolved against ``base_dir`` (None: the cwd). Raises
     :class:`ConfigError` for the first refused value.
     """
-    try:
-        structured = _converter(strings_ok).structure(dict(values), Settings)
-    except ClassValidationError as exc:
-        raise _first_error(exc, values, sources) from None
-    accepted = {key: getattr(structured, key) for key in values}
+    hooks = _converter(strings_ok)
+    accepted: dict[str, Any] = {}
+    for key, value in values.items():
+        try:
+            accepted[key] = hooks[key](value, None)
+        except _Refused as refused:
+            raise invalid(key, refused.value, sources[key], refused.expectation) from None
+        except _Concealed:
+            raise concealed(key, sources[key]) from None
     for key in PATH_KEYS.intersection(accepted):
         if accepted[key]:
             accepted[key] = _absolute(accepted[key], base_dir)
     return accepted
-
-
-def _first_error(exc: ClassValidationError, values: Mapping[str, object], sources: Mapping[str, str]) -> Exception:
-    failed: dict[str, Exception] = {}
-    for error, note in exc.group_exceptions()[0]:
-        failed.setdefault(note.name, error)
-    for key in values:
-        refused = failed.get(key)
-        if isinstance(refused, _Refused):
-            return invalid(key, refused.value, sources[key], refused.expectation)
-        if isinstance(refused, _Concealed):
-            return concealed(key, sources[key])
-        if refused is not None:
-            return refused  # a hook's own bug: not a user's mistake
-    return exc  # pragma: no cover - every failure is on a given key
 
 
 def _absolute(value: str, base_dir: Path | None) -> str:
@@ -103,14 +87,9 @@ def _absolute(value: str, base_dir: Path | None) -> str:
 
 
 @cache
-def _converter(strings_ok: bool) -> cattrs.Converter:
-    converter = cattrs.Converter(detailed_validation=True)
-    fields = {key: override(struct_hook=_hook(key, strings_ok)) for key in SETTING_KEYS}
-    fields.update({name: override(omit=True) for name in NOT_SETTINGS})
-    # cattrs types its keyword flags and the per-field overrides in one signature
-    structure = make_dict_structure_fn(Settings, converter, **fields)  # type: ignore[arg-type]
-    converter.register_structure_hook(Settings, structure)
-    return converter
+def _converter(strings_ok: bool) -> dict[str, Hook]:
+    """The structure of a layer (text layers, or typed ones): its hook for each key."""
+    return {key: _hook(key, strings_ok) for key in SETTING_KEYS}
 
 
 def _hook(key: str, strings_ok: bool) -> Hook:

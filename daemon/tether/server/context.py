@@ -41,9 +41,10 @@ log = logging.getLogger("tether.server")
 STOP_GRACE_S = 5.0
 # How long the warm-up waits for the client's first session before it starts anyway.
 _WARM_UP_AFTER_S = 1.0
-# What the warm-up imports: the turn (with the tools and the approvals), then loading a
-# stored session (the replay) and the snapshots.
-_WARM_MODULES = ("tether.server.prompt", "tether.server.loading", "tether.server.snapshots")
+# What the warm-up imports: the turn (with the tools, the approvals, the journal and the
+# conversation model), then loading a stored session (the replay), the snapshots, and the
+# gitignore matcher's pathspec (read by the first list_dir, glob or grep).
+_WARM_MODULES = ("tether.server.prompt", "tether.server.loading", "tether.server.snapshots", "pathspec")
 
 
 class ServerContext:
@@ -68,7 +69,9 @@ class ServerContext:
         self.documents = DocumentStore()
         self.tasks = BackgroundTasks()
         self._gates: dict[Path, ApprovalGate] = {}
-        self.registry = SessionRegistry(Path(settings.home) if settings.home else None, self.tasks.start)
+        self.registry = SessionRegistry(
+            Path(settings.home) if settings.home else None, self.tasks.start, self._client_idle
+        )
         self.sessions = LiveSessions(self.registry)
         self._provider: Provider | None = None
         self._provider_lock = anyio.Lock()
@@ -136,6 +139,17 @@ class ServerContext:
         if profile.root is not None:
             self.default_root = profile.root
         self.tasks.start("warm-up", self._warm_up)
+
+    async def _client_idle(self) -> None:
+        """Returns once no request runs (the one that started the caller has sent its
+        answer) and the answers are handed to the pipe, or after ``_WARM_UP_AFTER_S``
+        (a long first prompt does not wait for it)."""
+        with anyio.move_on_after(_WARM_UP_AFTER_S):
+            await asyncio.sleep(0)
+            while self.rpc.running_requests and not self.stopped.is_set():
+                await anyio.sleep(0.005)
+        if self.conn is not None:
+            await self.conn.drain()
 
     async def _warm_up(self) -> None:
         """Once the client's first session is open and its requests are answered (it is

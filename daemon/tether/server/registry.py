@@ -8,16 +8,14 @@ handlers in `sessions.py` do) or run turns.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
 from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
-from tether_protocol.conversation import Message
 
-from ..agent.history import nothing_said, stored_view
-from ..agent.journal import MODEL_VISIBLE
 from ..agent.session import AgentSession
 from ..store import (
     HistoryStore,
@@ -28,6 +26,9 @@ from ..store import (
 )
 from ..tools.sandbox import WorkspaceSandbox
 from .watcher import WorkspaceWatcher
+
+if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
+    from tether_protocol.conversation import Message
 
 
 def private_paths(home: Path | None) -> tuple[str, ...]:
@@ -64,12 +65,19 @@ def check_workspace(cwd: str) -> Path:
 
 # Starts a background task: (name, async function, *args) -> whether it was started.
 Spawn = Callable[..., bool]
+# Returns once the client is idle (its answers written): a watcher starts after that.
+Idle = Callable[[], Awaitable[None]]
+
+
+async def _nothing_to_wait_for() -> None:
+    return None
 
 
 class SessionRegistry:
-    def __init__(self, home: Path | None, spawn: Spawn) -> None:
+    def __init__(self, home: Path | None, spawn: Spawn, idle: Idle = _nothing_to_wait_for) -> None:
         self._home = home
         self._spawn = spawn
+        self._idle = idle
         self._stores: dict[Path, HistoryStore] = {}
         # Requests arrive concurrently: without this, two first requests for a workspace
         # would each open its database and the loser's connection thread would keep the
@@ -85,8 +93,14 @@ class SessionRegistry:
         if sandbox is None:
             sandbox = self._sandboxes[workspace] = WorkspaceSandbox(workspace, private_paths(self._home))
             watcher = self.watchers[workspace] = WorkspaceWatcher(sandbox)
-            self._spawn(f"watcher {workspace}", watcher.run)
+            self._spawn(f"watcher {workspace}", self._watch, watcher)
         return sandbox
+
+    async def _watch(self, watcher: WorkspaceWatcher) -> None:
+        """Run ``watcher`` once the client is idle: setting up the watch imports watchfiles
+        and walks the tree, not while `session/new` or the first prompt waits for it."""
+        await self._idle()
+        await watcher.run()
 
     async def store_for(self, workspace: Path) -> HistoryStore:
         store = self._stores.get(workspace)
@@ -174,6 +188,9 @@ class SessionRegistry:
 def model_view(stored: Sequence[MessageView]) -> list[Message]:
     """What the model sees of a stored session (``history.stored_view``): without broken
     output (what is not model-visible, assistant messages with nothing said)."""
+    from ..agent.history import nothing_said, stored_view
+    from ..agent.journal import MODEL_VISIBLE
+
     return stored_view([
         body for role, body, status in stored
         if status in MODEL_VISIBLE and not (role == "assistant" and nothing_said(body))

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import watchfiles
 
-from ..tools.sandbox import WorkspaceSandbox
+if TYPE_CHECKING:  # imported when the watch starts, after `session/new` is answered
+    import watchfiles
+
+    from ..tools.sandbox import WorkspaceSandbox
 
 log = logging.getLogger("tether.watcher")
 
@@ -32,6 +35,13 @@ class WorkspaceWatcher:
         return path.endswith(".gitignore") and "/.git/" not in path
 
     async def run(self) -> None:
+        if self._stop.is_set():
+            return  # stopped before it began (the daemon stopped while the client was busy)
+        import watchfiles
+
+        # what a tool read before the watch began is read again (a `.gitignore` may have
+        # changed since the session opened)
+        self.sandbox.reload_ignores()
         try:
             async for changes in watchfiles.awatch(
                 self.root,

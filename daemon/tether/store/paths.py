@@ -17,8 +17,6 @@ import os
 import time
 from pathlib import Path
 
-import platformdirs
-
 from tether.store.errors import StorageFault
 
 __all__ = [
@@ -48,6 +46,8 @@ def tether_home(home: Path | None = None) -> Path:
     if env:
         # absolute() so a relative TETHER_HOME does not follow the daemon's cwd around
         return Path(env).expanduser().absolute()
+    import platformdirs  # only for the OS default (not when a home is set)
+
     return Path(platformdirs.user_data_dir("tether", appauthor=False))
 
 

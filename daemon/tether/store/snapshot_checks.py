@@ -14,11 +14,8 @@ from typing import Any, TypeGuard, cast
 
 from tether.store.errors import StoreError
 from tether.store.records import MESSAGE_ROLES, MESSAGE_STATUSES, TURN_STATUSES
-from tether_protocol.conversation import (
-    ConversationError,
-    check_message_json,
-    tool_call_from_json,
-)
+
+# (the conversation model is imported by the checks that use it: opening a store does not)
 
 SNAPSHOT_VERSION = 1
 
@@ -110,6 +107,8 @@ _NUMBERS = (int, float)  # exactly: a bool is not a timestamp
 
 
 def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
+    from tether_protocol.conversation import ConversationError, check_message_json
+
     last = -1
     for i, message in enumerate(messages):
         if not _plain_message(message, last, turn_ids):
@@ -163,6 +162,8 @@ def _pending_problem(pending: dict[str, Any]) -> str | None:
     step = pending.get("step", 1)
     if type(step) is not int or not 1 <= step <= MAX_SEQ:
         return f".step must be an integer from 1, not {step!r}"
+    from tether_protocol.conversation import ConversationError, tool_call_from_json
+
     calls = pending.get("calls")
     if type(calls) is not list:
         return f".calls must be a list of the calls still to run, not {type_name(calls)}"

@@ -14,18 +14,16 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 
 from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
 from tether.store.liveness import alive, this_process
 from tether.store.records import MessageRow, TurnRecord, indexed_text
-from tether_protocol.conversation import (
-    AssistantMessage,
-    message_from_json,
-    message_to_json,
-)
+
+if TYPE_CHECKING:  # the conversation model is imported when an interrupted turn is recovered
+    from tether_protocol.conversation import AssistantMessage
 
 __all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_running", "touch_session"]
 
@@ -150,6 +148,8 @@ async def close_turn(
 def _recovered(partial: str | None) -> AssistantMessage:
     """The assistant message of a turn's saved partial output (an empty one if none was
     saved, or if what was saved cannot be read: recovery never fails on it)."""
+    from tether_protocol.conversation import AssistantMessage, message_from_json
+
     try:
         message = message_from_json(json.loads(partial), "assistant") if partial else None
     except (ValueError, TypeError):  # ConversationError is a ValueError, as a JSON error is
@@ -182,6 +182,8 @@ async def interrupt_running(conn: aiosqlite.Connection) -> int:
             (turn_id,),
         )
         seq_rows = await conn.execute_fetchall(_NEXT_MESSAGE_SEQ_SQL, (session_id,))
+        from tether_protocol.conversation import message_to_json
+
         body = message_to_json(_recovered(partial))
         await conn.execute(
             _INSERT_MESSAGE,

@@ -1,7 +1,7 @@
 """The tool interface shared by every workspace tool, and argument validation.
 
-Owns: `Tool` (generic in its attrs args class), its result/context types, `ToolError`,
-and `validate_args` (the model's JSON -> the tool's typed args, through tools/args.py).
+Owns: `Tool` (generic in its attrs args class), its result/context types, `ToolError`
+(defined in tools/errors.py, so the sandbox and the ledger need not import this), and `validate_args` (the model's JSON -> the tool's typed args, through tools/args.py).
 Must not: touch the filesystem, know about specific tools, or depend on the agent loop.
 """
 
@@ -21,9 +21,10 @@ from tether.tools.args import (
     required_names,
     schema_of,
 )
+from tether.tools.errors import ToolError
 
 if TYPE_CHECKING:
-    # Only for annotations: sandbox.py imports ToolError from here at runtime.
+    # Only for annotations (sandbox.py imports ToolError from tools/errors.py).
     from tether.sandbox import SandboxChoice
     from tether.tools.sandbox import WorkspaceSandbox
 
@@ -41,10 +42,6 @@ __all__ = [
     "ToolResult",
     "validate_args",
 ]
-
-
-class ToolError(Exception):
-    """A failure the model should see as an error result (message is shown to the model)."""
 
 
 @dataclass(slots=True)

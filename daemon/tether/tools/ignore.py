@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+if TYPE_CHECKING:  # imported when a `.gitignore` is first read, not when a session opens
+    from pathspec import GitIgnoreSpec
 
 __all__ = ["GitignoreMatcher"]
 
@@ -88,6 +90,8 @@ class GitignoreMatcher:
                 lines = handle.read(_MAX_BYTES).splitlines()
         except OSError:
             return None
+        from pathspec import GitIgnoreSpec
+
         spec = GitIgnoreSpec.from_lines([line for line in lines if not _backtracks(line)])
         return spec if len(spec) else None
 

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether.tools.base import ToolError
+from tether.tools.errors import ToolError
 
 if TYPE_CHECKING:
     from tether.tools.sandbox import WorkspaceSandbox

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tether.tools.base import ToolError
+from tether.tools.errors import ToolError
 from tether.tools.ignore import GitignoreMatcher
 
 __all__ = ["NAME_MAX", "PATH_MAX", "SandboxError", "WorkspaceSandbox"]
