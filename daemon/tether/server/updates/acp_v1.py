@@ -15,6 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import tether_protocol._common as wire
+from tether_protocol._converter import unstructure
+
 from ...agent.sink import (
     ChangeContent,
     ContextCompacted,
@@ -41,20 +44,22 @@ def text_content(text: str) -> Update:
     return {"type": "content", "content": {"type": "text", "text": text}}
 
 
-def diff_blocks(previews: Iterable[ChangePreview]) -> list[Update]:
-    """ACP `diff` content for the changes a tool would make."""
-    blocks: list[Update] = []
+def change_content(previews: Iterable[ChangePreview]) -> list[wire.ToolCallContent]:
+    """ACP tool call content for the changes a tool would make: a `diff` per text change,
+    a text block for a directory, link or binary file (no text to diff: what happens)."""
+    blocks: list[wire.ToolCallContent] = []
     for p in previews:
         if p.old_text is None and p.new_text is None:
-            # a directory, link or binary file: no text to diff, say what happens
             what = f"move to {p.move_to}" if p.move_to else "delete"
-            blocks.append(text_content(f"{what}: {p.path}\n{p.unified_diff}"))
-            continue
-        block: Update = {"type": "diff", "path": p.move_to or p.path, "newText": p.new_text or ""}
-        if p.old_text is not None:
-            block["oldText"] = p.old_text
-        blocks.append(block)
+            blocks.append(wire.ToolCallContentBlock(wire.TextContent(f"{what}: {p.path}\n{p.unified_diff}")))
+        else:
+            blocks.append(wire.DiffContent(p.move_to or p.path, p.new_text or "", old_text=p.old_text))
     return blocks
+
+
+def diff_blocks(previews: Iterable[ChangePreview]) -> list[Update]:
+    """`change_content` as JSON (the converter writes `type` first, as the wire always had it)."""
+    return [unstructure(block) for block in change_content(previews)]
 
 
 def _content(items: tuple[ToolContent, ...]) -> list[Update]:
