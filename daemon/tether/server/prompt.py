@@ -25,6 +25,7 @@ from tether_protocol._messages import (
     SessionIdParams,
     StopReason,
 )
+from tether_protocol.conversation import blocks_from_json
 
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
@@ -54,7 +55,8 @@ async def _run(
     """Run the turn; what stops it early, as the error the client gets."""
     provider = await ctx.provider()
     turn = make_turn(ctx, session, handle, sink, provider)
-    blocks = [unstructure(block) for block in params.prompt]
+    # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
+    blocks = blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt")
     try:
         return await turn.run(blocks)
     except TurnWaiting as exc:
