@@ -675,7 +675,7 @@ export interface SnapshotTurn {
 }
 
 export interface StepReport {
-  finishReason: string;
+  finishReason: string | null;
   firstTokenMs: number | null;
   index: number;
   llmLatencyMs: number;
