@@ -139,9 +139,9 @@ class WorkspaceEdit:
 
 @attrs.define
 class ApplyWorkspaceEditParams:
-    """Tether always names the edit (`label` is optional in LSP)."""
+    """`label` is optional in LSP; Tether always names the edit, first on the wire."""
 
-    label: str
+    label: str = attrs.field(default="", kw_only=True)
     edit: WorkspaceEdit
 
 

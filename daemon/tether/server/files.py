@@ -114,7 +114,7 @@ class EditorFiles:
         version = doc.version if doc is not None else None
         changes.append(TextDocumentEdit(OptionalVersionedTextDocumentIdentifier(uri, version), [TextEdit(whole, text)]))
         label = f"Tether: edit {path.name}"
-        params = ApplyWorkspaceEditParams(label, WorkspaceEdit(changes))
+        params = ApplyWorkspaceEditParams(WorkspaceEdit(changes), label=label)
         result = _answer(await self._ask("workspace/applyEdit", params, label), ApplyWorkspaceEditResult, "")
         if result is None or not result.applied:
             reason = result.failure_reason if result is not None else None

@@ -8,7 +8,7 @@ Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import (
@@ -25,7 +25,7 @@ from tether_protocol._messages import (
     SessionIdParams,
     StopReason,
 )
-from tether_protocol.conversation import blocks_from_json
+from tether_protocol.conversation import JsonObject, blocks_from_json
 
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
@@ -88,7 +88,7 @@ async def _run(
 
 def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
     assert outcome.error is not None
-    data: dict[str, Any] = {
+    data: JsonObject = {  # the error's `data` (wire JSON)
         "turnId": outcome.turn_id,
         "kind": outcome.error.kind,
         "retryable": outcome.error.retryable,

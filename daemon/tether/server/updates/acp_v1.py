@@ -13,10 +13,11 @@ already carry the ids it keys on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
 import tether_protocol._common as wire
 from tether_protocol._converter import unstructure
+from tether_protocol.conversation import JsonObject
 
 from ...agent.sink import (
     ChangeContent,
@@ -37,7 +38,7 @@ from ...agent.sink import (
 )
 from ...tools.base import ChangePreview, ToolLocation
 
-Update = dict[str, Any]  # one ACP `session/update` update object (JSON)
+Update: TypeAlias = JsonObject  # one ACP `session/update` update object: the wire edge
 
 
 def text_content(text: str) -> Update:

@@ -28,10 +28,10 @@ export interface AgentThoughtChunk {
   sessionUpdate: "agent_thought_chunk";
 }
 
-/** Tether always names the edit (`label` is optional in LSP). */
+/** `label` is optional in LSP; Tether always names the edit, first on the wire. */
 export interface ApplyWorkspaceEditParams {
   edit: WorkspaceEdit;
-  label: string;
+  label?: string;
 }
 
 /** `applied: true` means done; anything else fails the tool call. */
