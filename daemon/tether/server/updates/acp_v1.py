@@ -4,7 +4,8 @@ Owns: the v1 shape of every event in `tether.agent.sink` (`tool_call` for a call
 first report, `tool_call_update` for its patches, command output as
 `_meta.terminal_output` / `terminal_exit`, `plan`, `usage_update`,
 `session_info_update`, notices as marked `agent_message_chunk`s) and of a change
-preview (`diff_blocks`, also shown in `session/request_permission`).
+preview (`change_content`: typed `ToolCallContent`, which `session/request_permission`
+sends as it is; `diff_blocks` is its JSON for a `tool_call_update`).
 Must not: send anything, keep state, or decide anything about the turn. A v2 renderer
 (updates as upserts by id) is a sibling of this module with its own table; the events
 already carry the ids it keys on.
