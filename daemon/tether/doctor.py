@@ -14,7 +14,9 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TextIO
+
+from tether_protocol._json import JsonObject
 
 from . import __version__
 from .config import ConfigError, describe, load_settings
@@ -57,14 +59,14 @@ class _Visible:
     """Writes to a terminal with every control character escaped: a value from a workspace
     file (a `model` holding escape sequences) is shown, never obeyed by the terminal."""
 
-    def __init__(self, out: Any) -> None:
+    def __init__(self, out: TextIO) -> None:
         self._out = out
 
     def write(self, text: str) -> None:
         self._out.write(visible(text))
 
 
-def _sandbox_line(sandbox: dict[str, Any]) -> str:
+def _sandbox_line(sandbox: JsonObject) -> str:
     if not sandbox["ok"]:
         return f"none: {sandbox['why']} (commands run unconfined, and every one asks for approval)"
     network = "on for every command" if sandbox["network"] == "on" else "off"
@@ -73,7 +75,7 @@ def _sandbox_line(sandbox: dict[str, Any]) -> str:
     return f"{sandbox['backend']} ({sandbox['version']}) · network {network}\n  why: {sandbox['why']}"
 
 
-def sandbox_report(setting: str, network: str, network_commands: tuple[str, ...]) -> dict[str, Any]:
+def sandbox_report(setting: str, network: str, network_commands: tuple[str, ...]) -> JsonObject:
     """The OS sandbox commands would run in here: backend, version, network policy."""
     from .sandbox import choose_sandbox
 
@@ -89,11 +91,11 @@ def sandbox_report(setting: str, network: str, network_commands: tuple[str, ...]
     }
 
 
-def doctor_report(workspace: Path, flags: dict[str, object]) -> dict[str, Any]:
+def doctor_report(workspace: Path, flags: dict[str, object]) -> JsonObject:
     """The facts `tether doctor` prints, as data: version, workspace, settings (secrets
     masked, each with its source), provider choice or why there is none, history path,
     ripgrep. Configuration errors are reported in `error`, not raised."""
-    report: dict[str, Any] = {
+    report: JsonObject = {
         "version": __version__,
         "python": sys.version.split()[0],
         "workspace": str(workspace),

@@ -27,9 +27,11 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tether_protocol._json import JsonObject
+
     from .server.sessions_service import SessionsService
     from .store import HistoryStore
 
@@ -39,7 +41,7 @@ OK, NOT_FOUND, USAGE = 0, 1, 2
 _SUMMARY = 100  # characters of a tool result shown by `show`
 
 
-def add_sessions_parser(commands: Any) -> None:
+def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `sessions` and its subcommands to the `tether` subparsers."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--workspace", "-w", help="workspace root (default: current directory)")
@@ -192,7 +194,7 @@ def _service(store: HistoryStore) -> SessionsService:
     return SessionsService(_OneStore(store))
 
 
-async def _read_snapshot(file: str) -> dict[str, Any] | int:
+async def _read_snapshot(file: str) -> JsonObject | int:
     """The checked snapshot in ``file`` (- for stdin), or the exit code of why not."""
     from tether_protocol._json import loads
 
@@ -304,7 +306,7 @@ _ACTIONS = {
 # -- the conversation as text -------------------------------------------------------
 
 
-def _conversation_text(snapshot: dict[str, Any]) -> str:
+def _conversation_text(snapshot: JsonObject) -> str:
     session = snapshot["session"]
     lines = [
         f"Session {session['id']}: {session['title'] or '(untitled)'}",
@@ -324,7 +326,7 @@ def _conversation_text(snapshot: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _turn_header(turn: dict[str, Any]) -> str:
+def _turn_header(turn: JsonObject) -> str:
     state = turn["status"]
     if turn.get("pending"):
         state = "waiting for approval"
@@ -334,7 +336,7 @@ def _turn_header(turn: dict[str, Any]) -> str:
     return header + (f"\nerror: {turn['error']}" if turn["error"] else "")
 
 
-def _message_lines(message: dict[str, Any], results: dict[Any, dict[str, Any]]) -> list[str]:
+def _message_lines(message: JsonObject, results: dict[object, JsonObject]) -> list[str]:
     body, role = message["body"], message["role"]
     mark = f" [{message['status']}]" if message["status"] != "complete" else ""
     lines: list[str] = []
@@ -362,7 +364,7 @@ def _labelled(label: str, text: str) -> str:
     return "\n".join([f"{label}: {first}", *("    " + line for line in rest)])
 
 
-def _call_line(call: dict[str, Any], result: dict[str, Any] | None) -> str:
+def _call_line(call: JsonObject, result: JsonObject | None) -> str:
     arguments = json.dumps(call.get("arguments", {}), ensure_ascii=False)
     if len(arguments) > _SUMMARY:
         arguments = arguments[: _SUMMARY - 3] + "..."

@@ -44,8 +44,8 @@ class Implementation:
 
 @attrs.define
 class TextContent:
+    type: Literal["text"] = attrs.field(default="text", kw_only=True)  # first on the wire
     text: str
-    type: Literal["text"] = "text"
     meta: Meta = None
 
 
@@ -88,8 +88,8 @@ class ToolCallLocation:
 class ToolCallContentBlock:
     """`{"type": "content", "content": <ContentBlock>}` inside a tool call."""
 
+    type: Literal["content"] = attrs.field(default="content", kw_only=True)
     content: TextContent
-    type: Literal["content"] = "content"
 
 
 @attrs.define
@@ -99,9 +99,9 @@ class DiffContent:
     `path` is absolute (for a move, the destination); `oldText` is absent for a new
     file; `newText` is `""` for a deletion."""
 
+    type: Literal["diff"] = attrs.field(default="diff", kw_only=True)
     path: str
     new_text: str
-    type: Literal["diff"] = "diff"
     old_text: Union[str, None] = None
 
 
@@ -110,8 +110,8 @@ class TerminalContent:
     """`{"type": "terminal", terminalId}`: command output shown as a terminal (only for
     clients that set `clientCapabilities._meta.terminal_output`, SPEC §4.9)."""
 
+    type: Literal["terminal"] = attrs.field(default="terminal", kw_only=True)
     terminal_id: str
-    type: Literal["terminal"] = "terminal"
 
 
 ToolCallContent = Union[ToolCallContentBlock, DiffContent, TerminalContent]

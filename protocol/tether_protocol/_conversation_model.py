@@ -13,8 +13,7 @@ from typing import Any, TypeAlias
 
 import attrs
 
-# A JSON object as decoded (the edge: tool arguments, opaque extras).
-JsonObject: TypeAlias = dict[str, Any]
+from ._json import JsonObject as JsonObject  # the edge: tool arguments, opaque extras
 
 
 class ConversationError(ValueError):

@@ -55,7 +55,7 @@ class StepReport:
     llm_latency_ms: float
     first_token_ms: Union[float, None]
     usage: Usage
-    finish_reason: str
+    finish_reason: Union[str, None]  # null when the stream ended without saying why
     tool_calls: list[ToolCallReport]
     tool_total_ms: float
 

@@ -25,11 +25,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeAlias
 
 import orjson
 
 from ._gc import collector_paused
+
+# A JSON object as parsed or about to be written: the type of the edges (wire payloads,
+# API bodies, stored bodies, snapshot files), never of what lies between them
+JsonObject: TypeAlias = dict[str, Any]
 
 __all__ = ["dumps", "dumps_text", "loads", "whole_text"]
 

@@ -125,8 +125,8 @@ class CreateFileOptions:
 
 @attrs.define
 class CreateFile:
+    kind: Literal["create"] = attrs.field(default="create", kw_only=True)  # first on the wire
     uri: str
-    kind: Literal["create"] = "create"
     options: Union[CreateFileOptions, None] = None
 
 
@@ -139,8 +139,10 @@ class WorkspaceEdit:
 
 @attrs.define
 class ApplyWorkspaceEditParams:
+    """`label` is optional in LSP; Tether always names the edit, first on the wire."""
+
+    label: str = attrs.field(default="", kw_only=True)
     edit: WorkspaceEdit
-    label: Union[str, None] = None
 
 
 @attrs.define

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import pytest
+
 from tether.agent.compaction import (
     compact,
     render_transcript,

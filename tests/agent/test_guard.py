@@ -17,6 +17,7 @@ from tether.agent.guard import (
     truncate_user_blocks,
     wrap_tool_result,
 )
+from tether_protocol.conversation import ImageBlock, TextBlock
 
 POSITIVE = {
     "ignore_instructions": [
@@ -199,8 +200,8 @@ def test_wrapped_output_can_close_only_at_the_end(text: str) -> None:
     assert wrapped.startswith('<tool_output tool="grep">\n')
 
 
-def _text(text: str) -> dict[str, str]:
-    return {"type": "text", "text": text}
+def _text(text: str) -> TextBlock:
+    return TextBlock(text)
 
 
 def test_truncation_keeps_the_start_and_says_so() -> None:
@@ -219,7 +220,7 @@ def test_truncation_keeps_the_start_and_says_so() -> None:
 def test_the_limit_is_the_whole_messages_not_each_blocks() -> None:
     """An editor may send a selection and a question as separate blocks: two 20,000-
     character blocks are a 40,000-character message."""
-    image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+    image = ImageBlock("AAAA", "image/png")
     kept, notice = truncate_user_blocks([_text("a" * 20_000), image, _text("b" * 20_000), _text("c" * 10)])
     assert notice == "[Your message was 40,010 characters; the first 32,000 were kept and the rest was cut.]"
     assert kept == [_text("a" * 20_000), image, _text("b" * 12_000 + "\n\n" + notice)]

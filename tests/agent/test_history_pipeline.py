@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tether.agent.history import CLEARED, MISSING, prepare, repair_pairing
 from tether_protocol.conversation import (
     AssistantMessage,

@@ -20,9 +20,9 @@ from tether.tools.disk_io import DiskFileIO
 from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.sandbox import WorkspaceSandbox
-from tether_protocol.conversation import Message, ToolResultMessage
+from tether_protocol.conversation import Message, TextBlock, ToolResultMessage, UserMessage
 
-USER = {"role": "user", "content": [{"type": "text", "text": "go"}]}
+USER = UserMessage((TextBlock("go"),))
 
 
 def _step(index: int, *call_ids: str) -> StepState:
@@ -246,7 +246,7 @@ async def test_a_turn_killed_while_asking_resumes_to_the_state_it_would_have_rea
         await store.create_session("s1", str(ws), "ask")
         session = await _session(store, ws)
         outcome = await _turn(session, store, "t1", AllowsAndSnapshots(db, killed)).run(
-            [{"type": "text", "text": "write both"}])
+            [TextBlock("write both")])
         assert outcome.stop_reason == "end_turn"
         straight = await _conversation(store)
 

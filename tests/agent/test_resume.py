@@ -18,7 +18,7 @@ from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
-from tether_protocol.conversation import ToolResultMessage
+from tether_protocol.conversation import TextBlock, ToolResultMessage
 
 CALL = {"id": "call_w", "name": "write_file", "arguments": {"path": "new.txt", "content": "hello\n"}}
 
@@ -132,7 +132,7 @@ async def test_an_approved_call_is_recorded_as_started_before_it_runs(tmp_path: 
         script = {"replies": [
             {"when": {"step": 1}, "tool_calls": [_command("ca", "a"), _command("cb", "b")]}, {"text": "ok"}]}
         turn = _turn(session, store, script, [Watched()])
-        outcome = await turn.run([{"type": "text", "text": "run both"}])
+        outcome = await turn.run([TextBlock("run both")])
 
     assert outcome.stop_reason == "end_turn" and (ws / "side.txt").read_text() == "a\nb\n"
     started = [{c["id"]: c.get("started", False) for c in waiting[1]["calls"]} for waiting in seen]

@@ -11,6 +11,7 @@ from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.approvals.gate import OPTIONS
 from tether.server.permission import acp_options, lsp_actions
 from tether.store import HistoryStore
+from tether_protocol import unstructure
 
 
 class RecordingUser:
@@ -93,18 +94,19 @@ async def test_allow_once_with_network(store) -> None:
 def test_the_fifth_option_is_offered_for_a_sandboxed_command_without_network() -> None:
     assert "allow_once_network" in OPTIONS
     offered = acp_options(run("curl example.com", "ask"))
-    assert [o["optionId"] for o in offered] == [
+    assert [o.option_id for o in offered] == [
         "allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network"]
-    assert offered[-1] == {"optionId": "allow_once_network", "name": "Allow once, with network", "kind": "allow_once"}
-    assert [a["title"] for a in lsp_actions(run("curl x", "ask"))] == [
+    assert unstructure(offered[-1]) == {
+        "optionId": "allow_once_network", "name": "Allow once, with network", "kind": "allow_once"}
+    assert [a.title for a in lsp_actions(run("curl x", "ask"))] == [
         "Allow once", "Allow once with network", "Allow always", "Reject"]
     unsandboxed = run("curl example.com", "ask", sandboxed=False)
     granted = run("npm install", "ask")
     granted.network_granted = True
     for request in (unsandboxed, granted, edit("a.py", "ask")):
-        assert [o["optionId"] for o in acp_options(request)] == [
+        assert [o.option_id for o in acp_options(request)] == [
             "allow_once", "allow_always", "reject_once", "reject_always"]
-        assert [a["title"] for a in lsp_actions(request)] == ["Allow once", "Allow always", "Reject"]
+        assert [a.title for a in lsp_actions(request)] == ["Allow once", "Allow always", "Reject"]
 
 
 async def test_the_gate_tells_the_asker_when_the_network_is_already_granted(store) -> None:

@@ -10,6 +10,7 @@ from tether.approvals import ApprovalRequest
 from tether.server.permission import tool_call_content
 from tether.tools.run_command import RunCommandTool
 from tether.tools.visible_text import visible
+from tether_protocol import unstructure
 
 TRICKS = {
     # the terminal returns to the line start and clears it: only "npm test" stays on screen
@@ -32,7 +33,7 @@ def test_invisible_characters_are_shown_escaped_in_the_title_and_the_prompt(comm
                               {"command": command}, "ask", command=command, cwd=".")
     assert request.title == f"Run `{shown}`"
     (block,) = tool_call_content(request)
-    assert block["content"]["text"] == f"$ {shown}\n(in .)"
+    assert unstructure(block) == {"type": "content", "content": {"type": "text", "text": f"$ {shown}\n(in .)"}}
 
 
 def test_newlines_tabs_and_ordinary_unicode_are_shown_as_they_are() -> None:

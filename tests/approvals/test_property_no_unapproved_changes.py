@@ -24,6 +24,7 @@ from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
+from tether_protocol.conversation import TextBlock
 
 MODES = ["read-only", "ask", "auto-edit", "full-auto"]
 ANSWERS = ["allow_once", "allow_always", "reject_once", "reject_always"]
@@ -131,7 +132,7 @@ async def _check(calls: list[dict[str, Any]]) -> list[bool]:
                 sink=NullSink(), max_steps=3,
                 services=TurnServices(gate=gate, asker=user, files=DiskFileIO(session.sandbox)),
             )
-            await turn.run([{"type": "text", "text": f"call {n}"}])
+            await turn.run([TextBlock(f"call {n}")])
             changed = snapshot(ws) != before
             changes.append(changed)
             if changed:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from tether_protocol.conversation import Message
 
 from ..providers.base import ModelRequest
+from ..tools.args import JsonSchema
 
 STABLE_SYSTEM_PROMPT = """\
 You are Tether, a coding agent working inside the user's workspace through tools.
@@ -69,7 +69,7 @@ def project_instructions(workspace: Path) -> str:
 def build_request(
     *,
     messages: Sequence[Message],
-    tools: list[dict[str, Any]],  # JSON Schema tool specs (a JSON edge)
+    tools: list[JsonSchema],  # JSON Schema tool specs (a JSON edge)
     workspace: Path,
     model: str,
     max_output_tokens: int,

@@ -18,9 +18,13 @@ from __future__ import annotations
 import html
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+import attrs
+
+from tether_protocol.conversation import ContentBlock, TextBlock
 
 GuardMode = Literal["off", "log", "warn", "block"]
 MODES: tuple[GuardMode, ...] = ("off", "log", "warn", "block")
@@ -207,8 +211,8 @@ def wrap_tool_result(text: str, tool_name: str) -> str:
 
 
 def truncate_user_blocks(
-    blocks: list[dict[str, Any]], limit: int = MAX_MESSAGE_CHARS
-) -> tuple[list[dict[str, Any]], str | None]:
+    blocks: Sequence[ContentBlock], limit: int = MAX_MESSAGE_CHARS
+) -> tuple[list[ContentBlock], str | None]:
     """Keep the first ``limit`` characters of an over-long message (never reject it): of
     its text blocks together, not each block's (an editor may send one block per
     paragraph or selection). Text blocks past the limit are left out; other blocks
@@ -216,21 +220,21 @@ def truncate_user_blocks(
     model sees the notice appended to the kept text, so it knows the end is missing."""
     if limit <= 0:
         raise ValueError("limit must be positive")
-    total = sum(len(b.get("text", "")) for b in blocks if b.get("type") == "text")
+    total = sum(len(b.text) for b in blocks if isinstance(b, TextBlock))
     if total <= limit:
-        return blocks, None
+        return list(blocks), None
     notice = _cut_notice(total, limit)
-    kept: list[dict[str, Any]] = []
+    kept: list[ContentBlock] = []
     room = limit
     for block in blocks:
-        if block.get("type") != "text":
+        if not isinstance(block, TextBlock):
             kept.append(block)
             continue
-        text = block.get("text", "")
+        text = block.text
         if room <= 0:
             continue  # past the limit: left out
         if len(text) >= room:  # the limit is reached here (what follows is cut): say so
-            block = {**block, "text": f"{text[:room]}\n\n{notice}"}
+            block = attrs.evolve(block, text=f"{text[:room]}\n\n{notice}")
         room -= len(text)
         kept.append(block)
     return kept, notice

@@ -25,7 +25,6 @@ from tether_protocol.conversation import (
     JsonObject,
     Message,
     ToolResultMessage,
-    message_from_json,
     message_to_json,
 )
 
@@ -84,13 +83,13 @@ class TurnJournal:
 
     # ---- the turn ------------------------------------------------------------------
 
-    async def begin(self, user: JsonObject, *, blocked: bool) -> None:
-        """Store the user message (stored as the client sent its blocks); a blocked prompt
-        is kept but never sent to the model."""
-        record = MessageRecord(role="user", body=user, status="error" if blocked else "complete")
+    async def begin(self, user: Message, *, blocked: bool) -> None:
+        """Store the user message (its blocks as the client sent them, screened); a
+        blocked prompt is kept but never sent to the model."""
+        record = MessageRecord.of(user, "error" if blocked else "complete")
         await self.session.store.begin_turn(self.session.id, self.turn_id, record)
         if not blocked:
-            self.session.messages.append(message_from_json(user))
+            self.session.messages.append(user)
 
     async def set_title(self, title: str) -> None:
         self.session.title = title

@@ -18,12 +18,21 @@ through the executor, or build protocol JSON (it reports typed events to a `Turn
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import anyio
+import attrs
 
-from tether_protocol.conversation import JsonObject
+from tether_protocol.conversation import (
+    ContentBlock,
+    EmbeddedResource,
+    GuardFinding,
+    GuardRecord,
+    JsonObject,
+    TextBlock,
+    UserMessage,
+)
 
 from ..providers.base import Provider, ProviderError
 from ..tools.registry import ToolRegistry
@@ -89,14 +98,13 @@ class AgentTurn:
             guard=self.guard, journal=self.journal,
         )
 
-    async def run(self, prompt: list[JsonObject]) -> TurnOutcome:
-        prompt, notices, verdict = self._screen_prompt(prompt)
-        user: JsonObject = {"role": "user", "content": prompt}
+    async def run(self, prompt: Sequence[ContentBlock]) -> TurnOutcome:
+        screened, notices, verdict = self._screen_prompt(prompt)
+        guard = None
         if verdict.findings:
-            user["guard"] = {
-                "findings": [{"pattern": f.pattern, "excerpt": f.excerpt} for f in verdict.findings],
-                "blocked": verdict.blocked,
-            }
+            findings = tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings)
+            guard = GuardRecord(findings, verdict.blocked)
+        user = UserMessage(tuple(screened), guard)
         await self.journal.begin(user, blocked=verdict.blocked)
         for notice in notices:
             text = notice if notice.startswith("[") else f"[{notice}]"
@@ -107,29 +115,30 @@ class AgentTurn:
 
             return await self._drive(refused)
         if self.session.title is None:
-            title = _title_from(prompt)
+            title = _title_from(screened)
             if title:
                 await self.journal.set_title(title)
                 self.sink.emit(TitleChanged(title))
         return await self._drive(self._steps)
 
-    def _screen_prompt(self, prompt: list[JsonObject]) -> tuple[list[JsonObject], list[str], GuardResult]:
+    def _screen_prompt(self, prompt: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str], GuardResult]:
         """Over-long text is cut (never refused); the input guard looks at the rest."""
-        prompt, cut = truncate_user_blocks(prompt)
+        kept, cut = truncate_user_blocks(prompt)
         notices: list[str] = [cut] if cut else []
-        screened = []
+        screened: list[ContentBlock] = []
         attached: list[Finding] = []  # findings in attached files' text
-        for block in prompt:
-            resource = block.get("resource")
-            if block.get("type") == "resource" and isinstance(resource, dict) and isinstance(resource.get("text"), str):
-                checked = self.guard.check_attachment(resource["text"], str(resource.get("uri", "")))
+        for block in kept:
+            text = block.resource.text if isinstance(block, EmbeddedResource) else None
+            if isinstance(block, EmbeddedResource) and text is not None:
+                resource = block.resource
+                checked = self.guard.check_attachment(text, resource.uri)
                 attached += checked.findings
                 if checked.notice:
                     notices.append(checked.notice)
                 if checked.blocked:
-                    block = {**block, "resource": {**resource, "text": checked.text}}
+                    block = attrs.evolve(block, resource=attrs.evolve(resource, text=checked.text))
             screened.append(block)
-        joined = "\n".join(b.get("text", "") for b in screened if b.get("type") == "text")
+        joined = "\n".join(b.text for b in screened if isinstance(b, TextBlock))
         verdict = self.guard.check_user(joined)
         if verdict.notice:
             notices.append(verdict.notice)
@@ -208,9 +217,9 @@ class AgentTurn:
         self.sink.emit(UsageUpdated(context.used(messages), self.provider.context_window))
 
 
-def _title_from(prompt: list[JsonObject]) -> str:
+def _title_from(prompt: Sequence[ContentBlock]) -> str:
     for block in prompt:
-        if block.get("type") == "text" and str(block.get("text", "")).strip():
-            line = str(block["text"]).strip().splitlines()[0]
+        if isinstance(block, TextBlock) and block.text.strip():
+            line = block.text.strip().splitlines()[0]
             return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
     return ""

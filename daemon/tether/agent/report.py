@@ -1,7 +1,8 @@
 """The run report of a turn (seed 004's AgentRunReport): steps, latencies, usage, tools.
 
-Owns: collecting a turn's steps as typed values and rendering the report's JSON (the
-shape stored with the turn and sent to clients). Must not: time anything itself beyond
+Owns: collecting a turn's steps as typed values and building the report
+(`tether_protocol`'s `RunReport`, rendered by the one converter into the JSON stored
+with the turn and sent to clients). Must not: time anything itself beyond
 the turn's start and end (the loop measures steps and tools), or store the report.
 """
 
@@ -10,7 +11,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from tether_protocol.conversation import JsonObject
+import tether_protocol._extensions as wire
+from tether_protocol._converter import unstructure
+from tether_protocol._extensions import RunReport, ToolCallReport, Usage
+from tether_protocol._json import JsonObject
 
 from .state import StepState
 
@@ -38,13 +42,8 @@ class StepUsage:
         self.cached_tokens += other.cached_tokens
         self.cache_write_tokens += other.cache_write_tokens
 
-    def to_json(self) -> dict[str, int]:
-        return {
-            "inputTokens": self.input_tokens,
-            "outputTokens": self.output_tokens,
-            "cachedTokens": self.cached_tokens,
-            "cacheWriteTokens": self.cache_write_tokens,
-        }
+    def typed(self) -> Usage:
+        return Usage(self.input_tokens, self.output_tokens, self.cached_tokens, self.cache_write_tokens)
 
 
 @dataclass(slots=True)
@@ -57,26 +56,17 @@ class StepReport:
     tools: list[ToolTiming]
     tool_total_ms: float
 
-    def to_json(self) -> JsonObject:
-        return {
-            "index": self.index,
-            "llmLatencyMs": self.llm_latency_ms,
-            "firstTokenMs": self.first_token_ms,
-            "usage": self.usage.to_json(),
-            "finishReason": self.finish_reason,
-            "toolCalls": [
-                {
-                    "callId": t.call_id,
-                    "toolName": t.tool_name,
-                    "arguments": t.arguments,
-                    "resultSizeBytes": t.result_size_bytes,
-                    "latencyMs": round(t.latency_ms, 3),
-                    **({"error": t.error} if t.error else {}),
-                }
-                for t in self.tools
-            ],
-            "toolTotalMs": self.tool_total_ms,
-        }
+    def typed(self) -> wire.StepReport:
+        calls = [
+            ToolCallReport(
+                t.call_id, t.tool_name, t.arguments, t.result_size_bytes, round(t.latency_ms, 3), t.error or None
+            )
+            for t in self.tools
+        ]
+        return wire.StepReport(
+            self.index, self.llm_latency_ms, self.first_token_ms, self.usage.typed(), self.finish_reason, calls,
+            self.tool_total_ms,
+        )
 
 
 @dataclass(slots=True)
@@ -109,26 +99,29 @@ class RunReportBuilder:
         )
 
     def build(self, *, stop_reason: str, status: str, error: str | None = None) -> JsonObject:
+        """The report as stored and sent (through the one converter: the protocol's shape)."""
+        report: JsonObject = unstructure(self.report(stop_reason=stop_reason, status=status, error=error))
+        return report
+
+    def report(self, *, stop_reason: str, status: str, error: str | None = None) -> RunReport:
         usage = StepUsage()
         for step in self.steps:
             usage.add(step.usage)
-        report: JsonObject = {
-            "turnId": self.turn_id,
-            "sessionId": self.session_id,
-            "provider": self.provider,
-            "model": self.model,
-            "startedAt": self.started_at,
-            "completedAt": time.time(),
-            "totalMs": round((time.perf_counter() - self._t0) * 1000, 3),
-            "stopReason": stop_reason,
-            "status": status,
-            "steps": [step.to_json() for step in self.steps],
-            "stepCount": len(self.steps),
-            "toolCallCount": sum(len(s.tools) for s in self.steps),
-            "totalUsage": usage.to_json(),
-            "totalLlmMs": round(sum(s.llm_latency_ms for s in self.steps), 3),
-            "totalToolMs": round(sum(s.tool_total_ms for s in self.steps), 3),
-        }
-        if error:
-            report["error"] = error
-        return report
+        return RunReport(
+            turn_id=self.turn_id,
+            session_id=self.session_id,
+            provider=self.provider,
+            model=self.model,
+            started_at=self.started_at,
+            completed_at=time.time(),
+            total_ms=round((time.perf_counter() - self._t0) * 1000, 3),
+            stop_reason=stop_reason,
+            status=status,
+            steps=[step.typed() for step in self.steps],
+            step_count=len(self.steps),
+            tool_call_count=sum(len(s.tools) for s in self.steps),
+            total_usage=usage.typed(),
+            total_llm_ms=round(sum(s.llm_latency_ms for s in self.steps), 3),
+            total_tool_ms=round(sum(s.tool_total_ms for s in self.steps), 3),
+            error=error or None,
+        )

@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx
 
+from tether_protocol._json import JsonObject
+
 from .base import (
     Finish,
     ModelRequest,
@@ -109,7 +111,7 @@ class AnthropicProvider(Provider):
             transport=transport,
         )
 
-    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+    def build_body(self, request: ModelRequest) -> JsonObject:
         return build_body(
             request,
             model=request.model or self.model,
@@ -124,7 +126,7 @@ class AnthropicProvider(Provider):
             async for event in events:
                 yield event
 
-    async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[ProviderEvent, None]:
+    async def _attempt(self, body: JsonObject) -> AsyncGenerator[ProviderEvent, None]:
         parser = StreamParser(self.client.error_context)
         async with aclosing(self.client.events("/v1/messages", body)) as sse_events:
             async for sse in sse_events:
@@ -186,11 +188,11 @@ class StreamParser:
         handler = _HANDLERS.get(kind)
         return handler(self, payload) if handler is not None else []  # ping, unknown: ignored
 
-    def _message_start(self, payload: dict[str, Any]) -> list[ProviderEvent]:
+    def _message_start(self, payload: JsonObject) -> list[ProviderEvent]:
         self._take_usage((payload.get("message") or {}).get("usage") or {})
         return []
 
-    def _block_start(self, payload: dict[str, Any]) -> list[ProviderEvent]:
+    def _block_start(self, payload: JsonObject) -> list[ProviderEvent]:
         index = int(payload.get("index", 0))
         block = payload.get("content_block") or {}
         kind = str(block.get("type", ""))
@@ -208,7 +210,7 @@ class StreamParser:
             return [ThinkingDelta("", redacted=str(block["data"]))]  # kept, never shown
         return []  # unknown blocks: nothing to show
 
-    def _block_delta(self, payload: dict[str, Any]) -> list[ProviderEvent]:
+    def _block_delta(self, payload: JsonObject) -> list[ProviderEvent]:
         index = int(payload.get("index", 0))
         delta = payload.get("delta") or {}
         kind = delta.get("type")
@@ -223,7 +225,7 @@ class StreamParser:
             return [ThinkingDelta("", signature=delta["signature"])]
         return []
 
-    def _block_stop(self, payload: dict[str, Any]) -> list[ProviderEvent]:
+    def _block_stop(self, payload: JsonObject) -> list[ProviderEvent]:
         index = int(payload.get("index", 0))
         call_id = self.calls.get(index)
         if call_id is None:
@@ -239,18 +241,18 @@ class StreamParser:
         events.append(ToolCallEnd(call_id))
         return events
 
-    def _message_delta(self, payload: dict[str, Any]) -> list[ProviderEvent]:
+    def _message_delta(self, payload: JsonObject) -> list[ProviderEvent]:
         reason = (payload.get("delta") or {}).get("stop_reason")
         if reason:
             self.stop_reason = reason
         self._take_usage(payload.get("usage") or {})
         return []
 
-    def _message_stop(self, payload: dict[str, Any]) -> list[ProviderEvent]:
+    def _message_stop(self, payload: JsonObject) -> list[ProviderEvent]:
         self.done = True
         return []
 
-    def _take_usage(self, usage: dict[str, Any]) -> None:
+    def _take_usage(self, usage: JsonObject) -> None:
         # Counts are cumulative totals: a later value replaces an earlier one, and a
         # field a message_delta leaves out keeps its message_start value.
         if usage.get("input_tokens") is not None:
@@ -275,7 +277,7 @@ class StreamParser:
         fallback = "tool_calls" if self.calls else "stop"
         return Finish(_STOP_REASONS.get(self.stop_reason or "", fallback))
 
-    def _in_band_error(self, payload: dict[str, Any]) -> ProviderError:
+    def _in_band_error(self, payload: JsonObject) -> ProviderError:
         message, error_type = in_band_error_text(payload)
         kind, retryable = _IN_BAND_ERRORS.get(error_type, ("bad_response", False))
         where = f"anthropic ({self.context.base_url})"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import abc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Union
 
-from tether_protocol.conversation import Message
+from tether_protocol.conversation import JsonObject, Message
 
 
 @dataclass(slots=True)
@@ -77,7 +77,7 @@ class ModelRequest:
 
     system: str
     messages: list[Message]  # the conversation, typed; each adapter renders its API's shape
-    tools: list[dict[str, Any]]  # JSON Schema tool specs (a JSON edge)
+    tools: list[JsonObject]  # JSON Schema tool specs (a JSON edge)
     model: str = ""
     max_output_tokens: int = 0
     # The part of the system prompt that changes between turns, sent after the stable
@@ -85,7 +85,7 @@ class ModelRequest:
     dynamic_context: str = ""
     session_id: str = ""
     step: int = 1
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: JsonObject = field(default_factory=dict)
 
 
 class ProviderError(Exception):

@@ -31,6 +31,8 @@ import anyio
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
+from tether_protocol._json import JsonObject
+
 from .base import ProviderError
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
@@ -232,9 +234,9 @@ class SSEClient:
             follow_redirects=False,
         )
         # Set by the recorder (record.py) to see each exchange.
-        self.tap: Callable[[dict[str, Any]], Callable[[int, dict[str, str]], Callable[[bytes], None]]] | None = None
+        self.tap: Callable[[JsonObject], Callable[[int, dict[str, str]], Callable[[bytes], None]]] | None = None
 
-    async def events(self, path: str, body: dict[str, Any]) -> AsyncGenerator[ServerSentEvent, None]:
+    async def events(self, path: str, body: JsonObject) -> AsyncGenerator[ServerSentEvent, None]:
         """POST and yield events; raises ProviderError (classified) for every failure."""
         url = f"{self.base_url}{path}"
         on_exchange = self.tap(body) if self.tap is not None else None

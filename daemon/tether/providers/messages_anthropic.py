@@ -23,12 +23,12 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from tether_protocol.conversation import (
     AssistantMessage,
     ContentBlock,
     ImageBlock,
+    JsonObject,
     Message,
     RedactedThinking,
     SystemMessage,
@@ -68,7 +68,7 @@ def _ephemeral() -> dict[str, str]:
 
 def build_body(
     request: ModelRequest, *, model: str, max_output_tokens: int = 0, thinking_budget: int = 0
-) -> dict[str, Any]:
+) -> JsonObject:
     max_tokens = max_output_tokens or default_max_tokens(model)
     if thinking_budget > 0 and max_tokens <= thinking_budget:
         max_tokens = thinking_budget + _ANSWER_ROOM
@@ -83,7 +83,7 @@ def build_body(
         tools[-1]["cache_control"] = _ephemeral()
     messages = convert_messages(request.messages)
     mark_latest(messages)
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+    body: JsonObject = {"model": model, "max_tokens": max_tokens}
     if system:
         body["system"] = system
     body["messages"] = messages
@@ -95,13 +95,13 @@ def build_body(
     return body
 
 
-def system_blocks(system: str, dynamic_context: str) -> list[dict[str, Any]]:
+def system_blocks(system: str, dynamic_context: str) -> list[JsonObject]:
     # Two blocks, stable first, so the changing part sits after the cached prefix.
     # Empty text blocks are rejected by the API, so empty parts are left out.
     return [{"type": "text", "text": t} for t in (system, dynamic_context) if t]
 
 
-def tool_specs(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def tool_specs(tools: list[JsonObject]) -> list[JsonObject]:
     out = []
     for tool in tools:
         schema = tool.get("input_schema") or tool.get("parameters") or {"type": "object"}
@@ -111,7 +111,7 @@ def tool_specs(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def convert_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def convert_messages(messages: Sequence[Message]) -> list[JsonObject]:
     """The conversation → Anthropic messages, merging same-role neighbours.
 
     The API requires user/assistant alternation, and every tool result of a step must
@@ -120,7 +120,7 @@ def convert_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     next prompt's blocks). Assistant messages with no sendable content are dropped
     (empty content is rejected) and their neighbours merge.
     """
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for message in messages:
         role = "user"
         if isinstance(message, AssistantMessage):
@@ -140,8 +140,8 @@ def convert_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def user_blocks(content: Sequence[ContentBlock]) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+def user_blocks(content: Sequence[ContentBlock]) -> list[JsonObject]:
+    blocks: list[JsonObject] = []
     for block in content:
         if isinstance(block, ImageBlock) and block.data:
             source = {"type": "base64", "media_type": block.mime_type or "image/png", "data": block.data}
@@ -152,8 +152,8 @@ def user_blocks(content: Sequence[ContentBlock]) -> list[dict[str, Any]]:
     return blocks or [{"type": "text", "text": "(empty message)"}]
 
 
-def assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+def assistant_blocks(message: AssistantMessage) -> list[JsonObject]:
+    blocks: list[JsonObject] = []
     # The API verifies the signature and rejects unsigned thinking, so thinking without
     # one (a cancelled step, another provider's reasoning) is left out. Steps recorded
     # with their blocks send every block back in order, redacted ones included.
@@ -174,8 +174,8 @@ def assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     return blocks
 
 
-def tool_result_block(message: ToolResultMessage) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+def tool_result_block(message: ToolResultMessage) -> JsonObject:
+    block: JsonObject = {"type": "tool_result", "tool_use_id": message.tool_call_id}
     if message.content:  # content is optional; an empty string is left out rather than risked
         block["content"] = message.content
     if message.is_error:
@@ -183,7 +183,7 @@ def tool_result_block(message: ToolResultMessage) -> dict[str, Any]:
     return block
 
 
-def mark_latest(messages: list[dict[str, Any]]) -> None:
+def mark_latest(messages: list[JsonObject]) -> None:
     """Put the moving cache breakpoint on the latest message's last cacheable block."""
     if not messages:
         return
@@ -195,7 +195,7 @@ def mark_latest(messages: list[dict[str, Any]]) -> None:
             return
 
 
-def strip_moving_breakpoint(body: dict[str, Any]) -> dict[str, Any]:
+def strip_moving_breakpoint(body: JsonObject) -> JsonObject:
     """A copy of `body` without the latest message's breakpoint (for stability checks)."""
     body = copy.deepcopy(body)
     if body.get("messages"):

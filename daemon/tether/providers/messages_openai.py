@@ -24,6 +24,7 @@ from typing import Any
 from tether_protocol.conversation import (
     AssistantMessage,
     CompactionSummary,
+    JsonObject,
     Message,
     ToolCall,
     ToolResultMessage,
@@ -63,7 +64,7 @@ def context_window_for(model: str) -> int:
     return _CONTEXT_WINDOWS[best] if best else DEFAULT_CONTEXT_WINDOW
 
 
-def build_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def build_tools(tools: list[JsonObject]) -> list[JsonObject]:
     return [
         {
             "type": "function",
@@ -77,9 +78,9 @@ def build_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def build_messages(system: str, dynamic_context: str, history: Sequence[Message]) -> list[dict[str, Any]]:
+def build_messages(system: str, dynamic_context: str, history: Sequence[Message]) -> list[JsonObject]:
     """Chat-completions messages for a system prompt and a conversation, in order."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     system_text = "\n\n".join(part for part in (system, dynamic_context) if part)
     if system_text:
         out.append({"role": "system", "content": system_text})
@@ -96,9 +97,9 @@ def build_messages(system: str, dynamic_context: str, history: Sequence[Message]
     return out
 
 
-def _assistant(message: AssistantMessage) -> dict[str, Any]:
+def _assistant(message: AssistantMessage) -> JsonObject:
     text, calls = message.text, message.tool_calls
-    out: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
+    out: JsonObject = {"role": "assistant", "content": text if text or not calls else None}
     if calls:
         out["tool_calls"] = [
             {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": _arguments(call)}}
@@ -115,7 +116,7 @@ def _arguments(call: ToolCall) -> str:
     return json.dumps(call.arguments, ensure_ascii=False)
 
 
-def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+def _tool_result(message: ToolResultMessage) -> JsonObject:
     content = message.content
     if message.is_error and not _ERROR_WORD.match(content):
         # Chat completions has no error flag on tool results; the text must say it.
@@ -206,7 +207,7 @@ FINISH_REASONS = {
 _OVERLOAD_MARKERS = ("overload", "rate limit", "rate_limit", "503", "529")
 
 
-def in_band_error(where: str, chunk: dict[str, Any]) -> ProviderError:
+def in_band_error(where: str, chunk: JsonObject) -> ProviderError:
     message, code = in_band_error_text(chunk)
     lowered = json.dumps(chunk.get("error")).lower()
     if "context_length" in lowered or "context length" in lowered or "maximum context" in lowered:
@@ -219,7 +220,7 @@ def in_band_error(where: str, chunk: dict[str, Any]) -> ProviderError:
     )
 
 
-def usage_report(usage: dict[str, Any]) -> UsageReport:
+def usage_report(usage: JsonObject) -> UsageReport:
     def number(value: Any) -> int:
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -233,7 +234,7 @@ def usage_report(usage: dict[str, Any]) -> UsageReport:
     )
 
 
-def generated_id_prefix(messages: list[dict[str, Any]]) -> Callable[[], str]:
+def generated_id_prefix(messages: list[JsonObject]) -> Callable[[], str]:
     """Ids for calls the server sent without one: deterministic (so replays and prompt
     caches match) yet distinct between steps and turns (the editor keys tool calls by
     id for the whole session), hence derived from the history, computed only if needed."""

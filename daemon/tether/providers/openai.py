@@ -23,6 +23,8 @@ from typing import Any
 
 import httpx
 
+from tether_protocol._json import JsonObject
+
 from .base import (
     Finish,
     ModelRequest,
@@ -84,9 +86,9 @@ class OpenAIProvider(Provider):
             transport=transport,
         )
 
-    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+    def build_body(self, request: ModelRequest) -> JsonObject:
         """The request body; the same history always serializes to the same bytes."""
-        body: dict[str, Any] = {
+        body: JsonObject = {
             "model": request.model or self.model,
             "messages": build_messages(request.system, request.dynamic_context, request.messages),
             "stream": True,
@@ -121,7 +123,7 @@ class OpenAIProvider(Provider):
                 await gen.aclose()
 
     async def _attempt(
-        self, body: dict[str, Any], id_prefix: Callable[[], str]
+        self, body: JsonObject, id_prefix: Callable[[], str]
     ) -> AsyncGenerator[ProviderEvent, None]:
         parser = ChunkParser(f"{self.name} ({self.base_url})", id_prefix)
         done = False
@@ -198,7 +200,7 @@ class ChunkParser:
     def __init__(self, where: str, id_prefix: Callable[[], str]) -> None:
         self.where = where
         self.finish_reason = ""
-        self.usage: dict[str, Any] | None = None
+        self.usage: JsonObject | None = None
         self._id_prefix = id_prefix
         self._think = ThinkSplitter()
         self._calls: list[_Call] = []
@@ -236,7 +238,7 @@ class ChunkParser:
         out.append(Finish(reason))
         return out
 
-    def _choice(self, choice: dict[str, Any], out: list[ProviderEvent]) -> None:
+    def _choice(self, choice: JsonObject, out: list[ProviderEvent]) -> None:
         delta = choice.get("delta") or {}
         if isinstance(delta, dict):
             # Some servers send both spellings with the same text; take one.
@@ -255,9 +257,9 @@ class ChunkParser:
             self.finish_reason = FINISH_REASONS.get(str(reason), "stop")
             self._close(out)
 
-    def _tool_delta(self, item: dict[str, Any], position: int, out: list[ProviderEvent]) -> None:
+    def _tool_delta(self, item: JsonObject, position: int, out: list[ProviderEvent]) -> None:
         raw_function = item.get("function")
-        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
+        function: JsonObject = raw_function if isinstance(raw_function, dict) else {}
         server_id = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else None
         name = function.get("name") if isinstance(function.get("name"), str) else ""
         args = function.get("arguments")

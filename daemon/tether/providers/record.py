@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tether_protocol._errors import ConfigInvalid
+from tether_protocol._json import JsonObject
 
 from .base import ModelRequest, Provider, ProviderError, ProviderEvent
 
@@ -51,7 +52,7 @@ class RecordingProvider(Provider):
         self.model = inner.model
         self.context_window = inner.context_window
         self.path = path
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[JsonObject] = []
         client.tap = self._tap
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.stat().st_size == 0:
@@ -63,8 +64,8 @@ class RecordingProvider(Provider):
             }
             path.write_text(json.dumps(header) + "\n", encoding="utf-8")
 
-    def _tap(self, body: dict[str, Any]) -> Callable[[int, dict[str, str]], Callable[[bytes], None]]:
-        exchange: dict[str, Any] = {"request": body, "status": None, "headers": {}, "chunks": []}
+    def _tap(self, body: JsonObject) -> Callable[[int, dict[str, str]], Callable[[bytes], None]]:
+        exchange: JsonObject = {"request": body, "status": None, "headers": {}, "chunks": []}
         self._pending.append(exchange)
         started = time.perf_counter()
 

@@ -20,6 +20,7 @@ import anyio
 import httpx
 
 from tether_protocol._errors import ConfigInvalid
+from tether_protocol._json import JsonObject
 
 from .base import ModelRequest, Provider, ProviderError, ProviderEvent
 from .http import RetryPolicy
@@ -47,7 +48,7 @@ class _ReplayStream(httpx.AsyncByteStream):
 
 
 class ReplayTransport(httpx.AsyncBaseTransport):
-    def __init__(self, exchanges: list[dict[str, Any]], source: str, speed: float = 0.0) -> None:
+    def __init__(self, exchanges: list[JsonObject], source: str, speed: float = 0.0) -> None:
         self.exchanges = list(exchanges)
         self.source = source
         self.speed = speed

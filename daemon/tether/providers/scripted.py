@@ -36,6 +36,7 @@ from typing import Any
 
 from tether_protocol.conversation import (
     CompactionSummary,
+    JsonObject,
     Message,
     TextBlock,
     UserMessage,
@@ -74,11 +75,11 @@ class ScriptError(ValueError):
 class ScriptedProvider(Provider):
     name = "scripted"
 
-    def __init__(self, script: dict[str, Any], *, source: str = "<script>") -> None:
+    def __init__(self, script: JsonObject, *, source: str = "<script>") -> None:
         self.source = source
         self.model = str(script.get("model", "scripted"))
         self.context_window = int(script.get("context_window", 128_000))
-        self.replies: list[dict[str, Any]] = list(script["replies"])
+        self.replies: list[JsonObject] = list(script["replies"])
         self._patterns = [
             re.compile(r["when"]["user"]) if "user" in r.get("when", {}) else None
             for r in self.replies
@@ -98,7 +99,7 @@ class ScriptedProvider(Provider):
         validate_script(data, str(path))
         return cls(data, source=str(path))
 
-    def pick(self, request: ModelRequest) -> dict[str, Any]:
+    def pick(self, request: ModelRequest) -> JsonObject:
         user_text = last_user_text(request.messages)
         purpose = request.metadata.get("purpose") or None
         for reply, pattern in zip(self.replies, self._patterns):
@@ -124,7 +125,7 @@ class ScriptedProvider(Provider):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         reply = self.pick(request)
         delay = float(reply.get("delay_ms", 0)) / 1000.0
-        error: dict[str, Any] = reply.get("error") or {}
+        error: JsonObject = reply.get("error") or {}
         fail_after = int(error.get("after_chunks", 0)) if error else -1
         emitted = 0
         if reply.get("thinking"):
@@ -164,7 +165,7 @@ class ScriptedProvider(Provider):
         yield Finish(reply.get("finish") or ("tool_calls" if calls else "stop"))
 
 
-def _text_chunks(reply: dict[str, Any]) -> list[str] | Any:
+def _text_chunks(reply: JsonObject) -> list[str] | Any:
     if "repeat" in reply:
         rep = reply["repeat"]
         return [str(rep["chunk"])] * int(rep["count"])

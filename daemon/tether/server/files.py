@@ -16,7 +16,23 @@ sandbox (paths arrive resolved).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
+
+from tether_protocol._client_requests import ReadTextFileParams, ReadTextFileResult, WriteTextFileParams
+from tether_protocol._converter import structure, unstructure
+from tether_protocol._errors import InvalidParams
+from tether_protocol._lsp import (
+    ApplyWorkspaceEditParams,
+    ApplyWorkspaceEditResult,
+    CreateFile,
+    CreateFileOptions,
+    OptionalVersionedTextDocumentIdentifier,
+    Position,
+    Range,
+    TextDocumentEdit,
+    TextEdit,
+    WorkspaceEdit,
+)
 
 from ..tools.base import ToolError
 from ..tools.disk_io import DiskFileIO
@@ -53,13 +69,13 @@ class EditorFiles:
         if self.client is not None and self.client.fs_read_text_file:
             try:
                 result = await self._ask(
-                    "fs/read_text_file", {"sessionId": self.session_id, "path": str(path)}
+                    "fs/read_text_file", ReadTextFileParams(self.session_id, str(path)), str(path)
                 )
             except ToolError:
                 return None  # the editor could not read it: the disk answers (and explains)
-            content = result.get("content") if isinstance(result, dict) else None
-            if isinstance(content, str):
-                return content
+            read = _answer(result, ReadTextFileResult, "fs/read_text_file")
+            if read is not None:
+                return read.content
         return None
 
     async def read_text(self, path: Path) -> str:
@@ -70,10 +86,7 @@ class EditorFiles:
         self.disk.sandbox.check_not_under_git(path)  # as it is now, after the approval
         client = self.client
         if client is not None and client.fs_write_text_file:
-            await self._ask(
-                "fs/write_text_file",
-                {"sessionId": self.session_id, "path": str(path), "content": text},
-            )
+            await self._ask("fs/write_text_file", WriteTextFileParams(self.session_id, str(path), text), str(path))
             return
         if client is not None and client.lsp_apply_edit:
             await self._apply_edit(path, text)
@@ -89,31 +102,22 @@ class EditorFiles:
     async def _apply_edit(self, path: Path, text: str) -> None:
         doc = self.documents.get(path)
         uri = doc.uri if doc is not None else path.as_uri()
-        changes: list[dict[str, Any]] = []
+        changes: list[TextDocumentEdit | CreateFile] = []
         if doc is not None:
             current = doc.text
         elif path.exists():
             current = await self.disk.read_text(path)
         else:
             current = ""
-            changes.append({"kind": "create", "uri": uri, "options": {"ignoreIfExists": True}})
-        changes.append(
-            {
-                "textDocument": {"uri": uri, "version": doc.version if doc is not None else None},
-                "edits": [
-                    {
-                        "range": {"start": {"line": 0, "character": 0}, "end": end_position(current)},
-                        "newText": text,
-                    }
-                ],
-            }
-        )
-        result = await self._ask(
-            "workspace/applyEdit",
-            {"label": f"Tether: edit {path.name}", "edit": {"documentChanges": changes}},
-        )
-        if not (isinstance(result, dict) and result.get("applied") is True):
-            reason = result.get("failureReason") if isinstance(result, dict) else None
+            changes.append(CreateFile(uri, options=CreateFileOptions(ignore_if_exists=True)))
+        whole = Range(Position(0, 0), Position(**end_position(current)))
+        version = doc.version if doc is not None else None
+        changes.append(TextDocumentEdit(OptionalVersionedTextDocumentIdentifier(uri, version), [TextEdit(whole, text)]))
+        label = f"Tether: edit {path.name}"
+        params = ApplyWorkspaceEditParams(WorkspaceEdit(changes), label=label)
+        result = _answer(await self._ask("workspace/applyEdit", params, label), ApplyWorkspaceEditResult, "")
+        if result is None or not result.applied:
+            reason = result.failure_reason if result is not None else None
             raise ToolError(
                 f"the editor did not apply the edit to {path.name}"
                 f"{f': {reason}' if reason else ''}; read the file again and retry"
@@ -122,9 +126,20 @@ class EditorFiles:
             # The editor will send didChange; until then, tools see what we asked for.
             self.documents.texts[str(path)] = text
 
-    async def _ask(self, method: str, params: dict[str, Any]) -> Any:
+    async def _ask(self, method: str, params: object, target: str) -> object:
+        """The client's answer to `method` (raw JSON: read with `_answer`)."""
         try:
-            return await self.rpc.request(method, params)
+            return await self.rpc.request(method, unstructure(params))
         except ClientRequestFailed as exc:
-            target = params.get("path") or params.get("label") or method
             raise ToolError(f"the editor refused {method} ({target}): {exc.error_message}") from None
+
+
+T = TypeVar("T")
+
+
+def _answer(result: object, cls: type[T], method: str) -> T | None:
+    """The client's answer as `cls`, or None for one that is not (counted as a failure)."""
+    try:
+        return structure(result, cls, method=method)
+    except InvalidParams:
+        return None

@@ -14,9 +14,10 @@ import contextlib
 import itertools
 from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from tether_protocol._gc import collector_paused
+from tether_protocol._json import JsonObject
 from tether_protocol._sessions import LoadSessionParams, LoadSessionResult
 
 from ..store import HistoryStore, MessageView, SessionRecord
@@ -54,7 +55,7 @@ async def replay_while_reading(conn: Connection, store: HistoryStore, session_id
     return stored
 
 
-def _pending_ids(pending: dict[str, Any] | None) -> set[str]:
+def _pending_ids(pending: JsonObject | None) -> set[str]:
     return {c["id"] for c in pending.get("calls", []) if isinstance(c, dict)} if pending else set()
 
 

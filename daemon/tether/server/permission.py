@@ -13,14 +13,30 @@ Helix) is never asked: the mode's policy decides. Must not: decide anything itse
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast, get_args
+
+from tether_protocol._client_requests import (
+    Hunk,
+    PermissionOption,
+    PermissionOptionKind,
+    PermissionRequestMeta,
+    PermissionTetherMeta,
+    PermissionToolCall,
+    RequestPermissionParams,
+    RequestPermissionResult,
+    SelectedOutcome,
+)
+from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolKind
+from tether_protocol._converter import structure, unstructure
+from tether_protocol._errors import InvalidParams
+from tether_protocol._lsp import MessageActionItem, ShowMessageRequestParams
 
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..approvals.gate import OPTIONS
 from ..tools.diffs import hunks
 from ..tools.visible_text import visible
 from ..transport.rpc import ClientRequestFailed
-from .updates import diff_blocks
+from .updates.acp_v1 import change_content
 
 if TYPE_CHECKING:
     from ..transport.rpc import TetherRPC
@@ -33,6 +49,8 @@ _OPTION_NAMES = {
     "reject_always": "Reject always",
     "allow_once_network": "Allow once, with network",
 }
+_PLAIN_OPTIONS: tuple[PermissionOptionKind, ...] = ("allow_once", "allow_always", "reject_once", "reject_always")
+_TOOL_KINDS = frozenset(get_args(ToolKind))
 _LSP_ACTIONS = {
     "Allow once": "allow_once",
     "Allow once with network": "allow_once_network",
@@ -46,46 +64,79 @@ def offers_network(request: ApprovalRequest) -> bool:
     return request.kind == "execute" and request.sandboxed and not request.network_granted
 
 
-def acp_options(request: ApprovalRequest) -> list[dict[str, str]]:
-    options = [
-        {"optionId": option, "name": _OPTION_NAMES[option], "kind": option}
-        for option in OPTIONS
-        if option != "allow_once_network"
-    ]
+def acp_options(request: ApprovalRequest) -> list[PermissionOption]:
+    options = [PermissionOption(option, _OPTION_NAMES[option], option) for option in _PLAIN_OPTIONS]
     if offers_network(request):
-        options.append(
-            {"optionId": "allow_once_network", "name": _OPTION_NAMES["allow_once_network"], "kind": "allow_once"}
-        )
+        options.append(PermissionOption("allow_once_network", _OPTION_NAMES["allow_once_network"], "allow_once"))
     return options
 
 
-def lsp_actions(request: ApprovalRequest) -> list[dict[str, str]]:
+def lsp_actions(request: ApprovalRequest) -> list[MessageActionItem]:
     return [
-        {"title": title}
+        MessageActionItem(title)
         for title, option in _LSP_ACTIONS.items()
         if option != "allow_once_network" or offers_network(request)
     ]
 
 
-def tool_call_content(request: ApprovalRequest) -> list[dict[str, Any]]:
+def tool_call_content(request: ApprovalRequest) -> list[ToolCallContent]:
     """ACP content showing what would happen: diffs for file changes, the command otherwise."""
     if request.previews:
-        return diff_blocks(request.previews)
+        return change_content(request.previews)
     if request.command is not None:
         # every character shown as itself or escaped: what is approved is what runs
         text = f"$ {visible(request.command)}\n(in {visible(request.cwd or '.')})"
-        return [{"type": "content", "content": {"type": "text", "text": text}}]
+        return [ToolCallContentBlock(TextContent(text))]
     return []
 
 
-def _hunk_list(request: ApprovalRequest) -> list[dict[str, Any]]:
-    out = []
-    for p in request.previews:
-        if p.old_text is None or p.new_text is None:
-            continue
-        for hunk in hunks(p.old_text, p.new_text):
-            out.append({"path": p.path, "index": hunk.index, "header": hunk.header()})
-    return out
+def _hunk_list(request: ApprovalRequest) -> list[Hunk]:
+    return [
+        Hunk(p.path, hunk.index, hunk.header())
+        for p in request.previews
+        if p.old_text is not None and p.new_text is not None
+        for hunk in hunks(p.old_text, p.new_text)
+    ]
+
+
+def permission_params(request: ApprovalRequest, reason: str) -> RequestPermissionParams:
+    """The `session/request_permission` params asking about `request`."""
+    tool_call = PermissionToolCall(
+        request.call_id,
+        title=visible(request.title),
+        kind=_tool_kind(request.kind),
+        status="pending",
+        content=tool_call_content(request),
+        raw_input=request.arguments,
+    )
+    meta = PermissionRequestMeta(PermissionTetherMeta(visible(reason), _hunk_list(request)))
+    return RequestPermissionParams(request.session_id, tool_call, acp_options(request), meta=meta)
+
+
+def read_answer(result: object) -> AskerAnswer:
+    """The user's answer to `session/request_permission`: a missing or odd answer is
+    "cancelled", an option Tether did not offer is a "no"."""
+    try:
+        answer = structure(result, RequestPermissionResult, method="session/request_permission")
+    except InvalidParams:
+        return AskerAnswer("cancelled")
+    outcome = answer.outcome
+    if not isinstance(outcome, SelectedOutcome):
+        return AskerAnswer("cancelled")
+    if outcome.option_id not in OPTIONS:
+        return AskerAnswer("reject_once", detail=f"unknown option {outcome.option_id!r}")
+    return AskerAnswer(outcome.option_id, accepted_hunks=_accepted_hunks(answer, outcome))
+
+
+def _tool_kind(kind: str) -> ToolKind:
+    return cast(ToolKind, kind) if kind in _TOOL_KINDS else "other"
+
+
+def _accepted_hunks(answer: RequestPermissionResult, outcome: SelectedOutcome) -> dict[str, list[int]] | None:
+    for meta in (outcome.meta, answer.meta):
+        if meta is not None and meta.tether is not None and meta.tether.accepted_hunks is not None:
+            return meta.tether.accepted_hunks
+    return None
 
 
 class ClientAsker:
@@ -107,40 +158,19 @@ class ClientAsker:
         return AskerAnswer("unavailable", detail="it declared neither ACP permission prompts nor window/showMessageRequest")
 
     async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        params = {
-            "sessionId": request.session_id,
-            "toolCall": {
-                "toolCallId": request.call_id,
-                "title": visible(request.title),
-                "kind": request.kind,
-                "status": "pending",
-                "content": tool_call_content(request),
-                "rawInput": request.arguments,
-            },
-            "options": acp_options(request),
-            "_meta": {"tether": {"reason": visible(reason), "hunks": _hunk_list(request)}},
-        }
+        params = unstructure(permission_params(request, reason))
         try:
             result = await self.rpc.request("session/request_permission", params)
         except ClientRequestFailed as exc:
             return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
-        outcome = (result or {}).get("outcome") if isinstance(result, dict) else None
-        if not isinstance(outcome, dict) or outcome.get("outcome") == "cancelled":
-            return AskerAnswer("cancelled")
-        option = outcome.get("optionId")
-        if option not in OPTIONS:
-            return AskerAnswer("reject_once", detail=f"unknown option {option!r}")
-        return AskerAnswer(option, accepted_hunks=_accepted_hunks(result, outcome))
+        return read_answer(result)
 
     async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         detail = request.command if request.command is not None else ", ".join(request.rel_paths)
-        params = {
-            "type": 2,  # Warning: it changes things
-            "message": visible(f"Tether: {request.title}\n{detail}\n({reason})"),
-            "actions": lsp_actions(request),
-        }
+        # type 2, Warning: it changes things
+        params = ShowMessageRequestParams(2, visible(f"Tether: {request.title}\n{detail}\n({reason})"), lsp_actions(request))
         try:
-            result = await self.rpc.request("window/showMessageRequest", params)
+            result = await self.rpc.request("window/showMessageRequest", unstructure(params))
         except ClientRequestFailed as exc:
             if exc.code == -32601:
                 self._lsp_unsupported = True
@@ -150,16 +180,3 @@ class ClientAsker:
         # A dismissed prompt (null) is a "no".
         return AskerAnswer(_LSP_ACTIONS.get(title or "", "reject_once"))
 
-
-def _accepted_hunks(result: dict[str, Any], outcome: dict[str, Any]) -> dict[str, list[int]] | None:
-    for holder in (outcome, result):
-        meta = holder.get("_meta")
-        if isinstance(meta, dict):
-            tether = meta.get("tether")
-            if isinstance(tether, dict) and isinstance(tether.get("acceptedHunks"), dict):
-                return {
-                    str(path): [int(i) for i in indexes if isinstance(i, int)]
-                    for path, indexes in tether["acceptedHunks"].items()
-                    if isinstance(indexes, list)
-                }
-    return None

@@ -8,7 +8,7 @@ Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from tether_protocol._common import StopReason
 from tether_protocol._converter import unstructure
@@ -25,6 +25,7 @@ from tether_protocol._sessions import (  # the area's module: `_messages` would 
     PromptTetherMeta,
     SessionIdParams,
 )
+from tether_protocol.conversation import JsonObject, blocks_from_json
 
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
@@ -54,7 +55,8 @@ async def _run(
     """Run the turn; what stops it early, as the error the client gets."""
     provider = await ctx.provider()
     turn = make_turn(ctx, session, handle, sink, provider)
-    blocks = [unstructure(block) for block in params.prompt]
+    # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
+    blocks = blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt")
     try:
         return await turn.run(blocks)
     except TurnWaiting as exc:
@@ -86,7 +88,7 @@ async def _run(
 
 def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
     assert outcome.error is not None
-    data: dict[str, Any] = {
+    data: JsonObject = {  # the error's `data` (wire JSON)
         "turnId": outcome.turn_id,
         "kind": outcome.error.kind,
         "retryable": outcome.error.retryable,

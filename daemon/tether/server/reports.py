@@ -5,15 +5,14 @@ Must not: build reports (the agent does, the store keeps them).
 
 from __future__ import annotations
 
-from typing import Any
-
 from tether_protocol._errors import SessionNotFound
 from tether_protocol._extensions import ReportParams  # not `_messages`: every area's classes
+from tether_protocol._json import JsonObject
 
 from .context import ServerContext
 
 
-async def session_report(ctx: ServerContext, params: ReportParams) -> dict[str, Any]:
+async def session_report(ctx: ServerContext, params: ReportParams) -> JsonObject:
     session = ctx.registry.get_live(params.session_id)
     if params.turn_id is not None:
         found = await session.store.get_report(params.turn_id)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+
+from tether_protocol._json import JsonObject
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
@@ -84,7 +85,7 @@ def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
     )
 
 
-async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, pending: dict[str, Any]) -> None:
+async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, pending: JsonObject) -> None:
     """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
     answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
     if session.turn is not None:

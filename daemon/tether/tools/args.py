@@ -22,15 +22,18 @@ import types
 import typing
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import Any, Literal, TypeAlias, TypeVar, Union, get_args, get_origin
 
 import attr
 import attrs
+
+from tether_protocol._json import JsonObject
 
 __all__ = [
     "KEEP",
     "ArgError",
     "ArgPath",
+    "JsonSchema",
     "ArgSpec",
     "arg",
     "dump_args",
@@ -47,6 +50,8 @@ __all__ = [
 
 T = TypeVar("T")
 _META = "tether.arg"
+# A JSON Schema as generated from an arguments class (an edge: the model's API reads it).
+JsonSchema: TypeAlias = dict[str, Any]
 ArgPath = tuple["str | int", ...]  # where in the arguments: ("edits", 1, "old_text")
 
 
@@ -111,7 +116,7 @@ def optional(tp: Any) -> Any:
 
 
 @cache
-def hints(cls: type) -> dict[str, Any]:
+def hints(cls: type) -> dict[str, object]:
     return typing.get_type_hints(cls)
 
 
@@ -123,7 +128,7 @@ def is_array(tp: Any) -> bool:
     return get_origin(tp) in (tuple, list)
 
 
-def _type_schema(tp: Any) -> dict[str, Any]:
+def _type_schema(tp: Any) -> JsonSchema:
     tp = optional(tp)
     if tp is str:
         return {"type": "string"}
@@ -140,7 +145,7 @@ def _type_schema(tp: Any) -> dict[str, Any]:
     raise TypeError(f"no JSON Schema for argument type {tp!r}")
 
 
-def _property(cls: type, field: attrs.Attribute[Any], spec: ArgSpec) -> dict[str, Any]:
+def _property(cls: type, field: attrs.Attribute[Any], spec: ArgSpec) -> JsonSchema:
     prop = _type_schema(hints(cls)[field.name])
     bounds = {"minimum": spec.minimum, "maximum": spec.maximum, "minItems": spec.min_items}
     prop.update({key: value for key, value in bounds.items() if value is not None})
@@ -152,7 +157,7 @@ def _property(cls: type, field: attrs.Attribute[Any], spec: ArgSpec) -> dict[str
     return prop
 
 
-def schema_of(cls: type, overrides: Mapping[str, ArgSpec] | None = None) -> dict[str, Any]:
+def schema_of(cls: type, overrides: Mapping[str, ArgSpec] | None = None) -> JsonSchema:
     """The JSON Schema (a closed object) the model is given for the args class `cls`."""
     overrides = overrides or {}
     fields = attrs.fields(cls)
@@ -184,7 +189,7 @@ def parse_args(cls: type[T], raw: Any, overrides: Mapping[str, ArgSpec] | None =
     return check(cls, raw, overrides or {})
 
 
-def dump_args(obj: Any) -> dict[str, Any]:
+def dump_args(obj: Any) -> JsonObject:
     """The args as JSON, defaults filled in and absent optionals left out."""
     return attr.asdict(obj, retain_collection_types=False, filter=lambda _, value: value is not None)
 

@@ -11,17 +11,19 @@ import abc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
 from tether.tools.args import (
     ArgError,
     ArgSpec,
+    JsonSchema,
     dump_args,
     parse_args,
     required_names,
     schema_of,
 )
 from tether.tools.errors import ToolError
+from tether_protocol._json import JsonObject
 
 if TYPE_CHECKING:
     # Only for annotations (sandbox.py imports ToolError from tools/errors.py).
@@ -159,7 +161,7 @@ class Tool(abc.ABC, Generic[A]):
     arg_overrides: Mapping[str, ArgSpec] = {}
 
     @property
-    def input_schema(self) -> dict[str, Any]:
+    def input_schema(self) -> JsonSchema:
         """The JSON Schema the model is given, generated from `args_type`."""
         return _schema(self.args_type, tuple(self.arg_overrides.items()))
 
@@ -212,7 +214,7 @@ class Tool(abc.ABC, Generic[A]):
         args = self.salvage(raw)
         return [] if args is None else self.locations(args, sandbox)
 
-    def dump(self, args: A) -> dict[str, Any]:
+    def dump(self, args: A) -> JsonObject:
         """The validated arguments as JSON (defaults filled in), as the user is shown them."""
         return dump_args(args)
 
@@ -255,10 +257,10 @@ class MutatingTool(Tool[A]):
         return await self.apply(args, ctx, await self.preview(args, ctx))
 
 
-_SCHEMAS: dict[tuple[type, tuple[tuple[str, ArgSpec], ...]], dict[str, Any]] = {}
+_SCHEMAS: dict[tuple[type, tuple[tuple[str, ArgSpec], ...]], JsonSchema] = {}
 
 
-def _schema(args_type: type, overrides: tuple[tuple[str, ArgSpec], ...]) -> dict[str, Any]:
+def _schema(args_type: type, overrides: tuple[tuple[str, ArgSpec], ...]) -> JsonSchema:
     """Generated once per args class and overrides (tools are made for every session)."""
     key = (args_type, overrides)
     if key not in _SCHEMAS:

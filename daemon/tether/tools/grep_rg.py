@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sysconfig
-from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -33,6 +32,7 @@ from tether.tools.base import ToolError
 from tether.tools.grep_hits import GrepRequest, HitCollector
 from tether.tools.subprocess_env import command_env
 from tether.tools.textfile import SNIFF_BYTES, has_nul
+from tether_protocol._json import JsonObject
 
 __all__ = ["find_rg", "search_rg"]
 
@@ -152,7 +152,7 @@ async def _read_lines(stream: ByteReceiveStream, parser: _JsonParser) -> None:
     parser.feed(bytes(pending))
 
 
-def _text(field: dict[str, Any]) -> bytes:
+def _text(field: JsonObject) -> bytes:
     """rg's JSON gives UTF-8 as "text" and anything else as base64 "bytes"."""
     if "text" in field:
         return os.fsencode(field["text"])

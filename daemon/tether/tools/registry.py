@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from tether.tools.args import JsonSchema
 from tether.tools.base import Tool
 from tether.tools.glob_tool import GlobTool
 from tether.tools.grep import GrepTool
@@ -34,7 +35,7 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def specs(self) -> list[dict[str, Any]]:
+    def specs(self) -> list[JsonSchema]:
         """What the model is told about each tool, in registration order."""
         return [
             {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}

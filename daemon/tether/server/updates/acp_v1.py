@@ -4,7 +4,8 @@ Owns: the v1 shape of every event in `tether.agent.sink` (`tool_call` for a call
 first report, `tool_call_update` for its patches, command output as
 `_meta.terminal_output` / `terminal_exit`, `plan`, `usage_update`,
 `session_info_update`, notices as marked `agent_message_chunk`s) and of a change
-preview (`diff_blocks`, also shown in `session/request_permission`).
+preview (`change_content`: typed `ToolCallContent`, which `session/request_permission`
+sends as it is; `diff_blocks` is its JSON for a `tool_call_update`).
 Must not: send anything, keep state, or decide anything about the turn. A v2 renderer
 (updates as upserts by id) is a sibling of this module with its own table; the events
 already carry the ids it keys on.
@@ -13,7 +14,11 @@ already carry the ids it keys on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeAlias
+
+import tether_protocol._common as wire
+from tether_protocol._converter import unstructure
+from tether_protocol._json import JsonObject
 
 from ...agent.sink import (
     ChangeContent,
@@ -34,27 +39,29 @@ from ...agent.sink import (
 )
 from ...tools.base import ChangePreview, ToolLocation
 
-Update = dict[str, Any]  # one ACP `session/update` update object (JSON)
+Update: TypeAlias = JsonObject  # one ACP `session/update` update object: the wire edge
 
 
 def text_content(text: str) -> Update:
     return {"type": "content", "content": {"type": "text", "text": text}}
 
 
-def diff_blocks(previews: Iterable[ChangePreview]) -> list[Update]:
-    """ACP `diff` content for the changes a tool would make."""
-    blocks: list[Update] = []
+def change_content(previews: Iterable[ChangePreview]) -> list[wire.ToolCallContent]:
+    """ACP tool call content for the changes a tool would make: a `diff` per text change,
+    a text block for a directory, link or binary file (no text to diff: what happens)."""
+    blocks: list[wire.ToolCallContent] = []
     for p in previews:
         if p.old_text is None and p.new_text is None:
-            # a directory, link or binary file: no text to diff, say what happens
             what = f"move to {p.move_to}" if p.move_to else "delete"
-            blocks.append(text_content(f"{what}: {p.path}\n{p.unified_diff}"))
-            continue
-        block: Update = {"type": "diff", "path": p.move_to or p.path, "newText": p.new_text or ""}
-        if p.old_text is not None:
-            block["oldText"] = p.old_text
-        blocks.append(block)
+            blocks.append(wire.ToolCallContentBlock(wire.TextContent(f"{what}: {p.path}\n{p.unified_diff}")))
+        else:
+            blocks.append(wire.DiffContent(p.move_to or p.path, p.new_text or "", old_text=p.old_text))
     return blocks
+
+
+def diff_blocks(previews: Iterable[ChangePreview]) -> list[Update]:
+    """`change_content` as JSON (the converter writes `type` first, as the wire always had it)."""
+    return [unstructure(block) for block in change_content(previews)]
 
 
 def _content(items: tuple[ToolContent, ...]) -> list[Update]:

@@ -12,11 +12,12 @@ connection. One notification is encoded per flush, not per delta.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from ...agent.sink import TurnEvent, failed
 from ...transport.connection import Connection, encode_json
 from . import acp_v1
+from .acp_v1 import Update
 
 _PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
 
@@ -26,16 +27,16 @@ class Renderer(Protocol):
     """One wire version's shapes (ACP v1: `acp_v1.V1`). A v2 renderer keeps the ids its
     upserts need (a message id per `StepStarted`, the call ids the events carry)."""
 
-    def chunk(self, kind: str, text: str) -> dict[str, Any]:
+    def chunk(self, kind: str, text: str) -> Update:
         """Merged text ("text") or thought ("thought") deltas."""
         ...
 
-    def event(self, event: TurnEvent) -> dict[str, Any] | None:
+    def event(self, event: TurnEvent) -> Update | None:
         """The update for `event`, or None when the wire shows nothing for it."""
         ...
 
 
-def frame(session_id: str, update: dict[str, Any]) -> bytes:
+def frame(session_id: str, update: Update) -> bytes:
     return _PREFIX + encode_json({"sessionId": session_id, "update": update}) + b"}"
 
 
@@ -88,7 +89,7 @@ class SessionUpdates:
 
     # ---- everything else is sent in order, after any pending deltas ----------------
 
-    def _send(self, update: dict[str, Any]) -> None:
+    def _send(self, update: Update) -> None:
         self.sent += 1
         self._conn.send_body(frame(self.session_id, update))
 
@@ -97,7 +98,7 @@ class SessionUpdates:
         if update is not None:
             self.update(update)
 
-    def update(self, update: dict[str, Any]) -> None:
+    def update(self, update: Update) -> None:
         """Any other update (already in the wire's shape), sent in order."""
         self.drain()
         self._send(update)

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from tether_protocol._json import dumps_text
+from tether_protocol._json import JsonObject, dumps_text
 
 from ...agent.history import nothing_said
 
@@ -33,7 +33,7 @@ INTERRUPTED = "\n[interrupted: Tether stopped before this turn finished]\n"
 
 def replay_frames(
     session_id: str,
-    bodies: Sequence[tuple[dict[str, Any], str]],
+    bodies: Sequence[tuple[JsonObject, str]],
     pending: set[str] | frozenset[str] = frozenset(),
 ) -> Iterator[str]:
     """The `session/update` notifications of `replay_updates`, as JSON text, in order.
@@ -76,7 +76,7 @@ def replay_frames(
                 yield _call_frame(head, call, results.get(call["id"]), waiting)
 
 
-def _call_frame(head: str, call: dict[str, Any], result: dict[str, Any] | None, waiting: bool) -> str:
+def _call_frame(head: str, call: JsonObject, result: JsonObject | None, waiting: bool) -> str:
     """A stored call with its result folded in, as a `tool_call` notification."""
     call_id = call["id"]
     if result is None:
@@ -114,9 +114,9 @@ class PagedReplay:
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        self._held: list[tuple[dict[str, Any], str]] = []
+        self._held: list[tuple[JsonObject, str]] = []
 
-    def feed(self, page: Sequence[tuple[dict[str, Any], str]]) -> Iterator[str]:
+    def feed(self, page: Sequence[tuple[JsonObject, str]]) -> Iterator[str]:
         bodies = self._held + list(page)
         cut = len(bodies)
         for index in range(len(bodies) - 1, -1, -1):
@@ -132,8 +132,8 @@ class PagedReplay:
 
 
 def replay_updates(
-    bodies: list[tuple[dict[str, Any], str]], pending: set[str] | frozenset[str] = frozenset()
-) -> list[dict[str, Any]]:
+    bodies: list[tuple[JsonObject, str]], pending: set[str] | frozenset[str] = frozenset()
+) -> list[JsonObject]:
     """The updates that show a stored conversation again, in order.
 
     `bodies` are (message body, status) pairs. A tool result is folded into the
@@ -142,7 +142,7 @@ def replay_updates(
     """
     answers = _results_by_step(bodies)
     pending_at = _waiting_step(bodies, pending)
-    updates: list[dict[str, Any]] = []
+    updates: list[JsonObject] = []
     for index, (body, status) in enumerate(bodies):
         meta = {"_meta": {"tether": {"status": status}}} if status != "complete" else {}
         role = body.get("role")
@@ -192,13 +192,13 @@ def replay_updates(
     return updates
 
 
-def _results_by_step(bodies: Sequence[tuple[dict[str, Any], str]]) -> dict[int, dict[str, dict[str, Any]]]:
+def _results_by_step(bodies: Sequence[tuple[JsonObject, str]]) -> dict[int, dict[str, JsonObject]]:
     """For each assistant message (by position), the results of its calls: the tool
     messages after it, up to the next assistant message. Call ids are not unique across
     a conversation (some local models and scripts reuse `call_0`), so a result answers
     the call of its own step, never a later one of the same id."""
-    answers: dict[int, dict[str, dict[str, Any]]] = {}
-    current: dict[str, dict[str, Any]] | None = None
+    answers: dict[int, dict[str, JsonObject]] = {}
+    current: dict[str, JsonObject] | None = None
     for index, (body, _status) in enumerate(bodies):
         role = body.get("role")
         if role == "assistant":
@@ -208,7 +208,7 @@ def _results_by_step(bodies: Sequence[tuple[dict[str, Any], str]]) -> dict[int, 
     return answers
 
 
-def _waiting_step(bodies: Sequence[tuple[dict[str, Any], str]], pending: set[str] | frozenset[str]) -> int | None:
+def _waiting_step(bodies: Sequence[tuple[JsonObject, str]], pending: set[str] | frozenset[str]) -> int | None:
     """The position of the assistant message whose calls wait for approval: the last
     one naming a pending call (an earlier step may have used the same call id)."""
     if not pending:
@@ -220,8 +220,8 @@ def _waiting_step(bodies: Sequence[tuple[dict[str, Any], str]], pending: set[str
     return None
 
 
-def _replayed_call(call: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
-    update: dict[str, Any] = {
+def _replayed_call(call: JsonObject, result: JsonObject | None) -> JsonObject:
+    update: JsonObject = {
         "sessionUpdate": "tool_call",
         "toolCallId": call["id"],
         "title": (result or {}).get("title", call["name"]),

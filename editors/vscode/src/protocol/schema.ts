@@ -28,6 +28,7 @@ export interface AgentThoughtChunk {
   sessionUpdate: "agent_thought_chunk";
 }
 
+/** `label` is optional in LSP; Tether always names the edit, first on the wire. */
 export interface ApplyWorkspaceEditParams {
   edit: WorkspaceEdit;
   label?: string;
@@ -674,7 +675,7 @@ export interface SnapshotTurn {
 }
 
 export interface StepReport {
-  finishReason: string;
+  finishReason: string | null;
   firstTokenMs: number | null;
   index: number;
   llmLatencyMs: number;
