@@ -108,6 +108,7 @@ async def test_ask_streams_progress_and_shows_the_answer_and_transcript(editor_f
     assert shown["type"] == 3 and shown["message"].startswith("Tether: This answer streams slowly")
     (logged,) = [p for p in editor.sent("window/logMessage") if p["type"] == 3]
     assert "longer than any test waits for it." in logged["message"]
+    assert logged["message"].endswith(".md)")  # where the transcript is
     await until(lambda: editor.asked("window/showDocument"))
     (opened,) = editor.asked("window/showDocument")
     path = Path(unquote(urlparse(opened["uri"]).path))
@@ -165,7 +166,7 @@ async def test_without_work_done_progress_the_steps_go_to_the_log(editor_factory
     assert editor.asked("window/workDoneProgress/create") == [] and editor.sent("$/progress") == []
     assert editor.asked("window/showDocument") == []
     log = [p["message"] for p in editor.sent("window/logMessage") if p["type"] == 4]
-    assert log == ["Tether: Tether: edit the readme", "Tether: Read README.md: done",
+    assert log == ["Tether: edit the readme", "Tether: Read README.md: done",
                    "Tether: Edit README.md: done", "Tether: done"]
     # asked although it declared no window.showMessage: the request is LSP's own (SPEC §3.23)
     assert len(editor.asked("window/showMessageRequest")) == 1

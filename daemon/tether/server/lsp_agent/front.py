@@ -127,8 +127,9 @@ def _tell(ctx: ServerContext, session: AgentSession, watch: LspWatch, stop_reaso
         log.warning("could not write the transcript of %s: %s", session.id, exc)
     answer = watch.answer.strip()
     rpc = ctx.rpc
-    if answer:
-        rpc.notify("window/logMessage", {"type": 3, "message": f"Tether:\n{answer}"})
+    if answer or path is not None:
+        where = f"\n\n(transcript: {path})" if path is not None else ""
+        rpc.notify("window/logMessage", {"type": 3, "message": f"Tether:\n{answer}{where}"})
     rpc.notify("window/showMessage", {"type": 1 if error else 3, "message": short_message(answer, stop_reason, error, path)})
     client = ctx.client
     if path is not None and client is not None and client.lsp_show_document:

@@ -66,7 +66,7 @@ class LspWatch:
         self._calls: dict[str, Call] = {}
         self._usable: set[str] = set()  # tokens the client accepted
         self.answer = ""  # the text of the last step that said something
-        self._ops.append(("begin", self.token, "Tether: " + one_line(prompt, 60)))
+        self._ops.append(("begin", self.token, one_line(prompt, 60)))
 
     # ---- TurnSink ---------------------------------------------------------------------
 
@@ -168,9 +168,11 @@ class LspWatch:
 
     async def _send(self, op: Op) -> None:
         what, token, text = op
+        if what == "begin" and token == self.token:
+            text = f"Tether: {text}"  # the turn's title: what was asked
         if not self._progress:
             if what == "end" or (what == "begin" and token == self.token):
-                self._rpc.notify("window/logMessage", {"type": 4, "message": f"Tether: {text}"})
+                self._rpc.notify("window/logMessage", {"type": 4, "message": text if what == "begin" else f"Tether: {text}"})
             return
         if what == "begin" and await self._create(token):
             self._usable.add(token)
