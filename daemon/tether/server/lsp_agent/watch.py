@@ -65,6 +65,7 @@ class LspWatch:
         self._closing = False
         self._calls: dict[str, Call] = {}
         self._usable: set[str] = set()  # tokens the client accepted
+        self._begun: set[str] = set()  # tool calls whose progress began
         self.answer = ""  # the text of the last step that said something
         self._ops.append(("begin", self.token, one_line(prompt, 60)))
 
@@ -110,10 +111,9 @@ class LspWatch:
 
     def _started(self, event: ToolCallStarted) -> None:
         self._end_text()
-        call = Call(event.title)
+        call = Call(event.title)  # the tool's name until the call's arguments give it a title
         self._calls[event.call_id] = call
         self.record.items.append(call)
-        self._ops.append(("begin", f"{self.token}/{event.call_id}", event.title))
 
     def _patched(self, event: ToolCallPatch) -> None:
         call = self._calls.get(event.call_id)
@@ -125,6 +125,9 @@ class LspWatch:
             return
         call.status = event.status
         token = f"{self.token}/{event.call_id}"
+        if token not in self._begun:  # its progress starts once it has its title
+            self._begun.add(token)
+            self._ops.append(("begin", token, call.title))
         if event.status == "in_progress":
             self._ops.append(("report", token, f"{call.title}: running"))
             return
@@ -158,7 +161,7 @@ class LspWatch:
         """End the turn's progress and wait until everything is sent."""
         self._end_text()
         for call_id, call in self._calls.items():
-            if call.status in ("pending", "in_progress"):
+            if call.status in ("pending", "in_progress") and f"{self.token}/{call_id}" in self._begun:
                 self._ops.append(("end", f"{self.token}/{call_id}", f"{call.title}: {_MARK[call.status]}"))
         self.record.stop_reason = stop_reason
         self._ops.append(("end", self.token, _ENDED.get(stop_reason, stop_reason)))
