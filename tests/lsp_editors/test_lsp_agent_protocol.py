@@ -208,6 +208,9 @@ async def test_new_session_and_set_mode(editor_factory):
     ("tether.ask", [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}],
      "neither a prompt nor a uri"),
     ("tether.ask", [{"uri": "http://example.com/x"}], "is not a file:// URI"),
+    ("tether.ask", ["a", "b", "c", "d"], "4 arguments (it takes one, or a prompt, a uri and a range)"),
+    ("tether.ask", [{"prompt": "x"}, "file:///x"], "2 arguments"),
+    ("tether.ask", ["x", 3], "uri must be a string (a file:// URI)"),
     ("tether.setMode", ["turbo"], "unknown mode 'turbo'; send one of ['read-only', 'ask', 'auto-edit', 'full-auto']"),
     ("tether.setMode", [1], "the argument must be one mode id"),
     ("tether.fly", [], "unknown command 'tether.fly'; Tether's commands are"),
@@ -229,3 +232,19 @@ async def test_code_actions_follow_only_and_missing_fields(editor_factory, works
     assert only_fix == []  # no diagnostic: nothing to fix
     error = await editor.failure("textDocument/codeAction", {"textDocument": {"uri": uri}})
     assert error["code"] == -32602 and "range ({start, end}) is required" in error["message"]
+
+
+async def test_positional_arguments_give_the_prompt_its_place(editor_factory, workspace, tether_home):
+    """`["<question>", uri, range]`: what Sublime LSP's `$selection`/`$file_uri`/`$range` give."""
+    editor = await editor_factory(NVIM_LIKE)
+    uri = (workspace / "src" / "app.py").as_uri()
+    line_two = {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 13}}
+    started = await editor.command("tether.ask", "What does this do?", uri, line_two)
+    await editor.turn_ended()
+    assert editor.sent("window/showMessage")[-1]["message"] == "Tether: It returns 42."
+    logged = [p["message"] for p in editor.sent("window/logMessage") if p["type"] == 3]
+    assert logged and started["turnId"]
+    progress = [p["value"] for p in editor.sent("$/progress") if p["value"]["kind"] == "begin"]
+    assert progress[0]["title"].startswith("Tether: What does this do? About `src/app.py` line 2")
+    (transcript,) = (tether_home / "workspaces").glob("*/transcripts/*.md")
+    assert "What does this do?\n\nAbout `src/app.py` line 2:\n\n```py\n    return 42\n```" in transcript.read_text()

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from tether_protocol._lsp import CodeActionParams, ExecuteCommandParams
 
 _ASK_USAGE = (
-    'send arguments ["<your question>"] or [{"prompt": "<your question>", "uri": "file:///…", '
-    '"range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}}}]'
+    'send arguments ["<your question>"], ["<your question>", "file:///…", {"start": {"line": 0, '
+    '"character": 0}, "end": {"line": 3, "character": 0}}] or [{"prompt", "uri", "range"}]'
 )
 _MODE_IDS = tuple(mode_id for mode_id, _name, _about in MODES)
 
@@ -47,8 +47,11 @@ def read_ask(arguments: list[Any] | None) -> actions.Ask:
     """`tether.ask`'s one argument: a prompt, or `{prompt?, uri?, range?, diagnostics?, kind?}`."""
     if not arguments:
         raise _bad("tether.ask", "no arguments", _ASK_USAGE)
-    if len(arguments) > 1:
-        raise _bad("tether.ask", f"{len(arguments)} arguments (it takes one)", _ASK_USAGE)
+    if len(arguments) > 3 or len(arguments) > 1 and not isinstance(arguments[0], str):
+        raise _bad("tether.ask", f"{len(arguments)} arguments (it takes one, or a prompt, a uri and a range)",
+                   _ASK_USAGE)
+    if len(arguments) > 1:  # [prompt, uri, range?]: what Sublime's and Kakoune's variables give
+        arguments = [dict(zip(("prompt", "uri", "range"), arguments, strict=False))]
     (arg,) = arguments
     if isinstance(arg, str):
         if not arg.strip():
