@@ -248,3 +248,18 @@ async def test_positional_arguments_give_the_prompt_its_place(editor_factory, wo
     assert progress[0]["title"].startswith("Tether: What does this do? About `src/app.py` line 2")
     (transcript,) = (tether_home / "workspaces").glob("*/transcripts/*.md")
     assert "What does this do?\n\nAbout `src/app.py` line 2:\n\n```py\n    return 42\n```" in transcript.read_text()
+
+
+async def test_a_failed_turn_is_an_error_message_and_its_progress_ends(editor_factory):
+    editor = await editor_factory(NVIM_LIKE)
+    await editor.command("tether.ask", "fail please")
+    await editor.turn_ended()
+    (shown,) = editor.sent("window/showMessage")
+    assert shown["type"] == 1
+    assert shown["message"].startswith("Tether: the model provider failed: scripted outage: upstream returned 503")
+    ends = [p["value"] for p in editor.sent("$/progress") if p["value"]["kind"] == "end"]
+    assert ends == [{"kind": "end", "message": "failed"}]
+    # the session is free again
+    await editor.command("tether.ask", "What does this do? nothing")
+    await editor.turn_ended(2)
+    assert editor.sent("window/showMessage")[-1]["message"] == "Tether: It returns 42."

@@ -20,6 +20,7 @@ from tether_protocol._errors import SessionBusy
 from ...agent.session import ActiveTurn, AgentSession
 from ...store import StorageFault, StoreError, new_turn_id
 from ..context import ServerContext
+from ..registry import check_workspace
 from ..turns import make_turn
 from .transcript import append_turn, transcript_path
 from .watch import LspWatch
@@ -67,7 +68,7 @@ async def session_of(ctx: ServerContext, *, fresh: bool = False) -> AgentSession
     live = ctx.registry.live.get(session_id) if session_id and not fresh else None
     if live is not None and not live.closed:
         return live
-    session = await ctx.sessions.create(root, ctx.settings.mode)
+    session = await ctx.sessions.create(check_workspace(str(root)), ctx.settings.mode)
     ctx.session_opened.set()
     front.sessions[root] = session.id
     return session
