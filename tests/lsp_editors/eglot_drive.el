@@ -17,9 +17,9 @@
 (defvar drive-seen nil "Notifications from the server: (METHOD . PARAMS).")
 (defvar drive-asked nil "What Emacs asked the user (the prompts).")
 
-;; The README's set-up: Tether as the language server of the modes you want it in.
-(add-to-list 'eglot-server-programs
-             `(python-mode . ,(split-string-and-unquote (getenv "TETHER_EGLOT_SERVER"))))
+;; The README's set-up (its snippet, with this test's daemon and mode): Tether as the
+;; language server of the modes you want it in, and `tether-ask'.
+(load (getenv "TETHER_EGLOT_README") nil t)
 ;; The workspace is a project (a folder without a VCS here).
 (add-hook 'project-find-functions (lambda (_dir) (cons 'transient drive-workspace)))
 
@@ -68,8 +68,8 @@
       (let ((last-nonmenu-event 13))  ; invoked from the keyboard, not a mouse menu
         (eglot-code-actions (point-min) (point-max) nil t))
       (drive-wait-messages 1)
-      ;; 2. M-x eglot-execute-command style: a prompt typed by the user
-      (let ((started (eglot-execute-command server "tether.ask" ["edit the readme"])))
+      ;; 2. M-x tether-ask (the README's command): a prompt typed by the user
+      (let ((started (tether-ask "edit the readme")))
         (push (cons "started" (drive-plist-to-alist started)) results))
       (drive-wait-messages 2)
       ;; the edit came as workspace/applyEdit: the README buffer has it, unsaved

@@ -1,13 +1,13 @@
 """Real Emacs (Debian's `emacs-nox`) with Debian's stock eglot (`elpa-eglot`), nothing of
-Tether's: `eglot_drive.el` sets eglot up as the README says and answers where Emacs asks
-the user. A code action ("Ask Tether about this", its question picked from the preset
-ones), a prompt through `workspace/executeCommand`, the approval, the edit in the buffer,
+Tether's: `eglot_drive.el` loads the README's snippet (with this test's daemon and mode)
+and answers where Emacs asks the user. A code action ("Ask Tether about this", its question picked from the preset
+ones), a prompt through the README's `tether-ask` (`workspace/executeCommand`), the approval, the edit in the buffer,
 and the steps in eglot's log (eglot 1.9 declares no work-done progress)."""
 
 from __future__ import annotations
 
 import json
-import shlex
+import re
 import shutil
 import subprocess
 import sys
@@ -16,14 +16,32 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+REPO = HERE.parents[1]
+
+
+def readme_block(after: str, language: str) -> str:
+    """The first ```language block of the README after the line starting with `after`."""
+    text = (REPO / "README.md").read_text()
+    start = text.index(after)
+    block = re.search(rf"```{language}\n(.*?)```", text[start:], re.S)
+    assert block, f"no {language} block after {after!r} in README.md"
+    return block.group(1)
+
+
 def run_emacs(workspace: Path, env: dict[str, str], tmp_path: Path) -> dict:
     emacs = shutil.which("emacs")
     assert emacs, "emacs not found: tests/install-deps installs Debian's emacs-nox and elpa-eglot"
     out = tmp_path / "eglot-out.json"
     server = [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script",
               str(HERE / "lsp-agent.json")]
+    # the README's snippet, with this test's daemon (and python-mode, which the test opens)
+    snippet = readme_block("**Emacs (eglot).**", "elisp")
+    assert '\'((markdown-mode text-mode) . ("tether" "serve"))' in snippet
+    contact = "(" + " ".join(json.dumps(arg) for arg in server) + ")"
+    snippet = snippet.replace('\'((markdown-mode text-mode) . ("tether" "serve"))', f"'(python-mode . {contact})")
+    (tmp_path / "readme-snippet.el").write_text(snippet)
     env = {**env, "TETHER_EGLOT_WORKSPACE": str(workspace), "TETHER_EGLOT_OUT": str(out),
-           "TETHER_EGLOT_SERVER": shlex.join(server), "HOME": str(tmp_path)}
+           "TETHER_EGLOT_README": str(tmp_path / "readme-snippet.el"), "HOME": str(tmp_path)}
     done = subprocess.run([emacs, "--batch", "-l", str(HERE / "eglot_drive.el")], cwd=workspace, env=env,
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0 and out.exists(), done.stderr[-3000:]

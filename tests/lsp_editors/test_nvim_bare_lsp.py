@@ -1,12 +1,13 @@
 """Real headless Neovim with nothing but `vim.lsp` (no Tether Lua on 'runtimepath'):
-Tether set up with the README's `vim.lsp.config` snippet, then a "Fix this with Tether"
-code action on a linter's diagnostic and a prompt through `workspace/executeCommand`.
+Tether set up with the README's snippet as it is (only `cmd` is this test's daemon), then
+its `<leader>tf` ("Fix this with Tether" on a linter's diagnostic) and its `:TetherAsk`.
 The user's answers are given where Neovim asks them (`vim.ui.select`: the code action
 menu, the approval); what they see is read back: `LspProgress` events, `:messages`
  (`:messages`), the edited buffer, the transcript window `window/showDocument` opened."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -19,16 +20,20 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 
-# The README's snippet (the command is this test's daemon), and the user's answers.
-SETUP = r"""
-local cmd = ...
-vim.lsp.config("tether", {
-  cmd = cmd,
-  filetypes = { "python", "markdown" },
-  root_markers = { ".git", "README.md" },
-})
-vim.lsp.enable("tether")
+REPO = HERE.parents[1]
 
+
+def readme_setup() -> str:
+    """The README's Neovim snippet, with this test's daemon as `cmd` (the chunk's argument)."""
+    text = (REPO / "README.md").read_text()
+    start = text.index("**Neovim (≥ 0.11, `vim.lsp.config`).**")
+    block = re.search(r"```lua\n(.*?)```", text[start:], re.S)
+    assert block and 'cmd = { "tether", "serve" },' in block.group(1)
+    return block.group(1).replace('cmd = { "tether", "serve" },', "cmd = (...),")
+
+
+# What the user sees and how they answer (the README's snippet comes first).
+SEEN = r"""
 _G.seen = { progress = {}, asked = {} }
 vim.api.nvim_create_autocmd("LspProgress", {
   callback = function(ev) table.insert(_G.seen.progress, ev.data.params) end,
@@ -116,21 +121,21 @@ def notified(nvim: BareNvim) -> list[str]:
 
 def test_bare_vim_lsp_fixes_with_a_code_action_and_asks_with_execute_command(nvim: BareNvim, workspace: Path,
                                                                            tether_home: Path):
-    nvim.lua(SETUP, serve())
+    (workspace / ".git").mkdir()  # a project root for the README's root_markers
+    nvim.lua(readme_setup() + SEEN, serve())
     nvim.api.command("edit src/app.py")
     nvim.wait_for(lambda: nvim.lua('return #vim.lsp.get_clients({ name = "tether", bufnr = 0 }) == 1'),
                   "Tether attached to the buffer")
     nvim.wait_for(lambda: nvim.lua('return vim.lsp.get_clients({ name = "tether" })[1].initialized'), "initialized")
-    # a linter says something about line 2; the user asks for code actions there, passing
-    # the line's diagnostics (README: Neovim sends a server only its own otherwise)
+    # a linter says something about line 2; the user presses the README's <leader>tf there
+    # (code actions with the line's diagnostics: Neovim sends a server only its own otherwise)
     nvim.lua("""
         local ns = vim.api.nvim_create_namespace("lint")
         vim.diagnostic.set(ns, 0, { { lnum = 1, col = 4, end_col = 13, message = "should return 43",
                                       severity = vim.diagnostic.severity.ERROR, source = "lint" } })
         _G.answers = { "Fix this with Tether", "Allow once" }
         vim.api.nvim_win_set_cursor(0, { 2, 4 })
-        vim.lsp.buf.code_action({ context = {
-          diagnostics = vim.lsp.diagnostic.from(vim.diagnostic.get(0, { lnum = 1 })) } })
+        vim.fn.maparg("<leader>tf", "n", false, true).callback()
     """)
     nvim.wait_for(lambda: any("Fixed: it returns 43 now." in m for m in notified(nvim)), "the fix's answer")
     # the edit went to the buffer (unsaved) through workspace/applyEdit
@@ -157,12 +162,9 @@ def test_bare_vim_lsp_fixes_with_a_code_action_and_asks_with_execute_command(nvi
     assert Path(shown).is_relative_to(tether_home) and "/transcripts/" in shown
     assert nvim.lua("return vim.api.nvim_buf_get_name(0)").endswith("src/app.py")  # focus stayed
 
-    # a prompt of the user's own, through workspace/executeCommand
-    nvim.lua("""
-        _G.answers = { "Allow once" }
-        local client = vim.lsp.get_clients({ name = "tether" })[1]
-        client:exec_cmd({ title = "Ask Tether", command = "tether.ask", arguments = { "edit the readme" } })
-    """)
+    # a prompt of the user's own, with the README's :TetherAsk (workspace/executeCommand)
+    nvim.lua('_G.answers = { "Allow once" }')
+    nvim.api.command("TetherAsk edit the readme")
     nvim.wait_for(lambda: any("README says hello from Tether" in m for m in notified(nvim)), "the second answer")
     readme = nvim.lua('return vim.fn.readfile("README.md")')
     assert readme == ["# Sample", "", "Hello from the sample workspace."]  # on disk: untouched
