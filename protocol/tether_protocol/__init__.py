@@ -103,7 +103,7 @@ _MESSAGE_NAMES = """
     CodeAction CodeActionContext CodeActionOptions CodeActionParams CodeActionResult
     Command CommandResult Diagnostic ExecuteCommandOptions ExecuteCommandParams
     LogMessageParams ProgressParams ProgressValue ShowDocumentParams ShowDocumentResult
-    WorkDoneProgressBegin WorkDoneProgressCreateParams WorkDoneProgressEnd
+    WorkDoneProgressBegin WorkDoneProgressCancelParams WorkDoneProgressCreateParams WorkDoneProgressEnd
     WorkDoneProgressReport
 """.split()
 # Names served lazily, and the private module each one lives in.

@@ -22,7 +22,8 @@ __all__ = [
     "CodeActionParams", "CodeActionResult", "Command", "CommandResult", "CreateFile", "Diagnostic",
     "ExecuteCommandParams", "LogMessageParams", "ProgressParams", "ProgressValue",
     "ShowDocumentParams", "ShowDocumentResult", "WorkDoneProgressBegin",
-    "WorkDoneProgressCreateParams", "WorkDoneProgressEnd", "WorkDoneProgressReport",
+    "WorkDoneProgressCancelParams", "WorkDoneProgressCreateParams", "WorkDoneProgressEnd",
+    "WorkDoneProgressReport",
     "CreateFileOptions", "DidChangeTextDocumentParams", "DidCloseTextDocumentParams",
     "DidOpenTextDocumentParams", "DidSaveTextDocumentParams", "MessageActionItem",
     "OptionalVersionedTextDocumentIdentifier", "Position", "Range", "ShowMessageParams",
@@ -288,6 +289,13 @@ CodeActionResult = list[CodeAction]
 @attrs.define
 class WorkDoneProgressCreateParams:
     token: Union[int, str]
+
+
+@attrs.define
+class WorkDoneProgressCancelParams:
+    """The user pressed cancel on the turn's progress (`cancellable: true`): the turn stops."""
+
+    token: Union[int, str] = wire(error="invalid params for window/workDoneProgress/cancel: token is required")
 
 
 @attrs.define

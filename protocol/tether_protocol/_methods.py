@@ -101,6 +101,7 @@ V1: tuple[Method, ...] = (
     # ---- client -> Tether: the agent front of a stock LSP client (§3.33, §3.34)
     _request("workspace/executeCommand", lsp.ExecuteCommandParams, Union[lsp.CommandResult, None]),
     _request("textDocument/codeAction", lsp.CodeActionParams, lsp.CodeActionResult),
+    _notification("window/workDoneProgress/cancel", lsp.WorkDoneProgressCancelParams),
     # ---- Tether -> client (§3.2, §3.21-§3.26, §4)
     _notification("session/update", upd.SessionNotification, "agent->client"),
     _notification("window/showMessage", lsp.ShowMessageParams, "agent->client"),

@@ -263,3 +263,18 @@ async def test_a_failed_turn_is_an_error_message_and_its_progress_ends(editor_fa
     await editor.command("tether.ask", "What does this do? nothing")
     await editor.turn_ended(2)
     assert editor.sent("window/showMessage")[-1]["message"] == "Tether: It returns 42."
+
+
+async def test_cancel_from_the_progress_stops_the_turn(editor_factory):
+    editor = await editor_factory(NVIM_LIKE)
+    started = await editor.command("tether.ask", "slow please")
+    token = f"tether/{started['turnId']}"
+    await until(lambda: any(p["token"] == token for p in editor.sent("$/progress")))
+    (begin,) = [p["value"] for p in editor.sent("$/progress") if p["token"] == token and p["value"]["kind"] == "begin"]
+    assert begin["cancellable"] is True
+    editor.daemon.client.peer.notify("window/workDoneProgress/cancel", {"token": "tether/some-other-turn"})
+    editor.daemon.client.peer.notify("window/workDoneProgress/cancel", {"token": token})
+    await editor.turn_ended()
+    assert "(the turn ended: cancelled)" in editor.sent("window/showMessage")[-1]["message"]
+    assert [p["value"] for p in editor.sent("$/progress") if p["token"] == token][-1] == {
+        "kind": "end", "message": "cancelled"}

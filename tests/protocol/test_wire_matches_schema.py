@@ -194,6 +194,7 @@ async def _lsp_session(rec: Recorder, workspace: Path) -> None:
         while not any(m.get("method") == "window/showDocument" for _, m in rec.log):
             await asyncio.sleep(0.02)
     await rec.request("workspace/executeCommand", {"command": "tether.cancel"})
+    rec.notify("window/workDoneProgress/cancel", {"token": "tether/turn_0"})
     rec.notify("textDocument/didSave", {"textDocument": {"uri": readme.as_uri()}})
     rec.notify("textDocument/didClose", {"textDocument": {"uri": readme.as_uri()}})
     rec.notify("$/cancelRequest", {"id": 999})

@@ -1,11 +1,13 @@
-"""`workspace/executeCommand` and `textDocument/codeAction`: the handlers of the LSP agent front.
+"""The handlers of the LSP agent front: `workspace/executeCommand`, `textDocument/codeAction`
+and `window/workDoneProgress/cancel`.
 
 Owns: reading each command's arguments (an argument that is wrong gets `-32602` naming
 it and saying what to send) and doing the command: `tether.ask` starts a turn in the
 workspace's session and answers at once (`{sessionId, turnId}`; what the turn does comes as
 progress, messages and the transcript), `tether.cancel` stops it, `tether.newSession`
 starts a fresh session, `tether.setMode` sets the mode (asked with
-`window/showMessageRequest` when no mode is given).
+`window/showMessageRequest` when no mode is given); `window/workDoneProgress/cancel` of a
+turn's progress cancels it too.
 Must not: render a turn (`watch.py`) or build prompts (`actions.py`).
 """
 
@@ -20,10 +22,10 @@ from ...transport.rpc import ClientRequestFailed
 from ..context import ServerContext
 from ..handshake import LSP_COMMANDS, MODES
 from . import actions
-from .front import session_of, start_turn, workspace_root
+from .front import cancel_by_progress, session_of, start_turn, workspace_root
 
 if TYPE_CHECKING:
-    from tether_protocol._lsp import CodeActionParams, ExecuteCommandParams
+    from tether_protocol._lsp import CodeActionParams, ExecuteCommandParams, WorkDoneProgressCancelParams
 
 _ASK_USAGE = (
     'send arguments ["<your question>"], ["<your question>", "file:///…", {"start": {"line": 0, '
@@ -154,3 +156,7 @@ async def execute_command(ctx: ServerContext, params: ExecuteCommandParams) -> C
 
 async def code_action(ctx: ServerContext, params: CodeActionParams) -> list[dict[str, Any]]:
     return actions.code_actions(params)
+
+
+async def progress_cancel(ctx: ServerContext, params: WorkDoneProgressCancelParams) -> None:
+    cancel_by_progress(ctx, params.token)

@@ -36,6 +36,7 @@ class LspFront:
 
     def __init__(self) -> None:
         self.sessions: dict[Path, str] = {}  # workspace root -> session id
+        self.progress: dict[str, ActiveTurn] = {}  # a running turn's progress token -> the turn
 
 
 _FRONTS: weakref.WeakKeyDictionary[ServerContext, LspFront] = weakref.WeakKeyDictionary()
@@ -90,8 +91,16 @@ def start_turn(ctx: ServerContext, session: AgentSession, prompt: str) -> str:
         turn_id=handle.turn_id,
         prompt=prompt,
     )
+    front_of(ctx).progress[watch.token] = handle
     ctx.tasks.start("lsp-turn", _run, ctx, session, handle, watch)
     return handle.turn_id
+
+
+def cancel_by_progress(ctx: ServerContext, token: int | str) -> None:
+    """`window/workDoneProgress/cancel` of a turn's progress: the turn stops."""
+    handle = front_of(ctx).progress.get(str(token))
+    if handle is not None:
+        handle.cancel()
 
 
 async def _run(ctx: ServerContext, session: AgentSession, handle: ActiveTurn, watch: LspWatch) -> None:
@@ -113,6 +122,7 @@ async def _run(ctx: ServerContext, session: AgentSession, handle: ActiveTurn, wa
     finally:
         session.turn = None
         handle.done.set()
+        front_of(ctx).progress.pop(watch.token, None)
     await watch.close(stop_reason, sender)
     _tell(ctx, session, watch, stop_reason, error)
 

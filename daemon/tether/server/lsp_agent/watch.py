@@ -179,7 +179,8 @@ class LspWatch:
             return
         if what == "begin" and await self._create(token):
             self._usable.add(token)
-            self._progress_value(token, {"kind": "begin", "title": text, "cancellable": False})
+            # the turn can be cancelled from the progress (window/workDoneProgress/cancel)
+            self._progress_value(token, {"kind": "begin", "title": text, "cancellable": token == self.token})
         elif what == "report" and token in self._usable:
             self._report(token, text)
         elif what == "end" and token in self._usable:

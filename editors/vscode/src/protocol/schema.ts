@@ -966,6 +966,11 @@ export interface WorkDoneProgressBegin {
   title: string;
 }
 
+/** The user pressed cancel on the turn's progress (`cancellable: true`): the turn stops. */
+export interface WorkDoneProgressCancelParams {
+  token: number | string;
+}
+
 export interface WorkDoneProgressCreateParams {
   token: number | string;
 }
@@ -1038,6 +1043,7 @@ export interface ClientNotifications {
   "textDocument/didClose": DidCloseTextDocumentParams;
   "textDocument/didOpen": DidOpenTextDocumentParams;
   "textDocument/didSave": DidSaveTextDocumentParams;
+  "window/workDoneProgress/cancel": WorkDoneProgressCancelParams;
 }
 
 /** Requests Tether sends the client: method -> params and the answer. */
