@@ -63,6 +63,7 @@ class LspWatch:
         self._parts: list[str] = []  # the current step's text
         self._dirty = False  # text arrived since the last report
         self._closing = False
+        self._closed = asyncio.Event()
         self._calls: dict[str, Call] = {}
         self._usable: set[str] = set()  # tokens the client accepted
         self._begun: set[str] = set()  # tool calls whose progress began
@@ -153,7 +154,8 @@ class LspWatch:
                 if self._progress and self.token in self._usable and latest and latest != reported:
                     reported = latest
                     self._report(self.token, latest)
-                await anyio.sleep(REPORT_EVERY_S)
+                with anyio.move_on_after(REPORT_EVERY_S):  # the next report waits; the end does not
+                    await self._closed.wait()
             elif self._closing:
                 return
 
@@ -166,6 +168,7 @@ class LspWatch:
         self.record.stop_reason = stop_reason
         self._ops.append(("end", self.token, _ENDED.get(stop_reason, stop_reason)))
         self._closing = True
+        self._closed.set()
         self._wake.set()
         await sender
 
