@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+
 from daemon_harness import until
 from tether_client import ClientError
 
