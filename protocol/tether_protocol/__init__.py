@@ -100,6 +100,11 @@ _MESSAGE_NAMES = """
     ToolCallStatus ToolCallUpdate ToolKind TurnEnded TurnStatus TurnStopReason
     UpdateMeta UpdateTetherMeta Usage UsageUpdate UserMessageChunk V1 WorkspaceEdit
     WorkspaceFolder WriteTextFileParams WriteTextFileResult
+    CodeAction CodeActionContext CodeActionOptions CodeActionParams CodeActionResult
+    Command CommandResult Diagnostic ExecuteCommandOptions ExecuteCommandParams
+    LogMessageParams ProgressParams ProgressValue ShowDocumentParams ShowDocumentResult
+    WorkDoneProgressBegin WorkDoneProgressCancelParams WorkDoneProgressCreateParams WorkDoneProgressEnd
+    WorkDoneProgressReport
 """.split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {

@@ -17,8 +17,8 @@ from ._common import Implementation
 from ._fields import Meta
 
 __all__ = [
-    "AgentCapabilities", "CancelRequestParams", "ClientCapabilities",
-    "FileSystemCapabilities", "InitializeParams", "InitializeResult",
+    "AgentCapabilities", "CancelRequestParams", "ClientCapabilities", "CodeActionOptions",
+    "ExecuteCommandOptions", "FileSystemCapabilities", "InitializeParams", "InitializeResult",
     "InitializeResultMeta", "InitializeTetherMeta", "LspInitializeResult",
     "McpCapabilities", "PromptCapabilities", "RefusedSetting", "ServerCapabilities",
     "SessionCapabilities", "TextDocumentSyncOptions", "WorkspaceFolder",
@@ -102,11 +102,27 @@ class TextDocumentSyncOptions:
 
 
 @attrs.define
+class ExecuteCommandOptions:
+    """The `tether.*` commands a stock LSP client may run (SPEC §3.33)."""
+
+    commands: list[str]
+
+
+@attrs.define
+class CodeActionOptions:
+    """The kinds of Tether's code actions (SPEC §3.34)."""
+
+    code_action_kinds: list[str]
+
+
+@attrs.define
 class ServerCapabilities:
     """The LSP half's `capabilities`; `experimental.tether.protocolVersion` marks Tether."""
 
     text_document_sync: TextDocumentSyncOptions
     experimental: dict[str, Any]
+    execute_command_provider: Union[ExecuteCommandOptions, None] = None
+    code_action_provider: Union[CodeActionOptions, None] = None
 
 
 @attrs.define

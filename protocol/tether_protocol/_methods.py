@@ -13,7 +13,7 @@ negotiated in `initialize`. v1 stays the only wire version for now.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Union
 
 import attrs
 
@@ -98,6 +98,10 @@ V1: tuple[Method, ...] = (
     _notification("textDocument/didChange", lsp.DidChangeTextDocumentParams),
     _notification("textDocument/didClose", lsp.DidCloseTextDocumentParams),
     _notification("textDocument/didSave", lsp.DidSaveTextDocumentParams),
+    # ---- client -> Tether: the agent front of a stock LSP client (§3.33, §3.34)
+    _request("workspace/executeCommand", lsp.ExecuteCommandParams, Union[lsp.CommandResult, None]),
+    _request("textDocument/codeAction", lsp.CodeActionParams, lsp.CodeActionResult),
+    _notification("window/workDoneProgress/cancel", lsp.WorkDoneProgressCancelParams),
     # ---- Tether -> client (§3.2, §3.21-§3.26, §4)
     _notification("session/update", upd.SessionNotification, "agent->client"),
     _notification("window/showMessage", lsp.ShowMessageParams, "agent->client"),
@@ -109,6 +113,10 @@ V1: tuple[Method, ...] = (
         "window/showMessageRequest", lsp.ShowMessageRequestParams, lsp.ShowMessageRequestResult,
         "agent->client",
     ),
+    _notification("window/logMessage", lsp.LogMessageParams, "agent->client"),
+    _notification("$/progress", lsp.ProgressParams, "agent->client"),
+    _request("window/workDoneProgress/create", lsp.WorkDoneProgressCreateParams, NULL_RESULT, "agent->client"),
+    _request("window/showDocument", lsp.ShowDocumentParams, lsp.ShowDocumentResult, "agent->client"),
     _request("fs/read_text_file", cr.ReadTextFileParams, cr.ReadTextFileResult, "agent->client"),
     _request("fs/write_text_file", cr.WriteTextFileParams, cr.WriteTextFileResult, "agent->client"),
     _request(

@@ -208,9 +208,9 @@ def test_method_table() -> None:
         "_tether/session/report", "_tether/session/restore", "_tether/session/search",
     ]
     assert sorted(m for m, e in methods.items() if e["direction"] == "agent->client") == [
-        "fs/read_text_file", "fs/write_text_file", "session/request_permission",
-        "session/update", "window/showMessage", "window/showMessageRequest",
-        "workspace/applyEdit",
+        "$/progress", "fs/read_text_file", "fs/write_text_file", "session/request_permission",
+        "session/update", "window/logMessage", "window/showDocument", "window/showMessage",
+        "window/showMessageRequest", "window/workDoneProgress/create", "workspace/applyEdit",
     ]
     for entry in methods.values():
         assert entry["params"] is not None

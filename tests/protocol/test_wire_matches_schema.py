@@ -3,8 +3,8 @@
 Two recorded sessions against a real daemon (NDJSON over its stdio): an ACP client with
 `fs/*` and terminal `_meta` that runs turns with approvals, plans, refusals and every
 session and `_tether/*` method; and a stock LSP client with document sync,
-`window/showMessageRequest`, `workspace/applyEdit` and a refused workspace setting
-(`window/showMessage`). Every message of the recording — params of each request and
+`window/showMessageRequest`, `workspace/applyEdit`, a refused workspace setting
+(`window/showMessage`) and the agent front (code actions, commands, progress, the transcript). Every message of the recording — params of each request and
 notification, the result of each answered request, and this client's own answers — is
 validated against the schema entry of its method.
 """
@@ -29,6 +29,8 @@ ANSWERS: dict[str, Any] = {
     "window/showMessageRequest": {"title": "Allow once"},
     "workspace/applyEdit": {"applied": True},
     "fs/write_text_file": None,
+    "window/workDoneProgress/create": None,
+    "window/showDocument": {"success": True},
 }
 
 
@@ -172,7 +174,8 @@ async def _lsp_session(rec: Recorder, workspace: Path) -> None:
     readme = workspace / "README.md"
     await rec.request("initialize", {
         "processId": None, "rootUri": workspace.as_uri(),
-        "capabilities": {"workspace": {"applyEdit": True}, "window": {"showMessage": {}}}})
+        "capabilities": {"workspace": {"applyEdit": True}, "window": {
+            "showMessage": {}, "workDoneProgress": True, "showDocument": {"support": True}}}})
     rec.notify("initialized", {})
     rec.notify("textDocument/didOpen", {"textDocument": {
         "uri": readme.as_uri(), "languageId": "markdown", "version": 1, "text": readme.read_text()}})
@@ -181,6 +184,17 @@ async def _lsp_session(rec: Recorder, workspace: Path) -> None:
         "contentChanges": [{"text": readme.read_text() + "An unsaved line.\n"}]})
     sid = (await rec.request("session/new", {"cwd": str(workspace)}))["sessionId"]
     await rec.prompt(sid, "edit the readme")
+    # the agent front (SPEC §3.33-§3.35): a code action's command, progress, the transcript
+    here = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
+    await rec.request("textDocument/codeAction", {
+        "textDocument": {"uri": readme.as_uri()}, "range": here, "context": {"diagnostics": []}})
+    await rec.request("workspace/executeCommand", {"command": "tether.setMode", "arguments": ["auto-edit"]})
+    await rec.request("workspace/executeCommand", {"command": "tether.ask", "arguments": ["edit the readme"]})
+    async with asyncio.timeout(30):
+        while not any(m.get("method") == "window/showDocument" for _, m in rec.log):
+            await asyncio.sleep(0.02)
+    await rec.request("workspace/executeCommand", {"command": "tether.cancel"})
+    rec.notify("window/workDoneProgress/cancel", {"token": "tether/turn_0"})
     rec.notify("textDocument/didSave", {"textDocument": {"uri": readme.as_uri()}})
     rec.notify("textDocument/didClose", {"textDocument": {"uri": readme.as_uri()}})
     rec.notify("$/cancelRequest", {"id": 999})

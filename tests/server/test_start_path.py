@@ -104,7 +104,7 @@ def test_every_handler_imported_later_exists() -> None:
     later = [m for m in METHODS if "." in m.handler.__qualname__ and "<locals>" not in m.handler.__qualname__]
     assert len(later) >= 12  # prompt, load, snapshots, reports, rules, diagnostics
     for method in later:
-        module, name = method.handler.__qualname__.split(".")
+        module, name = method.handler.__qualname__.rsplit(".", 1)
         target = getattr(importlib.import_module(f"tether.server.{module}"), name, None)
         assert callable(target), f"{method.name}: tether.server.{module}.{name} does not exist"
 

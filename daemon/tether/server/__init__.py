@@ -9,7 +9,9 @@ stored session (`loading.py`), snapshots and forks (`snapshots.py`), prompt turn
 cancel (`prompt.py`, `turns.py`), run reports, rules, stats and document sync — the
 answer to an `initialize` read before the server stack is imported (`early.py`), the one
 task group that owns the daemon's background tasks (`tasks.py`), and the typed turn
-events rendered as ACP v1 `session/update`s (`updates/`). The start path imports only
+events rendered as ACP v1 `session/update`s (`updates/`), and the agent front of an
+editor with only an LSP client (`lsp_agent/`: commands, code actions, the same events as
+work-done progress, messages and a transcript). The start path imports only
 what `initialize` and `session/new` need; the method table imports the other handlers
 on first use. Must not: run
 the model or tools itself (that is `tether.agent`), or touch bytes on the wire (that is

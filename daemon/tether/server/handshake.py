@@ -23,6 +23,10 @@ from ..config import SOURCE_INIT_OPTIONS, ConfigError, Settings, apply_overrides
 PROTOCOL_VERSION = 1
 SUPPORTED_PROTOCOL_VERSIONS = (1,)
 
+# The agent front a stock LSP client drives (SPEC §3.33-§3.35, `server/lsp_agent/`)
+LSP_COMMANDS = ("tether.ask", "tether.cancel", "tether.newSession", "tether.setMode")
+CODE_ACTION_KINDS = ("quickfix.tether", "refactor.tether")
+
 MODES: tuple[tuple[str, str, str], ...] = (
     ("read-only", "Read-only", "Reads and searches only; nothing is changed."),
     ("ask", "Ask", "Reads are free; every edit and command asks first."),
@@ -46,6 +50,7 @@ class ClientProfile:
     lsp_apply_edit: bool = False
     lsp_show_message_request: bool = False
     lsp_work_done_progress: bool = False
+    lsp_show_document: bool = False
     root: Path | None = None
     # The client sent LSP's InitializeParams (`capabilities` is required there)
     lsp: bool = False
@@ -115,6 +120,7 @@ def read_profile(params: Any) -> ClientProfile:
         window.get("showMessage"), dict
     )
     profile.lsp_work_done_progress = _flag(lsp_caps, "window", "workDoneProgress")
+    profile.lsp_show_document = _flag(lsp_caps, "window", "showDocument", "support")
     profile.root = _root(params)
     options = params.get("initializationOptions")
     if options is not None and not isinstance(options, dict):
@@ -154,6 +160,8 @@ def initialize_result(profile: ClientProfile) -> dict[str, Any]:
             # full and incremental sync, so tools read the editor's unsaved text
             "textDocumentSync": {"openClose": True, "change": 2, "save": False},
             "experimental": {"tether": {"protocolVersion": PROTOCOL_VERSION}},
+            "executeCommandProvider": {"commands": list(LSP_COMMANDS)},
+            "codeActionProvider": {"codeActionKinds": list(CODE_ACTION_KINDS)},
         },
         "serverInfo": {"name": "tether", "version": __version__},
     }

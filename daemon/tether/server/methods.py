@@ -126,6 +126,12 @@ METHODS: tuple[Method, ...] = (
        notification=True),
     _M("textDocument/didSave", documents.did_save, Later("_lsp", "DidSaveTextDocumentParams"), None,
        notification=True),
+    # LSP agent front: a stock LSP client starts and steers turns (SPEC §3.33-§3.35)
+    _M("workspace/executeCommand", later("lsp_agent.commands", "execute_command"),
+       Later("_lsp", "ExecuteCommandParams"), None),
+    _M("textDocument/codeAction", later("lsp_agent.commands", "code_action"), Later("_lsp", "CodeActionParams"), None),
+    _M("window/workDoneProgress/cancel", later("lsp_agent.commands", "progress_cancel"),
+       Later("_lsp", "WorkDoneProgressCancelParams"), None, notification=True),
 )
 
 BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}

@@ -15,6 +15,7 @@ from tether_protocol._json import JsonObject
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
+from ..agent.sink import TurnSink
 from ..providers.base import Provider
 from ..store import MessageRecord
 from ..transport.connection import Connection
@@ -44,7 +45,7 @@ def hidden_paths(ctx: ServerContext) -> tuple[str, ...]:
 
 
 def make_turn(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, provider: Provider
+    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
 ) -> AgentTurn:
     settings = ctx.settings
     return AgentTurn(

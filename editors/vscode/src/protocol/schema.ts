@@ -57,6 +57,46 @@ export interface ClientCapabilities {
   terminal?: boolean;
 }
 
+/** "Ask Tether about this", "Explain", "Fix this with Tether": each runs `tether.ask`. */
+export interface CodeAction {
+  command: Command;
+  diagnostics?: Diagnostic[];
+  isPreferred?: boolean;
+  kind: string;
+  title: string;
+}
+
+export interface CodeActionContext {
+  diagnostics?: Diagnostic[];
+  only?: string[];
+  triggerKind?: number;
+}
+
+/** The kinds of Tether's code actions (SPEC §3.34). */
+export interface CodeActionOptions {
+  codeActionKinds: string[];
+}
+
+export interface CodeActionParams {
+  context?: CodeActionContext;
+  range: Range;
+  textDocument: TextDocumentIdentifier;
+}
+
+export interface Command {
+  arguments?: unknown[];
+  command: string;
+  title: string;
+}
+
+/** What a `tether.*` command did: the workspace's session, and the turn it started (`tether.ask`), the mode it set (`tether.setMode`) or whether a turn was cancelled. */
+export interface CommandResult {
+  cancelled?: boolean;
+  modeId?: string;
+  sessionId: string;
+  turnId?: string;
+}
+
 export interface Compaction {
   replaced: number;
 }
@@ -94,6 +134,15 @@ export interface DaemonStats {
   unknownResponses: number;
   version: string;
   writes: number;
+}
+
+/** A diagnostic the editor shows; fields Tether does not read are not listed. */
+export interface Diagnostic {
+  code?: number | string;
+  message: string;
+  range: Range;
+  severity?: number;
+  source?: string;
 }
 
 export interface DidChangeTextDocumentParams {
@@ -144,6 +193,18 @@ export interface EmptyParams {
 /** `{}`: the result of `session/close`, `session/delete`, `session/set_mode`, `_tether/rules/remove`. */
 export interface EmptyResult {
   _meta?: { [key: string]: unknown };
+}
+
+/** The `tether.*` commands a stock LSP client may run (SPEC §3.33). */
+export interface ExecuteCommandOptions {
+  commands: string[];
+}
+
+/** `tether.ask` (a prompt string, or `{prompt?, uri?, range?, diagnostics?, kind?}`), `tether.cancel`, `tether.newSession`, `tether.setMode` (a mode id, or nothing: asked). */
+export interface ExecuteCommandParams {
+  arguments?: unknown[];
+  command: string;
+  workDoneToken?: number | string;
 }
 
 export interface FileSystemCapabilities {
@@ -242,6 +303,12 @@ export interface LoadSessionParams {
 /** Result of `session/load` and of `session/resume`. */
 export interface LoadSessionResult {
   modes: SessionModeState;
+}
+
+/** `window/logMessage`: the turn's full answer, and its steps for a client without work-done progress (`type` 3 info, 4 log). */
+export interface LogMessageParams {
+  message: string;
+  type: number;
 }
 
 /** The LSP half of the `initialize` result. */
@@ -355,6 +422,14 @@ export interface Position {
   character: number;
   line: number;
 }
+
+/** `$/progress` of a token Tether created with `window/workDoneProgress/create`. */
+export interface ProgressParams {
+  token: number | string;
+  value: ProgressValue;
+}
+
+export type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
 export interface PromptCapabilities {
   audio?: boolean;
@@ -541,6 +616,8 @@ export interface SelectedOutcome {
 
 /** The LSP half's `capabilities`; `experimental.tether.protocolVersion` marks Tether. */
 export interface ServerCapabilities {
+  codeActionProvider?: CodeActionOptions;
+  executeCommandProvider?: ExecuteCommandOptions;
   experimental: { [key: string]: unknown };
   textDocumentSync: TextDocumentSyncOptions;
 }
@@ -598,6 +675,17 @@ export interface SetModeParams {
   _meta?: { [key: string]: unknown };
   modeId: ModeId;
   sessionId: string;
+}
+
+/** `window/showDocument`: the session's Markdown transcript (in Tether's data dir). */
+export interface ShowDocumentParams {
+  external?: boolean;
+  takeFocus?: boolean;
+  uri: string;
+}
+
+export interface ShowDocumentResult {
+  success: boolean;
 }
 
 /** `window/showMessage`: `type` 1 error, 2 warning, 3 info, 4 log. */
@@ -871,6 +959,35 @@ export interface UserMessageChunk {
   sessionUpdate: "user_message_chunk";
 }
 
+export interface WorkDoneProgressBegin {
+  cancellable?: boolean;
+  kind: "begin";
+  message?: string;
+  percentage?: number;
+  title: string;
+}
+
+/** The user pressed cancel on the turn's progress (`cancellable: true`): the turn stops. */
+export interface WorkDoneProgressCancelParams {
+  token: number | string;
+}
+
+export interface WorkDoneProgressCreateParams {
+  token: number | string;
+}
+
+export interface WorkDoneProgressEnd {
+  kind: "end";
+  message?: string;
+}
+
+export interface WorkDoneProgressReport {
+  cancellable?: boolean;
+  kind: "report";
+  message?: string;
+  percentage?: number;
+}
+
 /** A `CreateFile` (for a new file) and then one whole-text `TextDocumentEdit`. */
 export interface WorkspaceEdit {
   documentChanges: (TextDocumentEdit | CreateFile)[];
@@ -912,6 +1029,8 @@ export interface ClientRequests {
   "session/resume": { params: LoadSessionParams; result: LoadSessionResult };
   "session/set_mode": { params: SetModeParams; result: EmptyResult };
   shutdown: { params: EmptyParams; result: null };
+  "textDocument/codeAction": { params: CodeActionParams; result: CodeAction[] };
+  "workspace/executeCommand": { params: ExecuteCommandParams; result: CommandResult | null };
 }
 
 /** Notifications a client sends Tether: method -> params. */
@@ -925,6 +1044,7 @@ export interface ClientNotifications {
   "textDocument/didClose": DidCloseTextDocumentParams;
   "textDocument/didOpen": DidOpenTextDocumentParams;
   "textDocument/didSave": DidSaveTextDocumentParams;
+  "window/workDoneProgress/cancel": WorkDoneProgressCancelParams;
 }
 
 /** Requests Tether sends the client: method -> params and the answer. */
@@ -932,7 +1052,9 @@ export interface AgentRequests {
   "fs/read_text_file": { params: ReadTextFileParams; result: ReadTextFileResult };
   "fs/write_text_file": { params: WriteTextFileParams; result: WriteTextFileResult };
   "session/request_permission": { params: RequestPermissionParams; result: RequestPermissionResult };
+  "window/showDocument": { params: ShowDocumentParams; result: ShowDocumentResult };
   "window/showMessageRequest": { params: ShowMessageRequestParams; result: ShowMessageRequestResult };
+  "window/workDoneProgress/create": { params: WorkDoneProgressCreateParams; result: null };
   "workspace/applyEdit": { params: ApplyWorkspaceEditParams; result: ApplyWorkspaceEditResult };
 }
 
@@ -940,6 +1062,8 @@ export interface AgentRequests {
 export interface AgentNotifications {
   "$/cancelRequest": CancelRequestParams;
   "$/cancel_request": CancelRequestParams;
+  "$/progress": ProgressParams;
   "session/update": SessionNotification;
+  "window/logMessage": LogMessageParams;
   "window/showMessage": ShowMessageParams;
 }
