@@ -16,6 +16,7 @@ import weakref
 from pathlib import Path
 
 from tether_protocol._errors import SessionBusy
+from tether_protocol.conversation import TextBlock
 
 from ...agent.session import ActiveTurn, AgentSession
 from ...store import StorageFault, StoreError, new_turn_id
@@ -108,9 +109,7 @@ async def _run(ctx: ServerContext, session: AgentSession, handle: ActiveTurn, wa
     stop_reason, error = "error", ""
     try:
         provider = await ctx.provider()
-        outcome = await make_turn(ctx, session, handle, watch, provider).run(
-            [{"type": "text", "text": watch.record.prompt}]
-        )
+        outcome = await make_turn(ctx, session, handle, watch, provider).run([TextBlock(watch.record.prompt)])
         stop_reason = outcome.stop_reason
         if outcome.error is not None:
             error = f"the model provider failed: {outcome.error}"
