@@ -40,6 +40,7 @@ from ..tools.base import (
     ToolResult,
     validate_args,
 )
+from ..tools.diffs import hunks
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
 from .live_output import OutputTail, TerminalStream
@@ -120,6 +121,19 @@ def known_locations(tool: Tool[Any], args: object, session: AgentSession) -> tup
         return tuple(tool.locations_for(args, session.sandbox))
     except Exception:
         return ()
+
+
+def asked_locations(known: tuple[ToolLocation, ...], previews: list[ChangePreview]) -> list[ToolLocation]:
+    """The call's locations as its approval shows them: the same places, each file with
+    the first line its change touches where a preview knows it."""
+    first: dict[str, int] = {}
+    for p in previews:
+        changed = hunks(p.old_text or "", p.new_text) if p.new_text is not None else []
+        # the first line that differs (a hunk starts with lines of context)
+        starts = [j1 for h in changed[:1] for tag, _i1, _i2, j1, _j2 in h.opcodes if tag != "equal"]
+        if starts:
+            first.setdefault(p.path, starts[0] + 1)
+    return [ToolLocation(loc.path, loc.line if loc.line is not None else first.get(loc.path)) for loc in known]
 
 
 class ToolExecutor:
@@ -346,6 +360,7 @@ class ToolExecutor:
             cwd=str(shown.get("cwd") or "."),
             rel_paths=[sandbox.relative(Path(p.path)) for p in previews],
             previews=previews,
+            locations=asked_locations(known_locations(tool, args, self.session), previews),
             # the gate never lets a rule or mode run an unsandboxed command unasked
             sandboxed=confined is not None and confined.sandboxed,
             sandbox_note="" if confined is None or confined.sandboxed else confined.reason,
