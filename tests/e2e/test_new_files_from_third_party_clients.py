@@ -226,3 +226,34 @@ async def test_avantes_failed_write_answered_as_a_result_fails_the_call(spawn_da
     updates = await run(session, "create the todo")
     status, text = final(updates, "call_new")
     assert status == "failed" and "the editor could not write todo.txt: Failed to write file:" in text
+
+
+async def test_an_empty_new_buffer_of_a_stock_lsp_client_is_created_through_apply_edit(spawn_daemon, tmp_path: Path,
+                                                                                      workspace: Path):
+    """An editor that has opened `notes/todo.txt` as a new, empty, unsaved buffer (document
+    sync, no file on disk): the same "no file" as an empty ACP answer, written to the buffer."""
+    edits: list[dict] = []
+
+    async def on_request(method: str, params: dict):
+        if method == "window/showMessageRequest":
+            return {"title": "Allow once"}
+        assert method == "workspace/applyEdit"
+        edits.append(params)
+        return {"applied": True}
+
+    daemon = await spawn_daemon("--mode", "ask", script=script(tmp_path), initialize=False)
+    daemon.client.peer.on_request = on_request
+    capabilities = {"workspace": {"applyEdit": True}, "window": {"showMessage": {}}}
+    await daemon.client.request("initialize", {"processId": None, "rootUri": workspace.as_uri(),
+                                               "capabilities": capabilities})
+    daemon.client.peer.notify("initialized", {})
+    uri = (workspace / "notes" / "todo.txt").as_uri()
+    daemon.client.peer.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "text", "version": 1, "text": ""}})
+    session = await daemon.client.new_session(workspace)
+    updates = await run(session, "create the todo")
+    assert final(updates, "call_new") == ("completed", "Created notes/todo.txt: +1 -0 lines.")
+    (edit,) = edits
+    (change,) = edit["edit"]["documentChanges"]
+    assert change["textDocument"] == {"uri": uri, "version": 1}
+    assert change["edits"][0]["newText"] == "- buy milk\n"
