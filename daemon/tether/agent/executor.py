@@ -40,7 +40,7 @@ from ..tools.base import (
     ToolResult,
     validate_args,
 )
-from ..tools.diffs import hunks
+from ..tools.diffs import first_changed_line
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
 from .live_output import OutputTail, TerminalStream
@@ -126,13 +126,7 @@ def known_locations(tool: Tool[Any], args: object, session: AgentSession) -> tup
 def asked_locations(known: tuple[ToolLocation, ...], previews: list[ChangePreview]) -> list[ToolLocation]:
     """The call's locations as its approval shows them: the same places, each file with
     the first line its change touches where a preview knows it."""
-    first: dict[str, int] = {}
-    for p in previews:
-        changed = hunks(p.old_text or "", p.new_text) if p.new_text is not None else []
-        # the first line that differs (a hunk starts with lines of context)
-        starts = [j1 for h in changed[:1] for tag, _i1, _i2, j1, _j2 in h.opcodes if tag != "equal"]
-        if starts:
-            first.setdefault(p.path, starts[0] + 1)
+    first = {p.path: first_changed_line(p.old_text, p.new_text) for p in reversed(previews)}
     return [ToolLocation(loc.path, loc.line if loc.line is not None else first.get(loc.path)) for loc in known]
 
 
