@@ -12,7 +12,7 @@ from typing import Any, Literal, Union
 
 import attrs
 
-from ._common import ToolCallContent, ToolCallStatus, ToolKind
+from ._common import ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind
 from ._sessions import EmptyResult
 
 __all__ = [
@@ -29,14 +29,17 @@ PermissionOptionKind = Literal["allow_once", "allow_always", "reject_once", "rej
 
 @attrs.define
 class PermissionToolCall:
-    """The tool call asked about: the same `toolCallId` as its `session/update`s;
-    `content` holds `diff` blocks for file changes or the command as a text block."""
+    """The tool call asked about: the same `toolCallId`, `title`, `kind` and `locations`
+    as its `session/update`s (locations absolute, with the first changed line where
+    known; none for a command); `content` holds `diff` blocks for file changes or the
+    command as a text block."""
 
     tool_call_id: str
     title: Union[str, None] = None
     kind: Union[ToolKind, None] = None
     status: Union[ToolCallStatus, None] = None
     content: Union[list[ToolCallContent], None] = None
+    locations: Union[list[ToolCallLocation], None] = None
     raw_input: Union[dict[str, Any], None] = None
 
 

@@ -71,7 +71,7 @@ async def test_the_prompt_shows_a_multi_line_command_as_it_will_run(spawn_daemon
     turn = session.prompt("two lines")
     _ = [u async for u in turn]
     (prompt,) = asked
-    # not "Run `ls rm -rf victim`": the newline is kept, in the title and in the content
-    assert prompt["toolCall"]["title"] == "Run `ls\nrm -rf victim`"
+    # not "ls rm -rf victim": the newline is kept, in the title and in the content
+    assert prompt["toolCall"]["title"] == "ls\nrm -rf victim"
     assert prompt["toolCall"]["content"][0]["content"]["text"].startswith("$ ls\nrm -rf victim\n")
     assert (workspace / "victim").is_dir()

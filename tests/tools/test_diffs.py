@@ -124,3 +124,13 @@ def test_property_holds_where_difflib_treats_popular_lines_as_junk(old_lines, ne
     partial = apply_hunks(old, new, subset)
     assert apply_hunks(partial, new, range(len(hunks(partial, new)))) == new
     assert unified_diff(old, new, "f") == _difflib(old, new)
+
+
+def test_first_changed_line_is_the_change_not_its_context() -> None:
+    from tether.tools.diffs import first_changed_line
+
+    old = "".join(f"line {i}\n" for i in range(1, 11))
+    assert first_changed_line(old, old.replace("line 7\n", "line seven\n")) == 7
+    assert first_changed_line(old, old.replace("line 7\n", "")) == 7  # a removal: where it was
+    assert first_changed_line(None, "new\n") == 1  # a created file
+    assert first_changed_line(old, old) is None and first_changed_line(old, None) is None

@@ -180,8 +180,8 @@ async def test_cwd_is_inside_the_workspace(ctx: ToolContext, root: Path, outside
     write({"sub/dir/a.txt": "x"})
     text = (await TOOL.call({"command": "pwd; ls", "cwd": "sub/dir"}, ctx)).text
     assert text.startswith(f"{root.resolve()}/sub/dir\na.txt\n")
-    assert TOOL.locations_for({"command": "ls", "cwd": "sub"}, ctx.sandbox)[0].path == str(root.resolve() / "sub")
-    assert TOOL.locations_for({"command": "ls"}, ctx.sandbox)[0].path == str(root.resolve())
+    # a command's cwd is not its location (clients would title the call by it)
+    assert TOOL.locations_for({"command": "ls", "cwd": "sub"}, ctx.sandbox) == []
     with pytest.raises(SandboxError, match="outside the workspace"):
         await TOOL.call({"command": "ls", "cwd": "../outside"}, ctx)
     with pytest.raises(ToolError, match="not a directory"):
@@ -220,14 +220,15 @@ def test_the_streamer_never_splits_a_character() -> None:
 
 
 def test_title_shows_the_command() -> None:
-    assert TOOL.title_for({"command": "npm test"}) == "Run `npm test`"
+    # the command itself: Zed shows an execute call's title as plain text
+    assert TOOL.title_for({"command": "npm test"}) == "npm test"
     # exactly as it will run: a newline is not folded into a harmless-looking space
-    assert TOOL.title_for({"command": "make  \\\n  all"}) == "Run `make  \\\n  all`"
-    assert TOOL.title_for({"command": "ls\nrm -rf x"}) == "Run `ls\nrm -rf x`"
-    assert TOOL.title_for({"command": "x" * 100}) == f"Run `{'x' * 100}`"
+    assert TOOL.title_for({"command": "make  \\\n  all"}) == "make  \\\n  all"
+    assert TOOL.title_for({"command": "ls\nrm -rf x"}) == "ls\nrm -rf x"
+    assert TOOL.title_for({"command": "x" * 100}) == "x" * 100
     long = "\n".join(f"echo {i}" for i in range(30))
     cut = TOOL.title_for({"command": long})
-    assert cut.startswith("Run `echo 0\n") and "echo 19`" in cut and "echo 20" not in cut
+    assert cut.startswith("echo 0\n") and "echo 19 …" in cut and "echo 20" not in cut
     assert cut.endswith("… (cut: 10 more lines, 80 more characters not shown here)")
     assert TOOL.title_for({}) == "Run a command"
     assert TOOL.kind == "execute" and TOOL.read_only is False

@@ -40,6 +40,7 @@ from ..tools.base import (
     ToolResult,
     validate_args,
 )
+from ..tools.diffs import first_changed_line
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
 from .live_output import OutputTail, TerminalStream
@@ -120,6 +121,13 @@ def known_locations(tool: Tool[Any], args: object, session: AgentSession) -> tup
         return tuple(tool.locations_for(args, session.sandbox))
     except Exception:
         return ()
+
+
+def asked_locations(known: tuple[ToolLocation, ...], previews: list[ChangePreview]) -> list[ToolLocation]:
+    """The call's locations as its approval shows them: the same places, each file with
+    the first line its change touches where a preview knows it."""
+    first = {p.path: first_changed_line(p.old_text, p.new_text) for p in reversed(previews)}
+    return [ToolLocation(loc.path, loc.line if loc.line is not None else first.get(loc.path)) for loc in known]
 
 
 class ToolExecutor:
@@ -346,6 +354,7 @@ class ToolExecutor:
             cwd=str(shown.get("cwd") or "."),
             rel_paths=[sandbox.relative(Path(p.path)) for p in previews],
             previews=previews,
+            locations=asked_locations(known_locations(tool, args, self.session), previews),
             # the gate never lets a rule or mode run an unsandboxed command unasked
             sandboxed=confined is not None and confined.sandboxed,
             sandbox_note="" if confined is None or confined.sandboxed else confined.reason,

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import anyio
 
 from ..store.rules import RuleStore
-from ..tools.base import ChangePreview
+from ..tools.base import ChangePreview, ToolLocation
 from .commands import ParsedCommand, parse_command, words_start_with
 from .rules import (
     FILE_KINDS,
@@ -58,6 +58,8 @@ class ApprovalRequest:
     cwd: str | None = None
     rel_paths: list[str] = field(default_factory=list)
     previews: list[ChangePreview] = field(default_factory=list)
+    # where the call points (absolute, first changed line where known), as its tool call shows
+    locations: list[ToolLocation] = field(default_factory=list)
     # True when the command will run inside an OS sandbox; `sandbox_note` says why there
     # is none when there is none. A command without one is always asked.
     sandboxed: bool = False

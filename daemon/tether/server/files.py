@@ -3,8 +3,13 @@
 Owns: the choice, by what the client declared in `initialize` —
 
 - reads: an open editor buffer (document sync) first; else ACP `fs/read_text_file` when
-  the client offers it; else the disk;
-- writes: ACP `fs/write_text_file`; else LSP `workspace/applyEdit` (a `TextDocumentEdit`
+  the client offers it; else the disk. An EMPTY text from the editor for a path that does
+  not exist on disk is "no file" (CodeCompanion answers a missing file with empty content,
+  avante with its empty buffer once it has opened one): the disk then says "missing", so
+  tools create the file instead of refusing to overwrite one. A non-empty unsaved buffer
+  is a file (its text is what the user would lose);
+- writes: ACP `fs/write_text_file` (missing parent directories made on disk first; a
+  string answered as the result is the editor's failure message); else LSP `workspace/applyEdit` (a `TextDocumentEdit`
   against the buffer's version, so it is one undo step and the editor's dirty buffer is
   respected); else an atomic write on disk (temp file + rename, mode bits kept);
 - deletes and moves: the disk (editors follow the file system).
@@ -15,6 +20,7 @@ sandbox (paths arrive resolved).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -62,7 +68,14 @@ class EditorFiles:
         self.rpc = rpc
 
     async def editor_text(self, path: Path) -> str | None:
-        """The editor's text of `path` when the editor has one to give, else None."""
+        """The editor's text of `path` when the editor has one to give, else None (also
+        for an empty text of a path that is not on disk: nothing there to keep)."""
+        text = await self._editor_text(path)
+        if text == "" and not os.path.lexists(path):
+            return None
+        return text
+
+    async def _editor_text(self, path: Path) -> str | None:
         doc = self.documents.get(path)
         if doc is not None:
             return doc.text
@@ -86,7 +99,13 @@ class EditorFiles:
         self.disk.sandbox.check_not_under_git(path)  # as it is now, after the approval
         client = self.client
         if client is not None and client.fs_write_text_file:
-            await self._ask("fs/write_text_file", WriteTextFileParams(self.session_id, str(path), text), str(path))
+            # avante writes with io.open, which needs the directory: a new file's parents
+            # are made here (approved with the file; the disk is where editors look)
+            await self.disk.make_parents(path)
+            params = WriteTextFileParams(self.session_id, str(path), text)
+            result = await self._ask("fs/write_text_file", params, str(path))
+            if isinstance(result, str):  # avante answers a failed write with its message as the result
+                raise ToolError(f"the editor could not write {path.name}: {result}; nothing was written")
             return
         if client is not None and client.lsp_apply_edit:
             await self._apply_edit(path, text)

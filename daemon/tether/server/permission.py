@@ -2,7 +2,8 @@
 or nobody.
 
 Owns: building the prompt each kind of client understands from an `ApprovalRequest`
-and reading its answer. ACP clients get the tool call with its diff (or command), the
+and reading its answer. ACP clients get the tool call (the title, kind and locations
+its `session/update`s carry) with its diff (or command), the
 four options (five for a sandboxed command that has no network yet: "Allow once, with
 network") and, in `_meta.tether`, why they are asked and the hunks they may pick from
 (answering with `_meta.tether.acceptedHunks` applies only those). Stock LSP clients get
@@ -26,7 +27,7 @@ from tether_protocol._client_requests import (
     RequestPermissionResult,
     SelectedOutcome,
 )
-from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolKind
+from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallLocation, ToolKind
 from tether_protocol._converter import structure, unstructure
 from tether_protocol._errors import InvalidParams
 from tether_protocol._lsp import MessageActionItem, ShowMessageRequestParams
@@ -107,6 +108,8 @@ def permission_params(request: ApprovalRequest, reason: str) -> RequestPermissio
         kind=_tool_kind(request.kind),
         status="pending",
         content=tool_call_content(request),
+        # as the tool_call update has them: CodeCompanion takes the first as the diff's file
+        locations=[ToolCallLocation(loc.path, loc.line) for loc in request.locations] or None,
         raw_input=request.arguments,
     )
     meta = PermissionRequestMeta(PermissionTetherMeta(visible(reason), _hunk_list(request)))
@@ -166,9 +169,13 @@ class ClientAsker:
         return read_answer(result)
 
     async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        detail = request.command if request.command is not None else ", ".join(request.rel_paths)
+        # a command's title is the command itself: shown once, under a heading
+        heading, detail = (
+            ("Run a command", request.command) if request.command is not None
+            else (request.title, ", ".join(request.rel_paths))
+        )
         # type 2, Warning: it changes things
-        params = ShowMessageRequestParams(2, visible(f"Tether: {request.title}\n{detail}\n({reason})"), lsp_actions(request))
+        params = ShowMessageRequestParams(2, visible(f"Tether: {heading}\n{detail}\n({reason})"), lsp_actions(request))
         try:
             result = await self.rpc.request("window/showMessageRequest", unstructure(params))
         except ClientRequestFailed as exc:

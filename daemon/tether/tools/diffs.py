@@ -2,7 +2,8 @@
 
 Owns: splitting text into diff lines, grouping changes into hunks (3 lines of context, the
 same boundaries `difflib.unified_diff` would use), rendering them with workspace-relative
-`a/` `b/` headers, applying only the hunks the user kept, and capping a diff for the model.
+`a/` `b/` headers, applying only the hunks the user kept, capping a diff for the model, and
+the first line a change touches (the location an approval shows).
 Must not: touch files, the sandbox or the ledger; callers pass text and names.
 
 Hunk numbering is 0-based in unified-diff order everywhere in code (`accepted_hunks`),
@@ -78,6 +79,17 @@ def _hunks_of(matcher: difflib.SequenceMatcher[str]) -> list[Hunk]:
 def hunks(old: str, new: str) -> list[Hunk]:
     """The hunks of the diff from `old` to `new`, in order (empty when they are equal)."""
     return _hunks_of(_matcher(_split(old), _split(new)))
+
+
+def first_changed_line(old: str | None, new: str | None) -> int | None:
+    """The 1-based line of `new` where it first differs from `old` (a created file: 1);
+    None when there is no new text or nothing differs."""
+    if new is None:
+        return None
+    changed = hunks(old or "", new)
+    # a hunk starts with lines of context: its first opcode that is not "equal" is the change
+    starts = [j1 for tag, _i1, _i2, j1, _j2 in changed[0].opcodes if tag != "equal"] if changed else []
+    return starts[0] + 1 if starts else None
 
 
 def _emit(out: list[str], prefix: str, line: str) -> None:

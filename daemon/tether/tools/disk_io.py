@@ -63,6 +63,11 @@ class DiskFileIO:
     async def delete(self, path: Path) -> None:
         await anyio.to_thread.run_sync(self._delete, path)
 
+    async def make_parents(self, path: Path) -> None:
+        """Create the missing parent directories of `path` (in the sandbox, not under
+        `.git`), for a new file an editor will write."""
+        await anyio.to_thread.run_sync(self._make_parents, path)
+
     async def move(self, source: Path, target: Path) -> None:
         await anyio.to_thread.run_sync(self._move, source, target)
 
@@ -94,6 +99,14 @@ class DiskFileIO:
         if text is None:
             raise ToolError(f"'{rel}' is a binary or non-UTF-8 file ({len(data)} bytes); Tether only edits UTF-8 text")
         return text
+
+    def _make_parents(self, path: Path) -> None:
+        rel = self._rel(path)
+        self.sandbox.check_not_under_git(path)
+        try:
+            _make_dirs(os.path.dirname(os.path.normpath(path)))
+        except OSError as exc:
+            raise ToolError(f"cannot create the directory of '{rel}': {exc.strerror or exc}") from None
 
     def _write_text(self, path: Path, text: str) -> None:
         rel = self._rel(path)

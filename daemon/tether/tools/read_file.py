@@ -91,6 +91,8 @@ class ReadFileTool(Tool[ReadFileArgs]):
         location = [ToolLocation(str(real), offset)]
 
         buffer = _open_document(ctx.documents, sandbox, args.path, real)
+        if buffer == "" and not os.path.lexists(real):
+            buffer = None  # an empty new buffer is no file yet (SPEC §3.24): the disk says "missing"
         if buffer is None and ctx.files is not None and hasattr(ctx.files, "editor_text"):
             # ACP clients that offer fs/read_text_file: the editor's copy is the truth
             buffer = await ctx.files.editor_text(real)

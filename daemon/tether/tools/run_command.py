@@ -98,24 +98,26 @@ class RunCommandTool(Tool[RunCommandArgs]):
     title_chars: ClassVar[int] = 2000
 
     def title(self, args: RunCommandArgs) -> str:
-        """The command exactly as it will run, newlines kept (folding them would show
-        `ls` + newline + `rm -rf x` as one harmless line); a long one is cut, saying so."""
+        """The command itself, exactly as it will run (clients show an `execute` call's
+        title as plain text: Zed as the terminal's header, CodeCompanion after
+        "Execute: "), newlines kept (folding them would show `ls` + newline + `rm -rf x`
+        as one harmless line); a long one is cut, saying so."""
         command = args.command
         if not command.strip():
             return self.untitled
         command = visible(command)  # `\r`, escapes, bidi overrides: shown, never acted on
         shown = "\n".join(command.split("\n")[: self.title_lines])[: self.title_chars]
         if len(shown) == len(command):
-            return f"Run `{command}`"
+            return command
         more_lines = command.count("\n") - shown.count("\n")
         more = f"{more_lines} more line{'s' if more_lines != 1 else ''}, " if more_lines else ""
-        return f"Run `{shown}` … (cut: {more}{len(command) - len(shown)} more characters not shown here)"
+        return f"{shown} … (cut: {more}{len(command) - len(shown)} more characters not shown here)"
 
     def locations(self, args: RunCommandArgs, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
-        try:
-            return [ToolLocation(str(sandbox.resolve(args.cwd)))]
-        except Exception:  # a bad cwd is reported by run(), not here
-            return []
+        """None: a command's working directory is not a place it changes (clients that
+        title a call by its first location would show the directory instead of the
+        command); the cwd reaches clients in the content and in `terminal_info`."""
+        return []
 
     async def run(self, args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
         if not args.command.strip():

@@ -390,10 +390,11 @@ export interface PermissionTetherMeta {
   reason: string;
 }
 
-/** The tool call asked about: the same `toolCallId` as its `session/update`s; `content` holds `diff` blocks for file changes or the command as a text block. */
+/** The tool call asked about: the same `toolCallId`, `title`, `kind` and `locations` as its `session/update`s (locations absolute, with the first changed line where known; none for a command); `content` holds `diff` blocks for file changes or the command as a text block. */
 export interface PermissionToolCall {
   content?: ToolCallContent[];
   kind?: ToolKind;
+  locations?: ToolCallLocation[];
   rawInput?: { [key: string]: unknown };
   status?: ToolCallStatus;
   title?: string;

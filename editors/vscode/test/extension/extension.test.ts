@@ -166,7 +166,7 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     assert.equal(result?.stopReason, "end_turn");
     const modal = stub.messages.find((m) => m.options?.modal)!;
     assert.equal(modal.level, "warning");
-    assert.equal(modal.message, "Tether: Run `echo testing && echo all passed`");
+    assert.equal(modal.message, "Tether: echo testing && echo all passed"); // the title is the command itself
     assert.equal(modal.options?.detail, "$ echo testing && echo all passed\n(in .)\n(mode ask asks before running `echo testing && echo all passed`)");
     assert.deepEqual(modal.items, ["Allow once", "Always allow", "Reject"]);
     assert.equal(toolCall(agent().controller.state, "call_run")?.status, "failed");
