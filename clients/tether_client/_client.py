@@ -244,7 +244,12 @@ class TetherClient:
     async def initialize(self, **params: Any) -> JsonObject:
         payload = {
             "protocolVersion": 1,
-            "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+            # options are picked by id, so the network option can be told from "Allow once"
+            "clientCapabilities": {
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+                "_meta": {"tether": {"namedPermissionOptions": True}},
+            },
             "clientInfo": {"name": "tether-client", "version": "0.1.0"},
         }
         payload.update(params)

@@ -68,7 +68,8 @@ _MESSAGE_NAMES = """
     AGENT_NOTIFICATIONS AGENT_REQUESTS AcceptedHunksMeta AgentCapabilities
     AgentMessageChunk AgentThoughtChunk ApplyWorkspaceEditParams
     ApplyWorkspaceEditResult CLIENT_NOTIFICATIONS CLIENT_REQUESTS
-    CancelRequestParams CancelledOutcome ClientCapabilities Compaction ContentBlock
+    CancelRequestParams CancelledOutcome ClientCapabilities ClientCapabilitiesMeta
+    ClientTetherCapabilities Compaction ContentBlock
     CreateFile CreateFileOptions CurrentModeUpdate DaemonStats
     DidChangeTextDocumentParams DidCloseTextDocumentParams DidOpenTextDocumentParams
     DidSaveTextDocumentParams DiffContent DumpParams EmbeddedResource EmptyParams

@@ -14,10 +14,11 @@ from typing import Any, Union
 import attrs
 
 from ._common import Implementation
-from ._fields import Meta
+from ._fields import Meta, wire
 
 __all__ = [
-    "AgentCapabilities", "CancelRequestParams", "ClientCapabilities", "CodeActionOptions",
+    "AgentCapabilities", "CancelRequestParams", "ClientCapabilities", "ClientCapabilitiesMeta",
+    "ClientTetherCapabilities", "CodeActionOptions",
     "ExecuteCommandOptions", "FileSystemCapabilities", "InitializeParams", "InitializeResult",
     "InitializeResultMeta", "InitializeTetherMeta", "LspInitializeResult",
     "McpCapabilities", "PromptCapabilities", "RefusedSetting", "ServerCapabilities",
@@ -32,13 +33,28 @@ class FileSystemCapabilities:
 
 
 @attrs.define
+class ClientTetherCapabilities:
+    """`namedPermissionOptions: true`: the client shows permission options by name, so it
+    is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22)."""
+
+    named_permission_options: bool = False
+
+
+@attrs.define
+class ClientCapabilitiesMeta:
+    """`terminal_output: true` asks for command output as terminal `_meta` (SPEC §4.9)."""
+
+    terminal_output: Union[bool, None] = wire("terminal_output", default=None)
+    tether: Union[ClientTetherCapabilities, None] = None
+
+
+@attrs.define
 class ClientCapabilities:
-    """ACP's client capabilities; `_meta.terminal_output: true` asks for command output
-    as terminal `_meta` (SPEC §4.9)."""
+    """ACP's client capabilities, with Tether's extensions under `_meta`."""
 
     fs: FileSystemCapabilities = attrs.Factory(FileSystemCapabilities)
     terminal: bool = False
-    meta: Meta = None
+    meta: Union[ClientCapabilitiesMeta, None] = None
 
 
 @attrs.define

@@ -93,9 +93,13 @@ async def test_allow_once_with_network(store) -> None:
 
 def test_the_fifth_option_is_offered_for_a_sandboxed_command_without_network() -> None:
     assert "allow_once_network" in OPTIONS
-    offered = acp_options(run("curl example.com", "ask"))
+    offered = acp_options(run("curl example.com", "ask"), by_name=True)
     assert [o.option_id for o in offered] == [
         "allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network"]
+    # a client that keys answers by kind (CodeCompanion) gets one option per kind: its
+    # "Accept" must not be the network option, the last `allow_once`
+    by_kind = acp_options(run("curl example.com", "ask"), by_name=False)
+    assert [o.kind for o in by_kind] == ["allow_once", "allow_always", "reject_once", "reject_always"]
     assert unstructure(offered[-1]) == {
         "optionId": "allow_once_network", "name": "Allow once, with network", "kind": "allow_once"}
     assert [a.title for a in lsp_actions(run("curl x", "ask"))] == [
@@ -104,7 +108,7 @@ def test_the_fifth_option_is_offered_for_a_sandboxed_command_without_network() -
     granted = run("npm install", "ask")
     granted.network_granted = True
     for request in (unsandboxed, granted, edit("a.py", "ask")):
-        assert [o.option_id for o in acp_options(request)] == [
+        assert [o.option_id for o in acp_options(request, by_name=True)] == [
             "allow_once", "allow_always", "reject_once", "reject_always"]
         assert [a.title for a in lsp_actions(request)] == ["Allow once", "Allow always", "Reject"]
 

@@ -44,7 +44,9 @@ def test_an_edit_is_asked_about_with_its_diffs_options_and_hunks_in_the_wire_ord
 def test_a_sandboxed_command_is_shown_as_it_runs_with_the_network_option_last() -> None:
     request = ApprovalRequest("s1", "c2", "run_command", "execute", "Run `curl x`", {"command": "curl x"}, "ask",
                               command="curl x", cwd="sub", sandboxed=True)
-    sent = unstructure(permission_params(request, "network"))
+    sent = unstructure(permission_params(request, "network", by_name=True))
+    assert [o["kind"] for o in unstructure(permission_params(request, "network"))["options"]] == [
+        "allow_once", "allow_always", "reject_once", "reject_always"]  # by kind: one option per kind
     shown = {"type": "content", "content": {"type": "text", "text": "$ curl x\n(in sub)"}}
     assert sent["toolCall"]["content"] == [shown]
     assert sent["options"][-1] == {"optionId": "allow_once_network", "name": "Allow once, with network",
@@ -58,6 +60,9 @@ def test_the_answer_picks_an_option_or_counts_as_cancelled() -> None:
     assert read_answer({"outcome": {"outcome": "cancelled"}}).option == "cancelled"
     for odd in (None, [], {"outcome": "selected"}, {"outcome": {"optionId": 3, "outcome": "selected"}}):
         assert read_answer(odd).option == "cancelled"
+    # an option that was not offered is a "no", even one Tether offers other clients
+    network = {"outcome": {"outcome": "selected", "optionId": "allow_once_network"}}
+    assert read_answer(network, {"allow_once", "allow_always", "reject_once", "reject_always"}).option == "reject_once"
     unknown = read_answer({"outcome": {"outcome": "selected", "optionId": "allow_forever"}})
     assert unknown.option == "reject_once" and "allow_forever" in unknown.detail
 

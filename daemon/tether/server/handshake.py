@@ -47,6 +47,8 @@ class ClientProfile:
     fs_write_text_file: bool = False
     terminal: bool = False
     terminal_output_meta: bool = False
+    # shows permission options by name, so two of one kind can be told apart (network)
+    named_permission_options: bool = False
     lsp_apply_edit: bool = False
     lsp_show_message_request: bool = False
     lsp_work_done_progress: bool = False
@@ -108,6 +110,7 @@ def read_profile(params: Any) -> ClientProfile:
     profile.fs_write_text_file = _flag(acp_caps, "fs", "writeTextFile")
     profile.terminal = _flag(acp_caps, "terminal")
     profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
+    profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
     info = _obj(params, "clientInfo")
     profile.name = str(info.get("name", ""))
     profile.version = str(info.get("version", ""))

@@ -14,6 +14,7 @@ Helix) is never asked: the mode's policy decides. Must not: decide anything itse
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, cast, get_args
 
 from tether_protocol._client_requests import (
@@ -65,9 +66,13 @@ def offers_network(request: ApprovalRequest) -> bool:
     return request.kind == "execute" and request.sandboxed and not request.network_granted
 
 
-def acp_options(request: ApprovalRequest) -> list[PermissionOption]:
+def acp_options(request: ApprovalRequest, *, by_name: bool) -> list[PermissionOption]:
+    """ACP's four options, one per kind; the network option only for a client that shows
+    options by name (``by_name``): it is a second `allow_once`, and a client that keys its
+    answers by kind (CodeCompanion: one key per kind, the last option of a kind wins) would
+    grant the network to a user who pressed "Accept"."""
     options = [PermissionOption(option, _OPTION_NAMES[option], option) for option in _PLAIN_OPTIONS]
-    if offers_network(request):
+    if by_name and offers_network(request):
         options.append(PermissionOption("allow_once_network", _OPTION_NAMES["allow_once_network"], "allow_once"))
     return options
 
@@ -100,8 +105,9 @@ def _hunk_list(request: ApprovalRequest) -> list[Hunk]:
     ]
 
 
-def permission_params(request: ApprovalRequest, reason: str) -> RequestPermissionParams:
-    """The `session/request_permission` params asking about `request`."""
+def permission_params(request: ApprovalRequest, reason: str, *, by_name: bool = False) -> RequestPermissionParams:
+    """The `session/request_permission` params asking about `request` (``by_name``: the client
+    declared `clientCapabilities._meta.tether.namedPermissionOptions`, see `acp_options`)."""
     tool_call = PermissionToolCall(
         request.call_id,
         title=visible(request.title),
@@ -113,12 +119,13 @@ def permission_params(request: ApprovalRequest, reason: str) -> RequestPermissio
         raw_input=request.arguments,
     )
     meta = PermissionRequestMeta(PermissionTetherMeta(visible(reason), _hunk_list(request)))
-    return RequestPermissionParams(request.session_id, tool_call, acp_options(request), meta=meta)
+    options = acp_options(request, by_name=by_name)
+    return RequestPermissionParams(request.session_id, tool_call, options, meta=meta)
 
 
-def read_answer(result: object) -> AskerAnswer:
+def read_answer(result: object, offered: Collection[str] = OPTIONS) -> AskerAnswer:
     """The user's answer to `session/request_permission`: a missing or odd answer is
-    "cancelled", an option Tether did not offer is a "no"."""
+    "cancelled", an option Tether did not offer (not in ``offered``) is a "no"."""
     try:
         answer = structure(result, RequestPermissionResult, method="session/request_permission")
     except InvalidParams:
@@ -126,8 +133,8 @@ def read_answer(result: object) -> AskerAnswer:
     outcome = answer.outcome
     if not isinstance(outcome, SelectedOutcome):
         return AskerAnswer("cancelled")
-    if outcome.option_id not in OPTIONS:
-        return AskerAnswer("reject_once", detail=f"unknown option {outcome.option_id!r}")
+    if outcome.option_id not in offered:
+        return AskerAnswer("reject_once", detail=f"option {outcome.option_id!r} was not offered")
     return AskerAnswer(outcome.option_id, accepted_hunks=_accepted_hunks(answer, outcome))
 
 
@@ -161,12 +168,13 @@ class ClientAsker:
         return AskerAnswer("unavailable", detail="it declared neither ACP permission prompts nor window/showMessageRequest")
 
     async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        params = unstructure(permission_params(request, reason))
+        by_name = self.client is not None and self.client.named_permission_options
+        typed = permission_params(request, reason, by_name=by_name)
         try:
-            result = await self.rpc.request("session/request_permission", params)
+            result = await self.rpc.request("session/request_permission", unstructure(typed))
         except ClientRequestFailed as exc:
             return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
-        return read_answer(result)
+        return read_answer(result, {option.option_id for option in typed.options})
 
     async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         # a command's title is the command itself: shown once, under a heading

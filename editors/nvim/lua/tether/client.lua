@@ -84,7 +84,11 @@ function Client:_initialize_params()
   return {
     -- ACP
     protocolVersion = 1,
-    clientCapabilities = { fs = { readTextFile = false, writeTextFile = false } },
+    clientCapabilities = {
+      fs = { readTextFile = false, writeTextFile = false },
+      -- the approval picker lists options by name: "Allow once, with network" is told apart
+      _meta = { tether = { namedPermissionOptions = true } },
+    },
     clientInfo = { name = "tether.nvim", title = "Neovim", version = M.VERSION },
     -- LSP
     processId = vim.fn.getpid(),

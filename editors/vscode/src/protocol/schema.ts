@@ -50,11 +50,22 @@ export interface CancelledOutcome {
   outcome: "cancelled";
 }
 
-/** ACP's client capabilities; `_meta.terminal_output: true` asks for command output as terminal `_meta` (SPEC §4.9). */
+/** ACP's client capabilities, with Tether's extensions under `_meta`. */
 export interface ClientCapabilities {
-  _meta?: { [key: string]: unknown };
+  _meta?: ClientCapabilitiesMeta;
   fs?: FileSystemCapabilities;
   terminal?: boolean;
+}
+
+/** `terminal_output: true` asks for command output as terminal `_meta` (SPEC §4.9). */
+export interface ClientCapabilitiesMeta {
+  terminal_output?: boolean;
+  tether?: ClientTetherCapabilities;
+}
+
+/** `namedPermissionOptions: true`: the client shows permission options by name, so it is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22). */
+export interface ClientTetherCapabilities {
+  namedPermissionOptions?: boolean;
 }
 
 /** "Ask Tether about this", "Explain", "Fix this with Tether": each runs `tether.ask`. */
