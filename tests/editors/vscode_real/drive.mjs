@@ -1,9 +1,9 @@
 // Drives real VS Code (code-server, in Debian's headless Chromium through playwright-core) as a
 // user of the Tether extension would; run by test_vscode_real.py, which starts code-server.
-// Environment: VSCODE_URL (opens WORKSPACE_FILE, a workspace with no folder), TETHER_FOLDER
-// (the folder to add),
-// ARTIFACTS (screenshots), CHROMIUM. Each step prints a line; any failed check throws, and a
-// screenshot of the moment is kept as failure.png.
+// Environment: VSCODE_URL (opens WORKSPACE_FILE, a workspace with no folder), TETHER_FOLDER (the
+// folder that arrives), ARTIFACTS (screenshots), CHROMIUM. Each step prints a line and keeps a
+// screenshot; a failed check throws, and the moment is kept as failure.png (and, with the
+// Explorer open, failure-explorer.png).
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -53,7 +53,8 @@ async function viewAfterTheFolder() {
   return shown;
 }
 
-async function main() {
+/** (d) Start-up: the status bar item is there before the view was ever opened; it opens the view. */
+async function startUp() {
   step(`open ${VSCODE_URL}`);
   await page.goto(VSCODE_URL);
   await page.locator(".monaco-workbench").waitFor();
@@ -73,9 +74,11 @@ async function main() {
   });
   await screenshot("no-folder");
   step("view asks for a folder");
+}
 
-  // (c) a folder arrives while the extension runs: the view becomes usable. It is added the
-  // way a synced or hand-edited workspace file adds it (VS Code watches the file); the
+/** (c) A folder arrives while the extension runs: the view becomes usable. */
+async function folderArrives() {
+  // It is added the way a synced or hand-edited workspace file adds it (VS Code watches the file); the
   // "Add Folder to Workspace…" dialog is no steadier to drive and ends in the same event.
   writeFileSync(WORKSPACE_FILE, JSON.stringify({ folders: [{ path: TETHER_FOLDER }] }));
   step("folder added");
@@ -98,7 +101,10 @@ async function main() {
   assert.equal(shown.noFolder, false, "the no-folder notice is gone");
   assert.doesNotMatch(shown.text, /Open a folder/);
   step(`view usable: sessions ${JSON.stringify(shown.sessions)}, modes ${shown.modes}`);
+}
 
+/** A prompt to the scripted provider: its long answer streams in, then (a) an approval and (b) a code block. */
+async function longAnswerAndApproval() {
   // a prompt to the scripted provider; its long answer streams in
   await view().locator("textarea.prompt-input").fill("edit the readme please");
   await view().locator("textarea.prompt-input").press("Enter");
@@ -136,13 +142,15 @@ async function main() {
     const style = getComputedStyle(el);
     return { background: style.backgroundColor, padding: style.padding, text: el.textContent };
   });
+  await view().locator(".code-block").first().screenshot({ path: join(ARTIFACTS, "code-block.png") });
   assert.match(code.text, /def greet/);
   assert.equal(code.background, "rgba(0, 0, 0, 0)", `pre code has no background of its own: ${JSON.stringify(code)}`);
   assert.equal(code.padding, "0px");
-  await view().locator(".code-block").first().screenshot({ path: join(ARTIFACTS, "code-block.png") });
   step("code block without per-line background");
+}
 
-  // the diff editor opened by itself; accept the edit with its title button
+/** The diff editor opened by itself: the edit is accepted with its title button, and lands on disk. */
+async function acceptInTheDiffEditor() {
   const accept = page.locator(".editor-actions .action-item a[aria-label='Accept Edit']");
   await accept.waitFor();
   await screenshot("diff-editor");
@@ -156,7 +164,10 @@ async function main() {
 }
 
 try {
-  await main();
+  await startUp();
+  await folderArrives();
+  await longAnswerAndApproval();
+  await acceptInTheDiffEditor();
 } catch (err) {
   await page.screenshot({ path: join(ARTIFACTS, "failure.png") }).catch(() => undefined);
   await page.keyboard.press("Control+Shift+E").catch(() => undefined);

@@ -22,6 +22,7 @@ log and the driver's output are in the failure message. Set up with `sh tests/in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -32,6 +33,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -63,13 +65,24 @@ def _free_port() -> int:
 
 
 def _run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> str:
-    proc = subprocess.run(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{' '.join(args)} failed\n--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+    proc = subprocess.run(
+        args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+    )
+    assert proc.returncode == 0, (
+        f"{' '.join(args)} failed\n--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+    )
     return proc.stdout
 
 
+@dataclass
+class VSCodeHome:
+    node: str
+    dirs: list[str]  # code-server's --user-data-dir and --extensions-dir
+    env: dict[str, str]  # a private HOME; the daemon's test environment (TETHER_HOME, ...)
+
+
 @pytest.fixture
-def vscode_home(tmp_path: Path, daemon_env: dict[str, str]) -> dict[str, str]:
+def vscode_home(tmp_path: Path, daemon_env: dict[str, str]) -> VSCodeHome:
     """A private HOME, user data and extensions directory with the freshly packaged .vsix installed."""
     _need(CODE_SERVER, "code-server")
     _need(EXTENSION / "node_modules" / "@vscode" / "vsce", "the extension's build tools")
@@ -78,10 +91,27 @@ def vscode_home(tmp_path: Path, daemon_env: dict[str, str]) -> dict[str, str]:
     user = tmp_path / "user-data" / "User"
     user.mkdir(parents=True)
     home.mkdir()
-    env = {**daemon_env, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"), "XDG_CACHE_HOME": str(home / ".cache")}
+    env = {
+        **daemon_env,
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
     vsix = tmp_path / "tether.vsix"
-    _run([node, "node_modules/@vscode/vsce/vsce", "package", "--no-dependencies", "--allow-missing-repository", "-o", str(vsix)],
-         cwd=EXTENSION, env=env, timeout=55)
+    _run(
+        [
+            node,
+            "node_modules/@vscode/vsce/vsce",
+            "package",
+            "--no-dependencies",
+            "--allow-missing-repository",
+            "-o",
+            str(vsix),
+        ],
+        cwd=EXTENSION,
+        env=env,
+        timeout=55,
+    )
     dirs = ["--user-data-dir", str(tmp_path / "user-data"), "--extensions-dir", str(tmp_path / "extensions")]
     out = _run([node, str(CODE_SERVER), *dirs, "--install-extension", str(vsix)], cwd=tmp_path, env=env, timeout=55)
     assert "successfully installed" in out, out
@@ -104,23 +134,39 @@ def vscode_home(tmp_path: Path, daemon_env: dict[str, str]) -> dict[str, str]:
         "git.enabled": False,
     }
     (user / "settings.json").write_text(json.dumps(settings, indent=1))
-    return {"node": node, "dirs": json.dumps(dirs), **{f"env:{k}": v for k, v in env.items()}}
+    return VSCodeHome(node, dirs, env)
 
 
 @pytest.fixture
-def code_server(vscode_home: dict[str, str], tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def code_server(vscode_home: VSCodeHome, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """code-server on a free port (no auth); yields its URL and log file; stopped with all it started."""
-    env = {k.removeprefix("env:"): v for k, v in vscode_home.items() if k.startswith("env:")}
     port = _free_port()
     log = tmp_path / "code-server.log"
     args = [
-        vscode_home["node"], str(CODE_SERVER), *json.loads(vscode_home["dirs"]),
-        "--config", str(tmp_path / "code-server.yaml"), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}",
-        "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+        vscode_home.node,
+        str(CODE_SERVER),
+        *vscode_home.dirs,
+        "--config",
+        str(tmp_path / "code-server.yaml"),
+        "--auth",
+        "none",
+        "--bind-addr",
+        f"127.0.0.1:{port}",
+        "--disable-telemetry",
+        "--disable-update-check",
+        "--disable-workspace-trust",
+        "--disable-getting-started-override",
     ]
     with log.open("w") as out:
-        proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            args,
+            cwd=tmp_path,
+            env=vscode_home.env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 30
@@ -134,21 +180,16 @@ def code_server(vscode_home: dict[str, str], tmp_path: Path) -> Iterator[tuple[s
                 time.sleep(0.2)
         yield url, log
     finally:
-        # code-server, its extension host and the daemons the extension started share its session
+        # code-server, its extension host and the daemons the extension started: one process group
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                continue
-            time.sleep(0.5)  # children may outlive the parent a moment; the SIGKILL round gets them
 
 
 @pytest.mark.timeout(240)
-def test_the_extension_in_real_vscode(code_server: tuple[str, Path], vscode_home: dict[str, str], tmp_path: Path) -> None:
+def test_the_extension_in_real_vscode(code_server: tuple[str, Path], vscode_home: VSCodeHome, tmp_path: Path) -> None:
     url, log = code_server
     folder = tmp_path / "project"
     (folder / "src").mkdir(parents=True)
@@ -158,24 +199,56 @@ def test_the_extension_in_real_vscode(code_server: tuple[str, Path], vscode_home
     workspace = tmp_path / "chat.code-workspace"
     workspace.write_text('{"folders": []}\n')
     # an earlier session of the folder, for the view to list once the folder is there
-    env = {k.removeprefix("env:"): v for k, v in vscode_home.items() if k.startswith("env:")}
-    _run([sys.executable, "-m", "tether", "run", "say hello", "--provider", "scripted", "--script", str(HERE / "script.json")],
-         cwd=folder, env=env, timeout=30)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "tether",
+            "run",
+            "say hello",
+            "--provider",
+            "scripted",
+            "--script",
+            str(HERE / "script.json"),
+        ],
+        cwd=folder,
+        env=vscode_home.env,
+        timeout=30,
+    )
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
     ARTIFACTS.mkdir(parents=True)
 
-    env = {**os.environ, "CHROMIUM": _chromium(), "VSCODE_URL": f"{url}?workspace={workspace}",
-           "WORKSPACE_FILE": str(workspace), "TETHER_FOLDER": str(folder), "ARTIFACTS": str(ARTIFACTS)}
+    env = {
+        **os.environ,
+        "CHROMIUM": _chromium(),
+        "VSCODE_URL": f"{url}?workspace={workspace}",
+        "WORKSPACE_FILE": str(workspace),
+        "TETHER_FOLDER": str(folder),
+        "ARTIFACTS": str(ARTIFACTS),
+    }
     node = shutil.which("node") or "node"
     try:
-        proc = subprocess.run([node, str(HERE / "drive.mjs")], cwd=EXTENSION, env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=200)
+        proc = subprocess.run(
+            [node, str(HERE / "drive.mjs")],
+            cwd=EXTENSION,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=200,
+        )
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"drive.mjs did not finish; screenshots in {ARTIFACTS}\n{exc.stdout}\n{exc.stderr}\n"
-                    f"--- code-server ---\n{log.read_text(errors='replace')[-4000:]}")
-    report = (f"screenshots in {ARTIFACTS}\n--- drive.mjs ---\n{proc.stdout}\n{proc.stderr}\n"
-              f"--- code-server ---\n{log.read_text(errors='replace')[-4000:]}")
+        pytest.fail(
+            f"drive.mjs did not finish; screenshots in {ARTIFACTS}\n{exc.stdout}\n{exc.stderr}\n"
+            f"--- code-server ---\n{log.read_text(errors='replace')[-4000:]}"
+        )
+    report = (
+        f"screenshots in {ARTIFACTS}\n--- drive.mjs ---\n{proc.stdout}\n{proc.stderr}\n"
+        f"--- code-server ---\n{log.read_text(errors='replace')[-4000:]}"
+    )
     assert proc.returncode == 0, report
-    assert (folder / "README.md").read_text() == README.replace("Hello from the sample workspace.", "Hello, edited by Tether in VS Code."), report
+    assert (folder / "README.md").read_text() == README.replace(
+        "Hello from the sample workspace.", "Hello, edited by Tether in VS Code."
+    ), report
     shots = sorted(p.name for p in ARTIFACTS.glob("*.png"))
     assert len(shots) >= 5, (shots, report)
