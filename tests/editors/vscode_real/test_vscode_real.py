@@ -6,8 +6,11 @@ activation and workspace life cycle; this test installs the extension's .vsix in
 (playwright-core from editors/vscode/node_modules, Debian's Chromium):
 
 - at start-up, before the Tether view was ever opened, the status bar item is there;
-- the window has no folder: the view says so; a folder is added (Add Folder to Workspace…) and
-  the view becomes usable (modes and sessions loaded, the notice gone);
+- the window has no folder: the view says so; a folder is added (to the workspace file, which
+  VS Code watches) and the view becomes usable (modes, the folder's earlier session, the notice
+  gone). code-server reloads the window for a first folder, and now and then the reloaded window
+  comes up without it (its own Explorer says "no folder opened"): then the test reloads once, as
+  a user would, and says so in its output, with a screenshot;
 - a prompt goes to the scripted provider (tests/editors/vscode_real/script.json, through this
   checkout's daemon); its long answer streams in, its code block has no per-line background
   (VS Code's webview stylesheet styles `code`), the chat is taller than the view, and the

@@ -205,6 +205,9 @@ export class TetherExtension implements vscode.Disposable {
   private onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
     const restartKeys = ["path", "args", "provider", "model", "baseUrl", "script"];
     if (!restartKeys.some((k) => e.affectsConfiguration(`tether.${k}`))) return;
+    // a chat whose daemon could not start (tether.path wrong, or the settings not there yet) tries again
+    const current = this.currentAgent;
+    if (current && !current.started && this.viewLoaded) void current.controller.start();
     const running = [...this.agents.values()].filter((a) => a.started);
     if (!running.length) return;
     void vscode.window
