@@ -1,6 +1,7 @@
 // A window that has no folder when the extension starts (real VS Code activates it at start-up
 // for the status bar): the view says to open one, and becomes the folder's chat, with its daemon
 // started, modes and sessions, as soon as a folder arrives; it says so again when the last goes.
+// A daemon that could not start (a wrong tether.path) starts when the settings change.
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ describe("folders arriving while the extension runs", () => {
   let sandbox: Sandbox;
   let ext: TetherExtension;
   let view: StubWebviewView;
+  let tether: string;
   const posted = (from = 0) => view.posted.slice(from) as HostMessage[];
 
   before(() => {
@@ -25,7 +27,7 @@ describe("folders arriving while the extension runs", () => {
     for (const key of Object.keys(process.env)) if (/^(TETHER_|OPENAI_|ANTHROPIC_)/.test(key)) delete process.env[key];
     Object.assign(process.env, { TETHER_HOME: sandbox.home, XDG_CONFIG_HOME: join(sandbox.root, "xdg-config"), TETHER_PROBE_PORTS: "" });
     mkdirSync(join(sandbox.root, "bin"));
-    const tether = join(sandbox.root, "bin", "tether");
+    tether = join(sandbox.root, "bin", "tether");
     writeFileSync(tether, `#!/bin/sh\nexec '${python()}' -m tether "$@"\n`);
     chmodSync(tether, 0o755);
     stub.reset();
@@ -64,5 +66,19 @@ describe("folders arriving while the extension runs", () => {
     stub.folderRemoved(stub.folders[0]);
     await waitFor(() => posted(from).find((m) => m.type === "noFolder"), "the no-folder notice");
     assert.equal(ext.current, undefined);
+  });
+
+  it("a daemon that could not start is started as soon as the settings change", async () => {
+    stub.changeSettings({ "tether.path": join(sandbox.root, "bin", "no-such-tether") });
+    let from = view.posted.length;
+    stub.folderAdded(sandbox.workspace, "ws");
+    const error = await waitFor(() => posted(from).find((m) => m.type === "error"), "the start failure");
+    assert.match(error.type === "error" ? error.message : "", /could not start/);
+    assert.equal(ext.current?.started, false);
+
+    from = view.posted.length;
+    stub.changeSettings({ "tether.path": tether });
+    await waitFor(() => posted(from).find((m) => m.type === "sessions"), "the session list once the daemon started");
+    assert.ok(ext.current?.started);
   });
 });
