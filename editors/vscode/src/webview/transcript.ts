@@ -47,6 +47,8 @@ export class Transcript {
   /** content keeps growing after it is added (web components upgrade, markdown, fonts) */
   private readonly resizes = new ResizeObserver(() => this.keepInView());
   private watched?: HTMLElement;
+  /** the user opened or closed something (a summary): whether to follow is measured after it */
+  private userToggled = false;
 
   constructor(
     private readonly hooks: TranscriptHooks,
@@ -317,6 +319,12 @@ export class Transcript {
 
   /** After any change of size: the end stays in view while following, and so does a new approval. */
   private keepInView(): void {
+    if (this.userToggled) {
+      // as before this content grew by the user's hand: follow only if still at the bottom
+      this.userToggled = false;
+      const s = this.scroller();
+      this.following = s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+    }
     this.stickToBottom(this.following);
     const approval = this.newApproval;
     if (!approval?.isConnected) return;
@@ -332,6 +340,7 @@ export class Transcript {
 
   private onClick(event: MouseEvent): void {
     const target = event.target as Element | null;
+    if (target?.closest("summary")) this.userToggled = true;
     const location = target?.closest<HTMLElement>("a.location");
     if (location) {
       event.preventDefault();
