@@ -162,7 +162,7 @@ def test_vsce_packages_a_vsix_with_the_right_manifest(tmp_path: Path) -> None:
 
     assert manifest["engines"] == {"vscode": "^1.90.0"}
     assert '<Property Id="Microsoft.VisualStudio.Code.Engine" Value="^1.90.0" />' in vsixmanifest
-    assert manifest["activationEvents"] == ["onView:tether.chat"]
+    assert manifest["activationEvents"] == ["onStartupFinished", "onView:tether.chat"]  # the status bar item at start-up
 
     contributes = manifest["contributes"]
     assert contributes["viewsContainers"]["activitybar"] == [{"id": "tether", "title": "Tether", "icon": "media/tether.svg"}]

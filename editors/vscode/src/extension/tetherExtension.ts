@@ -24,6 +24,8 @@ export class TetherExtension implements vscode.Disposable {
   readonly statusBar = new TetherStatusBar();
   readonly agents = new Map<string, WorkspaceAgent>();
   private currentAgent?: WorkspaceAgent;
+  /** the chat view has loaded (said "ready") at least once: the current folder's daemon runs */
+  private viewLoaded = false;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(readonly context: vscode.ExtensionContext) {
@@ -89,8 +91,13 @@ export class TetherExtension implements vscode.Disposable {
     });
     this.agents.set(key, agent);
     agent.controller.onMessage((message) => this.onHostMessage(agent, message));
-    this.currentAgent ??= agent;
-    this.updateStatusBar();
+    if (this.currentAgent) {
+      this.updateStatusBar();
+      return;
+    }
+    // the first folder: a view that has been showing "open a folder" becomes this folder's chat
+    this.setCurrent(agent);
+    if (this.viewLoaded) void agent.controller.start();
   }
 
   private async removeFolder(folder: vscode.WorkspaceFolder): Promise<void> {
@@ -102,6 +109,10 @@ export class TetherExtension implements vscode.Disposable {
       this.currentAgent = undefined;
       const next = this.agents.values().next().value;
       if (next) this.setCurrent(next);
+      else {
+        this.view.post({ type: "noFolder" });
+        this.updateStatusBar();
+      }
     }
     await agent.stop();
     agent.dispose();
@@ -164,9 +175,10 @@ export class TetherExtension implements vscode.Disposable {
   }
 
   private onViewMessage(message: ViewMessage): void {
+    if (message.type === "ready") this.viewLoaded = true;
     const agent = this.currentAgent;
     if (!agent) {
-      if (message.type === "ready") this.view.post({ type: "error", message: "Open a folder to chat with Tether." });
+      if (message.type === "ready") this.view.post({ type: "noFolder" });
       return;
     }
     switch (message.type) {
@@ -193,6 +205,9 @@ export class TetherExtension implements vscode.Disposable {
   private onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
     const restartKeys = ["path", "args", "provider", "model", "baseUrl", "script"];
     if (!restartKeys.some((k) => e.affectsConfiguration(`tether.${k}`))) return;
+    // a chat whose daemon could not start (tether.path wrong, or the settings not there yet) tries again
+    const current = this.currentAgent;
+    if (current && !current.started && this.viewLoaded) void current.controller.start();
     const running = [...this.agents.values()].filter((a) => a.started);
     if (!running.length) return;
     void vscode.window

@@ -64,6 +64,8 @@ export type HostMessage =
   | { type: "mode"; modeId: string }
   | { type: "status"; status: Status }
   | { type: "error"; message: string }
+  /** no workspace folder (yet): the view says to open one until the next `init` */
+  | { type: "noFolder" }
   /** editor context added to the next prompt ("Ask Tether about selection") */
   | { type: "context"; label: string; text: string };
 

@@ -47,7 +47,7 @@ const transcript = new Transcript(
   {
     post,
     changed() {
-      emptyHint.hidden = !transcript.isEmpty;
+      emptyHint.hidden = !transcript.isEmpty || !noFolder.hidden;
       scheduleSave();
     },
     title(title) {
@@ -77,9 +77,12 @@ const emptyHint = h(
   h("p", null, "Earlier sessions are listed above."),
 );
 
+// shown while the window has no folder; not part of the saved state (the host says it again)
+const noFolder = h("p", { class: "no-folder", hidden: true }, "Open a folder to chat with Tether.");
+
 document.getElementById("app")?.replaceChildren(
   header.el,
-  h("main", { class: "scroll" }, emptyHint, transcript.el),
+  h("main", { class: "scroll" }, noFolder, emptyHint, transcript.el),
   composer.el,
 );
 
@@ -102,6 +105,8 @@ header.open = transcript.isEmpty && state.sessions.length > 0;
 function onMessage(message: HostMessage): void {
   switch (message.type) {
     case "init":
+      noFolder.hidden = true;
+      emptyHint.hidden = !transcript.isEmpty;
       state.sessions = message.sessions;
       state.modes = message.modes;
       state.modeId = message.modeId;
@@ -154,6 +159,10 @@ function onMessage(message: HostMessage): void {
       break;
     case "error":
       transcript.error(message.message);
+      break;
+    case "noFolder":
+      noFolder.hidden = false;
+      emptyHint.hidden = true;
       break;
     case "context":
       composer.addContext(message.label, message.text);

@@ -39,6 +39,16 @@ export class Transcript {
   private frame = 0;
   /** the last usage_update of the running turn */
   private usage: { used?: number; size?: number } = {};
+  /** keep the end of the chat in view: until the user scrolls up, again once back at the bottom */
+  private following = true;
+  private lastScrollTop = 0;
+  /** the newest approval, kept fully in view (its buttons) until answered or the user scrolls up */
+  private newApproval?: HTMLElement;
+  /** content keeps growing after it is added (web components upgrade, markdown, fonts) */
+  private readonly resizes = new ResizeObserver(() => this.keepInView());
+  private watched?: HTMLElement;
+  /** the user opened or closed something (a summary): whether to follow is measured after it */
+  private userToggled = false;
 
   constructor(
     private readonly hooks: TranscriptHooks,
@@ -46,6 +56,7 @@ export class Transcript {
   ) {
     this.el = h("div", { class: "transcript", role: "log", "aria-live": "polite" });
     this.el.addEventListener("click", (event) => this.onClick(event));
+    this.resizes.observe(this.el);
   }
 
   clear(): void {
@@ -57,6 +68,8 @@ export class Transcript {
     this.plan = null;
     this.dirty.clear();
     this.usage = {};
+    this.newApproval = undefined;
+    this.following = true;
     this.hooks.changed();
   }
 
@@ -143,7 +156,9 @@ export class Transcript {
     this.approvals.set(prompt.requestId, approval);
     card.approvalSlot.replaceChildren(approval.el);
     card.el.classList.add("asking");
+    this.newApproval = approval.el;
     this.stickToBottom(true);
+    this.keepInView();
   }
 
   permissionClosed(requestId: string): void {
@@ -168,7 +183,7 @@ export class Transcript {
 
   private add(entry: Entry): EntryView {
     const view = createView(entry, this.pathLabel);
-    const atBottom = this.isAtBottom();
+    const atBottom = this.following;
     this.entries.push(entry);
     this.views.push(view);
     this.el.appendChild(view.el);
@@ -262,7 +277,7 @@ export class Transcript {
   flush(): void {
     this.frame = 0;
     if (this.dirty.size === 0) return;
-    const atBottom = this.isAtBottom();
+    const atBottom = this.following;
     for (const view of this.dirty) view.render();
     this.dirty.clear();
     this.hooks.changed();
@@ -270,26 +285,62 @@ export class Transcript {
   }
 
   // ---- scrolling: follow the stream while the user is at the bottom
+  //
+  // Whether to follow is decided by what the user did (scrolled up, or back to the bottom),
+  // never by measuring after content was added: a card measured before it reaches its full
+  // height would stop the following for good, and an approval's buttons would stay hidden.
 
   private scroller(): HTMLElement {
-    return (this.el.parentElement ?? this.el) as HTMLElement;
+    const s = (this.el.parentElement ?? this.el) as HTMLElement;
+    if (s !== this.el && this.watched !== s) {
+      this.watched = s;
+      s.addEventListener("scroll", () => this.onScroll(s), { passive: true });
+      this.resizes.observe(s);
+    }
+    return s;
   }
 
-  private isAtBottom(): boolean {
-    const s = this.scroller();
-    return s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+  private onScroll(s: HTMLElement): void {
+    const atBottom = s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+    if (s.scrollTop < this.lastScrollTop - 1 && !atBottom) {
+      this.following = false; // the user scrolled up: leave the view where they put it
+      this.newApproval = undefined;
+    } else if (atBottom) this.following = true;
+    this.lastScrollTop = s.scrollTop;
   }
 
   private stickToBottom(stick: boolean): void {
     if (!stick) return;
+    this.following = true;
     const s = this.scroller();
     s.scrollTop = s.scrollHeight;
+    this.lastScrollTop = s.scrollTop;
+  }
+
+  /** After any change of size: the end stays in view while following, and so does a new approval. */
+  private keepInView(): void {
+    if (this.userToggled) {
+      // as before this content grew by the user's hand: follow only if still at the bottom
+      this.userToggled = false;
+      const s = this.scroller();
+      this.following = s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+    }
+    this.stickToBottom(this.following);
+    const approval = this.newApproval;
+    if (!approval?.isConnected) return;
+    const s = this.scroller();
+    const below = approval.getBoundingClientRect().bottom - s.getBoundingClientRect().bottom;
+    if (below > 0) {
+      s.scrollTop += below + 8;
+      this.lastScrollTop = s.scrollTop;
+    }
   }
 
   // ---- clicks inside the transcript
 
   private onClick(event: MouseEvent): void {
     const target = event.target as Element | null;
+    if (target?.closest("summary")) this.userToggled = true;
     const location = target?.closest<HTMLElement>("a.location");
     if (location) {
       event.preventDefault();

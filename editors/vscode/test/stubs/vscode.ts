@@ -560,6 +560,19 @@ class Stub {
     return folder;
   }
 
+  /** A folder added while the extension runs (VS Code fires onDidChangeWorkspaceFolders). */
+  folderAdded(path: string, name?: string): WorkspaceFolder {
+    const folder = this.addFolder(path, name);
+    workspaceEvents.folders.fire({ added: [folder], removed: [] });
+    return folder;
+  }
+
+  /** A folder removed while the extension runs. */
+  folderRemoved(folder: WorkspaceFolder): void {
+    this.folders = this.folders.filter((f) => f !== folder);
+    workspaceEvents.folders.fire({ added: [], removed: [folder] });
+  }
+
   /** A document as if the user (or VS Code in the background) opened it. */
   openDocument(path: string, { quiet = false }: { quiet?: boolean } = {}): TextDocument {
     const open = this.documents.find((d) => d.uri.fsPath === path && !d.isClosed);

@@ -112,6 +112,33 @@ test("a one-hunk edit: Review diff opens the diff, Accept posts allow_once witho
   await view.close();
 });
 
+test("an approval arriving in a chat taller than the view is fully in view, buttons and all", async () => {
+  const view = await harness.open({ height: 420 });
+  const play = new Playback(view, fixture("edit"));
+  await play.untilView();
+  await play.until((m) => m.type === "userMessage");
+  const long = Array.from({ length: 60 }, (_, i) => `${i + 1}. a long answer, so that the chat is taller than the view`).join("\n");
+  await view.send({ type: "update", sessionId: "sess_8ab1dfd9517e49f892c61d88aa88cf81", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${long}\n\n` } } });
+  await play.untilView(); // the permission prompt arrived
+  await view.page.waitForTimeout(500); // its buttons (web components) have rendered
+  const layout = await view.page.evaluate(() => {
+    const scroller = document.querySelector("main.scroll").getBoundingClientRect();
+    const tall = document.querySelector("main.scroll").scrollHeight > 2 * scroller.height;
+    const buttons = [...document.querySelectorAll(".approval vscode-button.approval-option")].map((b) => b.getBoundingClientRect());
+    return { tall, inView: buttons.length > 0 && buttons.every((b) => b.height > 0 && b.top >= scroller.top && b.bottom <= scroller.bottom) };
+  });
+  await view.screenshot("approval-in-long-chat");
+  assert.deepEqual(layout, { tall: true, inView: true });
+
+  // a user who scrolled up is left there: a streamed update does not pull the view down
+  await view.page.locator("main.scroll").evaluate((el) => el.scrollBy(0, -600));
+  await view.page.waitForTimeout(100);
+  const top = await view.page.locator("main.scroll").evaluate((el) => el.scrollTop);
+  await view.send({ type: "update", sessionId: "sess_8ab1dfd9517e49f892c61d88aa88cf81", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "more" } } });
+  assert.equal(await view.page.locator("main.scroll").evaluate((el) => el.scrollTop), top);
+  await view.close();
+});
+
 test("a two-hunk edit: one checkbox per hunk; unchecking one posts acceptedHunks", async () => {
   const view = await harness.open();
   const play = new Playback(view, fixture("hunks"));

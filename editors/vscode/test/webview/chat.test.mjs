@@ -57,6 +57,13 @@ test("a streamed turn: thinking collapsed, markdown rendered as it streams, code
   assert.equal(await code.textContent(), "def main():\n    return 42");
   assert.equal(await code.locator(".hljs-keyword").first().innerText(), "def", "python is highlighted");
   assert.equal(await answer.locator(".code-lang").innerText(), "python");
+  // VS Code's stylesheet gives `code` a background: a block must not paint it on every line
+  const codeStyle = await code.evaluate((el) => {
+    const s = getComputedStyle(el);
+    return [s.backgroundColor, s.padding, s.color === getComputedStyle(el.parentElement).color];
+  });
+  assert.deepEqual(codeStyle, ["rgba(0, 0, 0, 0)", "0px", true]);
+  assert.equal(await answer.locator("h2 code").evaluate((el) => getComputedStyle(el).backgroundColor), "rgb(43, 43, 43)", "inline code keeps one");
   // the model's raw HTML is text, never an element
   assert.equal(await view.page.locator(".transcript img").count(), 0);
   assert.match(await answer.innerText(), /<img src="https:\/\/example.com\/x.png"> is shown as text/);

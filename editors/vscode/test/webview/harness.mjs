@@ -66,6 +66,8 @@ const DARK_THEME = {
   "--vscode-textLink-foreground": "#4daafc",
   "--vscode-textLink-activeForeground": "#4daafc",
   "--vscode-textCodeBlock-background": "#2b2b2b",
+  "--vscode-textPreformat-foreground": "#d7ba7d",
+  "--vscode-textPreformat-background": "#ffffff1a",
   "--vscode-textBlockQuote-border": "#616161",
   "--vscode-focusBorder": "#0078d4",
   "--vscode-button-background": "#0078d4",
@@ -108,9 +110,20 @@ const DARK_THEME = {
   "--vscode-terminal-ansiMagenta": "#d670d6",
 };
 
+// What VS Code's own webview stylesheet (webview/browser/pre/index.html, `_defaultStyles`) says
+// about code, which every view gets before its own styles. Here it is an adopted stylesheet (the
+// page's CSP allows no inline style), which comes after the view's own in the cascade: the
+// view's rules must outrank it, not merely follow it.
+const VSCODE_DEFAULT_STYLES = `
+code { color: var(--vscode-textPreformat-foreground); background-color: var(--vscode-textPreformat-background); padding: 1px 3px; border-radius: 4px; }
+pre code { padding: 0; }`;
+
 function stubScript(initialState) {
   return `(() => {
   for (const [name, value] of Object.entries(${JSON.stringify(DARK_THEME)})) document.documentElement.style.setProperty(name, value);
+  const vscodeDefaults = new CSSStyleSheet();
+  vscodeDefaults.replaceSync(${JSON.stringify(VSCODE_DEFAULT_STYLES)});
+  document.adoptedStyleSheets = [vscodeDefaults];
   document.body.classList.add("vscode-dark");
   window.__posted = [];
   window.__state = ${JSON.stringify(initialState ?? null)};
