@@ -23,7 +23,11 @@ export function initializeParams(o: HandshakeOptions): InitializeParams {
   return {
     protocolVersion: 1,
     // the editor applies writes through workspace/applyEdit, not fs/*
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } },
+    // the approval card shows every option by name, so "Allow once, with network" is offered
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      _meta: { tether: { namedPermissionOptions: true } },
+    },
     clientInfo: { name: o.clientName ?? "tether-vscode", version: o.clientVersion ?? "0.0.0" },
     processId: o.processId ?? process.pid,
     rootUri,

@@ -94,7 +94,10 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     const init = agent().supervisor.client!.initializeParams!;
     assert.deepEqual(init.initializationOptions, { mode: "ask", provider: "scripted", script: CHAT_SCRIPT });
     assert.equal(init.protocolVersion, 1);
-    assert.deepEqual(init.clientCapabilities, { fs: { readTextFile: false, writeTextFile: false } });
+    assert.deepEqual(init.clientCapabilities, {
+      fs: { readTextFile: false, writeTextFile: false },
+      _meta: { tether: { namedPermissionOptions: true } },
+    });
     assert.deepEqual(init.capabilities, { workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create"] } } });
     assert.deepEqual(init.workspaceFolders, [{ uri: `file://${sandbox.workspace}`, name: "ws" }]);
     assert.doesNotMatch(JSON.stringify(init), /sk-vscode-test-key/);
