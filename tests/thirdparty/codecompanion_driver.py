@@ -111,6 +111,26 @@ class CodeCompanionNvim:
         """`:messages`: where Neovim shows notifications and errors of callbacks."""
         return str(self.lua('return vim.api.nvim_exec2("messages", { output = true }).output'))
 
+    def floats(self) -> list[dict[str, Any]]:
+        """Floating windows: their title, winbar, text, and whether the cursor is in them."""
+        return list(self.lua("""
+            local out = {}
+            for _, win in ipairs(vim.api.nvim_list_wins()) do
+              local config = vim.api.nvim_win_get_config(win)
+              if config.relative ~= "" then
+                local buf = vim.api.nvim_win_get_buf(win)
+                local title = {}
+                for _, chunk in ipairs(type(config.title) == "table" and config.title or {}) do
+                  table.insert(title, chunk[1])
+                end
+                table.insert(out, { title = vim.trim(table.concat(title)), winbar = vim.wo[win].winbar,
+                  text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\\n"),
+                  current = win == vim.api.nvim_get_current_win() })
+              end
+            end
+            return out
+        """))
+
     def rpc_log(self) -> str:
         """The JSON-RPC exchanged, as CodeCompanion logs it for the last chat's connection."""
         path = self.lua("""

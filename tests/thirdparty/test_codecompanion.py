@@ -20,6 +20,7 @@ import pytest
 from codecompanion_driver import CodeCompanionNvim, unpack
 
 COMMAND = "ls src && echo listed"
+PLAN = "".join(f"step {i}\n" for i in range(1, 11))  # longer than CodeCompanion shows in the chat
 
 
 def write(call_id: str, name: str, **arguments: object) -> dict:
@@ -32,6 +33,9 @@ REPLIES = [
     {"when": {"user": "create the todo", "step": 1}, "text": "Creating it.",
      "tool_calls": [write("call_new", "write_file", path="notes/todo.txt", content="- buy milk\n")]},
     {"when": {"user": "create the todo", "step": 2}, "text": "Created the todo list."},
+    {"when": {"user": "write the plan", "step": 1}, "text": "Writing the plan.",
+     "tool_calls": [write("call_plan", "write_file", path="notes/plan.txt", content=PLAN)]},
+    {"when": {"user": "write the plan", "step": 2}, "text": "Wrote the plan."},
     {"when": {"user": "run the listing", "step": 1}, "text": "Listing.",
      "tool_calls": [write("call_run", "run_command", command=COMMAND)]},
     {"when": {"user": "run the listing", "step": 2}, "text": "Listed."},
@@ -98,6 +102,27 @@ def test_a_new_file_is_created_once_the_user_accepts_it(nvim: CodeCompanionNvim,
     assert "You selected: Accept" in text and "Created the todo list." in text
     assert target.read_text() == "- buy milk\n"
     assert "before overwriting" not in text and "failed" not in text.lower()
+    assert_no_errors(nvim)
+
+
+def test_a_longer_new_file_is_reviewed_and_accepted_in_the_diff_window(nvim: CodeCompanionNvim, workspace: Path):
+    """Defect 1 through CodeCompanion's diff window (past `threshold_for_chat` lines): its
+    title is the file's path in the workspace (defect 4), the user accepts with its key."""
+    nvim.open_chat()
+    nvim.send("write the plan")
+    assert "**Proposed edits for `notes/plan.txt`:**" in nvim.asked_or_done(1)
+    (diff,) = nvim.wait_for(nvim.floats, "the diff window")
+    assert diff["title"] == "notes/plan.txt" and diff["current"]
+    assert diff["text"] == PLAN  # the new text, shown as it will be written
+    key = re.search(r"(\S+) Accept\b", diff["winbar"])
+    assert key, diff["winbar"]
+    target = workspace / "notes" / "plan.txt"
+    assert not target.exists()
+    nvim.api.input(key.group(1))  # pressed in the diff window
+    text = nvim.turns_done(1)
+    assert "You selected: Accept" in text and "Wrote the plan." in text
+    assert target.read_text() == PLAN
+    assert nvim.floats() == []
     assert_no_errors(nvim)
 
 
