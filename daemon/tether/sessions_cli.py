@@ -50,7 +50,8 @@ def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
         "sessions", help="list, show, dump, restore, search or delete stored sessions"
     )
     actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", parents=[common], help="the workspace's sessions, newest first")
+    listing = actions.add_parser("list", parents=[common], help="the workspace's sessions, newest first")
+    listing.add_argument("--all", action="store_true", help="also sessions never prompted (no messages)")
     show = actions.add_parser("show", parents=[common], help="a session's conversation as text")
     show.add_argument("session_id", metavar="ID")
     dump = actions.add_parser("dump", parents=[common], help="a session's snapshot as JSON")
@@ -128,7 +129,7 @@ async def _list(args: argparse.Namespace, workspace: Path, home: Path | None) ->
         rows: list[tuple[str, str, str, str]] = []
         cursor = None
         while True:
-            page, cursor = await _service(store).list(workspace, cursor, limit=200)
+            page, cursor = await _service(store).list(workspace, cursor, limit=200, include_empty=args.all)
             for record in page:
                 count = await store.message_count(record.id)
                 rows.append((record.id, _when(record.updated_at), str(count), record.title or "(untitled)"))

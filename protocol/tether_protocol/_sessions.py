@@ -72,12 +72,13 @@ class ListSessionsParams:
 
 @attrs.define
 class SessionInfo:
-    """`title` is null until the first prompt; `updatedAt` is ISO 8601 UTC."""
+    """`title` is omitted until the first prompt gives it one (never null: some clients
+    crash on a null title); `updatedAt` is ISO 8601 UTC."""
 
     session_id: str
     cwd: str
-    title: Union[str, None]
     updated_at: Union[str, None]
+    title: Union[str, None] = None
 
 
 @attrs.define

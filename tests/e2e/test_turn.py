@@ -243,8 +243,10 @@ async def test_delete_removes_the_session_and_close_stops_it(spawn_daemon, works
     gone = await daemon.client.new_session(workspace)
     await daemon.client.request("session/delete", {"sessionId": gone.id})
     await daemon.client.request("session/close", {"sessionId": keep.id})
-    listed = await daemon.client.list_sessions(workspace)
-    assert [s["sessionId"] for s in listed] == [keep.id]
+    listed = await daemon.client.request(
+        "session/list", {"cwd": str(workspace), "_meta": {"tether": {"includeEmpty": True}}}
+    )
+    assert [s["sessionId"] for s in listed["sessions"]] == [keep.id]
     with pytest.raises(ClientError) as err:
         await keep.prompt("hi").wait()
     assert err.value.code == -32002

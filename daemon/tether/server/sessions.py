@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from tether_protocol._common import SessionMode, SessionModeState
 from tether_protocol._errors import InvalidParams
@@ -52,14 +53,22 @@ async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessio
 async def session_list(ctx: ServerContext, params: ListSessionsParams) -> ListSessionsResult:
     workspace = check_workspace(params.cwd) if params.cwd else Path(ctx.default_root)
     try:
-        records, cursor = await ctx.sessions.list(workspace.resolve(), params.cursor)
+        records, cursor = await ctx.sessions.list(
+            workspace.resolve(), params.cursor, include_empty=_include_empty(params.meta)
+        )
     except InvalidCursor as exc:
         raise InvalidParams(f"invalid params for session/list: params.cursor: {exc}") from exc
-    # `title` has no default, so an untitled session still shows "title": null
+    # an untitled session has no "title" at all (None is omitted), never "title": null
     return ListSessionsResult(
-        [SessionInfo(r.id, r.workspace, r.title, iso(r.updated_at)) for r in records],
+        [SessionInfo(r.id, r.workspace, iso(r.updated_at), r.title) for r in records],
         next_cursor=cursor or None,
     )
+
+
+def _include_empty(meta: dict[str, Any] | None) -> bool:
+    """`_meta.tether.includeEmpty: true` lists sessions never prompted too (SPEC §session/list)."""
+    tether = (meta or {}).get("tether")
+    return isinstance(tether, dict) and tether.get("includeEmpty") is True
 
 
 async def session_close(ctx: ServerContext, params: SessionIdParams) -> EmptyResult:

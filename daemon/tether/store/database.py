@@ -1,6 +1,6 @@
 """The history store's one SQLite connection and its transaction discipline.
 
-Owns: opening (connect, pragmas, migrations), the asyncio lock that keeps
+Owns: opening (connect, then pragmas and migrations under ``openlock``), the asyncio lock that keeps
 transactions from interleaving on the shared connection, running each write
 as one shielded BEGIN IMMEDIATE ... COMMIT, and closing cleanly.
 Must not: know any table but through the SQL and work functions it is handed;
@@ -20,6 +20,7 @@ import aiosqlite
 
 from tether.store import schema
 from tether.store.errors import StorageFault, StoreError, fault_of
+from tether.store.openlock import opening
 
 __all__ = ["Database", "Spawn", "Work"]
 
@@ -67,8 +68,9 @@ class Database:
         except sqlite3.Error as exc:
             raise fault_of(exc, path) from exc
         try:
-            await schema.configure(conn)
-            version = await schema.migrate(conn, path)
+            async with opening(path):  # switching to WAL and migrating, one opener at a time
+                await schema.configure(conn)
+                version = await schema.migrate(conn, path)
         except BaseException as exc:
             await conn.close()  # or aiosqlite's worker thread outlives us
             if isinstance(exc, sqlite3.Error):

@@ -142,21 +142,22 @@ class HistoryStore:
         return SessionRecord.from_row(rows[0]) if rows else None
 
     async def list_sessions(
-        self, limit: int = 50, cursor: str | None = None
+        self, limit: int = 50, cursor: str | None = None, *, include_empty: bool = True
     ) -> tuple[list[SessionRecord], str | None]:
-        """A page of sessions, most recently updated first, and the next page's cursor.
+        """A page of sessions, most recently updated first, and the next page's cursor;
+        without ``include_empty``, only those with at least one message.
 
         Keyset paging on (updated_at, id): a session that does not change between
         two calls is never repeated or skipped, however many are added meanwhile.
         """
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
-        where: str = ""
+        where = "WHERE 1" if include_empty else "WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.session_id = s.id)"
         after: tuple[Any, ...] = ()
         if cursor is not None:
-            where, after = "WHERE (updated_at, id) < (?, ?)", parse_session_cursor(cursor)
+            where, after = f"{where} AND (updated_at, id) < (?, ?)", parse_session_cursor(cursor)
         rows = await self._db.read(
-            f"SELECT {_SESSION_COLUMNS} FROM sessions {where} ORDER BY updated_at DESC, id DESC LIMIT ?",
+            f"SELECT {_SESSION_COLUMNS} FROM sessions AS s {where} ORDER BY updated_at DESC, id DESC LIMIT ?",
             (*after, limit + 1),  # one extra row tells whether another page exists
         )
         page = [SessionRecord.from_row(row) for row in rows[:limit]]

@@ -133,3 +133,17 @@ def test_a_question_left_open_by_a_dead_daemon_is_asked_again_after_loading(nvim
     text = nvim.turn_done()
     assert_screen("resumed-approval", text, workspace)
     assert (workspace / "README.md").read_text() == "# Sample\n\nHello, edited by Tether.\n"
+
+
+def test_search_results_are_one_line_each(nvim: Nvim) -> None:
+    """vim.ui.select items must be single lines: a match across lines is shown collapsed."""
+    open_chat(nvim)
+    nvim.send("hello")  # answered "Hello! I am the scripted model.\nAsk me about the README."
+    nvim.turn_done()
+    nvim.cmd("TetherNew")
+    nvim.wait_for(lambda: nvim.chat_lines() == [""], "an empty chat")
+    nvim.stub_select(None)
+    nvim.cmd("TetherSearch scripted ask")
+    nvim.wait_for(lambda: nvim.selects(), "the search results")
+    (question,) = nvim.selects()
+    assert question["items"] == ["hello · assistant: Hello! I am the [[scripted]] model. [[Ask]] me about the README."]

@@ -106,6 +106,12 @@ function M.load_session(session_id, cb)
   end)
 end
 
+--- One line for a picker: vim.ui.select items must not hold newlines (one-line pickers
+--- such as the default inputlist, fzf-lua or telescope break on them).
+local function one_line(text)
+  return (tostring(text or ""):gsub("%s*[\r\n]+%s*", " "))
+end
+
 --- `:TetherSessions`: pick a stored session of this workspace and load it.
 function M.sessions()
   local client = M.client()
@@ -121,7 +127,7 @@ function M.sessions()
       prompt = "Tether sessions",
       kind = "tether.session",
       format_item = function(item)
-        return ("%s  %s"):format(local_time(item.updatedAt), item.title or "(untitled)")
+        return ("%s  %s"):format(local_time(item.updatedAt), one_line(item.title or "(untitled)"))
       end,
     }, function(choice)
       if choice then
@@ -174,7 +180,7 @@ function M.search(query)
       prompt = "Tether: " .. query,
       kind = "tether.search",
       format_item = function(hit)
-        return ("%s · %s: %s"):format(hit.sessionTitle or "(untitled)", hit.role, hit.snippet)
+        return ("%s · %s: %s"):format(one_line(hit.sessionTitle or "(untitled)"), hit.role, one_line(hit.snippet))
       end,
     }, function(hit)
       if not hit then

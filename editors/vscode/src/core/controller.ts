@@ -408,5 +408,5 @@ function chunkText(update: Record<string, unknown>): string {
 }
 
 function summary(info: SessionInfo): SessionSummary {
-  return { sessionId: info.sessionId, title: info.title ?? null, updatedAt: info.updatedAt ?? null, cwd: info.cwd };
+  return { sessionId: info.sessionId, ...(info.title === undefined ? {} : { title: info.title }), updatedAt: info.updatedAt ?? null, cwd: info.cwd };
 }

@@ -647,11 +647,11 @@ export interface SessionIdParams {
   sessionId: string;
 }
 
-/** `title` is null until the first prompt; `updatedAt` is ISO 8601 UTC. */
+/** `title` is omitted until the first prompt gives it one (never null: some clients crash on a null title); `updatedAt` is ISO 8601 UTC. */
 export interface SessionInfo {
   cwd: string;
   sessionId: string;
-  title: string | null;
+  title?: string;
   updatedAt: string | null;
 }
 

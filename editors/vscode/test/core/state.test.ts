@@ -112,7 +112,7 @@ describe("the chat state reducer", () => {
 
   it("a resumed turn ends with session_info_update turnEnded; titles update the session list", () => {
     const state = run([
-      { type: "sessions", sessions: [{ sessionId: S, title: null, updatedAt: null, cwd: "/w" }] },
+      { type: "sessions", sessions: [{ sessionId: S, updatedAt: null, cwd: "/w" }] },
       { type: "sessionOpened", sessionId: S, title: null },
       { type: "permissionAsked", prompt: prompt("tether-1") },
       { type: "permissionClosed", requestId: "tether-1" },
