@@ -135,9 +135,13 @@ def test_a_command_is_titled_by_itself_and_an_edit_by_its_path_in_the_workspace(
     nvim.send("run the listing")
     shown = nvim.asked_or_done(1)
     assert f"Execute: {COMMAND}" in shown
+    # one "Accept": CodeCompanion keys options by kind and the last of a kind wins, so a
+    # second allow_once ("with network") made its Accept grant the network
+    assert shown.count("- `g2` - ") == 1
     nvim.choose("Accept")
     text = nvim.turns_done(1)
     assert "Listed." in text
+    assert '"optionId":"allow_once"' in nvim.rpc_log() and "allow_once_network" not in nvim.rpc_log()
     assert f"Execute: {COMMAND}" in text.split("You selected: Accept")[1]  # the tool call's line
     assert "Execute: /" not in text and str(workspace) not in text
 
