@@ -1,4 +1,4 @@
-"""The README's two set-up lines are exactly what CI runs."""
+"""The README's two set-up lines are exactly what CI runs, and CI runs them against a wheel too."""
 
 from __future__ import annotations
 
@@ -18,6 +18,37 @@ def test_readme_setup_lines_are_the_ci_commands():
     for line in lines:
         assert line.strip() in ci, f"{line!r} is not run by .ci/run"
     assert "tether demo" in lines[0] and "pytest" in lines[1]
+
+
+def test_ci_runs_the_demo_and_the_tests_against_a_wheel_install():
+    """After the README's lines, .ci/run builds a wheel, installs it with the test extras into
+    a fresh venv, runs the demo outside the checkout, checks where tether is imported from and
+    runs the suite again with that venv's python (so tests import and spawn the wheel's)."""
+    run = (REPO / ".ci" / "run").read_text()
+    readme_end = run.index(".venv/bin/python -m pytest")
+    step = run[run.index("== wheel install", readme_end):]
+    assert '"$wheel/venv/bin/pip" wheel --no-deps -q -w "$wheel/dist" .' in step
+    assert '"$wheel/venv/bin/pip" install -q "$(echo "$wheel"/dist/tether-*.whl)[test]"' in step
+    assert '(cd "$wheel" && venv/bin/tether demo)' in step
+    assert '"site-packages" in where.parts' in step
+    assert step.rstrip().endswith('"$wheel/venv/bin/python" -m pytest')
+    assert ".venv/bin/pip install -e" not in step  # the wheel pass never installs the checkout
+
+
+def test_the_daemon_the_tests_spawn_is_the_tether_they_import(daemon_env: dict[str, str], tmp_path: Path) -> None:
+    """Tests spawn `sys.executable -m tether`: it must be the same installation the tests
+    import (the checkout's in an editable install, the wheel's in CI's wheel pass)."""
+    import subprocess
+    import sys
+
+    import tether
+
+    spawned = subprocess.run(
+        [sys.executable, "-c", "import tether; print(tether.__file__)"],
+        env=daemon_env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )
+    assert spawned.returncode == 0, spawned.stderr
+    assert Path(spawned.stdout.strip()).resolve() == Path(tether.__file__).resolve()
 
 
 def test_the_dependency_installer_covers_the_sandbox_and_chromium():

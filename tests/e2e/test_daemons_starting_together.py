@@ -65,10 +65,23 @@ async def _one_editor(
             await asyncio.wait_for(proc.wait(), 30)
 
 
-async def _start_together(tmp_path: Path, workspace: Path, env: dict[str, str]) -> list[str]:
-    ready = asyncio.Barrier(DAEMONS)
+async def _start_together(tmp_path: Path, workspace: Path, env: dict[str, str], held: Path | None = None) -> list[str]:
+    """With ``held``, another program is in a write transaction on that (new) database file
+    while the daemons open it, and ends it two seconds after they asked (Tether waits up to five)."""
+    ready = asyncio.Barrier(DAEMONS + 1)
     runs = [_one_editor(workspace, env, tmp_path / f"daemon-{n}.stderr", ready) for n in range(DAEMONS)]
-    results = await asyncio.wait_for(asyncio.gather(*runs), 120)
+    started = asyncio.ensure_future(asyncio.gather(*runs))
+    other = sqlite3.connect(held, isolation_level=None) if held else None
+    if other is not None:
+        other.execute("BEGIN IMMEDIATE")
+    try:
+        await asyncio.wait_for(ready.wait(), 60)
+        await asyncio.sleep(2)
+    finally:
+        if other is not None:
+            other.execute("COMMIT")
+            other.close()
+    results = await asyncio.wait_for(started, 120)
     for session_id, answer in results:
         assert answer.get("result", {}).get("stopReason") == "end_turn", answer
     return [session_id for session_id, _answer in results]
@@ -91,6 +104,18 @@ async def test_ten_daemons_creating_one_new_database_all_work(
     sessions, versions, mode = _stored(home, workspace)
     assert sessions == set(started) and len(started) == DAEMONS
     assert versions == list(range(1, schema.latest_version() + 1))  # each migration applied once
+    assert mode == "wal"
+
+
+async def test_ten_daemons_wait_for_another_program_holding_the_new_databases_write_lock(
+    tmp_path: Path, tether_home: Path, workspace: Path, daemon_env: dict[str, str]
+) -> None:
+    """The sqlite3 shell, a backup tool, or an older Tether (which does not take the open
+    lock) in the database while the daemons switch it to WAL: they wait, they do not fail."""
+    started = await _start_together(tmp_path, workspace, daemon_env, held=database_path(workspace, tether_home))
+    sessions, versions, mode = _stored(tether_home, workspace)
+    assert sessions == set(started) and len(started) == DAEMONS
+    assert versions == list(range(1, schema.latest_version() + 1))
     assert mode == "wal"
 
 

@@ -6,6 +6,8 @@ WAL) and migrated. SQLite's busy timeout does not cover those steps: a journal-m
 change or a lock upgrade two connections race for fails at once with "database is
 locked", without calling the busy handler. Under this lock the openers take turns;
 once open, SQLite's own locking (WAL, BEGIN IMMEDIATE, busy_timeout) takes over.
+A program that does not take this lock (another tool, an older Tether) is waited for by
+``schema.configure``'s retry instead.
 Must not: be held for anything but opening; or make an open fail because the lock file
 cannot be made (a read-only folder opens as it did before, unlocked).
 """

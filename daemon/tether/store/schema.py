@@ -11,6 +11,7 @@ migration that has shipped; change the schema only by appending a migration.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 import time
@@ -294,10 +295,28 @@ async def configure(conn: aiosqlite.Connection) -> str:
     """Apply the per-connection pragmas; returns the journal mode SQLite settled on."""
     mode = "unknown"
     for pragma in _PRAGMAS:
-        rows = list(await conn.execute_fetchall(pragma))
+        rows = await _retrying_busy(conn, pragma)
         if pragma.startswith("PRAGMA journal_mode") and rows:
             mode = str(rows[0][0]).lower()
     return mode
+
+
+async def _retrying_busy(conn: aiosqlite.Connection, sql: str) -> list[sqlite3.Row]:
+    """Run ``sql``, trying again for up to ``BUSY_TIMEOUT_MS`` while SQLite answers BUSY.
+
+    Switching a new database to WAL upgrades a read lock to a write lock, and SQLite fails
+    that at once, without waiting (busy_timeout), when another connection holds the write
+    lock: Tether's own openers take turns under ``openlock``, but another program (or an
+    older Tether) opening the same file does not.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return list(await conn.execute_fetchall(sql))
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(0.01)
 
 
 async def read_version(conn: aiosqlite.Connection) -> int:
