@@ -228,10 +228,12 @@ class LatestParams:
 
 @attrs.define
 class LatestSession:
+    """`title` is omitted when the session has none (never null, as in `session/list`)."""
+
     session_id: str
-    title: Union[str, None]
     updated_at: str
     cwd: str
+    title: Union[str, None] = None
 
 
 @attrs.define

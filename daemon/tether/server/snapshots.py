@@ -165,4 +165,4 @@ async def session_latest(ctx: ServerContext, params: LatestParams) -> LatestResu
     record = await ctx.sessions.latest(_workspace_of(ctx, params.cwd))
     if record is None:
         return NoLatestSession(None)
-    return LatestSession(record.id, record.title, iso(record.updated_at), record.workspace)
+    return LatestSession(record.id, iso(record.updated_at), record.workspace, title=record.title)

@@ -285,10 +285,11 @@ export interface LatestParams {
 
 export type LatestResult = LatestSession | NoLatestSession;
 
+/** `title` is omitted when the session has none (never null, as in `session/list`). */
 export interface LatestSession {
   cwd: string;
   sessionId: string;
-  title: string | null;
+  title?: string;
   updatedAt: string;
 }
 
