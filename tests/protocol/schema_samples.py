@@ -238,7 +238,8 @@ VALID: list[tuple[str, str, dict[str, Any]]] = [
      {"hits": [{"sessionId": "s", "sessionTitle": None, "messageSeq": 0, "role": "user",
                 "snippet": "Please [[edit]] [[notes]]", "rank": -1.46}]}),
     ("latest", "LatestResult",
-     {"sessionId": "s", "title": None, "updatedAt": "2025-06-02T09:15:00Z", "cwd": "/w"}),
+     {"sessionId": "s", "updatedAt": "2025-06-02T09:15:00Z", "cwd": "/w", "title": "Please edit notes"}),
+    ("latest_untitled", "LatestResult", {"sessionId": "s", "updatedAt": "2025-06-02T09:15:00Z", "cwd": "/w"}),
     ("latest_none", "LatestResult", {"sessionId": None}),
     ("cancel_request_string_id", "CancelRequestParams", {"id": "req-7"}),
 ]
