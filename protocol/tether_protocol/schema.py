@@ -16,7 +16,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "schema.json"
+_PACKAGE = Path(__file__).resolve().parent
+# A checkout keeps the schema beside SPEC.md (protocol/schema.json); a wheel ships it inside
+# the package (pyproject's force-include), and there is no protocol/ folder to write to
+DEFAULT_PATH = (
+    _PACKAGE.parent / "schema.json" if (_PACKAGE.parent / "SPEC.md").is_file() else _PACKAGE / "schema.json"
+)
 REGENERATE = "python -m tether_protocol.schema"
 
 
