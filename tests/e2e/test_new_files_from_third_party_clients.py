@@ -1,8 +1,9 @@
 """New files from ACP clients nobody on this project wrote: CodeCompanion.nvim and avante.nvim.
 
-Their plugins cannot be installed on CI: neither is published on PyPI, npm or Debian,
-luarocks.org did not answer from this machine, and CI (like it) has no GitHub access. So
-these clients answer exactly as the plugins' code does, over the real stdio daemon:
+The real CodeCompanion runs in `tests/thirdparty/test_codecompanion.py` (vendored, in
+headless Neovim). avante is not run: it is in no registry CI reaches and needs its
+Rust-built libraries. Here both clients' answers are reproduced exactly as the plugins'
+code gives them, over the real stdio daemon, to cover every case (avante's too):
 
 * CodeCompanion.nvim v19.22.0, `lua/codecompanion/acp/init.lua`,
   `Connection:handle_fs_read_text_file_request` (lines 737-765): a read that fails with
