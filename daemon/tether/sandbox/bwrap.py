@@ -154,8 +154,11 @@ def probe_bwrap() -> tuple[BwrapSandbox | None, str]:
     line = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", "/bin/true"]
     try:
-        done = subprocess.run(line, capture_output=True, timeout=_PROBE_TIMEOUT, env={"PATH": "/usr/bin:/bin"})
-        version = subprocess.run([path, "--version"], capture_output=True, timeout=_PROBE_TIMEOUT, text=True)
+        # stdin from /dev/null: in `tether run` the process's stdin is the user's terminal
+        done = subprocess.run(line, stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT,
+                              env={"PATH": "/usr/bin:/bin"})
+        version = subprocess.run([path, "--version"], stdin=subprocess.DEVNULL, capture_output=True,
+                                 timeout=_PROBE_TIMEOUT, text=True)
     except (OSError, subprocess.TimeoutExpired) as error:
         return None, f"bubblewrap ({path}) cannot run: {error}"
     if done.returncode != 0:
