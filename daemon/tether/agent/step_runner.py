@@ -137,7 +137,7 @@ class StepRunner:
             messages=[_wrapped(m) for m in messages],
             tools=tool_specs,
             workspace=session.workspace,
-            model=self.provider.model,
+            model=session.model or self.provider.model,
             max_output_tokens=self.max_output_tokens,
             session_id=session.id,
             step=state.index,
