@@ -8,6 +8,8 @@ The model is `tether serve --provider openai` against `LocalHTTPServer`, which r
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,8 +19,8 @@ from tether_client import ClientError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
-from local_http import LocalHTTPServer, Reply  # noqa: E402
-from test_real_provider_turn import FAKE_KEY, serve_command, text_chunks  # noqa: E402
+from local_http import LocalHTTPServer, Reply, sse  # noqa: E402
+from test_real_provider_turn import _OA_USAGE, FAKE_KEY, _oa, serve_command, text_chunks  # noqa: E402
 
 ENV = {"OPENAI_API_KEY": FAKE_KEY, "TETHER_MODELS": "m,big-model"}
 
@@ -63,6 +65,44 @@ async def test_the_model_option_switches_the_next_request_and_set_model_does_too
 
     assert [r.body["model"] for r in server.requests] == ["m", "big-model", "m"]
     assert option(updates[-1]["configOptions"], "model")["currentValue"] == "m"
+
+
+def run_command_call() -> list[bytes | float]:
+    call = {"index": 0, "id": "call_run", "type": "function",
+            "function": {"name": "run_command", "arguments": json.dumps({"command": "true"})}}
+    return sse(
+        _oa({"role": "assistant", "content": None}), _oa({"tool_calls": [call]}),
+        _oa(finish="tool_calls"), _OA_USAGE, "[DONE]",
+    )
+
+
+async def test_a_running_turn_keeps_its_model_and_the_next_turn_uses_the_new_one(
+    spawn_daemon, workspace: Path
+) -> None:
+    asked, release = asyncio.Event(), asyncio.Event()
+
+    async def on_request(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        asked.set()  # the turn waits for this answer, between its two model requests
+        await release.wait()
+        return {"outcome": {"outcome": "selected", "optionId": "reject_once"}}
+
+    async with LocalHTTPServer() as server:
+        server.queue(
+            Reply(chunks=run_command_call()), Reply(chunks=text_chunks("openai", "ok")),
+            Reply(chunks=text_chunks("openai", "ok")),
+        )
+        daemon = await spawn_daemon(command=serve_command("openai", server), env=ENV)
+        daemon.client.peer.on_request = on_request
+        session = await daemon.client.new_session(workspace)
+        turn = session.prompt("run it")
+        turn.start()
+        await asyncio.wait_for(asked.wait(), 15)
+        await daemon.client.request("session/set_model", {"sessionId": session.id, "modelId": "big-model"})
+        release.set()
+        await turn.wait()
+        await ask(session)
+
+    assert [r.body["model"] for r in server.requests] == ["m", "m", "big-model"]
 
 
 async def test_bad_values_are_refused_naming_what_is_allowed(spawn_daemon, workspace: Path) -> None:

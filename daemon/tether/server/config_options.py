@@ -3,7 +3,7 @@
 `session/set_config_option` and `session/set_model` (SPEC §3.36), and the options the
 `session/new|load|resume` answers carry. The chosen model is stored in the session's
 metadata (`"model"`), so it survives a restart (session/load) and a snapshot round trip;
-it applies from the next model request (a running turn's current request keeps its own).
+it applies from the next turn (a running turn keeps the model it started with).
 Owns: which options a session has, their checks and their updates (`config_option_update`,
 and `current_mode_update` when the mode changes by the "mode" option). Must not: touch
 SQL (the store does) or run turns. On the start path: imports nothing of the turn.
