@@ -156,3 +156,5 @@ async def test_the_chosen_model_survives_a_restart_and_a_snapshot_round_trip(
     restored = await second.client.request("_tether/session/restore", {"snapshot": snapshot, "cwd": str(other)})
     resumed = await second.client.resume_session(restored["sessionId"], other)
     assert option(resumed.info["configOptions"], "model")["currentValue"] == "b"
+    forked = await second.client.request("session/fork", {"sessionId": session.id, "cwd": str(workspace)})
+    assert option(forked["configOptions"], "model")["currentValue"] == "b"
