@@ -224,7 +224,7 @@ class StepRunner:
         """Summarise all but the last messages (seed 003); the summary replaces them in the
         model's view. The stored history keeps everything; the client is told."""
         session = self.session
-        view, summary = await compact(self.provider, session.messages)
+        view, summary = await compact(self.provider, session.messages, model=self.model)
         replaced = summary.replaced
         await self.journal.record_compaction(summary)
         session.messages = view
