@@ -141,6 +141,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "sandbox": ("auto", "default"),
         "network": ("off", "default"),
         "network_commands": ((), "default"),
+        "models": ((), "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

@@ -31,6 +31,7 @@ REFUSED_SAMPLES: dict[str, str] = {
     "network": '"on"',
     "network_commands": '["curl"]',
     "log_level": '"debug"',
+    "models": '["attacker-model"]',
 }
 
 

@@ -69,7 +69,7 @@ _MESSAGE_NAMES = """
     AgentMessageChunk AgentThoughtChunk ApplyWorkspaceEditParams
     ApplyWorkspaceEditResult CLIENT_NOTIFICATIONS CLIENT_REQUESTS
     CancelRequestParams CancelledOutcome ClientCapabilities ClientCapabilitiesMeta
-    ClientTetherCapabilities Compaction ContentBlock
+    ClientTetherCapabilities Compaction ConfigOptionUpdate ContentBlock
     CreateFile CreateFileOptions CurrentModeUpdate DaemonStats
     DidChangeTextDocumentParams DidCloseTextDocumentParams DidOpenTextDocumentParams
     DidSaveTextDocumentParams DiffContent DumpParams EmbeddedResource EmptyParams
@@ -106,6 +106,8 @@ _MESSAGE_NAMES = """
     LogMessageParams ProgressParams ProgressValue ShowDocumentParams ShowDocumentResult
     WorkDoneProgressBegin WorkDoneProgressCancelParams WorkDoneProgressCreateParams WorkDoneProgressEnd
     WorkDoneProgressReport
+    SessionConfigOption SessionConfigSelectOption SetConfigOptionParams SetConfigOptionResult
+    SetModelParams
 """.split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {

@@ -1,7 +1,7 @@
 """Every typed message of the Tether protocol, in one namespace.
 
 Owns: nothing of its own — it re-exports the message modules (`_common`, `_initialize`,
-`_sessions`, `_updates`, `_extensions`, `_snapshots`, `_lsp`, `_client_requests`) and the
+`_sessions`, `_config_options`, `_updates`, `_extensions`, `_snapshots`, `_lsp`, `_client_requests`) and the
 method table (`_methods`: its tables, not the `Method` record), so `from tether_protocol._messages import PromptParams` and
 `tether_protocol.PromptParams` name the same class. Must not: define a shape (each
 lives in the module of its area, none over 400 lines).
@@ -16,6 +16,7 @@ from __future__ import annotations
 from . import (
     _client_requests,
     _common,
+    _config_options,
     _extensions,
     _initialize,
     _lsp,
@@ -25,6 +26,7 @@ from . import (
 )
 from ._client_requests import *  # noqa: F403
 from ._common import *  # noqa: F403
+from ._config_options import *  # noqa: F403
 from ._extensions import *  # noqa: F403
 from ._initialize import *  # noqa: F403
 from ._lsp import *  # noqa: F403
@@ -42,7 +44,7 @@ from ._snapshots import *  # noqa: F403
 from ._updates import *  # noqa: F403
 
 MESSAGE_MODULES = (
-    _client_requests, _common, _extensions, _initialize, _lsp, _sessions, _snapshots, _updates,
+    _client_requests, _common, _config_options, _extensions, _initialize, _lsp, _sessions, _snapshots, _updates,
 )
 """The modules whose every `__all__` name is re-exported here."""
 
@@ -52,6 +54,7 @@ __all__ = [
 ]
 __all__ += _client_requests.__all__
 __all__ += _common.__all__
+__all__ += _config_options.__all__
 __all__ += _extensions.__all__
 __all__ += _initialize.__all__
 __all__ += _lsp.__all__

@@ -18,6 +18,7 @@ from typing import Any, Literal, Union
 import attrs
 
 from . import _client_requests as cr
+from . import _config_options as cfg
 from . import _extensions as ext
 from . import _initialize as init
 from . import _lsp as lsp
@@ -78,6 +79,8 @@ V1: tuple[Method, ...] = (
     _request("session/delete", ses.SessionIdParams, ses.EmptyResult),
     _request("session/set_mode", ses.SetModeParams, ses.EmptyResult),
     _request("session/fork", ses.ForkSessionParams, ses.NewSessionResult),
+    _request("session/set_config_option", cfg.SetConfigOptionParams, cfg.SetConfigOptionResult),
+    _request("session/set_model", cfg.SetModelParams, ses.EmptyResult),
     _request("session/prompt", ses.PromptParams, ses.PromptResult),
     _notification("session/cancel", ses.SessionIdParams),
     # ---- both directions: cancelling a request (§3.14)

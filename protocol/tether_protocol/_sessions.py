@@ -13,6 +13,7 @@ from typing import Any, Union
 import attrs
 
 from ._common import ContentBlock, ModeId, SessionModeState, StopReason
+from ._config_options import SessionConfigOption
 from ._fields import Meta, wire
 
 __all__ = [
@@ -40,6 +41,7 @@ class NewSessionResult:
 
     session_id: str
     modes: SessionModeState
+    config_options: Union[list[SessionConfigOption], None] = None
 
 
 @attrs.define
@@ -57,6 +59,7 @@ class LoadSessionResult:
     """Result of `session/load` and of `session/resume`."""
 
     modes: SessionModeState
+    config_options: Union[list[SessionConfigOption], None] = None
 
 
 ResumeSessionParams = LoadSessionParams

@@ -27,10 +27,11 @@ from ._common import (
     ToolCallStatus,
     ToolKind,
 )
+from ._config_options import SessionConfigOption
 from ._fields import wire
 
 __all__ = [
-    "AgentMessageChunk", "AgentThoughtChunk", "Compaction", "CurrentModeUpdate",
+    "AgentMessageChunk", "AgentThoughtChunk", "Compaction", "ConfigOptionUpdate", "CurrentModeUpdate",
     "MessageStatus", "Plan", "PlanEntry", "SessionInfoUpdate", "SessionNotification",
     "SessionUpdate", "TerminalExit", "TerminalInfo", "TerminalOutput", "ToolCall",
     "ToolCallUpdate", "TurnEnded", "TurnStopReason", "UpdateMeta", "UpdateTetherMeta",
@@ -179,11 +180,20 @@ class SessionInfoUpdate:
 
 @attrs.define
 class CurrentModeUpdate:
-    """Defined by ACP; Tether never sends it (the mode changes only by
-    `session/set_mode`, which the client sent itself)."""
+    """Sent when the mode changes other than by the client's own `session/set_mode`
+    (`session/set_config_option` on the "mode" option)."""
 
     current_mode_id: ModeId
     session_update: Literal["current_mode_update"] = "current_mode_update"
+    meta: Union[UpdateMeta, None] = None
+
+
+@attrs.define
+class ConfigOptionUpdate:
+    """The full set of session config options, after one changed on the daemon's side."""
+
+    config_options: list[SessionConfigOption]
+    session_update: Literal["config_option_update"] = "config_option_update"
     meta: Union[UpdateMeta, None] = None
 
 
@@ -204,6 +214,7 @@ SessionUpdate = Union[
     Plan,
     SessionInfoUpdate,
     CurrentModeUpdate,
+    ConfigOptionUpdate,
     UsageUpdate,
 ]
 

@@ -56,6 +56,7 @@ from acp.schema import (
     RequestPermissionResponse,
     ResumeSessionResponse,
     SessionNotification,
+    SetSessionConfigOptionResponse,
     TerminalOutputResponse,
     TextContentBlock,
     ToolCallProgress,
@@ -347,6 +348,7 @@ _RESULTS: dict[str, type[BaseModel]] = {
     "session/resume": ResumeSessionResponse,
     "session/list": ListSessionsResponse,
     "session/prompt": PromptResponse,
+    "session/set_config_option": SetSessionConfigOptionResponse,
 }
 # Keys Tether adds to the initialize result for LSP clients only (SPEC §2.1); an ACP
 # client gets a strict ACP answer with the LSP half under _meta.tether.lsp.
@@ -750,3 +752,33 @@ async def test_the_client_refuses_paths_it_must_not_serve(bad_path: str, workspa
         await client.read_text_file(session_id="sess_x", path=bad_path)
     assert raised.value.code == -32602
     assert json.dumps(raised.value.to_error_obj())  # serialisable as a JSON-RPC error
+
+
+async def test_the_sdk_switches_model_and_mode_through_config_options(daemon_env, workspace: Path, tmp_path: Path):
+    env = {**daemon_env, "TETHER_MODELS": "small,large"}
+    async with tether_acp(env, workspace, tmp_path) as daemon:
+        session = await asyncio.wait_for(daemon.conn.new_session(cwd=str(workspace)), WAIT)
+        options = {o.id: o for o in session.config_options or []}
+        assert [o.value for o in options["model"].options] == ["default", "small", "large"]
+        assert options["model"].category == "model" and options["mode"].current_value == "ask"
+
+        sid = session.session_id
+        answer = await asyncio.wait_for(
+            daemon.conn.set_config_option(config_id="model", session_id=sid, value="large"), WAIT
+        )
+        assert {o.id: o.current_value for o in answer.config_options} == {"model": "large", "mode": "ask"}
+        answer = await asyncio.wait_for(
+            daemon.conn.set_config_option(config_id="mode", session_id=sid, value="read-only"), WAIT
+        )
+        assert {o.id: o.current_value for o in answer.config_options} == {"model": "large", "mode": "read-only"}
+        with pytest.raises(RequestError) as refused:
+            await asyncio.wait_for(daemon.conn.set_config_option(config_id="model", session_id=sid, value="huge"), WAIT)
+        assert "small, large" in str(refused.value)
+        await asyncio.wait_for(daemon.conn.set_session_mode(mode_id="ask", session_id=sid), WAIT)
+        await asyncio.wait_for(daemon.conn.list_sessions(cwd=str(workspace)), WAIT)  # the updates are in
+
+        updates = daemon.client.updates_for(sid)
+        assert [u.session_update for u in updates] == ["current_mode_update", "config_option_update"]
+        assert updates[0].current_mode_id == "read-only"
+        assert {o.id: o.current_value for o in updates[1].config_options} == {"model": "large", "mode": "ask"}
+        assert_sdk_understands_every_frame(daemon.wire)

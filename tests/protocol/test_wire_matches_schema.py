@@ -149,6 +149,8 @@ async def _acp_session(rec: Recorder, workspace: Path) -> None:
     for text in ("edit the readme", "run the tests", "make a plan", "push it"):
         await rec.prompt(sid, text)
     await rec.request("session/set_mode", {"sessionId": sid, "modeId": "full-auto"})
+    await rec.request("session/set_config_option", {"sessionId": sid, "configId": "model", "value": "default"})
+    await rec.request("session/set_model", {"sessionId": sid, "modelId": "default"})
     turn = (await rec.prompt(sid, "write a note"))["_meta"]["tether"]["turnId"]
     await rec.request("_tether/session/report", {"sessionId": sid, "turnId": turn})
     await rec.request("_tether/daemon/stats")

@@ -108,6 +108,7 @@ async def compact(
     keep_last: int = 4,
     system_prompt: str = COMPACTION_SYSTEM_PROMPT,
     max_output_tokens: int = 4_096,
+    model: str = "",
 ) -> tuple[list[Message], CompactionSummary]:
     """Summarise all but the last `keep_last` messages; returns (new view, summary).
 
@@ -128,7 +129,7 @@ async def compact(
         system=system_prompt,
         messages=[UserMessage((TextBlock(prompt),))],
         tools=[],
-        model=provider.model,
+        model=model or provider.model,  # the turn's model (the session's choice), else the provider's
         max_output_tokens=max_output_tokens,
         metadata={"purpose": "compaction"},
     )

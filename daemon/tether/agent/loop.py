@@ -84,7 +84,7 @@ class AgentTurn:
         self.session, self.handle = session, handle
         self.provider, self.tools, self.sink = provider, tools, sink
         self.max_steps = max_steps
-        self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, provider.model)
+        self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, session.model or provider.model)
         self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
         self.journal = TurnJournal(session, handle.turn_id)
         self.steps = StepRunner(

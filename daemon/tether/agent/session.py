@@ -42,6 +42,8 @@ class AgentSession:
     sandbox: WorkspaceSandbox
     mode: str
     title: str | None = None
+    # the model chosen for this session (session config option "model"); None = the provider's
+    model: str | None = None
     # The model's view of the conversation: typed messages in order. Appended to at
     # step boundaries (never rebuilt per event).
     messages: list[Message] = field(default_factory=list)

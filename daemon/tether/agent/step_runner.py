@@ -70,6 +70,8 @@ class StepRunner:
         self.instructions = instructions
         self.keep_user_turns = keep_user_turns
         self.max_output_tokens = max_output_tokens
+        # the session's chosen model, read once: a turn keeps the model it started with
+        self.model = session.model or provider.model
         self._retried_step = False
         self._compacted_for_error = False
 
@@ -137,7 +139,7 @@ class StepRunner:
             messages=[_wrapped(m) for m in messages],
             tools=tool_specs,
             workspace=session.workspace,
-            model=self.provider.model,
+            model=self.model,
             max_output_tokens=self.max_output_tokens,
             session_id=session.id,
             step=state.index,
@@ -222,7 +224,7 @@ class StepRunner:
         """Summarise all but the last messages (seed 003); the summary replaces them in the
         model's view. The stored history keeps everything; the client is told."""
         session = self.session
-        view, summary = await compact(self.provider, session.messages)
+        view, summary = await compact(self.provider, session.messages, model=self.model)
         replaced = summary.replaced
         await self.journal.record_compaction(summary)
         session.messages = view

@@ -34,6 +34,7 @@ __all__ = [
 SETTING_KEYS: tuple[str, ...] = (
     "provider",
     "model",
+    "models",
     "base_url",
     "api_key",
     "script",
@@ -67,7 +68,7 @@ SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # directory of the layer that supplied them, so the meaning does not depend on
 # the daemon's cwd at the moment the value is used.
 PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
-LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env", "network_commands"})
+LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env", "network_commands", "models"})
 CHOICES: dict[str, tuple[str, ...]] = {
     "guard": ("off", "log", "warn", "block"),
     "provider": PROVIDERS,
@@ -153,6 +154,8 @@ class Settings:
 
     provider: str = ""  # "" = not configured yet; a later component picks one
     model: str = ""
+    # the model ids an editor's model picker offers (session config option "model"); () = the model alone
+    models: tuple[str, ...] = ()
     base_url: str = ""
     api_key: str = ""  # SECRET: masked in repr, never written anywhere
     script: str = ""  # absolute path once loaded (see PATH_KEYS)

@@ -22,6 +22,7 @@ from tether_protocol._sessions import LoadSessionParams, LoadSessionResult
 
 from ..store import HistoryStore, MessageView, SessionRecord
 from ..transport.connection import Connection
+from .config_options import config_options
 from .context import ServerContext
 from .registry import check_workspace
 from .sessions import modes
@@ -77,7 +78,7 @@ async def _load_running(ctx: ServerContext, session_id: str, workspace: Path) ->
     waiting = await session.store.waiting_turn(session.id)
     pending_ids = _pending_ids(waiting[1] if waiting else None)
     ctx.connection.send_texts(replay_frames(session.id, [(m.json_body(), m.status) for m in stored], pending_ids))
-    return LoadSessionResult(modes(session.mode))
+    return LoadSessionResult(modes(session.mode), config_options(ctx, session))
 
 
 async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> LoadSessionResult:
@@ -100,7 +101,7 @@ async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> 
 
         ctx.tasks.start("resumed turn", resume_turn, ctx, session, *found.waiting)
     ctx.session_opened.set()
-    return LoadSessionResult(modes(session.mode))
+    return LoadSessionResult(modes(session.mode), config_options(ctx, session))
 
 
 def _say_running_elsewhere(conn: Connection, record: SessionRecord, pid: object, asking: bool) -> None:
@@ -125,4 +126,4 @@ async def session_resume(ctx: ServerContext, params: LoadSessionParams) -> LoadS
 
         asyncio.get_running_loop().call_soon(say_turn_waits, ctx.connection, session.id, waiting[0])
     ctx.session_opened.set()
-    return LoadSessionResult(modes(session.mode))
+    return LoadSessionResult(modes(session.mode), config_options(ctx, session))

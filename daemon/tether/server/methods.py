@@ -98,6 +98,11 @@ METHODS: tuple[Method, ...] = (
     _M("session/close", sessions.session_close, SessionIdParams, EmptyResult),
     _M("session/delete", sessions.session_delete, SessionIdParams, EmptyResult),
     _M("session/set_mode", sessions.session_set_mode, SetModeParams, EmptyResult),
+    # session config options: the model and mode pickers (SPEC §3.36)
+    _M("session/set_config_option", later("config_options", "session_set_config_option"),
+       Later("_config_options", "SetConfigOptionParams"), Later("_config_options", "SetConfigOptionResult")),
+    _M("session/set_model", later("config_options", "session_set_model"),
+       Later("_config_options", "SetModelParams"), EmptyResult),
     # prompt turns
     _M("session/prompt", later("prompt", "session_prompt"), PromptParams, PromptResult, on_cancel=_cancel_prompt),
     _M("session/cancel", later("prompt", "session_cancel"), SessionIdParams, None, notification=True),

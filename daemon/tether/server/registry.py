@@ -25,6 +25,7 @@ from ..store import (
     database_path,
 )
 from ..tools.sandbox import WorkspaceSandbox
+from .config_options import stored_model
 from .watcher import WorkspaceWatcher
 
 if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
@@ -165,6 +166,7 @@ class SessionRegistry:
             self.sandbox_for(workspace),
             record.mode,
             title=record.title,
+            model=stored_model(record.metadata),
             messages=model_view(stored),
         )
         for role, body, _status in stored:  # what the model had read, before the daemon restarted

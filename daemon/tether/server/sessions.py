@@ -24,8 +24,10 @@ from tether_protocol._sessions import (
     SessionInfo,
     SetModeParams,
 )
+from tether_protocol._updates import ConfigOptionUpdate
 
 from ..store import InvalidCursor
+from .config_options import config_options, send_update
 from .context import ServerContext
 from .handshake import MODES
 from .registry import check_workspace
@@ -47,7 +49,7 @@ async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessio
     workspace = check_workspace(params.cwd)
     session = await ctx.sessions.create(workspace, ctx.settings.mode)
     ctx.session_opened.set()
-    return NewSessionResult(session.id, modes(session.mode))
+    return NewSessionResult(session.id, modes(session.mode), config_options(ctx, session))
 
 
 async def session_list(ctx: ServerContext, params: ListSessionsParams) -> ListSessionsResult:
@@ -89,4 +91,5 @@ async def session_set_mode(ctx: ServerContext, params: SetModeParams) -> EmptyRe
     session = ctx.registry.get_live(params.session_id)
     session.mode = params.mode_id
     await session.store.update_session(session.id, mode=params.mode_id)
+    send_update(ctx, session, ConfigOptionUpdate(config_options(ctx, session)))  # the "mode" option changed
     return EmptyResult()

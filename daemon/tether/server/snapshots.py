@@ -41,6 +41,7 @@ from tether_protocol._snapshots import (
 
 from ..store import HistoryStore, StorageFault, StoreError, export_session_json
 from ..transport.rpc import RawResult
+from .config_options import config_options
 from .context import ServerContext
 from .registry import check_workspace
 from .sessions import iso, modes
@@ -140,7 +141,7 @@ async def _fork(
     except SessionGone as exc:
         raise SessionNotFound(str(exc)) from exc
     session, _stored = await ctx.registry.revive(new_id, target)
-    return NewSessionResult(new_id, modes(session.mode))
+    return NewSessionResult(new_id, modes(session.mode), config_options(ctx, session))
 
 
 async def session_fork(ctx: ServerContext, params: ForkSessionParams) -> NewSessionResult:

@@ -496,6 +496,26 @@ async function run() {
   check("session/new returns the modes, current mode ask", created.modes?.currentModeId === "ask", created.modes);
   summary.sessionId = sessionId;
 
+  // --- the session's config options (the model and mode pickers), set through the SDK
+  const optionOf = (options, id) => (options || []).find((o) => o.id === id);
+  check("session/new returns the model option (category model)", optionOf(created.configOptions, "model")?.category === "model",
+    created.configOptions);
+  check("session/new returns the mode option, current ask", optionOf(created.configOptions, "mode")?.currentValue === "ask",
+    created.configOptions);
+  const modelValue = optionOf(created.configOptions, "model")?.currentValue;
+  const setModel = await within(STEP_MS, a.agent.request(acp.methods.agent.session.setConfigOption,
+    { sessionId, configId: "model", value: modelValue }), "the session/set_config_option answer");
+  conforms("zSetSessionConfigOptionResponse", setModel, "session/set_config_option result");
+  const setMode = await within(STEP_MS, a.agent.request(acp.methods.agent.session.setConfigOption,
+    { sessionId, configId: "mode", value: "read-only" }), "the session/set_config_option answer");
+  check("session/set_config_option answers the full options, mode now read-only",
+    optionOf(setMode.configOptions, "mode")?.currentValue === "read-only" && setMode.configOptions.length === 2, setMode);
+  await within(STEP_MS, a.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "ask" }), "the session/set_mode answer");
+  await until(() => a.updatesFor(sessionId).length >= 2, "the mode and config option updates");
+  const configUpdates = a.updatesFor(sessionId).map((u) => u.sessionUpdate);
+  check("the mode set by option is a current_mode_update; set_mode's is a config_option_update",
+    JSON.stringify(configUpdates) === JSON.stringify(["current_mode_update", "config_option_update"]), configUpdates);
+
   // --- turn 1: read, then an edit the user allows once
   check("README.md starts as the fixture", (await fs.readFile(README, "utf8")) === README_BEFORE);
   const t1 = await promptTurn(a, sessionId, "edit the readme", ["allow_once"]);

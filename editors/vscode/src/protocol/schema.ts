@@ -112,6 +112,13 @@ export interface Compaction {
   replaced: number;
 }
 
+/** The full set of session config options, after one changed on the daemon's side. */
+export interface ConfigOptionUpdate {
+  _meta?: UpdateMeta;
+  configOptions: SessionConfigOption[];
+  sessionUpdate: "config_option_update";
+}
+
 /** One of 3 kinds, told apart by `type` (required here). */
 export type ContentBlock = TextContent | ResourceLink | EmbeddedResource;
 
@@ -126,7 +133,7 @@ export interface CreateFileOptions {
   overwrite?: boolean;
 }
 
-/** Defined by ACP; Tether never sends it (the mode changes only by `session/set_mode`, which the client sent itself). */
+/** Sent when the mode changes other than by the client's own `session/set_mode` (`session/set_config_option` on the "mode" option). */
 export interface CurrentModeUpdate {
   _meta?: UpdateMeta;
   currentModeId: ModeId;
@@ -314,6 +321,7 @@ export interface LoadSessionParams {
 
 /** Result of `session/load` and of `session/resume`. */
 export interface LoadSessionResult {
+  configOptions?: SessionConfigOption[];
   modes: SessionModeState;
 }
 
@@ -352,6 +360,7 @@ export interface NewSessionParams {
 
 /** Also the result of `session/fork` and `_tether/session/fork`. */
 export interface NewSessionResult {
+  configOptions?: SessionConfigOption[];
   modes: SessionModeState;
   sessionId: string;
 }
@@ -642,6 +651,23 @@ export interface SessionCapabilities {
   resume?: { [key: string]: unknown };
 }
 
+/** A select option: `category` is ACP's ("model", "mode", ...), UX only. */
+export interface SessionConfigOption {
+  category?: string;
+  currentValue: string;
+  description?: string;
+  id: string;
+  name: string;
+  options: SessionConfigSelectOption[];
+  type: "select";
+}
+
+export interface SessionConfigSelectOption {
+  description?: string;
+  name: string;
+  value: string;
+}
+
 /** Params of `session/close`, `session/delete` and `session/cancel`. */
 export interface SessionIdParams {
   _meta?: { [key: string]: unknown };
@@ -681,12 +707,32 @@ export interface SessionNotification {
   update: SessionUpdate;
 }
 
-/** One of 9 kinds, told apart by `sessionUpdate` (required here). */
-export type SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCall | ToolCallUpdate | Plan | SessionInfoUpdate | CurrentModeUpdate | UsageUpdate;
+/** One of 10 kinds, told apart by `sessionUpdate` (required here). */
+export type SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCall | ToolCallUpdate | Plan | SessionInfoUpdate | CurrentModeUpdate | ConfigOptionUpdate | UsageUpdate;
+
+export interface SetConfigOptionParams {
+  _meta?: { [key: string]: unknown };
+  configId: string;
+  sessionId: string;
+  value: string;
+}
+
+/** The full set of options, with their values after the change. */
+export interface SetConfigOptionResult {
+  _meta?: { [key: string]: unknown };
+  configOptions: SessionConfigOption[];
+}
 
 export interface SetModeParams {
   _meta?: { [key: string]: unknown };
   modeId: ModeId;
+  sessionId: string;
+}
+
+/** `session/set_model` (ACP, unstable; avante uses it): the `model` option by another name. */
+export interface SetModelParams {
+  _meta?: { [key: string]: unknown };
+  modelId: string;
   sessionId: string;
 }
 
@@ -1040,7 +1086,9 @@ export interface ClientRequests {
   "session/new": { params: NewSessionParams; result: NewSessionResult };
   "session/prompt": { params: PromptParams; result: PromptResult };
   "session/resume": { params: LoadSessionParams; result: LoadSessionResult };
+  "session/set_config_option": { params: SetConfigOptionParams; result: SetConfigOptionResult };
   "session/set_mode": { params: SetModeParams; result: EmptyResult };
+  "session/set_model": { params: SetModelParams; result: EmptyResult };
   shutdown: { params: EmptyParams; result: null };
   "textDocument/codeAction": { params: CodeActionParams; result: CodeAction[] };
   "workspace/executeCommand": { params: ExecuteCommandParams; result: CommandResult | null };

@@ -1,0 +1,64 @@
+"""ACP's session config options: the `configOptions` of `session/new|load|resume`
+answers, `session/set_config_option` and the unstable `session/set_model` (SPEC §3.36).
+
+Owns: their params and results (selects only: Tether offers no boolean option). Must
+not: hold behaviour (which options a session has is the daemon's).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import attrs
+
+from ._fields import Meta
+
+__all__ = [
+    "SessionConfigOption", "SessionConfigSelectOption", "SetConfigOptionParams",
+    "SetConfigOptionResult", "SetModelParams",
+]
+
+
+@attrs.define
+class SessionConfigSelectOption:
+    value: str
+    name: str
+    description: Union[str, None] = None
+
+
+@attrs.define
+class SessionConfigOption:
+    """A select option: `category` is ACP's ("model", "mode", ...), UX only."""
+
+    id: str
+    name: str
+    current_value: str
+    options: list[SessionConfigSelectOption]
+    type: Literal["select"] = "select"
+    category: Union[str, None] = None
+    description: Union[str, None] = None
+
+
+@attrs.define
+class SetConfigOptionParams:
+    session_id: str
+    config_id: str
+    value: str
+    meta: Meta = None
+
+
+@attrs.define
+class SetConfigOptionResult:
+    """The full set of options, with their values after the change."""
+
+    config_options: list[SessionConfigOption]
+    meta: Meta = None
+
+
+@attrs.define
+class SetModelParams:
+    """`session/set_model` (ACP, unstable; avante uses it): the `model` option by another name."""
+
+    session_id: str
+    model_id: str
+    meta: Meta = None
