@@ -30,7 +30,8 @@ from ._common import (
 from ._fields import wire
 
 __all__ = [
-    "AgentMessageChunk", "AgentThoughtChunk", "Compaction", "CurrentModeUpdate",
+    "AgentMessageChunk", "AgentThoughtChunk", "AvailableCommand", "AvailableCommandInput",
+    "AvailableCommandsUpdate", "Compaction", "CurrentModeUpdate",
     "MessageStatus", "Plan", "PlanEntry", "SessionInfoUpdate", "SessionNotification",
     "SessionUpdate", "TerminalExit", "TerminalInfo", "TerminalOutput", "ToolCall",
     "ToolCallUpdate", "TurnEnded", "TurnStopReason", "UpdateMeta", "UpdateTetherMeta",
@@ -179,8 +180,8 @@ class SessionInfoUpdate:
 
 @attrs.define
 class CurrentModeUpdate:
-    """Defined by ACP; Tether never sends it (the mode changes only by
-    `session/set_mode`, which the client sent itself)."""
+    """The mode changed other than by the client's own `session/set_mode` (the
+    `/mode` slash command)."""
 
     current_mode_id: ModeId
     session_update: Literal["current_mode_update"] = "current_mode_update"
@@ -195,6 +196,32 @@ class UsageUpdate:
     meta: Union[UpdateMeta, None] = None
 
 
+@attrs.define
+class AvailableCommandInput:
+    """Unstructured text after the command's name; `hint` is shown until it is typed."""
+
+    hint: str
+
+
+@attrs.define
+class AvailableCommand:
+    """A slash command: sent as a prompt whose first text block is `/name [input]`."""
+
+    name: str
+    description: str
+    input: Union[AvailableCommandInput, None] = None
+
+
+@attrs.define
+class AvailableCommandsUpdate:
+    """The whole list of slash commands, replacing the previous one (after
+    `session/new`, after `session/load`, and when the list changes)."""
+
+    available_commands: list[AvailableCommand]
+    session_update: Literal["available_commands_update"] = "available_commands_update"
+    meta: Union[UpdateMeta, None] = None
+
+
 SessionUpdate = Union[
     UserMessageChunk,
     AgentMessageChunk,
@@ -204,6 +231,7 @@ SessionUpdate = Union[
     Plan,
     SessionInfoUpdate,
     CurrentModeUpdate,
+    AvailableCommandsUpdate,
     UsageUpdate,
 ]
 

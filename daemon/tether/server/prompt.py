@@ -30,6 +30,8 @@ from tether_protocol.conversation import JsonObject, blocks_from_json
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
+from . import commands
+from .commands import Expanded
 from .context import ServerContext
 from .turns import drop_waiting_turn, make_turn
 from .updates import SessionUpdates
@@ -50,13 +52,16 @@ def _check_free(session: AgentSession) -> None:
 
 
 async def _run(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, params: PromptParams
+    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
     provider = await ctx.provider()
     turn = make_turn(ctx, session, handle, sink, provider)
     # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
-    blocks = blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt")
+    blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    mode = session.mode
+    if prompt.mode is not None:
+        session.mode = prompt.mode  # this turn only (`/review`: read-only)
     try:
         return await turn.run(blocks)
     except TurnWaiting as exc:
@@ -84,6 +89,9 @@ async def _run(
             f"daemon (by `tether sessions delete` or another daemon); start a new one with "
             f"session/new"
         ) from exc
+    finally:
+        if prompt.mode is not None and session.mode == prompt.mode:
+            session.mode = mode
 
 
 def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
@@ -101,6 +109,26 @@ def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
     )
 
 
+async def _expand(session: AgentSession, sink: SessionUpdates, params: PromptParams) -> Expanded | None:
+    """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
+    command = commands.parse(params.prompt)
+    if command is None:
+        return Expanded(list(params.prompt))
+    rest = params.prompt[1:]
+    if command.name == "mode":
+        await commands.set_mode(session, sink, command.args)
+    elif command.name == "clear":
+        commands.clear(sink)
+    elif command.name == "init":
+        return commands.init(command.args, rest)
+    elif command.name == "review":
+        found = await commands.review(session, command.args, rest)
+        if found is None:
+            sink.notice("\n[/review: there are no uncommitted changes to review (git diff is empty)]\n")
+        return found
+    return None
+
+
 async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult:
     session = ctx.registry.get_live(params.session_id)
     _check_free(session)
@@ -116,7 +144,10 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        outcome = await _run(ctx, session, handle, sink, params)
+        expanded = await _expand(session, sink, params)
+        if expanded is None:  # a command answered without a turn
+            return PromptResult("end_turn")
+        outcome = await _run(ctx, session, handle, sink, expanded)
     finally:
         sink.flush()
         session.turn = None

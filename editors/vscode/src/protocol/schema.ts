@@ -40,6 +40,25 @@ export interface ApplyWorkspaceEditResult {
   failureReason?: string;
 }
 
+/** A slash command: sent as a prompt whose first text block is `/name [input]`. */
+export interface AvailableCommand {
+  description: string;
+  input?: AvailableCommandInput;
+  name: string;
+}
+
+/** Unstructured text after the command's name; `hint` is shown until it is typed. */
+export interface AvailableCommandInput {
+  hint: string;
+}
+
+/** The whole list of slash commands, replacing the previous one (after `session/new`, after `session/load`, and when the list changes). */
+export interface AvailableCommandsUpdate {
+  _meta?: UpdateMeta;
+  availableCommands: AvailableCommand[];
+  sessionUpdate: "available_commands_update";
+}
+
 /** `$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both directions. Either key is accepted in either spelling (`requestId` wins); Tether sends `requestId` in ACP's spelling and `id` in LSP's. */
 export interface CancelRequestParams {
   id?: number | string;
@@ -126,7 +145,7 @@ export interface CreateFileOptions {
   overwrite?: boolean;
 }
 
-/** Defined by ACP; Tether never sends it (the mode changes only by `session/set_mode`, which the client sent itself). */
+/** The mode changed other than by the client's own `session/set_mode` (the `/mode` slash command). */
 export interface CurrentModeUpdate {
   _meta?: UpdateMeta;
   currentModeId: ModeId;
@@ -681,8 +700,8 @@ export interface SessionNotification {
   update: SessionUpdate;
 }
 
-/** One of 9 kinds, told apart by `sessionUpdate` (required here). */
-export type SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCall | ToolCallUpdate | Plan | SessionInfoUpdate | CurrentModeUpdate | UsageUpdate;
+/** One of 10 kinds, told apart by `sessionUpdate` (required here). */
+export type SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCall | ToolCallUpdate | Plan | SessionInfoUpdate | CurrentModeUpdate | AvailableCommandsUpdate | UsageUpdate;
 
 export interface SetModeParams {
   _meta?: { [key: string]: unknown };
