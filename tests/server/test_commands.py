@@ -24,6 +24,7 @@ SCRIPT = {
         {"when": {"user": "(?s)Write or update AGENTS.md.*keep it short"}, "text": "I will write AGENTS.md."},
         {"when": {"user": "^write it$", "step": 1}, "text": "Writing.",
          "tool_calls": [{"id": "call_n", "name": "write_file", "arguments": {"path": "new.txt", "content": "new\n"}}]},
+        {"when": {"purpose": "compaction"}, "text": "SUMMARY: the user said hello several times."},
         {"text": "PLAIN:"},
     ],
 }
@@ -131,3 +132,22 @@ async def test_unknown_commands_and_paths_go_to_the_model_as_text(tmp_path: Path
         await _prompt(daemon, session_id, "/clear")
         text = _text(daemon.conn.updates(session_id), "agent_message_chunk")
         assert text.count("PLAIN:") == 1 and "start a new session" in text
+
+
+async def test_compact_summarises_now_and_a_load_shows_it(tmp_path: Path, workspace: Path):
+    settings = _settings(tmp_path)
+    async with running(settings, workspace) as daemon:
+        session_id = await daemon.new_session(workspace)
+        await _prompt(daemon, session_id, "/compact")
+        assert "too short to compact" in _text(daemon.conn.updates(session_id), "agent_message_chunk")
+        for n in range(4):
+            await _prompt(daemon, session_id, f"hello {n}")
+        assert (await _prompt(daemon, session_id, "/compact the greetings"))["stopReason"] == "end_turn"
+        (notice,) = [u for u in daemon.conn.updates(session_id) if "compaction" in u.get("_meta", {}).get("tether", {})]
+        assert notice["_meta"]["tether"]["compaction"]["replaced"] >= 4 and "/compact" in notice["content"]["text"]
+        assert (await _prompt(daemon, session_id, "hello again"))["stopReason"] == "end_turn"
+    async with running(settings, workspace) as daemon:
+        await daemon.call("session/load", {"sessionId": session_id, "cwd": str(workspace)})
+        replayed = daemon.conn.updates(session_id)
+        assert any("compaction" in u.get("_meta", {}).get("tether", {}) for u in replayed)
+        assert "hello again" in _text(replayed, "user_message_chunk")

@@ -2,7 +2,8 @@
 
 A prompt whose first block is text starting with `/name` where `name` is in the list is a
 command; any other prompt (an unknown `/x`, a path such as `/usr/lib/...`) is sent to the
-model as it is. `/mode` and `/clear` answer at once without a turn; `/review` and `/init`
+model as it is. `/mode` and `/clear` answer at once without a turn, `/compact` summarises without a
+model turn; `/review` and `/init`
 are turns with a prompt of their own (`/review` in read-only mode for that turn only).
 Owns: the built-in list, sending `available_commands_update` (after `session/new` and
 `session/load` answer), parsing a prompt's command, and running the commands that are not
@@ -21,12 +22,14 @@ from tether_protocol._common import ContentBlock, TextContent
 
 from ..agent.session import AgentSession
 from ..transport.connection import Connection
+from .context import ServerContext
 from .handshake import MODES
 from .updates import SessionUpdates
 from .updates.acp_v1 import available_commands, current_mode
 
 # (name, description, input hint or None)
 BUILTINS: tuple[tuple[str, str, str | None], ...] = (
+    ("compact", "Summarise the conversation so far now, to free context (optionally with a focus)", "focus (optional)"),
     ("review", "Review the uncommitted changes (git diff) in a read-only turn", None),
     ("init", "Write or update AGENTS.md from the repository (the edit asks as usual)", None),
     ("mode", "Switch the session's mode: " + ", ".join(m[0] for m in MODES), "mode id"),
@@ -102,6 +105,36 @@ def clear(sink: SessionUpdates) -> None:
         "\n[/clear: this conversation stays as it is; start a new session in your editor "
         "(a new chat) to begin with an empty one]\n"
     )
+
+
+async def compact(ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, focus: str) -> None:
+    """`/compact [focus]`: the compaction a long turn does (agent/compaction.py), now. The
+    summary is stored as the first message of a turn of its own, so a load sees it."""
+    from ..agent.compaction import COMPACTION_SYSTEM_PROMPT, split_point
+    from ..agent.compaction import compact as summarise
+    from ..agent.sink import ContextCompacted
+    from ..agent.tokens import ContextEstimate
+    from ..providers.base import ProviderError
+    from ..store import MessageRecord
+    from .updates.acp_v1 import render
+
+    if split_point(session.messages, 4) == 0:
+        sink.notice("\n[/compact: the conversation is too short to compact]\n")
+        return
+    system = COMPACTION_SYSTEM_PROMPT + (f"\n\nThe user asks the summary to focus on: {focus}" if focus else "")
+    try:
+        view, summary = await summarise(await ctx.provider(), session.messages, system_prompt=system)
+    except ProviderError as exc:
+        sink.notice(f"\n[/compact: the conversation was not compacted: {exc}]\n")
+        return
+    await session.store.begin_turn(session.id, turn_id, MessageRecord.of(summary))
+    await session.store.finish_turn(turn_id, "complete", "end_turn")
+    session.messages = view
+    session.context = ContextEstimate()
+    session.view_size = ContextEstimate()
+    update = render(ContextCompacted(summary.replaced, "you asked for it (/compact)"))
+    if update is not None:
+        sink.update(update)
 
 
 async def _git(workspace: str, *args: str) -> str:

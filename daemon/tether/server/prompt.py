@@ -109,7 +109,9 @@ def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
     )
 
 
-async def _expand(session: AgentSession, sink: SessionUpdates, params: PromptParams) -> Expanded | None:
+async def _expand(
+    ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, params: PromptParams
+) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
     command = commands.parse(params.prompt)
     if command is None:
@@ -117,6 +119,8 @@ async def _expand(session: AgentSession, sink: SessionUpdates, params: PromptPar
     rest = params.prompt[1:]
     if command.name == "mode":
         await commands.set_mode(session, sink, command.args)
+    elif command.name == "compact":
+        await commands.compact(ctx, session, turn_id, sink, command.args)
     elif command.name == "clear":
         commands.clear(sink)
     elif command.name == "init":
@@ -144,7 +148,7 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        expanded = await _expand(session, sink, params)
+        expanded = await _expand(ctx, session, handle.turn_id, sink, params)
         if expanded is None:  # a command answered without a turn
             return PromptResult("end_turn")
         outcome = await _run(ctx, session, handle, sink, expanded)
