@@ -151,3 +151,40 @@ async def test_compact_summarises_now_and_a_load_shows_it(tmp_path: Path, worksp
         replayed = daemon.conn.updates(session_id)
         assert any("compaction" in u.get("_meta", {}).get("tether", {}) for u in replayed)
         assert "hello again" in _text(replayed, "user_message_chunk")
+
+
+async def test_markdown_commands_from_the_user_and_the_workspace(tmp_path: Path, workspace: Path, monkeypatch):
+    config = tmp_path / "cfg"
+    (config / "commands").mkdir(parents=True)
+    (config / "config.toml").write_text("")
+    monkeypatch.setenv("TETHER_CONFIG", str(config / "config.toml"))
+    (config / "commands" / "explain.md").write_text(
+        "---\ndescription: Explain a file\nargument-hint: path\n---\nExplain the file $ARGUMENTS to me.\n"
+    )
+    (workspace / ".tether" / "commands").mkdir(parents=True)
+    (workspace / ".tether" / "commands" / "shipit.md").write_text("Ship it: bump the version.\n")
+    (workspace / ".tether" / "commands" / "review.md").write_text("not the built-in\n")  # cannot shadow one
+    script = tmp_path / "files.json"
+    script.write_text(json.dumps({"model": "m", "replies": [
+        {"when": {"user": "^Explain the file src/app.py to me.$"}, "text": "EXPLAINED"},
+        {"when": {"user": "^Ship it: bump the version.\\n\\nnow$"}, "text": "SHIPPED"},
+        {"when": {"user": "^Added later.$"}, "text": "LATER"},
+        {"text": "PLAIN:"},
+    ]}))
+    settings = settings_for(tmp_path, script=str(script))
+    async with running(settings, workspace) as daemon:
+        session_id = await daemon.new_session(workspace)
+        await _settle()
+        (listed,) = [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]
+        commands = {c["name"]: c for c in listed["availableCommands"]}
+        assert commands["explain"] == {"name": "explain", "description": "Explain a file (user)", "input": {"hint": "path"}}
+        assert commands["shipit"]["description"] == "Ship it: bump the version. (workspace: .tether/commands)"
+        assert commands["review"]["description"].startswith("Review the uncommitted changes")
+        await _prompt(daemon, session_id, "/explain src/app.py")
+        (workspace / ".tether" / "commands" / "later.md").write_text("Added later.\n")
+        await _prompt(daemon, session_id, "/shipit now")
+        await _prompt(daemon, session_id, "/later")
+        text = _text(daemon.conn.updates(session_id), "agent_message_chunk")
+        assert text == "EXPLAINEDSHIPPEDLATER"  # /later: a file added since is read at the prompt
+        lists = [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]
+        assert len(lists) == 2 and "later" in {c["name"] for c in lists[1]["availableCommands"]}

@@ -17,11 +17,13 @@ import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tether_protocol._common import ContentBlock, TextContent
 
 from ..agent.session import AgentSession
 from ..transport.connection import Connection
+from . import user_commands
 from .context import ServerContext
 from .handshake import MODES
 from .updates import SessionUpdates
@@ -67,25 +69,49 @@ class Expanded:
     mode: str | None = None
 
 
-def names() -> set[str]:
-    return {name for name, _d, _h in BUILTINS}
+def listed(workspace: Path) -> list[tuple[str, str, str | None]]:
+    """The session's commands: the built-ins, then the user's files (`user_commands.py`)."""
+    builtin = {name for name, _d, _h in BUILTINS}
+    files = [(c.name, c.description, c.hint) for c in user_commands.load(workspace).values() if c.name not in builtin]
+    return [*BUILTINS, *files]
 
 
-def send_available(conn: Connection, session_id: str) -> None:
+# the list last sent to each session's client (a few entries per session)
+_SENT: dict[str, list[tuple[str, str, str | None]]] = {}
+
+
+def send_available(conn: Connection, session_id: str, workspace: Path) -> None:
     """`available_commands_update` for a session (called after its new/load answer)."""
     sink = SessionUpdates(session_id, conn)
-    sink.update(available_commands(BUILTINS))
+    _SENT[session_id] = found = listed(workspace)
+    sink.update(available_commands(found))
     sink.flush()
 
 
-def parse(prompt: Sequence[ContentBlock]) -> Command | None:
+def refresh(sink: SessionUpdates, session_id: str, workspace: Path) -> None:
+    """At a prompt: the list again if a command file was added, changed or removed."""
+    found = listed(workspace)
+    if _SENT.get(session_id, found) != found:
+        _SENT[session_id] = found
+        sink.update(available_commands(found))
+
+
+def parse(prompt: Sequence[ContentBlock], workspace: Path) -> Command | None:
     """The command a prompt starts with, or None (unknown names are not commands)."""
     if not prompt or not isinstance(prompt[0], TextContent):
         return None
     found = _COMMAND.match(prompt[0].text.strip())
-    if found is None or found.group(1) not in names():
+    if found is None or found.group(1) not in {name for name, _d, _h in listed(workspace)}:
         return None
     return Command(found.group(1), (found.group(2) or "").strip())
+
+
+def user_command(command: Command, workspace: Path, rest: Sequence[ContentBlock]) -> Expanded | None:
+    """A user command's prompt: its file's body (read again now), `$ARGUMENTS` filled in."""
+    found = user_commands.load(workspace).get(command.name)
+    if found is None:
+        return None
+    return Expanded([TextContent(found.expand(command.args)), *rest])
 
 
 async def set_mode(session: AgentSession, sink: SessionUpdates, mode_id: str) -> None:

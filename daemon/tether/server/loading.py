@@ -68,7 +68,7 @@ async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSes
             answer = await _load_running(ctx, params.session_id, workspace)
         else:
             answer = await _load_stored(ctx, params.session_id, workspace)
-        commands_after_answer(ctx, params.session_id)
+        commands_after_answer(ctx, params.session_id, workspace)
         return answer
 
 

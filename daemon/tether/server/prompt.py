@@ -113,7 +113,8 @@ async def _expand(
     ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
-    command = commands.parse(params.prompt)
+    commands.refresh(sink, session.id, session.workspace)
+    command = commands.parse(params.prompt, session.workspace)
     if command is None:
         return Expanded(list(params.prompt))
     rest = params.prompt[1:]
@@ -130,6 +131,8 @@ async def _expand(
         if found is None:
             sink.notice("\n[/review: there are no uncommitted changes to review (git diff is empty)]\n")
         return found
+    else:
+        return commands.user_command(command, session.workspace, rest)
     return None
 
 

@@ -48,11 +48,11 @@ async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessio
     workspace = check_workspace(params.cwd)
     session = await ctx.sessions.create(workspace, ctx.settings.mode)
     ctx.session_opened.set()
-    commands_after_answer(ctx, session.id)
+    commands_after_answer(ctx, session.id, session.workspace)
     return NewSessionResult(session.id, modes(session.mode))
 
 
-def commands_after_answer(ctx: ServerContext, session_id: str) -> None:
+def commands_after_answer(ctx: ServerContext, session_id: str, workspace: Path) -> None:
     """The slash command list (`available_commands_update`), sent after the answer being
     returned: the answer is queued when the handler returns and flushed by the next
     callback, so this runs one callback later (`commands` imports the update layer, which
@@ -62,7 +62,7 @@ def commands_after_answer(ctx: ServerContext, session_id: str) -> None:
     def send() -> None:
         from .commands import send_available
 
-        send_available(ctx.connection, session_id)
+        send_available(ctx.connection, session_id, workspace)
 
     loop.call_soon(loop.call_soon, send)
 
