@@ -162,7 +162,10 @@ export class Composer {
   private submit(): void {
     const typed = this.input.value.trim();
     if (this.status !== "idle" || (!typed && this.contexts.length === 0)) return;
-    const text = [...this.contexts.map((c) => c.text), typed].filter(Boolean).join("\n\n");
+    // a slash command must open the prompt (SPEC §4.11): the editor context follows it
+    const contexts = this.contexts.map((c) => c.text);
+    const parts = typed.startsWith("/") ? [typed, ...contexts] : [...contexts, typed];
+    const text = parts.filter(Boolean).join("\n\n");
     this.post({ type: "prompt", text });
     this.input.value = "";
     this.contexts = [];

@@ -235,6 +235,14 @@ test("the daemon's slash commands are offered while the prompt is a partial /nam
   // the daemon changed the mode (/mode): the picker follows
   await view.send({ type: "update", sessionId: "sess_cmd", update: { sessionUpdate: "current_mode_update", currentModeId: "auto-edit" } });
   assert.equal(await view.page.locator("vscode-single-select.mode-picker").evaluate((el) => el.value), "auto-edit");
+  // with editor context attached, the command still opens the prompt
+  await view.send({ type: "context", label: "app.py:1-2", text: "```python\ndef main(): ...\n```" });
+  const posted = await view.postedBy(async () => {
+    await input.fill("/review the error handling");
+    await input.press("Enter");
+  });
+  assert.equal(posted.type, "prompt");
+  assert.ok(posted.text.startsWith("/review the error handling\n\n```python"), posted.text);
   await view.assertClean();
   await view.close();
 });
