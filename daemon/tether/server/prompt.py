@@ -3,6 +3,8 @@
 A prompt resolves with `{stopReason}` after the turn's last update. A cancel — by
 `session/cancel` or by `$/cancelRequest` on the prompt's id — always answers
 `cancelled`, never an error, even when the turn was already finishing.
+A prompt opening with a known `/name` is a slash command, parsed here at the edge
+(`commands.py`, SPEC §4.11): it answers without a turn, or runs the turn with its own prompt.
 Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_turn`).
 """
 
