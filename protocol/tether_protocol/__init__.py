@@ -66,7 +66,8 @@ PROTOCOL_VERSION = 1
 # Every message class, union and enumeration (`_messages.__all__`), served lazily.
 _MESSAGE_NAMES = """
     AGENT_NOTIFICATIONS AGENT_REQUESTS AcceptedHunksMeta AgentCapabilities
-    AgentMessageChunk AgentThoughtChunk ApplyWorkspaceEditParams
+    AgentMessageChunk AgentThoughtChunk ApplyWorkspaceEditParams AvailableCommand
+    AvailableCommandInput AvailableCommandsUpdate
     ApplyWorkspaceEditResult CLIENT_NOTIFICATIONS CLIENT_REQUESTS
     CancelRequestParams CancelledOutcome ClientCapabilities ClientCapabilitiesMeta
     ClientTetherCapabilities Compaction ConfigOptionUpdate ContentBlock

@@ -31,7 +31,8 @@ from ._config_options import SessionConfigOption
 from ._fields import wire
 
 __all__ = [
-    "AgentMessageChunk", "AgentThoughtChunk", "Compaction", "ConfigOptionUpdate", "CurrentModeUpdate",
+    "AgentMessageChunk", "AgentThoughtChunk", "AvailableCommand", "AvailableCommandInput",
+    "AvailableCommandsUpdate", "Compaction", "ConfigOptionUpdate", "CurrentModeUpdate",
     "MessageStatus", "Plan", "PlanEntry", "SessionInfoUpdate", "SessionNotification",
     "SessionUpdate", "TerminalExit", "TerminalInfo", "TerminalOutput", "ToolCall",
     "ToolCallUpdate", "TurnEnded", "TurnStopReason", "UpdateMeta", "UpdateTetherMeta",
@@ -181,7 +182,7 @@ class SessionInfoUpdate:
 @attrs.define
 class CurrentModeUpdate:
     """Sent when the mode changes other than by the client's own `session/set_mode`
-    (`session/set_config_option` on the "mode" option)."""
+    (`session/set_config_option` on the "mode" option, the `/mode` slash command)."""
 
     current_mode_id: ModeId
     session_update: Literal["current_mode_update"] = "current_mode_update"
@@ -205,6 +206,32 @@ class UsageUpdate:
     meta: Union[UpdateMeta, None] = None
 
 
+@attrs.define
+class AvailableCommandInput:
+    """Unstructured text after the command's name; `hint` is shown until it is typed."""
+
+    hint: str
+
+
+@attrs.define
+class AvailableCommand:
+    """A slash command: sent as a prompt whose first text block is `/name [input]`."""
+
+    name: str
+    description: str
+    input: Union[AvailableCommandInput, None] = None
+
+
+@attrs.define
+class AvailableCommandsUpdate:
+    """The whole list of slash commands, replacing the previous one (after
+    `session/new`, after `session/load`, and when the list changes)."""
+
+    available_commands: list[AvailableCommand]
+    session_update: Literal["available_commands_update"] = "available_commands_update"
+    meta: Union[UpdateMeta, None] = None
+
+
 SessionUpdate = Union[
     UserMessageChunk,
     AgentMessageChunk,
@@ -215,6 +242,7 @@ SessionUpdate = Union[
     SessionInfoUpdate,
     CurrentModeUpdate,
     ConfigOptionUpdate,
+    AvailableCommandsUpdate,
     UsageUpdate,
 ]
 

@@ -464,7 +464,10 @@ async def test_initialize_new_session_and_a_turn_with_a_tool_call(daemon_env, wo
 
         updates = daemon.client.updates_for(session.session_id)
         assert len(updates) == len(daemon.client.updates)  # nothing for another session
-        seq = kinds(updates)
+        # the slash command list, right after the session/new answer (SPEC §4.11), as the SDK's class
+        assert type(updates[0]).__name__ == "AvailableCommandsUpdate"
+        assert "review" in [c.name for c in updates[0].available_commands]
+        seq = kinds(updates[1:])
         assert seq == [
             "session_info_update",
             "agent_message_chunk",
@@ -653,7 +656,10 @@ async def test_list_then_load_replays_before_answering_and_resume_does_not(daemo
         # Through the SDK: all of them reached session_update before load_session returned.
         assert delivered_before_return == len(replayed_on_wire)
         await asyncio.wait_for(second.conn.list_sessions(cwd=str(workspace)), WAIT)  # a round trip
-        assert len(second.client.updates) == delivered_before_return  # nothing trailing
+        # nothing trailing but the slash command list, sent after the answer (SPEC §4.11)
+        trailing = second.client.updates[delivered_before_return:]
+        assert [type(u).__name__ for _sid, u in trailing] == ["AvailableCommandsUpdate"]
+        del second.client.updates[delivered_before_return:]
 
         replay = second.client.updates_for(sid)
         assert [u.session_update for u in replay] == [
@@ -777,7 +783,7 @@ async def test_the_sdk_switches_model_and_mode_through_config_options(daemon_env
         await asyncio.wait_for(daemon.conn.set_session_mode(mode_id="ask", session_id=sid), WAIT)
         await asyncio.wait_for(daemon.conn.list_sessions(cwd=str(workspace)), WAIT)  # the updates are in
 
-        updates = daemon.client.updates_for(sid)
+        updates = [u for u in daemon.client.updates_for(sid) if u.session_update != "available_commands_update"]
         assert [u.session_update for u in updates] == ["current_mode_update", "config_option_update"]
         assert updates[0].current_mode_id == "read-only"
         assert {o.id: o.current_value for o in updates[1].config_options} == {"model": "large", "mode": "ask"}

@@ -92,8 +92,11 @@ def test_the_daemon_answers_initialize_and_session_new_before_importing_the_heav
         input=stdin, capture_output=True, text=True, timeout=60, cwd=workspace,
     )
     assert done.returncode == 0, done.stderr
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    sent = [json.loads(line) for line in done.stdout.splitlines()]
+    answers = [m for m in sent if "id" in m]
     assert [a["id"] for a in answers] == [1, 2] and "sessionId" in answers[1]["result"]
+    # the slash command list comes after the session/new answer, never before it
+    assert sent.index(answers[1]) < [m.get("method") for m in sent].index("session/update")
     seen = json.loads(seen_file.read_text())
     assert sorted(m for m in NOT_BEFORE_INITIALIZE if m in seen["initialize"]) == []
     assert sorted(m for m in NOT_BEFORE_SESSION_NEW if m in seen["session/new"]) == []

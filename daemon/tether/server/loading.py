@@ -25,7 +25,7 @@ from ..transport.connection import Connection
 from .config_options import config_options
 from .context import ServerContext
 from .registry import check_workspace
-from .sessions import modes
+from .sessions import commands_after_answer, modes
 from .updates import PagedReplay, SessionUpdates, replay_frames
 
 # Replayed updates per write while a session is loaded (~70 KB of a typical history),
@@ -66,8 +66,11 @@ async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSes
         workspace = check_workspace(params.cwd)
         existing = ctx.registry.live.get(params.session_id)
         if existing is not None and existing.turn is not None:
-            return await _load_running(ctx, params.session_id, workspace)
-        return await _load_stored(ctx, params.session_id, workspace)
+            answer = await _load_running(ctx, params.session_id, workspace)
+        else:
+            answer = await _load_stored(ctx, params.session_id, workspace)
+        commands_after_answer(ctx, params.session_id, workspace)
+        return answer
 
 
 async def _load_running(ctx: ServerContext, session_id: str, workspace: Path) -> LoadSessionResult:

@@ -3,6 +3,8 @@
 A prompt resolves with `{stopReason}` after the turn's last update. A cancel — by
 `session/cancel` or by `$/cancelRequest` on the prompt's id — always answers
 `cancelled`, never an error, even when the turn was already finishing.
+A prompt opening with a known `/name` is a slash command, parsed here at the edge
+(`commands.py`, SPEC §4.11): it answers without a turn, or runs the turn with its own prompt.
 Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_turn`).
 """
 
@@ -30,6 +32,8 @@ from tether_protocol.conversation import JsonObject, blocks_from_json
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
+from . import commands
+from .commands import Expanded
 from .context import ServerContext
 from .turns import drop_waiting_turn, make_turn
 from .updates import SessionUpdates
@@ -50,13 +54,16 @@ def _check_free(session: AgentSession) -> None:
 
 
 async def _run(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, params: PromptParams
+    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
     provider = await ctx.provider()
     turn = make_turn(ctx, session, handle, sink, provider)
     # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
-    blocks = blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt")
+    blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    mode = session.mode
+    if prompt.mode is not None:
+        session.mode = prompt.mode  # this turn only (`/review`: read-only)
     try:
         return await turn.run(blocks)
     except TurnWaiting as exc:
@@ -84,6 +91,9 @@ async def _run(
             f"daemon (by `tether sessions delete` or another daemon); start a new one with "
             f"session/new"
         ) from exc
+    finally:
+        if prompt.mode is not None and session.mode == prompt.mode:
+            session.mode = mode
 
 
 def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
@@ -101,6 +111,39 @@ def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
     )
 
 
+async def _expand(
+    ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, params: PromptParams
+) -> Expanded | None:
+    """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
+    commands.refresh(sink, session.id, session.workspace)
+    command = commands.parse(params.prompt, session.workspace)
+    if command is None:
+        return Expanded(list(params.prompt))
+    rest = params.prompt[1:]
+    if command.name == "mode":
+        if await commands.set_mode(session, sink, command.args):
+            from tether_protocol._converter import unstructure
+            from tether_protocol._updates import ConfigOptionUpdate
+
+            from .config_options import config_options
+
+            sink.update(unstructure(ConfigOptionUpdate(config_options(ctx, session))))  # the "mode" option
+    elif command.name == "compact":
+        await commands.compact(ctx, session, turn_id, sink, command.args)
+    elif command.name == "clear":
+        commands.clear(sink)
+    elif command.name == "init":
+        return commands.init(command.args, rest)
+    elif command.name == "review":
+        found = await commands.review(session, command.args, rest)
+        if found is None:
+            sink.notice("\n[/review: there are no uncommitted changes to review (git diff is empty)]\n")
+        return found
+    else:
+        return commands.user_command(command, session.workspace, rest)
+    return None
+
+
 async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult:
     session = ctx.registry.get_live(params.session_id)
     _check_free(session)
@@ -116,7 +159,10 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        outcome = await _run(ctx, session, handle, sink, params)
+        expanded = await _expand(ctx, session, handle.turn_id, sink, params)
+        if expanded is None:  # a command answered without a turn
+            return PromptResult("end_turn")
+        outcome = await _run(ctx, session, handle, sink, expanded)
     finally:
         sink.flush()
         session.turn = None

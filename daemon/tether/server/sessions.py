@@ -8,6 +8,7 @@ Must not: run turns or replay history, or touch SQL (the store does).
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,23 @@ async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessio
     workspace = check_workspace(params.cwd)
     session = await ctx.sessions.create(workspace, ctx.settings.mode)
     ctx.session_opened.set()
+    commands_after_answer(ctx, session.id, session.workspace)
     return NewSessionResult(session.id, modes(session.mode), config_options(ctx, session))
+
+
+def commands_after_answer(ctx: ServerContext, session_id: str, workspace: Path) -> None:
+    """The slash command list (`available_commands_update`), sent after the answer being
+    returned: the answer is queued when the handler returns and flushed by the next
+    callback, so this runs one callback later (`commands` imports the update layer, which
+    the start path does not load before the answer is written)."""
+    loop = asyncio.get_running_loop()
+
+    def send() -> None:
+        from .commands import send_available
+
+        send_available(ctx.connection, session_id, workspace)
+
+    loop.call_soon(loop.call_soon, send)
 
 
 async def session_list(ctx: ServerContext, params: ListSessionsParams) -> ListSessionsResult:

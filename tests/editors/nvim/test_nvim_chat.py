@@ -163,3 +163,28 @@ def test_wiping_the_chat_buffer_gives_a_fresh_chat_for_the_same_session(nvim: Nv
     text = nvim.turn_done()
     assert text.startswith("## You\n\nhello\n")
     assert nvim.lua("return require('tether').client().session.id") == session
+
+
+def test_the_prompt_area_completes_the_daemons_slash_commands(nvim: Nvim) -> None:
+    open_chat(nvim)
+    names = nvim.wait_for(
+        lambda: nvim.lua(
+            "local s = require('tether').client().session; return s.commands and vim.tbl_map(function(c) return c.name end, s.commands)"
+        ),
+        "the slash command list",
+    )
+    assert {"review", "init", "compact", "mode"} <= set(names)
+    items = nvim.lua(
+        """
+        local chat = require("tether").client().chat
+        local _, prompt_win = chat:windows()
+        vim.api.nvim_set_current_win(prompt_win)
+        vim.api.nvim_buf_set_lines(chat.prompt_buf, 0, -1, false, { "/re" })
+        vim.api.nvim_win_set_cursor(prompt_win, { 1, 3 })
+        assert(vim.bo.omnifunc ~= "")
+        local start = require("tether.chat").omnifunc(1, "")
+        return { start, require("tether.chat").omnifunc(0, "/re") }
+        """
+    )
+    assert items[0] == 0
+    assert [i["word"] for i in items[1]] == ["/review"]

@@ -198,3 +198,18 @@ def test_a_whole_text_edit_changes_only_the_lines_that_differ(nvim: Nvim, tmp_pa
     assert mark == [4, 0]  # the mark on an unchanged line stayed
     assert undone == ["a", "b", "c", "d"]
     assert path.read_text() == "a\nB\nc\nd\ne\n"
+
+
+def test_slash_command_completion_items(nvim: Nvim) -> None:
+    items = nvim.lua(
+        """
+        local commands = {
+          { name = "review", description = "Review the uncommitted changes" },
+          { name = "mode", description = "Switch the mode", input = { hint = "mode id" } },
+          { name = "init", description = "Write AGENTS.md" },
+        }
+        return { require("tether.chat").command_items(commands, "/"), require("tether.chat").command_items(commands, "/m") }
+        """
+    )
+    assert [i["word"] for i in items[0]] == ["/review", "/mode", "/init"]
+    assert items[1] == [{"word": "/mode", "abbr": "/mode <mode id>", "menu": "Switch the mode", "icase": 1}]

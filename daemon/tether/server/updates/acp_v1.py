@@ -3,7 +3,8 @@
 Owns: the v1 shape of every event in `tether.agent.sink` (`tool_call` for a call's
 first report, `tool_call_update` for its patches, command output as
 `_meta.terminal_output` / `terminal_exit`, `plan`, `usage_update`,
-`session_info_update`, notices as marked `agent_message_chunk`s) and of a change
+`session_info_update`, notices as marked `agent_message_chunk`s), the slash command list
+(`available_commands_update`) and a mode the daemon changed (`current_mode_update`) and of a change
 preview (`change_content`: typed `ToolCallContent`, which `session/request_permission`
 sends as it is; `diff_blocks` is its JSON for a `tool_call_update`).
 Must not: send anything, keep state, or decide anything about the turn. A v2 renderer
@@ -126,6 +127,20 @@ def notice(text: str, **tether: Any) -> Update:
         "content": {"type": "text", "text": text},
         "_meta": {"tether": {"notice": True, **tether}},
     }
+
+
+def available_commands(commands: Iterable[tuple[str, str, str | None]]) -> Update:
+    """`available_commands_update` for (name, description, input hint or None)."""
+    listed: list[Update] = [
+        {"name": name, "description": description, **({"input": {"hint": hint}} if hint else {})}
+        for name, description, hint in commands
+    ]
+    return {"sessionUpdate": "available_commands_update", "availableCommands": listed}
+
+
+def current_mode(mode_id: str) -> Update:
+    """`current_mode_update`: the mode changed other than by the client's `session/set_mode`."""
+    return {"sessionUpdate": "current_mode_update", "currentModeId": mode_id}
 
 
 def _compacted(e: ContextCompacted) -> Update:

@@ -1,6 +1,7 @@
 --- The chat split: the conversation (`tether://chat/…`, markdown, read-only) with the
 --- prompt area under it. `<CR>` in the prompt area (normal mode) or `<C-s>` sends,
---- `<C-c>` cancels the turn, `gf`/`<CR>` on a location in the chat opens it.
+--- `<C-c>` cancels the turn, `gf`/`<CR>` on a location in the chat opens it; `<C-x><C-o>`
+--- on the prompt's first line completes the daemon's `/` commands.
 local config = require("tether.config")
 local seams = require("tether.seams")
 local Transcript = require("tether.transcript")
@@ -16,6 +17,43 @@ local Chat = {}
 Chat.__index = Chat
 
 local M = {}
+
+-- the chat of each prompt buffer, for the omnifunc
+local by_prompt = setmetatable({}, { __mode = "v" })
+
+--- Completion items for the `/` commands (`available_commands_update`) whose name starts
+--- with `base` (the typed text, `/` included).
+---@param commands table[]|nil
+---@param base string
+---@return table[]
+function M.command_items(commands, base)
+  local typed = base:gsub("^/", "")
+  local items = {}
+  for _, c in ipairs(commands or {}) do
+    if vim.startswith(c.name, typed) then
+      local hint = c.input and c.input.hint
+      table.insert(items, { word = "/" .. c.name, abbr = "/" .. c.name .. (hint and (" <" .. hint .. ">") or ""),
+        menu = c.description, icase = 1 })
+    end
+  end
+  return items
+end
+
+--- 'omnifunc' of the prompt area (<C-x><C-o>): the slash commands, on its first line.
+function M.omnifunc(findstart, base)
+  local buf = api.nvim_get_current_buf()
+  if findstart == 1 then
+    local row, col = unpack(api.nvim_win_get_cursor(0))
+    local line = api.nvim_get_current_line():sub(1, col)
+    if row ~= 1 or not line:match("^/[%w_.:-]*$") then
+      return -3
+    end
+    return 0
+  end
+  local chat = by_prompt[buf]
+  local session = chat and chat.client.session
+  return M.command_items(session and session.commands, base)
+end
 
 local function unique_name(base)
   local name, n = base, 1
@@ -44,6 +82,8 @@ function M.new(client)
   vim.bo[self.buf].modifiable = false
   vim.bo[self.buf].undolevels = -1
   self.prompt_buf = make_buf("tether://prompt/" .. label, "markdown")
+  by_prompt[self.prompt_buf] = self
+  vim.bo[self.prompt_buf].omnifunc = "v:lua.require'tether.chat'.omnifunc"
   self.transcript = Transcript.new(self.buf, client.root)
   self:_keymaps()
   -- follow the end of the conversation while the cursor is on its last line

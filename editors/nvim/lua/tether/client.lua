@@ -489,6 +489,17 @@ function Client:on_session_update(params)
     self.turn.usage = { used = update.used, size = update.size }
     return
   end
+  if kind == "available_commands_update" then
+    -- the `/` commands the prompt area completes (chat.lua's omnifunc)
+    self.session.commands = update.availableCommands or {}
+    return
+  end
+  if kind == "current_mode_update" then
+    -- the mode changed by the daemon (the `/mode` command), not by session/set_mode
+    self.session.mode = update.currentModeId
+    self:changed()
+    return
+  end
   if kind == "session_info_update" then
     if update.title then
       self.session.title = update.title

@@ -40,6 +40,25 @@ export interface ApplyWorkspaceEditResult {
   failureReason?: string;
 }
 
+/** A slash command: sent as a prompt whose first text block is `/name [input]`. */
+export interface AvailableCommand {
+  description: string;
+  input?: AvailableCommandInput;
+  name: string;
+}
+
+/** Unstructured text after the command's name; `hint` is shown until it is typed. */
+export interface AvailableCommandInput {
+  hint: string;
+}
+
+/** The whole list of slash commands, replacing the previous one (after `session/new`, after `session/load`, and when the list changes). */
+export interface AvailableCommandsUpdate {
+  _meta?: UpdateMeta;
+  availableCommands: AvailableCommand[];
+  sessionUpdate: "available_commands_update";
+}
+
 /** `$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both directions. Either key is accepted in either spelling (`requestId` wins); Tether sends `requestId` in ACP's spelling and `id` in LSP's. */
 export interface CancelRequestParams {
   id?: number | string;
@@ -133,7 +152,7 @@ export interface CreateFileOptions {
   overwrite?: boolean;
 }
 
-/** Sent when the mode changes other than by the client's own `session/set_mode` (`session/set_config_option` on the "mode" option). */
+/** Sent when the mode changes other than by the client's own `session/set_mode` (`session/set_config_option` on the "mode" option, the `/mode` slash command). */
 export interface CurrentModeUpdate {
   _meta?: UpdateMeta;
   currentModeId: ModeId;
@@ -707,8 +726,8 @@ export interface SessionNotification {
   update: SessionUpdate;
 }
 
-/** One of 10 kinds, told apart by `sessionUpdate` (required here). */
-export type SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCall | ToolCallUpdate | Plan | SessionInfoUpdate | CurrentModeUpdate | ConfigOptionUpdate | UsageUpdate;
+/** One of 11 kinds, told apart by `sessionUpdate` (required here). */
+export type SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCall | ToolCallUpdate | Plan | SessionInfoUpdate | CurrentModeUpdate | ConfigOptionUpdate | AvailableCommandsUpdate | UsageUpdate;
 
 export interface SetConfigOptionParams {
   _meta?: { [key: string]: unknown };

@@ -18,6 +18,13 @@ interface Context {
 
 type Select = HTMLElement & { value: string; position: string };
 
+/** A slash command of `available_commands_update` (SPEC §4.11). */
+export interface SlashCommand {
+  name: string;
+  description: string;
+  input?: { hint: string } | null;
+}
+
 export class Composer {
   readonly el: HTMLElement;
   private readonly statusRow: HTMLElement;
@@ -27,6 +34,8 @@ export class Composer {
   private readonly input: HTMLTextAreaElement;
   private readonly modeSelect: Select;
   private readonly send: HTMLElement;
+  private readonly suggestions: HTMLElement;
+  private commands: SlashCommand[] = [];
   private contexts: Context[] = [];
   private status: Status = "idle";
 
@@ -46,7 +55,12 @@ export class Composer {
         this.submit();
       }
     });
-    this.input.addEventListener("input", () => this.draftChanged(this.input.value));
+    this.input.addEventListener("input", () => {
+      this.draftChanged(this.input.value);
+      this.renderSuggestions();
+    });
+    this.suggestions = h("ul", { class: "slash-commands", role: "listbox", "aria-label": "Slash commands" });
+    this.suggestions.hidden = true;
     this.modeSelect = h("vscode-single-select", { class: "mode-picker", "aria-label": "Mode", title: "Mode: what Tether may do without asking" }) as Select;
     this.modeSelect.position = "above";
     this.modeSelect.addEventListener("change", () => {
@@ -59,6 +73,7 @@ export class Composer {
       { class: "composer" },
       this.statusRow,
       this.chips,
+      this.suggestions,
       this.input,
       h("div", { class: "composer-row" }, this.modeSelect, h("span", { class: "spacer" }), this.send),
     );
@@ -98,6 +113,32 @@ export class Composer {
     this.modeSelect.value = modeId;
   }
 
+  /** The daemon's `/` commands, offered while the prompt is `/` and a partial name. */
+  setCommands(commands: SlashCommand[]): void {
+    this.commands = commands;
+    this.renderSuggestions();
+  }
+
+  private renderSuggestions(): void {
+    const typed = /^\/([\w.:-]*)$/.exec(this.input.value);
+    const matching = typed ? this.commands.filter((c) => c.name.startsWith(typed[1])) : [];
+    this.suggestions.replaceChildren(
+      ...matching.map((c) => {
+        const hint = c.input?.hint ? ` <${c.input.hint}>` : "";
+        const item = h("li", { class: "slash-command", role: "option", title: c.description },
+          h("span", { class: "slash-name" }, `/${c.name}${hint}`), h("span", { class: "slash-description" }, c.description));
+        item.addEventListener("click", () => {
+          this.input.value = `/${c.name} `;
+          this.draftChanged(this.input.value);
+          this.renderSuggestions();
+          this.focus();
+        });
+        return item;
+      }),
+    );
+    this.suggestions.hidden = matching.length === 0;
+  }
+
   addContext(label: string, text: string): void {
     this.contexts.push({ label, text });
     this.renderChips();
@@ -121,7 +162,10 @@ export class Composer {
   private submit(): void {
     const typed = this.input.value.trim();
     if (this.status !== "idle" || (!typed && this.contexts.length === 0)) return;
-    const text = [...this.contexts.map((c) => c.text), typed].filter(Boolean).join("\n\n");
+    // a slash command must open the prompt (SPEC §4.11): the editor context follows it
+    const contexts = this.contexts.map((c) => c.text);
+    const parts = typed.startsWith("/") ? [typed, ...contexts] : [...contexts, typed];
+    const text = parts.filter(Boolean).join("\n\n");
     this.post({ type: "prompt", text });
     this.input.value = "";
     this.contexts = [];

@@ -5,7 +5,7 @@
  */
 import "./elements";
 import type { HostMessage, ViewMessage } from "../shared/messages";
-import { Composer } from "./composer";
+import { Composer, type SlashCommand } from "./composer";
 import { h } from "./dom";
 import { SessionHeader } from "./sessions";
 import { restoredState, type ViewState } from "./state";
@@ -139,7 +139,15 @@ function onMessage(message: HostMessage): void {
       transcript.userMessage(message.text);
       break;
     case "update":
-      if (message.sessionId === state.sessionId || state.sessionId === null) transcript.update(message.update);
+      if (message.sessionId !== state.sessionId && state.sessionId !== null) break;
+      if (message.update.sessionUpdate === "available_commands_update") {
+        composer.setCommands((message.update.availableCommands as SlashCommand[] | undefined) ?? []);
+      } else if (message.update.sessionUpdate === "current_mode_update" && typeof message.update.currentModeId === "string") {
+        state.modeId = message.update.currentModeId;
+        composer.setMode(message.update.currentModeId);
+      } else {
+        transcript.update(message.update);
+      }
       break;
     case "turnEnded":
       transcript.turnEnded(message.stopReason, message.usage);

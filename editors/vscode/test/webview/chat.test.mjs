@@ -211,3 +211,38 @@ test("a reloaded view shows the same chat from its saved state", async () => {
   await view.assertClean();
   await view.close();
 });
+
+test("the daemon's slash commands are offered while the prompt is a partial /name", async () => {
+  const view = await harness.open();
+  const modes = [{ id: "ask", name: "Ask", description: "" }, { id: "auto-edit", name: "Auto-edit", description: "" }];
+  await view.send(
+    { type: "init", sessions: [], sessionId: "sess_cmd", modes, modeId: "ask", status: "idle" },
+    { type: "update", sessionId: "sess_cmd", update: { sessionUpdate: "available_commands_update", availableCommands: [
+      { name: "review", description: "Review the uncommitted changes" },
+      { name: "mode", description: "Switch the mode", input: { hint: "mode id" } },
+    ] } },
+  );
+  const input = view.page.locator("textarea.prompt-input");
+  const list = view.page.locator("ul.slash-commands");
+  assert.equal(await list.isVisible(), false, "nothing typed: no list");
+  await input.fill("/");
+  assert.deepEqual(await list.locator(".slash-name").allInnerTexts(), ["/review", "/mode <mode id>"]);
+  await input.fill("/m");
+  assert.deepEqual(await list.locator(".slash-name").allInnerTexts(), ["/mode <mode id>"]);
+  await list.locator(".slash-command").first().click();
+  assert.equal(await input.inputValue(), "/mode ");
+  assert.equal(await list.isVisible(), false, "a chosen command hides the list");
+  // the daemon changed the mode (/mode): the picker follows
+  await view.send({ type: "update", sessionId: "sess_cmd", update: { sessionUpdate: "current_mode_update", currentModeId: "auto-edit" } });
+  assert.equal(await view.page.locator("vscode-single-select.mode-picker").evaluate((el) => el.value), "auto-edit");
+  // with editor context attached, the command still opens the prompt
+  await view.send({ type: "context", label: "app.py:1-2", text: "```python\ndef main(): ...\n```" });
+  const posted = await view.postedBy(async () => {
+    await input.fill("/review the error handling");
+    await input.press("Enter");
+  });
+  assert.equal(posted.type, "prompt");
+  assert.ok(posted.text.startsWith("/review the error handling\n\n```python"), posted.text);
+  await view.assertClean();
+  await view.close();
+});

@@ -1,0 +1,93 @@
+"""User slash commands: Markdown files in the user's and the workspace's `commands/` folders.
+
+`<user config dir>/commands/NAME.md` (next to the user config file: `~/.config/tether/`,
+or the folder of `$TETHER_CONFIG`) and `<workspace>/.tether/commands/NAME.md` are the
+command `/NAME`: its description from a front matter line `description: ...` (between
+`---` lines at the top), its prompt the file's body with `$ARGUMENTS` replaced by what
+follows the name. A workspace command is only a prompt (it cannot change settings or
+approvals), so a cloned repository's commands are loaded, with where each came from in
+its description. The user's own file wins over a workspace file of the same name.
+Owns: finding and reading those files, and expanding one. Must not: run anything, or
+shadow a built-in (`commands.py` lists built-ins first and ignores such names).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_NAME = re.compile(r"[A-Za-z][\w.-]*\Z")
+_MAX_BYTES = 64 * 1024  # a command is a prompt; a bigger file is a mistake
+
+
+@dataclass(frozen=True, slots=True)
+class UserCommand:
+    name: str
+    description: str
+    hint: str | None
+    body: str
+
+    def expand(self, args: str) -> str:
+        if "$ARGUMENTS" in self.body:
+            return self.body.replace("$ARGUMENTS", args)
+        return f"{self.body}\n\n{args}" if args else self.body
+
+
+def folders(workspace: Path) -> list[tuple[Path, str]]:
+    """The command folders, the user's first, each with how its commands are labelled."""
+    from ..config import user_config_path
+
+    return [
+        (user_config_path()[0].parent / "commands", "user"),
+        (workspace / ".tether" / "commands", "workspace: .tether/commands"),
+    ]
+
+
+def _front_matter(text: str) -> tuple[dict[str, str], str]:
+    """`key: value` lines between `---` lines at the top, and the rest."""
+    if not text.startswith("---"):
+        return {}, text
+    head, sep, body = text[3:].partition("\n---")
+    if not sep:
+        return {}, text
+    fields: dict[str, str] = {}
+    for line in head.splitlines():
+        key, colon, value = line.partition(":")
+        if colon:
+            fields[key.strip().lower()] = value.strip().strip("\"'")
+    return fields, body.partition("\n")[2]
+
+
+def _read(path: Path, label: str) -> UserCommand | None:
+    name = path.stem
+    if not _NAME.match(name):
+        return None
+    try:
+        if path.stat().st_size > _MAX_BYTES:
+            return None
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    fields, body = _front_matter(text.lstrip("\ufeff"))
+    body = body.strip()
+    if not body:
+        return None
+    description = fields.get("description") or body.splitlines()[0][:80]
+    hint = fields.get("argument-hint") or ("arguments" if "$ARGUMENTS" in body else None)
+    return UserCommand(name, f"{description} ({label})", hint, body)
+
+
+def load(workspace: Path) -> dict[str, UserCommand]:
+    """The user commands by name (read now: a changed folder is seen at the next call)."""
+    found: dict[str, UserCommand] = {}
+    for folder, label in folders(workspace):
+        try:
+            paths = sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file())
+        except OSError:
+            continue
+        for path in paths:
+            command = _read(path, label)
+            if command is not None and command.name not in found:
+                found[command.name] = command
+    return found
