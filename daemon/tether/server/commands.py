@@ -88,20 +88,22 @@ def send_available(conn: Connection, session_id: str, workspace: Path) -> None:
     sink.flush()
 
 
-def refresh(sink: SessionUpdates, session_id: str, workspace: Path) -> None:
-    """At a prompt: the list again if a command file was added, changed or removed."""
+def refresh(sink: SessionUpdates, session_id: str, workspace: Path) -> list[tuple[str, str, str | None]]:
+    """At a prompt: the session's commands, sent again if a command file was added, changed
+    or removed since the list was last sent."""
     found = listed(workspace)
     if _SENT.get(session_id, found) != found:
         _SENT[session_id] = found
         sink.update(available_commands(found))
+    return found
 
 
-def parse(prompt: Sequence[ContentBlock], workspace: Path) -> Command | None:
-    """The command a prompt starts with, or None (unknown names are not commands)."""
+def parse(prompt: Sequence[ContentBlock], known: Sequence[tuple[str, str, str | None]]) -> Command | None:
+    """The command a prompt starts with, or None (names not in ``known`` are not commands)."""
     if not prompt or not isinstance(prompt[0], TextContent):
         return None
     found = _COMMAND.match(prompt[0].text.strip())
-    if found is None or found.group(1) not in {name for name, _d, _h in listed(workspace)}:
+    if found is None or found.group(1) not in {name for name, _d, _h in known}:
         return None
     return Command(found.group(1), (found.group(2) or "").strip())
 

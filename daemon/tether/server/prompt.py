@@ -115,8 +115,8 @@ async def _expand(
     ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
-    commands.refresh(sink, session.id, session.workspace)
-    command = commands.parse(params.prompt, session.workspace)
+    known = commands.refresh(sink, session.id, session.workspace)  # the command files, read once
+    command = commands.parse(params.prompt, known)
     if command is None:
         return Expanded(list(params.prompt))
     rest = params.prompt[1:]
