@@ -23,7 +23,7 @@ from tether_protocol._common import ContentBlock, TextContent
 
 from ..agent.session import AgentSession
 from ..transport.connection import Connection
-from . import user_commands
+from . import config_options, user_commands
 from .context import ServerContext
 from .handshake import MODES
 from .updates import SessionUpdates
@@ -123,8 +123,7 @@ async def set_mode(session: AgentSession, sink: SessionUpdates, mode_id: str) ->
     if mode_id not in known:
         sink.notice(f"\n[/mode takes one of: {', '.join(known)} (got {mode_id or 'nothing'!r})]\n")
         return False
-    session.mode = mode_id
-    await session.store.update_session(session.id, mode=mode_id)
+    await config_options.set_mode(session, mode_id)
     sink.update(current_mode(mode_id))
     sink.notice(f"\n[mode: {mode_id}]\n")
     return True

@@ -85,6 +85,7 @@ async def set_model(ctx: ServerContext, session: AgentSession, model: str) -> No
 
 
 async def set_mode(session: AgentSession, mode: str) -> None:
+    """The session's mode (checked by the caller), stored: every way of setting it comes here."""
     session.mode = mode
     await session.store.update_session(session.id, mode=mode)
 

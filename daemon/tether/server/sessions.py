@@ -28,7 +28,7 @@ from tether_protocol._sessions import (
 from tether_protocol._updates import ConfigOptionUpdate
 
 from ..store import InvalidCursor
-from .config_options import config_options, send_update
+from .config_options import config_options, send_update, set_mode
 from .context import ServerContext
 from .handshake import MODES
 from .registry import check_workspace
@@ -106,7 +106,6 @@ async def session_delete(ctx: ServerContext, params: SessionIdParams) -> EmptyRe
 
 async def session_set_mode(ctx: ServerContext, params: SetModeParams) -> EmptyResult:
     session = ctx.registry.get_live(params.session_id)
-    session.mode = params.mode_id
-    await session.store.update_session(session.id, mode=params.mode_id)
+    await set_mode(session, params.mode_id)
     send_update(ctx, session, ConfigOptionUpdate(config_options(ctx, session)))  # the "mode" option changed
     return EmptyResult()

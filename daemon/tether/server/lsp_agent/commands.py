@@ -19,6 +19,7 @@ from tether_protocol._errors import InvalidParams
 from tether_protocol._lsp import CommandResult
 
 from ...transport.rpc import ClientRequestFailed
+from .. import config_options
 from ..context import ServerContext
 from ..handshake import LSP_COMMANDS, MODES
 from . import actions
@@ -123,8 +124,7 @@ async def set_mode(ctx: ServerContext, arguments: list[Any] | None) -> CommandRe
         return None  # dismissed
     if mode not in _MODE_IDS:
         raise _bad("tether.setMode", f"unknown mode {mode!r}", f"send one of {list(_MODE_IDS)}")
-    session.mode = mode
-    await session.store.update_session(session.id, mode=mode)
+    await config_options.set_mode(session, mode)
     return CommandResult(session.id, mode_id=mode)
 
 
