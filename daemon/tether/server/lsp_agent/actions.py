@@ -137,14 +137,21 @@ def _diagnostic(d: dict[str, Any]) -> str:
     return f"{d.get('message', '')}" + (f" ({origin})" if origin else "") + (f" at line {line + 1}" if isinstance(line, int) else "")
 
 
+async def choose(ctx: ServerContext, message: str, titles: list[str]) -> str | None:
+    """`window/showMessageRequest` (Info) offering ``titles``: the one picked, None when the
+    user dismissed it. Raises `ClientRequestFailed` when the client cannot show it."""
+    from tether_protocol._lsp import MessageActionItem, ShowMessageRequestParams
+
+    params = ShowMessageRequestParams(3, message, [MessageActionItem(title) for title in titles])
+    result = await ctx.rpc.request("window/showMessageRequest", unstructure(params))
+    title = result.get("title") if isinstance(result, dict) else None
+    return title if title in titles else None
+
+
 async def choose_question(ctx: ServerContext, where: str) -> str | None:
     """Ask which preset question to send; None when the user dismissed it. A client that
     cannot show the choice (MethodNotFound or another error) gets the first one."""
-    params = {"type": 3, "message": f"Tether: what should I ask about {where}?",
-              "actions": [{"title": q} for q in QUESTIONS]}
     try:
-        result = await ctx.rpc.request("window/showMessageRequest", params)
+        return await choose(ctx, f"Tether: what should I ask about {where}?", list(QUESTIONS))
     except ClientRequestFailed:
         return QUESTIONS[0]
-    title = result.get("title") if isinstance(result, dict) else None
-    return title if isinstance(title, str) and title else None

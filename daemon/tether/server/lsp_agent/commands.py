@@ -131,15 +131,12 @@ async def set_mode(ctx: ServerContext, arguments: list[Any] | None) -> CommandRe
 async def _choose_mode(ctx: ServerContext, current: str) -> str | None:
     names = {name: mode_id for mode_id, name, _about in MODES}
     about = "; ".join(f"{name}: {text}" for _mode_id, name, text in MODES)
-    params = {"type": 3, "message": f"Tether: the mode is {current}. Choose the mode ({about})",
-              "actions": [{"title": name} for name in names]}
     try:
-        result = await ctx.rpc.request("window/showMessageRequest", params)
+        title = await actions.choose(ctx, f"Tether: the mode is {current}. Choose the mode ({about})", list(names))
     except ClientRequestFailed as exc:
         raise _bad("tether.setMode", f"no mode given and the editor cannot show a choice ({exc.error_message})",
                    f"send one of {list(_MODE_IDS)} as the argument") from None
-    title = result.get("title") if isinstance(result, dict) else None
-    return names.get(title) if isinstance(title, str) else None
+    return names.get(title) if title is not None else None
 
 
 _COMMANDS = {"tether.ask": ask, "tether.cancel": cancel, "tether.newSession": new_session, "tether.setMode": set_mode}
