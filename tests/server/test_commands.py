@@ -190,3 +190,27 @@ async def test_markdown_commands_from_the_user_and_the_workspace(tmp_path: Path,
         assert text == "EXPLAINEDSHIPPEDLATER"  # /later: a file added since is read at the prompt
         lists = [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]
         assert len(lists) == 2 and "later" in {c["name"] for c in lists[1]["availableCommands"]}
+
+
+async def test_review_runs_nothing_a_repositorys_git_config_names(tmp_path: Path, workspace: Path):
+    """A project's `.git/config` comes with the project (an archive, a copied folder): the
+    git that /review runs must not start the programs it names (fsmonitor, textconv, clean
+    filters) — they would run in the daemon's environment, keys and all."""
+    _git(workspace, "init", "-q")
+    _git(workspace, "add", ".")
+    _git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    marker = tmp_path / "ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\ncat\n')
+    hook.chmod(0o755)
+    for key, value in (("core.fsmonitor", hook), ("diff.evil.textconv", hook), ("filter.ev.il.clean", hook),
+                       ("filter.ev.il.process", hook)):
+        _git(workspace, "config", key, str(value))
+    (workspace / ".gitattributes").write_text("*.py diff=evil filter=ev.il\n")
+    (workspace / "src" / "app.py").write_text("def main():\n    return 43\n")
+    settings = _settings(tmp_path)
+    async with running(settings, workspace) as daemon:
+        session_id = await daemon.new_session(workspace)
+        await _prompt(daemon, session_id, "/review")
+        assert "The change returns 43 now." in _text(daemon.conn.updates(session_id), "agent_message_chunk")
+    assert not marker.exists(), f"git ran the repository's programs: {marker.read_text()}"
