@@ -166,6 +166,9 @@ async def test_markdown_commands_from_the_user_and_the_workspace(tmp_path: Path,
     (workspace / ".tether" / "commands").mkdir(parents=True)
     (workspace / ".tether" / "commands" / "shipit.md").write_text("Ship it: bump the version.\n")
     (workspace / ".tether" / "commands" / "review.md").write_text("not the built-in\n")  # cannot shadow one
+    # a project's command that links out of the project (its text would be the model's prompt)
+    (tmp_path / "secret.txt").write_text("the user's private key\n")
+    (workspace / ".tether" / "commands" / "leak.md").symlink_to(tmp_path / "secret.txt")
     script = tmp_path / "files.json"
     script.write_text(json.dumps({"model": "m", "replies": [
         {"when": {"user": "^Explain the file src/app.py to me.$"}, "text": "EXPLAINED"},
@@ -182,6 +185,7 @@ async def test_markdown_commands_from_the_user_and_the_workspace(tmp_path: Path,
         assert commands["explain"] == {"name": "explain", "description": "Explain a file (user)", "input": {"hint": "path"}}
         assert commands["shipit"]["description"] == "Ship it: bump the version. (workspace: .tether/commands)"
         assert commands["review"]["description"].startswith("Review the uncommitted changes")
+        assert "leak" not in commands
         await _prompt(daemon, session_id, "/explain src/app.py")
         (workspace / ".tether" / "commands" / "later.md").write_text("Added later.\n")
         await _prompt(daemon, session_id, "/shipit now")

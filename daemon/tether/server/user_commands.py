@@ -34,13 +34,15 @@ class UserCommand:
         return f"{self.body}\n\n{args}" if args else self.body
 
 
-def folders(workspace: Path) -> list[tuple[Path, str]]:
-    """The command folders, the user's first, each with how its commands are labelled."""
+def folders(workspace: Path) -> list[tuple[Path, str, Path | None]]:
+    """The command folders, the user's first, each with how its commands are labelled and
+    where its files must be (the user's own folder may link anywhere; the project's, only
+    into the project)."""
     from ..config import user_config_path
 
     return [
-        (user_config_path()[0].parent / "commands", "user"),
-        (workspace / ".tether" / "commands", "workspace: .tether/commands"),
+        (user_config_path()[0].parent / "commands", "user", None),
+        (workspace / ".tether" / "commands", "workspace: .tether/commands", workspace),
     ]
 
 
@@ -59,11 +61,16 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
     return fields, body.partition("\n")[2]
 
 
-def _read(path: Path, label: str) -> UserCommand | None:
+def _read(path: Path, label: str, within: Path | None) -> UserCommand | None:
+    """The command in ``path``; None for a file that is no command (a bad name, too big,
+    empty, or outside ``within``: a project's command cannot be a link to `~/.ssh/id_rsa`,
+    whose text would go to the model as the prompt)."""
     name = path.stem
     if not _NAME.match(name):
         return None
     try:
+        if within is not None and not path.resolve().is_relative_to(within.resolve()):
+            return None
         if path.stat().st_size > _MAX_BYTES:
             return None
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -81,13 +88,13 @@ def _read(path: Path, label: str) -> UserCommand | None:
 def load(workspace: Path) -> dict[str, UserCommand]:
     """The user commands by name (read now: a changed folder is seen at the next call)."""
     found: dict[str, UserCommand] = {}
-    for folder, label in folders(workspace):
+    for folder, label, within in folders(workspace):
         try:
             paths = sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file())
         except OSError:
             continue
         for path in paths:
-            command = _read(path, label)
+            command = _read(path, label, within)
             if command is not None and command.name not in found:
                 found[command.name] = command
     return found
