@@ -1,6 +1,6 @@
 """Start-up, side by side in one run: Tether's daemon in both framings and Codex's app-server.
 
-    .venv/bin/python bench/startup.py [--runs 15] [--codex PATH] [--targets a,b,...] [--out FILE]
+    .venv/bin/python bench/startup.py [--runs 15] [--codex PATH] [--baseline PYTHON] [--targets a,b,...] [--out FILE]
 
 PATH (or the env var TETHER_BENCH_CODEX) is Codex's native binary or an npm prefix where
 `npm install --prefix PATH @openai/codex` put it; without it Codex is "not installed".
@@ -21,6 +21,10 @@ makes no request but the model's, and httpx would build a transport per proxy):
    `codex exec "hi"`: wall time spawn -> exit and CPU (user+sys, descendants included).
    In this venv httpx also imports its command line's rich and click (test dependencies
    bring them): ~50 ms of the openai rows that an install from the wheel does not pay.
+
+`--baseline PYTHON`: the interpreter of another checkout's venv (say main's, before a
+change); every Tether target is also sampled with it, right before the same target of this
+checkout, in the same rounds (rows `base-...`; its packages are byte-compiled first too).
 
 Each target gets one unrecorded warm-up spawn (homes and databases created), then
 `--runs` rounds in which every target is sampled once, in turn, so load from the rest of
@@ -58,7 +62,7 @@ from codex_side import (  # noqa: E402
 )
 from fake_model import FakeModel  # noqa: E402
 from spawned import children_cpu_s  # noqa: E402
-from tether_side import tether_argv, tether_env, tether_sample  # noqa: E402
+from tether_side import compile_packages, tether_argv, tether_env, tether_sample  # noqa: E402
 
 from tether_protocol._framing import Framing  # noqa: E402
 
@@ -82,7 +86,10 @@ LABELS = {
 class Setup:
     """The scratch directory, the fake server and the environments of one run."""
 
-    def __init__(self, codex: Path | None) -> None:
+    def __init__(self, codex: Path | None, baseline: str | None = None) -> None:
+        self.baseline = baseline
+        if baseline is not None:
+            compile_packages(baseline)
         self.scratch = Path(tempfile.mkdtemp(prefix="tether-bench-startup-"))
         self.ws = self.scratch / "ws"
         self.ws.mkdir()
@@ -114,10 +121,20 @@ def server_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
                 out[name] = partial(codex_sample, s.codex, s.codex_env, s.ws)
             continue
         _, command, provider = name.split("-")
-        argv = tether_argv(command, provider, script=s.script, model_url=url)
         framing: Framing = "lsp" if command == "serve" else "ndjson"
-        out[name] = partial(tether_sample, argv, framing, s.tether_env, s.ws)
+        for prefix, python in pythons(s):
+            argv = tether_argv(command, provider, script=s.script, model_url=url, python=python)
+            out[prefix + name] = partial(tether_sample, argv, framing, s.tether_env, s.ws)
     return out
+
+
+def pythons(s: Setup) -> list[tuple[str, str]]:
+    """(name prefix, interpreter) of each Tether sampled: the baseline's first, then this one."""
+    return ([("base-", s.baseline)] if s.baseline is not None else []) + [("", sys.executable)]
+
+
+def label(name: str) -> str:
+    return f"{LABELS[name[5:]]}, **baseline**" if name.startswith("base-") else LABELS[name]
 
 
 async def oneshot(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, float]:
@@ -137,16 +154,19 @@ async def oneshot(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, 
 def oneshot_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
     out: dict[str, Sample] = {}
     ws = ["--workspace", str(s.ws)]
-    commands = {
-        "tether-run-scripted": (tether_argv("run", "scripted", script=s.script) + ws + ["hi"], s.tether_env),
-        "tether-run-openai": (tether_argv("run", "openai", model_url=s.model.url) + ws + ["hi"], s.tether_env),
-    }
+    commands: dict[str, tuple[list[str], dict[str, str]]] = {}
+    for prefix, python in pythons(s):
+        commands[prefix + "tether-run-scripted"] = (
+            tether_argv("run", "scripted", script=s.script, python=python) + ws + ["hi"], s.tether_env)
+        commands[prefix + "tether-run-openai"] = (
+            tether_argv("run", "openai", model_url=s.model.url, python=python) + ws + ["hi"], s.tether_env)
     if s.codex is not None:
         commands["codex-exec"] = (codex_exec_argv(s.codex), s.codex_env)
     for name in names:
-        if name in commands:
-            argv, env = commands[name]
-            out[name] = partial(oneshot, argv, env, s.ws)
+        for twin in ("base-" + name, name):
+            if twin in commands:
+                argv, env = commands[twin]
+                out[twin] = partial(oneshot, argv, env, s.ws)
     return out
 
 
@@ -166,14 +186,14 @@ async def measure(samplers: dict[str, Sample], runs: int) -> dict[str, dict[str,
     return {name: {key: spread([r[key] for r in rows]) for key in rows[0]} for name, rows in got.items()}
 
 
-def machine(codex: Path | None) -> dict[str, Any]:
+def machine(codex: Path | None, baseline: str | None) -> dict[str, Any]:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), "?")
     commit = subprocess.run(["git", "-C", str(BENCH), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(), "cpu": cpu,
             "kernel": platform.release(), "python": platform.python_version(), "tether_commit": commit,
-            "loadavg_at_start": os.getloadavg(),
+            "loadavg_at_start": os.getloadavg(), "baseline": baseline,
             "codex": f"{codex_version(codex)} ({codex})" if codex is not None else "not installed"}
 
 
@@ -189,12 +209,12 @@ def table(results: dict[str, Any], missing: list[str]) -> str:
              " | process CPU | peak RSS |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, stats in results["servers"].items():
         keys = ("init_ms", "new_ms", "new_cpu_s", "turn_ms", "cpu_s", "rss_mb")
-        lines.append(f"| {LABELS[name]} | " + " | ".join(fmt(stats[k], k) for k in keys) + " |")
+        lines.append(f"| {label(name)} | " + " | ".join(fmt(stats[k], k) for k in keys) + " |")
     if "codex-app-server" in missing:
         lines.append(f"| {LABELS['codex-app-server']} | not installed | | | | | |")
     lines += ["", "| command | wall | CPU (user+sys) |", "| --- | --- | --- |"]
     for name, stats in results["oneshots"].items():
-        lines.append(f"| {LABELS[name]} | {fmt(stats['wall_ms'], 'wall_ms')} | {fmt(stats['cpu_s'], 'cpu_s')} |")
+        lines.append(f"| {label(name)} | {fmt(stats['wall_ms'], 'wall_ms')} | {fmt(stats['cpu_s'], 'cpu_s')} |")
     if "codex-exec" in missing:
         lines.append(f"| {LABELS['codex-exec']} | not installed | |")
     return "\n".join(lines)
@@ -203,13 +223,13 @@ def table(results: dict[str, Any], missing: list[str]) -> str:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     codex = resolve_codex(args.codex)
     wanted = args.targets.split(",") if args.targets else SERVERS + ONESHOTS
-    s = Setup(codex)
+    s = Setup(codex, args.baseline)
     try:
         with_codex = [n for n in ("codex-app-server", "codex-exec") if n in wanted]
         if codex is not None and with_codex:  # one spawn with its stderr kept, to see what it tried
             logged = codex_sample(codex, dict(s.codex_env, RUST_LOG="warn"), s.ws, s.codex_log)
             await asyncio.wait_for(logged, SAMPLE_TIMEOUT_S)
-        results: dict[str, Any] = {"machine": machine(codex), "runs": args.runs}
+        results: dict[str, Any] = {"machine": machine(codex, args.baseline), "runs": args.runs}
         results["servers"] = await measure(server_samplers(s, [n for n in SERVERS if n in wanted]), args.runs)
         results["oneshots"] = await measure(oneshot_samplers(s, [n for n in ONESHOTS if n in wanted]), args.runs)
         paths: dict[str, int] = {}
@@ -228,6 +248,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--codex", help="codex binary or npm prefix (default: $TETHER_BENCH_CODEX)")
+    parser.add_argument("--baseline", help="another checkout's python, sampled beside this one (rows base-...)")
     parser.add_argument("--targets", help="comma-separated subset of: " + ",".join(SERVERS + ONESHOTS))
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args()

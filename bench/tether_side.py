@@ -11,6 +11,8 @@ then the process's CPU. Must not: assert anything about speed (nothing here is a
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,9 +34,11 @@ def prompt_params(session_id: str, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
 
-def tether_argv(command: str, provider: str, *, script: Path | None = None, model_url: str | None = None) -> list[str]:
-    """`python -m tether <command>` (serve, acp or run) with the scripted or the openai provider."""
-    argv = [sys.executable, "-m", "tether", command, "--provider", provider]
+def tether_argv(command: str, provider: str, *, script: Path | None = None, model_url: str | None = None,
+                python: str = sys.executable) -> list[str]:
+    """`python -m tether <command>` (serve, acp or run) with the scripted or the openai provider;
+    ``python``: another checkout's interpreter (a baseline sampled in the same run)."""
+    argv = [python, "-m", "tether", command, "--provider", provider]
     if provider == "scripted":
         assert script is not None
         return argv + ["--script", str(script)]
@@ -73,10 +77,18 @@ async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], 
             "cpu_s": cpu, "rss_mb": rss}
 
 
-def compile_packages() -> None:
-    """Write the .pyc files of Tether's packages, as installing a wheel does."""
+def compile_packages(python: str | None = None) -> None:
+    """Write the .pyc files of Tether's packages, as installing a wheel does (``python``:
+    those of the checkout that interpreter imports, e.g. a baseline's)."""
     import compileall
 
+    if python is not None:
+        code = ("import compileall, os, tether, tether_client, tether_protocol\n"
+                "for m in (tether, tether_client, tether_protocol):\n"
+                "    compileall.compile_dir(os.path.dirname(m.__file__), quiet=1)")
+        subprocess.run([python, "-c", code], check=True, env={k: v for k, v in os.environ.items()
+                                                              if k != "PYTHONDONTWRITEBYTECODE"})
+        return
     root = Path(__file__).resolve().parent.parent
     for package in ("daemon", "protocol", "clients"):
         compileall.compile_dir(str(root / package), quiet=1)

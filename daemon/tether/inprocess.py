@@ -20,7 +20,6 @@ non-dumpable, so none can read its memory, environment or descriptors through /p
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import os
 import sys
@@ -31,6 +30,7 @@ from tether_client._peer import RequestHandler
 
 from .cli import PROVIDER_FLAGS, build_parser
 from .config import Settings
+from .start_up import resume_collector
 
 
 async def connect_in_process(
@@ -43,8 +43,7 @@ async def connect_in_process(
     finally:
         # start-up is over (the turn's modules are imported): what it made stays out of the
         # collector's passes, which resume (`tether.cli` paused them for the start)
-        gc.freeze()
-        gc.enable()
+        resume_collector()
     from .server.app import serve
     from .transport.stdio import ProtocolFds
 

@@ -23,6 +23,7 @@ LATER = (
     "tether.tools.run_command", "tether.providers.select", "tether.server.prompt",
     "tether.server.loading", "tether.server.snapshots", "tether_protocol._converter",
     "tether_protocol._snapshots", "tether_protocol._lsp", "tether_protocol._extensions", "tether_protocol._methods",
+    "tether_protocol._updates",
     "tree_sitter", "httpx",
 )
 

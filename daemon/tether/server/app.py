@@ -3,7 +3,8 @@
 Owns: `TetherServer` — the `ServerContext` its handlers are given, with the method table
 (`methods.py`) bound to it as the transport's routes, and `lifetime()`, the task group
 that owns every background task while the daemon runs — and `serve()`, which runs until
-stdin closes or `exit` arrives and then stops every turn cleanly.
+stdin closes or `exit` arrives and then stops every turn cleanly, and ends the start-up's
+pause of the garbage collector (`tether.start_up`) once the first session is answered.
 Must not: implement a method itself.
 """
 
@@ -16,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from ..config import Settings
+from ..start_up import resume_collector
 from ..transport.connection import Connection
 from ..transport.rpc import TetherRPC
 from ..transport.stdio import ProtocolFds
@@ -30,6 +32,8 @@ _STOP_GRACE_S = STOP_GRACE_S
 # How long it then waits for its background tasks (a warm-up still probing, a checkpoint)
 # before cancelling them.
 _TASKS_GRACE_S = 2.0
+# The start-up's pause of the collector ends at the latest this long after the daemon serves.
+_START_UP_S = 2.0
 
 
 class TetherServer(ServerContext):
@@ -45,6 +49,20 @@ class TetherServer(ServerContext):
         # the turn already and builds the provider at the prompt: nothing to get ahead of
         if self.warm_up:
             await super()._warm_up()
+
+    async def end_start_up(self) -> None:
+        """Start-up is over once the first session is answered and the client is idle (its
+        first prompt may be running: it waits a second at most), or after ``_START_UP_S``, or
+        when the daemon stops: the collector resumes."""
+        waits = [asyncio.ensure_future(event.wait()) for event in (self.session_opened, self.stopped)]
+        try:
+            await asyncio.wait(waits, timeout=_START_UP_S, return_when=asyncio.FIRST_COMPLETED)
+            if self.session_opened.is_set() and not self.stopped.is_set():
+                await self._client_idle()
+        finally:
+            for wait in waits:
+                wait.cancel()
+            resume_collector()
 
     @asynccontextmanager
     async def lifetime(self) -> AsyncIterator[TetherServer]:
@@ -92,6 +110,7 @@ async def _serve(
     )
     server.conn = conn
     server.rpc.attach(conn)
+    server.tasks.start("end of start-up", server.end_start_up)
     await conn.start(leftover)
     await server.stopped.wait()
     server.rpc.shutting_down = True

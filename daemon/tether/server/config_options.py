@@ -22,7 +22,6 @@ from tether_protocol._config_options import (
 )
 from tether_protocol._errors import InvalidParams
 from tether_protocol._sessions import EmptyResult
-from tether_protocol._updates import ConfigOptionUpdate, CurrentModeUpdate
 
 from .handshake import MODES
 
@@ -108,6 +107,8 @@ async def session_set_config_option(ctx: ServerContext, params: SetConfigOptionP
         changed = params.value != session.mode
         await set_mode(session, params.value)
         if changed:  # the client asked for an option, and may know only modes
+            from tether_protocol._updates import CurrentModeUpdate  # not on the start path (22 classes)
+
             send_update(ctx, session, CurrentModeUpdate(params.value))  # type: ignore[arg-type]
     else:
         raise InvalidParams(
@@ -126,5 +127,7 @@ async def session_set_model(ctx: ServerContext, params: SetModelParams) -> Empty
             f"this session's models: {', '.join(allowed)}"
         )
     await set_model(ctx, session, params.model_id)
+    from tether_protocol._updates import ConfigOptionUpdate  # not on the start path (22 classes)
+
     send_update(ctx, session, ConfigOptionUpdate(config_options(ctx, session)))
     return EmptyResult()

@@ -25,7 +25,6 @@ from tether_protocol._sessions import (
     SessionInfo,
     SetModeParams,
 )
-from tether_protocol._updates import ConfigOptionUpdate
 
 from ..store import InvalidCursor
 from .config_options import config_options, send_update, set_mode
@@ -107,5 +106,7 @@ async def session_delete(ctx: ServerContext, params: SessionIdParams) -> EmptyRe
 async def session_set_mode(ctx: ServerContext, params: SetModeParams) -> EmptyResult:
     session = ctx.registry.get_live(params.session_id)
     await set_mode(session, params.mode_id)
+    from tether_protocol._updates import ConfigOptionUpdate  # not on the start path (22 classes)
+
     send_update(ctx, session, ConfigOptionUpdate(config_options(ctx, session)))  # the "mode" option changed
     return EmptyResult()
