@@ -71,8 +71,8 @@ sys.exit(code)
 NOT_BEFORE_SESSION_NEW = (
     "tether.agent.journal", "tether.agent.loop", "tether.agent.history", "tether.tools.base", "tether.tools.registry",
     "tether_protocol.conversation", "pathspec", "watchfiles", "httpx", "pygls", "lsprotocol",
-    # (but the protocol's one converter: it structures `session/new`'s params)
-    *(m for m in LATER if m != "tether_protocol._converter"),
+    # nor the converter: `session/new`'s params and answer take the peer's fast lane (`_plain`)
+    "cattrs", *LATER,
 )
 # Not even attrs and cattrs before `initialize` is answered (flags such as `--provider`
 # are validated by the settings' own hooks), nor the event loop.
