@@ -5,7 +5,7 @@ Owns: `structure_plain(data, cls)` — the instance of `cls` the converter would
 another type, a missing required field, a field with checks: the converter also words
 the error) — and `unstructure_plain(obj)`, the wire dict the converter would give for an
 instance of a plain class, or None. Plain fields: `str`, `int`, `bool`, `float`, string
-`Literal`s, `X | None` of those; on the way in also raw JSON objects (`dict[str, Any]`,
+`Literal`s, `X | None` of those; on the way in also raw JSON objects (`JsonObject`,
 `Meta`) and lists of them, taken as they are, as the converter does; on the way out also
 attrs classes and lists of them whose own fields are plain. Names and omissions are the converter's (`_fields.spelled`; a field whose
 default is None is left out while it is None).
@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import attrs
 
 from ._fields import ERROR, MAXIMUM, MINIMUM, NON_EMPTY, spelled
+from ._json import JsonObject
 
 T = TypeVar("T")
 Check = Callable[[Any], bool]  # whether a wire value is taken as it is
@@ -33,7 +34,7 @@ _SCALARS: dict[Any, Check] = {
     bool: lambda v: type(v) is bool,
     float: lambda v: type(v) is float or type(v) is int,  # the converter's: 3 is a number
     type(None): lambda v: v is None,
-    dict[str, Any]: lambda v: type(v) is dict,
+    JsonObject: lambda v: type(v) is dict,  # a field declared as a raw JSON object
 }
 
 
@@ -53,7 +54,7 @@ def _scalar_check(tp: Any) -> Check | None:
 
 
 def _in_check(tp: Any) -> Check | None:
-    if typing.get_origin(tp) is list and typing.get_args(tp) == (dict[str, Any],):
+    if typing.get_origin(tp) is list and typing.get_args(tp) == (JsonObject,):
         return lambda v: type(v) is list and all(type(item) is dict for item in v)
     return _scalar_check(tp)
 
@@ -100,7 +101,7 @@ def structure_plain(data: Any, cls: type[T]) -> T | None:
     plan = _in_plan(cls) if attrs.has(cls) else None
     if plan is None or type(data) is not dict:
         return None
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for name, key, check, required in plan:
         if key not in data:
             if required:
@@ -125,7 +126,7 @@ class _NotPlain(Exception):
 
 def _out(tp: Any) -> Out | None:
     """How a value of ``tp`` goes on the wire (None: as it is)."""
-    if dict[str, Any] in (tp, *typing.get_args(tp)):
+    if JsonObject in (tp, *typing.get_args(tp)):
         raise _NotPlain(tp)  # raw JSON a handler built may hold typed values the converter unstructures
     if _scalar_check(tp) is not None:
         return None
@@ -158,10 +159,10 @@ def _out_plan(cls: type) -> _OutPlan | None:
     return _out_plans[cls]
 
 
-def _unstructure(obj: Any, cls: type) -> dict[str, Any]:
+def _unstructure(obj: Any, cls: type) -> JsonObject:
     plan = _out_plans[cls]
     assert plan is not None
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for name, key, convert, omit_none in plan:
         value = getattr(obj, name)
         if value is None and omit_none:
@@ -170,7 +171,7 @@ def _unstructure(obj: Any, cls: type) -> dict[str, Any]:
     return out
 
 
-def unstructure_plain(obj: Any) -> dict[str, Any] | None:
+def unstructure_plain(obj: Any) -> JsonObject | None:
     """``obj`` (an attrs instance) on the wire, if its class is plain; None: ask the converter."""
     cls = type(obj)
     if not attrs.has(cls) or _out_plan(cls) is None:
