@@ -1,7 +1,8 @@
 """Shapes shared by many messages (ACP v1): content blocks, tool call content and
 locations, modes, and the enumerations.
 
-Owns: those classes and the `Literal` aliases (`StopReason`, `ToolKind`, ...). Field
+Owns: those classes and the `Literal` aliases (`StopReason`, `ToolKind`, ...); the modes
+are `_modes`'s (re-exported here), so `session/new` builds them alone. Field
 names are snake_case here and camelCase on the wire (`_fields.py`). Must not: hold
 behaviour, or name a method (the method table is `_methods.py`).
 """
@@ -13,6 +14,7 @@ from typing import Literal, Union
 import attrs
 
 from ._fields import Meta
+from ._modes import ModeId, SessionMode, SessionModeState  # (re-exported: the modes have their own module)
 
 __all__ = [
     "ContentBlock", "DiffContent", "EmbeddedResource", "Implementation", "ModeId",
@@ -27,7 +29,6 @@ ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
 ]
 ToolCallStatus = Literal["pending", "in_progress", "completed", "failed"]
-ModeId = Literal["read-only", "ask", "auto-edit", "full-auto"]
 PlanEntryPriority = Literal["high", "medium", "low"]
 PlanEntryStatus = Literal["pending", "in_progress", "completed"]
 
@@ -115,19 +116,3 @@ class TerminalContent:
 
 
 ToolCallContent = Union[ToolCallContentBlock, DiffContent, TerminalContent]
-
-
-# ---- modes ---------------------------------------------------------------------------
-
-
-@attrs.define
-class SessionMode:
-    id: ModeId
-    name: str
-    description: Union[str, None] = None
-
-
-@attrs.define
-class SessionModeState:
-    current_mode_id: ModeId
-    available_modes: list[SessionMode]

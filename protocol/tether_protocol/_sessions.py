@@ -8,13 +8,13 @@ over (the wire does not change).
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import attrs
 
-from ._common import ContentBlock, ModeId, SessionModeState, StopReason
 from ._config_options import SessionConfigOption
 from ._fields import Meta, wire
+from ._modes import ModeId, SessionModeState
 
 __all__ = [
     "EmptyResult", "ForkSessionParams", "ListSessionsParams", "ListSessionsResult",
@@ -23,6 +23,22 @@ __all__ = [
     "ResumeSessionParams", "ResumeSessionResult", "SessionIdParams", "SessionInfo",
     "SetModeParams",
 ]
+
+if TYPE_CHECKING:
+    from ._prompt import PromptParams, PromptResult, PromptResultMeta, PromptTetherMeta
+
+# `session/prompt`'s messages live in `_prompt` (they need the content blocks, which
+# `session/new` does not): named here too, and imported the first time one is used.
+_PROMPT = ("PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROMPT:
+        from . import _prompt
+
+        return getattr(_prompt, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _REQUIRED_ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
@@ -122,31 +138,3 @@ class ForkSessionParams:
     cwd: Union[str, None] = wire(default=None, error=_CWD)
     mcp_servers: Any = None
     meta: Meta = None
-
-
-# ---- prompt turn ---------------------------------------------------------------------
-
-
-@attrs.define
-class PromptParams:
-    session_id: str
-    prompt: list[ContentBlock]
-    meta: Meta = None
-
-
-@attrs.define
-class PromptTetherMeta:
-    turn_id: str
-
-
-@attrs.define
-class PromptResultMeta:
-    tether: Union[PromptTetherMeta, None] = None
-
-
-@attrs.define
-class PromptResult:
-    """`_meta.tether.turnId` names the turn's run report (`_tether/session/report`)."""
-
-    stop_reason: StopReason
-    meta: Union[PromptResultMeta, None] = None

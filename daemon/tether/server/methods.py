@@ -31,8 +31,6 @@ from tether_protocol._sessions import (
     LoadSessionResult,
     NewSessionParams,
     NewSessionResult,
-    PromptParams,
-    PromptResult,
     SessionIdParams,
     SetModeParams,
 )
@@ -104,7 +102,8 @@ METHODS: tuple[Method, ...] = (
     _M("session/set_model", later("config_options", "session_set_model"),
        Later("_config_options", "SetModelParams"), EmptyResult),
     # prompt turns
-    _M("session/prompt", later("prompt", "session_prompt"), PromptParams, PromptResult, on_cancel=_cancel_prompt),
+    _M("session/prompt", later("prompt", "session_prompt"), Later("_prompt", "PromptParams"),
+       Later("_prompt", "PromptResult"), on_cancel=_cancel_prompt),
     _M("session/cancel", later("prompt", "session_cancel"), SessionIdParams, None, notification=True),
     # snapshots, forks, search
     _M("_tether/session/dump", later("snapshots", "session_dump"), Later("_snapshots", "DumpParams"), None),

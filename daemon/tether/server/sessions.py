@@ -13,8 +13,8 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from tether_protocol._common import SessionMode, SessionModeState
 from tether_protocol._errors import InvalidParams
+from tether_protocol._modes import SessionMode, SessionModeState
 from tether_protocol._sessions import (
     EmptyResult,
     ListSessionsParams,

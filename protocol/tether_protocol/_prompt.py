@@ -1,0 +1,46 @@
+"""ACP's `session/prompt` params and result (SPEC §3.8).
+
+Owns: `PromptParams`, `PromptResult` and its `_meta` (re-exported by `_sessions`, where
+they were, on first use). Their own module because a prompt carries content blocks
+(`_common`), which `session/new` does not need: the start path builds neither (bench/RESULTS.md,
+"Issue 17's last start-up goals"). Must not: hold behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import attrs
+
+from ._common import ContentBlock, StopReason
+from ._fields import Meta
+
+__all__ = ["PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta"]
+
+
+# ---- prompt turn ---------------------------------------------------------------------
+
+
+@attrs.define
+class PromptParams:
+    session_id: str
+    prompt: list[ContentBlock]
+    meta: Meta = None
+
+
+@attrs.define
+class PromptTetherMeta:
+    turn_id: str
+
+
+@attrs.define
+class PromptResultMeta:
+    tether: Union[PromptTetherMeta, None] = None
+
+
+@attrs.define
+class PromptResult:
+    """`_meta.tether.turnId` names the turn's run report (`_tether/session/report`)."""
+
+    stop_reason: StopReason
+    meta: Union[PromptResultMeta, None] = None
