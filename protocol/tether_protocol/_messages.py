@@ -1,7 +1,7 @@
 """Every typed message of the Tether protocol, in one namespace.
 
 Owns: nothing of its own — it re-exports the message modules (`_common`, `_initialize`,
-`_sessions`, `_modes`, `_prompt`, `_config_options`, `_updates`, `_extensions`, `_snapshots`, `_lsp`, `_client_requests`) and the
+`_sessions`, `_config_options`, `_updates`, `_extensions`, `_snapshots`, `_lsp`, `_client_requests`) and the
 method table (`_methods`: its tables, not the `Method` record), so `from tether_protocol._messages import PromptParams` and
 `tether_protocol.PromptParams` name the same class. Must not: define a shape (each
 lives in the module of its area, none over 400 lines).
@@ -20,8 +20,6 @@ from . import (
     _extensions,
     _initialize,
     _lsp,
-    _modes,
-    _prompt,
     _sessions,
     _snapshots,
     _updates,
@@ -46,11 +44,9 @@ from ._snapshots import *  # noqa: F403
 from ._updates import *  # noqa: F403
 
 MESSAGE_MODULES = (
-    _client_requests, _common, _config_options, _extensions, _initialize, _lsp, _modes, _prompt, _sessions,
-    _snapshots, _updates,
+    _client_requests, _common, _config_options, _extensions, _initialize, _lsp, _sessions, _snapshots, _updates,
 )
-"""The modules whose every `__all__` name is re-exported here (`_modes`'s through `_common`'s
-`__all__`, `_prompt`'s through `_sessions`'s: they were split off for the start path)."""
+"""The modules whose every `__all__` name is re-exported here."""
 
 __all__ = [
     "AGENT_NOTIFICATIONS", "AGENT_REQUESTS", "CLIENT_NOTIFICATIONS", "CLIENT_REQUESTS",
