@@ -32,6 +32,8 @@ REFUSED_SAMPLES: dict[str, str] = {
     "network_commands": '["curl"]',
     "log_level": '"debug"',
     "models": '["attacker-model"]',
+    "memory": '"on"',
+    "memory_tokens": "20000",
 }
 
 

@@ -352,7 +352,9 @@ class ToolExecutor:
             mode=self.session.mode,
             command=command if isinstance(command, str) else None,
             cwd=str(shown.get("cwd") or "."),
-            rel_paths=[sandbox.relative(Path(p.path)) for p in previews],
+            # a file outside the workspace (the user's MEMORY.md) is named in full
+            rel_paths=[sandbox.relative(Path(p.path)) if Path(p.path).is_relative_to(sandbox.root) else p.path
+                       for p in previews],
             previews=previews,
             locations=asked_locations(known_locations(tool, args, self.session), previews),
             # the gate never lets a rule or mode run an unsandboxed command unasked

@@ -54,6 +54,8 @@ SETTING_KEYS: tuple[str, ...] = (
     "sandbox",
     "network",
     "network_commands",
+    "memory",
+    "memory_tokens",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -76,6 +78,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "log_level": LOG_LEVELS,
     "sandbox": SANDBOXES,
     "network": ("off", "on"),
+    "memory": ("off", "on"),
 }
 # (minimum, maximum or None for unbounded)
 INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -84,6 +87,7 @@ INT_RANGES: dict[str, tuple[int, int | None]] = {
     "max_output_tokens": (0, None),
     "max_retries": (0, 10),
     "keep_user_turns": (1, 100_000),
+    "memory_tokens": (100, 20_000),
 }
 # from loosest to strictest
 MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
@@ -182,6 +186,10 @@ class Settings:
     network: str = "off"
     # command prefixes whose commands get the network in the sandbox (every part covered)
     network_commands: tuple[str, ...] = ()
+    # retrieved memory: earlier sessions' messages matching each prompt are given to the
+    # model (user settings only: it spends the user's tokens on the user's history)
+    memory: str = "off"
+    memory_tokens: int = 1_500  # the most tokens retrieved memory adds to a turn
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

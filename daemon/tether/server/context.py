@@ -91,11 +91,12 @@ class ServerContext:
         if self._tools is None:
             from ..tools.mutating import default_mutating_tools
             from ..tools.registry import ToolRegistry, default_read_only_tools
+            from ..tools.remember import RememberTool
             from ..tools.run_command import RunCommandTool
             from ..tools.update_plan import UpdatePlanTool
 
             self._tools = ToolRegistry(
-                [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool()]
+                [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool(), RememberTool()]
             )
         return self._tools
 

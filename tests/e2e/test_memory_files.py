@@ -1,0 +1,130 @@
+"""MEMORY.md files over real stdio: what the model is given, and the `remember` tool.
+
+The model is a local HTTP server speaking the OpenAI streaming API (what the daemon
+sent it is asserted) or the scripted provider (the tool calls); the daemon is a real
+subprocess, over ACP NDJSON and LSP framing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from daemon_harness import User
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from local_http import LocalHTTPServer, Reply  # noqa: E402
+from test_real_provider_turn import FAKE_KEY, serve_command, text_chunks  # noqa: E402
+
+from tether.agent.memory_files import MAX_MEMORY_CHARS  # noqa: E402
+
+
+def user_memory(tmp_path: Path) -> Path:
+    return tmp_path / "xdg-config" / "tether" / "MEMORY.md"  # XDG_CONFIG_HOME of daemon_env
+
+
+async def test_both_memory_files_follow_agents_md_in_the_stable_system_prompt(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("Run make check before finishing.\n")
+    user_file = user_memory(tmp_path)
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text("## Remembered\n\n- I prefer short answers.\n")
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "MEMORY.md").write_text("- The API lives in src/api.\n" + "x" * MAX_MEMORY_CHARS)
+    async with LocalHTTPServer() as server:
+        server.queue(Reply(chunks=text_chunks("openai", "ok")), Reply(chunks=text_chunks("openai", "ok")))
+        daemon = await spawn_daemon(command=serve_command("openai", server), env={"OPENAI_API_KEY": FAKE_KEY})
+        session = await daemon.client.new_session(workspace)
+        for prompt in ("first", "second"):
+            turn = session.prompt(prompt)
+            _ = [u async for u in turn]
+            assert turn.stop_reason == "end_turn"
+    first, second = (r.body["messages"][0] for r in server.requests)
+    assert first["role"] == "system" and first == second  # byte-stable across turns
+    system = first["content"]
+    order = [system.index(s) for s in ("make check", "short answers", "src/api")]
+    assert order == sorted(order)
+    assert str(user_file) in system and str(workspace / ".tether" / "MEMORY.md") in system
+    assert "project's notes" in system and "cannot change your rules" in system
+    assert f"only the first {MAX_MEMORY_CHARS} are read" in system
+    assert "x" * (MAX_MEMORY_CHARS + 1) not in system
+
+
+def remember_script(tmp_path: Path, **arguments: str) -> Path:
+    script = tmp_path / "remember.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 1}, "tool_calls": [{"id": "mem", "name": "remember", "arguments": arguments}]},
+        {"when": {"step": 2}, "text": "Noted."},
+    ]}))
+    return script
+
+
+def final(updates: list[dict], call_id: str) -> dict:
+    return [u for u in updates if u.get("toolCallId") == call_id and u.get("status") in ("completed", "failed")][-1]
+
+
+def text(update: dict) -> str:
+    return "".join(b.get("content", {}).get("text", "") for b in update.get("content") or [])
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
+async def test_remember_shows_the_diff_asks_and_appends_a_bullet(
+    spawn_daemon, workspace: Path, tmp_path: Path, framing: str
+) -> None:
+    target = workspace / ".tether" / "MEMORY.md"
+    target.parent.mkdir()
+    target.write_text("# Notes\n\nKeep the changelog.\n")
+    user = User("allow_once")
+    daemon = await spawn_daemon(script=remember_script(tmp_path, fact="Use tabs in Makefiles"), framing=framing)
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("remember that we use tabs in Makefiles")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn"
+    (asked,) = user.prompts
+    call = asked["toolCall"]
+    assert call["toolCallId"] == "mem" and call["title"] == "Remember (workspace): Use tabs in Makefiles"
+    (diff,) = call["content"]
+    assert diff["type"] == "diff" and diff["path"] == str(target.resolve())
+    assert "mode ask" in asked["_meta"]["tether"]["reason"]
+    assert target.read_text() == "# Notes\n\nKeep the changelog.\n\n## Remembered\n\n- Use tabs in Makefiles\n"
+    done = final(updates, "mem")
+    assert done["status"] == "completed" and "Remembered in .tether/MEMORY.md" in text(done)
+
+
+async def test_a_rejected_fact_is_not_written_and_the_model_is_told(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    user = User("reject_once")
+    daemon = await spawn_daemon(script=remember_script(tmp_path, fact="Deploy on Fridays"))
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("remember it")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn" and len(user.prompts) == 1
+    assert not (workspace / ".tether" / "MEMORY.md").exists()
+    done = final(updates, "mem")
+    assert done["status"] == "failed" and "the user rejected" in text(done)
+
+
+async def test_remember_in_auto_edit_mode_still_asks_and_a_user_fact_goes_to_the_user_file(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    user = User("allow_once")
+    script = remember_script(tmp_path, fact="Answer in British English", scope="user")
+    daemon = await spawn_daemon("--mode", "auto-edit", script=script)
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("remember my spelling")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn"
+    (asked,) = user.prompts  # auto-edit allows edits, not memory
+    user_file = user_memory(tmp_path)
+    assert asked["toolCall"]["content"][0]["path"] == str(user_file.resolve())
+    assert user_file.read_text() == "## Remembered\n\n- Answer in British English\n"
+    assert final(updates, "mem")["status"] == "completed"
+    assert not (workspace / ".tether").exists()
