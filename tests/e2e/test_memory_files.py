@@ -128,3 +128,43 @@ async def test_remember_in_auto_edit_mode_still_asks_and_a_user_fact_goes_to_the
     assert user_file.read_text() == "## Remembered\n\n- Answer in British English\n"
     assert final(updates, "mem")["status"] == "completed"
     assert not (workspace / ".tether").exists()
+
+
+def notices(updates: list[dict]) -> str:
+    return "".join(
+        u["content"]["text"] for u in updates
+        if u["sessionUpdate"] == "agent_message_chunk" and u.get("_meta", {}).get("tether", {}).get("notice")
+    )
+
+
+async def test_slash_memory_shows_both_files_and_adds_a_fact_after_approval(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    user_file = user_memory(tmp_path)
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text("- I prefer pytest over unittest\n")
+    user = User("allow_once", "reject_once")
+    daemon = await spawn_daemon(framing="ndjson")
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("/memory")
+    shown = notices([u async for u in turn])
+    assert turn.stop_reason == "end_turn"
+    assert f"{user_file} (32 characters)\n- I prefer pytest over unittest" in shown
+    assert f"{workspace / '.tether' / 'MEMORY.md'} (does not exist yet)" in shown
+    assert 'memory = "on"' in shown and "/memory add" in shown
+
+    turn = session.prompt("/memory add The CI runs on Python 3.11")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn"
+    (asked,) = user.prompts
+    assert asked["toolCall"]["content"][0]["type"] == "diff"
+    assert (workspace / ".tether" / "MEMORY.md").read_text() == "## Remembered\n\n- The CI runs on Python 3.11\n"
+    calls = [u for u in updates if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+    assert calls[0]["sessionUpdate"] == "tool_call" and calls[-1]["status"] == "completed"
+
+    turn = session.prompt("/memory add --user Keep answers short")
+    updates = [u async for u in turn]
+    assert user.prompts[1]["toolCall"]["content"][0]["path"] == str(user_file.resolve())
+    assert user_file.read_text() == "- I prefer pytest over unittest\n"  # rejected: unchanged
+    assert [u for u in updates if u.get("status") == "failed"]

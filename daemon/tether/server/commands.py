@@ -23,7 +23,7 @@ from tether_protocol._common import ContentBlock, TextContent
 
 from ..agent.session import AgentSession
 from ..transport.connection import Connection
-from . import config_options, user_commands
+from . import config_options, memory_command, user_commands
 from .context import ServerContext
 from .handshake import MODES
 from .updates import SessionUpdates
@@ -36,6 +36,7 @@ BUILTINS: tuple[tuple[str, str, str | None], ...] = (
     ("init", "Write or update AGENTS.md from the repository (the edit asks as usual)", None),
     ("mode", "Switch the session's mode: " + ", ".join(m[0] for m in MODES), "mode id"),
     ("clear", "Start a new conversation (explains how in this editor)", None),
+    ("memory", memory_command.DESCRIPTION, memory_command.HINT),  # memory_command.py
 )
 
 _COMMAND = re.compile(r"/([A-Za-z][\w.:-]*)(?:\s+(.*))?\Z", re.DOTALL)

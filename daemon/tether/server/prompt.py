@@ -32,7 +32,7 @@ from tether_protocol.conversation import JsonObject, blocks_from_json
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
-from . import commands
+from . import commands, memory_command
 from .commands import Expanded
 from .context import ServerContext
 from .turns import drop_waiting_turn, make_turn
@@ -132,6 +132,8 @@ async def _expand(
         await commands.compact(ctx, session, turn_id, sink, command.args)
     elif command.name == "clear":
         commands.clear(sink)
+    elif command.name == "memory":
+        await memory_command.memory(ctx, session, turn_id, sink, command.args)
     elif command.name == "init":
         return commands.init(command.args, rest)
     elif command.name == "review":
