@@ -82,6 +82,7 @@ class TurnServices:
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
+    memory_tokens: int = 0  # retrieved memory's budget per turn (agent/memory.py); 0: off
 
 
 class RunLog(Protocol):

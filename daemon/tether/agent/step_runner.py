@@ -20,7 +20,7 @@ from typing import cast
 
 import attrs
 
-from tether_protocol.conversation import JsonObject, Message, ToolResultMessage
+from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage
 
 from ..providers.base import (
     Finish,
@@ -35,16 +35,28 @@ from ..providers.base import (
     ToolCallStart,
     UsageReport,
 )
+from ..store import StoreError
 from ..tools.registry import ToolRegistry
 from .compaction import compact, should_compact, worth_compacting
 from .context import build_request
-from .executor import known_locations, safe_title
+from .executor import TurnServices, known_locations, safe_title
 from .guard import wrap_tool_result
 from .history import prepare
 from .journal import TurnJournal
+from .memory import prompt_text, recall, turn_prompt, with_recall
 from .sanitize import StreamSanitizer
 from .session import AgentSession
-from .sink import ContextCompacted, Notice, StepStarted, ToolCallPatch, ToolCallStarted, TurnSink, failed
+from .sink import (
+    ContextCompacted,
+    MemoryRecalled,
+    Notice,
+    RecalledMessage,
+    StepStarted,
+    ToolCallPatch,
+    ToolCallStarted,
+    TurnSink,
+    failed,
+)
 from .state import PendingCall, StepState
 from .tokens import ContextEstimate
 
@@ -64,6 +76,7 @@ class StepRunner:
         instructions: str,
         keep_user_turns: int,
         max_output_tokens: int,
+        services: TurnServices | None = None,
     ) -> None:
         self.session, self.journal = session, journal
         self.provider, self.tools, self.sink = provider, tools, sink
@@ -74,6 +87,11 @@ class StepRunner:
         self.model = session.model or provider.model
         self._retried_step = False
         self._compacted_for_error = False
+        self.services = services or TurnServices()
+        # retrieved memory: searched once per turn; the block goes in front of `_prompt`
+        self._recalled = False
+        self._prompt: UserMessage | None = None
+        self._memory_block = ""
 
     async def stream(self, index: int, tool_specs: list[JsonObject]) -> StepState:
         """Stream one step; if the stream breaks after output was shown, retry it once.
@@ -111,6 +129,7 @@ class StepRunner:
 
     async def _stream_step(self, state: StepState, tool_specs: list[JsonObject]) -> None:
         await self._compact_if_needed()
+        await self._recall_once()
         request = self._request(state, tool_specs)
         state.started = time.perf_counter()
         sanitizer = StreamSanitizer()  # the 7 output steps, without holding back prose
@@ -136,7 +155,7 @@ class StepRunner:
             keep_user_turns=self.keep_user_turns,
         )
         return build_request(
-            messages=[_wrapped(m) for m in messages],
+            messages=with_recall([_wrapped(m) for m in messages], self._memory_block, self._prompt),
             tools=tool_specs,
             workspace=session.workspace,
             model=self.model,
@@ -209,6 +228,27 @@ class StepRunner:
             call.call_id, title=safe_title(tool, call.arguments), raw_input=call.arguments,
             locations=locations or None,
         ))
+
+    async def _recall_once(self) -> None:
+        """Retrieved memory (agent/memory.py), at the turn's first step; the user sees what
+        the model is given. A history that cannot be searched costs the turn nothing."""
+        budget = self.services.memory_tokens
+        if budget <= 0 or self._recalled:
+            return
+        self._recalled = True
+        prompt = turn_prompt(self.session.messages)
+        if prompt is None:
+            return
+        try:
+            found = await recall(self.session.store, self.session.id, prompt_text(prompt), budget_tokens=budget)
+        except StoreError as exc:
+            self.sink.emit(Notice(f"\n[memory: earlier sessions could not be searched: {exc}]\n"))
+            return
+        if found.hits:
+            self._prompt, self._memory_block = prompt, found.block
+            shown = tuple(RecalledMessage(m.session_id, m.session_title, m.message_seq, m.role, m.snippet)
+                          for m in found.hits)
+            self.sink.emit(MemoryRecalled(shown, found.tokens))
 
     # ---- compaction ----------------------------------------------------------------
 

@@ -73,6 +73,7 @@ def make_turn(
             sandbox_setting=settings.sandbox,
             hidden_paths=hidden_paths(ctx),
             terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
+            memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         ),
     )
 
