@@ -38,10 +38,11 @@ async def propose_memory_edit(
     scope: Scope = "workspace",
     title: str = "",
     heading: str = HEADING,
+    quiet: bool = False,
 ) -> ToolResult:
-    """Show the change adding `facts` to the MEMORY.md of `scope`, ask, and write it if allowed."""
+    """Show the change adding `facts` to the MEMORY.md of `scope`, ask, and write it if allowed.
+    With `quiet`, a change that cannot be made (the facts are all there already) shows nothing."""
     title = title or f"Remember ({scope}): " + "; ".join(facts)[:80]
-    sink.emit(ToolCallStarted(call_id, title=title, kind=RememberTool.kind))
     ctx = ToolContext(
         sandbox=session.sandbox, call_id=call_id, documents=services.documents, files=services.files,
         reads=session.ledger,
@@ -49,8 +50,11 @@ async def propose_memory_edit(
     try:
         preview = await memory_preview(ctx, scope, facts, heading)
     except ToolError as exc:
-        sink.emit(failed(call_id, str(exc)))
+        if not quiet:
+            sink.emit(ToolCallStarted(call_id, title=title, kind=RememberTool.kind))
+            sink.emit(failed(call_id, str(exc)))
         return ToolResult(str(exc), is_error=True)
+    sink.emit(ToolCallStarted(call_id, title=title, kind=RememberTool.kind))
     arguments = {"facts": list(facts), "scope": scope, "heading": heading}
     location = ToolLocation(preview.path)
     sink.emit(ToolCallPatch(

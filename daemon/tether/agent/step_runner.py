@@ -44,6 +44,7 @@ from .guard import wrap_tool_result
 from .history import prepare
 from .journal import TurnJournal
 from .memory import prompt_text, recall, turn_prompt, with_recall
+from .memory_edit import propose_memory_edit
 from .sanitize import StreamSanitizer
 from .session import AgentSession
 from .sink import (
@@ -92,6 +93,7 @@ class StepRunner:
         self._recalled = False
         self._prompt: UserMessage | None = None
         self._memory_block = ""
+        self._flushes = 0
 
     async def stream(self, index: int, tool_specs: list[JsonObject]) -> StepState:
         """Stream one step; if the stream breaks after output was shown, retry it once.
@@ -264,13 +266,21 @@ class StepRunner:
         """Summarise all but the last messages (seed 003); the summary replaces them in the
         model's view. The stored history keeps everything; the client is told."""
         session = self.session
-        view, summary = await compact(self.provider, session.messages, model=self.model)
+        stated: list[str] = []
+        view, summary = await compact(self.provider, session.messages, model=self.model, preferences=stated)
         replaced = summary.replaced
         await self.journal.record_compaction(summary)
         session.messages = view
         session.context = ContextEstimate()
         session.view_size = ContextEstimate()
         self.sink.emit(ContextCompacted(replaced, reason))
+        if stated and session.mode != "read-only":
+            # the memory flush: what the user said they want outlives this session if they approve
+            self._flushes += 1
+            await propose_memory_edit(
+                session, self.services, self.sink, call_id=f"memory-flush-{self.journal.turn_id}-{self._flushes}",
+                facts=stated, title="Keep the preferences you stated in .tether/MEMORY.md", quiet=True,
+            )
 
 
 def _wrapped(message: Message) -> Message:
