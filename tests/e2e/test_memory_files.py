@@ -111,23 +111,26 @@ async def test_a_rejected_fact_is_not_written_and_the_model_is_told(
     assert done["status"] == "failed" and "the user rejected" in text(done)
 
 
-async def test_remember_in_auto_edit_mode_still_asks_and_a_user_fact_goes_to_the_user_file(
-    spawn_daemon, workspace: Path, tmp_path: Path
+@pytest.mark.parametrize(("mode", "scope"), [("auto-edit", "workspace"), ("full-auto", "user")])
+async def test_remember_asks_in_auto_edit_and_for_the_user_file_even_in_full_auto(
+    spawn_daemon, workspace: Path, tmp_path: Path, mode: str, scope: str
 ) -> None:
     user = User("allow_once")
-    script = remember_script(tmp_path, fact="Answer in British English", scope="user")
-    daemon = await spawn_daemon("--mode", "auto-edit", script=script)
+    script = remember_script(tmp_path, fact="Answer in British English", scope=scope)
+    daemon = await spawn_daemon("--mode", mode, script=script)
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     turn = session.prompt("remember my spelling")
     updates = [u async for u in turn]
     assert turn.stop_reason == "end_turn"
-    (asked,) = user.prompts  # auto-edit allows edits, not memory
-    user_file = user_memory(tmp_path)
-    assert asked["toolCall"]["content"][0]["path"] == str(user_file.resolve())
-    assert user_file.read_text() == "## Remembered\n\n- Answer in British English\n"
+    (asked,) = user.prompts  # auto-edit allows edits, not memory; no mode writes your own file unasked
+    target = user_memory(tmp_path) if scope == "user" else workspace / ".tether" / "MEMORY.md"
+    assert asked["toolCall"]["content"][0]["path"] == str(target.resolve())
+    assert target.read_text() == "## Remembered\n\n- Answer in British English\n"
     assert final(updates, "mem")["status"] == "completed"
-    assert not (workspace / ".tether").exists()
+    if scope == "user":
+        assert "outside the workspace" in asked["_meta"]["tether"]["reason"]
+        assert not (workspace / ".tether").exists()
 
 
 def notices(updates: list[dict]) -> str:

@@ -26,8 +26,11 @@ _USAGE = "/memory shows both files; /memory add <fact> (workspace file) or /memo
 
 def show(ctx: ServerContext, session: AgentSession) -> str:
     parts = ["[/memory: the files every session of this workspace reads after AGENTS.md]"]
-    for scope, label in (("user", "Your memory, for every workspace"), ("workspace", "This workspace's memory")):
-        found = read_memory(scope, session.workspace)  # type: ignore[arg-type]
+    labels: tuple[tuple[Scope, str], ...] = (
+        ("user", "Your memory, for every workspace"), ("workspace", "This workspace's memory"),
+    )
+    for scope, label in labels:
+        found = read_memory(scope, session.workspace)
         if not found.path.exists():
             parts.append(f"{label}: {found.path} (does not exist yet)")
             continue

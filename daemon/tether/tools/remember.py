@@ -3,10 +3,10 @@
 A file change like `edit_file`'s (previewed as a diff, approved, then written), of a
 bullet appended under a heading (`agent/memory_files.with_fact`). Its kind is `other`,
 not `edit`: what it writes goes into every later session's system prompt, so mode
-auto-edit still asks (full-auto allows it, as it allows any change). The workspace file
+auto-edit still asks (full-auto allows a workspace fact, as it allows any change). The workspace file
 is written through `ctx.files` (an open editor buffer wins, as for any edit); the user's
 file lives outside the workspace and is written on disk, atomically, confined to the user
-config folder.
+config folder, and the gate asks for it in every mode (a change outside the workspace).
 Owns: the args, the preview and the write of that one bullet (also for `/memory add` and
 the compaction's memory flush, with several facts). Must not: write any other file.
 """
@@ -86,9 +86,7 @@ def _target(ctx: ToolContext, scope: Scope) -> tuple[Path, FileIO, str]:
         path, rel = resolve_target(ctx, ".tether/MEMORY.md")
         return path, require_files(ctx, RememberTool.name), rel
     path = memory_file("user", ctx.sandbox.root)
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    disk = DiskFileIO(WorkspaceSandbox(folder))
+    disk = DiskFileIO(WorkspaceSandbox(path.parent))  # the folder is made when the file is written
     real = disk.sandbox.resolve(path.name)  # a link out of the config folder is refused
     return real, disk, str(path)
 
