@@ -17,7 +17,7 @@ from daemon_harness import User
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from local_http import LocalHTTPServer, Reply  # noqa: E402
-from test_real_provider_turn import FAKE_KEY, serve_command, text_chunks  # noqa: E402
+from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks  # noqa: E402
 
 from tether.agent.memory_files import MAX_MEMORY_CHARS  # noqa: E402
 
@@ -26,8 +26,9 @@ def user_memory(tmp_path: Path) -> Path:
     return tmp_path / "xdg-config" / "tether" / "MEMORY.md"  # XDG_CONFIG_HOME of daemon_env
 
 
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
 async def test_both_memory_files_follow_agents_md_in_the_stable_system_prompt(
-    spawn_daemon, workspace: Path, tmp_path: Path
+    spawn_daemon, workspace: Path, tmp_path: Path, kind: str
 ) -> None:
     (workspace / "AGENTS.md").write_text("Run make check before finishing.\n")
     user_file = user_memory(tmp_path)
@@ -36,16 +37,22 @@ async def test_both_memory_files_follow_agents_md_in_the_stable_system_prompt(
     (workspace / ".tether").mkdir()
     (workspace / ".tether" / "MEMORY.md").write_text("- The API lives in src/api.\n" + "x" * MAX_MEMORY_CHARS)
     async with LocalHTTPServer() as server:
-        server.queue(Reply(chunks=text_chunks("openai", "ok")), Reply(chunks=text_chunks("openai", "ok")))
-        daemon = await spawn_daemon(command=serve_command("openai", server), env={"OPENAI_API_KEY": FAKE_KEY})
+        server.queue(Reply(chunks=text_chunks(kind, "ok")), Reply(chunks=text_chunks(kind, "ok")))
+        daemon = await spawn_daemon(command=serve_command(kind, server), env={KEY_ENV[kind]: FAKE_KEY})
         session = await daemon.client.new_session(workspace)
         for prompt in ("first", "second"):
             turn = session.prompt(prompt)
             _ = [u async for u in turn]
             assert turn.stop_reason == "end_turn"
-    first, second = (r.body["messages"][0] for r in server.requests)
-    assert first["role"] == "system" and first == second  # byte-stable across turns
-    system = first["content"]
+    if kind == "openai":
+        first, second = (r.body["messages"][0] for r in server.requests)
+        assert first["role"] == "system"
+        system = first["content"]
+    else:  # the first system block is the stable one (the workspace path comes after it)
+        first, second = (r.body["system"][0] for r in server.requests)
+        system = first["text"]
+        assert "Workspace root" not in system
+    assert first == second  # byte-stable across turns
     order = [system.index(s) for s in ("make check", "short answers", "src/api")]
     assert order == sorted(order)
     assert str(user_file) in system and str(workspace / ".tether" / "MEMORY.md") in system
@@ -140,14 +147,15 @@ def notices(updates: list[dict]) -> str:
     )
 
 
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
 async def test_slash_memory_shows_both_files_and_adds_a_fact_after_approval(
-    spawn_daemon, workspace: Path, tmp_path: Path
+    spawn_daemon, workspace: Path, tmp_path: Path, framing: str
 ) -> None:
     user_file = user_memory(tmp_path)
     user_file.parent.mkdir(parents=True)
     user_file.write_text("- I prefer pytest over unittest\n")
     user = User("allow_once", "reject_once")
-    daemon = await spawn_daemon(framing="ndjson")
+    daemon = await spawn_daemon(framing=framing)
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     turn = session.prompt("/memory")

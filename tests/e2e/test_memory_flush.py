@@ -36,12 +36,12 @@ async def run_until_compacted(session) -> list[dict]:
     raise AssertionError("the conversation never compacted")
 
 
-@pytest.mark.parametrize("answer", ["allow_once", "reject_once"])
+@pytest.mark.parametrize(("answer", "framing"), [("allow_once", "ndjson"), ("reject_once", "lsp")])
 async def test_stated_preferences_are_proposed_for_the_workspace_memory(
-    spawn_daemon, workspace: Path, tmp_path: Path, answer: str
+    spawn_daemon, workspace: Path, tmp_path: Path, answer: str, framing: str
 ) -> None:
     user = User(answer)
-    daemon = await spawn_daemon(script=script(tmp_path), framing="ndjson")
+    daemon = await spawn_daemon(script=script(tmp_path), framing=framing)
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     updates = await run_until_compacted(session)
