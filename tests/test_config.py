@@ -142,6 +142,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "network": ("off", "default"),
         "network_commands": ((), "default"),
         "models": ((), "default"),
+        "reasoning_models": ((), "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 
