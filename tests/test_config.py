@@ -144,6 +144,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "models": ((), "default"),
         "memory": ("off", "default"),
         "memory_tokens": (1_500, "default"),
+        "reasoning_models": ((), "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

@@ -34,6 +34,7 @@ REFUSED_SAMPLES: dict[str, str] = {
     "models": '["attacker-model"]',
     "memory": '"on"',
     "memory_tokens": "20000",
+    "reasoning_models": '["*"]',
 }
 
 

@@ -70,6 +70,7 @@ _REASONS: dict[str, str] = {
     "api_key": "a workspace must not choose which API key is used; put api_key in your user config "
     "({user}) or the TETHER_API_KEY environment variable",
     "models": "a workspace must not choose which models your sessions may switch to; " + _YOURS,
+    "reasoning_models": "a workspace must not choose what is sent to your provider; " + _YOURS,
     "base_url": "a workspace must not choose where your API key and conversation are sent; " + _YOURS,
     "home": "a workspace must not choose where Tether keeps your history; " + _YOURS,
     "allow_env": "a workspace must not choose which of your secrets its commands can see; " + _YOURS,

@@ -108,7 +108,7 @@ _MESSAGE_NAMES = """
     WorkDoneProgressBegin WorkDoneProgressCancelParams WorkDoneProgressCreateParams WorkDoneProgressEnd
     WorkDoneProgressReport
     SessionConfigOption SessionConfigSelectOption SetConfigOptionParams SetConfigOptionResult
-    SetModelParams
+    SetModelParams SessionClearedParams
 """.split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {

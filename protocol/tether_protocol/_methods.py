@@ -107,6 +107,7 @@ V1: tuple[Method, ...] = (
     _notification("window/workDoneProgress/cancel", lsp.WorkDoneProgressCancelParams),
     # ---- Tether -> client (§3.2, §3.21-§3.26, §4)
     _notification("session/update", upd.SessionNotification, "agent->client"),
+    _notification("_tether/session/cleared", cfg.SessionClearedParams, "agent->client"),
     _notification("window/showMessage", lsp.ShowMessageParams, "agent->client"),
     _request(
         "session/request_permission", cr.RequestPermissionParams, cr.RequestPermissionResult,

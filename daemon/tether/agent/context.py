@@ -84,6 +84,7 @@ def build_request(
     session_id: str,
     step: int,
     instructions: str = "",
+    reasoning: str = "",
 ) -> ModelRequest:
     # Instructions are part of the stable layer: the same bytes every step of a turn.
     system = f"{STABLE_SYSTEM_PROMPT}\n\n{instructions}" if instructions else STABLE_SYSTEM_PROMPT
@@ -96,4 +97,5 @@ def build_request(
         dynamic_context=f"Workspace root: {workspace}",
         session_id=session_id,
         step=step,
+        reasoning=reasoning,
     )

@@ -89,6 +89,7 @@ class StepRunner:
         self.max_output_tokens = max_output_tokens
         # the session's chosen model, read once: a turn keeps the model it started with
         self.model = session.model or provider.model
+        self.reasoning = session.reasoning or ""  # the same for the reasoning choice
         self._retried_step = False
         self._compacted_for_error = False
         self.services = services or TurnServices()
@@ -168,6 +169,7 @@ class StepRunner:
             session_id=session.id,
             step=state.index,
             instructions=self.instructions,
+            reasoning=self.reasoning,
         )
 
     async def _consume(self, state: StepState, stream: AsyncIterator[ProviderEvent], sanitizer: StreamSanitizer) -> None:

@@ -35,6 +35,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "provider",
     "model",
     "models",
+    "reasoning_models",
     "base_url",
     "api_key",
     "script",
@@ -70,7 +71,9 @@ SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # directory of the layer that supplied them, so the meaning does not depend on
 # the daemon's cwd at the moment the value is used.
 PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
-LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env", "network_commands", "models"})
+LIST_KEYS: frozenset[str] = frozenset(
+    {"deny_commands", "allow_env", "network_commands", "models", "reasoning_models"}
+)
 CHOICES: dict[str, tuple[str, ...]] = {
     "guard": ("off", "log", "warn", "block"),
     "provider": PROVIDERS,
@@ -160,6 +163,8 @@ class Settings:
     model: str = ""
     # the model ids an editor's model picker offers (session config option "model"); () = the model alone
     models: tuple[str, ...] = ()
+    # OpenAI-compatible models (fnmatch patterns) that take `reasoning_effort`, besides o1/o3/o4/gpt-5
+    reasoning_models: tuple[str, ...] = ()
     base_url: str = ""
     api_key: str = ""  # SECRET: masked in repr, never written anywhere
     script: str = ""  # absolute path once loaded (see PATH_KEYS)

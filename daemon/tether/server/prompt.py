@@ -115,7 +115,7 @@ async def _expand(
     ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
-    known = commands.refresh(sink, session.id, session.workspace)  # the command files, read once
+    known = commands.refresh(sink, session)  # the command files, read once
     command = commands.parse(params.prompt, known)
     if command is None:
         return Expanded(list(params.prompt))
@@ -130,8 +130,10 @@ async def _expand(
             sink.update(unstructure(ConfigOptionUpdate(config_options(ctx, session))))  # the "mode" option
     elif command.name == "compact":
         await commands.compact(ctx, session, turn_id, sink, command.args)
+    elif command.name == "model":
+        await commands.set_model(ctx, session, sink, command.args)
     elif command.name == "clear":
-        commands.clear(sink)
+        await commands.clear(ctx, session, sink)
     elif command.name == "memory":
         await memory_command.memory(ctx, session, turn_id, sink, command.args)
     elif command.name == "init":

@@ -82,8 +82,9 @@ export interface ClientCapabilitiesMeta {
   tether?: ClientTetherCapabilities;
 }
 
-/** `namedPermissionOptions: true`: the client shows permission options by name, so it is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22). */
+/** `namedPermissionOptions: true`: the client shows permission options by name, so it is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22). `clearSession: true`: `/clear` opens a new session and tells the client by `_tether/session/cleared`, for it to show in the same view (SPEC §4.11). */
 export interface ClientTetherCapabilities {
+  clearSession?: boolean;
   namedPermissionOptions?: boolean;
 }
 
@@ -670,6 +671,14 @@ export interface SessionCapabilities {
   resume?: { [key: string]: unknown };
 }
 
+/** `_tether/session/cleared` (daemon -> client): `/clear` made `new_session_id` (same workspace, mode, model and reasoning) for the view that showed `session_id`. */
+export interface SessionClearedParams {
+  _meta?: { [key: string]: unknown };
+  configOptions: SessionConfigOption[];
+  newSessionId: string;
+  sessionId: string;
+}
+
 /** A select option: `category` is ACP's ("model", "mode", ...), UX only. */
 export interface SessionConfigOption {
   category?: string;
@@ -1143,6 +1152,7 @@ export interface AgentNotifications {
   "$/cancelRequest": CancelRequestParams;
   "$/cancel_request": CancelRequestParams;
   "$/progress": ProgressParams;
+  "_tether/session/cleared": SessionClearedParams;
   "session/update": SessionNotification;
   "window/logMessage": LogMessageParams;
   "window/showMessage": ShowMessageParams;
