@@ -109,6 +109,7 @@ _MESSAGE_NAMES = """
     WorkDoneProgressReport
     SessionConfigOption SessionConfigSelectOption SetConfigOptionParams SetConfigOptionResult
     SetModelParams
+    ChangedFile ChangesParams ChangesResult RewindConflict RewindParams RewindResult RewindSkipped RewindRestore
 """.split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {

@@ -40,6 +40,7 @@ from ..tools.base import (
     ToolResult,
     validate_args,
 )
+from ..tools.changes import ChangeRecorder
 from ..tools.diffs import first_changed_line
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
@@ -239,21 +240,22 @@ class ToolExecutor:
             return ToolResult(
                 f"{call.name}: {call.parse_error}; send a JSON object matching the tool's schema", is_error=True
             )
+        ctx = self._context(call, tool)
         try:
             args = validate_args(tool, call.arguments or {})
-            ctx = self._context(call, tool)
             if tool.read_only:
                 self.sink.emit(ToolCallPatch(call.call_id, status="in_progress"))
                 result = await tool.run(args, ctx)
             else:
                 result = await self._run_approved(call, tool, args, ctx)
         except ToolError as exc:
-            return ToolResult(str(exc), is_error=True)
+            result = ToolResult(str(exc), is_error=True)
         except StorageFault:
             raise  # the history cannot be written: the turn ends with -32015, not the call
         except Exception as exc:  # a tool bug must not end the turn
             log.exception("tool %s failed", call.name)
-            return ToolResult(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True)
+            result = ToolResult(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True)
+        result = ctx.recorder.attach(result) if ctx.recorder is not None else result  # changes it made
         if result.plan is not None and not result.is_error:
             self.sink.emit(plan_of(result.plan))
         return result
@@ -284,6 +286,7 @@ class ToolExecutor:
             on_output=on_output,
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
+            recorder=None if tool.read_only else ChangeRecorder(self.session.sandbox, self.session.known_files),
         )
 
     # ---- calls that change things --------------------------------------------------

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from ..tools.changes import KnownFiles
 from ..tools.ledger import ContentLedger
 from .tokens import ContextEstimate
 
@@ -61,6 +62,8 @@ class AgentSession:
     left_waiting: bool = False
     # The user was told that this session's commands run without an OS sandbox (once).
     told_unsandboxed: bool = False
+    # Files whose current content the history stores (checkpoints): a command's scan needs no copy of them.
+    known_files: KnownFiles = field(default_factory=KnownFiles)
 
     def __post_init__(self) -> None:
         if self.ledger is None:

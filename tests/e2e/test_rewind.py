@@ -1,0 +1,212 @@
+"""Checkpoints and rewind through a real `tether serve` (scripted model, real files, real SQLite)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from daemon_harness import until
+from tether_client import ClientError
+
+SCRIPT = Path(__file__).with_name("rewind-script.json")
+README = "# Sample\n\nHello from the sample workspace.\n"
+EDITED = "# Sample\n\nHello, edited by Tether.\n"
+
+
+class Allow:
+    """Allows every call it is asked about (commands ask when no OS sandbox confines them)."""
+
+    def __init__(self, never: bool = False) -> None:
+        self.asked = 0
+        self.never = never
+
+    async def on_request(self, method: str, params: dict):
+        import asyncio
+
+        self.asked += 1
+        if self.never:
+            await asyncio.Event().wait()
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+
+async def _daemon(spawn_daemon, user: Allow | None = None):
+    daemon = await spawn_daemon("--mode", "full-auto", script=SCRIPT)
+    daemon.client.peer.on_request = (user or Allow()).on_request
+    return daemon
+
+
+async def _prompt(session, text: str) -> None:
+    turn = session.prompt(text)
+    await turn.wait()
+    assert turn.stop_reason == "end_turn", turn.stop_reason
+
+
+async def _rewind(daemon, session_id: str, **params):
+    return await daemon.client.request("_tether/session/rewind", {"sessionId": session_id, **params})
+
+
+def _texts(updates: list[dict]) -> list[str]:
+    return [u["content"]["text"] for u in updates if u["sessionUpdate"] == "user_message_chunk"]
+
+
+async def test_rewind_files_and_conversation_then_undo_it(spawn_daemon, workspace: Path):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    await _prompt(session, "edit the readme")
+    await _prompt(session, "write a note")
+    assert (workspace / "notes/todo.txt").read_text() == "remember\n"
+    assert not (workspace / "src/app.py").exists() and (workspace / "src/main.py").exists()
+
+    changes = await daemon.client.request("_tether/session/changes", {"sessionId": session.id, "turn": 2})
+    by_path = {f["path"]: f for f in changes["files"]}
+    assert set(by_path) == {"notes/todo.txt", "src/app.py", "src/main.py"}
+    assert by_path["notes/todo.txt"]["status"] == "added" and "+remember" in by_path["notes/todo.txt"]["diff"]
+    assert by_path["src/app.py"]["status"] == "deleted" and by_path["src/main.py"]["status"] == "added"
+    assert by_path["notes/todo.txt"]["turns"] == [2]
+
+    preview = await _rewind(daemon, session.id, toTurn=2, dryRun=True)
+    assert preview["done"] is False and sorted(preview["restored"]) == ["notes/todo.txt", "src/app.py", "src/main.py"]
+    assert (workspace / "notes/todo.txt").exists()  # a dry run changes nothing
+
+    answer = await _rewind(daemon, session.id, toTurn=2)
+    assert answer["done"] is True and answer["conflicts"] == [] and answer["hiddenMessages"] > 0
+    assert not (workspace / "notes/todo.txt").exists() and not (workspace / "src/main.py").exists()
+    assert (workspace / "src/app.py").read_text() == "def main():\n    return 42\n"
+    assert (workspace / "README.md").read_text() == EDITED  # turn 1's edit stays
+
+    # a fresh daemon replays the conversation as it now stands: turn 1 only
+    other = await _daemon(spawn_daemon)
+    loaded = await other.client.load_session(session.id, workspace)
+    assert _texts(loaded.updates) == ["edit the readme"]
+
+    # undo the rewind: the files and the conversation come back
+    undone = await _rewind(other, session.id, toRewind=answer["rewindId"])
+    assert undone["done"] is True
+    assert (workspace / "notes/todo.txt").read_text() == "remember\n" and (workspace / "src/main.py").exists()
+    assert not (workspace / "src/app.py").exists()
+    third = await _daemon(spawn_daemon)
+    reloaded = await third.client.load_session(session.id, workspace)
+    assert _texts(reloaded.updates) == ["edit the readme", "write a note"]
+
+
+async def test_a_user_edit_is_not_overwritten_unless_forced(spawn_daemon, workspace: Path):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    await _prompt(session, "edit the readme")
+    (workspace / "README.md").write_text(EDITED + "my own line\n")
+
+    refused = await _rewind(daemon, session.id, toTurn=1)
+    assert refused["done"] is False and refused["rewindId"] is None
+    (conflict,) = refused["conflicts"]
+    assert conflict["path"] == "README.md"
+    assert "-my own line" in conflict["diff"] and "+Hello from the sample workspace." in conflict["diff"]
+    assert (workspace / "README.md").read_text() == EDITED + "my own line\n"
+
+    forced = await _rewind(daemon, session.id, toTurn=1, force=True)
+    assert forced["done"] is True and forced["restored"] == ["README.md"]
+    assert (workspace / "README.md").read_text() == README
+    # and the user's own text is recorded by that rewind: undoing it brings it back
+    await _rewind(daemon, session.id, toRewind=forced["rewindId"])
+    assert (workspace / "README.md").read_text() == EDITED + "my own line\n"
+
+
+async def test_conversation_only_and_files_only(spawn_daemon, workspace: Path):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    await _prompt(session, "edit the readme")
+    await _prompt(session, "write a note")
+
+    talk = await _rewind(daemon, session.id, toTurn=2, restore="conversation")
+    assert talk["done"] and talk["restored"] == [] and talk["hiddenMessages"] > 0
+    assert (workspace / "notes/todo.txt").exists()
+    files = await _rewind(daemon, session.id, toTurn=1, restore="files")
+    assert files["done"] and files["hiddenMessages"] == 0
+    assert (workspace / "README.md").read_text() == README and not (workspace / "notes").joinpath("todo.txt").exists()
+    # the live session goes on from turn 1: the next turn is stored after it, and a load shows two prompts
+    await _prompt(session, "hello")
+    other = await _daemon(spawn_daemon)
+    loaded = await other.client.load_session(session.id, workspace)
+    assert _texts(loaded.updates) == ["edit the readme", "hello"]
+
+
+async def test_rewind_of_a_command_that_changed_files(spawn_daemon, workspace: Path):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    await _prompt(session, "run sed")
+    assert (workspace / "README.md").read_text().startswith("# Changed")
+    assert (workspace / "gen.txt").read_text() == "generated\n" and not (workspace / "src/app.py").exists()
+
+    changes = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
+    assert {f["path"]: f["status"] for f in changes["files"]} == {
+        "README.md": "modified", "gen.txt": "added", "src/app.py": "deleted",
+    }
+    answer = await _rewind(daemon, session.id, toTurn=1, restore="files")
+    assert answer["done"] and sorted(answer["restored"]) == ["README.md", "gen.txt", "src/app.py"]
+    assert (workspace / "README.md").read_text() == README
+    assert not (workspace / "gen.txt").exists()
+    assert (workspace / "src/app.py").read_text() == "def main():\n    return 42\n"
+
+
+def _git(workspace: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=workspace, check=True, capture_output=True
+    )
+
+
+async def test_sed_on_a_file_git_tracks_is_rewound_from_git(spawn_daemon, workspace: Path):
+    # over 256 KiB: not copied before the command; a clean tracked file's content comes from git
+    big = README + "".join(f"line {i} of the sample\n" for i in range(20000))
+    (workspace / "README.md").write_text(big)
+    _git(workspace, "init", "-q")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-q", "-m", "start")
+    old = time.time() - 10  # older than the index: not "racily clean"
+    for name in ("README.md", "src/app.py"):
+        os.utime(workspace / name, (old, old))
+    _git(workspace, "update-index", "--refresh")
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    await _prompt(session, "run sed")
+    assert (workspace / "README.md").read_text().startswith("# Changed")
+    answer = await _rewind(daemon, session.id, toTurn=1, restore="files")
+    assert answer["done"] and answer["skipped"] == []
+    assert (workspace / "README.md").read_text() == big
+
+
+async def test_rewind_is_refused_while_a_turn_runs(spawn_daemon, workspace: Path):
+    user = Allow(never=True)
+    daemon = await spawn_daemon("--mode", "ask", script=SCRIPT)
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("wait for me")
+    turn.start()
+    await until(lambda: user.asked)
+    with pytest.raises(ClientError) as refused:
+        await _rewind(daemon, session.id, toTurn=1)
+    assert refused.value.code == -32010 and "running" in refused.value.message
+    with pytest.raises(ClientError) as bad:
+        await _rewind(daemon, session.id, toTurn=7)
+    assert bad.value.code == -32010
+    await session.cancel()
+    await turn.wait()
+    assert not (workspace / "wait.txt").exists()
+
+
+async def test_bad_points_are_refused_with_what_to_send(spawn_daemon, workspace: Path):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    await _prompt(session, "edit the readme")
+    for params, words in (
+        ({"toTurn": 5}, "no turn 5"),
+        ({"messageSeq": 1}, "not a user message"),
+        ({"toRewind": 3}, "no rewind 3"),
+        ({}, "exactly one of"),
+        ({"toTurn": 1, "messageSeq": 0}, "exactly one of"),
+        ({"toTurn": 1, "restore": "everything"}, "restore must be"),
+    ):
+        with pytest.raises(ClientError) as refused:
+            await _rewind(daemon, session.id, **params)
+        assert refused.value.code == -32602 and words in refused.value.message, (params, refused.value.message)
