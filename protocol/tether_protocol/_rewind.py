@@ -13,7 +13,7 @@ import attrs
 from ._fields import Meta, wire
 
 __all__ = [
-    "ChangedFile", "ChangesParams", "ChangesResult", "RewindConflict", "RewindParams",
+    "ChangedFile", "ChangesParams", "ChangesResult", "RewindConflict", "RewindInfo", "RewindParams",
     "RewindResult", "RewindSkipped", "RewindRestore",
 ]
 
@@ -109,5 +109,19 @@ class ChangedFile:
 
 
 @attrs.define
+class RewindInfo:
+    """A rewind of the session: `toRewind: rewindId` undoes it. `atSeq`: the session's next
+    message seq when it was made; `toSeq`: the first message it took out of the model's view."""
+
+    rewind_id: int
+    at_seq: int
+    to_seq: int
+    restore: RewindRestore
+
+
+@attrs.define
 class ChangesResult:
+    """`rewinds`: every rewind of the session, oldest first (also with `turn`)."""
+
     files: list[ChangedFile]
+    rewinds: list[RewindInfo] = attrs.Factory(list)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -210,3 +211,72 @@ async def test_bad_points_are_refused_with_what_to_send(spawn_daemon, workspace:
         with pytest.raises(ClientError) as refused:
             await _rewind(daemon, session.id, **params)
         assert refused.value.code == -32602 and words in refused.value.message, (params, refused.value.message)
+
+
+async def test_a_dump_and_restore_keeps_the_checkpoints(spawn_daemon, workspace: Path):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    await _prompt(session, "edit the readme")
+    await _prompt(session, "write a note")
+    first = await _rewind(daemon, session.id, toTurn=2)
+    snapshot = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
+    assert snapshot["tether_snapshot"] == 1 and snapshot["checkpoints"]["rewinds"][0]["id"] == first["rewindId"]
+    assert [m["seq"] for m in snapshot["messages"] if m.get("rewound")] != []
+
+    restored = (await daemon.client.request("_tether/session/restore", {"snapshot": snapshot}))["sessionId"]
+    before = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
+    after = await daemon.client.request("_tether/session/changes", {"sessionId": restored})
+    assert after["files"] == before["files"] and len(after["rewinds"]) == 1
+    # the copy's conversation is the rewound one, and its rewind can be undone (its own id)
+    other = await _daemon(spawn_daemon)
+    loaded = await other.client.load_session(restored, workspace)
+    assert _texts(loaded.updates) == ["edit the readme"]
+    undone = await _rewind(other, restored, toRewind=after["rewinds"][0]["rewindId"])
+    assert undone["done"] and (workspace / "notes/todo.txt").read_text() == "remember\n"
+
+    # a snapshot whose blob does not match its digest is refused
+    bad = dict(snapshot, checkpoints=dict(snapshot["checkpoints"]))
+    digest = next(iter(bad["checkpoints"]["blobs"]))
+    bad["checkpoints"]["blobs"] = {**bad["checkpoints"]["blobs"], digest: "aGVsbG8="}
+    with pytest.raises(ClientError) as refused:
+        await daemon.client.request("_tether/session/restore", {"snapshot": bad})
+    assert refused.value.code == -32602 and "sha256" in refused.value.message
+
+
+def _sessions(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tether", "sessions", *args], env=env, cwd=cwd, capture_output=True, text=True,
+        timeout=60,
+    )
+
+
+async def test_the_command_line_rewinds_and_shows_changes(spawn_daemon, workspace: Path, daemon_env: dict):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    await _prompt(session, "edit the readme")
+    await _prompt(session, "write a note")
+    await daemon.client.close()  # the session is not live anywhere: the CLI is the only writer
+
+    shown = _sessions("changes", session.id, "--turn", "1", env=daemon_env, cwd=workspace)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("modified README.md  (turn 1)\n")
+    assert "-Hello from the sample workspace.\n+Hello, edited by Tether.\n" in shown.stdout
+
+    (workspace / "notes/todo.txt").write_text("mine now\n")
+    refused = _sessions("rewind", session.id, "--to", "2", env=daemon_env, cwd=workspace)
+    assert refused.returncode == 3 and "changed since Tether wrote it: notes/todo.txt" in refused.stderr
+    assert "-mine now" in refused.stderr and (workspace / "notes/todo.txt").exists()
+
+    done = _sessions("rewind", session.id, "--to", "1", "--force", env=daemon_env, cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert "restored README.md" in done.stdout and "restored notes/todo.txt" in done.stdout
+    assert (workspace / "README.md").read_text() == README and not (workspace / "notes/todo.txt").exists()
+    undo = done.stdout.strip().splitlines()[-1].split("undo with: ")[1].split()
+    again = subprocess.run(
+        [sys.executable, "-m", *undo], env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60
+    )
+    assert again.returncode == 0, again.stderr
+    assert (workspace / "notes/todo.txt").read_text() == "mine now\n" and (workspace / "README.md").read_text() == EDITED
+
+    bad = _sessions("rewind", session.id, "--to", "9", env=daemon_env, cwd=workspace)
+    assert bad.returncode == 2 and "has no turn 9" in bad.stderr

@@ -2,7 +2,7 @@
 
     _tether/session/rewind   {sessionId, toTurn | messageSeq | toRewind, restore?, force?, dryRun?, cwd?}
                              -> {rewindId, restored, conflicts, skipped, hiddenMessages, done}
-    _tether/session/changes  {sessionId, turn?, cwd?} -> {files}
+    _tether/session/changes  {sessionId, turn?, cwd?} -> {files, rewinds}
 
 Owns: finding the session (live here, else stored in `cwd`'s or the default workspace)
 and mapping the sessions service's errors: a bad point -32602, a turn running -32010.
@@ -12,13 +12,17 @@ service, for the CLI too) or write SQL.
 
 from __future__ import annotations
 
+from typing import cast
+
 from tether_protocol._errors import InvalidParams, SessionBusy
 from tether_protocol._rewind import (
     ChangedFile,
     ChangesParams,
     ChangesResult,
     RewindConflict,
+    RewindInfo,
     RewindParams,
+    RewindRestore,
     RewindResult,
     RewindSkipped,
 )
@@ -55,4 +59,8 @@ async def session_rewind(ctx: ServerContext, params: RewindParams) -> RewindResu
 async def session_changes(ctx: ServerContext, params: ChangesParams) -> ChangesResult:
     store, _workspace = await _locate(ctx, params.session_id, params.cwd)
     found = await ctx.sessions.changes(store, params.session_id, params.turn)
-    return ChangesResult([ChangedFile(c.path, c.status, c.diff, c.turns, c.note) for c in found])
+    rewinds = await ctx.sessions.rewinds(store, params.session_id)
+    return ChangesResult(
+        [ChangedFile(c.path, c.status, c.diff, c.turns, c.note) for c in found],
+        [RewindInfo(r.id, r.at_seq, r.to_seq, cast(RewindRestore, r.restore)) for r in rewinds],
+    )

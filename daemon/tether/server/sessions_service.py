@@ -36,6 +36,7 @@ from ..store.snapshots import check_snapshot
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
+    from ..store.checkpoints import RewindRow
     from .registry import SessionRegistry
     from .rewind import Changed, RewindOutcome
 
@@ -201,6 +202,11 @@ class SessionsService:
         from .rewind import changes
 
         return await changes(store, session_id, turn)
+
+    async def rewinds(self, store: HistoryStore, session_id: str) -> Sequence[RewindRow]:
+        from ..store.checkpoints import rewinds
+
+        return await rewinds(store, session_id)
 
 
 class LiveSessions(SessionsService):

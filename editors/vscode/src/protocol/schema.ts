@@ -86,8 +86,10 @@ export interface ChangesParams {
   turn?: number;
 }
 
+/** `rewinds`: every rewind of the session, oldest first (also with `turn`). */
 export interface ChangesResult {
   files: ChangedFile[];
+  rewinds?: RewindInfo[];
 }
 
 /** ACP's client capabilities, with Tether's extensions under `_meta`. */
@@ -613,6 +615,14 @@ export interface RewindConflict {
   path: string;
 }
 
+/** A rewind of the session: `toRewind: rewindId` undoes it. `atSeq`: the session's next message seq when it was made; `toSeq`: the first message it took out of the model's view. */
+export interface RewindInfo {
+  atSeq: number;
+  restore: RewindRestore;
+  rewindId: number;
+  toSeq: number;
+}
+
 /** Back to just before turn `toTurn` (its seq, 1 = the first) began, or just before the user message `messageSeq`, or just before rewind `toRewind` (which undoes it): exactly one of the three. `force`: also overwrite files changed since Tether last wrote them. `dryRun`: answer what it would do, change nothing. */
 export interface RewindParams {
   _meta?: { [key: string]: unknown };
@@ -839,8 +849,9 @@ export interface ShowMessageRequestParams {
 
 export type ShowMessageRequestResult = MessageActionItem | null;
 
-/** A session's stored records, format version 1 (`_tether/session/dump`'s result). */
+/** A session's stored records, format version 1 (`_tether/session/dump`'s result); `checkpoints`: the files its turns and rewinds changed (SPEC §3.40), when it has any. */
 export interface Snapshot {
+  checkpoints?: { [key: string]: unknown };
   exported_at?: number;
   messages: SnapshotMessage[];
   pending: SnapshotPending | null;
@@ -855,6 +866,7 @@ export interface Snapshot {
 export interface SnapshotMessage {
   body: { [key: string]: unknown };
   created_at: number;
+  rewound?: number;
   role: MessageRole;
   seq: number;
   status: StoredMessageStatus;
