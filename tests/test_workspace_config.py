@@ -32,6 +32,7 @@ REFUSED_SAMPLES: dict[str, str] = {
     "network_commands": '["curl"]',
     "log_level": '"debug"',
     "models": '["attacker-model"]',
+    "checkpoint_max_kib": "1",
 }
 
 

@@ -76,6 +76,7 @@ _REASONS: dict[str, str] = {
     "sandbox": "a workspace must not turn off or change the sandbox its own commands run in; " + _YOURS,
     "network": "a workspace must not give its own commands the network; " + _YOURS,
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
+    "checkpoint_max_kib": "a workspace must not change what Tether records for you to undo its changes; " + _YOURS,
     # tether's debug lines carry prompts and tool results into the editor's log files
     "log_level": "a workspace must not make Tether log more of your conversation; " + _YOURS,
 }

@@ -280,3 +280,45 @@ async def test_the_command_line_rewinds_and_shows_changes(spawn_daemon, workspac
 
     bad = _sessions("rewind", session.id, "--to", "9", env=daemon_env, cwd=workspace)
     assert bad.returncode == 2 and "has no turn 9" in bad.stderr
+
+
+async def test_a_file_over_the_cap_is_not_recorded_and_says_so(spawn_daemon, workspace: Path):
+    daemon = await spawn_daemon("--mode", "full-auto", script=SCRIPT, env={"TETHER_CHECKPOINT_MAX_KIB": "1"})
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("write a big file")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn"
+    result = next(u for u in updates if u.get("toolCallId") == "call_big" and u.get("status") == "completed")
+    text = result["content"][0]["content"]["text"]
+    assert "not recorded, so a rewind cannot restore them: big.txt (it is larger than the 1 KiB" in text
+
+    (change,) = (await daemon.client.request("_tether/session/changes", {"sessionId": session.id}))["files"]
+    assert change["path"] == "big.txt" and "larger than the 1 KiB" in change["note"]
+    # what the agent left there cannot be checked: the rewind asks for --force before deleting it
+    refused = await _rewind(daemon, session.id, toTurn=1)
+    assert refused["done"] is False and [c["path"] for c in refused["conflicts"]] == ["big.txt"]
+    forced = await _rewind(daemon, session.id, toTurn=1, force=True)
+    assert forced["done"] and not (workspace / "big.txt").exists()
+
+
+async def test_across_a_restart_by_message_seq(spawn_daemon, workspace: Path):
+    first = await _daemon(spawn_daemon)
+    session = await first.client.new_session(workspace)
+    await _prompt(session, "edit the readme")
+    await _prompt(session, "write a note")
+    snapshot = await first.client.request("_tether/session/dump", {"sessionId": session.id})
+    await first.client.close()
+    second_prompt = [m["seq"] for m in snapshot["messages"] if m["role"] == "user"][1]
+
+    second = await _daemon(spawn_daemon)
+    loaded = await second.client.load_session(session.id, workspace)
+    answer = await _rewind(second, session.id, messageSeq=second_prompt)
+    assert answer["done"] and not (workspace / "notes/todo.txt").exists()
+    assert (workspace / "README.md").read_text() == EDITED
+    await _prompt(loaded, "hello")  # the live session goes on from the point
+    third = await _daemon(spawn_daemon)
+    again = await third.client.load_session(session.id, workspace)
+    assert _texts(again.updates) == ["edit the readme", "hello"]
+    # the rewound messages stay stored and searchable
+    hits = await third.client.request("_tether/session/search", {"query": "note", "cwd": str(workspace)})
+    assert any(hit["sessionId"] == session.id for hit in hits["hits"])

@@ -40,7 +40,7 @@ from ..tools.base import (
     ToolResult,
     validate_args,
 )
-from ..tools.changes import ChangeRecorder
+from ..tools.changes import MAX_RECORDED_BYTES, ChangeRecorder
 from ..tools.diffs import first_changed_line
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
@@ -76,6 +76,7 @@ class TurnServices:
     files: FileIO | None = None
     documents: Mapping[str, str] = field(default_factory=dict)
     env_allow: tuple[str, ...] = ()
+    checkpoint_max_bytes: int = MAX_RECORDED_BYTES  # larger files are not recorded for rewind
     # The OS sandbox for commands (settings.sandbox: auto | bwrap | landlock | off) and
     # the directories it hides from them (Tether's config and history).
     sandbox_setting: str = "auto"
@@ -286,7 +287,8 @@ class ToolExecutor:
             on_output=on_output,
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
-            recorder=None if tool.read_only else ChangeRecorder(self.session.sandbox, self.session.known_files),
+            recorder=None if tool.read_only else ChangeRecorder(
+                self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes),
         )
 
     # ---- calls that change things --------------------------------------------------

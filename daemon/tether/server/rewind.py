@@ -24,11 +24,15 @@ import anyio.to_thread
 
 from ..store import HistoryStore
 from ..store import checkpoints as cp
-from ..tools.changes import MAX_RECORDED_BYTES, UNRECORDED, read_state
+from ..tools.changes import UNRECORDED, read_state
 from ..tools.diffs import cap_diff, unified_diff
 from ..tools.disk_io import editable_text
 
 __all__ = ["BadRewind", "Changed", "RewindBusy", "RewindOutcome", "changes", "rewind"]
+
+
+# a file's current content is read whole to compare it (the recording cap is a setting, up to this)
+_READ_CAP = 1024 * 1024 * 1024
 
 
 class BadRewind(Exception):
@@ -164,7 +168,7 @@ def _check(workspace: str, files: list[_File], targets: dict[str, bytes]) -> Rew
         if path is None:
             outcome.skipped.append((f.path, "it is under .git or reached through a link out of the workspace"))
             continue
-        f.current, f.data, note = read_state(path, MAX_RECORDED_BYTES)
+        f.current, f.data, note = read_state(path, _READ_CAP)
         if f.current == f.target:
             continue  # already as it was
         if f.current != f.expected or f.expected == UNRECORDED:
