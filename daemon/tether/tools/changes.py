@@ -163,11 +163,32 @@ class ChangeRecorder:
     def after(self, states: dict[str, tuple[str | None, str | None]], extra: dict[str, str] | None = None) -> None:
         """Record each file of `states` (and, for a move, `extra`: new rel -> old rel) as it is now."""
         for rel, old_rel in [(r, None) for r in states] + list((extra or {}).items()):
+            path = os.path.join(self.root, rel)
+            if os.path.isdir(path) and not os.path.islink(path):
+                continue  # a directory made by a move: its files are in `extra`
             before = states[rel] if old_rel is None else (None, None)
             digest, note = self.state(rel)
             self.add(rel, before[0], digest, before[1] or note)
 
-    def add(self, rel: str, before: str | None, after: str | None, note: str | None) -> None:
+    def written(self, states: dict[str, tuple[str | None, str | None]], path: str, text: str) -> None:
+        """Record a text write: its content is what was written (an editor may hold it in an
+        unsaved buffer); the disk's stat is learnt only when the disk holds it."""
+        rel = self._rel(path)
+        if rel is None:
+            return
+        data = text.encode("utf-8", "surrogatepass")
+        note = None
+        if len(data) > self.cap:
+            digest: str | None = UNRECORDED
+            note = f"it is larger than the {self.cap // 1024} KiB Tether records ({len(data)} bytes)"
+        else:
+            digest = digest_of(data)
+            self.keep(digest, data)
+        before = states.get(rel, (None, None))
+        on_disk = read_state(os.path.join(self.root, rel), self.cap)[0]
+        self.add(rel, before[0], digest, before[1] or note, learn=on_disk == digest)
+
+    def add(self, rel: str, before: str | None, after: str | None, note: str | None, *, learn: bool = True) -> None:
         previous = self.changes.get(rel)
         first = previous.before if previous is not None else before
         note = note or (previous.note if previous is not None else None)
@@ -175,7 +196,7 @@ class ChangeRecorder:
             self.changes.pop(rel, None)  # back to where it was
         else:
             self.changes[rel] = FileChange(rel, first, after, note)
-        self.known.learn(self.root, rel, after)
+        self.known.learn(self.root, rel, after if learn else None)
 
     # ---- run_command -----------------------------------------------------------------
 
@@ -219,10 +240,8 @@ class _RecordingFiles:
 
     async def write_text(self, path: Path, text: str) -> None:
         states = await anyio.to_thread.run_sync(self.recorder.before, [os.fspath(path)])
-        try:
-            await self.inner.write_text(path, text)
-        finally:
-            await anyio.to_thread.run_sync(self.recorder.after, states)
+        await self.inner.write_text(path, text)  # nothing written if it fails
+        await anyio.to_thread.run_sync(self.recorder.written, states, os.fspath(path), text)
 
     async def delete(self, path: Path) -> None:
         states = await anyio.to_thread.run_sync(self.recorder.before, [os.fspath(path)])

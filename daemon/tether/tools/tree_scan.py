@@ -53,9 +53,9 @@ class Before:
     copies: dict[str, bytes] = field(default_factory=dict)  # rel -> content read before
 
 
-def stat_tree(sandbox: WorkspaceSandbox, budget_s: float = SCAN_BUDGET_S) -> tuple[Stats, bool]:
+def stat_tree(sandbox: WorkspaceSandbox, budget_s: float | None = None) -> tuple[Stats, bool]:
     """(mtime_ns, size) of every non-ignored regular file; False if the budget ran out."""
-    deadline = time.monotonic() + budget_s
+    deadline = time.monotonic() + (SCAN_BUDGET_S if budget_s is None else budget_s)
     root = str(sandbox.root)
     stats: Stats = {}
     for count, entry in enumerate(walk(sandbox, ".")):
@@ -65,7 +65,7 @@ def stat_tree(sandbox: WorkspaceSandbox, budget_s: float = SCAN_BUDGET_S) -> tup
             except OSError:
                 continue
             stats[entry.rel] = (info.st_mtime_ns, info.st_size)
-        if count % 64 == 0 and time.monotonic() > deadline:
+        if count % 64 == 63 and time.monotonic() >= deadline:
             return stats, False
     return stats, True
 
