@@ -33,8 +33,8 @@ class Allow:
         return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
 
 
-async def _daemon(spawn_daemon, user: Allow | None = None):
-    daemon = await spawn_daemon("--mode", "full-auto", script=SCRIPT)
+async def _daemon(spawn_daemon, user: Allow | None = None, framing: str = "lsp"):
+    daemon = await spawn_daemon("--mode", "full-auto", script=SCRIPT, framing=framing)
     daemon.client.peer.on_request = (user or Allow()).on_request
     return daemon
 
@@ -93,8 +93,9 @@ async def test_rewind_files_and_conversation_then_undo_it(spawn_daemon, workspac
     assert _texts(reloaded.updates) == ["edit the readme", "write a note"]
 
 
-async def test_a_user_edit_is_not_overwritten_unless_forced(spawn_daemon, workspace: Path):
-    daemon = await _daemon(spawn_daemon)
+@pytest.mark.parametrize("framing", ["lsp", "ndjson"])
+async def test_a_user_edit_is_not_overwritten_unless_forced(spawn_daemon, workspace: Path, framing: str):
+    daemon = await _daemon(spawn_daemon, framing=framing)
     session = await daemon.client.new_session(workspace)
     await _prompt(session, "edit the readme")
     (workspace / "README.md").write_text(EDITED + "my own line\n")
@@ -322,3 +323,29 @@ async def test_across_a_restart_by_message_seq(spawn_daemon, workspace: Path):
     # the rewound messages stay stored and searchable
     hits = await third.client.request("_tether/session/search", {"query": "note", "cwd": str(workspace)})
     assert any(hit["sessionId"] == session.id for hit in hits["hits"])
+
+
+async def test_deleting_a_session_deletes_the_contents_only_it_recorded(
+    spawn_daemon, workspace: Path, tether_home: Path
+):
+    import sqlite3
+
+    daemon = await _daemon(spawn_daemon)
+    kept = await daemon.client.new_session(workspace)
+    await _prompt(kept, "edit the readme")
+    (workspace / "README.md").write_text(README)
+    gone = await daemon.client.new_session(workspace)
+    await _prompt(gone, "edit the readme")  # the same contents: stored once
+    await _prompt(gone, "write a note")
+    (database,) = tether_home.rglob("*.sqlite3")
+
+    def blobs() -> set[bytes]:
+        with sqlite3.connect(database) as conn:
+            return {row[0] for row in conn.execute("SELECT data FROM file_blobs")}
+
+    assert b"remember\n" in blobs() and b"# Sample\n\nHello, edited by Tether.\n" in blobs()
+    await daemon.client.request("session/delete", {"sessionId": gone.id})
+    assert b"remember\n" not in blobs()
+    assert b"# Sample\n\nHello, edited by Tether.\n" in blobs()  # the other session's
+    changes = await daemon.client.request("_tether/session/changes", {"sessionId": kept.id})
+    assert [f["path"] for f in changes["files"]] == ["README.md"] and "+Hello, edited" in changes["files"][0]["diff"]

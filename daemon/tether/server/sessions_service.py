@@ -190,7 +190,12 @@ class SessionsService:
         return await (await self.stores.store_for(workspace)).latest_session()
 
     async def delete_stored(self, store: HistoryStore, session_id: str) -> bool:
-        return await store.delete_session(session_id)
+        from ..store.checkpoints import drop_unused_blobs
+
+        deleted = await store.delete_session(session_id)
+        if deleted:
+            await drop_unused_blobs(store)  # its files' contents, unless another session recorded them too
+        return deleted
 
     async def rewind(self, store: HistoryStore, session_id: str, workspace: Path, **how: Any) -> RewindOutcome:
         """Take a stored session back to a turn, a message or before a rewind (``server/rewind.py``)."""

@@ -35,6 +35,7 @@ __all__ = [
     "apply_rewind",
     "blobs",
     "change_rows",
+    "drop_unused_blobs",
     "hidden_now",
     "insert_changes",
     "rewinds",
@@ -214,6 +215,18 @@ async def apply_rewind(store: HistoryStore, session_id: str, rewind: NewRewind) 
         return rewind_id
 
     return await store.transaction(work)
+
+
+async def drop_unused_blobs(store: HistoryStore) -> None:
+    """Delete the contents no recorded change names any more (after a session was deleted)."""
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        await conn.execute(
+            "DELETE FROM file_blobs WHERE digest NOT IN (SELECT before FROM file_changes WHERE before IS NOT NULL)"
+            " AND digest NOT IN (SELECT after FROM file_changes WHERE after IS NOT NULL)"
+        )
+
+    await store.transaction(work)
 
 
 def decode_ranges(raw: Any) -> Ranges:
