@@ -149,8 +149,10 @@ async def rewind(
     if dry_run or (outcome.conflicts and not force):
         return outcome
     restoring = [f for f in files if f.path in outcome.restored]
-    rows, blobs = await anyio.to_thread.run_sync(_restore, workspace, restoring, targets)
-    outcome.digests = {f.path: f.target for f in restoring}
+    rows, blobs, failed = await anyio.to_thread.run_sync(_restore, workspace, restoring, targets)
+    outcome.skipped += failed
+    outcome.restored = [row[0] for row in rows]
+    outcome.digests = {row[0]: row[2] for row in rows}
     outcome.rewind_id = await cp.apply_rewind(
         store, session_id, cp.NewRewind(at_seq, point.cut, restore, now, hidden, tuple(rows), blobs)
     )
@@ -168,14 +170,14 @@ def _check(workspace: str, files: list[_File], targets: dict[str, bytes]) -> Rew
         if path is None:
             outcome.skipped.append((f.path, "it is under .git or reached through a link out of the workspace"))
             continue
-        f.current, f.data, note = read_state(path, _READ_CAP)
+        f.current, f.data, _note = read_state(path, _READ_CAP)
         if f.current == f.target:
             continue  # already as it was
-        if f.current != f.expected or f.expected == UNRECORDED:
-            outcome.conflicts.append((f.path, _diff(f.path, f.data, targets.get(f.target or ""), f.current, f.target)))
-        if note and os.path.isdir(path):
+        if os.path.isdir(path) and not os.path.islink(path):
             outcome.skipped.append((f.path, "it is a directory now"))
             continue
+        if f.current != f.expected or f.expected == UNRECORDED:
+            outcome.conflicts.append((f.path, _diff(f.path, f.data, targets.get(f.target or ""), f.current, f.target)))
         outcome.restored.append(f.path)
     return outcome
 
@@ -204,22 +206,30 @@ def _safe(workspace: str, rel: str) -> str | None:
 _Row = tuple[str, str | None, str | None, str | None]
 
 
-def _restore(workspace: str, files: list[_File], targets: dict[str, bytes]) -> tuple[list[_Row], dict[str, bytes]]:
-    """Put each file back; the rewind's rows (what it overwrote -> what it restored) and the blobs they need."""
+def _restore(
+    workspace: str, files: list[_File], targets: dict[str, bytes]
+) -> tuple[list[_Row], dict[str, bytes], list[tuple[str, str]]]:
+    """Put each file back; the rewind's rows (what it overwrote -> what it restored), the
+    blobs they need, and the files that could not be written (path, why)."""
     rows: list[_Row] = []
     blobs: dict[str, bytes] = {}
+    failed: list[tuple[str, str]] = []
     for f in files:
         path = os.path.join(os.path.realpath(workspace), f.path)
-        if f.target is None:
-            if os.path.lexists(path) and not os.path.isdir(path):
-                os.unlink(path)
-        else:
-            _write(path, targets[f.target])
+        try:
+            if f.target is None:
+                if os.path.lexists(path) and not os.path.isdir(path):
+                    os.unlink(path)
+            else:
+                _write(path, targets[f.target])
+        except OSError as exc:
+            failed.append((f.path, f"it could not be written ({exc.strerror or exc})"))
+            continue
         if f.current not in (None, UNRECORDED) and f.data is not None and f.current is not None:
             blobs[f.current] = f.data
         note = "what the rewind overwrote was not recorded" if f.current == UNRECORDED else None
         rows.append((f.path, f.current, f.target, note))
-    return rows, blobs
+    return rows, blobs, failed
 
 
 def _write(path: str, data: bytes) -> None:
