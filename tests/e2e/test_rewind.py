@@ -349,3 +349,18 @@ async def test_deleting_a_session_deletes_the_contents_only_it_recorded(
     assert b"# Sample\n\nHello, edited by Tether.\n" in blobs()  # the other session's
     changes = await daemon.client.request("_tether/session/changes", {"sessionId": kept.id})
     assert [f["path"] for f in changes["files"]] == ["README.md"] and "+Hello, edited" in changes["files"][0]["diff"]
+
+
+async def test_a_command_cancelled_while_it_ran_is_recorded_too(spawn_daemon, workspace: Path):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("generate slowly")
+    turn.start()
+    await until(lambda: (workspace / "gen.txt").exists())
+    await session.cancel()
+    await turn.wait()
+    assert turn.stop_reason == "cancelled"
+    changes = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
+    assert [(f["path"], f["status"]) for f in changes["files"]] == [("gen.txt", "added")]
+    answer = await _rewind(daemon, session.id, toTurn=1)
+    assert answer["done"] and not (workspace / "gen.txt").exists()

@@ -288,7 +288,7 @@ class ToolExecutor:
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
             recorder=None if tool.read_only else ChangeRecorder(
-                self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes),
+                self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
         )
 
     # ---- calls that change things --------------------------------------------------

@@ -221,11 +221,18 @@ class TurnJournal:
 
     def _records(self, bodies: list[Message], status: str = "complete") -> list[MessageRecord]:
         """The records to store; a tool result's with the files its call changed."""
-        changes = self._changes
         return [
-            MessageRecord.of(b, status, changes.pop(b.tool_call_id, None) if isinstance(b, ToolResultMessage) else None)
+            MessageRecord.of(b, status, self._changes_of(b.tool_call_id) if isinstance(b, ToolResultMessage) else None)
             for b in bodies
         ]
+
+    def _changes_of(self, call_id: str) -> ChangeSet | None:
+        found = self._changes.pop(call_id, None)
+        unfinished = self.session.known_files.unfinished(call_id)  # cancelled while it ran
+        if found is None and unfinished is not None:
+            rows = tuple((c.path, c.before, c.after, c.note) for c in unfinished[0])
+            found = ChangeSet(call_id, rows, unfinished[1])
+        return found
 
     async def mark_started(self, call_id: str) -> None:
         """An approved call of a checkpointed step is about to change things: record that,

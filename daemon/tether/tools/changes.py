@@ -60,6 +60,17 @@ class KnownFiles:
 
     entries: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     stored: set[str] = field(default_factory=set)  # digests stored (or being committed)
+    # call id -> the recorder of a call still running: a call cancelled while it ran has no
+    # result to carry its changes, so the journal takes them from here (`unfinished`)
+    running: dict[str, ChangeRecorder] = field(default_factory=dict)
+
+    def unfinished(self, call_id: str) -> tuple[list[FileChange], dict[str, bytes]] | None:
+        """What a call that ended without a result (cancelled) had changed, if anything."""
+        recorder = self.running.pop(call_id, None)
+        if recorder is None or not recorder.changes:
+            return None
+        self.stored.update(recorder.blobs)
+        return list(recorder.changes.values()), dict(recorder.blobs)
 
     def digest(self, rel: str, mtime_ns: int, size: int) -> str | None:
         entry = self.entries.get(rel)
@@ -122,9 +133,13 @@ def files_under(path: str) -> list[str]:
 class ChangeRecorder:
     """What one call changes, file by file, with the blobs to store."""
 
-    def __init__(self, sandbox: WorkspaceSandbox, known: KnownFiles, cap: int = MAX_RECORDED_BYTES) -> None:
-        self.sandbox, self.known, self.cap = sandbox, known, cap
+    def __init__(
+        self, sandbox: WorkspaceSandbox, known: KnownFiles, cap: int = MAX_RECORDED_BYTES, call_id: str = ""
+    ) -> None:
+        self.sandbox, self.known, self.cap, self.call_id = sandbox, known, cap, call_id
         self.root = str(sandbox.root)
+        if call_id:
+            known.running[call_id] = self
         self.changes: dict[str, FileChange] = {}  # rel -> the call's change (first before, last after)
         self.blobs: dict[str, bytes] = {}
         self.notices: list[str] = []
@@ -214,6 +229,7 @@ class ChangeRecorder:
 
     def attach(self, result: ToolResult) -> ToolResult:
         """`result` with what was recorded, and a notice for what cannot be rewound."""
+        self.known.running.pop(self.call_id, None)
         result.file_changes = list(self.changes.values())
         result.file_blobs = dict(self.blobs)
         self.known.stored.update(self.blobs)
