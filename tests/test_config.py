@@ -138,6 +138,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "allow_env": ((), "default"),
         "guard": ("warn", "default"),
         "keep_user_turns": (8, "initializationOptions"),
+        "checkpoint_max_kib": (2048, "default"),
         "sandbox": ("auto", "default"),
         "network": ("off", "default"),
         "network_commands": ((), "default"),

@@ -35,6 +35,7 @@ REFUSED_SAMPLES: dict[str, str] = {
     "memory": '"on"',
     "memory_tokens": "20000",
     "reasoning_models": '["*"]',
+    "checkpoint_max_kib": "1",
 }
 
 

@@ -79,6 +79,7 @@ _REASONS: dict[str, str] = {
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
     "memory": "a workspace must not turn on retrieved memory (it spends your tokens on your history); " + _YOURS,
     "memory_tokens": "a workspace must not choose how many of your tokens retrieved memory spends; " + _YOURS,
+    "checkpoint_max_kib": "a workspace must not change what Tether records for you to undo its changes; " + _YOURS,
     # tether's debug lines carry prompts and tool results into the editor's log files
     "log_level": "a workspace must not make Tether log more of your conversation; " + _YOURS,
 }

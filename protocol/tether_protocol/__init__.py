@@ -109,6 +109,8 @@ _MESSAGE_NAMES = """
     WorkDoneProgressReport
     SessionConfigOption SessionConfigSelectOption SetConfigOptionParams SetConfigOptionResult
     SetModelParams SessionClearedParams
+    ChangedFile ChangesParams ChangesResult RewindConflict RewindInfo RewindParams RewindResult RewindSkipped
+    RewindRestore
 """.split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {

@@ -155,6 +155,8 @@ async def _acp_session(rec: Recorder, workspace: Path) -> None:
     await rec.prompt(sid, "/clear")  # _tether/session/cleared
     turn = (await rec.prompt(sid, "write a note"))["_meta"]["tether"]["turnId"]
     await rec.request("_tether/session/report", {"sessionId": sid, "turnId": turn})
+    await rec.request("_tether/session/changes", {"sessionId": sid})
+    await rec.request("_tether/session/rewind", {"sessionId": sid, "toTurn": 1, "dryRun": True})
     await rec.request("_tether/daemon/stats")
     rules = (await rec.request("_tether/rules/list", {"sessionId": sid}))["rules"]
     stored = [rule["id"] for rule in rules if rule["id"] is not None]

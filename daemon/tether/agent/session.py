@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from ..tools.changes import KnownFiles
 from ..tools.ledger import ContentLedger
 from .tokens import ContextEstimate
 
@@ -65,6 +66,8 @@ class AgentSession:
     told_unsandboxed: bool = False
     # The slash commands last sent to the client (server/commands.py): sent again only when changed.
     commands_sent: list[tuple[str, str, str | None]] | None = None
+    # Files whose current content the history stores (checkpoints): a command's scan needs no copy of them.
+    known_files: KnownFiles = field(default_factory=KnownFiles)
 
     def __post_init__(self) -> None:
         if self.ledger is None:

@@ -52,6 +52,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "allow_env",
     "guard",
     "keep_user_turns",
+    "checkpoint_max_kib",
     "sandbox",
     "network",
     "network_commands",
@@ -91,6 +92,7 @@ INT_RANGES: dict[str, tuple[int, int | None]] = {
     "max_retries": (0, 10),
     "keep_user_turns": (1, 100_000),
     "memory_tokens": (100, 20_000),
+    "checkpoint_max_kib": (1, 1024 * 1024),
 }
 # from loosest to strictest
 MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
@@ -185,6 +187,8 @@ class Settings:
     guard: str = "warn"
     # how many of the latest user turns are sent to the model (older ones stay stored)
     keep_user_turns: int = 50
+    # files larger than this (KiB) are not recorded for rewind (the tool result says so)
+    checkpoint_max_kib: int = 2048
     # the OS sandbox for commands (user settings only; never from a workspace file)
     sandbox: str = "auto"
     # network for sandboxed commands: "off" unless approved per call or by a rule below

@@ -70,6 +70,7 @@ def make_turn(
             ),
             documents=ctx.documents.texts,
             env_allow=settings.allow_env,
+            checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
             sandbox_setting=settings.sandbox,
             hidden_paths=hidden_paths(ctx),
             terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
