@@ -138,10 +138,14 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "allow_env": ((), "default"),
         "guard": ("warn", "default"),
         "keep_user_turns": (8, "initializationOptions"),
+        "checkpoint_max_kib": (2048, "default"),
         "sandbox": ("auto", "default"),
         "network": ("off", "default"),
         "network_commands": ((), "default"),
         "models": ((), "default"),
+        "memory": ("off", "default"),
+        "memory_tokens": (1_500, "default"),
+        "reasoning_models": ((), "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

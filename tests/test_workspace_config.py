@@ -32,6 +32,10 @@ REFUSED_SAMPLES: dict[str, str] = {
     "network_commands": '["curl"]',
     "log_level": '"debug"',
     "models": '["attacker-model"]',
+    "memory": '"on"',
+    "memory_tokens": "20000",
+    "reasoning_models": '["*"]',
+    "checkpoint_max_kib": "1",
 }
 
 

@@ -6,6 +6,8 @@
     tether sessions restore FILE [--keep-id] [--import-rules]   prints the new session id
     tether sessions search QUERY [--limit N]                    matches with snippets
     tether sessions delete ID              deletes at once, prints what it deleted
+    tether sessions rewind ID --to TURN    back to before a turn (sessions_rewind_cli.py)
+    tether sessions changes ID [--turn N]  the files its turns changed, as diffs
 
 Each takes `--workspace DIR` (default: the current directory) and `--home DIR` (default:
 $TETHER_HOME or the user data dir). Exit codes: 0 ok, 1 not found (or no match, or the
@@ -47,7 +49,7 @@ def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     common.add_argument("--workspace", "-w", help="workspace root (default: current directory)")
     common.add_argument("--home", help="data directory (default: the user data dir; env TETHER_HOME)")
     sessions = commands.add_parser(
-        "sessions", help="list, show, dump, restore, search or delete stored sessions"
+        "sessions", help="list, show, dump, restore, search, delete, rewind stored sessions or show their changes"
     )
     actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", parents=[common], help="the workspace's sessions, newest first")
@@ -66,6 +68,9 @@ def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     search.add_argument("--limit", type=int, default=20, help="at most this many hits (1-200, default 20)")
     delete = actions.add_parser("delete", parents=[common], help="delete a session and its history")
     delete.add_argument("session_id", metavar="ID")
+    from .sessions_rewind_cli import add_rewind_parsers
+
+    add_rewind_parsers(actions, common)
 
 
 def sessions_main(args: argparse.Namespace) -> int:
@@ -294,7 +299,15 @@ async def _delete(args: argparse.Namespace, workspace: Path, home: Path | None) 
     return await _with_store(workspace, home, lambda: _no_session(args.session_id, workspace), work)
 
 
+async def _rewind(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
+    from .sessions_rewind_cli import changes_action, rewind_action
+
+    return await (rewind_action if args.action == "rewind" else changes_action)(args, workspace, home)
+
+
 _ACTIONS = {
+    "rewind": _rewind,
+    "changes": _rewind,
     "list": _list,
     "show": _show,
     "dump": _dump,

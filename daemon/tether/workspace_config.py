@@ -70,12 +70,16 @@ _REASONS: dict[str, str] = {
     "api_key": "a workspace must not choose which API key is used; put api_key in your user config "
     "({user}) or the TETHER_API_KEY environment variable",
     "models": "a workspace must not choose which models your sessions may switch to; " + _YOURS,
+    "reasoning_models": "a workspace must not choose what is sent to your provider; " + _YOURS,
     "base_url": "a workspace must not choose where your API key and conversation are sent; " + _YOURS,
     "home": "a workspace must not choose where Tether keeps your history; " + _YOURS,
     "allow_env": "a workspace must not choose which of your secrets its commands can see; " + _YOURS,
     "sandbox": "a workspace must not turn off or change the sandbox its own commands run in; " + _YOURS,
     "network": "a workspace must not give its own commands the network; " + _YOURS,
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
+    "memory": "a workspace must not turn on retrieved memory (it spends your tokens on your history); " + _YOURS,
+    "memory_tokens": "a workspace must not choose how many of your tokens retrieved memory spends; " + _YOURS,
+    "checkpoint_max_kib": "a workspace must not change what Tether records for you to undo its changes; " + _YOURS,
     # tether's debug lines carry prompts and tool results into the editor's log files
     "log_level": "a workspace must not make Tether log more of your conversation; " + _YOURS,
 }

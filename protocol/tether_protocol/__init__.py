@@ -108,7 +108,9 @@ _MESSAGE_NAMES = """
     WorkDoneProgressBegin WorkDoneProgressCancelParams WorkDoneProgressCreateParams WorkDoneProgressEnd
     WorkDoneProgressReport
     SessionConfigOption SessionConfigSelectOption SetConfigOptionParams SetConfigOptionResult
-    SetModelParams
+    SetModelParams SessionClearedParams
+    ChangedFile ChangesParams ChangesResult RewindConflict RewindInfo RewindParams RewindResult RewindSkipped
+    RewindRestore
 """.split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {

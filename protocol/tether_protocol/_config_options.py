@@ -1,5 +1,6 @@
 """ACP's session config options: the `configOptions` of `session/new|load|resume`
-answers, `session/set_config_option` and the unstable `session/set_model` (SPEC §3.36).
+answers, `session/set_config_option` and the unstable `session/set_model` (SPEC §3.36),
+and `_tether/session/cleared` (`/clear` in a client that declared `clearSession`, SPEC §4.11).
 
 Owns: their params and results (selects only: Tether offers no boolean option). Must
 not: hold behaviour (which options a session has is the daemon's).
@@ -15,7 +16,7 @@ from ._fields import Meta
 
 __all__ = [
     "SessionConfigOption", "SessionConfigSelectOption", "SetConfigOptionParams",
-    "SetConfigOptionResult", "SetModelParams",
+    "SessionClearedParams", "SetConfigOptionResult", "SetModelParams",
 ]
 
 
@@ -61,4 +62,15 @@ class SetModelParams:
 
     session_id: str
     model_id: str
+    meta: Meta = None
+
+
+@attrs.define
+class SessionClearedParams:
+    """`_tether/session/cleared` (daemon -> client): `/clear` made `new_session_id` (same
+    workspace, mode, model and reasoning) for the view that showed `session_id`."""
+
+    session_id: str
+    new_session_id: str
+    config_options: list[SessionConfigOption]
     meta: Meta = None

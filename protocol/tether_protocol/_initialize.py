@@ -35,9 +35,12 @@ class FileSystemCapabilities:
 @attrs.define
 class ClientTetherCapabilities:
     """`namedPermissionOptions: true`: the client shows permission options by name, so it
-    is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22)."""
+    is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22).
+    `clearSession: true`: `/clear` opens a new session and tells the client by
+    `_tether/session/cleared`, for it to show in the same view (SPEC §4.11)."""
 
     named_permission_options: bool = False
+    clear_session: bool = False
 
 
 @attrs.define

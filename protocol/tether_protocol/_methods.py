@@ -22,6 +22,7 @@ from . import _config_options as cfg
 from . import _extensions as ext
 from . import _initialize as init
 from . import _lsp as lsp
+from . import _rewind as rw
 from . import _sessions as ses
 from . import _snapshots as snap
 from . import _updates as upd
@@ -96,6 +97,8 @@ V1: tuple[Method, ...] = (
     _request("_tether/session/fork", snap.TetherForkParams, ses.NewSessionResult),
     _request("_tether/session/search", snap.SearchParams, snap.SearchResult),
     _request("_tether/session/latest", snap.LatestParams, snap.LatestResult),
+    _request("_tether/session/rewind", rw.RewindParams, rw.RewindResult),
+    _request("_tether/session/changes", rw.ChangesParams, rw.ChangesResult),
     # ---- client -> Tether: LSP document sync (§3.20)
     _notification("textDocument/didOpen", lsp.DidOpenTextDocumentParams),
     _notification("textDocument/didChange", lsp.DidChangeTextDocumentParams),
@@ -107,6 +110,7 @@ V1: tuple[Method, ...] = (
     _notification("window/workDoneProgress/cancel", lsp.WorkDoneProgressCancelParams),
     # ---- Tether -> client (§3.2, §3.21-§3.26, §4)
     _notification("session/update", upd.SessionNotification, "agent->client"),
+    _notification("_tether/session/cleared", cfg.SessionClearedParams, "agent->client"),
     _notification("window/showMessage", lsp.ShowMessageParams, "agent->client"),
     _request(
         "session/request_permission", cr.RequestPermissionParams, cr.RequestPermissionResult,

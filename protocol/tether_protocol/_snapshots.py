@@ -91,6 +91,8 @@ class SnapshotMessage:
     status: StoredMessageStatus
     created_at: float
     body: dict[str, Any]
+    # the rewind that took it out of the model's view (SPEC §3.40)
+    rewound: Union[int, None] = None
 
 
 @attrs.define
@@ -117,7 +119,8 @@ class SnapshotPending:
 
 @attrs.define
 class Snapshot:
-    """A session's stored records, format version 1 (`_tether/session/dump`'s result)."""
+    """A session's stored records, format version 1 (`_tether/session/dump`'s result);
+    `checkpoints`: the files its turns and rewinds changed (SPEC §3.40), when it has any."""
 
     SNAKE_CASE: ClassVar[bool] = True
     tether_snapshot: int
@@ -128,6 +131,7 @@ class Snapshot:
     pending: Union[SnapshotPending, None]
     exported_at: Union[float, None] = None
     rules: list[SnapshotRule] = attrs.Factory(list)
+    checkpoints: Union[dict[str, Any], None] = None
 
 
 # ---- methods -------------------------------------------------------------------------

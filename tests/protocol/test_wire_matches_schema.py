@@ -144,15 +144,19 @@ async def _acp_session(rec: Recorder, workspace: Path) -> None:
     await rec.request("initialize", {
         "protocolVersion": 1, "clientInfo": {"name": "recorder", "version": "1"},
         "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True},
-                               "terminal": False, "_meta": {"terminal_output": True}}})
+                               "terminal": False,
+                               "_meta": {"terminal_output": True, "tether": {"clearSession": True}}}})
     sid = (await rec.request("session/new", {"cwd": str(workspace), "mcpServers": []}))["sessionId"]
     for text in ("edit the readme", "run the tests", "make a plan", "push it"):
         await rec.prompt(sid, text)
     await rec.request("session/set_mode", {"sessionId": sid, "modeId": "full-auto"})
     await rec.request("session/set_config_option", {"sessionId": sid, "configId": "model", "value": "default"})
     await rec.request("session/set_model", {"sessionId": sid, "modelId": "default"})
+    await rec.prompt(sid, "/clear")  # _tether/session/cleared
     turn = (await rec.prompt(sid, "write a note"))["_meta"]["tether"]["turnId"]
     await rec.request("_tether/session/report", {"sessionId": sid, "turnId": turn})
+    await rec.request("_tether/session/changes", {"sessionId": sid})
+    await rec.request("_tether/session/rewind", {"sessionId": sid, "toTurn": 1, "dryRun": True})
     await rec.request("_tether/daemon/stats")
     rules = (await rec.request("_tether/rules/list", {"sessionId": sid}))["rules"]
     stored = [rule["id"] for rule in rules if rule["id"] is not None]

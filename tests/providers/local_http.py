@@ -5,6 +5,12 @@ chunks (bytes, or a float meaning "pause this many seconds"), optionally cut off
 mid-body (`drop_after`) to simulate a broken connection. Requests are recorded with
 their path, headers and JSON body. HTTP/1.1 with `Connection: close`, so a body ends
 when the socket closes, as streamed replies do.
+
+`GET .../models` is what a daemon sends in the background to fill its model picker: it
+must not take a reply queued for a model request. It is answered from `models` (a list of
+model objects; None answers 404), after `models_pause` seconds, and recorded in `listings`
+(not `requests`), unless the next queued reply is not an event stream: a provider test
+that scripts the listing itself queues it.
 """
 
 from __future__ import annotations
@@ -55,6 +61,9 @@ class LocalHTTPServer:
         self.replies: list[Reply] = []
         self.requests: list[SeenRequest] = []
         self.fallback: Reply | None = None
+        self.models: list[dict[str, Any]] | None = []
+        self.models_pause = 0.0
+        self.listings: list[SeenRequest] = []
         self._server: asyncio.AbstractServer | None = None
         self.port = 0
 
@@ -75,6 +84,10 @@ class LocalHTTPServer:
     def queue(self, *replies: Reply) -> None:
         self.replies.extend(replies)
 
+    def _is_listing(self, seen: SeenRequest) -> bool:
+        scripted = bool(self.replies) and self.replies[0].headers.get("content-type") != "text/event-stream"
+        return seen.method == "GET" and seen.path.partition("?")[0].endswith("/models") and not scripted
+
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -91,8 +104,15 @@ class LocalHTTPServer:
                 body = json.loads(raw) if raw else None
             except ValueError:
                 body = raw
-            self.requests.append(SeenRequest(method, path, headers, body))
-            reply = self.replies.pop(0) if self.replies else self.fallback
+            seen = SeenRequest(method, path, headers, body)
+            if self._is_listing(seen):
+                self.listings.append(seen)
+                await asyncio.sleep(self.models_pause)
+                reply = json_reply(404, {"error": {"message": "no /models here"}}) if self.models is None \
+                    else json_reply(200, {"object": "list", "data": self.models})
+            else:
+                self.requests.append(seen)
+                reply = self.replies.pop(0) if self.replies else self.fallback
             if reply is None:
                 reply = json_reply(500, {"error": {"message": "no reply queued in the test server"}})
             status_line = f"HTTP/1.1 {reply.status} X\r\n"

@@ -218,3 +218,21 @@ async def test_review_runs_nothing_a_repositorys_git_config_names(tmp_path: Path
         await _prompt(daemon, session_id, "/review")
         assert "The change returns 43 now." in _text(daemon.conn.updates(session_id), "agent_message_chunk")
     assert not marker.exists(), f"git ran the repository's programs: {marker.read_text()}"
+
+
+async def test_the_list_sent_is_the_sessions_and_is_sent_again_only_when_it_changed(tmp_path: Path, workspace: Path):
+    settings = _settings(tmp_path)
+    async with running(settings, workspace) as daemon:
+        session_id = await daemon.new_session(workspace)
+        await _settle()
+        session = daemon.server.registry.live[session_id]
+        assert [name for name, _d, _h in session.commands_sent or []] == ["compact", "review", "init", "mode", "model", "clear", "memory"]
+        await _prompt(daemon, session_id, "/mode ask")  # no command file changed: the list is not sent again
+        sent = lambda: [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]  # noqa: E731
+        assert len(sent()) == 1
+        (workspace / ".tether" / "commands").mkdir(parents=True)
+        (workspace / ".tether" / "commands" / "fix.md").write_text("Fix it: $ARGUMENTS\n")
+        await _prompt(daemon, session_id, "/mode ask")
+        assert len(sent()) == 2 and "fix" in [c["name"] for c in sent()[-1]["availableCommands"]]
+        await daemon.call("session/close", {"sessionId": session_id})
+        assert session_id not in daemon.server.registry.live  # and the list it was sent with it

@@ -5,7 +5,9 @@ Owns: a session's live conversation (`session.py`), building each model request
 that streams a model step and assembles its calls, `step_runner.py`; the tool
 executor that validates, approves and runs them and returns structured results,
 `executor.py`; the journal that commits steps and owns crash-safety, `journal.py`),
-the per-step accumulator (`state.py`) and the run report (`report.py`).
+the per-step accumulator (`state.py`), the run report (`report.py`), and memory across
+sessions (`memory_files.py`: the MEMORY.md files; `memory.py`: retrieved memory;
+`memory_edit.py`: a memory change Tether proposes itself).
 Must not: speak JSON-RPC or know ACP shapes — it reports typed events to a
 `TurnSink` (`sink.py`) that the server's update layer renders.
 """

@@ -2,7 +2,8 @@
 
 The system prompt's stable layer (role, tool rules) and the tool list are byte-identical
 from step to step and turn to turn, so provider prompt caches hit; per-turn facts (the
-workspace path) go in `dynamic_context`, after it (seed 004's layer order).
+workspace path) go in `dynamic_context`, after it (seed 004's layer order). The stable
+layer ends with AGENTS.md and then the two MEMORY.md files (`memory_files.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from tether_protocol.conversation import Message
 
 from ..providers.base import ModelRequest
 from ..tools.args import JsonSchema
+from .memory_files import memory_instructions
 
 STABLE_SYSTEM_PROMPT = """\
 You are Tether, a coding agent working inside the user's workspace through tools.
@@ -30,6 +32,12 @@ _MAX_INSTRUCTION_CHARS = 32_000
 
 
 def project_instructions(workspace: Path) -> str:
+    """AGENTS.md, then the user's and the workspace's MEMORY.md (`memory_files.py`)."""
+    parts = [agents_instructions(workspace), memory_instructions(workspace)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def agents_instructions(workspace: Path) -> str:
     """AGENTS.md at the workspace root and in parent folders up to the repository root
     (the nearest folder with .git), outermost first, so the closest file has the last word.
 
@@ -76,6 +84,7 @@ def build_request(
     session_id: str,
     step: int,
     instructions: str = "",
+    reasoning: str = "",
 ) -> ModelRequest:
     # Instructions are part of the stable layer: the same bytes every step of a turn.
     system = f"{STABLE_SYSTEM_PROMPT}\n\n{instructions}" if instructions else STABLE_SYSTEM_PROMPT
@@ -88,4 +97,5 @@ def build_request(
         dynamic_context=f"Workspace root: {workspace}",
         session_id=session_id,
         step=step,
+        reasoning=reasoning,
     )

@@ -40,6 +40,7 @@ from ..tools.base import (
     ToolResult,
     validate_args,
 )
+from ..tools.changes import MAX_RECORDED_BYTES, ChangeRecorder
 from ..tools.diffs import first_changed_line
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
@@ -75,6 +76,7 @@ class TurnServices:
     files: FileIO | None = None
     documents: Mapping[str, str] = field(default_factory=dict)
     env_allow: tuple[str, ...] = ()
+    checkpoint_max_bytes: int = MAX_RECORDED_BYTES  # larger files are not recorded for rewind
     # The OS sandbox for commands (settings.sandbox: auto | bwrap | landlock | off) and
     # the directories it hides from them (Tether's config and history).
     sandbox_setting: str = "auto"
@@ -82,6 +84,7 @@ class TurnServices:
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
+    memory_tokens: int = 0  # retrieved memory's budget per turn (agent/memory.py); 0: off
 
 
 class RunLog(Protocol):
@@ -239,21 +242,22 @@ class ToolExecutor:
             return ToolResult(
                 f"{call.name}: {call.parse_error}; send a JSON object matching the tool's schema", is_error=True
             )
+        ctx = self._context(call, tool)
         try:
             args = validate_args(tool, call.arguments or {})
-            ctx = self._context(call, tool)
             if tool.read_only:
                 self.sink.emit(ToolCallPatch(call.call_id, status="in_progress"))
                 result = await tool.run(args, ctx)
             else:
                 result = await self._run_approved(call, tool, args, ctx)
         except ToolError as exc:
-            return ToolResult(str(exc), is_error=True)
+            result = ToolResult(str(exc), is_error=True)
         except StorageFault:
             raise  # the history cannot be written: the turn ends with -32015, not the call
         except Exception as exc:  # a tool bug must not end the turn
             log.exception("tool %s failed", call.name)
-            return ToolResult(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True)
+            result = ToolResult(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True)
+        result = ctx.recorder.attach(result) if ctx.recorder is not None else result  # changes it made
         if result.plan is not None and not result.is_error:
             self.sink.emit(plan_of(result.plan))
         return result
@@ -284,6 +288,8 @@ class ToolExecutor:
             on_output=on_output,
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
+            recorder=None if tool.read_only else ChangeRecorder(
+                self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
         )
 
     # ---- calls that change things --------------------------------------------------
@@ -352,7 +358,9 @@ class ToolExecutor:
             mode=self.session.mode,
             command=command if isinstance(command, str) else None,
             cwd=str(shown.get("cwd") or "."),
-            rel_paths=[sandbox.relative(Path(p.path)) for p in previews],
+            # a file outside the workspace (the user's MEMORY.md) is named in full
+            rel_paths=[sandbox.relative(Path(p.path)) if Path(p.path).is_relative_to(sandbox.root) else p.path
+                       for p in previews],
             previews=previews,
             locations=asked_locations(known_locations(tool, args, self.session), previews),
             # the gate never lets a rule or mode run an unsandboxed command unasked

@@ -1,7 +1,7 @@
 """A turn's journal: what of it is committed, what is pending, and crash-safety.
 
 Owns: every write a turn makes to the history store (the user message, each step's
-messages, the streamed partial, checkpoints, the calls left to run, the compaction
+messages with the files each call changed, the streamed partial, checkpoints, the calls left to run, the compaction
 summary, the title, the turn's end) and the model's view it extends at each commit;
 the open step's state (`StepStage`) and each of its calls' (`CallStage`); resuming a
 turn a stopped daemon left waiting for approval.
@@ -29,6 +29,7 @@ from tether_protocol.conversation import (
 )
 
 from ..store import MessageRecord
+from ..store.records import ChangeSet
 from .history import MISSING
 from .session import AgentSession
 from .state import CallOutcome, PendingCall, StepState
@@ -80,6 +81,7 @@ class TurnJournal:
         self.stage: StepStage | None = None
         self._calls: dict[str, _Call] = {}
         self._partial_saved = False
+        self._changes: dict[str, ChangeSet] = {}  # call id -> the files it changed, stored with its result
 
     # ---- the turn ------------------------------------------------------------------
 
@@ -117,6 +119,9 @@ class TurnJournal:
         """A call of the open step finished (or was refused): its result is held."""
         call = self._calls.setdefault(outcome.call.call_id, _Call())
         call.stage, call.result = CallStage.FINISHED, outcome.message()
+        if outcome.result.file_changes:
+            rows = tuple((c.path, c.before, c.after, c.note) for c in outcome.result.file_changes)
+            self._changes[outcome.call.call_id] = ChangeSet(outcome.call.call_id, rows, outcome.result.file_blobs)
 
     def stage_of(self, call_id: str) -> CallStage:
         call = self._calls.get(call_id)
@@ -179,7 +184,7 @@ class TurnJournal:
         self._calls = {}
         if status in MODEL_VISIBLE:
             self.session.messages.extend(bodies)
-        records = [MessageRecord.of(b, status) for b in bodies]
+        records = self._records(bodies, status)
         store = self.session.store
         if clear_pending:
             await store.commit_step(self.session.id, self.turn_id, records, None)
@@ -211,8 +216,23 @@ class TurnJournal:
         self.stage = StepStage.CHECKPOINTED
         self.session.messages.extend(bodies)
         self._partial_saved = False
-        records = [MessageRecord.of(b) for b in bodies]
+        records = self._records(bodies)
         await self.session.store.commit_step(self.session.id, self.turn_id, records, self._pending())
+
+    def _records(self, bodies: list[Message], status: str = "complete") -> list[MessageRecord]:
+        """The records to store; a tool result's with the files its call changed."""
+        return [
+            MessageRecord.of(b, status, self._changes_of(b.tool_call_id) if isinstance(b, ToolResultMessage) else None)
+            for b in bodies
+        ]
+
+    def _changes_of(self, call_id: str) -> ChangeSet | None:
+        found = self._changes.pop(call_id, None)
+        unfinished = self.session.known_files.unfinished(call_id)  # cancelled while it ran
+        if found is None and unfinished is not None:
+            rows = tuple((c.path, c.before, c.after, c.note) for c in unfinished[0])
+            found = ChangeSet(call_id, rows, unfinished[1])
+        return found
 
     async def mark_started(self, call_id: str) -> None:
         """An approved call of a checkpointed step is about to change things: record that,

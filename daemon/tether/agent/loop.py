@@ -87,14 +87,15 @@ class AgentTurn:
         self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, session.model or provider.model)
         self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
         self.journal = TurnJournal(session, handle.turn_id)
+        services = services or TurnServices()
         self.steps = StepRunner(
             session, self.journal, provider=provider, tools=tools, sink=sink,
             # read once per turn (not per step): the system prompt stays byte-identical
             instructions=project_instructions(session.workspace),
-            keep_user_turns=keep_user_turns, max_output_tokens=max_output_tokens,
+            keep_user_turns=keep_user_turns, max_output_tokens=max_output_tokens, services=services,
         )
         self.executor = ToolExecutor(
-            session, handle, tools=tools, sink=sink, services=services or TurnServices(),
+            session, handle, tools=tools, sink=sink, services=services,
             guard=self.guard, journal=self.journal,
         )
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from ..tools.changes import KnownFiles
 from ..tools.ledger import ContentLedger
 from .tokens import ContextEstimate
 
@@ -44,6 +45,8 @@ class AgentSession:
     title: str | None = None
     # the model chosen for this session (session config option "model"); None = the provider's
     model: str | None = None
+    # the reasoning effort / thinking chosen (session config option "reasoning"); None = the provider's
+    reasoning: str | None = None
     # The model's view of the conversation: typed messages in order. Appended to at
     # step boundaries (never rebuilt per event).
     messages: list[Message] = field(default_factory=list)
@@ -61,6 +64,10 @@ class AgentSession:
     left_waiting: bool = False
     # The user was told that this session's commands run without an OS sandbox (once).
     told_unsandboxed: bool = False
+    # The slash commands last sent to the client (server/commands.py): sent again only when changed.
+    commands_sent: list[tuple[str, str, str | None]] | None = None
+    # Files whose current content the history stores (checkpoints): a command's scan needs no copy of them.
+    known_files: KnownFiles = field(default_factory=KnownFiles)
 
     def __post_init__(self) -> None:
         if self.ledger is None:

@@ -127,6 +127,25 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledMessage:
+    """A message of an earlier session that retrieved memory gave the model."""
+
+    session_id: str
+    session_title: str | None
+    seq: int
+    role: str
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecalled:
+    """Retrieved memory (agent/memory.py) gave the model these messages this turn."""
+
+    messages: tuple[RecalledMessage, ...]
+    tokens: int  # estimated tokens the block added
+
+
+@dataclass(frozen=True, slots=True)
 class ContextCompacted:
     """Earlier messages were summarised to fit the context window."""
 
@@ -154,7 +173,7 @@ class TurnEnded:
 
 TurnEvent = (
     ToolCallStarted | ToolCallPatch | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
-    | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded
+    | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded | MemoryRecalled
 )
 
 

@@ -5,8 +5,11 @@ conversation passes 75% of the window or the model says it is too long), streami
 text, thinking and tool-call deltas to the sink, sanitising the stream, timing the
 step, the partial saved every `PARTIAL_EVERY_S` while it streams, and the recovery of
 a reply that broke off after output was shown (kept `incomplete`, streamed again once
-per turn).
-Must not: run tools, ask the user, decide when the turn ends, or build protocol JSON.
+per turn); retrieved memory at the turn's first step (`memory.py`: searched once, put in
+front of the turn's prompt in every step's request) and, after a compaction, the memory
+flush (the preferences the summary listed, proposed through `memory_edit.py`).
+Must not: run tools, ask the user other than through that proposal, decide when the turn
+ends, or build protocol JSON.
 The hot path (a text delta) is a type check, a list append and a sink call: no store
 round trip and nothing proportional to the history per event.
 """
@@ -20,7 +23,7 @@ from typing import cast
 
 import attrs
 
-from tether_protocol.conversation import JsonObject, Message, ToolResultMessage
+from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage
 
 from ..providers.base import (
     Finish,
@@ -35,16 +38,29 @@ from ..providers.base import (
     ToolCallStart,
     UsageReport,
 )
+from ..store import StoreError
 from ..tools.registry import ToolRegistry
 from .compaction import compact, should_compact, worth_compacting
 from .context import build_request
-from .executor import known_locations, safe_title
+from .executor import TurnServices, known_locations, safe_title
 from .guard import wrap_tool_result
 from .history import prepare
 from .journal import TurnJournal
+from .memory import prompt_text, recall, turn_prompt, with_recall
+from .memory_edit import propose_memory_edit
 from .sanitize import StreamSanitizer
 from .session import AgentSession
-from .sink import ContextCompacted, Notice, StepStarted, ToolCallPatch, ToolCallStarted, TurnSink, failed
+from .sink import (
+    ContextCompacted,
+    MemoryRecalled,
+    Notice,
+    RecalledMessage,
+    StepStarted,
+    ToolCallPatch,
+    ToolCallStarted,
+    TurnSink,
+    failed,
+)
 from .state import PendingCall, StepState
 from .tokens import ContextEstimate
 
@@ -64,6 +80,7 @@ class StepRunner:
         instructions: str,
         keep_user_turns: int,
         max_output_tokens: int,
+        services: TurnServices | None = None,
     ) -> None:
         self.session, self.journal = session, journal
         self.provider, self.tools, self.sink = provider, tools, sink
@@ -72,8 +89,15 @@ class StepRunner:
         self.max_output_tokens = max_output_tokens
         # the session's chosen model, read once: a turn keeps the model it started with
         self.model = session.model or provider.model
+        self.reasoning = session.reasoning or ""  # the same for the reasoning choice
         self._retried_step = False
         self._compacted_for_error = False
+        self.services = services or TurnServices()
+        # retrieved memory: searched once per turn; the block goes in front of `_prompt`
+        self._recalled = False
+        self._prompt: UserMessage | None = None
+        self._memory_block = ""
+        self._flushes = 0
 
     async def stream(self, index: int, tool_specs: list[JsonObject]) -> StepState:
         """Stream one step; if the stream breaks after output was shown, retry it once.
@@ -111,6 +135,7 @@ class StepRunner:
 
     async def _stream_step(self, state: StepState, tool_specs: list[JsonObject]) -> None:
         await self._compact_if_needed()
+        await self._recall_once()
         request = self._request(state, tool_specs)
         state.started = time.perf_counter()
         sanitizer = StreamSanitizer()  # the 7 output steps, without holding back prose
@@ -136,7 +161,7 @@ class StepRunner:
             keep_user_turns=self.keep_user_turns,
         )
         return build_request(
-            messages=[_wrapped(m) for m in messages],
+            messages=with_recall([_wrapped(m) for m in messages], self._memory_block, self._prompt),
             tools=tool_specs,
             workspace=session.workspace,
             model=self.model,
@@ -144,6 +169,7 @@ class StepRunner:
             session_id=session.id,
             step=state.index,
             instructions=self.instructions,
+            reasoning=self.reasoning,
         )
 
     async def _consume(self, state: StepState, stream: AsyncIterator[ProviderEvent], sanitizer: StreamSanitizer) -> None:
@@ -210,6 +236,27 @@ class StepRunner:
             locations=locations or None,
         ))
 
+    async def _recall_once(self) -> None:
+        """Retrieved memory (agent/memory.py), at the turn's first step; the user sees what
+        the model is given. A history that cannot be searched costs the turn nothing."""
+        budget = self.services.memory_tokens
+        if budget <= 0 or self._recalled:
+            return
+        self._recalled = True
+        prompt = turn_prompt(self.session.messages)
+        if prompt is None:
+            return
+        try:
+            found = await recall(self.session.store, self.session.id, prompt_text(prompt), budget_tokens=budget)
+        except StoreError as exc:
+            self.sink.emit(Notice(f"\n[memory: earlier sessions could not be searched: {exc}]\n"))
+            return
+        if found.hits:
+            self._prompt, self._memory_block = prompt, found.block
+            shown = tuple(RecalledMessage(m.session_id, m.session_title, m.message_seq, m.role, m.snippet)
+                          for m in found.hits)
+            self.sink.emit(MemoryRecalled(shown, found.tokens))
+
     # ---- compaction ----------------------------------------------------------------
 
     async def _compact_if_needed(self) -> None:
@@ -224,13 +271,21 @@ class StepRunner:
         """Summarise all but the last messages (seed 003); the summary replaces them in the
         model's view. The stored history keeps everything; the client is told."""
         session = self.session
-        view, summary = await compact(self.provider, session.messages, model=self.model)
+        stated: list[str] = []
+        view, summary = await compact(self.provider, session.messages, model=self.model, preferences=stated)
         replaced = summary.replaced
         await self.journal.record_compaction(summary)
         session.messages = view
         session.context = ContextEstimate()
         session.view_size = ContextEstimate()
         self.sink.emit(ContextCompacted(replaced, reason))
+        if stated and session.mode != "read-only":
+            # the memory flush: what the user said they want outlives this session if they approve
+            self._flushes += 1
+            await propose_memory_edit(
+                session, self.services, self.sink, call_id=f"memory-flush-{self.journal.turn_id}-{self._flushes}",
+                facts=stated, title="Keep the preferences you stated in .tether/MEMORY.md", quiet=True,
+            )
 
 
 def _wrapped(message: Message) -> Message:

@@ -5,6 +5,8 @@
                                                                  command: asked, and run
                                                                  read-only)
     a command with no OS sandbox around it                    -> ask the user, always
+    a change to a file outside the workspace (the user's
+    MEMORY.md, by `remember`)                                 -> ask the user, always
     mode full-auto                                            -> allowed (a command not
                                                                  fully seen: ask)
     mode auto-edit, a file change                             -> allowed
@@ -179,6 +181,9 @@ class ApprovalGate:
         if request.kind == "execute" and not request.sandboxed:
             note = f" ({request.sandbox_note})" if request.sandbox_note else ""
             return f"commands run without an OS sandbox here{note}, so every command is asked"
+        outside = [p for p in request.rel_paths if p.startswith("/")]  # the user's MEMORY.md
+        if outside:
+            return f"{outside[0]} is outside the workspace (it applies to every workspace), so it is always asked"
         unseen = _unseen(parsed, hit)
         if request.mode == "full-auto":
             if unseen:

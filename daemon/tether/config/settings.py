@@ -35,6 +35,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "provider",
     "model",
     "models",
+    "reasoning_models",
     "base_url",
     "api_key",
     "script",
@@ -51,9 +52,12 @@ SETTING_KEYS: tuple[str, ...] = (
     "allow_env",
     "guard",
     "keep_user_turns",
+    "checkpoint_max_kib",
     "sandbox",
     "network",
     "network_commands",
+    "memory",
+    "memory_tokens",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -68,7 +72,9 @@ SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # directory of the layer that supplied them, so the meaning does not depend on
 # the daemon's cwd at the moment the value is used.
 PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
-LIST_KEYS: frozenset[str] = frozenset({"deny_commands", "allow_env", "network_commands", "models"})
+LIST_KEYS: frozenset[str] = frozenset(
+    {"deny_commands", "allow_env", "network_commands", "models", "reasoning_models"}
+)
 CHOICES: dict[str, tuple[str, ...]] = {
     "guard": ("off", "log", "warn", "block"),
     "provider": PROVIDERS,
@@ -76,6 +82,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "log_level": LOG_LEVELS,
     "sandbox": SANDBOXES,
     "network": ("off", "on"),
+    "memory": ("off", "on"),
 }
 # (minimum, maximum or None for unbounded)
 INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -84,6 +91,8 @@ INT_RANGES: dict[str, tuple[int, int | None]] = {
     "max_output_tokens": (0, None),
     "max_retries": (0, 10),
     "keep_user_turns": (1, 100_000),
+    "memory_tokens": (100, 20_000),
+    "checkpoint_max_kib": (1, 1024 * 1024),
 }
 # from loosest to strictest
 MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
@@ -156,6 +165,8 @@ class Settings:
     model: str = ""
     # the model ids an editor's model picker offers (session config option "model"); () = the model alone
     models: tuple[str, ...] = ()
+    # OpenAI-compatible models (fnmatch patterns) that take `reasoning_effort`, besides o1/o3/o4/gpt-5
+    reasoning_models: tuple[str, ...] = ()
     base_url: str = ""
     api_key: str = ""  # SECRET: masked in repr, never written anywhere
     script: str = ""  # absolute path once loaded (see PATH_KEYS)
@@ -176,12 +187,18 @@ class Settings:
     guard: str = "warn"
     # how many of the latest user turns are sent to the model (older ones stay stored)
     keep_user_turns: int = 50
+    # files larger than this (KiB) are not recorded for rewind (the tool result says so)
+    checkpoint_max_kib: int = 2048
     # the OS sandbox for commands (user settings only; never from a workspace file)
     sandbox: str = "auto"
     # network for sandboxed commands: "off" unless approved per call or by a rule below
     network: str = "off"
     # command prefixes whose commands get the network in the sandbox (every part covered)
     network_commands: tuple[str, ...] = ()
+    # retrieved memory: earlier sessions' messages matching each prompt are given to the
+    # model (user settings only: it spends the user's tokens on the user's history)
+    memory: str = "off"
+    memory_tokens: int = 1_500  # the most tokens retrieved memory adds to a turn
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

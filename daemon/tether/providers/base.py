@@ -86,6 +86,9 @@ class ModelRequest:
     session_id: str = ""
     step: int = 1
     metadata: JsonObject = field(default_factory=dict)
+    # the session's reasoning effort / thinking choice: "" (the provider's default), "off",
+    # "low", "medium" or "high" (messages_openai.py and messages_anthropic.py apply it)
+    reasoning: str = ""
 
 
 class ProviderError(Exception):

@@ -2,7 +2,9 @@
 
 Owns: converting a `ModelRequest` (stable system prompt, dynamic context, tool specs,
 stored messages) into a Messages API request body, the prompt-caching breakpoints, and
-the per-model `max_tokens` default.
+the per-model `max_tokens` default, and extended thinking: the provider's budget, or the
+session's thinking choice (`ModelRequest.reasoning`: off, low, medium, high) for the
+models that think (`takes_thinking`).
 
 Must not: do I/O, read the clock, or reorder anything. For the same history prefix the
 body is byte-identical from step to step — Anthropic's prompt cache is a prefix match —
@@ -54,6 +56,17 @@ _MAX_TOKENS: tuple[tuple[re.Pattern[str], int], ...] = (
 _ANSWER_ROOM = 4096
 
 
+# Models with extended thinking: Claude 3.7 Sonnet and the Claude 4 families on.
+_THINKING_MODEL = re.compile(r"claude-(3-7-|(opus|sonnet|haiku)-[4-9]|[4-9])")
+# The session's thinking choice → budget_tokens (1024 is the API's minimum; "high" leaves
+# room for the answer under the 32k output limit of the Claude 4 models).
+THINKING_BUDGETS: dict[str, int] = {"off": 0, "low": 4_000, "medium": 10_000, "high": 24_000}
+
+
+def takes_thinking(model: str) -> bool:
+    return bool(_THINKING_MODEL.search(model))
+
+
 def default_max_tokens(model: str) -> int:
     for pattern, limit in _MAX_TOKENS:
         if pattern.search(model):
@@ -69,6 +82,8 @@ def _ephemeral() -> dict[str, str]:
 def build_body(
     request: ModelRequest, *, model: str, max_output_tokens: int = 0, thinking_budget: int = 0
 ) -> JsonObject:
+    if request.reasoning in THINKING_BUDGETS:  # the session chose: it wins over the provider's budget
+        thinking_budget = THINKING_BUDGETS[request.reasoning]
     max_tokens = max_output_tokens or default_max_tokens(model)
     if thinking_budget > 0 and max_tokens <= thinking_budget:
         max_tokens = thinking_budget + _ANSWER_ROOM

@@ -7,6 +7,9 @@ reading: `ThinkSplitter` (separates `<think>...</think>` reasoning from answer t
 local reasoning models stream it), finish-reason and usage mapping, in-band errors, and
 ids for tool calls the server sent without one.
 
+Also which models take `reasoning_effort` (o1/o3/o4/gpt-5, and the user's
+`reasoning_models` patterns) and the request fields a session's reasoning choice adds.
+
 Must not: do HTTP, read the environment, or add anything that varies between two calls
 with the same history (timestamps, random ids, unordered sets): the serialized messages
 of step N must be a prefix of step N+1's so server-side prompt caches keep hitting.
@@ -15,6 +18,7 @@ Thinking is never sent back: OpenAI-compatible servers reject or mis-render it.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import re
@@ -52,6 +56,10 @@ _CONTEXT_WINDOWS: dict[str, int] = {
 }
 DEFAULT_CONTEXT_WINDOW = 32_768
 
+# Models that take `reasoning_effort` (OpenAI's reasoning models); others refuse the field.
+_REASONING_MODEL = re.compile(r"(o[1-9]|gpt-5)([-.:]|\Z)")
+REASONING_EFFORTS: tuple[str, ...] = ("low", "medium", "high")
+
 _ERROR_WORD = re.compile(r"\s*(error|failed|failure|exception|traceback)\b", re.IGNORECASE)
 
 
@@ -62,6 +70,20 @@ def context_window_for(model: str) -> int:
         if name.startswith(prefix) and len(prefix) > len(best):
             best = prefix
     return _CONTEXT_WINDOWS[best] if best else DEFAULT_CONTEXT_WINDOW
+
+
+def takes_reasoning_effort(model: str, patterns: Sequence[str] = ()) -> bool:
+    """Whether ``model`` takes `reasoning_effort`: an OpenAI reasoning model (also behind a
+    router prefix, "openai/o3"), or one of the user's `reasoning_models` patterns."""
+    name = model.rsplit("/", 1)[-1].lower()
+    return bool(_REASONING_MODEL.match(name)) or any(fnmatch.fnmatchcase(model, p) for p in patterns)
+
+
+def reasoning_fields(reasoning: str) -> JsonObject:
+    """The body fields of a session's reasoning choice: `reasoning_effort` for low, medium
+    and high; nothing for the provider's default. The daemon offers the choice only for a
+    model that takes it (`takes_reasoning_effort`)."""
+    return {"reasoning_effort": reasoning} if reasoning in REASONING_EFFORTS else {}
 
 
 def build_tools(tools: list[JsonObject]) -> list[JsonObject]:

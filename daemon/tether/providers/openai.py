@@ -46,6 +46,7 @@ from .messages_openai import (
     context_window_for,
     generated_id_prefix,
     in_band_error,
+    reasoning_fields,
     usage_report,
 )
 
@@ -99,6 +100,7 @@ class OpenAIProvider(Provider):
         limit = request.max_output_tokens or self.max_output_tokens
         if limit > 0:
             body["max_completion_tokens"] = limit
+        body.update(reasoning_fields(request.reasoning))  # the session's reasoning effort, if chosen
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:

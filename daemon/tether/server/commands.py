@@ -1,14 +1,17 @@
-"""Slash commands: the list a client is shown and what each built-in does (SPEC §4.12).
+"""Slash commands: the list a client is shown and what each built-in does (SPEC §4.11).
 
 A prompt whose first block is text starting with `/name` where `name` is in the list is a
 command; any other prompt (an unknown `/x`, a path such as `/usr/lib/...`) is sent to the
-model as it is. `/mode` and `/clear` answer at once without a turn, `/compact` summarises without a
-model turn; `/review` and `/init`
-are turns with a prompt of their own (`/review` in read-only mode for that turn only).
+model as it is. `/mode`, `/model` and `/clear` answer at once without a turn, `/compact`
+summarises without a model turn; `/review` and `/init` are turns with a prompt of their
+own (`/review` in read-only mode for that turn only). `/clear` opens a new session for a
+client that declared `_meta.tether.clearSession` (`_tether/session/cleared`), else explains.
 Owns: the built-in list, sending `available_commands_update` (after `session/new` and
-`session/load` answer), parsing a prompt's command, and running the commands that are not
-turns. Must not: run a turn itself (`prompt.py` does, with the `Expanded` prompt given
-here) or change settings or approvals other than the session's mode by `/mode`.
+`session/load` answer, and at a prompt when the command files changed; the list last sent
+is kept on the live session), parsing a prompt's command, and running the commands that
+are not turns. Must not: run a turn itself (`prompt.py` does, with the `Expanded` prompt
+given here) or change settings or approvals other than the session's mode (`/mode`) and
+model (`/model`).
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tether_protocol._common import ContentBlock, TextContent
+from tether_protocol._config_options import SessionClearedParams
 
 from ..agent.session import AgentSession
-from ..transport.connection import Connection
-from . import config_options, user_commands
+from . import config_options, memory_command, user_commands
 from .context import ServerContext
 from .handshake import MODES
 from .updates import SessionUpdates
@@ -35,7 +38,9 @@ BUILTINS: tuple[tuple[str, str, str | None], ...] = (
     ("review", "Review the uncommitted changes (git diff) in a read-only turn", None),
     ("init", "Write or update AGENTS.md from the repository (the edit asks as usual)", None),
     ("mode", "Switch the session's mode: " + ", ".join(m[0] for m in MODES), "mode id"),
-    ("clear", "Start a new conversation (explains how in this editor)", None),
+    ("model", "Switch the session's model (no argument: list the models)", "model id"),
+    ("clear", "Start a new conversation (in this view when the editor can)", None),
+    ("memory", memory_command.DESCRIPTION, memory_command.HINT),  # memory_command.py
 )
 
 _COMMAND = re.compile(r"/([A-Za-z][\w.:-]*)(?:\s+(.*))?\Z", re.DOTALL)
@@ -76,25 +81,26 @@ def listed(workspace: Path) -> list[tuple[str, str, str | None]]:
     return [*BUILTINS, *files]
 
 
-# the list last sent to each session's client (a few entries per session)
-_SENT: dict[str, list[tuple[str, str, str | None]]] = {}
-
-
-def send_available(conn: Connection, session_id: str, workspace: Path) -> None:
-    """`available_commands_update` for a session (called after its new/load answer)."""
-    sink = SessionUpdates(session_id, conn)
-    _SENT[session_id] = found = listed(workspace)
+def send_available(ctx: ServerContext, session_id: str, workspace: Path) -> None:
+    """`available_commands_update` for a session (called after its new/load answer). The
+    list sent is kept on the live session (it goes when the session is closed)."""
+    sink = SessionUpdates(session_id, ctx.connection)
+    found = listed(workspace)
+    session = ctx.registry.live.get(session_id)
+    if session is not None:
+        session.commands_sent = found
     sink.update(available_commands(found))
     sink.flush()
 
 
-def refresh(sink: SessionUpdates, session_id: str, workspace: Path) -> list[tuple[str, str, str | None]]:
+def refresh(sink: SessionUpdates, session: AgentSession) -> list[tuple[str, str, str | None]]:
     """At a prompt: the session's commands, sent again if a command file was added, changed
-    or removed since the list was last sent."""
-    found = listed(workspace)
-    if _SENT.get(session_id, found) != found:
-        _SENT[session_id] = found
+    or removed since the list was last sent (the folders are read at each prompt: no
+    watcher, since a list can only be used at a prompt)."""
+    found = listed(session.workspace)
+    if session.commands_sent is not None and session.commands_sent != found:
         sink.update(available_commands(found))
+    session.commands_sent = found
     return found
 
 
@@ -129,11 +135,51 @@ async def set_mode(session: AgentSession, sink: SessionUpdates, mode_id: str) ->
     return True
 
 
-def clear(sink: SessionUpdates) -> None:
-    sink.notice(
-        "\n[/clear: this conversation stays as it is; start a new session in your editor "
-        "(a new chat) to begin with an empty one]\n"
-    )
+async def set_model(ctx: ServerContext, session: AgentSession, sink: SessionUpdates, model_id: str) -> None:
+    """`/model <id>`: as `session/set_config_option` for "model", and the client is told
+    (a `config_option_update`); without an id, or an unknown one, a notice lists the models."""
+    from tether_protocol._converter import unstructure
+    from tether_protocol._updates import ConfigOptionUpdate
+
+    options = config_options.config_options(ctx, session)
+    model = options[0]
+    offered = [o.value for o in model.options]
+    if model_id not in offered:
+        lines = "".join(f"\n  {o.value}" + (" (current)" if o.value == model.current_value else "")
+                        for o in model.options)
+        wrong = f"{model_id!r} is not one of them. " if model_id else ""
+        sink.notice(f"\n[/model: {wrong}The models of this session (/model <id> to switch):{lines}]\n")
+        return
+    await config_options.set_model(ctx, session, model_id)
+    sink.update(unstructure(ConfigOptionUpdate(config_options.config_options(ctx, session))))
+    sink.notice(f"\n[model: {model_id}, from the next turn]\n")
+
+
+async def clear(ctx: ServerContext, session: AgentSession, sink: SessionUpdates) -> None:
+    """`/clear`: a client that declared `_meta.tether.clearSession` gets a new session (same
+    workspace, mode, model and reasoning) by `_tether/session/cleared`, and shows it in the
+    same view; any other client is told how to start one. This conversation is kept."""
+    acp = ctx.client.raw_capabilities.get("acp", {}) if ctx.client is not None else {}
+    meta = acp.get("_meta") if isinstance(acp, dict) else None
+    tether = meta.get("tether") if isinstance(meta, dict) else None
+    if not (isinstance(tether, dict) and tether.get("clearSession") is True):
+        sink.notice(
+            "\n[/clear: this conversation stays as it is; start a new session in your editor "
+            "(a new chat) to begin with an empty one]\n"
+        )
+        return
+    from tether_protocol._converter import unstructure
+
+    new = await ctx.sessions.create(session.workspace, session.mode)
+    if session.model is not None:
+        await config_options.set_model(ctx, new, session.model)
+    if session.reasoning is not None:
+        await config_options.set_reasoning(new, session.reasoning)
+    sink.notice("\n[/clear: a new conversation starts; this one is kept in the history]\n")
+    sink.flush()
+    cleared = SessionClearedParams(session.id, new.id, config_options.config_options(ctx, new))
+    ctx.connection.send({"jsonrpc": "2.0", "method": "_tether/session/cleared", "params": unstructure(cleared)})
+    send_available(ctx, new.id, new.workspace)
 
 
 async def compact(ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, focus: str) -> None:

@@ -1,17 +1,23 @@
-"""A session's config options (ACP's `configOptions`): the model and the mode pickers.
+"""A session's config options (ACP's `configOptions`): the model, reasoning and mode pickers.
 
 `session/set_config_option` and `session/set_model` (SPEC §3.36), and the options the
-`session/new|load|resume` answers carry. The chosen model is stored in the session's
-metadata (`"model"`), so it survives a restart (session/load) and a snapshot round trip;
-it applies from the next turn (a running turn keeps the model it started with).
+`session/new|load|resume` answers carry. The models offered are the configured ones and
+what the provider lists (`GET /models`, fetched once per daemon in the background after
+the warm-up: `fetch_models`; the sessions then get a `config_option_update`). The
+reasoning option (OpenAI's `reasoning_effort`, Anthropic's thinking budget) is offered for
+the models that take it. Both choices are stored in the session's metadata (`"model"`,
+`"reasoning"`), so they survive a restart (session/load) and a snapshot round trip; they
+apply from the next turn (a running turn keeps what it started with).
 Owns: which options a session has, their checks and their updates (`config_option_update`,
-and `current_mode_update` when the mode changes by the "mode" option). Must not: touch
-SQL (the store does) or run turns. On the start path: imports nothing of the turn.
+and `current_mode_update` when the mode changes by the "mode" option), the model list's
+cache (`ServerContext.model_catalog`). Must not: touch SQL (the store does), do HTTP (the
+providers' `models_list.py` does) or run turns. On the start path: imports nothing of the turn.
 """
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from tether_protocol._config_options import (
     SessionConfigOption,
@@ -31,7 +37,13 @@ if TYPE_CHECKING:
 
 # The "model" value that means "whatever the provider picks" (no `model` setting).
 DEFAULT_MODEL = "default"
-CONFIG_IDS = ("model", "mode")
+# The "reasoning" value that means "send nothing: the provider's (or model's) own choice".
+DEFAULT_REASONING = "default"
+_EFFORTS = (
+    ("low", "Low", "Less reasoning: faster and cheaper"),
+    ("medium", "Medium", None),
+    ("high", "High", "More reasoning for hard problems: slower"),
+)
 
 
 def stored_model(metadata: dict[str, Any]) -> str | None:
@@ -40,30 +52,82 @@ def stored_model(metadata: dict[str, Any]) -> str | None:
     return model if isinstance(model, str) and model else None
 
 
-def model_ids(ctx: ServerContext) -> list[str]:
-    """The models a session may pick: the `models` setting, with the configured model."""
+def stored_reasoning(metadata: dict[str, Any]) -> str | None:
+    """The reasoning choice a stored session made (its metadata's "reasoning"), if any."""
+    reasoning = metadata.get("reasoning")
+    return reasoning if isinstance(reasoning, str) and reasoning else None
+
+
+def _model_choices(ctx: ServerContext) -> dict[str, str]:
+    """The models a session may pick (id -> name): the `models` setting (the `model`
+    setting first when it is not in it), then what the provider lists (`fetch_models`)."""
     current = ctx.settings.model or DEFAULT_MODEL
-    listed = list(ctx.settings.models)
-    return listed if current in listed else [current, *listed]
+    configured = list(ctx.settings.models)
+    listed = ctx.model_catalog.listed if ctx.model_catalog is not None else ()
+    names = {m.id: m.name for m in listed}
+    names[DEFAULT_MODEL] = "Provider default"
+    ids = [*(configured if current in configured else [current, *configured]), *names]
+    return {m: names.get(m, m) for m in ids if m != DEFAULT_MODEL or m == current}
+
+
+def model_ids(ctx: ServerContext) -> list[str]:
+    return list(_model_choices(ctx))
+
+
+def _reasoning_values(ctx: ServerContext, model: str) -> list[SessionConfigSelectOption]:
+    """The reasoning choices for ``model``: OpenAI's `reasoning_effort` for the models that
+    take it, Anthropic's thinking budget for the models that think; [] = no such option
+    (another provider or model, or the provider not known yet: it is built after the first
+    session is answered, and the option comes with a `config_option_update` then)."""
+    catalog = ctx.model_catalog
+    kind = catalog.kind if catalog is not None else ""
+    if kind == "openai":
+        from ..providers.messages_openai import takes_reasoning_effort
+
+        if takes_reasoning_effort(model, ctx.settings.reasoning_models):
+            first = SessionConfigSelectOption(DEFAULT_REASONING, "Model default", "Send no reasoning_effort")
+            return [first, *(SessionConfigSelectOption(v, n, d) for v, n, d in _EFFORTS)]
+    elif kind == "anthropic":
+        from ..providers.messages_anthropic import THINKING_BUDGETS, takes_thinking
+
+        if takes_thinking(model):
+            off = SessionConfigSelectOption("off", "Off", "No extended thinking")
+            return [off, *(SessionConfigSelectOption(v, n, f"Thinking budget: {THINKING_BUDGETS[v]} tokens")
+                           for v, n, _d in _EFFORTS)]
+    return []
+
+
+def _current_model(ctx: ServerContext, session: AgentSession) -> str:
+    return session.model or ctx.settings.model or DEFAULT_MODEL
 
 
 def config_options(ctx: ServerContext, session: AgentSession) -> list[SessionConfigOption]:
     """The session's options, model first, with their current values."""
-    ids = model_ids(ctx)
-    current = session.model or ctx.settings.model or DEFAULT_MODEL
-    if current not in ids:  # chosen from a list since changed: still shown, still chosen
-        ids.append(current)
+    choices = _model_choices(ctx)
+    current = _current_model(ctx, session)
+    if current not in choices:  # chosen from a list since changed: still shown, still chosen
+        choices[current] = current
     model = SessionConfigOption(
-        "model", "Model", current,
-        [SessionConfigSelectOption(m, "Provider default" if m == DEFAULT_MODEL else m) for m in ids],
+        "model", "Model", current, [SessionConfigSelectOption(m, name) for m, name in choices.items()],
         category="model", description="The model that answers, from the next request on",
     )
+    options = [model]
+    values = _reasoning_values(ctx, current)
+    if values:
+        chosen = session.reasoning or values[0].value
+        if chosen not in [v.value for v in values]:
+            chosen = values[0].value
+        name = "Thinking" if values[0].value == "off" else "Reasoning effort"
+        options.append(SessionConfigOption(
+            "reasoning", name, chosen, values, category="thought_level",
+            description="How much the model reasons before it answers, from the next turn on",
+        ))
     mode = SessionConfigOption(
         "mode", "Mode", session.mode,
         [SessionConfigSelectOption(mode_id, name, text) for mode_id, name, text in MODES],
         category="mode", description="What the agent may do without asking",
     )
-    return [model, mode]
+    return [*options, mode]
 
 
 def _check(config_id: str, value: str, allowed: list[str]) -> None:
@@ -74,13 +138,55 @@ def _check(config_id: str, value: str, allowed: list[str]) -> None:
         )
 
 
-async def set_model(ctx: ServerContext, session: AgentSession, model: str) -> None:
-    """Choose ``model`` (one of ``model_ids``, checked) for the session's next requests."""
-    session.model = None if model == DEFAULT_MODEL else model
+async def _store(session: AgentSession, key: str, value: str) -> None:
     record = await session.store.get_session(session.id)
     metadata = dict(record.metadata) if record is not None else {}
-    metadata["model"] = session.model or ""
+    metadata[key] = value
     await session.store.update_session(session.id, metadata=metadata)
+
+
+async def set_model(ctx: ServerContext, session: AgentSession, model: str) -> None:
+    """Choose ``model`` (one of ``model_ids``, checked) for the session's next requests; a
+    reasoning choice the new model cannot take goes back to the default."""
+    session.model = None if model == DEFAULT_MODEL else model
+    await _store(session, "model", session.model or "")
+    if session.reasoning is not None and session.reasoning not in [
+        v.value for v in _reasoning_values(ctx, _current_model(ctx, session))
+    ]:
+        await set_reasoning(session, DEFAULT_REASONING)
+
+
+async def set_reasoning(session: AgentSession, value: str) -> None:
+    """The session's reasoning choice (checked by the caller), stored; from its next turn."""
+    session.reasoning = None if value == DEFAULT_REASONING else value
+    await _store(session, "reasoning", session.reasoning or "")
+
+
+async def fetch_models(ctx: ServerContext) -> None:
+    """Once per daemon, after the warm-up built the provider: its model list (and which
+    provider it is, for the reasoning option). A failure keeps the configured models (a
+    log line). The live sessions whose options changed get a `config_option_update`."""
+    from ..providers.models_list import ModelCatalog, kind_of, list_models
+
+    try:
+        provider = await ctx.provider()
+    except Exception:  # noqa: BLE001  (the prompt reports it)
+        return
+    async with anyio.create_task_group() as group:
+        async def stop_early() -> None:  # a stopping daemon does not wait for a slow server
+            await ctx.stopped.wait()
+            group.cancel_scope.cancel()
+
+        group.start_soon(stop_early)
+        listed = await list_models(provider)
+        group.cancel_scope.cancel()
+    live = [s for s in ctx.registry.live.values() if not s.closed]
+    before = [config_options(ctx, s) for s in live]  # what each was last told (no await since)
+    ctx.model_catalog = ModelCatalog(kind_of(provider), tuple(listed or ()))
+    for session, old in zip(live, before):
+        now = config_options(ctx, session)
+        if now != old:
+            send_update(ctx, session, ConfigOptionUpdate(now))
 
 
 async def set_mode(session: AgentSession, mode: str) -> None:
@@ -99,22 +205,24 @@ def send_update(ctx: ServerContext, session: AgentSession, update: Any) -> None:
 
 async def session_set_config_option(ctx: ServerContext, params: SetConfigOptionParams) -> SetConfigOptionResult:
     session = ctx.registry.get_live(params.session_id)
+    offered = {o.id: [v.value for v in o.options] for o in config_options(ctx, session)}
+    if params.config_id not in offered:
+        raise InvalidParams(
+            f"invalid params for session/set_config_option: unknown configId {params.config_id!r}; "
+            f"this session's config options are: {', '.join(offered)}"
+        )
+    _check(params.config_id, params.value, offered[params.config_id])
     if params.config_id == "model":
-        _check("model", params.value, [o.value for o in config_options(ctx, session)[0].options])
         await set_model(ctx, session, params.value)
-    elif params.config_id == "mode":
-        _check("mode", params.value, [mode_id for mode_id, _name, _text in MODES])
+    elif params.config_id == "reasoning":
+        await set_reasoning(session, params.value)
+    else:
         changed = params.value != session.mode
         await set_mode(session, params.value)
         if changed:  # the client asked for an option, and may know only modes
             from tether_protocol._updates import CurrentModeUpdate  # not on the start path (22 classes)
 
             send_update(ctx, session, CurrentModeUpdate(params.value))  # type: ignore[arg-type]
-    else:
-        raise InvalidParams(
-            f"invalid params for session/set_config_option: unknown configId {params.config_id!r}; "
-            f"this session's config options are: {', '.join(CONFIG_IDS)}"
-        )
     return SetConfigOptionResult(config_options(ctx, session))
 
 

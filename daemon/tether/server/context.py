@@ -31,6 +31,7 @@ from .tasks import BackgroundTasks
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
     from ..approvals import ApprovalGate
     from ..providers.base import Provider
+    from ..providers.models_list import ModelCatalog
     from ..store import HistoryStore
     from ..tools.registry import ToolRegistry
     from .permission import ClientAsker
@@ -75,6 +76,8 @@ class ServerContext:
         self.sessions = LiveSessions(self.registry)
         self._provider: Provider | None = None
         self._provider_lock = anyio.Lock()
+        # the provider's models for the model picker, once listed (config_options.fetch_models)
+        self.model_catalog: ModelCatalog | None = None
         self._asker: ClientAsker | None = None
         # set when the first session is opened: the warm-up starts after it is answered
         self.session_opened = asyncio.Event()
@@ -91,11 +94,12 @@ class ServerContext:
         if self._tools is None:
             from ..tools.mutating import default_mutating_tools
             from ..tools.registry import ToolRegistry, default_read_only_tools
+            from ..tools.remember import RememberTool
             from ..tools.run_command import RunCommandTool
             from ..tools.update_plan import UpdatePlanTool
 
             self._tools = ToolRegistry(
-                [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool()]
+                [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool(), RememberTool()]
             )
         return self._tools
 
@@ -155,7 +159,8 @@ class ServerContext:
         """Once the client's first session is open and its requests are answered (it is
         idle, or typing its first prompt), or after a second without one: import the turn's modules and build the provider, so the first prompt
         does not wait for them. Building a provider's HTTP client loads the CA bundle
-        (~50 ms) and may probe loopback servers; its errors wait for the prompt."""
+        (~50 ms) and may probe loopback servers; its errors wait for the prompt. Last, the
+        provider's model list for the model picker (`config_options.fetch_models`)."""
         waits = [asyncio.ensure_future(event.wait()) for event in (self.session_opened, self.stopped)]
         try:
             await asyncio.wait(waits, timeout=_WARM_UP_AFTER_S, return_when=asyncio.FIRST_COMPLETED)
@@ -177,6 +182,9 @@ class ServerContext:
             await self.provider()
         except Exception as exc:  # reported to the client when a prompt needs it
             log.debug("provider not ready yet: %s", exc)
+        from .config_options import fetch_models
+
+        await fetch_models(self)  # the model picker's list: once per daemon, in the background
 
     def stop(self, exit_code: int | None = None) -> None:
         if exit_code is not None:

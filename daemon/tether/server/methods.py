@@ -115,6 +115,11 @@ METHODS: tuple[Method, ...] = (
     _M("_tether/session/search", later("snapshots", "session_search"), Later("_snapshots", "SearchParams"),
        Later("_snapshots", "SearchResult")),
     _M("_tether/session/latest", later("snapshots", "session_latest"), Later("_snapshots", "LatestParams"), None),
+    # checkpoints: rewind a session, the files its turns changed (SPEC §3.40)
+    _M("_tether/session/rewind", later("rewind_rpc", "session_rewind"), Later("_rewind", "RewindParams"),
+       Later("_rewind", "RewindResult")),
+    _M("_tether/session/changes", later("rewind_rpc", "session_changes"), Later("_rewind", "ChangesParams"),
+       Later("_rewind", "ChangesResult")),
     # reports, rules, diagnostics
     _M("_tether/session/report", later("reports", "session_report"), Later("_extensions", "ReportParams"), None),
     _M("_tether/rules/list", later("rules", "rules_list"), Later("_extensions", "RulesParams"),

@@ -32,7 +32,7 @@ from tether_protocol.conversation import JsonObject, blocks_from_json
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
-from . import commands
+from . import commands, memory_command
 from .commands import Expanded
 from .context import ServerContext
 from .turns import drop_waiting_turn, make_turn
@@ -115,7 +115,7 @@ async def _expand(
     ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
-    known = commands.refresh(sink, session.id, session.workspace)  # the command files, read once
+    known = commands.refresh(sink, session)  # the command files, read once
     command = commands.parse(params.prompt, known)
     if command is None:
         return Expanded(list(params.prompt))
@@ -130,8 +130,12 @@ async def _expand(
             sink.update(unstructure(ConfigOptionUpdate(config_options(ctx, session))))  # the "mode" option
     elif command.name == "compact":
         await commands.compact(ctx, session, turn_id, sink, command.args)
+    elif command.name == "model":
+        await commands.set_model(ctx, session, sink, command.args)
     elif command.name == "clear":
-        commands.clear(sink)
+        await commands.clear(ctx, session, sink)
+    elif command.name == "memory":
+        await memory_command.memory(ctx, session, turn_id, sink, command.args)
     elif command.name == "init":
         return commands.init(command.args, rest)
     elif command.name == "review":

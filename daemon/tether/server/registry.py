@@ -25,7 +25,7 @@ from ..store import (
     database_path,
 )
 from ..tools.sandbox import WorkspaceSandbox
-from .config_options import stored_model
+from .config_options import stored_model, stored_reasoning
 from .watcher import WorkspaceWatcher
 
 if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
@@ -167,6 +167,7 @@ class SessionRegistry:
             record.mode,
             title=record.title,
             model=stored_model(record.metadata),
+            reasoning=stored_reasoning(record.metadata),
             messages=model_view(stored),
         )
         for role, body, _status in stored:  # what the model had read, before the daemon restarted

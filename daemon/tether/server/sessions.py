@@ -63,7 +63,7 @@ def commands_after_answer(ctx: ServerContext, session_id: str, workspace: Path) 
     def send() -> None:
         from .commands import send_available
 
-        send_available(ctx.connection, session_id, workspace)
+        send_available(ctx, session_id, workspace)
 
     loop.call_soon(loop.call_soon, send)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -36,7 +36,9 @@ from ..store.snapshots import check_snapshot
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
+    from ..store.checkpoints import RewindRow
     from .registry import SessionRegistry
+    from .rewind import Changed, RewindOutcome
 
 # What a restored snapshot may add as rules: the kinds the approval gate knows.
 RULE_KINDS = frozenset({"execute", "edit", "delete", "move"})
@@ -188,7 +190,28 @@ class SessionsService:
         return await (await self.stores.store_for(workspace)).latest_session()
 
     async def delete_stored(self, store: HistoryStore, session_id: str) -> bool:
-        return await store.delete_session(session_id)
+        from ..store.checkpoints import drop_unused_blobs
+
+        deleted = await store.delete_session(session_id)
+        if deleted:
+            await drop_unused_blobs(store)  # its files' contents, unless another session recorded them too
+        return deleted
+
+    async def rewind(self, store: HistoryStore, session_id: str, workspace: Path, **how: Any) -> RewindOutcome:
+        """Take a stored session back to a turn, a message or before a rewind (``server/rewind.py``)."""
+        from .rewind import rewind
+
+        return await rewind(store, session_id, str(workspace), **how)
+
+    async def changes(self, store: HistoryStore, session_id: str, turn: int | None) -> Sequence[Changed]:
+        from .rewind import changes
+
+        return await changes(store, session_id, turn)
+
+    async def rewinds(self, store: HistoryStore, session_id: str) -> Sequence[RewindRow]:
+        from ..store.checkpoints import rewinds
+
+        return await rewinds(store, session_id)
 
 
 class LiveSessions(SessionsService):
@@ -237,6 +260,26 @@ class LiveSessions(SessionsService):
             await session.turn.done.wait()
         self.registry.live.pop(session.id, None)
         return session
+
+    async def rewind(self, store: HistoryStore, session_id: str, workspace: Path, **how: Any) -> RewindOutcome:
+        """A rewind refused while the session's turn runs here; a live session's conversation
+        is read again afterwards (the model sees it as it now stands)."""
+        from .rewind import RewindBusy
+
+        live = self.registry.live.get(session_id)
+        if live is not None and live.turn is not None:
+            raise RewindBusy(f"session {session_id} is running a turn; cancel it (session/cancel) or wait for its end")
+        outcome = await super().rewind(store, session_id, workspace, **how)
+        if outcome.done and live is not None and live.turn is None:
+            from ..agent.tokens import ContextEstimate
+            from .registry import model_view
+
+            stored = await store.load_messages(session_id)
+            live.messages = model_view([(m.role, m.json_body(), m.status) for m in stored])
+            live.context, live.view_size = ContextEstimate(), ContextEstimate()
+            for path, digest in outcome.digests.items():
+                live.known_files.learn(str(workspace), path, digest)
+        return outcome
 
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""

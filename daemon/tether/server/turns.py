@@ -70,9 +70,11 @@ def make_turn(
             ),
             documents=ctx.documents.texts,
             env_allow=settings.allow_env,
+            checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
             sandbox_setting=settings.sandbox,
             hidden_paths=hidden_paths(ctx),
             terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
+            memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         ),
     )
 

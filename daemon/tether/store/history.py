@@ -343,8 +343,10 @@ class HistoryStore:
         return await self._db.write(work)
 
     async def load_messages(self, session_id: str) -> list[MessageRecord]:
+        """The conversation as it stands (without the messages a rewind took out)."""
         rows = await self._db.read(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND rewound IS NULL ORDER BY seq",
+            (session_id,),
         )
         return records_of_rows(rows)
 
@@ -355,7 +357,7 @@ class HistoryStore:
         is read (in the connection's thread) while the caller works on this one. Close it
         with ``contextlib.aclosing`` when leaving early. Pages are separate reads: messages
         added meanwhile at the end are included, as a later read would see them."""
-        select = "SELECT role, body, status, seq FROM messages WHERE session_id = ?"
+        select = "SELECT role, body, status, seq FROM messages WHERE session_id = ? AND rewound IS NULL"
         first = f"{select} ORDER BY seq LIMIT {size:d}"
         after = f"{select} AND seq > ? ORDER BY seq LIMIT {size:d}"
         reading: asyncio.Future[list[Any]] | None = asyncio.ensure_future(self._db.read(first, (session_id,)))

@@ -28,6 +28,7 @@ __all__ = [
     "MESSAGE_ROLES",
     "MESSAGE_STATUSES",
     "TURN_STATUSES",
+    "ChangeSet",
     "MessageRecord",
     "MessageRow",
     "MessageView",
@@ -179,10 +180,21 @@ class SessionRecord:
 
 
 # (role, encoded body, status, created_at, searchable text or None): a message ready to insert
-MessageRow = tuple[str, str, str, float, str | None]
+MessageRow = tuple[str, str, str, float, str | None, "ChangeSet | None"]
 
 # A stored message as showing it again needs it: (role, body, status).
 MessageView = tuple[str, "JsonObject", str]
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSet:
+    """What one tool call changed in the workspace (checkpoints, ``store/checkpoints.py``):
+    rows of (path, before, after, note) with sha256 digests (None: no file), and the
+    contents to store by digest. Committed with the call's result message."""
+
+    call_id: str
+    rows: tuple[tuple[str, str | None, str | None, str | None], ...]
+    blobs: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -201,11 +213,12 @@ class MessageRecord:
     seq: int = -1
     turn_id: str | None = None
     created_at: float = 0.0
+    changes: ChangeSet | None = None  # a tool result's: the files its call changed
 
     @classmethod
-    def of(cls, message: Message, status: str = "complete") -> MessageRecord:
+    def of(cls, message: Message, status: str = "complete", changes: ChangeSet | None = None) -> MessageRecord:
         """The record of a typed message, to store."""
-        return cls(message.role, message, status)
+        return cls(message.role, message, status, changes=changes)
 
     @property
     def message(self) -> Message:
@@ -301,4 +314,5 @@ def message_row(message: MessageRecord, now: float) -> MessageRow:
         message.status,
         message.created_at or now,
         indexed_text(message.role, body),
+        message.changes,
     )

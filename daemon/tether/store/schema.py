@@ -275,6 +275,15 @@ async def _v7_cjk_words(conn: aiosqlite.Connection) -> None:
     )
 
 
+async def _v8_checkpoints(conn: aiosqlite.Connection) -> None:
+    # What each tool call (and each rewind) changed in the workspace, with the contents
+    # as deduplicated blobs, and the messages a rewind took out of the model's view.
+    from tether.store.checkpoints import SCHEMA
+
+    for statement in SCHEMA:
+        await conn.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_approval_rules,
@@ -283,6 +292,7 @@ MIGRATIONS: list[Migration] = [
     _v5_index_in_python,
     _v6_checks_without_in_lists,
     _v7_cjk_words,
+    _v8_checkpoints,
 ]
 
 

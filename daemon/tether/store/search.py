@@ -1,7 +1,9 @@
 """Full-text search over a workspace's stored conversations (schema v4, FTS5).
 
 Owns: the search query (bm25 ranking, ``[[ ]]``-marked snippets) and the fallback
-that turns a query FTS5 cannot parse into literal words. The index itself is migration
+that turns a query FTS5 cannot parse into literal words; and the retrieved-memory query
+(``matches_elsewhere``: any of some words, in the user's and the model's messages of the
+other sessions, with each message's time, for ``agent/memory.py`` to rank). The index itself is migration
 ``_v4_search`` in ``schema.py``; since v5 the store writes its rows with the messages
 (``records.searchable_text`` decides what is searchable) and a trigger removes them.
 Must not: write anything.
@@ -17,7 +19,7 @@ from tether.store.errors import StoreError
 from tether.store.history import HistoryStore
 from tether.store.records import SPLIT, split_cjk
 
-__all__ = ["Hit", "literal_query", "search"]
+__all__ = ["Hit", "Match", "any_word_query", "literal_query", "matches_elsewhere", "search"]
 
 MAX_LIMIT = 200
 _SNIPPET_TOKENS = 16
@@ -76,3 +78,47 @@ async def search(store: HistoryStore, query: str, *, limit: int = 20) -> list[Hi
 
 def _shown(snippet: str) -> str:
     return _JOINED_MARKS.sub("", snippet).replace(SPLIT, "") if SPLIT in snippet else snippet
+
+
+_ELSEWHERE = """
+SELECT m.session_id, s.title, m.seq, m.role,
+       snippet(messages_fts, 0, '', '', '…', ?), bm25(messages_fts), m.created_at
+FROM messages_fts
+JOIN messages AS m ON m.id = messages_fts.rowid
+JOIN sessions AS s ON s.id = m.session_id
+WHERE messages_fts MATCH ? AND m.session_id != ? AND m.role IN ('user', 'assistant')
+  AND m.status = 'complete'
+ORDER BY bm25(messages_fts)
+LIMIT ?"""
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A message of another session matching some of the words (``rank``: bm25, lower is better)."""
+
+    session_id: str
+    session_title: str | None
+    message_seq: int
+    role: str
+    snippet: str  # unmarked
+    rank: float
+    created_at: float  # seconds since the epoch
+
+
+def any_word_query(words: list[str]) -> str:
+    """An FTS5 query matching any of ``words`` (each a literal string, CJK split)."""
+    return " OR ".join('"' + split_cjk(word).replace('"', '""') + '"' for word in words if word)
+
+
+async def matches_elsewhere(
+    store: HistoryStore, words: list[str], *, exclude_session: str, limit: int = 20, snippet_tokens: int = 24
+) -> list[Match]:
+    """The best ``limit`` user and assistant messages of sessions other than
+    ``exclude_session`` that hold any of ``words``."""
+    query = any_word_query([w.replace("\0", " ").strip() for w in words])
+    if not query:
+        return []
+    rows = await store.query(_ELSEWHERE, (snippet_tokens, query, exclude_session, limit))
+    return [
+        Match(row[0], row[1], int(row[2]), row[3], _shown(row[4]), float(row[5]), float(row[6])) for row in rows
+    ]

@@ -17,6 +17,8 @@ from tether.store.records import MESSAGE_ROLES, MESSAGE_STATUSES, TURN_STATUSES
 
 # (the conversation model is imported by the checks that use it: opening a store does not)
 
+# version 1 since issue 20 may hold the optional checkpoints (``snapshot_checkpoints``):
+# older snapshots restore as they did, and older Tethers ignore them
 SNAPSHOT_VERSION = 1
 
 RULE_DECISIONS = ("allow", "deny")

@@ -15,6 +15,7 @@ from typing import Any
 from tether.store.errors import StoreError
 from tether.store.history import HistoryStore
 from tether.store.records import decode_json, encode_json
+from tether.store.snapshot_checkpoints import export_checkpoints
 from tether.store.snapshot_checks import SNAPSHOT_VERSION
 
 __all__ = ["export_session", "export_session_json"]
@@ -43,6 +44,10 @@ async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]
         )
     ]
     turns, pending = await _turns_of(store, session_id)
+    checkpoints, rewound = await export_checkpoints(store, session_id)
+    for message in messages:
+        if message["seq"] in rewound:
+            message["rewound"] = rewound[message["seq"]]
     known = {turn["id"] for turn in turns}
     reports = [
         {"turn_id": turn_id, "report": decode_json(report)}
@@ -62,6 +67,7 @@ async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]
         "reports": reports,
         "rules": await _rules_of(store),
         "pending": pending,
+        **({"checkpoints": checkpoints} if checkpoints is not None else {}),
     }
 
 
@@ -115,6 +121,8 @@ async def export_session_json(store: HistoryStore, session_id: str) -> str:
     SQLite does not take for JSON (a damaged row) falls back to ``export_session``.
     """
     session = await _session_of(store, session_id)
+    if await _has_checkpoints(store, session_id):  # the blobs and rewinds: built as a dict
+        return encode_json(await export_session(store, session_id))
     # `plain`: the row's values are what `encode_json` of the dict would spell as below
     # (role and status are plain words: the schema's CHECKs)
     rows = await store.query(
@@ -183,6 +191,14 @@ def _turns_json(turn_rows: list[Any]) -> tuple[list[str], str]:
             if status == "running":  # the latest waiting turn wins, as in export_session
                 pending = f'{{"turn_id":{_str(tid)},"approvals":{waiting}}}'
     return turns, pending
+
+
+async def _has_checkpoints(store: HistoryStore, session_id: str) -> bool:
+    rows = await store.query(
+        "SELECT EXISTS (SELECT 1 FROM file_changes WHERE session_id = ?)"
+        " OR EXISTS (SELECT 1 FROM rewinds WHERE session_id = ?)", (session_id, session_id),
+    )
+    return bool(rows[0][0])
 
 
 async def _session_of(store: HistoryStore, session_id: str) -> dict[str, Any]:

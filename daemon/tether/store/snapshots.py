@@ -29,6 +29,7 @@ import aiosqlite
 
 from tether.store.history import HistoryStore
 from tether.store.records import encode_json, indexed_text, new_turn_ids
+from tether.store.snapshot_checkpoints import check_checkpoints, import_checkpoints, keep_until
 from tether.store.snapshot_checks import (
     SNAPSHOT_VERSION,
     SnapshotError,
@@ -97,6 +98,7 @@ def check_snapshot(snapshot: Any) -> CheckedSnapshot:
     check_messages(listed(snapshot, "messages"), turn_ids)
     check_reports(listed(snapshot, "reports"), turn_ids)
     check_rules(listed(snapshot, "rules", required=False))
+    check_checkpoints(snapshot)
     return CheckedSnapshot(snapshot)
 
 
@@ -174,6 +176,7 @@ async def import_session(
                 + ("; restore it without keeping its id" if keep_id else "")
             ) from exc
         await _insert_rows(conn, session_id, rows)
+        await import_checkpoints(conn, session_id, checked)
 
     await store.transaction(work)
     if import_rules:
@@ -346,6 +349,7 @@ async def fork_session(
                 f"session {session_id!r} has no message {upto_seq} to fork at (its messages: {last})"
             )
         messages = [m for m in messages if m["seq"] <= upto_seq]
+        keep_until(snapshot, upto_seq)
     kept = {m["turn_id"] for m in messages}
     turns = [t for t in snapshot["turns"] if t["id"] in kept]
     for turn in turns:

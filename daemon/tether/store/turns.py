@@ -87,7 +87,7 @@ async def insert_turn(
         )
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"turn {turn_id!r} already exists") from exc
-    role, body, status, created_at, text = first
+    role, body, status, created_at, text, _changes = first
     await conn.execute(_INSERT_MESSAGE, (session_id, turn_id, message_seq, role, body, status, created_at))
     if text:
         await conn.execute(_INDEX_LAST, (text,))
@@ -113,6 +113,11 @@ async def insert_step(
     index = [(m[4], session_id, first + i) for i, m in enumerate(messages) if m[4]]
     if index:
         await conn.executemany(_INDEX_BY_SEQ, index)
+    changed = [(first + i, m[5]) for i, m in enumerate(messages) if m[5] is not None]
+    if changed:  # checkpoints: the files the calls changed, with their results
+        from tether.store.checkpoints import insert_changes
+
+        await insert_changes(conn, session_id, changed)
     await touch_session(conn, session_id, now)
     return list(range(first, first + len(messages)))
 

@@ -28,6 +28,7 @@ from tether_protocol._json import JsonObject
 if TYPE_CHECKING:
     # Only for annotations (sandbox.py imports ToolError from tools/errors.py).
     from tether.sandbox import SandboxChoice
+    from tether.tools.changes import ChangeRecorder, FileChange
     from tether.tools.sandbox import WorkspaceSandbox
 
 A = TypeVar("A")  # a tool's attrs args class
@@ -76,6 +77,10 @@ class ToolResult:
     changes: list[ChangePreview] = field(default_factory=list)
     # update_plan: the plan as ACP PlanEntry fields (content, priority, status)
     plan: list[dict[str, str]] | None = None
+    # what the call changed in the workspace, file by file, and the contents to store
+    # (tools/changes.py; committed with the result, for rewind)
+    file_changes: list[FileChange] = field(default_factory=list)
+    file_blobs: dict[str, bytes] = field(default_factory=dict)
 
 
 class FileIO(Protocol):
@@ -129,6 +134,8 @@ class ToolContext:
     # Directories commands must not read (Tether's config and history), where the
     # sandbox can hide them.
     hidden_paths: tuple[str, ...] = ()
+    # Records what the call changes (the file tools' writes, a command's scan); None: not recorded.
+    recorder: ChangeRecorder | None = None
 
 
 @dataclass(slots=True)

@@ -2,7 +2,8 @@
 
 Owns: turning a model path into a target (sandbox, `.git/` refusal at any depth, acting
 on a final symlink itself where that matters), finding a nested repository inside a
-directory that would be deleted or moved (`TreeScan`), reading the current text through `ctx.files`, the
+directory that would be deleted or moved (`TreeScan`), handing the tools `ctx.files`
+wrapped by `ctx.recorder` (every change recorded for rewind), reading the current text through `ctx.files`, the
 read-ledger checks, writing a previewed text change with only the hunks the user kept,
 and the result text that tells the model what really happened.
 Must not: touch the disk directly (only `ctx.files`; `os.path` queries for existence are
@@ -108,7 +109,8 @@ def default_mutating_tools() -> list[Tool[Any]]:
 def require_files(ctx: ToolContext, tool_name: str) -> FileIO:
     if ctx.files is None:
         raise ToolError(f"{tool_name}: changing files is not available in this session")
-    return ctx.files
+    # every change the four file tools make goes through here: recorded for rewind
+    return ctx.files if ctx.recorder is None else ctx.recorder.wrap(ctx.files)
 
 
 def resolve_target(ctx: ToolContext, given: str, *, follow_final_link: bool = True) -> tuple[Path, str]:

@@ -7,7 +7,8 @@ running it in the OS sandbox `ctx.command_sandbox` (tether.sandbox: workspace-wr
 network only when `ctx.network`; the fds the sandbox needs passed, then closed),
 streaming decoded output to `ctx.on_output` (coalesced, never splitting a UTF-8
 character), capping what the model gets to a head and a tail, the exit-status footer,
-and a note when the sandbox probably blocked it.
+a note when the sandbox probably blocked it, and asking `ctx.recorder` to compare the
+workspace before and after (what it changed is recorded for rewind; tools/tree_scan.py).
 Must not: run anything outside the workspace directory, pass secrets to the command,
 let any process it started outlive the call (process_group.py and the sandbox do the
 killing), or decide whether the command is allowed or gets the network (that is the
@@ -151,11 +152,16 @@ class RunCommandTool(Tool[RunCommandArgs]):
                     argv, fds = sandbox.prepare(["/bin/sh", "-c", args.command], policy)
                 except (OSError, ValueError) as error:
                     raise ToolError(f"run_command: could not set up the {sandbox.name} sandbox: {error}") from error
+            recorder = ctx.recorder if ctx.workspace_writable else None
+            before = await anyio.to_thread.run_sync(recorder.scan_before) if recorder is not None else None
             try:
                 outcome, body = await self._run_streamed(args, str(cwd), env, argv, ctx, fds)
             finally:
                 for fd in fds:
                     os.close(fd)
+                if recorder is not None and before is not None:  # what it changed, for rewind
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(recorder.scan_after, before)
         finally:
             with anyio.CancelScope(shield=True):  # a cancelled call leaves no temp dir either
                 await anyio.to_thread.run_sync(lambda: shutil.rmtree(tmpdir, ignore_errors=True))

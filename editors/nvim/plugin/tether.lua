@@ -45,6 +45,26 @@ end, {
   desc = "Tether: set the session's mode (read-only, ask, auto-edit, full-auto)",
 })
 
+command("TetherModel", function(opts)
+  tether().set_model(opts.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return tether().option_values("model")
+  end,
+  desc = "Tether: the session's model from the next turn (no argument: pick one)",
+})
+
+command("TetherReasoning", function(opts)
+  tether().set_reasoning(opts.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return tether().option_values("reasoning")
+  end,
+  desc = "Tether: the reasoning effort / thinking budget, where the model has one",
+})
+
 command("TetherSearch", function(opts)
   tether().search(opts.args)
 end, { nargs = "+", desc = "Tether: search the stored sessions of this workspace" })

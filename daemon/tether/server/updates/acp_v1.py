@@ -24,6 +24,7 @@ from tether_protocol._json import JsonObject
 from ...agent.sink import (
     ChangeContent,
     ContextCompacted,
+    MemoryRecalled,
     Notice,
     PlanUpdated,
     StepStarted,
@@ -148,6 +149,22 @@ def _compacted(e: ContextCompacted) -> Update:
     return notice(text, compaction={"replaced": e.replaced})
 
 
+def _recalled(e: MemoryRecalled) -> Update:
+    """What retrieved memory gave the model, readable in any client, listed in
+    `_meta.tether.memory` for clients that show it their own way."""
+    shown = "; ".join(f"{m.session_title or m.session_id} #{m.seq}" for m in e.messages)
+    text = (
+        f"\n[memory: {len(e.messages)} message{'s' if len(e.messages) != 1 else ''} of earlier sessions "
+        f"given to the model (~{e.tokens} tokens): {shown}]\n"
+    )
+    hits = [
+        {"sessionId": m.session_id, "sessionTitle": m.session_title, "messageSeq": m.seq, "role": m.role,
+         "snippet": m.snippet}
+        for m in e.messages
+    ]
+    return notice(text, memory={"tokens": e.tokens, "hits": hits})
+
+
 _RENDER: dict[type, Callable[[Any], Update | None]] = {
     ToolCallStarted: _tool_call,
     ToolCallPatch: _patch,
@@ -161,6 +178,7 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     TitleChanged: lambda e: {"sessionUpdate": "session_info_update", "title": e.title},
     Notice: lambda e: notice(e.text),
     ContextCompacted: _compacted,
+    MemoryRecalled: _recalled,
     StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
     TurnEnded: lambda e: {
         "sessionUpdate": "session_info_update",

@@ -229,7 +229,7 @@ local STATUS_TEXT = {
   approval = "waiting for approval",
 }
 
---- The winbar: title, mode and status.
+--- The winbar: title, mode, model and status.
 function Chat:refresh()
   local chat_win = self:windows()
   if not chat_win then
@@ -242,6 +242,10 @@ function Chat:refresh()
   end
   if session and session.mode then
     table.insert(parts, "mode " .. session.mode)
+  end
+  local model = self.client:option("model")
+  if model and model.currentValue ~= "default" then
+    table.insert(parts, "model " .. model.currentValue)
   end
   table.insert(parts, STATUS_TEXT[self.client:status()])
   vim.wo[chat_win].winbar = (table.concat(parts, " · "):gsub("%%", "%%%%"))

@@ -18,7 +18,7 @@ M.VERSION = "0.1.0"
 ---@field root string
 ---@field rpc? vim.lsp.rpc.PublicClient
 ---@field state "stopped"|"starting"|"ready"
----@field session? {id: string, modes?: table, mode?: string, title?: string}
+---@field session? {id: string, modes?: table, mode?: string, title?: string, options?: table}
 ---@field turn? {running: boolean, id?: string, usage?: table}
 ---@field approvals table<string, tether.Approval>
 ---@field chat? tether.Chat
@@ -87,7 +87,8 @@ function Client:_initialize_params()
     clientCapabilities = {
       fs = { readTextFile = false, writeTextFile = false },
       -- the approval picker lists options by name: "Allow once, with network" is told apart
-      _meta = { tether = { namedPermissionOptions = true } },
+      -- `/clear` opens a new session in this chat (`_tether/session/cleared`)
+      _meta = { tether = { namedPermissionOptions = true, clearSession = true } },
     },
     clientInfo = { name = "tether.nvim", title = "Neovim", version = M.VERSION },
     -- LSP
@@ -289,7 +290,12 @@ function Client:new_session(cb)
       if rerr then
         return cb(rerr.message or tostring(rerr))
       end
-      self.session = { id = result.sessionId, modes = result.modes, mode = result.modes and result.modes.currentModeId }
+      self.session = {
+        id = result.sessionId,
+        modes = result.modes,
+        mode = result.modes and result.modes.currentModeId,
+        options = result.configOptions,
+      }
       self.turn = nil
       if self.chat then
         self.chat:reset()
@@ -344,6 +350,7 @@ function Client:load_session(session_id, cb)
       self.session.loading = nil
       self.session.modes = result.modes
       self.session.mode = result.modes and result.modes.currentModeId
+      self.session.options = result.configOptions
       if self.chat then
         self.chat.transcript:flush()
       end
@@ -391,6 +398,64 @@ function Client:set_mode(mode, cb)
       cb(nil)
     end)
   end)
+end
+
+--- The session's config option `id` ("model", "reasoning", "mode"), or nil.
+function Client:option(id)
+  for _, option in ipairs(self.session and self.session.options or {}) do
+    if option.id == id then
+      return option
+    end
+  end
+  return nil
+end
+
+function Client:_set_options(options)
+  self.session.options = options
+  local mode = self:option("mode")
+  if mode then
+    self.session.mode = mode.currentValue
+  end
+  self:changed()
+end
+
+--- Set a session config option (the model picker, the reasoning picker); it applies from
+--- the next turn. `cb(err)`.
+function Client:set_config_option(config_id, value, cb)
+  self:ensure_session(function(err)
+    if err then
+      return cb(err)
+    end
+    local params = { sessionId = self.session.id, configId = config_id, value = value }
+    self:request("session/set_config_option", params, function(rerr, result)
+      if rerr then
+        return cb(rerr.message or tostring(rerr))
+      end
+      if self.session and self.session.id == params.sessionId then
+        self:_set_options(result.configOptions or {})
+      end
+      cb(nil)
+    end)
+  end)
+end
+
+--- `/clear` made a new session for this chat (we declared `clearSession`): show it, empty.
+function Client:on_session_cleared(params)
+  if not self.session or params.sessionId ~= self.session.id then
+    return
+  end
+  self.session = { id = params.newSessionId, options = params.configOptions }
+  local mode = self:option("mode")
+  self.session.mode = mode and mode.currentValue
+  self.turn = nil
+  for _, ask in pairs(self.approvals) do
+    ask:withdraw()
+  end
+  if self.chat then
+    self.chat:reset()
+    self.chat.transcript:notice("New conversation (/clear); the previous one is in :TetherSessions.")
+  end
+  self:changed()
 end
 
 -- turns -----------------------------------------------------------------------------
@@ -492,6 +557,11 @@ function Client:on_session_update(params)
   if kind == "available_commands_update" then
     -- the `/` commands the prompt area completes (chat.lua's omnifunc)
     self.session.commands = update.availableCommands or {}
+    return
+  end
+  if kind == "config_option_update" then
+    -- the provider's model list arrived, or `/model` changed the model
+    self:_set_options(update.configOptions or {})
     return
   end
   if kind == "current_mode_update" then

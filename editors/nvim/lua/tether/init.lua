@@ -4,7 +4,8 @@
 ---
 --- Public surface (see `:help tether`):
 ---   setup(opts), toggle(), open(), close(), send(text), new_session(), sessions(),
----   cancel(), set_mode(mode), search(query), stop(cb), status(), state()
+---   cancel(), set_mode(mode), set_model(id), set_reasoning(value), option_values(id),
+---   search(query), stop(cb), status(), state()
 local config = require("tether.config")
 local seams = require("tether.seams")
 local clients = require("tether.client")
@@ -163,6 +164,66 @@ function M.set_mode(mode)
   else
     seams.ui_select(M.MODES, { prompt = "Tether mode", kind = "tether.mode" }, apply)
   end
+end
+
+--- The values of the session's config option `id` (for completion), [] without a session.
+function M.option_values(id)
+  local option = M.client():option(id)
+  local values = {}
+  for _, o in ipairs(option and option.options or {}) do
+    table.insert(values, o.value)
+  end
+  return values
+end
+
+--- Set config option `id` to `value`, or pick it with vim.ui.select over the option's
+--- values (the current one marked) when `value` is nil or "".
+local function pick_option(id, label, value)
+  local client = M.client()
+  local function apply(choice)
+    if choice then
+      client:set_config_option(id, choice, function(err)
+        if err then
+          report(err)
+        else
+          seams.notify(("Tether: %s %s (from the next turn)"):format(label, choice))
+        end
+      end)
+    end
+  end
+  if value and value ~= "" then
+    return apply(value)
+  end
+  client:ensure_session(function(err)
+    if err then
+      return report(err)
+    end
+    local option = client:option(id)
+    if not option then
+      return seams.notify(("Tether: this session has no %s choice (the model or provider has none)"):format(label))
+    end
+    seams.ui_select(option.options, {
+      prompt = "Tether " .. label,
+      kind = "tether." .. id,
+      format_item = function(item)
+        local name = item.name ~= item.value and (item.name .. " (" .. item.value .. ")") or item.value
+        return name .. (item.value == option.currentValue and "  ✓" or "")
+      end,
+    }, function(choice)
+      apply(choice and choice.value)
+    end)
+  end)
+end
+
+--- `:TetherModel {id}`: the session's model from the next turn (asks when `id` is nil:
+--- the configured models and what the provider lists).
+function M.set_model(model)
+  pick_option("model", "model", model)
+end
+
+--- `:TetherReasoning {value}`: the reasoning effort / thinking budget, where the model has one.
+function M.set_reasoning(value)
+  pick_option("reasoning", "reasoning", value)
 end
 
 --- `:TetherSearch {text}`: search every session of this workspace, open the one picked.

@@ -12,6 +12,10 @@ M.notifications = {
   ["session/update"] = function(client, params)
     client:on_session_update(params)
   end,
+  -- `/clear`: the new session to show in this chat
+  ["_tether/session/cleared"] = function(client, params)
+    client:on_session_cleared(params)
+  end,
   -- ACP's spelling, which Tether uses with this client (it declares protocolVersion)
   ["$/cancel_request"] = function(client, params)
     client:on_withdrawn(params.requestId or params.id)

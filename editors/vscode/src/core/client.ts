@@ -32,8 +32,10 @@ import type {
   ReportResult,
   RequestPermissionParams,
   RequestPermissionResult,
+  SessionClearedParams,
   SessionInfo,
   SessionNotification,
+  SetConfigOptionResult,
   TextDocumentContentChangeEvent,
 } from "../protocol/schema";
 
@@ -43,6 +45,7 @@ export type ApplyEditHandler = (params: ApplyWorkspaceEditParams) => Promise<App
 
 export class TetherClient implements Disposable {
   private readonly updates = new Emitter<SessionNotification>();
+  private readonly cleared = new Emitter<SessionClearedParams>();
   private readonly closed = new Emitter<void>();
   /** sources of the requests Tether sent us that are still open, by request id */
   private readonly incoming = new Map<string | number, CancellationTokenSource>();
@@ -55,10 +58,13 @@ export class TetherClient implements Disposable {
   initializeResult?: InitializeResult;
 
   readonly onUpdate = this.updates.event;
+  /** `/clear` made a new session for the view showing `sessionId` (SPEC §4.11) */
+  readonly onCleared = this.cleared.event;
   readonly onClose = this.closed.event;
 
   constructor(private readonly connection: MessageConnection) {
     connection.onNotification("session/update", (params: SessionNotification) => this.updates.fire(params));
+    connection.onNotification("_tether/session/cleared", (params: SessionClearedParams) => this.cleared.fire(params));
     connection.onNotification("$/cancel_request", (params: { requestId?: string | number; id?: string | number }) => {
       const id = params?.requestId ?? params?.id;
       if (id !== undefined) this.incoming.get(id)?.cancel();
@@ -160,6 +166,11 @@ export class TetherClient implements Disposable {
 
   async setMode(sessionId: string, modeId: string): Promise<void> {
     await this.connection.sendRequest("session/set_mode", { sessionId, modeId });
+  }
+
+  /** A session config option (the model or reasoning picker, the mode), SPEC §3.36. */
+  setConfigOption(sessionId: string, configId: string, value: string): Promise<SetConfigOptionResult> {
+    return this.connection.sendRequest("session/set_config_option", { sessionId, configId, value });
   }
 
   prompt(sessionId: string, prompt: ContentBlock[]): Promise<PromptResult> {

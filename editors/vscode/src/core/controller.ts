@@ -9,7 +9,15 @@ import type { TetherClient } from "./client";
 import { Emitter, type Disposable } from "./events";
 import type { PermissionDecision } from "./permissions";
 import { initialState, reduce, statusOf, type ChatAction, type ChatState } from "./state";
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ContentBlock, PromptResult, SessionInfo } from "../protocol/schema";
+import type {
+  ApplyWorkspaceEditParams,
+  ApplyWorkspaceEditResult,
+  ContentBlock,
+  PromptResult,
+  SessionClearedParams,
+  SessionConfigOption,
+  SessionInfo,
+} from "../protocol/schema";
 
 export interface ChatHost {
   /** `workspace/applyEdit` from the daemon (SPEC §3.26) */
@@ -86,6 +94,7 @@ export class ChatController implements Disposable {
     this.client = client;
     this.clientSubscriptions = [
       client.onUpdate((n) => this.onUpdate(n.sessionId, n.update as unknown as Record<string, unknown>)),
+      client.onCleared((p) => this.onCleared(p)),
     ];
     client.setPermissionHandler((prompt, withdrawn) => this.ask(prompt, withdrawn));
     client.setApplyEditHandler((params) => this.options.host.applyEdit(params));
@@ -110,6 +119,7 @@ export class ChatController implements Disposable {
     ];
     if (s.sessionId) {
       out.push({ type: "session", sessionId: s.sessionId, title: s.title, modeId: s.modeId });
+      out.push({ type: "options", options: s.options });
       out.push(...this.transcript);
       for (const prompt of s.pending) if (prompt.sessionId === s.sessionId) out.push({ type: "permission", prompt });
     }
@@ -131,6 +141,9 @@ export class ChatController implements Disposable {
         return true;
       case "setMode":
         void this.setMode(message.modeId);
+        return true;
+      case "setOption":
+        void this.setOption(message.configId, message.value);
         return true;
       case "loadSession":
         void this.loadSession(message.sessionId);
@@ -174,6 +187,7 @@ export class ChatController implements Disposable {
       this.post({ type: "session", sessionId, title, modeId: this.current.modeId });
       const result = await client.loadSession(sessionId, this.options.cwd);
       if (this.current.sessionId !== sessionId) return true;
+      this.setOptions(result.configOptions ?? []);
       const modeId = result.modes?.currentModeId;
       if (modeId) {
         this.dispatch({ type: "modeChanged", modeId });
@@ -261,6 +275,25 @@ export class ChatController implements Disposable {
     });
   }
 
+  /** Sets a session config option (the model, the reasoning effort; SPEC §3.36): it applies
+   * from the session's next turn. Without a session there is no option to set yet. */
+  async setOption(configId: string, value: string): Promise<boolean> {
+    const ok = await this.guard(async () => {
+      const sessionId = this.current.sessionId;
+      if (!sessionId) throw new Error("Start a session first: its models are listed when it opens.");
+      const client = await this.options.connect();
+      const result = await client.setConfigOption(sessionId, configId, value);
+      if (this.current.sessionId === sessionId) this.setOptions(result.configOptions);
+      return true;
+    });
+    return ok === true;
+  }
+
+  /** The current session's config option `id`, if it has one. */
+  option(id: string): SessionConfigOption | undefined {
+    return this.current.options.find((o) => o.id === id);
+  }
+
   /** Answers an approval (from the chat card, the diff editor or a notification). */
   answerPermission(requestId: string, decision: PermissionDecision): boolean {
     const resolve = this.answers.get(requestId);
@@ -286,14 +319,32 @@ export class ChatController implements Disposable {
   private async createSession(client: TetherClient): Promise<string> {
     const wanted = this.current.modeId;
     const result = await client.newSession(this.options.cwd);
-    this.dispatch({ type: "sessionOpened", sessionId: result.sessionId, title: null, modes: result.modes });
+    this.dispatch({
+      type: "sessionOpened", sessionId: result.sessionId, title: null, modes: result.modes, options: result.configOptions,
+    });
     this.transcript = [];
     if (wanted && wanted !== this.current.modeId && this.current.modes.some((m) => m.id === wanted)) {
       await client.setMode(result.sessionId, wanted);
       this.dispatch({ type: "modeChanged", modeId: wanted });
     }
     this.post({ type: "session", sessionId: result.sessionId, title: null, modeId: this.current.modeId });
+    this.post({ type: "options", options: this.current.options });
     return result.sessionId;
+  }
+
+  private setOptions(options: SessionConfigOption[]): void {
+    this.dispatch({ type: "optionsChanged", options });
+    this.post({ type: "options", options });
+  }
+
+  /** `/clear` in this view: the daemon made a new session (same mode, model, reasoning);
+   * show it, empty. The old one stays in the session list. */
+  private onCleared(params: SessionClearedParams): void {
+    if (params.sessionId !== this.current.sessionId) return;
+    this.dispatch({ type: "sessionOpened", sessionId: params.newSessionId, title: null, options: params.configOptions });
+    this.post({ type: "session", sessionId: params.newSessionId, title: null, modeId: this.current.modeId });
+    this.post({ type: "options", options: this.current.options });
+    void this.refreshSessions().catch(() => undefined);
   }
 
   private onUpdate(sessionId: string, update: Record<string, unknown>): void {

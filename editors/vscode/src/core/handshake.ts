@@ -26,7 +26,8 @@ export function initializeParams(o: HandshakeOptions): InitializeParams {
     // the approval card shows every option by name, so "Allow once, with network" is offered
     clientCapabilities: {
       fs: { readTextFile: false, writeTextFile: false },
-      _meta: { tether: { namedPermissionOptions: true } },
+      // `/clear` opens a new session in this chat view (`_tether/session/cleared`)
+      _meta: { tether: { namedPermissionOptions: true, clearSession: true } },
     },
     clientInfo: { name: o.clientName ?? "tether-vscode", version: o.clientVersion ?? "0.0.0" },
     processId: o.processId ?? process.pid,

@@ -4,7 +4,7 @@
  * returns a new state and never mutates its input.
  */
 import type { ModeInfo, PermissionPrompt, SessionSummary, Status } from "../shared/messages";
-import type { PlanEntry, SessionModeState } from "../protocol/schema";
+import type { PlanEntry, SessionConfigOption, SessionModeState } from "../protocol/schema";
 
 export interface ToolCallView {
   toolCallId: string;
@@ -41,6 +41,8 @@ export interface ChatState {
   title: string | null;
   modes: ModeInfo[];
   modeId: string | null;
+  /** the session's config options (the model, reasoning and mode pickers), SPEC §3.36 */
+  options: SessionConfigOption[];
   turns: TurnView[];
   plan: PlanEntry[];
   /** a turn runs (a prompt is unanswered, or a resumed turn has not announced its end) */
@@ -57,6 +59,7 @@ export type ChatAction =
       sessionId: string;
       title: string | null;
       modes?: SessionModeState | null;
+      options?: SessionConfigOption[] | null;
       /** the session already runs a turn (it was left while running) */
       running?: boolean;
     }
@@ -66,7 +69,8 @@ export type ChatAction =
   | { type: "turnEnded"; stopReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
   | { type: "permissionAsked"; prompt: PermissionPrompt }
   | { type: "permissionClosed"; requestId: string }
-  | { type: "modeChanged"; modeId: string };
+  | { type: "modeChanged"; modeId: string }
+  | { type: "optionsChanged"; options: SessionConfigOption[] };
 
 /** The four modes of SPEC §5.7, shown until the daemon sends its own list. */
 export const KNOWN_MODES: ModeInfo[] = [
@@ -83,6 +87,7 @@ export function initialState(modeId: string | null = "ask"): ChatState {
     title: null,
     modes: KNOWN_MODES,
     modeId,
+    options: [],
     turns: [],
     plan: [],
     running: false,
@@ -116,7 +121,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         modes: action.modes?.availableModes?.length
           ? action.modes.availableModes.map((m) => ({ id: m.id, name: m.name, description: m.description ?? undefined }))
           : state.modes,
-        modeId: action.modes?.currentModeId ?? state.modeId,
+        modeId: action.modes?.currentModeId ?? action.options?.find((o) => o.id === "mode")?.currentValue ?? state.modeId,
+        options: action.options ?? [],
         turns: [],
         plan: [],
         running: action.running ?? false,
@@ -150,7 +156,15 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, pending: state.pending.filter((p) => p.requestId !== action.requestId) };
     case "modeChanged":
       return { ...state, modeId: action.modeId };
+    case "optionsChanged":
+      return withOptions(state, action.options);
   }
+}
+
+/** New config options; the mode follows its option. */
+export function withOptions(state: ChatState, options: SessionConfigOption[]): ChatState {
+  const mode = options.find((o) => o.id === "mode")?.currentValue;
+  return { ...state, options, modeId: mode ?? state.modeId };
 }
 
 function applyUpdate(state: ChatState, update: Record<string, unknown>): ChatState {
@@ -231,6 +245,8 @@ function applyUpdate(state: ChatState, update: Record<string, unknown>): ChatSta
       if (ended) next = reduce(next, { type: "turnEnded", stopReason: String(ended.stopReason ?? "end_turn") });
       return next;
     }
+    case "config_option_update":
+      return Array.isArray(update.configOptions) ? withOptions(state, update.configOptions as SessionConfigOption[]) : state;
     case "current_mode_update":
       return typeof update.currentModeId === "string" ? { ...state, modeId: update.currentModeId } : state;
     default:

@@ -78,6 +78,24 @@ export function registerCommands(ext: TetherExtension): vscode.Disposable[] {
       if (picked) await agent.controller.setMode(picked.modeId);
     }),
 
+    command("tether.setModel", async () => {
+      const agent = current();
+      if (!agent) return;
+      if (!agent.controller.state.sessionId) await agent.controller.newSession();
+      const option = agent.controller.option("model");
+      if (!option) return;
+      const picked = await vscode.window.showQuickPick(
+        option.options.map((o) => ({
+          label: o.name,
+          description: [o.name !== o.value ? o.value : "", o.value === option.currentValue ? "current" : ""].filter(Boolean).join(" · "),
+          detail: o.description ?? undefined,
+          value: o.value,
+        })),
+        { title: "Tether model", placeHolder: "The model that answers, from the next turn" },
+      );
+      if (picked) await agent.controller.setOption("model", picked.value);
+    }),
+
     command("tether.askAboutSelection", async () => {
       const editor = vscode.window.activeTextEditor;
       if (!editor || editor.selection.isEmpty) {

@@ -69,6 +69,29 @@ export interface CancelledOutcome {
   outcome: "cancelled";
 }
 
+/** One file: `status` "added" | "modified" | "deleted"; `diff` is unified ("" for binary); `note` says why it cannot be rewound, if it cannot. `turns`: the turns (seqs) that changed it. */
+export interface ChangedFile {
+  diff: string;
+  note?: string;
+  path: string;
+  status: "added" | "modified" | "deleted";
+  turns: number[];
+}
+
+/** The files turn `turn` (its seq) changed, or the whole session's when absent. */
+export interface ChangesParams {
+  _meta?: { [key: string]: unknown };
+  cwd?: string;
+  sessionId: string;
+  turn?: number;
+}
+
+/** `rewinds`: every rewind of the session, oldest first (also with `turn`). */
+export interface ChangesResult {
+  files: ChangedFile[];
+  rewinds?: RewindInfo[];
+}
+
 /** ACP's client capabilities, with Tether's extensions under `_meta`. */
 export interface ClientCapabilities {
   _meta?: ClientCapabilitiesMeta;
@@ -82,8 +105,9 @@ export interface ClientCapabilitiesMeta {
   tether?: ClientTetherCapabilities;
 }
 
-/** `namedPermissionOptions: true`: the client shows permission options by name, so it is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22). */
+/** `namedPermissionOptions: true`: the client shows permission options by name, so it is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22). `clearSession: true`: `/clear` opens a new session and tells the client by `_tether/session/cleared`, for it to show in the same view (SPEC §4.11). */
 export interface ClientTetherCapabilities {
+  clearSession?: boolean;
   namedPermissionOptions?: boolean;
 }
 
@@ -586,6 +610,51 @@ export interface RestoredRule {
   pattern: string;
 }
 
+/** A file changed since Tether last wrote it (by the user or another program): not overwritten without `force`. `diff` goes from its current content to the one the rewind restores ("" for a binary file). */
+export interface RewindConflict {
+  diff: string;
+  path: string;
+}
+
+/** A rewind of the session: `toRewind: rewindId` undoes it. `atSeq`: the session's next message seq when it was made; `toSeq`: the first message it took out of the model's view. */
+export interface RewindInfo {
+  atSeq: number;
+  restore: RewindRestore;
+  rewindId: number;
+  toSeq: number;
+}
+
+/** Back to just before turn `toTurn` (its seq, 1 = the first) began, or just before the user message `messageSeq`, or just before rewind `toRewind` (which undoes it): exactly one of the three. `force`: also overwrite files changed since Tether last wrote them. `dryRun`: answer what it would do, change nothing. */
+export interface RewindParams {
+  _meta?: { [key: string]: unknown };
+  cwd?: string;
+  dryRun?: boolean;
+  force?: boolean;
+  messageSeq?: number;
+  restore?: RewindRestore;
+  sessionId: string;
+  toRewind?: number;
+  toTurn?: number;
+}
+
+export type RewindRestore = "conversation" | "files" | "both";
+
+/** `rewindId`: this rewind (undo it with `toRewind`); null when nothing was done (a dry run, or refused for conflicts). `restored`: the files put back (or, in a dry run, that would be); `conflicts`: the files left as they are (with `force`, restored too and listed in both); `hiddenMessages`: messages the model no longer sees. */
+export interface RewindResult {
+  conflicts: RewindConflict[];
+  done: boolean;
+  hiddenMessages: number;
+  restored: string[];
+  rewindId: number | null;
+  skipped: RewindSkipped[];
+}
+
+/** A file the rewind cannot restore (its content was not recorded), and why. */
+export interface RewindSkipped {
+  path: string;
+  reason: string;
+}
+
 /** `id` is null for built-in and config rules (they cannot be removed). */
 export interface Rule {
   decision: RuleDecision;
@@ -668,6 +737,14 @@ export interface SessionCapabilities {
   delete?: { [key: string]: unknown };
   list?: { [key: string]: unknown };
   resume?: { [key: string]: unknown };
+}
+
+/** `_tether/session/cleared` (daemon -> client): `/clear` made `new_session_id` (same workspace, mode, model and reasoning) for the view that showed `session_id`. */
+export interface SessionClearedParams {
+  _meta?: { [key: string]: unknown };
+  configOptions: SessionConfigOption[];
+  newSessionId: string;
+  sessionId: string;
 }
 
 /** A select option: `category` is ACP's ("model", "mode", ...), UX only. */
@@ -781,8 +858,9 @@ export interface ShowMessageRequestParams {
 
 export type ShowMessageRequestResult = MessageActionItem | null;
 
-/** A session's stored records, format version 1 (`_tether/session/dump`'s result). */
+/** A session's stored records, format version 1 (`_tether/session/dump`'s result); `checkpoints`: the files its turns and rewinds changed (SPEC §3.40), when it has any. */
 export interface Snapshot {
+  checkpoints?: { [key: string]: unknown };
   exported_at?: number;
   messages: SnapshotMessage[];
   pending: SnapshotPending | null;
@@ -797,6 +875,7 @@ export interface Snapshot {
 export interface SnapshotMessage {
   body: { [key: string]: unknown };
   created_at: number;
+  rewound?: number;
   role: MessageRole;
   seq: number;
   status: StoredMessageStatus;
@@ -1090,11 +1169,13 @@ export interface ClientRequests {
   "_tether/daemon/stats": { params: EmptyParams; result: DaemonStats };
   "_tether/rules/list": { params: RulesParams; result: RulesResult };
   "_tether/rules/remove": { params: RemoveRuleParams; result: EmptyResult };
+  "_tether/session/changes": { params: ChangesParams; result: ChangesResult };
   "_tether/session/dump": { params: DumpParams; result: Snapshot };
   "_tether/session/fork": { params: TetherForkParams; result: NewSessionResult };
   "_tether/session/latest": { params: LatestParams; result: LatestResult };
   "_tether/session/report": { params: ReportParams; result: ReportResult };
   "_tether/session/restore": { params: RestoreParams; result: RestoreResult };
+  "_tether/session/rewind": { params: RewindParams; result: RewindResult };
   "_tether/session/search": { params: SearchParams; result: SearchResult };
   initialize: { params: InitializeParams; result: InitializeResult };
   "session/close": { params: SessionIdParams; result: EmptyResult };
@@ -1143,6 +1224,7 @@ export interface AgentNotifications {
   "$/cancelRequest": CancelRequestParams;
   "$/cancel_request": CancelRequestParams;
   "$/progress": ProgressParams;
+  "_tether/session/cleared": SessionClearedParams;
   "session/update": SessionNotification;
   "window/logMessage": LogMessageParams;
   "window/showMessage": ShowMessageParams;

@@ -8,7 +8,15 @@
  * Imported by both sides; no `vscode` and no DOM types here.
  */
 
-import type { Hunk, PermissionOption, SessionInfo, SessionMode, ToolCallContent, ToolKind } from "../protocol/schema";
+import type {
+  Hunk,
+  PermissionOption,
+  SessionConfigOption,
+  SessionInfo,
+  SessionMode,
+  ToolCallContent,
+  ToolKind,
+} from "../protocol/schema";
 
 export type { PermissionOption } from "../protocol/schema";
 
@@ -47,6 +55,8 @@ export type HostMessage =
       sessionId: string | null;
       modes: ModeInfo[];
       modeId: string | null;
+      /** the session's config options (model, reasoning, mode pickers); [] without a session */
+      options?: SessionConfigOption[];
       status: Status;
     }
   | { type: "sessions"; sessions: SessionSummary[] }
@@ -62,6 +72,8 @@ export type HostMessage =
   /** the prompt was answered (here or in the editor) or withdrawn by the daemon */
   | { type: "permissionClosed"; requestId: string }
   | { type: "mode"; modeId: string }
+  /** the session's config options changed (an answer, or `config_option_update`) */
+  | { type: "options"; options: SessionConfigOption[] }
   | { type: "status"; status: Status }
   | { type: "error"; message: string }
   /** no workspace folder (yet): the view says to open one until the next `init` */
@@ -80,6 +92,8 @@ export type ViewMessage =
   | { type: "openDiff"; requestId: string; path?: string }
   | { type: "openLocation"; path: string; line?: number }
   | { type: "setMode"; modeId: string }
+  /** a session config option picked in the view's header (the model, the reasoning effort) */
+  | { type: "setOption"; configId: string; value: string }
   | { type: "loadSession"; sessionId: string }
   | { type: "newSession" }
   | { type: "copy"; text: string };

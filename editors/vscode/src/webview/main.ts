@@ -7,6 +7,7 @@ import "./elements";
 import type { HostMessage, ViewMessage } from "../shared/messages";
 import { Composer, type SlashCommand } from "./composer";
 import { h } from "./dom";
+import { OptionPickers } from "./options";
 import { SessionHeader } from "./sessions";
 import { restoredState, type ViewState } from "./state";
 import { Transcript } from "./transcript";
@@ -35,6 +36,17 @@ function scheduleSave(): void {
 }
 
 const header = new SessionHeader(post);
+const pickers = new OptionPickers(post);
+
+function setOptions(options: ViewState["options"]): void {
+  state.options = options;
+  pickers.set(options);
+  const mode = options.find((o) => o.id === "mode")?.currentValue;
+  if (mode) {
+    state.modeId = mode;
+    composer.setMode(mode);
+  }
+}
 
 function pathLabel(path: string): string {
   const cwd = header.cwd;
@@ -82,6 +94,7 @@ const noFolder = h("p", { class: "no-folder", hidden: true }, "Open a folder to 
 
 document.getElementById("app")?.replaceChildren(
   header.el,
+  pickers.el,
   h("main", { class: "scroll" }, noFolder, emptyHint, transcript.el),
   composer.el,
 );
@@ -97,6 +110,7 @@ function showSession(sessionId: string | null, title: string | null): void {
 showSession(state.sessionId, state.title);
 header.setSessions(state.sessions);
 composer.setModes(state.modes, state.modeId);
+pickers.set(state.options);
 composer.setStatus(state.status);
 composer.draft = state.draft;
 transcript.restore(state.entries);
@@ -113,6 +127,7 @@ function onMessage(message: HostMessage): void {
       header.setSessions(message.sessions);
       if (message.sessionId !== state.sessionId) {
         transcript.clear();
+        setOptions([]);
         showSession(message.sessionId, message.sessions.find((s) => s.sessionId === message.sessionId)?.title ?? null);
       }
       composer.setModes(message.modes, message.modeId);
@@ -128,6 +143,7 @@ function onMessage(message: HostMessage): void {
     }
     case "session":
       transcript.clear();
+      if (message.sessionId !== state.sessionId) setOptions([]); // until the session's own arrive
       showSession(message.sessionId, message.title);
       if (message.modeId) {
         state.modeId = message.modeId;
@@ -142,6 +158,8 @@ function onMessage(message: HostMessage): void {
       if (message.sessionId !== state.sessionId && state.sessionId !== null) break;
       if (message.update.sessionUpdate === "available_commands_update") {
         composer.setCommands((message.update.availableCommands as SlashCommand[] | undefined) ?? []);
+      } else if (message.update.sessionUpdate === "config_option_update" && Array.isArray(message.update.configOptions)) {
+        setOptions(message.update.configOptions as ViewState["options"]);
       } else if (message.update.sessionUpdate === "current_mode_update" && typeof message.update.currentModeId === "string") {
         state.modeId = message.update.currentModeId;
         composer.setMode(message.update.currentModeId);
@@ -161,6 +179,9 @@ function onMessage(message: HostMessage): void {
     case "mode":
       state.modeId = message.modeId;
       composer.setMode(message.modeId);
+      break;
+    case "options":
+      setOptions(message.options);
       break;
     case "status":
       setStatus(message.status);

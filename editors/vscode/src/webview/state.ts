@@ -3,7 +3,7 @@
  * The DOM is built from these (render.ts, toolCard.ts), and they are what `vscode.setState`
  * keeps, so a reloaded webview shows the same chat without asking the host.
  */
-import type { MessageStatus, ToolCallLocation } from "../protocol/schema";
+import type { MessageStatus, SessionConfigOption, ToolCallLocation } from "../protocol/schema";
 import type { ModeInfo, SessionSummary, Status } from "../shared/messages";
 
 export type Location = ToolCallLocation;
@@ -45,6 +45,8 @@ export interface ViewState {
   title: string | null;
   modeId: string | null;
   modes: ModeInfo[];
+  /** the session's config options (the header's model and reasoning pickers) */
+  options: SessionConfigOption[];
   sessions: SessionSummary[];
   status: Status;
   draft: string;
@@ -52,7 +54,9 @@ export interface ViewState {
 }
 
 export function emptyState(): ViewState {
-  return { version: 1, sessionId: null, title: null, modeId: null, modes: [], sessions: [], status: "idle", draft: "", entries: [] };
+  return {
+    version: 1, sessionId: null, title: null, modeId: null, modes: [], options: [], sessions: [], status: "idle", draft: "", entries: [],
+  };
 }
 
 /** A state from `vscode.getState()`, or an empty one when there is none or it is from another version. */

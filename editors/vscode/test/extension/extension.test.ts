@@ -96,7 +96,7 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     assert.equal(init.protocolVersion, 1);
     assert.deepEqual(init.clientCapabilities, {
       fs: { readTextFile: false, writeTextFile: false },
-      _meta: { tether: { namedPermissionOptions: true } },
+      _meta: { tether: { namedPermissionOptions: true, clearSession: true } },
     });
     assert.deepEqual(init.capabilities, { workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create"] } } });
     assert.deepEqual(init.workspaceFolders, [{ uri: `file://${sandbox.workspace}`, name: "ws" }]);
@@ -262,6 +262,16 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     await waitPosted("turnEnded", from, "the end of the turn");
     assert.ok(!posted(from).some((m) => m.type === "permission"));
     assert.equal(toolCall(agent().controller.state, "call_run")?.approvedBy, "allowed by mode full-auto");
+  });
+
+  it("Set Model lists the session's models in a quick pick and sets the one picked", async () => {
+    stub.answerQuickPick = (items) => (items as { value: string }[]).find((i) => i.value === "default");
+    const from = view.posted.length;
+    await commands.executeCommand("tether.setModel");
+    const items = stub.quickPicks.at(-1)!.items as { label: string; description: string; value: string }[];
+    assert.deepEqual(items.map((i) => [i.label, i.value, i.description]), [["Provider default", "default", "default · current"]]);
+    await waitPosted("options", from, "the options after set_config_option");
+    assert.equal(agent().controller.option("model")?.currentValue, "default");
   });
 
   it("location links open the file at the line; copy buttons fill the clipboard", async () => {

@@ -21,12 +21,18 @@ export interface ChatRig {
   stop(): Promise<void>;
 }
 
-export function startChat(sandbox: Sandbox, options: { mode?: string; script?: string } = {}): ChatRig {
+export function startChat(
+  sandbox: Sandbox,
+  options: { mode?: string; script?: string; init?: Record<string, unknown> } = {},
+): ChatRig {
   const log: string[] = [];
   const supervisor = new DaemonSupervisor({
     launch: () => scriptedLaunch(sandbox, options.script),
     initializeParams: () =>
-      initializeParams({ rootPath: sandbox.workspace, initializationOptions: options.mode ? { mode: options.mode } : {} }),
+      initializeParams({
+        rootPath: sandbox.workspace,
+        initializationOptions: { ...(options.mode ? { mode: options.mode } : {}), ...(options.init ?? {}) },
+      }),
     log: (line) => log.push(line),
     restartDelayMs: 50,
   });

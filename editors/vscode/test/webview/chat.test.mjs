@@ -246,3 +246,49 @@ test("the daemon's slash commands are offered while the prompt is a partial /nam
   await view.assertClean();
   await view.close();
 });
+
+test("the header's model picker lists the session's models, posts setOption and follows config_option_update", async () => {
+  const view = await harness.open();
+  const option = (id, current, values, category) => ({
+    id, name: id === "model" ? "Model" : "Reasoning effort", currentValue: current, type: "select", category,
+    options: values.map(([value, name]) => ({ value, name })),
+  });
+  const models = [["default", "Provider default"], ["gpt-4.1", "gpt-4.1"], ["o3", "o3"]];
+  const mode = option("mode", "ask", [["ask", "Ask"]], "mode");
+  const pickers = view.page.locator(".config-pickers");
+  const model = view.page.locator("vscode-single-select.option-model");
+  const reasoning = view.page.locator("vscode-single-select.option-reasoning");
+  await view.send({ type: "init", sessions: [], sessionId: null, modes: [], modeId: null, status: "idle" });
+  assert.equal(await pickers.isVisible(), false, "no session: no pickers");
+
+  await view.send(
+    { type: "session", sessionId: "sess_m", title: null, modeId: "ask" },
+    { type: "options", options: [option("model", "default", models.slice(0, 2), "model"), mode] },
+  );
+  assert.equal(await model.evaluate((el) => el.value), "default");
+  assert.equal(await reasoning.isVisible(), false, "this model has no reasoning option");
+  // the provider's list arrives later, as a config_option_update
+  await view.send({ type: "update", sessionId: "sess_m", update: {
+    sessionUpdate: "config_option_update", configOptions: [option("model", "default", models, "model"), mode],
+  } });
+  await model.click();
+  assert.deepEqual(await model.locator("li.option").allInnerTexts(), ["Provider default", "gpt-4.1", "o3"]);
+  await view.screenshot("model-picker-open");
+  const posted = await view.postedBy(() => model.locator("li.option", { hasText: "o3" }).click());
+  assert.deepEqual(posted, { type: "setOption", configId: "model", value: "o3" });
+
+  // the answer: o3 brings the reasoning option
+  const effort = option("reasoning", "default", [["default", "Model default"], ["low", "Low"], ["high", "High"]], "thought_level");
+  await view.send({ type: "options", options: [option("model", "o3", models, "model"), effort, mode] });
+  assert.equal(await model.evaluate((el) => el.value), "o3");
+  assert.equal(await reasoning.isVisible(), true);
+  await reasoning.click();
+  const picked = await view.postedBy(() => reasoning.locator("li.option", { hasText: "High" }).click());
+  assert.deepEqual(picked, { type: "setOption", configId: "reasoning", value: "high" });
+  // another session (a /clear): its own options replace these
+  await view.send({ type: "session", sessionId: "sess_n", title: null, modeId: "ask" });
+  assert.equal(await pickers.isVisible(), false, "until the new session's options arrive");
+  assert.equal((await view.posted()).filter((m) => m.type === "setOption").length, 2);
+  await view.assertClean();
+  await view.close();
+});

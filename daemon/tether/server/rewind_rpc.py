@@ -1,0 +1,66 @@
+"""Checkpoints on the wire: `_tether/session/rewind` and `_tether/session/changes`.
+
+    _tether/session/rewind   {sessionId, toTurn | messageSeq | toRewind, restore?, force?, dryRun?, cwd?}
+                             -> {rewindId, restored, conflicts, skipped, hiddenMessages, done}
+    _tether/session/changes  {sessionId, turn?, cwd?} -> {files, rewinds}
+
+Owns: finding the session (live here, else stored in `cwd`'s or the default workspace)
+and mapping the sessions service's errors: a bad point -32602, a turn running -32010.
+Must not: decide what a rewind restores (`rewind.py` does, through the sessions
+service, for the CLI too) or write SQL.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from tether_protocol._errors import InvalidParams, SessionBusy
+from tether_protocol._rewind import (
+    ChangedFile,
+    ChangesParams,
+    ChangesResult,
+    RewindConflict,
+    RewindInfo,
+    RewindParams,
+    RewindRestore,
+    RewindResult,
+    RewindSkipped,
+)
+
+from ..store import StoreError
+from .context import ServerContext
+from .rewind import BadRewind, RewindBusy
+from .snapshots import _locate
+
+
+async def session_rewind(ctx: ServerContext, params: RewindParams) -> RewindResult:
+    store, workspace = await _locate(ctx, params.session_id, params.cwd)
+    try:
+        outcome = await ctx.sessions.rewind(
+            store, params.session_id, workspace, to_turn=params.to_turn, message_seq=params.message_seq,
+            to_rewind=params.to_rewind, restore=params.restore, force=params.force, dry_run=params.dry_run,
+        )
+    except BadRewind as exc:
+        raise InvalidParams(f"invalid params for _tether/session/rewind: {exc}") from exc
+    except RewindBusy as exc:
+        raise SessionBusy(str(exc)) from exc
+    except StoreError as exc:  # a turn began meanwhile
+        raise SessionBusy(f"session {params.session_id}: {exc}; rewind again once it has ended") from exc
+    return RewindResult(
+        rewind_id=outcome.rewind_id,
+        restored=outcome.restored,
+        conflicts=[RewindConflict(path, diff) for path, diff in outcome.conflicts],
+        skipped=[RewindSkipped(path, reason) for path, reason in outcome.skipped],
+        hidden_messages=outcome.hidden,
+        done=outcome.done,
+    )
+
+
+async def session_changes(ctx: ServerContext, params: ChangesParams) -> ChangesResult:
+    store, _workspace = await _locate(ctx, params.session_id, params.cwd)
+    found = await ctx.sessions.changes(store, params.session_id, params.turn)
+    rewinds = await ctx.sessions.rewinds(store, params.session_id)
+    return ChangesResult(
+        [ChangedFile(c.path, c.status, c.diff, c.turns, c.note) for c in found],
+        [RewindInfo(r.id, r.at_seq, r.to_seq, cast(RewindRestore, r.restore)) for r in rewinds],
+    )

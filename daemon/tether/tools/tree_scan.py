@@ -1,0 +1,207 @@
+"""What a shell command changed in the workspace: a cheap before/after comparison.
+
+Owns: the stat scan of the workspace's non-ignored files (the walk of `tools/walk.py`,
+gitignore applied, `.git` and Tether's own files never entered), bounded in time
+(`SCAN_BUDGET_S`; a larger tree is not compared and the result says so), and where the
+content a command changed came from before it ran. A file is hashed only when its
+(mtime_ns, size) changed. Its content before the command is, in this order:
+1. one Tether stored already (`KnownFiles`: its stat is the one recorded after Tether
+   last wrote or restored it, e.g. a `sed -i` after an `edit_file`);
+2. git's copy, when git's index says the file was clean (same size and mtime, and not
+   racily so): read with `git cat-file` after the command, only for files it changed;
+3. a copy read before the command, for the other (dirty or untracked) files up to
+   `PREREAD_MAX` bytes each and `PREREAD_TOTAL` in all (a working tree has few of them;
+   a folder without git has all its files here, within the same budget);
+otherwise it is not known and the file is reported as not rewindable.
+Must not: run any program other than `git cat-file` (with nothing from the repository's
+configuration run), follow links, or read files the command did not change (apart from
+the pre-read of step 3).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tether.tools.changes import UNRECORDED, KnownFiles, digest_of
+from tether.tools.walk import walk
+
+if TYPE_CHECKING:
+    from tether.tools.changes import ChangeRecorder
+    from tether.tools.sandbox import WorkspaceSandbox
+
+__all__ = ["SCAN_BUDGET_S", "Before", "scan_before", "scan_after", "stat_tree"]
+
+SCAN_BUDGET_S = 0.15
+PREREAD_MAX = 256 * 1024
+PREREAD_TOTAL = 16 * 1024 * 1024
+
+Stats = dict[str, tuple[int, int]]  # rel -> (mtime_ns, size) of regular files
+
+
+@dataclass(slots=True)
+class Before:
+    stats: Stats
+    complete: bool  # False: the tree was too large to scan in time (nothing is compared)
+    known: dict[str, str] = field(default_factory=dict)  # rel -> digest stored already
+    git: dict[str, str] = field(default_factory=dict)  # rel -> git blob id (clean in the index)
+    copies: dict[str, bytes] = field(default_factory=dict)  # rel -> content read before
+
+
+def stat_tree(sandbox: WorkspaceSandbox, budget_s: float | None = None) -> tuple[Stats, bool]:
+    """(mtime_ns, size) of every non-ignored regular file; False if the budget ran out."""
+    deadline = time.monotonic() + (SCAN_BUDGET_S if budget_s is None else budget_s)
+    root = str(sandbox.root)
+    stats: Stats = {}
+    for count, entry in enumerate(walk(sandbox, ".")):
+        if entry.is_file:
+            try:
+                info = os.lstat(os.path.join(root, entry.rel))
+            except OSError:
+                continue
+            stats[entry.rel] = (info.st_mtime_ns, info.st_size)
+        if count % 64 == 63 and time.monotonic() >= deadline:
+            return stats, False
+    return stats, True
+
+
+def scan_before(sandbox: WorkspaceSandbox, known: KnownFiles, cap: int) -> Before:
+    stats, complete = stat_tree(sandbox)
+    before = Before(stats, complete)
+    if not complete:
+        return before
+    index = GitIndex.read(str(sandbox.root))
+    root, total = str(sandbox.root), 0
+    for rel, (mtime_ns, size) in stats.items():
+        digest = known.digest(rel, mtime_ns, size)
+        if digest is not None:
+            before.known[rel] = digest
+        elif (blob := index.clean(rel, mtime_ns, size)) is not None:
+            before.git[rel] = blob
+        elif size <= min(PREREAD_MAX, cap) and total + size <= PREREAD_TOTAL:
+            try:
+                with open(os.path.join(root, rel), "rb") as handle:
+                    before.copies[rel] = handle.read(PREREAD_MAX + 1)
+            except OSError:
+                continue
+            total += size
+    return before
+
+
+def scan_after(recorder: ChangeRecorder, before: Before) -> None:
+    """Record every file the command created, changed or deleted."""
+    if not before.complete:
+        recorder.notices.append(
+            f"the files this command changed were not recorded (the workspace has too many files to compare "
+            f"within {int(SCAN_BUDGET_S * 1000)} ms), so a rewind cannot restore them"
+        )
+        return
+    now, _complete = stat_tree(recorder.sandbox, SCAN_BUDGET_S * 4)
+    changed = sorted(rel for rel in set(before.stats) | set(now) if before.stats.get(rel) != now.get(rel))
+    from_git = git_blobs(recorder.root, [before.git[rel] for rel in changed if rel in before.git])
+    for rel in changed:
+        after, note = recorder.state(rel)
+        if rel not in before.stats:
+            first: str | None = None
+        elif rel in before.known:
+            first = before.known[rel]
+        elif (data := before.copies.get(rel, from_git.get(before.git.get(rel, "")))) is not None:
+            first = digest_of(data)
+            recorder.keep(first, data)
+        else:
+            first, note = UNRECORDED, note or "its content before the command was not known"
+        if first != after or note:
+            recorder.add(rel, first, after, note)
+
+
+def git_blobs(workspace: str, blob_ids: list[str]) -> dict[str, bytes]:
+    """The contents of git blobs (`git cat-file --batch`: runs nothing the repository configures)."""
+    if not blob_ids:
+        return {}
+    from tether.tools.subprocess_env import command_env
+
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "cat-file", "--batch"],
+            input="".join(f"{b}\n" for b in blob_ids).encode(), cwd=workspace, env=command_env(),
+            capture_output=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    found, out, at = {}, done.stdout, 0
+    for blob in blob_ids:
+        end = out.find(b"\n", at)
+        header = out[at:end].split()
+        if end < 0 or len(header) != 3 or header[1] != b"blob":
+            break
+        size = int(header[2])
+        found[blob] = out[end + 1 : end + 1 + size]
+        at = end + 2 + size
+    return found
+
+
+class GitIndex:
+    """The entries of the git index (v2/v3) of the repository holding a workspace."""
+
+    def __init__(self, entries: dict[str, tuple[int, int, str]], written_s: int) -> None:
+        self.entries, self.written_s = entries, written_s  # rel to the workspace -> (mtime_s, size, blob)
+
+    def clean(self, rel: str, mtime_ns: int, size: int) -> str | None:
+        entry = self.entries.get(rel)
+        if entry is None or entry[1] != size % 2**32:
+            return None
+        seconds = mtime_ns // 1_000_000_000
+        # same second as the index was written: "racily clean", git itself would look again
+        return entry[2] if entry[0] == seconds and seconds < self.written_s else None
+
+    @classmethod
+    def read(cls, workspace: str) -> GitIndex:
+        try:
+            return cls._read(workspace)
+        except (OSError, ValueError, struct.error, UnicodeDecodeError):
+            return cls({}, 0)
+
+    @classmethod
+    def _read(cls, workspace: str) -> GitIndex:
+        top = workspace
+        while not os.path.lexists(os.path.join(top, ".git")):
+            parent = os.path.dirname(top)
+            if parent == top:
+                return cls({}, 0)
+            top = parent
+        git = os.path.join(top, ".git")
+        if not stat.S_ISDIR(os.lstat(git).st_mode):
+            with open(git, encoding="utf-8") as handle:
+                pointer = handle.read(4096).strip()
+            if not pointer.startswith("gitdir:"):
+                return cls({}, 0)
+            git = os.path.join(top, pointer[len("gitdir:"):].strip())
+        with open(os.path.join(git, "index"), "rb") as handle:
+            data = handle.read()
+            written = int(os.fstat(handle.fileno()).st_mtime)
+        return cls(_entries(data, os.path.relpath(workspace, top)), written)
+
+
+def _entries(data: bytes, prefix: str) -> dict[str, tuple[int, int, str]]:
+    signature, version, count = struct.unpack(">4sLL", data[:12])
+    if signature != b"DIRC" or version not in (2, 3):
+        raise ValueError("not a git index Tether reads")
+    prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
+    entries, at = {}, 12
+    for _ in range(count):
+        mtime_s, size, blob, flags = (
+            struct.unpack(">L", data[at + 8 : at + 12])[0], struct.unpack(">L", data[at + 36 : at + 40])[0],
+            data[at + 40 : at + 60].hex(), struct.unpack(">H", data[at + 60 : at + 62])[0],
+        )
+        start = at + 62 + (2 if version == 3 and flags & 0x4000 else 0)
+        end = data.index(b"\0", start)
+        name = data[start:end].decode("utf-8")
+        at += ((end - at) // 8 + 1) * 8
+        if (flags >> 12) & 3 == 0 and name.startswith(prefix):
+            entries[name[len(prefix):]] = (mtime_s, size, blob)
+    return entries
