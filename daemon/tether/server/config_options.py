@@ -186,6 +186,8 @@ async def fetch_models(ctx: ServerContext) -> None:
     for session, old in zip(live, before):
         now = config_options(ctx, session)
         if now != old:
+            from tether_protocol._updates import ConfigOptionUpdate  # not on the start path (22 classes)
+
             send_update(ctx, session, ConfigOptionUpdate(now))
 
 
