@@ -109,6 +109,7 @@ _MESSAGE_NAMES = """
     WorkDoneProgressReport
     SessionConfigOption SessionConfigSelectOption SetConfigOptionParams SetConfigOptionResult
     SetModelParams
+    DequeueParams QueueParams QueueResult QueueState QueuedPrompt SteerOutcome SteerParams
 """.split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {

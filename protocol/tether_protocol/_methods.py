@@ -22,6 +22,7 @@ from . import _config_options as cfg
 from . import _extensions as ext
 from . import _initialize as init
 from . import _lsp as lsp
+from . import _queue as que
 from . import _sessions as ses
 from . import _snapshots as snap
 from . import _updates as upd
@@ -96,6 +97,10 @@ V1: tuple[Method, ...] = (
     _request("_tether/session/fork", snap.TetherForkParams, ses.NewSessionResult),
     _request("_tether/session/search", snap.SearchParams, snap.SearchResult),
     _request("_tether/session/latest", snap.LatestParams, snap.LatestResult),
+    # ---- client -> Tether: the prompt queue and steering (§3.37)
+    _request("_tether/session/queue", que.QueueParams, que.QueueResult),
+    _request("_tether/session/dequeue", que.DequeueParams, ses.EmptyResult),
+    _request("_tether/session/steer", que.SteerParams, ses.PromptResult),
     # ---- client -> Tether: LSP document sync (§3.20)
     _notification("textDocument/didOpen", lsp.DidOpenTextDocumentParams),
     _notification("textDocument/didChange", lsp.DidChangeTextDocumentParams),

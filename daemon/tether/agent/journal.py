@@ -91,6 +91,16 @@ class TurnJournal:
         if not blocked:
             self.session.messages.append(user)
 
+    async def steer(self, user: Message, *, blocked: bool) -> int:
+        """A message steered into the turn, at a step boundary (no step open): stored after
+        the last step's results, in the model's view from the next request; its seq."""
+        assert self.step is None, "a steered message lands between steps only"
+        record = MessageRecord.of(user, "error" if blocked else "complete")
+        (seq,) = await self.session.store.append_messages(self.session.id, self.turn_id, [record])
+        if not blocked:
+            self.session.messages.append(user)
+        return seq
+
     async def set_title(self, title: str) -> None:
         self.session.title = title
         await self.session.store.update_session(self.session.id, title=title)

@@ -194,6 +194,7 @@ class AgentTurn:
     async def _steps(self, start: int = 1) -> str:
         tool_specs = self.tools.specs()
         for index in range(start, self.max_steps + 1):
+            await self._land_steers(index - 1)
             state = await self.steps.stream(index, tool_specs)
             calls = state.finish_calls()
             self.journal.calls_assembled()
@@ -201,6 +202,8 @@ class AgentTurn:
                 self.report.add_step(state, [], 0.0)
                 await self.journal.commit_step()
                 self._report_usage(state)
+                if self.handle.steers and index < self.max_steps:
+                    continue  # a message steered in: the model answers it in this turn
                 return _FINISH_TO_STOP.get(state.finish_reason or "stop", "end_turn")
             t0 = time.perf_counter()
             timings = await self.executor.run_calls(calls)
@@ -208,6 +211,22 @@ class AgentTurn:
             await self.journal.commit_step()
             self._report_usage(state, covered=len(self.session.messages) - len(calls))
         return "max_turn_requests"
+
+    async def _land_steers(self, after_step: int) -> None:
+        """The step boundary: messages steered in since the last one join the conversation
+        (after the step's calls and all their results, before the next request). Shielded:
+        a message stored is always reported landed, so it is never sent again as a turn."""
+        while self.handle.steers:
+            steer = self.handle.steers.pop(0)
+            screened, notices, verdict = self._screen_prompt(steer.prompt)
+            guard = None
+            if verdict.findings:
+                guard = GuardRecord(tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings), verdict.blocked)
+            with anyio.CancelScope(shield=True):
+                seq = await self.journal.steer(UserMessage(tuple(screened), guard), blocked=verdict.blocked)
+            steer.landed(after_step, seq)
+            for notice in notices:
+                self.sink.emit(Notice(f"\n{notice if notice.startswith('[') else f'[{notice}]'}\n"))
 
     def _report_usage(self, state: StepState, covered: int | None = None) -> None:
         """The usage after each step: how full the context is, against the window."""
