@@ -1,4 +1,5 @@
-"""A live session: its conversation in memory, its store, and the turn that is running."""
+"""A live session: its conversation in memory, its store, and the turn that is running
+(with the messages steered into it, waiting for its next step boundary)."""
 
 from __future__ import annotations
 

@@ -32,6 +32,7 @@ from ..agent.session import ActiveTurn, AgentSession, Steer
 from ..store import new_turn_id
 from ..store import queue as stored
 from .context import ServerContext
+from .registry import SessionRegistry
 from .updates import SessionUpdates
 
 PREVIEW_CHARS = 80
@@ -45,7 +46,9 @@ class Entry:
     params: PromptParams
     preview: str
     queued_at: float
-    steered: bool = False  # a steered message the turn ended before: it runs next
+    steered: bool = False  # a steered message the turn ended before: it runs next (not stored)
+    kept: bool = False  # withdrawn as its daemon stops: its row stays, reported as not run
+    stored: bool = False  # its row is written: listed from then on (a listed prompt survives a crash)
     go: anyio.Event = field(default_factory=anyio.Event)
     handle: ActiveTurn | None = None  # None once `go` is set: withdrawn
 
@@ -80,19 +83,40 @@ class PromptQueue:
         if session.turn is None and not self.entries:
             return self._begin(session, params)
         entry = Entry(uuid.uuid4().hex[:12], params, preview_of(params), time.time())
-        self.entries.append(entry)
-        self.announce()
-        await stored.add(session.store, session.id, entry.queue_id, _blocks(params), entry.preview)
+        self.entries.append(entry)  # its place: arrival order
+        try:
+            await stored.add(session.store, session.id, entry.queue_id, _blocks(params), entry.preview)
+        except BaseException:
+            self._abandon(session, entry)
+            raise
+        entry.stored = True
+        if entry in self.entries:
+            self.announce()
         return await self.wait_for(session, entry)
 
     async def wait_for(self, session: AgentSession, entry: Entry) -> ActiveTurn | None:
-        await entry.go.wait()
-        if not entry.steered:
+        try:
+            await entry.go.wait()
+        except BaseException:  # the request itself was dropped (its connection closed)
+            self._abandon(session, entry)
+            raise
+        if not entry.steered and not entry.kept:
             with anyio.CancelScope(shield=True):
                 await stored.remove(session.store, [entry.queue_id])
         if entry.handle is not None:
             self.current = entry.params
         return entry.handle
+
+    def _abandon(self, session: AgentSession, entry: Entry) -> None:
+        """A waiter that will not run its turn: out of the queue; a turn already handed to
+        it goes on to the next prompt."""
+        if entry in self.entries:
+            self.entries.remove(entry)
+            self.announce()
+        elif entry.handle is not None and session.turn is entry.handle:
+            session.turn = None
+            entry.handle.done.set()
+            self.turn_ended(session, entry.handle)
 
     def _begin(self, session: AgentSession, params: PromptParams) -> ActiveTurn:
         handle = ActiveTurn(new_turn_id())
@@ -124,11 +148,14 @@ class PromptQueue:
             entry.go.set()
             self.announce()
 
-    def withdraw_all(self, session: AgentSession) -> None:
-        """`session/cancel` with `cancelQueued`: every queued and steered prompt answers `cancelled`."""
+    def withdraw_all(self, session: AgentSession, *, keep_rows: bool = False) -> None:
+        """`session/cancel` with `cancelQueued` (or the session closing): every queued and
+        steered prompt answers `cancelled`. ``keep_rows``: the daemon is stopping, so the
+        stored prompts stay, reported as not run by the next `session/load`."""
         for wait in list(self.steering):
             self._drop_steer(session, wait)
         for entry in list(self.entries):
+            entry.kept = keep_rows
             self.withdraw(entry)
 
     def cancel_request(self, session: AgentSession, params: PromptParams) -> bool:
@@ -184,7 +211,7 @@ class PromptQueue:
     # ---- what clients see -------------------------------------------------------------
 
     def listed(self) -> list[QueuedPrompt]:
-        return [QueuedPrompt(e.queue_id, e.preview, e.queued_at) for e in self.entries]
+        return [QueuedPrompt(e.queue_id, e.preview, e.queued_at) for e in self.entries if e.stored or e.steered]
 
     def announce(self) -> None:
         """The queue changed: a `session_info_update` with the whole queue (`_meta.tether.queue`)."""
@@ -193,15 +220,23 @@ class PromptQueue:
         sink.update({"sessionUpdate": "session_info_update", "_meta": {"tether": {"queue": queue}}})
 
 
-_QUEUES: weakref.WeakKeyDictionary[ServerContext, dict[str, PromptQueue]] = weakref.WeakKeyDictionary()
+# each daemon's queues, by its registry of live sessions (in-process tests run several)
+_QUEUES: weakref.WeakKeyDictionary[SessionRegistry, dict[str, PromptQueue]] = weakref.WeakKeyDictionary()
 
 
 def queue_of(ctx: ServerContext, session_id: str) -> PromptQueue:
-    queues = _QUEUES.setdefault(ctx, {})
+    queues = _QUEUES.setdefault(ctx.registry, {})
     found = queues.get(session_id)
     if found is None:
         found = queues[session_id] = PromptQueue(ctx, session_id)
     return found
+
+
+def stop_queue(registry: SessionRegistry, session: AgentSession, *, keep_rows: bool) -> None:
+    """The session closes or the daemon stops: no queued prompt starts a turn any more."""
+    found = _QUEUES.get(registry, {}).get(session.id)
+    if found is not None:
+        found.withdraw_all(session, keep_rows=keep_rows)
 
 
 def steering(params: PromptParams) -> bool:

@@ -116,12 +116,12 @@ async def test_a_steer_over_ndjson_joins_the_running_turn(spawn_daemon, workspac
     shown = next(u for u in turn.updates if u["sessionUpdate"] == "user_message_chunk")
     assert shown["content"]["text"] == "readme now" and shown["_meta"]["tether"]["steered"] is True
     # the model saw it: no longer asked to loop (which would end at max_turn_requests), it
-    # answers the new message in the same turn
+    # answers the new message in the same turn (the script's "readme" reply of step 2, or
+    # its fallback past that)
     assert (await turn.wait())["stopReason"] == "end_turn"
     at = turn.updates.index(shown)
-    assert "Hello from the scripted provider." == "".join(
-        u["content"]["text"] for u in turn.updates[at:] if u["sessionUpdate"] == "agent_message_chunk"
-    )
+    after = "".join(u["content"]["text"] for u in turn.updates[at:] if u["sessionUpdate"] == "agent_message_chunk")
+    assert after in ("The README says hello.", "Hello from the scripted provider.")
     assert turn.turn_id == outcome["turnId"]
 
 
