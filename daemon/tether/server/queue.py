@@ -103,8 +103,6 @@ class PromptQueue:
         if not entry.steered and not entry.kept:
             with anyio.CancelScope(shield=True):
                 await stored.remove(session.store, [entry.queue_id])
-        if entry.handle is not None:
-            self.current = entry.params
         return entry.handle
 
     def _abandon(self, session: AgentSession, entry: Entry) -> None:
@@ -137,7 +135,7 @@ class PromptQueue:
         if self.entries and session.turn is None:
             entry = self.entries.pop(0)
             entry.handle = ActiveTurn(new_turn_id())
-            session.turn = entry.handle
+            session.turn, self.current = entry.handle, entry.params  # a cancel finds it at once
             entry.go.set()
             self.announce()
 
