@@ -256,11 +256,16 @@ async def test_a_steer_lands_mid_turn_and_load_replay_and_dump_restore_show_it_i
         replay = again.conn.updates(session_id)
         texts = [(u["sessionUpdate"], u["content"].get("text")) for u in replay if isinstance(u.get("content"), dict)]
         steer_at = texts.index(("user_message_chunk", "steer now: stop reading"))
+        (replayed,) = [u for u in replay if u["sessionUpdate"] == "user_message_chunk" and u.get("_meta")]
+        assert replayed["_meta"]["tether"] == {"steered": True, "afterStep": outcome["step"]}
         assert ("agent_message_chunk", "Step 1 is reading.") in texts[:steer_at]
         assert ("agent_message_chunk", "Heard the steer.") in texts[steer_at:]
         restored = await again.call("_tether/session/restore", {"snapshot": dump, "cwd": str(workspace)})
         copy = restored["sessionId"]
         assert await _stored_user_texts(again, copy) == expected_order
+        copied = await again.call("_tether/session/dump", {"sessionId": copy})
+        marks = [m["body"].get("steered") for m in copied["messages"] if m["role"] == "user"]
+        assert marks == [None, {"afterStep": outcome["step"]}]
 
 
 async def test_a_steer_with_no_turn_running_is_just_a_prompt(tmp_path: Path, workspace: Path):

@@ -91,11 +91,13 @@ class TurnJournal:
         if not blocked:
             self.session.messages.append(user)
 
-    async def steer(self, user: Message, *, blocked: bool) -> int:
+    async def steer(self, user: Message, *, blocked: bool, after_step: int) -> int:
         """A message steered into the turn, at a step boundary (no step open): stored after
-        the last step's results, in the model's view from the next request; its seq."""
+        the last step's results (marked `steered`, so a replay shows it as such), in the
+        model's view from the next request; its seq."""
         assert self.step is None, "a steered message lands between steps only"
-        record = MessageRecord.of(user, "error" if blocked else "complete")
+        body = {**message_to_json(user), "steered": {"afterStep": after_step}}
+        record = MessageRecord("user", body, "error" if blocked else "complete")
         (seq,) = await self.session.store.append_messages(self.session.id, self.turn_id, [record])
         if not blocked:
             self.session.messages.append(user)

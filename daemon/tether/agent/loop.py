@@ -226,7 +226,8 @@ class AgentTurn:
             if verdict.findings:
                 guard = GuardRecord(tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings), verdict.blocked)
             with anyio.CancelScope(shield=True):
-                seq = await self.journal.steer(UserMessage(tuple(screened), guard), blocked=verdict.blocked)
+                user = UserMessage(tuple(screened), guard)
+                seq = await self.journal.steer(user, blocked=verdict.blocked, after_step=after_step)
             steer.landed(after_step, seq)
             for notice in notices:
                 self.sink.emit(Notice(f"\n{notice if notice.startswith('[') else f'[{notice}]'}\n"))
