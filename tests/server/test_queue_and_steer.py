@@ -320,3 +320,50 @@ async def test_prompts_queued_when_the_daemon_stops_are_reported_not_run_and_nev
         assert [(q["preview"], q["state"]) for q in listed] == [("then 0", "notRun"), ("then 1", "notRun")]
         assert (await again.call("session/prompt", _prompt(session_id, "hi")))["stopReason"] == "end_turn"
         assert await _stored_user_texts(again, session_id) == ["slow", "hi"]
+
+
+async def test_a_steer_during_the_last_step_gets_one_more_step_in_the_same_turn(tmp_path: Path, workspace: Path):
+    async with running(settings_for(tmp_path), workspace) as daemon:
+        session_id = await daemon.new_session(workspace)
+        first = await _slow_turn(daemon, session_id)  # one step, no tool calls
+        answer = await daemon.call("session/prompt", _prompt(session_id, "hi, also this", steer=True))
+        outcome = answer["_meta"]["tether"]["steer"]
+        assert outcome["landed"] is True and outcome["step"] == 1
+        done = await first
+        assert done["stopReason"] == "end_turn" and done["_meta"]["tether"]["turnId"] == outcome["turnId"]
+        # the model answered it in that turn: the script's fallback reply follows it
+        updates = daemon.conn.updates(session_id)
+        at = next(i for i, u in enumerate(updates) if u["sessionUpdate"] == "user_message_chunk")
+        after = "".join(u["content"]["text"] for u in updates[at:] if u["sessionUpdate"] == "agent_message_chunk")
+        assert after == "Hello from the scripted provider."
+
+
+async def test_a_steer_the_turn_ends_before_runs_next_as_its_own_turn_ahead_of_the_queue(
+    tmp_path: Path, workspace: Path
+):
+    async with running(settings_for(tmp_path), workspace) as daemon:
+        session_id = await daemon.new_session(workspace)
+        first = await _slow_turn(daemon, session_id)
+        queued = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "queued first")))
+        await _until_queued(daemon, session_id, 1)
+        steer = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "steered later", steer=True)))
+        await asyncio.sleep(0.05)
+        await daemon.call("session/cancel", {"sessionId": session_id})  # before the step boundary
+        assert (await first)["stopReason"] == "cancelled"
+        answer = await steer
+        assert answer["stopReason"] == "end_turn" and answer["_meta"]["tether"]["steer"] == {"landed": False}
+        assert (await queued)["stopReason"] == "end_turn"
+        # never lost: it ran as a turn of its own, before the prompt queued earlier
+        assert await _stored_user_texts(daemon, session_id) == ["slow", "steered later", "queued first"]
+
+
+async def test_cancel_queued_also_withdraws_a_steer_that_has_not_landed(tmp_path: Path, workspace: Path):
+    async with running(settings_for(tmp_path), workspace) as daemon:
+        session_id = await daemon.new_session(workspace)
+        first = await _slow_turn(daemon, session_id)
+        steer = asyncio.create_task(daemon.call("_tether/session/steer", _prompt(session_id, "steered")))
+        await asyncio.sleep(0.05)
+        await daemon.call("session/cancel", {"sessionId": session_id, "_meta": {"tether": {"cancelQueued": True}}})
+        assert (await first)["stopReason"] == "cancelled"
+        assert (await steer) == {"stopReason": "cancelled"}
+        assert await _stored_user_texts(daemon, session_id) == ["slow"]
