@@ -66,7 +66,7 @@ class SteerParams:
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
 
     session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
-    prompt: list[ContentBlock] = attrs.field(factory=list)
+    prompt: list[ContentBlock]
     meta: Meta = None
 
 

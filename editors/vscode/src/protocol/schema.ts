@@ -880,7 +880,7 @@ export interface SteerOutcome {
 /** `_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`. */
 export interface SteerParams {
   _meta?: { [key: string]: unknown };
-  prompt?: ContentBlock[];
+  prompt: ContentBlock[];
   sessionId: string;
 }
 
