@@ -65,7 +65,7 @@ class DequeueParams:
 class SteerParams:
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
 
-    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
+    session_id: str
     prompt: list[ContentBlock]
     meta: Meta = None
 
