@@ -1,8 +1,9 @@
 """A turn's journal: what of it is committed, what is pending, and crash-safety.
 
 Owns: every write a turn makes to the history store (the user message, a message
-steered in at a step boundary, each step's messages, the streamed partial, checkpoints, the calls left to run, the compaction
-summary, the title, the turn's end) and the model's view it extends at each commit;
+steered in at a step boundary, each step's messages, the streamed partial, checkpoints,
+the calls left to run, the compaction summary, the title, the turn's end) and the
+model's view it extends at each commit;
 the open step's state (`StepStage`) and each of its calls' (`CallStage`); resuming a
 turn a stopped daemon left waiting for approval.
 

@@ -7,10 +7,10 @@ journal commits the step (`journal.py`) -> stop when the model calls no tools, a
 
 Owns: screening the prompt (over-long text cut, the input guard), the session's title
 from the first prompt, the order of steps, the step boundary where messages steered in
-during the turn join it (`ActiveTurn.steers`: after a step's calls and all their results,
-before the next request; a step that would end the turn is followed by one more when
-one is waiting), cancellation (a cancel ends the stream and
-the running tools at once, the journal commits what was produced marked `cancelled`,
+during the turn join it (`ActiveTurn.steers`: after a step's calls and all their
+results, before the next request; a step that would end the turn is followed by one
+more when one is waiting), cancellation (a cancel ends the stream and the running tools
+at once, the journal commits what was produced marked `cancelled`,
 and the turn answers `cancelled` whenever a cancel arrived before it answered), the
 run report and the usage after each step, and resuming a turn a stopped daemon left
 waiting for approval.
