@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_harness import BASIC_SCRIPT, until
+from daemon_harness import BASIC_SCRIPT, EXAMPLES, until
 
+APPROVALS = EXAMPLES / "approvals.json"
 ACP = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(BASIC_SCRIPT)]
 
 
@@ -48,13 +49,36 @@ async def _start_slow(daemon, session) -> Any:
     return first
 
 
+class HeldApproval:
+    """Answers the one approval the first turn asks for once the test lets it go."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def on_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert method == "session/request_permission"
+        self.asked.set()
+        await self.release.wait()
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+
 @pytest.mark.parametrize("framing", ["lsp", "ndjson"])
 async def test_ten_prompts_during_one_turn_are_answered_in_order_over_both_framings(
     spawn_daemon, workspace: Path, framing: str
 ):
-    daemon = await (spawn_daemon() if framing == "lsp" else spawn_daemon(command=ACP, framing="ndjson"))
+    held = HeldApproval()
+    script = ("--script", str(APPROVALS))
+    daemon = await (
+        spawn_daemon(script=APPROVALS) if framing == "lsp"
+        else spawn_daemon(command=[*ACP[:-2], *script], framing="ndjson")
+    )
+    daemon.client.peer.on_request = held.on_request
     session = await daemon.client.new_session(workspace)
-    first = await _start_slow(daemon, session)
+    first = session.prompt("write a note")
+    first.start()
+    async with asyncio.timeout(15):
+        await held.asked.wait()  # the first turn waits for its approval: it runs until we say
     texts = [f"hello {i}" for i in range(10)]
     answered: list[str] = []
     futures = []
@@ -63,7 +87,8 @@ async def test_ten_prompts_during_one_turn_are_answered_in_order_over_both_frami
         future.add_done_callback(lambda _f, text=text: answered.append(text))
         futures.append(future)
     queued = await _wait_queued(daemon, session.id, 10)
-    assert [q["preview"] for q in queued] == texts
+    assert [q["preview"] for q in queued] == texts and not answered
+    held.release.set()
     assert (await first.wait())["stopReason"] == "end_turn"
     results = [await f for f in futures]
     assert [r["stopReason"] for r in results] == ["end_turn"] * 10
@@ -72,7 +97,7 @@ async def test_ten_prompts_during_one_turn_are_answered_in_order_over_both_frami
     assert len(set(turn_ids)) == 10 and first.turn_id not in turn_ids
     dump = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
     users = [m["body"]["content"][0]["text"] for m in dump["messages"] if m["role"] == "user"]
-    assert users == ["slow", *texts]
+    assert users == ["write a note", *texts]
     assert await _queue(daemon, session.id) == []
 
 
@@ -102,27 +127,41 @@ async def test_dequeue_cancel_request_and_cancel_queued_over_both_framings(
     assert [m["body"]["content"][0]["text"] for m in dump["messages"] if m["role"] == "user"] == ["slow"]
 
 
-async def test_a_steer_over_ndjson_joins_the_running_turn(spawn_daemon, workspace: Path):
-    daemon = await spawn_daemon(command=ACP, framing="ndjson")
+@pytest.mark.parametrize("framing", ["lsp", "ndjson"])
+async def test_a_steer_joins_the_running_turn_at_its_next_step_over_both_framings(
+    spawn_daemon, workspace: Path, framing: str
+):
+    held = HeldApproval()
+    daemon = await (
+        spawn_daemon(script=APPROVALS) if framing == "lsp"
+        else spawn_daemon(command=[*ACP[:-2], "--script", str(APPROVALS)], framing="ndjson")
+    )
+    daemon.client.peer.on_request = held.on_request
     session = await daemon.client.new_session(workspace)
-    turn = session.prompt("loop please")  # a step that lists the directory, again and again
+    turn = session.prompt("write a note")  # step 1 writes (asks first), step 2 says "Written."
     turn.start()
-    await until(lambda: sum(u.get("status") == "completed" for u in turn.updates) >= 1)
-    answer = await daemon.client.request("session/prompt", _params(session.id, "readme now", steer=True))
+    async with asyncio.timeout(15):
+        await held.asked.wait()
+    _id, steering = daemon.client.peer.request_future("session/prompt", _params(session.id, "and a title", steer=True))
+    await asyncio.sleep(0.2)
+    assert not steering.done()  # the step's call has no result yet: no boundary
+    held.release.set()
+    answer = await steering
     outcome = answer["_meta"]["tether"]["steer"]
-    assert answer["stopReason"] == "end_turn" and outcome["landed"] is True
-    assert outcome["turnId"] == answer["_meta"]["tether"]["turnId"]
-    await until(lambda: any(u["sessionUpdate"] == "user_message_chunk" for u in turn.updates))
-    shown = next(u for u in turn.updates if u["sessionUpdate"] == "user_message_chunk")
-    assert shown["content"]["text"] == "readme now" and shown["_meta"]["tether"]["steered"] is True
-    # the model saw it: no longer asked to loop (which would end at max_turn_requests), it
-    # answers the new message in the same turn (the script's "readme" reply of step 2, or
-    # its fallback past that)
-    assert (await turn.wait())["stopReason"] == "end_turn"
-    at = turn.updates.index(shown)
+    assert answer["stopReason"] == "end_turn"
+    assert outcome["landed"] is True and outcome["step"] == 1 and outcome["turnId"] == answer["_meta"]["tether"]["turnId"]
+    assert (await turn.wait())["stopReason"] == "end_turn" and turn.turn_id == outcome["turnId"]
+    kinds = [u["sessionUpdate"] for u in turn.updates]
+    at = kinds.index("user_message_chunk")
+    shown = turn.updates[at]
+    assert shown["content"]["text"] == "and a title"
+    assert shown["_meta"]["tether"] == {"steered": True, "turnId": outcome["turnId"], "afterStep": 1,
+                                        "messageSeq": outcome["messageSeq"]}
+    # after the write and its result, before the next step's words
+    assert [u.get("status") for u in turn.updates[:at] if u.get("toolCallId")][-1] == "completed"
+    # the model saw it: the script has no reply for it, so its fallback answers (not "Written.")
     after = "".join(u["content"]["text"] for u in turn.updates[at:] if u["sessionUpdate"] == "agent_message_chunk")
-    assert after in ("The README says hello.", "Hello from the scripted provider.")
-    assert turn.turn_id == outcome["turnId"]
+    assert after == "Nothing scripted for that."
 
 
 async def test_prompts_queued_when_the_daemon_is_killed_are_reported_not_run_after_restart(

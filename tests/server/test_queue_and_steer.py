@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from daemon_harness import EXAMPLES
 from server_harness import Daemon, running, settings_for
 
 
@@ -56,21 +57,27 @@ async def _stored_user_texts(daemon: Daemon, session_id: str) -> list[str]:
 
 
 async def test_ten_prompts_sent_during_a_turn_run_in_order_each_answered_by_its_own_turn(tmp_path: Path, workspace: Path):
-    async with running(settings_for(tmp_path), workspace) as daemon:
+    # the first turn asks for an approval nobody answers here: it runs until cancelled
+    async with running(settings_for(tmp_path, script=str(EXAMPLES / "approvals.json")), workspace) as daemon:
+        await daemon.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         session_id = await daemon.new_session(workspace)
-        first = await _slow_turn(daemon, session_id)
+        first = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "write a note")))
+        async with asyncio.timeout(10):
+            while not any(m.get("method") == "session/request_permission" for m in daemon.conn.messages()):
+                await asyncio.sleep(0.01)
         texts = [f"hello number {i}" for i in range(10)]
         prompts = [asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, t))) for t in texts]
         queued = await _until_queued(daemon, session_id, 10)
         assert [q["preview"] for q in queued] == texts and {q["state"] for q in queued} == {"queued"}
-        assert not first.done()
+        assert not any(p.done() for p in prompts)
+        await daemon.call("session/cancel", {"sessionId": session_id})  # the running turn only
+        assert (await first)["stopReason"] == "cancelled"
         answers = [await p for p in prompts]
-        assert (await first)["stopReason"] == "end_turn"
         assert [a["stopReason"] for a in answers] == ["end_turn"] * 10
         turn_ids = [a["_meta"]["tether"]["turnId"] for a in answers]
         assert len(set(turn_ids)) == 10  # a turn each
         # the turns ran in arrival order: the stored history holds the prompts in that order
-        assert await _stored_user_texts(daemon, session_id) == ["slow", *texts]
+        assert await _stored_user_texts(daemon, session_id) == ["write a note", *texts]
         reports = (await daemon.call("_tether/session/report", {"sessionId": session_id}))["reports"]
         assert [r["turnId"] for r in reports][1:] == turn_ids
         assert await _queued(daemon, session_id) == []
