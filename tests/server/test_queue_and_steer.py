@@ -47,6 +47,23 @@ async def _slow_turn(daemon: Daemon, session_id: str) -> asyncio.Task[Any]:
     return turn
 
 
+APPROVALS = EXAMPLES / "approvals.json"
+
+
+async def _held_turn(daemon: Daemon, session_id: str) -> asyncio.Task[Any]:
+    """A turn that waits for an approval nobody answers here: it runs until cancelled."""
+    turn = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "write a note")))
+    async with asyncio.timeout(10):
+        while not any(m.get("method") == "session/request_permission" for m in daemon.conn.messages()):
+            await asyncio.sleep(0.01)
+    return turn
+
+
+async def _acp_session(daemon: Daemon, workspace: Path) -> str:
+    await daemon.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    return await daemon.new_session(workspace)
+
+
 def _user_texts(daemon: Daemon, session_id: str) -> list[str]:
     return [u["content"]["text"] for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "user_message_chunk"]
 
@@ -58,13 +75,9 @@ async def _stored_user_texts(daemon: Daemon, session_id: str) -> list[str]:
 
 async def test_ten_prompts_sent_during_a_turn_run_in_order_each_answered_by_its_own_turn(tmp_path: Path, workspace: Path):
     # the first turn asks for an approval nobody answers here: it runs until cancelled
-    async with running(settings_for(tmp_path, script=str(EXAMPLES / "approvals.json")), workspace) as daemon:
-        await daemon.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-        session_id = await daemon.new_session(workspace)
-        first = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "write a note")))
-        async with asyncio.timeout(10):
-            while not any(m.get("method") == "session/request_permission" for m in daemon.conn.messages()):
-                await asyncio.sleep(0.01)
+    async with running(settings_for(tmp_path, script=str(APPROVALS)), workspace) as daemon:
+        session_id = await _acp_session(daemon, workspace)
+        first = await _held_turn(daemon, session_id)
         texts = [f"hello number {i}" for i in range(10)]
         prompts = [asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, t))) for t in texts]
         queued = await _until_queued(daemon, session_id, 10)
@@ -110,27 +123,27 @@ async def test_dequeue_withdraws_one_prompt_which_answers_cancelled(tmp_path: Pa
 
 
 async def test_cancel_stops_the_running_turn_only_then_the_queue_runs(tmp_path: Path, workspace: Path):
-    async with running(settings_for(tmp_path), workspace) as daemon:
-        session_id = await daemon.new_session(workspace)
-        first = await _slow_turn(daemon, session_id)
+    async with running(settings_for(tmp_path, script=str(APPROVALS)), workspace) as daemon:
+        session_id = await _acp_session(daemon, workspace)
+        first = await _held_turn(daemon, session_id)
         later = [asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, f"then {i}"))) for i in range(3)]
         await _until_queued(daemon, session_id, 3)
         await daemon.call("session/cancel", {"sessionId": session_id})
         assert (await first)["stopReason"] == "cancelled"
         assert [(await t)["stopReason"] for t in later] == ["end_turn"] * 3
-        assert await _stored_user_texts(daemon, session_id) == ["slow", "then 0", "then 1", "then 2"]
+        assert await _stored_user_texts(daemon, session_id) == ["write a note", "then 0", "then 1", "then 2"]
 
 
 async def test_cancel_with_cancel_queued_withdraws_the_queue_too(tmp_path: Path, workspace: Path):
-    async with running(settings_for(tmp_path), workspace) as daemon:
-        session_id = await daemon.new_session(workspace)
-        first = await _slow_turn(daemon, session_id)
+    async with running(settings_for(tmp_path, script=str(APPROVALS)), workspace) as daemon:
+        session_id = await _acp_session(daemon, workspace)
+        first = await _held_turn(daemon, session_id)
         later = [asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, f"then {i}"))) for i in range(3)]
         await _until_queued(daemon, session_id, 3)
         await daemon.call("session/cancel", {"sessionId": session_id, "_meta": {"tether": {"cancelQueued": True}}})
         assert (await first)["stopReason"] == "cancelled"
         assert [(await t)["stopReason"] for t in later] == ["cancelled"] * 3
-        assert await _stored_user_texts(daemon, session_id) == ["slow"]
+        assert await _stored_user_texts(daemon, session_id) == ["write a note"]
         assert await _queued(daemon, session_id) == []
         # the session takes prompts again
         assert (await daemon.call("session/prompt", _prompt(session_id, "hi")))["stopReason"] == "end_turn"
@@ -284,26 +297,26 @@ async def test_a_steer_with_no_turn_running_is_just_a_prompt(tmp_path: Path, wor
 
 
 async def test_closing_the_session_withdraws_its_queue_and_starts_no_turn(tmp_path: Path, workspace: Path):
-    async with running(settings_for(tmp_path), workspace) as daemon:
-        session_id = await daemon.new_session(workspace)
-        first = await _slow_turn(daemon, session_id)
+    async with running(settings_for(tmp_path, script=str(APPROVALS)), workspace) as daemon:
+        session_id = await _acp_session(daemon, workspace)
+        first = await _held_turn(daemon, session_id)
         later = [asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, f"then {i}"))) for i in range(2)]
         await _until_queued(daemon, session_id, 2)
         await daemon.call("session/close", {"sessionId": session_id})
         assert (await first)["stopReason"] == "cancelled"
         assert [(await t)["stopReason"] for t in later] == ["cancelled", "cancelled"]
         await daemon.call("session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []})
-        assert await _stored_user_texts(daemon, session_id) == ["slow"]
+        assert await _stored_user_texts(daemon, session_id) == ["write a note"]
         assert await _queued(daemon, session_id) == []  # withdrawn by the user: not reported
 
 
 async def test_prompts_queued_when_the_daemon_stops_are_reported_not_run_and_never_run(
     tmp_path: Path, workspace: Path
 ):
-    settings = settings_for(tmp_path)
+    settings = settings_for(tmp_path, script=str(APPROVALS))
     async with running(settings, workspace) as daemon:
-        session_id = await daemon.new_session(workspace)
-        first = await _slow_turn(daemon, session_id)
+        session_id = await _acp_session(daemon, workspace)
+        first = await _held_turn(daemon, session_id)
         later = [asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, f"then {i}"))) for i in range(2)]
         await _until_queued(daemon, session_id, 2)
     # the daemon stopped: the running turn was cancelled, the queued prompts did not start
@@ -326,7 +339,7 @@ async def test_prompts_queued_when_the_daemon_stops_are_reported_not_run_and_nev
         listed = await _queued(again, session_id)
         assert [(q["preview"], q["state"]) for q in listed] == [("then 0", "notRun"), ("then 1", "notRun")]
         assert (await again.call("session/prompt", _prompt(session_id, "hi")))["stopReason"] == "end_turn"
-        assert await _stored_user_texts(again, session_id) == ["slow", "hi"]
+        assert await _stored_user_texts(again, session_id) == ["write a note", "hi"]
 
 
 async def test_a_steer_during_the_last_step_gets_one_more_step_in_the_same_turn(tmp_path: Path, workspace: Path):
@@ -348,29 +361,31 @@ async def test_a_steer_during_the_last_step_gets_one_more_step_in_the_same_turn(
 async def test_a_steer_the_turn_ends_before_runs_next_as_its_own_turn_ahead_of_the_queue(
     tmp_path: Path, workspace: Path
 ):
-    async with running(settings_for(tmp_path), workspace) as daemon:
-        session_id = await daemon.new_session(workspace)
-        first = await _slow_turn(daemon, session_id)
+    async with running(settings_for(tmp_path, script=str(APPROVALS)), workspace) as daemon:
+        session_id = await _acp_session(daemon, workspace)
+        first = await _held_turn(daemon, session_id)  # its call waits: no step boundary comes
         queued = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "queued first")))
         await _until_queued(daemon, session_id, 1)
         steer = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "steered later", steer=True)))
         await asyncio.sleep(0.05)
-        await daemon.call("session/cancel", {"sessionId": session_id})  # before the step boundary
+        assert not steer.done()
+        await daemon.call("session/cancel", {"sessionId": session_id})
         assert (await first)["stopReason"] == "cancelled"
         answer = await steer
         assert answer["stopReason"] == "end_turn" and answer["_meta"]["tether"]["steer"] == {"landed": False}
         assert (await queued)["stopReason"] == "end_turn"
         # never lost: it ran as a turn of its own, before the prompt queued earlier
-        assert await _stored_user_texts(daemon, session_id) == ["slow", "steered later", "queued first"]
+        assert await _stored_user_texts(daemon, session_id) == ["write a note", "steered later", "queued first"]
 
 
 async def test_cancel_queued_also_withdraws_a_steer_that_has_not_landed(tmp_path: Path, workspace: Path):
-    async with running(settings_for(tmp_path), workspace) as daemon:
-        session_id = await daemon.new_session(workspace)
-        first = await _slow_turn(daemon, session_id)
+    async with running(settings_for(tmp_path, script=str(APPROVALS)), workspace) as daemon:
+        session_id = await _acp_session(daemon, workspace)
+        first = await _held_turn(daemon, session_id)  # its call waits: no step boundary comes
         steer = asyncio.create_task(daemon.call("_tether/session/steer", _prompt(session_id, "steered")))
         await asyncio.sleep(0.05)
+        assert not steer.done()
         await daemon.call("session/cancel", {"sessionId": session_id, "_meta": {"tether": {"cancelQueued": True}}})
         assert (await first)["stopReason"] == "cancelled"
         assert (await steer) == {"stopReason": "cancelled"}
-        assert await _stored_user_texts(daemon, session_id) == ["slow"]
+        assert await _stored_user_texts(daemon, session_id) == ["write a note"]
