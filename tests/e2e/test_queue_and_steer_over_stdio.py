@@ -91,6 +91,7 @@ async def test_ten_prompts_during_one_turn_are_answered_in_order_over_both_frami
     held.release.set()
     assert (await first.wait())["stopReason"] == "end_turn"
     results = [await f for f in futures]
+    await asyncio.sleep(0)  # (a future found done is awaited before its callbacks ran)
     assert [r["stopReason"] for r in results] == ["end_turn"] * 10
     assert answered == texts  # each answered when its own turn ended, in arrival order
     turn_ids = [r["_meta"]["tether"]["turnId"] for r in results]
