@@ -15,6 +15,7 @@ import attrs
 from ._common import ContentBlock, ModeId, SessionModeState, StopReason
 from ._config_options import SessionConfigOption
 from ._fields import Meta, wire
+from ._queue import SteerOutcome
 
 __all__ = [
     "EmptyResult", "ForkSessionParams", "ListSessionsParams", "ListSessionsResult",
@@ -136,7 +137,10 @@ class PromptParams:
 
 @attrs.define
 class PromptTetherMeta:
+    """`steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37)."""
+
     turn_id: str
+    steer: Union[SteerOutcome, None] = None
 
 
 @attrs.define

@@ -6,8 +6,11 @@ journal commits the step (`journal.py`) -> stop when the model calls no tools, a
 `max_steps`, or on cancel.
 
 Owns: screening the prompt (over-long text cut, the input guard), the session's title
-from the first prompt, the order of steps, cancellation (a cancel ends the stream and
-the running tools at once, the journal commits what was produced marked `cancelled`,
+from the first prompt, the order of steps, the step boundary where messages steered in
+during the turn join it (`ActiveTurn.steers`: after a step's calls and all their
+results, before the next request; a step that would end the turn is followed by one
+more when one is waiting), cancellation (a cancel ends the stream and the running tools
+at once, the journal commits what was produced marked `cancelled`,
 and the turn answers `cancelled` whenever a cancel arrived before it answered), the
 run report and the usage after each step, and resuming a turn a stopped daemon left
 waiting for approval.
@@ -195,6 +198,7 @@ class AgentTurn:
     async def _steps(self, start: int = 1) -> str:
         tool_specs = self.tools.specs()
         for index in range(start, self.max_steps + 1):
+            await self._land_steers(index - 1)
             state = await self.steps.stream(index, tool_specs)
             calls = state.finish_calls()
             self.journal.calls_assembled()
@@ -202,6 +206,8 @@ class AgentTurn:
                 self.report.add_step(state, [], 0.0)
                 await self.journal.commit_step()
                 self._report_usage(state)
+                if self.handle.steers and index < self.max_steps:
+                    continue  # a message steered in: the model answers it in this turn
                 return _FINISH_TO_STOP.get(state.finish_reason or "stop", "end_turn")
             t0 = time.perf_counter()
             timings = await self.executor.run_calls(calls)
@@ -209,6 +215,23 @@ class AgentTurn:
             await self.journal.commit_step()
             self._report_usage(state, covered=len(self.session.messages) - len(calls))
         return "max_turn_requests"
+
+    async def _land_steers(self, after_step: int) -> None:
+        """The step boundary: messages steered in since the last one join the conversation
+        (after the step's calls and all their results, before the next request). Shielded:
+        a message stored is always reported landed, so it is never sent again as a turn."""
+        while self.handle.steers:
+            steer = self.handle.steers.pop(0)
+            screened, notices, verdict = self._screen_prompt(steer.prompt)
+            guard = None
+            if verdict.findings:
+                guard = GuardRecord(tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings), verdict.blocked)
+            with anyio.CancelScope(shield=True):
+                user = UserMessage(tuple(screened), guard)
+                seq = await self.journal.steer(user, blocked=verdict.blocked, after_step=after_step)
+            steer.landed(after_step, seq)
+            for notice in notices:
+                self.sink.emit(Notice(f"\n{notice if notice.startswith('[') else f'[{notice}]'}\n"))
 
     def _report_usage(self, state: StepState, covered: int | None = None) -> None:
         """The usage after each step: how full the context is, against the window."""

@@ -21,6 +21,7 @@ from ..store import MessageRecord
 from ..transport.connection import Connection
 from .context import ServerContext
 from .files import EditorFiles
+from .queue import queue_of
 from .registry import private_paths
 from .updates import SessionUpdates
 
@@ -120,6 +121,7 @@ async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, p
         sink.flush()
         session.turn = None
         handle.done.set()
+        queue_of(ctx, session.id).turn_ended(session, handle)  # the prompts sent while it ran start now
 
 
 def say_turn_waits(conn: Connection, session_id: str, turn_id: str) -> None:
