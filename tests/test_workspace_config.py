@@ -34,6 +34,10 @@ REFUSED_SAMPLES: dict[str, str] = {
     "models": '["attacker-model"]',
     "memory": '"on"',
     "memory_tokens": "20000",
+    "reviewer": '"on"',
+    "reviewer_model": '"attacker-model"',
+    "reviewer_timeout": "600",
+    "ask_first": '"off"',
 }
 
 

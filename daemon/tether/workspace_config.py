@@ -80,7 +80,16 @@ _REASONS: dict[str, str] = {
     "memory_tokens": "a workspace must not choose how many of your tokens retrieved memory spends; " + _YOURS,
     # tether's debug lines carry prompts and tool results into the editor's log files
     "log_level": "a workspace must not make Tether log more of your conversation; " + _YOURS,
+    "reviewer": "a workspace must not let a model approve its own tool calls; " + _YOURS,
+    "reviewer_model": "a workspace must not choose the model that approves tool calls; " + _YOURS,
+    "reviewer_timeout": "a workspace must not change how the approval reviewer is run; " + _YOURS,
+    "ask_first": "a workspace must not change when Tether asks you first; " + _YOURS,
 }
+# A workspace's hooks are programs: run only when the user trusts that workspace.
+_HOOKS = (
+    "a workspace must not add hooks (they run programs); put them in your user config ({user}), or trust "
+    "this workspace's hooks there with [workspaces.\"<workspace path>\"] trust_hooks = true"
+)
 _OTHER = "a workspace config may set only " + ", ".join(sorted(WORKSPACE_KEYS)) + "; " + _YOURS
 
 _GUARD_STRICTNESS = ("off", "log", "warn", "block")
@@ -132,6 +141,8 @@ class _Refused(Exception):
 
 def _accept(settings: Settings, key: str, raw: object, path: Path, source: str, user_path: Path) -> Any:
     """The value ``key = raw`` takes when a workspace may set it; :class:`_Refused` otherwise."""
+    if key == "hooks":
+        raise _Refused(_HOOKS.format(user=user_path))
     if key not in SETTING_KEYS:
         raise _Refused(str(unknown_key(key, source, camel_ok=False)).replace(f" in {source}", "", 1))
     if key not in WORKSPACE_KEYS:

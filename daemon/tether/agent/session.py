@@ -61,6 +61,8 @@ class AgentSession:
     left_waiting: bool = False
     # The user was told that this session's commands run without an OS sandbox (once).
     told_unsandboxed: bool = False
+    # the session's hooks were started (`session_start`) and their notices shown in this daemon
+    hooks_told: bool = False
 
     def __post_init__(self) -> None:
         if self.ledger is None:
