@@ -26,6 +26,10 @@ ANSWERS = {
     "claude_deny": {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                            "permissionDecisionReason": "denied the Claude Code way"}},
     "claude_ask": {"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "claude asks"}},
+    "claude_permission_allow": {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                                       "decision": {"behavior": "allow", "message": "ok by policy"}}},
+    "claude_permission_deny": {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                                      "decision": {"behavior": "deny", "message": "policy says no"}}},
     "claude_context": {"hookSpecificOutput": {"hookEventName": "PostToolUse",
                                               "additionalContext": "claude context for the model"}},
 }

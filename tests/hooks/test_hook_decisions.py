@@ -175,3 +175,43 @@ async def test_a_matcher_on_another_tool_or_other_arguments_does_not_fire(
     assert "no pushing on Fridays" in content_text(final(updates, "call_push"))
     (event,) = [json.loads(line) for line in log.read_text().splitlines()]
     assert event["tool"] == "run_command" and event["arguments"]["command"] == "git push origin main"
+
+
+@pytest.mark.parametrize(
+    ("stage", "behaviour", "status", "by"),
+    [
+        ("permission_request", "allow", "completed", "allowed by hook p: the hook trusts echo"),
+        ("PermissionRequest", "claude_permission_allow", "completed", "allowed by hook p: ok by policy"),
+        ("permission_request", "deny", "failed", ""),
+        ("PermissionRequest", "claude_permission_deny", "failed", ""),
+    ],
+)
+async def test_a_permission_request_hook_answers_in_the_users_place(
+    spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path, stage: str, behaviour: str, status: str, by: str
+):
+    user_config.write_text(f"[[hooks.{stage}]]\ncommand = {toml_string(hook(behaviour))}\nname = \"p\"\n")
+    user = User()
+    daemon = await start(spawn_daemon, tmp_path, user)
+    session = await daemon.client.new_session(workspace)
+    _, updates = await run(session, "run the tests")
+    assert user.prompts == []  # decided without asking
+    done = final(updates, "call_run")
+    assert done["status"] == status
+    if by:
+        assert approved_by(updates, "call_run") == by
+    else:
+        assert content_text(done).startswith("refused by hook p: ")
+
+
+async def test_a_permission_request_allow_never_approves_an_unsandboxed_command(
+    spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path
+):
+    user_config.write_text(
+        f'sandbox = "off"\n[[hooks.permission_request]]\ncommand = {toml_string(hook("allow"))}\nname = "p"\n'
+    )
+    user = User("reject_once")
+    daemon = await start(spawn_daemon, tmp_path, user)
+    session = await daemon.client.new_session(workspace)
+    _, updates = await run(session, "run the tests")
+    assert len(user.prompts) == 1  # the user still decides
+    assert final(updates, "call_run")["status"] == "failed"

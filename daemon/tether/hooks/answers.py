@@ -10,8 +10,9 @@ Tether's shape (every key optional; empty stdout with exit code 0 = no opinion):
 Claude Code's shape: `decision` "approve" (allow) | "block" (deny), `reason`,
 `hookSpecificOutput.permissionDecision` allow | deny | ask with
 `permissionDecisionReason`, `hookSpecificOutput.updatedInput` (modify),
-`hookSpecificOutput.additionalContext` (context), `continue: false` with `stopReason`
-(deny); exit code 2 means deny with stderr as the reason.
+`hookSpecificOutput.additionalContext` (context), PermissionRequest's
+`hookSpecificOutput.decision.behavior` allow | deny with `message`, `continue: false`
+with `stopReason` (deny); exit code 2 means deny with stderr as the reason.
 
 Owns: that reading, and the fail-closed rule: a hook that timed out, crashed, or
 answered what is not one of those shapes has `problem` set (the caller shows it and, for
@@ -67,6 +68,10 @@ def read_answer(run: HookRun) -> HookAnswer:
 def _from_object(data: dict[str, Any]) -> HookAnswer:
     specific = data.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
+    nested = specific.get("decision")  # Claude Code's PermissionRequest: {behavior, message}
+    if isinstance(nested, dict):
+        specific = {"permissionDecision": nested.get("behavior"), "permissionDecisionReason": nested.get("message", ""),
+                    **({"updatedInput": nested["updatedInput"]} if "updatedInput" in nested else {})}
     raw = specific.get("permissionDecision", data.get("decision"))
     reason = specific.get("permissionDecisionReason", data.get("reason", ""))
     if data.get("continue") is False and raw is None:
