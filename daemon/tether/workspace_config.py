@@ -113,6 +113,8 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
         data = {}
         refused.append(RefusedSetting("", str(path), f"{exc}; Tether goes on with your own settings"))
     accepted: dict[str, Any] = {}
+    if "hooks" in data and _trusts_hooks(user_path, path.parent.parent):
+        del data["hooks"]  # not a setting: tether.hooks runs them (the user trusts this workspace)
     for key, raw in data.items():
         try:
             accepted[key] = _accept(settings, key, raw, path, source, user_path)
@@ -133,6 +135,22 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
         _log(refused)
         merged = replace(merged, refused=merged.refused + tuple(refused))
     return merged
+
+
+def _trusts_hooks(user_path: Path, workspace: Path) -> bool:
+    """The user config has `[workspaces."<workspace>"] trust_hooks = true`."""
+    try:
+        table = (read_toml(user_path, f"user config {user_path}", required=False) or {}).get("workspaces")
+    except ConfigError:
+        return False
+    if not isinstance(table, dict):
+        return False
+    mine = workspace.resolve()
+    return any(
+        isinstance(v, dict) and v.get("trust_hooks") is True and Path(k).expanduser().is_absolute()
+        and Path(k).expanduser().resolve() == mine
+        for k, v in table.items()
+    )
 
 
 class _Refused(Exception):

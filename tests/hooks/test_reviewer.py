@@ -45,6 +45,10 @@ async def test_the_reviewer_approves_a_low_risk_requested_call(
     why = "echo is harmless and the user asked to run the tests"
     assert approved_by(updates, "call_run") == f"allowed by the reviewer: {why}"
     assert f"[the approval reviewer approved `echo all passed`: {why}]" in notices(updates)
+    # stored: the turn's run report says who approved the call, and why
+    (report,) = (await session.client.request("_tether/session/report", {"sessionId": session.id}))["reports"]
+    (call,) = report["steps"][0]["toolCalls"]
+    assert call["approvedBy"] == f"allowed by the reviewer: {why}"
 
 
 @pytest.mark.parametrize(

@@ -126,6 +126,7 @@ class ToolExecutor:
         self.session, self.handle = session, handle
         self.tools, self.sink, self.services = tools, sink, services
         self.guard, self.journal = guard, journal
+        self._approved: dict[str, str] = {}  # call id -> why it was allowed (for the run report)
 
     async def run_calls(self, calls: list[PendingCall]) -> list[ToolTiming]:
         """Run a step's calls in order; each outcome goes to the journal as it finishes."""
@@ -182,7 +183,7 @@ class ToolExecutor:
         self.journal.record(outcome)
         return ToolTiming(
             call.call_id, call.name, call.arguments or {}, len(result.text.encode("utf-8")), latency,
-            result.text if result.is_error else None,
+            result.text if result.is_error else None, self._approved.pop(call.call_id, None),
         )
 
     def refuse_started(self, call: PendingCall) -> None:
@@ -362,6 +363,7 @@ class ToolExecutor:
     def _started(self, call: PendingCall, tool: Tool[Any], args: object, verdict: Verdict) -> TerminalInfo | None:
         """The call is approved and starts: the client sees why, and the terminal its
         output goes to (a command, when the client shows terminals)."""
+        self._approved[call.call_id] = verdict.reason
         if not (self.services.terminal_output_meta and tool.kind == "execute"):
             self.sink.emit(ToolCallPatch(call.call_id, status="in_progress", approved_by=verdict.reason))
             return None

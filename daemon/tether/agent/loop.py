@@ -120,7 +120,7 @@ class AgentTurn:
             async def refused() -> str:
                 return "refusal"
 
-            return await self._drive(refused)
+            return await self._ended(await self._drive(refused))
         if self.session.title is None:
             title = _title_from(screened)
             if title:

@@ -4,7 +4,7 @@ the user trusts), in Tether's or Claude Code's shape.
     [hooks]
     timeout = 10                      # seconds, every hook's default
     [[hooks.pre_tool]]
-    command = "~/.config/tether/guard.py"
+    command = "~/bin/tether-guard.py"      # not in ~/.config/tether: hidden from commands
     tool = "run_command"              # a glob, or a list of them (default: every tool)
     args = "*rm -rf*"                 # a glob on any string argument, or {command = "git push*"}
     timeout = 5
@@ -130,7 +130,8 @@ def _trusted(table: object, workspace: Path) -> bool:
         if not (isinstance(key, str) and isinstance(value, dict) and value.get("trust_hooks") is True):
             continue
         try:
-            if Path(key).expanduser().resolve() == workspace.resolve():
+            path = Path(key).expanduser()
+            if path.is_absolute() and path.resolve() == workspace.resolve():  # "" is not "the cwd"
                 return True
         except OSError:
             continue

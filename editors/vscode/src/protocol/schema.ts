@@ -964,6 +964,7 @@ export interface ToolCallLocation {
 }
 
 export interface ToolCallReport {
+  approvedBy?: string;
   arguments: { [key: string]: unknown };
   callId: string;
   error?: string;
