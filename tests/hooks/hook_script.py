@@ -1,4 +1,4 @@
-"""A hook command for the tests: `python3 hook_script.py <behaviour> [log file]`.
+"""A hook command for the tests: `python3 hook_script.py <behaviour> [log file or -] [path]`.
 
 It reads the event on stdin, appends it to the log file (one JSON line) when one is
 named, then answers as <behaviour> says."""
@@ -9,7 +9,7 @@ import time
 
 event = json.load(sys.stdin)
 behaviour = sys.argv[1]
-if len(sys.argv) > 2:
+if len(sys.argv) > 2 and sys.argv[2] != "-":  # "-": no log
     with open(sys.argv[2], "a") as log:
         log.write(json.dumps(event) + "\n")
 
@@ -33,6 +33,18 @@ ANSWERS = {
     "claude_context": {"hookSpecificOutput": {"hookEventName": "PostToolUse",
                                               "additionalContext": "claude context for the model"}},
 }
+if behaviour == "probe":  # what the hook may see and do: the answer goes in the log, as context
+    import os
+
+    outside = sys.argv[3]
+    try:
+        with open(outside, "w") as handle:
+            handle.write("escaped")
+        wrote = "wrote outside"
+    except OSError as error:
+        wrote = f"could not write outside: {error.strerror}"
+    print(json.dumps({"context": json.dumps({"wrote": wrote, "env": sorted(os.environ)})}))
+    sys.exit(0)
 if behaviour == "exit2":
     print("blocked through exit code 2", file=sys.stderr)
     sys.exit(2)

@@ -45,7 +45,11 @@ async def test_with_ask_first_on_the_turn_asks_and_nothing_runs(
     assert 'which files or directories do you mean by "old stuff"?' in notices(updates)
     assert not [u for u in updates if u.get("sessionUpdate") == "tool_call"]
     assert (workspace / "src" / "app.py").exists()
-    # the question is the turn's answer: stored, and the model sees it next turn
+    # the question is the turn's answer: stored (a loaded session shows it), the model sees it next turn
+    other = await spawn_daemon(script=script, framing=framing)
+    loaded = await other.client.load_session(session.id, workspace)
+    assert 'which files or directories do you mean by "old stuff"?' in notices(loaded.updates)
+    await other.client.close()
     turn, updates = await run(session, "delete src/app.py")
     assert [u["toolCallId"] for u in updates if u.get("sessionUpdate") == "tool_call"] == ["call_del"]
     assert not (workspace / "src" / "app.py").exists()

@@ -115,3 +115,22 @@ async def test_a_workspace_config_cannot_add_hooks_unless_the_user_trusts_it(
     session = await other.client.new_session(workspace)
     await run(session, "hello")
     assert marker.exists()  # trusted: its hook ran (in the sandbox, where the workspace is writable)
+
+
+async def test_hooks_run_in_the_command_sandbox_with_the_minimal_environment(
+    spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path
+):
+    outside = tmp_path / "escaped.txt"
+    user_config.write_text(
+        f"[[hooks.post_tool]]\ncommand = {toml_string(hook('probe') + f' - {outside}')}\nname = \"probe\"\n"
+    )
+    daemon = await spawn_daemon(
+        "--mode", "full-auto", script=write_script(tmp_path), env={"MY_SERVICE_TOKEN": "s3cret"}
+    )
+    session = await daemon.client.new_session(workspace)
+    _, updates = await run(session, "run the tests")
+    text = content_text(final(updates, "call_run"))
+    seen = json.loads(text.split("[context from hooks]\n", 1)[1])
+    assert seen["wrote"].startswith("could not write outside")
+    assert not outside.exists()
+    assert "MY_SERVICE_TOKEN" not in seen["env"] and "PATH" in seen["env"]
