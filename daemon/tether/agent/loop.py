@@ -37,6 +37,8 @@ from tether_protocol.conversation import (
     UserMessage,
 )
 
+from ..hooks.ask_first import clarifying_question
+from ..hooks.turn_points import ask_first_step, observe, prompt_hooks, prompt_text
 from ..providers.base import Provider, ProviderError
 from ..tools.registry import ToolRegistry
 from .context import project_instructions
@@ -90,7 +92,7 @@ class AgentTurn:
         self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, session.model or provider.model)
         self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
         self.journal = TurnJournal(session, handle.turn_id)
-        services = services or TurnServices()
+        self.services = services = services or TurnServices()
         self.steps = StepRunner(
             session, self.journal, provider=provider, tools=tools, sink=sink,
             # read once per turn (not per step): the system prompt stays byte-identical
@@ -104,6 +106,8 @@ class AgentTurn:
 
     async def run(self, prompt: Sequence[ContentBlock]) -> TurnOutcome:
         screened, notices, verdict = self._screen_prompt(prompt)
+        hooked = await prompt_hooks(self.services.hooks, self.session, screened)
+        screened = hooked.blocks
         guard = None
         if verdict.findings:
             findings = tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings)
@@ -113,17 +117,28 @@ class AgentTurn:
         for notice in notices:
             text = notice if notice.startswith("[") else f"[{notice}]"
             self.sink.emit(Notice(f"\n{text}\n"))
-        if verdict.blocked:
+        if hooked.refusal:
+            self.sink.emit(Notice(f"\n[{hooked.refusal}]\n"))
+        if verdict.blocked or hooked.refusal:
             async def refused() -> str:
                 return "refusal"
 
-            return await self._drive(refused)
+            return await self._ended(await self._drive(refused))
         if self.session.title is None:
             title = _title_from(screened)
             if title:
                 await self.journal.set_title(title)
                 self.sink.emit(TitleChanged(title))
-        return await self._drive(self._steps)
+        question = clarifying_question(prompt_text(prompt)) if self.services.ask_first else None
+        if question is not None:
+            return await self._ended(await self._drive(lambda: ask_first_step(self.journal, self.sink, question)))
+        return await self._ended(await self._drive(self._steps))
+
+    async def _ended(self, outcome: TurnOutcome) -> TurnOutcome:
+        if self.services.hooks is not None and self.services.hooks.wants("turn_end"):
+            await observe(self.services.hooks, "turn_end", stop_reason=outcome.stop_reason)
+            self.sink.flush()
+        return outcome
 
     def _screen_prompt(self, prompt: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str], GuardResult]:
         """Over-long text is cut (never refused); the input guard looks at the rest."""
@@ -205,6 +220,7 @@ class AgentTurn:
             if not calls:
                 self.report.add_step(state, [], 0.0)
                 await self.journal.commit_step()
+                await observe(self.services.hooks, "step_end", step=index, tools=[])
                 self._report_usage(state)
                 if self.handle.steers and index < self.max_steps:
                     continue  # a message steered in: the model answers it in this turn
@@ -213,6 +229,7 @@ class AgentTurn:
             timings = await self.executor.run_calls(calls)
             self.report.add_step(state, timings, (time.perf_counter() - t0) * 1000)
             await self.journal.commit_step()
+            await observe(self.services.hooks, "step_end", step=index, tools=[c.name for c in calls])
             self._report_usage(state, covered=len(self.session.messages) - len(calls))
         return "max_turn_requests"
 

@@ -81,6 +81,8 @@ class AgentSession:
     commands_sent: list[tuple[str, str, str | None]] | None = None
     # Files whose current content the history stores (checkpoints): a command's scan needs no copy of them.
     known_files: KnownFiles = field(default_factory=KnownFiles)
+    # the session's hooks were started (`session_start`) and their notices shown in this daemon
+    hooks_told: bool = False
 
     def __post_init__(self) -> None:
         if self.ledger is None:

@@ -458,6 +458,7 @@ export interface PermissionResultMeta {
 export interface PermissionTetherMeta {
   hunks: Hunk[];
   reason: string;
+  reviewer?: string;
 }
 
 /** The tool call asked about: the same `toolCallId`, `title`, `kind` and `locations` as its `session/update`s (locations absolute, with the first changed line where known; none for a command); `content` holds `diff` blocks for file changes or the command as a text block. */
@@ -1086,6 +1087,7 @@ export interface ToolCallLocation {
 }
 
 export interface ToolCallReport {
+  approvedBy?: string;
   arguments: { [key: string]: unknown };
   callId: string;
   error?: string;
