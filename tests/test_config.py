@@ -146,6 +146,10 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "memory": ("off", "default"),
         "memory_tokens": (1_500, "default"),
         "reasoning_models": ((), "default"),
+        "reviewer": ("off", "default"),
+        "reviewer_model": ("", "default"),
+        "reviewer_timeout": (30, "default"),
+        "ask_first": ("off", "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

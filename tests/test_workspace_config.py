@@ -36,6 +36,10 @@ REFUSED_SAMPLES: dict[str, str] = {
     "memory_tokens": "20000",
     "reasoning_models": '["*"]',
     "checkpoint_max_kib": "1",
+    "reviewer": '"on"',
+    "reviewer_model": '"attacker-model"',
+    "reviewer_timeout": "600",
+    "ask_first": '"off"',
 }
 
 

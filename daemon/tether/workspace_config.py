@@ -82,7 +82,16 @@ _REASONS: dict[str, str] = {
     "checkpoint_max_kib": "a workspace must not change what Tether records for you to undo its changes; " + _YOURS,
     # tether's debug lines carry prompts and tool results into the editor's log files
     "log_level": "a workspace must not make Tether log more of your conversation; " + _YOURS,
+    "reviewer": "a workspace must not let a model approve its own tool calls; " + _YOURS,
+    "reviewer_model": "a workspace must not choose the model that approves tool calls; " + _YOURS,
+    "reviewer_timeout": "a workspace must not change how the approval reviewer is run; " + _YOURS,
+    "ask_first": "a workspace must not change when Tether asks you first; " + _YOURS,
 }
+# A workspace's hooks are programs: run only when the user trusts that workspace.
+_HOOKS = (
+    "a workspace must not add hooks (they run programs); put them in your user config ({user}), or trust "
+    "this workspace's hooks there with [workspaces.\"<workspace path>\"] trust_hooks = true"
+)
 _OTHER = "a workspace config may set only " + ", ".join(sorted(WORKSPACE_KEYS)) + "; " + _YOURS
 
 _GUARD_STRICTNESS = ("off", "log", "warn", "block")
@@ -106,6 +115,8 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
         data = {}
         refused.append(RefusedSetting("", str(path), f"{exc}; Tether goes on with your own settings"))
     accepted: dict[str, Any] = {}
+    if "hooks" in data and _trusts_hooks(user_path, path.parent.parent):
+        del data["hooks"]  # not a setting: tether.hooks runs them (the user trusts this workspace)
     for key, raw in data.items():
         try:
             accepted[key] = _accept(settings, key, raw, path, source, user_path)
@@ -128,12 +139,30 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
     return merged
 
 
+def _trusts_hooks(user_path: Path, workspace: Path) -> bool:
+    """The user config has `[workspaces."<workspace>"] trust_hooks = true`."""
+    try:
+        table = (read_toml(user_path, f"user config {user_path}", required=False) or {}).get("workspaces")
+    except ConfigError:
+        return False
+    if not isinstance(table, dict):
+        return False
+    mine = workspace.resolve()
+    return any(
+        isinstance(v, dict) and v.get("trust_hooks") is True and Path(k).expanduser().is_absolute()
+        and Path(k).expanduser().resolve() == mine
+        for k, v in table.items()
+    )
+
+
 class _Refused(Exception):
     """A workspace-config key or value that is ignored; the message says why."""
 
 
 def _accept(settings: Settings, key: str, raw: object, path: Path, source: str, user_path: Path) -> Any:
     """The value ``key = raw`` takes when a workspace may set it; :class:`_Refused` otherwise."""
+    if key == "hooks":
+        raise _Refused(_HOOKS.format(user=user_path))
     if key not in SETTING_KEYS:
         raise _Refused(str(unknown_key(key, source, camel_ok=False)).replace(f" in {source}", "", 1))
     if key not in WORKSPACE_KEYS:

@@ -111,6 +111,7 @@ _MESSAGE_NAMES = """
     SetModelParams SessionClearedParams
     ChangedFile ChangesParams ChangesResult RewindConflict RewindInfo RewindParams RewindResult RewindSkipped
     RewindRestore
+    DequeueParams QueueParams QueueResult QueueState QueuedPrompt SteerOutcome SteerParams
 """.split()
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {

@@ -67,6 +67,8 @@ class Hunk:
 class PermissionTetherMeta:
     reason: str
     hunks: list[Hunk]
+    # the approval reviewer's concern (it did not approve the call on its own)
+    reviewer: Union[str, None] = None
 
 
 @attrs.define

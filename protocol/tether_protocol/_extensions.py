@@ -47,6 +47,8 @@ class ToolCallReport:
     result_size_bytes: int
     latency_ms: float
     error: Union[str, None] = None
+    # who let a call that changes things run, and why ("allowed by the reviewer: ...")
+    approved_by: Union[str, None] = None
 
 
 @attrs.define

@@ -1,7 +1,7 @@
 """Every typed message of the Tether protocol, in one namespace.
 
 Owns: nothing of its own — it re-exports the message modules (`_common`, `_initialize`,
-`_sessions`, `_config_options`, `_updates`, `_extensions`, `_snapshots`, `_rewind`, `_lsp`, `_client_requests`) and the
+`_sessions`, `_config_options`, `_updates`, `_extensions`, `_snapshots`, `_rewind`, `_lsp`, `_client_requests`, `_queue`) and the
 method table (`_methods`: its tables, not the `Method` record), so `from tether_protocol._messages import PromptParams` and
 `tether_protocol.PromptParams` name the same class. Must not: define a shape (each
 lives in the module of its area, none over 400 lines).
@@ -20,6 +20,7 @@ from . import (
     _extensions,
     _initialize,
     _lsp,
+    _queue,
     _rewind,
     _sessions,
     _snapshots,
@@ -40,13 +41,14 @@ from ._methods import (
     V1,
     EmptyParams,
 )
+from ._queue import *  # noqa: F403
 from ._rewind import *  # noqa: F403
 from ._sessions import *  # noqa: F403
 from ._snapshots import *  # noqa: F403
 from ._updates import *  # noqa: F403
 
 MESSAGE_MODULES = (
-    _client_requests, _common, _config_options, _extensions, _initialize, _lsp, _rewind, _sessions, _snapshots,
+    _client_requests, _common, _config_options, _extensions, _initialize, _lsp, _queue, _rewind, _sessions, _snapshots,
     _updates,
 )
 """The modules whose every `__all__` name is re-exported here."""
@@ -62,6 +64,7 @@ __all__ += _extensions.__all__
 __all__ += _initialize.__all__
 __all__ += _lsp.__all__
 __all__ += _rewind.__all__
+__all__ += _queue.__all__
 __all__ += _sessions.__all__
 __all__ += _snapshots.__all__
 __all__ += _updates.__all__

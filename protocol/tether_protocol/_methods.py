@@ -22,6 +22,7 @@ from . import _config_options as cfg
 from . import _extensions as ext
 from . import _initialize as init
 from . import _lsp as lsp
+from . import _queue as que
 from . import _rewind as rw
 from . import _sessions as ses
 from . import _snapshots as snap
@@ -99,6 +100,10 @@ V1: tuple[Method, ...] = (
     _request("_tether/session/latest", snap.LatestParams, snap.LatestResult),
     _request("_tether/session/rewind", rw.RewindParams, rw.RewindResult),
     _request("_tether/session/changes", rw.ChangesParams, rw.ChangesResult),
+    # ---- client -> Tether: the prompt queue and steering (§3.37)
+    _request("_tether/session/queue", que.QueueParams, que.QueueResult),
+    _request("_tether/session/dequeue", que.DequeueParams, ses.EmptyResult),
+    _request("_tether/session/steer", que.SteerParams, ses.PromptResult),
     # ---- client -> Tether: LSP document sync (§3.20)
     _notification("textDocument/didOpen", lsp.DidOpenTextDocumentParams),
     _notification("textDocument/didChange", lsp.DidChangeTextDocumentParams),

@@ -14,6 +14,7 @@ import attrs
 
 from ._common import ContentBlock, StopReason
 from ._fields import Meta
+from ._queue import SteerOutcome
 
 __all__ = ["PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta"]
 
@@ -30,7 +31,10 @@ class PromptParams:
 
 @attrs.define
 class PromptTetherMeta:
+    """`steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37)."""
+
     turn_id: str
+    steer: Union[SteerOutcome, None] = None
 
 
 @attrs.define

@@ -35,6 +35,7 @@ _user = st.fixed_dictionaries({"role": st.just("user")}, optional={
     "content": st.lists(_block, max_size=3),
     "compaction": st.fixed_dictionaries({}, optional={"replaced": st.integers(0, 99) | _json}),
     "_meta": _json,
+    "steered": st.fixed_dictionaries({}, optional={"afterStep": st.integers(0, 9) | _json}) | _json,
 })
 _assistant = st.fixed_dictionaries({"role": st.just("assistant")}, optional={
     "text": _text | _json,

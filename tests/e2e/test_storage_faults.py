@@ -165,11 +165,12 @@ async def test_a_read_only_history(spawn_daemon, workspace: Path, tether_home: P
 def fill(root: Path) -> Path:
     """Fill the file system at ``root`` (seen from the test through /proc/PID/root)."""
     filler = root / "filler"
-    with open(filler, "wb") as handle:
+    # unbuffered: a write the full disk took only part of leaves nothing for close to flush
+    # (buffered, whether one did depended on how the free space divided into writes)
+    with open(filler, "wb", buffering=0) as handle:
         try:
             while True:
                 handle.write(b"\0" * 65536)
-                handle.flush()
         except OSError as exc:
             assert exc.errno == errno.ENOSPC
     return filler

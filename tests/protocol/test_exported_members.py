@@ -21,14 +21,14 @@ import tether_protocol
 PRIVATE_MODULES = (
     "_errors", "_framing", "_fields", "_common", "_initialize", "_sessions", "_updates",
     "_extensions", "_snapshots", "_lsp", "_client_requests", "_methods", "_messages",
-    "_converter", "_schema", "_config_options", "_rewind",
+    "_converter", "_schema", "_config_options", "_rewind", "_queue",
 )
 # split off `_common` and `_sessions` for the start path, and re-exported by them (so by `_messages`)
 PRIVATE_MODULES += ("_modes", "_prompt")
 # Modules that hold message classes: each is re-exported whole by `_messages`.
 MESSAGE_MODULES = (
     "_common", "_initialize", "_sessions", "_updates", "_extensions", "_snapshots", "_lsp",
-    "_client_requests", "_config_options", "_rewind",
+    "_client_requests", "_config_options", "_rewind", "_queue",
 )
 
 # Public-looking names of the private modules that are deliberately not exported.

@@ -168,6 +168,10 @@ async def _acp_session(rec: Recorder, workspace: Path) -> None:
     await rec.request("_tether/session/fork", {"sessionId": sid, "messageSeq": 0})
     await rec.request("_tether/session/search", {"query": "readme", "limit": 5})
     await rec.request("_tether/session/latest", {})
+    await rec.request("_tether/session/queue", {"sessionId": sid})
+    await rec.request("_tether/session/steer", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]})
+    with contextlib.suppress(Exception):  # nothing queued: answered with -32602
+        await rec.request("_tether/session/dequeue", {"sessionId": sid, "queueId": "q_none"})
     await rec.request("session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
     await rec.request("session/resume", {"sessionId": sid, "cwd": str(workspace)})
     rec.notify("session/cancel", {"sessionId": sid})

@@ -41,7 +41,7 @@ async def test_a_provider_failure_is_answered_with_the_turn_it_broke(settings: S
         assert failed.value.data["turnId"].startswith("turn_") and failed.value.data["kind"]
 
 
-async def test_a_second_prompt_while_one_runs_is_busy_and_cancel_stops_the_first(
+async def test_a_second_prompt_while_one_runs_is_queued_and_cancel_stops_only_the_first(
     settings: Settings, workspace: Path
 ):
     async with running(settings, workspace) as daemon:
@@ -51,13 +51,21 @@ async def test_a_second_prompt_while_one_runs_is_busy_and_cancel_stops_the_first
         )
         while not _text(daemon.conn.updates(session_id), "agent_message_chunk"):
             await asyncio.sleep(0.01)
-        with pytest.raises(Answered) as busy:
-            await daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
-        assert busy.value.code == -32010 and "is already running a turn" in busy.value.message
+        queued = asyncio.create_task(
+            daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
+        )
+        while not (await daemon.call("_tether/session/queue", {"sessionId": session_id}))["queued"]:
+            await asyncio.sleep(0.01)
+        (waiting,) = (await daemon.call("_tether/session/queue", {"sessionId": session_id}))["queued"]
+        assert waiting["preview"] == "hi" and waiting["state"] == "queued"
         assert await daemon.call("session/cancel", {"sessionId": session_id}) is None
         assert (await slow)["stopReason"] == "cancelled"
         streamed = _text(daemon.conn.updates(session_id), "agent_message_chunk")
         assert streamed and len(streamed) < len("This answer streams slowly so that it can be cancelled part way through.")
+        # the queued prompt then runs its own turn, and is answered when it ends
+        assert (await queued)["stopReason"] == "end_turn"
+        assert _text(daemon.conn.updates(session_id), "agent_message_chunk").endswith("Hello from the scripted provider.")
+        assert (await daemon.call("_tether/session/queue", {"sessionId": session_id}))["queued"] == []
 
 
 async def test_cancelling_an_unknown_session_is_ignored(settings: Settings, workspace: Path):

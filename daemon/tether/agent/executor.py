@@ -28,6 +28,7 @@ import anyio.lowlevel
 import anyio.to_thread
 
 from ..approvals import ApprovalGate, ApprovalRequest, Asker, AskerAnswer, Verdict
+from ..hooks.points import PreTool, after_tool, ask_for_read, before_tool
 from ..store import StorageFault
 from ..tools.base import (
     ChangePreview,
@@ -36,12 +37,10 @@ from ..tools.base import (
     Tool,
     ToolContext,
     ToolError,
-    ToolLocation,
     ToolResult,
     validate_args,
 )
 from ..tools.changes import MAX_RECORDED_BYTES, ChangeRecorder
-from ..tools.diffs import first_changed_line
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
 from .live_output import OutputTail, TerminalStream
@@ -60,8 +59,10 @@ from .sink import (
     plan_of,
 )
 from .state import CallOutcome, PendingCall
+from .tool_view import asked_locations, known_locations, safe_title
 
 if TYPE_CHECKING:
+    from ..hooks import Hooks
     from ..sandbox import SandboxChoice
 
 log = logging.getLogger("tether.agent")
@@ -85,6 +86,8 @@ class TurnServices:
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
     memory_tokens: int = 0  # retrieved memory's budget per turn (agent/memory.py); 0: off
+    hooks: Hooks | None = None  # the user's hooks (tether.hooks); None: none configured
+    ask_first: bool = False  # a destructive, vague prompt gets a question first (hooks/ask_first.py)
 
 
 class RunLog(Protocol):
@@ -110,29 +113,6 @@ class _CheckpointingAsker:
         return await self.inner.ask(request, reason)
 
 
-def safe_title(tool: Tool[Any], args: object) -> str:
-    """A call's title from its arguments as sent or validated (never raises)."""
-    try:
-        return str(tool.title_for(args))
-    except Exception:
-        return str(tool.name)
-
-
-def known_locations(tool: Tool[Any], args: object, session: AgentSession) -> tuple[ToolLocation, ...]:
-    """The places a call points at before it runs (never raises)."""
-    try:
-        return tuple(tool.locations_for(args, session.sandbox))
-    except Exception:
-        return ()
-
-
-def asked_locations(known: tuple[ToolLocation, ...], previews: list[ChangePreview]) -> list[ToolLocation]:
-    """The call's locations as its approval shows them: the same places, each file with
-    the first line its change touches where a preview knows it."""
-    first = {p.path: first_changed_line(p.old_text, p.new_text) for p in reversed(previews)}
-    return [ToolLocation(loc.path, loc.line if loc.line is not None else first.get(loc.path)) for loc in known]
-
-
 class ToolExecutor:
     def __init__(
         self,
@@ -148,6 +128,7 @@ class ToolExecutor:
         self.session, self.handle = session, handle
         self.tools, self.sink, self.services = tools, sink, services
         self.guard, self.journal = guard, journal
+        self._approved: dict[str, str] = {}  # call id -> why it was allowed (for the run report)
 
     async def run_calls(self, calls: list[PendingCall]) -> list[ToolTiming]:
         """Run a step's calls in order; each outcome goes to the journal as it finishes."""
@@ -186,7 +167,7 @@ class ToolExecutor:
         result = await self._invoke(call, tool)
         latency = (time.perf_counter() - t0) * 1000
         if tool is not None:
-            result = self._screen(call, result)
+            result = await after_tool(self.services.hooks, call, tool, self._screen(call, result))
         self.sink.emit(ToolCallPatch(
             call.call_id,
             status="failed" if result.is_error else "completed",
@@ -204,7 +185,7 @@ class ToolExecutor:
         self.journal.record(outcome)
         return ToolTiming(
             call.call_id, call.name, call.arguments or {}, len(result.text.encode("utf-8")), latency,
-            result.text if result.is_error else None,
+            result.text if result.is_error else None, self._approved.pop(call.call_id, None),
         )
 
     def refuse_started(self, call: PendingCall) -> None:
@@ -244,12 +225,18 @@ class ToolExecutor:
             )
         ctx = self._context(call, tool)
         try:
-            args = validate_args(tool, call.arguments or {})
+            pre = await before_tool(self.services.hooks, call, tool, validate_args(tool, call.arguments or {}))
+            refused = pre.reason if pre.decision == "deny" else None
+            if tool.read_only and pre.decision == "ask":
+                asker = _CheckpointingAsker(self.services.asker, self.journal)
+                refused = await ask_for_read(asker, self._request(call, tool, pre.args, [], None), pre.reason)
+            if refused is not None:
+                return ToolResult(refused, is_error=True)
             if tool.read_only:
                 self.sink.emit(ToolCallPatch(call.call_id, status="in_progress"))
-                result = await tool.run(args, ctx)
+                result = await tool.run(pre.args, ctx)
             else:
-                result = await self._run_approved(call, tool, args, ctx)
+                result = await self._run_approved(call, tool, ctx, pre)
         except ToolError as exc:
             result = ToolResult(str(exc), is_error=True)
         except StorageFault:
@@ -294,8 +281,10 @@ class ToolExecutor:
 
     # ---- calls that change things --------------------------------------------------
 
-    async def _run_approved(self, call: PendingCall, tool: Tool[Any], args: object, ctx: ToolContext) -> ToolResult:
-        """Preview, ask the gate, then apply or run — or tell the model why not."""
+    async def _run_approved(self, call: PendingCall, tool: Tool[Any], ctx: ToolContext, pre: PreTool) -> ToolResult:
+        """Preview, ask the gate (with what the `pre_tool` hooks said), then apply or run —
+        or tell the model why not."""
+        args = pre.args
         confined = await self._command_sandbox() if tool.kind == "execute" else None
         refusal = self._read_only_refusal(tool, confined)
         if refusal is not None:
@@ -305,7 +294,9 @@ class ToolExecutor:
             self.sink.emit(ToolCallPatch(call.call_id, content=tuple(ChangeContent(p) for p in previews)))
         if confined is not None:
             ctx.command_sandbox = confined
-        verdict = await self._decide(self._request(call, tool, args, previews, confined))
+        request = self._request(call, tool, args, previews, confined)
+        request.hook_decision, request.hook_reason = pre.decision, pre.reason
+        verdict = await self._decide(request)
         if verdict.cancelled:
             self.handle.cancel()
             await anyio.lowlevel.checkpoint()  # the cancel lands here
@@ -377,6 +368,7 @@ class ToolExecutor:
     def _started(self, call: PendingCall, tool: Tool[Any], args: object, verdict: Verdict) -> TerminalInfo | None:
         """The call is approved and starts: the client sees why, and the terminal its
         output goes to (a command, when the client shows terminals)."""
+        self._approved[call.call_id] = verdict.reason
         if not (self.services.terminal_output_meta and tool.kind == "execute"):
             self.sink.emit(ToolCallPatch(call.call_id, status="in_progress", approved_by=verdict.reason))
             return None

@@ -1,8 +1,9 @@
 """A turn's journal: what of it is committed, what is pending, and crash-safety.
 
-Owns: every write a turn makes to the history store (the user message, each step's
-messages with the files each call changed, the streamed partial, checkpoints, the calls left to run, the compaction
-summary, the title, the turn's end) and the model's view it extends at each commit;
+Owns: every write a turn makes to the history store (the user message, a message
+steered in at a step boundary, each step's messages with the files each call changed, the
+streamed partial, checkpoints, the calls left to run, the compaction summary, the title,
+the turn's end) and the model's view it extends at each commit;
 the open step's state (`StepStage`) and each of its calls' (`CallStage`); resuming a
 turn a stopped daemon left waiting for approval.
 
@@ -92,6 +93,18 @@ class TurnJournal:
         await self.session.store.begin_turn(self.session.id, self.turn_id, record)
         if not blocked:
             self.session.messages.append(user)
+
+    async def steer(self, user: Message, *, blocked: bool, after_step: int) -> int:
+        """A message steered into the turn, at a step boundary (no step open): stored after
+        the last step's results (marked `steered`, so a replay shows it as such), in the
+        model's view from the next request; its seq."""
+        assert self.step is None, "a steered message lands between steps only"
+        body = {**message_to_json(user), "steered": {"afterStep": after_step}}
+        record = MessageRecord("user", body, "error" if blocked else "complete")
+        (seq,) = await self.session.store.append_messages(self.session.id, self.turn_id, [record])
+        if not blocked:
+            self.session.messages.append(user)
+        return seq
 
     async def set_title(self, title: str) -> None:
         self.session.title = title

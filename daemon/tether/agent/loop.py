@@ -6,8 +6,11 @@ journal commits the step (`journal.py`) -> stop when the model calls no tools, a
 `max_steps`, or on cancel.
 
 Owns: screening the prompt (over-long text cut, the input guard), the session's title
-from the first prompt, the order of steps, cancellation (a cancel ends the stream and
-the running tools at once, the journal commits what was produced marked `cancelled`,
+from the first prompt, the order of steps, the step boundary where messages steered in
+during the turn join it (`ActiveTurn.steers`: after a step's calls and all their
+results, before the next request; a step that would end the turn is followed by one
+more when one is waiting), cancellation (a cancel ends the stream and the running tools
+at once, the journal commits what was produced marked `cancelled`,
 and the turn answers `cancelled` whenever a cancel arrived before it answered), the
 run report and the usage after each step, and resuming a turn a stopped daemon left
 waiting for approval.
@@ -34,6 +37,8 @@ from tether_protocol.conversation import (
     UserMessage,
 )
 
+from ..hooks.ask_first import clarifying_question
+from ..hooks.turn_points import ask_first_step, observe, prompt_hooks, prompt_text
 from ..providers.base import Provider, ProviderError
 from ..tools.registry import ToolRegistry
 from .context import project_instructions
@@ -87,7 +92,7 @@ class AgentTurn:
         self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, session.model or provider.model)
         self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
         self.journal = TurnJournal(session, handle.turn_id)
-        services = services or TurnServices()
+        self.services = services = services or TurnServices()
         self.steps = StepRunner(
             session, self.journal, provider=provider, tools=tools, sink=sink,
             # read once per turn (not per step): the system prompt stays byte-identical
@@ -101,6 +106,8 @@ class AgentTurn:
 
     async def run(self, prompt: Sequence[ContentBlock]) -> TurnOutcome:
         screened, notices, verdict = self._screen_prompt(prompt)
+        hooked = await prompt_hooks(self.services.hooks, self.session, screened)
+        screened = hooked.blocks
         guard = None
         if verdict.findings:
             findings = tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings)
@@ -110,17 +117,28 @@ class AgentTurn:
         for notice in notices:
             text = notice if notice.startswith("[") else f"[{notice}]"
             self.sink.emit(Notice(f"\n{text}\n"))
-        if verdict.blocked:
+        if hooked.refusal:
+            self.sink.emit(Notice(f"\n[{hooked.refusal}]\n"))
+        if verdict.blocked or hooked.refusal:
             async def refused() -> str:
                 return "refusal"
 
-            return await self._drive(refused)
+            return await self._ended(await self._drive(refused))
         if self.session.title is None:
             title = _title_from(screened)
             if title:
                 await self.journal.set_title(title)
                 self.sink.emit(TitleChanged(title))
-        return await self._drive(self._steps)
+        question = clarifying_question(prompt_text(prompt)) if self.services.ask_first else None
+        if question is not None:
+            return await self._ended(await self._drive(lambda: ask_first_step(self.journal, self.sink, question)))
+        return await self._ended(await self._drive(self._steps))
+
+    async def _ended(self, outcome: TurnOutcome) -> TurnOutcome:
+        if self.services.hooks is not None and self.services.hooks.wants("turn_end"):
+            await observe(self.services.hooks, "turn_end", stop_reason=outcome.stop_reason)
+            self.sink.flush()
+        return outcome
 
     def _screen_prompt(self, prompt: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str], GuardResult]:
         """Over-long text is cut (never refused); the input guard looks at the rest."""
@@ -195,20 +213,42 @@ class AgentTurn:
     async def _steps(self, start: int = 1) -> str:
         tool_specs = self.tools.specs()
         for index in range(start, self.max_steps + 1):
+            await self._land_steers(index - 1)
             state = await self.steps.stream(index, tool_specs)
             calls = state.finish_calls()
             self.journal.calls_assembled()
             if not calls:
                 self.report.add_step(state, [], 0.0)
                 await self.journal.commit_step()
+                await observe(self.services.hooks, "step_end", step=index, tools=[])
                 self._report_usage(state)
+                if self.handle.steers and index < self.max_steps:
+                    continue  # a message steered in: the model answers it in this turn
                 return _FINISH_TO_STOP.get(state.finish_reason or "stop", "end_turn")
             t0 = time.perf_counter()
             timings = await self.executor.run_calls(calls)
             self.report.add_step(state, timings, (time.perf_counter() - t0) * 1000)
             await self.journal.commit_step()
+            await observe(self.services.hooks, "step_end", step=index, tools=[c.name for c in calls])
             self._report_usage(state, covered=len(self.session.messages) - len(calls))
         return "max_turn_requests"
+
+    async def _land_steers(self, after_step: int) -> None:
+        """The step boundary: messages steered in since the last one join the conversation
+        (after the step's calls and all their results, before the next request). Shielded:
+        a message stored is always reported landed, so it is never sent again as a turn."""
+        while self.handle.steers:
+            steer = self.handle.steers.pop(0)
+            screened, notices, verdict = self._screen_prompt(steer.prompt)
+            guard = None
+            if verdict.findings:
+                guard = GuardRecord(tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings), verdict.blocked)
+            with anyio.CancelScope(shield=True):
+                user = UserMessage(tuple(screened), guard)
+                seq = await self.journal.steer(user, blocked=verdict.blocked, after_step=after_step)
+            steer.landed(after_step, seq)
+            for notice in notices:
+                self.sink.emit(Notice(f"\n{notice if notice.startswith('[') else f'[{notice}]'}\n"))
 
     def _report_usage(self, state: StepState, covered: int | None = None) -> None:
         """The usage after each step: how full the context is, against the window."""

@@ -27,6 +27,7 @@ class ToolTiming:
     result_size_bytes: int
     latency_ms: float
     error: str | None
+    approved_by: str | None = None  # the approval's reason, for a call that changed things
 
 
 @dataclass(slots=True)
@@ -59,7 +60,8 @@ class StepReport:
     def typed(self) -> wire.StepReport:
         calls = [
             ToolCallReport(
-                t.call_id, t.tool_name, t.arguments, t.result_size_bytes, round(t.latency_ms, 3), t.error or None
+                t.call_id, t.tool_name, t.arguments, t.result_size_bytes, round(t.latency_ms, 3), t.error or None,
+                t.approved_by,
             )
             for t in self.tools
         ]

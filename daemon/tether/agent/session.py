@@ -1,7 +1,9 @@
-"""A live session: its conversation in memory, its store, and the turn that is running."""
+"""A live session: its conversation in memory, its store, and the turn that is running
+(with the messages steered into it, waiting for its next step boundary)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,10 +15,19 @@ from ..tools.ledger import ContentLedger
 from .tokens import ContextEstimate
 
 if TYPE_CHECKING:
-    from tether_protocol.conversation import Message
+    from tether_protocol.conversation import ContentBlock, Message
 
     from ..store import HistoryStore
     from ..tools.sandbox import WorkspaceSandbox
+
+
+@dataclass(slots=True, eq=False)
+class Steer:
+    """A message sent into the running turn: it joins the conversation at the next step
+    boundary; `landed(step, message_seq)` is called (synchronously) once it is stored."""
+
+    prompt: Sequence[ContentBlock]
+    landed: Callable[[int, int], None]
 
 
 @dataclass(slots=True)
@@ -28,6 +39,8 @@ class ActiveTurn:
     cancel_requested: bool = False
     scope: anyio.CancelScope | None = None
     done: anyio.Event = field(default_factory=anyio.Event)
+    # steered messages waiting for the next step boundary (taken by the loop there)
+    steers: list[Steer] = field(default_factory=list)
 
     def cancel(self) -> None:
         self.cancel_requested = True
@@ -68,6 +81,8 @@ class AgentSession:
     commands_sent: list[tuple[str, str, str | None]] | None = None
     # Files whose current content the history stores (checkpoints): a command's scan needs no copy of them.
     known_files: KnownFiles = field(default_factory=KnownFiles)
+    # the session's hooks were started (`session_start`) and their notices shown in this daemon
+    hooks_told: bool = False
 
     def __post_init__(self) -> None:
         if self.ledger is None:

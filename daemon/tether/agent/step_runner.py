@@ -25,6 +25,7 @@ import attrs
 
 from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage
 
+from ..hooks.turn_points import observe
 from ..providers.base import (
     Finish,
     ModelRequest,
@@ -42,7 +43,7 @@ from ..store import StoreError
 from ..tools.registry import ToolRegistry
 from .compaction import compact, should_compact, worth_compacting
 from .context import build_request
-from .executor import TurnServices, known_locations, safe_title
+from .executor import TurnServices
 from .guard import wrap_tool_result
 from .history import prepare
 from .journal import TurnJournal
@@ -63,6 +64,7 @@ from .sink import (
 )
 from .state import PendingCall, StepState
 from .tokens import ContextEstimate
+from .tool_view import known_locations, safe_title
 
 # How often the streamed output of the step in flight is saved (one clock read per event).
 PARTIAL_EVERY_S = 0.5
@@ -271,6 +273,7 @@ class StepRunner:
         """Summarise all but the last messages (seed 003); the summary replaces them in the
         model's view. The stored history keeps everything; the client is told."""
         session = self.session
+        await observe(self.services.hooks, "pre_compact", reason=reason, messages=len(session.messages))
         stated: list[str] = []
         view, summary = await compact(self.provider, session.messages, model=self.model, preferences=stated)
         replaced = summary.replaced

@@ -1,18 +1,29 @@
-"""The approval gate: deny rules, then the mode, then allow rules, then the user.
+"""The approval gate: the one place the order of approval decisions lives.
 
     deny rules (built-in, `deny_commands`, "reject always")   -> refused, whatever the mode
+    a hook's deny (`pre_tool`; tether.hooks)                  -> refused, with its reason
     mode read-only                                            -> refused (a sandboxed
                                                                  command: asked, and run
                                                                  read-only)
     a command with no OS sandbox around it                    -> ask the user, always
     a change to a file outside the workspace (the user's
     MEMORY.md, by `remember`)                                 -> ask the user, always
+    a hook's ask                                              -> ask the user
     mode full-auto                                            -> allowed (a command not
                                                                  fully seen: ask)
     mode auto-edit, a file change                             -> allowed
+    a hook's allow                                            -> allowed
     an allow rule ("allow always") covers every part of a
     plain command, or every path of a change                  -> allowed
-    otherwise                                                 -> ask the user (one at a time)
+    otherwise                                                 -> ask (one at a time): the
+                                                                 `permission_request` hooks,
+                                                                 then the reviewer, may
+                                                                 decide first (the asker)
+
+In short: deny rules > hooks' deny > mode > hooks' allow > rules > ask. Only a call that
+reaches the last line with nothing against it is `reviewable`: the asker's hooks and
+reviewer may answer it (`AskerAnswer.decided_by`); for any other asked call only the
+user's answer allows it (a hook or reviewer may still refuse it).
 
 Every verdict says why (`reason`): the mode or the rule that allowed it, or what the
 model should know about a refusal; and, for a command, whether it may use the network
@@ -69,6 +80,14 @@ class ApprovalRequest:
     # set by the gate before it asks: the command already has the network (setting or
     # `network_commands`), so "allow once, with network" is not offered
     network_granted: bool = False
+    # what the `pre_tool` hooks decided (allow | deny | ask; None: nothing) and why
+    hook_decision: str | None = None
+    hook_reason: str = ""
+    # set by the gate before it asks: nothing but the mode's default asks for this call, so
+    # a `permission_request` hook or the reviewer may approve it
+    reviewable: bool = False
+    # the approval reviewer's concern, shown with the prompt (`_meta.tether.reviewer`)
+    reviewer_note: str = ""
 
 
 @dataclass(slots=True)
@@ -78,6 +97,8 @@ class AskerAnswer:
     option: str
     accepted_hunks: dict[str, list[int]] | None = None
     detail: str = ""
+    # who answered in the user's place ("hook guard", "the reviewer"): `detail` is their reason
+    decided_by: str = ""
 
 
 class Asker(Protocol):
@@ -161,7 +182,7 @@ class ApprovalGate:
     def _by_rules_and_mode(
         self, request: ApprovalRequest, rules: list[Rule], parsed: ParsedCommand | None
     ) -> Verdict | str:
-        """The verdict the rules and the mode give, or why the user must be asked."""
+        """The verdict the rules, the hooks and the mode give, or why the user must be asked."""
         hit: DenyHit | None = None
         if parsed is not None:
             hit = deny_for_command(rules, parsed)
@@ -171,6 +192,8 @@ class ApprovalGate:
             found = match_paths(rules, request.kind, request.rel_paths, "deny")
             if found:
                 return Verdict(False, f"refused by {found[0].describe()}; this change is never made")
+        if request.hook_decision == "deny":
+            return Verdict(False, request.hook_reason)
         read_only_command = request.kind == "execute" and request.sandboxed
         if request.mode == "read-only" and not read_only_command:
             return Verdict(
@@ -184,6 +207,13 @@ class ApprovalGate:
         outside = [p for p in request.rel_paths if p.startswith("/")]  # the user's MEMORY.md
         if outside:
             return f"{outside[0]} is outside the workspace (it applies to every workspace), so it is always asked"
+        if request.hook_decision == "ask":
+            return request.hook_reason
+        return self._by_mode_and_rules(request, rules, parsed, hit)
+
+    def _by_mode_and_rules(
+        self, request: ApprovalRequest, rules: list[Rule], parsed: ParsedCommand | None, hit: DenyHit | None
+    ) -> Verdict | str:
         unseen = _unseen(parsed, hit)
         if request.mode == "full-auto":
             if unseen:
@@ -194,6 +224,8 @@ class ApprovalGate:
             return Verdict(True, "allowed by mode full-auto")
         if request.mode == "auto-edit" and request.kind in FILE_KINDS:
             return Verdict(True, "allowed by mode auto-edit")
+        if request.hook_decision == "allow" and not unseen:
+            return Verdict(True, request.hook_reason)
         if parsed is not None:
             # a part that may be denied is never approved by an allow rule either
             allowed = allow_for_command(rules, parsed) if hit is None else None
@@ -205,12 +237,15 @@ class ApprovalGate:
             return Verdict(True, "allowed by " + ", ".join(r.describe() for r in allowed))
         if request.mode == "read-only":
             return f"mode read-only asks before {_action(request)} (in a read-only sandbox: nothing in the workspace can change)"
+        request.reviewable = not unseen
         return f"mode {request.mode} asks before {_action(request)}"
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None
     ) -> Verdict:
         option = answer.option
+        if answer.decided_by:
+            return self._decided_for_user(request, answer, parsed)
         if option == "cancelled":
             return Verdict(False, "the turn was cancelled before the user answered", cancelled=True)
         if option == "unavailable":
@@ -244,6 +279,18 @@ class ApprovalGate:
             f"do not retry it unless the user asks for it",
             asked=True,
         )
+
+
+    def _decided_for_user(self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None) -> Verdict:
+        """A `permission_request` hook or the reviewer answered; only a reviewable call may be
+        allowed that way (anything else allowed so is refused: fail closed)."""
+        if answer.option == "allow_once" and request.reviewable:
+            verdict = Verdict(True, f"allowed by {answer.decided_by}: {answer.detail}")
+            verdict.network = parsed is not None and self._network(parsed)
+            return verdict
+        if answer.option == "allow_once":
+            return Verdict(False, f"not approved: only the user may approve {_action(request)}")
+        return Verdict(False, f"refused by {answer.decided_by}: {answer.detail}; do not retry it unless the user asks")
 
 
 def _unseen(parsed: ParsedCommand | None, hit: DenyHit | None) -> str:

@@ -119,6 +119,10 @@ def user_config_path(env: Mapping[str, str] | None = None) -> tuple[Path, bool]:
     return base / "tether" / "config.toml", False
 
 
+# Tables of the user config file that are not settings: `[hooks]` and `[workspaces."<path>"]`
+# (tether.hooks reads them from the user config file itself).
+TABLE_KEYS = frozenset({"hooks", "workspaces"})
+
 # A config file is a few lines; a bigger one is a mistake or a trap (a link to /dev/zero).
 _MAX_CONFIG_BYTES = 1024 * 1024
 
@@ -168,6 +172,8 @@ def _file_layer(settings: Settings, path: Path, source: str, *, required: bool =
         return settings
     given: dict[str, Any] = {}
     for key, raw in data.items():
+        if key in TABLE_KEYS:
+            continue  # read by the package that owns the table
         if key not in SETTING_KEYS:
             # a bad value given before this key is the first mistake
             validated(given, dict.fromkeys(given, source), strings_ok=False, base_dir=path.parent)

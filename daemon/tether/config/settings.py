@@ -58,6 +58,10 @@ SETTING_KEYS: tuple[str, ...] = (
     "network_commands",
     "memory",
     "memory_tokens",
+    "reviewer",
+    "reviewer_model",
+    "reviewer_timeout",
+    "ask_first",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -83,6 +87,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "sandbox": SANDBOXES,
     "network": ("off", "on"),
     "memory": ("off", "on"),
+    "reviewer": ("off", "on"),
+    "ask_first": ("off", "on"),
 }
 # (minimum, maximum or None for unbounded)
 INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -93,6 +99,7 @@ INT_RANGES: dict[str, tuple[int, int | None]] = {
     "keep_user_turns": (1, 100_000),
     "memory_tokens": (100, 20_000),
     "checkpoint_max_kib": (1, 1024 * 1024),
+    "reviewer_timeout": (1, 600),
 }
 # from loosest to strictest
 MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
@@ -199,6 +206,13 @@ class Settings:
     # model (user settings only: it spends the user's tokens on the user's history)
     memory: str = "off"
     memory_tokens: int = 1_500  # the most tokens retrieved memory adds to a turn
+    # the approval reviewer (hooks/reviewer.py): a second model call before a prompt is
+    # shown; "" = the session's model; seconds before it counts as "ask the user"
+    reviewer: str = "off"
+    reviewer_model: str = ""
+    reviewer_timeout: int = 30
+    # ask a clarifying question instead of acting on a destructive, vague prompt
+    ask_first: str = "off"
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

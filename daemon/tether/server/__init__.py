@@ -6,7 +6,7 @@ typed), the handlers by area — `initialize` and the LSP lifecycle (`lifecycle.
 the import-free `handshake.py` the fast start also uses), sessions (`sessions.py`, over
 the sessions service `sessions_service.py` that `tether sessions` uses too), loading a
 stored session (`loading.py`), snapshots and forks (`snapshots.py`), prompt turns and
-cancel (`prompt.py`, `turns.py`), run reports, rules, stats and document sync — the
+cancel (`prompt.py`, `turns.py`), the prompt queue and steering (`queue.py`), run reports, rules, stats and document sync — the
 answer to an `initialize` read before the server stack is imported (`early.py`), the one
 task group that owns the daemon's background tasks (`tasks.py`), and the typed turn
 events rendered as ACP v1 `session/update`s (`updates/`), and the agent front of an

@@ -193,6 +193,11 @@ class ServerContext:
 
     async def stop_turns(self) -> None:
         turns = [s.turn for s in self.registry.live.values() if s.turn is not None]
+        if turns:  # the prompts queued behind them never start: reported as not run on load
+            from .queue import stop_queue
+
+            for session in self.registry.live.values():
+                stop_queue(self.registry, session, keep_rows=True)
         for turn in turns:
             turn.cancel()
         if turns:

@@ -96,6 +96,7 @@ async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> 
         await send_in_batches(conn, frames)
     if found.elsewhere is not None:
         _say_running_elsewhere(conn, record, found.elsewhere[2], pending is not None)
+    await _say_not_run(ctx, store, record.id)
     session = ctx.registry.make_live(store, record, workspace, stored)
     if found.waiting is not None and session.turn is None:
         # Ask again, and resume the turn where it stopped: the task's first step comes
@@ -105,6 +106,14 @@ async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> 
         ctx.tasks.start("resumed turn", resume_turn, ctx, session, *found.waiting)
     ctx.session_opened.set()
     return LoadSessionResult(modes(session.mode), config_options(ctx, session))
+
+
+async def _say_not_run(ctx: ServerContext, store: HistoryStore, session_id: str) -> None:
+    """Prompts a stopped daemon left queued: named in the transcript, never run later."""
+    from ..store import queue as stored
+    from .queue import say_not_run
+
+    say_not_run(ctx, session_id, await stored.not_run(store, session_id))
 
 
 def _say_running_elsewhere(conn: Connection, record: SessionRecord, pid: object, asking: bool) -> None:

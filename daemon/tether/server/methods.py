@@ -105,6 +105,12 @@ METHODS: tuple[Method, ...] = (
     _M("session/prompt", later("prompt", "session_prompt"), Later("_prompt", "PromptParams"),
        Later("_prompt", "PromptResult"), on_cancel=_cancel_prompt),
     _M("session/cancel", later("prompt", "session_cancel"), SessionIdParams, None, notification=True),
+    # the prompt queue and steering (SPEC §3.37)
+    _M("_tether/session/queue", later("queue", "session_queue"), Later("_queue", "QueueParams"),
+       Later("_queue", "QueueResult")),
+    _M("_tether/session/dequeue", later("queue", "session_dequeue"), Later("_queue", "DequeueParams"), EmptyResult),
+    _M("_tether/session/steer", later("prompt", "session_steer"), Later("_queue", "SteerParams"),
+       Later("_prompt", "PromptResult")),
     # snapshots, forks, search
     _M("_tether/session/dump", later("snapshots", "session_dump"), Later("_snapshots", "DumpParams"), None),
     _M("_tether/session/restore", later("snapshots", "session_restore"), Later("_snapshots", "RestoreParams"),

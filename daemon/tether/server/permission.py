@@ -118,7 +118,8 @@ def permission_params(request: ApprovalRequest, reason: str, *, by_name: bool = 
         locations=[ToolCallLocation(loc.path, loc.line) for loc in request.locations] or None,
         raw_input=request.arguments,
     )
-    meta = PermissionRequestMeta(PermissionTetherMeta(visible(reason), _hunk_list(request)))
+    note = visible(request.reviewer_note) if request.reviewer_note else None
+    meta = PermissionRequestMeta(PermissionTetherMeta(visible(reason), _hunk_list(request), note))
     options = acp_options(request, by_name=by_name)
     return RequestPermissionParams(request.session_id, tool_call, options, meta=meta)
 

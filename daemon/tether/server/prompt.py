@@ -1,7 +1,9 @@
 """`session/prompt` and `session/cancel` (also `$/cancelRequest` on a prompt).
 
-A prompt resolves with `{stopReason}` after the turn's last update. A cancel — by
-`session/cancel` or by `$/cancelRequest` on the prompt's id — always answers
+A prompt resolves with `{stopReason}` after its turn's last update. A prompt sent while
+a turn runs waits in the session's queue (`queue.py`) and is answered when its own turn
+ends; with `_meta.tether.steer: true` it joins the running turn instead (SPEC §3.37). A
+cancel — by `session/cancel` or by `$/cancelRequest` on the prompt's id — always answers
 `cancelled`, never an error, even when the turn was already finishing.
 A prompt opening with a known `/name` is a slash command, parsed here at the edge
 (`commands.py`, SPEC §4.11): it answers without a turn, or runs the turn with its own prompt.
@@ -20,6 +22,7 @@ from tether_protocol._errors import (
     SessionNotFound,
     StorageFailed,
 )
+from tether_protocol._queue import SteerOutcome, SteerParams
 from tether_protocol._sessions import (  # the area's module: `_messages` would load every area's
     PromptParams,
     PromptResult,
@@ -31,25 +34,23 @@ from tether_protocol.conversation import JsonObject, blocks_from_json
 
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
-from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
+from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 from . import commands, memory_command
 from .commands import Expanded
 from .context import ServerContext
+from .queue import queue_of, steering
 from .turns import drop_waiting_turn, make_turn
 from .updates import SessionUpdates
 
 
-def _check_free(session: AgentSession) -> None:
+def _refuse_during_resumed(session: AgentSession) -> None:
+    """A turn resumed after a restart has no prompt request to answer and waits for an
+    approval the user may not have seen: a prompt is refused (not queued) and told why."""
     if session.turn is not None and session.turn.resumed:
         raise SessionBusy(
             f"session {session.id!r} is resuming the turn that was waiting for approval when "
             f"a daemon stopped; answer its session/request_permission (or send session/cancel), "
             f"its end comes as a session_info_update with _meta.tether.turnEnded"
-        )
-    if session.turn is not None:
-        raise SessionBusy(
-            f"session {session.id!r} is already running a turn; wait for its "
-            f"session/prompt answer or send session/cancel first"
         )
 
 
@@ -149,13 +150,35 @@ async def _expand(
 
 
 async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult:
+    """A prompt: its turn now, or queued behind the running one (answered when its own
+    turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn."""
     session = ctx.registry.get_live(params.session_id)
-    _check_free(session)
-    # Registered before the first await, so a cancel sent right behind the prompt
-    # finds the turn.
-    handle = ActiveTurn(new_turn_id())
-    session.turn = handle
+    _refuse_during_resumed(session)
+    queue = queue_of(ctx, session.id)
+    steer: SteerOutcome | None = None
+    if steering(params) and queue.can_steer(session):
+        wait = await queue.steer(session, params)
+        if wait.outcome is not None:  # landed: answered now, the turn goes on
+            return PromptResult("end_turn", meta=_meta(wait.outcome.turn_id or "", wait.outcome))
+        if wait.entry is None:  # withdrawn
+            return PromptResult("cancelled")
+        steer = SteerOutcome(False)
+        handle = await queue.wait_for(session, wait.entry)
+    else:
+        handle = await queue.take_turn(session, params)
+    if handle is None:  # withdrawn from the queue
+        return PromptResult("cancelled")
+    return await _prompt_turn(ctx, session, handle, params, steer)
+
+
+async def _prompt_turn(
+    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None
+) -> PromptResult:
+    """Run the prompt's turn on the session it holds (``handle``), then hand the session to
+    the next queued prompt."""
+    queue = queue_of(ctx, session.id)
     sink = SessionUpdates(session.id, ctx.connection)
+    queue.sink = sink
     refused = ctx.settings.refused
     if refused and not ctx.told_refused:
         # once per daemon, in the first turn (where every client shows it): an ACP
@@ -171,21 +194,39 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
         sink.flush()
         session.turn = None
         handle.done.set()
+        queue.turn_ended(session, handle)
     if outcome.error is not None:
         raise _provider_failed(outcome)
-    meta = PromptResultMeta(tether=PromptTetherMeta(turn_id=outcome.turn_id))
-    return PromptResult(cast(StopReason, outcome.stop_reason), meta=meta)
+    return PromptResult(cast(StopReason, outcome.stop_reason), meta=_meta(outcome.turn_id, steer))
+
+
+async def session_steer(ctx: ServerContext, params: SteerParams) -> PromptResult:
+    """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
+    meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}
+    return await session_prompt(ctx, PromptParams(params.session_id, params.prompt, meta=meta))
+
+
+def _meta(turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
+    return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer))
 
 
 def cancel_prompt(ctx: ServerContext, params: PromptParams) -> None:
-    """`$/cancelRequest` of a running `session/prompt`: the turn stops, the prompt answers."""
+    """`$/cancelRequest` of a `session/prompt`: a queued (or steering) one is withdrawn;
+    the running one's turn stops. Either answers `cancelled`."""
     session = ctx.registry.live.get(params.session_id)
-    if session is not None and session.turn is not None:
+    if session is None or queue_of(ctx, session.id).cancel_request(session, params):
+        return
+    if session.turn is not None and queue_of(ctx, session.id).current is params:
         session.turn.cancel()
 
 
 async def session_cancel(ctx: ServerContext, params: SessionIdParams) -> None:
+    """The running turn stops; the queued prompts then start, or with
+    `_meta.tether.cancelQueued: true` are withdrawn too (answered `cancelled`)."""
     session = ctx.registry.live.get(params.session_id)
+    tether = (params.meta or {}).get("tether")
+    if session is not None and isinstance(tether, dict) and tether.get("cancelQueued") is True:
+        queue_of(ctx, session.id).withdraw_all(session)
     if session is not None and session.turn is not None:
         session.turn.cancel()
     elif session is not None and session.left_waiting:  # a turn a stopped daemon left waiting

@@ -256,6 +256,9 @@ class LiveSessions(SessionsService):
         if session is None:
             return None
         if session.turn is not None:
+            from .queue import stop_queue  # the prompts queued behind it answer `cancelled`
+
+            stop_queue(self.registry, session, keep_rows=False)
             session.turn.cancel()
             await session.turn.done.wait()
         self.registry.live.pop(session.id, None)

@@ -16,11 +16,13 @@ from tether_protocol._json import JsonObject
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnSink
+from ..hooks.setup import turn_hooks
 from ..providers.base import Provider
 from ..store import MessageRecord
 from ..transport.connection import Connection
 from .context import ServerContext
 from .files import EditorFiles
+from .queue import queue_of
 from .registry import private_paths
 from .updates import SessionUpdates
 
@@ -48,6 +50,7 @@ def make_turn(
     ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
 ) -> AgentTurn:
     settings = ctx.settings
+    hooked = turn_hooks(settings, session, handle.turn_id, sink, provider, ctx.asker(), hidden_paths(ctx))
     return AgentTurn(
         session,
         handle,
@@ -60,7 +63,7 @@ def make_turn(
         guard_mode=settings.guard,
         services=TurnServices(
             gate=ctx.gate_for(session.workspace, session.store),
-            asker=ctx.asker(),
+            asker=hooked.asker,
             files=EditorFiles(
                 session_id=session.id,
                 sandbox=session.sandbox,
@@ -75,6 +78,8 @@ def make_turn(
             hidden_paths=hidden_paths(ctx),
             terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
             memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
+            hooks=hooked.hooks,
+            ask_first=hooked.ask_first,
         ),
     )
 
@@ -120,6 +125,7 @@ async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, p
         sink.flush()
         session.turn = None
         handle.done.set()
+        queue_of(ctx, session.id).turn_ended(session, handle)  # the prompts sent while it ran start now
 
 
 def say_turn_waits(conn: Connection, session_id: str, turn_id: str) -> None:

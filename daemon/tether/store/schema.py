@@ -284,6 +284,24 @@ async def _v8_checkpoints(conn: aiosqlite.Connection) -> None:
         await conn.execute(statement)
 
 
+async def _v9_prompt_queue(conn: aiosqlite.Connection) -> None:
+    # The prompts waiting for a running turn (`tether.store.queue`): a row from when it is
+    # queued until its turn begins or it is withdrawn. `owner` is the process holding it;
+    # a row whose owner died is reported as not run until withdrawn, never run later.
+    await conn.execute(
+        """
+        CREATE TABLE prompt_queue (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            prompt TEXT NOT NULL,
+            preview TEXT NOT NULL,
+            queued_at REAL NOT NULL,
+            owner TEXT NOT NULL
+        )"""
+    )
+    await conn.execute("CREATE INDEX prompt_queue_session ON prompt_queue (session_id, queued_at)")
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_approval_rules,
@@ -293,6 +311,7 @@ MIGRATIONS: list[Migration] = [
     _v6_checks_without_in_lists,
     _v7_cjk_words,
     _v8_checkpoints,
+    _v9_prompt_queue,
 ]
 
 

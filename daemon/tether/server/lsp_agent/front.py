@@ -21,6 +21,7 @@ from tether_protocol.conversation import TextBlock
 from ...agent.session import ActiveTurn, AgentSession
 from ...store import StorageFault, StoreError, new_turn_id
 from ..context import ServerContext
+from ..queue import queue_of
 from ..registry import check_workspace
 from ..turns import make_turn
 from .transcript import append_turn, transcript_path
@@ -122,6 +123,7 @@ async def _run(ctx: ServerContext, session: AgentSession, handle: ActiveTurn, wa
         session.turn = None
         handle.done.set()
         front_of(ctx).progress.pop(watch.token, None)
+        queue_of(ctx, session.id).turn_ended(session, handle)  # a session/prompt queued behind it starts
     await watch.close(stop_reason, sender)
     _tell(ctx, session, watch, stop_reason, error)
 

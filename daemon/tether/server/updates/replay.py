@@ -58,8 +58,9 @@ def replay_frames(
                 f'"_meta":{{"tether":{{"notice":true,"compaction":{{"replaced":{_json(replaced)}}}}}}}}}}}}}'
             )
         elif role == "user":
+            mark = end if "steered" not in body else f',"_meta":{_any(_steered_meta(body, status))}}}}}}}'
             for block in body.get("content", []):
-                yield f'{head}"user_message_chunk","content":{_json(block)}{end}'
+                yield f'{head}"user_message_chunk","content":{_json(block)}{mark}'
         elif role == "assistant" and status == "interrupted" and nothing_said(body):
             yield (
                 f'{head}"agent_message_chunk","content":{{"type":"text","text":{_str(INTERRUPTED)}}},'
@@ -74,6 +75,15 @@ def replay_frames(
             for call in body.get("tool_calls", []):
                 waiting = index == pending_at and call["id"] in pending
                 yield _call_frame(head, call, results.get(call["id"]), waiting)
+
+
+def _steered_meta(body: JsonObject, status: str) -> JsonObject:
+    """A message steered into a running turn (SPEC §3.37): marked, with the step it followed."""
+    steered = body["steered"] if isinstance(body["steered"], dict) else {}
+    tether: JsonObject = {"steered": True, "afterStep": steered.get("afterStep")}
+    if status != "complete":
+        tether["status"] = status
+    return {"tether": tether}
 
 
 def _call_frame(head: str, call: JsonObject, result: JsonObject | None, waiting: bool) -> str:
@@ -156,8 +166,9 @@ def replay_updates(
                 }
             )
         elif role == "user":
+            marked = meta if "steered" not in body else {"_meta": _steered_meta(body, status)}
             for block in body.get("content", []):
-                updates.append({"sessionUpdate": "user_message_chunk", "content": block, **meta})
+                updates.append({"sessionUpdate": "user_message_chunk", "content": block, **marked})
         elif role == "assistant" and status == "interrupted" and nothing_said(body):
             updates.append(
                 {

@@ -197,6 +197,12 @@ export interface DaemonStats {
   writes: number;
 }
 
+export interface DequeueParams {
+  _meta?: { [key: string]: unknown };
+  queueId: string;
+  sessionId: string;
+}
+
 /** A diagnostic the editor shows; fields Tether does not read are not listed. */
 export interface Diagnostic {
   code?: number | string;
@@ -452,6 +458,7 @@ export interface PermissionResultMeta {
 export interface PermissionTetherMeta {
   hunks: Hunk[];
   reason: string;
+  reviewer?: string;
 }
 
 /** The tool call asked about: the same `toolCallId`, `title`, `kind` and `locations` as its `session/update`s (locations absolute, with the first changed line where known; none for a command); `content` holds `diff` blocks for file changes or the command as a text block. */
@@ -518,8 +525,31 @@ export interface PromptResultMeta {
   tether?: PromptTetherMeta;
 }
 
+/** `steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37). */
 export interface PromptTetherMeta {
+  steer?: SteerOutcome;
   turnId: string;
+}
+
+export interface QueueParams {
+  _meta?: { [key: string]: unknown };
+  sessionId: string;
+}
+
+/** The session's queue, oldest first: the order its turns run in. */
+export interface QueueResult {
+  _meta?: { [key: string]: unknown };
+  queued: QueuedPrompt[];
+}
+
+export type QueueState = "queued" | "notRun";
+
+/** One prompt waiting for its turn: `preview` is its text's first line (cut at 80 characters), `queuedAt` seconds since the epoch. */
+export interface QueuedPrompt {
+  preview: string;
+  queueId: string;
+  queuedAt: number;
+  state?: QueueState;
 }
 
 export interface Range {
@@ -919,6 +949,21 @@ export interface SnapshotTurn {
   stop_reason: string | null;
 }
 
+/** Where a steered message went. `landed`: it joined the running turn `turnId` after its step `step` (the model saw it on step `step + 1`), stored as message `messageSeq`. Not landed: that turn ended first, so the message ran as a turn of its own (this answer's `stopReason` is that turn's). */
+export interface SteerOutcome {
+  landed: boolean;
+  messageSeq?: number;
+  step?: number;
+  turnId?: string;
+}
+
+/** `_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`. */
+export interface SteerParams {
+  _meta?: { [key: string]: unknown };
+  prompt: ContentBlock[];
+  sessionId: string;
+}
+
 export interface StepReport {
   finishReason: string | null;
   firstTokenMs: number | null;
@@ -1042,6 +1087,7 @@ export interface ToolCallLocation {
 }
 
 export interface ToolCallReport {
+  approvedBy?: string;
   arguments: { [key: string]: unknown };
   callId: string;
   error?: string;
@@ -1170,13 +1216,16 @@ export interface ClientRequests {
   "_tether/rules/list": { params: RulesParams; result: RulesResult };
   "_tether/rules/remove": { params: RemoveRuleParams; result: EmptyResult };
   "_tether/session/changes": { params: ChangesParams; result: ChangesResult };
+  "_tether/session/dequeue": { params: DequeueParams; result: EmptyResult };
   "_tether/session/dump": { params: DumpParams; result: Snapshot };
   "_tether/session/fork": { params: TetherForkParams; result: NewSessionResult };
   "_tether/session/latest": { params: LatestParams; result: LatestResult };
+  "_tether/session/queue": { params: QueueParams; result: QueueResult };
   "_tether/session/report": { params: ReportParams; result: ReportResult };
   "_tether/session/restore": { params: RestoreParams; result: RestoreResult };
   "_tether/session/rewind": { params: RewindParams; result: RewindResult };
   "_tether/session/search": { params: SearchParams; result: SearchResult };
+  "_tether/session/steer": { params: SteerParams; result: PromptResult };
   initialize: { params: InitializeParams; result: InitializeResult };
   "session/close": { params: SessionIdParams; result: EmptyResult };
   "session/delete": { params: SessionIdParams; result: EmptyResult };

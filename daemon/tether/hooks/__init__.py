@@ -1,0 +1,27 @@
+"""Hooks, the approval reviewer and ask-first: what the user configures around the tool loop.
+
+Hooks are the user's own commands, run at `prompt_submit`, `pre_tool`, `post_tool`,
+`permission_request`, `step_end`, `turn_end`, `pre_compact` and `session_start` with a
+JSON event on stdin; they answer allow / deny / ask / modify (Tether's or Claude Code's
+JSON). They come from the user config only (a workspace's `[hooks]` run only when the
+user config trusts that workspace), run in the OS sandbox and minimal environment of
+`run_command`, and every action they take is shown in the transcript. The reviewer
+(`reviewer = "on"`) is a second model call that may approve a call the user would be
+asked about; ask-first (`ask_first = "on"`) makes the agent ask before acting on a
+destructive, vague prompt.
+
+Owns: config.py (the `[hooks]` tables), runner.py (one hook process), answers.py (its
+answer), engine.py (a stage fired, answers combined, notices), points.py (the tool-call
+points), asking.py (the asker that lets `permission_request` hooks and the reviewer
+answer first), reviewer.py, ask_first.py, setup.py (the per-turn wiring).
+Must not: decide the approval order (approvals/gate.py does; these only feed it), let a
+broken hook or reviewer allow anything (fail closed: ask), or run a hook outside the sandbox
+commands get.
+"""
+
+from __future__ import annotations
+
+from .config import STAGES, HookSet, HookSpec, load_hooks
+from .engine import HookOutcome, Hooks
+
+__all__ = ["STAGES", "HookOutcome", "HookSet", "HookSpec", "Hooks", "load_hooks"]

@@ -1,0 +1,51 @@
+"""The per-turn wiring: the user's hooks loaded, the asker wrapped, the reviewer made.
+
+Owns: reading the hooks for a turn (the user config is read again each turn, so an edit
+applies to the next prompt without a restart), and what `reviewer` / `ask_first` turn on.
+Must not: run hooks or decide anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .asking import HookedAsker
+from .config import load_hooks
+from .engine import Hooks
+from .reviewer import Reviewer
+from .runner import HookPlace
+
+if TYPE_CHECKING:
+    from ..agent.session import AgentSession
+    from ..agent.sink import TurnSink
+    from ..approvals import Asker
+    from ..config import Settings
+    from ..providers.base import Provider
+
+__all__ = ["TurnHooks", "turn_hooks"]
+
+
+@dataclass(slots=True)
+class TurnHooks:
+    hooks: Hooks | None
+    asker: Asker
+    ask_first: bool
+
+
+def turn_hooks(
+    settings: Settings, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider, asker: Asker,
+    hidden_paths: tuple[str, ...],
+) -> TurnHooks:
+    from ..config.layers import user_config_path
+
+    user_path, _explicit = user_config_path()
+    found = load_hooks(user_path, Path(session.workspace))
+    place = HookPlace(Path(session.workspace), settings.sandbox, settings.allow_env, hidden_paths)
+    hooks = Hooks(found, place, sink, session.id, turn_id) if found else None
+    reviewer = None
+    if settings.reviewer == "on":
+        reviewer = Reviewer(provider, session, model=settings.reviewer_model, timeout=settings.reviewer_timeout)
+    wrapped: Asker = HookedAsker(asker, hooks, reviewer, sink) if hooks is not None or reviewer is not None else asker
+    return TurnHooks(hooks, wrapped, settings.ask_first == "on")

@@ -1,0 +1,300 @@
+"""Prompts that arrive while a turn runs: queued in arrival order, or steered into the turn.
+
+Owns: each session's `PromptQueue` (the prompts waiting for the running turn, the handoff
+of the session to the next one when a turn ends — synchronous, so no prompt can slip in
+between — and the steered messages waiting for a step boundary), the handlers of
+`_tether/session/queue`, `_tether/session/dequeue` and `_tether/session/steer`'s landing,
+withdrawing queued prompts (`$/cancelRequest` of one, `session/cancel` with
+`_meta.tether.cancelQueued`), the `session_info_update` that shows the queue
+(`_meta.tether.queue`), and the notice naming the prompts a stopped daemon left queued.
+Decision (SPEC §3.37): a steered message that the turn ends before landing is never
+lost: it runs next, as a turn of its own, ahead of the prompts queued before it.
+Must not: run a turn (`prompt.py` does) or write the queue's rows other than through
+`tether.store.queue`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from tether_protocol._converter import unstructure
+from tether_protocol._errors import InvalidParams
+from tether_protocol._queue import DequeueParams, QueuedPrompt, QueueParams, QueueResult, SteerOutcome
+from tether_protocol._sessions import EmptyResult, PromptParams
+
+from ..agent.session import ActiveTurn, AgentSession, Steer
+from ..store import new_turn_id
+from ..store import queue as stored
+from .context import ServerContext
+from .registry import SessionRegistry
+from .updates import SessionUpdates
+
+PREVIEW_CHARS = 80
+
+
+@dataclass(slots=True, eq=False)
+class Entry:
+    """A prompt waiting for its turn; `handle` is set when its turn begins (`go`)."""
+
+    queue_id: str
+    params: PromptParams
+    preview: str
+    queued_at: float
+    steered: bool = False  # a steered message the turn ended before: it runs next (not stored)
+    kept: bool = False  # withdrawn as its daemon stops: its row stays, reported as not run
+    stored: bool = False  # its row is written: listed from then on (a listed prompt survives a crash)
+    go: anyio.Event = field(default_factory=anyio.Event)
+    handle: ActiveTurn | None = None  # None once `go` is set: withdrawn
+
+
+@dataclass(slots=True, eq=False)
+class SteerWait:
+    """A steered message on its way into the running turn."""
+
+    params: PromptParams
+    steer: Steer | None = None
+    done: anyio.Event = field(default_factory=anyio.Event)
+    outcome: SteerOutcome | None = None  # landed
+    entry: Entry | None = None  # not landed: queued to run next
+    withdrawn: bool = False
+
+
+class PromptQueue:
+    """One session's queue (see the module docstring)."""
+
+    def __init__(self, ctx: ServerContext, session_id: str) -> None:
+        self.ctx, self.session_id = ctx, session_id
+        self.entries: list[Entry] = []
+        self.steering: list[SteerWait] = []
+        self.sink: SessionUpdates | None = None  # the running turn's (a landed steer is shown in its stream)
+        self.current: PromptParams | None = None  # the running turn's prompt
+
+    # ---- queueing ------------------------------------------------------------------
+
+    async def take_turn(self, session: AgentSession, params: PromptParams) -> ActiveTurn | None:
+        """The turn for ``params``: at once when the session is free, else after the turns
+        queued before it (the prompt is stored until its turn begins). None: withdrawn."""
+        if session.turn is None and not self.entries:
+            return self._begin(session, params)
+        entry = Entry(uuid.uuid4().hex[:12], params, preview_of(params), time.time())
+        self.entries.append(entry)  # its place: arrival order
+        try:
+            await stored.add(session.store, session.id, entry.queue_id, _blocks(params), entry.preview)
+        except BaseException:
+            self._abandon(session, entry)
+            raise
+        entry.stored = True
+        if entry in self.entries:
+            self.announce()
+        return await self.wait_for(session, entry)
+
+    async def wait_for(self, session: AgentSession, entry: Entry) -> ActiveTurn | None:
+        try:
+            await entry.go.wait()
+        except BaseException:  # the request itself was dropped (its connection closed)
+            self._abandon(session, entry)
+            raise
+        if not entry.steered and not entry.kept:
+            with anyio.CancelScope(shield=True):
+                await stored.remove(session.store, [entry.queue_id])
+        return entry.handle
+
+    def _abandon(self, session: AgentSession, entry: Entry) -> None:
+        """A waiter that will not run its turn: out of the queue; a turn already handed to
+        it goes on to the next prompt."""
+        if entry in self.entries:
+            self.entries.remove(entry)
+            self.announce()
+        elif entry.handle is not None and session.turn is entry.handle:
+            session.turn = None
+            entry.handle.done.set()
+            self.turn_ended(session, entry.handle)
+
+    def _begin(self, session: AgentSession, params: PromptParams) -> ActiveTurn:
+        handle = ActiveTurn(new_turn_id())
+        session.turn, self.current = handle, params
+        return handle
+
+    def turn_ended(self, session: AgentSession, handle: ActiveTurn) -> None:
+        """Called (synchronously) right after the turn released the session: steered
+        messages that did not land run next, then the queued prompts, in order."""
+        self.sink = self.current = None
+        missed = [w for w in self.steering if any(s is w.steer for s in handle.steers)]
+        handle.steers.clear()
+        for wait in reversed(missed):
+            self.steering.remove(wait)
+            wait.entry = Entry(uuid.uuid4().hex[:12], wait.params, preview_of(wait.params), time.time(), steered=True)
+            self.entries.insert(0, wait.entry)
+            wait.done.set()
+        if self.entries and session.turn is None:
+            entry = self.entries.pop(0)
+            entry.handle = ActiveTurn(new_turn_id())
+            session.turn, self.current = entry.handle, entry.params  # a cancel finds it at once
+            entry.go.set()
+            self.announce()
+
+    def withdraw(self, entry: Entry) -> None:
+        """Take a prompt out of the queue: its request answers `cancelled`."""
+        if entry in self.entries:
+            self.entries.remove(entry)
+            entry.go.set()
+            self.announce()
+
+    def withdraw_all(self, session: AgentSession, *, keep_rows: bool = False) -> None:
+        """`session/cancel` with `cancelQueued` (or the session closing): every queued and
+        steered prompt answers `cancelled`. ``keep_rows``: the daemon is stopping, so the
+        stored prompts stay, reported as not run by the next `session/load`."""
+        for wait in list(self.steering):
+            self._drop_steer(session, wait)
+        for entry in list(self.entries):
+            entry.kept = keep_rows
+            self.withdraw(entry)
+
+    def cancel_request(self, session: AgentSession, params: PromptParams) -> bool:
+        """`$/cancelRequest` of a `session/prompt` that is queued or steering (True), not running."""
+        for entry in self.entries:
+            if entry.params is params:
+                self.withdraw(entry)
+                return True
+        for wait in self.steering:
+            if wait.params is params:
+                self._drop_steer(session, wait)
+                return True
+        return False
+
+    # ---- steering ------------------------------------------------------------------
+
+    def can_steer(self, session: AgentSession) -> bool:
+        turn = session.turn
+        return turn is not None and not turn.cancel_requested
+
+    async def steer(self, session: AgentSession, params: PromptParams) -> SteerWait:
+        """Hand the message to the running turn and wait until it lands (or the turn ends
+        first: then `entry` is its place at the head of the queue)."""
+        assert session.turn is not None
+        turn_id = session.turn.turn_id
+        wait = SteerWait(params)
+
+        def landed(step: int, seq: int) -> None:
+            wait.outcome = SteerOutcome(True, turn_id, step, seq)
+            sink = self.sink or SessionUpdates(session.id, self.ctx.connection)
+            where = {"steered": True, "turnId": turn_id, "afterStep": step, "messageSeq": seq}
+            for block in _blocks(params):
+                sink.update({"sessionUpdate": "user_message_chunk", "content": block, "_meta": {"tether": where}})
+            if wait in self.steering:
+                self.steering.remove(wait)
+            wait.done.set()
+
+        wait.steer = Steer(_content(params), landed)
+        self.steering.append(wait)
+        session.turn.steers.append(wait.steer)
+        await wait.done.wait()
+        return wait
+
+    def _drop_steer(self, session: AgentSession, wait: SteerWait) -> None:
+        turn = session.turn
+        if turn is not None and wait.steer in turn.steers:
+            turn.steers.remove(wait.steer)
+        if wait in self.steering:
+            self.steering.remove(wait)
+        wait.withdrawn = True
+        wait.done.set()
+
+    # ---- what clients see -------------------------------------------------------------
+
+    def listed(self) -> list[QueuedPrompt]:
+        return [QueuedPrompt(e.queue_id, e.preview, e.queued_at) for e in self.entries if e.stored or e.steered]
+
+    def announce(self) -> None:
+        """The queue changed: a `session_info_update` with the whole queue (`_meta.tether.queue`)."""
+        sink = SessionUpdates(self.session_id, self.ctx.connection)
+        queue = [unstructure(q) for q in self.listed()]
+        sink.update({"sessionUpdate": "session_info_update", "_meta": {"tether": {"queue": queue}}})
+
+
+# each daemon's queues, by its registry of live sessions (in-process tests run several)
+_QUEUES: weakref.WeakKeyDictionary[SessionRegistry, dict[str, PromptQueue]] = weakref.WeakKeyDictionary()
+
+
+def queue_of(ctx: ServerContext, session_id: str) -> PromptQueue:
+    queues = _QUEUES.setdefault(ctx.registry, {})
+    found = queues.get(session_id)
+    if found is None:
+        found = queues[session_id] = PromptQueue(ctx, session_id)
+    return found
+
+
+def stop_queue(registry: SessionRegistry, session: AgentSession, *, keep_rows: bool) -> None:
+    """The session closes or the daemon stops: no queued prompt starts a turn any more."""
+    found = _QUEUES.get(registry, {}).get(session.id)
+    if found is not None:
+        found.withdraw_all(session, keep_rows=keep_rows)
+
+
+def steering(params: PromptParams) -> bool:
+    """`_meta.tether.steer: true` on a `session/prompt`."""
+    tether = (params.meta or {}).get("tether")
+    return isinstance(tether, dict) and tether.get("steer") is True
+
+
+def preview_of(params: PromptParams) -> str:
+    texts = [b.get("text", "") for b in _blocks(params) if isinstance(b, dict) and b.get("type") == "text"]
+    line = next((t.strip().splitlines()[0] for t in texts if t.strip()), "")
+    if not line:
+        line = f"({len(params.prompt)} content block{'s' if len(params.prompt) != 1 else ''})"
+    return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"
+
+
+def _blocks(params: PromptParams) -> list[Any]:
+    return [unstructure(block) for block in params.prompt]
+
+
+def _content(params: PromptParams) -> list[Any]:
+    from tether_protocol.conversation import blocks_from_json
+
+    return list(blocks_from_json(_blocks(params), "params.prompt"))
+
+
+# ---- handlers --------------------------------------------------------------------------
+
+
+async def session_queue(ctx: ServerContext, params: QueueParams) -> QueueResult:
+    session = ctx.registry.get_live(params.session_id)
+    dead = await stored.not_run(session.store, session.id)
+    gone = [QueuedPrompt(r.id, r.preview, r.queued_at, "notRun") for r in dead]
+    return QueueResult(gone + queue_of(ctx, session.id).listed())
+
+
+async def session_dequeue(ctx: ServerContext, params: DequeueParams) -> EmptyResult:
+    session = ctx.registry.get_live(params.session_id)
+    queue = queue_of(ctx, session.id)
+    for entry in queue.entries:
+        if entry.queue_id == params.queue_id:
+            queue.withdraw(entry)
+            return EmptyResult()
+    if any(r.id == params.queue_id for r in await stored.not_run(session.store, session.id)):
+        await stored.remove(session.store, [params.queue_id])
+        return EmptyResult()
+    raise InvalidParams(
+        f"invalid params for _tether/session/dequeue: no prompt {params.queue_id!r} is queued in session "
+        f"{session.id!r} (it may have started already); _tether/session/queue lists the queue"
+    )
+
+
+def say_not_run(ctx: ServerContext, session_id: str, rows: list[stored.QueuedRow]) -> None:
+    """After a load's replay: the prompts a stopped daemon left queued, named; never run later."""
+    if not rows:
+        return
+    named = "; ".join(f"{i}. {r.preview!r} (queueId {r.id})" for i, r in enumerate(rows, 1))
+    sink = SessionUpdates(session_id, ctx.connection)
+    sink.notice(
+        f"\n[not run: {len(rows)} prompt{'s' if len(rows) != 1 else ''} queued when a Tether process stopped "
+        f"never started: {named}. Send again what you still want; _tether/session/dequeue clears them]\n"
+    )
+    sink.flush()

@@ -1,0 +1,83 @@
+"""Prompts that arrive while a turn runs: the queue and steering (SPEC §3.37).
+
+Owns: the params and results of `_tether/session/queue`, `_tether/session/dequeue` and
+`_tether/session/steer`, the queue's entries (`QueuedPrompt`, also the payload of the
+`session_info_update` that announces a change of the queue) and where a steered message
+landed (`SteerOutcome`, in `session/prompt`'s `_meta.tether.steer`). Must not: hold
+behaviour (the daemon's `server/queue.py` does).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import attrs
+
+from ._common import ContentBlock
+from ._fields import Meta, wire
+
+__all__ = [
+    "DequeueParams", "QueueParams", "QueueResult", "QueueState", "QueuedPrompt", "SteerOutcome",
+    "SteerParams",
+]
+
+_REQUIRED_ID = "invalid params for {method}: sessionId (a non-empty string) is required"
+_QUEUE_ID = "invalid params for {method}: queueId (a non-empty string from _tether/session/queue) is required"
+
+QueueState = Literal["queued", "notRun"]
+"""`queued`: waits for the turns before it; `notRun`: a Tether process that held it stopped
+before its turn began (it is never run later: send it again to run it)."""
+
+
+@attrs.define
+class QueueParams:
+    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
+    meta: Meta = None
+
+
+@attrs.define
+class QueuedPrompt:
+    """One prompt waiting for its turn: `preview` is its text's first line (cut at 80
+    characters), `queuedAt` seconds since the epoch."""
+
+    queue_id: str
+    preview: str
+    queued_at: float
+    state: QueueState = "queued"
+
+
+@attrs.define
+class QueueResult:
+    """The session's queue, oldest first: the order its turns run in."""
+
+    queued: list[QueuedPrompt]
+    meta: Meta = None
+
+
+@attrs.define
+class DequeueParams:
+    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
+    queue_id: str = wire(error=_QUEUE_ID, non_empty=True)
+    meta: Meta = None
+
+
+@attrs.define
+class SteerParams:
+    """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
+
+    session_id: str
+    prompt: list[ContentBlock]
+    meta: Meta = None
+
+
+@attrs.define
+class SteerOutcome:
+    """Where a steered message went. `landed`: it joined the running turn `turnId` after
+    its step `step` (the model saw it on step `step + 1`), stored as message `messageSeq`.
+    Not landed: that turn ended first, so the message ran as a turn of its own (this
+    answer's `stopReason` is that turn's)."""
+
+    landed: bool
+    turn_id: Union[str, None] = None
+    step: Union[int, None] = None
+    message_seq: Union[int, None] = None

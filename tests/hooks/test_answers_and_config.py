@@ -1,0 +1,87 @@
+"""Reading hook answers (Tether's and Claude Code's shapes) and the [hooks] tables, in process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tether.config import load_settings
+from tether.hooks.answers import HookAnswer, read_answer
+from tether.hooks.config import load_hooks
+from tether.hooks.runner import HookRun
+
+
+def ran(stdout: object = "", *, code: int = 0, stderr: str = "") -> HookRun:
+    text = stdout if isinstance(stdout, str) else json.dumps(stdout)
+    return HookRun(text, stderr, code)
+
+
+@pytest.mark.parametrize(
+    ("run", "expected"),
+    [
+        (ran(""), HookAnswer()),
+        (ran({"decision": "allow", "reason": "fine"}), HookAnswer("allow", "fine")),
+        (ran({"decision": "approve"}), HookAnswer("allow")),
+        (ran({"decision": "block", "reason": "no"}), HookAnswer("deny", "no")),
+        (ran({"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "hm"}}),
+         HookAnswer("ask", "hm")),
+        (ran({"hookSpecificOutput": {"updatedInput": {"command": "ls"}}}),
+         HookAnswer("modify", arguments={"command": "ls"})),
+        (ran({"hookSpecificOutput": {"additionalContext": "ctx"}}), HookAnswer(context="ctx")),
+        (ran({"continue": False, "stopReason": "stop"}), HookAnswer("deny", "stop")),
+        (ran({"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "m"}}}), HookAnswer("deny", "m")),
+        (ran(code=2, stderr="nope\n"), HookAnswer("deny", "nope")),
+    ],
+)
+def test_answers_in_both_shapes(run: HookRun, expected: HookAnswer) -> None:
+    assert read_answer(run) == expected
+
+
+@pytest.mark.parametrize(
+    ("run", "problem"),
+    [
+        (ran("[1, 2]"), "answered JSON that is not an object"),
+        (ran({"decision": "maybe"}), "answered decision 'maybe'; use allow, deny, ask or modify"),
+        (ran({"decision": "modify"}), "answered decision modify without `arguments`"),
+        (ran({"arguments": [1]}), "answered `arguments` that are not a JSON object"),
+        (ran({"reason": 3, "decision": "deny"}), "answered a `reason` or `context` that is not a string"),
+        (ran(code=1, stderr="boom"), "exited with code 1: boom"),
+        (HookRun("", "", None, "timed out after 1 s"), "timed out after 1 s"),
+    ],
+)
+def test_anything_else_is_a_problem(run: HookRun, problem: str) -> None:
+    assert read_answer(run) == HookAnswer(problem=problem)
+
+
+def test_hooks_are_read_from_both_shapes_with_matchers_and_timeouts(tmp_path: Path) -> None:
+    user = tmp_path / "config.toml"
+    user.write_text(
+        '[hooks]\ntimeout = 4\n'
+        '[[hooks.pre_tool]]\ncommand = "a"\ntool = ["run_*", "edit_file"]\nargs = "*rm*"\n'
+        '[[hooks.PostToolUse]]\nmatcher = "Bash|Write"\nhooks = [{type = "command", command = "b", timeout = 2}]\n'
+    )
+    found = load_hooks(user, tmp_path)
+    a, b = found.specs
+    assert (a.stage, a.tools, a.args, a.timeout) == ("pre_tool", ("run_*", "edit_file"), (("*", "*rm*"),), 4.0)
+    assert (b.stage, b.tools, b.timeout) == ("post_tool", ("run_command", "write_file"), 2.0)
+    assert found.for_stage("pre_tool", "run_command", {"command": "rm -rf x"}) == [a]
+    assert found.for_stage("pre_tool", "run_command", {"command": "ls"}) == []
+    assert found.for_stage("pre_tool", "read_file", {"path": "rm"}) == []
+
+
+def test_a_workspace_hooks_table_is_refused_in_the_settings_and_not_loaded(tmp_path: Path) -> None:
+    user = tmp_path / "user.toml"
+    user.write_text("")
+    workspace = tmp_path / "ws"
+    (workspace / ".tether").mkdir(parents=True)
+    (workspace / ".tether" / "config.toml").write_text('[[hooks.pre_tool]]\ncommand = "evil"\n')
+    settings = load_settings(workspace, user_config=user, env={})
+    (refused,) = settings.refused
+    assert refused.key == "hooks" and "a workspace must not add hooks (they run programs)" in refused.reason
+    found = load_hooks(user, workspace)
+    assert found.specs == () and "were not run" in found.notices[0]
+    user.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')
+    assert [s.command for s in load_hooks(user, workspace).specs] == ["evil"]
+    assert load_settings(workspace, user_config=user, env={}).refused == ()  # trusted: not refused
