@@ -81,11 +81,14 @@ _in_plans: dict[type, _InPlan | None] = {}
 def _in_plan(cls: type) -> _InPlan | None:
     if cls not in _in_plans:
         _in_plans[cls] = None
-        if not _resolved(cls):
+        # a class that runs code of its own while it is built (a validator, a converter, a
+        # post-init hook) may fail there: the converter words that error, so it builds it
+        if not _resolved(cls) or hasattr(cls, "__attrs_post_init__"):
             return None
         plan: _InPlan = []
         for field in attrs.fields(cls):
-            check = None if _has_checks(field) or not field.init else _in_check(field.type)
+            own_code = field.validator is not None or field.converter is not None
+            check = None if _has_checks(field) or not field.init or own_code else _in_check(field.type)
             if check is None:
                 return None
             plan.append((field.alias, spelled(cls, field), check, field.default is attrs.NOTHING))

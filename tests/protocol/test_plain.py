@@ -150,3 +150,14 @@ def test_session_new_takes_the_fast_lane_both_ways() -> None:
     # a value the converter must word an error for is left to it
     assert structure_plain({"cwd": 3}, NewSessionParams) is None
     assert structure_plain({"mcpServers": []}, NewSessionParams) is None
+
+
+@attrs.define
+class _Checked:
+    name: str = attrs.field(validator=attrs.validators.min_len(1))
+
+
+def test_a_class_that_runs_its_own_checks_is_left_to_the_converter() -> None:
+    # its validator could fail while it is built: the converter words that error
+    assert structure_plain({"name": ""}, _Checked) is None
+    assert structure_plain({"name": "x"}, _Checked) is None
