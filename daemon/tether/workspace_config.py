@@ -78,6 +78,8 @@ _REASONS: dict[str, str] = {
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
     # tether's debug lines carry prompts and tool results into the editor's log files
     "log_level": "a workspace must not make Tether log more of your conversation; " + _YOURS,
+    "mcp_servers": "a workspace must not start programs or connect to servers (a cloned repository "
+    "could run anything); add MCP servers to your user config ({user})",
 }
 _OTHER = "a workspace config may set only " + ", ".join(sorted(WORKSPACE_KEYS)) + "; " + _YOURS
 
@@ -130,7 +132,7 @@ class _Refused(Exception):
 
 def _accept(settings: Settings, key: str, raw: object, path: Path, source: str, user_path: Path) -> Any:
     """The value ``key = raw`` takes when a workspace may set it; :class:`_Refused` otherwise."""
-    if key not in SETTING_KEYS:
+    if key not in SETTING_KEYS and key not in _REASONS:
         raise _Refused(str(unknown_key(key, source, camel_ok=False)).replace(f" in {source}", "", 1))
     if key not in WORKSPACE_KEYS:
         raise _Refused(_REASONS.get(key, _OTHER).format(user=user_path))

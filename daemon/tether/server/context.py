@@ -30,6 +30,8 @@ from .tasks import BackgroundTasks
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
     from ..approvals import ApprovalGate
+    from ..config.mcp_servers import McpServerConfig
+    from ..mcp.manager import McpManager
     from ..providers.base import Provider
     from ..store import HistoryStore
     from ..tools.registry import ToolRegistry
@@ -76,6 +78,11 @@ class ServerContext:
         self._provider: Provider | None = None
         self._provider_lock = anyio.Lock()
         self._asker: ClientAsker | None = None
+        # MCP servers (server/mcp_servers.py): the manager (made by a turn with servers),
+        # the servers ACP clients gave their sessions, what each session was told
+        self.mcp: McpManager | None = None
+        self.mcp_session_servers: dict[str, tuple[McpServerConfig, ...]] = {}
+        self.mcp_told: dict[str, set[str]] = {}
         # set when the first session is opened: the warm-up starts after it is answered
         self.session_opened = asyncio.Event()
 
