@@ -11,6 +11,7 @@ Must not: import `tether.mcp` (the SDK) at import time: `session/new` imports th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,24 +26,26 @@ if TYPE_CHECKING:
     from ..tools.registry import ToolRegistry
 
 
-def accept_acp_servers(
-    ctx: ServerContext, method: str, session_id: str, workspace: Path, entries: list[dict[str, Any]]
-) -> None:
-    """Keep the servers a client gave a session (replacing what it gave before); nothing
-    starts until the session's first turn needs them."""
-    if not entries:
-        return
+def check_acp_servers(method: str, entries: list[dict[str, Any]]) -> tuple[McpServerConfig, ...]:
+    """A client's `mcpServers`, checked before anything is made (-32602 naming the entry)."""
     try:
-        configs = from_acp(entries, "params.mcpServers", session_id, remote_ok=True)
+        return from_acp(entries, "params.mcpServers", "", remote_ok=True)
     except ValueError as exc:
         raise InvalidParams(f"invalid params for {method}: {exc}") from None
+
+
+def keep_acp_servers(
+    ctx: ServerContext, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
+) -> None:
+    """Keep the servers a client gave a session (replacing what it gave before); nothing
+    starts until the session's first turn needs them. A stdio server runs in the workspace."""
+    if not configs:
+        return
     ctx.mcp_session_servers[session_id] = tuple(
-        McpServerConfig(**{**_fields(c), "cwd": str(workspace)}) if c.transport == "stdio" else c for c in configs
+        replace(c, session_id=session_id, source=f"{method} of session {session_id}",
+                cwd=str(workspace) if c.transport == "stdio" else "")
+        for c in configs
     )
-
-
-def _fields(config: McpServerConfig) -> dict[str, Any]:
-    return {name: getattr(config, name) for name in McpServerConfig.__dataclass_fields__}
 
 
 def session_servers(ctx: ServerContext, session_id: str) -> tuple[McpServerConfig, ...]:
