@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SCRIPT, User, final, free_port, new_session, run, text
+from mcp_harness import SCRIPT, User, final, free_port, new_session, run, text
+
 from daemon_harness import host_pids
 from tether_client import ClientError
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from conftest import SCRIPT, User, final, new_session, notices, run, text, trouble_table, user_config
+from mcp_harness import SCRIPT, User, final, new_session, notices, run, text, trouble_table, user_config
+
 from daemon_harness import host_pids
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SCRIPT, new_session, notices, run, trouble_table, user_config
+from mcp_harness import SCRIPT, new_session, notices, run, trouble_table, user_config
 
 from tether.config import ConfigError, load_settings
 
