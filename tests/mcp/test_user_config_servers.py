@@ -154,3 +154,17 @@ async def test_no_server_process_outlives_the_daemon(spawn_daemon, workspace, tm
             break
         await asyncio.sleep(0.05)
     assert host_pids(token) == []
+
+
+async def test_a_server_prompt_is_a_slash_command(spawn_daemon, workspace, tmp_path: Path):
+    user_config(tmp_path, trouble_table())
+    daemon = await spawn_daemon(script=SCRIPT)
+    session = await new_session(daemon, workspace)
+    await run(session, "env names")  # the servers start at the session's first prompt
+    turn, updates = await run(session, "/trouble:review error handling")
+    assert turn.stop_reason == "end_turn"
+    (listed,) = [u for u in updates if u["sessionUpdate"] == "available_commands_update"]
+    review = next(c for c in listed["availableCommands"] if c["name"] == "trouble:review")
+    assert review["description"] == "[MCP trouble] Review the code with a focus." and review["input"]["hint"] == "focus"
+    # the model got the prompt the server made of the argument (the script answers only that)
+    assert "Reviewing, as the MCP prompt asked." in notices(updates)

@@ -28,12 +28,13 @@ class McpToolRegistry(ToolRegistry):
 
     def __init__(
         self, own: Iterable[Tool[Any]], manager: McpManager, configs: tuple[McpServerConfig, ...],
-        notify: Notify, told: set[str],
+        notify: Notify, told: set[str], on_ready: Callable[[list[McpConnection]], None] | None = None,
     ) -> None:
         self._own = list(own)
         super().__init__(self._own)
         self._manager, self._configs, self._notify = manager, configs, notify
         self._told = told  # what this session was told already (kept across its turns)
+        self._on_ready = on_ready  # told the ready servers when they change (their prompts)
         self._seen: tuple[tuple[int, int], ...] | None = None
 
     async def refresh(self) -> bool:
@@ -49,7 +50,10 @@ class McpToolRegistry(ToolRegistry):
         if seen == self._seen:
             return False
         self._seen = seen
-        self._rebuild([c for c in connections if c.ready])
+        ready = [c for c in connections if c.ready]
+        self._rebuild(ready)
+        if self._on_ready is not None:
+            self._on_ready(ready)
         return True
 
     def _rebuild(self, connections: list[McpConnection]) -> None:

@@ -26,6 +26,7 @@ from ..transport.connection import Connection
 from . import config_options, user_commands
 from .context import ServerContext
 from .handshake import MODES
+from .mcp_prompts import prompt_commands
 from .updates import SessionUpdates
 from .updates.acp_v1 import available_commands, current_mode
 
@@ -69,11 +70,12 @@ class Expanded:
     mode: str | None = None
 
 
-def listed(workspace: Path) -> list[tuple[str, str, str | None]]:
-    """The session's commands: the built-ins, then the user's files (`user_commands.py`)."""
+def listed(workspace: Path, session_id: str = "") -> list[tuple[str, str, str | None]]:
+    """The session's commands: the built-ins, then the user's files (`user_commands.py`),
+    then its MCP servers' prompts (`mcp_prompts.py`)."""
     builtin = {name for name, _d, _h in BUILTINS}
     files = [(c.name, c.description, c.hint) for c in user_commands.load(workspace).values() if c.name not in builtin]
-    return [*BUILTINS, *files]
+    return [*BUILTINS, *files, *prompt_commands(session_id)]
 
 
 # the list last sent to each session's client (a few entries per session)
@@ -83,7 +85,7 @@ _SENT: dict[str, list[tuple[str, str, str | None]]] = {}
 def send_available(conn: Connection, session_id: str, workspace: Path) -> None:
     """`available_commands_update` for a session (called after its new/load answer)."""
     sink = SessionUpdates(session_id, conn)
-    _SENT[session_id] = found = listed(workspace)
+    _SENT[session_id] = found = listed(workspace, session_id)
     sink.update(available_commands(found))
     sink.flush()
 
@@ -91,7 +93,7 @@ def send_available(conn: Connection, session_id: str, workspace: Path) -> None:
 def refresh(sink: SessionUpdates, session_id: str, workspace: Path) -> list[tuple[str, str, str | None]]:
     """At a prompt: the session's commands, sent again if a command file was added, changed
     or removed since the list was last sent."""
-    found = listed(workspace)
+    found = listed(workspace, session_id)
     if _SENT.get(session_id, found) != found:
         _SENT[session_id] = found
         sink.update(available_commands(found))

@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from tether_protocol._errors import InvalidParams
 
 from ..config.mcp_servers import McpServerConfig, from_acp
+from . import mcp_prompts
 from .context import ServerContext
 
 if TYPE_CHECKING:
     from ..agent.sink import TurnSink
+    from ..mcp.connection import McpConnection
     from ..mcp.manager import McpManager
     from ..tools.registry import ToolRegistry
 
@@ -76,13 +78,17 @@ def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink) -> ToolRegis
     def notify(text: str) -> None:
         sink.emit(Notice(f"\n[{text}]\n"))
 
+    def ready(connections: list[McpConnection]) -> None:
+        mcp_prompts.record(session_id, connections)  # its prompts: slash commands
+
     told = ctx.mcp_told.setdefault(session_id, set())
-    return McpToolRegistry(ctx.tools, manager(ctx), servers, notify, told)
+    return McpToolRegistry(ctx.tools, manager(ctx), servers, notify, told, ready)
 
 
 async def session_closed(ctx: ServerContext, session_id: str) -> None:
     ctx.mcp_session_servers.pop(session_id, None)
     ctx.mcp_told.pop(session_id, None)
+    mcp_prompts.forget(session_id)
     if ctx.mcp is not None:
         await ctx.mcp.stop_session(session_id)
 

@@ -32,7 +32,7 @@ from tether_protocol.conversation import JsonObject, blocks_from_json
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
-from . import commands
+from . import commands, mcp_prompts
 from .commands import Expanded
 from .context import ServerContext
 from .turns import drop_waiting_turn, make_turn
@@ -139,6 +139,8 @@ async def _expand(
         if found is None:
             sink.notice("\n[/review: there are no uncommitted changes to review (git diff is empty)]\n")
         return found
+    elif ":" in command.name:  # an MCP server's prompt
+        return await mcp_prompts.expand(ctx, session.id, command, rest, sink)
     else:
         return commands.user_command(command, session.workspace, rest)
     return None
