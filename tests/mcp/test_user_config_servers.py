@@ -168,3 +168,32 @@ async def test_a_server_prompt_is_a_slash_command(spawn_daemon, workspace, tmp_p
     assert review["description"] == "[MCP trouble] Review the code with a focus." and review["input"]["hint"] == "focus"
     # the model got the prompt the server made of the argument (the script answers only that)
     assert "Reviewing, as the MCP prompt asked." in notices(updates)
+
+
+async def test_a_call_left_waiting_by_a_killed_daemon_is_asked_again_after_load(spawn_daemon, workspace, tmp_path):
+    import os
+    import signal
+
+    from daemon_harness import User as Never
+    from daemon_harness import until
+
+    server_dir = tmp_path / "server-dir"
+    server_dir.mkdir()
+    user_config(tmp_path, trouble_table(extra=f'cwd = "{server_dir}"'))
+    waiting = Never(never=True)
+    first = await spawn_daemon(script=SCRIPT)
+    first.client.peer.on_request = waiting.on_request
+    session = await new_session(first, workspace)
+    session.prompt("note this").start()
+    await until(lambda: waiting.prompts)
+    os.kill(first.pid, signal.SIGKILL)
+    await first.client.process.wait()
+
+    user = User("allow_once")
+    second = await spawn_daemon(script=SCRIPT)
+    second.client.peer.on_request = user.on_request
+    loaded = await second.client.load_session(session.id, workspace)
+    await until(lambda: any(u.get("toolCallId") == "call_note" and u.get("status") == "completed"
+                            for u in loaded.updates), timeout=30)
+    assert [p["toolCall"]["toolCallId"] for p in user.prompts] == ["call_note"]
+    assert (server_dir / "notes.txt").read_text() == "hello from the model\n"

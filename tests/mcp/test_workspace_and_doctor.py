@@ -94,10 +94,9 @@ def test_a_bad_server_table_is_a_config_error_naming_the_key(tmp_path: Path, tab
     assert says in str(caught.value)
 
 
-def test_session_new_loads_nothing_of_the_sdk_even_with_servers_configured(tmp_path: Path):
+def test_session_new_without_servers_loads_nothing_of_the_sdk(tmp_path: Path):
     ws = tmp_path / "ws"
     ws.mkdir()
-    user_config(tmp_path, trouble_table())
     lines = [
         '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}',
         '{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"%s","mcpServers":[]}}' % ws,

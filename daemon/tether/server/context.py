@@ -180,6 +180,11 @@ class ServerContext:
             await anyio.sleep(0)
         self.tools  # noqa: B018  (built now, not in the first prompt)
         await anyio.sleep(0)
+        if self.settings.mcp_servers or self.mcp_session_servers:
+            # the MCP SDK (pydantic models: the biggest import), in a thread: the loop goes on
+            from anyio import to_thread
+
+            await to_thread.run_sync(importlib.import_module, "tether.mcp.registry")
         try:
             await self.provider()
         except Exception as exc:  # reported to the client when a prompt needs it
