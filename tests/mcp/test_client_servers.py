@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from mcp_harness import SCRIPT, User, final, free_port, new_session, run, text
 
-from daemon_harness import host_pids
+from daemon_harness import host_pids, until
 from tether_client import ClientError
 
 
@@ -61,7 +61,7 @@ def http_everything(request, everything: Path, tmp_path: Path):
 
 async def test_server_everything_over_http_transports(spawn_daemon, workspace, http_everything):
     kind, url, port = http_everything
-    for _ in range(200):
+    for _ in range(600):
         try:
             _reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.close()
@@ -85,11 +85,7 @@ async def test_closing_the_session_stops_its_servers(spawn_daemon, workspace, ev
     await run(session, "everything at once")
     assert len(host_pids(token)) == 1
     await session.close()
-    for _ in range(200):
-        if not host_pids(token):
-            break
-        await asyncio.sleep(0.05)
-    assert host_pids(token) == []
+    await until(lambda: host_pids(token) == [], timeout=30)
 
 
 @pytest.mark.parametrize(

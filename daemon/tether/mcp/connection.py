@@ -17,7 +17,7 @@ import logging
 import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import mcp_types as types
@@ -50,7 +50,7 @@ class McpConnection:
         self._stop = anyio.Event()
         self._scope: anyio.CancelScope | None = None
         self._session: ClientSession | None = None
-        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        self._stderr: IO[str] | None = None  # a stdio server's stderr (the end is shown when it fails)
 
     @property
     def ready(self) -> bool:
@@ -72,7 +72,8 @@ class McpConnection:
             self._session = None
             self.started.set()
             self.finished.set()
-            self._stderr.close()
+            if self._stderr is not None:
+                self._stderr.close()
 
     async def _serve(self) -> None:
         async with self._open() as (read, write), ClientSession(read, write, message_handler=self._on_message) as session:
@@ -93,6 +94,7 @@ class McpConnection:
                 from mcp.client.stdio import StdioServerParameters, stdio_client
 
                 env = command_env(self.env_allow) | dict(config.env)
+                self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
                 params = StdioServerParameters(command=config.command, args=list(config.args), env=env,
                                                cwd=config.cwd or None)
                 streams = await stack.enter_async_context(stdio_client(params, errlog=self._stderr))
@@ -124,6 +126,11 @@ class McpConnection:
                 self._scope.cancel()
             self.started.set()
 
+    def _died(self, why: str) -> None:
+        """The server is gone: failed, and its task ends (its process is reaped)."""
+        self.fail(why)
+        self._stop.set()
+
     def fail(self, why: str) -> None:
         if self.state == "failed":
             return
@@ -132,6 +139,8 @@ class McpConnection:
         log.warning("MCP server %s: %s", self.config.name, self.error)
 
     def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
         try:
             self._stderr.flush()
             self._stderr.seek(0)
@@ -168,9 +177,12 @@ class McpConnection:
                 f"the call was cancelled"
             ) from None
         except MCPError as exc:
-            raise ToolError(f"MCP server {self.config.name} refused {tool}: {exc}") from None
+            if exc.code != types.CONNECTION_CLOSED:
+                raise ToolError(f"MCP server {self.config.name} refused {tool}: {exc.message}") from None
+            self._died("its connection closed during a call (did it exit?)")
+            raise ToolError(f"MCP server {self.config.name} stopped answering: {self.error}") from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError) as exc:
-            self.fail(f"the connection broke during a call ({type(exc).__name__})")
+            self._died(f"its connection broke during a call ({type(exc).__name__})")
             raise ToolError(f"MCP server {self.config.name} stopped answering: {self.error}") from None
         if not isinstance(result, types.CallToolResult):
             raise ToolError(f"MCP server {self.config.name} answered {tool} with an unexpected result")
@@ -214,7 +226,9 @@ async def _all_prompts(session: ClientSession) -> list[types.Prompt]:
 def _first_leaf(exc: BaseException) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return exc.message
     text = str(exc) or type(exc).__name__
     if isinstance(exc, FileNotFoundError):
         return f"its command was not found ({text})"
-    return text if isinstance(exc, MCPError) else f"{type(exc).__name__}: {text}"
+    return f"{type(exc).__name__}: {text}"

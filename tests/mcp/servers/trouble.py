@@ -5,9 +5,9 @@
     python trouble.py hang       never answer (the client's start-up timeout)
 
 Tools: `note` (changes a file: not a read), `huge` (a big answer, a read), `never` (never
-answers; writes $TROUBLE_MARKER when it is cancelled), `env_names` (its environment's
+answers; writes "started" to $TROUBLE_MARKER, then "cancelled" when it is cancelled), `env_names` (its environment's
 variable names, a read), `grow` (adds the tool `late` and says the list changed),
-`bad_schema` (its input schema is broken). A prompt `review` with a `focus` argument.
+`bad_schema` (its input schema is broken), `die` (exits the server, a read). A prompt `review` with a `focus` argument.
 """
 
 from __future__ import annotations
@@ -40,10 +40,12 @@ def huge(lines: int) -> str:
 
 @server.tool(description="Never answers.", annotations=READ)
 async def never() -> str:
+    marker = os.environ.get("TROUBLE_MARKER")
+    if marker:
+        Path(marker).write_text("started")
     try:
         await anyio.sleep_forever()
     finally:
-        marker = os.environ.get("TROUBLE_MARKER")
         if marker:
             Path(marker).write_text("cancelled")
     return "unreachable"
@@ -52,6 +54,11 @@ async def never() -> str:
 @server.tool(description="Names of the environment variables the server has.", annotations=READ)
 def env_names() -> str:
     return "\n".join(sorted(os.environ))
+
+
+@server.tool(description="Exits the server.", annotations=READ)
+def die() -> str:
+    os._exit(7)
 
 
 @server.tool(description="Adds the tool `late`.")
