@@ -2,11 +2,12 @@
 
 Owns: opening the transport the config names (stdio with the commands' minimal
 environment plus the server's `env`, streamable HTTP or SSE with its headers), the MCP
-handshake and the tool list within the start-up timeout, keeping the connection open in
+handshake, the tool list and the prompts within the start-up timeout, keeping the connection open in
 one task until `stop()` (the SDK's context managers enter and exit in that task; its stdio
 transport kills the server's process tree on the way out), marking the tool list stale on
-`notifications/tools/list_changed`, calling a tool with its timeout, and saying why the
-server failed or died (with the end of its stderr).
+`notifications/tools/list_changed`, calling a tool with its timeout, getting a prompt
+(`prompts/get`), and saying why the server failed or died (with the end of its stderr;
+a connection that closes during a call ends the task, so its process is reaped).
 Must not: name tools for the model or convert results (`tools.py`), or tell the client
 anything (the registry does, through the turn's sink).
 """
