@@ -200,3 +200,21 @@ async def test_a_server_that_dies_in_a_call_is_a_notice_and_the_turn_goes_on(spa
     assert "MCP server trouble (stdio: " in notices(updates) and "is not available" in notices(updates)
     after = final(updates, "call_after")  # the next step: its tools are gone
     assert after["status"] == "failed" and "unknown tool 'mcp__trouble__env_names'" in text(after)
+
+
+async def test_a_linked_server_resource_reaches_the_model_as_an_attachment(spawn_daemon, workspace, tmp_path):
+    user_config(tmp_path, trouble_table())
+    daemon = await spawn_daemon(script=SCRIPT)
+    session = await new_session(daemon, workspace)
+    link = {"type": "resource_link", "uri": "trouble://notes/today", "name": "today"}
+    missing = {"type": "resource_link", "uri": "trouble://notes/none", "name": "none"}
+    turn = session.prompt([{"type": "text", "text": "read the note"}, link, missing])
+    _updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn"
+    dump = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
+    (user,) = [m for m in dump["messages"] if m["role"] == "user"]
+    blocks = user["body"]["content"]
+    kinds = [b["type"] for b in blocks]
+    assert kinds == ["text", "resource_link", "resource", "resource_link"]
+    assert blocks[2]["resource"] == {"uri": "trouble://notes/today", "text": "Today's note: ship the MCP work.",
+                                     "mimeType": "text/plain"}

@@ -196,6 +196,17 @@ class McpConnection:
         with anyio.fail_after(self.config.tool_timeout_s):
             return await session.get_prompt(name, dict(arguments))
 
+    async def read_resource(self, uri: str) -> list[tuple[str, str | None, str | None]]:
+        """(uri, text, mime type) of each text content of the resource (`resources/read`)."""
+        session = self._session
+        if session is None or session.server_capabilities is None or session.server_capabilities.resources is None:
+            return []
+        with anyio.fail_after(self.config.tool_timeout_s):
+            result = await session.read_resource(uri)
+        return [
+            (str(c.uri), c.text, c.mime_type) for c in result.contents if isinstance(c, types.TextResourceContents)
+        ]
+
     def stop(self) -> None:
         self._stop.set()
         if self.state == "starting" and self._scope is not None:

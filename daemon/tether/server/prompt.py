@@ -35,6 +35,7 @@ from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_tu
 from . import commands, mcp_prompts
 from .commands import Expanded
 from .context import ServerContext
+from .mcp_resources import attach_resources
 from .turns import drop_waiting_turn, make_turn
 from .updates import SessionUpdates
 
@@ -61,6 +62,7 @@ async def _run(
     turn = make_turn(ctx, session, handle, sink, provider)
     # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
     blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    blocks = await attach_resources(ctx, session.id, blocks, sink)  # MCP resources the prompt links
     mode = session.mode
     if prompt.mode is not None:
         session.mode = prompt.mode  # this turn only (`/review`: read-only)

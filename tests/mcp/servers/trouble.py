@@ -7,7 +7,7 @@
 Tools: `note` (changes a file: not a read), `huge` (a big answer, a read), `never` (never
 answers; writes "started" to $TROUBLE_MARKER, then "cancelled" when it is cancelled), `env_names` (its environment's
 variable names, a read), `grow` (adds the tool `late` and says the list changed),
-`bad_schema` (its input schema is broken), `die` (exits the server, a read). A prompt `review` with a `focus` argument.
+`bad_schema` (its input schema is broken), `die` (exits the server, a read). A prompt `review` with a `focus` argument; a resource `trouble://notes/today`.
 """
 
 from __future__ import annotations
@@ -78,6 +78,11 @@ def bad_schema(x: int) -> str:
 
 
 server._tool_manager._tools["bad_schema"].parameters = {"type": "object", "properties": {"x": {"type": 12}}}
+
+
+@server.resource("trouble://notes/today", name="today", mime_type="text/plain")
+def today() -> str:
+    return "Today's note: ship the MCP work."
 
 
 @server.prompt(description="Review the code with a focus.")
