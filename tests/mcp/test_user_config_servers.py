@@ -209,8 +209,9 @@ async def test_a_linked_server_resource_reaches_the_model_as_an_attachment(spawn
     link = {"type": "resource_link", "uri": "trouble://notes/today", "name": "today"}
     missing = {"type": "resource_link", "uri": "trouble://notes/none", "name": "none"}
     turn = session.prompt([{"type": "text", "text": "read the note"}, link, missing])
-    _updates = [u async for u in turn]
+    updates = [u async for u in turn]
     assert turn.stop_reason == "end_turn"
+    assert "could not read" not in notices(updates)  # a link no server serves stays a link, quietly
     dump = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
     (user,) = [m for m in dump["messages"] if m["role"] == "user"]
     blocks = user["body"]["content"]

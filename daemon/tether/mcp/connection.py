@@ -32,6 +32,7 @@ from ..tools.subprocess_env import command_env
 log = logging.getLogger("tether.mcp")
 
 _STDERR_TAIL = 600  # characters of a failed server's stderr in its error
+_RESOURCE_NOT_FOUND = -32002  # MCP's error code for resources/read of an unknown URI
 
 
 class McpConnection:
@@ -197,12 +198,18 @@ class McpConnection:
             return await session.get_prompt(name, dict(arguments))
 
     async def read_resource(self, uri: str) -> list[tuple[str, str | None, str | None]]:
-        """(uri, text, mime type) of each text content of the resource (`resources/read`)."""
+        """(uri, text, mime type) of each text content of the resource (`resources/read`);
+        [] when the server has no such resource."""
         session = self._session
         if session is None or session.server_capabilities is None or session.server_capabilities.resources is None:
             return []
-        with anyio.fail_after(self.config.tool_timeout_s):
-            result = await session.read_resource(uri)
+        try:
+            with anyio.fail_after(self.config.tool_timeout_s):
+                result = await session.read_resource(uri)
+        except MCPError as exc:
+            if exc.code in (_RESOURCE_NOT_FOUND, types.INVALID_PARAMS):
+                return []
+            raise
         return [
             (str(c.uri), c.text, c.mime_type) for c in result.contents if isinstance(c, types.TextResourceContents)
         ]
