@@ -70,7 +70,7 @@ def test_defaults_when_nothing_is_configured(workspace: Path, user_cfg: Path) ->
 
 
 def test_setting_keys_match_dataclass_fields() -> None:
-    not_settings = ("sources", "refused", "workspace_deny_commands")
+    not_settings = ("sources", "refused", "workspace_deny_commands", "mcp_servers")
     fields = [f.name for f in dataclasses.fields(Settings) if f.name not in not_settings]
     assert tuple(fields) == SETTING_KEYS
 

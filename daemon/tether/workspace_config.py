@@ -86,6 +86,8 @@ _REASONS: dict[str, str] = {
     "reviewer_model": "a workspace must not choose the model that approves tool calls; " + _YOURS,
     "reviewer_timeout": "a workspace must not change how the approval reviewer is run; " + _YOURS,
     "ask_first": "a workspace must not change when Tether asks you first; " + _YOURS,
+    "mcp_servers": "a workspace must not start programs or connect to servers (a cloned repository "
+    "could run anything); add MCP servers to your user config ({user})",
 }
 # A workspace's hooks are programs: run only when the user trusts that workspace.
 _HOOKS = (
@@ -163,7 +165,7 @@ def _accept(settings: Settings, key: str, raw: object, path: Path, source: str, 
     """The value ``key = raw`` takes when a workspace may set it; :class:`_Refused` otherwise."""
     if key == "hooks":
         raise _Refused(_HOOKS.format(user=user_path))
-    if key not in SETTING_KEYS:
+    if key not in SETTING_KEYS and key not in _REASONS:
         raise _Refused(str(unknown_key(key, source, camel_ok=False)).replace(f" in {source}", "", 1))
     if key not in WORKSPACE_KEYS:
         raise _Refused(_REASONS.get(key, _OTHER).format(user=user_path))

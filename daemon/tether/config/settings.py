@@ -11,7 +11,10 @@ daemon's start-up path imports it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .mcp_servers import McpServerConfig
 
 __all__ = [
     "LOG_LEVELS",
@@ -220,6 +223,8 @@ class Settings:
     # deny_commands it added (kept whatever a later layer sets deny_commands to).
     refused: tuple[RefusedSetting, ...] = field(default=(), compare=False)
     workspace_deny_commands: tuple[str, ...] = field(default=(), compare=False)
+    # the user config's [mcp_servers.NAME] tables (never a workspace file's: config/mcp_servers.py)
+    mcp_servers: tuple[McpServerConfig, ...] = ()
 
     def __repr__(self) -> str:
         parts = []
@@ -234,7 +239,7 @@ class Settings:
     __str__ = __repr__
 
 
-NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands")
+NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands", "mcp_servers")
 
 
 def _check_keys_match_fields() -> None:
