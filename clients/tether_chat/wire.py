@@ -1,0 +1,24 @@
+"""The JSON edge of the chat client: the raw-object alias and small readers of it.
+
+Owns: reading text out of ACP content lists. Must not: import anything but the standard
+library (the start path imports it before the prompt shows).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+JsonObject = dict[str, Any]
+
+
+def content_text(content: Any) -> str | None:
+    """The text of a tool call's `content` blocks (None when it has none)."""
+    if not isinstance(content, list):
+        return None
+    parts = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "content":
+            inner = block.get("content") or {}
+            if isinstance(inner, dict):
+                parts.append(str(inner.get("text", "")))
+    return "".join(parts) if parts else None
