@@ -15,15 +15,14 @@ import asyncio
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
-from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
-
-from tether_client import ClientError, PromptTurn
 
 from . import sessions
 from .approval import Approval
@@ -31,13 +30,20 @@ from .complete import ChatCompleter, attachments
 from .daemon import Daemon, DaemonGone
 from .layout import all_keys, build_layout
 from .render import Painter, Transcript
-from .wire import JsonObject
+from .wire import DaemonError, JsonObject
+
+if TYPE_CHECKING:
+    from tether_client import PromptTurn
 
 _QUIT_WINDOW_S = 2.0
 
 
 class ChatApp:
-    def __init__(self, daemon_args: list[str], workspace: Path, *, color: bool, history: Path | None) -> None:
+    def __init__(
+        self, daemon_args: list[str], workspace: Path, *, color: bool, history: Path | None,
+        terminal: tuple[Input, Output] | None = None,
+    ) -> None:
+        """``terminal``: the keys and screen to use instead of this process's (tests: a pipe)."""
         self.workspace = workspace
         self.paint = Painter(color)
         self.transcript = Transcript(self.paint)
@@ -63,6 +69,7 @@ class ChatApp:
             layout=build_layout(self), key_bindings=all_keys(self), full_screen=False,
             style=Style.from_dict({"status": "reverse", "prompt": "bold"}),
             color_depth=ColorDepth.DEPTH_8_BIT if color else ColorDepth.DEPTH_1_BIT,
+            input=terminal[0] if terminal else None, output=terminal[1] if terminal else None,
         )
 
     # the run
@@ -79,7 +86,7 @@ class ChatApp:
         try:
             await self.daemon.start()
             await start(self)
-        except (DaemonGone, ClientError, ConnectionError, OSError) as exc:
+        except (DaemonGone, DaemonError, ConnectionError, OSError) as exc:
             message = str(exc) if isinstance(exc, DaemonGone) else self.daemon.why_gone(exc)
             self.transcript.notice(f"tether chat: {message}")
             self.exit_code = 1
@@ -91,6 +98,7 @@ class ChatApp:
         self.note = ""
         self.refresh()
         self._next()
+        await asyncio.to_thread(self.paint.warm)  # rich, imported while the user types
 
     async def _finish(self) -> None:
         if self.approval is not None:
@@ -178,6 +186,8 @@ class ChatApp:
 
     async def _on_request(self, method: str, params: Any) -> Any:
         if method != "session/request_permission" or not isinstance(params, dict):
+            from tether_client import ClientError
+
             raise ClientError(method, {"code": -32601, "message": f"tether chat does not handle {method}"})
         approval = Approval(params)
         self.transcript.flush()
@@ -222,10 +232,10 @@ class ChatApp:
         turn = self.turn = self.daemon.prompt(blocks)
         self.refresh()
         try:
-            await turn.wait()
+            await self.daemon.wait(turn)
             report = await self.daemon.report(turn.turn_id)
             self.transcript.end_line(turn.stop_reason or "end_turn", report)
-        except ClientError as exc:
+        except DaemonError as exc:
             if exc.code == -32010:  # a turn the daemon resumed is running: wait for its end
                 self.queue.insert(0, text)
                 self.waiting_resumed_turn = True
@@ -276,7 +286,7 @@ class ChatApp:
     async def _set_mode(self, mode: str) -> None:
         try:
             await self.daemon.set_mode(mode)
-        except ClientError as exc:
+        except DaemonError as exc:
             self.transcript.notice(f"[mode {mode}: {exc.message}]")
             self.refresh()
 

@@ -14,11 +14,14 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-from tether_client import ClientError, PromptTurn, Session, TetherClient
+from .wire import DaemonError, JsonObject
 
-from .wire import JsonObject
+if TYPE_CHECKING:  # imported once the prompt is on the screen (`start`)
+    from tether_client import PromptTurn, Session, TetherClient
+
+T = TypeVar("T")
 
 _PATH_FLAGS = ("script", "home", "record", "cassette")
 OnUpdate = Callable[[JsonObject], None]
@@ -42,6 +45,8 @@ class Daemon:
         self._stderr: IO[bytes] | None = None
 
     async def start(self) -> None:
+        from tether_client import ClientError, TetherClient
+
         self._stderr = tempfile.TemporaryFile()
         command = [sys.executable, "-m", "tether", "serve"]
         client = await TetherClient.spawn(
@@ -72,6 +77,15 @@ class Daemon:
             text = self._stderr.read().decode(errors="replace").strip()
         return text or f"the daemon stopped ({exc or 'no reason given'})"
 
+    async def _ask(self, request: Awaitable[T]) -> T:
+        """A request's answer; its JSON-RPC error as `DaemonError`."""
+        from tether_client import ClientError
+
+        try:
+            return await request
+        except ClientError as exc:
+            raise DaemonError(exc.code, exc.message) from exc
+
     @property
     def c(self) -> TetherClient:
         assert self.client is not None
@@ -85,21 +99,22 @@ class Daemon:
         return session
 
     async def new_session(self) -> Session:
-        return self._took(await self.c.new_session(self.workspace))
+        return self._took(await self._ask(self.c.new_session(self.workspace)))
 
     async def load(self, session_id: str) -> Session:
-        return self._took(await self.c.load_session(session_id, self.workspace))
+        return self._took(await self._ask(self.c.load_session(session_id, self.workspace)))
 
     async def latest(self) -> str | None:
-        result = await self.c.request("_tether/session/latest", {"cwd": str(self.workspace)})
+        result = await self._ask(self.c.request("_tether/session/latest", {"cwd": str(self.workspace)}))
         found = result.get("sessionId") if isinstance(result, dict) else None
         return str(found) if found else None
 
     async def sessions(self) -> list[JsonObject]:
-        return await self.c.list_sessions(self.workspace)
+        return await self._ask(self.c.list_sessions(self.workspace))
 
     async def search(self, query: str) -> list[JsonObject]:
-        result = await self.c.request("_tether/session/search", {"query": query, "cwd": str(self.workspace)})
+        params = {"query": query, "cwd": str(self.workspace)}
+        result = await self._ask(self.c.request("_tether/session/search", params))
         return list(result.get("hits") or [])
 
     def prompt(self, blocks: list[JsonObject]) -> PromptTurn:
@@ -108,15 +123,20 @@ class Daemon:
         turn.start()
         return turn
 
+    async def wait(self, turn: PromptTurn) -> JsonObject:
+        """The turn's answer (its error as `DaemonError`)."""
+        return await self._ask(turn.wait())
+
     async def set_mode(self, mode: str) -> None:
         assert self.session is not None
-        await self.c.request("session/set_mode", {"sessionId": self.session.id, "modeId": mode})
+        await self._ask(self.c.request("session/set_mode", {"sessionId": self.session.id, "modeId": mode}))
         self.mode = mode
 
     async def report(self, turn_id: str | None) -> JsonObject | None:
         if not turn_id or self.session is None:
             return None
-        result = await self.c.request("_tether/session/report", {"sessionId": self.session.id, "turnId": turn_id})
+        params = {"sessionId": self.session.id, "turnId": turn_id}
+        result = await self._ask(self.c.request("_tether/session/report", params))
         reports = result.get("reports") or []
         return reports[0] if reports else None
 

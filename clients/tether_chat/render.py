@@ -50,6 +50,10 @@ class Painter:
         self.color = color
         self.width = 80
 
+    def warm(self) -> None:
+        """Import rich ahead of the first answer (it is not needed for the prompt)."""
+        self.markdown("*warm*\n\n```python\npass\n```\n")
+
     def _console(self) -> Any:
         from rich.console import Console
 

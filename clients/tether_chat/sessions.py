@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from tether_client import ClientError
-
 from .complete import CHAT_COMMANDS
+from .wire import DaemonError
 
 if TYPE_CHECKING:
     from .app import ChatApp
@@ -94,7 +93,7 @@ async def switch(chat: ChatApp, session_id: str | None) -> None:
             chat.transcript.notice("[a new session]")
         else:
             await load(chat, session_id)
-    except ClientError as exc:
+    except DaemonError as exc:
         chat.transcript.notice(f"[could not open the session: {exc.message}]")
     chat.ready = True
     chat.refresh()
@@ -126,7 +125,7 @@ async def search(chat: ChatApp, query: str) -> None:
         return
     try:
         hits = await chat.daemon.search(query)
-    except ClientError as exc:
+    except DaemonError as exc:
         chat.transcript.notice(f"[search: {exc.message}]")
         hits = []
     lines = [chat.paint.style(f"{len(hits)} hits for {query!r}", "1")]

@@ -1,6 +1,6 @@
 """The JSON edge of the chat client: the raw-object alias and small readers of it.
 
-Owns: reading text out of ACP content lists. Must not: import anything but the standard
+Owns: reading text out of ACP content lists; the error a request can end with. Must not: import anything but the standard
 library (the start path imports it before the prompt shows).
 """
 
@@ -9,6 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 JsonObject = dict[str, Any]
+
+
+class DaemonError(Exception):
+    """The daemon answered a request with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(f"error {code}: {message}")
+        self.code = code
+        self.message = message
 
 
 def content_text(content: Any) -> str | None:
