@@ -59,6 +59,7 @@ class ChatApp:
         self.exit_code = 0
         self._last_interrupt = 0.0
         self._flushing = False
+        self._writing = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.buffer = Buffer(
             multiline=True, history=_history(history), complete_while_typing=True,
@@ -132,11 +133,14 @@ class ChatApp:
             asyncio.get_running_loop().call_later(0.03, lambda: self.spawn(self.flush()))
 
     async def flush(self) -> None:
+        """Finished text to the scrollback; when it returns, what was finished is written
+        (one flush at a time: a second waits for the one writing)."""
         self._flushing = False
-        if self.app.is_running:
-            self.paint.width = max(20, self.app.output.get_size().columns)
-        text = self.transcript.take()
-        if text:
+        async with self._writing:
+            text = self.transcript.take()
+            if not text:
+                return
+
             def write() -> None:
                 sys.stdout.write(text)
                 sys.stdout.flush()
@@ -170,6 +174,8 @@ class ChatApp:
     # from the daemon
 
     def _on_update(self, update: JsonObject) -> None:
+        if self.app.is_running:  # Markdown is laid out for the terminal's width as it is now
+            self.paint.width = max(20, self.app.output.get_size().columns)
         self.transcript.update(update)
         kind = update.get("sessionUpdate")
         if kind == "current_mode_update":
@@ -191,7 +197,7 @@ class ChatApp:
             raise ClientError(method, {"code": -32601, "message": f"tether chat does not handle {method}"})
         approval = Approval(params)
         self.transcript.flush()
-        self.transcript.emit(approval.shown(self.paint))
+        self.transcript.emit(approval.shown(self.paint, self.workspace))
         await self.flush()  # the diff is on the screen before the question
         self.approval = approval
         self.refresh()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import os
+from pathlib import Path
 
 from .render import Painter
 from .wire import JsonObject, content_text
@@ -41,23 +43,24 @@ class Approval:
             return [] if text is None or self.diffs() else text.splitlines()
         return [f"$ {raw['command']}", f"in {raw.get('cwd') or '.'} (the workspace)"]
 
-    def shown(self, paint: Painter) -> str:
+    def shown(self, paint: Painter, workspace: Path) -> str:
         """For the scrollback: the question, then each diff with numbered hunks, or the command."""
         lines = [paint.style(f"? {self.title}", "1;33")]
         if self.reason:
             lines.append(paint.style(f"  {self.reason}", "2"))
         lines += ["  " + line for line in self.command_lines()]
         for block in self.diffs():
-            lines += self._diff_lines(block, paint)
+            lines += self._diff_lines(block, paint, workspace)
         return "\n".join(lines)
 
-    def _diff_lines(self, block: JsonObject, paint: Painter) -> list[str]:
+    def _diff_lines(self, block: JsonObject, paint: Painter, workspace: Path) -> list[str]:
         path = str(block.get("path", ""))
+        shown = os.path.relpath(path, workspace) if Path(path).is_relative_to(workspace) else path
         old = str(block.get("oldText") or "").splitlines(keepends=True)
         new = str(block.get("newText") or "").splitlines(keepends=True)
         out: list[str] = []
         index = -1
-        for line in difflib.unified_diff(old, new, path, path):
+        for line in difflib.unified_diff(old, new, f"a/{shown}", f"b/{shown}"):
             line = line.rstrip("\n")
             if line.startswith("@@"):
                 index += 1

@@ -39,8 +39,8 @@ def test_an_edit_is_approved_from_its_coloured_diff(start_chat, chat_workspace: 
     assert re.search(r"\x1b\[[0-9;]*32m\+Hello, edited", coloured), "added lines are green"
     term.save("edit-approval")
     term.type("y")
-    seen = term.wait_for("Done editing.")
-    assert "→ allow_once" in seen
+    seen = term.wait_for(END)  # the turn's end: everything before it is in the scrollback
+    assert "→ allow_once" in seen and "Done editing." in seen
     assert (chat_workspace / "README.md").read_text() == "# Chat\n\nHello, edited in the chat.\n"
 
 
@@ -54,7 +54,7 @@ def test_one_hunk_of_two_is_kept(start_chat, chat_workspace: Path):
     term.wait_for("hunks: [ ] 1  [x] 2")
     term.save("one-hunk-of-two")
     term.type("y")
-    seen = term.wait_for("Edited.")
+    seen = term.wait_for(END)
     assert "→ allow_once (hunks 2 of 2)" in seen
     assert "The user kept hunk 2 of 2 in long.txt" in seen
     lines = (chat_workspace / "long.txt").read_text().splitlines()
@@ -71,7 +71,8 @@ def test_a_command_is_shown_with_its_directory_and_reason_and_rejected(start_cha
     assert "mode ask asks before running" in seen
     term.save("command-approval")
     term.type("n")
-    seen = term.wait_for("After the command.")
+    seen = term.wait_for(END)
+    assert "After the command." in seen
     assert "→ reject_once" in seen and "✗" in seen
     assert not (chat_workspace / "ran.txt").exists()
 
@@ -99,7 +100,7 @@ def test_a_message_typed_during_a_turn_is_queued_and_sent_after_it(start_chat):
     term.wait_for("This answer")
     term.send("hello")
     term.wait_for("queued: hello")
-    seen = term.wait_for("Hello from the scripted chat.", timeout=40)
+    seen = term.wait_count(END, 2, timeout=40)
     assert seen.index("very slowly") < seen.index("› hello") < seen.index("Hello from the scripted chat.")
 
 
@@ -109,8 +110,8 @@ def test_shift_tab_cycles_the_mode_and_the_daemon_uses_it(start_chat, chat_works
     term.keys("BTab")
     term.wait_for(" auto-edit (Shift+Tab)")
     term.send("edit the readme")
-    seen = term.wait_for("Done editing.")
-    assert "y once" not in seen  # auto-edit does not ask
+    seen = term.wait_for(END)
+    assert "Done editing." in seen and "y once" not in seen  # auto-edit does not ask
     assert "edited in the chat" in (chat_workspace / "README.md").read_text()
     term.keys("BTab", "BTab")
     term.wait_for(" read-only (Shift+Tab)")
@@ -129,7 +130,8 @@ def test_continue_and_resume_replay_the_last_session(start_chat):
     assert "› explain this" in seen and "def add(a, b):" in seen
     again.save("continued")
     again.send("hello")
-    again.wait_for("Hello from the scripted chat.")
+    assert END not in again.everything()  # the replay shows the conversation, not old turns' numbers
+    assert "Hello from the scripted chat." in again.wait_for(END)
     again.keys("C-d")
     again.wait_for("[exited 0]")
 
@@ -175,3 +177,37 @@ def test_search_finds_stored_sessions(start_chat):
     term.send("/search answer")
     seen = term.wait_for("hits for 'answer'")
     assert "explain this" in seen.split("hits for 'answer'")[1]
+
+
+def test_a_running_commands_output_shows_live_in_its_card(start_chat, chat_workspace: Path):
+    term = start_chat("--mode", "full-auto")
+    term.wait_for("full-auto (Shift+Tab)")
+    term.send("stream output")
+    seen = term.wait_for("│ out-one")  # live, while the command waits for the file `go`
+    assert "╭ …" in seen and "Streamed." not in seen
+    term.save("live-command-output")
+    (chat_workspace / "go").write_text("")
+    seen = term.wait_for(END)
+    assert "Streamed." in seen and "╭ ✓" in seen and "│ out-two" in seen
+
+
+def test_a_plan_is_shown_as_a_checklist(start_chat):
+    term = start_chat()
+    term.wait_for("ask (Shift+Tab)")
+    term.send("make a plan")
+    seen = term.wait_for(END)
+    assert "Planned." in seen and "[x] Read the code" in seen and "[~] Fix the bug" in seen
+
+
+def test_resume_by_id(start_chat):
+    first = start_chat()
+    first.wait_for("ask (Shift+Tab)")
+    first.send("explain this")
+    first.wait_for(END)
+    first.keys("C-d")
+    first.wait_for("[exited 0]")
+    found = re.search(r"\[resuming (sess_\w+)\]", start_chat("--continue").wait_for("[resumed"))
+    assert found
+    again = start_chat("--resume", found.group(1))
+    seen = again.wait_for("[resumed: what follows is new]")
+    assert "› explain this" in seen
