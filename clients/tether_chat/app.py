@@ -233,8 +233,11 @@ class ChatApp:
             self.spawn(self._turn(self.queue.pop(0)))
 
     async def _turn(self, text: str) -> None:
-        blocks: list[JsonObject] = [{"type": "text", "text": text}, *attachments(text, self.workspace)]
+        files = attachments(text, self.workspace)
+        blocks: list[JsonObject] = [{"type": "text", "text": text}, *files]
         self.transcript.user(text)
+        for block in files:
+            self.transcript.attached(str(block["resource"]["uri"]).rpartition("/")[2])
         turn = self.turn = self.daemon.prompt(blocks)
         self.refresh()
         try:
@@ -252,6 +255,7 @@ class ChatApp:
             self.transcript.notice(f"[the daemon is gone: {self.daemon.why_gone(exc)}]")
         finally:
             self.turn = None
+            self.note = ""
             self.transcript.flush()
             self.refresh()
             self._next()
@@ -263,9 +267,9 @@ class ChatApp:
             return
         self._last_interrupt = now
         if self.turn is not None:
+            self.turn.cancel()  # session/cancel, then the open question is answered "cancelled"
             if self.approval is not None:
                 self.approval.cancel()
-            self.turn.cancel()
             self.queue.clear()
             self.note = "cancelling… (Ctrl-C again quits)"
         elif self.buffer.text:

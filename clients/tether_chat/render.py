@@ -146,7 +146,15 @@ class Transcript:
         self.emit(self.paint.markdown(done))
 
     def _on_user_message_chunk(self, update: JsonObject) -> None:
-        self.user(str(update.get("content", {}).get("text", "")))
+        content = update.get("content") or {}
+        if content.get("type") == "text":
+            self.user(str(content.get("text", "")))
+        else:  # an attached file (`resource`, `resource_link`): its name, not its text
+            uri = str((content.get("resource") or {}).get("uri") or content.get("uri") or "")
+            self.attached(uri.rpartition("/")[2] or uri)
+
+    def attached(self, name: str) -> None:
+        self.emit(self.paint.style(f"  + attached {name}", "2"))
 
     def _on_agent_thought_chunk(self, update: JsonObject) -> None:
         self.thought += str(update.get("content", {}).get("text", ""))
@@ -242,12 +250,16 @@ class Transcript:
         if report:
             usage = report.get("totalUsage") or {}
             facts += [
-                f"{report.get('stepCount', 0)} steps",
-                f"{report.get('toolCallCount', 0)} tool calls",
+                _count(int(report.get("stepCount", 0)), "step"),
+                _count(int(report.get("toolCallCount", 0)), "tool call"),
                 f"{usage.get('inputTokens', 0)}+{usage.get('outputTokens', 0)} tokens",
                 f"{float(report.get('totalMs', 0)):.0f} ms",
             ]
         self.emit(self.paint.style(f"[{' · '.join(facts)}]", "2"))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def colour_wanted(isatty: bool) -> bool:

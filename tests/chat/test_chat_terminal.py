@@ -85,6 +85,7 @@ def test_ctrl_c_cancels_the_streaming_turn_and_twice_quits(start_chat):
     assert END not in term.everything()
     term.keys("C-c")
     seen = term.wait_for("[cancelled")
+    term.wait_for("│ ready")  # the status line is back to ready
     assert "very slowly so that it can be cancelled midway through the stream of words." not in seen
     term.save("cancelled")
     term.send("hello")  # the chat goes on
@@ -211,3 +212,16 @@ def test_resume_by_id(start_chat):
     again = start_chat("--resume", found.group(1))
     seen = again.wait_for("[resumed: what follows is new]")
     assert "› explain this" in seen
+
+
+def test_an_at_path_attaches_the_file_and_the_session_keeps_it(start_chat):
+    term = start_chat()
+    term.wait_for("ask (Shift+Tab)")
+    term.send("see @long.txt please")
+    seen = term.wait_for(END)
+    assert "+ attached long.txt" in seen
+    term.keys("C-d")
+    term.wait_for("[exited 0]")
+    again = start_chat("--continue")
+    seen = again.wait_for("[resumed: what follows is new]")
+    assert "› see @long.txt please" in seen and "+ attached long.txt" in seen  # the daemon stored the file
