@@ -20,27 +20,41 @@ _LIVE_OUTPUT_LINES = 4
 _CARD_LINES = 6
 
 
-def split_blocks(text: str) -> tuple[str, str]:
-    """(the finished Markdown blocks at the start of ``text``, the open rest): a block ends
-    at a blank line outside a code fence, or at the line that closes a fence."""
-    done = 0
-    fence: str | None = None
-    pos = 0
-    while True:
-        end = text.find("\n", pos)
-        if end < 0:
-            break
-        line = text[pos:end].strip()
-        pos = end + 1
-        marker = line[:3]
-        if fence is None and marker in ("```", "~~~"):
-            fence = marker
-        elif fence is not None and line.startswith(fence) and line.strip("`~") == "":
-            fence = None
-            done = pos
-        elif fence is None and not line:
-            done = pos
-    return text[:done], text[done:]
+class Blocks:
+    """The open Markdown of a message, cut into finished blocks as it streams: a block ends
+    at a blank line outside a code fence, or at the line that closes a fence. Each chunk
+    is scanned once (a long code block streaming in costs its length, not its square)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._scanned = 0  # lines before this are classified
+        self._fence: str | None = None
+
+    def add(self, chunk: str) -> str:
+        """Add ``chunk``; the finished blocks it completed (taken out of `text`)."""
+        self.text += chunk
+        done = 0
+        while True:
+            end = self.text.find("\n", self._scanned)
+            if end < 0:
+                break
+            line = self.text[self._scanned:end].strip()
+            self._scanned = end + 1
+            if self._fence is None and line[:3] in ("```", "~~~"):
+                self._fence = line[:3]
+            elif self._fence is not None and line.startswith(self._fence) and line.strip("`~") == "":
+                self._fence = None
+                done = self._scanned
+            elif self._fence is None and not line:
+                done = self._scanned
+        finished, self.text = self.text[:done], self.text[done:]
+        self._scanned -= done
+        return finished
+
+    def take(self) -> str:
+        """The rest, as it is (the message ended)."""
+        rest, self.text, self._scanned, self._fence = self.text, "", 0, None
+        return rest
 
 
 class Painter:
@@ -102,7 +116,7 @@ class Transcript:
     def __init__(self, painter: Painter) -> None:
         self.paint = painter
         self._out: list[str] = []
-        self.text = ""  # the open Markdown of the current message
+        self.blocks = Blocks()  # the open Markdown of the current message
         self.thought = ""
         self.last_thought = ""
         self.cards: dict[str, Card] = {}
@@ -141,9 +155,7 @@ class Transcript:
         if (update.get("_meta") or {}).get("tether", {}).get("notice"):
             self.notice(text)
             return
-        self.text += text
-        done, self.text = split_blocks(self.text)
-        self.emit(self.paint.markdown(done))
+        self.emit(self.paint.markdown(self.blocks.add(text)))
 
     def _on_user_message_chunk(self, update: JsonObject) -> None:
         content = update.get("content") or {}
@@ -168,9 +180,8 @@ class Transcript:
     def flush(self) -> None:
         """The open message as it is (a tool call or the turn's end closes it)."""
         self._end_thought()
-        if self.text:
-            self.emit(self.paint.markdown(self.text))
-            self.text = ""
+        if self.blocks.text:
+            self.emit(self.paint.markdown(self.blocks.take()))
 
     def _on_tool_call(self, update: JsonObject) -> None:
         self.flush()
@@ -238,9 +249,9 @@ class Transcript:
             for line in card.output.splitlines()[-_LIVE_OUTPUT_LINES:]:
                 lines.append("│ " + line[: self.paint.width - 4])
         if self.thought:
-            lines.append(self.paint.style(f"thinking… ({len(self.thought.split())} words)", "2;3"))
-        if self.text:
-            lines.extend(self.text.splitlines()[-6:])
+            lines.append(self.paint.style(f"thinking… ({len(self.thought)} characters)", "2;3"))
+        if self.blocks.text:
+            lines.extend(self.blocks.text[-4000:].splitlines()[-6:])
         return "\n".join(lines)
 
     def end_line(self, stop: str, report: JsonObject | None) -> None:
