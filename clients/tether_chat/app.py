@@ -21,7 +21,8 @@ from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.output import ColorDepth, Output, create_output
+from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.styles import Style
 
 from . import sessions
@@ -67,16 +68,20 @@ class ChatApp:
         )
         self.app_started = False
         self.app: Application[int] = Application(
-            layout=build_layout(self), key_bindings=all_keys(self), full_screen=False,
+            layout=build_layout(self), key_bindings=all_keys(self), full_screen=False, erase_when_done=True,
             style=Style.from_dict({"status": "reverse", "prompt": "bold"}),
             color_depth=ColorDepth.DEPTH_8_BIT if color else ColorDepth.DEPTH_1_BIT,
-            input=terminal[0] if terminal else None, output=terminal[1] if terminal else None,
+            input=terminal[0] if terminal else None, output=terminal[1] if terminal else _output(),
         )
 
     # the run
 
     async def run(self, start: Any) -> int:
         """The chat until the user leaves; ``start`` (a coroutine function) picks the session."""
+        # a first line of our own: the app never starts on the screen's top row, where its
+        # first erase would be a whole-screen clear (tmux pushes that into the scrollback)
+        sys.stdout.write(self.paint.style(f"tether chat · {self.workspace} · Ctrl-D quits", "2") + "\n")
+        sys.stdout.flush()
         self.app_started = True
         self.spawn(self._start(start))
         await self.app.run_async()
@@ -313,6 +318,16 @@ class ChatApp:
         if self.approval is not None:
             self.approval.toggle(number)
             self.refresh()
+
+
+def _output() -> Output:
+    """The terminal, without cursor position requests: with them prompt_toolkit takes every
+    row below the prompt once the answer comes, scrolling its first frame into the
+    scrollback; the chat draws only the rows it needs (the completion menu's are reserved)."""
+    output = create_output()
+    if isinstance(output, Vt100_Output):
+        output.enable_cpr = False
+    return output
 
 
 def _history(path: Path | None) -> History:

@@ -225,3 +225,10 @@ def test_an_at_path_attaches_the_file_and_the_session_keeps_it(start_chat):
     again = start_chat("--continue")
     seen = again.wait_for("[resumed: what follows is new]")
     assert "› see @long.txt please" in seen and "+ attached long.txt" in seen  # the daemon stored the file
+
+
+def test_a_daemon_that_cannot_start_is_explained_and_the_chat_ends(start_chat):
+    term = start_chat("--mode", "bogus")
+    seen = term.wait_for("[exited 1]")
+    assert "tether chat: tether: mode = 'bogus' (from flag --mode) is not valid" in seen
+    assert "(Shift+Tab)" not in seen  # the input and status line are gone
