@@ -12,6 +12,7 @@ on load, answered -32010, is waited out the same way).
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 from pathlib import Path
@@ -335,6 +336,7 @@ def _history(path: Path | None) -> History:
         return InMemoryHistory()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))  # what was typed: the user's only
         return FileHistory(str(path))
     except OSError:
         return InMemoryHistory()

@@ -17,6 +17,7 @@ from .wire import DaemonError
 if TYPE_CHECKING:
     from .app import ChatApp
 
+_PICKER_ROWS = 10  # fits 80x24 with the input and the status line
 Start = Callable[["ChatApp"], Awaitable[None]]
 
 
@@ -54,7 +55,7 @@ async def open_picker(chat: ChatApp) -> None:
     if not sessions:
         chat.transcript.notice("[no stored session to resume in this workspace]")
     else:
-        chat.picker, chat.picked = sessions[:20], 0
+        chat.picker, chat.picked = sessions[:100], 0
     chat.refresh()
 
 
@@ -64,7 +65,9 @@ def _current_id(chat: ChatApp) -> str | None:
 
 def picker_text(chat: ChatApp) -> str:
     lines = ["Resume which session? (↑/↓, Enter; Esc stays in this one)"]
-    for n, session in enumerate(chat.picker or []):
+    shown = chat.picker or []
+    first = max(0, min(chat.picked - _PICKER_ROWS // 2, len(shown) - _PICKER_ROWS))
+    for n, session in enumerate(shown[first:first + _PICKER_ROWS], first):
         mark = "›" if n == chat.picked else " "
         title = str(session.get("title") or "(untitled)")[:44]
         when = str(session.get("updatedAt") or "")[:16].replace("T", " ")

@@ -56,7 +56,7 @@ def drive(daemon_env: dict[str, str], chat_workspace: Path, tmp_path: Path, monk
     return run
 
 
-async def test_multi_line_message_then_history_brings_it_back(drive, capsys):
+async def test_multi_line_message_then_history_brings_it_back(drive, capsys, tmp_path: Path):
     async def script(chat: ChatApp, send, screen) -> None:
         send("first line")
         send(ALT_ENTER)
@@ -76,6 +76,9 @@ async def test_multi_line_message_then_history_brings_it_back(drive, capsys):
         assert chat.app.is_running
 
     assert await drive(script) == 0
+    history = tmp_path / "history"
+    assert "+first line\n+second line" in history.read_text()  # kept for the next chat
+    assert history.stat().st_mode & 0o777 == 0o600  # what the user typed is theirs only
 
 
 async def test_shift_tab_cycles_modes_in_the_daemons_order(drive):
