@@ -56,6 +56,7 @@ class ChatApp:
         self.turn: PromptTurn | None = None
         self.queue: list[str] = []
         self.waiting_resumed_turn = False
+        self._held: str | None = None
         self.ready = False
         self.note = "starting the daemon…"
         self.exit_code = 0
@@ -105,7 +106,27 @@ class ChatApp:
         self.note = ""
         self.refresh()
         self._next()
+        self.spawn(self._watch())
         await asyncio.to_thread(self.paint.warm)  # rich, imported while the user types
+
+    async def _watch(self) -> None:
+        """The daemon ending under the chat (killed, crashed) ends the chat, saying how to go on."""
+        code = await self.daemon.ended()
+        self.gone(f"exit code {code}")
+
+    def gone(self, why: str) -> None:
+        if not self.app.is_running or self.exit_code:
+            return
+        self.exit_code = 1
+        self.transcript.cards.clear()
+        self.transcript.notice(
+            f"[the daemon stopped ({why}); `tether chat --continue` picks this session up again]"
+        )
+        self.spawn(self._leave())
+
+    async def _leave(self) -> None:
+        await self.flush()
+        self.quit()
 
     async def _finish(self) -> None:
         if self.approval is not None:
@@ -188,13 +209,20 @@ class ChatApp:
             self.daemon.mode = self.transcript.mode
         elif kind == "available_commands_update" and self.buffer.text.startswith("/"):
             self.buffer.start_completion(select_first=False)  # typed before the list came
-        if self.transcript.turn_ended is not None:
-            self.transcript.turn_ended = None
-            if self.waiting_resumed_turn:
-                self.waiting_resumed_turn = False
-                self.transcript.end_line("resumed turn ended", None)
-                self._next()
+        if self.transcript.turn_ended is not None:  # a turn the daemon resumed on load ended
+            ended, self.transcript.turn_ended = self.transcript.turn_ended, None
+            self.spawn(self._resumed_turn_ended(ended))
         self.refresh()
+
+    async def _resumed_turn_ended(self, ended: JsonObject) -> None:
+        try:
+            report = await self.daemon.report(ended.get("turnId"))
+        except DaemonError:
+            report = None
+        self.transcript.end_line(f"{ended.get('stopReason', 'end_turn')} (resumed turn)", report)
+        self.waiting_resumed_turn = False
+        self.refresh()
+        self._next()
 
     async def _on_request(self, method: str, params: Any) -> Any:
         if method != "session/request_permission" or not isinstance(params, dict):
@@ -241,9 +269,11 @@ class ChatApp:
     async def _turn(self, text: str) -> None:
         files = attachments(text, self.workspace)
         blocks: list[JsonObject] = [{"type": "text", "text": text}, *files]
-        self.transcript.user(text)
-        for block in files:
-            self.transcript.attached(str(block["resource"]["uri"]).rpartition("/")[2])
+        if text is not self._held:  # a message held back (-32010) is on the screen already
+            self.transcript.user(text)
+            for block in files:
+                self.transcript.attached(str(block["resource"]["uri"]).rpartition("/")[2])
+        self._held = None
         turn = self.turn = self.daemon.prompt(blocks)
         self.refresh()
         try:
@@ -253,12 +283,13 @@ class ChatApp:
         except DaemonError as exc:
             if exc.code == -32010:  # a turn the daemon resumed is running: wait for its end
                 self.queue.insert(0, text)
+                self._held = text
                 self.waiting_resumed_turn = True
                 self.transcript.notice("[a turn is still running; your message is queued]")
             else:
                 self.transcript.notice(f"[error {exc.code}: {exc.message}]")
         except (ConnectionError, OSError) as exc:
-            self.transcript.notice(f"[the daemon is gone: {self.daemon.why_gone(exc)}]")
+            self.gone(str(exc))
         finally:
             self.turn = None
             self.note = ""

@@ -70,6 +70,12 @@ class Daemon:
         except (ClientError, ConnectionError, OSError) as exc:
             raise DaemonGone(self.why_gone(exc)) from exc
 
+    async def ended(self) -> int:
+        """Wait for the daemon's process to end: its exit code."""
+        process = self.c.process
+        assert process is not None
+        return await process.wait()
+
     def why_gone(self, exc: BaseException | None = None) -> str:
         text = ""
         if self._stderr is not None:

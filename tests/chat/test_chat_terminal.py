@@ -3,7 +3,9 @@ what a user sees and what their keys do. Screens are kept under the test's tmp d
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 from pathlib import Path
 
 END = "[end_turn"
@@ -232,3 +234,40 @@ def test_a_daemon_that_cannot_start_is_explained_and_the_chat_ends(start_chat):
     seen = term.wait_for("[exited 1]")
     assert "tether chat: tether: mode = 'bogus' (from flag --mode) is not valid" in seen
     assert "(Shift+Tab)" not in seen  # the input and status line are gone
+
+
+def _daemon_pids(workspace: Path) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            argv = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in argv and str(workspace).encode() in argv:
+            found.append(int(name))
+    return found
+
+
+def test_a_turn_waiting_for_approval_survives_a_killed_daemon_and_a_message_waits_for_it(
+    start_chat, chat_workspace: Path
+):
+    first = start_chat()
+    first.wait_for("ask (Shift+Tab)")
+    first.send("careful edit")
+    first.wait_for("y once")
+    pids = _daemon_pids(chat_workspace)
+    assert len(pids) == 1
+    os.kill(pids[0], signal.SIGKILL)
+    seen = first.wait_for("[exited 1]")
+    assert "`tether chat --continue` picks this session up again" in seen
+
+    again = start_chat("--continue")
+    again.wait_for("y once")  # the daemon resumed the turn and asks again
+    again.type("y")
+    again.wait_for("Finishing")  # the resumed turn streams on
+    again.send("hello")
+    again.wait_for("[a turn is still running; your message is queued]")
+    seen = again.wait_for("Hello from the scripted chat.", timeout=60)
+    assert seen.index("› hello") < seen.index("(resumed turn)") < seen.index("Hello from the scripted chat.")
+    assert seen.count("› hello") == 1
+    assert (chat_workspace / "README.md").read_text() == "# Chat\n\nHello, edited in the chat.\n"
