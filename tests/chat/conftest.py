@@ -8,9 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tmux_term import Term
-
-SCRIPT = Path(__file__).resolve().parent / "chat-script.json"
+from chat_harness import SCRIPT, Term
 
 
 @pytest.fixture

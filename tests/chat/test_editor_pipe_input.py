@@ -12,11 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from chat_harness import SCRIPT
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from conftest import SCRIPT
 from tether_chat.app import ChatApp
 from tether_chat.sessions import start_with
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import SCRIPT
+from chat_harness import SCRIPT
 
 
 def _chat(daemon_env: dict[str, str], workspace: Path, *args: str, stdin: str | None = None):

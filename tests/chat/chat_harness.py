@@ -1,4 +1,4 @@
-"""A real terminal for the chat tests: a private tmux server (80x24) running one command,
+"""What the chat tests share: the scripted model's script, and a real terminal: a private tmux server (80x24) running one command,
 driven with `send-keys` and read with `capture-pane`.
 
 Waits are on screen content with a deadline (polling every 50 ms), never fixed sleeps.
@@ -13,6 +13,8 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent / "chat-script.json"
 
 
 class Term:
