@@ -2,13 +2,13 @@
 
 Owns: reading the chat's flags, choosing the interactive app (stdin and stdout are
 terminals) or the headless turn (the prompt from the argument or stdin, printed as
-`tether run` prints it), and the exit code. Must not: import the daemon (`tether.*`).
+`tether run` prints it), and the exit code. Must not: import the daemon (`tether.*`), or anything but the standard library at import
+(`tether`'s parser imports this module for every command).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -33,6 +33,8 @@ def chat_main(args: argparse.Namespace) -> int:
         return 2
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _headless(args)
+    import asyncio
+
     from .app import ChatApp
     from .daemon import history_file, serve_args
     from .render import colour_wanted
