@@ -271,3 +271,14 @@ def test_a_turn_waiting_for_approval_survives_a_killed_daemon_and_a_message_wait
     assert seen.index("› hello") < seen.index("(resumed turn)") < seen.index("Hello from the scripted chat.")
     assert seen.count("› hello") == 1
     assert (chat_workspace / "README.md").read_text() == "# Chat\n\nHello, edited in the chat.\n"
+
+
+def test_ctrl_c_during_an_approval_cancels_the_turn_and_changes_nothing(start_chat, chat_workspace: Path):
+    term = start_chat()
+    term.wait_for("ask (Shift+Tab)")
+    term.send("edit the readme")
+    term.wait_for("y once")
+    term.keys("C-c")
+    seen = term.wait_for("[cancelled")
+    assert "→ cancelled" in seen and "not run: the turn was cancelled" in seen
+    assert (chat_workspace / "README.md").read_text() == "# Chat\n\nHello from the chat workspace.\n"
