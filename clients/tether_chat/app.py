@@ -78,7 +78,7 @@ class ChatApp:
 
     # the run
 
-    async def run(self, start: Any) -> int:
+    async def run(self, start: sessions.Start) -> int:
         """The chat until the user leaves; ``start`` (a coroutine function) picks the session."""
         # a first line of our own: the app never starts on the screen's top row, where its
         # first erase would be a whole-screen clear (tmux pushes that into the scrollback)
@@ -90,12 +90,14 @@ class ChatApp:
         await self._finish()
         return self.exit_code
 
-    async def _start(self, start: Any) -> None:
+    async def _start(self, start: sessions.Start) -> None:
         try:
             await self.daemon.start()
             await start(self)
         except (DaemonGone, DaemonError, ConnectionError, OSError) as exc:
-            message = str(exc) if isinstance(exc, DaemonGone) else self.daemon.why_gone(exc)
+            message = exc.message if isinstance(exc, DaemonError) else str(exc)
+            if not isinstance(exc, (DaemonGone, DaemonError)):
+                message = self.daemon.why_gone(exc)
             self.transcript.notice(f"tether chat: {message}")
             self.exit_code = 1
             await self.flush()

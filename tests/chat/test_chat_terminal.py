@@ -282,3 +282,9 @@ def test_ctrl_c_during_an_approval_cancels_the_turn_and_changes_nothing(start_ch
     seen = term.wait_for("[cancelled")
     assert "→ cancelled" in seen and "not run: the turn was cancelled" in seen
     assert (chat_workspace / "README.md").read_text() == "# Chat\n\nHello from the chat workspace.\n"
+
+
+def test_resuming_an_unknown_session_says_so(start_chat):
+    term = start_chat("--resume", "sess_00000000000000000000000000000000")
+    seen = term.wait_for("[exited 1]")
+    assert "tether chat: unknown session 'sess_00000000000000000000000000000000'" in seen
