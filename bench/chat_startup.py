@@ -58,7 +58,10 @@ def _sample(command: str, marker: str, env: dict[str, str], n: int) -> float | N
                 return (time.perf_counter() - start) * 1000
         return None
     finally:
+        path = subprocess.run([*tmux, "display-message", "-p", "#{socket_path}"], capture_output=True, text=True)
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+        if path.stdout.strip():
+            Path(path.stdout.strip()).unlink(missing_ok=True)  # tmux leaves it behind
 
 
 def _targets(python: str, scratch: Path) -> dict[str, tuple[str, str]]:

@@ -25,6 +25,7 @@ class Term:
         command = f'{shlex.join(argv)}; echo "[exited $?]"; sleep 3600'
         self._tmux("new-session", "-d", "-s", "chat", "-x", str(width), "-y", str(height), "-c", str(cwd),
                    command, env=env)
+        self.socket_path = Path(self._tmux("display-message", "-p", "#{socket_path}").strip())
 
     def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
         done = subprocess.run(
@@ -84,3 +85,4 @@ class Term:
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
+        self.socket_path.unlink(missing_ok=True)  # tmux leaves it behind
