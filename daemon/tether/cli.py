@@ -2,6 +2,7 @@
 
     tether serve [--framing lsp|ndjson|auto] [--workspace DIR] [--provider ...]  the daemon
     tether acp   [...]                       the daemon, newline-delimited JSON (ACP editors)
+    tether chat [--resume [ID] | --continue]  the interactive terminal client (`tether_chat`)
     tether run "PROMPT" [--workspace DIR] [--json]     one headless turn (the daemon served in-process)
     tether demo                              a scripted turn on a copy of an example workspace
     tether doctor                            the settings and provider Tether would use, and why
@@ -53,6 +54,11 @@ def build_parser(*, daemon_only: bool = False) -> argparse.ArgumentParser:
     _add_setting_flags(acp)
     if daemon_only:
         return parser
+    from tether_chat import add_chat_arguments  # standard library only
+
+    chat = commands.add_parser("chat", help="chat with the agent in this terminal (its own daemon)")
+    add_chat_arguments(chat)
+    _add_setting_flags(chat)
     run = commands.add_parser("run", help="run one headless turn and print it")
     run.add_argument("prompt", help="what to ask")
     run.add_argument("--json", action="store_true", help="one JSON object per event line")
@@ -104,6 +110,10 @@ def _command(args: argparse.Namespace) -> int:
         workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
         flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
         return doctor_main(workspace, flags, as_json=args.json)
+    if args.command == "chat":
+        from tether_chat import chat_main  # a client of `tether serve`, like the editor plugins
+
+        return chat_main(args)
     if args.command == "sessions":
         from .sessions_cli import sessions_main
 

@@ -22,8 +22,8 @@ from ..store import MessageRecord
 from ..transport.connection import Connection
 from .context import ServerContext
 from .files import EditorFiles
-from .queue import queue_of
 from .mcp_servers import turn_tools
+from .queue import queue_of
 from .registry import private_paths
 from .updates import SessionUpdates
 
