@@ -1,6 +1,6 @@
 """The HTTP providers under load: a 20,000-delta reply through `tether serve --provider openai|anthropic`.
 
-    .venv/bin/python bench/providers.py [--runs 3] [--deltas 20000] [--base DIR] [--kinds openai,anthropic]
+    .venv/bin/python bench/providers.py [--runs 3] [--warm-turns 3] [--base DIR] [--kinds openai,anthropic]
 
 A local SSE server (bench/fake_model.py: standard-library asyncio, in a subprocess,
 127.0.0.1 only, bounded in requests and idle time) answers every model request with a pre-encoded stream of
@@ -15,17 +15,18 @@ reads as fast as it can, stamping each notification with the time it was read. P
 - daemon CPU: utime+stime from /proc/<pid>/stat, prompt written -> prompt answered;
 - peak RSS: VmHWM from /proc/<pid>/status after the turn.
 
-The floor (issue 21): in the same run, between the daemons' turns, a plain httpx client in
-this process POSTs to the same server and reads the same reply line by line
-(`aiter_lines`, counting the `data:` lines, no JSON) and, separately, as raw bytes to the
-end (`aiter_raw`). Tether's warm prompt -> last character is reported as a ratio to the
-line floor of the same run. `--base DIR` (a source tree, e.g. `git archive main`) runs
-that tree's daemon too, interleaved with this one's, so before and after share the
-machine's load.
+The floor (issue 21): right before each warm turn, a plain httpx client in this process
+POSTs to the same server and reads the same reply line by line (`aiter_lines`, counting
+the `data:` lines, no JSON) and then as raw bytes to the end (`aiter_raw`). Each warm
+turn's prompt -> last character is divided by the line floor read just before it, so the
+ratio is taken under the same load; the ratios' median is reported. `--base DIR` (a
+source tree, e.g. `git archive main | tar -x -C DIR`) runs that tree's daemon too,
+alternating with this one's, so before and after share the machine's load.
 
 Each run is a fresh daemon: the first turn is "cold" (the provider and its HTTP stack
-are created on the first prompt), a second turn in a new session of the same daemon is
-"warm". Medians of `--runs` runs are reported. Nothing is asserted.
+are created on the first prompt), then `--warm-turns` turns in new sessions of the same
+daemon are "warm" (their median is the run's figure). Medians of `--runs` runs are
+reported. Nothing is asserted.
 """
 
 
@@ -118,19 +119,27 @@ async def floor(kind: str, server: FakeModel, deltas: int) -> dict[str, float]:
     return out
 
 
-async def run_once(kind: str, server: FakeModel, env: dict[str, str], ws: Path, deltas: int) -> dict[str, Any]:
+async def run_once(
+    kind: str, server: FakeModel, env: dict[str, str], ws: Path, deltas: int, warm_turns: int
+) -> dict[str, Any]:
+    """One daemon: a cold turn, then `warm_turns` warm ones, each right after a floor reading."""
     argv = tether_argv("serve", kind, model_url=server.url)
     if kind == "anthropic":  # its base URL has no /v1
         argv[argv.index("--base-url") + 1] = server.url
     c = await Spawned.start(argv, env=env, cwd=ws)
+    warm, floors = [], []
     try:
         await c.request("initialize", init_params(ws))
         cold = await turn(c, server, ws, deltas)
-        warm = await turn(c, server, ws, deltas)
+        for _ in range(warm_turns):
+            floors.append(await floor(kind, server, deltas))
+            warm.append(await turn(c, server, ws, deltas))
+            warm[-1]["ratio_to_floor"] = warm[-1]["to_last_ms"] / floors[-1]["floor_lines_ms"]
         rss = c.peak_rss_mb()
     finally:
         cpu_total = await c.close()
-    return {"cold": cold, "warm": warm, "process_cpu_s": cpu_total, "process_peak_rss_mb": rss}
+    return {"cold": cold, "warm": {k: statistics.median(w[k] for w in warm) for k in warm[0]},
+            "floors": floors, "process_cpu_s": cpu_total, "process_peak_rss_mb": rss}
 
 
 def median_of(runs: list[dict[str, Any]], which: str) -> dict[str, float]:
@@ -158,7 +167,7 @@ def summary(done: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-async def run(runs: int, deltas: int, base: Path | None, kinds: list[str]) -> dict[str, Any]:
+async def run(runs: int, deltas: int, base: Path | None, kinds: list[str], warm_turns: int) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="tether-bench-providers-"))
     ws = scratch / "ws"
     ws.mkdir()
@@ -170,21 +179,17 @@ async def run(runs: int, deltas: int, base: Path | None, kinds: list[str]) -> di
     try:
         for kind in kinds:
             done: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
-            floors = []
             for _ in range(runs):
-                floors.append(await floor(kind, server, deltas))
                 for side, side_env in sides.items():
-                    one = await run_once(kind, server, side_env, ws, deltas)
-                    one["ratio_to_floor"] = one["warm"]["to_last_ms"] / floors[-1]["floor_lines_ms"]
-                    done[side].append(one)
+                    done[side].append(await run_once(kind, server, side_env, ws, deltas, warm_turns))
+            floors = [f for results in done.values() for r in results for f in r["floors"]]
             out[kind] = {"floor": {k: statistics.median(f[k] for f in floors) for k in floors[0]}}
             for side, results in done.items():
                 out[kind][side] = summary(results) | {
-                    "ratio_to_floor": statistics.median(r["ratio_to_floor"] for r in results),
                     "all": [{"warm_to_last_ms": r["warm"]["to_last_ms"], "warm_cpu_s": r["warm"]["cpu_s"],
-                             "ratio": r["ratio_to_floor"]} for r in results],
+                             "ratio": r["warm"]["ratio_to_floor"]} for r in results],
                 }
-            out[kind]["floor_all"] = floors
+            out[kind]["floor_all"] = [round(f["floor_lines_ms"], 1) for f in floors]
     finally:
         server.close()
     return out
@@ -196,8 +201,10 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=20_000)
     parser.add_argument("--base", type=Path, help="a source tree whose daemon runs too (before/after)")
     parser.add_argument("--kinds", default="openai,anthropic")
+    parser.add_argument("--warm-turns", type=int, default=3, help="warm turns per daemon, each after a floor reading")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.runs, args.deltas, args.base, args.kinds.split(","))), indent=2))
+    kinds = args.kinds.split(",")
+    print(json.dumps(asyncio.run(run(args.runs, args.deltas, args.base, kinds, args.warm_turns)), indent=2))
 
 
 if __name__ == "__main__":

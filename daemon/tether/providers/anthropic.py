@@ -48,6 +48,7 @@ from .http import (
 )
 from .messages_anthropic import build_body
 from .sse import SSEEvent
+from .text_shape import TextShape
 
 API_VERSION = "2023-06-01"
 DEFAULT_CONTEXT_WINDOW = 200_000  # every current Claude model without the 1M beta
@@ -171,6 +172,9 @@ def _has_content(batch: list[ProviderEvent]) -> bool:
     return any(_is_content(event) for event in batch)
 
 
+_UNREAD: Any = object()  # an event's data no JSON parser could read
+
+
 class StreamParser:
     """One attempt's state: open content blocks by index, usage so far, stop reason."""
 
@@ -187,22 +191,46 @@ class StreamParser:
         self.stop_reason: str | None = None
         self.done = False
         self.out = Batch()  # the events of the read being parsed
+        self._shape = TextShape(b'"text":')
 
     def feed_all(self, events: list[SSEEvent]) -> None:
-        """The events of one read; stops at `message_stop`."""
+        """The events of one read; stops at `message_stop`.
+
+        The hot path is a `content_block_delta` with a `text_delta`: one orjson call, a
+        few lookups and an append to the text run, or no parse at all when its bytes have
+        the previous one's shape (text_shape.py). Anything else takes `feed`.
+        """
+        loads, shape, run = orjson.loads, self._shape, []  # run: text given to `out` in one piece
         for event_name, data in events:
-            self.feed(event_name, data)
+            text = shape.match(data) if event_name != "error" else None
+            if text is None:
+                try:
+                    payload = loads(data)
+                except orjson.JSONDecodeError:
+                    payload = _UNREAD
+                text = _plain_text(payload) if event_name != "error" else None
+                if text is not None:
+                    shape.learn(data, text)
+            if text is not None:
+                if text:
+                    run.append(text)
+                continue
+            if run:
+                self.out.text("".join(run))
+                run.clear()
+            self.feed(event_name, data, payload)
             if self.done:
                 return
+        if run:
+            self.out.text("".join(run))
 
-    def feed(self, event_name: str, data: bytes) -> None:
-        try:
-            payload = orjson.loads(data)
-        except orjson.JSONDecodeError:
+    def feed(self, event_name: str, data: bytes, payload: Any = _UNREAD) -> None:
+        """One event (`payload`: its JSON, when orjson read it)."""
+        if payload is _UNREAD:
             if not data.strip():
                 return
             payload = _lenient_json(data)
-            if payload is None:
+            if payload is _UNREAD:
                 text = data.decode("utf-8", "replace")
                 raise ProviderError(
                     f"anthropic ({self.context.base_url}): the stream sent a non-JSON event "
@@ -243,8 +271,9 @@ class StreamParser:
         delta = payload.get("delta") or {}
         kind = delta.get("type")
         if kind == "text_delta":
-            if delta.get("text"):
-                self.out.text(delta["text"])
+            text = delta.get("text")
+            if text and isinstance(text, str):
+                self.out.text(text)
             return
         index = int(payload.get("index", 0))
         if kind == "input_json_delta" and delta.get("partial_json") and index in self.calls:
@@ -319,12 +348,23 @@ class StreamParser:
         return ProviderError(text, kind=kind, retryable=retryable)
 
 
+def _plain_text(payload: Any) -> str | None:
+    """The text of a `content_block_delta` carrying a `text_delta`; None for any other event."""
+    if type(payload) is not dict or payload.get("type") != "content_block_delta":
+        return None
+    delta = payload.get("delta")
+    if type(delta) is not dict or delta.get("type") != "text_delta":
+        return None
+    text = delta.get("text")
+    return text if type(text) is str else None
+
+
 def _lenient_json(data: bytes) -> Any:
     """What orjson refuses but the standard library reads (NaN, huge integers, bad UTF-8)."""
     try:
         return json.loads(data.decode("utf-8", "replace"))
     except ValueError:
-        return None
+        return _UNREAD
 
 
 _HANDLERS: dict[str, Callable[[StreamParser, JsonObject], None]] = {

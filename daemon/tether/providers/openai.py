@@ -52,6 +52,7 @@ from .messages_openai import (
     usage_report,
 )
 from .sse import SSEEvent
+from .text_shape import TextShape
 
 
 def _has_content(batch: list[ProviderEvent]) -> bool:
@@ -213,6 +214,7 @@ class ChunkParser:
         self._id_prefix = id_prefix
         self._think = ThinkSplitter()
         self.out = Batch(self._think.feed)  # runs of content go through the <think> splitter
+        self._shape = TextShape(b'"content":')
         self._calls: list[_Call] = []
         self._by_index: dict[int, _Call] = {}
         self._by_server_id: dict[str, _Call] = {}
@@ -222,41 +224,43 @@ class ChunkParser:
         """The events of one read; stops at `[DONE]`.
 
         The hot path is a chunk whose only choice carries only content, no finish reason,
-        usage or error: one orjson call, a few lookups and an append to the text run.
+        usage or error: one orjson call, a few lookups and an append to the text run, or
+        no parse at all when its bytes have the previous such chunk's shape (text_shape.py).
         Anything else takes `feed`, which checks every field.
         """
-        loads, text = orjson.loads, self.out.text
+        loads, shape, run = orjson.loads, self._shape, []  # run: content given to `out` in one piece
         for _name, raw in events:
-            try:
-                chunk = loads(raw)
-            except orjson.JSONDecodeError:
+            content = shape.match(raw)
+            if content is None:
+                try:
+                    chunk = loads(raw)
+                except orjson.JSONDecodeError:
+                    chunk = None
+                content = _plain_content(chunk)
+                if content is not None:
+                    shape.learn(raw, content)
+            if content is not None:
+                if content:
+                    run.append(content)
+                continue
+            if run:
+                self.out.text("".join(run))
+                run.clear()
+            if chunk is None:
                 data = raw.strip()
                 if data == b"[DONE]":
                     self.done = True
                     return
-                if data:
-                    self.feed(data)
-                continue
-            choices = chunk.get("choices") if type(chunk) is dict else None
-            if type(choices) is list and len(choices) == 1 and chunk.get("usage") is None and not chunk.get("error"):
-                choice = choices[0]
-                delta = choice.get("delta") if type(choice) is dict else None
-                if type(delta) is dict and len(delta) == 1 and not choice.get("finish_reason") \
-                        and not choice.get("index"):
-                    content = delta.get("content")
-                    if type(content) is str:
-                        if content:
-                            text(content)
-                        continue
+                if not data:
+                    continue
             self.feed(raw, chunk)
+        if run:
+            self.out.text("".join(run))
 
     def feed(self, data: bytes, chunk: Any = None) -> None:
-        """One chunk (`chunk`: its JSON, when already parsed), every field checked."""
+        """One chunk (`chunk`: its JSON, when orjson read it), every field checked."""
         if chunk is None:
-            try:
-                chunk = orjson.loads(data)
-            except orjson.JSONDecodeError:
-                chunk = _lenient_json(data)
+            chunk = _lenient_json(data)
         if type(chunk) is not dict:
             text = data.decode("utf-8", "replace").strip()
             raise ProviderError(f"{self.where}: the server sent a chunk that is not a JSON object: {text[:200]!r}")
@@ -373,6 +377,22 @@ class ChunkParser:
                     out.args(call.call_id, "".join(call.held_args))
             call.ended = True
             out.add(ToolCallEnd(call.call_id))
+
+
+def _plain_content(chunk: Any) -> str | None:
+    """The content of a chunk whose only choice (index 0) carries only content, no finish
+    reason, usage or error; None for any other chunk."""
+    if type(chunk) is not dict:
+        return None
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1 or chunk.get("usage") is not None or chunk.get("error"):
+        return None
+    choice = choices[0]
+    delta = choice.get("delta") if type(choice) is dict else None
+    if type(delta) is not dict or len(delta) != 1 or choice.get("finish_reason") or choice.get("index"):
+        return None
+    content = delta.get("content")
+    return content if type(content) is str else None
 
 
 def _lenient_json(data: bytes) -> Any:
