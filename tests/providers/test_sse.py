@@ -99,3 +99,21 @@ def test_mixed_line_ends_comments_and_fields_without_a_space() -> None:
 
 def test_an_event_without_data_is_not_dispatched() -> None:
     assert feed([b"event: ping\n\nretry: 5\n\n: only a comment\n\n"])[0] == []
+
+
+@st.composite
+def uniform_streams(draw: st.DrawFn) -> tuple[bytes, list[SSEEvent]]:
+    """Streams as the APIs send them: every frame `data: x`, or every frame `event: n` + `data: x`."""
+    named = draw(st.booleans())
+    expected = [(draw(NAME) if named else "", draw(VALUE).encode()) for _ in range(draw(st.integers(0, 8)))]
+    raw = b"".join((b"event: " + name.encode() + b"\n" if named else b"") + b"data: " + data + b"\n\n"
+                   for name, data in expected)
+    return raw, expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(uniform_streams(), st.lists(st.integers(0, 300), max_size=12))
+def test_uniform_streams_split_anywhere(stream: tuple[bytes, list[SSEEvent]], cuts: list[int]) -> None:
+    raw, expected = stream
+    assert feed([raw])[0] == expected
+    assert feed(split(raw, cuts))[0] == expected

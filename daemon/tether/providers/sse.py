@@ -14,6 +14,8 @@ long answer; bench/RESULTS.md, issue 21).
 
 from __future__ import annotations
 
+from itertools import repeat
+
 SSEEvent = tuple[str, bytes]  # (event name, "" when the frame names none; data)
 
 _BOM = b"\xef\xbb\xbf"
@@ -45,15 +47,35 @@ class SSEDecoder:
             self._started = True
             if data.startswith(_BOM):
                 data = data[len(_BOM):]
-        frames = data.split(b"\n\n")
-        self._tail = frames.pop()
-        return _events(frames) if frames else []
+        body, blank, self._tail = data.rpartition(b"\n\n")
+        if not blank:
+            return []
+        return _uniform(body) or _events(body.split(b"\n\n"))
 
     def _normalised(self, chunk: bytes) -> bytes:
         if self._cr and chunk.startswith(b"\n"):
             chunk = chunk[1:]  # the LF of a CRLF whose CR ended the previous read
         self._cr = chunk.endswith(b"\r")
         return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _uniform(body: bytes) -> list[SSEEvent] | None:
+    """The events of complete frames that are all `data: x` or all `event: n` + `data: x`
+    lines (what the APIs send), checked and cut by whole-list operations; None otherwise."""
+    lines = body.split(b"\n")
+    if lines[0].startswith(b"data: "):
+        datas, blanks, names = lines[0::2], lines[1::2], None
+    elif lines[0].startswith(b"event: ") and len(lines) % 3 == 2:
+        names, datas, blanks = lines[0::3], lines[1::3], lines[2::3]
+        if not all(map(bytes.startswith, names, repeat(b"event: "))):
+            return None
+    else:
+        return None
+    if any(blanks) or not all(map(bytes.startswith, datas, repeat(b"data: "))):
+        return None
+    if names is None:
+        return [("", data[6:]) for data in datas]
+    return list(zip([_NAMES.get(name) or _line_name(name) for name in names], [data[6:] for data in datas]))
 
 
 def _events(frames: list[bytes]) -> list[SSEEvent]:
@@ -93,14 +115,15 @@ def _frame(frame: bytes) -> SSEEvent | None:
     return (name, b"\n".join(data)) if data else None
 
 
-_NAMES: dict[bytes, str] = {}
-
-
 def _name(raw: bytes) -> str:
-    """An event name as text; the few names a provider uses are decoded once."""
-    name = _NAMES.get(raw)
-    if name is None:
-        name = raw.decode("utf-8", "replace")
-        if len(_NAMES) < 64:
-            _NAMES[raw] = name
+    return raw.decode("utf-8", "replace")
+
+
+_NAMES: dict[bytes, str] = {}  # `event: x` line -> "x", for the few names a provider uses
+
+
+def _line_name(line: bytes) -> str:
+    name = line[7:].decode("utf-8", "replace")
+    if len(_NAMES) < 64:
+        _NAMES[line] = name
     return name

@@ -52,7 +52,8 @@ class TextShape:
             text = inner.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        self._misses = 0
+        if self._misses:
+            self._misses = 0
         return text
 
     def learn(self, raw: bytes, text: str) -> None:
