@@ -70,3 +70,24 @@ def test_a_stream_that_never_repeats_its_shape_stops_being_tried() -> None:
         assert shape.match(raw) is None
         shape.learn(raw, "abc")
     assert not shape.learnt
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(TEXT, st.sampled_from(["orjson", "ascii", "utf8"]), st.booleans()), max_size=6))
+def test_a_whole_read_is_read_as_its_chunks_are(chunks: list[tuple[str, str, bool]]) -> None:
+    shape = TextShape(b'"content":')
+    shape.learn(openai_chunk("Hello"), "Hello")
+    raws = tuple(openai_chunk(text, dumps=dumps, created=2 if other else 1750000000) for text, dumps, other in chunks)
+    one_by_one = [shape.match(raw) for raw in raws]
+    merged = shape.match_all(raws)
+    if raws and all(text is not None for text in one_by_one):
+        assert merged == "".join(str(text) for text in one_by_one)
+    else:
+        assert merged is None
+    assert merged is None or merged == "".join(content_of(raw) for raw in raws)
+
+
+def test_chunks_too_short_for_the_shape_are_not_read() -> None:
+    shape = TextShape(b'"a":')
+    shape.learn(b'{"a":"x"}', "x")
+    assert shape.match_all((b'{"a":"}',)) is None  # prefix and suffix overlap: not a string

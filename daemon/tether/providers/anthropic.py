@@ -200,7 +200,15 @@ class StreamParser:
         few lookups and an append to the text run, or no parse at all when its bytes have
         the previous one's shape (text_shape.py). Anything else takes `feed`.
         """
-        loads, shape, run = orjson.loads, self._shape, []  # run: text given to `out` in one piece
+        shape = self._shape
+        if shape.learnt and events:
+            names, datas = zip(*events)
+            merged = shape.match_all(datas) if "error" not in names else None
+            if merged is not None:  # a read of text deltas of the learnt shape only: no parse at all
+                if merged:
+                    self.out.text(merged)
+                return
+        loads, run = orjson.loads, []  # run: text given to `out` in one piece
         for event_name, data in events:
             text = shape.match(data) if event_name != "error" else None
             if text is None:

@@ -228,7 +228,13 @@ class ChunkParser:
         no parse at all when its bytes have the previous such chunk's shape (text_shape.py).
         Anything else takes `feed`, which checks every field.
         """
-        loads, shape, run = orjson.loads, self._shape, []  # run: content given to `out` in one piece
+        shape = self._shape
+        merged = shape.match_all(tuple(raw for _name, raw in events)) if shape.learnt else None
+        if merged is not None:  # a read of deltas of the learnt shape only: no parse at all
+            if merged:
+                self.out.text(merged)
+            return
+        loads, run = orjson.loads, []  # run: content given to `out` in one piece
         for _name, raw in events:
             content = shape.match(raw)
             if content is None:

@@ -17,6 +17,7 @@ more than a few failed attempts.
 from __future__ import annotations
 
 import re
+from itertools import repeat
 
 import orjson
 
@@ -55,6 +56,32 @@ class TextShape:
         if self._misses:
             self._misses = 0
         return text
+
+    def match_all(self, datas: tuple[bytes, ...]) -> str | None:
+        """The texts of a read's chunks joined, if every one has the learnt shape; else None.
+
+        The same test as `match`, made with whole-list operations: every chunk starts with
+        the prefix, ends with the suffix and is long enough for both; the strings between
+        hold no escape, quote or control character; each is valid UTF-8.
+        """
+        prefix = self._prefix
+        if prefix is None or not datas:
+            return None
+        start, tail = len(prefix) + 1, len(self._suffix) + 1  # the string's quotes
+        if min(map(len, datas)) < start + tail \
+                or not all(map(bytes.startswith, datas, repeat(prefix + b'"'))) \
+                or not all(map(bytes.endswith, datas, repeat(b'"' + self._suffix))):
+            return None
+        inners = [data[start:-tail] for data in datas]
+        joined = b"".join(inners)
+        if _NOT_PLAIN.search(joined) is not None:
+            return None
+        if joined.isascii():
+            return joined.decode("ascii")
+        try:
+            return "".join([inner.decode("utf-8") for inner in inners])  # each must be valid alone
+        except UnicodeDecodeError:
+            return None
 
     def learn(self, raw: bytes, text: str) -> None:
         """`raw` parsed to a plain delta of `text`; its bytes around the text become the shape."""
