@@ -145,6 +145,8 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "memory": ("off", "default"),
         "memory_tokens": (1_500, "default"),
         "reasoning_models": ((), "default"),
+        "shared": (False, "default"),
+        "shared_idle_timeout": (600, "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

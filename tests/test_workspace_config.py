@@ -35,6 +35,8 @@ REFUSED_SAMPLES: dict[str, str] = {
     "memory": '"on"',
     "memory_tokens": "20000",
     "reasoning_models": '["*"]',
+    "shared": "true",
+    "shared_idle_timeout": "604800",
 }
 
 

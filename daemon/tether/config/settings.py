@@ -57,6 +57,8 @@ SETTING_KEYS: tuple[str, ...] = (
     "network_commands",
     "memory",
     "memory_tokens",
+    "shared",
+    "shared_idle_timeout",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -91,7 +93,10 @@ INT_RANGES: dict[str, tuple[int, int | None]] = {
     "max_retries": (0, 10),
     "keep_user_turns": (1, 100_000),
     "memory_tokens": (100, 20_000),
+    "shared_idle_timeout": (1, 7 * 24 * 3600),
 }
+# true/false keys (text layers also take 1/0, on/off, yes/no)
+BOOL_KEYS: frozenset[str] = frozenset({"shared"})
 # from loosest to strictest
 MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
 
@@ -195,6 +200,9 @@ class Settings:
     # model (user settings only: it spends the user's tokens on the user's history)
     memory: str = "off"
     memory_tokens: int = 1_500  # the most tokens retrieved memory adds to a turn
+    # one background daemon per user for every window (user config, env or --shared only)
+    shared: bool = False
+    shared_idle_timeout: int = 600  # seconds the shared daemon lives with no client and no turn
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)
