@@ -5,6 +5,7 @@
     tether serve|acp --shared                a thin proxy to the user's shared daemon (also
                                              `shared = true` in the user config, TETHER_SHARED)
     tether run "PROMPT" [--workspace DIR] [--json]     one headless turn (the daemon served in-process)
+    tether run "PROMPT" --attach             the turn run in the shared daemon (another window sees it)
     tether demo                              a scripted turn on a copy of an example workspace
     tether doctor                            the settings and provider Tether would use, and why
     tether sessions list|show|dump|restore|search|delete   stored sessions, without a daemon
@@ -65,6 +66,7 @@ def build_parser(*, daemon_only: bool = False) -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run one headless turn and print it")
     run.add_argument("prompt", help="what to ask")
     run.add_argument("--json", action="store_true", help="one JSON object per event line")
+    run.add_argument("--attach", action="store_true", help="run the turn in the shared daemon (started if needed)")
     _add_setting_flags(run)
     doctor = commands.add_parser("doctor", help="show the settings, the provider Tether would use, and why")
     doctor.add_argument("--json", action="store_true", help="one JSON object (for editor health checks)")
@@ -139,6 +141,11 @@ def _one_turn(args: argparse.Namespace) -> int:
     try:
         from tether_client.cli import demo_main, run_main
 
+        if getattr(args, "attach", False):
+            gc.enable()
+            from .shared.attach import connect_shared
+
+            return run_main(args, connect_shared)
         from .inprocess import connect_in_process
 
         return (run_main if args.command == "run" else demo_main)(args, connect_in_process)
