@@ -25,7 +25,7 @@ except PermissionError:
 sock.settimeout(10)
 data = b""
 try:
-    sock.sendall(b'TETHER-SHARED/1 {"root": "/tmp", "framing": "ndjson"}\n'
+    sock.sendall(b'TETHER-SHARED/1 2f746d70 ndjson\n'
                  b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n')
     while chunk := sock.recv(65536):
         data += chunk

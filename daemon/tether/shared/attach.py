@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 from pathlib import Path
 
 from tether_client import DaemonStartError, TetherClient
@@ -27,7 +28,8 @@ async def connect_shared(serve_args: list[str], workspace: Path, on_request: Req
     except ProxyError as exc:
         raise DaemonStartError(f"tether: {exc}", 1) from None
     sock.sendall(preamble(root, "lsp"))
-    reader, writer = await asyncio.open_unix_connection(sock=sock, limit=1 << 24)
+    stream = socket.socket(fileno=sock.detach())  # the proxy's is a bare `_socket` one
+    reader, writer = await asyncio.open_unix_connection(sock=stream, limit=1 << 24)
     peer = JsonRpcPeer(reader, writer, framing="lsp", on_request=on_request)
     peer.start()
     return TetherClient(peer)

@@ -85,8 +85,8 @@ async def _run(hub: Hub, sock: socket.socket, path: str) -> int:
     bound = os.stat(path).st_ino
     clients: set[asyncio.Task[None]] = set()
 
-    def accept(protocol: ClientProtocol, info: dict[str, Any], rest: bytes) -> None:
-        task = asyncio.ensure_future(_serve_client(hub, protocol, info, rest))
+    def accept(protocol: ClientProtocol, root: str, framing: str | None, rest: bytes) -> None:
+        task = asyncio.ensure_future(_serve_client(hub, protocol, root, framing, rest))
         clients.add(task)
         task.add_done_callback(clients.discard)
 
@@ -128,13 +128,11 @@ def _unlink_ours(path: str, inode: int) -> None:
         pass
 
 
-async def _serve_client(hub: Hub, protocol: ClientProtocol, info: dict[str, Any], rest: bytes) -> None:
+async def _serve_client(hub: Hub, protocol: ClientProtocol, root: str, framing: str | None, rest: bytes) -> None:
     transport = protocol.transport
     assert transport is not None
-    root = info.get("root")
-    framing = info.get("framing") if info.get("framing") in ("lsp", "ndjson") else None
     try:
-        server = ClientServer(hub, Path(root if isinstance(root, str) and os.path.isabs(root) else "/"))
+        server = ClientServer(hub, Path(root if os.path.isabs(root) else "/"))
     except ConfigError as exc:
         log.error("refused a window: %s", exc)
         transport.close()

@@ -6,7 +6,7 @@ of what its settings come from: the flags, the settings' environment, the user c
 file's size and time, the Python and Tether it runs), where its socket, lock and log are,
 starting it when nobody listens (under a lock file: two windows at once start one
 daemon; a stale socket is replaced), the one preamble line a connection opens with
-(`TETHER-SHARED/1 {json}`: the window's workspace and framing) and relaying bytes both
+(`TETHER-SHARED/1 <workspace path's bytes in hex> <framing or ->`) and relaying bytes both
 ways until either side closes.
 Must not: import anything beyond the standard library (it runs in every editor window
 and must start in a few milliseconds), parse a message, or send the daemon anything of
@@ -16,9 +16,15 @@ this process's environment.
 from __future__ import annotations
 
 import os
-import socket
 import sys
-from typing import Any
+
+import _socket  # `socket` imports enum, selectors and more: ~6 ms of a window's start
+
+TYPE_CHECKING = False  # `typing` costs ~15-30 ms at import
+if TYPE_CHECKING:
+    from typing import Any
+
+    Socket = _socket.socket
 
 PREAMBLE = b"TETHER-SHARED/1 "
 # Every environment variable the daemon's settings (and its provider choice) read:
@@ -107,7 +113,10 @@ def split_args(words: list[str]) -> tuple[list[str], str, str | None]:
 
 def daemon_key(flags: list[str], env: Any) -> str:
     """Which daemon serves these settings: the same inputs, the same daemon."""
-    import hashlib
+    try:  # the C module alone: hashlib imports OpenSSL's (~3 ms)
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:
+        from hashlib import sha256
 
     from tether import __version__
 
@@ -118,8 +127,9 @@ def daemon_key(flags: list[str], env: Any) -> str:
     except OSError:
         stamp = "-"
     names = sorted(k for k in env if k.startswith("TETHER_") and k != "TETHER_SHARED") + list(SETTINGS_ENV)
-    parts = [__version__, sys.executable, config, stamp, *flags, *(f"{k}={env.get(k, '')}" for k in names)]
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()[:16]
+    python = (os.path.realpath(sys.executable), sys.prefix)  # python and python3 of one venv: one daemon
+    parts = [__version__, *python, config, stamp, *flags, *(f"{k}={env.get(k, '')}" for k in names)]
+    return str(sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()[:16])
 
 
 def runtime_dir(env: Any) -> str:
@@ -157,8 +167,8 @@ def state_dir(env: Any) -> str:
 # ------------------------------------------------------------------------ connecting
 
 
-def _connect(path: str) -> socket.socket | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def _connect(path: str) -> Socket | None:
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(path)
     except (FileNotFoundError, ConnectionRefusedError):
@@ -167,7 +177,7 @@ def _connect(path: str) -> socket.socket | None:
     return sock
 
 
-def connect_or_start(flags: list[str], env: Any) -> socket.socket:
+def connect_or_start(flags: list[str], env: Any) -> Socket:
     """A connection to the daemon for these settings, started first when none listens."""
     key = daemon_key(flags, env)
     path = os.path.join(runtime_dir(env), f"daemon-{key}.sock")
@@ -187,7 +197,7 @@ def connect_or_start(flags: list[str], env: Any) -> socket.socket:
     return sock
 
 
-def _start(path: str, key: str, flags: list[str], env: Any) -> socket.socket:
+def _start(path: str, key: str, flags: list[str], env: Any) -> Socket:
     import subprocess
     import time
 
@@ -217,27 +227,41 @@ def _start(path: str, key: str, flags: list[str], env: Any) -> socket.socket:
 
 
 def preamble(workspace: str, framing: str | None) -> bytes:
-    import json
+    """The line a connection opens with: the workspace (its path's bytes, in hex: any path,
+    no JSON encoder to import) and the framing the window fixed ("-": detect it)."""
+    return b"%s%s %s\n" % (PREAMBLE, os.fsencode(workspace).hex().encode(), (framing or "-").encode())
 
-    return PREAMBLE + json.dumps({"root": workspace, "framing": framing}).encode() + b"\n"
+
+def read_preamble(line: bytes) -> tuple[str, str | None] | None:
+    """(workspace, framing) of a preamble line (without its newline); None if it is not one."""
+    if not line.startswith(PREAMBLE):
+        return None
+    words = line[len(PREAMBLE):].split(b" ")
+    if len(words) != 2 or words[1] not in (b"-", b"lsp", b"ndjson"):
+        return None
+    try:
+        root = os.fsdecode(bytes.fromhex(words[0].decode("ascii")))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return root, None if words[1] == b"-" else words[1].decode()
 
 
-def relay(sock: socket.socket, read_fd: int = 0, write_fd: int = 1) -> int:
+def relay(sock: Socket, read_fd: int = 0, write_fd: int = 1) -> int:
     """Copy stdin to the socket and the socket to stdout until the daemon closes it."""
-    import selectors
+    import select
 
-    selector = selectors.DefaultSelector()
-    selector.register(read_fd, selectors.EVENT_READ, "in")
-    selector.register(sock, selectors.EVENT_READ, "sock")
+    poll = select.poll()
+    poll.register(read_fd, select.POLLIN)
+    poll.register(sock.fileno(), select.POLLIN)
     while True:
-        for item, _ in selector.select():
-            if item.data == "in":
+        for fd, _event in poll.poll():
+            if fd == read_fd:
                 data = os.read(read_fd, 1 << 16)
                 if data:
                     sock.sendall(data)
                     continue
-                selector.unregister(read_fd)  # the editor closed stdin: the daemon sees EOF
-                sock.shutdown(socket.SHUT_WR)
+                poll.unregister(read_fd)  # the editor closed stdin: the daemon sees EOF
+                sock.shutdown(_socket.SHUT_WR)
             else:
                 data = sock.recv(1 << 16)
                 if not data:

@@ -10,7 +10,6 @@ Must not: interpret a message, or accept a connection from another uid.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import socket
@@ -19,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..transport.connection import Connection
-from .proxy import PREAMBLE
+from .proxy import read_preamble
 
 log = logging.getLogger("tether.shared")
 
@@ -60,8 +59,9 @@ class SocketConnection(Connection):
             self.data_received(initial)
 
 
-# Called with (the protocol, the preamble's JSON, the bytes after it) once it is read.
-Accept = Callable[["ClientProtocol", dict[str, Any], bytes], None]
+# Called with (the protocol, the window's workspace, its framing, the bytes after the
+# preamble) once it is read.
+Accept = Callable[["ClientProtocol", str, "str | None", bytes], None]
 
 
 class ClientProtocol(asyncio.Protocol):
@@ -90,18 +90,12 @@ class ClientProtocol(asyncio.Protocol):
             if len(self._head) > _MAX_PREAMBLE:
                 self._refuse("no preamble line")
             return
-        if not line.startswith(PREAMBLE):
-            self._refuse("not a Tether proxy")
-            return
-        try:
-            info = json.loads(line[len(PREAMBLE):])
-        except ValueError:
-            info = None
-        if not isinstance(info, dict):
-            self._refuse("a bad preamble")
+        found = read_preamble(line)
+        if found is None:
+            self._refuse("not a Tether proxy's preamble")
             return
         self._head = b""
-        self._accept(self, info, rest)
+        self._accept(self, *found, rest)
 
     def _refuse(self, why: str) -> None:
         log.warning("closed a connection: %s", why)
