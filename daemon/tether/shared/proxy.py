@@ -15,10 +15,9 @@ this process's environment.
 
 from __future__ import annotations
 
+import _socket  # `socket` imports enum, selectors and more: ~6 ms of a window's start
 import os
 import sys
-
-import _socket  # `socket` imports enum, selectors and more: ~6 ms of a window's start
 
 TYPE_CHECKING = False  # `typing` costs ~15-30 ms at import
 if TYPE_CHECKING:
