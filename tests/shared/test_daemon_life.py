@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from daemon_harness import until
-
 from test_one_session_two_windows import Person
+
+from daemon_harness import until
 
 # a client of another local user: connects, says what a proxy says, reads what comes back
 _OTHER_USER = r"""

@@ -94,3 +94,23 @@ async def test_closing_one_window_leaves_the_others_turn_running(windows, worksp
     await session.cancel()
     await turn.wait()
     assert turn.stop_reason == "cancelled"
+
+
+async def test_closing_a_session_in_one_window_leaves_it_open_in_the_other(windows, workspace: Path):
+    first = await windows.open()
+    second = await windows.open()
+    session = await first.new_session(workspace)
+    watching = await second.load_session(session.id, workspace)
+    await session.close()
+    turn = watching.prompt("write a note")  # still live in the second window (it asks: allowed here)
+    second.peer.on_request = Person("allow_once").on_request
+    await turn.wait()
+    assert turn.stop_reason == "end_turn"
+    assert (workspace / "notes" / "todo.txt").exists()
+    await watching.close()  # the last window to close it closes it
+    try:
+        await second.request("session/prompt", {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi"}]})
+    except Exception as exc:  # noqa: BLE001
+        assert "unknown session" in str(exc)
+    else:
+        raise AssertionError("a closed session took a prompt")

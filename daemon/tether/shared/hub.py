@@ -130,6 +130,7 @@ class ClientServer(TetherServer):
         self._own_provider = False
         for name in _OPENS:
             self.rpc.routes[name] = _joining(self, self.rpc.routes[name])
+        self.rpc.routes["session/close"] = _closing(self, self.rpc.routes["session/close"])
 
     @property
     def tools(self) -> ToolRegistry:
@@ -196,6 +197,24 @@ def _joining(server: ClientServer, route: Route) -> Route:
         return result
 
     route.handler = joined
+    return route
+
+
+def _closing(server: ClientServer, route: Route) -> Route:
+    """`session/close` of a session other connections still see: this one stops seeing it,
+    the session stays live for them."""
+    handler = route.handler
+
+    async def closed(params: Any) -> Any:
+        seen = server.hub.audience.get(params.session_id, [])
+        if server.conn in seen and len(seen) > 1:
+            seen.remove(server.conn)
+            from tether_protocol._sessions import EmptyResult
+
+            return EmptyResult()
+        return await handler(params)
+
+    route.handler = closed
     return route
 
 
