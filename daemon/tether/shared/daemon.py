@@ -75,7 +75,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return asyncio.run(_run(Hub(settings, flags), sock, path))
     finally:
+        _remove_pid_file(pid_path)
         log.warning("shared daemon %d stopped", os.getpid())
+
+
+def _remove_pid_file(pid_path: str) -> None:
+    try:
+        with open(pid_path) as pid_file:
+            if pid_file.read().strip() == str(os.getpid()):
+                os.unlink(pid_path)
+    except (OSError, ValueError):
+        pass
 
 
 async def _run(hub: Hub, sock: socket.socket, path: str) -> int:
