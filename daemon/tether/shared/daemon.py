@@ -147,7 +147,8 @@ async def _serve_client(hub: Hub, protocol: ClientProtocol, root: str, framing: 
         log.error("refused a window: %s", exc)
         transport.close()
         return
-    conn = SocketConnection(transport, server.rpc.handle_message, server.stop, hub.audience, framing)
+    conn = SocketConnection(transport, server.rpc.handle_message, server.stop, hub.audience,
+                            "ndjson" if framing == "ndjson" else "lsp" if framing == "lsp" else None)
     protocol.conn = conn
     hub.clients[conn] = server
     server.conn = conn

@@ -21,8 +21,9 @@ import sys
 
 TYPE_CHECKING = False  # `typing` costs ~15-30 ms at import
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Mapping
 
+    Env = Mapping[str, str]
     Socket = _socket.socket
 
 PREAMBLE = b"TETHER-SHARED/1 "
@@ -47,7 +48,7 @@ class ProxyError(Exception):
 # ------------------------------------------------------------------------ decision
 
 
-def wanted(words: list[str], env: Any) -> bool:
+def wanted(words: list[str], env: Env) -> bool:
     """Whether `tether <words>` runs through the shared daemon."""
     if not words or words[0] not in ("serve", "acp"):
         return False
@@ -61,7 +62,7 @@ def wanted(words: list[str], env: Any) -> bool:
     return _user_config_shared(env)
 
 
-def user_config_file(env: Any) -> str:
+def user_config_file(env: Env) -> str:
     """The user config's path, as `tether.config.user_config_path` finds it."""
     explicit = env.get("TETHER_CONFIG", "")
     if explicit:
@@ -71,7 +72,7 @@ def user_config_file(env: Any) -> str:
     return os.path.join(base, "tether", "config.toml")
 
 
-def _user_config_shared(env: Any) -> bool:
+def _user_config_shared(env: Env) -> bool:
     path = user_config_file(env)
     try:
         with open(path, "rb") as file:
@@ -110,7 +111,7 @@ def split_args(words: list[str]) -> tuple[list[str], str, str | None]:
     return flags, os.path.realpath(workspace), framing
 
 
-def daemon_key(flags: list[str], env: Any) -> str:
+def daemon_key(flags: list[str], env: Env) -> str:
     """Which daemon serves these settings: the same inputs, the same daemon."""
     try:  # the C module alone: hashlib imports OpenSSL's (~3 ms)
         from _sha256 import sha256  # type: ignore[import-not-found]
@@ -131,7 +132,7 @@ def daemon_key(flags: list[str], env: Any) -> str:
     return str(sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()[:16])
 
 
-def runtime_dir(env: Any) -> str:
+def runtime_dir(env: Env) -> str:
     """`$XDG_RUNTIME_DIR/tether` (else `/tmp/tether-<uid>`), ours and 0700, made if missing."""
     base = env.get("XDG_RUNTIME_DIR", "")
     if not (base and os.path.isabs(base) and os.path.isdir(base)):
@@ -154,7 +155,7 @@ def runtime_dir(env: Any) -> str:
     return path
 
 
-def state_dir(env: Any) -> str:
+def state_dir(env: Env) -> str:
     base = env.get("XDG_STATE_HOME", "")
     if not (base and os.path.isabs(base)):
         base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
@@ -176,7 +177,7 @@ def _connect(path: str) -> Socket | None:
     return sock
 
 
-def connect_or_start(flags: list[str], env: Any) -> Socket:
+def connect_or_start(flags: list[str], env: Env) -> Socket:
     """A connection to the daemon for these settings, started first when none listens."""
     key = daemon_key(flags, env)
     path = os.path.join(runtime_dir(env), f"daemon-{key}.sock")
@@ -196,7 +197,7 @@ def connect_or_start(flags: list[str], env: Any) -> Socket:
     return sock
 
 
-def _start(path: str, key: str, flags: list[str], env: Any) -> Socket:
+def _start(path: str, key: str, flags: list[str], env: Env) -> Socket:
     import subprocess
     import time
 

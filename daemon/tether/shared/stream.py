@@ -17,6 +17,8 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from tether_protocol._framing import Framing
+
 from ..transport.connection import Connection
 from .proxy import read_preamble
 
@@ -38,7 +40,7 @@ class SocketConnection(Connection):
 
     def __init__(self, transport: asyncio.Transport, on_message: Callable[[Any], None],
                  on_close: Callable[[], None], audience: dict[str, list[Connection]],
-                 framing: Any = None) -> None:
+                 framing: Framing | None = None) -> None:
         super().__init__(-1, -1, on_message, on_close, framing)
         self._stream = transport
         self.audience = audience  # read by the emitter: who else sees a session
