@@ -150,6 +150,8 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "reviewer_model": ("", "default"),
         "reviewer_timeout": (30, "default"),
         "ask_first": ("off", "default"),
+        "shared": (False, "default"),
+        "shared_idle_timeout": (600, "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

@@ -77,6 +77,8 @@ _REASONS: dict[str, str] = {
     "sandbox": "a workspace must not turn off or change the sandbox its own commands run in; " + _YOURS,
     "network": "a workspace must not give its own commands the network; " + _YOURS,
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
+    "shared": "a workspace must not move your sessions into the daemon every window shares; " + _YOURS,
+    "shared_idle_timeout": "a workspace must not keep the shared daemon running; " + _YOURS,
     "memory": "a workspace must not turn on retrieved memory (it spends your tokens on your history); " + _YOURS,
     "memory_tokens": "a workspace must not choose how many of your tokens retrieved memory spends; " + _YOURS,
     "checkpoint_max_kib": "a workspace must not change what Tether records for you to undo its changes; " + _YOURS,
