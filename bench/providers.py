@@ -1,6 +1,6 @@
 """The HTTP providers under load: a 20,000-delta reply through `tether serve --provider openai|anthropic`.
 
-    .venv/bin/python bench/providers.py [--runs 3] [--deltas 20000]
+    .venv/bin/python bench/providers.py [--runs 3] [--warm-turns 3] [--base DIR] [--kinds openai,anthropic]
 
 A local SSE server (bench/fake_model.py: standard-library asyncio, in a subprocess,
 127.0.0.1 only, bounded in requests and idle time) answers every model request with a pre-encoded stream of
@@ -15,9 +15,18 @@ reads as fast as it can, stamping each notification with the time it was read. P
 - daemon CPU: utime+stime from /proc/<pid>/stat, prompt written -> prompt answered;
 - peak RSS: VmHWM from /proc/<pid>/status after the turn.
 
+The floor (issue 21): right before each warm turn, a plain httpx client in this process
+POSTs to the same server and reads the same reply line by line (`aiter_lines`, counting
+the `data:` lines, no JSON) and then as raw bytes to the end (`aiter_raw`). Each warm
+turn's prompt -> last character is divided by the line floor read just before it, so the
+ratio is taken under the same load; the ratios' median is reported. `--base DIR` (a
+source tree, e.g. `git archive main | tar -x -C DIR`) runs that tree's daemon too,
+alternating with this one's, so before and after share the machine's load.
+
 Each run is a fresh daemon: the first turn is "cold" (the provider and its HTTP stack
-are created on the first prompt), a second turn in a new session of the same daemon is
-"warm". Medians of `--runs` runs are reported. Nothing is asserted.
+are created on the first prompt), then `--warm-turns` turns in new sessions of the same
+daemon are "warm" (their median is the run's figure). Medians of `--runs` runs are
+reported. Nothing is asserted.
 """
 
 
@@ -33,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -82,19 +93,53 @@ async def turn(c: Spawned, server: FakeModel, ws: Path, deltas: int) -> dict[str
     }
 
 
-async def run_once(kind: str, server: FakeModel, env: dict[str, str], ws: Path, deltas: int) -> dict[str, Any]:
+PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
+
+
+async def floor(kind: str, server: FakeModel, deltas: int) -> dict[str, float]:
+    """A plain client reading the same reply: line by line, then raw bytes to the end."""
+    body = {"model": "bench-model", "stream": True, "messages": [{"role": "user", "content": "stream a lot"}]}
+    out: dict[str, float] = {}
+    async with httpx.AsyncClient(timeout=30.0) as client:
+        for how in ("lines", "raw"):
+            t0 = time.perf_counter()
+            data_lines = 0
+            async with client.stream("POST", server.url + PATHS[kind], json=body) as response:
+                if how == "lines":
+                    async for line in response.aiter_lines():
+                        if line.startswith("data:"):
+                            data_lines += 1
+                else:
+                    async for _chunk in response.aiter_raw():
+                        pass
+            out[f"floor_{how}_ms"] = (time.perf_counter() - t0) * 1000
+            server.next_request()
+            if how == "lines" and data_lines < deltas:
+                raise SystemExit(f"floor read {data_lines} data lines")
+    return out
+
+
+async def run_once(
+    kind: str, server: FakeModel, env: dict[str, str], ws: Path, deltas: int, warm_turns: int
+) -> dict[str, Any]:
+    """One daemon: a cold turn, then `warm_turns` warm ones, each right after a floor reading."""
     argv = tether_argv("serve", kind, model_url=server.url)
     if kind == "anthropic":  # its base URL has no /v1
         argv[argv.index("--base-url") + 1] = server.url
     c = await Spawned.start(argv, env=env, cwd=ws)
+    warm, floors = [], []
     try:
         await c.request("initialize", init_params(ws))
         cold = await turn(c, server, ws, deltas)
-        warm = await turn(c, server, ws, deltas)
+        for _ in range(warm_turns):
+            floors.append(await floor(kind, server, deltas))
+            warm.append(await turn(c, server, ws, deltas))
+            warm[-1]["ratio_to_floor"] = warm[-1]["to_last_ms"] / floors[-1]["floor_lines_ms"]
         rss = c.peak_rss_mb()
     finally:
         cpu_total = await c.close()
-    return {"cold": cold, "warm": warm, "process_cpu_s": cpu_total, "process_peak_rss_mb": rss}
+    return {"cold": cold, "warm": {k: statistics.median(w[k] for w in warm) for k in warm[0]},
+            "floors": floors, "process_cpu_s": cpu_total, "process_peak_rss_mb": rss}
 
 
 def median_of(runs: list[dict[str, Any]], which: str) -> dict[str, float]:
@@ -102,24 +147,49 @@ def median_of(runs: list[dict[str, Any]], which: str) -> dict[str, float]:
     return {k: statistics.median(r[which][k] for r in runs) for k in keys}
 
 
-async def run(runs: int, deltas: int) -> dict[str, Any]:
+def source_env(env: dict[str, str], tree: Path | None) -> dict[str, str]:
+    """The daemon's environment; with `tree`, its Python packages come from that source tree."""
+    if tree is None:
+        return env
+    import compileall
+
+    for package in ("daemon", "protocol", "clients"):
+        compileall.compile_dir(str(tree / package), quiet=1)
+    return {**env, "PYTHONPATH": os.pathsep.join(str(tree / p) for p in ("daemon", "protocol", "clients"))}
+
+
+def summary(done: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "cold": median_of(done, "cold"),
+        "warm": median_of(done, "warm"),
+        "process_cpu_s": statistics.median(r["process_cpu_s"] for r in done),
+        "process_peak_rss_mb": statistics.median(r["process_peak_rss_mb"] for r in done),
+    }
+
+
+async def run(runs: int, deltas: int, base: Path | None, kinds: list[str], warm_turns: int) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="tether-bench-providers-"))
     ws = scratch / "ws"
     ws.mkdir()
     (ws / "README.md").write_text("bench\n")
     env = tether_env(dict(os.environ), scratch / "home")
-    server = FakeModel(deltas)
+    sides = {"this": env} | ({"base": source_env(env, base)} if base is not None else {})
+    server = FakeModel(deltas, max_requests=1000)
     out: dict[str, Any] = {"deltas": deltas, "runs": runs}
     try:
-        for kind in ("openai", "anthropic"):
-            done = [await run_once(kind, server, env, ws, deltas) for _ in range(runs)]
-            out[kind] = {
-                "cold": median_of(done, "cold"),
-                "warm": median_of(done, "warm"),
-                "process_cpu_s": statistics.median(r["process_cpu_s"] for r in done),
-                "process_peak_rss_mb": statistics.median(r["process_peak_rss_mb"] for r in done),
-                "all": done,
-            }
+        for kind in kinds:
+            done: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+            for _ in range(runs):
+                for side, side_env in sides.items():
+                    done[side].append(await run_once(kind, server, side_env, ws, deltas, warm_turns))
+            floors = [f for results in done.values() for r in results for f in r["floors"]]
+            out[kind] = {"floor": {k: statistics.median(f[k] for f in floors) for k in floors[0]}}
+            for side, results in done.items():
+                out[kind][side] = summary(results) | {
+                    "all": [{"warm_to_last_ms": r["warm"]["to_last_ms"], "warm_cpu_s": r["warm"]["cpu_s"],
+                             "ratio": r["warm"]["ratio_to_floor"]} for r in results],
+                }
+            out[kind]["floor_all"] = [round(f["floor_lines_ms"], 1) for f in floors]
     finally:
         server.close()
     return out
@@ -129,8 +199,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--deltas", type=int, default=20_000)
+    parser.add_argument("--base", type=Path, help="a source tree whose daemon runs too (before/after)")
+    parser.add_argument("--kinds", default="openai,anthropic")
+    parser.add_argument("--warm-turns", type=int, default=3, help="warm turns per daemon, each after a floor reading")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.runs, args.deltas)), indent=2))
+    kinds = args.kinds.split(",")
+    print(json.dumps(asyncio.run(run(args.runs, args.deltas, args.base, kinds, args.warm_turns)), indent=2))
 
 
 if __name__ == "__main__":

@@ -70,7 +70,7 @@ def test_defaults_when_nothing_is_configured(workspace: Path, user_cfg: Path) ->
 
 
 def test_setting_keys_match_dataclass_fields() -> None:
-    not_settings = ("sources", "refused", "workspace_deny_commands")
+    not_settings = ("sources", "refused", "workspace_deny_commands", "mcp_servers")
     fields = [f.name for f in dataclasses.fields(Settings) if f.name not in not_settings]
     assert tuple(fields) == SETTING_KEYS
 
@@ -150,6 +150,8 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "reviewer_model": ("", "default"),
         "reviewer_timeout": (30, "default"),
         "ask_first": ("off", "default"),
+        "shared": (False, "default"),
+        "shared_idle_timeout": (600, "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # the three packages, as directories: ruff reads the folders, mypy the package roots
 RUFF_TARGETS = ("daemon", "protocol", "clients")
-MYPY_TARGETS = ("daemon/tether", "protocol/tether_protocol", "clients/tether_client")
+MYPY_TARGETS = ("daemon/tether", "protocol/tether_protocol", "clients/tether_client", "clients/tether_chat")
 
 # `path:line:col: CODE message` (ruff --output-format concise)
 _RUFF_LINE = re.compile(r"^(?P<path>[^:\s][^:]*):\d+:\d+: (?P<code>[A-Z]+\d+)")

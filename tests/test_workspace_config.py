@@ -40,6 +40,8 @@ REFUSED_SAMPLES: dict[str, str] = {
     "reviewer_model": '"attacker-model"',
     "reviewer_timeout": "600",
     "ask_first": '"off"',
+    "shared": "true",
+    "shared_idle_timeout": "604800",
 }
 
 

@@ -2,22 +2,29 @@
 
     tether serve [--framing lsp|ndjson|auto] [--workspace DIR] [--provider ...]  the daemon
     tether acp   [...]                       the daemon, newline-delimited JSON (ACP editors)
+    tether chat [--resume [ID] | --continue]  the interactive terminal client (`tether_chat`)
+    tether serve|acp --shared                a thin proxy to the user's shared daemon (also
+                                             `shared = true` in the user config, TETHER_SHARED)
     tether run "PROMPT" [--workspace DIR] [--json]     one headless turn (the daemon served in-process)
+    tether run "PROMPT" --attach             the turn run in the shared daemon (another window sees it)
     tether demo                              a scripted turn on a copy of an example workspace
     tether doctor                            the settings and provider Tether would use, and why
     tether sessions list|show|dump|restore|search|delete   stored sessions, without a daemon
 
-Imports stay lazy: `serve` must reach its first read with the standard library only.
+Imports stay lazy: `serve` must reach its first read with the standard library only,
+and a shared `serve`/`acp` (a proxy, `shared/proxy.py`) imports neither argparse nor pathlib.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from pathlib import Path
 
 from . import __version__
+
+TYPE_CHECKING = False  # not `typing`'s: importing typing costs a shared window ~15-30 ms
+if TYPE_CHECKING:
+    import argparse
 
 PROVIDER_FLAGS = (
     "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",
@@ -43,19 +50,29 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
 def build_parser(*, daemon_only: bool = False) -> argparse.ArgumentParser:
     """The command line; ``daemon_only``: just `serve` and `acp` (the daemon's start path
     does not import the other commands' parsers)."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="tether", description="A coding-agent daemon for editors.")
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the daemon on stdio (LSP framing by default)")
     serve.add_argument("--framing", choices=("auto", "lsp", "ndjson"), default="auto")
-    _add_setting_flags(serve)
     acp = commands.add_parser("acp", help="run the daemon on stdio with newline-delimited JSON (ACP)")
-    _add_setting_flags(acp)
+    for daemon in (serve, acp):
+        _add_setting_flags(daemon)
+        daemon.add_argument("--shared", action="store_true", help="a thin proxy to the user's shared daemon")
+        daemon.add_argument("--no-shared", dest="no_shared", action="store_true", help="a daemon of its own")
     if daemon_only:
         return parser
+    from tether_chat import add_chat_arguments  # standard library only
+
+    chat = commands.add_parser("chat", help="chat with the agent in this terminal (its own daemon)")
+    add_chat_arguments(chat)
+    _add_setting_flags(chat)
     run = commands.add_parser("run", help="run one headless turn and print it")
     run.add_argument("prompt", help="what to ask")
     run.add_argument("--json", action="store_true", help="one JSON object per event line")
+    run.add_argument("--attach", action="store_true", help="run the turn in the shared daemon (started if needed)")
     _add_setting_flags(run)
     doctor = commands.add_parser("doctor", help="show the settings, the provider Tether would use, and why")
     doctor.add_argument("--json", action="store_true", help="one JSON object (for editor health checks)")
@@ -70,6 +87,13 @@ def build_parser(*, daemon_only: bool = False) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    if words and words[0] in ("serve", "acp"):
+        from .shared.proxy import wanted  # standard library only
+
+        if wanted(words, os.environ):
+            from .shared.proxy import main as proxy_main
+
+            return proxy_main(words)
     args = build_parser(daemon_only=bool(words) and words[0] in ("serve", "acp")).parse_args(words)
     if args.command in ("serve", "acp"):
         return _serve(args, "ndjson" if args.command == "acp" else args.framing)
@@ -98,12 +122,18 @@ def _exit_at_once(code: int) -> None:
 
 
 def _command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     if args.command == "doctor":
         from .doctor import doctor_main
 
         workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
         flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
         return doctor_main(workspace, flags, as_json=args.json)
+    if args.command == "chat":
+        from tether_chat import chat_main  # a client of `tether serve`, like the editor plugins
+
+        return chat_main(args)
     if args.command == "sessions":
         from .sessions_cli import sessions_main
 
@@ -121,6 +151,11 @@ def _one_turn(args: argparse.Namespace) -> int:
     try:
         from tether_client.cli import demo_main, run_main
 
+        if getattr(args, "attach", False):
+            gc.enable()
+            from .shared.attach import connect_shared
+
+            return run_main(args, connect_shared)
         from .inprocess import connect_in_process
 
         return (run_main if args.command == "run" else demo_main)(args, connect_in_process)
@@ -130,6 +165,7 @@ def _one_turn(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     import logging
+    from pathlib import Path
 
     from .start_up import pause_collector
 

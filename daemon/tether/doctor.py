@@ -2,8 +2,9 @@
 
 Prints the version, every setting with the layer it came from (secrets masked), the
 provider that would be chosen and the reason, where the history lives, whether
-ripgrep is available, and the OS sandbox commands run in (backend and version, network
-policy) or why there is none. Exits 0 when a provider is available, 1 when not.
+ripgrep is available, the OS sandbox commands run in (backend and version, network
+policy) or why there is none, the user's MCP servers (each started, with its start-up
+timeout, then stopped) and those a workspace `.mcp.json` offers (listed, never started). Exits 0 when a provider is available, 1 when not.
 With `--json`, the same facts as one JSON object (what editor health checks read).
 """
 
@@ -19,7 +20,7 @@ from typing import TextIO
 from tether_protocol._json import JsonObject
 
 from . import __version__
-from .config import ConfigError, describe, load_settings
+from .config import ConfigError, Settings, describe, load_settings
 from .tools.visible_text import visible
 
 
@@ -53,7 +54,22 @@ def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = Fa
     out.write(f"\nhistory: {report['history']}\n")
     out.write(f"ripgrep: {report['ripgrep'] or 'not found (grep uses its pure-Python twin)'}\n")
     out.write(f"sandbox: {_sandbox_line(report['sandbox'])}\n")
+    _mcp_lines(out, report)
     return 0 if provider["ok"] else 1
+
+
+def _mcp_lines(out: _Visible, report: JsonObject) -> None:
+    servers, offered = report["mcpServers"], report["mcpOffered"]
+    if servers:
+        out.write("\nMCP servers (user config; each started to check it, then stopped):\n")
+    for row in servers:
+        state = f"started, {len(row['tools'])} tools" if row["started"] else f"not started: {row['error']}"
+        out.write(f"  {row['what']} · {state}\n")
+    for row in offered:
+        out.write(f"\n{row['file']} offers {row['name']} ({row['what']}): offered, not started: enable it in "
+                  f"your user config\n")
+        if row["enable"]:
+            out.write("".join(f"    {line}\n" for line in row["enable"].splitlines()))
 
 class _Visible:
     """Writes to a terminal with every control character escaped: a value from a workspace
@@ -134,4 +150,20 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> JsonObject:
     report["history"] = str(database_path(workspace, home))
     report["ripgrep"] = find_rg()
     report["sandbox"] = sandbox_report(settings.sandbox, settings.network, settings.network_commands)
+    report["mcpServers"], report["mcpOffered"] = mcp_report(settings, workspace)
     return report
+
+
+def mcp_report(settings: Settings, workspace: Path) -> tuple[list[JsonObject], list[JsonObject]]:
+    """The user config's MCP servers, each started (within its start-up timeout) or why
+    not; the servers the workspace's `.mcp.json` offers (never started)."""
+    from .mcp.offered import offered_servers
+
+    servers: list[JsonObject] = []
+    if settings.mcp_servers:
+        import anyio
+
+        from .mcp.probe import probe
+
+        servers = anyio.run(probe, settings.mcp_servers, settings.allow_env)
+    return servers, offered_servers(workspace)

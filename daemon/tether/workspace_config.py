@@ -77,6 +77,8 @@ _REASONS: dict[str, str] = {
     "sandbox": "a workspace must not turn off or change the sandbox its own commands run in; " + _YOURS,
     "network": "a workspace must not give its own commands the network; " + _YOURS,
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
+    "shared": "a workspace must not move your sessions into the daemon every window shares; " + _YOURS,
+    "shared_idle_timeout": "a workspace must not keep the shared daemon running; " + _YOURS,
     "memory": "a workspace must not turn on retrieved memory (it spends your tokens on your history); " + _YOURS,
     "memory_tokens": "a workspace must not choose how many of your tokens retrieved memory spends; " + _YOURS,
     "checkpoint_max_kib": "a workspace must not change what Tether records for you to undo its changes; " + _YOURS,
@@ -86,6 +88,8 @@ _REASONS: dict[str, str] = {
     "reviewer_model": "a workspace must not choose the model that approves tool calls; " + _YOURS,
     "reviewer_timeout": "a workspace must not change how the approval reviewer is run; " + _YOURS,
     "ask_first": "a workspace must not change when Tether asks you first; " + _YOURS,
+    "mcp_servers": "a workspace must not start programs or connect to servers (a cloned repository "
+    "could run anything); add MCP servers to your user config ({user})",
 }
 # A workspace's hooks are programs: run only when the user trusts that workspace.
 _HOOKS = (
@@ -163,7 +167,7 @@ def _accept(settings: Settings, key: str, raw: object, path: Path, source: str, 
     """The value ``key = raw`` takes when a workspace may set it; :class:`_Refused` otherwise."""
     if key == "hooks":
         raise _Refused(_HOOKS.format(user=user_path))
-    if key not in SETTING_KEYS:
+    if key not in SETTING_KEYS and key not in _REASONS:
         raise _Refused(str(unknown_key(key, source, camel_ok=False)).replace(f" in {source}", "", 1))
     if key not in WORKSPACE_KEYS:
         raise _Refused(_REASONS.get(key, _OTHER).format(user=user_path))

@@ -103,7 +103,7 @@ class DaemonStats:
     max_rss_kb: int
 
 
-RuleKind = Literal["execute", "edit", "delete", "move"]
+RuleKind = Literal["execute", "edit", "delete", "move", "mcp"]
 RuleDecision = Literal["allow", "deny"]
 
 

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from event_runs import runs
 from local_http import LocalHTTPServer, Reply, json_reply, sse
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import (
@@ -226,8 +227,9 @@ async def server() -> AsyncIterator[LocalHTTPServer]:
 async def test_text(server: LocalHTTPServer) -> None:
     server.queue(stream_reply(TEXT_STREAM))
     events = await collect(provider(server))
-    assert events == [
-        TextDelta("Hello"), TextDelta("!"),
+    # "Hello" and "!" are one delta when one read brought both (event_runs.py)
+    assert runs(events) == [
+        TextDelta("Hello!"),
         UsageReport(input_tokens=25, output_tokens=15), Finish("stop"),
     ]
     assert server.requests[0].path == "/v1/messages"
@@ -239,7 +241,7 @@ async def test_tool_use_in_pieces_with_empty_first_piece(server: LocalHTTPServer
     call_id = "toolu_01T1x1fJ34qAmk2tNTrN7Up6"
     assert ToolCallStart(call_id, "get_weather") in events
     pieces = [e for e in events if isinstance(e, ToolCallArgsDelta)]
-    assert len(pieces) == 4 and all(p.delta for p in pieces)  # the empty piece is skipped
+    assert 1 <= len(pieces) <= 4 and all(p.delta for p in pieces)  # the empty piece is skipped
     assert tool_inputs(events) == {call_id: {"location": "San Francisco, CA", "unit": "fahrenheit"}}
     assert events.index(ToolCallEnd(call_id)) == len(events) - 3
     assert events[-1] == Finish("tool_calls")

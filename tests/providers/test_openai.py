@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+from event_runs import runs
 from local_http import LocalHTTPServer, Reply, json_reply, sse
 from tether.providers.base import (
     Finish,
@@ -162,7 +163,7 @@ async def test_reasoning_content_is_thinking(server: LocalHTTPServer) -> None:
     events = await run(server, stream_file("reasoning_content"))
     assert thinking_of(events) == "The user greets me."
     assert text_of(events) == "Hi there."
-    assert events.index(ThinkingDelta("The user greets")) < events.index(TextDelta("Hi there."))
+    assert runs(events)[:2] == [ThinkingDelta("The user greets me."), TextDelta("Hi there.")]
 
 
 async def test_reasoning_field_is_thinking(server: LocalHTTPServer) -> None:
@@ -416,3 +417,11 @@ def test_context_window_defaults() -> None:
     assert windows == {"gpt-4.1-mini": 1_047_576, "gpt-4o": 128_000, "o3-mini": 200_000, "gpt-5": 400_000,
                        "openai/gpt-4o": 128_000, "llama3.2": 8_192, "mystery": 32_768}
     assert OpenAIProvider(model="gpt-4o", context_window=4096).context_window == 4096
+
+
+async def test_a_reply_that_is_not_an_event_stream_says_what_it_was(server: LocalHTTPServer) -> None:
+    # a proxy or a non-streaming endpoint answering 200 with JSON
+    error = await fails(server, json_reply(200, {"object": "chat.completion", "choices": []}))
+    assert error.kind == "bad_response"
+    assert "not an event stream" in str(error) and "application/json" in str(error)
+    assert '"object": "chat.completion"' in str(error)

@@ -47,6 +47,7 @@ from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
 from .session import ActiveTurn, AgentSession
 from .sink import (
+    BlockContent,
     ChangeContent,
     Notice,
     TerminalContent,
@@ -171,7 +172,7 @@ class ToolExecutor:
         self.sink.emit(ToolCallPatch(
             call.call_id,
             status="failed" if result.is_error else "completed",
-            content=(TextContent(result.text),),
+            content=(TextContent(result.text), *(BlockContent(b) for b in result.blocks)),
             locations=tuple(result.locations) or None,
         ))
         outcome = CallOutcome(call, result, latency_ms=latency)
@@ -357,6 +358,7 @@ class ToolExecutor:
             # the gate never lets a rule or mode run an unsandboxed command unasked
             sandboxed=confined is not None and confined.sandboxed,
             sandbox_note="" if confined is None or confined.sandboxed else confined.reason,
+            detail=tool.approval_text(args),
         )
 
     async def _decide(self, request: ApprovalRequest) -> Verdict:

@@ -171,6 +171,7 @@ class AgentTurn:
         self.journal.drop_stand_ins({c["id"] for c in pending.get("calls", [])})
 
         async def steps() -> str:
+            await self.tools.refresh()  # the session's MCP servers, for the calls left to run
             resumed = self.journal.resume(pending)
             self.executor.reannounce(resumed.calls)  # the replay already showed these calls
             for call in resumed.calls:

@@ -42,7 +42,15 @@ class TerminalContent:
     terminal_id: str
 
 
-ToolContent = TextContent | ChangeContent | TerminalContent
+@dataclass(frozen=True, slots=True)
+class BlockContent:
+    """An ACP content block shown in a tool call (an MCP tool's image, resource or link),
+    as JSON."""
+
+    block: Mapping[str, Any]
+
+
+ToolContent = TextContent | ChangeContent | TerminalContent | BlockContent
 
 
 @dataclass(frozen=True, slots=True)

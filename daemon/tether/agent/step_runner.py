@@ -100,6 +100,7 @@ class StepRunner:
         self._prompt: UserMessage | None = None
         self._memory_block = ""
         self._flushes = 0
+        self._tool_specs: list[JsonObject] | None = None  # the tools as refreshed (MCP)
 
     async def stream(self, index: int, tool_specs: list[JsonObject]) -> StepState:
         """Stream one step; if the stream breaks after output was shown, retry it once.
@@ -110,6 +111,9 @@ class StepRunner:
         is streamed again — once per turn, and only before any of its tools ran (tools
         run after the stream, so none has).
         """
+        if await self.tools.refresh():  # MCP servers started, or a server's tool list changed
+            self._tool_specs = self.tools.specs()
+        tool_specs = self._tool_specs or tool_specs
         while True:
             state = StepState(index)
             self.journal.open(state)

@@ -5,6 +5,9 @@
     mode read-only                                            -> refused (a sandboxed
                                                                  command: asked, and run
                                                                  read-only)
+    an MCP tool (not a read): deny rules, a hook's deny, read-only refuses, a hook's ask,
+    full-auto allows, a hook's allow, an allow rule (`mcp__github__create_issue`,
+    `mcp__github__*`) allows, else ask (reviewable)
     a command with no OS sandbox around it                    -> ask the user, always
     a change to a file outside the workspace (the user's
     MEMORY.md, by `remember`)                                 -> ask the user, always
@@ -46,12 +49,15 @@ from ..tools.base import ChangePreview, ToolLocation
 from .commands import ParsedCommand, parse_command, words_start_with
 from .rules import (
     FILE_KINDS,
+    MCP_KIND,
+    MCP_PREFIX,
     DenyHit,
     Rule,
     allow_for_command,
     builtin_rules,
     deny_for_command,
     match_paths,
+    mcp_rule,
     patterns_for_always,
 )
 
@@ -88,6 +94,9 @@ class ApprovalRequest:
     reviewable: bool = False
     # the approval reviewer's concern, shown with the prompt (`_meta.tether.reviewer`)
     reviewer_note: str = ""
+    # what the prompt shows of a call that is neither a diff nor a command (an MCP
+    # tool's server, name and arguments)
+    detail: str = ""
 
 
 @dataclass(slots=True)
@@ -183,6 +192,8 @@ class ApprovalGate:
         self, request: ApprovalRequest, rules: list[Rule], parsed: ParsedCommand | None
     ) -> Verdict | str:
         """The verdict the rules, the hooks and the mode give, or why the user must be asked."""
+        if request.tool_name.startswith(MCP_PREFIX):
+            return _mcp_verdict(request, rules)
         hit: DenyHit | None = None
         if parsed is not None:
             hit = deny_for_command(rules, parsed)
@@ -258,7 +269,9 @@ class ApprovalGate:
             )
         # only a plain command may become an allow rule: a prefix cannot vouch for the rest
         not_plain = parsed is not None and not parsed.plain
-        if option in ("allow_always", "reject_always") and not (not_plain and option == "allow_always"):
+        if option in ("allow_always", "reject_always") and request.tool_name.startswith(MCP_PREFIX):
+            await self.add_rule(MCP_KIND, request.tool_name, "allow" if option == "allow_always" else "deny")
+        elif option in ("allow_always", "reject_always") and not (not_plain and option == "allow_always"):
             decision = "allow" if option == "allow_always" else "deny"
             for pattern in patterns_for_always(request.kind, request.command, parsed, request.rel_paths):
                 await self.add_rule(request.kind, pattern, decision)
@@ -293,6 +306,30 @@ class ApprovalGate:
         return Verdict(False, f"refused by {answer.decided_by}: {answer.detail}; do not retry it unless the user asks")
 
 
+def _mcp_verdict(request: ApprovalRequest, rules: list[Rule]) -> Verdict | str:
+    """An MCP tool that is not a read, in the gate's order: deny rules, a hook's deny,
+    read-only refuses, a hook's ask, full-auto allows, a hook's allow, an allow rule, else ask."""
+    denied = mcp_rule(rules, request.tool_name, "deny")
+    if denied is not None:
+        return Verdict(False, f"refused by {denied.describe()}; this tool is never called")
+    if request.hook_decision == "deny":
+        return Verdict(False, request.hook_reason)
+    if request.mode == "read-only":
+        return Verdict(False, f"not allowed in read-only mode: {_action(request)} needs the user to switch the "
+                              f"session to ask, auto-edit or full-auto")
+    if request.hook_decision == "ask":
+        return request.hook_reason
+    if request.mode == "full-auto":
+        return Verdict(True, "allowed by mode full-auto")
+    if request.hook_decision == "allow":
+        return Verdict(True, request.hook_reason)
+    allowed = mcp_rule(rules, request.tool_name, "allow")
+    if allowed is not None:
+        return Verdict(True, f"allowed by {allowed.describe()}")
+    request.reviewable = True
+    return f"mode {request.mode} asks before {_action(request)}"
+
+
 def _unseen(parsed: ParsedCommand | None, hit: DenyHit | None) -> str:
     """Why the deny rules cannot vouch for a command ("" when they can)."""
     if parsed is None:
@@ -305,6 +342,8 @@ def _unseen(parsed: ParsedCommand | None, hit: DenyHit | None) -> str:
 def _action(request: ApprovalRequest) -> str:
     if request.command is not None:
         return f"running `{request.command}`"
+    if request.tool_name.startswith(MCP_PREFIX):
+        return f"calling MCP tool {request.title}"
     paths = ", ".join(request.rel_paths) or request.title
     return {
         "edit": f"editing {paths}",

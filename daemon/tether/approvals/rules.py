@@ -1,6 +1,8 @@
 """Approval rules: what a rule covers, and the rule an "always" answer creates.
 
-A rule has a tool kind (`execute`, `edit`, `delete`, `move`), a pattern and a decision.
+A rule has a tool kind (`execute`, `edit`, `delete`, `move`, `mcp`), a pattern and a decision.
+For MCP tools the pattern is the tool's name as the model sees it, `*` allowed
+(`mcp__github__create_issue`, `mcp__github__*`).
 For commands, an allow pattern is a literal prefix of words (`npm test` covers
 `npm test -- -k x`) and covers a command only when the command is plain and the pattern
 covers every part (`commands.py`). A deny pattern is matched loosely, on purpose, in
@@ -17,6 +19,7 @@ text itself (`commands.py`) or decide (`gate.py`).
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 from dataclasses import dataclass
 
@@ -36,6 +39,14 @@ BUILTIN_DENY_COMMANDS: tuple[str, ...] = (
     "doas",
 )
 FILE_KINDS = frozenset({"edit", "delete", "move"})
+# The rule kind of MCP tools; their patterns are tool names, `*` allowed (`mcp__github__*`).
+MCP_KIND = "mcp"
+MCP_PREFIX = "mcp__"
+
+
+def mcp_rule(rules: list[Rule], name: str, decision: str) -> Rule | None:
+    """The first rule of `decision` covering the MCP tool `name`."""
+    return next((r for r in rules if r.decision == decision and r.covers_tool(name)), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +64,10 @@ class Rule:
 
     def covers_command_part(self, words: tuple[str, ...]) -> bool:
         return self.kind == "execute" and words_start_with(words, self.pattern)
+
+    def covers_tool(self, name: str) -> bool:
+        """An MCP tool rule: `mcp__github__create_issue`, or `mcp__github__*` for a server."""
+        return self.kind == MCP_KIND and fnmatch.fnmatchcase(name, self.pattern)
 
     def covers_path(self, kind: str, rel_path: str) -> bool:
         if self.kind != kind:
@@ -135,5 +150,7 @@ def patterns_for_always(kind: str, command: str | None, parsed: ParsedCommand | 
 def builtin_rules(deny_commands: tuple[str, ...] = ()) -> list[Rule]:
     rules = [Rule("execute", p, "deny", source="built-in") for p in BUILTIN_DENY_COMMANDS]
     rules += [Rule(kind, ".git/**", "deny", source="built-in") for kind in sorted(FILE_KINDS)]
-    rules += [Rule("execute", p, "deny", source="config") for p in deny_commands]
+    # a `deny_commands` entry naming MCP tools (`mcp__github__*`) is a deny rule for them
+    rules += [Rule(MCP_KIND if p.startswith(MCP_PREFIX) else "execute", p, "deny", source="config")
+              for p in deny_commands]
     return rules

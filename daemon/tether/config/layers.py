@@ -170,6 +170,11 @@ def _file_layer(settings: Settings, path: Path, source: str, *, required: bool =
     data = read_toml(path, source, required=required)
     if not data:
         return settings
+    if "mcp_servers" in data:  # the user's own file: a workspace's is refused (workspace_config.py)
+        from .mcp_servers import parse_mcp_servers
+
+        data = dict(data)
+        settings = replace(settings, mcp_servers=parse_mcp_servers(data.pop("mcp_servers"), source, path.parent))
     given: dict[str, Any] = {}
     for key, raw in data.items():
         if key in TABLE_KEYS:

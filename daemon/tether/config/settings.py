@@ -11,7 +11,10 @@ daemon's start-up path imports it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .mcp_servers import McpServerConfig
 
 __all__ = [
     "LOG_LEVELS",
@@ -62,6 +65,8 @@ SETTING_KEYS: tuple[str, ...] = (
     "reviewer_model",
     "reviewer_timeout",
     "ask_first",
+    "shared",
+    "shared_idle_timeout",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -100,7 +105,10 @@ INT_RANGES: dict[str, tuple[int, int | None]] = {
     "memory_tokens": (100, 20_000),
     "checkpoint_max_kib": (1, 1024 * 1024),
     "reviewer_timeout": (1, 600),
+    "shared_idle_timeout": (1, 7 * 24 * 3600),
 }
+# true/false keys (text layers also take 1/0, on/off, yes/no)
+BOOL_KEYS: frozenset[str] = frozenset({"shared"})
 # from loosest to strictest
 MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
 
@@ -213,6 +221,9 @@ class Settings:
     reviewer_timeout: int = 30
     # ask a clarifying question instead of acting on a destructive, vague prompt
     ask_first: str = "off"
+    # one background daemon per user for every window (user config, env or --shared only)
+    shared: bool = False
+    shared_idle_timeout: int = 600  # seconds the shared daemon lives with no client and no turn
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)
@@ -220,6 +231,8 @@ class Settings:
     # deny_commands it added (kept whatever a later layer sets deny_commands to).
     refused: tuple[RefusedSetting, ...] = field(default=(), compare=False)
     workspace_deny_commands: tuple[str, ...] = field(default=(), compare=False)
+    # the user config's [mcp_servers.NAME] tables (never a workspace file's: config/mcp_servers.py)
+    mcp_servers: tuple[McpServerConfig, ...] = ()
 
     def __repr__(self) -> str:
         parts = []
@@ -234,7 +247,7 @@ class Settings:
     __str__ = __repr__
 
 
-NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands")
+NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands", "mcp_servers")
 
 
 def _check_keys_match_fields() -> None:

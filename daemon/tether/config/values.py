@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .settings import (
+    BOOL_KEYS,
     CHOICES,
     INT_RANGES,
     LIST_KEYS,
@@ -93,6 +94,8 @@ def _converter(strings_ok: bool) -> dict[str, Hook]:
 
 
 def _hook(key: str, strings_ok: bool) -> Hook:
+    if key in BOOL_KEYS:
+        return _boolean(strings_ok)
     if key in LIST_KEYS:
         return _string_list(strings_ok)
     if key in INT_RANGES:
@@ -124,6 +127,20 @@ def _text(value: object, _: object) -> str:
 def _path(value: object, _: object) -> str:
     # flags may carry a Path; made absolute against the layer's directory by `validate`
     return _string(os.fspath(value) if isinstance(value, os.PathLike) else value)
+
+
+def _boolean(strings_ok: bool) -> Hook:
+    def hook(value: object, _: object) -> bool:
+        if isinstance(value, bool):
+            return value
+        if strings_ok and isinstance(value, str) and value.strip().lower() in _BOOL_WORDS:
+            return _BOOL_WORDS[value.strip().lower()]
+        raise _Refused("expected true or false", value)
+
+    return hook
+
+
+_BOOL_WORDS = {"1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False}
 
 
 def _string_list(strings_ok: bool) -> Hook:

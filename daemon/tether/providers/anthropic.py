@@ -4,7 +4,9 @@ Owns: the request headers, turning the Messages API event stream (`message_start
 `content_block_start/delta/stop`, `message_delta`, `message_stop`, `ping`, `error`) into
 Tether's provider events, and in-stream errors and truncation. The request body is
 built in messages_anthropic.py; HTTP status errors, timeouts and retries come from
-http.py.
+http.py. Events are read in the batches one socket read delivers (http.py, sse.py) and
+parsed with orjson; a run of deltas of one kind within a read becomes one event
+(batch.py).
 
 Must not: touch history or tools, log request bodies or keys, or read the key from the
 environment (the caller passes `api_key`; `key_env` only names it in error messages).
@@ -13,11 +15,12 @@ environment (the caller passes `api_key`; `key_env` only names it in error messa
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
 import httpx
+import orjson
 
 from tether_protocol._json import JsonObject
 
@@ -34,6 +37,7 @@ from .base import (
     ToolCallStart,
     UsageReport,
 )
+from .batch import Batch
 from .http import (
     ErrorContext,
     RetryPolicy,
@@ -43,6 +47,8 @@ from .http import (
     with_retries,
 )
 from .messages_anthropic import build_body
+from .sse import SSEEvent
+from .text_shape import TextShape
 
 API_VERSION = "2023-06-01"
 DEFAULT_CONTEXT_WINDOW = 200_000  # every current Claude model without the 1M beta
@@ -121,17 +127,27 @@ class AnthropicProvider(Provider):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         body = self.build_body(request)  # once: every retry sends the same bytes
-        attempts = with_retries(lambda: self._attempt(body), self.retry, is_content=_is_content)
-        async with aclosing(attempts) as events:
-            async for event in events:
-                yield event
-
-    async def _attempt(self, body: JsonObject) -> AsyncGenerator[ProviderEvent, None]:
-        parser = StreamParser(self.client.error_context)
-        async with aclosing(self.client.events("/v1/messages", body)) as sse_events:
-            async for sse in sse_events:
-                for event in parser.feed(sse.event, sse.data):
+        attempts = with_retries(lambda: self._attempt(body), self.retry, is_content=_has_content)
+        async with aclosing(attempts) as batches:
+            async for batch in batches:
+                for event in batch:
                     yield event
+
+    async def _attempt(self, body: JsonObject) -> AsyncGenerator[list[ProviderEvent], None]:
+        """One request; yields the events of each socket read as one list."""
+        parser = StreamParser(self.client.error_context)
+        async with aclosing(self.client.batches("/v1/messages", body)) as reads:
+            async for sse_events in reads:
+                try:
+                    parser.feed_all(sse_events)
+                except ProviderError:
+                    shown = parser.out.take()  # what the read held before the error
+                    if shown:
+                        yield shown
+                    raise
+                batch = parser.out.take()
+                if batch:
+                    yield batch
                 if parser.done:
                     break  # aclosing closes the response; nothing after message_stop counts
         if not parser.done:
@@ -140,8 +156,7 @@ class AnthropicProvider(Provider):
                 f"connection closed mid-reply); the reply is incomplete",
                 kind="truncated", retryable=True,
             )
-        yield parser.usage()
-        yield parser.finish()
+        yield [parser.usage(), parser.finish()]
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -151,6 +166,13 @@ def _is_content(event: Any) -> bool:
     # What the client has seen: after one of these a retry would show it twice.
     kind = type(event)
     return kind is TextDelta or kind is ToolCallStart or (kind is ThinkingDelta and bool(event.text))
+
+
+def _has_content(batch: list[ProviderEvent]) -> bool:
+    return any(_is_content(event) for event in batch)
+
+
+_UNREAD: Any = object()  # an event's data no JSON parser could read
 
 
 class StreamParser:
@@ -168,89 +190,130 @@ class StreamParser:
         self.cache_write = 0
         self.stop_reason: str | None = None
         self.done = False
+        self.out = Batch()  # the events of the read being parsed
+        self._shape = TextShape(b'"text":')
 
-    def feed(self, event_name: str, data: str) -> list[ProviderEvent]:
-        if not data.strip():
-            return []
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            raise ProviderError(
-                f"anthropic ({self.context.base_url}): the stream sent a non-JSON event "
-                f"({event_name}: {data[:120]!r})",
-                kind="bad_response",
-            ) from None
-        if not isinstance(payload, dict):
-            return []
+    def feed_all(self, events: list[SSEEvent]) -> None:
+        """The events of one read; stops at `message_stop`.
+
+        The hot path is a `content_block_delta` with a `text_delta`: one orjson call, a
+        few lookups and an append to the text run, or no parse at all when its bytes have
+        the previous one's shape (text_shape.py). Anything else takes `feed`.
+        """
+        shape = self._shape
+        if shape.learnt and events:
+            names, datas = zip(*events)
+            merged = shape.match_all(datas) if "error" not in names else None
+            if merged is not None:  # a read of text deltas of the learnt shape only: no parse at all
+                if merged:
+                    self.out.text(merged)
+                return
+        loads, run = orjson.loads, []  # run: text given to `out` in one piece
+        for event_name, data in events:
+            text = shape.match(data) if event_name != "error" else None
+            if text is None:
+                try:
+                    payload = loads(data)
+                except orjson.JSONDecodeError:
+                    payload = _UNREAD
+                text = _plain_text(payload) if event_name != "error" else None
+                if text is not None:
+                    shape.learn(data, text)
+            if text is not None:
+                if text:
+                    run.append(text)
+                continue
+            if run:
+                self.out.text("".join(run))
+                run.clear()
+            self.feed(event_name, data, payload)
+            if self.done:
+                return
+        if run:
+            self.out.text("".join(run))
+
+    def feed(self, event_name: str, data: bytes, payload: Any = _UNREAD) -> None:
+        """One event (`payload`: its JSON, when orjson read it)."""
+        if payload is _UNREAD:
+            if not data.strip():
+                return
+            payload = _lenient_json(data)
+            if payload is _UNREAD:
+                text = data.decode("utf-8", "replace")
+                raise ProviderError(
+                    f"anthropic ({self.context.base_url}): the stream sent a non-JSON event "
+                    f"({event_name}: {text[:120]!r})",
+                    kind="bad_response",
+                ) from None
+        if type(payload) is not dict:
+            return
         kind = payload.get("type") or event_name
         if kind == "error" or event_name == "error":
             raise self._in_band_error(payload)
         handler = _HANDLERS.get(kind)
-        return handler(self, payload) if handler is not None else []  # ping, unknown: ignored
+        if handler is not None:  # ping, unknown: ignored
+            handler(self, payload)
 
-    def _message_start(self, payload: JsonObject) -> list[ProviderEvent]:
+    def _message_start(self, payload: JsonObject) -> None:
         self._take_usage((payload.get("message") or {}).get("usage") or {})
-        return []
 
-    def _block_start(self, payload: JsonObject) -> list[ProviderEvent]:
+    def _block_start(self, payload: JsonObject) -> None:
         index = int(payload.get("index", 0))
         block = payload.get("content_block") or {}
         kind = str(block.get("type", ""))
         self.blocks[index] = kind
         if kind == "text" and block.get("text"):
-            return [TextDelta(block["text"])]
-        if kind == "tool_use":
+            self.out.text(block["text"])
+        elif kind == "tool_use":
             call_id = str(block.get("id", f"toolu_{index}"))
             self.calls[index] = call_id
             self.start_inputs[index] = block.get("input")
-            return [ToolCallStart(call_id, str(block.get("name", "")))]
-        if kind == "thinking" and (block.get("thinking") or block.get("signature")):
-            return [ThinkingDelta(block.get("thinking", ""), signature=block.get("signature") or None)]
-        if kind == "redacted_thinking" and block.get("data"):
-            return [ThinkingDelta("", redacted=str(block["data"]))]  # kept, never shown
-        return []  # unknown blocks: nothing to show
+            self.out.add(ToolCallStart(call_id, str(block.get("name", ""))))
+        elif kind == "thinking" and (block.get("thinking") or block.get("signature")):
+            self.out.add(ThinkingDelta(block.get("thinking", ""), signature=block.get("signature") or None))
+        elif kind == "redacted_thinking" and block.get("data"):
+            self.out.add(ThinkingDelta("", redacted=str(block["data"])))  # kept, never shown
+        # unknown blocks: nothing to show
 
-    def _block_delta(self, payload: JsonObject) -> list[ProviderEvent]:
-        index = int(payload.get("index", 0))
+    def _block_delta(self, payload: JsonObject) -> None:
         delta = payload.get("delta") or {}
         kind = delta.get("type")
-        if kind == "text_delta" and delta.get("text"):
-            return [TextDelta(delta["text"])]
+        if kind == "text_delta":
+            text = delta.get("text")
+            if text and isinstance(text, str):
+                self.out.text(text)
+            return
+        index = int(payload.get("index", 0))
         if kind == "input_json_delta" and delta.get("partial_json") and index in self.calls:
             self.args_seen.add(index)
-            return [ToolCallArgsDelta(self.calls[index], delta["partial_json"])]
-        if kind == "thinking_delta" and delta.get("thinking"):
-            return [ThinkingDelta(delta["thinking"])]
-        if kind == "signature_delta" and delta.get("signature"):
-            return [ThinkingDelta("", signature=delta["signature"])]
-        return []
+            self.out.args(self.calls[index], delta["partial_json"])
+        elif kind == "thinking_delta" and delta.get("thinking"):
+            self.out.thinking(delta["thinking"])
+        elif kind == "signature_delta" and delta.get("signature"):
+            self.out.add(ThinkingDelta("", signature=delta["signature"]))
 
-    def _block_stop(self, payload: JsonObject) -> list[ProviderEvent]:
+    def _block_stop(self, payload: JsonObject) -> None:
         index = int(payload.get("index", 0))
         call_id = self.calls.get(index)
         if call_id is None:
-            return []
-        events: list[ProviderEvent] = []
+            return
         start_input = self.start_inputs.get(index)
         # Streams carry arguments as deltas and start with `input: {}`; a server that
         # puts the whole input in the start block instead still gets its arguments used.
         if index not in self.args_seen and isinstance(start_input, dict) and start_input:
-            events.append(ToolCallArgsDelta(call_id, json.dumps(start_input, ensure_ascii=False)))
+            self.out.add(ToolCallArgsDelta(call_id, json.dumps(start_input, ensure_ascii=False)))
         # Arguments that do not parse still end the call: the agent loop parses them and
         # tells the model what was wrong, which is more useful than failing the step.
-        events.append(ToolCallEnd(call_id))
-        return events
+        self.out.add(ToolCallEnd(call_id))
 
-    def _message_delta(self, payload: JsonObject) -> list[ProviderEvent]:
+    def _message_delta(self, payload: JsonObject) -> None:
         reason = (payload.get("delta") or {}).get("stop_reason")
         if reason:
             self.stop_reason = reason
         self._take_usage(payload.get("usage") or {})
-        return []
 
-    def _message_stop(self, payload: JsonObject) -> list[ProviderEvent]:
+    def _message_stop(self, payload: JsonObject) -> None:
         self.done = True
-        return []
 
     def _take_usage(self, usage: JsonObject) -> None:
         # Counts are cumulative totals: a later value replaces an earlier one, and a
@@ -293,7 +356,26 @@ class StreamParser:
         return ProviderError(text, kind=kind, retryable=retryable)
 
 
-_HANDLERS = {
+def _plain_text(payload: Any) -> str | None:
+    """The text of a `content_block_delta` carrying a `text_delta`; None for any other event."""
+    if type(payload) is not dict or payload.get("type") != "content_block_delta":
+        return None
+    delta = payload.get("delta")
+    if type(delta) is not dict or delta.get("type") != "text_delta":
+        return None
+    text = delta.get("text")
+    return text if type(text) is str else None
+
+
+def _lenient_json(data: bytes) -> Any:
+    """What orjson refuses but the standard library reads (NaN, huge integers, bad UTF-8)."""
+    try:
+        return json.loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        return _UNREAD
+
+
+_HANDLERS: dict[str, Callable[[StreamParser, JsonObject], None]] = {
     "message_start": StreamParser._message_start,
     "content_block_start": StreamParser._block_start,
     "content_block_delta": StreamParser._block_delta,

@@ -12,7 +12,11 @@ made stricter where they are lenient:
   between chunks. Cancel closes the stream at once.
 - errors a person can act on: 401/403 name the provider and the key variable; 404 names
   the model (and what `/models` offers when the server says); context-length errors are
-  recognised as such (`kind="context_length"`).
+  recognised as such (`kind="context_length"`); a 200 that is not an event stream says
+  what it was.
+- the stream is read in the batches one socket read delivers: `SSEClient.batches` yields
+  the events each read completed (decoded by sse.py), so the adapters do their work per
+  read and no generator layer runs per event.
 
 Must not: parse a provider's event payloads (the adapters do), or log request bodies.
 """
@@ -29,11 +33,11 @@ from typing import Any, cast
 
 import anyio
 import httpx
-from httpx_sse import EventSource, ServerSentEvent
 
 from tether_protocol._json import JsonObject
 
 from .base import ProviderError
+from .sse import SSEDecoder, SSEEvent
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
 _NO_RETRY_CODES = ("insufficient_quota", "enforced_spend_limit_reached", "billing_hard_limit_reached")
@@ -210,6 +214,10 @@ class _TimedStream(httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
+def _is_event_stream(response: httpx.Response) -> bool:
+    return "text/event-stream" in response.headers.get("content-type", "").partition(";")[0].lower()
+
+
 class SSEClient:
     """One provider's HTTP client: POST a JSON body, read the reply as server-sent events."""
 
@@ -236,8 +244,9 @@ class SSEClient:
         # Set by the recorder (record.py) to see each exchange.
         self.tap: Callable[[JsonObject], Callable[[int, dict[str, str]], Callable[[bytes], None]]] | None = None
 
-    async def events(self, path: str, body: JsonObject) -> AsyncGenerator[ServerSentEvent, None]:
-        """POST and yield events; raises ProviderError (classified) for every failure."""
+    async def batches(self, path: str, body: JsonObject) -> AsyncGenerator[list[SSEEvent], None]:
+        """POST and yield, per socket read, the events it completed; raises ProviderError
+        (classified) for every failure."""
         url = f"{self.base_url}{path}"
         on_exchange = self.tap(body) if self.tap is not None else None
         try:
@@ -255,8 +264,13 @@ class SSEClient:
                 # an AsyncClient's response body is an async stream
                 body_stream = cast(httpx.AsyncByteStream, response.stream)
                 response.stream = _TimedStream(body_stream, self.timeouts.read_gap, on_chunk)
-                async for event in EventSource(response).aiter_sse():
-                    yield event
+                if not _is_event_stream(response):
+                    raise await self._not_a_stream(response)
+                decoder = SSEDecoder()
+                async for chunk in response.aiter_bytes():  # content-decoded, as read
+                    events = decoder.feed(chunk)
+                    if events:
+                        yield events
         except httpx.TimeoutException as exc:
             raise ProviderError(
                 f"{self._where()}: timed out ({type(exc).__name__}); the server may be "
@@ -278,6 +292,21 @@ class SSEClient:
     def _where(self) -> str:
         return f"{self.error_context.provider} ({self.base_url})"
 
+    async def _not_a_stream(self, response: httpx.Response) -> ProviderError:
+        head = b""
+        async for chunk in response.aiter_bytes():
+            head += chunk
+            if len(head) >= 300:
+                break
+        content_type = response.headers.get("content-type", "")
+        text = head.decode("utf-8", "replace").strip()[:300] or "(empty body)"
+        return ProviderError(
+            f"{self._where()} answered HTTP {response.status_code} with content-type "
+            f"{content_type or '(none)'!r}, not an event stream (text/event-stream): {text}; "
+            f"is the base URL that of the model API?",
+            kind="bad_response",
+        )
+
     async def aclose(self) -> None:
         await self._client.aclose()
 
@@ -291,8 +320,9 @@ async def with_retries(
 ) -> AsyncGenerator[Any, None]:
     """Run `attempt()` and retry it while it fails retryably before yielding content.
 
-    Once a content event has been yielded, a failure is raised with `output_started`
-    set: replaying would show the client the same text twice.
+    Its items are events or batches of them (`is_content` judges an item). Once content
+    has been yielded, a failure is raised with `output_started` set: replaying would show
+    the client the same text twice.
     """
     retries = 0
     while True:

@@ -6,7 +6,9 @@ name in every delta (set once, never concatenated), Ollama sends whole calls in 
 chunk without `index`, OpenRouter sends `:` comment lines, local reasoning models put
 thinking in `reasoning_content`/`reasoning` or inside `<think>` tags. A stream that
 ends with neither `[DONE]` nor a finish reason is an error here (the official SDK
-accepts it silently); a 404 lists the models the server does offer.
+accepts it silently); a 404 lists the models the server does offer. Chunks are read in
+the batches one socket read delivers (http.py, sse.py) and parsed with orjson; a run of
+deltas of one kind within a read becomes one event (batch.py).
 
 Must not: read the environment (the key arrives as an argument), log request bodies,
 or retry on its own (`http.with_retries` decides, and never after output started).
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 
 from tether_protocol._json import JsonObject
 
@@ -33,10 +36,10 @@ from .base import (
     ProviderEvent,
     TextDelta,
     ThinkingDelta,
-    ToolCallArgsDelta,
     ToolCallEnd,
     ToolCallStart,
 )
+from .batch import Batch
 from .http import ErrorContext, RetryPolicy, SSEClient, Timeouts, with_retries
 from .messages_openai import (
     FINISH_REASONS,
@@ -49,10 +52,12 @@ from .messages_openai import (
     reasoning_fields,
     usage_report,
 )
+from .sse import SSEEvent
+from .text_shape import TextShape
 
 
-def _is_content(event: ProviderEvent) -> bool:
-    return isinstance(event, (TextDelta, ThinkingDelta, ToolCallStart))
+def _has_content(batch: list[ProviderEvent]) -> bool:
+    return any(isinstance(event, (TextDelta, ThinkingDelta, ToolCallStart)) for event in batch)
 
 
 class OpenAIProvider(Provider):
@@ -106,18 +111,19 @@ class OpenAIProvider(Provider):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         body = self.build_body(request)
         prefix = generated_id_prefix(body["messages"])
-        attempts: list[AsyncGenerator[ProviderEvent, None]] = []
+        attempts: list[AsyncGenerator[list[ProviderEvent], None]] = []
 
-        def attempt() -> AsyncGenerator[ProviderEvent, None]:
+        def attempt() -> AsyncGenerator[list[ProviderEvent], None]:
             attempts.append(self._attempt(body, prefix))
             return attempts[-1]
 
         try:
             async with contextlib.aclosing(
-                with_retries(attempt, self.retry, is_content=_is_content)
-            ) as events:
-                async for event in events:
-                    yield event
+                with_retries(attempt, self.retry, is_content=_has_content)
+            ) as batches:
+                async for batch in batches:
+                    for event in batch:
+                        yield event
         finally:
             # with_retries abandons an attempt when it is cancelled; close each one here
             # so its connection is released now, not whenever the GC gets to it.
@@ -126,34 +132,37 @@ class OpenAIProvider(Provider):
 
     async def _attempt(
         self, body: JsonObject, id_prefix: Callable[[], str]
-    ) -> AsyncGenerator[ProviderEvent, None]:
+    ) -> AsyncGenerator[list[ProviderEvent], None]:
+        """One request; yields the events of each socket read as one list."""
         parser = ChunkParser(f"{self.name} ({self.base_url})", id_prefix)
-        done = False
         try:
-            async with contextlib.aclosing(self.client.events("/chat/completions", body)) as events:
-                async for sse in events:
-                    data = sse.data.strip()
-                    if not data:
-                        continue
-                    if data == "[DONE]":
-                        done = True
+            async with contextlib.aclosing(self.client.batches("/chat/completions", body)) as reads:
+                async for sse_events in reads:
+                    try:
+                        parser.feed_all(sse_events)
+                    except ProviderError:
+                        shown = parser.out.take()  # what the read held before the bad chunk
+                        if shown:
+                            yield shown
+                        raise
+                    batch = parser.out.take()
+                    if batch:
+                        yield batch
+                    if parser.done:
                         break
-                    for event in parser.feed(data):
-                        yield event
         except ProviderError as exc:
             if exc.kind == "not_found":
                 raise await self._explain_not_found(exc) from None
             # The model had finished; only the tail ([DONE], maybe usage) went missing.
             if not (parser.finish_reason and exc.kind in ("timeout", "connection")):
                 raise
-        if not done and not parser.finish_reason:
+        if not parser.done and not parser.finish_reason:
             raise ProviderError(
                 f"{parser.where}: the stream ended before the model finished (no [DONE] or "
                 f"finish_reason); the connection or a proxy cut the reply short",
                 kind="truncated", retryable=True,
             )
-        for event in parser.end():
-            yield event
+        yield parser.end()
 
     async def list_models(self) -> list[str]:
         """The model ids `GET {base_url}/models` offers."""
@@ -197,69 +206,118 @@ class _Call:
 
 
 class ChunkParser:
-    """Chat-completion chunks (JSON text) in, provider events out, for one attempt."""
+    """Chat-completion chunks (JSON bytes) in, provider events out (in `out`), for one attempt."""
 
     def __init__(self, where: str, id_prefix: Callable[[], str]) -> None:
         self.where = where
         self.finish_reason = ""
+        self.done = False  # [DONE] came: nothing after it counts
         self.usage: JsonObject | None = None
         self._id_prefix = id_prefix
         self._think = ThinkSplitter()
+        self.out = Batch(self._think.feed)  # runs of content go through the <think> splitter
+        self._shape = TextShape(b'"content":')
         self._calls: list[_Call] = []
         self._by_index: dict[int, _Call] = {}
         self._by_server_id: dict[str, _Call] = {}
         self._used_ids: set[str] = set()
 
-    def feed(self, data: str) -> list[ProviderEvent]:
-        try:
-            chunk = json.loads(data)
-        except ValueError:
-            chunk = None
-        if not isinstance(chunk, dict):
-            raise ProviderError(f"{self.where}: the server sent a chunk that is not a JSON object: {data[:200]!r}")
+    def feed_all(self, events: list[SSEEvent]) -> None:
+        """The events of one read; stops at `[DONE]`.
+
+        The hot path is a chunk whose only choice carries only content, no finish reason,
+        usage or error: one orjson call, a few lookups and an append to the text run, or
+        no parse at all when its bytes have the previous such chunk's shape (text_shape.py).
+        Anything else takes `feed`, which checks every field.
+        """
+        shape = self._shape
+        merged = shape.match_all(tuple(raw for _name, raw in events)) if shape.learnt else None
+        if merged is not None:  # a read of deltas of the learnt shape only: no parse at all
+            if merged:
+                self.out.text(merged)
+            return
+        loads, run = orjson.loads, []  # run: content given to `out` in one piece
+        for _name, raw in events:
+            content = shape.match(raw)
+            if content is None:
+                try:
+                    chunk = loads(raw)
+                except orjson.JSONDecodeError:
+                    chunk = None
+                content = _plain_content(chunk)
+                if content is not None:
+                    shape.learn(raw, content)
+            if content is not None:
+                if content:
+                    run.append(content)
+                continue
+            if run:
+                self.out.text("".join(run))
+                run.clear()
+            if chunk is None:
+                data = raw.strip()
+                if data == b"[DONE]":
+                    self.done = True
+                    return
+                if not data:
+                    continue
+            self.feed(raw, chunk)
+        if run:
+            self.out.text("".join(run))
+
+    def feed(self, data: bytes, chunk: Any = None) -> None:
+        """One chunk (`chunk`: its JSON, when orjson read it), every field checked."""
+        if chunk is None:
+            chunk = _lenient_json(data)
+        if type(chunk) is not dict:
+            text = data.decode("utf-8", "replace").strip()
+            raise ProviderError(f"{self.where}: the server sent a chunk that is not a JSON object: {text[:200]!r}")
         if chunk.get("error"):
             raise in_band_error(self.where, chunk)
-        out: list[ProviderEvent] = []
-        if isinstance(chunk.get("usage"), dict):
-            self.usage = chunk["usage"]
-        for choice in chunk.get("choices") or []:
+        usage = chunk.get("usage")
+        if usage is not None and isinstance(usage, dict):
+            self.usage = usage
+        for choice in chunk.get("choices") or ():
             # With n > 1 the other choices are alternatives nobody asked for.
             if isinstance(choice, dict) and (choice.get("index") or 0) == 0:
-                self._choice(choice, out)
-        return out
+                self._choice(choice)
 
     def end(self) -> list[ProviderEvent]:
-        out: list[ProviderEvent] = []
-        self._close(out)
+        self._close()
         reason = self.finish_reason or "stop"
         # Ollama and Gemini say "stop" even when the reply is tool calls.
         if reason == "stop" and self._calls:
             reason = "tool_calls"
         if self.usage is not None:
-            out.append(usage_report(self.usage))
-        out.append(Finish(reason))
-        return out
+            self.out.add(usage_report(self.usage))
+        self.out.add(Finish(reason))
+        return self.out.take()
 
-    def _choice(self, choice: JsonObject, out: list[ProviderEvent]) -> None:
-        delta = choice.get("delta") or {}
-        if isinstance(delta, dict):
+    def _choice(self, choice: JsonObject) -> None:
+        delta = choice.get("delta")
+        if delta and isinstance(delta, dict):
+            out = self.out
             # Some servers send both spellings with the same text; take one.
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if isinstance(reasoning, str) and reasoning:
-                out.append(ThinkingDelta(reasoning))
-            for key in ("content", "refusal"):
-                if isinstance(delta.get(key), str) and delta[key]:
-                    out.extend(self._think.feed(delta[key]))
-            if isinstance(delta.get("tool_calls"), list):
-                for position, item in enumerate(delta["tool_calls"]):
+            if reasoning and isinstance(reasoning, str):
+                out.thinking(reasoning)
+            content = delta.get("content")
+            if content and isinstance(content, str):
+                out.text(content)
+            refusal = delta.get("refusal")
+            if refusal and isinstance(refusal, str):
+                out.text(refusal)
+            calls = delta.get("tool_calls")
+            if calls and isinstance(calls, list):
+                for position, item in enumerate(calls):
                     if isinstance(item, dict):
-                        self._tool_delta(item, position, out)
+                        self._tool_delta(item, position)
         reason = choice.get("finish_reason")
         if reason:
             self.finish_reason = FINISH_REASONS.get(str(reason), "stop")
-            self._close(out)
+            self._close()
 
-    def _tool_delta(self, item: JsonObject, position: int, out: list[ProviderEvent]) -> None:
+    def _tool_delta(self, item: JsonObject, position: int) -> None:
         raw_function = item.get("function")
         function: JsonObject = raw_function if isinstance(raw_function, dict) else {}
         server_id = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else None
@@ -270,15 +328,16 @@ class ChunkParser:
         call = self._locate(item.get("index"), server_id, bool(name), position)
         if name and not call.name:
             call.name = name  # set once: llama.cpp repeats the name in every delta
+        out = self.out
         if call.name and not call.started:
             call.started = True
-            out.append(ToolCallStart(call.call_id, call.name))
+            out.add(ToolCallStart(call.call_id, call.name))
             if call.held_args:
-                out.append(ToolCallArgsDelta(call.call_id, "".join(call.held_args)))
+                out.args(call.call_id, "".join(call.held_args))
                 call.held_args.clear()
         if isinstance(args, str) and args:
             if call.started:
-                out.append(ToolCallArgsDelta(call.call_id, args))
+                out.args(call.call_id, args)
             else:
                 call.held_args.append(args)
 
@@ -309,8 +368,10 @@ class ChunkParser:
             self._by_server_id.setdefault(server_id, call)
         return call
 
-    def _close(self, out: list[ProviderEvent]) -> None:
+    def _close(self) -> None:
         """The choice is over: release held-back text and end every call."""
+        out = self.out
+        out.close_run()  # the run of content goes through the splitter before its flush
         out.extend(self._think.flush())
         for call in self._calls:
             if call.ended:
@@ -319,8 +380,32 @@ class ChunkParser:
                 # Arguments without a name: surface it (the loop reports an unknown
                 # tool to the model) rather than dropping what the model asked for.
                 call.started = True
-                out.append(ToolCallStart(call.call_id, call.name))
+                out.add(ToolCallStart(call.call_id, call.name))
                 if call.held_args:
-                    out.append(ToolCallArgsDelta(call.call_id, "".join(call.held_args)))
+                    out.args(call.call_id, "".join(call.held_args))
             call.ended = True
-            out.append(ToolCallEnd(call.call_id))
+            out.add(ToolCallEnd(call.call_id))
+
+
+def _plain_content(chunk: Any) -> str | None:
+    """The content of a chunk whose only choice (index 0) carries only content, no finish
+    reason, usage or error; None for any other chunk."""
+    if type(chunk) is not dict:
+        return None
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1 or chunk.get("usage") is not None or chunk.get("error"):
+        return None
+    choice = choices[0]
+    delta = choice.get("delta") if type(choice) is dict else None
+    if type(delta) is not dict or len(delta) != 1 or choice.get("finish_reason") or choice.get("index"):
+        return None
+    content = delta.get("content")
+    return content if type(content) is str else None
+
+
+def _lenient_json(data: bytes) -> Any:
+    """What orjson refuses but the standard library reads (NaN, huge integers, bad UTF-8)."""
+    try:
+        return json.loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        return None

@@ -23,6 +23,7 @@ from ..transport.rpc import TetherRPC
 from ..transport.stdio import ProtocolFds
 from .context import STOP_GRACE_S, ServerContext
 from .handshake import ClientProfile
+from .mcp_servers import stop_all
 from .methods import routes
 
 log = logging.getLogger("tether.server")
@@ -123,6 +124,7 @@ async def _serve(
     except (asyncio.TimeoutError, OSError):
         pass
     await server.registry.close_all()
+    await stop_all(server)  # MCP servers: no process outlives the daemon
     if server._provider is not None:
         await server._provider.aclose()
     conn.close()

@@ -30,6 +30,8 @@ from .tasks import BackgroundTasks
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
     from ..approvals import ApprovalGate
+    from ..config.mcp_servers import McpServerConfig
+    from ..mcp.manager import McpManager
     from ..providers.base import Provider
     from ..providers.models_list import ModelCatalog
     from ..store import HistoryStore
@@ -79,6 +81,11 @@ class ServerContext:
         # the provider's models for the model picker, once listed (config_options.fetch_models)
         self.model_catalog: ModelCatalog | None = None
         self._asker: ClientAsker | None = None
+        # MCP servers (server/mcp_servers.py): the manager (made by a turn with servers),
+        # the servers ACP clients gave their sessions, what each session was told
+        self.mcp: McpManager | None = None
+        self.mcp_session_servers: dict[str, tuple[McpServerConfig, ...]] = {}
+        self.mcp_told: dict[str, set[str]] = {}
         # set when the first session is opened: the warm-up starts after it is answered
         self.session_opened = asyncio.Event()
 
@@ -178,6 +185,11 @@ class ServerContext:
             await anyio.sleep(0)
         self.tools  # noqa: B018  (built now, not in the first prompt)
         await anyio.sleep(0)
+        if self.settings.mcp_servers or self.mcp_session_servers:
+            # the MCP SDK (pydantic models: the biggest import), in a thread: the loop goes on
+            from anyio import to_thread
+
+            await to_thread.run_sync(importlib.import_module, "tether.mcp.registry")
         try:
             await self.provider()
         except Exception as exc:  # reported to the client when a prompt needs it

@@ -24,6 +24,7 @@ from ..store import HistoryStore, MessageView, SessionRecord
 from ..transport.connection import Connection
 from .config_options import config_options
 from .context import ServerContext
+from .mcp_servers import check_acp_servers, keep_acp_servers
 from .registry import check_workspace
 from .sessions import commands_after_answer, modes
 from .updates import PagedReplay, SessionUpdates, replay_frames
@@ -64,11 +65,13 @@ async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSes
     # the history read and its replay build ~10 objects per message, none in a cycle
     with collector_paused():
         workspace = check_workspace(params.cwd)
+        servers = check_acp_servers("session/load", params.mcp_servers)
         existing = ctx.registry.live.get(params.session_id)
         if existing is not None and existing.turn is not None:
             answer = await _load_running(ctx, params.session_id, workspace)
         else:
             answer = await _load_stored(ctx, params.session_id, workspace)
+        keep_acp_servers(ctx, "session/load", params.session_id, workspace, servers)
         commands_after_answer(ctx, params.session_id, workspace)
         return answer
 
@@ -128,7 +131,9 @@ def _say_running_elsewhere(conn: Connection, record: SessionRecord, pid: object,
 
 async def session_resume(ctx: ServerContext, params: LoadSessionParams) -> LoadSessionResult:
     workspace = check_workspace(params.cwd)
+    servers = check_acp_servers("session/resume", params.mcp_servers)
     session, _stored = await ctx.registry.revive(params.session_id, workspace)
+    keep_acp_servers(ctx, "session/resume", session.id, workspace, servers)
     waiting = await session.store.waiting_turn(session.id) if session.turn is None else None
     if waiting is not None:
         session.left_waiting = True

@@ -93,6 +93,8 @@ def tool_call_content(request: ApprovalRequest) -> list[ToolCallContent]:
         # every character shown as itself or escaped: what is approved is what runs
         text = f"$ {visible(request.command)}\n(in {visible(request.cwd or '.')})"
         return [ToolCallContentBlock(TextContent(text))]
+    if request.detail:  # an MCP tool: its server, name and arguments
+        return [ToolCallContentBlock(TextContent(visible(request.detail)))]
     return []
 
 

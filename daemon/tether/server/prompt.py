@@ -35,9 +35,10 @@ from tether_protocol.conversation import JsonObject, blocks_from_json
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
-from . import commands, memory_command
+from . import commands, mcp_prompts, memory_command
 from .commands import Expanded
 from .context import ServerContext
+from .mcp_resources import attach_resources
 from .queue import queue_of, steering
 from .turns import drop_waiting_turn, make_turn
 from .updates import SessionUpdates
@@ -62,6 +63,7 @@ async def _run(
     turn = make_turn(ctx, session, handle, sink, provider)
     # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
     blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    blocks = await attach_resources(ctx, session.id, blocks, sink)  # MCP resources the prompt links
     mode = session.mode
     if prompt.mode is not None:
         session.mode = prompt.mode  # this turn only (`/review`: read-only)
@@ -144,6 +146,8 @@ async def _expand(
         if found is None:
             sink.notice("\n[/review: there are no uncommitted changes to review (git diff is empty)]\n")
         return found
+    elif ":" in command.name:  # an MCP server's prompt
+        return await mcp_prompts.expand(ctx, session.id, command, rest, sink)
     else:
         return commands.user_command(command, session.workspace, rest)
     return None

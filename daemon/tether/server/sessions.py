@@ -30,6 +30,7 @@ from ..store import InvalidCursor
 from .config_options import config_options, send_update, set_mode
 from .context import ServerContext
 from .handshake import MODES
+from .mcp_servers import check_acp_servers, keep_acp_servers, session_closed
 from .registry import check_workspace
 
 
@@ -47,7 +48,9 @@ def modes(current: str) -> SessionModeState:
 
 async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessionResult:
     workspace = check_workspace(params.cwd)
+    servers = check_acp_servers("session/new", params.mcp_servers)
     session = await ctx.sessions.create(workspace, ctx.settings.mode)
+    keep_acp_servers(ctx, "session/new", session.id, workspace, servers)
     ctx.session_opened.set()
     commands_after_answer(ctx, session.id, session.workspace)
     return NewSessionResult(session.id, modes(session.mode), config_options(ctx, session))
@@ -93,6 +96,7 @@ async def session_close(ctx: ServerContext, params: SessionIdParams) -> EmptyRes
     session = ctx.registry.get_live(params.session_id)
     await ctx.sessions.stop_live(session.id)
     session.closed = True
+    await session_closed(ctx, session.id)  # its client's MCP servers stop
     return EmptyResult()
 
 

@@ -22,6 +22,7 @@ from ..store import MessageRecord
 from ..transport.connection import Connection
 from .context import ServerContext
 from .files import EditorFiles
+from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
 from .updates import SessionUpdates
@@ -55,7 +56,7 @@ def make_turn(
         session,
         handle,
         provider=provider,
-        tools=ctx.tools,
+        tools=turn_tools(ctx, session.id, sink),  # with the session's MCP servers' tools
         sink=sink,
         max_steps=settings.max_steps,
         keep_user_turns=settings.keep_user_turns,

@@ -42,4 +42,14 @@ def alive(owner: str | None) -> bool:
         return False
     except PermissionError:
         pass
+    if _zombie(pid):  # dead, waiting to be reaped (a detached daemon's parent may never reap it)
+        return False
     return not ticks or _start_ticks(pid) in ("", ticks)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return False

@@ -81,6 +81,9 @@ class ToolResult:
     # (tools/changes.py; committed with the result, for rewind)
     file_changes: list[FileChange] = field(default_factory=list)
     file_blobs: dict[str, bytes] = field(default_factory=dict)
+    # ACP content blocks the client is shown besides the text (an MCP tool's images,
+    # resources, resource links)
+    blocks: list[JsonObject] = field(default_factory=list)
 
 
 class FileIO(Protocol):
@@ -172,9 +175,17 @@ class Tool(abc.ABC, Generic[A]):
         """The JSON Schema the model is given, generated from `args_type`."""
         return _schema(self.args_type, tuple(self.arg_overrides.items()))
 
+    def parse(self, raw: object) -> A:
+        """The typed args for the model's JSON `raw`; ArgError says what is wrong."""
+        return parse_args(self.args_type, raw, self.arg_overrides)
+
     def title(self, args: A) -> str:
         """Human title shown in the editor."""
         return self.name
+
+    def approval_text(self, args: A) -> str:
+        """What an approval prompt shows of a call that is neither a diff nor a command."""
+        return ""
 
     def locations(self, args: A, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
         """Places known before running (the `path` argument, unless it is the default
@@ -280,6 +291,6 @@ def validate_args(tool: Tool[A], raw: object) -> A:
     the argument and what was expected (`read_file: 'limit' must be an integer >= 1,
     got "ten"`; nested ones are named like `edits[1].old_text`)."""
     try:
-        return parse_args(tool.args_type, raw, tool.arg_overrides)
+        return tool.parse(raw)
     except ArgError as exc:
         raise ToolError(f"{tool.name}: {exc}") from None

@@ -42,6 +42,11 @@ class ToolRegistry:
             for tool in self._tools.values()
         ]
 
+    async def refresh(self) -> bool:
+        """Bring the tools up to date before a step; whether they changed (an MCP
+        server's list can, `tether.mcp.registry`; Tether's own never do)."""
+        return False
+
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 

@@ -22,6 +22,7 @@ from tether_protocol._converter import unstructure
 from tether_protocol._json import JsonObject
 
 from ...agent.sink import (
+    BlockContent,
     ChangeContent,
     ContextCompacted,
     MemoryRecalled,
@@ -73,6 +74,8 @@ def _content(items: tuple[ToolContent, ...]) -> list[Update]:
             out.append(text_content(item.text))
         elif isinstance(item, ChangeContent):
             out.extend(diff_blocks([item.change]))
+        elif isinstance(item, BlockContent):
+            out.append({"type": "content", "content": dict(item.block)})
         else:
             out.append({"type": "terminal", "terminalId": item.terminal_id})
     return out

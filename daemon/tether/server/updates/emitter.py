@@ -7,7 +7,9 @@ one notification (`frame`).
 Must not: decide anything about the turn, or know an update's shape (the renderer does).
 
 Hot path: `text()` is a list append plus, at most once per flush, registering with the
-connection. One notification is encoded per flush, not per delta.
+connection. One notification is encoded per flush, not per delta. In the shared daemon a
+connection carries an `audience` (session id -> the connections that see the session):
+each encoded notification is queued, in the same order, on every one of them.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def frame(session_id: str, update: Update) -> bytes:
 class SessionUpdates:
     """The `TurnSink` of one session, writing to one connection."""
 
-    __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent")
+    __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent", "_audience")
 
     def __init__(self, session_id: str, conn: Connection, render: Renderer = acp_v1.V1) -> None:
         self.session_id = session_id
@@ -53,6 +55,8 @@ class SessionUpdates:
         self._parts: list[str] = []
         self._registered = False
         self.sent = 0
+        # the shared daemon's session id -> connections map (None: one client, stdio)
+        self._audience: dict[str, list[Connection]] | None = getattr(conn, "audience", None)
 
     # ---- mergeable deltas ---------------------------------------------------------
 
@@ -91,7 +95,12 @@ class SessionUpdates:
 
     def _send(self, update: Update) -> None:
         self.sent += 1
-        self._conn.send_body(frame(self.session_id, update))
+        body = frame(self.session_id, update)
+        self._conn.send_body(body)
+        if self._audience:
+            for conn in self._audience.get(self.session_id, ()):
+                if conn is not self._conn:
+                    conn.send_body(body)
 
     def emit(self, event: TurnEvent) -> None:
         update = self._render.event(event)

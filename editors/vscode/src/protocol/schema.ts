@@ -696,7 +696,7 @@ export interface Rule {
 
 export type RuleDecision = "allow" | "deny";
 
-export type RuleKind = "execute" | "edit" | "delete" | "move";
+export type RuleKind = "execute" | "edit" | "delete" | "move" | "mcp";
 
 /** `_tether/rules/list`: the rules of a live session's workspace. */
 export interface RulesParams {

@@ -1,0 +1,95 @@
+"""The tools of a turn with MCP servers: Tether's own, then each server's, kept current.
+
+Owns: starting the session's servers at the turn's first step (not at `session/new`),
+re-reading a server's tool list at the next step after it said the list changed, leaving
+out tools the config disables, tools whose schema is broken and names that clash (each
+told once), and telling the client, once per session, that a server failed to start or
+died (a notice: the turn goes on without that server's tools).
+Must not: run tools or decide approvals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..config.mcp_servers import McpServerConfig
+from ..tools.base import Tool
+from ..tools.registry import ToolRegistry
+from .connection import McpConnection
+from .manager import McpManager
+from .tools import make_tool, schema_problem
+
+Notify = Callable[[str], None]
+
+
+class McpToolRegistry(ToolRegistry):
+    """Tether's tools followed by the MCP servers' (rebuilt by `refresh`)."""
+
+    def __init__(
+        self, own: Iterable[Tool[Any]], manager: McpManager, configs: tuple[McpServerConfig, ...],
+        notify: Notify, told: set[str], on_ready: Callable[[list[McpConnection]], None] | None = None,
+    ) -> None:
+        self._own = list(own)
+        super().__init__(self._own)
+        self._manager, self._configs, self._notify = manager, configs, notify
+        self._told = told  # what this session was told already (kept across its turns)
+        self._on_ready = on_ready  # told the ready servers when they change (their prompts)
+        self._seen: tuple[tuple[int, int], ...] | None = None
+
+    async def refresh(self) -> bool:
+        """Start what is not started, re-read stale tool lists; whether the tools changed."""
+        connections = await self._manager.start(self._configs)
+        for connection in connections:
+            if connection.ready and connection.tools_stale:
+                await connection.relist()
+        for connection in connections:
+            if not connection.ready:
+                self._tell_once(f"failed {connection.config}", _failed_text(connection))
+        seen = tuple((id(c), c.generation if c.ready else -1) for c in connections)
+        if seen == self._seen:
+            return False
+        self._seen = seen
+        ready = [c for c in connections if c.ready]
+        self._rebuild(ready)
+        if self._on_ready is not None:
+            self._on_ready(ready)
+        return True
+
+    def _rebuild(self, connections: list[McpConnection]) -> None:
+        tools: dict[str, Tool[Any]] = {tool.name: tool for tool in self._own}
+        for connection in connections:
+            config = connection.config
+            for server_tool in connection.tools:
+                if not config.offers(server_tool.name):
+                    continue
+                problem = schema_problem(server_tool.input_schema)
+                if problem:
+                    self._tell_once(
+                        f"schema {config.name} {server_tool.name}",
+                        f"MCP server {config.name}: tool {server_tool.name} is not offered to the model: {problem}",
+                    )
+                    continue
+                tool = make_tool(connection, server_tool)
+                if tool.name in tools:
+                    self._tell_once(
+                        f"clash {tool.name}",
+                        f"MCP server {config.name}: tool {server_tool.name} is not offered: another tool is "
+                        f"already named {tool.name}",
+                    )
+                    continue
+                tools[tool.name] = tool
+        self._tools = tools
+
+    def _tell_once(self, key: str, text: str) -> None:
+        if key not in self._told:
+            self._told.add(key)
+            self._notify(text)
+
+
+def _failed_text(connection: McpConnection) -> str:
+    config = connection.config
+    return (
+        f"MCP server {config.describe()} is not available: {connection.error or connection.state}. "
+        f"The turn goes on without its tools; `tether doctor` checks the configured servers"
+    )

@@ -1,0 +1,178 @@
+"""An MCP server's tool as a Tether tool: `mcp__<server>__<tool>`.
+
+Owns: the name the model sees (letters, digits, `_` and `-`, at most 64), the input
+schema as the server gave it (checked: a tool whose schema is not a valid JSON Schema
+object is not offered), validating the model's arguments against it, the title and the
+text the approval shows (server, tool, arguments), whether a call is a read
+(`readOnlyHint: true`), the call with its timeout, and its result: text for the model
+(capped to a head and a tail as `run_command`'s output is) and ACP content blocks for
+the client (text, images, audio, embedded resources, resource links).
+Must not: decide approvals (`readOnlyHint` only makes the tool a read, as Tether's own
+reads are), or keep connections (`connection.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import mcp_types as types
+
+from ..tools.args import ArgError, JsonSchema
+from ..tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
+from ..tools.run_command import _HeadTail
+from ..tools.sandbox import WorkspaceSandbox
+from .connection import McpConnection
+
+PREFIX = "mcp__"
+OUTPUT_HEAD = OUTPUT_TAIL = 8 * 1024  # bytes of text the model gets from each end (as run_command)
+MAX_SHOWN_DATA = 2 * 1024 * 1024  # base64 characters of images/blobs shown to the client per call
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def tool_name(server: str, tool: str) -> str:
+    """`mcp__<server>__<tool>` with what providers refuse in a name replaced, at most 64."""
+    return f"{PREFIX}{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"[:64]
+
+
+def schema_problem(schema: object) -> str:
+    """Why ``schema`` cannot be given to the model ("" when it can)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return 'its input schema is not a JSON Schema of type "object"'
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return f"its input schema is not valid JSON Schema ({exc.message})"
+    return ""
+
+
+class McpTool(Tool[dict[str, Any]]):
+    """One server tool; `make_tool` builds a subclass per tool (its name is a ClassVar)."""
+
+    args_type: type[dict[str, Any]] = dict
+    kind: ClassVar[str] = "other"
+
+    def __init__(self, connection: McpConnection, tool: types.Tool) -> None:
+        self.connection, self.tool = connection, tool
+
+    @property
+    def server(self) -> str:
+        return self.connection.config.name
+
+    @property
+    def input_schema(self) -> JsonSchema:
+        return dict(self.tool.input_schema)
+
+    def parse(self, raw: object) -> dict[str, Any]:
+        if not isinstance(raw, Mapping):
+            raise ArgError(f"arguments must be a JSON object, got {type(raw).__name__}")
+        from jsonschema import Draft202012Validator
+
+        errors = sorted(Draft202012Validator(self.input_schema).iter_errors(dict(raw)), key=lambda e: list(e.path))
+        if errors:
+            where = "/".join(str(p) for p in errors[0].path)
+            raise ArgError(f"{where + ': ' if where else ''}{errors[0].message} (the tool's input schema)")
+        return dict(raw)
+
+    def salvage(self, raw: object) -> dict[str, Any] | None:
+        return dict(raw) if isinstance(raw, Mapping) else None
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"{self.server}: {self.tool.title or self.tool.name}"
+
+    def locations(self, args: dict[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+        return []
+
+    def dump(self, args: dict[str, Any]) -> dict[str, Any]:
+        return dict(args)
+
+    def approval_text(self, args: dict[str, Any]) -> str:
+        shown = json.dumps(args, indent=2, ensure_ascii=False)
+        return f"MCP server: {self.server}\ntool: {self.tool.name}\narguments: {shown}"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        timeout = self.connection.config.tool_timeout_s
+        result = await self.connection.call(self.tool.name, args, timeout)
+        return convert_result(result)
+
+
+def make_tool(connection: McpConnection, tool: types.Tool) -> McpTool:
+    annotations = tool.annotations
+    read_only = bool(annotations is not None and annotations.read_only_hint)
+    name = tool_name(connection.config.name, tool.name)
+    description = tool.description or tool.title or tool.name
+    cls = type(
+        f"McpTool_{name}", (McpTool,),
+        {"name": name, "description": f"[MCP server {connection.config.name}] {description}", "read_only": read_only},
+    )
+    made: McpTool = cls(connection, tool)
+    return made
+
+
+def convert_result(result: types.CallToolResult) -> ToolResult:
+    """What the model reads (capped) and what the client is shown of a call's result."""
+    texts: list[str] = []
+    blocks: list[dict[str, Any]] = []
+    budget = MAX_SHOWN_DATA
+    for item in result.content:
+        text, block = _item(item)
+        texts.append(text)
+        size = len(json.dumps(block)) if block is not None else 0
+        if block is not None and size <= budget:
+            blocks.append(block)
+            budget -= size
+        elif block is not None:
+            texts.append("[not shown to the user: over the size shown per call]")
+    if result.structured_content is not None and not any(isinstance(i, types.TextContent) for i in result.content):
+        texts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    capped = _HeadTail(OUTPUT_HEAD, OUTPUT_TAIL)
+    capped.feed("\n".join(texts).encode("utf-8", "replace"))
+    return ToolResult(capped.render() or "(no output)", is_error=bool(result.is_error), blocks=blocks)
+
+
+def _item(item: Any) -> tuple[str, dict[str, Any] | None]:
+    if isinstance(item, types.TextContent):
+        return item.text, None
+    if isinstance(item, (types.ImageContent, types.AudioContent)):
+        what = "image" if isinstance(item, types.ImageContent) else "audio"
+        return (
+            f"[{what} {item.mime_type}, {len(item.data) * 3 // 4} bytes: shown to the user]",
+            {"type": what, "data": item.data, "mimeType": item.mime_type},
+        )
+    if isinstance(item, types.ResourceLink):
+        link = {"type": "resource_link", "uri": item.uri, "name": item.name}
+        if item.mime_type:
+            link["mimeType"] = item.mime_type
+        if item.description:
+            link["description"] = item.description
+        return f"[resource link: {item.name} <{item.uri}>]", link
+    if isinstance(item, types.EmbeddedResource):
+        return _resource(item.resource)
+    return f"[{getattr(item, 'type', 'unknown')} content]", None
+
+
+def _resource(resource: Any) -> tuple[str, dict[str, Any]]:
+    uri = str(resource.uri)
+    shown: dict[str, Any] = {"uri": uri}
+    if resource.mime_type:
+        shown["mimeType"] = resource.mime_type
+    if isinstance(resource, types.TextResourceContents):
+        shown["text"] = resource.text
+        return f"[resource {uri}]\n{resource.text}", {"type": "resource", "resource": shown}
+    blob = getattr(resource, "blob", "")
+    shown["blob"] = blob
+    return f"[resource {uri}: {resource.mime_type or 'binary'}, {len(blob) * 3 // 4} bytes]", {
+        "type": "resource", "resource": shown,
+    }
+
+
+def is_mcp_tool(name: str) -> bool:
+    return name.startswith(PREFIX)
+
+
+__all__ = ["McpTool", "ToolError", "convert_result", "is_mcp_tool", "make_tool", "schema_problem", "tool_name"]

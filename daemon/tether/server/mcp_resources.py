@@ -1,0 +1,45 @@
+"""MCP resources attached to a prompt as ACP `resource_link` blocks.
+
+Owns: reading a prompt's `resource_link` whose URI a session's MCP server serves
+(`resources/read`, the first ready server that has it) and adding its text right after
+the link as an embedded resource, which the model then reads like an attached file (and
+the input guard screens like one). Links to files (`file:`) and links no server serves
+stay links; a failed read is a notice.
+Must not: import the MCP SDK at import time (`prompt.py` imports this module), or read
+anything for a session without servers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tether_protocol.conversation import ContentBlock, EmbeddedResource, ResourceContents, ResourceLink
+
+from .context import ServerContext
+from .mcp_servers import manager, session_servers
+from .updates import SessionUpdates
+
+
+async def attach_resources(
+    ctx: ServerContext, session_id: str, blocks: Sequence[ContentBlock], sink: SessionUpdates
+) -> tuple[ContentBlock, ...]:
+    links = [b for b in blocks if isinstance(b, ResourceLink) and not b.uri.startswith("file:")]
+    servers = session_servers(ctx, session_id) if links else ()
+    if not servers:
+        return tuple(blocks)
+    connections = [c for c in await manager(ctx).start(servers) if c.ready]
+    out: list[ContentBlock] = []
+    for block in blocks:
+        out.append(block)
+        if not (isinstance(block, ResourceLink) and block in links):
+            continue
+        for connection in connections:
+            try:
+                contents = await connection.read_resource(block.uri)
+            except Exception as exc:
+                sink.notice(f"\n[MCP server {connection.config.name} could not read {block.uri}: {exc}]\n")
+                continue
+            if contents:
+                out += [EmbeddedResource(ResourceContents(uri, text=text, mime_type=mime)) for uri, text, mime in contents]
+                break
+    return tuple(out)

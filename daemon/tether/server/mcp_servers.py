@@ -1,0 +1,99 @@
+"""Which MCP servers a session has, and the tools its turns see.
+
+Owns: reading an ACP client's `mcpServers` (`session/new`, `session/load`,
+`session/resume`: -32602 naming the entry that is wrong), the servers of a session (the
+user config's enabled ones, then the client's), the daemon's one `McpManager` (made on
+first use), the tool registry of a turn (Tether's own tools alone when the session has no
+server: then nothing of the MCP SDK is imported), stopping a closed session's servers and
+every server when the daemon stops.
+Must not: import `tether.mcp` (the SDK) at import time: `session/new` imports this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tether_protocol._errors import InvalidParams
+
+from ..config.mcp_servers import McpServerConfig, from_acp
+from . import mcp_prompts
+from .context import ServerContext
+
+if TYPE_CHECKING:
+    from ..agent.sink import TurnSink
+    from ..mcp.connection import McpConnection
+    from ..mcp.manager import McpManager
+    from ..tools.registry import ToolRegistry
+
+
+def check_acp_servers(method: str, entries: list[dict[str, Any]]) -> tuple[McpServerConfig, ...]:
+    """A client's `mcpServers`, checked before anything is made (-32602 naming the entry)."""
+    try:
+        return from_acp(entries, "params.mcpServers", "", remote_ok=True)
+    except ValueError as exc:
+        raise InvalidParams(f"invalid params for {method}: {exc}") from None
+
+
+def keep_acp_servers(
+    ctx: ServerContext, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
+) -> None:
+    """Keep the servers a client gave a session (replacing what it gave before); nothing
+    starts until the session's first turn needs them. A stdio server runs in the workspace."""
+    if not configs:
+        return
+    ctx.mcp_session_servers[session_id] = tuple(
+        replace(c, session_id=session_id, source=f"{method} of session {session_id}",
+                cwd=str(workspace) if c.transport == "stdio" else "")
+        for c in configs
+    )
+
+
+def session_servers(ctx: ServerContext, session_id: str) -> tuple[McpServerConfig, ...]:
+    """The enabled servers of a session: the user's, then the ones its client gave (a
+    client's server named like one of the user's replaces it for this session)."""
+    given = ctx.mcp_session_servers.get(session_id, ())
+    names = {c.name for c in given}
+    return tuple(c for c in ctx.settings.mcp_servers if c.enabled and c.name not in names) + given
+
+
+def manager(ctx: ServerContext) -> McpManager:
+    if ctx.mcp is None:
+        from ..mcp.manager import McpManager
+
+        ctx.mcp = McpManager(ctx.tasks.start, ctx.settings.allow_env)
+    return ctx.mcp
+
+
+def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink) -> ToolRegistry:
+    """The tools of a turn: Tether's, and the session's MCP servers' (started at its first
+    step) when it has any."""
+    servers = session_servers(ctx, session_id)
+    if not servers:
+        return ctx.tools
+    from ..agent.sink import Notice
+    from ..mcp.registry import McpToolRegistry
+
+    def notify(text: str) -> None:
+        sink.emit(Notice(f"\n[{text}]\n"))
+
+    def ready(connections: list[McpConnection]) -> None:
+        mcp_prompts.record(session_id, connections)  # its prompts: slash commands
+
+    told = ctx.mcp_told.setdefault(session_id, set())
+    return McpToolRegistry(ctx.tools, manager(ctx), servers, notify, told, ready)
+
+
+async def session_closed(ctx: ServerContext, session_id: str) -> None:
+    ctx.mcp_session_servers.pop(session_id, None)
+    ctx.mcp_told.pop(session_id, None)
+    mcp_prompts.forget(session_id)
+    if ctx.mcp is not None:
+        await ctx.mcp.stop_session(session_id)
+
+
+async def stop_all(ctx: ServerContext) -> None:
+    """Every server stops (their processes exit) before the daemon does."""
+    if ctx.mcp is not None:
+        await ctx.mcp.aclose()

@@ -1,0 +1,92 @@
+"""Approvals in the shared daemon: every connection that sees the session is asked; the
+first answer wins.
+
+Owns: `SharedAsker` (a connection's asker in the shared daemon) and the open asks: one
+`Ask` per approval being asked, which sends the request to each connection seeing the
+session (and to one that loads it while it is open), takes the first real answer and
+cancels the request on every other connection (ACP `$/cancel_request`; the decision then
+reaches them as the turn's `tool_call_update`). Must not: decide anything about the
+approval (the gate does) or build a request itself (`server/permission.py` does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from ..approvals import ApprovalRequest, AskerAnswer
+from ..server.permission import ClientAsker
+
+if TYPE_CHECKING:
+    from .hub import ClientServer
+
+_OPEN: dict[str, list[Ask]] = {}
+
+
+def open_asks(session_id: str) -> list[Ask]:
+    return list(_OPEN.get(session_id, ()))
+
+
+class Ask:
+    """One approval, asked of several connections."""
+
+    def __init__(self, request: ApprovalRequest, reason: str) -> None:
+        self.request = request
+        self.reason = reason
+        self._tasks: set[asyncio.Task[AskerAnswer]] = set()
+        self._asked: set[int] = set()
+        self._answers: asyncio.Queue[AskerAnswer] = asyncio.Queue()
+
+    def add(self, server: ClientServer) -> None:
+        if id(server) in self._asked:
+            return
+        self._asked.add(id(server))
+        task = asyncio.ensure_future(server.own_asker().ask(self.request, self.reason))
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[AskerAnswer]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        self._answers.put_nowait(task.result() if task.exception() is None else AskerAnswer("cancelled"))
+
+    async def answer(self) -> AskerAnswer:
+        """The first answer that decides (an "unavailable" one waits for the others)."""
+        fallback: AskerAnswer | None = None
+        while True:
+            if not self._tasks and self._answers.empty():
+                return fallback or AskerAnswer("unavailable", detail="no client can be asked")
+            found = await self._answers.get()
+            if found.option != "unavailable":
+                return found
+            fallback = found
+
+    def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()  # the peer sends the client `$/cancel_request`
+
+
+class SharedAsker(ClientAsker):
+    """Asks every connection that sees the session; the first to answer decides."""
+
+    def __init__(self, server: ClientServer) -> None:
+        super().__init__(server.rpc, server.client)
+        self._server = server
+
+    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        hub = self._server.hub
+        ask = Ask(request, reason)
+        viewers = [hub.clients[c] for c in hub.audience.get(request.session_id, ()) if c in hub.clients]
+        for server in viewers or [self._server]:
+            ask.add(server)
+        _OPEN.setdefault(request.session_id, []).append(ask)
+        try:
+            return await ask.answer()
+        finally:
+            ask.close()
+            still = _OPEN.get(request.session_id, [])
+            if ask in still:
+                still.remove(ask)
+            if not still:
+                _OPEN.pop(request.session_id, None)

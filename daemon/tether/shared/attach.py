@@ -1,0 +1,35 @@
+"""`tether run --attach`: the one-shot turn runs in the user's shared daemon.
+
+Owns: `connect_shared`, the connector `tether_client.cli` is given in place of spawning
+`tether serve`: it finds (or starts) the shared daemon for the same settings the proxy
+would (`proxy.connect_or_start`), says the workspace in the preamble, and hands the
+client the socket. The turn is then one of the daemon's: another window that loads the
+session sees it run.
+Must not: serve anything in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from pathlib import Path
+
+from tether_client import DaemonStartError, TetherClient
+from tether_client._peer import JsonRpcPeer, RequestHandler
+
+from .proxy import ProxyError, connect_or_start, preamble, split_args
+
+
+async def connect_shared(serve_args: list[str], workspace: Path, on_request: RequestHandler | None) -> TetherClient:
+    flags, root, _framing = split_args(["serve", "--workspace", str(workspace), *serve_args])
+    try:
+        sock = connect_or_start(flags, os.environ)
+    except ProxyError as exc:
+        raise DaemonStartError(f"tether: {exc}", 1) from None
+    sock.sendall(preamble(root, "lsp"))
+    stream = socket.socket(fileno=sock.detach())  # the proxy's is a bare `_socket` one
+    reader, writer = await asyncio.open_unix_connection(sock=stream, limit=1 << 24)
+    peer = JsonRpcPeer(reader, writer, framing="lsp", on_request=on_request)
+    peer.start()
+    return TetherClient(peer)

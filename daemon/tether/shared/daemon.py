@@ -1,0 +1,175 @@
+"""The shared daemon's process: `python -m tether.shared.daemon --socket PATH [flags]`.
+
+Owns: the listening Unix socket (bound with a 0077 umask: 0600, in the proxy's 0700
+directory; never a TCP port), accepting connections (the peer's uid is checked in
+`stream.ClientProtocol`), serving each as its own `ClientServer` until it closes, and the
+daemon's end: after `shared_idle_timeout` seconds with no client and no running turn (or
+SIGTERM), the socket is removed first (the next window starts a new daemon), then every
+turn is stopped and the stores are closed.
+Must not: be started by anything but the proxy (it holds the lock), or read a client's
+environment: its settings are the user config, its own environment and its flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..config import ConfigError, load_settings
+from .hub import ClientServer, Hub
+from .stream import ClientProtocol, SocketConnection
+
+log = logging.getLogger("tether.shared")
+
+_CLIENT_GRACE_S = 5.0
+
+
+def _listen(path: str) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)  # the socket file is born 0600: no window where others may connect
+    try:
+        sock.bind(path)
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    sock.listen(128)
+    return sock
+
+
+def _flags(argv: list[str]) -> tuple[str, dict[str, Any]]:
+    from ..cli import PROVIDER_FLAGS, _add_setting_flags
+
+    parser = argparse.ArgumentParser(prog="tether.shared.daemon")
+    parser.add_argument("--socket", required=True)
+    _add_setting_flags(parser)
+    args = parser.parse_args(argv)
+    return args.socket, {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
+
+
+def main(argv: list[str] | None = None) -> int:
+    path, flags = _flags(sys.argv[1:] if argv is None else argv)
+    from ..sandbox.hardening import harden_process
+
+    harden_process()
+    sock = _listen(path)  # first: a window connecting now waits in the backlog, not on us
+    pid_path = path[: -len(".sock")] + ".pid"
+    with open(os.open(pid_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as pid_file:
+        pid_file.write(f"{os.getpid()}\n")
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s tether %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = load_settings(None, flags=flags, env=os.environ)
+    except ConfigError as exc:
+        log.error("cannot start the shared daemon: %s", exc)
+        os.unlink(path)
+        return 2
+    logging.getLogger("tether").setLevel(settings.log_level.upper())
+    log.warning("shared daemon %d listening on %s", os.getpid(), path)
+    try:
+        return asyncio.run(_run(Hub(settings, flags), sock, path))
+    finally:
+        _remove_pid_file(pid_path)
+        log.warning("shared daemon %d stopped", os.getpid())
+
+
+def _remove_pid_file(pid_path: str) -> None:
+    try:
+        with open(pid_path) as pid_file:
+            if pid_file.read().strip() == str(os.getpid()):
+                os.unlink(pid_path)
+    except (OSError, ValueError):
+        pass
+
+
+async def _run(hub: Hub, sock: socket.socket, path: str) -> int:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    bound = os.stat(path).st_ino
+    clients: set[asyncio.Task[None]] = set()
+
+    def accept(protocol: ClientProtocol, root: str, framing: str | None, rest: bytes) -> None:
+        task = asyncio.ensure_future(_serve_client(hub, protocol, root, framing, rest))
+        clients.add(task)
+        task.add_done_callback(clients.discard)
+
+    async with hub.tasks.running(2.0):
+        server = await loop.create_unix_server(lambda: ClientProtocol(accept), sock=sock)
+        idle = asyncio.ensure_future(_until_idle(hub, hub.settings.shared_idle_timeout))
+        await asyncio.wait([idle, asyncio.ensure_future(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        idle.cancel()
+        _unlink_ours(path, bound)  # from now on a new window starts a new daemon
+        server.close()
+        while clients and not stop.is_set():  # accepted just before: served to the end
+            await asyncio.wait(list(clients), timeout=1.0)
+        for server_of in list(hub.clients.values()):
+            server_of.stop()
+        if clients:
+            await asyncio.wait(list(clients), timeout=_CLIENT_GRACE_S + 1)
+        await hub.close()
+    return 0
+
+
+async def _until_idle(hub: Hub, idle_s: float) -> None:
+    idle_since: float | None = None
+    while True:
+        await asyncio.sleep(min(1.0, idle_s / 4))
+        if hub.busy:
+            idle_since = None
+        elif idle_since is None:
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since >= idle_s:
+            log.warning("no client and no turn for %.0f s: exiting", idle_s)
+            return
+
+
+def _unlink_ours(path: str, inode: int) -> None:
+    try:
+        if os.stat(path).st_ino == inode:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+async def _serve_client(hub: Hub, protocol: ClientProtocol, root: str, framing: str | None, rest: bytes) -> None:
+    transport = protocol.transport
+    assert transport is not None
+    try:
+        server = ClientServer(hub, Path(root if os.path.isabs(root) else "/"))
+    except ConfigError as exc:
+        log.error("refused a window: %s", exc)
+        transport.close()
+        return
+    conn = SocketConnection(transport, server.rpc.handle_message, server.stop, hub.audience,
+                            "ndjson" if framing == "ndjson" else "lsp" if framing == "lsp" else None)
+    protocol.conn = conn
+    hub.clients[conn] = server
+    server.conn = conn
+    server.rpc.attach(conn)
+    try:
+        await conn.start(rest)
+        await server.stopped.wait()
+        server.rpc.shutting_down = True
+        await server.stop_turns()
+        await server.rpc.wait_idle(_CLIENT_GRACE_S)
+        server.rpc.cancel_all()
+        await asyncio.sleep(0)
+        try:
+            await asyncio.wait_for(conn.drain(), 2.0)
+        except (asyncio.TimeoutError, OSError):
+            pass
+        await server.close_own()
+    finally:
+        hub.leave(conn)
+        conn.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
