@@ -143,7 +143,7 @@ def _command(args: argparse.Namespace) -> int:
 
 def _one_turn(args: argparse.Namespace) -> int:
     """`run` and `demo`: they serve their daemon in this process (`inprocess.py`)."""
-    from .start_up import pause_collector
+    from .start_up import pause_collector, resume_collector
 
     # Start-up makes ~30,000 objects the collector tracks, and no garbage: it waits until it
     # is done (`connect_in_process` resumes it, with what start-up made frozen out of its passes).
@@ -152,7 +152,7 @@ def _one_turn(args: argparse.Namespace) -> int:
         from tether_client.cli import demo_main, run_main
 
         if getattr(args, "attach", False):
-            gc.enable()
+            resume_collector()  # the turn runs in the shared daemon
             from .shared.attach import connect_shared
 
             return run_main(args, connect_shared)
