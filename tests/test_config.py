@@ -150,6 +150,9 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "reviewer_model": ("", "default"),
         "reviewer_timeout": (30, "default"),
         "ask_first": ("off", "default"),
+        "delegate": ("on", "default"),
+        "delegate_max_steps": (10, "default"),
+        "delegate_tokens": (200_000, "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

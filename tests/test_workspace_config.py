@@ -40,6 +40,9 @@ REFUSED_SAMPLES: dict[str, str] = {
     "reviewer_model": '"attacker-model"',
     "reviewer_timeout": "600",
     "ask_first": '"off"',
+    "delegate": '"on"',
+    "delegate_max_steps": "200",
+    "delegate_tokens": "10000000",
 }
 
 

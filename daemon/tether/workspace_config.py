@@ -86,6 +86,10 @@ _REASONS: dict[str, str] = {
     "reviewer_model": "a workspace must not choose the model that approves tool calls; " + _YOURS,
     "reviewer_timeout": "a workspace must not change how the approval reviewer is run; " + _YOURS,
     "ask_first": "a workspace must not change when Tether asks you first; " + _YOURS,
+    "delegate": "a workspace must not choose whether the model may start sub-agents (they spend your tokens); "
+    + _YOURS,
+    "delegate_max_steps": "a workspace must not choose how many steps sub-agents may take; " + _YOURS,
+    "delegate_tokens": "a workspace must not choose how many of your tokens sub-agents may spend; " + _YOURS,
 }
 # A workspace's hooks are programs: run only when the user trusts that workspace.
 _HOOKS = (

@@ -88,6 +88,8 @@ class ApprovalRequest:
     reviewable: bool = False
     # the approval reviewer's concern, shown with the prompt (`_meta.tether.reviewer`)
     reviewer_note: str = ""
+    # a sub-agent's call (agent/subagent.py): the `delegate` call it runs under
+    parent_call_id: str | None = None
 
 
 @dataclass(slots=True)

@@ -62,6 +62,9 @@ SETTING_KEYS: tuple[str, ...] = (
     "reviewer_model",
     "reviewer_timeout",
     "ask_first",
+    "delegate",
+    "delegate_max_steps",
+    "delegate_tokens",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -89,6 +92,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "memory": ("off", "on"),
     "reviewer": ("off", "on"),
     "ask_first": ("off", "on"),
+    "delegate": ("off", "on"),
 }
 # (minimum, maximum or None for unbounded)
 INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -100,6 +104,8 @@ INT_RANGES: dict[str, tuple[int, int | None]] = {
     "memory_tokens": (100, 20_000),
     "checkpoint_max_kib": (1, 1024 * 1024),
     "reviewer_timeout": (1, 600),
+    "delegate_max_steps": (1, 200),
+    "delegate_tokens": (1_000, 10_000_000),
 }
 # from loosest to strictest
 MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
@@ -213,6 +219,11 @@ class Settings:
     reviewer_timeout: int = 30
     # ask a clarifying question instead of acting on a destructive, vague prompt
     ask_first: str = "off"
+    # the `delegate` tool (agent/subagent.py): the model may hand a task to a sub-agent; its
+    # tokens are spent only when the model delegates, at most `delegate_tokens` per delegation
+    delegate: str = "on"
+    delegate_max_steps: int = 10  # a sub-agent's step cap (the call's `max_steps` may only lower it)
+    delegate_tokens: int = 200_000  # input + output tokens one delegation may spend
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

@@ -457,6 +457,7 @@ export interface PermissionResultMeta {
 
 export interface PermissionTetherMeta {
   hunks: Hunk[];
+  parentCallId?: string;
   reason: string;
   reviewer?: string;
 }
