@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 from daemon_harness import User
+
+from tether.store import database_path
 
 
 def script(tmp_path: Path, replies: list[dict]) -> Path:
@@ -101,6 +104,8 @@ async def test_a_delegation_reads_files_and_its_answer_is_the_calls_result(
     assert "It greets the sample workspace." in answer
     listed = {s["sessionId"]: s for s in await other.client.list_sessions(workspace)}
     assert listed[child_id]["title"].startswith("↳ Read README.md")
+    assert listed[child_id]["_meta"]["tether"] == {"parentSessionId": session.id, "parentCallId": "d1"}
+    assert "_meta" not in listed[session.id]
 
 
 async def test_two_delegations_in_one_step_run_in_parallel(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
@@ -188,7 +193,7 @@ async def test_a_write_delegation_is_refused_in_read_only_mode_and_a_read_one_ru
 
 
 async def test_cancel_reaches_the_child_and_its_transcript_is_kept_cancelled(
-    spawn_daemon, workspace: Path, tmp_path: Path
+    spawn_daemon, workspace: Path, tmp_path: Path, tether_home: Path
 ) -> None:
     slow = " ".join(f"word{i}" for i in range(200))
     replies = [
@@ -212,8 +217,11 @@ async def test_cancel_reaches_the_child_and_its_transcript_is_kept_cancelled(
     other = await spawn_daemon(script=script(tmp_path, replies))
     loaded = await other.client.load_session(child_id, workspace)
     chunks = [u for u in loaded.updates if u["sessionUpdate"] == "agent_message_chunk"]
-    assert chunks and chunks[-1]["_meta"]["tether"]["status"] == "cancelled"
-    assert "word199" not in "".join(c["content"]["text"] for c in chunks)
+    assert "word199" not in "".join(c["content"]["text"] for c in chunks)  # stopped part way
+    assert not chunks or chunks[-1]["_meta"]["tether"]["status"] == "cancelled"
+    with sqlite3.connect(database_path(workspace, tether_home)) as db:
+        statuses = db.execute("SELECT session_id, status FROM turns ORDER BY started_at").fetchall()
+    assert statuses == [(session.id, "cancelled"), (child_id, "cancelled")]
 
 
 async def test_the_step_cap_is_bounded_by_the_setting_and_stops_the_child(
