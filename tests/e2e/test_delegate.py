@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -274,3 +275,25 @@ async def test_delegate_off_means_the_model_has_no_such_tool(spawn_daemon, works
     assert turn.stop_reason == "end_turn"
     done = final(updates, "d1")
     assert done["status"] == "failed" and "unknown tool 'delegate'" in text(done)
+
+
+async def test_the_users_hooks_decide_the_childs_calls_too(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+    hook = Path(__file__).resolve().parent.parent / "hooks" / "hook_script.py"
+    config = tmp_path / "xdg-config" / "tether" / "config.toml"  # XDG_CONFIG_HOME of daemon_env
+    config.parent.mkdir(parents=True)
+    command = json.dumps(f"{sys.executable} {hook} deny")
+    config.write_text(f'[[hooks.pre_tool]]\ncommand = {command}\ntool = "read_file"\nname = "guard"\n')
+    replies = [
+        {"when": {"step": 1}, "tool_calls": [delegate_call("d1", "Read README.md.")]},
+        child(1, tool_calls=[read("README.md")]),
+        child(2, text="I was not allowed to read it."),
+        {"when": {"step": 2}, "text": "ok"},
+    ]
+    daemon = await spawn_daemon(script=script(tmp_path, replies))
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("read it through a helper")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn"
+    refused = final(updates, "d1/call_1_1")
+    assert refused["status"] == "failed" and text(refused) == "refused by hook guard: no pushing on Fridays"
+    assert text(final(updates, "d1")).startswith("I was not allowed to read it.")

@@ -1,7 +1,7 @@
 """The tool executor: runs a step's tool calls and returns what each did, as data.
 
-Owns: running calls in order (consecutive read-only ones together, each one that
-changes something alone, after its approval, so a read after an edit in the same step
+Owns: running calls in order (consecutive ones that only read together — several
+`delegate` calls without `writes` too, `Tool.reads_only` — each one that changes something alone, after its approval, so a read after an edit in the same step
 sees the edit and prompts come one at a time); validating arguments; the approval of
 calls that change things (the read-only mode's refusal, previews, the `ApprovalGate`
 and the asker, a checkpoint right before the user is asked); the OS sandbox choice for
