@@ -152,6 +152,9 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "ask_first": ("off", "default"),
         "shared": (False, "default"),
         "shared_idle_timeout": (600, "default"),
+        "delegate": ("on", "default"),
+        "delegate_max_steps": (10, "default"),
+        "delegate_tokens": (200_000, "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

@@ -42,6 +42,9 @@ REFUSED_SAMPLES: dict[str, str] = {
     "ask_first": '"off"',
     "shared": "true",
     "shared_idle_timeout": "604800",
+    "delegate": '"on"',
+    "delegate_max_steps": "200",
+    "delegate_tokens": "10000000",
 }
 
 

@@ -90,6 +90,10 @@ _REASONS: dict[str, str] = {
     "ask_first": "a workspace must not change when Tether asks you first; " + _YOURS,
     "mcp_servers": "a workspace must not start programs or connect to servers (a cloned repository "
     "could run anything); add MCP servers to your user config ({user})",
+    "delegate": "a workspace must not choose whether the model may start sub-agents (they spend your tokens); "
+    + _YOURS,
+    "delegate_max_steps": "a workspace must not choose how many steps sub-agents may take; " + _YOURS,
+    "delegate_tokens": "a workspace must not choose how many of your tokens sub-agents may spend; " + _YOURS,
 }
 # A workspace's hooks are programs: run only when the user trusts that workspace.
 _HOOKS = (

@@ -69,6 +69,8 @@ class PermissionTetherMeta:
     hunks: list[Hunk]
     # the approval reviewer's concern (it did not approve the call on its own)
     reviewer: Union[str, None] = None
+    # a sub-agent's call: the `delegate` call of the session's turn it runs under
+    parent_call_id: Union[str, None] = None
 
 
 @attrs.define

@@ -92,12 +92,15 @@ class ListSessionsParams:
 @attrs.define
 class SessionInfo:
     """`title` is omitted until the first prompt gives it one (never null: some clients
-    crash on a null title); `updatedAt` is ISO 8601 UTC."""
+    crash on a null title); `updatedAt` is ISO 8601 UTC; a sub-agent's session names the
+    session and `delegate` call it ran under in `_meta.tether`."""
 
     session_id: str
     cwd: str
     updated_at: Union[str, None]
     title: Union[str, None] = None
+    # a sub-agent's session: `{"tether": {"parentSessionId", "parentCallId"}}`
+    meta: Meta = None
 
 
 @attrs.define

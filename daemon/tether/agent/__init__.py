@@ -8,7 +8,8 @@ executor that validates, approves and runs them and returns structured results,
 the per-step accumulator (`state.py`), the run report (`report.py`), and memory across
 sessions (`memory_files.py`: the MEMORY.md files; `memory.py`: retrieved memory;
 `memory_edit.py`: a memory change Tether proposes itself), and how a call looks before it
-runs (`tool_view.py`). The user's hooks, the reviewer and ask-first live in `tether.hooks`;
+runs (`tool_view.py`), and sub-agents (`subagent.py`: the `delegate` tool's child turns,
+with `subagent_parts.py`: their sink, budgeted provider and asker). The user's hooks, the reviewer and ask-first live in `tether.hooks`;
 the loop, the step runner and the executor only call their points.
 Must not: speak JSON-RPC or know ACP shapes — it reports typed events to a
 `TurnSink` (`sink.py`) that the server's update layer renders.

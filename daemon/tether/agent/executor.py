@@ -1,7 +1,7 @@
 """The tool executor: runs a step's tool calls and returns what each did, as data.
 
-Owns: running calls in order (consecutive read-only ones together, each one that
-changes something alone, after its approval, so a read after an edit in the same step
+Owns: running calls in order (consecutive ones that only read together — several
+`delegate` calls without `writes` too, `Tool.reads_only` — each one that changes something alone, after its approval, so a read after an edit in the same step
 sees the edit and prompts come one at a time); validating arguments; the approval of
 calls that change things (the read-only mode's refusal, previews, the `ApprovalGate`
 and the asker, a checkpoint right before the user is asked); the OS sandbox choice for
@@ -150,7 +150,7 @@ class ToolExecutor:
 
         for call in calls:
             tool = self.tools.get(call.name)
-            if tool is None or tool.read_only:
+            if tool is None or tool.reads_only(call.arguments):
                 batch.append(call)
                 continue
             if batch:
@@ -228,12 +228,13 @@ class ToolExecutor:
         try:
             pre = await before_tool(self.services.hooks, call, tool, validate_args(tool, call.arguments or {}))
             refused = pre.reason if pre.decision == "deny" else None
-            if tool.read_only and pre.decision == "ask":
+            reads = tool.reads_only(call.arguments)
+            if reads and pre.decision == "ask":
                 asker = _CheckpointingAsker(self.services.asker, self.journal)
                 refused = await ask_for_read(asker, self._request(call, tool, pre.args, [], None), pre.reason)
             if refused is not None:
                 return ToolResult(refused, is_error=True)
-            if tool.read_only:
+            if reads:
                 self.sink.emit(ToolCallPatch(call.call_id, status="in_progress"))
                 result = await tool.run(pre.args, ctx)
             else:
@@ -276,7 +277,7 @@ class ToolExecutor:
             on_output=on_output,
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
-            recorder=None if tool.read_only else ChangeRecorder(
+            recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(
                 self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
         )
 

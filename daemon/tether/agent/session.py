@@ -41,9 +41,13 @@ class ActiveTurn:
     done: anyio.Event = field(default_factory=anyio.Event)
     # steered messages waiting for the next step boundary (taken by the loop there)
     steers: list[Steer] = field(default_factory=list)
+    # the sub-agents' turns running under this one (agent/subagent.py): a cancel reaches them
+    children: list[ActiveTurn] = field(default_factory=list)
 
     def cancel(self) -> None:
         self.cancel_requested = True
+        for child in self.children:
+            child.cancel()  # first: each commits its transcript as cancelled
         if self.scope is not None:
             self.scope.cancel()
 

@@ -67,6 +67,7 @@ class ToolCallStarted:
     title: str
     kind: str
     status: ToolStatus = "pending"
+    parent_call_id: str | None = None  # a sub-agent's call: the `delegate` call it runs under
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,8 @@ class ToolCallPatch:
     locations: tuple[ToolLocation, ...] | None = None
     approved_by: str | None = None  # why it may run (the approval's reason)
     terminal: TerminalInfo | None = None  # the command runs in this terminal
+    parent_call_id: str | None = None  # a sub-agent's call: the `delegate` call it runs under
+    child_session_id: str | None = None  # a `delegate` call: the sub-agent's stored session
 
 
 @dataclass(frozen=True, slots=True)

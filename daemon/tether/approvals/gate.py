@@ -97,6 +97,8 @@ class ApprovalRequest:
     # what the prompt shows of a call that is neither a diff nor a command (an MCP
     # tool's server, name and arguments)
     detail: str = ""
+    # a sub-agent's call (agent/subagent.py): the `delegate` call it runs under
+    parent_call_id: str | None = None
 
 
 @dataclass(slots=True)

@@ -67,6 +67,9 @@ SETTING_KEYS: tuple[str, ...] = (
     "ask_first",
     "shared",
     "shared_idle_timeout",
+    "delegate",
+    "delegate_max_steps",
+    "delegate_tokens",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -94,6 +97,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "memory": ("off", "on"),
     "reviewer": ("off", "on"),
     "ask_first": ("off", "on"),
+    "delegate": ("off", "on"),
 }
 # (minimum, maximum or None for unbounded)
 INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -106,6 +110,8 @@ INT_RANGES: dict[str, tuple[int, int | None]] = {
     "checkpoint_max_kib": (1, 1024 * 1024),
     "reviewer_timeout": (1, 600),
     "shared_idle_timeout": (1, 7 * 24 * 3600),
+    "delegate_max_steps": (1, 200),
+    "delegate_tokens": (1_000, 10_000_000),
 }
 # true/false keys (text layers also take 1/0, on/off, yes/no)
 BOOL_KEYS: frozenset[str] = frozenset({"shared"})
@@ -224,6 +230,11 @@ class Settings:
     # one background daemon per user for every window (user config, env or --shared only)
     shared: bool = False
     shared_idle_timeout: int = 600  # seconds the shared daemon lives with no client and no turn
+    # the `delegate` tool (agent/subagent.py): the model may hand a task to a sub-agent; its
+    # tokens are spent only when the model delegates, at most `delegate_tokens` per delegation
+    delegate: str = "on"
+    delegate_max_steps: int = 10  # a sub-agent's step cap (the call's `max_steps` may only lower it)
+    delegate_tokens: int = 200_000  # input + output tokens one delegation may spend
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

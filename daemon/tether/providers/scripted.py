@@ -6,7 +6,8 @@ whose `when` matches (a regex on the turn's user message and/or the step number)
 script is stateless and gives the same answers after a daemon restart. A request made
 for a purpose other than a step (`ModelRequest.metadata["purpose"]`, e.g. "compaction")
 is answered only by replies that name it in `when.purpose`, and those answer nothing
-else, so existing scripts never mistake a summary request for a turn:
+else, so existing scripts never mistake a summary request for a turn (a sub-agent's
+steps are `"purpose": "delegate"`, matched on its own step and task):
 
     {"model": "scripted-demo",
      "replies": [

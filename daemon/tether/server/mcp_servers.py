@@ -66,12 +66,12 @@ def manager(ctx: ServerContext) -> McpManager:
     return ctx.mcp
 
 
-def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink) -> ToolRegistry:
-    """The tools of a turn: Tether's, and the session's MCP servers' (started at its first
-    step) when it has any."""
+def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink, own: ToolRegistry) -> ToolRegistry:
+    """The tools of a turn: Tether's (`own`), and the session's MCP servers' (started at its
+    first step) when it has any."""
     servers = session_servers(ctx, session_id)
     if not servers:
-        return ctx.tools
+        return own
     from ..agent.sink import Notice
     from ..mcp.registry import McpToolRegistry
 
@@ -82,7 +82,7 @@ def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink) -> ToolRegis
         mcp_prompts.record(session_id, connections)  # its prompts: slash commands
 
     told = ctx.mcp_told.setdefault(session_id, set())
-    return McpToolRegistry(ctx.tools, manager(ctx), servers, notify, told, ready)
+    return McpToolRegistry(own, manager(ctx), servers, notify, told, ready)
 
 
 async def session_closed(ctx: ServerContext, session_id: str) -> None:

@@ -121,7 +121,7 @@ def permission_params(request: ApprovalRequest, reason: str, *, by_name: bool = 
         raw_input=request.arguments,
     )
     note = visible(request.reviewer_note) if request.reviewer_note else None
-    meta = PermissionRequestMeta(PermissionTetherMeta(visible(reason), _hunk_list(request), note))
+    meta = PermissionRequestMeta(PermissionTetherMeta(visible(reason), _hunk_list(request), note, request.parent_call_id))
     options = acp_options(request, by_name=by_name)
     return RequestPermissionParams(request.session_id, tool_call, options, meta=meta)
 
@@ -186,7 +186,10 @@ class ClientAsker:
             else (request.title, ", ".join(request.rel_paths))
         )
         # type 2, Warning: it changes things
-        params = ShowMessageRequestParams(2, visible(f"Tether: {heading}\n{detail}\n({reason})"), lsp_actions(request))
+        who = " (a sub-agent)" if request.parent_call_id else ""
+        params = ShowMessageRequestParams(
+            2, visible(f"Tether{who}: {heading}\n{detail}\n({reason})"), lsp_actions(request)
+        )
         try:
             result = await self.rpc.request("window/showMessageRequest", unstructure(params))
         except ClientRequestFailed as exc:

@@ -81,9 +81,16 @@ async def session_list(ctx: ServerContext, params: ListSessionsParams) -> ListSe
         raise InvalidParams(f"invalid params for session/list: params.cursor: {exc}") from exc
     # an untitled session has no "title" at all (None is omitted), never "title": null
     return ListSessionsResult(
-        [SessionInfo(r.id, r.workspace, iso(r.updated_at), r.title) for r in records],
+        [SessionInfo(r.id, r.workspace, iso(r.updated_at), r.title, _parent(r.metadata)) for r in records],
         next_cursor=cursor or None,
     )
+
+
+def _parent(metadata: dict[str, Any]) -> dict[str, Any] | None:
+    """A sub-agent's session (agent/subagent.py): the session and call it ran under."""
+    if not isinstance(metadata.get("parentSessionId"), str):
+        return None
+    return {"tether": {k: metadata[k] for k in ("parentSessionId", "parentCallId") if k in metadata}}
 
 
 def _include_empty(meta: dict[str, Any] | None) -> bool:

@@ -1,6 +1,7 @@
 """Building a turn for a session, and the turns a stopped daemon left waiting for approval.
 
-Owns: `make_turn` (an `AgentTurn` wired to the context's services), `resume_turn` (run
+Owns: `make_turn` (an `AgentTurn` wired to the context's services, with the `delegate` tool
+when `delegate = "on"`: agent/subagent.py), `resume_turn` (run
 as a background task after `session/load`), `say_turn_waits` (after `session/resume`)
 and `drop_waiting_turn` (`session/cancel` of such a turn). Must not: answer requests
 (the handlers in `prompt.py` and `sessions.py` do) or run the model itself.
@@ -16,7 +17,8 @@ from tether_protocol._json import JsonObject
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnSink
-from ..hooks.setup import turn_hooks
+from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
+from ..hooks.setup import TurnHooks, turn_hooks
 from ..providers.base import Provider
 from ..store import MessageRecord
 from ..transport.connection import Connection
@@ -52,36 +54,49 @@ def make_turn(
 ) -> AgentTurn:
     settings = ctx.settings
     hooked = turn_hooks(settings, session, handle.turn_id, sink, provider, ctx.asker(), hidden_paths(ctx))
+    services = _services(ctx, session, hooked)
+    tools = ctx.tools
+    if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
+        limits = DelegateLimits(settings.delegate_max_steps, settings.delegate_tokens, settings.keep_user_turns,
+                                settings.max_output_tokens, settings.guard)
+        delegator = SubAgents(session, handle, provider=provider, tools=tools, sink=sink, services=services,
+                              limits=limits)
+        tools = with_delegate(tools, delegator, settings.delegate_max_steps)
     return AgentTurn(
         session,
         handle,
         provider=provider,
-        tools=turn_tools(ctx, session.id, sink),  # with the session's MCP servers' tools
+        tools=turn_tools(ctx, session.id, sink, tools),  # with the session's MCP servers' tools
         sink=sink,
         max_steps=settings.max_steps,
         keep_user_turns=settings.keep_user_turns,
         max_output_tokens=settings.max_output_tokens,
         guard_mode=settings.guard,
-        services=TurnServices(
-            gate=ctx.gate_for(session.workspace, session.store),
-            asker=hooked.asker,
-            files=EditorFiles(
-                session_id=session.id,
-                sandbox=session.sandbox,
-                documents=ctx.documents,
-                client=ctx.client,
-                rpc=ctx.rpc,
-            ),
-            documents=ctx.documents.texts,
-            env_allow=settings.allow_env,
-            checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
-            sandbox_setting=settings.sandbox,
-            hidden_paths=hidden_paths(ctx),
-            terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
-            memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
-            hooks=hooked.hooks,
-            ask_first=hooked.ask_first,
+        services=services,
+    )
+
+
+def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> TurnServices:
+    settings = ctx.settings
+    return TurnServices(
+        gate=ctx.gate_for(session.workspace, session.store),
+        asker=hooked.asker,
+        files=EditorFiles(
+            session_id=session.id,
+            sandbox=session.sandbox,
+            documents=ctx.documents,
+            client=ctx.client,
+            rpc=ctx.rpc,
         ),
+        documents=ctx.documents.texts,
+        env_allow=settings.allow_env,
+        checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
+        sandbox_setting=settings.sandbox,
+        hidden_paths=hidden_paths(ctx),
+        terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
+        memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
+        hooks=hooked.hooks,
+        ask_first=hooked.ask_first,
     )
 
 

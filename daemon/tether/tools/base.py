@@ -232,6 +232,11 @@ class Tool(abc.ABC, Generic[A]):
         args = self.salvage(raw)
         return [] if args is None else self.locations(args, sandbox)
 
+    def reads_only(self, raw: object) -> bool:
+        """Whether this call (its arguments as sent) only reads: run with the reads, never
+        approved; `read_only` unless a tool's calls differ (`delegate` with `writes`)."""
+        return self.read_only
+
     def dump(self, args: A) -> JsonObject:
         """The validated arguments as JSON (defaults filled in), as the user is shown them."""
         return dump_args(args)

@@ -86,7 +86,12 @@ def locations(found: Iterable[ToolLocation]) -> list[Update]:
 
 
 def _tool_call(e: ToolCallStarted) -> Update:
-    return {"sessionUpdate": "tool_call", "toolCallId": e.call_id, "title": e.title, "kind": e.kind, "status": e.status}
+    update: Update = {
+        "sessionUpdate": "tool_call", "toolCallId": e.call_id, "title": e.title, "kind": e.kind, "status": e.status,
+    }
+    if e.parent_call_id is not None:
+        update["_meta"] = {"tether": {"parentCallId": e.parent_call_id}}
+    return update
 
 
 def _patch(e: ToolCallPatch) -> Update:
@@ -104,8 +109,13 @@ def _patch(e: ToolCallPatch) -> Update:
     if e.locations is not None:
         update["locations"] = locations(e.locations)
     meta: Update = {}
-    if e.approved_by is not None:
-        meta["tether"] = {"approvedBy": e.approved_by}
+    tether = {
+        key: value for key, value in (
+            ("approvedBy", e.approved_by), ("parentCallId", e.parent_call_id), ("childSessionId", e.child_session_id),
+        ) if value is not None
+    }
+    if tether:
+        meta["tether"] = tether
     if e.terminal is not None:
         meta["terminal_info"] = {"terminal_id": e.terminal.terminal_id, "cwd": e.terminal.cwd}
     if meta:

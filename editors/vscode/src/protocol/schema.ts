@@ -457,6 +457,7 @@ export interface PermissionResultMeta {
 
 export interface PermissionTetherMeta {
   hunks: Hunk[];
+  parentCallId?: string;
   reason: string;
   reviewer?: string;
 }
@@ -800,8 +801,9 @@ export interface SessionIdParams {
   sessionId: string;
 }
 
-/** `title` is omitted until the first prompt gives it one (never null: some clients crash on a null title); `updatedAt` is ISO 8601 UTC. */
+/** `title` is omitted until the first prompt gives it one (never null: some clients crash on a null title); `updatedAt` is ISO 8601 UTC; a sub-agent's session names the session and `delegate` call it ran under in `_meta.tether`. */
 export interface SessionInfo {
+  _meta?: { [key: string]: unknown };
   cwd: string;
   sessionId: string;
   title?: string;

@@ -1,0 +1,153 @@
+"""Sub-agents: the `delegate` tool's child turns.
+
+A delegation is a child session stored in the parent's workspace store (its metadata
+names `parentSessionId` and `parentCallId`, so `session/load` shows its transcript),
+and one `AgentTurn` in it: the same turn machinery (step runner, executor, journal) with
+its own context (the task as its only user message, the system prompt plus
+`CHILD_NOTE`), the parent's read-only tools (with `writes`, the parent's other tools too,
+in the parent's mode; never `delegate` itself), its own step cap and token budget
+(`subagent_parts.BudgetedProvider`). Its events are nested under the `delegate` call
+(`subagent_parts.ChildSink`), its approvals go through the parent's gate and asker
+(`ChildAsker`), a cancel of the parent's turn cancels it (`ActiveTurn.children`), and
+its final answer is the call's result.
+Owns: `SubAgents` (the turn's `Delegator`), the child session, and the result the parent
+model sees. Must not: run tools or stream the model itself (the child's `AgentTurn`
+does), or build protocol JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tether_protocol.conversation import AssistantMessage, Message, TextBlock
+
+from ..providers.base import Provider
+from ..tools.base import ToolResult
+from ..tools.delegate import DelegateArgs, DelegateTool
+from ..tools.registry import ToolRegistry
+from .executor import TurnServices
+from .loop import AgentTurn, TurnOutcome
+from .session import ActiveTurn, AgentSession
+from .sink import TurnSink
+from .subagent_parts import BudgetedProvider, ChildAsker, ChildSink
+
+__all__ = ["DelegateLimits", "SubAgents", "with_delegate"]
+
+TITLE_CHARS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class DelegateLimits:
+    """The user's settings for sub-agents (`delegate_*`) and the turn settings they share."""
+
+    max_steps: int = 10
+    tokens: int = 200_000
+    keep_user_turns: int = 50
+    max_output_tokens: int = 0
+    guard_mode: str = "warn"
+
+
+class SubAgents:
+    """The `Delegator` of one running turn: each `delegate` call runs a child turn."""
+
+    def __init__(
+        self,
+        session: AgentSession,
+        handle: ActiveTurn,
+        *,
+        provider: Provider,
+        tools: ToolRegistry,
+        sink: TurnSink,
+        services: TurnServices,
+        limits: DelegateLimits,
+    ) -> None:
+        self.session, self.handle = session, handle
+        self.provider, self.tools, self.sink = provider, tools, sink
+        self.services, self.limits = services, limits
+
+    async def delegate(self, args: DelegateArgs, call_id: str) -> ToolResult:
+        child = await self._child_session(args, call_id)
+        handle = ActiveTurn("turn_" + uuid.uuid4().hex)
+        provider = BudgetedProvider(self.provider, self.limits.tokens)
+        sink = ChildSink(self.sink, call_id, child.id)
+        sink.show()
+        steps = min(args.max_steps, self.limits.max_steps)
+        turn = AgentTurn(
+            child, handle, provider=provider, tools=self._child_tools(args.writes), sink=sink, max_steps=steps,
+            max_output_tokens=self.limits.max_output_tokens, keep_user_turns=self.limits.keep_user_turns,
+            guard_mode=self.limits.guard_mode, services=self._child_services(call_id),
+        )
+        self.handle.children.append(handle)
+        if self.handle.cancel_requested:
+            handle.cancel()
+        try:
+            outcome = await turn.run([TextBlock(args.task)])
+        finally:
+            self.handle.children.remove(handle)
+        return child_result(outcome, child, provider, steps)
+
+    async def _child_session(self, args: DelegateArgs, call_id: str) -> AgentSession:
+        parent = self.session
+        child_id = "sess_" + uuid.uuid4().hex
+        mode = parent.mode if args.writes else "read-only"
+        first = " ".join(args.task.split())
+        title = "↳ " + (first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…")
+        link = {"parentSessionId": parent.id, "parentCallId": call_id}
+        await parent.store.create_session(child_id, str(parent.workspace), mode, title=title, metadata=link)
+        return AgentSession(
+            child_id, parent.workspace, parent.store, parent.sandbox, mode,
+            title=title, model=parent.model, reasoning=parent.reasoning,
+        )
+
+    def _child_tools(self, writes: bool) -> ToolRegistry:
+        """The parent's read-only tools, or (`writes`) all of them; never `delegate`."""
+        return ToolRegistry([t for t in self.tools if t.name != DelegateTool.name and (writes or t.read_only)])
+
+    def _child_services(self, call_id: str) -> TurnServices:
+        """The parent's gate, hooks and files; asked under the `delegate` call; no retrieved
+        memory or ask-first (the task is the parent model's, not the user's words)."""
+        asker = ChildAsker(self.services.asker, self.session.id, call_id)
+        return dataclasses.replace(
+            self.services, asker=asker, memory_tokens=0, ask_first=False, terminal_output_meta=False,
+        )
+
+
+def with_delegate(tools: ToolRegistry, delegator: SubAgents, max_steps: int) -> ToolRegistry:
+    """The turn's tools with `delegate` (the base registry is shared by every session)."""
+    return ToolRegistry([*tools, DelegateTool(delegator, max_steps=max_steps)])
+
+
+def child_result(outcome: TurnOutcome, child: AgentSession, provider: BudgetedProvider, cap: int) -> ToolResult:
+    """What the parent model gets back: the child's final answer, or why it stopped."""
+    answer, steps = _last_answer(child.messages)
+    facts = f"[sub-agent session {child.id}: {steps} step{'s' if steps != 1 else ''}, {provider.used} tokens]"
+    said = answer or "(it said nothing)"
+    stop = outcome.stop_reason
+    if provider.spent:
+        text = (
+            f"budget spent: the sub-agent used {provider.used} of its {provider.budget} tokens and was "
+            f"stopped before it finished. What it said last:\n{said}"
+        )
+        return ToolResult(f"{text}\n{facts}", is_error=True)
+    if stop == "max_turn_requests":
+        text = f"step cap reached: the sub-agent took its {cap} steps without finishing. What it said last:\n{said}"
+        return ToolResult(f"{text}\n{facts}", is_error=True)
+    if stop == "cancelled":
+        return ToolResult(f"cancelled: the sub-agent was stopped. What it said last:\n{said}\n{facts}", is_error=True)
+    if stop == "error":
+        return ToolResult(f"the sub-agent failed: {outcome.error}\n{facts}", is_error=True)
+    if stop == "refusal":
+        return ToolResult(f"the sub-agent refused the task: {said}\n{facts}", is_error=True)
+    return ToolResult(f"{said}\n{facts}")
+
+
+def _last_answer(messages: Sequence[Message]) -> tuple[str, int]:
+    """The child's last words and how many model steps it took."""
+    replies = [m for m in messages if isinstance(m, AssistantMessage)]
+    for reply in reversed(replies):
+        if reply.text.strip():
+            return reply.text.strip(), len(replies)
+    return "", len(replies)

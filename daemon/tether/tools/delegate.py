@@ -1,0 +1,94 @@
+"""The `delegate` tool: the model hands a self-contained task to a sub-agent.
+
+The sub-agent (agent/subagent.py) is a child turn with its own context (its own system
+prompt and the task, not this conversation), its own step cap and token budget, and the
+parent's read-only tools, or, when the call asks for `writes`, the parent's tools that
+change things too. A call without `writes` only reads, so it runs like any read (several
+in one step run together); a call with `writes` is a call that changes things: refused
+in read-only mode and approved like any other (`reads_only`).
+Owns: the arguments, the title, and handing the call to the `Delegator` the turn was
+given. Must not: run a model or a turn itself (the delegator does), or know the agent loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar, Protocol
+
+import attrs
+
+from tether.tools.args import ArgSpec, arg
+from tether.tools.base import Tool, ToolContext, ToolResult
+
+__all__ = ["DelegateArgs", "DelegateTool", "Delegator"]
+
+MAX_TASK_CHARS = 20_000
+
+
+@attrs.frozen
+class DelegateArgs:
+    """A task for a sub-agent, and what it may do."""
+
+    task: str = arg(
+        "The whole task, self-contained: the sub-agent sees only this text (not this conversation). "
+        "Say what to find or do and what to answer with."
+    )
+    writes: bool = arg(
+        "true: the sub-agent may also change files and run commands (the user approves this delegation, "
+        "and each change as usual); false: it only reads.",
+        default=False,
+    )
+    max_steps: int = arg("The most model steps the sub-agent may take.", default=10, minimum=1)
+
+
+class Delegator(Protocol):
+    """Runs one delegation as a child turn of the running turn (agent/subagent.py)."""
+
+    async def delegate(self, args: DelegateArgs, call_id: str) -> ToolResult: ...
+
+
+class DelegateTool(Tool[DelegateArgs]):
+    name: ClassVar[str] = "delegate"
+    description: ClassVar[str] = (
+        "Hand a self-contained task to a sub-agent with a fresh context (it does not see this "
+        "conversation) and get its final answer back as this call's result. Use it for a side "
+        "investigation that would fill your context (searching and reading many files), or to run "
+        "independent tasks in parallel (several delegate calls in one step run together). The "
+        "sub-agent only reads unless `writes` is true."
+    )
+    args_type = DelegateArgs
+    kind: ClassVar[str] = "other"
+    # a call with `writes` changes things: approved like any such call (`reads_only`)
+    read_only: ClassVar[bool] = False
+    untitled: ClassVar[str] = "Delegate"
+
+    def __init__(self, delegator: Delegator, *, max_steps: int = 10) -> None:
+        self.delegator = delegator
+        self.max_steps = max_steps
+        self.arg_overrides = {
+            "max_steps": ArgSpec(
+                f"The most model steps the sub-agent may take (at most {max_steps}, the user's "
+                f"`delegate_max_steps`).",
+                minimum=1, maximum=max_steps, default=max_steps,
+            )
+        }
+
+    def reads_only(self, raw: object) -> bool:
+        """A delegation changes things only when the model asks for `writes`."""
+        return not (isinstance(raw, Mapping) and raw.get("writes") is True)
+
+    def title(self, args: DelegateArgs) -> str:
+        first = " ".join(args.task.split())
+        short = first if len(first) <= 60 else first[:59] + "…"
+        return f"Delegate{' (with writes)' if args.writes else ''}: {short}"
+
+    async def run(self, args: DelegateArgs, ctx: ToolContext) -> ToolResult:
+        if not args.task.strip():
+            return ToolResult("delegate: 'task' is empty; describe the whole task for the sub-agent", is_error=True)
+        if len(args.task) > MAX_TASK_CHARS:
+            return ToolResult(
+                f"delegate: 'task' is {len(args.task)} characters; keep it under {MAX_TASK_CHARS} "
+                f"(the sub-agent can read files itself)",
+                is_error=True,
+            )
+        return await self.delegator.delegate(args, ctx.call_id)
