@@ -20,6 +20,8 @@ from typing import Any
 from tether_protocol._common import ContentBlock, TextContent
 from tether_protocol._converter import structure, unstructure
 from tether_protocol._framing import Framing
+from tether_protocol._queue import DequeueParams, QueueParams, QueueResult
+from tether_protocol._rewind import ChangesParams, RewindParams, RewindRestore
 from tether_protocol._sessions import (
     ListSessionsParams,
     LoadSessionParams,
@@ -31,6 +33,7 @@ from tether_protocol._sessions import (
 )
 
 from ._peer import JsonRpcPeer, RequestHandler
+from ._routing import TurnRouter
 
 JsonObject = dict[str, Any]
 """A JSON object as it is on the wire: the updates and results the client hands out (its
@@ -51,9 +54,10 @@ class DaemonStartError(Exception):
 class PromptTurn:
     """One `session/prompt`: iterate it for the updates, then read `stop_reason`."""
 
-    def __init__(self, session: Session, prompt: list[JsonObject]) -> None:
+    def __init__(self, session: Session, prompt: list[JsonObject], *, steer: bool = False) -> None:
         self.session = session
         self.prompt = prompt
+        self.steer = steer  # `_meta.tether.steer`: into the running turn (SPEC §3.37)
         self.updates: list[JsonObject] = []
         self.result: JsonObject | None = None
         self.request_id: int | str | None = None
@@ -64,10 +68,11 @@ class PromptTurn:
         if self._future is not None:
             return
         client = self.session.client
-        client._turns[self.session.id] = self
-        self.request_id, self._future = client.peer.request_future(
-            "session/prompt", {"sessionId": self.session.id, "prompt": self.prompt}  # blocks as given
-        )
+        params: JsonObject = {"sessionId": self.session.id, "prompt": self.prompt}  # blocks as given
+        if self.steer:
+            params["_meta"] = {"tether": {"steer": True}}
+        client._turns.sent(self.session.id, self, steer=self.steer)
+        self.request_id, self._future = client.peer.request_future("session/prompt", params)
         self._future.add_done_callback(self._ended)
 
     def _ended(self, future: asyncio.Future[Any]) -> None:
@@ -75,8 +80,7 @@ class PromptTurn:
             # the error stays for wait() to raise; fetched here, a turn nobody waits for
             # (its daemon gone) is not reported as a "Future exception was never retrieved"
             future.exception()
-        if self.session.client._turns.get(self.session.id) is self:
-            del self.session.client._turns[self.session.id]
+        self.session.client._turns.answered(self.session.id, self)
         self._queue.put_nowait(_END)
 
     def _push(self, update: JsonObject) -> None:
@@ -121,6 +125,13 @@ class PromptTurn:
     def cancel(self) -> None:
         self.session.client.peer.notify("session/cancel", unstructure(SessionIdParams(self.session.id)))
 
+    @property
+    def steer_outcome(self) -> JsonObject | None:
+        """`_meta.tether.steer` of the answer: where a steered message went (None: not steered)."""
+        meta = (self.result or {}).get("_meta") or {}
+        steer = (meta.get("tether") or {}).get("steer")
+        return steer if isinstance(steer, dict) else None
+
 
 class Session:
     def __init__(self, client: TetherClient, session_id: str, info: JsonObject) -> None:
@@ -134,15 +145,56 @@ class Session:
     def end_replay(self) -> None:
         self.replay = list(self.updates)
 
-    def prompt(self, prompt: str | Sequence[JsonObject | ContentBlock]) -> PromptTurn:
+    def prompt(self, prompt: str | Sequence[JsonObject | ContentBlock], *, steer: bool = False) -> PromptTurn:
         """A turn on ``prompt``: text, or content blocks (the protocol's classes, or JSON
-        objects sent as they are: tests send malformed ones on purpose)."""
+        objects sent as they are: tests send malformed ones on purpose). Sent while a turn
+        runs, it waits in the daemon's queue (its updates come when its own turn runs);
+        with ``steer`` it joins the running turn instead (SPEC §3.37)."""
         if isinstance(prompt, str):
-            return PromptTurn(self, unstructure(PromptParams(self.id, [TextContent(prompt)]))["prompt"])
-        return PromptTurn(self, [b if isinstance(b, dict) else unstructure(b) for b in prompt])
+            blocks = unstructure(PromptParams(self.id, [TextContent(prompt)]))["prompt"]
+            return PromptTurn(self, blocks, steer=steer)
+        return PromptTurn(self, [b if isinstance(b, dict) else unstructure(b) for b in prompt], steer=steer)
 
-    async def cancel(self) -> None:
-        self.client.peer.notify("session/cancel", unstructure(SessionIdParams(self.id)))
+    def steer(self, prompt: str | Sequence[JsonObject | ContentBlock]) -> PromptTurn:
+        """A message into the running turn (``prompt(..., steer=True)``): its answer comes when it landed."""
+        return self.prompt(prompt, steer=True)
+
+    async def cancel(self, *, cancel_queued: bool = False) -> None:
+        """Cancel the running turn; with ``cancel_queued`` the queued prompts are withdrawn too."""
+        params = unstructure(SessionIdParams(self.id))
+        if cancel_queued:
+            params["_meta"] = {"tether": {"cancelQueued": True}}
+        self.client.peer.notify("session/cancel", params)
+
+    async def queue(self) -> list[JsonObject]:
+        """`_tether/session/queue`: the prompts waiting behind the running turn, oldest first."""
+        result = await self.client.peer.request("_tether/session/queue", unstructure(QueueParams(self.id)))
+        structure(result, QueueResult, method="_tether/session/queue")  # the shape the SPEC gives
+        queued: list[JsonObject] = result["queued"]
+        return queued
+
+    async def dequeue(self, queue_id: str) -> None:
+        """`_tether/session/dequeue`: withdraw a queued prompt (its turn answers `cancelled`)."""
+        await self.client.peer.request("_tether/session/dequeue", unstructure(DequeueParams(self.id, queue_id)))
+
+    async def rewind(
+        self, *, to_turn: int | None = None, message_seq: int | None = None, to_rewind: int | None = None,
+        restore: RewindRestore = "both", force: bool = False, dry_run: bool = False,
+    ) -> JsonObject:
+        """`_tether/session/rewind` (SPEC §3.40): the answer as sent (`done`, `restored`, `conflicts`...)."""
+        params = RewindParams(
+            self.id, to_turn=to_turn, message_seq=message_seq, to_rewind=to_rewind,
+            restore=restore, force=force, dry_run=dry_run,
+        )
+        result: JsonObject = await self.client.peer.request("_tether/session/rewind", unstructure(params))
+        return result
+
+    async def changes(self, turn: int | None = None) -> JsonObject:
+        """`_tether/session/changes`: the files a turn (or the whole session) changed, with diffs."""
+        result: JsonObject = await self.client.peer.request(
+            "_tether/session/changes", unstructure(ChangesParams(self.id, turn=turn))
+        )
+        return result
 
     async def close(self) -> None:
         await self.client.peer.request("session/close", unstructure(SessionIdParams(self.id)))
@@ -165,7 +217,7 @@ class TetherClient:
         self.served = served
         self.init_result: JsonObject | None = None
         self._sessions: dict[str, Session] = {}
-        self._turns: dict[str, PromptTurn] = {}
+        self._turns: TurnRouter[PromptTurn] = TurnRouter()
         self.notifications: list[tuple[str, Any]] = []
         peer.on_notification = self._on_notification
 
@@ -228,7 +280,7 @@ class TetherClient:
         if method == "session/update" and isinstance(params, dict):
             session_id = params.get("sessionId")
             update = params.get("update", {})
-            turn = self._turns.get(session_id)  # type: ignore[arg-type]
+            turn = self._turns.running(session_id)  # type: ignore[arg-type]
             if turn is not None:
                 turn._push(update)
                 return

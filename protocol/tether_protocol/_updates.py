@@ -29,6 +29,7 @@ from ._common import (
 )
 from ._config_options import SessionConfigOption
 from ._fields import wire
+from ._queue import QueuedPrompt
 
 __all__ = [
     "AgentMessageChunk", "AgentThoughtChunk", "AvailableCommand", "AvailableCommandInput",
@@ -59,13 +60,20 @@ class TurnEnded:
 @attrs.define
 class UpdateTetherMeta:
     """`_meta.tether` of an update: a notice (§4.10), a replayed message's status (§4.6),
-    a compaction (§5.15), a resumed turn's end (§4.4), why a call was allowed (§4.9)."""
+    a compaction (§5.15), a resumed turn's end (§4.4), why a call was allowed (§4.9), the
+    prompt queue (`session_info_update`), a message steered into a running turn, where it
+    landed (`user_message_chunk`: `steered`, `afterStep`, live also `turnId`, `messageSeq`; §3.37)."""
 
     notice: Union[bool, None] = None
     status: Union[MessageStatus, None] = None
     compaction: Union[Compaction, None] = None
     turn_ended: Union[TurnEnded, None] = None
     approved_by: Union[str, None] = None
+    queue: Union[list[QueuedPrompt], None] = None
+    steered: Union[bool, None] = None
+    after_step: Union[int, None] = None
+    turn_id: Union[str, None] = None
+    message_seq: Union[int, None] = None
 
 
 @attrs.define

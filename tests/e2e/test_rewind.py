@@ -364,3 +364,33 @@ async def test_a_command_cancelled_while_it_ran_is_recorded_too(spawn_daemon, wo
     assert [(f["path"], f["status"]) for f in changes["files"]] == [("gen.txt", "added")]
     answer = await _rewind(daemon, session.id, toTurn=1)
     assert answer["done"] and not (workspace / "gen.txt").exists()
+
+
+async def _first_step_input(daemon, session_id: str, turn_id: str) -> int:
+    report = await daemon.client.request("_tether/session/report", {"sessionId": session_id, "turnId": turn_id})
+    return int(report["reports"][0]["steps"][0]["usage"]["inputTokens"])
+
+
+async def test_a_rewind_from_the_shell_reaches_the_daemon_the_session_is_live_in(
+    spawn_daemon, workspace: Path, daemon_env: dict
+):
+    live = await _daemon(spawn_daemon)
+    session = await live.client.new_session(workspace)
+    await _prompt(session, "edit the readme")
+    await _prompt(session, "write a note")
+    shell = _sessions("rewind", session.id, "--to", "2", "--restore", "conversation", env=daemon_env, cwd=workspace)
+    assert shell.returncode == 0, shell.stderr
+
+    # the live daemon's next turn continues from turn 1, as a fresh daemon's would
+    turn = session.prompt("hello")
+    await turn.wait()
+    seen_live = await _first_step_input(live, session.id, turn.turn_id or "")
+    await live.client.close()
+    again = _sessions("rewind", session.id, "--to", "2", "--restore", "conversation", env=daemon_env, cwd=workspace)
+    assert again.returncode == 0, again.stderr
+    fresh = await _daemon(spawn_daemon)
+    loaded = await fresh.client.load_session(session.id, workspace)
+    assert _texts(loaded.updates) == ["edit the readme"]
+    control = loaded.prompt("hello")
+    await control.wait()
+    assert seen_live == await _first_step_input(fresh, session.id, control.turn_id or "")

@@ -220,6 +220,8 @@ class LiveSessions(SessionsService):
     def __init__(self, registry: SessionRegistry) -> None:
         super().__init__(registry)
         self.registry = registry
+        # session id -> (the live session object's id, the last rewind its conversation reflects)
+        self._rewinds_seen: dict[str, tuple[int, int]] = {}
 
     async def create(self, workspace: Path, mode: str) -> AgentSession:
         store = await self.registry.store_for(workspace)
@@ -274,15 +276,40 @@ class LiveSessions(SessionsService):
             raise RewindBusy(f"session {session_id} is running a turn; cancel it (session/cancel) or wait for its end")
         outcome = await super().rewind(store, session_id, workspace, **how)
         if outcome.done and live is not None and live.turn is None:
-            from ..agent.tokens import ContextEstimate
-            from .registry import model_view
-
-            stored = await store.load_messages(session_id)
-            live.messages = model_view([(m.role, m.json_body(), m.status) for m in stored])
-            live.context, live.view_size = ContextEstimate(), ContextEstimate()
+            await self._reload(live)
             for path, digest in outcome.digests.items():
                 live.known_files.learn(str(workspace), path, digest)
         return outcome
+
+    async def _reload(self, live: AgentSession) -> None:
+        """Read the live session's conversation again from the store (as a rewind left it)."""
+        from ..agent.tokens import ContextEstimate
+        from .registry import model_view
+
+        stored = await live.store.load_messages(live.id)
+        live.messages = model_view([(m.role, m.json_body(), m.status) for m in stored])
+        live.context, live.view_size = ContextEstimate(), ContextEstimate()
+        self._rewinds_seen[live.id] = (id(live), await self._last_rewind(live))
+
+    @staticmethod
+    async def _last_rewind(live: AgentSession) -> int:
+        rows = await live.store.query("SELECT MAX(id) FROM rewinds WHERE session_id = ?", (live.id,))
+        return int(rows[0][0] or 0) if rows else 0
+
+    async def sync_rewinds(self, live: AgentSession) -> None:
+        """Before a turn: a rewind made outside this daemon (`tether sessions rewind` from a
+        shell) since the live conversation was read is taken in, so the model sees the
+        conversation as it now stands. One indexed query per prompt; the conversation is
+        read again only when a rewind this daemon did not make is found (or, the first time
+        a session that has rewinds is prompted here, once)."""
+        last = await self._last_rewind(live)
+        seen = self._rewinds_seen.get(live.id)
+        if seen is not None and seen[0] == id(live) and seen[1] == last:
+            return
+        if last or seen is not None:
+            await self._reload(live)
+        else:
+            self._rewinds_seen[live.id] = (id(live), last)
 
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""

@@ -35,6 +35,28 @@ command("TetherCancel", function()
   tether().cancel()
 end, { desc = "Tether: cancel the running turn" })
 
+command("TetherSteer", function(opts)
+  tether().steer(opts.args)
+end, { nargs = "+", desc = "Tether: send a message into the running turn (at its next step)" })
+
+command("TetherDequeue", function(opts)
+  tether().dequeue(tonumber(opts.args))
+end, { nargs = "?", desc = "Tether: withdraw a queued prompt (no argument: pick one)" })
+
+command("TetherRewind", function(opts)
+  tether().rewind(opts.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "both", "conversation", "files" }
+  end,
+  desc = "Tether: rewind to before your message under the cursor (conversation, files or both)",
+})
+
+command("TetherChanges", function(opts)
+  tether().changes(opts.args ~= "" and opts.args or nil)
+end, { nargs = "?", desc = "Tether: the files a turn (or the session) changed, with diffs" })
+
 command("TetherMode", function(opts)
   tether().set_mode(opts.args)
 end, {

@@ -217,7 +217,7 @@ def test_the_lua_sources_are_found_and_parsed() -> None:
         "textDocument/didClose",
     }
     prompt = next(t for _, m, t in sent if m == "session/prompt")
-    assert prompt == {"sessionId": None, "prompt": [{"type": None, "text": None}]}
+    assert prompt == {"sessionId": None, "prompt": [{"type": None, "text": None}], "_meta": None}
     assert "clientCapabilities" in _initialize_params()
 
 

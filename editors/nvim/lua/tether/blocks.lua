@@ -109,9 +109,13 @@ function M.tool(call, root)
   return lines, layout
 end
 
---- The user's message.
-function M.user(text)
-  local lines = { "## You", "" }
+--- The user's message; `steered` (its `_meta.tether`): sent into a running turn, where it landed.
+function M.user(text, steered)
+  local heading = "## You"
+  if steered then
+    heading = heading .. (" (steered in after step %s)"):format(tostring(steered.afterStep or "?"))
+  end
+  local lines = { heading, "" }
   vim.list_extend(lines, M.split(text))
   return lines
 end

@@ -1,5 +1,6 @@
 --- The chat split: the conversation (`tether://chat/…`, markdown, read-only) with the
---- prompt area under it. `<CR>` in the prompt area (normal mode) or `<C-s>` sends,
+--- prompt area under it. `<CR>` in the prompt area (normal mode) or `<C-s>` sends (queued
+--- while a turn runs), `<M-CR>` sends into the running turn (steer),
 --- `<C-c>` cancels the turn, `gf`/`<CR>` on a location in the chat opens it; `<C-x><C-o>`
 --- on the prompt's first line completes the daemon's `/` commands.
 local config = require("tether.config")
@@ -110,6 +111,9 @@ function Chat:_keymaps()
   map(self.prompt_buf, { "n", "i" }, k.send_insert, function()
     self:send()
   end, "Tether: send the prompt")
+  map(self.prompt_buf, { "n", "i" }, k.steer, function()
+    self:send({ steer = true })
+  end, "Tether: send the prompt into the running turn")
   for _, buf in ipairs({ self.buf, self.prompt_buf }) do
     map(buf, { "n", "i" }, k.cancel, function()
       if not self.client:cancel() then
@@ -185,7 +189,7 @@ function Chat:open()
     vim.wo[prompt_win].number = false
     vim.wo[prompt_win].relativenumber = false
     vim.wo[prompt_win].signcolumn = "no"
-    vim.wo[prompt_win].winbar = "Prompt · <CR> send · <C-c> cancel"
+    vim.wo[prompt_win].winbar = "Prompt · <CR> send (queued while a turn runs) · <M-CR> steer · <C-c> cancel"
   end
   api.nvim_set_current_win(prompt_win)
   if config.options.start_insert then
@@ -251,8 +255,8 @@ function Chat:refresh()
   vim.wo[chat_win].winbar = (table.concat(parts, " · "):gsub("%%", "%%%%"))
 end
 
---- Send what is in the prompt area.
-function Chat:send()
+--- Send what is in the prompt area (`opts.steer`: into the running turn).
+function Chat:send(opts)
   local lines = api.nvim_buf_get_lines(self.prompt_buf, 0, -1, false)
   local text = vim.trim(table.concat(lines, "\n"))
   if text == "" then
@@ -264,7 +268,7 @@ function Chat:send()
       return
     end
     api.nvim_buf_set_lines(self.prompt_buf, 0, -1, false, {})
-  end)
+  end, opts)
 end
 
 --- The daemon stopped (or died): say so in the conversation.

@@ -37,6 +37,8 @@ function M.get(root)
       state = "stopped",
       approvals = {},
       queue = {},
+      waiting = {}, -- prompts sent while a turn ran: queued by the daemon, oldest first
+      steers = {}, -- messages steered into the running turn, not answered yet
       server_requests = 0,
       listeners = {},
     }, Client)
@@ -249,6 +251,7 @@ function Client:_on_exit(code, signal)
   self.state = "stopped"
   self.session = nil
   self.turn = nil
+  self.waiting, self.steers = {}, {}
   if self.docsync then
     self.docsync:stop()
     self.docsync = nil
@@ -297,6 +300,7 @@ function Client:new_session(cb)
         options = result.configOptions,
       }
       self.turn = nil
+      self.waiting, self.steers = {}, {}
       if self.chat then
         self.chat:reset()
       end
@@ -335,6 +339,7 @@ function Client:load_session(session_id, cb)
     self:_cancel_turn()
     self.session = { id = session_id, loading = true }
     self.turn = nil
+    self.waiting, self.steers = {}, {}
     if self.chat then
       self.chat:reset()
     end
@@ -461,31 +466,82 @@ end
 -- turns -----------------------------------------------------------------------------
 
 --- Send a prompt; the chat shows the turn. `cb(err)` when it was sent (or not).
-function Client:prompt(text, cb)
+--- Sent while a turn runs, the daemon queues it (SPEC §3.37): the chat lists it as
+--- queued (`_meta.tether.queue`) and shows it as your message when its turn starts.
+--- With `opts.steer` it joins the running turn instead, shown where it landed.
+function Client:prompt(text, cb, opts)
   cb = cb or function() end
+  opts = opts or {}
   self:ensure_session(function(err)
     if err then
       return cb(err)
     end
-    if self.turn and self.turn.running then
-      return cb("a turn is running; cancel it first (:TetherCancel)")
+    local running = self.turn and self.turn.running and self.turn.entry ~= nil
+    if self.turn and self.turn.running and not running then
+      -- a turn resumed after a restart takes no prompts (the daemon answers -32010)
+      return cb("a resumed turn is running; answer its approval or cancel it first (:TetherCancel)")
     end
-    local session_id = self.session.id
+    local entry = { text = text, steer = opts.steer and running or false, session_id = self.session.id }
     -- the agent must see what you typed in your buffers just now
     self.docsync:flush_all()
-    self.turn = { running = true }
-    if self.chat then
-      self.chat.transcript:user(text)
+    if entry.steer then
+      table.insert(self.steers, entry)
+    elseif running then
+      table.insert(self.waiting, entry)
+    else
+      self:_begin(entry)
     end
-    self:changed()
+    local meta = entry.steer and { tether = { steer = true } } or nil
     self:request("session/prompt", {
-      sessionId = session_id,
+      sessionId = entry.session_id,
       prompt = { { type = "text", text = text } },
+      _meta = meta,
     }, function(rerr, result)
-      self:_turn_ended(session_id, rerr, result)
+      self:_answered(entry, rerr, result)
     end)
     cb(nil)
   end)
+end
+
+--- A prompt's turn starts: your message in the chat.
+function Client:_begin(entry)
+  self.turn = { running = true, entry = entry }
+  if self.chat then
+    self.chat.transcript:user(entry.text)
+  end
+  self:changed()
+end
+
+local function drop(list, entry)
+  for i, e in ipairs(list) do
+    if e == entry then
+      table.remove(list, i)
+      return true
+    end
+  end
+  return false
+end
+
+--- A prompt's answer: the running turn ended (the next one starts: a steered message
+--- that did not land, else the oldest queued prompt), or a waiting one was answered
+--- (withdrawn, a steer that landed, or refused).
+function Client:_answered(entry, err, result)
+  if self.turn and self.turn.entry == entry then
+    self:_turn_ended(entry.session_id, err, result)
+    local next_entry = table.remove(self.steers, 1) or table.remove(self.waiting, 1)
+    if next_entry and self.session and self.session.id == next_entry.session_id then
+      self:_begin(next_entry)
+    end
+    return
+  end
+  if not (drop(self.steers, entry) or drop(self.waiting, entry)) then
+    return -- a session left meanwhile
+  end
+  if err then
+    seams.notify("Tether: " .. (err.message or tostring(err)), vim.log.levels.WARN)
+  elseif result and result.stopReason == "cancelled" and self.chat then
+    self.chat.transcript:notice(("[withdrawn: %s]"):format(entry.text))
+  end
 end
 
 --- The turn's answer arrived (after its last update).
@@ -573,6 +629,14 @@ function Client:on_session_update(params)
   if kind == "session_info_update" then
     if update.title then
       self.session.title = update.title
+    end
+    local queue = vim.tbl_get(update, "_meta", "tether", "queue")
+    if queue then
+      -- the prompts waiting behind the running turn (the whole queue, oldest first)
+      self.session.queue = queue
+      if self.chat then
+        self.chat.transcript:set_queue(queue)
+      end
     end
     local ended = vim.tbl_get(update, "_meta", "tether", "turnEnded")
     if ended then

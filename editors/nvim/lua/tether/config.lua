@@ -31,6 +31,7 @@ M.defaults = {
   keymaps = {
     send = "<CR>", -- normal mode, prompt area
     send_insert = "<C-s>", -- insert mode, prompt area
+    steer = "<M-CR>", -- prompt area: send into the running turn (joins it at its next step)
     cancel = "<C-c>", -- chat and prompt area
     jump = { "gf", "<CR>" }, -- chat: open the location under the cursor
     close = "q", -- chat: close the split

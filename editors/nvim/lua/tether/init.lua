@@ -4,7 +4,7 @@
 ---
 --- Public surface (see `:help tether`):
 ---   setup(opts), toggle(), open(), close(), send(text), new_session(), sessions(),
----   cancel(), set_mode(mode), set_model(id), set_reasoning(value), option_values(id),
+---   cancel(), steer(text), dequeue(n), rewind(restore), changes(turn), set_mode(mode), set_model(id), set_reasoning(value), option_values(id),
 ---   search(query), stop(cb), status(), state()
 local config = require("tether.config")
 local seams = require("tether.seams")
@@ -136,6 +136,74 @@ function M.sessions()
       end
     end)
   end)
+end
+
+--- `:TetherSteer {text}`: send a message into the running turn (it lands at the next
+--- step boundary and is shown there); with no turn running it is an ordinary prompt.
+function M.steer(text)
+  local client = M.client()
+  if not client.chat:is_open() then
+    client.chat:open()
+  end
+  client:prompt(text, report, { steer = true })
+end
+
+--- `:TetherDequeue [n]`: withdraw queued prompt `n` (1 = the oldest); asks which without `n`.
+function M.dequeue(n)
+  local client = M.client()
+  local queue = client.session and client.session.queue or {}
+  if #queue == 0 then
+    return seams.notify("Tether: no prompt is queued")
+  end
+  local function withdraw(item)
+    if item then
+      client:request("_tether/session/dequeue", { sessionId = client.session.id, queueId = item.queueId }, function(err)
+        report(err and (err.message or tostring(err)))
+      end)
+    end
+  end
+  if n then
+    local item = queue[n]
+    if not item then
+      return report(("there is no queued prompt %d (%d queued)"):format(n, #queue))
+    end
+    return withdraw(item)
+  end
+  seams.ui_select(queue, {
+    prompt = "Tether: withdraw a queued prompt",
+    kind = "tether.queue",
+    format_item = function(item)
+      return one_line(item.preview)
+    end,
+  }, withdraw)
+end
+
+--- The chat line the cursor is on (the current window's, else the chat window's), or nil.
+local function chat_line(client)
+  local win = vim.api.nvim_get_current_win()
+  if vim.api.nvim_win_get_buf(win) ~= client.chat.buf then
+    win = client.chat:windows()
+  end
+  return win and vim.api.nvim_win_get_cursor(win)[1] or nil
+end
+
+--- `:TetherRewind [conversation|files|both]`: rewind to just before your message under
+--- the cursor in the chat, after a confirmation listing the files it restores.
+function M.rewind(restore)
+  local client = M.client()
+  local lnum = chat_line(client)
+  if not lnum then
+    return report("open the chat (:Tether) and put the cursor on one of your messages")
+  end
+  require("tether.rewind").rewind(client, lnum, restore)
+end
+
+--- `:TetherChanges [turn]`: the files a turn changed, with diffs (no turn: the turn of your
+--- message under the cursor in the chat, else the whole session).
+function M.changes(turn)
+  local client = M.client()
+  local in_chat = vim.api.nvim_get_current_buf() == client.chat.buf
+  require("tether.rewind").changes(client, tonumber(turn), in_chat and chat_line(client) or nil)
 end
 
 --- `:TetherCancel`: cancel the running turn.

@@ -9,6 +9,7 @@ local blocks = require("tether.blocks")
 local seams = require("tether.seams")
 
 local ns = vim.api.nvim_create_namespace("tether.transcript")
+local queue_ns = vim.api.nvim_create_namespace("tether.queue")
 local api = vim.api
 
 ---@class tether.Block
@@ -53,8 +54,10 @@ function Transcript:reset()
   self.flush_scheduled = false
   self.role = nil -- "user" or "agent": who wrote the last block
   self.fold_cache = nil
+  self.queue = {}
   if api.nvim_buf_is_valid(self.buf) then
     api.nvim_buf_clear_namespace(self.buf, ns, 0, -1)
+    api.nvim_buf_clear_namespace(self.buf, queue_ns, 0, -1)
     self:_edit(function()
       api.nvim_buf_set_lines(self.buf, 0, -1, false, {})
     end)
@@ -111,6 +114,7 @@ end
 
 --- Keep windows that showed the end of the chat at the end.
 function Transcript:_scroll()
+  self:_place_queue()
   local last = api.nvim_buf_line_count(self.buf)
   for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
     if vim.w[win].tether_follow ~= false then
@@ -190,8 +194,46 @@ end
 
 -- public: what the chat shows ------------------------------------------------------
 
---- Your message (live, or replayed).
-function Transcript:user(text)
+-- the queue -------------------------------------------------------------------------
+
+--- The lines that show the queued prompts (under the conversation).
+function Transcript:queue_lines()
+  local lines = {}
+  for i, item in ipairs(self.queue or {}) do
+    local state = item.state == "notRun" and "not run" or "queued"
+    table.insert(lines, ("⏳ %s %d: %s"):format(state, i, item.preview or ""))
+  end
+  if #lines > 0 then
+    table.insert(lines, "   (:TetherDequeue to withdraw one)")
+  end
+  return lines
+end
+
+--- Show the queued prompts (`_meta.tether.queue`) under the last line, as virtual lines.
+function Transcript:set_queue(queue)
+  self.queue = queue or {}
+  if api.nvim_buf_is_valid(self.buf) then
+    self:_place_queue()
+  end
+end
+
+function Transcript:_place_queue()
+  api.nvim_buf_clear_namespace(self.buf, queue_ns, 0, -1)
+  local lines = self:queue_lines()
+  if #lines == 0 then
+    return
+  end
+  local virt = {}
+  for _, line in ipairs(lines) do
+    table.insert(virt, { { line, "Comment" } })
+  end
+  local last = api.nvim_buf_line_count(self.buf) - 1
+  api.nvim_buf_set_extmark(self.buf, queue_ns, last, 0, { virt_lines = virt })
+end
+
+--- Your message (live, or replayed); `steered`: `_meta.tether` of a message steered
+--- into a running turn (shown where it landed).
+function Transcript:user(text, steered)
   if not api.nvim_buf_is_valid(self.buf) then
     return nil
   end
@@ -206,9 +248,48 @@ function Transcript:user(text)
     return
   end
   self.role = "user"
+  if steered then
+    -- the same turn goes on: its tool calls keep their blocks
+    self:_append("user", blocks.user(text, steered)).steered = true
+    return
+  end
   -- tool call ids are unique within a turn only: a new message starts a new turn
   self.tools = {}
   self:_append("user", blocks.user(text))
+end
+
+--- The message of yours shown at or above line `lnum` (1-based): its index among your
+--- messages, its text and its block.
+function Transcript:user_at(lnum)
+  self:flush()
+  local found, index, count = nil, nil, 0
+  for _, block in ipairs(self.blocks) do
+    if block.kind == "user" then
+      count = count + 1
+      if self:_row(block) + 1 <= lnum then
+        found, index = block, count
+      end
+    end
+  end
+  if not found then
+    return nil
+  end
+  local row = self:_row(found)
+  local lines = api.nvim_buf_get_lines(self.buf, row + 2, row + found.count, false)
+  return { index = index, text = table.concat(lines, "\n"), steered = found.steered }
+end
+
+--- The texts of your messages, in order.
+function Transcript:user_texts()
+  self:flush()
+  local texts = {}
+  for _, block in ipairs(self.blocks) do
+    if block.kind == "user" then
+      local row = self:_row(block)
+      table.insert(texts, table.concat(api.nvim_buf_get_lines(self.buf, row + 2, row + block.count, false), "\n"))
+    end
+  end
+  return texts
 end
 
 --- A notice from Tether or from the plugin (not model text).
@@ -297,7 +378,7 @@ function Transcript:update(u)
     return
   end
   if kind == "user_message_chunk" then
-    self:user(content_text(u.content))
+    self:user(content_text(u.content), meta.steered and meta or nil)
     return
   end
   self:flush()

@@ -21,6 +21,7 @@ import type { PermissionPrompt } from "../shared/messages";
 import type {
   ApplyWorkspaceEditParams,
   ApplyWorkspaceEditResult,
+  ChangesResult,
   ContentBlock,
   InitializeParams,
   InitializeResult,
@@ -28,6 +29,7 @@ import type {
   ListSessionsResult,
   LoadSessionResult,
   NewSessionResult,
+  PromptParams,
   PromptResult,
   ReportResult,
   RequestPermissionParams,
@@ -36,6 +38,9 @@ import type {
   SessionInfo,
   SessionNotification,
   SetConfigOptionResult,
+  Snapshot,
+  RewindParams,
+  RewindResult,
   TextDocumentContentChangeEvent,
 } from "../protocol/schema";
 
@@ -173,8 +178,30 @@ export class TetherClient implements Disposable {
     return this.connection.sendRequest("session/set_config_option", { sessionId, configId, value });
   }
 
-  prompt(sessionId: string, prompt: ContentBlock[]): Promise<PromptResult> {
-    return this.connection.sendRequest("session/prompt", { sessionId, prompt });
+  /** A prompt; sent while a turn runs it is queued, or with `steer` joins that turn (SPEC §3.37). */
+  prompt(sessionId: string, prompt: ContentBlock[], steer = false): Promise<PromptResult> {
+    const params: PromptParams = steer ? { sessionId, prompt, _meta: { tether: { steer: true } } } : { sessionId, prompt };
+    return this.connection.sendRequest("session/prompt", params);
+  }
+
+  /** Withdraws a queued prompt: its `session/prompt` answers `cancelled`. */
+  async dequeue(sessionId: string, queueId: string): Promise<void> {
+    await this.connection.sendRequest("_tether/session/dequeue", { sessionId, queueId });
+  }
+
+  /** The session's snapshot (SPEC §3.28): where its messages and turns are stored. */
+  dump(sessionId: string): Promise<Snapshot> {
+    return this.connection.sendRequest("_tether/session/dump", { sessionId });
+  }
+
+  /** Takes the session back (SPEC §3.40); `dryRun` only says what it would do. */
+  rewind(params: RewindParams): Promise<RewindResult> {
+    return this.connection.sendRequest("_tether/session/rewind", params);
+  }
+
+  /** The files a turn (or the whole session) changed, with diffs. */
+  changes(sessionId: string, turn?: number): Promise<ChangesResult> {
+    return this.connection.sendRequest("_tether/session/changes", turn === undefined ? { sessionId } : { sessionId, turn });
   }
 
   /** Cancels the session's running turn; its prompt then answers `cancelled`. */

@@ -5,6 +5,7 @@
  * `ChatHost`. No `vscode` import: the tests drive it against the real daemon.
  */
 import type { HostMessage, PermissionPrompt, SessionSummary, ViewMessage } from "../shared/messages";
+import * as checkpoints from "./checkpoints";
 import type { TetherClient } from "./client";
 import { Emitter, type Disposable } from "./events";
 import type { PermissionDecision } from "./permissions";
@@ -12,8 +13,9 @@ import { initialState, reduce, statusOf, type ChatAction, type ChatState } from 
 import type {
   ApplyWorkspaceEditParams,
   ApplyWorkspaceEditResult,
-  ContentBlock,
   PromptResult,
+  QueuedPrompt,
+  RewindRestore,
   SessionClearedParams,
   SessionConfigOption,
   SessionInfo,
@@ -52,6 +54,26 @@ export interface PromptContext {
 
 const CHUNK_KINDS = new Set(["agent_message_chunk", "agent_thought_chunk"]);
 
+/** A prompt of the shown session: running, steered into the running turn, or queued. */
+interface LineEntry {
+  text: string;
+  steer: boolean;
+}
+
+/** The shown session's prompts in flight, in the daemon's order (SPEC §3.37): the running
+ * turn's, then a steered message that did not land runs next, then the queued ones. */
+interface PromptLine {
+  sessionId: string;
+  running?: LineEntry;
+  steers: LineEntry[];
+  waiting: LineEntry[];
+}
+
+function drop(list: LineEntry[], entry: LineEntry): void {
+  const i = list.indexOf(entry);
+  if (i >= 0) list.splice(i, 1);
+}
+
 export class ChatController implements Disposable {
   private current: ChatState;
   private client?: TetherClient;
@@ -65,6 +87,13 @@ export class ChatController implements Disposable {
   private readonly inFlight = new Set<string>();
   /** a prompt is creating the session it will run in */
   private creating = false;
+  /** each session's prompts in flight (a session left running goes on while another is shown) */
+  private readonly lines = new Map<string, PromptLine>();
+  /** the shown session's queue (`_meta.tether.queue`), for a reloaded view */
+  private queue: QueuedPrompt[] = [];
+  /** rewinds the view was asked to confirm, by token */
+  private readonly rewinds = new Map<string, checkpoints.PendingRewind>();
+  private tokens = 0;
   private readonly messages = new Emitter<HostMessage>();
   private readonly changes = new Emitter<ChatState>();
 
@@ -124,6 +153,7 @@ export class ChatController implements Disposable {
       for (const prompt of s.pending) if (prompt.sessionId === s.sessionId) out.push({ type: "permission", prompt });
     }
     for (const c of this.contexts) out.push({ type: "context", label: c.label, text: c.text });
+    if (this.queue.length) out.push({ type: "queue", queue: this.queue });
     return out;
   }
 
@@ -131,7 +161,22 @@ export class ChatController implements Disposable {
   handleViewMessage(message: ViewMessage): boolean {
     switch (message.type) {
       case "prompt":
-        void this.prompt(message.text);
+        void this.prompt(message.text, message.steer === true);
+        return true;
+      case "dequeue":
+        void this.dequeue(message.queueId);
+        return true;
+      case "rewind":
+        void this.rewindTo(message.texts, message.index, message.restore);
+        return true;
+      case "rewindConfirm":
+        void this.confirmRewind(message.token, message.force);
+        return true;
+      case "rewindCancel":
+        this.rewinds.delete(message.token);
+        return true;
+      case "changes":
+        void this.showChanges(message.texts, message.index);
         return true;
       case "cancel":
         void this.cancel();
@@ -200,9 +245,18 @@ export class ChatController implements Disposable {
     return ok === true;
   }
 
-  /** Sends a prompt (creating the session first if there is none) and waits for the turn's end. */
-  async prompt(text: string): Promise<PromptResult | undefined> {
+  /** Sends a prompt (creating the session first if there is none) and waits for the turn's end.
+   * While a turn of the shown session runs, the daemon queues it (its turn is shown when it
+   * starts), or with `steer` it joins the running turn (shown where it landed). */
+  async prompt(text: string, steer = false): Promise<PromptResult | undefined> {
     const shown = this.current.sessionId;
+    const line = shown === null ? undefined : this.lines.get(shown);
+    if (shown !== null && line?.running && !this.creating) {
+      const entry: LineEntry = { text, steer };
+      (steer ? line.steers : line.waiting).push(entry);
+      this.contexts = [];
+      return this.send(await this.options.connect(), shown, entry);
+    }
     if (this.current.running || this.creating || (shown !== null && this.inFlight.has(shown))) {
       this.post({ type: "error", message: "A turn is still running: stop it or wait for its answer." });
       return undefined;
@@ -228,16 +282,29 @@ export class ChatController implements Disposable {
       this.fail(err);
       return undefined;
     }
-    const blocks: ContentBlock[] = [{ type: "text", text }];
     this.contexts = []; // the view folded the ones the user kept into `text`
     this.inFlight.add(sessionId);
     this.creating = false;
-    this.dispatch({ type: "prompted", text });
-    this.post({ type: "userMessage", text });
+    const entry: LineEntry = { text, steer: false };
+    this.lines.set(sessionId, { sessionId, running: entry, steers: [], waiting: [] });
+    this.begin(entry);
     try {
-      const result = await client.prompt(sessionId, blocks);
-      const usage = await this.turnUsage(client, sessionId, result);
-      if (this.current.sessionId === sessionId) this.endTurn(result.stopReason, usage);
+      return await this.send(client, sessionId, entry);
+    } finally {
+      this.inFlight.delete(sessionId);
+    }
+  }
+
+  /** A prompt's turn starts: the user's message in the chat. */
+  private begin(entry: LineEntry): void {
+    this.dispatch({ type: "prompted", text: entry.text });
+    this.post({ type: "userMessage", text: entry.text });
+  }
+
+  private async send(client: TetherClient, sessionId: string, entry: LineEntry): Promise<PromptResult | undefined> {
+    try {
+      const result = await client.prompt(sessionId, [{ type: "text", text: entry.text }], entry.steer);
+      await this.answered(client, sessionId, entry, result.stopReason, result);
       void this.refreshSessions().catch(() => undefined);
       return result;
     } catch (err) {
@@ -247,12 +314,90 @@ export class ChatController implements Disposable {
             ? new Error("The Tether daemon stopped during this turn; it is restarted and the session is loaded again.")
             : err,
         );
-        this.endTurn("error");
       }
+      await this.answered(client, sessionId, entry, "error");
       return undefined;
-    } finally {
-      this.inFlight.delete(sessionId);
     }
+  }
+
+  /** A prompt's answer: the running turn ended (the next one starts at once, as in the
+   * daemon), or a waiting prompt was answered (withdrawn, a steer that landed, refused). */
+  private async answered(
+    client: TetherClient, sessionId: string, entry: LineEntry, stopReason: string, result?: PromptResult,
+  ): Promise<void> {
+    const line = this.lines.get(sessionId);
+    if (!line) return;
+    if (line.running !== entry) {
+      drop(line.steers, entry);
+      drop(line.waiting, entry);
+      return;
+    }
+    const next = line.steers.shift() ?? line.waiting.shift();
+    line.running = next;
+    if (next) {
+      // the next turn's updates follow this answer: end this one and show the next first
+      if (this.current.sessionId === sessionId) {
+        this.endTurn(stopReason);
+        this.begin(next);
+      }
+      return;
+    }
+    this.lines.delete(sessionId);
+    const usage = result ? await this.turnUsage(client, sessionId, result) : undefined;
+    if (this.current.sessionId === sessionId) this.endTurn(stopReason, usage);
+  }
+
+  /** Withdraws a queued prompt (its turn never runs). */
+  async dequeue(queueId: string): Promise<void> {
+    await this.guard(async () => {
+      const sessionId = this.current.sessionId;
+      if (!sessionId) return;
+      await (await this.options.connect()).dequeue(sessionId, queueId);
+    });
+  }
+
+  /** "Rewind to here": a dry run of rewinding to just before the user message `index` of
+   * `texts` (every user message the view shows), for the view to confirm. */
+  async rewindTo(texts: string[], index: number, restore: RewindRestore): Promise<void> {
+    await this.guard(async () => {
+      const sessionId = this.current.sessionId;
+      if (!sessionId) throw new Error("There is no session to rewind.");
+      const client = await this.options.connect();
+      const place = await checkpoints.locate(client, sessionId, texts, index);
+      const token = `rewind-${++this.tokens}`;
+      const preview = await checkpoints.preview(client, sessionId, place, restore, texts[index] ?? "", token);
+      this.rewinds.set(token, { sessionId, messageSeq: place.seq, restore });
+      this.post({ type: "rewindPreview", preview });
+    });
+  }
+
+  /** The rewind the view confirmed; the chat then shows the conversation as it now stands. */
+  async confirmRewind(token: string, force: boolean): Promise<boolean> {
+    const pending = this.rewinds.get(token);
+    if (!pending) return false;
+    this.rewinds.delete(token);
+    const ok = await this.guard(async () => {
+      const client = await this.options.connect();
+      const result = await checkpoints.rewind(client, pending, force);
+      if (result.done && pending.restore !== "files" && this.current.sessionId === pending.sessionId) {
+        await this.loadSession(pending.sessionId);
+      }
+      this.post({ type: "notice", text: checkpoints.rewindNotice(result, pending.restore) });
+      return result.done;
+    });
+    return ok === true;
+  }
+
+  /** The files changed by the turn of the user message `index` of `texts`, with diffs. */
+  async showChanges(texts: string[], index: number): Promise<void> {
+    await this.guard(async () => {
+      const sessionId = this.current.sessionId;
+      if (!sessionId) return;
+      const client = await this.options.connect();
+      const place = await checkpoints.locate(client, sessionId, texts, index);
+      const result = await checkpoints.changes(client, sessionId, place.turn);
+      this.post({ type: "changes", turn: place.turn ?? null, files: result.files });
+    });
   }
 
   /** Stops the running turn; its prompt then answers `cancelled` (SPEC §5.2). */
@@ -351,6 +496,11 @@ export class ChatController implements Disposable {
     this.dispatch({ type: "update", sessionId, update });
     if (sessionId !== this.current.sessionId) return;
     this.post({ type: "update", sessionId, update });
+    const queue = (update._meta as { tether?: { queue?: QueuedPrompt[] } } | undefined)?.tether?.queue;
+    if (update.sessionUpdate === "session_info_update" && Array.isArray(queue)) {
+      this.queue = queue;
+      this.post({ type: "queue", queue });
+    }
     const ended = (update._meta as { tether?: { turnEnded?: { stopReason?: string } } } | undefined)?.tether?.turnEnded;
     if (update.sessionUpdate === "session_info_update" && ended) {
       // a resumed turn has no prompt request: this update is its end (SPEC §4.4)
@@ -434,6 +584,7 @@ export class ChatController implements Disposable {
   private record(message: HostMessage): void {
     if (message.type === "session") {
       this.transcript = [];
+      this.queue = [];
       return;
     }
     if (message.type === "update" && CHUNK_KINDS.has(String(message.update.sessionUpdate))) {
@@ -449,7 +600,7 @@ export class ChatController implements Disposable {
         return;
       }
     }
-    if (["userMessage", "update", "turnEnded", "error"].includes(message.type)) this.transcript.push(message);
+    if (["userMessage", "update", "turnEnded", "error", "notice"].includes(message.type)) this.transcript.push(message);
   }
 }
 

@@ -1134,13 +1134,18 @@ export interface UpdateMeta {
   tether?: UpdateTetherMeta;
 }
 
-/** `_meta.tether` of an update: a notice (§4.10), a replayed message's status (§4.6), a compaction (§5.15), a resumed turn's end (§4.4), why a call was allowed (§4.9). */
+/** `_meta.tether` of an update: a notice (§4.10), a replayed message's status (§4.6), a compaction (§5.15), a resumed turn's end (§4.4), why a call was allowed (§4.9), the prompt queue (`session_info_update`), a message steered into a running turn, where it landed (`user_message_chunk`: `steered`, `afterStep`, live also `turnId`, `messageSeq`; §3.37). */
 export interface UpdateTetherMeta {
+  afterStep?: number;
   approvedBy?: string;
   compaction?: Compaction;
+  messageSeq?: number;
   notice?: boolean;
+  queue?: QueuedPrompt[];
   status?: MessageStatus;
+  steered?: boolean;
   turnEnded?: TurnEnded;
+  turnId?: string;
 }
 
 export interface Usage {

@@ -9,7 +9,12 @@
  */
 
 import type {
+  ChangedFile,
   Hunk,
+  QueuedPrompt,
+  RewindConflict,
+  RewindRestore,
+  RewindSkipped,
   PermissionOption,
   SessionConfigOption,
   SessionInfo,
@@ -79,12 +84,44 @@ export type HostMessage =
   /** no workspace folder (yet): the view says to open one until the next `init` */
   | { type: "noFolder" }
   /** editor context added to the next prompt ("Ask Tether about selection") */
-  | { type: "context"; label: string; text: string };
+  | { type: "context"; label: string; text: string }
+  /** the prompts waiting behind the running turn (`_meta.tether.queue`, SPEC §3.37), oldest first */
+  | { type: "queue"; queue: QueuedPrompt[] }
+  /** what "Rewind to here" would do (a dry run): the view asks before `rewindConfirm` */
+  | { type: "rewindPreview"; preview: RewindPreview }
+  /** a rewind was done or refused, in words for the chat */
+  | { type: "notice"; text: string }
+  /** the files a turn changed, with unified diffs (`_tether/session/changes`) */
+  | { type: "changes"; turn: number | null; files: ChangedFile[] };
+
+/** A dry run of "Rewind to here" (SPEC §3.40), to confirm. */
+export interface RewindPreview {
+  /** names this preview in `rewindConfirm` */
+  token: string;
+  /** the first line of the message rewound to */
+  message: string;
+  restore: RewindRestore;
+  restored: string[];
+  /** files changed since Tether wrote them: overwritten only with `force` */
+  conflicts: RewindConflict[];
+  skipped: RewindSkipped[];
+  hiddenMessages: number;
+}
 
 /** Webview -> extension host. */
 export type ViewMessage =
   | { type: "ready" }
-  | { type: "prompt"; text: string }
+  /** `steer`: into the running turn (it lands at the next step boundary, SPEC §3.37) */
+  | { type: "prompt"; text: string; steer?: boolean }
+  /** withdraw a queued prompt */
+  | { type: "dequeue"; queueId: string }
+  /** "Rewind to here" on the user message `index` (0-based) of `texts` (every user message shown) */
+  | { type: "rewind"; texts: string[]; index: number; restore: RewindRestore }
+  /** do the rewind previewed (`force`: also overwrite files changed since), or drop it */
+  | { type: "rewindConfirm"; token: string; force: boolean }
+  | { type: "rewindCancel"; token: string }
+  /** the files changed by the turn of the user message `index` of `texts` */
+  | { type: "changes"; texts: string[]; index: number }
   | { type: "cancel" }
   /** answer a permission prompt; acceptedHunks as in SPEC §5.10 (absolute path -> kept indexes) */
   | { type: "permission"; requestId: string; optionId: string; acceptedHunks?: Record<string, number[]> }

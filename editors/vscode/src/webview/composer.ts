@@ -34,6 +34,7 @@ export class Composer {
   private readonly input: HTMLTextAreaElement;
   private readonly modeSelect: Select;
   private readonly send: HTMLElement;
+  private readonly steer: HTMLElement;
   private readonly suggestions: HTMLElement;
   private commands: SlashCommand[] = [];
   private contexts: Context[] = [];
@@ -52,7 +53,8 @@ export class Composer {
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        this.submit();
+        // Alt+Enter while a turn runs: into that turn (steer); Enter: queued after it
+        this.submit(event.altKey && this.status !== "idle");
       }
     });
     this.input.addEventListener("input", () => {
@@ -68,6 +70,8 @@ export class Composer {
     });
     this.send = h("vscode-button", { class: "send", title: "Send (Enter)" }, "Send");
     this.send.addEventListener("click", () => this.submit());
+    this.steer = h("vscode-button", { class: "steer", secondary: true, title: "Send into the running turn: the agent sees it after its current step (Alt+Enter)" }, "Send into the running turn");
+    this.steer.addEventListener("click", () => this.submit(true));
     this.el = h(
       "footer",
       { class: "composer" },
@@ -75,7 +79,7 @@ export class Composer {
       this.chips,
       this.suggestions,
       this.input,
-      h("div", { class: "composer-row" }, this.modeSelect, h("span", { class: "spacer" }), this.send),
+      h("div", { class: "composer-row" }, this.modeSelect, h("span", { class: "spacer" }), this.steer, this.send),
     );
     this.setStatus("idle");
   }
@@ -93,7 +97,10 @@ export class Composer {
     this.statusRow.hidden = status === "idle";
     this.statusRow.dataset.status = status;
     this.statusText.textContent = STATUS_TEXT[status];
-    this.send.toggleAttribute("disabled", status !== "idle");
+    // while a turn runs, Send queues the prompt (it runs when the turn ends)
+    this.send.textContent = status === "idle" ? "Send" : "Queue";
+    this.send.setAttribute("title", status === "idle" ? "Send (Enter)" : "Send after this turn (Enter): it waits in the queue");
+    this.steer.hidden = status === "idle";
   }
 
   setModes(modes: ModeInfo[], modeId: string | null): void {
@@ -159,14 +166,14 @@ export class Composer {
     this.chips.hidden = this.contexts.length === 0;
   }
 
-  private submit(): void {
+  private submit(steer = false): void {
     const typed = this.input.value.trim();
-    if (this.status !== "idle" || (!typed && this.contexts.length === 0)) return;
+    if (!typed && this.contexts.length === 0) return;
     // a slash command must open the prompt (SPEC §4.11): the editor context follows it
     const contexts = this.contexts.map((c) => c.text);
     const parts = typed.startsWith("/") ? [typed, ...contexts] : [...contexts, typed];
     const text = parts.filter(Boolean).join("\n\n");
-    this.post({ type: "prompt", text });
+    this.post(steer ? { type: "prompt", text, steer: true } : { type: "prompt", text });
     this.input.value = "";
     this.contexts = [];
     this.renderChips();

@@ -8,6 +8,7 @@ import type { HostMessage, ViewMessage } from "../shared/messages";
 import { Composer, type SlashCommand } from "./composer";
 import { h } from "./dom";
 import { OptionPickers } from "./options";
+import { QueueList } from "./queue";
 import { SessionHeader } from "./sessions";
 import { restoredState, type ViewState } from "./state";
 import { Transcript } from "./transcript";
@@ -82,6 +83,8 @@ const composer = new Composer(post, (draft) => {
   scheduleSave();
 });
 
+const queueList = new QueueList(post);
+
 const emptyHint = h(
   "div",
   { class: "empty-hint" },
@@ -96,6 +99,7 @@ document.getElementById("app")?.replaceChildren(
   header.el,
   pickers.el,
   h("main", { class: "scroll" }, noFolder, emptyHint, transcript.el),
+  queueList.el,
   composer.el,
 );
 
@@ -143,6 +147,7 @@ function onMessage(message: HostMessage): void {
     }
     case "session":
       transcript.clear();
+      queueList.set([]);
       if (message.sessionId !== state.sessionId) setOptions([]); // until the session's own arrive
       showSession(message.sessionId, message.title);
       if (message.modeId) {
@@ -195,6 +200,18 @@ function onMessage(message: HostMessage): void {
       break;
     case "context":
       composer.addContext(message.label, message.text);
+      break;
+    case "queue":
+      queueList.set(message.queue);
+      break;
+    case "rewindPreview":
+      transcript.rewindPreview(message.preview);
+      break;
+    case "notice":
+      transcript.notice(message.text);
+      break;
+    case "changes":
+      transcript.changes(message.turn, message.files);
       break;
   }
   scheduleSave();

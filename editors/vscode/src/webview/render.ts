@@ -30,7 +30,18 @@ class TextView implements EntryView {
     const e = entry;
     this.body = h("div", { class: e.kind === "agent" ? "markdown" : "plain" });
     this.el = h("div", { class: `entry ${e.kind}` }, this.body);
-    if (e.kind === "user") this.el.prepend(h("div", { class: "entry-author" }, "You"));
+    if (e.kind === "user") {
+      const author = e.steered === undefined ? "You" : `You · steered in after step ${e.steered}`;
+      this.el.prepend(h("div", { class: "entry-author" }, author));
+      this.el.append(
+        h(
+          "div",
+          { class: "entry-actions" },
+          h("button", { class: "rewind-here", type: "button", title: "Take the conversation and the files back to just before this message" }, "Rewind to here"),
+          h("button", { class: "files-changed", type: "button", title: "The files this turn changed, with diffs" }, "Files changed"),
+        ),
+      );
+    }
     if (e.kind === "agent" && e.status) {
       this.el.dataset.replayStatus = e.status;
       this.el.append(h("div", { class: "entry-note" }, STATUS_NOTES[e.status] ?? e.status));

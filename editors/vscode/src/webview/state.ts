@@ -18,7 +18,8 @@ export interface PlanItem {
 export type ReplayStatus = MessageStatus;
 
 export type Entry =
-  | { kind: "user"; text: string }
+  /** `steered`: sent into a running turn, landed after that step (SPEC §3.37) */
+  | { kind: "user"; text: string; steered?: number }
   | { kind: "agent"; text: string; status?: ReplayStatus }
   | { kind: "thought"; text: string; status?: ReplayStatus }
   | { kind: "notice"; text: string }

@@ -6,8 +6,10 @@
  * dirty; dirty views are rendered once per animation frame (markdown is parsed once per
  * frame for the message being streamed, never per delta and never for the whole transcript).
  */
-import type { PermissionPrompt, ViewMessage } from "../shared/messages";
+import type { PermissionPrompt, RewindPreview, ViewMessage } from "../shared/messages";
+import type { ChangedFile } from "../protocol/schema";
 import { Approval } from "./approvals";
+import { changesCard, rewindCard } from "./checkpoints";
 import { h } from "./dom";
 import { createView, type EntryView } from "./render";
 import { asRecord, blockText, locationsOf, tetherMeta, type Entry, type ReplayStatus, type ToolEntry } from "./state";
@@ -94,6 +96,29 @@ export class Transcript {
     this.add({ kind: "error", text });
   }
 
+  notice(text: string): void {
+    this.add({ kind: "notice", text });
+  }
+
+  /** The texts of the user messages shown, in order (where "Rewind to here" points). */
+  userTexts(): string[] {
+    return this.entries.filter((e) => e.kind === "user").map((e) => (e as { text: string }).text);
+  }
+
+  /** "Rewind to here": what it will do, to confirm (one card at a time). */
+  rewindPreview(preview: RewindPreview): void {
+    this.el.querySelector(".rewind-confirm")?.remove();
+    this.el.appendChild(rewindCard(preview, this.hooks.post));
+    this.stickToBottom(true);
+  }
+
+  /** A turn's changed files with their diffs. */
+  changes(turn: number | null, files: ChangedFile[]): void {
+    this.el.querySelector(".changes-card")?.remove();
+    this.el.appendChild(changesCard(turn, files));
+    this.stickToBottom(true);
+  }
+
   turnEnded(stopReason: string, usage?: { inputTokens?: number; outputTokens?: number }): void {
     this.add({ kind: "turn", stopReason, ...usage, ...this.usage });
     this.usage = {};
@@ -112,6 +137,11 @@ export class Transcript {
         this.appendText("thought", blockText(update.content), replayStatus(meta.status));
         break;
       case "user_message_chunk":
+        if (meta.steered === true) {
+          // a message steered into the running turn, shown where it landed
+          this.add({ kind: "user", text: blockText(update.content), steered: typeof meta.afterStep === "number" ? meta.afterStep : 0 });
+          break;
+        }
         this.usage = {};
         this.appendText("user", blockText(update.content));
         break;
@@ -197,7 +227,8 @@ export class Transcript {
     if (!text) return;
     const last = this.views[this.views.length - 1];
     const entry = last?.entry;
-    if (entry && entry.kind === kind && (entry.kind === "agent" || entry.kind === "thought" ? entry.status === status : true)) {
+    const steered = entry?.kind === "user" && entry.steered !== undefined;
+    if (entry && entry.kind === kind && !steered && (entry.kind === "agent" || entry.kind === "thought" ? entry.status === status : true)) {
       entry.text += kind === "user" ? `\n\n${text}` : text;
       this.markDirty(last);
       return;
@@ -346,6 +377,15 @@ export class Transcript {
       event.preventDefault();
       const line = location.dataset.line;
       this.hooks.post({ type: "openLocation", path: location.dataset.path ?? "", ...(line ? { line: Number(line) } : {}) });
+      return;
+    }
+    const action = target?.closest<HTMLElement>("button.rewind-here, button.files-changed");
+    if (action) {
+      const index = this.views.filter((v) => v.entry.kind === "user").findIndex((v) => v.el.contains(action));
+      const texts = this.userTexts();
+      if (index < 0) return;
+      if (action.classList.contains("rewind-here")) this.hooks.post({ type: "rewind", texts, index, restore: "both" });
+      else this.hooks.post({ type: "changes", texts, index });
       return;
     }
     const copy = target?.closest<HTMLElement>("button.copy-code");

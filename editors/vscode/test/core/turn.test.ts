@@ -111,12 +111,16 @@ describe("a turn against the real daemon", () => {
     assert.equal(rig.controller.state.turns.at(-1)?.stopReason, "cancelled");
   });
 
-  it("a new prompt while a turn runs is refused in the view, not sent", async () => {
+  it("a new prompt while a turn runs is queued by the daemon and runs after it", async () => {
     const turn = rig.controller.prompt("slow again");
+    await waitFor(() => rig.controller.state.running, "the turn running");
     const start = rig.messages.length;
-    await rig.controller.prompt("second");
-    assert.match(JSON.stringify(rig.messages.slice(start)), /A turn is still running/);
+    const second = rig.controller.prompt("second");
+    await waitFor(() => rig.messages.slice(start).some((m) => m.type === "queue" && m.queue.length === 1), "the prompt queued");
+    assert.ok(!rig.messages.slice(start).some((m) => m.type === "userMessage"), "shown when its own turn starts");
     await rig.controller.cancel();
     assert.equal((await turn)?.stopReason, "cancelled");
+    assert.equal((await second)?.stopReason, "end_turn");
+    assert.deepEqual(rig.messages.slice(start).filter((m) => m.type === "userMessage"), [{ type: "userMessage", text: "second" }]);
   });
 });

@@ -274,6 +274,29 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     assert.equal(agent().controller.option("model")?.currentValue, "default");
   });
 
+  it("the webview's Files changed and Rewind to here reach the daemon: a confirmed rewind restores the file and reloads the chat", async () => {
+    let from = view.posted.length;
+    view.send({ type: "prompt", text: "write a note again" });
+    await waitPosted("turnEnded", from, "the end of the turn");
+    const note = join(sandbox.workspace, "notes", "again.txt");
+    assert.equal(readFileSync(note, "utf8"), "again\n");
+    const texts = agent().controller.state.turns.map((t) => (t.items[0] as { text?: string }).text ?? "");
+    const index = texts.lastIndexOf("write a note again");
+    from = view.posted.length;
+    view.send({ type: "changes", texts, index });
+    const changes = await waitPosted("changes", from, "the turn's changed files");
+    assert.deepEqual(changes.files.map((f) => [f.path, f.status]), [["notes/again.txt", "added"]]);
+    view.send({ type: "rewind", texts, index, restore: "both" });
+    const { preview } = await waitPosted("rewindPreview", from, "the rewind to confirm");
+    assert.deepEqual([preview.restored, preview.conflicts], [["notes/again.txt"], []]);
+    from = view.posted.length;
+    view.send({ type: "rewindConfirm", token: preview.token, force: false });
+    await waitPosted("notice", from, "the rewind's notice", (m) => m.text.startsWith("Rewound"));
+    assert.throws(() => readFileSync(note, "utf8"), /ENOENT/);
+    assert.ok(posted(from).some((m) => m.type === "session"), "the chat shows the conversation as it now stands");
+    assert.ok(!posted(from).some((m) => m.type === "update" && JSON.stringify(m.update).includes("write a note again")));
+  });
+
   it("location links open the file at the line; copy buttons fill the clipboard", async () => {
     view.send({ type: "openLocation", path: readme(), line: 3 });
     await waitFor(() => stub.shownDocuments.length > 0, "the document shown");

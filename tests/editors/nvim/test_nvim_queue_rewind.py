@@ -1,0 +1,132 @@
+"""Control while the agent works and a way back, in real Neovim against the real daemon
+(SPEC §3.37, §3.40): a prompt sent during a turn is shown queued and can be withdrawn, a
+steered message is shown where it landed, "Rewind to here" asks with the files it will
+restore (a file changed since is listed, with the choice to overwrite it), the chat shows
+the conversation as it now stands, and `:TetherChanges` shows a turn's diffs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nvim_driver import Nvim, open_chat
+
+QUEUE = "return require('tether').client().chat.transcript:queue_lines()"
+
+
+def queue_marks(nvim: Nvim) -> list[str]:
+    """The virtual lines under the conversation (what the user sees of the queue)."""
+    return nvim.lua(
+        """
+        local chat = require("tether").client().chat
+        local ns = vim.api.nvim_get_namespaces()["tether.queue"]
+        local out = {}
+        for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, ns, 0, -1, { details = true })) do
+          for _, line in ipairs(mark[4].virt_lines or {}) do table.insert(out, line[1][1]) end
+        end
+        return out
+        """
+    )
+
+
+def cursor_on(nvim: Nvim, text: str) -> None:
+    """Put the cursor in the chat window on the first line that is `text`."""
+    nvim.lua(
+        """
+        local chat = require("tether").client().chat
+        local win = chat:windows()
+        vim.api.nvim_set_current_win(win)
+        local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+        for i, line in ipairs(lines) do
+          if line == ... then vim.api.nvim_win_set_cursor(win, { i, 0 }) return end
+        end
+        error("not in the chat: " .. ...)
+        """,
+        text,
+    )
+
+
+def test_a_prompt_during_a_turn_is_queued_withdrawn_and_a_steer_lands_in_the_turn(nvim: Nvim) -> None:
+    nvim.stub_select("later")
+    open_chat(nvim)
+    nvim.send("run the tests")  # asks before running the command: the turn runs until we answer
+    nvim.wait_for(nvim.selects, "the command question")
+    nvim.lua("_G.approve = _G.answer_select")
+    nvim.send("hello one")
+    nvim.send("hello two")
+    nvim.wait_for(lambda: len(nvim.lua(QUEUE)) == 3, "two queued prompts")
+    assert nvim.lua(QUEUE) == ["⏳ queued 1: hello one", "⏳ queued 2: hello two", "   (:TetherDequeue to withdraw one)"]
+    assert queue_marks(nvim) == nvim.lua(QUEUE)
+    assert "hello one" not in nvim.chat_lines()  # shown as your message when its turn starts
+    assert nvim.lua("return vim.api.nvim_buf_get_lines(require('tether').client().chat.prompt_buf, 0, -1, false)") == [""]
+
+    nvim.cmd("TetherDequeue 2")
+    nvim.wait_chat("[withdrawn: hello two]")
+    nvim.wait_for(lambda: nvim.lua(QUEUE) == ["⏳ queued 1: hello one", "   (:TetherDequeue to withdraw one)"], "one left")
+
+    nvim.cmd("TetherSteer and say so when done")
+    nvim.lua("_G.approve(1)")  # allow the command: the steered message lands after its result
+    text = nvim.turn_done(count=2)
+    lines = text.splitlines()
+    steered = lines.index("## You (steered in after step 1)")
+    assert lines[steered + 2] == "and say so when done"
+    first_footer = next(i for i, line in enumerate(lines) if line.startswith("── end_turn"))
+    assert lines.index("▸ echo testing && echo all passed  [done]") < steered < first_footer
+    # the queued prompt ran next, as a turn of its own, answered after it
+    assert first_footer < lines.index("hello one") < lines.index("Hello! I am the scripted model.")
+    assert "hello two" not in lines
+    assert nvim.lua(QUEUE) == [] and queue_marks(nvim) == []
+
+
+def test_rewind_to_here_lists_the_files_asks_to_overwrite_a_changed_one_and_reloads_the_chat(
+    nvim: Nvim, workspace: Path
+) -> None:
+    open_chat(nvim, mode="full-auto")
+    nvim.send("write a note")
+    nvim.turn_done(count=1)
+    nvim.send("edit the readme")
+    nvim.turn_done(count=2)
+
+    # what each turn changed, with diffs
+    nvim.cmd("TetherChanges 2")
+    nvim.wait_for(lambda: nvim.lua("return vim.fn.bufnr('tether://changes/turn-2')") != -1, "turn 2's changes")
+    changes = nvim.lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('tether://changes/turn-2'), 0, -1, false)")
+    assert changes[0] == "# Files changed by turn 2"
+    assert "modified README.md  (turn 2)" in changes
+    assert "-Hello from the sample workspace." in changes and "+Hello, edited by Tether." in changes
+    assert nvim.lua("return vim.bo.filetype") == "diff"
+    nvim.cmd("tabclose")
+    cursor_on(nvim, "write a note")
+    nvim.cmd("TetherChanges")  # the turn of the message under the cursor
+    nvim.wait_for(lambda: nvim.lua("return vim.fn.bufnr('tether://changes/turn-1')") != -1, "turn 1's changes")
+    turn1 = nvim.lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('tether://changes/turn-1'), 0, -1, false)")
+    assert "added notes/todo.txt  (turn 1)" in turn1 and "+remember" in turn1
+    nvim.cmd("tabclose")
+
+    # you change the README after the agent did: the rewind asks before overwriting it
+    (workspace / "README.md").write_text("# Sample\n\nHello, edited by Tether.\nmine\n")
+    nvim.stub_select(2)  # Cancel
+    cursor_on(nvim, "edit the readme")
+    nvim.cmd("TetherRewind")
+    nvim.wait_for(nvim.selects, "the rewind question")
+    (question,) = nvim.selects()
+    assert question["kind"] == "tether.rewind" and "before “edit the readme”" in question["prompt"]
+    assert question["items"][0].startswith("Rewind and overwrite what changed since Tether wrote it: README.md")
+    assert "restores README.md" in question["items"][0] and question["items"][1] == "Cancel"
+    assert (workspace / "README.md").read_text().endswith("mine\n")  # the dry run changed nothing
+
+    nvim.stub_select(1)  # overwrite it
+    nvim.cmd("TetherRewind")
+    nvim.wait_for(lambda: (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n",
+                  "the README restored")
+    text = nvim.wait_chat("[rewound:")
+    assert "write a note" in text.splitlines() and "edit the readme" not in text.splitlines()
+    assert (workspace / "notes/todo.txt").exists()
+
+    # files only, no conflict: the confirmation lists what it restores
+    nvim.stub_select(1)
+    cursor_on(nvim, "write a note")
+    nvim.cmd("TetherRewind files")
+    nvim.wait_for(lambda: not (workspace / "notes/todo.txt").exists(), "the note removed")
+    (question,) = nvim.selects()
+    assert question["items"] == ["Rewind: restores notes/todo.txt", "Cancel"]
+    assert "write a note" in nvim.chat_lines()  # the conversation stays
