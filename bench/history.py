@@ -3,7 +3,8 @@
     .venv/bin/python bench/history.py
 
 1. `session/load` of a 10,000-message session: request -> last replayed update (and the
-   answer), median of 5; also request -> first replayed update.
+   answer), median of 5; also request -> first replayed update, and the daemon's RSS
+   (VmRSS) and peak RSS (VmHWM) right after the load's answer.
 2. `_tether/session/dump` and `_tether/session/restore` of that session, median of 5. The
    dump figure includes the client's decoding of the 2.7 MB answer, the restore figure
    the client's encoding of the request (both also reported on their own, as `client_*`,
@@ -38,7 +39,7 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
-from spawned import Spawned  # noqa: E402
+from spawned import Spawned, peak_rss_mb  # noqa: E402
 from tether_side import init_params, prompt_params  # noqa: E402
 
 from tether_protocol._json import dumps, loads  # noqa: E402
@@ -103,6 +104,14 @@ def client_share(snapshot: Any, ws: Path, samples: dict[str, list[float]]) -> No
         samples[f"{name}_encode"].append((time.perf_counter() - t0) * 1000)
 
 
+def rss_mb(pid: int) -> float:
+    """VmRSS of a running process, in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
 async def timed(c: Spawned, samples: list[float], method: str, params: dict[str, Any]) -> Any:
     t0 = time.perf_counter()
     result = await c.request(method, params)
@@ -120,6 +129,8 @@ async def load_dump_restore(argv: list[str], env: dict[str, str], ws: Path) -> d
         updates = [t for t, method, _p in c.queued() if method == "session/update"]
         replayed = len(updates)
         samples["first"].append((updates[0] - t0) * 1000)
+        samples["rss"].append(rss_mb(c.proc.pid))
+        samples["peak"].append(peak_rss_mb(c.proc.pid))
         snapshot = await timed(c, samples["dump"], "_tether/session/dump", {"sessionId": "sess_big"})
         await timed(c, samples["restore"], "_tether/session/restore", {"snapshot": snapshot, "cwd": str(ws)})
         client_share(snapshot, ws, samples)
@@ -133,6 +144,7 @@ async def load_dump_restore(argv: list[str], env: dict[str, str], ws: Path) -> d
 
     return {
         "load_10k_ms": med("load"), "load_10k_first_update_ms": med("first"), "replayed_updates": replayed,
+        "rss_after_load_mb": med("rss"), "peak_rss_after_load_mb": med("peak"),
         "dump_10k_ms": med("dump"), "restore_10k_ms": med("restore"), "restore_10k_from_text_ms": med("from_text"),
         "client_parse_dump_ms": med("client_parse"), "client_encode_restore_ms": med("client_encode"),
         "client_parse_dump_stdlib_ms": med("std_parse"), "client_encode_restore_stdlib_ms": med("std_encode"),

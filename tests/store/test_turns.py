@@ -53,13 +53,15 @@ async def test_a_full_turn_reads_back_in_order(store: HistoryStore, session: str
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 8, 100])
+@pytest.mark.parametrize("first", [None, 1, 2, 7, 9])
 async def test_messages_read_a_page_at_a_time_are_all_the_messages(
-    store: HistoryStore, session: str, size: int
+    store: HistoryStore, session: str, size: int, first: int | None
 ) -> None:
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "go"}))
     await store.append_messages(session, "t1", [MessageRecord("assistant", {"text": f"part {i}"}) for i in range(6)])
-    pages = [page async for page in store.message_pages(session, size)]
-    assert all(0 < len(page) <= size for page in pages)
+    pages = [page async for page in store.message_pages(session, size, first)]
+    assert 0 < len(pages[0]) <= (size if first is None else first)
+    assert all(0 < len(page) <= size for page in pages[1:])
     # 7 messages, in order
     assert [m for page in pages for m in page] == [(m.role, m.body, m.status) for m in await store.load_messages(session)]
 

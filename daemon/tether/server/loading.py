@@ -30,9 +30,11 @@ from .sessions import commands_after_answer, modes
 from .updates import PagedReplay, SessionUpdates, replay_frames
 
 # Replayed updates per write while a session is loaded (~70 KB of a typical history),
-# and messages read per query while it is replayed.
+# and messages read per query while it is replayed (the first query fewer: the client
+# sees the first updates sooner).
 _REPLAY_BATCH = 256
 _READ_PAGE = 1024
+_FIRST_PAGE = 128
 
 
 async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
@@ -48,7 +50,7 @@ async def replay_while_reading(conn: Connection, store: HistoryStore, session_id
     read, a page at a time; returns them all."""
     stored: list[MessageView] = []
     replay = PagedReplay(session_id)
-    pages_of = cast(AsyncGenerator[list[MessageView], None], store.message_pages(session_id, _READ_PAGE))
+    pages_of = cast(AsyncGenerator[list[MessageView], None], store.message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
     async with contextlib.aclosing(pages_of) as pages:
         async for page in pages:
             stored.extend(page)

@@ -350,23 +350,29 @@ class HistoryStore:
         )
         return records_of_rows(rows)
 
-    async def message_pages(self, session_id: str, size: int = 1024) -> AsyncIterator[list[MessageView]]:
-        """The session's messages as ``(role, body, status)``, ``size`` at a time, in
-        order: what showing a session again needs, without the rest of a record (a
-        10,000-message ``session/load`` read and built 20,000 values fewer). The next page
-        is read (in the connection's thread) while the caller works on this one. Close it
-        with ``contextlib.aclosing`` when leaving early. Pages are separate reads: messages
+    async def message_pages(
+        self, session_id: str, size: int = 1024, first: int | None = None
+    ) -> AsyncIterator[list[MessageView]]:
+        """The session's messages as ``(role, body, status)``, ``size`` at a time (the first
+        page ``first``, if given: a small one reaches the caller sooner), in order: what
+        showing a session again needs, without the rest of a record (a 10,000-message
+        ``session/load`` read and built 20,000 values fewer). The next page is read (in the
+        connection's thread) while the caller works on this one. Close it with
+        ``contextlib.aclosing`` when leaving early. Pages are separate reads: messages
         added meanwhile at the end are included, as a later read would see them."""
         select = "SELECT role, body, status, seq FROM messages WHERE session_id = ? AND rewound IS NULL"
-        first = f"{select} ORDER BY seq LIMIT {size:d}"
+        limit = size if first is None else first
         after = f"{select} AND seq > ? ORDER BY seq LIMIT {size:d}"
-        reading: asyncio.Future[list[Any]] | None = asyncio.ensure_future(self._db.read(first, (session_id,)))
+        reading: asyncio.Future[list[Any]] | None = asyncio.ensure_future(
+            self._db.read(f"{select} ORDER BY seq LIMIT {limit:d}", (session_id,))
+        )
         try:
             while reading is not None:
                 rows = await reading
                 reading = None
-                if len(rows) == size:  # maybe more
+                if len(rows) == limit:  # maybe more
                     reading = asyncio.ensure_future(self._db.read(after, (session_id, rows[-1][3])))
+                limit = size
                 if rows:
                     bodies = decode_bodies([row[1] for row in rows])
                     yield [(row[0], body, row[2]) for row, body in zip(rows, bodies)]

@@ -82,7 +82,8 @@ def check_checkpoints(snapshot: dict[str, Any]) -> None:
     """Check the optional ``checkpoints`` (and the messages' ``rewound``); SnapshotError names the field."""
     raw = snapshot.setdefault("checkpoints", None)
     for i, message in enumerate(snapshot["messages"]):
-        _int(message.get("rewound"), f"messages[{i}].rewound", nullable=True)
+        if message.get("rewound") is not None:  # (the place named only when it is wrong)
+            _int(message["rewound"], f"messages[{i}].rewound")
     if raw is None:
         return
     if not isinstance(raw, dict):

@@ -114,83 +114,80 @@ def _scalar(value: Any) -> str:
     return encode_json(value)
 
 
+# A REAL as JSON text: 17 significant digits name the same double (Python reads it back
+# exactly; the dict path's shortest spelling may be shorter), with ".0" on whole numbers
+_REAL = "printf('%!.17g', {0})"
+# one message of the snapshot, spelled by SQLite with its stored body spliced in (role and
+# status are plain words: the schema's CHECKs)
+_MESSAGE_TEXT = (
+    """'{"seq":' || seq || ',"turn_id":' || json_quote(turn_id) || ',"role":"' || role"""
+    """ || '","status":"' || status || '","created_at":' || """ + _REAL.format("created_at")
+    + """ || ',"body":' || body || '}'"""
+)
+# true when the row's values are what `encode_json` of the dict would spell as above
+_MESSAGE_PLAIN = (
+    "json_valid(body) AND typeof(seq) = 'integer' AND typeof(created_at) = 'real' AND abs(created_at) < 1e308"
+    " AND (turn_id IS NULL OR typeof(turn_id) = 'text')"
+)
+_TURN_TEXT = (
+    """'{"id":' || json_quote(id) || ',"seq":' || seq || ',"status":"' || status || '","stop_reason":'"""
+    """ || json_quote(stop_reason) || ',"started_at":' || """ + _REAL.format("started_at")
+    + """ || ',"finished_at":' || iif(finished_at IS NULL, 'null', """ + _REAL.format("finished_at") + ")"
+    """ || ',"error":' || json_quote(error) || ifnull(',"pending":' || pending, '') || '}'"""
+)
+_TURN_PLAIN = (
+    "typeof(id) = 'text' AND typeof(seq) = 'integer' AND typeof(started_at) = 'real' AND abs(started_at) < 1e308"
+    " AND (finished_at IS NULL OR typeof(finished_at) = 'real' AND abs(finished_at) < 1e308)"
+    " AND (stop_reason IS NULL OR typeof(stop_reason) = 'text')"
+    " AND (error IS NULL OR typeof(error) = 'text')"
+    " AND (pending IS NULL OR json_valid(pending))"
+)
+
+
 async def export_session_json(store: HistoryStore, session_id: str) -> str:
     """``encode_json(await export_session(store, session_id))``, the same JSON value,
     built without decoding and encoding again the stored JSON (bodies, reports,
-    approvals): it is spliced in as it is stored, as ``encode_json`` wrote it. A stored text
-    SQLite does not take for JSON (a damaged row) falls back to ``export_session``.
+    approvals): SQLite writes each list as one text with the stored JSON spliced in as it
+    is stored, as ``encode_json`` wrote it (no Python object per row). A stored value the
+    text could not spell as the dict path does (a damaged row) falls back to ``export_session``.
     """
     session = await _session_of(store, session_id)
     if await _has_checkpoints(store, session_id):  # the blobs and rewinds: built as a dict
         return encode_json(await export_session(store, session_id))
-    # `plain`: the row's values are what `encode_json` of the dict would spell as below
-    # (role and status are plain words: the schema's CHECKs)
-    rows = await store.query(
-        "SELECT seq, turn_id, role, status, created_at, body, json_valid(body)"
-        " AND typeof(seq) = 'integer' AND typeof(created_at) = 'real' AND abs(created_at) < 1e308"
-        " FROM messages WHERE session_id = ? ORDER BY seq",
+    # (the subqueries' ORDER BY: aggregates over an ordered subquery see its order)
+    ((messages, messages_plain),) = await store.query(
+        f"SELECT ifnull(group_concat(text, ','), ''), ifnull(min(plain), 1) FROM (SELECT {_MESSAGE_TEXT} AS text,"
+        f" {_MESSAGE_PLAIN} AS plain FROM messages WHERE session_id = ? ORDER BY seq)",
         (session_id,),
     )
-    if not all(row[6] for row in rows):
-        return encode_json(await export_session(store, session_id))
-    turn_ids: dict[str | None, str] = {}
-    for row in rows:
-        if row[1] not in turn_ids:
-            turn_ids[row[1]] = _scalar(row[1])
-    messages = ",".join([
-        f'{{"seq":{seq},"turn_id":{turn_ids[turn_id]},"role":"{role}","status":"{status}",'
-        f'"created_at":{msg_created!r},"body":{body}}}'
-        for seq, turn_id, role, status, msg_created, body, _plain in rows
-    ])
-    turn_rows = await store.query(
-        "SELECT id, seq, status, stop_reason, started_at, finished_at, error, pending,"
-        " typeof(seq) = 'integer' AND typeof(started_at) = 'real' AND abs(started_at) < 1e308"
-        " AND (finished_at IS NULL OR typeof(finished_at) = 'real' AND abs(finished_at) < 1e308)"
-        " AND (stop_reason IS NULL OR typeof(stop_reason) = 'text')"
-        " AND (error IS NULL OR typeof(error) = 'text')"
-        " AND (pending IS NULL OR json_valid(pending))"
-        " FROM turns WHERE session_id = ? ORDER BY seq",
+    ((turns, turns_plain, last_turn),) = await store.query(
+        f"SELECT ifnull(group_concat(text, ','), ''), ifnull(min(plain), 1), ifnull(max(seq), -1) FROM"
+        f" (SELECT {_TURN_TEXT} AS text, {_TURN_PLAIN} AS plain, seq FROM turns WHERE session_id = ? ORDER BY seq)",
         (session_id,),
     )
+    # the reports and approvals of those turns only: not of one begun after they were read
     report_rows = await store.query(
-        "SELECT r.turn_id, r.report, json_valid(r.report) FROM run_reports AS r"
-        " JOIN turns AS t ON t.id = r.turn_id WHERE r.session_id = ? ORDER BY t.seq",
-        (session_id,),
+        "SELECT r.turn_id, r.report, json_valid(r.report) FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"
+        " WHERE r.session_id = ? AND t.session_id = r.session_id AND t.seq <= ? ORDER BY t.seq",
+        (session_id, last_turn),
     )
-    if not all(row[8] for row in turn_rows) or not all(row[2] for row in report_rows):
+    if not messages_plain or not turns_plain or not all(row[2] for row in report_rows):
         return encode_json(await export_session(store, session_id))
-    turns, pending = _turns_json(turn_rows)
-    known = {row[0] for row in turn_rows}
+    # the latest waiting turn wins, as in export_session
+    waiting = await store.query(
+        "SELECT id, pending FROM turns WHERE session_id = ? AND seq <= ? AND status = 'running'"
+        " AND pending IS NOT NULL ORDER BY seq DESC LIMIT 1",
+        (session_id, last_turn),
+    )
+    pending = f'{{"turn_id":{_str(waiting[0][0])},"approvals":{waiting[0][1]}}}' if waiting else "null"
     reports = ",".join(
-        f'{{"turn_id":{_scalar(turn_id)},"report":{report}}}'
-        for turn_id, report, _valid in report_rows
-        if turn_id in known
+        f'{{"turn_id":{_scalar(turn_id)},"report":{report}}}' for turn_id, report, _valid in report_rows
     )
     return (
         f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
-        f'"session":{encode_json(session)},"turns":[{",".join(turns)}],"messages":[{messages}],'
+        f'"session":{encode_json(session)},"turns":[{turns}],"messages":[{messages}],'
         f'"reports":[{reports}],"rules":{encode_json(await _rules_of(store))},"pending":{pending}}}'
     )
-
-
-def _turns_json(turn_rows: list[Any]) -> tuple[list[str], str]:
-    """The JSON texts of the snapshot's turns, and of its ``pending`` (or ``null``)."""
-    turns: list[str] = []
-    pending = "null"
-    for tid, seq, status, stop_reason, started_at, finished_at, error, waiting, _plain in turn_rows:
-        turn = (
-            f'{{"id":{_str(tid)},"seq":{seq},"status":"{status}",'
-            f'"stop_reason":{"null" if stop_reason is None else _str(stop_reason)},'
-            f'"started_at":{started_at!r},"finished_at":{"null" if finished_at is None else repr(finished_at)},'
-            f'"error":{"null" if error is None else _str(error)}'
-        )
-        if waiting is None:
-            turns.append(turn + "}")
-        else:
-            turns.append(f'{turn},"pending":{waiting}}}')
-            if status == "running":  # the latest waiting turn wins, as in export_session
-                pending = f'{{"turn_id":{_str(tid)},"approvals":{waiting}}}'
-    return turns, pending
 
 
 async def _has_checkpoints(store: HistoryStore, session_id: str) -> bool:
