@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+
+from tether_protocol._json import JsonObject
 
 _MAX_BYTES = 1024 * 1024
 
 
-def offered_servers(workspace: Path) -> list[dict[str, Any]]:
+def offered_servers(workspace: Path) -> list[JsonObject]:
     """`{name, what, file, enable}` for each server `.mcp.json` names; [] when there is none."""
     path = workspace / ".mcp.json"
     try:
@@ -30,7 +31,7 @@ def offered_servers(workspace: Path) -> list[dict[str, Any]]:
     return [_one(str(name), entry, path) for name, entry in servers.items() if isinstance(entry, dict)]
 
 
-def _one(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
+def _one(name: str, entry: JsonObject, path: Path) -> JsonObject:
     command, url = entry.get("command"), entry.get("url")
     args = [str(a) for a in entry.get("args", []) if isinstance(a, (str, int, float))]
     if isinstance(command, str):

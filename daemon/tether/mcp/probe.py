@@ -12,6 +12,8 @@ from typing import Any
 
 import anyio
 
+from tether_protocol._json import JsonObject
+
 from ..config.mcp_servers import McpServerConfig
 from .manager import McpManager
 
@@ -20,8 +22,8 @@ async def _run(fn: Callable[[], Awaitable[Any]]) -> None:
     await fn()
 
 
-async def probe(configs: tuple[McpServerConfig, ...], env_allow: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+async def probe(configs: tuple[McpServerConfig, ...], env_allow: tuple[str, ...] = ()) -> list[JsonObject]:
+    rows: list[JsonObject] = []
     async with anyio.create_task_group() as group:
         def start(name: str, fn: Callable[[], Awaitable[Any]]) -> bool:
             group.start_soon(_run, fn, name=name)
@@ -30,7 +32,7 @@ async def probe(configs: tuple[McpServerConfig, ...], env_allow: tuple[str, ...]
         manager = McpManager(start, env_allow)
         connections = {c.config: c for c in await manager.start(configs)}
         for config in configs:
-            row: dict[str, Any] = {"name": config.name, "what": config.describe(), "source": config.source}
+            row: JsonObject = {"name": config.name, "what": config.describe(), "source": config.source}
             connection = connections.get(config)
             if connection is None:
                 row.update(started=False, error="disabled (enabled = false)")

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from tether_protocol._errors import ConfigInvalid, InvalidParams
+from tether_protocol._json import JsonObject
 
 from .. import __version__
 from ..config import SOURCE_INIT_OPTIONS, ConfigError, Settings, apply_overrides
@@ -56,11 +57,11 @@ class ClientProfile:
     root: Path | None = None
     # The client sent LSP's InitializeParams (`capabilities` is required there)
     lsp: bool = False
-    init_options: dict[str, Any] = field(default_factory=dict)
-    raw_capabilities: dict[str, Any] = field(default_factory=dict)
+    init_options: JsonObject = field(default_factory=dict)
+    raw_capabilities: JsonObject = field(default_factory=dict)
 
 
-def _obj(params: dict[str, Any], key: str) -> dict[str, Any]:
+def _obj(params: JsonObject, key: str) -> JsonObject:
     value = params.get(key)
     if value is None:
         return {}
@@ -69,7 +70,7 @@ def _obj(params: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def _flag(caps: dict[str, Any], *path: str) -> bool:
+def _flag(caps: JsonObject, *path: str) -> bool:
     node: Any = caps
     for key in path:
         if not isinstance(node, dict):
@@ -132,7 +133,7 @@ def read_profile(params: Any) -> ClientProfile:
     return profile
 
 
-def _root(params: dict[str, Any]) -> Path | None:
+def _root(params: JsonObject) -> Path | None:
     folders = params.get("workspaceFolders")
     if folders:
         if not isinstance(folders, list) or not isinstance(folders[0], dict) or not isinstance(folders[0].get("uri"), str):
@@ -149,7 +150,7 @@ def _root(params: dict[str, Any]) -> Path | None:
     return None
 
 
-def initialize_result(profile: ClientProfile) -> dict[str, Any]:
+def initialize_result(profile: ClientProfile) -> JsonObject:
     """Both halves for LSP clients; a strict ACP answer (LSP half under `_meta`) for ACP
     clients, since ACP reserves every root-level name of the result."""
     version = (
@@ -168,7 +169,7 @@ def initialize_result(profile: ClientProfile) -> dict[str, Any]:
         },
         "serverInfo": {"name": "tether", "version": __version__},
     }
-    result: dict[str, Any] = {
+    result: JsonObject = {
         "protocolVersion": version,
         "agentCapabilities": {
             "loadSession": True,
@@ -188,7 +189,7 @@ def initialize_result(profile: ClientProfile) -> dict[str, Any]:
 
 def handshake(
     params: Any, settings: Settings, default_root: Path
-) -> tuple[dict[str, Any], ClientProfile, Settings]:
+) -> tuple[JsonObject, ClientProfile, Settings]:
     """Everything `initialize` does: read the client, merge its options, build the answer."""
     profile = read_profile(params)
     if profile.init_options:
