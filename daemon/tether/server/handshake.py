@@ -58,7 +58,8 @@ class ClientProfile:
     # The client sent LSP's InitializeParams (`capabilities` is required there)
     lsp: bool = False
     init_options: JsonObject = field(default_factory=dict)
-    raw_capabilities: JsonObject = field(default_factory=dict)
+    # `_meta.tether.clearSession`: the client shows the new session `/clear` makes
+    clear_session: bool = False
 
 
 def _obj(params: JsonObject, key: str) -> JsonObject:
@@ -112,12 +113,12 @@ def read_profile(params: Any) -> ClientProfile:
     profile.terminal = _flag(acp_caps, "terminal")
     profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
     profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
+    profile.clear_session = _flag(acp_caps, "_meta", "tether", "clearSession")
     info = _obj(params, "clientInfo")
     profile.name = str(info.get("name", ""))
     profile.version = str(info.get("version", ""))
     lsp_caps = _obj(params, "capabilities")
     profile.lsp = "capabilities" in params or "processId" in params or "rootUri" in params
-    profile.raw_capabilities = {"acp": acp_caps, "lsp": lsp_caps}
     profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
     window = lsp_caps.get("window")
     profile.lsp_show_message_request = isinstance(window, dict) and isinstance(
