@@ -20,6 +20,7 @@ from typing import Any
 from tether_protocol._common import ContentBlock, TextContent
 from tether_protocol._converter import structure, unstructure
 from tether_protocol._framing import Framing
+from tether_protocol._json import JsonObject
 from tether_protocol._queue import DequeueParams, QueueParams, QueueResult
 from tether_protocol._rewind import ChangesParams, RewindParams, RewindRestore
 from tether_protocol._sessions import (
@@ -35,9 +36,8 @@ from tether_protocol._sessions import (
 from ._peer import JsonRpcPeer, RequestHandler
 from ._routing import TurnRouter
 
-JsonObject = dict[str, Any]
-"""A JSON object as it is on the wire: the updates and results the client hands out (its
-users compare them with the SPEC's examples) and reads through the protocol's classes."""
+# JsonObject: a JSON object as it is on the wire: the updates and results the client hands
+# out (its users compare them with the SPEC's examples) and reads through the protocol's classes
 
 _END = object()
 

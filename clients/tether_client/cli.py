@@ -28,6 +28,7 @@ from tether_protocol._common import DiffContent, ToolCallContent, ToolCallConten
 from tether_protocol._converter import structure, unstructure
 from tether_protocol._errors import InvalidParams
 from tether_protocol._extensions import ReportParams, RunReport
+from tether_protocol._json import JsonObject
 from tether_protocol._updates import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -37,7 +38,7 @@ from tether_protocol._updates import (
     ToolCallUpdate,
 )
 
-from ._client import DaemonStartError, JsonObject, TetherClient
+from ._client import DaemonStartError, TetherClient
 from ._peer import ClientError, RequestHandler
 
 if TYPE_CHECKING:  # imported when the daemon first asks (a turn that asks nothing does not pay)

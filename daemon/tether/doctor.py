@@ -15,13 +15,17 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tether_protocol._json import JsonObject
 
 from . import __version__
 from .config import ConfigError, Settings, describe, load_settings
 from .tools.visible_text import visible
+
+if TYPE_CHECKING:  # the MCP package is imported only when a server is probed
+    from .mcp.offered import OfferedServer
+    from .mcp.probe import ProbeRow
 
 
 def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = False) -> int:
@@ -154,12 +158,12 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> JsonObject:
     return report
 
 
-def mcp_report(settings: Settings, workspace: Path) -> tuple[list[JsonObject], list[JsonObject]]:
+def mcp_report(settings: Settings, workspace: Path) -> tuple[list[ProbeRow], list[OfferedServer]]:
     """The user config's MCP servers, each started (within its start-up timeout) or why
     not; the servers the workspace's `.mcp.json` offers (never started)."""
     from .mcp.offered import offered_servers
 
-    servers: list[JsonObject] = []
+    servers: list[ProbeRow] = []
     if settings.mcp_servers:
         import anyio
 

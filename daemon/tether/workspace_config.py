@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .config.layers import merge, read_toml, validated
 from .config.settings import (
@@ -122,7 +122,7 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
     except ConfigError as exc:
         data = {}
         refused.append(RefusedSetting("", str(path), f"{exc}; Tether goes on with your own settings"))
-    accepted: dict[str, Any] = {}
+    accepted: dict[str, object] = {}
     if "hooks" in data and _trusts_hooks(user_path, path.parent.parent):
         del data["hooks"]  # not a setting: tether.hooks runs them (the user trusts this workspace)
     for key, raw in data.items():
@@ -130,7 +130,7 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
             accepted[key] = _accept(settings, key, raw, path, source, user_path)
         except _Refused as exc:
             refused.append(RefusedSetting(key, str(path), str(exc)))
-    added: tuple[str, ...] = accepted.pop("deny_commands", ())
+    added = cast(tuple[str, ...], accepted.pop("deny_commands", ()))  # `_accept`'s value for it
     merged = merge(settings, accepted, dict.fromkeys(accepted, source))
     if added:
         own = merged.deny_commands

@@ -8,11 +8,12 @@ answer is read (a missing or odd answer counts as "cancelled" or "reject": that 
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Literal, Union
 
 import attrs
 
 from ._common import ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind
+from ._json import JsonObject
 from ._sessions import EmptyResult
 
 __all__ = [
@@ -40,7 +41,7 @@ class PermissionToolCall:
     status: Union[ToolCallStatus, None] = None
     content: Union[list[ToolCallContent], None] = None
     locations: Union[list[ToolCallLocation], None] = None
-    raw_input: Union[dict[str, Any], None] = None
+    raw_input: Union[JsonObject, None] = None
 
 
 @attrs.define

@@ -21,6 +21,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from ._errors import InvalidParams
 from ._fields import ERROR, MAXIMUM, MINIMUM, NON_EMPTY, spelled, wire_name
+from ._json import JsonObject
 
 T = TypeVar("T")
 Hook = Callable[[Any, Any], Any]
@@ -134,6 +135,7 @@ class _Hooks:
 
     def structure_attrs(self, cls: type) -> Hook:
         attrs.resolve_types(cls)
+        # Any: cattrs spells its **kwargs' type beside its named flags (bool), so overrides are Any here
         renames: dict[str, Any] = {a.name: override(rename=spelled(cls, a)) for a in attrs.fields(cls)}
         base: Hook = make_dict_structure_fn(cls, self.conv, **renames)
         checked = [(a, spelled(cls, a)) for a in attrs.fields(cls) if _has_checks(a)]
@@ -148,7 +150,7 @@ class _Hooks:
 
         return hook
 
-    def _check_field(self, field: attrs.Attribute[Any], key: str, data: dict[str, Any]) -> None:
+    def _check_field(self, field: attrs.Attribute[Any], key: str, data: JsonObject) -> None:
         message = field.metadata.get(ERROR)
         if key not in data:
             if field.default is attrs.NOTHING:
@@ -252,7 +254,7 @@ def _make_converter() -> cattrs.Converter:
         conv.register_structure_hook(kind, _strict(kind, label))
     conv.register_structure_hook(type(None), _none_hook)
     conv.register_structure_hook_func(lambda t: t in _ID_TYPES, _id_hook)
-    conv.register_structure_hook_func(lambda t: t == dict[str, Any], _object_hook)
+    conv.register_structure_hook_func(lambda t: t == JsonObject, _object_hook)
     conv.register_structure_hook_factory(attrs.has, hooks.structure_attrs)
     conv.register_structure_hook_factory(_is_list, hooks.list_of)
     conv.register_structure_hook_factory(_is_tagged_union, hooks.tagged_union)

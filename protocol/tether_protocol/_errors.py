@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._json import JsonObject
+
 
 class TetherError(Exception):
     code: int = -32603
@@ -34,13 +36,13 @@ class TetherError(Exception):
         self.data = data
         super().__init__(self.message)
 
-    def to_error(self) -> dict[str, Any]:
+    def to_error(self) -> JsonObject:
         return error_object(self.code, self.message, self.data)
 
 
-def error_object(code: int, message: str, data: Any = None) -> dict[str, Any]:
+def error_object(code: int, message: str, data: Any = None) -> JsonObject:
     """A JSON-RPC error object (`data` only when there is some)."""
-    error: dict[str, Any] = {"code": code, "message": message}
+    error: JsonObject = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
     return error

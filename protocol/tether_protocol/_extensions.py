@@ -7,11 +7,12 @@ sends are required even when they may be null (`firstTokenMs`, `framing`, a rule
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Literal, Union
 
 import attrs
 
 from ._fields import Meta, wire
+from ._json import JsonObject
 
 __all__ = [
     "DaemonStats", "RemoveRuleParams", "ReportParams", "ReportResult", "Rule",
@@ -43,7 +44,7 @@ class Usage:
 class ToolCallReport:
     call_id: str
     tool_name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     result_size_bytes: int
     latency_ms: float
     error: Union[str, None] = None

@@ -16,7 +16,9 @@ from typing import Any, Union
 
 import attrs
 
-Meta = Union[dict[str, Any], None]
+from ._json import JsonObject
+
+Meta = Union[JsonObject, None]
 """ACP `_meta` on anything a client sends: accepted, never checked (keys are open)."""
 
 WIRE = "tether_wire"
@@ -59,7 +61,7 @@ def wire(
 ) -> Any:
     """An attrs field with wire metadata (see the module docstring). `error` may hold
     `{method}`, filled with the JSON-RPC method being checked."""
-    metadata: dict[str, Any] = {}
+    metadata: JsonObject = {}
     for key, value in (
         (WIRE, name), (ERROR, error), (MINIMUM, minimum), (MAXIMUM, maximum), (SCHEMA, schema)
     ):

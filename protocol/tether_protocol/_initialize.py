@@ -9,12 +9,13 @@ stdlib-only `handshake.py`); these classes describe that answer, they do not bui
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Union
 
 import attrs
 
 from ._common import Implementation
 from ._fields import Meta, wire
+from ._json import JsonObject
 
 __all__ = [
     "AgentCapabilities", "CancelRequestParams", "ClientCapabilities", "ClientCapabilitiesMeta",
@@ -77,8 +78,8 @@ class InitializeParams:
     root_uri: Union[str, None] = None
     root_path: Union[str, None] = None
     workspace_folders: Union[list[WorkspaceFolder], None] = None
-    capabilities: Union[dict[str, Any], None] = None
-    initialization_options: Union[dict[str, Any], None] = None
+    capabilities: Union[JsonObject, None] = None
+    initialization_options: Union[JsonObject, None] = None
     meta: Meta = None
 
 
@@ -97,10 +98,10 @@ class McpCapabilities:
 
 @attrs.define
 class SessionCapabilities:
-    list: Union[dict[str, Any], None] = attrs.Factory(dict)
-    resume: Union[dict[str, Any], None] = attrs.Factory(dict)
-    close: Union[dict[str, Any], None] = attrs.Factory(dict)
-    delete: Union[dict[str, Any], None] = attrs.Factory(dict)
+    list: Union[JsonObject, None] = attrs.Factory(dict)
+    resume: Union[JsonObject, None] = attrs.Factory(dict)
+    close: Union[JsonObject, None] = attrs.Factory(dict)
+    delete: Union[JsonObject, None] = attrs.Factory(dict)
 
 
 @attrs.define
@@ -139,7 +140,7 @@ class ServerCapabilities:
     """The LSP half's `capabilities`; `experimental.tether.protocolVersion` marks Tether."""
 
     text_document_sync: TextDocumentSyncOptions
-    experimental: dict[str, Any]
+    experimental: JsonObject
     execute_command_provider: Union[ExecuteCommandOptions, None] = None
     code_action_provider: Union[CodeActionOptions, None] = None
 
@@ -181,7 +182,7 @@ class InitializeResult:
     protocol_version: int
     agent_capabilities: AgentCapabilities
     agent_info: Implementation
-    auth_methods: list[dict[str, Any]]
+    auth_methods: list[JsonObject]
     capabilities: Union[ServerCapabilities, None] = None
     server_info: Union[Implementation, None] = None
     meta: Union[InitializeResultMeta, None] = None

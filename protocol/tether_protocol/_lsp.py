@@ -16,6 +16,7 @@ from typing import Any, Literal, Union
 import attrs
 
 from ._fields import wire
+from ._json import JsonObject
 
 __all__ = [
     "ApplyWorkspaceEditParams", "ApplyWorkspaceEditResult", "CodeAction", "CodeActionContext",
@@ -97,7 +98,7 @@ class DidCloseTextDocumentParams:
 class DidSaveTextDocumentParams:
     """Accepted and ignored."""
 
-    text_document: Union[dict[str, Any], None] = None
+    text_document: Union[JsonObject, None] = None
     text: Union[str, None] = None
 
 

@@ -13,7 +13,7 @@ negotiated in `initialize`. v1 stays the only wire version for now.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal, TypeAlias, Union
 
 import attrs
 
@@ -43,6 +43,11 @@ class EmptyParams:
     meta: Meta = None
 
 
+# What a method's params or result is structured as: an attrs class, a list of one, a
+# union of them, or None. Any: typing has no type for such a type form (cattrs takes Any).
+_Shape: TypeAlias = Any
+
+
 @attrs.frozen
 class Method:
     """One JSON-RPC method. `result` is None for a notification (it has none)."""
@@ -50,19 +55,19 @@ class Method:
     name: str
     direction: Direction
     kind: Kind
-    params: Any
-    result: Any = None
+    params: _Shape
+    result: _Shape = None
 
     @property
     def extension(self) -> bool:
         return self.name.startswith("_")
 
 
-def _request(name: str, params: Any, result: Any, direction: Direction = "client->agent") -> Method:
+def _request(name: str, params: _Shape, result: _Shape, direction: Direction = "client->agent") -> Method:
     return Method(name, direction, "request", params, result)
 
 
-def _notification(name: str, params: Any, direction: Direction = "client->agent") -> Method:
+def _notification(name: str, params: _Shape, direction: Direction = "client->agent") -> Method:
     return Method(name, direction, "notification", params)
 
 
@@ -141,19 +146,19 @@ METHODS: dict[str, Method] = {m.name: m for m in V1}
 """`V1` by method name."""
 
 # The tables by direction and kind (older names; derived from V1).
-CLIENT_REQUESTS: dict[str, tuple[Any, Any]] = {
+CLIENT_REQUESTS: dict[str, tuple[_Shape, _Shape]] = {
     m.name: (m.params, m.result)
     for m in V1
     if m.direction == "client->agent" and m.kind == "request"
 }
-CLIENT_NOTIFICATIONS: dict[str, Any] = {
+CLIENT_NOTIFICATIONS: dict[str, _Shape] = {
     m.name: m.params for m in V1 if m.direction != "agent->client" and m.kind == "notification"
 }
-AGENT_REQUESTS: dict[str, tuple[Any, Any]] = {
+AGENT_REQUESTS: dict[str, tuple[_Shape, _Shape]] = {
     m.name: (m.params, m.result)
     for m in V1
     if m.direction == "agent->client" and m.kind == "request"
 }
-AGENT_NOTIFICATIONS: dict[str, Any] = {
+AGENT_NOTIFICATIONS: dict[str, _Shape] = {
     m.name: m.params for m in V1 if m.direction != "client->agent" and m.kind == "notification"
 }

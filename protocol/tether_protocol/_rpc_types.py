@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ._errors import error_object
+from ._json import JsonObject
 
 Handler = Callable[[Any], Awaitable[Any]]
 RequestCallback = Callable[[str, Any], Awaitable[Any]]
@@ -78,7 +79,7 @@ class RequestFailed(Exception):
     def error_message(self) -> str:
         return self.message
 
-    def to_error(self) -> dict[str, Any]:
+    def to_error(self) -> JsonObject:
         return error_object(self.code, self.message, self.data)
 
 

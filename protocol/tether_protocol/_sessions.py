@@ -14,6 +14,7 @@ import attrs
 
 from ._config_options import SessionConfigOption
 from ._fields import Meta, wire
+from ._json import JsonObject
 from ._modes import ModeId, SessionModeState
 
 __all__ = [
@@ -47,7 +48,7 @@ _CWD = "invalid params for {method}: cwd must be a string"
 @attrs.define
 class NewSessionParams:
     cwd: str
-    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    mcp_servers: list[JsonObject] = attrs.Factory(list)
     meta: Meta = None
 
 
@@ -66,7 +67,7 @@ class LoadSessionParams:
 
     session_id: str
     cwd: str
-    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    mcp_servers: list[JsonObject] = attrs.Factory(list)
     meta: Meta = None
 
 

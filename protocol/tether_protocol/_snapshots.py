@@ -16,6 +16,7 @@ import attrs
 
 from ._extensions import RuleDecision, RunReport
 from ._fields import Meta, wire
+from ._json import JsonObject
 
 __all__ = [
     "DumpParams", "LatestParams", "LatestResult", "LatestSession", "MessageRole",
@@ -46,7 +47,7 @@ class SnapshotSession:
     mode: str
     created_at: float
     updated_at: float
-    metadata: dict[str, Any] = attrs.Factory(dict)
+    metadata: JsonObject = attrs.Factory(dict)
 
 
 @attrs.define
@@ -56,7 +57,7 @@ class PendingCall:
     SNAKE_CASE: ClassVar[bool] = True
     id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     started: Union[bool, None] = None
 
 
@@ -90,7 +91,7 @@ class SnapshotMessage:
     role: MessageRole
     status: StoredMessageStatus
     created_at: float
-    body: dict[str, Any]
+    body: JsonObject
     # the rewind that took it out of the model's view (SPEC §3.40)
     rewound: Union[int, None] = None
 
@@ -131,7 +132,7 @@ class Snapshot:
     pending: Union[SnapshotPending, None]
     exported_at: Union[float, None] = None
     rules: list[SnapshotRule] = attrs.Factory(list)
-    checkpoints: Union[dict[str, Any], None] = None
+    checkpoints: Union[JsonObject, None] = None
 
 
 # ---- methods -------------------------------------------------------------------------

@@ -12,7 +12,7 @@ by the method table of the negotiated version (`_methods.py`), not a change here
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Literal, Union
 
 import attrs
 
@@ -29,6 +29,7 @@ from ._common import (
 )
 from ._config_options import SessionConfigOption
 from ._fields import wire
+from ._json import JsonObject
 from ._queue import QueuedPrompt
 
 __all__ = [
@@ -141,8 +142,8 @@ class ToolCall:
     status: ToolCallStatus = "pending"
     content: list[ToolCallContent] = attrs.Factory(list)
     locations: list[ToolCallLocation] = attrs.Factory(list)
-    raw_input: Union[dict[str, Any], None] = None
-    raw_output: Union[dict[str, Any], None] = None
+    raw_input: Union[JsonObject, None] = None
+    raw_output: Union[JsonObject, None] = None
     session_update: Literal["tool_call"] = "tool_call"
     meta: Union[UpdateMeta, None] = None
 
@@ -157,8 +158,8 @@ class ToolCallUpdate:
     status: Union[ToolCallStatus, None] = None
     content: Union[list[ToolCallContent], None] = None
     locations: Union[list[ToolCallLocation], None] = None
-    raw_input: Union[dict[str, Any], None] = None
-    raw_output: Union[dict[str, Any], None] = None
+    raw_input: Union[JsonObject, None] = None
+    raw_output: Union[JsonObject, None] = None
     session_update: Literal["tool_call_update"] = "tool_call_update"
     meta: Union[UpdateMeta, None] = None
 
@@ -261,4 +262,4 @@ class SessionNotification:
 
     session_id: str
     update: SessionUpdate
-    meta: Union[dict[str, Any], None] = None
+    meta: Union[JsonObject, None] = None

@@ -33,7 +33,7 @@ from ._errors import (
     RequestCancelled,
     TetherError,
 )
-from ._json import dumps
+from ._json import JsonObject, dumps
 from ._reader import MessageReader
 from ._rpc_types import (
     CancelStyle,
@@ -85,7 +85,7 @@ class JsonRpcPeer:
         self._ids = itertools.count(1)
         self.shutting_down = False
         self.unknown_responses = 0
-        self.received: list[dict[str, Any]] = []
+        self.received: list[JsonObject] = []
 
     def attach(self, out: Outbox) -> None:
         self.out = out
@@ -227,7 +227,7 @@ class JsonRpcPeer:
         else:
             entry.task.cancel()
 
-    def _handle_response(self, message: dict[str, Any]) -> None:
+    def _handle_response(self, message: JsonObject) -> None:
         msg_id = message.get("id")
         entry = self._outgoing.pop(msg_id, None) if isinstance(msg_id, (int, str)) else None
         if entry is None:
@@ -251,7 +251,7 @@ class JsonRpcPeer:
     # ---- outgoing ----------------------------------------------------------------
 
     def notify(self, method: str, params: Any = None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        message: JsonObject = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
         self._send(message)
@@ -266,7 +266,7 @@ class JsonRpcPeer:
         request_id: int | str = n if self.options.id_prefix is None else f"{self.options.id_prefix}{n}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._outgoing[request_id] = (method, future, on_answer)
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
         self._send(message)
@@ -292,7 +292,7 @@ class JsonRpcPeer:
     def _reply_error(self, msg_id: Any, error: TetherError | RequestFailed) -> None:
         self._send({"jsonrpc": "2.0", "id": msg_id, "error": error.to_error()})
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: JsonObject) -> None:
         if self.out is not None:
             self.out.send(message)
 
@@ -339,7 +339,7 @@ class JsonRpcPeer:
         return len(self._background)
 
 
-def _envelope_problem(message: dict[str, Any], id_ok: bool) -> str | None:
+def _envelope_problem(message: JsonObject, id_ok: bool) -> str | None:
     """What is wrong with a message's envelope; "response" for a response; None for a
     well-formed request or notification."""
     if message.get("jsonrpc") != "2.0":

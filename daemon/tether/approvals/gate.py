@@ -40,9 +40,11 @@ anything.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import anyio
+
+from tether_protocol._json import JsonObject
 
 from ..store.rules import RuleStore
 from ..tools.base import ChangePreview, ToolLocation
@@ -71,7 +73,7 @@ class ApprovalRequest:
     tool_name: str
     kind: str  # ACP ToolKind of the tool
     title: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     mode: str
     command: str | None = None
     cwd: str | None = None

@@ -16,6 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tether_protocol._json import JsonObject
+
 from .settings import (
     CAMEL_TO_KEY,
     SETTING_KEYS,
@@ -31,7 +33,7 @@ __all__ = ["apply_overrides", "load_settings", "merge", "read_toml", "user_confi
 
 def validated(
     values: Mapping[str, object], sources: Mapping[str, str], *, strings_ok: bool, base_dir: Path | None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``values`` validated and in canonical form (see ``values.validate``); raises
     :class:`ConfigError` for the first value refused, in the layer's order."""
     if not values:
@@ -70,7 +72,7 @@ def apply_overrides(
     if not isinstance(values, Mapping):
         raise ConfigError(f"{source} must be an object of settings, got {type(values).__name__}", source=source)
     given_as: dict[str, str] = {}
-    given: dict[str, Any] = {}
+    given: dict[str, object] = {}
     for name, raw in values.items():
         key = (name if name in SETTING_KEYS else CAMEL_TO_KEY.get(name)) if isinstance(name, str) else None
         if key is None or key in given_as:
@@ -127,7 +129,7 @@ TABLE_KEYS = frozenset({"hooks", "workspaces"})
 _MAX_CONFIG_BYTES = 1024 * 1024
 
 
-def read_toml(path: Path, source: str, *, required: bool) -> dict[str, Any] | None:
+def read_toml(path: Path, source: str, *, required: bool) -> JsonObject | None:
     """The parsed file, or None when it does not exist (and is not required). Only a
     regular file of at most 1 MiB is read: a FIFO or a device (a link to /dev/stdin or
     /dev/zero in a cloned repository) would block or exhaust the daemon at start."""
@@ -175,7 +177,7 @@ def _file_layer(settings: Settings, path: Path, source: str, *, required: bool =
 
         data = dict(data)
         settings = replace(settings, mcp_servers=parse_mcp_servers(data.pop("mcp_servers"), source, path.parent))
-    given: dict[str, Any] = {}
+    given: dict[str, object] = {}
     for key, raw in data.items():
         if key in TABLE_KEYS:
             continue  # read by the package that owns the table
@@ -213,11 +215,11 @@ def _env_values(env: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
-def _flag_values(flags: Mapping[str, Any]) -> dict[str, Any]:
+def _flag_values(flags: Mapping[str, Any]) -> dict[str, object]:
     # Flags are parsed by our own CLI, so names are not user input: keys that are not
     # settings (e.g. the rest of vars(argparse.Namespace)) are ignored rather than
     # rejected, and None means the flag was not given.
-    found: dict[str, Any] = {}
+    found: dict[str, object] = {}
     for name, raw in flags.items():
         key = name.replace("-", "_")
         if key in SETTING_KEYS and raw is not None:

@@ -16,7 +16,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
+
+from tether_protocol._json import JsonObject
 
 from .settings import ConfigError
 
@@ -99,7 +101,17 @@ def _one(name: object, table: object, source: str, base_dir: Path | None) -> Mcp
     )
 
 
-def _common(key: str, table: Mapping[str, Any], source: str) -> dict[str, Any]:
+class _Common(TypedDict):
+    """The keys every transport's table has, as `McpServerConfig` takes them."""
+
+    enabled: bool
+    startup_timeout_s: float
+    tool_timeout_s: float
+    enabled_tools: tuple[str, ...] | None
+    disabled_tools: tuple[str, ...]
+
+
+def _common(key: str, table: Mapping[str, Any], source: str) -> _Common:
     enabled = table.get("enabled", True)
     if not isinstance(enabled, bool):
         raise _bad(f"{key}.enabled", source, "true or false")
@@ -158,7 +170,7 @@ def _bad(key: str, source: str, expected: str) -> ConfigError:
 # ------------------------------------------------------------------------------ ACP
 
 
-def from_acp(entries: list[dict[str, Any]], where: str, session_id: str, *, remote_ok: bool) -> tuple[McpServerConfig, ...]:
+def from_acp(entries: list[JsonObject], where: str, session_id: str, *, remote_ok: bool) -> tuple[McpServerConfig, ...]:
     """ACP `mcpServers` (stdio `{name, command, args, env: [{name, value}]}`, or `{type:
     "http"|"sse", name, url, headers: [{name, value}]}`); ValueError names what is wrong."""
     out: list[McpServerConfig] = []

@@ -56,7 +56,7 @@ class _Concealed(Exception):
 
 def validate(
     values: Mapping[str, object], sources: Mapping[str, str], *, strings_ok: bool, base_dir: Path | None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``values`` (setting keys only, in the layer's order) in canonical form.
 
     ``sources`` labels each key's layer for messages; ``strings_ok`` says the layer can only
@@ -64,7 +64,7 @@ def validate(
     :class:`ConfigError` for the first refused value.
     """
     hooks = _converter(strings_ok)
-    accepted: dict[str, Any] = {}
+    accepted: dict[str, object] = {}
     for key, value in values.items():
         try:
             accepted[key] = hooks[key](value, None)
@@ -73,8 +73,9 @@ def validate(
         except _Concealed:
             raise concealed(key, sources[key]) from None
     for key in PATH_KEYS.intersection(accepted):
-        if accepted[key]:
-            accepted[key] = _absolute(accepted[key], base_dir)
+        value = accepted[key]
+        if isinstance(value, str) and value:  # `_path` made it text
+            accepted[key] = _absolute(value, base_dir)
     return accepted
 
 

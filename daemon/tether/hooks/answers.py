@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+
+from tether_protocol._json import JsonObject
 
 from .runner import OUTPUT_CAP, HookRun
 
@@ -38,7 +39,7 @@ _DECISIONS = {
 class HookAnswer:
     decision: str | None = None  # allow | deny | ask | modify; None: no opinion
     reason: str = ""
-    arguments: dict[str, Any] | None = None
+    arguments: JsonObject | None = None
     context: str = ""
     problem: str = ""  # why the hook gave no usable answer (a notice; fail closed)
 
@@ -65,7 +66,7 @@ def read_answer(run: HookRun) -> HookAnswer:
     return _from_object(data)
 
 
-def _from_object(data: dict[str, Any]) -> HookAnswer:
+def _from_object(data: JsonObject) -> HookAnswer:
     specific = data.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
     nested = specific.get("decision")  # Claude Code's PermissionRequest: {behavior, message}

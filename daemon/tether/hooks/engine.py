@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tether_protocol._json import JsonObject
+
 from ..agent.sink import Notice, TurnSink
 from .answers import HookAnswer, read_answer
 from .config import STAGE_TO_CLAUDE, HookSet
@@ -32,7 +34,7 @@ class HookOutcome:
     decision: str | None = None  # deny | ask | modify | allow; None: no hook had an opinion
     reason: str = ""
     by: str = ""  # "hook <name>": who decided
-    arguments: dict[str, Any] | None = None
+    arguments: JsonObject | None = None
     contexts: list[str] = field(default_factory=list)
 
     def context_text(self) -> str:
@@ -67,7 +69,7 @@ class Hooks:
         return outcome
 
     def _event(self, stage: str, tool: str | None, arguments: Mapping[str, Any] | None, fields: Mapping[str, Any]) -> bytes:
-        event: dict[str, Any] = {
+        event: JsonObject = {
             "stage": stage,
             "session": self.session_id,
             "turn": self.turn_id,

@@ -9,13 +9,23 @@ user's own config does), or import anything outside the standard library.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 _MAX_BYTES = 1024 * 1024
 
 
-def offered_servers(workspace: Path) -> list[dict[str, Any]]:
+class OfferedServer(TypedDict):
+    """One server `.mcp.json` offers, as `tether doctor` lists it (and prints with --json)."""
+
+    name: str
+    what: str  # "stdio: COMMAND ARGS" | "http: URL" | "sse: URL" | why it is neither
+    file: str
+    enable: str  # the user config table that would enable it ("" when none would)
+
+
+def offered_servers(workspace: Path) -> list[OfferedServer]:
     """`{name, what, file, enable}` for each server `.mcp.json` names; [] when there is none."""
     path = workspace / ".mcp.json"
     try:
@@ -30,9 +40,10 @@ def offered_servers(workspace: Path) -> list[dict[str, Any]]:
     return [_one(str(name), entry, path) for name, entry in servers.items() if isinstance(entry, dict)]
 
 
-def _one(name: str, entry: dict[str, Any], path: Path) -> dict[str, Any]:
+def _one(name: str, entry: Mapping[str, object], path: Path) -> OfferedServer:
     command, url = entry.get("command"), entry.get("url")
-    args = [str(a) for a in entry.get("args", []) if isinstance(a, (str, int, float))]
+    given = entry.get("args")
+    args = [str(a) for a in given if isinstance(a, (str, int, float))] if isinstance(given, list) else []
     if isinstance(command, str):
         what = "stdio: " + " ".join([command, *args])
         enable = f"[mcp_servers.{name}]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}"

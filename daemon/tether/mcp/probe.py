@@ -8,7 +8,7 @@ the user's config did not name (`.mcp.json` is only listed, `offered.py`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import anyio
 
@@ -16,12 +16,23 @@ from ..config.mcp_servers import McpServerConfig
 from .manager import McpManager
 
 
+class ProbeRow(TypedDict):
+    """One configured server as `tether doctor` shows it (and prints with --json)."""
+
+    name: str
+    what: str
+    source: str
+    started: bool
+    tools: NotRequired[list[str]]  # when started: the tools it offers the model
+    error: NotRequired[str]  # when not: why
+
+
 async def _run(fn: Callable[[], Awaitable[Any]]) -> None:
     await fn()
 
 
-async def probe(configs: tuple[McpServerConfig, ...], env_allow: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+async def probe(configs: tuple[McpServerConfig, ...], env_allow: tuple[str, ...] = ()) -> list[ProbeRow]:
+    rows: list[ProbeRow] = []
     async with anyio.create_task_group() as group:
         def start(name: str, fn: Callable[[], Awaitable[Any]]) -> bool:
             group.start_soon(_run, fn, name=name)
@@ -30,14 +41,15 @@ async def probe(configs: tuple[McpServerConfig, ...], env_allow: tuple[str, ...]
         manager = McpManager(start, env_allow)
         connections = {c.config: c for c in await manager.start(configs)}
         for config in configs:
-            row: dict[str, Any] = {"name": config.name, "what": config.describe(), "source": config.source}
+            row = ProbeRow(name=config.name, what=config.describe(), source=config.source, started=False)
             connection = connections.get(config)
             if connection is None:
-                row.update(started=False, error="disabled (enabled = false)")
+                row["error"] = "disabled (enabled = false)"
             elif connection.ready:
-                row.update(started=True, tools=[t.name for t in connection.tools if config.offers(t.name)])
+                row["started"] = True
+                row["tools"] = [t.name for t in connection.tools if config.offers(t.name)]
             else:
-                row.update(started=False, error=connection.error or connection.state)
+                row["error"] = connection.error or connection.state
             rows.append(row)
         await manager.aclose()
     return rows

@@ -20,6 +20,8 @@ from typing import Any, ClassVar
 
 import mcp_types as types
 
+from tether_protocol._json import JsonObject
+
 from ..tools.args import ArgError, JsonSchema
 from ..tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from ..tools.run_command import _HeadTail
@@ -51,10 +53,10 @@ def schema_problem(schema: object) -> str:
     return ""
 
 
-class McpTool(Tool[dict[str, Any]]):
+class McpTool(Tool[JsonObject]):
     """One server tool; `make_tool` builds a subclass per tool (its name is a ClassVar)."""
 
-    args_type: type[dict[str, Any]] = dict
+    args_type: type[JsonObject] = dict
     kind: ClassVar[str] = "other"
 
     def __init__(self, connection: McpConnection, tool: types.Tool) -> None:
@@ -68,7 +70,7 @@ class McpTool(Tool[dict[str, Any]]):
     def input_schema(self) -> JsonSchema:
         return dict(self.tool.input_schema)
 
-    def parse(self, raw: object) -> dict[str, Any]:
+    def parse(self, raw: object) -> JsonObject:
         if not isinstance(raw, Mapping):
             raise ArgError(f"arguments must be a JSON object, got {type(raw).__name__}")
         from jsonschema import Draft202012Validator
@@ -79,23 +81,23 @@ class McpTool(Tool[dict[str, Any]]):
             raise ArgError(f"{where + ': ' if where else ''}{errors[0].message} (the tool's input schema)")
         return dict(raw)
 
-    def salvage(self, raw: object) -> dict[str, Any] | None:
+    def salvage(self, raw: object) -> JsonObject | None:
         return dict(raw) if isinstance(raw, Mapping) else None
 
-    def title(self, args: dict[str, Any]) -> str:
+    def title(self, args: JsonObject) -> str:
         return f"{self.server}: {self.tool.title or self.tool.name}"
 
-    def locations(self, args: dict[str, Any], sandbox: WorkspaceSandbox) -> list[ToolLocation]:
+    def locations(self, args: JsonObject, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
         return []
 
-    def dump(self, args: dict[str, Any]) -> dict[str, Any]:
+    def dump(self, args: JsonObject) -> JsonObject:
         return dict(args)
 
-    def approval_text(self, args: dict[str, Any]) -> str:
+    def approval_text(self, args: JsonObject) -> str:
         shown = json.dumps(args, indent=2, ensure_ascii=False)
         return f"MCP server: {self.server}\ntool: {self.tool.name}\narguments: {shown}"
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, args: JsonObject, ctx: ToolContext) -> ToolResult:
         timeout = self.connection.config.tool_timeout_s
         result = await self.connection.call(self.tool.name, args, timeout)
         return convert_result(result)
@@ -117,7 +119,7 @@ def make_tool(connection: McpConnection, tool: types.Tool) -> McpTool:
 def convert_result(result: types.CallToolResult) -> ToolResult:
     """What the model reads (capped) and what the client is shown of a call's result."""
     texts: list[str] = []
-    blocks: list[dict[str, Any]] = []
+    blocks: list[JsonObject] = []
     budget = MAX_SHOWN_DATA
     for item in result.content:
         text, block = _item(item)
@@ -135,7 +137,7 @@ def convert_result(result: types.CallToolResult) -> ToolResult:
     return ToolResult(capped.render() or "(no output)", is_error=bool(result.is_error), blocks=blocks)
 
 
-def _item(item: Any) -> tuple[str, dict[str, Any] | None]:
+def _item(item: Any) -> tuple[str, JsonObject | None]:
     if isinstance(item, types.TextContent):
         return item.text, None
     if isinstance(item, (types.ImageContent, types.AudioContent)):
@@ -156,9 +158,9 @@ def _item(item: Any) -> tuple[str, dict[str, Any] | None]:
     return f"[{getattr(item, 'type', 'unknown')} content]", None
 
 
-def _resource(resource: Any) -> tuple[str, dict[str, Any]]:
+def _resource(resource: Any) -> tuple[str, JsonObject]:
     uri = str(resource.uri)
-    shown: dict[str, Any] = {"uri": uri}
+    shown: JsonObject = {"uri": uri}
     if resource.mime_type:
         shown["mimeType"] = resource.mime_type
     if isinstance(resource, types.TextResourceContents):

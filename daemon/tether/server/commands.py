@@ -161,10 +161,7 @@ async def clear(ctx: ServerContext, session: AgentSession, sink: SessionUpdates)
     """`/clear`: a client that declared `_meta.tether.clearSession` gets a new session (same
     workspace, mode, model and reasoning) by `_tether/session/cleared`, and shows it in the
     same view; any other client is told how to start one. This conversation is kept."""
-    acp = ctx.client.raw_capabilities.get("acp", {}) if ctx.client is not None else {}
-    meta = acp.get("_meta") if isinstance(acp, dict) else None
-    tether = meta.get("tether") if isinstance(meta, dict) else None
-    if not (isinstance(tether, dict) and tether.get("clearSession") is True):
+    if ctx.client is None or not ctx.client.clear_session:
         sink.notice(
             "\n[/clear: this conversation stays as it is; start a new session in your editor "
             "(a new chat) to begin with an empty one]\n"

@@ -27,6 +27,7 @@ from tether_protocol._config_options import (
     SetModelParams,
 )
 from tether_protocol._errors import InvalidParams
+from tether_protocol._json import JsonObject
 from tether_protocol._sessions import EmptyResult
 
 from .handshake import MODES
@@ -46,13 +47,13 @@ _EFFORTS = (
 )
 
 
-def stored_model(metadata: dict[str, Any]) -> str | None:
+def stored_model(metadata: JsonObject) -> str | None:
     """The model a stored session chose (its metadata's "model"), if any."""
     model = metadata.get("model")
     return model if isinstance(model, str) and model else None
 
 
-def stored_reasoning(metadata: dict[str, Any]) -> str | None:
+def stored_reasoning(metadata: JsonObject) -> str | None:
     """The reasoning choice a stored session made (its metadata's "reasoning"), if any."""
     reasoning = metadata.get("reasoning")
     return reasoning if isinstance(reasoning, str) and reasoning else None

@@ -13,7 +13,7 @@ from typing import Any
 
 from tether_protocol._errors import TetherError
 from tether_protocol._framing import encoder_for
-from tether_protocol._json import dumps
+from tether_protocol._json import JsonObject, dumps
 
 from ..config import Settings
 from ..transport.first_message import FirstRead, write_all
@@ -30,7 +30,7 @@ def answer_initialize(
     accepted = None
     try:
         result, profile, merged = handshake(message.get("params"), settings, root)
-        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        reply: JsonObject = {"jsonrpc": "2.0", "id": message["id"], "result": result}
         accepted = (profile, merged)
     except TetherError as exc:
         reply = {"jsonrpc": "2.0", "id": message["id"], "error": exc.to_error()}

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from tether_protocol._errors import ConfigInvalid, InvalidParams
+from tether_protocol._json import JsonObject
 
 from .. import __version__
 from ..config import SOURCE_INIT_OPTIONS, ConfigError, Settings, apply_overrides
@@ -56,11 +57,12 @@ class ClientProfile:
     root: Path | None = None
     # The client sent LSP's InitializeParams (`capabilities` is required there)
     lsp: bool = False
-    init_options: dict[str, Any] = field(default_factory=dict)
-    raw_capabilities: dict[str, Any] = field(default_factory=dict)
+    init_options: JsonObject = field(default_factory=dict)
+    # `_meta.tether.clearSession`: the client shows the new session `/clear` makes
+    clear_session: bool = False
 
 
-def _obj(params: dict[str, Any], key: str) -> dict[str, Any]:
+def _obj(params: JsonObject, key: str) -> JsonObject:
     value = params.get(key)
     if value is None:
         return {}
@@ -69,7 +71,7 @@ def _obj(params: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def _flag(caps: dict[str, Any], *path: str) -> bool:
+def _flag(caps: JsonObject, *path: str) -> bool:
     node: Any = caps
     for key in path:
         if not isinstance(node, dict):
@@ -111,12 +113,12 @@ def read_profile(params: Any) -> ClientProfile:
     profile.terminal = _flag(acp_caps, "terminal")
     profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
     profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
+    profile.clear_session = _flag(acp_caps, "_meta", "tether", "clearSession")
     info = _obj(params, "clientInfo")
     profile.name = str(info.get("name", ""))
     profile.version = str(info.get("version", ""))
     lsp_caps = _obj(params, "capabilities")
     profile.lsp = "capabilities" in params or "processId" in params or "rootUri" in params
-    profile.raw_capabilities = {"acp": acp_caps, "lsp": lsp_caps}
     profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
     window = lsp_caps.get("window")
     profile.lsp_show_message_request = isinstance(window, dict) and isinstance(
@@ -132,7 +134,7 @@ def read_profile(params: Any) -> ClientProfile:
     return profile
 
 
-def _root(params: dict[str, Any]) -> Path | None:
+def _root(params: JsonObject) -> Path | None:
     folders = params.get("workspaceFolders")
     if folders:
         if not isinstance(folders, list) or not isinstance(folders[0], dict) or not isinstance(folders[0].get("uri"), str):
@@ -149,7 +151,7 @@ def _root(params: dict[str, Any]) -> Path | None:
     return None
 
 
-def initialize_result(profile: ClientProfile) -> dict[str, Any]:
+def initialize_result(profile: ClientProfile) -> JsonObject:
     """Both halves for LSP clients; a strict ACP answer (LSP half under `_meta`) for ACP
     clients, since ACP reserves every root-level name of the result."""
     version = (
@@ -168,7 +170,7 @@ def initialize_result(profile: ClientProfile) -> dict[str, Any]:
         },
         "serverInfo": {"name": "tether", "version": __version__},
     }
-    result: dict[str, Any] = {
+    result: JsonObject = {
         "protocolVersion": version,
         "agentCapabilities": {
             "loadSession": True,
@@ -188,7 +190,7 @@ def initialize_result(profile: ClientProfile) -> dict[str, Any]:
 
 def handshake(
     params: Any, settings: Settings, default_root: Path
-) -> tuple[dict[str, Any], ClientProfile, Settings]:
+) -> tuple[JsonObject, ClientProfile, Settings]:
     """Everything `initialize` does: read the client, merge its options, build the answer."""
     profile = read_profile(params)
     if profile.init_options:

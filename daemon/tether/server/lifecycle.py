@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from tether_protocol._errors import InvalidRequest
+from tether_protocol._json import JsonObject
 
 from .context import ServerContext
 from .handshake import handshake
 
 
-async def initialize(ctx: ServerContext, params: Any) -> dict[str, Any]:
+async def initialize(ctx: ServerContext, params: Any) -> JsonObject:
     if ctx.initialized:
         raise InvalidRequest("invalid request: initialize was already answered on this connection")
     result, profile, settings = handshake(params, ctx.settings, ctx.default_root)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tether_protocol._errors import InvalidParams
+from tether_protocol._json import JsonObject
 
 from ..config.mcp_servers import McpServerConfig, from_acp
 from . import mcp_prompts
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from ..tools.registry import ToolRegistry
 
 
-def check_acp_servers(method: str, entries: list[dict[str, Any]]) -> tuple[McpServerConfig, ...]:
+def check_acp_servers(method: str, entries: list[JsonObject]) -> tuple[McpServerConfig, ...]:
     """A client's `mcpServers`, checked before anything is made (-32602 naming the entry)."""
     try:
         return from_acp(entries, "params.mcpServers", "", remote_ok=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from pathlib import Path
-from typing import Any
 
 from tether_protocol._errors import InvalidParams
+from tether_protocol._json import JsonObject
 from tether_protocol._modes import SessionMode, SessionModeState
 from tether_protocol._sessions import (
     EmptyResult,
@@ -86,14 +86,14 @@ async def session_list(ctx: ServerContext, params: ListSessionsParams) -> ListSe
     )
 
 
-def _parent(metadata: dict[str, Any]) -> dict[str, Any] | None:
+def _parent(metadata: JsonObject) -> JsonObject | None:
     """A sub-agent's session (agent/subagent.py): the session and call it ran under."""
     if not isinstance(metadata.get("parentSessionId"), str):
         return None
     return {"tether": {k: metadata[k] for k in ("parentSessionId", "parentCallId") if k in metadata}}
 
 
-def _include_empty(meta: dict[str, Any] | None) -> bool:
+def _include_empty(meta: JsonObject | None) -> bool:
     """`_meta.tether.includeEmpty: true` lists sessions never prompted too (SPEC §session/list)."""
     tether = (meta or {}).get("tether")
     return isinstance(tether, dict) and tether.get("includeEmpty") is True

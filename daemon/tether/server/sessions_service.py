@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tether_protocol._json import JsonObject
+
 from ..config import MODES, no_looser_mode
 from ..store import (
     HistoryStore,
@@ -74,12 +76,12 @@ class StoredSession:
     store: HistoryStore
     record: SessionRecord
     # a turn a stopped daemon left waiting for approval, which this daemon resumes
-    waiting: tuple[str, dict[str, Any]] | None
+    waiting: tuple[str, JsonObject] | None
     # a turn another live daemon runs: (id, the calls it waits to have approved, its pid)
-    elsewhere: tuple[str, dict[str, Any] | None, str] | None
+    elsewhere: tuple[str, JsonObject | None, str] | None
 
     @property
-    def pending(self) -> dict[str, Any] | None:
+    def pending(self) -> JsonObject | None:
         """The calls waiting for approval in either turn (shown pending, not failed)."""
         if self.waiting is not None:
             return self.waiting[1]
@@ -103,7 +105,7 @@ class Restored:
     rules: list[RestoredRule]
 
 
-def checked_snapshot(raw: Any) -> dict[str, Any]:
+def checked_snapshot(raw: Any) -> JsonObject:
     """A checked copy of a snapshot (from `dump`), with a mode this daemon knows."""
     try:
         snapshot = check_snapshot(raw)
@@ -115,7 +117,7 @@ def checked_snapshot(raw: Any) -> dict[str, Any]:
     return snapshot
 
 
-def restore_workspace(snapshot: dict[str, Any], asked: Path | None, default: Callable[[], Path]) -> Path:
+def restore_workspace(snapshot: JsonObject, asked: Path | None, default: Callable[[], Path]) -> Path:
     """The workspace a snapshot is restored to: ``asked``, else the one it records when
     that is a directory here, else ``default()``."""
     if asked is not None:
@@ -134,7 +136,7 @@ class SessionsService:
 
     async def restore(
         self,
-        snapshot: dict[str, Any],
+        snapshot: JsonObject,
         workspace: Path,
         *,
         mode_limit: str,

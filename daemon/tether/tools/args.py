@@ -51,7 +51,7 @@ __all__ = [
 T = TypeVar("T")
 _META = "tether.arg"
 # A JSON Schema as generated from an arguments class (an edge: the model's API reads it).
-JsonSchema: TypeAlias = dict[str, Any]
+JsonSchema: TypeAlias = JsonObject
 ArgPath = tuple["str | int", ...]  # where in the arguments: ("edits", 1, "old_text")
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import InvalidParams
+from tether_protocol._json import JsonObject
 
 from ...transport.rpc import ClientRequestFailed
 from ..context import ServerContext
@@ -43,11 +44,11 @@ class Ask:
     prompt: str | None = None
     uri: str | None = None
     range: dict[str, dict[str, int]] | None = None  # LSP `Range`, checked
-    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    diagnostics: list[JsonObject] = field(default_factory=list)
     kind: str = ASK
 
 
-def code_actions(params: CodeActionParams) -> list[dict[str, Any]]:
+def code_actions(params: CodeActionParams) -> list[JsonObject]:
     """The actions offered on `params.range` (filtered by `context.only`)."""
     context = params.context
     diagnostics = [unstructure(d) for d in context.diagnostics]
@@ -57,8 +58,8 @@ def code_actions(params: CodeActionParams) -> list[dict[str, Any]]:
     for kind in offered:
         if context.only and not any(KINDS[kind] == o or KINDS[kind].startswith(o + ".") for o in context.only):
             continue
-        argument: dict[str, Any] = {**where, "kind": kind}
-        action: dict[str, Any] = {"title": TITLES[kind], "kind": KINDS[kind]}
+        argument: JsonObject = {**where, "kind": kind}
+        action: JsonObject = {"title": TITLES[kind], "kind": KINDS[kind]}
         if kind == FIX:
             argument["diagnostics"] = diagnostics
             action["diagnostics"] = diagnostics
@@ -131,7 +132,7 @@ def prompt_text(ask: Ask, question: str, found: Snippet | None) -> str:
     return f"{question}\n\nAbout {found.where}:\n\n{block}"
 
 
-def _diagnostic(d: dict[str, Any]) -> str:
+def _diagnostic(d: JsonObject) -> str:
     line = d.get("range", {}).get("start", {}).get("line")
     origin = " ".join(str(x) for x in (d.get("source"), d.get("code")) if x not in (None, ""))
     return f"{d.get('message', '')}" + (f" ({origin})" if origin else "") + (f" at line {line + 1}" if isinstance(line, int) else "")

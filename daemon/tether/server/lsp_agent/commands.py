@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tether_protocol._errors import InvalidParams
+from tether_protocol._json import JsonObject
 from tether_protocol._lsp import CommandResult
 
 from ...transport.rpc import ClientRequestFailed
@@ -151,7 +152,7 @@ async def execute_command(ctx: ServerContext, params: ExecuteCommandParams) -> C
     return await run(ctx, params.arguments)
 
 
-async def code_action(ctx: ServerContext, params: CodeActionParams) -> list[dict[str, Any]]:
+async def code_action(ctx: ServerContext, params: CodeActionParams) -> list[JsonObject]:
     return actions.code_actions(params)
 
 

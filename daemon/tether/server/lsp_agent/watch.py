@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Any
 
 import anyio
+
+from tether_protocol._json import JsonObject
 
 from ...agent.sink import (
     Notice,
@@ -202,7 +203,7 @@ class LspWatch:
     def _report(self, token: str, message: str) -> None:
         self._progress_value(token, {"kind": "report", "message": message})
 
-    def _progress_value(self, token: str, value: dict[str, Any]) -> None:
+    def _progress_value(self, token: str, value: JsonObject) -> None:
         self._rpc.notify("$/progress", {"token": token, "value": value})
 
 
