@@ -1,0 +1,113 @@
+// Two VS Code windows on one shared daemon (SPEC §11): each window's `tether serve` is a
+// thin proxy to the user's background daemon. One window turns it on with `tether.args`
+// (`--shared`), the other through its environment (TETHER_SHARED=1); both reach the same
+// daemon, see one session's turn live, and an approval answered in one closes in the other.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { statusOf, toolCall } from "../../src/core/state";
+import { startChat, textOf, type ChatRig } from "../support/chat";
+import { makeSandbox, waitFor, type Sandbox } from "../support/sandbox";
+
+describe("two windows on one shared daemon", () => {
+  let sandbox: Sandbox;
+  let runtime: string;
+  let first: ChatRig;
+  let second: ChatRig;
+
+  /** the live daemons' pids, from their pid files in the runtime directory */
+  function daemons(): number[] {
+    const dir = join(runtime, "tether");
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((name) => name.endsWith(".pid"))
+      .map((name) => Number(readFileSync(join(dir, name), "utf8").trim()))
+      .filter((pid) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+  }
+
+  before(() => {
+    sandbox = makeSandbox();
+    // a short directory: a Unix socket's path has at most 107 bytes
+    runtime = mkdtempSync("/tmp/t21v-");
+    sandbox.env.XDG_RUNTIME_DIR = runtime;
+    sandbox.env.XDG_STATE_HOME = join(sandbox.root, "state");
+    first = startChat(sandbox, { mode: "ask", args: ["--shared"] });
+    second = startChat(sandbox, { mode: "ask", env: { TETHER_SHARED: "1" } });
+  });
+  after(async () => {
+    await first?.stop();
+    await second?.stop();
+    for (const pid of daemons()) process.kill(pid, "SIGKILL");
+    rmSync(runtime, { recursive: true, force: true });
+    sandbox.cleanup();
+  });
+
+  it("both windows are proxies of one background daemon", async () => {
+    await first.controller.start();
+    await second.controller.start();
+    const pids = daemons();
+    assert.equal(pids.length, 1, `one shared daemon, not ${pids.length}`);
+    assert.ok(!pids.includes(first.supervisor.pid!) && !pids.includes(second.supervisor.pid!), "the windows are proxies");
+    assert.equal(first.supervisor.client?.initializeResult?.agentInfo.name, "tether");
+    assert.equal(second.supervisor.client?.initializeResult?.agentInfo.name, "tether");
+  });
+
+  it("a session open in both windows: both see the turn, the approval answered in one closes in the other", async () => {
+    const sessionId = (await first.controller.newSession())!;
+    assert.ok(sessionId);
+    assert.equal(await second.controller.loadSession(sessionId), true);
+
+    const firstStart = first.messages.length;
+    const secondStart = second.messages.length;
+    const turn = first.controller.prompt("run the tests");
+    const askedFirst = await first.nextPrompt(firstStart);
+    const askedSecond = await second.nextPrompt(secondStart);
+    assert.equal(askedFirst.toolCallId, "call_run");
+    assert.equal(askedSecond.toolCallId, "call_run");
+    assert.equal(statusOf(second.controller.state), "waiting", "the other window is asked too");
+
+    // the second window answers; the first window's card closes and its turn goes on
+    assert.equal(second.controller.answerPermission(askedSecond.requestId, { optionId: "allow_once" }), true);
+    assert.equal((await turn)?.stopReason, "end_turn");
+    await waitFor(
+      () => first.messages.slice(firstStart).some((m) => m.type === "permissionClosed" && m.requestId === askedFirst.requestId),
+      "the first window's approval card to close",
+    );
+    assert.deepEqual(first.controller.state.pending, []);
+    for (const rig of [first, second]) {
+      await waitFor(() => toolCall(rig.controller.state, "call_run")?.status === "completed", "the command to complete");
+      assert.match(JSON.stringify(toolCall(rig.controller.state, "call_run")!.content), /all passed/);
+    }
+    // the turn's text reached both windows live
+    assert.equal(textOf(first.messages.slice(firstStart)), "Running.Ran them.");
+    await waitFor(() => textOf(second.messages.slice(secondStart)) === "Running.Ran them.", "the other window's text");
+  });
+
+  it("an approval rejected in the window that prompted fails the call in the other window too", async () => {
+    const firstStart = first.messages.length;
+    const secondStart = second.messages.length;
+    const turn = first.controller.prompt("run the tests");
+    const askedFirst = await first.nextPrompt(firstStart);
+    const askedSecond = await second.nextPrompt(secondStart);
+    assert.equal(first.controller.answerPermission(askedFirst.requestId, { optionId: "reject_once" }), true);
+    assert.equal((await turn)?.stopReason, "end_turn");
+    await waitFor(
+      () => second.messages.slice(secondStart).some((m) => m.type === "permissionClosed" && m.requestId === askedSecond.requestId),
+      "the second window's approval card to close",
+    );
+    const failed = await waitFor(() => {
+      const call = toolCall(second.controller.state, "call_run");
+      return call?.status === "failed" && call;
+    }, "the other window to see the rejection");
+    assert.match(JSON.stringify(failed.content), /the user rejected running/);
+    assert.equal(daemons().length, 1, "still one daemon");
+  });
+});
