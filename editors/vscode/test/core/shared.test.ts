@@ -89,6 +89,8 @@ describe("two windows on one shared daemon", () => {
     // the turn's text reached both windows live
     assert.equal(textOf(first.messages.slice(firstStart)), "Running.Ran them.");
     await waitFor(() => textOf(second.messages.slice(secondStart)) === "Running.Ran them.", "the other window's text");
+    // the other window sent no prompt: it is told the turn ended, and is idle again
+    await waitFor(() => statusOf(second.controller.state) === "idle", "the other window to see the turn end");
   });
 
   it("an approval rejected in the window that prompted fails the call in the other window too", async () => {
@@ -109,5 +111,17 @@ describe("two windows on one shared daemon", () => {
     }, "the other window to see the rejection");
     assert.match(JSON.stringify(failed.content), /the user rejected running/);
     assert.equal(daemons().length, 1, "still one daemon");
+  });
+
+  it("closing one window (shutdown, exit) leaves the daemon and the other window running", async () => {
+    const [daemon] = daemons();
+    const closing = first;
+    first = undefined as unknown as ChatRig;
+    await closing.stop();
+    assert.deepEqual(daemons(), [daemon]);
+    const start = second.messages.length;
+    const result = await second.controller.prompt("What does the README say?");
+    assert.equal(result?.stopReason, "end_turn");
+    assert.match(textOf(second.messages.slice(start)), /The README says hello\./);
   });
 });
