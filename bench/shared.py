@@ -1,13 +1,14 @@
 """The shared daemon, side by side with a daemon per window, in one run.
 
     env -u PYTHONDONTWRITEBYTECODE .venv/bin/python bench/shared.py [--runs 15] [--clients 5]
-        [--sessions 10] [--deltas 2000] [--out FILE]
+        [--sessions 10] [--deltas 2000] [--starts-only] [--out FILE]
 
 1. A window's start: spawn -> `initialize` answered, for `tether acp` (its own daemon, the
    baseline), `tether acp --shared` when no daemon runs yet (the first window: it starts
    the daemon) and when one runs (the second window: a proxy connecting). Every window is
-   the console script an editor runs (`.venv/bin/tether`), driven over raw stdio (one
-   line out, one line in). Rounds sample each target once, in turn; medians with min/max.
+   the command an editor runs (`.venv/bin/tether`), driven over raw stdio (one line out,
+   one line in); the second window is also started through pip's generated console-script
+   wrapper (what `tether` was before bin/tether) and as `python -m tether`. Rounds sample each target once, in turn; medians with min/max.
    Also: what the proxy imports (modules and time, `-X importtime`) and its RSS.
 2. Scale: `--clients` windows of one shared daemon, `--sessions` sessions each, every
    session streaming `--deltas` numbered deltas (scripted provider) at once. Each session's
@@ -78,10 +79,30 @@ def _kill_daemons(runtime: Path) -> None:
 _FLOOR = [sys.executable, "-c", "import sys; sys.stdout.write(sys.stdin.readline().replace('initialize', 'result'))"]
 
 
-def _one_start(args: list[str], env: dict[str, str], cwd: Path) -> float:
+# pip's generated console-script wrapper (distlib's template), what `tether` was before it
+# became bin/tether as it is: it imports `re` before anything of Tether's
+_PIP_WRAPPER = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from tether.cli import main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(main())
+"""
+
+
+def _pip_wrapper(root: Path) -> str:
+    path = root / "tether-pip-wrapper"
+    path.write_text(_PIP_WRAPPER.format(python=sys.executable))
+    path.chmod(0o755)
+    return str(path)
+
+
+def _one_start(args: list[str], env: dict[str, str], cwd: Path, command: list[str] | None = None) -> float:
     start = time.perf_counter()
-    proc = subprocess.Popen(_FLOOR if args == ["floor"] else [TETHER, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    argv = _FLOOR if args == ["floor"] else [*(command or [TETHER]), *args]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(INIT)
     proc.stdin.flush()
@@ -101,9 +122,17 @@ def starts(root: Path, script: Path, runs: int) -> dict[str, list[float]]:
     env_warm = _env(root, warm_rt)
     samples: dict[str, list[float]] = {"floor (python echoing a line)": [], "own daemon (tether acp)": [], "first window (--shared, starts it)": [],
                                        "second window (--shared, daemon up)": []}
+    # the same second window started the other ways, in the same rounds
+    others = {"second window, pip's generated wrapper (before)": [_pip_wrapper(root)],
+              "second window, python -m tether": [sys.executable, "-m", "tether"]}
+    samples.update({name: [] for name in others})
     _one_start(["acp", *flags], env_warm, ws)  # warm-up: homes, bytecode
     _one_start(["acp", "--shared", *flags], env_warm, ws)
+    for command in others.values():
+        _one_start(["acp", "--shared", *flags], env_warm, ws, command)
     for _ in range(runs):
+        for name, command in others.items():
+            samples[name].append(_one_start(["acp", "--shared", *flags], env_warm, ws, command))
         samples["floor (python echoing a line)"].append(_one_start(["floor"], env_warm, ws))
         samples["own daemon (tether acp)"].append(_one_start(["acp", *flags], env_warm, ws))
         cold_rt = Path(tempfile.mkdtemp(prefix="b21-", dir="/tmp"))
@@ -174,6 +203,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--deltas", type=int, default=2000)
     parser.add_argument("--out")
+    parser.add_argument("--starts-only", action="store_true", help="only 1. (a window's start)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-shared-"))
     script = _script(root, args.deltas)
@@ -185,8 +215,10 @@ def main() -> None:
     second = statistics.median(measured["second window (--shared, daemon up)"])
     floor = statistics.median(measured["floor (python echoing a line)"])
     lines.append(f"\nsecond window / own daemon: {second / base:.2f}; second window / floor: {second / floor:.2f}")
+    before = statistics.median(measured["second window, pip's generated wrapper (before)"])
+    lines.append(f"second window / pip's wrapper (before): {second / before:.2f}; pip's wrapper / floor: {before / floor:.2f}")
     lines.append(f"proxy: {proxy_imports()}")
-    for shared in (True, False):
+    for shared in () if args.starts_only else (True, False):
         result = asyncio.run(_scale(root, script, args.clients, args.sessions, args.deltas, shared))
         name = "one shared daemon" if shared else "a daemon per window (baseline)"
         lines.append(f"\nscale, {name}: " + ", ".join(

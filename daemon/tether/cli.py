@@ -7,6 +7,7 @@
                                              `shared = true` in the user config, TETHER_SHARED)
     tether run "PROMPT" [--workspace DIR] [--json]     one headless turn (the daemon served in-process)
     tether run "PROMPT" --attach             the turn run in the shared daemon (another window sees it)
+    tether daemon status|stop                the user's shared daemons: seen, stopped
     tether demo                              a scripted turn on a copy of an example workspace
     tether doctor                            the settings and provider Tether would use, and why
     tether sessions list|show|dump|restore|search|delete   stored sessions, without a daemon
@@ -82,6 +83,9 @@ def build_parser(*, daemon_only: bool = False) -> argparse.ArgumentParser:
     from .sessions_cli import add_sessions_parser  # standard library only
 
     add_sessions_parser(commands)
+    from .shared.control import add_daemon_parser  # standard library only
+
+    add_daemon_parser(commands)
     return parser
 
 
@@ -138,6 +142,10 @@ def _command(args: argparse.Namespace) -> int:
         from .sessions_cli import sessions_main
 
         return sessions_main(args)
+    if args.command == "daemon":
+        from .shared.control import daemon_main
+
+        return daemon_main(args)
     return _one_turn(args)
 
 

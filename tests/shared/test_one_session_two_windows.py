@@ -61,6 +61,13 @@ async def test_both_windows_see_the_turn_and_the_first_answer_wins(windows, work
     await until(lambda: len(_live(watching)) >= len(seen))
     assert _live(watching)[: len(seen)] == seen
     assert _statuses(turn.updates, "call_edit")[-1] == "completed"
+    # the watching window sent no prompt: the turn's end comes to it after its last update
+    await until(lambda: len(_live(watching)) > len(seen))
+    ended = _live(watching)[len(seen)]
+    assert ended["sessionUpdate"] == "session_info_update"
+    assert ended["_meta"]["tether"]["turnEnded"] == {"turnId": turn.result["_meta"]["tether"]["turnId"],
+                                                     "stopReason": "end_turn"}
+    assert not [u for u in turn.updates if "turnEnded" in u.get("_meta", {}).get("tether", {})]
 
 
 async def test_a_window_that_loads_a_session_while_it_asks_is_asked_too(windows, workspace: Path):

@@ -40,6 +40,9 @@ _PROVIDER_KEYS = ("provider", "model", "base_url", "api_key", "script", "record"
 # Methods after which the connection sees the session's updates (the session id: in the
 # answer for `session/new`, in the params otherwise).
 _OPENS = ("session/new", "session/load", "session/resume")
+# Methods answered when their turn ends: the other connections that see the session are
+# told it ended (they sent no request that would answer).
+_PROMPTS = ("session/prompt", "_tether/session/steer")
 
 
 async def _nothing_to_wait_for() -> None:
@@ -131,6 +134,8 @@ class ClientServer(TetherServer):
         for name in _OPENS:
             self.rpc.routes[name] = _joining(self, self.rpc.routes[name])
         self.rpc.routes["session/close"] = _closing(self, self.rpc.routes["session/close"])
+        for name in _PROMPTS:
+            self.rpc.routes[name] = _prompting(self, self.rpc.routes[name])
 
     @property
     def tools(self) -> ToolRegistry:
@@ -215,6 +220,32 @@ def _closing(server: ClientServer, route: Route) -> Route:
         return await handler(params)
 
     route.handler = closed
+    return route
+
+
+def _prompting(server: ClientServer, route: Route) -> Route:
+    """A turn's end reaches the session's other connections as the `session_info_update`
+    with `_meta.tether.turnEnded` a turn without a prompt request ends with (SPEC §4.4),
+    after the turn's last update; the prompting connection has the prompt's answer."""
+    handler = route.handler
+
+    async def prompted(params: Any) -> Any:
+        result = await handler(params)
+        tether = getattr(getattr(result, "meta", None), "tether", None)
+        turn_id = getattr(tether, "turn_id", None)
+        others = [c for c in server.hub.audience.get(params.session_id, ()) if c is not server.conn]
+        if isinstance(turn_id, str) and others:
+            from ..server.updates.emitter import frame
+
+            body = frame(params.session_id, {
+                "sessionUpdate": "session_info_update",
+                "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": str(result.stop_reason)}}},
+            })
+            for conn in others:
+                conn.send_body(body)
+        return result
+
+    route.handler = prompted
     return route
 
 

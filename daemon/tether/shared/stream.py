@@ -105,8 +105,9 @@ class ClientProtocol(asyncio.Protocol):
         self.transport.abort()
 
     def eof_received(self) -> bool | None:
-        if self.conn is not None:
-            self.conn._eof()
+        if self.conn is None:
+            return False  # closed before its preamble: nothing to serve, close our side too
+        self.conn._eof()
         return True  # keep our side open: answers still go out, the server closes it
 
     def pause_writing(self) -> None:

@@ -19,11 +19,13 @@ from tether_protocol._errors import SessionBusy
 from tether_protocol.conversation import TextBlock
 
 from ...agent.session import ActiveTurn, AgentSession
+from ...agent.sink import TurnSink
 from ...store import StorageFault, StoreError, new_turn_id
 from ..context import ServerContext
 from ..queue import queue_of
 from ..registry import check_workspace
-from ..turns import make_turn
+from ..turns import make_turn, turn_ended
+from ..updates import SessionUpdates
 from .transcript import append_turn, transcript_path
 from .watch import LspWatch
 
@@ -108,9 +110,10 @@ def cancel_by_progress(ctx: ServerContext, token: int | str) -> None:
 async def _run(ctx: ServerContext, session: AgentSession, handle: ActiveTurn, watch: LspWatch) -> None:
     sender = asyncio.get_running_loop().create_task(watch.run())
     stop_reason, error = "error", ""
+    sink, windows = _shown_to_windows(ctx, session.id, watch)
     try:
         provider = await ctx.provider()
-        outcome = await make_turn(ctx, session, handle, watch, provider).run([TextBlock(watch.record.prompt)])
+        outcome = await make_turn(ctx, session, handle, sink, provider).run([TextBlock(watch.record.prompt)])
         stop_reason = outcome.stop_reason
         if outcome.error is not None:
             error = f"the model provider failed: {outcome.error}"
@@ -124,8 +127,20 @@ async def _run(ctx: ServerContext, session: AgentSession, handle: ActiveTurn, wa
         handle.done.set()
         front_of(ctx).progress.pop(watch.token, None)
         queue_of(ctx, session.id).turn_ended(session, handle)  # a session/prompt queued behind it starts
+        if windows is not None:
+            windows.flush()
+            turn_ended(windows, handle.turn_id, stop_reason)
     await watch.close(stop_reason, sender)
     _tell(ctx, session, watch, stop_reason, error)
+
+
+def _shown_to_windows(ctx: ServerContext, session_id: str, watch: LspWatch) -> tuple[TurnSink, SessionUpdates | None]:
+    """In the shared daemon, the turn also goes to the windows that have the session open."""
+    if not getattr(ctx.connection, "audience", None):
+        return watch, None
+    from ...shared.watchers import watched
+
+    return watched(ctx.connection, session_id, watch)
 
 
 def _tell(ctx: ServerContext, session: AgentSession, watch: LspWatch, stop_reason: str, error: str) -> None:

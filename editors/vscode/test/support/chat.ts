@@ -23,11 +23,11 @@ export interface ChatRig {
 
 export function startChat(
   sandbox: Sandbox,
-  options: { mode?: string; script?: string; init?: Record<string, unknown> } = {},
+  options: { mode?: string; script?: string; init?: Record<string, unknown>; args?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): ChatRig {
   const log: string[] = [];
   const supervisor = new DaemonSupervisor({
-    launch: () => scriptedLaunch(sandbox, options.script),
+    launch: () => scriptedLaunch(sandbox, options.script, options.env, options.args),
     initializeParams: () =>
       initializeParams({
         rootPath: sandbox.workspace,

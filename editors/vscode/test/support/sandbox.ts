@@ -54,10 +54,12 @@ export function makeSandbox(): Sandbox {
   return { root, workspace, home, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-export function scriptedLaunch(sandbox: Sandbox, script = CHAT_SCRIPT, extraEnv: NodeJS.ProcessEnv = {}): DaemonLaunch {
+export function scriptedLaunch(
+  sandbox: Sandbox, script = CHAT_SCRIPT, extraEnv: NodeJS.ProcessEnv = {}, extraArgs: string[] = [],
+): DaemonLaunch {
   return {
     command: python(),
-    args: ["-m", "tether", "serve", "--provider", "scripted", "--script", script],
+    args: ["-m", "tether", "serve", ...extraArgs, "--provider", "scripted", "--script", script],
     cwd: sandbox.workspace,
     env: { ...sandbox.env, ...extraEnv },
   };
