@@ -110,12 +110,20 @@ class Card:
         self.output = ""
 
 
+class Slot:
+    """A place kept in the transcript for text that comes later (a turn's end line, whose
+    numbers need a request, while the next turn already streams)."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+
+
 class Transcript:
     """What the user sees of a session, fed update by update."""
 
     def __init__(self, painter: Painter) -> None:
         self.paint = painter
-        self._out: list[str] = []
+        self._out: list[str | Slot] = []
         self.blocks = Blocks()  # the open Markdown of the current message
         self.thought = ""
         self.last_thought = ""
@@ -128,8 +136,21 @@ class Transcript:
 
     def take(self) -> str:
         """What is finished since the last call (for the scrollback)."""
-        out, self._out = "".join(self._out), []
-        return out
+        out: list[str] = []
+        while self._out:
+            item = self._out[0]
+            if isinstance(item, Slot):
+                if item.text is None:
+                    break  # what follows waits for it
+                item = item.text
+            out.append(item)
+            self._out.pop(0)
+        return "".join(out)
+
+    def reserve(self) -> Slot:
+        slot = Slot()
+        self._out.append(slot)
+        return slot
 
     def emit(self, text: str) -> None:
         if text:
@@ -159,7 +180,13 @@ class Transcript:
 
     def _on_user_message_chunk(self, update: JsonObject) -> None:
         content = update.get("content") or {}
-        if content.get("type") == "text":
+        steered = ((update.get("_meta") or {}).get("tether") or {}).get("steered")
+        if steered and content.get("type") == "text":
+            step = ((update.get("_meta") or {}).get("tether") or {}).get("afterStep")
+            self.flush()
+            self.emit(self.paint.style(f"you (steered in after step {step}):", "2"))
+            self.user(str(content.get("text", "")))
+        elif content.get("type") == "text":
             self.user(str(content.get("text", "")))
         else:  # an attached file (`resource`, `resource_link`): its name, not its text
             uri = str((content.get("resource") or {}).get("uri") or content.get("uri") or "")
@@ -254,9 +281,15 @@ class Transcript:
             lines.extend(self.blocks.text[-4000:].splitlines()[-6:])
         return "\n".join(lines)
 
-    def end_line(self, stop: str, report: JsonObject | None) -> None:
-        """The turn's end and its numbers."""
+    def end_line(self, stop: str, report: JsonObject | None, slot: Slot | None = None) -> None:
+        """The turn's end and its numbers (in ``slot`` when one was kept for it)."""
+        if slot is not None:
+            slot.text = self.end_text(stop, report) + "\n"
+            return
         self.flush()
+        self.emit(self.end_text(stop, report))
+
+    def end_text(self, stop: str, report: JsonObject | None) -> str:
         facts = [stop]
         if report:
             usage = report.get("totalUsage") or {}
@@ -266,7 +299,7 @@ class Transcript:
                 f"{usage.get('inputTokens', 0)}+{usage.get('outputTokens', 0)} tokens",
                 f"{float(report.get('totalMs', 0)):.0f} ms",
             ]
-        self.emit(self.paint.style(f"[{' · '.join(facts)}]", "2"))
+        return self.paint.style(f"[{' · '.join(facts)}]", "2")
 
 
 def _count(n: int, noun: str) -> str:

@@ -1,6 +1,7 @@
 """Sessions in the chat: which one it starts in (new, `--resume ID`, `--resume` with a
 picker, `--continue` = the latest), the picker, and the chat's own commands (`/search`,
-`/resume`, `/new`, `/quit`).
+`/resume`, `/new`, `/quit`; `/steer` and `/dequeue` act on
+the running turn, `outbox.py`).
 
 Owns: those flows, over `Daemon`'s requests. Must not: send a command the daemon listed
 (those go to it as a prompt: `/compact`, `/review`, …) or switch sessions while a turn runs.
@@ -100,7 +101,7 @@ async def switch(chat: ChatApp, session_id: str | None) -> None:
         chat.transcript.notice(f"[could not open the session: {exc.message}]")
     chat.ready = True
     chat.refresh()
-    chat._next()
+    chat.next_held()
 
 
 def chat_command(chat: ChatApp, text: str) -> bool:
@@ -110,6 +111,13 @@ def chat_command(chat: ChatApp, text: str) -> bool:
         return False
     if name == "quit":
         chat.quit()
+    elif name == "steer":
+        if rest.strip():
+            chat.send(rest.strip(), steer=True)
+        else:
+            chat.transcript.notice("[/steer needs the message, e.g. /steer also update the changelog]")
+    elif name == "dequeue":
+        chat.outbox.dequeue()
     elif not chat.ready or chat.turn is not None:
         chat.transcript.notice(f"[/{name} waits until the turn ends]")
     elif name == "search":

@@ -102,7 +102,7 @@ def test_a_message_typed_during_a_turn_is_queued_and_sent_after_it(start_chat):
     term.send("slow")
     term.wait_for("This answer")
     term.send("hello")
-    term.wait_for("queued: hello")
+    term.wait_for("queued 1: hello")  # in the daemon's queue (its session_info_update)
     seen = term.wait_count(END, 2, timeout=40)
     assert seen.index("very slowly") < seen.index("› hello") < seen.index("Hello from the scripted chat.")
 
