@@ -295,6 +295,7 @@ class ChatApp:
         self._last_interrupt = now
         if self.turn is not None:
             # session/cancel with the queued prompts; then the open question is answered "cancelled"
+            self.outbox.withdraw_all()
             self.spawn(self.daemon.cancel())
             if self.approval is not None:
                 self.approval.cancel()

@@ -157,6 +157,13 @@ class Daemon:
         reports = result.get("reports") or []
         return reports[0] if reports else None
 
+    async def reports(self) -> list[JsonObject]:
+        """Every turn's run report of the session, oldest first."""
+        if self.session is None:
+            return []
+        result = await self._ask(self.c.request("_tether/session/report", {"sessionId": self.session.id}))
+        return list(result.get("reports") or [])
+
     async def close(self) -> None:
         if self.client is not None:
             await self.client.close()

@@ -114,7 +114,7 @@ class Outbox:
             await self.chat.daemon.wait(pending.turn)
             stop = pending.turn.stop_reason or "end_turn"
             if not pending.started and stop == "cancelled":
-                self.chat.transcript.notice(f"[withdrawn: {pending.text.splitlines()[0][:60]!r}]")
+                self._say(f"[withdrawn: {pending.text.splitlines()[0][:60]!r}]")
             else:
                 if not pending.started:  # it ran without waiting in the queue
                     self.begin(pending)
@@ -167,10 +167,15 @@ class Outbox:
         lines += [f"steering: {p.text.splitlines()[0][:66]} (lands after this step)" for p in self.steering]
         return lines
 
+    def withdraw_all(self) -> None:
+        """Before `session/cancel` with `cancelQueued`: every waiting prompt will answer `cancelled`."""
+        for pending in self.waiting():
+            pending.withdrawn = True
+
     def dequeue(self) -> None:
         last = next((p for p in reversed(self.waiting()) if p.queue_id is not None), None)
         if last is None:
-            self.chat.transcript.notice("[nothing is queued to withdraw]")
+            self._say("[nothing is queued to withdraw]")
             return
         last.withdrawn = True
         self.chat.spawn(self._dequeue(last))
@@ -181,8 +186,12 @@ class Outbox:
             await self.chat.daemon.dequeue(pending.queue_id)
         except DaemonError:
             pending.withdrawn = False  # it started meanwhile
-            self.chat.transcript.notice(f"[too late to withdraw {_short(pending.text)}: its turn began]")
+            self._say(f"[too late to withdraw {_short(pending.text)}: its turn began]")
             self.chat.refresh()
+
+    def _say(self, text: str) -> None:
+        """A line now, without closing the message streaming meanwhile (not cut in two)."""
+        self.chat.transcript.emit(self.chat.paint.style(text, "2"))
 
     async def _steered(self, pending: Pending) -> None:
         assert pending.turn is not None

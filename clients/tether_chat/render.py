@@ -133,6 +133,9 @@ class Transcript:
         self.used: tuple[int, int] | None = None
         self.title: str | None = None
         self.turn_ended: JsonObject | None = None
+        self.replay_ends: list[Slot] | None = None  # while a session/load replays: old turns' end lines
+        self._replayed_turns = 0
+        self._in_user = False
 
     def take(self) -> str:
         """What is finished since the last call (for the scrollback)."""
@@ -166,9 +169,35 @@ class Transcript:
 
     def update(self, update: JsonObject) -> None:
         kind = update.get("sessionUpdate")
+        if self.replay_ends is not None:
+            self._replayed(update)
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(update)
+
+    def start_replay(self) -> None:
+        self.replay_ends, self._replayed_turns, self._in_user = [], 0, False
+
+    def _replayed(self, update: JsonObject) -> None:
+        """A replayed user message (not steered) after other updates begins a turn: the
+        turn before it gets a place for its end line."""
+        user = update.get("sessionUpdate") == "user_message_chunk"
+        steered = ((update.get("_meta") or {}).get("tether") or {}).get("steered")
+        if user and not steered and not self._in_user:
+            if self._replayed_turns and self.replay_ends is not None:
+                self.flush()
+                self.replay_ends.append(self.reserve())
+            self._replayed_turns += 1
+        self._in_user = user
+
+    def end_replay(self) -> list[Slot]:
+        """The replay is over: a place for each replayed turn's end line, oldest first."""
+        slots = self.replay_ends or []
+        if self._replayed_turns:
+            self.flush()
+            slots.append(self.reserve())
+        self.replay_ends = None
+        return slots
 
     def _on_agent_message_chunk(self, update: JsonObject) -> None:
         self._end_thought()

@@ -51,6 +51,28 @@ def test_ctrl_s_steers_a_message_into_the_running_turn_shown_where_it_landed(sta
     assert seen.count(END) == 1  # one turn: the message joined it
     assert "Held." not in seen  # the model answered the steered message in that turn
     term.save("steered")
+    term.keys("C-d")
+    term.wait_for("[exited 0]")
+
+    again = start_chat("--continue")  # the stored session keeps it in place, with the turn's usage
+    seen = again.wait_for("[resumed: what follows is new]").split("[resuming")[1]
+    assert seen.index("╭ ✓") < seen.index("you (steered in after step 1):") < seen.index("Noted the steer")
+    assert seen.index("Noted the steer") < seen.index("472+9 tokens") < seen.index("[resumed: what")
+
+
+def test_ctrl_c_cancels_the_turn_and_withdraws_the_queued_messages(start_chat):
+    term = start_chat("--mode", "full-auto")
+    term.wait_for("full-auto (Shift+Tab)")
+    term.send("hold on")
+    term.wait_for("│ holding")
+    term.send("hello")
+    term.wait_for("queued 1: hello")
+    term.keys("C-c")
+    term.wait_for("[cancelled")
+    term.wait_for("[withdrawn: 'hello']")
+    seen = term.wait_for("│ ready", absent="queued 1:")
+    assert seen.index("╭ ✗") < seen.index("[cancelled")  # the turn's card, then its end
+    assert "› hello" not in seen and "Hello from the scripted chat." not in seen
 
 
 def test_slash_steer_without_a_running_turn_is_a_prompt(start_chat):
