@@ -6,7 +6,11 @@ tests/chat/test_imports.py checks). The transcript streams into the terminal's o
 scrollback (Markdown with highlighted code, thinking collapsed, tool calls as cards with
 live command output, plans, each turn's usage); the bottom of the screen holds what is
 still running, approvals (the coloured diff with per-hunk choice, the command with its
-directory and reason), the input editor and a status line with the mode.
+directory and reason), the input editor and a status line with the mode. A message typed
+while a turn runs goes to the daemon's queue (SPEC §3.37; listed above the input,
+`/dequeue` withdraws the last) or, with Ctrl-S / `/steer`, into the running turn, shown
+where it landed. `/search` offers the hits' sessions to resume; a resumed session shows
+each old turn's end line and usage (from its stored run report).
 
 Library: prompt_toolkit (the editor, keys, completion; `create_pipe_input` drives it in
 tests) + rich (Markdown and code highlighting, imported at the first answer, not before the
@@ -24,7 +28,7 @@ on the machine above when quiet; under a load of 8-11 on its 2 cores, medians 44
 
 Owns: the chat (app.py), its screen and keys (layout.py), the transcript's rendering
 (render.py), approvals (approval.py), completion and attachments (complete.py), sessions
-(sessions.py), the daemon connection (daemon.py). Must not: import `tether.*`.
+(sessions.py), queued and steered messages (outbox.py), the daemon connection (daemon.py). Must not: import `tether.*`.
 """
 
 from __future__ import annotations

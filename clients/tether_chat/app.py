@@ -1,12 +1,13 @@
 """`ChatApp`: the interactive chat, from the first prompt to the exit.
 
-Owns: the chat's state (the turn running, the approval asked, messages queued while a
-turn runs, the session picker), what each key does to it, and moving finished transcript
-text into the scrollback. The input shows before the daemon is up (start-up is Python plus
-prompt_toolkit); what is sent before that waits in the queue.
-Must not: import the daemon (`tether.*`), or send a prompt while a turn of this session
-runs (a message typed then is held and sent when the turn ends; a turn the daemon resumed
-on load, answered -32010, is waited out the same way).
+Owns: the chat's state (the turn running, the approval asked, the session picker), what
+each key does to it, each sent prompt's answer (its end line), and moving finished
+transcript text into the scrollback. A message typed while a turn runs goes to the daemon
+at once, which queues it (or, steered, adds it to the running turn; `outbox.py`). The
+input shows before the daemon is up (start-up is Python plus prompt_toolkit); what is sent
+before that is held here and sent when the session is open.
+Must not: import the daemon (`tether.*`), or send a prompt while a turn the daemon resumed
+on load runs (it answers -32010 and takes no queue: messages are held until it ends).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from prompt_toolkit.styles import Style
 
 from . import sessions
 from .approval import Approval
-from .complete import ChatCompleter, attachments
+from .complete import ChatCompleter
 from .daemon import Daemon, DaemonGone
 from .layout import all_keys, build_layout
+from .outbox import Outbox
 from .render import Painter, Transcript
 from .wire import DaemonError, JsonObject
 
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from tether_client import PromptTurn
 
 _QUIT_WINDOW_S = 2.0
+_WORKING = "working… Ctrl-C cancels · Enter queues · Ctrl-S steers"
 
 
 class ChatApp:
@@ -54,9 +57,10 @@ class ChatApp:
         self.picker: list[JsonObject] | None = None
         self.picked = 0
         self.turn: PromptTurn | None = None
-        self.queue: list[str] = []
+        self.queue: list[str] = []  # held here: before the session is open, or behind a resumed turn
+        self.outbox = Outbox(self)
         self.waiting_resumed_turn = False
-        self._held: str | None = None
+        self.shown: set[int] = set()  # held messages already on the screen (by identity)
         self.ready = False
         self.note = "starting the daemon…"
         self.exit_code = 0
@@ -107,7 +111,7 @@ class ChatApp:
         self.ready = True
         self.note = ""
         self.refresh()
-        self._next()
+        self.next_held()
         self.spawn(self._watch())
         await asyncio.to_thread(self.paint.warm)  # rich, imported while the user types
 
@@ -185,13 +189,14 @@ class ChatApp:
             parts.append(sessions.picker_text(self))
         if self.approval is not None:
             parts.append(self.approval.panel())
+        parts += [self.paint.style(line, "2") for line in self.outbox.queue_lines()]
         parts += [self.paint.style(f"queued: {text.splitlines()[0][:70]}", "2") for text in self.queue]
         return "\n".join(p for p in parts if p)
 
     def status_text(self) -> str:
         mode = self.daemon.mode or "…"
         state = self.note or (
-            "approve? y/a/n/N" if self.approval else "working… Ctrl-C cancels" if self.turn else "ready"
+            "approve? y/a/n/N" if self.approval else _WORKING if self.turn else "ready"
         )
         facts = [f" {mode} (Shift+Tab)", state]
         if self.transcript.used:
@@ -207,6 +212,9 @@ class ChatApp:
             self.paint.width = max(20, self.app.output.get_size().columns)
         self.transcript.update(update)
         kind = update.get("sessionUpdate")
+        queue = ((update.get("_meta") or {}).get("tether") or {}).get("queue")
+        if kind == "session_info_update" and isinstance(queue, list):
+            self.outbox.on_queue(queue)
         if kind == "current_mode_update":
             self.daemon.mode = self.transcript.mode
         elif kind == "available_commands_update" and self.buffer.text.startswith("/"):
@@ -224,7 +232,7 @@ class ChatApp:
         self.transcript.end_line(f"{ended.get('stopReason', 'end_turn')} (resumed turn)", report)
         self.waiting_resumed_turn = False
         self.refresh()
-        self._next()
+        self.next_held()
 
     async def _on_request(self, method: str, params: Any) -> Any:
         if method != "session/request_permission" or not isinstance(params, dict):
@@ -246,7 +254,7 @@ class ChatApp:
 
     # the user's actions
 
-    def submit(self) -> None:
+    def submit(self, *, steer: bool = False) -> None:
         text = self.buffer.text
         if not text.strip():
             return
@@ -257,47 +265,27 @@ class ChatApp:
         self.buffer.append_to_history()
         self.buffer.reset()
         self.note = ""
-        if sessions.chat_command(self, text.strip()):
+        if not steer and sessions.chat_command(self, text.strip()):
             return
-        self.queue.append(text)
-        self._next()
+        self.send(text, steer=steer)
+
+    def send(self, text: str, *, steer: bool = False) -> None:
+        """To the daemon (queued there while a turn runs; ``steer``: into the running turn),
+        or held here before the session is open and behind a resumed turn."""
+        if not self.ready or self.waiting_resumed_turn or self.queue:
+            self.queue.append(text)
+        elif steer and self.turn is not None:
+            self.outbox.steer(text)
+        else:
+            self.outbox.send(text)
         self.refresh()
 
-    def _next(self) -> None:
-        """Send the next queued message, when nothing runs."""
-        if self.ready and self.turn is None and not self.waiting_resumed_turn and self.queue:
-            self.spawn(self._turn(self.queue.pop(0)))
-
-    async def _turn(self, text: str) -> None:
-        files = attachments(text, self.workspace)
-        blocks: list[JsonObject] = [{"type": "text", "text": text}, *files]
-        if text is not self._held:  # a message held back (-32010) is on the screen already
-            self.transcript.user(text)
-            for block in files:
-                self.transcript.attached(str(block["resource"]["uri"]).rpartition("/")[2])
-        self._held = None
-        turn = self.turn = self.daemon.prompt(blocks)
-        self.refresh()
-        try:
-            await self.daemon.wait(turn)
-            report = await self.daemon.report(turn.turn_id)
-            self.transcript.end_line(turn.stop_reason or "end_turn", report)
-        except DaemonError as exc:
-            if exc.code == -32010:  # a turn the daemon resumed is running: wait for its end
-                self.queue.insert(0, text)
-                self._held = text
-                self.waiting_resumed_turn = True
-                self.transcript.notice("[a turn is still running; your message is queued]")
-            else:
-                self.transcript.notice(f"[error {exc.code}: {exc.message}]")
-        except (ConnectionError, OSError) as exc:
-            self.gone(str(exc))
-        finally:
-            self.turn = None
-            self.note = ""
-            self.transcript.flush()
-            self.refresh()
-            self._next()
+    def next_held(self) -> None:
+        """Send the next held message, when nothing runs."""
+        if self.ready and not self.outbox.sent and not self.waiting_resumed_turn and self.queue:
+            text = self.queue.pop(0)
+            self.outbox.send(text, shown=id(text) in self.shown)
+            self.shown.discard(id(text))
 
     def interrupt(self) -> None:
         now = time.monotonic()
@@ -306,7 +294,9 @@ class ChatApp:
             return
         self._last_interrupt = now
         if self.turn is not None:
-            self.turn.cancel()  # session/cancel, then the open question is answered "cancelled"
+            # session/cancel with the queued prompts; then the open question is answered "cancelled"
+            self.outbox.withdraw_all()
+            self.spawn(self.daemon.cancel())
             if self.approval is not None:
                 self.approval.cancel()
             self.queue.clear()

@@ -24,6 +24,8 @@ CHAT_COMMANDS = {
     "search": "search every stored session of this workspace",
     "resume": "pick a stored session to continue",
     "new": "start a new session",
+    "steer": "send a message into the running turn (also Ctrl-S)",
+    "dequeue": "withdraw the last message queued behind the running turn",
     "quit": "leave tether chat",
 }
 _SKIP = {".git", "node_modules", "__pycache__", ".venv", ".tether"}

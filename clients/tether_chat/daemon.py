@@ -123,11 +123,22 @@ class Daemon:
         result = await self._ask(self.c.request("_tether/session/search", params))
         return list(result.get("hits") or [])
 
-    def prompt(self, blocks: list[JsonObject]) -> PromptTurn:
+    def prompt(self, blocks: list[JsonObject], *, steer: bool = False) -> PromptTurn:
+        """Sent at once: while a turn runs the daemon queues it, or with ``steer`` adds it
+        to the running turn (SPEC §3.37)."""
         assert self.session is not None
-        turn = self.session.prompt(blocks)
+        turn = self.session.prompt(blocks, steer=steer)
         turn.start()
         return turn
+
+    async def dequeue(self, queue_id: str) -> None:
+        assert self.session is not None
+        await self._ask(self.session.dequeue(queue_id))
+
+    async def cancel(self) -> None:
+        """The running turn, and every prompt queued behind it (they answer `cancelled`)."""
+        if self.session is not None:
+            await self.session.cancel(cancel_queued=True)
 
     async def wait(self, turn: PromptTurn) -> JsonObject:
         """The turn's answer (its error as `DaemonError`)."""
@@ -145,6 +156,13 @@ class Daemon:
         result = await self._ask(self.c.request("_tether/session/report", params))
         reports = result.get("reports") or []
         return reports[0] if reports else None
+
+    async def reports(self) -> list[JsonObject]:
+        """Every turn's run report of the session, oldest first."""
+        if self.session is None:
+            return []
+        result = await self._ask(self.c.request("_tether/session/report", {"sessionId": self.session.id}))
+        return list(result.get("reports") or [])
 
     async def close(self) -> None:
         if self.client is not None:

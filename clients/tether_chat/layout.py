@@ -3,7 +3,8 @@ the keys.
 
 Owns: the prompt_toolkit layout (it draws only the bottom of the terminal; finished output
 goes to the scrollback above it, so the terminal's own scrolling, search and copy work) and
-every key binding: Enter sends, Alt-Enter / Ctrl-J add a line, Shift+Tab cycles the mode,
+every key binding: Enter sends (queued while a turn runs), Ctrl-S steers it into the running
+turn, Alt-Enter / Ctrl-J add a line, Shift+Tab cycles the mode,
 Ctrl-C cancels the turn (twice within 2 s quits), Ctrl-D quits on an empty line, Ctrl-O shows
 the last thinking, y/a/n/N/w and 1-9 answer an approval, arrows and Enter pick a session.
 Must not: talk to the daemon (it calls the `ChatApp`'s methods).
@@ -92,6 +93,10 @@ def build_keys(chat: ChatApp) -> KeyBindings:
             buffer.complete_state = None
         else:
             chat.submit()
+
+    @keys.add("c-s", filter=typing)
+    def _steer(event: KeyPressEvent) -> None:
+        chat.submit(steer=True)
 
     @keys.add("escape", "enter", filter=typing)
     @keys.add("c-j", filter=typing)

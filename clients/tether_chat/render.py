@@ -110,12 +110,20 @@ class Card:
         self.output = ""
 
 
+class Slot:
+    """A place kept in the transcript for text that comes later (a turn's end line, whose
+    numbers need a request, while the next turn already streams)."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+
+
 class Transcript:
     """What the user sees of a session, fed update by update."""
 
     def __init__(self, painter: Painter) -> None:
         self.paint = painter
-        self._out: list[str] = []
+        self._out: list[str | Slot] = []
         self.blocks = Blocks()  # the open Markdown of the current message
         self.thought = ""
         self.last_thought = ""
@@ -125,11 +133,27 @@ class Transcript:
         self.used: tuple[int, int] | None = None
         self.title: str | None = None
         self.turn_ended: JsonObject | None = None
+        self.replay_ends: list[Slot] | None = None  # while a session/load replays: old turns' end lines
+        self._replayed_turns = 0
+        self._in_user = False
 
     def take(self) -> str:
         """What is finished since the last call (for the scrollback)."""
-        out, self._out = "".join(self._out), []
-        return out
+        out: list[str] = []
+        while self._out:
+            item = self._out[0]
+            if isinstance(item, Slot):
+                if item.text is None:
+                    break  # what follows waits for it
+                item = item.text
+            out.append(item)
+            self._out.pop(0)
+        return "".join(out)
+
+    def reserve(self) -> Slot:
+        slot = Slot()
+        self._out.append(slot)
+        return slot
 
     def emit(self, text: str) -> None:
         if text:
@@ -145,9 +169,35 @@ class Transcript:
 
     def update(self, update: JsonObject) -> None:
         kind = update.get("sessionUpdate")
+        if self.replay_ends is not None:
+            self._replayed(update)
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(update)
+
+    def start_replay(self) -> None:
+        self.replay_ends, self._replayed_turns, self._in_user = [], 0, False
+
+    def _replayed(self, update: JsonObject) -> None:
+        """A replayed user message (not steered) after other updates begins a turn: the
+        turn before it gets a place for its end line."""
+        user = update.get("sessionUpdate") == "user_message_chunk"
+        steered = ((update.get("_meta") or {}).get("tether") or {}).get("steered")
+        if user and not steered and not self._in_user:
+            if self._replayed_turns and self.replay_ends is not None:
+                self.flush()
+                self.replay_ends.append(self.reserve())
+            self._replayed_turns += 1
+        self._in_user = user
+
+    def end_replay(self) -> list[Slot]:
+        """The replay is over: a place for each replayed turn's end line, oldest first."""
+        slots = self.replay_ends or []
+        if self._replayed_turns:
+            self.flush()
+            slots.append(self.reserve())
+        self.replay_ends = None
+        return slots
 
     def _on_agent_message_chunk(self, update: JsonObject) -> None:
         self._end_thought()
@@ -159,7 +209,13 @@ class Transcript:
 
     def _on_user_message_chunk(self, update: JsonObject) -> None:
         content = update.get("content") or {}
-        if content.get("type") == "text":
+        steered = ((update.get("_meta") or {}).get("tether") or {}).get("steered")
+        if steered and content.get("type") == "text":
+            step = ((update.get("_meta") or {}).get("tether") or {}).get("afterStep")
+            self.flush()
+            self.emit(self.paint.style(f"you (steered in after step {step}):", "2"))
+            self.user(str(content.get("text", "")))
+        elif content.get("type") == "text":
             self.user(str(content.get("text", "")))
         else:  # an attached file (`resource`, `resource_link`): its name, not its text
             uri = str((content.get("resource") or {}).get("uri") or content.get("uri") or "")
@@ -254,9 +310,15 @@ class Transcript:
             lines.extend(self.blocks.text[-4000:].splitlines()[-6:])
         return "\n".join(lines)
 
-    def end_line(self, stop: str, report: JsonObject | None) -> None:
-        """The turn's end and its numbers."""
+    def end_line(self, stop: str, report: JsonObject | None, slot: Slot | None = None) -> None:
+        """The turn's end and its numbers (in ``slot`` when one was kept for it)."""
+        if slot is not None:
+            slot.text = self.end_text(stop, report) + "\n"
+            return
         self.flush()
+        self.emit(self.end_text(stop, report))
+
+    def end_text(self, stop: str, report: JsonObject | None) -> str:
         facts = [stop]
         if report:
             usage = report.get("totalUsage") or {}
@@ -266,7 +328,7 @@ class Transcript:
                 f"{usage.get('inputTokens', 0)}+{usage.get('outputTokens', 0)} tokens",
                 f"{float(report.get('totalMs', 0)):.0f} ms",
             ]
-        self.emit(self.paint.style(f"[{' · '.join(facts)}]", "2"))
+        return self.paint.style(f"[{' · '.join(facts)}]", "2")
 
 
 def _count(n: int, noun: str) -> str:

@@ -1,6 +1,7 @@
 """Sessions in the chat: which one it starts in (new, `--resume ID`, `--resume` with a
 picker, `--continue` = the latest), the picker, and the chat's own commands (`/search`,
-`/resume`, `/new`, `/quit`).
+`/resume`, `/new`, `/quit`; `/steer` and `/dequeue` act on
+the running turn, `outbox.py`).
 
 Owns: those flows, over `Daemon`'s requests. Must not: send a command the daemon listed
 (those go to it as a prompt: `/compact`, `/review`, …) or switch sessions while a turn runs.
@@ -12,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from .complete import CHAT_COMMANDS
-from .wire import DaemonError
+from .wire import DaemonError, JsonObject
 
 if TYPE_CHECKING:
     from .app import ChatApp
@@ -44,8 +45,23 @@ def start_with(resume: str | None, *, continue_last: bool) -> Start:
 
 
 async def load(chat: ChatApp, session_id: str) -> None:
+    """The session replayed, each old turn followed by its end line and usage (from its run
+    report; none shown when the reports do not match the replayed turns one to one)."""
     chat.transcript.notice(f"[resuming {session_id}]")
-    await chat.daemon.load(session_id)
+    chat.transcript.start_replay()
+    try:
+        await chat.daemon.load(session_id)
+    finally:
+        slots = chat.transcript.end_replay()
+    try:
+        reports = await chat.daemon.reports()
+        for slot, report in zip(slots, reports if len(reports) == len(slots) else []):
+            slot.text = chat.transcript.end_text(str(report.get("stopReason") or "end_turn"), report) + "\n"
+    except DaemonError:
+        pass  # no numbers: the conversation alone
+    finally:
+        for slot in slots:
+            slot.text = slot.text if slot.text is not None else ""
     chat.transcript.flush()
     chat.transcript.notice("[resumed: what follows is new]")
     chat.refresh()
@@ -55,8 +71,14 @@ async def open_picker(chat: ChatApp) -> None:
     if not sessions:
         chat.transcript.notice("[no stored session to resume in this workspace]")
     else:
-        chat.picker, chat.picked = sessions[:100], 0
+        when = [str(s.get("updatedAt") or "")[:16].replace("T", " ") for s in sessions]
+        chat.picker = [_entry(s.get("sessionId"), s.get("title"), w) for s, w in zip(sessions[:100], when)]
+        chat.picked = 0
     chat.refresh()
+
+
+def _entry(session_id: Any, title: Any, detail: str) -> JsonObject:
+    return {"sessionId": str(session_id), "title": str(title or "(untitled)"), "detail": detail}
 
 
 def _current_id(chat: ChatApp) -> str | None:
@@ -69,9 +91,8 @@ def picker_text(chat: ChatApp) -> str:
     first = max(0, min(chat.picked - _PICKER_ROWS // 2, len(shown) - _PICKER_ROWS))
     for n, session in enumerate(shown[first:first + _PICKER_ROWS], first):
         mark = "›" if n == chat.picked else " "
-        title = str(session.get("title") or "(untitled)")[:44]
-        when = str(session.get("updatedAt") or "")[:16].replace("T", " ")
-        lines.append(f"{mark} {title:<44} {when}")
+        title, detail = str(session["title"])[:44], str(session["detail"])[: 76 - 44 - 1]
+        lines.append(f"{mark} {title:<44} {detail}")
     return "\n".join(lines)
 
 
@@ -100,7 +121,7 @@ async def switch(chat: ChatApp, session_id: str | None) -> None:
         chat.transcript.notice(f"[could not open the session: {exc.message}]")
     chat.ready = True
     chat.refresh()
-    chat._next()
+    chat.next_held()
 
 
 def chat_command(chat: ChatApp, text: str) -> bool:
@@ -110,6 +131,13 @@ def chat_command(chat: ChatApp, text: str) -> bool:
         return False
     if name == "quit":
         chat.quit()
+    elif name == "steer":
+        if rest.strip():
+            chat.send(rest.strip(), steer=True)
+        else:
+            chat.transcript.notice("[/steer needs the message, e.g. /steer also update the changelog]")
+    elif name == "dequeue":
+        chat.outbox.dequeue()
     elif not chat.ready or chat.turn is not None:
         chat.transcript.notice(f"[/{name} waits until the turn ends]")
     elif name == "search":
@@ -134,12 +162,25 @@ async def search(chat: ChatApp, query: str) -> None:
     lines = [chat.paint.style(f"{len(hits)} hits for {query!r}", "1")]
     for hit in hits[:10]:
         title = str(hit.get("sessionTitle") or hit.get("sessionId"))[:40]
-        snippet = _marked(str(hit.get("snippet", "")), chat.paint.color)
+        snippet = _marked(str(hit.get("snippet", "")).replace("\n", " "), chat.paint.color)
         lines.append(f"  {title} ({hit.get('role')}): {snippet}")
-    if hits:
-        lines.append(chat.paint.style("  /resume opens one of them", "2"))
     chat.transcript.emit("\n".join(lines))
+    _pick_from(chat, hits)
     chat.refresh()
+
+
+def _pick_from(chat: ChatApp, hits: list[JsonObject]) -> None:
+    """The hits' sessions (best first, each once) in the picker: Enter resumes one."""
+    entries: dict[str, JsonObject] = {}
+    for hit in hits:
+        session_id = str(hit.get("sessionId"))
+        if session_id not in entries and session_id != _current_id(chat):
+            snippet = str(hit.get("snippet", "")).replace("[[", "").replace("]]", "").replace("\n", " ")
+            entries[session_id] = _entry(session_id, hit.get("sessionTitle"), snippet)
+    if entries:
+        chat.picker, chat.picked = list(entries.values())[:100], 0
+    elif hits:
+        chat.transcript.notice("[every hit is in this session, above: nothing to resume]")
 
 
 def _marked(snippet: str, color: bool) -> Any:

@@ -102,7 +102,7 @@ def test_a_message_typed_during_a_turn_is_queued_and_sent_after_it(start_chat):
     term.send("slow")
     term.wait_for("This answer")
     term.send("hello")
-    term.wait_for("queued: hello")
+    term.wait_for("queued 1: hello")  # in the daemon's queue (its session_info_update)
     seen = term.wait_count(END, 2, timeout=40)
     assert seen.index("very slowly") < seen.index("› hello") < seen.index("Hello from the scripted chat.")
 
@@ -131,10 +131,12 @@ def test_continue_and_resume_replay_the_last_session(start_chat):
     again = start_chat("--continue")
     seen = again.wait_for("[resumed: what follows is new]")
     assert "› explain this" in seen and "def add(a, b):" in seen
+    # the old turn's end line and usage, from its stored run report, after its answer
+    assert seen.index("The end of the answer.") < seen.index("120+40 tokens") < seen.index("[resumed: what")
     again.save("continued")
     again.send("hello")
-    assert END not in again.everything()  # the replay shows the conversation, not old turns' numbers
-    assert "Hello from the scripted chat." in again.wait_for(END)
+    seen = again.wait_count(END, 2)
+    assert "Hello from the scripted chat." in seen.split("[resumed: what follows is new]")[1]
     again.keys("C-d")
     again.wait_for("[exited 0]")
 
@@ -180,6 +182,20 @@ def test_search_finds_stored_sessions(start_chat):
     term.send("/search answer")
     seen = term.wait_for("hits for 'answer'")
     assert "explain this" in seen.split("hits for 'answer'")[1]
+    term.wait_for("[every hit is in this session, above: nothing to resume]")
+    term.keys("C-d")
+    term.wait_for("[exited 0]")
+
+    other = start_chat()
+    other.wait_for("ask (Shift+Tab)")
+    other.send("/search answer")
+    other.wait_for("Resume which session?")  # the hits' sessions, to pick from
+    assert "› explain this" in other.screen()
+    other.save("search-picker")
+    other.keys("Enter")
+    seen = other.wait_for("[resumed: what follows is new]")
+    replay = seen.split("[resuming")[1]
+    assert "def add(a, b):" in replay and "120+40 tokens" in replay
 
 
 def test_a_running_commands_output_shows_live_in_its_card(start_chat, chat_workspace: Path):
