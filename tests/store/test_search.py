@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tether.store import HistoryStore, MessageRecord, export_session, import_session, latest_version, schema
+from tether.store import HistoryStore, MessageRecord, export_session, import_session, latest_version, migrations
 from tether.store.records import searchable_text
 from tether.store.search import Hit, literal_query, search
 
@@ -178,7 +178,7 @@ def _v4_text(role: str, body: str) -> str | None:
     """What the v4 trigger indexed: its SQL, run on an in-memory database."""
     with contextlib.closing(sqlite3.connect(":memory:")) as conn:
         (text,) = conn.execute(
-            f"SELECT {schema._V4_SEARCH_TEXT.format(row='m')} FROM (SELECT ? AS role, ? AS body) AS m",
+            f"SELECT {migrations._V4_SEARCH_TEXT.format(row='m')} FROM (SELECT ? AS role, ? AS body) AS m",
             (role, body),
         ).fetchone()
     return text or None

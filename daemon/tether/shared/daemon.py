@@ -21,7 +21,6 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from ..config import ConfigError, load_settings
 from .hub import ClientServer, Hub
@@ -44,7 +43,7 @@ def _listen(path: str) -> socket.socket:
     return sock
 
 
-def _flags(argv: list[str]) -> tuple[str, dict[str, Any]]:
+def _flags(argv: list[str]) -> tuple[str, dict[str, object]]:
     from ..cli import PROVIDER_FLAGS, _add_setting_flags
 
     parser = argparse.ArgumentParser(prog="tether.shared.daemon")

@@ -52,7 +52,7 @@ async def _nothing_to_wait_for() -> None:
 class Hub:
     """The shared state of the daemon's connections."""
 
-    def __init__(self, settings: Settings, flags: dict[str, Any]) -> None:
+    def __init__(self, settings: Settings, flags: dict[str, object]) -> None:
         self.settings = settings
         self.flags = flags
         self.tasks = BackgroundTasks()

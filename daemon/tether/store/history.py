@@ -10,7 +10,6 @@ through ``delete_session``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import time
@@ -25,13 +24,13 @@ from tether.store import turns
 from tether.store.database import Database, Spawn, Work
 from tether.store.errors import StoreError
 from tether.store.liveness import alive, this_process
+from tether.store.pages import read_pages
 from tether.store.records import (
     FINAL_TURN_STATUSES,
     MessageRecord,
     MessageView,
     SessionRecord,
     TurnRecord,
-    decode_bodies,
     decode_json,
     encode_json,
     message_row,
@@ -40,6 +39,7 @@ from tether.store.records import (
     session_cursor,
 )
 from tether.store.rules import RuleStore
+from tether_protocol._json import JsonObject
 
 __all__ = ["HistoryStore"]
 
@@ -120,7 +120,7 @@ class HistoryStore:
         workspace: str,
         mode: str,
         title: str | None = None,
-        metadata: dict[str, Any] | None = None,
+        metadata: JsonObject | None = None,
     ) -> SessionRecord:
         now = time.time()
         record = SessionRecord(session_id, workspace, title, mode, now, now, dict(metadata or {}))
@@ -179,7 +179,7 @@ class HistoryStore:
         *,
         title: str | None = None,
         mode: str | None = None,
-        metadata: dict[str, Any] | None = None,
+        metadata: JsonObject | None = None,
     ) -> None:
         """Set the fields given (``metadata`` replaces the whole dict) and bump ``updated_at``."""
         assignments: list[str] = ["updated_at = ?"]
@@ -229,7 +229,7 @@ class HistoryStore:
         return await self._db.write(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
 
     async def commit_step(
-        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: dict[str, Any] | None
+        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: JsonObject | None
     ) -> list[int]:
         """``append_messages`` and ``set_pending(turn_id, pending)`` in one transaction, the
         streamed partial cleared with them (the committed step supersedes it): a kill
@@ -252,7 +252,7 @@ class HistoryStore:
         status: str,
         stop_reason: str | None,
         error: str | None = None,
-        report: dict[str, Any] | None = None,
+        report: JsonObject | None = None,
     ) -> None:
         """Record how a turn ended and, if given, its run report (replacing an earlier one)."""
         if status not in FINAL_TURN_STATUSES:
@@ -263,7 +263,7 @@ class HistoryStore:
             lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
         )
 
-    async def set_pending(self, turn_id: str, pending: dict[str, Any] | None) -> None:
+    async def set_pending(self, turn_id: str, pending: JsonObject | None) -> None:
         """Checkpoint (or clear) the tool calls a turn waits to have approved."""
         value = encode_json(pending) if pending is not None else None
 
@@ -272,7 +272,7 @@ class HistoryStore:
 
         await self._db.write(work)
 
-    async def save_partial(self, turn_id: str, partial: dict[str, Any] | None) -> None:
+    async def save_partial(self, turn_id: str, partial: JsonObject | None) -> None:
         """Save the streamed output of the step in flight (a time-based checkpoint)."""
         value = encode_json(partial) if partial is not None else None
 
@@ -281,7 +281,7 @@ class HistoryStore:
 
         await self._db.write(work)
 
-    async def waiting_turn(self, session_id: str) -> tuple[str, dict[str, Any]] | None:
+    async def waiting_turn(self, session_id: str) -> tuple[str, JsonObject] | None:
         """The turn of this session waiting for an approval (id, pending calls) that this
         daemon may resume, if any: another live daemon's waiting turn is left to it."""
         rows = await self._db.read(
@@ -294,7 +294,7 @@ class HistoryStore:
             return None
         return rows[0][0], json.loads(rows[0][1])
 
-    async def turn_elsewhere(self, session_id: str) -> tuple[str, dict[str, Any] | None, str] | None:
+    async def turn_elsewhere(self, session_id: str) -> tuple[str, JsonObject | None, str] | None:
         """The turn of this session another live daemon is running (id, the calls it waits
         to have approved or None, that daemon's pid), if any."""
         return turns.elsewhere(await self._db.read(turns.RUNNING_SQL, (session_id,)))
@@ -350,7 +350,7 @@ class HistoryStore:
         )
         return records_of_rows(rows)
 
-    async def message_pages(
+    def message_pages(
         self, session_id: str, size: int = 1024, first: int | None = None
     ) -> AsyncIterator[list[MessageView]]:
         """The session's messages as ``(role, body, status)``, ``size`` at a time (the first
@@ -360,25 +360,7 @@ class HistoryStore:
         connection's thread) while the caller works on this one. Close it with
         ``contextlib.aclosing`` when leaving early. Pages are separate reads: messages
         added meanwhile at the end are included, as a later read would see them."""
-        select = "SELECT role, body, status, seq FROM messages WHERE session_id = ? AND rewound IS NULL"
-        limit = size if first is None else first
-        after = f"{select} AND seq > ? ORDER BY seq LIMIT {size:d}"
-        reading: asyncio.Future[list[Any]] | None = asyncio.ensure_future(
-            self._db.read(f"{select} ORDER BY seq LIMIT {limit:d}", (session_id,))
-        )
-        try:
-            while reading is not None:
-                rows = await reading
-                reading = None
-                if len(rows) == limit:  # maybe more
-                    reading = asyncio.ensure_future(self._db.read(after, (session_id, rows[-1][3])))
-                limit = size
-                if rows:
-                    bodies = decode_bodies([row[1] for row in rows])
-                    yield [(row[0], body, row[2]) for row, body in zip(rows, bodies)]
-        finally:
-            if reading is not None:
-                reading.cancel()
+        return read_pages(self._db, session_id, size, first)
 
     async def message_count(self, session_id: str) -> int:
         rows = await self._db.read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))
@@ -390,11 +372,11 @@ class HistoryStore:
         )
         return [TurnRecord.from_row(row) for row in rows]
 
-    async def get_report(self, turn_id: str) -> dict[str, Any] | None:
+    async def get_report(self, turn_id: str) -> JsonObject | None:
         rows = await self._db.read("SELECT report FROM run_reports WHERE turn_id = ?", (turn_id,))
         return decode_json(rows[0][0]) if rows else None
 
-    async def list_reports(self, session_id: str) -> list[dict[str, Any]]:
+    async def list_reports(self, session_id: str) -> list[JsonObject]:
         """The session's run reports in turn order."""
         rows = await self._db.read(
             "SELECT r.report FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"

@@ -18,7 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tether.store.errors import InvalidCursor
-from tether_protocol._json import dumps_text, loads, whole_text
+from tether_protocol._json import JsonObject, dumps_text, loads, whole_text
 
 if TYPE_CHECKING:  # the conversation model is imported when a message is first converted
     from tether_protocol.conversation import JsonObject, Message
@@ -170,7 +170,7 @@ class SessionRecord:
     mode: str
     created_at: float
     updated_at: float
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: JsonObject = field(default_factory=dict)
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> SessionRecord:

@@ -32,11 +32,12 @@ import aiosqlite
 
 from tether.store.history import HistoryStore
 from tether.store.snapshot_checks import SnapshotError, type_name
+from tether_protocol._json import JsonObject
 
 __all__ = ["check_checkpoints", "export_checkpoints", "import_checkpoints", "keep_until"]
 
 
-async def export_checkpoints(store: HistoryStore, session_id: str) -> tuple[dict[str, Any] | None, dict[int, int]]:
+async def export_checkpoints(store: HistoryStore, session_id: str) -> tuple[JsonObject | None, dict[int, int]]:
     """The snapshot's ``checkpoints`` (None: the session has none) and seq -> rewind id of rewound messages."""
     rewound = {
         seq: rewind for seq, rewind in await store.query(
@@ -78,7 +79,7 @@ def _int(value: Any, where: str, nullable: bool = False) -> None:
         raise SnapshotError(f"{where} must be an integer at least 0{' or null' if nullable else ''}, not {value!r}")
 
 
-def check_checkpoints(snapshot: dict[str, Any]) -> None:
+def check_checkpoints(snapshot: JsonObject) -> None:
     """Check the optional ``checkpoints`` (and the messages' ``rewound``); SnapshotError names the field."""
     raw = snapshot.setdefault("checkpoints", None)
     for i, message in enumerate(snapshot["messages"]):
@@ -97,7 +98,7 @@ def check_checkpoints(snapshot: dict[str, Any]) -> None:
         _check_change(change, f"checkpoints.changes[{i}]", ids, blobs)
 
 
-def _check_blobs(blobs: dict[str, Any]) -> None:
+def _check_blobs(blobs: JsonObject) -> None:
     for digest, text in blobs.items():
         try:
             data = base64.b64decode(text, validate=True) if isinstance(text, str) else None
@@ -121,7 +122,7 @@ def _check_rewind(rewind: Any, where: str) -> int:
     return int(rewind["id"])
 
 
-def _check_change(change: Any, where: str, ids: set[int], blobs: dict[str, Any]) -> None:
+def _check_change(change: Any, where: str, ids: set[int], blobs: JsonObject) -> None:
     if not isinstance(change, dict):
         raise SnapshotError(f"{where} must be an object, not {type_name(change)}")
     _int(change.get("seq"), f"{where}.seq", nullable=True)
@@ -137,7 +138,7 @@ def _check_change(change: Any, where: str, ids: set[int], blobs: dict[str, Any])
             raise SnapshotError(f"{where}.{key} names a blob that is not in checkpoints.blobs")
 
 
-def keep_until(snapshot: dict[str, Any], upto_seq: int) -> None:
+def keep_until(snapshot: JsonObject, upto_seq: int) -> None:
     """A fork's checkpoints: what happened up to message ``upto_seq`` (in place)."""
     raw = snapshot.get("checkpoints")
     if not raw:
@@ -151,7 +152,7 @@ def keep_until(snapshot: dict[str, Any], upto_seq: int) -> None:
     ]
 
 
-async def import_checkpoints(conn: aiosqlite.Connection, session_id: str, snapshot: dict[str, Any]) -> None:
+async def import_checkpoints(conn: aiosqlite.Connection, session_id: str, snapshot: JsonObject) -> None:
     """Insert a checked snapshot's checkpoints for ``session_id`` (inside the import's transaction)."""
     raw = snapshot.get("checkpoints") or {}
     ids: dict[int, int] = {}

@@ -14,6 +14,7 @@ from typing import Any, TypeGuard, cast
 
 from tether.store.errors import StoreError
 from tether.store.records import MESSAGE_ROLES, MESSAGE_STATUSES, TURN_STATUSES
+from tether_protocol._json import JsonObject
 
 # (the conversation model is imported by the checks that use it: opening a store does not)
 
@@ -158,7 +159,7 @@ def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
     )
 
 
-def _pending_problem(pending: dict[str, Any]) -> str | None:
+def _pending_problem(pending: JsonObject) -> str | None:
     """What is wrong with a waiting turn's ``{step, calls}``, as the rest of the path and
     why (``.calls[0].id is missing``); None if it can be resumed."""
     step = pending.get("step", 1)
@@ -205,7 +206,7 @@ def check_rules(rules: list[Any]) -> None:
 _MISSING = object()
 
 
-def listed(snapshot: dict[str, Any], key: str, *, required: bool = True) -> list[Any]:
+def listed(snapshot: JsonObject, key: str, *, required: bool = True) -> list[Any]:
     if key not in snapshot and not required:
         snapshot[key] = []
     value = snapshot.get(key, _MISSING)
@@ -215,7 +216,7 @@ def listed(snapshot: dict[str, Any], key: str, *, required: bool = True) -> list
     return value
 
 
-def _present(obj: dict[str, Any], where: str, key: str, nullable: bool, default: Any) -> Any:
+def _present(obj: JsonObject, where: str, key: str, nullable: bool, default: Any) -> Any:
     """The field's value, its default filled in when it is absent; a missing field
     without a default is an error (None is returned as it is, for the caller)."""
     if key not in obj and default is not _MISSING:
@@ -227,7 +228,7 @@ def _present(obj: dict[str, Any], where: str, key: str, nullable: bool, default:
 
 
 def _field(
-    obj: dict[str, Any],
+    obj: JsonObject,
     where: str,
     key: str,
     kind: type,
@@ -246,7 +247,7 @@ def _field(
 
 
 def _number(
-    obj: dict[str, Any], where: str, key: str, *, nullable: bool = False, default: Any = _MISSING
+    obj: JsonObject, where: str, key: str, *, nullable: bool = False, default: Any = _MISSING
 ) -> None:
     value = _present(obj, where, key, nullable, default)
     if value is None and nullable:
@@ -259,7 +260,7 @@ def _number(
         )
 
 
-def _choice(obj: dict[str, Any], where: str, key: str, allowed: frozenset[str]) -> None:
+def _choice(obj: JsonObject, where: str, key: str, allowed: frozenset[str]) -> None:
     value = obj.get(key, _MISSING)
     if not isinstance(value, str) or value not in allowed:  # a list would not hash
         shown = "missing" if value is _MISSING else repr(value)

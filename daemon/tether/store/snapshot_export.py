@@ -17,11 +17,12 @@ from tether.store.history import HistoryStore
 from tether.store.records import decode_json, encode_json
 from tether.store.snapshot_checkpoints import export_checkpoints
 from tether.store.snapshot_checks import SNAPSHOT_VERSION
+from tether_protocol._json import JsonObject
 
 __all__ = ["export_session", "export_session_json"]
 
 
-async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]:
+async def export_session(store: HistoryStore, session_id: str) -> JsonObject:
     """The snapshot of one stored session; ``StoreError`` if there is none.
 
     Read in dependency order (messages before the turns they name, reports filtered
@@ -71,16 +72,16 @@ async def export_session(store: HistoryStore, session_id: str) -> dict[str, Any]
     }
 
 
-async def _turns_of(store: HistoryStore, session_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+async def _turns_of(store: HistoryStore, session_id: str) -> tuple[list[JsonObject], JsonObject | None]:
     """The snapshot's ``turns`` and ``pending`` (the latest waiting turn's approvals)."""
-    turns: list[dict[str, Any]] = []
-    pending: dict[str, Any] | None = None
+    turns: list[JsonObject] = []
+    pending: JsonObject | None = None
     for tid, seq, status, stop_reason, started_at, finished_at, error, waiting in await store.query(
         "SELECT id, seq, status, stop_reason, started_at, finished_at, error, pending FROM turns"
         " WHERE session_id = ? ORDER BY seq",
         (session_id,),
     ):
-        turn: dict[str, Any] = {
+        turn: JsonObject = {
             "id": tid,
             "seq": seq,
             "status": status,
@@ -198,7 +199,7 @@ async def _has_checkpoints(store: HistoryStore, session_id: str) -> bool:
     return bool(rows[0][0])
 
 
-async def _session_of(store: HistoryStore, session_id: str) -> dict[str, Any]:
+async def _session_of(store: HistoryStore, session_id: str) -> JsonObject:
     """The snapshot's ``session``; ``StoreError`` if there is none."""
     rows = await store.query(
         "SELECT id, workspace, title, mode, created_at, updated_at, metadata FROM sessions WHERE id = ?",
@@ -218,7 +219,7 @@ async def _session_of(store: HistoryStore, session_id: str) -> dict[str, Any]:
     }
 
 
-async def _rules_of(store: HistoryStore) -> list[dict[str, Any]]:
+async def _rules_of(store: HistoryStore) -> list[JsonObject]:
     """The snapshot's ``rules``: the workspace's approval rules."""
     return [
         {"kind": rule.tool_kind, "pattern": rule.pattern, "decision": rule.decision}

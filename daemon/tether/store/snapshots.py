@@ -43,6 +43,7 @@ from tether.store.snapshot_checks import (
     type_name,
 )
 from tether.store.snapshot_export import export_session, export_session_json
+from tether_protocol._json import JsonObject
 
 __all__ = [
     "MIGRATIONS",
@@ -58,7 +59,7 @@ __all__ = [
 
 # version -> a function taking a snapshot of that version and returning one of the
 # next version (``tether_snapshot`` set to it). Empty while there is only version 1.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {}
 
 
 def new_session_id() -> str:
@@ -68,7 +69,7 @@ def new_session_id() -> str:
 # -- validation and upgrade -------------------------------------------------------
 
 
-class CheckedSnapshot(dict[str, Any]):
+class CheckedSnapshot(JsonObject):
     """What ``check_snapshot`` returns: ``import_session`` stores it without checking again.
     Change one and it is no longer checked (pass it through ``check_snapshot`` again)."""
 
@@ -106,7 +107,7 @@ def _supported() -> str:
     return ", ".join(str(v) for v in sorted({*MIGRATIONS, SNAPSHOT_VERSION}))
 
 
-def _upgrade(snapshot: dict[str, Any]) -> dict[str, Any]:
+def _upgrade(snapshot: JsonObject) -> JsonObject:
     version = snapshot.get("tether_snapshot")
     if "tether_snapshot" not in snapshot:
         raise SnapshotError(
@@ -291,13 +292,13 @@ async def _index_messages(conn: aiosqlite.Connection, session_id: str, imported:
         )
 
 
-def _stop_running(turns: list[dict[str, Any]], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _stop_running(turns: list[JsonObject], messages: list[JsonObject]) -> list[JsonObject]:
     """The turns of a copy: one still running (or waiting for approval) is ``interrupted``,
     finished when its last message was, without pending approvals."""
     running = {t["id"] for t in turns if t["status"] == "running"}
     if not running:
         return turns
-    last: dict[str, Any] = {}
+    last: JsonObject = {}
     for m in messages:
         if m["turn_id"] in running:
             last[m["turn_id"]] = max(last.get(m["turn_id"], m["created_at"]), m["created_at"])
@@ -309,8 +310,8 @@ def _stop_running(turns: list[dict[str, Any]], messages: list[dict[str, Any]]) -
 
 
 def _remap_report(
-    report: dict[str, Any], old_session: str, new_session: str, old_turn: str, turn_map: dict[str, str]
-) -> dict[str, Any]:
+    report: JsonObject, old_session: str, new_session: str, old_turn: str, turn_map: dict[str, str]
+) -> JsonObject:
     if old_session == new_session:
         return report
     report = dict(report)

@@ -21,6 +21,7 @@ import aiosqlite
 from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
 from tether.store.liveness import alive, this_process
 from tether.store.records import MessageRow, TurnRecord, indexed_text
+from tether_protocol._json import JsonObject
 
 if TYPE_CHECKING:  # the conversation model is imported when an interrupted turn is recovered
     from tether_protocol.conversation import AssistantMessage
@@ -54,7 +55,7 @@ async def touch_session(conn: aiosqlite.Connection, session_id: str, now: float)
 RUNNING_SQL = "SELECT id, pending, owner FROM turns WHERE session_id = ? AND status = 'running'"
 
 
-def elsewhere(running: Iterable[Any]) -> tuple[str, dict[str, Any] | None, str] | None:
+def elsewhere(running: Iterable[Any]) -> tuple[str, JsonObject | None, str] | None:
     """Of ``RUNNING_SQL``'s rows, the turn another live daemon runs: (id, the calls it
     waits to have approved or None, that daemon's pid)."""
     me = this_process()
