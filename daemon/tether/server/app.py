@@ -92,6 +92,21 @@ async def serve(
         return await _serve(server, fds, framing=framing, accepted=accepted, leftover=leftover)
 
 
+async def finish_requests(server: TetherServer, conn: Connection, grace: float) -> None:
+    """A connection's end (the daemon's, or one window's of the shared daemon): take no new
+    requests, stop its turns, let the requests still running answer (up to ``grace``
+    seconds), then flush what is queued for the client."""
+    server.rpc.shutting_down = True
+    await server.stop_turns()
+    await server.rpc.wait_idle(grace)
+    server.rpc.cancel_all()
+    await asyncio.sleep(0)
+    try:
+        await asyncio.wait_for(conn.drain(), 2.0)
+    except (asyncio.TimeoutError, OSError):
+        pass
+
+
 async def _serve(
     server: TetherServer,
     fds: ProtocolFds,
@@ -114,15 +129,7 @@ async def _serve(
     server.tasks.start("end of start-up", server.end_start_up)
     await conn.start(leftover)
     await server.stopped.wait()
-    server.rpc.shutting_down = True
-    await server.stop_turns()
-    await server.rpc.wait_idle(_STOP_GRACE_S)
-    server.rpc.cancel_all()
-    await asyncio.sleep(0)
-    try:
-        await asyncio.wait_for(conn.drain(), 2.0)
-    except (asyncio.TimeoutError, OSError):
-        pass
+    await finish_requests(server, conn, _STOP_GRACE_S)
     await server.registry.close_all()
     await stop_all(server)  # MCP servers: no process outlives the daemon
     if server._provider is not None:

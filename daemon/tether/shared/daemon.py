@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from ..config import ConfigError, load_settings
+from ..server.app import finish_requests
 from .hub import ClientServer, Hub
 from .stream import ClientProtocol, SocketConnection
 
@@ -155,15 +156,7 @@ async def _serve_client(hub: Hub, protocol: ClientProtocol, root: str, framing: 
     try:
         await conn.start(rest)
         await server.stopped.wait()
-        server.rpc.shutting_down = True
-        await server.stop_turns()
-        await server.rpc.wait_idle(_CLIENT_GRACE_S)
-        server.rpc.cancel_all()
-        await asyncio.sleep(0)
-        try:
-            await asyncio.wait_for(conn.drain(), 2.0)
-        except (asyncio.TimeoutError, OSError):
-            pass
+        await finish_requests(server, conn, _CLIENT_GRACE_S)
         await server.close_own()
     finally:
         hub.leave(conn)
