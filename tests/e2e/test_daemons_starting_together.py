@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from daemon_harness import BASIC_SCRIPT
-from tether.store import schema
+from tether.store import migrations, schema
 from tether.store.paths import database_path
 
 DAEMONS = 10
@@ -125,7 +125,7 @@ async def _old_database(path: Path, version: int) -> None:
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         conn.execute(schema._VERSION_TABLE)
         conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (1, 0)")
-        for statement in schema._V1_STATEMENTS:
+        for statement in migrations._V1_STATEMENTS:
             conn.execute(statement)
         conn.execute(
             "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) "

@@ -157,14 +157,7 @@ def replay_updates(
         meta = {"_meta": {"tether": {"status": status}}} if status != "complete" else {}
         role = body.get("role")
         if role == "user" and "compaction" in body:
-            replaced = body["compaction"].get("replaced", 0)
-            updates.append(
-                {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": f"\n\n[{replaced} earlier messages were summarised to save context]\n\n"},
-                    "_meta": {"tether": {"notice": True, "compaction": {"replaced": replaced}}},
-                }
-            )
+            updates.append(_compaction_notice(body["compaction"].get("replaced", 0)))
         elif role == "user":
             marked = meta if "steered" not in body else {"_meta": _steered_meta(body, status)}
             for block in body.get("content", []):
@@ -201,6 +194,14 @@ def replay_updates(
                     update["status"] = "pending"  # waiting for approval; asked again after load
                 updates.append(update)
     return updates
+
+
+def _compaction_notice(replaced: int) -> JsonObject:
+    return {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": f"\n\n[{replaced} earlier messages were summarised to save context]\n\n"},
+        "_meta": {"tether": {"notice": True, "compaction": {"replaced": replaced}}},
+    }
 
 
 def _results_by_step(bodies: Sequence[tuple[JsonObject, str]]) -> dict[int, dict[str, JsonObject]]:
