@@ -283,7 +283,10 @@ def test_a_turn_waiting_for_approval_survives_a_killed_daemon_and_a_message_wait
     again.wait_for("Finishing")  # the resumed turn streams on
     again.send("hello")
     again.wait_for("[a turn is still running; your message is queued]")
-    seen = again.wait_for("Hello from the scripted chat.", timeout=60)
+    again.wait_for("Hello from the scripted chat.", timeout=60)
+    # the resumed turn's end line is printed when its usage arrives, which may be after the
+    # next turn's first text (that text stays in the live area below it until then)
+    seen = again.wait_for("(resumed turn)")
     assert seen.index("› hello") < seen.index("(resumed turn)") < seen.index("Hello from the scripted chat.")
     assert seen.count("› hello") == 1
     assert (chat_workspace / "README.md").read_text() == "# Chat\n\nHello, edited in the chat.\n"
