@@ -23,7 +23,8 @@ def test_readme_setup_lines_are_the_ci_commands():
 def test_ci_runs_the_demo_and_the_tests_against_a_wheel_install():
     """After the README's lines, .ci/run builds a wheel, installs it with the test extras into
     a fresh venv, runs the demo outside the checkout, checks where tether is imported from and
-    runs the suite again with that venv's python (so tests import and spawn the wheel's)."""
+    runs the tests that depend on the install again with that venv's python (so they import
+    and spawn the wheel's)."""
     run = (REPO / ".ci" / "run").read_text()
     readme_end = run.index(".venv/bin/python -m pytest")
     step = run[run.index("== wheel install", readme_end):]
@@ -31,7 +32,14 @@ def test_ci_runs_the_demo_and_the_tests_against_a_wheel_install():
     assert '"$wheel/venv/bin/pip" install -q "$(echo "$wheel"/dist/tether-*.whl)[test]"' in step
     assert '(cd "$wheel" && venv/bin/tether demo)' in step
     assert '"site-packages" in where.parts' in step
-    assert step.rstrip().endswith('"$wheel/venv/bin/python" -m pytest')
+    # the tests whose outcome depends on how Tether is installed (they spawn `tether`, the
+    # editors' plugins, the third-party clients, or build the wheel): the rest import the
+    # same files, which the wheel test checks all ship
+    last = step.replace("\\\n", " ").rstrip().splitlines()[-1]
+    assert last.startswith('"$wheel/venv/bin/python" -m pytest ')
+    for part in ("tests/e2e", "tests/shared", "tests/chat", "tests/editors", "tests/lsp_editors",
+                 "tests/conformance", "tests/thirdparty", "tests/mcp", "tests/test_readme_and_ci.py"):
+        assert f" {part}" in last, f"the wheel pass does not run {part}"
     assert ".venv/bin/pip install -e" not in step  # the wheel pass never installs the checkout
 
 
@@ -78,6 +86,11 @@ def test_tether_demo_runs_from_a_built_wheel(tmp_path: Path) -> None:
         archive.extractall(unpacked)
     assert {"tether/_examples/demo.json", "tether/_examples/demo-workspace/README.md"} <= names
     assert "tether/sandbox/landlock_launch.py" in names  # the Landlock launcher runs from the package
+    # every file git tracks in the four packages ships (CI's wheel pass runs only the tests
+    # that spawn or install things: this is what stands for the rest of the suite there)
+    assert not set(_tracked_package_files()) - names, "files of the checkout missing from the wheel"
+    assert "tether_protocol/schema.json" in names
+    assert any(n.endswith(".data/scripts/tether") for n in names)  # the `tether` command
     # the wheel's own tether (not this checkout's), with the test environment's dependencies
     code = "import tether_client.cli as c; print(c.examples_dir())"
     found = subprocess.run(
@@ -85,3 +98,14 @@ def test_tether_demo_runs_from_a_built_wheel(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, cwd=tmp_path,
     )
     assert found.stdout.strip() == str(unpacked / "tether" / "_examples"), found.stderr
+
+
+def _tracked_package_files() -> list[str]:
+    """The packages' files as a wheel names them (`tether/...`, not `daemon/tether/...`)."""
+    import subprocess
+
+    roots = ("daemon/tether", "protocol/tether_protocol", "clients/tether_client", "clients/tether_chat")
+    listed = subprocess.run(["git", "ls-files", *roots], cwd=REPO, capture_output=True, text=True, check=True)
+    files = listed.stdout.split()
+    assert len(files) > 200, listed.stderr  # a checkout (CI clones one), not an export
+    return [f.split("/", 1)[1] for f in files]

@@ -15,14 +15,12 @@ import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol._common import ContentBlock, TextContent
 from tether_protocol._converter import structure, unstructure
 from tether_protocol._framing import Framing
 from tether_protocol._json import JsonObject
-from tether_protocol._queue import DequeueParams, QueueParams, QueueResult
-from tether_protocol._rewind import ChangesParams, RewindParams, RewindRestore
 from tether_protocol._sessions import (
     ListSessionsParams,
     LoadSessionParams,
@@ -35,6 +33,9 @@ from tether_protocol._sessions import (
 
 from ._peer import JsonRpcPeer, RequestHandler
 from ._routing import TurnRouter
+
+if TYPE_CHECKING:
+    from tether_protocol._rewind import RewindRestore
 
 # JsonObject: a JSON object as it is on the wire: the updates and results the client hands
 # out (its users compare them with the SPEC's examples) and reads through the protocol's classes
@@ -168,6 +169,8 @@ class Session:
 
     async def queue(self) -> list[JsonObject]:
         """`_tether/session/queue`: the prompts waiting behind the running turn, oldest first."""
+        from tether_protocol._queue import QueueParams, QueueResult  # the queue's and rewind's types: when used
+
         result = await self.client.peer.request("_tether/session/queue", unstructure(QueueParams(self.id)))
         structure(result, QueueResult, method="_tether/session/queue")  # the shape the SPEC gives
         queued: list[JsonObject] = result["queued"]
@@ -175,6 +178,8 @@ class Session:
 
     async def dequeue(self, queue_id: str) -> None:
         """`_tether/session/dequeue`: withdraw a queued prompt (its turn answers `cancelled`)."""
+        from tether_protocol._queue import DequeueParams
+
         await self.client.peer.request("_tether/session/dequeue", unstructure(DequeueParams(self.id, queue_id)))
 
     async def rewind(
@@ -182,6 +187,8 @@ class Session:
         restore: RewindRestore = "both", force: bool = False, dry_run: bool = False,
     ) -> JsonObject:
         """`_tether/session/rewind` (SPEC §3.40): the answer as sent (`done`, `restored`, `conflicts`...)."""
+        from tether_protocol._rewind import RewindParams
+
         params = RewindParams(
             self.id, to_turn=to_turn, message_seq=message_seq, to_rewind=to_rewind,
             restore=restore, force=force, dry_run=dry_run,
@@ -191,6 +198,8 @@ class Session:
 
     async def changes(self, turn: int | None = None) -> JsonObject:
         """`_tether/session/changes`: the files a turn (or the whole session) changed, with diffs."""
+        from tether_protocol._rewind import ChangesParams
+
         result: JsonObject = await self.client.peer.request(
             "_tether/session/changes", unstructure(ChangesParams(self.id, turn=turn))
         )

@@ -15,7 +15,6 @@ defence; the scan adds a notice for the user (warn) or a hard stop (block).
 
 from __future__ import annotations
 
-import html
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -205,6 +204,8 @@ _CLOSE_WRAPPER = re.compile(r"<\s*/\s*tool_output", _I)
 def wrap_tool_result(text: str, tool_name: str) -> str:
     """`<tool_output tool="name">` … `</tool_output>`; a closing tag inside the output is
     defused (`<\\/tool_output`) so the data cannot end the wrapper early."""
+    import html  # its entity table: at the first tool result, not at start-up
+
     body = _CLOSE_WRAPPER.sub(r"<\\/tool_output", text)
     newline = "" if body.endswith("\n") else "\n"
     return f'<tool_output tool="{html.escape(tool_name, quote=True)}">\n{body}{newline}</tool_output>'

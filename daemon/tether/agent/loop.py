@@ -37,7 +37,6 @@ from tether_protocol.conversation import (
     UserMessage,
 )
 
-from ..hooks.ask_first import clarifying_question
 from ..hooks.turn_points import ask_first_step, observe, prompt_hooks, prompt_text
 from ..providers.base import Provider, ProviderError
 from ..tools.registry import ToolRegistry
@@ -129,7 +128,11 @@ class AgentTurn:
             if title:
                 await self.journal.set_title(title)
                 self.sink.emit(TitleChanged(title))
-        question = clarifying_question(prompt_text(prompt)) if self.services.ask_first else None
+        question = None
+        if self.services.ask_first:  # its patterns are compiled when it is turned on
+            from ..hooks.ask_first import clarifying_question
+
+            question = clarifying_question(prompt_text(prompt))
         if question is not None:
             return await self._ended(await self._drive(lambda: ask_first_step(self.journal, self.sink, question)))
         return await self._ended(await self._drive(self._steps))

@@ -23,8 +23,6 @@ import fnmatch
 import posixpath
 from dataclasses import dataclass
 
-import pathspec
-
 from .commands import CommandPart, ParsedCommand, command_prefix, words_start_with
 from .deny_match import deny_match
 
@@ -72,6 +70,8 @@ class Rule:
     def covers_path(self, kind: str, rel_path: str) -> bool:
         if self.kind != kind:
             return False
+        import pathspec  # imported by the first path rule checked, not at start-up
+
         spec = pathspec.GitIgnoreSpec.from_lines([self.pattern])
         return spec.match_file(rel_path)
 

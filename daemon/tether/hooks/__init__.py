@@ -21,7 +21,25 @@ commands get.
 
 from __future__ import annotations
 
-from .config import STAGES, HookSet, HookSpec, load_hooks
-from .engine import HookOutcome, Hooks
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import STAGES, HookSet, HookSpec, load_hooks
+    from .engine import HookOutcome, Hooks
 
 __all__ = ["STAGES", "HookOutcome", "HookSet", "HookSpec", "Hooks", "load_hooks"]
+
+# The package's names are imported when first used: a turn with no hooks configured
+# imports the tool-call points (`hooks.points`), never the engine, runner or answers.
+_LAZY = {"STAGES": "config", "HookSet": "config", "HookSpec": "config", "load_hooks": "config",
+         "HookOutcome": "engine", "Hooks": "engine"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -11,11 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .asking import HookedAsker
 from .config import load_hooks
-from .engine import Hooks
-from .reviewer import Reviewer
-from .runner import HookPlace
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
@@ -23,6 +19,7 @@ if TYPE_CHECKING:
     from ..approvals import Asker
     from ..config import Settings
     from ..providers.base import Provider
+    from .engine import Hooks
 
 __all__ = ["TurnHooks", "turn_hooks"]
 
@@ -42,10 +39,20 @@ def turn_hooks(
 
     user_path, _explicit = user_config_path()
     found = load_hooks(user_path, Path(session.workspace))
-    place = HookPlace(Path(session.workspace), settings.sandbox, settings.allow_env, hidden_paths)
-    hooks = Hooks(found, place, sink, session.id, turn_id) if found else None
-    reviewer = None
+    hooks = reviewer = None
+    # the engine, the reviewer and the asker around them: imported by a turn that has them
+    if found:
+        from .engine import Hooks
+        from .runner import HookPlace
+
+        place = HookPlace(Path(session.workspace), settings.sandbox, settings.allow_env, hidden_paths)
+        hooks = Hooks(found, place, sink, session.id, turn_id)
     if settings.reviewer == "on":
+        from .reviewer import Reviewer
+
         reviewer = Reviewer(provider, session, model=settings.reviewer_model, timeout=settings.reviewer_timeout)
-    wrapped: Asker = HookedAsker(asker, hooks, reviewer, sink) if hooks is not None or reviewer is not None else asker
-    return TurnHooks(hooks, wrapped, settings.ask_first == "on")
+    if hooks is None and reviewer is None:
+        return TurnHooks(None, asker, settings.ask_first == "on")
+    from .asking import HookedAsker
+
+    return TurnHooks(hooks, HookedAsker(asker, hooks, reviewer, sink), settings.ask_first == "on")

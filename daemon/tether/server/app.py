@@ -35,6 +35,7 @@ _STOP_GRACE_S = STOP_GRACE_S
 _TASKS_GRACE_S = 2.0
 # The start-up's pause of the collector ends at the latest this long after the daemon serves.
 _START_UP_S = 2.0
+_ONE_SHOT_WATCH_AFTER_S = 1.0  # `tether run`: its workspace's watch starts after a second of the turn
 
 
 class TetherServer(ServerContext):
@@ -50,6 +51,18 @@ class TetherServer(ServerContext):
         # the turn already and builds the provider at the prompt: nothing to get ahead of
         if self.warm_up:
             await super()._warm_up()
+
+    async def _watch_when(self) -> bool:
+        # one turn in its client's process (`tether run`): the client is never idle before
+        # the turn ends, so the watch starts after a second of it; a shorter turn (and its
+        # exit) never pays for watchfiles' import and the tree's walk
+        if self.warm_up:
+            return await super()._watch_when()
+        try:
+            await asyncio.wait_for(self.stopped.wait(), _ONE_SHOT_WATCH_AFTER_S)
+        except asyncio.TimeoutError:
+            pass
+        return not self.stopped.is_set()
 
     async def end_start_up(self) -> None:
         """Start-up is over once the first session is answered and the client is idle (its

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the turn's services are imported when a turn first needs th
     from ..providers.models_list import ModelCatalog
     from ..store import HistoryStore
     from ..tools.registry import ToolRegistry
-    from .permission import ClientAsker
+    from .asker import ClientAsker
 
 log = logging.getLogger("tether.server")
 
@@ -73,7 +73,7 @@ class ServerContext:
         self.tasks = BackgroundTasks()
         self._gates: dict[Path, ApprovalGate] = {}
         self.registry = SessionRegistry(
-            Path(settings.home) if settings.home else None, self.tasks.start, self._client_idle
+            Path(settings.home) if settings.home else None, self.tasks.start, self._watch_when
         )
         self.sessions = LiveSessions(self.registry)
         self._provider: Provider | None = None
@@ -137,7 +137,7 @@ class ServerContext:
 
     def asker(self) -> ClientAsker:
         if self._asker is None:
-            from .permission import ClientAsker
+            from .asker import ClientAsker
 
             self._asker = ClientAsker(self.rpc, self.client)
         return self._asker
@@ -161,6 +161,12 @@ class ServerContext:
                 await anyio.sleep(0.005)
         if self.conn is not None:
             await self.conn.drain()
+
+    async def _watch_when(self) -> bool:
+        """When a workspace's watch may start: once the client is idle; False when the
+        daemon stops first (a stopping daemon watches nothing)."""
+        await self._client_idle()
+        return not self.stopped.is_set()
 
     async def _warm_up(self) -> None:
         """Once the client's first session is open and its requests are answered (it is

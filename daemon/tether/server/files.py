@@ -24,21 +24,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from tether_protocol._client_requests import ReadTextFileParams, ReadTextFileResult, WriteTextFileParams
 from tether_protocol._converter import structure, unstructure
 from tether_protocol._errors import InvalidParams
-from tether_protocol._lsp import (
-    ApplyWorkspaceEditParams,
-    ApplyWorkspaceEditResult,
-    CreateFile,
-    CreateFileOptions,
-    OptionalVersionedTextDocumentIdentifier,
-    Position,
-    Range,
-    TextDocumentEdit,
-    TextEdit,
-    WorkspaceEdit,
-)
 
 from ..tools.base import ToolError
 from ..tools.disk_io import DiskFileIO
@@ -80,6 +67,8 @@ class EditorFiles:
         if doc is not None:
             return doc.text
         if self.client is not None and self.client.fs_read_text_file:
+            from tether_protocol._client_requests import ReadTextFileParams, ReadTextFileResult
+
             try:
                 result = await self._ask(
                     "fs/read_text_file", ReadTextFileParams(self.session_id, str(path)), str(path)
@@ -102,6 +91,8 @@ class EditorFiles:
             # avante writes with io.open, which needs the directory: a new file's parents
             # are made here (approved with the file; the disk is where editors look)
             await self.disk.make_parents(path)
+            from tether_protocol._client_requests import WriteTextFileParams
+
             params = WriteTextFileParams(self.session_id, str(path), text)
             result = await self._ask("fs/write_text_file", params, str(path))
             if isinstance(result, str):  # avante answers a failed write with its message as the result
@@ -119,6 +110,20 @@ class EditorFiles:
         await self.disk.move(source, target)
 
     async def _apply_edit(self, path: Path, text: str) -> None:
+        # LSP message types: imported only when a client uses LSP's side (never on ACP's start path)
+        from tether_protocol._lsp import (
+            ApplyWorkspaceEditParams,
+            ApplyWorkspaceEditResult,
+            CreateFile,
+            CreateFileOptions,
+            OptionalVersionedTextDocumentIdentifier,
+            Position,
+            Range,
+            TextDocumentEdit,
+            TextEdit,
+            WorkspaceEdit,
+        )
+
         doc = self.documents.get(path)
         uri = doc.uri if doc is not None else path.as_uri()
         changes: list[TextDocumentEdit | CreateFile] = []

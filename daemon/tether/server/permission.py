@@ -1,15 +1,15 @@
-"""Asking the user: ACP `session/request_permission`, LSP `window/showMessageRequest`,
-or nobody.
+"""The questions to the user: ACP `session/request_permission`, LSP `window/showMessageRequest`.
 
 Owns: building the prompt each kind of client understands from an `ApprovalRequest`
-and reading its answer. ACP clients get the tool call (the title, kind and locations
+and reading its answer (`tether.server.asker` chooses which and sends it). ACP clients get the tool call (the title, kind and locations
 its `session/update`s carry) with its diff (or command), the
 four options (five for a sandboxed command that has no network yet: "Allow once, with
 network") and, in `_meta.tether`, why they are asked and the hunks they may pick from
 (answering with `_meta.tether.acceptedHunks` applies only those). Stock LSP clients get
 a message with "Allow once" / "Allow once with network" (same condition) / "Allow
 always" / "Reject". A client with neither (or one that answers MethodNotFound, like
-Helix) is never asked: the mode's policy decides. Must not: decide anything itself.
+Helix) is never asked: the mode's policy decides. LSP's types are imported for a stock
+LSP client only. Must not: decide anything itself.
 """
 
 from __future__ import annotations
@@ -29,20 +29,17 @@ from tether_protocol._client_requests import (
     SelectedOutcome,
 )
 from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallLocation, ToolKind
-from tether_protocol._converter import structure, unstructure
+from tether_protocol._converter import structure
 from tether_protocol._errors import InvalidParams
-from tether_protocol._lsp import MessageActionItem, ShowMessageRequestParams
 
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..approvals.gate import OPTIONS
 from ..tools.diffs import hunks
 from ..tools.visible_text import visible
-from ..transport.rpc import ClientRequestFailed
 from .updates.acp_v1 import change_content
 
 if TYPE_CHECKING:
-    from ..transport.rpc import TetherRPC
-    from .handshake import ClientProfile
+    from tether_protocol._lsp import MessageActionItem
 
 _OPTION_NAMES = {
     "allow_once": "Allow once",
@@ -53,7 +50,7 @@ _OPTION_NAMES = {
 }
 _PLAIN_OPTIONS: tuple[PermissionOptionKind, ...] = ("allow_once", "allow_always", "reject_once", "reject_always")
 _TOOL_KINDS = frozenset(get_args(ToolKind))
-_LSP_ACTIONS = {
+LSP_ACTIONS = {
     "Allow once": "allow_once",
     "Allow once with network": "allow_once_network",
     "Allow always": "allow_always",
@@ -78,9 +75,11 @@ def acp_options(request: ApprovalRequest, *, by_name: bool) -> list[PermissionOp
 
 
 def lsp_actions(request: ApprovalRequest) -> list[MessageActionItem]:
+    from tether_protocol._lsp import MessageActionItem  # LSP's types: for stock LSP clients only
+
     return [
         MessageActionItem(title)
-        for title, option in _LSP_ACTIONS.items()
+        for title, option in LSP_ACTIONS.items()
         if option != "allow_once_network" or offers_network(request)
     ]
 
@@ -150,54 +149,3 @@ def _accepted_hunks(answer: RequestPermissionResult, outcome: SelectedOutcome) -
         if meta is not None and meta.tether is not None and meta.tether.accepted_hunks is not None:
             return meta.tether.accepted_hunks
     return None
-
-
-class ClientAsker:
-    """Asks through whatever the client supports; remembers a client that cannot."""
-
-    def __init__(self, rpc: TetherRPC, client: ClientProfile | None) -> None:
-        self.rpc = rpc
-        self.client = client
-        self._lsp_unsupported = False
-
-    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        client = self.client
-        if client is not None and client.acp:
-            return await self._ask_acp(request, reason)
-        if client is not None and client.lsp_show_message_request:
-            if self._lsp_unsupported:
-                return AskerAnswer("unavailable", detail="it answered window/showMessageRequest with MethodNotFound")
-            return await self._ask_lsp(request, reason)
-        return AskerAnswer("unavailable", detail="it declared neither ACP permission prompts nor window/showMessageRequest")
-
-    async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        by_name = self.client is not None and self.client.named_permission_options
-        typed = permission_params(request, reason, by_name=by_name)
-        try:
-            result = await self.rpc.request("session/request_permission", unstructure(typed))
-        except ClientRequestFailed as exc:
-            return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
-        return read_answer(result, {option.option_id for option in typed.options})
-
-    async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        # a command's title is the command itself: shown once, under a heading
-        heading, detail = (
-            ("Run a command", request.command) if request.command is not None
-            else (request.title, ", ".join(request.rel_paths))
-        )
-        # type 2, Warning: it changes things
-        who = " (a sub-agent)" if request.parent_call_id else ""
-        params = ShowMessageRequestParams(
-            2, visible(f"Tether{who}: {heading}\n{detail}\n({reason})"), lsp_actions(request)
-        )
-        try:
-            result = await self.rpc.request("window/showMessageRequest", unstructure(params))
-        except ClientRequestFailed as exc:
-            if exc.code == -32601:
-                self._lsp_unsupported = True
-                return AskerAnswer("unavailable", detail="it answered window/showMessageRequest with MethodNotFound")
-            return AskerAnswer("unavailable", detail=f"window/showMessageRequest failed: {exc.error_message}")
-        title = result.get("title") if isinstance(result, dict) else None
-        # A dismissed prompt (null) is a "no".
-        return AskerAnswer(_LSP_ACTIONS.get(title or "", "reject_once"))
-

@@ -66,12 +66,13 @@ def check_workspace(cwd: str) -> Path:
 
 # Starts a background task: (name, async function, *args) -> whether it was started.
 Spawn = Callable[..., bool]
-# Returns once the client is idle (its answers written): a watcher starts after that.
-Idle = Callable[[], Awaitable[None]]
+# Returns when a workspace's watch may start (the client idle, its answers written): True,
+# or False when the daemon stops first (no watch then).
+Idle = Callable[[], Awaitable[bool]]
 
 
-async def _nothing_to_wait_for() -> None:
-    return None
+async def _nothing_to_wait_for() -> bool:
+    return True
 
 
 class SessionRegistry:
@@ -100,8 +101,8 @@ class SessionRegistry:
     async def _watch(self, watcher: WorkspaceWatcher) -> None:
         """Run ``watcher`` once the client is idle: setting up the watch imports watchfiles
         and walks the tree, not while `session/new` or the first prompt waits for it."""
-        await self._idle()
-        await watcher.run()
+        if await self._idle():
+            await watcher.run()
 
     async def store_for(self, workspace: Path) -> HistoryStore:
         store = self._stores.get(workspace)

@@ -15,7 +15,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from ..approvals import ApprovalRequest, AskerAnswer
-from ..server.permission import ClientAsker
+from ..server.asker import ClientAsker
 
 if TYPE_CHECKING:
     from .hub import ClientServer

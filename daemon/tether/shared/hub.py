@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..approvals import ApprovalGate
     from ..providers.base import Provider
     from ..providers.models_list import ModelCatalog
-    from ..server.permission import ClientAsker
+    from ..server.asker import ClientAsker
     from ..tools.registry import ToolRegistry
 
 log = logging.getLogger("tether.shared")
@@ -45,10 +45,6 @@ _OPENS = ("session/new", "session/load", "session/resume")
 _PROMPTS = ("session/prompt", "_tether/session/steer")
 
 
-async def _nothing_to_wait_for() -> None:
-    return None
-
-
 class Hub:
     """The shared state of the daemon's connections."""
 
@@ -56,9 +52,8 @@ class Hub:
         self.settings = settings
         self.flags = flags
         self.tasks = BackgroundTasks()
-        self.registry = SessionRegistry(
-            Path(settings.home) if settings.home else None, self.tasks.start, _nothing_to_wait_for
-        )
+        # a watch starts at once: the hub serves many windows, none of them its start-up
+        self.registry = SessionRegistry(Path(settings.home) if settings.home else None, self.tasks.start)
         self.sessions = LiveSessions(self.registry)
         self.gates: dict[Path, ApprovalGate] = {}
         self.tools: ToolRegistry | None = None
@@ -171,7 +166,7 @@ class ClientServer(TetherServer):
 
     def own_asker(self) -> ClientAsker:
         """This connection's asker (the shared one asks each viewer's)."""
-        from ..server.permission import ClientAsker
+        from ..server.asker import ClientAsker
 
         return ClientAsker(self.rpc, self.client)
 

@@ -1,0 +1,80 @@
+"""Asking the user, by the way the client declared: ACP `session/request_permission`, LSP
+`window/showMessageRequest`, or nobody.
+
+Owns: `ClientAsker`, made for every turn: which way this client is asked, and that a
+client answered LSP's request with MethodNotFound (Helix), so it is not asked again.
+Its prompts' types and texts (`tether.server.permission`) are imported by the first
+question, not by a turn that asks none. Must not: build the prompts or read the answers
+(`tether.server.permission` does), or decide anything itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tether_protocol._converter import unstructure
+
+from ..approvals import ApprovalRequest, AskerAnswer
+from ..tools.visible_text import visible
+from ..transport.rpc import ClientRequestFailed
+
+if TYPE_CHECKING:
+    from ..transport.rpc import TetherRPC
+    from .handshake import ClientProfile
+
+
+class ClientAsker:
+    """Asks through whatever the client supports; remembers a client that cannot."""
+
+    def __init__(self, rpc: TetherRPC, client: ClientProfile | None) -> None:
+        self.rpc = rpc
+        self.client = client
+        self._lsp_unsupported = False
+
+    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        client = self.client
+        if client is not None and client.acp:
+            return await self._ask_acp(request, reason)
+        if client is not None and client.lsp_show_message_request:
+            if self._lsp_unsupported:
+                return AskerAnswer("unavailable", detail="it answered window/showMessageRequest with MethodNotFound")
+            return await self._ask_lsp(request, reason)
+        return AskerAnswer("unavailable", detail="it declared neither ACP permission prompts nor window/showMessageRequest")
+
+    async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        from .permission import permission_params, read_answer
+
+        by_name = self.client is not None and self.client.named_permission_options
+        typed = permission_params(request, reason, by_name=by_name)
+        try:
+            result = await self.rpc.request("session/request_permission", unstructure(typed))
+        except ClientRequestFailed as exc:
+            return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
+        return read_answer(result, {option.option_id for option in typed.options})
+
+    async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        from tether_protocol._lsp import ShowMessageRequestParams
+
+        from .permission import LSP_ACTIONS, lsp_actions
+
+        # a command's title is the command itself: shown once, under a heading
+        heading, detail = (
+            ("Run a command", request.command) if request.command is not None
+            else (request.title, ", ".join(request.rel_paths))
+        )
+        # type 2, Warning: it changes things
+        who = " (a sub-agent)" if request.parent_call_id else ""
+        params = ShowMessageRequestParams(
+            2, visible(f"Tether{who}: {heading}\n{detail}\n({reason})"), lsp_actions(request)
+        )
+        try:
+            result = await self.rpc.request("window/showMessageRequest", unstructure(params))
+        except ClientRequestFailed as exc:
+            if exc.code == -32601:
+                self._lsp_unsupported = True
+                return AskerAnswer("unavailable", detail="it answered window/showMessageRequest with MethodNotFound")
+            return AskerAnswer("unavailable", detail=f"window/showMessageRequest failed: {exc.error_message}")
+        title = result.get("title") if isinstance(result, dict) else None
+        # A dismissed prompt (null) is a "no".
+        return AskerAnswer(LSP_ACTIONS.get(title or "", "reject_once"))
+
