@@ -4,7 +4,9 @@ An httpx transport serves a recorded stream as the given pieces, each one read (
 a socket delivers them), so the tests choose the reads exactly: the events, with runs
 of deltas merged (`event_runs.runs`), are those of the whole stream for any split; the
 deltas of one read become one event, and deltas of different reads are never merged
-(each reaches the client as soon as its read was parsed).
+(each reaches the client as soon as its read was parsed). An event orjson refuses is read
+as Python's json module reads it (`providers/lenient_json.py`); Anthropic passes over an
+event that is JSON but no object and refuses one neither reads, OpenAI refuses both.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
+import pytest
 from event_runs import runs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from local_http import sse
-from test_anthropic import PARALLEL_STREAM, THINKING_STREAM, TOOL_STREAM
+from test_anthropic import PARALLEL_STREAM, TEXT_STREAM, THINKING_STREAM, TOOL_STREAM
 from tether.providers.anthropic import AnthropicProvider
-from tether.providers.base import ModelRequest, Provider, ProviderEvent, TextDelta, ToolCallArgsDelta
+from tether.providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta, ToolCallArgsDelta
 from tether.providers.http import RetryPolicy
 from tether.providers.openai import OpenAIProvider
 from tether_protocol.conversation import messages_from_json
@@ -108,3 +111,37 @@ def test_argument_deltas_of_one_read_are_one_event_per_call() -> None:
     assert [e for e in events if isinstance(e, ToolCallArgsDelta)] == [
         ToolCallArgsDelta("toolu_A", '{"path": "a.py"}'), ToolCallArgsDelta("toolu_B", '{"path": "b.py"}'),
     ]
+
+
+def _text(events: list[ProviderEvent]) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def _anthropic_with(frame: bytes) -> bytes:
+    """TEXT_STREAM ("Hello!") with `frame` sent before its text block ends."""
+    raw = anthropic_bytes(TEXT_STREAM)
+    cut = raw.index(b"event: content_block_stop")
+    return raw[:cut] + frame + raw[cut:]
+
+
+# Data orjson refuses but Python's json module reads: bytes that are not UTF-8 (read with
+# U+FFFD in their place), a bare NaN (JSON to Python, though not an object).
+NOT_UTF8 = b"caf\xe9"
+
+
+def test_anthropic_reads_what_orjson_refuses_and_passes_over_a_non_object() -> None:
+    not_utf8 = b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"' + NOT_UTF8 + b'"}}'
+    events = read_all("anthropic", [_anthropic_with(b"event: content_block_delta\ndata: " + not_utf8 + b"\n\n")])
+    assert _text(events) == "Hello!caf\ufffd"
+    assert _text(read_all("anthropic", [_anthropic_with(b"event: ping\ndata: NaN\n\n")])) == "Hello!"
+    with pytest.raises(ProviderError, match="non-JSON event") as raised:
+        read_all("anthropic", [_anthropic_with(b"event: ping\ndata: {oops\n\n")])
+    assert raised.value.kind == "bad_response"
+
+
+def test_openai_reads_what_orjson_refuses_and_refuses_a_non_object() -> None:
+    done = b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    not_utf8 = b'data: {"choices":[{"index":0,"delta":{"content":"' + NOT_UTF8 + b'"}}]}\n\n'
+    assert _text(read_all("openai", [not_utf8 + done])) == "caf\ufffd"
+    with pytest.raises(ProviderError, match="not a JSON object: 'NaN'"):
+        read_all("openai", [b"data: NaN\n\n" + done])

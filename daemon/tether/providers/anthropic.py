@@ -46,6 +46,7 @@ from .http import (
     in_band_error_text,
     with_retries,
 )
+from .lenient_json import lenient_json
 from .messages_anthropic import build_body
 from .sse import SSEEvent
 from .text_shape import TextShape
@@ -237,7 +238,7 @@ class StreamParser:
         if payload is _UNREAD:
             if not data.strip():
                 return
-            payload = _lenient_json(data)
+            payload = lenient_json(data, _UNREAD)
             if payload is _UNREAD:
                 text = data.decode("utf-8", "replace")
                 raise ProviderError(
@@ -365,14 +366,6 @@ def _plain_text(payload: Any) -> str | None:
         return None
     text = delta.get("text")
     return text if type(text) is str else None
-
-
-def _lenient_json(data: bytes) -> Any:
-    """What orjson refuses but the standard library reads (NaN, huge integers, bad UTF-8)."""
-    try:
-        return json.loads(data.decode("utf-8", "replace"))
-    except ValueError:
-        return _UNREAD
 
 
 _HANDLERS: dict[str, Callable[[StreamParser, JsonObject], None]] = {

@@ -25,6 +25,7 @@ from .base import (
     ToolCallStart,
 )
 from .batch import Batch
+from .lenient_json import lenient_json
 from .messages_openai import (
     FINISH_REASONS,
     ThinkSplitter,
@@ -108,7 +109,7 @@ class ChunkParser:
     def feed(self, data: bytes, chunk: Any = None) -> None:
         """One chunk (`chunk`: its JSON, when orjson read it), every field checked."""
         if chunk is None:
-            chunk = _lenient_json(data)
+            chunk = lenient_json(data, None)
         if type(chunk) is not dict:
             text = data.decode("utf-8", "replace").strip()
             raise ProviderError(f"{self.where}: the server sent a chunk that is not a JSON object: {text[:200]!r}")
@@ -241,11 +242,3 @@ def _plain_content(chunk: Any) -> str | None:
         return None
     content = delta.get("content")
     return content if type(content) is str else None
-
-
-def _lenient_json(data: bytes) -> Any:
-    """What orjson refuses but the standard library reads (NaN, huge integers, bad UTF-8)."""
-    try:
-        return json.loads(data.decode("utf-8", "replace"))
-    except ValueError:
-        return None

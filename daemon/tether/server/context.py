@@ -4,8 +4,9 @@ Owns: `ServerContext` — the settings and the client's profile, the live sessio
 (`registry`) and the sessions service over them (`sessions`), the editor's documents,
 the tools, the approval gates, the provider (built once), the client asker, the
 background tasks (`tasks`), the JSON-RPC peer (`rpc`) and connection (`conn`), and the
-stop signal. Must not: implement a method (the handler modules do) or build the method
-table (`methods.py`).
+stop signal — and `LazyProvider`, a provider built once on first use: how both this
+context and the shared daemon's hub make theirs. Must not: implement a method (the
+handler modules do) or build the method table (`methods.py`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,29 @@ _WARM_UP_AFTER_S = 1.0
 _WARM_MODULES = ("tether.server.prompt", "tether.server.loading", "tether.server.snapshots", "pathspec")
 
 
+class LazyProvider:
+    """A provider chosen from the settings on first use (choosing may probe loopback servers),
+    once however many callers ask at the same time; its owner closes it."""
+
+    def __init__(self) -> None:
+        self.built: Provider | None = None
+        self._lock = anyio.Lock()
+
+    async def get(self, settings: Settings) -> Provider:
+        if self.built is None:
+            async with self._lock:
+                if self.built is None:
+                    from ..providers.select import make_provider
+
+                    self.built = await make_provider(settings)
+        return self.built
+
+    async def aclose(self) -> None:
+        """Close the provider, if one was built."""
+        if self.built is not None:
+            await self.built.aclose()
+
+
 class ServerContext:
     """The services and state every handler is passed (as its first argument)."""
 
@@ -76,8 +100,7 @@ class ServerContext:
             Path(settings.home) if settings.home else None, self.tasks.start, self._watch_when
         )
         self.sessions = LiveSessions(self.registry)
-        self._provider: Provider | None = None
-        self._provider_lock = anyio.Lock()
+        self.lazy_provider = LazyProvider()
         # the provider's models for the model picker, once listed (config_options.fetch_models)
         self.model_catalog: ModelCatalog | None = None
         self._asker: ClientAsker | None = None
@@ -112,13 +135,12 @@ class ServerContext:
 
     async def provider(self) -> Provider:
         """The provider, chosen on first use (choosing may probe loopback servers)."""
-        if self._provider is None:
-            async with self._provider_lock:
-                if self._provider is None:
-                    from ..providers.select import make_provider
+        return await self.lazy_provider.get(self.settings)
 
-                    self._provider = await make_provider(self.settings)
-        return self._provider
+    @property
+    def _provider(self) -> Provider | None:
+        """The provider if it was built, else None (`server.app.serve` closes it at the end)."""
+        return self.lazy_provider.built
 
     def gate_for(self, workspace: Path, store: HistoryStore) -> ApprovalGate:
         """The approval gate of a workspace (its rules live in that workspace's store)."""

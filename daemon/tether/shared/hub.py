@@ -20,6 +20,7 @@ import anyio
 
 from ..config import Settings, load_settings
 from ..server.app import TetherServer
+from ..server.context import LazyProvider
 from ..server.registry import SessionRegistry
 from ..server.sessions_service import LiveSessions
 from ..server.tasks import BackgroundTasks
@@ -58,8 +59,7 @@ class Hub:
         self.gates: dict[Path, ApprovalGate] = {}
         self.tools: ToolRegistry | None = None
         self.model_catalog: ModelCatalog | None = None
-        self._provider: Provider | None = None
-        self._provider_lock = anyio.Lock()
+        self._provider = LazyProvider()
         self.clients: dict[Connection, ClientServer] = {}
         # session id -> the connections that see its updates (`SessionUpdates` reads it)
         self.audience: dict[str, list[Connection]] = {}
@@ -69,13 +69,7 @@ class Hub:
         return load_settings(root, flags=self.flags)
 
     async def provider(self) -> Provider:
-        if self._provider is None:
-            async with self._provider_lock:
-                if self._provider is None:
-                    from ..providers.select import make_provider
-
-                    self._provider = await make_provider(self.settings)
-        return self._provider
+        return await self._provider.get(self.settings)
 
     def join(self, session_id: str, conn: Connection) -> None:
         """``conn`` sees ``session_id``'s updates from now on (and its open approvals)."""
@@ -111,8 +105,7 @@ class Hub:
             for turn in turns:
                 await turn.done.wait()
         await self.registry.close_all()
-        if self._provider is not None:
-            await self._provider.aclose()
+        await self._provider.aclose()
 
 
 class ClientServer(TetherServer):
@@ -182,8 +175,8 @@ class ClientServer(TetherServer):
                 await turn.done.wait()
 
     async def close_own(self) -> None:
-        if self._own_provider and self._provider is not None:
-            await self._provider.aclose()
+        if self._own_provider:
+            await self.lazy_provider.aclose()
 
 
 def _joining(server: ClientServer, route: Route) -> Route:

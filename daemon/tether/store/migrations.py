@@ -1,21 +1,26 @@
-"""The history database's migration steps, one function per schema version.
+"""The history database's migration steps, one function per schema version, and their order.
 
 Owns: what each version adds (step *i* takes the database from version *i* to *i + 1*;
-``_v1_initial`` is the initial schema). ``schema.py`` lists them in order in
-``MIGRATIONS`` and runs each in its own transaction with the row that records it.
-Must not: run a step itself, read or write history rows, or ever rewrite a step that has
-shipped: the schema changes only by appending one.
+``_v1_initial`` is the initial schema) and ``MIGRATIONS``, the steps in order, the one
+list of them (``schema.py`` runs each in its own transaction with the row that records
+it, and reads the latest version from its length). A new version touches this file only:
+write its step and append it to the end of ``MIGRATIONS``.
+Must not: run a step itself, read or write history rows, or ever rewrite or reorder a step
+that has shipped: the schema changes only by appending one.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Awaitable, Callable
 
 import aiosqlite
 
 from tether.store.records import split_cjk
 
-__all__ = ["_v1_initial", "_v2_approval_rules", "_v3_turn_checkpoints", "_v4_search", "_v5_index_in_python", "_v6_checks_without_in_lists", "_v7_cjk_words", "_v8_checkpoints", "_v9_prompt_queue"]
+__all__ = ["MIGRATIONS", "Migration"]
+
+Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
 
 
 _V1_STATEMENTS = (
@@ -249,3 +254,17 @@ async def _v9_prompt_queue(conn: aiosqlite.Connection) -> None:
         )"""
     )
     await conn.execute("CREATE INDEX prompt_queue_session ON prompt_queue (session_id, queued_at)")
+
+
+# The order the steps run in: migration *i* (from 1) takes the database from version *i* to *i + 1*.
+MIGRATIONS: tuple[Migration, ...] = (
+    _v1_initial,
+    _v2_approval_rules,
+    _v3_turn_checkpoints,
+    _v4_search,
+    _v5_index_in_python,
+    _v6_checks_without_in_lists,
+    _v7_cjk_words,
+    _v8_checkpoints,
+    _v9_prompt_queue,
+)

@@ -1,12 +1,13 @@
 """The history database's connection settings and the running of its migrations.
 
-Owns: the per-connection pragmas, the ``schema_version`` table, and the ordered
-``MIGRATIONS`` list of the steps in ``migrations.py`` (migration *i* takes the database
-from version *i* to *i + 1*; version 1 is the initial schema). Each migration runs in its own
-transaction together with the row that records it, so a crash mid-upgrade
-leaves the previous version intact.
-Must not: read or write history rows (``history.py`` does), or ever rewrite a
-migration that has shipped; change the schema only by appending a migration.
+Owns: the per-connection pragmas, the ``schema_version`` table, and running the steps of
+``migrations.MIGRATIONS`` in their order (migration *i* takes the database from version
+*i* to *i + 1*; version 1 is the initial schema; the latest version is how many there are). Each
+migration runs in its own transaction together with the row that records it, so a crash
+mid-upgrade leaves the previous version intact.
+Must not: read or write history rows (``history.py`` does), list the migrations again
+(``migrations.py`` is their one list: a new one is appended there, and this file is not
+touched), or ever rewrite a migration that has shipped.
 """
 
 from __future__ import annotations
@@ -15,23 +16,12 @@ import asyncio
 import contextlib
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiosqlite
 
 from tether.store.errors import StorageFault, StoreError, fault_of
-from tether.store.migrations import (
-    _v1_initial,
-    _v2_approval_rules,
-    _v3_turn_checkpoints,
-    _v4_search,
-    _v5_index_in_python,
-    _v6_checks_without_in_lists,
-    _v7_cjk_words,
-    _v8_checkpoints,
-    _v9_prompt_queue,
-)
+from tether.store.migrations import MIGRATIONS, Migration
 
 __all__ = [
     "MIGRATIONS",
@@ -42,8 +32,6 @@ __all__ = [
     "read_version",
     "rollback",
 ]
-
-Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -79,21 +67,10 @@ CREATE TABLE IF NOT EXISTS schema_version (
     applied_at REAL NOT NULL
 )"""
 
-MIGRATIONS: list[Migration] = [
-    _v1_initial,
-    _v2_approval_rules,
-    _v3_turn_checkpoints,
-    _v4_search,
-    _v5_index_in_python,
-    _v6_checks_without_in_lists,
-    _v7_cjk_words,
-    _v8_checkpoints,
-    _v9_prompt_queue,
-]
-
 
 def latest_version() -> int:
-    """The newest schema this code understands (read at call time, so tests can extend it)."""
+    """The newest schema this code understands (``MIGRATIONS`` read at call time, so a test can
+    extend this module's name for it)."""
     return len(MIGRATIONS)
 
 
