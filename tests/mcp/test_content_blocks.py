@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import mcp_types as types
+
 from tether.agent.sink import BlockContent, TextContent, ToolCallPatch
 from tether.mcp.tools import MAX_SHOWN_DATA, convert_result
 from tether.server.updates.acp_v1 import render
