@@ -47,7 +47,7 @@ def _plain(data: JsonObject, role: Any) -> bool:
         return (
             type(get("tool_call_id")) is str and type(get("name")) is str and type(get("content", "")) is str
             and type(get("is_error", False)) is bool and type(get("title", "")) is str
-            and type(get("kind", "")) is str and "locations" not in data
+            and type(get("kind", "")) is str and "locations" not in data and "blocks" not in data
         )
     if role == "user":
         content = get("content")

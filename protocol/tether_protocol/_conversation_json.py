@@ -277,10 +277,11 @@ def _tool(data: JsonObject) -> ToolResultMessage:
     is_error = data.get("is_error", False)
     if type(is_error) is not bool:
         raise _bad(".is_error", "a boolean", is_error)
-    locations = data.get("locations")
+    locations, blocks = data.get("locations"), data.get("blocks")
     return ToolResultMessage(
         call_id, name, content, is_error, _opt_str(data, "title", ""), _opt_str(data, "kind", ""),
         () if locations is None else _locations(locations), data.get("ledger"), structured,
+        () if blocks is None else blocks_from_json(blocks, ".blocks"),
     )
 
 
@@ -360,4 +361,6 @@ def _tool_json(message: ToolResultMessage) -> JsonObject:
             for loc in message.locations
         ]
     _put(out, "ledger", message.ledger)
+    if message.blocks:
+        out["blocks"] = blocks_to_json(message.blocks)
     return out

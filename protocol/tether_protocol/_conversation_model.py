@@ -1,7 +1,8 @@
 """The conversation's typed values (see ``tether_protocol.conversation``, the public API).
 
-Owns: the attrs classes of content blocks and messages, ``nothing_said`` and the one
-text rendering of content blocks (``block_text``/``blocks_text``).
+Owns: the attrs classes of content blocks and messages, ``nothing_said``, ``for_model``
+(what the model reads of a message) and the one text rendering of content blocks
+(``block_text``/``blocks_text``).
 Must not: convert to or from JSON (``_conversation_json`` does), do I/O, or know a
 provider's or a wire version's shape.
 """
@@ -173,6 +174,9 @@ class ToolResultMessage:
     # A content stored as JSON other than a string (an imported snapshot's): kept as it
     # is; `content` is then its JSON text, what the model reads.
     structured: Any = None
+    # What the client was shown besides the text (an MCP tool's images, audio, resources,
+    # links), shown again by a replay; the model reads only `content`.
+    blocks: tuple[ContentBlock, ...] = ()
     role: str = attrs.field(default="tool", init=False)
 
 
@@ -189,6 +193,14 @@ def nothing_said(message: Message) -> bool:
     """An assistant message with nothing to show or send (a turn interrupted before any
     of its answer was saved)."""
     return type(message) is AssistantMessage and not (message.text or message.thinking or message.tool_calls)
+
+
+def for_model(message: Message) -> Message:
+    """The message as the model reads it: a tool result without the blocks only the
+    client is shown (what a size estimate or a reviewer should count)."""
+    if type(message) is ToolResultMessage and message.blocks:
+        return attrs.evolve(message, blocks=())
+    return message
 
 
 # -- rendering blocks as text --------------------------------------------------------

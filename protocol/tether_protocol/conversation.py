@@ -16,7 +16,8 @@ snapshot format 1; unchanged by this model, old stores load as they are):
               {"type": "redacted_thinking", "data"}], "tool_calls"?: [{"id", "name",
               "arguments", "raw_arguments"?}]}
   tool       {"role": "tool", "tool_call_id", "name", "content": str, "is_error",
-              "title"?, "kind"?, "locations"?: [{"path", "line"?}], "ledger"?}
+              "title"?, "kind"?, "locations"?: [{"path", "line"?}], "ledger"?,
+              "blocks"?: [block...]}
   system     {"role": "system", "content": str}
 
 A block is stored as an MCP content block (``{"type": "text", "text"}``, ``image``,
@@ -76,6 +77,7 @@ from ._conversation_model import (
     UserMessage,
     block_text,
     blocks_text,
+    for_model,
     nothing_said,
 )
 
@@ -109,6 +111,7 @@ __all__ = [
     "blocks_text",
     "blocks_to_json",
     "check_message_json",
+    "for_model",
     "message_from_json",
     "message_to_json",
     "messages_from_json",

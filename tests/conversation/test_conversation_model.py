@@ -146,6 +146,9 @@ def test_old_bodies_with_defaults_load() -> None:
         ({"role": "tool", "tool_call_id": ["x"], "name": "grep"}, ".tool_call_id must be a string, not a list"),
         ({"role": "tool", "tool_call_id": "c", "name": "g", "is_error": "yes"}, ".is_error must be a boolean, not a string"),
         ({"role": "tool", "tool_call_id": "c", "name": "g", "locations": [{"line": 1}]}, ".locations[0].path is missing"),
+        ({"role": "tool", "tool_call_id": "c", "name": "g", "blocks": "x"}, ".blocks must be a list of content blocks, not a string"),
+        ({"role": "tool", "tool_call_id": "c", "name": "g", "blocks": [{"type": "image", "data": 5}]},
+         ".blocks[0].data must be a string, not int"),
         ({"role": "robot"}, ".role must be one of ['assistant', 'system', 'tool', 'user'], not 'robot'"),
     ],
 )
@@ -212,6 +215,9 @@ _bodies = st.one_of(
     st.builds(lambda t, c: _with({"role": "assistant", "text": t}, {"tool_calls": c} if c else {}), _text, _calls),
     st.builds(lambda i, n, c, e: {"role": "tool", "tool_call_id": i, "name": n, "content": c, "is_error": e},
               _text, _text, _text, st.booleans()),
+    # an MCP tool's result with the blocks the client was shown
+    st.builds(lambda i, c, b: {"role": "tool", "tool_call_id": i, "name": "mcp__s__t", "content": c, "is_error": False,
+                               "blocks": b}, _text, _text, st.lists(_blocks, min_size=1, max_size=3)),
 )
 
 
@@ -222,7 +228,7 @@ def test_round_trip_property(body: dict[str, Any]) -> None:
 
 
 _keys = st.sampled_from(["role", "text", "thinking", "tool_calls", "tool_call_id", "name", "content", "is_error",
-                         "title", "compaction", "guard", "locations"])
+                         "title", "compaction", "guard", "locations", "blocks"])
 _roles = st.sampled_from(["user", "assistant", "tool", "system", "robot"])
 _loose = st.builds(lambda r, d: {"role": r, **d}, _roles, st.dictionaries(_keys, _json, max_size=4))
 

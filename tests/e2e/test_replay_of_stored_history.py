@@ -47,6 +47,7 @@ _assistant = st.fixed_dictionaries({"role": st.just("assistant")}, optional={
 _tool = st.fixed_dictionaries({"role": st.just("tool"), "tool_call_id": _call_ids}, optional={
     "name": _text, "content": _text | _json, "is_error": _json, "title": _text | _json, "kind": _json,
     "locations": st.lists(st.fixed_dictionaries({"path": _text, "line": st.integers(0, 9)}), max_size=2) | _json,
+    "blocks": st.lists(_block, max_size=2),  # what an MCP tool showed the client besides the text
 })
 _other = st.fixed_dictionaries({"role": st.sampled_from(["system", "narrator"])}, optional={"text": _text})
 _history = st.lists(st.tuples(_user | _assistant | _tool | _other, _status), max_size=12)

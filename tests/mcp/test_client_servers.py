@@ -44,6 +44,29 @@ async def test_server_everything_over_stdio_gives_a_turn_its_tools(spawn_daemon,
     assert toggled["status"] == "failed" and "the user rejected calling MCP tool" in text(toggled)
 
 
+async def test_an_mcp_image_is_shown_again_when_the_session_is_loaded_in_a_new_daemon(
+    spawn_daemon, workspace, everything: Path
+):
+    daemon = await spawn_daemon(script=SCRIPT)
+    daemon.client.peer.on_request = User("reject_once").on_request
+    servers = [{"name": "everything", "command": "node", "args": [str(everything), "stdio"], "env": []}]
+    session = await new_session(daemon, workspace, servers)
+    turn, updates = await run(session, "everything at once")
+    assert turn.stop_reason == "end_turn"
+    await daemon.client.close()
+
+    other = await spawn_daemon(script=SCRIPT)
+    loaded = await other.client.load_session(session.id, workspace)
+    replayed = {u["toolCallId"]: u for u in loaded.replay if u["sessionUpdate"] == "tool_call"}
+    for call_id in ("call_sum", "call_image", "call_links"):
+        live = final(updates, call_id)
+        assert replayed[call_id]["status"] == live["status"] == "completed"
+        assert replayed[call_id]["content"] == live["content"], call_id  # the text and every block, as shown live
+    (image,) = [c["content"] for c in replayed["call_image"]["content"] if c["content"]["type"] == "image"]
+    assert image["mimeType"] == "image/png" and len(image["data"]) > 100
+    assert [c["content"]["type"] for c in replayed["call_links"]["content"]] == ["text", "resource_link", "resource_link"]
+
+
 @pytest.fixture(params=[("streamableHttp", "http", "/mcp"), ("sse", "sse", "/sse")], ids=["streamable-http", "sse"])
 def http_everything(request, everything: Path, tmp_path: Path):
     """server-everything serving one HTTP transport on a free local port: (type, url)."""

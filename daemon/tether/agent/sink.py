@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from tether_protocol.conversation import ContentBlock
+
 from ..tools.base import ChangePreview, ToolLocation
 
 ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
@@ -44,10 +46,9 @@ class TerminalContent:
 
 @dataclass(frozen=True, slots=True)
 class BlockContent:
-    """An ACP content block shown in a tool call (an MCP tool's image, resource or link),
-    as JSON."""
+    """A content block shown in a tool call (an MCP tool's image, audio, resource or link)."""
 
-    block: Mapping[str, Any]
+    block: ContentBlock
 
 
 ToolContent = TextContent | ChangeContent | TerminalContent | BlockContent

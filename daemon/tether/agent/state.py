@@ -147,4 +147,5 @@ class CallOutcome:
             kind=self.kind if self.title is not None else None,
             locations=tuple(Location(loc.path, loc.line) for loc in result.locations),
             ledger=self.ledger,
+            blocks=result.blocks,
         )

@@ -21,10 +21,10 @@ CHARS_PER_TOKEN = 4
 
 
 def estimate_message(message: Message) -> int:
-    """About 4 characters a token of the message's stored JSON."""
-    from tether_protocol.conversation import message_to_json
+    """About 4 characters a token of the message's stored JSON (what the model reads of it)."""
+    from tether_protocol.conversation import for_model, message_to_json
 
-    return max(1, len(json.dumps(message_to_json(message), ensure_ascii=False)) // CHARS_PER_TOKEN)
+    return max(1, len(json.dumps(message_to_json(for_model(message)), ensure_ascii=False)) // CHARS_PER_TOKEN)
 
 
 @dataclass(slots=True)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, cast
 
 import anyio
 
-from tether_protocol.conversation import TextBlock, UserMessage, message_to_json
+from tether_protocol.conversation import TextBlock, UserMessage, for_model, message_to_json
 
 from ..providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta
 
@@ -94,7 +94,7 @@ class Reviewer:
 def _recent(session: AgentSession) -> str:
     lines: list[str] = []
     for message in session.messages[-CONTEXT_MESSAGES:]:
-        lines.append(json.dumps(message_to_json(message), ensure_ascii=False, default=str))
+        lines.append(json.dumps(message_to_json(for_model(message)), ensure_ascii=False, default=str))
     text = "\n".join(lines)
     return text[-CONTEXT_CHARS:]
 

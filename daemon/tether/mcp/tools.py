@@ -5,8 +5,8 @@ schema as the server gave it (checked: a tool whose schema is not a valid JSON S
 object is not offered), validating the model's arguments against it, the title and the
 text the approval shows (server, tool, arguments), whether a call is a read
 (`readOnlyHint: true`), the call with its timeout, and its result: text for the model
-(capped to a head and a tail as `run_command`'s output is) and ACP content blocks for
-the client (text, images, audio, embedded resources, resource links).
+(capped to a head and a tail as `run_command`'s output is) and the conversation's content
+blocks the client is shown (images, audio, embedded resources, resource links).
 Must not: decide approvals (`readOnlyHint` only makes the tool a read, as Tether's own
 reads are), or keep connections (`connection.py`).
 """
@@ -16,11 +16,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import mcp_types as types
 
 from tether_protocol._json import JsonObject
+from tether_protocol.conversation import (
+    AudioBlock,
+    ContentBlock,
+    EmbeddedResource,
+    ImageBlock,
+    ResourceContents,
+    ResourceLink,
+    block_to_json,
+)
 
 from ..tools.args import ArgError, JsonSchema
 from ..tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
@@ -119,12 +128,12 @@ def make_tool(connection: McpConnection, tool: types.Tool) -> McpTool:
 def convert_result(result: types.CallToolResult) -> ToolResult:
     """What the model reads (capped) and what the client is shown of a call's result."""
     texts: list[str] = []
-    blocks: list[JsonObject] = []
+    blocks: list[ContentBlock] = []
     budget = MAX_SHOWN_DATA
     for item in result.content:
         text, block = _item(item)
         texts.append(text)
-        size = len(json.dumps(block)) if block is not None else 0
+        size = len(json.dumps(block_to_json(block))) if block is not None else 0
         if block is not None and size <= budget:
             blocks.append(block)
             budget -= size
@@ -134,43 +143,41 @@ def convert_result(result: types.CallToolResult) -> ToolResult:
         texts.append(json.dumps(result.structured_content, ensure_ascii=False))
     capped = _HeadTail(OUTPUT_HEAD, OUTPUT_TAIL)
     capped.feed("\n".join(texts).encode("utf-8", "replace"))
-    return ToolResult(capped.render() or "(no output)", is_error=bool(result.is_error), blocks=blocks)
+    return ToolResult(capped.render() or "(no output)", is_error=bool(result.is_error), blocks=tuple(blocks))
 
 
-def _item(item: Any) -> tuple[str, JsonObject | None]:
+def _item(item: object) -> tuple[str, ContentBlock | None]:
+    """The model's text of one MCP content item and the block the client is shown (None:
+    text only). The blocks keep the fields ACP clients have always been sent: `data` and
+    `mimeType` of images and audio; `uri`, `name`, `mimeType` and `description` of links;
+    `uri`, `mimeType` and `text` or `blob` of embedded resources."""
     if isinstance(item, types.TextContent):
         return item.text, None
-    if isinstance(item, (types.ImageContent, types.AudioContent)):
-        what = "image" if isinstance(item, types.ImageContent) else "audio"
-        return (
-            f"[{what} {item.mime_type}, {len(item.data) * 3 // 4} bytes: shown to the user]",
-            {"type": what, "data": item.data, "mimeType": item.mime_type},
-        )
+    if isinstance(item, types.ImageContent):
+        return _media("image", item.data, item.mime_type), ImageBlock(item.data, item.mime_type)
+    if isinstance(item, types.AudioContent):
+        return _media("audio", item.data, item.mime_type), AudioBlock(item.data, item.mime_type)
     if isinstance(item, types.ResourceLink):
-        link = {"type": "resource_link", "uri": item.uri, "name": item.name}
-        if item.mime_type:
-            link["mimeType"] = item.mime_type
-        if item.description:
-            link["description"] = item.description
+        extra: JsonObject = {"description": item.description} if item.description else {}
+        link = ResourceLink(item.uri, item.name, item.mime_type or None, extra)
         return f"[resource link: {item.name} <{item.uri}>]", link
     if isinstance(item, types.EmbeddedResource):
         return _resource(item.resource)
     return f"[{getattr(item, 'type', 'unknown')} content]", None
 
 
-def _resource(resource: Any) -> tuple[str, JsonObject]:
-    uri = str(resource.uri)
-    shown: JsonObject = {"uri": uri}
-    if resource.mime_type:
-        shown["mimeType"] = resource.mime_type
+def _media(what: str, data: str, mime_type: str) -> str:
+    return f"[{what} {mime_type}, {len(data) * 3 // 4} bytes: shown to the user]"
+
+
+def _resource(resource: types.TextResourceContents | types.BlobResourceContents) -> tuple[str, EmbeddedResource]:
+    uri, mime_type = str(resource.uri), resource.mime_type or None
     if isinstance(resource, types.TextResourceContents):
-        shown["text"] = resource.text
-        return f"[resource {uri}]\n{resource.text}", {"type": "resource", "resource": shown}
-    blob = getattr(resource, "blob", "")
-    shown["blob"] = blob
-    return f"[resource {uri}: {resource.mime_type or 'binary'}, {len(blob) * 3 // 4} bytes]", {
-        "type": "resource", "resource": shown,
-    }
+        shown = ResourceContents(uri, text=resource.text, mime_type=mime_type)
+        return f"[resource {uri}]\n{resource.text}", EmbeddedResource(shown)
+    blob = resource.blob
+    shown = ResourceContents(uri, blob=blob, mime_type=mime_type)
+    return f"[resource {uri}: {resource.mime_type or 'binary'}, {len(blob) * 3 // 4} bytes]", EmbeddedResource(shown)
 
 
 def is_mcp_tool(name: str) -> bool:

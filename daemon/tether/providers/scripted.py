@@ -41,6 +41,7 @@ from tether_protocol.conversation import (
     Message,
     TextBlock,
     UserMessage,
+    for_model,
     message_to_json,
 )
 
@@ -190,7 +191,7 @@ def estimate_tokens(request: ModelRequest) -> int:
     # 4 characters a token, the usual rough rule; real providers report real numbers.
     chars = len(request.system) + len(request.dynamic_context)
     for message in request.messages:
-        chars += len(json.dumps(message_to_json(message), ensure_ascii=False))
+        chars += len(json.dumps(message_to_json(for_model(message)), ensure_ascii=False))
     return max(1, chars // 4)
 
 

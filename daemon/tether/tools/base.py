@@ -24,6 +24,7 @@ from tether.tools.args import (
 )
 from tether.tools.errors import ToolError
 from tether_protocol._json import JsonObject
+from tether_protocol.conversation import ContentBlock
 
 if TYPE_CHECKING:
     # Only for annotations (sandbox.py imports ToolError from tools/errors.py).
@@ -81,9 +82,9 @@ class ToolResult:
     # (tools/changes.py; committed with the result, for rewind)
     file_changes: list[FileChange] = field(default_factory=list)
     file_blobs: dict[str, bytes] = field(default_factory=dict)
-    # ACP content blocks the client is shown besides the text (an MCP tool's images,
-    # resources, resource links)
-    blocks: list[JsonObject] = field(default_factory=list)
+    # content blocks the client is shown besides the text (an MCP tool's images, audio,
+    # resources, resource links), stored with the result so a replay shows them again
+    blocks: tuple[ContentBlock, ...] = ()
 
 
 class FileIO(Protocol):

@@ -20,6 +20,7 @@ from typing import Any, TypeAlias
 import tether_protocol._common as wire
 from tether_protocol._converter import unstructure
 from tether_protocol._json import JsonObject
+from tether_protocol.conversation import block_to_json
 
 from ...agent.sink import (
     BlockContent,
@@ -75,7 +76,7 @@ def _content(items: tuple[ToolContent, ...]) -> list[Update]:
         elif isinstance(item, ChangeContent):
             out.extend(diff_blocks([item.change]))
         elif isinstance(item, BlockContent):
-            out.append({"type": "content", "content": dict(item.block)})
+            out.append({"type": "content", "content": block_to_json(item.block)})
         else:
             out.append({"type": "terminal", "terminalId": item.terminal_id})
     return out

@@ -105,8 +105,11 @@ def _call_frame(head: str, call: JsonObject, result: JsonObject | None, waiting:
         return text + "}}}"
     content = (
         f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
-        f'{_json(result.get("content", ""))}}}}}]'
+        f'{_json(result.get("content", ""))}}}}}'
     )
+    for block in result.get("blocks", ()):  # what the client was shown besides the text
+        content += f',{{"type":"content","content":{_any(block)}}}'
+    content += "]"
     if result.get("locations"):
         return f'{content},"locations":{_json(result["locations"])}}}}}}}'
     return content + "}}}"
@@ -147,8 +150,10 @@ def replay_updates(
     """The updates that show a stored conversation again, in order.
 
     `bodies` are (message body, status) pairs. A tool result is folded into the
-    `tool_call` of the call it answers. Messages that were cancelled or interrupted
-    carry `_meta.tether.status` so a client can mark them.
+    `tool_call` of the call it answers: its text, then the blocks the client was shown
+    (stored as the conversation's block JSON, `block_to_json`'s, which is ACP's content
+    block: sent as stored, as a user message's blocks are). Messages that were cancelled
+    or interrupted carry `_meta.tether.status` so a client can mark them.
     """
     answers = _results_by_step(bodies)
     pending_at = _waiting_step(bodies, pending)
@@ -243,7 +248,8 @@ def _replayed_call(call: JsonObject, result: JsonObject | None) -> JsonObject:
     }
     if result is not None:
         update["content"] = [
-            {"type": "content", "content": {"type": "text", "text": result.get("content", "")}}
+            {"type": "content", "content": {"type": "text", "text": result.get("content", "")}},
+            *({"type": "content", "content": block} for block in result.get("blocks", ())),
         ]
         if result.get("locations"):
             update["locations"] = result["locations"]
