@@ -15,7 +15,7 @@ from tether.store import HistoryStore, StorageFault, StoreError, latest_version,
 from .conftest import OldDatabase
 
 Query = Callable[..., list[Any]]
-LATEST = latest_version()  # 6: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python, v6 CHECKs without IN lists, v7 CJK words, v8 checkpoints, v9 prompt queue
+LATEST = latest_version()  # 9: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python, v6 CHECKs without IN lists, v7 CJK words, v8 checkpoints, v9 prompt queue
 ALL = list(range(1, LATEST + 1))
 
 
