@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from tether.store import HistoryStore, MessageRecord, StoreError
+from tether_protocol._pending import PendingCallRecord, PendingStep
 
 Query = Callable[..., list[Any]]
 
@@ -224,7 +225,7 @@ async def test_a_dead_daemons_partial_output_is_kept_and_a_waiting_turn_waits(db
         await store.begin_turn("s1", "streaming", MessageRecord("user", {"text": "go"}))
         await store.save_partial("streaming", {"role": "assistant", "text": "half an ans"})
         await store.begin_turn("s1", "waiting", MessageRecord("user", {"text": "edit"}))
-        await store.set_pending("waiting", {"step": 1, "calls": [{"id": "c1", "name": "edit_file", "arguments": {}}]})
+        await store.set_pending("waiting", PendingStep(1, (PendingCallRecord("c1", "edit_file"),)))
     _set_owner(db_path, "streaming", "999999999:1")
     _set_owner(db_path, "waiting", "999999999:1")
 
@@ -235,7 +236,7 @@ async def test_a_dead_daemons_partial_output_is_kept_and_a_waiting_turn_waits(db
         kept = [m for m in await store.load_messages("s1") if m.role == "assistant"]
         assert [(m.body["text"], m.status, m.turn_id) for m in kept] == [("half an ans", "interrupted", "streaming")]
         waiting = await store.waiting_turn("s1")
-        assert waiting is not None and waiting[0] == "waiting" and waiting[1]["calls"][0]["id"] == "c1"
+        assert waiting is not None and waiting[0] == "waiting" and waiting[1].calls[0].id == "c1"
         await store.finish_turn("waiting", "complete", "end_turn")
         assert await store.waiting_turn("s1") is None
 
@@ -246,7 +247,7 @@ async def test_a_step_and_its_waiting_calls_commit_together(store: HistoryStore,
     while its call still waited, to be run again by the next daemon."""
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "write two files"}))
     await store.save_partial("t1", {"role": "assistant", "text": "Writ"})
-    waiting = {"step": 1, "calls": [{"id": "b", "name": "write_file", "arguments": {}}]}
+    waiting = PendingStep(1, (PendingCallRecord("b", "write_file"),))
     await store.commit_step(session, "t1", [
         MessageRecord("assistant", {"text": "Writing.", "tool_calls": [{"id": "a"}, {"id": "b"}]}),
         MessageRecord("tool", {"tool_call_id": "a", "content": "ok"}),
@@ -275,7 +276,7 @@ async def test_only_one_daemon_claims_a_waiting_turn(store: HistoryStore, sessio
     from tether.store.liveness import _start_ticks, this_process
 
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "run it"}))
-    await store.set_pending("t1", {"step": 1, "calls": [{"id": "c", "name": "run_command", "arguments": {}}]})
+    await store.set_pending("t1", PendingStep(1, (PendingCallRecord("c", "run_command"),)))
 
     async def owner(value: str | None) -> None:
         await store.transaction(lambda conn: conn.execute("UPDATE turns SET owner = ? WHERE id = 't1'", (value,)))

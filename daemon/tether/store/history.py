@@ -10,13 +10,12 @@ through ``delete_session``.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiosqlite
 
@@ -40,6 +39,9 @@ from tether.store.records import (
 )
 from tether.store.rules import RuleStore
 from tether_protocol._json import JsonObject
+
+if TYPE_CHECKING:  # imported when a checkpoint is first read: opening a store does not
+    from tether_protocol._pending import PendingStep
 
 __all__ = ["HistoryStore"]
 
@@ -229,7 +231,7 @@ class HistoryStore:
         return await self._db.write(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
 
     async def commit_step(
-        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: JsonObject | None
+        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: PendingStep | None
     ) -> list[int]:
         """``append_messages`` and ``set_pending(turn_id, pending)`` in one transaction, the
         streamed partial cleared with them (the committed step supersedes it): a kill
@@ -237,7 +239,7 @@ class HistoryStore:
         resume), or results without the calls still to run."""
         now = time.time()
         rows = [message_row(message, now) for message in messages]
-        value = encode_json(pending) if pending is not None else None
+        value = _pending_text(pending)
 
         async def work(conn: aiosqlite.Connection) -> list[int]:
             seqs = await turns.insert_step(conn, session_id, turn_id, rows, now) if rows else []
@@ -263,9 +265,9 @@ class HistoryStore:
             lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
         )
 
-    async def set_pending(self, turn_id: str, pending: JsonObject | None) -> None:
+    async def set_pending(self, turn_id: str, pending: PendingStep | None) -> None:
         """Checkpoint (or clear) the tool calls a turn waits to have approved."""
-        value = encode_json(pending) if pending is not None else None
+        value = _pending_text(pending)
 
         async def work(conn: aiosqlite.Connection) -> None:
             await conn.execute("UPDATE turns SET pending = ? WHERE id = ?", (value, turn_id))
@@ -281,7 +283,7 @@ class HistoryStore:
 
         await self._db.write(work)
 
-    async def waiting_turn(self, session_id: str) -> tuple[str, JsonObject] | None:
+    async def waiting_turn(self, session_id: str) -> tuple[str, PendingStep] | None:
         """The turn of this session waiting for an approval (id, pending calls) that this
         daemon may resume, if any: another live daemon's waiting turn is left to it."""
         rows = await self._db.read(
@@ -292,12 +294,16 @@ class HistoryStore:
         owner = rows[0][2] if rows else None
         if not rows or (alive(owner) and owner != this_process()):
             return None
-        return rows[0][0], json.loads(rows[0][1])
+        return rows[0][0], pending_of(rows[0][0], rows[0][1])
 
-    async def turn_elsewhere(self, session_id: str) -> tuple[str, JsonObject | None, str] | None:
+    async def turn_elsewhere(self, session_id: str) -> tuple[str, PendingStep | None, str] | None:
         """The turn of this session another live daemon is running (id, the calls it waits
         to have approved or None, that daemon's pid), if any."""
-        return turns.elsewhere(await self._db.read(turns.RUNNING_SQL, (session_id,)))
+        other = turns.elsewhere(await self._db.read(turns.RUNNING_SQL, (session_id,)))
+        if other is None:
+            return None
+        turn_id, pending, pid = other
+        return turn_id, None if pending is None else pending_of(turn_id, pending), pid
 
     async def claim_turn(self, turn_id: str) -> bool:
         """Make this daemon the one that runs a waiting turn (a resumed one), unless another
@@ -384,3 +390,21 @@ class HistoryStore:
             (session_id,),
         )
         return [decode_json(row[0]) for row in rows]
+
+
+def _pending_text(pending: PendingStep | None) -> str | None:
+    """A checkpoint as stored (the JSON edge: ``PendingStep``'s one JSON form)."""
+    return None if pending is None else encode_json(pending.to_json())
+
+
+def pending_of(turn_id: str, text: str) -> PendingStep:
+    """A stored checkpoint read back (written by any Tether since restart-safe approvals)."""
+    from tether_protocol._pending import PendingStep
+
+    try:
+        return PendingStep.from_json(decode_json(text))
+    except ValueError as exc:  # not JSON, or a CheckpointError naming the field
+        raise StoreError(
+            f"turn {turn_id}'s calls waiting for approval cannot be read (pending{exc}); "
+            "cancel the turn (session/cancel) to go on"
+        ) from exc
