@@ -32,16 +32,11 @@ from tether.store import snapshots
 from tether.store.records import encode_json
 from tether.store.snapshots import check_snapshot, export_session_json
 
+from .conftest import finish_with_raw_report, set_raw_pending
+
 JSONRPC = {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"sessionId": "x"}}
 # a waiting turn's checkpoint, with stored protocol data nested in it
 PENDING = {"step": 1, "calls": [{"id": "c2", "name": "delete_file", "arguments": {}}], "nested": JSONRPC}
-
-
-async def set_raw_pending(store: HistoryStore, turn_id: str, pending: dict[str, Any]) -> None:
-    """A checkpoint as stored JSON, as it is: one with keys ``PendingStep`` does not know."""
-    await store.transaction(
-        lambda conn: conn.execute("UPDATE turns SET pending = ? WHERE id = ?", (encode_json(pending), turn_id))
-    )
 
 
 async def _sample(store: HistoryStore, session_id: str = "s1") -> str:
@@ -59,8 +54,7 @@ async def _sample(store: HistoryStore, session_id: str = "s1") -> str:
                                "content": "# Sample", "is_error": False}),
         MessageRecord("assistant", {"role": "assistant", "text": "It says hello."}),
     ])
-    await store.finish_turn("t1", "complete", "end_turn",
-                            report={"turnId": "t1", "sessionId": session_id, "stepCount": 2})
+    await finish_with_raw_report(store, "t1", "complete", {"turnId": "t1", "sessionId": session_id, "stepCount": 2})
     await store.begin_turn(session_id, "t2", MessageRecord("user", {
         "role": "user", "content": [{"type": "text", "text": "now delete it"}],
     }))
@@ -441,7 +435,7 @@ async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
             waiting.append((tid, turn))
         elif turn["end"] != "running":
             report = None if turn["report"] is None else {**turn["report"], "sessionId": sid, "turnId": tid}
-            await store.finish_turn(tid, turn["end"], "end_turn", error=turn["error"], report=report)
+            await finish_with_raw_report(store, tid, turn["end"], report, error=turn["error"])
     for tid, turn in waiting:
         await set_raw_pending(store, tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}],
                                            "report": turn["report"]})

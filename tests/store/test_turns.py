@@ -13,9 +13,26 @@ import anyio
 import pytest
 
 from tether.store import HistoryStore, MessageRecord, StoreError
+from tether_protocol._extensions import RunReport, Usage
 from tether_protocol._pending import PendingCallRecord, PendingStep
 
 Query = Callable[..., list[Any]]
+
+
+def report(turn_id: str, steps: int = 0, *, session_id: str = "s1") -> RunReport:
+    return RunReport(turn_id, session_id, "scripted", "m", 1.0, 2.5, 1500.0, "end_turn", "complete", [], steps, 0,
+                     Usage(10, 2), 1.25, 0.0)
+
+
+def report_json(turn_id: str, steps: int = 0, *, session_id: str = "s1") -> dict[str, Any]:
+    """The report as stored and sent (``_tether/session/report``): camelCase, no null fields."""
+    return {
+        "turnId": turn_id, "sessionId": session_id, "provider": "scripted", "model": "m", "startedAt": 1.0,
+        "completedAt": 2.5, "totalMs": 1500.0, "stopReason": "end_turn", "status": "complete", "steps": [],
+        "stepCount": steps, "toolCallCount": 0,
+        "totalUsage": {"inputTokens": 10, "outputTokens": 2, "cachedTokens": 0, "cacheWriteTokens": 0},
+        "totalLlmMs": 1.25, "totalToolMs": 0.0,
+    }
 
 
 @pytest.fixture
@@ -35,7 +52,7 @@ async def test_a_full_turn_reads_back_in_order(store: HistoryStore, session: str
     step2 = await store.append_messages(session, "t1", [
         MessageRecord("assistant", {"text": "one file"}, status="cancelled"),
     ])
-    await store.finish_turn("t1", "cancelled", "cancelled", report={"steps": 2, "tokens": {"in": 10}})
+    await store.finish_turn("t1", "cancelled", "cancelled", report=report("t1", 2))
 
     assert (step1, step2) == ([1, 2], [3])
     messages = await store.load_messages(session)
@@ -50,7 +67,7 @@ async def test_a_full_turn_reads_back_in_order(store: HistoryStore, session: str
     [finished] = await store.list_turns(session)
     assert (finished.status, finished.stop_reason, finished.error) == ("cancelled", "cancelled", None)
     assert finished.finished_at is not None and finished.finished_at >= finished.started_at
-    assert await store.get_report("t1") == {"steps": 2, "tokens": {"in": 10}}
+    assert await store.get_report("t1") == report_json("t1", 2)
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 8, 100])
@@ -86,10 +103,10 @@ async def test_turns_number_from_one_and_reports_list_in_turn_order(
         turn = await store.begin_turn(session, f"t{n}", MessageRecord("user", {"n": n}))
         assert turn.seq == n
         if n != 2:  # a turn without a report leaves no gap in the list
-            await store.finish_turn(f"t{n}", "complete", "end_turn", report={"turn": n})
+            await store.finish_turn(f"t{n}", "complete", "end_turn", report=report(f"t{n}", n))
     await store.finish_turn("t2", "error", None, error="provider down")
 
-    assert await store.list_reports(session) == [{"turn": 1}, {"turn": 3}]
+    assert await store.list_reports(session) == [report_json("t1", 1), report_json("t3", 3)]
     assert [(t.seq, t.status, t.error) for t in await store.list_turns(session)] == [
         (1, "complete", None), (2, "error", "provider down"), (3, "complete", None),
     ]

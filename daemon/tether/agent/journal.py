@@ -21,10 +21,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from tether_protocol._extensions import RunReport
 from tether_protocol._pending import PendingCallRecord, PendingStep
 from tether_protocol.conversation import (
     CompactionSummary,
-    JsonObject,
     Message,
     ToolResultMessage,
     message_to_json,
@@ -115,7 +115,7 @@ class TurnJournal:
         records = [MessageRecord.of(summary)]
         await self.session.store.append_messages(self.session.id, self.turn_id, records)
 
-    async def finish(self, status: str, stop_reason: str, error: str | None, report: JsonObject) -> None:
+    async def finish(self, status: str, stop_reason: str, error: str | None, report: RunReport) -> None:
         await self.session.store.finish_turn(
             self.turn_id, status, None if status == "error" else stop_reason, error=error, report=report
         )

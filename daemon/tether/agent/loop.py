@@ -207,7 +207,7 @@ class AgentTurn:
                 await self.journal.close(status)
                 self.sink.flush()
                 message = str(error) if error else None
-                report = self.report.build(stop_reason=stop_reason, status=status, error=message)
+                report = self.report.report(stop_reason=stop_reason, status=status, error=message)
                 await self.journal.finish(status, stop_reason, message, report)
         return TurnOutcome(stop_reason, self.handle.turn_id, error)
 

@@ -40,7 +40,8 @@ from tether.store.records import (
 from tether.store.rules import RuleStore
 from tether_protocol._json import JsonObject
 
-if TYPE_CHECKING:  # imported when a checkpoint is first read: opening a store does not
+if TYPE_CHECKING:  # imported when first stored or read: opening a store does not
+    from tether_protocol._extensions import RunReport
     from tether_protocol._pending import PendingStep
 
 __all__ = ["HistoryStore"]
@@ -254,12 +255,13 @@ class HistoryStore:
         status: str,
         stop_reason: str | None,
         error: str | None = None,
-        report: JsonObject | None = None,
+        report: RunReport | None = None,
     ) -> None:
-        """Record how a turn ended and, if given, its run report (replacing an earlier one)."""
+        """Record how a turn ended and, if given, its run report (replacing an earlier one),
+        stored as it is sent (``_tether/session/report``: the protocol's one converter)."""
         if status not in FINAL_TURN_STATUSES:
             raise ValueError(f"a turn finishes as one of {sorted(FINAL_TURN_STATUSES)}, not {status!r}")
-        text = None if report is None else encode_json(report)
+        text = None if report is None else _report_text(report)
         now = time.time()
         await self._db.write(
             lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
@@ -390,6 +392,13 @@ class HistoryStore:
             (session_id,),
         )
         return [decode_json(row[0]) for row in rows]
+
+
+def _report_text(report: RunReport) -> str:
+    """A run report as stored: its wire JSON (camelCase), read back and sent as it is."""
+    from tether_protocol._converter import unstructure
+
+    return encode_json(unstructure(report))
 
 
 def _pending_text(pending: PendingStep | None) -> str | None:
