@@ -34,7 +34,7 @@ from ..store import (
     import_session,
 )
 from ..store.search import Hit, search
-from ..store.snapshots import check_snapshot
+from ..store.snapshots import CheckedSnapshot, check_snapshot
 
 if TYPE_CHECKING:
     from tether_protocol._pending import PendingStep
@@ -107,7 +107,7 @@ class Restored:
     rules: list[RestoredRule]
 
 
-def checked_snapshot(raw: Any) -> JsonObject:
+def checked_snapshot(raw: Any) -> CheckedSnapshot:
     """A checked copy of a snapshot (from `dump`), with a mode this daemon knows."""
     try:
         snapshot = check_snapshot(raw)
