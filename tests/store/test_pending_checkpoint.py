@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tether.store import HistoryStore, MessageRecord, StoreError
+from tether.store import HistoryStore, MessageRecord, StorageFault
 from tether.store.snapshots import check_snapshot, export_session
 from tether_protocol._pending import CheckpointError, PendingCallRecord, PendingStep
 
@@ -73,9 +73,13 @@ async def test_an_unreadable_stored_checkpoint_names_the_turn_and_the_field(tmp_
         await _waiting(store)
         text = '{"step":1,"calls":[{"name":"n","arguments":{}}]}'
         await store.transaction(lambda conn: conn.execute("UPDATE turns SET pending = ? WHERE id = 't1'", (text,)))
-        with pytest.raises(StoreError, match=r"turn t1's calls waiting for approval cannot be read "
-                                             r"\(pending\.calls\[0\]\.id is missing\)"):
+        with pytest.raises(StorageFault) as caught:  # answered -32015, with this message
             await store.waiting_turn("s1")
+        assert str(caught.value).startswith(
+            "turn t1 of session s1 waits for approval of calls that cannot be read from "
+            f"{tmp_path / 'h.sqlite3'} (pending.calls[0].id is missing)"
+        )
+        assert caught.value.path == str(tmp_path / "h.sqlite3")
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ import aiosqlite
 
 from tether.store import turns
 from tether.store.database import Database, Spawn, Work
-from tether.store.errors import StoreError
+from tether.store.errors import StorageFault, StoreError
 from tether.store.liveness import alive, this_process
 from tether.store.pages import read_pages
 from tether.store.records import (
@@ -296,7 +296,7 @@ class HistoryStore:
         owner = rows[0][2] if rows else None
         if not rows or (alive(owner) and owner != this_process()):
             return None
-        return rows[0][0], pending_of(rows[0][0], rows[0][1])
+        return rows[0][0], pending_of(self.path, session_id, rows[0][0], rows[0][1])
 
     async def turn_elsewhere(self, session_id: str) -> tuple[str, PendingStep | None, str] | None:
         """The turn of this session another live daemon is running (id, the calls it waits
@@ -305,7 +305,7 @@ class HistoryStore:
         if other is None:
             return None
         turn_id, pending, pid = other
-        return turn_id, None if pending is None else pending_of(turn_id, pending), pid
+        return turn_id, None if pending is None else pending_of(self.path, session_id, turn_id, pending), pid
 
     async def claim_turn(self, turn_id: str) -> bool:
         """Make this daemon the one that runs a waiting turn (a resumed one), unless another
@@ -406,14 +406,18 @@ def _pending_text(pending: PendingStep | None) -> str | None:
     return None if pending is None else encode_json(pending.to_json())
 
 
-def pending_of(turn_id: str, text: str) -> PendingStep:
-    """A stored checkpoint read back (written by any Tether since restart-safe approvals)."""
+def pending_of(path: Path, session_id: str, turn_id: str, text: str) -> PendingStep:
+    """A stored checkpoint read back (written by any Tether since restart-safe approvals);
+    one that cannot be read is a ``StorageFault`` (the history was changed outside Tether)
+    that names the turn, the field and what to do."""
     from tether_protocol._pending import PendingStep
 
     try:
         return PendingStep.from_json(decode_json(text))
     except ValueError as exc:  # not JSON, or a CheckpointError naming the field
-        raise StoreError(
-            f"turn {turn_id}'s calls waiting for approval cannot be read (pending{exc}); "
-            "cancel the turn (session/cancel) to go on"
+        raise StorageFault(
+            f"turn {turn_id} of session {session_id} waits for approval of calls that cannot be read from "
+            f"{path} (pending{exc}): the history was changed outside Tether or by a newer version; restore "
+            f"a backup of it, or delete the session (tether sessions delete {session_id})",
+            path,
         ) from exc
