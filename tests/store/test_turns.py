@@ -15,6 +15,7 @@ import pytest
 from tether.store import HistoryStore, MessageRecord, StoreError
 from tether_protocol._extensions import RunReport, Usage
 from tether_protocol._pending import PendingCallRecord, PendingStep
+from tether_protocol.conversation import AssistantMessage
 
 Query = Callable[..., list[Any]]
 
@@ -240,7 +241,7 @@ async def test_a_dead_daemons_partial_output_is_kept_and_a_waiting_turn_waits(db
     async with await HistoryStore.open(db_path) as store:
         await store.create_session("s1", "/w", "ask")
         await store.begin_turn("s1", "streaming", MessageRecord("user", {"text": "go"}))
-        await store.save_partial("streaming", {"role": "assistant", "text": "half an ans"})
+        await store.save_partial("streaming", AssistantMessage("half an ans"))
         await store.begin_turn("s1", "waiting", MessageRecord("user", {"text": "edit"}))
         await store.set_pending("waiting", PendingStep(1, (PendingCallRecord("c1", "edit_file"),)))
     _set_owner(db_path, "streaming", "999999999:1")
@@ -263,7 +264,7 @@ async def test_a_step_and_its_waiting_calls_commit_together(store: HistoryStore,
     cleared partial are one transaction. A kill between them used to leave a result stored
     while its call still waited, to be run again by the next daemon."""
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "write two files"}))
-    await store.save_partial("t1", {"role": "assistant", "text": "Writ"})
+    await store.save_partial("t1", AssistantMessage("Writ"))
     waiting = PendingStep(1, (PendingCallRecord("b", "write_file"),))
     await store.commit_step(session, "t1", [
         MessageRecord("assistant", {"text": "Writing.", "tool_calls": [{"id": "a"}, {"id": "b"}]}),

@@ -144,7 +144,7 @@ class TurnJournal:
     async def save_partial(self, step: StepState) -> None:
         """What the step streamed so far (time-based, never per event): a killed daemon keeps it."""
         self._partial_saved = True
-        await self.session.store.save_partial(self.turn_id, message_to_json(step.partial()))
+        await self.session.store.save_partial(self.turn_id, step.partial())
 
     async def commit_step(self) -> None:
         """The step ended: commit what of it is not committed yet (and, if it was

@@ -43,6 +43,7 @@ from tether_protocol._json import JsonObject
 if TYPE_CHECKING:  # imported when first stored or read: opening a store does not
     from tether_protocol._extensions import RunReport
     from tether_protocol._pending import PendingStep
+    from tether_protocol.conversation import AssistantMessage
 
 __all__ = ["HistoryStore"]
 
@@ -276,9 +277,14 @@ class HistoryStore:
 
         await self._db.write(work)
 
-    async def save_partial(self, turn_id: str, partial: JsonObject | None) -> None:
-        """Save the streamed output of the step in flight (a time-based checkpoint)."""
-        value = encode_json(partial) if partial is not None else None
+    async def save_partial(self, turn_id: str, partial: AssistantMessage | None) -> None:
+        """Save the streamed output of the step in flight (a time-based checkpoint), stored
+        as a message body (the conversation's one converter)."""
+        value = None
+        if partial is not None:
+            from tether_protocol.conversation import message_to_json
+
+            value = encode_json(message_to_json(partial))
 
         async def work(conn: aiosqlite.Connection) -> None:
             await conn.execute("UPDATE turns SET partial = ? WHERE id = ?", (value, turn_id))
