@@ -21,7 +21,7 @@ import aiosqlite
 
 from tether.store import turns
 from tether.store.database import Database, Spawn, Work
-from tether.store.errors import StorageFault, StoreError
+from tether.store.errors import StoreError
 from tether.store.liveness import alive, this_process
 from tether.store.pages import read_pages
 from tether.store.records import (
@@ -38,6 +38,7 @@ from tether.store.records import (
     session_cursor,
 )
 from tether.store.rules import RuleStore
+from tether.store.turn_json import partial_text, pending_of, pending_text, report_text
 from tether_protocol._json import JsonObject
 
 if TYPE_CHECKING:  # imported when first stored or read: opening a store does not
@@ -241,7 +242,7 @@ class HistoryStore:
         resume), or results without the calls still to run."""
         now = time.time()
         rows = [message_row(message, now) for message in messages]
-        value = _pending_text(pending)
+        value = pending_text(pending)
 
         async def work(conn: aiosqlite.Connection) -> list[int]:
             seqs = await turns.insert_step(conn, session_id, turn_id, rows, now) if rows else []
@@ -262,7 +263,7 @@ class HistoryStore:
         stored as it is sent (``_tether/session/report``: the protocol's one converter)."""
         if status not in FINAL_TURN_STATUSES:
             raise ValueError(f"a turn finishes as one of {sorted(FINAL_TURN_STATUSES)}, not {status!r}")
-        text = None if report is None else _report_text(report)
+        text = None if report is None else report_text(report)
         now = time.time()
         await self._db.write(
             lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
@@ -270,7 +271,7 @@ class HistoryStore:
 
     async def set_pending(self, turn_id: str, pending: PendingStep | None) -> None:
         """Checkpoint (or clear) the tool calls a turn waits to have approved."""
-        value = _pending_text(pending)
+        value = pending_text(pending)
 
         async def work(conn: aiosqlite.Connection) -> None:
             await conn.execute("UPDATE turns SET pending = ? WHERE id = ?", (value, turn_id))
@@ -280,11 +281,7 @@ class HistoryStore:
     async def save_partial(self, turn_id: str, partial: AssistantMessage | None) -> None:
         """Save the streamed output of the step in flight (a time-based checkpoint), stored
         as a message body (the conversation's one converter)."""
-        value = None
-        if partial is not None:
-            from tether_protocol.conversation import message_to_json
-
-            value = encode_json(message_to_json(partial))
+        value = partial_text(partial)
 
         async def work(conn: aiosqlite.Connection) -> None:
             await conn.execute("UPDATE turns SET partial = ? WHERE id = ?", (value, turn_id))
@@ -399,31 +396,3 @@ class HistoryStore:
         )
         return [decode_json(row[0]) for row in rows]
 
-
-def _report_text(report: RunReport) -> str:
-    """A run report as stored: its wire JSON (camelCase), read back and sent as it is."""
-    from tether_protocol._converter import unstructure
-
-    return encode_json(unstructure(report))
-
-
-def _pending_text(pending: PendingStep | None) -> str | None:
-    """A checkpoint as stored (the JSON edge: ``PendingStep``'s one JSON form)."""
-    return None if pending is None else encode_json(pending.to_json())
-
-
-def pending_of(path: Path, session_id: str, turn_id: str, text: str) -> PendingStep:
-    """A stored checkpoint read back (written by any Tether since restart-safe approvals);
-    one that cannot be read is a ``StorageFault`` (the history was changed outside Tether)
-    that names the turn, the field and what to do."""
-    from tether_protocol._pending import PendingStep
-
-    try:
-        return PendingStep.from_json(decode_json(text))
-    except ValueError as exc:  # not JSON, or a CheckpointError naming the field
-        raise StorageFault(
-            f"turn {turn_id} of session {session_id} waits for approval of calls that cannot be read from "
-            f"{path} (pending{exc}): the history was changed outside Tether or by a newer version; restore "
-            f"a backup of it, or delete the session (tether sessions delete {session_id})",
-            path,
-        ) from exc
