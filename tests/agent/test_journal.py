@@ -83,7 +83,7 @@ async def test_a_crash_while_asking_resumes_to_the_same_step(tmp_path: Path) -> 
         stored = [(m.role, m.json_body(), m.status) for m in await store.load_messages("s1")]
         session = await _session(store, ws, model_view(stored))
         journal = TurnJournal(session, "t1")
-        journal.drop_stand_ins({c["id"] for c in waiting[1]["calls"]})
+        journal.drop_stand_ins(waiting[1].call_ids())
         assert session.messages == view_before  # the model sees what it saw before the crash
         resumed = journal.resume(waiting[1])
         assert resumed.step.index == 2 and [c.call_id for c in resumed.calls] == ["b", "c"]
@@ -254,7 +254,7 @@ async def test_a_turn_killed_while_asking_resumes_to_the_state_it_would_have_rea
     (ws / "b.txt").unlink()
     async with await HistoryStore.open(killed) as store:
         waiting = await store.waiting_turn("s1")
-        assert waiting is not None and [c["id"] for c in waiting[1]["calls"]] == ["w2"]
+        assert waiting is not None and [c.id for c in waiting[1].calls] == ["w2"]
         stored = [(m.role, m.json_body(), m.status) for m in await store.load_messages("s1")]
         session = await _session(store, ws, model_view(stored))
         (ws / "a.txt").write_text("one\n")  # w1 had run before the kill

@@ -18,6 +18,7 @@ from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
+from tether_protocol._pending import PendingStep
 from tether_protocol.conversation import TextBlock, ToolResultMessage
 
 CALL = {"id": "call_w", "name": "write_file", "arguments": {"path": "new.txt", "content": "hello\n"}}
@@ -55,7 +56,7 @@ async def test_the_resumed_step_sends_the_real_result_not_a_stand_in(tmp_path: P
             "role": "user", "content": [{"type": "text", "text": "write it"}]}))
         await store.append_messages("s1", "t1", [MessageRecord("assistant", {
             "role": "assistant", "text": "Writing.", "tool_calls": [CALL]})])
-        pending = {"step": 1, "calls": [CALL]}
+        pending = PendingStep.from_json({"step": 1, "calls": [CALL]})
         await store.set_pending("t1", pending)
 
         stored = [(m.role, m.body, m.status) for m in await store.load_messages("s1")]
@@ -102,7 +103,7 @@ async def test_a_call_that_had_started_is_not_run_again(tmp_path: Path) -> None:
         calls = [_command("ca", "a"), _command("cb", "b")]
         await store.append_messages("s1", "t1", [MessageRecord("assistant", {
             "role": "assistant", "text": "", "tool_calls": calls})])
-        pending = {"step": 1, "calls": [{**calls[0], "started": True}, calls[1]]}
+        pending = PendingStep.from_json({"step": 1, "calls": [{**calls[0], "started": True}, calls[1]]})
         await store.set_pending("t1", pending)
         stored = [(m.role, m.body, m.status) for m in await store.load_messages("s1")]
         session = AgentSession("s1", ws, store, WorkspaceSandbox(ws), "ask", messages=model_view(stored))
@@ -135,5 +136,5 @@ async def test_an_approved_call_is_recorded_as_started_before_it_runs(tmp_path: 
         outcome = await turn.run([TextBlock("run both")])
 
     assert outcome.stop_reason == "end_turn" and (ws / "side.txt").read_text() == "a\nb\n"
-    started = [{c["id"]: c.get("started", False) for c in waiting[1]["calls"]} for waiting in seen]
+    started = [{c.id: c.started for c in waiting[1].calls} for waiting in seen]
     assert started == [{"ca": True, "cb": False}, {"cb": True}]

@@ -30,7 +30,7 @@ from tether.providers.base import (
 )
 from tether.providers.http import RetryPolicy
 from tether.providers.messages_anthropic import strip_moving_breakpoint
-from tether_protocol.conversation import messages_from_json
+from tether_protocol.conversation import message_to_json, messages_from_json
 
 MODEL = "claude-sonnet-4-6"
 FAST = RetryPolicy(base_s=0.001, max_backoff_s=0.01)
@@ -538,7 +538,7 @@ def test_several_thinking_blocks_and_redacted_ones_go_back_in_order():
     state.add_thinking("thought", "sig-1", None)
     state.add_thinking("", None, "opaque-data")
     state.add_thinking("second", "sig-2", None)
-    assistant = state.assistant_message()
+    assistant = message_to_json(state.assistant())  # as stored: read back for the request
     request = ModelRequest(
         system="s",
         messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "q"}]}, assistant]),

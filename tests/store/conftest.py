@@ -70,3 +70,27 @@ def old_database(db_path: Path) -> OldDatabase:
         await conn.close()
 
     return write
+
+
+async def set_raw_pending(store: HistoryStore, turn_id: str, pending: dict[str, Any]) -> None:
+    """A checkpoint as stored JSON, as it is (one with keys ``PendingStep`` does not know,
+    or one an earlier Tether wrote)."""
+    from tether.store.records import encode_json
+
+    await store.transaction(
+        lambda conn: conn.execute("UPDATE turns SET pending = ? WHERE id = ?", (encode_json(pending), turn_id))
+    )
+
+
+async def finish_with_raw_report(
+    store: HistoryStore, turn_id: str, status: str, report: dict[str, Any] | None, error: str | None = None
+) -> None:
+    """``finish_turn`` with a run report as stored JSON, as it is: what a snapshot carries
+    (any object; a daemon stores its ``RunReport``)."""
+    import time
+
+    from tether.store import turns
+    from tether.store.records import encode_json
+
+    text = None if report is None else encode_json(report)
+    await store.transaction(lambda conn: turns.close_turn(conn, turn_id, status, "end_turn", error, text, time.time()))

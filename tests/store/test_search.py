@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tether.store import HistoryStore, MessageRecord, export_session, import_session, latest_version, migrations
 from tether.store.records import searchable_text
 from tether.store.search import Hit, literal_query, search
+from tether_protocol.conversation import AssistantMessage
 
 from .conftest import OldDatabase
 
@@ -112,7 +113,7 @@ async def test_imported_and_recovered_messages_are_indexed(db_path: Path, query:
         await _conversation(store, "s1", "t", "alpha", "beta", "gamma")
         copy_id = await import_session(store, await export_session(store, "s1"))
         await store.begin_turn("s1", "t2", _user("crash soon"))
-        await store.save_partial("t2", {"role": "assistant", "text": "half an answer about kiwis"})
+        await store.save_partial("t2", AssistantMessage("half an answer about kiwis"))
     # a daemon that died mid-stream: the next open commits the partial output
     query("UPDATE turns SET owner = NULL WHERE id = 't2'")
     async with await HistoryStore.open(db_path, recover=False) as store:
@@ -224,7 +225,7 @@ async def test_a_version_4_database_keeps_its_index_and_indexes_what_is_added(
         await _conversation(store, "new", "New talk", "any heron here?", "one heron", "heron.txt")
         copy_id = await import_session(store, await export_session(store, "old"))
         await store.begin_turn("new", "t2", _user("crash soon"))
-        await store.save_partial("t2", {"role": "assistant", "text": "a heron, half"})
+        await store.save_partial("t2", AssistantMessage("a heron, half"))
     query("UPDATE turns SET owner = NULL WHERE id = 't2'")
     async with await HistoryStore.open(db_path) as store:  # recovers t2's partial output
         assert store.recovered_turns == 1

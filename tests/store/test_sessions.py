@@ -9,6 +9,8 @@ import pytest
 
 from tether.store import HistoryStore, InvalidCursor, MessageRecord, StoreError
 
+from .conftest import finish_with_raw_report
+
 Query = Callable[..., list[Any]]
 
 
@@ -111,7 +113,7 @@ async def _session_with_history(store: HistoryStore, session_id: str) -> None:
     turn_id = f"{session_id}-t1"
     await store.begin_turn(session_id, turn_id, MessageRecord("user", {"text": "hi"}))
     await store.append_messages(session_id, turn_id, [MessageRecord("assistant", {"text": "hello"})])
-    await store.finish_turn(turn_id, "complete", "end_turn", report={"steps": 1})
+    await finish_with_raw_report(store, turn_id, "complete", {"steps": 1})
 
 
 async def test_delete_cascades_and_spares_other_sessions(store: HistoryStore, query: Query) -> None:

@@ -32,6 +32,8 @@ from tether.store import snapshots
 from tether.store.records import encode_json
 from tether.store.snapshots import check_snapshot, export_session_json
 
+from .conftest import finish_with_raw_report, set_raw_pending
+
 JSONRPC = {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"sessionId": "x"}}
 # a waiting turn's checkpoint, with stored protocol data nested in it
 PENDING = {"step": 1, "calls": [{"id": "c2", "name": "delete_file", "arguments": {}}], "nested": JSONRPC}
@@ -52,15 +54,14 @@ async def _sample(store: HistoryStore, session_id: str = "s1") -> str:
                                "content": "# Sample", "is_error": False}),
         MessageRecord("assistant", {"role": "assistant", "text": "It says hello."}),
     ])
-    await store.finish_turn("t1", "complete", "end_turn",
-                            report={"turnId": "t1", "sessionId": session_id, "stepCount": 2})
+    await finish_with_raw_report(store, "t1", "complete", {"turnId": "t1", "sessionId": session_id, "stepCount": 2})
     await store.begin_turn(session_id, "t2", MessageRecord("user", {
         "role": "user", "content": [{"type": "text", "text": "now delete it"}],
     }))
     await store.append_messages(session_id, "t2", [MessageRecord("assistant", {
         "role": "assistant", "text": "", "tool_calls": [{"id": "c2", "name": "delete_file", "arguments": {}}],
     })])
-    await store.set_pending("t2", PENDING)
+    await set_raw_pending(store, "t2", PENDING)  # with a key a later Tether might add
     await store.rules.add("execute", "npm test", "allow")
     return session_id
 
@@ -434,10 +435,10 @@ async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
             waiting.append((tid, turn))
         elif turn["end"] != "running":
             report = None if turn["report"] is None else {**turn["report"], "sessionId": sid, "turnId": tid}
-            await store.finish_turn(tid, turn["end"], "end_turn", error=turn["error"], report=report)
+            await finish_with_raw_report(store, tid, turn["end"], report, error=turn["error"])
     for tid, turn in waiting:
-        await store.set_pending(tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}],
-                                      "report": turn["report"]})
+        await set_raw_pending(store, tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}],
+                                           "report": turn["report"]})
     for kind, pattern, decision in spec["rules"]:
         await store.rules.add(kind, pattern, decision)
     return sid

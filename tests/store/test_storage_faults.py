@@ -13,8 +13,9 @@ import pytest
 from tether.store import HistoryStore, MessageRecord, StorageFault, StoreError, TurnWaiting, database_path
 from tether.store.errors import fault_of
 from tether.store.paths import stored_database
+from tether_protocol._pending import PendingCallRecord, PendingStep
 
-PENDING = {"step": 2, "calls": [{"id": "c2", "name": "write_file", "arguments": {"path": "a"}}]}
+PENDING = PendingStep(2, (PendingCallRecord("c2", "write_file", {"path": "a"}),))
 
 
 def user(text: str) -> MessageRecord:

@@ -13,8 +13,27 @@ import anyio
 import pytest
 
 from tether.store import HistoryStore, MessageRecord, StoreError
+from tether_protocol._extensions import RunReport, Usage
+from tether_protocol._pending import PendingCallRecord, PendingStep
+from tether_protocol.conversation import AssistantMessage
 
 Query = Callable[..., list[Any]]
+
+
+def report(turn_id: str, steps: int = 0, *, session_id: str = "s1") -> RunReport:
+    return RunReport(turn_id, session_id, "scripted", "m", 1.0, 2.5, 1500.0, "end_turn", "complete", [], steps, 0,
+                     Usage(10, 2), 1.25, 0.0)
+
+
+def report_json(turn_id: str, steps: int = 0, *, session_id: str = "s1") -> dict[str, Any]:
+    """The report as stored and sent (``_tether/session/report``): camelCase, no null fields."""
+    return {
+        "turnId": turn_id, "sessionId": session_id, "provider": "scripted", "model": "m", "startedAt": 1.0,
+        "completedAt": 2.5, "totalMs": 1500.0, "stopReason": "end_turn", "status": "complete", "steps": [],
+        "stepCount": steps, "toolCallCount": 0,
+        "totalUsage": {"inputTokens": 10, "outputTokens": 2, "cachedTokens": 0, "cacheWriteTokens": 0},
+        "totalLlmMs": 1.25, "totalToolMs": 0.0,
+    }
 
 
 @pytest.fixture
@@ -34,7 +53,7 @@ async def test_a_full_turn_reads_back_in_order(store: HistoryStore, session: str
     step2 = await store.append_messages(session, "t1", [
         MessageRecord("assistant", {"text": "one file"}, status="cancelled"),
     ])
-    await store.finish_turn("t1", "cancelled", "cancelled", report={"steps": 2, "tokens": {"in": 10}})
+    await store.finish_turn("t1", "cancelled", "cancelled", report=report("t1", 2))
 
     assert (step1, step2) == ([1, 2], [3])
     messages = await store.load_messages(session)
@@ -49,7 +68,7 @@ async def test_a_full_turn_reads_back_in_order(store: HistoryStore, session: str
     [finished] = await store.list_turns(session)
     assert (finished.status, finished.stop_reason, finished.error) == ("cancelled", "cancelled", None)
     assert finished.finished_at is not None and finished.finished_at >= finished.started_at
-    assert await store.get_report("t1") == {"steps": 2, "tokens": {"in": 10}}
+    assert await store.get_report("t1") == report_json("t1", 2)
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 8, 100])
@@ -85,10 +104,10 @@ async def test_turns_number_from_one_and_reports_list_in_turn_order(
         turn = await store.begin_turn(session, f"t{n}", MessageRecord("user", {"n": n}))
         assert turn.seq == n
         if n != 2:  # a turn without a report leaves no gap in the list
-            await store.finish_turn(f"t{n}", "complete", "end_turn", report={"turn": n})
+            await store.finish_turn(f"t{n}", "complete", "end_turn", report=report(f"t{n}", n))
     await store.finish_turn("t2", "error", None, error="provider down")
 
-    assert await store.list_reports(session) == [{"turn": 1}, {"turn": 3}]
+    assert await store.list_reports(session) == [report_json("t1", 1), report_json("t3", 3)]
     assert [(t.seq, t.status, t.error) for t in await store.list_turns(session)] == [
         (1, "complete", None), (2, "error", "provider down"), (3, "complete", None),
     ]
@@ -222,9 +241,9 @@ async def test_a_dead_daemons_partial_output_is_kept_and_a_waiting_turn_waits(db
     async with await HistoryStore.open(db_path) as store:
         await store.create_session("s1", "/w", "ask")
         await store.begin_turn("s1", "streaming", MessageRecord("user", {"text": "go"}))
-        await store.save_partial("streaming", {"role": "assistant", "text": "half an ans"})
+        await store.save_partial("streaming", AssistantMessage("half an ans"))
         await store.begin_turn("s1", "waiting", MessageRecord("user", {"text": "edit"}))
-        await store.set_pending("waiting", {"step": 1, "calls": [{"id": "c1", "name": "edit_file", "arguments": {}}]})
+        await store.set_pending("waiting", PendingStep(1, (PendingCallRecord("c1", "edit_file"),)))
     _set_owner(db_path, "streaming", "999999999:1")
     _set_owner(db_path, "waiting", "999999999:1")
 
@@ -235,7 +254,7 @@ async def test_a_dead_daemons_partial_output_is_kept_and_a_waiting_turn_waits(db
         kept = [m for m in await store.load_messages("s1") if m.role == "assistant"]
         assert [(m.body["text"], m.status, m.turn_id) for m in kept] == [("half an ans", "interrupted", "streaming")]
         waiting = await store.waiting_turn("s1")
-        assert waiting is not None and waiting[0] == "waiting" and waiting[1]["calls"][0]["id"] == "c1"
+        assert waiting is not None and waiting[0] == "waiting" and waiting[1].calls[0].id == "c1"
         await store.finish_turn("waiting", "complete", "end_turn")
         assert await store.waiting_turn("s1") is None
 
@@ -245,8 +264,8 @@ async def test_a_step_and_its_waiting_calls_commit_together(store: HistoryStore,
     cleared partial are one transaction. A kill between them used to leave a result stored
     while its call still waited, to be run again by the next daemon."""
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "write two files"}))
-    await store.save_partial("t1", {"role": "assistant", "text": "Writ"})
-    waiting = {"step": 1, "calls": [{"id": "b", "name": "write_file", "arguments": {}}]}
+    await store.save_partial("t1", AssistantMessage("Writ"))
+    waiting = PendingStep(1, (PendingCallRecord("b", "write_file"),))
     await store.commit_step(session, "t1", [
         MessageRecord("assistant", {"text": "Writing.", "tool_calls": [{"id": "a"}, {"id": "b"}]}),
         MessageRecord("tool", {"tool_call_id": "a", "content": "ok"}),
@@ -275,7 +294,7 @@ async def test_only_one_daemon_claims_a_waiting_turn(store: HistoryStore, sessio
     from tether.store.liveness import _start_ticks, this_process
 
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "run it"}))
-    await store.set_pending("t1", {"step": 1, "calls": [{"id": "c", "name": "run_command", "arguments": {}}]})
+    await store.set_pending("t1", PendingStep(1, (PendingCallRecord("c", "run_command"),)))
 
     async def owner(value: str | None) -> None:
         await store.transaction(lambda conn: conn.execute("UPDATE turns SET owner = ? WHERE id = 't1'", (value,)))

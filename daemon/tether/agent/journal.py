@@ -21,9 +21,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from tether_protocol._extensions import RunReport
+from tether_protocol._pending import PendingCallRecord, PendingStep
 from tether_protocol.conversation import (
     CompactionSummary,
-    JsonObject,
     Message,
     ToolResultMessage,
     message_to_json,
@@ -114,7 +115,7 @@ class TurnJournal:
         records = [MessageRecord.of(summary)]
         await self.session.store.append_messages(self.session.id, self.turn_id, records)
 
-    async def finish(self, status: str, stop_reason: str, error: str | None, report: JsonObject) -> None:
+    async def finish(self, status: str, stop_reason: str, error: str | None, report: RunReport) -> None:
         await self.session.store.finish_turn(
             self.turn_id, status, None if status == "error" else stop_reason, error=error, report=report
         )
@@ -143,7 +144,7 @@ class TurnJournal:
     async def save_partial(self, step: StepState) -> None:
         """What the step streamed so far (time-based, never per event): a killed daemon keeps it."""
         self._partial_saved = True
-        await self.session.store.save_partial(self.turn_id, message_to_json(step.partial()))
+        await self.session.store.save_partial(self.turn_id, step.partial())
 
     async def commit_step(self) -> None:
         """The step ended: commit what of it is not committed yet (and, if it was
@@ -256,7 +257,7 @@ class TurnJournal:
         call.stage, call.started = CallStage.STARTED, True
         await self.session.store.set_pending(self.turn_id, self._pending())
 
-    def _pending(self) -> JsonObject:
+    def _pending(self) -> PendingStep:
         """The checkpoint of the step's calls still to run: those whose results are not
         committed, a call that was approved and started marked ``started``."""
         assert self.step is not None
@@ -265,21 +266,18 @@ class TurnJournal:
             held = self._calls.get(c.call_id)
             if held is not None and held.stage is CallStage.COMMITTED:
                 continue
-            started = {"started": True} if held is not None and held.started else {}
-            calls.append({"id": c.call_id, "name": c.name, "arguments": c.arguments or {}, **started})
-        return {"step": self.step.index, "calls": calls}
+            started = held is not None and held.started
+            calls.append(PendingCallRecord(c.call_id, c.name, c.arguments or {}, started))
+        return PendingStep(self.step.index, tuple(calls))
 
-    def resume(self, pending: JsonObject) -> Resumed:
+    def resume(self, pending: PendingStep) -> Resumed:
         """Reopen the step a previous daemon checkpointed (its assistant message is
         stored) with its calls still to run, those that had started marked so."""
-        waiting: list[JsonObject] = list(pending.get("calls", []))
-        calls = [
-            PendingCall(c["id"], c["name"], arguments=c.get("arguments") or {}, ended=True) for c in waiting
-        ]
-        step = StepState(int(pending.get("step", 1)))
+        calls = [PendingCall(c.id, c.name, arguments=c.arguments, ended=True) for c in pending.calls]
+        step = StepState(pending.step)
         step.calls = {c.call_id: c for c in calls}
         self.step, self.stage, self._calls = step, StepStage.CHECKPOINTED, {}
-        started = {c["id"] for c in waiting if c.get("started")}
+        started = {c.id for c in pending.calls if c.started}
         for call_id in started:
             self._calls[call_id] = _Call(CallStage.STARTED, started=True)
         return Resumed(step, calls, started)

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 import anyio
 import attrs
 
+from tether_protocol._pending import PendingStep
 from tether_protocol.conversation import (
     ContentBlock,
     EmbeddedResource,
     GuardFinding,
     GuardRecord,
-    JsonObject,
     TextBlock,
     UserMessage,
 )
@@ -167,11 +167,11 @@ class AgentTurn:
         verdict.findings += attached  # recorded with the message
         return screened, notices, verdict
 
-    async def resume(self, pending: JsonObject) -> TurnOutcome:
+    async def resume(self, pending: PendingStep) -> TurnOutcome:
         """Continue a turn a previous daemon left waiting for approval (seed 004's
         checkpoint at the suspension point): run the step's remaining tool calls (asking
         again), then the following steps. Finished steps are not sent to the model again."""
-        self.journal.drop_stand_ins({c["id"] for c in pending.get("calls", [])})
+        self.journal.drop_stand_ins(pending.call_ids())
 
         async def steps() -> str:
             await self.tools.refresh()  # the session's MCP servers, for the calls left to run
@@ -210,7 +210,7 @@ class AgentTurn:
                 await self.journal.close(status)
                 self.sink.flush()
                 message = str(error) if error else None
-                report = self.report.build(stop_reason=stop_reason, status=status, error=message)
+                report = self.report.report(stop_reason=stop_reason, status=status, error=message)
                 await self.journal.finish(status, stop_reason, message, report)
         return TurnOutcome(stop_reason, self.handle.turn_id, error)
 

@@ -1,9 +1,10 @@
 """The run report of a turn (seed 004's AgentRunReport): steps, latencies, usage, tools.
 
 Owns: collecting a turn's steps as typed values and building the report
-(`tether_protocol`'s `RunReport`, rendered by the one converter into the JSON stored
-with the turn and sent to clients). Must not: time anything itself beyond
-the turn's start and end (the loop measures steps and tools), or store the report.
+(`tether_protocol`'s `RunReport`; the store renders it, by the one converter, into the
+JSON stored with the turn and sent to clients). Must not: time anything itself beyond
+the turn's start and end (the loop measures steps and tools), store the report or
+render it as JSON.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import time
 from dataclasses import dataclass, field
 
 import tether_protocol._extensions as wire
-from tether_protocol._converter import unstructure
 from tether_protocol._extensions import RunReport, ToolCallReport, Usage
 from tether_protocol._json import JsonObject
 
@@ -73,8 +73,7 @@ class StepReport:
 
 @dataclass(slots=True)
 class RunReportBuilder:
-    """Collects a turn's steps; ``build`` renders the report as the JSON stored with the
-    turn and sent to clients (camelCase keys: the one JSON edge of this module)."""
+    """Collects a turn's steps; ``report`` is the turn's ``RunReport``."""
 
     turn_id: str
     session_id: str
@@ -99,11 +98,6 @@ class RunReportBuilder:
                 tool_total_ms=round(tool_ms, 3),
             )
         )
-
-    def build(self, *, stop_reason: str, status: str, error: str | None = None) -> JsonObject:
-        """The report as stored and sent (through the one converter: the protocol's shape)."""
-        report: JsonObject = unstructure(self.report(stop_reason=stop_reason, status=status, error=error))
-        return report
 
     def report(self, *, stop_reason: str, status: str, error: str | None = None) -> RunReport:
         usage = StepUsage()

@@ -19,7 +19,6 @@ from tether_protocol.conversation import (
     ThinkingBlock,
     ToolCall,
     ToolResultMessage,
-    message_to_json,
 )
 
 from ..tools.base import ToolResult
@@ -112,10 +111,6 @@ class StepState:
                 for c in self.finish_calls()
             ),
         )
-
-    def assistant_message(self) -> JsonObject:
-        """The step's assistant message as stored (JSON)."""
-        return message_to_json(self.assistant())
 
     def partial(self) -> AssistantMessage:
         """What the step streamed so far (text and thinking, no calls)."""

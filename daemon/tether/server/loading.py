@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import cast
 
 from tether_protocol._gc import collector_paused
-from tether_protocol._json import JsonObject
+from tether_protocol._pending import PendingStep
 from tether_protocol._sessions import LoadSessionParams, LoadSessionResult
 
 from ..store import HistoryStore, MessageView, SessionRecord
@@ -59,8 +59,8 @@ async def replay_while_reading(conn: Connection, store: HistoryStore, session_id
     return stored
 
 
-def _pending_ids(pending: JsonObject | None) -> set[str]:
-    return {c["id"] for c in pending.get("calls", []) if isinstance(c, dict)} if pending else set()
+def _pending_ids(pending: PendingStep | None) -> set[str]:
+    return pending.call_ids() if pending is not None else set()
 
 
 async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSessionResult:

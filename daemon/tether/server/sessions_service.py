@@ -34,9 +34,11 @@ from ..store import (
     import_session,
 )
 from ..store.search import Hit, search
-from ..store.snapshots import check_snapshot
+from ..store.snapshots import CheckedSnapshot, check_snapshot
 
 if TYPE_CHECKING:
+    from tether_protocol._pending import PendingStep
+
     from ..agent.session import AgentSession
     from ..store.checkpoints import RewindRow
     from .registry import SessionRegistry
@@ -76,12 +78,12 @@ class StoredSession:
     store: HistoryStore
     record: SessionRecord
     # a turn a stopped daemon left waiting for approval, which this daemon resumes
-    waiting: tuple[str, JsonObject] | None
+    waiting: tuple[str, PendingStep] | None
     # a turn another live daemon runs: (id, the calls it waits to have approved, its pid)
-    elsewhere: tuple[str, JsonObject | None, str] | None
+    elsewhere: tuple[str, PendingStep | None, str] | None
 
     @property
-    def pending(self) -> JsonObject | None:
+    def pending(self) -> PendingStep | None:
         """The calls waiting for approval in either turn (shown pending, not failed)."""
         if self.waiting is not None:
             return self.waiting[1]
@@ -105,7 +107,7 @@ class Restored:
     rules: list[RestoredRule]
 
 
-def checked_snapshot(raw: Any) -> JsonObject:
+def checked_snapshot(raw: Any) -> CheckedSnapshot:
     """A checked copy of a snapshot (from `dump`), with a mode this daemon knows."""
     try:
         snapshot = check_snapshot(raw)

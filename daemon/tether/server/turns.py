@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from tether_protocol._json import JsonObject
+from tether_protocol._pending import PendingStep
+from tether_protocol.conversation import ToolResultMessage
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
@@ -109,7 +110,7 @@ def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
     )
 
 
-async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, pending: JsonObject) -> None:
+async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, pending: PendingStep) -> None:
     """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
     answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
     if session.turn is not None:
@@ -160,14 +161,10 @@ async def drop_waiting_turn(ctx: ServerContext, session: AgentSession) -> bool:
     if waiting is None:
         return False
     turn_id, pending = waiting
-    calls = [c for c in pending.get("calls", []) if isinstance(c, dict) and "id" in c]
-    results = {c["id"]: _DROPPED_STARTED if c.get("started") else _DROPPED for c in calls}
-    bodies = [
-        {"role": "tool", "tool_call_id": c["id"], "name": c.get("name", ""), "content": results[c["id"]],
-         "is_error": True}
-        for c in calls
+    results = {c.id: _DROPPED_STARTED if c.started else _DROPPED for c in pending.calls}
+    records = [
+        MessageRecord.of(ToolResultMessage(c.id, c.name, results[c.id], is_error=True)) for c in pending.calls
     ]
-    records = [MessageRecord(role="tool", body=body) for body in bodies]
     if not await store.cancel_waiting(session.id, turn_id, records):
         return False
     if ctx.registry.live.get(session.id) is session and session.turn is None:

@@ -6,7 +6,10 @@ migrates and crash-recovers it. The agent loop commits each step through
 ``append_messages``, so a killed daemon loses at most the step in flight.
 
 This package must not know about providers, the agent loop or the wire
-protocol: it stores plain records and float timestamps, nothing more.
+protocol: it stores plain records and float timestamps, nothing more. The typed
+values it is handed (conversation messages, a turn's checkpoint of calls waiting for
+approval, its run report) become their one stored JSON form at its edge (``records``,
+``turn_json``), by the protocol package's converters.
 """
 
 from __future__ import annotations

@@ -10,13 +10,12 @@ through ``delete_session``.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiosqlite
 
@@ -39,7 +38,13 @@ from tether.store.records import (
     session_cursor,
 )
 from tether.store.rules import RuleStore
+from tether.store.turn_json import partial_text, pending_of, pending_text, report_text
 from tether_protocol._json import JsonObject
+
+if TYPE_CHECKING:  # imported when first stored or read: opening a store does not
+    from tether_protocol._extensions import RunReport
+    from tether_protocol._pending import PendingStep
+    from tether_protocol.conversation import AssistantMessage
 
 __all__ = ["HistoryStore"]
 
@@ -229,7 +234,7 @@ class HistoryStore:
         return await self._db.write(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
 
     async def commit_step(
-        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: JsonObject | None
+        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: PendingStep | None
     ) -> list[int]:
         """``append_messages`` and ``set_pending(turn_id, pending)`` in one transaction, the
         streamed partial cleared with them (the committed step supersedes it): a kill
@@ -237,7 +242,7 @@ class HistoryStore:
         resume), or results without the calls still to run."""
         now = time.time()
         rows = [message_row(message, now) for message in messages]
-        value = encode_json(pending) if pending is not None else None
+        value = pending_text(pending)
 
         async def work(conn: aiosqlite.Connection) -> list[int]:
             seqs = await turns.insert_step(conn, session_id, turn_id, rows, now) if rows else []
@@ -252,36 +257,38 @@ class HistoryStore:
         status: str,
         stop_reason: str | None,
         error: str | None = None,
-        report: JsonObject | None = None,
+        report: RunReport | None = None,
     ) -> None:
-        """Record how a turn ended and, if given, its run report (replacing an earlier one)."""
+        """Record how a turn ended and, if given, its run report (replacing an earlier one),
+        stored as it is sent (``_tether/session/report``: the protocol's one converter)."""
         if status not in FINAL_TURN_STATUSES:
             raise ValueError(f"a turn finishes as one of {sorted(FINAL_TURN_STATUSES)}, not {status!r}")
-        text = None if report is None else encode_json(report)
+        text = None if report is None else report_text(report)
         now = time.time()
         await self._db.write(
             lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
         )
 
-    async def set_pending(self, turn_id: str, pending: JsonObject | None) -> None:
+    async def set_pending(self, turn_id: str, pending: PendingStep | None) -> None:
         """Checkpoint (or clear) the tool calls a turn waits to have approved."""
-        value = encode_json(pending) if pending is not None else None
+        value = pending_text(pending)
 
         async def work(conn: aiosqlite.Connection) -> None:
             await conn.execute("UPDATE turns SET pending = ? WHERE id = ?", (value, turn_id))
 
         await self._db.write(work)
 
-    async def save_partial(self, turn_id: str, partial: JsonObject | None) -> None:
-        """Save the streamed output of the step in flight (a time-based checkpoint)."""
-        value = encode_json(partial) if partial is not None else None
+    async def save_partial(self, turn_id: str, partial: AssistantMessage | None) -> None:
+        """Save the streamed output of the step in flight (a time-based checkpoint), stored
+        as a message body (the conversation's one converter)."""
+        value = partial_text(partial)
 
         async def work(conn: aiosqlite.Connection) -> None:
             await conn.execute("UPDATE turns SET partial = ? WHERE id = ?", (value, turn_id))
 
         await self._db.write(work)
 
-    async def waiting_turn(self, session_id: str) -> tuple[str, JsonObject] | None:
+    async def waiting_turn(self, session_id: str) -> tuple[str, PendingStep] | None:
         """The turn of this session waiting for an approval (id, pending calls) that this
         daemon may resume, if any: another live daemon's waiting turn is left to it."""
         rows = await self._db.read(
@@ -292,12 +299,16 @@ class HistoryStore:
         owner = rows[0][2] if rows else None
         if not rows or (alive(owner) and owner != this_process()):
             return None
-        return rows[0][0], json.loads(rows[0][1])
+        return rows[0][0], pending_of(self.path, session_id, rows[0][0], rows[0][1])
 
-    async def turn_elsewhere(self, session_id: str) -> tuple[str, JsonObject | None, str] | None:
+    async def turn_elsewhere(self, session_id: str) -> tuple[str, PendingStep | None, str] | None:
         """The turn of this session another live daemon is running (id, the calls it waits
         to have approved or None, that daemon's pid), if any."""
-        return turns.elsewhere(await self._db.read(turns.RUNNING_SQL, (session_id,)))
+        other = turns.elsewhere(await self._db.read(turns.RUNNING_SQL, (session_id,)))
+        if other is None:
+            return None
+        turn_id, pending, pid = other
+        return turn_id, None if pending is None else pending_of(self.path, session_id, turn_id, pending), pid
 
     async def claim_turn(self, turn_id: str) -> bool:
         """Make this daemon the one that runs a waiting turn (a resumed one), unless another
@@ -384,3 +395,4 @@ class HistoryStore:
             (session_id,),
         )
         return [decode_json(row[0]) for row in rows]
+

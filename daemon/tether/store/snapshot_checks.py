@@ -16,7 +16,8 @@ from tether.store.errors import StoreError
 from tether.store.records import MESSAGE_ROLES, MESSAGE_STATUSES, TURN_STATUSES
 from tether_protocol._json import JsonObject
 
-# (the conversation model is imported by the checks that use it: opening a store does not)
+# (the conversation model and the checkpoint's reader are imported by the checks that use
+# them: opening a store does not)
 
 # version 1 since issue 20 may hold the optional checkpoints (``snapshot_checkpoints``):
 # older snapshots restore as they did, and older Tethers ignore them
@@ -161,20 +162,14 @@ def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
 
 def _pending_problem(pending: JsonObject) -> str | None:
     """What is wrong with a waiting turn's ``{step, calls}``, as the rest of the path and
-    why (``.calls[0].id is missing``); None if it can be resumed."""
-    step = pending.get("step", 1)
-    if type(step) is not int or not 1 <= step <= MAX_SEQ:
-        return f".step must be an integer from 1, not {step!r}"
-    from tether_protocol.conversation import ConversationError, tool_call_from_json
+    why (``.calls[0].id is missing``); None if it can be resumed (the checkpoint's own
+    reader, ``PendingStep.from_json``, decides)."""
+    from tether_protocol._pending import CheckpointError, PendingStep
 
-    calls = pending.get("calls")
-    if type(calls) is not list:
-        return f".calls must be a list of the calls still to run, not {type_name(calls)}"
-    for i, call in enumerate(calls):
-        try:
-            tool_call_from_json(call, f".calls[{i}]")
-        except ConversationError as exc:
-            return str(exc)
+    try:
+        PendingStep.from_json(pending)
+    except CheckpointError as exc:
+        return str(exc)
     return None
 
 

@@ -21,7 +21,6 @@ import aiosqlite
 from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
 from tether.store.liveness import alive, this_process
 from tether.store.records import MessageRow, TurnRecord, indexed_text
-from tether_protocol._json import JsonObject
 
 if TYPE_CHECKING:  # the conversation model is imported when an interrupted turn is recovered
     from tether_protocol.conversation import AssistantMessage
@@ -55,13 +54,13 @@ async def touch_session(conn: aiosqlite.Connection, session_id: str, now: float)
 RUNNING_SQL = "SELECT id, pending, owner FROM turns WHERE session_id = ? AND status = 'running'"
 
 
-def elsewhere(running: Iterable[Any]) -> tuple[str, JsonObject | None, str] | None:
-    """Of ``RUNNING_SQL``'s rows, the turn another live daemon runs: (id, the calls it
-    waits to have approved or None, that daemon's pid)."""
+def elsewhere(running: Iterable[Any]) -> tuple[str, str | None, str] | None:
+    """Of ``RUNNING_SQL``'s rows, the turn another live daemon runs: (id, the stored
+    checkpoint of the calls it waits to have approved or None, that daemon's pid)."""
     me = this_process()
     for turn_id, pending, owner in running:
         if owner != me and alive(owner):
-            return turn_id, None if pending is None else json.loads(pending), owner.partition(":")[0]
+            return turn_id, pending, owner.partition(":")[0]
     return None
 
 
