@@ -17,7 +17,7 @@ from tether_protocol.conversation import ToolResultMessage
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
-from ..agent.sink import TurnSink
+from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
 from ..hooks.setup import TurnHooks, turn_hooks
 from ..providers.base import Provider
@@ -102,12 +102,7 @@ def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> T
 
 
 def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
-    sink.update(
-        {
-            "sessionUpdate": "session_info_update",
-            "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": stop_reason}}},
-        }
-    )
+    sink.emit(TurnEnded(turn_id, stop_reason))  # the update layer renders it
 
 
 async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, pending: PendingStep) -> None:

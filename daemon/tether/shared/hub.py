@@ -223,12 +223,13 @@ def _prompting(server: ClientServer, route: Route) -> Route:
         turn_id = getattr(tether, "turn_id", None)
         others = [c for c in server.hub.audience.get(params.session_id, ()) if c is not server.conn]
         if isinstance(turn_id, str) and others:
+            from ..agent.sink import TurnEnded
+            from ..server.updates.acp_v1 import V1
             from ..server.updates.emitter import frame
 
-            body = frame(params.session_id, {
-                "sessionUpdate": "session_info_update",
-                "_meta": {"tether": {"turnEnded": {"turnId": turn_id, "stopReason": str(result.stop_reason)}}},
-            })
+            update = V1.event(TurnEnded(turn_id, str(result.stop_reason)))
+            assert update is not None  # v1 shows a turn's end
+            body = frame(params.session_id, update)
             for conn in others:
                 conn.send_body(body)
         return result
