@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from .server.sessions_service import SessionsService
     from .store import HistoryStore
+    from .store.snapshots import CheckedSnapshot
 
 __all__ = ["add_sessions_parser", "sessions_main"]
 
@@ -200,7 +201,7 @@ def _service(store: HistoryStore) -> SessionsService:
     return SessionsService(_OneStore(store))
 
 
-async def _read_snapshot(file: str) -> JsonObject | int:
+async def _read_snapshot(file: str) -> CheckedSnapshot | int:
     """The checked snapshot in ``file`` (- for stdin), or the exit code of why not."""
     from tether_protocol._json import loads
 

@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tether_protocol._json import JsonObject
-
 from ..config import MODES, no_looser_mode
 from ..store import (
     HistoryStore,
@@ -119,7 +117,7 @@ def checked_snapshot(raw: Any) -> CheckedSnapshot:
     return snapshot
 
 
-def restore_workspace(snapshot: JsonObject, asked: Path | None, default: Callable[[], Path]) -> Path:
+def restore_workspace(snapshot: CheckedSnapshot, asked: Path | None, default: Callable[[], Path]) -> Path:
     """The workspace a snapshot is restored to: ``asked``, else the one it records when
     that is a directory here, else ``default()``."""
     if asked is not None:
@@ -138,7 +136,7 @@ class SessionsService:
 
     async def restore(
         self,
-        snapshot: JsonObject,
+        snapshot: CheckedSnapshot,
         workspace: Path,
         *,
         mode_limit: str,
