@@ -15,9 +15,9 @@ import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tether_protocol._common import ContentBlock, TextContent
-
 if TYPE_CHECKING:
+    from tether_protocol._common import ContentBlock
+
     from ..mcp.connection import McpConnection
     from .commands import Command, Expanded
     from .context import ServerContext
@@ -92,6 +92,8 @@ async def expand(
         sink.notice(f"\n[/{command.name}: MCP server {server} did not give the prompt: {exc}]\n")
         return None
     texts = [_text(m.content) for m in result.messages]
+    from tether_protocol._common import TextContent  # the prompt path's: not when `session/new` loads this module
+
     return Expanded([TextContent("\n\n".join(t for t in texts if t)), *rest])
 
 
