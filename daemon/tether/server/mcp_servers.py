@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 from tether_protocol._errors import InvalidParams
 from tether_protocol._json import JsonObject
 
-from ..config.mcp_servers import McpServerConfig, from_acp
 from . import mcp_prompts
 from .context import ServerContext
 
 if TYPE_CHECKING:
     from ..agent.sink import TurnSink
+    from ..config.mcp_servers import McpServerConfig
     from ..mcp.connection import McpConnection
     from ..mcp.manager import McpManager
     from ..tools.registry import ToolRegistry
@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 def check_acp_servers(method: str, entries: list[JsonObject]) -> tuple[McpServerConfig, ...]:
     """A client's `mcpServers`, checked before anything is made (-32602 naming the entry)."""
+    if not entries:
+        return ()  # most clients send none: their reading is not imported
+    from ..config.mcp_servers import from_acp
+
     try:
         return from_acp(entries, "params.mcpServers", "", remote_ok=True)
     except ValueError as exc:

@@ -25,20 +25,17 @@ from ..config import MODES, no_looser_mode
 from ..store import (
     HistoryStore,
     SessionRecord,
-    SnapshotError,
     StorageFault,
     StoreError,
-    fork_session,
-    import_session,
 )
-from ..store.search import Hit, search
-from ..store.snapshots import CheckedSnapshot, check_snapshot
 
 if TYPE_CHECKING:
     from tether_protocol._pending import PendingStep
 
     from ..agent.session import AgentSession
     from ..store.checkpoints import RewindRow
+    from ..store.search import Hit
+    from ..store.snapshots import CheckedSnapshot
     from .registry import SessionRegistry
     from .rewind import Changed, RewindOutcome
 
@@ -107,6 +104,8 @@ class Restored:
 
 def checked_snapshot(raw: Any) -> CheckedSnapshot:
     """A checked copy of a snapshot (from `dump`), with a mode this daemon knows."""
+    from ..store.snapshots import SnapshotError, check_snapshot  # snapshots, search: imported when used
+
     try:
         snapshot = check_snapshot(raw)
     except SnapshotError as exc:
@@ -149,6 +148,8 @@ class SessionsService:
         # a snapshot grants no more than a new session gets here (its rules likewise
         # wait for import_rules); the checked snapshot is a copy, changed freely
         snapshot["session"]["mode"] = no_looser_mode(requested, mode_limit)
+        from ..store.snapshots import SnapshotError, import_session
+
         store = await self.stores.store_for(workspace)
         try:
             session_id = await import_session(store, snapshot, keep_id=keep_id, workspace=str(workspace))
@@ -166,6 +167,8 @@ class SessionsService:
         self, store: HistoryStore, source_id: str, source: Path, target: Path, upto_seq: int | None
     ) -> str:
         """Copy a stored session (up to ``upto_seq``) into ``target``'s history; the new id."""
+        from ..store.snapshots import SnapshotError, fork_session
+
         into = None if target == source else await self.stores.store_for(target)
         try:
             return await fork_session(store, source_id, upto_seq=upto_seq, into=into, workspace=str(target))
@@ -177,6 +180,8 @@ class SessionsService:
             raise SessionGone(f"unknown session {source_id!r}: {exc}") from exc
 
     async def search(self, workspace: Path, query: str, limit: int) -> list[Hit]:
+        from ..store.search import search
+
         return await search(await self.stores.store_for(workspace), query, limit=limit)
 
     async def list(

@@ -14,6 +14,9 @@ approval, its run report) become their one stored JSON form at its edge (``recor
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from tether.store.errors import (
     InvalidCursor,
     StorageFault,
@@ -36,14 +39,32 @@ from tether.store.records import (
 from tether.store.rules import RuleRecord
 from tether.store.schema import latest_version
 from tether.store.search import Hit, search
-from tether.store.snapshots import (
-    SNAPSHOT_VERSION,
-    SnapshotError,
-    export_session,
-    export_session_json,
-    fork_session,
-    import_session,
+
+if TYPE_CHECKING:
+    from tether.store.snapshots import (
+        SNAPSHOT_VERSION,
+        SnapshotError,
+        export_session,
+        export_session_json,
+        fork_session,
+        import_session,
+    )
+
+# Snapshots are imported when first named (`session/new` does not). (Not `search`: the
+# function is named like its module, which importing `tether.store.search` would bind here.)
+_LAZY = dict.fromkeys(
+    ("SNAPSHOT_VERSION", "SnapshotError", "export_session", "export_session_json", "fork_session", "import_session"),
+    "snapshots",
 )
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"tether.store.{module}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "MESSAGE_ROLES",
