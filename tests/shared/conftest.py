@@ -7,6 +7,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -48,8 +49,8 @@ class Windows:
     def daemon_pids(self) -> list[int]:
         pids = []
         for pid_file in self.runtime.glob("daemon-*.pid") if self.runtime.exists() else ():
-            pid = int(pid_file.read_text())
-            if _alive(pid):
+            pid = _read_pid(pid_file)
+            if pid is not None and _alive(pid):
                 pids.append(pid)
         return pids
 
@@ -93,3 +94,17 @@ async def windows(shared_env: dict[str, str], workspace: Path, tmp_path: Path):
     opened = Windows(shared_env, workspace, tmp_path)
     yield opened
     await opened.close()
+
+
+def _read_pid(pid_file: Path) -> int | None:
+    """The pid a daemon wrote, or None once it removed the file on its way out (between the
+    glob and the read). A file being written (truncated, then the pid) is read again."""
+    for _ in range(100):
+        try:
+            text = pid_file.read_text()
+        except FileNotFoundError:
+            return None
+        if text.strip():
+            return int(text)
+        time.sleep(0.01)
+    raise AssertionError(f"{pid_file} stayed empty for a second")
