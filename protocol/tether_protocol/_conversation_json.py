@@ -37,23 +37,15 @@ from ._conversation_model import (
     ToolResultMessage,
     UserMessage,
 )
+from ._json import type_name
 
 # -- the converter -------------------------------------------------------------------
 
 _ROLES = ("assistant", "system", "tool", "user")
 
 
-def _type(value: Any) -> str:
-    if value is None:
-        return "null"
-    return _TYPE_NAMES.get(type(value), type(value).__name__)
-
-
-_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
-
-
 def _bad(path: str, expected: str, value: Any) -> ConversationError:
-    return ConversationError(path, f"must be {expected}, not {_type(value)}")
+    return ConversationError(path, f"must be {expected}, not {type_name(value)}")
 
 
 def _opt_str(data: JsonObject, key: str, path: str) -> str | None:

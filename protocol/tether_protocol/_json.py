@@ -35,7 +35,7 @@ from ._gc import collector_paused
 # API bodies, stored bodies, snapshot files), never of what lies between them
 JsonObject: TypeAlias = dict[str, Any]
 
-__all__ = ["dumps", "dumps_text", "loads", "whole_text"]
+__all__ = ["dumps", "dumps_text", "loads", "type_name", "whole_text"]
 
 _std_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 # A run of 19 digits is found as "0" * 19 once every digit is a "0": a tenth of the time
@@ -143,3 +143,13 @@ def _finite(value: Any, seen: set[int]) -> Any:
         finally:
             seen.discard(id(value))
     return value
+
+
+_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+
+
+def type_name(value: Any) -> str:
+    """A decoded JSON value's kind as an error message says it ("an object", "null", "int")."""
+    if value is None:
+        return "null"
+    return _TYPE_NAMES.get(type(value), type(value).__name__)

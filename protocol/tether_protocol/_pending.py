@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from ._json import JsonObject  # the edge: a call's arguments are the model's JSON
+from ._json import JsonObject, type_name  # the edge: a call's arguments are the model's JSON
 
 __all__ = ["CheckpointError", "PendingCallRecord", "PendingStep"]
 
@@ -72,13 +72,13 @@ class PendingStep:
         """The checkpoint of a stored ``{step, calls}`` (``step`` defaults to 1);
         ``CheckpointError`` naming the first wrong field otherwise."""
         if type(data) is not dict:
-            raise CheckpointError(f" must be an object {{step, calls}}, not {_type_name(data)}")
+            raise CheckpointError(f" must be an object {{step, calls}}, not {type_name(data)}")
         step = data.get("step", 1)
         if type(step) is not int or not 1 <= step <= _MAX_STEP:
             raise CheckpointError(f".step must be an integer from 1, not {step!r}")
         calls = data.get("calls")
         if type(calls) is not list:
-            raise CheckpointError(f".calls must be a list of the calls still to run, not {_type_name(calls)}")
+            raise CheckpointError(f".calls must be a list of the calls still to run, not {type_name(calls)}")
         return cls(step, tuple([_call(call, i) for i, call in enumerate(calls)]))
 
 
@@ -93,13 +93,5 @@ def _call(data: Any, index: int) -> PendingCallRecord:
         raise CheckpointError(str(exc)) from None
     started = data.get("started", False)
     if type(started) is not bool:
-        raise CheckpointError(f"{where}.started must be a boolean, not {_type_name(started)}")
+        raise CheckpointError(f"{where}.started must be a boolean, not {type_name(started)}")
     return PendingCallRecord(call.id, call.name, call.arguments, started)
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )

@@ -121,5 +121,4 @@ async def running(settings: Settings, root: Path) -> AsyncIterator[Daemon]:
         finally:
             await server.stop_turns()
             await server.registry.close_all()
-            if server._provider is not None:
-                await server._provider.aclose()
+            await server.lazy_provider.aclose()

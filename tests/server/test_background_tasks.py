@@ -23,14 +23,14 @@ async def test_warm_up_watchers_and_checkpoints_run_in_the_daemons_task_group(se
         assert tasks.started["warm-up"] == 1
         await anyio.sleep(0.05)
         # nothing of the turn is built before the first session is open and answered
-        assert daemon.server._provider is None and daemon.server._tools is None
+        assert daemon.server.lazy_provider.built is None and daemon.server._tools is None
 
         await daemon.new_session(workspace)
         with anyio.fail_after(10):
             while "warm-up" in tasks.running_names:
                 await anyio.sleep(0.01)
         # then the provider and the tools are built by the warm-up, before any prompt
-        assert daemon.server._provider is not None and daemon.server._tools is not None
+        assert daemon.server.lazy_provider.built is not None and daemon.server._tools is not None
         watcher = f"watcher {workspace}"
         assert tasks.running_names == {watcher: 1}
         with anyio.fail_after(10):  # (written again until the watch is set up)

@@ -145,7 +145,6 @@ async def _serve(
     await finish_requests(server, conn, _STOP_GRACE_S)
     await server.registry.close_all()
     await stop_all(server)  # MCP servers: no process outlives the daemon
-    if server._provider is not None:
-        await server._provider.aclose()
+    await server.lazy_provider.aclose()
     conn.close()
     return server.exit_code

@@ -77,4 +77,3 @@ class ClientAsker:
         title = result.get("title") if isinstance(result, dict) else None
         # A dismissed prompt (null) is a "no".
         return AskerAnswer(LSP_ACTIONS.get(title or "", "reject_once"))
-

@@ -137,11 +137,6 @@ class ServerContext:
         """The provider, chosen on first use (choosing may probe loopback servers)."""
         return await self.lazy_provider.get(self.settings)
 
-    @property
-    def _provider(self) -> Provider | None:
-        """The provider if it was built, else None (`server.app.serve` closes it at the end)."""
-        return self.lazy_provider.built
-
     def gate_for(self, workspace: Path, store: HistoryStore) -> ApprovalGate:
         """The approval gate of a workspace (its rules live in that workspace's store)."""
         gate = self._gates.get(workspace)

@@ -59,7 +59,7 @@ class Hub:
         self.gates: dict[Path, ApprovalGate] = {}
         self.tools: ToolRegistry | None = None
         self.model_catalog: ModelCatalog | None = None
-        self._provider = LazyProvider()
+        self.lazy_provider = LazyProvider()
         self.clients: dict[Connection, ClientServer] = {}
         # session id -> the connections that see its updates (`SessionUpdates` reads it)
         self.audience: dict[str, list[Connection]] = {}
@@ -69,7 +69,7 @@ class Hub:
         return load_settings(root, flags=self.flags)
 
     async def provider(self) -> Provider:
-        return await self._provider.get(self.settings)
+        return await self.lazy_provider.get(self.settings)
 
     def join(self, session_id: str, conn: Connection) -> None:
         """``conn`` sees ``session_id``'s updates from now on (and its open approvals)."""
@@ -105,7 +105,7 @@ class Hub:
             for turn in turns:
                 await turn.done.wait()
         await self.registry.close_all()
-        await self._provider.aclose()
+        await self.lazy_provider.aclose()
 
 
 class ClientServer(TetherServer):

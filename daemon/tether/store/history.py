@@ -395,4 +395,3 @@ class HistoryStore:
             (session_id,),
         )
         return [decode_json(row[0]) for row in rows]
-

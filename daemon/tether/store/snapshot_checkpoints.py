@@ -31,8 +31,8 @@ from typing import Any
 import aiosqlite
 
 from tether.store.history import HistoryStore
-from tether.store.snapshot_checks import SnapshotError, type_name
-from tether_protocol._json import JsonObject
+from tether.store.snapshot_checks import SnapshotError
+from tether_protocol._json import JsonObject, type_name
 
 __all__ = ["check_checkpoints", "export_checkpoints", "import_checkpoints", "keep_until"]
 

@@ -14,7 +14,7 @@ from typing import Any, TypeGuard, cast
 
 from tether.store.errors import StoreError
 from tether.store.records import MESSAGE_ROLES, MESSAGE_STATUSES, TURN_STATUSES
-from tether_protocol._json import JsonObject
+from tether_protocol._json import JsonObject, type_name
 
 # (the conversation model and the checkpoint's reader are imported by the checks that use
 # them: opening a store does not)
@@ -264,11 +264,3 @@ def _choice(obj: JsonObject, where: str, key: str, allowed: frozenset[str]) -> N
 
 def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )

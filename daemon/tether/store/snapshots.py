@@ -40,10 +40,9 @@ from tether.store.snapshot_checks import (
     check_turns,
     is_int,
     listed,
-    type_name,
 )
 from tether.store.snapshot_export import export_session, export_session_json
-from tether_protocol._json import JsonObject
+from tether_protocol._json import JsonObject, type_name
 
 __all__ = [
     "MIGRATIONS",
