@@ -12,6 +12,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
   type CancellationToken,
+  type Message,
   type MessageConnection,
   type RequestMessage,
 } from "vscode-jsonrpc/node";
@@ -47,6 +48,27 @@ import type {
 /** Decides a permission prompt; `withdrawn` aborts when Tether takes the request back. */
 export type PermissionHandler = (prompt: PermissionPrompt, withdrawn: AbortSignal) => Promise<PermissionDecision>;
 export type ApplyEditHandler = (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult>;
+
+/**
+ * The writer to the daemon's stdin. A write to a daemon that has just died (EPIPE, a
+ * destroyed stream) is logged and dropped instead of rejected: vscode-jsonrpc rethrows a
+ * failed request write inside a promise executor, where nobody can catch it (an unhandled
+ * rejection). The request itself stays pending until the supervisor sees the exit and
+ * disposes the client, which rejects every request still waiting for an answer.
+ */
+class DaemonWriter extends StreamMessageWriter {
+  constructor(output: NodeJS.WritableStream, private readonly log?: (line: string) => void) {
+    super(output);
+  }
+
+  override async write(msg: Message): Promise<void> {
+    try {
+      await super.write(msg);
+    } catch (err) {
+      this.log?.(`[rpc] a message to the daemon was not written: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
 
 export class TetherClient implements Disposable {
   private readonly updates = new Emitter<SessionNotification>();
@@ -87,7 +109,7 @@ export class TetherClient implements Disposable {
     const source = { incoming: undefined as TetherClient | undefined };
     const connection = createMessageConnection(
       new StreamMessageReader(input),
-      new StreamMessageWriter(output),
+      new DaemonWriter(output, log),
       {
         error: (m) => log?.(`[rpc error] ${m}`),
         warn: (m) => log?.(`[rpc warn] ${m}`),

@@ -2,14 +2,16 @@
 // (replay), a turn that was waiting for approval asks again and finishes; session list
 // and load work on the new daemon; a clean stop is LSP's shutdown + exit.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { TetherClient } from "../../src/core/client";
 import { DaemonStartError, DaemonSupervisor } from "../../src/core/daemon";
 import { initializeParams } from "../../src/core/handshake";
 import { toolCall } from "../../src/core/state";
 import { startChat, textOf, updatesOf, type ChatRig } from "../support/chat";
-import { makeSandbox, waitFor, type Sandbox } from "../support/sandbox";
+import { makeSandbox, scriptedLaunch, waitFor, type Sandbox } from "../support/sandbox";
 
 describe("daemon restarts", () => {
   let sandbox: Sandbox;
@@ -101,6 +103,37 @@ describe("daemon restarts", () => {
       assert.match(textOf(other.messages), /The README says hello\./);
     } finally {
       await other.stop();
+    }
+  });
+
+  it("a request written to a daemon that just died fails when the client is disposed, never as an unhandled error", async () => {
+    // After a kill -9 the chat's session-list refresh can reach the stdin pipe once Node has
+    // destroyed it but before the exit is seen (ERR_STREAM_DESTROYED, seen in CI). Destroying
+    // the pipe here makes that moment certain; the daemon then ends on its closed stdin.
+    const launch = scriptedLaunch(sandbox);
+    const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "ignore"] });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const log: string[] = [];
+    const client = TetherClient.overStreams(child.stdout, child.stdin, (line) => log.push(line));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      await client.initialize(initializeParams({ rootPath: sandbox.workspace }));
+      child.stdin.destroy();
+      const late = client.listSessions(sandbox.workspace);
+      const second = client.prompt("no-such-session", [{ type: "text", text: "hi" }]);
+      await waitFor(() => log.filter((l) => l.includes("was not written")).length === 2, "both failed writes in the log");
+      await exited;
+      client.dispose(); // what the supervisor does when it sees the exit
+      await assert.rejects(late, /disposed/);
+      await assert.rejects(second, /disposed/);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(unhandled, []);
+      assert.equal(client.closedAlready, true);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+      client.dispose();
     }
   });
 
