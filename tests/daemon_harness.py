@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -55,6 +56,20 @@ async def until(predicate, timeout: float = 15.0) -> None:
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(0.02)
+
+
+async def left_waiting(spawn_daemon, workspace: Path) -> str:
+    """A daemon running examples/approvals.json asks to approve the edit of the README and
+    is killed (SIGKILL) while waiting; the session's id."""
+    user = User(never=True)
+    first = await spawn_daemon(script=EXAMPLES / "approvals.json")
+    first.client.peer.on_request = user.on_request
+    session = await first.client.new_session(workspace)
+    session.prompt("edit the readme").start()
+    await until(lambda: user.prompts)
+    os.kill(first.pid, signal.SIGKILL)
+    await first.client.process.wait()
+    return session.id
 
 
 def host_pids(marker: str) -> list[int]:

@@ -5,15 +5,13 @@ they wrote is resumed the same way, and one that cannot be read is refused clear
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from daemon_harness import EXAMPLES, User, until
+from daemon_harness import EXAMPLES, User, left_waiting, until
 from tether_client import ClientError
 
 SCRIPT = EXAMPLES / "approvals.json"
@@ -26,18 +24,6 @@ EDIT = (
 WAITING = '{"step":2,"calls":[' + EDIT + "}]}"
 # ... and once that call was approved and had started (then the daemon was killed)
 STARTED = '{"step":2,"calls":[' + EDIT + ',"started":true}]}'
-
-
-async def _left_waiting(spawn_daemon, workspace: Path) -> str:
-    user = User(never=True)
-    first = await spawn_daemon(script=SCRIPT)
-    first.client.peer.on_request = user.on_request
-    session = await first.client.new_session(workspace)
-    session.prompt("edit the readme").start()
-    await until(lambda: user.prompts)
-    os.kill(first.pid, signal.SIGKILL)
-    await first.client.process.wait()
-    return session.id
 
 
 def _pending(tether_home: Path, text: str | None = None) -> list[str | None]:
@@ -57,7 +43,7 @@ def _ended(updates: list[dict]) -> list[dict]:
 async def test_the_checkpoint_is_stored_as_before_and_an_old_started_one_is_not_run_again(
     spawn_daemon, workspace: Path, tether_home: Path
 ):
-    session_id = await _left_waiting(spawn_daemon, workspace)
+    session_id = await left_waiting(spawn_daemon, workspace)
     assert _pending(tether_home) == [WAITING]  # byte for byte what earlier versions wrote
 
     # what an earlier version left when the approved edit had started as it was killed
@@ -79,7 +65,7 @@ async def test_the_checkpoint_is_stored_as_before_and_an_old_started_one_is_not_
 async def test_a_checkpoint_that_cannot_be_read_is_refused_naming_the_turn_the_field_and_a_way_on(
     spawn_daemon, workspace: Path, tether_home: Path
 ):
-    session_id = await _left_waiting(spawn_daemon, workspace)
+    session_id = await left_waiting(spawn_daemon, workspace)
     _pending(tether_home, '{"step":2,"calls":[{"name":"edit_file","arguments":{}}]}')
     user = User("allow_once")
     second = await spawn_daemon(script=SCRIPT)

@@ -5,14 +5,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 import pytest
-from daemon_harness import EXAMPLES, User, until
+from daemon_harness import EXAMPLES, User, left_waiting, until
 from tether_client import ClientError
 
 SCRIPT = EXAMPLES / "approvals.json"
@@ -25,20 +23,6 @@ def ended(updates: list[dict]) -> list[dict]:
 
 def notices(updates: list[dict]) -> list[str]:
     return [u["content"]["text"] for u in updates if u.get("_meta", {}).get("tether", {}).get("notice")]
-
-
-async def left_waiting(spawn_daemon, workspace: Path) -> str:
-    """Daemon A asks to approve the edit of the README and is killed (SIGKILL) while
-    waiting; the session's id."""
-    user = User(never=True)
-    first = await spawn_daemon(script=SCRIPT)
-    first.client.peer.on_request = user.on_request
-    session = await first.client.new_session(workspace)
-    session.prompt("edit the readme").start()
-    await until(lambda: user.prompts)
-    os.kill(first.pid, signal.SIGKILL)
-    await first.client.process.wait()
-    return session.id
 
 
 async def prompt_hi(daemon, session_id: str) -> dict:
