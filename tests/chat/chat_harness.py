@@ -8,6 +8,7 @@ Waits are on screen content with a deadline (polling every 50 ms), never fixed s
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import time
@@ -52,6 +53,20 @@ class Term:
                 return seen
             if time.monotonic() > deadline:
                 raise AssertionError(f"{text!r} not on the screen within {timeout} s; the screen:\n{seen}")
+            time.sleep(0.05)
+
+    def wait_on_screen(self, text: str, *, regex: bool = False, colours: bool = False, timeout: float = 15.0) -> str:
+        """The visible screen once it shows ``text`` (a regular expression when ``regex``;
+        with its escape sequences when ``colours``). A redraw (text written above the live
+        area erases it, writes, then draws it again) can be caught half-way, so a check of
+        what is on the screen polls instead of capturing once."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen(colours=colours)
+            if (re.search(text, screen) if regex else text in screen):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} not on the visible screen within {timeout} s; the screen:\n{screen}")
             time.sleep(0.05)
 
     def count(self, text: str) -> int:

@@ -19,7 +19,7 @@ def test_messages_typed_mid_turn_are_queued_by_the_daemon_and_the_last_can_be_wi
     term.wait_for("full-auto (Shift+Tab)")
     term.send("hold on")
     term.wait_for("│ holding")  # the turn runs, its command waits for `go`
-    assert "Enter queues · Ctrl-S steers" in term.screen()  # the keys, in the status line
+    term.wait_on_screen("Enter queues · Ctrl-S steers")  # the keys, in the status line
     term.send("hello")
     term.send("explain this")
     seen = term.wait_for("queued 2: explain this")

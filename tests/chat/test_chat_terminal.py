@@ -22,8 +22,7 @@ def test_a_streamed_answer_is_markdown_with_highlighted_code_and_the_turns_usage
     assert "▸ thought (7 words" in seen  # thinking collapsed to one line
     assert "The user wants an explanation" not in seen
     assert "120+40 tokens" in seen
-    coloured = term.screen(colours=True)
-    assert re.search(r"\x1b\[[0-9;]*38;5;\d+", coloured), "the code is highlighted in colour"
+    term.wait_on_screen(r"\x1b\[[0-9;]*38;5;\d+", regex=True, colours=True)  # the code, highlighted in colour
     term.save("streamed-answer")
     term.keys("C-o")  # the thinking, when asked for
     term.wait_for("The user wants an explanation with code.")
@@ -37,8 +36,7 @@ def test_an_edit_is_approved_from_its_coloured_diff(start_chat, chat_workspace: 
     assert "? Edit README.md" in seen
     assert "-Hello from the chat workspace." in seen and "+Hello, edited in the chat." in seen
     assert "mode ask asks before editing README.md" in seen
-    coloured = term.screen(colours=True)
-    assert re.search(r"\x1b\[[0-9;]*32m\+Hello, edited", coloured), "added lines are green"
+    term.wait_on_screen(r"\x1b\[[0-9;]*32m\+Hello, edited", regex=True, colours=True)  # added lines are green
     term.save("edit-approval")
     term.type("y")
     seen = term.wait_for(END)  # the turn's end: everything before it is in the scrollback
@@ -142,7 +140,7 @@ def test_continue_and_resume_replay_the_last_session(start_chat):
 
     picked = start_chat("--resume")
     picked.wait_for("Resume which session?")
-    assert "› explain this" in picked.screen()
+    picked.wait_on_screen("› explain this")  # the picker, its first entry chosen
     picked.save("session-picker")
     picked.keys("Enter")
     seen = picked.wait_for("[resumed: what follows is new]")
@@ -168,8 +166,7 @@ def test_no_color_means_no_colour(start_chat):
     term.wait_for("ask (Shift+Tab)")
     term.send("edit the readme")
     term.wait_for("y once")
-    screen = term.screen(colours=True)
-    assert "+Hello, edited in the chat." in screen
+    screen = term.wait_on_screen("+Hello, edited in the chat.", colours=True)
     assert not re.search(r"\x1b\[[0-9;]*(3[0-7]|38;5;\d+|9[0-7])m", screen), "no colour codes"
     term.save("no-color")
 
@@ -190,7 +187,7 @@ def test_search_finds_stored_sessions(start_chat):
     other.wait_for("ask (Shift+Tab)")
     other.send("/search answer")
     other.wait_for("Resume which session?")  # the hits' sessions, to pick from
-    assert "› explain this" in other.screen()
+    other.wait_on_screen("› explain this")
     other.save("search-picker")
     other.keys("Enter")
     seen = other.wait_for("[resumed: what follows is new]")
