@@ -9,7 +9,7 @@ import pytest
 
 from tether.config import load_settings
 from tether.hooks.answers import HookAnswer, read_answer
-from tether.hooks.config import load_hooks
+from tether.hooks.config import HookSet, load_hooks
 from tether.hooks.runner import HookRun
 
 
@@ -107,3 +107,15 @@ def test_trusted_hooks_stop_when_their_table_or_a_workspace_file_they_run_change
     (home / "trusted_hooks.json").write_text("not json")  # an unreadable record: fail closed
     found = load_hooks(user, workspace, home)
     assert found.specs == () and "cannot be read or written" in found.alerts[0]
+
+
+def test_hooks_added_to_a_trusted_workspace_that_had_none_are_a_change(tmp_path: Path) -> None:
+    """Trusting a workspace pins "no hooks" too: a [hooks] table a command adds later waits
+    for `tether hooks trust`."""
+    home, user, workspace = tmp_path / "home", tmp_path / "user.toml", tmp_path / "ws"
+    (workspace / ".tether").mkdir(parents=True)
+    user.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')
+    assert load_hooks(user, workspace, home) == HookSet()  # nothing to run; "no hooks" pinned
+    (workspace / ".tether" / "config.toml").write_text('[[hooks.pre_tool]]\ncommand = "added"\n')
+    found = load_hooks(user, workspace, home)
+    assert found.specs == () and "changed since you trusted them" in found.alerts[0]

@@ -117,20 +117,20 @@ def load_hooks(user_path: Path, workspace: Path, home: Path) -> HookSet:
         ws = read_toml(ws_path, f"workspace config {ws_path}", required=False) or {}
     except ConfigError:
         ws = {}
-    if "hooks" in ws:
-        if trusts_workspace(user.get("workspaces"), workspace):
-            from .trust import pinned_check
+    if trusts_workspace(user.get("workspaces"), workspace):
+        from .trust import pinned_check
 
-            changed = pinned_check(home, workspace, ws["hooks"], ws_path)
-            if changed is None:
-                specs += _read_table(ws["hooks"], f"workspace config {ws_path} (trusted)", notices)
-            else:
-                alerts.append(changed)
-        else:
-            notices.append(
-                f"hooks in {ws_path} were not run: a workspace may not add hooks (they run programs) unless "
-                f"your user config {user_path} trusts it with [workspaces.\"{workspace}\"] trust_hooks = true"
-            )
+        # pinned even while there are none: hooks a command adds later are a change too
+        changed = pinned_check(home, workspace, ws.get("hooks"), ws_path)
+        if changed is not None:
+            alerts += [changed] if "hooks" in ws else []
+        elif "hooks" in ws:
+            specs += _read_table(ws["hooks"], f"workspace config {ws_path} (trusted)", notices)
+    elif "hooks" in ws:
+        notices.append(
+            f"hooks in {ws_path} were not run: a workspace may not add hooks (they run programs) unless "
+            f"your user config {user_path} trusts it with [workspaces.\"{workspace}\"] trust_hooks = true"
+        )
     return HookSet(tuple(specs), tuple(notices), tuple(alerts))
 
 
