@@ -77,18 +77,27 @@ def _config_with_key(workspace: Path) -> Path:
 
 async def test_instructions_files_linked_to_tethers_config_never_reach_the_model(spawn_daemon, workspace: Path):
     """Issue 30 item 7: `AGENTS.md -> .config/tether/config.toml` (as a command could plant
-    it) and a workspace MEMORY.md linked the same way put nothing of the config in the
-    request the model gets; an AGENTS.md of the project's own still does."""
+    it), a workspace MEMORY.md and a slash command file linked the same way put nothing
+    of the config in the request the model gets or the command list the client gets; an
+    AGENTS.md of the project's own is still read."""
     _config_with_key(workspace)
     (workspace / "AGENTS.md").symlink_to(".config/tether/config.toml")
     (workspace / ".tether").mkdir()
     (workspace / ".tether" / "MEMORY.md").symlink_to("../.config/tether/config.toml")
+    (workspace / ".tether" / "commands").mkdir()
+    (workspace / ".tether" / "commands" / "key.md").symlink_to("../../.config/tether/config.toml")
+    (workspace / ".tether" / "commands" / "hello.md").write_text("Say hello.\n")
     (workspace / "src" / "AGENTS.md").write_text("Keep functions short.\n")
     async with LocalHTTPServer() as server:
         server.queue(Reply(chunks=text_chunks("openai", "ok")), Reply(chunks=text_chunks("openai", "ok")))
         daemon = await spawn_daemon(command=serve_command("openai", server), env=_home_env(workspace))
         for folder in (workspace, workspace / "src"):
             session = await daemon.client.new_session(folder)
+            await daemon.client.request("session/list", {})  # the command list is in before this answer
+            listed = [u for u in session.updates if u["sessionUpdate"] == "available_commands_update"]
+            names = {c["name"] for c in listed[-1]["availableCommands"]}
+            assert "key" not in names and KEY not in json.dumps(listed)  # a slash command linked to the config
+            assert "hello" in names or folder != workspace
             turn = session.prompt("hello")
             _ = [u async for u in turn]
             assert turn.stop_reason == "end_turn"
