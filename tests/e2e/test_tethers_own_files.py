@@ -129,10 +129,12 @@ async def test_a_crafted_snapshot_rewinds_nothing_outside_the_workspace_or_into_
     spawn_daemon, workspace: Path, tmp_path: Path
 ):
     """Issue 30 item 7: a restored snapshot names Tether's config, the user's MEMORY.md,
-    the history folder, a path through a link out of the workspace and a too-long name;
+    the history folder, a path through a link out of the workspace, a link into the
+    config, `.git` and a too-long name;
     a forced rewind writes none of them (and restores the session's own file)."""
     config = _config_with_key(workspace)
     (workspace / "up").symlink_to(tmp_path)  # a folder link out of the workspace
+    (workspace / "innocent.txt").symlink_to(".config/tether/config.toml")  # a file link into the config
     script = tmp_path / "write.json"
     script.write_text(json.dumps({"replies": [
         {"when": {"step": 1}, "tool_calls": [
@@ -154,16 +156,17 @@ async def test_a_crafted_snapshot_rewinds_nothing_outside_the_workspace_or_into_
         assert f"checkpoints.changes[{index}].path {problem}" in caught.value.message, caught.value.message
 
     evil = [".config/tether/config.toml", ".config/tether/MEMORY.md", ".local/share/tether/planted.txt",
-            "up/escaped.txt", "y" * 300, "src/app.py"]
+            "up/escaped.txt", "innocent.txt", ".git/hooks/pre-commit", "y" * 300, "src/app.py"]
     restored = await daemon.client.request("_tether/session/restore", {"snapshot": _crafted(snapshot, evil)})
     answer = await daemon.client.request(
         "_tether/session/rewind", {"sessionId": restored["sessionId"], "toTurn": 1, "force": True})
-    assert answer["done"] is True
+    assert answer["done"] is True and KEY not in json.dumps(answer)  # not read into a conflict's diff either
     assert sorted(answer["restored"]) == ["notes.txt", "src/app.py"]  # the workspace's own files only
     assert {s["path"] for s in answer["skipped"]} == set(evil) - {"src/app.py"}
     assert config.read_text() == f'api_key = "{KEY}"\n'
     assert not (workspace / ".config" / "tether" / "MEMORY.md").exists()
     assert not (workspace / ".local" / "share" / "tether" / "planted.txt").exists()
-    assert not (tmp_path / "escaped.txt").exists()
+    assert not (tmp_path / "escaped.txt").exists() and not (workspace / ".git").exists()
+    assert (workspace / "innocent.txt").is_symlink()
     assert not (workspace / "notes.txt").exists()  # the session's own change is rewound
     assert (workspace / "src" / "app.py").read_bytes() == PWNED  # inside the workspace: a file like any
