@@ -119,3 +119,18 @@ def test_hooks_added_to_a_trusted_workspace_that_had_none_are_a_change(tmp_path:
     (workspace / ".tether" / "config.toml").write_text('[[hooks.pre_tool]]\ncommand = "added"\n')
     found = load_hooks(user, workspace, home)
     assert found.specs == () and "changed since you trusted them" in found.alerts[0]
+
+
+def test_a_link_a_trusted_hook_runs_is_pinned_by_where_it_points(tmp_path: Path) -> None:
+    home, user, workspace = tmp_path / "home", tmp_path / "user.toml", tmp_path / "ws"
+    (workspace / ".tether").mkdir(parents=True)
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.sh").write_text("exit 0\n")  # the same text outside the workspace
+    (workspace / "guard").symlink_to(tmp_path / "a.sh")
+    (workspace / ".tether" / "config.toml").write_text('[[hooks.pre_tool]]\ncommand = "sh ./guard"\n')
+    user.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')
+    assert len(load_hooks(user, workspace, home).specs) == 1
+    (workspace / "guard").unlink()
+    (workspace / "guard").symlink_to(tmp_path / "b.sh")
+    found = load_hooks(user, workspace, home)
+    assert found.specs == () and "changed since you trusted them" in found.alerts[0]

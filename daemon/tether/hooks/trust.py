@@ -27,17 +27,21 @@ PIN_FILE = "trusted_hooks.json"
 
 
 def hooks_digest(workspace: Path, table: object) -> str:
-    """sha256 of the `[hooks]` table (as JSON, keys sorted) and of each file inside the
-    workspace that a hook's command names (`./scripts/guard.sh`, `python3 hooks/check.py`)."""
+    """sha256 of the `[hooks]` table (as JSON, keys sorted), of each file inside the
+    workspace that a hook's command names (`./scripts/guard.sh`, `python3 hooks/check.py`)
+    and of where each link among those names points (a link a command retargets)."""
     digest = hashlib.sha256(json.dumps(table, sort_keys=True, default=str).encode())
     root = os.path.realpath(workspace)
     for word in sorted(set(_command_words(table))):
-        real = os.path.realpath(os.path.join(root, os.path.expanduser(word)))
-        if not (real.startswith(root + os.sep) and os.path.isfile(real)):
-            continue
+        named = os.path.normpath(os.path.join(root, os.path.expanduser(word)))
+        real = os.path.realpath(named)
         try:
-            with open(real, "rb") as file:
-                digest.update(f"\0{os.path.relpath(real, root)}\0".encode() + hashlib.file_digest(file, "sha256").digest())
+            if named.startswith(root + os.sep) and os.path.islink(named):
+                digest.update(f"\0{word}\0->{os.readlink(named)}".encode())
+            if real.startswith(root + os.sep) and os.path.isfile(real):
+                with open(real, "rb") as file:
+                    digest.update(f"\0{os.path.relpath(real, root)}\0".encode())
+                    digest.update(hashlib.file_digest(file, "sha256").digest())
         except OSError:
             digest.update(f"\0{word}\0unreadable".encode())
     return digest.hexdigest()
