@@ -24,6 +24,7 @@ from ..store import (
     SessionRecord,
     database_path,
 )
+from ..tools.ledger import ContentLedger
 from ..tools.sandbox import WorkspaceSandbox
 from .config_options import stored_model, stored_reasoning
 from .watcher import WorkspaceWatcher
@@ -171,10 +172,7 @@ class SessionRegistry:
             reasoning=stored_reasoning(record.metadata),
             messages=model_view(stored),
         )
-        for role, body, _status in stored:  # what the model had read, before the daemon restarted
-            learned = body.get("ledger") if role == "tool" else None
-            if learned and session.ledger is not None:
-                session.ledger.restore(learned)
+        session.ledger = stored_ledger(session.sandbox, stored)  # what the model had read, before a restart
         self.live[session_id] = session
         return session
 
@@ -187,6 +185,18 @@ class SessionRegistry:
         for store in self._stores.values():
             await store.close()
         self._stores.clear()
+
+
+def stored_ledger(sandbox: WorkspaceSandbox, stored: Sequence[MessageView]) -> ContentLedger:
+    """The read ledger of a conversation as it stands: what its tool calls taught it, in
+    order. After a rewind only the remaining calls count (SPEC 5.11: a file read in a
+    rewound turn must be read again before it is changed)."""
+    ledger = ContentLedger(sandbox)
+    for role, body, _status in stored:
+        learned = body.get("ledger") if role == "tool" else None
+        if learned:
+            ledger.restore(learned)
+    return ledger
 
 
 def model_view(stored: Sequence[MessageView]) -> list[Message]:
