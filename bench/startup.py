@@ -70,7 +70,8 @@ Sample = Callable[[], Awaitable[dict[str, float]]]
 REPLY_DELTAS = 8
 SAMPLE_TIMEOUT_S = 120.0  # a sample that hangs (a server that never answers) fails the run
 SERVERS = ["tether-serve-openai", "tether-acp-openai", "tether-serve-scripted", "tether-acp-scripted", "codex-app-server"]
-ONESHOTS = ["tether-run-scripted", "tether-run-openai", "codex-exec"]
+ONESHOTS = ["bare-python", "tether-run-scripted", "tether-run-openai", "codex-exec"]
+BARE_START = "import asyncio, sqlite3, json, ssl"  # issue 31's yardstick: a bare interpreter's start
 LABELS = {
     "tether-serve-openai": "`tether serve` (LSP framing), openai provider -> fake server",
     "tether-acp-openai": "`tether acp` (NDJSON), openai provider -> fake server",
@@ -80,6 +81,7 @@ LABELS = {
     "tether-run-scripted": '`tether run "hi" --provider scripted --script <one reply>`',
     "tether-run-openai": '`tether run "hi" --provider openai` -> fake server',
     "codex-exec": '`codex exec "hi"` -> fake server',
+    "bare-python": f'bare start: `python -c "{BARE_START}"`',
 }
 
 
@@ -137,8 +139,9 @@ def label(name: str) -> str:
     return f"{LABELS[name[5:]]}, **baseline**" if name.startswith("base-") else LABELS[name]
 
 
-async def oneshot(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, float]:
-    """Wall time spawn -> exit and CPU of one command; its output must hold the reply."""
+async def oneshot(argv: list[str], env: dict[str, str], cwd: Path, expect: bytes = b"abcd" * REPLY_DELTAS,
+                  ) -> dict[str, float]:
+    """Wall time spawn -> exit and CPU of one command; its output must hold `expect` (the reply)."""
     before = children_cpu_s()
     t0 = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -146,7 +149,7 @@ async def oneshot(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, 
     out, _ = await proc.communicate()
     wall_ms = (time.perf_counter() - t0) * 1000
     cpu = children_cpu_s() - before
-    if proc.returncode != 0 or b"abcd" * REPLY_DELTAS not in out:
+    if proc.returncode != 0 or expect not in out:
         raise RuntimeError(f"{argv[:4]} exited {proc.returncode}: {out[-400:]!r}")
     return {"wall_ms": wall_ms, "cpu_s": cpu}
 
@@ -167,6 +170,8 @@ def oneshot_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
             if twin in commands:
                 argv, env = commands[twin]
                 out[twin] = partial(oneshot, argv, env, s.ws)
+    if "bare-python" in names:
+        out["bare-python"] = partial(oneshot, [sys.executable, "-c", BARE_START], s.tether_env, s.ws, b"")
     return out
 
 
@@ -206,12 +211,12 @@ def fmt(stat: dict[str, Any], key: str) -> str:
 def table(results: dict[str, Any], missing: list[str]) -> str:
     """The markdown tables of bench/RESULTS.md; `missing` are the wanted Codex targets it lacks."""
     lines = ["| target | spawn -> `initialize` | spawn -> `session/new` | CPU at `session/new` | \"hi\" turn"
-             " | process CPU | peak RSS |", "| --- | --- | --- | --- | --- | --- | --- |"]
+             " | spawn -> first character | process CPU | peak RSS |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, stats in results["servers"].items():
-        keys = ("init_ms", "new_ms", "new_cpu_s", "turn_ms", "cpu_s", "rss_mb")
+        keys = ("init_ms", "new_ms", "new_cpu_s", "turn_ms", "first_ms", "cpu_s", "rss_mb")
         lines.append(f"| {label(name)} | " + " | ".join(fmt(stats[k], k) for k in keys) + " |")
     if "codex-app-server" in missing:
-        lines.append(f"| {LABELS['codex-app-server']} | not installed | | | | | |")
+        lines.append(f"| {LABELS['codex-app-server']} | not installed | | | | | | |")
     lines += ["", "| command | wall | CPU (user+sys) |", "| --- | --- | --- |"]
     for name, stats in results["oneshots"].items():
         lines.append(f"| {label(name)} | {fmt(stats['wall_ms'], 'wall_ms')} | {fmt(stats['cpu_s'], 'cpu_s')} |")
