@@ -1,6 +1,7 @@
 """Start-up, side by side in one run: Tether's daemon in both framings and Codex's app-server.
 
-    .venv/bin/python bench/startup.py [--runs 15] [--codex PATH] [--baseline PYTHON] [--targets a,b,...] [--out FILE]
+    .venv/bin/python bench/startup.py [--runs 15] [--codex PATH] [--baseline PYTHON] [--targets a,b,...]
+        [--pause-before-prompt S] [--out FILE]
 
 PATH (or the env var TETHER_BENCH_CODEX) is Codex's native binary or an npm prefix where
 `npm install --prefix PATH @openai/codex` put it; without it Codex is "not installed".
@@ -21,6 +22,11 @@ makes no request but the model's, and httpx would build a transport per proxy):
    `codex exec "hi"`: wall time spawn -> exit and CPU (user+sys, descendants included).
    In this venv httpx also imports its command line's rich and click (test dependencies
    bring them): ~50 ms of the openai rows that an install from the wheel does not pay.
+
+The "hi" prompt is sent the instant `session/new` is answered (a script, `tether run`, an
+editor sending a queued prompt): "spawn -> first character" is the cold path to the
+first token. `--pause-before-prompt S` sends Tether's prompt S seconds later instead
+(the warm-up has run: the "hi" turn is then the warm first prompt).
 
 `--baseline PYTHON`: the interpreter of another checkout's venv (say main's, before a
 change); every Tether target is also sampled with it, right before the same target of this
@@ -88,8 +94,9 @@ LABELS = {
 class Setup:
     """The scratch directory, the fake server and the environments of one run."""
 
-    def __init__(self, codex: Path | None, baseline: str | None = None) -> None:
+    def __init__(self, codex: Path | None, baseline: str | None = None, pause_s: float = 0.0) -> None:
         self.baseline = baseline
+        self.pause_s = pause_s
         if baseline is not None:
             compile_packages(baseline)
         self.scratch = Path(tempfile.mkdtemp(prefix="tether-bench-startup-"))
@@ -126,7 +133,7 @@ def server_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
         framing: Framing = "lsp" if command == "serve" else "ndjson"
         for prefix, python in pythons(s):
             argv = tether_argv(command, provider, script=s.script, model_url=url, python=python)
-            out[prefix + name] = partial(tether_sample, argv, framing, s.tether_env, s.ws)
+            out[prefix + name] = partial(tether_sample, argv, framing, s.tether_env, s.ws, s.pause_s)
     return out
 
 
@@ -228,7 +235,7 @@ def table(results: dict[str, Any], missing: list[str]) -> str:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     codex = resolve_codex(args.codex)
     wanted = args.targets.split(",") if args.targets else SERVERS + ONESHOTS
-    s = Setup(codex, args.baseline)
+    s = Setup(codex, args.baseline, args.pause_before_prompt)
     try:
         with_codex = [n for n in ("codex-app-server", "codex-exec") if n in wanted]
         if codex is not None and with_codex:  # one spawn with its stderr kept, to see what it tried
@@ -255,6 +262,8 @@ def main() -> None:
     parser.add_argument("--codex", help="codex binary or npm prefix (default: $TETHER_BENCH_CODEX)")
     parser.add_argument("--baseline", help="another checkout's python, sampled beside this one (rows base-...)")
     parser.add_argument("--targets", help="comma-separated subset of: " + ",".join(SERVERS + ONESHOTS))
+    parser.add_argument("--pause-before-prompt", type=float, default=0.0, metavar="S",
+                        help="Tether's prompt waits S seconds after session/new (the warm first prompt)")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args()
     results = asyncio.run(run(args))

@@ -11,6 +11,7 @@ once and answered (spawn -> its first character read), then the process's CPU. M
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -60,16 +61,21 @@ def tether_env(base: dict[str, str], home: Path) -> dict[str, str]:
     return env
 
 
-async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], ws: Path) -> dict[str, float]:
-    """One spawn of the daemon: start-up figures, the short turn, CPU and peak RSS."""
+async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], ws: Path,
+                        pause_s: float = 0.0) -> dict[str, float]:
+    """One spawn of the daemon: start-up figures, the short turn (sent `pause_s` after
+    `session/new` answers: 0 is a prompt sent at once), CPU and peak RSS."""
     c = await Spawned.start(argv, env=env, cwd=ws, framing=framing)
     await c.request("initialize", init_params(ws))
     init_ms = c.since_spawn_ms()
     session = await c.request("session/new", new_params(ws))
     new_ms = c.since_spawn_ms()
     new_cpu_s = c.cpu_s()  # load on the machine stretches the wall time, not this
+    if pause_s:
+        await asyncio.sleep(pause_s)
+    sent_ms = c.since_spawn_ms()
     answer = await c.request("session/prompt", prompt_params(session["sessionId"], "hi"))
-    turn_ms = c.since_spawn_ms() - new_ms
+    turn_ms = c.since_spawn_ms() - sent_ms
     first_ms = first_text_ms(c, "session/update", _is_text_chunk)
     if answer.get("stopReason") != "end_turn":
         raise RuntimeError(f"tether turn ended {answer}")
