@@ -37,6 +37,7 @@ import httpx
 from tether_protocol._json import JsonObject
 
 from .base import ProviderError
+from .idle_watch import IdleWatch
 from .sse import SSEDecoder, SSEEvent
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
@@ -261,16 +262,10 @@ class SSEClient:
                     raise error_from_response(
                         self.error_context, response.status_code, response.headers, raw
                     )
-                # an AsyncClient's response body is an async stream
-                body_stream = cast(httpx.AsyncByteStream, response.stream)
-                response.stream = _TimedStream(body_stream, self.timeouts.read_gap, on_chunk)
                 if not _is_event_stream(response):
                     raise await self._not_a_stream(response)
-                decoder = SSEDecoder()
-                async for chunk in response.aiter_bytes():  # content-decoded, as read
-                    events = decoder.feed(chunk)
-                    if events:
-                        yield events
+                async for events in self._events(response, on_chunk):
+                    yield events
         except httpx.TimeoutException as exc:
             raise ProviderError(
                 f"{self._where()}: timed out ({type(exc).__name__}); the server may be "
@@ -283,6 +278,54 @@ class SSEClient:
                 f"server running and the base URL right?",
                 kind="connection", retryable=True,
             ) from None
+
+    async def _events(
+        self, response: httpx.Response, on_chunk: Callable[[bytes], None] | None
+    ) -> AsyncGenerator[list[SSEEvent], None]:
+        """The body's events, per read. With the connection's socket at hand the gap
+        between reads is one timer for the whole body (idle_watch.py) and the reads come
+        straight from the transport when nothing is content-encoded; otherwise (a test's
+        or the replay's transport) each read runs under its own `fail_after`."""
+        decoder = SSEDecoder()
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            body_stream = cast(httpx.AsyncByteStream, response.stream)  # an AsyncClient's: async
+            response.stream = _TimedStream(body_stream, self.timeouts.read_gap, on_chunk)
+            async for chunk in response.aiter_bytes():  # content-decoded, as read
+                events = decoder.feed(chunk)
+                if events:
+                    yield events
+            return
+        # the transport's own per-read timeout would be a cancel scope per read: the watch
+        # keeps the stricter of the two limits instead (the first byte's, then the gap's)
+        response.request.extensions["timeout"]["read"] = None
+        watch = IdleWatch(min(self.timeouts.read_gap, self.timeouts.first_byte), sock)
+        identity = response.headers.get("content-encoding", "identity").lower() in ("", "identity")
+        reads = cast(AsyncIterator[bytes], response.stream) if identity else response.aiter_bytes()
+        seen = watch.seen
+        try:
+            async for chunk in reads:
+                seen()
+                if on_chunk is not None:
+                    on_chunk(chunk)
+                events = decoder.feed(chunk)
+                if events:
+                    yield events
+                    seen()  # the time the reader spent on them is not the server's silence
+        except (httpx.TransportError, httpx.StreamError):
+            if not watch.fired:
+                raise
+        finally:
+            watch.stop()
+        if watch.fired:
+            raise self._gap_error(watch.gap)
+
+    def _gap_error(self, gap: float) -> ProviderError:
+        return ProviderError(
+            f"the model server sent nothing for {gap:.0f} s in the middle of a reply",
+            kind="timeout", retryable=True,
+        )
 
     async def get_json(self, path: str) -> Any:
         response = await self._client.get(f"{self.base_url}{path}", timeout=5.0)
