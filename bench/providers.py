@@ -1,14 +1,15 @@
 """The HTTP providers under load: a 20,000-delta reply through `tether serve --provider openai|anthropic`.
 
     .venv/bin/python bench/providers.py [--runs 3] [--warm-turns 3] [--base DIR] [--kinds openai,anthropic]
-                                        [--server-mode bulk|per-event]
+                                        [--server-mode bulk|per-event] [--pace-us U]
 
 A local SSE server (bench/fake_model.py: standard-library asyncio, in a subprocess,
 127.0.0.1 only, bounded in requests and idle time) answers every model request with a pre-encoded stream of
 N deltas of 4 characters each, in OpenAI chat-completion chunk format (`/v1/chat/
 completions`) or Anthropic Messages format (`/v1/messages`), written as fast as the
 socket takes it: in 64 KiB writes (`--server-mode bulk`) or one SSE event per write with
-TCP_NODELAY (`per-event`, how real servers write). `tether_client`'s JSON-RPC peer (bench/spawned.py) drives the daemon and
+TCP_NODELAY (`per-event`, how real servers write; `--pace-us`: that far apart at least,
+as a model's tokens come). `tether_client`'s JSON-RPC peer (bench/spawned.py) drives the daemon and
 reads as fast as it can, stamping each notification with the time it was read. Per turn it records:
 
 - prompt -> model request: `session/prompt` written -> the request fully read by the
@@ -170,7 +171,8 @@ def summary(done: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def run(
-    runs: int, deltas: int, base: Path | None, kinds: list[str], warm_turns: int, mode: str = "bulk"
+    runs: int, deltas: int, base: Path | None, kinds: list[str], warm_turns: int, mode: str = "bulk",
+    pace_us: float = 0.0,
 ) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="tether-bench-providers-"))
     ws = scratch / "ws"
@@ -178,8 +180,8 @@ async def run(
     (ws / "README.md").write_text("bench\n")
     env = tether_env(dict(os.environ), scratch / "home")
     sides = {"this": env} | ({"base": source_env(env, base)} if base is not None else {})
-    server = FakeModel(deltas, max_requests=1000, mode=mode)
-    out: dict[str, Any] = {"deltas": deltas, "runs": runs, "server_mode": mode}
+    server = FakeModel(deltas, max_requests=1000, mode=mode, pace_us=pace_us)
+    out: dict[str, Any] = {"deltas": deltas, "runs": runs, "server_mode": mode, "pace_us": pace_us}
     try:
         for kind in kinds:
             done: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
@@ -208,9 +210,10 @@ def main() -> None:
     parser.add_argument("--warm-turns", type=int, default=3, help="warm turns per daemon, each after a floor reading")
     parser.add_argument("--server-mode", choices=("bulk", "per-event"), default="bulk",
                         help="the fake server's writes: 64 KiB each, or one SSE event each")
+    parser.add_argument("--pace-us", type=float, default=0.0, help="per-event mode: µs between events")
     args = parser.parse_args()
     kinds = args.kinds.split(",")
-    result = run(args.runs, args.deltas, args.base, kinds, args.warm_turns, args.server_mode)
+    result = run(args.runs, args.deltas, args.base, kinds, args.warm_turns, args.server_mode, args.pace_us)
     print(json.dumps(asyncio.run(result), indent=2))
 
 

@@ -16,7 +16,9 @@ made stricter where they are lenient:
   what it was.
 - the stream is read in the batches one socket read delivers: `SSEClient.batches` yields
   the events each read completed (decoded by sse.py), so the adapters do their work per
-  read and no generator layer runs per event.
+  read and no generator layer runs per event. The gap between reads is kept by one timer
+  per reply (idle_watch.py), not a cancel scope per read: a server that writes one event
+  per packet costs a read per event, and nothing else per read may scale with that.
 
 Must not: parse a provider's event payloads (the adapters do), or log request bodies.
 """
@@ -297,13 +299,13 @@ class SSEClient:
                 if events:
                     yield events
             return
-        # the transport's own per-read timeout would be a cancel scope per read: the watch
-        # keeps the stricter of the two limits instead (the first byte's, then the gap's)
+        # the transport's own per-read timeout would be a cancel scope (and a timer) per
+        # read: the watch keeps the stricter of the two limits each read had until now
         response.request.extensions["timeout"]["read"] = None
         watch = IdleWatch(min(self.timeouts.read_gap, self.timeouts.first_byte), sock)
         identity = response.headers.get("content-encoding", "identity").lower() in ("", "identity")
         reads = cast(AsyncIterator[bytes], response.stream) if identity else response.aiter_bytes()
-        seen = watch.seen
+        seen, away = watch.seen, watch.away
         try:
             async for chunk in reads:
                 seen()
@@ -311,8 +313,9 @@ class SSEClient:
                     on_chunk(chunk)
                 events = decoder.feed(chunk)
                 if events:
+                    away()  # the consumer's time with them is not the server's silence
                     yield events
-                    seen()  # the time the reader spent on them is not the server's silence
+                    seen()
         except (httpx.TransportError, httpx.StreamError):
             if not watch.fired:
                 raise
