@@ -243,6 +243,9 @@ class FakeModel:
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
+        self._reader.join(5)  # it reads to the pipe's end, then the pipe can close
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
 
 
 def main() -> None:

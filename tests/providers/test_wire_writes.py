@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from local_http import LocalHTTPServer, Reply, sse
+
 from tether.agent.sanitize import StreamSanitizer, sanitize
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta
@@ -77,15 +78,16 @@ async def read(provider: Provider, pause_after_first: float = 0.0) -> list[Provi
     return events
 
 
-def pieces(raw: bytes, cuts: list[int], pauses: list[bool]) -> list[bytes | float]:
-    """`raw` cut at `cuts` (positions modulo its length), a 0 s pause after some writes."""
+def pieces(raw: bytes, cuts: list[int], pauses: list[bool], chunked: bool = False) -> list[bytes | float]:
+    """`raw` cut at `cuts` (positions modulo its length), a 0 s pause after some writes;
+    `chunked`: each piece an HTTP/1.1 chunk (how most servers frame a stream)."""
     points = sorted({c % len(raw) for c in cuts} | {0, len(raw)})
     out: list[bytes | float] = []
     for i, (a, b) in enumerate(zip(points, points[1:])):
-        out.append(raw[a:b])
+        out.append(b"%x\r\n%s\r\n" % (b - a, raw[a:b]) if chunked else raw[a:b])
         if pauses and pauses[i % len(pauses)]:
             out.append(0.0)  # the server's loop runs: the next write is a read of its own, or not
-    return out
+    return [*out, b"0\r\n\r\n"] if chunked else out
 
 
 def sanitised(deltas: list[str]) -> tuple[str, str]:
@@ -105,9 +107,10 @@ def sanitised(deltas: list[str]) -> tuple[str, str]:
     delta_cuts=st.lists(st.integers(0, 10_000), max_size=40),
     write_cuts=st.lists(st.integers(0, 100_000), max_size=60),
     pauses=st.lists(st.booleans(), max_size=8),
+    chunked=st.booleans(),
 )
 def test_any_write_sizes_give_every_character_in_order_through_the_sanitiser(
-    kind: str, text: str, delta_cuts: list[int], write_cuts: list[int], pauses: list[bool]
+    kind: str, text: str, delta_cuts: list[int], write_cuts: list[int], pauses: list[bool], chunked: bool
 ) -> None:
     points = sorted({c % len(text) for c in delta_cuts} | {0, len(text)})
     deltas = [text[a:b] for a, b in zip(points, points[1:])]
@@ -115,7 +118,8 @@ def test_any_write_sizes_give_every_character_in_order_through_the_sanitiser(
 
     async def go() -> list[ProviderEvent]:
         async with LocalHTTPServer() as server:
-            server.queue(Reply(chunks=pieces(raw, write_cuts, pauses)))
+            headers = {"content-type": "text/event-stream"} | ({"transfer-encoding": "chunked"} if chunked else {})
+            server.queue(Reply(chunks=pieces(raw, write_cuts, pauses, chunked), headers=headers))
             return await read(make(kind, server))
 
     events = asyncio.run(go())
