@@ -301,7 +301,9 @@ class SSEClient:
             return
         # the transport's own per-read timeout would be a cancel scope (and a timer) per
         # read: the watch keeps the stricter of the two limits each read had until now
-        response.request.extensions["timeout"]["read"] = None
+        timeouts = response.request.extensions.get("timeout")
+        if isinstance(timeouts, dict):  # httpcore reads it when the body's first read starts
+            timeouts["read"] = None
         watch = IdleWatch(min(self.timeouts.read_gap, self.timeouts.first_byte), sock)
         identity = response.headers.get("content-encoding", "identity").lower() in ("", "identity")
         reads = cast(AsyncIterator[bytes], response.stream) if identity else response.aiter_bytes()
