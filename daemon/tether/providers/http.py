@@ -184,7 +184,8 @@ def in_band_error_text(data: Any) -> tuple[str, str]:
 
 
 class _TimedStream(httpx.AsyncByteStream):
-    """A response body that enforces the gap between chunks and can be recorded."""
+    """A response body that enforces the gap between chunks and can be recorded (for a
+    transport with no socket to watch: a test's, the replay's; see `_events`)."""
 
     def __init__(
         self,
