@@ -59,6 +59,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "sandbox",
     "network",
     "network_commands",
+    "allow_unix_sockets",
     "memory",
     "memory_tokens",
     "reviewer",
@@ -85,7 +86,7 @@ SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # the daemon's cwd at the moment the value is used.
 PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
 LIST_KEYS: frozenset[str] = frozenset(
-    {"deny_commands", "allow_env", "network_commands", "models", "reasoning_models"}
+    {"deny_commands", "allow_env", "network_commands", "allow_unix_sockets", "models", "reasoning_models"}
 )
 CHOICES: dict[str, tuple[str, ...]] = {
     "guard": ("off", "log", "warn", "block"),
@@ -216,6 +217,9 @@ class Settings:
     network: str = "off"
     # command prefixes whose commands get the network in the sandbox (every part covered)
     network_commands: tuple[str, ...] = ()
+    # unix sockets (absolute paths) a command with the network may connect to; without
+    # one, no command connects to any (user settings only; bubblewrap only, see SPEC §11)
+    allow_unix_sockets: tuple[str, ...] = ()
     # retrieved memory: earlier sessions' messages matching each prompt are given to the
     # model (user settings only: it spends the user's tokens on the user's history)
     memory: str = "off"
