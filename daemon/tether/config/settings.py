@@ -160,9 +160,10 @@ class ConfigError(Exception):
 
 
 class RefusedSetting(NamedTuple):
-    """A workspace-config key Tether refused and ignored (for logs, doctor and editors).
-
-    ``key`` is "" when the whole file was refused (it could not be read or parsed).
+    """A workspace-config key Tether refused and ignored (for logs, doctor and editors),
+    or a client's option that would have loosened the user's settings (``file`` is
+    ``SOURCE_INIT_OPTIONS`` then). ``key`` is "" when the whole file was refused (it could
+    not be read or parsed).
     """
 
     key: str
@@ -170,6 +171,8 @@ class RefusedSetting(NamedTuple):
     reason: str
 
     def message(self) -> str:
+        if self.file == SOURCE_INIT_OPTIONS:  # a client's, not a file (config/client_limits.py)
+            return f"ignored {self.key!r} in the client's initializationOptions: {self.reason}"
         what = f"{self.key!r} in" if self.key else "the whole of"
         return f"ignored {what} workspace config {self.file}: {self.reason}"
 
