@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import User
 from tether_client import TetherClient
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from .settings import MODE_STRICTNESS, SOURCE_INIT_OPTIONS, RefusedSetting, Settings, with_extra
 
@@ -51,7 +52,7 @@ _LIMITS: dict[str, tuple[Callable[[object, object], bool], str]] = {
 def keep_user_limits(before: Settings, after: Settings, user_config: str) -> Settings:
     """`after` (the client's options merged over `before`) with every loosened security
     setting put back to `before`'s value and listed on `refused`."""
-    kept: dict[str, object] = {}
+    kept: dict[str, Any] = {}  # values of several types, each its key's
     refused: list[RefusedSetting] = []
     for key, (looser, what) in _LIMITS.items():
         mine, theirs = getattr(before, key), getattr(after, key)
