@@ -164,3 +164,54 @@ async def test_a_runtime_directory_another_user_made_gives_the_window_its_own_da
     assert "this window runs its own daemon" in said and "XDG_RUNTIME_DIR" in said, said
     assert {"other owner": "owned by uid 4242", "link": "a link", "open mode": "mode 0777"}[planted] in said
     assert windows.daemon_pids() == [] and not list((tmp_path / "theirs").glob("*"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a private mount namespace and chown need root")
+@pytest.mark.parametrize("planted", ["other owner", "link"])
+async def test_the_tmp_fallback_another_user_made_first_gives_the_window_its_own_daemon(
+    daemon_env: dict[str, str], planted: str
+) -> None:
+    """No XDG_RUNTIME_DIR: the fallback is /tmp/tether-<uid>, in a /tmp of the window's own
+    (a private mount namespace: the host's /tmp is not touched)."""
+    import shutil
+    import tempfile
+
+    from tether_client import TetherClient
+
+    base = Path(tempfile.mkdtemp(prefix="tether-fallback-", dir="/var/tmp"))
+    try:
+        fake_tmp, workspace = base / "tmp", base / "ws"
+        fake_tmp.mkdir(mode=0o1777)
+        fake_tmp.chmod(0o1777)
+        workspace.mkdir()
+        (workspace / "src").mkdir()
+        (workspace / "src" / "app.py").write_text("def main():\n    return 42\n")
+        planted_dir = fake_tmp / f"tether-{os.getuid()}"
+        if planted == "link":
+            (base / "theirs").mkdir(mode=0o700)
+            planted_dir.symlink_to(base / "theirs")
+        else:
+            planted_dir.mkdir(mode=0o700)
+            os.chown(planted_dir, 4242, 4242)
+        env = {k: v for k, v in daemon_env.items() if k != "XDG_RUNTIME_DIR"}
+        env.update(TETHER_HOME=str(base / "home"), XDG_STATE_HOME=str(base / "state"),
+                   XDG_CONFIG_HOME=str(base / "config"))
+        window = [sys.executable, "-m", "tether", "acp", "--shared", "--provider", "scripted",
+                  "--script", str(BASIC_SCRIPT)]
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                   f'mount --bind "{fake_tmp}" /tmp && exec "$@"', "sh", *window]
+        with open(base / "window.stderr", "wb") as err:
+            client = await TetherClient.spawn(command=command, env=env, cwd=workspace, stderr=err, framing="ndjson")
+        async with client:
+            await client.initialize()
+            session = await client.new_session(workspace)
+            turn = session.prompt("Where is main?")
+            await turn.wait()
+            assert turn.stop_reason == "end_turn"
+        said = (base / "window.stderr").read_text()
+        assert f"not shared: /tmp/tether-{os.getuid()} is not a private directory of yours" in said, said
+        assert ("a link" if planted == "link" else "owned by uid 4242") in said, said
+        assert "this window runs its own daemon" in said, said
+        assert not list((base / "theirs").glob("*")) if planted == "link" else not list(planted_dir.iterdir())
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

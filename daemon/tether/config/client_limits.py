@@ -3,7 +3,8 @@
 Owns: `keep_user_limits`, which takes the settings before a client's options and after
 them, and puts back every security setting the client loosened (the sandbox, the
 mode, the input guard, the network, the commands and environment and unix sockets
-commands get, the approval reviewer, asking first), each listed on `Settings.refused`
+commands get, the approval reviewer, asking first, where the history the sandbox hides
+is), each listed on `Settings.refused`
 with where the user can set it; and the rule that a client's `deny_commands` add to
 the user's. Whoever speaks to the daemon (an editor, a shared daemon's window, or a
 process that reached its socket) is not the user's config (SPEC §9).
@@ -46,6 +47,8 @@ _LIMITS: dict[str, tuple[Callable[[object, object], bool], str]] = {
     "reviewer": (lambda mine, theirs: theirs == "on" and mine != "on", "let a model approve tool calls"),
     "reviewer_model": (lambda mine, theirs: theirs != mine, "choose the model that approves tool calls"),
     "ask_first": (lambda mine, theirs: theirs == "off" and mine == "on", "stop Tether asking first"),
+    # the history is opened with the start-up value; the sandbox hides this one (§5.13)
+    "home": (lambda mine, theirs: theirs != mine, "move the history commands must not read"),
 }
 
 
