@@ -155,14 +155,9 @@ async def test_a_runtime_directory_another_user_made_gives_the_window_its_own_da
         else:
             runtime.chmod(0o777)
     window = await windows.open(script=BASIC_SCRIPT)
-    session = await window.new_session(workspace)
-    turn = session.prompt("Where is main?")
-    await turn.wait()
-    assert turn.stop_reason == "end_turn"
-    said = (tmp_path / "window-0.stderr").read_text()
-    assert f"not shared: {runtime} is not a private directory of yours" in said, said
-    assert "this window runs its own daemon" in said and "XDG_RUNTIME_DIR" in said, said
-    assert {"other owner": "owned by uid 4242", "link": "a link", "open mode": "mode 0777"}[planted] in said
+    await _window_answers(window, workspace)
+    why = {"other owner": "owned by uid 4242", "link": "a link", "open mode": "mode 0777"}[planted]
+    _said_it_runs_its_own(tmp_path / "window-0.stderr", runtime, why)
     assert windows.daemon_pids() == [] and not list((tmp_path / "theirs").glob("*"))
 
 
@@ -204,14 +199,22 @@ async def test_the_tmp_fallback_another_user_made_first_gives_the_window_its_own
             client = await TetherClient.spawn(command=command, env=env, cwd=workspace, stderr=err, framing="ndjson")
         async with client:
             await client.initialize()
-            session = await client.new_session(workspace)
-            turn = session.prompt("Where is main?")
-            await turn.wait()
-            assert turn.stop_reason == "end_turn"
-        said = (base / "window.stderr").read_text()
-        assert f"not shared: /tmp/tether-{os.getuid()} is not a private directory of yours" in said, said
-        assert ("a link" if planted == "link" else "owned by uid 4242") in said, said
-        assert "this window runs its own daemon" in said, said
+            await _window_answers(client, workspace)
+        why = "a link" if planted == "link" else "owned by uid 4242"
+        _said_it_runs_its_own(base / "window.stderr", Path(f"/tmp/tether-{os.getuid()}"), why)
         assert not list((base / "theirs").glob("*")) if planted == "link" else not list(planted_dir.iterdir())
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+async def _window_answers(client, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    session = await client.new_session(workspace)
+    turn = session.prompt("Where is main?")
+    await turn.wait()
+    assert turn.stop_reason == "end_turn"
+
+
+def _said_it_runs_its_own(stderr: Path, runtime: Path, why: str) -> None:
+    said = stderr.read_text()
+    assert f"not shared: {runtime} is not a private directory of yours ({why}" in said, said
+    assert "this window runs its own daemon" in said and "XDG_RUNTIME_DIR" in said, said
