@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 
-__all__ = ["GitDir", "find_git_dir", "read_blobs"]
+__all__ = ["GitDir", "find_git_dir", "git_dir_at", "read_blobs"]
 
 _MAX_DELTA_DEPTH = 64  # deeper than git's own default pack chains (50)
 _IDX_MAGIC = b"\377tOc"
@@ -40,6 +40,12 @@ def find_git_dir(workspace: str) -> GitDir | None:
         if parent == top:
             return None
         top = parent
+    return git_dir_at(top)
+
+
+def git_dir_at(top: str) -> GitDir | None:
+    """What `top/.git` names: itself (or a link's target), or a `gitdir:` file's directory;
+    and its `commondir` (a worktree's shared one)."""
     git = os.path.join(top, ".git")
     try:
         if not stat.S_ISDIR(os.stat(git).st_mode):
