@@ -94,8 +94,9 @@ async def test_the_workspace_tether_folder_is_read_only(bwrap_ctx: ToolContext, 
     (tether / "MEMORY.md").write_text("remember\n")
     command = (
         "echo '[[hooks.pre_tool]]' >> .tether/config.toml; echo planted > .tether/MEMORY.md; "
-        "touch .tether/new; mv .tether .tether-moved && echo MOVED-IT; rm -rf .tether; echo done"
+        "touch .tether/new; mv .tether .tether-moved && echo MOVED-IT; rm -rf .tether; echo done; exit 1"
     )
     text = (await TOOL.call({"command": command}, bwrap_ctx)).text
     assert "done" in text and "MOVED-IT" not in text and "Read-only file system" in text, text
     assert _files(tether) == {"config.toml": b'mode = "ask"\n', "MEMORY.md": b"remember\n"}
+    assert "`.tether/` (this workspace's Tether config, hooks and memory) is read-only" in text, text
