@@ -12,6 +12,7 @@ alternates (an object found only there is not known).
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import stat
 import struct
@@ -67,13 +68,17 @@ def read_blobs(common_dir: str, blob_ids: list[str]) -> dict[str, bytes]:
     """The contents of the blobs found (and verified) among `blob_ids`."""
     store = _ObjectStore(os.path.join(common_dir, "objects"))
     found: dict[str, bytes] = {}
-    for blob in blob_ids:
-        try:
-            kind, data = store.read(blob)
-        except (OSError, ValueError, KeyError, IndexError, struct.error, zlib.error):
-            continue
-        if kind == 3 and hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() == blob:
-            found[blob] = data
+    try:
+        for blob in blob_ids:
+            try:
+                kind, data = store.read(blob)
+            except (OSError, ValueError, KeyError, IndexError, struct.error, zlib.error):
+                continue
+            if kind == 3 and hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() == blob:
+                found[blob] = data
+    finally:
+        for pack in store.packs():
+            pack.close()
     return found
 
 
@@ -105,7 +110,7 @@ class _ObjectStore:
         raise KeyError(object_id)
 
     def packs(self) -> list[_Pack]:
-        if self._packs is None:
+        if self._packs is None:  # read once per scan: a pack made since is not seen
             folder = os.path.join(self.objects, "pack")
             try:
                 names = sorted(name for name in os.listdir(folder) if name.endswith(".idx"))
@@ -116,16 +121,21 @@ class _ObjectStore:
 
 
 class _Pack:
-    """One `.pack` with its `.idx` (version 2), the index read on first use."""
+    """One `.pack` with its `.idx` (version 2), the index mapped on first use (a large
+    repository's index is hundreds of MB: a lookup touches a few pages of it)."""
 
     def __init__(self, base: str) -> None:
         self.base = base
-        self._index: bytes | None = None
+        self._index: mmap.mmap | None = None
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
 
     def offset_of(self, object_id: bytes) -> int | None:
         if self._index is None:
             with open(self.base + ".idx", "rb") as handle:
-                self._index = handle.read()
+                self._index = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
             if self._index[:8] != _IDX_MAGIC + struct.pack(">L", 2):
                 raise ValueError("not a version 2 pack index")
         index = self._index

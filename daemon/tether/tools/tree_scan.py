@@ -14,8 +14,8 @@ content a command changed came from before it ran. A file is hashed only when it
    `PREREAD_MAX` bytes each and `PREREAD_TOTAL` in all (a working tree has few of them;
    a folder without git has all its files here, within the same budget);
 otherwise it is not known and the file is reported as not rewindable.
-Must not: run any program, follow links, or read files the command did not change (apart from
-the pre-read of step 3).
+Must not: run any program, follow links (but `.git`'s, to the git directory), or read
+files the command did not change (apart from the pre-read of step 3).
 """
 
 from __future__ import annotations
