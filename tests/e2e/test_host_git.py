@@ -149,7 +149,7 @@ _REVIEW_SCRIPT = {
 }
 
 
-@pytest.mark.parametrize("sandbox", ["bwrap", "off"])
+@pytest.mark.parametrize("sandbox", ["bwrap", "landlock", "off"])
 def test_review_of_a_project_that_came_with_a_planted_git_runs_nothing(
     daemon_env, workspace: Path, tmp_path: Path, sandbox: str
 ):

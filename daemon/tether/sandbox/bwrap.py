@@ -140,7 +140,7 @@ def _git_entries(workspace: str) -> list[str]:
         candidates = [git] if not os.path.islink(git) else []
         candidates += [named.git_dir, named.common_dir] if named is not None else []
         for path in candidates:
-            real = os.path.realpath(path)
+            real = path if path == git else os.path.realpath(path)  # the workspace is real already
             if _inside(real, workspace) and real != workspace and os.path.exists(real) and real not in found:
                 found.append(real)
     return found
@@ -162,7 +162,8 @@ def _submodule_paths(workspace: str) -> list[str]:
 def _tether_dir(workspace: str) -> list[str]:
     """The workspace's `.tether/` (its config, trusted hooks, MEMORY.md), resolved, when it
     is a directory in the workspace: a command must not rewrite what the user trusted."""
-    real = os.path.realpath(os.path.join(workspace, ".tether"))
+    path = os.path.join(workspace, ".tether")
+    real = os.path.realpath(path) if os.path.islink(path) else path
     return [real] if _inside(real, workspace) and real != workspace and os.path.isdir(real) else []
 
 
