@@ -71,3 +71,15 @@ def test_a_damaged_or_missing_object_is_not_known(tmp_path: Path) -> None:
     loose.write_bytes(zlib.compress(other))  # a valid object, but not the one its name says
     found = read_blobs(str(tmp_path / ".git"), [first, second, "0" * 40, "not an id"])
     assert found == {second: _cat(tmp_path, second)}
+
+
+def test_an_object_that_inflates_past_the_limit_is_not_read(tmp_path: Path) -> None:
+    """A command can plant objects: 100 MB of zeros compress to ~100 KB."""
+    _history(tmp_path, versions=1)
+    size = 100 * 1024 * 1024
+    bomb = zlib.compressobj()
+    data = bomb.compress(b"blob %d\0" % size) + bomb.compress(bytes(size)) + bomb.flush()
+    blob = "ab" + "c" * 38
+    (tmp_path / ".git" / "objects" / "ab").mkdir(exist_ok=True)
+    (tmp_path / ".git" / "objects" / "ab" / blob[2:]).write_bytes(data)
+    assert read_blobs(str(tmp_path / ".git"), [blob]) == {}

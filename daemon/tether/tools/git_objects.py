@@ -23,6 +23,7 @@ from typing import BinaryIO
 __all__ = ["GitDir", "find_git_dir", "git_dir_at", "read_blobs"]
 
 _MAX_DELTA_DEPTH = 64  # deeper than git's own default pack chains (50)
+_MAX_OBJECT = 64 * 1024 * 1024  # a crafted object must not inflate into the daemon's memory
 _IDX_MAGIC = b"\377tOc"
 
 
@@ -97,7 +98,10 @@ class _ObjectStore:
         loose = os.path.join(self.objects, object_id[:2], object_id[2:])
         if os.path.isfile(loose):
             with open(loose, "rb") as handle:
-                raw = zlib.decompress(handle.read())
+                inflater = zlib.decompressobj()
+                raw = inflater.decompress(handle.read(), _MAX_OBJECT + 64)
+            if not inflater.eof:
+                raise ValueError("a loose object too large to read")
             header, _, data = raw.partition(b"\0")
             kind, size = header.split(b" ")
             if int(size) != len(data):
@@ -195,12 +199,16 @@ class _Pack:
 
 
 def _inflate(handle: BinaryIO, size: int) -> bytes:
+    if size > _MAX_OBJECT:
+        raise ValueError("a pack entry too large to read")
     inflater, out = zlib.decompressobj(), bytearray()
     while not inflater.eof:
-        chunk = handle.read(max(4096, size // 2))
+        chunk = inflater.unconsumed_tail or handle.read(max(4096, size // 2))
         if not chunk:
             raise ValueError("a pack entry ends early")
-        out += inflater.decompress(chunk)
+        out += inflater.decompress(chunk, size + 1 - len(out))
+        if len(out) > size:
+            break
     if len(out) != size:
         raise ValueError("a pack entry of the wrong size")
     return bytes(out)
@@ -219,8 +227,8 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
 def _apply_delta(base: bytes, delta: bytes) -> bytes:
     source_size, at = _varint(delta, 0)
     target_size, at = _varint(delta, at)
-    if source_size != len(base):
-        raise ValueError("a delta for another base")
+    if source_size != len(base) or target_size > _MAX_OBJECT:
+        raise ValueError("a delta for another base, or too large")
     out = bytearray()
     while at < len(delta):
         op = delta[at]
@@ -241,6 +249,8 @@ def _apply_delta(base: bytes, delta: bytes) -> bytes:
             at += op
         else:
             raise ValueError("a delta op of 0")
+        if len(out) > target_size:
+            break
     if len(out) != target_size:
         raise ValueError("a delta of the wrong size")
     return bytes(out)
