@@ -4,6 +4,7 @@ real repositories: loose objects, packs with offset and reference deltas, a work
 
 from __future__ import annotations
 
+import os
 import subprocess
 import zlib
 from pathlib import Path
@@ -83,3 +84,19 @@ def test_an_object_that_inflates_past_the_limit_is_not_read(tmp_path: Path) -> N
     (tmp_path / ".git" / "objects" / "ab").mkdir(exist_ok=True)
     (tmp_path / ".git" / "objects" / "ab" / blob[2:]).write_bytes(data)
     assert read_blobs(str(tmp_path / ".git"), [blob]) == {}
+
+
+def test_a_fifo_in_place_of_a_git_file_does_not_block_the_scan(tmp_path: Path) -> None:
+    """A command can `mkfifo .git` (or an index): opening it would wait for a writer forever."""
+    from tether.tools.tree_scan import GitIndex
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    os.mkfifo(plain / ".git")
+    assert find_git_dir(str(plain)) is None and GitIndex.read(str(plain)).entries == {}
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _history(repo, versions=1)
+    (repo / ".git" / "index").unlink()
+    os.mkfifo(repo / ".git" / "index")
+    assert GitIndex.read(str(repo)).entries == {}

@@ -11,6 +11,7 @@ alternates (an object found only there is not known).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import mmap
 import os
@@ -20,7 +21,7 @@ import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 
-__all__ = ["GitDir", "find_git_dir", "git_dir_at", "read_blobs"]
+__all__ = ["GitDir", "find_git_dir", "git_dir_at", "open_regular", "read_blobs"]
 
 _MAX_DELTA_DEPTH = 64  # deeper than git's own default pack chains (50)
 _MAX_OBJECT = 64 * 1024 * 1024  # a crafted object must not inflate into the daemon's memory
@@ -32,6 +33,16 @@ class GitDir:
     top: str  # the working tree holding the `.git` entry
     git_dir: str  # where the index is (a worktree's own directory)
     common_dir: str  # where the objects are
+
+
+def open_regular(path: str) -> BinaryIO:
+    """`path` opened for reading if it is a regular file: a FIFO or a device a command put
+    in place of a git file must not block the daemon or flood it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    return os.fdopen(fd, "rb")
 
 
 def find_git_dir(workspace: str) -> GitDir | None:
@@ -51,15 +62,15 @@ def git_dir_at(top: str) -> GitDir | None:
     git = os.path.join(top, ".git")
     try:
         if not stat.S_ISDIR(os.stat(git).st_mode):
-            with open(git, encoding="utf-8") as handle:
-                pointer = handle.read(4096).strip()
+            with open_regular(git) as handle:
+                pointer = handle.read(4096).decode("utf-8").strip()
             if not pointer.startswith("gitdir:"):
                 return None
             git = os.path.join(top, pointer[len("gitdir:"):].strip())
         common = git
         if os.path.isfile(os.path.join(git, "commondir")):
-            with open(os.path.join(git, "commondir"), encoding="utf-8") as handle:
-                common = os.path.join(git, handle.read(4096).strip())
+            with open_regular(os.path.join(git, "commondir")) as handle:
+                common = os.path.join(git, handle.read(4096).decode("utf-8").strip())
     except (OSError, UnicodeDecodeError):
         return None
     return GitDir(top, os.path.normpath(git), os.path.normpath(common))
@@ -97,7 +108,7 @@ class _ObjectStore:
             raise KeyError(object_id)
         loose = os.path.join(self.objects, object_id[:2], object_id[2:])
         if os.path.isfile(loose):
-            with open(loose, "rb") as handle:
+            with open_regular(loose) as handle:
                 inflater = zlib.decompressobj()
                 raw = inflater.decompress(handle.read(), _MAX_OBJECT + 64)
             if not inflater.eof:
@@ -138,7 +149,7 @@ class _Pack:
 
     def offset_of(self, object_id: bytes) -> int | None:
         if self._index is None:
-            with open(self.base + ".idx", "rb") as handle:
+            with open_regular(self.base + ".idx") as handle:
                 self._index = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
             if self._index[:8] != _IDX_MAGIC + struct.pack(">L", 2):
                 raise ValueError("not a version 2 pack index")
@@ -172,7 +183,7 @@ class _Pack:
         return cached
 
     def _read(self, offset: int, store: _ObjectStore, depth: int) -> tuple[int, bytes]:
-        with open(self.base + ".pack", "rb") as handle:
+        with open_regular(self.base + ".pack") as handle:
             handle.seek(offset)
             head = handle.read(32)
             kind, size, at = (head[0] >> 4) & 7, head[0] & 15, 1

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.tools.changes import UNRECORDED, KnownFiles, digest_of
-from tether.tools.git_objects import find_git_dir, read_blobs
+from tether.tools.git_objects import find_git_dir, open_regular, read_blobs
 from tether.tools.walk import walk
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def scan_before(sandbox: WorkspaceSandbox, known: KnownFiles, cap: int) -> Befor
             before.git[rel] = blob
         elif size <= min(PREREAD_MAX, cap) and total + size <= PREREAD_TOTAL:
             try:
-                with open(os.path.join(root, rel), "rb") as handle:
+                with open_regular(os.path.join(root, rel)) as handle:
                     before.copies[rel] = handle.read(PREREAD_MAX + 1)
             except OSError:
                 continue
@@ -150,7 +150,7 @@ class GitIndex:
         found = find_git_dir(workspace)
         if found is None:
             return cls({}, 0)
-        with open(os.path.join(found.git_dir, "index"), "rb") as handle:
+        with open_regular(os.path.join(found.git_dir, "index")) as handle:
             data = handle.read()
             written = int(os.fstat(handle.fileno()).st_mtime)
         return cls(_entries(data, os.path.relpath(workspace, found.top)), written)
