@@ -2,7 +2,7 @@
 and `tether run`, real git, under bubblewrap and with the sandbox off: a command moves a
 crafted git directory into place (a partial clone with a promisor remote and
 `core.sshCommand`, fsmonitor, hooks, filters, textconv, an external diff, an include, an
-alternate, credential and gpg programs), the next command changes tracked files, and the
+alternate, credential and gpg programs, `ext::` and remote-helper promisor remotes), the next command changes tracked files, and the
 change scan and `/review` read git. Nothing the config names may run: no marker appears.
 """
 
@@ -15,9 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-VECTORS = ("fsmonitor", "ssh", "askpass", "altrefs", "extdiff", "textconv", "diffcmd", "clean", "smudge",
-           "process", "uploadpack", "credential", "gpg", "packhook", "included", "hook")
 
 
 def _git(where: Path, *args: str) -> None:
@@ -54,9 +51,18 @@ def _planted_config(marks: Path) -> str:
 \tpromisor = true
 \tpartialclonefilter = blob:none
 \tuploadpack = {run("uploadpack")}
+[remote "ext"]
+\turl = ext::sh -c touch% {marks}/ext
+\tpromisor = true
+[remote "helper"]
+\tvcs = ext
+\turl = sh -c touch% {marks}/vcs
+\tpromisor = true
 [extensions]
 \tpartialClone = origin
 [protocol "ssh"]
+\tallow = always
+[protocol "ext"]
 \tallow = always
 [credential]
 \thelper = !{run("credential")}
