@@ -4,9 +4,10 @@ Owns: finding and probing `bwrap` once, and the command line for a policy: the w
 filesystem read-only (the host's /tmp included: a venv or a tool may live there), a fresh
 /dev and /proc, the private temp dir writable at its own path ($TMPDIR), the workspace
 writable (or not) with its whole `.git` kept read-only (a directory, or the `.git` file of
-a worktree or submodule: a planted hook, `core.fsmonitor` or `commondir` would run
-outside the sandbox at the user's next git command; so git commands that write fail
-inside), Tether's own config and history covered (a directory by an empty tmpfs, a file
+a worktree or submodule, and the git directory a link or `gitdir:` names inside the
+workspace: a planted hook, `core.fsmonitor` or `commondir` would run outside the sandbox
+at the user's next git command; so git commands that write fail inside) and `.tether/`
+too (workspace config, trusted hooks, MEMORY.md), Tether's own config and history covered (a directory by an empty tmpfs, a file
 by /dev/null; inside a writable workspace the directories leading to them read-only and
 their other entries writable), every namespace unshared (the network only shared when
 allowed), all capabilities dropped, a new session, bwrap dying with the daemon, and
@@ -50,8 +51,8 @@ class BwrapSandbox(CommandSandbox):
             # The whole `.git` (a directory, or a worktree's/submodule's `.git` file):
             # binding only hooks/ and config lets `commondir` or a copied `.git` around
             # them; a mount point can be neither renamed (EBUSY) nor written (EROFS).
-            for git in _git_entries(policy.workspace):
-                line += ["--ro-bind", git, git]
+            for kept in _git_entries(policy.workspace) + _tether_dir(policy.workspace):
+                line += ["--ro-bind", kept, kept]
         # last, so a hidden path inside the workspace stays hidden too
         hidden = _real_hidden(policy)
         if policy.network:
@@ -142,8 +143,28 @@ def _pin_parents(workspace: str, hidden: list[str]) -> list[str]:
 def _git_entries(workspace: str) -> list[str]:
     """The workspace's `.git`, and each submodule's (from `.gitmodules`): a rewritten
     submodule `.git` file points git at a planted config whose `core.fsmonitor` runs at
-    the user's next `git status` in the workspace. Read cheaply: no walk of the tree."""
-    found = []
+    the user's next `git status` in the workspace. With each, the git directory it names
+    (a link's target, a `gitdir:` file's directory, a worktree's `commondir`) when that is
+    in the workspace: hooks and config live there. Read cheaply: no walk of the tree."""
+    from tether.tools.git_objects import git_dir_at
+
+    found: list[str] = []
+    for rel in _submodule_paths(workspace):
+        top = os.path.normpath(os.path.join(workspace, rel))
+        git = os.path.join(top, ".git")
+        if not _inside(git, workspace) or not os.path.lexists(git):
+            continue
+        named = git_dir_at(top)
+        candidates = [git] if not os.path.islink(git) else []
+        candidates += [named.git_dir, named.common_dir] if named is not None else []
+        for path in candidates:
+            real = path if path == git else os.path.realpath(path)  # the workspace is real already
+            if _inside(real, workspace) and real != workspace and os.path.exists(real) and real not in found:
+                found.append(real)
+    return found
+
+
+def _submodule_paths(workspace: str) -> list[str]:
     paths = ["."]
     try:
         with open(os.path.join(workspace, ".gitmodules"), encoding="utf-8", errors="replace") as handle:
@@ -153,11 +174,15 @@ def _git_entries(workspace: str) -> list[str]:
                     paths.append(value.strip())
     except OSError:
         pass
-    for rel in paths:
-        git = os.path.normpath(os.path.join(workspace, rel, ".git"))
-        if _inside(git, workspace) and os.path.lexists(git) and not os.path.islink(git):
-            found.append(git)
-    return found
+    return paths
+
+
+def _tether_dir(workspace: str) -> list[str]:
+    """The workspace's `.tether/` (its config, trusted hooks, MEMORY.md), resolved, when it
+    is a directory in the workspace: a command must not rewrite what the user trusted."""
+    path = os.path.join(workspace, ".tether")
+    real = os.path.realpath(path) if os.path.islink(path) else path
+    return [real] if _inside(real, workspace) and real != workspace and os.path.isdir(real) else []
 
 
 def _inside(path: str, directory: str) -> bool:
