@@ -3,7 +3,7 @@ hardening. Not to be confused with `tools/sandbox.py`, which confines the paths 
 given; this package confines the processes they start.
 
 Owns: the policy a command runs under (`SandboxPolicy`: the workspace writable or not, a
-private temp directory, network or none, paths to hide), choosing a backend once per
+private temp directory, further writable paths, network or none, paths to hide), choosing a backend once per
 process (`choose_sandbox`: bubblewrap, else Landlock, else none with the reason; see
 bwrap.py and landlock.py), the command line that runs an argv inside it (and the fds
 it inherits: the seccomp socket filter of seccomp.py, without the network), recognising
@@ -36,13 +36,16 @@ class SandboxPolicy:
 
     workspace: str  # absolute, real path
     tmpdir: str | None  # the private temp dir (writable, $TMPDIR); None: none
-    cwd: str  # absolute, inside the workspace
+    cwd: str  # absolute: inside the workspace, or an MCP server's own directory
     writable: bool = True  # the workspace (False: read-only mode, and rg)
     network: bool = False
     # Paths commands must not read (Tether's config directory or file, and its history):
     # bubblewrap covers a directory with an empty tmpfs and a file with /dev/null; Landlock
     # grants no rights there, not even inside a writable workspace.
     hidden: tuple[str, ...] = ()
+    # Further writable paths (an MCP server's own directory and the paths its config
+    # lists); a missing one is skipped. Hidden paths stay hidden inside them.
+    extra_writable: tuple[str, ...] = ()
 
 
 class CommandSandbox:
