@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from mcp_harness import HERE, User, final, new_session, notices, run, text, user_config
 
 SCRIPT = HERE / "confinement-turns.json"
@@ -80,8 +81,9 @@ async def _listening() -> tuple[asyncio.Server, int]:
     return listener, listener.sockets[0].getsockname()[1]
 
 
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 async def test_a_server_writes_only_where_configured_and_sees_no_tether_secrets(
-    spawn_daemon, workspace: Path, tmp_path: Path
+    spawn_daemon, workspace: Path, tmp_path: Path, backend: str
 ):
     outside, allowed = tmp_path / "outside", tmp_path / "allowed"
     outside.mkdir()
@@ -90,7 +92,7 @@ async def test_a_server_writes_only_where_configured_and_sees_no_tether_secrets(
     config = user_config(tmp_path, "")
     env = {"PROBE_WORKSPACE": str(workspace), "PROBE_OUTSIDE": str(outside), "PROBE_ALLOWED": str(allowed),
            "PROBE_CONFIG": str(config), "PROBE_PORT": str(port), "PROBE_GIVEN": "yes"}
-    config.write_text(f"# {CONFIG_MARK}\n" + _prober("open", env, f'writable = ["{allowed}"]')
+    config.write_text(f'# {CONFIG_MARK}\nsandbox = "{backend}"\n' + _prober("open", env, f'writable = ["{allowed}"]')
                       + _prober("closed", env, "network = false"))
     daemon = await spawn_daemon(script=SCRIPT, env={"OPENAI_API_KEY": "sk-daemon-secret",
                                                     "XDG_CACHE_HOME": str(tmp_path / "cache")})
@@ -110,6 +112,23 @@ async def test_a_server_writes_only_where_configured_and_sees_no_tether_secrets(
     assert closed["connect"].startswith("failed")  # network = false: no way out of its namespace
     assert not (workspace / "probe-was-here.txt").exists() and not (outside / "probe-was-here.txt").exists()
     assert (allowed / "probe-was-here.txt").read_text() == "written by the MCP server\n"
+
+
+async def test_cwd_workspace_is_the_one_way_a_server_runs_in_the_workspace(spawn_daemon, workspace: Path, tmp_path: Path):
+    (workspace / "tools").mkdir()
+    (workspace / "tools" / "prober").write_text(f"#!/bin/sh\nexec '{sys.executable}' '{PROBER}'\n")
+    (workspace / "tools" / "prober").chmod(0o755)
+    user_config(tmp_path, _prober("open", {"PROBE_WORKSPACE": str(workspace)}, 'cwd = "workspace"').replace(
+        f'command = "{sys.executable}"\nargs = ["{PROBER}"]', 'command = "./tools/prober"')
+        + _prober("closed", {"PROBE_WORKSPACE": str(workspace)}, 'cwd = "workspace"\nwritable = ["workspace"]'))
+    daemon = await spawn_daemon(script=SCRIPT, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    session = await new_session(daemon, workspace)
+    _turn, updates = await run(session, "probe")
+    opened = json.loads(text(final(updates, "call_open")))  # its command is the workspace's, as configured
+    closed = json.loads(text(final(updates, "call_closed")))
+    assert opened["cwd"] == closed["cwd"] == str(workspace.resolve())
+    assert opened["write_workspace"].startswith("failed")  # read-only unless `writable` says "workspace"
+    assert closed["write_workspace"] == "wrote" and (workspace / "probe-was-here.txt").exists()
 
 
 async def test_with_the_sandbox_off_a_server_is_told_unconfined_but_keeps_its_directory_and_env(
