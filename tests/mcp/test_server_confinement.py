@@ -131,6 +131,22 @@ async def test_cwd_workspace_is_the_one_way_a_server_runs_in_the_workspace(spawn
     assert closed["write_workspace"] == "wrote" and (workspace / "probe-was-here.txt").exists()
 
 
+async def test_commands_cannot_plant_code_in_a_servers_own_directory(spawn_daemon, workspace: Path, tmp_path: Path):
+    # the home folder as the workspace: the user cache dir (and the servers' HOME) inside it
+    user_config(tmp_path, 'mode = "full-auto"\n' + _prober("open", {"PROBE_GIVEN": "yes"}))
+    daemon = await spawn_daemon(script=SCRIPT, env={"XDG_CACHE_HOME": str(workspace / ".cache")})
+    session = await new_session(daemon, workspace)
+    _turn, updates = await run(session, "probe")
+    seen = json.loads(text(final(updates, "call_open")))
+    assert seen["write_home"] == "wrote"  # the server itself may
+    own = Path(seen["cwd"])
+    assert own.parent == workspace / ".cache" / "tether" / "mcp"
+    _turn, updates = await run(session, "plant")
+    said = text(final(updates, "call_plant"))
+    assert "planted" in said and "probe-was-here.txt" not in said, said  # it ran, and did not even see it
+    assert not (own / "home" / ".npmrc").exists()
+
+
 async def test_with_the_sandbox_off_a_server_is_told_unconfined_but_keeps_its_directory_and_env(
     spawn_daemon, workspace: Path, tmp_path: Path
 ):

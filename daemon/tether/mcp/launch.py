@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 
-from ..config.mcp_servers import WORKSPACE, McpServerConfig
+from ..config.mcp_servers import WORKSPACE, McpServerConfig, servers_dir
 from ..sandbox import SandboxPolicy, choose_sandbox
 from ..tools.subprocess_env import command_env
 
@@ -35,7 +35,6 @@ class LaunchSettings:
     env_allow: tuple[str, ...] = ()  # `allow_env`
     hidden: tuple[str, ...] = ()  # Tether's config and history
     sandbox: str = "auto"  # the `sandbox` setting
-    cache_dir: str = ""  # where servers' own directories go ("": the user cache dir)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +48,7 @@ class Launch:
 
 def plan_launch(config: McpServerConfig, settings: LaunchSettings) -> Launch:
     """The process of a stdio server; LaunchRefused when it must not start."""
-    own = _own_directory(config, settings.cache_dir)
+    own = _own_directory(config)
     workspace = os.path.realpath(config.workspace) if config.workspace else ""
     trusts_workspace = config.cwd == WORKSPACE
     if trusts_workspace and not workspace:
@@ -71,7 +70,7 @@ def plan_launch(config: McpServerConfig, settings: LaunchSettings) -> Launch:
     writable = tuple(path for path in config.writable if path != WORKSPACE)
     policy = SandboxPolicy(
         workspace=workspace or own, tmpdir=tmp, cwd=cwd, writable=WORKSPACE in config.writable or not workspace,
-        network=config.network, hidden=settings.hidden, extra_writable=(own, *writable),
+        network=config.network, hidden=_hidden_from_server(settings.hidden, own), extra_writable=(own, *writable),
     )
     line = choice.sandbox.wrap([program, *config.args], policy)
     if choice.sandbox.name == "bwrap" and not config.network:
@@ -79,18 +78,20 @@ def plan_launch(config: McpServerConfig, settings: LaunchSettings) -> Launch:
     return Launch(line[0], line[1:], env, cwd)
 
 
-def _own_directory(config: McpServerConfig, cache_dir: str) -> str:
+def _own_directory(config: McpServerConfig) -> str:
     """The server's private directory (made 0700, kept across starts: npx's cache lives in
     its HOME), one per server name and client session."""
-    if not cache_dir:
-        import platformdirs
-
-        cache_dir = platformdirs.user_cache_dir("tether")
     key = hashlib.sha256(f"{config.name}\0{config.session_id}".encode()).hexdigest()[:12]
-    own = os.path.join(cache_dir, "mcp", f"{config.name}-{key}")
+    own = os.path.join(servers_dir(), f"{config.name}-{key}")
     for sub in ("home", "tmp"):
         os.makedirs(os.path.join(own, sub), mode=0o700, exist_ok=True)
     return own
+
+
+def _hidden_from_server(hidden: tuple[str, ...], own: str) -> tuple[str, ...]:
+    """Tether's hidden paths but those holding the server's own directory (the servers'
+    directories are hidden from commands: a command must not plant code a server runs)."""
+    return tuple(path for path in hidden if not _inside(own, os.path.realpath(path)))
 
 
 def _outside_path(path: str, workspace: str) -> str:
