@@ -179,3 +179,16 @@ async def test_a_deny_rule_beats_a_servers_read_only_hint_in_every_mode(
             assert done["status"] == "failed", (mode, done)
             assert "refused by config rule: deny mcp mcp__everything__*; this tool is never called" in text(done)
     assert user.prompts == []
+
+
+async def test_a_clients_stdio_server_is_confined_like_the_users(spawn_daemon, workspace: Path, tmp_path: Path):
+    given = [{"name": "PROBE_WORKSPACE", "value": str(workspace)}, {"name": "PROBE_GIVEN", "value": "yes"}]
+    daemon = await spawn_daemon(script=SCRIPT, env={"OPENAI_API_KEY": "sk-daemon-secret",
+                                                    "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    session = await new_session(daemon, workspace, [
+        {"name": "open", "command": sys.executable, "args": [str(PROBER)], "env": given}])
+    _turn, updates = await run(session, "probe")
+    seen = json.loads(text(final(updates, "call_open")))
+    assert seen["cwd"].startswith(str(tmp_path / "cache" / "tether" / "mcp")), seen["cwd"]
+    assert seen["write_workspace"].startswith("failed") and not (workspace / "probe-was-here.txt").exists()
+    assert seen["openai_key"] is None and seen["given"] == "yes"

@@ -45,15 +45,13 @@ def keep_acp_servers(
     ctx: ServerContext, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
 ) -> None:
     """Keep the servers a client gave a session (replacing what it gave before); nothing
-    starts until the session's first turn needs them. A stdio server runs in the workspace
-    (the client chose it for this workspace), in the commands' sandbox (launch.py)."""
+    starts until the session's first turn needs them. A stdio server is confined as the
+    user's are (launch.py: its own directory, never run from the workspace)."""
     if not configs:
         return
-    from ..config.mcp_servers import WORKSPACE
-
     ctx.mcp_session_servers[session_id] = tuple(
         replace(c, session_id=session_id, source=f"{method} of session {session_id}",
-                cwd=WORKSPACE if c.transport == "stdio" else "", workspace=str(workspace))
+                workspace=str(workspace) if c.transport == "stdio" else "")
         for c in configs
     )
 
