@@ -83,6 +83,7 @@ class TurnServices:
     # the directories it hides from them (Tether's config and history).
     sandbox_setting: str = "auto"
     hidden_paths: tuple[str, ...] = ()
+    unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
@@ -279,6 +280,7 @@ class ToolExecutor:
             on_output=on_output,
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
+            unix_sockets=services.unix_sockets,
             recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(
                 self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
         )

@@ -73,7 +73,7 @@ def plan_launch(config: McpServerConfig, settings: LaunchSettings) -> Launch:
         network=config.network, hidden=_hidden_from_server(settings.hidden, own), extra_writable=(own, *writable),
     )
     line = choice.sandbox.wrap([program, *config.args], policy)
-    if choice.sandbox.name == "bwrap" and not config.network:
+    if choice.sandbox.name == "bwrap":  # no unix sockets, as for commands (Landlock's wrap adds it)
         line = _with_socket_filter(line)
     return Launch(line[0], line[1:], env, cwd)
 
@@ -136,7 +136,8 @@ def _remove(path: str) -> None:
 
 def _with_socket_filter(line: list[str]) -> list[str]:
     """bwrap reads its seccomp filter from an fd the SDK cannot pass: a shell opens the
-    daemon's own copy of the filter (no AF_UNIX sockets) on fd 3, then runs bwrap."""
+    daemon's own copy of the filter (no AF_UNIX sockets; AF_INET stays: without the
+    network the namespace has loopback only) on fd 3, then runs bwrap."""
     if not _filter_file:
         from ..sandbox.seccomp import socket_filter
 

@@ -9,10 +9,12 @@ outside the sandbox at the user's next git command; so git commands that write f
 inside), Tether's own config and history covered (a directory by an empty tmpfs, a file
 by /dev/null; inside a writable workspace the directories leading to them read-only and
 their other entries writable), every namespace unshared (the network only shared when
-allowed), all capabilities dropped, a new session, bwrap dying with the daemon, and,
-without the network, the socket filter (seccomp.py: no AF_UNIX sockets; AF_INET stays,
-the network namespace has only loopback) passed as `--seccomp FD` by `prepare` (plain
-`wrap`, used for rg, passes none). bwrap is PID 1 of the command's PID namespace: when
+allowed), all capabilities dropped, a new session, bwrap dying with the daemon, and
+the socket filter (seccomp.py: no AF_UNIX sockets; AF_INET stays, without the network
+the namespace has only loopback) passed as `--seccomp FD` by `prepare` (plain `wrap`,
+used for rg, passes none); only a command with the network and sockets the user named
+(`allow_unix_sockets`) runs without it, and then Tether's own runtime directory (its
+sockets) is still covered like the other hidden paths. bwrap is PID 1 of the command's PID namespace: when
 the command ends, every process it started (`setsid` ones too) is killed by the kernel.
 Must not: pass the daemon's environment (the caller starts bwrap with the command's
 environment, which is also what `/proc/1/environ` shows inside).
@@ -54,6 +56,8 @@ class BwrapSandbox(CommandSandbox):
                 line += ["--ro-bind", git, git]
         # last, so a hidden path inside the workspace stays hidden too
         hidden = _real_hidden(policy)
+        if policy.network:
+            line += _named_sockets(policy.unix_sockets, hidden)
         if policy.writable:
             line += _pin_parents(policy.workspace, hidden)
         for path in hidden:
@@ -67,12 +71,15 @@ class BwrapSandbox(CommandSandbox):
         return line + list(argv)
 
     def prepare(self, argv: Sequence[str], policy: SandboxPolicy) -> tuple[list[str], list[int]]:
-        """`wrap`, with the socket filter (seccomp.py) in a pipe when there is no network."""
-        if policy.network:
+        """`wrap`, with the socket filter (seccomp.py) in a pipe: no unix sockets, unless the
+        command has the network and the user named sockets (`allow_unix_sockets`; seccomp
+        cannot tell one path from another: Tether's runtime directory stays hidden)."""
+        if policy.network and policy.unix_sockets:
             return self.wrap(argv, policy), []
         from .seccomp import socket_filter
 
-        program = socket_filter(inet_stream_only=False)  # the network namespace has loopback only
+        # AF_INET stays either way: without the network, the namespace has loopback only
+        program = socket_filter(inet_stream_only=False)
         read, write = os.pipe()
         try:
             os.write(write, program)  # a few hundred bytes: far below a pipe's buffer
@@ -93,6 +100,17 @@ def _real_hidden(policy: SandboxPolicy) -> list[str]:
         if os.path.exists(real) and not _inside(policy.workspace, real) and real not in found:
             found.append(real)
     return [path for path in found if not any(other != path and _inside(path, other) for other in found)]
+
+
+def _named_sockets(sockets: Sequence[str], hidden: list[str]) -> list[str]:
+    """The sockets the user named, bound where a fresh /dev or a covered directory would
+    have lost them; never one inside a hidden path (Tether's own sockets stay out)."""
+    line: list[str] = []
+    for path in sockets:
+        real = os.path.realpath(path)
+        if os.path.exists(real) and not any(_inside(real, other) for other in hidden):
+            line += ["--bind-try", real, path]
+    return line
 
 
 def _pin_parents(workspace: str, hidden: list[str]) -> list[str]:

@@ -34,7 +34,7 @@ def blocked_hint(output: str, sandbox: CommandSandbox, policy: SandboxPolicy) ->
     if network and not files:
         what = "the network"
     elif policy.network:
-        what = "a write outside the allowed places"
+        what = "a write outside the allowed places, or a unix socket"
     else:  # Landlock refuses a TCP connect with the same EACCES as a write
         what = "a write outside the allowed places, or the network"
     text = (
