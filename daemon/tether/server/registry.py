@@ -1,8 +1,10 @@
 """Live sessions and the per-workspace stores behind them.
 
 Owns: opening one `HistoryStore` per workspace (lazily, once), the map of live sessions,
-and turning a stored session back into a live one. Must not: speak the protocol (the
-handlers in `sessions.py` do) or run turns.
+turning a stored session back into a live one, and one sandbox and watch per workspace
+while it has live sessions (the last one's end stops the watch: a daemon that serves
+many workspaces over days keeps no thread or inotify fd for those it left). Must not:
+speak the protocol (the handlers in `sessions.py` do) or run turns.
 """
 
 from __future__ import annotations
@@ -177,6 +179,21 @@ class SessionRegistry:
                 session.ledger.restore(learned)
         self.live[session_id] = session
         return session
+
+    @property
+    def open_stores(self) -> int:
+        return len(self._stores)
+
+    def end_live(self, session_id: str) -> None:
+        """The session is no longer live; its workspace's watch stops with the last one
+        (a sandbox is made again, and watched, when a session there is live again)."""
+        session = self.live.pop(session_id, None)
+        if session is None or any(s.workspace == session.workspace for s in self.live.values()):
+            return
+        watcher = self.watchers.pop(session.workspace, None)
+        if watcher is not None:
+            watcher.stop()
+        self._sandboxes.pop(session.workspace, None)
 
     def stop_watchers(self) -> None:
         for watcher in self.watchers.values():
