@@ -6,10 +6,9 @@ One `tether serve` (scripted provider) serves 50 sessions over 5 workspaces (git
 repositories), each session given the real MCP server-everything (`.cache`, over stdio)
 in its `session/new`, in full-auto mode. 2,000 turns go round the sessions; the kinds
 turn in a cycle: a `write_file` (two contents in turn: every write is a change with a
-checkpoint), a `run_command` in the sandbox that appends to a file, an MCP tool call
-(`echo`, then `get-sum`), a `read_file` + `grep`, a `/compact`, and a rewind of the
-session's last turn (`_tether/session/rewind`, files and conversation) followed by a
-turn. After each round (one turn per session), 5 sessions are closed and loaded again
+checkpoint), a `run_command` in the sandbox that appends to a file, a rewind of that
+turn (`_tether/session/rewind`, files and conversation) followed by a turn, an MCP tool
+call (`echo`, then `get-sum`), a `read_file` + `grep`, and a `/compact`. After each round (one turn per session), 5 sessions are closed and loaded again
 (`session/close`, `session/load` with their MCP server): what a client does to a session
 it reopens. Every round, a sample: the daemon's VmRSS, open fds and threads (/proc), and
 its asyncio tasks and watches (`_tether/daemon/stats`, when the daemon reports them),
@@ -54,7 +53,9 @@ EVERYTHING = (ROOT / ".cache" / "server-everything-2026.8.31" / "node_modules" /
               / "server-everything" / "dist" / "index.js")
 WORKSPACES = 5
 CHURN = 5  # sessions closed and loaded again after each round
-KINDS = ("write a", "run", "mcp echo", "read", "write b", "mcp sum", "/compact", "rewind")
+# a rewind undoes the turn before it: a command's change (not a compaction, which would
+# bring the whole conversation back into the model's view)
+KINDS = ("write a", "run", "rewind", "mcp echo", "read", "write b", "mcp sum", "/compact")
 SCRIPT = {"model": "scripted-soak", "replies": [
     {"when": {"user": "^write a", "step": 1}, "text": "Writing.",
      "tool_calls": [{"name": "write_file", "arguments": {"path": "notes/a.txt", "content": "first\n" * 40}}]},
@@ -150,7 +151,7 @@ class Soak:
 
     async def turn(self, n: int) -> None:
         sid, ws = self.sessions[n % len(self.sessions)]
-        kind = KINDS[(n + n // len(self.sessions)) % len(KINDS)]
+        kind = KINDS[(n % len(self.sessions) + n // len(self.sessions)) % len(KINDS)]  # each session: every kind in turn
         if kind == "rewind":
             last = self.last_turn(sid, ws)
             if last:
