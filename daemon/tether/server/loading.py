@@ -25,7 +25,7 @@ from ..transport.connection import Connection
 from .config_options import config_options
 from .context import ServerContext
 from .mcp_servers import check_acp_servers, keep_acp_servers
-from .registry import check_workspace
+from .registry import StoredTail, check_workspace
 from .sessions import commands_after_answer, modes
 from .updates import PagedReplay, SessionUpdates, replay_frames
 
@@ -47,8 +47,8 @@ async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
 
 async def replay_while_reading(conn: Connection, store: HistoryStore, session_id: str) -> list[MessageView]:
     """Replay a session (with no approvals pending) while its messages are still being
-    read, a page at a time; returns them all."""
-    stored: list[MessageView] = []
+    read, a page at a time; returns what the live session needs of them (`StoredTail`)."""
+    stored = StoredTail()
     replay = PagedReplay(session_id)
     pages_of = cast(AsyncGenerator[list[MessageView], None], store.message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
     async with contextlib.aclosing(pages_of) as pages:
@@ -56,7 +56,7 @@ async def replay_while_reading(conn: Connection, store: HistoryStore, session_id
             stored.extend(page)
             await send_in_batches(conn, replay.feed([(body, status) for _role, body, status in page]))
     await send_in_batches(conn, replay.finish())
-    return stored
+    return stored.views()
 
 
 def _pending_ids(pending: PendingStep | None) -> set[str]:
