@@ -172,11 +172,13 @@ async def one_tree(python: str, tree: Path, env: dict[str, str], ws: Path) -> di
     return out
 
 
-async def run(gigabytes: float, base: Path | None) -> dict[str, Any]:
-    scratch = Path(tempfile.mkdtemp(prefix="tether-big-"))
+async def run(gigabytes: float, base: Path | None, history: Path | None) -> dict[str, Any]:
+    scratch = history or Path(tempfile.mkdtemp(prefix="tether-big-"))
     ws, home = scratch / "ws", scratch / "home"
-    ws.mkdir()
-    out: dict[str, Any] = {"history": await make_history(home, ws, gigabytes)}
+    out: dict[str, Any] = {"history": str(scratch)}
+    if history is None:
+        ws.mkdir()
+        out["history"] = {"dir": str(scratch), **await make_history(home, ws, gigabytes)}
     env = tether_env(dict(os.environ), home)
     trees = ([("base", base)] if base else []) + [("this", ROOT)]
     for name, tree in trees:
@@ -188,8 +190,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gb", type=float, default=1.0, help="size of the synthesised history")
     parser.add_argument("--base", type=Path, help="another checkout, run first on the same history")
+    parser.add_argument("--history", type=Path, help="a history an earlier run made (its printed dir): not made again")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.gb, args.base)), indent=2))
+    print(json.dumps(asyncio.run(run(args.gb, args.base, args.history)), indent=2))
 
 
 if __name__ == "__main__":

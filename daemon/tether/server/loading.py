@@ -39,10 +39,13 @@ _FIRST_PAGE = 128
 
 async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
     """Queue the frames in batches, letting the connection write each while the next
-    is built: the client reads the history while it is being replayed."""
+    is built: the client reads the history while it is being replayed. A client that
+    reads slower than the replay is built holds it back (the pipe's high-water mark), so
+    the replay never waits in memory whole."""
     while batch := list(itertools.islice(frames, _REPLAY_BATCH)):
         conn.send_texts(batch)
         await asyncio.sleep(0)
+        await conn.writable()
 
 
 async def replay_while_reading(conn: Connection, store: HistoryStore, session_id: str) -> list[MessageView]:
