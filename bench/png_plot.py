@@ -98,7 +98,7 @@ def _panel(canvas: Canvas, top: int, height: int, title: str, series: Sequence[S
             canvas.dot(px(x), y, _GREY)
         canvas.text(px(x) + 3, plot_bottom + 6, label)
     for n, (label, color, points) in enumerate(series):
-        canvas.text(right - 200, top + 4 + n * 12, label, color)
+        canvas.text(right - 200, top + 4 + n * 14, label, color)
         for (xa, ya), (xb, yb) in zip(points, points[1:]):
             canvas.line(px(xa), py(ya), px(xb), py(yb), color)
 

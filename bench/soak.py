@@ -252,10 +252,9 @@ def plot(results: dict[str, dict[str, Any]], path: Path) -> None:
             points = [(s["at"] if s["phase"] == "turns" else turns + s["at"] / 24 * turns / 4, s[key])
                       for s in result["samples"]]
             series.append((f"{name} {key}", colors[name], points))
-        panels.append((f"{title} OVER TURNS, THEN 24 IDLE HOURS", series))
+        panels.append((f"{title} OVER TURNS, THEN 24 SIMULATED IDLE HOURS (LAST QUARTER)", series))
     turns = next(iter(results.values()))["turns"]
-    write_plot(path, panels, marks=[(100, "100"), (turns, f"{turns} TURNS: IDLE STARTS"),
-                                    (turns * 1.25, "24 H")])
+    write_plot(path, panels, marks=[(100, "100"), (turns, f"{turns}: IDLE")])
 
 
 def main() -> None:
