@@ -17,7 +17,8 @@
     mode auto-edit, a file change                             -> allowed
     a hook's allow                                            -> allowed
     an allow rule ("allow always") covers every part of a
-    plain command, or every path of a change                  -> allowed
+    plain command that writes only new, inert files, or
+    every path of a change                                    -> allowed
     otherwise                                                 -> ask (one at a time): the
                                                                  `permission_request` hooks,
                                                                  then the reviewer, may
@@ -40,6 +41,7 @@ anything.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 import anyio
@@ -49,6 +51,7 @@ from tether_protocol._json import JsonObject
 from ..store.rules import RuleStore
 from ..tools.base import ChangePreview, ToolLocation
 from .commands import ParsedCommand, parse_command, words_start_with
+from .write_targets import unapprovable_write
 from .rules import (
     FILE_KINDS,
     MCP_KIND,
@@ -137,8 +140,11 @@ class ApprovalGate:
         deny_commands: tuple[str, ...] = (),
         network_commands: tuple[str, ...] = (),
         network_all: bool = False,
+        workspace: Path | None = None,
     ) -> None:
         self._store = store
+        # where a command's writes are checked (None: every write may overwrite a file)
+        self._workspace = workspace
         self._fixed = builtin_rules(deny_commands)
         self._network_commands = tuple(network_commands)
         self._network_all = network_all
@@ -244,6 +250,9 @@ class ApprovalGate:
         if parsed is not None:
             # a part that may be denied is never approved by an allow rule either
             allowed = allow_for_command(rules, parsed) if hit is None else None
+            unsafe = unapprovable_write(parsed.writes, self._workspace, request.cwd or ".") if allowed else ""
+            if unsafe:
+                return f"running `{request.command}` writes {unsafe}; an allow rule never approves that, so the user is asked"
         elif request.kind in FILE_KINDS:
             allowed = match_paths(rules, request.kind, request.rel_paths, "allow")
         else:

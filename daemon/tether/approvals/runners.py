@@ -32,15 +32,15 @@ from .inline_code import (
     PYTHON,
     awk,
     command_options,
-    git,
     interpreter,
     is_input,
     make,
     python,
     sed,
     skip_options,
-    ssh,
 )
+from .git_options import git
+from .tool_options import TOOL_OPTIONS, WRITERS
 from .parts import UNKNOWN_ARGS, CommandPart, PartFinder, brief
 from .shell_grammar import Word
 
@@ -350,6 +350,6 @@ _HANDLERS: dict[str, Handler] = {
     **{name: awk for name in AWK},
     **{name: _guess for name in GUESSED_WRAPPERS},
     **{name: command_options for name in COMMAND_OPTIONS},
+    **TOOL_OPTIONS, **WRITERS,
     "sed": sed, "gsed": sed, "make": make, "gmake": make, "git": git,
-    "ssh": ssh, "scp": ssh, "sftp": ssh,
 }
