@@ -58,7 +58,7 @@ from .rules import (
     MCP_PREFIX,
     DenyHit,
     Rule,
-    allow_for_command,
+    allow_for_parts,
     builtin_rules,
     deny_for_command,
     match_paths,
@@ -249,10 +249,12 @@ class ApprovalGate:
             return Verdict(True, request.hook_reason)
         if parsed is not None:
             # a part that may be denied is never approved by an allow rule either
-            allowed = allow_for_command(rules, parsed) if hit is None else None
-            unsafe = unapprovable_write(parsed.writes, self._workspace, request.cwd or ".") if allowed else ""
+            allowed = allow_for_parts(rules, parsed) if hit is None else None
+            # rules cover every part, yet the command writes or runs more than it shows
+            unsafe = (parsed.not_plain[0] if parsed.not_plain else
+                      unapprovable_write(parsed.writes, self._workspace, request.cwd or ".")) if allowed else ""
             if unsafe:
-                return f"running `{request.command}` writes {unsafe}; an allow rule never approves that, so the user is asked"
+                return f"no allow rule may approve {_action(request)}: {unsafe}"
         elif request.kind in FILE_KINDS:
             allowed = match_paths(rules, request.kind, request.rel_paths, "allow")
         else:
@@ -262,7 +264,9 @@ class ApprovalGate:
         if request.mode == "read-only":
             return f"mode read-only asks before {_action(request)} (in a read-only sandbox: nothing in the workspace can change)"
         request.reviewable = not unseen
-        return f"mode {request.mode} asks before {_action(request)}"
+        # what keeps a rule from approving it, so the user sees what runs beyond the words
+        why = unseen or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
+        return f"mode {request.mode} asks before {_action(request)}{f' ({why})' if why else ''}"
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None
