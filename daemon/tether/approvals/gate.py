@@ -51,7 +51,6 @@ from tether_protocol._json import JsonObject
 from ..store.rules import RuleStore
 from ..tools.base import ChangePreview, ToolLocation
 from .commands import ParsedCommand, parse_command, words_start_with
-from .write_targets import unapprovable_write
 from .rules import (
     FILE_KINDS,
     MCP_KIND,
@@ -65,6 +64,7 @@ from .rules import (
     mcp_rule,
     patterns_for_always,
 )
+from .write_targets import unapprovable_write
 
 OPTIONS = ("allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network")
 

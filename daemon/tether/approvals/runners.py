@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from .git_options import git
 from .inline_code import (
     AWK,
     COMMAND_OPTIONS,
@@ -39,10 +40,9 @@ from .inline_code import (
     sed,
     skip_options,
 )
-from .git_options import git
-from .tool_options import TOOL_OPTIONS, WRITERS
 from .parts import UNKNOWN_ARGS, CommandPart, PartFinder, brief
 from .shell_grammar import Word
+from .tool_options import TOOL_OPTIONS, WRITERS
 
 __all__ = ["RESERVED", "Handler", "handler_for"]
 
