@@ -175,6 +175,8 @@ def _find(found: PartFinder, program: str, words: list[Word], depth: int) -> Non
             inner = [UNKNOWN_ARGS if w.value is not None and "{}" in w.value else w for w in words[i + 1 : end]]
             found.expand(inner, depth + 1)
             i = end
+        elif words[i].value in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(words):
+            found.writes_to(words[i + 1], program)  # the list of files goes there
         i += 1
 
 
