@@ -58,6 +58,8 @@ def _why(target: str, workspace: Path | None, cwd: str) -> str:
     path = workspace / rel
     if os.path.lexists(path):
         return "already exists: an allow rule only lets a command create a new file"
+    if "/" not in rel:
+        return ""  # straight in the workspace: no folder on the way that could be a link
     # a folder on the way may be a link (`ln -s .git/hooks h; echo > h/pre-commit`)
     root = Path(os.path.realpath(workspace))
     parent = Path(os.path.realpath(path.parent))
