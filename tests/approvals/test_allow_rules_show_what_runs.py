@@ -14,7 +14,7 @@ from tether.store import HistoryStore
 
 # "allow always" answers a user gave for read-looking commands (and `git`, `make`)
 ALLOWED = ("echo", "printf", "cat", "sed", "ls", "sort", "tee", "uniq", "git", "zip", "tar", "rsync", "ssh",
-           "scp", "sftp", "less", "more", "man", "make")
+           "scp", "sftp", "less", "more", "man", "make", "find")
 
 # (command, a fragment of the reason it is asked)
 WRITES = [
@@ -51,6 +51,8 @@ WRITES = [
     ("sort -oMakefile notes.txt", "`Makefile` configures"),
     ("sort --output=package.json notes.txt", "`package.json` configures"),
     ("sort --out package.json notes.txt", "`package.json` configures"),
+    ("sort --o=Makefile notes.txt", "`Makefile` configures"),
+    ("find . -fprint Makefile", "`Makefile` configures"),
     ("uniq notes.txt Makefile", "`Makefile` configures"),
     ("sed -i 's/a/b/' Makefile", "`Makefile` configures"),
     ("sed -ni.bak 's/a/b/p' notes.txt", "`notes.txt` already exists"),
@@ -124,6 +126,8 @@ RUNS = [
     ("rsync --frobnicate a b", "`rsync` option `--frobnicate` is not known to be safe"),
     ("ssh -o ProxyCommand='touch pwned' h", "may run a local program"),
     ("ssh -oProxyCommand='touch pwned' h", "may run a local program"),
+    ("ssh h -oProxyCommand='touch pwned'", "may run a local program"),
+    ("scp a h:b -S 'touch pwned'", "`scp -S` may run a local program"),
     ("ssh -o 'proxycommand touch pwned' h", "may run a local program"),
     ("ssh -oLocalCommand='touch pwned' -oPermitLocalCommand=yes h", "may run a local program"),
     ("ssh -o KnownHostsCommand='touch pwned' h", "may run a local program"),
@@ -142,6 +146,8 @@ RUNS = [
     ("man -P 'touch pwned' ls", "`man` option `-P` may run commands"),
     ("man --pager='touch pwned' ls", "may run commands"),
     ("man -H'touch pwned' ls", "may run commands"),
+    ("man -C evil.conf ls", "`man` option `-C` may run commands"),
+    ("ls | less -o Makefile", "`less` option `-o` may run commands or write a file"),
 ]
 # (command, a fragment of the refusal)
 PUSHES = [
@@ -151,6 +157,9 @@ PUSHES = [
     ("timeout 5 git send-pack origin main", "refused by built-in rule: deny `git push`"),
     ("sh -c 'git send-pack origin main'", "refused by built-in rule: deny `git push`"),
     ("git push --receive-pack='touch pwned' .", "refused by built-in rule: deny `git push`"),
+    ("git submodule foreach --recursive 'git push'", "refused by built-in rule: deny `git push`"),
+    ("git difftool -x 'git push' HEAD", "refused by built-in rule: deny `git push`"),
+    ("git filter-branch --tree-filter 'git push' HEAD", "refused by built-in rule: deny `git push`"),
     ("git ls-remote --upload-pack='git push origin' .", "refused by built-in rule: deny `git push`"),
     ("git submodule foreach 'git push'", "refused by built-in rule: deny `git push`"),
 ]
@@ -161,6 +170,7 @@ MAY_PUSH = [
     ("git remote-https origin https://example.invalid/r.git", "may be built-in rule: deny `git push`"),
     ("git svn dcommit", "may be built-in rule: deny `git push`"),
     ("git subtree push --prefix=x origin main", "may be built-in rule: deny `git push`"),
+    ("git p origin main", "may be built-in rule: deny `git push`"),
 ]
 SAFE = [
     "echo hi > fresh-notes.txt", "ls -la > listing.txt 2>&1", "ls | tee out.txt", "sort -o sorted.txt notes.txt",
@@ -169,7 +179,8 @@ SAFE = [
     "git -C sub log --oneline", "git ls-remote --heads .", "git show HEAD:notes.txt", "tar -xzf a.tgz",
     "tar --extract --file a.tar", "tar -czf out.tgz src", "zip -r a.zip src", "rsync -av src/ dst/",
     "ssh -o BatchMode=yes host ls", "less notes.txt", "man ls", "more +10 notes.txt", "make test",
-    "git log --format=%H --since=yesterday", "echo hi > logs/run.log",
+    "git log --format=%H --since=yesterday", "echo hi > logs/run.log", "ssh host ls -la",
+    "git submodule status", "git rev-parse --show-toplevel", "git branch --show-current", "find . -name '*.py'",
 ]
 
 

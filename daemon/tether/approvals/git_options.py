@@ -23,12 +23,39 @@ PUSHING = frozenset({"push", "send-pack", "http-push"})
 UNKNOWN_EFFECT = frozenset({"svn", "subtree", "p4", "cvsexportcommit", "lfs", "annex"})
 
 
+# git's own subcommands (`git --list-cmds=main`, and a few a distribution adds): any other
+# word is an alias or a `git-<word>` program, which may run anything, a push included
+_SUBCOMMANDS = frozenset("""
+add add--interactive am annotate apply archimport archive backfill bisect bisect--helper blame
+branch bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout
+checkout--worker checkout-index cherry cherry-pick citool clean clone column commit commit-graph
+commit-tree config count-objects credential credential-cache credential-cache--daemon
+credential-store cvsexportcommit cvsimport cvsserver daemon describe diagnose diff diff-files
+diff-index diff-tree difftool difftool--helper env--helper fast-export fast-import fetch fetch-pack
+filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck fsck-objects
+fsmonitor--daemon gc get-tar-commit-id grep gui hash-object help hook http-backend http-fetch
+http-push imap-send index-pack init init-db instaweb interpret-trailers lfs log ls-files ls-remote
+ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index merge-octopus
+merge-one-file merge-ours merge-recursive merge-recursive-ours merge-recursive-theirs merge-resolve
+merge-subtree merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes p4 pack-objects
+pack-redundant pack-refs patch-id pickaxe prune prune-packed pull push quiltimport range-diff
+read-tree rebase receive-pack reflog refs remote remote-ext remote-fd remote-ftp remote-ftps
+remote-http remote-https repack replace replay request-pull rerere reset restore rev-list rev-parse
+revert rm send-email send-pack sh-i18n--envsubst shell shortlog show show-branch show-index
+show-ref sparse-checkout stage stash status stripspace submodule submodule--helper subtree svn
+switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info
+upload-archive upload-archive--writer upload-pack var verify-commit verify-pack verify-tag version
+web--browse whatchanged worktree write-tree
+""".split())
+
+
 def as_deny_rules_see(subcommand: str) -> str:
     """`push` for every subcommand that pushes, "?" for one that may push through programs
-    of its own (a remote helper `git remote-https` reads `push` lines), else itself."""
+    of its own (a remote helper `git remote-https` reads `push` lines) and for an alias or
+    a program not part of git, else itself."""
     if subcommand in PUSHING:
         return "push"
-    if subcommand in UNKNOWN_EFFECT or subcommand.startswith("remote-"):
+    if subcommand in UNKNOWN_EFFECT or subcommand.startswith("remote-") or subcommand not in _SUBCOMMANDS:
         return "?"
     return subcommand
 
@@ -62,6 +89,10 @@ _COMMAND_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
     "rebase": (("--exec",), "x"),
     "grep": (("--open-files-in-pager",), "O"),
     "fetch-pack": (("--upload-pack", "--exec"), ""),
+    "difftool": (("--extcmd",), "x"),
+    "filter-branch": (("--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter",
+                       "--parent-filter", "--tag-name-filter"), ""),
+    "send-email": (("--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"), ""),
 }
 # options that make git run a program named elsewhere (configuration, a template's hooks)
 _RUNS_PROGRAM = ("--ext-diff", "--textconv", "--template", "--config", "--tool", "--extcmd",
@@ -121,8 +152,8 @@ def git(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     name = sub.value
     rest = words[at + 1 :]
     if name in _RUNNERS or as_deny_rules_see(name) == "?":
-        found.cannot_see(f"`git {name}` {_RUNNERS.get(name, 'runs programs of its own')}")
-        return
+        what = "runs programs of its own" if name in _SUBCOMMANDS else "is an alias or a program that is not part of git"
+        found.cannot_see(f"`git {name}` {_RUNNERS.get(name, what)}")
     if name == "config":
         _config(found, rest)
     elif name == "submodule" and any(w.value == "foreach" for w in rest):
@@ -170,6 +201,8 @@ def _config(found: PartFinder, rest: list[Word]) -> None:
 
 def _script_after(found: PartFinder, rest: list[Word], marker: str, what: str, depth: int) -> None:
     at = next(i for i, w in enumerate(rest) if w.value == marker) + 1
+    while at < len(rest) and (rest[at].value or "").startswith("-"):  # `foreach --recursive`
+        at += 1
     found.cannot_see(f"{what} runs a command in each submodule")
     script = _joined(rest[at:])
     found.read_literal(script, what, depth)
@@ -232,6 +265,6 @@ def _command_value(rest: list[Word], i: int, longs: tuple[str, ...], letters: st
 
 
 def _abbreviates(given: str, names: tuple[str, ...]) -> bool:
-    """`--up` is `--upload-pack` to git when no other option starts so: any prefix of
-    three or more characters counts (over-approximates)."""
-    return len(given) > 3 and any(name.startswith(given) for name in names)
+    """`--up` is `--upload-pack` to git when no other option starts so: any prefix
+    counts (over-approximates; exact known names are checked first)."""
+    return len(given) > 2 and any(name.startswith(given) for name in names)

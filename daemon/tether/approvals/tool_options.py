@@ -64,9 +64,11 @@ VisualHostKey RequestTTY KbdInteractiveAuthentication""".split())
 # configuration that may (`-F`), load a library (`-I`), or name a program (`scp -S`, `sftp -D`)
 _SSH_VALUES = {"ssh": ("BbcDEeFIiJLlmOoPpQRSWw", "FIE"), "scp": ("cFiJloPSX", "FS"),
                "sftp": ("BbcDFiJloPRSs", "FSDb")}
-_PAGERS = {"less": "kO", "more": "", "most": "", "pg": "", "man": "PH"}
+# per pager: short letters that run a program, read a key or configuration file that may,
+# or write a log file (`less -o Makefile`)
+_PAGERS = {"less": "koO", "more": "", "most": "", "pg": "", "man": "PHC"}
 _PAGER_LONG = ("--lesskey-file", "--lesskey-src", "--lesskey-content", "--log-file", "--LOG-FILE", "--pager",
-               "--html", "--browser")
+               "--html", "--browser", "--config-file")
 
 
 def _options_runner(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
@@ -96,8 +98,12 @@ def _ssh(found: PartFinder, program: str, words: list[Word], depth: int) -> None
     while i < len(words):
         value = words[i].value or ""
         i += 1
-        if value == "--" or not value.startswith("-"):
-            return  # the host: what follows runs on the remote side
+        if value == "--":
+            return
+        if not value.startswith("-"):
+            # the host, or the remote command: ssh reads options after the host too, and
+            # scp/sftp's getopt takes them anywhere, so every later word is looked at
+            continue
         if value.startswith("--"):
             found.not_simple(f"`{program}` option `{brief(value)}` is not known to be safe")
             continue
@@ -135,8 +141,8 @@ def _pager(found: PartFinder, program: str, words: list[Word], depth: int) -> No
 
 
 def _abbreviates(given: str, names: tuple[str, ...]) -> bool:
-    """Any prefix of two letters or more (GNU takes a unique one): over-approximates."""
-    return len(given) > 3 and any(name.startswith(given) for name in names)
+    """Any prefix (GNU takes a unique one): over-approximates; exact known names are checked first."""
+    return len(given) > 2 and any(name.startswith(given) for name in names)
 
 
 TOOL_OPTIONS = {
