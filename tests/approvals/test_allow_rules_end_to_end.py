@@ -74,3 +74,56 @@ async def test_allow_rules_never_write_a_build_file_or_run_an_upload_pack(spawn_
     assert not list(workspace.glob("pwned*"))
     # the rule still does what it is for: a new, inert file, written unasked in the sandbox
     assert (workspace / "fresh.txt").read_text() == "made\n"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=cwd,
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+PUSH_SPELLINGS = {
+    "call_send_pack": "git send-pack ./remote.git main",
+    "call_receive_pack": "git push --receive-pack='git receive-pack' ./remote.git main",
+    "call_alias": "git -c alias.p=push p ./remote.git main",
+}
+
+
+async def test_git_send_pack_never_pushes_under_the_git_push_rule(spawn_daemon, workspace: Path, tmp_path: Path):
+    # a real repository with a bare remote inside the workspace: a push needs no network
+    _git(workspace, "init", "-q", "-b", "main")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-qm", "one")
+    _git(workspace, "clone", "-q", "--bare", ".", "remote.git")
+    (workspace / "README.md").write_text("changed\n")
+    _git(workspace, "commit", "-qam", "two")
+    pushed_before = _git(workspace / "remote.git", "rev-parse", "main")
+    assert pushed_before != _git(workspace, "rev-parse", "main")
+    script = {"model": "scripted-push", "replies": [
+        {"when": {"user": "^push", "step": 1}, "text": "Pushing.", "tool_calls": [
+            {"id": i, "name": "run_command", "arguments": {"command": c}} for i, c in PUSH_SPELLINGS.items()]},
+        {"when": {"user": "^push", "step": 2}, "text": "Done."},
+    ]}
+    path = tmp_path / "push.json"
+    path.write_text(json.dumps(script))
+    prompts: list[dict] = []
+
+    async def on_request(method: str, params: dict):
+        prompts.append(params)
+        return {"outcome": {"outcome": "selected", "optionId": "reject_once"}}
+
+    daemon = await spawn_daemon("--mode", "full-auto", script=path, env={"TETHER_SANDBOX": "bwrap"})
+    daemon.client.peer.on_request = on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("push it")
+    updates = [u async for u in turn]
+    finals = {u["toolCallId"]: u for u in updates if u.get("status") in ("completed", "failed")}
+    refusal = "refused by built-in rule: deny `git push`; this command is never run"
+    for call in ("call_send_pack", "call_receive_pack"):
+        assert finals[call]["status"] == "failed"
+        assert "".join(b["content"]["text"] for b in finals[call]["content"]) == refusal
+    # an alias may be anything: asked (in full-auto too), and the user rejects it
+    assert [p["toolCall"]["toolCallId"] for p in prompts] == ["call_alias"]
+    assert finals["call_alias"]["status"] == "failed"
+    assert _git(workspace / "remote.git", "rev-parse", "main") == pushed_before
