@@ -266,12 +266,22 @@ async def test_ordinary_spellings_stay_allowed_by_their_rules(gate: ApprovalGate
     assert reason.startswith("allowed by rule #")
 
 
-async def test_full_auto_asks_before_an_option_that_runs_a_program(gate: ApprovalGate) -> None:
+FULL_AUTO = [
+    ("git ls-remote --upload-pack='touch pwned' .", "(`git ls-remote --upload-pack='touch pwned'` runs a command)"),
+    ("TAR_OPTIONS=--to-command='touch pwned' tar -xf a.tar", "(`TAR_OPTIONS` set to a command the program runs)"),
+    ("RSYNC_RSH='touch pwned' rsync a h:b", "(`RSYNC_RSH` set to a command the program runs)"),
+    ("LESSOPEN='|touch pwned %s' less notes.txt", "(`LESSOPEN` set to a command the program runs)"),
+    ("ssh h -oProxyCommand='touch pwned'", "(`ssh -o ProxyCommand=touch pwned` may run a local program)"),
+    ("git st", "(`git st` may be built-in rule: deny `git push`)"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), FULL_AUTO, ids=[c for c, _ in FULL_AUTO])
+async def test_full_auto_asks_before_what_the_deny_rules_cannot_see(gate: ApprovalGate, command: str, why: str) -> None:
     user = RecordingUser()
-    command = "git ls-remote --upload-pack='touch pwned' ."
     request = ApprovalRequest("s", "c1", "run_command", "execute", command, {"command": command}, "full-auto",
                               command=command, cwd=".", sandboxed=True)
     verdict = await gate.decide(request, user)
     assert not verdict.allowed
-    assert user.asked == [f"running `{command}` cannot be fully checked against the deny rules "
-                          f"(`git ls-remote --upload-pack='touch pwned'` runs a command); asking instead of running"]
+    assert user.asked == [f"running `{command}` cannot be fully checked against the deny rules {why}; "
+                          f"asking instead of running"]
