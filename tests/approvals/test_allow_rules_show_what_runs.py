@@ -44,6 +44,8 @@ WRITES = [
     ("echo 'import os' > tests/test_new.py", "`tests/test_new.py` is code or configuration"),
     ("echo x > node_modules/jest/index.js", "inside `node_modules/`"),
     ("echo x > linkdir/new.txt", "is a dotfile or inside a dot-folder"),
+    ("echo x > dangling", "`dangling` already exists"),
+    ("echo x > outlink/new.txt", "`outlink/new.txt` is written through a link that leaves the workspace"),
     ("ls | tee Makefile", "`Makefile` configures"),
     ("ls | tee -a notes.txt", "`notes.txt` already exists"),
     ("ls | tee fresh.txt package.json", "`package.json` configures"),
@@ -202,6 +204,8 @@ def workspace(tmp_path: Path) -> Path:
     (root / "package.json").write_text('{"scripts": {"test": "echo ok"}}\n')
     (root / "notes.txt").write_text("a\n")
     (root / "linkdir").symlink_to(".tether")
+    (root / "dangling").symlink_to(tmp_path / "nowhere" / "file")
+    (root / "outlink").symlink_to(tmp_path)
     return root
 
 
@@ -215,10 +219,10 @@ async def gate(tmp_path: Path, workspace: Path):
     await store.close()
 
 
-async def decide(gate: ApprovalGate, command: str) -> tuple[bool, str, list[str]]:
+async def decide(gate: ApprovalGate, command: str, cwd: str = ".") -> tuple[bool, str, list[str]]:
     user = RecordingUser()
     request = ApprovalRequest("s", "c1", "run_command", "execute", command, {"command": command}, "ask",
-                              command=command, cwd=".", sandboxed=True)
+                              command=command, cwd=cwd, sandboxed=True)
     verdict = await gate.decide(request, user)
     return verdict.allowed, verdict.reason, user.asked
 
@@ -264,6 +268,21 @@ async def test_ordinary_spellings_stay_allowed_by_their_rules(gate: ApprovalGate
     allowed, reason, asked = await decide(gate, command)
     assert allowed and not asked, (command, asked)
     assert reason.startswith("allowed by rule #")
+
+
+@pytest.mark.parametrize(("cwd", "command", "why"), [
+    ("sub", "echo x > Makefile", "`Makefile` configures"),  # sub/Makefile: a build file wherever it is
+    (".tether", "echo x > notes", "`notes` is a dotfile or inside a dot-folder"),
+    ("linkdir", "echo x > notes", "`notes` is a dotfile or inside a dot-folder"),  # linkdir -> .tether
+    ("sub", "echo x > ../notes.txt", "a redirection outside the workspace"),
+])
+async def test_a_write_is_checked_from_the_commands_directory(gate: ApprovalGate, cwd: str, command: str, why: str) -> None:
+    allowed, _, asked = await decide(gate, command, cwd)
+    assert not allowed and len(asked) == 1 and why in asked[0], asked
+
+
+async def test_a_new_inert_file_in_a_subfolder_is_still_allowed(gate: ApprovalGate) -> None:
+    assert (await decide(gate, "echo x > out.txt", "sub"))[:2] == (True, "allowed by rule #1: allow `echo`")
 
 
 FULL_AUTO = [
