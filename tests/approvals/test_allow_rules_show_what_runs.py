@@ -160,6 +160,7 @@ PUSHES = [
     ("sh -c 'git send-pack origin main'", "refused by built-in rule: deny `git push`"),
     ("git push --receive-pack='touch pwned' .", "refused by built-in rule: deny `git push`"),
     ("git submodule foreach --recursive 'git push'", "refused by built-in rule: deny `git push`"),
+    ("git -c x=y ls-remote --upload-pack='git push' .", "refused by built-in rule: deny `git push`"),
     ("git difftool -x 'git push' HEAD", "refused by built-in rule: deny `git push`"),
     ("git filter-branch --tree-filter 'git push' HEAD", "refused by built-in rule: deny `git push`"),
     ("git ls-remote --upload-pack='git push origin' .", "refused by built-in rule: deny `git push`"),

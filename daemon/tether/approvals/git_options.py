@@ -4,7 +4,8 @@ Owns: the `git` handler (global options, `-c`/`--config-env`/`--exec-path`/`--gi
 each subcommand's options that run a program, read as a script where they are one:
 `ls-remote|fetch|clone --upload-pack`, `push --receive-pack|--exec`, `archive --exec`,
 `grep -O`, `difftool -x`, `rebase -x`, `bisect run`, `submodule foreach`, ...; long
-options outside a known list), and the subcommands that push (`PUSHING`).
+options outside a known list), and which subcommands push, may push or are not git's
+(`as_deny_rules_see`, for the deny rules).
 Must not: parse shell text (`shell_grammar.py`) or match rules (`deny_match.py`).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from .parts import CommandPart, PartFinder, brief
 from .shell_grammar import Word
 
-__all__ = ["PUSHING", "UNKNOWN_EFFECT", "as_deny_rules_see", "git"]
+__all__ = ["as_deny_rules_see", "git"]
 
 # subcommands that send commits to a remote: a `git push` deny rule covers each of them
 PUSHING = frozenset({"push", "send-pack", "http-push"})
@@ -58,6 +59,7 @@ def as_deny_rules_see(subcommand: str) -> str:
     if subcommand in UNKNOWN_EFFECT or subcommand.startswith("remote-") or subcommand not in _SUBCOMMANDS:
         return "?"
     return subcommand
+
 
 # global options (before the subcommand) whose value is the next word
 _GLOBAL_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
@@ -180,11 +182,9 @@ def _global_options(found: PartFinder, words: list[Word]) -> int | None:
         if name in ("-c", "--config-env") or value.startswith("-c"):
             # `-c core.fsmonitor=…`, `-c alias.x='!cmd'`: configuration runs commands
             found.cannot_see(f"git configuration given on the command line (`{brief(w.source)}`)")
-            return None
-        if name == "--exec-path" and "=" in value:
+        elif name == "--exec-path" and "=" in value:
             found.cannot_see(f"git subcommands taken from another directory (`{brief(w.source)}`)")
-            return None
-        if name == "--git-dir":
+        elif name == "--git-dir":
             found.not_simple(f"a git directory named on the command line (its configuration runs commands: `{brief(w.source)}`)")
         elif name not in _GLOBAL_SAFE:
             found.not_simple(f"git option `{brief(w.source)}` is not known to be safe")
