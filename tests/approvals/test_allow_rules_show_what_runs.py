@@ -305,3 +305,17 @@ async def test_full_auto_asks_before_what_the_deny_rules_cannot_see(gate: Approv
     assert not verdict.allowed
     assert user.asked == [f"running `{command}` cannot be fully checked against the deny rules {why}; "
                           f"asking instead of running"]
+
+
+@pytest.mark.parametrize(("mode", "reviewable"), [("ask", True), ("read-only", False)])
+async def test_a_write_no_rule_may_approve_is_asked_like_any_other_command(
+    gate: ApprovalGate, mode: str, reviewable: bool
+) -> None:
+    # the reviewer and `permission_request` hooks may answer it as for a command no rule
+    # covers (it is fully seen); in read-only mode they never may
+    command = "echo x > Makefile"
+    request = ApprovalRequest("s", "c1", "run_command", "execute", command, {"command": command}, mode,
+                              command=command, cwd=".", sandboxed=True)
+    user = RecordingUser()
+    assert not (await gate.decide(request, user)).allowed
+    assert request.reviewable is reviewable and len(user.asked) == 1

@@ -247,23 +247,24 @@ class ApprovalGate:
             return Verdict(True, "allowed by mode auto-edit")
         if request.hook_decision == "allow" and not unseen:
             return Verdict(True, request.hook_reason)
+        unsafe = ""
         if parsed is not None:
             # a part that may be denied is never approved by an allow rule either
             allowed = allow_for_parts(rules, parsed) if hit is None else None
             # rules cover every part, yet the command writes or runs more than it shows
             unsafe = (parsed.not_plain[0] if parsed.not_plain else
                       unapprovable_write(parsed.writes, self._workspace, request.cwd or ".")) if allowed else ""
-            if unsafe:
-                return f"no allow rule may approve {_action(request)}: {unsafe}"
         elif request.kind in FILE_KINDS:
             allowed = match_paths(rules, request.kind, request.rel_paths, "allow")
         else:
             allowed = None
-        if allowed:
+        if allowed and not unsafe:
             return Verdict(True, "allowed by " + ", ".join(r.describe() for r in allowed))
         if request.mode == "read-only":
             return f"mode read-only asks before {_action(request)} (in a read-only sandbox: nothing in the workspace can change)"
         request.reviewable = not unseen
+        if unsafe:
+            return f"no allow rule may approve {_action(request)}: {unsafe}"
         # what keeps a rule from approving it, so the user sees what runs beyond the words
         why = unseen or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
         return f"mode {request.mode} asks before {_action(request)}{f' ({why})' if why else ''}"
