@@ -55,6 +55,8 @@ WRITES = [
     ("sort --out package.json notes.txt", "`package.json` configures"),
     ("sort --o=Makefile notes.txt", "`Makefile` configures"),
     ("find . -fprint Makefile", "`Makefile` configures"),
+    ("git archive -o Makefile HEAD", "`Makefile` configures"),
+    ("git diff --output=notes.txt", "`notes.txt` already exists"),
     ("uniq notes.txt Makefile", "`Makefile` configures"),
     ("sed -i 's/a/b/' Makefile", "`Makefile` configures"),
     ("sed -ni.bak 's/a/b/p' notes.txt", "`notes.txt` already exists"),
@@ -183,7 +185,7 @@ SAFE = [
     "tar --extract --file a.tar", "tar -czf out.tgz src", "zip -r a.zip src", "rsync -av src/ dst/",
     "ssh -o BatchMode=yes host ls", "less notes.txt", "man ls", "more +10 notes.txt", "make test",
     "git log --format=%H --since=yesterday", "echo hi > logs/run.log", "ssh host ls -la",
-    "git submodule status", "git rev-parse --show-toplevel", "git branch --show-current", "find . -name '*.py'",
+    "git submodule status", "git rev-parse --show-toplevel", "git branch --show-current", "find . -name '*.py'", "git diff --output=changes.diff",
 ]
 
 

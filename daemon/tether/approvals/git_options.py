@@ -4,7 +4,8 @@ Owns: the `git` handler (global options, `-c`/`--config-env`/`--exec-path`/`--gi
 each subcommand's options that run a program, read as a script where they are one:
 `ls-remote|fetch|clone --upload-pack`, `push --receive-pack|--exec`, `archive --exec`,
 `grep -O`, `difftool -x`, `rebase -x`, `bisect run`, `submodule foreach`, ...; long
-options outside a known list), and which subcommands push, may push or are not git's
+options outside a known list; the files `archive -o`, `format-patch -o` and `--output`
+write), and which subcommands push, may push or are not git's
 (`as_deny_rules_see`, for the deny rules).
 Must not: parse shell text (`shell_grammar.py`) or match rules (`deny_match.py`).
 """
@@ -100,6 +101,11 @@ _COMMAND_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
 _RUNS_PROGRAM = ("--ext-diff", "--textconv", "--template", "--config", "--tool", "--extcmd",
                  "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--upload-pack", "--receive-pack",
                  "--exec", "--open-files-in-pager", "--separate-git-dir", "--web", "--info", "--man")
+# per subcommand: options whose value is a file (or folder) git writes
+_WRITE_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
+    "archive": (("--output",), "o"), "format-patch": (("--output-directory",), "o"),
+    **{name: (("--output",), "") for name in ("diff", "log", "show", "diff-tree", "diff-index", "diff-files")},
+}
 # per subcommand: short options that make git run a program (`clone -c` sets configuration,
 # `help -w|-i|-m` starts a browser, info or man)
 _RUNS_SHORT = {"clone": "c", "help": "wim"}
@@ -231,6 +237,10 @@ def _options(found: PartFinder, name: str, rest: list[Word], depth: int) -> None
             found.cannot_see(f"`git {name} {brief(w.source)}` runs a command")
             found.read_literal(command, f"a command `git {name}` runs", depth)
             continue
+        written = _command_value(rest, i, *_WRITE_VALUE.get(name, ((), "")))
+        if written is not None:
+            found.writes_to(written, f"git {name}")
+            continue
         given = value.split("=", 1)[0]
         if given in _KNOWN_LONG:
             continue  # git takes an exact name before any abbreviation
@@ -243,8 +253,9 @@ def _options(found: PartFinder, name: str, rest: list[Word], depth: int) -> None
 
 
 def _command_value(rest: list[Word], i: int, longs: tuple[str, ...], letters: str) -> Word | None:
-    """The command `rest[i]` gives git to run, if it is such an option (`--upload-pack=x`,
-    `--upload-pack x`, `--up x` (a prefix), `-u x`, `-qux`, `-O` with nothing attached)."""
+    """The value `rest[i]` gives git, if it is one of these options: the command to run
+    (`--upload-pack=x`, `--upload-pack x`, `--up x` (a prefix), `-u x`, `-qux`, `-O` with
+    nothing attached), or the file to write (`-o x`, `--output=x`)."""
     value = rest[i].value or ""
     following = rest[i + 1] if i + 1 < len(rest) else Word("", "", True)
     if value.startswith("--"):
