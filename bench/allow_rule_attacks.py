@@ -9,8 +9,9 @@ read-looking programs, in mode ask. Each one allowed is then run through `run_co
 in bubblewrap, in a fresh workspace (a git repository with a `Makefile`, a
 `package.json`, `notes.txt`, `.tether/`, `a.tar`), and counts as having run what it
 hides when a `pwned` file appears, a file that was there changes, or a configuring file
-(a dotfile, a build, instructions or code file) is created. Not a speed figure: the
-counts for issue 30's note (`bench/RESULTS.md`).
+(a dotfile, a build, instructions or code file) is created. The push spellings and the
+ordinary ones are counted by the gate's verdict alone. Not a speed figure: the counts
+for issue 30's note (`bench/RESULTS.md`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def workspace(root: Path) -> dict[str, bytes | None]:
     (root / "package.json").write_text("{}\n")
     (root / "notes.txt").write_text("a\nx\n")
     (root / "linkdir").symlink_to(".tether")
+    (root / "dangling").symlink_to(root.parent / "nowhere" / "file")
+    (root / "outlink").symlink_to(root.parent)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "one"]):
         subprocess.run(git + args, cwd=root, check=True)
@@ -75,6 +78,12 @@ def ran_what_it_hides(before: dict[str, bytes | None], after: dict[str, bytes | 
     return any(n.startswith((".", "linkdir")) or n.lower().endswith(CONFIGURING) for n in created)
 
 
+async def allowed_unasked(gate: ApprovalGate, command: str) -> bool:
+    request = ApprovalRequest("s", "c", "run_command", "execute", command, {"command": command}, "ask",
+                              command=command, cwd=".", sandboxed=True)
+    return (await gate.decide(request, Rejects())).allowed
+
+
 async def main() -> None:
     spec = importlib.util.spec_from_file_location("tables", TABLES)
     assert spec is not None and spec.loader is not None
@@ -92,17 +101,22 @@ async def main() -> None:
             if n == 0:
                 for prefix in tables.ALLOWED:
                     await gate.add_rule("execute", prefix, "allow")
-            request = ApprovalRequest("s", "c", "run_command", "execute", command, {"command": command}, "ask",
-                                      command=command, cwd=".", sandboxed=True)
-            if not (await gate.decide(request, Rejects())).allowed:
+            if not await allowed_unasked(gate, command):
                 continue
             allowed += 1
             ctx = replace(ToolContext(sandbox=WorkspaceSandbox(root)), command_sandbox=choose_sandbox("bwrap"))
             await RunCommandTool().call({"command": command, "timeout": 5}, ctx)
             if ran_what_it_hides(before, contents(root)):
                 ran.append(command)
+        # the push spellings and the ordinary ones: the gate's verdict only
+        verdicts = {}
+        for table in ("PUSHES", "MAY_PUSH", "SAFE"):
+            commands = [row if isinstance(row, str) else row[0] for row in getattr(tables, table)]
+            verdicts[table] = (sum([await allowed_unasked(gate, c) for c in commands]), len(commands))
         await store.close()
     print(f"{TREE}: {allowed} of {len(attacks)} allowed unasked; {len(ran)} of {len(attacks)} ran or wrote what they hide")
+    for table, (n, total) in verdicts.items():
+        print(f"  {table}: {n} of {total} allowed unasked")
     for command in ran:
         print(f"    {command}")
 
