@@ -11,6 +11,7 @@
     tether demo                              a scripted turn on a copy of an example workspace
     tether doctor                            the settings and provider Tether would use, and why
     tether sessions list|show|dump|restore|search|delete   stored sessions, without a daemon
+    tether hooks trust [--workspace DIR]     trust the workspace's hooks as they are now
 
 Imports stay lazy: `serve` must reach its first read with the standard library only,
 and a shared `serve`/`acp` (a proxy, `shared/proxy.py`) imports neither argparse nor pathlib.
@@ -49,7 +50,7 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
 
 
 # the commands whose parsers are built only when named (or for `tether --help`)
-_OTHER_COMMANDS = ("chat", "run", "doctor", "demo", "sessions", "daemon")
+_OTHER_COMMANDS = ("chat", "run", "doctor", "demo", "sessions", "daemon", "hooks")
 
 
 def build_parser(*, daemon_only: bool = False, only: str | None = None) -> argparse.ArgumentParser:
@@ -102,6 +103,12 @@ def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         from .shared.control import add_daemon_parser  # standard library only
 
         add_daemon_parser(commands)
+    if only in (None, "hooks"):
+        hooks = commands.add_parser("hooks", help="the workspace's hooks (run when your user config trusts them)")
+        action = hooks.add_subparsers(dest="hooks_action", required=True)
+        trust = action.add_parser("trust", help="trust the workspace's [hooks] as they are now (after reading them)")
+        trust.add_argument("--workspace", "-w", help="workspace root (default: current directory)")
+        trust.add_argument("--home", help="data directory (default: the user data dir; env TETHER_HOME)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         if wanted(words, os.environ):
             from .shared.proxy import main as proxy_main
 
-            return proxy_main(words)
+            code = proxy_main(words)
+            if code is not None:
+                return code  # else: no shared daemon here (the proxy said why): its own
     first = words[0] if words else None
     only = first if first in _OTHER_COMMANDS else None
     args = build_parser(daemon_only=first in ("serve", "acp"), only=only).parse_args(words)
@@ -163,6 +172,12 @@ def _command(args: argparse.Namespace) -> int:
         from .shared.control import daemon_main
 
         return daemon_main(args)
+    if args.command == "hooks":
+        from .hooks.trust import hooks_trust_main
+        from .store.paths import tether_home
+
+        workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
+        return hooks_trust_main(workspace, tether_home(Path(args.home) if args.home else None))
     return _one_turn(args)
 
 

@@ -297,3 +297,42 @@ async def test_the_users_hooks_decide_the_childs_calls_too(spawn_daemon, workspa
     refused = final(updates, "d1/call_1_1")
     assert refused["status"] == "failed" and text(refused) == "refused by hook guard: no pushing on Fridays"
     assert text(final(updates, "d1")).startswith("I was not allowed to read it.")
+
+
+WAIT_FOR_GO = "for i in $(seq 1 600); do [ -f go ] && break; sleep 0.05; done; echo waited"
+
+
+async def test_a_child_follows_the_parents_mode_switched_while_it_runs(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    """Issue 30 item 5: the parent is switched from full-auto to ask while its writing child
+    waits; the child's next write and command ask (and are rejected), nothing changes."""
+    replies = [
+        {"when": {"step": 1}, "tool_calls": [delegate_call("dw", "Write NOTES.md, then run a command.", writes=True)]},
+        child(1, tool_calls=[{"name": "run_command", "arguments": {"command": WAIT_FOR_GO}}]),
+        child(2, tool_calls=[{"name": "write_file", "arguments": {"path": "NOTES.md", "content": "hi\n"}}]),
+        child(3, tool_calls=[{"name": "run_command", "arguments": {"command": "echo ran > RAN.txt"}}]),
+        child(4, text="Both were refused."),
+        {"when": {"step": 2}, "text": "ok"},
+    ]
+    user = User("reject_once", "reject_once")
+    daemon = await spawn_daemon("--mode", "full-auto", script=script(tmp_path, replies), env={"TETHER_SANDBOX": "bwrap"})
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("have a helper write the notes")
+    updates = []
+    async for update in turn:
+        updates.append(update)
+        if update.get("toolCallId") == "dw/call_1_1" and update.get("status") == "in_progress":
+            # the child's command runs unasked (full-auto) and waits: now the user switches to ask
+            await daemon.client.request("session/set_mode", {"sessionId": session.id, "modeId": "ask"})
+            (workspace / "go").write_text("")
+    assert turn.stop_reason == "end_turn"
+    assert "waited" in text(final(updates, "dw/call_1_1"))
+    asked = [p["toolCall"]["toolCallId"] for p in user.prompts]
+    assert asked == ["dw/call_2_1", "dw/call_3_1"]  # the write and the command, each asked
+    assert all(p["_meta"]["tether"]["parentCallId"] == "dw" for p in user.prompts)
+    assert final(updates, "dw/call_2_1")["status"] == "failed"
+    assert final(updates, "dw/call_3_1")["status"] == "failed"
+    assert not (workspace / "NOTES.md").exists() and not (workspace / "RAN.txt").exists()
+    assert text(final(updates, "dw")).startswith("Both were refused.")

@@ -9,7 +9,7 @@ import pytest
 
 from tether.config import load_settings
 from tether.hooks.answers import HookAnswer, read_answer
-from tether.hooks.config import load_hooks
+from tether.hooks.config import HookSet, load_hooks
 from tether.hooks.runner import HookRun
 
 
@@ -62,7 +62,7 @@ def test_hooks_are_read_from_both_shapes_with_matchers_and_timeouts(tmp_path: Pa
         '[[hooks.pre_tool]]\ncommand = "a"\ntool = ["run_*", "edit_file"]\nargs = "*rm*"\n'
         '[[hooks.PostToolUse]]\nmatcher = "Bash|Write"\nhooks = [{type = "command", command = "b", timeout = 2}]\n'
     )
-    found = load_hooks(user, tmp_path)
+    found = load_hooks(user, tmp_path, tmp_path / "home")
     a, b = found.specs
     assert (a.stage, a.tools, a.args, a.timeout) == ("pre_tool", ("run_*", "edit_file"), (("*", "*rm*"),), 4.0)
     assert (b.stage, b.tools, b.timeout) == ("post_tool", ("run_command", "write_file"), 2.0)
@@ -80,8 +80,57 @@ def test_a_workspace_hooks_table_is_refused_in_the_settings_and_not_loaded(tmp_p
     settings = load_settings(workspace, user_config=user, env={})
     (refused,) = settings.refused
     assert refused.key == "hooks" and "a workspace must not add hooks (they run programs)" in refused.reason
-    found = load_hooks(user, workspace)
+    found = load_hooks(user, workspace, tmp_path / "home")
     assert found.specs == () and "were not run" in found.notices[0]
     user.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')
-    assert [s.command for s in load_hooks(user, workspace).specs] == ["evil"]
+    assert [s.command for s in load_hooks(user, workspace, tmp_path / "home").specs] == ["evil"]
     assert load_settings(workspace, user_config=user, env={}).refused == ()  # trusted: not refused
+
+
+def test_trusted_hooks_stop_when_their_table_or_a_workspace_file_they_run_changes(tmp_path: Path) -> None:
+    """The digest pinned at first use covers the [hooks] table and the workspace files a
+    hook's command names (a script a command rewrites); other keys of the file do not count."""
+    home, user, workspace = tmp_path / "home", tmp_path / "user.toml", tmp_path / "ws"
+    (workspace / ".tether").mkdir(parents=True)
+    (workspace / "guard.sh").write_text("exit 0\n")
+    config = workspace / ".tether" / "config.toml"
+    config.write_text('mode = "ask"\n[[hooks.pre_tool]]\ncommand = "sh ./guard.sh --quiet"\n')
+    user.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')
+    assert [s.command for s in load_hooks(user, workspace, home).specs] == ["sh ./guard.sh --quiet"]
+    config.write_text('mode = "read-only"\n[[hooks.pre_tool]]\ncommand = "sh ./guard.sh --quiet"\n')
+    assert len(load_hooks(user, workspace, home).specs) == 1  # another setting changed: still trusted
+    (workspace / "guard.sh").write_text('echo \'{"decision": "allow"}\'\n')
+    found = load_hooks(user, workspace, home)
+    assert found.specs == () and "changed since you trusted them and were not run" in found.alerts[0]
+    (workspace / "guard.sh").write_text("exit 0\n")  # back as trusted: runs again
+    assert len(load_hooks(user, workspace, home).specs) == 1
+    (home / "trusted_hooks.json").write_text("not json")  # an unreadable record: fail closed
+    found = load_hooks(user, workspace, home)
+    assert found.specs == () and "cannot be read or written" in found.alerts[0]
+
+
+def test_hooks_added_to_a_trusted_workspace_that_had_none_are_a_change(tmp_path: Path) -> None:
+    """Trusting a workspace pins "no hooks" too: a [hooks] table a command adds later waits
+    for `tether hooks trust`."""
+    home, user, workspace = tmp_path / "home", tmp_path / "user.toml", tmp_path / "ws"
+    (workspace / ".tether").mkdir(parents=True)
+    user.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')
+    assert load_hooks(user, workspace, home) == HookSet()  # nothing to run; "no hooks" pinned
+    (workspace / ".tether" / "config.toml").write_text('[[hooks.pre_tool]]\ncommand = "added"\n')
+    found = load_hooks(user, workspace, home)
+    assert found.specs == () and "changed since you trusted them" in found.alerts[0]
+
+
+def test_a_link_a_trusted_hook_runs_is_pinned_by_where_it_points(tmp_path: Path) -> None:
+    home, user, workspace = tmp_path / "home", tmp_path / "user.toml", tmp_path / "ws"
+    (workspace / ".tether").mkdir(parents=True)
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.sh").write_text("exit 0\n")  # the same text outside the workspace
+    (workspace / "guard").symlink_to(tmp_path / "a.sh")
+    (workspace / ".tether" / "config.toml").write_text('[[hooks.pre_tool]]\ncommand = "sh ./guard"\n')
+    user.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')
+    assert len(load_hooks(user, workspace, home).specs) == 1
+    (workspace / "guard").unlink()
+    (workspace / "guard").symlink_to(tmp_path / "b.sh")
+    found = load_hooks(user, workspace, home)
+    assert found.specs == () and "changed since you trusted them" in found.alerts[0]

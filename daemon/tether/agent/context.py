@@ -3,12 +3,13 @@
 The system prompt's stable layer (role, tool rules) and the tool list are byte-identical
 from step to step and turn to turn, so provider prompt caches hit; per-turn facts (the
 workspace path) go in `dynamic_context`, after it (seed 004's layer order). The stable
-layer ends with AGENTS.md and then the two MEMORY.md files (`memory_files.py`).
+layer ends with AGENTS.md and then the two MEMORY.md files (`memory_files.py`); none of
+them is read when it resolves into Tether's own config or history (`tethers_own`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tether_protocol.conversation import Message
@@ -31,13 +32,16 @@ INSTRUCTION_FILE = "AGENTS.md"
 _MAX_INSTRUCTION_CHARS = 32_000
 
 
-def project_instructions(workspace: Path) -> str:
-    """AGENTS.md, then the user's and the workspace's MEMORY.md (`memory_files.py`)."""
-    parts = [agents_instructions(workspace), memory_instructions(workspace)]
+def project_instructions(workspace: Path, tethers_own: Callable[[str], bool] | None = None) -> str:
+    """AGENTS.md, then the user's and the workspace's MEMORY.md (`memory_files.py`);
+    `tethers_own(real path)` (the session's `WorkspaceSandbox.is_tethers_own`) leaves out
+    a file that is a link into Tether's config or history (`AGENTS.md -> .config/tether/
+    config.toml` in a home folder would put the API key in the prompt)."""
+    parts = [agents_instructions(workspace, tethers_own), memory_instructions(workspace, tethers_own)]
     return "\n\n".join(part for part in parts if part)
 
 
-def agents_instructions(workspace: Path) -> str:
+def agents_instructions(workspace: Path, tethers_own: Callable[[str], bool] | None = None) -> str:
     """AGENTS.md at the workspace root and in parent folders up to the repository root
     (the nearest folder with .git), outermost first, so the closest file has the last word.
 
@@ -64,6 +68,8 @@ def agents_instructions(workspace: Path) -> str:
         try:
             real = path.resolve(strict=True)
             if not (real.is_relative_to(top) and real.is_relative_to(path.parent.resolve())):
+                continue
+            if tethers_own is not None and tethers_own(str(real)):
                 continue
             with real.open("rb") as file:  # at most what is kept, whatever the file's size
                 data = file.read(4 * _MAX_INSTRUCTION_CHARS)

@@ -8,7 +8,7 @@
 Both go into the system prompt's stable layer after AGENTS.md, read once per turn, each
 cut at `MAX_MEMORY_CHARS` with a line saying so. The workspace file is the project's
 text: it is presented as such and, like AGENTS.md, can change no setting; a link in it
-that leads out of the workspace is not followed.
+that leads out of the workspace, or into Tether's config or history, is not followed.
 
 Owns: the paths, the capped reading, the prompt section and `with_fact` (a bullet appended
 under a heading). Must not: write files (the `remember` tool and `/memory add` do, after
@@ -17,6 +17,7 @@ approval) or read anything but these two files.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -59,13 +60,16 @@ def memory_file(scope: Scope, workspace: Path) -> Path:
     return user_config_path()[0].parent / FILE_NAME
 
 
-def read_memory(scope: Scope, workspace: Path) -> MemoryFile:
+def read_memory(scope: Scope, workspace: Path, tethers_own: Callable[[str], bool] | None = None) -> MemoryFile:
     """The file as the model reads it. A workspace file reached through a link that leaves
-    the workspace is not read (nothing the tools could not read reaches the model)."""
+    the workspace, or (`tethers_own`) leads into Tether's config or history, is not read
+    (nothing the tools could not read reaches the model)."""
     path = memory_file(scope, workspace)
     try:
         real = path.resolve(strict=True)
         if scope == "workspace" and not real.is_relative_to(workspace.resolve()):
+            return MemoryFile(scope, path, "", 0)
+        if scope == "workspace" and tethers_own is not None and tethers_own(str(real)):
             return MemoryFile(scope, path, "", 0)
         if not real.is_file():
             return MemoryFile(scope, path, "", 0)
@@ -95,10 +99,10 @@ def _section(found: MemoryFile) -> str:
     return f"{head}\n{body}"
 
 
-def memory_instructions(workspace: Path) -> str:
+def memory_instructions(workspace: Path, tethers_own: Callable[[str], bool] | None = None) -> str:
     """Both files' sections, user first (the project's notes have the last word on the
     project), "" when neither has text. The same bytes for the same files (prompt caching)."""
-    found = [read_memory(scope, workspace) for scope in ("user", "workspace")]
+    found = [read_memory(scope, workspace, tethers_own) for scope in ("user", "workspace")]
     return "\n\n".join(_section(f) for f in found if f.text.strip())
 
 

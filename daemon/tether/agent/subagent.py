@@ -5,11 +5,11 @@ names `parentSessionId` and `parentCallId`, so `session/load` shows its transcri
 and one `AgentTurn` in it: the same turn machinery (step runner, executor, journal) with
 its own context (the task as its only user message, the system prompt plus
 `CHILD_NOTE`), the parent's read-only tools (with `writes`, the parent's other tools too,
-in the parent's mode; never `delegate` itself), its own step cap and token budget
-(`subagent_parts.BudgetedProvider`). Its events are nested under the `delegate` call
-(`subagent_parts.ChildSink`), its approvals go through the parent's gate and asker
-(`ChildAsker`), a cancel of the parent's turn cancels it (`ActiveTurn.children`), and
-its final answer is the call's result.
+in the parent's mode as it is at each call: `ChildSession`; never `delegate` itself), its
+own step cap and token budget (`subagent_parts.BudgetedProvider`). Its events are nested
+under the `delegate` call (`subagent_parts.ChildSink`), its approvals go through the
+parent's gate and asker (`ChildAsker`), a cancel of the parent's turn cancels it
+(`ActiveTurn.children`), and its final answer is the call's result.
 Owns: `SubAgents` (the turn's `Delegator`), the child session, and the result the parent
 model sees. Must not: run tools or stream the model itself (the child's `AgentTurn`
 does), or build protocol JSON.
@@ -92,15 +92,12 @@ class SubAgents:
     async def _child_session(self, args: DelegateArgs, call_id: str) -> AgentSession:
         parent = self.session
         child_id = "sess_" + uuid.uuid4().hex
-        mode = parent.mode if args.writes else "read-only"
         first = " ".join(args.task.split())
         title = "↳ " + (first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…")
         link = {"parentSessionId": parent.id, "parentCallId": call_id}
-        await parent.store.create_session(child_id, str(parent.workspace), mode, title=title, metadata=link)
-        return AgentSession(
-            child_id, parent.workspace, parent.store, parent.sandbox, mode,
-            title=title, model=parent.model, reasoning=parent.reasoning,
-        )
+        child = ChildSession(parent, args.writes, child_id, title=title)
+        await parent.store.create_session(child_id, str(parent.workspace), child.mode, title=title, metadata=link)
+        return child
 
     def _child_tools(self, writes: bool) -> ToolRegistry:
         """The parent's read-only tools, or (`writes`) all of them; never `delegate`."""
@@ -113,6 +110,31 @@ class SubAgents:
         return dataclasses.replace(
             self.services, asker=asker, memory_tokens=0, ask_first=False, terminal_output_meta=False,
         )
+
+
+class ChildSession(AgentSession):
+    """A sub-agent's session: its mode is its parent's as it is now (read-only without
+    `writes`), read at every call, so a user who switches the parent to ask while the
+    child runs is asked for the child's next change."""
+
+    __slots__ = ("parent", "writes")
+
+    def __init__(self, parent: AgentSession, writes: bool, child_id: str, *, title: str) -> None:
+        self.parent, self.writes = parent, writes
+        super().__init__(
+            child_id, parent.workspace, parent.store, parent.sandbox, self.mode,
+            title=title, model=parent.model, reasoning=parent.reasoning,
+        )
+
+    @property
+    def mode(self) -> str:
+        return self.parent.mode if self.writes else "read-only"
+
+    @mode.setter
+    def mode(self, value: str) -> None:
+        # set only by AgentSession.__init__ (with the value above): the mode is the parent's
+        if value != self.mode:
+            raise AttributeError("a sub-agent's mode is its parent's: set the parent session's mode")
 
 
 def with_delegate(tools: ToolRegistry, delegator: SubAgents, max_steps: int) -> ToolRegistry:

@@ -11,14 +11,15 @@ the user trusts), in Tether's or Claude Code's shape.
     name = "guard"                    # how the transcript names it (default: the command)
 
     [workspaces."/home/me/project"]   # the user trusts this workspace's own [hooks]
-    trust_hooks = true
+    trust_hooks = true                # as they are then: changed, they wait for `tether hooks trust`
 
 Claude Code's shape is accepted too: `[[hooks.PreToolUse]]` with `matcher = "Bash|Edit"`
 and `hooks = [{type = "command", command = "...", timeout = 5}]`.
 
 Owns: reading those tables into `HookSpec`s (the notices for what it ignored), the stage
 names and their Claude Code aliases, and matching a spec against a tool call.
-Must not: run anything, or take hooks from a workspace file the user has not trusted.
+Must not: run anything, or take hooks from a workspace file the user has not trusted (or
+whose hooks changed since: `trust.py`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STAGES", "HookSet", "HookSpec", "load_hooks"]
+__all__ = ["STAGES", "HookSet", "HookSpec", "load_hooks", "trusts_workspace"]
 
 STAGES = (
     "prompt_submit", "pre_tool", "post_tool", "permission_request",
@@ -87,21 +88,25 @@ class HookSpec:
 class HookSet:
     specs: tuple[HookSpec, ...] = ()
     notices: tuple[str, ...] = ()  # what was ignored, and why (shown once per session)
+    # shown at every turn until the user acts: trusted hooks that changed since (not run)
+    alerts: tuple[str, ...] = ()
 
     def for_stage(self, stage: str, tool: str | None = None, arguments: Mapping[str, Any] | None = None) -> list[HookSpec]:
         return [s for s in self.specs if s.stage == stage and s.matches(tool, arguments)]
 
     def __bool__(self) -> bool:
-        return bool(self.specs or self.notices)
+        return bool(self.specs or self.notices or self.alerts)
 
 
-def load_hooks(user_path: Path, workspace: Path) -> HookSet:
-    """The user's hooks, then (when the user trusts `workspace`) the workspace's. Never raises:
-    a bad entry is skipped with a notice."""
+def load_hooks(user_path: Path, workspace: Path, home: Path) -> HookSet:
+    """The user's hooks, then (when the user trusts `workspace`, and its hooks are as they
+    were when trusted: the digest pinned in Tether's data directory `home`) the
+    workspace's. Never raises: a bad entry is skipped with a notice."""
     from ..config.layers import read_toml
     from ..config.settings import ConfigError
 
     notices: list[str] = []
+    alerts: list[str] = []
     try:
         user = read_toml(user_path, f"user config {user_path}", required=False) or {}
     except ConfigError:
@@ -112,18 +117,25 @@ def load_hooks(user_path: Path, workspace: Path) -> HookSet:
         ws = read_toml(ws_path, f"workspace config {ws_path}", required=False) or {}
     except ConfigError:
         ws = {}
-    if "hooks" in ws:
-        if _trusted(user.get("workspaces"), workspace):
+    if trusts_workspace(user.get("workspaces"), workspace):
+        from .trust import pinned_check
+
+        # pinned even while there are none: hooks a command adds later are a change too
+        changed = pinned_check(home, workspace, ws.get("hooks"), ws_path)
+        if changed is not None:
+            alerts += [changed] if "hooks" in ws else []
+        elif "hooks" in ws:
             specs += _read_table(ws["hooks"], f"workspace config {ws_path} (trusted)", notices)
-        else:
-            notices.append(
-                f"hooks in {ws_path} were not run: a workspace may not add hooks (they run programs) unless "
-                f"your user config {user_path} trusts it with [workspaces.\"{workspace}\"] trust_hooks = true"
-            )
-    return HookSet(tuple(specs), tuple(notices))
+    elif "hooks" in ws:
+        notices.append(
+            f"hooks in {ws_path} were not run: a workspace may not add hooks (they run programs) unless "
+            f"your user config {user_path} trusts it with [workspaces.\"{workspace}\"] trust_hooks = true"
+        )
+    return HookSet(tuple(specs), tuple(notices), tuple(alerts))
 
 
-def _trusted(table: object, workspace: Path) -> bool:
+def trusts_workspace(table: object, workspace: Path) -> bool:
+    """The user config's `workspaces` table has `trust_hooks = true` for `workspace`."""
     if not isinstance(table, dict):
         return False
     for key, value in table.items():

@@ -33,12 +33,12 @@ class TurnHooks:
 
 def turn_hooks(
     settings: Settings, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider, asker: Asker,
-    hidden_paths: tuple[str, ...],
+    hidden_paths: tuple[str, ...], home: Path,
 ) -> TurnHooks:
     from ..config.layers import user_config_path
 
     user_path, _explicit = user_config_path()
-    found = load_hooks(user_path, Path(session.workspace))
+    found = load_hooks(user_path, Path(session.workspace), home)
     hooks = reviewer = None
     # the engine, the reviewer and the asker around them: imported by a turn that has them
     if found:

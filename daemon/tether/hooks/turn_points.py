@@ -35,7 +35,8 @@ class PromptHooks:
 async def prompt_hooks(hooks: Hooks | None, session: AgentSession, blocks: list[ContentBlock]) -> PromptHooks:
     if hooks is None:
         return PromptHooks(blocks)
-    for notice in hooks.hooks.notices if not session.hooks_told else ():
+    told = hooks.hooks.notices if not session.hooks_told else ()
+    for notice in (*hooks.hooks.alerts, *told):
         hooks.sink.emit(Notice(f"\n[{notice}]\n"))
     contexts: list[str] = []
     if not session.hooks_told:  # the session's first turn in this daemon

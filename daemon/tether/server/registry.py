@@ -24,6 +24,7 @@ from ..store import (
     SessionRecord,
     database_path,
 )
+from ..tools.ledger import ContentLedger
 from ..tools.sandbox import WorkspaceSandbox
 from .config_options import stored_model, stored_reasoning
 from .watcher import WorkspaceWatcher
@@ -33,16 +34,21 @@ if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
 
 
 def private_paths(home: Path | None) -> tuple[str, ...]:
-    """Tether's user config and its history: what neither the tools nor commands read.
-    The config's directory when it is Tether's own (`.../tether`), else only the file (a
-    TETHER_CONFIG in `~` must not hide, or fail to hide, all of `~`)."""
+    """Tether's user config, its history, its runtime directories (the shared daemon's
+    socket) and MCP servers' own directories: what neither the tools nor commands read or
+    reach. The config's directory when it is Tether's own (`.../tether`), else only the
+    file (a TETHER_CONFIG in `~` must not hide, or fail to hide, all of `~`)."""
     from ..config import user_config_path
+    from ..config.mcp_servers import servers_dir
+    from ..shared.proxy import runtime_dirs
     from ..store.paths import tether_home
 
     config = user_config_path()[0]
     return (
         str(config.parent if config.parent.name == "tether" else config),
         str(tether_home(home)),
+        str(servers_dir()),  # MCP servers' own directories (their HOME: a planted .npmrc would run there)
+        *runtime_dirs(os.environ),
     )
 
 
@@ -171,10 +177,7 @@ class SessionRegistry:
             reasoning=stored_reasoning(record.metadata),
             messages=model_view(stored),
         )
-        for role, body, _status in stored:  # what the model had read, before the daemon restarted
-            learned = body.get("ledger") if role == "tool" else None
-            if learned and session.ledger is not None:
-                session.ledger.restore(learned)
+        session.ledger = stored_ledger(session.sandbox, stored)  # what the model had read, before a restart
         self.live[session_id] = session
         return session
 
@@ -187,6 +190,18 @@ class SessionRegistry:
         for store in self._stores.values():
             await store.close()
         self._stores.clear()
+
+
+def stored_ledger(sandbox: WorkspaceSandbox, stored: Sequence[MessageView]) -> ContentLedger:
+    """The read ledger of a conversation as it stands: what its tool calls taught it, in
+    order. After a rewind only the remaining calls count (SPEC 5.11: a file read in a
+    rewound turn must be read again before it is changed)."""
+    ledger = ContentLedger(sandbox)
+    for role, body, _status in stored:
+        learned = body.get("ledger") if role == "tool" else None
+        if learned:
+            ledger.restore(learned)
+    return ledger
 
 
 def model_view(stored: Sequence[MessageView]) -> list[Message]:

@@ -5,7 +5,9 @@ rewind: that undoes it), which messages the model sees afterwards, which files t
 restore and to what (each file the later tool calls and rewinds changed goes back to
 its content before the first of them), the refusal of files changed since Tether last
 wrote them (listed with diffs; `force` restores them too), restoring files (atomic
-writes, never outside the workspace, never under `.git`, never through a link), and
+writes, never outside the workspace, never under `.git`, never through a link, never
+Tether's own config or history: paths are resolved as the file tools resolve them,
+`WorkspaceSandbox`), and
 recording the rewind with what it overwrote, so that it can be undone. `changes` lists
 what a turn (or the whole session) changed, with unified diffs.
 Must not: speak the protocol (`rewind_rpc.py` does) or write SQL (`store/checkpoints.py`);
@@ -18,6 +20,7 @@ import os
 import secrets
 import stat
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import anyio.to_thread
@@ -27,6 +30,7 @@ from ..store import checkpoints as cp
 from ..tools.changes import UNRECORDED, read_state
 from ..tools.diffs import cap_diff, unified_diff
 from ..tools.disk_io import editable_text
+from ..tools.sandbox import SandboxError, WorkspaceSandbox
 
 __all__ = ["BadRewind", "Changed", "RewindBusy", "RewindOutcome", "changes", "rewind"]
 
@@ -142,14 +146,15 @@ async def rewind(
     point = await _point(store, session_id, to_turn, message_seq, to_rewind)
     files = _plan(await cp.change_rows(store, session_id), point) if restore != "conversation" else []
     targets = await cp.blobs(store, [f.target for f in files if f.target not in (None, UNRECORDED)])
-    outcome = await anyio.to_thread.run_sync(_check, workspace, files, targets)
+    sandbox = _sandbox(store, workspace)
+    outcome = await anyio.to_thread.run_sync(_check, sandbox, files, targets)
     now, at_seq = await cp.hidden_now(store, session_id), await cp.next_seq(store, session_id)
     hidden = _hidden(point, now, at_seq) if restore != "files" else now
     outcome.hidden = len(_count(hidden) - _count(now))
     if dry_run or (outcome.conflicts and not force):
         return outcome
     restoring = [f for f in files if f.path in outcome.restored]
-    rows, blobs, failed = await anyio.to_thread.run_sync(_restore, workspace, restoring, targets)
+    rows, blobs, failed = await anyio.to_thread.run_sync(_restore, str(sandbox.root), restoring, targets)
     outcome.skipped += failed
     outcome.restored = [row[0] for row in rows]
     outcome.digests = {row[0]: row[2] for row in rows}
@@ -160,15 +165,27 @@ async def rewind(
     return outcome
 
 
-def _check(workspace: str, files: list[_File], targets: dict[str, bytes]) -> RewindOutcome:
+def _sandbox(store: HistoryStore, workspace: str) -> WorkspaceSandbox:
+    """The workspace as the file tools see it: Tether's config and the history's home are
+    out of reach (a restored snapshot can name `.config/tether/config.toml` in a home folder)."""
+    from ..store.paths import home_of_database
+    from .registry import private_paths
+
+    return WorkspaceSandbox(Path(workspace), private_paths(home_of_database(store.path)))
+
+
+def _check(sandbox: WorkspaceSandbox, files: list[_File], targets: dict[str, bytes]) -> RewindOutcome:
     outcome = RewindOutcome(None)
     for f in files:
         if f.target == UNRECORDED or (f.target is not None and f.target not in targets):
             outcome.skipped.append((f.path, f.note or "its earlier content was not recorded"))
             continue
-        path = _safe(workspace, f.path)
+        path = _safe(sandbox, f.path)
         if path is None:
-            outcome.skipped.append((f.path, "it is under .git or reached through a link out of the workspace"))
+            outcome.skipped.append((
+                f.path, "it is under .git, outside the workspace, reached through a link out of it, "
+                "or Tether's own configuration or history",
+            ))
             continue
         f.current, f.data, _note = read_state(path, _READ_CAP)
         if f.current == f.target:
@@ -190,17 +207,17 @@ def _diff(rel: str, old: bytes | None, new: bytes | None, old_digest: str | None
     return cap_diff(unified_diff(old_text, new_text, rel, created=old_digest is None, deleted=new_digest is None))
 
 
-def _safe(workspace: str, rel: str) -> str | None:
-    """The absolute path of `rel`, or None if it is under `.git` or its directory leads out of the workspace."""
+def _safe(sandbox: WorkspaceSandbox, rel: str) -> str | None:
+    """The absolute path of `rel` (the link itself when it is one), or None when `rel` is
+    not a plain workspace-relative name, lies under `.git`, leads out of the workspace
+    through a link (of its directory or of itself) or into Tether's own files."""
     if ".git" in rel.lower().split("/") or rel.startswith("/") or ".." in rel.split("/"):
         return None
-    root = os.path.realpath(workspace)
-    path = os.path.join(root, rel)
-    parent = os.path.dirname(path)
-    while not os.path.lexists(parent) and parent != root:
-        parent = os.path.dirname(parent)
-    real = os.path.realpath(parent)
-    return path if real == root or real.startswith(root + os.sep) else None
+    try:
+        sandbox.check_not_under_git(sandbox.resolve(rel))  # NUL, too long, outside, Tether's own
+    except SandboxError:
+        return None
+    return os.path.join(sandbox.root, rel)
 
 
 _Row = tuple[str, str | None, str | None, str | None]

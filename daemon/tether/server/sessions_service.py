@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..config import MODES, no_looser_mode
 from ..store import (
     HistoryStore,
+    MessageView,
     SessionRecord,
     StorageFault,
     StoreError,
@@ -291,10 +292,12 @@ class LiveSessions(SessionsService):
     async def _reload(self, live: AgentSession) -> None:
         """Read the live session's conversation again from the store (as a rewind left it)."""
         from ..agent.tokens import ContextEstimate
-        from .registry import model_view
+        from .registry import model_view, stored_ledger
 
         stored = await live.store.load_messages(live.id)
-        live.messages = model_view([(m.role, m.json_body(), m.status) for m in stored])
+        views: list[MessageView] = [(m.role, m.json_body(), m.status) for m in stored]
+        live.messages = model_view(views)
+        live.ledger = stored_ledger(live.sandbox, views)  # reads of rewound turns are forgotten
         live.context, live.view_size = ContextEstimate(), ContextEstimate()
         self._rewinds_seen[live.id] = (id(live), await self._last_rewind(live))
 

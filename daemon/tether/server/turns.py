@@ -21,7 +21,7 @@ from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
 from ..hooks.setup import TurnHooks, turn_hooks
 from ..providers.base import Provider
-from ..store import MessageRecord
+from ..store import MessageRecord, tether_home
 from ..transport.connection import Connection
 from .context import ServerContext
 from .files import EditorFiles
@@ -54,7 +54,10 @@ def make_turn(
     ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
 ) -> AgentTurn:
     settings = ctx.settings
-    hooked = turn_hooks(settings, session, handle.turn_id, sink, provider, ctx.asker(), hidden_paths(ctx))
+    hooked = turn_hooks(
+        settings, session, handle.turn_id, sink, provider, ctx.asker(), hidden_paths(ctx),
+        tether_home(Path(settings.home) if settings.home else None),
+    )
     services = _services(ctx, session, hooked)
     tools = ctx.tools
     if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
@@ -94,6 +97,7 @@ def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> T
         checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
         sandbox_setting=settings.sandbox,
         hidden_paths=hidden_paths(ctx),
+        unix_sockets=settings.allow_unix_sockets,
         terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         hooks=hooked.hooks,

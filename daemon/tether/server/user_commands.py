@@ -6,13 +6,15 @@ command `/NAME`: its description from a front matter line `description: ...` (be
 `---` lines at the top), its prompt the file's body with `$ARGUMENTS` replaced by what
 follows the name. A workspace command is only a prompt (it cannot change settings or
 approvals), so a cloned repository's commands are loaded, with where each came from in
-its description. The user's own file wins over a workspace file of the same name.
+its description; one that is a link out of the workspace or into Tether's own config or
+history is not. The user's own file wins over a workspace file of the same name.
 Owns: finding and reading those files, and expanding one. Must not: run anything, or
 shadow a built-in (`commands.py` lists built-ins first and ignores such names).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +48,13 @@ def folders(workspace: Path) -> list[tuple[Path, str, Path | None]]:
     ]
 
 
+def _tethers_own(real: Path) -> bool:
+    """Inside Tether's user config folder or its history (`registry.private_paths`)."""
+    from .registry import private_paths
+
+    return any(real.is_relative_to(os.path.realpath(own)) for own in private_paths(None))
+
+
 def _front_matter(text: str) -> tuple[dict[str, str], str]:
     """`key: value` lines between `---` lines at the top, and the rest."""
     if not text.startswith("---"):
@@ -64,12 +73,13 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
 def _read(path: Path, label: str, within: Path | None) -> UserCommand | None:
     """The command in ``path``; None for a file that is no command (a bad name, too big,
     empty, or outside ``within``: a project's command cannot be a link to `~/.ssh/id_rsa`,
-    whose text would go to the model as the prompt)."""
+    whose text would go to the model as the prompt, nor to Tether's config in a home folder)."""
     name = path.stem
     if not _NAME.match(name):
         return None
     try:
-        if within is not None and not path.resolve().is_relative_to(within.resolve()):
+        real = path.resolve()
+        if within is not None and (not real.is_relative_to(within.resolve()) or _tethers_own(real)):
             return None
         if path.stat().st_size > _MAX_BYTES:
             return None

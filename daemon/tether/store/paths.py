@@ -24,6 +24,7 @@ __all__ = [
     "HOME_ENV",
     "LABEL_NAME",
     "database_path",
+    "home_of_database",
     "stored_database",
     "tether_home",
     "workspace_key",
@@ -82,6 +83,14 @@ def database_path(workspace: Path, home: Path | None = None) -> Path:
     except OSError as exc:
         raise _unusable(directory, exc) from exc
     return folder / DATABASE_NAME
+
+
+def home_of_database(path: Path) -> Path | None:
+    """The Tether home a history database lives in (``<home>/workspaces/<key>/history.sqlite3``),
+    None for a database opened elsewhere (a test's, a copy's)."""
+    if path.name != DATABASE_NAME or path.parent.parent.name != "workspaces":
+        return None
+    return path.parent.parent.parent
 
 
 def stored_database(workspace: Path, home: Path | None = None) -> Path | None:

@@ -34,6 +34,8 @@ from tether.store.history import HistoryStore
 from tether.store.snapshot_checks import SnapshotError
 from tether_protocol._json import JsonObject, type_name
 
+_PATH_MAX = 4096  # Linux's limit: a longer path names no file
+
 __all__ = ["check_checkpoints", "export_checkpoints", "import_checkpoints", "keep_until"]
 
 
@@ -72,6 +74,24 @@ async def export_checkpoints(store: HistoryStore, session_id: str) -> tuple[Json
 def _text(value: Any, where: str, nullable: bool = True) -> None:
     if not (isinstance(value, str) or (nullable and value is None)):
         raise SnapshotError(f"{where} must be a string{' or null' if nullable else ''}, not {type_name(value)}")
+
+
+def _path(value: Any, where: str) -> None:
+    """A change's path as Tether records it: relative to the workspace, plain (a rewind
+    writes there; one that could not name a file would fail every rewind)."""
+    _text(value, where, nullable=False)
+    problem = (
+        "is empty" if not value
+        else "contains a NUL byte" if "\0" in value
+        else "is absolute" if value.startswith("/")
+        else "has a '..' part" if ".." in value.split("/")
+        else f"is longer than {_PATH_MAX} bytes" if len(value.encode("utf-8", "surrogatepass")) > _PATH_MAX
+        else None
+    )
+    if problem is not None:
+        raise SnapshotError(
+            f"{where} {problem}; a change's path is relative to the workspace, like 'src/app.py' ({value[:80]!r})"
+        )
 
 
 def _int(value: Any, where: str, nullable: bool = False) -> None:
@@ -130,7 +150,7 @@ def _check_change(change: Any, where: str, ids: set[int], blobs: JsonObject) -> 
     rewind = change.get("rewind")
     if (change.get("seq") is None) == (rewind is None) or (rewind is not None and rewind not in ids):
         raise SnapshotError(f"{where} must have a message seq or the id of one of the rewinds, not both")
-    _text(change.get("path"), f"{where}.path", nullable=False)
+    _path(change.get("path"), f"{where}.path")
     for key in ("call_id", "before", "after", "note"):
         _text(change.get(key), f"{where}.{key}")
     for key in ("before", "after"):

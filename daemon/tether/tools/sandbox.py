@@ -45,10 +45,17 @@ class WorkspaceSandbox:
             for real in (os.path.realpath(p) for p in private)
             if real != self._root_str and self._contains(real)
         )
+        # the same, wherever they are: what an instructions file must not be a link to
+        self._own = tuple(os.path.realpath(p) for p in private)
 
     def is_private(self, rel_path: str) -> bool:
         """True for Tether's own config and history (and what is inside them)."""
         return any(rel_path == p or rel_path.startswith(p + "/") for p in self._private)
+
+    def is_tethers_own(self, real: str) -> bool:
+        """True for a real (resolved) path in Tether's own config or history, inside the
+        workspace or not (AGENTS.md in a parent folder linked to `~/.config/tether`)."""
+        return any(real == own or real.startswith(own.rstrip(os.sep) + os.sep) for own in self._own)
 
     def resolve(self, path: str) -> Path:
         """Return the real path for `path` (relative to the root, or absolute inside it).
