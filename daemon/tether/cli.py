@@ -181,11 +181,12 @@ def _command(args: argparse.Namespace) -> int:
 
 def _one_turn(args: argparse.Namespace) -> int:
     """`run` and `demo`: they serve their daemon in this process (`inprocess.py`)."""
+    from .class_code_cache import cache_dir
     from .start_up import pause_collector, resume_collector
 
     # Start-up makes ~30,000 objects the collector tracks, and no garbage: it waits until it
     # is done (`connect_in_process` resumes it, with what start-up made frozen out of its passes).
-    pause_collector()
+    pause_collector(cache_dir(args.home))
     try:
         from tether_client.cli import demo_main, run_main
 
@@ -205,10 +206,11 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     import logging
     from pathlib import Path
 
+    from .class_code_cache import cache_dir
     from .start_up import pause_collector
 
     # the collector waits until the first session is answered (`server.app`: ~8 ms less)
-    pause_collector()
+    pause_collector(cache_dir(args.home))
 
     from .config import ConfigError, load_settings
     from .sandbox.hardening import harden_process

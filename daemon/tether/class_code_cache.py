@@ -1,0 +1,192 @@
+"""The code that dataclasses and attrs generate for each class, kept across daemon starts.
+
+Owns: `install` (before the protocol's and the daemon's classes are made: it routes the
+compilation of their generated methods through one cache) and `save` (once start-up is
+over: it writes what this start compiled). Standard library only.
+Must not: change what a class's generated code is (the same source, file name and
+compiler flags give the same code object), trust a cache file another user could have
+written, or fail a start because of the cache (any doubt: compile as usual).
+
+Why (bench/RESULTS.md, "Issue 31: the cold path's CPU (second round)"): a cold `tether run`
+makes ~240 dataclasses and attrs classes; compiling their generated `__init__`, `__eq__`,
+`__repr__`, ... (~670 small sources) was ~80 ms of its ~320 ms of CPU. A code object
+loaded with `marshal` costs microseconds, as a module's `.pyc` does; the file sits in the
+user's data directory (out of the sandbox's writable paths), named by the bytecode's
+magic number, and is used only when this user owns it and no one else can write it.
+"""
+
+from __future__ import annotations
+import __future__
+
+import marshal
+import os
+import re
+import stat
+import sys
+from importlib.util import MAGIC_NUMBER
+from pathlib import Path
+from types import CodeType, ModuleType
+from typing import Any
+
+_MAX_ENTRIES = 4000  # past this (sources that changed across upgrades), keep this start's only
+_Key = tuple[str, int, str]  # file name, compiler flags, source
+
+# attrs salts a frozen class's `__hash__` with a number that differs in every process
+# (a str hash): the key holds a placeholder in its place, the code this process's number
+_HASH_SALT = re.compile(r"(def __hash__\(self\):\s*return hash\(\(\s*)(-?\d+),")
+_PLACEHOLDER = 0x5A17_C0DE_5A17_C0DE
+
+_cache: dict[_Key, CodeType] = {}
+_used: set[_Key] = set()
+_compiled = 0  # misses since the file was read: nothing to write when 0
+_path: Path | None = None
+
+
+def cache_dir(home: str | None) -> Path:
+    """``<home>/cache`` when a data directory is given (``--home``, $TETHER_HOME), else the
+    user's cache directory."""
+    chosen = home or os.environ.get("TETHER_HOME")
+    if chosen:
+        return Path(chosen).expanduser().absolute() / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("tether", appauthor=False))
+
+
+def install(directory: Path) -> None:
+    """Compile dataclasses' and attrs' generated code through the cache kept in ``directory``.
+    Only the first call does anything; without attrs or with another dataclasses (another
+    Python), classes are made as before."""
+    global _path
+    if _path is not None:
+        return
+    _path = directory / f"class-code-{MAGIC_NUMBER.hex()}.marshal"
+    _cache.update(_load(_path))
+    import dataclasses
+
+    if _uses_builtin(dataclasses, "exec"):
+        # `dataclasses._create_fn` calls `exec(source, globals, ns)`; a module global shadows
+        # the builtin for that module alone
+        dataclasses.exec = _exec_for(dataclasses)  # type: ignore[attr-defined]
+    try:
+        from attr import _make
+    except ImportError:
+        return
+    if _uses_builtin(_make, "compile"):
+        _make.compile = _compile_for(_make)  # type: ignore[attr-defined]
+
+
+def save() -> None:
+    """Write what this start compiled (atomically: a reader sees the old file or the new);
+    an error leaves the cache as it was."""
+    global _compiled
+    if _path is None or not _compiled:
+        return
+    kept = _cache if len(_cache) <= _MAX_ENTRIES else {k: _cache[k] for k in _used}
+    try:
+        _path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        partial = _path.with_name(f"{_path.name}.{os.getpid()}")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with open(fd, "wb") as out:
+            out.write(marshal.dumps(kept))
+        os.replace(partial, _path)
+        _compiled = 0
+    except (OSError, ValueError):
+        pass  # a read-only or full disk: the next start compiles again
+
+
+def _load(path: Path) -> dict[_Key, CodeType]:
+    """The file's code objects, or none when it is missing, unreadable, not ours alone, or
+    not a cache of this shape."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return {}
+    with open(fd, "rb") as source:
+        if not (_private(os.fstat(fd)) and _private(os.stat(path.parent))):
+            return {}
+        try:
+            loaded = marshal.loads(source.read())
+        except (EOFError, ValueError, TypeError, OSError):
+            return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if _is_key(k) and isinstance(v, CodeType)}
+
+
+def _private(info: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else (so no other user chose its code)."""
+    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _is_key(key: object) -> bool:
+    return (isinstance(key, tuple) and len(key) == 3 and isinstance(key[0], str)
+            and isinstance(key[1], int) and isinstance(key[2], str))
+
+
+def _uses_builtin(module: ModuleType, name: str) -> bool:
+    return name not in vars(module)
+
+
+def _future_flags(module: ModuleType) -> int:
+    """The `from __future__` flags that the module's own `compile`/`exec` calls inherit."""
+    flags = 0
+    for value in vars(module).values():
+        if isinstance(value, __future__._Feature):
+            flags |= value.compiler_flag
+    return flags
+
+
+def _code(source: str, filename: str, flags: int) -> CodeType:
+    salted = _HASH_SALT.search(source)
+    if salted is None:
+        return _cached_code(source, filename, flags)
+    general = f"{source[:salted.start(2)]}{_PLACEHOLDER}{source[salted.end(2):]}"
+    return _with_const(_cached_code(general, filename, flags), int(salted.group(2)))
+
+
+def _with_const(code: CodeType, salt: int) -> CodeType:
+    """``code`` with the placeholder replaced by ``salt`` (in its nested functions too)."""
+    consts = tuple(
+        salt if type(c) is int and c == _PLACEHOLDER
+        else _with_const(c, salt) if isinstance(c, CodeType) else c
+        for c in code.co_consts
+    )
+    return code.replace(co_consts=consts)
+
+
+def _cached_code(source: str, filename: str, flags: int) -> CodeType:
+    global _compiled
+    key = (filename, flags, source)
+    code = _cache.get(key)
+    if code is None:
+        code = compile(source, filename, "exec", flags=flags, dont_inherit=True)
+        _cache[key] = code
+        _compiled += 1
+    _used.add(key)
+    return code
+
+
+def _exec_for(module: ModuleType) -> Any:
+    flags = _future_flags(module)
+
+    def cached_exec(source: Any, globals: dict[str, Any] | None = None,
+                    locals: dict[str, Any] | None = None) -> None:
+        if globals is None:  # the caller's globals, as the builtin would take
+            globals = sys._getframe(1).f_globals
+        if isinstance(source, str):
+            source = _code(source, "<string>", flags)
+        exec(source, globals, locals)
+
+    return cached_exec
+
+
+def _compile_for(module: ModuleType) -> Any:
+    flags = _future_flags(module)
+
+    def cached_compile(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
+        if mode != "exec" or args or kwargs or not isinstance(source, str):
+            return compile(source, filename, mode, *args, **kwargs)  # not attrs' one use
+        return _code(source, filename, flags)
+
+    return cached_compile
