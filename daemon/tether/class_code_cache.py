@@ -40,6 +40,7 @@ _cache: dict[_Key, CodeType] = {}
 _used: set[_Key] = set()
 _compiled = 0  # misses since the file was read: nothing to write when 0
 _path: Path | None = None
+_installed: list[tuple[ModuleType, str]] = []  # the module globals that shadow a builtin
 
 
 def cache_dir(home: str | None) -> Path:
@@ -68,19 +69,23 @@ def install(directory: Path) -> None:
         # `dataclasses._create_fn` calls `exec(source, globals, ns)`; a module global shadows
         # the builtin for that module alone
         dataclasses.exec = _exec_for(dataclasses)  # type: ignore[attr-defined]
+        _installed.append((dataclasses, "exec"))
     try:
         from attr import _make
     except ImportError:
         return
     if _uses_builtin(_make, "compile"):
         _make.compile = _compile_for(_make)  # type: ignore[attr-defined]
+        _installed.append((_make, "compile"))
 
 
 def save() -> None:
-    """Write what this start compiled (atomically: a reader sees the old file or the new);
-    an error leaves the cache as it was."""
+    """Start-up is over: write what it compiled (atomically: a reader sees the old file or
+    the new; an error leaves the cache as it was), then stop caching (classes made later
+    compile as usual, and the cache's memory is freed)."""
     global _compiled
     if _path is None or not _compiled:
+        _retire()
         return
     kept = _cache if len(_cache) <= _MAX_ENTRIES else {k: _cache[k] for k in _used}
     try:
@@ -90,9 +95,19 @@ def save() -> None:
         with open(fd, "wb") as out:
             out.write(marshal.dumps(kept))
         os.replace(partial, _path)
-        _compiled = 0
     except (OSError, ValueError):
         pass  # a read-only or full disk: the next start compiles again
+    _retire()
+
+
+def _retire() -> None:
+    global _compiled
+    while _installed:
+        module, name = _installed.pop()
+        delattr(module, name)  # the builtin again
+    _cache.clear()
+    _used.clear()
+    _compiled = 0
 
 
 def _load(path: Path) -> dict[_Key, CodeType]:
