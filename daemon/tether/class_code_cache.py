@@ -1,7 +1,8 @@
 """The code that dataclasses and attrs generate for each class, kept across daemon starts.
 
 Owns: `install` (before the protocol's and the daemon's classes are made: it routes the
-compilation of their generated methods through one cache) and `save` (once start-up is
+compilation of their generated methods, and of the cattrs converter's functions, through
+one cache) and `save` (once start-up is
 over: it writes what this start compiled). Standard library only.
 Must not: change what a class's generated code is (the same source, file name and
 compiler flags give the same code object), trust a cache file another user could have
@@ -23,13 +24,14 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Callable
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
 _MAX_ENTRIES = 4000  # past this (sources that changed across upgrades), keep this start's only
-_Key = tuple[str, int, str]  # file name, compiler flags, source
+_Key = tuple[str, str, int, str]  # mode, file name, compiler flags, source
 
 # attrs salts a frozen class's `__hash__` with a number that differs in every process
 # (a str hash): the key holds a placeholder in its place, the code this process's number
@@ -56,27 +58,32 @@ def cache_dir(home: str | None) -> Path:
 
 def install(directory: Path) -> None:
     """Compile dataclasses' and attrs' generated code through the cache kept in ``directory``.
-    Only the first call does anything; without attrs or with another dataclasses (another
-    Python), classes are made as before."""
+    Only the first call does anything; a module that already defines that name (another
+    version) is left as it is."""
     global _path
     if _path is not None:
         return
     _path = directory / f"class-code-{MAGIC_NUMBER.hex()}.marshal"
     _cache.update(_load(_path))
     import dataclasses
+    import typing
 
-    if _uses_builtin(dataclasses, "exec"):
-        # `dataclasses._create_fn` calls `exec(source, globals, ns)`; a module global shadows
-        # the builtin for that module alone
-        dataclasses.exec = _exec_for(dataclasses)  # type: ignore[attr-defined]
-        _installed.append((dataclasses, "exec"))
+    _route(dataclasses, "exec", _exec_for)  # `_create_fn`: `exec(source, globals, ns)`
+    _route(typing, "compile", _compile_for)  # `ForwardRef`: each string annotation, once per process
     try:
         from attr import _make
+        from cattrs import gen
     except ImportError:
         return
-    if _uses_builtin(_make, "compile"):
-        _make.compile = _compile_for(_make)  # type: ignore[attr-defined]
-        _installed.append((_make, "compile"))
+    _route(_make, "compile", _compile_for)  # `_compile_and_eval`: `compile(source, name, "exec")`
+    _route(gen, "compile", _compile_for)  # the converter's structure/unstructure functions
+
+
+def _route(module: ModuleType, builtin: str, make: Callable[[ModuleType], Any]) -> None:
+    """Shadow the builtin with a module global: for that module alone, it goes through the cache."""
+    if builtin not in vars(module):
+        setattr(module, builtin, make(module))
+        _installed.append((module, builtin))
 
 
 def save() -> None:
@@ -135,12 +142,8 @@ def _private(info: os.stat_result) -> bool:
 
 
 def _is_key(key: object) -> bool:
-    return (isinstance(key, tuple) and len(key) == 3 and isinstance(key[0], str)
-            and isinstance(key[1], int) and isinstance(key[2], str))
-
-
-def _uses_builtin(module: ModuleType, name: str) -> bool:
-    return name not in vars(module)
+    return (isinstance(key, tuple) and len(key) == 4 and isinstance(key[0], str)
+            and isinstance(key[1], str) and isinstance(key[2], int) and isinstance(key[3], str))
 
 
 def _future_flags(module: ModuleType) -> int:
@@ -152,12 +155,12 @@ def _future_flags(module: ModuleType) -> int:
     return flags
 
 
-def _code(source: str, filename: str, flags: int) -> CodeType:
+def _code(source: str, filename: str, flags: int, mode: str = "exec") -> CodeType:
     salted = _HASH_SALT.search(source)
     if salted is None:
-        return _cached_code(source, filename, flags)
+        return _cached_code(source, filename, flags, mode)
     general = f"{source[:salted.start(2)]}{_PLACEHOLDER}{source[salted.end(2):]}"
-    return _with_const(_cached_code(general, filename, flags), int(salted.group(2)))
+    return _with_const(_cached_code(general, filename, flags, mode), int(salted.group(2)))
 
 
 def _with_const(code: CodeType, salt: int) -> CodeType:
@@ -170,12 +173,12 @@ def _with_const(code: CodeType, salt: int) -> CodeType:
     return code.replace(co_consts=consts)
 
 
-def _cached_code(source: str, filename: str, flags: int) -> CodeType:
+def _cached_code(source: str, filename: str, flags: int, mode: str) -> CodeType:
     global _compiled
-    key = (filename, flags, source)
+    key = (mode, filename, flags, source)
     code = _cache.get(key)
     if code is None:
-        code = compile(source, filename, "exec", flags=flags, dont_inherit=True)
+        code = compile(source, filename, mode, flags=flags, dont_inherit=True)
         _cache[key] = code
         _compiled += 1
     _used.add(key)
@@ -200,8 +203,8 @@ def _compile_for(module: ModuleType) -> Any:
     flags = _future_flags(module)
 
     def cached_compile(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
-        if mode != "exec" or args or kwargs or not isinstance(source, str):
-            return compile(source, filename, mode, *args, **kwargs)  # not attrs' one use
-        return _code(source, filename, flags)
+        if mode not in ("exec", "eval") or args or kwargs or not isinstance(source, str):
+            return compile(source, filename, mode, *args, **kwargs)  # not a use routed here
+        return _code(source, filename, flags, mode)
 
     return cached_compile

@@ -39,11 +39,14 @@ def pause_collector(code_cache: Path | None = None) -> None:
         _paused = True
 
 
-def resume_collector() -> None:
+def resume_collector(*, class_code_made: bool = True) -> None:
     """Start-up is over: what it made is frozen (later passes skip it) and the collector
-    runs again. Only the first call after `pause_collector` does anything."""
+    runs again. Only the first call after `pause_collector` does anything to it. Unless
+    more classes are yet to come (``class_code_made=False``: `tether run`, whose turn is
+    next), the class code compiled so far is saved and the cache retired."""
     global _paused
-    class_code_cache.save()
+    if class_code_made:
+        class_code_cache.save()
     if _paused:
         _paused = False
         gc.freeze()
