@@ -12,8 +12,8 @@ Why (bench/RESULTS.md, "Issue 31: the cold path's CPU (second round)"): a cold `
 makes ~240 dataclasses and attrs classes; compiling their generated `__init__`, `__eq__`,
 `__repr__`, ... (~670 small sources) was ~80 ms of its ~320 ms of CPU. A code object
 loaded with `marshal` costs microseconds, as a module's `.pyc` does; the file sits in the
-user's data directory (out of the sandbox's writable paths), named by the bytecode's
-magic number, and is used only when this user owns it and no one else can write it.
+user's data directory (out of the sandbox's writable paths), named by the interpreter's
+release, and is used only when this user owns it and no one else can write it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import re
 import stat
 import sys
 from collections.abc import Callable
-from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
@@ -63,7 +62,8 @@ def install(directory: Path) -> None:
     global _path
     if _path is not None:
         return
-    _path = directory / f"class-code-{MAGIC_NUMBER.hex()}.marshal"
+    # one file per interpreter release (its bytecode and marshal format)
+    _path = directory / f"class-code-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal"
     _cache.update(_load(_path))
     import dataclasses
     import typing
