@@ -44,15 +44,20 @@ _path: Path | None = None
 _installed: list[tuple[ModuleType, str]] = []  # the module globals that shadow a builtin
 
 
-def cache_dir(home: str | None) -> Path:
-    """``<home>/cache`` when a data directory is given (``--home``, $TETHER_HOME), else the
-    user's cache directory."""
+def cache_dir(home: str | None, workspace: str | None) -> Path | None:
+    """``cache`` in Tether's data directory (``--home``, else $TETHER_HOME, else the user data
+    directory: hidden from commands), or None when that lies in the workspace (commands
+    may write there: no cache then)."""
     chosen = home or os.environ.get("TETHER_HOME")
     if chosen:
-        return Path(chosen).expanduser().absolute() / "cache"
-    import platformdirs
+        data = Path(chosen).expanduser().absolute()
+    else:
+        import platformdirs
 
-    return Path(platformdirs.user_cache_dir("tether", appauthor=False))
+        data = Path(platformdirs.user_data_dir("tether", appauthor=False))
+    directory = Path(os.path.realpath(data / "cache"))
+    root = Path(os.path.realpath(workspace or os.getcwd()))
+    return None if directory == root or root in directory.parents else directory
 
 
 def install(directory: Path) -> None:

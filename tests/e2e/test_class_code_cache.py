@@ -91,3 +91,13 @@ def test_a_file_that_is_not_a_cache_is_replaced_by_one(
     cache.write_bytes(b"\x00not marshal data")
     assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
     assert len(marshal.loads(cache.read_bytes())) > 300
+
+
+def test_no_cache_is_kept_where_the_workspaces_commands_could_write_it(
+    daemon_env, workspace: Path, script: Path
+):
+    home = workspace / ".tether-home"  # the data directory inside the workspace
+    env = {**daemon_env, "TETHER_HOME": str(home)}
+    assert _said(_run(env, workspace, script)) == "cached or not, the same answer"
+    assert (home / "workspaces").is_dir()  # the history is there: the same directory was used
+    assert not (home / "cache").exists()
