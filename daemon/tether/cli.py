@@ -190,7 +190,7 @@ def _one_turn(args: argparse.Namespace) -> int:
 
     # Start-up makes ~30,000 objects the collector tracks, and no garbage: it waits until it
     # is done (`connect_in_process` resumes it, with what start-up made frozen out of its passes).
-    pause_collector(cache_dir(args.home, getattr(args, "workspace", None)))
+    pause_collector(cache_dir(getattr(args, "home", None), getattr(args, "workspace", None)))
     try:
         from tether_client.cli import demo_main, run_main
 
@@ -214,7 +214,7 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     from .start_up import pause_collector
 
     # the collector waits until the first session is answered (`server.app`: ~8 ms less)
-    pause_collector(cache_dir(args.home, getattr(args, "workspace", None)))
+    pause_collector(cache_dir(getattr(args, "home", None), getattr(args, "workspace", None)))
 
     from .config import ConfigError, load_settings
     from .sandbox.hardening import harden_process
