@@ -21,23 +21,29 @@ import __future__
 
 import marshal
 import os
-import re
 import stat
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing`'s: `tether serve` answers `initialize` before importing it
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Sequence
+    from importlib.machinery import ModuleSpec
+    from typing import Any
 
 _MAX_ENTRIES = 4000  # past this (sources that changed across upgrades), keep this start's only
 _Key = tuple[str, str, int, str]  # mode, file name, compiler flags, source
 
 # attrs salts a frozen class's `__hash__` with a number that differs in every process
 # (a str hash): the key holds a placeholder in its place, the code this process's number
-_HASH_SALT = re.compile(r"(def __hash__\(self\):\s*return hash\(\(\s*)(-?\d+),")
+_HASH_SALT = r"(def __hash__\(self\):\s*return hash\(\(\s*)(-?\d+),"
+_hash_salt: re.Pattern[str] | None = None  # compiled at the first class (re is imported by then)
 _PLACEHOLDER = 0x5A17_C0DE_5A17_C0DE
 
 _cache: dict[_Key, CodeType] = {}
+_loaded = False  # the file is read when the first module routed here is imported
 _used: set[_Key] = set()
 _compiled = 0  # misses since the file was read: nothing to write when 0
 _path: Path | None = None
@@ -61,34 +67,71 @@ def cache_dir(home: str | None, workspace: str | None) -> Path | None:
 
 
 def install(directory: Path) -> None:
-    """Compile dataclasses' and attrs' generated code through the cache kept in ``directory``.
-    Only the first call does anything; a module that already defines that name (another
-    version) is left as it is."""
+    """Route the code generation of dataclasses, typing, attrs and cattrs through the cache
+    kept in ``directory``: each of those modules now, or when it is imported (nothing is
+    imported here: `tether serve` answers `initialize` before it imports any of them). Only
+    the first call does anything."""
     global _path
     if _path is not None:
         return
     # one file per interpreter release (its bytecode and marshal format)
     _path = directory / f"class-code-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal"
-    _cache.update(_load(_path))
-    import dataclasses
-    import typing
-
-    _route(dataclasses, "exec", _exec_for)  # `_create_fn`: `exec(source, globals, ns)`
-    _route(typing, "compile", _compile_for)  # `ForwardRef`: each string annotation, once per process
-    try:
-        from attr import _make
-        from cattrs import gen
-    except ImportError:
-        return
-    _route(_make, "compile", _compile_for)  # `_compile_and_eval`: `compile(source, name, "exec")`
-    _route(gen, "compile", _compile_for)  # the converter's structure/unstructure functions
+    for name in _ROUTES:
+        if name in sys.modules:
+            _route(sys.modules[name])
+    sys.meta_path.insert(0, _ROUTER)
 
 
-def _route(module: ModuleType, builtin: str, make: Callable[[ModuleType], Any]) -> None:
-    """Shadow the builtin with a module global: for that module alone, it goes through the cache."""
+def _route(module: ModuleType) -> None:
+    """Shadow the builtin with a module global: for that module alone, it goes through the
+    cache (a module that defines that name itself, another version, is left as it is)."""
+    global _loaded
+    builtin, make = _ROUTES[module.__name__]
     if builtin not in vars(module):
+        if not _loaded:
+            _loaded = True
+            assert _path is not None
+            _cache.update(_load(_path))
         setattr(module, builtin, make(module))
         _installed.append((module, builtin))
+
+
+class _RouteOnImport:
+    """A meta path finder that only wraps the loader of the modules in ``_ROUTES``, so
+    each is routed once it has run (the import itself is the other finders')."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
+        if fullname not in _ROUTES:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec: ModuleSpec | None = None if finder is self or find is None else find(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _RoutedLoader(spec.loader)  # type: ignore[assignment]  # a Loader in all but name
+                return spec
+        return None
+
+
+class _RoutedLoader:
+    """The module's own loader, which routes the module once it has run."""
+
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._loader, name)
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        created: ModuleType | None = self._loader.create_module(spec)
+        return created
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        _route(module)
+
+
+_ROUTER = _RouteOnImport()
 
 
 def save() -> None:
@@ -114,6 +157,8 @@ def save() -> None:
 
 def _retire() -> None:
     global _compiled
+    if _ROUTER in sys.meta_path:
+        sys.meta_path.remove(_ROUTER)
     while _installed:
         module, name = _installed.pop()
         delattr(module, name)  # the builtin again
@@ -161,7 +206,12 @@ def _future_flags(module: ModuleType) -> int:
 
 
 def _code(source: str, filename: str, flags: int, mode: str = "exec") -> CodeType:
-    salted = _HASH_SALT.search(source)
+    global _hash_salt
+    if _hash_salt is None:
+        import re
+
+        _hash_salt = re.compile(_HASH_SALT)
+    salted = _hash_salt.search(source)
     if salted is None:
         return _cached_code(source, filename, flags, mode)
     general = f"{source[:salted.start(2)]}{_PLACEHOLDER}{source[salted.end(2):]}"
@@ -213,3 +263,12 @@ def _compile_for(module: ModuleType) -> Any:
         return _code(source, filename, flags, mode)
 
     return cached_compile
+
+
+# module -> (the builtin it calls to compile generated code, the cached stand-in's maker)
+_ROUTES: dict[str, tuple[str, Callable[[ModuleType], Any]]] = {
+    "dataclasses": ("exec", _exec_for),  # `_create_fn`: `exec(source, globals, ns)`
+    "typing": ("compile", _compile_for),  # `ForwardRef`: each string annotation
+    "attr._make": ("compile", _compile_for),  # `_compile_and_eval`: `compile(source, name, "exec")`
+    "cattrs.gen": ("compile", _compile_for),  # the converter's structure/unstructure functions
+}
