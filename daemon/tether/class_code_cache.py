@@ -1,12 +1,13 @@
 """The code that dataclasses and attrs generate for each class, kept across daemon starts.
 
 Owns: `install` (before the protocol's and the daemon's classes are made: it routes the
-compilation of their generated methods, and of the cattrs converter's functions, through
-one cache) and `save` (once start-up is
-over: it writes what this start compiled). Standard library only.
-Must not: change what a class's generated code is (the same source, file name and
-compiler flags give the same code object), trust a cache file another user could have
-written, or fail a start because of the cache (any doubt: compile as usual).
+compilation of their generated methods, the cattrs converter's functions and typing's
+forward references through one cache, each module as it is imported) and `save` (once
+start-up is over: it writes what this start compiled). Standard library only.
+Must not: import what it routes (`tether serve` answers `initialize` first), change what
+a class's generated code is (the same source, file name and compiler flags give the same
+code object), trust a cache file another user could have written, or fail a start
+because of the cache (any doubt: compile as usual).
 
 Why (bench/RESULTS.md, "Issue 31: the cold path's CPU (second round)"): a cold `tether run`
 makes ~240 dataclasses and attrs classes; compiling their generated `__init__`, `__eq__`,
