@@ -142,7 +142,11 @@ def main(argv: list[str] | None = None) -> int:
 def _exit_at_once(code: int) -> None:
     """End the process without the interpreter's teardown of its ~450 modules (~30-40 ms
     of CPU): `run`/`demo` have printed, and their daemon has closed its history store and
-    stopped its commands, before they return."""
+    stopped its commands, before they return. The class code cache is saved first (for the
+    next start: what the turn compiled too)."""
+    from .class_code_cache import save
+
+    save()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -183,11 +187,12 @@ def _command(args: argparse.Namespace) -> int:
 
 def _one_turn(args: argparse.Namespace) -> int:
     """`run` and `demo`: they serve their daemon in this process (`inprocess.py`)."""
+    from .class_code_cache import cache_dir
     from .start_up import pause_collector, resume_collector
 
     # Start-up makes ~30,000 objects the collector tracks, and no garbage: it waits until it
     # is done (`connect_in_process` resumes it, with what start-up made frozen out of its passes).
-    pause_collector()
+    pause_collector(cache_dir(getattr(args, "home", None), getattr(args, "workspace", None)))
     try:
         from tether_client.cli import demo_main, run_main
 
@@ -207,10 +212,11 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     import logging
     from pathlib import Path
 
+    from .class_code_cache import cache_dir
     from .start_up import pause_collector
 
     # the collector waits until the first session is answered (`server.app`: ~8 ms less)
-    pause_collector()
+    pause_collector(cache_dir(getattr(args, "home", None), getattr(args, "workspace", None)))
 
     from .config import ConfigError, load_settings
     from .sandbox.hardening import harden_process
