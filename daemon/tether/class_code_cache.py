@@ -53,18 +53,38 @@ _installed: list[tuple[ModuleType, str]] = []  # the module globals that shadow 
 
 def cache_dir(home: str | None, workspace: str | None) -> Path | None:
     """``cache`` in Tether's data directory (``--home``, else $TETHER_HOME, else the user data
-    directory: hidden from commands), or None when that lies in the workspace (commands
-    may write there: no cache then)."""
-    chosen = home or os.environ.get("TETHER_HOME")
+    directory), or None when that lies in the workspace (commands may write there: no
+    cache then)."""
+    directory = _location(home)
+    root = Path(os.path.realpath(workspace or os.getcwd()))
+    return None if directory == root or root in directory.parents else directory
+
+
+def cache_dirs() -> list[str]:
+    """Every directory a Tether start may read a cache from (the one in use, the one
+    $TETHER_HOME names, the user data directory's), each made now if missing: hidden from
+    commands and tools whatever their workspace (the sandbox hides only what exists), since
+    code loaded from there runs outside the sandbox at a later start."""
+    found = {_location(None), _location(None, default=True)}
+    if _path is not None:
+        found.add(_path.parent)
+    for directory in found:
+        try:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:
+            pass
+    return sorted(str(directory) for directory in found)
+
+
+def _location(home: str | None, *, default: bool = False) -> Path:
+    chosen = None if default else home or os.environ.get("TETHER_HOME")
     if chosen:
         data = Path(chosen).expanduser().absolute()
     else:
         import platformdirs
 
         data = Path(platformdirs.user_data_dir("tether", appauthor=False))
-    directory = Path(os.path.realpath(data / "cache"))
-    root = Path(os.path.realpath(workspace or os.getcwd()))
-    return None if directory == root or root in directory.parents else directory
+    return Path(os.path.realpath(data / "cache"))
 
 
 def install(directory: Path) -> None:
@@ -74,6 +94,12 @@ def install(directory: Path) -> None:
     the first call does anything."""
     global _path
     if _path is not None:
+        return
+    try:
+        # made now, before any command runs: the sandbox hides only what exists, and a
+        # command must never make this folder (or a file in it) before the daemon does
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
         return
     # one file per interpreter release (its bytecode and marshal format)
     _path = directory / f"class-code-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal"

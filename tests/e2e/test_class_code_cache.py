@@ -100,4 +100,46 @@ def test_no_cache_is_kept_where_the_workspaces_commands_could_write_it(
     env = {**daemon_env, "TETHER_HOME": str(home)}
     assert _said(_run(env, workspace, script)) == "cached or not, the same answer"
     assert (home / "workspaces").is_dir()  # the history is there: the same directory was used
-    assert not (home / "cache").exists()
+    # the folder may be made (empty, so that the sandbox hides it), but no cache is kept there
+    assert not list((home / "cache").glob("class-code-*"))
+
+
+def test_a_command_cannot_plant_a_cache_even_where_the_workspace_holds_the_default_data_dir(
+    daemon_env, workspace: Path, tmp_path: Path
+):
+    """The history is elsewhere (the config's `home`), so the cache is in the default data
+    directory, which lies inside the workspace here (XDG_DATA_HOME in it, as with the home
+    folder opened as a workspace). A command writes a poisoned cache there; it never
+    reaches the disk, and the next start is unharmed (the folder is hidden from commands)."""
+    history = tmp_path / "history"
+    config = Path(daemon_env["XDG_CONFIG_HOME"]) / "tether" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'home = "{history}"\nmode = "full-auto"\n')
+    env = {k: v for k, v in daemon_env.items() if k != "TETHER_HOME"}
+    env["XDG_DATA_HOME"] = str(workspace / ".local" / "share")
+    cache = workspace / ".local" / "share" / "tether" / "cache"
+    poison = compile("raise RuntimeError('POISONED class code')", "<poison>", "exec")
+    planted = tmp_path / "planted.marshal"
+    planted.write_bytes(marshal.dumps({("exec", "x", 0, "y"): poison}))
+    plant = (
+        f"mkdir -p {cache} && for f in {cache}/class-code-*.marshal {cache}/class-code-new.marshal; "
+        f"do cat {planted} > \"$f\"; done; ls -la {cache}"
+    )
+    script = tmp_path / "plant.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 1}, "tool_calls": [{"id": "plant", "name": "run_command", "arguments": {"command": plant}}]},
+        {"when": {"step": 2}, "text": "planted"},
+    ]}))
+    done = subprocess.run(
+        [sys.executable, "-m", "tether", "run", "plant", "--json", "--provider", "scripted", "--script", str(script)],
+        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert history.is_dir()
+    on_disk = sorted(p.name for p in cache.glob("*"))
+    assert "class-code-new.marshal" not in on_disk
+    for name in on_disk:
+        assert (cache / name).read_bytes() != planted.read_bytes(), name
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps({"replies": [{"text": "still the same answer"}]}))
+    assert _said(_run(env, workspace, again)) == "still the same answer"
