@@ -314,10 +314,11 @@ def _describe(exc: Exception, method: str) -> str:
 
 
 def _format(exc: BaseException, _type: Any) -> str:
-    if typing.get_origin(_type) is typing.Literal:
-        return "must be one of: " + ", ".join(map(str, typing.get_args(_type)))
-    if isinstance(exc, KeyError):
-        return "required field missing"
+    choices = ", ".join(map(str, typing.get_args(_type))) if typing.get_origin(_type) is typing.Literal else ""
+    if isinstance(exc, KeyError):  # missing: say so first, then what to send
+        return "required field missing" + (f"; send one of: {choices}" if choices else "")
+    if choices:
+        return f"must be one of: {choices}"
     if isinstance(exc, (TypeError, ValueError)) and str(exc):
         return str(exc)
     return f"invalid value ({type(exc).__name__})"

@@ -17,6 +17,7 @@ from typing import cast
 from tether_protocol._common import StopReason
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import (
+    InvalidParams,
     ProviderFailed,
     SessionBusy,
     SessionNotFound,
@@ -153,9 +154,19 @@ async def _expand(
     return None
 
 
+def _refuse_empty(prompt: list[object], method: str) -> None:
+    """An empty prompt is refused before anything is stored or the model is called."""
+    if not prompt:
+        raise InvalidParams(
+            f"invalid params for {method}: prompt is an empty list; send at least one content "
+            'block, e.g. [{"type": "text", "text": "..."}]'
+        )
+
+
 async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn."""
+    _refuse_empty(params.prompt, "session/prompt")
     session = ctx.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     queue = queue_of(ctx, session.id)
@@ -207,6 +218,7 @@ async def _prompt_turn(
 
 async def session_steer(ctx: ServerContext, params: SteerParams) -> PromptResult:
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
+    _refuse_empty(params.prompt, "_tether/session/steer")
     meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}
     return await session_prompt(ctx, PromptParams(params.session_id, params.prompt, meta=meta))
 
