@@ -164,8 +164,9 @@ class _Hooks:
         if value is None:
             return
         minimum, maximum = field.metadata.get(MINIMUM), field.metadata.get(MAXIMUM)
-        too_small = minimum is not None and value < minimum
-        too_big = maximum is not None and value > maximum
+        number = isinstance(value, (int, float))  # a bound checks numbers; a str of a Union passes
+        too_small = number and minimum is not None and value < minimum
+        too_big = number and maximum is not None and value > maximum
         empty = field.metadata.get(NON_EMPTY) and not value
         if too_small or too_big or empty:
             raise FieldError(message or f"{key}: out of range")

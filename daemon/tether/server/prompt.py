@@ -174,7 +174,7 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
     if steering(params) and queue.can_steer(session):
         wait = await queue.steer(session, params)
         if wait.outcome is not None:  # landed: answered now, the turn goes on
-            return PromptResult("end_turn", meta=_meta(wait.outcome.turn_id or "", wait.outcome))
+            return PromptResult("end_turn", meta=await _meta(session, wait.outcome.turn_id or "", wait.outcome))
         if wait.entry is None:  # withdrawn
             return PromptResult("cancelled")
         steer = SteerOutcome(False)
@@ -213,7 +213,7 @@ async def _prompt_turn(
         queue.turn_ended(session, handle)
     if outcome.error is not None:
         raise _provider_failed(outcome)
-    return PromptResult(cast(StopReason, outcome.stop_reason), meta=_meta(outcome.turn_id, steer))
+    return PromptResult(cast(StopReason, outcome.stop_reason), meta=await _meta(session, outcome.turn_id, steer))
 
 
 async def session_steer(ctx: ServerContext, params: SteerParams) -> PromptResult:
@@ -223,8 +223,12 @@ async def session_steer(ctx: ServerContext, params: SteerParams) -> PromptResult
     return await session_prompt(ctx, PromptParams(params.session_id, params.prompt, meta=meta))
 
 
-def _meta(turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
-    return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer))
+async def _meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
+    """The turn's id and its seq: rewind and changes take either (one query per prompt)."""
+    from ..store.checkpoints import turn_seqs
+
+    seq = (await turn_seqs(session.store, session.id)).get(turn_id)
+    return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer, turn_seq=seq))
 
 
 def cancel_prompt(ctx: ServerContext, params: PromptParams) -> None:
