@@ -57,19 +57,23 @@ def _refuse_during_resumed(session: AgentSession) -> None:
 
 
 async def _run(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded
+    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
+    typed: PromptParams,
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
     provider = await ctx.provider()
     turn = make_turn(ctx, session, handle, sink, provider)
     # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
     blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    # a command's expansion is titled with what the user typed (`/fix-issue 12`), not its text
+    expanded = prompt.prompt != list(typed.prompt)
+    title_from = blocks_from_json([unstructure(b) for b in typed.prompt], "params.prompt") if expanded else ()
     blocks = await attach_resources(ctx, session.id, blocks, sink)  # MCP resources the prompt links
     mode = session.mode
     if prompt.mode is not None:
         session.mode = prompt.mode  # this turn only (`/review`: read-only)
     try:
-        return await turn.run(blocks)
+        return await turn.run(blocks, typed=title_from)
     except TurnWaiting as exc:
         session.left_waiting = True
         raise SessionBusy(
@@ -205,7 +209,7 @@ async def _prompt_turn(
         expanded = await _expand(ctx, session, handle.turn_id, sink, params)
         if expanded is None:  # a command answered without a turn
             return PromptResult("end_turn")
-        outcome = await _run(ctx, session, handle, sink, expanded)
+        outcome = await _run(ctx, session, handle, sink, expanded, params)
     finally:
         sink.flush()
         session.turn = None
