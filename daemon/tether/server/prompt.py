@@ -12,6 +12,7 @@ Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from typing import cast
 
 from tether_protocol._common import StopReason
@@ -158,7 +159,7 @@ async def _expand(
     return None
 
 
-def _refuse_empty(prompt: list[object], method: str) -> None:
+def _refuse_empty(prompt: Sized, method: str) -> None:
     """An empty prompt is refused before anything is stored or the model is called."""
     if not prompt:
         raise InvalidParams(

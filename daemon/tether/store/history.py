@@ -51,8 +51,7 @@ __all__ = ["HistoryStore"]
 _T = TypeVar("_T")
 
 _SESSION_COLUMNS = "id, workspace, title, mode, created_at, updated_at, metadata"
-# not a sub-agent's session (agent/subagent.py names the parent in the metadata)
-_NO_PARENT = "json_extract(s.metadata, '$.parentSessionId') IS NULL"
+_NO_PARENT = "json_extract(s.metadata, '$.parentSessionId') IS NULL"  # not a sub-agent's session
 _TURN_COLUMNS = "id, session_id, seq, status, stop_reason, started_at, finished_at, error"
 _MESSAGE_COLUMNS = "role, body, status, seq, turn_id, created_at"
 
@@ -161,8 +160,7 @@ class HistoryStore:
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
         where = "WHERE 1" if include_empty else "WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.session_id = s.id)"
-        if not include_children:
-            where += f" AND {_NO_PARENT}"
+        where += "" if include_children else f" AND {_NO_PARENT}"
         after: tuple[Any, ...] = ()
         if cursor is not None:
             where, after = f"{where} AND (updated_at, id) < (?, ?)", parse_session_cursor(cursor)
@@ -174,9 +172,8 @@ class HistoryStore:
         return page, (session_cursor(page[-1]) if len(rows) > limit else None)
 
     async def latest_session(self) -> SessionRecord | None:
-        """The most recently updated session with a conversation: one just created and
-        never prompted (an editor opening a session at start), or a sub-agent's, is not
-        "where I left off"."""
+        """The most recently updated session with a conversation: one just created and never
+        prompted (an editor opening a session at start), or a sub-agent's, is not "where I left off"."""
         rows = await self._db.read(
             f"SELECT {_SESSION_COLUMNS} FROM sessions AS s"
             f" WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.session_id = s.id) AND {_NO_PARENT}"
