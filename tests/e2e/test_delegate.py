@@ -204,7 +204,10 @@ async def test_a_write_delegation_is_refused_in_read_only_mode_and_a_read_one_ru
     assert refused["status"] == "failed" and "not allowed in read-only mode: delegate" in text(refused)
     assert not any(u.get("toolCallId", "").startswith("dw/") for u in updates)  # no child ran
     assert text(final(updates, "dr")).startswith("It is a sample.")
-    titles = [s["title"] for s in await daemon.client.list_sessions(workspace)]
+    every = await daemon.client.request(
+        "session/list", {"cwd": str(workspace), "_meta": {"tether": {"includeChildren": True}}}
+    )
+    titles = [s.get("title") for s in every["sessions"]]
     assert sum(1 for t in titles if t and t.startswith("↳")) == 1
 
 
