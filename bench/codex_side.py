@@ -29,6 +29,7 @@ from fake_model import OFFLINE_ENV
 from spawned import Spawned
 
 ENV_VAR = "TETHER_BENCH_CODEX"
+TEXT_DELTA = "item/agentMessage/delta"  # the app-server's notification of the reply's text
 
 
 def resolve_codex(given: str | None) -> Path | None:
@@ -91,7 +92,7 @@ async def codex_sample(binary: Path, env: dict[str, str], ws: Path, stderr_log: 
         new_ms = c.since_spawn_ms()
         new_cpu_s = c.cpu_s()  # load on the machine stretches the wall time, not this
         await c.request("turn/start", {"threadId": thread["thread"]["id"], "input": [{"type": "text", "text": "hi"}]})
-        _t, _m, done = await c.until_note("turn/completed")
+        first_ms, done = await _first_text_and_end(c)
         turn_ms = c.since_spawn_ms() - new_ms
         status = done["turn"]["status"]
         if status != "completed":
@@ -102,7 +103,18 @@ async def codex_sample(binary: Path, env: dict[str, str], ws: Path, stderr_log: 
         if log is not None:
             log.close()
     return {"init_ms": init_ms, "new_ms": new_ms, "new_cpu_s": new_cpu_s, "turn_ms": turn_ms,
-            "cpu_s": cpu, "rss_mb": rss}
+            "first_ms": first_ms, "cpu_s": cpu, "rss_mb": rss}
+
+
+async def _first_text_and_end(c: Spawned) -> tuple[float, Any]:
+    """Spawn -> the first `item/agentMessage/delta` read (ms), and `turn/completed`'s params."""
+    first_ms = float("nan")
+    while True:
+        t, method, params = await c.next_note()
+        if method == TEXT_DELTA and first_ms != first_ms:
+            first_ms = (t - c.t_spawn) * 1000
+        if method == "turn/completed":
+            return first_ms, params
 
 
 def codex_exec_argv(binary: Path) -> list[str]:

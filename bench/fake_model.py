@@ -1,9 +1,12 @@
 """A fake model server for the benchmarks: pre-encoded SSE replies on 127.0.0.1 only.
 
-    python bench/fake_model.py --deltas N [--max-requests M]   (its own process)
+    python bench/fake_model.py --deltas N [--max-requests M] [--mode bulk|per-event]   (its own process)
+                                [--pace-us U]
 
 Owns: answering every model request with a pre-encoded stream of N deltas of 4
-characters each, written as fast as the socket takes it, in OpenAI chat-completion
+characters each, written as fast as the socket takes it (`bulk`: 64 KiB writes;
+`per-event`: one SSE event per `send`, with TCP_NODELAY, as real servers write,
+optionally paced `--pace-us` apart as a model's tokens are), in OpenAI chat-completion
 chunks (`/v1/chat/completions`, what Tether's openai provider speaks), Anthropic Messages
 events (`/v1/messages`) or OpenAI Responses events (`/v1/responses`, what Codex speaks);
 a line of JSON per request on stdout (path, CLOCK_MONOTONIC times, sizes); and
@@ -17,7 +20,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -110,12 +115,54 @@ async def _read_request(reader: asyncio.StreamReader) -> tuple[str, int]:
     return path, length
 
 
-async def _write_reply(writer: asyncio.StreamWriter, body: bytes | None) -> None:
+def _send_events(sock: socket.socket, events: list[bytes], pace_s: float) -> None:
+    """One `sendall` per event: with TCP_NODELAY, a segment each unless the receiver is
+    behind (then the kernel's buffer holds several, as it would). `pace_s`: at least that
+    long from one event to the next (a spin, not a sleep: a sleep's wake-up is too coarse)."""
+    if not pace_s:
+        for event in events:
+            sock.sendall(event)
+        return
+    clock = time.perf_counter
+    due = clock()
+    for event in events:
+        while clock() < due:
+            pass
+        sock.sendall(event)
+        due += pace_s
+
+
+async def _write_events(writer: asyncio.StreamWriter, events: list[bytes], pace_s: float) -> None:
+    await writer.drain()  # the head goes first, through the transport
+    transport_sock = writer.get_extra_info("socket")
+    # a duplicate of the connection's socket, written from a thread, so that nothing in
+    # asyncio's transport can merge two events into one write; a timeout (not blocking
+    # mode, which the two descriptors would share) makes `sendall` wait for room
+    sock = socket.socket(fileno=os.dup(transport_sock.fileno()))
+    try:
+        sock.settimeout(60.0)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        await asyncio.to_thread(_send_events, sock, events, pace_s)
+    finally:
+        sock.close()
+
+
+def split_events(body: bytes) -> list[bytes]:
+    """The stream's events, each with its blank line (no event of ours holds one inside)."""
+    return [frame + b"\n\n" for frame in body.split(b"\n\n")[:-1]]
+
+
+async def _write_reply(
+    writer: asyncio.StreamWriter, body: bytes | None, events: list[bytes] | None, pace_s: float = 0.0
+) -> None:
     if body is None:
         writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
     else:
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
                      b"cache-control: no-cache\r\nconnection: close\r\n\r\n")
+        if events is not None:
+            await _write_events(writer, events, pace_s)
+            return
         view = memoryview(body)
         for i in range(0, len(body), 1 << 16):
             writer.write(view[i : i + (1 << 16)])
@@ -123,9 +170,10 @@ async def _write_reply(writer: asyncio.StreamWriter, body: bytes | None) -> None
     await writer.drain()
 
 
-async def serve(deltas: int, max_requests: int) -> None:
+async def serve(deltas: int, max_requests: int, mode: str = "bulk", pace_us: float = 0.0) -> None:
     bodies = {"/v1/chat/completions": openai_stream(deltas), "/v1/messages": anthropic_stream(deltas),
               "/v1/responses": responses_stream(deltas)}
+    per_event = {path: split_events(body) for path, body in bodies.items()} if mode == "per-event" else {}
     served = 0
     last = now()
     done = asyncio.Event()
@@ -137,7 +185,7 @@ async def serve(deltas: int, max_requests: int) -> None:
             path, length = await _read_request(reader)
             arrived = now()
             body = bodies.get(path)
-            await _write_reply(writer, body)
+            await _write_reply(writer, body, per_event.get(path), pace_us / 1e6)
             print(json.dumps({"path": path, "accepted": accepted, "arrived": arrived, "sent": now(),
                               "request_bytes": length, "reply_bytes": len(body or b"")}), flush=True)
         except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError):
@@ -162,8 +210,9 @@ async def serve(deltas: int, max_requests: int) -> None:
 class FakeModel:
     """The server in its own process; `requests` receives one dict per request it answered."""
 
-    def __init__(self, deltas: int, max_requests: int = 64) -> None:
-        argv = [sys.executable, __file__, "--deltas", str(deltas), "--max-requests", str(max_requests)]
+    def __init__(self, deltas: int, max_requests: int = 64, mode: str = "bulk", pace_us: float = 0.0) -> None:
+        argv = [sys.executable, __file__, "--deltas", str(deltas), "--max-requests", str(max_requests),
+                "--mode", mode, "--pace-us", str(pace_us)]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         self.port: int = json.loads(self.proc.stdout.readline())["port"]
@@ -194,14 +243,20 @@ class FakeModel:
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
+        self._reader.join(5)  # it reads to the pipe's end, then the pipe can close
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deltas", type=int, required=True)
     parser.add_argument("--max-requests", type=int, default=64)
+    parser.add_argument("--mode", choices=("bulk", "per-event"), default="bulk")
+    parser.add_argument("--pace-us", type=float, default=0.0,
+                        help="per-event mode: at least this many µs between two events' writes")
     args = parser.parse_args()
-    asyncio.run(serve(args.deltas, args.max_requests))
+    asyncio.run(serve(args.deltas, args.max_requests, args.mode, args.pace_us))
 
 
 if __name__ == "__main__":

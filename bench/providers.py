@@ -1,12 +1,15 @@
 """The HTTP providers under load: a 20,000-delta reply through `tether serve --provider openai|anthropic`.
 
     .venv/bin/python bench/providers.py [--runs 3] [--warm-turns 3] [--base DIR] [--kinds openai,anthropic]
+                                        [--server-mode bulk,per-event] [--pace-us U]
 
 A local SSE server (bench/fake_model.py: standard-library asyncio, in a subprocess,
 127.0.0.1 only, bounded in requests and idle time) answers every model request with a pre-encoded stream of
 N deltas of 4 characters each, in OpenAI chat-completion chunk format (`/v1/chat/
 completions`) or Anthropic Messages format (`/v1/messages`), written as fast as the
-socket takes it. `tether_client`'s JSON-RPC peer (bench/spawned.py) drives the daemon and
+socket takes it: in 64 KiB writes (`--server-mode bulk`) or one SSE event per write with
+TCP_NODELAY (`per-event`, how real servers write; `--pace-us`: that far apart at least,
+as a model's tokens come). `tether_client`'s JSON-RPC peer (bench/spawned.py) drives the daemon and
 reads as fast as it can, stamping each notification with the time it was read. Per turn it records:
 
 - prompt -> model request: `session/prompt` written -> the request fully read by the
@@ -74,7 +77,7 @@ async def turn(c: Spawned, server: FakeModel, ws: Path, deltas: int) -> dict[str
     cpu = c.cpu_s() - cpu0
     chunks = chunk_texts(c)
     chars = sum(len(text) for _t, text in chunks)
-    seen = server.next_request()
+    seen = model_request(server)
     if answer.get("stopReason") != "end_turn" or chars != 4 * deltas:
         raise SystemExit(f"turn went wrong: {answer} ({chars} characters)")
     first, last = chunks[0][0], chunks[-1][0]
@@ -96,6 +99,14 @@ async def turn(c: Spawned, server: FakeModel, ws: Path, deltas: int) -> dict[str
 PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
 
 
+def model_request(server: FakeModel) -> dict[str, Any]:
+    """The next model request the server answered (a daemon also lists the models, at its own time)."""
+    while True:
+        seen = server.next_request()
+        if seen["path"] in PATHS.values():
+            return seen
+
+
 async def floor(kind: str, server: FakeModel, deltas: int) -> dict[str, float]:
     """A plain client reading the same reply: line by line, then raw bytes to the end."""
     body = {"model": "bench-model", "stream": True, "messages": [{"role": "user", "content": "stream a lot"}]}
@@ -113,7 +124,7 @@ async def floor(kind: str, server: FakeModel, deltas: int) -> dict[str, float]:
                     async for _chunk in response.aiter_raw():
                         pass
             out[f"floor_{how}_ms"] = (time.perf_counter() - t0) * 1000
-            server.next_request()
+            model_request(server)
             if how == "lines" and data_lines < deltas:
                 raise SystemExit(f"floor read {data_lines} data lines")
     return out
@@ -167,15 +178,18 @@ def summary(done: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-async def run(runs: int, deltas: int, base: Path | None, kinds: list[str], warm_turns: int) -> dict[str, Any]:
+async def run(
+    runs: int, deltas: int, base: Path | None, kinds: list[str], warm_turns: int, mode: str = "bulk",
+    pace_us: float = 0.0,
+) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="tether-bench-providers-"))
     ws = scratch / "ws"
     ws.mkdir()
     (ws / "README.md").write_text("bench\n")
     env = tether_env(dict(os.environ), scratch / "home")
     sides = {"this": env} | ({"base": source_env(env, base)} if base is not None else {})
-    server = FakeModel(deltas, max_requests=1000)
-    out: dict[str, Any] = {"deltas": deltas, "runs": runs}
+    server = FakeModel(deltas, max_requests=1000, mode=mode, pace_us=pace_us)
+    out: dict[str, Any] = {"deltas": deltas, "runs": runs, "server_mode": mode, "pace_us": pace_us}
     try:
         for kind in kinds:
             done: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
@@ -202,9 +216,15 @@ def main() -> None:
     parser.add_argument("--base", type=Path, help="a source tree whose daemon runs too (before/after)")
     parser.add_argument("--kinds", default="openai,anthropic")
     parser.add_argument("--warm-turns", type=int, default=3, help="warm turns per daemon, each after a floor reading")
+    parser.add_argument("--server-mode", default="bulk",
+                        help="the fake server's writes: bulk (64 KiB each), per-event (one SSE event "
+                             "each), or both, comma-separated, one after the other in this run")
+    parser.add_argument("--pace-us", type=float, default=0.0, help="per-event mode: µs between events")
     args = parser.parse_args()
     kinds = args.kinds.split(",")
-    print(json.dumps(asyncio.run(run(args.runs, args.deltas, args.base, kinds, args.warm_turns)), indent=2))
+    results = {mode: asyncio.run(run(args.runs, args.deltas, args.base, kinds, args.warm_turns, mode, args.pace_us))
+               for mode in args.server_mode.split(",")}
+    print(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

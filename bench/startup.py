@@ -1,6 +1,7 @@
 """Start-up, side by side in one run: Tether's daemon in both framings and Codex's app-server.
 
-    .venv/bin/python bench/startup.py [--runs 15] [--codex PATH] [--baseline PYTHON] [--targets a,b,...] [--out FILE]
+    .venv/bin/python bench/startup.py [--runs 15] [--codex PATH] [--baseline PYTHON] [--targets a,b,...]
+        [--pause-before-prompt S] [--out FILE]
 
 PATH (or the env var TETHER_BENCH_CODEX) is Codex's native binary or an npm prefix where
 `npm install --prefix PATH @openai/codex` put it; without it Codex is "not installed".
@@ -21,6 +22,11 @@ makes no request but the model's, and httpx would build a transport per proxy):
    `codex exec "hi"`: wall time spawn -> exit and CPU (user+sys, descendants included).
    In this venv httpx also imports its command line's rich and click (test dependencies
    bring them): ~50 ms of the openai rows that an install from the wheel does not pay.
+
+The "hi" prompt is sent the instant `session/new` is answered (a script, `tether run`, an
+editor sending a queued prompt): "spawn -> first character" is the cold path to the
+first token. `--pause-before-prompt S` sends Tether's prompt S seconds later instead
+(the warm-up has run: the "hi" turn is then the warm first prompt).
 
 `--baseline PYTHON`: the interpreter of another checkout's venv (say main's, before a
 change); every Tether target is also sampled with it, right before the same target of this
@@ -70,7 +76,8 @@ Sample = Callable[[], Awaitable[dict[str, float]]]
 REPLY_DELTAS = 8
 SAMPLE_TIMEOUT_S = 120.0  # a sample that hangs (a server that never answers) fails the run
 SERVERS = ["tether-serve-openai", "tether-acp-openai", "tether-serve-scripted", "tether-acp-scripted", "codex-app-server"]
-ONESHOTS = ["tether-run-scripted", "tether-run-openai", "codex-exec"]
+ONESHOTS = ["bare-python", "tether-run-scripted", "tether-run-openai", "codex-exec"]
+BARE_START = "import asyncio, sqlite3, json, ssl"  # issue 31's yardstick: a bare interpreter's start
 LABELS = {
     "tether-serve-openai": "`tether serve` (LSP framing), openai provider -> fake server",
     "tether-acp-openai": "`tether acp` (NDJSON), openai provider -> fake server",
@@ -80,14 +87,16 @@ LABELS = {
     "tether-run-scripted": '`tether run "hi" --provider scripted --script <one reply>`',
     "tether-run-openai": '`tether run "hi" --provider openai` -> fake server',
     "codex-exec": '`codex exec "hi"` -> fake server',
+    "bare-python": f'bare start: `python -c "{BARE_START}"`',
 }
 
 
 class Setup:
     """The scratch directory, the fake server and the environments of one run."""
 
-    def __init__(self, codex: Path | None, baseline: str | None = None) -> None:
+    def __init__(self, codex: Path | None, baseline: str | None = None, pause_s: float = 0.0) -> None:
         self.baseline = baseline
+        self.pause_s = pause_s
         if baseline is not None:
             compile_packages(baseline)
         self.scratch = Path(tempfile.mkdtemp(prefix="tether-bench-startup-"))
@@ -124,7 +133,7 @@ def server_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
         framing: Framing = "lsp" if command == "serve" else "ndjson"
         for prefix, python in pythons(s):
             argv = tether_argv(command, provider, script=s.script, model_url=url, python=python)
-            out[prefix + name] = partial(tether_sample, argv, framing, s.tether_env, s.ws)
+            out[prefix + name] = partial(tether_sample, argv, framing, s.tether_env, s.ws, s.pause_s)
     return out
 
 
@@ -137,8 +146,9 @@ def label(name: str) -> str:
     return f"{LABELS[name[5:]]}, **baseline**" if name.startswith("base-") else LABELS[name]
 
 
-async def oneshot(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, float]:
-    """Wall time spawn -> exit and CPU of one command; its output must hold the reply."""
+async def oneshot(argv: list[str], env: dict[str, str], cwd: Path, expect: bytes = b"abcd" * REPLY_DELTAS,
+                  ) -> dict[str, float]:
+    """Wall time spawn -> exit and CPU of one command; its output must hold `expect` (the reply)."""
     before = children_cpu_s()
     t0 = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -146,7 +156,7 @@ async def oneshot(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, 
     out, _ = await proc.communicate()
     wall_ms = (time.perf_counter() - t0) * 1000
     cpu = children_cpu_s() - before
-    if proc.returncode != 0 or b"abcd" * REPLY_DELTAS not in out:
+    if proc.returncode != 0 or expect not in out:
         raise RuntimeError(f"{argv[:4]} exited {proc.returncode}: {out[-400:]!r}")
     return {"wall_ms": wall_ms, "cpu_s": cpu}
 
@@ -167,6 +177,8 @@ def oneshot_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
             if twin in commands:
                 argv, env = commands[twin]
                 out[twin] = partial(oneshot, argv, env, s.ws)
+    if "bare-python" in names:
+        out["bare-python"] = partial(oneshot, [sys.executable, "-c", BARE_START], s.tether_env, s.ws, b"")
     return out
 
 
@@ -206,12 +218,12 @@ def fmt(stat: dict[str, Any], key: str) -> str:
 def table(results: dict[str, Any], missing: list[str]) -> str:
     """The markdown tables of bench/RESULTS.md; `missing` are the wanted Codex targets it lacks."""
     lines = ["| target | spawn -> `initialize` | spawn -> `session/new` | CPU at `session/new` | \"hi\" turn"
-             " | process CPU | peak RSS |", "| --- | --- | --- | --- | --- | --- | --- |"]
+             " | spawn -> first character | process CPU | peak RSS |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, stats in results["servers"].items():
-        keys = ("init_ms", "new_ms", "new_cpu_s", "turn_ms", "cpu_s", "rss_mb")
+        keys = ("init_ms", "new_ms", "new_cpu_s", "turn_ms", "first_ms", "cpu_s", "rss_mb")
         lines.append(f"| {label(name)} | " + " | ".join(fmt(stats[k], k) for k in keys) + " |")
     if "codex-app-server" in missing:
-        lines.append(f"| {LABELS['codex-app-server']} | not installed | | | | | |")
+        lines.append(f"| {LABELS['codex-app-server']} | not installed | | | | | | |")
     lines += ["", "| command | wall | CPU (user+sys) |", "| --- | --- | --- |"]
     for name, stats in results["oneshots"].items():
         lines.append(f"| {label(name)} | {fmt(stats['wall_ms'], 'wall_ms')} | {fmt(stats['cpu_s'], 'cpu_s')} |")
@@ -223,7 +235,7 @@ def table(results: dict[str, Any], missing: list[str]) -> str:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     codex = resolve_codex(args.codex)
     wanted = args.targets.split(",") if args.targets else SERVERS + ONESHOTS
-    s = Setup(codex, args.baseline)
+    s = Setup(codex, args.baseline, args.pause_before_prompt)
     try:
         with_codex = [n for n in ("codex-app-server", "codex-exec") if n in wanted]
         if codex is not None and with_codex:  # one spawn with its stderr kept, to see what it tried
@@ -250,6 +262,8 @@ def main() -> None:
     parser.add_argument("--codex", help="codex binary or npm prefix (default: $TETHER_BENCH_CODEX)")
     parser.add_argument("--baseline", help="another checkout's python, sampled beside this one (rows base-...)")
     parser.add_argument("--targets", help="comma-separated subset of: " + ",".join(SERVERS + ONESHOTS))
+    parser.add_argument("--pause-before-prompt", type=float, default=0.0, metavar="S",
+                        help="Tether's prompt waits S seconds after session/new (the warm first prompt)")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args()
     results = asyncio.run(run(args))

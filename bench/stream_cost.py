@@ -1,6 +1,6 @@
 """What one streamed event costs an adapter, in-process, next to a plain client's cost for the same stream.
 
-    .venv/bin/python bench/stream_cost.py [--turns 8] [--deltas 20000]
+    .venv/bin/python bench/stream_cost.py [--turns 8] [--deltas 20000] [--server-mode bulk|per-event] [--pace-us U]
     PYTHONPATH=<old tree>/daemon:<old tree>/protocol .venv/bin/python bench/stream_cost.py   (before)
 
 Against bench/fake_model.py's server (its own process, 127.0.0.1), per adapter (openai,
@@ -61,9 +61,9 @@ async def floor_once(client: httpx.AsyncClient, url: str) -> tuple[float, float]
     return (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
 
 
-async def run(turns: int, deltas: int) -> dict[str, Any]:
-    server = FakeModel(deltas, max_requests=4 * turns + 8)
-    out: dict[str, Any] = {"deltas": deltas, "turns": turns}
+async def run(turns: int, deltas: int, mode: str = "bulk", pace_us: float = 0.0) -> dict[str, Any]:
+    server = FakeModel(deltas, max_requests=4 * turns + 8, mode=mode, pace_us=pace_us)
+    out: dict[str, Any] = {"deltas": deltas, "turns": turns, "server_mode": mode, "pace_us": pace_us}
     try:
         for kind in ("openai", "anthropic"):
             p = provider(kind, server.url)
@@ -88,8 +88,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--deltas", type=int, default=20_000)
+    parser.add_argument("--server-mode", choices=("bulk", "per-event"), default="bulk")
+    parser.add_argument("--pace-us", type=float, default=0.0, help="per-event mode: µs between events")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.turns, args.deltas)), indent=2))
+    print(json.dumps(asyncio.run(run(args.turns, args.deltas, args.server_mode, args.pace_us)), indent=2))
 
 
 if __name__ == "__main__":

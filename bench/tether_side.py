@@ -5,15 +5,17 @@ provider pointed at the fake model server, the environment the daemon runs in (i
 TETHER_HOME, no port probing, dummy keys, no proxy: Tether makes no request of its own
 beyond the model's, which goes to 127.0.0.1), the
 `initialize` params every benchmark sends, and one start-up sample: spawn ->
-`initialize` answered -> `session/new` answered -> a "hi" `session/prompt` answered,
-then the process's CPU. Must not: assert anything about speed (nothing here is a test).
+`initialize` answered -> `session/new` answered -> a "hi" `session/prompt` sent at
+once and answered (spawn -> its first character read), then the process's CPU. Must not: assert anything about speed (nothing here is a test).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,22 +61,41 @@ def tether_env(base: dict[str, str], home: Path) -> dict[str, str]:
     return env
 
 
-async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], ws: Path) -> dict[str, float]:
-    """One spawn of the daemon: start-up figures, the short turn, CPU and peak RSS."""
+async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], ws: Path,
+                        pause_s: float = 0.0) -> dict[str, float]:
+    """One spawn of the daemon: start-up figures, the short turn (sent `pause_s` after
+    `session/new` answers: 0 is a prompt sent at once), CPU and peak RSS."""
     c = await Spawned.start(argv, env=env, cwd=ws, framing=framing)
     await c.request("initialize", init_params(ws))
     init_ms = c.since_spawn_ms()
     session = await c.request("session/new", new_params(ws))
     new_ms = c.since_spawn_ms()
     new_cpu_s = c.cpu_s()  # load on the machine stretches the wall time, not this
+    if pause_s:
+        await asyncio.sleep(pause_s)
+    sent_ms = c.since_spawn_ms()
     answer = await c.request("session/prompt", prompt_params(session["sessionId"], "hi"))
-    turn_ms = c.since_spawn_ms() - new_ms
+    turn_ms = c.since_spawn_ms() - sent_ms
+    first_ms = first_text_ms(c, "session/update", _is_text_chunk)
     if answer.get("stopReason") != "end_turn":
         raise RuntimeError(f"tether turn ended {answer}")
     rss = c.peak_rss_mb()
     cpu = await c.close()
     return {"init_ms": init_ms, "new_ms": new_ms, "new_cpu_s": new_cpu_s, "turn_ms": turn_ms,
-            "cpu_s": cpu, "rss_mb": rss}
+            "first_ms": first_ms, "cpu_s": cpu, "rss_mb": rss}
+
+
+def _is_text_chunk(params: Any) -> bool:
+    return bool(params["update"]["sessionUpdate"] == "agent_message_chunk")
+
+
+def first_text_ms(c: Spawned, method: str, is_text: Callable[[Any], bool]) -> float:
+    """Spawn -> the first notification of the reply's text read (the prompt was sent the
+    instant `session/new` answered, so this is the cold path's first character)."""
+    for t, name, params in c.queued():
+        if name == method and is_text(params):
+            return (t - c.t_spawn) * 1000
+    raise RuntimeError(f"no {method} with the reply's text arrived")
 
 
 def compile_packages(python: str | None = None) -> None:

@@ -142,6 +142,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "sandbox": ("auto", "default"),
         "network": ("off", "default"),
         "network_commands": ((), "default"),
+        "allow_unix_sockets": ((), "default"),
         "models": ((), "default"),
         "memory": ("off", "default"),
         "memory_tokens": (1_500, "default"),

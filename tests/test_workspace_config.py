@@ -30,6 +30,7 @@ REFUSED_SAMPLES: dict[str, str] = {
     "sandbox": '"off"',
     "network": '"on"',
     "network_commands": '["curl"]',
+    "allow_unix_sockets": '["/run/docker.sock"]',
     "log_level": '"debug"',
     "models": '["attacker-model"]',
     "memory": '"on"',

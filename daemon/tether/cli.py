@@ -140,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         if wanted(words, os.environ):
             from .shared.proxy import main as proxy_main
 
-            return proxy_main(words)
+            code = proxy_main(words)
+            if code is not None:
+                return code  # else: no shared daemon here (the proxy said why): its own
     first = words[0] if words else None
     only = first if first in _OTHER_COMMANDS else None
     args = build_parser(daemon_only=first in ("serve", "acp"), only=only).parse_args(words)

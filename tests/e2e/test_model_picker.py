@@ -233,3 +233,24 @@ async def test_clear_explains_how_in_a_client_that_does_not_declare_it(spawn_dae
     updates = await ask(session, "/clear")
     assert "start a new session in your editor" in notices(updates)
     assert not [m for m, _p in daemon.client.notifications if m == "_tether/session/cleared"]
+
+
+async def test_a_first_prompt_sent_the_instant_the_session_opens_streams_and_the_picker_still_fills(
+    spawn_daemon, workspace: Path
+) -> None:
+    """The warm-up puts the model list (and the imports only later requests need) after a
+    first prompt that is already running: the prompt still gets its whole reply, and the
+    list still comes."""
+    async with LocalHTTPServer() as server:
+        server.models = OPENAI_MODELS
+        server.queue(Reply(chunks=text_chunks("openai", "cold ", "start ", "reply")))
+        daemon = await spawn_daemon(command=serve_command("openai", server), env={"OPENAI_API_KEY": FAKE_KEY})
+        session = await daemon.client.new_session(workspace)
+        updates = await ask(session, "hi")  # written as soon as `session/new` is answered
+        assert "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk") == (
+            "cold start reply"
+        )
+        assert [r.path for r in server.requests] == ["/v1/chat/completions"]
+        options = await options_update(session)
+        assert values(option(options, "model")) == ["m", "o3", "gpt-4.1"]
+        assert [r.path for r in server.listings] == ["/v1/models"]

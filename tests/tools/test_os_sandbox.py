@@ -282,7 +282,8 @@ async def test_a_config_file_beside_the_workspace_is_hidden_alone(
     project.mkdir()
     monkeypatch.setenv("TETHER_CONFIG", str(config))
     hidden = _hidden_paths(SimpleNamespace(settings=SimpleNamespace(home=str(far_outside / "history"))))  # type: ignore[arg-type]
-    assert hidden == (str(config), str(far_outside / "history"))
+    assert hidden[:2] == (str(config), str(far_outside / "history"))  # then the MCP servers' own directories
+    assert hidden[-1] == f"/tmp/tether-{os.getuid()}"  # the shared daemon's fallback runtime directory
     monkeypatch.setenv("TETHER_CONFIG", str(far_outside / "tether" / "config.toml"))
     assert _hidden_paths(SimpleNamespace(settings=SimpleNamespace(home=None)))[0] == str(far_outside / "tether")  # type: ignore[arg-type]
     ctx = replace(confined, sandbox=WorkspaceSandbox(project), hidden_paths=hidden)
@@ -425,16 +426,41 @@ async def test_a_datagram_socket_pair_cannot_send_to_a_host_socket(confined: Too
         shutil.rmtree(path.parent)
 
 
-async def test_unix_sockets_are_reachable_with_the_network(
+async def test_unix_sockets_stay_unreachable_with_the_network(
+    confined: ToolContext, unix_listener: tuple[Path, list[bytes]]
+) -> None:
+    # a command with the network (an `npm install`) must not reach Tether's own socket,
+    # ssh-agent or docker.sock: only the sockets the user names (next test)
+    path, got = unix_listener
+    result = await TOOL.call({"command": _unix_send(path)}, replace(confined, network=True))
+    assert result.is_error and "sent" not in result.text and "Operation not permitted" in result.text, result.text
+    assert "allow_unix_sockets" in result.text, result.text  # the hint names the setting
+    await anyio.sleep(0.3)
+    assert got == []
+
+
+async def test_a_named_unix_socket_is_reachable_with_the_network_under_bubblewrap_only(
     confined: ToolContext, unix_listener: tuple[Path, list[bytes]]
 ) -> None:
     path, got = unix_listener
-    result = await TOOL.call({"command": _unix_send(path)}, replace(confined, network=True))
+    named = replace(confined, network=True, unix_sockets=(str(path),))
+    result = await TOOL.call({"command": _unix_send(path)}, named)
+    if confined.command_sandbox is not None and confined.command_sandbox.sandbox is not None \
+            and confined.command_sandbox.sandbox.name == "landlock":
+        # seccomp cannot tell one socket path from another, Landlock does not cover
+        # connect(): refused, whatever is named (SPEC §11)
+        assert result.is_error and "Operation not permitted" in result.text, result.text
+        await anyio.sleep(0.3)
+        assert got == []
+        return
     assert not result.is_error and result.text.startswith("sent\n"), result.text
     end = time.monotonic() + 3
     while not got and time.monotonic() < end:
         await anyio.sleep(0.02)
     assert got == [b"hello"]
+    # without the network, a named socket is as unreachable as any other
+    alone = await TOOL.call({"command": _unix_send(path)}, replace(named, network=False))
+    assert alone.is_error and "Operation not permitted" in alone.text, alone.text
 
 
 async def test_udp_does_not_leave_without_the_network(confined: ToolContext) -> None:
@@ -465,7 +491,8 @@ async def test_the_socket_filter_cannot_be_sidestepped(confined: ToolContext) ->
     text = await run(confined, f"{sys.executable} -I -c \"{uring}\"; {sys.executable} -I -c \"{x32}\"; echo status=$?")
     assert "uring -1 Operation not permitted" in text and "x32 ran" not in text and "status=159" in text, text  # SIGSYS
     allowed = await run(replace(confined, network=True), f"{sys.executable} -I -c \"{x32}\"; echo status=$?")
-    assert "status=159" not in allowed, allowed
+    # with the network too: an x32 `socket(AF_UNIX)` would reach Tether's own socket
+    assert "x32 ran" not in allowed and "status=159" in allowed, allowed
 
 
 async def test_a_command_with_a_nul_byte_is_refused_clearly(ctx: ToolContext) -> None:

@@ -83,6 +83,7 @@ class TurnServices:
     # the directories it hides from them (Tether's config and history).
     sandbox_setting: str = "auto"
     hidden_paths: tuple[str, ...] = ()
+    unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
@@ -229,6 +230,8 @@ class ToolExecutor:
             pre = await before_tool(self.services.hooks, call, tool, validate_args(tool, call.arguments or {}))
             refused = pre.reason if pre.decision == "deny" else None
             reads = tool.reads_only(call.arguments)
+            if reads and refused is None and self.services.gate is not None:  # a deny rule beats readOnlyHint
+                refused = await self.services.gate.read_refusal(tool.name)
             if reads and pre.decision == "ask":
                 asker = _CheckpointingAsker(self.services.asker, self.journal)
                 refused = await ask_for_read(asker, self._request(call, tool, pre.args, [], None), pre.reason)
@@ -277,6 +280,7 @@ class ToolExecutor:
             on_output=on_output,
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
+            unix_sockets=services.unix_sockets,
             recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(
                 self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
         )

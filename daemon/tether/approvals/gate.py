@@ -5,6 +5,7 @@
     mode read-only                                            -> refused (a sandboxed
                                                                  command: asked, and run
                                                                  read-only)
+    an MCP tool marked read-only by its server: deny rules refuse it, else it runs as a read
     an MCP tool (not a read): deny rules, a hook's deny, read-only refuses, a hook's ask,
     full-auto allows, a hook's allow, an allow rule (`mcp__github__create_issue`,
     `mcp__github__*`) allows, else ask (reviewable)
@@ -183,6 +184,14 @@ class ApprovalGate:
         async with self._ask_lock:
             answer = await asker.ask(request, decided)
         return await self._from_answer(request, answer, parsed)
+
+    async def read_refusal(self, tool_name: str) -> str | None:
+        """Why a call that only reads is refused: a deny rule on an MCP tool wins over
+        the server's `readOnlyHint` (a server must not exempt its tools from the user's rules)."""
+        if not tool_name.startswith(MCP_PREFIX):
+            return None
+        denied = mcp_rule(await self.rules(), tool_name, "deny")
+        return None if denied is None else f"refused by {denied.describe()}; this tool is never called"
 
     def _network(self, parsed: ParsedCommand) -> bool:
         if self._network_all:

@@ -59,6 +59,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "sandbox",
     "network",
     "network_commands",
+    "allow_unix_sockets",
     "memory",
     "memory_tokens",
     "reviewer",
@@ -85,7 +86,7 @@ SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # the daemon's cwd at the moment the value is used.
 PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
 LIST_KEYS: frozenset[str] = frozenset(
-    {"deny_commands", "allow_env", "network_commands", "models", "reasoning_models"}
+    {"deny_commands", "allow_env", "network_commands", "allow_unix_sockets", "models", "reasoning_models"}
 )
 CHOICES: dict[str, tuple[str, ...]] = {
     "guard": ("off", "log", "warn", "block"),
@@ -159,9 +160,10 @@ class ConfigError(Exception):
 
 
 class RefusedSetting(NamedTuple):
-    """A workspace-config key Tether refused and ignored (for logs, doctor and editors).
-
-    ``key`` is "" when the whole file was refused (it could not be read or parsed).
+    """A workspace-config key Tether refused and ignored (for logs, doctor and editors),
+    or a client's option that would have loosened the user's settings (``file`` is
+    ``SOURCE_INIT_OPTIONS`` then). ``key`` is "" when the whole file was refused (it could
+    not be read or parsed).
     """
 
     key: str
@@ -169,6 +171,8 @@ class RefusedSetting(NamedTuple):
     reason: str
 
     def message(self) -> str:
+        if self.file == SOURCE_INIT_OPTIONS:  # a client's, not a file (config/client_limits.py)
+            return f"ignored {self.key!r} in the client's initializationOptions: {self.reason}"
         what = f"{self.key!r} in" if self.key else "the whole of"
         return f"ignored {what} workspace config {self.file}: {self.reason}"
 
@@ -216,6 +220,9 @@ class Settings:
     network: str = "off"
     # command prefixes whose commands get the network in the sandbox (every part covered)
     network_commands: tuple[str, ...] = ()
+    # unix sockets (absolute paths) a command with the network may connect to; without
+    # one, no command connects to any (user settings only; bubblewrap only, see SPEC §11)
+    allow_unix_sockets: tuple[str, ...] = ()
     # retrieved memory: earlier sessions' messages matching each prompt are given to the
     # model (user settings only: it spends the user's tokens on the user's history)
     memory: str = "off"

@@ -97,6 +97,8 @@ def _converter(strings_ok: bool) -> dict[str, Hook]:
 def _hook(key: str, strings_ok: bool) -> Hook:
     if key in BOOL_KEYS:
         return _boolean(strings_ok)
+    if key == "allow_unix_sockets":
+        return _socket_paths(strings_ok)
     if key in LIST_KEYS:
         return _string_list(strings_ok)
     if key in INT_RANGES:
@@ -154,6 +156,18 @@ def _string_list(strings_ok: bool) -> Hook:
         else:
             raise _Refused("expected a list of strings", value)
         return tuple(i for i in items if i)
+
+    return hook
+
+
+def _socket_paths(strings_ok: bool) -> Hook:
+    listed = _string_list(strings_ok)
+
+    def hook(value: object, _: object) -> tuple[str, ...]:
+        paths = listed(value, None)
+        if not all(os.path.isabs(path) and "\0" not in path for path in paths):
+            raise _Refused("expected a list of absolute paths of unix sockets", value)
+        return tuple(os.path.normpath(path) for path in paths)
 
     return hook
 

@@ -6,7 +6,14 @@ history, tools or the client; a provider turns a `ModelRequest` into events and
 nothing else. Credentials stay inside the provider object.
 """
 
-from .base import (
+import sys
+
+# httpx's package imports its command line (`httpx._main`: click, rich, pygments; ~45 ms
+# of CPU at the first prompt) whenever click is installed, and it is (the MCP SDK's
+# uvicorn needs it). The daemon never runs it: marked absent, httpx keeps its stub.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+from .base import (  # noqa: E402
     Finish,
     ModelRequest,
     Provider,

@@ -16,7 +16,9 @@ made stricter where they are lenient:
   what it was.
 - the stream is read in the batches one socket read delivers: `SSEClient.batches` yields
   the events each read completed (decoded by sse.py), so the adapters do their work per
-  read and no generator layer runs per event.
+  read and no generator layer runs per event. The gap between reads is kept by one timer
+  per reply (idle_watch.py), not a cancel scope per read: a server that writes one event
+  per packet costs a read per event, and nothing else per read may scale with that.
 
 Must not: parse a provider's event payloads (the adapters do), or log request bodies.
 """
@@ -25,9 +27,11 @@ from __future__ import annotations
 
 import email.utils
 import json
+import os
 import random
+import ssl
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -37,6 +41,7 @@ import httpx
 from tether_protocol._json import JsonObject
 
 from .base import ProviderError
+from .idle_watch import IdleWatch
 from .sse import SSEDecoder, SSEEvent
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
@@ -181,7 +186,8 @@ def in_band_error_text(data: Any) -> tuple[str, str]:
 
 
 class _TimedStream(httpx.AsyncByteStream):
-    """A response body that enforces the gap between chunks and can be recorded."""
+    """A response body that enforces the gap between chunks and can be recorded (for a
+    transport with no socket to watch: a test's, the replay's; see `_events`)."""
 
     def __init__(
         self,
@@ -218,6 +224,18 @@ def _is_event_stream(response: httpx.Response) -> bool:
     return "text/event-stream" in response.headers.get("content-type", "").partition(";")[0].lower()
 
 
+def tls_for(base_url: str, env: Mapping[str, str]) -> ssl.SSLContext | bool:
+    """The TLS settings of a provider's client. An `http://` server is spoken to in plain
+    text, so loading the CA bundle (~20 ms of CPU before a local model's first token) buys
+    nothing: it gets a context that verifies against no CA at all, so any TLS it might
+    still meet fails closed. Unless a proxy is reached over TLS (an `https://` value of a
+    `*_proxy` variable): then, as for an `https://` server, httpx's default (certifi)."""
+    tls_proxy = any(k.lower().endswith("_proxy") and v.strip().lower().startswith("https:") for k, v in env.items())
+    if base_url.lower().startswith("http://") and not tls_proxy:
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies certificates and host names
+    return True
+
+
 class SSEClient:
     """One provider's HTTP client: POST a JSON body, read the reply as server-sent events."""
 
@@ -240,6 +258,7 @@ class SSEClient:
             ),
             transport=transport,
             follow_redirects=False,
+            verify=tls_for(self.base_url, os.environ),
         )
         # Set by the recorder (record.py) to see each exchange.
         self.tap: Callable[[JsonObject], Callable[[int, dict[str, str]], Callable[[bytes], None]]] | None = None
@@ -261,16 +280,10 @@ class SSEClient:
                     raise error_from_response(
                         self.error_context, response.status_code, response.headers, raw
                     )
-                # an AsyncClient's response body is an async stream
-                body_stream = cast(httpx.AsyncByteStream, response.stream)
-                response.stream = _TimedStream(body_stream, self.timeouts.read_gap, on_chunk)
                 if not _is_event_stream(response):
                     raise await self._not_a_stream(response)
-                decoder = SSEDecoder()
-                async for chunk in response.aiter_bytes():  # content-decoded, as read
-                    events = decoder.feed(chunk)
-                    if events:
-                        yield events
+                async for events in self._events(response, on_chunk):
+                    yield events
         except httpx.TimeoutException as exc:
             raise ProviderError(
                 f"{self._where()}: timed out ({type(exc).__name__}); the server may be "
@@ -283,6 +296,57 @@ class SSEClient:
                 f"server running and the base URL right?",
                 kind="connection", retryable=True,
             ) from None
+
+    async def _events(
+        self, response: httpx.Response, on_chunk: Callable[[bytes], None] | None
+    ) -> AsyncGenerator[list[SSEEvent], None]:
+        """The body's events, per read. With the connection's socket at hand the gap
+        between reads is one timer for the whole body (idle_watch.py) and the reads come
+        straight from the transport when nothing is content-encoded; otherwise (a test's
+        or the replay's transport) each read runs under its own `fail_after`."""
+        decoder = SSEDecoder()
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            body_stream = cast(httpx.AsyncByteStream, response.stream)  # an AsyncClient's: async
+            response.stream = _TimedStream(body_stream, self.timeouts.read_gap, on_chunk)
+            async for chunk in response.aiter_bytes():  # content-decoded, as read
+                events = decoder.feed(chunk)
+                if events:
+                    yield events
+            return
+        # the transport's own per-read timeout would be a cancel scope (and a timer) per
+        # read: the watch keeps the stricter of the two limits each read had until now
+        timeouts = response.request.extensions.get("timeout")
+        if isinstance(timeouts, dict):  # httpcore reads it when the body's first read starts
+            timeouts["read"] = None
+        watch = IdleWatch(min(self.timeouts.read_gap, self.timeouts.first_byte), sock)
+        identity = response.headers.get("content-encoding", "identity").lower() in ("", "identity")
+        reads = cast(AsyncIterator[bytes], response.stream) if identity else response.aiter_bytes()
+        seen, away = watch.seen, watch.away
+        try:
+            async for chunk in reads:
+                seen()
+                if on_chunk is not None:
+                    on_chunk(chunk)
+                events = decoder.feed(chunk)
+                if events:
+                    away()  # the consumer's time with them is not the server's silence
+                    yield events
+                    seen()
+        except (httpx.TransportError, httpx.StreamError):
+            if not watch.fired:
+                raise
+        finally:
+            watch.stop()
+        if watch.fired:
+            raise self._gap_error(watch.gap)
+
+    def _gap_error(self, gap: float) -> ProviderError:
+        return ProviderError(
+            f"the model server sent nothing for {gap:.0f} s in the middle of a reply",
+            kind="timeout", retryable=True,
+        )
 
     async def get_json(self, path: str) -> Any:
         response = await self._client.get(f"{self.base_url}{path}", timeout=5.0)

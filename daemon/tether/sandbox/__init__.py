@@ -3,10 +3,11 @@ hardening. Not to be confused with `tools/sandbox.py`, which confines the paths 
 given; this package confines the processes they start.
 
 Owns: the policy a command runs under (`SandboxPolicy`: the workspace writable or not, a
-private temp directory, network or none, paths to hide), choosing a backend once per
+private temp directory, further writable paths, network or none, paths to hide), choosing a backend once per
 process (`choose_sandbox`: bubblewrap, else Landlock, else none with the reason; see
 bwrap.py and landlock.py), the command line that runs an argv inside it (and the fds
-it inherits: the seccomp socket filter of seccomp.py, without the network), recognising
+it inherits: the seccomp socket filter of seccomp.py: no unix sockets, and without the
+network no other socket either), recognising
 output that says the sandbox blocked something (hints.py), and hardening the daemon at
 start (hardening.py).
 Must not: decide whether a command may run or gets the network (the approval gate does),
@@ -36,13 +37,19 @@ class SandboxPolicy:
 
     workspace: str  # absolute, real path
     tmpdir: str | None  # the private temp dir (writable, $TMPDIR); None: none
-    cwd: str  # absolute, inside the workspace
+    cwd: str  # absolute: inside the workspace, or an MCP server's own directory
     writable: bool = True  # the workspace (False: read-only mode, and rg)
     network: bool = False
     # Paths commands must not read (Tether's config directory or file, and its history):
     # bubblewrap covers a directory with an empty tmpfs and a file with /dev/null; Landlock
     # grants no rights there, not even inside a writable workspace.
     hidden: tuple[str, ...] = ()
+    # Unix sockets the user named (`allow_unix_sockets`) that a command with the network
+    # may connect to. Without one, AF_UNIX sockets are refused, with the network too.
+    unix_sockets: tuple[str, ...] = ()
+    # Further writable paths (an MCP server's own directory and the paths its config
+    # lists); a missing one is skipped. Hidden paths stay hidden inside them.
+    extra_writable: tuple[str, ...] = ()
 
 
 class CommandSandbox:
@@ -65,7 +72,12 @@ class CommandSandbox:
     # Where a blocked command sees its failure: what the model is told is allowed.
     def allowed_text(self, policy: SandboxPolicy) -> str:
         write = "the workspace and $TMPDIR" if policy.writable else "nothing (read-only)"
-        net = "the network" if policy.network else "no network (nor unix sockets)"
+        if not policy.network:
+            net = "no network (nor unix sockets)"
+        elif policy.unix_sockets and self.name == "bwrap":
+            net = "the network, and the unix sockets named in allow_unix_sockets"
+        else:
+            net = "the network but no unix sockets (name one in allow_unix_sockets in your user config)"
         return f"it may write to {write}, and has {net}"
 
 

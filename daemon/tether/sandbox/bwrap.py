@@ -4,15 +4,18 @@ Owns: finding and probing `bwrap` once, and the command line for a policy: the w
 filesystem read-only (the host's /tmp included: a venv or a tool may live there), a fresh
 /dev and /proc, the private temp dir writable at its own path ($TMPDIR), the workspace
 writable (or not) with its whole `.git` kept read-only (a directory, or the `.git` file of
-a worktree or submodule: a planted hook, `core.fsmonitor` or `commondir` would run
-outside the sandbox at the user's next git command; so git commands that write fail
-inside), Tether's own config and history covered (a directory by an empty tmpfs, a file
+a worktree or submodule, and the git directory a link or `gitdir:` names inside the
+workspace: a planted hook, `core.fsmonitor` or `commondir` would run outside the sandbox
+at the user's next git command; so git commands that write fail inside) and `.tether/`
+too (workspace config, trusted hooks, MEMORY.md), Tether's own config and history covered (a directory by an empty tmpfs, a file
 by /dev/null; inside a writable workspace the directories leading to them read-only and
 their other entries writable), every namespace unshared (the network only shared when
-allowed), all capabilities dropped, a new session, bwrap dying with the daemon, and,
-without the network, the socket filter (seccomp.py: no AF_UNIX sockets; AF_INET stays,
-the network namespace has only loopback) passed as `--seccomp FD` by `prepare` (plain
-`wrap`, used for rg, passes none). bwrap is PID 1 of the command's PID namespace: when
+allowed), all capabilities dropped, a new session, bwrap dying with the daemon, and
+the socket filter (seccomp.py: no AF_UNIX sockets; AF_INET stays, without the network
+the namespace has only loopback) passed as `--seccomp FD` by `prepare` (plain `wrap`,
+used for rg, passes none); only a command with the network and sockets the user named
+(`allow_unix_sockets`) runs without it, and then Tether's own runtime directory (its
+sockets) is still covered like the other hidden paths. bwrap is PID 1 of the command's PID namespace: when
 the command ends, every process it started (`setsid` ones too) is killed by the kernel.
 Must not: pass the daemon's environment (the caller starts bwrap with the command's
 environment, which is also what `/proc/1/environ` shows inside).
@@ -44,14 +47,18 @@ class BwrapSandbox(CommandSandbox):
         if policy.tmpdir is not None:
             line += ["--bind", policy.tmpdir, policy.tmpdir]
         line += ["--bind" if policy.writable else "--ro-bind", policy.workspace, policy.workspace]
+        for path in policy.extra_writable:
+            line += ["--bind-try", path, path]
         if policy.writable:
             # The whole `.git` (a directory, or a worktree's/submodule's `.git` file):
             # binding only hooks/ and config lets `commondir` or a copied `.git` around
             # them; a mount point can be neither renamed (EBUSY) nor written (EROFS).
-            for git in _git_entries(policy.workspace):
-                line += ["--ro-bind", git, git]
+            for kept in _git_entries(policy.workspace) + _tether_dir(policy.workspace):
+                line += ["--ro-bind", kept, kept]
         # last, so a hidden path inside the workspace stays hidden too
         hidden = _real_hidden(policy)
+        if policy.network:
+            line += _named_sockets(policy.unix_sockets, hidden)
         if policy.writable:
             line += _pin_parents(policy.workspace, hidden)
         for path in hidden:
@@ -65,12 +72,15 @@ class BwrapSandbox(CommandSandbox):
         return line + list(argv)
 
     def prepare(self, argv: Sequence[str], policy: SandboxPolicy) -> tuple[list[str], list[int]]:
-        """`wrap`, with the socket filter (seccomp.py) in a pipe when there is no network."""
-        if policy.network:
+        """`wrap`, with the socket filter (seccomp.py) in a pipe: no unix sockets, unless the
+        command has the network and the user named sockets (`allow_unix_sockets`; seccomp
+        cannot tell one path from another: Tether's runtime directory stays hidden)."""
+        if policy.network and policy.unix_sockets:
             return self.wrap(argv, policy), []
         from .seccomp import socket_filter
 
-        program = socket_filter(inet_stream_only=False)  # the network namespace has loopback only
+        # AF_INET stays either way: without the network, the namespace has loopback only
+        program = socket_filter(inet_stream_only=False)
         read, write = os.pipe()
         try:
             os.write(write, program)  # a few hundred bytes: far below a pipe's buffer
@@ -91,6 +101,17 @@ def _real_hidden(policy: SandboxPolicy) -> list[str]:
         if os.path.exists(real) and not _inside(policy.workspace, real) and real not in found:
             found.append(real)
     return [path for path in found if not any(other != path and _inside(path, other) for other in found)]
+
+
+def _named_sockets(sockets: Sequence[str], hidden: list[str]) -> list[str]:
+    """The sockets the user named, bound where a fresh /dev or a covered directory would
+    have lost them; never one inside a hidden path (Tether's own sockets stay out)."""
+    line: list[str] = []
+    for path in sockets:
+        real = os.path.realpath(path)
+        if os.path.exists(real) and not any(_inside(real, other) for other in hidden):
+            line += ["--bind-try", real, path]
+    return line
 
 
 def _pin_parents(workspace: str, hidden: list[str]) -> list[str]:
@@ -124,8 +145,28 @@ def _pin_parents(workspace: str, hidden: list[str]) -> list[str]:
 def _git_entries(workspace: str) -> list[str]:
     """The workspace's `.git`, and each submodule's (from `.gitmodules`): a rewritten
     submodule `.git` file points git at a planted config whose `core.fsmonitor` runs at
-    the user's next `git status` in the workspace. Read cheaply: no walk of the tree."""
-    found = []
+    the user's next `git status` in the workspace. With each, the git directory it names
+    (a link's target, a `gitdir:` file's directory, a worktree's `commondir`) when that is
+    in the workspace: hooks and config live there. Read cheaply: no walk of the tree."""
+    from tether.tools.git_objects import git_dir_at
+
+    found: list[str] = []
+    for rel in _submodule_paths(workspace):
+        top = os.path.normpath(os.path.join(workspace, rel))
+        git = os.path.join(top, ".git")
+        if not _inside(git, workspace) or not os.path.lexists(git):
+            continue
+        named = git_dir_at(top)
+        candidates = [git] if not os.path.islink(git) else []
+        candidates += [named.git_dir, named.common_dir] if named is not None else []
+        for path in candidates:
+            real = path if path == git else os.path.realpath(path)  # the workspace is real already
+            if _inside(real, workspace) and real != workspace and os.path.exists(real) and real not in found:
+                found.append(real)
+    return found
+
+
+def _submodule_paths(workspace: str) -> list[str]:
     paths = ["."]
     try:
         with open(os.path.join(workspace, ".gitmodules"), encoding="utf-8", errors="replace") as handle:
@@ -135,11 +176,15 @@ def _git_entries(workspace: str) -> list[str]:
                     paths.append(value.strip())
     except OSError:
         pass
-    for rel in paths:
-        git = os.path.normpath(os.path.join(workspace, rel, ".git"))
-        if _inside(git, workspace) and os.path.lexists(git) and not os.path.islink(git):
-            found.append(git)
-    return found
+    return paths
+
+
+def _tether_dir(workspace: str) -> list[str]:
+    """The workspace's `.tether/` (its config, trusted hooks, MEMORY.md), resolved, when it
+    is a directory in the workspace: a command must not rewrite what the user trusted."""
+    path = os.path.join(workspace, ".tether")
+    real = os.path.realpath(path) if os.path.islink(path) else path
+    return [real] if _inside(real, workspace) and real != workspace and os.path.isdir(real) else []
 
 
 def _inside(path: str, directory: str) -> bool:

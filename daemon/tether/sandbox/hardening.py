@@ -2,10 +2,16 @@
 
 Owns: making the daemon non-dumpable (`PR_SET_DUMPABLE` 0: processes of the same user
 cannot read its `/proc/PID/environ` or memory, nor ptrace it), no core files
-(`RLIMIT_CORE` 0: a crash cannot write the API key to disk), and removing dynamic-loader
+(`RLIMIT_CORE` 0: a crash cannot write the API key to disk), removing dynamic-loader
 variables (`LD_PRELOAD`, `LD_AUDIT`, `LD_LIBRARY_PATH`, ...) from its environment so no
-process it starts inherits an injected library.
-Must not: fail the start (each step is best effort), or import more than `os` and ctypes.
+process it starts inherits an injected library, and taking secret-looking variables
+(API keys, tokens: `subprocess_env.is_secret`) out of what `/proc/PID/environ` shows,
+which binds root too (non-dumpable does not): out of the C environment (`unsetenv`), and
+their strings in the block the kernel reads zeroed (it shows the block the process was
+exec'd with, not the C environment). Python's `os.environ` keeps them: the provider, the
+user's `allow_env` and MCP servers' `env` read them there.
+Must not: fail the start (each step is best effort), or import more than `os`, ctypes
+and `subprocess_env`.
 """
 
 from __future__ import annotations
@@ -22,6 +28,11 @@ def harden_process() -> list[str]:
     missed: list[str] = []
     for name in [key for key in os.environ if key.startswith(_LOADER_PREFIXES)]:
         os.environ.pop(name, None)
+    if sys.platform.startswith("linux"):
+        try:
+            _hide_secrets()
+        except (OSError, ValueError, IndexError) as error:
+            missed.append(f"hiding secrets from /proc/PID/environ: {error}")
     try:
         import resource
 
@@ -38,3 +49,29 @@ def harden_process() -> list[str]:
         except OSError as error:
             missed.append(f"PR_SET_DUMPABLE: {error}")
     return missed
+
+
+def _hide_secrets() -> None:
+    """Secret-looking variables out of the C environment, then zeroed in the exec'd block
+    `/proc/PID/environ` reads (from `env_start` to `env_end` in `/proc/self/stat`)."""
+    import ctypes
+
+    from ..tools.subprocess_env import is_secret
+
+    secrets = {os.fsencode(name) for name in os.environ if is_secret(name)}
+    if not secrets:
+        return
+    for name in secrets:
+        os.unsetenv(name)  # the C environment only: os.environ keeps its copy
+    with open("/proc/self/stat", "rb") as handle:
+        fields = handle.read().rpartition(b")")[2].split()
+    start, end = int(fields[47]), int(fields[48])  # fields 50 and 51: env_start, env_end
+    with open("/proc/self/environ", "rb") as handle:
+        shown = handle.read()
+    if end <= start or ctypes.string_at(start, end - start) != shown:
+        raise ValueError("the environment block is not where /proc/self/stat says")
+    offset = 0
+    for entry in shown.split(b"\0"):
+        if entry.partition(b"=")[0] in secrets:
+            ctypes.memset(start + offset, 0, len(entry))  # no pointer of libc's left on it
+        offset += len(entry) + 1

@@ -4,7 +4,8 @@ Owns: the output patterns that usually mean "the sandbox said no" (a read-only f
 system, permission denied, no network, failed name resolution, operation not permitted)
 and the line told to the model: what was blocked, what is allowed, how the user can give
 the command the network, and, when a write into `.git` failed under bubblewrap, that
-`.git` is read-only in the sandbox and the user can run the git command themselves.
+`.git` is read-only in the sandbox and the user can run the git command themselves
+(and for `.tether/`, that the user can change it).
 Must not: claim certainty (it says "probably"), or change the command's status.
 """
 
@@ -22,6 +23,7 @@ _NETWORK = re.compile(
     re.I,
 )
 _GIT = re.compile(r"\.git\b")
+_TETHER = re.compile(r"\.tether\b")
 _FILES = re.compile(r"Read-only file system|Permission denied|Operation not permitted|EROFS|EACCES|EPERM", re.I)
 
 
@@ -34,7 +36,7 @@ def blocked_hint(output: str, sandbox: CommandSandbox, policy: SandboxPolicy) ->
     if network and not files:
         what = "the network"
     elif policy.network:
-        what = "a write outside the allowed places"
+        what = "a write outside the allowed places, or a unix socket"
     else:  # Landlock refuses a TCP connect with the same EACCES as a write
         what = "a write outside the allowed places, or the network"
     text = (
@@ -53,5 +55,10 @@ def blocked_hint(output: str, sandbox: CommandSandbox, policy: SandboxPolicy) ->
             " `.git` is read-only in the sandbox (a hook or git setting planted there would run "
             "outside it): git commands that write (commit, add, checkout, ...) fail; ask the user "
             "to run them."
+        )
+    if files and sandbox.name == "bwrap" and policy.writable and _TETHER.search(output):
+        text += (
+            " `.tether/` (this workspace's Tether config, hooks and memory) is read-only in the sandbox: "
+            "ask the user to change it."
         )
     return text + "]"

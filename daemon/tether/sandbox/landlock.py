@@ -3,7 +3,7 @@
 Owns: reading the kernel's Landlock ABI once, and the command line that runs an argv
 through the launcher (landlock_launch.py, started with `python -I -S` so it imports
 nothing it does not need), with the seccomp socket filter (seccomp.py, built once,
-passed in hex) when there is no network. The launcher's docstring says what it applies
+passed in hex): no unix sockets ever (see `wrap`), and without the network only TCP. The launcher's docstring says what it applies
 and what Landlock cannot do (a read-only `.git` inside the writable workspace).
 Must not: apply Landlock to the daemon itself (only the launcher confines itself).
 """
@@ -36,26 +36,30 @@ class LandlockSandbox(CommandSandbox):
             line += ["--write", policy.workspace]
         if policy.tmpdir is not None:
             line += ["--write", policy.tmpdir]
+        for path in policy.extra_writable:
+            line += ["--write", path]
         for hidden in policy.hidden:
             line += ["--hide", hidden]
         if policy.network:
             line.append("--net")
-        else:
-            line += ["--seccomp", _socket_filter()]
+        # Landlock rights do not cover connect() on a unix socket, not even in a hidden
+        # directory, and seccomp cannot tell one socket path from another: AF_UNIX stays
+        # refused here, with the network and whatever `allow_unix_sockets` names.
+        line += ["--seccomp", _socket_filter(inet_stream_only=not policy.network)]
         return [*line, "--", *argv]
 
 
-_filter: list[str] = []
+_filters: dict[bool, str] = {}
 
 
-def _socket_filter() -> str:
-    """The seccomp socket filter (seccomp.py) in hex, built once: the launcher takes it
-    on its command line instead of compiling seccomp.py for every command."""
-    if not _filter:
+def _socket_filter(inet_stream_only: bool) -> str:
+    """The seccomp socket filter (seccomp.py) in hex, built once per kind: the launcher
+    takes it on its command line instead of compiling seccomp.py for every command."""
+    if inet_stream_only not in _filters:
         from .seccomp import socket_filter
 
-        _filter.append(socket_filter(inet_stream_only=True).hex())
-    return _filter[0]
+        _filters[inet_stream_only] = socket_filter(inet_stream_only=inet_stream_only).hex()
+    return _filters[inet_stream_only]
 
 
 def landlock_abi() -> int:

@@ -13,8 +13,9 @@ command cannot signal the launcher and escape its clean-up), one Landlock rulese
 everywhere, write under the `--write` directories and a few devices, and no rights at all
 on the `--hide` paths, directories or files, even inside a `--write` directory; TCP bind
 and connect denied unless `--net` (ABI >= 4); signals and abstract unix sockets scoped to
-the sandbox (ABI >= 6)), the `--seccomp` socket filter (required without `--net`; see
-seccomp.py: no AF_UNIX sockets, AF_INET/AF_INET6 only as TCP, no io_uring) and ARGV;
+the sandbox (ABI >= 6)), the `--seccomp` socket filter (required without `--net`, given
+with it too; see seccomp.py: no AF_UNIX sockets, no io_uring, and without `--net`
+AF_INET/AF_INET6 only as TCP) and ARGV;
 in the launcher, waiting for it, killing every descendant left (also when told to stop) and exiting with
 ARGV's status (killed by a signal: the same signal).
 Must not: import anything from Tether (it runs without site-packages), or

@@ -1,4 +1,4 @@
-"""The seccomp filter a command runs under when it has no network (classic BPF, built here).
+"""The seccomp socket filter commands run under (classic BPF, built here).
 
 Standard library only. bubblewrap reads the program from a pipe (`--seccomp FD`); the
 Landlock launcher gets it in hex on its command line and installs it itself.
@@ -13,7 +13,10 @@ the `socket` syscall), and, when `inet_stream_only` (Landlock, whose network rul
 TCP only), `socket(AF_INET|AF_INET6, ...)` fails unless its type is SOCK_STREAM and its
 protocol 0 or TCP, which closes UDP, ICMP and SCTP. A syscall of another architecture
 (i386 `int 0x80`, x32 on x86_64) kills the process: its `socket` cannot be checked.
-Must not: filter anything else, or be used when the network is allowed (no filter then).
+With the network allowed the filter is the same but for `inet_stream_only` (off): unix
+sockets stay refused (Tether's own sockets, docker.sock), unless the user named sockets
+under bubblewrap (`allow_unix_sockets`; then no filter).
+Must not: filter anything else.
 """
 
 from __future__ import annotations
@@ -80,7 +83,9 @@ def _symbolic(machine: str, inet_stream_only: bool) -> list[_Instruction]:
         (_JEQ_K, "pair", 0, socketpair_nr),
         (_JEQ_K, 0, "allow", socket_nr),
         (_LD_W_ABS, 0, 0, _ARG0),  # the domain
-        (_JEQ_K, "deny", 0, _AF_UNIX),
+        # any other domain: on to the inet checks, or allowed (not into the pair's check:
+        # that would refuse UDP to a command with the network)
+        (_JEQ_K, "deny", 0 if inet_stream_only else "allow", _AF_UNIX),
     ]
     if inet_stream_only:
         code += [

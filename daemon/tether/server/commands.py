@@ -16,7 +16,6 @@ model (`/model`).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -211,43 +210,20 @@ async def compact(ctx: ServerContext, session: AgentSession, turn_id: str, sink:
         sink.update(update)
 
 
-# A project's `.git/config` comes with the project (an archive, a copied folder): nothing it
-# names may run. fsmonitor, external diffs and textconv are switched off here; clean/process
-# filters are emptied by name (`_no_filters`); the environment is a command's (no secrets).
-_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external=")
-_SAFE_DIFF = ("--no-color", "--no-ext-diff", "--no-textconv")
+async def review(ctx: ServerContext, session: AgentSession, args: str, rest: Sequence[ContentBlock]) -> Expanded | None:
+    """`/review [focus]`: the diff attached, read-only for this turn; None when nothing changed.
+    A project's `.git` comes with the project (an archive, a copied folder), so git runs
+    sandboxed and inert (tools/host_git.py)."""
+    import anyio.to_thread
 
+    from ..sandbox import choose_sandbox
+    from ..tools.host_git import HostGit, diff_args
+    from .turns import hidden_paths
 
-async def _git(workspace: str, *args: str, ok: tuple[int, ...] = (0,)) -> str:
-    from ..tools.subprocess_env import command_env
-
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            "git", *_SAFE_GIT, *args, cwd=workspace, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=command_env(),
-        )
-    except OSError:
-        return ""
-    out, _err = await proc.communicate()
-    return out.decode("utf-8", "replace") if proc.returncode in ok else ""
-
-
-async def _no_filters(workspace: str) -> list[str]:
-    """`-c filter.NAME.clean=` (and process, smudge) for every filter the configuration names:
-    `git config` itself runs nothing, and an empty command is no filter."""
-    found = await _git(workspace, "config", "--get-regexp", r"^filter\.", ok=(0, 1))
-    keys = [line.split(" ", 1)[0] for line in found.splitlines()]
-    names = {key[len("filter."):key.rindex(".")] for key in keys if key.count(".") >= 2}  # names may hold dots
-    return [arg for name in sorted(names) for key in ("clean", "process", "smudge")
-            for arg in ("-c", f"filter.{name}.{key}=")]
-
-
-async def review(session: AgentSession, args: str, rest: Sequence[ContentBlock]) -> Expanded | None:
-    """`/review [focus]`: the diff attached, read-only for this turn; None when nothing changed."""
-    workspace = str(session.workspace)
-    safe = await _no_filters(workspace)
-    unstaged = await _git(workspace, *safe, "diff", *_SAFE_DIFF)
-    staged = await _git(workspace, *safe, "diff", "--cached", *_SAFE_DIFF)
+    choice = await anyio.to_thread.run_sync(choose_sandbox, ctx.settings.sandbox)
+    git = HostGit(str(session.workspace), choice, hidden_paths(ctx))
+    unstaged = await git.run(*diff_args())
+    staged = await git.run(*diff_args("--cached"))
     if not (unstaged.strip() or staged.strip()):
         return None
     diff = f"$ git diff\n{unstaged}\n$ git diff --cached\n{staged}"

@@ -45,10 +45,12 @@ log = logging.getLogger("tether.server")
 STOP_GRACE_S = 5.0
 # How long the warm-up waits for the client's first session before it starts anyway.
 _WARM_UP_AFTER_S = 1.0
-# What the warm-up imports: the turn (with the tools, the approvals, the journal and the
-# conversation model), then loading a stored session (the replay), the snapshots, and the
-# gitignore matcher's pathspec (read by the first list_dir, glob or grep).
-_WARM_MODULES = ("tether.server.prompt", "tether.server.loading", "tether.server.snapshots", "pathspec")
+# What the warm-up imports first: the turn (with the tools, the approvals, the journal and
+# the conversation model); then, once no request runs (a first prompt sent at once streams
+# without them), loading a stored session (the replay), the snapshots, and the gitignore
+# matcher's pathspec (read by the first list_dir, glob or grep).
+_TURN_MODULES = ("tether.server.prompt",)
+_LATER_MODULES = ("tether.server.loading", "tether.server.snapshots", "pathspec")
 
 
 class LazyProvider:
@@ -187,10 +189,12 @@ class ServerContext:
 
     async def _warm_up(self) -> None:
         """Once the client's first session is open and its requests are answered (it is
-        idle, or typing its first prompt), or after a second without one: import the turn's modules and build the provider, so the first prompt
-        does not wait for them. Building a provider's HTTP client loads the CA bundle
-        (~50 ms) and may probe loopback servers; its errors wait for the prompt. Last, the
-        provider's model list for the model picker (`config_options.fetch_models`)."""
+        idle, or typing its first prompt), or after a second without one: import the turn's
+        modules and build the provider, so the first prompt does not wait for them (its
+        errors wait for the prompt; choosing may probe loopback servers). What only later
+        requests need (``_LATER_MODULES``, the model picker's list from
+        `config_options.fetch_models`) waits until no request runs, so a first prompt sent
+        at once does not share the loop with it (a second at most: ``_client_idle``)."""
         waits = [asyncio.ensure_future(event.wait()) for event in (self.session_opened, self.stopped)]
         try:
             await asyncio.wait(waits, timeout=_WARM_UP_AFTER_S, return_when=asyncio.FIRST_COMPLETED)
@@ -203,7 +207,20 @@ class ServerContext:
             await self.conn.drain()  # the answers are on their way before the imports block
         if self.stopped.is_set():
             return  # a daemon on its way out builds nothing
-        for module in _WARM_MODULES:  # one at a time: a request waits for one at most
+        await self._warm_turn()
+        await self._client_idle()
+        if self.stopped.is_set():
+            return
+        for module in _LATER_MODULES:  # one at a time: a request waits for one at most
+            importlib.import_module(module)
+            await anyio.sleep(0)
+        from .config_options import fetch_models
+
+        await fetch_models(self)  # the model picker's list: once per daemon, in the background
+
+    async def _warm_turn(self) -> None:
+        """What a first prompt needs: the turn's modules, the tools, the provider."""
+        for module in _TURN_MODULES:
             importlib.import_module(module)
             await anyio.sleep(0)
         self.tools  # noqa: B018  (built now, not in the first prompt)
@@ -217,9 +234,6 @@ class ServerContext:
             await self.provider()
         except Exception as exc:  # reported to the client when a prompt needs it
             log.debug("provider not ready yet: %s", exc)
-        from .config_options import fetch_models
-
-        await fetch_models(self)  # the model picker's list: once per daemon, in the background
 
     def stop(self, exit_code: int | None = None) -> None:
         if exit_code is not None:

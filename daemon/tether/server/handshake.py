@@ -1,8 +1,10 @@
 """`initialize`: where LSP and ACP meet. Standard library only.
 
 Owns: reading what the client declared (ACP `clientCapabilities`, LSP `capabilities`,
-the workspace root) into `ClientProfile`, and building the one answer both kinds of
-client understand (with the workspace-config keys that were refused, if any).
+the workspace root) into `ClientProfile`, merging its `initializationOptions` (they
+only narrow the user's settings: config/client_limits.py), and building the one answer
+both kinds of client understand (with the workspace-config keys and the client's
+options that were refused, if any).
 Must not: import attrs/cattrs — the fast start answers `initialize` with this
 module before the rest of the daemon is imported.
 """
@@ -19,7 +21,8 @@ from tether_protocol._errors import ConfigInvalid, InvalidParams
 from tether_protocol._json import JsonObject
 
 from .. import __version__
-from ..config import SOURCE_INIT_OPTIONS, ConfigError, Settings, apply_overrides
+from ..config import SOURCE_INIT_OPTIONS, ConfigError, Settings, apply_overrides, user_config_path
+from ..config.client_limits import keep_user_limits
 
 PROTOCOL_VERSION = 1
 SUPPORTED_PROTOCOL_VERSIONS = (1,)
@@ -195,7 +198,7 @@ def handshake(
     profile = read_profile(params)
     if profile.init_options:
         try:
-            settings = apply_overrides(
+            merged = apply_overrides(
                 settings,
                 profile.init_options,
                 SOURCE_INIT_OPTIONS,
@@ -203,6 +206,8 @@ def handshake(
             )
         except ConfigError as exc:
             raise ConfigInvalid(f"initializationOptions: {exc}") from None
+        # a client only narrows: the sandbox, the mode and the rest are the user's (§9)
+        settings = keep_user_limits(settings, merged, str(user_config_path()[0]))
     result = initialize_result(profile)
     if settings.refused:
         # what the workspace config was refused (§9); LSP clients also get a

@@ -148,7 +148,7 @@ async def _expand(
     elif command.name == "init":
         return commands.init(command.args, rest)
     elif command.name == "review":
-        found = await commands.review(session, command.args, rest)
+        found = await commands.review(ctx, session, command.args, rest)
         if found is None:
             sink.notice("\n[/review: there are no uncommitted changes to review (git diff is empty)]\n")
         return found

@@ -34,16 +34,21 @@ if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
 
 
 def private_paths(home: Path | None) -> tuple[str, ...]:
-    """Tether's user config and its history: what neither the tools nor commands read.
-    The config's directory when it is Tether's own (`.../tether`), else only the file (a
-    TETHER_CONFIG in `~` must not hide, or fail to hide, all of `~`)."""
+    """Tether's user config, its history, its runtime directories (the shared daemon's
+    socket) and MCP servers' own directories: what neither the tools nor commands read or
+    reach. The config's directory when it is Tether's own (`.../tether`), else only the
+    file (a TETHER_CONFIG in `~` must not hide, or fail to hide, all of `~`)."""
     from ..config import user_config_path
+    from ..config.mcp_servers import servers_dir
+    from ..shared.proxy import runtime_dirs
     from ..store.paths import tether_home
 
     config = user_config_path()[0]
     return (
         str(config.parent if config.parent.name == "tether" else config),
         str(tether_home(home)),
+        str(servers_dir()),  # MCP servers' own directories (their HOME: a planted .npmrc would run there)
+        *runtime_dirs(os.environ),
     )
 
 

@@ -97,6 +97,7 @@ def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> T
         checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
         sandbox_setting=settings.sandbox,
         hidden_paths=hidden_paths(ctx),
+        unix_sockets=settings.allow_unix_sockets,
         terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         hooks=hooked.hooks,

@@ -132,8 +132,23 @@ def daemon_key(flags: list[str], env: Env) -> str:
     return str(sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()[:16])
 
 
+class RuntimeDirError(ProxyError):
+    """The runtime directory is not a private directory of the user's: no shared daemon."""
+
+
+def runtime_dirs(env: Env) -> list[str]:
+    """Every directory a shared daemon's socket may be in, whether it exists or not: the
+    sandbox hides them all from commands (registry.private_paths)."""
+    base = env.get("XDG_RUNTIME_DIR", "")
+    found = [os.path.join(base, "tether")] if base and os.path.isabs(base) else []
+    return [*found, f"/tmp/tether-{os.getuid()}"]
+
+
 def runtime_dir(env: Env) -> str:
-    """`$XDG_RUNTIME_DIR/tether` (else `/tmp/tether-<uid>`), ours and 0700, made if missing."""
+    """`$XDG_RUNTIME_DIR/tether` (else `/tmp/tether-<uid>`), ours and 0700, made if missing.
+    /tmp is everyone's: another user may have made that name first (a directory of theirs,
+    one we may write, or a link), so it is used only when it is ours, mode 0700 and not a
+    link; otherwise `RuntimeDirError` says why (the window then runs its own daemon)."""
     base = env.get("XDG_RUNTIME_DIR", "")
     if not (base and os.path.isabs(base) and os.path.isdir(base)):
         base, name = "/tmp", f"tether-{os.getuid()}"
@@ -144,15 +159,23 @@ def runtime_dir(env: Env) -> str:
         os.mkdir(path, 0o700)
     except FileExistsError:
         pass
+    except OSError as exc:
+        raise RuntimeDirError(f"cannot make {path} ({exc.strerror}); set XDG_RUNTIME_DIR to a directory only you can use") from None
     info = os.lstat(path)
     import stat
 
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise ProxyError(
-            f"{path} is not a private directory of yours (it must be yours, mode 0700, not a link); "
-            f"remove it or set XDG_RUNTIME_DIR to a directory only you can use"
-        )
-    return path
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        why = "a link" if stat.S_ISLNK(info.st_mode) else "not a directory"
+    elif info.st_uid != os.getuid():
+        why = f"owned by uid {info.st_uid}, not you (uid {os.getuid()})"
+    elif info.st_mode & 0o077:
+        why = f"mode {stat.S_IMODE(info.st_mode):04o}, open to others"
+    else:
+        return path
+    raise RuntimeDirError(
+        f"{path} is not a private directory of yours ({why}; it must be yours, mode 0700, not a link): "
+        f"remove it, or set XDG_RUNTIME_DIR to a directory only you can use"
+    )
 
 
 def state_dir(env: Env) -> str:
@@ -271,11 +294,17 @@ def relay(sock: Socket, read_fd: int = 0, write_fd: int = 1) -> int:
                     view = view[os.write(write_fd, view):]
 
 
-def main(words: list[str]) -> int:
+def main(words: list[str]) -> int | None:
+    """Relay this window to the shared daemon; None: it runs its own daemon instead (the
+    shared one's directory cannot be trusted, and stderr says why)."""
     env = os.environ
     flags, workspace, framing = split_args(words)
     try:
         sock = connect_or_start(flags, env)
+    except RuntimeDirError as exc:
+        print(f"tether: not shared: {exc}; this window runs its own daemon", file=sys.stderr)
+        return None
+    try:
         sock.sendall(preamble(workspace, framing))
         return relay(sock)
     except ProxyError as exc:

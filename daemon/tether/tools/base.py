@@ -138,6 +138,8 @@ class ToolContext:
     # Directories commands must not read (Tether's config and history), where the
     # sandbox can hide them.
     hidden_paths: tuple[str, ...] = ()
+    # Unix sockets a command with the network may connect to (`allow_unix_sockets`).
+    unix_sockets: tuple[str, ...] = ()
     # Records what the call changes (the file tools' writes, a command's scan); None: not recorded.
     recorder: ChangeRecorder | None = None
 

@@ -142,6 +142,7 @@ class RunCommandTool(Tool[RunCommandArgs]):
             policy = SandboxPolicy(
                 workspace=str(ctx.sandbox.root), tmpdir=tmpdir, cwd=str(cwd),
                 network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
+                unix_sockets=ctx.unix_sockets,
             )
             sandbox = choice.sandbox
             env = command_env(ctx.env_allow, tmpdir)

@@ -12,7 +12,6 @@ Must not: add anything a command did not ask for beyond the fixed core set, or t
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections.abc import Iterable, Mapping
 
@@ -54,9 +53,29 @@ QUIET_ENV: dict[str, str] = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat",
 _FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
+def _glob_parts(pattern: str) -> tuple[bool, str, bool]:
+    core = pattern.strip("*")
+    assert "*" not in core and "?" not in core and "[" not in core, pattern  # only * at the ends
+    return pattern.startswith("*"), core, pattern.endswith("*")
+
+
+# SECRET_PATTERNS as (any prefix, text, any suffix): matched with str methods, not
+# fnmatch's regular expressions (the daemon checks its whole environment at start, §5.13)
+_SECRET_GLOBS = tuple(_glob_parts(pattern) for pattern in SECRET_PATTERNS)
+
+
 def is_secret(name: str) -> bool:
     upper = name.upper()
-    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_PATTERNS)
+    for head, core, tail in _SECRET_GLOBS:
+        if head and tail:
+            found = core in upper
+        elif head:
+            found = upper.endswith(core)
+        else:
+            found = upper.startswith(core) if tail else upper == core
+        if found:
+            return True
+    return False
 
 
 def scrubbed_env(
@@ -74,6 +93,8 @@ def command_env(
     """The minimal environment of a command: the core variables of `env` (default: this
     process's), the quiet settings, TMPDIR, and every variable named (or matched, with
     `*`/`?` globs) by `allow`."""
+    import fnmatch  # here: the daemon's start imports this module (is_secret), not re
+
     source = os.environ if env is None else env
     patterns = tuple(allow)
     out: dict[str, str] = {}

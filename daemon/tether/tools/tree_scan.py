@@ -8,27 +8,26 @@ content a command changed came from before it ran. A file is hashed only when it
 1. one Tether stored already (`KnownFiles`: its stat is the one recorded after Tether
    last wrote or restored it, e.g. a `sed -i` after an `edit_file`);
 2. git's copy, when git's index says the file was clean (same size and mtime, and not
-   racily so): read with `git cat-file` after the command, only for files it changed;
+   racily so): read from git's object store in Python after the command (git_objects.py:
+   no git runs, so nothing a planted `.git/config` names can), only for files it changed;
 3. a copy read before the command, for the other (dirty or untracked) files up to
    `PREREAD_MAX` bytes each and `PREREAD_TOTAL` in all (a working tree has few of them;
    a folder without git has all its files here, within the same budget);
 otherwise it is not known and the file is reported as not rewindable.
-Must not: run any program other than `git cat-file` (with nothing from the repository's
-configuration run), follow links, or read files the command did not change (apart from
-the pre-read of step 3).
+Must not: run any program, follow links (but `.git`'s, to the git directory), or read
+files the command did not change (apart from the pre-read of step 3).
 """
 
 from __future__ import annotations
 
 import os
-import stat
 import struct
-import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.tools.changes import UNRECORDED, KnownFiles, digest_of
+from tether.tools.git_objects import find_git_dir, open_regular, read_blobs
 from tether.tools.walk import walk
 
 if TYPE_CHECKING:
@@ -85,7 +84,7 @@ def scan_before(sandbox: WorkspaceSandbox, known: KnownFiles, cap: int) -> Befor
             before.git[rel] = blob
         elif size <= min(PREREAD_MAX, cap) and total + size <= PREREAD_TOTAL:
             try:
-                with open(os.path.join(root, rel), "rb") as handle:
+                with open_regular(os.path.join(root, rel)) as handle:
                     before.copies[rel] = handle.read(PREREAD_MAX + 1)
             except OSError:
                 continue
@@ -120,29 +119,9 @@ def scan_after(recorder: ChangeRecorder, before: Before) -> None:
 
 
 def git_blobs(workspace: str, blob_ids: list[str]) -> dict[str, bytes]:
-    """The contents of git blobs (`git cat-file --batch`: runs nothing the repository configures)."""
-    if not blob_ids:
-        return {}
-    from tether.tools.subprocess_env import command_env
-
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "cat-file", "--batch"],
-            input="".join(f"{b}\n" for b in blob_ids).encode(), cwd=workspace, env=command_env(),
-            capture_output=True, timeout=10, check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    found, out, at = {}, done.stdout, 0
-    for blob in blob_ids:
-        end = out.find(b"\n", at)
-        header = out[at:end].split()
-        if end < 0 or len(header) != 3 or header[1] != b"blob":
-            break
-        size = int(header[2])
-        found[blob] = out[end + 1 : end + 1 + size]
-        at = end + 2 + size
-    return found
+    """The contents of git blobs, read from the object store of the workspace's repository."""
+    found = find_git_dir(workspace) if blob_ids else None
+    return read_blobs(found.common_dir, blob_ids) if found is not None else {}
 
 
 class GitIndex:
@@ -168,23 +147,13 @@ class GitIndex:
 
     @classmethod
     def _read(cls, workspace: str) -> GitIndex:
-        top = workspace
-        while not os.path.lexists(os.path.join(top, ".git")):
-            parent = os.path.dirname(top)
-            if parent == top:
-                return cls({}, 0)
-            top = parent
-        git = os.path.join(top, ".git")
-        if not stat.S_ISDIR(os.lstat(git).st_mode):
-            with open(git, encoding="utf-8") as handle:
-                pointer = handle.read(4096).strip()
-            if not pointer.startswith("gitdir:"):
-                return cls({}, 0)
-            git = os.path.join(top, pointer[len("gitdir:"):].strip())
-        with open(os.path.join(git, "index"), "rb") as handle:
+        found = find_git_dir(workspace)
+        if found is None:
+            return cls({}, 0)
+        with open_regular(os.path.join(found.git_dir, "index")) as handle:
             data = handle.read()
             written = int(os.fstat(handle.fileno()).st_mtime)
-        return cls(_entries(data, os.path.relpath(workspace, top)), written)
+        return cls(_entries(data, os.path.relpath(workspace, found.top)), written)
 
 
 def _entries(data: bytes, prefix: str) -> dict[str, tuple[int, int, str]]:
