@@ -293,6 +293,9 @@ async def test_the_command_line_rewinds_and_shows_changes(spawn_daemon, workspac
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("modified README.md  (turn 1)\n")
     assert "-Hello from the sample workspace.\n+Hello, edited by Tether.\n" in shown.stdout
+    unknown = _sessions("changes", session.id, "--turn", "99", env=daemon_env, cwd=workspace)  # as the daemon says
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert f"tether sessions: session {session.id} has no turn 99; its turns are 1 to 2" in unknown.stderr
 
     (workspace / "notes/todo.txt").write_text("mine now\n")
     refused = _sessions("rewind", session.id, "--to", "2", env=daemon_env, cwd=workspace)

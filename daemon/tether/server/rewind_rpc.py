@@ -29,28 +29,19 @@ from tether_protocol._rewind import (
 )
 
 from ..store import HistoryStore, StoreError
-from ..store import checkpoints as cp
 from .context import ServerContext
-from .rewind import BadRewind, RewindBusy
+from .rewind import BadRewind, RewindBusy, turn_seq
 from .snapshots import _locate
 
 
 async def _turn_seq(
     store: HistoryStore, session_id: str, turn: int | str | None, where: str
 ) -> tuple[int | None, dict[str, int]]:
-    """``turn`` (a seq or a turnId) as its seq, with the session's turns; InvalidParams
-    naming ``where`` (method and field) when the session has no such turn."""
-    seqs = await cp.turn_seqs(store, session_id)
-    if turn is None:
-        return None, seqs
-    seq = seqs.get(turn) if isinstance(turn, str) else turn
-    if seq is None or seq not in seqs.values():
-        last = f"its turns are 1 to {len(seqs)}" if seqs else "it has no turns yet"
-        raise InvalidParams(
-            f"invalid params for {where}: session {session_id} has no turn {turn!r}; {last} "
-            f"(a turn's seq, or the turnId session/prompt answers)"
-        )
-    return seq, seqs
+    """``turn`` as its seq (`rewind.turn_seq`), an unknown one -32602 naming ``where``."""
+    try:
+        return await turn_seq(store, session_id, turn)
+    except BadRewind as exc:
+        raise InvalidParams(f"invalid params for {where}: {exc}") from exc
 
 
 async def session_rewind(ctx: ServerContext, params: RewindParams) -> RewindResult:
