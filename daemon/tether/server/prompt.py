@@ -229,10 +229,10 @@ async def session_steer(ctx: ServerContext, params: SteerParams) -> PromptResult
 
 
 async def _meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
-    """The turn's id and its seq: rewind and changes take either (one query per prompt)."""
-    from ..store.checkpoints import turn_seqs
+    """The turn's id and its seq: rewind and changes take either (one lookup per prompt)."""
+    from ..store.checkpoints import seq_of_turn
 
-    seq = (await turn_seqs(session.store, session.id)).get(turn_id)
+    seq = await seq_of_turn(session.store, turn_id) if turn_id else None
     return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer, turn_seq=seq))
 
 

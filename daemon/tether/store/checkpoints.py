@@ -141,6 +141,12 @@ async def turn_seqs(store: HistoryStore, session_id: str) -> dict[str, int]:
     return {str(row[0]): int(row[1]) for row in rows}
 
 
+async def seq_of_turn(store: HistoryStore, turn_id: str) -> int | None:
+    """One turn's seq (a primary-key lookup: the prompt answer pays it once per turn)."""
+    rows = await store.query("SELECT seq FROM turns WHERE id = ?", (turn_id,))
+    return int(rows[0][0]) if rows else None
+
+
 async def blobs(store: HistoryStore, digests: Sequence[str]) -> dict[str, bytes]:
     found: dict[str, bytes] = {}
     wanted = sorted(set(digests))
