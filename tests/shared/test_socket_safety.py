@@ -194,7 +194,7 @@ async def test_the_tmp_fallback_another_user_made_first_gives_the_window_its_own
         window = [sys.executable, "-m", "tether", "acp", "--shared", "--provider", "scripted",
                   "--script", str(BASIC_SCRIPT)]
         command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                   f'mount --bind "{fake_tmp}" /tmp && exec "$@"', "sh", *window]
+                   _own_tmp(fake_tmp, base / "host-tmp") + ' && exec "$@"', "sh", *window]
         with open(base / "window.stderr", "wb") as err:
             client = await TetherClient.spawn(command=command, env=env, cwd=workspace, stderr=err, framing="ndjson")
         async with client:
@@ -205,6 +205,18 @@ async def test_the_tmp_fallback_another_user_made_first_gives_the_window_its_own
         assert not list((base / "theirs").glob("*")) if planted == "link" else not list(planted_dir.iterdir())
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _own_tmp(fake_tmp: Path, host_tmp: Path) -> str:
+    """Shell lines that put `fake_tmp` at /tmp, keeping what this test runs from where it
+    lies under the host's /tmp (a checkout, or CI's wheel venv, may be there)."""
+    needed = {Path(__file__).resolve().parents[2], Path(sys.prefix).resolve(), Path(sys.executable).resolve().parent}
+    kept = sorted({p.relative_to("/tmp").parts[0] for p in needed if p.is_relative_to("/tmp")})
+    host_tmp.mkdir()
+    lines = [f'mount --bind /tmp "{host_tmp}"', f'mount --bind "{fake_tmp}" /tmp']
+    for name in kept:
+        lines += [f'mkdir -p "/tmp/{name}"', f'mount --bind "{host_tmp}/{name}" "/tmp/{name}"']
+    return " && ".join(lines)
 
 
 async def _window_answers(client, workspace: Path) -> None:  # type: ignore[no-untyped-def]
