@@ -37,7 +37,8 @@ def test_ci_runs_the_demo_and_the_tests_against_a_wheel_install():
     # checks all ship
     last = step.replace("\\\n", " ").rstrip().splitlines()[-1]
     assert last.startswith('"$wheel/venv/bin/python" -m pytest ')
-    for part in ("tests/e2e", "tests/shared", "tests/chat", "tests/test_readme_and_ci.py"):
+    for part in ("tests/e2e/test_turn.py", "tests/e2e/test_cli.py", "tests/shared", "tests/chat",
+                 "tests/test_readme_and_ci.py"):
         assert f" {part}" in last, f"the wheel pass does not run {part}"
     assert ".venv/bin/pip install -e" not in step  # the wheel pass never installs the checkout
 
