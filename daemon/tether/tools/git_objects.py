@@ -102,15 +102,16 @@ class _ObjectStore:
         self.objects = objects
         self._packs: list[_Pack] | None = None
         self.bases: dict[tuple[str, int], tuple[int, bytes]] = {}  # delta bases read in this scan
+        self.cached_bytes = 0  # of `bases`: a long chain of large versions must not all stay in memory
 
     def read(self, object_id: str, depth: int = 0) -> tuple[int, bytes]:
         if len(object_id) != 40 or depth > _MAX_DELTA_DEPTH:
             raise KeyError(object_id)
         loose = os.path.join(self.objects, object_id[:2], object_id[2:])
         if os.path.isfile(loose):
-            with open_regular(loose) as handle:
+            with open_regular(loose) as handle:  # read no more than a largest object can take
                 inflater = zlib.decompressobj()
-                raw = inflater.decompress(handle.read(), _MAX_OBJECT + 64)
+                raw = inflater.decompress(handle.read(_MAX_OBJECT + _MAX_OBJECT // 64), _MAX_OBJECT + 64)
             if not inflater.eof:
                 raise ValueError("a loose object too large to read")
             header, _, data = raw.partition(b"\0")
@@ -175,11 +176,14 @@ class _Pack:
         return None
 
     def read(self, offset: int, store: _ObjectStore, depth: int) -> tuple[int, bytes]:
+        if depth > _MAX_DELTA_DEPTH:  # an offset delta onto itself, or a chain without end
+            raise ValueError("a delta chain too deep")
         cached = store.bases.get((self.base, offset))
         if cached is None:
             cached = self._read(offset, store, depth)
-            if depth and len(store.bases) < 256:
+            if depth and store.cached_bytes + len(cached[1]) <= _MAX_OBJECT:
                 store.bases[(self.base, offset)] = cached
+                store.cached_bytes += len(cached[1])
         return cached
 
     def _read(self, offset: int, store: _ObjectStore, depth: int) -> tuple[int, bytes]:

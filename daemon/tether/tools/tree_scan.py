@@ -39,6 +39,7 @@ __all__ = ["SCAN_BUDGET_S", "Before", "scan_before", "scan_after", "stat_tree"]
 SCAN_BUDGET_S = 0.15
 PREREAD_MAX = 256 * 1024
 PREREAD_TOTAL = 16 * 1024 * 1024
+INDEX_MAX = 128 * 1024 * 1024  # ~1.5 million entries: far more than a tree the scan's budget walks
 
 Stats = dict[str, tuple[int, int]]  # rel -> (mtime_ns, size) of regular files
 
@@ -151,8 +152,10 @@ class GitIndex:
         if found is None:
             return cls({}, 0)
         with open_regular(os.path.join(found.git_dir, "index")) as handle:
-            data = handle.read()
+            data = handle.read(INDEX_MAX + 1)  # a planted (sparse) index of many GB is not read into memory
             written = int(os.fstat(handle.fileno()).st_mtime)
+        if len(data) > INDEX_MAX:
+            raise ValueError("a git index larger than Tether reads")
         return cls(_entries(data, os.path.relpath(workspace, found.top)), written)
 
 
