@@ -165,9 +165,16 @@ def mcp_report(settings: Settings, workspace: Path) -> tuple[list[ProbeRow], lis
 
     servers: list[ProbeRow] = []
     if settings.mcp_servers:
+        from dataclasses import replace
+
         import anyio
 
+        from .mcp.launch import LaunchSettings
         from .mcp.probe import probe
+        from .server.registry import private_paths
 
-        servers = anyio.run(probe, settings.mcp_servers, settings.allow_env)
+        hidden = private_paths(Path(settings.home) if settings.home else None)
+        launch = LaunchSettings(settings.allow_env, hidden, settings.sandbox)
+        configs = tuple(replace(c, workspace=str(workspace)) for c in settings.mcp_servers)
+        servers = anyio.run(probe, configs, launch)
     return servers, offered_servers(workspace)

@@ -102,6 +102,13 @@ class DaemonStats:
     writes: int
     framing: Union[Literal["lsp", "ndjson"], None]
     max_rss_kb: int
+    # what a long-running daemon must not accumulate (issue 31): asyncio tasks, threads,
+    # open file descriptors (null without /proc), watched workspaces, open history stores
+    tasks: int = 0
+    threads: int = 0
+    open_fds: Union[int, None] = None
+    watched_workspaces: int = 0
+    open_stores: int = 0
 
 
 RuleKind = Literal["execute", "edit", "delete", "move", "mcp"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tether.approvals.commands import command_prefix, parse_command
-from tether.approvals.rules import Rule, allow_for_command, builtin_rules, deny_for_command, patterns_for_always
+from tether.approvals.rules import Rule, allow_for_parts, builtin_rules, deny_for_command, patterns_for_always
 
 
 def test_compound_commands_split_into_parts_with_prefixes():
@@ -28,9 +28,9 @@ def test_prefix_is_program_plus_subcommand():
 
 def test_every_part_must_be_covered_by_an_allow_rule():
     rules = [Rule("execute", "npm test", "allow", id=1), Rule("execute", "git status", "allow", id=2)]
-    assert allow_for_command(rules, parse_command("npm test -- -k x && git status")) == rules
-    assert allow_for_command(rules, parse_command("npm test && rm -rf build")) is None
-    assert allow_for_command(rules, parse_command("npm test > ../log")) is None  # not plain
+    assert allow_for_parts(rules, parse_command("npm test -- -k x && git status")) == rules
+    assert allow_for_parts(rules, parse_command("npm test && rm -rf build")) is None
+    assert not parse_command("npm test > ../log").plain  # so no rule approves it (the gate)
 
 
 def test_deny_rules_hit_any_part_and_env_assignments_do_not_hide_the_program():

@@ -30,6 +30,14 @@ def trouble_table(name: str = "trouble", *args: str, extra: str = "") -> str:
     return f'[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = [{argv}]\n{extra}\n'
 
 
+def programs(pids: list[int]) -> list[str]:
+    """The executables' names of `pids`: a sandboxed server's bwrap processes name its
+    arguments too, so a test counts the server's own program among them."""
+    import os
+
+    return [os.path.basename(os.path.realpath(f"/proc/{pid}/exe")) for pid in pids]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from pathlib import Path
 
-from mcp_harness import SCRIPT, User, final, new_session, notices, run, text, trouble_table, user_config
+from mcp_harness import SCRIPT, User, final, new_session, notices, programs, run, text, trouble_table, user_config
 
 from daemon_harness import host_pids, until
 
@@ -13,7 +15,7 @@ from daemon_harness import host_pids, until
 async def test_a_configured_server_asks_then_an_always_rule_covers_it(spawn_daemon, workspace, tmp_path: Path):
     server_dir = tmp_path / "server-dir"
     server_dir.mkdir()
-    user_config(tmp_path, trouble_table(extra=f'cwd = "{server_dir}"'))
+    user_config(tmp_path, trouble_table(extra=f'cwd = "{server_dir}"\nwritable = ["{server_dir}"]'))
     user = User("allow_always")
     daemon = await spawn_daemon(script=SCRIPT)
     daemon.client.peer.on_request = user.on_request
@@ -92,8 +94,10 @@ async def test_failing_servers_are_notices_and_the_turn_goes_on(spawn_daemon, wo
 
 
 async def test_a_cancelled_call_cancels_the_request_at_the_server(spawn_daemon, workspace, tmp_path: Path):
-    marker = tmp_path / "cancelled.txt"
-    user_config(tmp_path, trouble_table(extra=f'[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
+    marker = tmp_path / "marks" / "cancelled.txt"  # a path the server's config makes writable
+    marker.parent.mkdir()
+    user_config(tmp_path, trouble_table(
+        extra=f'writable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
     daemon = await spawn_daemon(script=SCRIPT)
     session = await new_session(daemon, workspace)
     turn = session.prompt("never answer")
@@ -114,9 +118,10 @@ async def test_a_cancelled_call_cancels_the_request_at_the_server(spawn_daemon, 
 
 
 async def test_a_call_past_its_timeout_fails_and_is_cancelled(spawn_daemon, workspace, tmp_path: Path):
-    marker = tmp_path / "cancelled.txt"
+    marker = tmp_path / "marks" / "cancelled.txt"  # a path the server's config makes writable
+    marker.parent.mkdir()
     user_config(tmp_path, trouble_table(
-        extra=f'tool_timeout_sec = 3\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
+        extra=f'tool_timeout_sec = 3\nwritable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
     daemon = await spawn_daemon(script=SCRIPT)
     session = await new_session(daemon, workspace)
     turn, updates = await run(session, "never answer")
@@ -142,7 +147,8 @@ async def test_no_server_process_outlives_the_daemon(spawn_daemon, workspace, tm
     daemon = await spawn_daemon(script=SCRIPT)
     session = await new_session(daemon, workspace)
     await run(session, "env names")
-    assert len(host_pids(token)) == 2
+    python = os.path.basename(os.path.realpath(sys.executable))
+    assert programs(host_pids(token)).count(python) == 2  # one process each (inside its sandbox)
     await daemon.client.close()
     await until(lambda: host_pids(token) == [], timeout=30)
 
@@ -169,7 +175,7 @@ async def test_a_call_left_waiting_by_a_killed_daemon_is_asked_again_after_load(
 
     server_dir = tmp_path / "server-dir"
     server_dir.mkdir()
-    user_config(tmp_path, trouble_table(extra=f'cwd = "{server_dir}"'))
+    user_config(tmp_path, trouble_table(extra=f'cwd = "{server_dir}"\nwritable = ["{server_dir}"]'))
     waiting = Never(never=True)
     first = await spawn_daemon(script=SCRIPT)
     first.client.peer.on_request = waiting.on_request

@@ -65,9 +65,12 @@ def test_the_config_shapes(tmp_path: Path):
         'tool_timeout_sec = 5\n[mcp_servers.github.env]\nTOKEN = "t"\n'
         '[mcp_servers.web]\nurl = "https://h/mcp"\nheaders = { Authorization = "Bearer x" }\n'
         '[mcp_servers.old]\nurl = "http://h/sse"\ntransport = "sse"\nstartup_timeout_sec = 2.5\n'
+        '[mcp_servers.local]\ncommand = "./run"\ncwd = "workspace"\nnetwork = false\nwritable = ["workspace", "out"]\n'
     )
     settings = load_settings(None, env={}, user_config=path)
-    github, web, old = settings.mcp_servers
+    github, web, old, local = settings.mcp_servers
+    assert (github.network, github.writable) == (True, ())  # the defaults: the network, no writable path
+    assert (local.cwd, local.network, local.writable) == ("workspace", False, ("workspace", str(tmp_path / "out")))
     assert (github.transport, github.args, github.cwd, github.env) == ("stdio", ("-y", "gh"), str(tmp_path / "sub"),
                                                                       (("TOKEN", "t"),))
     assert github.offers("a") and not github.offers("b") and github.tool_timeout_s == 5
@@ -84,6 +87,8 @@ def test_the_config_shapes(tmp_path: Path):
         ('[mcp_servers.x]\nurl = "http://h"\ntransport = "ws"\n', 'mcp_servers.x.transport'),
         ('[mcp_servers.x]\ncommand = "a"\ncommnd = "b"\n', "mcp_servers.x.commnd"),
         ('[mcp_servers.x]\ncommand = "a"\nenv = { A = 1 }\n', "mcp_servers.x.env"),
+        ('[mcp_servers.x]\ncommand = "a"\nnetwork = "yes"\n', "mcp_servers.x.network (from user config"),
+        ('[mcp_servers.x]\ncommand = "a"\nwritable = "/tmp"\n', "mcp_servers.x.writable"),
     ],
 )
 def test_a_bad_server_table_is_a_config_error_naming_the_key(tmp_path: Path, table: str, says: str):

@@ -52,6 +52,9 @@ class RecordingConnection:
     async def drain(self) -> None:
         """Everything sent is already recorded."""
 
+    async def writable(self) -> None:
+        """A recording never fills up."""
+
     def messages(self) -> list[dict[str, Any]]:
         for coalescer in list(self._coalescers.values()):
             coalescer.drain()

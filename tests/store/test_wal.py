@@ -4,6 +4,7 @@ has answered (SQLite's automatic checkpoint is off), so it must still stay bound
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import sqlite3
 from contextlib import closing
@@ -33,3 +34,29 @@ async def test_the_log_stays_bounded_over_many_writes_and_every_commit_reads_bac
     with closing(sqlite3.connect(db_path)) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert conn.execute("SELECT count(*) FROM messages WHERE session_id = 's'").fetchone() == (300,)
+
+
+def _sqlite_memory() -> int:
+    """Bytes SQLite has allocated in this process (every connection's page cache among them)."""
+    import _sqlite3
+
+    used = ctypes.CDLL(_sqlite3.__file__).sqlite3_memory_used
+    used.restype = ctypes.c_int64
+    return int(used())
+
+
+async def test_the_page_cache_is_let_go_at_each_checkpoint_so_memory_does_not_grow_with_the_history(
+    db_path: Path,
+) -> None:
+    before = _sqlite_memory()
+    largest = 0
+    async with await HistoryStore.open(db_path) as store:
+        await store.create_session("s", "/w", "ask")
+        for t in range(300):  # ~30 MB of messages: the page cache (cache_size) would hold them all
+            await store.begin_turn("s", f"t{t}", _user(f"turn {t} " + "x" * 100_000))
+            await store.finish_turn(f"t{t}", "complete", "end_turn")
+            await asyncio.sleep(0)
+            largest = max(largest, _sqlite_memory() - before)
+        assert os.path.getsize(db_path) > 25_000_000
+        # what was written since the last checkpoint (about CHECKPOINT_BYTES), never the history
+        assert largest < 3 * CHECKPOINT_BYTES, f"SQLite held {largest >> 20} MiB for a 30 MB history"

@@ -230,6 +230,8 @@ class ToolExecutor:
             pre = await before_tool(self.services.hooks, call, tool, validate_args(tool, call.arguments or {}))
             refused = pre.reason if pre.decision == "deny" else None
             reads = tool.reads_only(call.arguments)
+            if reads and refused is None and self.services.gate is not None:  # a deny rule beats readOnlyHint
+                refused = await self.services.gate.read_refusal(tool.name)
             if reads and pre.decision == "ask":
                 asker = _CheckpointingAsker(self.services.asker, self.journal)
                 refused = await ask_for_read(asker, self._request(call, tool, pre.args, [], None), pre.reason)

@@ -17,7 +17,8 @@ The verdicts:
   group, subshell, function, here-document or here-string, background job, wrapper whose
   options are not modelled, and no redirection except to `/dev/null` or to a relative
   path that stays in the workspace and is not in a `.git` directory.
-  Only a plain command may be approved by an allow rule.
+  Only a plain command may be approved by an allow rule, and only when the files it
+  writes (`writes`) are new and inert (`write_targets.py`; checked by the gate).
 * **fully seen**: the deny rules can see every part: no expansion in command position,
   no `eval`/`source`/`sh -c` of a non-literal, no inline interpreter code (or `sed e`,
   `make --eval`, an option that runs a command, `git -c`), no shell or interpreter
@@ -35,6 +36,7 @@ Must not: match rules (`rules.py`) or decide (`gate.py`).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field, replace
 
@@ -56,7 +58,8 @@ _CODE_VARIABLES = re.compile(
     r"GIT_CONFIG_(?:KEY|VALUE)_\d+|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_ASKPASS|GIT_PROXY_COMMAND|"
     r"GIT_EXEC_PATH|GIT_DIR|GIT_TEMPLATE_DIR|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|BASH_ENV|ENV|"
     r"PROMPT_COMMAND|SHELLOPTS|BASHOPTS|LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|PERL5OPT|PERL5LIB|RUBYOPT|"
-    r"NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONINSPECT)="
+    r"NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONINSPECT|LESSOPEN|LESSCLOSE|LESSKEY\w*|LESS|"
+    r"MANOPT|TAR_OPTIONS|ZIPOPT|RSYNC_RSH|RSYNC_CONNECT_PROG)="
 )
 _MAX_GUESSES = 256  # places a wrapper whose options are not modelled may start its command
 _MAX_REASONS = 10  # why a command is not plain or not fully seen: the first few are enough
@@ -67,6 +70,9 @@ class ParsedCommand:
     parts: tuple[CommandPart, ...]
     not_plain: tuple[str, ...] = ()  # why no allow rule may approve it; () when plain
     unseen: tuple[str, ...] = ()  # what the deny rules cannot see; () when fully seen
+    # files a redirection, `tee`, `sort -o` or `uniq` writes, as written (relative to the
+    # command's directory): an allow rule approves only new, inert files (`write_targets.py`)
+    writes: tuple[str, ...] = ()
 
     @property
     def plain(self) -> bool:
@@ -93,7 +99,7 @@ def parse_command(command: str) -> ParsedCommand:
         # the lines: both readings are checked (deny: either; allow: both)
         found.read(command.replace("\\\n", ""), 0)
     parts = tuple(dict.fromkeys(found.parts))  # the same part twice is one part
-    return ParsedCommand(parts, tuple(found.not_plain), tuple(found.unseen))
+    return ParsedCommand(parts, tuple(found.not_plain), tuple(found.unseen), tuple(dict.fromkeys(found.writes)))
 
 
 @dataclass(slots=True)
@@ -101,6 +107,7 @@ class _Found:
     parts: list[CommandPart] = field(default_factory=list)
     not_plain: list[str] = field(default_factory=list)
     unseen: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
     guesses: int = 0
 
     def read(self, script: str, depth: int) -> None:
@@ -112,6 +119,7 @@ class _Found:
             self.not_simple(why)
         for why in view.unseen:
             self.cannot_see(why)
+        self.writes.extend(view.writes)
         for why in dash_differences(script):
             self.cannot_see(why)
         runs = _CODE_VARIABLES.search(script)
@@ -139,6 +147,15 @@ class _Found:
     def not_simple(self, why: str) -> None:
         if len(self.not_plain) < _MAX_REASONS and why not in self.not_plain:
             self.not_plain.append(why)
+
+    def writes_to(self, word: Word, program: str) -> None:
+        if word.value is None or not word.literal or word.glob:
+            self.not_simple(f"`{program}` writes to `{brief(word.source)}`, a file only running it can tell")
+        elif word.value.startswith(("/", "~")) or posixpath.normpath(word.value).split("/")[0] == "..":
+            if word.value not in ("/dev/null", "/dev/stdout", "/dev/stderr"):
+                self.not_simple(f"`{program}` writes outside the workspace (`{brief(word.source)}`)")
+        else:
+            self.writes.append(word.value)
 
     def cannot_see(self, why: str) -> None:
         self.not_simple(why)

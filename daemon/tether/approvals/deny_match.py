@@ -6,7 +6,9 @@ are among the part's flags and its positional words among the part's. Flags are 
 one letter at a time (`-rf` = `-r -f` = `-fr`), with the spellings a program treats as the
 same letter (`rm`'s `-R`, `--recursive`, `--rec`); paths are normalised (`//`, `/.`, `/./`,
 a trailing `/`, `/tmp/..` are `/`; `~/`, `$HOME`, `${HOME}`, `"$HOME"` are `~`). git's
-global options are skipped and its subcommand must be the rule's (`git -C x push`).
+global options are skipped and its subcommand must be the rule's (`git -C x push`); every
+subcommand that pushes is `push` (`git send-pack`, `git http-push`), and one that may push
+through programs of its own (`git svn`, `git subtree`, `git remote-https`) may be any.
 Matching too much only refuses or asks more: these rules are a guard, the sandbox is the
 boundary. A part with a word only running it can tell (`rm -rf $DIR`, `git $CMD`) that
 could make it match is a *possible* hit.
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal
 
+from .git_options import as_deny_rules_see
 from .shell_grammar import Word
 
 __all__ = ["deny_match", "normalise_path"]
@@ -38,7 +41,8 @@ _LONG: dict[str, dict[str, str]] = {
 # short letters a program treats as the same
 _SAME: dict[str, dict[str, str]] = {"rm": {"R": "r"}, "cp": {"R": "r"}}
 # git's global options before the subcommand that take a value
-_GIT_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"})
+_GIT_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env",
+                        "--attr-source"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +96,16 @@ def _shape(words: list[Word]) -> _Shape | None:
             option = rest[i].value or ""
             if option in ("-c", "--config-env") and i + 1 < len(rest):
                 aliased = aliased or (rest[i + 1].value or "alias.").lower().startswith("alias.")
+            elif option.lower().startswith("--config-env="):
+                aliased = aliased or option.lower().startswith("--config-env=alias.")
             i += 2 if option in _GIT_VALUE else 1
         if i < len(rest):
             # `git -c alias.p=push p`: the subcommand is whatever the alias says
             subcommand = rest[i].value if rest[i].value is not None and not aliased else "?"
             rest = rest[i + 1 :]
+            # what pushes is one subcommand to a deny rule (`git send-pack` is `git push`),
+            # and a subcommand pushing through programs of its own may be any
+            subcommand = as_deny_rules_see(subcommand) if subcommand is not None else None
         else:
             rest = []
     long_names, same = _LONG.get(program, {}), _SAME.get(program, {})

@@ -5,6 +5,7 @@
     mode read-only                                            -> refused (a sandboxed
                                                                  command: asked, and run
                                                                  read-only)
+    an MCP tool marked read-only by its server: deny rules refuse it, else it runs as a read
     an MCP tool (not a read): deny rules, a hook's deny, read-only refuses, a hook's ask,
     full-auto allows, a hook's allow, an allow rule (`mcp__github__create_issue`,
     `mcp__github__*`) allows, else ask (reviewable)
@@ -17,7 +18,8 @@
     mode auto-edit, a file change                             -> allowed
     a hook's allow                                            -> allowed
     an allow rule ("allow always") covers every part of a
-    plain command, or every path of a change                  -> allowed
+    plain command that writes only new, inert files, or
+    every path of a change                                    -> allowed
     otherwise                                                 -> ask (one at a time): the
                                                                  `permission_request` hooks,
                                                                  then the reviewer, may
@@ -40,6 +42,7 @@ anything.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 import anyio
@@ -55,13 +58,14 @@ from .rules import (
     MCP_PREFIX,
     DenyHit,
     Rule,
-    allow_for_command,
+    allow_for_parts,
     builtin_rules,
     deny_for_command,
     match_paths,
     mcp_rule,
     patterns_for_always,
 )
+from .write_targets import unapprovable_write
 
 OPTIONS = ("allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network")
 
@@ -137,8 +141,11 @@ class ApprovalGate:
         deny_commands: tuple[str, ...] = (),
         network_commands: tuple[str, ...] = (),
         network_all: bool = False,
+        workspace: Path | None = None,
     ) -> None:
         self._store = store
+        # where a command's writes are checked (None: every write may overwrite a file)
+        self._workspace = workspace
         self._fixed = builtin_rules(deny_commands)
         self._network_commands = tuple(network_commands)
         self._network_all = network_all
@@ -183,6 +190,14 @@ class ApprovalGate:
         async with self._ask_lock:
             answer = await asker.ask(request, decided)
         return await self._from_answer(request, answer, parsed)
+
+    async def read_refusal(self, tool_name: str) -> str | None:
+        """Why a call that only reads is refused: a deny rule on an MCP tool wins over
+        the server's `readOnlyHint` (a server must not exempt its tools from the user's rules)."""
+        if not tool_name.startswith(MCP_PREFIX):
+            return None
+        denied = mcp_rule(await self.rules(), tool_name, "deny")
+        return None if denied is None else f"refused by {denied.describe()}; this tool is never called"
 
     def _network(self, parsed: ParsedCommand) -> bool:
         if self._network_all:
@@ -241,19 +256,27 @@ class ApprovalGate:
             return Verdict(True, "allowed by mode auto-edit")
         if request.hook_decision == "allow" and not unseen:
             return Verdict(True, request.hook_reason)
+        unsafe = ""
         if parsed is not None:
             # a part that may be denied is never approved by an allow rule either
-            allowed = allow_for_command(rules, parsed) if hit is None else None
+            allowed = allow_for_parts(rules, parsed) if hit is None else None
+            # rules cover every part, yet the command writes or runs more than it shows
+            unsafe = (parsed.not_plain[0] if parsed.not_plain else
+                      unapprovable_write(parsed.writes, self._workspace, request.cwd or ".")) if allowed else ""
         elif request.kind in FILE_KINDS:
             allowed = match_paths(rules, request.kind, request.rel_paths, "allow")
         else:
             allowed = None
-        if allowed:
+        if allowed and not unsafe:
             return Verdict(True, "allowed by " + ", ".join(r.describe() for r in allowed))
         if request.mode == "read-only":
             return f"mode read-only asks before {_action(request)} (in a read-only sandbox: nothing in the workspace can change)"
         request.reviewable = not unseen
-        return f"mode {request.mode} asks before {_action(request)}"
+        if unsafe:
+            return f"no allow rule may approve {_action(request)}: {unsafe}"
+        # what keeps a rule from approving it, so the user sees what runs beyond the words
+        why = unseen or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
+        return f"mode {request.mode} asks before {_action(request)}{f' ({why})' if why else ''}"
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None

@@ -2,9 +2,8 @@
 
 `python -c`, `python -m timeit`, `node -e` and other interpreters' inline code (or a
 program read from their input), an awk program calling `system`, a `sed` script with `e`
-or `s///e`, `make --eval`, options that run a command (`tar --to-command`, `split
---filter`, `rsync -e`, `sort --compress-program`, `ssh -o ProxyCommand`) and `git -c`:
-each handler records the part and, when such code may run, that the command is not fully
+or `s///e`, `make --eval`, options that run a command (`split --filter`; tar, rsync,
+ssh and the like are in `tool_options.py`, git in `git_options.py`): each handler records the part and, when such code may run, that the command is not fully
 seen. Also the option readers the wrappers in `runners.py` share.
 
 Owns: those handlers and the option readers. Must not: parse shell text
@@ -26,7 +25,6 @@ __all__ = [
     "PYTHON",
     "awk",
     "command_options",
-    "git",
     "interpreter",
     "is_input",
     "long_option",
@@ -35,7 +33,6 @@ __all__ = [
     "python",
     "sed",
     "skip_options",
-    "ssh",
 ]
 
 
@@ -144,22 +141,41 @@ _SED_ADDRESS = re.compile(r"\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1)
 
 def sed(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.parts.append(CommandPart(tuple(words)))
-    scripts, files = _sed_scripts(words)
+    scripts, files, operands = _sed_scripts(words)
     for file in files:
         if file.value is None or is_input(file):
             found.cannot_see(f"a `{program}` script read from `{brief(file.source)}`")
             return
+        found.not_simple(f"a `{program}` script file (`{brief(file.source)}`) may write files")
     for script in scripts:
-        if script.value is None or not script.literal or _sed_runs(script.value):
+        effect = "runs" if script.value is None or not script.literal else _sed_effect(script.value)
+        if effect == "runs":
             found.cannot_see(f"a `{program}` script that may run commands (`{brief(script.source)}`)")
             return
+        if effect == "writes":
+            found.not_simple(f"a `{program}` script that writes a file (`{brief(script.source)}`)")
+    if any(_in_place(w.value or "") for w in words[1:]):
+        for operand in operands:  # `sed -i` rewrites each file it is given
+            found.writes_to(operand, program)
 
 
-def _sed_scripts(words: list[Word]) -> tuple[list[Word], list[Word]]:
-    """A sed command's scripts (`-e`, `--expression`, else its first operand) and script
-    files (`-f`, `--file`)."""
+def _in_place(option: str) -> bool:
+    """`-i`, `-ni.bak`, `--in-place`, `--in` (before a letter taking a value: `-ei` is a script)."""
+    if option.startswith("--"):
+        return long_option(option, ("--in-place",))
+    if not option.startswith("-"):
+        return False
+    letters = option[1:]
+    cut = min((letters.index(c) for c in "efl" if c in letters), default=len(letters))
+    return "i" in letters[:cut]
+
+
+def _sed_scripts(words: list[Word]) -> tuple[list[Word], list[Word], list[Word]]:
+    """A sed command's scripts (`-e`, `--expression`, else its first operand), script
+    files (`-f`, `--file`) and the files it reads (its other operands)."""
     scripts: list[Word] = []
     files: list[Word] = []
+    operands: list[Word] = []
     operand = False  # without `-e`/`-f`, the first operand is the script
     i, options_done = 1, False
     while i < len(words):
@@ -168,6 +184,8 @@ def _sed_scripts(words: list[Word]) -> tuple[list[Word], list[Word]]:
         if options_done or value is None or not value.startswith("-") or value == "-":
             if not operand and not scripts and not files:
                 scripts.append(w)
+            else:
+                operands.append(w)
             operand = True
         elif value == "--":
             options_done = True
@@ -176,7 +194,7 @@ def _sed_scripts(words: list[Word]) -> tuple[list[Word], list[Word]]:
             i += used
             if arg is not None and kind:
                 (scripts if kind == "e" else files).append(arg)
-    return scripts, files
+    return scripts, files, operands
 
 
 def _sed_option(w: Word, value: str, following: Word | None) -> tuple[Word | None, str, int]:
@@ -198,29 +216,33 @@ def _sed_option(w: Word, value: str, following: Word | None) -> tuple[Word | Non
     return None, "", 0
 
 
-def _sed_runs(script: str) -> bool:
-    """Whether a sed script may use `e` or `s///e` (over-approximates on anything odd)."""
+def _sed_effect(script: str) -> str:
+    """"runs" when a sed script may use `e` or `s///e` (over-approximates on anything odd),
+    "writes" when it may write a file (`w`, `W`, `s///w`), else ""."""
     i, n = 0, len(script)
+    writes = False
     while i < n:
         i = _sed_after_address(script, i)
         if i >= n:
-            return False
+            break
         cmd = script[i]
         i += 1
         if cmd in ";\n{} \t":
             continue
         if cmd == "e":
-            return True
+            return "runs"
+        writes = writes or cmd in "wW"
         if cmd in "sy":
             end = _sed_substitution_end(script, i, cmd)
             if end is None:
-                return True
+                return "runs"
+            writes = writes or (cmd == "s" and "w" in script[i:end].rsplit(script[i], 1)[-1])
             i = end
         elif cmd in "aicrRwWbtT:vqQlLF=dDgGhHnNpPxz#":
             i = _sed_argument_end(script, i, cmd)
         else:
-            return True  # a command this reading does not know
-    return False
+            return "runs"  # a command this reading does not know
+    return "writes" if writes else ""
 
 
 def _sed_after_address(script: str, i: int) -> int:
@@ -293,11 +315,7 @@ def make(found: PartFinder, program: str, words: list[Word], depth: int) -> None
 
 # options that run a command given as their value (GNU long options may be abbreviated)
 COMMAND_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
-    "tar": (("--checkpoint-action", "--to-command", "--use-compress-program", "--rsh-command",
-             "--info-script", "--new-volume-script"), "IF"),
     "split": (("--filter",), ""),
-    "rsync": (("--rsh",), "e"),
-    "sort": (("--compress-program",), ""),
 }
 
 
@@ -311,30 +329,6 @@ def command_options(found: PartFinder, program: str, words: list[Word], depth: i
         short = value.startswith("-") and not value.startswith("--") or (program == "tar" and i == 1)
         if long_option(value, longs) or (short and letters and any(c in value for c in letters)):
             found.cannot_see(f"`{program}` running a command given in `{brief(w.source)}`")
-            return
-
-
-def ssh(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    for w in words[1:]:
-        value = w.value or ""
-        lowered = value.lower()
-        # `-o ProxyCommand=…`, `-oLocalCommand=…`, `Match exec …`, `-F config` (which may say so)
-        config = value.startswith("-") and not value.startswith("--") and "F" in value[1:]
-        if "command" in lowered or "match" in lowered or config:
-            found.cannot_see(f"`{program}` may run a local command (`{brief(w.source)}`)")
-            return
-
-
-def git(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    found.parts.append(CommandPart(tuple(words)))
-    for w in words[1:]:
-        value = w.value
-        if value is None or not value.startswith("-"):
-            return  # the subcommand
-        if value in ("-c", "--config-env") or value.startswith(("--config-env=", "--exec-path=", "-c")):
-            # `-c core.fsmonitor=…`, `-c help.autocorrect=1 psuh`: configuration runs commands
-            found.cannot_see(f"git configuration given on the command line (`{brief(w.source)}`)")
             return
 
 

@@ -65,6 +65,9 @@ class PartFinder(Protocol):
     def not_simple(self, why: str) -> None:
         """The command is not plain, because `why`."""
 
+    def writes_to(self, word: Word, program: str) -> None:
+        """`program` writes the file `word` names (a non-literal one makes it not plain)."""
+
     def cannot_see(self, why: str) -> None:
         """The deny rules cannot see all of it (nor is it plain), because `why`."""
 

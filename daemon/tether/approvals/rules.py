@@ -102,10 +102,11 @@ def deny_for_command(rules: list[Rule], parsed: ParsedCommand) -> DenyHit | None
     return possible
 
 
-def allow_for_command(rules: list[Rule], parsed: ParsedCommand) -> list[Rule] | None:
-    """The allow rules covering every part of a plain command, or None."""
+def allow_for_parts(rules: list[Rule], parsed: ParsedCommand) -> list[Rule] | None:
+    """The allow rules covering every part of a command, or None. They approve it only
+    when it is plain and writes only new, inert files (the gate checks both)."""
     own = parsed.own_parts
-    if not parsed.plain or not own:
+    if not own:
         return None
     used: list[Rule] = []
     for part in own:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from .git_options import git
 from .inline_code import (
     AWK,
     COMMAND_OPTIONS,
@@ -32,17 +33,16 @@ from .inline_code import (
     PYTHON,
     awk,
     command_options,
-    git,
     interpreter,
     is_input,
     make,
     python,
     sed,
     skip_options,
-    ssh,
 )
 from .parts import UNKNOWN_ARGS, CommandPart, PartFinder, brief
 from .shell_grammar import Word
+from .tool_options import TOOL_OPTIONS, WRITERS
 
 __all__ = ["RESERVED", "Handler", "handler_for"]
 
@@ -175,6 +175,8 @@ def _find(found: PartFinder, program: str, words: list[Word], depth: int) -> Non
             inner = [UNKNOWN_ARGS if w.value is not None and "{}" in w.value else w for w in words[i + 1 : end]]
             found.expand(inner, depth + 1)
             i = end
+        elif words[i].value in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(words):
+            found.writes_to(words[i + 1], program)  # the list of files goes there
         i += 1
 
 
@@ -350,6 +352,6 @@ _HANDLERS: dict[str, Handler] = {
     **{name: awk for name in AWK},
     **{name: _guess for name in GUESSED_WRAPPERS},
     **{name: command_options for name in COMMAND_OPTIONS},
+    **TOOL_OPTIONS, **WRITERS,
     "sed": sed, "gsed": sed, "make": make, "gmake": make, "git": git,
-    "ssh": ssh, "scp": ssh, "sftp": ssh,
 }

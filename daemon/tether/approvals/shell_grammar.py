@@ -42,6 +42,7 @@ class GrammarView:
     commands: list[SimpleCommand] = field(default_factory=list)
     not_plain: list[str] = field(default_factory=list)  # why no allow rule may approve it
     unseen: list[str] = field(default_factory=list)  # what a deny rule cannot see
+    writes: list[str] = field(default_factory=list)  # files a redirection writes, as written
 
 
 _PARSER: Any = None
@@ -114,6 +115,8 @@ def parse_shell(text: str) -> GrammarView:
             why = _redirect_problem(node)
             if why and why.startswith(_INTO_GIT):
                 _add(view.unseen, why)  # asked in every mode, like an edit of `.git/**`
+            elif why is None:
+                view.writes.extend(_written(node))
         elif kind not in _PLAIN_NODES:
             why = f"{_WHAT.get(kind, f'`{kind}`')} (`{_snippet(node)}`)"
         if why and not covered:
@@ -178,6 +181,16 @@ def _redirect_problem(node: Any) -> str | None:
     if value.startswith(("/", "~")) or posixpath.normpath(value).split("/")[0] == "..":
         return f"a redirection outside the workspace (`{_snippet(node)}`)"
     return None
+
+
+def _written(node: Any) -> list[str]:
+    """The file an output redirection (`>`, `>>`, `>|`, `&>`, `<>`, `>&file`) writes, if any."""
+    operator = next((c.type for c in node.children if not c.is_named), "")
+    destination = node.child_by_field_name("destination")
+    if ">" not in operator or destination is None:
+        return []
+    value = word_of(destination).value
+    return [] if value is None or value in _DEV_OK or value.isdigit() or value == "-" else [value]
 
 
 def word_of(node: Any) -> Word:

@@ -1,6 +1,8 @@
 """MCP server entries: the user config's `[mcp_servers.NAME]` tables and ACP `mcpServers`.
 
-Owns: :class:`McpServerConfig` (one server: stdio `command`/`args`/`env`/`cwd`, or
+Owns: :class:`McpServerConfig` (one server: stdio `command`/`args`/`env`/`cwd` (a path,
+or "workspace": the only way it runs, and resolves its command, in the workspace), its
+sandbox's `network` and `writable` paths, or
 `url`/`headers` over streamable HTTP or SSE, `enabled`, the start-up and tool-call
 timeouts, `enabled_tools`/`disabled_tools`), reading the user config's tables into it
 (Codex's config.toml shape) and an ACP client's `mcpServers` entries, each with an error
@@ -22,11 +24,12 @@ from tether_protocol._json import JsonObject
 
 from .settings import ConfigError
 
-__all__ = ["McpServerConfig", "from_acp", "parse_mcp_servers"]
+__all__ = ["WORKSPACE", "McpServerConfig", "from_acp", "parse_mcp_servers", "servers_dir"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _TRANSPORTS = ("stdio", "http", "sse")
-_STDIO_KEYS = frozenset({"command", "args", "env", "cwd"})
+_STDIO_KEYS = frozenset({"command", "args", "env", "cwd", "network", "writable"})
+WORKSPACE = "workspace"  # `cwd = "workspace"`, or in `writable`: the session's workspace
 _HTTP_KEYS = frozenset({"url", "headers", "transport"})
 _COMMON_KEYS = frozenset({"enabled", "startup_timeout_sec", "tool_timeout_sec", "enabled_tools", "disabled_tools"})
 DEFAULT_STARTUP_TIMEOUT_S = 10.0
@@ -43,7 +46,10 @@ class McpServerConfig:
     command: str = ""
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
-    cwd: str = ""
+    cwd: str = ""  # "": a private directory of its own; "workspace"; else an absolute path
+    network: bool = True  # in the sandbox (MCP servers usually need it)
+    writable: tuple[str, ...] = ()  # absolute paths, or "workspace", writable in the sandbox
+    workspace: str = ""  # the session's workspace (set per session: never resolved from)
     url: str = ""
     headers: tuple[tuple[str, str], ...] = ()
     enabled: bool = True
@@ -62,6 +68,18 @@ class McpServerConfig:
     def describe(self) -> str:
         where = " ".join((self.command, *self.args)) if self.transport == "stdio" else self.url
         return f"{self.name} ({self.transport}: {where})"
+
+
+def servers_dir() -> Path:
+    """Where stdio servers' own directories live: the user cache dir's `tether/mcp`
+    (`$XDG_CACHE_HOME`, else `~/.cache`; `~/Library/Caches` on macOS)."""
+    import os
+    import sys
+
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "tether" / "mcp"
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(cache) if os.path.isabs(cache) else Path.home() / ".cache") / "tether" / "mcp"
 
 
 def parse_mcp_servers(data: object, source: str, base_dir: Path | None) -> tuple[McpServerConfig, ...]:
@@ -85,13 +103,15 @@ def _one(name: object, table: object, source: str, base_dir: Path | None) -> Mcp
         raise _bad(key, source, "exactly one of `command` (a stdio server) or `url` (an HTTP server)")
     common = _common(key, table, source)
     if "command" in table:
-        cwd = _text(table, "cwd", key, source)
-        if cwd and base_dir is not None and not Path(cwd).expanduser().is_absolute():
-            cwd = str(base_dir / cwd)
+        network = table.get("network", True)
+        if not isinstance(network, bool):
+            raise _bad(f"{key}.network", source, "true or false (whether the server's sandbox has the network)")
+        writable = _texts(table, "writable", key, source) or ()
         return McpServerConfig(
             name, "stdio", source, command=_text(table, "command", key, source, required=True),
             args=_texts(table, "args", key, source) or (), env=_pairs(table, "env", key, source),
-            cwd=str(Path(cwd).expanduser()) if cwd else "", **common,
+            cwd=_place(_text(table, "cwd", key, source), base_dir), network=network,
+            writable=tuple(_place(path, base_dir) for path in writable), **common,
         )
     transport = _text(table, "transport", key, source) or "http"
     if transport not in ("http", "sse"):
@@ -99,6 +119,16 @@ def _one(name: object, table: object, source: str, base_dir: Path | None) -> Mcp
     return McpServerConfig(
         name, transport, source, url=_url(table, key, source), headers=_pairs(table, "headers", key, source), **common
     )
+
+
+def _place(path: str, base_dir: Path | None) -> str:
+    """A configured path made absolute (relative to the config file's directory)."""
+    if not path or path == WORKSPACE:
+        return path
+    place = Path(path).expanduser()
+    if not place.is_absolute() and base_dir is not None:
+        place = base_dir / place
+    return str(place.absolute())
 
 
 class _Common(TypedDict):

@@ -1,7 +1,8 @@
 """MCP (Model Context Protocol) servers as tools, through the official Python SDK (`mcp`).
 
 Owns: the connections to MCP servers (`connection.py`: one task per server, started with a
-timeout, stopped cleanly), the daemon's one `McpManager` over them (`manager.py`), the
+timeout, stopped cleanly; `launch.py`: where and how a stdio server's process runs),
+the daemon's one `McpManager` over them (`manager.py`), the
 servers' tools as Tether tools named `mcp__<server>__<tool>` (`tools.py`: schemas,
 timeouts, output caps, results as ACP content) and the registry a turn sees them in
 (`registry.py`: refreshed at each step, so `notifications/tools/list_changed` lands at the

@@ -1,7 +1,8 @@
 """One MCP server connection: its transport, its session, its tools, its state.
 
-Owns: opening the transport the config names (stdio with the commands' minimal
-environment plus the server's `env`, streamable HTTP or SSE with its headers), the MCP
+Owns: opening the transport the config names (stdio as launch.py plans it: its own
+directory, the commands' OS sandbox, the minimal environment plus the server's `env`;
+streamable HTTP or SSE with its headers), the MCP
 handshake, the tool list and the prompts within the start-up timeout, keeping the connection open in
 one task until `stop()` (the SDK's context managers enter and exit in that task; its stdio
 transport kills the server's process tree on the way out), marking the tool list stale on
@@ -27,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..config.mcp_servers import McpServerConfig
 from ..tools.errors import ToolError
-from ..tools.subprocess_env import command_env
+from .launch import LaunchRefused, LaunchSettings, plan_launch
 
 log = logging.getLogger("tether.mcp")
 
@@ -38,9 +39,10 @@ _RESOURCE_NOT_FOUND = -32002  # MCP's error code for resources/read of an unknow
 class McpConnection:
     """A server's connection; `run()` is its task (the manager starts it)."""
 
-    def __init__(self, config: McpServerConfig, env_allow: tuple[str, ...] = ()) -> None:
+    def __init__(self, config: McpServerConfig, launch: LaunchSettings | None = None) -> None:
         self.config = config
-        self.env_allow = env_allow
+        self.launch = launch or LaunchSettings()
+        self.unconfined = ""  # why a stdio server runs without an OS sandbox ("" when it has one)
         self.state = "starting"  # starting | ready | failed | stopped
         self.error = ""
         self.tools: list[types.Tool] = []
@@ -95,10 +97,11 @@ class McpConnection:
             if config.transport == "stdio":
                 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-                env = command_env(self.env_allow) | dict(config.env)
+                launch = await anyio.to_thread.run_sync(plan_launch, config, self.launch)
+                self.unconfined = launch.unconfined
                 self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-                params = StdioServerParameters(command=config.command, args=list(config.args), env=env,
-                                               cwd=config.cwd or None)
+                params = StdioServerParameters(command=launch.command, args=launch.args, env=launch.env,
+                                               cwd=launch.cwd)
                 streams = await stack.enter_async_context(stdio_client(params, errlog=self._stderr))
             elif config.transport == "sse":
                 from mcp.client.sse import sse_client
@@ -247,6 +250,8 @@ def _first_leaf(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, MCPError):
         return exc.message
+    if isinstance(exc, LaunchRefused):
+        return f"it was not started: {exc}"
     text = str(exc) or type(exc).__name__
     if isinstance(exc, FileNotFoundError):
         return f"its command was not found ({text})"

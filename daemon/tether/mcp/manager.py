@@ -18,6 +18,7 @@ import anyio
 
 from ..config.mcp_servers import McpServerConfig
 from .connection import McpConnection
+from .launch import LaunchSettings
 
 log = logging.getLogger("tether.mcp")
 
@@ -28,9 +29,9 @@ STOP_WAIT_S = 8.0
 
 
 class McpManager:
-    def __init__(self, start_task: StartTask, env_allow: tuple[str, ...] = ()) -> None:
+    def __init__(self, start_task: StartTask, launch: LaunchSettings | None = None) -> None:
         self._start_task = start_task
-        self._env_allow = env_allow
+        self._launch = launch or LaunchSettings()
         self._connections: dict[McpServerConfig, McpConnection] = {}
         self._closed = False
 
@@ -43,7 +44,7 @@ class McpManager:
         wanted = [c for c in configs if c.enabled]
         for config in wanted:
             if config not in self._connections:
-                connection = McpConnection(config, self._env_allow)
+                connection = McpConnection(config, self._launch)
                 self._connections[config] = connection
                 if self._closed or not self._start_task(f"mcp {config.name}", connection.run):
                     connection.fail("the daemon is stopping")

@@ -13,6 +13,7 @@ from typing import Any, NotRequired, TypedDict
 import anyio
 
 from ..config.mcp_servers import McpServerConfig
+from .launch import LaunchSettings
 from .manager import McpManager
 
 
@@ -31,14 +32,14 @@ async def _run(fn: Callable[[], Awaitable[Any]]) -> None:
     await fn()
 
 
-async def probe(configs: tuple[McpServerConfig, ...], env_allow: tuple[str, ...] = ()) -> list[ProbeRow]:
+async def probe(configs: tuple[McpServerConfig, ...], launch: LaunchSettings) -> list[ProbeRow]:
     rows: list[ProbeRow] = []
     async with anyio.create_task_group() as group:
         def start(name: str, fn: Callable[[], Awaitable[Any]]) -> bool:
             group.start_soon(_run, fn, name=name)
             return True
 
-        manager = McpManager(start, env_allow)
+        manager = McpManager(start, launch)
         connections = {c.config: c for c in await manager.start(configs)}
         for config in configs:
             row = ProbeRow(name=config.name, what=config.describe(), source=config.source, started=False)

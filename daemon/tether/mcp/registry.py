@@ -4,7 +4,8 @@ Owns: starting the session's servers at the turn's first step (not at `session/n
 re-reading a server's tool list at the next step after it said the list changed, leaving
 out tools the config disables, tools whose schema is broken and names that clash (each
 told once), and telling the client, once per session, that a server failed to start or
-died (a notice: the turn goes on without that server's tools).
+died (a notice: the turn goes on without that server's tools), or that it runs without
+an OS sandbox.
 Must not: run tools or decide approvals.
 """
 
@@ -46,6 +47,11 @@ class McpToolRegistry(ToolRegistry):
         for connection in connections:
             if not connection.ready:
                 self._tell_once(f"failed {connection.config}", _failed_text(connection))
+            elif connection.unconfined:
+                self._tell_once(f"unconfined {connection.config.name}", (
+                    f"MCP server {connection.config.name} runs without an OS sandbox ({connection.unconfined}): "
+                    f"it can read and write what you can; it still starts in its own directory with the "
+                    f"minimal environment plus its `env`"))
         seen = tuple((id(c), c.generation if c.ready else -1) for c in connections)
         if seen == self._seen:
             return False

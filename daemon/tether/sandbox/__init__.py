@@ -3,7 +3,7 @@ hardening. Not to be confused with `tools/sandbox.py`, which confines the paths 
 given; this package confines the processes they start.
 
 Owns: the policy a command runs under (`SandboxPolicy`: the workspace writable or not, a
-private temp directory, network or none, paths to hide), choosing a backend once per
+private temp directory, further writable paths, network or none, paths to hide), choosing a backend once per
 process (`choose_sandbox`: bubblewrap, else Landlock, else none with the reason; see
 bwrap.py and landlock.py), the command line that runs an argv inside it (and the fds
 it inherits: the seccomp socket filter of seccomp.py: no unix sockets, and without the
@@ -37,7 +37,7 @@ class SandboxPolicy:
 
     workspace: str  # absolute, real path
     tmpdir: str | None  # the private temp dir (writable, $TMPDIR); None: none
-    cwd: str  # absolute, inside the workspace
+    cwd: str  # absolute: inside the workspace, or an MCP server's own directory
     writable: bool = True  # the workspace (False: read-only mode, and rg)
     network: bool = False
     # Paths commands must not read (Tether's config directory or file, and its history):
@@ -47,6 +47,9 @@ class SandboxPolicy:
     # Unix sockets the user named (`allow_unix_sockets`) that a command with the network
     # may connect to. Without one, AF_UNIX sockets are refused, with the network too.
     unix_sockets: tuple[str, ...] = ()
+    # Further writable paths (an MCP server's own directory and the paths its config
+    # lists); a missing one is skipped. Hidden paths stay hidden inside them.
+    extra_writable: tuple[str, ...] = ()
 
 
 class CommandSandbox:

@@ -47,6 +47,8 @@ class BwrapSandbox(CommandSandbox):
         if policy.tmpdir is not None:
             line += ["--bind", policy.tmpdir, policy.tmpdir]
         line += ["--bind" if policy.writable else "--ro-bind", policy.workspace, policy.workspace]
+        for path in policy.extra_writable:
+            line += ["--bind-try", path, path]
         if policy.writable:
             # The whole `.git` (a directory, or a worktree's/submodule's `.git` file):
             # binding only hooks/ and config lets `commondir` or a copied `.git` around

@@ -36,6 +36,8 @@ class LandlockSandbox(CommandSandbox):
             line += ["--write", policy.workspace]
         if policy.tmpdir is not None:
             line += ["--write", policy.tmpdir]
+        for path in policy.extra_writable:
+            line += ["--write", path]
         for hidden in policy.hidden:
             line += ["--hide", hidden]
         if policy.network:

@@ -150,6 +150,7 @@ class ServerContext:
                 self.settings.deny_commands,
                 network_commands=self.settings.network_commands,
                 network_all=self.settings.network == "on",
+                workspace=workspace,
             )
             self._gates[workspace] = gate
         return gate

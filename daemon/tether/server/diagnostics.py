@@ -1,13 +1,17 @@
 """`_tether/daemon/stats` (extension): the daemon's own counters, for health checks.
 
-Lets a plugin's health check (and our regression tests) see that nothing accumulates in
-a long-running daemon: running requests, background tasks, abandoned replies, writes.
+Lets a plugin's health check (and our regression tests, and bench/soak.py) see that
+nothing accumulates in a long-running daemon: running requests, background tasks,
+abandoned replies, writes, asyncio tasks, threads, open fds, watches and stores.
 Must not: change anything it counts.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import resource
+import threading
 from typing import Literal, cast
 
 from tether_protocol._extensions import DaemonStats
@@ -29,4 +33,17 @@ async def daemon_stats(ctx: ServerContext, _params: object) -> DaemonStats:
         writes=conn.writes if conn else 0,
         framing=cast(Literal["lsp", "ndjson"], conn.framing) if conn else None,
         max_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        tasks=len(asyncio.all_tasks()) - 1,  # not counting this request's own
+        threads=threading.active_count(),
+        open_fds=_open_fds(),
+        watched_workspaces=len(ctx.registry.watchers),
+        open_stores=ctx.registry.open_stores,
     )
+
+
+def _open_fds() -> int | None:
+    """The process's open file descriptors (/proc), None where there is no /proc."""
+    try:
+        return len(os.listdir("/proc/self/fd")) - 1  # not counting the listing's own
+    except OSError:
+        return None

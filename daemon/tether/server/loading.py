@@ -25,7 +25,7 @@ from ..transport.connection import Connection
 from .config_options import config_options
 from .context import ServerContext
 from .mcp_servers import check_acp_servers, keep_acp_servers
-from .registry import check_workspace
+from .registry import StoredTail, check_workspace
 from .sessions import commands_after_answer, modes
 from .updates import PagedReplay, SessionUpdates, replay_frames
 
@@ -39,16 +39,19 @@ _FIRST_PAGE = 128
 
 async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
     """Queue the frames in batches, letting the connection write each while the next
-    is built: the client reads the history while it is being replayed."""
+    is built: the client reads the history while it is being replayed. A client that
+    reads slower than the replay is built holds it back (the pipe's high-water mark), so
+    the replay never waits in memory whole."""
     while batch := list(itertools.islice(frames, _REPLAY_BATCH)):
         conn.send_texts(batch)
         await asyncio.sleep(0)
+        await conn.writable()
 
 
 async def replay_while_reading(conn: Connection, store: HistoryStore, session_id: str) -> list[MessageView]:
     """Replay a session (with no approvals pending) while its messages are still being
-    read, a page at a time; returns them all."""
-    stored: list[MessageView] = []
+    read, a page at a time; returns what the live session needs of them (`StoredTail`)."""
+    stored = StoredTail()
     replay = PagedReplay(session_id)
     pages_of = cast(AsyncGenerator[list[MessageView], None], store.message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
     async with contextlib.aclosing(pages_of) as pages:
@@ -56,7 +59,7 @@ async def replay_while_reading(conn: Connection, store: HistoryStore, session_id
             stored.extend(page)
             await send_in_batches(conn, replay.feed([(body, status) for _role, body, status in page]))
     await send_in_batches(conn, replay.finish())
-    return stored
+    return stored.views()
 
 
 def _pending_ids(pending: PendingStep | None) -> set[str]:

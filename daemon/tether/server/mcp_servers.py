@@ -45,29 +45,39 @@ def keep_acp_servers(
     ctx: ServerContext, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
 ) -> None:
     """Keep the servers a client gave a session (replacing what it gave before); nothing
-    starts until the session's first turn needs them. A stdio server runs in the workspace."""
+    starts until the session's first turn needs them. A stdio server is confined as the
+    user's are (launch.py: its own directory, never run from the workspace)."""
     if not configs:
         return
     ctx.mcp_session_servers[session_id] = tuple(
         replace(c, session_id=session_id, source=f"{method} of session {session_id}",
-                cwd=str(workspace) if c.transport == "stdio" else "")
+                workspace=str(workspace) if c.transport == "stdio" else "")
         for c in configs
     )
 
 
 def session_servers(ctx: ServerContext, session_id: str) -> tuple[McpServerConfig, ...]:
     """The enabled servers of a session: the user's, then the ones its client gave (a
-    client's server named like one of the user's replaces it for this session)."""
+    client's server named like one of the user's replaces it for this session). A user's
+    stdio server is one per workspace: it is told the workspace it must not run from."""
     given = ctx.mcp_session_servers.get(session_id, ())
     names = {c.name for c in given}
-    return tuple(c for c in ctx.settings.mcp_servers if c.enabled and c.name not in names) + given
+    live = ctx.registry.live.get(session_id)
+    workspace = str(live.sandbox.root) if live is not None else ""
+    return tuple(
+        replace(c, workspace=workspace) if c.transport == "stdio" else c
+        for c in ctx.settings.mcp_servers if c.enabled and c.name not in names
+    ) + given
 
 
 def manager(ctx: ServerContext) -> McpManager:
     if ctx.mcp is None:
+        from ..mcp.launch import LaunchSettings
         from ..mcp.manager import McpManager
+        from .turns import hidden_paths
 
-        ctx.mcp = McpManager(ctx.tasks.start, ctx.settings.allow_env)
+        launch = LaunchSettings(ctx.settings.allow_env, hidden_paths(ctx), ctx.settings.sandbox)
+        ctx.mcp = McpManager(ctx.tasks.start, launch)
     return ctx.mcp
 
 

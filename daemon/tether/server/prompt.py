@@ -88,7 +88,7 @@ async def _run(
     except StoreError as exc:
         if await session.store.get_session(session.id) is not None:
             raise
-        ctx.registry.live.pop(session.id, None)  # nothing left to prompt
+        ctx.registry.end_live(session.id)  # nothing left to prompt
         raise SessionNotFound(
             f"session {session.id!r} was deleted from the workspace's history outside this "
             f"daemon (by `tether sessions delete` or another daemon); start a new one with "

@@ -1,8 +1,10 @@
 """Live sessions and the per-workspace stores behind them.
 
 Owns: opening one `HistoryStore` per workspace (lazily, once), the map of live sessions,
-and turning a stored session back into a live one. Must not: speak the protocol (the
-handlers in `sessions.py` do) or run turns.
+turning a stored session back into a live one, and one sandbox and watch per workspace
+while it has live sessions (the last one's end stops the watch: a daemon that serves
+many workspaces over days keeps no thread or inotify fd for those it left). Must not:
+speak the protocol (the handlers in `sessions.py` do) or run turns.
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
 
 
 def private_paths(home: Path | None) -> tuple[str, ...]:
-    """Tether's user config, its history and its runtime directories (the shared daemon's
-    socket): what neither the tools nor commands read or reach. The config's directory
-    when it is Tether's own (`.../tether`), else only the file (a TETHER_CONFIG in `~`
-    must not hide, or fail to hide, all of `~`)."""
+    """Tether's user config, its history, its runtime directories (the shared daemon's
+    socket) and MCP servers' own directories: what neither the tools nor commands read or
+    reach. The config's directory when it is Tether's own (`.../tether`), else only the
+    file (a TETHER_CONFIG in `~` must not hide, or fail to hide, all of `~`)."""
     from ..config import user_config_path
+    from ..config.mcp_servers import servers_dir
     from ..shared.proxy import runtime_dirs
     from ..store.paths import tether_home
 
@@ -46,6 +49,7 @@ def private_paths(home: Path | None) -> tuple[str, ...]:
     return (
         str(config.parent if config.parent.name == "tether" else config),
         str(tether_home(home)),
+        str(servers_dir()),  # MCP servers' own directories (their HOME: a planted .npmrc would run there)
         *runtime_dirs(os.environ),
     )
 
@@ -179,6 +183,21 @@ class SessionRegistry:
         self.live[session_id] = session
         return session
 
+    @property
+    def open_stores(self) -> int:
+        return len(self._stores)
+
+    def end_live(self, session_id: str) -> None:
+        """The session is no longer live; its workspace's watch stops with the last one
+        (a sandbox is made again, and watched, when a session there is live again)."""
+        session = self.live.pop(session_id, None)
+        if session is None or any(s.workspace == session.workspace for s in self.live.values()):
+            return
+        watcher = self.watchers.pop(session.workspace, None)
+        if watcher is not None:
+            watcher.stop()
+        self._sandboxes.pop(session.workspace, None)
+
     def stop_watchers(self) -> None:
         for watcher in self.watchers.values():
             watcher.stop()
@@ -200,6 +219,46 @@ def stored_ledger(sandbox: WorkspaceSandbox, stored: Sequence[MessageView]) -> C
         if learned:
             ledger.restore(learned)
     return ledger
+
+
+class StoredTail:
+    """What a session being loaded keeps of its stored messages, read a page at a time:
+    what the model will see (``model_view``: from the last compaction summary on, with
+    the visible messages it kept before it) and, of the earlier messages, only what
+    their tool results taught the ledger. A 50,000-message session compacted many times
+    is not held whole while it is replayed."""
+
+    def __init__(self) -> None:
+        self._views: list[MessageView] = []
+        self._learned: list[MessageView] = []  # ledger-only stand-ins of dropped tool results
+
+    def extend(self, page: Sequence[MessageView]) -> None:
+        start = len(self._views)
+        self._views.extend(page)
+        for index in range(len(self._views) - 1, start - 1, -1):
+            role, body, _status = self._views[index]
+            if role == "user" and "compaction" in body:
+                self._drop_before(index, body["compaction"].get("kept"))
+                return
+
+    def _drop_before(self, summary: int, kept: object) -> None:
+        from ..agent.history import nothing_said
+        from ..agent.journal import MODEL_VISIBLE
+
+        wanted = kept if isinstance(kept, int) and kept >= 0 else 0
+        cut = summary
+        while wanted and cut > 0:  # back over the `kept` visible messages (as model_view counts them)
+            cut -= 1
+            role, body, status = self._views[cut]
+            wanted -= status in MODEL_VISIBLE and not (role == "assistant" and nothing_said(body))
+        for role, body, _status in self._views[:cut]:
+            if role == "tool" and body.get("ledger"):
+                # a status the model's view leaves out: a stand-in is only for the ledger
+                self._learned.append((role, {"ledger": body["ledger"]}, "incomplete"))
+        del self._views[:cut]
+
+    def views(self) -> list[MessageView]:
+        return [*self._learned, *self._views]
 
 
 def model_view(stored: Sequence[MessageView]) -> list[Message]:

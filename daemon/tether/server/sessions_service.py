@@ -271,7 +271,8 @@ class LiveSessions(SessionsService):
             stop_queue(self.registry, session, keep_rows=False)
             session.turn.cancel()
             await session.turn.done.wait()
-        self.registry.live.pop(session.id, None)
+        self.registry.end_live(session.id)
+        self._rewinds_seen.pop(session.id, None)
         return session
 
     async def rewind(self, store: HistoryStore, session_id: str, workspace: Path, **how: Any) -> RewindOutcome:

@@ -146,11 +146,15 @@ class Database:
 
     async def _checkpoint(self, conn: aiosqlite.Connection) -> None:
         """Copy the WAL back into the database (PASSIVE: readers of other processes are
-        not waited for; what they still need is copied by a later checkpoint)."""
+        not waited for; what they still need is copied by a later checkpoint), then let
+        the connection's page cache go: it keeps every page it has read (up to
+        `cache_size`), so a long-running daemon's memory would grow with its history;
+        what the next turns need is read again from the OS's cache of the file."""
         try:
             async with self._lock:
                 if self._conn is conn:
                     await conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    await conn.execute("PRAGMA shrink_memory")
         except sqlite3.Error:
             pass  # busy, or closing: the WAL keeps every commit, the next write tries again
         finally:

@@ -199,14 +199,24 @@ class Connection:
             while self._transport.get_write_buffer_size() and not self._transport.is_closing():
                 await asyncio.sleep(0.005)
 
+    async def writable(self) -> None:
+        """Returns once the client reads again (its pipe back under the low-water mark) or
+        the connection is closed: a long replay waits here instead of queueing all of
+        itself in memory ahead of a slower reader."""
+        while self._paused and not self._closed:
+            self._drained.clear()
+            await self._drained.wait()
+
     def close(self) -> None:
         self._closed = True
+        self._drained.set()  # nobody waits for a closed pipe
         if self._transport is not None:
             self._transport.close()
 
     def connection_lost(self) -> None:
         if not self._closed:
             self._closed = True
+            self._drained.set()
             self._on_close()
 
 

@@ -190,10 +190,15 @@ export interface DaemonStats {
   framing: "lsp" | "ndjson" | null;
   liveSessions: number;
   maxRssKb: number;
+  openFds?: number;
+  openStores?: number;
   outgoingRequests: number;
   runningRequests: number;
+  tasks?: number;
+  threads?: number;
   unknownResponses: number;
   version: string;
+  watchedWorkspaces?: number;
   writes: number;
 }
 
