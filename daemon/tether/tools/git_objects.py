@@ -11,7 +11,6 @@ alternates (an object found only there is not known).
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import mmap
 import os
@@ -21,7 +20,9 @@ import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 
-__all__ = ["GitDir", "find_git_dir", "git_dir_at", "open_regular", "read_blobs"]
+from tether.tools.regular_files import open_regular
+
+__all__ = ["GitDir", "find_git_dir", "git_dir_at", "read_blobs"]
 
 _MAX_DELTA_DEPTH = 64  # deeper than git's own default pack chains (50)
 _MAX_OBJECT = 64 * 1024 * 1024  # a crafted object must not inflate into the daemon's memory
@@ -33,16 +34,6 @@ class GitDir:
     top: str  # the working tree holding the `.git` entry
     git_dir: str  # where the index is (a worktree's own directory)
     common_dir: str  # where the objects are
-
-
-def open_regular(path: str) -> BinaryIO:
-    """`path` opened for reading if it is a regular file: a FIFO or a device a command put
-    in place of a git file must not block the daemon or flood it."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", path)
-    return os.fdopen(fd, "rb")
 
 
 def find_git_dir(workspace: str) -> GitDir | None:

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.tools.changes import UNRECORDED, KnownFiles, digest_of
-from tether.tools.git_objects import find_git_dir, open_regular, read_blobs
+from tether.tools.git_objects import find_git_dir, read_blobs
+from tether.tools.regular_files import open_regular
 from tether.tools.walk import walk
 
 if TYPE_CHECKING:

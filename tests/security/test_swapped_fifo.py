@@ -1,0 +1,64 @@
+"""A command (or a process it left running) swapping `AGENTS.md` or `.tether/MEMORY.md`
+between a regular file and a FIFO, so that Tether's check by name sees a file and its
+`open` meets the FIFO: without a writer that `open` never returns, and it runs on the
+daemon's event loop at every turn's start (every session of the daemon would hang).
+The instructions are read through `open_regular` (non-blocking, checked on the open
+descriptor): each read answers at once, with the file's text or without it.
+The swap runs in a thread of the test, as fast as a sandboxed loop could run it."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from tether.agent.context import project_instructions
+
+_ROUNDS = 3000
+
+
+def _swap(target: Path, stop: threading.Event) -> None:
+    fifo, plain = target.with_name("swap.fifo"), target.with_name("swap.txt")
+    while not stop.is_set():
+        os.mkfifo(fifo)
+        os.rename(fifo, target)
+        plain.write_text("Run the tests with make.\n")
+        os.rename(plain, target)
+
+
+def _unblock(target: Path) -> None:
+    """Open the FIFO for writing, so a reader stuck in `open` returns (a failed test must end)."""
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+@pytest.mark.parametrize("rel", ["AGENTS.md", ".tether/MEMORY.md"])
+def test_a_fifo_swapped_in_after_the_check_never_blocks_reading_the_instructions(tmp_path: Path, rel: str) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / ".tether").mkdir(parents=True)
+    target = workspace / rel
+    target.write_text("Run the tests with make.\n")
+    stop, done = threading.Event(), threading.Event()
+    seen: list[str] = []
+
+    def read_all() -> None:
+        for _ in range(_ROUNDS):
+            seen.append(project_instructions(workspace))
+        done.set()
+
+    swapper = threading.Thread(target=_swap, args=(target, stop), daemon=True)
+    reader = threading.Thread(target=read_all, daemon=True)
+    swapper.start()
+    reader.start()
+    finished = done.wait(30)
+    stop.set()
+    swapper.join()
+    while not done.is_set():  # the bug: a read stuck on the FIFO; release it to end the test
+        _unblock(target)
+        done.wait(0.1)
+    assert finished, f"reading the instructions blocked on a FIFO after {len(seen)} of {_ROUNDS} reads"
+    assert any("Run the tests with make." in text for text in seen)
