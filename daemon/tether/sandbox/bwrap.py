@@ -167,10 +167,12 @@ def _git_entries(workspace: str) -> list[str]:
 
 
 def _submodule_paths(workspace: str) -> list[str]:
+    from tether.tools.regular_files import open_regular
+
     paths = ["."]
-    try:
-        with open(os.path.join(workspace, ".gitmodules"), encoding="utf-8", errors="replace") as handle:
-            for line in handle.read(1 << 20).splitlines():
+    try:  # a FIFO a command planted as `.gitmodules` must not block the next command's set-up
+        with open_regular(os.path.join(workspace, ".gitmodules")) as handle:
+            for line in handle.read(1 << 20).decode("utf-8", "replace").splitlines():
                 key, _, value = line.strip().partition("=")
                 if key.strip() == "path" and value.strip():
                     paths.append(value.strip())
