@@ -8,7 +8,6 @@ the repository crafted. The daemon must answer the turn, report the content as n
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import crafted_git  # noqa: E402
+from measured_turn import measured_turn  # noqa: E402
 
 _MB = 1024 * 1024
 _GROWTH_LIMIT = 160 * _MB  # what the scan may add to the daemon's peak memory
@@ -62,11 +62,6 @@ def _sparse_index(git: Path, blob: str) -> None:
         handle.truncate(1024 * _MB)
 
 
-def _peak(pid: int) -> int:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1]) * 1024
-
-
 _ATTACKS: dict[str, Callable[[Path, str], None]] = {
     "a long chain of large versions": _chain, "an offset delta onto itself": _onto_itself,
     "a sparse 1 GB loose object": _sparse_object, "a sparse 1 GB index": _sparse_index,
@@ -79,19 +74,9 @@ async def test_a_crafted_git_store_neither_breaks_nor_bloats_the_change_scan(
 ) -> None:
     blob = _tracked(workspace)
     _ATTACKS[attack](workspace / ".git", blob)
-    script = tmp_path / "change.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "change", "name": "run_command",
-                                              "arguments": {"command": "echo changed >> a.txt && echo CHANGED-OK"}}]},
-        {"text": "done"},
-    ]}))
-    daemon = await spawn_daemon("--mode", "full-auto", script=script, env={"TETHER_SANDBOX": "bwrap"})
-    session = await daemon.client.new_session(workspace)
-    before = _peak(daemon.pid)
-    turn = session.prompt("change a.txt")
-    updates = json.dumps([u async for u in turn])
-    assert turn.stop_reason == "end_turn" and "CHANGED-OK" in updates, updates[-2000:]
-    grown = _peak(daemon.pid) - before
+    daemon, session, updates, grown = await measured_turn(
+        spawn_daemon, workspace, tmp_path, "run_command", {"command": "echo changed >> a.txt && echo CHANGED-OK"})
+    assert "CHANGED-OK" in updates, updates[-2000:]
     assert grown < _GROWTH_LIMIT, f"the change scan grew the daemon's peak memory by {grown // _MB} MB"
     changes = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
     assert [f["path"] for f in changes["files"]] == ["a.txt"], changes

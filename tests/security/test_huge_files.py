@@ -6,16 +6,14 @@ size (it grew by twice the file's size: its bytes, then its text)."""
 
 from __future__ import annotations
 
-import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from measured_turn import measured_turn  # noqa: E402
 
 _MB = 1024 * 1024
 _SIZE = 512 * _MB
-
-
-def _peak(pid: int) -> int:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1]) * 1024
 
 
 async def test_reading_a_page_of_a_huge_file_does_not_load_it(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
@@ -25,17 +23,7 @@ async def test_reading_a_page_of_a_huge_file_does_not_load_it(spawn_daemon, work
         block = line * (_MB // len(line))
         for _ in range(_SIZE // len(block)):
             out.write(block)
-    script = tmp_path / "page.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "page", "name": "read_file", "arguments": {"path": "dump.csv", "offset": 1, "limit": 3}}]},
-        {"text": "done"},
-    ]}))
-    daemon = await spawn_daemon("--mode", "full-auto", script=script, env={"TETHER_SANDBOX": "bwrap"})
-    session = await daemon.client.new_session(workspace)
-    before = _peak(daemon.pid)
-    turn = session.prompt("look at the dump")
-    updates = json.dumps([u async for u in turn])
-    assert turn.stop_reason == "end_turn" and "header,line" in updates, updates[-1500:]
-    grown = _peak(daemon.pid) - before
+    _daemon, _session, updates, grown = await measured_turn(
+        spawn_daemon, workspace, tmp_path, "read_file", {"path": "dump.csv", "offset": 1, "limit": 3})
+    assert "header,line" in updates, updates[-1500:]
     assert grown < 64 * _MB, f"reading 3 lines of a {_SIZE // _MB} MB file grew the daemon by {grown // _MB} MB"
