@@ -1,9 +1,9 @@
-"""A command (or a process it left running) swapping `AGENTS.md` or `.tether/MEMORY.md`
-between a regular file and a FIFO, so that Tether's check by name sees a file and its
+"""A command (or a process it left running) swapping `AGENTS.md`, `.tether/MEMORY.md` or a
+`.tether/commands/NAME.md` between a regular file and a FIFO, so that Tether's check by name sees a file and its
 `open` meets the FIFO: without a writer that `open` never returns, and it runs on the
 daemon's event loop at every turn's start (every session of the daemon would hang).
-The instructions are read through `open_regular` (non-blocking, checked on the open
-descriptor): each read answers at once, with the file's text or without it.
+They are read through `open_regular` (non-blocking, checked on the open descriptor):
+each read answers at once, with the file's text or without it.
 The swap runs in a thread of the test, as fast as a sandboxed loop could run it."""
 
 from __future__ import annotations
@@ -15,31 +15,40 @@ from pathlib import Path
 import pytest
 
 from tether.agent.context import project_instructions
+from tether.server import user_commands
 
 _ROUNDS = 3000
 
 
-def _swap(target: Path, stop: threading.Event) -> None:
-    fifo, plain = target.with_name("swap.fifo"), target.with_name("swap.txt")
+def _swap(target: Path, held: Path, stop: threading.Event) -> None:
+    """Put the FIFO `held` (a hard link of it) and a regular file in place by turns."""
+    link, plain = target.with_name("swap.fifo"), target.with_name("swap.txt")
     while not stop.is_set():
-        os.mkfifo(fifo)
-        os.rename(fifo, target)
+        os.link(held, link)
+        os.rename(link, target)
         plain.write_text("Run the tests with make.\n")
         os.rename(plain, target)
 
 
-def _unblock(target: Path) -> None:
+def _unblock(held: Path) -> None:
     """Open the FIFO for writing, so a reader stuck in `open` returns (a failed test must end)."""
     try:
-        os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+        os.close(os.open(held, os.O_WRONLY | os.O_NONBLOCK))
     except OSError:
         pass
 
 
-@pytest.mark.parametrize("rel", ["AGENTS.md", ".tether/MEMORY.md"])
-def test_a_fifo_swapped_in_after_the_check_never_blocks_reading_the_instructions(tmp_path: Path, rel: str) -> None:
+def _commands(workspace: Path) -> str:
+    return "".join(command.body for command in user_commands.load(workspace).values())
+
+
+@pytest.mark.parametrize(("rel", "read"), [
+    ("AGENTS.md", project_instructions), (".tether/MEMORY.md", project_instructions),
+    (".tether/commands/tests.md", _commands),
+])
+def test_a_fifo_swapped_in_after_the_check_never_blocks_reading_it(tmp_path: Path, rel: str, read) -> None:
     workspace = tmp_path / "ws"
-    (workspace / ".tether").mkdir(parents=True)
+    (workspace / ".tether" / "commands").mkdir(parents=True)
     target = workspace / rel
     target.write_text("Run the tests with make.\n")
     stop, done = threading.Event(), threading.Event()
@@ -47,18 +56,20 @@ def test_a_fifo_swapped_in_after_the_check_never_blocks_reading_the_instructions
 
     def read_all() -> None:
         for _ in range(_ROUNDS):
-            seen.append(project_instructions(workspace))
+            seen.append(read(workspace))
         done.set()
 
-    swapper = threading.Thread(target=_swap, args=(target, stop), daemon=True)
+    held = tmp_path / "held.fifo"
+    os.mkfifo(held)
+    swapper = threading.Thread(target=_swap, args=(target, held, stop), daemon=True)
     reader = threading.Thread(target=read_all, daemon=True)
     swapper.start()
     reader.start()
-    finished = done.wait(30)
+    finished, reads = done.wait(30), len(seen)
     stop.set()
     swapper.join()
     while not done.is_set():  # the bug: a read stuck on the FIFO; release it to end the test
-        _unblock(target)
+        _unblock(held)
         done.wait(0.1)
-    assert finished, f"reading the instructions blocked on a FIFO after {len(seen)} of {_ROUNDS} reads"
+    assert finished, f"reading the instructions blocked on a FIFO after {reads} of {_ROUNDS} reads"
     assert any("Run the tests with make." in text for text in seen)
