@@ -24,7 +24,6 @@ environment, which is also what `/proc/1/environ` shows inside).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 
@@ -195,7 +194,9 @@ def _inside(path: str, directory: str) -> bool:
 
 def probe_bwrap() -> tuple[BwrapSandbox | None, str]:
     """bwrap if it is installed and can create its namespaces here, with the reason."""
-    path = shutil.which("bwrap")
+    from tether.sandbox.host_path import host_program
+
+    path = host_program("bwrap")  # never a relative PATH entry: the cwd may be the repository
     if path is None:
         return None, "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     line = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
