@@ -183,7 +183,7 @@ class Session:
         await self.client.peer.request("_tether/session/dequeue", unstructure(DequeueParams(self.id, queue_id)))
 
     async def rewind(
-        self, *, to_turn: int | None = None, message_seq: int | None = None, to_rewind: int | None = None,
+        self, *, to_turn: int | str | None = None, message_seq: int | None = None, to_rewind: int | None = None,
         restore: RewindRestore = "both", force: bool = False, dry_run: bool = False,
     ) -> JsonObject:
         """`_tether/session/rewind` (SPEC §3.40): the answer as sent (`done`, `restored`, `conflicts`...)."""
@@ -196,7 +196,7 @@ class Session:
         result: JsonObject = await self.client.peer.request("_tether/session/rewind", unstructure(params))
         return result
 
-    async def changes(self, turn: int | None = None) -> JsonObject:
+    async def changes(self, turn: int | str | None = None) -> JsonObject:
         """`_tether/session/changes`: the files a turn (or the whole session) changed, with diffs."""
         from tether_protocol._rewind import ChangesParams
 

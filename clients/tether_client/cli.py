@@ -56,6 +56,8 @@ EXIT_CODES = {
 }
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_REJECTED = 5  # the turn ended, but an approval was rejected: what it asked was not done
+EXIT_PIPE = 141  # 128 + SIGPIPE: the reader of stdout went away, as `tether sessions` does
 _SERVE_FLAGS = (
     "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",
     "max_retries", "record", "cassette",
@@ -113,18 +115,27 @@ def examples_dir() -> Path:
 
 
 async def _run(prompt: str, workspace: Path, serve_args: list[str], connect: Connect, *, json_mode: bool) -> int:
+    approver = TerminalApprover()
     try:
-        client = await connect(serve_args, workspace, TerminalApprover().on_request)
+        client = await connect(serve_args, workspace, approver.on_request)
     except DaemonStartError as exc:
         print(exc, file=sys.stderr)
         return exc.exit_code
     try:
-        return await _run_turn(prompt, workspace, client, json_mode=json_mode)
+        code = await _run_turn(prompt, workspace, client, json_mode=json_mode)
     except BrokenPipeError:
-        # The reader went away (`tether run --json | head`): stop quietly, like cat does.
+        # The reader went away (`tether run --json | head`): stop quietly, as a command
+        # killed by SIGPIPE does, and let nothing else write to the closed pipe.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_ERROR
+        return EXIT_PIPE
+    if code == 0 and approver.rejected:
+        sys.stderr.write(
+            f"tether run: {approver.rejected} approval{'s' if approver.rejected != 1 else ''} rejected, so "
+            f"what {'they' if approver.rejected != 1 else 'it'} asked was not done (exit code {EXIT_REJECTED})\n"
+        )
+        return EXIT_REJECTED
+    return code
 
 
 async def _run_turn(prompt: str, workspace: Path, client: TetherClient, *, json_mode: bool) -> int:
@@ -165,6 +176,9 @@ class TerminalApprover:
 
     KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once", "N": "reject_always"}
 
+    def __init__(self) -> None:
+        self.rejected = 0  # approvals answered with a reject option (the exit code says so)
+
     async def on_request(self, method: str, params: Any) -> Any:
         if method != "session/request_permission":
             raise ClientError(method, {"code": -32601, "message": f"tether run does not handle {method}"})
@@ -176,7 +190,9 @@ class TerminalApprover:
 
         request = structure(params, RequestPermissionParams, method=method)  # the raw JSON edge
         _show_request(request.tool_call, sys.stderr)
-        return unstructure(RequestPermissionResult(SelectedOutcome(await self._choose(request.options))))
+        option = await self._choose(request.options)
+        self.rejected += option.startswith("reject")
+        return unstructure(RequestPermissionResult(SelectedOutcome(option)))
 
     async def _choose(self, options: list[PermissionOption]) -> str:
         err = sys.stderr

@@ -35,19 +35,35 @@ PROVIDER_FLAGS = (
 
 
 def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    from .config.settings import LOG_LEVELS, MODES, PROVIDERS  # what the settings accept, named once
+
     parser.add_argument("--workspace", "-w", help="workspace root (default: current directory)")
-    parser.add_argument("--provider", help="scripted (more in later releases)")
+    parser.add_argument(
+        "--provider",
+        help=f"{' | '.join(PROVIDERS)} (default: found from the environment; `tether doctor` says which)",
+    )
     parser.add_argument("--model", help="model name for the provider")
     parser.add_argument("--base-url", dest="base_url", help="provider base URL")
     parser.add_argument("--script", help="script file for the scripted provider")
     parser.add_argument("--max-steps", dest="max_steps", type=int, help="model steps per turn (default 20)")
-    parser.add_argument("--mode", help="read-only | ask | auto-edit | full-auto")
+    parser.add_argument("--mode", help=" | ".join(MODES))
     parser.add_argument("--home", help="data directory (default: the user data dir; env TETHER_HOME)")
-    parser.add_argument("--log-level", dest="log_level", help="debug | info | warning | error")
+    parser.add_argument("--log-level", dest="log_level", help=" | ".join(LOG_LEVELS))
     parser.add_argument("--max-retries", dest="max_retries", type=int, help="provider retries (default 2)")
     parser.add_argument("--record", help="save each model exchange to this cassette file")
     parser.add_argument("--cassette", help="cassette for --provider replay")
 
+
+_RUN_EXIT_CODES = """exit codes (SPEC §10):
+  0    the turn ended (end_turn)
+  1    an error (the provider failed, the daemon could not start...)
+  2    a configuration or usage error
+  3    max_tokens or max_turn_requests
+  4    refusal
+  5    the turn ended, but an approval was rejected (no terminal to ask on, or you
+       said no): what it asked was not done; use --mode auto-edit or full-auto
+  130  cancelled (Ctrl-C)
+  141  the reader of stdout went away (| head -1)"""
 
 # the commands whose parsers are built only when named (or for `tether --help`)
 _OTHER_COMMANDS = ("chat", "run", "doctor", "demo", "sessions", "daemon", "hooks")
@@ -83,7 +99,12 @@ def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         add_chat_arguments(chat)
         _add_setting_flags(chat)
     if only in (None, "run"):
-        run = commands.add_parser("run", help="run one headless turn and print it")
+        import argparse  # (loaded by build_parser already)
+
+        run = commands.add_parser(
+            "run", help="run one headless turn and print it", epilog=_RUN_EXIT_CODES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         run.add_argument("prompt", help="what to ask")
         run.add_argument("--json", action="store_true", help="one JSON object per event line")
         run.add_argument("--attach", action="store_true", help="run the turn in the shared daemon (started if needed)")
@@ -142,7 +163,11 @@ def main(argv: list[str] | None = None) -> int:
 def _exit_at_once(code: int) -> None:
     """End the process without the interpreter's teardown of its ~450 modules (~30-40 ms
     of CPU): `run`/`demo` have printed, and their daemon has closed its history store and
-    stopped its commands, before they return."""
+    stopped its commands, before they return. The class code cache is saved first (for the
+    next start: what the turn compiled too)."""
+    from .class_code_cache import save
+
+    save()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -183,11 +208,12 @@ def _command(args: argparse.Namespace) -> int:
 
 def _one_turn(args: argparse.Namespace) -> int:
     """`run` and `demo`: they serve their daemon in this process (`inprocess.py`)."""
+    from .class_code_cache import cache_dir
     from .start_up import pause_collector, resume_collector
 
     # Start-up makes ~30,000 objects the collector tracks, and no garbage: it waits until it
     # is done (`connect_in_process` resumes it, with what start-up made frozen out of its passes).
-    pause_collector()
+    pause_collector(cache_dir(getattr(args, "home", None), getattr(args, "workspace", None)))
     try:
         from tether_client.cli import demo_main, run_main
 
@@ -207,10 +233,11 @@ def _serve(args: argparse.Namespace, framing_flag: str) -> int:
     import logging
     from pathlib import Path
 
+    from .class_code_cache import cache_dir
     from .start_up import pause_collector
 
     # the collector waits until the first session is answered (`server.app`: ~8 ms less)
-    pause_collector()
+    pause_collector(cache_dir(getattr(args, "home", None), getattr(args, "workspace", None)))
 
     from .config import ConfigError, load_settings
     from .sandbox.hardening import harden_process

@@ -42,8 +42,9 @@ async def connect_in_process(
         settings, root = _start(serve_args, workspace)
     finally:
         # start-up is over (the turn's modules are imported): what it made stays out of the
-        # collector's passes, which resume (`tether.cli` paused them for the start)
-        resume_collector()
+        # collector's passes, which resume (`tether.cli` paused them for the start); the
+        # class code cache saves once the turn has made its classes too (`end_start_up`)
+        resume_collector(class_code_made=False)
     from .server.app import serve
     from .transport.stdio import ProtocolFds
 

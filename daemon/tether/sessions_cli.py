@@ -54,7 +54,7 @@ def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     )
     actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", parents=[common], help="the workspace's sessions, newest first")
-    listing.add_argument("--all", action="store_true", help="also sessions never prompted (no messages)")
+    listing.add_argument("--all", action="store_true", help="also sessions never prompted (no messages) and sub-agents' sessions")
     show = actions.add_parser("show", parents=[common], help="a session's conversation as text")
     show.add_argument("session_id", metavar="ID")
     dump = actions.add_parser("dump", parents=[common], help="a session's snapshot as JSON")
@@ -135,7 +135,9 @@ async def _list(args: argparse.Namespace, workspace: Path, home: Path | None) ->
         rows: list[tuple[str, str, str, str]] = []
         cursor = None
         while True:
-            page, cursor = await _service(store).list(workspace, cursor, limit=200, include_empty=args.all)
+            page, cursor = await _service(store).list(
+                workspace, cursor, limit=200, include_empty=args.all, include_children=args.all
+            )
             for record in page:
                 count = await store.message_count(record.id)
                 rows.append((record.id, _when(record.updated_at), str(count), record.title or "(untitled)"))

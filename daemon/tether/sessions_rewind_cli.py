@@ -88,8 +88,14 @@ async def rewind_action(args: argparse.Namespace, workspace: Path, home: Path | 
 
 async def changes_action(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
     async def work(store: HistoryStore) -> int:
+        from .server.rewind import BadRewind, turn_seq
+
         if await store.get_session(args.session_id) is None:
             return _no_session(args.session_id, workspace)
+        try:
+            await turn_seq(store, args.session_id, args.turn)  # an unknown turn is refused, as by the daemon
+        except BadRewind as exc:
+            return _fail(str(exc), USAGE)
         found = await _service(store).changes(store, args.session_id, args.turn)
         if not found:
             which = f"turn {args.turn}" if args.turn else "the session"

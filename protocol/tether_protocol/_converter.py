@@ -164,8 +164,9 @@ class _Hooks:
         if value is None:
             return
         minimum, maximum = field.metadata.get(MINIMUM), field.metadata.get(MAXIMUM)
-        too_small = minimum is not None and value < minimum
-        too_big = maximum is not None and value > maximum
+        number = isinstance(value, (int, float))  # a bound checks numbers; a str of a Union passes
+        too_small = number and minimum is not None and value < minimum
+        too_big = number and maximum is not None and value > maximum
         empty = field.metadata.get(NON_EMPTY) and not value
         if too_small or too_big or empty:
             raise FieldError(message or f"{key}: out of range")
@@ -314,10 +315,11 @@ def _describe(exc: Exception, method: str) -> str:
 
 
 def _format(exc: BaseException, _type: Any) -> str:
-    if typing.get_origin(_type) is typing.Literal:
-        return "must be one of: " + ", ".join(map(str, typing.get_args(_type)))
-    if isinstance(exc, KeyError):
-        return "required field missing"
+    choices = ", ".join(map(str, typing.get_args(_type))) if typing.get_origin(_type) is typing.Literal else ""
+    if isinstance(exc, KeyError):  # missing: say so first, then what to send
+        return "required field missing" + (f"; send one of: {choices}" if choices else "")
+    if choices:
+        return f"must be one of: {choices}"
     if isinstance(exc, (TypeError, ValueError)) and str(exc):
         return str(exc)
     return f"invalid value ({type(exc).__name__})"

@@ -20,7 +20,7 @@ __all__ = [
     "ToolCallReport", "Usage",
 ]
 
-_RULES_SESSION = "invalid params: sessionId (a string) is required"
+_RULES_SESSION = "invalid params for {method}: sessionId (a string from session/new) is required"
 
 
 @attrs.define
@@ -142,5 +142,5 @@ class RulesResult:
 @attrs.define
 class RemoveRuleParams:
     session_id: str = wire(error=_RULES_SESSION)
-    id: int = wire(error="invalid params: id (an integer from _tether/rules/list) is required")
+    id: int = wire(error="invalid params for {method}: id (an integer from _tether/rules/list) is required")
     meta: Meta = None

@@ -33,7 +33,7 @@ __all__ = [
     "TextDocumentItem", "TextEdit", "WorkspaceEdit",
 ]
 
-_URI = "invalid params: textDocument.uri is required"
+_URI = "invalid params for {method}: textDocument.uri (a file:// URI string) is required"
 
 
 @attrs.define

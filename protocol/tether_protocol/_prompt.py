@@ -31,10 +31,13 @@ class PromptParams:
 
 @attrs.define
 class PromptTetherMeta:
-    """`steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37)."""
+    """`steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37).
+    `turnSeq`: the same turn's seq (1 = the session's first), which rewind and changes
+    also take (SPEC §3.40)."""
 
     turn_id: str
     steer: Union[SteerOutcome, None] = None
+    turn_seq: Union[int, None] = None
 
 
 @attrs.define

@@ -58,6 +58,19 @@ class MessageReader:
             try:
                 out.append(loads(body))
             except (ValueError, RecursionError) as exc:
-                detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                out.append(ParseError(f"parse error: the message is not valid JSON ({detail})"))
+                out.append(ParseError(_not_json(body, exc)))
         return out
+
+
+def _not_json(body: bytes | bytearray, exc: Exception) -> str:
+    """Why ``body`` could not be read: bytes that are not UTF-8 are named as such (the JSON
+    parser's own "Expecting value" would hide that), else the parser's first line."""
+    try:
+        bytes(body).decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return (
+            f"parse error: the message is not UTF-8 (byte 0x{body[bad.start]:02x} at offset {bad.start}); "
+            f"send JSON-RPC messages as UTF-8-encoded JSON"
+        )
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"parse error: the message is not valid JSON ({detail})"

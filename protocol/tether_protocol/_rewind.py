@@ -19,20 +19,21 @@ __all__ = [
 
 _ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
+_TURN = "a turn's seq (an integer at least 1) or its turnId (the string session/prompt answers)"
 
 RewindRestore = Literal["conversation", "files", "both"]
 
 
 @attrs.define
 class RewindParams:
-    """Back to just before turn `toTurn` (its seq, 1 = the first) began, or just before the
+    """Back to just before turn `toTurn` (its seq, 1 = the first, or its turnId) began, or just before the
     user message `messageSeq`, or just before rewind `toRewind` (which undoes it): exactly
     one of the three. `force`: also overwrite files changed since Tether last wrote them.
     `dryRun`: answer what it would do, change nothing."""
 
     session_id: str = wire(error=_ID, non_empty=True)
-    to_turn: Union[int, None] = wire(
-        default=None, minimum=1, error="invalid params for {method}: toTurn must be an integer at least 1"
+    to_turn: Union[int, str, None] = wire(
+        default=None, minimum=1, error="invalid params for {method}: toTurn must be " + _TURN
     )
     message_seq: Union[int, None] = wire(
         default=None, minimum=0, error="invalid params for {method}: messageSeq must be an integer at least 0"
@@ -85,11 +86,11 @@ class RewindResult:
 
 @attrs.define
 class ChangesParams:
-    """The files turn `turn` (its seq) changed, or the whole session's when absent."""
+    """The files turn `turn` (its seq or its turnId) changed, or the whole session's when absent."""
 
     session_id: str = wire(error=_ID, non_empty=True)
-    turn: Union[int, None] = wire(
-        default=None, minimum=1, error="invalid params for {method}: turn must be an integer at least 1"
+    turn: Union[int, str, None] = wire(
+        default=None, minimum=1, error="invalid params for {method}: turn must be " + _TURN
     )
     cwd: Union[str, None] = wire(default=None, error=_CWD)
     meta: Meta = None
@@ -99,13 +100,14 @@ class ChangesParams:
 class ChangedFile:
     """One file: `status` "added" | "modified" | "deleted"; `diff` is unified ("" for
     binary); `note` says why it cannot be rewound, if it cannot. `turns`: the turns
-    (seqs) that changed it."""
+    (seqs) that changed it; `turnIds`: the same turns' ids, in the same order."""
 
     path: str
     status: Literal["added", "modified", "deleted"]
     diff: str
     turns: list[int]
     note: Union[str, None] = None
+    turn_ids: list[str] = attrs.Factory(list)
 
 
 @attrs.define

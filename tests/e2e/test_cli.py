@@ -146,3 +146,43 @@ def test_run_asks_on_the_terminal_and_can_grant_the_network_once(daemon_env, wor
         assert "\n   | connected" not in text and "sock.connect(sa)" in text, text
     finally:
         listener.close()
+
+
+def test_run_whose_reader_goes_away_exits_141_quietly(daemon_env, workspace: Path):
+    """`tether run ... | head -1`: the reader closes the pipe; run stops as one killed by SIGPIPE."""
+    for extra in ([], ["--json"]):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tether", "run", "What does the README say?", *extra,
+             "--provider", "scripted", "--script", str(BASIC_SCRIPT)],
+            env=daemon_env, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        assert process.stdout is not None
+        process.stdout.close()  # the reader is gone before the first line
+        err = process.communicate(timeout=60)[1].decode()
+        assert process.returncode == 141, err
+        assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_run_whose_edit_was_rejected_without_a_terminal_exits_5(daemon_env, workspace: Path):
+    done = subprocess.run(
+        [sys.executable, "-m", "tether", "run", "edit the readme",
+         "--provider", "scripted", "--script", str(BASIC_SCRIPT.with_name("approvals.json"))],
+        env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 5, done.stderr
+    assert "rejected: no terminal to ask on" in done.stderr
+    assert "tether run: 1 approval rejected, so what it asked was not done (exit code 5)" in done.stderr
+    assert (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n"
+    assert "[end_turn" in done.stdout  # the turn itself ended; the exit code tells a script it fell short
+
+
+def test_help_names_every_provider_and_the_exit_codes(daemon_env, workspace: Path):
+    from tether.config.settings import PROVIDERS
+
+    for command in ("run", "serve", "doctor"):
+        shown = " ".join(_tether(command, "--help", env=daemon_env, cwd=workspace).stdout.split())
+        assert f"--provider PROVIDER {' | '.join(PROVIDERS)}" in shown, shown
+        assert "later releases" not in shown
+    run_help = _tether("run", "--help", env=daemon_env, cwd=workspace).stdout
+    assert "\n  5    the turn ended, but an approval was rejected" in run_help
+    assert "\n  141  the reader of stdout went away" in run_help

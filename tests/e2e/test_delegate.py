@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -71,7 +72,7 @@ READ_AND_ANSWER = [
 
 @pytest.mark.parametrize("framing", ["ndjson", "lsp"])
 async def test_a_delegation_reads_files_and_its_answer_is_the_calls_result(
-    spawn_daemon, workspace: Path, tmp_path: Path, framing: str
+    spawn_daemon, workspace: Path, tmp_path: Path, framing: str, daemon_env: dict[str, str]
 ) -> None:
     daemon = await spawn_daemon(script=script(tmp_path, READ_AND_ANSWER), framing=framing)
     session = await daemon.client.new_session(workspace)
@@ -103,10 +104,24 @@ async def test_a_delegation_reads_files_and_its_answer_is_the_calls_result(
     assert any(u.get("sessionUpdate") == "tool_call" and u.get("title") == "Read README.md" for u in replay)
     answer = "".join(u["content"]["text"] for u in replay if u["sessionUpdate"] == "agent_message_chunk")
     assert "It greets the sample workspace." in answer
-    listed = {s["sessionId"]: s for s in await other.client.list_sessions(workspace)}
+    # a picker lists the user's sessions only; a client that asks gets the children, each naming its parent
+    assert [s["sessionId"] for s in await other.client.list_sessions(workspace)] == [session.id]
+    every = await other.client.request(
+        "session/list", {"cwd": str(workspace), "_meta": {"tether": {"includeChildren": True}}}
+    )
+    listed = {s["sessionId"]: s for s in every["sessions"]}
+    assert set(listed) == {session.id, child_id}
     assert listed[child_id]["title"].startswith("↳ Read README.md")
     assert listed[child_id]["_meta"]["tether"] == {"parentSessionId": session.id, "parentCallId": "d1"}
     assert "_meta" not in listed[session.id]
+    latest = await other.client.request("_tether/session/latest", {"cwd": str(workspace)})
+    assert latest["sessionId"] == session.id  # "where I left off" is never a sub-agent's session
+    for flags, shown in (([], [session.id]), (["--all"], [session.id, child_id])):  # the shell agrees
+        printed = subprocess.run(
+            [sys.executable, "-m", "tether", "sessions", "list", "-w", str(workspace), *flags],
+            env=daemon_env, capture_output=True, text=True, timeout=60, check=True,
+        ).stdout
+        assert sorted(line.split()[0] for line in printed.splitlines()[1:]) == sorted(shown), printed
 
 
 async def test_two_delegations_in_one_step_run_in_parallel(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
@@ -189,7 +204,10 @@ async def test_a_write_delegation_is_refused_in_read_only_mode_and_a_read_one_ru
     assert refused["status"] == "failed" and "not allowed in read-only mode: delegate" in text(refused)
     assert not any(u.get("toolCallId", "").startswith("dw/") for u in updates)  # no child ran
     assert text(final(updates, "dr")).startswith("It is a sample.")
-    titles = [s["title"] for s in await daemon.client.list_sessions(workspace)]
+    every = await daemon.client.request(
+        "session/list", {"cwd": str(workspace), "_meta": {"tether": {"includeChildren": True}}}
+    )
+    titles = [s.get("title") for s in every["sessions"]]
     assert sum(1 for t in titles if t and t.startswith("↳")) == 1
 
 

@@ -197,6 +197,33 @@ async def test_rewind_is_refused_while_a_turn_runs(spawn_daemon, workspace: Path
     assert not (workspace / "wait.txt").exists()
 
 
+async def test_a_turn_is_named_by_its_seq_or_its_turn_id_in_changes_and_rewind(spawn_daemon, workspace: Path):
+    daemon = await _daemon(spawn_daemon)
+    session = await daemon.client.new_session(workspace)
+    first, second = session.prompt("edit the readme"), None
+    await first.wait()
+    second = session.prompt("write a note")
+    await second.wait()
+    tether = second.result["_meta"]["tether"]  # the prompt answers both names of its turn
+    assert tether["turnSeq"] == 2 and tether["turnId"].startswith("turn_")
+    by_id = await session.changes(tether["turnId"])
+    assert by_id == await session.changes(2)
+    note = next(f for f in by_id["files"] if f["path"] == "notes/todo.txt")
+    assert note["turns"] == [2] and note["turnIds"] == [tether["turnId"]]
+    for turn in (99, "turn_nope"):  # unknown: the same refusal as rewind's, not an empty list
+        with pytest.raises(ClientError) as unknown:
+            await session.changes(turn)
+        assert unknown.value.code == -32602
+        assert f"invalid params for _tether/session/changes: turn: session {session.id} has no turn {turn!r}; " \
+            "its turns are 1 to 2" in unknown.value.message
+    with pytest.raises(ClientError) as unknown_id:
+        await _rewind(daemon, session.id, toTurn="turn_nope")
+    assert unknown_id.value.code == -32602 and "no turn 'turn_nope'" in unknown_id.value.message
+    answer = await _rewind(daemon, session.id, toTurn=tether["turnId"])
+    assert answer["done"] is True and not (workspace / "notes/todo.txt").exists()
+    assert (workspace / "README.md").read_text() == EDITED  # turn 1's edit stays
+
+
 async def test_bad_points_are_refused_with_what_to_send(spawn_daemon, workspace: Path):
     daemon = await _daemon(spawn_daemon)
     session = await daemon.client.new_session(workspace)
@@ -227,7 +254,11 @@ async def test_a_dump_and_restore_keeps_the_checkpoints(spawn_daemon, workspace:
     restored = (await daemon.client.request("_tether/session/restore", {"snapshot": snapshot}))["sessionId"]
     before = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
     after = await daemon.client.request("_tether/session/changes", {"sessionId": restored})
-    assert after["files"] == before["files"] and len(after["rewinds"]) == 1
+    def by_seq(files: list[dict]) -> list[dict]:  # a restored copy's turns have ids of their own
+        return [{k: v for k, v in f.items() if k != "turnIds"} for f in files]
+
+    assert by_seq(after["files"]) == by_seq(before["files"]) and len(after["rewinds"]) == 1
+    assert after["files"][0]["turnIds"] != before["files"][0]["turnIds"]
     # the copy's conversation is the rewound one, and its rewind can be undone (its own id)
     other = await _daemon(spawn_daemon)
     loaded = await other.client.load_session(restored, workspace)
@@ -262,6 +293,9 @@ async def test_the_command_line_rewinds_and_shows_changes(spawn_daemon, workspac
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("modified README.md  (turn 1)\n")
     assert "-Hello from the sample workspace.\n+Hello, edited by Tether.\n" in shown.stdout
+    unknown = _sessions("changes", session.id, "--turn", "99", env=daemon_env, cwd=workspace)  # as the daemon says
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert f"tether sessions: session {session.id} has no turn 99; its turns are 1 to 2" in unknown.stderr
 
     (workspace / "notes/todo.txt").write_text("mine now\n")
     refused = _sessions("rewind", session.id, "--to", "2", env=daemon_env, cwd=workspace)

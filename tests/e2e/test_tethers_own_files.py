@@ -17,6 +17,7 @@ from tether_client import ClientError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from daemon_harness import until  # noqa: E402
 from local_http import LocalHTTPServer, Reply  # noqa: E402
 from test_real_provider_turn import serve_command, text_chunks  # noqa: E402
 
@@ -93,8 +94,11 @@ async def test_instructions_files_linked_to_tethers_config_never_reach_the_model
         daemon = await spawn_daemon(command=serve_command("openai", server), env=_home_env(workspace))
         for folder in (workspace, workspace / "src"):
             session = await daemon.client.new_session(folder)
-            await daemon.client.request("session/list", {})  # the command list is in before this answer
-            listed = [u for u in session.updates if u["sessionUpdate"] == "available_commands_update"]
+            def commands_listed(session=session) -> list[dict]:
+                return [u for u in session.updates if u["sessionUpdate"] == "available_commands_update"]
+
+            await until(lambda: commands_listed())  # sent after session/new's answer, when the files are read
+            listed = commands_listed()
             names = {c["name"] for c in listed[-1]["availableCommands"]}
             assert "key" not in names and KEY not in json.dumps(listed)  # a slash command linked to the config
             assert "hello" in names or folder != workspace

@@ -20,6 +20,9 @@ RESTORE, FORK, SEARCH = "_tether/session/restore", "_tether/session/fork", "_tet
 CASES: list[tuple[str, type, str, dict[str, Any], str]] = [
     ("set_mode", m.SetModeParams, "session/set_mode", {"sessionId": "s", "modeId": "yolo"},
      "invalid params for session/set_mode: params.modeId: must be one of: read-only, ask, auto-edit, full-auto"),
+    ("set_mode_missing", m.SetModeParams, "session/set_mode", {"sessionId": "s"},
+     "invalid params for session/set_mode: params.modeId: required field missing; "
+     "send one of: read-only, ask, auto-edit, full-auto"),
     ("prompt_image", m.PromptParams, "session/prompt", {"sessionId": "s", "prompt": [{"type": "image"}]},
      "invalid params for session/prompt: params.prompt: item 0: unsupported type 'image'; "
      "accepted: resource, resource_link, text"),
@@ -50,13 +53,13 @@ CASES: list[tuple[str, type, str, dict[str, Any], str]] = [
     ("latest_cwd", m.LatestParams, "_tether/session/latest", {"cwd": []},
      "invalid params for _tether/session/latest: cwd must be a string"),
     ("rules_session", m.RulesParams, "_tether/rules/list", {"sessionId": 5},
-     "invalid params: sessionId (a string) is required"),
+     "invalid params for _tether/rules/list: sessionId (a string from session/new) is required"),
     ("remove_rule_id", m.RemoveRuleParams, "_tether/rules/remove", {"sessionId": "s", "id": True},
-     "invalid params: id (an integer from _tether/rules/list) is required"),
+     "invalid params for _tether/rules/remove: id (an integer from _tether/rules/list) is required"),
     ("did_open_uri", m.DidOpenTextDocumentParams, "textDocument/didOpen", {"textDocument": {"uri": 1}},
-     "invalid params: textDocument.uri is required"),
+     "invalid params for textDocument/didOpen: textDocument.uri (a file:// URI string) is required"),
     ("did_close_missing", m.DidCloseTextDocumentParams, "textDocument/didClose", {},
-     "invalid params: textDocument.uri is required"),
+     "invalid params for textDocument/didClose: textDocument.uri (a file:// URI string) is required"),
 ]
 
 

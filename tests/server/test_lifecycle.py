@@ -45,7 +45,7 @@ async def test_documents_follow_the_editor_and_stats_count_sessions(settings: Se
         assert daemon.server.documents.texts == {str(workspace / "README.md"): "a\nB\n"}
         with pytest.raises(Answered) as no_uri:
             await daemon.call("textDocument/didOpen", {"textDocument": {}})
-        assert no_uri.value.message == "invalid params: textDocument.uri is required"
+        assert no_uri.value.message == "invalid params for textDocument/didOpen: textDocument.uri (a file:// URI string) is required"
         await daemon.call("textDocument/didClose", {"textDocument": {"uri": uri}})
         assert daemon.server.documents.texts == {}
 

@@ -48,7 +48,7 @@ async def test_bad_params_and_bad_workspaces_are_answered_as_errors(settings: Se
 async def test_unknown_sessions_are_answered_with_what_to_do(settings: Settings, workspace: Path):
     async with running(settings, workspace) as daemon:
         for method in ("session/close", "session/set_mode", "session/prompt"):
-            params = {"sessionId": "sess_nope", "modeId": "ask", "prompt": []}
+            params = {"sessionId": "sess_nope", "modeId": "ask", "prompt": [{"type": "text", "text": "hi"}]}
             with pytest.raises(Answered) as unknown:
                 await daemon.call(method, params)
             assert unknown.value.code == -32002
@@ -68,7 +68,7 @@ async def test_set_mode_is_kept_and_a_deleted_session_is_gone(settings: Settings
         assert loaded["modes"]["currentModeId"] == "read-only"
         assert await daemon.call("session/delete", {"sessionId": session_id}) == {}
         with pytest.raises(Answered) as gone:
-            await daemon.call("session/prompt", {"sessionId": session_id, "prompt": []})
+            await daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
         assert gone.value.code == -32002
         with pytest.raises(Answered) as unknown:
             await daemon.call("session/delete", {"sessionId": session_id})

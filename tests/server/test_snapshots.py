@@ -114,10 +114,10 @@ async def test_rules_methods_check_their_params(settings: Settings, workspace: P
         session_id = await daemon.new_session(workspace)
         with pytest.raises(Answered) as no_session:
             await daemon.call("_tether/rules/list", {})
-        assert no_session.value.message == "invalid params: sessionId (a string) is required"
+        assert no_session.value.message == "invalid params for _tether/rules/list: sessionId (a string from session/new) is required"
         with pytest.raises(Answered) as no_id:
             await daemon.call("_tether/rules/remove", {"sessionId": session_id, "id": True})
-        assert no_id.value.message == "invalid params: id (an integer from _tether/rules/list) is required"
+        assert no_id.value.message == "invalid params for _tether/rules/remove: id (an integer from _tether/rules/list) is required"
         with pytest.raises(Answered) as builtin:
             await daemon.call("_tether/rules/remove", {"sessionId": session_id, "id": 10_000})
         assert builtin.value.code == -32002 and builtin.value.message.startswith("no rule #10000")

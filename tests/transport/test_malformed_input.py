@@ -33,7 +33,8 @@ async def _still_serving(daemon, workspace: Path) -> None:
     ("raw", "code", "says"),
     [
         (b"{not json", -32700, "not valid JSON"),
-        (b"\xff\xfe garbage", -32700, "not valid JSON"),
+        (b"\xff\xfe garbage", -32700, "not UTF-8 (byte 0xff at offset 0); send JSON-RPC messages as UTF-8"),
+        (b'{"text": "caf\xe9"}', -32700, "not UTF-8 (byte 0xe9 at offset 13)"),
         (b"[1, 2]", -32600, "batch"),
         (b'"just a string"', -32600, "not an object"),
         (b'{"id": 41, "method": "session/list"}', -32600, '"jsonrpc" must be "2.0"'),
@@ -72,6 +73,12 @@ async def test_a_frame_without_content_length_is_a_parse_error(spawn_daemon, wor
         ("session/new", [1, 2], -32602, "must be an object"),
         ("session/prompt", {"sessionId": "s", "prompt": [{"type": "image"}]}, -32602, "image"),
         ("session/set_mode", {"sessionId": "s", "modeId": "yolo"}, -32602, "read-only"),
+        ("session/set_mode", {"sessionId": "s"}, -32602,
+         "session/set_mode: params.modeId: required field missing; send one of: read-only"),
+        ("_tether/rules/list", {}, -32602, "invalid params for _tether/rules/list: sessionId"),
+        ("textDocument/codeAction", {}, -32602, "invalid params for textDocument/codeAction"),
+        ("session/prompt", {"sessionId": "s", "prompt": [], "_meta": {"tether": {"steer": "yes"}}}, -32602,
+         "session/prompt: prompt is an empty list; send at least one content block"),
     ],
 )
 async def test_bad_requests_get_exactly_one_error_naming_the_problem(

@@ -103,7 +103,9 @@ class AgentTurn:
             guard=self.guard, journal=self.journal,
         )
 
-    async def run(self, prompt: Sequence[ContentBlock]) -> TurnOutcome:
+    async def run(self, prompt: Sequence[ContentBlock], *, typed: Sequence[ContentBlock] = ()) -> TurnOutcome:
+        """``typed``: what the user typed when ``prompt`` is a command's expansion (the
+        session's title is taken from it, not from the expanded text)."""
         screened, notices, verdict = self._screen_prompt(prompt)
         hooked = await prompt_hooks(self.services.hooks, self.session, screened)
         screened = hooked.blocks
@@ -124,7 +126,7 @@ class AgentTurn:
 
             return await self._ended(await self._drive(refused))
         if self.session.title is None:
-            title = _title_from(screened)
+            title = _title_from(typed or screened)
             if title:
                 await self.journal.set_title(title)
                 self.sink.emit(TitleChanged(title))

@@ -67,7 +67,9 @@ class TetherServer(ServerContext):
     async def end_start_up(self) -> None:
         """Start-up is over once the first session is answered and the client is idle (its
         first prompt may be running: it waits a second at most), or after ``_START_UP_S``, or
-        when the daemon stops: the collector resumes."""
+        when the daemon stops: the collector resumes. A daemon serving one turn in its client's
+        process (`tether run`) saves its class code cache at exit instead (`tether.cli`): its
+        turn makes classes until then."""
         waits = [asyncio.ensure_future(event.wait()) for event in (self.session_opened, self.stopped)]
         try:
             await asyncio.wait(waits, timeout=_START_UP_S, return_when=asyncio.FIRST_COMPLETED)
@@ -76,7 +78,7 @@ class TetherServer(ServerContext):
         finally:
             for wait in waits:
                 wait.cancel()
-            resume_collector()
+            resume_collector(class_code_made=self.warm_up)
 
     @asynccontextmanager
     async def lifetime(self) -> AsyncIterator[TetherServer]:

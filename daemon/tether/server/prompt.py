@@ -12,11 +12,13 @@ Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from typing import cast
 
 from tether_protocol._common import StopReason
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import (
+    InvalidParams,
     ProviderFailed,
     SessionBusy,
     SessionNotFound,
@@ -56,19 +58,23 @@ def _refuse_during_resumed(session: AgentSession) -> None:
 
 
 async def _run(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded
+    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
+    typed: PromptParams,
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
     provider = await ctx.provider()
     turn = make_turn(ctx, session, handle, sink, provider)
     # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
     blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    # a command's expansion is titled with what the user typed (`/fix-issue 12`), not its text
+    expanded = prompt.prompt != list(typed.prompt)
+    title_from = blocks_from_json([unstructure(b) for b in typed.prompt], "params.prompt") if expanded else ()
     blocks = await attach_resources(ctx, session.id, blocks, sink)  # MCP resources the prompt links
     mode = session.mode
     if prompt.mode is not None:
         session.mode = prompt.mode  # this turn only (`/review`: read-only)
     try:
-        return await turn.run(blocks)
+        return await turn.run(blocks, typed=title_from)
     except TurnWaiting as exc:
         session.left_waiting = True
         raise SessionBusy(
@@ -153,9 +159,19 @@ async def _expand(
     return None
 
 
+def _refuse_empty(prompt: Sized, method: str) -> None:
+    """An empty prompt is refused before anything is stored or the model is called."""
+    if not prompt:
+        raise InvalidParams(
+            f"invalid params for {method}: prompt is an empty list; send at least one content "
+            'block, e.g. [{"type": "text", "text": "..."}]'
+        )
+
+
 async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn."""
+    _refuse_empty(params.prompt, "session/prompt")
     session = ctx.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     queue = queue_of(ctx, session.id)
@@ -163,7 +179,7 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
     if steering(params) and queue.can_steer(session):
         wait = await queue.steer(session, params)
         if wait.outcome is not None:  # landed: answered now, the turn goes on
-            return PromptResult("end_turn", meta=_meta(wait.outcome.turn_id or "", wait.outcome))
+            return PromptResult("end_turn", meta=await _meta(session, wait.outcome.turn_id or "", wait.outcome))
         if wait.entry is None:  # withdrawn
             return PromptResult("cancelled")
         steer = SteerOutcome(False)
@@ -194,7 +210,7 @@ async def _prompt_turn(
         expanded = await _expand(ctx, session, handle.turn_id, sink, params)
         if expanded is None:  # a command answered without a turn
             return PromptResult("end_turn")
-        outcome = await _run(ctx, session, handle, sink, expanded)
+        outcome = await _run(ctx, session, handle, sink, expanded, params)
     finally:
         sink.flush()
         session.turn = None
@@ -202,17 +218,22 @@ async def _prompt_turn(
         queue.turn_ended(session, handle)
     if outcome.error is not None:
         raise _provider_failed(outcome)
-    return PromptResult(cast(StopReason, outcome.stop_reason), meta=_meta(outcome.turn_id, steer))
+    return PromptResult(cast(StopReason, outcome.stop_reason), meta=await _meta(session, outcome.turn_id, steer))
 
 
 async def session_steer(ctx: ServerContext, params: SteerParams) -> PromptResult:
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
+    _refuse_empty(params.prompt, "_tether/session/steer")
     meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}
     return await session_prompt(ctx, PromptParams(params.session_id, params.prompt, meta=meta))
 
 
-def _meta(turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
-    return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer))
+async def _meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
+    """The turn's id and its seq: rewind and changes take either (one lookup per prompt)."""
+    from ..store.checkpoints import seq_of_turn
+
+    seq = await seq_of_turn(session.store, turn_id) if turn_id else None
+    return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer, turn_seq=seq))
 
 
 def cancel_prompt(ctx: ServerContext, params: PromptParams) -> None:

@@ -238,9 +238,16 @@ def stop_queue(registry: SessionRegistry, session: AgentSession, *, keep_rows: b
 
 
 def steering(params: PromptParams) -> bool:
-    """`_meta.tether.steer: true` on a `session/prompt`."""
+    """`_meta.tether.steer: true` on a `session/prompt` (InvalidParams for a steer that is
+    not a boolean: a "yes" silently queued would be the opposite of what was asked)."""
     tether = (params.meta or {}).get("tether")
-    return isinstance(tether, dict) and tether.get("steer") is True
+    steer = tether.get("steer", False) if isinstance(tether, dict) else False
+    if not isinstance(steer, bool):
+        raise InvalidParams(
+            f"invalid params for session/prompt: _meta.tether.steer must be true or false, not "
+            f"{steer!r}; send true to join the running turn, or leave it out to queue the prompt"
+        )
+    return steer
 
 
 def preview_of(params: PromptParams) -> str:

@@ -37,9 +37,10 @@ if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
 
 def private_paths(home: Path | None) -> tuple[str, ...]:
     """Tether's user config, its history, its runtime directories (the shared daemon's
-    socket) and MCP servers' own directories: what neither the tools nor commands read or
+    socket), MCP servers' own directories and the class code cache: what neither the tools nor commands read or
     reach. The config's directory when it is Tether's own (`.../tether`), else only the
     file (a TETHER_CONFIG in `~` must not hide, or fail to hide, all of `~`)."""
+    from ..class_code_cache import cache_dirs
     from ..config import user_config_path
     from ..config.mcp_servers import servers_dir
     from ..shared.proxy import runtime_dirs
@@ -51,6 +52,7 @@ def private_paths(home: Path | None) -> tuple[str, ...]:
         str(tether_home(home)),
         str(servers_dir()),  # MCP servers' own directories (their HOME: a planted .npmrc would run there)
         *runtime_dirs(os.environ),
+        *cache_dirs(),  # the class code cache: code from there runs unsandboxed at the next start
     )
 
 

@@ -279,6 +279,19 @@ class Changed:
     note: str | None
 
 
+async def turn_seq(store: HistoryStore, session_id: str, turn: int | str | None) -> tuple[int | None, dict[str, int]]:
+    """``turn`` (a seq or a turnId) as its seq, with the session's turns (id -> seq);
+    BadRewind when the session has no such turn (`changes` and rewind refuse it alike)."""
+    seqs = await cp.turn_seqs(store, session_id)
+    seq = seqs.get(turn) if isinstance(turn, str) else turn
+    if turn is not None and (seq is None or seq not in seqs.values()):
+        last = f"its turns are 1 to {len(seqs)}" if seqs else "it has no turns yet"
+        raise BadRewind(
+            f"session {session_id} has no turn {turn!r}; {last} (a turn's seq, or the turnId session/prompt answers)"
+        )
+    return seq, seqs
+
+
 async def changes(store: HistoryStore, session_id: str, turn: int | None = None) -> list[Changed]:
     """What turn `turn` (its seq) changed, file by file, or the whole session (its rewinds included)."""
     rows = [r for r in await cp.change_rows(store, session_id) if turn is None or r.turn == turn]

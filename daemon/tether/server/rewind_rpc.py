@@ -4,8 +4,9 @@
                              -> {rewindId, restored, conflicts, skipped, hiddenMessages, done}
     _tether/session/changes  {sessionId, turn?, cwd?} -> {files, rewinds}
 
-Owns: finding the session (live here, else stored in `cwd`'s or the default workspace)
-and mapping the sessions service's errors: a bad point -32602, a turn running -32010.
+Owns: finding the session (live here, else stored in `cwd`'s or the default workspace),
+a turn named by its seq or its turnId (both methods, one "no turn" error), and mapping
+the sessions service's errors: a bad point -32602, a turn running -32010.
 Must not: decide what a rewind restores (`rewind.py` does, through the sessions
 service, for the CLI too) or write SQL.
 """
@@ -27,17 +28,30 @@ from tether_protocol._rewind import (
     RewindSkipped,
 )
 
-from ..store import StoreError
+from ..store import HistoryStore, StoreError
 from .context import ServerContext
-from .rewind import BadRewind, RewindBusy
+from .rewind import BadRewind, RewindBusy, turn_seq
 from .snapshots import _locate
+
+
+async def _turn_seq(
+    store: HistoryStore, session_id: str, turn: int | str | None, where: str
+) -> tuple[int | None, dict[str, int]]:
+    """``turn`` as its seq (`rewind.turn_seq`), an unknown one -32602 naming ``where``."""
+    try:
+        return await turn_seq(store, session_id, turn)
+    except BadRewind as exc:
+        raise InvalidParams(f"invalid params for {where}: {exc}") from exc
 
 
 async def session_rewind(ctx: ServerContext, params: RewindParams) -> RewindResult:
     store, workspace = await _locate(ctx, params.session_id, params.cwd)
+    to_turn = params.to_turn  # a seq is checked by the rewind, after "a turn is running"
+    if isinstance(to_turn, str):
+        to_turn, _seqs = await _turn_seq(store, params.session_id, to_turn, "_tether/session/rewind: toTurn")
     try:
         outcome = await ctx.sessions.rewind(
-            store, params.session_id, workspace, to_turn=params.to_turn, message_seq=params.message_seq,
+            store, params.session_id, workspace, to_turn=to_turn, message_seq=params.message_seq,
             to_rewind=params.to_rewind, restore=params.restore, force=params.force, dry_run=params.dry_run,
         )
     except BadRewind as exc:
@@ -58,9 +72,11 @@ async def session_rewind(ctx: ServerContext, params: RewindParams) -> RewindResu
 
 async def session_changes(ctx: ServerContext, params: ChangesParams) -> ChangesResult:
     store, _workspace = await _locate(ctx, params.session_id, params.cwd)
-    found = await ctx.sessions.changes(store, params.session_id, params.turn)
+    turn, seqs = await _turn_seq(store, params.session_id, params.turn, "_tether/session/changes: turn")
+    found = await ctx.sessions.changes(store, params.session_id, turn)
     rewinds = await ctx.sessions.rewinds(store, params.session_id)
+    ids = {seq: turn_id for turn_id, seq in seqs.items()}
     return ChangesResult(
-        [ChangedFile(c.path, c.status, c.diff, c.turns, c.note) for c in found],
+        [ChangedFile(c.path, c.status, c.diff, c.turns, c.note, [ids[t] for t in c.turns if t in ids]) for c in found],
         [RewindInfo(r.id, r.at_seq, r.to_seq, cast(RewindRestore, r.restore)) for r in rewinds],
     )

@@ -75,7 +75,8 @@ async def session_list(ctx: ServerContext, params: ListSessionsParams) -> ListSe
     workspace = check_workspace(params.cwd) if params.cwd else Path(ctx.default_root)
     try:
         records, cursor = await ctx.sessions.list(
-            workspace.resolve(), params.cursor, include_empty=_include_empty(params.meta)
+            workspace.resolve(), params.cursor, include_empty=_asked(params.meta, "includeEmpty"),
+            include_children=_asked(params.meta, "includeChildren"),
         )
     except InvalidCursor as exc:
         raise InvalidParams(f"invalid params for session/list: params.cursor: {exc}") from exc
@@ -93,10 +94,11 @@ def _parent(metadata: JsonObject) -> JsonObject | None:
     return {"tether": {k: metadata[k] for k in ("parentSessionId", "parentCallId") if k in metadata}}
 
 
-def _include_empty(meta: JsonObject | None) -> bool:
-    """`_meta.tether.includeEmpty: true` lists sessions never prompted too (SPEC §session/list)."""
+def _asked(meta: JsonObject | None, flag: str) -> bool:
+    """`_meta.tether.includeEmpty: true` lists sessions never prompted too, `includeChildren:
+    true` sub-agents' sessions (SPEC §3.8)."""
     tether = (meta or {}).get("tether")
-    return isinstance(tether, dict) and tether.get("includeEmpty") is True
+    return isinstance(tether, dict) and tether.get(flag) is True
 
 
 async def session_close(ctx: ServerContext, params: SessionIdParams) -> EmptyResult:

@@ -186,13 +186,17 @@ class SessionsService:
         return await search(await self.stores.store_for(workspace), query, limit=limit)
 
     async def list(
-        self, workspace: Path, cursor: str | None = None, limit: int = 50, *, include_empty: bool = False
+        self, workspace: Path, cursor: str | None = None, limit: int = 50, *, include_empty: bool = False,
+        include_children: bool = False,
     ) -> tuple[list[SessionRecord], str | None]:
         """One page of the workspace's sessions, newest first (``InvalidCursor`` on a bad cursor).
         Sessions never prompted (no message: an editor opened a chat and left) only with
-        ``include_empty``; every lister (session/list, `tether sessions list`) goes through here."""
+        ``include_empty``, sub-agents' sessions only with ``include_children``; every lister
+        (session/list, `tether sessions list`) goes through here."""
         store = await self.stores.store_for(workspace)
-        return await store.list_sessions(limit=limit, cursor=cursor, include_empty=include_empty)
+        return await store.list_sessions(
+            limit=limit, cursor=cursor, include_empty=include_empty, include_children=include_children
+        )
 
     async def latest(self, workspace: Path) -> SessionRecord | None:
         return await (await self.stores.store_for(workspace)).latest_session()

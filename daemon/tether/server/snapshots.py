@@ -137,7 +137,7 @@ async def _fork(
     try:
         new_id = await ctx.sessions.fork(store, source_id, workspace, target, upto_seq)
     except BadForkPoint as exc:
-        raise InvalidParams(f"invalid params: {exc}") from exc
+        raise InvalidParams(f"invalid params for _tether/session/fork: {exc}") from exc  # only its messageSeq
     except SessionGone as exc:
         raise SessionNotFound(str(exc)) from exc
     session, _stored = await ctx.registry.revive(new_id, target)

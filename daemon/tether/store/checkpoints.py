@@ -135,6 +135,18 @@ async def rewinds(store: HistoryStore, session_id: str) -> list[RewindRow]:
     return [RewindRow(r[0], r[1], r[2], r[3], [tuple(x) for x in json.loads(r[4])], r[5]) for r in rows]
 
 
+async def turn_seqs(store: HistoryStore, session_id: str) -> dict[str, int]:
+    """The session's turns: each turn's id and its seq (1 = the first)."""
+    rows = await store.query("SELECT id, seq FROM turns WHERE session_id = ? ORDER BY seq", (session_id,))
+    return {str(row[0]): int(row[1]) for row in rows}
+
+
+async def seq_of_turn(store: HistoryStore, turn_id: str) -> int | None:
+    """One turn's seq (a primary-key lookup: the prompt answer pays it once per turn)."""
+    rows = await store.query("SELECT seq FROM turns WHERE id = ?", (turn_id,))
+    return int(rows[0][0]) if rows else None
+
+
 async def blobs(store: HistoryStore, digests: Sequence[str]) -> dict[str, bytes]:
     found: dict[str, bytes] = {}
     wanted = sorted(set(digests))

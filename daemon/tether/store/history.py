@@ -51,6 +51,7 @@ __all__ = ["HistoryStore"]
 _T = TypeVar("_T")
 
 _SESSION_COLUMNS = "id, workspace, title, mode, created_at, updated_at, metadata"
+_NO_PARENT = "json_extract(s.metadata, '$.parentSessionId') IS NULL"  # not a sub-agent's session
 _TURN_COLUMNS = "id, session_id, seq, status, stop_reason, started_at, finished_at, error"
 _MESSAGE_COLUMNS = "role, body, status, seq, turn_id, created_at"
 
@@ -147,10 +148,11 @@ class HistoryStore:
         return SessionRecord.from_row(rows[0]) if rows else None
 
     async def list_sessions(
-        self, limit: int = 50, cursor: str | None = None, *, include_empty: bool = True
+        self, limit: int = 50, cursor: str | None = None, *, include_empty: bool = True, include_children: bool = True
     ) -> tuple[list[SessionRecord], str | None]:
         """A page of sessions, most recently updated first, and the next page's cursor;
-        without ``include_empty``, only those with at least one message.
+        without ``include_empty``, only those with at least one message; without
+        ``include_children``, no sub-agent's session (one whose metadata names a parent).
 
         Keyset paging on (updated_at, id): a session that does not change between
         two calls is never repeated or skipped, however many are added meanwhile.
@@ -158,6 +160,7 @@ class HistoryStore:
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
         where = "WHERE 1" if include_empty else "WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.session_id = s.id)"
+        where += "" if include_children else f" AND {_NO_PARENT}"
         after: tuple[Any, ...] = ()
         if cursor is not None:
             where, after = f"{where} AND (updated_at, id) < (?, ?)", parse_session_cursor(cursor)
@@ -169,11 +172,11 @@ class HistoryStore:
         return page, (session_cursor(page[-1]) if len(rows) > limit else None)
 
     async def latest_session(self) -> SessionRecord | None:
-        """The most recently updated session with a conversation: one just created and
-        never prompted (an editor opening a session at start) is not "where I left off"."""
+        """The most recently updated session with a conversation: one just created and never
+        prompted (an editor opening a session at start), or a sub-agent's, is not "where I left off"."""
         rows = await self._db.read(
             f"SELECT {_SESSION_COLUMNS} FROM sessions AS s"
-            " WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.session_id = s.id)"
+            f" WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.session_id = s.id) AND {_NO_PARENT}"
             " ORDER BY updated_at DESC, id DESC LIMIT 1"
         )
         return SessionRecord.from_row(rows[0]) if rows else None

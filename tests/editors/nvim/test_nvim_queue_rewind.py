@@ -80,7 +80,11 @@ def test_a_prompt_during_a_turn_is_queued_withdrawn_and_a_steer_lands_in_the_tur
 def test_rewind_to_here_lists_the_files_asks_to_overwrite_a_changed_one_and_reloads_the_chat(
     nvim: Nvim, workspace: Path
 ) -> None:
-    open_chat(nvim, mode="full-auto")
+    open_chat(nvim)
+    # the user's choice in the editor (session/set_mode); a plugin's `mode` option may only
+    # make the daemon stricter than the user's config (SPEC §9)
+    nvim.cmd("TetherMode full-auto")
+    nvim.wait_for(lambda: nvim.lua("return require('tether').client().session.mode") == "full-auto", "mode full-auto")
     nvim.send("write a note")
     nvim.turn_done(count=1)
     nvim.send("edit the readme")

@@ -69,21 +69,22 @@ export interface CancelledOutcome {
   outcome: "cancelled";
 }
 
-/** One file: `status` "added" | "modified" | "deleted"; `diff` is unified ("" for binary); `note` says why it cannot be rewound, if it cannot. `turns`: the turns (seqs) that changed it. */
+/** One file: `status` "added" | "modified" | "deleted"; `diff` is unified ("" for binary); `note` says why it cannot be rewound, if it cannot. `turns`: the turns (seqs) that changed it; `turnIds`: the same turns' ids, in the same order. */
 export interface ChangedFile {
   diff: string;
   note?: string;
   path: string;
   status: "added" | "modified" | "deleted";
+  turnIds?: string[];
   turns: number[];
 }
 
-/** The files turn `turn` (its seq) changed, or the whole session's when absent. */
+/** The files turn `turn` (its seq or its turnId) changed, or the whole session's when absent. */
 export interface ChangesParams {
   _meta?: { [key: string]: unknown };
   cwd?: string;
   sessionId: string;
-  turn?: number;
+  turn?: number | string;
 }
 
 /** `rewinds`: every rewind of the session, oldest first (also with `turn`). */
@@ -531,10 +532,11 @@ export interface PromptResultMeta {
   tether?: PromptTetherMeta;
 }
 
-/** `steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37). */
+/** `steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37). `turnSeq`: the same turn's seq (1 = the session's first), which rewind and changes also take (SPEC §3.40). */
 export interface PromptTetherMeta {
   steer?: SteerOutcome;
   turnId: string;
+  turnSeq?: number;
 }
 
 export interface QueueParams {
@@ -660,7 +662,7 @@ export interface RewindInfo {
   toSeq: number;
 }
 
-/** Back to just before turn `toTurn` (its seq, 1 = the first) began, or just before the user message `messageSeq`, or just before rewind `toRewind` (which undoes it): exactly one of the three. `force`: also overwrite files changed since Tether last wrote them. `dryRun`: answer what it would do, change nothing. */
+/** Back to just before turn `toTurn` (its seq, 1 = the first, or its turnId) began, or just before the user message `messageSeq`, or just before rewind `toRewind` (which undoes it): exactly one of the three. `force`: also overwrite files changed since Tether last wrote them. `dryRun`: answer what it would do, change nothing. */
 export interface RewindParams {
   _meta?: { [key: string]: unknown };
   cwd?: string;
@@ -670,7 +672,7 @@ export interface RewindParams {
   restore?: RewindRestore;
   sessionId: string;
   toRewind?: number;
-  toTurn?: number;
+  toTurn?: number | string;
 }
 
 export type RewindRestore = "conversation" | "files" | "both";

@@ -33,6 +33,7 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
   const waitPosted = <T extends HostMessage["type"]>(type: T, from: number, what: string, match: (m: Extract<HostMessage, { type: T }>) => boolean = () => true) =>
     waitFor(() => posted(from).find((m): m is Extract<HostMessage, { type: T }> => m.type === type && match(m as Extract<HostMessage, { type: T }>)), what);
   const statusText = () => stub.statusBarItems[0].text;
+  const launchedKey = () => readFileSync(join(sandbox.root, "launched-key"), "utf8");
   const agent = () => ext.current!;
 
   before(() => {
@@ -44,7 +45,9 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     const bin = join(sandbox.root, "bin");
     mkdirSync(bin);
     const tether = join(bin, "tether");
-    writeFileSync(tether, `#!/bin/sh\nexec '${interpreter}' -m tether "$@"\n`);
+    // the wrapper notes the key it was started with: the daemon hides it from its own
+    // /proc/PID/environ (SPEC §5.13), so that is no longer where a test can see it
+    writeFileSync(tether, `#!/bin/sh\nprintf '%s' "$TETHER_API_KEY" > '${join(sandbox.root, "launched-key")}'\nexec '${interpreter}' -m tether "$@"\n`);
     chmodSync(tether, 0o755);
 
     stub.reset();
@@ -89,7 +92,8 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     await waitPosted("sessions", 0, "the session list from the daemon");
 
     const pid = agent().supervisor.pid!;
-    assert.equal(daemonEnvironment(pid).TETHER_API_KEY, "sk-vscode-test-key");
+    assert.equal(launchedKey(), "sk-vscode-test-key");
+    assert.equal(daemonEnvironment(pid).TETHER_API_KEY, undefined); // hidden by the daemon at start
     assert.equal(daemonEnvironment(pid).TETHER_HOME, sandbox.home);
     const init = agent().supervisor.client!.initializeParams!;
     assert.deepEqual(init.initializationOptions, { mode: "ask", provider: "scripted", script: CHAT_SCRIPT });
@@ -329,7 +333,8 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     assert.equal(context.secrets.values.get(API_KEY_SECRET), "sk-second-key");
     assert.equal((stub.inputBoxes.at(-1) as { password?: boolean }).password, true);
     await waitFor(() => agent().supervisor.pid && agent().supervisor.pid !== pid, "the restarted daemon");
-    assert.equal(daemonEnvironment(agent().supervisor.pid!).TETHER_API_KEY, "sk-second-key");
+    await waitFor(() => launchedKey() === "sk-second-key", "the restarted daemon started with the new key");
+    assert.equal(daemonEnvironment(agent().supervisor.pid!).TETHER_API_KEY, undefined);
     assert.doesNotMatch(stub.outputChannels[0].lines.join("\n"), /sk-second-key/);
   });
 
