@@ -48,7 +48,7 @@ class Daemon:
         from tether_client import ClientError, TetherClient
 
         self._stderr = tempfile.TemporaryFile()
-        command = [sys.executable, "-m", "tether", "serve"]
+        command = [sys.executable, "-P", "-m", "tether", "serve"]  # -P: no module from the cwd (the workspace)
         client = await TetherClient.spawn(
             *self.serve_args, command=command, cwd=self.workspace, stderr=self._stderr,
             on_request=self.on_request,

@@ -241,7 +241,8 @@ class TetherClient:
         framing: Framing = "lsp",
         on_request: RequestHandler | None = None,
     ) -> TetherClient:
-        cmd = list(command or [sys.executable, "-m", "tether", "serve"]) + list(args)
+        # -P: the cwd (often the workspace) is not put on sys.path: no repository module is imported
+        cmd = list(command or [sys.executable, "-P", "-m", "tether", "serve"]) + list(args)
         process = await asyncio.create_subprocess_exec(
             *cmd,
             stdin=asyncio.subprocess.PIPE,

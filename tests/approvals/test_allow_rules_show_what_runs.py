@@ -64,6 +64,22 @@ WRITES = [
     ("sed -n 'w Makefile' notes.txt", "a `sed` script that writes a file"),
     ("sed 's/x/y/w justfile' notes.txt", "a `sed` script that"),
     ("sed -f script.sed notes.txt", "a `sed` script file"),
+    # the archive or copy a tar, zip, rsync or scp rule writes where the command names it
+    ("rsync x.txt Makefile", "`Makefile` configures"),
+    ("rsync -a --exclude y x.txt Makefile", "`Makefile` configures"),
+    ("rsync x.txt .envrc", "`.envrc` is a dotfile"),
+    ("rsync x.txt notes.txt", "`notes.txt` already exists"),
+    ("scp x.txt Makefile", "`Makefile` configures"),
+    ("scp -P 22 x.txt package.json", "`package.json` configures"),
+    ("tar -cf Makefile x.txt", "`Makefile` configures"),
+    ("tar cf Makefile x.txt", "`Makefile` configures"),
+    ("tar -cvfMakefile x.txt", "`Makefile` configures"),
+    ("tar cCf sub Makefile x.txt", "`Makefile` configures"),
+    ("tar --create --file=Makefile x.txt", "`Makefile` configures"),
+    ("tar --append --file Makefile x.txt", "`Makefile` configures"),
+    ("tar -rf notes.txt x.txt", "`notes.txt` already exists"),
+    ("zip Makefile x.txt", "`Makefile` configures"),
+    ("zip -j -x y .envrc x.txt", "`.envrc` is a dotfile"),
 ]
 RUNS = [
     ("git ls-remote --upload-pack='touch pwned' .", "`git ls-remote --upload-pack='touch pwned'` runs a command"),
@@ -186,6 +202,7 @@ SAFE = [
     "ssh -o BatchMode=yes host ls", "less notes.txt", "man ls", "more +10 notes.txt", "make test",
     "git log --format=%H --since=yesterday", "echo hi > logs/run.log", "ssh host ls -la",
     "git submodule status", "git rev-parse --show-toplevel", "git branch --show-current", "find . -name '*.py'", "git diff --output=changes.diff",
+    "rsync x.txt backup.txt", "scp x.txt host:Makefile", "tar -tf notes.txt", "tar -cf - sub", "zip -r a.zip sub",
 ]
 
 

@@ -16,6 +16,7 @@ from tether_protocol.conversation import Message
 
 from ..providers.base import ModelRequest
 from ..tools.args import JsonSchema
+from ..tools.regular_files import open_regular
 from .memory_files import memory_instructions
 
 STABLE_SYSTEM_PROMPT = """\
@@ -71,7 +72,7 @@ def agents_instructions(workspace: Path, tethers_own: Callable[[str], bool] | No
                 continue
             if tethers_own is not None and tethers_own(str(real)):
                 continue
-            with real.open("rb") as file:  # at most what is kept, whatever the file's size
+            with open_regular(str(real)) as file:  # at most what is kept; never a FIFO swapped in since
                 data = file.read(4 * _MAX_INSTRUCTION_CHARS)
         except (OSError, RuntimeError):  # unreadable, or a loop of links
             continue

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..tools.regular_files import open_regular
+
 __all__ = [
     "HEADING",
     "MAX_MEMORY_CHARS",
@@ -73,7 +75,7 @@ def read_memory(scope: Scope, workspace: Path, tethers_own: Callable[[str], bool
             return MemoryFile(scope, path, "", 0)
         if not real.is_file():
             return MemoryFile(scope, path, "", 0)
-        with real.open("rb") as file:  # at most what is kept, whatever the file's size
+        with open_regular(str(real)) as file:  # at most what is kept; never a FIFO swapped in since
             data = file.read(4 * MAX_MEMORY_CHARS + 4)
     except (OSError, RuntimeError):  # missing, unreadable, or a loop of links
         return MemoryFile(scope, path, "", 0)

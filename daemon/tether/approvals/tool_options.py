@@ -4,12 +4,14 @@ Owns: one handler per such tool. An option that runs a program (`tar --to-comman
 `zip -TT`, `rsync -e`, `ssh -o ProxyCommand`, `scp -S`, `sftp -D`, `less +!cmd`,
 `man -P`, any abbreviation GNU accepts) makes the command not fully seen; a long option
 outside the tool's known list (tar, zip, rsync; any for ssh) makes it not plain. Also
-the files `tee`, `sort -o` and `uniq IN OUT` write (`PartFinder.writes_to`).
+the files `tee`, `sort -o`, `uniq IN OUT`, `tar -cf`, `zip`, `rsync` and `scp` write
+where the command names them (`PartFinder.writes_to`).
 Must not: parse shell text (`shell_grammar.py`) or match rules (`rules.py`).
 """
 
 from __future__ import annotations
 
+from .copy_targets import written_file
 from .parts import CommandPart, PartFinder, brief
 from .shell_grammar import Word
 
@@ -73,6 +75,8 @@ _PAGER_LONG = ("--lesskey-file", "--lesskey-src", "--lesskey-content", "--log-fi
 
 def _options_runner(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.parts.append(CommandPart(tuple(words)))
+    if (target := written_file(program, words)) is not None:  # `tar -cf`'s archive, `rsync`'s destination
+        found.writes_to(target, program)
     longs, letters, known = _RUNS[program]
     for i, w in enumerate(words[1:], 1):
         value = w.value
@@ -93,6 +97,8 @@ def _options_runner(found: PartFinder, program: str, words: list[Word], depth: i
 
 def _ssh(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.parts.append(CommandPart(tuple(words)))
+    if program == "scp" and (target := written_file(program, words)) is not None:
+        found.writes_to(target, program)
     takes_value, runs = _SSH_VALUES[program]
     i = 1
     while i < len(words):

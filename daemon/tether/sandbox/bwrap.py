@@ -24,7 +24,6 @@ environment, which is also what `/proc/1/environ` shows inside).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 
@@ -167,10 +166,12 @@ def _git_entries(workspace: str) -> list[str]:
 
 
 def _submodule_paths(workspace: str) -> list[str]:
+    from tether.tools.regular_files import open_regular
+
     paths = ["."]
-    try:
-        with open(os.path.join(workspace, ".gitmodules"), encoding="utf-8", errors="replace") as handle:
-            for line in handle.read(1 << 20).splitlines():
+    try:  # a FIFO a command planted as `.gitmodules` must not block the next command's set-up
+        with open_regular(os.path.join(workspace, ".gitmodules")) as handle:
+            for line in handle.read(1 << 20).decode("utf-8", "replace").splitlines():
                 key, _, value = line.strip().partition("=")
                 if key.strip() == "path" and value.strip():
                     paths.append(value.strip())
@@ -193,7 +194,9 @@ def _inside(path: str, directory: str) -> bool:
 
 def probe_bwrap() -> tuple[BwrapSandbox | None, str]:
     """bwrap if it is installed and can create its namespaces here, with the reason."""
-    path = shutil.which("bwrap")
+    from tether.sandbox.host_path import host_program
+
+    path = host_program("bwrap")  # never a relative PATH entry: the cwd may be the repository
     if path is None:
         return None, "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     line = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..tools.regular_files import open_regular
+
 _NAME = re.compile(r"[A-Za-z][\w.-]*\Z")
 _MAX_BYTES = 64 * 1024  # a command is a prompt; a bigger file is a mistake
 
@@ -81,9 +83,11 @@ def _read(path: Path, label: str, within: Path | None) -> UserCommand | None:
         real = path.resolve()
         if within is not None and (not real.is_relative_to(within.resolve()) or _tethers_own(real)):
             return None
-        if path.stat().st_size > _MAX_BYTES:
+        with open_regular(str(real)) as handle:  # never a FIFO swapped in since the folder was listed
+            data = handle.read(_MAX_BYTES + 1)
+        if len(data) > _MAX_BYTES:
             return None
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
     except OSError:
         return None
     fields, body = _front_matter(text.lstrip("\ufeff"))

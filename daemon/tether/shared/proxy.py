@@ -232,7 +232,9 @@ def _start(path: str, key: str, flags: list[str], env: Env) -> Socket:
     with open(log_path, "ab") as log:
         os.chmod(log_path, 0o600)
         child = subprocess.Popen(
-            [sys.executable, "-m", "tether.shared.daemon", "--socket", path, *flags],
+            # -P: the cwd (the window's workspace) is not put on sys.path, so a repository's
+            # `tomllib.py` or `aiosqlite.py` is never imported in place of the real module
+            [sys.executable, "-P", "-m", "tether.shared.daemon", "--socket", path, *flags],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True,
         )
     deadline = time.monotonic() + _START_WAIT_S

@@ -11,7 +11,6 @@ alternates (an object found only there is not known).
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import mmap
 import os
@@ -21,7 +20,9 @@ import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 
-__all__ = ["GitDir", "find_git_dir", "git_dir_at", "open_regular", "read_blobs"]
+from tether.tools.regular_files import open_regular
+
+__all__ = ["GitDir", "find_git_dir", "git_dir_at", "read_blobs"]
 
 _MAX_DELTA_DEPTH = 64  # deeper than git's own default pack chains (50)
 _MAX_OBJECT = 64 * 1024 * 1024  # a crafted object must not inflate into the daemon's memory
@@ -33,16 +34,6 @@ class GitDir:
     top: str  # the working tree holding the `.git` entry
     git_dir: str  # where the index is (a worktree's own directory)
     common_dir: str  # where the objects are
-
-
-def open_regular(path: str) -> BinaryIO:
-    """`path` opened for reading if it is a regular file: a FIFO or a device a command put
-    in place of a git file must not block the daemon or flood it."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", path)
-    return os.fdopen(fd, "rb")
 
 
 def find_git_dir(workspace: str) -> GitDir | None:
@@ -102,15 +93,16 @@ class _ObjectStore:
         self.objects = objects
         self._packs: list[_Pack] | None = None
         self.bases: dict[tuple[str, int], tuple[int, bytes]] = {}  # delta bases read in this scan
+        self.cached_bytes = 0  # of `bases`: a long chain of large versions must not all stay in memory
 
     def read(self, object_id: str, depth: int = 0) -> tuple[int, bytes]:
         if len(object_id) != 40 or depth > _MAX_DELTA_DEPTH:
             raise KeyError(object_id)
         loose = os.path.join(self.objects, object_id[:2], object_id[2:])
         if os.path.isfile(loose):
-            with open_regular(loose) as handle:
+            with open_regular(loose) as handle:  # read no more than a largest object can take
                 inflater = zlib.decompressobj()
-                raw = inflater.decompress(handle.read(), _MAX_OBJECT + 64)
+                raw = inflater.decompress(handle.read(_MAX_OBJECT + _MAX_OBJECT // 64), _MAX_OBJECT + 64)
             if not inflater.eof:
                 raise ValueError("a loose object too large to read")
             header, _, data = raw.partition(b"\0")
@@ -175,11 +167,14 @@ class _Pack:
         return None
 
     def read(self, offset: int, store: _ObjectStore, depth: int) -> tuple[int, bytes]:
+        if depth > _MAX_DELTA_DEPTH:  # an offset delta onto itself, or a chain without end
+            raise ValueError("a delta chain too deep")
         cached = store.bases.get((self.base, offset))
         if cached is None:
             cached = self._read(offset, store, depth)
-            if depth and len(store.bases) < 256:
+            if depth and store.cached_bytes + len(cached[1]) <= _MAX_OBJECT:
                 store.bases[(self.base, offset)] = cached
+                store.cached_bytes += len(cached[1])
         return cached
 
     def _read(self, offset: int, store: _ObjectStore, depth: int) -> tuple[int, bytes]:

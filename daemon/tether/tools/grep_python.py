@@ -9,16 +9,22 @@ or run on the event loop thread (it is blocking; call it via a worker thread).
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import threading
 import warnings
+from collections.abc import Iterator
+from typing import BinaryIO
 
 from tether.tools.base import ToolError
 from tether.tools.grep_hits import GrepRequest, HitCollector
+from tether.tools.regular_files import open_regular
 from tether.tools.textfile import SNIFF_BYTES, decode_text, has_nul, split_lines
 
 __all__ = ["compile_pattern", "search_python"]
+
+_CHUNK = 1 << 20  # read at a time: a multi-GB file is searched in constant memory
 
 
 def compile_pattern(pattern: str, ignore_case: bool) -> re.Pattern[str]:
@@ -40,26 +46,54 @@ def search_python(
     for rel in request.files:
         if stop is not None and stop.is_set():
             return
-        data = _read_text_bytes(os.path.join(root, rel))
-        if data is None:
+        lines = _file_lines(os.path.join(root, rel))
+        if lines is None:
             continue
         hits: list[tuple[int, str]] = []
         count = 0
-        for number, line in enumerate(split_lines(decode_text(data)), 1):
-            if regex.search(line):
-                count += 1
-                if collector.wants_more_of(rel, len(hits)):
-                    hits.append((number, line))
+        try:
+            for number, line in enumerate(lines, 1):
+                if regex.search(line):
+                    count += 1
+                    if collector.wants_more_of(rel, len(hits)):
+                        hits.append((number, line))
+        except OSError:
+            continue  # gone or unreadable while read: the rg backend skips these too
         collector.add_file(rel, hits, count)
 
 
-def _read_text_bytes(path: str) -> bytes | None:
-    """The file's bytes, or None if it is binary (checked before reading the rest) or unreadable."""
+def _file_lines(path: str) -> Iterator[str] | None:
+    """The file's lines as `decode_text` and `split_lines` make them, read one at a time (a
+    multi-GB dump is never whole in memory); None if it is binary or unreadable."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(SNIFF_BYTES)
-            if has_nul(head):
-                return None
-            return head + handle.read()
+        handle = open_regular(path)  # never a FIFO swapped in since the walk
     except OSError:
         return None  # vanished or unreadable: the rg backend skips these too
+    try:
+        head = handle.read(SNIFF_BYTES)
+    except OSError:
+        head = b"\0"
+    if has_nul(head):
+        handle.close()
+        return None
+    return _decoded(handle, head)
+
+
+def _decoded(handle: BinaryIO, head: bytes) -> Iterator[str]:
+    with handle:
+        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # rare: decoded whole
+            yield from split_lines(decode_text(head + handle.read()))
+            return
+        # "\n" is never inside a UTF-8 sequence: cut there, pieces decode as the whole file does
+        handle.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
+        pending: list[bytes] = []  # the line still open (a minified file's may span many reads)
+        while chunk := handle.read(_CHUNK):
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                pending.append(chunk)
+                continue
+            pending.append(chunk[:cut])
+            yield from b"".join(pending).decode("utf-8", "replace").split("\n")
+            pending = [chunk[cut + 1 :]]
+        if rest := b"".join(pending):
+            yield rest.decode("utf-8", "replace")

@@ -19,7 +19,6 @@ import base64
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sysconfig
 
@@ -28,6 +27,7 @@ import anyio.to_thread
 from anyio.abc import ByteReceiveStream
 
 from tether.sandbox import SandboxPolicy, default_choice
+from tether.sandbox.host_path import host_program
 from tether.tools.base import ToolError
 from tether.tools.grep_hits import GrepRequest, HitCollector
 from tether.tools.subprocess_env import command_env
@@ -52,7 +52,7 @@ def find_rg() -> str | None:
         candidate = os.path.join(scripts, name) if scripts else ""
         if candidate and os.access(candidate, os.X_OK) and os.path.isfile(candidate):
             return candidate
-    return shutil.which("rg")
+    return host_program("rg")  # never a relative PATH entry: the cwd may be the repository
 
 
 async def search_rg(rg: str, root: str, request: GrepRequest, collector: HitCollector) -> None:

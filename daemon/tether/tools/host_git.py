@@ -17,6 +17,7 @@ import asyncio
 import os
 
 from tether.sandbox import SandboxChoice, SandboxPolicy
+from tether.sandbox.host_path import host_program
 from tether.tools.git_objects import find_git_dir
 from tether.tools.subprocess_env import command_env
 
@@ -59,10 +60,10 @@ class HostGit:
         return await self._git(*args, ok=ok, filters=self._filters)
 
     async def _git(self, *args: str, ok: tuple[int, ...], filters: list[str]) -> str:
-        repository = find_git_dir(self.workspace)
-        if repository is None:
-            return ""
-        argv = ["git", "--no-pager", *(arg for setting in INERT_CONFIG for arg in ("-c", setting)), *filters, *args]
+        repository, git = find_git_dir(self.workspace), host_program("git")
+        if repository is None or git is None:
+            return ""  # git found by absolute PATH entries only: `./node_modules/.bin/git` is the repository's
+        argv = [git, "--no-pager", *(arg for setting in INERT_CONFIG for arg in ("-c", setting)), *filters, *args]
         fds: list[int] = []
         if self.choice.sandbox is not None:
             policy = SandboxPolicy(workspace=self.workspace, tmpdir=None, cwd=self.workspace, writable=False,

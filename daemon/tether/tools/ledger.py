@@ -40,7 +40,11 @@ class ContentLedger:
 
     def record(self, path: Path, text: str) -> None:
         """The model has now seen `text` as the whole content of `path`."""
-        self._digests[self._key(path)] = text_digest(text)
+        self.record_digest(path, text_digest(text))
+
+    def record_digest(self, path: Path, digest: str) -> None:
+        """As `record`, given `text_digest` of the text (hashed as it streamed by)."""
+        self._digests[self._key(path)] = digest
 
     def has_read(self, path: Path) -> bool:
         return self._key(path) in self._digests

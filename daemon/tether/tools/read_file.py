@@ -2,19 +2,20 @@
 
 Owns: line windowing (offset/limit), `cat -n` style numbering, the 256 KiB output cap,
 binary refusal, and helpful errors (directory, missing file with close-name hints).
-Also records, when the session has a read ledger (`ctx.reads`), the full text of the
-file version the model just saw (even if only a window was shown), so mutating tools can
-refuse to edit a file that changed since.
+Also records, when the session has a read ledger (`ctx.reads`), the digest of the full
+text of the file version the model just saw (even if only a window was shown), so mutating
+tools can refuse to edit a file that changed since.
 Must not: read more of a file than the requested window needs (apart from counting the
-remaining newlines; with a read ledger the whole file is read once, to hash exactly the
-bytes shown), block the event loop on disk I/O, or touch anything outside the sandbox.
+remaining newlines; with a read ledger the whole file streams by once, to hash exactly the
+bytes shown), hold a whole file in memory (a repository's multi-GB dump is paged through),
+block the event loop on disk I/O, or touch anything outside the sandbox.
 """
 
 from __future__ import annotations
 
 import codecs
 import difflib
-import io
+import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterator, Mapping
@@ -26,7 +27,6 @@ import attrs
 
 from tether.tools.args import arg
 from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
-from tether.tools.disk_io import editable_text
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import (
     MAX_LINE_CHARS,
@@ -104,9 +104,9 @@ class ReadFileTool(Tool[ReadFileArgs]):
             return ToolResult(text, locations=location)
 
         want_full = ctx.reads is not None
-        text, full = await anyio.to_thread.run_sync(_read_disk, sandbox, real, rel, offset, limit, want_full)
-        if ctx.reads is not None and full is not None:
-            ctx.reads.record(real, full)
+        text, digest = await anyio.to_thread.run_sync(_read_disk, sandbox, real, rel, offset, limit, want_full)
+        if ctx.reads is not None and digest is not None:
+            ctx.reads.record_digest(real, digest)
         return ToolResult(text, locations=location)
 
 
@@ -127,7 +127,8 @@ def _open_document(documents: Mapping[str, str], sandbox: WorkspaceSandbox, give
 def _read_disk(
     sandbox: WorkspaceSandbox, real: Path, rel: str, offset: int, limit: int, want_full: bool = False
 ) -> tuple[str, str | None]:
-    """The rendered window, and (if `want_full`) the file's editable text (None if not UTF-8)."""
+    """The rendered window, and (if `want_full`) the digest of the file's editable text
+    (`ledger.text_digest`; None if not UTF-8)."""
     try:
         info = os.stat(real)
     except FileNotFoundError:
@@ -146,19 +147,49 @@ def _read_disk(
                 raise ToolError(
                     f"'{rel}' looks like a binary file ({info.st_size} bytes); read_file only returns text"
                 )
-            source: IO[bytes] = handle
-            full: str | None = None
-            if want_full:
-                # One read for both: the hash must be of exactly the version that is shown.
-                handle.seek(0)
-                data = handle.read()
-                full = editable_text(data)
-                source = io.BytesIO(data)
-            source.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
+            handle.seek(0)
+            # One read for both: the hash is of exactly the version that is shown.
+            source = _HashingReader(handle) if want_full else handle
+            source.read(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
             text = _render(rel, _disk_lines(source, offset), offset, limit, lambda: _count_rest(source))
-            return text, full
+            return text, source.digest() if isinstance(source, _HashingReader) else None
     except OSError as exc:
         raise ToolError(f"cannot read '{rel}': {exc.strerror}") from None
+
+
+class _HashingReader:
+    """Reads through `handle`, hashing each byte and checking it decodes as UTF-8 on the
+    way (the NUL check is the head's, done before): `ledger.text_digest` of the editable
+    text, in constant memory."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self.handle, self.sha = handle, hashlib.sha256()
+        self.decoder: codecs.IncrementalDecoder | None = codecs.getincrementaldecoder("utf-8")("strict")
+
+    def _seen(self, data: bytes) -> bytes:
+        self.sha.update(data)
+        try:
+            if self.decoder is not None:
+                self.decoder.decode(data)
+        except UnicodeDecodeError:
+            self.decoder = None  # not editable text: no digest
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        return self._seen(self.handle.read(size))
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._seen(self.handle.readline(size))
+
+    def digest(self) -> str | None:
+        while self.read(1 << 20):  # what the window and the line count did not read
+            pass
+        try:
+            if self.decoder is not None:
+                self.decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            self.decoder = None
+        return self.sha.hexdigest() if self.decoder is not None else None
 
 
 def _utf8_prefix(head: bytes, *, final: bool) -> bool:
@@ -169,7 +200,7 @@ def _utf8_prefix(head: bytes, *, final: bool) -> bool:
     return True
 
 
-def _disk_lines(handle: IO[bytes], offset: int) -> Iterator[str]:
+def _disk_lines(handle: IO[bytes] | _HashingReader, offset: int) -> Iterator[str]:
     """Display lines, streamed; lines before `offset` are skipped without decoding."""
     lineno = 0
     while True:
@@ -198,7 +229,7 @@ def _disk_lines(handle: IO[bytes], offset: int) -> Iterator[str]:
             yield clip_line(text)
 
 
-def _count_rest(handle: IO[bytes]) -> int:
+def _count_rest(handle: IO[bytes] | _HashingReader) -> int:
     count, last = 0, b"\n"
     while chunk := handle.read(1 << 20):
         count += chunk.count(b"\n")

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.tools.changes import UNRECORDED, KnownFiles, digest_of
-from tether.tools.git_objects import find_git_dir, open_regular, read_blobs
+from tether.tools.git_objects import find_git_dir, read_blobs
+from tether.tools.regular_files import open_regular
 from tether.tools.walk import walk
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ __all__ = ["SCAN_BUDGET_S", "Before", "scan_before", "scan_after", "stat_tree"]
 SCAN_BUDGET_S = 0.15
 PREREAD_MAX = 256 * 1024
 PREREAD_TOTAL = 16 * 1024 * 1024
+INDEX_MAX = 128 * 1024 * 1024  # ~1.5 million entries: far more than a tree the scan's budget walks
 
 Stats = dict[str, tuple[int, int]]  # rel -> (mtime_ns, size) of regular files
 
@@ -151,8 +153,10 @@ class GitIndex:
         if found is None:
             return cls({}, 0)
         with open_regular(os.path.join(found.git_dir, "index")) as handle:
-            data = handle.read()
+            data = handle.read(INDEX_MAX + 1)  # a planted (sparse) index of many GB is not read into memory
             written = int(os.fstat(handle.fileno()).st_mtime)
+        if len(data) > INDEX_MAX:
+            raise ValueError("a git index larger than Tether reads")
         return cls(_entries(data, os.path.relpath(workspace, found.top)), written)
 
 
