@@ -14,6 +14,7 @@ from tether.store import HistoryStore
 
 # "allow always" answers a user gave for read-looking commands (and `git`, `make`)
 ALLOWED = ("echo", "printf", "cat", "sed", "ls", "sort", "tee", "uniq", "git", "zip", "tar", "rsync", "ssh",
+           "cp", "mv", "ln", "install", "unzip",
            "scp", "sftp", "less", "more", "man", "make", "find")
 
 # (command, a fragment of the reason it is asked)
@@ -64,9 +65,26 @@ WRITES = [
     ("sed -n 'w Makefile' notes.txt", "a `sed` script that writes a file"),
     ("sed 's/x/y/w justfile' notes.txt", "a `sed` script that"),
     ("sed -f script.sed notes.txt", "a `sed` script file"),
+    # copiers: the destination, and what each source becomes in it (the attacker's review)
+    ("cp x.txt Makefile", "`Makefile` configures"),
+    ("mv x.txt package.json", "`package.json` configures"),
+    ("cp -t sub Makefile", "`sub` already exists"),
+    ("cp --target-directory=sub x.txt", "`sub` already exists"),
+    ("ln -sf x.txt .envrc", "`.envrc` is a dotfile"),
+    ("install -m 755 x.txt conftest.py", "`conftest.py` configures"),
+    ("cp x.txt notes.txt", "`notes.txt` already exists"),
+    ("cp -T x.txt AGENTS.md", "`AGENTS.md` configures"),
+    # extractions and tree copies write names the command does not show
+    ("tar -xzf a.tgz", "`tar` extracting writes the names inside the archive"),
+    ("tar --extract --file a.tar", "`tar` extracting writes the names inside the archive"),
+    ("tar xf a.tar", "`tar` extracting writes the names inside the archive"),
+    ("unzip a.zip", "`unzip` writes the names inside the archive"),
+    ("cp -r evil fresh", "`cp` copying a tree writes the names inside it"),
+    ("rsync -av src/ dst/", "`rsync` copying a tree writes the names inside it"),
     # the archive or copy a tar, zip, rsync or scp rule writes where the command names it
     ("rsync x.txt Makefile", "`Makefile` configures"),
-    ("rsync -a --exclude y x.txt Makefile", "`Makefile` configures"),
+    ("rsync -a --exclude y x.txt Makefile", "`rsync` copying a tree writes the names inside it"),
+    ("rsync --exclude y x.txt Makefile", "`Makefile` configures"),
     ("rsync x.txt .envrc", "`.envrc` is a dotfile"),
     ("rsync x.txt notes.txt", "`notes.txt` already exists"),
     ("scp x.txt Makefile", "`Makefile` configures"),
@@ -197,12 +215,11 @@ SAFE = [
     "echo hi > fresh-notes.txt", "ls -la > listing.txt 2>&1", "ls | tee out.txt", "sort -o sorted.txt notes.txt",
     "uniq notes.txt uniq.txt", "sed -n 1p notes.txt", "sed 's/a/b/' notes.txt > changed.txt", "cat notes.txt",
     "echo hi > /dev/null", "git log --oneline -n 5", "git status --short", "git diff --stat", "git grep -n foo",
-    "git -C sub log --oneline", "git ls-remote --heads .", "git show HEAD:notes.txt", "tar -xzf a.tgz",
-    "tar --extract --file a.tar", "tar -czf out.tgz src", "zip -r a.zip src", "rsync -av src/ dst/",
-    "ssh -o BatchMode=yes host ls", "less notes.txt", "man ls", "more +10 notes.txt", "make test",
+    "git -C sub log --oneline", "git ls-remote --heads .", "git show HEAD:notes.txt", "tar -czf out.tgz src", "zip -r a.zip src", "ssh -o BatchMode=yes host ls", "less notes.txt", "man ls", "more +10 notes.txt", "make test",
     "git log --format=%H --since=yesterday", "echo hi > logs/run.log", "ssh host ls -la",
     "git submodule status", "git rev-parse --show-toplevel", "git branch --show-current", "find . -name '*.py'", "git diff --output=changes.diff",
-    "rsync x.txt backup.txt", "scp x.txt host:Makefile", "tar -tf notes.txt", "tar -cf - sub", "zip -r a.zip sub",
+    "rsync x.txt backup.txt", "scp x.txt host:Makefile", "cp x.txt backup.txt", "cp x.txt fresh/", "mv x.txt new-name.txt",
+    "unzip -l a.zip", "tar -tzf a.tgz", "tar -tf notes.txt", "tar -cf - sub", "zip -r a.zip sub",
 ]
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from .copiers import COPIERS
 from .git_options import git
 from .inline_code import (
     AWK,
@@ -352,6 +353,6 @@ _HANDLERS: dict[str, Handler] = {
     **{name: awk for name in AWK},
     **{name: _guess for name in GUESSED_WRAPPERS},
     **{name: command_options for name in COMMAND_OPTIONS},
-    **TOOL_OPTIONS, **WRITERS,
+    **TOOL_OPTIONS, **WRITERS, **COPIERS,
     "sed": sed, "gsed": sed, "make": make, "gmake": make, "git": git,
 }

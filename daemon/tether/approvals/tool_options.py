@@ -11,6 +11,7 @@ Must not: parse shell text (`shell_grammar.py`) or match rules (`rules.py`).
 
 from __future__ import annotations
 
+from .copiers import unseen_tree_or_archive
 from .copy_targets import written_file
 from .parts import CommandPart, PartFinder, brief
 from .shell_grammar import Word
@@ -83,7 +84,7 @@ def _options_runner(found: PartFinder, program: str, words: list[Word], depth: i
         if value is None:
             continue
         if value == "--":
-            return
+            break
         given = value.split("=", 1)[0]
         # tar's first word may be an old-style cluster without a dash (`tar xIf prog a.tar`)
         short = (value.startswith("-") and not value.startswith("--")) or (program == "tar" and i == 1)
@@ -93,6 +94,8 @@ def _options_runner(found: PartFinder, program: str, words: list[Word], depth: i
             found.not_simple(f"`{program}` option `{brief(w.source)}` is not known to be safe")
         elif short and (any(c in value for c in letters) or (program == "zip" and "TT" in value)):
             found.cannot_see(f"`{program}` running a program given in `{brief(w.source)}`")
+    if (unseen := unseen_tree_or_archive(program, words)):  # `tar -x`, `rsync -a`: names not shown
+        found.not_simple(unseen)
 
 
 def _ssh(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
