@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 _END = object()
 
 
+_MAX_UNCLAIMED = 64  # sessions whose updates are kept until `new_session` takes them
+
+
 class DaemonStartError(Exception):
     """The daemon could not start (its settings are invalid): the message for the user and
     the exit code `tether serve` would have ended with."""
@@ -226,6 +229,9 @@ class TetherClient:
         self.served = served
         self.init_result: JsonObject | None = None
         self._sessions: dict[str, Session] = {}
+        # updates of a session whose `session/new` answer was read but not yet taken by the
+        # awaiting task (the daemon sends the command list right after the answer)
+        self._unclaimed: dict[str, list[JsonObject]] = {}
         self._turns: TurnRouter[PromptTurn] = TurnRouter()
         self.notifications: list[tuple[str, Any]] = []
         peer.on_notification = self._on_notification
@@ -298,6 +304,8 @@ class TetherClient:
             if session is not None:
                 session.updates.append(update)
                 return
+            if isinstance(session_id, str) and len(self._unclaimed) < _MAX_UNCLAIMED:
+                self._unclaimed.setdefault(session_id, []).append(update)
         self.notifications.append((method, params))
 
     async def request(self, method: str, params: Any = None) -> Any:
@@ -321,6 +329,7 @@ class TetherClient:
     async def new_session(self, cwd: str | Path) -> Session:
         result = await self.peer.request("session/new", unstructure(NewSessionParams(str(cwd))))
         session = Session(self, structure(result, NewSessionResult, method="session/new").session_id, result)
+        session.updates.extend(self._unclaimed.pop(session.id, ()))
         self._sessions[session.id] = session
         return session
 
