@@ -58,7 +58,7 @@ async def run(ctx: ToolContext, command: str, **args: object) -> str:
     return (await TOOL.call({"command": command, **args}, ctx)).text
 
 
-async def _none_left(marker: str, limit: float = 3.0) -> bool:
+async def _none_left(marker: str, limit: float = 10.0) -> bool:  # generous: a loaded CI machine
     end = time.monotonic() + limit
     while host_pids(marker):
         if time.monotonic() > end:
