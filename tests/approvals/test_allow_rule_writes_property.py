@@ -11,8 +11,9 @@ from pathlib import Path
 import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_bypass_property import RejectingUser  # the same "reject and count" user
 
-from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
+from tether.approvals import ApprovalGate, ApprovalRequest
 from tether.store import HistoryStore
 
 TARGETS = ("Makefile", "package.json", "AGENTS.md", ".envrc", ".tether/MEMORY.md", "conftest.py", "notes.txt",
@@ -70,13 +71,6 @@ def _workspace(root: Path) -> None:
     (root / "source.txt").write_text("from the source\n")
 
 
-class RejectingUser:
-    def __init__(self) -> None:
-        self.asked = 0
-
-    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        self.asked += 1
-        return AskerAnswer("reject_once")
 
 
 async def _decide(root: Path, command: str) -> tuple[bool, int, str]:
