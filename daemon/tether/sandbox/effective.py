@@ -53,7 +53,8 @@ def guarantees(choice: SandboxChoice) -> list[str]:
         ]
     return [
         f"files: Landlock {sandbox.version}: read rights for every entry except the hidden paths (and the "
-        "token files, hidden whole), write rights in the workspace and $TMPDIR",
+        "token files, hidden whole; the names in a hidden directory stay listable, as listing its parent "
+        "is), write rights in the workspace and $TMPDIR",
         "network: Landlock TCP bind/connect rules (ABI 4+)",
         f"sockets: {sockets}; signals and abstract unix sockets scoped (ABI 6+)",
         "processes: a launcher that is a child subreaper and kills what the command leaves, capabilities "
