@@ -61,7 +61,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
 # (a case-insensitive regex is ten times slower); the value is judged in its own case.
 _ASSIGNMENT = _Pattern("a password or token", ("pass", "secret", "token", "key", "auth"), re.compile(
     r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|auth)[a-z0-9_.-]{0,30}[\"']?[ \t]*[=:][ \t]*"
-    r"[\"']?([a-z0-9+/=_~-]{16,})(?![a-z0-9+/=_~.(\[-])"), group=1, accept=_literal_value)
+    r"[\"']?([^\s\"'`,;(){}\[\]<>]{16,})(?![^\s\"'`,;])"), group=1, accept=_literal_value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,8 @@ import threading
 
 __all__ = ["filtered_copy", "without_credentials"]
 
-_SECRET_LINE = re.compile(r"auth|token|passw|secret|credential|api[_-]?key|://[^/\s:@]+:[^/\s@]+@", re.I)
+_SECRET_LINE = re.compile(r"auth|token|passw|secret|credential|api[_-]?key", re.I)
+_URL_PASSWORD = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
 REMOVED = "# [removed by Tether's sandbox: this line holds a credential]"
 _MAX_BYTES = 1 << 20  # a token file is a few lines; a bigger one is shown as removed whole
 
@@ -30,11 +31,17 @@ def without_credentials(text: str) -> str:
     """`text` with every line that may hold a credential replaced by a `REMOVED` comment
     (comments themselves are kept: they are not read as settings)."""
     lines = text.splitlines()
-    kept = [
-        REMOVED if _SECRET_LINE.search(line) and not line.lstrip().startswith(("#", ";")) else line
-        for line in lines
-    ]
+    kept = [REMOVED if _holds_credential(line) else line for line in lines]
     return "\n".join(kept) + ("\n" if text.endswith("\n") else "")
+
+
+def _holds_credential(line: str) -> bool:
+    """The key (before `=`; the whole line without one: YAML, yarnrc v1) names a credential,
+    or the line holds a URL with a password; comments are not settings."""
+    if line.lstrip().startswith(("#", ";")):
+        return False
+    key = line.split("=", 1)[0]
+    return bool(_SECRET_LINE.search(key) or _URL_PASSWORD.search(line))
 
 
 def _own_dir() -> str:
