@@ -166,3 +166,28 @@ def test_doctor_lists_the_effective_hidden_paths(tmp_path: Path, daemon_env: dic
     assert "hidden from commands (present here):" in text and "~/.ssh  (SSH keys)" in text
     assert "exposed by your allow_read: ~/.aws" in text
     assert os.path.exists(home / ".ssh")
+
+
+async def test_the_file_tools_skip_and_refuse_the_stores_when_the_home_folder_is_the_workspace(
+    spawn_daemon, tmp_path: Path
+) -> None:
+    home = fake_home(tmp_path)
+    script = tmp_path / "tools.json"
+    calls = [
+        {"id": "read", "name": "read_file", "arguments": {"path": ".ssh/id_ed25519"}},
+        {"id": "read_aws", "name": "read_file", "arguments": {"path": str(home / ".aws" / "credentials")}},
+        {"id": "list", "name": "list_dir", "arguments": {"path": ".", "depth": 5}},
+        {"id": "grep", "name": "grep", "arguments": {"pattern": "MATERIAL"}},
+        {"id": "glob", "name": "glob", "arguments": {"pattern": "**/*"}},
+        {"id": "notes", "name": "read_file", "arguments": {"path": "notes.txt"}},
+    ]
+    script.write_text(json.dumps({"replies": [{"when": {"step": 1}, "tool_calls": calls}, {"text": "done"}]}))
+    updates, results = await run_turn(spawn_daemon, home.resolve(), script, {"HOME": str(home)})
+    everything = json.dumps(updates)
+    for marker in MARKERS:
+        assert marker not in everything, marker
+    assert "credential store hidden from tools and commands" in results["read"], results["read"]
+    assert "allow_read" in results["read_aws"]
+    assert ".ssh" not in results["list"] and ".mozilla" not in results["list"] and "notes.txt" in results["list"]
+    assert "id_ed25519" not in results["glob"] and "notes.txt" in results["glob"]
+    assert "ordinary notes" in results["notes"]
