@@ -84,6 +84,7 @@ async def test_no_command_reads_a_credential_store_by_any_route(
         "hardlink": "ln ~/.ssh/id_ed25519 hard; ln ~/.aws/credentials hard2; cat hard hard2",
         "copy": "cp -r ~ $TMPDIR/h; cat $TMPDIR/h/.ssh/id_ed25519; tar cf - -C ~ . | tar xOf -;"
                 " cat ~/notes.txt",
+        "shadow": "cat /etc/shadow /etc/gshadow",  # root's commands could read them
     }
     updates, results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
         "HOME": str(home), "TETHER_SANDBOX": backend})
@@ -105,6 +106,7 @@ async def test_no_command_reads_a_credential_store_by_any_route(
         assert "registry=" not in results["npmrc"]
         assert "Landlock cannot show it filtered" in results["npmrc"]
     assert "ordinary notes" in results["copy"]  # the rest of the home folder is there
+    assert "root:" not in results["shadow"] and "/etc/shadow is hidden" in results["shadow"]
     assert not (workspace / "hard").exists() and not (workspace / "hard2").exists()
 
 

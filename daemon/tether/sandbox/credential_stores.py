@@ -1,6 +1,7 @@
 """The credential stores commands must not read, and the token files they see filtered.
 
-Owns: the default list (SSH, cloud and registry credentials, keyrings, browser profiles;
+Owns: the default list (SSH, cloud and registry credentials, keyrings, browser profiles,
+the machine's password hashes and private keys;
 XDG_CONFIG_HOME/XDG_DATA_HOME and the `~/.config`/`~/.local/share` spellings both), the
 token files whose secret lines are removed (`~/.npmrc`, `~/.pypirc`, pip.conf, yarnrc),
 and `read_limits`: that list after the user's `allow_read` and every `deny_read`.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 __all__ = ["HiddenPath", "ReadLimits", "default_stores", "read_limits", "shown_path", "token_files"]
 
-# (where: "home" | "config" | "data", relative path, what it is)
+# (where: "home" | "config" | "data" | "abs", path relative to it, what it is)
 _STORES: tuple[tuple[str, str, str], ...] = (
     ("home", ".ssh", "SSH keys"),
     ("home", ".aws", "AWS credentials"),
@@ -46,6 +47,14 @@ _STORES: tuple[tuple[str, str, str], ...] = (
     ("home", ".terraform.d/credentials.tfrc.json", "Terraform Cloud token"),
     ("config", "op", "1Password CLI"),
     ("home", ".vault-token", "Vault token"),
+    ("home", ".cargo/credentials.toml", "crates.io token"),
+    ("home", ".cargo/credentials", "crates.io token"),
+    ("home", ".gem/credentials", "RubyGems token"),
+    ("config", "containers/auth.json", "container registry logins"),
+    # the machine's own secrets: readable by root, which Tether (and so a command) may be
+    ("abs", "/etc/shadow", "system password hashes"),
+    ("abs", "/etc/gshadow", "system password hashes"),
+    ("abs", "/etc/ssl/private", "TLS private keys"),
 )
 # Files that hold settings a tool needs and, on some lines, a token: the sandbox shows a
 # copy without those lines (bubblewrap) or hides them whole (Landlock cannot replace a file).
@@ -77,6 +86,7 @@ def _bases(env: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     xdg_config, xdg_data = env.get("XDG_CONFIG_HOME", ""), env.get("XDG_DATA_HOME", "")
     # both spellings: a command may set XDG_* itself, the files stay where they are
     return {
+        "abs": ("/",),
         "home": (home,),
         "config": (config, *([xdg_config] if os.path.isabs(xdg_config) and xdg_config != config else [])),
         "data": (data, *([xdg_data] if os.path.isabs(xdg_data) and xdg_data != data else [])),
@@ -85,7 +95,18 @@ def _bases(env: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
 
 def default_stores(env: Mapping[str, str]) -> tuple[HiddenPath, ...]:
     bases = _bases(env)
-    return tuple(HiddenPath(os.path.join(base, rel), why) for where, rel, why in _STORES for base in bases[where])
+    found = [HiddenPath(os.path.join(base, rel), why) for where, rel, why in _STORES for base in bases[where]]
+    return (*found, *_host_keys())
+
+
+def _host_keys() -> tuple[HiddenPath, ...]:
+    """The SSH server's private host keys (`/etc/ssh/ssh_host_*_key`), as they are now."""
+    try:
+        names = sorted(os.listdir("/etc/ssh"))
+    except OSError:
+        return ()
+    return tuple(HiddenPath(f"/etc/ssh/{name}", "SSH host key") for name in names
+                 if name.startswith("ssh_host_") and name.endswith("_key"))
 
 
 def token_files(env: Mapping[str, str]) -> tuple[str, ...]:
