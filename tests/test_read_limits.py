@@ -63,6 +63,8 @@ def test_a_client_may_add_to_deny_read_but_not_expose_or_unmask() -> None:
     ("registry=https://r.example/\n//r.example/:_authToken=abc\n_auth=xyz\nalways-auth=true\n",
      ["registry=https://r.example/"], ["abc", "xyz"]),
     ("[pypi]\nusername = __token__\npassword = pypi-AgEN\n", ["[pypi]", "username = __token__"], ["pypi-AgEN"]),
+    ("[pypi]\npassword =\n    continued-s3cret\nrepository = https://upload.example/\n",
+     ["[pypi]", "repository = https://upload.example/"], ["continued-s3cret"]),
     ("[global]\nindex-url = https://user:hunter2@pkgs.example/simple\ntimeout = 60\n", ["timeout = 60"], ["hunter2"]),
     ('npmRegistryServer: "https://r.example"\nnpmAuthToken: "tok"\n', ['npmRegistryServer: "https://r.example"'],
      ['"tok"']),

@@ -31,7 +31,12 @@ def without_credentials(text: str) -> str:
     """`text` with every line that may hold a credential replaced by a `REMOVED` comment
     (comments themselves are kept: they are not read as settings)."""
     lines = text.splitlines()
-    kept = [REMOVED if _holds_credential(line) else line for line in lines]
+    kept: list[str] = []
+    removing = False  # an INI value continued on indented lines (`password =` then `    s3cret`)
+    for line in lines:
+        continued = removing and line[:1].isspace() and bool(line.strip())
+        removing = continued or _holds_credential(line)
+        kept.append(REMOVED if removing else line)
     return "\n".join(kept) + ("\n" if text.endswith("\n") else "")
 
 
