@@ -88,6 +88,7 @@ def test_token_files_keep_settings_and_lose_credential_lines(text: str, kept: li
     ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "a JWT"),
     ('"password": "Tr0ub4dor&3-horse-battery"', "a password or token"),
     ("DB_PASSWORD=c0rrectHorseBatteryStaple9", "a password or token"),
+    ("DATABASE_URL=postgres://app:s3cr3t-pw@db.internal:5432/app", "a password in a URL"),
 ])
 def test_each_kind_of_secret_is_masked(text: str, what: str) -> None:
     masked = mask_secrets(f"before {text} after\n")
@@ -107,6 +108,9 @@ def test_each_kind_of_secret_is_masked(text: str, what: str) -> None:
     "KEY_TOKEN_COUNT: 12345",
     "MAKIAIOSFODNN7EXAMPLEX",  # inside a longer word
     "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+    "GOOGLE_APPLICATION_CREDENTIALS=/home/u/project-2024/sa.json",
+    "token_url = https://auth.example.com/oauth2/token",
+    "see http://localhost:8080/docs and git@github.com:org/repo.git",
 ])
 def test_code_that_only_talks_about_secrets_is_left_alone(code: str) -> None:
     assert mask_secrets(code).text == code

@@ -1,11 +1,12 @@
 """Masking text that looks like a secret in a tool result, before the model sees it.
 
 Owns: the patterns (AWS keys, GitHub, OpenAI, Anthropic, Slack, Google and Stripe keys,
-private key blocks, JWTs, and `password=`/`token=`-style assignments of a long literal)
+private key blocks, JWTs, passwords in URLs, and `password=`/`token=`-style assignments of
+a long literal)
 and `mask_secrets`, which replaces each match by `[masked: looks like ...]` and says what
 it masked. Runs once per tool result (never per streamed delta): each pattern runs only
 when one of its literals is in the text (bench/secret_mask_bench.py: 1 MB in RESULTS.md).
-Must not: mask identifiers, calls or placeholders (`token = get_token()`, `${TOKEN}`).
+Must not: mask identifiers, calls, paths or placeholders (`token = get_token()`, `${TOKEN}`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class _Pattern:
     regex: re.Pattern[str]
     group: int = 0  # the part replaced (the value of an assignment, not its key)
     accept: Callable[[str], bool] | None = None
+    word_start: bool = True  # the match must start a word (`xAKIA...` is not a key)
 
 
 def _mixed(value: str) -> bool:
@@ -36,7 +38,8 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 def _literal_value(value: str) -> bool:
     """A long literal, not a dotted name (`self.auth_token_v2`) or a placeholder (`xxxx...`)."""
-    return _mixed(value) and not _DOTTED.fullmatch(value) and len(set(value.lower())) >= 6
+    return (_mixed(value) and not _DOTTED.fullmatch(value) and len(set(value.lower())) >= 6
+            and not value.startswith(("/", "~", "./", "../", "$")) and "://" not in value)  # paths, URLs
 
 
 # Each regex starts with a literal (re finds those fast); "starts a word" is checked after.
@@ -55,13 +58,15 @@ _PATTERNS: tuple[_Pattern, ...] = (
         r"xox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
     _Pattern("a Google API key", ("aiza",), re.compile(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
     _Pattern("a Stripe key", ("_live_",), re.compile(r"[sr]k_live_[0-9A-Za-z]{24,}")),
+    _Pattern("a password in a URL", ("://",), re.compile(r"://[^/\s:@\"']+:([^/\s@\"']{3,})@"), group=1,
+             word_start=False),
     _Pattern("a JWT", ("eyj",), re.compile(r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
 )
 # `password = "..."`, `GITHUB_TOKEN=...`, `"api_key": "..."`: run on the lower-cased text
 # (a case-insensitive regex is ten times slower); the value is judged in its own case.
-_ASSIGNMENT = _Pattern("a password or token", ("pass", "secret", "token", "key", "auth"), re.compile(
-    r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|auth)[a-z0-9_.-]{0,30}[\"']?[ \t]*[=:][ \t]*"
-    r"[\"']?([^\s\"'`,;(){}\[\]<>]{16,})(?![^\s\"'`,;])"), group=1, accept=_literal_value)
+_ASSIGNMENT = _Pattern("a password or token", ("pass", "secret", "token", "key", "auth", "credential"), re.compile(
+    r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth)[a-z0-9_.-]{0,30}[\"']?[ \t]*[=:][ \t]*"
+    r"[\"']?([^\s\"'`,;(){}\[\]<>]{16,})(?![^\s\"'`,;])"), group=1, accept=_literal_value, word_start=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +115,8 @@ def _found(pattern: _Pattern, text: str, searched: str) -> list[tuple[int, int, 
     for match in regex.finditer(searched):
         start, end = match.span(pattern.group)
         head = match.start()
-        if head and (text[head - 1].isalnum() or text[head - 1] == "_") and pattern is not _ASSIGNMENT:
-            continue  # not the start of a word: `xAKIA...` is not a key
+        if pattern.word_start and head and (text[head - 1].isalnum() or text[head - 1] == "_"):
+            continue
         if pattern.accept is None or pattern.accept(text[start:end]):
             spans.append((start, end, pattern.what))
     return spans
