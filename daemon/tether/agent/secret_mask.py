@@ -5,7 +5,7 @@ private key blocks, JWTs, passwords in URLs, and `password=`/`token=`-style assi
 a long literal)
 and `mask_secrets`, which replaces each match by `[masked: looks like ...]` and says what
 it masked. Runs once per tool result (never per streamed delta): each pattern runs only
-when one of its literals is in the text (bench/secret_mask_bench.py: 1 MB in RESULTS.md).
+when one of its literals is in the text (bench/secrets_kept_out.py: 1 MB in RESULTS.md).
 Must not: mask identifiers, calls, paths or placeholders (`token = get_token()`, `${TOKEN}`).
 """
 

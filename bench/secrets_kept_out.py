@@ -1,6 +1,6 @@
 """What keeping secrets out costs (issue 35 item 2).
 
-    python bench/secrets.py [--runs 10]
+    python bench/secrets_kept_out.py [--runs 10]
 
 Side by side in one run:
 1. Masking a 1 MB tool result (agent/secret_mask.py) beside the input guard's check of the
