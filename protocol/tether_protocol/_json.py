@@ -76,12 +76,18 @@ def _loads(data: bytes | bytearray | str) -> Any:
             pass  # invalid, or valid JSON orjson refuses: the standard library decides
     # Decoded as json.loads decodes bytes (the same text, or the same UnicodeDecodeError)
     text = data if isinstance(data, str) else data.decode(json.detect_encoding(data), "surrogatepass")
+    return json.loads(whole_surrogates(text))
+
+
+def whole_surrogates(text: str) -> str:
+    """JSON text with each lone surrogate (an escape or a code point) as U+FFFD, as
+    ``loads`` reads it. In the text, not the value: the decoder itself then makes every
+    string (keys too) whole, at any depth, and an error stays at the same place (an escape
+    is replaced by one as long, a character by one character). Text cut in two is given
+    whole escapes: cut before a run of backslashes."""
     if _SURROGATE_IN_TEXT.search(text):
-        # In the text, not the value: the decoder itself then makes every string (keys
-        # too) whole, at any depth, and an error stays at the same place (an escape is
-        # replaced by one as long, a character by one character).
-        text = _ESCAPE_OR_SURROGATE.sub(_replace, text)
-    return json.loads(text)
+        return _ESCAPE_OR_SURROGATE.sub(_replace, text)
+    return text
 
 
 def _replace(match: re.Match[str]) -> str:

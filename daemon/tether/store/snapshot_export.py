@@ -9,8 +9,11 @@ Must not: validate or change what it reads, or write anything.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from tether.store.errors import StoreError
@@ -20,7 +23,7 @@ from tether.store.snapshot_checkpoints import export_checkpoints, keep_until
 from tether.store.snapshot_checks import SNAPSHOT_VERSION
 from tether_protocol._json import JsonObject
 
-__all__ = ["export_session", "export_session_json", "write_session_json"]
+__all__ = ["dump_to_file", "export_session", "export_session_json", "write_session_json"]
 
 
 async def export_session(store: HistoryStore, session_id: str) -> JsonObject:
@@ -192,6 +195,28 @@ async def write_session_json(store: HistoryStore, session_id: str, write: Callab
     if written != count:
         raise StoreError(f"session {session_id!r} lost messages while it was dumped (deleted meanwhile?)")
     return written
+
+
+async def dump_to_file(store: HistoryStore, session_id: str, path: Path, *, replace: bool) -> tuple[int, int]:
+    """Write the session's snapshot to ``path`` as ``write_session_json`` makes it, a page at
+    a time; (messages, bytes). It is written beside ``path`` (readable by its owner only:
+    it holds the whole conversation) and appears there only whole: a dump that fails
+    leaves nothing. Without ``replace`` an existing ``path`` is refused (FileExistsError)."""
+    fd, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            messages = await write_session_json(store, session_id, lambda text: out.write(text.encode("utf-8")))
+            size = out.tell()
+            out.flush()
+            os.fsync(out.fileno())
+        if replace:
+            os.replace(partial, path)
+        else:
+            os.link(partial, path)  # never over a file that appeared meanwhile
+    finally:
+        if os.path.lexists(partial):  # (linked, or the dump failed)
+            os.unlink(partial)
+    return messages, size
 
 
 _PAGE = 1000

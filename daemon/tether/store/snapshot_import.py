@@ -85,7 +85,7 @@ class SnapshotImport:
         for key in _LISTS:
             if key not in self._found:
                 raise SnapshotError(f'"{key}" must be a list, not missing')
-        rules = self._found.get("rules", [])
+        rules: list[JsonObject] = self._found.get("rules", [])
         if not self.checked:
             if not isinstance(rules, list):
                 raise SnapshotError(f'"rules" must be a list, not {type_name(rules)}')

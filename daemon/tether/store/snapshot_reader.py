@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
 from tether.store.snapshot_checks import SnapshotError
+from tether_protocol._json import whole_surrogates
 
 __all__ = ["STREAMED_LISTS", "SnapshotReader"]
 
@@ -23,20 +25,24 @@ _CHUNK = 1 << 20
 _LARGEST_VALUE = 256 << 20  # one message or report this large is a broken file, not a snapshot
 _SPACE = " \t\n\r"
 _decode = json.JSONDecoder().raw_decode
+_HIGH_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
 
 
 class SnapshotReader:
-    """The snapshot in ``stream`` (UTF-8 bytes), read ``_CHUNK`` at a time: ``entries()``
+    """The snapshot in ``stream`` (UTF-8 bytes; ``name``: the file, for an empty one), read
+    ``_CHUNK`` at a time: ``entries()``
     yields ``(key, value)`` for each top-level key, in the file's order, the value of a
     streamed list being an iterator of its items (read it before the next entry)."""
 
     def __init__(self, stream: BinaryIO, name: str) -> None:
         self._stream, self.name = stream, name
         self._text = codecs.getincrementaldecoder("utf-8")()
-        self._buf, self._pos, self._eof = "", 0, False
+        self._buf, self._pos, self._eof, self._held = "", 0, False, ""
         self._dropped, self._lines, self._line_start = 0, 0, 0  # before _buf: characters, newlines, last line's start
 
     def entries(self) -> Iterator[tuple[str, object]]:
+        if self._peek() == "":  # e.g. a dump whose redirect was left empty by an error
+            raise SnapshotError(f"{self.name} is empty: expected a snapshot written by `tether sessions dump`")
         self._expect("{", "a snapshot is a JSON object")
         if self._peek() == "}":
             self._pos += 1
@@ -90,8 +96,9 @@ class SnapshotReader:
         while True:
             while self._pos < len(self._buf) and self._buf[self._pos] in _SPACE:
                 self._pos += 1
-            if self._pos < len(self._buf) or not self._more():
+            if self._pos < len(self._buf) or self._eof:
                 return self._buf[self._pos:self._pos + 1]
+            self._more()
 
     def _value(self, what: str) -> object:
         """The JSON value at the reading position, reading on until it is whole."""
@@ -100,21 +107,22 @@ class SnapshotReader:
             try:
                 value, end = _decode(self._buf, self._pos)
             except json.JSONDecodeError as exc:
-                cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(self._buf) - 16
-                if cut and self._more():
+                unterminated = exc.msg.startswith("Unterminated string")
+                # (a value may be cut anywhere: a literal, an escape, a number's exponent)
+                if (unterminated or exc.pos >= len(self._buf) - 16) and not self._eof:
+                    self._more()
                     continue
-                if cut:
+                if unterminated or exc.pos >= len(self._buf):
                     raise self._error(f"the file ends inside {what}: it was cut short", len(self._buf)) from None
-                raise self._error(f"{what} is not valid JSON ({exc.msg})", exc.pos) from None
-            if end == len(self._buf) and self._more():  # a number may go on in the next chunk
+                raise self._error(f"{what} is not JSON ({exc.msg})", exc.pos) from None
+            if end >= len(self._buf) - 16 and not self._eof:  # a number may go on in the next chunk ("1" ".5e3")
+                self._more()
                 continue
             self._pos = end
             return value
 
-    def _more(self) -> bool:
-        """Read on (the consumed text let go first); False at the end of the file."""
-        if self._eof:
-            return False
+    def _more(self) -> None:
+        """Read on (the consumed text let go first); ``_eof`` once the file is read whole."""
         if self._pos:
             gone = self._buf[:self._pos]
             newlines = gone.count("\n")
@@ -125,20 +133,41 @@ class SnapshotReader:
             self._buf, self._pos = self._buf[self._pos:], 0
         if len(self._buf) > _LARGEST_VALUE:
             raise self._error(f"a value over {_LARGEST_VALUE >> 20} MiB: not a snapshot's", 0)
-        data = self._stream.read(max(_CHUNK, len(self._buf)))  # doubling: a big value is read in few tries
         try:
-            self._buf += self._text.decode(data, final=not data)
+            data = self._stream.read(max(_CHUNK, len(self._buf)))  # doubling: a big value is read in few tries
+        except OSError as exc:
+            raise SnapshotError(f"cannot read it: {exc.strerror or exc}") from exc
+        try:
+            text = self._held + self._text.decode(data, final=not data)
         except UnicodeDecodeError as exc:
             raise self._error(f"the file is not UTF-8 text ({exc.reason})", len(self._buf)) from None
+        # an escape (or a pair of them) is never cut in two: the last characters from a
+        # run of backslashes wait for the next read
+        cut = _escapes_whole(text) if data else len(text)
+        self._buf += whole_surrogates(text[:cut])  # a lone surrogate is U+FFFD, as on the wire
+        self._held = text[cut:]
         self._eof = not data
-        return bool(data)
 
     def _error(self, problem: str, at: int) -> SnapshotError:
         before = self._buf[:at]
         line = self._lines + before.count("\n") + 1
         start = self._dropped + before.rindex("\n") + 1 if "\n" in before else self._line_start
         where = self._dropped + at
-        return SnapshotError(f"{self.name}: line {line}, column {where - start + 1} (character {where}): {problem}")
+        return SnapshotError(f"line {line}, column {where - start + 1} (character {where}): {problem}")
+
+
+def _escapes_whole(text: str) -> int:
+    """Where to cut ``text`` so that no escape of its last 12 characters, nor a pair of
+    surrogate escapes, is cut in two: before a run of backslashes (holding back more is
+    always safe), and before a high surrogate's escape right before it."""
+    at = text.find("\\", max(0, len(text) - 12))
+    if at < 0:
+        return len(text)
+    if _HIGH_ESCAPE.fullmatch(text, max(0, at - 6), at):
+        at -= 6
+    while at > 0 and text[at - 1] == "\\":
+        at -= 1
+    return at
 
 
 def _shown(char: str) -> str:
