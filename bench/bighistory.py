@@ -142,7 +142,24 @@ async def timed(c: Spawned, method: str, params: dict[str, Any]) -> tuple[Any, f
     return result, round((time.perf_counter() - t0) * 1000, 1)
 
 
-async def one_tree(python: str, tree: Path, env: dict[str, str], ws: Path) -> dict[str, Any]:
+async def files(python: str, tree: Path, env: dict[str, str], ws: Path) -> dict[str, Any]:
+    """`_tether/session/dump` to a file and `_tether/session/restore` from it, each in a fresh daemon."""
+    out: dict[str, Any] = {}
+    path = ws.parent / f"dump-{time.time_ns()}.json"
+    c = await daemon(python, tree, env, ws)
+    dumped, out["dump_file_ms"] = await timed(c, "_tether/session/dump", {"sessionId": BIG, "path": str(path)})
+    out["dump_file_peak_rss_mb"] = round(peak_rss_mb(c.proc.pid), 1)
+    out["dump_file_mb"] = round(dumped["bytes"] / 2**20, 1)
+    await c.close()
+    c = await daemon(python, tree, env, ws)
+    _restored, out["restore_file_ms"] = await timed(c, "_tether/session/restore", {"path": str(path), "cwd": str(ws)})
+    out["restore_file_peak_rss_mb"] = round(peak_rss_mb(c.proc.pid), 1)
+    await c.close()
+    path.unlink()
+    return out
+
+
+async def one_tree(python: str, tree: Path, env: dict[str, str], ws: Path, streamed: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     c = await daemon(python, tree, env, ws, out)
     listed, out["list_ms"] = await timed(c, "session/list", {"cwd": str(ws)})
@@ -169,6 +186,9 @@ async def one_tree(python: str, tree: Path, env: dict[str, str], ws: Path) -> di
     _restored, out["restore_ms"] = await timed(c, "_tether/session/restore", {"snapshot": snapshot, "cwd": str(ws)})
     out["restore_peak_rss_mb"] = round(peak_rss_mb(c.proc.pid), 1)
     await c.close()
+    del snapshot
+    if streamed:  # the file forms: written and read a page at a time
+        out.update(await files(python, tree, env, ws))
     return out
 
 
@@ -182,7 +202,7 @@ async def run(gigabytes: float, base: Path | None, history: Path | None) -> dict
     env = tether_env(dict(os.environ), home)
     trees = ([("base", base)] if base else []) + [("this", ROOT)]
     for name, tree in trees:
-        out[name] = await one_tree(str(tree / ".venv" / "bin" / "python"), tree, env, ws)
+        out[name] = await one_tree(str(tree / ".venv" / "bin" / "python"), tree, env, ws, streamed=name == "this")
     return out
 
 
