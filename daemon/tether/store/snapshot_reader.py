@@ -30,12 +30,12 @@ _HIGH_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
 
 class SnapshotReader:
     """The snapshot in ``stream`` (UTF-8 bytes; ``name``: the file, for an empty one), read
-    ``_CHUNK`` at a time: ``entries()``
+    ``chunk`` bytes at a time: ``entries()``
     yields ``(key, value)`` for each top-level key, in the file's order, the value of a
     streamed list being an iterator of its items (read it before the next entry)."""
 
-    def __init__(self, stream: BinaryIO, name: str) -> None:
-        self._stream, self.name = stream, name
+    def __init__(self, stream: BinaryIO, name: str, chunk: int = _CHUNK) -> None:
+        self._stream, self.name, self._chunk = stream, name, chunk
         self._text = codecs.getincrementaldecoder("utf-8")()
         self._buf, self._pos, self._eof, self._held = "", 0, False, ""
         self._dropped, self._lines, self._line_start = 0, 0, 0  # before _buf: characters, newlines, last line's start
@@ -134,7 +134,7 @@ class SnapshotReader:
         if len(self._buf) > _LARGEST_VALUE:
             raise self._error(f"a value over {_LARGEST_VALUE >> 20} MiB: not a snapshot's", 0)
         try:
-            data = self._stream.read(max(_CHUNK, len(self._buf)))  # doubling: a big value is read in few tries
+            data = self._stream.read(max(self._chunk, len(self._buf)))  # doubling: a big value is read in few tries
         except OSError as exc:
             raise SnapshotError(f"cannot read it: {exc.strerror or exc}") from exc
         try:
