@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tether_client import ClientError
 
 from tether.store import HistoryStore, MessageRecord, database_path
+from tether_client import ClientError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_snapshots_protocol import _without_ids  # noqa: E402
