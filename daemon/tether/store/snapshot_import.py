@@ -10,8 +10,9 @@ sessions service do), or add approval rules (it hands them back).
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
 import aiosqlite
@@ -32,8 +33,8 @@ from tether_protocol._json import JsonObject, type_name
 
 __all__ = ["SnapshotImport"]
 
-_BATCH = 512
-_BATCH_BYTES = 4 << 20  # a batch of big messages goes in sooner
+_BATCH = 2048
+_BATCH_BYTES = 8 << 20  # a batch of big messages goes in sooner
 _LISTS = ("turns", "messages", "reports")
 
 
@@ -53,6 +54,7 @@ class SnapshotImport:
         self._seen: set[str] = set()
         self._found: dict[str, Any] = {}
         self.messages = 0
+        self._inserting: asyncio.Future[None] | None = None
 
     async def insert_session(self, session: JsonObject, workspace: str | None) -> None:
         row = (self.session_id, workspace if workspace is not None else session["workspace"], session["title"],
@@ -82,6 +84,7 @@ class SnapshotImport:
     async def finish(self) -> list[JsonObject]:
         """After the last entry: what is missing is refused, the checkpoints go in; the
         snapshot's rules (checked) are returned."""
+        await self.settle(raising=True)
         for key in _LISTS:
             if key not in self._found:
                 raise SnapshotError(f'"{key}" must be a list, not missing')
@@ -117,7 +120,7 @@ class SnapshotImport:
             self.turns[turn["id"]] = (row[0], row[5])
             if self.fresh and turn["status"] == "running":
                 self._stopped.append(row[0])
-        await insert_turns(self.conn, self.session_id, rows)
+        await self._insert(insert_turns(self.conn, self.session_id, rows))
 
     async def _messages(self, items: Iterable[Any]) -> None:
         rows: list[tuple[Any, ...]] = []
@@ -134,11 +137,33 @@ class SnapshotImport:
             rows.append(row)
             size += len(row[3])
             if len(rows) == _BATCH or size >= _BATCH_BYTES:
-                await insert_messages(self.conn, self.session_id, rows)
+                await self._insert(insert_messages(self.conn, self.session_id, rows))
                 self.messages += len(rows)
                 rows, size = [], 0
-        await insert_messages(self.conn, self.session_id, rows)
+        await self._insert(insert_messages(self.conn, self.session_id, rows))
         self.messages += len(rows)
+
+    async def _insert(self, batch: Coroutine[Any, Any, None]) -> None:
+        """Insert a batch (in the connection's thread) while the next one is read and
+        checked here: the previous batch is waited for first, so they go in in order."""
+        try:
+            await self.settle(raising=True)
+        except BaseException:
+            batch.close()  # never begun
+            raise
+        self._inserting = asyncio.ensure_future(batch)
+
+    async def settle(self, *, raising: bool = False) -> None:
+        """Wait for the batch being inserted; on the way out of a failed import its own
+        error is dropped (the import's is raised), and nothing is inserted after the
+        transaction's rollback."""
+        inserting, self._inserting = self._inserting, None
+        if inserting is not None:
+            try:
+                await inserting
+            except Exception:
+                if raising:
+                    raise
 
     async def _reports(self, items: Iterable[Any]) -> None:
         rows: list[tuple[Any, ...]] = []
@@ -150,9 +175,9 @@ class SnapshotImport:
             report = self._remap(entry["report"], entry["turn_id"], new_id)
             rows.append(report_row(report, new_id, self.session_id, finished or now))
             if len(rows) == _BATCH:
-                await insert_reports(self.conn, rows)
+                await self._insert(insert_reports(self.conn, rows))
                 rows = []
-        await insert_reports(self.conn, rows)
+        await self._insert(insert_reports(self.conn, rows))
 
     def _remap(self, report: JsonObject, old_turn: str, new_turn: str) -> JsonObject:
         """A copy's report names the copy (its ``sessionId`` and ``turnId``)."""

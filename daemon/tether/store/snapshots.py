@@ -233,9 +233,13 @@ async def _import(
             await importer.insert_session(session, workspace)
         except SnapshotError as exc:
             raise SnapshotError(f"{exc}{'; restore it without keeping its id' if keep_id else ''}") from None
-        for key, value in entries:
-            await importer.feed(key, value)
-        return await importer.finish()
+        try:
+            for key, value in entries:
+                await importer.feed(key, value)
+            return await importer.finish()
+        except BaseException:
+            await importer.settle()  # before the rollback: no batch goes in after it
+            raise
 
     return session_id, await store.transaction(work)
 
