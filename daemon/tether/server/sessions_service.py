@@ -2,7 +2,8 @@
 
 Both the JSON-RPC handlers and `tether sessions` go through `SessionsService` (over any
 `StoreSource`: the daemon's registry, or the CLI's stores opened without recovery), so
-the restore policy is written once: the snapshot checked (`checked_snapshot`), the
+the restore policy is written once: the snapshot checked (`checked_snapshot`; one read
+from a file, `read_snapshot`, is checked as it is imported), the
 workspace it goes to (`restore_workspace`: the one asked for, else the one it records if
 it exists here, else the default), its mode no looser than new sessions get here, and
 its approval rules added only when asked and only of the kinds the gate knows.

@@ -16,7 +16,9 @@ from tether.store.records import encode_json, indexed_text
 from tether.store.snapshot_checks import SnapshotError
 from tether_protocol._json import JsonObject
 
-__all__ = ["insert_messages", "insert_reports", "insert_turns", "message_row", "report_row", "turn_row"]
+__all__ = [
+    "finish_stopped", "insert_messages", "insert_reports", "insert_turns", "message_row", "report_row", "turn_row",
+]
 
 
 def turn_row(turn: JsonObject, new_id: str, stop: bool) -> tuple[Any, ...]:
