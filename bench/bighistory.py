@@ -1,6 +1,6 @@
 """Big histories stay paged (issue 31, item 4; figures go to bench/RESULTS.md, "Issue 31: big histories").
 
-    .venv/bin/python bench/bighistory.py [--gb 1.0] [--base /work/main]
+    .venv/bin/python bench/bighistory.py [--gb 1.0] [--base /work/main] [--rounds 3]
 
 A workspace history of about 1 GB, written straight into the store's tables in one
 SQLite transaction (the schema made by `HistoryStore.open`, then plain `executemany`
@@ -17,6 +17,11 @@ fresh `tether serve` (so its peak RSS, VmHWM, is that request's):
    request -> answer, replayed updates, the daemon's peak RSS.
 3. `_tether/session/dump` of it: answer time and the daemon's peak RSS; then
    `_tether/session/restore` of that snapshot in another daemon: time and peak RSS.
+4. (this tree) the same with a file: `_tether/session/dump` with `path`, then
+   `_tether/session/restore` with `path`, each in a fresh daemon.
+
+The trees alternate for ``--rounds`` rounds; each figure is the median of its rounds (the
+samples are printed too). Every restore adds a copy of the big session to the history.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import json
 import os
 import random
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -142,7 +148,24 @@ async def timed(c: Spawned, method: str, params: dict[str, Any]) -> tuple[Any, f
     return result, round((time.perf_counter() - t0) * 1000, 1)
 
 
-async def one_tree(python: str, tree: Path, env: dict[str, str], ws: Path) -> dict[str, Any]:
+async def files(python: str, tree: Path, env: dict[str, str], ws: Path) -> dict[str, Any]:
+    """`_tether/session/dump` to a file and `_tether/session/restore` from it, each in a fresh daemon."""
+    out: dict[str, Any] = {}
+    path = ws.parent / f"dump-{time.time_ns()}.json"
+    c = await daemon(python, tree, env, ws)
+    dumped, out["dump_file_ms"] = await timed(c, "_tether/session/dump", {"sessionId": BIG, "path": str(path)})
+    out["dump_file_peak_rss_mb"] = round(peak_rss_mb(c.proc.pid), 1)
+    out["dump_file_mb"] = round(dumped["bytes"] / 2**20, 1)
+    await c.close()
+    c = await daemon(python, tree, env, ws)
+    _restored, out["restore_file_ms"] = await timed(c, "_tether/session/restore", {"path": str(path), "cwd": str(ws)})
+    out["restore_file_peak_rss_mb"] = round(peak_rss_mb(c.proc.pid), 1)
+    await c.close()
+    path.unlink()
+    return out
+
+
+async def one_tree(python: str, tree: Path, env: dict[str, str], ws: Path, streamed: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     c = await daemon(python, tree, env, ws, out)
     listed, out["list_ms"] = await timed(c, "session/list", {"cwd": str(ws)})
@@ -169,10 +192,13 @@ async def one_tree(python: str, tree: Path, env: dict[str, str], ws: Path) -> di
     _restored, out["restore_ms"] = await timed(c, "_tether/session/restore", {"snapshot": snapshot, "cwd": str(ws)})
     out["restore_peak_rss_mb"] = round(peak_rss_mb(c.proc.pid), 1)
     await c.close()
+    del snapshot
+    if streamed:  # the file forms: written and read a page at a time
+        out.update(await files(python, tree, env, ws))
     return out
 
 
-async def run(gigabytes: float, base: Path | None, history: Path | None) -> dict[str, Any]:
+async def run(gigabytes: float, base: Path | None, history: Path | None, rounds: int) -> dict[str, Any]:
     scratch = history or Path(tempfile.mkdtemp(prefix="tether-big-"))
     ws, home = scratch / "ws", scratch / "home"
     out: dict[str, Any] = {"history": str(scratch)}
@@ -181,8 +207,14 @@ async def run(gigabytes: float, base: Path | None, history: Path | None) -> dict
         out["history"] = {"dir": str(scratch), **await make_history(home, ws, gigabytes)}
     env = tether_env(dict(os.environ), home)
     trees = ([("base", base)] if base else []) + [("this", ROOT)]
-    for name, tree in trees:
-        out[name] = await one_tree(str(tree / ".venv" / "bin" / "python"), tree, env, ws)
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name, _tree in trees}
+    for _round in range(rounds):  # the trees alternate: the machine's load falls on both alike
+        for name, tree in trees:
+            python = str(tree / ".venv" / "bin" / "python")
+            samples[name].append(await one_tree(python, tree, env, ws, streamed=name == "this"))
+    for name, runs in samples.items():  # the median of each figure, and every sample
+        out[name] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+        out[f"{name}_samples"] = runs
     return out
 
 
@@ -191,8 +223,9 @@ def main() -> None:
     parser.add_argument("--gb", type=float, default=1.0, help="size of the synthesised history")
     parser.add_argument("--base", type=Path, help="another checkout, run first on the same history")
     parser.add_argument("--history", type=Path, help="a history an earlier run made (its printed dir): not made again")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of every figure (medians reported)")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.gb, args.base, args.history)), indent=2))
+    print(json.dumps(asyncio.run(run(args.gb, args.base, args.history, args.rounds)), indent=2))
 
 
 if __name__ == "__main__":

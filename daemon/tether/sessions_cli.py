@@ -29,14 +29,13 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     from tether_protocol._json import JsonObject
 
     from .server.sessions_service import SessionsService
     from .store import HistoryStore
-    from .store.snapshots import CheckedSnapshot
 
 __all__ = ["add_sessions_parser", "sessions_main"]
 
@@ -170,18 +169,24 @@ async def _show(args: argparse.Namespace, workspace: Path, home: Path | None) ->
 
 
 async def _dump(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
-    from .store import StoreError, export_session
+    from .store import StoreError
+    from .store.snapshot_export import dump_to_file, write_session_json
 
     async def work(store: HistoryStore) -> int:
-        try:
-            snapshot = await export_session(store, args.session_id)
+        try:  # written a page at a time, never whole (a file appears only whole)
+            if args.output:
+                await dump_to_file(store, args.session_id, Path(args.output), replace=True)
+            else:
+                out = sys.stdout.buffer
+                await write_session_json(store, args.session_id, lambda text: out.write(text.encode("utf-8")))
+                out.write(b"\n")
+                out.flush()
         except StoreError:
             return _no_session(args.session_id, workspace)
-        text = json.dumps(snapshot, ensure_ascii=False, indent=2) + "\n"
-        if args.output:
-            Path(args.output).write_text(text, encoding="utf-8")
-        else:
-            sys.stdout.write(text)
+        except OSError as exc:
+            if not args.output:
+                raise  # stdout's reader went away: the command's exit status says so
+            return _fail(f"cannot write {args.output}: {exc.strerror or exc}", USAGE)
         return OK
 
     return await _with_store(workspace, home, lambda: _no_session(args.session_id, workspace), work)
@@ -203,36 +208,29 @@ def _service(store: HistoryStore) -> SessionsService:
     return SessionsService(_OneStore(store))
 
 
-async def _read_snapshot(file: str) -> CheckedSnapshot | int:
-    """The checked snapshot in ``file`` (- for stdin), or the exit code of why not."""
-    from tether_protocol._json import loads
-
-    from .server.sessions_service import BadSnapshot, checked_snapshot
-
-    try:
-        raw = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
-    except OSError as exc:
-        return _fail(f"cannot read {file}: {exc.strerror or exc}", USAGE)
-    if not raw.strip():  # e.g. a dump whose redirect was left empty by an error
-        return _fail(f"{file} is empty: expected a snapshot written by `tether sessions dump`", USAGE)
-    try:
-        data = loads(raw)  # the wire's reading: a lone surrogate is U+FFFD
-    except ValueError as exc:  # json.JSONDecodeError
-        return _fail(f"{file} is not JSON: {exc}", USAGE)
-    try:
-        return checked_snapshot(data)
-    except BadSnapshot as exc:
-        return _fail(f"bad snapshot {file}: {exc}", USAGE)
-
-
 async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
-    from .config import ConfigError, load_settings
-    from .server.sessions_service import RestoreFailed, restore_workspace
-    from .store import StoreError, database_path
+    """A snapshot file (- for stdin) read a record at a time as it is stored, never whole."""
+    try:
+        source = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
+    except OSError as exc:
+        return _fail(f"cannot read {args.file}: {exc.strerror or exc}", USAGE)
+    try:
+        return await _restore_from(args, source, workspace, home)
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
 
-    snapshot = await _read_snapshot(args.file)
-    if isinstance(snapshot, int):
-        return snapshot
+
+async def _restore_from(args: argparse.Namespace, source: BinaryIO, workspace: Path, home: Path | None) -> int:
+    from .config import ConfigError, load_settings
+    from .server.sessions_service import BadSnapshot, RestoreFailed, read_snapshot, restore_workspace
+    from .store import StoreError, database_path
+    from .store.snapshot_reader import SnapshotReader
+
+    try:
+        snapshot = read_snapshot(SnapshotReader(source, args.file))
+    except BadSnapshot as exc:
+        return _fail(f"bad snapshot {args.file}: {exc}", USAGE)
     # the snapshot's own workspace if it is here, unless one was asked for
     chosen = workspace
     workspace = restore_workspace(snapshot, workspace if args.workspace else None, lambda: chosen)

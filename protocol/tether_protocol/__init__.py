@@ -73,7 +73,7 @@ _MESSAGE_NAMES = """
     ClientTetherCapabilities Compaction ConfigOptionUpdate ContentBlock
     CreateFile CreateFileOptions CurrentModeUpdate DaemonStats
     DidChangeTextDocumentParams DidCloseTextDocumentParams DidOpenTextDocumentParams
-    DidSaveTextDocumentParams DiffContent DumpParams EmbeddedResource EmptyParams
+    DidSaveTextDocumentParams DiffContent DumpParams DumpResult DumpedFile EmbeddedResource EmptyParams
     EmptyResult FileSystemCapabilities ForkSessionParams Hunk Implementation
     InitializeParams InitializeResult InitializeResultMeta InitializeTetherMeta
     LatestParams LatestResult LatestSession ListSessionsParams ListSessionsResult

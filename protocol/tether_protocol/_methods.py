@@ -98,7 +98,7 @@ V1: tuple[Method, ...] = (
     _request("_tether/daemon/stats", EmptyParams, ext.DaemonStats),
     _request("_tether/rules/list", ext.RulesParams, ext.RulesResult),
     _request("_tether/rules/remove", ext.RemoveRuleParams, ses.EmptyResult),
-    _request("_tether/session/dump", snap.DumpParams, snap.Snapshot),
+    _request("_tether/session/dump", snap.DumpParams, snap.DumpResult),
     _request("_tether/session/restore", snap.RestoreParams, snap.RestoreResult),
     _request("_tether/session/fork", snap.TetherForkParams, ses.NewSessionResult),
     _request("_tether/session/search", snap.SearchParams, snap.SearchResult),

@@ -19,7 +19,7 @@ from ._fields import Meta, wire
 from ._json import JsonObject
 
 __all__ = [
-    "DumpParams", "LatestParams", "LatestResult", "LatestSession", "MessageRole",
+    "DumpParams", "DumpResult", "DumpedFile", "LatestParams", "LatestResult", "LatestSession", "MessageRole",
     "NoLatestSession", "PendingApprovals", "PendingCall", "RestoreParams",
     "RestoreResult", "RestoredRule", "SearchHit", "SearchParams", "SearchResult",
     "Snapshot", "SnapshotMessage", "SnapshotPending", "SnapshotReport", "SnapshotRule",
@@ -141,19 +141,38 @@ class Snapshot:
 @attrs.define
 class DumpParams:
     """`_tether/session/dump`: a live session, else one stored in `cwd`'s workspace or
-    the default one."""
+    the default one; with `path`, written to that new file (absolute) a page at a time,
+    never held whole, and answered with `DumpedFile`."""
 
     session_id: str = wire(error=_ID, non_empty=True)
     cwd: Union[str, None] = wire(default=None, error=_CWD)
+    path: Union[str, None] = wire(default=None, error="invalid params for {method}: path must be a string")
     meta: Meta = None
 
 
 @attrs.define
+class DumpedFile:
+    """`_tether/session/dump` with `path`: the file written, its messages and size."""
+
+    path: str
+    messages: int
+    bytes: int
+
+
+DumpResult = Union[Snapshot, DumpedFile]
+
+
+@attrs.define
 class RestoreParams:
+    """The snapshot as `snapshot`, or in the file at `path` (absolute; read a record at a
+    time, never whole): exactly one of the two."""
+
     snapshot: Any = wire(
+        default=None,
         error="invalid params for {method}: snapshot (an object from _tether/session/dump) is required",
-        schema=Snapshot,
+        schema=Union[Snapshot, None],
     )
+    path: Union[str, None] = wire(default=None, error="invalid params for {method}: path must be a string")
     cwd: Union[str, None] = wire(default=None, error=_CWD)
     keep_id: bool = wire(default=False, error="invalid params for {method}: keepId must be a boolean")
     import_rules: bool = wire(

@@ -116,7 +116,7 @@ async def test_restore_errors(spawn_daemon, workspace: Path):
          "this tether reads versions 1"),
         ({"snapshot": {**snapshot, "messages": [{"seq": 0}]}}, "invalid snapshot: messages[0].role must be one of"),
         ({"snapshot": "nope"}, "invalid snapshot: a snapshot must be a JSON object, not a string"),
-        ({}, "snapshot (an object from _tether/session/dump) is required"),
+        ({}, "snapshot (an object from _tether/session/dump) or path (a file it wrote) is required, not both"),
         ({"snapshot": snapshot, "keepId": "yes"}, "keepId must be a boolean"),
         ({"snapshot": snapshot, "keepId": True}, f"session {session.id!r} is live in this daemon"),
         ({"snapshot": {**snapshot, "session": {**snapshot["session"], "mode": "yolo"}}},

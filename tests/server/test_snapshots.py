@@ -73,7 +73,7 @@ async def test_the_cli_restores_by_the_same_policy(tmp_path: Path, workspace: Pa
 async def test_restore_and_dump_errors(settings: Settings, workspace: Path):
     async with running(settings, workspace) as daemon:
         for params, message in [
-            ({}, "invalid params for _tether/session/restore: snapshot (an object from _tether/session/dump) is required"),
+            ({}, "invalid params for _tether/session/restore: snapshot (an object from _tether/session/dump) or path (a file it wrote) is required, not both"),
             ({"snapshot": {}, "keepId": "yes"}, "invalid params for _tether/session/restore: keepId must be a boolean"),
             ({"snapshot": {"version": 1}}, "invalid snapshot: "),
         ]:

@@ -64,3 +64,24 @@ def test_the_kept_tail_gives_the_same_model_view_and_ledger_as_the_whole_history
     summaries = [i for i, (role, body, _s) in enumerate(whole) if role == "user" and "compaction" in body]
     if summaries and summaries[-1] > 50:  # a long history before its last summary is let go
         assert len(kept) < len(whole)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_told_where_the_last_summary_is_it_lets_the_messages_before_it_go_as_they_are_read(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    whole = _history(rng, rng.randint(1, 400))
+    page = rng.choice([1, 3, 17, 128])
+    summaries = [i for i, (role, body, _s) in enumerate(whole) if role == "user" and "compaction" in body]
+    tail = StoredTail()
+    held = 0
+    for start in range(0, len(whole), page):
+        tail.extend(whole[start:start + page])
+        if start == 0:  # as session/load asks, once the first page is on its way
+            tail.expect((summaries[-1], whole[summaries[-1]][1]["compaction"].get("kept")) if summaries else None)
+        held = max(held, len(tail.views()))
+    kept = tail.views()
+
+    assert model_view(kept) == model_view(whole)
+    assert _ledger(kept) == _ledger(whole)
+    if summaries:  # never more than a page, the kept messages and the ledger's stand-ins beyond the tail
+        assert held <= max(page, len(whole) - summaries[-1]) + 2 * page + 6 + len(_ledger(whole))

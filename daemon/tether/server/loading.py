@@ -20,7 +20,7 @@ from tether_protocol._gc import collector_paused
 from tether_protocol._pending import PendingStep
 from tether_protocol._sessions import LoadSessionParams, LoadSessionResult
 
-from ..store import HistoryStore, MessageView, SessionRecord
+from ..store import HistoryStore, MessageView, SessionRecord, last_summary
 from ..transport.connection import Connection
 from .config_options import config_options
 from .context import ServerContext
@@ -54,10 +54,14 @@ async def replay_while_reading(conn: Connection, store: HistoryStore, session_id
     stored = StoredTail()
     replay = PagedReplay(session_id)
     pages_of = cast(AsyncGenerator[list[MessageView], None], store.message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
+    asked = False
     async with contextlib.aclosing(pages_of) as pages:
         async for page in pages:
             stored.extend(page)
             await send_in_batches(conn, replay.feed([(body, status) for _role, body, status in page]))
+            if not asked:  # once the first updates are on their way
+                asked = True
+                stored.expect(await last_summary(store, session_id))
     await send_in_batches(conn, replay.finish())
     return stored.views()
 

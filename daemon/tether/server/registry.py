@@ -242,12 +242,23 @@ class StoredTail:
     """What a session being loaded keeps of its stored messages, read a page at a time:
     what the model will see (``model_view``: from the last compaction summary on, with
     the visible messages it kept before it) and, of the earlier messages, only what
-    their tool results taught the ledger. A 50,000-message session compacted many times
-    is not held whole while it is replayed."""
+    their tool results taught the ledger. Told where the last summary lies (``expect``),
+    it lets the messages before it go as they are read: a 50,000-message session is not
+    held whole while it is replayed."""
 
     def __init__(self) -> None:
         self._views: list[MessageView] = []
         self._learned: list[MessageView] = []  # ledger-only stand-ins of dropped tool results
+        self._dropped = 0  # messages read and let go (or kept as stand-ins)
+        self._summary: tuple[int, int] | None = None  # the last summary's (position, kept), when known
+
+    def expect(self, summary: tuple[int, object] | None) -> None:
+        """The session's last compaction summary: how many messages come before it, and
+        its ``kept`` (``store.last_summary``)."""
+        if summary is not None:
+            position, kept = summary
+            self._summary = (position, kept if isinstance(kept, int) and kept >= 0 else 0)
+            self._let_go()
 
     def extend(self, page: Sequence[MessageView]) -> None:
         start = len(self._views)
@@ -257,6 +268,14 @@ class StoredTail:
             if role == "user" and "compaction" in body:
                 self._drop_before(index, body["compaction"].get("kept"))
                 return
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """Drop what the expected summary will drop, as if it came next: the `kept`
+        visible messages it may keep stay (and whatever follows them)."""
+        if self._summary is not None:
+            position, kept = self._summary
+            self._drop_before(min(len(self._views), position - self._dropped), kept)
 
     def _drop_before(self, summary: int, kept: object) -> None:
         from ..agent.history import nothing_said
@@ -268,11 +287,14 @@ class StoredTail:
             cut -= 1
             role, body, status = self._views[cut]
             wanted -= status in MODEL_VISIBLE and not (role == "assistant" and nothing_said(body))
+        if cut <= 0:
+            return
         for role, body, _status in self._views[:cut]:
             if role == "tool" and body.get("ledger"):
                 # a status the model's view leaves out: a stand-in is only for the ledger
                 self._learned.append((role, {"ledger": body["ledger"]}, "incomplete"))
         del self._views[:cut]
+        self._dropped += cut
 
     def views(self) -> list[MessageView]:
         return [*self._learned, *self._views]

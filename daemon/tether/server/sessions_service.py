@@ -2,7 +2,8 @@
 
 Both the JSON-RPC handlers and `tether sessions` go through `SessionsService` (over any
 `StoreSource`: the daemon's registry, or the CLI's stores opened without recovery), so
-the restore policy is written once: the snapshot checked (`checked_snapshot`), the
+the restore policy is written once: the snapshot checked (`checked_snapshot`; one read
+from a file, `read_snapshot`, is checked as it is imported), the
 workspace it goes to (`restore_workspace`: the one asked for, else the one it records if
 it exists here, else the default), its mode no looser than new sessions get here, and
 its approval rules added only when asked and only of the kinds the gate knows.
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..store.checkpoints import RewindRow
     from ..store.search import Hit
-    from ..store.snapshots import CheckedSnapshot
+    from ..store.snapshot_reader import SnapshotReader
+    from ..store.snapshots import SnapshotFile
     from .registry import SessionRegistry
     from .rewind import Changed, RewindOutcome
 
@@ -103,26 +105,41 @@ class Restored:
     rules: list[RestoredRule]
 
 
-def checked_snapshot(raw: Any) -> CheckedSnapshot:
+def checked_snapshot(raw: Any) -> SnapshotFile:
     """A checked copy of a snapshot (from `dump`), with a mode this daemon knows."""
-    from ..store.snapshots import SnapshotError, check_snapshot  # snapshots, search: imported when used
+    from ..store.snapshots import SnapshotError, SnapshotFile, check_snapshot  # imported when used
 
     try:
         snapshot = check_snapshot(raw)
     except SnapshotError as exc:
         raise BadSnapshot(str(exc)) from exc
-    mode = snapshot["session"]["mode"]
+    return _known_mode(SnapshotFile(snapshot["session"], iter(()), snapshot))
+
+
+def read_snapshot(reader: SnapshotReader) -> SnapshotFile:
+    """A snapshot being read from a file: its head checked (the rest is checked as it is
+    imported, ``SessionsService.restore``), with a mode this daemon knows."""
+    from ..store.snapshots import SnapshotError, open_snapshot
+
+    try:
+        return _known_mode(open_snapshot(reader))
+    except SnapshotError as exc:
+        raise BadSnapshot(str(exc)) from exc
+
+
+def _known_mode(snapshot: SnapshotFile) -> SnapshotFile:
+    mode = snapshot.session["mode"]
     if mode not in MODES:
         raise BadSnapshot(f"session.mode must be one of {', '.join(MODES)}, not {mode!r}")
     return snapshot
 
 
-def restore_workspace(snapshot: CheckedSnapshot, asked: Path | None, default: Callable[[], Path]) -> Path:
+def restore_workspace(snapshot: SnapshotFile, asked: Path | None, default: Callable[[], Path]) -> Path:
     """The workspace a snapshot is restored to: ``asked``, else the one it records when
     that is a directory here, else ``default()``."""
     if asked is not None:
         return asked
-    recorded = snapshot["session"]["workspace"]
+    recorded = snapshot.session["workspace"]
     if os.path.isabs(recorded) and os.path.isdir(recorded):
         return Path(os.path.realpath(recorded))
     return default()
@@ -136,7 +153,7 @@ class SessionsService:
 
     async def restore(
         self,
-        snapshot: CheckedSnapshot,
+        snapshot: SnapshotFile,
         workspace: Path,
         *,
         mode_limit: str,
@@ -144,25 +161,26 @@ class SessionsService:
         import_rules: bool,
         add_rule: AddRule,
     ) -> Restored:
-        """Store a checked snapshot (``checked_snapshot``) as a session of ``workspace``."""
-        requested = snapshot["session"]["mode"]
+        """Store a snapshot (``checked_snapshot``, or ``read_snapshot``: read and checked
+        as it is imported, in one transaction) as a session of ``workspace``."""
+        requested = snapshot.session["mode"]
         # a snapshot grants no more than a new session gets here (its rules likewise
-        # wait for import_rules); the checked snapshot is a copy, changed freely
-        snapshot["session"]["mode"] = no_looser_mode(requested, mode_limit)
-        from ..store.snapshots import SnapshotError, import_session
+        # wait for import_rules); the checked session is a copy, changed freely
+        snapshot.session["mode"] = no_looser_mode(requested, mode_limit)
+        from ..store.snapshots import SnapshotError, import_stream
 
         store = await self.stores.store_for(workspace)
         try:
-            session_id = await import_session(store, snapshot, keep_id=keep_id, workspace=str(workspace))
+            session_id, found = await import_stream(store, snapshot, keep_id=keep_id, workspace=str(workspace))
         except SnapshotError as exc:
             raise RestoreFailed(str(exc)) from exc
         rules = []
-        for rule in snapshot["rules"]:
+        for rule in found:
             ok = import_rules and rule["kind"] in RULE_KINDS and bool(rule["pattern"].strip())
             if ok:
                 await add_rule(store, rule["kind"], rule["pattern"], rule["decision"])
             rules.append(RestoredRule(rule["kind"], rule["pattern"], rule["decision"], ok))
-        return Restored(session_id, workspace, snapshot["session"]["mode"], requested, rules)
+        return Restored(session_id, workspace, snapshot.session["mode"], requested, rules)
 
     async def fork(
         self, store: HistoryStore, source_id: str, source: Path, target: Path, upto_seq: int | None

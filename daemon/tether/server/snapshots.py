@@ -1,7 +1,7 @@
 """Session snapshots, forks, search and "the latest session" on the wire.
 
-    _tether/session/dump     {sessionId, cwd?}                        -> snapshot
-    _tether/session/restore  {snapshot, cwd?, keepId?, importRules?}  -> {sessionId, rules}
+    _tether/session/dump     {sessionId, cwd?, path?}                 -> snapshot | {path, messages, bytes}
+    _tether/session/restore  {snapshot | path, cwd?, keepId?, importRules?}  -> {sessionId, rules}
     session/fork (ACP)       {sessionId, cwd?}                        -> {sessionId, modes}
     _tether/session/fork     {sessionId, messageSeq?, cwd?}           -> {sessionId, modes}
     _tether/session/search   {query, cwd?, limit?}                    -> {hits}
@@ -16,14 +16,18 @@ not: know the snapshot format (`tether.store.snapshots` does), decide the restor
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from tether_protocol._errors import InvalidParams, SessionNotFound
 from tether_protocol._extensions import RuleDecision
 from tether_protocol._gc import collector_paused
 from tether_protocol._sessions import ForkSessionParams, NewSessionResult
 from tether_protocol._snapshots import (
+    DumpedFile,
     DumpParams,
     LatestParams,
     LatestResult,
@@ -40,6 +44,8 @@ from tether_protocol._snapshots import (
 )
 
 from ..store import HistoryStore, StorageFault, StoreError, export_session_json
+from ..store.snapshot_export import dump_to_file
+from ..store.snapshot_reader import SnapshotReader
 from ..transport.rpc import RawResult
 from .config_options import config_options
 from .context import ServerContext
@@ -51,8 +57,12 @@ from .sessions_service import (
     RestoreFailed,
     SessionGone,
     checked_snapshot,
+    read_snapshot,
     restore_workspace,
 )
+
+if TYPE_CHECKING:
+    from ..store.snapshots import SnapshotFile
 
 
 def _default_workspace(ctx: ServerContext) -> Path:
@@ -76,10 +86,14 @@ async def _locate(ctx: ServerContext, session_id: str, cwd: str | None) -> tuple
         raise SessionNotFound(str(exc)) from exc
 
 
-async def session_dump(ctx: ServerContext, params: DumpParams) -> RawResult:
+async def session_dump(ctx: ServerContext, params: DumpParams) -> RawResult | DumpedFile:
     session_id = params.session_id
+    target = None if params.path is None else _new_file(params.path)
     store, _workspace = await _locate(ctx, session_id, params.cwd)
     try:
+        if target is not None:
+            messages, size = await dump_to_file(store, session_id, target, replace=False)
+            return DumpedFile(str(target), messages, size)
         # the snapshot's JSON straight from the stored JSON (no decoding and encoding)
         with collector_paused():  # rows and text of every message, no cycles
             return RawResult(await export_session_json(store, session_id))
@@ -87,26 +101,68 @@ async def session_dump(ctx: ServerContext, params: DumpParams) -> RawResult:
         raise  # the history cannot be read: -32015, not "unknown session"
     except StoreError as exc:  # deleted meanwhile
         raise SessionNotFound(f"unknown session {session_id!r}: {exc}") from exc
+    except FileExistsError as exc:
+        raise InvalidParams(f"invalid params for _tether/session/dump: path {str(target)!r} already exists "
+                            f"(appeared meanwhile); name a new file") from exc
+    except OSError as exc:
+        raise InvalidParams(f"invalid params for _tether/session/dump: cannot write {str(target)!r}: "
+                            f"{exc.strerror or exc}") from exc
+
+
+def _new_file(path: str) -> Path:
+    """A dump's file: absolute, in a directory that exists, not there yet."""
+    where = f"invalid params for _tether/session/dump: path {path!r}"
+    target = Path(path)
+    if not target.is_absolute():
+        raise InvalidParams(f"{where} must be absolute (the daemon's working directory is not the client's)")
+    if not target.parent.is_dir():
+        raise InvalidParams(f"{where}: no directory {str(target.parent)!r}; create it first")
+    if os.path.lexists(target):
+        raise InvalidParams(f"{where} already exists; name a new file (a dump never overwrites one)")
+    return target
 
 
 async def session_restore(ctx: ServerContext, params: RestoreParams) -> RestoreResult:
-    # checked copies and rows of every message, none in a cycle
-    with collector_paused():
-        return await _restore(ctx, params)
+    if (params.snapshot is None) == (params.path is None):
+        raise InvalidParams(
+            "invalid params for _tether/session/restore: snapshot (an object from _tether/session/dump) "
+            "or path (a file it wrote) is required, not both"
+        )
+    if params.path is None:
+        # checked copies and rows of every message, none in a cycle
+        with collector_paused():
+            return await _restore(ctx, params, lambda: checked_snapshot(params.snapshot))
+    path = params.path
+    with _snapshot_file(path) as source:
+        return await _restore(ctx, params, lambda: read_snapshot(SnapshotReader(source, path)))
 
 
-async def _restore(ctx: ServerContext, params: RestoreParams) -> RestoreResult:
+def _snapshot_file(path: str) -> BinaryIO:
+    where = f"invalid params for _tether/session/restore: path {path!r}"
+    if not os.path.isabs(path):
+        raise InvalidParams(f"{where} must be absolute (the daemon's working directory is not the client's)")
     try:
-        snapshot = checked_snapshot(params.snapshot)  # raw JSON: the store's checks and messages
+        source = open(path, "rb")  # noqa: SIM115 (closed by the caller)
+    except OSError as exc:
+        raise InvalidParams(f"{where} cannot be read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+        source.close()
+        raise InvalidParams(f"{where} is not a file")
+    return source
+
+
+async def _restore(ctx: ServerContext, params: RestoreParams, opened: Callable[[], SnapshotFile]) -> RestoreResult:
+    try:
+        snapshot = opened()  # raw JSON: the store's checks and messages
     except BadSnapshot as exc:
         raise InvalidParams(f"invalid snapshot: {exc}") from exc
     cwd = params.cwd
     workspace = restore_workspace(
         snapshot, check_workspace(cwd) if cwd is not None else None, lambda: _default_workspace(ctx)
     )
-    if params.keep_id and snapshot["session"]["id"] in ctx.registry.live:
+    if params.keep_id and snapshot.session["id"] in ctx.registry.live:
         raise InvalidParams(
-            f"invalid snapshot: session {snapshot['session']['id']!r} is live in this daemon; "
+            f"invalid snapshot: session {snapshot.session['id']!r} is live in this daemon; "
             f"restore it without keepId"
         )
 

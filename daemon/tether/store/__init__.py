@@ -25,6 +25,7 @@ from tether.store.errors import (
     TurnWaiting,
 )
 from tether.store.history import HistoryStore
+from tether.store.pages import last_summary
 from tether.store.paths import database_path, tether_home, workspace_key
 from tether.store.records import (
     MESSAGE_ROLES,
@@ -89,6 +90,7 @@ __all__ = [
     "export_session_json",
     "fork_session",
     "import_session",
+    "last_summary",
     "latest_version",
     "new_turn_id",
     "search",

@@ -36,7 +36,10 @@ from tether_protocol._json import JsonObject, type_name
 
 _PATH_MAX = 4096  # Linux's limit: a longer path names no file
 
-__all__ = ["check_checkpoints", "export_checkpoints", "import_checkpoints", "keep_until"]
+__all__ = [
+    "check_checkpoint_data", "check_checkpoints", "check_rewound", "export_checkpoints", "import_checkpoints",
+    "keep_until",
+]
 
 
 async def export_checkpoints(store: HistoryStore, session_id: str) -> tuple[JsonObject | None, dict[int, int]]:
@@ -104,7 +107,17 @@ def check_checkpoints(snapshot: JsonObject) -> None:
     raw = snapshot.setdefault("checkpoints", None)
     for i, message in enumerate(snapshot["messages"]):
         if message.get("rewound") is not None:  # (the place named only when it is wrong)
-            _int(message["rewound"], f"messages[{i}].rewound")
+            check_rewound(message["rewound"], f"messages[{i}].rewound")
+    check_checkpoint_data(raw)
+
+
+def check_rewound(value: Any, where: str) -> None:
+    """A message's ``rewound``: the id of the rewind that took it out."""
+    _int(value, where)
+
+
+def check_checkpoint_data(raw: Any) -> None:
+    """Check the snapshot's ``checkpoints`` value (None: it has none)."""
     if raw is None:
         return
     if not isinstance(raw, dict):
@@ -172,9 +185,12 @@ def keep_until(snapshot: JsonObject, upto_seq: int) -> None:
     ]
 
 
-async def import_checkpoints(conn: aiosqlite.Connection, session_id: str, snapshot: JsonObject) -> None:
-    """Insert a checked snapshot's checkpoints for ``session_id`` (inside the import's transaction)."""
-    raw = snapshot.get("checkpoints") or {}
+async def import_checkpoints(
+    conn: aiosqlite.Connection, session_id: str, checkpoints: JsonObject | None, hidden: list[tuple[int, int]]
+) -> None:
+    """Insert a checked snapshot's checkpoints for ``session_id`` (inside the import's
+    transaction); ``hidden``: (rewind id, seq) of each message a rewind took out."""
+    raw = checkpoints or {}
     ids: dict[int, int] = {}
     for rewind in raw.get("rewinds", []):
         cursor = await conn.execute(
@@ -196,8 +212,8 @@ async def import_checkpoints(conn: aiosqlite.Connection, session_id: str, snapsh
         [(session_id, c["seq"], ids.get(c["rewind"]) if c["rewind"] is not None else None, c.get("call_id"),
           c["path"], c.get("before"), c.get("after"), c.get("note")) for c in raw.get("changes", [])],
     )
-    hidden = [
-        (ids.get(m["rewound"], 0), session_id, m["seq"]) for m in snapshot["messages"] if m.get("rewound") is not None
-    ]
     if hidden:
-        await conn.executemany("UPDATE messages SET rewound = ? WHERE session_id = ? AND seq = ?", hidden)
+        await conn.executemany(
+            "UPDATE messages SET rewound = ? WHERE session_id = ? AND seq = ?",
+            [(ids.get(rewind, 0), session_id, seq) for rewind, seq in hidden],
+        )

@@ -10,6 +10,7 @@ defaults filled in. Must not: upgrade older formats (``snapshots`` does, through
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any, TypeGuard, cast
 
 from tether.store.errors import StoreError
@@ -56,29 +57,34 @@ def check_turns(turns: list[Any]) -> set[str]:
     ids: set[str] = set()
     seqs: set[int] = set()
     for i, turn in enumerate(turns):
-        if not _plain_turn(turn, ids, seqs):  # else a field is missing or wrong: say which
-            where = f"turns[{i}]"
-            if not isinstance(turn, dict):
-                raise SnapshotError(f"{where} must be an object, not {type_name(turn)}")
-            _field(turn, where, "id", str)
-            _field(turn, where, "seq", int)
-            _choice(turn, where, "status", TURN_STATUSES)
-            _field(turn, where, "stop_reason", str, nullable=True, default=None)
-            _number(turn, where, "started_at")
-            _number(turn, where, "finished_at", nullable=True, default=None)
-            _field(turn, where, "error", str, nullable=True, default=None)
-            _field(turn, where, "pending", dict, nullable=True, default=None)
-            if not 0 <= turn["seq"] <= MAX_SEQ:
-                raise SnapshotError(f"{where}.seq must be between 0 and {MAX_SEQ}, not {turn['seq']}")
-            if turn["pending"] is not None and (problem := _pending_problem(turn["pending"])):
-                raise SnapshotError(f"{where}.pending{problem}")
-            if turn["id"] in ids:
-                raise SnapshotError(f"{where}.id {turn['id']!r} appears twice")
-            if turn["seq"] in seqs:
-                raise SnapshotError(f"{where}.seq {turn['seq']} appears twice")
-        ids.add(turn["id"])
-        seqs.add(turn["seq"])
+        check_turn(turn, i, ids, seqs)
     return ids
+
+
+def check_turn(turn: Any, i: int, ids: set[str], seqs: set[int]) -> None:
+    """Check ``turns[i]`` (defaults filled in); its id and seq join ``ids`` and ``seqs``."""
+    if not _plain_turn(turn, ids, seqs):  # else a field is missing or wrong: say which
+        where = f"turns[{i}]"
+        if not isinstance(turn, dict):
+            raise SnapshotError(f"{where} must be an object, not {type_name(turn)}")
+        _field(turn, where, "id", str)
+        _field(turn, where, "seq", int)
+        _choice(turn, where, "status", TURN_STATUSES)
+        _field(turn, where, "stop_reason", str, nullable=True, default=None)
+        _number(turn, where, "started_at")
+        _number(turn, where, "finished_at", nullable=True, default=None)
+        _field(turn, where, "error", str, nullable=True, default=None)
+        _field(turn, where, "pending", dict, nullable=True, default=None)
+        if not 0 <= turn["seq"] <= MAX_SEQ:
+            raise SnapshotError(f"{where}.seq must be between 0 and {MAX_SEQ}, not {turn['seq']}")
+        if turn["pending"] is not None and (problem := _pending_problem(turn["pending"])):
+            raise SnapshotError(f"{where}.pending{problem}")
+        if turn["id"] in ids:
+            raise SnapshotError(f"{where}.id {turn['id']!r} appears twice")
+        if turn["seq"] in seqs:
+            raise SnapshotError(f"{where}.seq {turn['seq']} appears twice")
+    ids.add(turn["id"])
+    seqs.add(turn["seq"])
 
 
 def _plain_turn(turn: Any, ids: set[str], seqs: set[int]) -> bool:
@@ -111,20 +117,25 @@ _NUMBERS = (int, float)  # exactly: a bool is not a timestamp
 
 
 def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
-    from tether_protocol.conversation import ConversationError, check_message_json
-
     last = -1
     for i, message in enumerate(messages):
-        if not _plain_message(message, last, turn_ids):
-            _check_message_fields(message, f"messages[{i}]", last, turn_ids)
-        last = message["seq"]
-        try:  # the body: what replay, search and the model rely on, by the one converter
-            check_message_json(message["body"], message["role"])
-        except ConversationError as exc:
-            raise SnapshotError(f"messages[{i}].body{exc}") from None
+        last = check_message(message, i, last, turn_ids)
 
 
-def _check_message_fields(message: Any, where: str, last: int, turn_ids: set[str]) -> None:
+def check_message(message: Any, i: int, last: int, turn_ids: Container[str]) -> int:
+    """Check ``messages[i]`` (defaults filled in), which follows seq ``last``; its seq."""
+    from tether_protocol.conversation import ConversationError, check_message_json
+
+    if not _plain_message(message, last, turn_ids):
+        _check_message_fields(message, f"messages[{i}]", last, turn_ids)
+    try:  # the body: what replay, search and the model rely on, by the one converter
+        check_message_json(message["body"], message["role"])
+    except ConversationError as exc:
+        raise SnapshotError(f"messages[{i}].body{exc}") from None
+    return int(message["seq"])
+
+
+def _check_message_fields(message: Any, where: str, last: int, turn_ids: Container[str]) -> None:
     """Say which field of a message record is missing or wrong (filling in defaults)."""
     if not isinstance(message, dict):
         raise SnapshotError(f"{where} must be an object, not {type_name(message)}")
@@ -143,7 +154,7 @@ def _check_message_fields(message: Any, where: str, last: int, turn_ids: set[str
     _field(message, where, "body", dict)
 
 
-def _plain_message(message: Any, last: int, turn_ids: set[str]) -> bool:
+def _plain_message(message: Any, last: int, turn_ids: Container[str]) -> bool:
     """A message record whose fields but the body the full checks would pass as they are."""
     return (
         type(message) is dict
@@ -176,16 +187,21 @@ def _pending_problem(pending: JsonObject) -> str | None:
 def check_reports(reports: list[Any], turn_ids: set[str]) -> None:
     seen: set[str] = set()
     for i, entry in enumerate(reports):
-        where = f"reports[{i}]"
-        if not isinstance(entry, dict):
-            raise SnapshotError(f"{where} must be an object, not {type_name(entry)}")
-        _field(entry, where, "turn_id", str)
-        _field(entry, where, "report", dict)
-        if entry["turn_id"] not in turn_ids:
-            raise SnapshotError(f"{where}.turn_id {entry['turn_id']!r} is not one of the turns")
-        if entry["turn_id"] in seen:
-            raise SnapshotError(f"{where}: turn {entry['turn_id']!r} has two reports")
-        seen.add(entry["turn_id"])
+        check_report(entry, i, turn_ids, seen)
+
+
+def check_report(entry: Any, i: int, turn_ids: Container[str], seen: set[str]) -> None:
+    """Check ``reports[i]``; its turn joins ``seen`` (one report a turn)."""
+    where = f"reports[{i}]"
+    if not isinstance(entry, dict):
+        raise SnapshotError(f"{where} must be an object, not {type_name(entry)}")
+    _field(entry, where, "turn_id", str)
+    _field(entry, where, "report", dict)
+    if entry["turn_id"] not in turn_ids:
+        raise SnapshotError(f"{where}.turn_id {entry['turn_id']!r} is not one of the turns")
+    if entry["turn_id"] in seen:
+        raise SnapshotError(f"{where}: turn {entry['turn_id']!r} has two reports")
+    seen.add(entry["turn_id"])
 
 
 def check_rules(rules: list[Any]) -> None:

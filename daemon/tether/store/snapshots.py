@@ -9,8 +9,9 @@ imported as they are (keys it does not name are kept); reports are kept as data.
 
 Owns: the snapshot API (``store.snapshots``), upgrading older formats through
 ``MIGRATIONS`` before checking (the field checks are ``snapshot_checks``, the export
-``snapshot_export``), the SQL that imports one session, and forking (an export cut at a
-message, imported as a new session).
+``snapshot_export``), importing one session in one transaction (from a snapshot, or one
+read from a file a record at a time: ``snapshot_import``), and forking (an export cut at
+a message, imported as a new session).
 Must not: speak the wire protocol, pick workspaces or stores (callers hand them in),
 or change a workspace's approval rules unless asked (``import_rules=True``).
 """
@@ -18,18 +19,17 @@ or change a workspace's approval rules unless asked (``import_rules=True``).
 from __future__ import annotations
 
 import copy
-import sqlite3
+import itertools
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
 
 from tether.store.history import HistoryStore
-from tether.store.records import encode_json, indexed_text, new_turn_ids
-from tether.store.snapshot_checkpoints import check_checkpoints, import_checkpoints, keep_until
+from tether.store.snapshot_checkpoints import check_checkpoints, keep_until
 from tether.store.snapshot_checks import (
     SNAPSHOT_VERSION,
     SnapshotError,
@@ -42,6 +42,8 @@ from tether.store.snapshot_checks import (
     listed,
 )
 from tether.store.snapshot_export import export_session, export_session_json
+from tether.store.snapshot_import import SnapshotImport
+from tether.store.snapshot_reader import SnapshotReader
 from tether_protocol._json import JsonObject, type_name
 
 __all__ = [
@@ -53,7 +55,9 @@ __all__ = [
     "export_session_json",
     "fork_session",
     "import_session",
+    "import_stream",
     "new_session_id",
+    "open_snapshot",
 ]
 
 # version -> a function taking a snapshot of that version and returning one of the
@@ -157,168 +161,87 @@ async def import_session(
     are added to the workspace only with ``import_rules``.
     """
     checked = check_snapshot(snapshot)
-    source = checked["session"]
-    if keep_id and new_id is not None and new_id != source["id"]:
-        raise ValueError("keep_id and new_id contradict each other")
-    session_id = source["id"] if keep_id else (new_id or new_session_id())
-    rows = _import_rows(checked, session_id, workspace)
-
-    async def work(conn: aiosqlite.Connection) -> None:
-        try:
-            await conn.execute(
-                "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at, metadata)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows.session,
-            )
-        except sqlite3.IntegrityError as exc:
-            raise SnapshotError(
-                f"session {session_id!r} already exists in this workspace"
-                + ("; restore it without keeping its id" if keep_id else "")
-            ) from exc
-        await _insert_rows(conn, session_id, rows)
-        await import_checkpoints(conn, session_id, checked)
-
-    await store.transaction(work)
+    entries = [(key, checked[key]) for key in ("turns", "messages", "reports", "rules", "checkpoints")]
+    session_id, rules = await _import(store, checked["session"], entries, True, keep_id, new_id, workspace)
     if import_rules:
-        for rule in checked["rules"]:
+        for rule in rules:
             await store.rules.add(rule["kind"], rule["pattern"], rule["decision"])
     return session_id
 
 
 @dataclass(slots=True)
-class _Rows:
-    """A checked snapshot as the rows of one session's import."""
+class SnapshotFile:
+    """A snapshot being read from a file (``open_snapshot``): its ``session``, checked,
+    and the ``rest`` of its entries still to read; or, when its layout cannot be read a
+    record at a time (an older format version, or its lists before its session), the
+    ``whole`` snapshot, checked."""
 
-    session: tuple[Any, ...]
-    turns: list[tuple[Any, ...]]
-    messages: list[tuple[Any, ...]]
-    reports: list[tuple[Any, ...]]
-
-
-def _import_rows(checked: CheckedSnapshot, session_id: str, workspace: str | None) -> _Rows:
-    """The rows to insert; a session with a new id gets new turn ids (and its running
-    turns stopped), which its messages and reports follow."""
-    source = checked["session"]
-    fresh = session_id != source["id"]
-    turns = _stop_running(checked["turns"], checked["messages"]) if fresh else checked["turns"]
-    fresh_ids = new_turn_ids(len(turns)) if fresh else [t["id"] for t in turns]
-    turn_map = {t["id"]: new for t, new in zip(turns, fresh_ids)}
-    now = time.time()
-    session = (
-        session_id, workspace if workspace is not None else source["workspace"], source["title"],
-        source["mode"], source["created_at"], now, encode_json(source["metadata"]),
-    )
-    turn_rows = [
-        (
-            turn_map[t["id"]], t["seq"], t["status"], t["stop_reason"], t["started_at"],
-            t["finished_at"], t["error"], None if t["pending"] is None else encode_json(t["pending"]),
-        )
-        for t in turns
-    ]
-    message_rows = [
-        (
-            None if m["turn_id"] is None else turn_map[m["turn_id"]], m["seq"], m["role"],
-            encode_json(m["body"]), m["status"], m["created_at"], indexed_text(m["role"], m["body"]),
-        )
-        for m in checked["messages"]
-    ]
-    finished = {t["id"]: t["finished_at"] for t in turns}
-    report_rows = [
-        (
-            turn_map[r["turn_id"]], session_id,
-            encode_json(_remap_report(r["report"], source["id"], session_id, r["turn_id"], turn_map)),
-            finished[r["turn_id"]] or now,
-        )
-        for r in checked["reports"]
-    ]
-    return _Rows(session, turn_rows, message_rows, report_rows)
+    session: JsonObject
+    rest: Iterator[tuple[str, object]]
+    whole: CheckedSnapshot | None = None
 
 
-async def _insert_rows(conn: aiosqlite.Connection, session_id: str, rows: _Rows) -> None:
-    """The turns, messages (with their search index) and reports of an imported session.
-
-    Rows go to TEMP tables first, then over in one INSERT ... SELECT each: executed row
-    by row, the schema's CHECK (... IN (...)) constraints cost more than the insert
-    itself (SQLite builds their lists again for every execution)."""
-    await conn.execute(
-        "CREATE TEMP TABLE import_turns (id, seq, status, stop_reason, started_at, finished_at, error, pending)"
-    )
-    await conn.executemany("INSERT INTO import_turns VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows.turns)
-    try:
-        await conn.execute(
-            "INSERT INTO turns (id, session_id, seq, status, stop_reason, started_at, finished_at, error,"
-            " pending) SELECT id, ?, seq, status, stop_reason, started_at, finished_at, error, pending"
-            " FROM import_turns ORDER BY rowid",
-            (session_id,),
-        )
-    except sqlite3.IntegrityError as exc:
-        raise SnapshotError(f"a turn of session {session_id!r} already exists: {exc}") from exc
-    await conn.execute("CREATE TEMP TABLE import_messages (turn_id, seq, role, body, status, created_at, text)")
-    await conn.executemany("INSERT INTO import_messages VALUES (?, ?, ?, ?, ?, ?, ?)", rows.messages)
-    await conn.execute(
-        "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
-        " SELECT ?, turn_id, seq, role, body, status, created_at FROM import_messages ORDER BY rowid",
-        (session_id,),
-    )
-    await _index_messages(conn, session_id, len(rows.messages))
-    await conn.execute("DROP TABLE temp.import_turns")
-    await conn.execute("DROP TABLE temp.import_messages")
-    await conn.executemany(
-        "INSERT INTO run_reports (turn_id, session_id, report, created_at) VALUES (?, ?, ?, ?)", rows.reports
-    )
+def open_snapshot(reader: SnapshotReader) -> SnapshotFile:
+    """Read a snapshot's head: its version and session (checked), up to its turns."""
+    entries = reader.entries()
+    early: JsonObject = {}
+    for key, value in entries:
+        if isinstance(value, Iterator):
+            version = early.get("tether_snapshot")
+            if key == "turns" and version == SNAPSHOT_VERSION and isinstance(early.get("session"), dict):
+                session = early.pop("session")
+                check_session(session)
+                return SnapshotFile(session, itertools.chain(early.items(), [(key, value)], entries))
+            if "tether_snapshot" in early and version not in MIGRATIONS:
+                _upgrade({"tether_snapshot": version})  # its error, before reading on
+            value = list(value)
+        early[key] = value
+    whole = check_snapshot(early)
+    return SnapshotFile(whole["session"], iter(()), whole)
 
 
-async def _index_messages(conn: aiosqlite.Connection, session_id: str, imported: int) -> None:
-    """The search index (schema v5: written by the store), by the ids the messages got:
-    one INSERT in our write transaction numbers them on from the table's largest id
-    (AUTOINCREMENT), in import order, which is checked; else they are looked up by seq
-    (30-60 ms more for 10,000 messages)."""
-    ((low, high, count),) = await conn.execute_fetchall(
-        "SELECT min(id), max(id), count(*) FROM messages WHERE session_id = ?", (session_id,)
-    )
-    if count == imported and count and high - low + 1 == count:
-        await conn.execute(
-            "INSERT INTO messages_fts (rowid, text) SELECT ? + rowid, text FROM import_messages"
-            " WHERE text IS NOT NULL ORDER BY rowid",
-            (low - 1,),
-        )
-    else:
-        await conn.execute(
-            "INSERT INTO messages_fts (rowid, text) SELECT m.id, i.text FROM import_messages AS i"
-            " JOIN messages AS m ON m.session_id = ? AND m.seq = i.seq WHERE i.text IS NOT NULL"
-            " ORDER BY m.id",
-            (session_id,),
-        )
+async def import_stream(
+    store: HistoryStore, snapshot: SnapshotFile, *, keep_id: bool = False, workspace: str | None = None
+) -> tuple[str, list[JsonObject]]:
+    """``import_session`` of a snapshot being read (``open_snapshot``), a batch of records
+    at a time, in one transaction: a record that is wrong (or a file cut short) stores
+    nothing. Returns the session's id and the snapshot's rules (not added)."""
+    if snapshot.whole is not None:
+        whole = snapshot.whole
+        whole["session"] = snapshot.session  # as the caller left it (its mode)
+        entries = [(key, whole[key]) for key in ("turns", "messages", "reports", "rules", "checkpoints")]
+        return await _import(store, snapshot.session, entries, True, keep_id, None, workspace)
+    return await _import(store, snapshot.session, snapshot.rest, False, keep_id, None, workspace)
 
 
-def _stop_running(turns: list[JsonObject], messages: list[JsonObject]) -> list[JsonObject]:
-    """The turns of a copy: one still running (or waiting for approval) is ``interrupted``,
-    finished when its last message was, without pending approvals."""
-    running = {t["id"] for t in turns if t["status"] == "running"}
-    if not running:
-        return turns
-    last: JsonObject = {}
-    for m in messages:
-        if m["turn_id"] in running:
-            last[m["turn_id"]] = max(last.get(m["turn_id"], m["created_at"]), m["created_at"])
-    return [
-        {**t, "status": "interrupted", "finished_at": last.get(t["id"], t["started_at"]), "pending": None}
-        if t["id"] in running else t
-        for t in turns
-    ]
+async def _import(
+    store: HistoryStore,
+    session: JsonObject,
+    entries: Iterable[tuple[str, object]],
+    checked: bool,
+    keep_id: bool,
+    new_id: str | None,
+    workspace: str | None,
+) -> tuple[str, list[JsonObject]]:
+    if keep_id and new_id is not None and new_id != session["id"]:
+        raise ValueError("keep_id and new_id contradict each other")
+    session_id = session["id"] if keep_id else (new_id or new_session_id())
 
+    async def work(conn: aiosqlite.Connection) -> list[JsonObject]:
+        importer = SnapshotImport(conn, session_id, session["id"], checked)
+        try:
+            await importer.insert_session(session, workspace)
+        except SnapshotError as exc:
+            raise SnapshotError(f"{exc}{'; restore it without keeping its id' if keep_id else ''}") from None
+        try:
+            for key, value in entries:
+                await importer.feed(key, value)
+            return await importer.finish()
+        except BaseException:
+            await importer.settle()  # before the rollback: no batch goes in after it
+            raise
 
-def _remap_report(
-    report: JsonObject, old_session: str, new_session: str, old_turn: str, turn_map: dict[str, str]
-) -> JsonObject:
-    if old_session == new_session:
-        return report
-    report = dict(report)
-    if report.get("sessionId") == old_session:
-        report["sessionId"] = new_session
-    if report.get("turnId") == old_turn:
-        report["turnId"] = turn_map[old_turn]
-    return report
+    return session_id, await store.transaction(work)
 
 
 # -- fork -------------------------------------------------------------------------

@@ -213,7 +213,8 @@ export class TetherClient implements Disposable {
 
   /** The session's snapshot (SPEC §3.28): where its messages and turns are stored. */
   dump(sessionId: string): Promise<Snapshot> {
-    return this.connection.sendRequest("_tether/session/dump", { sessionId });
+    // without `path` the answer is the snapshot itself (with it, the file written)
+    return this.connection.sendRequest("_tether/session/dump", { sessionId }) as Promise<Snapshot>;
   }
 
   /** Takes the session back (SPEC §3.40); `dryRun` only says what it would do. */

@@ -245,11 +245,21 @@ export interface DiffContent {
   type: "diff";
 }
 
-/** `_tether/session/dump`: a live session, else one stored in `cwd`'s workspace or the default one. */
+/** `_tether/session/dump`: a live session, else one stored in `cwd`'s workspace or the default one; with `path`, written to that new file (absolute) a page at a time, never held whole, and answered with `DumpedFile`. */
 export interface DumpParams {
   _meta?: { [key: string]: unknown };
   cwd?: string;
+  path?: string;
   sessionId: string;
+}
+
+export type DumpResult = Snapshot | DumpedFile;
+
+/** `_tether/session/dump` with `path`: the file written, its messages and size. */
+export interface DumpedFile {
+  bytes: number;
+  messages: number;
+  path: string;
 }
 
 export interface EmbeddedResource {
@@ -624,12 +634,14 @@ export interface ResourceLink {
   uri: string;
 }
 
+/** The snapshot as `snapshot`, or in the file at `path` (absolute; read a record at a time, never whole): exactly one of the two. */
 export interface RestoreParams {
   _meta?: { [key: string]: unknown };
   cwd?: string;
   importRules?: boolean;
   keepId?: boolean;
-  snapshot: Snapshot;
+  path?: string;
+  snapshot?: Snapshot;
 }
 
 /** The stored (not live) session: make it live with `session/load` or `/resume`. */
@@ -1231,7 +1243,7 @@ export interface ClientRequests {
   "_tether/rules/remove": { params: RemoveRuleParams; result: EmptyResult };
   "_tether/session/changes": { params: ChangesParams; result: ChangesResult };
   "_tether/session/dequeue": { params: DequeueParams; result: EmptyResult };
-  "_tether/session/dump": { params: DumpParams; result: Snapshot };
+  "_tether/session/dump": { params: DumpParams; result: DumpResult };
   "_tether/session/fork": { params: TetherForkParams; result: NewSessionResult };
   "_tether/session/latest": { params: LatestParams; result: LatestResult };
   "_tether/session/queue": { params: QueueParams; result: QueueResult };
