@@ -77,6 +77,8 @@ _REASONS: dict[str, str] = {
     "sandbox": "a workspace must not turn off or change the sandbox its own commands run in; " + _YOURS,
     "network": "a workspace must not give its own commands the network; " + _YOURS,
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
+    "allowed_domains": "a workspace must not let its own commands reach more of the network; " + _YOURS,
+    "credentials": "a workspace must not choose which of your credentials are sent where; " + _YOURS,
     "allow_unix_sockets": "a workspace must not let its own commands reach services on this machine; " + _YOURS,
     "shared": "a workspace must not move your sessions into the daemon every window shares; " + _YOURS,
     "shared_idle_timeout": "a workspace must not keep the shared daemon running; " + _YOURS,

@@ -64,6 +64,7 @@ from .tool_view import asked_locations, known_locations, safe_title
 
 if TYPE_CHECKING:
     from ..hooks import Hooks
+    from ..netproxy.proxy import ProxyRules
     from ..sandbox import SandboxChoice
 
 log = logging.getLogger("tether.agent")
@@ -84,6 +85,8 @@ class TurnServices:
     sandbox_setting: str = "auto"
     hidden_paths: tuple[str, ...] = ()
     unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
+    # `network = "allowlist"`: what every command's proxy allows (None: another mode)
+    net_rules: ProxyRules | None = None
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
@@ -281,6 +284,7 @@ class ToolExecutor:
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
             unix_sockets=services.unix_sockets,
+            on_notice=lambda text: sink.emit(Notice(f"\n[{text}]\n")),
             recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(
                 self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
         )
@@ -309,6 +313,7 @@ class ToolExecutor:
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
         ctx.network = verdict.network
+        ctx.net_rules = self._net_rules(request) if not verdict.network else None
         ctx.workspace_writable = self.session.mode != "read-only"
         await self.journal.mark_started(call.call_id)
         terminal = self._started(call, tool, args, verdict)
@@ -325,6 +330,13 @@ class ToolExecutor:
                 exit_code=run.exit_code if run else None, signal=run.signal if run else None,
             ))
         return result
+
+    def _net_rules(self, request: ApprovalRequest) -> ProxyRules | None:
+        """In `allowlist` mode: the proxy's rules, with the table form of `network_commands`."""
+        rules, gate = self.services.net_rules, self.services.gate
+        if rules is None or request.kind != "execute" or request.command is None or gate is None:
+            return rules
+        return dataclasses.replace(rules, domains=rules.domains + gate.network_domains(request.command))
 
     def _read_only_refusal(self, tool: Tool[Any], confined: SandboxChoice | None) -> ToolResult | None:
         """In read-only mode a command may run in a read-only sandbox (asked as in ask

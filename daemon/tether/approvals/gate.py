@@ -147,7 +147,9 @@ class ApprovalGate:
         # where a command's writes are checked (None: every write may overwrite a file)
         self._workspace = workspace
         self._fixed = builtin_rules(deny_commands)
-        self._network_commands = tuple(network_commands)
+        # list entries give the network; table entries ("prefix -> domains") the proxy
+        self._network_commands = tuple(entry for entry in network_commands if " -> " not in entry)
+        self._proxy_commands = [entry.partition(" -> ")[::2] for entry in network_commands if " -> " in entry]
         self._network_all = network_all
         self._stored: list[Rule] | None = None
         # Several calls of one step (and several sessions) ask one at a time, in order.
@@ -206,6 +208,19 @@ class ApprovalGate:
         return parsed.plain and bool(own) and all(
             any(words_start_with(part.texts, prefix) for prefix in self._network_commands) for part in own
         )
+
+    def network_domains(self, command: str) -> tuple[str, ...]:
+        """The domains the table form of `network_commands` adds for `command` (every part
+        of a plain command covered by a table entry), for the proxy in `allowlist` mode."""
+        parsed = parse_command(command)
+        own = parsed.own_parts
+        found: list[str] = []
+        for part in own:
+            covering = [domains for prefix, domains in self._proxy_commands if words_start_with(part.texts, prefix)]
+            if not covering:
+                return ()
+            found += [domain for domains in covering for domain in domains.split()]
+        return tuple(dict.fromkeys(found)) if parsed.plain and own else ()
 
     def _by_rules_and_mode(
         self, request: ApprovalRequest, rules: list[Rule], parsed: ParsedCommand | None

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether_protocol._pending import PendingStep
 from tether_protocol.conversation import ToolResultMessage
 
 from ..agent.loop import AgentTurn, TurnServices
+from ..config import Settings
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
@@ -29,6 +31,9 @@ from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
 from .updates import SessionUpdates
+
+if TYPE_CHECKING:
+    from ..netproxy.proxy import ProxyRules
 
 log = logging.getLogger("tether.server")
 
@@ -98,11 +103,18 @@ def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> T
         sandbox_setting=settings.sandbox,
         hidden_paths=hidden_paths(ctx),
         unix_sockets=settings.allow_unix_sockets,
+        net_rules=_net_rules(settings) if settings.network == "allowlist" else None,
         terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         hooks=hooked.hooks,
         ask_first=hooked.ask_first,
     )
+
+
+def _net_rules(settings: Settings) -> ProxyRules:
+    from ..netproxy.proxy import proxy_rules  # only in `allowlist` mode
+
+    return proxy_rules(settings.allowed_domains, settings.credentials)
 
 
 def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:

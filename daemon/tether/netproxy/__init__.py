@@ -1,0 +1,12 @@
+"""Network by domain: the proxy a sandboxed command reaches in `network = "allowlist"`.
+
+Owns: which hosts and ports a command may reach (`rules.py`: domain patterns, the
+shipped registry list, refused address ranges), the proxy that enforces it from inside
+the daemon (`proxy.py`: HTTP CONNECT and absolute-URI HTTP over a private unix socket,
+credential headers on plain HTTP), and the in-sandbox bridge (`bridge.py`: a loopback
+port in the command's own network namespace forwarded to that socket).
+Must not: decide whether a command may run (the approval gate does), or let a command
+reach anything but the proxy (the sandbox backends do the confining).
+"""
+
+from __future__ import annotations
