@@ -165,6 +165,8 @@ async def _checked_addresses(host: str, port: int) -> tuple[str | None, list[str
 
 
 def _parse_head(head: bytes) -> tuple[bytes, bytes, list[tuple[bytes, bytes]]]:
+    if len(head) > _HEAD_LIMIT:  # receive_until checks its limit only between reads
+        raise _BadRequest(f"the request head is over {_HEAD_LIMIT // 1024} KiB")
     lines = head.split(b"\r\n")
     if any(b"\n" in line or b"\r" in line or b"\0" in line for line in lines):
         raise _BadRequest("a bare CR, LF or NUL in the request head")

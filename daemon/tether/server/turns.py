@@ -17,10 +17,10 @@ from tether_protocol._pending import PendingStep
 from tether_protocol.conversation import ToolResultMessage
 
 from ..agent.loop import AgentTurn, TurnServices
-from ..config import Settings
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
+from ..config import Settings
 from ..hooks.setup import TurnHooks, turn_hooks
 from ..providers.base import Provider
 from ..store import MessageRecord, tether_home

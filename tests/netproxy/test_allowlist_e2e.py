@@ -1,0 +1,159 @@
+"""`network = "allowlist"` through a real `tether serve`, real bubblewrap, in a network
+namespace the test made (conftest.py): an allowed domain works through the proxy (curl
+plain and CONNECT, Python's urllib), an unlisted one is refused and reported to the model
+and the user, names resolving to loopback, metadata and private addresses are refused
+before any connection, direct TCP/UDP/DNS and unix sockets fail, a hostile command
+talking to the proxy itself gets nothing more, and a credential reaches the registry
+without the command ever seeing it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import user_config
+from daemon_harness import serve_command
+
+TOKEN = "ghp_np_e2e_6b1f0c9d"
+CONFIG = f"""
+mode = "full-auto"
+sandbox = "bwrap"
+network = "allowlist"
+allowed_domains = ["registry.test", "loopback.test", "metadata.test", "lan.test", "mapped.test"]
+network_commands = {{"python3 fetch_other.py" = ["other.test"]}}
+credentials = {{"registry.test" = {{header = "Authorization", env = "NP_TEST_TOKEN"}}}}
+"""
+# a hostile command speaking to the proxy's loopback port itself
+ATTACK = r'''
+import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+def ask(raw):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(raw)
+    got = b""
+    try:
+        while chunk := s.recv(65536):
+            got += chunk
+    except OSError:
+        pass
+    return got.split(b"\r\n", 1)[0].decode() + " | " + got.rsplit(b"\n", 2)[-2].decode(errors="replace")
+print("forged", ask(b"GET http://registry.test/forged HTTP/1.1\r\nHost: evil.test\r\n\r\n"))
+print("origin", ask(b"GET /origin HTTP/1.1\r\nHost: registry.test\r\n\r\n"))
+print("literal", ask(b"CONNECT 93.184.216.34:80 HTTP/1.1\r\nHost: x\r\n\r\n"))
+print("port22", ask(b"CONNECT registry.test:22 HTTP/1.1\r\n\r\n"))
+print("smuggle", ask(b"GET http://registry.test/s HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"))
+print("bare-lf", ask(b"GET http://registry.test/lf HTTP/1.1\nHost: evil.test\r\n\r\n"))
+print("long", ask(b"GET http://registry.test/" + b"a" * 40000 + b" HTTP/1.1\r\n\r\n"))
+print("userinfo", ask(b"GET http://registry.test@evil.test/ HTTP/1.1\r\n\r\n"))
+try:
+    socket.socket(socket.AF_UNIX).connect("/proc/1/root/x")
+except OSError as error:
+    print("unix", error.errno)
+'''
+COMMANDS = {
+    "plain": "curl -sS -m 10 http://registry.test/plain",
+    "tunnel": "curl -sS -m 10 -p http://registry.test/tunnel",
+    "urllib": "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://registry.test/urllib').read().decode())\"",
+    "blocked": "curl -sS -m 10 http://evil.test/",
+    "rebind": "for h in loopback.test metadata.test lan.test mapped.test; do curl -sS -m 10 http://$h/; done",
+    "direct": (
+        "curl -sS -m 3 --noproxy '*' http://93.184.216.34/direct; "
+        "python3 -c \"import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('93.184.216.34', 53))\"; "
+        "getent hosts example.com || echo no-dns"
+    ),
+    "attack": "python3 attack.py",
+    "table": "python3 fetch_other.py",
+    "outside-table": "curl -sS -m 10 http://other.test/not-for-curl",
+    "cred": "curl -sS -v -m 10 http://registry.test/cred 2>&1; env",
+}
+
+
+def _script(tmp_path: Path) -> Path:
+    replies: list[dict] = [
+        {"when": {"step": step}, "tool_calls": [{"id": call_id, "name": "run_command", "arguments": {"command": cmd}}]}
+        for step, (call_id, cmd) in enumerate(COMMANDS.items(), start=1)
+    ]
+    script = tmp_path / "net.json"
+    script.write_text(json.dumps({"replies": [*replies, {"text": "done"}]}))
+    return script
+
+
+def _tool_text(updates: list[dict], call_id: str) -> str:
+    done = [u for u in updates if u.get("toolCallId") == call_id and u.get("status") in ("completed", "failed")][-1]
+    return "".join(b.get("content", {}).get("text", "") for b in done.get("content") or [])
+
+
+async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, registry_namespace, workspace: Path,
+                                                  tmp_path: Path) -> None:
+    user_config(daemon_env, CONFIG)
+    (workspace / "attack.py").write_text(ATTACK)
+    (workspace / "fetch_other.py").write_text(
+        "import urllib.request\nprint(urllib.request.urlopen('http://other.test/table').read().decode())\n")
+    command, log = registry_namespace(serve_command(script=_script(tmp_path)))
+    daemon = await spawn_daemon(command=command, env={"NP_TEST_TOKEN": f"Bearer {TOKEN}"})
+
+    async def on_request(method: str, params: dict) -> dict:  # commands the parser cannot see whole
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    daemon.client.peer.on_request = on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("fetch things")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn", daemon.stderr()
+    out = {call_id: _tool_text(updates, call_id) for call_id in COMMANDS}
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    paths = [r["path"] for r in requests]
+
+    assert "registry ok /plain" in out["plain"] and "registry ok /tunnel" in out["tunnel"], out
+    assert "registry ok /urllib" in out["urllib"], out["urllib"]
+    assert "network: blocked evil.test:80 (host not in allowed_domains)" in out["blocked"]
+    notices = json.dumps([u for u in updates if u.get("sessionUpdate") == "agent_message_chunk"])
+    assert "network: blocked evil.test:80" in notices
+
+    rebind = out["rebind"]
+    assert "blocked loopback.test:80 (resolves to 127.0.0.1 is a loopback address)" in rebind, rebind
+    assert "blocked metadata.test:80 (resolves to 169.254.169.254 is a link-local (cloud metadata) address)" in rebind
+    assert "blocked lan.test:80 (resolves to 10.1.2.3 is a private address)" in rebind
+    assert "blocked mapped.test:80" in rebind and "IPv4 127.0.0.1 inside IPv6" in rebind
+    assert "could not connect" not in rebind  # refused before any connection was tried
+
+    direct = out["direct"]
+    assert "registry ok" not in direct and "no-dns" in direct and "Network is unreachable" in direct, direct
+    assert "/direct" not in paths
+
+    attack = dict(line.split(" ", 1) for line in out["attack"].splitlines() if " " in line and line.split(" ")[0]
+                  in ("forged", "origin", "literal", "port22", "smuggle", "bare-lf", "long", "userinfo", "unix"))
+    assert "200" in attack["forged"] and next(r for r in requests if r["path"] == "/forged")["headers"]["Host"] == \
+        "registry.test"  # the URI's host, never the forged Host header
+    assert "400" in attack["origin"] and "/origin" not in paths
+    assert "403" in attack["literal"] and "IP address not in allowed_domains" in attack["literal"]
+    assert "403" in attack["port22"] and "port 22 not allowed" in attack["port22"]
+    assert "400" in attack["smuggle"] and "/s" not in paths
+    assert "400" in attack["bare-lf"] and "400" in attack["long"] and "400" in attack["userinfo"]
+    assert attack["unix"] == "1"  # EPERM: the command itself has no unix sockets
+
+    assert "registry ok /table" in out["table"]  # the table form adds other.test for that command only
+    assert "blocked other.test:80 (host not in allowed_domains)" in out["outside-table"]
+
+    cred = next(r for r in requests if r["path"] == "/cred")
+    assert cred["headers"]["Authorization"] == f"Bearer {TOKEN}"
+    assert "registry ok /cred" in out["cred"] and "HTTP_PROXY=http://127.0.0.1:" in out["cred"]
+    assert TOKEN not in json.dumps(updates)  # not in its env, nor in the request curl built (-v)
+    # a tunnel (CONNECT) is passed through untouched: HTTPS injection is not done
+    assert "Authorization" not in next(r for r in requests if r["path"] == "/tunnel")["headers"]
+    assert "Authorization" not in next(r for r in requests if r["path"] == "/table")["headers"]  # other.test
+
+
+async def test_a_client_cannot_widen_the_network(spawn_daemon, daemon_env, workspace: Path) -> None:
+    user_config(daemon_env, 'network = "allowlist"\nallowed_domains = ["registry.test"]\n')
+    daemon = await spawn_daemon(initialize=False)
+    reply = await daemon.client.initialize(initializationOptions={
+        "network": "on", "allowedDomains": ["registry.test", "evil.test"],
+        "networkCommands": {"curl": ["evil.test"]},
+        "credentials": {"evil.test": {"header": "Authorization", "env": "HOME"}},
+    })
+    refused = json.dumps(reply)
+    for key in ("network", "allowed_domains", "network_commands", "credentials"):
+        assert f'"{key}"' in refused or f"{key}" in refused, (key, refused)
+    assert "may only make Tether stricter" in refused
