@@ -13,7 +13,7 @@ import pytest
 
 REGISTRY = "93.184.216.34"
 HOSTS = (
-    f"127.0.0.1 localhost\n{REGISTRY} registry.test\n{REGISTRY} other.test\n127.0.0.1 loopback.test\n"
+    f"127.0.0.1 localhost\n{REGISTRY} registry.test\n{REGISTRY} other.test\n{REGISTRY} always.test\n127.0.0.1 loopback.test\n"
     "169.254.169.254 metadata.test\n10.1.2.3 lan.test\n::ffff:127.0.0.1 mapped.test\n"
 )
 

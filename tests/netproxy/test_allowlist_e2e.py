@@ -93,7 +93,10 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
     command, log = registry_namespace(serve_command(script=_script(tmp_path)))
     daemon = await spawn_daemon(command=command, env={"NP_TEST_TOKEN": f"Bearer {TOKEN}"})
 
+    asked: list[dict] = []
+
     async def on_request(method: str, params: dict) -> dict:  # commands the parser cannot see whole
+        asked.append(params)
         return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
 
     daemon.client.peer.on_request = on_request
@@ -110,6 +113,7 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
     assert "network: blocked evil.test:80 (host not in allowed_domains)" in out["blocked"]
     notices = json.dumps([u for u in updates if u.get("sessionUpdate") == "agent_message_chunk"])
     assert "network: blocked evil.test:80" in notices
+    assert not [p for p in asked if "Reach" in p["toolCall"]["title"]]  # full-auto: refused, never asked
 
     rebind = out["rebind"]
     assert "blocked loopback.test:80 (resolves to 127.0.0.1 is a loopback address)" in rebind, rebind
@@ -157,3 +161,52 @@ async def test_a_client_cannot_widen_the_network(spawn_daemon, daemon_env, works
     for key in ("network", "allowed_domains", "network_commands", "credentials"):
         assert f'"{key}"' in refused or f"{key}" in refused, (key, refused)
     assert "may only make Tether stricter" in refused
+
+
+ASKED = {
+    "first": "curl -sS -m 30 http://other.test/first",
+    "again": "curl -sS -m 30 http://other.test/again",
+    "always": "curl -sS -m 30 http://always.test/always",
+    "denied": "curl -sS -m 30 http://registry.test/denied",
+}
+
+
+async def test_a_held_connection_asks_and_the_answer_sticks(spawn_daemon, daemon_env, registry_namespace,
+                                                            workspace: Path, tmp_path: Path, tether_home: Path) -> None:
+    user_config(daemon_env, 'mode = "auto-edit"\nsandbox = "bwrap"\nnetwork = "allowlist"\nallowed_domains = []\n')
+    script = tmp_path / "ask.json"
+    script.write_text(json.dumps({"replies": [
+        *({"when": {"step": step}, "tool_calls": [{"id": cid, "name": "run_command", "arguments": {"command": cmd}}]}
+          for step, (cid, cmd) in enumerate(ASKED.items(), start=1)),
+        {"text": "done"},
+    ]}))
+    command, log = registry_namespace(serve_command(script=script))
+    daemon = await spawn_daemon(command=command)
+    domains: list[dict] = []
+    answers = {"other.test": "allow_domain_session", "always.test": "allow_domain_always"}
+
+    async def on_request(method: str, params: dict) -> dict:
+        title = params["toolCall"]["title"]
+        if not title.startswith("Reach "):
+            return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+        domains.append(params)
+        host = title.split()[1].split(":")[0]
+        return {"outcome": {"outcome": "selected", "optionId": answers.get(host, "reject_domain")}}
+
+    daemon.client.peer.on_request = on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("fetch")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn", daemon.stderr()
+    out = {call_id: _tool_text(updates, call_id) for call_id in ASKED}
+    assert [p["toolCall"]["title"].split()[1] for p in domains] == ["other.test:80", "always.test:80", "registry.test:80"]
+    first = domains[0]
+    assert [o["name"] for o in first["options"]] == ["Allow other.test for this session", "Always allow other.test",
+                                                     "Deny"]
+    assert [o["kind"] for o in first["options"]] == ["allow_once", "allow_always", "reject_once"]
+    assert "registry ok /first" in out["first"] and "registry ok /again" in out["again"]  # asked once only
+    assert "registry ok /always" in out["always"]
+    assert "blocked registry.test:80 (not in allowed_domains; the user denied it)" in out["denied"]
+    # "always" is the user's, in Tether's data directory, never the workspace's
+    assert (tether_home / "allowed_domains").read_text() == "always.test\n"
+    assert "always.test" not in "".join(p.read_text(errors="replace") for p in workspace.rglob("*") if p.is_file())

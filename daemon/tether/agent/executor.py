@@ -336,7 +336,12 @@ class ToolExecutor:
         rules, gate = self.services.net_rules, self.services.gate
         if rules is None or request.kind != "execute" or request.command is None or gate is None:
             return rules
-        return dataclasses.replace(rules, domains=rules.domains + gate.network_domains(request.command))
+        # held connections ask only where the mode asks the user anyway
+        asking = rules.ask_for is not None and self.session.mode in ("ask", "auto-edit")
+        return dataclasses.replace(
+            rules, domains=rules.domains + gate.network_domains(request.command),
+            ask=rules.ask_for(request.call_id, request.command) if asking and rules.ask_for else None,
+        )
 
     def _read_only_refusal(self, tool: Tool[Any], confined: SandboxChoice | None) -> ToolResult | None:
         """In read-only mode a command may run in a read-only sandbox (asked as in ask

@@ -17,13 +17,14 @@ import contextlib
 import os
 import re
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from .asking import AskDomain
 from .rules import address_refusal, domain_refusal, host_text, parse_ip
 
 __all__ = ["DomainProxy", "ProxyRules", "Refusal", "proxy_rules", "refusal_lines"]
@@ -42,6 +43,13 @@ class ProxyRules:
 
     domains: tuple[str, ...]
     credentials: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # host -> (header, value)
+    # the session's "allow for this session" hosts: shared, grown by `ask`'s answers
+    session_domains: set[str] = field(default_factory=set)
+    # asks the user about a refused host (asking.py); None: refuse at once (unattended)
+    ask: AskDomain | None = None
+    # makes `ask` for one call (call id, command); set per turn, used by the executor
+    ask_for: Callable[[str, str], AskDomain] | None = None
+    remember: Callable[[str], None] | None = None  # stores an "always" answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +85,7 @@ class DomainProxy:
     def __init__(self, rules: ProxyRules) -> None:
         self.rules = rules
         self.refusals: list[Refusal] = []
+        self._asking = anyio.Lock()  # one question at a time; a second connection waits for it
 
     async def serve(self, listener: anyio.abc.Listener[anyio.abc.ByteStream]) -> None:
         await listener.serve(self._handle)
@@ -115,7 +124,9 @@ class DomainProxy:
 
     async def _connect(self, host: str, port: int) -> anyio.abc.SocketStream | None:
         """A connection to a checked address of `host`, or None with the refusal recorded."""
-        reason = domain_refusal(host, port, self.rules.domains)
+        reason = self._domain_refusal(host, port)
+        if reason is not None and reason.startswith("host not in") and self.rules.ask is not None:
+            reason = await self._ask(host, port)
         addresses: list[str] = []
         if reason is None:
             reason, addresses = await _checked_addresses(host, port)
@@ -126,6 +137,23 @@ class DomainProxy:
             reason = f"could not connect to {address}"
         self._refuse(host, port, reason or "no address")
         return None
+
+    def _domain_refusal(self, host: str, port: int) -> str | None:
+        return domain_refusal(host, port, (*self.rules.domains, *self.rules.session_domains))
+
+    async def _ask(self, host: str, port: int) -> str | None:
+        """The connection is held while the user is asked; why it is refused, or None."""
+        assert self.rules.ask is not None
+        async with self._asking:
+            if self._domain_refusal(host, port) is None:  # allowed while this one waited
+                return None
+            answer = await self.rules.ask(host, port)
+            if answer not in ("session", "always"):
+                return "not in allowed_domains; the user denied it"
+            self.rules.session_domains.add(host)
+            if answer == "always" and self.rules.remember is not None:
+                self.rules.remember(host)
+            return self._domain_refusal(host, port)
 
     def _refuse(self, host: str, port: int, reason: str) -> None:
         refusal = Refusal(host, port, reason)

@@ -20,7 +20,6 @@ from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
-from ..config import Settings
 from ..hooks.setup import TurnHooks, turn_hooks
 from ..providers.base import Provider
 from ..store import MessageRecord, tether_home
@@ -103,7 +102,7 @@ def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> T
         sandbox_setting=settings.sandbox,
         hidden_paths=hidden_paths(ctx),
         unix_sockets=settings.allow_unix_sockets,
-        net_rules=_net_rules(settings) if settings.network == "allowlist" else None,
+        net_rules=_net_rules(ctx, session) if settings.network == "allowlist" else None,
         terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         hooks=hooked.hooks,
@@ -111,10 +110,23 @@ def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> T
     )
 
 
-def _net_rules(settings: Settings) -> ProxyRules:
+def _net_rules(ctx: ServerContext, session: AgentSession) -> ProxyRules:
+    """The proxy's rules for this turn's commands: the user's domains, those they allowed
+    always and for this session, credentials; asking through the client when it is ACP."""
+    import dataclasses
+    from functools import partial
+
+    from ..netproxy.asking import always_allowed, ask_through, remember_always
     from ..netproxy.proxy import proxy_rules  # only in `allowlist` mode
 
-    return proxy_rules(settings.allowed_domains, settings.credentials)
+    settings = ctx.settings
+    home = tether_home(Path(settings.home) if settings.home else None)
+    rules = proxy_rules((*settings.allowed_domains, *always_allowed(home)), settings.credentials)
+    acp = ctx.client is not None and ctx.client.acp
+    return dataclasses.replace(
+        rules, session_domains=session.allowed_domains, remember=partial(remember_always, home),
+        ask_for=partial(ask_through, ctx.rpc, session.id) if acp else None,
+    )
 
 
 def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
