@@ -10,6 +10,8 @@ without the command ever seeing it.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from conftest import user_config
@@ -210,3 +212,36 @@ async def test_a_held_connection_asks_and_the_answer_sticks(spawn_daemon, daemon
     # "always" is the user's, in Tether's data directory, never the workspace's
     assert (tether_home / "allowed_domains").read_text() == "always.test\n"
     assert "always.test" not in "".join(p.read_text(errors="replace") for p in workspace.rglob("*") if p.is_file())
+
+
+async def test_landlock_allowlist_means_no_network_and_says_so(spawn_daemon, daemon_env, registry_namespace,
+                                                               workspace: Path, tmp_path: Path) -> None:
+    user_config(daemon_env, 'mode = "full-auto"\nsandbox = "landlock"\nnetwork = "allowlist"\n'
+                            'allowed_domains = ["registry.test"]\n')
+    script = tmp_path / "ll.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 1}, "tool_calls": [{"id": "ll", "name": "run_command", "arguments": {
+            "command": "curl -sS -m 5 http://registry.test/landlock; echo proxy=${HTTP_PROXY:-none}"}}]},
+        {"text": "done"},
+    ]}))
+    command, log = registry_namespace(serve_command(script=script))
+    daemon = await spawn_daemon(command=command)
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("fetch")
+    updates = [u async for u in turn]
+    text = _tool_text(updates, "ll")
+    assert "proxy=none" in text and "registry ok" not in text, text
+    assert "allowlist mode needs bubblewrap" in text and "ran without the network" in text
+    assert not log.exists() or "/landlock" not in log.read_text()
+
+
+def test_doctor_shows_the_network(daemon_env, workspace: Path) -> None:
+    user_config(daemon_env, CONFIG)
+    env = {**daemon_env, "NP_TEST_TOKEN": TOKEN}
+    text = subprocess.run([sys.executable, "-m", "tether", "doctor"], env=env, cwd=workspace, capture_output=True,
+                          text=True, timeout=60).stdout
+    assert "network: allowlist · no direct network (own network namespace" in text, text
+    assert "  allowed domains: registry.test, loopback.test" in text
+    assert "  python3 fetch_other.py: proxy, plus other.test" in text
+    assert "  credential for registry.test: Authorization from $NP_TEST_TOKEN (set; plain HTTP only)" in text
+    assert TOKEN not in text  # never the value
