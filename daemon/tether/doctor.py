@@ -160,7 +160,6 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> JsonObject:
     report["ripgrep"] = find_rg()
     report["sandbox"] = sandbox_report(settings.sandbox, settings.network, settings.network_commands)
     from .netproxy.summary import network_report
-
     from .store import tether_home
 
     report["network"] = network_report(settings, report["sandbox"]["backend"], tether_home(home))

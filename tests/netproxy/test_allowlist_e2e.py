@@ -18,13 +18,13 @@ from conftest import user_config
 from daemon_harness import serve_command
 
 TOKEN = "ghp_np_e2e_6b1f0c9d"
-CONFIG = f"""
+CONFIG = """
 mode = "full-auto"
 sandbox = "bwrap"
 network = "allowlist"
 allowed_domains = ["registry.test", "loopback.test", "metadata.test", "lan.test", "mapped.test"]
-network_commands = {{"python3 fetch_other.py" = ["other.test"]}}
-credentials = {{"registry.test" = {{header = "Authorization", env = "NP_TEST_TOKEN"}}}}
+network_commands = {"python3 fetch_other.py" = ["other.test"]}
+credentials = {"registry.test" = {header = "Authorization", env = "NP_TEST_TOKEN"}}
 """
 # a hostile command speaking to the proxy's loopback port itself
 ATTACK = r'''
