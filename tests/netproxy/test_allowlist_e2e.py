@@ -52,6 +52,14 @@ try:
     socket.socket(socket.AF_UNIX).connect("/proc/1/root/x")
 except OSError as error:
     print("unix", error.errno)
+slow = socket.create_connection(("127.0.0.1", port), timeout=30)
+slow.sendall(b"GET http://registry.test/slow HTTP/1.1\r\nHost: registry.test\r\n")  # and never the end
+print("slowloris", slow.recv(4096).split(b"\r\n", 1)[0].decode())
+try:  # the bridge (this process's parent) holds unix sockets: it must not be traceable
+    open(f"/proc/{os.getppid()}/mem", "rb").close()
+    print("bridge-mem", "opened")
+except OSError as error:
+    print("bridge-mem", error.errno)
 '''
 COMMANDS = {
     "plain": "curl -sS -m 10 http://registry.test/plain",
@@ -64,7 +72,7 @@ COMMANDS = {
         "python3 -c \"import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('93.184.216.34', 53))\"; "
         "getent hosts example.com || echo no-dns"
     ),
-    "attack": "python3 attack.py",
+    "attack": "exec python3 attack.py",  # its parent is then the bridge
     "table": "python3 fetch_other.py",
     "outside-table": "curl -sS -m 10 http://other.test/not-for-curl",
     "cred": "curl -sS -v -m 10 http://registry.test/cred 2>&1; env",
@@ -129,7 +137,7 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
     assert "/direct" not in paths
 
     attack = dict(line.split(" ", 1) for line in out["attack"].splitlines() if " " in line and line.split(" ")[0]
-                  in ("forged", "origin", "literal", "port22", "smuggle", "bare-lf", "long", "userinfo", "unix"))
+                  in ("forged", "origin", "literal", "port22", "smuggle", "bare-lf", "long", "userinfo", "unix", "slowloris", "bridge-mem"))
     assert "200" in attack["forged"] and next(r for r in requests if r["path"] == "/forged")["headers"]["Host"] == \
         "registry.test"  # the URI's host, never the forged Host header
     assert "400" in attack["origin"] and "/origin" not in paths
@@ -138,6 +146,8 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
     assert "400" in attack["smuggle"] and "/s" not in paths
     assert "400" in attack["bare-lf"] and "400" in attack["long"] and "400" in attack["userinfo"]
     assert attack["unix"] == "1"  # EPERM: the command itself has no unix sockets
+    assert attack["slowloris"] == "HTTP/1.1 400 Bad Request" and "/slow" not in paths  # cut after 10 s
+    assert attack["bridge-mem"] in ("1", "13"), attack  # EPERM/EACCES: the bridge is not dumpable
 
     assert "registry ok /table" in out["table"]  # the table form adds other.test for that command only
     assert "blocked other.test:80 (host not in allowed_domains)" in out["outside-table"]

@@ -84,6 +84,9 @@ def main(args: list[str]) -> int:
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
     os.environ.update(proxy_env(listener.getsockname()[1]))
+    # before the fork: never a moment when the command runs and the bridge is traceable
+    # (exec makes the command itself dumpable again)
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     pid = os.fork()
     if pid == 0:
         try:
@@ -93,7 +96,6 @@ def main(args: list[str]) -> int:
         except OSError as error:
             sys.stderr.write(f"tether bridge: {argv[0]}: {error}\n")
             os._exit(127 if isinstance(error, FileNotFoundError) else 125)
-    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the command's output pipe must close when the command is done
         os.dup2(null, fd)

@@ -243,9 +243,11 @@ async def _start_proxy(
 
     if sandbox.name != "bwrap":
         return None, "\n" + LANDLOCK_NOTICE
+    from tether.shared.proxy import RuntimeDirError
+
     try:
         return await stack.enter_async_context(command_proxy(ctx.net_rules)), ""
-    except OSError as error:
+    except (OSError, RuntimeDirError) as error:
         raise ToolError(f"run_command: could not start the network proxy: {error}") from error
 
 
