@@ -313,7 +313,10 @@ class ToolExecutor:
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
         ctx.network = verdict.network
-        ctx.net_rules = self._net_rules(request) if not verdict.network else None
+        if self.services.net_rules is not None and not verdict.network:  # `allowlist` mode (netproxy/)
+            from ..netproxy.serving import call_rules
+
+            ctx.net_rules = call_rules(self.services.net_rules, self.services.gate, request, self.session.mode)
         ctx.workspace_writable = self.session.mode != "read-only"
         await self.journal.mark_started(call.call_id)
         terminal = self._started(call, tool, args, verdict)
@@ -330,18 +333,6 @@ class ToolExecutor:
                 exit_code=run.exit_code if run else None, signal=run.signal if run else None,
             ))
         return result
-
-    def _net_rules(self, request: ApprovalRequest) -> ProxyRules | None:
-        """In `allowlist` mode: the proxy's rules, with the table form of `network_commands`."""
-        rules, gate = self.services.net_rules, self.services.gate
-        if rules is None or request.kind != "execute" or request.command is None or gate is None:
-            return rules
-        # held connections ask only where the mode asks the user anyway
-        asking = rules.ask_for is not None and self.session.mode in ("ask", "auto-edit")
-        return dataclasses.replace(
-            rules, domains=rules.domains + gate.network_domains(request.command),
-            ask=rules.ask_for(request.call_id, request.command) if asking and rules.ask_for else None,
-        )
 
     def _read_only_refusal(self, tool: Tool[Any], confined: SandboxChoice | None) -> ToolResult | None:
         """In read-only mode a command may run in a read-only sandbox (asked as in ask

@@ -33,7 +33,8 @@ user's answer allows it (a hook or reviewer may still refuse it).
 Every verdict says why (`reason`): the mode or the rule that allowed it, or what the
 model should know about a refusal; and, for a command, whether it may use the network
 (`network`: the `network` setting, `network_commands` covering a plain command, or the
-user's "allow once, with network"). "Always" answers become rules for this workspace.
+user's "allow once, with network"; the table form of `network_commands` gives no network
+but the proxy domains `network_domains` names). "Always" answers become rules for this workspace.
 
 Owns: that order and the verdict. Must not: talk to the client (the `Asker` does) or run
 anything.

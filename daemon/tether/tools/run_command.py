@@ -4,7 +4,9 @@ Owns: the tool's args class (its timeout cap is per instance) and title, refusin
 command that holds a NUL byte, picking the working directory (inside the workspace), the
 command's minimal environment and private temp directory (removed after the call),
 running it in the OS sandbox `ctx.command_sandbox` (tether.sandbox: workspace-write,
-network only when `ctx.network`; the fds the sandbox needs passed, then closed),
+network only when `ctx.network`, or in `allowlist` mode (`ctx.net_rules`) the command's
+own proxy (tether.netproxy) while it runs, what it refused appended to the result; the
+fds the sandbox needs passed, then closed),
 streaming decoded output to `ctx.on_output` (coalesced, never splitting a UTF-8
 character), capping what the model gets to a head and a tail, the exit-status footer,
 a note when the sandbox probably blocked it, and asking `ctx.recorder` to compare the
