@@ -1,10 +1,13 @@
 """A stand-in package registry for the network-by-domain tests: plain HTTP on the address
-given, each request's line and headers appended as JSON to a log file."""
+given (and HTTPS on 443 with CERT and KEY when given), each request's line and headers
+appended as JSON to a log file."""
 
 from __future__ import annotations
 
 import json
+import ssl
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 address, log_path = sys.argv[1], sys.argv[2]
@@ -32,5 +35,11 @@ class Registry(BaseHTTPRequestHandler):
 
 
 server = ThreadingHTTPServer((address, 80), Registry)
+if len(sys.argv) > 4:
+    secure = ThreadingHTTPServer((address, 443), Registry)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(sys.argv[3], sys.argv[4])
+    secure.socket = context.wrap_socket(secure.socket, server_side=True)
+    threading.Thread(target=secure.serve_forever, daemon=True).start()
 open(log_path + ".ready", "w").close()
 server.serve_forever()

@@ -255,3 +255,46 @@ def test_doctor_shows_the_network(daemon_env, workspace: Path) -> None:
     assert "  python3 fetch_other.py: proxy, plus other.test" in text
     assert "  credential for registry.test: Authorization from $NP_TEST_TOKEN (set; plain HTTP only)" in text
     assert TOKEN not in text  # never the value
+
+
+async def test_an_https_credential_is_added_inside_the_tunnel_only_for_its_host(
+    spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
+) -> None:
+    from conftest import test_certificates
+
+    ca, cert, key = test_certificates(tmp_path)
+    user_config(daemon_env, 'mode = "full-auto"\nsandbox = "bwrap"\nnetwork = "allowlist"\n'
+                            'allowed_domains = ["registry.test", "other.test"]\n'
+                            'credentials = {"registry.test" = {header = "Authorization", env = "NP_TEST_TOKEN"}}\n')
+    calls = {
+        "secure": "curl -sS -m 20 https://registry.test/secure; env",
+        "urllib": "python3 -c \"import urllib.request; print(urllib.request.urlopen('https://registry.test/py').read())\"",
+        "passthrough": f"curl -sS -m 20 --cacert {ca} https://other.test/passthrough",
+    }
+    script = tmp_path / "tls.json"
+    script.write_text(json.dumps({"replies": [
+        *({"when": {"step": step}, "tool_calls": [{"id": cid, "name": "run_command", "arguments": {"command": cmd}}]}
+          for step, (cid, cmd) in enumerate(calls.items(), start=1)),
+        {"text": "done"},
+    ]}))
+    command, log = registry_namespace(serve_command(script=script), (cert, key))
+    # the daemon (the proxy's own TLS client) trusts the test registry's CA; commands do not
+    daemon = await spawn_daemon(command=command, env={"NP_TEST_TOKEN": f"Bearer {TOKEN}", "SSL_CERT_FILE": str(ca)})
+
+    async def on_request(method: str, params: dict) -> dict:
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    daemon.client.peer.on_request = on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("fetch")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn", daemon.stderr()
+    out = {cid: _tool_text(updates, cid) for cid in calls}
+    requests = {json.loads(line)["path"]: json.loads(line)["headers"] for line in log.read_text().splitlines()}
+    assert "registry ok /secure" in out["secure"] and "SSL_CERT_FILE=" in out["secure"], out["secure"]
+    assert requests["/secure"]["Authorization"] == f"Bearer {TOKEN}"
+    assert "registry ok /py" in out["urllib"] and requests["/py"]["Authorization"] == f"Bearer {TOKEN}"
+    # another host's tunnel is untouched: the registry's own certificate, no header
+    assert "registry ok /passthrough" in out["passthrough"], out["passthrough"]
+    assert "Authorization" not in requests["/passthrough"]
+    assert TOKEN not in json.dumps(updates)

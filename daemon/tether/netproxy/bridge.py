@@ -1,7 +1,9 @@
 """The in-sandbox bridge: a loopback port forwarded to the proxy's unix socket.
 
 Run inside bubblewrap's fresh network namespace as `python -I -S bridge.py SOCKET
-SECCOMP_HEX -- ARGV...` (sandbox/bwrap.py builds the line). Standard library only.
+SECCOMP_HEX [BUNDLE] -- ARGV...` (sandbox/bwrap.py builds the line). Standard library only.
+BUNDLE: the trust bundle with the daemon's CA (HTTPS credentials), named by SSL_CERT_FILE,
+REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, GIT_SSL_CAINFO, PIP_CERT and NODE_EXTRA_CA_CERTS.
 Owns: listening on 127.0.0.1 (a free port of the namespace's own loopback), then forking
 the command with the proxy variables pointing there (HTTP(S)_PROXY, ALL_PROXY, npm's,
 pip's, yarn's, git's), the seccomp socket filter installed in the child only (no unix
@@ -75,11 +77,21 @@ def _serve(listener: socket.socket, path: str) -> None:
         threading.Thread(target=_relay, args=(client, path), daemon=True).start()
 
 
+def bundle_env(bundle: str) -> dict[str, str]:
+    """The trust bundle with the daemon's CA, for every common client."""
+    names = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO", "PIP_CERT",
+             "NODE_EXTRA_CA_CERTS")
+    return dict.fromkeys(names, bundle)
+
+
 def main(args: list[str]) -> int:
-    if len(args) < 4 or args[2] != "--":
-        sys.stderr.write("usage: bridge.py SOCKET SECCOMP_HEX -- ARGV...\n")
+    split = args.index("--") if "--" in args else -1
+    if split not in (2, 3) or len(args) <= split + 1:
+        sys.stderr.write("usage: bridge.py SOCKET SECCOMP_HEX [BUNDLE] -- ARGV...\n")
         return 125
-    path, program, argv = args[0], bytes.fromhex(args[1]), args[3:]
+    path, program, argv = args[0], bytes.fromhex(args[1]), args[split + 1:]
+    if split == 3:
+        os.environ.update(bundle_env(args[2]))
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)

@@ -3,7 +3,9 @@
 Owns: serving HTTP CONNECT (`host:port`, then bytes both ways) and absolute-URI plain
 HTTP (`GET http://host/...`: sent on in origin form with `Host` set from the URI, the
 `Proxy-*` and hop-by-hop headers dropped, `Connection: close`, and the user's credential
-header for that host added, replacing one the command sent); refusing a malformed head
+header for that host added, replacing one the command sent; a tunnel to a host with a
+credential is opened with tls.py's certificate and its first request treated the same,
+other tunnels stay untouched); refusing a malformed head
 (bare CR or LF, folded or invalid header lines, both `Content-Length` and
 `Transfer-Encoding`, over 16 KiB or slower than 10 s), a host or port rules.py refuses,
 and a name whose every address is refused, before connecting; connecting to exactly the
@@ -14,20 +16,26 @@ Must not: connect anywhere it has not checked, or show a credential to the comma
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import socket
+import ssl
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
+from anyio.streams.tls import TLSStream
 
 from .asking import AskDomain
 from .rules import address_refusal, domain_refusal, host_text, parse_ip
+from .tls import Interceptor, interceptor
 
 __all__ = ["DomainProxy", "ProxyRules", "Refusal", "proxy_rules", "refusal_lines"]
+
+log = logging.getLogger("tether.netproxy")
 
 _HEAD_LIMIT = 16 * 1024
 _HEAD_SECONDS = 10.0
@@ -49,6 +57,8 @@ class ProxyRules:
     ask: AskDomain | None = None
     # makes `ask` for one call (call id, command); set per turn, used by the executor
     ask_for: Callable[[str, str], AskDomain] | None = None
+    # TLS interception for the hosts in `credentials` (tls.py); None: no credentials
+    intercept: Interceptor | None = None
     remember: Callable[[str], None] | None = None  # stores an "always" answer
 
 
@@ -72,7 +82,7 @@ def proxy_rules(domains: Sequence[str], credentials: Sequence[str]) -> ProxyRule
         value = os.environ.get(env, "")
         if value and "\r" not in value and "\n" not in value:
             found[host] = (header, value)
-    return ProxyRules(tuple(domains), found)
+    return ProxyRules(tuple(domains), found, intercept=interceptor() if found else None)
 
 
 class _BadRequest(Exception):
@@ -91,6 +101,12 @@ class DomainProxy:
         await listener.serve(self._handle)
 
     async def _handle(self, client: anyio.abc.ByteStream) -> None:
+        try:
+            await self._handle_one(client)
+        except Exception:  # a bug here ends this connection, not the command's proxy
+            log.exception("network proxy: a connection failed")
+
+    async def _handle_one(self, client: anyio.abc.ByteStream) -> None:
         async with client:
             buffered = BufferedByteReceiveStream(client)
             try:
@@ -118,9 +134,37 @@ class DomainProxy:
         async with upstream:
             if method == b"CONNECT":
                 await client.send(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                if host in self.rules.credentials and self.rules.intercept is not None:
+                    await self._intercepted(client, buffered, upstream, host, port)
+                    return
             else:
                 await upstream.send(self._origin_head(method, path, host, port, headers))
             await _splice(client, buffered, upstream)
+
+    async def _intercepted(self, client: anyio.abc.ByteStream, buffered: BufferedByteReceiveStream,
+                           upstream: anyio.abc.ByteStream, host: str, port: int) -> None:
+        """A tunnel to a host with a credential: TLS ended here with this daemon's CA's
+        certificate, the first request's header added, then bytes both ways."""
+        assert self.rules.intercept is not None
+        if buffered.buffer:  # bytes before the tunnel was answered: not a TLS client that waited
+            return
+        context = await anyio.to_thread.run_sync(self.rules.intercept.server_context, host)
+        try:
+            with anyio.fail_after(_HEAD_SECONDS):
+                inner = await TLSStream.wrap(client, server_side=True, ssl_context=context, standard_compatible=False)
+                reader = BufferedByteReceiveStream(inner)
+                head = await reader.receive_until(b"\r\n\r\n", _HEAD_LIMIT)
+                method, target, headers = _parse_head(head)
+            if not target.startswith(b"/"):
+                raise _BadRequest("inside the tunnel only origin-form requests (GET /path) are sent on")
+            outer = await TLSStream.wrap(upstream, hostname=host, ssl_context=ssl.create_default_context(),
+                                         standard_compatible=False)
+        except (_BadRequest, anyio.IncompleteRead, anyio.DelimiterNotFound, anyio.EndOfStream, TimeoutError,
+                anyio.BrokenResourceError, ssl.SSLError, OSError) as error:
+            self._refuse(host, port, f"intercepted TLS failed: {error}")
+            return
+        await outer.send(self._origin_head(method, target, host, port, headers))
+        await _splice(inner, reader, outer)
 
     async def _connect(self, host: str, port: int) -> anyio.abc.SocketStream | None:
         """A connection to a checked address of `host`, or None with the refusal recorded."""
@@ -166,7 +210,7 @@ class DomainProxy:
         replaced = credential[0].lower().encode() if credential else b""
         lines = [method + b" " + path + b" HTTP/1.1"]
         shown = host if parse_ip(host) is None or ":" not in host else f"[{host}]"
-        lines.append(b"Host: " + (shown if port == 80 else f"{shown}:{port}").encode())
+        lines.append(b"Host: " + (shown if port in (80, 443) else f"{shown}:{port}").encode())
         lines += [name + b": " + value for name, value in headers
                   if name.lower() not in _DROPPED and name.lower() != replaced]
         if credential:
@@ -244,15 +288,20 @@ async def _answer(client: anyio.abc.ByteStream, status: int, why: str) -> None:
 
 
 async def _splice(client: anyio.abc.ByteStream, buffered: BufferedByteReceiveStream,
-                  upstream: anyio.abc.SocketStream) -> None:
-    """Bytes both ways until both sides are done (what `buffered` read ahead first)."""
+                  upstream: anyio.abc.ByteStream) -> None:
+    """Bytes both ways until both sides are done (what `buffered` read ahead first); a TLS
+    side cannot half-close, so the first end there ends both."""
 
     async def pump(source: anyio.abc.ByteReceiveStream, sink: anyio.abc.ByteStream) -> None:
         with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             while True:
                 await sink.send(await source.receive(_CHUNK))
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        try:
             await sink.send_eof()
+        except NotImplementedError:
+            group.cancel_scope.cancel()
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            pass
 
     async with anyio.create_task_group() as group:
         group.start_soon(pump, buffered, upstream)

@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import anyio
 
@@ -24,7 +24,7 @@ from .proxy import DomainProxy, ProxyRules, refusal_lines
 if TYPE_CHECKING:
     from tether.approvals import ApprovalGate, ApprovalRequest
 
-__all__ = ["LANDLOCK_NOTICE", "call_rules", "command_proxy", "report_refusals"]
+__all__ = ["LANDLOCK_NOTICE", "CommandProxy", "call_rules", "command_proxy", "report_refusals"]
 
 LANDLOCK_NOTICE = (
     "network: allowlist mode needs bubblewrap (Landlock has no network namespace to confine a "
@@ -32,11 +32,18 @@ LANDLOCK_NOTICE = (
 )
 
 
+class CommandProxy(NamedTuple):
+    socket: str  # the unix socket bound into the sandbox
+    proxy: DomainProxy
+    bundle: str | None  # the trust bundle with the daemon's CA (HTTPS credentials), or None
+
+
 @contextlib.asynccontextmanager
-async def command_proxy(rules: ProxyRules) -> AsyncIterator[tuple[str, DomainProxy]]:
-    """The proxy's socket path and the proxy, served until the block ends."""
+async def command_proxy(rules: ProxyRules) -> AsyncIterator[CommandProxy]:
+    """The proxy's socket path, the proxy and its trust bundle, served until the block ends."""
     from tether.shared.proxy import runtime_dir
 
+    bundle = await anyio.to_thread.run_sync(rules.intercept.ensure_bundle) if rules.intercept else None
     directory = tempfile.mkdtemp(prefix="net-", dir=runtime_dir(os.environ))
     path = os.path.join(directory, "proxy.sock")
     proxy = DomainProxy(rules)
@@ -45,7 +52,7 @@ async def command_proxy(rules: ProxyRules) -> AsyncIterator[tuple[str, DomainPro
         async with listener, anyio.create_task_group() as group:
             group.start_soon(proxy.serve, listener)
             try:
-                yield path, proxy
+                yield CommandProxy(path, proxy, bundle)
             finally:
                 group.cancel_scope.cancel()
     finally:

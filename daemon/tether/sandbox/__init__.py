@@ -54,6 +54,8 @@ class SandboxPolicy:
     # runtime directory; bound into the sandbox for netproxy/bridge.py, the command's only
     # way out (the network stays unshared)
     proxy_socket: str | None = None
+    # with it, the trust bundle holding the daemon's CA (HTTPS credentials), bound read-only
+    proxy_bundle: str | None = None
 
 
 class CommandSandbox:

@@ -68,6 +68,8 @@ class BwrapSandbox(CommandSandbox):
             line += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
         if policy.proxy_socket is not None:  # after the hidden paths: it lives in one
             line += ["--bind", policy.proxy_socket, policy.proxy_socket]
+            if policy.proxy_bundle is not None:
+                line += ["--ro-bind", policy.proxy_bundle, policy.proxy_bundle]
         line += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if policy.network:
             line.append("--share-net")
@@ -89,7 +91,8 @@ class BwrapSandbox(CommandSandbox):
         if policy.proxy_socket is not None and not policy.network:
             # the bridge installs the filter in the command's process, after it has its
             # own listening socket and before the command runs (netproxy/bridge.py)
-            bridge = [sys.executable, "-I", "-S", _BRIDGE, policy.proxy_socket, program.hex(), "--"]
+            bridge = [sys.executable, "-I", "-S", _BRIDGE, policy.proxy_socket, program.hex(),
+                      *([policy.proxy_bundle] if policy.proxy_bundle else []), "--"]
             return self.wrap([*bridge, *argv], policy), []
         read, write = os.pipe()
         try:

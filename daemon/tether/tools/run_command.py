@@ -42,7 +42,7 @@ from tether.tools.subprocess_env import command_env
 from tether.tools.visible_text import visible
 
 if TYPE_CHECKING:
-    from tether.netproxy.proxy import DomainProxy
+    from tether.netproxy.serving import CommandProxy
 
 __all__ = ["RunCommandArgs", "RunCommandTool"]
 
@@ -150,7 +150,8 @@ class RunCommandTool(Tool[RunCommandArgs]):
                 policy = SandboxPolicy(
                     workspace=str(ctx.sandbox.root), tmpdir=tmpdir, cwd=str(cwd),
                     network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
-                    unix_sockets=ctx.unix_sockets, proxy_socket=proxy[0] if proxy else None,
+                    unix_sockets=ctx.unix_sockets, proxy_socket=proxy.socket if proxy else None,
+                    proxy_bundle=proxy.bundle if proxy else None,
                 )
                 outcome, body = await self._confined(args, str(cwd), ctx, choice.sandbox, policy, tmpdir)
             finally:
@@ -159,7 +160,7 @@ class RunCommandTool(Tool[RunCommandArgs]):
             if proxy is not None:
                 from tether.netproxy.serving import report_refusals
 
-                notes += report_refusals(proxy[1], ctx.on_notice)
+                notes += report_refusals(proxy.proxy, ctx.on_notice)
         sandbox = choice.sandbox
         failed = outcome.timed_out or outcome.returncode != 0
         text = body + self._footer(outcome, args.timeout) + notes
@@ -236,8 +237,8 @@ class RunCommandTool(Tool[RunCommandArgs]):
 
 async def _start_proxy(
     stack: contextlib.AsyncExitStack[bool | None], ctx: ToolContext, sandbox: CommandSandbox | None,
-) -> tuple[tuple[str, DomainProxy] | None, str]:
-    """In `allowlist` mode under bubblewrap: the command's proxy (socket path, proxy),
+) -> tuple[CommandProxy | None, str]:
+    """In `allowlist` mode under bubblewrap: the command's proxy (socket, proxy, bundle),
     served until `stack` closes; under Landlock none, and a line saying so."""
     if ctx.net_rules is None or ctx.network or sandbox is None:
         return None, ""
