@@ -156,7 +156,7 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
     assert cred["headers"]["Authorization"] == f"Bearer {TOKEN}"
     assert "registry ok /cred" in out["cred"] and "HTTP_PROXY=http://127.0.0.1:" in out["cred"]
     assert TOKEN not in json.dumps(updates)  # not in its env, nor in the request curl built (-v)
-    # a tunnel (CONNECT) is passed through untouched: HTTPS injection is not done
+    # a tunnel (CONNECT) to port 80 is passed through untouched (only 443 is intercepted)
     assert "Authorization" not in next(r for r in requests if r["path"] == "/tunnel")["headers"]
     assert "Authorization" not in next(r for r in requests if r["path"] == "/table")["headers"]  # other.test
 

@@ -4,7 +4,7 @@ Owns: serving HTTP CONNECT (`host:port`, then bytes both ways) and absolute-URI 
 HTTP (`GET http://host/...`: sent on in origin form with `Host` set from the URI, the
 `Proxy-*` and hop-by-hop headers dropped, `Connection: close`, and the user's credential
 header for that host added, replacing one the command sent; a tunnel to a host with a
-credential is opened with tls.py's certificate and its first request treated the same,
+credential on port 443 is opened with tls.py's certificate and its first request treated the same,
 other tunnels stay untouched); refusing a malformed head
 (bare CR or LF, folded or invalid header lines, both `Content-Length` and
 `Transfer-Encoding`, over 16 KiB or slower than 10 s), a host or port rules.py refuses,
@@ -134,7 +134,7 @@ class DomainProxy:
         async with upstream:
             if method == b"CONNECT":
                 await client.send(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                if host in self.rules.credentials and self.rules.intercept is not None:
+                if port == 443 and host in self.rules.credentials and self.rules.intercept is not None:
                     await self._intercepted(client, buffered, upstream, host, port)
                     return
             else:
