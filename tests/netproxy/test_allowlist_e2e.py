@@ -253,7 +253,7 @@ def test_doctor_shows_the_network(daemon_env, workspace: Path) -> None:
     assert "network: allowlist · no direct network (own network namespace" in text, text
     assert "  allowed domains: registry.test, loopback.test" in text
     assert "  python3 fetch_other.py: proxy, plus other.test" in text
-    assert "  credential for registry.test: Authorization from $NP_TEST_TOKEN (set; plain HTTP only)" in text
+    assert "  credential for registry.test: Authorization from $NP_TEST_TOKEN (set; http, and https through Tether's CA)" in text
     assert TOKEN not in text  # never the value
 
 

@@ -55,5 +55,6 @@ def network_lines(report: JsonObject) -> str:
         lines.append(f"  {prefix}: {'proxy, plus ' + domains if arrow else 'the whole network'}")
     for cred in report["credentials"]:
         state = "set" if cred["set"] else "NOT SET: not sent"
-        lines.append(f"  credential for {cred['host']}: {cred['header']} from ${cred['env']} ({state}; plain HTTP only)")
+        lines.append(f"  credential for {cred['host']}: {cred['header']} from ${cred['env']} ({state}; "
+                     "http, and https through Tether's CA)")
     return "\n".join(lines) + "\n"
