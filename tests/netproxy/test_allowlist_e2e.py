@@ -263,9 +263,9 @@ def test_doctor_shows_the_network(daemon_env, workspace: Path) -> None:
 async def test_an_https_credential_is_added_inside_the_tunnel_only_for_its_host(
     spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
 ) -> None:
-    from conftest import test_certificates
+    from conftest import make_certificates
 
-    ca, cert, key = test_certificates(tmp_path)
+    ca, cert, key = make_certificates(tmp_path)
     user_config(daemon_env, 'mode = "full-auto"\nsandbox = "bwrap"\nnetwork = "allowlist"\n'
                             'allowed_domains = ["registry.test", "other.test"]\n'
                             'credentials = {"registry.test" = {header = "Authorization", env = "NP_TEST_TOKEN"}}\n')
