@@ -26,8 +26,8 @@ def test_ci_runs_the_demo_and_the_tests_against_a_wheel_install():
     runs the tests that depend on the install again with that venv's python (so they import
     and spawn the wheel's)."""
     run = (REPO / ".ci" / "run").read_text()
-    readme_end = run.index(".venv/bin/python -m pytest")
-    step = run[run.index("== wheel install", readme_end):]
+    step = run[run.index(".venv/bin/tether demo") :]  # after the README's first line (the build runs beside the tests)
+    assert 'wait "$wheel_install"' in step[step.index("== wheel install") :]
     assert '"$wheel/venv/bin/pip" wheel --no-deps -q -w "$wheel/dist" .' in step
     assert '"$wheel/venv/bin/pip" install -q "$(echo "$wheel"/dist/tether-*.whl)[test]"' in step
     assert '(cd "$wheel" && venv/bin/tether demo)' in step

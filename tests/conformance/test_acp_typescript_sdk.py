@@ -26,7 +26,7 @@ from daemon_harness import EXAMPLES
 TS = Path(__file__).resolve().parent / "ts"
 SCRIPT = TS / "conformance.mjs"
 SDK_PACKAGE = TS / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
-SETUP = "run npm ci --prefix tests/conformance/ts"
+SETUP = "run `sh tests/install-deps` (it runs npm ci --prefix tests/conformance/ts)"
 
 # Where Tether differs from ACP v1 or from what the SDK expects, as the run reports them
 # (`deviations` in its summary). None of them breaks the run; listing them here makes a

@@ -23,7 +23,7 @@ import pytest
 TS = Path(__file__).resolve().parent / "ts"
 SCRIPT = TS / "model_switch.mjs"
 SDK_PACKAGE = TS / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
-SETUP = "run npm ci --prefix tests/conformance/ts"
+SETUP = "run `sh tests/install-deps` (it runs npm ci --prefix tests/conformance/ts)"
 
 
 def test_the_typescript_sdk_switches_model_and_reasoning_mid_session(daemon_env: dict[str, str], workspace: Path) -> None:

@@ -14,7 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import user_config
+from netns_registry import make_certificates, user_config
+
 from daemon_harness import serve_command
 
 TOKEN = "ghp_np_e2e_6b1f0c9d"
@@ -263,8 +264,6 @@ def test_doctor_shows_the_network(daemon_env, workspace: Path) -> None:
 async def test_an_https_credential_is_added_inside_the_tunnel_only_for_its_host(
     spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
 ) -> None:
-    from conftest import make_certificates
-
     ca, cert, key = make_certificates(tmp_path)
     user_config(daemon_env, 'mode = "full-auto"\nsandbox = "bwrap"\nnetwork = "allowlist"\n'
                             'allowed_domains = ["registry.test", "other.test"]\n'

@@ -5,7 +5,7 @@ Owns: running calls in order (consecutive ones that only read together — sever
 sees the edit and prompts come one at a time); validating arguments; the approval of
 calls that change things (the read-only mode's refusal, previews, the `ApprovalGate`
 and the asker, a checkpoint right before the user is asked); the OS sandbox choice for
-commands; screening results with the input guard; the structured outcome of each call
+commands; screening results (result_screen.py: secrets masked, the input guard); the structured outcome of each call
 (`CallOutcome`: the tool's `ToolResult` with exit code, duration, output, changes) and
 the tool-call events the client sees. A tool error goes back to the model as an error
 result; it never ends the turn.
@@ -15,7 +15,6 @@ records results and checkpoints), or build protocol JSON.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections.abc import Mapping
@@ -45,6 +44,7 @@ from ..tools.registry import ToolRegistry
 from .guard import InputGuard
 from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
+from .result_screen import screened
 from .session import ActiveTurn, AgentSession
 from .sink import (
     BlockContent,
@@ -84,9 +84,11 @@ class TurnServices:
     # the directories it hides from them (Tether's config and history).
     sandbox_setting: str = "auto"
     hidden_paths: tuple[str, ...] = ()
+    filtered_paths: tuple[str, ...] = ()  # token files commands see without credential lines
     unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
     # `network = "allowlist"`: what every command's proxy allows (None: another mode)
     net_rules: ProxyRules | None = None
+    mask_secrets: bool = True  # secret-looking text in results is masked (agent/secret_mask.py)
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
@@ -172,7 +174,8 @@ class ToolExecutor:
         result = await self._invoke(call, tool)
         latency = (time.perf_counter() - t0) * 1000
         if tool is not None:
-            result = await after_tool(self.services.hooks, call, tool, self._screen(call, result))
+            shown = screened(result, call.name, self.guard, self.services.mask_secrets, self.sink.emit)
+            result = await after_tool(self.services.hooks, call, tool, shown)
         self.sink.emit(ToolCallPatch(
             call.call_id,
             status="failed" if result.is_error else "completed",
@@ -257,17 +260,6 @@ class ToolExecutor:
             self.sink.emit(plan_of(result.plan))
         return result
 
-    def _screen(self, call: PendingCall, result: ToolResult) -> ToolResult:
-        """Tool output is untrusted: files and command output (a failing one's too) can
-        carry injections."""
-        checked = self.guard.check_tool_result(result.text, call.name)
-        if checked.notice:
-            note = checked.notice if checked.notice.startswith("[") else f"[{checked.notice}]"
-            self.sink.emit(Notice(f"\n{note}\n"))
-        if checked.blocked:
-            return dataclasses.replace(result, text=checked.text, is_error=True)
-        return result
-
     def _context(self, call: PendingCall, tool: Tool[Any]) -> ToolContext:
         services, sink = self.services, self.sink
         if services.terminal_output_meta and tool.kind == "execute":
@@ -283,6 +275,7 @@ class ToolExecutor:
             on_output=on_output,
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
+            filtered_paths=services.filtered_paths,
             unix_sockets=services.unix_sockets,
             on_notice=lambda text: sink.emit(Notice(f"\n[{text}]\n")),
             recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(

@@ -150,7 +150,8 @@ class RunCommandTool(Tool[RunCommandArgs]):
                 policy = SandboxPolicy(
                     workspace=str(ctx.sandbox.root), tmpdir=tmpdir, cwd=str(cwd),
                     network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
-                    unix_sockets=ctx.unix_sockets, proxy_socket=proxy.socket if proxy else None,
+                    unix_sockets=ctx.unix_sockets, filtered=ctx.filtered_paths,
+                    proxy_socket=proxy.socket if proxy else None,
                     proxy_bundle=proxy.bundle if proxy else None,
                 )
                 outcome, body = await self._confined(args, str(cwd), ctx, choice.sandbox, policy, tmpdir)
@@ -164,12 +165,12 @@ class RunCommandTool(Tool[RunCommandArgs]):
         sandbox = choice.sandbox
         failed = outcome.timed_out or outcome.returncode != 0
         text = body + self._footer(outcome, args.timeout) + notes
-        if failed and sandbox is not None:
-            from tether.sandbox.hints import blocked_hint
+        if sandbox is not None:
+            from tether.sandbox.hints import blocked_hint, hidden_hint
 
-            hint = blocked_hint(body, sandbox, policy)
-            if hint:
-                text += "\n" + hint
+            hints = (blocked_hint(body, sandbox, policy) if failed else "",
+                     hidden_hint(args.command, body, sandbox, policy, os.environ))
+            text += "".join("\n" + hint for hint in hints if hint)
         return ToolResult(text, is_error=failed, command=_command_run(outcome, body))
 
     async def _confined(

@@ -25,7 +25,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 EXTENSION = REPO / "editors" / "vscode"
-SETUP = "run npm ci --prefix editors/vscode"
+SETUP = "run `sh tests/install-deps` (it runs npm ci --prefix editors/vscode)"
 NODE_TESTS = sorted(
     p.relative_to(EXTENSION).as_posix()
     for p in (EXTENSION / "test").rglob("*.test.ts")

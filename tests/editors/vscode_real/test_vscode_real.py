@@ -49,9 +49,29 @@ ARTIFACTS = EXTENSION / "test-artifacts" / "vscode-real"
 README = "# Sample\n\nHello from the sample workspace.\n"
 
 
+def _installed_code_server() -> None:
+    """Waits for the install `tests/install-deps` started in the background (its pid file
+    beside the user cache's copy), then fails with the install log's end if it did not finish."""
+    cache = os.environ.get("TETHER_TEST_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tether-tests"
+    )
+    dest = Path(cache) / CODE_SERVER.relative_to(REPO / ".cache").parts[0]
+    pid_file, log = dest.with_name(dest.name + ".pid"), dest.with_name(dest.name + ".log")
+    deadline = time.monotonic() + 900
+    while not CODE_SERVER.exists() and pid_file.exists() and time.monotonic() < deadline:
+        try:
+            os.kill(int(pid_file.read_text().strip()), 0)
+        except (ProcessLookupError, ValueError):
+            break
+        time.sleep(1)
+    if not CODE_SERVER.exists() and log.exists():
+        pytest.fail(f"code-server's background install did not finish ({log}):\n{log.read_text()[-3000:]}")
+    _need(CODE_SERVER, "code-server")
+
+
 def _need(path: Path, what: str) -> None:
     if not path.exists():
-        pytest.fail(f"{what} is missing ({path}): run `npm ci --prefix editors/vscode` and `sh tests/install-deps`")
+        pytest.fail(f"{what} is missing ({path}): run `sh tests/install-deps`")
 
 
 def _chromium() -> str:
@@ -87,7 +107,7 @@ class VSCodeHome:
 @pytest.fixture
 def vscode_home(tmp_path: Path, daemon_env: dict[str, str]) -> VSCodeHome:
     """A private HOME, user data and extensions directory with the freshly packaged .vsix installed."""
-    _need(CODE_SERVER, "code-server")
+    _installed_code_server()
     _need(EXTENSION / "node_modules" / "@vscode" / "vsce", "the extension's build tools")
     node = shutil.which("node") or pytest.fail("node is not on PATH")
     home = tmp_path / "vscode-home"
