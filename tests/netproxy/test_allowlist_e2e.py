@@ -173,10 +173,9 @@ async def test_a_client_cannot_widen_the_network(spawn_daemon, daemon_env, works
         "networkCommands": {"curl": ["evil.test"]},
         "credentials": {"evil.test": {"header": "Authorization", "env": "HOME"}},
     })
-    refused = json.dumps(reply)
-    for key in ("network", "allowed_domains", "network_commands", "credentials"):
-        assert f'"{key}"' in refused or f"{key}" in refused, (key, refused)
-    assert "may only make Tether stricter" in refused
+    refused = {item["key"]: item["reason"] for item in reply["_meta"]["tether"]["configRefused"]}
+    assert set(refused) >= {"network", "allowed_domains", "network_commands", "credentials"}, refused
+    assert all("a client may only make Tether stricter" in reason for reason in refused.values())
 
 
 ASKED = {
