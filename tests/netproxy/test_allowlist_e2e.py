@@ -67,6 +67,8 @@ COMMANDS = {
     "plain": "curl -sS -m 10 http://registry.test/plain",
     "tunnel": "curl -sS -m 10 -p http://registry.test/tunnel",
     "urllib": "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://registry.test/urllib').read().decode())\"",
+    "pip": "/usr/bin/python3 -m pip --isolated download --no-cache-dir --no-deps -d \"$TMPDIR/dl\" --index-url "
+           "http://registry.test/simple --trusted-host registry.test demo && ls \"$TMPDIR/dl\"",
     "blocked": "curl -sS -m 10 http://evil.test/",
     "rebind": "for h in loopback.test metadata.test lan.test mapped.test; do curl -sS -m 10 http://$h/; done",
     "direct": (
@@ -122,6 +124,7 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
 
     assert "registry ok /plain" in out["plain"] and "registry ok /tunnel" in out["tunnel"], out
     assert "registry ok /urllib" in out["urllib"], out["urllib"]
+    assert "demo-1.0-py3-none-any.whl" in out["pip"].split("Saved")[-1] and "exit code 0" in out["pip"], out["pip"]
     assert "network: blocked evil.test:80 (host not in allowed_domains)" in out["blocked"]
     notices = json.dumps([u for u in updates if u.get("sessionUpdate") == "agent_message_chunk"])
     assert "network: blocked evil.test:80" in notices
