@@ -64,6 +64,7 @@ from .tool_view import asked_locations, known_locations, safe_title
 
 if TYPE_CHECKING:
     from ..hooks import Hooks
+    from ..netproxy.proxy import ProxyRules
     from ..sandbox import SandboxChoice
 
 log = logging.getLogger("tether.agent")
@@ -85,6 +86,7 @@ class TurnServices:
     hidden_paths: tuple[str, ...] = ()
     filtered_paths: tuple[str, ...] = ()  # token files commands see without credential lines
     unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
+    net_rules: ProxyRules | None = None  # `network = "allowlist"`: the turn's proxy rules (netproxy/)
     mask_secrets: bool = True  # secret-looking text in results is masked (agent/secret_mask.py)
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
@@ -274,6 +276,7 @@ class ToolExecutor:
             hidden_paths=services.hidden_paths,
             filtered_paths=services.filtered_paths,
             unix_sockets=services.unix_sockets,
+            on_notice=lambda text: sink.emit(Notice(f"\n[{text}]\n")),
             recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(
                 self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
         )
@@ -301,7 +304,8 @@ class ToolExecutor:
             await anyio.lowlevel.checkpoint()  # the cancel lands here
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
-        ctx.network = verdict.network
+        ctx.network, rules = verdict.network, self.services.net_rules
+        ctx.net_rules = rules.per_call(self.services.gate, request) if rules and not verdict.network else None
         ctx.workspace_writable = self.session.mode != "read-only"
         await self.journal.mark_started(call.call_id)
         terminal = self._started(call, tool, args, verdict)
