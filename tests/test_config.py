@@ -143,6 +143,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "network": ("off", "default"),
         "network_commands": ((), "default"),
         "allow_unix_sockets": ((), "default"),
+        "sandbox_auto_allow": ("on", "default"),
         "models": ((), "default"),
         "memory": ("off", "default"),
         "memory_tokens": (1_500, "default"),

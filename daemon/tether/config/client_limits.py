@@ -44,6 +44,7 @@ _LIMITS: dict[str, tuple[Callable[[object, object], bool], str]] = {
     "network_commands": (_more_items, "give more commands the network"),
     "allow_env": (_more_items, "let commands see more of your environment"),
     "allow_unix_sockets": (_more_items, "let commands reach more unix sockets"),
+    "sandbox_auto_allow": (lambda mine, theirs: theirs == "on" and mine != "on", "run commands without asking"),
     "reviewer": (lambda mine, theirs: theirs == "on" and mine != "on", "let a model approve tool calls"),
     "reviewer_model": (lambda mine, theirs: theirs != mine, "choose the model that approves tool calls"),
     "ask_first": (lambda mine, theirs: theirs == "off" and mine == "on", "stop Tether asking first"),

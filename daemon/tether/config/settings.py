@@ -60,6 +60,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "network",
     "network_commands",
     "allow_unix_sockets",
+    "sandbox_auto_allow",
     "memory",
     "memory_tokens",
     "reviewer",
@@ -95,6 +96,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "log_level": LOG_LEVELS,
     "sandbox": SANDBOXES,
     "network": ("off", "on"),
+    "sandbox_auto_allow": ("off", "on"),
     "memory": ("off", "on"),
     "reviewer": ("off", "on"),
     "ask_first": ("off", "on"),
@@ -223,6 +225,10 @@ class Settings:
     # unix sockets (absolute paths) a command with the network may connect to; without
     # one, no command connects to any (user settings only; bubblewrap only, see SPEC §11)
     allow_unix_sockets: tuple[str, ...] = ()
+    # mode auto-edit runs a command without asking when the sandbox alone keeps it in:
+    # sandboxed, no network, plain and fully seen, nothing outside the workspace named
+    # (approvals/sandboxed_asking.py); a workspace or a client may only turn it off
+    sandbox_auto_allow: str = "on"
     # retrieved memory: earlier sessions' messages matching each prompt are given to the
     # model (user settings only: it spends the user's tokens on the user's history)
     memory: str = "off"
