@@ -235,7 +235,8 @@ class ApprovalGate:
             return f"`{hit.part.show()}` may be {hit.rule.describe()}"
         if request.hook_decision == "allow" or not request.sandboxed:
             return None  # a hook's allow is its own verdict; an unsandboxed command was asked above
-        return why_asked_in_sandbox(parsed, self._network(parsed), self._workspace, request.cwd or ".")
+        return why_asked_in_sandbox(
+            parsed, self._network(parsed), self._workspace, request.cwd or ".", request.sandbox_backend)
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None

@@ -1,14 +1,15 @@
 """Sandbox-aware asking: which commands mode auto-edit runs without a prompt (`sandbox_auto_allow`).
 
 A command runs unasked only when the OS sandbox (checked by the gate before this) is what
-keeps it harmless: it is plain and fully seen (`commands.py`: every part visible to the
-deny rules, no expansion, assignment, inline code or redirection outside the workspace),
-it runs without the network, no part is a program that reaches the network (`curl`,
-`ssh`, `git fetch`, `npm install`, ...: it would only fail, so the user is asked and may
-give it the network), and no word names a path outside the workspace (writes there fail
-in the sandbox anyway; the user sees them first). Workspace code it runs (`make`, `npm
-test`, `pytest`) runs sandboxed with workspace-only writes and no network: what the
-sandbox is for.
+keeps it harmless: the sandbox is bubblewrap (Landlock leaves `.git` and `.tether/`
+writable, and a planted git hook would run outside it at the user's next git command),
+the command is plain and fully seen (`commands.py`: every part visible to the deny rules,
+no expansion, assignment, inline code or redirection outside the workspace), it runs
+without the network, no part is a program that reaches the network (`curl`, `ssh`, `git
+fetch`, `npm install`, ...: it would only fail, so the user is asked and may give it the
+network), and no word names a path outside the workspace (writes there fail in the
+sandbox anyway; the user sees them first). Workspace code it runs (`make`, `npm test`,
+`pytest`) runs sandboxed with workspace-only writes and no network: what the sandbox is for.
 Owns: that check and why a command fails it. Must not: decide (`gate.py`) or parse shell.
 """
 
@@ -46,10 +47,16 @@ NETWORK_PREFIXES: tuple[str, ...] = (
     "apt", "apt-get", "brew", "conda", "deno install",
 )
 _DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+# backends that keep the workspace's `.git` and `.tether/` read-only (sandbox/bwrap.py)
+_KEEPS_GIT_READ_ONLY = frozenset({"bwrap"})
 
 
-def why_asked_in_sandbox(parsed: ParsedCommand, network: bool, workspace: Path | None, cwd: str) -> str:
+def why_asked_in_sandbox(parsed: ParsedCommand, network: bool, workspace: Path | None, cwd: str, backend: str) -> str:
     """Why the sandbox alone does not make this command safe to run unasked ("" when it does)."""
+    if backend not in _KEEPS_GIT_READ_ONLY:
+        # Landlock leaves `.git` and `.tether/` writable: workspace code run unasked could
+        # plant a git hook that runs outside any sandbox at the user's next git command
+        return f"the {backend or 'OS'} sandbox cannot keep `.git` and `.tether/` read-only, so commands are asked"
     if not parsed.fully_seen:
         return parsed.unseen[0]
     if not parsed.plain:
