@@ -162,6 +162,8 @@ NOT_LOCAL = [
     ("python3 -c 'print(1)'", "python3"),
     ("node -e '1'", "node"),
     ("cat src/app.py --from=../../etc/passwd", "outside the workspace"),
+    ("cp README.md .vscode/settings.json", "`.vscode/settings.json` is a dotfile or in a dot-folder"),
+    ("echo 'use flake' > .envrc", "`.envrc` is a dotfile or in a dot-folder"),
 ]
 
 
@@ -173,7 +175,7 @@ async def test_auto_edit_runs_sandboxed_local_commands_unasked_and_asks_for_the_
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
     commands = [*LOCAL, "make plant", *(c for c, _ in NOT_LOCAL), "git push origin main"]
     user = Answers()
-    daemon = await spawn_daemon("--mode", "auto-edit", script=_script(tmp_path, commands),
+    daemon = await spawn_daemon("--mode", "auto-edit", "--max-steps", "40", script=_script(tmp_path, commands),
                                 env={"TETHER_SANDBOX": "bwrap"})
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)

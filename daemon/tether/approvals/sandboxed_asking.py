@@ -7,8 +7,10 @@ the command is plain and fully seen (`commands.py`: every part visible to the de
 no expansion, assignment, inline code or redirection outside the workspace), it runs
 without the network, no part is a program that reaches the network (`curl`, `ssh`, `git
 fetch`, `npm install`, ...: it would only fail, so the user is asked and may give it the
-network), and no word names a path outside the workspace (writes there fail in the
-sandbox anyway; the user sees them first). Workspace code it runs (`make`, `npm test`,
+network), no word names a path outside the workspace (writes there fail in the sandbox
+anyway; the user sees them first), and no word or written file is a dotfile or inside a
+dot-folder (`.vscode/`, `.envrc`, `.git*`: configuration other programs run outside the
+sandbox; the user sees it first). Workspace code it runs (`make`, `npm test`,
 `pytest`) runs sandboxed with workspace-only writes and no network: what the sandbox is for.
 Owns: that check and why a command fails it. Must not: decide (`gate.py`) or parse shell.
 """
@@ -73,17 +75,32 @@ def why_asked_in_sandbox(parsed: ParsedCommand, network: bool, workspace: Path |
         outside = _outside_word(part, workspace, cwd)
         if outside:
             return f"`{outside}` is outside the workspace"
-    return ""
+        dotted = next((t for t in part.texts[1:] if any(_dotted(c) for c in _paths_in(t))), None)
+        if dotted is not None:
+            return f"`{dotted}` {_DOTTED}"
+    written = next((w for w in parsed.writes if _dotted(w)), None)
+    return f"`{written}` {_DOTTED}" if written is not None else ""
+
+
+_DOTTED = "is a dotfile or in a dot-folder: configuration that editors, git or shells may run outside the sandbox"
+
+
+def _paths_in(text: str) -> tuple[str, ...]:
+    """The word, and the value after an option's `=` (`--output=/etc/x`): either may be a path."""
+    return (text, text.split("=", 1)[1]) if text.startswith("-") and "=" in text else (text,)
+
+
+def _dotted(word: str) -> bool:
+    """`.vscode/settings.json`, `.envrc`, `src/.hidden`: not `.`, `..` or `./src`."""
+    return any(c.startswith(".") for c in word.split("/") if c not in ("", ".", ".."))
 
 
 def _outside_word(part: CommandPart, workspace: Path, cwd: str) -> str:
     """The first argument naming a path outside the workspace (`/etc/x`, `~/.bashrc`, `..`)."""
     here = posixpath.normpath(posixpath.join(str(workspace), cwd))
     for text in part.texts[1:]:
-        # `--output=/etc/x`: the value after an option's `=` is a path too
-        for candidate in (text, text.split("=", 1)[1] if text.startswith("-") and "=" in text else ""):
-            if candidate and _leaves(candidate, here, workspace):
-                return text
+        if any(_leaves(candidate, here, workspace) for candidate in _paths_in(text)):
+            return text
     return ""
 
 
