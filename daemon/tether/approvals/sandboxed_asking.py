@@ -92,7 +92,7 @@ def _paths_in(text: str) -> tuple[str, ...]:
 
 def _dotted(word: str) -> bool:
     """`.vscode/settings.json`, `.envrc`, `src/.hidden`: not `.`, `..` or `./src`."""
-    return any(c.startswith(".") for c in word.split("/") if c not in ("", ".", ".."))
+    return any(c.startswith(".") and c.strip(".") for c in word.split("/"))  # not `...` (go's)
 
 
 def _outside_word(part: CommandPart, workspace: Path, cwd: str) -> str:
