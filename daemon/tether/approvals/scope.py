@@ -56,5 +56,5 @@ def _how_it_runs(sandboxed: bool, network: bool) -> str:
         # the gate asks for every unsandboxed command: the rule takes effect only in a sandbox
         return "commands here run WITHOUT a sandbox, so each is still asked until one is available"
     if network:
-        return "sandboxed, writes only inside the workspace, WITH the network (your network settings)"
-    return "sandboxed, writes only inside the workspace, no network"
+        return "sandboxed, writes only inside the workspace and a private temp dir, WITH the network (your network settings)"
+    return "sandboxed, writes only inside the workspace and a private temp dir, no network"

@@ -170,7 +170,7 @@ def test_allow_always_says_its_scope_and_tether_rules_lists_and_removes_the_rule
     nvim.send("run the tests")
     nvim.wait_for(nvim.selects, "the command question")
     (question,) = nvim.selects()
-    always = ("Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace, "
+    always = ("Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace and a private temp dir, "
               "no network; until you remove it (approval rules)")
     assert question["items"] == ["Allow once", "Allow once, with network", always, "Reject"]
     nvim.answer_select(3)
