@@ -152,6 +152,8 @@ class ServerContext:
                 network_commands=self.settings.network_commands,
                 network_all=self.settings.network == "on",
                 workspace=workspace,
+                sandbox_auto_allow=self.settings.sandbox_auto_allow == "on",
+                proxied=self.settings.network == "allowlist",
             )
             self._gates[workspace] = gate
         return gate

@@ -1,5 +1,6 @@
 """`_tether/rules/list` and `_tether/rules/remove` (extensions): the approval rules of a
-session's workspace — "always" answers and the configured and built-in deny rules.
+session's workspace — "always" answers and the configured and built-in deny rules, each
+with what it covers in words (`scope`).
 
 Must not: decide what a rule allows (the approval gate does).
 """
@@ -33,7 +34,7 @@ async def rules_list(ctx: ServerContext, params: RulesParams) -> RulesResult:
     return RulesResult([
         Rule(
             rule.id, cast(RuleKind, rule.kind), rule.pattern, cast(RuleDecision, rule.decision),
-            cast(Literal["built-in", "config", "user"], rule.source),
+            cast(Literal["built-in", "config", "user"], rule.source), rule.covers_text(),
         )
         for rule in await gate.rules()
     ])
