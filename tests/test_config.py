@@ -70,7 +70,7 @@ def test_defaults_when_nothing_is_configured(workspace: Path, user_cfg: Path) ->
 
 
 def test_setting_keys_match_dataclass_fields() -> None:
-    not_settings = ("sources", "refused", "workspace_deny_commands", "mcp_servers")
+    not_settings = ("sources", "refused", "workspace_deny_commands", "workspace_deny_read", "mcp_servers")
     fields = [f.name for f in dataclasses.fields(Settings) if f.name not in not_settings]
     assert tuple(fields) == SETTING_KEYS
 
@@ -143,6 +143,9 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "network": ("off", "default"),
         "network_commands": ((), "default"),
         "allow_unix_sockets": ((), "default"),
+        "deny_read": ((), "default"),
+        "allow_read": ((), "default"),
+        "mask_secrets": ("on", "default"),
         "models": ((), "default"),
         "memory": ("off", "default"),
         "memory_tokens": (1_500, "default"),

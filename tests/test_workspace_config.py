@@ -31,6 +31,8 @@ REFUSED_SAMPLES: dict[str, str] = {
     "network": '"on"',
     "network_commands": '["curl"]',
     "allow_unix_sockets": '["/run/docker.sock"]',
+    "allow_read": '["~/.ssh"]',
+    "mask_secrets": '"off"',
     "log_level": '"debug"',
     "models": '["attacker-model"]',
     "memory": '"on"',
@@ -51,7 +53,7 @@ REFUSED_SAMPLES: dict[str, str] = {
 
 def test_the_allowlist_is_the_documented_one() -> None:
     assert WORKSPACE_KEYS == {
-        "model", "max_steps", "mode", "guard", "keep_user_turns", "deny_commands",
+        "model", "max_steps", "mode", "guard", "keep_user_turns", "deny_commands", "deny_read",
         "context_window", "max_output_tokens", "max_retries",
     }
     assert WORKSPACE_KEYS <= set(SETTING_KEYS)

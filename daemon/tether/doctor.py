@@ -3,7 +3,8 @@
 Prints the version, every setting with the layer it came from (secrets masked), the
 provider that would be chosen and the reason, where the history lives, whether
 ripgrep is available, the OS sandbox commands run in (backend and version, network
-policy) or why there is none, the user's MCP servers (each started, with its start-up
+policy, what each guarantee rests on, the paths commands cannot read and which exist
+here) or why there is none, the user's MCP servers (each started, with its start-up
 timeout, then stopped) and those a workspace `.mcp.json` offers (listed, never started). Exits 0 when a provider is available, 1 when not.
 With `--json`, the same facts as one JSON object (what editor health checks read).
 """
@@ -58,6 +59,7 @@ def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = Fa
     out.write(f"\nhistory: {report['history']}\n")
     out.write(f"ripgrep: {report['ripgrep'] or 'not found (grep uses its pure-Python twin)'}\n")
     out.write(f"sandbox: {_sandbox_line(report['sandbox'])}\n")
+    _sandbox_reads(out, report["sandbox"])
     _mcp_lines(out, report)
     return 0 if provider["ok"] else 1
 
@@ -84,6 +86,26 @@ class _Visible:
 
     def write(self, text: str) -> None:
         self._out.write(visible(text))
+
+
+def _sandbox_reads(out: _Visible, sandbox: JsonObject) -> None:
+    """What each guarantee rests on, and what commands cannot read (room above for more
+    lines per guarantee, e.g. the network's)."""
+    out.write("  rests on:\n" + "".join(f"    {line}\n" for line in sandbox["guarantees"]))
+    reads = sandbox["reads"]
+    out.write("  hidden from commands (present here):\n")
+    for row in reads["hidden"]:
+        if row["exists"]:
+            out.write(f"    {row['shown']}  ({row['why']})\n")
+    missing = [row["shown"] for row in reads["hidden"] if not row["exists"]]
+    if missing:
+        out.write(f"  also hidden if created: {', '.join(missing)}\n")
+    if reads["filtered"]:
+        how = "shown without credential lines" if sandbox["backend"] == "bwrap" else "hidden whole (Landlock)"
+        files = ", ".join(row["shown"] + ("" if row["exists"] else " (absent)") for row in reads["filtered"])
+        out.write(f"  token files, {how}: {files}\n")
+    if reads["exposed"]:
+        out.write(f"  exposed by your allow_read: {', '.join(reads['exposed'])}\n")
 
 
 def _sandbox_line(sandbox: JsonObject) -> str:
@@ -154,8 +176,20 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> JsonObject:
     report["history"] = str(database_path(workspace, home))
     report["ripgrep"] = find_rg()
     report["sandbox"] = sandbox_report(settings.sandbox, settings.network, settings.network_commands)
+    report["sandbox"].update(_read_report(settings))
     report["mcpServers"], report["mcpOffered"] = mcp_report(settings, workspace)
     return report
+
+
+def _read_report(settings: Settings) -> JsonObject:
+    """What commands cannot read (after deny_read/allow_read) and what each guarantee rests on."""
+    from .sandbox import choose_sandbox
+    from .sandbox.effective import guarantees, read_facts
+    from .server.registry import private_paths
+
+    own = private_paths(Path(settings.home) if settings.home else None)
+    reads = read_facts(os.environ, own, (*settings.deny_read, *settings.workspace_deny_read), settings.allow_read)
+    return {"reads": reads, "guarantees": guarantees(choose_sandbox(settings.sandbox))}
 
 
 def mcp_report(settings: Settings, workspace: Path) -> tuple[list[ProbeRow], list[OfferedServer]]:

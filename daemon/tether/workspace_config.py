@@ -15,7 +15,8 @@ This module owns:
   ``Settings.refused``, and a warning on the ``tether.config`` logger), while the
   allowed keys still apply. A file that cannot be read or parsed is ignored whole.
   A repository can never stop the daemon from starting;
-* making the workspace's ``deny_commands`` an addition to the user's list.
+* making the workspace's ``deny_commands`` an addition to the user's list, and its
+  ``deny_read`` one to the paths commands cannot read (``Settings.workspace_deny_read``).
 
 What this module must NOT do:
 
@@ -52,6 +53,7 @@ WORKSPACE_KEYS: frozenset[str] = frozenset(
         "guard",  # no looser than "warn" nor than the user's own (checked below)
         "keep_user_turns",  # how much of the same conversation is sent to the same model
         "deny_commands",  # only adds deny rules (see merge in config.layers)
+        "deny_read",  # only hides more from commands (kept apart: `workspace_deny_read`)
         # The same conversation to the same model, only sized: a project may know the
         # window of the model it is used with. At worst more tokens are spent.
         "context_window",
@@ -78,6 +80,8 @@ _REASONS: dict[str, str] = {
     "network": "a workspace must not give its own commands the network; " + _YOURS,
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
     "allow_unix_sockets": "a workspace must not let its own commands reach services on this machine; " + _YOURS,
+    "allow_read": "a workspace must not let its own commands read your credential stores; " + _YOURS,
+    "mask_secrets": "a workspace must not let secrets in tool output reach the model unmasked; " + _YOURS,
     "shared": "a workspace must not move your sessions into the daemon every window shares; " + _YOURS,
     "shared_idle_timeout": "a workspace must not keep the shared daemon running; " + _YOURS,
     "memory": "a workspace must not turn on retrieved memory (it spends your tokens on your history); " + _YOURS,
@@ -132,7 +136,10 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
         except _Refused as exc:
             refused.append(RefusedSetting(key, str(path), str(exc)))
     added = cast(tuple[str, ...], accepted.pop("deny_commands", ()))  # `_accept`'s value for it
+    hidden = cast(tuple[str, ...], accepted.pop("deny_read", ()))  # added to the user's wherever set
     merged = merge(settings, accepted, dict.fromkeys(accepted, source))
+    if hidden:
+        merged = replace(merged, workspace_deny_read=with_extra(merged.workspace_deny_read, hidden))
     if added:
         own = merged.deny_commands
         label = f"{merged.sources['deny_commands']} + {source}" if own else source

@@ -44,7 +44,7 @@ def test_doctor_lists_servers_started_or_not_and_offers_mcp_json(daemon_env, wor
     done = _doctor(env=daemon_env, cwd=workspace)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
-    assert "trouble (stdio: " in out and "started, 7 tools" in out
+    assert "trouble (stdio: " in out and "started, 8 tools" in out
     assert "crashing (stdio: " in out and "not started: it stopped during start-up" in out
     assert "the database is missing" in out
     assert "off (stdio: x) · not started: disabled (enabled = false)" in out

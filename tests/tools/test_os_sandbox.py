@@ -273,6 +273,7 @@ async def test_a_config_file_beside_the_workspace_is_hidden_alone(
     (which would hold the workspace, so could not be hidden at all)."""
     from types import SimpleNamespace
 
+    from tether.config import Settings
     from tether.server.turns import hidden_paths as _hidden_paths
 
     config = far_outside / "tether.toml"
@@ -281,11 +282,11 @@ async def test_a_config_file_beside_the_workspace_is_hidden_alone(
     project = far_outside / "proj"
     project.mkdir()
     monkeypatch.setenv("TETHER_CONFIG", str(config))
-    hidden = _hidden_paths(SimpleNamespace(settings=SimpleNamespace(home=str(far_outside / "history"))))  # type: ignore[arg-type]
+    hidden = _hidden_paths(SimpleNamespace(settings=Settings(home=str(far_outside / "history"))))  # type: ignore[arg-type]
     assert hidden[:2] == (str(config), str(far_outside / "history"))  # then the MCP servers' own directories
     assert f"/tmp/tether-{os.getuid()}" in hidden  # the shared daemon's fallback runtime directory
     monkeypatch.setenv("TETHER_CONFIG", str(far_outside / "tether" / "config.toml"))
-    assert _hidden_paths(SimpleNamespace(settings=SimpleNamespace(home=None)))[0] == str(far_outside / "tether")  # type: ignore[arg-type]
+    assert _hidden_paths(SimpleNamespace(settings=Settings(home="")))[0] == str(far_outside / "tether")  # type: ignore[arg-type]
     ctx = replace(confined, sandbox=WorkspaceSandbox(project), hidden_paths=hidden)
     text = await run(ctx, f"cat {config}; cat {far_outside}/beside.txt; echo x > {config}; echo done")
     assert "sk-beside-the-workspace" not in text and "readable" in text and "done" in text, text

@@ -5,7 +5,7 @@ Owns: running calls in order (consecutive ones that only read together — sever
 sees the edit and prompts come one at a time); validating arguments; the approval of
 calls that change things (the read-only mode's refusal, previews, the `ApprovalGate`
 and the asker, a checkpoint right before the user is asked); the OS sandbox choice for
-commands; screening results with the input guard; the structured outcome of each call
+commands; masking secrets in results and screening them with the input guard; the structured outcome of each call
 (`CallOutcome`: the tool's `ToolResult` with exit code, duration, output, changes) and
 the tool-call events the client sees. A tool error goes back to the model as an error
 result; it never ends the turn.
@@ -45,6 +45,7 @@ from ..tools.registry import ToolRegistry
 from .guard import InputGuard
 from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
+from .secret_mask import mask_secrets
 from .session import ActiveTurn, AgentSession
 from .sink import (
     BlockContent,
@@ -83,7 +84,9 @@ class TurnServices:
     # the directories it hides from them (Tether's config and history).
     sandbox_setting: str = "auto"
     hidden_paths: tuple[str, ...] = ()
+    filtered_paths: tuple[str, ...] = ()  # token files commands see without credential lines
     unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
+    mask_secrets: bool = True  # secret-looking text in results is masked (agent/secret_mask.py)
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
@@ -256,7 +259,12 @@ class ToolExecutor:
 
     def _screen(self, call: PendingCall, result: ToolResult) -> ToolResult:
         """Tool output is untrusted: files and command output (a failing one's too) can
-        carry injections."""
+        carry injections, and secrets (masked before the model sees them)."""
+        if self.services.mask_secrets:
+            masked = mask_secrets(result.text)
+            if masked.count:
+                self.sink.emit(Notice(f"\n{masked.notice()}\n"))
+                result = dataclasses.replace(result, text=masked.text)
         checked = self.guard.check_tool_result(result.text, call.name)
         if checked.notice:
             note = checked.notice if checked.notice.startswith("[") else f"[{checked.notice}]"
@@ -280,6 +288,7 @@ class ToolExecutor:
             on_output=on_output,
             env_allow=services.env_allow,
             hidden_paths=services.hidden_paths,
+            filtered_paths=services.filtered_paths,
             unix_sockets=services.unix_sockets,
             recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(
                 self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),

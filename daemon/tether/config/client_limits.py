@@ -4,9 +4,9 @@ Owns: `keep_user_limits`, which takes the settings before a client's options and
 them, and puts back every security setting the client loosened (the sandbox, the
 mode, the input guard, the network, the commands and environment and unix sockets
 commands get, the approval reviewer, asking first, where the history the sandbox hides
-is), each listed on `Settings.refused`
-with where the user can set it; and the rule that a client's `deny_commands` add to
-the user's. Whoever speaks to the daemon (an editor, a shared daemon's window, or a
+is, the credential stores commands may read, masking secrets), each listed on
+`Settings.refused` with where the user can set it; and the rule that a client's
+`deny_commands` and `deny_read` add to the user's. Whoever speaks to the daemon (an editor, a shared daemon's window, or a
 process that reached its socket) is not the user's config (SPEC §9).
 Must not: import anything outside the standard library (`initialize` is answered
 before the rest of the daemon is imported), or refuse a stricter value.
@@ -44,6 +44,9 @@ _LIMITS: dict[str, tuple[Callable[[object, object], bool], str]] = {
     "network_commands": (_more_items, "give more commands the network"),
     "allow_env": (_more_items, "let commands see more of your environment"),
     "allow_unix_sockets": (_more_items, "let commands reach more unix sockets"),
+    "allow_read": (_more_items, "let commands read more of your credential stores"),
+    "mask_secrets": (lambda mine, theirs: theirs == "off" and mine != "off", "let secrets in tool output reach "
+                     "the model unmasked"),
     "reviewer": (lambda mine, theirs: theirs == "on" and mine != "on", "let a model approve tool calls"),
     "reviewer_model": (lambda mine, theirs: theirs != mine, "choose the model that approves tool calls"),
     "ask_first": (lambda mine, theirs: theirs == "off" and mine == "on", "stop Tether asking first"),
@@ -66,12 +69,13 @@ def keep_user_limits(before: Settings, after: Settings, user_config: str) -> Set
                 f"{_shown(theirs)}); set {key} in your user config ({user_config}), the environment "
                 f"(TETHER_{key.upper()}) or a flag"
             )))
-    if after.deny_commands != before.deny_commands:  # added to the user's, never in their place
-        kept["deny_commands"] = with_extra(before.deny_commands, after.deny_commands)
+    for key in ("deny_commands", "deny_read"):  # added to the user's, never in their place
+        if getattr(after, key) != getattr(before, key):
+            kept[key] = with_extra(getattr(before, key), getattr(after, key))
     if not kept:
         return after
     sources = dict(after.sources)
-    sources.update({key: before.sources[key] for key in kept if key != "deny_commands"})
+    sources.update({key: before.sources[key] for key in kept if key not in ("deny_commands", "deny_read")})
     return replace(after, **kept, sources=sources, refused=(*after.refused, *refused))
 
 

@@ -60,6 +60,9 @@ SETTING_KEYS: tuple[str, ...] = (
     "network",
     "network_commands",
     "allow_unix_sockets",
+    "deny_read",
+    "allow_read",
+    "mask_secrets",
     "memory",
     "memory_tokens",
     "reviewer",
@@ -86,7 +89,8 @@ SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # the daemon's cwd at the moment the value is used.
 PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
 LIST_KEYS: frozenset[str] = frozenset(
-    {"deny_commands", "allow_env", "network_commands", "allow_unix_sockets", "models", "reasoning_models"}
+    {"deny_commands", "allow_env", "network_commands", "allow_unix_sockets", "models", "reasoning_models",
+     "deny_read", "allow_read"}
 )
 CHOICES: dict[str, tuple[str, ...]] = {
     "guard": ("off", "log", "warn", "block"),
@@ -96,6 +100,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "sandbox": SANDBOXES,
     "network": ("off", "on"),
     "memory": ("off", "on"),
+    "mask_secrets": ("off", "on"),
     "reviewer": ("off", "on"),
     "ask_first": ("off", "on"),
     "delegate": ("off", "on"),
@@ -223,6 +228,12 @@ class Settings:
     # unix sockets (absolute paths) a command with the network may connect to; without
     # one, no command connects to any (user settings only; bubblewrap only, see SPEC §11)
     allow_unix_sockets: tuple[str, ...] = ()
+    # paths commands must not read besides the credential stores (sandbox/credential_stores.py;
+    # a workspace config or a client may add to it), and stores the user exposes (user only)
+    deny_read: tuple[str, ...] = ()
+    allow_read: tuple[str, ...] = ()
+    # secret-looking text in tool results is masked before the model sees it (user only)
+    mask_secrets: str = "on"
     # retrieved memory: earlier sessions' messages matching each prompt are given to the
     # model (user settings only: it spends the user's tokens on the user's history)
     memory: str = "off"
@@ -249,6 +260,7 @@ class Settings:
     # deny_commands it added (kept whatever a later layer sets deny_commands to).
     refused: tuple[RefusedSetting, ...] = field(default=(), compare=False)
     workspace_deny_commands: tuple[str, ...] = field(default=(), compare=False)
+    workspace_deny_read: tuple[str, ...] = field(default=(), compare=False)  # the workspace config's additions
     # the user config's [mcp_servers.NAME] tables (never a workspace file's: config/mcp_servers.py)
     mcp_servers: tuple[McpServerConfig, ...] = ()
 
@@ -265,7 +277,7 @@ class Settings:
     __str__ = __repr__
 
 
-NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands", "mcp_servers")
+NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands", "workspace_deny_read", "mcp_servers")
 
 
 def _check_keys_match_fields() -> None:

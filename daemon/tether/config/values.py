@@ -99,6 +99,8 @@ def _hook(key: str, strings_ok: bool) -> Hook:
         return _boolean(strings_ok)
     if key == "allow_unix_sockets":
         return _socket_paths(strings_ok)
+    if key in ("deny_read", "allow_read"):
+        return _read_paths(strings_ok)
     if key in LIST_KEYS:
         return _string_list(strings_ok)
     if key in INT_RANGES:
@@ -168,6 +170,20 @@ def _socket_paths(strings_ok: bool) -> Hook:
         if not all(os.path.isabs(path) and "\0" not in path for path in paths):
             raise _Refused("expected a list of absolute paths of unix sockets", value)
         return tuple(os.path.normpath(path) for path in paths)
+
+    return hook
+
+
+def _read_paths(strings_ok: bool) -> Hook:
+    """`deny_read`/`allow_read`: absolute paths or `~/...` (expanded with HOME when used)."""
+    listed = _string_list(strings_ok)
+
+    def hook(value: object, _: object) -> tuple[str, ...]:
+        paths = listed(value, None)
+        bad = [p for p in paths if "\0" in p or not (os.path.isabs(p) or p == "~" or p.startswith("~/"))]
+        if bad:
+            raise _Refused(f"expected absolute paths or paths starting with ~/ ({bad[0]!r} is neither)", value)
+        return tuple(p if p.startswith("~") else os.path.normpath(p) for p in paths)
 
     return hook
 

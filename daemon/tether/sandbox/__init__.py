@@ -3,7 +3,8 @@ hardening. Not to be confused with `tools/sandbox.py`, which confines the paths 
 given; this package confines the processes they start.
 
 Owns: the policy a command runs under (`SandboxPolicy`: the workspace writable or not, a
-private temp directory, further writable paths, network or none, paths to hide), choosing a backend once per
+private temp directory, further writable paths, network or none, paths to hide, token
+files to filter), choosing a backend once per
 process (`choose_sandbox`: bubblewrap, else Landlock, else none with the reason; see
 bwrap.py and landlock.py), the command line that runs an argv inside it (and the fds
 it inherits: the seccomp socket filter of seccomp.py: no unix sockets, and without the
@@ -44,6 +45,10 @@ class SandboxPolicy:
     # bubblewrap covers a directory with an empty tmpfs and a file with /dev/null; Landlock
     # grants no rights there, not even inside a writable workspace.
     hidden: tuple[str, ...] = ()
+    # Token files (`~/.npmrc`, ...: credential_stores.py) a command may read without their
+    # credential lines: bubblewrap binds a filtered copy over each (token_files.py), even
+    # when it is also in `hidden`; Landlock cannot replace a file, so it hides them whole.
+    filtered: tuple[str, ...] = ()
     # Unix sockets the user named (`allow_unix_sockets`) that a command with the network
     # may connect to. Without one, AF_UNIX sockets are refused, with the network too.
     unix_sockets: tuple[str, ...] = ()

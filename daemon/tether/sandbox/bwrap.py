@@ -7,8 +7,9 @@ writable (or not) with its whole `.git` kept read-only (a directory, or the `.gi
 a worktree or submodule, and the git directory a link or `gitdir:` names inside the
 workspace: a planted hook, `core.fsmonitor` or `commondir` would run outside the sandbox
 at the user's next git command; so git commands that write fail inside) and `.tether/`
-too (workspace config, trusted hooks, MEMORY.md), Tether's own config and history covered (a directory by an empty tmpfs, a file
-by /dev/null; inside a writable workspace the directories leading to them read-only and
+too (workspace config, trusted hooks, MEMORY.md), Tether's own config and history and the
+credential stores covered (a directory by an empty tmpfs, a file by /dev/null; a token
+file by its filtered copy; inside a writable workspace the directories leading to them read-only and
 their other entries writable), every namespace unshared (the network only shared when
 allowed), all capabilities dropped, a new session, bwrap dying with the daemon, and
 the socket filter (seccomp.py: no AF_UNIX sockets; AF_INET stays, without the network
@@ -58,10 +59,14 @@ class BwrapSandbox(CommandSandbox):
         hidden = _real_hidden(policy)
         if policy.network:
             line += _named_sockets(policy.unix_sockets, hidden)
+        filtered = _filtered_copies(policy)
         if policy.writable:
-            line += _pin_parents(policy.workspace, hidden)
+            line += _pin_parents(policy.workspace, hidden + list(filtered))
         for path in hidden:
-            line += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+            if path not in filtered:
+                line += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+        for path, copy in filtered.items():
+            line += ["--ro-bind", copy, path]
         line += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if policy.network:
             line.append("--share-net")
@@ -100,6 +105,23 @@ def _real_hidden(policy: SandboxPolicy) -> list[str]:
         if os.path.exists(real) and not _inside(policy.workspace, real) and real not in found:
             found.append(real)
     return [path for path in found if not any(other != path and _inside(path, other) for other in found)]
+
+
+def _filtered_copies(policy: SandboxPolicy) -> dict[str, str]:
+    """Each token file that exists, resolved, with the filtered copy bound over it; none
+    inside a hidden directory (covered already) or holding the workspace."""
+    from .token_files import filtered_copy
+
+    found: dict[str, str] = {}
+    hidden = [os.path.realpath(path) for path in policy.hidden]
+    for path in policy.filtered:
+        real = os.path.realpath(path)
+        if real in found or any(other != real and _inside(real, other) for other in hidden):
+            continue
+        copy = filtered_copy(real) if not _inside(policy.workspace, real) else None
+        if copy is not None:
+            found[real] = copy
+    return found
 
 
 def _named_sockets(sockets: Sequence[str], hidden: list[str]) -> list[str]:

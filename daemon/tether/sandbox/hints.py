@@ -6,12 +6,16 @@ and the line told to the model: what was blocked, what is allowed, how the user 
 the command the network, and, when a write into `.git` failed under bubblewrap, that
 `.git` is read-only in the sandbox and the user can run the git command themselves
 (and for `.tether/`, that the user can change it).
+Also `hidden_hint`: when a command names (or its output shows) a path the sandbox hides
+(a credential store, a token file, Tether's own files), a line saying so and how the user
+can expose it.
 Must not: claim certainty (it says "probably"), or change the command's status.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from . import CommandSandbox, SandboxPolicy
 
@@ -62,3 +66,40 @@ def blocked_hint(output: str, sandbox: CommandSandbox, policy: SandboxPolicy) ->
             "ask the user to change it."
         )
     return text + "]"
+
+
+def hidden_hint(
+    command: str, output: str, sandbox: CommandSandbox, policy: SandboxPolicy, env: Mapping[str, str]
+) -> str:
+    """A line for the model when `command` or `output` names a hidden path: which one, why
+    it is hidden, and that only the user can expose it (`allow_read`)."""
+    from .credential_stores import default_stores, shown_path
+
+    home = (env.get("HOME") or "").rstrip("/")
+    named: list[str] = []
+    for path in dict.fromkeys((*policy.hidden, *policy.filtered)):
+        if policy.workspace == path or policy.workspace.startswith(path.rstrip("/") + "/"):
+            continue  # a store opened as the workspace is not hidden
+        spellings = [path]
+        if home and path.startswith(home + "/"):
+            rest = path[len(home):]
+            spellings += ["~" + rest, "$HOME" + rest, "${HOME}" + rest]
+        if any(text in command or text in output for text in spellings):
+            named.append(path)
+    if not named:
+        return ""
+    why = {store.path: store.why for store in default_stores(env)}
+    parts = []
+    for path in named:
+        if path in policy.filtered:
+            parts.append(f"{shown_path(path, env)} is shown to commands without its credential lines"
+                         if sandbox.name == "bwrap" else f"{shown_path(path, env)} is hidden from commands "
+                         "(it holds registry tokens; Landlock cannot show it filtered)")
+        elif path in why:
+            parts.append(f"{shown_path(path, env)} is hidden from commands (credential store: {why[path]})")
+        else:
+            parts.append(f"{shown_path(path, env)} is hidden from commands (Tether's own files, or the user's "
+                         "deny_read)")
+    return (f"[sandbox: {'; '.join(parts)}; the user can expose a credential store with allow_read in their "
+            "Tether user config, not you: do not look for a way around it]")
+

@@ -38,8 +38,11 @@ class LandlockSandbox(CommandSandbox):
             line += ["--write", policy.tmpdir]
         for path in policy.extra_writable:
             line += ["--write", path]
-        for hidden in policy.hidden:
-            line += ["--hide", hidden]
+        # A store holding the workspace stays readable, as under bubblewrap (the user opened
+        # it); a token file is hidden whole (Landlock cannot show a filtered copy).
+        for hidden in dict.fromkeys((*policy.hidden, *policy.filtered)):
+            if not _holds(hidden, policy.workspace):
+                line += ["--hide", hidden]
         if policy.network:
             line.append("--net")
         # Landlock rights do not cover connect() on a unix socket, not even in a hidden
@@ -47,6 +50,11 @@ class LandlockSandbox(CommandSandbox):
         # refused here, with the network and whatever `allow_unix_sockets` names.
         line += ["--seccomp", _socket_filter(inet_stream_only=not policy.network)]
         return [*line, "--", *argv]
+
+
+def _holds(path: str, workspace: str) -> bool:
+    real = os.path.realpath(path)
+    return workspace == real or workspace.startswith(real.rstrip("/") + "/")
 
 
 _filters: dict[bool, str] = {}

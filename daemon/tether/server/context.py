@@ -25,7 +25,7 @@ from ..transport.connection import Connection
 from ..transport.rpc import TetherRPC
 from .documents import DocumentStore
 from .handshake import ClientProfile
-from .registry import SessionRegistry
+from .registry import SessionRegistry, credential_stores
 from .sessions_service import LiveSessions
 from .tasks import BackgroundTasks
 
@@ -99,7 +99,8 @@ class ServerContext:
         self.tasks = BackgroundTasks()
         self._gates: dict[Path, ApprovalGate] = {}
         self.registry = SessionRegistry(
-            Path(settings.home) if settings.home else None, self.tasks.start, self._watch_when
+            Path(settings.home) if settings.home else None, self.tasks.start, self._watch_when,
+            credential_stores(settings),
         )
         self.sessions = LiveSessions(self.registry)
         self.lazy_provider = LazyProvider()

@@ -34,6 +34,17 @@ from .watcher import WorkspaceWatcher
 if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
     from tether_protocol.conversation import Message
 
+    from ..config import Settings
+
+
+def credential_stores(settings: Settings) -> tuple[str, ...]:
+    """The credential stores hidden from commands and the file tools (sandbox/credential_stores.py),
+    after the user's `allow_read` and every `deny_read`."""
+    from ..sandbox.credential_stores import read_limits
+
+    limits = read_limits(os.environ, (*settings.deny_read, *settings.workspace_deny_read), settings.allow_read)
+    return (*(store.path for store in limits.hidden), *limits.filtered)
+
 
 def private_paths(home: Path | None) -> tuple[str, ...]:
     """Tether's user config, its history, its runtime directories (the shared daemon's
@@ -86,8 +97,11 @@ async def _nothing_to_wait_for() -> bool:
 
 
 class SessionRegistry:
-    def __init__(self, home: Path | None, spawn: Spawn, idle: Idle = _nothing_to_wait_for) -> None:
+    def __init__(
+        self, home: Path | None, spawn: Spawn, idle: Idle = _nothing_to_wait_for, stores: tuple[str, ...] = ()
+    ) -> None:
         self._home = home
+        self._credential_stores = stores  # the file tools skip them (user settings at start)
         self._spawn = spawn
         self._idle = idle
         self._stores: dict[Path, HistoryStore] = {}
@@ -103,7 +117,8 @@ class SessionRegistry:
     def sandbox_for(self, workspace: Path) -> WorkspaceSandbox:
         sandbox = self._sandboxes.get(workspace)
         if sandbox is None:
-            sandbox = self._sandboxes[workspace] = WorkspaceSandbox(workspace, private_paths(self._home))
+            sandbox = self._sandboxes[workspace] = WorkspaceSandbox(
+                workspace, private_paths(self._home), self._credential_stores)
             watcher = self.watchers[workspace] = WorkspaceWatcher(sandbox)
             self._spawn(f"watcher {workspace}", self._watch, watcher)
         return sandbox

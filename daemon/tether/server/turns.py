@@ -19,8 +19,10 @@ from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
+from ..config import Settings
 from ..hooks.setup import TurnHooks, turn_hooks
 from ..providers.base import Provider
+from ..sandbox.credential_stores import ReadLimits
 from ..store import MessageRecord, tether_home
 from ..transport.connection import Connection
 from .context import ServerContext
@@ -45,9 +47,26 @@ _DROPPED_STARTED = (
 
 
 def hidden_paths(ctx: ServerContext) -> tuple[str, ...]:
-    """Paths commands must not read: Tether's user config and its history."""
+    """Paths commands must not read: Tether's user config and its history, the credential
+    stores (after `allow_read` and `deny_read`) and the token files (hidden whole where
+    no filtered copy is shown: `filtered_paths`)."""
     home = ctx.settings.home
-    return private_paths(Path(home) if home else None)
+    limits = command_read_limits(ctx.settings)
+    own = private_paths(Path(home) if home else None)
+    return (*own, *(store.path for store in limits.hidden), *limits.filtered)
+
+
+def filtered_paths(ctx: ServerContext) -> tuple[str, ...]:
+    """The token files a command may read without their credential lines."""
+    return command_read_limits(ctx.settings).filtered
+
+
+def command_read_limits(settings: Settings) -> ReadLimits:
+    import os
+
+    from ..sandbox.credential_stores import read_limits
+
+    return read_limits(os.environ, (*settings.deny_read, *settings.workspace_deny_read), settings.allow_read)
 
 
 def make_turn(
@@ -97,6 +116,8 @@ def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> T
         checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
         sandbox_setting=settings.sandbox,
         hidden_paths=hidden_paths(ctx),
+        filtered_paths=filtered_paths(ctx),
+        mask_secrets=settings.mask_secrets == "on",
         unix_sockets=settings.allow_unix_sockets,
         terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,

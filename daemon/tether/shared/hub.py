@@ -21,7 +21,7 @@ import anyio
 from ..config import Settings, load_settings
 from ..server.app import TetherServer
 from ..server.context import LazyProvider
-from ..server.registry import SessionRegistry
+from ..server.registry import SessionRegistry, credential_stores
 from ..server.sessions_service import LiveSessions
 from ..server.tasks import BackgroundTasks
 from ..transport.connection import Connection
@@ -54,7 +54,8 @@ class Hub:
         self.flags = flags
         self.tasks = BackgroundTasks()
         # a watch starts at once: the hub serves many windows, none of them its start-up
-        self.registry = SessionRegistry(Path(settings.home) if settings.home else None, self.tasks.start)
+        self.registry = SessionRegistry(
+            Path(settings.home) if settings.home else None, self.tasks.start, stores=credential_stores(settings))
         self.sessions = LiveSessions(self.registry)
         self.gates: dict[Path, ApprovalGate] = {}
         self.tools: ToolRegistry | None = None

@@ -140,6 +140,8 @@ class ToolContext:
     # Directories commands must not read (Tether's config and history), where the
     # sandbox can hide them.
     hidden_paths: tuple[str, ...] = ()
+    # Token files commands see without their credential lines (sandbox/credential_stores.py).
+    filtered_paths: tuple[str, ...] = ()
     # Unix sockets a command with the network may connect to (`allow_unix_sockets`).
     unix_sockets: tuple[str, ...] = ()
     # Records what the call changes (the file tools' writes, a command's scan); None: not recorded.

@@ -142,7 +142,7 @@ class RunCommandTool(Tool[RunCommandArgs]):
             policy = SandboxPolicy(
                 workspace=str(ctx.sandbox.root), tmpdir=tmpdir, cwd=str(cwd),
                 network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
-                unix_sockets=ctx.unix_sockets,
+                unix_sockets=ctx.unix_sockets, filtered=ctx.filtered_paths,
             )
             sandbox = choice.sandbox
             env = command_env(ctx.env_allow, tmpdir)
@@ -168,12 +168,12 @@ class RunCommandTool(Tool[RunCommandArgs]):
                 await anyio.to_thread.run_sync(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
         failed = outcome.timed_out or outcome.returncode != 0
         text = body + self._footer(outcome, args.timeout)
-        if failed and sandbox is not None:
-            from tether.sandbox.hints import blocked_hint
+        if sandbox is not None:
+            from tether.sandbox.hints import blocked_hint, hidden_hint
 
-            hint = blocked_hint(body, sandbox, policy)
-            if hint:
-                text += "\n" + hint
+            hints = (blocked_hint(body, sandbox, policy) if failed else "",
+                     hidden_hint(args.command, body, sandbox, policy, os.environ))
+            text += "".join("\n" + hint for hint in hints if hint)
         return ToolResult(text, is_error=failed, command=_command_run(outcome, body))
 
     async def _run_streamed(

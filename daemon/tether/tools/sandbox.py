@@ -1,7 +1,7 @@
 """The workspace sandbox: the only way tools turn model-supplied paths into real paths.
 
 Owns: confining paths to the workspace root (after resolving symlinks) and out of
-Tether's own config and history when the workspace holds them, refusing paths longer
+Tether's own config and history and the credential stores when the workspace holds them, refusing paths longer
 than the system allows (before anything touches the filesystem), the last check that a
 change does not land under a `.git`, turning real paths back into workspace-relative
 names, and the workspace's gitignore matcher.
@@ -32,7 +32,7 @@ class SandboxError(ToolError):
 class WorkspaceSandbox:
     """Confines tool paths to one workspace directory."""
 
-    def __init__(self, root: Path, private: tuple[str, ...] = ()) -> None:
+    def __init__(self, root: Path, private: tuple[str, ...] = (), stores: tuple[str, ...] = ()) -> None:
         self.root = Path(os.path.realpath(root))
         self._root_str = str(self.root)
         # "/" as a root would make every prefix check pass; compute the prefix once
@@ -47,10 +47,18 @@ class WorkspaceSandbox:
         )
         # the same, wherever they are: what an instructions file must not be a link to
         self._own = tuple(os.path.realpath(p) for p in private)
+        # the credential stores commands cannot read (sandbox/credential_stores.py), when the
+        # workspace holds them (workspace = ~): the file tools skip and refuse them too
+        self._stores = tuple(
+            os.path.relpath(real, self._root_str)
+            for real in (os.path.realpath(p) for p in stores)
+            if real != self._root_str and self._contains(real)
+        )
 
     def is_private(self, rel_path: str) -> bool:
-        """True for Tether's own config and history (and what is inside them)."""
-        return any(rel_path == p or rel_path.startswith(p + "/") for p in self._private)
+        """True for Tether's own config and history and the credential stores (and what
+        is inside them)."""
+        return any(rel_path == p or rel_path.startswith(p + "/") for p in (*self._private, *self._stores))
 
     def is_tethers_own(self, real: str) -> bool:
         """True for a real (resolved) path in Tether's own config or history, inside the
@@ -74,9 +82,15 @@ class WorkspaceSandbox:
         # realpath resolves as far as the path exists and normalises the rest (incl. "..")
         real = os.path.realpath(joined)
         if self._contains(real):
-            if self._private and self.is_private(os.path.relpath(real, self._root_str)):
+            rel = os.path.relpath(real, self._root_str)
+            if self._private and any(rel == p or rel.startswith(p + "/") for p in self._private):
                 raise SandboxError(
                     f"path {path!r} is Tether's own configuration or history; tools do not read or change it"
+                )
+            if self._stores and self.is_private(rel):
+                raise SandboxError(
+                    f"path {path!r} is in a credential store hidden from tools and commands; the user can expose "
+                    "it with allow_read in their Tether user config"
                 )
             return Path(real)
         if self._contains(os.path.normpath(joined)):

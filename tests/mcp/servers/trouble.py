@@ -4,7 +4,7 @@
     python trouble.py crash      write to stderr and exit 3 before the handshake
     python trouble.py hang       never answer (the client's start-up timeout)
 
-Tools: `note` (changes a file: not a read), `huge` (a big answer, a read), `never` (never
+Tools: `note` (changes a file: not a read), `read_text` (a file's text, a read), `huge` (a big answer, a read), `never` (never
 answers; writes "started" to $TROUBLE_MARKER, then "cancelled" when it is cancelled), `env_names` (its environment's
 variable names, a read), `grow` (adds the tool `late` and says the list changed),
 `bad_schema` (its input schema is broken), `die` (exits the server, a read). A prompt `review` with a `focus` argument; a resource `trouble://notes/today`.
@@ -31,6 +31,14 @@ def note(text: str) -> str:
     with path.open("a") as out:
         out.write(text + "\n")
     return f"noted in {path}"
+
+
+@server.tool(description="The text of the file at `path`, or why it cannot be read.", annotations=READ)
+def read_text(path: str) -> str:
+    try:
+        return Path(os.path.expanduser(path)).read_text()
+    except OSError as error:
+        return f"cannot read {path}: {error}"
 
 
 @server.tool(description="Return `lines` numbered lines.", annotations=READ)
