@@ -146,6 +146,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "deny_read": ((), "default"),
         "allow_read": ((), "default"),
         "mask_secrets": ("on", "default"),
+        "sandbox_auto_allow": ("on", "default"),
         "models": ((), "default"),
         "memory": ("off", "default"),
         "memory_tokens": (1_500, "default"),

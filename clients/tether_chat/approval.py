@@ -3,7 +3,8 @@ with its working directory and reason; the answer as the protocol wants it.
 
 Owns: the `session/request_permission` params read for the terminal, the hunks of each
 diff (the daemon's `_meta.tether.hunks` numbering, SPEC §5.10), which hunks the user kept,
-and the result (`acceptedHunks` when some were dropped). Must not: read keys or draw (the
+and the result (`acceptedHunks` when some were dropped), and what "allow always" (key a) would
+store, as its option's name says. Must not: read keys or draw (the
 app does), or pick an option the daemon did not offer.
 """
 
@@ -31,6 +32,9 @@ class Approval:
         self.hunks: list[JsonObject] = list(meta.get("hunks") or [])
         self.kept = [True] * len(self.hunks)
         self.offered = [str(o.get("optionId")) for o in params.get("options") or []]
+        # what "allow always" stores and allows, as the daemon names the option
+        self.always = next((str(o.get("name")) for o in params.get("options") or []
+                            if o.get("optionId") == "allow_always" and o.get("name") != "Allow always"), "")
         self.future: asyncio.Future[JsonObject] = asyncio.get_running_loop().create_future()
 
     def diffs(self) -> list[JsonObject]:
@@ -49,6 +53,8 @@ class Approval:
         if self.reason:
             lines.append(paint.style(f"  {self.reason}", "2"))
         lines += ["  " + line for line in self.command_lines()]
+        if self.always:
+            lines.append(paint.style(f"  a: {self.always}", "2"))
         for block in self.diffs():
             lines += self._diff_lines(block, paint, workspace)
         return "\n".join(lines)

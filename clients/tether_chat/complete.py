@@ -24,6 +24,7 @@ CHAT_COMMANDS = {
     "search": "search every stored session of this workspace",
     "resume": "pick a stored session to continue",
     "new": "start a new session",
+    "rules": "list the approval rules; /rules remove N removes rule #N",
     "steer": "send a message into the running turn (also Ctrl-S)",
     "dequeue": "withdraw the last message queued behind the running turn",
     "quit": "leave tether chat",

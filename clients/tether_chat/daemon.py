@@ -164,6 +164,16 @@ class Daemon:
         result = await self._ask(self.c.request("_tether/session/report", {"sessionId": self.session.id}))
         return list(result.get("reports") or [])
 
+    async def rules(self) -> list[JsonObject]:
+        """The approval rules of the session's workspace (`_tether/rules/list`)."""
+        assert self.session is not None
+        result = await self._ask(self.c.request("_tether/rules/list", {"sessionId": self.session.id}))
+        return list(result.get("rules") or [])
+
+    async def remove_rule(self, rule_id: int) -> None:
+        assert self.session is not None
+        await self._ask(self.c.request("_tether/rules/remove", {"sessionId": self.session.id, "id": rule_id}))
+
     async def close(self) -> None:
         if self.client is not None:
             await self.client.close()

@@ -1,6 +1,6 @@
 """Sessions in the chat: which one it starts in (new, `--resume ID`, `--resume` with a
 picker, `--continue` = the latest), the picker, and the chat's own commands (`/search`,
-`/resume`, `/new`, `/quit`; `/steer` and `/dequeue` act on
+`/resume`, `/new`, `/quit`, `/rules`: `rules.py`; `/steer` and `/dequeue` act on
 the running turn, `outbox.py`).
 
 Owns: those flows, over `Daemon`'s requests. Must not: send a command the daemon listed
@@ -146,6 +146,10 @@ def chat_command(chat: ChatApp, text: str) -> bool:
         chat.spawn(open_picker(chat))
     elif name == "new":
         chat.spawn(switch(chat, None))
+    elif name == "rules":
+        from .rules import rules_command
+
+        chat.spawn(rules_command(chat, rest.strip()))
     chat.refresh()
     return True
 

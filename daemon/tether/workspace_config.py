@@ -59,6 +59,7 @@ WORKSPACE_KEYS: frozenset[str] = frozenset(
         "context_window",
         "max_output_tokens",
         "max_retries",  # bounded 0..10, retries of a failed request before any output
+        "sandbox_auto_allow",  # only "off": commands asked again (checked below)
     }
 )
 
@@ -112,6 +113,7 @@ _GUARD_STRICTNESS = ("off", "log", "warn", "block")
 _NO_LOOSER: dict[str, tuple[tuple[str, ...], str]] = {
     "mode": (MODE_STRICTNESS, "ask"),
     "guard": (_GUARD_STRICTNESS, "warn"),
+    "sandbox_auto_allow": (("on", "off"), "off"),
 }
 
 

@@ -65,7 +65,7 @@ PROTOCOL_VERSION = 1
 
 # Every message class, union and enumeration (`_messages.__all__`), served lazily.
 _MESSAGE_NAMES = """
-    AGENT_NOTIFICATIONS AGENT_REQUESTS AcceptedHunksMeta AgentCapabilities
+    AGENT_NOTIFICATIONS AGENT_REQUESTS AcceptedHunksMeta AgentCapabilities AllowAlwaysRule AllowAlwaysScope
     AgentMessageChunk AgentThoughtChunk ApplyWorkspaceEditParams AvailableCommand
     AvailableCommandInput AvailableCommandsUpdate
     ApplyWorkspaceEditResult CLIENT_NOTIFICATIONS CLIENT_REQUESTS

@@ -17,7 +17,7 @@ from ._json import JsonObject
 from ._sessions import EmptyResult
 
 __all__ = [
-    "AcceptedHunksMeta", "CancelledOutcome", "Hunk", "PermissionOption",
+    "AcceptedHunksMeta", "AllowAlwaysRule", "AllowAlwaysScope", "CancelledOutcome", "Hunk", "PermissionOption",
     "PermissionOptionKind", "PermissionRequestMeta", "PermissionResultMeta",
     "PermissionTetherMeta", "PermissionToolCall", "ReadTextFileParams",
     "ReadTextFileResult", "RequestPermissionOutcome", "RequestPermissionParams",
@@ -65,6 +65,26 @@ class Hunk:
 
 
 @attrs.define
+class AllowAlwaysRule:
+    """A rule "allow always" stores: a tool kind (`execute`, `edit`, `delete`, `move`, `mcp`) and a pattern."""
+
+    kind: str
+    pattern: str
+
+
+@attrs.define
+class AllowAlwaysScope:
+    """What the "allow always" option allows, before it is picked (SPEC §5.9): `text` is
+    also the option's name; `rules` what is stored (empty: nothing, it allows once);
+    `sandboxed`/`network`: how the commands it allows run."""
+
+    text: str
+    rules: list[AllowAlwaysRule]
+    sandboxed: bool
+    network: bool
+
+
+@attrs.define
 class PermissionTetherMeta:
     reason: str
     hunks: list[Hunk]
@@ -72,6 +92,8 @@ class PermissionTetherMeta:
     reviewer: Union[str, None] = None
     # a sub-agent's call: the `delegate` call of the session's turn it runs under
     parent_call_id: Union[str, None] = None
+    # what "allow always" would store and allow
+    allow_always: Union[AllowAlwaysScope, None] = None
 
 
 @attrs.define

@@ -132,6 +132,8 @@ class Rule:
     pattern: str
     decision: RuleDecision
     source: Literal["built-in", "config", "user"]
+    # what it covers, in words (`npm test` (any arguments); edits to files under `src/`)
+    scope: Union[str, None] = None
 
 
 @attrs.define

@@ -304,3 +304,33 @@ def test_resuming_an_unknown_session_says_so(start_chat):
     term = start_chat("--resume", "sess_00000000000000000000000000000000")
     seen = term.wait_for("[exited 1]")
     assert "tether chat: unknown session 'sess_00000000000000000000000000000000'" in seen
+
+
+def test_allow_always_shows_its_scope_and_rules_lists_and_removes_it(start_chat, chat_workspace: Path):
+    term = start_chat()
+    term.wait_for("ask (Shift+Tab)")
+    term.send("run it")
+    seen = term.wait_for("y once")
+    # what "a" would store, before it is pressed
+    assert "a: Always allow `echo` (any arguments) in this workspace: sandboxed" in seen
+    term.save("allow-always-scope")
+    term.type("a")
+    term.wait_for(END)
+    assert (chat_workspace / "ran.txt").read_text() == "chat-ran\n"
+    term.send("/rules")
+    seen = term.wait_for("approval rules you stored in this workspace")
+    listed = seen.split("approval rules you stored")[1]
+    assert "#1  allow  `echo` (any arguments)" in listed
+    assert "deny  `git push` (any arguments)  (built-in)" in listed
+    term.save("rules-list")
+    term.send("/rules remove 1")
+    term.wait_for("[rule #1 removed: what it allowed is asked again]")
+    term.send("/rules remove 1")
+    term.wait_for("[rules: no rule #1 in this workspace")
+    (chat_workspace / "ran.txt").unlink()
+    term.send("run it")
+    term.wait_count("a: Always allow `echo`", 2)  # asked again
+    term.wait_for("y once")
+    term.type("n")
+    term.wait_count(END, 2)
+    assert not (chat_workspace / "ran.txt").exists()

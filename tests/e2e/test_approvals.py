@@ -153,9 +153,12 @@ async def test_modes_read_only_auto_edit_and_full_auto(spawn_daemon, workspace: 
     await daemon.client.request("session/set_mode", {"sessionId": session.id, "modeId": "auto-edit"})
     _turn, updates = await run(session, "write a note")
     assert (workspace / "notes" / "todo.txt").read_text() == "remember\n"
-    user.answers.append("reject_once")
     _turn, updates = await run(session, "run the tests")
-    assert len(user.prompts) == 1  # commands still ask in auto-edit
+    # a plain command in the OS sandbox without the network runs unasked (sandbox_auto_allow)
+    assert not user.prompts and "all passed" in text(final(updates, "call_run"))
+    user.answers.append("reject_once")
+    _turn, updates = await run(session, "stream output")
+    assert len(user.prompts) == 1  # a loop is not plain: still asked in auto-edit
 
     await daemon.client.request("session/set_mode", {"sessionId": session.id, "modeId": "full-auto"})
     _turn, updates = await run(session, "run the tests")

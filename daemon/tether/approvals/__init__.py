@@ -12,6 +12,7 @@ allow rules, then the user (`gate.py`; the hooks' answers come from `tether.hook
 client directly (it gets an `Asker` from the server) or run tools.
 """
 
-from .gate import ApprovalGate, ApprovalRequest, Asker, AskerAnswer, Verdict
+from .gate import ApprovalGate
+from .requests import ApprovalRequest, Asker, AskerAnswer, Verdict
 
 __all__ = ["ApprovalGate", "ApprovalRequest", "Asker", "AskerAnswer", "Verdict"]

@@ -16,6 +16,9 @@
     mode full-auto                                            -> allowed (a command not
                                                                  fully seen: ask)
     mode auto-edit, a file change                             -> allowed
+    mode auto-edit, `sandbox_auto_allow`, a sandboxed command
+    that is plain, fully seen, without network, touching
+    nothing outside the workspace (sandboxed_asking.py)       -> allowed ("without asking")
     a hook's allow                                            -> allowed
     an allow rule ("allow always") covers every part of a
     plain command that writes only new, inert files, or
@@ -33,7 +36,8 @@ user's answer allows it (a hook or reviewer may still refuse it).
 Every verdict says why (`reason`): the mode or the rule that allowed it, or what the
 model should know about a refusal; and, for a command, whether it may use the network
 (`network`: the `network` setting, `network_commands` covering a plain command, or the
-user's "allow once, with network"). "Always" answers become rules for this workspace.
+user's "allow once, with network"). "Always" answers become rules for this workspace:
+exactly the rules the "allow always" option described before it was picked (`scope.py`).
 
 Owns: that order and the verdict. Must not: talk to the client (the `Asker` does) or run
 anything.
@@ -41,17 +45,14 @@ anything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 import anyio
 
-from tether_protocol._json import JsonObject
-
 from ..store.rules import RuleStore
-from ..tools.base import ChangePreview, ToolLocation
 from .commands import ParsedCommand, parse_command, words_start_with
+from .requests import OPTIONS as OPTIONS  # the option ids, as permission.py knows them
+from .requests import ApprovalRequest, Asker, AskerAnswer, Verdict
 from .rules import (
     FILE_KINDS,
     MCP_KIND,
@@ -65,71 +66,9 @@ from .rules import (
     mcp_rule,
     patterns_for_always,
 )
+from .sandboxed_asking import RAN_SANDBOXED, why_asked_in_sandbox
+from .scope import always_scope
 from .write_targets import unapprovable_write
-
-OPTIONS = ("allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network")
-
-
-@dataclass(slots=True)
-class ApprovalRequest:
-    session_id: str
-    call_id: str
-    tool_name: str
-    kind: str  # ACP ToolKind of the tool
-    title: str
-    arguments: JsonObject
-    mode: str
-    command: str | None = None
-    cwd: str | None = None
-    rel_paths: list[str] = field(default_factory=list)
-    previews: list[ChangePreview] = field(default_factory=list)
-    # where the call points (absolute, first changed line where known), as its tool call shows
-    locations: list[ToolLocation] = field(default_factory=list)
-    # True when the command will run inside an OS sandbox; `sandbox_note` says why there
-    # is none when there is none. A command without one is always asked.
-    sandboxed: bool = False
-    sandbox_note: str = ""
-    # set by the gate before it asks: the command already has the network (setting or
-    # `network_commands`), so "allow once, with network" is not offered
-    network_granted: bool = False
-    # what the `pre_tool` hooks decided (allow | deny | ask; None: nothing) and why
-    hook_decision: str | None = None
-    hook_reason: str = ""
-    # set by the gate before it asks: nothing but the mode's default asks for this call, so
-    # a `permission_request` hook or the reviewer may approve it
-    reviewable: bool = False
-    # the approval reviewer's concern, shown with the prompt (`_meta.tether.reviewer`)
-    reviewer_note: str = ""
-    # what the prompt shows of a call that is neither a diff nor a command (an MCP
-    # tool's server, name and arguments)
-    detail: str = ""
-    # a sub-agent's call (agent/subagent.py): the `delegate` call it runs under
-    parent_call_id: str | None = None
-
-
-@dataclass(slots=True)
-class AskerAnswer:
-    # one of OPTIONS, or "cancelled" (the turn was cancelled) or "unavailable" (the
-    # client cannot show prompts)
-    option: str
-    accepted_hunks: dict[str, list[int]] | None = None
-    detail: str = ""
-    # who answered in the user's place ("hook guard", "the reviewer"): `detail` is their reason
-    decided_by: str = ""
-
-
-class Asker(Protocol):
-    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer: ...
-
-
-@dataclass(slots=True)
-class Verdict:
-    allowed: bool
-    reason: str
-    accepted_hunks: dict[str, list[int]] | None = None
-    asked: bool = False
-    cancelled: bool = False
-    network: bool = False  # the command may use the network
 
 
 class ApprovalGate:
@@ -142,6 +81,7 @@ class ApprovalGate:
         network_commands: tuple[str, ...] = (),
         network_all: bool = False,
         workspace: Path | None = None,
+        sandbox_auto_allow: bool = False,
     ) -> None:
         self._store = store
         # where a command's writes are checked (None: every write may overwrite a file)
@@ -149,6 +89,7 @@ class ApprovalGate:
         self._fixed = builtin_rules(deny_commands)
         self._network_commands = tuple(network_commands)
         self._network_all = network_all
+        self._sandbox_auto_allow = sandbox_auto_allow  # in mode auto-edit (sandboxed_asking.py)
         self._stored: list[Rule] | None = None
         # Several calls of one step (and several sessions) ask one at a time, in order.
         self._ask_lock = anyio.Lock()
@@ -187,6 +128,10 @@ class ApprovalGate:
                 decided.network = self._network(parsed)
             return decided
         request.network_granted = parsed is not None and self._network(parsed)
+        request.always = always_scope(
+            request.kind, request.tool_name, request.command, parsed, request.rel_paths,
+            sandboxed=request.sandboxed, network=request.network_granted,
+        )
         async with self._ask_lock:
             answer = await asker.ask(request, decided)
         return await self._from_answer(request, answer, parsed)
@@ -254,6 +199,9 @@ class ApprovalGate:
             return Verdict(True, "allowed by mode full-auto")
         if request.mode == "auto-edit" and request.kind in FILE_KINDS:
             return Verdict(True, "allowed by mode auto-edit")
+        sandbox_why = self._why_asked_in_sandbox(request, parsed, hit)
+        if sandbox_why == "":
+            return Verdict(True, RAN_SANDBOXED)
         if request.hook_decision == "allow" and not unseen:
             return Verdict(True, request.hook_reason)
         unsafe = ""
@@ -275,8 +223,19 @@ class ApprovalGate:
         if unsafe:
             return f"no allow rule may approve {_action(request)}: {unsafe}"
         # what keeps a rule from approving it, so the user sees what runs beyond the words
-        why = unseen or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
+        why = unseen or sandbox_why or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
         return f"mode {request.mode} asks before {_action(request)}{f' ({why})' if why else ''}"
+
+    def _why_asked_in_sandbox(self, request: ApprovalRequest, parsed: ParsedCommand | None, hit: DenyHit | None) -> str | None:
+        """Why sandbox-aware asking does not run this call unasked ("" when it does; None:
+        it does not apply: not a command, not auto-edit, or the setting is off)."""
+        if not (self._sandbox_auto_allow and request.mode == "auto-edit" and parsed is not None):
+            return None
+        if hit is not None:
+            return f"`{hit.part.show()}` may be {hit.rule.describe()}"
+        if request.hook_decision == "allow" or not request.sandboxed:
+            return None  # a hook's allow is its own verdict; an unsandboxed command was asked above
+        return why_asked_in_sandbox(parsed, self._network(parsed), self._workspace, request.cwd or ".")
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None
@@ -296,12 +255,14 @@ class ApprovalGate:
             )
         # only a plain command may become an allow rule: a prefix cannot vouch for the rest
         not_plain = parsed is not None and not parsed.plain
-        if option in ("allow_always", "reject_always") and request.tool_name.startswith(MCP_PREFIX):
-            await self.add_rule(MCP_KIND, request.tool_name, "allow" if option == "allow_always" else "deny")
-        elif option in ("allow_always", "reject_always") and not (not_plain and option == "allow_always"):
-            decision = "allow" if option == "allow_always" else "deny"
+        if option == "reject_always" and request.tool_name.startswith(MCP_PREFIX):
+            await self.add_rule(MCP_KIND, request.tool_name, "deny")
+        elif option == "allow_always" and request.always is not None:
+            for rule in request.always.rules:  # exactly what the option's text described
+                await self.add_rule(rule.kind, rule.pattern, rule.decision)
+        elif option == "reject_always":
             for pattern in patterns_for_always(request.kind, request.command, parsed, request.rel_paths):
-                await self.add_rule(request.kind, pattern, decision)
+                await self.add_rule(request.kind, pattern, "deny")
         if option in ("allow_once", "allow_always", "allow_once_network"):
             how = "once" if option == "allow_once" else "always (a rule now covers it)"
             network = parsed is not None and self._network(parsed)

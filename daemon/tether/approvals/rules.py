@@ -60,6 +60,19 @@ class Rule:
         what = f"`{self.pattern}`" if self.kind == "execute" else f"{self.kind} {self.pattern}"
         return f"{origin}: {self.decision} {what}"
 
+    def covers_text(self) -> str:
+        """What the rule covers, in words (`npm test` (any arguments); edits to files under `src/`)."""
+        if self.kind == "execute":
+            return f"`{self.pattern}` (any arguments)"
+        if self.kind == MCP_KIND:
+            plural = "s" if "*" in self.pattern else ""
+            return f"MCP tool{plural} `{self.pattern}` (any arguments)"
+        verb = {"edit": "edits to", "delete": "deleting", "move": "moving"}.get(self.kind, self.kind)
+        if self.pattern.endswith("/**"):
+            folder = self.pattern[:-3].lstrip("/")
+            return f"{verb} files under `{folder}/`" if folder else f"{verb} any file"
+        return f"{verb} `{self.pattern.lstrip('/')}`"
+
     def covers_command_part(self, words: tuple[str, ...]) -> bool:
         return self.kind == "execute" and words_start_with(words, self.pattern)
 

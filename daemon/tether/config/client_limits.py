@@ -47,6 +47,7 @@ _LIMITS: dict[str, tuple[Callable[[object, object], bool], str]] = {
     "allow_read": (_more_items, "let commands read more of your credential stores"),
     "mask_secrets": (lambda mine, theirs: theirs == "off" and mine != "off", "let secrets in tool output reach "
                      "the model unmasked"),
+    "sandbox_auto_allow": (lambda mine, theirs: theirs == "on" and mine != "on", "run commands without asking"),
     "reviewer": (lambda mine, theirs: theirs == "on" and mine != "on", "let a model approve tool calls"),
     "reviewer_model": (lambda mine, theirs: theirs != mine, "choose the model that approves tool calls"),
     "ask_first": (lambda mine, theirs: theirs == "off" and mine == "on", "stop Tether asking first"),

@@ -63,6 +63,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "deny_read",
     "allow_read",
     "mask_secrets",
+    "sandbox_auto_allow",
     "memory",
     "memory_tokens",
     "reviewer",
@@ -99,6 +100,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "log_level": LOG_LEVELS,
     "sandbox": SANDBOXES,
     "network": ("off", "on"),
+    "sandbox_auto_allow": ("off", "on"),
     "memory": ("off", "on"),
     "mask_secrets": ("off", "on"),
     "reviewer": ("off", "on"),
@@ -234,6 +236,10 @@ class Settings:
     allow_read: tuple[str, ...] = ()
     # secret-looking text in tool results is masked before the model sees it (user only)
     mask_secrets: str = "on"
+    # mode auto-edit runs a command without asking when the sandbox alone keeps it in:
+    # sandboxed, no network, plain and fully seen, nothing outside the workspace named
+    # (approvals/sandboxed_asking.py); a workspace or a client may only turn it off
+    sandbox_auto_allow: str = "on"
     # retrieved memory: earlier sessions' messages matching each prompt are given to the
     # model (user settings only: it spends the user's tokens on the user's history)
     memory: str = "off"

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from .handshake import ClientProfile
 
 
+def _always_line(request: ApprovalRequest) -> str:
+    """What the "Allow always" action stores and allows (an action's title is its key)."""
+    return f"\n\"Allow always\": {request.always.text}" if request.always is not None else ""
+
+
 class ClientAsker:
     """Asks through whatever the client supports; remembers a client that cannot."""
 
@@ -65,7 +70,7 @@ class ClientAsker:
         # type 2, Warning: it changes things
         who = " (a sub-agent)" if request.parent_call_id else ""
         params = ShowMessageRequestParams(
-            2, visible(f"Tether{who}: {heading}\n{detail}\n({reason})"), lsp_actions(request)
+            2, visible(f"Tether{who}: {heading}\n{detail}\n({reason}){_always_line(request)}"), lsp_actions(request)
         )
         try:
             result = await self.rpc.request("window/showMessageRequest", unstructure(params))

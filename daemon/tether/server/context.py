@@ -152,6 +152,7 @@ class ServerContext:
                 network_commands=self.settings.network_commands,
                 network_all=self.settings.network == "on",
                 workspace=workspace,
+                sandbox_auto_allow=self.settings.sandbox_auto_allow == "on",
             )
             self._gates[workspace] = gate
         return gate

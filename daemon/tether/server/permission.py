@@ -7,7 +7,7 @@ four options (five for a sandboxed command that has no network yet: "Allow once,
 network") and, in `_meta.tether`, why they are asked and the hunks they may pick from
 (answering with `_meta.tether.acceptedHunks` applies only those). Stock LSP clients get
 a message with "Allow once" / "Allow once with network" (same condition) / "Allow
-always" / "Reject". A client with neither (or one that answers MethodNotFound, like
+always" / "Reject" (the message says what "Allow always" allows). A client with neither (or one that answers MethodNotFound, like
 Helix) is never asked: the mode's policy decides. LSP's types are imported for a stock
 LSP client only. Must not: decide anything itself.
 """
@@ -18,6 +18,8 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, cast, get_args
 
 from tether_protocol._client_requests import (
+    AllowAlwaysRule,
+    AllowAlwaysScope,
     Hunk,
     PermissionOption,
     PermissionOptionKind,
@@ -68,10 +70,25 @@ def acp_options(request: ApprovalRequest, *, by_name: bool) -> list[PermissionOp
     options by name (``by_name``): it is a second `allow_once`, and a client that keys its
     answers by kind (CodeCompanion: one key per kind, the last option of a kind wins) would
     grant the network to a user who pressed "Accept"."""
-    options = [PermissionOption(option, _OPTION_NAMES[option], option) for option in _PLAIN_OPTIONS]
+    options = [PermissionOption(option, _option_name(request, option), option) for option in _PLAIN_OPTIONS]
     if by_name and offers_network(request):
         options.append(PermissionOption("allow_once_network", _OPTION_NAMES["allow_once_network"], "allow_once"))
     return options
+
+
+def _option_name(request: ApprovalRequest, option: str) -> str:
+    """"Allow always" is named by what it stores and allows (`scope.py`), before it is picked."""
+    if option == "allow_always" and request.always is not None:
+        return visible(request.always.text)
+    return _OPTION_NAMES[option]
+
+
+def _always_meta(request: ApprovalRequest) -> AllowAlwaysScope | None:
+    scope = request.always
+    if scope is None:
+        return None
+    rules = [AllowAlwaysRule(rule.kind, rule.pattern) for rule in scope.rules]
+    return AllowAlwaysScope(visible(scope.text), rules, scope.sandboxed, scope.network)
 
 
 def lsp_actions(request: ApprovalRequest) -> list[MessageActionItem]:
@@ -120,7 +137,8 @@ def permission_params(request: ApprovalRequest, reason: str, *, by_name: bool = 
         raw_input=request.arguments,
     )
     note = visible(request.reviewer_note) if request.reviewer_note else None
-    meta = PermissionRequestMeta(PermissionTetherMeta(visible(reason), _hunk_list(request), note, request.parent_call_id))
+    meta = PermissionRequestMeta(PermissionTetherMeta(
+        visible(reason), _hunk_list(request), note, request.parent_call_id, _always_meta(request)))
     options = acp_options(request, by_name=by_name)
     return RequestPermissionParams(request.session_id, tool_call, options, meta=meta)
 

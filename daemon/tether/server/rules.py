@@ -33,7 +33,7 @@ async def rules_list(ctx: ServerContext, params: RulesParams) -> RulesResult:
     return RulesResult([
         Rule(
             rule.id, cast(RuleKind, rule.kind), rule.pattern, cast(RuleDecision, rule.decision),
-            cast(Literal["built-in", "config", "user"], rule.source),
+            cast(Literal["built-in", "config", "user"], rule.source), rule.covers_text(),
         )
         for rule in await gate.rules()
     ])

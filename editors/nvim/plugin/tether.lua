@@ -91,6 +91,10 @@ command("TetherSearch", function(opts)
   tether().search(opts.args)
 end, { nargs = "+", desc = "Tether: search the stored sessions of this workspace" })
 
+command("TetherRules", function()
+  tether().rules()
+end, { desc = "Tether: the approval rules of this workspace; pick one you stored to remove it" })
+
 command("TetherStop", function()
   tether().stop()
 end, { desc = "Tether: stop this workspace's daemon" })

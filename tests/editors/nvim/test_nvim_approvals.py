@@ -111,7 +111,8 @@ def test_command_approval_through_vim_ui_select(nvim: Nvim, workspace: Path) -> 
     nvim.wait_for(nvim.selects, "the command question")
     (question,) = nvim.selects()
     # commands run in the OS sandbox here, so the network is offered as a separate choice
-    assert question["items"] == ["Allow once", "Allow once, with network", "Allow always", "Reject"]
+    assert question["items"][:2] == ["Allow once", "Allow once, with network"] and question["items"][3] == "Reject"
+    assert question["items"][2].startswith("Always allow `echo` (any arguments) in this workspace")
     assert "$ echo testing && echo all passed" in question["prompt"] and "(in .)" in question["prompt"]
     assert question["kind"] == "tether.permission"
     # the block waits, pending, while the question is open
@@ -159,3 +160,32 @@ def test_accept_always_stores_a_rule_and_the_next_edit_is_not_asked(nvim: Nvim, 
     assert "▸ Edit README.md  [done]" in second and "✓ allowed by rule #1" in second
     assert nvim.lua("return vim.fn.tabpagenr('$')") == 1
     assert (workspace / "README.md").read_text() == "# Sample\n\nHello again.\n"
+
+
+def test_allow_always_says_its_scope_and_tether_rules_lists_and_removes_the_rule(nvim: Nvim, workspace: Path) -> None:
+    open_chat(nvim)
+    nvim.stub_select("later")
+    nvim.send("run the tests")
+    nvim.wait_for(nvim.selects, "the command question")
+    (question,) = nvim.selects()
+    always = ("Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace, "
+              "no network; until you remove it (approval rules)")
+    assert question["items"] == ["Allow once", "Allow once, with network", always, "Reject"]
+    nvim.answer_select(3)
+    assert "testing\nall passed\nexit code 0" in nvim.turn_done()
+
+    nvim.lua("_G.notes = {}; require('tether.seams').notify = function(m) table.insert(_G.notes, m) end")
+    nvim.stub_select(1)  # the first rule listed (the stored one), then "Remove rule #1"
+    nvim.cmd("TetherRules")
+    nvim.wait_for(lambda: nvim.lua("return _G.notes[1]"), "the removal notice")
+    listed, confirm = nvim.selects()
+    assert listed["kind"] == "tether.rules"
+    assert listed["items"][0] == "#1  allow  `echo` (any arguments)"
+    assert "deny  `git push` (any arguments)  (built-in: not removable)" in listed["items"]
+    assert confirm["items"] == ["Remove rule #1", "Keep it"]
+    assert nvim.lua("return _G.notes[1]") == "Tether: rule #1 removed; what it allowed is asked again"
+
+    nvim.stub_select(None)  # the command is asked again (and dismissed: rejected)
+    nvim.send("run the tests")
+    nvim.turn_done(count=2)
+    assert [s["kind"] for s in nvim.selects()] == ["tether.permission"]

@@ -164,7 +164,9 @@ function Approval:_review(diffs, root)
     return (text:gsub("%%", "%%%%"))
   end
   vim.wo[left_win].winbar = bar("Tether: " .. title .. " · current" .. (reason and (" · " .. reason) or ""))
-  vim.wo[right_win].winbar = bar("proposed · " .. keys_help())
+  -- what "always" stores and allows, before it is pressed
+  local always = vim.tbl_get(self.params, "_meta", "tether", "allowAlways", "text")
+  vim.wo[right_win].winbar = bar("proposed · " .. keys_help() .. (always and (" · always: " .. always) or ""))
 
   local k = config.options.keymaps
   for _, buf in ipairs(self.bufs) do
@@ -217,6 +219,10 @@ function Approval:_select(with_reject_always)
   end
   local items = vim.deepcopy(SELECT_ITEMS)
   for _, option in ipairs(self.params.options or {}) do
+    if option.optionId == "allow_always" and option.name then
+      -- what the rule it stores allows, as the daemon says it (SPEC §5.9)
+      items[2].label = option.name
+    end
     if option.optionId == "allow_once_network" then
       -- a sandboxed command runs without the network unless this is picked
       table.insert(items, 2, { label = option.name or "Allow once, with network", kind = "allow_once", id = option.optionId })

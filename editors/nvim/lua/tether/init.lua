@@ -206,6 +206,11 @@ function M.changes(turn)
   require("tether.rewind").changes(client, tonumber(turn), in_chat and chat_line(client) or nil)
 end
 
+--- `:TetherRules`: the workspace's approval rules; pick one you stored to remove it.
+function M.rules()
+  require("tether.rules").pick(M.client())
+end
+
 --- `:TetherCancel`: cancel the running turn.
 function M.cancel()
   if not M.client():cancel() then

@@ -42,6 +42,7 @@ import type {
   Snapshot,
   RewindParams,
   RewindResult,
+  RulesResult,
   TextDocumentContentChangeEvent,
 } from "../protocol/schema";
 
@@ -224,6 +225,16 @@ export class TetherClient implements Disposable {
   /** The files a turn (or the whole session) changed, with diffs. */
   changes(sessionId: string, turn?: number): Promise<ChangesResult> {
     return this.connection.sendRequest("_tether/session/changes", turn === undefined ? { sessionId } : { sessionId, turn });
+  }
+
+  /** The approval rules of the session's workspace, each with what it covers (SPEC §3.18). */
+  rules(sessionId: string): Promise<RulesResult> {
+    return this.connection.sendRequest("_tether/rules/list", { sessionId });
+  }
+
+  /** Removes a rule the user stored; built-in and config rules cannot be removed. */
+  async removeRule(sessionId: string, id: number): Promise<void> {
+    await this.connection.sendRequest("_tether/rules/remove", { sessionId, id });
   }
 
   /** Cancels the session's running turn; its prompt then answers `cancelled`. */

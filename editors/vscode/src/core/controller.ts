@@ -16,6 +16,7 @@ import type {
   PromptResult,
   QueuedPrompt,
   RewindRestore,
+  Rule,
   SessionClearedParams,
   SessionConfigOption,
   SessionInfo,
@@ -207,6 +208,21 @@ export class ChatController implements Disposable {
     this.dispatch({ type: "sessions", sessions });
     this.post({ type: "sessions", sessions });
     return sessions;
+  }
+
+  /** The approval rules of this workspace (SPEC §3.18); a session is started if none is open. */
+  async rules(): Promise<Rule[]> {
+    const client = await this.options.connect();
+    const sessionId = this.state.sessionId ?? (await this.newSession());
+    if (!sessionId) return [];
+    return (await client.rules(sessionId)).rules;
+  }
+
+  /** Removes a rule the user stored (SPEC §3.19): what it allowed is asked again. */
+  async removeRule(id: number): Promise<void> {
+    const client = await this.options.connect();
+    const sessionId = this.state.sessionId;
+    if (sessionId) await client.removeRule(sessionId, id);
   }
 
   /** Starts a new session and shows it (empty). */

@@ -19,7 +19,10 @@ export function isEdit(prompt: PermissionPrompt): boolean {
 /** Asks in a modal notification; undefined when the user dismissed it (the prompt stays open). */
 export async function askInNotification(prompt: PermissionPrompt): Promise<PermissionAnswer | undefined> {
   const what = commandText(prompt) ?? prompt.title;
-  const detail = [what, prompt.reason && `(${prompt.reason})`].filter(Boolean).join("\n");
+  // what "Always allow" stores and allows, before it is picked (the button's title is its key)
+  const always = prompt.options.find((o) => o.optionId === "allow_always")?.name;
+  const scope = always && always !== "Allow always" ? `"Always allow": ${always}` : undefined;
+  const detail = [what, prompt.reason && `(${prompt.reason})`, scope].filter(Boolean).join("\n");
   const choice = await vscode.window.showWarningMessage(
     `Tether: ${prompt.title}`,
     { modal: true, detail },

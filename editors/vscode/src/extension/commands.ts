@@ -5,6 +5,7 @@ import type { HunkRef } from "../shared/messages";
 import { API_KEY_SECRET } from "./settings";
 import type { TetherExtension } from "./tetherExtension";
 import { selectionContext, selectionLabel } from "./locations";
+import { pickRule } from "./rules";
 
 export function registerCommands(ext: TetherExtension): vscode.Disposable[] {
   const command = (id: string, run: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, run);
@@ -112,6 +113,12 @@ export function registerCommands(ext: TetherExtension): vscode.Disposable[] {
       const label = selectionLabel(agent.folder.uri.fsPath, doc.uri.fsPath, start.line, lastLine);
       agent.controller.addContext({ label, text: selectionContext(label, doc.languageId, doc.getText(editor.selection)) });
       await ext.view.reveal();
+    }),
+
+    command("tether.rules", async () => {
+      const agent = current();
+      if (!agent) return;
+      await pickRule(agent.controller);
     }),
 
     command("tether.acceptEdit", answerEdit("allow_once")),

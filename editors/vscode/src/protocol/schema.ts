@@ -28,6 +28,20 @@ export interface AgentThoughtChunk {
   sessionUpdate: "agent_thought_chunk";
 }
 
+/** A rule "allow always" stores: a tool kind (`execute`, `edit`, `delete`, `move`, `mcp`) and a pattern. */
+export interface AllowAlwaysRule {
+  kind: string;
+  pattern: string;
+}
+
+/** What the "allow always" option allows, before it is picked (SPEC §5.9): `text` is also the option's name; `rules` what is stored (empty: nothing, it allows once); `sandboxed`/`network`: how the commands it allows run. */
+export interface AllowAlwaysScope {
+  network: boolean;
+  rules: AllowAlwaysRule[];
+  sandboxed: boolean;
+  text: string;
+}
+
 /** `label` is optional in LSP; Tether always names the edit, first on the wire. */
 export interface ApplyWorkspaceEditParams {
   edit: WorkspaceEdit;
@@ -462,6 +476,7 @@ export interface PermissionResultMeta {
 }
 
 export interface PermissionTetherMeta {
+  allowAlways?: AllowAlwaysScope;
   hunks: Hunk[];
   parentCallId?: string;
   reason: string;
@@ -699,6 +714,7 @@ export interface Rule {
   id: number | null;
   kind: RuleKind;
   pattern: string;
+  scope?: string;
   source: "built-in" | "config" | "user";
 }
 

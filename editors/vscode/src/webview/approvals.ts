@@ -2,7 +2,7 @@
  * The approval controls inside a tool card, for a `permission` message (SPEC §3.22):
  * why Tether asks, the command and its directory or the files an edit changes (each with
  * "Review diff", which opens VS Code's diff editor), one checkbox per hunk when the edit
- * has more than one (SPEC §5.10), and a button per option. `permissionClosed` removes them.
+ * has more than one (SPEC §5.10), what "Always" would store and allow, and a button per option. `permissionClosed` removes them.
  */
 import type { HunkRef, PermissionOption, PermissionPrompt, ViewMessage } from "../shared/messages";
 import { h } from "./dom";
@@ -57,6 +57,10 @@ export class Approval {
     // hunks of a file without a diff block (not sent today): still choosable, named by file
     const shown = new Set(diffs.map((d) => String(d.path ?? "")));
     if (choosable) this.addHunks(p.hunks.filter((hunk) => !shown.has(hunk.path)), (hunk) => `${pathLabel(hunk.path)} `);
+
+    // what "Always" stores and allows, shown before it is pressed (SPEC §5.9)
+    const always = p.options.find((o) => o.optionId === "allow_always")?.name;
+    if (always && always !== "Allow always") this.el.append(h("div", { class: "approval-always" }, always));
 
     const row = h("div", { class: "approval-buttons" });
     for (const option of p.options) {

@@ -22,6 +22,9 @@ function daemonEnvironment(pid: number): Record<string, string> {
   return Object.fromEntries(raw.split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
 }
 
+const ALWAYS_ECHO = "Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace, " +
+  "no network; until you remove it (approval rules)";
+
 describe("the extension in a (stub) VS Code with the real daemon", () => {
   let sandbox: Sandbox;
   let ext: TetherExtension;
@@ -174,10 +177,32 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     const modal = stub.messages.find((m) => m.options?.modal)!;
     assert.equal(modal.level, "warning");
     assert.equal(modal.message, "Tether: echo testing && echo all passed"); // the title is the command itself
-    assert.equal(modal.options?.detail, "$ echo testing && echo all passed\n(in .)\n(mode ask asks before running `echo testing && echo all passed`)");
+    assert.equal(modal.options?.detail, "$ echo testing && echo all passed\n(in .)\n(mode ask asks before running `echo testing && echo all passed`)\n" +
+      `"Always allow": ${ALWAYS_ECHO}`);
     assert.deepEqual(modal.items, ["Allow once", "Always allow", "Reject"]);
     assert.equal(toolCall(agent().controller.state, "call_run")?.status, "failed");
     stub.answerMessage = () => undefined;
+    view.show();
+  });
+
+  it("Always allow says what it stores; Approval Rules lists the rule and removes it after asking", async () => {
+    view.hide();
+    stub.answerMessage = (m) => (m.options?.modal ? "Always allow" : undefined);
+    assert.equal((await agent().controller.prompt("run the tests"))?.stopReason, "end_turn");
+    assert.equal(toolCall(agent().controller.state, "call_run")?.status, "completed");
+    stub.answerQuickPick = (items) => (items as { label: string }[]).find((i) => i.label.startsWith("#"));
+    stub.answerMessage = (m) => m.items.find((i) => i.startsWith("Remove rule #"));
+    await commands.executeCommand("tether.rules");
+    const picker = stub.quickPicks.at(-1)!;
+    const labels = (picker.items as { label: string; description: string }[]).map((i) => [i.label, i.description]);
+    assert.deepEqual(labels[0], ["#1  allow  `echo` (any arguments)", "yours: pick to remove"]);
+    assert.ok(labels.some(([l, d]) => l === "deny  `git push` (any arguments)" && d === "built-in: not removable here"));
+    const confirm = stub.messages.find((m) => m.message === "Tether: remove #1  allow  `echo` (any arguments)?")!;
+    assert.ok(confirm.options?.modal);
+    await waitFor(() => stub.messages.find((m) => m.message.startsWith("Tether: rule #1 removed")), "the removal notice");
+    assert.deepEqual((await agent().controller.rules()).filter((r) => r.source === "user"), []);
+    stub.answerMessage = () => undefined;
+    stub.answerQuickPick = () => undefined;
     view.show();
   });
 

@@ -34,6 +34,9 @@ test("a command asks with its command and directory; Allow once posts the answer
   assert.deepEqual(await buttonTexts(card), ["Allow once", "Always", "Reject", "Reject always", "Allow once, with network"]);
   assert.equal(await card.locator("vscode-checkbox").count(), 0);
   assert.equal(await view.page.locator(".status-text").innerText(), "Waiting for your approval");
+  // what "Always" would store, before it is pressed: a loop is no plain command, so nothing
+  assert.equal(await approval.locator(".approval-always").innerText(),
+    "Allow this once (no rule can cover it: not a plain list of words)");
   assert.ok(await view.page.locator("vscode-button.stop").isVisible());
   await view.screenshot("approval-command");
 
@@ -86,6 +89,8 @@ test("a one-hunk edit: Review diff opens the diff, Accept posts allow_once witho
   assert.equal(await card.locator("vscode-checkbox").count(), 0, "one hunk: no checkboxes");
   assert.equal(await card.locator(".approval-path").innerText(), "README.md");
   assert.match(await card.locator(".approval-reason").innerText(), /mode ask asks before editing README.md/);
+  assert.equal(await card.locator(".approval-always").innerText(),
+    "Always allow edits to `README.md` in this workspace, until you remove it (approval rules)");
   assert.equal(await card.locator(".tool-diffs").isVisible(), false, "while asking, the files are listed with the buttons");
   await view.screenshot("approval-edit");
 

@@ -1,0 +1,92 @@
+"""Sandbox-aware asking: which commands mode auto-edit runs without a prompt (`sandbox_auto_allow`).
+
+A command runs unasked only when the OS sandbox (checked by the gate before this) is what
+keeps it harmless: it is plain and fully seen (`commands.py`: every part visible to the
+deny rules, no expansion, assignment, inline code or redirection outside the workspace),
+it runs without the network, no part is a program that reaches the network (`curl`,
+`ssh`, `git fetch`, `npm install`, ...: it would only fail, so the user is asked and may
+give it the network), and no word names a path outside the workspace (writes there fail
+in the sandbox anyway; the user sees them first). Workspace code it runs (`make`, `npm
+test`, `pytest`) runs sandboxed with workspace-only writes and no network: what the
+sandbox is for.
+Owns: that check and why a command fails it. Must not: decide (`gate.py`) or parse shell.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+
+from .commands import ParsedCommand, words_start_with
+from .parts import CommandPart
+
+__all__ = ["RAN_SANDBOXED", "why_asked_in_sandbox"]
+
+RAN_SANDBOXED = (
+    "allowed without asking: it runs in the OS sandbox with no network and writes only inside the "
+    "workspace (sandbox_auto_allow in mode auto-edit)"
+)
+# Programs, and program + subcommand prefixes, that reach the network. Not what keeps a
+# command in (the sandbox has no network): without one listed here a command that needs
+# the network fails and says so, and the user can allow it once with the network.
+NETWORK_PREFIXES: tuple[str, ...] = (
+    "curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "ftp",
+    "ping", "dig", "nslookup", "host", "whois", "gh", "aws", "gcloud", "az", "kubectl", "helm", "npx",
+    "git push", "git pull", "git fetch", "git clone", "git ls-remote", "git remote", "git submodule",
+    "git send-email", "git request-pull",
+    *(f"{tool} {sub}" for tool in ("npm", "pnpm", "yarn", "bun")
+      for sub in ("install", "i", "ci", "add", "publish", "update", "upgrade", "outdated", "audit", "login",
+                  "view", "info", "dlx", "create", "exec", "x")),
+    "pip install", "pip download", "pip3 install", "pip3 download", "python -m pip", "python3 -m pip",
+    "uv pip", "uv sync", "uv add", "uv lock", "uv tool", "uvx", "pipx",
+    "poetry install", "poetry add", "poetry update", "poetry lock", "poetry publish",
+    "cargo install", "cargo fetch", "cargo publish", "cargo update", "cargo add", "go get", "go install",
+    "go mod", "docker", "podman", "gem install", "bundle install", "bundle update", "composer",
+    "apt", "apt-get", "brew", "conda", "deno install",
+)
+_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+
+
+def why_asked_in_sandbox(parsed: ParsedCommand, network: bool, workspace: Path | None, cwd: str) -> str:
+    """Why the sandbox alone does not make this command safe to run unasked ("" when it does)."""
+    if not parsed.fully_seen:
+        return parsed.unseen[0]
+    if not parsed.plain:
+        return parsed.not_plain[0]
+    if network:
+        return "it would run with the network (your network settings)"
+    if workspace is None:
+        return "the workspace is not known"
+    for part in parsed.parts:
+        texts = part.texts
+        reaching = next((p for p in NETWORK_PREFIXES if words_start_with(texts, p)), None)
+        if reaching is not None:
+            return f"`{reaching}` reaches the network, which sandboxed commands do not have"
+        outside = _outside_word(part, workspace, cwd)
+        if outside:
+            return f"`{outside}` is outside the workspace"
+    return ""
+
+
+def _outside_word(part: CommandPart, workspace: Path, cwd: str) -> str:
+    """The first argument naming a path outside the workspace (`/etc/x`, `~/.bashrc`, `..`)."""
+    here = posixpath.normpath(posixpath.join(str(workspace), cwd))
+    for text in part.texts[1:]:
+        # `--output=/etc/x`: the value after an option's `=` is a path too
+        for candidate in (text, text.split("=", 1)[1] if text.startswith("-") and "=" in text else ""):
+            if candidate and _leaves(candidate, here, workspace):
+                return text
+    return ""
+
+
+def _leaves(word: str, here: str, workspace: Path) -> bool:
+    if word in _DEVICES:
+        return False
+    if word.startswith("~") or word.startswith("$"):
+        return True
+    if not (word.startswith("/") or word == ".." or word.startswith("../") or "/../" in word or word.endswith("/..")):
+        return False
+    path = posixpath.normpath(posixpath.join(here, word))
+    root = str(workspace)
+    return os.path.commonpath([path, root]) != root

@@ -1,0 +1,60 @@
+"""What an "allow always" answer would store, and the sentence saying what that allows.
+
+The gate builds an `AlwaysScope` before it asks: the very `Rule` objects it stores if the
+user picks "allow always", and the sentence the option shows (`Always allow `npm test`
+(any arguments) in this workspace: sandboxed, no network; until you remove it`). The
+conditions in the sentence come from how this call would run (the OS sandbox, the
+network decision), never from a separate description.
+Owns: those rules and that sentence. Must not: decide, store rules or talk to the client.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .commands import ParsedCommand
+from .rules import MCP_KIND, MCP_PREFIX, Rule, patterns_for_always
+
+__all__ = ["AlwaysScope", "always_scope"]
+
+# how a removable rule is removed, named in every sentence (`/rules` in `tether chat`,
+# `:TetherRules` in Neovim, "Tether: Approval rules" in VS Code)
+_UNTIL = "until you remove it (approval rules)"
+
+
+@dataclass(frozen=True, slots=True)
+class AlwaysScope:
+    rules: tuple[Rule, ...]  # what "allow always" stores (empty: nothing; it acts once)
+    text: str  # the option's name: what those rules allow, and under which conditions
+    sandboxed: bool = False  # the commands it allows run in the OS sandbox
+    network: bool = False  # ... with the network (the `network` setting or `network_commands`)
+
+
+def always_scope(
+    kind: str, tool_name: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str],
+    *, sandboxed: bool, network: bool,
+) -> AlwaysScope:
+    """The rules "allow always" would store for this call, and what they allow."""
+    if tool_name.startswith(MCP_PREFIX):
+        rule = Rule(MCP_KIND, tool_name, "allow")
+        return AlwaysScope((rule,), f"Always allow {rule.covers_text()}, {_UNTIL}")
+    if parsed is not None and not parsed.plain:
+        return AlwaysScope((), "Allow this once (no rule can cover it: not a plain list of words)")
+    patterns = patterns_for_always(kind, command, parsed, rel_paths)
+    rules = tuple(Rule(kind, pattern, "allow") for pattern in patterns)
+    if not rules:
+        return AlwaysScope((), "Allow this once (there is nothing a rule could name)")
+    covered = ", ".join(rule.covers_text() for rule in rules)
+    if kind != "execute":
+        return AlwaysScope(rules, f"Always allow {covered} in this workspace, {_UNTIL}")
+    return AlwaysScope(rules, f"Always allow {covered} in this workspace: {_how_it_runs(sandboxed, network)}; "
+                              f"{_UNTIL}", sandboxed, network and sandboxed)
+
+
+def _how_it_runs(sandboxed: bool, network: bool) -> str:
+    if not sandboxed:
+        # the gate asks for every unsandboxed command: the rule takes effect only in a sandbox
+        return "commands here run WITHOUT a sandbox, so each is still asked until one is available"
+    if network:
+        return "sandboxed, writes only inside the workspace, WITH the network (your network settings)"
+    return "sandboxed, writes only inside the workspace, no network"
