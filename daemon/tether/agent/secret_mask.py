@@ -64,7 +64,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
 )
 # `password = "..."`, `GITHUB_TOKEN=...`, `"api_key": "..."`: run on the lower-cased text
 # (a case-insensitive regex is ten times slower); the value is judged in its own case. A
-# backslash ends a value: `"max_tokens = 4096\\ntemperature = 0.2"` is an escaped string, not a key.
+# backslash ends a value: `"max_tokens = 4096\ntemperature = 0.2"` is an escaped string, not a key.
 _ASSIGNMENT = _Pattern("a password or token", ("pass", "secret", "token", "key", "auth", "credential"), re.compile(
     r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth)[a-z0-9_.-]{0,30}[\"']?[ \t]*[=:][ \t]*"
     r"[\"']?([^\s\"'`,;(){}\[\]<>\\]{16,})(?![^\s\"'`,;\\])"), group=1, accept=_literal_value, word_start=False)
