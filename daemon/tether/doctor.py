@@ -92,6 +92,9 @@ def _sandbox_reads(out: _Visible, sandbox: JsonObject) -> None:
     """What each guarantee rests on, and what commands cannot read (room above for more
     lines per guarantee, e.g. the network's)."""
     out.write("  rests on:\n" + "".join(f"    {line}\n" for line in sandbox["guarantees"]))
+    if not sandbox["ok"]:
+        out.write("  nothing is hidden from commands: they run unconfined (every one asks first)\n")
+        return
     reads = sandbox["reads"]
     out.write("  hidden from commands (present here):\n")
     for row in reads["hidden"]:

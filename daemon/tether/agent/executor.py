@@ -5,7 +5,7 @@ Owns: running calls in order (consecutive ones that only read together — sever
 sees the edit and prompts come one at a time); validating arguments; the approval of
 calls that change things (the read-only mode's refusal, previews, the `ApprovalGate`
 and the asker, a checkpoint right before the user is asked); the OS sandbox choice for
-commands; masking secrets in results and screening them with the input guard; the structured outcome of each call
+commands; screening results (result_screen.py: secrets masked, the input guard); the structured outcome of each call
 (`CallOutcome`: the tool's `ToolResult` with exit code, duration, output, changes) and
 the tool-call events the client sees. A tool error goes back to the model as an error
 result; it never ends the turn.
@@ -15,7 +15,6 @@ records results and checkpoints), or build protocol JSON.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections.abc import Mapping
@@ -45,7 +44,7 @@ from ..tools.registry import ToolRegistry
 from .guard import InputGuard
 from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
-from .secret_mask import mask_secrets
+from .result_screen import screened
 from .session import ActiveTurn, AgentSession
 from .sink import (
     BlockContent,
@@ -172,7 +171,8 @@ class ToolExecutor:
         result = await self._invoke(call, tool)
         latency = (time.perf_counter() - t0) * 1000
         if tool is not None:
-            result = await after_tool(self.services.hooks, call, tool, self._screen(call, result))
+            shown = screened(result, call.name, self.guard, self.services.mask_secrets, self.sink.emit)
+            result = await after_tool(self.services.hooks, call, tool, shown)
         self.sink.emit(ToolCallPatch(
             call.call_id,
             status="failed" if result.is_error else "completed",
@@ -255,22 +255,6 @@ class ToolExecutor:
         result = ctx.recorder.attach(result) if ctx.recorder is not None else result  # changes it made
         if result.plan is not None and not result.is_error:
             self.sink.emit(plan_of(result.plan))
-        return result
-
-    def _screen(self, call: PendingCall, result: ToolResult) -> ToolResult:
-        """Tool output is untrusted: files and command output (a failing one's too) can
-        carry injections, and secrets (masked before the model sees them)."""
-        if self.services.mask_secrets:
-            masked = mask_secrets(result.text)
-            if masked.count:
-                self.sink.emit(Notice(f"\n{masked.notice()}\n"))
-                result = dataclasses.replace(result, text=masked.text)
-        checked = self.guard.check_tool_result(result.text, call.name)
-        if checked.notice:
-            note = checked.notice if checked.notice.startswith("[") else f"[{checked.notice}]"
-            self.sink.emit(Notice(f"\n{note}\n"))
-        if checked.blocked:
-            return dataclasses.replace(result, text=checked.text, is_error=True)
         return result
 
     def _context(self, call: PendingCall, tool: Tool[Any]) -> ToolContext:

@@ -51,12 +51,15 @@ def guarantees(choice: SandboxChoice) -> list[str]:
             "processes: a PID namespace (bwrap is PID 1; every process the command starts dies with it), "
             "all capabilities dropped",
         ]
+    abi = int(getattr(sandbox, "abi", 0))
+    scoped = ("signals and abstract unix sockets scoped to the sandbox (ABI 6+)" if abi >= 6 else
+              "signals and abstract unix sockets not scoped (needs ABI 6)")
     return [
         f"files: Landlock {sandbox.version}: read rights for every entry except the hidden paths (and the "
         "token files, hidden whole; the names in a hidden directory stay listable, as listing its parent "
         "is), write rights in the workspace and $TMPDIR",
-        "network: Landlock TCP bind/connect rules (ABI 4+)",
-        f"sockets: {sockets}; signals and abstract unix sockets scoped (ABI 6+)",
+        f"network: Landlock TCP bind/connect rules (ABI {abi}; they need 4+)",
+        f"sockets: {sockets}; {scoped}",
         "processes: a launcher that is a child subreaper and kills what the command leaves, capabilities "
         "dropped, no_new_privs",
     ]
