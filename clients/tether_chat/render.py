@@ -108,6 +108,7 @@ class Card:
         self.kind = kind
         self.status = "pending"
         self.output = ""
+        self.unasked = ""  # why it ran without a prompt (sandbox-aware asking), shown on the card
 
 
 class Slot:
@@ -254,6 +255,9 @@ class Transcript:
             card.title = str(update["title"])
         if update.get("status"):
             card.status = str(update["status"])
+        approved = str(((update.get("_meta") or {}).get("tether") or {}).get("approvedBy") or "")
+        if approved.startswith("allowed without asking"):
+            card.unasked = approved
         text = content_text(update.get("content"))
         if text is not None and card.kind == "execute":
             card.output = text
@@ -265,6 +269,8 @@ class Transcript:
         ok = card.status == "completed"
         mark = self.paint.style("✓", "32") if ok else self.paint.style("✗", "31")
         lines = [f"╭ {mark} {self.paint.style(card.title, '1')}"]
+        if card.unasked:
+            lines.append("│ " + self.paint.style(card.unasked, "2"))
         body = result.splitlines()
         for line in body[:_CARD_LINES]:
             lines.append("│ " + self.paint.diff_line(line[: self.paint.width - 4]))

@@ -334,3 +334,13 @@ def test_allow_always_shows_its_scope_and_rules_lists_and_removes_it(start_chat,
     term.type("n")
     term.wait_count(END, 2)
     assert not (chat_workspace / "ran.txt").exists()
+
+
+def test_auto_edit_runs_a_sandboxed_command_unasked_and_the_card_says_why(start_chat, chat_workspace: Path):
+    term = start_chat("--mode", "auto-edit")
+    term.wait_for("auto-edit (Shift+Tab)")
+    term.send("run it")
+    seen = term.wait_for(END)
+    assert "y once" not in seen  # no prompt
+    assert "allowed without asking: it runs in the OS sandbox with no network and writes only inside the" in seen
+    assert (chat_workspace / "ran.txt").read_text() == "chat-ran\n"

@@ -193,20 +193,25 @@ async def test_auto_edit_runs_sandboxed_local_commands_unasked_and_asks_for_the_
     assert not Path("/etc/tether-x").exists()
 
 
-@pytest.mark.parametrize("how", ["user", "workspace"])
-async def test_sandbox_auto_allow_off_asks_again_and_a_workspace_cannot_turn_it_on(
+@pytest.mark.parametrize("how", ["user", "workspace", "client"])
+async def test_sandbox_auto_allow_off_asks_again_and_a_workspace_or_client_cannot_turn_it_on(
     spawn_daemon, workspace: Path, tmp_path: Path, how: str
 ):
     env = {"TETHER_SANDBOX": "bwrap"}
     (workspace / ".tether").mkdir()
-    if how == "user":
+    if how == "workspace":
+        (workspace / ".tether" / "config.toml").write_text('sandbox_auto_allow = "off"\n')
+    else:  # the user's off; the workspace's (or the client's) "on" is refused
         env["TETHER_SANDBOX_AUTO_ALLOW"] = "off"
         (workspace / ".tether" / "config.toml").write_text('sandbox_auto_allow = "on"\n')
-    else:
-        (workspace / ".tether" / "config.toml").write_text('sandbox_auto_allow = "off"\n')
     user = Answers()
     daemon = await spawn_daemon("--mode", "auto-edit", "--workspace", str(workspace),
-                                script=_script(tmp_path, ["ls src"]), env=env)
+                                script=_script(tmp_path, ["ls src"]), env=env, initialize=how != "client")
+    if how == "client":
+        answer = await daemon.client.initialize(initializationOptions={"sandboxAutoAllow": "on"})
+        refused = answer["_meta"]["tether"]["configRefused"]
+        assert any(r["key"] == "sandbox_auto_allow" and "run commands without asking" in r["reason"]
+                   for r in refused), refused
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     _ = [u async for u in session.prompt("list")]
