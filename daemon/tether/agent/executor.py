@@ -356,6 +356,7 @@ class ToolExecutor:
             # the gate never lets a rule or mode run an unsandboxed command unasked
             sandboxed=confined is not None and confined.sandboxed,
             sandbox_note="" if confined is None or confined.sandboxed else confined.reason,
+            git_kept=confined is not None and confined.sandbox is not None and confined.sandbox.keeps_git_read_only,
             detail=tool.approval_text(args),
         )
 

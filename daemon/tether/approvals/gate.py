@@ -235,6 +235,9 @@ class ApprovalGate:
             return f"`{hit.part.show()}` may be {hit.rule.describe()}"
         if request.hook_decision == "allow" or not request.sandboxed:
             return None  # a hook's allow is its own verdict; an unsandboxed command was asked above
+        if not request.git_kept:
+            return ("this sandbox (Landlock) cannot keep `.git` read-only: a planted hook would run outside it at "
+                    "your next git command")
         return why_asked_in_sandbox(parsed, self._network(parsed), self._workspace, request.cwd or ".")
 
     async def _from_answer(

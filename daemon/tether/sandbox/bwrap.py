@@ -35,6 +35,7 @@ _PROBE_TIMEOUT = 5.0
 
 class BwrapSandbox(CommandSandbox):
     name = "bwrap"
+    keeps_git_read_only = True
 
     def __init__(self, path: str, version: str) -> None:
         self.path = path
