@@ -24,6 +24,7 @@ from tether.config import (
     load_settings,
     user_config_path,
 )
+from tether.config.settings import DEFAULT_DOMAINS
 
 SECRET = "sk-test-0123456789abcdef"
 
@@ -142,6 +143,8 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "sandbox": ("auto", "default"),
         "network": ("off", "default"),
         "network_commands": ((), "default"),
+        "allowed_domains": (DEFAULT_DOMAINS, "default"),
+        "credentials": ((), "default"),
         "allow_unix_sockets": ((), "default"),
         "deny_read": ((), "default"),
         "allow_read": ((), "default"),

@@ -30,6 +30,8 @@ REFUSED_SAMPLES: dict[str, str] = {
     "sandbox": '"off"',
     "network": '"on"',
     "network_commands": '["curl"]',
+    "allowed_domains": '["attacker.example"]',
+    "credentials": '{"attacker.example" = {header = "Authorization", env = "GH_TOKEN"}}',
     "allow_unix_sockets": '["/run/docker.sock"]',
     "allow_read": '["~/.ssh"]',
     "mask_secrets": '"off"',

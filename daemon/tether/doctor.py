@@ -60,6 +60,10 @@ def doctor_main(workspace: Path, flags: dict[str, object], *, as_json: bool = Fa
     out.write(f"ripgrep: {report['ripgrep'] or 'not found (grep uses its pure-Python twin)'}\n")
     out.write(f"sandbox: {_sandbox_line(report['sandbox'])}\n")
     _sandbox_reads(out, report["sandbox"])
+    if "network" in report:
+        from .netproxy.summary import network_lines
+
+        out.write(network_lines(report["network"]))
     _mcp_lines(out, report)
     return 0 if provider["ok"] else 1
 
@@ -114,9 +118,10 @@ def _sandbox_reads(out: _Visible, sandbox: JsonObject) -> None:
 def _sandbox_line(sandbox: JsonObject) -> str:
     if not sandbox["ok"]:
         return f"none: {sandbox['why']} (commands run unconfined, and every one asks for approval)"
-    network = "on for every command" if sandbox["network"] == "on" else "off"
-    if sandbox["network"] != "on" and sandbox["networkCommands"]:
-        network += f" (on for: {', '.join(sandbox['networkCommands'])})"
+    network = {"on": "on for every command", "allowlist": "allowlist (below)"}.get(sandbox["network"], "off")
+    whole = [entry for entry in sandbox["networkCommands"] if " -> " not in entry]  # the table form: below
+    if sandbox["network"] != "on" and whole:
+        network += f" (on for: {', '.join(whole)})"
     return f"{sandbox['backend']} ({sandbox['version']}) · network {network}\n  why: {sandbox['why']}"
 
 
@@ -180,6 +185,10 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> JsonObject:
     report["ripgrep"] = find_rg()
     report["sandbox"] = sandbox_report(settings.sandbox, settings.network, settings.network_commands)
     report["sandbox"].update(_read_report(settings))
+    from .netproxy.summary import network_report
+    from .store import tether_home
+
+    report["network"] = network_report(settings, report["sandbox"]["backend"], tether_home(home))
     report["mcpServers"], report["mcpOffered"] = mcp_report(settings, workspace)
     return report
 

@@ -80,6 +80,8 @@ _REASONS: dict[str, str] = {
     "sandbox": "a workspace must not turn off or change the sandbox its own commands run in; " + _YOURS,
     "network": "a workspace must not give its own commands the network; " + _YOURS,
     "network_commands": "a workspace must not give its own commands the network; " + _YOURS,
+    "allowed_domains": "a workspace must not let its own commands reach more of the network; " + _YOURS,
+    "credentials": "a workspace must not choose which of your credentials are sent where; " + _YOURS,
     "allow_unix_sockets": "a workspace must not let its own commands reach services on this machine; " + _YOURS,
     "allow_read": "a workspace must not let its own commands read your credential stores; " + _YOURS,
     "mask_secrets": "a workspace must not let secrets in tool output reach the model unmasked; " + _YOURS,

@@ -64,6 +64,7 @@ from .tool_view import asked_locations, known_locations, safe_title
 
 if TYPE_CHECKING:
     from ..hooks import Hooks
+    from ..netproxy.proxy import ProxyRules
     from ..sandbox import SandboxChoice
 
 log = logging.getLogger("tether.agent")
@@ -86,6 +87,8 @@ class TurnServices:
     filtered_paths: tuple[str, ...] = ()  # token files commands see without credential lines
     unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
     mask_secrets: bool = True  # secret-looking text in results is masked (agent/secret_mask.py)
+    # `network = "allowlist"`: what every command's proxy allows (None: another mode)
+    net_rules: ProxyRules | None = None
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
@@ -274,6 +277,7 @@ class ToolExecutor:
             hidden_paths=services.hidden_paths,
             filtered_paths=services.filtered_paths,
             unix_sockets=services.unix_sockets,
+            on_notice=lambda text: sink.emit(Notice(f"\n[{text}]\n")),
             recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(
                 self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
         )
@@ -302,6 +306,10 @@ class ToolExecutor:
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
         ctx.network = verdict.network
+        if self.services.net_rules is not None and not verdict.network:  # `allowlist` mode (netproxy/)
+            from ..netproxy.serving import call_rules
+
+            ctx.net_rules = call_rules(self.services.net_rules, self.services.gate, request, self.session.mode)
         ctx.workspace_writable = self.session.mode != "read-only"
         await self.journal.mark_started(call.call_id)
         terminal = self._started(call, tool, args, verdict)

@@ -81,6 +81,8 @@ class AgentSession:
     left_waiting: bool = False
     # The user was told that this session's commands run without an OS sandbox (once).
     told_unsandboxed: bool = False
+    # Hosts the user allowed "for this session" when the network proxy asked (netproxy/).
+    allowed_domains: set[str] = field(default_factory=set)
     # The slash commands last sent to the client (server/commands.py): sent again only when changed.
     commands_sent: list[tuple[str, str, str | None]] | None = None
     # Files whose current content the history stores (checkpoints): a command's scan needs no copy of them.

@@ -36,7 +36,8 @@ user's answer allows it (a hook or reviewer may still refuse it).
 Every verdict says why (`reason`): the mode or the rule that allowed it, or what the
 model should know about a refusal; and, for a command, whether it may use the network
 (`network`: the `network` setting, `network_commands` covering a plain command, or the
-user's "allow once, with network"). "Always" answers become rules for this workspace:
+user's "allow once, with network"; the table form of `network_commands` gives no network
+but the proxy domains `network_domains` names). "Always" answers become rules for this workspace:
 exactly the rules the "allow always" option described before it was picked (`scope.py`).
 
 Owns: that order and the verdict. Must not: talk to the client (the `Asker` does) or run
@@ -87,7 +88,9 @@ class ApprovalGate:
         # where a command's writes are checked (None: every write may overwrite a file)
         self._workspace = workspace
         self._fixed = builtin_rules(deny_commands)
-        self._network_commands = tuple(network_commands)
+        # list entries give the network; table entries ("prefix -> domains") the proxy
+        self._network_commands = tuple(entry for entry in network_commands if " -> " not in entry)
+        self._proxy_commands = [entry.partition(" -> ")[::2] for entry in network_commands if " -> " in entry]
         self._network_all = network_all
         self._sandbox_auto_allow = sandbox_auto_allow  # in mode auto-edit (sandboxed_asking.py)
         self._stored: list[Rule] | None = None
@@ -151,6 +154,19 @@ class ApprovalGate:
         return parsed.plain and bool(own) and all(
             any(words_start_with(part.texts, prefix) for prefix in self._network_commands) for part in own
         )
+
+    def network_domains(self, command: str) -> tuple[str, ...]:
+        """The domains the table form of `network_commands` adds for `command` (every part
+        of a plain command covered by a table entry), for the proxy in `allowlist` mode."""
+        parsed = parse_command(command)
+        own = parsed.own_parts
+        found: list[str] = []
+        for part in own:
+            covering = [domains for prefix, domains in self._proxy_commands if words_start_with(part.texts, prefix)]
+            if not covering:
+                return ()
+            found += [domain for domains in covering for domain in domains.split()]
+        return tuple(dict.fromkeys(found)) if parsed.plain and own else ()
 
     def _by_rules_and_mode(
         self, request: ApprovalRequest, rules: list[Rule], parsed: ParsedCommand | None

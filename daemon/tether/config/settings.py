@@ -59,6 +59,8 @@ SETTING_KEYS: tuple[str, ...] = (
     "sandbox",
     "network",
     "network_commands",
+    "allowed_domains",
+    "credentials",
     "allow_unix_sockets",
     "deny_read",
     "allow_read",
@@ -85,12 +87,24 @@ LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
 SANDBOXES: tuple[str, ...] = ("auto", "bwrap", "landlock", "off")
 
 SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
+# `allowed_domains` when unset: the package registries of the ecosystems Tether's users
+# work in (SPEC §5.13 lists the same); the proxy allows them on ports 80 and 443
+DEFAULT_DOMAINS: tuple[str, ...] = (
+    "registry.npmjs.org", "registry.yarnpkg.com",  # npm, yarn, pnpm
+    "pypi.org", "files.pythonhosted.org",  # pip, uv, poetry
+    "crates.io", "static.crates.io", "index.crates.io",  # cargo
+    "proxy.golang.org", "sum.golang.org",  # go modules
+    "rubygems.org", "index.rubygems.org",  # gem, bundler
+    "repo.maven.apache.org", "repo1.maven.org", "plugins.gradle.org", "services.gradle.org",  # maven, gradle
+    "github.com", "codeload.github.com", "objects.githubusercontent.com",
+    "raw.githubusercontent.com",  # git clones and release downloads
+)
 # Keys that hold filesystem paths: relative values are made absolute against the
 # directory of the layer that supplied them, so the meaning does not depend on
 # the daemon's cwd at the moment the value is used.
 PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
 LIST_KEYS: frozenset[str] = frozenset(
-    {"deny_commands", "allow_env", "network_commands", "allow_unix_sockets", "models", "reasoning_models",
+    {"deny_commands", "allow_env", "allowed_domains", "allow_unix_sockets", "models", "reasoning_models",
      "deny_read", "allow_read"}
 )
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -99,7 +113,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "mode": MODES,
     "log_level": LOG_LEVELS,
     "sandbox": SANDBOXES,
-    "network": ("off", "on"),
+    "network": ("off", "allowlist", "on"),
     "sandbox_auto_allow": ("off", "on"),
     "memory": ("off", "on"),
     "mask_secrets": ("off", "on"),
@@ -223,10 +237,18 @@ class Settings:
     checkpoint_max_kib: int = 2048
     # the OS sandbox for commands (user settings only; never from a workspace file)
     sandbox: str = "auto"
-    # network for sandboxed commands: "off" unless approved per call or by a rule below
+    # network for sandboxed commands: "off" unless approved per call or by a rule below;
+    # "allowlist": only through Tether's proxy, to `allowed_domains` (netproxy/)
     network: str = "off"
-    # command prefixes whose commands get the network in the sandbox (every part covered)
+    # command prefixes whose commands get the network in the sandbox (every part covered);
+    # the table form's entries ("npm install -> registry.npmjs.org") get the proxy with
+    # those domains added instead (values.py writes them so)
     network_commands: tuple[str, ...] = ()
+    # hosts (`name`, `*.suffix`, either with `:port`) the proxy lets commands reach
+    allowed_domains: tuple[str, ...] = DEFAULT_DOMAINS
+    # "host header ENV_NAME" entries: the proxy adds that header, valued from the daemon's
+    # environment, to plain HTTP requests for that host (user config only)
+    credentials: tuple[str, ...] = ()
     # unix sockets (absolute paths) a command with the network may connect to; without
     # one, no command connects to any (user settings only; bubblewrap only, see SPEC §11)
     allow_unix_sockets: tuple[str, ...] = ()

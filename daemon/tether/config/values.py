@@ -18,6 +18,7 @@ cattrs, ~10 ms there, only dispatched to these hooks), read files, or merge laye
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
@@ -101,6 +102,10 @@ def _hook(key: str, strings_ok: bool) -> Hook:
         return _socket_paths(strings_ok)
     if key in ("deny_read", "allow_read"):
         return _read_paths(strings_ok)
+    if key == "network_commands":
+        return _network_commands(strings_ok)
+    if key == "credentials":
+        return _credentials
     if key in LIST_KEYS:
         return _string_list(strings_ok)
     if key in INT_RANGES:
@@ -186,6 +191,51 @@ def _read_paths(strings_ok: bool) -> Hook:
         return tuple(p if p.startswith("~") else os.path.normpath(p) for p in paths)
 
     return hook
+
+
+def _network_commands(strings_ok: bool) -> Hook:
+    """A list of prefixes (the network), or a table of prefix -> domains (the proxy with
+    those domains), written "prefix -> domain domain" (`Settings.network_commands`)."""
+    listed = _string_list(strings_ok)
+
+    def hook(value: object, _: object) -> tuple[str, ...]:
+        if not isinstance(value, Mapping):
+            return tuple(entry for entry in listed(value, None) if "->" not in entry)
+        entries: list[str] = []
+        for prefix, domains in value.items():
+            names = listed(domains, None) if isinstance(domains, (list, tuple)) else None
+            if not isinstance(prefix, str) or not prefix.strip() or "->" in prefix or names is None \
+                    or not all(_DOMAIN.fullmatch(name) for name in names):
+                raise _Refused('expected a list of command prefixes, or a table {"npm install" = '
+                               '["registry.npmjs.org"]} of prefixes and the domains their commands reach', value)
+            entries.append(f"{' '.join(prefix.split())} -> {' '.join(names)}")
+        return tuple(entries)
+
+    return hook
+
+
+_DOMAIN = re.compile(r"(\*\.)?[A-Za-z0-9.:\[\]-]+")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _credentials(value: object, _: object) -> tuple[str, ...]:
+    """{host = {header = "Authorization", env = "GH_TOKEN"}} as "host header ENV" entries."""
+    expected = 'expected a table {"github.com" = {header = "Authorization", env = "GH_TOKEN"}}'
+    if not isinstance(value, Mapping):
+        raise _Refused(expected, value)
+    entries: list[str] = []
+    for host, spec in value.items():
+        header = spec.get("header") if isinstance(spec, Mapping) else None
+        env = spec.get("env") if isinstance(spec, Mapping) else None
+        if not (isinstance(host, str) and _DOMAIN.fullmatch(host) and "*" not in host and isinstance(header, str)
+                and _TOKEN_NAME.fullmatch(header) and isinstance(env, str) and _ENV_NAME.fullmatch(env)
+                and set(spec) <= {"header", "env"}):
+            raise _Refused(expected, value)
+        entries.append(f"{host.lower()} {header} {env}")
+    return tuple(entries)
+
+
+_TOKEN_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 def _integer(low: int, high: int | None, *, strings_ok: bool) -> Hook:

@@ -55,6 +55,12 @@ class SandboxPolicy:
     # Further writable paths (an MCP server's own directory and the paths its config
     # lists); a missing one is skipped. Hidden paths stay hidden inside them.
     extra_writable: tuple[str, ...] = ()
+    # `network = "allowlist"` (bubblewrap only): the proxy's unix socket, in a hidden
+    # runtime directory; bound into the sandbox for netproxy/bridge.py, the command's only
+    # way out (the network stays unshared)
+    proxy_socket: str | None = None
+    # with it, the trust bundle holding the daemon's CA (HTTPS credentials), bound read-only
+    proxy_bundle: str | None = None
 
 
 class CommandSandbox:
@@ -80,7 +86,9 @@ class CommandSandbox:
     # Where a blocked command sees its failure: what the model is told is allowed.
     def allowed_text(self, policy: SandboxPolicy) -> str:
         write = "the workspace and $TMPDIR" if policy.writable else "nothing (read-only)"
-        if not policy.network:
+        if policy.proxy_socket is not None:
+            net = "no network but Tether's proxy to allowed_domains (HTTP_PROXY is set)"
+        elif not policy.network:
             net = "no network (nor unix sockets)"
         elif policy.unix_sockets and self.name == "bwrap":
             net = "the network, and the unix sockets named in allow_unix_sockets"

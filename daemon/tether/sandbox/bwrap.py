@@ -16,7 +16,9 @@ the socket filter (seccomp.py: no AF_UNIX sockets; AF_INET stays, without the ne
 the namespace has only loopback) passed as `--seccomp FD` by `prepare` (plain `wrap`,
 used for rg, passes none); only a command with the network and sockets the user named
 (`allow_unix_sockets`) runs without it, and then Tether's own runtime directory (its
-sockets) is still covered like the other hidden paths. bwrap is PID 1 of the command's PID namespace: when
+sockets) is still covered like the other hidden paths. In `allowlist` mode the proxy's
+socket is bound back into that covered directory and the command runs under
+netproxy/bridge.py, which installs the same filter in the command's process itself. bwrap is PID 1 of the command's PID namespace: when
 the command ends, every process it started (`setsid` ones too) is killed by the kernel.
 Must not: pass the daemon's environment (the caller starts bwrap with the command's
 environment, which is also what `/proc/1/environ` shows inside).
@@ -26,11 +28,13 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Sequence
 
 from . import CommandSandbox, SandboxPolicy
 
 _PROBE_TIMEOUT = 5.0
+_BRIDGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "netproxy", "bridge.py")
 
 
 class BwrapSandbox(CommandSandbox):
@@ -68,6 +72,10 @@ class BwrapSandbox(CommandSandbox):
                 line += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
         for path, copy in filtered.items():
             line += ["--ro-bind", copy, path]
+        if policy.proxy_socket is not None:  # after the hidden paths: it lives in one
+            line += ["--bind", policy.proxy_socket, policy.proxy_socket]
+            if policy.proxy_bundle is not None:
+                line += ["--ro-bind", policy.proxy_bundle, policy.proxy_bundle]
         line += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if policy.network:
             line.append("--share-net")
@@ -86,6 +94,12 @@ class BwrapSandbox(CommandSandbox):
 
         # AF_INET stays either way: without the network, the namespace has loopback only
         program = socket_filter(inet_stream_only=False)
+        if policy.proxy_socket is not None and not policy.network:
+            # the bridge installs the filter in the command's process, after it has its
+            # own listening socket and before the command runs (netproxy/bridge.py)
+            bridge = [sys.executable, "-I", "-S", _BRIDGE, policy.proxy_socket, program.hex(),
+                      *([policy.proxy_bundle] if policy.proxy_bundle else []), "--"]
+            return self.wrap([*bridge, *argv], policy), []
         read, write = os.pipe()
         try:
             os.write(write, program)  # a few hundred bytes: far below a pipe's buffer

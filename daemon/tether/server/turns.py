@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether_protocol._pending import PendingStep
 from tether_protocol.conversation import ToolResultMessage
@@ -31,6 +32,9 @@ from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
 from .updates import SessionUpdates
+
+if TYPE_CHECKING:
+    from ..netproxy.proxy import ProxyRules
 
 log = logging.getLogger("tether.server")
 
@@ -119,10 +123,30 @@ def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> T
         filtered_paths=filtered_paths(ctx),
         mask_secrets=settings.mask_secrets == "on",
         unix_sockets=settings.allow_unix_sockets,
+        net_rules=_net_rules(ctx, session) if settings.network == "allowlist" else None,
         terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         hooks=hooked.hooks,
         ask_first=hooked.ask_first,
+    )
+
+
+def _net_rules(ctx: ServerContext, session: AgentSession) -> ProxyRules:
+    """The proxy's rules for this turn's commands: the user's domains, those they allowed
+    always and for this session, credentials; asking through the client when it is ACP."""
+    import dataclasses
+    from functools import partial
+
+    from ..netproxy.asking import always_allowed, ask_through, remember_always
+    from ..netproxy.proxy import proxy_rules  # only in `allowlist` mode
+
+    settings = ctx.settings
+    home = tether_home(Path(settings.home) if settings.home else None)
+    rules = proxy_rules((*settings.allowed_domains, *always_allowed(home)), settings.credentials)
+    acp = ctx.client is not None and ctx.client.acp
+    return dataclasses.replace(
+        rules, session_domains=session.allowed_domains, remember=partial(remember_always, home),
+        ask_for=partial(ask_through, ctx.rpc, session.id) if acp else None,
     )
 
 

@@ -28,6 +28,7 @@ from tether_protocol.conversation import ContentBlock
 
 if TYPE_CHECKING:
     # Only for annotations (sandbox.py imports ToolError from tools/errors.py).
+    from tether.netproxy.proxy import ProxyRules
     from tether.sandbox import SandboxChoice
     from tether.tools.changes import ChangeRecorder, FileChange
     from tether.tools.sandbox import WorkspaceSandbox
@@ -144,6 +145,10 @@ class ToolContext:
     filtered_paths: tuple[str, ...] = ()
     # Unix sockets a command with the network may connect to (`allow_unix_sockets`).
     unix_sockets: tuple[str, ...] = ()
+    # `network = "allowlist"` and no network granted: what the command's proxy allows.
+    net_rules: ProxyRules | None = None
+    # Tells the user something beside the result (a notice: hosts the proxy refused).
+    on_notice: Callable[[str], None] | None = None
     # Records what the call changes (the file tools' writes, a command's scan); None: not recorded.
     recorder: ChangeRecorder | None = None
 

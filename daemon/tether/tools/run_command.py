@@ -4,7 +4,9 @@ Owns: the tool's args class (its timeout cap is per instance) and title, refusin
 command that holds a NUL byte, picking the working directory (inside the workspace), the
 command's minimal environment and private temp directory (removed after the call),
 running it in the OS sandbox `ctx.command_sandbox` (tether.sandbox: workspace-write,
-network only when `ctx.network`; the fds the sandbox needs passed, then closed),
+network only when `ctx.network`, or in `allowlist` mode (`ctx.net_rules`) the command's
+own proxy (tether.netproxy) while it runs, what it refused appended to the result; the
+fds the sandbox needs passed, then closed),
 streaming decoded output to `ctx.on_output` (coalesced, never splitting a UTF-8
 character), capping what the model gets to a head and a tail, the exit-status footer,
 a note when the sandbox probably blocked it, and asking `ctx.recorder` to compare the
@@ -18,25 +20,29 @@ approval gate's job).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import shutil
 import signal
 import tempfile
 import time
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import anyio
 import anyio.to_thread
 import attrs
 
-from tether.sandbox import SandboxPolicy, default_choice
+from tether.sandbox import CommandSandbox, SandboxPolicy, default_choice
 from tether.tools.args import ArgSpec, arg
 from tether.tools.base import CommandRun, Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.process_group import GroupOutcome, run_in_process_group
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.subprocess_env import command_env
 from tether.tools.visible_text import visible
+
+if TYPE_CHECKING:
+    from tether.netproxy.serving import CommandProxy
 
 __all__ = ["RunCommandArgs", "RunCommandTool"]
 
@@ -137,37 +143,28 @@ class RunCommandTool(Tool[RunCommandArgs]):
                 f"run_command: read-only mode runs commands only in an OS sandbox that keeps the "
                 f"workspace read-only, and there is none here ({choice.reason})"
             )
-        tmpdir = tempfile.mkdtemp(prefix="tether-cmd-")
-        try:
-            policy = SandboxPolicy(
-                workspace=str(ctx.sandbox.root), tmpdir=tmpdir, cwd=str(cwd),
-                network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
-                unix_sockets=ctx.unix_sockets, filtered=ctx.filtered_paths,
-            )
-            sandbox = choice.sandbox
-            env = command_env(ctx.env_allow, tmpdir)
-            argv: list[str] | None = None
-            fds: list[int] = []
-            if sandbox is not None:
-                try:
-                    argv, fds = sandbox.prepare(["/bin/sh", "-c", args.command], policy)
-                except (OSError, ValueError) as error:
-                    raise ToolError(f"run_command: could not set up the {sandbox.name} sandbox: {error}") from error
-            recorder = ctx.recorder if ctx.workspace_writable else None
-            before = await anyio.to_thread.run_sync(recorder.scan_before) if recorder is not None else None
+        async with contextlib.AsyncExitStack() as stack:
+            proxy, notes = await _start_proxy(stack, ctx, choice.sandbox)
+            tmpdir = tempfile.mkdtemp(prefix="tether-cmd-")
             try:
-                outcome, body = await self._run_streamed(args, str(cwd), env, argv, ctx, fds)
+                policy = SandboxPolicy(
+                    workspace=str(ctx.sandbox.root), tmpdir=tmpdir, cwd=str(cwd),
+                    network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
+                    unix_sockets=ctx.unix_sockets, filtered=ctx.filtered_paths,
+                    proxy_socket=proxy.socket if proxy else None,
+                    proxy_bundle=proxy.bundle if proxy else None,
+                )
+                outcome, body = await self._confined(args, str(cwd), ctx, choice.sandbox, policy, tmpdir)
             finally:
-                for fd in fds:
-                    os.close(fd)
-                if recorder is not None and before is not None:  # what it changed, for rewind
-                    with anyio.CancelScope(shield=True):
-                        await anyio.to_thread.run_sync(recorder.scan_after, before)
-        finally:
-            with anyio.CancelScope(shield=True):  # a cancelled call leaves no temp dir either
-                await anyio.to_thread.run_sync(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
+                with anyio.CancelScope(shield=True):  # a cancelled call leaves no temp dir either
+                    await anyio.to_thread.run_sync(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
+            if proxy is not None:
+                from tether.netproxy.serving import report_refusals
+
+                notes += report_refusals(proxy.proxy, ctx.on_notice)
+        sandbox = choice.sandbox
         failed = outcome.timed_out or outcome.returncode != 0
-        text = body + self._footer(outcome, args.timeout)
+        text = body + self._footer(outcome, args.timeout) + notes
         if sandbox is not None:
             from tether.sandbox.hints import blocked_hint, hidden_hint
 
@@ -175,6 +172,30 @@ class RunCommandTool(Tool[RunCommandArgs]):
                      hidden_hint(args.command, body, sandbox, policy, os.environ))
             text += "".join("\n" + hint for hint in hints if hint)
         return ToolResult(text, is_error=failed, command=_command_run(outcome, body))
+
+    async def _confined(
+        self, args: RunCommandArgs, cwd: str, ctx: ToolContext, sandbox: CommandSandbox | None,
+        policy: SandboxPolicy, tmpdir: str,
+    ) -> tuple[GroupOutcome, str]:
+        """Runs the command in `sandbox` under `policy`, recording what it changed."""
+        env = command_env(ctx.env_allow, tmpdir)
+        argv: list[str] | None = None
+        fds: list[int] = []
+        if sandbox is not None:
+            try:
+                argv, fds = sandbox.prepare(["/bin/sh", "-c", args.command], policy)
+            except (OSError, ValueError) as error:
+                raise ToolError(f"run_command: could not set up the {sandbox.name} sandbox: {error}") from error
+        recorder = ctx.recorder if ctx.workspace_writable else None
+        before = await anyio.to_thread.run_sync(recorder.scan_before) if recorder is not None else None
+        try:
+            return await self._run_streamed(args, cwd, env, argv, ctx, fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+            if recorder is not None and before is not None:  # what it changed, for rewind
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(recorder.scan_after, before)
 
     async def _run_streamed(
         self, args: RunCommandArgs, cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext,
@@ -213,6 +234,25 @@ class RunCommandTool(Tool[RunCommandArgs]):
         if outcome.returncode < 0:
             return f"killed by {_signal_name(-outcome.returncode)} · {took}"
         return f"exit code {outcome.returncode} · {took}"
+
+
+async def _start_proxy(
+    stack: contextlib.AsyncExitStack[bool | None], ctx: ToolContext, sandbox: CommandSandbox | None,
+) -> tuple[CommandProxy | None, str]:
+    """In `allowlist` mode under bubblewrap: the command's proxy (socket, proxy, bundle),
+    served until `stack` closes; under Landlock none, and a line saying so."""
+    if ctx.net_rules is None or ctx.network or sandbox is None:
+        return None, ""
+    from tether.netproxy.serving import LANDLOCK_NOTICE, command_proxy
+
+    if sandbox.name != "bwrap":
+        return None, "\n" + LANDLOCK_NOTICE
+    from tether.shared.proxy import RuntimeDirError
+
+    try:
+        return await stack.enter_async_context(command_proxy(ctx.net_rules)), ""
+    except (OSError, RuntimeDirError) as error:
+        raise ToolError(f"run_command: could not start the network proxy: {error}") from error
 
 
 def _signal_name(number: int) -> str:
