@@ -306,7 +306,7 @@ class ToolExecutor:
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
         ctx.network = verdict.network
-        if self.services.net_rules is not None and not verdict.network:  # `allowlist` mode (netproxy/)
+        if self.services.net_rules is not None and not (verdict.network or verdict.offline):  # `allowlist` mode
             from ..netproxy.serving import call_rules
 
             ctx.net_rules = call_rules(self.services.net_rules, self.services.gate, request, self.session.mode)

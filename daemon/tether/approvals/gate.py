@@ -217,7 +217,7 @@ class ApprovalGate:
             return Verdict(True, "allowed by mode auto-edit")
         sandbox_why = self._why_asked_in_sandbox(request, parsed, hit)
         if sandbox_why == "":
-            return Verdict(True, RAN_SANDBOXED)
+            return Verdict(True, RAN_SANDBOXED, offline=True)
         if request.hook_decision == "allow" and not unseen:
             return Verdict(True, request.hook_reason)
         unsafe = ""
