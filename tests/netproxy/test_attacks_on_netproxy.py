@@ -121,3 +121,33 @@ async def test_hostile_commands_against_the_allowlist_proxy(spawn_daemon, daemon
 
     # a denied host is asked about once per command, not once per connection
     assert domain_asks.count("evil.test") <= 1, domain_asks
+
+
+async def test_allow_always_under_allowlist_says_that_its_commands_reach_the_allowed_domains(
+    spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
+) -> None:
+    """The stored rule's commands get the proxy (and the credential it adds): the
+    sentence the user picked must not say "no network"."""
+    user_config(daemon_env, CONFIG.replace('mode = "auto-edit"', 'mode = "ask"'))
+    (workspace / "fetch.py").write_text(FETCH)
+    script = tmp_path / "always.json"
+    call = {"name": "run_command", "arguments": {"command": "python3 fetch.py"}}
+    script.write_text(json.dumps({"replies": [{"when": {"step": 1}, "tool_calls": [{"id": "a", **call}]},
+                                              {"when": {"step": 2}, "tool_calls": [{"id": "b", **call}]},
+                                              {"text": "done"}]}))
+    command, log = registry_namespace(serve_command(script=script))
+    daemon = await spawn_daemon(command=command, env={"NP_TEST_TOKEN": f"Bearer {TOKEN}"})
+    said: list[str] = []
+
+    async def on_request(method: str, params: dict) -> dict:
+        said.extend(o["name"] for o in params["options"] if o["optionId"] == "allow_always")
+        return {"outcome": {"outcome": "selected", "optionId": "allow_always"}}
+
+    daemon.client.peer.on_request = on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("fetch twice")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn", daemon.stderr()
+    assert "registry ok /unasked" in _text(_done(updates, "b"))  # the rule ran it, with the proxy
+    assert len(said) == 1 and "no network" not in said[0], said
+    assert "allowed_domains" in said[0], said
