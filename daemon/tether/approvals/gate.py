@@ -81,6 +81,7 @@ class ApprovalGate:
         deny_commands: tuple[str, ...] = (),
         network_commands: tuple[str, ...] = (),
         network_all: bool = False,
+        network_proxy: bool = False,
         workspace: Path | None = None,
         sandbox_auto_allow: bool = False,
     ) -> None:
@@ -92,6 +93,7 @@ class ApprovalGate:
         self._network_commands = tuple(entry for entry in network_commands if " -> " not in entry)
         self._proxy_commands = [entry.partition(" -> ")[::2] for entry in network_commands if " -> " in entry]
         self._network_all = network_all
+        self._network_proxy = network_proxy  # `allowlist`: a command without the network gets the proxy
         self._sandbox_auto_allow = sandbox_auto_allow  # in mode auto-edit (sandboxed_asking.py)
         self._stored: list[Rule] | None = None
         # Several calls of one step (and several sessions) ask one at a time, in order.
@@ -134,6 +136,8 @@ class ApprovalGate:
         request.always = always_scope(
             request.kind, request.tool_name, request.command, parsed, request.rel_paths,
             sandboxed=request.sandboxed, network=request.network_granted,
+            # the proxy runs only under bubblewrap (`git_kept`); Landlock falls back to no network
+            proxied=self._network_proxy and request.git_kept and not request.network_granted,
         )
         async with self._ask_lock:
             answer = await asker.ask(request, decided)

@@ -32,7 +32,7 @@ class AlwaysScope:
 
 def always_scope(
     kind: str, tool_name: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str],
-    *, sandboxed: bool, network: bool,
+    *, sandboxed: bool, network: bool, proxied: bool = False,
 ) -> AlwaysScope:
     """The rules "allow always" would store for this call, and what they allow."""
     if tool_name.startswith(MCP_PREFIX):
@@ -47,14 +47,17 @@ def always_scope(
     covered = ", ".join(rule.covers_text() for rule in rules)
     if kind != "execute":
         return AlwaysScope(rules, f"Always allow {covered} in this workspace, {_UNTIL}")
-    return AlwaysScope(rules, f"Always allow {covered} in this workspace: {_how_it_runs(sandboxed, network)}; "
+    return AlwaysScope(rules, f"Always allow {covered} in this workspace: {_how_it_runs(sandboxed, network, proxied)}; "
                               f"{_UNTIL}", sandboxed, network and sandboxed)
 
 
-def _how_it_runs(sandboxed: bool, network: bool) -> str:
+def _how_it_runs(sandboxed: bool, network: bool, proxied: bool) -> str:
     if not sandboxed:
         # the gate asks for every unsandboxed command: the rule takes effect only in a sandbox
         return "commands here run WITHOUT a sandbox, so each is still asked until one is available"
     if network:
         return "sandboxed, writes only inside the workspace, WITH the network (your network settings)"
+    if proxied:  # `network = "allowlist"`: every command it allows gets the proxy
+        return ("sandboxed, writes only inside the workspace, network only through Tether's proxy to your "
+                "allowed_domains (with the credentials your config adds there)")
     return "sandboxed, writes only inside the workspace, no network"

@@ -151,6 +151,7 @@ class ServerContext:
                 self.settings.deny_commands,
                 network_commands=self.settings.network_commands,
                 network_all=self.settings.network == "on",
+                network_proxy=self.settings.network == "allowlist",
                 workspace=workspace,
                 sandbox_auto_allow=self.settings.sandbox_auto_allow == "on",
             )
