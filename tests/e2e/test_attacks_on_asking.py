@@ -147,7 +147,7 @@ async def test_commands_run_unasked_cannot_leave_the_sandbox(
         assert commands[0] in unasked and commands[1] in unasked, (unasked, user.asked())
     else:
         reasons = [p["_meta"]["tether"]["reason"] for p in user.prompts]
-        assert unasked == [] and all("cannot keep `.git` read-only" in r for r in reasons[:2]), reasons
+        assert unasked == [] and all("cannot keep `.git`" in r for r in reasons[:2]), reasons
     assert (workspace / "probe-ran.txt").read_text().count("ran") >= 2
     assert watchers.heard == [], (watchers.heard, outputs)
     assert not outside.exists() and not (home / ".bashrc").exists()

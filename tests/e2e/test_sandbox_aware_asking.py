@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -161,16 +162,20 @@ NOT_LOCAL = [
     ("python3 -c 'print(1)'", "python3"),
     ("node -e '1'", "node"),
     ("cat src/app.py --from=../../etc/passwd", "outside the workspace"),
+    ("cp README.md .vscode/settings.json", "`.vscode/settings.json` is a dotfile or in a dot-folder"),
+    ("echo 'use flake' > .envrc", "`.envrc` is a dotfile or in a dot-folder"),
 ]
 
 
 async def test_auto_edit_runs_sandboxed_local_commands_unasked_and_asks_for_the_rest(
     spawn_daemon, workspace: Path, tmp_path: Path
 ):
-    (workspace / "Makefile").write_text("check:\n\techo make ran > make-ran.txt\n")
-    commands = [*LOCAL, *(c for c, _ in NOT_LOCAL), "git push origin main"]
+    (workspace / "Makefile").write_text(
+        "check:\n\techo make ran > make-ran.txt\nplant:\n\techo 'touch pwned' > .git/hooks/pre-commit\n")
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    commands = [*LOCAL, "make plant", *(c for c, _ in NOT_LOCAL), "git push origin main"]
     user = Answers()
-    daemon = await spawn_daemon("--mode", "auto-edit", script=_script(tmp_path, commands),
+    daemon = await spawn_daemon("--mode", "auto-edit", "--max-steps", "40", script=_script(tmp_path, commands),
                                 env={"TETHER_SANDBOX": "bwrap"})
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
@@ -187,6 +192,10 @@ async def test_auto_edit_runs_sandboxed_local_commands_unasked_and_asks_for_the_
     # the workspace's Makefile ran, sandboxed (documented: what the sandbox is for)
     assert (workspace / "notes.txt").read_text() == "checked\n"
     assert (workspace / "make-ran.txt").read_text() == "make ran\n"
+    # workspace code runs unasked, but only as the sandbox lets it: `.git` stays read-only
+    planted = _done(updates, f"c{len(LOCAL)}")
+    assert "without asking" in _approved_by(updates, f"c{len(LOCAL)}") and planted["status"] == "failed"
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
     # deny rules still win: never run, never asked
     pushed = _done(updates, f"c{len(commands) - 1}")
     assert pushed["status"] == "failed" and "never run" in _text(pushed)
@@ -216,3 +225,14 @@ async def test_sandbox_auto_allow_off_asks_again_and_a_workspace_or_client_canno
     session = await daemon.client.new_session(workspace)
     _ = [u async for u in session.prompt("list")]
     assert user.asked() == ["ls src"]
+
+
+async def test_under_landlock_commands_are_asked_because_git_stays_writable(spawn_daemon, workspace: Path, tmp_path: Path):
+    user = Answers()
+    daemon = await spawn_daemon("--mode", "auto-edit", script=_script(tmp_path, ["ls src"]),
+                                env={"TETHER_SANDBOX": "landlock"})
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    _ = [u async for u in session.prompt("list")]
+    assert user.asked() == ["ls src"]
+    assert "the landlock sandbox cannot keep `.git` and `.tether/` read-only" in user.prompts[0]["_meta"]["tether"]["reason"]

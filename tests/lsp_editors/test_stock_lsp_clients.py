@@ -77,7 +77,10 @@ async def test_a_stock_client_asks_watches_approves_and_edits(lsp_client: Langua
              if token.count("/") == 2}
     assert calls["call_edit"][0].title == "Edit README.md" and calls["call_edit"][-1].message == "Edit README.md: done"
     # Emacs 29 declares no window.showMessage: it is asked all the same (SPEC §3.33)
-    assert lsp_client.asked == ["Tether: Edit README.md\nREADME.md\n(mode ask asks before editing README.md)"]
+    # the message says what "Allow always" would store (an action's title is how the answer is read)
+    assert lsp_client.asked == ["Tether: Edit README.md\nREADME.md\n(mode ask asks before editing README.md)\n"
+                                '"Allow always": Always allow edits to `README.md` in this workspace, until you '
+                                "remove it (approval rules)"]
     (edit,) = lsp_client.edits
     (change,) = edit.edit.document_changes
     assert change.edits[0].new_text == "# Sample\n\nHello, edited by Tether.\n"

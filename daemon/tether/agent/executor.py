@@ -361,10 +361,9 @@ class ToolExecutor:
                        for p in previews],
             previews=previews,
             locations=asked_locations(known_locations(tool, args, self.session), previews),
-            # the gate never lets a rule or mode run an unsandboxed command unasked
-            sandboxed=confined is not None and confined.sandboxed,
+            sandboxed=confined is not None and confined.sandboxed,  # else always asked
+            sandbox_backend=confined.sandbox.name if confined is not None and confined.sandbox else "",
             sandbox_note="" if confined is None or confined.sandboxed else confined.reason,
-            git_kept=confined is not None and confined.sandbox is not None and confined.sandbox.keeps_git_read_only,
             detail=tool.approval_text(args),
         )
 

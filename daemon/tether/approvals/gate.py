@@ -136,8 +136,8 @@ class ApprovalGate:
         request.always = always_scope(
             request.kind, request.tool_name, request.command, parsed, request.rel_paths,
             sandboxed=request.sandboxed, network=request.network_granted,
-            # the proxy runs only under bubblewrap (`git_kept`); Landlock falls back to no network
-            proxied=self._network_proxy and request.git_kept and not request.network_granted,
+            # the proxy runs only under bubblewrap; Landlock falls back to no network
+            proxied=self._network_proxy and request.sandbox_backend == "bwrap" and not request.network_granted,
         )
         async with self._ask_lock:
             answer = await asker.ask(request, decided)
@@ -255,10 +255,8 @@ class ApprovalGate:
             return f"`{hit.part.show()}` may be {hit.rule.describe()}"
         if request.hook_decision == "allow" or not request.sandboxed:
             return None  # a hook's allow is its own verdict; an unsandboxed command was asked above
-        if not request.git_kept:
-            return ("this sandbox (Landlock) cannot keep `.git` read-only: a planted hook would run outside it at "
-                    "your next git command")
-        return why_asked_in_sandbox(parsed, self._network(parsed), self._workspace, request.cwd or ".")
+        return why_asked_in_sandbox(
+            parsed, self._network(parsed), self._workspace, request.cwd or ".", request.sandbox_backend)
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None

@@ -37,9 +37,9 @@ class ApprovalRequest:
     # is none when there is none. A command without one is always asked.
     sandboxed: bool = False
     sandbox_note: str = ""
-    # the sandbox keeps `.git` read-only (bubblewrap; not Landlock): sandbox-aware asking
-    # runs a command unasked only then
-    git_kept: bool = False
+    # which backend ("bwrap", "landlock"): only bubblewrap keeps `.git` and `.tether/`
+    # read-only, which sandbox-aware asking rests on (sandboxed_asking.py)
+    sandbox_backend: str = ""
     # set by the gate before it asks: the command already has the network (setting or
     # `network_commands`), so "allow once, with network" is not offered
     network_granted: bool = False

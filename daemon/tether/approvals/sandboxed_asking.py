@@ -1,14 +1,17 @@
 """Sandbox-aware asking: which commands mode auto-edit runs without a prompt (`sandbox_auto_allow`).
 
 A command runs unasked only when the OS sandbox (checked by the gate before this) is what
-keeps it harmless: it is plain and fully seen (`commands.py`: every part visible to the
-deny rules, no expansion, assignment, inline code or redirection outside the workspace),
-it runs without the network, no part is a program that reaches the network (`curl`,
-`ssh`, `git fetch`, `npm install`, ...: it would only fail, so the user is asked and may
-give it the network), and no word names a path outside the workspace (writes there fail
-in the sandbox anyway; the user sees them first). Workspace code it runs (`make`, `npm
-test`, `pytest`) runs sandboxed with workspace-only writes and no network: what the
-sandbox is for.
+keeps it harmless: the sandbox is bubblewrap (Landlock leaves `.git` and `.tether/`
+writable, and a planted git hook would run outside it at the user's next git command),
+the command is plain and fully seen (`commands.py`: every part visible to the deny rules,
+no expansion, assignment, inline code or redirection outside the workspace), it runs
+without the network, no part is a program that reaches the network (`curl`, `ssh`, `git
+fetch`, `npm install`, ...: it would only fail, so the user is asked and may give it the
+network), no word names a path outside the workspace (writes there fail in the sandbox
+anyway; the user sees them first), and no word or written file is a dotfile or inside a
+dot-folder (`.vscode/`, `.envrc`, `.git*`: configuration other programs run outside the
+sandbox; the user sees it first). Workspace code it runs (`make`, `npm test`,
+`pytest`) runs sandboxed with workspace-only writes and no network: what the sandbox is for.
 Owns: that check and why a command fails it. Must not: decide (`gate.py`) or parse shell.
 """
 
@@ -46,10 +49,16 @@ NETWORK_PREFIXES: tuple[str, ...] = (
     "apt", "apt-get", "brew", "conda", "deno install",
 )
 _DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+# backends that keep the workspace's `.git` and `.tether/` read-only (sandbox/bwrap.py)
+_KEEPS_GIT_READ_ONLY = frozenset({"bwrap"})
 
 
-def why_asked_in_sandbox(parsed: ParsedCommand, network: bool, workspace: Path | None, cwd: str) -> str:
+def why_asked_in_sandbox(parsed: ParsedCommand, network: bool, workspace: Path | None, cwd: str, backend: str) -> str:
     """Why the sandbox alone does not make this command safe to run unasked ("" when it does)."""
+    if backend not in _KEEPS_GIT_READ_ONLY:
+        # Landlock leaves `.git` and `.tether/` writable: workspace code run unasked could
+        # plant a git hook that runs outside any sandbox at the user's next git command
+        return f"the {backend or 'OS'} sandbox cannot keep `.git` and `.tether/` read-only, so commands are asked"
     if not parsed.fully_seen:
         return parsed.unseen[0]
     if not parsed.plain:
@@ -66,17 +75,32 @@ def why_asked_in_sandbox(parsed: ParsedCommand, network: bool, workspace: Path |
         outside = _outside_word(part, workspace, cwd)
         if outside:
             return f"`{outside}` is outside the workspace"
-    return ""
+        dotted = next((t for t in part.texts[1:] if any(_dotted(c) for c in _paths_in(t))), None)
+        if dotted is not None:
+            return f"`{dotted}` {_DOTTED}"
+    written = next((w for w in parsed.writes if _dotted(w)), None)
+    return f"`{written}` {_DOTTED}" if written is not None else ""
+
+
+_DOTTED = "is a dotfile or in a dot-folder: configuration that editors, git or shells may run outside the sandbox"
+
+
+def _paths_in(text: str) -> tuple[str, ...]:
+    """The word, and the value after an option's `=` (`--output=/etc/x`): either may be a path."""
+    return (text, text.split("=", 1)[1]) if text.startswith("-") and "=" in text else (text,)
+
+
+def _dotted(word: str) -> bool:
+    """`.vscode/settings.json`, `.envrc`, `src/.hidden`: not `.`, `..` or `./src`."""
+    return any(c.startswith(".") and c.strip(".") for c in word.split("/"))  # not `...` (go's)
 
 
 def _outside_word(part: CommandPart, workspace: Path, cwd: str) -> str:
     """The first argument naming a path outside the workspace (`/etc/x`, `~/.bashrc`, `..`)."""
     here = posixpath.normpath(posixpath.join(str(workspace), cwd))
     for text in part.texts[1:]:
-        # `--output=/etc/x`: the value after an option's `=` is a path too
-        for candidate in (text, text.split("=", 1)[1] if text.startswith("-") and "=" in text else ""):
-            if candidate and _leaves(candidate, here, workspace):
-                return text
+        if any(_leaves(candidate, here, workspace) for candidate in _paths_in(text)):
+            return text
     return ""
 
 

@@ -68,9 +68,6 @@ class CommandSandbox:
 
     name: str = ""
     version: str = ""  # "bubblewrap 0.8.0", "ABI 7"
-    # the workspace's `.git` and `.tether/` stay read-only inside a writable workspace (a
-    # planted hook or `core.fsmonitor` runs outside the sandbox at the user's next git)
-    keeps_git_read_only: bool = False
 
     def wrap(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
         raise NotImplementedError

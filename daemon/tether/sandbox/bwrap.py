@@ -39,7 +39,6 @@ _BRIDGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 class BwrapSandbox(CommandSandbox):
     name = "bwrap"
-    keeps_git_read_only = True
 
     def __init__(self, path: str, version: str) -> None:
         self.path = path

@@ -1,5 +1,6 @@
 """`_tether/rules/list` and `_tether/rules/remove` (extensions): the approval rules of a
-session's workspace — "always" answers and the configured and built-in deny rules.
+session's workspace — "always" answers and the configured and built-in deny rules, each
+with what it covers in words (`scope`).
 
 Must not: decide what a rule allows (the approval gate does).
 """
