@@ -19,7 +19,7 @@ HOSTS = (
 )
 
 
-def test_certificates(tmp_path: Path) -> tuple[Path, Path, Path]:
+def make_certificates(tmp_path: Path) -> tuple[Path, Path, Path]:
     """A test CA and a certificate it signed for registry.test and other.test: (ca, cert, key)."""
     ca, ca_key, cert, key = (tmp_path / name for name in ("ca.pem", "ca.key", "server.pem", "server.key"))
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]

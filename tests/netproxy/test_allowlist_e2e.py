@@ -44,6 +44,7 @@ print("forged", ask(b"GET http://registry.test/forged HTTP/1.1\r\nHost: evil.tes
 print("origin", ask(b"GET /origin HTTP/1.1\r\nHost: registry.test\r\n\r\n"))
 print("literal", ask(b"CONNECT 93.184.216.34:80 HTTP/1.1\r\nHost: x\r\n\r\n"))
 print("port22", ask(b"CONNECT registry.test:22 HTTP/1.1\r\n\r\n"))
+print("literal-again", ask(b"CONNECT 93.184.216.34:80 HTTP/1.1\r\n\r\n"))  # its own reason, not the last one
 print("smuggle", ask(b"GET http://registry.test/s HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"))
 print("bare-lf", ask(b"GET http://registry.test/lf HTTP/1.1\nHost: evil.test\r\n\r\n"))
 print("long", ask(b"GET http://registry.test/" + b"a" * 40000 + b" HTTP/1.1\r\n\r\n"))
@@ -137,12 +138,14 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
     assert "/direct" not in paths
 
     attack = dict(line.split(" ", 1) for line in out["attack"].splitlines() if " " in line and line.split(" ")[0]
-                  in ("forged", "origin", "literal", "port22", "smuggle", "bare-lf", "long", "userinfo", "unix", "slowloris", "bridge-mem"))
+                  in ("forged", "origin", "literal", "port22", "smuggle", "bare-lf", "long", "userinfo", "unix", "slowloris", "bridge-mem",
+                                       "literal-again"))
     assert "200" in attack["forged"] and next(r for r in requests if r["path"] == "/forged")["headers"]["Host"] == \
         "registry.test"  # the URI's host, never the forged Host header
     assert "400" in attack["origin"] and "/origin" not in paths
     assert "403" in attack["literal"] and "IP address not in allowed_domains" in attack["literal"]
     assert "403" in attack["port22"] and "port 22 not allowed" in attack["port22"]
+    assert "403" in attack["literal-again"] and "IP address not in allowed_domains" in attack["literal-again"]
     assert "400" in attack["smuggle"] and "/s" not in paths
     assert "400" in attack["bare-lf"] and "400" in attack["long"] and "400" in attack["userinfo"]
     assert attack["unix"] == "1"  # EPERM: the command itself has no unix sockets
@@ -260,9 +263,9 @@ def test_doctor_shows_the_network(daemon_env, workspace: Path) -> None:
 async def test_an_https_credential_is_added_inside_the_tunnel_only_for_its_host(
     spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
 ) -> None:
-    from conftest import test_certificates
+    from conftest import make_certificates
 
-    ca, cert, key = test_certificates(tmp_path)
+    ca, cert, key = make_certificates(tmp_path)
     user_config(daemon_env, 'mode = "full-auto"\nsandbox = "bwrap"\nnetwork = "allowlist"\n'
                             'allowed_domains = ["registry.test", "other.test"]\n'
                             'credentials = {"registry.test" = {header = "Authorization", env = "NP_TEST_TOKEN"}}\n')

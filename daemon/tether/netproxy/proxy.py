@@ -129,8 +129,8 @@ class DomainProxy:
             await _answer(client, 400, str(error))
             return
         upstream = await self._connect(host, port)
-        if upstream is None:
-            await _answer(client, 403, self.refusals[-1].line())
+        if isinstance(upstream, Refusal):
+            await _answer(client, 403, upstream.line())
             return
         async with upstream:
             if method == b"CONNECT":
@@ -167,8 +167,8 @@ class DomainProxy:
         await outer.send(self._origin_head(method, target, host, port, headers))
         await _splice(inner, reader, outer)
 
-    async def _connect(self, host: str, port: int) -> anyio.abc.SocketStream | None:
-        """A connection to a checked address of `host`, or None with the refusal recorded."""
+    async def _connect(self, host: str, port: int) -> anyio.abc.SocketStream | Refusal:
+        """A connection to a checked address of `host`, or the refusal (recorded)."""
         reason = self._domain_refusal(host, port)
         if reason is not None and reason.startswith("host not in") and self.rules.ask is not None:
             reason = await self._ask(host, port)
@@ -180,8 +180,7 @@ class DomainProxy:
                 with anyio.fail_after(_CONNECT_SECONDS):
                     return await anyio.connect_tcp(address, port)  # an address: no second lookup
             reason = f"could not connect to {address}"
-        self._refuse(host, port, reason or "no address")
-        return None
+        return self._refuse(host, port, reason or "no address")
 
     def _domain_refusal(self, host: str, port: int) -> str | None:
         return domain_refusal(host, port, (*self.rules.domains, *self.rules.session_domains))
@@ -203,10 +202,11 @@ class DomainProxy:
                 self.rules.remember(host)
             return self._domain_refusal(host, port)
 
-    def _refuse(self, host: str, port: int, reason: str) -> None:
+    def _refuse(self, host: str, port: int, reason: str) -> Refusal:
         refusal = Refusal(host, port, reason)
         if refusal not in self.refusals:
             self.refusals.append(refusal)
+        return refusal
 
     def _origin_head(self, method: bytes, path: bytes, host: str, port: int,
                      headers: list[tuple[bytes, bytes]]) -> bytes:
