@@ -199,3 +199,22 @@ async def test_a_stored_rule_allows_no_more_than_its_sentence_after_the_settings
     assert not (ran_by_rule and (watchers.heard or outside.exists())), (
         f"the stored rule ran it {json.dumps(change)}: {watchers.heard}, outside written: {outside.exists()}")
     assert again.asked() == [probe] or not ran_by_rule
+
+
+async def test_allow_always_under_landlock_says_that_its_commands_can_change_git(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    """Under Landlock `.git` stays writable: a rule's command plants a hook the user's next
+    `git commit` runs outside the sandbox. "Sandboxed, writes only inside the workspace"
+    alone would promise more than the rule keeps."""
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "plant.py").write_text("open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\ntouch /tmp/x\\n')\n")
+    user = Answers("allow_always")
+    daemon = await spawn_daemon(script=_script(tmp_path, ["python3 plant.py", "python3 plant.py"]),
+                                env={"TETHER_SANDBOX": "landlock"})
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    updates = [u async for u in session.prompt("plant")]
+    said = [o["name"] for o in user.prompts[0]["options"] if o["optionId"] == "allow_always"][0]
+    assert "rule #" in _approved_by(updates, "c1") and (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert "`.git`" in said, said
