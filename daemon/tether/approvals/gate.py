@@ -138,6 +138,7 @@ class ApprovalGate:
             sandboxed=request.sandboxed, network=request.network_granted,
             # the proxy runs only under bubblewrap; Landlock falls back to no network
             proxied=self._network_proxy and request.sandbox_backend == "bwrap" and not request.network_granted,
+            git_writable=request.sandbox_backend not in ("", "bwrap"),
         )
         async with self._ask_lock:
             answer = await asker.ask(request, decided)
