@@ -46,6 +46,12 @@ for name, target in [("v6-loopback", "[::1]:80"), ("v6-mapped", "[::ffff:127.0.0
 print("proxy-auth", ask(b"GET http://registry.test/proxy-auth HTTP/1.1\r\nProxy-Authorization: Basic c2VjcmV0\r\n"
                         b"X-Probe: 1\r\n\r\n"))
 print("trailing-dot", ask(b"GET http://REGISTRY.test./dot HTTP/1.1\r\n\r\n"))
+import glob
+for key in glob.glob("/tmp/tether-*/tls-*/*.key") + glob.glob("/run/user/*/tether/tls-*/*.key"):
+    try:
+        print("ca-key", key, "READ" if b"PRIVATE KEY" in open(key, "rb").read() else "empty")
+    except OSError as error:
+        print("ca-key", key, "refused", error.errno)
 '''
 FETCH = "import urllib.request\nprint(urllib.request.urlopen('http://registry.test/unasked').read().decode())\n"
 FLOOD = r'''
@@ -112,6 +118,7 @@ async def test_hostile_commands_against_the_allowlist_proxy(spawn_daemon, daemon
     seen = {r["path"]: r["headers"] for r in requests}
     assert "/proxy-auth" in seen and not any(k.lower() == "proxy-authorization" for k in seen["/proxy-auth"])
     assert "/dot" in seen  # a trailing dot and upper case are the same host (and allowed)
+    assert " READ" not in out["spellings"], out["spellings"]  # the CA's key (and the host keys) stay out
 
     # sandbox-aware asking says "no network": the command it runs unasked must not reach
     # the allowlist (nor carry the user's credential there)
