@@ -142,3 +142,28 @@ async def test_the_file_tools_do_not_follow_planted_links_or_paths_to_the_stores
     for marker in MARKERS:
         assert marker not in everything, marker
     assert SSH not in results["link"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_workspace_holding_the_home_folder_keeps_the_stores_from_commands_and_tools(
+    spawn_daemon, tmp_path: Path, backend: str
+) -> None:
+    """The user opens a folder that contains HOME (`/home`, a whole disk, a container's `/`)."""
+    home = fake_home(tmp_path)
+    workspace = tmp_path.resolve()
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    rel = home.relative_to(tmp_path)
+    calls = [
+        {"id": "cat", "name": "run_command", "arguments": {"command": f"cat {rel}/.ssh/id_ed25519; grep -r MATERIAL {rel}"}},
+        {"id": "mv", "name": "run_command", "arguments": {"command": f"mv {rel}/.ssh moved; cat moved/id_ed25519"}},
+        {"id": "read", "name": "read_file", "arguments": {"path": f"{rel}/.ssh/id_ed25519"}},
+        {"id": "grep", "name": "grep", "arguments": {"pattern": "MATERIAL"}},
+        {"id": "glob", "name": "glob", "arguments": {"pattern": "**/credentials"}},
+    ]
+    script = tmp_path / "holding.json"
+    script.write_text(json.dumps({"replies": [{"when": {"step": 1}, "tool_calls": calls}, {"text": "done"}]}))
+    updates, results = await run_turn(spawn_daemon, workspace, script, {"HOME": str(home), "TETHER_SANDBOX": backend})
+    everything = json.dumps(updates)
+    for marker in MARKERS:
+        assert marker not in everything, f"{marker} leaked under {backend}"
+    assert (home / ".ssh" / "id_ed25519").exists()
