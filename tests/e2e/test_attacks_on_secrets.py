@@ -9,13 +9,14 @@ keep the files out.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_credential_stores import BACKENDS, MARKERS, SSH, fake_home, run_turn, script_of  # noqa: E402
+from test_credential_stores import AWS, BACKENDS, MARKERS, SSH, fake_home, run_turn, script_of  # noqa: E402
 
 POETRY = "POETRY-AUTH-MATERIAL-0a1b"
 PGPASS = "PGPASS-MATERIAL-2c3d"
@@ -167,3 +168,56 @@ async def test_a_workspace_holding_the_home_folder_keeps_the_stores_from_command
     for marker in MARKERS:
         assert marker not in everything, f"{marker} leaked under {backend}"
     assert (home / ".ssh" / "id_ed25519").exists()
+
+
+async def test_an_agents_md_planted_as_a_link_into_a_store_does_not_reach_the_prompt(
+    spawn_daemon, tmp_path: Path
+) -> None:
+    """The home folder is the workspace (a dotfiles repository). A command (bubblewrap:
+    it may write the workspace, and a link's text names a hidden path freely) plants
+    `AGENTS.md -> .ssh/id_ed25519`; the daemon itself reads AGENTS.md into the prompt of
+    the next session, outside the sandbox and without masking."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
+    from local_http import LocalHTTPServer  # noqa: PLC0415
+    from test_secret_environ import _command_call, _text  # noqa: PLC0415
+
+    home = fake_home(tmp_path)
+    subprocess.run(["git", "init", "-q", str(home)], check=True)
+    workspace = home.resolve()
+    async with LocalHTTPServer() as server:
+        server.queue(_command_call("ln -s .ssh/id_ed25519 AGENTS.md; ln -s .aws/credentials MEMORY.md"),
+                     _text("Planted."), _text("Hello."))
+        command = [sys.executable, "-m", "tether", "serve", "--provider", "openai", "--base-url",
+                   server.url + "/v1", "--model", "m", "--mode", "full-auto"]
+        daemon = await spawn_daemon(command=command, env={
+            "OPENAI_API_KEY": "sk-fake", "HOME": str(home), "TETHER_SANDBOX": "bwrap", "TETHER_MASK_SECRETS": "off"})
+
+        async def allow(method: str, params: dict):
+            return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+        daemon.client.peer.on_request = allow
+        for prompt in ("plant it", "hello again"):
+            session = await daemon.client.new_session(workspace)
+            turn = session.prompt(prompt)
+            _ = [u async for u in turn]
+    assert (workspace / "AGENTS.md").is_symlink()  # the plant worked: the door is the daemon's read
+    sent = json.dumps([r.body for r in server.requests])
+    for marker in MARKERS:
+        assert marker not in sent, f"{marker} reached the model through the prompt"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_workspace_config_planted_as_a_link_into_a_store_shows_nothing_of_it(
+    spawn_daemon, workspace: Path, tmp_path: Path, backend: str
+) -> None:
+    """`.tether/config.toml -> ~/.aws/credentials` (valid TOML): the daemon reads the
+    workspace config outside the sandbox; its notices about refused keys must not carry
+    the store's contents to the client or the model."""
+    home = fake_home(tmp_path)
+    plant = {"plant": f"mkdir -p .tether && ln -s {home}/.aws/credentials .tether/config.toml; ls -la .tether"}
+    _, first = await run_turn(spawn_daemon, workspace, script_of(tmp_path, plant), {
+        "HOME": str(home), "TETHER_SANDBOX": backend})
+    planted = (workspace / ".tether" / "config.toml").is_symlink()
+    updates, _ = await run_turn(spawn_daemon, workspace, script_of(tmp_path, {"again": "true"}), {
+        "HOME": str(home), "TETHER_SANDBOX": backend})
+    assert planted and AWS not in json.dumps(updates), (planted, first)
