@@ -221,3 +221,26 @@ async def test_a_workspace_config_planted_as_a_link_into_a_store_shows_nothing_o
     updates, _ = await run_turn(spawn_daemon, workspace, script_of(tmp_path, {"again": "true"}), {
         "HOME": str(home), "TETHER_SANDBOX": backend})
     assert planted and AWS not in json.dumps(updates), (planted, first)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_links_a_command_makes_to_a_store_are_not_followed_by_the_daemon(
+    spawn_daemon, workspace: Path, tmp_path: Path, backend: str
+) -> None:
+    """The daemon records what a command changed (for rewind and the change list) outside
+    the sandbox: a link the command made into a store must not be read through."""
+    home = fake_home(tmp_path)
+    commands = {"link": f"ln -s {home}/.ssh/id_ed25519 leak; ln -s {home}/.aws leakdir; echo ok > note.txt",
+                "relink": f"rm leak; ln -s {home}/.aws/credentials leak"}
+    script = tmp_path / "links.json"
+    steps = [{"when": {"step": i + 1}, "tool_calls": [{"id": k, "name": "run_command", "arguments": {"command": c}}]}
+             for i, (k, c) in enumerate(commands.items())]
+    reads = [{"id": f"r{i}", "name": name, "arguments": args} for i, (name, args) in enumerate([
+        ("read_file", {"path": "leak"}), ("read_file", {"path": "leakdir/credentials"}),
+        ("grep", {"pattern": "MATERIAL"}), ("list_dir", {"path": ".", "depth": 3})])]
+    script.write_text(json.dumps({"replies": [*steps, {"when": {"step": 3}, "tool_calls": reads}, {"text": "done"}]}))
+    updates, _ = await run_turn(spawn_daemon, workspace, script, {"HOME": str(home), "TETHER_SANDBOX": backend})
+    everything = json.dumps(updates)
+    for marker in MARKERS:
+        assert marker not in everything, f"{marker} leaked under {backend}"
+    assert (workspace / "leak").is_symlink()
