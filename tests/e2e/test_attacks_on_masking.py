@@ -80,3 +80,23 @@ async def test_a_progress_token_id_is_not_masked(spawn_daemon, workspace: Path):
     (workspace / "trace.jsonl").write_text(line + "\n")
     sent = await _results_sent(spawn_daemon, workspace, ("read_file", {"path": "trace.jsonl"}))
     assert line in sent[0], sent[0]
+
+
+NPM = "npm_" + "Ab3Cd5Ef7Gh9" * 3
+PYPI = "pypi-AgEIcHlwaS5vcmc" + "CJDk4ZTQ5YzQtN2Rm" * 4
+GITLAB = "glpat-" + "xY7zW9vU5tS3rQ1pO2nM"
+HUGGINGFACE = "hf_" + "KbQwErTyUiOpAsDfGhJkLzXcVbNm12"
+
+
+async def test_registry_and_platform_tokens_written_without_an_equals_sign_are_masked(
+    spawn_daemon, workspace: Path
+):
+    """A Dockerfile's `ENV NAME value`, a CI log, `npm token list`: the value has no `=`
+    before it, so only the token's own shape can give it away."""
+    (workspace / "Dockerfile").write_text(
+        f"FROM node:20\nENV NPM_TOKEN {NPM}\nRUN echo {PYPI} > /root/.pypirc\n"
+        f"# gitlab {GITLAB}\nENV HF {HUGGINGFACE}\n")
+    sent = await _results_sent(spawn_daemon, workspace, ("read_file", {"path": "Dockerfile"}))
+    for token in (NPM, PYPI, GITLAB, HUGGINGFACE):
+        assert token not in sent[0], sent[0]
+    assert "FROM node:20" in sent[0]
