@@ -100,7 +100,7 @@ async def test_allow_always_says_what_it_stores_and_the_rule_allows_exactly_that
     git = (" (but `.git` stays writable here: a hook it plants runs outside the sandbox at your next git command)"
            if backend == "landlock" else "")
     said = (f"Always allow `{program}` (any arguments) in this workspace: sandboxed, writes only inside the "
-            f"workspace, no network{git}; until you remove it (approval rules)")
+            f"workspace and a private temp dir, no network{git}; until you remove it (approval rules)")
     first = user.prompts[0]
     assert [o["name"] for o in first["options"] if o["optionId"] == "allow_always"] == [said]
     assert first["_meta"]["tether"]["allowAlways"] == {
@@ -138,7 +138,7 @@ async def test_a_stock_lsp_client_is_told_what_allow_always_allows(spawn_daemon,
     # an action's title is how the answer is read, so the scope is in the message
     assert [a["title"] for a in asked[0]["actions"]] == ["Allow once", "Allow once with network", "Allow always", "Reject"]
     assert ('"Allow always": Always allow `ls` (any arguments) in this workspace: sandboxed, writes only inside '
-            'the workspace, no network') in asked[0]["message"]
+            'the workspace and a private temp dir, no network') in asked[0]["message"]
     rules = (await daemon.client.request("_tether/rules/list", {"sessionId": session.id}))["rules"]
     assert [r["pattern"] for r in rules if r["source"] == "user"] == ["ls"]
 

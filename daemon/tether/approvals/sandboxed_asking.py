@@ -28,7 +28,7 @@ __all__ = ["RAN_SANDBOXED", "why_asked_in_sandbox"]
 
 RAN_SANDBOXED = (
     "allowed without asking: it runs in the OS sandbox with no network and writes only inside the "
-    "workspace (sandbox_auto_allow in mode auto-edit)"
+    "workspace and a private temp dir (sandbox_auto_allow in mode auto-edit)"
 )
 # Programs, and program + subcommand prefixes, that reach the network. Not what keeps a
 # command in (the sandbox has no network): without one listed here a command that needs

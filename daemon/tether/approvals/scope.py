@@ -59,8 +59,8 @@ def _how_it_runs(sandboxed: bool, network: bool, proxied: bool) -> str:
         # the gate asks for every unsandboxed command: the rule takes effect only in a sandbox
         return "commands here run WITHOUT a sandbox, so each is still asked until one is available"
     if network:
-        return "sandboxed, writes only inside the workspace, WITH the network (your network settings)"
+        return "sandboxed, writes only inside the workspace and a private temp dir, WITH the network (your network settings)"
     if proxied:  # `network = "allowlist"`: every command it allows gets the proxy
-        return ("sandboxed, writes only inside the workspace, network only through Tether's proxy to your "
-                "allowed_domains (with the credentials your config adds there)")
-    return "sandboxed, writes only inside the workspace, no network"
+        return ("sandboxed, writes only inside the workspace and a private temp dir, network only through Tether's "
+                "proxy to your allowed_domains (with the credentials your config adds there)")
+    return "sandboxed, writes only inside the workspace and a private temp dir, no network"

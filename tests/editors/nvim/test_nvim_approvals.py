@@ -46,6 +46,8 @@ def test_edit_opens_a_diff_and_accept_applies_it_to_the_buffer_as_one_undo_step(
     assert current["diff"] and proposed["diff"]
     assert "Edit README.md" in current["winbar"] and "mode ask asks before editing README.md" in current["winbar"]
     assert "a accept" in proposed["winbar"] and "r reject" in proposed["winbar"]
+    # what "always" would store, before it is pressed
+    assert "always: Always allow edits to `README.md` in this workspace, until you remove it" in proposed["winbar"]
     assert nvim.lua("return require('tether').status()") == "tether: waiting for approval"
     assert "▸ Edit README.md  [pending]" in nvim.chat_lines()
     assert readme_buffer(nvim) == ORIGINAL
@@ -168,7 +170,7 @@ def test_allow_always_says_its_scope_and_tether_rules_lists_and_removes_the_rule
     nvim.send("run the tests")
     nvim.wait_for(nvim.selects, "the command question")
     (question,) = nvim.selects()
-    always = ("Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace, "
+    always = ("Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace and a private temp dir, "
               "no network; until you remove it (approval rules)")
     assert question["items"] == ["Allow once", "Allow once, with network", always, "Reject"]
     nvim.answer_select(3)

@@ -22,7 +22,7 @@ function daemonEnvironment(pid: number): Record<string, string> {
   return Object.fromEntries(raw.split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
 }
 
-const ALWAYS_ECHO = "Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace, " +
+const ALWAYS_ECHO = "Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace and a private temp dir, " +
   "no network; until you remove it (approval rules)";
 
 describe("the extension in a (stub) VS Code with the real daemon", () => {
