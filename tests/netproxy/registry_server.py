@@ -4,13 +4,27 @@ appended as JSON to a log file."""
 
 from __future__ import annotations
 
+import io
 import json
 import ssl
 import sys
 import threading
+import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 address, log_path = sys.argv[1], sys.argv[2]
+
+
+def _wheel() -> bytes:
+    """A minimal valid wheel of `demo` 1.0."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as wheel:
+        wheel.writestr("demo.py", "VALUE = 1\n")
+        wheel.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+        wheel.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                       "Tag: py3-none-any\n")
+        wheel.writestr("demo-1.0.dist-info/RECORD", "")
+    return buffer.getvalue()
 
 
 class Registry(BaseHTTPRequestHandler):
@@ -19,8 +33,13 @@ class Registry(BaseHTTPRequestHandler):
             log.write(json.dumps({"path": self.path, "headers": dict(self.headers.items())}) + "\n")
         size = int(self.path.rpartition("/big/")[2] or 0) if "/big/" in self.path else 0
         body = b"registry ok " + self.path.encode() + b"\n"
+        if self.path == "/simple/demo/":  # a package index page, as pip reads it
+            body = b'<a href="/files/demo-1.0-py3-none-any.whl">demo-1.0-py3-none-any.whl</a>'
+        elif self.path == "/files/demo-1.0-py3-none-any.whl":
+            body = _wheel()
         self.send_response(200)
         self.send_header("Content-Length", str(size or len(body)))
+        self.send_header("Content-Type", "text/html" if self.path.startswith("/simple/") else "application/octet-stream")
         self.end_headers()
         if not size:
             self.wfile.write(body)

@@ -14,7 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import user_config
+from netns_registry import make_certificates, user_config
+
 from daemon_harness import serve_command
 
 TOKEN = "ghp_np_e2e_6b1f0c9d"
@@ -66,6 +67,8 @@ COMMANDS = {
     "plain": "curl -sS -m 10 http://registry.test/plain",
     "tunnel": "curl -sS -m 10 -p http://registry.test/tunnel",
     "urllib": "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://registry.test/urllib').read().decode())\"",
+    "pip": "/usr/bin/python3 -m pip --isolated download --no-cache-dir --no-deps -d \"$TMPDIR/dl\" --index-url "
+           "http://registry.test/simple --trusted-host registry.test demo && ls \"$TMPDIR/dl\"",
     "blocked": "curl -sS -m 10 http://evil.test/",
     "rebind": "for h in loopback.test metadata.test lan.test mapped.test; do curl -sS -m 10 http://$h/; done",
     "direct": (
@@ -121,6 +124,7 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
 
     assert "registry ok /plain" in out["plain"] and "registry ok /tunnel" in out["tunnel"], out
     assert "registry ok /urllib" in out["urllib"], out["urllib"]
+    assert "demo-1.0-py3-none-any.whl" in out["pip"].split("Saved")[-1] and "exit code 0" in out["pip"], out["pip"]
     assert "network: blocked evil.test:80 (host not in allowed_domains)" in out["blocked"]
     notices = json.dumps([u for u in updates if u.get("sessionUpdate") == "agent_message_chunk"])
     assert "network: blocked evil.test:80" in notices
@@ -172,10 +176,9 @@ async def test_a_client_cannot_widen_the_network(spawn_daemon, daemon_env, works
         "networkCommands": {"curl": ["evil.test"]},
         "credentials": {"evil.test": {"header": "Authorization", "env": "HOME"}},
     })
-    refused = json.dumps(reply)
-    for key in ("network", "allowed_domains", "network_commands", "credentials"):
-        assert f'"{key}"' in refused or f"{key}" in refused, (key, refused)
-    assert "may only make Tether stricter" in refused
+    refused = {item["key"]: item["reason"] for item in reply["_meta"]["tether"]["configRefused"]}
+    assert set(refused) >= {"network", "allowed_domains", "network_commands", "credentials"}, refused
+    assert all("a client may only make Tether stricter" in reason for reason in refused.values())
 
 
 ASKED = {
@@ -263,8 +266,6 @@ def test_doctor_shows_the_network(daemon_env, workspace: Path) -> None:
 async def test_an_https_credential_is_added_inside_the_tunnel_only_for_its_host(
     spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
 ) -> None:
-    from conftest import make_certificates
-
     ca, cert, key = make_certificates(tmp_path)
     user_config(daemon_env, 'mode = "full-auto"\nsandbox = "bwrap"\nnetwork = "allowlist"\n'
                             'allowed_domains = ["registry.test", "other.test"]\n'

@@ -86,9 +86,8 @@ class TurnServices:
     hidden_paths: tuple[str, ...] = ()
     filtered_paths: tuple[str, ...] = ()  # token files commands see without credential lines
     unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
+    net_rules: ProxyRules | None = None  # `network = "allowlist"`: the turn's proxy rules (netproxy/)
     mask_secrets: bool = True  # secret-looking text in results is masked (agent/secret_mask.py)
-    # `network = "allowlist"`: what every command's proxy allows (None: another mode)
-    net_rules: ProxyRules | None = None
     # The client set `_meta.terminal_output`: command output goes to a terminal the client
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
@@ -305,11 +304,10 @@ class ToolExecutor:
             await anyio.lowlevel.checkpoint()  # the cancel lands here
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
-        ctx.network = verdict.network
-        if self.services.net_rules is not None and not (verdict.network or verdict.offline):  # `allowlist` mode
-            from ..netproxy.serving import call_rules
-
-            ctx.net_rules = call_rules(self.services.net_rules, self.services.gate, request, self.session.mode)
+        ctx.network, rules = verdict.network, self.services.net_rules
+        # run unasked by sandbox-aware asking (`offline`): no proxy either, as its approval said
+        ctx.net_rules = rules.per_call(self.services.gate, request) if rules and not (
+            verdict.network or verdict.offline) else None
         ctx.workspace_writable = self.session.mode != "read-only"
         await self.journal.mark_started(call.call_id)
         terminal = self._started(call, tool, args, verdict)

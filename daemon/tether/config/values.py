@@ -100,12 +100,12 @@ def _hook(key: str, strings_ok: bool) -> Hook:
         return _boolean(strings_ok)
     if key == "allow_unix_sockets":
         return _socket_paths(strings_ok)
-    if key in ("deny_read", "allow_read"):
-        return _read_paths(strings_ok)
     if key == "network_commands":
         return _network_commands(strings_ok)
     if key == "credentials":
         return _credentials
+    if key in ("deny_read", "allow_read"):
+        return _read_paths(strings_ok)
     if key in LIST_KEYS:
         return _string_list(strings_ok)
     if key in INT_RANGES:
@@ -179,20 +179,6 @@ def _socket_paths(strings_ok: bool) -> Hook:
     return hook
 
 
-def _read_paths(strings_ok: bool) -> Hook:
-    """`deny_read`/`allow_read`: absolute paths or `~/...` (expanded with HOME when used)."""
-    listed = _string_list(strings_ok)
-
-    def hook(value: object, _: object) -> tuple[str, ...]:
-        paths = listed(value, None)
-        bad = [p for p in paths if "\0" in p or not (os.path.isabs(p) or p == "~" or p.startswith("~/"))]
-        if bad:
-            raise _Refused(f"expected absolute paths or paths starting with ~/ ({bad[0]!r} is neither)", value)
-        return tuple(p if p.startswith("~") else os.path.normpath(p) for p in paths)
-
-    return hook
-
-
 def _network_commands(strings_ok: bool) -> Hook:
     """A list of prefixes (the network), or a table of prefix -> domains (the proxy with
     those domains), written "prefix -> domain domain" (`Settings.network_commands`)."""
@@ -210,6 +196,20 @@ def _network_commands(strings_ok: bool) -> Hook:
                                '["registry.npmjs.org"]} of prefixes and the domains their commands reach', value)
             entries.append(f"{' '.join(prefix.split())} -> {' '.join(names)}")
         return tuple(entries)
+
+    return hook
+
+
+def _read_paths(strings_ok: bool) -> Hook:
+    """`deny_read`/`allow_read`: absolute paths or `~/...` (expanded with HOME when used)."""
+    listed = _string_list(strings_ok)
+
+    def hook(value: object, _: object) -> tuple[str, ...]:
+        paths = listed(value, None)
+        bad = [p for p in paths if "\0" in p or not (os.path.isabs(p) or p == "~" or p.startswith("~/"))]
+        if bad:
+            raise _Refused(f"expected absolute paths or paths starting with ~/ ({bad[0]!r} is neither)", value)
+        return tuple(p if p.startswith("~") else os.path.normpath(p) for p in paths)
 
     return hook
 

@@ -16,6 +16,7 @@ Must not: connect anywhere it has not checked, or show a credential to the comma
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import re
@@ -23,6 +24,7 @@ import socket
 import ssl
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
@@ -32,6 +34,9 @@ from anyio.streams.tls import TLSStream
 from .asking import AskDomain
 from .rules import address_refusal, domain_refusal, host_text, parse_ip
 from .tls import Interceptor, interceptor
+
+if TYPE_CHECKING:
+    from tether.approvals import ApprovalGate, ApprovalRequest
 
 __all__ = ["DomainProxy", "ProxyRules", "Refusal", "proxy_rules", "refusal_lines"]
 
@@ -55,11 +60,21 @@ class ProxyRules:
     session_domains: set[str] = field(default_factory=set)
     # asks the user about a refused host (asking.py); None: refuse at once (unattended)
     ask: AskDomain | None = None
-    # makes `ask` for one call (call id, command); set per turn, used by the executor
-    ask_for: Callable[[str, str], AskDomain] | None = None
+    # makes `ask` for one call (call id, command), or None where the session's mode does
+    # not ask (`full-auto`); set per turn, used by `per_call`
+    ask_for: Callable[[str, str], AskDomain | None] | None = None
     # TLS interception for the hosts in `credentials` (tls.py); None: no credentials
     intercept: Interceptor | None = None
     remember: Callable[[str], None] | None = None  # stores an "always" answer
+
+    def per_call(self, gate: ApprovalGate | None, request: ApprovalRequest) -> ProxyRules:
+        """One command's rules: these, the domains the table form of `network_commands`
+        adds for it, and asking about others where the session's mode asks."""
+        if request.kind != "execute" or request.command is None:
+            return self
+        extra = gate.network_domains(request.command) if gate is not None else ()
+        ask = self.ask_for(request.call_id, request.command) if self.ask_for is not None else None
+        return dataclasses.replace(self, domains=self.domains + extra, ask=ask)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """One command's proxy: started before the command, stopped after it, refusals reported.
 
-Owns: one command's rules (`call_rules`), the private directory of the proxy's socket (made in Tether's runtime directory,
+Owns: the private directory of the proxy's socket (made in Tether's runtime directory,
 which every sandbox hides; removed afterwards), serving `DomainProxy` there while the
 command runs, and the lines the model and the user get for what it refused.
 Must not: start a proxy for a backend that cannot confine the command to it (Landlock
@@ -10,21 +10,17 @@ has no network namespace: allowlist means no network there, and the command is t
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import anyio
 
 from .proxy import DomainProxy, ProxyRules, refusal_lines
 
-if TYPE_CHECKING:
-    from tether.approvals import ApprovalGate, ApprovalRequest
-
-__all__ = ["LANDLOCK_NOTICE", "CommandProxy", "call_rules", "command_proxy", "report_refusals"]
+__all__ = ["LANDLOCK_NOTICE", "CommandProxy", "command_proxy", "report_refusals"]
 
 LANDLOCK_NOTICE = (
     "network: allowlist mode needs bubblewrap (Landlock has no network namespace to confine a "
@@ -57,18 +53,6 @@ async def command_proxy(rules: ProxyRules) -> AsyncIterator[CommandProxy]:
                 group.cancel_scope.cancel()
     finally:
         shutil.rmtree(directory, ignore_errors=True)
-
-
-def call_rules(rules: ProxyRules, gate: ApprovalGate | None, request: ApprovalRequest, mode: str) -> ProxyRules:
-    """One command's rules: the turn's, the domains the table form of `network_commands`
-    adds for it, and asking about others where the session's mode asks anyway."""
-    if request.kind != "execute" or request.command is None:
-        return rules
-    asking = rules.ask_for is not None and mode in ("ask", "auto-edit")
-    return dataclasses.replace(
-        rules, domains=rules.domains + (gate.network_domains(request.command) if gate is not None else ()),
-        ask=rules.ask_for(request.call_id, request.command) if asking and rules.ask_for is not None else None,
-    )
 
 
 def report_refusals(proxy: DomainProxy, on_notice: Callable[[str], None] | None) -> str:

@@ -34,6 +34,7 @@ from .registry import private_paths
 from .updates import SessionUpdates
 
 if TYPE_CHECKING:
+    from ..netproxy.asking import AskDomain
     from ..netproxy.proxy import ProxyRules
 
 log = logging.getLogger("tether.server")
@@ -137,7 +138,7 @@ def _net_rules(ctx: ServerContext, session: AgentSession) -> ProxyRules:
     import dataclasses
     from functools import partial
 
-    from ..netproxy.asking import always_allowed, ask_through, remember_always
+    from ..netproxy.asking import always_allowed, remember_always
     from ..netproxy.proxy import proxy_rules  # only in `allowlist` mode
 
     settings = ctx.settings
@@ -146,8 +147,15 @@ def _net_rules(ctx: ServerContext, session: AgentSession) -> ProxyRules:
     acp = ctx.client is not None and ctx.client.acp
     return dataclasses.replace(
         rules, session_domains=session.allowed_domains, remember=partial(remember_always, home),
-        ask_for=partial(ask_through, ctx.rpc, session.id) if acp else None,
+        ask_for=partial(_ask_for, ctx, session) if acp else None,
     )
+
+
+def _ask_for(ctx: ServerContext, session: AgentSession, call_id: str, command: str) -> AskDomain | None:
+    """Asking about a refused host for one command, where the session's mode asks anyway."""
+    from ..netproxy.asking import ask_through
+
+    return ask_through(ctx.rpc, session.id, call_id, command) if session.mode in ("ask", "auto-edit") else None
 
 
 def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
