@@ -305,7 +305,6 @@ class ToolExecutor:
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
         ctx.network, rules = verdict.network, self.services.net_rules
-        # run unasked by sandbox-aware asking (`offline`): no proxy either, as its approval said
         ctx.net_rules = rules.per_call(self.services.gate, request) if rules and not (
             verdict.network or verdict.offline) else None
         ctx.workspace_writable = self.session.mode != "read-only"
