@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import user_config
+from netns_registry import user_config
+
 from daemon_harness import serve_command
 
 TOKEN = "ghp_attack35_c0ffee11"
