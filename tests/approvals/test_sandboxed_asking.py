@@ -173,10 +173,13 @@ async def test_the_option_says_when_a_rule_gets_the_network_or_no_sandbox_applie
     assert names[2] == "Allow this once (no rule can cover it: not a plain list of words)"
 
 
-async def test_under_the_allowlist_no_command_is_unasked_and_always_names_the_proxy(store, ws: Path) -> None:
-    """`network = "allowlist"` gives every sandboxed command the allowed domains through the
-    proxy: none has "no network", so auto-edit asks, and "always" says what it reaches."""
-    gate = ApprovalGate(store.rules, workspace=ws, sandbox_auto_allow=True, proxied=True)
+async def test_under_the_allowlist_an_unasked_command_runs_offline_and_always_names_the_proxy(store, ws: Path) -> None:
+    """`network = "allowlist"` gives sandboxed commands the allowed domains through the proxy:
+    one run unasked gets no proxy at all (its reason says "no network"), and "allow always"
+    says its commands reach the allowed domains."""
+    gate = ApprovalGate(store.rules, workspace=ws, sandbox_auto_allow=True, network_proxy=True)
+    unasked = await gate.decide(run("ls -la"), User())
+    assert unasked.allowed and not unasked.asked and unasked.offline and unasked.reason == RAN_SANDBOXED
     names: list[str] = []
 
     class Shows(User):
@@ -185,8 +188,6 @@ async def test_under_the_allowlist_no_command_is_unasked_and_always_names_the_pr
             names.append(request.always.text)
             return await super().ask(request, reason)
 
-    user = Shows()
-    assert not (await gate.decide(run("ls -la"), user)).allowed
-    assert "it would run with the network" in user.asked[0]
-    assert "network only to the allowed domains through Tether's proxy" in names[0]
+    assert not (await gate.decide(run("ls -la", mode="ask"), Shows())).allowed
+    assert "network only through Tether's proxy to your allowed_domains" in names[0]
     assert "no network" not in names[0]

@@ -97,8 +97,10 @@ async def test_allow_always_says_what_it_stores_and_the_rule_allows_exactly_that
     updates = [u async for u in session.prompt("probe")]
 
     program = os.path.basename(sys.executable)
+    git = (" (but `.git` stays writable here: a hook it plants runs outside the sandbox at your next git command)"
+           if backend == "landlock" else "")
     said = (f"Always allow `{program}` (any arguments) in this workspace: sandboxed, writes only inside the "
-            f"workspace and a private temp dir, no network; until you remove it (approval rules)")
+            f"workspace and a private temp dir, no network{git}; until you remove it (approval rules)")
     first = user.prompts[0]
     assert [o["name"] for o in first["options"] if o["optionId"] == "allow_always"] == [said]
     assert first["_meta"]["tether"]["allowAlways"] == {

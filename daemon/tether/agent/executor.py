@@ -305,7 +305,8 @@ class ToolExecutor:
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
         ctx.network, rules = verdict.network, self.services.net_rules
-        ctx.net_rules = rules.per_call(self.services.gate, request) if rules and not verdict.network else None
+        ctx.net_rules = rules.per_call(self.services.gate, request) if rules and not (
+            verdict.network or verdict.offline) else None
         ctx.workspace_writable = self.session.mode != "read-only"
         await self.journal.mark_started(call.call_id)
         terminal = self._started(call, tool, args, verdict)

@@ -95,7 +95,7 @@ class AgentTurn:
         self.steps = StepRunner(
             session, self.journal, provider=provider, tools=tools, sink=sink,
             # read once per turn (not per step): the system prompt stays byte-identical
-            instructions=project_instructions(session.workspace, session.sandbox.is_tethers_own),
+            instructions=project_instructions(session.workspace, session.sandbox.is_withheld),
             keep_user_turns=keep_user_turns, max_output_tokens=max_output_tokens, services=services,
         )
         self.executor = ToolExecutor(

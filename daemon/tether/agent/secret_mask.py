@@ -61,12 +61,18 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern("a password in a URL", ("://",), re.compile(r"://[^/\s:@\"']+:([^/\s@\"']{3,})@"), group=1,
              word_start=False),
     _Pattern("a JWT", ("eyj",), re.compile(r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+    # written bare too (`ENV NPM_TOKEN npm_...` in a Dockerfile, a CI log): their own shape
+    _Pattern("a package registry token", ("npm_", "pypi-ageichlwas5vcmc"), re.compile(
+        r"npm_[A-Za-z0-9]{36}(?!\w)|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"), accept=_mixed),
+    _Pattern("a GitLab token", ("glpat-",), re.compile(r"glpat-[A-Za-z0-9_-]{20,}")),
+    _Pattern("a Hugging Face token", ("hf_",), re.compile(r"hf_[A-Za-z0-9]{30,}(?!\w)"), accept=_mixed),
 )
 # `password = "..."`, `GITHUB_TOKEN=...`, `"api_key": "..."`: run on the lower-cased text
-# (a case-insensitive regex is ten times slower); the value is judged in its own case.
+# (a case-insensitive regex is ten times slower); the value is judged in its own case. A
+# backslash ends a value: `"max_tokens = 4096\ntemperature = 0.2"` is an escaped string, not a key.
 _ASSIGNMENT = _Pattern("a password or token", ("pass", "secret", "token", "key", "auth", "credential"), re.compile(
     r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth)[a-z0-9_.-]{0,30}[\"']?[ \t]*[=:][ \t]*"
-    r"[\"']?([^\s\"'`,;(){}\[\]<>]{16,})(?![^\s\"'`,;])"), group=1, accept=_literal_value, word_start=False)
+    r"[\"']?([^\s\"'`,;(){}\[\]<>\\]{16,})(?![^\s\"'`,;\\])"), group=1, accept=_literal_value, word_start=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,9 +81,9 @@ class ApprovalGate:
         deny_commands: tuple[str, ...] = (),
         network_commands: tuple[str, ...] = (),
         network_all: bool = False,
+        network_proxy: bool = False,
         workspace: Path | None = None,
         sandbox_auto_allow: bool = False,
-        proxied: bool = False,
     ) -> None:
         self._store = store
         # where a command's writes are checked (None: every write may overwrite a file)
@@ -93,10 +93,8 @@ class ApprovalGate:
         self._network_commands = tuple(entry for entry in network_commands if " -> " not in entry)
         self._proxy_commands = [entry.partition(" -> ")[::2] for entry in network_commands if " -> " in entry]
         self._network_all = network_all
+        self._network_proxy = network_proxy  # `allowlist`: a command without the network gets the proxy
         self._sandbox_auto_allow = sandbox_auto_allow  # in mode auto-edit (sandboxed_asking.py)
-        # `network = "allowlist"`: every sandboxed command reaches the allowed domains through
-        # the proxy, so none has "no network" (sandbox-aware asking asks; "always" says so)
-        self._proxied = proxied
         self._stored: list[Rule] | None = None
         # Several calls of one step (and several sessions) ask one at a time, in order.
         self._ask_lock = anyio.Lock()
@@ -137,7 +135,10 @@ class ApprovalGate:
         request.network_granted = parsed is not None and self._network(parsed)
         request.always = always_scope(
             request.kind, request.tool_name, request.command, parsed, request.rel_paths,
-            sandboxed=request.sandboxed, network=request.network_granted, proxied=self._proxied,
+            sandboxed=request.sandboxed, network=request.network_granted,
+            # the proxy runs only under bubblewrap; Landlock falls back to no network
+            proxied=self._network_proxy and request.sandbox_backend == "bwrap" and not request.network_granted,
+            git_writable=request.sandbox_backend not in ("", "bwrap"),
         )
         async with self._ask_lock:
             answer = await asker.ask(request, decided)
@@ -221,7 +222,7 @@ class ApprovalGate:
             return Verdict(True, "allowed by mode auto-edit")
         sandbox_why = self._why_asked_in_sandbox(request, parsed, hit)
         if sandbox_why == "":
-            return Verdict(True, RAN_SANDBOXED)
+            return Verdict(True, RAN_SANDBOXED, offline=True)
         if request.hook_decision == "allow" and not unseen:
             return Verdict(True, request.hook_reason)
         unsafe = ""
@@ -256,7 +257,7 @@ class ApprovalGate:
         if request.hook_decision == "allow" or not request.sandboxed:
             return None  # a hook's allow is its own verdict; an unsandboxed command was asked above
         return why_asked_in_sandbox(
-            parsed, self._network(parsed) or self._proxied, self._workspace, request.cwd or ".", request.sandbox_backend)
+            parsed, self._network(parsed), self._workspace, request.cwd or ".", request.sandbox_backend)
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None

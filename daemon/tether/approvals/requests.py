@@ -83,3 +83,6 @@ class Verdict:
     asked: bool = False
     cancelled: bool = False
     network: bool = False  # the command may use the network
+    # run unasked because the sandbox alone keeps it in: not even `allowlist`'s proxy (and
+    # the credentials it adds); its approval said "no network"
+    offline: bool = False

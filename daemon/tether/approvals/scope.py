@@ -32,7 +32,7 @@ class AlwaysScope:
 
 def always_scope(
     kind: str, tool_name: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str],
-    *, sandboxed: bool, network: bool, proxied: bool = False,
+    *, sandboxed: bool, network: bool, proxied: bool = False, git_writable: bool = False,
 ) -> AlwaysScope:
     """The rules "allow always" would store for this call, and what they allow."""
     if tool_name.startswith(MCP_PREFIX):
@@ -47,8 +47,11 @@ def always_scope(
     covered = ", ".join(rule.covers_text() for rule in rules)
     if kind != "execute":
         return AlwaysScope(rules, f"Always allow {covered} in this workspace, {_UNTIL}")
-    return AlwaysScope(rules, f"Always allow {covered} in this workspace: {_how_it_runs(sandboxed, network, proxied)}; "
-                              f"{_UNTIL}", sandboxed, network and sandboxed)
+    how = _how_it_runs(sandboxed, network, proxied)
+    if sandboxed and git_writable:  # Landlock: what it writes in `.git` runs later, outside the sandbox
+        how += " (but `.git` stays writable here: a hook it plants runs outside the sandbox at your next git command)"
+    return AlwaysScope(rules, f"Always allow {covered} in this workspace: {how}; {_UNTIL}", sandboxed,
+                       network and sandboxed)
 
 
 def _how_it_runs(sandboxed: bool, network: bool, proxied: bool) -> str:
@@ -57,7 +60,7 @@ def _how_it_runs(sandboxed: bool, network: bool, proxied: bool) -> str:
         return "commands here run WITHOUT a sandbox, so each is still asked until one is available"
     if network:
         return "sandboxed, writes only inside the workspace and a private temp dir, WITH the network (your network settings)"
-    if proxied:
-        return ("sandboxed, writes only inside the workspace and a private temp dir, network only to the "
-                "allowed domains through Tether's proxy (network = \"allowlist\")")
+    if proxied:  # `network = "allowlist"`: every command it allows gets the proxy
+        return ("sandboxed, writes only inside the workspace and a private temp dir, network only through Tether's "
+                "proxy to your allowed_domains (with the credentials your config adds there)")
     return "sandboxed, writes only inside the workspace and a private temp dir, no network"

@@ -111,6 +111,7 @@ class DomainProxy:
         self.rules = rules
         self.refusals: list[Refusal] = []
         self._asking = anyio.Lock()  # one question at a time; a second connection waits for it
+        self._denied: set[str] = set()  # asked once per command: a loop must not flood the user
 
     async def serve(self, listener: anyio.abc.Listener[anyio.abc.ByteStream]) -> None:
         await listener.serve(self._handle)
@@ -205,8 +206,11 @@ class DomainProxy:
         async with self._asking:
             if self._domain_refusal(host, port) is None:  # allowed while this one waited
                 return None
+            if host in self._denied:
+                return "not in allowed_domains; the user denied it"
             answer = await self.rules.ask(host, port)
             if answer not in ("session", "always"):
+                self._denied.add(host)
                 return "not in allowed_domains; the user denied it"
             self.rules.session_domains.add(host)
             if answer == "always" and self.rules.remember is not None:

@@ -51,6 +51,12 @@ _STORES: tuple[tuple[str, str, str], ...] = (
     ("home", ".cargo/credentials", "crates.io token"),
     ("home", ".gem/credentials", "RubyGems token"),
     ("config", "containers/auth.json", "container registry logins"),
+    ("home", ".pgpass", "PostgreSQL passwords"),
+    ("config", "pypoetry/auth.toml", "Poetry repository passwords"),
+    ("config", "composer/auth.json", "Composer tokens"),
+    ("home", ".composer/auth.json", "Composer tokens"),
+    ("config", "glab-cli", "GitLab CLI token"),
+    ("config", "rclone/rclone.conf", "rclone remote keys"),
     # the machine's own secrets: readable by root, which Tether (and so a command) may be
     ("abs", "/etc/shadow", "system password hashes"),
     ("abs", "/etc/gshadow", "system password hashes"),

@@ -1,7 +1,7 @@
 """Filtered copies of token files (`~/.npmrc`, `~/.pypirc`, pip.conf, yarnrc) for bubblewrap.
 
 Owns: which lines hold a credential (a key naming auth, token, password or secret, or a
-URL with a user and password in it) and a private, daemon-owned copy of each file
+URL with a user (and password) in it) and a private, daemon-owned copy of each file
 without them, rewritten when the file changes; bwrap.py binds it over the original.
 Must not: write anywhere but its own 0700 directory, or follow the copy's contents back.
 """
@@ -19,7 +19,8 @@ import threading
 __all__ = ["filtered_copy", "without_credentials"]
 
 _SECRET_LINE = re.compile(r"auth|token|passw|secret|credential|api[_-]?key", re.I)
-_URL_PASSWORD = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
+# any user part: package indexes take a token alone as the user (`https://TOKEN@pypi.fury.io/`)
+_URL_USER = re.compile(r"://[^/\s@]+@")
 REMOVED = "# [removed by Tether's sandbox: this line holds a credential]"
 _MAX_BYTES = 1 << 20  # a token file is a few lines; a bigger one is shown as removed whole
 
@@ -46,7 +47,7 @@ def _holds_credential(line: str) -> bool:
     if line.lstrip().startswith(("#", ";")):
         return False
     key = line.split("=", 1)[0]
-    return bool(_SECRET_LINE.search(key) or _URL_PASSWORD.search(line))
+    return bool(_SECRET_LINE.search(key) or _URL_USER.search(line))
 
 
 def _own_dir() -> str:

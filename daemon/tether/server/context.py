@@ -151,9 +151,9 @@ class ServerContext:
                 self.settings.deny_commands,
                 network_commands=self.settings.network_commands,
                 network_all=self.settings.network == "on",
+                network_proxy=self.settings.network == "allowlist",
                 workspace=workspace,
                 sandbox_auto_allow=self.settings.sandbox_auto_allow == "on",
-                proxied=self.settings.network == "allowlist",
             )
             self._gates[workspace] = gate
         return gate

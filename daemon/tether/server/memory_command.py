@@ -30,7 +30,7 @@ def show(ctx: ServerContext, session: AgentSession) -> str:
         ("user", "Your memory, for every workspace"), ("workspace", "This workspace's memory"),
     )
     for scope, label in labels:
-        found = read_memory(scope, session.workspace, session.sandbox.is_tethers_own)
+        found = read_memory(scope, session.workspace, session.sandbox.is_withheld)
         if not found.path.exists():
             parts.append(f"{label}: {found.path} (does not exist yet)")
             continue

@@ -54,6 +54,9 @@ class WorkspaceSandbox:
             for real in (os.path.realpath(p) for p in stores)
             if real != self._root_str and self._contains(real)
         )
+        # the same, wherever they are: a link a command planted (`AGENTS.md -> .ssh/id_ed25519`
+        # in a home-folder workspace) must not carry one into the prompt
+        self._store_reals = tuple(os.path.realpath(p) for p in stores)
 
     def is_private(self, rel_path: str) -> bool:
         """True for Tether's own config and history and the credential stores (and what
@@ -64,6 +67,12 @@ class WorkspaceSandbox:
         """True for a real (resolved) path in Tether's own config or history, inside the
         workspace or not (AGENTS.md in a parent folder linked to `~/.config/tether`)."""
         return any(real == own or real.startswith(own.rstrip(os.sep) + os.sep) for own in self._own)
+
+    def is_withheld(self, real: str) -> bool:
+        """True for a real path in Tether's own files or a credential store: what an
+        instructions or memory file must not be a link to."""
+        return self.is_tethers_own(real) or any(
+            real == store or real.startswith(store.rstrip(os.sep) + os.sep) for store in self._store_reals)
 
     def resolve(self, path: str) -> Path:
         """Return the real path for `path` (relative to the root, or absolute inside it).
