@@ -51,7 +51,6 @@ from tether_protocol._json import JsonObject
 
 from ..store.rules import RuleStore
 from ..tools.base import ChangePreview, ToolLocation
-from .commands import ParsedCommand, parse_command, words_start_with
 from .rules import (
     FILE_KINDS,
     MCP_KIND,
@@ -66,6 +65,10 @@ from .rules import (
     patterns_for_always,
 )
 from .write_targets import unapprovable_write
+
+TYPE_CHECKING = False  # the command analysis (~10 ms of imports) waits for a turn's first command
+if TYPE_CHECKING:
+    from .commands import ParsedCommand
 
 OPTIONS = ("allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network")
 
@@ -180,7 +183,11 @@ class ApprovalGate:
 
     async def decide(self, request: ApprovalRequest, asker: Asker) -> Verdict:
         rules = await self.rules()
-        parsed = parse_command(request.command) if request.command is not None else None
+        parsed = None
+        if request.command is not None:
+            from .commands import parse_command
+
+            parsed = parse_command(request.command)
         decided = self._by_rules_and_mode(request, rules, parsed)
         if isinstance(decided, Verdict):
             if decided.allowed and parsed is not None:
@@ -200,6 +207,8 @@ class ApprovalGate:
         return None if denied is None else f"refused by {denied.describe()}; this tool is never called"
 
     def _network(self, parsed: ParsedCommand) -> bool:
+        from .commands import words_start_with
+
         if self._network_all:
             return True
         own = parsed.own_parts
