@@ -1,6 +1,7 @@
 """What a cold `tether run` imports for its first turn: the command analysis (the shell
 grammar, the runners, deny matching: ~10 ms of a cold start) only once the model asks to
-run a command, and then it decides that command as it always did.
+run a command, and then it decides that command as it always did; the MCP servers' config
+only when there are servers.
 
 Each case is a fresh process running the real `tether run` (the daemon served in-process,
 the scripted provider, a real history store), with `sys.modules` printed after the turn.
@@ -47,6 +48,8 @@ def test_a_turn_without_a_command_does_not_import_the_command_analysis(tmp_path:
     assert code == 0 and "hello" in out
     assert "tether.approvals.gate" in modules  # (the turn had its gate)
     assert sorted(m for m in COMMAND_ANALYSIS if m in modules) == []
+    # nor the MCP servers' config when none is configured (the sandbox still hides their folder)
+    assert "tether.config.mcp_servers" not in modules
 
 
 def test_a_tool_call_that_is_not_a_command_does_not_import_it_either(tmp_path: Path) -> None:
