@@ -74,3 +74,49 @@ def test_the_first_command_of_a_cold_process_is_analysed_and_a_deny_rule_refuses
     assert code == 0, out
     assert "git push" in out and "never run" in out
     assert "tether.approvals.commands" in modules and "tether.approvals.deny_match" in modules
+
+
+# `tether acp` in a probe that says on stderr when the warm-up has finished, and writes
+# `sys.modules` at exit
+WARM_PROBE = """
+import json, sys
+import tether.server.context as context
+warm_up = context.ServerContext._warm_up
+async def said(self):
+    await warm_up(self)
+    print("WARM", file=sys.stderr, flush=True)
+context.ServerContext._warm_up = said
+import tether.cli
+code = tether.cli.main(sys.argv[2:])
+json.dump(sorted(sys.modules), open(sys.argv[1], "w"))
+sys.exit(code)
+"""
+
+
+def test_a_warm_daemon_has_the_command_analysis_before_its_first_command(tmp_path: Path) -> None:
+    # the cost left the cold turn without a command; it must not land on a warm daemon's first command
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    seen = tmp_path / "seen.json"
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [{"text": "hello"}]}))
+    argv = ["acp", "--provider", "scripted", "--script", str(script), "--home", str(tmp_path / "home")]
+    with subprocess.Popen([sys.executable, "-c", WARM_PROBE, str(seen), *argv], stdin=subprocess.PIPE,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=workspace) as daemon:
+        assert daemon.stdin is not None and daemon.stderr is not None
+        for request in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}},
+            {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}},
+        ):
+            daemon.stdin.write(json.dumps(request) + "\n")
+        daemon.stdin.flush()
+        lines = []
+        for line in daemon.stderr:  # until the warm-up says it is done (or the daemon ends)
+            lines.append(line)
+            if line.strip() == "WARM":
+                break
+        assert "WARM\n" in lines, "".join(lines)
+        daemon.stdin.close()
+        assert daemon.wait(timeout=60) == 0
+    modules = set(json.loads(seen.read_text()))
+    assert "tether.approvals.commands" in modules and "tether.approvals.shell_grammar" in modules

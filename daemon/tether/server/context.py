@@ -50,7 +50,9 @@ _WARM_UP_AFTER_S = 1.0
 # without them), loading a stored session (the replay), the snapshots, and the gitignore
 # matcher's pathspec (read by the first list_dir, glob or grep).
 _TURN_MODULES = ("tether.server.prompt",)
-_LATER_MODULES = ("tether.server.loading", "tether.server.snapshots", "pathspec")
+# (the command analysis: a cold first prompt's turn imports it only at its first command;
+# a warm daemon has it before then)
+_LATER_MODULES = ("tether.server.loading", "tether.server.snapshots", "pathspec", "tether.approvals.commands")
 
 
 class LazyProvider:
