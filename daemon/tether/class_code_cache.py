@@ -54,7 +54,8 @@ _used: set[_Key] = set()
 _compiled = 0  # misses since the file was read: nothing to write when 0
 _path: Path | None = None
 _installed: list[tuple[ModuleType, str]] = []  # the module globals that shadow a builtin
-_regex_compile: Callable[..., re.Pattern[Any]] | None = None  # `re._compiler.compile` while routed
+_regex_compile: Callable[..., re.Pattern[Any]] | None = None  # `re._compiler.compile` (kept once seen)
+_regexes_routed = False  # a thread may still be in the stand-in after it is unrouted: it then compiles as usual
 
 
 def cache_dir(home: str | None, workspace: str | None) -> Path | None:
@@ -191,12 +192,12 @@ def save() -> None:
 
 
 def _retire() -> None:
-    global _compiled, _regex_compile
+    global _compiled, _regexes_routed
     if _ROUTER in sys.meta_path:
         sys.meta_path.remove(_ROUTER)
-    if _regex_compile is not None:
+    if _regexes_routed:
+        _regexes_routed = False
         vars(sys.modules["re._compiler"])["compile"] = _regex_compile
-        _regex_compile = None
     while _installed:
         module, name = _installed.pop()
         delattr(module, name)  # the builtin again
@@ -244,19 +245,21 @@ def _route_regexes() -> None:
     """`re.compile` and the module-level `re` functions (through `re._compile`, which keeps
     its own per-process cache in front) parse a pattern not seen before from the cache.
     `re` is in every start by now (argparse imports it); without it, nothing is routed."""
-    global _regex_compile
+    global _regex_compile, _regexes_routed
     compiler: Any = sys.modules.get("re._compiler")
-    if compiler is None or _regex_compile is not None:
+    if compiler is None or _regexes_routed:
         return
-    _regex_compile = compiler.compile
+    if _regex_compile is None:
+        _regex_compile = compiler.compile
+    _regexes_routed = True
     compiler.compile = _cached_regex
 
 
 def _cached_regex(pattern: Any, flags: int = 0) -> re.Pattern[Any]:
     assert _regex_compile is not None
     compiler: Any = sys.modules["re._compiler"]
-    if not isinstance(pattern, str) or not isinstance(flags, int) or flags & compiler.SRE_FLAG_DEBUG:
-        return _regex_compile(pattern, flags)  # bytes patterns, re.DEBUG: as usual (none on the start path)
+    if not (_regexes_routed and isinstance(pattern, str) and isinstance(flags, int)) or flags & compiler.SRE_FLAG_DEBUG:
+        return _regex_compile(pattern, flags)  # retired, bytes patterns, re.DEBUG: as usual
     global _compiled, _loaded
     if not _loaded:
         _loaded = True
