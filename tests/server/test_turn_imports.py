@@ -1,7 +1,8 @@
 """What a cold `tether run` imports for its first turn: the command analysis (the shell
 grammar, the runners, deny matching: ~10 ms of a cold start) only once the model asks to
 run a command, and then it decides that command as it always did; the MCP servers' config
-only when there are servers.
+only when there are servers; each tool's module only at that tool's first call (the
+model's specs come from tools/catalog.json).
 
 Each case is a fresh process running the real `tether run` (the daemon served in-process,
 the scripted provider, a real history store), with `sys.modules` printed after the turn.
@@ -17,6 +18,12 @@ from pathlib import Path
 COMMAND_ANALYSIS = (
     "tether.approvals.commands", "tether.approvals.shell_grammar", "tether.approvals.runners",
     "tether.approvals.deny_match",
+)
+# every built-in tool's module (tools/catalog.py)
+TOOL_MODULES = (
+    "tether.tools.read_file", "tether.tools.list_dir", "tether.tools.glob_tool", "tether.tools.grep",
+    "tether.tools.update_plan", "tether.tools.write_file", "tether.tools.edit_file", "tether.tools.delete_path",
+    "tether.tools.move_path", "tether.tools.run_command", "tether.tools.remember",
 )
 
 PROBE = """
@@ -50,6 +57,8 @@ def test_a_turn_without_a_command_does_not_import_the_command_analysis(tmp_path:
     assert sorted(m for m in COMMAND_ANALYSIS if m in modules) == []
     # nor the MCP servers' config when none is configured (the sandbox still hides their folder)
     assert "tether.config.mcp_servers" not in modules
+    # nor any tool: the model was told of them all from the catalog
+    assert sorted(m for m in TOOL_MODULES if m in modules) == []
 
 
 def test_a_tool_call_that_is_not_a_command_does_not_import_it_either(tmp_path: Path) -> None:
@@ -60,6 +69,8 @@ def test_a_tool_call_that_is_not_a_command_does_not_import_it_either(tmp_path: P
     code, modules, out = _run(tmp_path, replies)
     assert code == 0 and "a note" in out and "read it" in out
     assert sorted(m for m in COMMAND_ANALYSIS if m in modules) == []
+    # the tool called was imported (and worked: the note is in the output); no other tool was
+    assert sorted(m for m in TOOL_MODULES if m in modules) == ["tether.tools.read_file"]
 
 
 def test_the_first_command_of_a_cold_process_is_analysed_and_a_deny_rule_refuses_it(tmp_path: Path) -> None:
@@ -120,3 +131,5 @@ def test_a_warm_daemon_has_the_command_analysis_before_its_first_command(tmp_pat
         assert daemon.wait(timeout=60) == 0
     modules = set(json.loads(seen.read_text()))
     assert "tether.approvals.commands" in modules and "tether.approvals.shell_grammar" in modules
+    # and every tool's module: a warm daemon's first call of a tool imports nothing
+    assert sorted(m for m in TOOL_MODULES if m not in modules) == []
