@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether_protocol._common import ContentBlock, TextContent
 from tether_protocol._config_options import SessionClearedParams
@@ -31,6 +32,9 @@ from .handshake import MODES
 from .mcp_prompts import prompt_commands
 from .updates import SessionUpdates
 from .updates.acp_v1 import available_commands, current_mode
+
+if TYPE_CHECKING:
+    from tether_protocol.conversation import CompactionSummary, Message
 
 # (name, description, input hint or None)
 BUILTINS: tuple[tuple[str, str, str | None], ...] = (
@@ -181,31 +185,56 @@ async def clear(ctx: ServerContext, session: AgentSession, sink: SessionUpdates)
 
 
 async def compact(ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, focus: str) -> None:
-    """`/compact [focus]`: the compaction a long turn does (agent/compaction.py), now. The
-    summary is stored as the first message of a turn of its own, so a load sees it."""
+    """`/compact [focus]`: the compaction a long turn does (agent/compaction.py), now: the
+    `pre_compact` hooks fire and the preferences the summary lists are proposed for
+    MEMORY.md, as in an automatic compaction. The summary is stored as the first message
+    of a turn of its own, so a load sees it."""
     from ..agent.compaction import COMPACTION_SYSTEM_PROMPT, split_point
     from ..agent.compaction import compact as summarise
-    from ..agent.sink import ContextCompacted
-    from ..agent.tokens import ContextEstimate
+    from ..agent.memory_edit import propose_memory_edit
+    from ..hooks.turn_points import observe
     from ..providers.base import ProviderError
-    from ..store import MessageRecord
-    from .updates.acp_v1 import render
 
     if split_point(session.messages, 4) == 0:
         sink.notice("\n[/compact: the conversation is too short to compact]\n")
         return
+    from .turns import turn_services
+
+    provider = await ctx.provider()
+    services = turn_services(ctx, session, turn_id, sink, provider)
+    await observe(services.hooks, "pre_compact", reason=COMPACT_REASON, messages=len(session.messages))
     system = COMPACTION_SYSTEM_PROMPT + (f"\n\nThe user asks the summary to focus on: {focus}" if focus else "")
+    stated: list[str] = []
     try:
-        view, summary = await summarise(await ctx.provider(), session.messages, system_prompt=system)
+        view, summary = await summarise(provider, session.messages, system_prompt=system, preferences=stated)
     except ProviderError as exc:
         sink.notice(f"\n[/compact: the conversation was not compacted: {exc}]\n")
         return
+    await _store_compaction(session, turn_id, sink, view, summary)
+    if stated and session.mode != "read-only":  # the memory flush, as agent/step_runner.py does it
+        await propose_memory_edit(
+            session, services, sink, call_id=f"memory-flush-{turn_id}", facts=stated,
+            title="Keep the preferences you stated in .tether/MEMORY.md", quiet=True,
+        )
+
+
+COMPACT_REASON = "you asked for it (/compact)"
+
+
+async def _store_compaction(
+    session: AgentSession, turn_id: str, sink: SessionUpdates, view: list[Message], summary: CompactionSummary
+) -> None:
+    from ..agent.sink import ContextCompacted
+    from ..agent.tokens import ContextEstimate
+    from ..store import MessageRecord
+    from .updates.acp_v1 import render
+
     await session.store.begin_turn(session.id, turn_id, MessageRecord.of(summary))
     await session.store.finish_turn(turn_id, "complete", "end_turn")
     session.messages = view
     session.context = ContextEstimate()
     session.view_size = ContextEstimate()
-    update = render(ContextCompacted(summary.replaced, "you asked for it (/compact)"))
+    update = render(ContextCompacted(summary.replaced, COMPACT_REASON))
     if update is not None:
         sink.update(update)
 
