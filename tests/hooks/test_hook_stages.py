@@ -108,6 +108,7 @@ async def test_a_workspace_config_cannot_add_hooks_unless_the_user_trusts_it(
     assert not marker.exists()
     said = notices(updates)
     assert f"hooks in {workspace / '.tether' / 'config.toml'} were not run" in said
+    assert said.count("hooks in") == 1 and "must not add hooks" not in said  # one notice, not two
     assert f'[workspaces."{workspace}"] trust_hooks = true' in said
 
     user_config.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')

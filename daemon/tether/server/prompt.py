@@ -199,7 +199,8 @@ async def _prompt_turn(
     queue = queue_of(ctx, session.id)
     sink = SessionUpdates(session.id, ctx.connection)
     queue.sink = sink
-    refused = ctx.settings.refused
+    # a refused `[hooks]` table is told by the hooks' own notice (hooks/config.py), with how to trust it
+    refused = [item for item in ctx.settings.refused if item.key != "hooks"]
     if refused and not ctx.told_refused:
         # once per daemon, in the first turn (where every client shows it): an ACP
         # client has no showMessage and drops updates of a session it does not know yet
