@@ -304,3 +304,16 @@ def test_resuming_an_unknown_session_says_so(start_chat):
     term = start_chat("--resume", "sess_00000000000000000000000000000000")
     seen = term.wait_for("[exited 1]")
     assert "tether chat: unknown session 'sess_00000000000000000000000000000000'" in seen
+
+
+def test_at_80_columns_the_status_line_keeps_the_context_facts_while_a_turn_runs(start_chat):
+    term = start_chat()
+    term.wait_for("ask (Shift+Tab)")
+    term.send("explain this")
+    term.wait_for(END)
+    term.send("slow")
+    screen = term.wait_on_screen("working")
+    status = screen.rstrip("\n").splitlines()[-1]
+    assert re.search(r"context \d+/\d+", status) and "working" in status  # whole, beside the shortened rest
+    assert len(status.rstrip()) <= 80
+    term.save("status-80-columns")
