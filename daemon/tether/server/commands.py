@@ -2,7 +2,7 @@
 
 A prompt whose first block is text starting with `/name` where `name` is in the list is a
 command; any other prompt (an unknown `/x`, a path such as `/usr/lib/...`) is sent to the
-model as it is. `/mode`, `/model` and `/clear` answer at once without a turn, `/compact`
+model as it is. `/mode`, `/model`, `/clear`, `/memory` and `/mcp` answer at once without a turn, `/compact`
 summarises without a model turn; `/review` and `/init` are turns with a prompt of their
 own (`/review` in read-only mode for that turn only). `/clear` opens a new session for a
 client that declared `_meta.tether.clearSession` (`_tether/session/cleared`), else explains.
@@ -45,6 +45,7 @@ BUILTINS: tuple[tuple[str, str, str | None], ...] = (
     ("model", "Switch the session's model (no argument: list the models)", "model id"),
     ("clear", "Start a new conversation (in this view when the editor can)", None),
     ("memory", memory_command.DESCRIPTION, memory_command.HINT),  # memory_command.py
+    ("mcp", "Show this session's MCP servers: whether each is up, and its tools", None),  # mcp_servers.py
 )
 
 _COMMAND = re.compile(r"/([A-Za-z][\w.:-]*)(?:\s+(.*))?\Z", re.DOTALL)

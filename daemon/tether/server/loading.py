@@ -24,7 +24,7 @@ from ..store import HistoryStore, MessageView, SessionRecord
 from ..transport.connection import Connection
 from .config_options import config_options
 from .context import ServerContext
-from .mcp_servers import check_acp_servers, keep_acp_servers
+from .mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
 from .registry import StoredTail, check_workspace
 from .sessions import commands_after_answer, modes
 from .updates import PagedReplay, SessionUpdates, replay_frames
@@ -77,6 +77,7 @@ async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSes
         else:
             answer = await _load_stored(ctx, params.session_id, workspace)
         keep_acp_servers(ctx, "session/load", params.session_id, workspace, servers)
+        start_in_background(ctx, params.session_id)
         commands_after_answer(ctx, params.session_id, workspace)
         return answer
 
@@ -139,6 +140,7 @@ async def session_resume(ctx: ServerContext, params: LoadSessionParams) -> LoadS
     servers = check_acp_servers("session/resume", params.mcp_servers)
     session, _stored = await ctx.registry.revive(params.session_id, workspace)
     keep_acp_servers(ctx, "session/resume", session.id, workspace, servers)
+    start_in_background(ctx, session.id)
     waiting = await session.store.waiting_turn(session.id) if session.turn is None else None
     if waiting is not None:
         session.left_waiting = True

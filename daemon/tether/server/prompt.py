@@ -143,6 +143,10 @@ async def _expand(
         await commands.set_model(ctx, session, sink, command.args)
     elif command.name == "clear":
         await commands.clear(ctx, session, sink)
+    elif command.name == "mcp":
+        from .mcp_servers import servers_report
+
+        sink.notice(f"\n{servers_report(ctx, session.id)}\n")
     elif command.name == "memory":
         await memory_command.memory(ctx, session, turn_id, sink, command.args)
     elif command.name == "init":
