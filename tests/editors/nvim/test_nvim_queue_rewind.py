@@ -134,3 +134,31 @@ def test_rewind_to_here_lists_the_files_asks_to_overwrite_a_changed_one_and_relo
     (question,) = nvim.selects()
     assert question["items"] == ["Rewind: restores notes/todo.txt", "Cancel"]
     assert "write a note" in nvim.chat_lines()  # the conversation stays
+
+
+def test_a_withdrawn_notice_never_splits_a_streaming_word(nvim: Nvim) -> None:
+    import json
+    import re
+
+    script = json.loads((Path(__file__).parent / "nvim-chat.json").read_text())
+    answer = next(r["text"] for r in script["replies"] if r.get("when", {}).get("user") == "^slow")
+    open_chat(nvim)
+    nvim.send("slow")
+    nvim.wait_chat("This answer streams")
+    nvim.send("hello two")
+    nvim.wait_for(lambda: len(nvim.lua(QUEUE)) == 2, "the queued prompt")
+    nvim.cmd("TetherDequeue 1")
+    nvim.wait_chat("[withdrawn: hello two]")
+
+    def around() -> tuple[str, str] | None:
+        lines = nvim.chat_lines()
+        at = lines.index("[withdrawn: hello two]")
+        after = [line for line in lines[at + 1:] if line]
+        return (lines[at - 2], after[0]) if after and len(after[0]) > 4 else None
+
+    nvim.wait_for(around, "the answer going on below the notice")
+    before, after = around()
+    assert re.search(r"[\s.,;:!?]$", before), before  # the text above ends with a whole word
+    assert (before.rstrip() + " " + after) in answer  # and the next word starts below it, whole
+    nvim.cmd("TetherCancel")
+    nvim.turn_done()
