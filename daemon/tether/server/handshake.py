@@ -54,6 +54,8 @@ class ClientProfile:
     # shows permission options by name, so two of one kind can be told apart (network)
     named_permission_options: bool = False
     lsp_apply_edit: bool = False
+    # `workspace.workspaceEdit.resourceOperations` has "create": a new file may be a CreateFile
+    lsp_create_file: bool = False
     lsp_show_message_request: bool = False
     lsp_work_done_progress: bool = False
     lsp_show_document: bool = False
@@ -123,6 +125,10 @@ def read_profile(params: Any) -> ClientProfile:
     lsp_caps = _obj(params, "capabilities")
     profile.lsp = "capabilities" in params or "processId" in params or "rootUri" in params
     profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
+    workspace = lsp_caps.get("workspace")
+    workspace_edit = workspace.get("workspaceEdit") if isinstance(workspace, dict) else None
+    operations = workspace_edit.get("resourceOperations") if isinstance(workspace_edit, dict) else None
+    profile.lsp_create_file = isinstance(operations, list) and "create" in operations
     window = lsp_caps.get("window")
     profile.lsp_show_message_request = isinstance(window, dict) and isinstance(
         window.get("showMessage"), dict
