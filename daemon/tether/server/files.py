@@ -118,6 +118,7 @@ class EditorFiles:
             ApplyWorkspaceEditParams,
             ApplyWorkspaceEditResult,
             CreateFile,
+            CreateFileOptions,
             OptionalVersionedTextDocumentIdentifier,
             Position,
             Range,
@@ -135,10 +136,10 @@ class EditorFiles:
             current = await self.disk.read_text(path)
         else:
             current = ""
-            # the folder first: Neovim's create makes it, others may not; and no
-            # `ignoreIfExists`, with which Neovim makes neither the folder nor the file
+            # the folder first: with `ignoreIfExists` Neovim makes neither folder nor file
+            # (only a buffer), and a buffer in a missing folder cannot be saved
             await self.disk.make_parents(path)
-            changes.append(CreateFile(uri))
+            changes.append(CreateFile(uri, options=CreateFileOptions(ignore_if_exists=True)))
         whole = Range(Position(0, 0), Position(**end_position(current)))
         if not current and doc is None and text.endswith("\n"):
             # the new file's whole text, its last line included: an editor that keeps a
