@@ -65,6 +65,9 @@ class ClientProfile:
     init_options: JsonObject = field(default_factory=dict)
     # `_meta.tether.clearSession`: the client shows the new session `/clear` makes
     clear_session: bool = False
+    # an ACP client that declared no `_meta.tether` (not Tether's own): a replay separates
+    # the texts of a turn's steps (updates/replay.py STEP_BREAK)
+    step_breaks: bool = False
 
 
 def _obj(params: JsonObject, key: str) -> JsonObject:
@@ -119,6 +122,8 @@ def read_profile(params: Any) -> ClientProfile:
     profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
     profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
     profile.clear_session = _flag(acp_caps, "_meta", "tether", "clearSession")
+    meta = acp_caps.get("_meta")
+    profile.step_breaks = profile.acp and not (isinstance(meta, dict) and isinstance(meta.get("tether"), dict))
     info = _obj(params, "clientInfo")
     profile.name = str(info.get("name", ""))
     profile.version = str(info.get("version", ""))
