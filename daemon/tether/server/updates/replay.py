@@ -60,6 +60,7 @@ def replay_frames(
         end = "}}}" if status == "complete" else f',"_meta":{{"tether":{{"status":{_json(status)}}}}}}}}}}}'
         role = body.get("role")
         if role == "user" and "compaction" in body:
+            said = False
             replaced = body["compaction"].get("replaced", 0)
             text = _str(f"\n\n[{replaced} earlier messages were summarised to save context]\n\n")
             yield (
@@ -80,7 +81,9 @@ def replay_frames(
             if body.get("thinking"):
                 yield f'{head}"agent_thought_chunk","content":{{"type":"text","text":{_json(body["thinking"])}}}{end}'
             if body.get("text"):
-                text = STEP_BREAK + body["text"] if step_breaks and said else body["text"]
+                text = body["text"]
+                if step_breaks and said and type(text) is str:
+                    text = STEP_BREAK + text
                 said = True
                 yield f'{head}"agent_message_chunk","content":{{"type":"text","text":{_json(text)}}}{end}'
             results = answers.get(index, {})
