@@ -31,7 +31,7 @@ from . import sessions
 from .approval import Approval
 from .complete import ChatCompleter
 from .daemon import Daemon, DaemonGone
-from .layout import all_keys, build_layout
+from .layout import all_keys, build_layout, fit_status
 from .outbox import Outbox
 from .render import Painter, Transcript
 from .wire import DaemonError, JsonObject
@@ -198,12 +198,9 @@ class ChatApp:
         state = self.note or (
             "approve? y/a/n/N" if self.approval else _WORKING if self.turn else "ready"
         )
-        facts = [f" {mode} (Shift+Tab)", state]
-        if self.transcript.used:
-            facts.append(f"context {self.transcript.used[0]}/{self.transcript.used[1]}")
-        if self.transcript.title:
-            facts.append(self.transcript.title)
-        return " │ ".join(facts)
+        context = f"context {self.transcript.used[0]}/{self.transcript.used[1]}" if self.transcript.used else ""
+        width = self.app.output.get_size().columns if self.app.is_running else 80
+        return fit_status(mode, state, context, self.transcript.title or "", width)
 
     # from the daemon
 

@@ -7,6 +7,7 @@ every key binding: Enter sends (queued while a turn runs), Ctrl-S steers it into
 turn, Alt-Enter / Ctrl-J add a line, Shift+Tab cycles the mode,
 Ctrl-C cancels the turn (twice within 2 s quits), Ctrl-D quits on an empty line, Ctrl-O shows
 the last thinking, y/a/n/N/w and 1-9 answer an approval, arrows and Enter pick a session.
+The status line is fitted to the terminal's width (`fit_status`).
 Must not: talk to the daemon (it calls the `ChatApp`'s methods).
 """
 
@@ -133,3 +134,31 @@ def build_keys(chat: ChatApp) -> KeyBindings:
 def all_keys(chat: ChatApp) -> KeyBindingsBase:
     """Editing as in a shell's line editor (emacs keys, history on Up/Down), then ours."""
     return merge_key_bindings([load_basic_bindings(), load_emacs_bindings(), build_keys(chat)])
+
+
+_BAR = " │ "
+
+
+def fit_status(mode: str, state: str, context: str, title: str, width: int) -> str:
+    """The status line within ``width`` columns: the context facts stay whole; the title,
+    then the mode's key hint, then the state's key hints give way, in that order."""
+    def line(*parts: str) -> str:
+        return _BAR.join(p for p in parts if p)
+
+    full_mode = f" {mode} (Shift+Tab)"
+    without_title = line(full_mode, state, context)
+    room = width - len(without_title) - len(_BAR)
+    if title and room >= 4:
+        return line(full_mode, state, context, _elided(title, room))
+    if len(without_title) <= width:
+        return without_title
+    hints = state.split(" · ")  # "working… Ctrl-C cancels", "Enter queues", ...: the last go first
+    while len(hints) > 1 and len(line(f" {mode}", " · ".join(hints), context)) > width:
+        hints.pop()
+    shortest = line(f" {mode}", " · ".join(hints), context)
+    return shortest if len(shortest) <= width else line(f" {mode}", state.split(" ", 1)[0], context)[:width]
+
+
+def _elided(text: str, room: int) -> str:
+    return text if len(text) <= room else text[: room - 1] + "…"
+

@@ -344,3 +344,16 @@ def test_auto_edit_runs_a_sandboxed_command_unasked_and_the_card_says_why(start_
     assert "y once" not in seen  # no prompt
     assert "allowed without asking: it runs in the OS sandbox with no network and writes only inside the" in seen
     assert (chat_workspace / "ran.txt").read_text() == "chat-ran\n"
+
+
+def test_at_80_columns_the_status_line_keeps_the_context_facts_while_a_turn_runs(start_chat):
+    term = start_chat()
+    term.wait_for("ask (Shift+Tab)")
+    term.send("explain this")
+    term.wait_for(END)
+    term.send("slow")
+    screen = term.wait_on_screen("working")
+    status = screen.rstrip("\n").splitlines()[-1]
+    assert re.search(r"context \d+/\d+", status) and "working" in status  # whole, beside the shortened rest
+    assert len(status.rstrip()) <= 80
+    term.save("status-80-columns")

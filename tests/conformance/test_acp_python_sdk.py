@@ -671,7 +671,8 @@ async def test_list_then_load_replays_before_answering_and_resume_does_not(daemo
         assert isinstance(tool, ToolCallStart)
         assert (tool.tool_call_id, tool.kind, tool.status) == ("call_read", "read", "completed")
         assert "Hello from the sample workspace." in tool_text(tool)
-        assert last_text.content.text == "The README says hello."
+        # a later step's text a paragraph apart: this client is not Tether's own (SPEC §3.6)
+        assert last_text.content.text == "\n\nThe README says hello."
 
         # The loaded session is live.
         second.client.updates.clear()

@@ -258,3 +258,33 @@ async def test_an_empty_new_buffer_of_a_stock_lsp_client_is_created_through_appl
     (change,) = edit["edit"]["documentChanges"]
     assert change["textDocument"] == {"uri": uri, "version": 1}
     assert change["edits"][0]["newText"] == "- buy milk\n"
+
+
+@pytest.mark.parametrize("operations", [None, ["rename", "delete"]])
+async def test_a_new_file_for_an_lsp_client_that_declared_no_create_is_written_on_disk(
+    spawn_daemon, tmp_path: Path, workspace: Path, operations
+):
+    """eglot 1.9 declares no `create` in `workspace.workspaceEdit.resourceOperations`: it is
+    sent no CreateFile (nor an edit of a file that does not exist); the file is written."""
+    asked: list[str] = []
+
+    async def on_request(method: str, params: dict):
+        asked.append(method)
+        if method == "window/showMessageRequest":
+            return {"title": "Allow once"}
+        return {"applied": True}
+
+    daemon = await spawn_daemon("--mode", "ask", script=script(tmp_path), initialize=False)
+    daemon.client.peer.on_request = on_request
+    workspace_caps: dict = {"applyEdit": True}
+    if operations is not None:
+        workspace_caps["workspaceEdit"] = {"resourceOperations": operations}
+    await daemon.client.request("initialize", {"processId": None, "rootUri": workspace.as_uri(),
+                                               "capabilities": {"workspace": workspace_caps,
+                                                                "window": {"showMessage": {}}}})
+    daemon.client.peer.notify("initialized", {})
+    session = await daemon.client.new_session(workspace)
+    updates = await run(session, "create the todo")
+    assert final(updates, "call_new")[0] == "completed"
+    assert "workspace/applyEdit" not in asked
+    assert (workspace / "notes" / "todo.txt").read_text() == "- buy milk\n"

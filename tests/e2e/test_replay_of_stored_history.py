@@ -63,20 +63,21 @@ def test_the_replay_text_is_the_encoding_of_the_replay_updates(
 
 
 @settings(max_examples=300, deadline=None)
-@given(history=_history, session_id=_text, cuts=st.lists(st.integers(0, 12), max_size=4))
+@given(history=_history, session_id=_text, cuts=st.lists(st.integers(0, 12), max_size=4), step_breaks=st.booleans())
 def test_a_replay_sent_while_the_history_is_read_is_the_whole_replay(
-    history: list[tuple[dict[str, Any], str]], session_id: str, cuts: list[int]
+    history: list[tuple[dict[str, Any], str]], session_id: str, cuts: list[int], step_breaks: bool
 ) -> None:
     """`session/load` replays page by page as it reads: pages cut anywhere (between a
-    call and its results too) give the same updates, in the same order."""
-    replay = PagedReplay(session_id)
+    call and its results too) give the same updates, in the same order (with the step
+    breaks of a client that is not Tether's own too)."""
+    replay = PagedReplay(session_id, step_breaks)
     frames: list[str] = []
     start = 0
     for cut in sorted(cuts) + [len(history)]:
         frames.extend(replay.feed(history[start:cut]))
         start = max(start, cut)
     frames.extend(replay.finish())
-    assert frames == list(replay_frames(session_id, history))
+    assert frames == list(replay_frames(session_id, history, step_breaks=step_breaks))
 
 
 def _long_history(turns: int) -> list[tuple[str, list[tuple[dict[str, Any], str]]]]:

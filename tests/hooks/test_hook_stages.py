@@ -108,6 +108,7 @@ async def test_a_workspace_config_cannot_add_hooks_unless_the_user_trusts_it(
     assert not marker.exists()
     said = notices(updates)
     assert f"hooks in {workspace / '.tether' / 'config.toml'} were not run" in said
+    assert said.count("hooks in") == 1 and "must not add hooks" not in said  # one notice, not two
     assert f'[workspaces."{workspace}"] trust_hooks = true' in said
 
     user_config.write_text(f'[workspaces."{workspace}"]\ntrust_hooks = true\n')
@@ -134,3 +135,28 @@ async def test_hooks_run_in_the_command_sandbox_with_the_minimal_environment(
     assert seen["wrote"].startswith("could not write outside")
     assert not outside.exists()
     assert "MY_SERVICE_TOKEN" not in seen["env"] and "PATH" in seen["env"]
+
+
+async def test_compact_command_fires_pre_compact_and_proposes_stated_preferences(
+    spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path
+):
+    log = workspace / ".events.jsonl"
+    user_config.write_text(f"[[hooks.pre_compact]]\ncommand = {toml_string(hook('none', log))}\n")
+    script = tmp_path / "short.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"purpose": "compaction"}, "text": "SUMMARY: greetings.\n<preferences>\n- Use tabs\n</preferences>"},
+        {"text": "Hello."},
+    ]}))
+    user = User("allow_once")
+    daemon = await spawn_daemon(script=script)
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    for n in range(3):
+        await run(session, f"hello {n}")
+    turn, _ = await run(session, "/compact")
+    assert turn.stop_reason == "end_turn"
+    (fired,) = events(log)
+    assert fired["stage"] == "pre_compact" and fired["reason"] == "you asked for it (/compact)"
+    (asked,) = user.prompts  # the MEMORY.md proposal an automatic compaction makes
+    assert asked["toolCall"]["toolCallId"].startswith("memory-flush-")
+    assert (workspace / ".tether" / "MEMORY.md").read_text() == "## Remembered\n\n- Use tabs\n"

@@ -172,3 +172,22 @@ def test_bare_vim_lsp_fixes_with_a_code_action_and_asks_with_execute_command(nvi
     assert edited == ["# Sample", "", "Hello, edited by Tether."]
     asked = nvim.lua("return _G.seen.asked")
     assert asked[-1]["prompt"].startswith("Tether: Edit README.md")
+
+
+def test_bare_vim_lsp_creates_a_new_file_in_a_new_folder_and_saves_it_as_written(nvim: BareNvim, workspace: Path):
+    (workspace / ".git").mkdir()
+    nvim.lua(readme_setup() + SEEN, serve())
+    nvim.api.command("edit src/app.py")
+    nvim.wait_for(lambda: nvim.lua('return #vim.lsp.get_clients({ name = "tether", bufnr = 0 }) == 1'),
+                  "Tether attached to the buffer")
+    nvim.wait_for(lambda: nvim.lua('return vim.lsp.get_clients({ name = "tether" })[1].initialized'), "initialized")
+    nvim.lua('_G.answers = { "Allow once" }')
+    nvim.api.command("TetherAsk write a new note")
+    nvim.wait_for(lambda: any("Wrote the new note." in m for m in notified(nvim)), "the answer")
+    note = workspace / "notes" / "new" / "todo.txt"
+    assert note.parent.is_dir()  # the new folder exists, so the buffer can be saved
+    buf = nvim.lua("return vim.fn.bufnr(...)", str(note))
+    assert buf != -1
+    assert nvim.lua(f"return vim.api.nvim_buf_get_lines({buf}, 0, -1, false)") == ["- buy milk", "- bake bread"]
+    nvim.api.command(f"buffer {buf} | write")
+    assert note.read_text() == "- buy milk\n- bake bread\n"  # no extra blank line

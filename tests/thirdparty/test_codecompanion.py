@@ -46,6 +46,9 @@ REPLIES = [
                           edits=[{"old_text": "return 42", "new_text": "return 43"}])]},
     {"when": {"user": "bump the answer", "step": 3}, "text": "Bumped."},
     {"when": {"user": "plan the picnic"}, "text": "Bring sandwiches."},
+    {"when": {"user": "look then answer", "step": 1}, "text": "Reading it first.",
+     "tool_calls": [write("call_look", "read_file", path="src/app.py")]},
+    {"when": {"user": "look then answer", "step": 2}, "text": "It returns 42."},
 ]
 
 
@@ -192,4 +195,18 @@ def test_resume_lists_and_loads_the_prompted_session(nvim: CodeCompanionNvim):
     assert "Resumed session" in nvim.messages()
     nvim.send("say hello")  # the resumed session goes on
     assert "Hello from Tether, streamed in small pieces." in nvim.turns_done(2)
+    assert_no_errors(nvim)
+
+
+def test_resume_replays_the_texts_of_different_steps_apart_as_a_live_turn_shows_them(nvim: CodeCompanionNvim):
+    nvim.open_chat()
+    nvim.send("look then answer")
+    live = nvim.turns_done(1)
+    assert "Reading it first.\n\nRead: src/app.py\n\nIt returns 42." in live  # live: apart, the tool between
+    nvim.open_chat()
+    nvim.lua(PICKER, "look then answer")
+    nvim.api.input("Go/resume<C-x><C-o><C-y><Esc>")
+    replayed = nvim.wait_chat("It returns 42.")
+    assert "Reading it first.It returns" not in replayed
+    assert "Reading it first.\n\nIt returns 42." in replayed  # a paragraph apart, as live
     assert_no_errors(nvim)

@@ -2,7 +2,7 @@
 
 A prompt whose first block is text starting with `/name` where `name` is in the list is a
 command; any other prompt (an unknown `/x`, a path such as `/usr/lib/...`) is sent to the
-model as it is. `/mode`, `/model` and `/clear` answer at once without a turn, `/compact`
+model as it is. `/mode`, `/model`, `/clear`, `/memory` and `/mcp` answer at once without a turn, `/compact`
 summarises without a model turn; `/review` and `/init` are turns with a prompt of their
 own (`/review` in read-only mode for that turn only). `/clear` opens a new session for a
 client that declared `_meta.tether.clearSession` (`_tether/session/cleared`), else explains.
@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether_protocol._common import ContentBlock, TextContent
 from tether_protocol._config_options import SessionClearedParams
@@ -32,6 +33,9 @@ from .mcp_prompts import prompt_commands
 from .updates import SessionUpdates
 from .updates.acp_v1 import available_commands, current_mode
 
+if TYPE_CHECKING:
+    from tether_protocol.conversation import CompactionSummary, Message
+
 # (name, description, input hint or None)
 BUILTINS: tuple[tuple[str, str, str | None], ...] = (
     ("compact", "Summarise the conversation so far now, to free context (optionally with a focus)", "focus (optional)"),
@@ -41,6 +45,7 @@ BUILTINS: tuple[tuple[str, str, str | None], ...] = (
     ("model", "Switch the session's model (no argument: list the models)", "model id"),
     ("clear", "Start a new conversation (in this view when the editor can)", None),
     ("memory", memory_command.DESCRIPTION, memory_command.HINT),  # memory_command.py
+    ("mcp", "Show this session's MCP servers: whether each is up, and its tools", None),  # mcp_servers.py
 )
 
 _COMMAND = re.compile(r"/([A-Za-z][\w.:-]*)(?:\s+(.*))?\Z", re.DOTALL)
@@ -181,31 +186,56 @@ async def clear(ctx: ServerContext, session: AgentSession, sink: SessionUpdates)
 
 
 async def compact(ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, focus: str) -> None:
-    """`/compact [focus]`: the compaction a long turn does (agent/compaction.py), now. The
-    summary is stored as the first message of a turn of its own, so a load sees it."""
+    """`/compact [focus]`: the compaction a long turn does (agent/compaction.py), now: the
+    `pre_compact` hooks fire and the preferences the summary lists are proposed for
+    MEMORY.md, as in an automatic compaction. The summary is stored as the first message
+    of a turn of its own, so a load sees it."""
     from ..agent.compaction import COMPACTION_SYSTEM_PROMPT, split_point
     from ..agent.compaction import compact as summarise
-    from ..agent.sink import ContextCompacted
-    from ..agent.tokens import ContextEstimate
+    from ..agent.memory_edit import propose_memory_edit
+    from ..hooks.turn_points import observe
     from ..providers.base import ProviderError
-    from ..store import MessageRecord
-    from .updates.acp_v1 import render
 
     if split_point(session.messages, 4) == 0:
         sink.notice("\n[/compact: the conversation is too short to compact]\n")
         return
+    from .turns import turn_services
+
+    provider = await ctx.provider()
+    services = turn_services(ctx, session, turn_id, sink, provider)
+    await observe(services.hooks, "pre_compact", reason=COMPACT_REASON, messages=len(session.messages))
     system = COMPACTION_SYSTEM_PROMPT + (f"\n\nThe user asks the summary to focus on: {focus}" if focus else "")
+    stated: list[str] = []
     try:
-        view, summary = await summarise(await ctx.provider(), session.messages, system_prompt=system)
+        view, summary = await summarise(provider, session.messages, system_prompt=system, preferences=stated)
     except ProviderError as exc:
         sink.notice(f"\n[/compact: the conversation was not compacted: {exc}]\n")
         return
+    await _store_compaction(session, turn_id, sink, view, summary)
+    if stated and session.mode != "read-only":  # the memory flush, as agent/step_runner.py does it
+        await propose_memory_edit(
+            session, services, sink, call_id=f"memory-flush-{turn_id}", facts=stated,
+            title="Keep the preferences you stated in .tether/MEMORY.md", quiet=True,
+        )
+
+
+COMPACT_REASON = "you asked for it (/compact)"
+
+
+async def _store_compaction(
+    session: AgentSession, turn_id: str, sink: SessionUpdates, view: list[Message], summary: CompactionSummary
+) -> None:
+    from ..agent.sink import ContextCompacted
+    from ..agent.tokens import ContextEstimate
+    from ..store import MessageRecord
+    from .updates.acp_v1 import render
+
     await session.store.begin_turn(session.id, turn_id, MessageRecord.of(summary))
     await session.store.finish_turn(turn_id, "complete", "end_turn")
     session.messages = view
     session.context = ContextEstimate()
     session.view_size = ContextEstimate()
-    update = render(ContextCompacted(summary.replaced, "you asked for it (/compact)"))
+    update = render(ContextCompacted(summary.replaced, COMPACT_REASON))
     if update is not None:
         sink.update(update)
 

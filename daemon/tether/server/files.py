@@ -99,8 +99,11 @@ class EditorFiles:
                 raise ToolError(f"the editor could not write {path.name}: {result}; nothing was written")
             return
         if client is not None and client.lsp_apply_edit:
-            await self._apply_edit(path, text)
-            return
+            if client.lsp_create_file or self.documents.get(path) is not None or path.exists():
+                await self._apply_edit(path, text)
+                return
+            # a new file for an LSP client that declared no "create" (eglot 1.9): written
+            # here, as no WorkspaceEdit it takes can make a file
         await self.disk.write_text(path, text)
 
     async def delete(self, path: Path) -> None:
@@ -133,8 +136,15 @@ class EditorFiles:
             current = await self.disk.read_text(path)
         else:
             current = ""
+            # the folder first: with `ignoreIfExists` Neovim makes neither folder nor file
+            # (only a buffer), and a buffer in a missing folder cannot be saved
+            await self.disk.make_parents(path)
             changes.append(CreateFile(uri, options=CreateFileOptions(ignore_if_exists=True)))
         whole = Range(Position(0, 0), Position(**end_position(current)))
+        if not current and doc is None and text.endswith("\n"):
+            # the new file's whole text, its last line included: an editor that keeps a
+            # final newline of its own (Neovim's 'eol') then saves no extra blank line
+            whole = Range(Position(0, 0), Position(1, 0))
         version = doc.version if doc is not None else None
         changes.append(TextDocumentEdit(OptionalVersionedTextDocumentIdentifier(uri, version), [TextEdit(whole, text)]))
         label = f"Tether: edit {path.name}"

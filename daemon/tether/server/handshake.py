@@ -54,6 +54,8 @@ class ClientProfile:
     # shows permission options by name, so two of one kind can be told apart (network)
     named_permission_options: bool = False
     lsp_apply_edit: bool = False
+    # `workspace.workspaceEdit.resourceOperations` has "create": a new file may be a CreateFile
+    lsp_create_file: bool = False
     lsp_show_message_request: bool = False
     lsp_work_done_progress: bool = False
     lsp_show_document: bool = False
@@ -63,6 +65,9 @@ class ClientProfile:
     init_options: JsonObject = field(default_factory=dict)
     # `_meta.tether.clearSession`: the client shows the new session `/clear` makes
     clear_session: bool = False
+    # an ACP client that declared no `_meta.tether` (not Tether's own): a replay separates
+    # the texts of a turn's steps (updates/replay.py STEP_BREAK)
+    step_breaks: bool = False
 
 
 def _obj(params: JsonObject, key: str) -> JsonObject:
@@ -117,12 +122,18 @@ def read_profile(params: Any) -> ClientProfile:
     profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
     profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
     profile.clear_session = _flag(acp_caps, "_meta", "tether", "clearSession")
+    meta = acp_caps.get("_meta")
+    profile.step_breaks = profile.acp and not (isinstance(meta, dict) and isinstance(meta.get("tether"), dict))
     info = _obj(params, "clientInfo")
     profile.name = str(info.get("name", ""))
     profile.version = str(info.get("version", ""))
     lsp_caps = _obj(params, "capabilities")
     profile.lsp = "capabilities" in params or "processId" in params or "rootUri" in params
     profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
+    workspace = lsp_caps.get("workspace")
+    workspace_edit = workspace.get("workspaceEdit") if isinstance(workspace, dict) else None
+    operations = workspace_edit.get("resourceOperations") if isinstance(workspace_edit, dict) else None
+    profile.lsp_create_file = isinstance(operations, list) and "create" in operations
     window = lsp_caps.get("window")
     profile.lsp_show_message_request = isinstance(window, dict) and isinstance(
         window.get("showMessage"), dict

@@ -24,7 +24,7 @@ from ..store import HistoryStore, MessageView, SessionRecord, last_summary
 from ..transport.connection import Connection
 from .config_options import config_options
 from .context import ServerContext
-from .mcp_servers import check_acp_servers, keep_acp_servers
+from .mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
 from .registry import StoredTail, check_workspace
 from .sessions import commands_after_answer, modes
 from .updates import PagedReplay, SessionUpdates, replay_frames
@@ -48,11 +48,13 @@ async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
         await conn.writable()
 
 
-async def replay_while_reading(conn: Connection, store: HistoryStore, session_id: str) -> list[MessageView]:
+async def replay_while_reading(
+    conn: Connection, store: HistoryStore, session_id: str, step_breaks: bool = False
+) -> list[MessageView]:
     """Replay a session (with no approvals pending) while its messages are still being
     read, a page at a time; returns what the live session needs of them (`StoredTail`)."""
     stored = StoredTail()
-    replay = PagedReplay(session_id)
+    replay = PagedReplay(session_id, step_breaks)
     pages_of = cast(AsyncGenerator[list[MessageView], None], store.message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
     asked = False
     async with contextlib.aclosing(pages_of) as pages:
@@ -64,6 +66,10 @@ async def replay_while_reading(conn: Connection, store: HistoryStore, session_id
                 stored.expect(await last_summary(store, session_id))
     await send_in_batches(conn, replay.finish())
     return stored.views()
+
+
+def _step_breaks(ctx: ServerContext) -> bool:
+    return ctx.client is not None and ctx.client.step_breaks
 
 
 def _pending_ids(pending: PendingStep | None) -> set[str]:
@@ -81,6 +87,7 @@ async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSes
         else:
             answer = await _load_stored(ctx, params.session_id, workspace)
         keep_acp_servers(ctx, "session/load", params.session_id, workspace, servers)
+        start_in_background(ctx, params.session_id)
         commands_after_answer(ctx, params.session_id, workspace)
         return answer
 
@@ -92,7 +99,9 @@ async def _load_running(ctx: ServerContext, session_id: str, workspace: Path) ->
     # a call the running turn is asking about is pending, not failed (it may still run)
     waiting = await session.store.waiting_turn(session.id)
     pending_ids = _pending_ids(waiting[1] if waiting else None)
-    ctx.connection.send_texts(replay_frames(session.id, [(m.json_body(), m.status) for m in stored], pending_ids))
+    ctx.connection.send_texts(replay_frames(
+        session.id, [(m.json_body(), m.status) for m in stored], pending_ids, _step_breaks(ctx),
+    ))
     return LoadSessionResult(modes(session.mode), config_options(ctx, session))
 
 
@@ -101,10 +110,12 @@ async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> 
     found = await ctx.sessions.find(session_id, workspace)
     store, record, pending = found.store, found.record, found.pending
     if pending is None:
-        stored = await replay_while_reading(conn, store, record.id)
+        stored = await replay_while_reading(conn, store, record.id, _step_breaks(ctx))
     else:  # its calls waiting for approval are pending, not failed
         stored = [(m.role, m.json_body(), m.status) for m in await store.load_messages(record.id)]
-        frames = replay_frames(record.id, [(body, status) for _role, body, status in stored], _pending_ids(pending))
+        frames = replay_frames(
+            record.id, [(body, status) for _role, body, status in stored], _pending_ids(pending), _step_breaks(ctx),
+        )
         await send_in_batches(conn, frames)
     if found.elsewhere is not None:
         _say_running_elsewhere(conn, record, found.elsewhere[2], pending is not None)
@@ -143,6 +154,7 @@ async def session_resume(ctx: ServerContext, params: LoadSessionParams) -> LoadS
     servers = check_acp_servers("session/resume", params.mcp_servers)
     session, _stored = await ctx.registry.revive(params.session_id, workspace)
     keep_acp_servers(ctx, "session/resume", session.id, workspace, servers)
+    start_in_background(ctx, session.id)
     waiting = await session.store.waiting_turn(session.id) if session.turn is None else None
     if waiting is not None:
         session.left_waiting = True

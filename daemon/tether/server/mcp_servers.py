@@ -44,8 +44,8 @@ def check_acp_servers(method: str, entries: list[JsonObject]) -> tuple[McpServer
 def keep_acp_servers(
     ctx: ServerContext, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
 ) -> None:
-    """Keep the servers a client gave a session (replacing what it gave before); nothing
-    starts until the session's first turn needs them. A stdio server is confined as the
+    """Keep the servers a client gave a session (replacing what it gave before); they
+    start with `start_in_background`. A stdio server is confined as the
     user's are (launch.py: its own directory, never run from the workspace)."""
     if not configs:
         return
@@ -68,6 +68,45 @@ def session_servers(ctx: ServerContext, session_id: str) -> tuple[McpServerConfi
         replace(c, workspace=workspace) if c.transport == "stdio" else c
         for c in ctx.settings.mcp_servers if c.enabled and c.name not in names
     ) + given
+
+
+def start_in_background(ctx: ServerContext, session_id: str) -> None:
+    """Start the session's servers now, in the daemon's task group: the opening answer does
+    not wait (a hung server holds nothing), and the first turn waits only for the servers
+    that are not up yet (`McpManager.start` shares the connections). Their failures are
+    told by the turn that needs them."""
+    servers = session_servers(ctx, session_id)
+    if not servers:
+        return  # no server: nothing of the MCP SDK is imported
+
+    async def start() -> None:
+        import anyio
+
+        await anyio.sleep(0)  # the opening answer goes out before the SDK is imported
+        await manager(ctx).start(servers)
+
+    ctx.tasks.start(f"mcp servers of {session_id}", start)
+
+
+def servers_report(ctx: ServerContext, session_id: str) -> str:
+    """`/mcp`: each of the session's servers, its state and the tools it offers."""
+    servers = session_servers(ctx, session_id)
+    if not servers:
+        return ("[/mcp: this session has no MCP servers; add them under [mcp_servers.<name>] in your user "
+                "config, or have your editor pass them in `mcpServers`]")
+    known = {c.config: c for c in ctx.mcp.connections()} if ctx.mcp is not None else {}
+    lines = ["[/mcp: the MCP servers of this session]"]
+    for config in servers:
+        connection = known.get(config)
+        if connection is None:
+            lines.append(f"{config.describe()}: not started")
+            continue
+        state = f"failed: {connection.error}" if connection.state == "failed" else connection.state
+        lines.append(f"{config.describe()}: {state}")
+        if connection.ready:
+            offered = [t.name for t in connection.tools if config.offers(t.name)]
+            lines.append("  tools: " + (", ".join(offered) if offered else "(none)"))
+    return "\n".join(lines)
 
 
 def manager(ctx: ServerContext) -> McpManager:

@@ -143,6 +143,10 @@ async def _expand(
         await commands.set_model(ctx, session, sink, command.args)
     elif command.name == "clear":
         await commands.clear(ctx, session, sink)
+    elif command.name == "mcp":
+        from .mcp_servers import servers_report
+
+        sink.notice(f"\n{servers_report(ctx, session.id)}\n")
     elif command.name == "memory":
         await memory_command.memory(ctx, session, turn_id, sink, command.args)
     elif command.name == "init":
@@ -199,7 +203,8 @@ async def _prompt_turn(
     queue = queue_of(ctx, session.id)
     sink = SessionUpdates(session.id, ctx.connection)
     queue.sink = sink
-    refused = ctx.settings.refused
+    # a refused `[hooks]` table is told by the hooks' own notice (hooks/config.py), with how to trust it
+    refused = [item for item in ctx.settings.refused if item.key != "hooks"]
     if refused and not ctx.told_refused:
         # once per daemon, in the first turn (where every client shows it): an ACP
         # client has no showMessage and drops updates of a session it does not know yet

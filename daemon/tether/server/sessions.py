@@ -30,7 +30,7 @@ from ..store import InvalidCursor
 from .config_options import config_options, send_update, set_mode
 from .context import ServerContext
 from .handshake import MODES
-from .mcp_servers import check_acp_servers, keep_acp_servers, session_closed
+from .mcp_servers import check_acp_servers, keep_acp_servers, session_closed, start_in_background
 from .registry import check_workspace
 
 
@@ -51,6 +51,7 @@ async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessio
     servers = check_acp_servers("session/new", params.mcp_servers)
     session = await ctx.sessions.create(workspace, ctx.settings.mode)
     keep_acp_servers(ctx, "session/new", session.id, workspace, servers)
+    start_in_background(ctx, session.id)
     ctx.session_opened.set()
     commands_after_answer(ctx, session.id, session.workspace)
     return NewSessionResult(session.id, modes(session.mode), config_options(ctx, session))

@@ -21,7 +21,7 @@ from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
 from ..config import Settings
-from ..hooks.setup import TurnHooks, turn_hooks
+from ..hooks.setup import turn_hooks
 from ..providers.base import Provider
 from ..sandbox.credential_stores import ReadLimits
 from ..store import MessageRecord, tether_home
@@ -78,11 +78,7 @@ def make_turn(
     ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
 ) -> AgentTurn:
     settings = ctx.settings
-    hooked = turn_hooks(
-        settings, session, handle.turn_id, sink, provider, ctx.asker(), hidden_paths(ctx),
-        tether_home(Path(settings.home) if settings.home else None),
-    )
-    services = _services(ctx, session, hooked)
+    services = turn_services(ctx, session, handle.turn_id, sink, provider)
     tools = ctx.tools
     if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
         limits = DelegateLimits(settings.delegate_max_steps, settings.delegate_tokens, settings.keep_user_turns,
@@ -104,8 +100,15 @@ def make_turn(
     )
 
 
-def _services(ctx: ServerContext, session: AgentSession, hooked: TurnHooks) -> TurnServices:
+def turn_services(
+    ctx: ServerContext, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider
+) -> TurnServices:
+    """What a turn's tools ask, write and hook with (a `/compact` uses them too)."""
     settings = ctx.settings
+    hooked = turn_hooks(
+        settings, session, turn_id, sink, provider, ctx.asker(), hidden_paths(ctx),
+        tether_home(Path(settings.home) if settings.home else None),
+    )
     return TurnServices(
         gate=ctx.gate_for(session.workspace, session.store),
         asker=hooked.asker,

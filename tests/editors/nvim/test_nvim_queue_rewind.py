@@ -134,3 +134,59 @@ def test_rewind_to_here_lists_the_files_asks_to_overwrite_a_changed_one_and_relo
     (question,) = nvim.selects()
     assert question["items"] == ["Rewind: restores notes/todo.txt", "Cancel"]
     assert "write a note" in nvim.chat_lines()  # the conversation stays
+
+
+def test_a_withdrawn_notice_never_splits_a_streaming_word(nvim: Nvim) -> None:
+    import json
+    import re
+
+    script = json.loads((Path(__file__).parent / "nvim-chat.json").read_text())
+    answer = next(r["text"] for r in script["replies"] if r.get("when", {}).get("user") == "^slow")
+    open_chat(nvim)
+    nvim.send("slow")
+    nvim.wait_chat("This answer streams")
+    nvim.send("hello two")
+    nvim.wait_for(lambda: len(nvim.lua(QUEUE)) == 2, "the queued prompt")
+    nvim.cmd("TetherDequeue 1")
+    nvim.wait_chat("[withdrawn: hello two]")
+
+    def around() -> tuple[str, str] | None:
+        lines = nvim.chat_lines()
+        at = lines.index("[withdrawn: hello two]")
+        after = [line for line in lines[at + 1:] if line]
+        return (lines[at - 2], after[0]) if after and len(after[0]) > 4 else None
+
+    nvim.wait_for(around, "the answer going on below the notice")
+    before, after = around()
+    assert re.search(r"[\s.,;:!?]$", before), before  # the text above ends with a whole word
+    assert (before.rstrip() + " " + after) in answer  # and the next word starts below it, whole
+    nvim.cmd("TetherCancel")
+    nvim.turn_done()
+
+
+def test_a_rewind_reloads_the_open_buffer_and_the_agents_next_read_sees_the_disk(nvim: Nvim, workspace: Path) -> None:
+    open_chat(nvim)
+    nvim.cmd("TetherMode full-auto")
+    nvim.wait_for(lambda: nvim.lua("return require('tether').client().session.mode") == "full-auto", "mode full-auto")
+    nvim.cmd(f"tabedit {workspace / 'README.md'}")  # the file is open in a buffer while the agent edits it
+    readme = nvim.lua("return vim.fn.bufnr(...)", str(workspace / "README.md"))
+    buffer = f"return vim.api.nvim_buf_get_lines({readme}, 0, -1, false)"
+    nvim.send("edit the readme")
+    nvim.turn_done(count=1)
+    nvim.wait_for(lambda: "Hello, edited by Tether." in nvim.lua(buffer), "the edit in the buffer")
+    nvim.cmd("silent! wall")  # the user's habit: what the buffer holds goes to disk
+    assert "Hello, edited by Tether." in (workspace / "README.md").read_text()
+
+    nvim.stub_select(1)
+    cursor_on(nvim, "edit the readme")
+    nvim.cmd("TetherRewind files")
+    nvim.wait_for(lambda: (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n",
+                  "the README restored")
+    nvim.wait_for(lambda: nvim.lua(buffer) == ["# Sample", "", "Hello from the sample workspace."], "the buffer reloaded")
+    assert nvim.lua(f"return vim.bo[{readme}].modified") is False
+    nvim.cmd("silent! wall")  # a :w no longer undoes the rewind
+    assert (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n"
+    nvim.send("read the readme")
+    nvim.turn_done(count=2)
+    read = nvim.chat_text().split("▸ Read README.md")[-1]
+    assert "3\tHello from the sample workspace." in read and "edited by Tether" not in read

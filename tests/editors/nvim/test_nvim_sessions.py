@@ -78,7 +78,7 @@ def test_search_opens_the_session_at_the_match(nvim: Nvim) -> None:
     nvim.wait_for(lambda: nvim.selects(), "the search results")
     (question,) = nvim.selects()
     assert question["kind"] == "tether.search"
-    assert question["items"] == ["read the readme · assistant: The README [[says]] [[hello]]."]
+    assert question["items"] == ["read the readme · assistant: The README says hello."]  # no raw [[match]] markers
     nvim.wait_for(lambda: "The README says hello." in nvim.chat_lines(), "the session to be replayed")
     nvim.wait_for(
         lambda: nvim.lua("return vim.api.nvim_get_current_line()") == "The README says hello.",
@@ -146,4 +146,4 @@ def test_search_results_are_one_line_each(nvim: Nvim) -> None:
     nvim.cmd("TetherSearch scripted ask")
     nvim.wait_for(lambda: nvim.selects(), "the search results")
     (question,) = nvim.selects()
-    assert question["items"] == ["hello · assistant: Hello! I am the [[scripted]] model. [[Ask]] me about the README."]
+    assert question["items"] == ["hello · assistant: Hello! I am the scripted model. Ask me about the README."]

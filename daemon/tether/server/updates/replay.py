@@ -27,6 +27,11 @@ def _json(value: Any) -> str:
     return _str(value) if type(value) is str else _any(value)
 
 
+# Between the texts of two steps of one turn, for a client that is not Tether's own: a live
+# turn shows the step's tool calls between them, which such a client's load may not show
+# (CodeCompanion's `/resume` ran "Reading it first." and "Editing." together).
+STEP_BREAK = "\n\n"
+
 # What a replay shows of a turn whose daemon died before it saved any of the answer
 INTERRUPTED = "\n[interrupted: Tether stopped before this turn finished]\n"
 
@@ -35,8 +40,12 @@ def replay_frames(
     session_id: str,
     bodies: Sequence[tuple[JsonObject, str]],
     pending: set[str] | frozenset[str] = frozenset(),
+    step_breaks: bool = False,
+    said: bool = False,
 ) -> Iterator[str]:
     """The `session/update` notifications of `replay_updates`, as JSON text, in order.
+    With `step_breaks` (a client that is not Tether's own: `STEP_BREAK`), a step's text
+    after an earlier step's text of the same turn (`said`: before `bodies`) starts a paragraph.
 
     Byte for byte `frame(session_id, update)` of each update (a test holds the two
     together), written as text straight from the stored bodies: no update dicts, and
@@ -51,6 +60,7 @@ def replay_frames(
         end = "}}}" if status == "complete" else f',"_meta":{{"tether":{{"status":{_json(status)}}}}}}}}}}}'
         role = body.get("role")
         if role == "user" and "compaction" in body:
+            said = False
             replaced = body["compaction"].get("replaced", 0)
             text = _str(f"\n\n[{replaced} earlier messages were summarised to save context]\n\n")
             yield (
@@ -58,6 +68,7 @@ def replay_frames(
                 f'"_meta":{{"tether":{{"notice":true,"compaction":{{"replaced":{_json(replaced)}}}}}}}}}}}}}'
             )
         elif role == "user":
+            said = False
             mark = end if "steered" not in body else f',"_meta":{_any(_steered_meta(body, status))}}}}}}}'
             for block in body.get("content", []):
                 yield f'{head}"user_message_chunk","content":{_json(block)}{mark}'
@@ -70,7 +81,11 @@ def replay_frames(
             if body.get("thinking"):
                 yield f'{head}"agent_thought_chunk","content":{{"type":"text","text":{_json(body["thinking"])}}}{end}'
             if body.get("text"):
-                yield f'{head}"agent_message_chunk","content":{{"type":"text","text":{_json(body["text"])}}}{end}'
+                text = body["text"]
+                if step_breaks and said and type(text) is str:
+                    text = STEP_BREAK + text
+                said = True
+                yield f'{head}"agent_message_chunk","content":{{"type":"text","text":{_json(text)}}}{end}'
             results = answers.get(index, {})
             for call in body.get("tool_calls", []):
                 waiting = index == pending_at and call["id"] in pending
@@ -123,11 +138,12 @@ class PagedReplay:
     from the last assistant message on. Not for a session with pending approvals (the
     waiting step is the last one naming them: only known at the end)."""
 
-    __slots__ = ("session_id", "_held")
+    __slots__ = ("session_id", "step_breaks", "_held", "_said")
 
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
+    def __init__(self, session_id: str, step_breaks: bool = False) -> None:
+        self.session_id, self.step_breaks = session_id, step_breaks
         self._held: list[tuple[JsonObject, str]] = []
+        self._said = False  # the turn the held messages belong to has said text already
 
     def feed(self, page: Sequence[tuple[JsonObject, str]]) -> Iterator[str]:
         bodies = self._held + list(page)
@@ -137,11 +153,17 @@ class PagedReplay:
                 cut = index
                 break
         self._held = bodies[cut:]
-        return replay_frames(self.session_id, bodies[:cut])
+        said = self._said
+        if self.step_breaks:
+            for body, _status in bodies[:cut]:
+                role = body.get("role")
+                said = role != "user" and (said or (role == "assistant" and bool(body.get("text"))))
+            said, self._said = self._said, said
+        return replay_frames(self.session_id, bodies[:cut], step_breaks=self.step_breaks, said=said)
 
     def finish(self) -> Iterator[str]:
         bodies, self._held = self._held, []
-        return replay_frames(self.session_id, bodies)
+        return replay_frames(self.session_id, bodies, step_breaks=self.step_breaks, said=self._said)
 
 
 def replay_updates(

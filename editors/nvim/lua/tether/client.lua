@@ -540,7 +540,7 @@ function Client:_answered(entry, err, result)
   if err then
     seams.notify("Tether: " .. (err.message or tostring(err)), vim.log.levels.WARN)
   elseif result and result.stopReason == "cancelled" and self.chat then
-    self.chat.transcript:notice(("[withdrawn: %s]"):format(entry.text))
+    self.chat.transcript:aside(("[withdrawn: %s]"):format(entry.text))
   end
 end
 

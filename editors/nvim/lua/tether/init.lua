@@ -314,7 +314,9 @@ function M.search(query)
       prompt = "Tether: " .. query,
       kind = "tether.search",
       format_item = function(hit)
-        return ("%s · %s: %s"):format(one_line(hit.sessionTitle or "(untitled)"), hit.role, one_line(hit.snippet))
+        -- the daemon marks matches `[[…]]`; a picker item is plain text, so they go
+        local snippet = one_line(hit.snippet):gsub("%[%[(.-)%]%]", "%1")
+        return ("%s · %s: %s"):format(one_line(hit.sessionTitle or "(untitled)"), hit.role, snippet)
       end,
     }, function(hit)
       if not hit then

@@ -4,7 +4,8 @@
 --- run first (`_tether/session/rewind` with `dryRun`), a confirmation listing the files it
 --- will restore (and the ones changed since Tether wrote them, with a choice to overwrite
 --- them: `force`), then the rewind; after a conversation rewind the chat shows the
---- conversation as it now stands (the session is loaded again).
+--- conversation as it now stands (the session is loaded again); the open buffers of the
+--- files it restored are reloaded from disk.
 --- `:TetherChanges [turn]`: the files a turn (or the whole session) changed, as unified
 --- diffs in a scratch buffer.
 local seams = require("tether.seams")
@@ -123,7 +124,34 @@ local function conflict_notice(result)
   return table.concat(lines, "\n")
 end
 
+--- Reload the open buffers of the files the rewind restored, so what you see (and what
+--- the agent reads through the editor) is what is on disk and a `:w` cannot undo the
+--- rewind. A buffer with unsaved changes of yours is kept and named.
+local function reload_restored(client, restored)
+  local kept = {}
+  for _, path in ipairs(restored or {}) do
+    local full = vim.fs.normalize(path:sub(1, 1) == "/" and path or vim.fs.joinpath(client.root, path))
+    local buf = vim.fn.bufnr(full)
+    if buf ~= -1 and api.nvim_buf_is_loaded(buf) and vim.uv.fs_stat(full) then
+      if vim.bo[buf].modified then
+        table.insert(kept, path)
+      else
+        api.nvim_buf_call(buf, function()
+          vim.cmd("silent! edit")
+        end)
+      end
+    end
+  end
+  if #kept > 0 then
+    seams.notify("Tether: not reloaded (unsaved changes): " .. table.concat(kept, ", ")
+      .. "; :edit! shows the restored file", vim.log.levels.WARN)
+  end
+end
+
 local function finish(client, restore, result)
+  if result.done then
+    reload_restored(client, result.restored)
+  end
   if not result.done then
     if client.chat then
       client.chat.transcript:notice(conflict_notice(result))

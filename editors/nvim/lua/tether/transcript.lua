@@ -51,6 +51,7 @@ function Transcript:reset()
   self.blocks = {}
   self.tools = {}
   self.pending = nil -- {kind, badge, parts}
+  self.held = nil -- the plugin's notices waiting for the streaming word to end (`aside`)
   self.flush_scheduled = false
   self.role = nil -- "user" or "agent": who wrote the last block
   self.fold_cache = nil
@@ -82,6 +83,9 @@ end
 --- Add a block at the end of the buffer, after a blank line.
 ---@return tether.Block
 function Transcript:_append(kind, lines)
+  if self.held then
+    self:_release()
+  end
   local start
   self:_edit(function()
     if #self.blocks == 0 then
@@ -135,6 +139,7 @@ end
 -- text ---------------------------------------------------------------------------
 
 local PREFIX = { thought = "> ", message = "" }
+local WORD_END = "[%s%.,;:!?]" -- where a streamed word ends
 
 --- Append streamed text to the last block (which must be a text block of `kind`).
 function Transcript:_append_text(block, kind, text)
@@ -159,8 +164,45 @@ function Transcript:_write(kind, text, badge)
     local first = PREFIX[kind] .. (badge and ("_(" .. badge .. ")_ ") or "")
     last = self:_agent(kind, { first })
     last.badge = badge
+  elseif self.held then
+    -- a held notice goes in where the word being streamed ends; the text goes on below it
+    local cut = text:find(WORD_END)
+    if cut then
+      self:_append_text(last, kind, text:sub(1, cut))
+      self:_release()
+      local rest = text:sub(cut + 1):gsub("^%s+", "")
+      if rest ~= "" then
+        self:_write(kind, rest, badge)
+      end
+      return
+    end
   end
   self:_append_text(last, kind, text)
+end
+
+--- A notice of the plugin's own (a withdrawn prompt), not of the daemon's stream: while an
+--- answer streams it waits for the end of the word being written, so it never splits one.
+function Transcript:aside(text)
+  self:flush()
+  local last = self.blocks[#self.blocks]
+  if last and self.role == "agent" and PREFIX[last.kind] and api.nvim_buf_is_valid(self.buf) then
+    local n = api.nvim_buf_line_count(self.buf)
+    local line = api.nvim_buf_get_lines(self.buf, n - 1, n, false)[1] or ""
+    if line ~= "" and not line:sub(-1):find(WORD_END) then
+      self.held = self.held or {}
+      table.insert(self.held, text)
+      return
+    end
+  end
+  self:notice(text)
+end
+
+function Transcript:_release()
+  local held = self.held
+  self.held = nil
+  for _, text in ipairs(held or {}) do
+    self:notice(text)
+  end
 end
 
 --- Write out text that is waiting for the next tick.

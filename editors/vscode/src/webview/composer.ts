@@ -39,6 +39,7 @@ export class Composer {
   private commands: SlashCommand[] = [];
   private contexts: Context[] = [];
   private status: Status = "idle";
+  private hasFolder = true; // without a workspace folder there is no daemon to send to
 
   constructor(
     private readonly post: (message: ViewMessage) => void,
@@ -101,6 +102,14 @@ export class Composer {
     this.send.textContent = status === "idle" ? "Send" : "Queue";
     this.send.setAttribute("title", status === "idle" ? "Send (Enter)" : "Send after this turn (Enter): it waits in the queue");
     this.steer.hidden = status === "idle";
+  }
+
+  /** No workspace folder: Send and Enter do nothing (the view says to open a folder). */
+  setFolder(hasFolder: boolean): void {
+    this.hasFolder = hasFolder;
+    this.send.toggleAttribute("disabled", !hasFolder);
+    this.steer.toggleAttribute("disabled", !hasFolder);
+    this.send.setAttribute("title", hasFolder ? "Send (Enter)" : "Open a folder to chat with Tether");
   }
 
   setModes(modes: ModeInfo[], modeId: string | null): void {
@@ -168,7 +177,7 @@ export class Composer {
 
   private submit(steer = false): void {
     const typed = this.input.value.trim();
-    if (!typed && this.contexts.length === 0) return;
+    if (!this.hasFolder || (!typed && this.contexts.length === 0)) return;
     // a slash command must open the prompt (SPEC §4.11): the editor context follows it
     const contexts = this.contexts.map((c) => c.text);
     const parts = typed.startsWith("/") ? [typed, ...contexts] : [...contexts, typed];

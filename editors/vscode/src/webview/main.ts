@@ -124,6 +124,7 @@ function onMessage(message: HostMessage): void {
   switch (message.type) {
     case "init":
       noFolder.hidden = true;
+      composer.setFolder(true);
       emptyHint.hidden = !transcript.isEmpty;
       state.sessions = message.sessions;
       state.modes = message.modes;
@@ -196,6 +197,7 @@ function onMessage(message: HostMessage): void {
       break;
     case "noFolder":
       noFolder.hidden = false;
+      composer.setFolder(false);
       emptyHint.hidden = true;
       break;
     case "context":

@@ -158,3 +158,33 @@ test("updates are shown only for the session on screen; a new session clears the
   await view.assertClean();
   await view.close();
 });
+
+test("at a 300 px sidebar the Queue button is whole on screen", async () => {
+  const view = await harness.open({ width: 300 });
+  const play = new Playback(view, fixture("cancel"));
+  await play.untilView(); // the prompt, sent
+  await play.untilView(); // streaming: Send is Queue, beside "Send into the running turn"
+  const queue = view.page.locator("vscode-button.send");
+  assert.equal(await queue.innerText(), "Queue");
+  const box = await queue.boundingBox();
+  const width = await view.page.evaluate(() => document.documentElement.clientWidth);
+  assert.ok(box && box.x >= 0 && box.x + box.width <= width, `Queue at ${JSON.stringify(box)} in ${width} px`);
+  const steer = await view.page.locator("vscode-button.steer").boundingBox();
+  assert.ok(steer && steer.x + steer.width <= width, "the steer button is on screen too");
+  await view.screenshot("queue-300px");
+  await view.close();
+});
+
+test("without a folder Send is disabled and Enter sends nothing", async () => {
+  const view = await harness.open();
+  await view.send({ type: "noFolder" });
+  assert.ok(await view.page.locator(".no-folder").isVisible());
+  const send = view.page.locator("vscode-button.send");
+  assert.equal(await send.getAttribute("disabled"), "");
+  const input = view.page.locator("textarea.prompt-input");
+  await input.fill("hello");
+  await input.press("Enter");
+  await send.click({ force: true });
+  assert.equal((await view.posted()).filter((m) => m.type === "prompt").length, 0);
+  await view.close();
+});
