@@ -1,0 +1,178 @@
+"""Putting back the autorun paths a command run without asking created or changed.
+
+Before such a command (`ctx.guard_autoruns`: sandbox-aware asking, an allow rule, the
+reviewer) `AutorunSnapshot.take` copies the workspace's top-level autorun paths
+(approvals/autoruns.py: a few small files and folders, `.vscode/`, `.envrc`, ...); after
+it, and before the change scan that rewind uses, `restore` makes each one what it was,
+byte for byte (mode and mtime too), removing what the command created, and names them.
+Must not: follow links (a link the command made is removed, not written through), look
+anywhere but those top-level paths, or decide which commands are guarded (the gate does).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import anyio.to_thread
+
+from tether.approvals.autoruns import AUTORUN_DIRS, AUTORUN_FILES
+
+if TYPE_CHECKING:
+    from tether.tools.base import ToolContext
+
+__all__ = ["REVERTED_WHY", "AutorunSnapshot", "put_back", "reverted_note", "snapshot_if_guarded"]
+
+REVERTED_WHY = (
+    "a command run without asking may not create or change files that an editor, shell or git "
+    "runs later outside the sandbox; to change them, use the file tools or a command that names "
+    "them (the user is asked), or ask the user"
+)
+_TOP = tuple(sorted({*AUTORUN_DIRS, *AUTORUN_FILES}))
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    kind: str  # "file" | "dir" | "link"
+    mode: int
+    data: bytes = b""  # a file's content, a link's target
+    mtime_ns: int = field(default=0, compare=False)  # put back, but a touch alone changes nothing
+
+
+@dataclass(slots=True)
+class AutorunSnapshot:
+    """The state of each top-level autorun path (and everything below it) at `take`."""
+
+    root: str
+    entries: dict[str, _Entry] = field(default_factory=dict)  # rel -> what was there
+
+    @classmethod
+    def take(cls, root: str) -> AutorunSnapshot:
+        snapshot = cls(root)
+        for name in _TOP:
+            snapshot._record(name)
+        return snapshot
+
+    def _record(self, rel: str) -> None:
+        path = os.path.join(self.root, rel)
+        entry = _read(path)
+        if entry is None:
+            return
+        self.entries[rel] = entry
+        if entry.kind == "dir":
+            for name in sorted(_names(path)):
+                self._record(f"{rel}/{name}")
+
+    def restore(self) -> tuple[list[str], list[str]]:
+        """Makes every autorun path what it was at `take`: the files it put back or removed,
+        and those it could not (with why)."""
+        changed: list[str] = []
+        failed: list[str] = []
+        for name in _TOP:
+            try:
+                self._restore(name, changed)
+            except OSError as error:
+                failed.append(f"`{name}` ({error.strerror or error})")
+        return changed, failed
+
+    def _restore(self, rel: str, changed: list[str]) -> None:
+        path = os.path.join(self.root, rel)
+        was, now = self.entries.get(rel), _read(path)
+        if was != now and not (was is not None and now is not None and was.kind == now.kind == "dir"):
+            changed.extend(_files(rel, path, now) if now is not None else [rel] if was and was.kind != "dir" else [])
+            if now is not None:
+                _remove(path, now)
+            if was is not None:
+                _recreate(path, was)
+        elif was is not None and now is not None and was.kind == "dir" and was.mode != now.mode:
+            os.chmod(path, stat.S_IMODE(was.mode))
+        if was is None or was.kind != "dir":
+            return
+        below = {f"{rel}/{n}" for n in _names(path)} | {r for r in self.entries if r.rpartition("/")[0] == rel}
+        for child in sorted(below):
+            self._restore(child, changed)
+
+
+async def snapshot_if_guarded(ctx: ToolContext) -> AutorunSnapshot | None:
+    """The autorun paths as they are, when this command runs without the user's answer."""
+    if not (ctx.guard_autoruns and ctx.workspace_writable):
+        return None
+    root = str(ctx.sandbox.root)
+    return await anyio.to_thread.run_sync(AutorunSnapshot.take, root)
+
+
+async def put_back(snapshot: AutorunSnapshot, ctx: ToolContext) -> None:
+    """Restores `snapshot`; tells the model (in the result, via the recorder) and the user."""
+    note = reverted_note(*await anyio.to_thread.run_sync(snapshot.restore))
+    if not note:
+        return
+    if ctx.recorder is not None:
+        ctx.recorder.notices.append(note)
+    if ctx.on_notice is not None:
+        ctx.on_notice(note)
+
+
+def reverted_note(changed: list[str], failed: list[str]) -> str:
+    """What the model and the user are told ("" when the command touched no autorun path)."""
+    names = sorted(set(changed))
+    shown = ", ".join(f"`{p}`" for p in names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    note = f"reverted {shown}: {REVERTED_WHY}" if names else ""
+    if failed:
+        note += ("; " if note else "") + "could NOT put back " + ", ".join(failed) + ": check them before opening the folder"
+    return note
+
+
+def _read(path: str) -> _Entry | None:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return _Entry("link", info.st_mode, os.fsencode(os.readlink(path)))
+    if stat.S_ISDIR(info.st_mode):
+        return _Entry("dir", info.st_mode)
+    if not stat.S_ISREG(info.st_mode):
+        return _Entry("other", info.st_mode)  # a fifo or device: removed if the command made it
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        return _Entry("file", info.st_mode, handle.read(), info.st_mtime_ns)
+
+
+def _names(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+def _files(rel: str, path: str, entry: _Entry) -> list[str]:
+    """The names the user should hear of: a folder's files, else the path itself."""
+    if entry.kind != "dir":
+        return [rel]
+    found = [os.path.relpath(os.path.join(d, f), os.path.dirname(path)) for d, _, fs in os.walk(path) for f in fs]
+    parent = rel.rpartition("/")[0]
+    return [f"{parent}/{f}" if parent else f for f in found] or [rel + "/"]
+
+
+def _remove(path: str, entry: _Entry) -> None:
+    if entry.kind == "dir":
+        shutil.rmtree(path)  # links inside are removed, not followed
+    else:
+        os.unlink(path)
+
+
+def _recreate(path: str, entry: _Entry) -> None:
+    if entry.kind == "dir":
+        os.mkdir(path, stat.S_IMODE(entry.mode))
+        os.chmod(path, stat.S_IMODE(entry.mode))
+    elif entry.kind == "link":
+        os.symlink(os.fsdecode(entry.data), path)
+    elif entry.kind == "file":
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, stat.S_IMODE(entry.mode))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(entry.data)
+        os.chmod(path, stat.S_IMODE(entry.mode))
+        os.utime(path, ns=(entry.mtime_ns, entry.mtime_ns), follow_symlinks=False)
