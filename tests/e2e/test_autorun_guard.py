@@ -102,3 +102,23 @@ async def test_write_file_of_an_autorun_asks_in_auto_edit_and_says_what_runs_it(
     assert not (workspace / ".envrc").exists() and (workspace / "notes.txt").read_text() == "free\n"
     assert (workspace / "sub" / ".vscode" / "tasks.json").read_text() == "{}\n"  # the user allowed it
     assert "allowed by mode auto-edit" in _approved_by(updates, "c1")
+
+
+async def test_an_autorun_folder_swapped_for_a_link_is_put_back_without_writing_through_it(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    _planted_workspace(workspace)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (workspace / "swap.py").write_text(
+        f"import os, shutil\nshutil.rmtree('.vscode')\nos.symlink({str(elsewhere)!r}, '.vscode')\n")
+    daemon = await spawn_daemon("--mode", "auto-edit",
+                                script=_steps(tmp_path, [("run_command", {"command": "python3 swap.py"})]),
+                                env={"TETHER_SANDBOX": "bwrap"})
+    session = await daemon.client.new_session(workspace)
+    updates = [u async for u in session.prompt("swap")]
+    assert "without asking" in _approved_by(updates, "c0")
+    vscode = workspace / ".vscode"
+    assert vscode.is_dir() and not vscode.is_symlink() and (vscode / "settings.json").read_bytes() == SETTINGS
+    assert list(elsewhere.iterdir()) == []  # the folder was recreated, not written through the link
+    assert "reverted `.vscode`" in _text(_done(updates, "c0"))

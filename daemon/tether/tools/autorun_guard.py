@@ -40,6 +40,9 @@ class _Entry:
     mode: int
     data: bytes = b""  # a file's content, a link's target
     mtime_ns: int = field(default=0, compare=False)  # put back, but a touch alone changes nothing
+    # (inode, size, mtime, ctime): the same stamp is the same content (a sandboxed command
+    # cannot set ctime), so `restore` reads only what changed
+    stamp: tuple[int, int, int, int] = field(default=(0, 0, 0, 0), compare=False)
 
 
 @dataclass(slots=True)
@@ -80,7 +83,8 @@ class AutorunSnapshot:
 
     def _restore(self, rel: str, changed: list[str]) -> None:
         path = os.path.join(self.root, rel)
-        was, now = self.entries.get(rel), _read(path)
+        was = self.entries.get(rel)
+        now = _read(path, was)
         if was != now and not (was is not None and now is not None and was.kind == now.kind == "dir"):
             changed.extend(_files(rel, path, now) if now is not None else [rel] if was and was.kind != "dir" else [])
             if now is not None:
@@ -125,11 +129,15 @@ def reverted_note(changed: list[str], failed: list[str]) -> str:
     return note
 
 
-def _read(path: str) -> _Entry | None:
+def _read(path: str, known: _Entry | None = None) -> _Entry | None:
+    """What is at `path` now (`known` when its stamp says it is unchanged)."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         return None
+    stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    if known is not None and known.kind == "file" and known.stamp == stamp and known.mode == info.st_mode:
+        return known
     if stat.S_ISLNK(info.st_mode):
         return _Entry("link", info.st_mode, os.fsencode(os.readlink(path)))
     if stat.S_ISDIR(info.st_mode):
@@ -138,7 +146,7 @@ def _read(path: str) -> _Entry | None:
         return _Entry("other", info.st_mode)  # a fifo or device: removed if the command made it
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as handle:
-        return _Entry("file", info.st_mode, handle.read(), info.st_mtime_ns)
+        return _Entry("file", info.st_mode, handle.read(), info.st_mtime_ns, stamp)
 
 
 def _names(path: str) -> list[str]:
