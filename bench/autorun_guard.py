@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "daemon"), str(REPO / "protocol"), str(REPO / "bench")]
 
 from sandbox import summary  # noqa: E402
+
 from tether.sandbox import choose_sandbox  # noqa: E402
 from tether.tools.autorun_guard import AutorunSnapshot  # noqa: E402
 from tether.tools.base import ToolContext  # noqa: E402

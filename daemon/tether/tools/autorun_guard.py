@@ -51,6 +51,7 @@ class AutorunSnapshot:
 
     root: str
     entries: dict[str, _Entry] = field(default_factory=dict)  # rel -> what was there
+    children: dict[str, set[str]] = field(default_factory=dict)  # a folder's rel -> its entries' rels
 
     @classmethod
     def take(cls, root: str) -> AutorunSnapshot:
@@ -66,8 +67,9 @@ class AutorunSnapshot:
             return
         self.entries[rel] = entry
         if entry.kind == "dir":
-            for name in sorted(_names(path)):
-                self._record(f"{rel}/{name}")
+            self.children[rel] = {f"{rel}/{name}" for name in _names(path)}
+            for child in sorted(self.children[rel]):
+                self._record(child)
 
     def restore(self) -> tuple[list[str], list[str]]:
         """Makes every autorun path what it was at `take`: the files it put back or removed,
@@ -85,19 +87,20 @@ class AutorunSnapshot:
         path = os.path.join(self.root, rel)
         was = self.entries.get(rel)
         now = _read(path, was)
-        if was != now and not (was is not None and now is not None and was.kind == now.kind == "dir"):
-            changed.extend(_files(rel, path, now) if now is not None else [rel] if was and was.kind != "dir" else [])
+        if was is not None and now is not None and was.kind == now.kind == "dir":
+            if was.mode != now.mode:
+                os.chmod(path, stat.S_IMODE(was.mode))  # before listing it: 000 would hide its files
+        elif was != now:
             if now is not None:
+                changed.extend(_files(rel, path, now))
                 _remove(path, now)
+            elif was is not None and was.kind != "dir":
+                changed.append(rel)  # removed by the command
             if was is not None:
                 _recreate(path, was)
-        elif was is not None and now is not None and was.kind == "dir" and was.mode != now.mode:
-            os.chmod(path, stat.S_IMODE(was.mode))
-        if was is None or was.kind != "dir":
-            return
-        below = {f"{rel}/{n}" for n in _names(path)} | {r for r in self.entries if r.rpartition("/")[0] == rel}
-        for child in sorted(below):
-            self._restore(child, changed)
+        if was is not None and was.kind == "dir":
+            for child in sorted({f"{rel}/{n}" for n in _names(path)} | self.children.get(rel, set())):
+                self._restore(child, changed)
 
 
 async def snapshot_if_guarded(ctx: ToolContext) -> AutorunSnapshot | None:
