@@ -23,6 +23,8 @@ open('.vscode/tasks.json', 'w').write('{"tasks": [{"runOptions": {"runOn": "fold
 open('.vscode/settings.json', 'w').write('{"terminal.integrated.shell.linux": "/tmp/evil"}')
 open('.envrc', 'w').write(sys.argv[1] + '\\n')
 open('notes.txt', 'w').write('kept\\n')
+os.makedirs('sub', exist_ok=True)
+open('sub/.envrc', 'w').write(sys.argv[1] + '\\n')
 """
 SETTINGS = b'{\n  "editor.tabSize": 2\n}\n\xe2\x9c\x93'
 
@@ -61,7 +63,8 @@ async def test_an_unasked_command_has_planted_autoruns_reverted_and_reported(
     assert not (workspace / ".envrc").exists() and not (workspace / ".vscode" / "tasks.json").exists()
     assert (workspace / ".vscode" / "settings.json").read_bytes() == SETTINGS
     result = _text(_done(updates, "c0"))
-    for name in ("`.envrc`", "`.vscode/tasks.json`", "`.vscode/settings.json`"):
+    assert not (workspace / "sub" / ".envrc").exists()  # deeper: undone from the change scan
+    for name in ("`.envrc`", "`.vscode/tasks.json`", "`.vscode/settings.json`", "`sub/.envrc`"):
         assert name in result, result
         assert name in _notices(updates)
     assert "may not create or change files that an editor, shell or git runs" in result
@@ -83,6 +86,8 @@ async def test_a_rule_approved_command_is_reverted_but_the_users_own_answer_stan
     assert "reverted" not in _text(_done(updates, "c0"))
     assert "rule #" in _approved_by(updates, "c1")
     assert (workspace / ".envrc").read_text() == "mine\n"  # the second run's change was put back
+    # deeper, its earlier content stored for rewind only: not put back, but the user is told
+    assert "could NOT put back `sub/.envrc`" in _text(_done(updates, "c1"))
     assert "`.envrc`" in _text(_done(updates, "c1")) and "reverted" in _text(_done(updates, "c1"))
 
 

@@ -5,8 +5,10 @@ reviewer) `AutorunSnapshot.take` copies the workspace's top-level autorun paths
 (approvals/autoruns.py: a few small files and folders, `.vscode/`, `.envrc`, ...); after
 it, and before the change scan that rewind uses, `restore` makes each one what it was,
 byte for byte (mode and mtime too), removing what the command created, and names them.
+Deeper ones (`sub/.envrc`) are undone from what that scan found, as far as it saw them.
 Must not: follow links (a link the command made is removed, not written through), look
-anywhere but those top-level paths, or decide which commands are guarded (the gate does).
+anywhere but those top-level paths and the scan's changes, or decide which commands are
+guarded (the gate does).
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ from typing import TYPE_CHECKING
 
 import anyio.to_thread
 
-from tether.approvals.autoruns import AUTORUN_DIRS, AUTORUN_FILES
+from tether.approvals.autoruns import AUTORUN_DIRS, AUTORUN_FILES, autorun_why
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tether.tools.base import ToolContext
+    from tether.tools.changes import ChangeRecorder
 
 __all__ = ["REVERTED_WHY", "AutorunSnapshot", "put_back", "reverted_note", "snapshot_if_guarded"]
 
@@ -111,15 +116,50 @@ async def snapshot_if_guarded(ctx: ToolContext) -> AutorunSnapshot | None:
     return await anyio.to_thread.run_sync(AutorunSnapshot.take, root)
 
 
-async def put_back(snapshot: AutorunSnapshot, ctx: ToolContext) -> None:
-    """Restores `snapshot`; tells the model (in the result, via the recorder) and the user."""
-    note = reverted_note(*await anyio.to_thread.run_sync(snapshot.restore))
+async def put_back(snapshot: AutorunSnapshot, ctx: ToolContext, scan: Callable[[], None] | None) -> None:
+    """Restores `snapshot`, then runs the change `scan` (rewind's) and undoes the deeper
+    autoruns it saw; tells the model (in the result, via the recorder) and the user."""
+    changed, failed = await anyio.to_thread.run_sync(snapshot.restore)
+    if scan is not None:
+        await anyio.to_thread.run_sync(scan)
+        if ctx.recorder is not None:
+            deeper, not_undone = await anyio.to_thread.run_sync(_undo_deeper, ctx.recorder)
+            changed, failed = changed + deeper, failed + not_undone
+    note = reverted_note(changed, failed)
     if not note:
         return
     if ctx.recorder is not None:
         ctx.recorder.notices.append(note)
     if ctx.on_notice is not None:
         ctx.on_notice(note)
+
+
+def _undo_deeper(recorder: ChangeRecorder) -> tuple[list[str], list[str]]:
+    """Autoruns below the top level (`sub/.envrc`) among the changes the scan found (best
+    effort: the scan skips ignored files and gives up on a large tree): a created one is
+    removed, a changed one written back when its earlier content is at hand."""
+    changed: list[str] = []
+    failed: list[str] = []
+    for change in list(recorder.changes.values()):
+        if "/" not in change.path or not autorun_why(change.path) or change.after is None:
+            continue
+        path = os.path.join(recorder.root, change.path)
+        earlier = recorder.blobs.get(change.before) if change.before is not None else None
+        if change.before is not None and earlier is None:
+            failed.append(f"`{change.path}` (its earlier content is not at hand)")
+            continue
+        try:
+            os.unlink(path)
+            if earlier is not None:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(earlier)
+        except OSError as error:
+            failed.append(f"`{change.path}` ({error.strerror or error})")
+            continue
+        changed.append(change.path)
+        recorder.add(change.path, change.before, change.before, None)  # no change left to rewind
+    return changed, failed
 
 
 def reverted_note(changed: list[str], failed: list[str]) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -197,11 +198,12 @@ class RunCommandTool(Tool[RunCommandArgs]):
         finally:
             for fd in fds:
                 os.close(fd)
-            with anyio.CancelScope(shield=True):
-                if autoruns is not None:  # before the scan: rewind records no planted autorun
-                    await put_back(autoruns, ctx)
-                if recorder is not None and before is not None:  # what it changed, for rewind
-                    await anyio.to_thread.run_sync(recorder.scan_after, before)
+            with anyio.CancelScope(shield=True):  # the scan: what it changed, for rewind
+                scan = None if recorder is None or before is None else functools.partial(recorder.scan_after, before)
+                if autoruns is not None:  # put back before the scan: rewind records no planted autorun
+                    await put_back(autoruns, ctx, scan)
+                elif scan is not None:
+                    await anyio.to_thread.run_sync(scan)
 
     async def _run_streamed(
         self, args: RunCommandArgs, cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext,
