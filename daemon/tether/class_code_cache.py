@@ -1,9 +1,9 @@
 """The code that dataclasses and attrs generate for each class, kept across daemon starts.
 
 Owns: `install` (before the protocol's and the daemon's classes are made: it routes the
-compilation of their generated methods, the cattrs converter's functions and typing's
-forward references through one cache, each module as it is imported) and `save` (once
-start-up is over: it writes what this start compiled). Standard library only.
+compilation of their generated methods, the cattrs converter's functions, typing's
+forward references and `re`'s patterns through one cache, each module as it is imported)
+and `save` (once start-up is over: it writes what this start compiled). Standard library only.
 Must not: import what it routes (`tether serve` answers `initialize` first), change what
 a class's generated code is (the same source, file name and compiler flags give the same
 code object), trust a cache file another user could have written, or fail a start
@@ -11,7 +11,8 @@ because of the cache (any doubt: compile as usual).
 
 Why (bench/RESULTS.md, "Issue 31: the cold path's CPU (second round)"): a cold `tether run`
 makes ~240 dataclasses and attrs classes; compiling their generated `__init__`, `__eq__`,
-`__repr__`, ... (~670 small sources) was ~80 ms of its ~320 ms of CPU. A code object
+`__repr__`, ... (~670 small sources) was ~80 ms of its ~320 ms of CPU; parsing its ~80-150
+regular expressions (`re`'s compiler is Python) 6-9 ms more ("the cold path (stop 37)"). A code object
 loaded with `marshal` costs microseconds, as a module's `.pyc` does; the file sits in the
 user's data directory (out of the sandbox's writable paths), named by the interpreter's
 release, and is used only when this user owns it and no one else can write it.
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
 
 _MAX_ENTRIES = 4000  # past this (sources that changed across upgrades), keep this start's only
 _Key = tuple[str, str, int, str]  # mode, file name, compiler flags, source
+# a pattern's compiled form, what `re._compiler.compile` hands `_sre.compile`: its flags
+# (the pattern's own `(?x)` added), its code, its group count and named groups
+_Regex = tuple[int, list[int], int, dict[str, int]]
+_REGEX = "regex"  # the mode of a pattern's key: ("regex", "", flags, pattern)
 
 # attrs salts a frozen class's `__hash__` with a number that differs in every process
 # (a str hash): the key holds a placeholder in its place, the code this process's number
@@ -43,12 +48,14 @@ _HASH_SALT = r"(def __hash__\(self\):\s*return hash\(\(\s*)(-?\d+),"
 _hash_salt: re.Pattern[str] | None = None  # compiled at the first class (re is imported by then)
 _PLACEHOLDER = 0x5A17_C0DE_5A17_C0DE
 
-_cache: dict[_Key, CodeType] = {}
+_cache: dict[_Key, CodeType | _Regex] = {}
 _loaded = False  # the file is read when the first module routed here is imported
 _used: set[_Key] = set()
 _compiled = 0  # misses since the file was read: nothing to write when 0
 _path: Path | None = None
 _installed: list[tuple[ModuleType, str]] = []  # the module globals that shadow a builtin
+_regex_compile: Callable[..., re.Pattern[Any]] | None = None  # `re._compiler.compile` (kept once seen)
+_regexes_routed = False  # a thread may still be in the stand-in after it is unrouted: it then compiles as usual
 
 
 def cache_dir(home: str | None, workspace: str | None) -> Path | None:
@@ -107,6 +114,7 @@ def install(directory: Path) -> None:
         if name in sys.modules:
             _route(sys.modules[name])
     sys.meta_path.insert(0, _ROUTER)
+    _route_regexes()
 
 
 def _route(module: ModuleType) -> None:
@@ -171,11 +179,12 @@ def save() -> None:
         return
     kept = _cache if len(_cache) <= _MAX_ENTRIES else {k: _cache[k] for k in _used}
     try:
+        data = marshal.dumps(kept)  # before the file is made: a value that does not marshal leaves none
         _path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         partial = _path.with_name(f"{_path.name}.{os.getpid()}")
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with open(fd, "wb") as out:
-            out.write(marshal.dumps(kept))
+            out.write(data)
         os.replace(partial, _path)
     except (OSError, ValueError):
         pass  # a read-only or full disk: the next start compiles again
@@ -183,9 +192,12 @@ def save() -> None:
 
 
 def _retire() -> None:
-    global _compiled
+    global _compiled, _regexes_routed
     if _ROUTER in sys.meta_path:
         sys.meta_path.remove(_ROUTER)
+    if _regexes_routed:
+        _regexes_routed = False
+        vars(sys.modules["re._compiler"])["compile"] = _regex_compile
     while _installed:
         module, name = _installed.pop()
         delattr(module, name)  # the builtin again
@@ -194,7 +206,7 @@ def _retire() -> None:
     _compiled = 0
 
 
-def _load(path: Path) -> dict[_Key, CodeType]:
+def _load(path: Path) -> dict[_Key, CodeType | _Regex]:
     """The file's code objects, or none when it is missing, unreadable, not ours alone, or
     not a cache of this shape."""
     try:
@@ -210,7 +222,7 @@ def _load(path: Path) -> dict[_Key, CodeType]:
             return {}
     if not isinstance(loaded, dict):
         return {}
-    return {k: v for k, v in loaded.items() if _is_key(k) and isinstance(v, CodeType)}
+    return {k: v for k, v in loaded.items() if _is_key(k) and (isinstance(v, CodeType) if k[0] != _REGEX else _is_regex(v))}
 
 
 def _private(info: os.stat_result) -> bool:
@@ -221,6 +233,57 @@ def _private(info: os.stat_result) -> bool:
 def _is_key(key: object) -> bool:
     return (isinstance(key, tuple) and len(key) == 4 and isinstance(key[0], str)
             and isinstance(key[1], str) and isinstance(key[2], int) and isinstance(key[3], str))
+
+
+def _is_regex(value: object) -> bool:
+    """The shape of a cached pattern (its code's values are `_sre.compile`'s to check)."""
+    return (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], int)
+            and isinstance(value[1], list) and isinstance(value[2], int) and isinstance(value[3], dict))
+
+
+def _route_regexes() -> None:
+    """`re.compile` and the module-level `re` functions (through `re._compile`, which keeps
+    its own per-process cache in front) parse a pattern not seen before from the cache.
+    `re` is in every start by now (argparse imports it); without it, nothing is routed."""
+    global _regex_compile, _regexes_routed
+    compiler: Any = sys.modules.get("re._compiler")
+    if compiler is None or _regexes_routed:
+        return
+    if _regex_compile is None:
+        _regex_compile = compiler.compile
+    _regexes_routed = True
+    compiler.compile = _cached_regex
+
+
+def _cached_regex(pattern: Any, flags: int = 0) -> re.Pattern[Any]:
+    assert _regex_compile is not None
+    compiler: Any = sys.modules["re._compiler"]
+    if not (_regexes_routed and isinstance(pattern, str) and isinstance(flags, int)) or flags & compiler.SRE_FLAG_DEBUG:
+        return _regex_compile(pattern, flags)  # retired, bytes patterns, re.DEBUG: as usual
+    global _compiled, _loaded
+    if not _loaded:
+        _loaded = True
+        assert _path is not None
+        _cache.update(_load(_path))
+    flags = int(flags)  # a `re.RegexFlag` does not marshal
+    key = (_REGEX, "", flags, pattern)
+    hit = _cache.get(key)
+    if not isinstance(hit, tuple):
+        parsed = compiler._parser.parse(pattern, flags)
+        code = [int(op) for op in compiler._code(parsed, flags)]  # (opcodes are int subclasses)
+        hit = (int(flags | parsed.state.flags), code, parsed.state.groups - 1, dict(parsed.state.groupdict))
+        _cache[key] = hit
+        _compiled += 1
+    _used.add(key)
+    final, code, groups, names = hit
+    try:
+        index: list[str | None] = [None] * (groups + 1)
+        for name, number in names.items():
+            index[number] = name
+        made: re.Pattern[Any] = compiler._sre.compile(pattern, final, code, groups, dict(names), tuple(index))
+    except (TypeError, ValueError, RuntimeError, IndexError, OverflowError, MemoryError):
+        return _regex_compile(pattern, flags)  # a damaged entry (`_sre` checks the code): compile as usual
+    return made
 
 
 def _future_flags(module: ModuleType) -> int:
@@ -259,7 +322,7 @@ def _cached_code(source: str, filename: str, flags: int, mode: str) -> CodeType:
     global _compiled
     key = (mode, filename, flags, source)
     code = _cache.get(key)
-    if code is None:
+    if not isinstance(code, CodeType):
         code = compile(source, filename, mode, flags=flags, dont_inherit=True)
         _cache[key] = code
         _compiled += 1

@@ -48,7 +48,6 @@ from .guard import wrap_tool_result
 from .history import prepare
 from .journal import TurnJournal
 from .memory import prompt_text, recall, turn_prompt, with_recall
-from .memory_edit import propose_memory_edit
 from .sanitize import StreamSanitizer
 from .session import AgentSession
 from .sink import (
@@ -289,6 +288,8 @@ class StepRunner:
         if stated and session.mode != "read-only":
             # the memory flush: what the user said they want outlives this session if they approve
             self._flushes += 1
+            from .memory_edit import propose_memory_edit  # (the remember tool's module: on a flush only)
+
             await propose_memory_edit(
                 session, self.services, self.sink, call_id=f"memory-flush-{self.journal.turn_id}-{self._flushes}",
                 facts=stated, title="Keep the preferences you stated in .tether/MEMORY.md", quiet=True,

@@ -53,7 +53,6 @@ import anyio
 
 from ..store.rules import RuleStore
 from .autoruns import autorun_why
-from .commands import ParsedCommand, parse_command, words_start_with
 from .requests import OPTIONS as OPTIONS  # the option ids, as permission.py knows them
 from .requests import ApprovalRequest, Asker, AskerAnswer, Verdict
 from .rules import (
@@ -69,9 +68,12 @@ from .rules import (
     mcp_rule,
     patterns_for_always,
 )
-from .sandboxed_asking import RAN_SANDBOXED, why_asked_in_sandbox
 from .scope import always_scope
 from .write_targets import unapprovable_write
+
+TYPE_CHECKING = False  # the command analysis (~10 ms of imports) waits for a turn's first command
+if TYPE_CHECKING:
+    from .commands import ParsedCommand
 
 
 class ApprovalGate:
@@ -128,7 +130,11 @@ class ApprovalGate:
 
     async def decide(self, request: ApprovalRequest, asker: Asker) -> Verdict:
         rules = await self.rules()
-        parsed = parse_command(request.command) if request.command is not None else None
+        parsed = None
+        if request.command is not None:
+            from .commands import parse_command
+
+            parsed = parse_command(request.command)
         decided = self._by_rules_and_mode(request, rules, parsed)
         if isinstance(decided, Verdict):
             if decided.allowed and parsed is not None:
@@ -155,6 +161,8 @@ class ApprovalGate:
         return None if denied is None else f"refused by {denied.describe()}; this tool is never called"
 
     def _network(self, parsed: ParsedCommand) -> bool:
+        from .commands import words_start_with
+
         if self._network_all:
             return True
         own = parsed.own_parts
@@ -165,6 +173,8 @@ class ApprovalGate:
     def network_domains(self, command: str) -> tuple[str, ...]:
         """The domains the table form of `network_commands` adds for `command` (every part
         of a plain command covered by a table entry), for the proxy in `allowlist` mode."""
+        from .commands import parse_command, words_start_with
+
         parsed = parse_command(command)
         own = parsed.own_parts
         found: list[str] = []
@@ -225,6 +235,8 @@ class ApprovalGate:
             return Verdict(True, "allowed by mode auto-edit")
         sandbox_why = self._why_asked_in_sandbox(request, parsed, hit)
         if sandbox_why == "":
+            from .sandboxed_asking import RAN_SANDBOXED
+
             return Verdict(True, RAN_SANDBOXED, offline=True, guard_autoruns=True)
         if request.hook_decision == "allow" and not unseen:
             return Verdict(True, request.hook_reason)
@@ -261,6 +273,8 @@ class ApprovalGate:
             return f"`{hit.part.show()}` may be {hit.rule.describe()}"
         if request.hook_decision == "allow" or not request.sandboxed:
             return None  # a hook's allow is its own verdict; an unsandboxed command was asked above
+        from .sandboxed_asking import why_asked_in_sandbox  # with the command analysis
+
         return why_asked_in_sandbox(
             parsed, self._network(parsed), self._workspace, request.cwd or ".", request.sandbox_backend)
 

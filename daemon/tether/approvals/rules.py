@@ -23,8 +23,9 @@ import fnmatch
 import posixpath
 from dataclasses import dataclass
 
-from .commands import CommandPart, ParsedCommand, command_prefix, words_start_with
-from .deny_match import deny_match
+TYPE_CHECKING = False  # the command analysis is imported on a turn's first command, not by a turn without one
+if TYPE_CHECKING:
+    from .commands import CommandPart, ParsedCommand
 
 BUILTIN_DENY_COMMANDS: tuple[str, ...] = (
     "git push",
@@ -74,6 +75,8 @@ class Rule:
         return f"{verb} `{self.pattern.lstrip('/')}`"
 
     def covers_command_part(self, words: tuple[str, ...]) -> bool:
+        from .commands import words_start_with
+
         return self.kind == "execute" and words_start_with(words, self.pattern)
 
     def covers_tool(self, name: str) -> bool:
@@ -100,6 +103,8 @@ class DenyHit:
 
 def deny_for_command(rules: list[Rule], parsed: ParsedCommand) -> DenyHit | None:
     """The deny rule a part of the command hits (a definite hit first), if any."""
+    from .deny_match import deny_match
+
     possible: DenyHit | None = None
     for part in parsed.parts:
         for rule in rules:
@@ -152,6 +157,8 @@ def match_paths(rules: list[Rule], kind: str, rel_paths: list[str], decision: st
 def patterns_for_always(kind: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str]) -> list[str]:
     """The patterns an "always" answer stores: command prefixes, or directory globs."""
     if kind == "execute" and parsed is not None:
+        from .commands import command_prefix
+
         return sorted({command_prefix(part.texts) for part in parsed.own_parts})
     patterns = []
     for rel in rel_paths:

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .commands import ParsedCommand
 from .rules import MCP_KIND, MCP_PREFIX, Rule, patterns_for_always
+
+TYPE_CHECKING = False  # the command analysis is imported on a turn's first command
+if TYPE_CHECKING:
+    from .commands import ParsedCommand
 
 __all__ = ["AlwaysScope", "always_scope"]
 

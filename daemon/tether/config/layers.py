@@ -1,6 +1,7 @@
 """Reading every settings layer and merging them in the documented order (later wins).
 
-Owns: where the user config file is, reading a TOML config file (a regular file of at
+Owns: where the user config file is (and MCP servers' own directories: `servers_dir`,
+here so that a session's sandbox can hide them without importing the servers' config), reading a TOML config file (a regular file of at
 most 1 MiB), the ``TETHER_*`` environment variables, already-parsed flags and
 ``initializationOptions`` (camelCase or snake_case), and :func:`load_settings`, which
 merges them over the defaults. Must not: validate a value itself (``values.py`` does,
@@ -119,6 +120,17 @@ def user_config_path(env: Mapping[str, str] | None = None) -> tuple[Path, bool]:
         home = env.get("HOME", "")
         base = (Path(home) if home else Path.home()) / ".config"
     return base / "tether" / "config.toml", False
+
+
+def servers_dir() -> Path:
+    """Where stdio MCP servers' own directories live: the user cache dir's `tether/mcp`
+    (`$XDG_CACHE_HOME`, else `~/.cache`; `~/Library/Caches` on macOS)."""
+    import sys
+
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "tether" / "mcp"
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(cache) if os.path.isabs(cache) else Path.home() / ".cache") / "tether" / "mcp"
 
 
 # Tables of the user config file that are not settings: `[hooks]` and `[workspaces."<path>"]`

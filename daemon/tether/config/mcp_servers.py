@@ -24,7 +24,7 @@ from tether_protocol._json import JsonObject
 
 from .settings import ConfigError
 
-__all__ = ["WORKSPACE", "McpServerConfig", "from_acp", "parse_mcp_servers", "servers_dir"]
+__all__ = ["WORKSPACE", "McpServerConfig", "from_acp", "parse_mcp_servers"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _TRANSPORTS = ("stdio", "http", "sse")
@@ -68,18 +68,6 @@ class McpServerConfig:
     def describe(self) -> str:
         where = " ".join((self.command, *self.args)) if self.transport == "stdio" else self.url
         return f"{self.name} ({self.transport}: {where})"
-
-
-def servers_dir() -> Path:
-    """Where stdio servers' own directories live: the user cache dir's `tether/mcp`
-    (`$XDG_CACHE_HOME`, else `~/.cache`; `~/Library/Caches` on macOS)."""
-    import os
-    import sys
-
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "tether" / "mcp"
-    cache = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(cache) if os.path.isabs(cache) else Path.home() / ".cache") / "tether" / "mcp"
 
 
 def parse_mcp_servers(data: object, source: str, base_dir: Path | None) -> tuple[McpServerConfig, ...]:

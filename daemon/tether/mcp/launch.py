@@ -17,7 +17,8 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 
-from ..config.mcp_servers import WORKSPACE, McpServerConfig, servers_dir
+from ..config.layers import servers_dir
+from ..config.mcp_servers import WORKSPACE, McpServerConfig
 from ..sandbox import SandboxPolicy, choose_sandbox
 from ..tools.subprocess_env import command_env
 

@@ -12,11 +12,9 @@ Must not: run tools or decide approvals.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from ..config.mcp_servers import McpServerConfig
-from ..tools.base import Tool
-from ..tools.registry import ToolRegistry
+from ..tools.registry import ToolEntry, ToolRegistry
 from .connection import McpConnection
 from .manager import McpManager
 from .tools import make_tool, schema_problem
@@ -28,7 +26,7 @@ class McpToolRegistry(ToolRegistry):
     """Tether's tools followed by the MCP servers' (rebuilt by `refresh`)."""
 
     def __init__(
-        self, own: Iterable[Tool[Any]], manager: McpManager, configs: tuple[McpServerConfig, ...],
+        self, own: Iterable[ToolEntry], manager: McpManager, configs: tuple[McpServerConfig, ...],
         notify: Notify, told: set[str], on_ready: Callable[[list[McpConnection]], None] | None = None,
     ) -> None:
         self._own = list(own)
@@ -63,7 +61,7 @@ class McpToolRegistry(ToolRegistry):
         return True
 
     def _rebuild(self, connections: list[McpConnection]) -> None:
-        tools: dict[str, Tool[Any]] = {tool.name: tool for tool in self._own}
+        tools: dict[str, ToolEntry] = {tool.name: tool for tool in self._own}
         for connection in connections:
             config = connection.config
             for server_tool in connection.tools:

@@ -22,10 +22,10 @@ from tether_protocol._errors import ConfigInvalid, NoProviderConfigured
 
 from ..config import Settings
 from .base import Provider
-from .scripted import ScriptedProvider, ScriptError
 
 # httpx and the HTTP layer are imported only when a network provider is used: a daemon
-# on the scripted provider never pays for them (~8 MB of RSS, ~60 ms of imports).
+# on the scripted provider never pays for them (~8 MB of RSS, ~60 ms of imports); nor
+# does a network provider's daemon import the scripted one.
 
 HOW_TO_CONFIGURE = (
     "set ANTHROPIC_API_KEY or OPENAI_API_KEY, start a local server (Ollama, llama.cpp, "
@@ -150,6 +150,8 @@ def build_provider(choice: ProviderChoice, settings: Settings) -> Provider:
     window = settings.context_window or None
     provider: Provider
     if choice.provider == "scripted":
+        from .scripted import ScriptedProvider, ScriptError
+
         if not settings.script:
             raise ConfigInvalid(
                 "provider 'scripted' needs a script file: pass --script FILE or set TETHER_SCRIPT"

@@ -48,9 +48,12 @@ _WARM_UP_AFTER_S = 1.0
 # What the warm-up imports first: the turn (with the tools, the approvals, the journal and
 # the conversation model); then, once no request runs (a first prompt sent at once streams
 # without them), loading a stored session (the replay), the snapshots, and the gitignore
-# matcher's pathspec (read by the first list_dir, glob or grep).
+# matcher's pathspec (read by the first list_dir, glob or grep), and each tool's module (a
+# cold turn imports a tool on its first call: tools/catalog.py).
 _TURN_MODULES = ("tether.server.prompt",)
-_LATER_MODULES = ("tether.server.loading", "tether.server.snapshots", "pathspec")
+# (the command analysis: a cold first prompt's turn imports it only at its first command;
+# a warm daemon has it before then)
+_LATER_MODULES = ("tether.server.loading", "tether.server.snapshots", "pathspec", "tether.approvals.commands")
 
 
 class LazyProvider:
@@ -125,15 +128,9 @@ class ServerContext:
     def tools(self) -> ToolRegistry:
         """The tools a turn may call (built on first use: a session is opened without them)."""
         if self._tools is None:
-            from ..tools.mutating import default_mutating_tools
-            from ..tools.registry import ToolRegistry, default_read_only_tools
-            from ..tools.remember import RememberTool
-            from ..tools.run_command import RunCommandTool
-            from ..tools.update_plan import UpdatePlanTool
+            from ..tools.registry import ToolRegistry, builtin_tools
 
-            self._tools = ToolRegistry(
-                [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool(), RememberTool()]
-            )
+            self._tools = ToolRegistry(builtin_tools())
         return self._tools
 
     async def provider(self) -> Provider:
@@ -217,6 +214,9 @@ class ServerContext:
             return
         for module in _LATER_MODULES:  # one at a time: a request waits for one at most
             importlib.import_module(module)
+            await anyio.sleep(0)
+        for tool_name in self.tools.names():  # a warm daemon's first call of each tool imports nothing
+            self.tools.get(tool_name)
             await anyio.sleep(0)
         from .config_options import fetch_models
 

@@ -10,7 +10,6 @@ through `propose_memory_edit`, or change settings.
 from __future__ import annotations
 
 from ..agent.executor import TurnServices
-from ..agent.memory_edit import propose_memory_edit
 from ..agent.memory_files import MAX_MEMORY_CHARS, Scope, read_memory
 from ..agent.session import AgentSession
 from .context import ServerContext
@@ -71,4 +70,6 @@ async def memory(ctx: ServerContext, session: AgentSession, turn_id: str, sink: 
         documents=ctx.documents.texts,
     )
     chosen: Scope = "user" if scope == "user" else "workspace"
+    from ..agent.memory_edit import propose_memory_edit  # (the remember tool's module: for `#` only)
+
     await propose_memory_edit(session, services, sink, call_id=f"memory-{turn_id}", facts=[fact], scope=chosen)

@@ -53,7 +53,7 @@ def private_paths(home: Path | None) -> tuple[str, ...]:
     file (a TETHER_CONFIG in `~` must not hide, or fail to hide, all of `~`)."""
     from ..class_code_cache import cache_dirs
     from ..config import user_config_path
-    from ..config.mcp_servers import servers_dir
+    from ..config.layers import servers_dir
     from ..shared.proxy import runtime_dirs
     from ..store.paths import tether_home
 
