@@ -220,9 +220,6 @@ async def test_allow_always_under_landlock_says_that_its_commands_can_change_git
     assert "`.git`" in said, said
 
 
-@pytest.mark.xfail(strict=True, reason="open (MEDIUM, a class older than issue 35): in auto-edit a workspace script run "
-                   "unasked (and write_file) may write .vscode/tasks.json or .envrc, which VS Code or direnv run "
-                   "outside the sandbox when the user opens the folder; only commands that NAME a dotfile are asked")
 async def test_a_command_run_unasked_cannot_plant_editor_or_shell_autoruns(
     spawn_daemon, workspace: Path, tmp_path: Path
 ) -> None:

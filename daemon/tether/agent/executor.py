@@ -307,7 +307,7 @@ class ToolExecutor:
         ctx.network, rules = verdict.network, self.services.net_rules
         ctx.net_rules = rules.per_call(self.services.gate, request) if rules and not (
             verdict.network or verdict.offline) else None
-        ctx.workspace_writable = self.session.mode != "read-only"
+        ctx.workspace_writable, ctx.guard_autoruns = self.session.mode != "read-only", verdict.guard_autoruns
         await self.journal.mark_started(call.call_id)
         terminal = self._started(call, tool, args, verdict)
         if isinstance(tool, MutatingTool):

@@ -8,7 +8,8 @@ run programs: `git_options.py`, `tool_options.py`), whether the command is plain
 seen (`commands.py`) and which files it writes that no rule may approve (`write_targets.py`);
 what rules match (`rules.py`, `deny_match.py`); what "allow always" stores and the
 sentence saying what it allows (`scope.py`); which commands mode auto-edit runs unasked
-because the sandbox confines them (`sandboxed_asking.py`); the
+because the sandbox confines them (`sandboxed_asking.py`); the autorun paths that work
+done without asking may not change (`autoruns.py`); the
 decision order — deny rules, hooks' deny, read-only, no sandbox, mode, hooks' allow,
 allow rules, then the user (`gate.py`; the hooks' answers come from `tether.hooks`) — and the request/verdict types the agent loop uses (`requests.py`). Must not: talk to the
 client directly (it gets an `Asker` from the server) or run tools.

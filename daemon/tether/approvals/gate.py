@@ -15,7 +15,8 @@
     a hook's ask                                              -> ask the user
     mode full-auto                                            -> allowed (a command not
                                                                  fully seen: ask)
-    mode auto-edit, a file change                             -> allowed
+    mode auto-edit, a file change                             -> allowed (an autorun
+                                                                 path, autoruns.py: ask)
     mode auto-edit, `sandbox_auto_allow`, a sandboxed command
     that is plain, fully seen, without network, touching
     nothing outside the workspace (sandboxed_asking.py)       -> allowed ("without asking")
@@ -51,6 +52,7 @@ from pathlib import Path
 import anyio
 
 from ..store.rules import RuleStore
+from .autoruns import autorun_why
 from .requests import OPTIONS as OPTIONS  # the option ids, as permission.py knows them
 from .requests import ApprovalRequest, Asker, AskerAnswer, Verdict
 from .rules import (
@@ -228,13 +230,14 @@ class ApprovalGate:
                     f"asking instead of running"
                 )
             return Verdict(True, "allowed by mode full-auto")
-        if request.mode == "auto-edit" and request.kind in FILE_KINDS:
+        autorun = _autorun(request) if request.mode == "auto-edit" and request.kind in FILE_KINDS else ""
+        if request.mode == "auto-edit" and request.kind in FILE_KINDS and not autorun:
             return Verdict(True, "allowed by mode auto-edit")
         sandbox_why = self._why_asked_in_sandbox(request, parsed, hit)
         if sandbox_why == "":
             from .sandboxed_asking import RAN_SANDBOXED
 
-            return Verdict(True, RAN_SANDBOXED, offline=True)
+            return Verdict(True, RAN_SANDBOXED, offline=True, guard_autoruns=True)
         if request.hook_decision == "allow" and not unseen:
             return Verdict(True, request.hook_reason)
         unsafe = ""
@@ -249,14 +252,16 @@ class ApprovalGate:
         else:
             allowed = None
         if allowed and not unsafe:
-            return Verdict(True, "allowed by " + ", ".join(r.describe() for r in allowed))
+            # a rule's command runs unasked too: what it does to autoruns is put back
+            return Verdict(True, "allowed by " + ", ".join(r.describe() for r in allowed),
+                           guard_autoruns=parsed is not None)
         if request.mode == "read-only":
             return f"mode read-only asks before {_action(request)} (in a read-only sandbox: nothing in the workspace can change)"
-        request.reviewable = not unseen
+        request.reviewable = not unseen and not autorun  # only the user may let an autorun change
         if unsafe:
             return f"no allow rule may approve {_action(request)}: {unsafe}"
         # what keeps a rule from approving it, so the user sees what runs beyond the words
-        why = unseen or sandbox_why or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
+        why = unseen or sandbox_why or autorun or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
         return f"mode {request.mode} asks before {_action(request)}{f' ({why})' if why else ''}"
 
     def _why_asked_in_sandbox(self, request: ApprovalRequest, parsed: ParsedCommand | None, hit: DenyHit | None) -> str | None:
@@ -322,7 +327,7 @@ class ApprovalGate:
         """A `permission_request` hook or the reviewer answered; only a reviewable call may be
         allowed that way (anything else allowed so is refused: fail closed)."""
         if answer.option == "allow_once" and request.reviewable:
-            verdict = Verdict(True, f"allowed by {answer.decided_by}: {answer.detail}")
+            verdict = Verdict(True, f"allowed by {answer.decided_by}: {answer.detail}", guard_autoruns=parsed is not None)
             verdict.network = parsed is not None and self._network(parsed)
             return verdict
         if answer.option == "allow_once":
@@ -361,6 +366,15 @@ def _unseen(parsed: ParsedCommand | None, hit: DenyHit | None) -> str:
     if hit is not None:
         return f"`{hit.part.show()}` may be {hit.rule.describe()}"
     return parsed.unseen[0] if parsed.unseen else ""
+
+
+def _autorun(request: ApprovalRequest) -> str:
+    """Why a file change touches a path something runs later outside the sandbox ("": none)."""
+    for rel in request.rel_paths:
+        why = autorun_why(rel)
+        if why:
+            return f"`{rel}` runs outside the sandbox later: {why}"
+    return ""
 
 
 def _action(request: ApprovalRequest) -> str:

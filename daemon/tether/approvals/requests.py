@@ -86,3 +86,6 @@ class Verdict:
     # run unasked because the sandbox alone keeps it in: not even `allowlist`'s proxy (and
     # the credentials it adds); its approval said "no network"
     offline: bool = False
+    # run without the user's answer (sandbox-aware asking, an allow rule): a command's changes
+    # to autorun paths (autoruns.py) are put back after it (tools/autorun_guard.py)
+    guard_autoruns: bool = False

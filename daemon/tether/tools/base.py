@@ -151,6 +151,9 @@ class ToolContext:
     on_notice: Callable[[str], None] | None = None
     # Records what the call changes (the file tools' writes, a command's scan); None: not recorded.
     recorder: ChangeRecorder | None = None
+    # Run without the user's answer: what the command does to autorun paths is put back
+    # after it (tools/autorun_guard.py).
+    guard_autoruns: bool = False
 
 
 @dataclass(slots=True)

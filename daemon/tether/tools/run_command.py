@@ -9,8 +9,10 @@ own proxy (tether.netproxy) while it runs, what it refused appended to the resul
 fds the sandbox needs passed, then closed),
 streaming decoded output to `ctx.on_output` (coalesced, never splitting a UTF-8
 character), capping what the model gets to a head and a tail, the exit-status footer,
-a note when the sandbox probably blocked it, and asking `ctx.recorder` to compare the
-workspace before and after (what it changed is recorded for rewind; tools/tree_scan.py).
+a note when the sandbox probably blocked it, putting back the autorun paths a command run
+unasked changed (`ctx.guard_autoruns`, tools/autorun_guard.py), and asking `ctx.recorder`
+to compare the workspace before and after (what it changed is recorded for rewind;
+tools/tree_scan.py).
 Must not: run anything outside the workspace directory, pass secrets to the command,
 let any process it started outlive the call (process_group.py and the sandbox do the
 killing), or decide whether the command is allowed or gets the network (that is the
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -35,6 +38,7 @@ import attrs
 
 from tether.sandbox import CommandSandbox, SandboxPolicy, default_choice
 from tether.tools.args import ArgSpec, arg
+from tether.tools.autorun_guard import put_back, snapshot_if_guarded
 from tether.tools.base import CommandRun, Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.process_group import GroupOutcome, run_in_process_group
 from tether.tools.sandbox import WorkspaceSandbox
@@ -188,14 +192,18 @@ class RunCommandTool(Tool[RunCommandArgs]):
                 raise ToolError(f"run_command: could not set up the {sandbox.name} sandbox: {error}") from error
         recorder = ctx.recorder if ctx.workspace_writable else None
         before = await anyio.to_thread.run_sync(recorder.scan_before) if recorder is not None else None
+        autoruns = await snapshot_if_guarded(ctx)
         try:
             return await self._run_streamed(args, cwd, env, argv, ctx, fds)
         finally:
             for fd in fds:
                 os.close(fd)
-            if recorder is not None and before is not None:  # what it changed, for rewind
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(recorder.scan_after, before)
+            with anyio.CancelScope(shield=True):  # the scan: what it changed, for rewind
+                scan = None if recorder is None or before is None else functools.partial(recorder.scan_after, before)
+                if autoruns is not None:  # put back before the scan: rewind records no planted autorun
+                    await put_back(autoruns, ctx, scan)
+                elif scan is not None:
+                    await anyio.to_thread.run_sync(scan)
 
     async def _run_streamed(
         self, args: RunCommandArgs, cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext,
