@@ -18,6 +18,22 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, cores * 3 // 2)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile Tether's packages once, in the main process, before any test starts one: with
+    PYTHONDONTWRITEBYTECODE set (CI's machines set it) nothing else writes their `.pyc`, and
+    every daemon a test starts would compile ~400 modules from source again."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+    import importlib.util
+
+    for name in ("tether", "tether_protocol", "tether_client", "tether_chat"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            for folder in spec.submodule_search_locations:
+                compileall.compile_dir(folder, quiet=1, workers=0)
+
+
 # Provider keys and other secrets of the developer's shell never reach a test daemon.
 _SCRUB = ("TETHER_", "OPENAI_", "ANTHROPIC_")
 
