@@ -133,13 +133,19 @@ def server_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
         framing: Framing = "lsp" if command == "serve" else "ndjson"
         for prefix, python in pythons(s):
             argv = tether_argv(command, provider, script=s.script, model_url=url, python=python)
-            out[prefix + name] = partial(tether_sample, argv, framing, s.tether_env, s.ws, s.pause_s)
+            out[prefix + name] = partial(tether_sample, argv, framing, env_for(s, prefix), s.ws, s.pause_s)
     return out
 
 
 def pythons(s: Setup) -> list[tuple[str, str]]:
     """(name prefix, interpreter) of each Tether sampled: the baseline's first, then this one."""
     return ([("base-", s.baseline)] if s.baseline is not None else []) + [("", sys.executable)]
+
+
+def env_for(s: Setup, prefix: str) -> dict[str, str]:
+    """Each tree its own Tether home, so each has its own class code cache (a shared one is
+    rewritten by whichever tree ran last, and the other then misses its entries)."""
+    return s.tether_env if not prefix else {**s.tether_env, "TETHER_HOME": str(s.scratch / "tether-home-base")}
 
 
 def label(name: str) -> str:
@@ -167,9 +173,9 @@ def oneshot_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
     commands: dict[str, tuple[list[str], dict[str, str]]] = {}
     for prefix, python in pythons(s):
         commands[prefix + "tether-run-scripted"] = (
-            tether_argv("run", "scripted", script=s.script, python=python) + ws + ["hi"], s.tether_env)
+            tether_argv("run", "scripted", script=s.script, python=python) + ws + ["hi"], env_for(s, prefix))
         commands[prefix + "tether-run-openai"] = (
-            tether_argv("run", "openai", model_url=s.model.url, python=python) + ws + ["hi"], s.tether_env)
+            tether_argv("run", "openai", model_url=s.model.url, python=python) + ws + ["hi"], env_for(s, prefix))
     if s.codex is not None:
         commands["codex-exec"] = (codex_exec_argv(s.codex), s.codex_env)
     for name in names:
