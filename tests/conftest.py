@@ -10,14 +10,6 @@ import pytest
 from daemon_harness import BASIC_SCRIPT, serve_command
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto`: half again as many workers as cores. Most tests wait on the processes they
-    start (daemons, editors, the sandbox), so two workers on CI's two cores left a third of
-    the CPU idle (suite: 8:32 with two workers, 6:06 with three, bench/RESULTS.md)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, cores * 3 // 2)
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """Compile Tether's packages once, in the main process, before any test starts one: with
     PYTHONDONTWRITEBYTECODE set (CI's machines set it) nothing else writes their `.pyc`, and
