@@ -214,7 +214,7 @@ def _load(path: Path) -> dict[_Key, CodeType | _Regex]:
     except OSError:
         return {}
     with open(fd, "rb") as source:
-        if not (_private(os.fstat(fd)) and _private(os.stat(path.parent))):
+        if not (is_private(os.fstat(fd)) and is_private(os.stat(path.parent))):
             return {}
         try:
             loaded = marshal.loads(source.read())
@@ -225,7 +225,7 @@ def _load(path: Path) -> dict[_Key, CodeType | _Regex]:
     return {k: v for k, v in loaded.items() if _is_key(k) and (isinstance(v, CodeType) if k[0] != _REGEX else _is_regex(v))}
 
 
-def _private(info: os.stat_result) -> bool:
+def is_private(info: os.stat_result) -> bool:
     """Owned by this user and writable by no one else (so no other user chose its code)."""
     return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from . import class_code_cache
+from . import class_code_cache, module_cache
 
 _paused = False
 
@@ -47,6 +47,7 @@ def resume_collector(*, class_code_made: bool = True) -> None:
     global _paused
     if class_code_made:
         class_code_cache.save()
+        module_cache.save()
     if _paused:
         _paused = False
         gc.freeze()

@@ -218,8 +218,10 @@ class ServerContext:
         for tool_name in self.tools.names():  # a warm daemon's first call of each tool imports nothing
             self.tools.get(tool_name)
             await anyio.sleep(0)
+        from .. import module_cache
         from .config_options import fetch_models
 
+        module_cache.save()  # with the warm-up's modules: the next daemon's warm-up reads them too
         await fetch_models(self)  # the model picker's list: once per daemon, in the background
 
     async def _warm_turn(self) -> None:
