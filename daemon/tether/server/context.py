@@ -45,6 +45,7 @@ log = logging.getLogger("tether.server")
 STOP_GRACE_S = 5.0
 # How long the warm-up waits for the client's first session before it starts anyway.
 _WARM_UP_AFTER_S = 1.0
+_WATCH_QUIET_S = 0.25  # a first prompt sent at once has arrived by then
 # What the warm-up imports first: the turn (with the tools, the approvals, the journal and
 # the conversation model); then, once no request runs (a first prompt sent at once streams
 # without them), loading a stored session (the replay), the snapshots, and the gitignore
@@ -183,8 +184,13 @@ class ServerContext:
             await self.conn.drain()
 
     async def _watch_when(self) -> bool:
-        """When a workspace's watch may start: once the client is idle; False when the
-        daemon stops first (a stopping daemon watches nothing)."""
+        """When a workspace's watch may start: once the client has been idle for
+        ``_WATCH_QUIET_S`` (a prompt sent the instant `session/new` answers goes first: the
+        watch's start is ~5-8 ms of imports); False when the daemon stops first (a stopping
+        daemon watches nothing)."""
+        await self._client_idle()
+        with anyio.move_on_after(_WATCH_QUIET_S):
+            await self.stopped.wait()
         await self._client_idle()
         return not self.stopped.is_set()
 
