@@ -134,8 +134,6 @@ def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    if argv is None:
-        _serve_modules_from_cache(words)
     if words and words[0] in ("serve", "acp"):
         from .shared.proxy import wanted  # standard library only
 
@@ -145,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
             code = proxy_main(words)
             if code is not None:
                 return code  # else: no shared daemon here (the proxy said why): its own
+    if argv is None:  # not before the proxy: it imports neither pathlib nor platformdirs
+        _serve_modules_from_cache(words)
     first = words[0] if words else None
     only = first if first in _OTHER_COMMANDS else None
     args = build_parser(daemon_only=first in ("serve", "acp"), only=only).parse_args(words)
