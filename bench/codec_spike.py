@@ -29,10 +29,12 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import re
 import statistics
 import subprocess
 import sys
 import time
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -361,8 +363,79 @@ def errors() -> list[dict[str, str]]:
                 got.append("(accepted)")
             except msgspec.ValidationError as exc:
                 got.append(str(exc))
-        rows.append({"input": what, "today": today, "msgspec": " | forbid_unknown_fields: ".join(got)})
+        try:
+            msgspec.json.decode(json.dumps(params), type=ms_cls)
+            kept = "(accepted)"
+        except msgspec.ValidationError as exc:
+            kept = todays_wording(exc, ms_cls, params, method)
+        rows.append({"input": what, "today": today, "msgspec": " | forbid_unknown_fields: ".join(got),
+                     "msgspec_reworded": kept, "same_as_today": str(kept == today)})
     return rows
+
+
+_LABELS = {"str": "a string", "int": "an integer", "bool": "a boolean", "float": "a number",
+           "array": "an array", "object": "an object", "null": "null"}
+_MSGSPEC_ERROR = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
+
+
+def todays_wording(exc: Exception, cls: type, data: Any, method: str) -> str:
+    """msgspec's ValidationError in today's words: its message parsed (msgspec gives text
+    only, no structured path), the path walked through the Python types beside the data
+    (for a Literal's choices in declared order and a union's accepted tags)."""
+    import msgspec
+
+    found = _MSGSPEC_ERROR.match(str(exc))
+    assert found is not None
+    what, path = found["what"], found["path"] or ""
+    steps: list[Any] = [int(i) if i.isdigit() else i for i in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path) for i in i if i]
+    missing = re.match(r"Object missing required field `(.+)`", what)
+    if missing:
+        steps.append(missing[1])
+    tp: Any = cls
+    value: Any = data
+    for step in steps:  # the declared type at the failing position
+        tp = _member(tp, value)
+        if isinstance(step, int):
+            tp, value = typing.get_args(tp)[0], value[step] if isinstance(value, list) and step < len(value) else None
+        else:
+            if not (isinstance(tp, type) and issubclass(tp, msgspec.Struct)):
+                break  # a union's tag no member has: the union says what it accepts
+            field = {f.encode_name: f for f in msgspec.structs.fields(tp)}.get(step)
+            tp = field.type if field else Any
+            value = value.get(step) if isinstance(value, dict) else None
+    if what.startswith("Expected"):
+        want, got = re.findall(r"`([^`]+)`", what)[:2]
+        why = f"expected {_LABELS.get(want, want)}, got {_LABELS.get(got, got)}"
+    elif missing:
+        choices = typing.get_args(tp) if typing.get_origin(tp) is typing.Literal else ()
+        why = "required field missing" + (f"; send one of: {', '.join(choices)}" if choices else "")
+    elif what.startswith("Invalid enum value"):
+        why = "must be one of: " + ", ".join(typing.get_args(tp))
+    elif what.startswith("Invalid value") and steps and steps[-1] == "type":
+        steps = steps[:-1]
+        tags = sorted(m.__struct_config__.tag for m in typing.get_args(tp))
+        why = f"unsupported type {what.split(' ', 2)[2]}; accepted: {', '.join(tags)}"
+    else:
+        why = what
+    return f"invalid params for {method}: params.{_cattrs_path(steps)}: {why}"
+
+
+def _member(tp: Any, value: Any) -> Any:
+    """The union member `value` is (by its tag), or `tp` itself."""
+    members = [m for m in typing.get_args(tp) if isinstance(m, type)] if typing.get_origin(tp) is typing.Union else []
+    for member in members:
+        config = getattr(member, "__struct_config__", None)
+        if config and config.tag_field and isinstance(value, dict) and value.get(config.tag_field) == config.tag:
+            return member
+    return tp
+
+
+def _cattrs_path(steps: list[Any]) -> str:
+    """Today's spelling of a path: `prompt: item 2: .resource.text` (cattrs' list items)."""
+    out = ""
+    for step in steps:
+        out += f": item {step}: " if isinstance(step, int) else (f".{step}" if out else step)
+    return out.rstrip(": ")
 
 
 SCHEMA_SLICE = ["PromptParams", "PromptResult", "SessionNotification", "InitializeParams", "InitializeResult"]
