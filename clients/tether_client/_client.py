@@ -67,6 +67,7 @@ class PromptTurn:
         self.request_id: int | str | None = None
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._future: asyncio.Future[Any] | None = None
+        self._over = False  # its answer was read (or will never be): it has left the router
 
     def start(self) -> None:
         if self._future is not None:
@@ -76,16 +77,23 @@ class PromptTurn:
         if self.steer:
             params["_meta"] = {"tether": {"steer": True}}
         client._turns.sent(self.session.id, self, steer=self.steer)
-        self.request_id, self._future = client.peer.request_future("session/prompt", params)
+        # the turn ends where its answer is in the stream: the updates read with it (in the
+        # same chunk) after it are the next turn's, though the awaiting task resumes later
+        self.request_id, self._future = client.peer.request_future("session/prompt", params, on_answer=self._answered)
         self._future.add_done_callback(self._ended)
+
+    def _answered(self) -> None:
+        if not self._over:
+            self._over = True
+            self.session.client._turns.answered(self.session.id, self)
+            self._queue.put_nowait(_END)
 
     def _ended(self, future: asyncio.Future[Any]) -> None:
         if not future.cancelled():
             # the error stays for wait() to raise; fetched here, a turn nobody waits for
             # (its daemon gone) is not reported as a "Future exception was never retrieved"
             future.exception()
-        self.session.client._turns.answered(self.session.id, self)
-        self._queue.put_nowait(_END)
+        self._answered()  # no answer read (the daemon gone): it ends here
 
     def _push(self, update: JsonObject) -> None:
         self.updates.append(update)

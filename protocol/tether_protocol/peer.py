@@ -137,6 +137,13 @@ class JsonRpcPeer:
         ctx.run(current_request_id.set, msg_id)
         task = asyncio.get_running_loop().create_task(self._run_request(msg_id, route, typed), context=ctx)
         self._incoming[msg_id] = _Incoming(task, route, typed)
+        task.add_done_callback(lambda done: self._cancelled_before_start(msg_id, route, done))
+
+    def _cancelled_before_start(self, msg_id: int | str, route: Route, task: asyncio.Task[None]) -> None:
+        """A cancel read with its request (one chunk, under load) cancels the task before it
+        starts: `_run_request` never runs to answer, so the request is answered here."""
+        if task.cancelled():
+            self._finish(msg_id, error=RequestCancelled(f"request cancelled: {route.method}"))
 
     async def _run_request(self, msg_id: int | str, route: Route, params: Any) -> None:
         try:

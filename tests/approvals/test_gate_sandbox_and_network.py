@@ -152,3 +152,39 @@ async def test_read_only_mode_asks_before_a_sandboxed_command_and_refuses_everyt
     for request in (run("git push", "read-only"), edit("x.py", "read-only"), run("ls", "read-only", sandboxed=False)):
         refused = await gate.decide(request, RecordingUser())
         assert not refused.allowed and not refused.asked
+
+
+def bwrap_run(cmd: str) -> ApprovalRequest:
+    request = run(cmd, "ask")
+    request.sandbox_backend = "bwrap"
+    return request
+
+
+async def test_an_always_rule_keeps_the_network_it_was_granted_under(store) -> None:
+    """The rule stores how the command ran when it was granted; a gate whose settings give the
+    command more network (a `network_commands` entry, more proxy domains) asks again, and says why."""
+    offline = ApprovalGate(store.rules, network_proxy=True, allowed_domains=("pypi.org",))
+    granted = await offline.decide(bwrap_run("make lint"), RecordingUser("allow_always"))
+    assert granted.allowed and [r.network.stored() for r in await offline.rules() if r.id] == ["allowlist pypi.org"]
+    same = await ApprovalGate(store.rules, network_proxy=True, allowed_domains=("pypi.org",)).decide(
+        bwrap_run("make lint -j2"), RecordingUser())
+    assert same.allowed and same.reason == "allowed by rule #1: allow `make lint`"
+    wider = [
+        ApprovalGate(store.rules, network_proxy=True, allowed_domains=("pypi.org", "evil.test")),
+        ApprovalGate(store.rules, network_proxy=True, allowed_domains=("pypi.org",),
+                     network_commands=("make lint -> evil.test",)),
+        ApprovalGate(store.rules, network_commands=("make",)),
+    ]
+    for gate in wider:
+        user = RecordingUser("reject_once")
+        assert not (await gate.decide(bwrap_run("make lint"), user)).allowed
+        assert "rule #1: allow `make lint` was granted with network only through Tether's proxy to pypi.org" in (
+            user.asked[0][1]), user.asked[0][1]
+    # under Landlock the proxy does not run: no network, less than the rule was granted
+    landlock = run("make lint", "ask")
+    landlock.sandbox_backend = "landlock"
+    assert (await ApprovalGate(store.rules, network_proxy=True).decide(landlock, RecordingUser())).allowed
+    # granted again with the network: the same words now carry the newer answer's condition
+    online = ApprovalGate(store.rules, network_commands=("make",))
+    assert (await online.decide(bwrap_run("make lint"), RecordingUser("allow_always"))).allowed
+    assert (await ApprovalGate(store.rules, network_all=True).decide(bwrap_run("make lint"), RecordingUser())).allowed

@@ -167,9 +167,7 @@ async def test_commands_run_unasked_cannot_leave_the_sandbox(
         assert not (workspace / ".tether" / "config.toml").exists()
 
 
-@pytest.mark.parametrize("change", [{"TETHER_SANDBOX": "off"}, pytest.param({"TETHER_NETWORK": "on"}, marks=pytest.mark.xfail(
-    strict=True, reason="open (MEDIUM): a stored rule has no network condition; with the user's network on later, "
-    "a rule whose sentence said `no network` runs the command with the network unasked"))])
+@pytest.mark.parametrize("change", [{"TETHER_SANDBOX": "off"}, {"TETHER_NETWORK": "on"}, {"TETHER_NETWORK": "allowlist"}])
 async def test_a_stored_rule_allows_no_more_than_its_sentence_after_the_settings_change(
     spawn_daemon, workspace: Path, tmp_path: Path, change: dict[str, str]
 ) -> None:
@@ -199,6 +197,38 @@ async def test_a_stored_rule_allows_no_more_than_its_sentence_after_the_settings
     assert not (ran_by_rule and (watchers.heard or outside.exists())), (
         f"the stored rule ran it {json.dumps(change)}: {watchers.heard}, outside written: {outside.exists()}")
     assert again.asked() == [probe] or not ran_by_rule
+    if "TETHER_NETWORK" in change:  # the prompt says why the rule did not allow it
+        reason = again.prompts[0]["_meta"]["tether"]["reason"]
+        assert "rule #1: allow `python3` was granted with no network" in reason, reason
+
+
+async def test_a_rule_granted_under_allowlist_keeps_its_domains(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+    """Granted through the proxy to example.test: it runs unasked while the domains are the
+    same, and is asked again once `allowed_domains` names one more (or the network is on)."""
+    (workspace / "hello.py").write_text("open('hello.txt', 'a').write('hi\\n')\n")
+    allowlist = {"TETHER_SANDBOX": "bwrap", "TETHER_NETWORK": "allowlist", "TETHER_ALLOWED_DOMAINS": "example.test"}
+    runs = [("allow_always", allowlist), (None, allowlist),
+            (None, {**allowlist, "TETHER_ALLOWED_DOMAINS": "example.test,more.test"}),
+            (None, {**allowlist, "TETHER_NETWORK": "on"})]
+    seen: list[tuple[list[str], str, str]] = []
+    said: list[str] = []
+    for answer, env in runs:
+        user = Answers(*[a for a in (answer,) if a])
+        daemon = await spawn_daemon(script=_script(tmp_path, ["python3 hello.py"]), env=env)
+        daemon.client.peer.on_request = user.on_request
+        session = await daemon.client.new_session(workspace)
+        updates = [u async for u in session.prompt("hello")]
+        reason = user.prompts[0]["_meta"]["tether"]["reason"] if user.prompts else ""
+        seen.append((user.asked(), _approved_by(updates, "c0"), reason))
+        said += [o["name"] for p in user.prompts for o in p["options"] if o["optionId"] == "allow_always"]
+    assert seen[0][0] == ["python3 hello.py"] and "rule #" not in seen[0][1]
+    assert seen[1][0] == [] and "rule #1" in seen[1][1], seen[1]
+    for asked, approved_by, reason in seen[2:]:
+        assert asked == ["python3 hello.py"] and approved_by == "", (asked, approved_by)
+        assert "was granted with network only through Tether's proxy to example.test" in reason, reason
+    assert "network only through Tether's proxy to your allowed_domains" in said[0], said
+    assert "WITH the network" in said[-1], said
+    assert (workspace / "hello.txt").read_text() == "hi\n" * 2  # the last two were rejected
 
 
 async def test_allow_always_under_landlock_says_that_its_commands_can_change_git(

@@ -5,10 +5,14 @@ running turn, a withdrawn one answers `cancelled`; and the client's rewind/chang
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from pathlib import Path
 from typing import Any
 
 from daemon_harness import EXAMPLES
+from tether_client import TetherClient
+from tether_client._client import Session
 
 APPROVALS = EXAMPLES / "approvals.json"
 
@@ -80,3 +84,38 @@ async def test_the_client_lists_changes_and_rewinds(spawn_daemon, workspace: Pat
     assert (workspace / "notes/todo.txt").exists()
     done = await session.rewind(to_turn=1)
     assert done["done"] is True and not (workspace / "notes/todo.txt").exists()
+
+
+async def test_a_queued_turns_updates_read_in_one_chunk_with_the_answer_before_them_are_its_own():
+    """Under load the client reads the running turn's answer and the next turn's first
+    updates in one chunk (a CI run lost a queued turn's updates this way). A local stand-in
+    for the daemon writes exactly that chunk: the updates after the answer belong to the
+    next turn, however late the task awaiting the answer resumes."""
+    to_client, daemon_out = os.pipe()
+    daemon_in, to_daemon = os.pipe()
+    client = await TetherClient.over_fds(to_client, to_daemon, framing="ndjson")
+    session = Session(client, "s1", {})
+    turns = [session.prompt("first"), session.prompt("queued")]
+    for turn in turns:
+        turn.start()
+    received = b""
+    while received.count(b"\n") < 2:
+        received += await asyncio.to_thread(os.read, daemon_in, 1 << 16)
+    first_id, queued_id = (json.loads(line)["id"] for line in received.splitlines())
+
+    def said(text: str) -> dict[str, Any]:
+        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+        return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": update}}
+
+    def answer(request_id: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}}
+
+    chunk = [said("one"), answer(first_id), said("two")]
+    os.write(daemon_out, b"".join(json.dumps(m).encode() + b"\n" for m in chunk))
+    os.write(daemon_out, json.dumps(answer(queued_id)).encode() + b"\n")
+    async with asyncio.timeout(15):
+        assert [(await turn.wait())["stopReason"] for turn in turns] == ["end_turn", "end_turn"]
+    assert (_said(turns[0].updates), _said(turns[1].updates)) == ("one", "two")
+    os.close(daemon_out)
+    os.close(daemon_in)
+    await client.close()

@@ -30,6 +30,12 @@ class Person:
             raise
         return {"outcome": {"outcome": "selected", "optionId": self.answer}}
 
+    def taken_back(self, window) -> bool:
+        """The daemon withdrew its request from this person's window: shown and taken back,
+        or (under load) read together with its `$/cancel_request` and so never shown."""
+        cancelled = any(method == "$/cancel_request" for method, _params in window.notifications)
+        return cancelled and self.withdrawn == [p["toolCall"]["toolCallId"] for p in self.asked]
+
 
 def _live(session) -> list[dict]:
     """What a window that loaded ``session`` got after the replay (its command menu aside)."""
@@ -50,9 +56,9 @@ async def test_both_windows_see_the_turn_and_the_first_answer_wins(windows, work
     await turn.wait()
     assert turn.stop_reason == "end_turn"
     # both windows were asked; the second answered, the first's request was taken back
-    assert [p["toolCall"]["toolCallId"] for p in slow.asked] == ["call_edit"]
     assert [p["toolCall"]["toolCallId"] for p in quick.asked] == ["call_edit"]
-    await until(lambda: slow.withdrawn == ["call_edit"])
+    await until(lambda: slow.taken_back(first))
+    assert [p["toolCall"]["toolCallId"] for p in slow.asked] in ([], ["call_edit"])  # [] when taken back unread
     assert (workspace / "README.md").read_text().count("Hello, edited by Tether.") == 1
     # the window that did not answer sees the decision as the call's update, in the
     # same order as the window that prompted

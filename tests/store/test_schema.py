@@ -15,14 +15,14 @@ from tether.store import HistoryStore, StorageFault, StoreError, latest_version,
 from .conftest import OldDatabase
 
 Query = Callable[..., list[Any]]
-LATEST = latest_version()  # 9: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python, v6 CHECKs without IN lists, v7 CJK words, v8 checkpoints, v9 prompt queue
+LATEST = latest_version()  # 10: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python, v6 CHECKs without IN lists, v7 CJK words, v8 checkpoints, v9 prompt queue, v10 rules' network
 ALL = list(range(1, LATEST + 1))
 
 
 async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Query) -> None:
     assert query("PRAGMA journal_mode") == [("wal",)]
     assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
-    assert store.schema_version == LATEST == 9
+    assert store.schema_version == LATEST == 10
     assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "schema_version", "sessions", "turns", "messages", "run_reports", "approval_rules",
     }
@@ -153,6 +153,25 @@ async def test_a_version_1_database_is_migrated_to_the_current_schema(db_path: P
         rule = await store.rules.add("execute", "npm test", "allow")
         assert [r.pattern for r in await store.rules.list()] == ["npm test"]
         assert await store.rules.delete(rule.id) and await store.rules.list() == []
+
+
+async def test_a_rule_stored_before_v10_reads_as_granted_without_network(
+    db_path: Path, query: Query, old_database: OldDatabase
+) -> None:
+    """v10 gives each rule the network it was granted under; a rule an older Tether stored
+    said nothing about it and keeps working, read the strictest way ("off"). Granting the
+    same rule again takes the newer answer's condition."""
+    await old_database(9, [])
+    query("INSERT INTO approval_rules (tool_kind, pattern, decision, created_at) VALUES ('execute', 'make', 'allow', 1)")
+    async with await HistoryStore.open(db_path) as store:
+        assert store.schema_version == LATEST
+        (old,) = await store.rules.list()
+        assert (old.pattern, old.network) == ("make", "off")
+        again = await store.rules.add("execute", "make", "allow", "allowlist example.test")
+        await store.rules.add("execute", "npm test", "allow", "on")
+        assert again.id == old.id
+        assert [(r.pattern, r.network) for r in await store.rules.list()] == [
+            ("make", "allowlist example.test"), ("npm test", "on")]
 
 
 @pytest.mark.parametrize("version", [0, *ALL[:-1]])

@@ -108,6 +108,27 @@ async def test_a_cancelled_request_is_dropped_by_the_other_side_and_its_late_ans
     assert client.unknown_responses == 1
 
 
+async def test_a_request_cancelled_in_the_chunk_that_brought_it_is_still_answered_once() -> None:
+    """Under load a request and its cancel are read together (the daemon withdraws a
+    permission request another window answered): the handler never starts, and the request
+    still gets its one answer (-32800) and leaves no running request behind."""
+    ran: list[str] = []
+
+    async def on_request(method: str, params: Any) -> Any:
+        ran.append(method)
+        await asyncio.sleep(30)
+
+    answered = Pipe("ndjson")
+    window = JsonRpcPeer(on_request=on_request)
+    window.attach(answered)
+    window.handle_message({"jsonrpc": "2.0", "id": "tether-1", "method": "session/request_permission", "params": {}})
+    window.handle_message({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "tether-1"}})
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert ran == [] and window.running_requests == 0
+    assert [(m["id"], m["error"]["code"]) for m in answered.sent] == [("tether-1", -32800)]
+
+
 async def test_a_request_that_answers_its_own_cancellation_is_not_interrupted() -> None:
     stop = asyncio.Event()
 

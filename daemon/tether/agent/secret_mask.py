@@ -6,7 +6,8 @@ a long literal)
 and `mask_secrets`, which replaces each match by `[masked: looks like ...]` and says what
 it masked. Runs once per tool result (never per streamed delta): each pattern runs only
 when one of its literals is in the text (bench/secrets_kept_out.py: 1 MB in RESULTS.md).
-Must not: mask identifiers, calls, paths or placeholders (`token = get_token()`, `${TOKEN}`).
+Must not: mask identifiers, calls, paths or placeholders (`token = get_token()`, `${TOKEN}`,
+`"token": "tether/turn_74008768a59edf77"`).
 """
 
 from __future__ import annotations
@@ -34,11 +35,16 @@ def _mixed(value: str) -> bool:
 
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+# lower-case words joined by `/`, `_` or `-`, one slash at least, ending in a short hex id:
+# an LSP progress token (`tether/turn_74008768a59edf77`), not a key (no more than 64 bits)
+_NAMED_ID = re.compile(r"[a-z]+(?:[/_-][a-z]+)*[/_-][0-9a-f]{4,16}")
 
 
 def _literal_value(value: str) -> bool:
-    """A long literal, not a dotted name (`self.auth_token_v2`) or a placeholder (`xxxx...`)."""
+    """A long literal, not a dotted name (`self.auth_token_v2`), a named id
+    (`tether/turn_74008768a59edf77`) or a placeholder (`xxxx...`)."""
     return (_mixed(value) and not _DOTTED.fullmatch(value) and len(set(value.lower())) >= 6
+            and not ("/" in value and _NAMED_ID.fullmatch(value))
             and not value.startswith(("/", "~", "./", "../", "$")) and "://" not in value)  # paths, URLs
 
 

@@ -22,8 +22,9 @@
     nothing outside the workspace (sandboxed_asking.py)       -> allowed ("without asking")
     a hook's allow                                            -> allowed
     an allow rule ("allow always") covers every part of a
-    plain command that writes only new, inert files, or
-    every path of a change                                    -> allowed
+    plain command that writes only new, inert files and runs
+    with no more network than the rule was granted under
+    (network_reach.py), or every path of a change             -> allowed
     otherwise                                                 -> ask (one at a time): the
                                                                  `permission_request` hooks,
                                                                  then the reviewer, may
@@ -53,6 +54,7 @@ import anyio
 
 from ..store.rules import RuleStore
 from .autoruns import autorun_why
+from .network_reach import OFF, CommandNetwork, NetworkReach
 from .requests import OPTIONS as OPTIONS  # the option ids, as permission.py knows them
 from .requests import ApprovalRequest, Asker, AskerAnswer, Verdict
 from .rules import (
@@ -88,16 +90,13 @@ class ApprovalGate:
         network_proxy: bool = False,
         workspace: Path | None = None,
         sandbox_auto_allow: bool = False,
+        allowed_domains: tuple[str, ...] = (),
     ) -> None:
         self._store = store
         # where a command's writes are checked (None: every write may overwrite a file)
         self._workspace = workspace
         self._fixed = builtin_rules(deny_commands)
-        # list entries give the network; table entries ("prefix -> domains") the proxy
-        self._network_commands = tuple(entry for entry in network_commands if " -> " not in entry)
-        self._proxy_commands = [entry.partition(" -> ")[::2] for entry in network_commands if " -> " in entry]
-        self._network_all = network_all
-        self._network_proxy = network_proxy  # `allowlist`: a command without the network gets the proxy
+        self._net = CommandNetwork(network_commands, network_all, network_proxy, allowed_domains)
         self._sandbox_auto_allow = sandbox_auto_allow  # in mode auto-edit (sandboxed_asking.py)
         self._stored: list[Rule] | None = None
         # Several calls of one step (and several sessions) ask one at a time, in order.
@@ -106,14 +105,14 @@ class ApprovalGate:
     async def rules(self) -> list[Rule]:
         if self._stored is None:
             self._stored = [
-                Rule(r.tool_kind, r.pattern, r.decision, id=r.id)
+                Rule(r.tool_kind, r.pattern, r.decision, id=r.id, network=NetworkReach.parse(r.network))
                 for r in await self._store.list()
             ]
         return [*self._fixed, *self._stored]
 
-    async def add_rule(self, kind: str, pattern: str, decision: str) -> Rule:
-        record = await self._store.add(kind, pattern, decision)
-        rule = Rule(kind, pattern, decision, id=record.id)
+    async def add_rule(self, kind: str, pattern: str, decision: str, network: NetworkReach = OFF) -> Rule:
+        record = await self._store.add(kind, pattern, decision, network.stored())
+        rule = Rule(kind, pattern, decision, id=record.id, network=network)
         stored = [r for r in (await self._stored_rules()) if r.id != record.id]
         self._stored = [*stored, rule]
         return rule
@@ -138,15 +137,16 @@ class ApprovalGate:
         decided = self._by_rules_and_mode(request, rules, parsed)
         if isinstance(decided, Verdict):
             if decided.allowed and parsed is not None:
-                decided.network = self._network(parsed)
+                decided.network = self._net.full(parsed)
             return decided
-        request.network_granted = parsed is not None and self._network(parsed)
+        request.network_granted = parsed is not None and self._net.full(parsed)
         request.always = always_scope(
             request.kind, request.tool_name, request.command, parsed, request.rel_paths,
             sandboxed=request.sandboxed, network=request.network_granted,
             # the proxy runs only under bubblewrap; Landlock falls back to no network
-            proxied=self._network_proxy and request.sandbox_backend == "bwrap" and not request.network_granted,
+            proxied=self._net.proxy and request.sandbox_backend == "bwrap" and not request.network_granted,
             git_writable=request.sandbox_backend not in ("", "bwrap"),
+            reach=OFF if parsed is None else self._net.reach(parsed, request.command or "", request.sandbox_backend),
         )
         async with self._ask_lock:
             answer = await asker.ask(request, decided)
@@ -160,30 +160,10 @@ class ApprovalGate:
         denied = mcp_rule(await self.rules(), tool_name, "deny")
         return None if denied is None else f"refused by {denied.describe()}; this tool is never called"
 
-    def _network(self, parsed: ParsedCommand) -> bool:
-        from .commands import words_start_with
-
-        if self._network_all:
-            return True
-        own = parsed.own_parts
-        return parsed.plain and bool(own) and all(
-            any(words_start_with(part.texts, prefix) for prefix in self._network_commands) for part in own
-        )
-
     def network_domains(self, command: str) -> tuple[str, ...]:
         """The domains the table form of `network_commands` adds for `command` (every part
         of a plain command covered by a table entry), for the proxy in `allowlist` mode."""
-        from .commands import parse_command, words_start_with
-
-        parsed = parse_command(command)
-        own = parsed.own_parts
-        found: list[str] = []
-        for part in own:
-            covering = [domains for prefix, domains in self._proxy_commands if words_start_with(part.texts, prefix)]
-            if not covering:
-                return ()
-            found += [domain for domains in covering for domain in domains.split()]
-        return tuple(dict.fromkeys(found)) if parsed.plain and own else ()
+        return self._net.domains(command)
 
     def _by_rules_and_mode(
         self, request: ApprovalRequest, rules: list[Rule], parsed: ParsedCommand | None
@@ -240,10 +220,10 @@ class ApprovalGate:
             return Verdict(True, RAN_SANDBOXED, offline=True, guard_autoruns=True)
         if request.hook_decision == "allow" and not unseen:
             return Verdict(True, request.hook_reason)
-        unsafe = ""
+        unsafe = beyond = ""
         if parsed is not None:
             # a part that may be denied is never approved by an allow rule either
-            allowed = allow_for_parts(rules, parsed) if hit is None else None
+            allowed, beyond = self._allow_within_network(request, rules, parsed) if hit is None else (None, "")
             # rules cover every part, yet the command writes or runs more than it shows
             unsafe = (parsed.not_plain[0] if parsed.not_plain else
                       unapprovable_write(parsed.writes, self._workspace, request.cwd or ".")) if allowed else ""
@@ -261,8 +241,26 @@ class ApprovalGate:
         if unsafe:
             return f"no allow rule may approve {_action(request)}: {unsafe}"
         # what keeps a rule from approving it, so the user sees what runs beyond the words
-        why = unseen or sandbox_why or autorun or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
+        why = unseen or sandbox_why or autorun or beyond or (
+            parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
         return f"mode {request.mode} asks before {_action(request)}{f' ({why})' if why else ''}"
+
+    def _allow_within_network(
+        self, request: ApprovalRequest, rules: list[Rule], parsed: ParsedCommand
+    ) -> tuple[list[Rule] | None, str]:
+        """The allow rules covering every part whose network condition this command keeps,
+        or None and why the rules that cover it by their words do not (a rule allows no
+        more network than its sentence named when it was granted)."""
+        reach = self._net.reach(parsed, request.command or "", request.sandbox_backend)
+        allowed = allow_for_parts([r for r in rules if reach.within(r.network)], parsed)
+        if allowed is not None:
+            return allowed, ""
+        by_words = allow_for_parts(rules, parsed)
+        if not by_words:
+            return None, ""
+        short = next(r for r in by_words if not reach.within(r.network))
+        return None, (f"{short.describe()} was granted {short.network.words()}, and this command would now run "
+                      f"{reach.words()} (your network settings)")
 
     def _why_asked_in_sandbox(self, request: ApprovalRequest, parsed: ParsedCommand | None, hit: DenyHit | None) -> str | None:
         """Why sandbox-aware asking does not run this call unasked ("" when it does; None:
@@ -276,7 +274,7 @@ class ApprovalGate:
         from .sandboxed_asking import why_asked_in_sandbox  # with the command analysis
 
         return why_asked_in_sandbox(
-            parsed, self._network(parsed), self._workspace, request.cwd or ".", request.sandbox_backend)
+            parsed, self._net.full(parsed), self._workspace, request.cwd or ".", request.sandbox_backend)
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None
@@ -300,13 +298,13 @@ class ApprovalGate:
             await self.add_rule(MCP_KIND, request.tool_name, "deny")
         elif option == "allow_always" and request.always is not None:
             for rule in request.always.rules:  # exactly what the option's text described
-                await self.add_rule(rule.kind, rule.pattern, rule.decision)
+                await self.add_rule(rule.kind, rule.pattern, rule.decision, rule.network)
         elif option == "reject_always":
             for pattern in patterns_for_always(request.kind, request.command, parsed, request.rel_paths):
                 await self.add_rule(request.kind, pattern, "deny")
         if option in ("allow_once", "allow_always", "allow_once_network"):
             how = "once" if option == "allow_once" else "always (a rule now covers it)"
-            network = parsed is not None and self._network(parsed)
+            network = parsed is not None and self._net.full(parsed)
             if option == "allow_once_network":
                 how, network = "once, with network", request.kind == "execute"
             elif not_plain and option == "allow_always":
@@ -328,7 +326,7 @@ class ApprovalGate:
         allowed that way (anything else allowed so is refused: fail closed)."""
         if answer.option == "allow_once" and request.reviewable:
             verdict = Verdict(True, f"allowed by {answer.decided_by}: {answer.detail}", guard_autoruns=parsed is not None)
-            verdict.network = parsed is not None and self._network(parsed)
+            verdict.network = parsed is not None and self._net.full(parsed)
             return verdict
         if answer.option == "allow_once":
             return Verdict(False, f"not approved: only the user may approve {_action(request)}")

@@ -23,6 +23,8 @@ import fnmatch
 import posixpath
 from dataclasses import dataclass
 
+from .network_reach import OFF, NetworkReach
+
 TYPE_CHECKING = False  # the command analysis is imported on a turn's first command, not by a turn without one
 if TYPE_CHECKING:
     from .commands import CommandPart, ParsedCommand
@@ -55,6 +57,8 @@ class Rule:
     decision: str  # "allow" | "deny"
     id: int | None = None  # stored rules have one; built-in and config rules do not
     source: str = "user"  # "user" (an "always" answer or _tether/rules), "config", "built-in"
+    # a command allow rule: the most network its commands may run with (what its sentence said)
+    network: NetworkReach = OFF
 
     def describe(self) -> str:
         origin = f"rule #{self.id}" if self.id is not None else f"{self.source} rule"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .network_reach import OFF, NetworkReach
 from .rules import MCP_KIND, MCP_PREFIX, Rule, patterns_for_always
 
 TYPE_CHECKING = False  # the command analysis is imported on a turn's first command
@@ -35,16 +36,17 @@ class AlwaysScope:
 
 def always_scope(
     kind: str, tool_name: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str],
-    *, sandboxed: bool, network: bool, proxied: bool = False, git_writable: bool = False,
+    *, sandboxed: bool, network: bool, proxied: bool = False, git_writable: bool = False, reach: NetworkReach = OFF,
 ) -> AlwaysScope:
-    """The rules "allow always" would store for this call, and what they allow."""
+    """The rules "allow always" would store for this call, and what they allow; a command's
+    rules keep `reach`, the network it runs with now (no more, later)."""
     if tool_name.startswith(MCP_PREFIX):
         rule = Rule(MCP_KIND, tool_name, "allow")
         return AlwaysScope((rule,), f"Always allow {rule.covers_text()}, {_UNTIL}")
     if parsed is not None and not parsed.plain:
         return AlwaysScope((), "Allow this once (no rule can cover it: not a plain list of words)")
     patterns = patterns_for_always(kind, command, parsed, rel_paths)
-    rules = tuple(Rule(kind, pattern, "allow") for pattern in patterns)
+    rules = tuple(Rule(kind, pattern, "allow", network=reach if kind == "execute" else OFF) for pattern in patterns)
     if not rules:
         return AlwaysScope((), "Allow this once (there is nothing a rule could name)")
     covered = ", ".join(rule.covers_text() for rule in rules)

@@ -152,6 +152,7 @@ class ServerContext:
                 network_proxy=self.settings.network == "allowlist",
                 workspace=workspace,
                 sandbox_auto_allow=self.settings.sandbox_auto_allow == "on",
+                allowed_domains=self.settings.allowed_domains,
             )
             self._gates[workspace] = gate
         return gate

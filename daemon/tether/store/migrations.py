@@ -256,6 +256,13 @@ async def _v9_prompt_queue(conn: aiosqlite.Connection) -> None:
     await conn.execute("CREATE INDEX prompt_queue_session ON prompt_queue (session_id, queued_at)")
 
 
+async def _v10_rule_network(conn: aiosqlite.Connection) -> None:
+    # The network an "allow always" command rule was granted under ("off", "allowlist
+    # DOMAIN...", "on"): it allows its commands only with no more than that. A rule stored
+    # before this version said nothing, and is read as "off", the strictest.
+    await conn.execute("ALTER TABLE approval_rules ADD COLUMN network TEXT NOT NULL DEFAULT 'off'")
+
+
 # The order the steps run in: migration *i* (from 1) takes the database from version *i* to *i + 1*.
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial,
@@ -267,4 +274,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     _v7_cjk_words,
     _v8_checkpoints,
     _v9_prompt_queue,
+    _v10_rule_network,
 )

@@ -1,4 +1,4 @@
-"""Approval rules kept per workspace (schema v2): add, list, delete.
+"""Approval rules kept per workspace (schema v2; v10 adds the network a command rule was granted under): add, list, delete.
 
 Owns: the SQL for `approval_rules`. Must not: decide what a rule means (that is
 `tether.approvals.rules`).
@@ -21,20 +21,24 @@ class RuleRecord:
     pattern: str  # a command prefix ("npm test") or a path glob ("src/**")
     decision: str  # "allow" | "deny"
     created_at: float
+    # a command allow rule's network condition, as `tether.approvals.network_reach` stores it
+    # ("off", "allowlist DOMAIN...", "on"); "off" for every rule stored before v10
+    network: str = "off"
 
 
 class RuleStore:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    async def add(self, tool_kind: str, pattern: str, decision: str) -> RuleRecord:
+    async def add(self, tool_kind: str, pattern: str, decision: str, network: str = "off") -> RuleRecord:
+        """Adds the rule; an existing rule of the same words takes the newer answer's network condition."""
         now = time.time()
 
         async def work(conn: aiosqlite.Connection) -> int:
             await conn.execute(
-                "INSERT OR IGNORE INTO approval_rules (tool_kind, pattern, decision, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                (tool_kind, pattern, decision, now),
+                "INSERT INTO approval_rules (tool_kind, pattern, decision, created_at, network) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tool_kind, pattern, decision) DO UPDATE SET network = excluded.network",
+                (tool_kind, pattern, decision, now, network),
             )
             cursor = await conn.execute(
                 "SELECT id FROM approval_rules WHERE tool_kind = ? AND pattern = ? AND decision = ?",
@@ -45,13 +49,13 @@ class RuleStore:
             return int(row[0])
 
         rule_id = await self._db.write(work)
-        return RuleRecord(rule_id, tool_kind, pattern, decision, now)
+        return RuleRecord(rule_id, tool_kind, pattern, decision, now, network)
 
     async def list(self) -> list[RuleRecord]:
         rows = await self._db.read(
-            "SELECT id, tool_kind, pattern, decision, created_at FROM approval_rules ORDER BY id"
+            "SELECT id, tool_kind, pattern, decision, created_at, network FROM approval_rules ORDER BY id"
         )
-        return [RuleRecord(int(r[0]), r[1], r[2], r[3], float(r[4])) for r in rows]
+        return [RuleRecord(int(r[0]), r[1], r[2], r[3], float(r[4]), r[5]) for r in rows]
 
     async def delete(self, rule_id: int) -> bool:
         async def work(conn: aiosqlite.Connection) -> bool:
