@@ -1,0 +1,277 @@
+"""The providers' own HTTP/1.1 client (providers/wire.py) against real loopback servers.
+
+Each test runs the OpenAI provider over real sockets against a small HTTP/1.1 server
+written here (kept-alive connections, content-length or chunked bodies, TLS with a
+self-signed CA, a CONNECT proxy), and asserts what a user of the provider sees and what
+the server saw: how many connections, which request lines, whether a connection closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import ssl
+import subprocess
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tether.providers.base import ModelRequest, ProviderError, TextDelta
+from tether.providers.http import RetryPolicy, Timeouts
+from tether.providers.openai import OpenAIProvider
+from tether_protocol.conversation import messages_from_json
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
+
+
+def sse_body(*texts: str) -> bytes:
+    frames = [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts]
+    frames.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return b"".join(f"data: {json.dumps(f)}\n\n".encode() for f in frames) + b"data: [DONE]\n\n"
+
+
+def content_length(body: bytes, status: int = 200, extra: str = "") -> bytes:
+    head = f"HTTP/1.1 {status} X\r\ncontent-type: text/event-stream\r\ncontent-length: {len(body)}\r\n{extra}\r\n"
+    return head.encode() + body
+
+
+def chunked(pieces: list[bytes]) -> bytes:
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    return head + b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
+
+
+Handler = Callable[["Seen", asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bool]]
+
+
+@dataclass
+class Seen:
+    """What the server saw: one entry per connection, the request lines on it, and whether
+    each connection ended with the client closing it (EOF or reset)."""
+
+    connections: int = 0
+    request_lines: list[str] = field(default_factory=list)
+    client_closed: asyncio.Event = field(default_factory=asyncio.Event)
+    handlers: set[asyncio.Task[Any]] = field(default_factory=set)
+
+
+async def read_request(reader: asyncio.StreamReader) -> str | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    length = next((int(v) for k, _, v in (line.partition(": ") for line in lines) if k.lower() == "content-length"), 0)
+    await reader.readexactly(length)
+    return lines[0]
+
+
+async def serving(handler: Handler, tls: ssl.SSLContext | None = None) -> tuple[Served, Seen, int]:
+    seen = Seen()
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.connections += 1
+        task = asyncio.current_task()
+        assert task is not None
+        seen.handlers.add(task)
+        try:
+            while await handler(seen, reader, writer):
+                pass
+        except ConnectionError:
+            seen.client_closed.set()
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(connection, "127.0.0.1", 0, ssl=tls)
+    return Served(server, seen), seen, server.sockets[0].getsockname()[1]
+
+
+@dataclass
+class Served:
+    server: asyncio.Server
+    seen: Seen
+
+    async def aclose(self) -> None:
+        """Stop listening, let the connections end (the clients closed theirs), stop the rest."""
+        self.server.close()
+        if self.seen.handlers:
+            _done, stuck = await asyncio.wait(self.seen.handlers, timeout=1.0)
+            for task in stuck:
+                task.cancel()
+            await asyncio.gather(*stuck, return_exceptions=True)
+
+
+def answering(*responses: bytes, close_after: bool = False) -> Handler:
+    """Answers each request on a connection with the next of `responses` (kept alive)."""
+    queue = list(responses)
+
+    async def handle(seen: Seen, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        line = await read_request(reader)
+        if line is None:
+            seen.client_closed.set()
+            return False
+        seen.request_lines.append(line)
+        if not queue:
+            return False  # nothing left to say: close without answering
+        writer.write(queue.pop(0))
+        await writer.drain()
+        return not close_after
+
+    return handle
+
+
+def request() -> ModelRequest:
+    return ModelRequest(system="s", tools=[], messages=messages_from_json(
+        [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]))
+
+
+async def text_of(provider: OpenAIProvider) -> str:
+    return "".join([e.text async for e in provider.stream(request()) if isinstance(e, TextDelta)])
+
+
+@pytest.fixture(autouse=True)
+def no_proxy_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
+@pytest.fixture
+async def stack() -> AsyncIterator[list[Any]]:
+    """Servers and providers to close at the end."""
+    held: list[Any] = []
+    yield held
+    for item in held:  # the providers first: their connections close, then the servers' handlers end
+        if not isinstance(item, Served):
+            await item.aclose()
+    for item in held:
+        if isinstance(item, Served):
+            await item.aclose()
+
+
+def provider(url: str, held: list[Any], **kw: Any) -> OpenAIProvider:
+    kw.setdefault("retry", RetryPolicy(max_retries=0))
+    made = OpenAIProvider(model="m", base_url=url, **kw)
+    held.append(made)
+    return made
+
+
+async def test_two_requests_share_one_kept_alive_connection(stack: list[Any]) -> None:
+    server, seen, port = await serving(answering(content_length(sse_body("one")), content_length(sse_body("two"))))
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack)
+    assert [await text_of(p), await text_of(p)] == ["one", "two"]
+    assert seen.connections == 1
+    assert seen.request_lines == ["POST /v1/chat/completions HTTP/1.1"] * 2
+
+
+async def test_a_kept_alive_connection_the_server_closed_is_retried_once_on_a_new_one(stack: list[Any]) -> None:
+    answers = [content_length(sse_body("first")), b"", content_length(sse_body("second"))]
+
+    async def handle(seen: Seen, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        line = await read_request(reader)
+        if line is None:
+            return False
+        seen.request_lines.append(line)
+        answer = answers.pop(0)
+        writer.write(answer)
+        await writer.drain()
+        return bool(answer)  # the second request: read, then the connection closes unanswered
+
+    server, seen, port = await serving(handle)
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack)  # no provider-level retries
+    assert await text_of(p) == "first"
+    assert await text_of(p) == "second"
+    assert seen.connections == 2 and len(seen.request_lines) == 3
+
+
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+async def test_content_length_and_chunked_bodies_read_the_same(stack: list[Any], framing: str) -> None:
+    body = sse_body("héllo ", "wörld")
+    reply = content_length(body) if framing == "content-length" else chunked([body[:7], body[7:40], body[40:]])
+    server, seen, port = await serving(answering(reply, content_length(sse_body("again"))))
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack)
+    assert await text_of(p) == "héllo wörld"
+    assert await text_of(p) == "again" and seen.connections == 1  # the body was read to its end
+
+
+async def test_a_gzip_body_is_decoded_and_an_unknown_coding_refused(stack: list[Any]) -> None:
+    packed = gzip.compress(sse_body("zipped"))
+    server, _seen, port = await serving(answering(
+        content_length(packed, extra="content-encoding: gzip\r\n"),
+        content_length(b"xx", extra="content-encoding: br\r\n"),
+    ))
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack)
+    assert await text_of(p) == "zipped"
+    with pytest.raises(ProviderError, match="content-encoding 'br'") as refused:
+        await text_of(p)
+    assert refused.value.kind == "connection"
+
+
+async def test_a_429_with_retry_after_is_waited_for_then_retried(stack: list[Any]) -> None:
+    limited = b'{"error": {"message": "slow down", "type": "rate_limit"}}'
+    head = f"HTTP/1.1 429 X\r\ncontent-type: application/json\r\nretry-after: 1\r\ncontent-length: {len(limited)}\r\n\r\n"
+    server, seen, port = await serving(answering(head.encode() + limited, content_length(sse_body("ok"))))
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack, retry=RetryPolicy(max_retries=2))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    assert await text_of(p) == "ok"
+    assert loop.time() - started >= 0.9  # retry-after: 1 was honoured
+    assert len(seen.request_lines) == 2 and seen.connections == 1
+
+
+async def test_a_server_stalling_mid_body_is_an_idle_timeout(stack: list[Any]) -> None:
+    body = sse_body("never finished")
+
+    async def handle(seen: Seen, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        await read_request(reader)
+        writer.write(content_length(body)[: -len(body) + 60])  # the head and 60 bytes of the body
+        await writer.drain()
+        await asyncio.sleep(30)
+        return False
+
+    server, _seen, port = await serving(handle)
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack, timeouts=Timeouts(read_gap=0.5))
+    with pytest.raises(ProviderError, match="sent nothing for .* in the middle of a reply") as stalled:
+        await asyncio.wait_for(text_of(p), 10)
+    assert stalled.value.kind == "timeout"
+
+
+async def test_cancelling_mid_stream_closes_the_connection_at_once(stack: list[Any]) -> None:
+    first = sse_body("partial")[:80]
+
+    async def handle(seen: Seen, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+        writer.write(b"%x\r\n%s\r\n" % (len(first), first))
+        await writer.drain()
+        try:
+            if await reader.read(1) == b"":  # the client's EOF
+                seen.client_closed.set()
+        except ConnectionError:
+            seen.client_closed.set()
+        return False
+
+    server, seen, port = await serving(handle)
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack)
+    got = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in p.stream(request()):
+            if isinstance(event, TextDelta):
+                got.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(got.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.wait_for(seen.client_closed.wait(), 5)  # not at GC time, not at the provider's close
