@@ -9,7 +9,8 @@ made stricter where they are lenient:
   exponential backoff with jitter (0.5 s base, 8 s cap); `x-should-retry` overrides;
   2 retries by default. Quota and spend limits and other 4xx are not retried.
 - timeouts: connect 10 s; first byte 300 s (slow local models); then at most 60 s
-  between chunks. Cancel closes the stream at once.
+  between chunks. Cancel closes the stream at once. The HTTP/1.1 under it (connections,
+  proxies, TLS) is wire.py's; a test or the replay passes its own `wire.Transport`.
 - errors a person can act on: 401/403 name the provider and the key variable; 404 names
   the model (and what `/models` offers when the server says); context-length errors are
   recognised as such (`kind="context_length"`); a 200 that is not an event stream says
