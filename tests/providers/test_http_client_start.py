@@ -18,18 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_wire import (  # noqa: F401  (the fixtures too)
-    Seen,
-    answering,
-    content_length,
-    no_proxy_settings,
-    provider,
-    serving,
-    sse_body,
-    stack,
-    text_of,
-)
+from loopback_server import Seen, answering, content_length, serving, sse_body
+from test_wire import provider, text_of
+
 from tether.providers.base import ProviderError
+
 
 def _self_signed(tmp: Path) -> tuple[Path, Path]:
     cert, key = tmp / "cert.pem", tmp / "key.pem"

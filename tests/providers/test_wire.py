@@ -1,7 +1,7 @@
 """The providers' own HTTP/1.1 client (providers/wire.py) against real loopback servers.
 
 Each test runs the OpenAI provider over real sockets against a small HTTP/1.1 server
-written here (kept-alive connections, content-length or chunked bodies, TLS with a
+(loopback_server.py: kept-alive connections, content-length or chunked bodies, TLS with a
 self-signed CA, a CONNECT proxy), and asserts what a user of the provider sees and what
 the server saw: how many connections, which request lines, whether a connection closed.
 """
@@ -10,116 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import json
-import ssl
-import subprocess
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback_server import Seen, answering, chunked, content_length, read_request, serving, sse_body
+
 from tether.providers.base import ModelRequest, ProviderError, TextDelta
 from tether.providers.http import RetryPolicy, Timeouts
 from tether.providers.openai import OpenAIProvider
 from tether_protocol.conversation import messages_from_json
-
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
-
-
-def sse_body(*texts: str) -> bytes:
-    frames = [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts]
-    frames.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    return b"".join(f"data: {json.dumps(f)}\n\n".encode() for f in frames) + b"data: [DONE]\n\n"
-
-
-def content_length(body: bytes, status: int = 200, extra: str = "") -> bytes:
-    head = f"HTTP/1.1 {status} X\r\ncontent-type: text/event-stream\r\ncontent-length: {len(body)}\r\n{extra}\r\n"
-    return head.encode() + body
-
-
-def chunked(pieces: list[bytes]) -> bytes:
-    head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
-    return head + b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
-
-
-Handler = Callable[["Seen", asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bool]]
-
-
-@dataclass
-class Seen:
-    """What the server saw: one entry per connection, the request lines on it, and whether
-    each connection ended with the client closing it (EOF or reset)."""
-
-    connections: int = 0
-    request_lines: list[str] = field(default_factory=list)
-    client_closed: asyncio.Event = field(default_factory=asyncio.Event)
-    handlers: set[asyncio.Task[Any]] = field(default_factory=set)
-
-
-async def read_request(reader: asyncio.StreamReader) -> str | None:
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except (asyncio.IncompleteReadError, ConnectionError):
-        return None
-    lines = head.decode("latin-1").split("\r\n")
-    length = next((int(v) for k, _, v in (line.partition(": ") for line in lines) if k.lower() == "content-length"), 0)
-    await reader.readexactly(length)
-    return lines[0]
-
-
-async def serving(handler: Handler, tls: ssl.SSLContext | None = None) -> tuple[Served, Seen, int]:
-    seen = Seen()
-
-    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        seen.connections += 1
-        task = asyncio.current_task()
-        assert task is not None
-        seen.handlers.add(task)
-        try:
-            while await handler(seen, reader, writer):
-                pass
-        except ConnectionError:
-            seen.client_closed.set()
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(connection, "127.0.0.1", 0, ssl=tls)
-    return Served(server, seen), seen, server.sockets[0].getsockname()[1]
-
-
-@dataclass
-class Served:
-    server: asyncio.Server
-    seen: Seen
-
-    async def aclose(self) -> None:
-        """Stop listening, let the connections end (the clients closed theirs), stop the rest."""
-        self.server.close()
-        if self.seen.handlers:
-            _done, stuck = await asyncio.wait(self.seen.handlers, timeout=1.0)
-            for task in stuck:
-                task.cancel()
-            await asyncio.gather(*stuck, return_exceptions=True)
-
-
-def answering(*responses: bytes, close_after: bool = False) -> Handler:
-    """Answers each request on a connection with the next of `responses` (kept alive)."""
-    queue = list(responses)
-
-    async def handle(seen: Seen, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        line = await read_request(reader)
-        if line is None:
-            seen.client_closed.set()
-            return False
-        seen.request_lines.append(line)
-        if not queue:
-            return False  # nothing left to say: close without answering
-        writer.write(queue.pop(0))
-        await writer.drain()
-        return not close_after
-
-    return handle
 
 
 def request() -> ModelRequest:
@@ -129,26 +28,6 @@ def request() -> ModelRequest:
 
 async def text_of(provider: OpenAIProvider) -> str:
     return "".join([e.text async for e in provider.stream(request()) if isinstance(e, TextDelta)])
-
-
-@pytest.fixture(autouse=True)
-def no_proxy_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
-
-
-@pytest.fixture
-async def stack() -> AsyncIterator[list[Any]]:
-    """Servers and providers to close at the end."""
-    held: list[Any] = []
-    yield held
-    for item in held:  # the providers first: their connections close, then the servers' handlers end
-        if not isinstance(item, Served):
-            await item.aclose()
-    for item in held:
-        if isinstance(item, Served):
-            await item.aclose()
 
 
 def provider(url: str, held: list[Any], **kw: Any) -> OpenAIProvider:
