@@ -7,7 +7,8 @@ connect (10 s), write (30 s) and first-byte (300 s) deadlines, proxies (proxies.
 for https targets, absolute-form requests for http ones), and the error tree below:
 
     WireError                  (a request failed below HTTP)
-    ├── ConnectError, ReadError, WriteError, RemoteProtocolError, HTTPStatusError
+    ├── ConnectError, ReadError, WriteError, RemoteProtocolError, LocalProtocolError,
+    │   HTTPStatusError
     └── WireTimeout: ConnectTimeout, ReadTimeout, WriteTimeout
 
 Must not: set a deadline per body read (the caller's idle watch owns the gap between
@@ -48,6 +49,10 @@ class WriteError(WireError):
 
 
 class RemoteProtocolError(WireError):
+    pass
+
+
+class LocalProtocolError(WireError):
     pass
 
 
@@ -176,7 +181,10 @@ class WireClient:
             request_headers.append(("proxy-authorization", proxy.authorization))
         if body or method in ("POST", "PUT", "PATCH"):
             request_headers.append(("content-length", str(len(body))))
-        request = h11.Request(method=method, target=url if absolute else path, headers=request_headers)
+        try:
+            request = h11.Request(method=method, target=url if absolute else path, headers=request_headers)
+        except h11.LocalProtocolError as exc:  # e.g. a key with a line break in it
+            raise LocalProtocolError(f"the request cannot be sent as it is: {exc}") from None
         for attempt in (1, 2):
             conn = self._pooled(key)
             reused = conn is not None
@@ -259,9 +267,13 @@ class WireClient:
                     )
                 else:
                     reader, writer = await asyncio.open_connection(proxy.host, proxy.port)
-                    if tls is not None:
-                        await _tunnel(reader, writer, host, port, proxy)
-                        await writer.start_tls(tls, server_hostname=host)
+                    try:
+                        if tls is not None:
+                            await _tunnel(reader, writer, host, port, proxy)
+                            await writer.start_tls(tls, server_hostname=host)
+                    except BaseException:
+                        writer.transport.abort()
+                        raise
         except TimeoutError:
             raise ConnectTimeout(f"no connection within {self.connect_timeout:.0f} s") from None
         except OSError as exc:  # ssl.SSLError too: certificate and host-name failures say so
