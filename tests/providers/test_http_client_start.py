@@ -115,9 +115,10 @@ async def test_http_through_a_proxy_sends_the_absolute_url(stack: list[Any], mon
 
 
 async def test_an_https_proxy_is_refused_naming_its_variable(stack: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HTTPS_PROXY", "https://proxy.corp:3128")
-    with pytest.raises(ProviderError, match="HTTPS_PROXY='https://proxy.corp:3128' is a https:// proxy"):
+    monkeypatch.setenv("HTTPS_PROXY", "https://me:pa55word@proxy.corp:3128")
+    with pytest.raises(ProviderError, match=r"HTTPS_PROXY='https://\*\*\*@proxy.corp:3128' is a https:// proxy") as e:
         await text_of(provider("https://api.example.invalid/v1", stack))
+    assert "pa55word" not in str(e.value) and "set HTTPS_PROXY to the proxy's http:// address" in str(e.value)
 
 
 def _in_a_fresh_process(code: str) -> str:

@@ -154,3 +154,11 @@ async def test_cancelling_mid_stream_closes_the_connection_at_once(stack: list[A
     with pytest.raises(asyncio.CancelledError):
         await task
     await asyncio.wait_for(seen.client_closed.wait(), 5)  # not at GC time, not at the provider's close
+
+
+async def test_a_key_with_a_line_break_is_refused_without_showing_it(stack: list[Any]) -> None:
+    """No header injection, no crash, and the key is not quoted in the error."""
+    p = provider("http://127.0.0.1:9/v1", stack, api_key="sk-secret-1\r\nx-injected: 1")
+    with pytest.raises(ProviderError, match="a request header holds a character HTTP forbids") as refused:
+        await text_of(p)
+    assert refused.value.kind == "connection" and "sk-secret-1" not in str(refused.value)

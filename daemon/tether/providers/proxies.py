@@ -40,16 +40,22 @@ def _proxy_variables(env: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _shown(value: str) -> str:
+    """The proxy URL for an error message, without its user and password."""
+    scheme, sep, rest = value.rpartition("://")
+    return f"{scheme}{sep}***@{rest.rpartition('@')[2]}" if "@" in rest else value
+
+
 def _parse_proxy(value: str, variable: str) -> Proxy:
     url = urlsplit(value if "://" in value else f"http://{value}")
     if url.scheme.lower() != "http":
         raise ProxyRefused(
-            f"{variable}={value!r} is a {url.scheme}:// proxy; Tether's model client speaks to a "
+            f"{variable}={_shown(value)!r} is a {url.scheme}:// proxy; Tether's model client speaks to a "
             f"proxy in plain HTTP only (an https:// model server is still reached over TLS through "
             f"the proxy's CONNECT tunnel): set {variable} to the proxy's http:// address"
         )
     if not url.hostname:
-        raise ProxyRefused(f"{variable}={value!r} names no proxy host; set it to http://HOST:PORT")
+        raise ProxyRefused(f"{variable}={_shown(value)!r} names no proxy host; set it to http://HOST:PORT")
     authorization = ""
     if url.username is not None:
         pair = f"{unquote(url.username)}:{unquote(url.password or '')}".encode()

@@ -183,8 +183,11 @@ class WireClient:
             request_headers.append(("content-length", str(len(body))))
         try:
             request = h11.Request(method=method, target=url if absolute else path, headers=request_headers)
-        except h11.LocalProtocolError as exc:  # e.g. a key with a line break in it
-            raise LocalProtocolError(f"the request cannot be sent as it is: {exc}") from None
+        except h11.LocalProtocolError:  # h11's text would quote the header: maybe the key
+            raise LocalProtocolError(
+                "a request header holds a character HTTP forbids (a line break?): check the API key "
+                "and the base URL"
+            ) from None
         for attempt in (1, 2):
             conn = self._pooled(key)
             reused = conn is not None
