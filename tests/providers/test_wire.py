@@ -67,6 +67,27 @@ async def test_a_kept_alive_connection_the_server_closed_is_retried_once_on_a_ne
     assert seen.connections == 2 and len(seen.request_lines) == 3
 
 
+async def test_a_connection_the_server_closed_while_idle_is_not_used_again(stack: list[Any]) -> None:
+    server, seen, port = await serving(
+        answering(content_length(sse_body("one")), content_length(sse_body("two")), close_after=True))
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack)  # no provider-level retries
+    assert await text_of(p) == "one"
+    await asyncio.sleep(0.2)  # the server's close has arrived
+    assert await text_of(p) == "two"
+    assert seen.connections == 2 and len(seen.request_lines) == 2  # not sent on the closed one
+
+
+async def test_concurrent_requests_each_get_a_connection_and_reuse_them_after(stack: list[Any]) -> None:
+    replies = [content_length(sse_body(t)) for t in ("a", "b", "c", "d")]
+    server, seen, port = await serving(answering(*replies))
+    stack.append(server)
+    p = provider(f"http://127.0.0.1:{port}/v1", stack)
+    both = await asyncio.gather(text_of(p), text_of(p))
+    assert sorted(both) == ["a", "b"] and seen.connections == 2
+    assert sorted(await asyncio.gather(text_of(p), text_of(p))) == ["c", "d"] and seen.connections == 2
+
+
 @pytest.mark.parametrize("framing", ["content-length", "chunked"])
 async def test_content_length_and_chunked_bodies_read_the_same(stack: list[Any], framing: str) -> None:
     body = sse_body("héllo ", "wörld")

@@ -115,7 +115,7 @@ class Transport(Protocol):
 
 
 class _Connection:
-    __slots__ = ("reader", "writer", "h11", "key", "pooled", "received")
+    __slots__ = ("reader", "writer", "h11", "key", "pooled", "received", "cycle")
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, key: tuple[Any, ...]) -> None:
         self.reader = reader
@@ -124,10 +124,17 @@ class _Connection:
         self.key = key
         self.pooled = False
         self.received = 0  # bytes of the current response read so far
+        self.cycle = 0  # requests completed on it: a response closes only its own
 
     def usable(self) -> bool:
         """Still open, nothing unread: a server that closed a kept-alive connection shows here."""
         return not self.writer.transport.is_closing() and not self.reader.at_eof() and self.reader.exception() is None
+
+    def close_cycle(self, cycle: int) -> None:
+        """Close it unless the response of request `cycle` was read to its end (then the
+        connection is in the pool, or serving another request)."""
+        if self.cycle == cycle:
+            self.close()
 
     def close(self) -> None:
         if not self.pooled:
@@ -226,7 +233,10 @@ class WireClient:
             conn.close()
             raise RemoteProtocolError(refused)
         chunks = decoded(body_reads(conn, self._release, _read_errors), headers.get("content-encoding", ""), _read_errors)
-        return Response(head.status_code, headers, chunks, conn.writer.get_extra_info("socket"), conn.close)
+        cycle = conn.cycle
+        return Response(
+            head.status_code, headers, chunks, conn.writer.get_extra_info("socket"), lambda: conn.close_cycle(cycle)
+        )
 
     def _release(self, conn: _Connection) -> None:
         """The response was read to its end: keep the connection for the next request if
@@ -234,6 +244,7 @@ class WireClient:
         if conn.h11.our_state is h11.DONE and conn.h11.their_state is h11.DONE and conn.usable():
             conn.h11.start_next_cycle()
             conn.received = 0
+            conn.cycle += 1
             conn.pooled = True
             self._idle.setdefault(conn.key, []).append(conn)
         else:
