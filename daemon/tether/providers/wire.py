@@ -196,7 +196,7 @@ class WireClient:
                 "and the base URL"
             ) from None
         for attempt in (1, 2):
-            conn = self._pooled(key)
+            conn = self._pooled(key) if attempt == 1 else None  # the retry: a new one
             reused = conn is not None
             if conn is None:
                 conn = await self._connect(key, scheme, host, port, proxy)
