@@ -1,12 +1,13 @@
 """A fake model server for the benchmarks: pre-encoded SSE replies on 127.0.0.1 only.
 
     python bench/fake_model.py --deltas N [--max-requests M] [--mode bulk|per-event]   (its own process)
-                                [--pace-us U]
+                                [--pace-us U] [--tls CERT KEY]
 
 Owns: answering every model request with a pre-encoded stream of N deltas of 4
 characters each, written as fast as the socket takes it (`bulk`: 64 KiB writes;
 `per-event`: one SSE event per `send`, with TCP_NODELAY, as real servers write,
-optionally paced `--pace-us` apart as a model's tokens are), in OpenAI chat-completion
+optionally paced `--pace-us` apart as a model's tokens are; `--tls`: over TLS with that
+certificate, bulk only), in OpenAI chat-completion
 chunks (`/v1/chat/completions`, what Tether's openai provider speaks), Anthropic Messages
 events (`/v1/messages`) or OpenAI Responses events (`/v1/responses`, what Codex speaks);
 a line of JSON per request on stdout (path, CLOCK_MONOTONIC times, sizes); and
@@ -170,7 +171,9 @@ async def _write_reply(
     await writer.drain()
 
 
-async def serve(deltas: int, max_requests: int, mode: str = "bulk", pace_us: float = 0.0) -> None:
+async def serve(
+    deltas: int, max_requests: int, mode: str = "bulk", pace_us: float = 0.0, tls: list[str] | None = None
+) -> None:
     bodies = {"/v1/chat/completions": openai_stream(deltas), "/v1/messages": anthropic_stream(deltas),
               "/v1/responses": responses_stream(deltas)}
     per_event = {path: split_events(body) for path, body in bodies.items()} if mode == "per-event" else {}
@@ -197,7 +200,13 @@ async def serve(deltas: int, max_requests: int, mode: str = "bulk", pace_us: flo
             if served >= max_requests:
                 done.set()
 
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    context = None
+    if tls:
+        import ssl
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+    server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=context)
     print(json.dumps({"port": server.sockets[0].getsockname()[1]}), flush=True)
     async with server:
         while not done.is_set() and now() - last < IDLE_EXIT_S:
@@ -210,9 +219,13 @@ async def serve(deltas: int, max_requests: int, mode: str = "bulk", pace_us: flo
 class FakeModel:
     """The server in its own process; `requests` receives one dict per request it answered."""
 
-    def __init__(self, deltas: int, max_requests: int = 64, mode: str = "bulk", pace_us: float = 0.0) -> None:
+    def __init__(
+        self, deltas: int, max_requests: int = 64, mode: str = "bulk", pace_us: float = 0.0,
+        tls: tuple[str, str] | None = None,
+    ) -> None:
         argv = [sys.executable, __file__, "--deltas", str(deltas), "--max-requests", str(max_requests),
-                "--mode", mode, "--pace-us", str(pace_us)]
+                "--mode", mode, "--pace-us", str(pace_us), *(["--tls", *tls] if tls else [])]
+        self.scheme = "https" if tls else "http"
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         self.port: int = json.loads(self.proc.stdout.readline())["port"]
@@ -227,7 +240,7 @@ class FakeModel:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def next_request(self, timeout: float = 30.0) -> dict[str, Any]:
         return self.requests.get(timeout=timeout)
@@ -255,8 +268,9 @@ def main() -> None:
     parser.add_argument("--mode", choices=("bulk", "per-event"), default="bulk")
     parser.add_argument("--pace-us", type=float, default=0.0,
                         help="per-event mode: at least this many µs between two events' writes")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve over TLS (bulk mode)")
     args = parser.parse_args()
-    asyncio.run(serve(args.deltas, args.max_requests, args.mode, args.pace_us))
+    asyncio.run(serve(args.deltas, args.max_requests, args.mode, args.pace_us, args.tls))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ Every sample is a fresh process, driven through `tether_client`'s JSON-RPC peer
 (bench/spawned.py), against one fake model server on 127.0.0.1 (bench/fake_model.py; a
 reply of 8 deltas of 4 characters). Codex runs with every other host behind a dead proxy
 (it tries to sync plugins from GitHub at start); Tether runs with no proxy settings (it
-makes no request but the model's, and httpx would build a transport per proxy):
+makes no request but the model's, which must reach 127.0.0.1 directly):
 
 1. app-servers: spawn -> `initialize` answered; spawn -> first `session/new` answered
    (Codex: `thread/start`); a "hi" turn (prompt sent -> answered; Codex: `turn/start` ->
@@ -20,8 +20,6 @@ makes no request but the model's, and httpx would build a transport per proxy):
 2. one-shot commands: `tether run "hi"` (scripted provider, and openai provider against
    the fake server; one process: it serves its daemon itself, `tether.inprocess`) and
    `codex exec "hi"`: wall time spawn -> exit and CPU (user+sys, descendants included).
-   In this venv httpx also imports its command line's rich and click (test dependencies
-   bring them): ~50 ms of the openai rows that an install from the wheel does not pay.
 
 The "hi" prompt is sent the instant `session/new` is answered (a script, `tether run`, an
 editor sending a queued prompt): "spawn -> first character" is the cold path to the

@@ -49,7 +49,7 @@ def tether_argv(command: str, provider: str, *, script: Path | None = None, mode
 
 
 def tether_env(base: dict[str, str], home: Path) -> dict[str, str]:
-    # no proxy settings: httpx would build a transport (and an SSL context) for each one.
+    # no proxy settings: the fake model server is on 127.0.0.1, reached directly.
     # Bytecode is cached as in any install (a wheel's pip install compiles it; an
     # environment with PYTHONDONTWRITEBYTECODE would compile every module on every spawn).
     compile_packages()

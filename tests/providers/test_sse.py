@@ -4,7 +4,7 @@ Streams are generated (event names, multi-line data, comments, `id`/`retry` fiel
 byte-order mark, LF, CRLF or CR line ends) and cut at random points; the events must be
 those the stream was built from, read whole or in pieces, and an event the end of the
 stream cut off is never dispatched. The adapters are checked the same way through an
-httpx transport that delivers each piece as one read (test_sse_adapters.py).
+transport that delivers each piece as one read (test_sse_adapters.py).
 """
 
 from __future__ import annotations

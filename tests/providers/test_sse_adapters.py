@@ -1,6 +1,6 @@
 """Both adapters read a stream the same way however the network splits it into reads.
 
-An httpx transport serves a recorded stream as the given pieces, each one read (the way
+A stand-in transport (wire.py's `Transport`) serves a recorded stream as the given pieces, each one read (the way
 a socket delivers them), so the tests choose the reads exactly: the events, with runs
 of deltas merged (`event_runs.runs`), are those of the whole stream for any split; the
 deltas of one read become one event, and deltas of different reads are never merged
@@ -12,10 +12,9 @@ event that is JSON but no object and refuses one neither reads, OpenAI refuses b
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
-import httpx
 import pytest
 from event_runs import runs
 from hypothesis import given, settings
@@ -26,6 +25,7 @@ from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta, ToolCallArgsDelta
 from tether.providers.http import RetryPolicy
 from tether.providers.openai import OpenAIProvider
+from tether.providers.wire import Response
 from tether_protocol.conversation import messages_from_json
 
 STREAMS = Path(__file__).parent / "streams"
@@ -34,23 +34,22 @@ OPENAI = ["text_usage", "openrouter_comments", "reasoning_content", "think_split
 NO_RETRY = RetryPolicy(max_retries=0)
 
 
-class _Reads(httpx.AsyncByteStream):
-    def __init__(self, pieces: list[bytes]) -> None:
-        self._pieces = pieces
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for piece in self._pieces:
-            yield piece
+async def _reads(pieces: list[bytes]) -> AsyncIterator[bytes]:
+    for piece in pieces:
+        yield piece
 
 
-class ReadsTransport(httpx.AsyncBaseTransport):
-    """Answers the one request with a 200 event stream delivered as `pieces`."""
+class ReadsTransport:
+    """A `wire.Transport` answering the one request with a 200 event stream delivered as `pieces`."""
 
     def __init__(self, pieces: list[bytes]) -> None:
         self.pieces = pieces
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Reads(self.pieces))
+    async def open(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> Response:
+        return Response(200, {"content-type": "text/event-stream"}, _reads(self.pieces))
+
+    async def aclose(self) -> None:
+        pass
 
 
 def anthropic_bytes(events: list[dict[str, object]]) -> bytes:

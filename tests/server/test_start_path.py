@@ -8,15 +8,21 @@ warm-up once the first session is open (or by the first request that needs them)
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from tether.server.methods import METHODS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
+from local_http import LocalHTTPServer, Reply, sse  # noqa: E402
 
 LATER = (
     "tether.agent.loop", "tether.agent.executor", "tether.approvals", "tether.tools.grep",
@@ -60,7 +66,9 @@ def answer_initialize(fd, data):
     flush = connection.Connection.flush
     connection.Connection.flush = flushed
 early.write_all = answer_initialize
-code = tether.cli.main(["acp", "--provider", "scripted", "--home", sys.argv[1]])
+provider = sys.argv[3] if len(sys.argv) > 3 else "scripted"
+code = tether.cli.main(["acp", "--provider", provider, "--home", sys.argv[1]])
+seen["exit"] = sorted(sys.modules)
 json.dump(seen, open(sys.argv[2], "w"))
 sys.exit(code)
 """
@@ -102,6 +110,43 @@ def test_the_daemon_answers_initialize_and_session_new_before_importing_the_heav
     assert sorted(m for m in NOT_BEFORE_INITIALIZE if m in seen["initialize"]) == []
     assert sorted(m for m in NOT_BEFORE_SESSION_NEW if m in seen["session/new"]) == []
     assert "tether.server.app" in seen["session/new"]  # (the probe saw the real answer)
+
+
+async def test_a_turn_with_the_openai_provider_imports_neither_httpx_nor_httpcore(tmp_path: Path) -> None:
+    """The provider's HTTP client is wire.py on h11: a whole turn against a real (local)
+    OpenAI-compatible server loads no httpx, no httpcore (~30 ms of the first prompt)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    seen_file = tmp_path / "seen.json"
+    async with LocalHTTPServer() as server:
+        server.queue(Reply(chunks=sse(
+            {"choices": [{"index": 0, "delta": {"content": "hi there"}}]},
+            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}, "[DONE]")))
+        env = {**os.environ, "OPENAI_BASE_URL": f"{server.url}/v1", "OPENAI_API_KEY": "sk-fake", "TETHER_PROBE_PORTS": ""}
+        daemon = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", DAEMON_PROBE, str(tmp_path / "home"), str(seen_file), "openai",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=workspace, env=env,
+        )
+        assert daemon.stdin is not None and daemon.stdout is not None
+
+        async def call(id_: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+            assert daemon.stdin is not None and daemon.stdout is not None
+            daemon.stdin.write((json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}) + "\n").encode())
+            while True:
+                message = json.loads(await asyncio.wait_for(daemon.stdout.readline(), 60))
+                if message.get("id") == id_ and "method" not in message:
+                    return message
+
+        await call(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        session = (await call(2, "session/new", {"cwd": str(workspace), "mcpServers": []}))["result"]["sessionId"]
+        answer = await call(3, "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "hello"}]})
+        daemon.stdin.close()
+        assert await asyncio.wait_for(daemon.wait(), 60) == 0
+    assert answer["result"]["stopReason"] == "end_turn", answer
+    assert len(server.requests) == 1  # the turn did reach the model server
+    loaded = json.loads(seen_file.read_text())["exit"]
+    assert "tether.providers.wire" in loaded and "h11" in loaded
+    assert [m for m in ("httpx", "httpcore") if m in loaded] == []
 
 
 def test_every_handler_imported_later_exists() -> None:

@@ -9,8 +9,9 @@ nothing else. Credentials stay inside the provider object.
 import sys
 
 # httpx's package imports its command line (`httpx._main`: click, rich, pygments; ~45 ms
-# of CPU at the first prompt) whenever click is installed, and it is (the MCP SDK's
-# uvicorn needs it). The daemon never runs it: marked absent, httpx keeps its stub.
+# of CPU) whenever click is installed, and it is (the MCP SDK's uvicorn needs it). The
+# providers no longer use httpx (wire.py), but the MCP SDK's HTTP transports do; the
+# daemon never runs that command line: marked absent, httpx keeps its stub.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 from .base import (  # noqa: E402

@@ -19,7 +19,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
-import httpx
 import orjson
 
 from tether_protocol._json import JsonObject
@@ -50,6 +49,7 @@ from .lenient_json import lenient_json
 from .messages_anthropic import build_body
 from .sse import SSEEvent
 from .text_shape import TextShape
+from .wire import Transport
 
 API_VERSION = "2023-06-01"
 DEFAULT_CONTEXT_WINDOW = 200_000  # every current Claude model without the 1M beta
@@ -94,7 +94,7 @@ class AnthropicProvider(Provider):
         thinking_budget: int = 0,
         timeouts: Timeouts = Timeouts(),
         retry: RetryPolicy | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self.model = model
         self.context_window = context_window or DEFAULT_CONTEXT_WINDOW

@@ -9,7 +9,8 @@ made stricter where they are lenient:
   exponential backoff with jitter (0.5 s base, 8 s cap); `x-should-retry` overrides;
   2 retries by default. Quota and spend limits and other 4xx are not retried.
 - timeouts: connect 10 s; first byte 300 s (slow local models); then at most 60 s
-  between chunks. Cancel closes the stream at once.
+  between chunks. Cancel closes the stream at once. The HTTP/1.1 under it (connections,
+  proxies, TLS) is wire.py's; a test or the replay passes its own `wire.Transport`.
 - errors a person can act on: 401/403 name the provider and the key variable; 404 names
   the model (and what `/models` offers when the server says); context-length errors are
   recognised as such (`kind="context_length"`); a 200 that is not an event stream says
@@ -25,24 +26,23 @@ Must not: parse a provider's event payloads (the adapters do), or log request bo
 
 from __future__ import annotations
 
-import email.utils
 import json
 import os
 import random
-import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import anyio
-import httpx
+import orjson
 
 from tether_protocol._json import JsonObject
 
 from .base import ProviderError
 from .idle_watch import IdleWatch
 from .sse import SSEDecoder, SSEEvent
+from .wire import Response, Transport, WireClient, WireError, WireTimeout, get_json
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
 _NO_RETRY_CODES = ("insufficient_quota", "enforced_spend_limit_reached", "billing_hard_limit_reached")
@@ -79,9 +79,9 @@ class RetryPolicy:
         return delay * (1 - 0.25 * random.random())
 
 
-def retry_after_seconds(headers: httpx.Headers | dict[str, str], now: float | None = None) -> float | None:
+def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) -> float | None:
     """The wait the server asked for: `retry-after-ms`, then `retry-after` (secs or date)."""
-    headers = httpx.Headers(headers)
+    headers = {k.lower(): v for k, v in headers.items()}
     ms = headers.get("retry-after-ms")
     if ms is not None:
         try:
@@ -95,6 +95,8 @@ def retry_after_seconds(headers: httpx.Headers | dict[str, str], now: float | No
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # (only for a date: ~2 ms of imports no other reply needs)
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -104,7 +106,7 @@ def retry_after_seconds(headers: httpx.Headers | dict[str, str], now: float | No
     return max(0.0, when.timestamp() - (now if now is not None else time.time()))
 
 
-def should_retry(status: int, headers: httpx.Headers, code: str) -> bool:
+def should_retry(status: int, headers: Mapping[str, str], code: str) -> bool:
     forced = headers.get("x-should-retry")
     if forced in ("true", "false"):
         return bool(forced == "true")
@@ -124,7 +126,7 @@ class ErrorContext:
 
 
 def error_from_response(
-    ctx: ErrorContext, status: int, headers: httpx.Headers, body: bytes
+    ctx: ErrorContext, status: int, headers: Mapping[str, str], body: bytes
 ) -> ProviderError:
     message, code = _error_text(body)
     lowered = f"{code} {message}".lower()
@@ -185,55 +187,8 @@ def in_band_error_text(data: Any) -> tuple[str, str]:
     return str(error)[:300], ""
 
 
-class _TimedStream(httpx.AsyncByteStream):
-    """A response body that enforces the gap between chunks and can be recorded (for a
-    transport with no socket to watch: a test's, the replay's; see `_events`)."""
-
-    def __init__(
-        self,
-        inner: httpx.AsyncByteStream,
-        gap: float,
-        on_chunk: Callable[[bytes], None] | None,
-    ) -> None:
-        self._inner = inner
-        self._gap = gap
-        self._on_chunk = on_chunk
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        iterator = self._inner.__aiter__()
-        while True:
-            try:
-                with anyio.fail_after(self._gap):
-                    chunk = await iterator.__anext__()
-            except StopAsyncIteration:
-                return
-            except TimeoutError:
-                raise ProviderError(
-                    f"the model server sent nothing for {self._gap:.0f} s in the middle of a reply",
-                    kind="timeout", retryable=True,
-                ) from None
-            if self._on_chunk is not None:
-                self._on_chunk(chunk)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-def _is_event_stream(response: httpx.Response) -> bool:
+def _is_event_stream(response: Response) -> bool:
     return "text/event-stream" in response.headers.get("content-type", "").partition(";")[0].lower()
-
-
-def tls_for(base_url: str, env: Mapping[str, str]) -> ssl.SSLContext | bool:
-    """The TLS settings of a provider's client. An `http://` server is spoken to in plain
-    text, so loading the CA bundle (~20 ms of CPU before a local model's first token) buys
-    nothing: it gets a context that verifies against no CA at all, so any TLS it might
-    still meet fails closed. Unless a proxy is reached over TLS (an `https://` value of a
-    `*_proxy` variable): then, as for an `https://` server, httpx's default (certifi)."""
-    tls_proxy = any(k.lower().endswith("_proxy") and v.strip().lower().startswith("https:") for k, v in env.items())
-    if base_url.lower().startswith("http://") and not tls_proxy:
-        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies certificates and host names
-    return True
 
 
 class SSEClient:
@@ -246,19 +201,14 @@ class SSEClient:
         headers: dict[str, str],
         error_context: ErrorContext,
         timeouts: Timeouts = Timeouts(),
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.error_context = error_context
         self.timeouts = timeouts
-        self._client = httpx.AsyncClient(
-            headers=headers,
-            timeout=httpx.Timeout(
-                connect=timeouts.connect, read=timeouts.first_byte, write=30.0, pool=timeouts.connect
-            ),
-            transport=transport,
-            follow_redirects=False,
-            verify=tls_for(self.base_url, os.environ),
+        self.headers = {k.lower(): v for k, v in headers.items()}
+        self._transport: Transport = transport or WireClient(
+            self.base_url, os.environ, connect=timeouts.connect, first_byte=timeouts.first_byte, write=30.0
         )
         # Set by the recorder (record.py) to see each exchange.
         self.tap: Callable[[JsonObject], Callable[[int, dict[str, str]], Callable[[bytes], None]]] | None = None
@@ -266,31 +216,30 @@ class SSEClient:
     async def batches(self, path: str, body: JsonObject) -> AsyncGenerator[list[SSEEvent], None]:
         """POST and yield, per socket read, the events it completed; raises ProviderError
         (classified) for every failure."""
-        url = f"{self.base_url}{path}"
         on_exchange = self.tap(body) if self.tap is not None else None
+        headers = {**self.headers, "accept": "text/event-stream", "content-type": "application/json"}
         try:
-            async with self._client.stream(
-                "POST", url, json=body, headers={"Accept": "text/event-stream"}
-            ) as response:
-                on_chunk = on_exchange(response.status_code, dict(response.headers)) if on_exchange else None
-                if response.status_code >= 400:
-                    raw = await response.aread()
+            response = await self._transport.open("POST", f"{self.base_url}{path}", headers, orjson.dumps(body))
+            try:
+                on_chunk = on_exchange(response.status, dict(response.headers)) if on_exchange else None
+                if response.status >= 400:
+                    raw = await response.read()
                     if on_chunk is not None:
                         on_chunk(raw)
-                    raise error_from_response(
-                        self.error_context, response.status_code, response.headers, raw
-                    )
+                    raise error_from_response(self.error_context, response.status, response.headers, raw)
                 if not _is_event_stream(response):
                     raise await self._not_a_stream(response)
                 async for events in self._events(response, on_chunk):
                     yield events
-        except httpx.TimeoutException as exc:
+            finally:
+                await response.aclose()
+        except WireTimeout as exc:
             raise ProviderError(
                 f"{self._where()}: timed out ({type(exc).__name__}); the server may be "
                 f"overloaded or still loading the model",
                 kind="timeout", retryable=True,
             ) from None
-        except (httpx.TransportError, httpx.StreamError) as exc:
+        except WireError as exc:
             raise ProviderError(
                 f"{self._where()}: connection failed ({type(exc).__name__}: {exc}); is the "
                 f"server running and the base URL right?",
@@ -298,34 +247,25 @@ class SSEClient:
             ) from None
 
     async def _events(
-        self, response: httpx.Response, on_chunk: Callable[[bytes], None] | None
+        self, response: Response, on_chunk: Callable[[bytes], None] | None
     ) -> AsyncGenerator[list[SSEEvent], None]:
         """The body's events, per read. With the connection's socket at hand the gap
-        between reads is one timer for the whole body (idle_watch.py) and the reads come
-        straight from the transport when nothing is content-encoded; otherwise (a test's
-        or the replay's transport) each read runs under its own `fail_after`."""
+        between reads is one timer for the whole body (idle_watch.py); a stand-in
+        transport's body (a test's, the replay's) has no socket: each read runs under its
+        own `fail_after`."""
         decoder = SSEDecoder()
-        stream = response.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        if sock is None:
-            body_stream = cast(httpx.AsyncByteStream, response.stream)  # an AsyncClient's: async
-            response.stream = _TimedStream(body_stream, self.timeouts.read_gap, on_chunk)
-            async for chunk in response.aiter_bytes():  # content-decoded, as read
+        if response.sock is None:
+            async for chunk in self._timed(response.chunks, self.timeouts.read_gap):
+                if on_chunk is not None:
+                    on_chunk(chunk)
                 events = decoder.feed(chunk)
                 if events:
                     yield events
             return
-        # the transport's own per-read timeout would be a cancel scope (and a timer) per
-        # read: the watch keeps the stricter of the two limits each read had until now
-        timeouts = response.request.extensions.get("timeout")
-        if isinstance(timeouts, dict):  # httpcore reads it when the body's first read starts
-            timeouts["read"] = None
-        watch = IdleWatch(min(self.timeouts.read_gap, self.timeouts.first_byte), sock)
-        identity = response.headers.get("content-encoding", "identity").lower() in ("", "identity")
-        reads = cast(AsyncIterator[bytes], response.stream) if identity else response.aiter_bytes()
+        watch = IdleWatch(min(self.timeouts.read_gap, self.timeouts.first_byte), response.sock)
         seen, away = watch.seen, watch.away
         try:
-            async for chunk in reads:
+            async for chunk in response.chunks:
                 seen()
                 if on_chunk is not None:
                     on_chunk(chunk)
@@ -334,7 +274,7 @@ class SSEClient:
                     away()  # the consumer's time with them is not the server's silence
                     yield events
                     seen()
-        except (httpx.TransportError, httpx.StreamError):
+        except WireError:
             if not watch.fired:
                 raise
         finally:
@@ -342,37 +282,48 @@ class SSEClient:
         if watch.fired:
             raise self._gap_error(watch.gap)
 
+    async def _timed(self, chunks: AsyncIterator[bytes], gap: float) -> AsyncGenerator[bytes, None]:
+        iterator = chunks.__aiter__()
+        while True:
+            try:
+                with anyio.fail_after(gap):
+                    chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise self._gap_error(gap) from None
+            yield chunk
+
     def _gap_error(self, gap: float) -> ProviderError:
         return ProviderError(
             f"the model server sent nothing for {gap:.0f} s in the middle of a reply",
             kind="timeout", retryable=True,
         )
 
-    async def get_json(self, path: str) -> Any:
-        response = await self._client.get(f"{self.base_url}{path}", timeout=5.0)
-        response.raise_for_status()
-        return response.json()
+    async def get_json(self, path: str, timeout: float = 5.0) -> Any:
+        """`GET` a JSON answer; WireError (HTTPStatusError for a 4xx/5xx) or ValueError."""
+        return await get_json(self._transport, f"{self.base_url}{path}", self.headers, timeout)
 
     def _where(self) -> str:
         return f"{self.error_context.provider} ({self.base_url})"
 
-    async def _not_a_stream(self, response: httpx.Response) -> ProviderError:
+    async def _not_a_stream(self, response: Response) -> ProviderError:
         head = b""
-        async for chunk in response.aiter_bytes():
+        async for chunk in response.chunks:
             head += chunk
             if len(head) >= 300:
                 break
         content_type = response.headers.get("content-type", "")
         text = head.decode("utf-8", "replace").strip()[:300] or "(empty body)"
         return ProviderError(
-            f"{self._where()} answered HTTP {response.status_code} with content-type "
+            f"{self._where()} answered HTTP {response.status} with content-type "
             f"{content_type or '(none)'!r}, not an event stream (text/event-stream): {text}; "
             f"is the base URL that of the model API?",
             kind="bad_response",
         )
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        await self._transport.aclose()
 
 
 async def with_retries(

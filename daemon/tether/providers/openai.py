@@ -20,8 +20,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
-import httpx
-
 from tether_protocol._json import JsonObject
 
 from .base import (
@@ -42,6 +40,7 @@ from .messages_openai import (
     reasoning_fields,
 )
 from .openai_chunks import ChunkParser
+from .wire import Transport, WireError
 
 
 def _has_content(batch: list[ProviderEvent]) -> bool:
@@ -61,7 +60,7 @@ class OpenAIProvider(Provider):
         context_window: int | None = None,
         timeouts: Timeouts = Timeouts(),
         retry: RetryPolicy | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: Transport | None = None,
         max_output_tokens: int = 0,
     ) -> None:
         self.model = model
@@ -156,7 +155,7 @@ class OpenAIProvider(Provider):
         """The model ids `GET {base_url}/models` offers."""
         try:
             data = await self.client.get_json("/models")
-        except (httpx.HTTPError, ValueError) as exc:
+        except (WireError, ValueError) as exc:
             raise ProviderError(
                 f"{self.name} ({self.base_url}): listing models failed: {exc}",
                 kind="connection", retryable=True,

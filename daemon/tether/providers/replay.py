@@ -1,6 +1,6 @@
 """The `replay` provider: plays a recorded cassette back through the real adapter.
 
-The adapter (openai or anthropic, as recorded) runs unchanged over an httpx transport
+The adapter (openai or anthropic, as recorded) runs unchanged over a transport (wire.py's)
 that answers each request with the next recorded response, chunk by chunk — as fast as
 possible, or at the recorded pace with `TETHER_REPLAY_SPEED=1` (any factor works). A
 request that differs from the recorded one fails with a readable diff, so a test that
@@ -12,12 +12,11 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 
 from tether_protocol._errors import ConfigInvalid
 from tether_protocol._json import JsonObject
@@ -25,36 +24,33 @@ from tether_protocol._json import JsonObject
 from .base import ModelRequest, Provider, ProviderError, ProviderEvent
 from .http import RetryPolicy
 from .record import CASSETTE_VERSION, decode_chunk
+from .wire import ReadTimeout, RemoteProtocolError, Response
 
 
-class _ReplayStream(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[list[Any]], speed: float, ended: str | None = None) -> None:
-        self._chunks = chunks
-        self._speed = speed
-        self._ended = ended
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        previous = 0.0
-        for item in self._chunks:
-            elapsed, data = decode_chunk(item)
-            if self._speed > 0 and elapsed > previous:
-                await anyio.sleep((elapsed - previous) / 1000.0 / self._speed)
-            previous = elapsed
-            yield data
-        if self._ended == "connection":
-            raise httpx.RemoteProtocolError("peer closed connection (as recorded)")
-        if self._ended == "timeout":
-            raise httpx.ReadTimeout("read timed out (as recorded)")
+async def _replayed(chunks: list[list[Any]], speed: float, ended: str | None = None) -> AsyncIterator[bytes]:
+    previous = 0.0
+    for item in chunks:
+        elapsed, data = decode_chunk(item)
+        if speed > 0 and elapsed > previous:
+            await anyio.sleep((elapsed - previous) / 1000.0 / speed)
+        previous = elapsed
+        yield data
+    if ended == "connection":
+        raise RemoteProtocolError("peer closed connection (as recorded)")
+    if ended == "timeout":
+        raise ReadTimeout("read timed out (as recorded)")
 
 
-class ReplayTransport(httpx.AsyncBaseTransport):
+class ReplayTransport:
+    """A `wire.Transport` answering each request with the next recorded response."""
+
     def __init__(self, exchanges: list[JsonObject], source: str, speed: float = 0.0) -> None:
         self.exchanges = list(exchanges)
         self.source = source
         self.speed = speed
         self.served = 0
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def open(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> Response:
         if not self.exchanges:
             raise ProviderError(
                 f"replay: {self.source} has no more recorded exchanges (served {self.served}); "
@@ -62,7 +58,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
                 kind="replay_mismatch",
             )
         exchange = self.exchanges.pop(0)
-        sent = json.loads(await request.aread() or b"null")
+        sent = json.loads(body or b"null")
         if sent != exchange["request"]:
             raise ProviderError(
                 f"replay: request {self.served + 1} differs from the one recorded in "
@@ -70,11 +66,11 @@ class ReplayTransport(httpx.AsyncBaseTransport):
                 kind="replay_mismatch",
             )
         self.served += 1
-        return httpx.Response(
-            exchange["status"],
-            headers=exchange.get("headers") or {},
-            stream=_ReplayStream(exchange.get("chunks", []), self.speed, exchange.get("ended")),
-        )
+        chunks = _replayed(exchange.get("chunks", []), self.speed, exchange.get("ended"))
+        return Response(exchange["status"], exchange.get("headers") or {}, chunks)
+
+    async def aclose(self) -> None:
+        pass
 
 
 def request_diff(recorded: Any, sent: Any, limit: int = 60) -> str:

@@ -23,7 +23,7 @@ from tether_protocol._errors import ConfigInvalid, NoProviderConfigured
 from ..config import Settings
 from .base import Provider
 
-# httpx and the HTTP layer are imported only when a network provider is used: a daemon
+# The HTTP layer (wire.py, h11) is imported only when a network provider is used: a daemon
 # on the scripted provider never pays for them (~8 MB of RSS, ~60 ms of imports); nor
 # does a network provider's daemon import the scripted one.
 
@@ -73,17 +73,10 @@ async def probe_local(env: Mapping[str, str]) -> tuple[str, str, str] | None:
         return None
     found: dict[int, tuple[str, str, str]] = {}
 
-    import httpx
-
     async def probe(label: str, port: int) -> None:
         base = f"http://127.0.0.1:{port}/v1"
-        try:
-            async with httpx.AsyncClient(timeout=_PROBE_TIMEOUT_S, trust_env=False) as client:
-                response = await client.get(f"{base}/models")
-                models = [m["id"] for m in response.json().get("data", []) if "id" in m]
-        except Exception:
-            return
-        if response.status_code == 200 and models:
+        models = await _models_at(base, _PROBE_TIMEOUT_S)
+        if models:
             found[port] = (label, base, models[0])
 
     async with anyio.create_task_group() as group:
@@ -129,15 +122,18 @@ async def choose_provider(settings: Settings, env: Mapping[str, str] | None = No
     raise NoProviderConfigured(f"no model provider is configured: {HOW_TO_CONFIGURE}")
 
 
-async def _models_at(base: str) -> list[str]:
-    import httpx
+async def _models_at(base: str, timeout: float = 2.0) -> list[str]:
+    """The model ids a local server lists (no proxy: loopback), or [] for any failure."""
+    from .wire import WireClient, get_json
 
+    client = WireClient(base, {}, connect=timeout)
     try:
-        async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
-            data = (await client.get(f"{base}/models")).json()
+        data = await get_json(client, f"{base}/models", {}, timeout)
         return [m["id"] for m in data.get("data", []) if "id" in m]
     except Exception:
         return []
+    finally:
+        await client.aclose()
 
 
 def build_provider(choice: ProviderChoice, settings: Settings) -> Provider:

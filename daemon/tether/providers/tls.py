@@ -1,0 +1,56 @@
+"""The TLS settings of a provider's HTTP client, built off the event loop.
+
+Owns: which CA store verifies a provider's server (as httpx did by default: `SSL_CERT_FILE`,
+else `SSL_CERT_DIR`, else certifi's bundle, else the system store when certifi is absent),
+and loading it in a worker thread started when the provider is built, so the ~35-55 ms of
+`load_verify_locations` (which releases the GIL) overlaps the rest of the turn's start.
+An `http://` server gets no context and loads nothing (its client never speaks TLS).
+Must not: ever turn verification off, or block the event loop on the bundle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import ssl
+import threading
+from collections.abc import Mapping
+
+
+def verifying_context(env: Mapping[str, str]) -> ssl.SSLContext:
+    """httpx's default with trust_env: `SSL_CERT_FILE`, `SSL_CERT_DIR`, else certifi's bundle
+    (the system store when certifi is not installed)."""
+    if env.get("SSL_CERT_FILE"):
+        context = ssl.create_default_context(cafile=env["SSL_CERT_FILE"])
+    elif env.get("SSL_CERT_DIR"):
+        context = ssl.create_default_context(capath=env["SSL_CERT_DIR"])
+    else:
+        try:
+            import certifi
+        except ImportError:
+            context = ssl.create_default_context()
+        else:
+            context = ssl.create_default_context(cafile=certifi.where())
+    context.set_alpn_protocols(["http/1.1"])
+    return context
+
+
+class TlsContext:
+    """A verifying context being built in a worker thread; `get()` awaits it."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._future: concurrent.futures.Future[ssl.SSLContext] = concurrent.futures.Future()
+        env = dict(env)
+        threading.Thread(target=self._build, args=(env,), name="tether-tls", daemon=True).start()
+
+    def _build(self, env: Mapping[str, str]) -> None:
+        try:
+            self._future.set_result(verifying_context(env))
+        except BaseException as exc:  # noqa: BLE001  (a bad SSL_CERT_FILE is reported at connect)
+            self._future.set_exception(exc)
+
+    async def get(self) -> ssl.SSLContext:
+        if self._future.done():
+            return self._future.result()
+        # shielded: a cancelled waiter must not cancel the build the next request needs
+        return await asyncio.shield(asyncio.wrap_future(self._future))
