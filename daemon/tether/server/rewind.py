@@ -85,18 +85,15 @@ async def _point(store: HistoryStore, session_id: str, turn: int | None, seq: in
             raise BadRewind(f"session {session_id} has no rewind {rewind}; `changes` and rewind answers give their ids")
         return _Point(found.at_seq, found)
     if turn is not None:
-        rows = await store.query(
-            "SELECT MIN(m.seq) FROM turns AS t JOIN messages AS m ON m.turn_id = t.id"
-            " WHERE t.session_id = ? AND t.seq = ?", (session_id, turn),
-        )
-        if not rows or rows[0][0] is None:
+        start = await cp.turn_start_seq(store, session_id, turn)
+        if start is None:
             raise BadRewind(f"session {session_id} has no turn {turn}; turns are numbered from 1")
-        cut = int(rows[0][0])
+        cut = start
     else:
-        rows = await store.query("SELECT role FROM messages WHERE session_id = ? AND seq = ?", (session_id, seq))
-        if not rows or rows[0][0] != "user":
+        assert seq is not None  # exactly one of the three is given (checked above)
+        if await cp.message_role(store, session_id, seq) != "user":
             raise BadRewind(f"messageSeq {seq} is not a user message of session {session_id}; rewind to a user message")
-        cut = int(seq or 0)
+        cut = seq
     return _Point(cut, next((r for r in rewinds if r.at_seq > cut), None))
 
 
@@ -138,10 +135,7 @@ async def rewind(
     to_rewind: int | None = None, restore: str = "both", force: bool = False, dry_run: bool = False,
 ) -> RewindOutcome:
     """Take the session back to the point (see the module docstring); refused while a turn runs."""
-    running = await store.query(
-        "SELECT 1 FROM turns WHERE session_id = ? AND status = 'running' LIMIT 1", (session_id,)
-    )
-    if running:
+    if await cp.turn_running(store, session_id):
         raise RewindBusy(f"session {session_id} has a turn running or waiting for approval; cancel it first")
     point = await _point(store, session_id, to_turn, message_seq, to_rewind)
     files = _plan(await cp.change_rows(store, session_id), point) if restore != "conversation" else []

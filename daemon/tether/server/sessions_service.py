@@ -326,8 +326,9 @@ class LiveSessions(SessionsService):
 
     @staticmethod
     async def _last_rewind(live: AgentSession) -> int:
-        rows = await live.store.query("SELECT MAX(id) FROM rewinds WHERE session_id = ?", (live.id,))
-        return int(rows[0][0] or 0) if rows else 0
+        from ..store.checkpoints import last_rewind_id
+
+        return await last_rewind_id(live.store, live.id)
 
     async def sync_rewinds(self, live: AgentSession) -> None:
         """Before a turn: a rewind made outside this daemon (`tether sessions rewind` from a

@@ -38,7 +38,11 @@ __all__ = [
     "drop_unused_blobs",
     "hidden_now",
     "insert_changes",
+    "last_rewind_id",
+    "message_role",
     "rewinds",
+    "turn_running",
+    "turn_start_seq",
 ]
 
 SCHEMA = (
@@ -133,6 +137,33 @@ async def rewinds(store: HistoryStore, session_id: str) -> list[RewindRow]:
         (session_id,),
     )
     return [RewindRow(r[0], r[1], r[2], r[3], [tuple(x) for x in json.loads(r[4])], r[5]) for r in rows]
+
+
+async def last_rewind_id(store: HistoryStore, session_id: str) -> int:
+    """The id of the session's latest rewind, 0 when it has none (one indexed lookup)."""
+    rows = await store.query("SELECT MAX(id) FROM rewinds WHERE session_id = ?", (session_id,))
+    return int(rows[0][0] or 0) if rows else 0
+
+
+async def turn_start_seq(store: HistoryStore, session_id: str, turn: int) -> int | None:
+    """The seq of the first message of the session's turn ``turn`` (1 = the first); None: no such turn."""
+    rows = await store.query(
+        "SELECT MIN(m.seq) FROM turns AS t JOIN messages AS m ON m.turn_id = t.id WHERE t.session_id = ? AND t.seq = ?",
+        (session_id, turn),
+    )
+    return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+async def message_role(store: HistoryStore, session_id: str, seq: int) -> str | None:
+    """The role of the session's message ``seq``; None: no such message."""
+    rows = await store.query("SELECT role FROM messages WHERE session_id = ? AND seq = ?", (session_id, seq))
+    return str(rows[0][0]) if rows else None
+
+
+async def turn_running(store: HistoryStore, session_id: str) -> bool:
+    """Whether a stored turn of the session is running (or waiting for approval), here or elsewhere."""
+    rows = await store.query("SELECT 1 FROM turns WHERE session_id = ? AND status = 'running' LIMIT 1", (session_id,))
+    return bool(rows)
 
 
 async def turn_seqs(store: HistoryStore, session_id: str) -> dict[str, int]:
