@@ -1,11 +1,14 @@
-"""The static checks CI runs through the README's test line: ruff and ``mypy --strict``.
+"""The static checks CI runs through the README's test line: ruff, ``mypy --strict`` and
+the import contracts (``lint-imports``).
 
-Both run as subprocesses of this interpreter (``sys.executable -m ruff|mypy``, the versions
-the ``test`` extra installs) over the three packages, with their configuration from
+ruff and mypy run as subprocesses of this interpreter (``sys.executable -m ruff|mypy``, the
+versions the ``test`` extra installs) over the three packages, with their configuration from
 pyproject.toml (ruff: pyflakes, import order, complexity <= 15; mypy: strict, no blanket
-ignores). A finding fails the test with the files at fault listed first, then the tools'
-own output. mypy keeps its incremental cache in the repository's ``.mypy_cache``
-(gitignored), so a second run re-checks only what changed.
+ignores); so does import-linter, whose contracts (``[tool.importlinter]``: which package may
+import which, issue 32's layers) fail the test when one is broken. A finding fails the test
+with the files (or contracts) at fault listed first, then the tools' own output. mypy keeps
+its incremental cache in the repository's ``.mypy_cache`` (gitignored), so a second run
+re-checks only what changed.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ _MYPY_LINE = re.compile(r"^(?P<path>[^:\s][^:]*):\d+: error: .*?(?:\[(?P<code>[a
 def _run(args: list[str]) -> tuple[int, str, float]:
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", *args],
+        [sys.executable, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -69,7 +72,7 @@ def _report(tool: str, rc: int, output: str, seconds: float, pattern: re.Pattern
 
 
 def test_ruff_reports_nothing() -> None:
-    rc, output, seconds = _run(["ruff", "check", "--no-cache", "--output-format", "concise", *RUFF_TARGETS])
+    rc, output, seconds = _run(["-m", "ruff", "check", "--no-cache", "--output-format", "concise", *RUFF_TARGETS])
     assert rc == 0, _report("ruff check", rc, output, seconds, _RUFF_LINE)
 
 
@@ -78,5 +81,17 @@ def test_ruff_reports_nothing() -> None:
 @pytest.mark.timeout(300)
 def test_mypy_strict_reports_nothing() -> None:
     cache = ROOT / ".mypy_cache"
-    rc, output, seconds = _run(["mypy", "--strict", "--cache-dir", str(cache), *MYPY_TARGETS])
+    rc, output, seconds = _run(["-m", "mypy", "--strict", "--cache-dir", str(cache), *MYPY_TARGETS])
     assert rc == 0, _report("mypy --strict", rc, output, seconds, _MYPY_LINE)
+
+
+# import-linter has no `python -m` entry; its console script's function, run by this
+# interpreter (the script may not sit beside it). No cache: it would land in the repository.
+_LINT_IMPORTS = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+
+
+def test_import_contracts_hold() -> None:
+    rc, output, seconds = _run(["-c", _LINT_IMPORTS, "--no-cache"])
+    broken = [f"  {line}" for line in output.splitlines() if "BROKEN" in line]
+    head = f"lint-imports failed (exit {rc}, {seconds:.1f}s)"
+    assert rc == 0, f"{head}; broken contracts:\n" + "\n".join(broken) + f"\n\n{output}"
