@@ -12,7 +12,8 @@ results, before the next request; a step that would end the turn is followed by 
 more when one is waiting), cancellation (a cancel ends the stream and the running tools
 at once, the journal commits what was produced marked `cancelled`,
 and the turn answers `cancelled` whenever a cancel arrived before it answered), the
-run report and the usage after each step, and resuming a turn a stopped daemon left
+run report and the usage after each step, ask-first's question as the turn's one step
+(the question comes from the hook port), and resuming a turn a stopped daemon left
 waiting for approval.
 Must not: write to the store other than through the journal, run a tool other than
 through the executor, or build protocol JSON (it reports typed events to a `TurnSink`).
