@@ -6,6 +6,7 @@ Where things live (each package's docstring says what it owns and must not do):
 - `server/`     the method table of typed handlers, the sessions service, the task
                 group, and the ACP `session/update` renderer
 - `agent/`      a turn: step runner, tool executor, journal, and the loop over them
+- `hooks/`      the user's hooks, the reviewer and ask-first: the turn's hook port
 - `tools/`      the workspace tools and the sandbox every path goes through
 - `providers/`  model providers behind one streaming interface (OpenAI-compatible,
                 Anthropic, scripted, record/replay)

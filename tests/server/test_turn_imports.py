@@ -2,7 +2,8 @@
 grammar, the runners, deny matching: ~10 ms of a cold start) only once the model asks to
 run a command, and then it decides that command as it always did; the MCP servers' config
 only when there are servers; each tool's module only at that tool's first call (the
-model's specs come from tools/catalog.json).
+model's specs come from tools/catalog.json); the hooks' points only when hooks or
+ask-first are configured (a turn without them is given the no-op port, agent/hook_port.py).
 
 Each case is a fresh process running the real `tether run` (the daemon served in-process,
 the scripted provider, a real history store), with `sys.modules` printed after the turn.
@@ -11,6 +12,7 @@ the scripted provider, a real history store), with `sys.modules` printed after t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +36,9 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=open(sys.
 """
 
 
-def _run(tmp_path: Path, replies: list[dict[str, object]], *flags: str) -> tuple[int, set[str], str]:
+def _run(
+    tmp_path: Path, replies: list[dict[str, object]], *flags: str, env: dict[str, str] | None = None
+) -> tuple[int, set[str], str]:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     (workspace / "notes.txt").write_text("a note\n")
@@ -44,7 +48,7 @@ def _run(tmp_path: Path, replies: list[dict[str, object]], *flags: str) -> tuple
     argv = ["run", "--provider", "scripted", "--script", str(script), "--workspace", str(workspace),
             "--home", str(tmp_path / "home"), *flags, "go"]
     done = subprocess.run([sys.executable, "-c", PROBE, str(seen), *argv], capture_output=True, text=True,
-                          timeout=120, cwd=workspace, stdin=subprocess.DEVNULL)
+                          timeout=120, cwd=workspace, stdin=subprocess.DEVNULL, env=env)
     assert seen.exists(), done.stderr
     got = json.loads(seen.read_text())
     return got["code"], set(got["modules"]), done.stdout
@@ -85,6 +89,44 @@ def test_the_first_command_of_a_cold_process_is_analysed_and_a_deny_rule_refuses
     assert code == 0, out
     assert "git push" in out and "never run" in out
     assert "tether.approvals.commands" in modules and "tether.approvals.deny_match" in modules
+
+
+HOOK_POINTS = ("tether.hooks.points", "tether.hooks.turn_points", "tether.hooks.port", "tether.hooks.engine")
+HOOK = Path(__file__).resolve().parent.parent / "hooks" / "hook_script.py"
+
+
+def _tool_turn(tmp_path: Path, user_config: str) -> tuple[int, set[str], str]:
+    """A full-auto turn that reads a file and writes one, under `user_config`."""
+    config = tmp_path / "xdg-config" / "tether" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(user_config)
+    replies: list[dict[str, object]] = [
+        {"when": {"step": 1}, "tool_calls": [
+            {"id": "c1", "name": "read_file", "arguments": {"path": "notes.txt"}},
+            {"id": "c2", "name": "write_file", "arguments": {"path": "out.txt", "content": "written\n"}}]},
+        {"when": {"step": 2}, "text": "all done"},
+    ]
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config.parent.parent)}
+    return _run(tmp_path, replies, "--mode", "full-auto", env=env)
+
+
+def test_a_turn_without_hooks_runs_its_tool_calls_through_the_no_op_port(tmp_path: Path) -> None:
+    code, modules, out = _tool_turn(tmp_path, "")
+    assert code == 0, out
+    assert "a note" in out and "all done" in out  # the read's result reached the user
+    assert (tmp_path / "ws" / "out.txt").read_text() == "written\n"  # the write was approved and applied
+    assert sorted(m for m in HOOK_POINTS if m in modules) == []  # no hook point was loaded
+
+
+def test_a_configured_hook_is_the_port_the_turn_calls(tmp_path: Path) -> None:
+    hook = json.dumps(f"{sys.executable} {HOOK} context")  # a JSON string is a TOML basic string
+    config = f'[[hooks.post_tool]]\ncommand = {hook}\nname = "colours"\ntool = "read_file"\n'
+    code, modules, out = _tool_turn(tmp_path, config)
+    assert code == 0, out
+    assert "[hook colours (post_tool): added context for the model]" in out
+    assert "| [context from hooks]\n   | The user's favourite colour is teal." in out  # in the read's result
+    assert (tmp_path / "ws" / "out.txt").read_text() == "written\n"
+    assert "tether.hooks.port" in modules and "tether.hooks.engine" in modules
 
 
 # `tether acp` in a probe that says on stderr when the warm-up has finished, and writes

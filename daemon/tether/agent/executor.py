@@ -27,7 +27,6 @@ import anyio.lowlevel
 import anyio.to_thread
 
 from ..approvals import ApprovalGate, ApprovalRequest, Asker, AskerAnswer, Verdict
-from ..hooks.points import PreTool, after_tool, ask_for_read, before_tool
 from ..store import StorageFault
 from ..tools.base import (
     ChangePreview,
@@ -42,6 +41,7 @@ from ..tools.base import (
 from ..tools.changes import MAX_RECORDED_BYTES, ChangeRecorder
 from ..tools.registry import ToolRegistry
 from .guard import InputGuard
+from .hook_port import NO_HOOKS, HookPort, PreTool, ask_for_read
 from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
 from .result_screen import screened
@@ -63,7 +63,6 @@ from .state import CallOutcome, PendingCall
 from .tool_view import asked_locations, known_locations, safe_title
 
 if TYPE_CHECKING:
-    from ..hooks import Hooks
     from ..netproxy.proxy import ProxyRules
     from ..sandbox import SandboxChoice
 
@@ -92,8 +91,8 @@ class TurnServices:
     # shows (as claude-agent-acp and codex-acp do) instead of text content.
     terminal_output_meta: bool = False
     memory_tokens: int = 0  # retrieved memory's budget per turn (agent/memory.py); 0: off
-    hooks: Hooks | None = None  # the user's hooks (tether.hooks); None: none configured
-    ask_first: bool = False  # a destructive, vague prompt gets a question first (hooks/ask_first.py)
+    hooks: HookPort = NO_HOOKS  # the user's hooks (tether.hooks implements the port)
+    ask_first: bool = False  # a destructive, vague prompt gets `hooks.first_question` first
 
 
 class RunLog(Protocol):
@@ -174,7 +173,7 @@ class ToolExecutor:
         latency = (time.perf_counter() - t0) * 1000
         if tool is not None:
             shown = screened(result, call.name, self.guard, self.services.mask_secrets, self.sink.emit)
-            result = await after_tool(self.services.hooks, call, tool, shown)
+            result = await self.services.hooks.after_tool(call, tool, shown)
         self.sink.emit(ToolCallPatch(
             call.call_id,
             status="failed" if result.is_error else "completed",
@@ -232,7 +231,7 @@ class ToolExecutor:
             )
         ctx = self._context(call, tool)
         try:
-            pre = await before_tool(self.services.hooks, call, tool, validate_args(tool, call.arguments or {}))
+            pre = await self.services.hooks.before_tool(call, tool, validate_args(tool, call.arguments or {}))
             refused = pre.reason if pre.decision == "deny" else None
             reads = tool.reads_only(call.arguments)
             if reads and refused is None and self.services.gate is not None:  # a deny rule beats readOnlyHint

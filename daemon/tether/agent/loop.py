@@ -12,7 +12,8 @@ results, before the next request; a step that would end the turn is followed by 
 more when one is waiting), cancellation (a cancel ends the stream and the running tools
 at once, the journal commits what was produced marked `cancelled`,
 and the turn answers `cancelled` whenever a cancel arrived before it answered), the
-run report and the usage after each step, and resuming a turn a stopped daemon left
+run report and the usage after each step, ask-first's question as the turn's one step
+(the question comes from the hook port), and resuming a turn a stopped daemon left
 waiting for approval.
 Must not: write to the store other than through the journal, run a tool other than
 through the executor, or build protocol JSON (it reports typed events to a `TurnSink`).
@@ -37,7 +38,6 @@ from tether_protocol.conversation import (
     UserMessage,
 )
 
-from ..hooks.turn_points import ask_first_step, observe, prompt_hooks, prompt_text
 from ..providers.base import Provider, ProviderError
 from ..tools.registry import ToolRegistry
 from .context import project_instructions
@@ -46,7 +46,7 @@ from .guard import Finding, GuardResult, InputGuard, truncate_user_blocks
 from .journal import MODEL_VISIBLE, TurnJournal, not_run_text
 from .report import RunReportBuilder
 from .session import ActiveTurn, AgentSession
-from .sink import Notice, TitleChanged, TurnSink, UsageUpdated, failed
+from .sink import Notice, StepStarted, TitleChanged, TurnSink, UsageUpdated, failed
 from .state import StepState
 from .step_runner import StepRunner
 
@@ -107,7 +107,7 @@ class AgentTurn:
         """``typed``: what the user typed when ``prompt`` is a command's expansion (the
         session's title is taken from it, not from the expanded text)."""
         screened, notices, verdict = self._screen_prompt(prompt)
-        hooked = await prompt_hooks(self.services.hooks, self.session, screened)
+        hooked = await self.services.hooks.prompt_submitted(self.session, screened)
         screened = hooked.blocks
         guard = None
         if verdict.findings:
@@ -131,19 +131,28 @@ class AgentTurn:
                 await self.journal.set_title(title)
                 self.sink.emit(TitleChanged(title))
         question = None
-        if self.services.ask_first:  # its patterns are compiled when it is turned on
-            from ..hooks.ask_first import clarifying_question
-
-            question = clarifying_question(prompt_text(prompt))
+        if self.services.ask_first:
+            text = "\n".join(b.text for b in prompt if isinstance(b, TextBlock))
+            question = self.services.hooks.first_question(text)
         if question is not None:
-            return await self._ended(await self._drive(lambda: ask_first_step(self.journal, self.sink, question)))
+            return await self._ended(await self._drive(lambda: self._ask_first(question)))
         return await self._ended(await self._drive(self._steps))
 
     async def _ended(self, outcome: TurnOutcome) -> TurnOutcome:
-        if self.services.hooks is not None and self.services.hooks.wants("turn_end"):
-            await observe(self.services.hooks, "turn_end", stop_reason=outcome.stop_reason)
+        if await self.services.hooks.observe("turn_end", stop_reason=outcome.stop_reason):
             self.sink.flush()
         return outcome
+
+    async def _ask_first(self, question: str) -> str:
+        """The turn's one step is Tether's question (stored as the assistant's reply)."""
+        state = StepState(1)
+        self.journal.open(state)
+        self.sink.emit(StepStarted(self.journal.turn_id, 1))
+        state.text_parts.append(question)
+        self.sink.text(question)
+        self.journal.calls_assembled()
+        await self.journal.commit_step()
+        return "end_turn"
 
     def _screen_prompt(self, prompt: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str], GuardResult]:
         """Over-long text is cut (never refused); the input guard looks at the rest."""
@@ -226,7 +235,7 @@ class AgentTurn:
             if not calls:
                 self.report.add_step(state, [], 0.0)
                 await self.journal.commit_step()
-                await observe(self.services.hooks, "step_end", step=index, tools=[])
+                await self.services.hooks.observe("step_end", step=index, tools=[])
                 self._report_usage(state)
                 if self.handle.steers and index < self.max_steps:
                     continue  # a message steered in: the model answers it in this turn
@@ -235,7 +244,7 @@ class AgentTurn:
             timings = await self.executor.run_calls(calls)
             self.report.add_step(state, timings, (time.perf_counter() - t0) * 1000)
             await self.journal.commit_step()
-            await observe(self.services.hooks, "step_end", step=index, tools=[c.name for c in calls])
+            await self.services.hooks.observe("step_end", step=index, tools=[c.name for c in calls])
             self._report_usage(state, covered=len(self.session.messages) - len(calls))
         return "max_turn_requests"
 

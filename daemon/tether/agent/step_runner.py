@@ -25,7 +25,6 @@ import attrs
 
 from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage
 
-from ..hooks.turn_points import observe
 from ..providers.base import (
     Finish,
     ModelRequest,
@@ -276,7 +275,7 @@ class StepRunner:
         """Summarise all but the last messages (seed 003); the summary replaces them in the
         model's view. The stored history keeps everything; the client is told."""
         session = self.session
-        await observe(self.services.hooks, "pre_compact", reason=reason, messages=len(session.messages))
+        await self.services.hooks.observe("pre_compact", reason=reason, messages=len(session.messages))
         stated: list[str] = []
         view, summary = await compact(self.provider, session.messages, model=self.model, preferences=stated)
         replaced = summary.replaced

@@ -12,11 +12,14 @@ destructive, vague prompt.
 
 Owns: config.py (the `[hooks]` tables), runner.py (one hook process), answers.py (its
 answer), engine.py (a stage fired, answers combined, notices), points.py (the tool-call
-points), asking.py (the asker that lets `permission_request` hooks and the reviewer
-answer first), reviewer.py, ask_first.py, setup.py (the per-turn wiring).
+points), turn_points.py (the prompt's and the turn's), port.py (all of them as the turn's
+hook port, `agent/hook_port.py`), asking.py (the asker that lets `permission_request`
+hooks and the reviewer answer first), reviewer.py, ask_first.py, setup.py (the per-turn
+wiring: the port `server/turns.py` gives the turn).
 Must not: decide the approval order (approvals/gate.py does; these only feed it), let a
 broken hook or reviewer allow anything (fail closed: ask), or run a hook outside the sandbox
-commands get.
+commands get. It may import the agent's types (sink, state, session, the port); `agent/`
+never imports it.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["STAGES", "HookOutcome", "HookSet", "HookSpec", "Hooks", "load_hooks"]
 
 # The package's names are imported when first used: a turn with no hooks configured
-# imports the tool-call points (`hooks.points`), never the engine, runner or answers.
+# (and no ask-first) imports only `setup` and `config`, never the points or the engine.
 _LAZY = {"STAGES": "config", "HookSet": "config", "HookSpec": "config", "load_hooks": "config",
          "HookOutcome": "engine", "Hooks": "engine"}
 

@@ -1,34 +1,26 @@
 """The hook points around a tool call: `pre_tool` before it is approved, `post_tool` after.
 
 Owns: firing those stages for one call, applying a `modify` (the new arguments are
-validated as the model's are, and shown as the call's raw input), what a read-only tool
-does with a hook's "ask" (it asks the user through the asker, as a change would), and
-adding a `post_tool` hook's context or reason to the result the model reads.
+validated as the model's are, and shown as the call's raw input), and adding a
+`post_tool` hook's context or reason to the result the model reads. (A read-only tool a
+hook asked about is asked through the asker by the executor: agent/hook_port.py.)
 Must not: decide a call that changes things (the gate does, with `PreTool` on the request).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..agent.hook_port import PreTool
 from ..agent.sink import ToolCallPatch
 from ..tools.base import Tool, ToolError, ToolResult, validate_args
 
 if TYPE_CHECKING:
     from ..agent.state import PendingCall
-    from ..approvals import ApprovalRequest, Asker
     from .engine import Hooks
 
-__all__ = ["PreTool", "after_tool", "ask_for_read", "before_tool"]
-
-
-@dataclass(slots=True)
-class PreTool:
-    decision: str | None = None  # allow | deny | ask (a modify is applied here)
-    reason: str = ""
-    args: Any = None  # the validated arguments (changed by a modify)
+__all__ = ["after_tool", "before_tool"]
 
 
 async def before_tool(hooks: Hooks | None, call: PendingCall, tool: Tool[Any], args: object) -> PreTool:
@@ -46,16 +38,6 @@ async def before_tool(hooks: Hooks | None, call: PendingCall, tool: Tool[Any], a
     said = {"deny": "refused by", "ask": "asked by", "allow": "allowed by"}.get(decision or "", "")
     reason = f"{said} {outcome.by}" + (f": {outcome.reason}" if outcome.reason else "")
     return PreTool(decision, reason if decision else "", args)
-
-
-async def ask_for_read(asker: Asker | None, request: ApprovalRequest, reason: str) -> str | None:
-    """A hook asked before a read-only tool runs: None when the user allows it, else why not."""
-    if asker is None:
-        return f"not run: {reason}, and there is no way to ask the user"
-    answer = await asker.ask(request, reason)
-    if answer.option.startswith("allow"):
-        return None
-    return f"not run: {reason}; the user did not allow it"
 
 
 async def after_tool(hooks: Hooks | None, call: PendingCall, tool: Tool[Any] | None, result: ToolResult) -> ToolResult:

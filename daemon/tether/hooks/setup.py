@@ -1,7 +1,8 @@
 """The per-turn wiring: the user's hooks loaded, the asker wrapped, the reviewer made.
 
 Owns: reading the hooks for a turn (the user config is read again each turn, so an edit
-applies to the next prompt without a restart), and what `reviewer` / `ask_first` turn on.
+applies to the next prompt without a restart), and what `reviewer` / `ask_first` turn on:
+the turn's hook port (`agent.hook_port.NO_HOOKS` when neither hooks nor ask-first are).
 Must not: run hooks or decide anything.
 """
 
@@ -11,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..agent.hook_port import NO_HOOKS
 from .config import load_hooks
 
 if TYPE_CHECKING:
+    from ..agent.hook_port import HookPort
     from ..agent.session import AgentSession
     from ..agent.sink import TurnSink
     from ..approvals import Asker
@@ -26,7 +29,7 @@ __all__ = ["TurnHooks", "turn_hooks"]
 
 @dataclass(slots=True)
 class TurnHooks:
-    hooks: Hooks | None
+    port: HookPort  # what the turn calls at its points
     asker: Asker
     ask_first: bool
 
@@ -51,8 +54,18 @@ def turn_hooks(
         from .reviewer import Reviewer
 
         reviewer = Reviewer(provider, session, model=settings.reviewer_model, timeout=settings.reviewer_timeout)
+    ask_first = settings.ask_first == "on"
+    port = _port(hooks, ask_first)
     if hooks is None and reviewer is None:
-        return TurnHooks(None, asker, settings.ask_first == "on")
+        return TurnHooks(port, asker, ask_first)
     from .asking import HookedAsker
 
-    return TurnHooks(hooks, HookedAsker(asker, hooks, reviewer, sink), settings.ask_first == "on")
+    return TurnHooks(port, HookedAsker(asker, hooks, reviewer, sink), ask_first)
+
+
+def _port(hooks: Hooks | None, ask_first: bool) -> HookPort:
+    if hooks is None and not ask_first:
+        return NO_HOOKS  # a turn with neither imports none of the points
+    from .port import UserHooks
+
+    return UserHooks(hooks)

@@ -193,7 +193,6 @@ async def compact(ctx: ServerContext, session: AgentSession, turn_id: str, sink:
     from ..agent.compaction import COMPACTION_SYSTEM_PROMPT, split_point
     from ..agent.compaction import compact as summarise
     from ..agent.memory_edit import propose_memory_edit
-    from ..hooks.turn_points import observe
     from ..providers.base import ProviderError
 
     if split_point(session.messages, 4) == 0:
@@ -203,7 +202,7 @@ async def compact(ctx: ServerContext, session: AgentSession, turn_id: str, sink:
 
     provider = await ctx.provider()
     services = turn_services(ctx, session, turn_id, sink, provider)
-    await observe(services.hooks, "pre_compact", reason=COMPACT_REASON, messages=len(session.messages))
+    await services.hooks.observe("pre_compact", reason=COMPACT_REASON, messages=len(session.messages))
     system = COMPACTION_SYSTEM_PROMPT + (f"\n\nThe user asks the summary to focus on: {focus}" if focus else "")
     stated: list[str] = []
     try:

@@ -130,7 +130,7 @@ def turn_services(
         net_rules=_net_rules(ctx, session) if settings.network == "allowlist" else None,
         terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
-        hooks=hooked.hooks,
+        hooks=hooked.port,
         ask_first=hooked.ask_first,
     )
 
