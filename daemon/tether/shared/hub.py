@@ -75,11 +75,10 @@ class Hub:
     def join(self, session_id: str, conn: Connection) -> None:
         """``conn`` sees ``session_id``'s updates from now on (and its open approvals)."""
         seen = self.audience.setdefault(session_id, [])
+        session = self.registry.live.get(session_id)
         if conn not in seen:
             seen.append(conn)
-            from .approvals import open_asks
-
-            for ask in open_asks(session_id):
+            for ask in list(session.open_asks) if session is not None else ():
                 ask.add(self.clients[conn])
 
     def leave(self, conn: Connection) -> list[str]:
