@@ -205,7 +205,10 @@ def _closing(server: ClientServer, route: Route) -> Route:
             from tether_protocol._sessions import EmptyResult
 
             return EmptyResult()
-        return await handler(params)
+        result = await handler(params)
+        # closed: no window sees it any more (one that loads it again joins afresh)
+        server.hub.audience.pop(params.session_id, None)
+        return result
 
     route.handler = closed
     return route
