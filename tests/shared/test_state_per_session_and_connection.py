@@ -5,10 +5,21 @@ front's sessions are one connection's, not the next one's. Real shared daemon.""
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from daemon_harness import until
 from test_lsp_front_window import _lsp_editor, _shown
+
+
+def _windows_seen(windows) -> int:
+    """The windows the daemon serves, as `tether daemon status --json` shows them."""
+    done = subprocess.run([sys.executable, "-m", "tether", "daemon", "status", "--json"], capture_output=True,
+                          text=True, env=windows.env, cwd=windows.workspace, timeout=60)
+    [row] = [json.loads(line) for line in done.stdout.splitlines()]
+    return int(row["windows"])
 
 
 class Asked:
@@ -47,6 +58,25 @@ async def test_a_closed_sessions_open_approval_is_asked_of_no_window_that_comes_
     await loaded.cancel()
     await again.wait()
 
+
+
+async def test_an_approval_open_when_its_window_goes_is_asked_of_no_window_that_comes_later(
+    windows, workspace: Path
+):
+    first, later = Asked(), Asked()
+    window = await windows.open(on_request=first.on_request)
+    session = await window.new_session(workspace)
+    session.prompt("edit the readme").start()
+    await until(lambda: first.asked == ["call_edit"])
+    other = await windows.open(on_request=later.on_request)
+    await window.close()  # its only window goes: the turn is cancelled, its approval closed
+    await until(lambda: _windows_seen(windows) == 1)  # the daemon saw it go
+    loaded = await other.load_session(session.id, workspace)
+    await asyncio.sleep(0.3)
+    assert later.asked == [], later.asked
+    assert not any(u.get("toolCallId") == "call_edit" and u.get("status") == "pending"
+                   for u in loaded.updates[len(loaded.replay):]), loaded.updates
+    assert len(windows.daemon_pids()) == 1
 
 async def test_the_lsp_fronts_sessions_are_one_connections_and_end_with_it(windows, workspace: Path):
     ask = {"command": "tether.ask", "arguments": ["What does this do?"]}
