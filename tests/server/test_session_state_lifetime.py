@@ -10,8 +10,9 @@ import gc
 from pathlib import Path
 from typing import Any
 
-from daemon_harness import EXAMPLES
 from server_harness import Daemon, running, settings_for
+
+from daemon_harness import EXAMPLES
 from tether.server.live_session import LiveSession
 from tether.server.queue import PromptQueue
 

@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from daemon_harness import until
 from test_lsp_front_window import _lsp_editor, _shown
+
+from daemon_harness import until
 
 
 def _windows_seen(windows) -> int:
