@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +96,34 @@ async def test_the_lsp_fronts_sessions_are_one_connections_and_end_with_it(windo
     after = await successor.request("workspace/executeCommand", ask)
     assert after["sessionId"] not in (mine["sessionId"], theirs["sessionId"])
     assert len(windows.daemon_pids()) == 1
+
+
+
+def _inotify_fds(pid: int) -> int:
+    """The inotify instances a process holds (a workspace's watch is one)."""
+    found = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            found += os.readlink(fd) == "anon_inode:inotify"
+        except OSError:  # closed meanwhile
+            pass
+    return found
+
+
+async def test_the_sessions_a_window_alone_had_open_end_with_it(windows, workspace: Path, tmp_path: Path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    leaving, staying = await windows.open(), await windows.open()
+    [pid] = windows.daemon_pids()
+    before = _inotify_fds(pid)
+    left = await leaving.new_session(workspace)
+    kept = await staying.new_session(elsewhere)
+    await until(lambda: _inotify_fds(pid) == before + 2)  # each workspace watched
+    await leaving.close()
+    await until(lambda: _inotify_fds(pid) == before + 1)  # the one nobody has open any more: not
+    turn = kept.prompt("hi")  # the other window's session goes on
+    await turn.wait()
+    assert turn.stop_reason == "end_turn"
+    loaded = await staying.load_session(left.id, workspace)  # live again, from its history
+    assert loaded.id == left.id
+    await until(lambda: _inotify_fds(pid) == before + 2)
