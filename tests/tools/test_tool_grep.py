@@ -169,3 +169,18 @@ def test_title_and_locations_before_running(ctx: ToolContext) -> None:
     assert tool.locations_for({"pattern": "foo", "path": "src"}, ctx.sandbox) == [
         ToolLocation(str(ctx.sandbox.root / "src"))
     ]
+
+
+@pytest.mark.parametrize("setting,reached", [("off", True), ("bwrap", False)])
+async def test_rg_runs_in_the_sandbox_of_the_calls_own_setting(
+    ctx: ToolContext, root: Path, setting: str, reached: bool
+) -> None:
+    """`ToolContext.sandbox_setting` (the calling connection's) decides, not a process default:
+    a link through this process's /proc entry reaches the file only outside bubblewrap's
+    pid namespace."""
+    (root / "real.txt").write_text("needle\n")
+    (root / "through_proc.txt").symlink_to(f"/proc/{os.getpid()}/root{os.path.realpath(root)}/real.txt")
+    ctx.sandbox_setting = setting
+    result = await GrepTool(backend="rg").call({"pattern": "needle"}, ctx)
+    assert "real.txt:1:needle" in result.text, result.text
+    assert ("through_proc.txt:1:needle" in result.text) is reached, result.text

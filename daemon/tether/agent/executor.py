@@ -272,6 +272,7 @@ class ToolExecutor:
             reads=self.session.ledger,
             on_output=on_output,
             env_allow=services.env_allow,
+            sandbox_setting=services.sandbox_setting,  # grep's rg runs in it too
             hidden_paths=services.hidden_paths,
             filtered_paths=services.filtered_paths,
             unix_sockets=services.unix_sockets,

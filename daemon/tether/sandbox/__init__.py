@@ -27,8 +27,6 @@ __all__ = [
     "SandboxChoice",
     "SandboxPolicy",
     "choose_sandbox",
-    "default_choice",
-    "set_default_setting",
 ]
 
 
@@ -108,7 +106,6 @@ class SandboxChoice:
 
 _lock = threading.Lock()
 _chosen: dict[str, SandboxChoice] = {}
-_default = ["auto"]
 
 
 def choose_sandbox(setting: str = "auto") -> SandboxChoice:
@@ -118,15 +115,6 @@ def choose_sandbox(setting: str = "auto") -> SandboxChoice:
         if choice is None:
             choice = _chosen[setting] = _probe(setting)
         return choice
-
-
-def set_default_setting(setting: str) -> None:
-    """The user's `sandbox` setting, for callers that have no settings (grep's rg)."""
-    _default[0] = setting
-
-
-def default_choice() -> SandboxChoice:
-    return choose_sandbox(_default[0])
 
 
 def _probe(setting: str) -> SandboxChoice:

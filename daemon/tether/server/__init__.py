@@ -2,7 +2,7 @@
 
 Owns: the method table (`methods.py`: one row per method — its handler, params class,
 result class), the `ServerContext` every handler is passed (`context.py`: the services,
-typed), the handlers by area — `initialize` and the LSP lifecycle (`lifecycle.py`, with
+typed), the live session with what it owns (`live_session.py`), the handlers by area — `initialize` and the LSP lifecycle (`lifecycle.py`, with
 the import-free `handshake.py` the fast start also uses), sessions (`sessions.py`, over
 the sessions service `sessions_service.py` that `tether sessions` uses too), loading a
 stored session (`loading.py`), snapshots and forks (`snapshots.py`), prompt turns and

@@ -29,7 +29,7 @@ from ..agent.session import AgentSession
 from . import config_options, memory_command, user_commands
 from .context import ServerContext
 from .handshake import MODES
-from .mcp_prompts import prompt_commands
+from .live_session import LiveSession
 from .updates import SessionUpdates
 from .updates.acp_v1 import available_commands, current_mode
 
@@ -79,31 +79,31 @@ class Expanded:
     mode: str | None = None
 
 
-def listed(workspace: Path, session_id: str = "") -> list[tuple[str, str, str | None]]:
+def listed(workspace: Path, session: LiveSession | None = None) -> list[tuple[str, str, str | None]]:
     """The session's commands: the built-ins, then the user's files (`user_commands.py`),
     then its MCP servers' prompts (`mcp_prompts.py`)."""
     builtin = {name for name, _d, _h in BUILTINS}
     files = [(c.name, c.description, c.hint) for c in user_commands.load(workspace).values() if c.name not in builtin]
-    return [*BUILTINS, *files, *prompt_commands(session_id)]
+    return [*BUILTINS, *files, *(session.prompt_commands if session is not None else ())]
 
 
 def send_available(ctx: ServerContext, session_id: str, workspace: Path) -> None:
     """`available_commands_update` for a session (called after its new/load answer). The
     list sent is kept on the live session (it goes when the session is closed)."""
     sink = SessionUpdates(session_id, ctx.connection)
-    found = listed(workspace, session_id)
     session = ctx.registry.live.get(session_id)
+    found = listed(workspace, session)
     if session is not None:
         session.commands_sent = found
     sink.update(available_commands(found))
     sink.flush()
 
 
-def refresh(sink: SessionUpdates, session: AgentSession) -> list[tuple[str, str, str | None]]:
+def refresh(sink: SessionUpdates, session: LiveSession) -> list[tuple[str, str, str | None]]:
     """At a prompt: the session's commands, sent again if a command file was added, changed
     or removed since the list was last sent (the folders are read at each prompt: no
     watcher, since a list can only be used at a prompt)."""
-    found = listed(session.workspace, session.id)
+    found = listed(session.workspace, session)
     if session.commands_sent is not None and session.commands_sent != found:
         sink.update(available_commands(found))
     session.commands_sent = found

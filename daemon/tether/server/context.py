@@ -1,12 +1,14 @@
 """What a handler is given: the daemon's services and its per-connection state, typed.
 
-Owns: `ServerContext` — the settings and the client's profile, the live sessions
+Owns: `ServerContext` — the settings and the client's profile (each connection's: a turn's
+tools get its `sandbox` setting, there is no process default), the live sessions
 (`registry`) and the sessions service over them (`sessions`), the editor's documents,
 the tools, the approval gates, the provider (built once), the client asker, the
-background tasks (`tasks`), the JSON-RPC peer (`rpc`) and connection (`conn`), and the
-stop signal — and `LazyProvider`, a provider built once on first use: how both this
-context and the shared daemon's hub make theirs. Must not: implement a method (the
-handler modules do) or build the method table (`methods.py`).
+background tasks (`tasks`), the JSON-RPC peer (`rpc`) and connection (`conn`), the LSP
+agent front's state (`lsp_front`), and the stop signal — and `LazyProvider`, a provider
+built once on first use: how both this context and the shared daemon's hub make theirs.
+Must not: implement a method (the handler modules do) or build the method table
+(`methods.py`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import TYPE_CHECKING
 import anyio
 
 from ..config import Settings
-from ..sandbox import set_default_setting
 from ..transport.connection import Connection
 from ..transport.rpc import TetherRPC
 from .documents import DocumentStore
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # the turn's services are imported when a turn first needs th
     from ..store import HistoryStore
     from ..tools.registry import ToolRegistry
     from .asker import ClientAsker
+    from .lsp_agent.front import LspFront
 
 log = logging.getLogger("tether.server")
 
@@ -88,8 +90,6 @@ class ServerContext:
     def __init__(self, settings: Settings, root: Path) -> None:
         self.settings = settings
         self.default_root = root
-        # grep's rg has no settings of its own: it runs in the sandbox the user chose
-        set_default_setting(settings.sandbox)
         self.client: ClientProfile | None = None
         self.initialized = False
         # the workspace config's refused keys were shown in a turn (once per daemon)
@@ -118,6 +118,8 @@ class ServerContext:
         self.mcp_told: dict[str, set[str]] = {}
         # set when the first session is opened: the warm-up starts after it is answered
         self.session_opened = asyncio.Event()
+        # the LSP agent front's state on this connection (server/lsp_agent/front.py), made on first use
+        self.lsp_front: LspFront | None = None
 
     @property
     def connection(self) -> Connection:

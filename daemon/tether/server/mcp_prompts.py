@@ -1,7 +1,8 @@
 """MCP prompts as slash commands: `/<server>:<prompt> [arguments]`.
 
-Owns: the commands each session's started servers offer (recorded when its turn starts
-them; the `/` menu shows them from the next prompt on, through `commands.listed`), reading
+Owns: the commands a session's started servers offer (recorded on the live session when
+its turn starts them, so they go with it; the `/` menu shows them from the next prompt on,
+through `commands.listed`), reading
 the arguments typed after the name (`key=value` words by name, other words in the
 prompt's argument order, the last taking the rest), and the prompt a command expands to
 (`prompts/get`: its messages' text, then what the user attached).
@@ -21,19 +22,15 @@ if TYPE_CHECKING:
     from ..mcp.connection import McpConnection
     from .commands import Command, Expanded
     from .context import ServerContext
+    from .live_session import CommandEntry, LiveSession
     from .updates import SessionUpdates
 
-# session id -> the commands of its started servers' prompts (name, description, hint)
-_COMMANDS: dict[str, list[tuple[str, str, str | None]]] = {}
-
-
-def prompt_commands(session_id: str) -> list[tuple[str, str, str | None]]:
-    return list(_COMMANDS.get(session_id, ()))
-
-
-def record(session_id: str, connections: Sequence[McpConnection]) -> None:
-    """The prompts of a session's ready servers become its commands."""
-    found: list[tuple[str, str, str | None]] = []
+def record(session: LiveSession | None, connections: Sequence[McpConnection]) -> None:
+    """The prompts of a session's ready servers become its commands (None: the session
+    closed, or is a sub-agent's: nobody's menu shows them)."""
+    if session is None:
+        return
+    found: list[CommandEntry] = []
     for connection in connections:
         for prompt in connection.prompts:
             names = [a.name for a in prompt.arguments or ()]
@@ -42,11 +39,7 @@ def record(session_id: str, connections: Sequence[McpConnection]) -> None:
                 f"{connection.config.name}:{prompt.name}", f"[MCP {connection.config.name}] {about}",
                 " ".join(names) or None,
             ))
-    _COMMANDS[session_id] = found
-
-
-def forget(session_id: str) -> None:
-    _COMMANDS.pop(session_id, None)
+    session.prompt_commands = found
 
 
 def arguments(names: Sequence[str], text: str) -> dict[str, str]:

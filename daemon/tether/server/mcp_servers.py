@@ -133,7 +133,7 @@ def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink, own: ToolReg
         sink.emit(Notice(f"\n[{text}]\n"))
 
     def ready(connections: list[McpConnection]) -> None:
-        mcp_prompts.record(session_id, connections)  # its prompts: slash commands
+        mcp_prompts.record(ctx.registry.live.get(session_id), connections)  # its prompts: slash commands
 
     told = ctx.mcp_told.setdefault(session_id, set())
     return McpToolRegistry(own, manager(ctx), servers, notify, told, ready)
@@ -142,7 +142,6 @@ def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink, own: ToolReg
 async def session_closed(ctx: ServerContext, session_id: str) -> None:
     ctx.mcp_session_servers.pop(session_id, None)
     ctx.mcp_told.pop(session_id, None)
-    mcp_prompts.forget(session_id)
     if ctx.mcp is not None:
         await ctx.mcp.stop_session(session_id)
 

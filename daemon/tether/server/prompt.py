@@ -40,6 +40,7 @@ from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 from . import commands, mcp_prompts, memory_command
 from .commands import Expanded
 from .context import ServerContext
+from .live_session import LiveSession
 from .mcp_resources import attach_resources
 from .queue import queue_of, steering
 from .turns import drop_waiting_turn, make_turn
@@ -121,7 +122,7 @@ def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
 
 
 async def _expand(
-    ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, params: PromptParams
+    ctx: ServerContext, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
     known = commands.refresh(sink, session)  # the command files, read once
@@ -178,7 +179,7 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
     _refuse_empty(params.prompt, "session/prompt")
     session = ctx.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
-    queue = queue_of(ctx, session.id)
+    queue = queue_of(ctx, session)
     steer: SteerOutcome | None = None
     if steering(params) and queue.can_steer(session):
         wait = await queue.steer(session, params)
@@ -196,11 +197,11 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
 
 
 async def _prompt_turn(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None
+    ctx: ServerContext, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None
 ) -> PromptResult:
     """Run the prompt's turn on the session it holds (``handle``), then hand the session to
     the next queued prompt."""
-    queue = queue_of(ctx, session.id)
+    queue = queue_of(ctx, session)
     sink = SessionUpdates(session.id, ctx.connection)
     queue.sink = sink
     # a refused `[hooks]` table is told by the hooks' own notice (hooks/config.py), with how to trust it
@@ -245,9 +246,9 @@ def cancel_prompt(ctx: ServerContext, params: PromptParams) -> None:
     """`$/cancelRequest` of a `session/prompt`: a queued (or steering) one is withdrawn;
     the running one's turn stops. Either answers `cancelled`."""
     session = ctx.registry.live.get(params.session_id)
-    if session is None or queue_of(ctx, session.id).cancel_request(session, params):
+    if session is None or queue_of(ctx, session).cancel_request(session, params):
         return
-    if session.turn is not None and queue_of(ctx, session.id).current is params:
+    if session.turn is not None and queue_of(ctx, session).current is params:
         session.turn.cancel()
 
 
@@ -257,7 +258,7 @@ async def session_cancel(ctx: ServerContext, params: SessionIdParams) -> None:
     session = ctx.registry.live.get(params.session_id)
     tether = (params.meta or {}).get("tether")
     if session is not None and isinstance(tether, dict) and tether.get("cancelQueued") is True:
-        queue_of(ctx, session.id).withdraw_all(session)
+        queue_of(ctx, session).withdraw_all(session)
     if session is not None and session.turn is not None:
         session.turn.cancel()
     elif session is not None and session.left_waiting:  # a turn a stopped daemon left waiting

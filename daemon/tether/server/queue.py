@@ -1,6 +1,7 @@
 """Prompts that arrive while a turn runs: queued in arrival order, or steered into the turn.
 
-Owns: each session's `PromptQueue` (the prompts waiting for the running turn, the handoff
+Owns: `PromptQueue`, one per live session and kept on it (`LiveSession.queue`: it goes
+when the session closes) — the prompts waiting for the running turn, the handoff
 of the session to the next one when a turn ends — synchronous, so no prompt can slip in
 between — and the steered messages waiting for a step boundary), the handlers of
 `_tether/session/queue`, `_tether/session/dequeue` and `_tether/session/steer`'s landing,
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import time
 import uuid
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ from ..agent.session import ActiveTurn, AgentSession, Steer
 from ..store import new_turn_id
 from ..store import queue as stored
 from .context import ServerContext
+from .live_session import LiveSession
 from .registry import SessionRegistry
 from .updates import SessionUpdates
 
@@ -218,23 +219,19 @@ class PromptQueue:
         sink.update({"sessionUpdate": "session_info_update", "_meta": {"tether": {"queue": queue}}})
 
 
-# each daemon's queues, by its registry of live sessions (in-process tests run several)
-_QUEUES: weakref.WeakKeyDictionary[SessionRegistry, dict[str, PromptQueue]] = weakref.WeakKeyDictionary()
-
-
-def queue_of(ctx: ServerContext, session_id: str) -> PromptQueue:
-    queues = _QUEUES.setdefault(ctx.registry, {})
-    found = queues.get(session_id)
-    if found is None:
-        found = queues[session_id] = PromptQueue(ctx, session_id)
-    return found
+def queue_of(ctx: ServerContext, session: LiveSession) -> PromptQueue:
+    """The session's queue, made on first use (its updates go out on ``ctx``'s connection,
+    and through its audience to every window that sees the session)."""
+    if session.queue is None:
+        session.queue = PromptQueue(ctx, session.id)
+    return session.queue
 
 
 def stop_queue(registry: SessionRegistry, session: AgentSession, *, keep_rows: bool) -> None:
     """The session closes or the daemon stops: no queued prompt starts a turn any more."""
-    found = _QUEUES.get(registry, {}).get(session.id)
-    if found is not None:
-        found.withdraw_all(session, keep_rows=keep_rows)
+    live = registry.live.get(session.id)
+    if live is not None and live.queue is not None:
+        live.queue.withdraw_all(live, keep_rows=keep_rows)
 
 
 def steering(params: PromptParams) -> bool:
@@ -275,12 +272,12 @@ async def session_queue(ctx: ServerContext, params: QueueParams) -> QueueResult:
     session = ctx.registry.get_live(params.session_id)
     dead = await stored.not_run(session.store, session.id)
     gone = [QueuedPrompt(r.id, r.preview, r.queued_at, "notRun") for r in dead]
-    return QueueResult(gone + queue_of(ctx, session.id).listed())
+    return QueueResult(gone + queue_of(ctx, session).listed())
 
 
 async def session_dequeue(ctx: ServerContext, params: DequeueParams) -> EmptyResult:
     session = ctx.registry.get_live(params.session_id)
-    queue = queue_of(ctx, session.id)
+    queue = queue_of(ctx, session)
     for entry in queue.entries:
         if entry.queue_id == params.queue_id:
             queue.withdraw(entry)

@@ -18,7 +18,6 @@ import anyio
 
 from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
 
-from ..agent.session import AgentSession
 from ..store import (
     HistoryStore,
     MessageRecord,
@@ -29,6 +28,7 @@ from ..store import (
 from ..tools.ledger import ContentLedger
 from ..tools.sandbox import WorkspaceSandbox
 from .config_options import stored_model, stored_reasoning
+from .live_session import LiveSession
 from .watcher import WorkspaceWatcher
 
 if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
@@ -112,7 +112,7 @@ class SessionRegistry:
         # One sandbox per workspace, shared by its sessions (and kept current by the watcher).
         self._sandboxes: dict[Path, WorkspaceSandbox] = {}
         self.watchers: dict[Path, WorkspaceWatcher] = {}
-        self.live: dict[str, AgentSession] = {}
+        self.live: dict[str, LiveSession] = {}
 
     def sandbox_for(self, workspace: Path) -> WorkspaceSandbox:
         sandbox = self._sandboxes.get(workspace)
@@ -144,13 +144,13 @@ class SessionRegistry:
             store = await HistoryStore.open(database_path(workspace, self._home), spawn=self._spawn)
         return store
 
-    def add_live(self, session_id: str, workspace: Path, store: HistoryStore, mode: str) -> AgentSession:
+    def add_live(self, session_id: str, workspace: Path, store: HistoryStore, mode: str) -> LiveSession:
         """A new session (just stored) made live."""
-        session = AgentSession(session_id, workspace, store, self.sandbox_for(workspace), mode)
+        session = LiveSession(session_id, workspace, store, self.sandbox_for(workspace), mode)
         self.live[session_id] = session
         return session
 
-    def get_live(self, session_id: str) -> AgentSession:
+    def get_live(self, session_id: str) -> LiveSession:
         session = self.live.get(session_id)
         if session is None:
             raise SessionNotFound(
@@ -169,7 +169,7 @@ class SessionRegistry:
             )
         return store, record
 
-    async def revive(self, session_id: str, workspace: Path) -> tuple[AgentSession, list[MessageRecord]]:
+    async def revive(self, session_id: str, workspace: Path) -> tuple[LiveSession, list[MessageRecord]]:
         """Make a stored session live again; returns it and its stored messages."""
         store, record = await self.find_stored(session_id, workspace)
         stored = await store.load_messages(session_id)
@@ -178,14 +178,15 @@ class SessionRegistry:
 
     def make_live(
         self, store: HistoryStore, record: SessionRecord, workspace: Path, stored: Sequence[MessageView]
-    ) -> AgentSession:
+    ) -> LiveSession:
         """The live session of a stored one whose messages (``stored``) have been read;
-        a live session running a turn stays as it is."""
+        a live session running a turn stays as it is (an idle one is made again, keeping
+        the commands its MCP servers offer: they still run)."""
         existing = self.live.get(record.id)
         if existing is not None and existing.turn is not None:
             return existing
         session_id = record.id
-        session = AgentSession(
+        session = LiveSession(
             session_id,
             workspace,
             store,
@@ -195,6 +196,7 @@ class SessionRegistry:
             model=stored_model(record.metadata),
             reasoning=stored_reasoning(record.metadata),
             messages=model_view(stored),
+            prompt_commands=existing.prompt_commands if existing is not None else [],
         )
         session.ledger = stored_ledger(session.sandbox, stored)  # what the model had read, before a restart
         self.live[session_id] = session

@@ -28,6 +28,7 @@ from ..store import MessageRecord, tether_home
 from ..transport.connection import Connection
 from .context import ServerContext
 from .files import EditorFiles
+from .live_session import LiveSession
 from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
@@ -165,7 +166,7 @@ def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
     sink.emit(TurnEnded(turn_id, stop_reason))  # the update layer renders it
 
 
-async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, pending: PendingStep) -> None:
+async def resume_turn(ctx: ServerContext, session: LiveSession, turn_id: str, pending: PendingStep) -> None:
     """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
     answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
     if session.turn is not None:
@@ -197,7 +198,7 @@ async def resume_turn(ctx: ServerContext, session: AgentSession, turn_id: str, p
         sink.flush()
         session.turn = None
         handle.done.set()
-        queue_of(ctx, session.id).turn_ended(session, handle)  # the prompts sent while it ran start now
+        queue_of(ctx, session).turn_ended(session, handle)  # the prompts sent while it ran start now
 
 
 def say_turn_waits(conn: Connection, session_id: str, turn_id: str) -> None:

@@ -1,8 +1,9 @@
 """Approvals in the shared daemon: every connection that sees the session is asked; the
 first answer wins.
 
-Owns: `SharedAsker` (a connection's asker in the shared daemon) and the open asks: one
-`Ask` per approval being asked, which sends the request to each connection seeing the
+Owns: `SharedAsker` (a connection's asker in the shared daemon) and the open asks (kept on
+the live session, `LiveSession.open_asks`, while they wait): one `Ask` per approval being
+asked, which sends the request to each connection seeing the
 session (and to one that loads it while it is open), takes the first real answer and
 cancels the request on every other connection (ACP `$/cancel_request`; the decision then
 reaches them as the turn's `tool_call_update`). Must not: decide anything about the
@@ -19,13 +20,6 @@ from ..server.asker import ClientAsker
 
 if TYPE_CHECKING:
     from .hub import ClientServer
-
-_OPEN: dict[str, list[Ask]] = {}
-
-
-def open_asks(session_id: str) -> list[Ask]:
-    return list(_OPEN.get(session_id, ()))
-
 
 class Ask:
     """One approval, asked of several connections."""
@@ -80,13 +74,14 @@ class SharedAsker(ClientAsker):
         viewers = [hub.clients[c] for c in hub.audience.get(request.session_id, ()) if c in hub.clients]
         for server in viewers or [self._server]:
             ask.add(server)
-        _OPEN.setdefault(request.session_id, []).append(ask)
+        # a window that loads the session while this waits is asked too (`Hub.join`);
+        # not listed for a sub-agent's session: it is not live here, no window joins it
+        session = hub.registry.live.get(request.session_id)
+        asks = session.open_asks if session is not None else []
+        asks.append(ask)
         try:
             return await ask.answer()
         finally:
             ask.close()
-            still = _OPEN.get(request.session_id, [])
-            if ask in still:
-                still.remove(ask)
-            if not still:
-                _OPEN.pop(request.session_id, None)
+            if ask in asks:
+                asks.remove(ask)

@@ -6,7 +6,8 @@ workspace's history), the provider (built once), the tools, the approval gates, 
 background tasks, which connections see which session (`audience`: the emitter sends a
 session's updates to each) — and `ClientServer`, one connection's `TetherServer`: its own
 client profile, settings (its workspace's config and `initializationOptions` on top of
-the daemon's), documents and JSON-RPC peer, the rest borrowed from the hub.
+the daemon's), documents and JSON-RPC peer, the rest borrowed from the hub; when it ends,
+the sessions only it had open stop being live.
 Must not: read a client's environment, or stop a turn another connection still watches.
 """
 
@@ -75,11 +76,10 @@ class Hub:
     def join(self, session_id: str, conn: Connection) -> None:
         """``conn`` sees ``session_id``'s updates from now on (and its open approvals)."""
         seen = self.audience.setdefault(session_id, [])
+        session = self.registry.live.get(session_id)
         if conn not in seen:
             seen.append(conn)
-            from .approvals import open_asks
-
-            for ask in open_asks(session_id):
+            for ask in list(session.open_asks) if session is not None else ():
                 ask.add(self.clients[conn])
 
     def leave(self, conn: Connection) -> list[str]:
@@ -174,6 +174,22 @@ class ClientServer(TetherServer):
         with anyio.move_on_after(5.0):
             for turn in turns:
                 await turn.done.wait()
+        await self._let_go(alone)
+
+    async def _let_go(self, alone: list[str]) -> None:
+        """The sessions nobody sees any more stop being live, as in a daemon of their own
+        that exits: their queues and their workspace's watch go with them (`session/load`
+        makes one live again from its history). One another connection's LSP front uses
+        stays, as does one whose turn did not stop in time."""
+        mine = self.lsp_front.sessions.values() if self.lsp_front is not None else ()
+        fronts = [c.lsp_front for c in self.hub.clients.values() if c.lsp_front is not None]
+        used = {session_id for front in fronts for session_id in front.sessions.values()}
+        for session_id in dict.fromkeys([*alone, *mine]):
+            session = self.registry.live.get(session_id)
+            if session is None or session.turn is not None or session_id in self.hub.audience or session_id in used:
+                continue
+            await self.sessions.stop_live(session_id)
+            session.closed = True
 
     async def close_own(self) -> None:
         if self._own_provider:
@@ -206,7 +222,10 @@ def _closing(server: ClientServer, route: Route) -> Route:
             from tether_protocol._sessions import EmptyResult
 
             return EmptyResult()
-        return await handler(params)
+        result = await handler(params)
+        # closed: no window sees it any more (one that loads it again joins afresh)
+        server.hub.audience.pop(params.session_id, None)
+        return result
 
     route.handler = closed
     return route

@@ -131,7 +131,10 @@ class ToolContext:
     # Environment variables passed to commands besides the minimal core set (config
     # `allow_env`; globs allowed).
     env_allow: tuple[str, ...] = ()
-    # The OS sandbox commands run in; None: the process default (tether.sandbox).
+    # The user's `sandbox` setting ("auto" | "bwrap" | "landlock" | "off") of the connection
+    # whose turn makes the call: what grep's rg and a command without `command_sandbox` run in.
+    sandbox_setting: str = "auto"
+    # The OS sandbox commands run in (the approval's); None: `sandbox_setting`'s.
     command_sandbox: SandboxChoice | None = None
     # This call may use the network (the approval's verdict; sandboxed commands only).
     network: bool = False

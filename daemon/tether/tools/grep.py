@@ -114,7 +114,7 @@ class GrepTool(Tool[GrepArgs]):
             collector = HitCollector(request.limit)
             root = str(sandbox.root)
             if rg is not None:
-                await search_rg(rg, root, request, collector)
+                await search_rg(rg, root, request, collector, ctx.sandbox_setting)
             else:
                 await anyio.to_thread.run_sync(search_python, root, request, collector, stop, abandon_on_cancel=True)
         finally:

@@ -8,7 +8,8 @@ tree itself, so ignore rules, hidden files, symlinks and explicit-path behaviour
 drift from the Python backend; rg only does what it is best at, reading and matching.
 `--text` turns off rg's own binary handling (it differs for explicit and walked files)
 and this module drops files with a NUL in their first 8 KiB itself, like the Python side.
-rg runs in the OS sandbox (tether.sandbox, the user's `sandbox` setting): the workspace
+rg runs in the OS sandbox (tether.sandbox) of the `sandbox` setting it is given (the calling
+turn's connection's, through `ToolContext.sandbox_setting`; no process default): the workspace
 read-only, nothing writable, no network; where no sandbox can be applied it runs as is.
 Must not: decide which files to search, format output, or block the event loop.
 """
@@ -26,7 +27,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream
 
-from tether.sandbox import SandboxPolicy, default_choice
+from tether.sandbox import SandboxPolicy, choose_sandbox
 from tether.sandbox.host_path import host_program
 from tether.tools.base import ToolError
 from tether.tools.grep_hits import GrepRequest, HitCollector
@@ -55,12 +56,13 @@ def find_rg() -> str | None:
     return host_program("rg")  # never a relative PATH entry: the cwd may be the repository
 
 
-async def search_rg(rg: str, root: str, request: GrepRequest, collector: HitCollector) -> None:
-    """Search `request.files` (relative to `root`) with rg; raise ToolError on a bad regex."""
+async def search_rg(rg: str, root: str, request: GrepRequest, collector: HitCollector, setting: str) -> None:
+    """Search `request.files` (relative to `root`) with rg in the OS sandbox of ``setting``
+    (the user's `sandbox`); raise ToolError on a bad regex."""
     # With no files rg still runs once (on the null device) so a bad regex is reported
     # exactly as it would be with files, instead of silently finding nothing.
     for chunk in _chunks(request.files) or [[os.devnull]]:
-        await _run_chunk(rg, root, request, chunk, collector)
+        await _run_chunk(rg, root, request, chunk, collector, setting)
 
 
 def _chunks(files: list[str]) -> list[list[str]]:
@@ -79,11 +81,13 @@ def _chunks(files: list[str]) -> list[list[str]]:
     return chunks
 
 
-async def _run_chunk(rg: str, root: str, request: GrepRequest, files: list[str], collector: HitCollector) -> None:
+async def _run_chunk(
+    rg: str, root: str, request: GrepRequest, files: list[str], collector: HitCollector, setting: str
+) -> None:
     command = [rg, "--json", "--no-config", "--text", "--no-messages"]
     command.append("--ignore-case" if request.ignore_case else "--case-sensitive")
     command += ["--", request.pattern, *files]
-    choice = await anyio.to_thread.run_sync(default_choice)
+    choice = await anyio.to_thread.run_sync(choose_sandbox, setting)
     fds: list[int] = []
     if choice.sandbox is not None:
         policy = SandboxPolicy(workspace=root, tmpdir=None, cwd=root, writable=False, network=False)

@@ -36,7 +36,7 @@ import anyio
 import anyio.to_thread
 import attrs
 
-from tether.sandbox import CommandSandbox, SandboxPolicy, default_choice
+from tether.sandbox import CommandSandbox, SandboxPolicy, choose_sandbox
 from tether.tools.args import ArgSpec, arg
 from tether.tools.autorun_guard import put_back, snapshot_if_guarded
 from tether.tools.base import CommandRun, Tool, ToolContext, ToolError, ToolLocation, ToolResult
@@ -141,7 +141,7 @@ class RunCommandTool(Tool[RunCommandArgs]):
         cwd = ctx.sandbox.resolve(args.cwd)
         if not cwd.is_dir():
             raise ToolError(f"run_command: cwd '{args.cwd}' is not a directory in the workspace")
-        choice = ctx.command_sandbox or default_choice()
+        choice = ctx.command_sandbox or choose_sandbox(ctx.sandbox_setting)
         if not ctx.workspace_writable and choice.sandbox is None:
             raise ToolError(
                 f"run_command: read-only mode runs commands only in an OS sandbox that keeps the "

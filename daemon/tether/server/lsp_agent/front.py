@@ -1,7 +1,8 @@
 """The session of a stock LSP client's workspace, and the turns it runs in the background.
 
-Owns: `LspFront` (one per connection: the session of each workspace root, made on first
-use, and the turn that is running), starting a turn with an `LspWatch` as its sink, and
+Owns: `LspFront` (one per connection, kept on its context, `ServerContext.lsp_front`, so it
+goes with the connection: the session of each workspace root, made on first use, and the
+turn that is running), starting a turn with an `LspWatch` as its sink, and
 what the client is shown when it ends: `window/showMessage` (the answer's first lines),
 `window/logMessage` (all of it), the transcript (written at the turn's end, then opened with
 `window/showDocument` when the client supports it).
@@ -12,16 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from pathlib import Path
 
 from tether_protocol._errors import SessionBusy
 from tether_protocol.conversation import TextBlock
 
-from ...agent.session import ActiveTurn, AgentSession
+from ...agent.session import ActiveTurn
 from ...agent.sink import TurnSink
 from ...store import StorageFault, StoreError, new_turn_id
 from ..context import ServerContext
+from ..live_session import LiveSession
 from ..queue import queue_of
 from ..registry import check_workspace
 from ..turns import make_turn, turn_ended
@@ -43,13 +44,10 @@ class LspFront:
         self.progress: dict[str, ActiveTurn] = {}  # a running turn's progress token -> the turn
 
 
-_FRONTS: weakref.WeakKeyDictionary[ServerContext, LspFront] = weakref.WeakKeyDictionary()
-
-
 def front_of(ctx: ServerContext) -> LspFront:
-    front = _FRONTS.get(ctx)
+    front = ctx.lsp_front
     if front is None:
-        front = _FRONTS[ctx] = LspFront()
+        front = ctx.lsp_front = LspFront()
         client = ctx.client
         if client is not None and client.lsp and not client.acp:
             # window/showMessageRequest is part of LSP itself (the capability only describes
@@ -65,7 +63,7 @@ def workspace_root(ctx: ServerContext) -> Path:
     return Path(root).resolve()
 
 
-async def session_of(ctx: ServerContext, *, fresh: bool = False) -> AgentSession:
+async def session_of(ctx: ServerContext, *, fresh: bool = False) -> LiveSession:
     """The workspace's session: the one this connection made, else a new one."""
     front = front_of(ctx)
     root = workspace_root(ctx)
@@ -73,13 +71,13 @@ async def session_of(ctx: ServerContext, *, fresh: bool = False) -> AgentSession
     live = ctx.registry.live.get(session_id) if session_id and not fresh else None
     if live is not None and not live.closed:
         return live
-    session = await ctx.sessions.create(check_workspace(str(root)), ctx.settings.mode)
+    made = await ctx.sessions.create(check_workspace(str(root)), ctx.settings.mode)
     ctx.session_opened.set()
-    front.sessions[root] = session.id
-    return session
+    front.sessions[root] = made.id
+    return ctx.registry.get_live(made.id)  # the registry's (the service answers the agent's view)
 
 
-def start_turn(ctx: ServerContext, session: AgentSession, prompt: str) -> str:
+def start_turn(ctx: ServerContext, session: LiveSession, prompt: str) -> str:
     """Start a turn in the background (its progress and answer follow); its id."""
     if session.turn is not None:
         raise SessionBusy(
@@ -107,7 +105,7 @@ def cancel_by_progress(ctx: ServerContext, token: int | str) -> None:
         handle.cancel()
 
 
-async def _run(ctx: ServerContext, session: AgentSession, handle: ActiveTurn, watch: LspWatch) -> None:
+async def _run(ctx: ServerContext, session: LiveSession, handle: ActiveTurn, watch: LspWatch) -> None:
     sender = asyncio.get_running_loop().create_task(watch.run())
     stop_reason, error = "error", ""
     sink, windows = _shown_to_windows(ctx, session.id, watch)
@@ -126,7 +124,7 @@ async def _run(ctx: ServerContext, session: AgentSession, handle: ActiveTurn, wa
         session.turn = None
         handle.done.set()
         front_of(ctx).progress.pop(watch.token, None)
-        queue_of(ctx, session.id).turn_ended(session, handle)  # a session/prompt queued behind it starts
+        queue_of(ctx, session).turn_ended(session, handle)  # a session/prompt queued behind it starts
         if windows is not None:
             windows.flush()
             turn_ended(windows, handle.turn_id, stop_reason)
@@ -143,7 +141,7 @@ def _shown_to_windows(ctx: ServerContext, session_id: str, watch: LspWatch) -> t
     return watched(ctx.connection, session_id, watch)
 
 
-def _tell(ctx: ServerContext, session: AgentSession, watch: LspWatch, stop_reason: str, error: str) -> None:
+def _tell(ctx: ServerContext, session: LiveSession, watch: LspWatch, stop_reason: str, error: str) -> None:
     """The end of a turn, as the user sees it: a message, the log, the transcript."""
     home = Path(ctx.settings.home) if ctx.settings.home else None
     path: Path | None = None
