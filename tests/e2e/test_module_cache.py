@@ -191,3 +191,33 @@ def test_an_edited_module_is_imported_as_edited_and_a_cached_one_keeps_its_file_
     prices.unlink()
     (package / "prices.py").write_text("PRICE = 3  # moved back\n")
     assert _start(tmp_path)[0].startswith("3 SourceFileLoader")
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
+def test_a_command_cannot_plant_a_module_cache_where_the_workspace_holds_the_default_data_dir(
+    daemon_env, workspace: Path, tmp_path: Path, backend: str
+):
+    """The default data directory lies inside this workspace (XDG_DATA_HOME in it, as when
+    the home folder is opened as a workspace; the history is elsewhere): a start from another
+    folder would read a cache there, so under either sandbox a command must not write one."""
+    history = tmp_path / "history"
+    config = Path(daemon_env["XDG_CONFIG_HOME"]) / "tether" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'home = "{history}"\nmode = "full-auto"\n')
+    env = {k: v for k, v in daemon_env.items() if k != "TETHER_HOME"}
+    env.update(XDG_DATA_HOME=str(workspace / ".local" / "share"), TETHER_SANDBOX=backend)
+    cache = workspace / ".local" / "share" / "tether" / "cache"
+    plant = f"mkdir -p {cache}; for f in {cache}/modules-*.bin {cache}/modules-new.bin; do echo planted > \"$f\"; done"
+    script = tmp_path / "plant.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 1}, "tool_calls": [{"id": "plant", "name": "run_command", "arguments": {"command": plant}}]},
+        {"when": {"step": 2}, "text": "planted"},
+    ]}))
+    done = subprocess.run(
+        [sys.executable, "-m", "tether", "run", "plant", "--json", "--provider", "scripted", "--script", str(script)],
+        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "is hidden from commands" in done.stdout
+    assert history.is_dir() and cache.is_dir()  # made by the daemon before the command, so hidden
+    assert not [p for p in cache.glob("modules-*") if p.read_bytes().startswith(b"planted")]
