@@ -119,6 +119,14 @@ class SessionIdParams:
 
 
 @attrs.define
+class EmptyParams:
+    """No params (or `{}`): `initialized`, `shutdown`, `exit`, `_tether/daemon/stats`."""
+
+    # (here, not in `_methods`, so the daemon's start path structures them)
+    meta: Meta = None
+
+
+@attrs.define
 class EmptyResult:
     """`{}`: the result of `session/close`, `session/delete`, `session/set_mode`,
     `_tether/rules/remove`."""

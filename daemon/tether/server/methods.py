@@ -1,15 +1,15 @@
-"""The method table: every method the daemon serves, its handler, params and result class.
+"""The daemon's half of the method table: which handler serves each method.
 
-Owns: `METHODS` — one row per JSON-RPC method: the handler (a top-level function taking
-the `ServerContext` and the params), the params class the params are structured into
-(None only for `initialize`, whose handshake reads the raw dict before the converter is
-imported), the result class (None: a union, null, or raw JSON), and whether it is a
-notification or answers its own cancellation — and `routes(ctx)`, which binds the table
-to a context for `TetherRPC`, answering a storage fault in any handler as `-32015`.
-A class named `Later("_module", "Name")` (the peer's) is imported from `tether_protocol`
-on the method's first call, like the handlers named by `later(...)`: the ACP start path
-does not pay for the snapshot, LSP and extension message modules.
-Must not: implement a method (the handler modules do) or touch the wire.
+Owns: `METHODS` — one registration per method the daemon serves: its spec from the
+protocol's table (`tether_protocol._method_table`: name, params and result classes,
+notification or request), its handler (a top-level function taking the `ServerContext`
+and the params, checked by mypy against the spec) and whether it answers its own
+cancellation — and `routes(ctx)`, which binds them to a context for `TetherRPC`,
+answering a storage fault in any handler as `-32015`. Handlers of the modules named
+`_Later(...)` are imported on their first call, like the params classes (`Later`): the
+ACP start path does not pay for the turn, the snapshots, the LSP and extension modules.
+Must not: name a params or result class (the protocol's table does), implement a method
+(the handler modules do) or touch the wire.
 """
 
 from __future__ import annotations
@@ -19,45 +19,65 @@ import functools
 import importlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from tether_protocol import _method_table as spec
 from tether_protocol._errors import StorageFailed
-from tether_protocol._sessions import (
-    EmptyResult,
-    ForkSessionParams,
-    ListSessionsParams,
-    ListSessionsResult,
-    LoadSessionParams,
-    LoadSessionResult,
-    NewSessionParams,
-    NewSessionResult,
-    SessionIdParams,
-    SetModeParams,
-)
-from tether_protocol.peer import Later
+from tether_protocol._method_table import MethodSpec
+from tether_protocol.peer import Later, RawResult
 
 from ..store import StorageFault
 from ..transport.rpc import Route
 from . import documents, lifecycle, sessions
 from .context import ServerContext
 
+if TYPE_CHECKING:
+    from . import config_options, diagnostics, loading, prompt, queue, reports, rewind_rpc, rules, snapshots
+    from .lsp_agent import commands
+
 log = logging.getLogger("tether.server")
 
 Handler = Callable[[ServerContext, Any], Awaitable[Any]]
+P = TypeVar("P")
+R = TypeVar("R")
 
-# `{}` or `{_meta}`: the shape of `tether_protocol._methods.EmptyParams`, which cannot be
-# imported here (that module imports every message module; the start path stays light).
-EmptyParams = EmptyResult
+__all__ = ["METHODS", "Later", "Method", "later", "routes"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Method:
-    name: str
+    spec: MethodSpec[Any, Any]
     handler: Handler
-    params_cls: type | Later | None
-    result_cls: type | Later | None
-    notification: bool = False
     on_cancel: Callable[[ServerContext, Any], None] | None = None
+    raw_params: bool = False  # the params as the JSON object (`initialize`: read before the converter)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def notification(self) -> bool:
+        return self.spec.kind == "notification"
+
+    @property
+    def params_cls(self) -> Later | None:
+        return None if self.raw_params else self.spec.params_class
+
+
+def serve(
+    method: MethodSpec[P, R],
+    handler: Callable[[ServerContext, P], Awaitable[R | RawResult]],
+    on_cancel: Callable[[ServerContext, Any], None] | None = None,
+) -> Method:
+    """``handler`` serves ``method``: mypy checks it takes the method's params class and
+    answers its result class (or that result already encoded, `RawResult`)."""
+    return Method(method, handler, on_cancel)
+
+
+def serve_wire(method: MethodSpec[P, Any], handler: Callable[[ServerContext, P], Awaitable[object]]) -> Method:
+    """``handler`` serves ``method`` with a result already in its wire form (JSON objects
+    built without the result class); its params are still checked."""
+    return Method(method, handler)
 
 
 def later(module: str, name: str) -> Handler:
@@ -75,78 +95,78 @@ def later(module: str, name: str) -> Handler:
     return handler
 
 
+class _Later:
+    """`tether.server.<module>` for the table: each handler named on it is `later(...)`.
+    To mypy (TYPE_CHECKING) the names are the modules, so each handler is checked."""
+
+    def __init__(self, module: str) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Handler:
+        return later(self._module, name)
+
+
+if not TYPE_CHECKING:
+    config_options, diagnostics, loading = _Later("config_options"), _Later("diagnostics"), _Later("loading")
+    prompt, queue, reports, rewind_rpc = _Later("prompt"), _Later("queue"), _Later("reports"), _Later("rewind_rpc")
+    rules, snapshots, commands = _Later("rules"), _Later("snapshots"), _Later("lsp_agent.commands")
+
+
 def _cancel_prompt(ctx: ServerContext, params: Any) -> None:
     from .prompt import cancel_prompt
 
     cancel_prompt(ctx, params)
 
 
-_M = Method
 METHODS: tuple[Method, ...] = (
-    # lifecycle
-    _M("initialize", lifecycle.initialize, None, None),
-    _M("initialized", lifecycle.initialized, EmptyParams, None, notification=True),
-    _M("shutdown", lifecycle.shutdown, EmptyParams, None),
-    _M("exit", lifecycle.exit_, EmptyParams, None, notification=True),
+    # lifecycle: `initialize` takes its params raw (the handshake reads them before the
+    # converter is imported) and answers JSON
+    Method(spec.INITIALIZE, lifecycle.initialize, raw_params=True),
+    serve(spec.INITIALIZED, lifecycle.initialized),
+    serve(spec.SHUTDOWN, lifecycle.shutdown),
+    serve(spec.EXIT, lifecycle.exit_),
     # sessions
-    _M("session/new", sessions.session_new, NewSessionParams, NewSessionResult),
-    _M("session/load", later("loading", "session_load"), LoadSessionParams, LoadSessionResult),
-    _M("session/resume", later("loading", "session_resume"), LoadSessionParams, LoadSessionResult),
-    _M("session/list", sessions.session_list, ListSessionsParams, ListSessionsResult),
-    _M("session/close", sessions.session_close, SessionIdParams, EmptyResult),
-    _M("session/delete", sessions.session_delete, SessionIdParams, EmptyResult),
-    _M("session/set_mode", sessions.session_set_mode, SetModeParams, EmptyResult),
+    serve(spec.SESSION_NEW, sessions.session_new),
+    serve(spec.SESSION_LOAD, loading.session_load),
+    serve(spec.SESSION_RESUME, loading.session_resume),
+    serve(spec.SESSION_LIST, sessions.session_list),
+    serve(spec.SESSION_CLOSE, sessions.session_close),
+    serve(spec.SESSION_DELETE, sessions.session_delete),
+    serve(spec.SESSION_SET_MODE, sessions.session_set_mode),
     # session config options: the model and mode pickers (SPEC §3.36)
-    _M("session/set_config_option", later("config_options", "session_set_config_option"),
-       Later("_config_options", "SetConfigOptionParams"), Later("_config_options", "SetConfigOptionResult")),
-    _M("session/set_model", later("config_options", "session_set_model"),
-       Later("_config_options", "SetModelParams"), EmptyResult),
+    serve(spec.SESSION_SET_CONFIG_OPTION, config_options.session_set_config_option),
+    serve(spec.SESSION_SET_MODEL, config_options.session_set_model),
     # prompt turns
-    _M("session/prompt", later("prompt", "session_prompt"), Later("_prompt", "PromptParams"),
-       Later("_prompt", "PromptResult"), on_cancel=_cancel_prompt),
-    _M("session/cancel", later("prompt", "session_cancel"), SessionIdParams, None, notification=True),
+    serve(spec.SESSION_PROMPT, prompt.session_prompt, on_cancel=_cancel_prompt),
+    serve(spec.SESSION_CANCEL, prompt.session_cancel),
     # the prompt queue and steering (SPEC §3.37)
-    _M("_tether/session/queue", later("queue", "session_queue"), Later("_queue", "QueueParams"),
-       Later("_queue", "QueueResult")),
-    _M("_tether/session/dequeue", later("queue", "session_dequeue"), Later("_queue", "DequeueParams"), EmptyResult),
-    _M("_tether/session/steer", later("prompt", "session_steer"), Later("_queue", "SteerParams"),
-       Later("_prompt", "PromptResult")),
+    serve(spec.QUEUE, queue.session_queue),
+    serve(spec.DEQUEUE, queue.session_dequeue),
+    serve(spec.STEER, prompt.session_steer),
     # snapshots, forks, search
-    _M("_tether/session/dump", later("snapshots", "session_dump"), Later("_snapshots", "DumpParams"), None),
-    _M("_tether/session/restore", later("snapshots", "session_restore"), Later("_snapshots", "RestoreParams"),
-       Later("_snapshots", "RestoreResult")),
-    _M("session/fork", later("snapshots", "session_fork"), ForkSessionParams, NewSessionResult),
-    _M("_tether/session/fork", later("snapshots", "tether_session_fork"), Later("_snapshots", "TetherForkParams"),
-       NewSessionResult),
-    _M("_tether/session/search", later("snapshots", "session_search"), Later("_snapshots", "SearchParams"),
-       Later("_snapshots", "SearchResult")),
-    _M("_tether/session/latest", later("snapshots", "session_latest"), Later("_snapshots", "LatestParams"), None),
+    serve(spec.DUMP, snapshots.session_dump),
+    serve(spec.RESTORE, snapshots.session_restore),
+    serve(spec.SESSION_FORK, snapshots.session_fork),
+    serve(spec.TETHER_FORK, snapshots.tether_session_fork),
+    serve(spec.SEARCH, snapshots.session_search),
+    serve(spec.LATEST, snapshots.session_latest),
     # checkpoints: rewind a session, the files its turns changed (SPEC §3.40)
-    _M("_tether/session/rewind", later("rewind_rpc", "session_rewind"), Later("_rewind", "RewindParams"),
-       Later("_rewind", "RewindResult")),
-    _M("_tether/session/changes", later("rewind_rpc", "session_changes"), Later("_rewind", "ChangesParams"),
-       Later("_rewind", "ChangesResult")),
+    serve(spec.REWIND, rewind_rpc.session_rewind),
+    serve(spec.CHANGES, rewind_rpc.session_changes),
     # reports, rules, diagnostics
-    _M("_tether/session/report", later("reports", "session_report"), Later("_extensions", "ReportParams"), None),
-    _M("_tether/rules/list", later("rules", "rules_list"), Later("_extensions", "RulesParams"),
-       Later("_extensions", "RulesResult")),
-    _M("_tether/rules/remove", later("rules", "rules_remove"), Later("_extensions", "RemoveRuleParams"), EmptyResult),
-    _M("_tether/daemon/stats", later("diagnostics", "daemon_stats"), EmptyParams, Later("_extensions", "DaemonStats")),
+    serve_wire(spec.REPORT, reports.session_report),
+    serve(spec.RULES_LIST, rules.rules_list),
+    serve(spec.RULES_REMOVE, rules.rules_remove),
+    serve(spec.DAEMON_STATS, diagnostics.daemon_stats),
     # LSP document sync
-    _M("textDocument/didOpen", documents.did_open, Later("_lsp", "DidOpenTextDocumentParams"), None,
-       notification=True),
-    _M("textDocument/didChange", documents.did_change, Later("_lsp", "DidChangeTextDocumentParams"), None,
-       notification=True),
-    _M("textDocument/didClose", documents.did_close, Later("_lsp", "DidCloseTextDocumentParams"), None,
-       notification=True),
-    _M("textDocument/didSave", documents.did_save, Later("_lsp", "DidSaveTextDocumentParams"), None,
-       notification=True),
+    serve(spec.DID_OPEN, documents.did_open),
+    serve(spec.DID_CHANGE, documents.did_change),
+    serve(spec.DID_CLOSE, documents.did_close),
+    serve(spec.DID_SAVE, documents.did_save),
     # LSP agent front: a stock LSP client starts and steers turns (SPEC §3.33-§3.35)
-    _M("workspace/executeCommand", later("lsp_agent.commands", "execute_command"),
-       Later("_lsp", "ExecuteCommandParams"), None),
-    _M("textDocument/codeAction", later("lsp_agent.commands", "code_action"), Later("_lsp", "CodeActionParams"), None),
-    _M("window/workDoneProgress/cancel", later("lsp_agent.commands", "progress_cancel"),
-       Later("_lsp", "WorkDoneProgressCancelParams"), None, notification=True),
+    serve(spec.EXECUTE_COMMAND, commands.execute_command),
+    serve_wire(spec.CODE_ACTION, commands.code_action),
+    serve(spec.PROGRESS_CANCEL, commands.progress_cancel),
 )
 
 BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}
