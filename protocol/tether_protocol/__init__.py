@@ -14,7 +14,7 @@ Stdlib-light on purpose: importing the package loads only the stdlib-only error 
 framing modules, so the daemon's start-up path stays fast. The message classes (one
 module per area: `_common`, `_initialize`, `_sessions`, `_updates`, `_extensions`,
 `_snapshots`, `_lsp`, `_client_requests`, gathered by `_messages`), the method table
-(`_methods.V1`: every method in both directions with its params and result class), the
+(`_method_table`: every method in both directions with its params and result class), the
 converter and the schema builder (which need attrs/cattrs) are imported on first access
 of one of their names, e.g. `tether_protocol.PromptParams` (PEP 562).
 """

@@ -4,7 +4,7 @@ locations, modes, and the enumerations.
 Owns: those classes and the `Literal` aliases (`StopReason`, `ToolKind`, ...); the modes
 are `_modes`'s (re-exported here), so `session/new` builds them alone. Field
 names are snake_case here and camelCase on the wire (`_fields.py`). Must not: hold
-behaviour, or name a method (the method table is `_methods.py`).
+behaviour, or name a method (the method table is `_method_table.py`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """JSON Schema (draft 2020-12) of the Tether protocol, generated from the message classes
-(`_messages.py` names them all) and the method table (`_methods.V1`).
+(`_messages.py` names them all) and the method table (`_methods.V1`, resolved from `_method_table`).
 
 Owns: the mapping from the attrs message classes to `protocol/schema.json` — one `$defs`
 entry per class, per named union (tagged ones such as `ContentBlock` and `SessionUpdate`

@@ -7,7 +7,7 @@ what it sends against the schema generated from these classes.
 
 ACP v2 changes this surface most (updates become upserts by id, `tool_call` goes,
 `state_update` arrives): a v2 set would be a sibling module with its own union, chosen
-by the method table of the negotiated version (`_methods.py`), not a change here.
+by the method table of the negotiated version (`_method_table.py`), not a change here.
 """
 
 from __future__ import annotations

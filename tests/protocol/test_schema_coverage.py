@@ -5,7 +5,7 @@ process), plus the cancellation notifications the JSON-RPC peer handles itself; 
 methods are found by scanning the daemon's source for method names in string literals
 (`request("fs/read_text_file", …)`, `notify("window/showMessage", …)`, the
 pre-encoded `"method":"session/update"` frames). A method added to the daemon without a
-params/result class in `tether_protocol._methods` fails here.
+params/result class in `tether_protocol._method_table` fails here.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def test_every_method_of_the_daemon_is_in_the_schema(direction: str) -> None:
     missing = sorted(names - set(methods))
     assert missing == [], (
         f"{direction} by the daemon but not in protocol/schema.json: {missing} "
-        "(add params/result classes to tether_protocol._methods.V1, then run "
+        "(add the method to tether_protocol._method_table, then run "
         "python -m tether_protocol.schema)"
     )
     for name in names:
