@@ -41,8 +41,6 @@ Handler = Callable[[ServerContext, Any], Awaitable[Any]]
 P = TypeVar("P")
 R = TypeVar("R")
 
-__all__ = ["METHODS", "Later", "Method", "later", "routes"]
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Method:
