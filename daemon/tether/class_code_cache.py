@@ -181,14 +181,20 @@ def save() -> None:
     try:
         data = marshal.dumps(kept)  # before the file is made: a value that does not marshal leaves none
         _path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        partial = _path.with_name(f"{_path.name}.{os.getpid()}")
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with open(fd, "wb") as out:
-            out.write(data)
-        os.replace(partial, _path)
+        write_private(_path, [data])
     except (OSError, ValueError):
         pass  # a read-only or full disk: the next start compiles again
     _retire()
+
+
+def write_private(path: Path, chunks: list[bytes]) -> None:
+    """``path`` made of ``chunks``, readable and writable by this user alone, replaced at
+    once: a reader sees the old file or the new (a link in its place is not followed)."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with open(fd, "wb") as out:
+        out.writelines(chunks)
+    os.replace(partial, path)
 
 
 def _retire() -> None:

@@ -20,6 +20,8 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import CodeType
 
+from .class_code_cache import is_private, write_private
+
 TYPE_CHECKING = False  # not `typing`'s: nothing here may import what the cache serves
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -44,14 +46,14 @@ class _Loader(_external.SourceFileLoader):
     """A module's own source loader (its data, resources and source as usual) whose code
     comes from the cache file."""
 
-    def __init__(self, fullname: str, path: str, where: tuple[int, int]) -> None:
+    def __init__(self, fullname: str, path: str, where: tuple[int, int, int]) -> None:
         super().__init__(fullname, path)
-        self._where = where
+        self._where = where  # the file's descriptor, the code's offset in it, its length
 
     def get_code(self, fullname: str) -> CodeType:
-        offset, length = self._where
+        fd, offset, length = self._where
         try:
-            code = marshal.loads(os.pread(_fd, length, _base + offset))
+            code = marshal.loads(os.pread(fd, length, offset))
         except (OSError, EOFError, ValueError, TypeError):
             code = None
         if not isinstance(code, CodeType):
@@ -78,7 +80,7 @@ class _Finder:
             return None
         if info.st_mtime_ns != mtime or info.st_size != size:
             return None  # imported as usual, and `save` keeps the new version
-        spec = ModuleSpec(fullname, _Loader(fullname, origin, (offset, length)), origin=origin, is_package=package)
+        spec = ModuleSpec(fullname, _Loader(fullname, origin, (_fd, _base + offset, length)), origin=origin, is_package=package)
         spec.has_location = True
         spec.cached = cached
         if package:
@@ -109,7 +111,6 @@ def install(directory: Path) -> None:
 
 def _open(path: Path) -> None:
     global _fd, _index, _base
-    from .class_code_cache import is_private
 
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -129,6 +130,14 @@ def _open(path: Path) -> None:
     _fd, _index, _base = fd, index, len(head) + size
 
 
+def _reopen(path: Path) -> None:
+    """Read the file just written: its index from now on. The old file stays open (a spec
+    found before holds its descriptor and offsets: an import may still be reading)."""
+    global _fd, _index
+    _fd, _index = -1, {}
+    _open(path)
+
+
 def save() -> None:
     """Write the modules this start imported from source that the file lacks, with those
     of earlier starts still in it: one atomic replace; an error leaves the file as it was."""
@@ -143,7 +152,8 @@ def save() -> None:
     try:
         _write(_path, kept, fresh)
     except (OSError, ValueError):
-        pass  # a read-only or full disk: the next start imports as usual
+        return  # a read-only or full disk: the next start imports as usual
+    _reopen(_path)  # a later save of this start (after the warm-up) adds only what is new since
     _prune(_path)
 
 
@@ -197,12 +207,7 @@ def _write(path: Path, kept: dict[str, _Entry], fresh: dict[str, tuple[str, int,
         blobs.append(blob)
         offset += len(blob)
     head = marshal.dumps(index)
-    partial = path.with_name(f"{path.name}.{os.getpid()}")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with open(fd, "wb") as out:
-        out.write(_MAGIC + len(head).to_bytes(4, "little") + head)
-        out.writelines(blobs)
-    os.replace(partial, path)
+    write_private(path, [_MAGIC + len(head).to_bytes(4, "little") + head, *blobs])
 
 
 def _prune(path: Path) -> None:

@@ -7,26 +7,10 @@ from __future__ import annotations
 
 import json
 import marshal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-
-def _run(env: dict[str, str], cwd: Path, script: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tether", "run", "hi", "--json", "--provider", "scripted", "--script", str(script)],
-        env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-    )
-
-
-def _said(done: subprocess.CompletedProcess[str]) -> str:
-    assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines()]
-    assert events[-1]["event"] == "turn_end" and events[-1]["stopReason"] == "end_turn"
-    chunks = [e["update"] for e in events if e["event"] == "update"]
-    return "".join(u["content"]["text"] for u in chunks if u.get("sessionUpdate") == "agent_message_chunk")
+from cache_starts import command_script, run_turn, said
 
 
 @pytest.fixture
@@ -52,18 +36,18 @@ def _poison(cache: Path) -> None:
 def test_the_first_start_writes_a_private_cache_that_later_starts_use(
     daemon_env, workspace: Path, tether_home: Path, script: Path
 ):
-    assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
     cache = _cache_file(tether_home)
     assert cache.stat().st_mode & 0o777 == 0o600 and cache.parent.stat().st_mode & 0o777 == 0o700
     written = cache.stat()
     entries = marshal.loads(cache.read_bytes())
     assert len(entries) > 300  # the protocol's and the turn's classes, not a handful
     # a second start finds every class's code there: it has nothing to add, so writes nothing
-    assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
     assert (cache.stat().st_ino, cache.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
     # and it does run the cached code (the control for the tests below)
     _poison(cache)
-    done = _run(daemon_env, workspace, script)
+    done = run_turn(daemon_env, workspace, script)
     assert done.returncode != 0 and "POISONED class code" in done.stderr
 
 
@@ -71,7 +55,7 @@ def test_the_first_start_writes_a_private_cache_that_later_starts_use(
 def test_a_cache_another_user_could_have_written_is_not_used(
     daemon_env, workspace: Path, tether_home: Path, script: Path, loosen: str
 ):
-    _said(_run(daemon_env, workspace, script))
+    said(run_turn(daemon_env, workspace, script))
     cache = _cache_file(tether_home)
     _poison(cache)
     if loosen == "file writable by others":
@@ -80,16 +64,16 @@ def test_a_cache_another_user_could_have_written_is_not_used(
         cache.chmod(0o620)
     else:
         cache.parent.chmod(0o757)
-    assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
 
 
 def test_a_file_that_is_not_a_cache_is_replaced_by_one(
     daemon_env, workspace: Path, tether_home: Path, script: Path
 ):
-    _said(_run(daemon_env, workspace, script))
+    said(run_turn(daemon_env, workspace, script))
     cache = _cache_file(tether_home)
     cache.write_bytes(b"\x00not marshal data")
-    assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
     assert len(marshal.loads(cache.read_bytes())) > 300
 
 
@@ -98,7 +82,7 @@ def test_no_cache_is_kept_where_the_workspaces_commands_could_write_it(
 ):
     home = workspace / ".tether-home"  # the data directory inside the workspace
     env = {**daemon_env, "TETHER_HOME": str(home)}
-    assert _said(_run(env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(env, workspace, script)) == "cached or not, the same answer"
     assert (home / "workspaces").is_dir()  # the history is there: the same directory was used
     # the folder may be made (empty, so that the sandbox hides it), but no cache is kept there
     assert not list((home / "cache").glob("class-code-*"))
@@ -125,15 +109,7 @@ def test_a_command_cannot_plant_a_cache_even_where_the_workspace_holds_the_defau
         f"mkdir -p {cache} && for f in {cache}/class-code-*.marshal {cache}/class-code-new.marshal; "
         f"do cat {planted} > \"$f\"; done; ls -la {cache}"
     )
-    script = tmp_path / "plant.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "plant", "name": "run_command", "arguments": {"command": plant}}]},
-        {"when": {"step": 2}, "text": "planted"},
-    ]}))
-    done = subprocess.run(
-        [sys.executable, "-m", "tether", "run", "plant", "--json", "--provider", "scripted", "--script", str(script)],
-        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-    )
+    done = run_turn(env, workspace, command_script(tmp_path, plant), "plant")
     assert done.returncode == 0, done.stderr
     assert history.is_dir()
     on_disk = sorted(p.name for p in cache.glob("*"))
@@ -142,4 +118,4 @@ def test_a_command_cannot_plant_a_cache_even_where_the_workspace_holds_the_defau
         assert (cache / name).read_bytes() != planted.read_bytes(), name
     again = tmp_path / "again.json"
     again.write_text(json.dumps({"replies": [{"text": "still the same answer"}]}))
-    assert _said(_run(env, workspace, again)) == "still the same answer"
+    assert said(run_turn(env, workspace, again)) == "still the same answer"

@@ -15,25 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from cache_starts import command_script, run_turn, said
 
 from tether.module_cache import _MAGIC
 
 POISON = compile("raise RuntimeError('POISONED module code')", "<poison>", "exec")
-
-
-def _run(env: dict[str, str], cwd: Path, script: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tether", "run", "hi", "--json", "--provider", "scripted", "--script", str(script)],
-        env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-    )
-
-
-def _said(done: subprocess.CompletedProcess[str]) -> str:
-    assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines()]
-    assert events[-1]["event"] == "turn_end" and events[-1]["stopReason"] == "end_turn"
-    chunks = [e["update"] for e in events if e["event"] == "update"]
-    return "".join(u["content"]["text"] for u in chunks if u.get("sessionUpdate") == "agent_message_chunk")
 
 
 @pytest.fixture
@@ -68,18 +54,18 @@ def _poison(cache: Path) -> None:
 def test_the_first_start_writes_a_private_cache_that_later_starts_import_from(
     daemon_env, workspace: Path, tether_home: Path, script: Path
 ):
-    assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
     cache = _cache_file(tether_home / "cache")
     assert cache.stat().st_mode & 0o777 == 0o600 and cache.parent.stat().st_mode & 0o777 == 0o700
     index = _index(cache)
     assert len(index) > 250 and "tether.agent.loop" in index and "asyncio.base_events" in index
     written = cache.stat()
     # a second start imports what it needs from it: nothing to add, so nothing is written
-    assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
     assert (cache.stat().st_ino, cache.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
     # and it does run the cached code (the control for the tests below)
     _poison(cache)
-    done = _run(daemon_env, workspace, script)
+    done = run_turn(daemon_env, workspace, script)
     assert done.returncode != 0 and "POISONED module code" in done.stderr
 
 
@@ -87,7 +73,7 @@ def test_the_first_start_writes_a_private_cache_that_later_starts_import_from(
 def test_a_cache_another_user_could_have_written_is_not_used(
     daemon_env, workspace: Path, tether_home: Path, script: Path, loosen: str
 ):
-    _said(_run(daemon_env, workspace, script))
+    said(run_turn(daemon_env, workspace, script))
     cache = _cache_file(tether_home / "cache")
     _poison(cache)
     if loosen == "file writable by others":
@@ -96,16 +82,16 @@ def test_a_cache_another_user_could_have_written_is_not_used(
         cache.chmod(0o620)
     else:
         cache.parent.chmod(0o757)
-    assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
 
 
 def test_a_file_that_is_not_a_cache_is_replaced_by_one(
     daemon_env, workspace: Path, tether_home: Path, script: Path
 ):
-    _said(_run(daemon_env, workspace, script))
+    said(run_turn(daemon_env, workspace, script))
     cache = _cache_file(tether_home / "cache")
     cache.write_bytes(_MAGIC + b"\xff\xff\x00\x00not marshal data")
-    assert _said(_run(daemon_env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
     assert len(_index(_cache_file(tether_home / "cache"))) > 250
 
 
@@ -114,7 +100,7 @@ def test_no_module_cache_is_kept_where_the_workspaces_commands_could_write_it(
 ):
     home = workspace / ".tether-home"
     env = {**daemon_env, "TETHER_HOME": str(home)}
-    assert _said(_run(env, workspace, script)) == "cached or not, the same answer"
+    assert said(run_turn(env, workspace, script)) == "cached or not, the same answer"
     assert (home / "workspaces").is_dir()
     assert not list((home / "cache").glob("modules-*"))
 
@@ -124,28 +110,19 @@ def test_a_command_cannot_plant_a_module_cache(daemon_env, workspace: Path, teth
     read it: the folder is hidden from commands, so it never reaches the disk."""
     first = tmp_path / "first.json"
     first.write_text(json.dumps({"replies": [{"text": "first"}]}))
-    _said(_run(daemon_env, workspace, first))
+    said(run_turn(daemon_env, workspace, first))
     cache = _cache_file(tether_home / "cache")
     planted = tmp_path / "planted.bin"
     planted.write_bytes(cache.read_bytes())
     _poison(planted)
     plant = f"for f in {cache.parent}/modules-*.bin {cache.parent}/modules-new.bin; do cat {planted} > \"$f\"; done"
-    script = tmp_path / "plant.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "plant", "name": "run_command", "arguments": {"command": plant}}]},
-        {"when": {"step": 2}, "text": "planted"},
-    ]}))
-    done = subprocess.run(
-        [sys.executable, "-m", "tether", "run", "plant", "--json", "--mode", "full-auto",
-         "--provider", "scripted", "--script", str(script)],
-        env=daemon_env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-    )
+    done = run_turn(daemon_env, workspace, command_script(tmp_path, plant), "plant", "--mode", "full-auto")
     assert done.returncode == 0, done.stderr
     assert not (cache.parent / "modules-new.bin").exists()
     assert cache.read_bytes() != planted.read_bytes()
     again = tmp_path / "again.json"
     again.write_text(json.dumps({"replies": [{"text": "still the same answer"}]}))
-    assert _said(_run(daemon_env, workspace, again)) == "still the same answer"
+    assert said(run_turn(daemon_env, workspace, again)) == "still the same answer"
 
 
 PROGRAM = """
@@ -208,15 +185,7 @@ def test_a_command_cannot_plant_a_module_cache_where_the_workspace_holds_the_def
     env.update(XDG_DATA_HOME=str(workspace / ".local" / "share"), TETHER_SANDBOX=backend)
     cache = workspace / ".local" / "share" / "tether" / "cache"
     plant = f"mkdir -p {cache}; for f in {cache}/modules-*.bin {cache}/modules-new.bin; do echo planted > \"$f\"; done"
-    script = tmp_path / "plant.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "plant", "name": "run_command", "arguments": {"command": plant}}]},
-        {"when": {"step": 2}, "text": "planted"},
-    ]}))
-    done = subprocess.run(
-        [sys.executable, "-m", "tether", "run", "plant", "--json", "--provider", "scripted", "--script", str(script)],
-        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-    )
+    done = run_turn(env, workspace, command_script(tmp_path, plant), "plant")
     assert done.returncode == 0, done.stderr
     assert "is hidden from commands" in done.stdout
     assert history.is_dir() and cache.is_dir()  # made by the daemon before the command, so hidden
