@@ -36,24 +36,37 @@ _KEEP_FILES = 4  # files of other `sys.path`s kept beside this one (`python -m` 
 
 _path: Path | None = None
 _index: dict[str, _Entry] = {}
-_fd = -1
+_file: _File | None = None
 _base = 0  # where the code starts: after the magic, the index's length and the index
 _served: set[str] = set()  # modules this start took from the file
 _before: set[str] = set()  # imported before `install`: no other start serves them either
 
 
+class _File:
+    """An open cache file, closed once neither the module nor a loader yet to read holds it
+    (a save replaces the file while an import may still be reading the old one)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __del__(self) -> None:
+        os.close(self.fd)
+
+
 class _Loader(_external.SourceFileLoader):
     """A module's own source loader (its data, resources and source as usual) whose code
-    comes from the cache file."""
+    comes from the cache file, read once: a later `get_code` reads the source as usual."""
 
-    def __init__(self, fullname: str, path: str, where: tuple[int, int, int]) -> None:
+    def __init__(self, fullname: str, path: str, file: _File, offset: int, length: int) -> None:
         super().__init__(fullname, path)
-        self._where = where  # the file's descriptor, the code's offset in it, its length
+        self._file: _File | None = file
+        self._where = offset, length
 
     def get_code(self, fullname: str) -> CodeType:
-        fd, offset, length = self._where
+        file, self._file = self._file, None  # the last loader of a replaced file closes it
+        offset, length = self._where
         try:
-            code = marshal.loads(os.pread(fd, length, offset))
+            code = marshal.loads(os.pread(file.fd, length, offset)) if file is not None else None
         except (OSError, EOFError, ValueError, TypeError):
             code = None
         if not isinstance(code, CodeType):
@@ -68,7 +81,8 @@ class _Finder:
     @staticmethod
     def find_spec(fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
         entry = _index.get(fullname)
-        if entry is None or _fd < 0:
+        file = _file
+        if entry is None or file is None:
             return None
         origin, mtime, size, package, cached, offset, length = entry
         folder = os.path.dirname(origin)
@@ -80,7 +94,7 @@ class _Finder:
             return None
         if info.st_mtime_ns != mtime or info.st_size != size:
             return None  # imported as usual, and `save` keeps the new version
-        spec = ModuleSpec(fullname, _Loader(fullname, origin, (_fd, _base + offset, length)), origin=origin, is_package=package)
+        spec = ModuleSpec(fullname, _Loader(fullname, origin, file, _base + offset, length), origin=origin, is_package=package)
         spec.has_location = True
         spec.cached = cached
         if package:
@@ -110,7 +124,7 @@ def install(directory: Path) -> None:
 
 
 def _open(path: Path) -> None:
-    global _fd, _index, _base
+    global _file, _index, _base
 
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -127,14 +141,14 @@ def _open(path: Path) -> None:
     except (OSError, EOFError, ValueError, TypeError):
         os.close(fd)
         return
-    _fd, _index, _base = fd, index, len(head) + size
+    _file, _index, _base = _File(fd), index, len(head) + size
 
 
 def _reopen(path: Path) -> None:
-    """Read the file just written: its index from now on. The old file stays open (a spec
-    found before holds its descriptor and offsets: an import may still be reading)."""
-    global _fd, _index
-    _fd, _index = -1, {}
+    """Read the file just written: its index from now on. The old file stays open while a
+    loader found in it has yet to read (`_File`)."""
+    global _file, _index
+    _file, _index = None, {}
     _open(path)
 
 
@@ -196,7 +210,7 @@ def _write(path: Path, kept: dict[str, _Entry], fresh: dict[str, tuple[str, int,
     index: dict[str, _Entry] = {}
     offset = 0
     for name, (origin, mtime, size, package, cached, where_offset, length) in kept.items():
-        blob = os.pread(_fd, length, _base + where_offset)
+        blob = os.pread(_file.fd, length, _base + where_offset) if _file is not None else b""
         if len(blob) != length:
             continue
         index[name] = (origin, mtime, size, package, cached, offset, length)

@@ -170,6 +170,37 @@ def test_an_edited_module_is_imported_as_edited_and_a_cached_one_keeps_its_file_
     assert _start(tmp_path)[0].startswith("3 SourceFileLoader")
 
 
+SAVES_TWICE = """
+import os, sys
+from pathlib import Path
+from tether import module_cache
+module_cache.install(Path(sys.argv[1]))
+import shop.prices
+module_cache.save()
+import shop.menu
+module_cache.save()
+fds = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd") if os.path.exists(f"/proc/self/fd/{fd}")]
+print(sum(fd.startswith(sys.argv[1]) for fd in fds), shop.prices.PRICE, shop.menu.SOUP)
+"""
+
+
+def test_a_start_that_saves_again_keeps_one_cache_file_open(tmp_path: Path):
+    """A daemon saves after start-up and again after its warm-up: the file each save
+    replaces is closed, not held for the daemon's life (a start from the cache, too)."""
+    package = tmp_path / "lib" / "shop"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "prices.py").write_text("PRICE = 1\n")
+    (package / "menu.py").write_text("SOUP = 'leek'\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    for _start_again in range(2):
+        done = subprocess.run([sys.executable, "-c", SAVES_TWICE, str(tmp_path / "cache")], env=env,
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["1", "1", "leek"]
+
+
 @pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 def test_a_command_cannot_plant_a_module_cache_where_the_workspace_holds_the_default_data_dir(
     daemon_env, workspace: Path, tmp_path: Path, backend: str
