@@ -2,7 +2,8 @@
 
 Owns: `install` (a meta path finder, first in line, that answers for the modules earlier
 starts imported from source: the spec from the file's index, the code read from the file)
-and `save` (what this start imported from source, merged into the file). Standard library only.
+`save` (what this start imported from source, merged into the file) and `close`. Standard
+library only.
 Must not: serve a module whose source changed (each entry keeps its source's mtime and size,
 checked with one stat, as a `.pyc` is), serve anything to another interpreter, prefix or
 `sys.path`, trust a file another user could write, or fail a start because of the file
@@ -169,6 +170,16 @@ def save() -> None:
         return  # a read-only or full disk: the next start imports as usual
     _reopen(_path)  # a later save of this start (after the warm-up) adds only what is new since
     _prune(_path)
+
+
+def close() -> None:
+    """Serve nothing more from the file and let it close (once no loader has yet to read it):
+    a daemon's last save is its warm-up's, after which it rarely imports anything. Later
+    saves do nothing (they would not know the file's entries)."""
+    global _path, _file, _index
+    _path, _file, _index = None, None, {}
+    if _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)
 
 
 def _from_source() -> list[tuple[str, tuple[str, int, int, bool, str, bytes]]]:

@@ -50,6 +50,7 @@ async def new_session(daemon, cwd: Path, servers: list[dict] | None = None):
 
     result = await daemon.client.peer.request("session/new", {"cwd": str(cwd), "mcpServers": servers or []})
     session = Session(daemon.client, result["sessionId"], result)
+    session.updates.extend(daemon.client._unclaimed.pop(session.id, ()))  # sent with the answer
     daemon.client._sessions[session.id] = session
     return session
 

@@ -231,6 +231,7 @@ class ServerContext:
         from .config_options import fetch_models
 
         module_cache.save()  # with the warm-up's modules: the next daemon's warm-up reads them too
+        module_cache.close()  # a long-running daemon holds no descriptor of it
         await fetch_models(self)  # the model picker's list: once per daemon, in the background
 
     async def _warm_turn(self) -> None:
