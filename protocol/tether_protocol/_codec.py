@@ -1,8 +1,9 @@
 """The protocol model's codec (msgspec, docs/decisions/0001): the Struct bases and the one
 decode that turns msgspec's `ValidationError` into today's `-32602` wording.
 
-Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, `decode` /
-`convert` (JSON bytes or built-ins -> a Struct, or `InvalidParams`) and `reworded`.
+Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, the one
+`ENCODER` (every Struct on the wire is written by it), `decode` / `convert` (JSON bytes or
+built-ins -> a Struct, or `InvalidParams`), `reworded` and `explained` (its parts).
 Must not: hold message classes (one module per area declares them) or import attrs/cattrs.
 """
 
@@ -30,6 +31,10 @@ class Stored(msgspec.Struct, omit_defaults=True):
     """The store's and the snapshot's base: snake_case keys, as stored today."""
 
 
+ENCODER = msgspec.json.Encoder()
+"""The model's encoder, made once: compact, UTF-8 kept as it is, as `_json.dumps` writes."""
+
+
 def decode(data: bytes | str, cls: type[T], *, method: str) -> T:
     """``cls`` from JSON text, or `InvalidParams` in today's words."""
     try:
@@ -52,10 +57,16 @@ _ERROR = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
-def reworded(exc: msgspec.ValidationError, cls: type, data: Any, method: str) -> str:
+def reworded(exc: msgspec.ValidationError, cls: Any, data: Any, method: str) -> str:
     """msgspec's error as today's message: `invalid params for METHOD: params.PATH: WHY`.
     msgspec gives text only, so its message is parsed and the path walked through the
     declared types beside the data (a Literal's choices in declared order, a union's tags)."""
+    steps, why = explained(exc, cls, data)
+    return f"invalid params for {method}: params.{_path(steps)}: {why}"
+
+
+def explained(exc: msgspec.ValidationError, cls: Any, data: Any) -> tuple[list[str | int], str]:
+    """Where in ``data`` (wire keys and list indexes) and why ``cls`` refused it."""
     found = _ERROR.match(str(exc))
     what, path = (found["what"], found["path"] or "") if found else (str(exc), "")
     steps: list[str | int] = [int(i) if i else k for k, i in _STEP.findall(path)]
@@ -77,10 +88,10 @@ def reworded(exc: msgspec.ValidationError, cls: type, data: Any, method: str) ->
         why = f"unsupported type {what.split(' ', 2)[2]}; accepted: {', '.join(tags)}"
     else:
         why = what
-    return f"invalid params for {method}: params.{_path(steps)}: {why}"
+    return steps, why
 
 
-def _declared(cls: type, data: Any, steps: list[str | int]) -> Any:
+def _declared(cls: Any, data: Any, steps: list[str | int]) -> Any:
     """The declared type at the end of ``steps`` (a union resolved by the data's tag)."""
     tp: Any = cls
     value = data

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any, TypeAlias
 
 import orjson
@@ -37,7 +38,9 @@ JsonObject: TypeAlias = dict[str, Any]
 
 __all__ = ["dumps", "dumps_text", "loads", "type_name", "whole_text"]
 
-_std_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_std_encode = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=lambda v: _builtins(v)
+).encode
 # A run of 19 digits is found as "0" * 19 once every digit is a "0": a tenth of the time
 # of the regular expression \d{19}, which tries every position.
 _DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
@@ -100,6 +103,23 @@ def _replace(match: re.Match[str]) -> str:
     return found  # an escaped backslash, or a pair
 
 
+def _typed(value: Any) -> Any:
+    """orjson's ``default``: a Struct of the model as the model's encoder writes it."""
+    codec = sys.modules.get("tether_protocol._codec")  # loaded with the first Struct class
+    if codec is None or not hasattr(type(value), "__struct_fields__"):
+        raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+    return orjson.Fragment(codec.ENCODER.encode(value))
+
+
+def _builtins(value: Any) -> Any:
+    """The standard library's ``default`` (a lone surrogate in a Struct): its built-ins."""
+    if not hasattr(type(value), "__struct_fields__"):
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    import msgspec
+
+    return msgspec.to_builtins(value)
+
+
 def dumps(value: Any) -> bytes:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` as UTF-8, but a lone
     surrogate (which UTF-8 cannot hold: the standard library's text would not encode) is
@@ -107,7 +127,7 @@ def dumps(value: Any) -> bytes:
     ``1e-05``), never with another value; NaN and infinities are ``null``, not the
     standard library's invalid ``NaN``."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, default=_typed)
     except TypeError:  # orjson.JSONEncodeError included
         return _std(value).encode()
 
@@ -116,7 +136,7 @@ def dumps_text(value: Any) -> str:
     """``dumps`` as text: valid UTF-8 when encoded (a lone surrogate is U+FFFD), so SQLite
     and files take it."""
     try:
-        return orjson.dumps(value).decode()
+        return orjson.dumps(value, default=_typed).decode()
     except TypeError:
         return _std(value)
 
