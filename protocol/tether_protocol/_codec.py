@@ -1,9 +1,9 @@
 """The protocol model's codec (msgspec, docs/decisions/0001): the Struct bases and the one
 decode that turns msgspec's `ValidationError` into today's `-32602` wording.
 
-Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, the one
-`ENCODER` (every Struct on the wire is written by it), `decode` / `convert` (JSON bytes or
-built-ins -> a Struct, or `InvalidParams`), `reworded` and `explained` (its parts).
+Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, `decode` /
+`convert` (JSON bytes or built-ins -> a Struct, or `InvalidParams`), `reworded` and
+`explained` (its parts). Structs go out through `_json.dumps` (orjson's spelling).
 Must not: hold message classes (one module per area declares them) or import attrs/cattrs.
 """
 
@@ -29,10 +29,6 @@ class Wire(msgspec.Struct, rename="camel", omit_defaults=True):
 
 class Stored(msgspec.Struct, omit_defaults=True):
     """The store's and the snapshot's base: snake_case keys, as stored today."""
-
-
-ENCODER = msgspec.json.Encoder()
-"""The model's encoder, made once: compact, UTF-8 kept as it is, as `_json.dumps` writes."""
 
 
 def decode(data: bytes | str, cls: type[T], *, method: str) -> T:

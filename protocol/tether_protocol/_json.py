@@ -103,20 +103,11 @@ def _replace(match: re.Match[str]) -> str:
     return found  # an escaped backslash, or a pair
 
 
-def _typed(value: Any) -> Any:
-    """orjson's ``default``: a Struct of the model as the model's encoder writes it."""
-    codec = sys.modules.get("tether_protocol._codec")  # loaded with the first Struct class
-    if codec is None or not hasattr(type(value), "__struct_fields__"):
-        raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
-    return orjson.Fragment(codec.ENCODER.encode(value))
-
-
 def _builtins(value: Any) -> Any:
-    """The standard library's ``default`` (a lone surrogate in a Struct): its built-ins."""
-    if not hasattr(type(value), "__struct_fields__"):
+    """The encoders' ``default``: a Struct of the model as its built-ins."""
+    msgspec = sys.modules.get("msgspec")  # loaded with the first Struct class
+    if msgspec is None or not isinstance(value, msgspec.Struct):
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-    import msgspec
-
     return msgspec.to_builtins(value)
 
 
@@ -127,7 +118,7 @@ def dumps(value: Any) -> bytes:
     ``1e-05``), never with another value; NaN and infinities are ``null``, not the
     standard library's invalid ``NaN``."""
     try:
-        return orjson.dumps(value, default=_typed)
+        return orjson.dumps(value, default=_builtins)
     except TypeError:  # orjson.JSONEncodeError included
         return _std(value).encode()
 
@@ -136,7 +127,7 @@ def dumps_text(value: Any) -> str:
     """``dumps`` as text: valid UTF-8 when encoded (a lone surrogate is U+FFFD), so SQLite
     and files take it."""
     try:
-        return orjson.dumps(value, default=_typed).decode()
+        return orjson.dumps(value, default=_builtins).decode()
     except TypeError:
         return _std(value)
 

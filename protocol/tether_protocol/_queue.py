@@ -13,6 +13,7 @@ from typing import Literal, Union
 
 import attrs
 
+from ._codec import Wire
 from ._common import ContentBlock
 from ._fields import Meta, wire
 
@@ -35,8 +36,7 @@ class QueueParams:
     meta: Meta = None
 
 
-@attrs.define
-class QueuedPrompt:
+class QueuedPrompt(Wire, omit_defaults=False):  # `state` is written even when "queued"
     """One prompt waiting for its turn: `preview` is its text's first line (cut at 80
     characters), `queuedAt` seconds since the epoch."""
 

@@ -27,6 +27,7 @@ from tether_protocol._converter import unstructure
 from tether_protocol._errors import InvalidParams
 from tether_protocol._queue import DequeueParams, QueuedPrompt, QueueParams, QueueResult, SteerOutcome
 from tether_protocol._sessions import EmptyResult, PromptParams
+from tether_protocol._updates import SessionInfoUpdate, UpdateMeta, UpdateTetherMeta, UserMessageChunk
 
 from ..agent.session import ActiveTurn, AgentSession, Steer
 from ..store import new_turn_id
@@ -185,9 +186,9 @@ class PromptQueue:
         def landed(step: int, seq: int) -> None:
             wait.outcome = SteerOutcome(True, turn_id, step, seq)
             sink = self.sink or SessionUpdates(session.id, self.ctx.connection)
-            where = {"steered": True, "turnId": turn_id, "afterStep": step, "messageSeq": seq}
-            for block in _blocks(params):
-                sink.update({"sessionUpdate": "user_message_chunk", "content": block, "_meta": {"tether": where}})
+            where = UpdateMeta(UpdateTetherMeta(steered=True, turn_id=turn_id, after_step=step, message_seq=seq))
+            for block in params.prompt:
+                sink.update(UserMessageChunk(block, where))
             if wait in self.steering:
                 self.steering.remove(wait)
             wait.done.set()
@@ -215,8 +216,7 @@ class PromptQueue:
     def announce(self) -> None:
         """The queue changed: a `session_info_update` with the whole queue (`_meta.tether.queue`)."""
         sink = SessionUpdates(self.session_id, self.ctx.connection)
-        queue = [unstructure(q) for q in self.listed()]
-        sink.update({"sessionUpdate": "session_info_update", "_meta": {"tether": {"queue": queue}}})
+        sink.update(SessionInfoUpdate(meta=UpdateMeta(UpdateTetherMeta(queue=self.listed()))))
 
 
 def queue_of(ctx: ServerContext, session: LiveSession) -> PromptQueue:
