@@ -70,8 +70,7 @@ class SteerParams:
     meta: Meta = None
 
 
-@attrs.define
-class SteerOutcome:
+class SteerOutcome(Wire):
     """Where a steered message went. `landed`: it joined the running turn `turnId` after
     its step `step` (the model saw it on step `step + 1`), stored as message `messageSeq`.
     Not landed: that turn ended first, so the message ran as a turn of its own (this
