@@ -39,7 +39,11 @@ class OpenUnion:
     @property
     def tag(self) -> str:
         value = self.value
-        return str(value.get(self.tag_field) if isinstance(value, dict) else getattr(value, "__struct_config__").tag)
+        if isinstance(value, dict):
+            return str(value.get(self.tag_field))
+        if isinstance(value, OpenUnion) and value.outer is not None:  # `state_update` and its like
+            return value.outer[1]
+        return str(value.__struct_config__.tag)
 
 
 def dec_hook(tp: type[Any], obj: Any) -> Any:

@@ -229,5 +229,8 @@ class AcpV1:
     def notice(self, text: str) -> Update:
         return notice(text)
 
+    def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
+        return available_commands(commands)
+
 
 V1 = AcpV1()

@@ -43,6 +43,26 @@ from ...tools.base import ChangePreview
 from .acp_v1 import Update, locations
 
 
+def config_options_v2(options: list[Update]) -> list[Update]:
+    """v1's config options (JSON) in v2's names: `id` -> `configId`, `group` -> `groupId`."""
+    renamed = {"id": "configId", "group": "groupId"}
+    out = []
+    for option in options:
+        choices = option.get("options")
+        if isinstance(choices, list):
+            option = {**option, "options": [{renamed.get(k, k): v for k, v in c.items()} for c in choices]}
+        out.append({renamed.get(k, k): v for k, v in option.items()})
+    return out
+
+
+def new_session_result(v1: Update) -> Update:
+    """`session/new`'s answer on v2: no `modes` (v2 removed them: the mode is a config option)."""
+    result = {key: value for key, value in v1.items() if key != "modes"}
+    if "configOptions" in result:
+        result["configOptions"] = config_options_v2(result["configOptions"])
+    return result
+
+
 def prompt_message_id(turn_id: str) -> str:
     """The id of a turn's prompt: what `session/prompt` answers and `user_message` carries."""
     return f"{turn_id}.0"
@@ -202,3 +222,12 @@ class AcpV2:
 
     def notice(self, text: str) -> Update:
         return notice(text)
+
+    def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
+        """v2's command list: each typed `command`, an input hint typed `text`."""
+        listed: list[Update] = [
+            {"type": "command", "name": name, "description": description,
+             **({"input": {"type": "text", "hint": hint}} if hint else {})}
+            for name, description, hint in commands
+        ]
+        return {"sessionUpdate": "available_commands_update", "availableCommands": listed}

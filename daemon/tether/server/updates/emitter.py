@@ -15,6 +15,7 @@ each encoded notification is queued, in the same order, on every one of them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from ...agent.sink import TurnEvent, failed
@@ -40,6 +41,10 @@ class Renderer(Protocol):
 
     def notice(self, text: str) -> Update:
         """Something told to the user outside a turn's events."""
+        ...
+
+    def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
+        """`available_commands_update` for (name, description, input hint or None)."""
         ...
 
 
@@ -129,6 +134,9 @@ class SessionUpdates:
     def notice(self, text: str) -> None:
         """Tell the user something outside a turn's events (a marked message chunk)."""
         self.update(self._render.notice(text))
+
+    def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> None:
+        self.update(self._render.available_commands(commands))
 
     def tool_call_update(self, call_id: str, *, status: str, content_text: str) -> None:
         """A call of a turn that is not running here ends (a dropped waiting turn)."""
