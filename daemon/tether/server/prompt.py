@@ -178,7 +178,7 @@ def _refuse_empty(prompt: Sized, method: str) -> None:
 async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult | RawResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn."""
-    if ctx.connection.protocol_version == 2:  # answered at insertion (prompt_v2.py)
+    if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
         return await session_prompt_v2(ctx, params)

@@ -56,7 +56,7 @@ async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessio
     ctx.session_opened.set()
     commands_after_answer(ctx, session.id, session.workspace)
     result = NewSessionResult(session.id, modes(session.mode), config_options(ctx, session))
-    if ctx.connection.protocol_version == 2:  # v2 names (updates/acp_v2.py)
+    if getattr(ctx.connection, "protocol_version", 1) == 2:  # v2 names (updates/acp_v2.py)
         from tether_protocol._converter import unstructure
         from tether_protocol._json import dumps_text
 
