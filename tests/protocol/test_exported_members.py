@@ -113,7 +113,7 @@ def test_messages_re_exports_every_message_module_whole() -> None:
     for module_name in PRIVATE_MODULES:
         assert (PACKAGE_DIR / f"{module_name}.py").is_file(), module_name
     on_disk = {p.stem for p in PACKAGE_DIR.glob("_*.py")} - {"__init__"}
-    # _json/_gc/_codec: codec internals (_codec: the msgspec model's bases and wording); _plain: the peer's fast lane beside the converter
+    # _json/_gc/_codec: codec internals; _plain: the peer's fast lane beside the converter
     # (tests/protocol/test_plain.py); _pending: a stored format, not a wire message (the
     # checkpoint of calls waiting for approval, tests/store/test_pending_checkpoint.py);
     # the others are the parts of a public module that exports them (checked below): the

@@ -30,6 +30,7 @@ from ...agent.sink import (
     MemoryRecalled,
     Notice,
     PlanUpdated,
+    PromptInserted,
     StepStarted,
     TerminalExited,
     TerminalOutput,
@@ -40,6 +41,7 @@ from ...agent.sink import (
     ToolContent,
     TurnEnded,
     TurnEvent,
+    TurnStateChanged,
     UsageUpdated,
 )
 from ...tools.base import ChangePreview, ToolLocation
@@ -184,6 +186,8 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     ContextCompacted: _compacted,
     MemoryRecalled: _recalled,
     StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
+    PromptInserted: lambda e: None,  # v1 answers the prompt at the turn's end instead
+    TurnStateChanged: lambda e: None,
     TurnEnded: _turn_ended,
 }
 
@@ -210,6 +214,12 @@ class AcpV1:
 
     def event(self, event: TurnEvent) -> Update | None:
         return _RENDER[type(event)](event)
+
+    def notice(self, text: str) -> Update:
+        return notice(text)
+
+    def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
+        return available_commands(commands)
 
 
 V1 = AcpV1()
