@@ -3,7 +3,9 @@ decode that turns msgspec's `ValidationError` into today's `-32602` wording.
 
 Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, `decode` /
 `convert` (JSON bytes or built-ins -> a Struct, or `InvalidParams`), `reworded` and
-`explained` (its parts). Structs go out through `_json.dumps` (orjson's spelling).
+`explained` (its parts), and `ENCODER` (msgspec's, for a frame whose raw JSON is
+`msgspec.Raw` in orjson's spelling: the replay). Elsewhere Structs go out through
+`_json.dumps`, which this module hands `msgspec.to_builtins`.
 Must not: hold message classes (one module per area declares them) or import attrs/cattrs.
 """
 
@@ -16,9 +18,13 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from . import _json
 from ._errors import InvalidParams
 
 T = TypeVar("T")
+
+_json.structs_as_builtins = msgspec.to_builtins  # Structs anywhere in `_json.dumps`' input
+ENCODER = msgspec.json.Encoder()
 
 
 class Wire(msgspec.Struct, rename="camel", omit_defaults=True):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-import sys
+from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import orjson
@@ -39,7 +39,7 @@ JsonObject: TypeAlias = dict[str, Any]
 __all__ = ["dumps", "dumps_text", "loads", "type_name", "whole_text"]
 
 _std_encode = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=lambda v: _builtins(v)
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=lambda v: structs_as_builtins(v)
 ).encode
 # A run of 19 digits is found as "0" * 19 once every digit is a "0": a tenth of the time
 # of the regular expression \d{19}, which tries every position.
@@ -103,12 +103,12 @@ def _replace(match: re.Match[str]) -> str:
     return found  # an escaped backslash, or a pair
 
 
-def _builtins(value: Any) -> Any:
-    """The encoders' ``default``: a Struct of the model as its built-ins."""
-    msgspec = sys.modules.get("msgspec")  # loaded with the first Struct class
-    if msgspec is None or not isinstance(value, msgspec.Struct):
-        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-    return msgspec.to_builtins(value)
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# The encoders' ``default`` (a C function once msgspec is loaded: it runs once per Struct)
+structs_as_builtins: Callable[[Any], Any] = _not_json
 
 
 def dumps(value: Any) -> bytes:
@@ -118,7 +118,7 @@ def dumps(value: Any) -> bytes:
     ``1e-05``), never with another value; NaN and infinities are ``null``, not the
     standard library's invalid ``NaN``."""
     try:
-        return orjson.dumps(value, default=_builtins)
+        return orjson.dumps(value, default=structs_as_builtins)
     except TypeError:  # orjson.JSONEncodeError included
         return _std(value).encode()
 
@@ -127,7 +127,7 @@ def dumps_text(value: Any) -> str:
     """``dumps`` as text: valid UTF-8 when encoded (a lone surrogate is U+FFFD), so SQLite
     and files take it."""
     try:
-        return orjson.dumps(value, default=_builtins).decode()
+        return orjson.dumps(value, default=structs_as_builtins).decode()
     except TypeError:
         return _std(value)
 

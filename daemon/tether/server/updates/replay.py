@@ -2,8 +2,10 @@
 
 Owns: turning stored history back into the updates a turn sent: `replayed` (one renderer,
 typed updates of `tether_protocol._updates` from the stored bodies), `replay_frames` (their
-notifications, written by the wire's one encoder, `_json.dumps`: what `session/load` sends) and
-`replay_updates` (the same updates as JSON, as the SPEC reads them).
+notifications: what `session/load` sends) and `replay_updates` (the same updates as JSON,
+as the SPEC reads them). The stored JSON a replay sends as it is (blocks, arguments,
+locations) is `msgspec.Raw` in `_json.dumps`' spelling, and msgspec's encoder writes the
+rest in one pass.
 Must not: change the history or decide anything about it.
 """
 
@@ -13,13 +15,16 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
+from msgspec import Raw
+from orjson import dumps as orjson_dumps
 
 import tether_protocol._updates as up
+from tether_protocol._codec import ENCODER
 from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallStatus
-from tether_protocol._json import JsonObject, dumps_text
+from tether_protocol._json import JsonObject, dumps, dumps_text
 
 from ...agent.history import nothing_said
-from .acp_v1 import as_sent, notice
+from .acp_v1 import notice
 
 # Between the texts of two steps of one turn, for a client that is not Tether's own: a live
 # turn shows the step's tool calls between them, which such a client's load may not show
@@ -40,15 +45,24 @@ def replay_frames(
     """The `session/update` notifications of `replayed`, as JSON text, in order: byte for
     byte `emitter.frame(session_id, update)` of each (a test holds the two together)."""
     head = f'{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":{dumps_text(session_id)},"update":'
+    encode = ENCODER.encode  # stored strings are whole: `_json.loads` read them (U+FFFD for a lone surrogate)
     for update in replayed(bodies, pending, step_breaks, said):
-        yield f"{head}{dumps_text(update)}}}}}"
+        yield f"{head}{encode(update).decode()}}}}}"
 
 
 def replay_updates(
     bodies: list[tuple[JsonObject, str]], pending: set[str] | frozenset[str] = frozenset()
 ) -> list[JsonObject]:
     """`replayed` as JSON objects (the SPEC's reading of the replay)."""
-    return [msgspec.to_builtins(update) for update in replayed(bodies, pending)]
+    return [msgspec.json.decode(ENCODER.encode(update)) for update in replayed(bodies, pending)]
+
+
+def _raw(value: Any) -> Any:
+    """Stored JSON sent as it is, in the wire's spelling (`_json.dumps`: orjson's floats)."""
+    try:
+        return Raw(orjson_dumps(value))
+    except TypeError:  # what orjson refuses: `_json.dumps` decides
+        return Raw(dumps(value))
 
 
 def replayed(
@@ -70,39 +84,44 @@ def replayed(
     answers = _results_by_step(bodies)
     pending_at = _waiting_step(bodies, pending)
     for index, (body, status) in enumerate(bodies):
-        meta = None if status == "complete" else up.UpdateMeta(up.UpdateTetherMeta(status=status))  # type: ignore[arg-type]
+        meta = None if status == "complete" else _status_meta(status)
         role = body.get("role")
         if role == "user" and "compaction" in body:
             said = False
             replaced = body["compaction"].get("replaced", 0)
             text = f"\n\n[{replaced} earlier messages were summarised to save context]\n\n"
-            yield notice(text, compaction=up.Compaction(replaced))
+            yield notice(text, compaction=up.Compaction(_kept(replaced)))
         elif role == "user":
             said = False
             marked = meta if "steered" not in body else _steered_meta(body, status)
             for block in body.get("content", []):
-                yield up.UserMessageChunk(as_sent(block), marked)
+                yield up.UserMessageChunk(_raw(block), marked)
         elif role == "assistant" and status == "interrupted" and nothing_said(body):
             yield notice(INTERRUPTED, status="interrupted")
         elif role == "assistant":
             if body.get("thinking"):
-                yield up.AgentThoughtChunk(TextContent(body["thinking"]), meta)
+                thought = body["thinking"]
+                yield up.AgentThoughtChunk(TextContent(thought if type(thought) is str else _raw(thought)), meta)
             if body.get("text"):
                 text = body["text"]
                 if step_breaks and said and type(text) is str:
                     text = STEP_BREAK + text
                 said = True
-                yield up.AgentMessageChunk(TextContent(text), meta)
+                yield up.AgentMessageChunk(TextContent(text if type(text) is str else _raw(text)), meta)
             results = answers.get(index, {})
             for call in body.get("tool_calls", []):
                 waiting = index == pending_at and call["id"] in pending
                 yield _replayed_call(call, results.get(call["id"]), waiting)
 
 
+def _status_meta(status: str) -> up.UpdateMeta:
+    return up.UpdateMeta(up.UpdateTetherMeta(status=status))  # type: ignore[arg-type]  # a stored MessageStatus
+
+
 def _steered_meta(body: JsonObject, status: str) -> up.UpdateMeta:
     """A message steered into a running turn (SPEC §3.37): marked, with the step it followed."""
     steered = body["steered"] if isinstance(body["steered"], dict) else {}
-    tether = up.UpdateTetherMeta(steered=True, after_step=steered.get("afterStep"))
+    tether = up.UpdateTetherMeta(steered=True, after_step=_kept(steered.get("afterStep")))
     if status != "complete":
         tether.status = status  # type: ignore[assignment]  # a stored status is a MessageStatus
     return up.UpdateMeta(tether)
@@ -184,11 +203,18 @@ def _replayed_call(call: JsonObject, result: JsonObject | None, waiting: bool) -
         state = "failed" if result.get("is_error") else "completed"
     if waiting:
         state = "pending"  # waiting for approval; asked again after load
-    update = up.ToolCall(call["id"], title, kind, state, raw_input=call.get("arguments", {}))
+    update = up.ToolCall(_kept(call["id"]), _kept(title), _kept(kind), state, _raw(call.get("arguments", {})))
     if result is not None:
-        content: list[ToolCallContent] = [ToolCallContentBlock(TextContent(result.get("content", "")))]
-        content += [ToolCallContentBlock(as_sent(block)) for block in result.get("blocks", ())]
+        text = result.get("content", "")
+        content: list[ToolCallContent] = [ToolCallContentBlock(TextContent(text if type(text) is str else _raw(text)))]
+        content += [ToolCallContentBlock(_raw(block)) for block in result.get("blocks", ())]
         update.content = content
         if result.get("locations"):
-            update.locations = result["locations"]  # as stored: ACP's locations
+            update.locations = _raw(result["locations"])  # as stored: ACP's locations
     return update
+
+
+def _kept(value: Any) -> Any:
+    """A stored scalar (a string, an integer, as written), or other JSON sent as it is."""
+    kind = type(value)
+    return value if kind is str or kind is int or kind is bool or value is None else _raw(value)
