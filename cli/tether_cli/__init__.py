@@ -16,7 +16,8 @@ daemon imports it only in `tether/__main__.py` (`python -m tether`), and no clie
 
 Owns: parsing the command line and handing each command to the daemon (`serve`/`acp`:
 `tether.daemon_start`; `run`/`demo`: served in this process, `inprocess.py`, or the shared
-daemon's, `attach.py`) or to a client (`tether_chat`, `tether_client.cli`).
+daemon's, `attach.py`; `sessions`: `sessions.py` over the daemon's sessions service) or to
+a client (`tether_chat`, `tether_client.cli`).
 Must not: serve or run a turn itself. Imports stay lazy: `serve` must reach its first read
 with the standard library only, and a shared `serve`/`acp` (a proxy, `tether.shared.proxy`)
 imports neither argparse nor pathlib; this is the package's `__init__` so that a window's
@@ -102,7 +103,7 @@ def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         demo = commands.add_parser("demo", help="a scripted turn on a copy of the example workspace")
         demo.add_argument("--json", action="store_true", help="one JSON object per event line")
     if only in (None, "sessions"):
-        from tether.sessions_cli import add_sessions_parser  # standard library only
+        from .sessions import add_sessions_parser  # standard library only
 
         add_sessions_parser(commands)
     if only in (None, "daemon"):
@@ -198,7 +199,7 @@ def _command(args: argparse.Namespace) -> int:
 
         return chat_main(args)
     if args.command == "sessions":
-        from tether.sessions_cli import sessions_main
+        from .sessions import sessions_main
 
         return sessions_main(args)
     if args.command == "daemon":
