@@ -145,6 +145,8 @@ async def test_a_turn_with_the_openai_provider_imports_neither_httpx_nor_httpcor
     loaded = json.loads(seen_file.read_text())["exit"]
     assert "tether.providers.wire" in loaded and "h11" in loaded
     assert [m for m in ("httpx", "httpcore") if m in loaded] == []
+    # the daemon (a whole turn) loads no client, not even lazily: they are clients of it
+    assert [m for m in loaded if m.partition(".")[0] in ("tether_client", "tether_chat")] == []
 
 
 def test_every_handler_imported_later_exists() -> None:
