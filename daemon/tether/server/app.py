@@ -139,6 +139,8 @@ async def _serve(
         server.stop,
         framing,  # type: ignore[arg-type]
     )
+    if accepted is not None:  # `initialize` answered by the fast start (early.py)
+        conn.protocol_version = accepted[0].wire_version
     server.conn = conn
     server.rpc.attach(conn)
     server.tasks.start("end of start-up", server.end_start_up)
