@@ -16,7 +16,7 @@ daemon imports it only in `tether/__main__.py` (`python -m tether`), and no clie
 
 Owns: parsing the command line and handing each command to the daemon (`serve`/`acp`:
 `tether.daemon_start`; `run`/`demo`: served in this process, `inprocess.py`, or the shared
-daemon's, `attach.py`; `sessions`: `sessions.py` over the daemon's sessions service) or to
+daemon's, `attach.py`; `sessions`, `daemon`: `sessions.py`, `daemon_command.py` over the daemon's services) or to
 a client (`tether_chat`, `tether_client.cli`).
 Must not: serve or run a turn itself. Imports stay lazy: `serve` must reach its first read
 with the standard library only, and a shared `serve`/`acp` (a proxy, `tether.shared.proxy`)
@@ -107,7 +107,7 @@ def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
         add_sessions_parser(commands)
     if only in (None, "daemon"):
-        from tether.shared.control import add_daemon_parser  # standard library only
+        from .daemon_command import add_daemon_parser  # standard library and the daemons' finder
 
         add_daemon_parser(commands)
     if only in (None, "hooks"):
@@ -203,7 +203,7 @@ def _command(args: argparse.Namespace) -> int:
 
         return sessions_main(args)
     if args.command == "daemon":
-        from tether.shared.control import daemon_main
+        from .daemon_command import daemon_main
 
         return daemon_main(args)
     if args.command == "hooks":
