@@ -16,8 +16,8 @@ daemon imports it only in `tether/__main__.py` (`python -m tether`), and no clie
 
 Owns: parsing the command line and handing each command to the daemon (`serve`/`acp`:
 `tether.daemon_start`; `run`/`demo`: served in this process, `inprocess.py`, or the shared
-daemon's, `attach.py`; `sessions`, `daemon`: `sessions.py`, `daemon_command.py` over the daemon's services) or to
-a client (`tether_chat`, `tether_client.cli`).
+daemon's, `attach.py`; `sessions`, `daemon`: `sessions.py`, `daemon_command.py`, over the
+daemon's services) or to a client (`tether_chat`, `tether_client.cli`).
 Must not: serve or run a turn itself. Imports stay lazy: `serve` must reach its first read
 with the standard library only, and a shared `serve`/`acp` (a proxy, `tether.shared.proxy`)
 imports neither argparse nor pathlib; this is the package's `__init__` so that a window's
