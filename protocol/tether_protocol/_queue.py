@@ -9,13 +9,14 @@ behaviour (the daemon's `server/queue.py` does).
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import ClassVar, Literal, Union
 
 import attrs
+import msgspec
 
-from ._codec import Wire
+from ._codec import NonEmpty, Wire
 from ._common import ContentBlock
-from ._fields import Meta, wire
+from ._fields import Meta
 
 __all__ = [
     "DequeueParams", "QueueParams", "QueueResult", "QueueState", "QueuedPrompt", "SteerOutcome",
@@ -30,10 +31,11 @@ QueueState = Literal["queued", "notRun"]
 before its turn began (it is never run later: send it again to run it)."""
 
 
-@attrs.define
-class QueueParams:
-    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
-    meta: Meta = None
+class QueueParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _REQUIRED_ID}
+
+    session_id: NonEmpty
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
 class QueuedPrompt(Wire, omit_defaults=False):  # `state` is written even when "queued"
@@ -46,19 +48,19 @@ class QueuedPrompt(Wire, omit_defaults=False):  # `state` is written even when "
     state: QueueState = "queued"
 
 
-@attrs.define
-class QueueResult:
+class QueueResult(Wire):
     """The session's queue, oldest first: the order its turns run in."""
 
     queued: list[QueuedPrompt]
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class DequeueParams:
-    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
-    queue_id: str = wire(error=_QUEUE_ID, non_empty=True)
-    meta: Meta = None
+class DequeueParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _REQUIRED_ID, "queueId": _QUEUE_ID}
+
+    session_id: NonEmpty
+    queue_id: NonEmpty
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
 @attrs.define

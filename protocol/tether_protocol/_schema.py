@@ -25,7 +25,7 @@ from __future__ import annotations
 import inspect
 import types
 import typing
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 import attrs
 import msgspec
@@ -233,7 +233,18 @@ class _Builder:
 
     # ---- types -------------------------------------------------------------------------
 
+    def _annotated(self, tp: Any) -> JsonObject:
+        """A type with msgspec's checks (`_codec.NonEmpty`): its schema and the checks."""
+        base, *checks = typing.get_args(tp)
+        schema = self.type_schema(base)
+        for check in checks:
+            if isinstance(check, msgspec.Meta) and check.min_length is not None:
+                schema["minLength"] = check.min_length
+        return schema
+
     def type_schema(self, tp: Any) -> JsonObject:
+        if typing.get_origin(tp) is Annotated:
+            return self._annotated(tp)
         if tp is Any:
             return {}
         if tp is type(None) or tp is None:

@@ -289,6 +289,8 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
     """A value of annotation `tp`; `nulls` picks None wherever the annotation allows it."""
     if tp is Any:
         return "any"
+    if typing.get_origin(tp) is typing.Annotated:  # msgspec's checks: "s" is long enough
+        return _sample(typing.get_args(tp)[0], nulls=nulls)
     if tp is type(None):
         return None
     if tp in (str, int, float, bool):

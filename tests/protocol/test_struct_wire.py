@@ -12,7 +12,8 @@ from tether_protocol._common import DiffContent, EmbeddedResource, TextContent, 
 from tether_protocol._converter import structure, unstructure
 from tether_protocol._errors import InvalidParams
 from tether_protocol._json import dumps, loads
-from tether_protocol._queue import SteerParams
+from tether_protocol._prompt import PromptParams
+from tether_protocol._queue import DequeueParams, QueueParams, SteerParams
 from tether_protocol._updates import ToolCall, ToolCallUpdate, UpdateMeta, UpdateTetherMeta
 
 
@@ -65,3 +66,27 @@ def test_a_bad_struct_inside_an_attrs_class_is_named_as_before() -> None:
     assert found.value.message == (
         "invalid params for _tether/session/steer: params.prompt: item 1: .resource.text: required field missing"
     )
+
+
+# What main's attrs converter said for each (checked against a worktree of main): a params
+# class's own words come first, in field order, whatever else is wrong
+_REQUIRED = "invalid params for _tether/session/dequeue: sessionId (a non-empty string) is required"
+_QUEUE_ID = "invalid params for _tether/session/dequeue: queueId (a non-empty string from _tether/session/queue) is required"
+
+
+@pytest.mark.parametrize(("cls", "params", "message"), [
+    (QueueParams, {}, _REQUIRED),
+    (QueueParams, {"sessionId": ""}, _REQUIRED),
+    (QueueParams, {"sessionId": 3}, _REQUIRED),
+    (DequeueParams, {"sessionId": "s"}, _QUEUE_ID),
+    (DequeueParams, {"sessionId": "s", "queueId": ""}, _QUEUE_ID),
+    (DequeueParams, {"queueId": 5}, _REQUIRED),
+    (QueueParams, {"sessionId": "s", "_meta": 3},
+     "invalid params for _tether/session/dequeue: params._meta: expected an object, got an integer"),
+    (PromptParams, {"sessionId": "s", "prompt": [], "_meta": "x"},
+     "invalid params for _tether/session/dequeue: params._meta: expected an object, got a string"),
+])
+def test_a_params_class_moved_to_msgspec_keeps_its_own_words(cls: type, params: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidParams) as found:
+        structure(params, cls, method="_tether/session/dequeue")
+    assert found.value.message == message
