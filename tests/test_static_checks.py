@@ -1,5 +1,5 @@
-"""The static checks CI runs through the README's test line: ruff, ``mypy --strict`` and
-the import contracts (``lint-imports``).
+"""The static checks CI runs through the README's test line: ruff, ``mypy --strict``, the
+import contracts (``lint-imports``) and short module contracts (issue 32, item 3).
 
 ruff and mypy run as subprocesses of this interpreter (``sys.executable -m ruff|mypy``, the
 versions the ``test`` extra installs) over the three packages, with their configuration from
@@ -13,6 +13,7 @@ re-checks only what changed.
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -95,3 +96,57 @@ def test_import_contracts_hold() -> None:
     broken = [f"  {line}" for line in output.splitlines() if "BROKEN" in line]
     head = f"lint-imports failed (exit {rc}, {seconds:.1f}s)"
     assert rc == 0, f"{head}; broken contracts:\n" + "\n".join(broken) + f"\n\n{output}"
+
+
+# Module docstrings are short contracts: at most 6 lines, with "Owns:" and "Must not:"; the
+# rationale lives in docs/decisions/. The packages that follow the rule so far (the rest of
+# the tree joins as it is rewritten), and the modules left out of them.
+CONTRACT_PACKAGES = (
+    "daemon/tether/sandbox",
+)
+CONTRACT_MODULES = (
+    "daemon/tether/tools/sandbox.py",
+)
+CONTRACT_EXEMPT = ()
+CONTRACT_MAX_LINES = 6
+
+
+def contract_faults(path: Path) -> list[str]:
+    """What is wrong with one module's docstring as a contract (empty: nothing)."""
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    if docstring is None:
+        return ["no module docstring"]
+    faults = []
+    lines = len(docstring.splitlines())
+    if lines > CONTRACT_MAX_LINES:
+        faults.append(f"{lines} lines (at most {CONTRACT_MAX_LINES}: move the rationale to docs/decisions/)")
+    faults.extend(f'no "{marker}"' for marker in ("Owns:", "Must not:") if marker not in docstring)
+    return faults
+
+
+def _contract_modules() -> list[Path]:
+    found = {ROOT / name for name in CONTRACT_MODULES}
+    for package in CONTRACT_PACKAGES:
+        found.update((ROOT / package).rglob("*.py"))
+    return sorted(path for path in found if path.relative_to(ROOT).as_posix() not in CONTRACT_EXEMPT)
+
+
+def test_module_docstrings_are_short_contracts() -> None:
+    modules = _contract_modules()
+    assert len(modules) > len(CONTRACT_PACKAGES), "the contract check found no modules: a path is wrong"
+    faults = [f"  {path.relative_to(ROOT)}: {', '.join(found)}" for path in modules if (found := contract_faults(path))]
+    assert not faults, "module docstrings that are not short contracts:\n" + "\n".join(faults)
+
+
+def test_contract_check_catches_a_long_docstring(tmp_path: Path) -> None:
+    long_one = tmp_path / "long.py"
+    long_one.write_text('"""One line.\n\nOwns: a.\nMust not: b.\n\n' + "Why.\n" * 3 + '"""\n', encoding="utf-8")
+    missing = tmp_path / "missing.py"
+    missing.write_text('"""One line.\n\nOwns: a.\n"""\n', encoding="utf-8")
+    short = tmp_path / "short.py"
+    short.write_text('"""One line.\n\nOwns: a.\nMust not: b.\n"""\n', encoding="utf-8")
+    assert contract_faults(long_one) == ["8 lines (at most 6: move the rationale to docs/decisions/)"]
+    assert contract_faults(missing) == ['no "Must not:"']
+    assert contract_faults(tmp_path / "short.py") == []
+    (tmp_path / "none.py").write_text("x = 1\n", encoding="utf-8")
+    assert contract_faults(tmp_path / "none.py") == ["no module docstring"]
