@@ -102,6 +102,7 @@ def test_import_contracts_hold() -> None:
 # rationale lives in docs/decisions/. The packages that follow the rule so far (the rest of
 # the tree joins as it is rewritten), and the modules left out of them.
 CONTRACT_PACKAGES = (
+    "daemon/tether/approvals",
     "daemon/tether/sandbox",
 )
 CONTRACT_MODULES = (
