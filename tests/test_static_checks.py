@@ -103,6 +103,7 @@ def test_import_contracts_hold() -> None:
 # the tree joins as it is rewritten), and the modules left out of them.
 CONTRACT_PACKAGES = (
     "daemon/tether/approvals",
+    "daemon/tether/providers",
     "daemon/tether/sandbox",
 )
 CONTRACT_MODULES = (
