@@ -1,10 +1,9 @@
 """Tether's settings: one set of keys, one documented precedence (SPEC §9), one validator.
 
-Owns: `Settings` with `sources` and `refused`, reading and merging the layers (defaults < user config <
-workspace config < environment < flags < `initializationOptions`), and validating every value as it enters
-(`ConfigError` names key, layer, value and what is accepted; `api_key` shown as `***`). Why: decision 0006.
+Owns: `Settings` with `sources` and `refused`, reading and merging the layers (later wins), and validating
+every value as it enters (`ConfigError` names key, layer, value and what is accepted; `api_key` is `***`).
 Must not: import anything slow or outside the stdlib at import time, touch the environment or disk, or decide
-defaults that belong to other components (the provider, the context window, the data directory).
+defaults that belong to other components (provider, context window, data directory). Why: decision 0006.
 """
 
 from __future__ import annotations
