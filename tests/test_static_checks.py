@@ -104,6 +104,8 @@ def test_import_contracts_hold() -> None:
 CONTRACT_PACKAGES = (
     "daemon/tether/approvals",
     "daemon/tether/config",
+    "daemon/tether/hooks",
+    "daemon/tether/mcp",
     "daemon/tether/providers",
     "daemon/tether/sandbox",
 )
