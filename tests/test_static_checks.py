@@ -99,8 +99,8 @@ def test_import_contracts_hold() -> None:
 
 
 # Module docstrings are short contracts: at most 6 lines, with "Owns:" and "Must not:"; the
-# rationale lives in docs/decisions/. The packages that follow the rule so far (the rest of
-# the tree joins as it is rewritten), and the modules left out of them.
+# rationale lives in docs/decisions/. The packages and top-level modules that follow the rule
+# so far (the rest of the tree joins as it is rewritten), and the modules left out of them.
 CONTRACT_PACKAGES = (
     "daemon/tether/approvals",
     "daemon/tether/config",
@@ -111,6 +111,11 @@ CONTRACT_PACKAGES = (
     "daemon/tether/tools",
 )
 CONTRACT_MODULES = (
+    "daemon/tether/class_code_cache.py",
+    "daemon/tether/doctor.py",
+    "daemon/tether/sessions_cli.py",
+    "daemon/tether/sessions_rewind_cli.py",
+    "daemon/tether/start_up.py",
     "daemon/tether/workspace_config.py",
 )
 # other helpers are rewriting these two now; they join when that lands
@@ -154,6 +159,6 @@ def test_contract_check_catches_a_long_docstring(tmp_path: Path) -> None:
     short.write_text('"""One line.\n\nOwns: a.\nMust not: b.\n"""\n', encoding="utf-8")
     assert contract_faults(long_one) == ["8 lines (at most 6: move the rationale to docs/decisions/)"]
     assert contract_faults(missing) == ['no "Must not:"']
-    assert contract_faults(tmp_path / "short.py") == []
+    assert contract_faults(short) == []
     (tmp_path / "none.py").write_text("x = 1\n", encoding="utf-8")
     assert contract_faults(tmp_path / "none.py") == ["no module docstring"]
