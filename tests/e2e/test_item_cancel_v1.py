@@ -1,0 +1,45 @@
+"""A v1 client stops one running command with `_tether/toolCall/cancel` (SPEC §12.4).
+
+The real daemon (`tether serve`, the scripted provider) runs examples/v2-item-cancel.json:
+an approved `sleep` command is cancelled while its process runs; the call ends `failed`
+(v1 has no `cancelled` status) with what the model was told, no process of it is left,
+and the turn goes on to the model's next reply and ends `end_turn`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from daemon_harness import EXAMPLES, User, host_pids, text_of, until
+
+from tether_client import ClientError
+
+SCRIPT = EXAMPLES / "v2-item-cancel.json"
+
+
+async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(spawn_daemon, workspace: Path) -> None:
+    daemon = await spawn_daemon(script=SCRIPT)
+    user = User("allow_once")
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("run the slow check")
+    turn.start()
+    await until(lambda: host_pids("31.25"), timeout=20)
+
+    answer = await daemon.client.request("_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "call_sleep"})
+    result = await turn.wait()
+
+    assert answer == {}
+    assert result["stopReason"] == "end_turn"
+    assert host_pids("31.25") == [], "a process of the cancelled command outlived it"
+    mine = [u for u in turn.updates if u.get("toolCallId") == "call_sleep" and u.get("status")]
+    assert mine[-1]["status"] == "failed"
+    told = "".join(c["content"]["text"] for c in mine[-1]["content"] if c["type"] == "content")
+    assert told.startswith("cancelled by the user")
+    assert "capabilities" not in str(turn.updates)  # v1 updates keep v1's shape
+    assert text_of(turn.updates).endswith("The check was stopped, so I carried on without it.")
+
+    with pytest.raises(ClientError) as refused:
+        await daemon.client.request("_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "call_sleep"})
+    assert refused.value.code == -32602 and "it has already finished" in refused.value.message
