@@ -8,6 +8,8 @@ and the turn goes on to the model's next reply and ends `end_turn`.
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -43,3 +45,36 @@ async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(spaw
     with pytest.raises(ClientError) as refused:
         await daemon.client.request("_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "call_sleep"})
     assert refused.value.code == -32602 and "it has already finished" in refused.value.message
+
+
+async def test_cancelling_a_delegate_call_stops_its_sub_agent_and_the_parent_goes_on(
+    spawn_daemon, workspace: Path, tmp_path: Path,
+) -> None:
+    slow = "The sub-agent writes its long answer very slowly, so that it is stopped part way through. " * 3
+    replies = [
+        {"when": {"step": 1}, "tool_calls": [
+            {"id": "d1", "name": "delegate", "arguments": {"task": "look around slowly"}}]},
+        {"when": {"purpose": "delegate", "step": 1}, "text": slow, "chunk_size": 4, "delay_ms": 50},
+        {"when": {"step": 2}, "text": "The sub-agent was stopped; I answer myself."},
+    ]
+    path = tmp_path / "delegate-cancel.json"
+    path.write_text(json.dumps({"replies": replies}))
+    daemon = await spawn_daemon(script=path)
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("delegate it")
+    turn.start()
+
+    def child_runs() -> bool:  # the call shows its sub-agent's session: the child's turn has begun
+        return any(u.get("toolCallId") == "d1" and "childSessionId" in str(u.get("_meta")) for u in turn.updates)
+
+    await until(child_runs, timeout=20)
+    await asyncio.sleep(0.3)  # into its slow answer (about 3 s long)
+    answer = await daemon.client.request("_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "d1"})
+    result = await turn.wait()
+
+    assert answer == {} and result["stopReason"] == "end_turn"
+    ended = [u for u in turn.updates if u.get("toolCallId") == "d1" and u.get("status") in ("completed", "failed")]
+    told = "".join(c["content"]["text"] for c in ended[-1]["content"] if c["type"] == "content")
+    assert ended[-1]["status"] == "failed" and told.startswith("cancelled by the user")
+    assert "the sub-agent was stopped" in told and slow not in told  # stopped part way, not run to its end
+    assert text_of(turn.updates).endswith("The sub-agent was stopped; I answer myself.")
