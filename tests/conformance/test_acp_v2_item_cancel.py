@@ -38,7 +38,7 @@ def _assert_stopped(run: dict[str, Any], call_id: str, next_reply: str) -> None:
     final = run["final"]
     assert final["status"] == "cancelled" and final["capabilities"] == {}
     assert _final_text(final).startswith("cancelled by the user")  # what the model was told
-    assert run["runningAfter"] == [], "a process of the cancelled command outlived it"
+    assert run["runningAfter"] == [], "a process of the cancelled command outlived it (10 s after)"
     assert run["endedAfterMs"] < 10_000, "the call ran on instead of being stopped"  # the sleep is 30 s
     updates = run["updates"]
     ended = updates.index(final)

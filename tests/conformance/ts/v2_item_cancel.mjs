@@ -72,7 +72,8 @@ async function stopMidRun(s, callId, marker, stop) {
     if (u.sessionUpdate === "tool_call_update" && u.toolCallId === callId && ["cancelled", "completed", "failed"].includes(u.status)) {
       out.final = u;
       out.endedAfterMs = Date.now() - out.askedAt;
-      out.runningAfter = processesRunning(marker);
+      // a sandboxed command's inner processes die with the sandbox's leader, a moment later
+      out.runningAfter = await until(() => processesRunning(marker).length === 0 ? [] : null, 10000) ?? processesRunning(marker);
     }
     if (message.kind === "stop") break;
   }
