@@ -29,6 +29,8 @@ from .live_session import LiveSession
 from .queue import queue_of
 
 MAX_KEY_CHARS = 256
+# Answered keys kept in memory per session; an older one's retry is answered from the store.
+KEPT_ANSWERS = 256
 Answer = PromptResult | RawResult
 
 
@@ -90,6 +92,10 @@ async def prompt_once(
         if not keyed.began:
             del keyed_prompts[key]  # nothing was inserted: a retry runs the prompt
         keyed.done.set()
+        if len(keyed_prompts) > KEPT_ANSWERS:
+            oldest = next((k for k, v in keyed_prompts.items() if v.done.is_set()), None)
+            if oldest is not None:
+                del keyed_prompts[oldest]
 
 
 async def _stored_answer(ctx: ServerContext, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
