@@ -83,6 +83,10 @@ class Ndjson:
         self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params}).encode() + b"\n")
         return await asyncio.wait_for(future, 30)
 
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode() + b"\n")
+
     async def close(self) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
@@ -136,3 +140,29 @@ async def test_v1_retries_during_and_after_the_turn_and_both_versions_after_a_re
     await v1.close()
     assert again_v1["result"] == answer
     assert await _replayed_prompts(workspace, daemon_env, session_id) == ["slow first, keyed", "keyed again"]
+
+
+async def test_a_key_whose_prompt_was_withdrawn_before_its_turn_is_free_again(
+    daemon_env: dict[str, str], workspace: Path,
+) -> None:
+    client = await Ndjson.start(workspace, daemon_env, 1)
+    session_id = (await client.request("session/new", {"cwd": str(workspace), "mcpServers": []}))["result"]["sessionId"]
+    slow = asyncio.ensure_future(client.request("session/prompt", _keyed(session_id, "slow first", "key-S", 1)))
+    keyed = _keyed(session_id, "keyed: after a withdrawal", "key-W", 1)
+    held = asyncio.ensure_future(client.request("session/prompt", keyed))
+
+    def queued() -> bool:  # the keyed prompt is listed in the session's queue
+        return any(((n["params"]["update"].get("_meta") or {}).get("tether") or {}).get("queue")
+                   for n in client.notes if n.get("method") == "session/update")
+
+    async with asyncio.timeout(20):
+        while not queued():
+            await asyncio.sleep(0.02)
+    client.notify("session/cancel", {"sessionId": session_id, "_meta": {"tether": {"cancelQueued": True}}})
+    assert (await held)["result"]["stopReason"] == "cancelled"
+    assert (await slow)["result"]["stopReason"] == "cancelled"
+    again = await client.request("session/prompt", keyed)  # nothing was inserted under key-W: it runs now
+    await client.close()
+
+    assert again["result"]["stopReason"] == "end_turn"
+    assert await _replayed_prompts(workspace, daemon_env, session_id) == ["slow first", "keyed: after a withdrawal"]
