@@ -24,7 +24,10 @@ const summary = { ok: false };
 try {
   await app.connectWith(stream, async (cx) => {
     const init = await cx.request("initialize", {
-      protocolVersion: 2, info: { name: "tether-v2-conformance", version: "1" }, capabilities: {},
+      // v1's fs/terminal capabilities are not v2's: a client that still sends them gets no fs/* or
+      // terminal/* request (a v2 client has neither method), the daemon reads and writes the disk
+      protocolVersion: 2, info: { name: "tether-v2-conformance", version: "1" },
+      capabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
     });
     summary.initialize = init;
     const s = await cx.buildSession(WS).start();
