@@ -27,6 +27,8 @@ class PromptParams:
     session_id: str
     prompt: list[ContentBlock]
     meta: Meta = None
+    # at most one insertion per (session, key): a retry gets the first's answer (SPEC §12.5)
+    idempotency_key: Union[str, None] = None
 
 
 @attrs.define

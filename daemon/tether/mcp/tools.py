@@ -62,6 +62,7 @@ class McpTool(Tool[JsonObject]):
 
     args_type: type[JsonObject] = dict
     kind: ClassVar[str] = "other"
+    cancellable: ClassVar[bool] = True  # cancelled, the request is cancelled at the server
 
     def __init__(self, connection: McpConnection, tool: types.Tool) -> None:
         self.connection, self.tool = connection, tool

@@ -68,7 +68,7 @@ class TetherServer(ServerContext):
         """Start-up is over once the first session is answered and the client is idle (its
         first prompt may be running: it waits a second at most), or after ``_START_UP_S``, or
         when the daemon stops: the collector resumes. A daemon serving one turn in its client's
-        process (`tether run`) saves its class code cache at exit instead (`tether.cli`): its
+        process (`tether run`) saves its class code cache at exit instead (`tether_cli`): its
         turn makes classes until then."""
         waits = [asyncio.ensure_future(event.wait()) for event in (self.session_opened, self.stopped)]
         try:

@@ -128,9 +128,11 @@ def read_profile(params: Any) -> ClientProfile:
     acp_caps = _obj(params, "capabilities" if v2 else "clientCapabilities")
     if acp_caps:
         profile.acp = True
-    profile.fs_read_text_file = _flag(acp_caps, "fs", "readTextFile")
-    profile.fs_write_text_file = _flag(acp_caps, "fs", "writeTextFile")
-    profile.terminal = _flag(acp_caps, "terminal")
+    # v2 has no fs/* or client terminal/* methods: a v2 client declaring them gets the disk
+    v1_caps = {} if v2 else acp_caps
+    profile.fs_read_text_file = _flag(v1_caps, "fs", "readTextFile")
+    profile.fs_write_text_file = _flag(v1_caps, "fs", "writeTextFile")
+    profile.terminal = _flag(v1_caps, "terminal")
     profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
     profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
     profile.clear_session = _flag(acp_caps, "_meta", "tether", "clearSession")

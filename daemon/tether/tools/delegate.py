@@ -55,6 +55,7 @@ class DelegateTool(Tool[DelegateArgs]):
     kind: ClassVar[str] = "other"
     # a call with `writes` changes things: approved like any such call (`reads_only`)
     read_only: ClassVar[bool] = False
+    cancellable: ClassVar[bool] = True  # its child turn is cancelled (agent/call_cancel.py)
     untitled: ClassVar[str] = "Delegate"
 
     def __init__(self, delegator: Delegator, *, max_steps: int = 10) -> None:
