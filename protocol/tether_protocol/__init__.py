@@ -96,11 +96,11 @@ _MESSAGE_NAMES = """
     SessionModeState SessionNotification SessionUpdate SetModeParams
     ShowMessageParams ShowMessageRequestParams ShowMessageRequestResult Snapshot
     SnapshotMessage SnapshotPending SnapshotReport SnapshotRule SnapshotSession
-    SnapshotTurn StepReport StopReason StoredMessageStatus TerminalContent
+    SnapshotTurn StepReport StopReason StoredMessageStatus TerminalCancelParams TerminalContent
     TerminalExit TerminalInfo TerminalOutput TetherForkParams TextContent
     TextDocumentContentChangeEvent TextDocumentEdit TextDocumentIdentifier
     TextDocumentItem TextDocumentSyncOptions TextEdit TextResource ToolCall
-    ToolCallContent ToolCallContentBlock ToolCallLocation ToolCallReport
+    ToolCallCancelParams ToolCallContent ToolCallContentBlock ToolCallLocation ToolCallReport
     ToolCallStatus ToolCallUpdate ToolKind TurnEnded TurnStatus TurnStopReason
     UpdateMeta UpdateTetherMeta Usage UsageUpdate UserMessageChunk V1 WorkspaceEdit
     WorkspaceFolder WriteTextFileParams WriteTextFileResult

@@ -28,6 +28,8 @@ class PromptParams(Wire):
     session_id: str
     prompt: list[ContentBlock]
     meta: Meta = msgspec.field(default=None, name="_meta")
+    # at most one insertion per (session, key): a retry gets the first's answer (SPEC §12.5)
+    idempotency_key: Union[str, None] = None
 
 
 class PromptTetherMeta(Wire):

@@ -223,6 +223,7 @@ def test_method_table() -> None:
         "_tether/session/changes", "_tether/session/cleared", "_tether/session/dequeue", "_tether/session/dump",
         "_tether/session/fork", "_tether/session/latest", "_tether/session/queue", "_tether/session/report",
         "_tether/session/restore", "_tether/session/rewind", "_tether/session/search", "_tether/session/steer",
+        "_tether/toolCall/cancel",
     ]
     assert sorted(m for m, e in methods.items() if e["direction"] == "agent->client") == [
         "$/progress", "_tether/session/cleared", "fs/read_text_file", "fs/write_text_file", "session/request_permission",

@@ -76,9 +76,10 @@ class Resumed:
 
 
 class TurnJournal:
-    def __init__(self, session: AgentSession, turn_id: str) -> None:
+    def __init__(self, session: AgentSession, turn_id: str, idempotency_key: str | None = None) -> None:
         self.session = session
         self.turn_id = turn_id
+        self.idempotency_key = idempotency_key  # stored with the prompt, in its transaction
         self.step: StepState | None = None  # the open step
         self.stage: StepStage | None = None
         self._calls: dict[str, _Call] = {}
@@ -91,7 +92,12 @@ class TurnJournal:
         """Store the user message (its blocks as the client sent them, screened); a
         blocked prompt is kept but never sent to the model."""
         record = MessageRecord.of(user, "error" if blocked else "complete")
-        await self.session.store.begin_turn(self.session.id, self.turn_id, record)
+        if self.idempotency_key is None:
+            await self.session.store.begin_turn(self.session.id, self.turn_id, record)
+        else:
+            from ..store.prompt_keys import begin_keyed_turn
+
+            await begin_keyed_turn(self.session.store, self.session.id, self.turn_id, record, self.idempotency_key)
         if not blocked:
             self.session.messages.append(user)
 

@@ -87,6 +87,9 @@ class ToolCallPatch:
     terminal: TerminalInfo | None = None  # the command runs in this terminal
     parent_call_id: str | None = None  # a sub-agent's call: the `delegate` call it runs under
     child_session_id: str | None = None  # a `delegate` call: the sub-agent's stored session
+    # the running call may be stopped alone (agent/call_cancel.py); False: no longer; None: unchanged
+    cancellable: bool | None = None
+    cancelled: bool = False  # it was stopped so: v2 shows `cancelled`, v1 `failed`
 
 
 @dataclass(frozen=True, slots=True)

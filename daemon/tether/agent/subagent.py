@@ -70,7 +70,7 @@ class SubAgents:
 
     async def delegate(self, args: DelegateArgs, call_id: str) -> ToolResult:
         child = await self._child_session(args, call_id)
-        handle = ActiveTurn("turn_" + uuid.uuid4().hex)
+        handle = ActiveTurn("turn_" + uuid.uuid4().hex, parent_call_id=call_id)
         provider = BudgetedProvider(self.provider, self.limits.tokens)
         sink = ChildSink(self.sink, call_id, child.id)
         sink.show()
@@ -125,6 +125,7 @@ class ChildSession(AgentSession):
             child_id, parent.workspace, parent.store, parent.sandbox, self.mode,
             title=title, model=parent.model, reasoning=parent.reasoning,
         )
+        self.calls = parent.calls  # its calls show under the parent's session: stopped from there
 
     @property
     def mode(self) -> str:

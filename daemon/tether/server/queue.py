@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -36,6 +36,9 @@ from .context import ServerContext
 from .live_session import LiveSession
 from .registry import SessionRegistry
 from .updates import SessionUpdates
+
+if TYPE_CHECKING:
+    from .prompt_keys import KeyedPrompt
 
 PREVIEW_CHARS = 80
 
@@ -76,12 +79,21 @@ class PromptQueue:
         self.steering: list[SteerWait] = []
         self.sink: SessionUpdates | None = None  # the running turn's (a landed steer is shown in its stream)
         self.current: PromptParams | None = None  # the running turn's prompt
+        self.keyed: dict[str, KeyedPrompt] = {}  # prompts by idempotency key (prompt_keys.py)
 
     # ---- queueing ------------------------------------------------------------------
 
-    async def take_turn(self, session: AgentSession, params: PromptParams) -> ActiveTurn | None:
+    async def take_turn(self, session: AgentSession, params: PromptParams, key: str | None = None) -> ActiveTurn | None:
         """The turn for ``params``: at once when the session is free, else after the turns
-        queued before it (the prompt is stored until its turn begins). None: withdrawn."""
+        queued before it (the prompt is stored until its turn begins). None: withdrawn.
+        ``key``: its idempotency key, stored with the prompt as the turn begins."""
+        handle = await self._take_turn(session, params)
+        keyed = self.keyed.get(key) if key is not None else None
+        if handle is not None and keyed is not None:  # (a steer's key is not kept)
+            handle.idempotency_key, keyed.began = key, True
+        return handle
+
+    async def _take_turn(self, session: AgentSession, params: PromptParams) -> ActiveTurn | None:
         if session.turn is None and not self.entries:
             return self._begin(session, params)
         entry = Entry(uuid.uuid4().hex[:12], params, preview_of(params), time.time())

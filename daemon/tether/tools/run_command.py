@@ -87,6 +87,7 @@ class RunCommandTool(Tool[RunCommandArgs]):
     args_type = RunCommandArgs
     kind: ClassVar[str] = "execute"
     read_only: ClassVar[bool] = False
+    cancellable: ClassVar[bool] = True  # cancelled, its process group is killed
     untitled: ClassVar[str] = "Run a command"
 
     default_timeout: ClassVar[int] = 120

@@ -129,6 +129,10 @@ def _patch(e: ToolCallPatch) -> Update:
     for key, value in (("status", e.status), ("title", e.title), ("kind", e.kind), ("rawInput", e.raw_input)):
         if value is not None:
             update[key] = value
+    if e.cancelled:
+        update["status"] = "cancelled"
+    if e.cancellable is not None:  # an upsert: `{}` withdraws the cancel it advertised
+        update["capabilities"] = {"cancel": {}} if e.cancellable else {}
     if e.content is not None:
         update["content"] = _content(e.content)
     if e.locations is not None:
