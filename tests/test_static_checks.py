@@ -108,9 +108,11 @@ CONTRACT_PACKAGES = (
     "daemon/tether/config",
     "daemon/tether/hooks",
     "daemon/tether/mcp",
+    "daemon/tether/netproxy",
     "daemon/tether/providers",
     "daemon/tether/sandbox",
     "daemon/tether/tools",
+    "daemon/tether/transport",
 )
 CONTRACT_MODULES = (
     "cli/tether_cli/sessions.py",
@@ -121,8 +123,7 @@ CONTRACT_MODULES = (
     "daemon/tether/start_up.py",
     "daemon/tether/workspace_config.py",
 )
-# other helpers are rewriting these two now; they join when that lands
-CONTRACT_EXEMPT = ("daemon/tether/tools/run_command.py", "daemon/tether/tools/process_group.py")
+CONTRACT_EXEMPT: tuple[str, ...] = ()
 CONTRACT_MAX_LINES = 6
 
 
