@@ -104,6 +104,9 @@ def test_import_contracts_hold() -> None:
 # rationale lives in docs/decisions/. The packages and top-level modules that follow the rule
 # so far (the rest of the tree joins as it is rewritten), and the modules left out of them.
 CONTRACT_PACKAGES = (
+    "cli/tether_cli",
+    "clients/tether_chat",
+    "clients/tether_client",
     "daemon/tether/approvals",
     "daemon/tether/config",
     "daemon/tether/hooks",
@@ -115,8 +118,6 @@ CONTRACT_PACKAGES = (
     "daemon/tether/transport",
 )
 CONTRACT_MODULES = (
-    "cli/tether_cli/sessions.py",
-    "cli/tether_cli/sessions_rewind.py",
     "daemon/tether/class_code_cache.py",
     "daemon/tether/daemon_start.py",
     "daemon/tether/doctor.py",
