@@ -107,6 +107,7 @@ CONTRACT_PACKAGES = (
     "cli/tether_cli",
     "clients/tether_chat",
     "clients/tether_client",
+    "daemon/tether/agent",
     "daemon/tether/approvals",
     "daemon/tether/config",
     "daemon/tether/hooks",
