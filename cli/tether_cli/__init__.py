@@ -1,4 +1,4 @@
-"""`tether`: the command line (its commands: README and SPEC §10; why it is shaped so:
+"""`tether`: the command line (its commands: README and SPEC §10-11; why it is shaped so:
 docs/decisions/0014-clients.md).
 
 Owns: parsing the command line and handing each command to the daemon or a client.
