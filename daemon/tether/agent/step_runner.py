@@ -3,7 +3,7 @@
 Owns: each step's request (pruned, compacted when due), streaming and sanitising deltas to
 the sink, timing, the partial save, recovering a broken-off reply, retrieved memory and the
 memory flush (docs/decisions/0011-agent.md). Must not: run tools, ask the user but through
-that flush, decide when the turn ends, build protocol JSON, or work per delta beyond an append.
+that flush, decide when the turn ends, build protocol JSON, or touch the store per delta.
 """
 
 from __future__ import annotations
