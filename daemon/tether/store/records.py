@@ -229,11 +229,21 @@ class MessageRecord:
         return message_from_json(body, self.role) if isinstance(body, dict) else body
 
     def json_body(self) -> JsonObject:
-        """The body as stored: a typed message through the one converter."""
+        """The body as stored: a typed message through its Struct's encoding."""
         from tether_protocol.conversation import message_to_json
 
         body = self.body
         return body if isinstance(body, dict) else message_to_json(body)
+
+    def stored(self) -> tuple[str, JsonObject]:
+        """The body's stored JSON text and object (a typed message encoded once by msgspec)."""
+        from tether_protocol.conversation import encode_message
+
+        body = self.body
+        if isinstance(body, dict):
+            return encode_json(body), body
+        raw = encode_message(body)
+        return raw.decode(), loads(raw)
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> MessageRecord:
@@ -307,10 +317,10 @@ def message_row(message: MessageRecord, now: float) -> MessageRow:
     # validated and encoded here, outside the lock: a bad message fails without
     # holding up other writers or opening a transaction
     message.check()
-    body = message.json_body()
+    text, body = message.stored()
     return (
         message.role,
-        encode_json(body),
+        text,
         message.status,
         message.created_at or now,
         indexed_text(message.role, body),

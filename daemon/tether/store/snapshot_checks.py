@@ -2,8 +2,8 @@
 errors that name the first wrong field.
 
 Owns: the snapshot format's version and limits, ``SnapshotError``, and the checks of a
-snapshot's session, turns, messages (their bodies by the conversation's one converter,
-``tether_protocol.conversation``), reports and rules; checked records get their
+snapshot's session, turns, messages (their bodies decoded by the conversation's
+Structs, ``tether_protocol.conversation``), reports and rules; checked records get their
 defaults filled in. Must not: upgrade older formats (``snapshots`` does, through its
 ``MIGRATIONS``), touch a store, or change anything but the records it is handed.
 """
@@ -124,12 +124,12 @@ def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
 
 def check_message(message: Any, i: int, last: int, turn_ids: Container[str]) -> int:
     """Check ``messages[i]`` (defaults filled in), which follows seq ``last``; its seq."""
-    from tether_protocol.conversation import ConversationError, check_message_json
+    from tether_protocol.conversation import ConversationError, message_from_json
 
     if not _plain_message(message, last, turn_ids):
         _check_message_fields(message, f"messages[{i}]", last, turn_ids)
-    try:  # the body: what replay, search and the model rely on, by the one converter
-        check_message_json(message["body"], message["role"])
+    try:  # the body: what replay, search and the model rely on, decoded by its Structs
+        message_from_json(message["body"], message["role"])
     except ConversationError as exc:
         raise SnapshotError(f"messages[{i}].body{exc}") from None
     return int(message["seq"])
