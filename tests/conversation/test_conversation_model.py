@@ -3,6 +3,8 @@ one text rendering of content blocks."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +25,7 @@ from tether_protocol.conversation import (
     ToolResultMessage,
     UserMessage,
     blocks_text,
+    encode_message,
     message_from_json,
     message_to_json,
     messages_from_json,
@@ -224,3 +227,29 @@ _bodies = st.one_of(
 @given(_bodies)
 def test_round_trip_property(body: dict[str, Any]) -> None:
     assert message_to_json(message_from_json(body)) == body
+
+
+# -- the store main wrote: read back and written again byte for byte ------------------
+
+# Every row of a real store written by the tree before the msgspec model (a `tether run`
+# of examples/demo.json, then the STORED kinds and two more through its converter and
+# its HistoryStore): [role, body text as stored].
+STORED_BY_MAIN = Path(__file__).with_name("stored_by_main.jsonl")
+
+
+def test_a_store_written_before_reads_and_writes_the_same_bytes() -> None:
+    rows = [json.loads(line) for line in STORED_BY_MAIN.read_text(encoding="utf-8").splitlines()]
+    assert {role for role, _ in rows} == {"user", "assistant", "tool", "system"}
+    for role, text in rows:
+        message = message_from_json(json.loads(text), role)
+        assert encode_message(message).decode() == text
+    typed = messages_from_json([json.loads(text) for _, text in rows])  # the whole list at once
+    assert [encode_message(m).decode() for m in typed] == [text for _, text in rows]
+
+
+def test_a_lone_surrogate_is_stored_as_a_replacement_character() -> None:
+    # a file read as it was can hold one; UTF-8 (and SQLite) cannot, as before
+    message = AssistantMessage("a\udc80", tool_calls=(ToolCall("c", "read", {"p": "\udc81"}),))
+    assert json.loads(encode_message(message)) == {
+        "role": "assistant", "text": "a\ufffd", "tool_calls": [{"id": "c", "name": "read", "arguments": {"p": "\ufffd"}}],
+    }
