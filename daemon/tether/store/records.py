@@ -21,6 +21,8 @@ from tether.store.errors import InvalidCursor
 from tether_protocol._json import JsonObject, dumps_text, loads, whole_text
 
 if TYPE_CHECKING:  # the conversation model is imported when a message is first converted
+    from collections.abc import Callable
+
     from tether_protocol.conversation import JsonObject, Message
 
 __all__ = [
@@ -197,6 +199,17 @@ class ChangeSet:
     blobs: dict[str, bytes] = field(default_factory=dict)
 
 
+@cache
+def _message_codec() -> tuple[Callable[[Message], bytes], Callable[[bytes], JsonObject]]:
+    """The conversation's encoder and a JSON decoder, imported on the first save (opening a
+    store does not import the conversation model; an import per message costs a lookup)."""
+    import msgspec
+
+    from tether_protocol.conversation import encode_message
+
+    return encode_message, msgspec.json.Decoder(dict[str, Any]).decode
+
+
 @dataclass(slots=True)
 class MessageRecord:
     """One conversation message. ``body`` is the stored JSON object; on the way in it may
@@ -237,13 +250,12 @@ class MessageRecord:
 
     def stored(self) -> tuple[str, JsonObject]:
         """The body's stored JSON text and object (a typed message encoded once by msgspec)."""
-        from tether_protocol.conversation import encode_message
-
         body = self.body
         if isinstance(body, dict):
             return encode_json(body), body
-        raw = encode_message(body)
-        return raw.decode(), loads(raw)
+        encode, decode = _message_codec()
+        raw = encode(body)
+        return raw.decode(), decode(raw)
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> MessageRecord:
