@@ -277,8 +277,8 @@ async def test_the_first_mistake_is_named_though_bodies_are_checked_many_at_once
             await import_session(store, snap)
     snap["messages"][1]["body"]["tool_calls"][0]["id"] = call_id
     snap["messages"][3].update(created_at=1.0)
-    snap["messages"][4]["body"] = {"role": "assistant", "thinking": 7}
-    with pytest.raises(SnapshotError, match=r"messages\[4\]\.body\.thinking must be a string, not int"):
+    snap["messages"][3]["body"]["thinking"] = 7
+    with pytest.raises(SnapshotError, match=r"messages\[3\]\.body\.thinking must be a string, not int"):
         await import_session(store, snap)
     assert len((await store.list_sessions())[0]) == 1
 
