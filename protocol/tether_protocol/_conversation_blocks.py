@@ -9,8 +9,8 @@ Must not: do I/O or know a provider's or a wire version's shape.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, TypeAlias
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, TypeAlias
 
 from ._json import JsonObject, type_name
 
@@ -29,19 +29,16 @@ class _Block:
     write ``extra`` as a key of its own; ``block_to_json`` spreads it)."""
 
     __slots__: tuple[str, ...] = ()
+    _DEFAULTS: ClassVar[tuple[Callable[[], Any], ...]] = ()  # one a field: how to make it if not given
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         names = self.__slots__
         values = dict(zip(names, args))
         values.update(kwargs)
-        for name, default in zip(names, self._defaults()):
+        for name, default in zip(names, self._DEFAULTS):
             _set_field(self, name, values.pop(name) if name in values else default())
         if values:
             raise TypeError(f"{type(self).__name__} has no field {next(iter(values))!r}")
-
-    @classmethod
-    def _defaults(cls) -> tuple[Any, ...]:
-        return ()
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
@@ -90,10 +87,7 @@ class ImageBlock(_Block):
     mime_type: str | None
     uri: str | None
     extra: JsonObject
-
-    @classmethod
-    def _defaults(cls) -> tuple[Any, ...]:
-        return (_none, _none, _none, dict)
+    _DEFAULTS = (_none, _none, _none, dict)
 
 
 class AudioBlock(_Block):
@@ -101,10 +95,7 @@ class AudioBlock(_Block):
     data: str | None  # base64
     mime_type: str | None
     extra: JsonObject
-
-    @classmethod
-    def _defaults(cls) -> tuple[Any, ...]:
-        return (_none, _none, dict)
+    _DEFAULTS = (_none, _none, dict)
 
 
 class ResourceLink(_Block):
@@ -113,10 +104,7 @@ class ResourceLink(_Block):
     name: str | None
     mime_type: str | None
     extra: JsonObject  # title, description, size, icons...
-
-    @classmethod
-    def _defaults(cls) -> tuple[Any, ...]:
-        return (_required, _none, _none, dict)
+    _DEFAULTS = (_required, _none, _none, dict)
 
 
 class ResourceContents(_Block):
@@ -126,20 +114,14 @@ class ResourceContents(_Block):
     blob: str | None
     mime_type: str | None
     extra: JsonObject
-
-    @classmethod
-    def _defaults(cls) -> tuple[Any, ...]:
-        return (_required, _none, _none, _none, dict)
+    _DEFAULTS = (_required, _none, _none, _none, dict)
 
 
 class EmbeddedResource(_Block):
     __slots__ = ("resource", "extra")
     resource: ResourceContents
     extra: JsonObject
-
-    @classmethod
-    def _defaults(cls) -> tuple[Any, ...]:
-        return (_required, dict)
+    _DEFAULTS = (_required, dict)
 
 
 class OtherBlock(_Block):
@@ -148,10 +130,7 @@ class OtherBlock(_Block):
     __slots__ = ("type", "fields")
     type: str
     fields: JsonObject
-
-    @classmethod
-    def _defaults(cls) -> tuple[Any, ...]:
-        return (_required, _required)
+    _DEFAULTS = (_required, _required)
 
 
 ContentBlock: TypeAlias = TextBlock | ImageBlock | AudioBlock | ResourceLink | EmbeddedResource | OtherBlock
