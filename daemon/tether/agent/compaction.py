@@ -16,6 +16,7 @@ from typing import cast
 
 from tether_protocol.conversation import (
     AssistantMessage,
+    Compaction,
     CompactionSummary,
     Message,
     SystemMessage,
@@ -160,10 +161,9 @@ async def compact(
         )
     summary = CompactionSummary(
         (TextBlock(SUMMARY_HEADER.format(n=len(head)) + text),),
-        replaced=len(head),
         # how many messages before it (stored before it) stay in the model's view, so a
         # session read back from the store sees what the live one saw
-        kept=len(messages) - cut,
+        Compaction(replaced=len(head), kept=len(messages) - cut),
     )
     return [summary, *tail], summary
 

@@ -14,9 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import attrs
-
-from tether_protocol.conversation import ContentBlock, TextBlock
+from tether_protocol.conversation import ContentBlock, TextBlock, replace
 
 GuardMode = Literal["off", "log", "warn", "block"]
 MODES: tuple[GuardMode, ...] = ("off", "log", "warn", "block")
@@ -228,7 +226,7 @@ def truncate_user_blocks(
         if room <= 0:
             continue  # past the limit: left out
         if len(text) >= room:  # the limit is reached here (what follows is cut): say so
-            block = attrs.evolve(block, text=f"{text[:room]}\n\n{notice}")
+            block = replace(block, text=f"{text[:room]}\n\n{notice}")
         room -= len(text)
         kept.append(block)
     return kept, notice

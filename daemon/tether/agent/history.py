@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from tether_protocol import conversation
 from tether_protocol.conversation import (
     AssistantMessage,
@@ -21,6 +19,7 @@ from tether_protocol.conversation import (
     ToolResultMessage,
     UserMessage,
     messages_from_json,
+    replace,
 )
 
 __all__ = [
@@ -152,7 +151,7 @@ def prune_tool_results(messages: Sequence[Message], *, clear: bool) -> list[Mess
         else:
             continue
         if new is not content:
-            out[index] = attrs.evolve(message, content=new)
+            out[index] = replace(message, content=new)
     return out
 
 

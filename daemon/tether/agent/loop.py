@@ -13,7 +13,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import anyio
-import attrs
 
 from tether_protocol._pending import PendingStep
 from tether_protocol.conversation import (
@@ -23,6 +22,7 @@ from tether_protocol.conversation import (
     GuardRecord,
     TextBlock,
     UserMessage,
+    replace,
 )
 
 from ..providers.base import Provider, ProviderError
@@ -156,7 +156,7 @@ class AgentTurn:
                 if checked.notice:
                     notices.append(checked.notice)
                 if checked.blocked:
-                    block = attrs.evolve(block, resource=attrs.evolve(resource, text=checked.text))
+                    block = replace(block, resource=replace(resource, text=checked.text))
             screened.append(block)
         joined = "\n".join(b.text for b in screened if isinstance(b, TextBlock))
         verdict = self.guard.check_user(joined)

@@ -12,9 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import attrs
-
-from tether_protocol.conversation import Message, TextBlock, UserMessage
+from tether_protocol.conversation import Message, TextBlock, UserMessage, replace
 
 from ..store import HistoryStore
 from ..store.search import Match, matches_elsewhere
@@ -105,7 +103,7 @@ def with_recall(messages: Sequence[Message], block: str, prompt: UserMessage | N
         return view
     for index in range(len(view) - 1, -1, -1):
         if view[index] == prompt:
-            view[index] = attrs.evolve(prompt, content=(TextBlock(block), *prompt.content))
+            view[index] = replace(prompt, content=(TextBlock(block), *prompt.content))
             break
     return view
 

@@ -13,9 +13,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import cast
 
-import attrs
-
-from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage
+from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage, replace
 
 from ..providers.base import (
     Finish,
@@ -291,4 +289,4 @@ def _wrapped(message: Message) -> Message:
     """The model's copy of a tool result, marked as data (the stored one stays raw)."""
     if not isinstance(message, ToolResultMessage):
         return message
-    return attrs.evolve(message, content=wrap_tool_result(message.content, message.name))
+    return replace(message, content=wrap_tool_result(message.content, message.name))

@@ -7,7 +7,6 @@ Must not: do work proportional to the whole history (only the new messages are e
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,9 +19,9 @@ CHARS_PER_TOKEN = 4
 
 def estimate_message(message: Message) -> int:
     """About 4 characters a token of the message's stored JSON (what the model reads of it)."""
-    from tether_protocol.conversation import for_model, message_to_json
+    from tether_protocol.conversation import encode_message, for_model
 
-    return max(1, len(json.dumps(message_to_json(for_model(message)), ensure_ascii=False)) // CHARS_PER_TOKEN)
+    return max(1, len(encode_message(for_model(message)).decode()) // CHARS_PER_TOKEN)
 
 
 @dataclass(slots=True)
