@@ -1,7 +1,7 @@
 """Server: the protocol's methods, one table of typed handler functions, on top of the transport.
 
 Owns: the method table (`methods.py`: one row per method — its handler, params class,
-result class), the `ServerContext` every handler is passed (`context.py`: the services,
+result class), the `ClientConnection` every handler is passed (`context.py`: the services,
 typed), the live session with what it owns (`live_session.py`), the handlers by area — `initialize` and the LSP lifecycle (`lifecycle.py`, with
 the import-free `handshake.py` the fast start also uses), sessions (`sessions.py`, over
 the sessions service `sessions_service.py` that `tether sessions` uses too), loading a

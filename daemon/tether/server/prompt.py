@@ -39,7 +39,7 @@ from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 from . import commands, mcp_prompts, memory_command
 from .commands import Expanded
-from .context import ServerContext
+from .context import ClientConnection
 from .live_session import LiveSession
 from .mcp_resources import attach_resources
 from .queue import queue_of, steering
@@ -59,7 +59,7 @@ def _refuse_during_resumed(session: AgentSession) -> None:
 
 
 async def _run(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
+    ctx: ClientConnection, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
     typed: PromptParams,
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
@@ -95,7 +95,7 @@ async def _run(
     except StoreError as exc:
         if await session.store.get_session(session.id) is not None:
             raise
-        ctx.registry.end_live(session.id)  # nothing left to prompt
+        ctx.daemon.registry.end_live(session.id)  # nothing left to prompt
         raise SessionNotFound(
             f"session {session.id!r} was deleted from the workspace's history outside this "
             f"daemon (by `tether sessions delete` or another daemon); start a new one with "
@@ -122,7 +122,7 @@ def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
 
 
 async def _expand(
-    ctx: ServerContext, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
+    ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
     known = commands.refresh(sink, session)  # the command files, read once
@@ -173,11 +173,11 @@ def _refuse_empty(prompt: Sized, method: str) -> None:
         )
 
 
-async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult:
+async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn."""
     _refuse_empty(params.prompt, "session/prompt")
-    session = ctx.registry.get_live(params.session_id)
+    session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     queue = queue_of(ctx, session)
     steer: SteerOutcome | None = None
@@ -197,7 +197,7 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
 
 
 async def _prompt_turn(
-    ctx: ServerContext, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None
+    ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None
 ) -> PromptResult:
     """Run the prompt's turn on the session it holds (``handle``), then hand the session to
     the next queued prompt."""
@@ -212,7 +212,7 @@ async def _prompt_turn(
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        await ctx.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
+        await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
         expanded = await _expand(ctx, session, handle.turn_id, sink, params)
         if expanded is None:  # a command answered without a turn
             return PromptResult("end_turn")
@@ -227,7 +227,7 @@ async def _prompt_turn(
     return PromptResult(cast(StopReason, outcome.stop_reason), meta=await _meta(session, outcome.turn_id, steer))
 
 
-async def session_steer(ctx: ServerContext, params: SteerParams) -> PromptResult:
+async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptResult:
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
     _refuse_empty(params.prompt, "_tether/session/steer")
     meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}
@@ -242,20 +242,20 @@ async def _meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None)
     return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer, turn_seq=seq))
 
 
-def cancel_prompt(ctx: ServerContext, params: PromptParams) -> None:
+def cancel_prompt(ctx: ClientConnection, params: PromptParams) -> None:
     """`$/cancelRequest` of a `session/prompt`: a queued (or steering) one is withdrawn;
     the running one's turn stops. Either answers `cancelled`."""
-    session = ctx.registry.live.get(params.session_id)
+    session = ctx.daemon.registry.live.get(params.session_id)
     if session is None or queue_of(ctx, session).cancel_request(session, params):
         return
     if session.turn is not None and queue_of(ctx, session).current is params:
         session.turn.cancel()
 
 
-async def session_cancel(ctx: ServerContext, params: SessionIdParams) -> None:
+async def session_cancel(ctx: ClientConnection, params: SessionIdParams) -> None:
     """The running turn stops; the queued prompts then start, or with
     `_meta.tether.cancelQueued: true` are withdrawn too (answered `cancelled`)."""
-    session = ctx.registry.live.get(params.session_id)
+    session = ctx.daemon.registry.live.get(params.session_id)
     tether = (params.meta or {}).get("tether")
     if session is not None and isinstance(tether, dict) and tether.get("cancelQueued") is True:
         queue_of(ctx, session).withdraw_all(session)
