@@ -40,6 +40,9 @@ class LiveSession(AgentSession):
     # the connections that see its updates (joined by `session/new`, `load`, `resume`:
     # server/audience.py); a window that leaves takes its entry with it
     audience: list[Connection] = field(default_factory=list)
+    # the last rewind its conversation reflects (None: not checked since it was made live;
+    # a rewind from a shell since then is read in before its next turn: sessions_service.py)
+    rewind_seen: int | None = None
     # the shared daemon's approvals asked for this session's turn and not answered yet
     # (a window that joins is asked too: shared/approvals.py)
     open_asks: list[Ask] = field(default_factory=list)
