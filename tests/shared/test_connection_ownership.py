@@ -53,3 +53,53 @@ async def test_a_window_that_leaves_takes_its_audience_entry_with_it(windows, wo
     with pytest.raises(ClientError) as err:
         await first.request("session/prompt", {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi"}]})
     assert "unknown session" in str(err.value)
+
+
+class _User:
+    """Answers every permission request with ``answer``; keeps what was asked."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.asked: list[str] = []
+
+    async def on_request(self, method: str, params: dict):
+        assert method == "session/request_permission", method
+        self.asked.append(params["toolCall"]["toolCallId"])
+        return {"outcome": {"outcome": "selected", "optionId": self.answer}}
+
+
+def _command_result(updates: list[dict]) -> dict:
+    return [u for u in updates if u.get("toolCallId") == "call_run" and u.get("status")][-1]
+
+
+async def _run_the_tests(window, workspace: Path) -> dict:
+    session = await window.new_session(workspace)
+    turn = session.prompt("run the tests")
+    await turn.wait()
+    assert turn.stop_reason == "end_turn", turn.updates
+    return _command_result(turn.updates)
+
+
+async def test_a_windows_deny_rules_are_its_own_and_its_always_rules_everyones(windows, workspace: Path):
+    # the first window makes the workspace's gate (no deny rule) and allows the command always
+    first_user = _User("allow_always")
+    first = await windows.open(on_request=first_user.on_request)
+    assert (await _run_the_tests(first, workspace))["status"] == "completed"
+    assert first_user.asked == ["call_run"]
+    # a window denying `echo` (stricter: allowed) is refused it, though the first window's gate
+    # exists and its stored rule allows it: deny rules win, and they are this window's
+    strict_user = _User("allow_once")
+    strict = await windows.open(on_request=strict_user.on_request, initialize=False)
+    answer = await strict.initialize(initializationOptions={"denyCommands": ["echo"]})
+    assert "configRefused" not in answer.get("_meta", {}).get("tether", {}), answer
+    refused = await _run_the_tests(strict, workspace)
+    assert refused["status"] == "failed" and strict_user.asked == []
+    assert "never run" in json.dumps(refused), refused
+    # the first window's settings are unchanged by the other's options: its command still runs,
+    # unasked (its "always" rule), and so does a third window's, whose settings differ again
+    assert (await _run_the_tests(first, workspace))["status"] == "completed"
+    third_user = _User("reject_once")
+    third = await windows.open(on_request=third_user.on_request, initialize=False)
+    await third.initialize(initializationOptions={"denyCommands": ["make deploy"]})
+    assert (await _run_the_tests(third, workspace))["status"] == "completed"
+    assert first_user.asked == ["call_run"] and third_user.asked == []

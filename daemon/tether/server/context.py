@@ -102,7 +102,8 @@ class ClientConnection:
         return await self._own_provider.get(self.settings)
 
     def gate_for(self, workspace: Path, store: HistoryStore) -> ApprovalGate:
-        """The approval gate of a workspace (the daemon's one, made with these settings if first)."""
+        """The approval gate of a workspace under this connection's settings (its deny rules,
+        its network): the daemon's, shared with every connection whose settings agree."""
         return self.daemon.gate_for(workspace, store, self.settings)
 
     def asker(self) -> ClientAsker:

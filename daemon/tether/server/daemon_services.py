@@ -26,6 +26,7 @@ from .tasks import BackgroundTasks
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
     from ..approvals import ApprovalGate
+    from ..approvals.gate import WorkspaceRules
     from ..mcp.manager import McpManager
     from ..providers.base import Provider
     from ..providers.models_list import ModelCatalog
@@ -37,6 +38,9 @@ if TYPE_CHECKING:  # the turn's services are imported when a turn first needs th
 # How long a stopping daemon waits for cancelled turns to commit what they have.
 STOP_GRACE_S = 5.0
 # What decides who answers: a connection whose settings differ here gets its own provider.
+# What a workspace's gate is made with: connections whose settings differ here get gates of
+# their own (sharing the workspace's stored rules), one connection's never decides another's.
+GATE_KEYS = ("deny_commands", "network_commands", "network", "sandbox_auto_allow", "allowed_domains")
 PROVIDER_KEYS = (
     "provider", "model", "base_url", "api_key", "script", "record", "cassette", "max_retries",
     "context_window", "max_output_tokens",
@@ -96,7 +100,8 @@ class Daemon:
         # the provider's models for the model picker, once listed (config_options.fetch_models)
         self.model_catalog: ModelCatalog | None = None
         self._tools: ToolRegistry | None = None
-        self._gates: dict[Path, ApprovalGate] = {}
+        self._gates: dict[tuple[Path, tuple[object, ...]], ApprovalGate] = {}
+        self._rules: dict[Path, WorkspaceRules] = {}  # the stored rules each workspace's gates share
         # MCP servers' processes and connections (server/mcp_servers.py), made by the first
         # session with servers
         self.mcp: McpManager | None = None
@@ -124,11 +129,13 @@ class Daemon:
         return all(getattr(settings, k) == getattr(self.settings, k) for k in PROVIDER_KEYS)
 
     def gate_for(self, workspace: Path, store: HistoryStore, settings: Settings) -> ApprovalGate:
-        """The approval gate of a workspace (its rules live in that workspace's store), made
-        with the settings of the connection that first needs it."""
-        gate = self._gates.get(workspace)
+        """The approval gate of a workspace (its rules live in that workspace's store) for a
+        connection with ``settings``: one per workspace and `GATE_KEYS` values."""
+        key = (workspace, tuple(getattr(settings, k) for k in GATE_KEYS))
+        gate = self._gates.get(key)
         if gate is None:
             from ..approvals import ApprovalGate
+            from ..approvals.gate import WorkspaceRules
 
             gate = ApprovalGate(
                 store.rules,
@@ -139,8 +146,9 @@ class Daemon:
                 workspace=workspace,
                 sandbox_auto_allow=settings.sandbox_auto_allow == "on",
                 allowed_domains=settings.allowed_domains,
+                shared=self._rules.setdefault(workspace, WorkspaceRules()),
             )
-            self._gates[workspace] = gate
+            self._gates[key] = gate
         return gate
 
     @property
