@@ -16,12 +16,16 @@ def _said(updates: list[dict]) -> str:
     return "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk")
 
 
-async def _answer(window, workspace: Path, text: str) -> str:
-    session = await window.new_session(workspace)
-    turn = session.prompt(text)
+async def _turn(window, workspace: Path, text: str) -> list[dict]:
+    """The updates of a turn prompted with ``text`` in a new session of ``window``."""
+    turn = (await window.new_session(workspace)).prompt(text)
     await turn.wait()
     assert turn.stop_reason == "end_turn", turn.updates
-    return _said(turn.updates)
+    return turn.updates
+
+
+async def _answer(window, workspace: Path, text: str) -> str:
+    return _said(await _turn(window, workspace, text))
 
 
 async def test_a_windows_own_script_answers_it_and_no_other_window(windows, workspace: Path, tmp_path: Path):
@@ -73,11 +77,7 @@ def _command_result(updates: list[dict]) -> dict:
 
 
 async def _run_the_tests(window, workspace: Path) -> dict:
-    session = await window.new_session(workspace)
-    turn = session.prompt("run the tests")
-    await turn.wait()
-    assert turn.stop_reason == "end_turn", turn.updates
-    return _command_result(turn.updates)
+    return _command_result(await _turn(window, workspace, "run the tests"))
 
 
 async def test_a_windows_deny_rules_are_its_own_and_its_always_rules_everyones(windows, workspace: Path):
