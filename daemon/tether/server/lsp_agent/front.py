@@ -1,6 +1,6 @@
 """The session of a stock LSP client's workspace, and the turns it runs in the background.
 
-Owns: `LspFront` (one per connection, kept on its context, `ClientConnection.lsp_front`, so it
+Owns: `LspFront` (one per connection, kept on its connection, `ClientConnection.lsp_front`, so it
 goes with the connection: the session of each workspace root, made on first use, and the
 turn that is running), starting a turn with an `LspWatch` as its sink, and
 what the client is shown when it ends: `window/showMessage` (the answer's first lines),
