@@ -40,7 +40,7 @@ INLINE = (
     "        self._future = concurrent.futures.Future()\n"
     "        self._build(dict(env))\n"
     "tls.TlsContext = Inline\n"
-    "from tether.cli import main\n"
+    "from tether_cli import main\n"
     "sys.argv[0] = 'tether'\n"
     "raise SystemExit(main())\n"
 )

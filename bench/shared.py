@@ -85,7 +85,7 @@ _PIP_WRAPPER = """#!{python}
 # -*- coding: utf-8 -*-
 import re
 import sys
-from tether.cli import main
+from tether_cli import main
 if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
     sys.exit(main())
@@ -145,17 +145,17 @@ def starts(root: Path, script: Path, runs: int) -> dict[str, list[float]]:
 
 
 def proxy_imports() -> dict[str, float]:
-    code = "import sys; b=set(sys.modules); import tether.cli, tether.shared.proxy; print(len(set(sys.modules)-b))"
+    code = "import sys; b=set(sys.modules); import tether_cli, tether.shared.proxy; print(len(set(sys.modules)-b))"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     count = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout)
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import tether.cli, tether.shared.proxy"],
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import tether_cli, tether.shared.proxy"],
                           capture_output=True, text=True, env=env)
     ours = 0
     for line in done.stderr.splitlines():
         parts = line.split("|")
-        if len(parts) == 3 and parts[2].strip() in ("tether.cli", "tether.shared.proxy"):
+        if len(parts) == 3 and parts[2].strip() in ("tether_cli", "tether.shared.proxy"):
             ours += int(parts[1])
-    return {"modules imported": count, "import ms (tether.cli + proxy, cumulative)": ours / 1000}
+    return {"modules imported": count, "import ms (tether_cli + proxy, cumulative)": ours / 1000}
 
 
 # ---------------------------------------------------------------------- 2. scale

@@ -18,7 +18,7 @@ makes no request but the model's, which must reach 127.0.0.1 directly):
    /proc, 10 ms ticks: what load on the machine does not stretch); its total CPU (user+sys from spawn to exit, after stdin
    is closed, reaped descendants included) and its peak RSS after the turn.
 2. one-shot commands: `tether run "hi"` (scripted provider, and openai provider against
-   the fake server; one process: it serves its daemon itself, `tether.inprocess`) and
+   the fake server; one process: it serves its daemon itself, `tether_cli.inprocess`) and
    `codex exec "hi"`: wall time spawn -> exit and CPU (user+sys, descendants included).
 
 The "hi" prompt is sent the instant `session/new` is answered (a script, `tether run`, an

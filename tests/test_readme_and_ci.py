@@ -84,27 +84,29 @@ def test_tether_demo_runs_from_a_built_wheel(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         archive.extractall(unpacked)
-    assert {"tether/_examples/demo.json", "tether/_examples/demo-workspace/README.md"} <= names
+    assert {"tether_cli/_examples/demo.json", "tether_cli/_examples/demo-workspace/README.md"} <= names
     assert "tether/sandbox/landlock_launch.py" in names  # the Landlock launcher runs from the package
-    # every file git tracks in the four packages ships (CI's wheel pass runs only the tests
+    # every file git tracks in the five packages ships (CI's wheel pass runs only the tests
     # that spawn or install things: this is what stands for the rest of the suite there)
     assert not set(_tracked_package_files()) - names, "files of the checkout missing from the wheel"
     assert "tether_protocol/schema.json" in names
     assert any(n.endswith(".data/scripts/tether") for n in names)  # the `tether` command
     # the wheel's own tether (not this checkout's), with the test environment's dependencies
-    code = "import tether_client.cli as c; print(c.examples_dir())"
+    code = "import tether_cli; print(tether_cli.examples_dir())"
     found = subprocess.run(
         [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); {code}"],
         capture_output=True, text=True, timeout=60, cwd=tmp_path,
     )
-    assert found.stdout.strip() == str(unpacked / "tether" / "_examples"), found.stderr
+    assert found.stdout.strip() == str(unpacked / "tether_cli" / "_examples"), found.stderr
 
 
 def _tracked_package_files() -> list[str]:
     """The packages' files as a wheel names them (`tether/...`, not `daemon/tether/...`)."""
     import subprocess
 
-    roots = ("daemon/tether", "protocol/tether_protocol", "clients/tether_client", "clients/tether_chat")
+    roots = (
+        "daemon/tether", "protocol/tether_protocol", "clients/tether_client", "clients/tether_chat", "cli/tether_cli",
+    )
     listed = subprocess.run(["git", "ls-files", *roots], cwd=REPO, capture_output=True, text=True, check=True)
     files = listed.stdout.split()
     assert len(files) > 200, listed.stderr  # a checkout (CI clones one), not an export

@@ -2,7 +2,7 @@
 the import contracts (``lint-imports``).
 
 ruff and mypy run as subprocesses of this interpreter (``sys.executable -m ruff|mypy``, the
-versions the ``test`` extra installs) over the three packages, with their configuration from
+versions the ``test`` extra installs) over the packages (daemon, protocol, clients, cli), with their configuration from
 pyproject.toml (ruff: pyflakes, import order, complexity <= 15; mypy: strict, no blanket
 ignores); so does import-linter, whose contracts (``[tool.importlinter]``: which package may
 import which, issue 32's layers) fail the test when one is broken. A finding fails the test
@@ -23,9 +23,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# the three packages, as directories: ruff reads the folders, mypy the package roots
-RUFF_TARGETS = ("daemon", "protocol", "clients")
-MYPY_TARGETS = ("daemon/tether", "protocol/tether_protocol", "clients/tether_client", "clients/tether_chat")
+# the packages, as directories: ruff reads the folders, mypy the package roots
+RUFF_TARGETS = ("daemon", "protocol", "clients", "cli")
+MYPY_TARGETS = (
+    "daemon/tether", "protocol/tether_protocol", "clients/tether_client", "clients/tether_chat", "cli/tether_cli",
+)
 
 # `path:line:col: CODE message` (ruff --output-format concise)
 _RUFF_LINE = re.compile(r"^(?P<path>[^:\s][^:]*):\d+:\d+: (?P<code>[A-Z]+\d+)")

@@ -6,8 +6,8 @@ object per line per event (`session`, `update`, `turn_end`, `error`), like
 `codex exec --json`. The exit code says how the turn ended (see EXIT_CODES).
 
 The daemon is reached through a *connector* (`Connect`): by default a spawned `tether
-serve` (`spawn_daemon`); the `tether` command passes one that serves the daemon in this
-same process (`tether.inprocess`), which this package cannot import.
+serve` (`spawn_daemon`); the `tether` command (`tether_cli`) passes one that serves the
+daemon in this same process (`tether_cli.inprocess`): this package imports no daemon.
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ def run_main(args: argparse.Namespace, connect: Connect = spawn_daemon) -> int:
     return asyncio.run(_run(args.prompt, workspace, serve_args, connect, json_mode=args.json))
 
 
-def demo_main(args: argparse.Namespace, connect: Connect = spawn_daemon) -> int:
-    examples = examples_dir()
+def demo_main(args: argparse.Namespace, examples: Path, connect: Connect = spawn_daemon) -> int:
+    """A scripted turn on a copy of ``examples``' demo workspace (`demo.json` its script)."""
     scratch = Path(tempfile.mkdtemp(prefix="tether-demo-"))
     workspace = scratch / "workspace"
     shutil.copytree(examples / "demo-workspace", workspace)
@@ -102,16 +102,6 @@ def demo_main(args: argparse.Namespace, connect: Connect = spawn_daemon) -> int:
         return asyncio.run(_run(prompt, workspace, serve_args, connect, json_mode=args.json))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def examples_dir() -> Path:
-    import tether
-
-    here = Path(tether.__file__).resolve().parent
-    for candidate in (here / "_examples", here.parent.parent / "examples"):
-        if (candidate / "demo.json").is_file():
-            return candidate
-    raise SystemExit("tether: the examples directory is missing from this installation")
 
 
 async def _run(prompt: str, workspace: Path, serve_args: list[str], connect: Connect, *, json_mode: bool) -> int:

@@ -16,7 +16,11 @@ Where things live (each package's docstring says what it owns and must not do):
                 Anthropic, scripted, record/replay)
 - `store/`      the per-workspace SQLite history
 - `config/`     settings and their precedence
-- `cli.py`      `tether serve | acp | run | demo`
+- `daemon_start.py`  the settings' flags, a daemon's start, and `tether serve | acp` on stdio
+- `__main__.py`  `python -m tether`: hands the command line to `tether_cli`
+
+The command line is its own package (`cli/tether_cli`), over the daemon and the clients;
+the daemon imports neither, but for `__main__.py`'s one import of the CLI.
 """
 
 __version__ = "0.1.0"

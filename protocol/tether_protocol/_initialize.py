@@ -167,6 +167,8 @@ class RefusedSetting:
 class InitializeTetherMeta:
     lsp: Union[LspInitializeResult, None] = None
     config_refused: Union[list[RefusedSetting], None] = None
+    # the ACP versions Tether speaks (v1 answer: a client may reconnect asking for 2)
+    protocol_versions: Union[list[int], None] = None
 
 
 @attrs.define

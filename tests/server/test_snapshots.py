@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from server_harness import Answered, running, settings_for
 from tether.config import Settings
-from tether.sessions_cli import sessions_main
+from tether_cli.sessions import sessions_main
 from tether_protocol._json import dumps
 
 RULES = [

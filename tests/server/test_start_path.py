@@ -48,7 +48,7 @@ def test_the_server_and_the_session_handlers_import_nothing_of_the_turn() -> Non
 DAEMON_PROBE = """
 import json, sys
 import tether.server.early as early
-import tether.cli
+import tether_cli
 
 seen = {}
 def flushed(self):
@@ -65,7 +65,7 @@ def answer_initialize(fd, data):
     connection.Connection.flush = flushed
 early.write_all = answer_initialize
 provider = sys.argv[3] if len(sys.argv) > 3 else "scripted"
-code = tether.cli.main(["acp", "--provider", provider, "--home", sys.argv[1]])
+code = tether_cli.main(["acp", "--provider", provider, "--home", sys.argv[1]])
 seen["exit"] = sorted(sys.modules)
 json.dump(seen, open(sys.argv[2], "w"))
 sys.exit(code)
@@ -145,6 +145,8 @@ async def test_a_turn_with_the_openai_provider_imports_neither_httpx_nor_httpcor
     loaded = json.loads(seen_file.read_text())["exit"]
     assert "tether.providers.wire" in loaded and "h11" in loaded
     assert [m for m in ("httpx", "httpcore") if m in loaded] == []
+    # the daemon (a whole turn) loads no client, not even lazily: they are clients of it
+    assert [m for m in loaded if m.partition(".")[0] in ("tether_client", "tether_chat")] == []
 
 
 def test_every_handler_imported_later_exists() -> None:

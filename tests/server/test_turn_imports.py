@@ -30,8 +30,8 @@ TOOL_MODULES = (
 
 PROBE = """
 import json, sys
-import tether.cli
-code = tether.cli.main(sys.argv[2:])
+import tether_cli
+code = tether_cli.main(sys.argv[2:])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=open(sys.argv[1], "w"))
 """
 
@@ -139,8 +139,8 @@ async def said(self):
     await warm_up(self)
     print("WARM", file=sys.stderr, flush=True)
 context.ClientConnection._warm_up = said
-import tether.cli
-code = tether.cli.main(sys.argv[2:])
+import tether_cli
+code = tether_cli.main(sys.argv[2:])
 json.dump(sorted(sys.modules), open(sys.argv[1], "w"))
 sys.exit(code)
 """

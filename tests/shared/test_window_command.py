@@ -40,7 +40,7 @@ async def test_a_second_window_answers_initialize_with_a_few_stdlib_modules(wind
     bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, env=windows.env)
     extra = _imported(window.stderr.decode()) - _imported(bare.stderr.decode())
     assert not extra & HEAVY, sorted(extra & HEAVY)
-    assert {"tether", "tether.cli", "tether.shared.proxy"} <= extra
+    assert {"tether", "tether_cli", "tether.shared.proxy"} <= extra
     assert len(extra) <= 12, sorted(extra)
     assert windows.daemon_pids() and len(windows.daemon_pids()) == 1
 

@@ -183,9 +183,32 @@ class TurnEnded:
     stop_reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class PromptInserted:
+    """The user's prompt became the turn's first message (ACP v2 answers `session/prompt`
+    here, with the message's id); ACP v1 has nothing to show for it."""
+
+    turn_id: str
+    content: tuple[ContentBlock, ...]
+
+
+TurnState = Literal["running", "requires_action", "idle"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStateChanged:
+    """The turn runs, waits for the user (an approval), or has ended (`stop_reason`: ACP's
+    stop reason, or "error"). ACP v2 shows each as `state_update`; v1 answers the prompt."""
+
+    state: TurnState
+    stop_reason: str | None = None
+    error: Mapping[str, Any] | None = None  # "error": the failure as a JSON-RPC error object
+
+
 TurnEvent = (
     ToolCallStarted | ToolCallPatch | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
     | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded | MemoryRecalled
+    | PromptInserted | TurnStateChanged
 )
 
 

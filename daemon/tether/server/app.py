@@ -90,6 +90,8 @@ async def _serve(
         server.stop,
         framing,  # type: ignore[arg-type]
     )
+    if accepted is not None:  # `initialize` answered by the fast start (early.py)
+        conn.protocol_version = accepted[0].wire_version
     server.attach(conn)
     server.daemon.tasks.start("end of start-up", server.end_start_up)
     await conn.start(leftover)

@@ -19,6 +19,7 @@ from ..tools.visible_text import visible
 from ..transport.rpc import ClientRequestFailed
 
 if TYPE_CHECKING:
+    from ..agent.sink import TurnSink
     from ..transport.rpc import TetherRPC
     from .handshake import ClientProfile
 
@@ -35,6 +36,9 @@ class ClientAsker:
         self.rpc = rpc
         self.client = client
         self._lsp_unsupported = False
+        # ACP v2: the sink of each session's running turn, told `requires_action` while
+        # its approval waits (server/prompt_v2.py keeps it)
+        self.turn_sinks: dict[str, TurnSink] = {}
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         client = self.client
@@ -49,6 +53,11 @@ class ClientAsker:
     async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         from .permission import permission_params, read_answer
 
+        if self.client is not None and self.client.wire_version == 2:
+            from .permission import ask_v2
+
+            by_v2_name = self.client.named_permission_options
+            return await ask_v2(self.rpc, request, reason, self.turn_sinks.get(request.session_id), by_name=by_v2_name)
         by_name = self.client is not None and self.client.named_permission_options
         typed = permission_params(request, reason, by_name=by_name)
         try:

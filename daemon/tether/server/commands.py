@@ -31,7 +31,7 @@ from .context import ClientConnection
 from .handshake import MODES
 from .live_session import LiveSession
 from .updates import SessionUpdates
-from .updates.acp_v1 import available_commands, current_mode
+from .updates.acp_v1 import current_mode
 
 if TYPE_CHECKING:
     from tether_protocol.conversation import CompactionSummary, Message
@@ -95,7 +95,7 @@ def send_available(ctx: ClientConnection, session_id: str, workspace: Path) -> N
     found = listed(workspace, session)
     if session is not None:
         session.commands_sent = found
-    sink.update(available_commands(found))
+    sink.available_commands(found)
     sink.flush()
 
 
@@ -105,7 +105,7 @@ def refresh(sink: SessionUpdates, session: LiveSession) -> list[tuple[str, str, 
     watcher, since a list can only be used at a prompt)."""
     found = listed(session.workspace, session)
     if session.commands_sent is not None and session.commands_sent != found:
-        sink.update(available_commands(found))
+        sink.available_commands(found)
     session.commands_sent = found
     return found
 

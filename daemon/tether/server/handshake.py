@@ -1,10 +1,12 @@
 """`initialize`: where LSP and ACP meet. Standard library only.
 
-Owns: reading what the client declared (ACP `clientCapabilities`, LSP `capabilities`,
-the workspace root) into `ClientProfile`, merging its `initializationOptions` (they
-only narrow the user's settings: config/client_limits.py), and building the one answer
-both kinds of client understand (with the workspace-config keys and the client's
-options that were refused, if any).
+Owns: reading what the client declared (ACP `clientCapabilities`, or v2's `info` and
+`capabilities`; LSP `capabilities`, the workspace root) into `ClientProfile`, choosing the
+ACP version of the connection (2 when asked for, else v1 as always), merging its
+`initializationOptions` (they only narrow the user's settings: config/client_limits.py),
+and building the answer (v1: the one both kinds of client understand, which lists the
+versions Tether speaks; v2: its own shape), with the workspace-config keys and the client's
+options that were refused, if any.
 Must not: import attrs/cattrs — the fast start answers `initialize` with this
 module before the rest of the daemon is imported.
 """
@@ -26,6 +28,9 @@ from ..config.client_limits import keep_user_limits
 
 PROTOCOL_VERSION = 1
 SUPPORTED_PROTOCOL_VERSIONS = (1,)
+# ACP v2 (Preview): only an explicit 2 gets it; anything else accepted today stays v1 (issue 32)
+V2 = 2
+OFFERED_VERSIONS = [PROTOCOL_VERSION, V2]  # the v1 answer's `_meta.tether.protocolVersions`
 
 # The agent front a stock LSP client drives (SPEC §3.33-§3.35, `server/lsp_agent/`)
 LSP_COMMANDS = ("tether.ask", "tether.cancel", "tether.newSession", "tether.setMode")
@@ -68,6 +73,11 @@ class ClientProfile:
     # an ACP client that declared no `_meta.tether` (not Tether's own): a replay separates
     # the texts of a turn's steps (updates/replay.py STEP_BREAK)
     step_breaks: bool = False
+
+    @property
+    def wire_version(self) -> int:
+        """The ACP version this connection speaks: 2 when the client asked for it, else 1."""
+        return V2 if self.protocol_version == V2 else PROTOCOL_VERSION
 
 
 def _obj(params: JsonObject, key: str) -> JsonObject:
@@ -113,22 +123,26 @@ def read_profile(params: Any) -> ClientProfile:
             raise InvalidParams("invalid params for initialize: protocolVersion must be an integer")
         profile.acp = True
         profile.protocol_version = version
-    acp_caps = _obj(params, "clientCapabilities")
+    v2 = profile.protocol_version == V2
+    # v2 renamed the two: `capabilities` is no longer LSP's there
+    acp_caps = _obj(params, "capabilities" if v2 else "clientCapabilities")
     if acp_caps:
         profile.acp = True
-    profile.fs_read_text_file = _flag(acp_caps, "fs", "readTextFile")
-    profile.fs_write_text_file = _flag(acp_caps, "fs", "writeTextFile")
-    profile.terminal = _flag(acp_caps, "terminal")
+    # v2 has no fs/* or client terminal/* methods: a v2 client declaring them gets the disk
+    v1_caps = {} if v2 else acp_caps
+    profile.fs_read_text_file = _flag(v1_caps, "fs", "readTextFile")
+    profile.fs_write_text_file = _flag(v1_caps, "fs", "writeTextFile")
+    profile.terminal = _flag(v1_caps, "terminal")
     profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
     profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
     profile.clear_session = _flag(acp_caps, "_meta", "tether", "clearSession")
     meta = acp_caps.get("_meta")
     profile.step_breaks = profile.acp and not (isinstance(meta, dict) and isinstance(meta.get("tether"), dict))
-    info = _obj(params, "clientInfo")
+    info = _obj(params, "info" if v2 else "clientInfo")
     profile.name = str(info.get("name", ""))
     profile.version = str(info.get("version", ""))
-    lsp_caps = _obj(params, "capabilities")
-    profile.lsp = "capabilities" in params or "processId" in params or "rootUri" in params
+    lsp_caps = {} if v2 else _obj(params, "capabilities")
+    profile.lsp = (not v2 and "capabilities" in params) or "processId" in params or "rootUri" in params
     profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
     workspace = lsp_caps.get("workspace")
     workspace_edit = workspace.get("workspaceEdit") if isinstance(workspace, dict) else None
@@ -195,11 +209,32 @@ def initialize_result(profile: ClientProfile) -> JsonObject:
         "agentInfo": info,
         "authMethods": [],
     }
+    if profile.wire_version == V2:
+        return _v2_result(info, lsp_half)
     if profile.lsp or not profile.acp:
         result.update(lsp_half)
+        if profile.acp:  # an ACP client that also speaks LSP learns the versions too
+            result["_meta"] = {"tether": {"protocolVersions": OFFERED_VERSIONS}}
     else:
-        result["_meta"] = {"tether": {"lsp": lsp_half}}
+        result["_meta"] = {"tether": {"lsp": lsp_half, "protocolVersions": OFFERED_VERSIONS}}
     return result
+
+
+def _v2_result(info: JsonObject, lsp_half: JsonObject) -> JsonObject:
+    """ACP v2's answer: `info` and role-agnostic `capabilities`, support markers as `{}`
+    (`session.delete`: `session/delete`; no `auth/*`, so `authMethods` is empty)."""
+    session: JsonObject = {
+        "prompt": {"embeddedContext": {}},
+        "mcp": {"stdio": {}, "http": {}},
+        "delete": {},
+    }
+    return {
+        "protocolVersion": V2,
+        "info": info,
+        "capabilities": {"session": session},
+        "authMethods": [],
+        "_meta": {"tether": {"lsp": lsp_half, "protocolVersions": OFFERED_VERSIONS}},
+    }
 
 
 def handshake(

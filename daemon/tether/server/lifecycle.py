@@ -23,6 +23,7 @@ async def initialize(ctx: ClientConnection, params: Any) -> JsonObject:
         raise InvalidRequest("invalid request: initialize was already answered on this connection")
     result, profile, settings = handshake(params, ctx.settings, ctx.default_root)
     ctx.accept_client(profile, settings)
+    ctx.connection.protocol_version = profile.wire_version
     return result
 
 

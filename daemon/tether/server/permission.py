@@ -9,7 +9,9 @@ network") and, in `_meta.tether`, why they are asked and the hunks they may pick
 a message with "Allow once" / "Allow once with network" (same condition) / "Allow
 always" / "Reject" (the message says what "Allow always" allows). A client with neither (or one that answers MethodNotFound, like
 Helix) is never asked: the mode's policy decides. LSP's types are imported for a stock
-LSP client only. Must not: decide anything itself.
+LSP client only. An ACP v2 client gets v2's shape (`ask_v2`: `title`, `description`,
+`subject.toolCall`, the same options and `_meta.tether`), its turn shown `requires_action`
+while it waits. Must not: decide anything itself.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from tether_protocol._client_requests import (
 from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallLocation, ToolKind
 from tether_protocol._converter import structure
 from tether_protocol._errors import InvalidParams
+from tether_protocol._json import JsonObject
 
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..approvals.gate import OPTIONS
@@ -42,6 +45,9 @@ from .updates.acp_v1 import change_content
 
 if TYPE_CHECKING:
     from tether_protocol._lsp import MessageActionItem
+
+    from ..agent.sink import TurnSink
+    from ..transport.rpc import TetherRPC
 
 _OPTION_NAMES = {
     "allow_once": "Allow once",
@@ -167,3 +173,45 @@ def _accepted_hunks(answer: RequestPermissionResult, outcome: SelectedOutcome) -
         if meta is not None and meta.tether is not None and meta.tether.accepted_hunks is not None:
             return meta.tether.accepted_hunks
     return None
+
+
+def permission_params_v2(request: ApprovalRequest, reason: str, *, by_name: bool = False) -> JsonObject:
+    """ACP v2's `session/request_permission` params: v1's, moved into v2's places (the
+    prompt text to `title`/`description`, the call to `subject.toolCall`, diffs as changes)."""
+    from tether_protocol._converter import unstructure
+
+    from .updates.acp_v2 import tool_call_content_v2
+
+    v1 = unstructure(permission_params(request, reason, by_name=by_name))
+    tool_call = {key: value for key, value in v1["toolCall"].items() if key != "content"}
+    content = tool_call_content_v2(request.previews) if request.previews else v1["toolCall"].get("content")
+    if content:
+        tool_call["content"] = content
+    return {
+        "sessionId": v1["sessionId"],
+        "title": tool_call.get("title") or visible(request.title) or "Allow this?",
+        "description": visible(reason),
+        "subject": {"type": "tool_call", "toolCall": tool_call},
+        "options": v1["options"],
+        "_meta": v1["_meta"],
+    }
+
+
+async def ask_v2(
+    rpc: TetherRPC, request: ApprovalRequest, reason: str, sink: TurnSink | None, *, by_name: bool
+) -> AskerAnswer:
+    """Ask a v2 client; the turn is `requires_action` until it answers, then `running`."""
+    from ..agent.sink import TurnStateChanged
+    from ..transport.rpc import ClientRequestFailed
+
+    params = permission_params_v2(request, reason, by_name=by_name)
+    if sink is not None:
+        sink.emit(TurnStateChanged("requires_action"))
+    try:
+        result = await rpc.request("session/request_permission", params)
+    except ClientRequestFailed as exc:
+        return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
+    finally:
+        if sink is not None:
+            sink.emit(TurnStateChanged("running"))
+    return read_answer(result, {option["optionId"] for option in params["options"]})

@@ -1,6 +1,7 @@
 """`session/prompt` and `session/cancel` (also `$/cancelRequest` on a prompt).
 
-A prompt resolves with `{stopReason}` after its turn's last update. A prompt sent while
+A prompt resolves with `{stopReason}` after its turn's last update (on ACP v2: at
+insertion, with `{messageId}`: `prompt_v2.py`). A prompt sent while
 a turn runs waits in the session's queue (`queue.py`) and is answered when its own turn
 ends; with `_meta.tether.steer: true` it joins the running turn instead (SPEC §3.37). A
 cancel — by `session/cancel` or by `$/cancelRequest` on the prompt's id — always answers
@@ -33,6 +34,7 @@ from tether_protocol._sessions import (  # the area's module: `_messages` would 
     SessionIdParams,
 )
 from tether_protocol.conversation import JsonObject, blocks_from_json
+from tether_protocol.peer import RawResult
 
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
@@ -173,9 +175,13 @@ def _refuse_empty(prompt: Sized, method: str) -> None:
         )
 
 
-async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult:
+async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn."""
+    if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
+        from .prompt_v2 import session_prompt_v2
+
+        return await session_prompt_v2(ctx, params)
     _refuse_empty(params.prompt, "session/prompt")
     session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
@@ -197,12 +203,13 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
 
 
 async def _prompt_turn(
-    ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None
+    ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None,
+    *, sink: SessionUpdates | None = None,
 ) -> PromptResult:
     """Run the prompt's turn on the session it holds (``handle``), then hand the session to
-    the next queued prompt."""
+    the next queued prompt (``sink``: the v2 turn's, which has shown the prompt)."""
     queue = queue_of(ctx, session)
-    sink = SessionUpdates(session.id, ctx.connection)
+    sink = sink or SessionUpdates(session.id, ctx.connection)
     queue.sink = sink
     # a refused `[hooks]` table is told by the hooks' own notice (hooks/config.py), with how to trust it
     refused = [item for item in ctx.settings.refused if item.key != "hooks"]
@@ -227,7 +234,7 @@ async def _prompt_turn(
     return PromptResult(cast(StopReason, outcome.stop_reason), meta=await _meta(session, outcome.turn_id, steer))
 
 
-async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptResult:
+async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptResult | RawResult:
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
     _refuse_empty(params.prompt, "_tether/session/steer")
     meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}

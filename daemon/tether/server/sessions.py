@@ -25,6 +25,7 @@ from tether_protocol._sessions import (
     SessionInfo,
     SetModeParams,
 )
+from tether_protocol.peer import RawResult
 
 from ..store import InvalidCursor
 from .config_options import config_options, send_update, set_mode
@@ -46,7 +47,7 @@ def modes(current: str) -> SessionModeState:
     )
 
 
-async def session_new(ctx: ClientConnection, params: NewSessionParams) -> NewSessionResult:
+async def session_new(ctx: ClientConnection, params: NewSessionParams) -> NewSessionResult | RawResult:
     workspace = check_workspace(params.cwd)
     servers = check_acp_servers("session/new", params.mcp_servers)
     session = await ctx.daemon.sessions.create(workspace, ctx.settings.mode)
@@ -54,7 +55,15 @@ async def session_new(ctx: ClientConnection, params: NewSessionParams) -> NewSes
     start_in_background(ctx, session.id)
     ctx.session_opened.set()
     commands_after_answer(ctx, session.id, session.workspace)
-    return NewSessionResult(session.id, modes(session.mode), config_options(ctx, session))
+    result = NewSessionResult(session.id, modes(session.mode), config_options(ctx, session))
+    if getattr(ctx.connection, "protocol_version", 1) == 2:  # v2 names (updates/acp_v2.py)
+        from tether_protocol._converter import unstructure
+        from tether_protocol._json import dumps_text
+
+        from .updates.acp_v2 import new_session_result
+
+        return RawResult(dumps_text(new_session_result(unstructure(result))))
+    return result
 
 
 def commands_after_answer(ctx: ClientConnection, session_id: str, workspace: Path) -> None:

@@ -1,4 +1,4 @@
-"""`tether daemon status|stop`: the user's shared daemons, seen and stopped from a shell.
+"""The user's shared daemons, seen and stopped (`tether daemon status|stop`, `tether_cli`).
 
 Owns: finding this user's shared daemons (the pid file beside each socket in the runtime
 directory, `proxy.runtime_dir`), telling for each whether it runs, listens and how many
@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import time
 
-from .proxy import ProxyError, daemon_key, runtime_dir, state_dir
+from .proxy import daemon_key, runtime_dir, state_dir
 
 TYPE_CHECKING = False  # `typing`, `json` and `dataclasses` stay out of every command's parser
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Mapping
 
-_STOP_WAIT_S = 15.0
+STOP_WAIT_S = 15.0
 
 
 class Daemon:
@@ -48,27 +46,6 @@ class Daemon:
         import json
 
         return json.dumps({name: getattr(self, name) for name in self.__slots__})
-
-
-def add_daemon_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `daemon status|stop` to the `tether` subparsers."""
-    daemon = commands.add_parser("daemon", help="the shared daemon: status, stop")
-    actions = daemon.add_subparsers(dest="action", required=True, metavar="ACTION")
-    status = actions.add_parser("status", help="your shared daemons: pid, windows, memory, log")
-    status.add_argument("--json", action="store_true", help="one JSON object per daemon")
-    actions.add_parser("stop", help="stop your shared daemons (the next window starts a fresh one)")
-
-
-def daemon_main(args: argparse.Namespace) -> int:
-    env = os.environ
-    try:
-        found = find_daemons(env)
-    except ProxyError as exc:
-        print(f"tether: {exc}", file=sys.stderr)
-        return 1
-    if args.action == "status":
-        return _status(found, as_json=args.json)
-    return _stop(found)
 
 
 def find_daemons(env: Mapping[str, str]) -> list[Daemon]:
@@ -157,44 +134,17 @@ def _rss_mb(pid: int) -> float | None:
     return None
 
 
-def _status(found: list[Daemon], *, as_json: bool) -> int:
-    if as_json:
-        for daemon in found:
-            print(daemon.as_json())
-        return 0
-    running = [d for d in found if d.running]
-    if not running:
-        print("no shared daemon is running (the next shared window starts one)")
-    for d in running:
-        windows = "?" if d.windows is None else str(d.windows)
-        rss = "?" if d.rss_mb is None else f"{d.rss_mb:.0f} MB"
-        mark = "  (the one this environment uses)" if d.this_environment else ""
-        state = "listening" if d.listening else "stopping"
-        print(f"pid {d.pid}: {state}, {windows} window(s), {rss}{mark}\n  socket {d.socket}\n  log    {d.log}")
-    for d in found:
-        if not d.running:
-            print(f"stale pid file of a daemon that is gone: {d.socket[:-len('.sock')]}.pid")
-    return 0
-
-
-def _stop(found: list[Daemon]) -> int:
-    running = [d for d in found if d.running and d.pid is not None]
-    if not running:
-        print("no shared daemon is running")
-        return 0
+def stop_daemons(running: list[Daemon]) -> list[tuple[Daemon, bool]]:
+    """SIGTERM to each (running, verified: `find_daemons`), then up to 15 s for them to exit;
+    each with whether it did."""
     for d in running:
         assert d.pid is not None
         os.kill(d.pid, signal.SIGTERM)
-    code = 0
-    deadline = time.monotonic() + _STOP_WAIT_S
+    deadline = time.monotonic() + STOP_WAIT_S
+    stopped = []
     for d in running:
         assert d.pid is not None
         while _alive(d.pid) and time.monotonic() < deadline:
             time.sleep(0.02)
-        if _alive(d.pid):
-            print(f"pid {d.pid} did not stop within {_STOP_WAIT_S:.0f} s: `kill -9 {d.pid}` ends it "
-                  f"(its log: {d.log})", file=sys.stderr)
-            code = 1
-        else:
-            print(f"stopped the shared daemon {d.pid}")
-    return code
+        stopped.append((d, not _alive(d.pid)))
+    return stopped

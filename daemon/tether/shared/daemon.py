@@ -47,13 +47,13 @@ def _listen(path: str) -> socket.socket:
 
 
 def _flags(argv: list[str]) -> tuple[str, dict[str, object]]:
-    from ..cli import PROVIDER_FLAGS, _add_setting_flags
+    from ..daemon_start import add_setting_flags, setting_flags
 
     parser = argparse.ArgumentParser(prog="tether.shared.daemon")
     parser.add_argument("--socket", required=True)
-    _add_setting_flags(parser)
+    add_setting_flags(parser)
     args = parser.parse_args(argv)
-    return args.socket, {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
+    return args.socket, setting_flags(args)
 
 
 def main(argv: list[str] | None = None) -> int:

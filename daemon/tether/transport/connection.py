@@ -42,6 +42,10 @@ class Coalescer(Protocol):
 
 
 class Connection:
+    # the ACP version the client chose in `initialize` (server/handshake.py): which
+    # renderer and answers its requests get; 1 until then (and for LSP clients)
+    protocol_version: int = 1
+
     def __init__(
         self,
         read_fd: int,

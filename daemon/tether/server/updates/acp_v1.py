@@ -29,6 +29,7 @@ from ...agent.sink import (
     MemoryRecalled,
     Notice,
     PlanUpdated,
+    PromptInserted,
     StepStarted,
     TerminalExited,
     TerminalOutput,
@@ -39,6 +40,7 @@ from ...agent.sink import (
     ToolContent,
     TurnEnded,
     TurnEvent,
+    TurnStateChanged,
     UsageUpdated,
 )
 from ...tools.base import ChangePreview, ToolLocation
@@ -194,6 +196,8 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     ContextCompacted: _compacted,
     MemoryRecalled: _recalled,
     StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
+    PromptInserted: lambda e: None,  # v1 answers the prompt at the turn's end instead
+    TurnStateChanged: lambda e: None,
     TurnEnded: lambda e: {
         "sessionUpdate": "session_info_update",
         "_meta": {"tether": {"turnEnded": {"turnId": e.turn_id, "stopReason": e.stop_reason}}},
@@ -221,6 +225,12 @@ class AcpV1:
 
     def event(self, event: TurnEvent) -> Update | None:
         return _RENDER[type(event)](event)
+
+    def notice(self, text: str) -> Update:
+        return notice(text)
+
+    def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
+        return available_commands(commands)
 
 
 V1 = AcpV1()

@@ -2,8 +2,9 @@
 
 Owns: merging text and thought deltas while the client is behind (the connection
 drains us when the pipe can take more), sending every other event in order after them,
-rendered by the connection's renderer (ACP v1: `acp_v1.V1`), and the framing of
-one notification (`frame`).
+rendered by the connection's renderer (ACP v1: `acp_v1.V1`; v2, chosen when the
+connection negotiated it: an `acp_v2.AcpV2` per session sink, which keeps the message ids),
+and the framing of one notification (`frame`).
 Must not: decide anything about the turn, or know an update's shape (the renderer does).
 
 Hot path: `text()` is a list append plus, at most once per flush, registering with the
@@ -14,6 +15,7 @@ each encoded notification is queued, in the same order, on every one of them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from ...agent.sink import TurnEvent, failed
@@ -37,6 +39,23 @@ class Renderer(Protocol):
         """The update for `event`, or None when the wire shows nothing for it."""
         ...
 
+    def notice(self, text: str) -> Update:
+        """Something told to the user outside a turn's events."""
+        ...
+
+    def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
+        """`available_commands_update` for (name, description, input hint or None)."""
+        ...
+
+
+def renderer_for(session_id: str, conn: Connection) -> Renderer:
+    """The renderer of the version ``conn`` speaks (v2's keeps state: one per sink)."""
+    if getattr(conn, "protocol_version", 1) == 2:  # a test double may not say
+        from .acp_v2 import AcpV2  # v1 connections never import it
+
+        return AcpV2(session_id)
+    return acp_v1.V1
+
 
 def frame(session_id: str, update: Update) -> bytes:
     return _PREFIX + encode_json({"sessionId": session_id, "update": update}) + b"}"
@@ -47,10 +66,10 @@ class SessionUpdates:
 
     __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent", "_audience")
 
-    def __init__(self, session_id: str, conn: Connection, render: Renderer = acp_v1.V1) -> None:
+    def __init__(self, session_id: str, conn: Connection, render: Renderer | None = None) -> None:
         self.session_id = session_id
         self._conn = conn
-        self._render = render
+        self._render = render or renderer_for(session_id, conn)
         self._kind = ""  # which chunk kind `_parts` holds: "text" or "thought"
         self._parts: list[str] = []
         self._registered = False
@@ -114,7 +133,10 @@ class SessionUpdates:
 
     def notice(self, text: str) -> None:
         """Tell the user something outside a turn's events (a marked message chunk)."""
-        self.update(acp_v1.notice(text))
+        self.update(self._render.notice(text))
+
+    def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> None:
+        self.update(self._render.available_commands(commands))
 
     def tool_call_update(self, call_id: str, *, status: str, content_text: str) -> None:
         """A call of a turn that is not running here ends (a dropped waiting turn)."""

@@ -2,7 +2,7 @@
 
 Owns: `connect_shared`, the connector `tether_client.cli` is given in place of spawning
 `tether serve`: it finds (or starts) the shared daemon for the same settings the proxy
-would (`proxy.connect_or_start`), says the workspace in the preamble, and hands the
+would (`tether.shared.proxy.connect_or_start`), says the workspace in the preamble, and hands the
 client the socket. The turn is then one of the daemon's: another window that loads the
 session sees it run.
 Must not: serve anything in this process.
@@ -15,13 +15,12 @@ import os
 import socket
 from pathlib import Path
 
-from tether_client import DaemonStartError, TetherClient
-from tether_client._peer import JsonRpcPeer, RequestHandler
+from tether.shared.proxy import ProxyError, connect_or_start, preamble, split_args
+from tether_client import DaemonStartError, JsonRpcPeer, TetherClient
+from tether_protocol.peer import RequestCallback
 
-from .proxy import ProxyError, connect_or_start, preamble, split_args
 
-
-async def connect_shared(serve_args: list[str], workspace: Path, on_request: RequestHandler | None) -> TetherClient:
+async def connect_shared(serve_args: list[str], workspace: Path, on_request: RequestCallback | None) -> TetherClient:
     flags, root, _framing = split_args(["serve", "--workspace", str(workspace), *serve_args])
     try:
         sock = connect_or_start(flags, os.environ)

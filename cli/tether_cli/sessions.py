@@ -6,7 +6,7 @@
     tether sessions restore FILE [--keep-id] [--import-rules]   prints the new session id
     tether sessions search QUERY [--limit N]                    matches with snippets
     tether sessions delete ID              deletes at once, prints what it deleted
-    tether sessions rewind ID --to TURN    back to before a turn (sessions_rewind_cli.py)
+    tether sessions rewind ID --to TURN    back to before a turn (sessions_rewind.py)
     tether sessions changes ID [--turn N]  the files its turns changed, as diffs
 
 Each takes `--workspace DIR` (default: the current directory) and `--home DIR` (default:
@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
+    from tether.server.sessions_service import SessionsService
+    from tether.store import HistoryStore
     from tether_protocol._json import JsonObject
-
-    from .server.sessions_service import SessionsService
-    from .store import HistoryStore
 
 __all__ = ["add_sessions_parser", "sessions_main"]
 
@@ -68,7 +67,7 @@ def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     search.add_argument("--limit", type=int, default=20, help="at most this many hits (1-200, default 20)")
     delete = actions.add_parser("delete", parents=[common], help="delete a session and its history")
     delete.add_argument("session_id", metavar="ID")
-    from .sessions_rewind_cli import add_rewind_parsers
+    from .sessions_rewind import add_rewind_parsers
 
     add_rewind_parsers(actions, common)
 
@@ -92,7 +91,7 @@ def _fail(message: str, code: int) -> int:
 
 
 async def _open(path: Path) -> HistoryStore:
-    from .store import HistoryStore
+    from tether.store import HistoryStore
 
     return await HistoryStore.open(path, recover=False)
 
@@ -108,8 +107,8 @@ async def _with_store(
     work: Callable[[HistoryStore], Awaitable[int]],
 ) -> int:
     """Run ``work(store)`` on the workspace's existing store; ``missing()`` if it has none."""
-    from .store import StoreError
-    from .store.paths import stored_database
+    from tether.store import StoreError
+    from tether.store.paths import stored_database
 
     try:
         path = stored_database(workspace, home)  # reading never creates one
@@ -155,7 +154,7 @@ async def _list(args: argparse.Namespace, workspace: Path, home: Path | None) ->
 
 
 async def _show(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
-    from .store import StoreError, export_session
+    from tether.store import StoreError, export_session
 
     async def work(store: HistoryStore) -> int:
         try:
@@ -169,8 +168,8 @@ async def _show(args: argparse.Namespace, workspace: Path, home: Path | None) ->
 
 
 async def _dump(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
-    from .store import StoreError
-    from .store.snapshot_export import dump_to_file, write_session_json
+    from tether.store import StoreError
+    from tether.store.snapshot_export import dump_to_file, write_session_json
 
     async def work(store: HistoryStore) -> int:
         try:  # written a page at a time, never whole (a file appears only whole)
@@ -203,7 +202,7 @@ class _OneStore:
 
 
 def _service(store: HistoryStore) -> SessionsService:
-    from .server.sessions_service import SessionsService
+    from tether.server.sessions_service import SessionsService
 
     return SessionsService(_OneStore(store))
 
@@ -222,10 +221,10 @@ async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None)
 
 
 async def _restore_from(args: argparse.Namespace, source: BinaryIO, workspace: Path, home: Path | None) -> int:
-    from .config import ConfigError, load_settings
-    from .server.sessions_service import BadSnapshot, RestoreFailed, read_snapshot, restore_workspace
-    from .store import StoreError, database_path
-    from .store.snapshot_reader import SnapshotReader
+    from tether.config import ConfigError, load_settings
+    from tether.server.sessions_service import BadSnapshot, RestoreFailed, read_snapshot, restore_workspace
+    from tether.store import StoreError, database_path
+    from tether.store.snapshot_reader import SnapshotReader
 
     try:
         snapshot = read_snapshot(SnapshotReader(source, args.file))
@@ -301,7 +300,7 @@ async def _delete(args: argparse.Namespace, workspace: Path, home: Path | None) 
 
 
 async def _rewind(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
-    from .sessions_rewind_cli import changes_action, rewind_action
+    from .sessions_rewind import changes_action, rewind_action
 
     return await (rewind_action if args.action == "rewind" else changes_action)(args, workspace, home)
 

@@ -1,39 +1,35 @@
-"""Issue 32's generator sketch: msgspec Structs from ACP's upstream JSON schema.
+"""ACP's upstream JSON schema -> msgspec Structs, checked in (issue 32 item 1, package A).
 
-    .venv/bin/python bench/acp_structs_gen.py [SCHEMA] [--out FILE]
-    (default: /work/shared/reference/acp-v2-preview/schema.json)
+    .venv/bin/python protocol/tools/gen_acp.py            # writes acp_v2/schema_types.py
+    .venv/bin/python protocol/tools/gen_acp.py --check    # exit 1 if the file is stale
 
-Emits one module of Structs from the schema's `$defs`, imports it and builds a JSON
-Decoder for every Struct (proof that msgspec accepts what was emitted), and prints what it
-could not express faithfully, by construct. The mapping:
-- object with `properties` -> Struct (`rename="camel"`-free: every field keeps its wire
-  name via `field(name=...)`; optional fields default to UNSET, so they are left out);
-- `anyOf` whose members each pin one property to a `const` and `allOf` one `$ref` ->
-  a tagged union: one subclass of the referenced Struct per tag (`tag_field`/`tag`);
-  an object with shared `properties` plus such an `anyOf` -> the shared fields on a base;
-- `anyOf` of string `const`s -> `Literal`; with a catch-all `{"type": "string"}` member
-  (ACP's open enums) -> `str` (the known values are lost to the type: LOSSY);
-- `type` only (SessionId, ...) -> the scalar; integer bounds -> `Annotated[int, Meta(...)]`.
-Not expressible in msgspec (reported): a tagged union's catch-all member (`"title":
-"other"` with `not`: an unknown tag must decode, msgspec rejects it), the
-`x-deserialize-default-on-error` fields (a bad optional value becomes its default:
-msgspec fails the whole message), untagged unions of two object types.
+Owns: the mapping from the schema's `$defs` (default: the vendored v2 Preview,
+`protocol/upstream/acp-v2-preview/schema.unstable.json`) to one module of Structs; a schema
+update is: copy the new file in, run this. Must not: be imported by the daemon.
+The mapping: object with `properties` -> Struct (wire names kept by `field(name=...)`,
+optional fields UNSET so they are left out); `anyOf` whose members each pin one property to
+a `const` -> a tagged union (one Struct per tag, the referenced object's fields copied in);
+with a catch-all member (`"title": "other"`) -> an `OpenUnion` subclass (`acp_v2/_open.py`)
+whose `value` is the known variant or the unknown object as it came; open enums -> `str`.
+Not faithful (reported by `--report`): `x-deserialize-default-on-error` (a bad optional
+value fails the message instead of becoming its default), untagged unions of two object or
+two array types (typed `Any`).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import importlib.util
 import json
 import keyword
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-DEFAULT = Path("/work/shared/reference/acp-v2-preview/schema.json")
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT = ROOT / "upstream" / "acp-v2-preview" / "schema.unstable.json"
+OUT = ROOT / "tether_protocol" / "acp_v2" / "schema_types.py"
 Schema = dict[str, Any]
 
 
@@ -42,9 +38,14 @@ def snake(name: str) -> str:
     return out + "_" if keyword.iskeyword(out) or out in ("list", "type", "id", "input") else out
 
 
+def is_open_union(s: Schema) -> bool:
+    return any(m.get("title") == "other" or "not" in m for m in s.get("anyOf", s.get("oneOf", [])))
+
+
 class Generator:
-    def __init__(self, defs: dict[str, Schema]) -> None:
+    def __init__(self, defs: dict[str, Schema], source: str) -> None:
         self.defs = defs
+        self.source = source
         self.lines: list[str] = []
         self.lossy: collections.Counter[str] = collections.Counter()
         self.examples: dict[str, list[str]] = collections.defaultdict(list)
@@ -97,6 +98,9 @@ class Generator:
         ):
             self.note("untagged union of object types", where)
             return "Any"
+        if len([m for m in unique if m.startswith("list")]) > 1:
+            self.note("untagged union of array types", where)
+            return "list[Any]"
         return unique[0] if len(unique) == 1 else "Union[" + ", ".join(unique) + "]"
 
     def struct_names(self) -> set[str]:
@@ -160,22 +164,38 @@ class Generator:
         self.lines += [f"class {base}(Struct, kw_only=True, omit_defaults=True, tag_field={tag!r}):",
                        *(shared_fields or ["    pass"]), ""]
         variants = []
+        is_open = False
         for m in s.get("anyOf", s.get("oneOf", [])):
             if m.get("title") == "other" or "not" in m:
-                self.note("catch-all member of a tagged union (unknown tag must decode)", name)
+                is_open = True
                 continue
             value = m["properties"][tag]["const"]
             cls = f"{name}_{re.sub(r'[^0-9A-Za-z]', '_', str(value))}"
             # msgspec allows one Struct base with fields: the referenced object's fields are
             # copied into each variant (flattened), the shared ones come from the base
+            refs = [r["$ref"].rsplit("/", 1)[1] for r in m.get("allOf", []) if "$ref" in r]
+            nested = [r for r in refs if self.tagged(self.defs[r]) is not None]
+            if nested and is_open_union(self.defs[nested[0]]) and set(m.get("properties", {})) == {tag}:
+                # a variant that is itself a tagged union (`state_update` -> `state`): the
+                # inner union, told to write this outer tag too when it is encoded
+                self.lines += [f"class {cls}({nested[0]}):", f"    outer = ({tag!r}, {value!r})", ""]
+                variants.append((value, cls))
+                continue
+            if nested:
+                self.note("a variant that is a closed tagged union (its fields are not checked)", cls)
             own = []
             for r in m.get("allOf", []):
                 own += self.fields(self.defs[r["$ref"].rsplit("/", 1)[1]], cls) if "$ref" in r else []
             own += self.fields({"required": m.get("required", []), "properties": {
                 k: p for k, p in m.get("properties", {}).items() if k != tag}}, cls)
             self.lines += [f"class {cls}({base}, tag={value!r}):", *(own or ["    pass"]), ""]
-            variants.append(cls)
-        self.lines += [f"{name} = Union[{', '.join(variants)}]", ""]
+            variants.append((value, cls))
+        if is_open:  # an unknown tag decodes too: `value` keeps the object as it came
+            self.kinds["open union"] += 1
+            known = ", ".join(f"{v!r}: {cls}" for v, cls in variants)
+            self.lines += [f"class {name}(OpenUnion):", f"    tag_field = {tag!r}", f"    known = {{{known}}}", ""]
+        else:
+            self.lines += [f"{name} = Union[{', '.join(cls for _, cls in variants)}]", ""]
 
     def order(self) -> list[str]:
         """Definitions in dependency order (a Struct's bases before it)."""
@@ -197,47 +217,59 @@ class Generator:
     def module(self) -> str:
         for name in self.order():
             self.emit(name, self.defs[name])
+        body = "\n".join(self.lines)
+        typing_names = [n for n in ("Annotated", "Any", "Literal", "Union") if re.search(rf"\b{n}\[|\bAny\b" if n == "Any" else rf"\b{n}\[", body)]
+        msgspec_names = [n for n in ("UNSET", "Meta", "Struct", "UnsetType", "field") if re.search(rf"\b{n}\b", body)]
         head = [
+            f'"""ACP v2 (Preview) message types, generated by protocol/tools/gen_acp.py from {self.source}.',
+            "",
+            "Do not edit: change the generator or the schema and run it again (a test compares).",
+            '"""',
+            "",
             "from __future__ import annotations",
-            "from typing import Annotated, Any, Literal, Union",
-            "from msgspec import UNSET, Meta, Struct, UnsetType, field", "",
+            "",
+            f"from typing import {', '.join(typing_names)}",
+            "",
+            f"from msgspec import {', '.join(msgspec_names)}",
+            "",
+            "from ._open import OpenUnion",
+            "",
         ]
-        return "\n".join(head + self.lines) + "\n"
+        return "\n".join(head + self.lines).rstrip() + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("schema", nargs="?", type=Path, default=DEFAULT)
-    parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
-    defs = json.loads(args.schema.read_text())["$defs"]
-    gen = Generator(defs)
-    source = gen.module()
-    out = args.out or Path(tempfile.mkdtemp()) / "acp_generated.py"
-    out.write_text(source)
-    spec = importlib.util.spec_from_file_location("acp_generated", out)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["acp_generated"] = module
-    spec.loader.exec_module(module)
-    import msgspec
-
-    structs = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, msgspec.Struct)]
-    failed = []
-    for cls in structs:
-        try:
-            msgspec.json.Decoder(cls)
-        except Exception as exc:  # a type msgspec refuses: reported, not hidden
-            failed.append(f"{cls.__name__}: {exc}")
-    print(f"{args.schema}: {len(defs)} $defs -> {dict(gen.kinds)}; {len(structs)} Struct classes, "
-          f"{len(source.splitlines())} lines -> {out}")
-    print(f"decoders built: {len(structs) - len(failed)}/{len(structs)}")
-    for line in failed[:3]:
-        print("  refused:", line)
+def report(gen: Generator, source: str) -> None:
+    print(f"{len(gen.defs)} $defs -> {dict(gen.kinds)}, {len(source.splitlines())} lines")
     print("not expressed faithfully:")
     for what, count in gen.lossy.most_common():
         print(f"  {count:4d}  {what}  e.g. {', '.join(gen.examples[what])}")
 
 
+def generate(schema: Path) -> tuple[Generator, str]:
+    defs = json.loads(schema.read_text())["$defs"]
+    gen = Generator(defs, schema.relative_to(ROOT.parent).as_posix() if schema.is_relative_to(ROOT.parent) else schema.name)
+    return gen, gen.module()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("schema", nargs="?", type=Path, default=DEFAULT)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--check", action="store_true", help="exit 1 when --out differs from what would be written")
+    parser.add_argument("--report", action="store_true", help="print what the Structs do not express faithfully")
+    args = parser.parse_args()
+    gen, source = generate(args.schema.resolve())
+    if args.report:
+        report(gen, source)
+    if args.check:
+        current = args.out.read_text() if args.out.exists() else ""
+        if current != source:
+            print(f"{args.out} is stale: run {Path(__file__).relative_to(ROOT.parent)}", file=sys.stderr)
+            return 1
+        return 0
+    args.out.write_text(source)
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

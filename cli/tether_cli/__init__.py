@@ -1,4 +1,5 @@
-"""`tether`: the command line.
+"""`tether`: the command line. It may import the daemon (`tether`) and the clients; the
+daemon imports it only in `tether/__main__.py` (`python -m tether`), and no client does.
 
     tether serve [--framing lsp|ndjson|auto] [--workspace DIR] [--provider ...]  the daemon
     tether acp   [...]                       the daemon, newline-delimited JSON (ACP editors)
@@ -13,8 +14,14 @@
     tether sessions list|show|dump|restore|search|delete   stored sessions, without a daemon
     tether hooks trust [--workspace DIR]     trust the workspace's hooks as they are now
 
-Imports stay lazy: `serve` must reach its first read with the standard library only,
-and a shared `serve`/`acp` (a proxy, `shared/proxy.py`) imports neither argparse nor pathlib.
+Owns: parsing the command line and handing each command to the daemon (`serve`/`acp`:
+`tether.daemon_start`; `run`/`demo`: served in this process, `inprocess.py`, or the shared
+daemon's, `attach.py`; `sessions`, `daemon`: `sessions.py`, `daemon_command.py`, over the
+daemon's services) or to a client (`tether_chat`, `tether_client.cli`).
+Must not: serve or run a turn itself. Imports stay lazy: `serve` must reach its first read
+with the standard library only, and a shared `serve`/`acp` (a proxy, `tether.shared.proxy`)
+imports neither argparse nor pathlib; this is the package's `__init__` so that a window's
+start imports one module of it (bench/RESULTS.md, "Issue 21: the shared daemon").
 """
 
 from __future__ import annotations
@@ -22,37 +29,12 @@ from __future__ import annotations
 import os
 import sys
 
-from . import __version__
+from tether import __version__
 
 TYPE_CHECKING = False  # not `typing`'s: importing typing costs a shared window ~15-30 ms
 if TYPE_CHECKING:
     import argparse
-
-PROVIDER_FLAGS = (
-    "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",
-    "max_retries", "record", "cassette",
-)
-
-
-def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
-    from .config.settings import LOG_LEVELS, MODES, PROVIDERS  # what the settings accept, named once
-
-    parser.add_argument("--workspace", "-w", help="workspace root (default: current directory)")
-    parser.add_argument(
-        "--provider",
-        help=f"{' | '.join(PROVIDERS)} (default: found from the environment; `tether doctor` says which)",
-    )
-    parser.add_argument("--model", help="model name for the provider")
-    parser.add_argument("--base-url", dest="base_url", help="provider base URL")
-    parser.add_argument("--script", help="script file for the scripted provider")
-    parser.add_argument("--max-steps", dest="max_steps", type=int, help="model steps per turn (default 20)")
-    parser.add_argument("--mode", help=" | ".join(MODES))
-    parser.add_argument("--home", help="data directory (default: the user data dir; env TETHER_HOME)")
-    parser.add_argument("--log-level", dest="log_level", help=" | ".join(LOG_LEVELS))
-    parser.add_argument("--max-retries", dest="max_retries", type=int, help="provider retries (default 2)")
-    parser.add_argument("--record", help="save each model exchange to this cassette file")
-    parser.add_argument("--cassette", help="cassette for --provider replay")
-
+    from pathlib import Path
 
 _RUN_EXIT_CODES = """exit codes (SPEC §10):
   0    the turn ended (end_turn)
@@ -76,6 +58,8 @@ def build_parser(*, daemon_only: bool = False, only: str | None = None) -> argpa
     shared daemon's modules for parsers it will not use: ~5 ms of its start)."""
     import argparse
 
+    from tether.daemon_start import add_setting_flags
+
     parser = argparse.ArgumentParser(prog="tether", description="A coding-agent daemon for editors.")
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -83,7 +67,7 @@ def build_parser(*, daemon_only: bool = False, only: str | None = None) -> argpa
     serve.add_argument("--framing", choices=("auto", "lsp", "ndjson"), default="auto")
     acp = commands.add_parser("acp", help="run the daemon on stdio with newline-delimited JSON (ACP)")
     for daemon in (serve, acp):
-        _add_setting_flags(daemon)
+        add_setting_flags(daemon)
         daemon.add_argument("--shared", action="store_true", help="a thin proxy to the user's shared daemon")
         daemon.add_argument("--no-shared", dest="no_shared", action="store_true", help="a daemon of its own")
     if not daemon_only:
@@ -92,12 +76,14 @@ def build_parser(*, daemon_only: bool = False, only: str | None = None) -> argpa
 
 
 def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser], only: str | None) -> None:
+    from tether.daemon_start import add_setting_flags
+
     if only in (None, "chat"):
         from tether_chat import add_chat_arguments  # standard library only
 
         chat = commands.add_parser("chat", help="chat with the agent in this terminal (its own daemon)")
         add_chat_arguments(chat)
-        _add_setting_flags(chat)
+        add_setting_flags(chat)
     if only in (None, "run"):
         import argparse  # (loaded by build_parser already)
 
@@ -108,20 +94,20 @@ def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         run.add_argument("prompt", help="what to ask")
         run.add_argument("--json", action="store_true", help="one JSON object per event line")
         run.add_argument("--attach", action="store_true", help="run the turn in the shared daemon (started if needed)")
-        _add_setting_flags(run)
+        add_setting_flags(run)
     if only in (None, "doctor"):
         doctor = commands.add_parser("doctor", help="show the settings, the provider Tether would use, and why")
         doctor.add_argument("--json", action="store_true", help="one JSON object (for editor health checks)")
-        _add_setting_flags(doctor)
+        add_setting_flags(doctor)
     if only in (None, "demo"):
         demo = commands.add_parser("demo", help="a scripted turn on a copy of the example workspace")
         demo.add_argument("--json", action="store_true", help="one JSON object per event line")
     if only in (None, "sessions"):
-        from .sessions_cli import add_sessions_parser  # standard library only
+        from .sessions import add_sessions_parser  # standard library only
 
         add_sessions_parser(commands)
     if only in (None, "daemon"):
-        from .shared.control import add_daemon_parser  # standard library only
+        from .daemon_command import add_daemon_parser  # standard library and the daemons' finder
 
         add_daemon_parser(commands)
     if only in (None, "hooks"):
@@ -135,10 +121,10 @@ def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words and words[0] in ("serve", "acp"):
-        from .shared.proxy import wanted  # standard library only
+        from tether.shared.proxy import wanted  # standard library only
 
         if wanted(words, os.environ):
-            from .shared.proxy import main as proxy_main
+            from tether.shared.proxy import main as proxy_main
 
             code = proxy_main(words)
             if code is not None:
@@ -166,8 +152,8 @@ def _serve_modules_from_cache(words: list[str]) -> None:
     """A process of its own imports the modules earlier starts imported from one file
     (`module_cache.py`: ~75 us less per module, ~500 modules on a first turn), from the
     data directory the command line names: read before the parser, which imports them too."""
-    from .class_code_cache import cache_dir
-    from .module_cache import install
+    from tether.class_code_cache import cache_dir
+    from tether.module_cache import install
 
     def flag(*names: str) -> str | None:
         for i, word in enumerate(words):
@@ -186,8 +172,8 @@ def _exit_at_once(code: int) -> None:
     of CPU): `run`/`demo` have printed, and their daemon has closed its history store and
     stopped its commands, before they return. The class code cache is saved first (for the
     next start: what the turn compiled too)."""
-    from .class_code_cache import save
-    from .module_cache import save as save_modules
+    from tether.class_code_cache import save
+    from tether.module_cache import save as save_modules
 
     save()
     save_modules()
@@ -203,26 +189,26 @@ def _command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     if args.command == "doctor":
-        from .doctor import doctor_main
+        from tether.daemon_start import setting_flags
+        from tether.doctor import doctor_main
 
         workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
-        flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
-        return doctor_main(workspace, flags, as_json=args.json)
+        return doctor_main(workspace, setting_flags(args), as_json=args.json)
     if args.command == "chat":
         from tether_chat import chat_main  # a client of `tether serve`, like the editor plugins
 
         return chat_main(args)
     if args.command == "sessions":
-        from .sessions_cli import sessions_main
+        from .sessions import sessions_main
 
         return sessions_main(args)
     if args.command == "daemon":
-        from .shared.control import daemon_main
+        from .daemon_command import daemon_main
 
         return daemon_main(args)
     if args.command == "hooks":
-        from .hooks.trust import hooks_trust_main
-        from .store.paths import tether_home
+        from tether.hooks.trust import hooks_trust_main
+        from tether.store.paths import tether_home
 
         workspace = Path(os.path.realpath(args.workspace or os.getcwd()))
         return hooks_trust_main(workspace, tether_home(Path(args.home) if args.home else None))
@@ -231,8 +217,8 @@ def _command(args: argparse.Namespace) -> int:
 
 def _one_turn(args: argparse.Namespace) -> int:
     """`run` and `demo`: they serve their daemon in this process (`inprocess.py`)."""
-    from .class_code_cache import cache_dir
-    from .start_up import pause_collector, resume_collector
+    from tether.class_code_cache import cache_dir
+    from tether.start_up import pause_collector, resume_collector
 
     # Start-up makes ~30,000 objects the collector tracks, and no garbage: it waits until it
     # is done (`connect_in_process` resumes it, with what start-up made frozen out of its passes).
@@ -242,68 +228,31 @@ def _one_turn(args: argparse.Namespace) -> int:
 
         if getattr(args, "attach", False):
             resume_collector()  # the turn runs in the shared daemon
-            from .shared.attach import connect_shared
+            from .attach import connect_shared
 
             return run_main(args, connect_shared)
         from .inprocess import connect_in_process
 
-        return (run_main if args.command == "run" else demo_main)(args, connect_in_process)
+        if args.command == "run":
+            return run_main(args, connect_in_process)
+        return demo_main(args, examples_dir(), connect_in_process)
     except KeyboardInterrupt:  # Ctrl-C before the turn began (during it, it cancels the turn)
         return 130
 
 
-def _serve(args: argparse.Namespace, framing_flag: str) -> int:
-    import logging
+def examples_dir() -> Path:
+    """`tether demo`'s script and workspace: in the wheel (`tether_cli/_examples`), else the
+    checkout's `examples/`."""
     from pathlib import Path
 
-    from .class_code_cache import cache_dir
-    from .start_up import pause_collector
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_examples", here.parent.parent / "examples"):
+        if (candidate / "demo.json").is_file():
+            return candidate
+    raise SystemExit("tether: the examples directory is missing from this installation")
 
-    # the collector waits until the first session is answered (`server.app`: ~8 ms less)
-    pause_collector(cache_dir(getattr(args, "home", None), getattr(args, "workspace", None)))
 
-    from .config import ConfigError, load_settings
-    from .sandbox.hardening import harden_process
-    from .transport.first_message import read_first_message
-    from .transport.stdio import take_stdio
+def _serve(args: argparse.Namespace, framing_flag: str) -> int:
+    from tether.daemon_start import serve_stdio, setting_flags
 
-    # First: not dumpable (same-user processes cannot read our environ or memory), no
-    # core files, no loader variables for anything we start.
-    harden_process()
-    root = Path(os.path.realpath(args.workspace or os.getcwd()))
-    flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
-    # Before loading settings: a refused workspace-config key is logged as a warning.
-    logging.basicConfig(
-        level=logging.WARNING,
-        stream=sys.stderr,
-        format="tether %(levelname)s %(name)s: %(message)s",
-    )
-    try:
-        settings = load_settings(root, flags=flags, env=os.environ)
-    except ConfigError as exc:
-        print(f"tether: {exc}", file=sys.stderr)
-        return 2
-    # The chosen level is tether's own loggers'. Libraries stay at warnings: their debug
-    # lines carry what is sent and stored (aiosqlite logs every SQL parameter, so whole
-    # messages: a key pasted into a prompt, a .env file a tool read).
-    logging.getLogger("tether").setLevel(settings.log_level.upper())
-    fds = take_stdio()
-    framing = None if framing_flag == "auto" else framing_flag
-    # `initialize` is answered before the server stack is imported: an editor's first
-    # wait is Python's start-up and the settings, not the whole daemon's imports.
-    first = read_first_message(fds.read_fd, framing)  # type: ignore[arg-type]
-    if first.eof and not first.raw:
-        return 0
-    from .server.early import answer_initialize
-
-    accepted, leftover = answer_initialize(fds.write_fd, first, settings, root)
-    import asyncio  # not before `initialize` is answered (~20 ms with what it imports)
-
-    from .server.app import serve
-
-    try:
-        return asyncio.run(
-            serve(fds, settings, root, framing=first.framing, accepted=accepted, leftover=leftover)
-        )
-    except KeyboardInterrupt:
-        return 130
+    return serve_stdio(args.workspace or os.getcwd(), setting_flags(args), framing_flag)

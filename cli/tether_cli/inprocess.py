@@ -1,8 +1,9 @@
 """The daemon served in the process of its one client: `tether run` and `tether demo`.
 
 Owns: `connect_in_process`, the connector `tether_client.cli` is given in place of
-spawning `tether serve`: it applies what `tether serve` applies at its start (the process
-hardening, the log on stderr, the settings from the same flags, their errors), then runs
+spawning `tether serve`: it applies what `tether serve` applies at its start
+(`tether.daemon_start.start_daemon`: the process hardening, the log on stderr, the
+settings from the same flags, their errors), then runs
 the server (`server.app.serve`, the same connection code over a pair of pipes instead of
 stdio) as a task on the client's event loop, and hands the client the other ends. One
 interpreter start, one event loop, the same bytes on the wire.
@@ -20,21 +21,20 @@ non-dumpable, so none can read its memory, environment or descriptors through /p
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
-import sys
 from pathlib import Path
 
+from tether.config import ConfigError, Settings
+from tether.daemon_start import setting_flags, start_daemon
+from tether.start_up import resume_collector
 from tether_client import DaemonStartError, TetherClient
-from tether_client._peer import RequestHandler
+from tether_protocol.peer import RequestCallback
 
-from .cli import PROVIDER_FLAGS, build_parser
-from .config import Settings
-from .start_up import resume_collector
+from . import build_parser
 
 
 async def connect_in_process(
-    serve_args: list[str], workspace: Path, on_request: RequestHandler | None
+    serve_args: list[str], workspace: Path, on_request: RequestCallback | None
 ) -> TetherClient:
     """A client connected to a daemon that ``serve_args`` (`tether serve`'s flags) configure,
     served by this process until the client closes the connection."""
@@ -42,11 +42,11 @@ async def connect_in_process(
         settings, root = _start(serve_args, workspace)
     finally:
         # start-up is over (the turn's modules are imported): what it made stays out of the
-        # collector's passes, which resume (`tether.cli` paused them for the start); the
+        # collector's passes, which resume (`tether_cli` paused them for the start); the
         # class code cache saves once the turn has made its classes too (`end_start_up`)
         resume_collector(class_code_made=False)
-    from .server.app import serve
-    from .transport.stdio import ProtocolFds
+    from tether.server.app import serve
+    from tether.transport.stdio import ProtocolFds
 
     to_daemon_r, to_daemon_w = os.pipe()  # close-on-exec (PEP 446)
     to_client_r, to_client_w = os.pipe()
@@ -67,25 +67,13 @@ async def connect_in_process(
 
 
 def _start(serve_args: list[str], workspace: Path) -> tuple[Settings, Path]:
-    """What `tether serve` does before it serves: hardening, the log, the settings; then the
-    server's and the turn's modules (a one-shot turn needs them all, and now)."""
-    from .config import ConfigError, load_settings
-    from .sandbox.hardening import harden_process
-
-    # First, as `tether serve` does: not dumpable (same-user processes cannot read our
-    # environ, memory or descriptors), no core files, no loader variables for commands.
-    harden_process()
+    """What `tether serve` does before it serves (`start_daemon`); then the server's and
+    the turn's modules (a one-shot turn needs them all, and now)."""
     args = build_parser(daemon_only=True).parse_args(["serve", *serve_args])
-    root = Path(os.path.realpath(args.workspace or workspace))
-    flags = {k: getattr(args, k, None) for k in PROVIDER_FLAGS}
-    logging.basicConfig(
-        level=logging.WARNING, stream=sys.stderr, format="tether %(levelname)s %(name)s: %(message)s"
-    )
     try:
-        settings = load_settings(root, flags=flags, env=os.environ)
+        settings, root = start_daemon(args.workspace or str(workspace), setting_flags(args))
     except ConfigError as exc:
         raise DaemonStartError(f"tether: {exc}", 2) from None
-    logging.getLogger("tether").setLevel(settings.log_level.upper())
-    from .server import app, prompt  # noqa: F401  (the server, and the turn behind session/prompt)
+    from tether.server import app, prompt  # noqa: F401  (the server, and the turn behind session/prompt)
 
     return settings, root

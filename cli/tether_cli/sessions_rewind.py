@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .sessions_cli import NOT_FOUND, OK, USAGE, _fail, _no_session, _service, _with_store
+from .sessions import NOT_FOUND, OK, USAGE, _fail, _no_session, _service, _with_store
 
 if TYPE_CHECKING:
-    from .store import HistoryStore
+    from tether.store import HistoryStore
 
 __all__ = ["REFUSED", "add_rewind_parsers", "changes_action", "rewind_action"]
 
@@ -50,8 +50,8 @@ def add_rewind_parsers(
 
 
 async def rewind_action(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
-    from .server.rewind import BadRewind, RewindBusy
-    from .store import StoreError
+    from tether.server.rewind import BadRewind, RewindBusy
+    from tether.store import StoreError
 
     async def work(store: HistoryStore) -> int:
         record = await store.get_session(args.session_id)
@@ -88,7 +88,7 @@ async def rewind_action(args: argparse.Namespace, workspace: Path, home: Path | 
 
 async def changes_action(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
     async def work(store: HistoryStore) -> int:
-        from .server.rewind import BadRewind, turn_seq
+        from tether.server.rewind import BadRewind, turn_seq
 
         if await store.get_session(args.session_id) is None:
             return _no_session(args.session_id, workspace)

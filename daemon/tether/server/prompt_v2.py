@@ -1,0 +1,63 @@
+"""`session/prompt` on an ACP v2 connection: answered at insertion, the outcome as state.
+
+Owns: the v2 lifecycle of a prompt (docs/decisions/0002): it waits in the session's queue
+like v1's (a held prompt), is answered `{messageId}` once its turn begins, and the turn
+runs on as a task: `user_message`, `state_update` running, the turn's updates (rendered
+by `acp_v2`), `requires_action` while an approval waits (the asker is given the turn's
+sink), then `state_update` idle with the stop reason, or "error" with the failure.
+Must not: run the turn differently from v1 (`prompt._prompt_turn` runs it).
+"""
+
+from __future__ import annotations
+
+from tether_protocol._converter import unstructure
+from tether_protocol._errors import RequestCancelled, TetherError
+from tether_protocol._json import dumps_text
+from tether_protocol._sessions import PromptParams
+from tether_protocol.conversation import blocks_from_json
+from tether_protocol.peer import RawResult
+
+from ..agent.session import ActiveTurn
+from ..agent.sink import PromptInserted, TurnStateChanged
+from .context import ClientConnection
+from .live_session import LiveSession
+from .queue import queue_of
+from .updates import SessionUpdates
+from .updates.acp_v2 import prompt_message_id
+
+
+async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawResult:
+    """Hold the prompt until its turn begins, answer with its message id, run the turn."""
+    from .prompt import _refuse_during_resumed, _refuse_empty
+
+    _refuse_empty(params.prompt, "session/prompt")
+    session = ctx.daemon.registry.get_live(params.session_id)
+    _refuse_during_resumed(session)
+    handle = await queue_of(ctx, session).take_turn(session, params)
+    if handle is None:  # withdrawn while held (session/cancel, $/cancel_request)
+        raise RequestCancelled("request cancelled: the prompt was withdrawn before it was inserted")
+    content = tuple(blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt"))
+    sink = SessionUpdates(session.id, ctx.connection)
+    sink.emit(PromptInserted(handle.turn_id, content))
+    sink.emit(TurnStateChanged("running"))
+    ctx.daemon.tasks.start(f"v2 turn {handle.turn_id}", _run_turn, ctx, session, handle, params, sink)
+    return RawResult(dumps_text({"messageId": prompt_message_id(handle.turn_id)}))
+
+
+async def _run_turn(
+    ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, params: PromptParams, sink: SessionUpdates
+) -> None:
+    from .prompt import _prompt_turn
+
+    asker = ctx.asker()
+    asker.turn_sinks[session.id] = sink
+    try:
+        result = await _prompt_turn(ctx, session, handle, params, None, sink=sink)
+    except TetherError as exc:
+        sink.emit(TurnStateChanged("idle", "error", error=exc.to_error()))
+    else:
+        sink.emit(TurnStateChanged("idle", result.stop_reason))
+    finally:
+        if asker.turn_sinks.get(session.id) is sink:
+            del asker.turn_sinks[session.id]
+        sink.flush()

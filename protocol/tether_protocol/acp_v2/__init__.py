@@ -1,0 +1,39 @@
+"""ACP v2 (Preview) on the wire: the generated message types and their codec.
+
+Owns: `schema_types` (generated from the vendored upstream schema by
+protocol/tools/gen_acp.py: never edited by hand), `decode`/`encode` with the open unions'
+hooks, and `validated` (a wire message checked against the types, as the conformance
+tests and the daemon's own tests use it).
+Must not: be imported on v1's paths (the generated module is large; v2 loads it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+
+from .._codec import reworded
+from .._errors import InvalidParams
+from ._open import OpenUnion, dec_hook, enc_hook
+
+T = TypeVar("T")
+
+__all__ = ["OpenUnion", "convert", "decode", "encode"]
+
+
+def decode(data: bytes | str, cls: type[T]) -> T:
+    """``cls`` from JSON text (msgspec's own error on a mismatch)."""
+    return msgspec.json.decode(data, type=cls, dec_hook=dec_hook)
+
+
+def convert(data: Any, cls: type[T], *, method: str) -> T:
+    """``cls`` from parsed JSON, or `InvalidParams` in the v1 wording (`params.PATH: WHY`)."""
+    try:
+        return msgspec.convert(data, type=cls, dec_hook=dec_hook)
+    except msgspec.ValidationError as exc:
+        raise InvalidParams(reworded(exc, cls, data, method)) from None
+
+
+def encode(obj: Any) -> bytes:
+    return msgspec.json.encode(obj, enc_hook=enc_hook)

@@ -1,0 +1,48 @@
+"""The generated ACP v2 types (protocol/tools/gen_acp.py): the checked-in module is what
+the vendored schema gives, and the open unions take a variant this schema does not know."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tether_protocol._errors import InvalidParams
+from tether_protocol.acp_v2 import convert, decode, encode
+from tether_protocol.acp_v2 import schema_types as v2
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_checked_in_module_is_what_the_schema_generates() -> None:
+    done = subprocess.run(
+        [sys.executable, "protocol/tools/gen_acp.py", "--check"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_an_update_kind_the_schema_does_not_know_decodes_and_encodes_as_it_came() -> None:
+    line = b'{"sessionId":"s1","update":{"sessionUpdate":"replay_complete","_meta":{"tether":{"n":1}}}}'
+    note = decode(line, v2.UpdateSessionNotification)
+    assert note.update.value == {"sessionUpdate": "replay_complete", "_meta": {"tether": {"n": 1}}}
+    assert encode(note) == line
+
+
+def test_a_known_kind_is_checked_field_by_field_even_inside_a_nested_union() -> None:
+    ok = b'{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}}'
+    note = decode(ok, v2.UpdateSessionNotification)
+    assert isinstance(note.update.value.value, v2.StateUpdate_idle)
+    assert encode(note) == ok  # the outer tag is written back
+    with pytest.raises(msgspec.ValidationError, match="messageId"):
+        decode(b'{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk",'
+               b'"content":{"type":"text","text":"v1 had no id"}}}', v2.UpdateSessionNotification)
+    with pytest.raises(msgspec.ValidationError, match="stopReason"):
+        decode(ok.replace(b'"end_turn"', b"7"), v2.UpdateSessionNotification)
+
+
+def test_a_bad_v2_param_gets_the_v1_wording() -> None:
+    with pytest.raises(InvalidParams, match=r"invalid params for initialize: params\.info"):
+        convert({"protocolVersion": 2, "info": "tether"}, v2.InitializeRequest, method="initialize")
