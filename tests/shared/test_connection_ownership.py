@@ -103,3 +103,18 @@ async def test_a_windows_deny_rules_are_its_own_and_its_always_rules_everyones(w
     await third.initialize(initializationOptions={"denyCommands": ["make deploy"]})
     assert (await _run_the_tests(third, workspace))["status"] == "completed"
     assert first_user.asked == ["call_run"] and third_user.asked == []
+
+
+async def test_a_v2_window_that_made_a_session_keeps_it_when_a_v1_window_closes_it(windows, workspace: Path):
+    # the v2 window's `session/new` answer is v2 JSON: it joins the session's audience all the same
+    modern = await windows.open(initialize=False)
+    answer = await modern.initialize(protocolVersion=2)
+    assert answer["protocolVersion"] == 2, answer
+    made = await modern.request("session/new", {"cwd": str(workspace), "mcpServers": []})
+    session_id = made["sessionId"]
+    classic = await windows.open()
+    await classic.load_session(session_id, workspace)
+    await classic.request("session/close", {"sessionId": session_id})  # the v2 window still sees it
+    inserted = await modern.request(
+        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]})
+    assert inserted.get("messageId"), inserted

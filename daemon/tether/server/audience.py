@@ -13,6 +13,9 @@ from typing import Any
 
 import anyio
 
+from tether_protocol._json import loads
+from tether_protocol.peer import RawResult
+
 from ..transport.rpc import Route, TetherRPC
 from .context import ClientConnection
 from .daemon_services import STOP_GRACE_S
@@ -101,6 +104,8 @@ def _joining(ctx: ClientConnection, route: Route) -> None:
     async def joined(params: Any) -> Any:
         result = await handler(params)
         found = getattr(result if route.method == "session/new" else params, "session_id", None)
+        if isinstance(result, RawResult) and route.method == "session/new":  # a v2 answer, as JSON
+            found = loads(result.json).get("sessionId")
         if isinstance(found, str):
             join(ctx, found)
         return result
