@@ -1,23 +1,8 @@
-"""`tether sessions`: the stored sessions of a workspace, without a daemon.
+"""`tether sessions`: the stored sessions of a workspace, without a daemon (SPEC §10).
 
-    tether sessions list                   newest first: id, updated, messages, title
-    tether sessions show ID                the conversation as text
-    tether sessions dump ID [-o FILE]      the session's snapshot as JSON (stdout by default)
-    tether sessions restore FILE [--keep-id] [--import-rules]   prints the new session id
-    tether sessions search QUERY [--limit N]                    matches with snippets
-    tether sessions delete ID              deletes at once, prints what it deleted
-    tether sessions rewind ID --to TURN    back to before a turn (sessions_rewind.py)
-    tether sessions changes ID [--turn N]  the files its turns changed, as diffs
-
-Each takes `--workspace DIR` (default: the current directory) and `--home DIR` (default:
-$TETHER_HOME or the user data dir). Exit codes: 0 ok, 1 not found (or no match, or the
-history cannot be opened), 2 usage error or bad snapshot.
-
-Owns: the argument parser of `sessions` and the text it prints; what it does to the
-sessions, the restore policy included, is the daemon's sessions service
-(`tether.server.sessions_service`), over the store it opened. Must not: import more
-than the standard library at module level (`tether serve` builds this parser too), or
-recover turns of a store a live daemon may be using (it opens with `recover=False`).
+Owns: the `sessions` parser and the text it prints; the work is `tether.server.sessions_service`'s.
+Must not: import more than the standard library at module level (`tether sessions` and
+`tether --help` build this parser), or recover turns of a store a live daemon may use.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""`tether sessions rewind` and `tether sessions changes`: checkpoints from the command line.
+"""`tether sessions rewind` and `tether sessions changes`: checkpoints from the command line (SPEC §3.40).
 
-    tether sessions rewind ID (--to TURN | --message SEQ | --undo REWIND) [--restore both] [--force] [--dry-run]
-    tether sessions changes ID [--turn N]
-
-`rewind` prints what it restored (or would), the files it left alone because they
-changed since Tether wrote them (with diffs; `--force` restores them too), and the id
-that undoes it (`--undo`). Exit codes as the other `sessions` commands, and 3 when the
-rewind was refused (files changed since, or a turn running).
-
-Owns: these subcommands' arguments and the text they print. What they do is the sessions
-service's (`SessionsService.rewind`, `.changes`: the daemon's code path). Must not:
-import more than the standard library at module level.
+Owns: these subcommands' arguments and the text they print (what was restored, what was left and why, the
+undo id; exit 3 when refused); what they do is `SessionsService.rewind` / `.changes` (the daemon's path).
+Must not: import more than the standard library at module level.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
-"""The code that dataclasses and attrs generate for each class, kept across daemon starts.
+"""The code that dataclasses and attrs generate for each class, kept across daemon starts (stdlib only).
 
-Owns: `install` (before the protocol's and the daemon's classes are made: it routes the
-compilation of their generated methods, the cattrs converter's functions, typing's
-forward references and `re`'s patterns through one cache, each module as it is imported)
-and `save` (once start-up is over: it writes what this start compiled). Standard library only.
-Must not: import what it routes (`tether serve` answers `initialize` first), change what
-a class's generated code is (the same source, file name and compiler flags give the same
-code object), trust a cache file another user could have written, or fail a start
-because of the cache (any doubt: compile as usual).
-
-Why (bench/RESULTS.md, "Issue 31: the cold path's CPU (second round)"): a cold `tether run`
-makes ~240 dataclasses and attrs classes; compiling their generated `__init__`, `__eq__`,
-`__repr__`, ... (~670 small sources) was ~80 ms of its ~320 ms of CPU; parsing its ~80-150
-regular expressions (`re`'s compiler is Python) 6-9 ms more ("the cold path (stop 37)"). A code object
-loaded with `marshal` costs microseconds, as a module's `.pyc` does; the file sits in the
-user's data directory (out of the sandbox's writable paths), named by the interpreter's
-release, and is used only when this user owns it and no one else can write it.
+Owns: `install` (routes the compilation of generated methods, cattrs functions, forward references and
+`re` patterns through one marshal cache) and `save` (writes what this start compiled). Why: decision 0010.
+Must not: import what it routes, change what a class's generated code is, trust a cache file another user
+could have written, or fail a start because of the cache (any doubt: compile as usual).
 """
 
 from __future__ import annotations

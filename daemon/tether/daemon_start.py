@@ -1,9 +1,8 @@
 """A daemon's start from command-line flags.
 
-Owns: the flags that set settings (`add_setting_flags`, `setting_flags`: the command line's,
-`tether_cli`, and the shared daemon's), `start_daemon` (what every daemon in a process of
-its own applies first: the hardening, the log on stderr, the settings) and `serve_stdio`
-(`tether serve` / `tether acp`: `initialize` answered early, then the server on stdio).
+Owns: the flags that set settings (`add_setting_flags`, `setting_flags`: `tether_cli`'s and the shared
+daemon's), `start_daemon` (what every daemon in a process of its own applies first: the hardening, the
+log on stderr, the settings) and `serve_stdio` (`initialize` answered early, then the server on stdio).
 Must not: import a client or the CLI, or the server before `initialize` is answered.
 """
 

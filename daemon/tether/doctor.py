@@ -1,12 +1,8 @@
-"""`tether doctor`: what Tether would use here, and why.
+"""`tether doctor`: what Tether would use here, and why (`--json`: the same facts as one object).
 
-Prints the version, every setting with the layer it came from (secrets masked), the
-provider that would be chosen and the reason, where the history lives, whether
-ripgrep is available, the OS sandbox commands run in (backend and version, network
-policy, what each guarantee rests on, the paths commands cannot read and which exist
-here) or why there is none, the user's MCP servers (each started, with its start-up
-timeout, then stopped) and those a workspace `.mcp.json` offers (listed, never started). Exits 0 when a provider is available, 1 when not.
-With `--json`, the same facts as one JSON object (what editor health checks read).
+Owns: printing the version, each setting with its layer (secrets masked), the provider and why, the history,
+ripgrep, the OS sandbox and its guarantees, the user's MCP servers (probed) and those `.mcp.json` offers.
+Must not: start a workspace's offered server, or exit 0 when no provider is available (exit 1).
 """
 
 from __future__ import annotations

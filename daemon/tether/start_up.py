@@ -1,20 +1,9 @@
-"""The cyclic garbage collector and the class code cache while the daemon starts. Standard library only.
+"""The cyclic garbage collector and the class code cache while the daemon starts (stdlib only).
 
-Owns: pausing the collector for start-up (`pause_collector`, the first thing `tether serve`,
-`tether run` and `tether demo` do, which also installs `class_code_cache` there) and
-resuming it once start-up is over (`resume_collector`), with what start-up made frozen out
-of its later passes and the classes' code it compiled saved for the next start.
-Must not: pause it for anything but start-up (a large value being built uses
-`tether_protocol._gc.collector_paused`), or leave it paused past the end of start-up.
-
-Why (bench/RESULTS.md, "Issue 17's last start-up goals"): start-up makes ~30,000 objects
-the collector tracks (modules, classes, functions) and little garbage. Left running, the
-collector made 63 young and 6 middle passes before `session/new` was answered: ~8.5 ms
-of the 137 ms spawn -> `session/new` (measured with `gc.callbacks`). Frozen, start-up's
-objects are skipped by every later full pass, the one at exit included: the daemon's
-whole-process CPU fell by ~25 %. The price: the few thousand objects start-up left as
-garbage stay (peak RSS +~1 MB); a `gc.collect()` before the freeze would free them but
-cost 10-40 ms of one event-loop tick on this machine, and not lower the peak.
+Owns: `pause_collector` (the first thing `serve`, `run` and `demo` do; it also installs `class_code_cache`)
+and `resume_collector` (start-up's objects frozen out of later passes, compiled code saved). Why: decision 0010.
+Must not: pause it for anything but start-up (`tether_protocol._gc.collector_paused` serves large values),
+or leave it paused past the end of start-up.
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
 """The workspace config layer: what a repository's ``.tether/config.toml`` may set.
 
-A workspace is often a cloned repository, i.e. someone else's file. It may make Tether
-more careful in it, pick a model of the provider the user chose, and size the turn;
-nothing else.
-
-This module owns:
-
-* ``WORKSPACE_KEYS``, the explicit allowlist (a key added to ``Settings`` later is
-  refused here until someone decides it is safe and lists it), and the reason given
-  for each key that is not on it;
-* reading ``<workspace>/.tether/config.toml`` into one more settings layer, where every
-  key that is not allowed, every invalid value and a looser ``mode``/``guard`` is
-  refused and ignored (a :class:`~tether.config.RefusedSetting` on
-  ``Settings.refused``, and a warning on the ``tether.config`` logger), while the
-  allowed keys still apply. A file that cannot be read or parsed is ignored whole.
-  A repository can never stop the daemon from starting;
-* making the workspace's ``deny_commands`` an addition to the user's list, and its
-  ``deny_read`` one to the paths commands cannot read (``Settings.workspace_deny_read``).
-
-What this module must NOT do:
-
-* raise :class:`~tether.config.ConfigError` for anything in the workspace file (that
-  would let a repository stop the daemon), or apply a refused key in any form;
-* write files, or import anything beyond the standard library (start-up path).
+Owns: `WORKSPACE_KEYS`, the explicit allowlist (with the reason for each key left out), reading the file as
+one more layer that refuses and logs what is not allowed or looser, and adding its `deny_commands`/`deny_read`.
+Must not: raise `ConfigError` for anything in the file (a repository can never stop the daemon), apply a
+refused key in any form, write files, or import anything beyond the standard library (decision 0006).
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 What is here: the JSON-RPC error codes and their exceptions (`TetherError` and
 subclasses), message framing (LSP `Content-Length` headers or one JSON per line), the
-typed params/results/notifications in ACP v1 vocabulary (attrs classes, camelCase on the
-wire), `structure`/`unstructure` to move between wire dicts and those classes, and
+typed params/results/notifications in ACP v1 vocabulary (camelCase on the wire: msgspec
+Structs for the content blocks, tool call content and every `session/update`, attrs
+classes for the rest until they move, docs/decisions/0001), `structure`/`unstructure` to
+move between wire dicts and those classes, and
 `build_schema()` behind the generated `protocol/schema.json`. Two public modules beside
 the package's names: `tether_protocol.peer`, the one JSON-RPC peer (the daemon, the Python
 client and the benchmarks all run it), and `tether_protocol.conversation`, the typed
@@ -15,7 +17,7 @@ framing modules, so the daemon's start-up path stays fast. The message classes (
 module per area: `_common`, `_initialize`, `_sessions`, `_updates`, `_extensions`,
 `_snapshots`, `_lsp`, `_client_requests`, gathered by `_messages`), the method table
 (`_method_table`: every method in both directions with its params and result class), the
-converter and the schema builder (which need attrs/cattrs) are imported on first access
+converter and the schema builder (which need attrs/cattrs/msgspec) are imported on first access
 of one of their names, e.g. `tether_protocol.PromptParams` (PEP 562).
 """
 
@@ -78,7 +80,7 @@ _MESSAGE_NAMES = """
     InitializeParams InitializeResult InitializeResultMeta InitializeTetherMeta
     LatestParams LatestResult LatestSession ListSessionsParams ListSessionsResult
     LoadSessionParams LoadSessionResult LspInitializeResult METHODS
-    McpCapabilities MessageActionItem MessageRole MessageStatus ModeId
+    McpCapabilities MemoryHit MemoryRecall MessageActionItem MessageRole MessageStatus ModeId
     NewSessionParams NewSessionResult NoLatestSession
     OptionalVersionedTextDocumentIdentifier PendingApprovals PendingCall
     PermissionOption PermissionOptionKind PermissionRequestMeta PermissionResultMeta
@@ -94,11 +96,11 @@ _MESSAGE_NAMES = """
     SessionModeState SessionNotification SessionUpdate SetModeParams
     ShowMessageParams ShowMessageRequestParams ShowMessageRequestResult Snapshot
     SnapshotMessage SnapshotPending SnapshotReport SnapshotRule SnapshotSession
-    SnapshotTurn StepReport StopReason StoredMessageStatus TerminalContent
+    SnapshotTurn StepReport StopReason StoredMessageStatus TerminalCancelParams TerminalContent
     TerminalExit TerminalInfo TerminalOutput TetherForkParams TextContent
     TextDocumentContentChangeEvent TextDocumentEdit TextDocumentIdentifier
     TextDocumentItem TextDocumentSyncOptions TextEdit TextResource ToolCall
-    ToolCallContent ToolCallContentBlock ToolCallLocation ToolCallReport
+    ToolCallCancelParams ToolCallContent ToolCallContentBlock ToolCallLocation ToolCallReport
     ToolCallStatus ToolCallUpdate ToolKind TurnEnded TurnStatus TurnStopReason
     UpdateMeta UpdateTetherMeta Usage UsageUpdate UserMessageChunk V1 WorkspaceEdit
     WorkspaceFolder WriteTextFileParams WriteTextFileResult

@@ -2,7 +2,11 @@
 decode that turns msgspec's `ValidationError` into today's `-32602` wording.
 
 Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, `decode` /
-`convert` (JSON bytes or built-ins -> a Struct, or `InvalidParams`) and `reworded`.
+`convert` (JSON bytes or built-ins -> a Struct, or `InvalidParams`), `reworded` and
+`explained` (its parts), a params class's own messages (`WIRE_ERRORS`: wire key -> the
+words a client gets, `{method}` filled in), `NonEmpty`, and `ENCODER` (msgspec's, for a frame whose raw JSON is
+`msgspec.Raw` in orjson's spelling: the replay). Elsewhere Structs go out through
+`_json.dumps`, which this module hands `msgspec.to_builtins`.
 Must not: hold message classes (one module per area declares them) or import attrs/cattrs.
 """
 
@@ -11,13 +15,20 @@ from __future__ import annotations
 import re
 import types
 import typing
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 
+from . import _json
 from ._errors import InvalidParams
 
 T = TypeVar("T")
+
+NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
+"""A string that must not be empty (schema: `minLength: 1`)."""
+
+_json.structs_as_builtins = msgspec.to_builtins  # Structs anywhere in `_json.dumps`' input
+ENCODER = msgspec.json.Encoder()
 
 
 class Wire(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -52,10 +63,40 @@ _ERROR = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
-def reworded(exc: msgspec.ValidationError, cls: type, data: Any, method: str) -> str:
+def reworded(exc: msgspec.ValidationError, cls: Any, data: Any, method: str) -> str:
     """msgspec's error as today's message: `invalid params for METHOD: params.PATH: WHY`.
     msgspec gives text only, so its message is parsed and the path walked through the
     declared types beside the data (a Literal's choices in declared order, a union's tags)."""
+    own = _own_error(cls, data)
+    if own is not None:
+        return own.replace("{method}", method)
+    steps, why = explained(exc, cls, data)
+    return f"invalid params for {method}: params.{_path(steps)}: {why}"
+
+
+def _own_error(cls: Any, data: Any) -> str | None:
+    """The first field with its own words (`WIRE_ERRORS`) that is missing or wrong, in field
+    order: those fields are checked before the rest, as the hand-written checks did."""
+    own: dict[str, str] = getattr(cls, "WIRE_ERRORS", {})
+    if not own or not isinstance(data, dict):
+        return None
+    for field in msgspec.structs.fields(cls):
+        message = own.get(field.encode_name)
+        if message is None:
+            continue
+        if field.encode_name not in data:
+            if field.required:
+                return message
+            continue
+        try:
+            msgspec.convert(data[field.encode_name], type=field.type)
+        except msgspec.ValidationError:
+            return message
+    return None
+
+
+def explained(exc: msgspec.ValidationError, cls: Any, data: Any) -> tuple[list[str | int], str]:
+    """Where in ``data`` (wire keys and list indexes) and why ``cls`` refused it."""
     found = _ERROR.match(str(exc))
     what, path = (found["what"], found["path"] or "") if found else (str(exc), "")
     steps: list[str | int] = [int(i) if i else k for k, i in _STEP.findall(path)]
@@ -65,6 +106,7 @@ def reworded(exc: msgspec.ValidationError, cls: type, data: Any, method: str) ->
     tp = _declared(cls, data, steps)
     if what.startswith("Expected"):
         want, got = [*re.findall(r"`([^`]+)`", what), "", ""][:2]
+        want = want.removesuffix(" | null")  # an optional field: today's words name the type alone
         why = f"expected {_LABELS.get(want, want)}, got {_LABELS.get(got, got)}"
     elif missing:
         choices = typing.get_args(tp) if typing.get_origin(tp) is typing.Literal else ()
@@ -77,10 +119,10 @@ def reworded(exc: msgspec.ValidationError, cls: type, data: Any, method: str) ->
         why = f"unsupported type {what.split(' ', 2)[2]}; accepted: {', '.join(tags)}"
     else:
         why = what
-    return f"invalid params for {method}: params.{_path(steps)}: {why}"
+    return steps, why
 
 
-def _declared(cls: type, data: Any, steps: list[str | int]) -> Any:
+def _declared(cls: Any, data: Any, steps: list[str | int]) -> Any:
     """The declared type at the end of ``steps`` (a union resolved by the data's tag)."""
     tp: Any = cls
     value = data

@@ -2,9 +2,10 @@
 locations, modes, and the enumerations.
 
 Owns: those classes and the `Literal` aliases (`StopReason`, `ToolKind`, ...); the modes
-are `_modes`'s (re-exported here), so `session/new` builds them alone. Field
-names are snake_case here and camelCase on the wire (`_fields.py`). Must not: hold
-behaviour, or name a method (the method table is `_method_table.py`).
+are `_modes`'s (re-exported here), so `session/new` builds them alone. The content blocks
+and tool call content are msgspec Structs (`_codec.Wire`: camelCase on the wire, the tag
+first); `Implementation` is attrs until `initialize` moves. Must not: hold behaviour, or
+name a method (the method table is `_method_table.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 from typing import Literal, Union
 
 import attrs
+import msgspec
 
+from ._codec import Wire
 from ._fields import Meta
 from ._modes import ModeId, SessionMode, SessionModeState  # (re-exported: the modes have their own module)
 
@@ -43,34 +46,27 @@ class Implementation:
 # ---- content blocks (prompts, message chunks) --------------------------------------
 
 
-@attrs.define
-class TextContent:
-    type: Literal["text"] = attrs.field(default="text", kw_only=True)  # first on the wire
+class TextContent(Wire, tag_field="type", tag="text"):
     text: str
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class ResourceLink:
+class ResourceLink(Wire, tag_field="type", tag="resource_link"):
     uri: str
     name: str
-    type: Literal["resource_link"] = "resource_link"
     mime_type: Union[str, None] = None
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class TextResource:
+class TextResource(Wire):
     uri: str
     text: str
     mime_type: Union[str, None] = None
 
 
-@attrs.define
-class EmbeddedResource:
+class EmbeddedResource(Wire, tag_field="type", tag="resource"):
     resource: TextResource
-    type: Literal["resource"] = "resource"
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
 ContentBlock = Union[TextContent, ResourceLink, EmbeddedResource]
@@ -79,39 +75,32 @@ ContentBlock = Union[TextContent, ResourceLink, EmbeddedResource]
 # ---- tool calls ----------------------------------------------------------------------
 
 
-@attrs.define
-class ToolCallLocation:
+class ToolCallLocation(Wire):
     path: str
     line: Union[int, None] = None
 
 
-@attrs.define
-class ToolCallContentBlock:
+class ToolCallContentBlock(Wire, tag_field="type", tag="content"):
     """`{"type": "content", "content": <ContentBlock>}` inside a tool call."""
 
-    type: Literal["content"] = attrs.field(default="content", kw_only=True)
     content: TextContent
 
 
-@attrs.define
-class DiffContent:
+class DiffContent(Wire, tag_field="type", tag="diff"):
     """`{"type": "diff", path, oldText?, newText}`: whole file texts (SPEC §3.22).
 
     `path` is absolute (for a move, the destination); `oldText` is absent for a new
     file; `newText` is `""` for a deletion."""
 
-    type: Literal["diff"] = attrs.field(default="diff", kw_only=True)
     path: str
     new_text: str
     old_text: Union[str, None] = None
 
 
-@attrs.define
-class TerminalContent:
+class TerminalContent(Wire, tag_field="type", tag="terminal"):
     """`{"type": "terminal", terminalId}`: command output shown as a terminal (only for
     clients that set `clientCapabilities._meta.terminal_output`, SPEC §4.9)."""
 
-    type: Literal["terminal"] = attrs.field(default="terminal", kw_only=True)
     terminal_id: str
 
 

@@ -2,16 +2,18 @@
 answers, `session/set_config_option` and the unstable `session/set_model` (SPEC §3.36),
 and `_tether/session/cleared` (`/clear` in a client that declared `clearSession`, SPEC §4.11).
 
-Owns: their params and results (selects only: Tether offers no boolean option). Must
+Owns: their params and results (selects only: Tether offers no boolean option; the
+option itself a msgspec Struct, as `config_option_update` holds it). Must
 not: hold behaviour (which options a session has is the daemon's).
 """
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Union
 
 import attrs
 
+from ._codec import Wire
 from ._fields import Meta
 
 __all__ = [
@@ -20,22 +22,19 @@ __all__ = [
 ]
 
 
-@attrs.define
-class SessionConfigSelectOption:
+class SessionConfigSelectOption(Wire):
     value: str
     name: str
     description: Union[str, None] = None
 
 
-@attrs.define
-class SessionConfigOption:
+class SessionConfigOption(Wire, tag_field="type", tag="select"):
     """A select option: `category` is ACP's ("model", "mode", ...), UX only."""
 
     id: str
     name: str
     current_value: str
     options: list[SessionConfigSelectOption]
-    type: Literal["select"] = "select"
     category: Union[str, None] = None
     description: Union[str, None] = None
 

@@ -6,6 +6,9 @@ union members apart (by their tag — `type`, `sessionUpdate`, `outcome` — or 
 each), the field checks declared in `_fields.wire()`, and turning a structuring failure
 into one `InvalidParams` that names the field: either the field's own message (the ones
 the hand-written checks gave) or `invalid params for <method>: params.<field>: <why>`.
+The bridge to the msgspec model (docs/decisions/0001): a Struct class, or a union of them,
+is msgspec's (`_codec.convert` / `msgspec.to_builtins`), wherever it sits, so message
+modules move one at a time (an attrs class may hold Structs, never the other way round).
 Must not: be used on the streaming hot path (it is for params and results, not deltas).
 """
 
@@ -17,8 +20,10 @@ from typing import Any, Callable, TypeVar
 
 import attrs
 import cattrs
+import msgspec
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from ._codec import convert, explained
 from ._errors import InvalidParams
 from ._fields import ERROR, MAXIMUM, MINIMUM, NON_EMPTY, spelled, wire_name
 from ._json import JsonObject
@@ -122,6 +127,29 @@ def _is_untagged_union(tp: Any) -> bool:
         _is_union(tp) and len(members) > 1 and len(_attrs_members(tp)) == len(members)
         and tag_table(tp) is None
     )
+
+
+# ---- the msgspec model (the bridge) ------------------------------------------------------
+
+
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _is_struct_union(tp: Any) -> bool:
+    members = [m for m in typing.get_args(tp) if m is not type(None)]
+    return _is_union(tp) and bool(members) and all(_is_struct(m) for m in members)
+
+
+def _struct_hook(value: Any, tp: Any) -> Any:
+    """A Struct (or a union of them) inside an attrs class: msgspec builds it, and its
+    error reads as the converter's (`.resource.text: required field missing`)."""
+    try:
+        return msgspec.convert(value, type=tp)
+    except msgspec.ValidationError as exc:
+        steps, why = explained(exc, tp, value)
+        where = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
+        raise ValueError(f"{where}: {why}" if where else why) from None
 
 
 # ---- the converter -------------------------------------------------------------------
@@ -256,6 +284,8 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook(type(None), _none_hook)
     conv.register_structure_hook_func(lambda t: t in _ID_TYPES, _id_hook)
     conv.register_structure_hook_func(lambda t: t == JsonObject, _object_hook)
+    conv.register_structure_hook_func(lambda t: _is_struct(t) or _is_struct_union(t), _struct_hook)
+    conv.register_unstructure_hook_func(_is_struct, msgspec.to_builtins)
     conv.register_structure_hook_factory(attrs.has, hooks.structure_attrs)
     conv.register_structure_hook_factory(_is_list, hooks.list_of)
     conv.register_structure_hook_factory(_is_tagged_union, hooks.tagged_union)
@@ -273,6 +303,8 @@ def structure(data: Any, cls: type[T], *, method: str = "") -> T:
     """Build `cls` from wire data, or raise InvalidParams naming the first bad field."""
     if data is None:
         data = {}
+    if _is_struct(cls) and isinstance(data, dict):
+        return convert(data, cls, method=method)
     if not isinstance(data, dict):
         raise InvalidParams(
             f"invalid params{f' for {method}' if method else ''}: expected an object, "
@@ -285,6 +317,8 @@ def structure(data: Any, cls: type[T], *, method: str = "") -> T:
 
 
 def unstructure(obj: Any) -> Any:
+    if isinstance(obj, msgspec.Struct):
+        return msgspec.to_builtins(obj)
     return converter().unstructure(obj)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import orjson
@@ -37,7 +38,9 @@ JsonObject: TypeAlias = dict[str, Any]
 
 __all__ = ["dumps", "dumps_text", "loads", "type_name", "whole_text"]
 
-_std_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_std_encode = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=lambda v: structs_as_builtins(v)
+).encode
 # A run of 19 digits is found as "0" * 19 once every digit is a "0": a tenth of the time
 # of the regular expression \d{19}, which tries every position.
 _DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
@@ -100,6 +103,14 @@ def _replace(match: re.Match[str]) -> str:
     return found  # an escaped backslash, or a pair
 
 
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# The encoders' ``default`` (a C function once msgspec is loaded: it runs once per Struct)
+structs_as_builtins: Callable[[Any], Any] = _not_json
+
+
 def dumps(value: Any) -> bytes:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` as UTF-8, but a lone
     surrogate (which UTF-8 cannot hold: the standard library's text would not encode) is
@@ -107,7 +118,7 @@ def dumps(value: Any) -> bytes:
     ``1e-05``), never with another value; NaN and infinities are ``null``, not the
     standard library's invalid ``NaN``."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, default=structs_as_builtins)
     except TypeError:  # orjson.JSONEncodeError included
         return _std(value).encode()
 
@@ -116,7 +127,7 @@ def dumps_text(value: Any) -> str:
     """``dumps`` as text: valid UTF-8 when encoded (a lone surrogate is U+FFFD), so SQLite
     and files take it."""
     try:
-        return orjson.dumps(value).decode()
+        return orjson.dumps(value, default=structs_as_builtins).decode()
     except TypeError:
         return _std(value)
 

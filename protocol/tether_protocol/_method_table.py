@@ -113,6 +113,13 @@ SESSION_SET_MODEL: MethodSpec[cfg.SetModelParams, ses.EmptyResult] = _request(
 SESSION_PROMPT: MethodSpec[ses.PromptParams, ses.PromptResult] = _request(
     "session/prompt", "ses.PromptParams", "ses.PromptResult")
 SESSION_CANCEL: MethodSpec[ses.SessionIdParams, None] = _notification("session/cancel", "ses.SessionIdParams")
+# ---- client -> Tether: stopping one running tool call (§12.4; v2's names, and v1's extension)
+TOOL_CALL_CANCEL: MethodSpec[ses.ToolCallCancelParams, ses.EmptyResult] = _request(
+    "tool_call/cancel", "ses.ToolCallCancelParams", "ses.EmptyResult")
+TERMINAL_CANCEL: MethodSpec[ses.TerminalCancelParams, ses.EmptyResult] = _request(
+    "terminal/cancel", "ses.TerminalCancelParams", "ses.EmptyResult")
+TETHER_TOOL_CALL_CANCEL: MethodSpec[ses.ToolCallCancelParams, ses.EmptyResult] = _request(
+    "_tether/toolCall/cancel", "ses.ToolCallCancelParams", "ses.EmptyResult")
 # ---- both directions: cancelling a request (§3.14)
 CANCEL_REQUEST_ACP: MethodSpec[init.CancelRequestParams, None] = _notification(
     "$/cancel_request", "init.CancelRequestParams", "both")

@@ -3,14 +3,14 @@
 Owns: `ModeId`, `SessionMode` and `SessionModeState` (re-exported by `_common`, where
 they were). Their own module because `session/new`'s answer needs them and nothing else
 of `_common`: the start path does not build the content blocks and tool call shapes
-(bench/RESULTS.md, "Issue 17's last start-up goals"). Must not: hold behaviour.
+(bench/RESULTS.md, "Issue 17's last start-up goals"). msgspec Structs. Must not: hold behaviour.
 """
 
 from __future__ import annotations
 
 from typing import Literal, Union
 
-import attrs
+from ._codec import Wire
 
 __all__ = ["ModeId", "SessionMode", "SessionModeState"]
 
@@ -20,14 +20,12 @@ ModeId = Literal["read-only", "ask", "auto-edit", "full-auto"]
 # ---- modes ---------------------------------------------------------------------------
 
 
-@attrs.define
-class SessionMode:
+class SessionMode(Wire):
     id: ModeId
     name: str
     description: Union[str, None] = None
 
 
-@attrs.define
-class SessionModeState:
+class SessionModeState(Wire):
     current_mode_id: ModeId
     available_modes: list[SessionMode]

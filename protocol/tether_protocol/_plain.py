@@ -7,7 +7,8 @@ the error) — and `unstructure_plain(obj)`, the wire dict the converter would g
 instance of a plain class, or None. Plain fields: `str`, `int`, `bool`, `float`, string
 `Literal`s, `X | None` of those; on the way in also raw JSON objects (`JsonObject`,
 `Meta`) and lists of them, taken as they are, as the converter does; on the way out also
-attrs classes and lists of them whose own fields are plain. Names and omissions are the converter's (`_fields.spelled`; a field whose
+attrs classes and lists of them whose own fields are plain, and msgspec Structs (their
+built-ins). Names and omissions are the converter's (`_fields.spelled`; a field whose
 default is None is left out while it is None).
 Must not: import cattrs (that is the point: the converter's import and its generated
 functions cost `session/new` ~7 ms at start), or give a result the converter would not
@@ -133,6 +134,10 @@ def _out(tp: Any) -> Out | None:
         raise _NotPlain(tp)  # raw JSON a handler built may hold typed values the converter unstructures
     if _scalar_check(tp) is not None:
         return None
+    if isinstance(tp, type) and hasattr(tp, "__struct_config__"):  # the msgspec model: its own
+        import msgspec  # (loaded with the class)
+
+        return msgspec.to_builtins
     if isinstance(tp, type) and attrs.has(tp):
         if _out_plan(tp) is None:
             raise _NotPlain(tp)

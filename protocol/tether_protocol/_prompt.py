@@ -3,15 +3,17 @@
 Owns: `PromptParams`, `PromptResult` and its `_meta` (re-exported by `_sessions`, where
 they were, on first use). Their own module because a prompt carries content blocks
 (`_common`), which `session/new` does not need: the start path builds neither (bench/RESULTS.md,
-"Issue 17's last start-up goals"). Must not: hold behaviour.
+"Issue 17's last start-up goals"). msgspec Structs (`_codec.Wire`): a prompt is decoded
+in one pass. Must not: hold behaviour.
 """
 
 from __future__ import annotations
 
 from typing import Union
 
-import attrs
+import msgspec
 
+from ._codec import Wire
 from ._common import ContentBlock, StopReason
 from ._fields import Meta
 from ._queue import SteerOutcome
@@ -22,15 +24,15 @@ __all__ = ["PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta
 # ---- prompt turn ---------------------------------------------------------------------
 
 
-@attrs.define
-class PromptParams:
+class PromptParams(Wire):
     session_id: str
     prompt: list[ContentBlock]
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
+    # at most one insertion per (session, key): a retry gets the first's answer (SPEC §12.5)
+    idempotency_key: Union[str, None] = None
 
 
-@attrs.define
-class PromptTetherMeta:
+class PromptTetherMeta(Wire):
     """`steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37).
     `turnSeq`: the same turn's seq (1 = the session's first), which rewind and changes
     also take (SPEC §3.40)."""
@@ -40,14 +42,12 @@ class PromptTetherMeta:
     turn_seq: Union[int, None] = None
 
 
-@attrs.define
-class PromptResultMeta:
+class PromptResultMeta(Wire):
     tether: Union[PromptTetherMeta, None] = None
 
 
-@attrs.define
-class PromptResult:
+class PromptResult(Wire):
     """`_meta.tether.turnId` names the turn's run report (`_tether/session/report`)."""
 
     stop_reason: StopReason
-    meta: Union[PromptResultMeta, None] = None
+    meta: Union[PromptResultMeta, None] = msgspec.field(default=None, name="_meta")

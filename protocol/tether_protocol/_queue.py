@@ -9,12 +9,14 @@ behaviour (the daemon's `server/queue.py` does).
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import ClassVar, Literal, Union
 
 import attrs
+import msgspec
 
+from ._codec import NonEmpty, Wire
 from ._common import ContentBlock
-from ._fields import Meta, wire
+from ._fields import Meta
 
 __all__ = [
     "DequeueParams", "QueueParams", "QueueResult", "QueueState", "QueuedPrompt", "SteerOutcome",
@@ -29,14 +31,14 @@ QueueState = Literal["queued", "notRun"]
 before its turn began (it is never run later: send it again to run it)."""
 
 
-@attrs.define
-class QueueParams:
-    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
-    meta: Meta = None
+class QueueParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _REQUIRED_ID}
+
+    session_id: NonEmpty
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class QueuedPrompt:
+class QueuedPrompt(Wire, omit_defaults=False):  # `state` is written even when "queued"
     """One prompt waiting for its turn: `preview` is its text's first line (cut at 80
     characters), `queuedAt` seconds since the epoch."""
 
@@ -46,19 +48,19 @@ class QueuedPrompt:
     state: QueueState = "queued"
 
 
-@attrs.define
-class QueueResult:
+class QueueResult(Wire):
     """The session's queue, oldest first: the order its turns run in."""
 
     queued: list[QueuedPrompt]
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class DequeueParams:
-    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
-    queue_id: str = wire(error=_QUEUE_ID, non_empty=True)
-    meta: Meta = None
+class DequeueParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _REQUIRED_ID, "queueId": _QUEUE_ID}
+
+    session_id: NonEmpty
+    queue_id: NonEmpty
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
 @attrs.define
@@ -70,8 +72,7 @@ class SteerParams:
     meta: Meta = None
 
 
-@attrs.define
-class SteerOutcome:
+class SteerOutcome(Wire):
     """Where a steered message went. `landed`: it joined the running turn `turnId` after
     its step `step` (the model saw it on step `step + 1`), stored as message `messageSeq`.
     Not landed: that turn ended first, so the message ran as a turn of its own (this

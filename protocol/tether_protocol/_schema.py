@@ -10,6 +10,10 @@ Must not: be imported on the daemon's start-up path (it pulls attrs) or describe
 shape by hand — a message that looks wrong here is fixed in its message module, then the
 file is regenerated with `python -m tether_protocol.schema`.
 
+A msgspec Struct (docs/decisions/0001) is described by the same rules from its own
+config: its encode names, its tag (`tag_field`) as a property with its one value, a field
+whose default is None or `UNSET` is optional and has no default.
+
 The rules mirror `_converter.py`: wire names come from `_fields.spelled`, a field with a
 default is optional, a field whose default is None is omitted on output, a tagged union
 needs its tag (`type` / `sessionUpdate` / `outcome`) even where the member class alone
@@ -21,9 +25,10 @@ from __future__ import annotations
 import inspect
 import types
 import typing
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 import attrs
+import msgspec
 
 from . import _errors, _messages, _methods
 from ._converter import tag_table, unstructure
@@ -81,8 +86,24 @@ def _is_union(tp: Any) -> bool:
 
 def _tag_of(union: Any) -> str | None:
     """The attribute whose string default tells the members apart (as `_converter` does)."""
+    members = [m for m in typing.get_args(union) if m is not type(None)]
+    if members and all(_is_struct(m) for m in members):
+        tags = {m.__struct_config__.tag_field for m in members}
+        return tags.pop() if len(tags) == 1 else None
     found = tag_table(union)
     return found[0] if found else None
+
+
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _settable(tp: Any) -> Any:
+    """``tp`` without `UnsetType` (a field left out while unset: optional, not a value)."""
+    if not _is_union(tp):
+        return tp
+    kept = tuple(a for a in typing.get_args(tp) if a is not msgspec.UnsetType)
+    return kept[0] if len(kept) == 1 else Union[kept]
 
 
 class _Builder:
@@ -95,7 +116,7 @@ class _Builder:
         self.classes: dict[type, str] = {
             value: name
             for name, value in namespace.items()
-            if isinstance(value, type) and attrs.has(value) and value.__name__ == name
+            if isinstance(value, type) and (attrs.has(value) or _is_struct(value)) and value.__name__ == name
         }
         self.unions: dict[Any, str] = {}
         self.literals: dict[Any, str] = {}
@@ -118,6 +139,40 @@ class _Builder:
     # ---- definitions -------------------------------------------------------------------
 
     def _class_def(self, cls: type) -> JsonObject:
+        if _is_struct(cls):
+            properties, required = self._struct_fields(cls)
+        else:
+            properties, required = self._attrs_fields(cls)
+        out: JsonObject = {"title": cls.__name__}
+        description = _first_paragraph(cls.__doc__)
+        if description:
+            out["description"] = description
+        out["type"] = "object"
+        out["properties"] = properties
+        if required:
+            out["required"] = required
+        return out
+
+    def _struct_fields(self, cls: type) -> tuple[JsonObject, list[str]]:
+        properties: JsonObject = {}
+        required: list[str] = []
+        config = cls.__struct_config__  # type: ignore[attr-defined]  # every Struct class has it
+        if isinstance(config.tag, str):
+            properties[config.tag_field] = {**self._literal(Literal[config.tag]), "default": config.tag}
+        for field in msgspec.structs.fields(cls):
+            prop = self.type_schema(_settable(field.type))
+            if field.name == "meta":
+                prop = {"description": _META_DESCRIPTION, **prop}
+            if field.required:
+                required.append(field.encode_name)
+            else:
+                value = field.default if field.default is not msgspec.NODEFAULT else field.default_factory()
+                if value is not None and value is not msgspec.UNSET:
+                    prop = {**prop, "default": msgspec.to_builtins(value)}
+            properties[field.encode_name] = prop
+        return properties, required
+
+    def _attrs_fields(self, cls: type) -> tuple[JsonObject, list[str]]:
         hints = typing.get_type_hints(cls)
         properties: JsonObject = {}
         required: list[str] = []
@@ -131,15 +186,7 @@ class _Builder:
                 if default is not None:
                     prop = {**prop, "default": default}
             properties[key] = prop
-        out: JsonObject = {"title": cls.__name__}
-        description = _first_paragraph(cls.__doc__)
-        if description:
-            out["description"] = description
-        out["type"] = "object"
-        out["properties"] = properties
-        if required:
-            out["required"] = required
-        return out
+        return properties, required
 
     def _field_schema(self, field: attrs.Attribute[Any], hint: Any) -> JsonObject:
         described = field.metadata.get(SCHEMA)
@@ -186,14 +233,25 @@ class _Builder:
 
     # ---- types -------------------------------------------------------------------------
 
+    def _annotated(self, tp: Any) -> JsonObject:
+        """A type with msgspec's checks (`_codec.NonEmpty`): its schema and the checks."""
+        base, *checks = typing.get_args(tp)
+        schema = self.type_schema(base)
+        for check in checks:
+            if isinstance(check, msgspec.Meta) and check.min_length is not None:
+                schema["minLength"] = check.min_length
+        return schema
+
     def type_schema(self, tp: Any) -> JsonObject:
+        if typing.get_origin(tp) is Annotated:
+            return self._annotated(tp)
         if tp is Any:
             return {}
         if tp is type(None) or tp is None:
             return {"type": "null"}
         if tp in _SCALARS:
             return {"type": _SCALARS[tp]}
-        if isinstance(tp, type) and attrs.has(tp):
+        if isinstance(tp, type) and (attrs.has(tp) or _is_struct(tp)):
             name = self.classes.get(tp)
             if name is None:
                 raise TypeError(f"{tp!r} is not a message class named in _messages")

@@ -22,7 +22,7 @@ __all__ = [
     "LoadSessionParams", "LoadSessionResult", "NewSessionParams", "NewSessionResult",
     "PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta",
     "ResumeSessionParams", "ResumeSessionResult", "SessionIdParams", "SessionInfo",
-    "SetModeParams",
+    "SetModeParams", "TerminalCancelParams", "ToolCallCancelParams",
 ]
 
 if TYPE_CHECKING:
@@ -115,6 +115,24 @@ class SessionIdParams:
     """Params of `session/close`, `session/delete` and `session/cancel`."""
 
     session_id: str
+    meta: Meta = None
+
+
+@attrs.define
+class ToolCallCancelParams:
+    """Params of `tool_call/cancel` and `_tether/toolCall/cancel` (§12.4): the call to stop."""
+
+    session_id: str
+    tool_call_id: str
+    meta: Meta = None
+
+
+@attrs.define
+class TerminalCancelParams:
+    """Params of `terminal/cancel`: the command whose terminal this is is stopped."""
+
+    session_id: str
+    terminal_id: str
     meta: Meta = None
 
 

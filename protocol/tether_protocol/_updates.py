@@ -1,9 +1,11 @@
 """`session/update`: the notification and each update kind Tether sends (SPEC §4),
 with the `_meta` keys it puts on them (`_meta.tether.*` and ACP's terminal keys).
 
-Owns: those shapes. Must not: build updates — the daemon's update layer writes them as
-plain dicts (or JSON text) of exactly these shapes on the hot path, and the tests check
-what it sends against the schema generated from these classes.
+Owns: those shapes, as msgspec Structs (`_codec.Wire`; the tag `sessionUpdate` first):
+the daemon's renderers (`server/updates/acp_v1.py`, `replay.py`) build them and the one
+encoder (`_json.dumps`) writes them. Key order is the field order (the wire's since
+the first release). `_meta.tether` keys are declared here, each one the daemon writes.
+Must not: build updates (the renderers decide what an event looks like).
 
 ACP v2 changes this surface most (updates become upserts by id, `tool_call` goes,
 `state_update` arrives): a v2 set would be a sibling module with its own union, chosen
@@ -14,8 +16,10 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
-import attrs
+import msgspec
+from msgspec import UNSET, UnsetType
 
+from ._codec import Wire
 from ._common import (
     ContentBlock,
     ModeId,
@@ -28,13 +32,12 @@ from ._common import (
     ToolKind,
 )
 from ._config_options import SessionConfigOption
-from ._fields import wire
 from ._json import JsonObject
 from ._queue import QueuedPrompt
 
 __all__ = [
     "AgentMessageChunk", "AgentThoughtChunk", "AvailableCommand", "AvailableCommandInput",
-    "AvailableCommandsUpdate", "Compaction", "ConfigOptionUpdate", "CurrentModeUpdate",
+    "AvailableCommandsUpdate", "Compaction", "MemoryHit", "MemoryRecall", "ConfigOptionUpdate", "CurrentModeUpdate",
     "MessageStatus", "Plan", "PlanEntry", "SessionInfoUpdate", "SessionNotification",
     "SessionUpdate", "TerminalExit", "TerminalInfo", "TerminalOutput", "ToolCall",
     "ToolCallUpdate", "TurnEnded", "TurnStopReason", "UpdateMeta", "UpdateTetherMeta",
@@ -45,185 +48,182 @@ MessageStatus = Literal["cancelled", "incomplete", "interrupted", "error"]
 TurnStopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
 
 
-@attrs.define
-class Compaction:
+class Compaction(Wire):
     replaced: int
 
 
-@attrs.define
-class TurnEnded:
+class TurnEnded(Wire):
     """The end of a turn resumed after a restart, which has no prompt to answer."""
 
     turn_id: str
     stop_reason: TurnStopReason
 
 
-@attrs.define
-class UpdateTetherMeta:
-    """`_meta.tether` of an update: a notice (§4.10), a replayed message's status (§4.6),
-    a compaction (§5.15), a resumed turn's end (§4.4), why a call was allowed (§4.9), the
-    prompt queue (`session_info_update`), a message steered into a running turn, where it
-    landed (`user_message_chunk`: `steered`, `afterStep`, live also `turnId`, `messageSeq`; §3.37)."""
+class MemoryHit(Wire):
+    """One message of an earlier session given to the model (`sessionTitle` null when untitled)."""
+
+    session_id: str
+    session_title: Union[str, None]
+    message_seq: int
+    role: str
+    snippet: str
+
+
+class MemoryRecall(Wire):
+    """What retrieved memory gave the model (`_meta.tether.memory` of its notice)."""
+
+    tokens: int
+    hits: list[MemoryHit]
+
+
+class UpdateTetherMeta(Wire):
+    """`_meta.tether` of an update: a notice (§4.10), a message steered into a running turn,
+    where it landed (`user_message_chunk`: `steered`, `afterStep` (null before the first
+    step), live also `turnId`, `messageSeq`; §3.37), a replayed message's status (§4.6), a
+    compaction (§5.15), memory given to the model, a resumed turn's end (§4.4), why a call
+    was allowed (§4.9), a sub-agent's call and session, the prompt queue (`session_info_update`)."""
 
     notice: Union[bool, None] = None
+    steered: Union[bool, None] = None
+    turn_id: Union[str, None] = None
+    after_step: Union[int, None, UnsetType] = UNSET
+    message_seq: Union[int, None] = None
     status: Union[MessageStatus, None] = None
     compaction: Union[Compaction, None] = None
+    memory: Union[MemoryRecall, None] = None
     turn_ended: Union[TurnEnded, None] = None
     approved_by: Union[str, None] = None
+    parent_call_id: Union[str, None] = None
+    child_session_id: Union[str, None] = None
     queue: Union[list[QueuedPrompt], None] = None
-    steered: Union[bool, None] = None
-    after_step: Union[int, None] = None
-    turn_id: Union[str, None] = None
-    message_seq: Union[int, None] = None
 
 
-@attrs.define
-class TerminalInfo:
-    terminal_id: str = wire("terminal_id")
-    cwd: str = wire("cwd")
+# ACP's terminal keys are snake_case, as claude-agent-acp and codex-acp send them
 
 
-@attrs.define
-class TerminalOutput:
+class TerminalInfo(msgspec.Struct):
+    terminal_id: str
+    cwd: str
+
+
+class TerminalOutput(msgspec.Struct):
     """New output to append (not the tail)."""
 
-    terminal_id: str = wire("terminal_id")
-    data: str = wire("data")
+    terminal_id: str
+    data: str
 
 
-@attrs.define
-class TerminalExit:
+class TerminalExit(msgspec.Struct):
     """`exit_code` null and `signal` "SIGKILL" when the command was killed."""
 
-    terminal_id: str = wire("terminal_id")
-    exit_code: Union[int, None] = wire("exit_code")
-    signal: Union[str, None] = wire("signal")
+    terminal_id: str
+    exit_code: Union[int, None]
+    signal: Union[str, None]
 
 
-@attrs.define
-class UpdateMeta:
+class UpdateMeta(msgspec.Struct, omit_defaults=True):
     """`_meta` of an update. The terminal keys are snake_case, as claude-agent-acp and
     codex-acp send them (only to clients that set `_meta.terminal_output`)."""
 
     tether: Union[UpdateTetherMeta, None] = None
-    terminal_info: Union[TerminalInfo, None] = wire("terminal_info", default=None)
-    terminal_output: Union[TerminalOutput, None] = wire("terminal_output", default=None)
-    terminal_exit: Union[TerminalExit, None] = wire("terminal_exit", default=None)
+    terminal_info: Union[TerminalInfo, None] = None
+    terminal_output: Union[TerminalOutput, None] = None
+    terminal_exit: Union[TerminalExit, None] = None
 
 
-@attrs.define
-class UserMessageChunk:
+class UserMessageChunk(Wire, tag_field="sessionUpdate", tag="user_message_chunk"):
     """Replay only: one per block of a stored prompt."""
 
     content: ContentBlock
-    session_update: Literal["user_message_chunk"] = "user_message_chunk"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class AgentMessageChunk:
+class AgentMessageChunk(Wire, tag_field="sessionUpdate", tag="agent_message_chunk"):
     content: TextContent
-    session_update: Literal["agent_message_chunk"] = "agent_message_chunk"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class AgentThoughtChunk:
+class AgentThoughtChunk(Wire, tag_field="sessionUpdate", tag="agent_thought_chunk"):
     content: TextContent
-    session_update: Literal["agent_thought_chunk"] = "agent_thought_chunk"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class ToolCall:
+class ToolCall(Wire, tag_field="sessionUpdate", tag="tool_call", omit_defaults=False):
+    """A call's first report: `kind` and `status` always written, the rest left out
+    while unset (no content: none yet)."""
+
     tool_call_id: str
     title: str
     kind: ToolKind = "other"
     status: ToolCallStatus = "pending"
-    content: list[ToolCallContent] = attrs.Factory(list)
-    locations: list[ToolCallLocation] = attrs.Factory(list)
-    raw_input: Union[JsonObject, None] = None
-    raw_output: Union[JsonObject, None] = None
-    session_update: Literal["tool_call"] = "tool_call"
-    meta: Union[UpdateMeta, None] = None
+    raw_input: Union[JsonObject, None, UnsetType] = UNSET
+    content: Union[list[ToolCallContent], UnsetType] = UNSET
+    locations: Union[list[ToolCallLocation], UnsetType] = UNSET
+    raw_output: Union[JsonObject, None, UnsetType] = UNSET
+    meta: Union[UpdateMeta, None, UnsetType] = msgspec.field(default=UNSET, name="_meta")
 
 
-@attrs.define
-class ToolCallUpdate:
+class ToolCallUpdate(Wire, tag_field="sessionUpdate", tag="tool_call_update"):
     """A change to a tool call: fields left out are unchanged; `content` replaces."""
 
     tool_call_id: str
+    status: Union[ToolCallStatus, None] = None
     title: Union[str, None] = None
     kind: Union[ToolKind, None] = None
-    status: Union[ToolCallStatus, None] = None
+    raw_input: Union[JsonObject, None] = None
     content: Union[list[ToolCallContent], None] = None
     locations: Union[list[ToolCallLocation], None] = None
-    raw_input: Union[JsonObject, None] = None
     raw_output: Union[JsonObject, None] = None
-    session_update: Literal["tool_call_update"] = "tool_call_update"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class PlanEntry:
+class PlanEntry(Wire):
     content: str
     priority: PlanEntryPriority
     status: PlanEntryStatus
 
 
-@attrs.define
-class Plan:
+class Plan(Wire, tag_field="sessionUpdate", tag="plan"):
     """The whole plan, replacing the previous one (an empty list clears it)."""
 
     entries: list[PlanEntry]
-    session_update: Literal["plan"] = "plan"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SessionInfoUpdate:
+class SessionInfoUpdate(Wire, tag_field="sessionUpdate", tag="session_info_update"):
     title: Union[str, None] = None
     updated_at: Union[str, None] = None
-    session_update: Literal["session_info_update"] = "session_info_update"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class CurrentModeUpdate:
+class CurrentModeUpdate(Wire, tag_field="sessionUpdate", tag="current_mode_update"):
     """Sent when the mode changes other than by the client's own `session/set_mode`
     (`session/set_config_option` on the "mode" option, the `/mode` slash command)."""
 
     current_mode_id: ModeId
-    session_update: Literal["current_mode_update"] = "current_mode_update"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class ConfigOptionUpdate:
+class ConfigOptionUpdate(Wire, tag_field="sessionUpdate", tag="config_option_update"):
     """The full set of session config options, after one changed on the daemon's side."""
 
     config_options: list[SessionConfigOption]
-    session_update: Literal["config_option_update"] = "config_option_update"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class UsageUpdate:
+class UsageUpdate(Wire, tag_field="sessionUpdate", tag="usage_update"):
     used: int
     size: int
-    session_update: Literal["usage_update"] = "usage_update"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class AvailableCommandInput:
+class AvailableCommandInput(Wire):
     """Unstructured text after the command's name; `hint` is shown until it is typed."""
 
     hint: str
 
 
-@attrs.define
-class AvailableCommand:
+class AvailableCommand(Wire):
     """A slash command: sent as a prompt whose first text block is `/name [input]`."""
 
     name: str
@@ -231,14 +231,12 @@ class AvailableCommand:
     input: Union[AvailableCommandInput, None] = None
 
 
-@attrs.define
-class AvailableCommandsUpdate:
+class AvailableCommandsUpdate(Wire, tag_field="sessionUpdate", tag="available_commands_update"):
     """The whole list of slash commands, replacing the previous one (after
     `session/new`, after `session/load`, and when the list changes)."""
 
     available_commands: list[AvailableCommand]
-    session_update: Literal["available_commands_update"] = "available_commands_update"
-    meta: Union[UpdateMeta, None] = None
+    meta: Union[UpdateMeta, None] = msgspec.field(default=None, name="_meta")
 
 
 SessionUpdate = Union[
@@ -256,10 +254,10 @@ SessionUpdate = Union[
 ]
 
 
-@attrs.define
-class SessionNotification:
+class SessionNotification(Wire):
     """`session/update` params."""
 
     session_id: str
     update: SessionUpdate
-    meta: Union[JsonObject, None] = None
+    meta: Union[JsonObject, None] = msgspec.field(default=None, name="_meta")
+

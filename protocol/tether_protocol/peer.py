@@ -191,6 +191,10 @@ class JsonRpcPeer:
         if cls is None:
             return params
         target = cls.load() if isinstance(cls, Later) else cls
+        if hasattr(target, "__struct_config__"):  # the msgspec model: one pass, no cattrs
+            from ._codec import convert
+
+            return convert({} if params is None else params, target, method=route.method)
         from ._plain import structure_plain  # (attrs: loaded with the class)
 
         plain = structure_plain(params, target)  # a plain class's common case, without cattrs

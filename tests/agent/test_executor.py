@@ -12,7 +12,8 @@ from tether.agent.session import ActiveTurn, AgentSession
 from tether.agent.sink import ChangeContent, PlanUpdated, TerminalExited, TerminalOutput, ToolCallPatch, TurnEvent
 from tether.agent.state import CallOutcome, PendingCall
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
-from tether.server.updates.acp_v1 import render
+from tether.server.updates.acp_v1 import Update, render
+from tether_protocol._json import dumps, loads
 from tether.store import HistoryStore
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.mutating import default_mutating_tools
@@ -103,6 +104,12 @@ async def test_a_commands_exit_code_and_duration_are_reported_as_data(tmp_path: 
     assert isinstance(final, ToolCallPatch) and final.status == "failed"
 
 
+
+def _wire(update: Update | None) -> Any:
+    """An update as the client reads it off the wire."""
+    assert update is not None
+    return loads(dumps(update))
+
 async def test_a_terminal_client_gets_the_exit_code_and_the_output(tmp_path: Path) -> None:
     sink, _log, _asker, _ws = await _run(
         tmp_path, [_call("c1", "run_command", command="echo out; exit 7")], mode="full-auto", terminal=True
@@ -110,7 +117,7 @@ async def test_a_terminal_client_gets_the_exit_code_and_the_output(tmp_path: Pat
     output = "".join(e.data for e in sink.events if isinstance(e, TerminalOutput))
     (exited,) = [e for e in sink.events if isinstance(e, TerminalExited)]
     assert output == "out\n" and exited.exit_code == 7 and exited.signal is None
-    assert render(exited) == {
+    assert _wire(render(exited)) == {
         "sessionUpdate": "tool_call_update", "toolCallId": "c1",
         "_meta": {"terminal_exit": {"terminal_id": "c1", "exit_code": 7, "signal": None}},
     }
@@ -123,8 +130,7 @@ async def test_a_command_that_times_out_has_no_exit_code(tmp_path: Path) -> None
     run = log.outcomes[0].result.command
     assert run is not None and run.timed_out and run.exit_code is None and 0.9 <= run.duration_s < 20
     (exited,) = [e for e in sink.events if isinstance(e, TerminalExited)]
-    update = render(exited)
-    assert update is not None
+    update = _wire(render(exited))
     assert update["_meta"]["terminal_exit"] == {"terminal_id": "c1", "exit_code": None, "signal": "SIGKILL"}
 
 

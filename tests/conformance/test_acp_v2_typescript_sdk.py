@@ -39,21 +39,27 @@ RESULTS: dict[str, type[Any]] = {
 REQUESTS: dict[str, type[Any]] = {"session/request_permission": v2.RequestPermissionRequest}
 
 
-def _run_v2_turn(env: dict[str, str], workspace: Path) -> dict[str, Any]:
+def run_v2_client(env: dict[str, str], workspace: Path, client: str, script: str) -> dict[str, Any]:
+    """Run `ts/<client>` against `tether acp` with the scripted provider's `examples/<script>`;
+    its JSON summary (what it saw, and every line both ways)."""
     node = shutil.which("node", path=env["PATH"])
     if node is None:
         pytest.fail(f"node is not on PATH: this test needs Node.js 20+ and the ACP SDK ({SETUP})")
     if not SDK_PACKAGE.is_file():
         pytest.fail(f"tests/conformance/ts/node_modules is missing the ACP TypeScript SDK: {SETUP}")
-    daemon = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(EXAMPLES / "v2-turn.json")]
+    daemon = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(EXAMPLES / script)]
     proc = subprocess.run(
-        [node, str(TS / "v2_turn.mjs"), "--workspace", str(workspace), "--", *daemon],
-        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=50, check=False,
+        [node, str(TS / client), "--workspace", str(workspace), "--", *daemon],
+        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
     )
-    assert proc.returncode == 0, f"v2_turn.mjs exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert proc.returncode == 0, f"{client} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     summary: dict[str, Any] = json.loads(proc.stdout)
     assert summary["ok"], f"{summary.get('error')}\n--- stderr ---\n{proc.stderr}"
     return summary
+
+
+def _run_v2_turn(env: dict[str, str], workspace: Path) -> dict[str, Any]:
+    return run_v2_client(env, workspace, "v2_turn.mjs", "v2-turn.json")
 
 
 def _validate_daemon_lines(wire: list[dict[str, str]]) -> list[str]:

@@ -11,6 +11,7 @@ import mcp_types as types
 from tether.agent.sink import BlockContent, TextContent, ToolCallPatch
 from tether.mcp.tools import MAX_SHOWN_DATA, convert_result
 from tether.server.updates.acp_v1 import render
+from tether_protocol._json import dumps, loads
 from tether_protocol.conversation import (
     AudioBlock,
     EmbeddedResource,
@@ -79,7 +80,7 @@ def test_each_mcp_content_type_becomes_its_block_and_the_acp_block_the_wire_carr
     expected = [{"type": "content", "content": {"type": "text", "text": result.text}}] + [
         {"type": "content", "content": wire} for _, _, wire, _ in CASES
     ]
-    assert json.dumps(update["content"]) == json.dumps(expected)
+    assert json.dumps(loads(dumps(update))["content"]) == json.dumps(expected)  # keys in the wire's order
 
 
 def test_blocks_over_the_size_shown_per_call_are_named_to_the_model_and_not_shown() -> None:

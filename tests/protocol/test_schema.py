@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import attrs
+import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 from schema_samples import INVALID, VALID
@@ -66,8 +67,23 @@ def _message_classes() -> dict[str, type]:
     return {
         name: value
         for name, value in vars(_messages).items()
-        if isinstance(value, type) and attrs.has(value) and value.__name__ == name
+        if isinstance(value, type) and (attrs.has(value) or _is_struct(value)) and value.__name__ == name
     }
+
+
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _counts(cls: type) -> tuple[int, int]:
+    """(properties, required) of a message class: an attrs class's fields, or a Struct's
+    fields and its tag (`tag_field`, a property with one value: optional, as an attrs
+    class's defaulted tag field is)."""
+    if _is_struct(cls):
+        fields = msgspec.structs.fields(cls)
+        tagged = cls.__struct_config__.tag_field is not None  # type: ignore[attr-defined]
+        return len(fields) + tagged, sum(f.required for f in fields)
+    return len(attrs.fields(cls)), sum(f.default is attrs.NOTHING for f in attrs.fields(cls))
 
 
 # ---- the committed file --------------------------------------------------------------
@@ -143,10 +159,9 @@ def test_every_message_class_has_a_def() -> None:
         entry = defs[name]
         assert entry["title"] == name
         assert entry["type"] == "object"
-        fields = attrs.fields(cls)
-        assert len(entry["properties"]) == len(fields), name
-        required = [f for f in fields if f.default is attrs.NOTHING]
-        assert len(entry.get("required", [])) == len(required), name
+        properties, required = _counts(cls)
+        assert len(entry["properties"]) == properties, name
+        assert len(entry.get("required", [])) == required, name
     # aliases point at the real class rather than duplicating it
     assert "ResumeSessionParams" not in defs
     assert defs["ToolCallContentBlock"]["description"].startswith("`{")
@@ -208,6 +223,7 @@ def test_method_table() -> None:
         "_tether/session/changes", "_tether/session/cleared", "_tether/session/dequeue", "_tether/session/dump",
         "_tether/session/fork", "_tether/session/latest", "_tether/session/queue", "_tether/session/report",
         "_tether/session/restore", "_tether/session/rewind", "_tether/session/search", "_tether/session/steer",
+        "_tether/toolCall/cancel",
     ]
     assert sorted(m for m, e in methods.items() if e["direction"] == "agent->client") == [
         "$/progress", "_tether/session/cleared", "fs/read_text_file", "fs/write_text_file", "session/request_permission",
@@ -274,10 +290,14 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
     """A value of annotation `tp`; `nulls` picks None wherever the annotation allows it."""
     if tp is Any:
         return "any"
+    if typing.get_origin(tp) is typing.Annotated:  # msgspec's checks: "s" is long enough
+        return _sample(typing.get_args(tp)[0], nulls=nulls)
     if tp is type(None):
         return None
     if tp in (str, int, float, bool):
         return {str: "s", int: 3, float: 1.5, bool: True}[tp]
+    if _is_struct(tp):
+        return tp(**{f.name: _sample(f.type, nulls=nulls) for f in msgspec.structs.fields(tp)})
     if attrs.has(tp):
         hints = typing.get_type_hints(tp)
         return tp(**{f.name: _field_sample(f, hints[f.name], nulls=nulls) for f in attrs.fields(tp)})
@@ -291,7 +311,7 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
     if origin is typing.Union:
         if nulls and type(None) in args:
             return None
-        return _sample(next(a for a in args if a is not type(None)), nulls=nulls)
+        return _sample(next(a for a in args if a not in (type(None), msgspec.UnsetType)), nulls=nulls)
     raise TypeError(f"no sample for {tp!r}")
 
 

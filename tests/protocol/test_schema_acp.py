@@ -42,7 +42,7 @@ ACP_COUNTERPARTS: list[tuple[str, str, str, frozenset[str]]] = [
     ("ResourceLink", "ResourceLink", "in", frozenset({"type"})),
     ("EmbeddedResource", "EmbeddedResource", "in", frozenset({"type"})),
     ("TextResource", "TextResourceContents", "in", frozenset()),
-    ("PromptParams", "PromptRequest", "in", frozenset()),
+    ("PromptParams", "PromptRequest", "in", frozenset({"idempotencyKey"})),  # v2 (RFD), read on v1 too (SPEC §12.5)
     ("PromptResult", "PromptResponse", "out", frozenset()),
     ("NewSessionParams", "NewSessionRequest", "in", frozenset()),
     ("NewSessionResult", "NewSessionResponse", "out", frozenset()),

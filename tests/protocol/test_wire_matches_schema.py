@@ -172,6 +172,10 @@ async def _acp_session(rec: Recorder, workspace: Path) -> None:
     await rec.request("_tether/session/steer", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]})
     with contextlib.suppress(Exception):  # nothing queued: answered with -32602
         await rec.request("_tether/session/dequeue", {"sessionId": sid, "queueId": "q_none"})
+    for method, item in (("tool_call/cancel", {"toolCallId": "call_none"}), ("terminal/cancel", {"terminalId": "t"}),
+                         ("_tether/toolCall/cancel", {"toolCallId": "call_none"})):
+        with contextlib.suppress(Exception):  # nothing runs: answered with -32602 (live: test_item_cancel_v1.py)
+            await rec.request(method, {"sessionId": sid, **item})
     await rec.request("session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
     await rec.request("session/resume", {"sessionId": sid, "cwd": str(workspace)})
     rec.notify("session/cancel", {"sessionId": sid})

@@ -15,14 +15,14 @@ from tether.store import HistoryStore, StorageFault, StoreError, latest_version,
 from .conftest import OldDatabase
 
 Query = Callable[..., list[Any]]
-LATEST = latest_version()  # 10: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python, v6 CHECKs without IN lists, v7 CJK words, v8 checkpoints, v9 prompt queue, v10 rules' network
+LATEST = latest_version()  # 11: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python, v6 CHECKs without IN lists, v7 CJK words, v8 checkpoints, v9 prompt queue, v10 rules' network, v11 prompt keys
 ALL = list(range(1, LATEST + 1))
 
 
 async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Query) -> None:
     assert query("PRAGMA journal_mode") == [("wal",)]
     assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
-    assert store.schema_version == LATEST == 10
+    assert store.schema_version == LATEST == 11
     assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "schema_version", "sessions", "turns", "messages", "run_reports", "approval_rules",
     }

@@ -1,16 +1,9 @@
 """The tool executor: runs a step's tool calls and returns what each did, as data.
 
-Owns: running calls in order (consecutive ones that only read together — several
-`delegate` calls without `writes` too, `Tool.reads_only` — each one that changes something alone, after its approval, so a read after an edit in the same step
-sees the edit and prompts come one at a time); validating arguments; the approval of
-calls that change things (the read-only mode's refusal, previews, the `ApprovalGate`
-and the asker, a checkpoint right before the user is asked); the OS sandbox choice for
-commands; screening results (result_screen.py: secrets masked, the input guard); the structured outcome of each call
-(`CallOutcome`: the tool's `ToolResult` with exit code, duration, output, changes) and
-the tool-call events the client sees. A tool error goes back to the model as an error
-result; it never ends the turn.
-Must not: stream from the model, write to the store itself (the `RunLog` it is given
-records results and checkpoints), or build protocol JSON.
+Owns: the order calls run in, validating arguments, approving calls that change things,
+the commands' sandbox choice, screening results, each call's `CallOutcome` and events, and
+per-call cancel scopes (docs/decisions/0011-agent.md); a tool error is a result, not the end.
+Must not: stream from the model, write to the store itself (`RunLog`), or build protocol JSON.
 """
 
 from __future__ import annotations
@@ -20,13 +13,13 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from ..approvals import ApprovalGate, ApprovalRequest, Asker, AskerAnswer, Verdict
+from ..approvals import ApprovalGate, ApprovalRequest, Asker, Verdict
 from ..store import StorageFault
 from ..tools.base import (
     ChangePreview,
@@ -45,6 +38,7 @@ from .hook_port import NO_HOOKS, HookPort, PreTool, ask_for_read
 from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
 from .result_screen import screened
+from .run_log import CheckpointingAsker, RunLog
 from .session import ActiveTurn, AgentSession
 from .sink import (
     BlockContent,
@@ -95,29 +89,6 @@ class TurnServices:
     ask_first: bool = False  # a destructive, vague prompt gets `hooks.first_question` first
 
 
-class RunLog(Protocol):
-    """Where the executor hands results and asks for checkpoints (the turn's journal)."""
-
-    def record(self, outcome: CallOutcome) -> None: ...
-
-    async def checkpoint(self) -> None: ...
-
-    async def mark_started(self, call_id: str) -> None: ...
-
-
-class _CheckpointingAsker:
-    """Commits the turn's state right before the user is asked (the suspension point)."""
-
-    def __init__(self, inner: Asker | None, journal: RunLog) -> None:
-        self.inner, self.journal = inner, journal
-
-    async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        if self.inner is None:
-            return AskerAnswer("unavailable", detail="no way to ask the user was configured")
-        await self.journal.checkpoint()
-        return await self.inner.ask(request, reason)
-
-
 class ToolExecutor:
     def __init__(
         self,
@@ -134,6 +105,7 @@ class ToolExecutor:
         self.tools, self.sink, self.services = tools, sink, services
         self.guard, self.journal = guard, journal
         self._approved: dict[str, str] = {}  # call id -> why it was allowed (for the run report)
+        self._cancelled: set[str] = set()  # calls the user stopped (`tool_call/cancel`)
 
     async def run_calls(self, calls: list[PendingCall]) -> list[ToolTiming]:
         """Run a step's calls in order; each outcome goes to the journal as it finishes."""
@@ -174,11 +146,14 @@ class ToolExecutor:
         if tool is not None:
             shown = screened(result, call.name, self.guard, self.services.mask_secrets, self.sink.emit)
             result = await self.services.hooks.after_tool(call, tool, shown)
+        cancelled = call.call_id in self._cancelled
+        self._cancelled.discard(call.call_id)
         self.sink.emit(ToolCallPatch(
             call.call_id,
             status="failed" if result.is_error else "completed",
             content=(TextContent(result.text), *(BlockContent(b) for b in result.blocks)),
-            locations=tuple(result.locations) or None,
+            locations=tuple(result.locations) or None, cancelled=cancelled,
+            cancellable=False if tool is not None and tool.cancellable else None,
         ))
         outcome = CallOutcome(call, result, latency_ms=latency)
         if tool is not None and call.arguments is not None:
@@ -237,13 +212,13 @@ class ToolExecutor:
             if reads and refused is None and self.services.gate is not None:  # a deny rule beats readOnlyHint
                 refused = await self.services.gate.read_refusal(tool.name)
             if reads and pre.decision == "ask":
-                asker = _CheckpointingAsker(self.services.asker, self.journal)
+                asker = CheckpointingAsker(self.services.asker, self.journal)
                 refused = await ask_for_read(asker, self._request(call, tool, pre.args, [], None), pre.reason)
             if refused is not None:
                 return ToolResult(refused, is_error=True)
             if reads:
-                self.sink.emit(ToolCallPatch(call.call_id, status="in_progress"))
-                result = await tool.run(pre.args, ctx)
+                self.sink.emit(ToolCallPatch(call.call_id, status="in_progress", cancellable=tool.cancellable or None))
+                result = await self._run_tool(call, tool, pre.args, ctx)
             else:
                 result = await self._run_approved(call, tool, ctx, pre)
         except ToolError as exc:
@@ -315,7 +290,7 @@ class ToolExecutor:
             if not result.is_error:
                 result.changes = list(previews)
             return result
-        result = await tool.run(args, ctx)
+        result = await self._run_tool(call, tool, args, ctx, terminal.terminal_id if terminal else None)
         if terminal is not None:
             run = result.command
             self.sink.emit(TerminalExited(
@@ -323,6 +298,22 @@ class ToolExecutor:
                 exit_code=run.exit_code if run else None, signal=run.signal if run else None,
             ))
         return result
+
+    async def _run_tool(
+        self, call: PendingCall, tool: Tool[Any], args: object, ctx: ToolContext, terminal_id: str | None = None,
+    ) -> ToolResult:
+        """Run the tool; a call that may be stopped alone runs in its own cancel scope."""
+        calls = self.session.calls
+        if not tool.cancellable:
+            calls.ended(call.call_id, "it cannot be stopped alone (only session/cancel stops the turn)")
+            return await tool.run(args, ctx)
+        result: ToolResult | None = None
+        with calls.running(call.call_id, self.handle, terminal_id) as running:
+            result = await tool.run(args, ctx)
+        if not running.cancelled and result is not None:
+            return result
+        self._cancelled.add(call.call_id)
+        return running.told(result)
 
     def _read_only_refusal(self, tool: Tool[Any], confined: SandboxChoice | None) -> ToolResult | None:
         """In read-only mode a command may run in a read-only sandbox (asked as in ask
@@ -368,20 +359,21 @@ class ToolExecutor:
         gate = self.services.gate
         if gate is None:
             return Verdict(False, "no approval gate is configured; nothing that changes files runs")
-        return await gate.decide(request, _CheckpointingAsker(self.services.asker, self.journal))
+        return await gate.decide(request, CheckpointingAsker(self.services.asker, self.journal))
 
     def _started(self, call: PendingCall, tool: Tool[Any], args: object, verdict: Verdict) -> TerminalInfo | None:
         """The call is approved and starts: the client sees why, and the terminal its
         output goes to (a command, when the client shows terminals)."""
         self._approved[call.call_id] = verdict.reason
         if not (self.services.terminal_output_meta and tool.kind == "execute"):
-            self.sink.emit(ToolCallPatch(call.call_id, status="in_progress", approved_by=verdict.reason))
+            self.sink.emit(ToolCallPatch(
+                call.call_id, status="in_progress", approved_by=verdict.reason, cancellable=tool.cancellable or None))
             return None
         cwd = str(self.session.sandbox.resolve(str(getattr(args, "cwd", None) or ".")))
         terminal = TerminalInfo(call.call_id, cwd)
         self.sink.emit(ToolCallPatch(
             call.call_id, status="in_progress", content=(TerminalContent(call.call_id),),
-            approved_by=verdict.reason, terminal=terminal,
+            approved_by=verdict.reason, terminal=terminal, cancellable=tool.cancellable or None,
         ))
         return terminal
 

@@ -1,22 +1,9 @@
 """One turn of the agent loop (seeds 004 and 003): the coordinator of its three parts.
 
-persist the user message -> up to `max_steps` model steps: the step runner streams the
-step (`step_runner.py`); the tool executor runs its tool calls (`executor.py`); the
-journal commits the step (`journal.py`) -> stop when the model calls no tools, at
-`max_steps`, or on cancel.
-
-Owns: screening the prompt (over-long text cut, the input guard), the session's title
-from the first prompt, the order of steps, the step boundary where messages steered in
-during the turn join it (`ActiveTurn.steers`: after a step's calls and all their
-results, before the next request; a step that would end the turn is followed by one
-more when one is waiting), cancellation (a cancel ends the stream and the running tools
-at once, the journal commits what was produced marked `cancelled`,
-and the turn answers `cancelled` whenever a cancel arrived before it answered), the
-run report and the usage after each step, ask-first's question as the turn's one step
-(the question comes from the hook port), and resuming a turn a stopped daemon left
-waiting for approval.
-Must not: write to the store other than through the journal, run a tool other than
-through the executor, or build protocol JSON (it reports typed events to a `TurnSink`).
+Owns: screening the prompt, the title, the order of steps, where steered messages join,
+cancellation, the run report and usage, ask-first's step, and resuming a turn left waiting
+for approval (the sequence: docs/decisions/0011-agent.md). Must not: write to the store but
+through the journal, run a tool but through the executor, or build protocol JSON.
 """
 
 from __future__ import annotations
@@ -90,7 +77,7 @@ class AgentTurn:
         self.max_steps = max_steps
         self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, session.model or provider.model)
         self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
-        self.journal = TurnJournal(session, handle.turn_id)
+        self.journal = TurnJournal(session, handle.turn_id, handle.idempotency_key)
         self.services = services = services or TurnServices()
         self.steps = StepRunner(
             session, self.journal, provider=provider, tools=tools, sink=sink,

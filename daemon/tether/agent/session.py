@@ -1,5 +1,9 @@
-"""A live session: its conversation in memory, its store, and the turn that is running
-(with the messages steered into it, waiting for its next step boundary)."""
+"""A live session: its conversation in memory, its store, and the turn that is running.
+
+Owns: the session's messages, its store and `ActiveTurn` (with the messages steered into
+it, waiting for its next step boundary).
+Must not: run a turn or write to the store (it holds state; loop.py and journal.py act).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import anyio
 
 from ..tools.changes import KnownFiles
 from ..tools.ledger import ContentLedger
+from .call_cancel import RunningCalls
 from .tokens import ContextEstimate
 
 if TYPE_CHECKING:
@@ -43,6 +48,8 @@ class ActiveTurn:
     steers: list[Steer] = field(default_factory=list)
     # the sub-agents' turns running under this one (agent/subagent.py): a cancel reaches them
     children: list[ActiveTurn] = field(default_factory=list)
+    parent_call_id: str = ""  # a sub-agent's turn: the `delegate` call it runs under
+    idempotency_key: str | None = None  # its prompt's (stored with it as the turn begins)
 
     def cancel(self) -> None:
         self.cancel_requested = True
@@ -89,6 +96,8 @@ class AgentSession:
     known_files: KnownFiles = field(default_factory=KnownFiles)
     # the session's hooks were started (`session_start`) and their notices shown in this daemon
     hooks_told: bool = False
+    # Its running tool calls that the user may stop one by one (`tool_call/cancel`).
+    calls: RunningCalls = field(default_factory=RunningCalls)
 
     def __post_init__(self) -> None:
         if self.ledger is None:

@@ -1,10 +1,8 @@
 """How full the model's context is: the provider's count, plus an estimate for what came after.
 
-Seed 004's hybrid estimate: the last input-token count a provider reported is the anchor
-(it covers the system prompt, tools and every message up to that call); messages added
-since are estimated at 4 characters a token. Work per step is proportional to the new
-messages only, never to the whole history. The context-management issue uses this to
-decide when to prune and compact.
+Owns: seed 004's hybrid estimate (the last reported input count, plus 4 characters a token
+for messages since), used to decide when to prune and compact.
+Must not: do work proportional to the whole history (only the new messages are estimated).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""Autorun paths: workspace files that an editor, shell or tool the user runs later executes
-(or that configure what it executes) without the user naming them, outside any sandbox.
+"""Autorun paths: workspace files an editor, shell or tool the user runs later executes without being named.
 
-`.vscode/tasks.json` with `runOn: folderOpen` runs when VS Code opens the folder, `.envrc`
-when direnv enters it, `.nvim.lua`/`.exrc` when Neovim starts there, `.pre-commit-config.yaml`
-at the user's next commit. Work done without asking must not create or change them: in
-auto-edit a file tool asks for them (gate.py), and a command run unasked has them put back
-as they were (tools/autorun_guard.py). `.git` is not listed: bubblewrap keeps it read-only,
-and under Landlock commands are asked (sandboxed_asking.py).
-Owns: the list and why each entry runs. Must not: touch the disk or decide.
+Owns: the list (`.vscode/tasks.json`, `.envrc`, `.nvim.lua`, `.exrc`, `.pre-commit-config.yaml`, ...) and why
+each entry runs; work done without asking must not create or change them (decision 0004).
+Must not: touch the disk or decide.
 """
 
 from __future__ import annotations

@@ -1,36 +1,7 @@
 """Shell commands as the approval rules see them: every part that may run, and two verdicts.
 
-`npm test && git status | head` has three parts; so has `for f in *; do sudo x; done`
-(`sudo x`, and `x` which sudo runs). The grammar (`shell_grammar.py`) finds the simple
-commands, a second scan that follows /bin/sh's quoting (`shell_scan.py`) checks it, and
-the program handlers (`runners.py`) look through what runs other code (`env`, `nice`,
-`timeout`, `xargs`, `find -exec`, `sudo`, `sh -c '<literal>'`, `eval '<literal>'`, ...;
-for a wrapper whose options are not modelled, every place its command may start is a
-*guessed* part). Where dash and the grammar may read the text differently (`$'…'`, `&>`,
-an unquoted here-document running commands, text the grammar skips), the command is not
-fully seen.
-The verdicts:
-
-* **plain**: every part is literal words (quotes and unquoted globs are fine, no
-  expansion of any kind), joined only by `;` `&&` `||` `|` and newlines, with no
-  assignment, `eval`/`source`/`exec`/`trap`, inline interpreter code, loop, conditional,
-  group, subshell, function, here-document or here-string, background job, wrapper whose
-  options are not modelled, and no redirection except to `/dev/null` or to a relative
-  path that stays in the workspace and is not in a `.git` directory.
-  Only a plain command may be approved by an allow rule, and only when the files it
-  writes (`writes`) are new and inert (`write_targets.py`; checked by the gate).
-* **fully seen**: the deny rules can see every part: no expansion in command position,
-  no `eval`/`source`/`sh -c` of a non-literal, no inline interpreter code (or `sed e`,
-  `make --eval`, an option that runs a command, `git -c`), no shell or interpreter
-  reading code from its input, no redirection into `.git`, nothing the grammar cannot
-  parse or skips, nothing dash reads differently from the grammar. A command that is not
-  fully seen may be denied: `full-auto` asks.
-
-A backslash-newline is read both ways (the grammar splits the word there, /bin/sh joins
-it), and a program the scan finds where the grammar sees none counts as a part: where
-the readings differ, the rules see the union.
-
-Owns: those parts and verdicts, and the prefix an "always" answer stores.
+Owns: the parts (grammar, cross-scan and program handlers together; where readings differ, the union), the
+verdicts *plain* and *fully seen* (SPEC §5.9, decision 0004), and the prefix an "always" answer stores.
 Must not: match rules (`rules.py`) or decide (`gate.py`).
 """
 

@@ -1,9 +1,7 @@
-"""What copiers and extractors write that their command does not show in full: `cp`, `mv`,
-`ln`, `install` (their destination, and the file each source becomes in it), recursive
-copies (`cp -r`, `rsync -a`: the names inside the tree) and extractions (`tar -x`,
-`unzip`: the names inside the archive).
-Owns: telling `PartFinder` those writes (`writes_to`: checked on disk by `write_targets.py`)
-or that no allow rule may approve the command (`not_simple`: the names are not shown).
+"""What copiers and extractors write that their command does not show in full (cp, mv, ln, install, rsync, tar).
+
+Owns: telling `PartFinder` those writes (`writes_to`: checked on disk by `write_targets.py`) or that no allow
+rule may approve the command (`not_simple`: the names are not shown).
 Must not: parse shell text, look at the disk, or decide.
 """
 

@@ -1,10 +1,7 @@
-"""The file an archiver or a copier writes where its command names it: `tar -cf FILE`,
-`zip FILE`, `rsync … DEST`, `scp … DEST` (as `sort -o`'s, for the allow rules' write check:
-`rsync notes.txt Makefile` overwrites a build file as `cat notes.txt > Makefile` does).
+"""The file an archiver or a copier writes where its command names it: `tar -cf FILE`, `zip FILE`, rsync, scp.
 
-Owns: finding that word among a tar, zip, rsync or scp command's words (tar's old-style
-first cluster included). What an extraction writes (the names inside the archive) is not
-shown by the command and is not found here.
+Owns: finding that word among a tar, zip, rsync or scp command's words (tar's old-style first cluster
+included), for the allow rules' write check; not what an extraction writes.
 Must not: parse shell text, decide, or look at the disk (`write_targets.py` does).
 """
 

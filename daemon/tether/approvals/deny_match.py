@@ -1,19 +1,8 @@
 """How a deny rule matches one part of a command: loosely, so spellings do not slip by.
 
-A rule `rm -rf /` is a program, a set of flags and a set of positional words. It hits a
-part when the program is the same (by basename: `/usr/bin/rm` is `rm`), the rule's flags
-are among the part's flags and its positional words among the part's. Flags are compared
-one letter at a time (`-rf` = `-r -f` = `-fr`), with the spellings a program treats as the
-same letter (`rm`'s `-R`, `--recursive`, `--rec`); paths are normalised (`//`, `/.`, `/./`,
-a trailing `/`, `/tmp/..` are `/`; `~/`, `$HOME`, `${HOME}`, `"$HOME"` are `~`). git's
-global options are skipped and its subcommand must be the rule's (`git -C x push`); every
-subcommand that pushes is `push` (`git send-pack`, `git http-push`), and one that may push
-through programs of its own (`git svn`, `git subtree`, `git remote-https`) may be any.
-Matching too much only refuses or asks more: these rules are a guard, the sandbox is the
-boundary. A part with a word only running it can tell (`rm -rf $DIR`, `git $CMD`) that
-could make it match is a *possible* hit.
-
-Owns: that comparison. Must not: parse shell text (`commands.py`) or decide (`gate.py`).
+Owns: that comparison: program by basename, flags as a set of letters with each program's synonyms, paths
+normalised, git's subcommand (every pushing one is `push`); an unknowable word makes a *possible* hit.
+Must not: parse shell text (`commands.py`) or decide (`gate.py`). Why loose: docs/decisions/0004-approvals.md.
 """
 
 from __future__ import annotations

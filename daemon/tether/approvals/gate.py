@@ -1,49 +1,8 @@
 """The approval gate: the one place the order of approval decisions lives.
 
-    deny rules (built-in, `deny_commands`, "reject always")   -> refused, whatever the mode
-    a hook's deny (`pre_tool`; tether.hooks)                  -> refused, with its reason
-    mode read-only                                            -> refused (a sandboxed
-                                                                 command: asked, and run
-                                                                 read-only)
-    an MCP tool marked read-only by its server: deny rules refuse it, else it runs as a read
-    an MCP tool (not a read): deny rules, a hook's deny, read-only refuses, a hook's ask,
-    full-auto allows, a hook's allow, an allow rule (`mcp__github__create_issue`,
-    `mcp__github__*`) allows, else ask (reviewable)
-    a command with no OS sandbox around it                    -> ask the user, always
-    a change to a file outside the workspace (the user's
-    MEMORY.md, by `remember`)                                 -> ask the user, always
-    a hook's ask                                              -> ask the user
-    mode full-auto                                            -> allowed (a command not
-                                                                 fully seen: ask)
-    mode auto-edit, a file change                             -> allowed (an autorun
-                                                                 path, autoruns.py: ask)
-    mode auto-edit, `sandbox_auto_allow`, a sandboxed command
-    that is plain, fully seen, without network, touching
-    nothing outside the workspace (sandboxed_asking.py)       -> allowed ("without asking")
-    a hook's allow                                            -> allowed
-    an allow rule ("allow always") covers every part of a
-    plain command that writes only new, inert files and runs
-    with no more network than the rule was granted under
-    (network_reach.py), or every path of a change             -> allowed
-    otherwise                                                 -> ask (one at a time): the
-                                                                 `permission_request` hooks,
-                                                                 then the reviewer, may
-                                                                 decide first (the asker)
-
-In short: deny rules > hooks' deny > mode > hooks' allow > rules > ask. Only a call that
-reaches the last line with nothing against it is `reviewable`: the asker's hooks and
-reviewer may answer it (`AskerAnswer.decided_by`); for any other asked call only the
-user's answer allows it (a hook or reviewer may still refuse it).
-
-Every verdict says why (`reason`): the mode or the rule that allowed it, or what the
-model should know about a refusal; and, for a command, whether it may use the network
-(`network`: the `network` setting, `network_commands` covering a plain command, or the
-user's "allow once, with network"; the table form of `network_commands` gives no network
-but the proxy domains `network_domains` names). "Always" answers become rules for this workspace:
-exactly the rules the "allow always" option described before it was picked (`scope.py`).
-
-Owns: that order and the verdict. Must not: talk to the client (the `Asker` does) or run
-anything.
+Owns: that order (deny rules > hooks' deny > mode > hooks' allow > rules > ask; in full: SPEC §5.8 and
+docs/decisions/0004-approvals.md), `reviewable`, and the verdict with its reason and network decision.
+Must not: talk to the client (the `Asker` does) or run anything.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""git as the rules see it: which of its options run a program, and which it pushes with.
+"""git as the rules see it: which of its options run a program, and which subcommands push.
 
-Owns: the `git` handler (global options, `-c`/`--config-env`/`--exec-path`/`--git-dir`,
-each subcommand's options that run a program, read as a script where they are one:
-`ls-remote|fetch|clone --upload-pack`, `push --receive-pack|--exec`, `archive --exec`,
-`grep -O`, `difftool -x`, `rebase -x`, `bisect run`, `submodule foreach`, ...; long
-options outside a known list; the files `archive -o`, `format-patch -o` and `--output`
-write), and which subcommands push, may push or are not git's
-(`as_deny_rules_see`, for the deny rules).
+Owns: the `git` handler (global options, each subcommand's options that run a program, long options outside
+a known list, the files `archive -o` / `format-patch -o` write) and `as_deny_rules_see`.
 Must not: parse shell text (`shell_grammar.py`) or match rules (`deny_match.py`).
 """
 

@@ -1,13 +1,8 @@
 """Programs that run code the rules cannot see when it is given inline or named by an option.
 
-`python -c`, `python -m timeit`, `node -e` and other interpreters' inline code (or a
-program read from their input), an awk program calling `system`, a `sed` script with `e`
-or `s///e`, `make --eval`, options that run a command (`split --filter`; tar, rsync,
-ssh and the like are in `tool_options.py`, git in `git_options.py`): each handler records the part and, when such code may run, that the command is not fully
-seen. Also the option readers the wrappers in `runners.py` share.
-
-Owns: those handlers and the option readers. Must not: parse shell text
-(`shell_grammar.py`), match rules (`rules.py`) or build the table of handlers (`runners.py`).
+Owns: the handlers for interpreters' inline code (`python -c`, `node -e`, awk `system`, sed `e`,
+`make --eval`, `split --filter`) and the option readers the wrappers in `runners.py` share.
+Must not: parse shell text (`shell_grammar.py`), match rules (`rules.py`) or build the handler table.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""How much network a command runs with, and whether an "allow always" rule granted under one reach covers another.
+"""How much network a command runs with, and whether a rule granted under one reach covers another.
 
-A rule keeps the reach its sentence named ("no network"; "network only through Tether's
-proxy to your allowed_domains"; "WITH the network"): it allows a command only while the
-command would run with no more than that (`off` < `allowlist` to a subset of its domains < `on`).
-Owns: `NetworkReach` (its stored text, the comparison, its words) and `CommandNetwork`
-(which reach the settings give a command). Must not: decide (`gate.py`) or store rules.
+Owns: `NetworkReach` (its stored text, the order `off` < `allowlist` to a subset of domains < `on`, its
+words) and `CommandNetwork` (which reach the settings give a command).
+Must not: decide (`gate.py`) or store rules.
 """
 
 from __future__ import annotations

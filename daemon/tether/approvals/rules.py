@@ -1,20 +1,8 @@
 """Approval rules: what a rule covers, and the rule an "always" answer creates.
 
-A rule has a tool kind (`execute`, `edit`, `delete`, `move`, `mcp`), a pattern and a decision.
-For MCP tools the pattern is the tool's name as the model sees it, `*` allowed
-(`mcp__github__create_issue`, `mcp__github__*`).
-For commands, an allow pattern is a literal prefix of words (`npm test` covers
-`npm test -- -k x`) and covers a command only when the command is plain and the pattern
-covers every part (`commands.py`). A deny pattern is matched loosely, on purpose, in
-every part the grammar exposes (`deny_match.py`): the program by its basename, flags as
-a set (`-rf` = `-r -f` = `-Rf` = `--recursive --force`), paths normalised (`//`, `/.`,
-`~/`, `$HOME`). For file changes the pattern is a glob relative to the workspace
-(`src/**`). Built-in deny rules and the `deny_commands` setting win over every mode and
-allow rule. A deny rule hitting a *guessed* part (what a wrapper whose options are not
-modelled may run) is only a possible hit.
-
-Owns: rules, matching them, the patterns "always" answers store. Must not: parse shell
-text itself (`commands.py`) or decide (`gate.py`).
+Owns: rules (tool kind, pattern, decision), matching them (allow: a word prefix over every part of a plain
+command, or a workspace glob, or an MCP name with `*`; deny: loosely, `deny_match.py`), the stored patterns.
+Must not: parse shell text itself (`commands.py`) or decide (`gate.py`).
 """
 
 from __future__ import annotations

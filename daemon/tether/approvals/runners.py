@@ -1,22 +1,7 @@
-"""Programs that run other code, and how each is looked through.
+"""Programs that run other code (`env`, `xargs`, `find -exec`, `sudo`, `sh -c`, ...), and how each is looked through.
 
-`env`, `command`, `builtin`, `exec`, `nice`, `ionice`, `nohup`, `time`, `timeout`,
-`stdbuf`, `setsid`, `busybox`, `toybox`, `xargs`, `watch`, `flock`, `find -exec`, `sudo`,
-`doas`, `chroot`, `systemd-run` run the command in their arguments; `sh|bash|... -c`
-(also `-c'cmd'`), `env -S` (also `-S'cmd'`, `-iS`, `--split`), `eval`, `trap`,
-`su|runuser|script -c` run a script given as a string (parsed again when it is literal);
-`source`, a shell or interpreter reading its input, inline interpreter code (`python -c`,
-`python -m timeit`, `node -e`, an awk program calling `system`, a program file read from
-stdin), a `sed` script with `e` or `s///e`, `make --eval`, options that run a command
-(`tar --to-command`, `split --filter`, `ssh -o ProxyCommand`), `git -c`, `alias`, `at`,
-`crontab` run code the rules cannot see. Wrappers whose options are not modelled
-(`taskset`, `unshare`, `strace`, `sg`, ... `GUESSED_WRAPPERS`) are not plain, and every
-later word is taken as a possible start of the command they run (a *guessed* part: a deny
-rule hitting it is a possible hit).
-
-Owns: one handler per such program, recording parts and reasons on a `PartFinder` (the
-handlers of programs given code inline or by an option are in `inline_code.py`), and the
-table from program name to handler.
+Owns: one handler per such program, recording parts and reasons on a `PartFinder` (guessed parts for wrappers
+whose options are not modelled), and the table from program name to handler (list: decision 0004).
 Must not: parse shell text (`shell_grammar.py`) or match rules (`rules.py`).
 """
 

@@ -1,18 +1,8 @@
 """Sandbox-aware asking: which commands mode auto-edit runs without a prompt (`sandbox_auto_allow`).
 
-A command runs unasked only when the OS sandbox (checked by the gate before this) is what
-keeps it harmless: the sandbox is bubblewrap (Landlock leaves `.git` and `.tether/`
-writable, and a planted git hook would run outside it at the user's next git command),
-the command is plain and fully seen (`commands.py`: every part visible to the deny rules,
-no expansion, assignment, inline code or redirection outside the workspace), it runs
-without the network, no part is a program that reaches the network (`curl`, `ssh`, `git
-fetch`, `npm install`, ...: it would only fail, so the user is asked and may give it the
-network), no word names a path outside the workspace (writes there fail in the sandbox
-anyway; the user sees them first), and no word or written file is a dotfile or inside a
-dot-folder (`.vscode/`, `.envrc`, `.git*`: configuration other programs run outside the
-sandbox; the user sees it first). Workspace code it runs (`make`, `npm test`,
-`pytest`) runs sandboxed with workspace-only writes and no network: what the sandbox is for.
-Owns: that check and why a command fails it. Must not: decide (`gate.py`) or parse shell.
+Owns: the check that the OS sandbox is what keeps a command harmless (bubblewrap, plain and fully seen, no
+network, nothing outside the workspace, no dotfile), and why a command fails it (decision 0004).
+Must not: decide (`gate.py`) or parse shell.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """What an "allow always" answer would store, and the sentence saying what that allows.
 
-The gate builds an `AlwaysScope` before it asks: the very `Rule` objects it stores if the
-user picks "allow always", and the sentence the option shows (`Always allow `npm test`
-(any arguments) in this workspace: sandboxed, no network; until you remove it`). The
-conditions in the sentence come from how this call would run (the OS sandbox, the
-network decision), never from a separate description.
-Owns: those rules and that sentence. Must not: decide, store rules or talk to the client.
+Owns: `AlwaysScope`: the very `Rule` objects stored if the user picks "allow always", and the option's
+sentence, whose conditions come from how this call would run (sandbox, network), never a separate text.
+Must not: decide, store rules or talk to the client.
 """
 
 from __future__ import annotations

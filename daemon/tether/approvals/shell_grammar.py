@@ -1,14 +1,8 @@
 """The shell grammar under the approval rules: tree-sitter with the bash grammar.
 
-Owns: parsing one command text into every simple command the grammar exposes, wherever
-it sits (lists, pipelines, loops, conditionals, `{ }` groups, subshells, `!`, `$(...)`
-and backticks, process substitution, function bodies, here-document bodies), each word
-with its literal value when it has one; and saying why the text is not *plain* (anything
-but literal words joined by `;` `&&` `||` `|` and redirections that stay in the
-workspace) or not *fully seen* (text the grammar cannot parse or silently skips, a
-redirection into a `.git` directory).
-Must not: know about wrappers, interpreters or rules (`commands.py`, `rules.py`), or
-import tree-sitter before the first command is analysed (`tether serve` starts without it).
+Owns: parsing one command text into every simple command the grammar exposes, wherever it sits, each word
+with its literal value; and saying why the text is not *plain* or not *fully seen*.
+Must not: know about wrappers, interpreters or rules, or import tree-sitter before the first command.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
-"""A second, independent reading of where commands start: a cross-check on the grammar.
+"""A second, independent reading of where commands start (/bin/sh's quoting): a cross-check on the grammar.
 
-tree-sitter-bash is not /bin/sh: it reads `ls` + newline + `\\git push` as `ls` with
-three arguments, where the shell runs `git push`. This scanner follows the shell's own
-quoting rules (quotes, backslashes, comments at the start of a word, here-document
-bodies) and the reserved words, and returns the words of every command it sees. A
-program it finds that the grammar did not is treated as a part that may run, with any
-further arguments (`commands.py`), so a disagreement between the two fails closed.
-
-It also says where /bin/sh (dash) and the grammar (bash) may read the same text
-differently in ways the scan cannot follow (`dash_differences`): a `$'…'` or `&>` that
-is not inside single quotes (bash-only syntax that dash reads as other commands), and an
-unquoted here-document whose body has a backtick or `$(` (the grammar does not always
-parse those bodies as the shell does). Each such text counts as not fully seen.
-
-Owns: that scan and those differences. Must not: be trusted alone (it does not look into
-substitutions, double quotes or wrappers: the grammar does), or decide anything.
+Owns: that scan (its programs count as parts, so a disagreement fails closed) and `dash_differences` (text
+dash and bash may read differently: not fully seen). Why: docs/decisions/0004-approvals.md.
+Must not: be trusted alone (it does not look into substitutions or wrappers), or decide anything.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Options of read-looking tools that run a program: tar, zip, rsync, ssh, scp, sftp, pagers.
 
-Owns: one handler per such tool. An option that runs a program (`tar --to-command`,
-`zip -TT`, `rsync -e`, `ssh -o ProxyCommand`, `scp -S`, `sftp -D`, `less +!cmd`,
-`man -P`, any abbreviation GNU accepts) makes the command not fully seen; a long option
-outside the tool's known list (tar, zip, rsync; any for ssh) makes it not plain. Also
-the files `tee`, `sort -o`, `uniq IN OUT`, `tar -cf`, `zip`, `rsync` and `scp` write
-where the command names them (`PartFinder.writes_to`).
+Owns: one handler per such tool (an option that runs a program: not fully seen; an unknown long option: not
+plain), and the files `tee`, `sort -o`, `uniq`, `tar -cf`, `zip`, `rsync`, `scp` write (`writes_to`).
 Must not: parse shell text (`shell_grammar.py`) or match rules (`rules.py`).
 """
 

@@ -1,11 +1,8 @@
 """Which files a plain command writes that an allow rule must not approve writing.
 
-An allow rule on `echo` or `sort` vouches for a command that creates a new, inert file
-(`ls > files.txt`), never for one that overwrites an existing file or writes a file that
-configures what later runs (`Makefile`, `package.json`, `AGENTS.md`, a dotfile, anything
-under `.tether/`, `.vscode/`, `.git*`, `node_modules/`, code in any language).
-Owns: that check over the write targets a parsed command names (redirections, `tee`,
-`sort -o`, `uniq` output), against the workspace on disk. Must not: parse or decide.
+Owns: the check that a parsed command's write targets (redirections, `tee`, `sort -o`, `uniq` output) are
+new and inert on disk: not existing, not configuring what later runs (decision 0004).
+Must not: parse or decide.
 """
 
 from __future__ import annotations

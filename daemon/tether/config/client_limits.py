@@ -1,15 +1,9 @@
 """What a client's `initializationOptions` may change: only make Tether stricter.
 
-Owns: `keep_user_limits`, which takes the settings before a client's options and after
-them, and puts back every security setting the client loosened (the sandbox, the
-mode, the input guard, the network, the commands and environment and unix sockets
-commands get, the approval reviewer, asking first, where the history the sandbox hides
-is, the credential stores commands may read, masking secrets), each listed on
-`Settings.refused` with where the user can set it; and the rule that a client's
-`deny_commands` and `deny_read` add to the user's. Whoever speaks to the daemon (an editor, a shared daemon's window, or a
-process that reached its socket) is not the user's config (SPEC §9).
-Must not: import anything outside the standard library (`initialize` is answered
-before the rest of the daemon is imported), or refuse a stricter value.
+Owns: `keep_user_limits`, which puts back every security setting a client loosened, each listed on
+`Settings.refused` with where the user can set it, and makes a client's `deny_commands` and `deny_read` add
+to the user's (whoever speaks to the daemon is not the user's config: SPEC §9).
+Must not: import anything outside the standard library (`initialize` is answered first), or refuse a stricter value.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Reading every settings layer and merging them in the documented order (later wins).
 
-Owns: where the user config file is (and MCP servers' own directories: `servers_dir`,
-here so that a session's sandbox can hide them without importing the servers' config), reading a TOML config file (a regular file of at
-most 1 MiB), the ``TETHER_*`` environment variables, already-parsed flags and
-``initializationOptions`` (camelCase or snake_case), and :func:`load_settings`, which
-merges them over the defaults. Must not: validate a value itself (``values.py`` does,
-imported only once there is a value), import anything outside the standard library at
-import time (start-up path), mutate ``os.environ``, create directories or write files.
+Owns: where the user config file (and MCP servers' own directories, `servers_dir`) is, reading a TOML file
+(regular, at most 1 MiB), `TETHER_*` variables, parsed flags, `initializationOptions`, and `load_settings`.
+Must not: validate a value itself (``values.py`` does), import anything outside the standard library at
+import time, mutate ``os.environ``, create directories or write files.
 """
 
 from __future__ import annotations

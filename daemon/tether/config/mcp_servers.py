@@ -1,15 +1,8 @@
 """MCP server entries: the user config's `[mcp_servers.NAME]` tables and ACP `mcpServers`.
 
-Owns: :class:`McpServerConfig` (one server: stdio `command`/`args`/`env`/`cwd` (a path,
-or "workspace": the only way it runs, and resolves its command, in the workspace), its
-sandbox's `network` and `writable` paths, or
-`url`/`headers` over streamable HTTP or SSE, `enabled`, the start-up and tool-call
-timeouts, `enabled_tools`/`disabled_tools`), reading the user config's tables into it
-(Codex's config.toml shape) and an ACP client's `mcpServers` entries, each with an error
-naming the server, the key and what is expected.
-Must not: start anything, import anything outside the standard library (the settings are
-read on the start path), or accept servers from a workspace file (``workspace_config``
-refuses the key).
+Owns: `McpServerConfig` (stdio or HTTP/SSE, its sandbox's network and writable paths, timeouts, tool
+filters), read from Codex's config.toml shape or an ACP client's entries, with errors naming server and key.
+Must not: start anything, import anything outside the standard library, or accept servers from a workspace file.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The settings record and what each key accepts: the vocabulary every layer is read into.
 
 Owns: :class:`Settings` (every key, its default, ``sources`` and ``refused``), the tables
-of what each key accepts (choices, integer ranges, list, path and secret keys),
-:class:`ConfigError` and :class:`RefusedSetting`, and the wording of a bad value or an
-unknown key (secrets masked). Must not: read files or the environment (``layers.py``),
-validate values (``values.py``), or import anything outside the standard library (the
-daemon's start-up path imports it).
+of what each key accepts, :class:`ConfigError` and :class:`RefusedSetting`, and the wording of a bad value
+or an unknown key (secrets masked).
+Must not: read files or the environment, validate values, or import anything outside the standard library.
 """
 
 from __future__ import annotations

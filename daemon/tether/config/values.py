@@ -1,18 +1,8 @@
 """Validating one layer of settings: the settings' one converter, a hook per key of :class:`Settings`.
 
-Every layer (config files, environment, flags, ``initializationOptions``, the workspace
-file) is structured by the same converter (``_converter``: each key of the layer through
-its key's hook, in the layer's order), so a value means the same wherever it is
-written. Each key's hook checks and canonicalises its value (what each key accepts is
-in ``settings.py``); a refused value becomes a :class:`ConfigError` naming the key, the
-layer and what would have been accepted, the first one in the order the layer gave them.
-Text layers (environment, untyped flags) may give integers and lists as text; typed layers
-(TOML, JSON) must use real integers and lists, so ``max_steps = "10"`` is reported rather
-than guessed about. Relative paths are made absolute against the layer's directory.
-
-Owns: that converter and those hooks. Must not: import anything outside the standard
-library (a flag such as ``--provider`` is validated before `initialize` is answered;
-cattrs, ~10 ms there, only dispatched to these hooks), read files, or merge layers.
+Owns: that converter (every layer through it, so a value means the same wherever it is written) and the
+hooks: each checks and canonicalises its key's value, typed layers must give real types (decision 0006).
+Must not: import anything outside the standard library at import time, read files, or merge layers.
 """
 
 from __future__ import annotations

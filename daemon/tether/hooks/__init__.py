@@ -1,25 +1,9 @@
-"""Hooks, the approval reviewer and ask-first: what the user configures around the tool loop.
+"""Hooks, the approval reviewer and ask-first: what the user configures around the tool loop (SPEC §5.20-5.21).
 
-Hooks are the user's own commands, run at `prompt_submit`, `pre_tool`, `post_tool`,
-`permission_request`, `step_end`, `turn_end`, `pre_compact` and `session_start` with a
-JSON event on stdin; they answer allow / deny / ask / modify (Tether's or Claude Code's
-JSON). They come from the user config only (a workspace's `[hooks]` run only when the
-user config trusts that workspace), run in the OS sandbox and minimal environment of
-`run_command`, and every action they take is shown in the transcript. The reviewer
-(`reviewer = "on"`) is a second model call that may approve a call the user would be
-asked about; ask-first (`ask_first = "on"`) makes the agent ask before acting on a
-destructive, vague prompt.
-
-Owns: config.py (the `[hooks]` tables), runner.py (one hook process), answers.py (its
-answer), engine.py (a stage fired, answers combined, notices), points.py (the tool-call
-points), turn_points.py (the prompt's and the turn's), port.py (all of them as the turn's
-hook port, `agent/hook_port.py`), asking.py (the asker that lets `permission_request`
-hooks and the reviewer answer first), reviewer.py, ask_first.py, setup.py (the per-turn
-wiring: the port `server/turns.py` gives the turn).
-Must not: decide the approval order (approvals/gate.py does; these only feed it), let a
-broken hook or reviewer allow anything (fail closed: ask), or run a hook outside the sandbox
-commands get. It may import the agent's types (sink, state, session, the port); `agent/`
-never imports it.
+Owns: the `[hooks]` tables, running one hook and reading its answer, firing a stage, the tool-call and turn
+points, the turn's hook port, the asker that lets hooks and the reviewer answer first, and the per-turn wiring.
+Must not: decide the approval order (approvals/gate.py), let a broken hook or reviewer allow anything, or run
+a hook outside the commands' sandbox; `agent/` never imports it. Why: docs/decisions/0007-hooks.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
-"""What a hook answered: Tether's JSON or Claude Code's, read into one `HookAnswer`.
+"""What a hook answered: Tether's JSON or Claude Code's, read into one `HookAnswer` (shapes: SPEC §5.20).
 
-Tether's shape (every key optional; empty stdout with exit code 0 = no opinion):
-
-    {"decision": "allow" | "deny" | "ask" | "modify",
-     "reason": "shown to the model and the user",
-     "arguments": {...},          # modify (pre_tool): the call's new arguments
-     "context": "..."}            # extra context for the model (prompt_submit, post_tool, session_start)
-
-Claude Code's shape: `decision` "approve" (allow) | "block" (deny), `reason`,
-`hookSpecificOutput.permissionDecision` allow | deny | ask with
-`permissionDecisionReason`, `hookSpecificOutput.updatedInput` (modify),
-`hookSpecificOutput.additionalContext` (context), PermissionRequest's
-`hookSpecificOutput.decision.behavior` allow | deny with `message`, `continue: false`
-with `stopReason` (deny); exit code 2 means deny with stderr as the reason.
-
-Owns: that reading, and the fail-closed rule: a hook that timed out, crashed, or
-answered what is not one of those shapes has `problem` set (the caller shows it and, for
-a permission decision, asks the user). Must not: run hooks or decide the call.
+Owns: that reading (exit code 2 is deny with stderr as the reason; empty stdout with exit 0 is no opinion),
+and the fail-closed rule: a hook that timed out, crashed or answered another shape has `problem` set.
+Must not: run hooks or decide the call.
 """
 
 from __future__ import annotations

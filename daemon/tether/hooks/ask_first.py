@@ -1,13 +1,7 @@
 """Ask-first on intent: a destructive request with no clear target gets a question, not action.
 
-The seed's metacognition asks first when a message is destructive ("rm", "delete",
-"drop", "purge") or ambiguous. Refined for an editor, where most requests change files:
-only a request that is destructive AND vague about what (a destructive verb, a vague
-object such as "the old stuff", "everything", "all of it", and no concrete target: no
-path, file name, backquoted code, quoted text or glob) is asked about. "delete the old
-stuff" asks; "delete src/legacy.py" and "remove the unused import in app.py" do not.
-
-Owns: that check (cheap: a few regular expressions, no model call) and the question.
+Owns: that check (a destructive verb and a vague object with no concrete target: a few regular expressions,
+no model call; why so narrow: docs/decisions/0007-hooks.md) and the question.
 Must not: call the model, or look at anything but the prompt's text.
 """
 

@@ -1,15 +1,8 @@
-"""The asker with hooks and the reviewer in front: before the user is asked, the
-`permission_request` hooks, then the approval reviewer, may answer.
+"""The asker with hooks and the reviewer in front: `permission_request` hooks, then the reviewer, may answer.
 
-    a hook denies                          -> refused (with its reason)
-    a hook allows, the call is reviewable  -> allowed by that hook
-    a hook asks (or is broken)             -> the user is asked (the reviewer is not)
-    the reviewer approves, reviewable      -> allowed by the reviewer, with its reason
-    otherwise                              -> the user is asked, the reviewer's concern shown
-
-Owns: that order and the notice for what the reviewer decided. Must not: let anything but
-the user allow a call the gate did not mark `reviewable` (an unsandboxed command, a file
-outside the workspace, a call a hook asked about, or one the deny rules cannot vouch for).
+Owns: that order (a hook's deny refuses; a hook's allow or the reviewer's approve allows a `reviewable`
+call; a hook's ask or breakage asks the user) and the notice for what the reviewer decided.
+Must not: let anything but the user allow a call the gate did not mark `reviewable`.
 """
 
 from __future__ import annotations

@@ -1,25 +1,9 @@
-"""Which hooks are configured: the `[hooks]` table of the user config (and of a workspace
-the user trusts), in Tether's or Claude Code's shape.
+"""Which hooks are configured: the user config's `[hooks]` table (and a trusted workspace's), in Tether's or
+Claude Code's shape (SPEC §5.20).
 
-    [hooks]
-    timeout = 10                      # seconds, every hook's default
-    [[hooks.pre_tool]]
-    command = "~/bin/tether-guard.py"      # not in ~/.config/tether: hidden from commands
-    tool = "run_command"              # a glob, or a list of them (default: every tool)
-    args = "*rm -rf*"                 # a glob on any string argument, or {command = "git push*"}
-    timeout = 5
-    name = "guard"                    # how the transcript names it (default: the command)
-
-    [workspaces."/home/me/project"]   # the user trusts this workspace's own [hooks]
-    trust_hooks = true                # as they are then: changed, they wait for `tether hooks trust`
-
-Claude Code's shape is accepted too: `[[hooks.PreToolUse]]` with `matcher = "Bash|Edit"`
-and `hooks = [{type = "command", command = "...", timeout = 5}]`.
-
-Owns: reading those tables into `HookSpec`s (the notices for what it ignored), the stage
-names and their Claude Code aliases, and matching a spec against a tool call.
-Must not: run anything, or take hooks from a workspace file the user has not trusted (or
-whose hooks changed since: `trust.py`).
+Owns: reading those tables into `HookSpec`s (with notices for what it ignored), the stage names and their
+Claude Code aliases, and matching a spec against a tool call (tool glob, argument glob).
+Must not: run anything, or take hooks from a workspace the user has not trusted (or whose hooks changed).
 """
 
 from __future__ import annotations

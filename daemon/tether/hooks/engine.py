@@ -1,11 +1,8 @@
 """Firing a stage: every matching hook in order, their answers combined, each action shown.
 
-Owns: the event each hook gets on stdin (Tether's keys and Claude Code's beside them),
-combining answers (deny > ask > modify > allow; contexts joined), the fail-closed rule
-for permission stages (a broken `pre_tool` or `permission_request` hook counts as "ask",
-never "allow"), and the notice in the transcript for each hook that decided, added
-context or failed. Must not: apply a decision (the executor, the gate and the loop do)
-or raise for anything a hook did.
+Owns: the event each hook gets on stdin (Tether's keys and Claude Code's), combining answers (deny > ask >
+modify > allow; contexts joined), a broken permission-stage hook counting as "ask", and the notices.
+Must not: apply a decision (the executor, the gate and the loop do) or raise for anything a hook did.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The hook points around a tool call: `pre_tool` before it is approved, `post_tool` after.
 
-Owns: firing those stages for one call, applying a `modify` (the new arguments are
-validated as the model's are, and shown as the call's raw input), and adding a
-`post_tool` hook's context or reason to the result the model reads. (A read-only tool a
-hook asked about is asked through the asker by the executor: agent/hook_port.py.)
+Owns: firing those stages for one call, applying a `modify` (new arguments validated as the model's are),
+and adding a `post_tool` hook's context or reason to the result the model reads.
 Must not: decide a call that changes things (the gate does, with `PreTool` on the request).
 """
 

@@ -1,15 +1,8 @@
 """The approval reviewer: a second model call that may approve a call the user would be asked about.
 
-It sees the pending call and the conversation's recent context (the last messages, cut
-to `CONTEXT_CHARS`), and answers one JSON object: `{"decision": "approve", "reason": ...}`
-when the call is low risk and clearly within what the user asked, else
-`{"decision": "ask", "reason": <its concern>}`. Only `approve` with a reason approves;
-anything else — a timeout, a provider error, text that is not that object — asks the
-user (fail closed), with the reviewer's concern shown in the prompt.
-
-Owns: the request (`metadata.purpose = "reviewer"`, no tools, the `reviewer_model` or
-the session's model), the bounded context, reading the answer. Must not: be asked about a
-call the gate did not mark `reviewable` (hooks/asking.py checks), or run anything.
+Owns: the request (`purpose = "reviewer"`, no tools, `reviewer_model` or the session's), the recent context
+cut to `CONTEXT_CHARS`, and reading the answer: only `{"decision": "approve", "reason"}` approves.
+Must not: be asked about a call the gate did not mark `reviewable`, or run anything; anything else asks.
 """
 
 from __future__ import annotations

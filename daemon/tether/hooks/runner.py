@@ -1,12 +1,8 @@
 """Running one hook command: as `run_command` runs a command, with the event on stdin.
 
-Owns: the hook's process (`/bin/sh -c`, in the OS sandbox commands get: the workspace
-writable, a private temp directory, no network, Tether's own files hidden; the same
-minimal environment, `command_env`), its stdin (the event JSON, from a file in its temp
-directory), its stdout (capped at `OUTPUT_CAP`) and stderr (capped), its timeout, and
-the temp directory's removal.
-Must not: interpret the output (`answers.py` does) or raise for anything the hook did:
-a hook that cannot start, times out or crashes is a `HookRun` that says so.
+Owns: the hook's process (`/bin/sh -c` in the commands' OS sandbox and minimal environment), its stdin (the
+event JSON from a file), its capped stdout and stderr, its timeout, and its temp directory's removal.
+Must not: interpret the output (`answers.py` does) or raise for anything the hook did (a `HookRun` says so).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Trust in a workspace's hooks is trust in their content: a pinned sha256.
 
-`[workspaces."<path>"] trust_hooks = true` in the user config trusts the workspace's
-`[hooks]` as they are when Tether first runs them, or when the user runs `tether hooks
-trust`: their digest (the table, and every workspace file a hook's command names) is
-kept in Tether's data directory (`trusted_hooks.json`, which commands cannot reach), and
-hooks whose digest has changed since (a command or a pull rewrote them) are not run
-until the user trusts them again.
-Owns: the digest, the pin file, the notice for changed hooks and `tether hooks trust`.
-Must not: run hooks, or decide that a workspace is trusted (the user config does).
+Owns: the digest (the `[hooks]` table and every workspace file a hook's command names), the pin file
+`trusted_hooks.json` in the data directory, the notice for changed hooks, and `tether hooks trust`.
+Must not: run hooks, or decide that a workspace is trusted (the user config's `trust_hooks` does).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """One MCP server connection: its transport, its session, its tools, its state.
 
-Owns: opening the transport the config names (stdio as launch.py plans it: its own
-directory, the commands' OS sandbox, the minimal environment plus the server's `env`;
-streamable HTTP or SSE with its headers), the MCP
-handshake, the tool list and the prompts within the start-up timeout, keeping the connection open in
-one task until `stop()` (the SDK's context managers enter and exit in that task; its stdio
-transport kills the server's process tree on the way out), marking the tool list stale on
-`notifications/tools/list_changed`, calling a tool with its timeout, getting a prompt
-(`prompts/get`), and saying why the server failed or died (with the end of its stderr;
-a connection that closes during a call ends the task, so its process is reaped).
-Must not: name tools for the model or convert results (`tools.py`), or tell the client
-anything (the registry does, through the turn's sink).
+Owns: opening the configured transport (stdio as launch.py plans it, streamable HTTP or SSE), the handshake
+and tool and prompt lists within the start-up timeout, one task holding it until `stop()`, stale-list
+marking, calls with their timeout, `prompts/get`, and why the server failed or died (its stderr's end).
+Must not: name tools for the model or convert results (`tools.py`), or tell the client anything.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """How a stdio MCP server's process is started: where, with what, and confined how.
 
-Owns: the server's own directory (a private cwd, HOME and TMPDIR under Tether's cache
-dir, unless its config says `cwd`), finding its command on a PATH without relative or
-workspace entries (a command inside the workspace is refused unless `cwd = "workspace"`),
-its environment (the commands' minimal one plus exactly its `env`), and wrapping it in the
-commands' OS sandbox (its `network`, its `writable` paths, Tether's files hidden).
+Owns: its own directory (private cwd, HOME, TMPDIR unless `cwd`), its command found without relative or
+workspace PATH entries, its environment (commands' minimal one plus its `env`), and the commands' sandbox.
 Must not: start the process (the SDK's stdio transport does) or decide approvals.
 """
 

@@ -1,11 +1,8 @@
 """The daemon's one MCP manager: every server connection, started once, stopped at exit.
 
-Owns: the connections, keyed by their config (sessions naming the same server share one),
-starting the ones a turn needs in the daemon's task group, in parallel, each within its
-start-up timeout; stopping a session's own servers when it closes, and all of them when
-the daemon stops (no server process outlives the daemon); and probing servers for
-`tether doctor`. Must not: tell the client anything (the turn's registry does) or name
-tools for the model.
+Owns: the connections, keyed by their config (shared across sessions), starting a turn's in parallel within
+their timeouts, stopping a session's own at its close and all at the daemon's exit, and doctor's probes.
+Must not: tell the client anything (the turn's registry does) or name tools for the model.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The tools of a turn with MCP servers: Tether's own, then each server's, kept current.
 
-Owns: waiting, at the turn's first step, for the session's servers not up yet (they start
-when the session opens: server/mcp_servers.py), re-reading a server's tool list at the next step after it said the list changed, leaving
-out tools the config disables, tools whose schema is broken and names that clash (each
-told once), and telling the client, once per session, that a server failed to start or
-died (a notice: the turn goes on without that server's tools), or that it runs without
-an OS sandbox.
+Owns: waiting at the first step for servers not up yet, re-reading a changed tool list at the next step,
+leaving out disabled, broken or clashing tools (each told once), and one notice per session for a server
+that failed, died or runs without an OS sandbox.
 Must not: run tools or decide approvals.
 """
 

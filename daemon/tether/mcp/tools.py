@@ -1,14 +1,9 @@
 """An MCP server's tool as a Tether tool: `mcp__<server>__<tool>`.
 
-Owns: the name the model sees (letters, digits, `_` and `-`, at most 64), the input
-schema as the server gave it (checked: a tool whose schema is not a valid JSON Schema
-object is not offered), validating the model's arguments against it, the title and the
-text the approval shows (server, tool, arguments), whether a call is a read
-(`readOnlyHint: true`), the call with its timeout, and its result: text for the model
-(capped to a head and a tail as `run_command`'s output is) and the conversation's content
-blocks the client is shown (images, audio, embedded resources, resource links).
-Must not: decide approvals (`readOnlyHint` only makes the tool a read, as Tether's own
-reads are), or keep connections (`connection.py`).
+Owns: the model-facing name, the server's input schema (checked) and argument validation against it, the
+approval's title and text, `readOnlyHint` as a read, the call with its timeout, and its result (capped
+text for the model, content blocks for the client).
+Must not: decide approvals, or keep connections (`connection.py`).
 """
 
 from __future__ import annotations
@@ -67,6 +62,7 @@ class McpTool(Tool[JsonObject]):
 
     args_type: type[JsonObject] = dict
     kind: ClassVar[str] = "other"
+    cancellable: ClassVar[bool] = True  # cancelled, the request is cancelled at the server
 
     def __init__(self, connection: McpConnection, tool: types.Tool) -> None:
         self.connection, self.tool = connection, tool

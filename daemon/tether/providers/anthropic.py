@@ -1,15 +1,9 @@
 """The Anthropic Messages API provider: streamed `POST {base_url}/v1/messages`.
 
-Owns: the request headers, turning the Messages API event stream (`message_start`,
-`content_block_start/delta/stop`, `message_delta`, `message_stop`, `ping`, `error`) into
-Tether's provider events, and in-stream errors and truncation. The request body is
-built in messages_anthropic.py; HTTP status errors, timeouts and retries come from
-http.py. Events are read in the batches one socket read delivers (http.py, sse.py) and
-parsed with orjson; a run of deltas of one kind within a read becomes one event
-(batch.py).
-
-Must not: touch history or tools, log request bodies or keys, or read the key from the
-environment (the caller passes `api_key`; `key_env` only names it in error messages).
+Owns: the request headers, turning the Messages API event stream into Tether's provider events (per socket
+read, deltas merged: batch.py), and in-stream errors and truncation; the body is built in messages_anthropic.py.
+Must not: touch history or tools, log request bodies or keys, or read the key from the environment (the
+caller passes `api_key`; `key_env` only names it in error messages).
 """
 
 from __future__ import annotations

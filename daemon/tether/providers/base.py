@@ -1,12 +1,8 @@
 """The provider interface and the events every provider yields.
 
-A provider streams one model step: text and thinking deltas, tool calls (start, argument
-deltas, end), usage, and a finish reason. The shapes map one-to-one onto OpenAI chat
-completion chunks (`delta.content`, `delta.tool_calls[i]`, `finish_reason`, `usage`) and
-Anthropic message events (`content_block_start/delta/stop`, `message_delta`), so the
-real adapters of the providers issue are translators, not re-designs.
-
-Events are small slotted classes; the agent loop dispatches on their type.
+Owns: `Provider` and the small slotted event classes of one model step (text and thinking deltas, tool
+calls, usage, finish), shaped one-to-one on OpenAI chunks and Anthropic message events (decision 0005).
+Must not: do I/O or know any provider's wire format.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """One socket read's provider events, with runs of deltas of one kind merged into one event.
 
-Owns: `Batch`, the list an adapter fills while it parses the events one read delivered:
-consecutive text deltas become one `TextDelta`, consecutive plain thinking deltas one
-`ThinkingDelta`, consecutive argument deltas of one tool call one `ToolCallArgsDelta`;
-every other event ends the run, so the order of what the model said is kept. A 64 KiB
-read of a fast model holds hundreds of 4-character deltas; merged, the step runner, the
-output sanitiser and the update emitter do their per-delta work once per read instead
-(bench/RESULTS.md, issue 21).
-Must not: merge across reads (a delta reaches the client as soon as its read was
-parsed), reorder events, or merge a thinking delta that carries a signature or
-redacted data (those close a block and are sent back as they came).
+Owns: `Batch`: consecutive text, plain thinking, or one call's argument deltas become one event; any other
+event ends the run, so order is kept (why: docs/decisions/0005-providers.md).
+Must not: merge across reads, reorder events, or merge a thinking delta carrying a signature or redacted data.
 """
 
 from __future__ import annotations

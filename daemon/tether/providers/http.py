@@ -1,26 +1,8 @@
 """HTTP for model providers: timeouts, retries, error wording, SSE, recording.
 
-Owns: the rules every HTTP provider follows, measured against the official SDKs and
-made stricter where they are lenient:
-
-- retry 408, 409, 429, 5xx, 529 and connection errors, and in-band overloads, but only
-  while nothing has been yielded yet; honour `retry-after-ms`, then `retry-after`
-  (seconds or an HTTP date) up to 120 s (longer: fail, saying when to retry), else
-  exponential backoff with jitter (0.5 s base, 8 s cap); `x-should-retry` overrides;
-  2 retries by default. Quota and spend limits and other 4xx are not retried.
-- timeouts: connect 10 s; first byte 300 s (slow local models); then at most 60 s
-  between chunks. Cancel closes the stream at once. The HTTP/1.1 under it (connections,
-  proxies, TLS) is wire.py's; a test or the replay passes its own `wire.Transport`.
-- errors a person can act on: 401/403 name the provider and the key variable; 404 names
-  the model (and what `/models` offers when the server says); context-length errors are
-  recognised as such (`kind="context_length"`); a 200 that is not an event stream says
-  what it was.
-- the stream is read in the batches one socket read delivers: `SSEClient.batches` yields
-  the events each read completed (decoded by sse.py), so the adapters do their work per
-  read and no generator layer runs per event. The gap between reads is kept by one timer
-  per reply (idle_watch.py), not a cancel scope per read: a server that writes one event
-  per packet costs a read per event, and nothing else per read may scale with that.
-
+Owns: the rules every HTTP provider follows (retries before any output, deadlines, errors a person can act
+on; SPEC §5.3, figures in docs/decisions/0005-providers.md), and reading the stream per socket read
+(`SSEClient.batches`) with one idle timer per reply.
 Must not: parse a provider's event payloads (the adapters do), or log request bodies.
 """
 

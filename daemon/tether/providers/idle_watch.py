@@ -1,13 +1,8 @@
 """The idle timeout of one streamed reply: one timer for the whole stream, not a cancel scope per read.
 
-Owns: `IdleWatch`. A read only stores the time (`seen()`), and the reader says when it
-hands its events on (`away()`: the time its consumer takes is not the server's silence);
-a single event-loop timer wakes at the earliest moment the gap could have passed, and
-either moves itself to `last read + gap` (or a gap on, while the reader is away) or, when nothing came for the gap, shuts the connection's socket down
-so that the pending read ends at once (end of stream or a transport error), and sets
-`fired` so the reader reports a timeout, not an early end.
-Must not: run per read more than an attribute store, or touch the socket unless the
-gap really passed.
+Owns: `IdleWatch`: a read stores the time (`seen()`), the reader marks time spent handing events on
+(`away()`), and one loop timer shuts the socket down when the gap really passed, setting `fired`.
+Must not: run per read more than an attribute store, or touch the socket unless the gap really passed.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
-"""Tether history → the JSON body of Anthropic's `POST /v1/messages`.
+"""Tether history -> the JSON body of Anthropic's `POST /v1/messages`.
 
-Owns: converting a `ModelRequest` (stable system prompt, dynamic context, tool specs,
-stored messages) into a Messages API request body, the prompt-caching breakpoints, and
-the per-model `max_tokens` default, and extended thinking: the provider's budget, or the
-session's thinking choice (`ModelRequest.reasoning`: off, low, medium, high) for the
-models that think (`takes_thinking`).
-
-Must not: do I/O, read the clock, or reorder anything. For the same history prefix the
-body is byte-identical from step to step — Anthropic's prompt cache is a prefix match —
-with ONE deliberate exception: the `cache_control` breakpoint on the last content block
-of the latest message moves forward every step (the documented multi-turn caching
-pattern: each step writes the cache up to its end and the next step reads it back).
-`strip_moving_breakpoint()` removes exactly that marker, which is what the
-prefix-stability tests compare.
-
-The conversation comes typed (`tether_protocol.conversation`): user messages and the
-compaction summary become user turns (text blocks, images as images, other blocks as
-`blocks_text` renders them), assistant messages thinking/text/tool_use blocks, tool
-results tool_result blocks.
+Owns: converting a `ModelRequest` into a Messages API body: the typed conversation as turns, tool specs,
+prompt-caching breakpoints, the per-model `max_tokens` default, and extended thinking (budget or reasoning).
+Must not: do I/O, read the clock, or reorder anything: for the same history prefix the body is byte-identical
+but for the one moving cache breakpoint (`strip_moving_breakpoint`; decision 0005).
 """
 
 from __future__ import annotations

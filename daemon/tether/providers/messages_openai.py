@@ -1,19 +1,9 @@
 """The OpenAI chat-completions wire format, without I/O: history out, `<think>` text in.
 
-Owns: rendering the typed conversation (`tether_protocol.conversation`: user content
-blocks, assistant messages with tool calls, tool results) as chat-completions `messages`, tool specs into `tools`, the
-context-window defaults by model name; and on the way back the small pieces of chunk
-reading: `ThinkSplitter` (separates `<think>...</think>` reasoning from answer text as
-local reasoning models stream it), finish-reason and usage mapping, in-band errors, and
-ids for tool calls the server sent without one.
-
-Also which models take `reasoning_effort` (o1/o3/o4/gpt-5, and the user's
-`reasoning_models` patterns) and the request fields a session's reasoning choice adds.
-
-Must not: do HTTP, read the environment, or add anything that varies between two calls
-with the same history (timestamps, random ids, unordered sets): the serialized messages
-of step N must be a prefix of step N+1's so server-side prompt caches keep hitting.
-Thinking is never sent back: OpenAI-compatible servers reject or mis-render it.
+Owns: the typed conversation as `messages`, tool specs as `tools`, context-window defaults, `reasoning_effort`
+models; back in, `ThinkSplitter`, finish-reason and usage mapping, in-band errors, missing call ids.
+Must not: do HTTP, read the environment, add anything that varies between two calls with the same history
+(step N's messages are a prefix of step N+1's), or send thinking back (decision 0005).
 """
 
 from __future__ import annotations

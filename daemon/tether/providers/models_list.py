@@ -1,12 +1,8 @@
-"""The models a provider offers: `GET /models` of an OpenAI-compatible server, `GET /v1/models`
-of Anthropic's API, for the model picker (the session config option "model").
+"""The models a provider offers (`GET /models`, Anthropic's `GET /v1/models`), for the model picker.
 
-Owns: asking the provider's own HTTP client (its base URL, key and headers: nothing is
-configured twice) for its model ids and display names, with a timeout, and reading the
-two answers' shapes (OpenAI's `{"data": [{"id"}]}`, Anthropic's `{"data": [{"id",
-"display_name"}]}`; OpenRouter's `name` is used as a display name too). Must not: choose a
-model, change the provider, retry, or raise: a failure (no such route, a timeout, an
-answer of another shape) is `None` and a log line, and the caller keeps the models it had.
+Owns: asking the provider's own HTTP client for its model ids and display names, with a timeout, and
+reading the OpenAI, Anthropic and OpenRouter answer shapes.
+Must not: choose a model, change the provider, retry, or raise (a failure is `None` and a log line).
 """
 
 from __future__ import annotations

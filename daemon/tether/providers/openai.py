@@ -1,18 +1,8 @@
 """The OpenAI chat-completions provider: api.openai.com and every compatible server.
 
-Owns: the request body, the stream's HTTP side (its chunks are read into provider events
-by `openai_chunks.py`), and the quirks of the servers that speak this dialect: llama.cpp
-repeats a tool call's id and name in every delta (set once, never concatenated), Ollama
-sends whole calls in one chunk without `index`, OpenRouter sends `:` comment lines, local
-reasoning models put thinking in `reasoning_content`/`reasoning` or inside `<think>` tags.
-A stream that ends with neither `[DONE]` nor a finish reason is an error here (the
-official SDK accepts it silently); a 404 lists the models the server does offer. Chunks
-are read in the batches one socket read delivers (http.py, sse.py) and parsed with
-orjson; a run of deltas of one kind within a read becomes one event (batch.py).
-
-Must not: read the environment (the key arrives as an argument), log request bodies,
-or retry on its own (`http.with_retries` decides, and never after output started).
-Message conversion lives in `messages_openai.py`.
+Owns: the request body, the stream's HTTP side (chunks read by `openai_chunks.py`), and the compatible
+servers' quirks (decision 0005); a stream ending with neither `[DONE]` nor a finish reason is an error.
+Must not: read the environment, log request bodies, or retry on its own (`http.with_retries` decides).
 """
 
 from __future__ import annotations

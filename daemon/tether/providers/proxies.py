@@ -1,11 +1,8 @@
 """Which proxy a provider's request goes through, read from the environment as httpx's trust_env did.
 
-Owns: `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` (either case; the lower-case
-spelling wins, and `HTTP_PROXY` is ignored under CGI, as urllib does), a value without a
-scheme meaning `http://`; NO_PROXY's `*` (no proxy at all), host names (the host and its
-subdomains; `.example.com` only the subdomains), IP addresses and `localhost`.
-Must not: connect anywhere (wire.py does), or accept a proxy it cannot speak to: an
-`https://` proxy (TLS to the proxy itself) is refused naming its variable.
+Owns: `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` in either case (lower case wins, `HTTP_PROXY`
+ignored under CGI), a value without a scheme meaning `http://`, and NO_PROXY's `*`, hosts, IPs, `localhost`.
+Must not: connect anywhere (wire.py does), or accept an `https://` proxy (refused naming its variable).
 """
 
 from __future__ import annotations

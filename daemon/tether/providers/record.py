@@ -1,11 +1,7 @@
-"""Recording model exchanges to a cassette (`--record FILE`).
+"""Recording model exchanges to a cassette (`--record FILE`): JSON lines, a header then one line per exchange.
 
-A cassette is JSON lines: a header `{"cassette": 1, "provider", "model", "base_url"}`,
-then one line per HTTP exchange: the request body, the response status and the headers
-that matter for retries, and the raw streamed chunks with their timing. No request
-headers are kept, so no key or auth header ever reaches the file. `replay.py` plays a
-cassette back through the same adapter, byte for byte.
-
+Owns: writing each exchange's request body, response status, retry headers and raw chunks with their
+timing; no request headers, so no key reaches the file (`replay.py` plays it back byte for byte).
 Must not: change what the provider sends or yields.
 """
 

@@ -1,10 +1,8 @@
 """The `replay` provider: plays a recorded cassette back through the real adapter.
 
-The adapter (openai or anthropic, as recorded) runs unchanged over a transport (wire.py's)
-that answers each request with the next recorded response, chunk by chunk — as fast as
-possible, or at the recorded pace with `TETHER_REPLAY_SPEED=1` (any factor works). A
-request that differs from the recorded one fails with a readable diff, so a test that
-replays a cassette notices when Tether starts asking the model something else.
+Owns: a transport that answers each request with the next recorded response, chunk by chunk (at once, or
+paced by `TETHER_REPLAY_SPEED`), and a readable diff when a request differs from the recorded one.
+Must not: change the adapter it runs, or answer a request that differs from the recording.
 """
 
 from __future__ import annotations

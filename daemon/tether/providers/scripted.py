@@ -1,29 +1,8 @@
-"""The scripted provider: deterministic model replies read from a JSON script.
+"""The scripted provider: deterministic model replies read from a JSON script (format: SPEC §7).
 
-Used by the tests, the demo, the benchmarks, and by plugin authors who want a daemon
-without a model. A script is a list of replies; each model call takes the first reply
-whose `when` matches (a regex on the turn's user message and/or the step number), so a
-script is stateless and gives the same answers after a daemon restart. A request made
-for a purpose other than a step (`ModelRequest.metadata["purpose"]`, e.g. "compaction")
-is answered only by replies that name it in `when.purpose`, and those answer nothing
-else, so existing scripts never mistake a summary request for a turn (a sub-agent's
-steps are `"purpose": "delegate"`, matched on its own step and task):
-
-    {"model": "scripted-demo",
-     "replies": [
-       {"when": {"user": "README", "step": 1},
-        "thinking": "The user wants the README.",
-        "text": "Let me read it.",
-        "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}}]},
-       {"when": {"step": 2}, "text": "It says hello.", "delay_ms": 20},
-       {"when": {"purpose": "compaction"}, "text": "The user asked about the README."},
-       {"text": "I have no scripted answer for that."}]}
-
-Reply keys: `text` (split into word chunks, or `chunk_size` characters), `chunks`
-(explicit list), `repeat` ({"chunk", "count"} for benchmarks), `thinking`, `tool_calls`
-([{name, arguments, id?}]), `delay_ms` (before each chunk), `finish` (stop, length,
-refusal, tool_calls), `usage` ({input_tokens, output_tokens}), `error` ({message,
-after_chunks}). See examples/*.json.
+Owns: reading and checking a script, and answering each model call with the first reply whose `when`
+matches (user regex, step, purpose), streamed as its keys say; stateless across daemon restarts.
+Must not: answer a request of another purpose with a step's reply, or the reverse.
 """
 
 from __future__ import annotations

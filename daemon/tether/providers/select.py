@@ -1,11 +1,7 @@
 """Choosing the provider: explicit settings first, then what the machine offers.
 
-Order (issue 3): explicit configuration; `ANTHROPIC_API_KEY`; `OPENAI_API_KEY` (with
-`OPENAI_BASE_URL`); a local OpenAI-compatible server answering on 127.0.0.1 (Ollama
-11434, llama.cpp 8080, LM Studio 1234 — probed briefly, loopback only) with its first
-listed model; otherwise an error that says exactly how to configure one. `tether doctor`
-prints the same choice and its reason.
-
+Owns: the order: configuration, `ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, a local OpenAI-compatible server on
+127.0.0.1 (Ollama, llama.cpp, LM Studio), else an error saying how to configure one (the reason doctor prints).
 Must not: probe anything but loopback, or put a key anywhere but the provider object.
 """
 

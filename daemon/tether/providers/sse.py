@@ -1,15 +1,8 @@
 """Server-sent events on bytes: what one socket read delivered in, the events it completed out.
 
-Owns: the event-stream framing of the model providers' replies, as the WHATWG
-specification interprets it: a line ends in LF, CRLF or CR (a CR ending one read and
-an LF starting the next are one line end); a blank line dispatches the event; a line
-starting with `:` is a comment; `data` lines are joined with LF; `event` names the event;
-one space after the colon is dropped; `id`, `retry` and unknown fields are ignored; a
-byte-order mark starting the stream is dropped; an event without `data` is not
-dispatched, nor is one the end of the stream cut off (its blank line never came).
-Must not: decode JSON, know any provider, or cost more per event than a split and a
-prefix test on the common one-line `data:` frame (the adapters parse ~20,000 events in a
-long answer; bench/RESULTS.md, issue 21).
+Owns: the event-stream framing as the WHATWG specification interprets it (LF, CRLF or CR line ends across
+reads, comments, joined `data`, `event`, a leading BOM, no dispatch of a cut-off event).
+Must not: decode JSON, know any provider, or cost more per event than a split and a prefix test (decision 0005).
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Reading a text delta from its bytes when it differs from the previous one only in its text.
 
-Owns: `TextShape`. From a chunk the adapter parsed in full and found to be a plain text
-delta it learns the bytes before and after the text's JSON string; a later chunk with
-exactly those bytes around a plain JSON string (no escape, quote or control character,
-valid UTF-8) is the same delta with that text. That is a proof, not a guess: JSON is read
-left to right, so the same prefix leaves a parser in the same state, the string token is
-complete where the plain string ends, and the same suffix then yields the same value with
-the new text in the slot. A model's stream repeats one shape for thousands of deltas
-(Anthropic's `content_block_delta`, a local server's chunk with a fixed id and time), so
-most deltas skip JSON parsing; a stream whose every chunk differs elsewhere (OpenAI's
-random `obfuscation` field) stops being tried after a few misses.
-Must not: accept a chunk whose value it cannot prove, or cost a stream it never matches
-more than a few failed attempts.
+Owns: `TextShape`: the bytes around a plain text delta's JSON string, learnt from a fully parsed chunk; a
+later chunk with the same bytes around a plain string is that delta (a proof: docs/decisions/0005).
+Must not: accept a chunk whose value it cannot prove, or cost a stream it never matches more than a few tries.
 """
 
 from __future__ import annotations

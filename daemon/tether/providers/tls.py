@@ -1,10 +1,7 @@
 """The TLS settings of a provider's HTTP client, built off the event loop.
 
-Owns: which CA store verifies a provider's server (as httpx did by default: `SSL_CERT_FILE`,
-else `SSL_CERT_DIR`, else certifi's bundle, else the system store when certifi is absent),
-and loading it in a worker thread started when the provider is built, so the ~35-55 ms of
-`load_verify_locations` (which releases the GIL) overlaps the rest of the turn's start.
-An `http://` server gets no context and loads nothing (its client never speaks TLS).
+Owns: which CA store verifies a provider's server (`SSL_CERT_FILE`, `SSL_CERT_DIR`, certifi, the system
+store, as httpx did), loaded in a worker thread when the provider is built; `http://` loads nothing.
 Must not: ever turn verification off, or block the event loop on the bundle.
 """
 

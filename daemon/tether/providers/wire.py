@@ -1,18 +1,8 @@
 """The providers' HTTP/1.1 client: h11 over asyncio streams, kept-alive connections, proxies, TLS.
 
-Owns: `WireClient.open(method, url, headers, body) -> Response` (the `Transport` a test's
-or the replay's stand-in also implements), the pool of one provider's idle connections
-(a pooled one that turns out closed is retried once on a fresh one, as httpx did), the
-connect (10 s), write (30 s) and first-byte (300 s) deadlines, proxies (proxies.py: CONNECT
-for https targets, absolute-form requests for http ones), and the error tree below:
-
-    WireError                  (a request failed below HTTP)
-    ├── ConnectError, ReadError, WriteError, RemoteProtocolError, LocalProtocolError,
-    │   HTTPStatusError
-    └── WireTimeout: ConnectTimeout, ReadTimeout, WriteTimeout
-
-Must not: set a deadline per body read (the caller's idle watch owns the gap between
-reads, given `Response.sock`), or pool a connection whose response was not read to its end.
+Owns: `WireClient.open(...) -> Response` (the `Transport` a test or the replay also implements), one
+provider's connection pool, the connect/write/first-byte deadlines, proxies, and the `WireError` tree.
+Must not: set a deadline per body read (the caller's idle watch owns it), or pool a half-read connection.
 """
 
 from __future__ import annotations
@@ -30,6 +20,12 @@ import orjson
 from .proxies import Proxy, ProxyRefused, ProxyRoutes
 from .tls import TlsContext
 from .wire_body import body_reads, decoded, refused_coding
+
+# The error tree:
+#     WireError                  (a request failed below HTTP)
+#     ├── ConnectError, ReadError, WriteError, RemoteProtocolError, LocalProtocolError,
+#     │   HTTPStatusError
+#     └── WireTimeout: ConnectTimeout, ReadTimeout, WriteTimeout
 
 
 class WireError(Exception):

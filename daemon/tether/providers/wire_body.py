@@ -1,10 +1,7 @@
 """Reading one HTTP/1.1 response body off a connection: the bytes of each socket read.
 
-Owns: turning h11's body events into one bytes object per socket read (a read that
-completed several chunks of a chunked body yields them joined, so the SSE reader above
-works per read, not per chunk), handing the connection back (`release`) only when the
-body was read to its end, closing it otherwise (an error, a cancel, a consumer that
-stops early), and decoding a `gzip`/`deflate` body a proxy sent though none was asked for.
+Owns: h11's body events as one bytes object per socket read, handing the connection back only when the body
+was read to its end (closing it otherwise), and decoding a `gzip`/`deflate` body a proxy sent unasked.
 Must not: time reads (the caller's idle watch does), or keep a half-read connection.
 """
 

@@ -1,19 +1,9 @@
-"""The OS sandbox commands run in (`run_command`, and `rg` for grep), and the daemon's own
-hardening. Not to be confused with `tools/sandbox.py`, which confines the paths tools are
-given; this package confines the processes they start.
+"""The OS sandbox that commands run in (`run_command`, and `rg` for grep), and the daemon's own hardening.
 
-Owns: the policy a command runs under (`SandboxPolicy`: the workspace writable or not, a
-private temp directory, further writable paths, network or none, paths to hide, token
-files to filter), choosing a backend once per
-process (`choose_sandbox`: bubblewrap, else Landlock, else none with the reason; see
-bwrap.py and landlock.py), the command line that runs an argv inside it (and the fds
-it inherits: the seccomp socket filter of seccomp.py: no unix sockets, and without the
-network no other socket either), recognising
-output that says the sandbox blocked something (hints.py), and hardening the daemon at
-start (hardening.py).
-Must not: decide whether a command may run or gets the network (the approval gate does),
-import anything heavy (it is imported when the first command runs), or run a command
-unconfined when a backend was chosen and fails (the failure is the command's result).
+Owns: `SandboxPolicy` (what a command may write, reach and read), choosing a backend once per process
+(bubblewrap, else Landlock, else none with the reason), and the command line that runs an argv inside it.
+Must not: decide whether a command may run or gets the network (the approval gate does), import anything
+heavy, or run a command unconfined when the chosen backend fails. Why: docs/decisions/0003-sandbox.md.
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
-"""The bubblewrap backend (Debian `bubblewrap`): namespaces for mounts, PIDs, network, IPC.
+"""The bubblewrap backend: namespaces for mounts, PIDs, network and IPC, one per command.
 
-Owns: finding and probing `bwrap` once, and the command line for a policy: the whole
-filesystem read-only (the host's /tmp included: a venv or a tool may live there), a fresh
-/dev and /proc, the private temp dir writable at its own path ($TMPDIR), the workspace
-writable (or not) with its whole `.git` kept read-only (a directory, or the `.git` file of
-a worktree or submodule, and the git directory a link or `gitdir:` names inside the
-workspace: a planted hook, `core.fsmonitor` or `commondir` would run outside the sandbox
-at the user's next git command; so git commands that write fail inside) and `.tether/`
-too (workspace config, trusted hooks, MEMORY.md), Tether's own config and history and the
-credential stores covered (a directory by an empty tmpfs, a file by /dev/null; a token
-file by its filtered copy; inside a writable workspace the directories leading to them read-only and
-their other entries writable), every namespace unshared (the network only shared when
-allowed), all capabilities dropped, a new session, bwrap dying with the daemon, and
-the socket filter (seccomp.py: no AF_UNIX sockets; AF_INET stays, without the network
-the namespace has only loopback) passed as `--seccomp FD` by `prepare` (plain `wrap`,
-used for rg, passes none); only a command with the network and sockets the user named
-(`allow_unix_sockets`) runs without it, and then Tether's own runtime directory (its
-sockets) is still covered like the other hidden paths. In `allowlist` mode the proxy's
-socket is bound back into that covered directory and the command runs under
-netproxy/bridge.py, which installs the same filter in the command's process itself. bwrap is PID 1 of the command's PID namespace: when
-the command ends, every process it started (`setsid` ones too) is killed by the kernel.
-Must not: pass the daemon's environment (the caller starts bwrap with the command's
-environment, which is also what `/proc/1/environ` shows inside).
+Owns: finding and probing `bwrap` once, and the command line for a policy: the filesystem read-only but the
+workspace and a private temp dir, `.git` and `.tether/` read-only, Tether's files and the credential stores
+covered, every namespace unshared, no capabilities, the seccomp socket filter (SPEC §5.13, decision 0003).
+Must not: pass the daemon's environment (the caller starts bwrap with the command's).
 """
 
 from __future__ import annotations

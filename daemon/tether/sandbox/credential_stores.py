@@ -1,11 +1,9 @@
 """The credential stores commands must not read, and the token files they see filtered.
 
-Owns: the default list (SSH, cloud and registry credentials, keyrings, browser profiles,
-the machine's password hashes and private keys;
-XDG_CONFIG_HOME/XDG_DATA_HOME and the `~/.config`/`~/.local/share` spellings both), the
-token files whose secret lines are removed (`~/.npmrc`, `~/.pypirc`, pip.conf, yarnrc),
-and `read_limits`: that list after the user's `allow_read` and every `deny_read`.
-Must not: read a file's contents or decide how a backend hides a path (bwrap.py, landlock.py).
+Owns: the default list of stores (SSH, cloud and registry credentials, keyrings, browser profiles, password
+hashes and private keys), the token files whose secret lines are removed, and `read_limits`: that list after
+the user's `allow_read` and `deny_read`.
+Must not: read a file's contents, or decide how a backend hides a path (bwrap.py, landlock.py).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The effective sandbox as data, for `tether doctor` (and its `--json` form) and SPEC §11.
+"""The effective sandbox as data, for `tether doctor` (and its `--json` form).
 
-Owns: `read_facts` (the paths commands cannot read after `deny_read`/`allow_read`, each
-with why and whether it exists; the token files shown filtered or hidden; the stores the
-user exposed) and `guarantees` (what each promise rests on, per backend).
-Must not: probe anything beyond `os.path.exists` (doctor runs it), or print.
+Owns: `read_facts` (the paths commands cannot read, each with why and whether it exists; the token files
+shown filtered or hidden; the stores the user exposed) and `guarantees` (what each promise rests on, per
+backend).
+Must not: probe anything beyond `os.path.exists`, or print.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Hardening the daemon's own process at start (Linux; a no-op elsewhere).
 
-Owns: making the daemon non-dumpable (`PR_SET_DUMPABLE` 0: processes of the same user
-cannot read its `/proc/PID/environ` or memory, nor ptrace it), no core files
-(`RLIMIT_CORE` 0: a crash cannot write the API key to disk), removing dynamic-loader
-variables (`LD_PRELOAD`, `LD_AUDIT`, `LD_LIBRARY_PATH`, ...) from its environment so no
-process it starts inherits an injected library, and taking secret-looking variables
-(API keys, tokens: `subprocess_env.is_secret`) out of what `/proc/PID/environ` shows,
-which binds root too (non-dumpable does not): out of the C environment (`unsetenv`), and
-their strings in the block the kernel reads zeroed (it shows the block the process was
-exec'd with, not the C environment). Python's `os.environ` keeps them: the provider, the
-user's `allow_env` and MCP servers' `env` read them there.
-Must not: fail the start (each step is best effort), or import more than `os`, ctypes
-and `subprocess_env`.
+Owns: making the daemon non-dumpable, no core files, removing dynamic-loader variables from its environment,
+and hiding secret-looking variables from `/proc/PID/environ` while `os.environ` keeps them (decision 0003).
+Must not: fail the start (each step is best effort), or import more than `os`, ctypes and `subprocess_env`.
 """
 
 from __future__ import annotations

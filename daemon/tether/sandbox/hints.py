@@ -1,14 +1,7 @@
 """Recognising a command that failed because the sandbox blocked it.
 
-Owns: the output patterns that usually mean "the sandbox said no" (a read-only file
-system, permission denied, no network, failed name resolution, operation not permitted)
-and the line told to the model: what was blocked, what is allowed, how the user can give
-the command the network, and, when a write into `.git` failed under bubblewrap, that
-`.git` is read-only in the sandbox and the user can run the git command themselves
-(and for `.tether/`, that the user can change it).
-Also `hidden_hint`: when a command names (or its output shows) a path the sandbox hides
-(a credential store, a token file, Tether's own files), a line saying so and how the user
-can expose it.
+Owns: the output patterns that usually mean "the sandbox said no", the line told to the model (what was
+blocked, what is allowed, what the user can do), and `hidden_hint` for a path the sandbox hides.
 Must not: claim certainty (it says "probably"), or change the command's status.
 """
 

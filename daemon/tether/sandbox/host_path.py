@@ -1,8 +1,7 @@
 """Where Tether finds the programs it starts on the host itself: `bwrap`, `git`, `rg`.
 
-Owns: `host_program`, a PATH lookup that leaves out relative entries (`.`, an empty entry,
-`./node_modules/.bin`: they follow the daemon's cwd, which editors set to the workspace,
-so a repository's own `bwrap` or `git` would run unconfined on the host).
+Owns: `host_program`, a PATH lookup that leaves out relative entries (they follow the daemon's cwd, the
+workspace, so a repository's own `bwrap` or `git` would run unconfined).
 Must not: start anything, or search a directory the PATH does not name absolutely.
 """
 

@@ -1,10 +1,7 @@
-"""The Landlock backend (Linux >= 5.13, no extra binary): used where bubblewrap is not.
+"""The Landlock backend (Linux >= 5.13, no extra binary), used where bubblewrap is not.
 
-Owns: reading the kernel's Landlock ABI once, and the command line that runs an argv
-through the launcher (landlock_launch.py, started with `python -I -S` so it imports
-nothing it does not need), with the seccomp socket filter (seccomp.py, built once,
-passed in hex): no unix sockets ever (see `wrap`), and without the network only TCP. The launcher's docstring says what it applies
-and what Landlock cannot do (a read-only `.git` inside the writable workspace).
+Owns: reading the kernel's Landlock ABI once, and the command line that runs an argv through the launcher
+(landlock_launch.py under `python -I -S`) with the seccomp socket filter passed in hex.
 Must not: apply Landlock to the daemon itself (only the launcher confines itself).
 """
 

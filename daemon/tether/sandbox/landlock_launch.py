@@ -1,34 +1,9 @@
-"""The Landlock launcher: runs one command confined, and outlives everything it starts.
+"""The Landlock launcher: `[--write DIR]... [--hide PATH]... (--net | --seccomp HEX) -- ARGV...`, one command.
 
-Run as `python -I -S landlock_launch.py [--write DIR]... [--hide PATH]...
-(--net | --seccomp HEX) -- ARGV...` (the daemon builds this line in landlock.py, and the
-filter with seccomp.py). Standard library only, and only cheap parts of it: it starts for
-every command.
-
-Owns, in this order: becoming a child subreaper (orphans stay in its tree), dying with the
-daemon (SIGTERM on its parent's death), securebits that make uid 0 an ordinary user,
-dropping every capability (bounding set, ambient, then capset to zero), no_new_privs
-(so setuid and file capabilities grant nothing); then, in the forked child only (so the
-command cannot signal the launcher and escape its clean-up), one Landlock ruleset (read and execute
-everywhere, write under the `--write` directories and a few devices, and no rights at all
-on the `--hide` paths, directories or files, even inside a `--write` directory; TCP bind
-and connect denied unless `--net` (ABI >= 4); signals and abstract unix sockets scoped to
-the sandbox (ABI >= 6)), the `--seccomp` socket filter (required without `--net`, given
-with it too; see seccomp.py: no AF_UNIX sockets, no io_uring, and without `--net`
-AF_INET/AF_INET6 only as TCP) and ARGV;
-in the launcher, waiting for it, killing every descendant left (also when told to stop) and exiting with
-ARGV's status (killed by a signal: the same signal).
-Must not: import anything from Tether (it runs without site-packages), or
-run ARGV when any step fails (exit 125 with the reason on stderr).
-
-Landlock only grants, and a right on a directory holds for everything beneath it. To hide
-a path, rights go to each entry beside it and beside its parents, as they are when the
-command starts (an entry created later next to one of them gets no rights); its parents
-can still be listed, but get no write rights (in a writable tree, no new entry can be
-made or removed beside the hidden path or its parents). For the same reason it cannot
-make `.git` (or any path) inside the writable workspace read-only: git works inside, and a
-planted hook or `core.fsmonitor` would run outside the sandbox at the user's next git
-command (bubblewrap keeps `.git` read-only).
+Owns: becoming a subreaper that dies with the daemon, dropping privileges, then in the forked child one
+Landlock ruleset, the socket filter and ARGV; waiting, killing every descendant left, exiting with ARGV's
+status. What Landlock can and cannot hide: docs/decisions/0003-sandbox.md.
+Must not: import anything from Tether or beyond cheap stdlib, or run ARGV when a step fails (exit 125).
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
-"""The seccomp socket filter commands run under (classic BPF, built here).
+"""The seccomp socket filter commands run under (classic BPF, standard library only).
 
-Standard library only. bubblewrap reads the program from a pipe (`--seccomp FD`); the
-Landlock launcher gets it in hex on its command line and installs it itself.
-
-Owns: the socket filter's program for this machine's architecture (x86_64 or aarch64):
-`socket(AF_UNIX, ...)` fails with EPERM (a filesystem socket can reach a host service:
-ssh-agent, docker.sock, D-Bus) and so does a `socketpair` of datagram sockets (`sendto`
-a path reaches syslog or journald); a stream or seqpacket pair stays allowed (its two
-ends are connected to each other and reach nothing else),
-`io_uring_setup` fails with EPERM (io_uring could create and connect sockets without
-the `socket` syscall), and, when `inet_stream_only` (Landlock, whose network rules cover
-TCP only), `socket(AF_INET|AF_INET6, ...)` fails unless its type is SOCK_STREAM and its
-protocol 0 or TCP, which closes UDP, ICMP and SCTP. A syscall of another architecture
-(i386 `int 0x80`, x32 on x86_64) kills the process: its `socket` cannot be checked.
-With the network allowed the filter is the same but for `inet_stream_only` (off): unix
-sockets stay refused (Tether's own sockets, docker.sock), unless the user named sockets
-under bubblewrap (`allow_unix_sockets`; then no filter).
+Owns: the filter's program for x86_64 or aarch64: no unix sockets, no datagram socketpairs, no io_uring,
+other architectures' syscalls kill the process, and with `inet_stream_only` (Landlock) only TCP for inet.
+Why each rule: docs/decisions/0003-sandbox.md.
 Must not: filter anything else.
 """
 

@@ -1,8 +1,7 @@
 """Filtered copies of token files (`~/.npmrc`, `~/.pypirc`, pip.conf, yarnrc) for bubblewrap.
 
-Owns: which lines hold a credential (a key naming auth, token, password or secret, or a
-URL with a user (and password) in it) and a private, daemon-owned copy of each file
-without them, rewritten when the file changes; bwrap.py binds it over the original.
+Owns: which lines hold a credential (a key naming auth, token, password or secret, or a URL with a user in
+it) and a private, daemon-owned copy of each file without them, rewritten when the file changes.
 Must not: write anywhere but its own 0700 directory, or follow the copy's contents back.
 """
 

@@ -32,7 +32,18 @@ from . import documents, lifecycle, sessions
 from .context import ClientConnection
 
 if TYPE_CHECKING:
-    from . import config_options, diagnostics, loading, prompt, queue, reports, rewind_rpc, rules, snapshots
+    from . import (
+        config_options,
+        diagnostics,
+        item_cancel,
+        loading,
+        prompt,
+        queue,
+        reports,
+        rewind_rpc,
+        rules,
+        snapshots,
+    )
     from .lsp_agent import commands
 
 log = logging.getLogger("tether.server")
@@ -108,6 +119,7 @@ if not TYPE_CHECKING:
     config_options, diagnostics, loading = _Later("config_options"), _Later("diagnostics"), _Later("loading")
     prompt, queue, reports, rewind_rpc = _Later("prompt"), _Later("queue"), _Later("reports"), _Later("rewind_rpc")
     rules, snapshots, commands = _Later("rules"), _Later("snapshots"), _Later("lsp_agent.commands")
+    item_cancel = _Later("item_cancel")
 
 
 def _cancel_prompt(ctx: ClientConnection, params: Any) -> None:
@@ -137,6 +149,10 @@ METHODS: tuple[Method, ...] = (
     # prompt turns
     serve(spec.SESSION_PROMPT, prompt.session_prompt, on_cancel=_cancel_prompt),
     serve(spec.SESSION_CANCEL, prompt.session_cancel),
+    # stopping one running tool call (SPEC §12.4)
+    serve(spec.TOOL_CALL_CANCEL, item_cancel.tool_call_cancel),
+    serve(spec.TERMINAL_CANCEL, item_cancel.terminal_cancel),
+    serve(spec.TETHER_TOOL_CALL_CANCEL, item_cancel.tool_call_cancel),
     # the prompt queue and steering (SPEC §3.37)
     serve(spec.QUEUE, queue.session_queue),
     serve(spec.DEQUEUE, queue.session_dequeue),

@@ -44,6 +44,7 @@ from .commands import Expanded
 from .context import ClientConnection
 from .live_session import LiveSession
 from .mcp_resources import attach_resources
+from .prompt_keys import idempotency_key as key_of
 from .queue import queue_of, steering
 from .turns import drop_waiting_turn, make_turn
 from .updates import SessionUpdates
@@ -177,7 +178,17 @@ def _refuse_empty(prompt: Sized, method: str) -> None:
 
 async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
-    turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn."""
+    turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn.
+    With an idempotency key, a retry gets the first request's answer (prompt_keys.py)."""
+    from .prompt_keys import prompt_once
+
+    key = key_of(params)
+    if key is not None and not steering(params):
+        return await prompt_once(ctx, params, key, _session_prompt)
+    return await _session_prompt(ctx, params)
+
+
+async def _session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult | RawResult:
     if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
@@ -190,13 +201,13 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
     if steering(params) and queue.can_steer(session):
         wait = await queue.steer(session, params)
         if wait.outcome is not None:  # landed: answered now, the turn goes on
-            return PromptResult("end_turn", meta=await _meta(session, wait.outcome.turn_id or "", wait.outcome))
+            return PromptResult("end_turn", meta=await turn_meta(session, wait.outcome.turn_id or "", wait.outcome))
         if wait.entry is None:  # withdrawn
             return PromptResult("cancelled")
         steer = SteerOutcome(False)
         handle = await queue.wait_for(session, wait.entry)
     else:
-        handle = await queue.take_turn(session, params)
+        handle = await queue.take_turn(session, params, key_of(params))
     if handle is None:  # withdrawn from the queue
         return PromptResult("cancelled")
     return await _prompt_turn(ctx, session, handle, params, steer)
@@ -231,7 +242,7 @@ async def _prompt_turn(
         queue.turn_ended(session, handle)
     if outcome.error is not None:
         raise _provider_failed(outcome)
-    return PromptResult(cast(StopReason, outcome.stop_reason), meta=await _meta(session, outcome.turn_id, steer))
+    return PromptResult(cast(StopReason, outcome.stop_reason), meta=await turn_meta(session, outcome.turn_id, steer))
 
 
 async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptResult | RawResult:
@@ -241,7 +252,7 @@ async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptRes
     return await session_prompt(ctx, PromptParams(params.session_id, params.prompt, meta=meta))
 
 
-async def _meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
+async def turn_meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
     """The turn's id and its seq: rewind and changes take either (one lookup per prompt)."""
     from ..store.checkpoints import seq_of_turn
 

@@ -21,6 +21,7 @@ from ..agent.session import ActiveTurn
 from ..agent.sink import PromptInserted, TurnStateChanged
 from .context import ClientConnection
 from .live_session import LiveSession
+from .prompt_keys import idempotency_key
 from .queue import queue_of
 from .updates import SessionUpdates
 from .updates.acp_v2 import prompt_message_id
@@ -33,7 +34,7 @@ async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawR
     _refuse_empty(params.prompt, "session/prompt")
     session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
-    handle = await queue_of(ctx, session).take_turn(session, params)
+    handle = await queue_of(ctx, session).take_turn(session, params, idempotency_key(params))
     if handle is None:  # withdrawn while held (session/cancel, $/cancel_request)
         raise RequestCancelled("request cancelled: the prompt was withdrawn before it was inserted")
     content = tuple(blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt"))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -27,6 +27,7 @@ from tether_protocol._converter import unstructure
 from tether_protocol._errors import InvalidParams
 from tether_protocol._queue import DequeueParams, QueuedPrompt, QueueParams, QueueResult, SteerOutcome
 from tether_protocol._sessions import EmptyResult, PromptParams
+from tether_protocol._updates import SessionInfoUpdate, UpdateMeta, UpdateTetherMeta, UserMessageChunk
 
 from ..agent.session import ActiveTurn, AgentSession, Steer
 from ..store import new_turn_id
@@ -35,6 +36,9 @@ from .context import ClientConnection
 from .live_session import LiveSession
 from .registry import SessionRegistry
 from .updates import SessionUpdates
+
+if TYPE_CHECKING:
+    from .prompt_keys import KeyedPrompt
 
 PREVIEW_CHARS = 80
 
@@ -75,12 +79,21 @@ class PromptQueue:
         self.steering: list[SteerWait] = []
         self.sink: SessionUpdates | None = None  # the running turn's (a landed steer is shown in its stream)
         self.current: PromptParams | None = None  # the running turn's prompt
+        self.keyed: dict[str, KeyedPrompt] = {}  # prompts by idempotency key (prompt_keys.py)
 
     # ---- queueing ------------------------------------------------------------------
 
-    async def take_turn(self, session: AgentSession, params: PromptParams) -> ActiveTurn | None:
+    async def take_turn(self, session: AgentSession, params: PromptParams, key: str | None = None) -> ActiveTurn | None:
         """The turn for ``params``: at once when the session is free, else after the turns
-        queued before it (the prompt is stored until its turn begins). None: withdrawn."""
+        queued before it (the prompt is stored until its turn begins). None: withdrawn.
+        ``key``: its idempotency key, stored with the prompt as the turn begins."""
+        handle = await self._take_turn(session, params)
+        keyed = self.keyed.get(key) if key is not None else None
+        if handle is not None and keyed is not None:  # (a steer's key is not kept)
+            handle.idempotency_key, keyed.began = key, True
+        return handle
+
+    async def _take_turn(self, session: AgentSession, params: PromptParams) -> ActiveTurn | None:
         if session.turn is None and not self.entries:
             return self._begin(session, params)
         entry = Entry(uuid.uuid4().hex[:12], params, preview_of(params), time.time())
@@ -185,9 +198,9 @@ class PromptQueue:
         def landed(step: int, seq: int) -> None:
             wait.outcome = SteerOutcome(True, turn_id, step, seq)
             sink = self.sink or SessionUpdates(session.id, self.ctx.connection)
-            where = {"steered": True, "turnId": turn_id, "afterStep": step, "messageSeq": seq}
-            for block in _blocks(params):
-                sink.update({"sessionUpdate": "user_message_chunk", "content": block, "_meta": {"tether": where}})
+            where = UpdateMeta(UpdateTetherMeta(steered=True, turn_id=turn_id, after_step=step, message_seq=seq))
+            for block in params.prompt:
+                sink.update(UserMessageChunk(block, where))
             if wait in self.steering:
                 self.steering.remove(wait)
             wait.done.set()
@@ -215,8 +228,7 @@ class PromptQueue:
     def announce(self) -> None:
         """The queue changed: a `session_info_update` with the whole queue (`_meta.tether.queue`)."""
         sink = SessionUpdates(self.session_id, self.ctx.connection)
-        queue = [unstructure(q) for q in self.listed()]
-        sink.update({"sessionUpdate": "session_info_update", "_meta": {"tether": {"queue": queue}}})
+        sink.update(SessionInfoUpdate(meta=UpdateMeta(UpdateTetherMeta(queue=self.listed()))))
 
 
 def queue_of(ctx: ClientConnection, session: LiveSession) -> PromptQueue:

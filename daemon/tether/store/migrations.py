@@ -263,6 +263,21 @@ async def _v10_rule_network(conn: aiosqlite.Connection) -> None:
     await conn.execute("ALTER TABLE approval_rules ADD COLUMN network TEXT NOT NULL DEFAULT 'off'")
 
 
+async def _v11_prompt_keys(conn: aiosqlite.Connection) -> None:
+    # Idempotency keys of prompts (`tether.store.prompt_keys`): the turn a key began,
+    # written with the turn's first row, so a retry never inserts the prompt twice.
+    await conn.execute(
+        """
+        CREATE TABLE prompt_keys (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            turn_id TEXT NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (session_id, key)
+        )"""
+    )
+
+
 # The order the steps run in: migration *i* (from 1) takes the database from version *i* to *i + 1*.
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial,
@@ -275,4 +290,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     _v8_checkpoints,
     _v9_prompt_queue,
     _v10_rule_network,
+    _v11_prompt_keys,
 )

@@ -1,18 +1,8 @@
-"""Tool arguments declared as attrs classes: the JSON Schema the model is shown and the
-check of what it sends back are both derived from the class.
+"""Tool arguments declared as attrs classes: the JSON Schema the model is shown and the check of its answer.
 
-Owns: `arg()` (an attrs field carrying its description and bounds), `ArgSpec`,
-`schema_of()` (the JSON Schema of an args class, with a tool's per-instance overrides),
-`parse_args()` (the model's JSON -> the typed args object, through args_check.py's
-cattrs converter, imported on first use), and `dump_args()` (the typed args back to JSON,
-defaults filled in, as approvals and the client are shown them).
+Owns: `arg()`, `ArgSpec`, `schema_of()` (closed objects), `parse_args()` (through args_check.py, imported on
+first use; a null optional counts as absent) and `dump_args()` (defaults filled in). Types: docs/decisions/0009.
 Must not: know about specific tools, touch the filesystem, or depend on the agent loop.
-
-Supported field types: `str`, `int`, `bool`, `Literal[...]` of strings, `tuple[X, ...]`
-(a JSON array), nested attrs classes (a JSON object), and `X | None = None` for an
-optional argument without a default. Every object is closed (`additionalProperties`
-false). A null for an optional key counts as absent, because models often send
-`"offset": null` to mean "not given".
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Checking what the model sent against a tool's args class: one cattrs converter.
 
-Owns: the converter (strict JSON types: a bool is not an integer, "3" is not 3; arrays
-are lists; objects are closed), the bounds check, and the message naming the first wrong
-argument in schema order with what was expected (`'edits[1].old_text' must be a string,
-got 5`, `missing required argument 'path' (a string)`, `unknown argument 'lines';
-expected one of: path, offset, limit`).
-Must not: know about specific tools; be imported before a tool is first called (cattrs
-is slow to import; args.py imports this module lazily).
+Owns: the converter (strict JSON types: a bool is not an integer, "3" is not 3; closed objects), the bounds
+check, and the message naming the first wrong argument in schema order with what was expected.
+Must not: know about specific tools, or be imported before a tool is first called (cattrs is slow to import).
 """
 
 from __future__ import annotations

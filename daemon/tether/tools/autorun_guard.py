@@ -1,14 +1,8 @@
 """Putting back the autorun paths a command run without asking created or changed.
 
-Before such a command (`ctx.guard_autoruns`: sandbox-aware asking, an allow rule, the
-reviewer) `AutorunSnapshot.take` copies the workspace's top-level autorun paths
-(approvals/autoruns.py: a few small files and folders, `.vscode/`, `.envrc`, ...); after
-it, and before the change scan that rewind uses, `restore` makes each one what it was,
-byte for byte (mode and mtime too), removing what the command created, and names them.
-Deeper ones (`sub/.envrc`) are undone from what that scan found, as far as it saw them.
-Must not: follow links (a link the command made is removed, not written through), look
-anywhere but those top-level paths and the scan's changes, or decide which commands are
-guarded (the gate does).
+Owns: `AutorunSnapshot`: `take` copies the top-level autorun paths (approvals/autoruns.py) before such a
+command, `restore` makes each what it was byte for byte (mode, mtime) and names them (decision 0009).
+Must not: follow links, look beyond those paths and the change scan's, or decide which commands are guarded.
 """
 
 from __future__ import annotations

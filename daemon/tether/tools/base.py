@@ -183,6 +183,8 @@ class Tool(abc.ABC, Generic[A]):
     args_type: type[A]  # set on each tool class: the schema and validation come from it
     kind: ClassVar[str]  # ACP ToolKind: "read" | "search" | ...
     read_only: ClassVar[bool] = True
+    # A running call may be stopped alone (`tool_call/cancel`): cancelling `run` is safe.
+    cancellable: ClassVar[bool] = False
     # The title of a call whose arguments are too broken to say more.
     untitled: ClassVar[str] = ""
     # Per-instance changes to the class's argument specs (bounds from configuration).

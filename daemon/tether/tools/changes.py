@@ -1,16 +1,8 @@
 """Recording what a tool call changes in the workspace, for checkpoints and rewind.
 
-Owns: `FileChange` (one file's content before and after a call, as sha256 digests, or
-why it was not recorded), `KnownFiles` (per session: the files whose current content
-Tether has stored, by their stat, so a command's "before" needs no copy of them), and
-`ChangeRecorder` (one per call): it wraps the `FileIO` the four file tools write
-through (`mutating.require_files` is the one place they get it), and around
-`run_command` compares the workspace before and after (`tools/tree_scan.py`). What it
-recorded goes out with the call's result (`attach`): the blobs to store and the notice
-for files that cannot be rewound.
-Must not: write to the store (the journal commits the changes with the call's result),
-decide anything about approval, or read files other than those a call touches (and
-the command scan's).
+Owns: `FileChange` (before/after sha256, or why not recorded), `KnownFiles` (per session: files whose content
+Tether stored, by stat), and `ChangeRecorder` (one per call, around the file tools' `FileIO` and commands).
+Must not: write to the store (the journal does), decide approvals, or read files a call did not touch.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""The `delegate` tool: the model hands a self-contained task to a sub-agent.
+"""The `delegate` tool: the model hands a self-contained task to a sub-agent (SPEC §5.23).
 
-The sub-agent (agent/subagent.py) is a child turn with its own context (its own system
-prompt and the task, not this conversation), its own step cap and token budget, and the
-parent's read-only tools, or, when the call asks for `writes`, the parent's tools that
-change things too. A call without `writes` only reads, so it runs like any read (several
-in one step run together); a call with `writes` is a call that changes things: refused
-in read-only mode and approved like any other (`reads_only`).
-Owns: the arguments, the title, and handing the call to the `Delegator` the turn was
-given. Must not: run a model or a turn itself (the delegator does), or know the agent loop.
+Owns: the arguments, the title, whether the call only reads (without `writes`: approved as a read) and
+handing the call to the `Delegator` the turn was given.
+Must not: run a model or a turn itself (the delegator does), or know the agent loop.
 """
 
 from __future__ import annotations
@@ -60,6 +55,7 @@ class DelegateTool(Tool[DelegateArgs]):
     kind: ClassVar[str] = "other"
     # a call with `writes` changes things: approved like any such call (`reads_only`)
     read_only: ClassVar[bool] = False
+    cancellable: ClassVar[bool] = True  # its child turn is cancelled (agent/call_cancel.py)
     untitled: ClassVar[str] = "Delegate"
 
     def __init__(self, delegator: Delegator, *, max_steps: int = 10) -> None:

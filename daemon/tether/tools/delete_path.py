@@ -1,10 +1,8 @@
 """The `delete_path` tool: delete a file, a symbolic link, or (with `recursive`) a directory.
 
-Owns: refusing the workspace root, anything under a `.git` at any depth, a directory
-that holds a nested repository's `.git`, and non-empty directories without `recursive`; a preview that shows a file's removed text, or for a directory how many
-files go with it; forgetting deleted files in the read ledger.
-Must not: follow a final symlink (the link is deleted, never its target), or delete
-anything but through `ctx.files`.
+Owns: refusing the root, `.git` at any depth, a directory holding a nested repository, a non-empty directory
+without `recursive`; the preview (removed text, or how many files go); forgetting deleted files in the ledger.
+Must not: follow a final symlink (the link is deleted), or delete anything but through `ctx.files`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Line diffs for the mutating tools: unified diff text, its hunks, and partial application.
 
-Owns: splitting text into diff lines, grouping changes into hunks (3 lines of context, the
-same boundaries `difflib.unified_diff` would use), rendering them with workspace-relative
-`a/` `b/` headers, applying only the hunks the user kept, capping a diff for the model, and
-the first line a change touches (the location an approval shows).
+Owns: hunks (3 lines of context, `difflib.unified_diff`'s boundaries; numbered from 0 in code, from 1 for
+people), `a/` `b/` headers, applying the kept hunks, capping a diff, and the first line a change touches.
 Must not: touch files, the sandbox or the ledger; callers pass text and names.
-
-Hunk numbering is 0-based in unified-diff order everywhere in code (`accepted_hunks`),
-1-based only in messages for people and the model.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """`DiskFileIO`: the `FileIO` that reads and writes the workspace on disk.
 
-Owns: strict UTF-8 reading of text files (a UTF-8 byte-order mark is kept as U+FEFF so
-it survives a rewrite), atomic writes (temporary file in the same directory, fsync,
-`os.replace`) that keep the file's permission bits, deleting files and directory trees,
-and moves. Blocking calls run in a worker thread.
-Must not: follow anything outside the sandbox (every path is re-checked), overlay
-editor buffers (the server wraps this for that), or decide what may be changed (the
-tools do: ledger, `.git/`, refusal messages).
+Owns: strict UTF-8 reads (a BOM kept as U+FEFF), atomic writes that keep permission bits (temp file, fsync,
+`os.replace`), deletes and moves, each blocking call in a worker thread.
+Must not: follow anything outside the sandbox, overlay editor buffers, or decide what may be changed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The `edit_file` tool: exact-string replacements in one text file, written once.
 
-Owns: matching each `old_text` exactly once (or every time with `replace_all`), applying
-several edits in order to the text in memory so a call is all-or-nothing, tolerating a
-model that writes "\\n" for a CRLF file, and messages that say how to fix a bad match.
-Must not: write anything when any edit fails, edit a file the model has not read in its
-current version, or change files under a `.git` at any depth.
+Owns: matching each `old_text` once (or every time with `replace_all`), applying the edits in memory so a
+call is all-or-nothing, "\\n" for a CRLF file, and messages that say how to fix a bad match.
+Must not: write when any edit fails, edit a file not read in its current version, or change files under `.git`.
 """
 
 from __future__ import annotations

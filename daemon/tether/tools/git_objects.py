@@ -1,12 +1,8 @@
 """Git blobs read in Python, so the change scan starts no program over a workspace's `.git`.
 
-Owns: finding the git directory that holds a workspace (`find_git_dir`: a `.git` directory
-or a `gitdir:` file, and a worktree's `commondir`), and reading blobs by id from its object
-store: loose objects and packs (index v2, offset and reference deltas). A blob is returned
-only when the SHA-1 of what was read is its id, so a damaged or crafted store gives "not
-known", never other bytes.
-Must not: run any program (a planted config has nothing to run), fetch, or follow
-alternates (an object found only there is not known).
+Owns: `find_git_dir` (`.git`, a `gitdir:` file, a worktree's `commondir`) and reading blobs from loose
+objects and packs; a blob is returned only when its SHA-1 is its id, else "not known".
+Must not: run any program (a planted config has nothing to run), fetch, or follow alternates.
 """
 
 from __future__ import annotations

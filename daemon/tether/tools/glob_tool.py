@@ -1,14 +1,8 @@
-"""The `glob` tool: workspace files whose path matches a glob pattern.
+"""The `glob` tool: workspace files whose path matches a glob pattern (named so it does not shadow `glob`).
 
-Owns: matching (see `globpattern` for the dialect) over a gitignore-respecting walk,
+Owns: matching over the gitignore-respecting walk (a directory named literally is searched even if ignored),
 sorted workspace-relative output capped at 1000 paths, and hints when nothing matches.
-Must not: return directories, follow symlinked directories, list files outside the
-sandbox (a symlinked file is listed only if its target is inside), or block the event
-loop while walking. (Named glob_tool so it does not shadow the stdlib `glob`.)
-
-A directory named literally (in `path`, or as the leading wildcard-free part of the
-pattern, e.g. 'node_modules/pkg/**/*.d.ts') is searched even if it is gitignored, like
-an explicit path given to list_dir or grep.
+Must not: return directories, follow symlinked directories, list files outside the sandbox, or block the loop.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Glob patterns for the `glob` tool, compiled to regular expressions.
 
-Owns: the pattern dialect: `*` and `?` within one path component, `[abc]`/`[!a-z]`
-classes, `**` as a whole component for any number of directories, `{a,b}` alternatives,
-and `\\` to escape. `*` also matches names starting with a dot (hidden files are not
-special anywhere in the workspace tools). Patterns are matched against the whole path
-relative to the directory being searched.
+Owns: the dialect: `*` and `?` within a component (dot names included), classes, `**` as a whole component,
+`{a,b}`, `\\` escapes, matched against the whole path relative to the searched directory.
 Must not: touch the filesystem.
 """
 

@@ -1,24 +1,7 @@
 """The `grep` tool: regex search over workspace files, via ripgrep or pure Python.
 
-Owns: the tool's arguments, choosing the files to search (the shared gitignore-aware
-walker, the optional `glob` filter), choosing a backend, and the output format, which is
-identical for both backends:
-
-    relpath:line:text        (sorted by path, then line; at most max_results lines)
-    N matches in M files     (or: no matches for 'pat' ...)
-
-Both backends search exactly the same file list: gitignored files and `.git` are
-skipped, hidden (dot) files are searched, symlinked directories are not entered, and a
-symlinked file is searched only if its target is inside the workspace. A file or
-directory named explicitly by `path` is searched even if gitignored. Binary files (a NUL
-byte in the first 8 KiB) are skipped. Lines split on "\\n"; a UTF-8 BOM is dropped.
-
-Regex dialects: the rg backend uses Rust's `regex` crate, the fallback Python's `re`.
-Patterns should stay in their common subset (literals, classes, `\\b \\d \\w \\s`,
-anchors, groups, alternation, repetition). Outside it they disagree: look-around and
-backreferences are `re`-only (rg reports an invalid regex), `\\p{L}` and `[[:alpha:]]`
-are rg-only, a pattern that can only match "\\n" is an error in rg and finds nothing in
-`re`, and undecodable bytes are U+FFFD to `re` but unmatched by rg's `.`.
+Owns: the arguments, the file list both backends search (the shared walker, the `glob` filter), choosing a
+backend, and the output both give (`relpath:line:text`, a count line). Rules and dialects: decision 0009.
 Must not: read files itself (the backends do), or search outside the sandbox.
 """
 

@@ -1,10 +1,8 @@
 """grep's pure-Python backend, used when no `rg` binary is available.
 
-Owns: compiling the pattern with `re` and searching a given list of files line by line,
-with the same rules the ripgrep backend follows (binary = NUL in the first 8 KiB and
-skipped, BOM-aware decoding, lines split on "\\n" only with "\\r" kept for matching).
-Must not: decide which files to search (the grep tool passes the list), format output,
-or run on the event loop thread (it is blocking; call it via a worker thread).
+Owns: compiling the pattern with `re` and searching a given list of files line by line, with the ripgrep
+backend's rules (NUL in the first 8 KiB: binary, skipped; BOM-aware; lines split on "\\n" only).
+Must not: choose files, format output, or run on the event loop thread (it blocks).
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""grep's ripgrep backend: runs `rg --json` over an explicit list of files.
+"""grep's ripgrep backend: runs `rg --json --text` over an explicit list of files, in the OS sandbox.
 
-Owns: finding the `rg` binary, building its command line, streaming and parsing its JSON
-output into a `HitCollector`, and killing rg if the call is cancelled.
-
-rg is handed the files to search (chosen by the shared walker) rather than walking the
-tree itself, so ignore rules, hidden files, symlinks and explicit-path behaviour cannot
-drift from the Python backend; rg only does what it is best at, reading and matching.
-`--text` turns off rg's own binary handling (it differs for explicit and walked files)
-and this module drops files with a NUL in their first 8 KiB itself, like the Python side.
-rg runs in the OS sandbox (tether.sandbox) of the `sandbox` setting it is given (the calling
-turn's connection's, through `ToolContext.sandbox_setting`; no process default): the workspace
-read-only, nothing writable, no network; where no sandbox can be applied it runs as is.
+Owns: finding `rg`, its command line (the walker's file list, so rules cannot drift from Python's), parsing
+its JSON into a `HitCollector`, dropping binary files itself, and killing rg on cancel (decision 0009).
 Must not: decide which files to search, format output, or block the event loop.
 """
 

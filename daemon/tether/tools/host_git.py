@@ -1,14 +1,8 @@
 """Git run by Tether itself over a workspace (today `/review`'s diffs): the one way it does.
 
-Owns: running git inside the command sandbox (workspace read-only, no network, Tether's
-files hidden) when a backend is chosen, and always inert: the git directory and work tree
-given by Tether (`core.worktree` ignored), no system or user config, no protocol (so no
-lazy fetch of a promisor remote, no `core.sshCommand`), fsmonitor, hooks, external diffs,
-textconv, submodule recursion and every filter the configuration names switched off,
-the minimal command environment. Whatever else git can run from config it reads needs a
-subcommand run here never uses (SPEC §5.13.1).
-Must not: run git with the daemon's environment, or run it at all when no git directory is
-found (git's own search could reach a planted one above the workspace differently).
+Owns: running git in the command sandbox and always inert (no config, protocol, hooks, fsmonitor, filters,
+textconv or external diffs; the minimal environment; SPEC §5.13.1, decision 0009).
+Must not: run git with the daemon's environment, or at all when no git directory is found.
 """
 
 from __future__ import annotations

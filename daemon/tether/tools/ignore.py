@@ -1,11 +1,8 @@
 """Gitignore matching for one workspace: the root `.gitignore`, nested ones, and `.git`.
 
-Owns: loading `.gitignore` files lazily (one cached `GitIgnoreSpec` per directory) and
-answering "is this workspace-relative path ignored?" with git's precedence rules, at a
-bounded cost whatever the file says (see `_backtracks`).
-Must not: walk the tree, resolve user paths, or read ignore sources other than
-`.gitignore` files inside the workspace (no global excludes, no `.git/info/exclude`,
-no `.gitignore` above the workspace root) so every tool sees the same rules.
+Owns: loading `.gitignore` files lazily (one cached `GitIgnoreSpec` per directory) and answering "is this
+path ignored?" with git's precedence, at a bounded cost whatever the file says (`_backtracks`).
+Must not: walk, resolve user paths, or read other ignore sources (global excludes, `info/exclude`, above the root).
 """
 
 from __future__ import annotations

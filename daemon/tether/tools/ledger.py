@@ -1,13 +1,8 @@
 """The read ledger: which version of each file the model has seen, so edits never clobber.
 
-Owns: `ContentLedger`, a `ReadLedger` that keeps the sha256 of the full text of every file
-the model read (or wrote), keyed by the resolved absolute path, and the refusal messages
-for never-read and stale files. What is stored with a session (`stored_form`) names files
-relative to the workspace, so a session restored into another folder still knows them.
-Must not: read or write files, or decide which tools need a prior read (tools ask
-`has_read` and choose their own wording).
-
-One ledger per session; it lives on the event loop, so no locking.
+Owns: `ContentLedger` (one per session, on the event loop: the sha256 of each file's full text the model read
+or wrote, by absolute path; stored relative to the workspace) and the never-read and stale refusals.
+Must not: read or write files, or decide which tools need a prior read.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The `move_path` tool: move or rename a file, symbolic link or directory in the workspace.
 
-Owns: checking both ends (sandbox, `.git` at any depth, a directory that holds a nested
-repository's `.git`, the workspace root, moving a directory into itself, an existing
-destination only with `overwrite`), creating the destination's
-parent directories, and carrying what the model read of a file over to its new path.
-Must not: follow a final symlink at either end (the link itself moves), or move anything
-but through `ctx.files`.
+Owns: checking both ends (sandbox, `.git`, nested repositories, the root, a directory into itself, an
+existing destination only with `overwrite`), creating parents, and carrying the ledger's entry over.
+Must not: follow a final symlink at either end (the link itself moves), or move anything but through `ctx.files`.
 """
 
 from __future__ import annotations

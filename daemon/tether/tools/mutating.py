@@ -1,13 +1,8 @@
 """What the four file-changing tools share, and the default set of them.
 
-Owns: turning a model path into a target (sandbox, `.git/` refusal at any depth, acting
-on a final symlink itself where that matters), finding a nested repository inside a
-directory that would be deleted or moved (`TreeScan`), handing the tools `ctx.files`
-wrapped by `ctx.recorder` (every change recorded for rewind), reading the current text through `ctx.files`, the
-read-ledger checks, writing a previewed text change with only the hunks the user kept,
-and the result text that tells the model what really happened.
-Must not: touch the disk directly (only `ctx.files`; `os.path` queries for existence are
-the exception), or know how approval is asked for.
+Owns: a model path as a target (sandbox, `.git`, final symlinks), nested repositories in a directory to
+delete or move, `ctx.files` wrapped by the recorder, the ledger checks, writing the kept hunks, the result text.
+Must not: touch the disk but through `ctx.files` (`os.path` existence queries excepted), or know approvals.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The `read_file` tool: numbered lines of one text file (or of its open editor buffer).
 
-Owns: line windowing (offset/limit), `cat -n` style numbering, the 256 KiB output cap,
-binary refusal, and helpful errors (directory, missing file with close-name hints).
-Also records, when the session has a read ledger (`ctx.reads`), the digest of the full
-text of the file version the model just saw (even if only a window was shown), so mutating
-tools can refuse to edit a file that changed since.
-Must not: read more of a file than the requested window needs (apart from counting the
-remaining newlines; with a read ledger the whole file streams by once, to hash exactly the
-bytes shown), hold a whole file in memory (a repository's multi-GB dump is paged through),
-block the event loop on disk I/O, or touch anything outside the sandbox.
+Owns: line windowing, `cat -n` numbering, the 256 KiB output cap, binary refusal, helpful errors, and the
+ledger digest of the whole version seen (the file streams by once; never held whole in memory).
+Must not: block the event loop on disk I/O, or touch anything outside the sandbox.
 """
 
 from __future__ import annotations

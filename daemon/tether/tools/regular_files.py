@@ -1,9 +1,7 @@
 """Opening a file the repository controls only when it is a regular file.
 
-Owns: `open_regular`, the one way Tether opens a workspace file it reads for itself (git's
-index and objects, a pre-read copy, AGENTS.md, MEMORY.md): opened without blocking and
-checked on the open descriptor, so a FIFO or device a command swapped in after a check by
-name cannot block the daemon (a FIFO without a writer blocks `open` forever) or flood it.
+Owns: `open_regular`, the one way Tether opens a workspace file for itself (git's index and objects, a
+pre-read copy, AGENTS.md, MEMORY.md): non-blocking open, checked on the descriptor (a swapped-in FIFO or device).
 Must not: read, decide what may be read, or follow anything the caller did not resolve.
 """
 

@@ -1,14 +1,8 @@
-"""The `remember` tool: the model proposes a fact for one of the two MEMORY.md files.
+"""The `remember` tool: the model proposes a fact for one of the two MEMORY.md files (SPEC §5.19).
 
-A file change like `edit_file`'s (previewed as a diff, approved, then written), of a
-bullet appended under a heading (`agent/memory_files.with_fact`). Its kind is `other`,
-not `edit`: what it writes goes into every later session's system prompt, so mode
-auto-edit still asks (full-auto allows a workspace fact, as it allows any change). The workspace file
-is written through `ctx.files` (an open editor buffer wins, as for any edit); the user's
-file lives outside the workspace and is written on disk, atomically, confined to the user
-config folder, and the gate asks for it in every mode (a change outside the workspace).
-Owns: the args, the preview and the write of that one bullet (also for `/memory add` and
-the compaction's memory flush, with several facts). Must not: write any other file.
+Owns: the args, the preview and the write of one bullet under a heading (also `/memory add` and the
+compaction's flush); kind `other`, so auto-edit asks; the user's file written atomically in its config folder.
+Must not: write any other file. Why its approval differs from edits: docs/decisions/0009-tools.md.
 """
 
 from __future__ import annotations

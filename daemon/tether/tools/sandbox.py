@@ -1,12 +1,9 @@
 """The workspace sandbox: the only way tools turn model-supplied paths into real paths.
 
-Owns: confining paths to the workspace root (after resolving symlinks) and out of
-Tether's own config and history and the credential stores when the workspace holds them, refusing paths longer
-than the system allows (before anything touches the filesystem), the last check that a
-change does not land under a `.git`, turning real paths back into workspace-relative
-names, and the workspace's gitignore matcher.
-Must not: read file contents, walk directories, or grant access to anything whose real
-location is outside the root, whatever the spelling (`..`, absolute, symlinks).
+Owns: confining paths to the workspace root (after symlinks) and out of Tether's files and the credential
+stores, refusing over-long paths before any filesystem call, the last no-`.git` check on a change,
+workspace-relative names, and the workspace's gitignore matcher.
+Must not: read file contents, walk directories, or grant anything whose real location is outside the root.
 """
 
 from __future__ import annotations

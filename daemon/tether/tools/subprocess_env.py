@@ -1,13 +1,8 @@
-"""The environment a tool's subprocess gets.
+"""The environment a tool's subprocess gets: API keys, tokens, passwords and cloud credentials never reach it.
 
-Owns: the rule that API keys, tokens, passwords and cloud credentials never reach a
-child process: commands get a minimal environment (`command_env`: the core variables a
-shell and common tools need, quiet settings, the private temp dir, plus the names the
-user lists in `allow_env`, globs allowed), and other subprocesses get the daemon's
-environment minus secret-looking names (`scrubbed_env`, `is_secret`, also used for
-warnings).
-Must not: add anything a command did not ask for beyond the fixed core set, or take
-`allow_env` from anywhere but the user's settings (config.py refuses it in a workspace).
+Owns: `command_env` (a minimal core set, quiet settings, the private temp dir, plus the user's `allow_env`
+globs), `scrubbed_env` for other subprocesses, and `is_secret` (also used for warnings).
+Must not: add anything beyond the fixed core set, or take `allow_env` from anywhere but the user's settings.
 """
 
 from __future__ import annotations

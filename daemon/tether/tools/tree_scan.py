@@ -1,21 +1,8 @@
-"""What a shell command changed in the workspace: a cheap before/after comparison.
+"""What a shell command changed in the workspace: a cheap before/after stat comparison.
 
-Owns: the stat scan of the workspace's non-ignored files (the walk of `tools/walk.py`,
-gitignore applied, `.git` and Tether's own files never entered), bounded in time
-(`SCAN_BUDGET_S`; a larger tree is not compared and the result says so), and where the
-content a command changed came from before it ran. A file is hashed only when its
-(mtime_ns, size) changed. Its content before the command is, in this order:
-1. one Tether stored already (`KnownFiles`: its stat is the one recorded after Tether
-   last wrote or restored it, e.g. a `sed -i` after an `edit_file`);
-2. git's copy, when git's index says the file was clean (same size and mtime, and not
-   racily so): read from git's object store in Python after the command (git_objects.py:
-   no git runs, so nothing a planted `.git/config` names can), only for files it changed;
-3. a copy read before the command, for the other (dirty or untracked) files up to
-   `PREREAD_MAX` bytes each and `PREREAD_TOTAL` in all (a working tree has few of them;
-   a folder without git has all its files here, within the same budget);
-otherwise it is not known and the file is reported as not rewindable.
-Must not: run any program, follow links (but `.git`'s, to the git directory), or read
-files the command did not change (apart from the pre-read of step 3).
+Owns: the time-bounded scan of non-ignored files (`SCAN_BUDGET_S`), hashing only what changed, and each
+change's content before: Tether's stored copy, git's clean blob, or a bounded pre-read (decision 0009).
+Must not: run any program, follow links (but `.git`'s), or read unchanged files (but the pre-read).
 """
 
 from __future__ import annotations

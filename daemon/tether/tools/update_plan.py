@@ -1,11 +1,8 @@
 """The `update_plan` tool: the model's to-do list for the current task, sent whole each time.
 
-Owns: the plan's args class (validated by validate_args; messages name
-`entries[i].field`), refusing blank entries, the one-line summary the model gets back,
-and `plan_entries`, the normalised ACP PlanEntry dicts the server sends as a `plan`
-session update (from the arguments as sent; entries sent as a JSON string are accepted).
-Must not: keep the plan between calls (each call replaces it), send anything to the
-client itself, or touch the workspace.
+Owns: the args class, refusing blank entries, the one-line summary for the model, and `plan_entries` (the
+ACP PlanEntry dicts of a `plan` update; entries sent as a JSON string are accepted).
+Must not: keep the plan between calls, send anything to the client itself, or touch the workspace.
 """
 
 from __future__ import annotations

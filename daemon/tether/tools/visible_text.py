@@ -1,15 +1,8 @@
 """Text shown to a person who must decide on it, with nothing hidden in it.
 
-Owns: `visible()`, which writes the characters a terminal or an editor would not show as
-themselves (control characters but newline and tab, DEL, bidirectional overrides and
-isolates, zero-width and other invisible format characters, spaces other than the ASCII
-one, and characters that draw as a blank) as escapes: `\\x1b`, `\\r`,
-`\\u202e`. A command shown for approval is then exactly what runs, character for
-character: `touch pwned #\\r\\x1b[Knpm test` cannot be drawn as `npm test`, and a U+202E
-cannot reverse the rest of the line.
-Must not: change printable text (every escape starts with a backslash, which stays as it
-is, so applying it twice changes nothing more), or be used on what is run or stored (only
-on what is displayed).
+Owns: `visible()`: characters a terminal or editor would not show as themselves (controls, bidi overrides,
+invisible formats, odd spaces) written as escapes, so a command shown for approval is what runs (decision 0009).
+Must not: change printable text (applying it twice changes nothing), or be used on what is run or stored.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """The one directory walker behind list_dir, glob and grep (both grep backends).
 
-Owns: a deterministic (sorted, depth-first) walk below a workspace directory that
-applies the sandbox's gitignore rules, never enters `.git`, and never descends
-into symlinked directories (they could lead outside the workspace or loop).
-Must not: read file contents, resolve model-supplied paths (callers pass a directory
-already confined by `WorkspaceSandbox.resolve`), or do any async work: callers run it
-in a worker thread.
-
-Hidden (dot) files are walked like any other entry; only `.git` is always skipped. An
-explicitly named directory that is itself gitignored is walked in full (apart from
-`.git`), because the model asked for it by name.
+Owns: a sorted depth-first walk that applies the gitignore rules (an explicitly named ignored directory is
+walked in full), walks dot files, never enters `.git` or symlinked directories.
+Must not: read contents, resolve model paths (callers pass a confined directory), or do async work.
 """
 
 from __future__ import annotations

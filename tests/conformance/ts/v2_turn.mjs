@@ -4,38 +4,14 @@
 // JSON) carries them for tests/conformance/test_acp_v2_typescript_sdk.py to validate.
 //
 //   node v2_turn.mjs --workspace DIR -- python -m tether acp --provider scripted --script examples/v2-turn.json
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { PassThrough, Readable, Writable } from "node:stream";
 
-import { client, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { client } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
-const args = process.argv.slice(2);
-const WS = path.resolve(args[args.indexOf("--workspace") + 1]);
-const command = args.slice(args.indexOf("--") + 1);
+import { spawnRecorded, WS } from "./v2_wire.mjs";
 
-const wire = []; // {from: "daemon" | "client", line}
-function tap(from) {
-  let rest = "";
-  return (chunk) => {
-    rest += chunk.toString("utf8");
-    let nl;
-    while ((nl = rest.indexOf("\n")) >= 0) {
-      const line = rest.slice(0, nl);
-      rest = rest.slice(nl + 1);
-      if (line.trim()) wire.push({ from, line });
-    }
-  };
-}
-
-const daemon = spawn(command[0], command.slice(1), { cwd: WS, stdio: ["pipe", "pipe", "inherit"] });
-const fromDaemon = new PassThrough();
-daemon.stdout.on("data", tap("daemon"));
-daemon.stdout.pipe(fromDaemon);
-const toDaemon = new PassThrough();
-toDaemon.on("data", tap("client"));
-toDaemon.pipe(daemon.stdin);
+const { stream, finish } = spawnRecorded();
 
 const asked = [];
 const app = client({ name: "tether-v2-conformance" }).onRequest("session/request_permission", ({ params }) => {
@@ -46,7 +22,7 @@ const app = client({ name: "tether-v2-conformance" }).onRequest("session/request
 
 const summary = { ok: false };
 try {
-  await app.connectWith(ndJsonStream(Writable.toWeb(toDaemon), Readable.toWeb(fromDaemon)), async (cx) => {
+  await app.connectWith(stream, async (cx) => {
     const init = await cx.request("initialize", {
       // v1's fs/terminal capabilities are not v2's: a client that still sends them gets no fs/* or
       // terminal/* request (a v2 client has neither method), the daemon reads and writes the disk
@@ -77,8 +53,5 @@ try {
 } catch (err) {
   summary.error = String(err && err.stack ? err.stack : err);
 } finally {
-  daemon.stdin.end();
-  await new Promise((resolve) => { if (daemon.exitCode !== null) resolve(); else daemon.on("exit", resolve); });
-  summary.wire = wire;
-  process.stdout.write(JSON.stringify(summary) + "\n");
+  await finish(summary);
 }

@@ -8,7 +8,6 @@ Must not: decide anything about a turn. Nothing outside this package builds
 `session/update` JSON for a turn.
 """
 
-from .acp_v1 import diff_blocks
 from .emitter import SessionUpdates, frame
 from .replay import INTERRUPTED, PagedReplay, replay_frames, replay_updates
 
@@ -16,7 +15,6 @@ __all__ = [
     "INTERRUPTED",
     "PagedReplay",
     "SessionUpdates",
-    "diff_blocks",
     "frame",
     "replay_frames",
     "replay_updates",

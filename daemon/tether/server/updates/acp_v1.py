@@ -6,7 +6,8 @@ first report, `tool_call_update` for its patches, command output as
 `session_info_update`, notices as marked `agent_message_chunk`s), the slash command list
 (`available_commands_update`) and a mode the daemon changed (`current_mode_update`) and of a change
 preview (`change_content`: typed `ToolCallContent`, which `session/request_permission`
-sends as it is; `diff_blocks` is its JSON for a `tool_call_update`).
+sends as it is). Each update is a Struct of `tether_protocol._updates`, written by the
+model's one encoder where it is framed.
 Must not: send anything, keep state, or decide anything about the turn. A v2 renderer
 (updates as upserts by id) is a sibling of this module with its own table; the events
 already carry the ids it keys on.
@@ -15,10 +16,10 @@ already carry the ids it keys on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, Union, cast
 
 import tether_protocol._common as wire
-from tether_protocol._converter import unstructure
+import tether_protocol._updates as up
 from tether_protocol._json import JsonObject
 from tether_protocol.conversation import block_to_json
 
@@ -45,11 +46,15 @@ from ...agent.sink import (
 )
 from ...tools.base import ChangePreview, ToolLocation
 
-Update: TypeAlias = JsonObject  # one ACP `session/update` update object: the wire edge
+# One ACP `session/update` update object: a Struct of the model (a renderer not yet on the
+# model may still hand JSON; `emitter.frame` writes both)
+Update: TypeAlias = Union[up.SessionUpdate, JsonObject]
 
 
-def text_content(text: str) -> Update:
-    return {"type": "content", "content": {"type": "text", "text": text}}
+def as_sent(block: JsonObject) -> Any:
+    """A content block as the conversation stores it (ACP's spelling, maybe a kind the
+    model does not declare: image, audio), sent as it is: the encoder writes the dict."""
+    return block
 
 
 def change_content(previews: Iterable[ChangePreview]) -> list[wire.ToolCallContent]:
@@ -65,104 +70,87 @@ def change_content(previews: Iterable[ChangePreview]) -> list[wire.ToolCallConte
     return blocks
 
 
-def diff_blocks(previews: Iterable[ChangePreview]) -> list[Update]:
-    """`change_content` as JSON (the converter writes `type` first, as the wire always had it)."""
-    return [unstructure(block) for block in change_content(previews)]
-
-
-def _content(items: tuple[ToolContent, ...]) -> list[Update]:
-    out: list[Update] = []
+def _content(items: tuple[ToolContent, ...]) -> list[wire.ToolCallContent]:
+    out: list[wire.ToolCallContent] = []
     for item in items:
         if isinstance(item, TextContent):
-            out.append(text_content(item.text))
+            out.append(wire.ToolCallContentBlock(wire.TextContent(item.text)))
         elif isinstance(item, ChangeContent):
-            out.extend(diff_blocks([item.change]))
+            out.extend(change_content([item.change]))
         elif isinstance(item, BlockContent):
-            out.append({"type": "content", "content": block_to_json(item.block)})
+            out.append(wire.ToolCallContentBlock(as_sent(block_to_json(item.block))))
         else:
-            out.append({"type": "terminal", "terminalId": item.terminal_id})
+            out.append(wire.TerminalContent(item.terminal_id))
     return out
 
 
-def locations(found: Iterable[ToolLocation]) -> list[Update]:
-    return [{"path": loc.path, **({"line": loc.line} if loc.line is not None else {})} for loc in found]
+def locations(found: Iterable[ToolLocation]) -> list[wire.ToolCallLocation]:
+    return [wire.ToolCallLocation(loc.path, loc.line) for loc in found]
+
+
+def _tether(**keys: Any) -> up.UpdateMeta:
+    return up.UpdateMeta(tether=up.UpdateTetherMeta(**keys))
 
 
 def _tool_call(e: ToolCallStarted) -> Update:
-    update: Update = {
-        "sessionUpdate": "tool_call", "toolCallId": e.call_id, "title": e.title, "kind": e.kind, "status": e.status,
-    }
+    # the events carry the kind and status the tool gave: the model's Literals by contract
+    call = up.ToolCall(e.call_id, e.title, cast(wire.ToolKind, e.kind), e.status)
     if e.parent_call_id is not None:
-        update["_meta"] = {"tether": {"parentCallId": e.parent_call_id}}
-    return update
+        call.meta = _tether(parent_call_id=e.parent_call_id)
+    return call
 
 
 def _patch(e: ToolCallPatch) -> Update:
-    update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id}
-    if e.status is not None:
-        update["status"] = e.status
-    if e.title is not None:
-        update["title"] = e.title
-    if e.kind is not None:
-        update["kind"] = e.kind
-    if e.raw_input is not None:
-        update["rawInput"] = e.raw_input
-    if e.content is not None:
-        update["content"] = _content(e.content)
-    if e.locations is not None:
-        update["locations"] = locations(e.locations)
-    meta: Update = {}
-    tether = {
-        key: value for key, value in (
-            ("approvedBy", e.approved_by), ("parentCallId", e.parent_call_id), ("childSessionId", e.child_session_id),
-        ) if value is not None
-    }
-    if tether:
-        meta["tether"] = tether
-    if e.terminal is not None:
-        meta["terminal_info"] = {"terminal_id": e.terminal.terminal_id, "cwd": e.terminal.cwd}
-    if meta:
-        update["_meta"] = meta
-    return update
+    tether = None
+    if e.approved_by is not None or e.parent_call_id is not None or e.child_session_id is not None:
+        tether = up.UpdateTetherMeta(
+            approved_by=e.approved_by, parent_call_id=e.parent_call_id, child_session_id=e.child_session_id,
+        )
+    terminal = None if e.terminal is None else up.TerminalInfo(e.terminal.terminal_id, e.terminal.cwd)
+    return up.ToolCallUpdate(
+        e.call_id,
+        status=e.status,
+        title=e.title,
+        kind=cast("wire.ToolKind | None", e.kind),
+        raw_input=cast("JsonObject | None", e.raw_input),
+        content=None if e.content is None else _content(e.content),
+        locations=None if e.locations is None else locations(e.locations),
+        meta=up.UpdateMeta(tether, terminal) if tether or terminal else None,
+    )
 
 
 def _terminal_output(e: TerminalOutput) -> Update:
-    meta = {"terminal_output": {"terminal_id": e.terminal_id, "data": e.data}}
-    return {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id, "_meta": meta}
+    meta = up.UpdateMeta(terminal_output=up.TerminalOutput(e.terminal_id, e.data))
+    return up.ToolCallUpdate(e.call_id, meta=meta)
 
 
 def _terminal_exit(e: TerminalExited) -> Update:
     # v1 has always said SIGKILL for a command that did not exit by itself
-    exit_ = {"terminal_id": e.terminal_id, "exit_code": e.exit_code, "signal": None if e.exit_code is not None else "SIGKILL"}
-    return {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id, "_meta": {"terminal_exit": exit_}}
+    exit_ = up.TerminalExit(e.terminal_id, e.exit_code, None if e.exit_code is not None else "SIGKILL")
+    return up.ToolCallUpdate(e.call_id, meta=up.UpdateMeta(terminal_exit=exit_))
 
 
-def notice(text: str, **tether: Any) -> Update:
+def notice(text: str, **tether: Any) -> up.AgentMessageChunk:
     # ACP has no "notice" update; a marked message chunk is shown by every client.
-    return {
-        "sessionUpdate": "agent_message_chunk",
-        "content": {"type": "text", "text": text},
-        "_meta": {"tether": {"notice": True, **tether}},
-    }
+    return up.AgentMessageChunk(wire.TextContent(text), _tether(notice=True, **tether))
 
 
 def available_commands(commands: Iterable[tuple[str, str, str | None]]) -> Update:
     """`available_commands_update` for (name, description, input hint or None)."""
-    listed: list[Update] = [
-        {"name": name, "description": description, **({"input": {"hint": hint}} if hint else {})}
+    return up.AvailableCommandsUpdate([
+        up.AvailableCommand(name, description, up.AvailableCommandInput(hint) if hint else None)
         for name, description, hint in commands
-    ]
-    return {"sessionUpdate": "available_commands_update", "availableCommands": listed}
+    ])
 
 
 def current_mode(mode_id: str) -> Update:
     """`current_mode_update`: the mode changed other than by the client's `session/set_mode`."""
-    return {"sessionUpdate": "current_mode_update", "currentModeId": mode_id}
+    return up.CurrentModeUpdate(cast(wire.ModeId, mode_id))
 
 
 def _compacted(e: ContextCompacted) -> Update:
     text = f"\n\n[{e.replaced} earlier messages were summarised to save context: {e.reason}]\n\n"
-    return notice(text, compaction={"replaced": e.replaced})
+    return notice(text, compaction=up.Compaction(e.replaced))
 
 
 def _recalled(e: MemoryRecalled) -> Update:
@@ -173,12 +161,17 @@ def _recalled(e: MemoryRecalled) -> Update:
         f"\n[memory: {len(e.messages)} message{'s' if len(e.messages) != 1 else ''} of earlier sessions "
         f"given to the model (~{e.tokens} tokens): {shown}]\n"
     )
-    hits = [
-        {"sessionId": m.session_id, "sessionTitle": m.session_title, "messageSeq": m.seq, "role": m.role,
-         "snippet": m.snippet}
-        for m in e.messages
-    ]
-    return notice(text, memory={"tokens": e.tokens, "hits": hits})
+    hits = [up.MemoryHit(m.session_id, m.session_title, m.seq, m.role, m.snippet) for m in e.messages]
+    return notice(text, memory=up.MemoryRecall(e.tokens, hits))
+
+
+def _plan(e: PlanUpdated) -> Update:
+    entries = [up.PlanEntry(x.content, cast(Any, x.priority), cast(Any, x.status)) for x in e.entries]
+    return up.Plan(entries)
+
+
+def _turn_ended(e: TurnEnded) -> Update:
+    return up.SessionInfoUpdate(meta=_tether(turn_ended=up.TurnEnded(e.turn_id, cast(Any, e.stop_reason))))
 
 
 _RENDER: dict[type, Callable[[Any], Update | None]] = {
@@ -186,26 +179,22 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     ToolCallPatch: _patch,
     TerminalOutput: _terminal_output,
     TerminalExited: _terminal_exit,
-    PlanUpdated: lambda e: {
-        "sessionUpdate": "plan",
-        "entries": [{"content": x.content, "priority": x.priority, "status": x.status} for x in e.entries],
-    },
-    UsageUpdated: lambda e: {"sessionUpdate": "usage_update", "used": e.used, "size": e.size},
-    TitleChanged: lambda e: {"sessionUpdate": "session_info_update", "title": e.title},
+    PlanUpdated: _plan,
+    UsageUpdated: lambda e: up.UsageUpdate(e.used, e.size),
+    TitleChanged: lambda e: up.SessionInfoUpdate(e.title),
     Notice: lambda e: notice(e.text),
     ContextCompacted: _compacted,
     MemoryRecalled: _recalled,
     StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
     PromptInserted: lambda e: None,  # v1 answers the prompt at the turn's end instead
     TurnStateChanged: lambda e: None,
-    TurnEnded: lambda e: {
-        "sessionUpdate": "session_info_update",
-        "_meta": {"tether": {"turnEnded": {"turnId": e.turn_id, "stopReason": e.stop_reason}}},
-    },
+    TurnEnded: _turn_ended,
 }
 
 
-_CHUNKS = {"text": "agent_message_chunk", "thought": "agent_thought_chunk"}
+_CHUNKS: dict[str, type[up.AgentMessageChunk] | type[up.AgentThoughtChunk]] = {
+    "text": up.AgentMessageChunk, "thought": up.AgentThoughtChunk,
+}
 
 
 def render(event: TurnEvent) -> Update | None:
@@ -221,7 +210,7 @@ class AcpV1:
 
     def chunk(self, kind: str, text: str) -> Update:
         """Merged deltas of one kind ("text" or "thought")."""
-        return {"sessionUpdate": _CHUNKS[kind], "content": {"type": "text", "text": text}}
+        return _CHUNKS[kind](wire.TextContent(text))
 
     def event(self, event: TurnEvent) -> Update | None:
         return _RENDER[type(event)](event)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
+from tether_protocol._json import JsonObject
 from tether_protocol.conversation import block_to_json
 
 from ...agent.sink import (
@@ -40,7 +41,9 @@ from ...agent.sink import (
     UsageUpdated,
 )
 from ...tools.base import ChangePreview
-from .acp_v1 import Update, locations
+from .acp_v1 import locations
+
+Update: TypeAlias = JsonObject  # v2's updates: JSON until the v2 model renders them (v1's are Structs)
 
 
 def config_options_v2(options: list[Update]) -> list[Update]:
@@ -126,6 +129,10 @@ def _patch(e: ToolCallPatch) -> Update:
     for key, value in (("status", e.status), ("title", e.title), ("kind", e.kind), ("rawInput", e.raw_input)):
         if value is not None:
             update[key] = value
+    if e.cancelled:
+        update["status"] = "cancelled"
+    if e.cancellable is not None:  # an upsert: `{}` withdraws the cancel it advertised
+        update["capabilities"] = {"cancel": {}} if e.cancellable else {}
     if e.content is not None:
         update["content"] = _content(e.content)
     if e.locations is not None:

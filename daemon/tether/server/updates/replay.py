@@ -1,31 +1,30 @@
 """History replay: stored messages shown again as ACP `session/update`s (`session/load`).
 
-Owns: turning stored history back into the updates a turn sent. `replay_updates`
-spells the replayed updates out as the SPEC reads; `replay_frames` writes the same
-notifications as text, which is what `session/load` sends.
+Owns: turning stored history back into the updates a turn sent: `replayed` (one renderer,
+typed updates of `tether_protocol._updates` from the stored bodies), `replay_frames` (their
+notifications: what `session/load` sends) and `replay_updates` (the same updates as JSON,
+as the SPEC reads them). The stored JSON a replay sends as it is (blocks, arguments,
+locations) is `msgspec.Raw` in `_json.dumps`' spelling, and msgspec's encoder writes the
+rest in one pass.
 Must not: change the history or decide anything about it.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from tether_protocol._json import JsonObject, dumps_text
+import msgspec
+from msgspec import Raw
+from orjson import dumps as orjson_dumps
+
+import tether_protocol._updates as up
+from tether_protocol._codec import ENCODER
+from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallStatus
+from tether_protocol._json import JsonObject, dumps, dumps_text
 
 from ...agent.history import nothing_said
-
-# The connection's JSON encoding (compact, UTF-8 kept as is) as text, for the replay:
-# `_str` for strings (the C escaper; orjson escapes every string the same way), `_any`
-# for the rest.
-_str: Callable[[str], str] = json.encoder.encode_basestring
-_any = dumps_text
-
-
-def _json(value: Any) -> str:
-    return _str(value) if type(value) is str else _any(value)
-
+from .acp_v1 import notice
 
 # Between the texts of two steps of one turn, for a client that is not Tether's own: a live
 # turn shows the step's tool calls between them, which such a client's load may not show
@@ -43,91 +42,89 @@ def replay_frames(
     step_breaks: bool = False,
     said: bool = False,
 ) -> Iterator[str]:
-    """The `session/update` notifications of `replay_updates`, as JSON text, in order.
-    With `step_breaks` (a client that is not Tether's own: `STEP_BREAK`), a step's text
-    after an earlier step's text of the same turn (`said`: before `bodies`) starts a paragraph.
+    """The `session/update` notifications of `replayed`, as JSON text, in order: byte for
+    byte `emitter.frame(session_id, update)` of each (a test holds the two together)."""
+    head = f'{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":{dumps_text(session_id)},"update":'
+    encode = ENCODER.encode  # stored strings are whole: `_json.loads` read them (U+FFFD for a lone surrogate)
+    for update in replayed(bodies, pending, step_breaks, said):
+        yield f"{head}{encode(update).decode()}}}}}"
 
-    Byte for byte `frame(session_id, update)` of each update (a test holds the two
-    together), written as text straight from the stored bodies: no update dicts, and
-    the encoder only for values that are not strings. A 10,000-message `session/load`
-    spent most of its time building and encoding updates; this is the one place the
-    replay is spelled out twice.
+
+def replay_updates(
+    bodies: list[tuple[JsonObject, str]], pending: set[str] | frozenset[str] = frozenset()
+) -> list[JsonObject]:
+    """`replayed` as JSON objects (the SPEC's reading of the replay)."""
+    return [msgspec.json.decode(ENCODER.encode(update)) for update in replayed(bodies, pending)]
+
+
+def _raw(value: Any) -> Any:
+    """Stored JSON sent as it is, in the wire's spelling (`_json.dumps`: orjson's floats)."""
+    try:
+        return Raw(orjson_dumps(value))
+    except TypeError:  # what orjson refuses: `_json.dumps` decides
+        return Raw(dumps(value))
+
+
+def replayed(
+    bodies: Sequence[tuple[JsonObject, str]],
+    pending: set[str] | frozenset[str] = frozenset(),
+    step_breaks: bool = False,
+    said: bool = False,
+) -> Iterator[up.SessionUpdate]:
+    """The updates that show a stored conversation again, in order.
+
+    `bodies` are (message body, status) pairs. A tool result is folded into the
+    `tool_call` of the call it answers: its text, then the blocks the client was shown
+    (stored as the conversation's block JSON, `block_to_json`'s, which is ACP's content
+    block: sent as stored, as a user message's blocks are). Messages that were cancelled
+    or interrupted carry `_meta.tether.status` so a client can mark them. With
+    `step_breaks` (a client that is not Tether's own: `STEP_BREAK`), a step's text after
+    an earlier step's text of the same turn (`said`: before `bodies`) starts a paragraph.
     """
-    head = f'{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":{_json(session_id)},"update":{{"sessionUpdate":'
     answers = _results_by_step(bodies)
     pending_at = _waiting_step(bodies, pending)
     for index, (body, status) in enumerate(bodies):
-        end = "}}}" if status == "complete" else f',"_meta":{{"tether":{{"status":{_json(status)}}}}}}}}}}}'
+        meta = None if status == "complete" else _status_meta(status)
         role = body.get("role")
         if role == "user" and "compaction" in body:
             said = False
             replaced = body["compaction"].get("replaced", 0)
-            text = _str(f"\n\n[{replaced} earlier messages were summarised to save context]\n\n")
-            yield (
-                f'{head}"agent_message_chunk","content":{{"type":"text","text":{text}}},'
-                f'"_meta":{{"tether":{{"notice":true,"compaction":{{"replaced":{_json(replaced)}}}}}}}}}}}}}'
-            )
+            text = f"\n\n[{replaced} earlier messages were summarised to save context]\n\n"
+            yield notice(text, compaction=up.Compaction(_kept(replaced)))
         elif role == "user":
             said = False
-            mark = end if "steered" not in body else f',"_meta":{_any(_steered_meta(body, status))}}}}}}}'
+            marked = meta if "steered" not in body else _steered_meta(body, status)
             for block in body.get("content", []):
-                yield f'{head}"user_message_chunk","content":{_json(block)}{mark}'
+                yield up.UserMessageChunk(_raw(block), marked)
         elif role == "assistant" and status == "interrupted" and nothing_said(body):
-            yield (
-                f'{head}"agent_message_chunk","content":{{"type":"text","text":{_str(INTERRUPTED)}}},'
-                f'"_meta":{{"tether":{{"notice":true,"status":"interrupted"}}}}}}}}}}'
-            )
+            yield notice(INTERRUPTED, status="interrupted")
         elif role == "assistant":
             if body.get("thinking"):
-                yield f'{head}"agent_thought_chunk","content":{{"type":"text","text":{_json(body["thinking"])}}}{end}'
+                thought = body["thinking"]
+                yield up.AgentThoughtChunk(TextContent(thought if type(thought) is str else _raw(thought)), meta)
             if body.get("text"):
                 text = body["text"]
                 if step_breaks and said and type(text) is str:
                     text = STEP_BREAK + text
                 said = True
-                yield f'{head}"agent_message_chunk","content":{{"type":"text","text":{_json(text)}}}{end}'
+                yield up.AgentMessageChunk(TextContent(text if type(text) is str else _raw(text)), meta)
             results = answers.get(index, {})
             for call in body.get("tool_calls", []):
                 waiting = index == pending_at and call["id"] in pending
-                yield _call_frame(head, call, results.get(call["id"]), waiting)
+                yield _replayed_call(call, results.get(call["id"]), waiting)
 
 
-def _steered_meta(body: JsonObject, status: str) -> JsonObject:
+def _status_meta(status: str) -> up.UpdateMeta:
+    return up.UpdateMeta(up.UpdateTetherMeta(status=status))  # type: ignore[arg-type]  # a stored MessageStatus
+
+
+def _steered_meta(body: JsonObject, status: str) -> up.UpdateMeta:
     """A message steered into a running turn (SPEC §3.37): marked, with the step it followed."""
     steered = body["steered"] if isinstance(body["steered"], dict) else {}
-    tether: JsonObject = {"steered": True, "afterStep": steered.get("afterStep")}
+    tether = up.UpdateTetherMeta(steered=True, after_step=_kept(steered.get("afterStep")))
     if status != "complete":
-        tether["status"] = status
-    return {"tether": tether}
-
-
-def _call_frame(head: str, call: JsonObject, result: JsonObject | None, waiting: bool) -> str:
-    """A stored call with its result folded in, as a `tool_call` notification."""
-    call_id = call["id"]
-    if result is None:
-        title, kind, state = call["name"], "other", "failed"
-    else:
-        title = result.get("title", call["name"])
-        kind = result.get("kind", "other")
-        state = "failed" if result.get("is_error") else "completed"
-    if waiting:
-        state = "pending"  # waiting for approval; asked again after load
-    text = (
-        f'{head}"tool_call","toolCallId":{_json(call_id)},"title":{_json(title)},'
-        f'"kind":{_json(kind)},"status":"{state}","rawInput":{_json(call.get("arguments", {}))}'
-    )
-    if result is None:
-        return text + "}}}"
-    content = (
-        f'{text},"content":[{{"type":"content","content":{{"type":"text","text":'
-        f'{_json(result.get("content", ""))}}}}}'
-    )
-    for block in result.get("blocks", ()):  # what the client was shown besides the text
-        content += f',{{"type":"content","content":{_any(block)}}}'
-    content += "]"
-    if result.get("locations"):
-        return f'{content},"locations":{_json(result["locations"])}}}}}}}'
-    return content + "}}}"
+        tether.status = status  # type: ignore[assignment]  # a stored status is a MessageStatus
+    return up.UpdateMeta(tether)
 
 
 class PagedReplay:
@@ -166,71 +163,6 @@ class PagedReplay:
         return replay_frames(self.session_id, bodies, step_breaks=self.step_breaks, said=self._said)
 
 
-def replay_updates(
-    bodies: list[tuple[JsonObject, str]], pending: set[str] | frozenset[str] = frozenset()
-) -> list[JsonObject]:
-    """The updates that show a stored conversation again, in order.
-
-    `bodies` are (message body, status) pairs. A tool result is folded into the
-    `tool_call` of the call it answers: its text, then the blocks the client was shown
-    (stored as the conversation's block JSON, `block_to_json`'s, which is ACP's content
-    block: sent as stored, as a user message's blocks are). Messages that were cancelled
-    or interrupted carry `_meta.tether.status` so a client can mark them.
-    """
-    answers = _results_by_step(bodies)
-    pending_at = _waiting_step(bodies, pending)
-    updates: list[JsonObject] = []
-    for index, (body, status) in enumerate(bodies):
-        meta = {"_meta": {"tether": {"status": status}}} if status != "complete" else {}
-        role = body.get("role")
-        if role == "user" and "compaction" in body:
-            updates.append(_compaction_notice(body["compaction"].get("replaced", 0)))
-        elif role == "user":
-            marked = meta if "steered" not in body else {"_meta": _steered_meta(body, status)}
-            for block in body.get("content", []):
-                updates.append({"sessionUpdate": "user_message_chunk", "content": block, **marked})
-        elif role == "assistant" and status == "interrupted" and nothing_said(body):
-            updates.append(
-                {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": INTERRUPTED},
-                    "_meta": {"tether": {"notice": True, "status": status}},
-                }
-            )
-        elif role == "assistant":
-            if body.get("thinking"):
-                updates.append(
-                    {
-                        "sessionUpdate": "agent_thought_chunk",
-                        "content": {"type": "text", "text": body["thinking"]},
-                        **meta,
-                    }
-                )
-            if body.get("text"):
-                updates.append(
-                    {
-                        "sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": body["text"]},
-                        **meta,
-                    }
-                )
-            results = answers.get(index, {})
-            for call in body.get("tool_calls", []):
-                update = _replayed_call(call, results.get(call["id"]))
-                if index == pending_at and call["id"] in pending:
-                    update["status"] = "pending"  # waiting for approval; asked again after load
-                updates.append(update)
-    return updates
-
-
-def _compaction_notice(replaced: int) -> JsonObject:
-    return {
-        "sessionUpdate": "agent_message_chunk",
-        "content": {"type": "text", "text": f"\n\n[{replaced} earlier messages were summarised to save context]\n\n"},
-        "_meta": {"tether": {"notice": True, "compaction": {"replaced": replaced}}},
-    }
-
-
 def _results_by_step(bodies: Sequence[tuple[JsonObject, str]]) -> dict[int, dict[str, JsonObject]]:
     """For each assistant message (by position), the results of its calls: the tool
     messages after it, up to the next assistant message. Call ids are not unique across
@@ -259,20 +191,30 @@ def _waiting_step(bodies: Sequence[tuple[JsonObject, str]], pending: set[str] | 
     return None
 
 
-def _replayed_call(call: JsonObject, result: JsonObject | None) -> JsonObject:
-    update: JsonObject = {
-        "sessionUpdate": "tool_call",
-        "toolCallId": call["id"],
-        "title": (result or {}).get("title", call["name"]),
-        "kind": (result or {}).get("kind", "other"),
-        "status": "failed" if result is None or result.get("is_error") else "completed",
-        "rawInput": call.get("arguments", {}),
-    }
+def _replayed_call(call: JsonObject, result: JsonObject | None, waiting: bool) -> up.ToolCall:
+    """A stored call with its result folded in, as a `tool_call`."""
+    kind: Any  # as the stored result names it (a tool's kind)
+    state: ToolCallStatus
+    if result is None:
+        title, kind, state = call["name"], "other", "failed"
+    else:
+        title = result.get("title", call["name"])
+        kind = result.get("kind", "other")
+        state = "failed" if result.get("is_error") else "completed"
+    if waiting:
+        state = "pending"  # waiting for approval; asked again after load
+    update = up.ToolCall(_kept(call["id"]), _kept(title), _kept(kind), state, _raw(call.get("arguments", {})))
     if result is not None:
-        update["content"] = [
-            {"type": "content", "content": {"type": "text", "text": result.get("content", "")}},
-            *({"type": "content", "content": block} for block in result.get("blocks", ())),
-        ]
+        text = result.get("content", "")
+        content: list[ToolCallContent] = [ToolCallContentBlock(TextContent(text if type(text) is str else _raw(text)))]
+        content += [ToolCallContentBlock(_raw(block)) for block in result.get("blocks", ())]
+        update.content = content
         if result.get("locations"):
-            update["locations"] = result["locations"]
+            update.locations = _raw(result["locations"])  # as stored: ACP's locations
     return update
+
+
+def _kept(value: Any) -> Any:
+    """A stored scalar (a string, an integer, as written), or other JSON sent as it is."""
+    kind = type(value)
+    return value if kind is str or kind is int or kind is bool or value is None else _raw(value)

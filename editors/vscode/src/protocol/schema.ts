@@ -362,6 +362,7 @@ export interface InitializeResultMeta {
 export interface InitializeTetherMeta {
   configRefused?: RefusedSetting[];
   lsp?: LspInitializeResult;
+  protocolVersions?: number[];
 }
 
 export interface LatestParams {
@@ -419,6 +420,21 @@ export interface LspInitializeResult {
 export interface McpCapabilities {
   http?: boolean;
   sse?: boolean;
+}
+
+/** One message of an earlier session given to the model (`sessionTitle` null when untitled). */
+export interface MemoryHit {
+  messageSeq: number;
+  role: string;
+  sessionId: string;
+  sessionTitle: string | null;
+  snippet: string;
+}
+
+/** What retrieved memory gave the model (`_meta.tether.memory` of its notice). */
+export interface MemoryRecall {
+  hits: MemoryHit[];
+  tokens: number;
 }
 
 export interface MessageActionItem {
@@ -543,6 +559,7 @@ export interface PromptCapabilities {
 
 export interface PromptParams {
   _meta?: { [key: string]: unknown };
+  idempotencyKey?: string;
   prompt: ContentBlock[];
   sessionId: string;
 }
@@ -1015,6 +1032,13 @@ export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refu
 
 export type StoredMessageStatus = "complete" | "incomplete" | "cancelled" | "interrupted" | "error";
 
+/** Params of `terminal/cancel`: the command whose terminal this is is stopped. */
+export interface TerminalCancelParams {
+  _meta?: { [key: string]: unknown };
+  sessionId: string;
+  terminalId: string;
+}
+
 /** `{"type": "terminal", terminalId}`: command output shown as a terminal (only for clients that set `clientCapabilities._meta.terminal_output`, SPEC §4.9). */
 export interface TerminalContent {
   terminalId: string;
@@ -1096,6 +1120,7 @@ export interface TextResource {
   uri: string;
 }
 
+/** A call's first report: `kind` and `status` always written, the rest left out while unset (no content: none yet). */
 export interface ToolCall {
   _meta?: UpdateMeta;
   content?: ToolCallContent[];
@@ -1106,6 +1131,13 @@ export interface ToolCall {
   sessionUpdate: "tool_call";
   status?: ToolCallStatus;
   title: string;
+  toolCallId: string;
+}
+
+/** Params of `tool_call/cancel` and `_tether/toolCall/cancel` (§12.4): the call to stop. */
+export interface ToolCallCancelParams {
+  _meta?: { [key: string]: unknown };
+  sessionId: string;
   toolCallId: string;
 }
 
@@ -1169,13 +1201,16 @@ export interface UpdateMeta {
   tether?: UpdateTetherMeta;
 }
 
-/** `_meta.tether` of an update: a notice (§4.10), a replayed message's status (§4.6), a compaction (§5.15), a resumed turn's end (§4.4), why a call was allowed (§4.9), the prompt queue (`session_info_update`), a message steered into a running turn, where it landed (`user_message_chunk`: `steered`, `afterStep`, live also `turnId`, `messageSeq`; §3.37). */
+/** `_meta.tether` of an update: a notice (§4.10), a message steered into a running turn, where it landed (`user_message_chunk`: `steered`, `afterStep` (null before the first step), live also `turnId`, `messageSeq`; §3.37), a replayed message's status (§4.6), a compaction (§5.15), memory given to the model, a resumed turn's end (§4.4), why a call was allowed (§4.9), a sub-agent's call and session, the prompt queue (`session_info_update`). */
 export interface UpdateTetherMeta {
   afterStep?: number;
   approvedBy?: string;
+  childSessionId?: string;
   compaction?: Compaction;
+  memory?: MemoryRecall;
   messageSeq?: number;
   notice?: boolean;
+  parentCallId?: string;
   queue?: QueuedPrompt[];
   status?: MessageStatus;
   steered?: boolean;
@@ -1268,6 +1303,7 @@ export interface ClientRequests {
   "_tether/session/rewind": { params: RewindParams; result: RewindResult };
   "_tether/session/search": { params: SearchParams; result: SearchResult };
   "_tether/session/steer": { params: SteerParams; result: PromptResult };
+  "_tether/toolCall/cancel": { params: ToolCallCancelParams; result: EmptyResult };
   initialize: { params: InitializeParams; result: InitializeResult };
   "session/close": { params: SessionIdParams; result: EmptyResult };
   "session/delete": { params: SessionIdParams; result: EmptyResult };
@@ -1281,7 +1317,9 @@ export interface ClientRequests {
   "session/set_mode": { params: SetModeParams; result: EmptyResult };
   "session/set_model": { params: SetModelParams; result: EmptyResult };
   shutdown: { params: EmptyParams; result: null };
+  "terminal/cancel": { params: TerminalCancelParams; result: EmptyResult };
   "textDocument/codeAction": { params: CodeActionParams; result: CodeAction[] };
+  "tool_call/cancel": { params: ToolCallCancelParams; result: EmptyResult };
   "workspace/executeCommand": { params: ExecuteCommandParams; result: CommandResult | null };
 }
 

@@ -1,0 +1,56 @@
+"""Idempotency keys of prompts: at most one turn per (session, key), across restarts.
+
+Owns: the `prompt_keys` rows (schema v11): a turn begun with a key is written with its
+key in one transaction (`begin_keyed_turn`), so a retry that finds the key never inserts
+the prompt again; and `find`, the turn a key began, with how it ended.
+Must not: decide what a retry is answered (`tether.server.prompt_keys` does), or know the wire.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import aiosqlite
+
+from tether.store import turns
+from tether.store.history import HistoryStore
+from tether.store.records import MessageRecord, TurnRecord, message_row
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedTurn:
+    """The turn a key began: its id and seq, its status and stop reason (None while it runs)."""
+
+    turn_id: str
+    seq: int
+    status: str
+    stop_reason: str | None
+    error: str | None
+
+
+async def begin_keyed_turn(
+    store: HistoryStore, session_id: str, turn_id: str, user_message: MessageRecord, key: str
+) -> TurnRecord:
+    """`HistoryStore.begin_turn` and the key's row, in one transaction."""
+    now = time.time()
+    first = message_row(user_message, now)
+
+    async def work(conn: aiosqlite.Connection) -> TurnRecord:
+        record = await turns.insert_turn(conn, session_id, turn_id, first, now)
+        await conn.execute(
+            "INSERT INTO prompt_keys (session_id, key, turn_id, created_at) VALUES (?, ?, ?, ?)",
+            (session_id, key, turn_id, now),
+        )
+        return record
+
+    return await store.transaction(work)
+
+
+async def find(store: HistoryStore, session_id: str, key: str) -> KeyedTurn | None:
+    rows = await store.query(
+        "SELECT t.id, t.seq, t.status, t.stop_reason, t.error FROM prompt_keys k JOIN turns t ON t.id = k.turn_id "
+        "WHERE k.session_id = ? AND k.key = ?",
+        (session_id, key),
+    )
+    return KeyedTurn(*rows[0]) if rows else None

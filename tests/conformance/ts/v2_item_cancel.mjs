@@ -1,0 +1,112 @@
+// The official TypeScript SDK's ACP v2 client stops one running tool call: a `sleep`
+// command (approved) advertises `capabilities.cancel`, the client calls
+// `cancelToolCall()` once the command's process runs, and reads the turn on to idle.
+// Then it cancels calls that cannot be (finished, never run, not cancellable), and, in a
+// second turn, stops a command by its terminal (`terminal/cancel`; the client declared
+// `_meta.terminal_output`). The summary (stdout, JSON) carries what it saw, with every
+// line both ways, for tests/conformance/test_acp_v2_item_cancel.py.
+//
+//   node v2_item_cancel.mjs --workspace DIR -- python -m tether acp --provider scripted --script examples/v2-item-cancel.json
+import { readdirSync, readFileSync } from "node:fs";
+
+import { client } from "@agentclientprotocol/sdk/experimental/v2/unstable";
+
+import { spawnRecorded, WS } from "./v2_wire.mjs";
+
+// The pids of live processes whose command line holds `marker` (the command's `sleep`).
+function processesRunning(marker) {
+  const found = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ");
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+      if (cmdline.includes(marker) && state !== "Z") found.push(Number(name));
+    } catch { /* exited while we looked */ }
+  }
+  return found;
+}
+
+async function until(check, limitMs) {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    const value = check();
+    if (value || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function failure(promise) {
+  try {
+    return { answered: await promise };
+  } catch (err) {
+    return { code: err.code, message: err.message, data: err.data };
+  }
+}
+
+const { stream, finish } = spawnRecorded();
+
+const app = client({ name: "tether-v2-item-cancel" }).onRequest("session/request_permission", ({ params }) => {
+  const allow = params.options.find((o) => o.kind === "allow_once");
+  return { outcome: { outcome: "selected", optionId: allow.optionId } };
+});
+
+// Read updates until the call `callId` advertises cancel and `marker`'s process runs; then
+// `stop()`; then read on to idle. What was seen, and when, goes into the summary.
+async function stopMidRun(s, callId, marker, stop) {
+  const seen = [];
+  const out = { updates: seen };
+  for (;;) {
+    const message = await s.nextUpdate();
+    seen.push(message.update);
+    const u = message.update;
+    if (u.sessionUpdate === "tool_call_update" && u.toolCallId === callId && u.capabilities?.cancel && !out.answer) {
+      out.advertised = u;
+      out.runningBefore = await until(() => processesRunning(marker).length > 0 && processesRunning(marker), 10000);
+      out.sdkSaysCancellable = s.canCancelToolCall(callId);
+      const asked = Date.now();
+      out.answer = await stop(u);
+      out.askedAt = asked;
+    }
+    if (u.sessionUpdate === "tool_call_update" && u.toolCallId === callId && ["cancelled", "completed", "failed"].includes(u.status)) {
+      out.final = u;
+      out.endedAfterMs = Date.now() - out.askedAt;
+      // a sandboxed command's inner processes die with the sandbox's leader, a moment later
+      out.runningAfter = await until(() => processesRunning(marker).length === 0 ? [] : null, 10000) ?? processesRunning(marker);
+    }
+    if (message.kind === "stop") break;
+  }
+  return out;
+}
+
+const summary = { ok: false };
+try {
+  await app.connectWith(stream, async (cx) => {
+    summary.initialize = await cx.request("initialize", {
+      protocolVersion: 2, info: { name: "tether-v2-item-cancel", version: "1" },
+      capabilities: { _meta: { terminal_output: true } },
+    });
+    const s = await cx.buildSession(WS).start();
+    summary.sessionId = s.sessionId;
+    await s.prompt("run the slow check");
+    summary.first = await stopMidRun(s, "call_sleep", "sleep 31.25", () => s.cancelToolCall("call_sleep"));
+    summary.sdkSaysCancellableAfter = s.canCancelToolCall("call_sleep");
+    const cancel = (toolCallId) => cx.request("tool_call/cancel", { sessionId: s.sessionId, toolCallId });
+    summary.finished = await failure(cancel("call_sleep"));
+    summary.notCancellable = await failure(cancel("call_read"));
+    summary.unknown = await failure(cancel("call_never"));
+    await s.prompt("once more");
+    summary.second = await stopMidRun(s, "call_again", "sleep 32.75", (u) => {
+      const terminal = (u.content || []).find((c) => c.type === "terminal");
+      return cx.request("terminal/cancel", { sessionId: s.sessionId, terminalId: terminal.terminalId });
+    });
+    summary.terminalGone = await failure(
+      cx.request("terminal/cancel", { sessionId: s.sessionId, terminalId: "call_again" }));
+  });
+  summary.ok = true;
+} catch (err) {
+  summary.error = String(err && err.stack ? err.stack : err);
+} finally {
+  await finish(summary);
+}
