@@ -1,10 +1,8 @@
-"""Which connections see which live session, in a daemon serving one connection or many.
+"""Which connections see which live session (`LiveSession.audience`), in the stdio and shared daemon.
 
-Owns: joining a session's audience (`session/new`, `session/load`, `session/resume`: the
-connection sees its updates and its open approvals from then on), leaving it (`session/close`
-of a session other connections still see; a connection's end, which cancels the turns of
-the sessions nobody else sees and lets them go), and telling the other viewers a turn's end.
-Must not: send a session's updates (the emitter does, reading `LiveSession.audience`).
+Owns: joining it (`session/new`, `load`, `resume`), leaving it (`session/close` while others see
+the session; a connection's end: the turns nobody else sees stop and their sessions end), and a
+turn's end told to the other viewers. Must not: send a session's updates (the emitter does).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
-"""What one daemon process has once, whichever connections it serves.
+"""What one daemon process has once, whichever connections (one, or one per window) it serves.
 
-Owns: `Daemon` — the daemon's settings (before any client's `initializationOptions`), the
-background tasks, the live sessions (`registry`) and the sessions service over them, the
-provider (`LazyProvider`, built once), the model catalog, the tools, the approval gate of
-each workspace, the MCP manager, and the connections it serves (one for the stdio daemon,
-one per window for the shared daemon); stopping every turn when the daemon ends.
-Must not: hold a connection's own state (`context.ClientConnection` does) or a session's
-(`live_session.LiveSession` does), or import the per-connection module.
+Owns: `Daemon` — the settings it started with, the live sessions and their stores, the provider,
+the model catalog, the tools, the approval gates, the MCP manager, the background tasks and the
+connections it serves — and `LazyProvider`. Must not: hold a connection's state or a session's
+(`context.ClientConnection`, `live_session.LiveSession` do), or import the per-connection module.
 """
 
 from __future__ import annotations

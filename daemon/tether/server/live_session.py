@@ -1,13 +1,9 @@
 """A live session as the protocol side holds it: the agent's session and what lives and dies with it.
 
-Owns: `LiveSession` — an `AgentSession` (conversation, store, running turn) with the state
-that is the session's own: its prompt queue (made by `queue.queue_of` on first use), the MCP
-servers its client gave it and what their tools told it, the slash commands their prompts
-offer, the connections that see it (`audience`) and the shared daemon's approvals open on
-it — and `Audiences`, who sees each live session, as the emitter reads it off a connection.
-Closing the session (`SessionRegistry.end_live`) drops all of it with the object.
-Must not: import the turn's modules or speak the protocol (it is data).
-"""
+Owns: `LiveSession` — an `AgentSession` (conversation, store, turn) with its prompt queue, its
+client's MCP servers and their commands, its audience, its open approvals, the last rewind it
+reflects — and `Audiences`, the emitter's view of who sees each. Must not: import the turn's
+modules or speak the protocol (it is data; `SessionRegistry.end_live` drops it whole)."""
 
 from __future__ import annotations
 

@@ -188,7 +188,7 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
     return await _session_prompt(ctx, params)
 
 
-async def _session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult | RawResult:
+async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
     if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
