@@ -4,6 +4,7 @@ audience with it while the session goes on for the others. Real shared daemon, r
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -118,3 +119,53 @@ async def test_a_v2_window_that_made_a_session_keeps_it_when_a_v1_window_closes_
     inserted = await modern.request(
         "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]})
     assert inserted.get("messageId"), inserted
+
+
+def _kinds(updates: list[dict]) -> set[str]:
+    return {u["sessionUpdate"] for u in updates}
+
+
+async def test_a_v1_and_a_v2_window_watch_one_session_each_in_its_own_version(windows, workspace: Path):
+    """One session, one turn, two windows: the v2 window that prompts gets v2 updates (message
+    ids, `state_update`), the v1 window that loaded the session gets the same turn in v1."""
+    modern = await windows.open(initialize=False)
+    assert (await modern.initialize(protocolVersion=2))["protocolVersion"] == 2
+    session_id = (await modern.request("session/new", {"cwd": str(workspace), "mcpServers": []}))["sessionId"]
+    classic = await windows.open()
+    watching = await classic.load_session(session_id, workspace)
+    inserted = await modern.request(
+        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]})
+    seen_v2 = modern._unclaimed.setdefault(session_id, [])
+
+    def idle() -> bool:
+        return any(u.get("sessionUpdate") == "state_update" and u.get("state") == "idle" for u in seen_v2)
+
+    def v1_ended() -> bool:
+        return any("turnEnded" in u.get("_meta", {}).get("tether", {}) for u in watching.updates)
+
+    for _ in range(300):
+        if idle() and v1_ended():
+            break
+        await asyncio.sleep(0.02)
+    assert idle(), seen_v2
+    chunks_v2 = [u for u in seen_v2 if u["sessionUpdate"] == "agent_message_chunk"]
+    assert chunks_v2 and all(u["messageId"].startswith(inserted["messageId"].rsplit(".", 1)[0]) for u in chunks_v2)
+    assert "user_message" in _kinds(seen_v2)
+    v1_updates = watching.updates
+    assert _said(v1_updates) == "".join(u["content"]["text"] for u in chunks_v2)  # the same turn, both windows
+    assert not _kinds(v1_updates) & {"state_update", "user_message"}, v1_updates
+    assert all("messageId" not in u for u in v1_updates if u["sessionUpdate"] == "agent_message_chunk")
+    ended = [u["_meta"]["tether"]["turnEnded"] for u in v1_updates if "turnEnded" in u.get("_meta", {}).get("tether", {})]
+    assert ended == [{"turnId": inserted["messageId"].rsplit(".", 1)[0], "stopReason": "end_turn"}], v1_updates
+    # and the other way round: the v1 window prompts, the v2 window sees the turn in v2
+    seen_v2.clear()
+    turn = watching.prompt("hello again")
+    await turn.wait()
+    for _ in range(300):
+        if idle():
+            break
+        await asyncio.sleep(0.02)
+    assert idle(), seen_v2
+    assert _said(turn.updates) == "".join(u["content"]["text"] for u in seen_v2 if u["sessionUpdate"] == "agent_message_chunk")
+    assert all(u.get("messageId") for u in seen_v2 if u["sessionUpdate"] == "agent_message_chunk"), seen_v2
+    assert not {"tool_call", "plan"} & _kinds(seen_v2)

@@ -149,7 +149,18 @@ def _prompting(ctx: ClientConnection, route: Route) -> None:
             assert update is not None  # v1 shows a turn's end
             body = frame(params.session_id, update)
             for conn in others:
-                conn.send_body(body)
+                conn.send_body(body if getattr(conn, "protocol_version", 1) != 2 else _v2_idle(params.session_id, result))
         return result
 
     route.handler = prompted
+
+
+def _v2_idle(session_id: str, result: Any) -> bytes:
+    """A v1 window's turn end as its v2 viewers see a turn end: `state_update` idle."""
+    from ..agent.sink import TurnStateChanged
+    from .updates.acp_v2 import AcpV2
+    from .updates.emitter import frame
+
+    update = AcpV2(session_id).event(TurnStateChanged("idle", str(result.stop_reason)))
+    assert update is not None
+    return frame(session_id, update)

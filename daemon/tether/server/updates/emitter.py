@@ -10,15 +10,16 @@ Must not: decide anything about the turn, or know an update's shape (the rendere
 Hot path: `text()` is a list append plus, at most once per flush, registering with the
 connection. One notification is encoded per flush, not per delta. In the shared daemon a
 connection carries an `audience` (session id -> the connections that see the session):
-each encoded notification is queued, in the same order, on every one of them.
+each notification is queued, in the same order, on every one of them, rendered and encoded
+once per ACP version among them (a v1 and a v2 window can watch one session).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from ...agent.sink import TurnEvent, failed
+from ...agent.sink import PromptInserted, StepStarted, TurnEnded, TurnEvent, TurnStateChanged, failed
 from ...transport.connection import Connection, encode_json
 from . import acp_v1
 from .acp_v1 import Update
@@ -48,13 +49,26 @@ class Renderer(Protocol):
         ...
 
 
+def _version(conn: Connection) -> int:
+    return getattr(conn, "protocol_version", 1)  # a test double may not say
+
+
 def renderer_for(session_id: str, conn: Connection) -> Renderer:
     """The renderer of the version ``conn`` speaks (v2's keeps state: one per sink)."""
-    if getattr(conn, "protocol_version", 1) == 2:  # a test double may not say
+    return _renderer(session_id, _version(conn))
+
+
+def _renderer(session_id: str, version: int) -> Renderer:
+    if version == 2:
         from .acp_v2 import AcpV2  # v1 connections never import it
 
         return AcpV2(session_id)
     return acp_v1.V1
+
+
+# how an update is rendered again for a connection of another version (None: it is not:
+# an update given already shaped goes to the connections of the sink's own version only)
+_Again = Callable[[Renderer], "Update | None"] | None
 
 
 def frame(session_id: str, update: Update) -> bytes:
@@ -64,7 +78,8 @@ def frame(session_id: str, update: Update) -> bytes:
 class SessionUpdates:
     """The `TurnSink` of one session, writing to one connection."""
 
-    __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent", "_audience")
+    __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent", "_audience",
+                 "_version", "_others", "_marks")
 
     def __init__(self, session_id: str, conn: Connection, render: Renderer | None = None) -> None:
         self.session_id = session_id
@@ -76,6 +91,10 @@ class SessionUpdates:
         self.sent = 0
         # the shared daemon's session id -> connections map (None: one client, stdio)
         self._audience: dict[str, list[Connection]] | None = getattr(conn, "audience", None)
+        self._version = _version(conn)
+        self._others: dict[int, Renderer] = {}  # the renderers of the audience's other versions
+        # the turn's last prompt and step: what a renderer made mid-turn needs for its ids
+        self._marks: dict[type, TurnEvent] = {}
 
     # ---- mergeable deltas ---------------------------------------------------------
 
@@ -104,7 +123,8 @@ class SessionUpdates:
             return
         text = self._parts[0] if len(self._parts) == 1 else "".join(self._parts)
         self._parts = []
-        self._send(self._render.chunk(self._kind, text))
+        kind = self._kind
+        self._send(self._render.chunk(kind, text), lambda render: render.chunk(kind, text))
 
     def flush(self) -> None:
         self.drain()
@@ -112,31 +132,63 @@ class SessionUpdates:
 
     # ---- everything else is sent in order, after any pending deltas ----------------
 
-    def _send(self, update: Update) -> None:
-        self.sent += 1
-        body = frame(self.session_id, update)
-        self._conn.send_body(body)
-        if self._audience:
-            for conn in self._audience.get(self.session_id, ()):
-                if conn is not self._conn:
-                    conn.send_body(body)
+    def _send(self, update: Update | None, again: _Again) -> None:
+        body = b""
+        if update is not None:
+            self.sent += 1
+            body = frame(self.session_id, update)
+            self._conn.send_body(body)
+        if not self._audience:
+            return
+        bodies = {self._version: body}
+        for conn in self._audience.get(self.session_id, ()):
+            if conn is self._conn:
+                continue
+            version = _version(conn)
+            if version not in bodies:
+                other = again(self._other(version)) if again is not None else None
+                bodies[version] = frame(self.session_id, other) if other is not None else b""
+            if bodies[version]:
+                conn.send_body(bodies[version])
+
+    def _other(self, version: int) -> Renderer:
+        """The renderer of another version in the audience, told the turn's ids so far."""
+        render = self._others.get(version)
+        if render is None:
+            render = self._others[version] = _renderer(self.session_id, version)
+            for mark in self._marks.values():
+                render.event(mark)
+        return render
 
     def emit(self, event: TurnEvent) -> None:
+        if type(event) in (PromptInserted, StepStarted):
+            self._marks[type(event)] = event
         update = self._render.event(event)
-        if update is not None:
-            self.update(update)
+        if update is not None or self._audience:
+            self.drain()
+            self._send(update, lambda render: render.event(event) or render.event(self._as_turn_end(event)))
+
+    def _as_turn_end(self, event: TurnEvent) -> TurnEvent:
+        """A v2 turn's end (`state_update` idle) as v1's `TurnEnded`, for its v1 viewers."""
+        prompt = self._marks.get(PromptInserted)
+        if type(event) is TurnStateChanged and event.state == "idle" and isinstance(prompt, PromptInserted):
+            return TurnEnded(prompt.turn_id, event.stop_reason or "end_turn")
+        return event
 
     def update(self, update: Update) -> None:
         """Any other update (already in the wire's shape), sent in order."""
         self.drain()
-        self._send(update)
+        self._send(update, None)
 
     def notice(self, text: str) -> None:
         """Tell the user something outside a turn's events (a marked message chunk)."""
-        self.update(self._render.notice(text))
+        self.drain()
+        self._send(self._render.notice(text), lambda render: render.notice(text))
 
     def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> None:
-        self.update(self._render.available_commands(commands))
+        listed = list(commands)
+        self.drain()
+        self._send(self._render.available_commands(listed), lambda render: render.available_commands(listed))
 
     def tool_call_update(self, call_id: str, *, status: str, content_text: str) -> None:
         """A call of a turn that is not running here ends (a dropped waiting turn)."""
