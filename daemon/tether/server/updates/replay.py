@@ -83,6 +83,7 @@ def replayed(
     """
     answers = _results_by_step(bodies)
     pending_at = _waiting_step(bodies, pending)
+    user_chunk, thought_chunk, message_chunk = up.UserMessageChunk, up.AgentThoughtChunk, up.AgentMessageChunk
     for index, (body, status) in enumerate(bodies):
         meta = None if status == "complete" else _status_meta(status)
         role = body.get("role")
@@ -94,24 +95,23 @@ def replayed(
         elif role == "user":
             said = False
             marked = meta if "steered" not in body else _steered_meta(body, status)
-            for block in body.get("content", []):
-                yield up.UserMessageChunk(_raw(block), marked)
+            for block in body.get("content", ()):
+                yield user_chunk(_raw(block), marked)
         elif role == "assistant" and status == "interrupted" and nothing_said(body):
             yield notice(INTERRUPTED, status="interrupted")
         elif role == "assistant":
-            if body.get("thinking"):
-                thought = body["thinking"]
-                yield up.AgentThoughtChunk(TextContent(thought if type(thought) is str else _raw(thought)), meta)
-            if body.get("text"):
-                text = body["text"]
+            if thought := body.get("thinking"):
+                yield thought_chunk(TextContent(thought if type(thought) is str else _raw(thought)), meta)
+            if text := body.get("text"):
                 if step_breaks and said and type(text) is str:
                     text = STEP_BREAK + text
                 said = True
-                yield up.AgentMessageChunk(TextContent(text if type(text) is str else _raw(text)), meta)
-            results = answers.get(index, {})
-            for call in body.get("tool_calls", []):
-                waiting = index == pending_at and call["id"] in pending
-                yield _replayed_call(call, results.get(call["id"]), waiting)
+                yield message_chunk(TextContent(text if type(text) is str else _raw(text)), meta)
+            if calls := body.get("tool_calls"):
+                results = answers[index]
+                for call in calls:
+                    waiting = index == pending_at and call["id"] in pending
+                    yield _replayed_call(call, results.get(call["id"]), waiting)
 
 
 def _status_meta(status: str) -> up.UpdateMeta:
