@@ -102,11 +102,11 @@ def replayed(
         elif role == "assistant":
             if thought := body.get("thinking"):
                 yield thought_chunk(TextContent(thought if type(thought) is str else _raw(thought)), meta)
-            if text := body.get("text"):
-                if step_breaks and said and type(text) is str:
-                    text = STEP_BREAK + text
+            if answer := body.get("text"):
+                if step_breaks and said and type(answer) is str:
+                    answer = STEP_BREAK + answer
                 said = True
-                yield message_chunk(TextContent(text if type(text) is str else _raw(text)), meta)
+                yield message_chunk(TextContent(answer if type(answer) is str else _raw(answer)), meta)
             if calls := body.get("tool_calls"):
                 results = answers[index]
                 for call in calls:
