@@ -1,27 +1,9 @@
-"""`tether`: the command line. It may import the daemon (`tether`) and the clients; the
-daemon imports it only in `tether/__main__.py` (`python -m tether`), and no client does.
+"""`tether`: the command line (its commands: README and SPEC §10-11; why it is shaped so:
+docs/decisions/0014-clients.md).
 
-    tether serve [--framing lsp|ndjson|auto] [--workspace DIR] [--provider ...]  the daemon
-    tether acp   [...]                       the daemon, newline-delimited JSON (ACP editors)
-    tether chat [--resume [ID] | --continue]  the interactive terminal client (`tether_chat`)
-    tether serve|acp --shared                a thin proxy to the user's shared daemon (also
-                                             `shared = true` in the user config, TETHER_SHARED)
-    tether run "PROMPT" [--workspace DIR] [--json]     one headless turn (the daemon served in-process)
-    tether run "PROMPT" --attach             the turn run in the shared daemon (another window sees it)
-    tether daemon status|stop                the user's shared daemons: seen, stopped
-    tether demo                              a scripted turn on a copy of an example workspace
-    tether doctor                            the settings and provider Tether would use, and why
-    tether sessions list|show|dump|restore|search|delete   stored sessions, without a daemon
-    tether hooks trust [--workspace DIR]     trust the workspace's hooks as they are now
-
-Owns: parsing the command line and handing each command to the daemon (`serve`/`acp`:
-`tether.daemon_start`; `run`/`demo`: served in this process, `inprocess.py`, or the shared
-daemon's, `attach.py`; `sessions`, `daemon`: `sessions.py`, `daemon_command.py`, over the
-daemon's services) or to a client (`tether_chat`, `tether_client.cli`).
-Must not: serve or run a turn itself. Imports stay lazy: `serve` must reach its first read
-with the standard library only, and a shared `serve`/`acp` (a proxy, `tether.shared.proxy`)
-imports neither argparse nor pathlib; this is the package's `__init__` so that a window's
-start imports one module of it (bench/RESULTS.md, "Issue 21: the shared daemon").
+Owns: parsing the command line and handing each command to the daemon or a client.
+Must not: serve or run a turn itself, or import more than one module of it for a shared
+window's start; `serve` reaches its first read with the standard library only.
 """
 
 from __future__ import annotations

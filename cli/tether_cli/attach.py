@@ -1,11 +1,8 @@
 """`tether run --attach`: the one-shot turn runs in the user's shared daemon.
 
-Owns: `connect_shared`, the connector `tether_client.cli` is given in place of spawning
-`tether serve`: it finds (or starts) the shared daemon for the same settings the proxy
-would (`tether.shared.proxy.connect_or_start`), says the workspace in the preamble, and hands the
-client the socket. The turn is then one of the daemon's: another window that loads the
-session sees it run.
-Must not: serve anything in this process.
+Owns: `connect_shared`, the connector that finds (or starts) the shared daemon as the proxy
+would (`tether.shared.proxy.connect_or_start`), names the workspace, and hands over the
+socket; another window that loads the session sees the turn. Must not: serve anything here.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """The daemon served in the process of its one client: `tether run` and `tether demo`.
 
-Owns: `connect_in_process`, the connector `tether_client.cli` is given in place of
-spawning `tether serve`: it applies what `tether serve` applies at its start
-(`tether.daemon_start.start_daemon`: the process hardening, the log on stderr, the
-settings from the same flags, their errors), then runs
-the server (`server.app.serve`, the same connection code over a pair of pipes instead of
-stdio) as a task on the client's event loop, and hands the client the other ends. One
-interpreter start, one event loop, the same bytes on the wire.
+Owns: `connect_in_process`: `tether serve`'s start (`start_daemon`), then `server.app.serve`
+as a task over a pair of pipes (why it is as safe as stdio: docs/decisions/0014-clients.md).
 Must not: render anything or read the terminal (that is `tether_client.cli`), or leave
-a descriptor a command could inherit (the pipes are close-on-exec, like the private
-stdio descriptors of `tether serve`).
-
-What `take_stdio` gives `tether serve` holds here without it: commands run with stdin
-from /dev/null and stdout/stderr into a pipe of their own (`tools/process_group.py`),
-close every other descriptor, and start a new session (no controlling terminal), so
-none can read the terminal or write into the client's output; the process is
-non-dumpable, so none can read its memory, environment or descriptors through /proc.
+a descriptor a command could inherit (the pipes are close-on-exec).
 """
 
 from __future__ import annotations

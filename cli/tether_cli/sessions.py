@@ -1,9 +1,8 @@
-"""`tether sessions`: the stored sessions of a workspace, without a daemon (commands and exit codes: SPEC §10).
+"""`tether sessions`: the stored sessions of a workspace, without a daemon (SPEC §10).
 
-Owns: the argument parser of `sessions` and the text it prints; what it does to the sessions is the daemon's
-sessions service (`tether.server.sessions_service`), over the store it opened.
-Must not: import more than the standard library at module level (`tether serve` builds this parser too), or
-recover turns of a store a live daemon may be using (it opens with `recover=False`).
+Owns: the `sessions` parser and the text it prints; the work is `tether.server.sessions_service`'s.
+Must not: import more than the standard library at module level (`tether sessions` and
+`tether --help` build this parser), or recover turns of a store a live daemon may use.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """`ChatApp`: the interactive chat, from the first prompt to the exit.
 
-Owns: the chat's state (the turn running, the approval asked, the session picker), what
-each key does to it, each sent prompt's answer (its end line), and moving finished
-transcript text into the scrollback. A message typed while a turn runs goes to the daemon
-at once, which queues it (or, steered, adds it to the running turn; `outbox.py`). The
-input shows before the daemon is up (start-up is Python plus prompt_toolkit); what is sent
-before that is held here and sent when the session is open.
+Owns: the chat's state, what each key does to it, each prompt's end line, moving finished
+text to the scrollback, and holding what is sent before the session is open.
 Must not: import the daemon (`tether.*`), or send a prompt while a turn the daemon resumed
 on load runs (it answers -32010 and takes no queue: messages are held until it ends).
 """

@@ -1,11 +1,9 @@
-"""One approval asked inline: the edit's coloured diff with per-hunk choice, or the command
-with its working directory and reason; the answer as the protocol wants it.
+"""One approval asked inline: an edit's coloured diff with per-hunk choice, or a command.
 
-Owns: the `session/request_permission` params read for the terminal, the hunks of each
-diff (the daemon's `_meta.tether.hunks` numbering, SPEC §5.10), which hunks the user kept,
-and the result (`acceptedHunks` when some were dropped), and what "allow always" (key a) would
-store, as its option's name says. Must not: read keys or draw (the
-app does), or pick an option the daemon did not offer.
+Owns: reading `session/request_permission` for the terminal, each diff's hunks (SPEC §5.10),
+which the user kept, the result (`acceptedHunks` when some were dropped), and what "allow
+always" would store. Must not: read keys or draw (the app does), or pick an option the
+daemon did not offer.
 """
 
 from __future__ import annotations

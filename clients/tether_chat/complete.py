@@ -1,11 +1,8 @@
-"""Completion in the input: `/name` from the session's commands, `@path` from the workspace;
-and the `@path` attachments of a message.
+"""Completion in the input (`/name`, `@path`) and a message's `@path` attachments.
 
-Owns: what is offered after `/` (the daemon's `available_commands_update` list plus the
-chat's own commands) and after `@` (workspace paths, hidden and ignored-by-default folders
-left out), and turning a sent message's `@path` words into embedded file blocks.
-Must not: read outside the workspace (an `@` path that resolves outside it is left as text)
-or block the input on a large folder (at most 200 entries are looked at per completion).
+Owns: what is offered after `/` (the daemon's commands and the chat's) and after `@`
+(workspace paths), and turning sent `@path` words into embedded file blocks. Must not: read
+outside the workspace, or look at more than 200 entries per completion.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The chat's daemon: a `tether serve` child reached through `tether_client`.
 
-Owns: starting the daemon (its stderr kept in a temporary file, shown if it fails to
-start), the session it chats in (new, `--resume ID`, `--continue` = the latest), the
-requests the chat sends (prompt, cancel, mode, search, list, report), and handing every
-`session/update` to the UI as it comes. Must not: import the daemon (`tether.*`): only
-the protocol, through `tether_client`.
+Owns: starting it (stderr kept, shown if it fails), the session it chats in, the requests
+the chat sends, and handing each `session/update` to the UI as it comes.
+Must not: import the daemon (`tether.*`): only the protocol, through `tether_client`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""The screen of `tether chat`: the live area, the input editor and the status line, and
-the keys.
+"""The screen of `tether chat`: the live area, the input editor, the status line, the keys.
 
-Owns: the prompt_toolkit layout (it draws only the bottom of the terminal; finished output
-goes to the scrollback above it, so the terminal's own scrolling, search and copy work) and
-every key binding: Enter sends (queued while a turn runs), Ctrl-S steers it into the running
-turn, Alt-Enter / Ctrl-J add a line, Shift+Tab cycles the mode,
-Ctrl-C cancels the turn (twice within 2 s quits), Ctrl-D quits on an empty line, Ctrl-O shows
-the last thinking, y/a/n/N/w and 1-9 answer an approval, arrows and Enter pick a session.
-The status line is fitted to the terminal's width (`fit_status`).
+Owns: the prompt_toolkit layout (the bottom of the terminal only; finished output goes to
+the scrollback) and every key binding (docs/decisions/0014-clients.md lists them), the
+status line fitted to the width (`fit_status`).
 Must not: talk to the daemon (it calls the `ChatApp`'s methods).
 """
 

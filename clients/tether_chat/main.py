@@ -1,9 +1,8 @@
 """`tether chat`'s entry: the interactive chat on a terminal, `tether run` without one.
 
-Owns: reading the chat's flags, choosing the interactive app (stdin and stdout are
-terminals) or the headless turn (the prompt from the argument or stdin, printed as
-`tether run` prints it), and the exit code. Must not: import the daemon (`tether.*`), or anything but the standard library at import
-(`tether`'s parser imports this module for every command).
+Owns: the chat's flags, choosing the app (stdin and stdout are terminals) or the headless
+turn, and the exit code. Must not: import the daemon (`tether.*`), or anything but the
+standard library at import (`tether chat` and `tether --help` build its parser).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Messages sent while a turn runs: queued by the daemon (SPEC §3.37), or steered into the turn.
 
-Owns: every prompt the chat sent and the daemon has not answered yet, in the order sent;
-which of them runs now; matching the daemon's queue (`session_info_update`
-`_meta.tether.queue`) to them (the chat is the daemon's only client, so the queue's new
-ids are our unstarted prompts, in order); showing a queued message in the transcript when
-its turn begins (its `queueId` leaves the queue) and the turn before it's end line first
-(a reserved `Slot`: that turn's numbers come with a request, the next turn may stream
-meanwhile); withdrawing the last queued one (`/dequeue`); steering (`/steer`, Ctrl-S).
-Must not: hold a message back itself (the daemon queues; only the -32010 fallback of a
-resumed turn, in `ChatApp`, holds messages), or send two prompts of one session at once
-other than as the daemon's queue allows.
+Owns: the chat's unanswered prompts in send order, which runs now, matching the daemon's
+queue to them, showing a queued message when its turn begins, `/dequeue` and `/steer`
+(docs/decisions/0014-clients.md). Must not: hold a message back itself (the daemon queues),
+or send two prompts of one session at once other than as the daemon's queue allows.
 """
 
 from __future__ import annotations

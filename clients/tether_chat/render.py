@@ -1,11 +1,9 @@
 """The transcript as terminal text: streaming Markdown, thinking, tool cards, plans, usage.
 
-Owns: turning the daemon's `session/update`s into ANSI text (rich renders the Markdown and
-highlights code): what is finished goes to the scrollback (`Transcript.take`), what is still
-streaming (the open Markdown block, running tool calls with their live output) is the live
-area under it (`Transcript.live`). Colour only when the terminal has it and NO_COLOR is unset.
-Must not: talk to the daemon, read keys, or keep more than the turn's open pieces (finished
-text is handed out and dropped: no O(history) work per update).
+Owns: turning `session/update`s into ANSI text: finished text to the scrollback
+(`Transcript.take`), what still streams to the live area (`Transcript.live`); colour only
+with a colour terminal and NO_COLOR unset. Must not: talk to the daemon, read keys, or keep
+more than the turn's open pieces (no O(history) work per update).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """`/rules` in the chat: the workspace's approval rules, and `/rules remove N`.
 
 Owns: listing the rules (`_tether/rules/list`: each with its number, what it covers and
-where it comes from) and removing one the user stored (`_tether/rules/remove`). Must
-not: decide what a rule allows (the daemon does) or run while a turn runs (sessions.py).
+where it comes from) and removing one the user stored (`_tether/rules/remove`).
+Must not: decide what a rule allows (the daemon does) or run while a turn runs.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Sessions in the chat: which one it starts in (new, `--resume ID`, `--resume` with a
-picker, `--continue` = the latest), the picker, and the chat's own commands (`/search`,
-`/resume`, `/new`, `/quit`, `/rules`: `rules.py`; `/steer` and `/dequeue` act on
-the running turn, `outbox.py`).
+"""Sessions in the chat: the one it starts in, the picker, and the chat's own commands.
 
-Owns: those flows, over `Daemon`'s requests. Must not: send a command the daemon listed
-(those go to it as a prompt: `/compact`, `/review`, …) or switch sessions while a turn runs.
+Owns: new, `--resume [ID]`, `--continue`, and `/search`, `/resume`, `/new`, `/quit`,
+`/rules` (`rules.py`), over `Daemon`'s requests. Must not: send a command the daemon listed
+(those go as a prompt: `/compact`, `/review`, ...) or switch sessions while a turn runs.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The JSON edge of the chat client: the raw-object alias and small readers of it.
 
-Owns: reading text out of ACP content lists; the error a request can end with. Must not: import anything but the standard
-library (the start path imports it before the prompt shows).
+Owns: reading text out of ACP content lists; the error a request can end with.
+Must not: import anything but the standard library (the start path imports it).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""A typed async Python client for the Tether daemon.
+"""A typed async Python client for the Tether daemon (usage: docs/decisions/0014-clients.md).
 
-    async with await TetherClient.spawn(workspace=path) as client:
-        await client.initialize()
-        session = await client.new_session(path)
-        turn = session.prompt("What does README.md say?")
-        async for update in turn:
-            ...
-        print(turn.stop_reason)
-
-The tests, the benchmarks and `tether run` use it; its JSON-RPC is the one peer the
-daemon uses too (`tether_protocol.peer`). Standard library plus `tether_protocol` only.
+Owns: `TetherClient` and its sessions and turns, used by the tests, the benchmarks and
+`tether run`, over the daemon's own peer (`tether_protocol.peer`).
+Must not: import the daemon, or anything but the standard library and `tether_protocol`.
 """
 
 from ._client import DaemonStartError, PromptTurn, Session, TetherClient

@@ -1,9 +1,7 @@
 """`TetherClient`: spawn or attach to a daemon and drive sessions and turns.
 
-Owns: reaching a daemon (`spawn`: a `tether serve` child on its stdio; `over_fds`: a
-daemon served elsewhere, e.g. in this process by `tether run`, over a pair of pipe
-descriptors), the sessions and turns over it, and reading its answers through the
-protocol's classes (`tether_protocol`: params built from them, results read with them).
+Owns: reaching a daemon (`spawn`: a `tether serve` child; `over_fds`: one served elsewhere),
+its sessions and turns, and reading answers through `tether_protocol`'s classes.
 Must not: import the daemon, or hand its users anything but the JSON the daemon sent
 (`JsonObject`: the raw edge its users compare with the SPEC's examples).
 """

@@ -1,12 +1,7 @@
 """Which `PromptTurn` a session's updates belong to while prompts wait in the daemon's queue.
 
-Owns: each session's prompts in flight, in the order they were sent, and the one whose
-turn runs now. The daemon runs a session's turns one after the other in arrival order
-(SPEC §3.37) and sends a turn's answer after its last update, so the updates that come
-between two answers belong to the running turn; when its answer comes, the next turn is
-a steered message that did not land (it runs next, ahead of the queue), else the oldest
-prompt still waiting. A prompt answered while it waits (withdrawn with dequeue, a steer
-that landed, refused with an error) just leaves the line.
+Owns: each session's prompts in flight, in send order, and the one whose turn runs now
+(SPEC §3.37; the rule: docs/decisions/0014-clients.md).
 Must not: read the updates (they go to the turn as they are) or send anything.
 """
 

@@ -1,13 +1,8 @@
 """`tether run` and `tether demo`: one headless turn, printed as it streams.
 
-Human output streams the answer's text, shows each tool call with its result's first
-lines, and ends with the stop reason and the turn's numbers. `--json` prints one JSON
-object per line per event (`session`, `update`, `turn_end`, `error`), like
-`codex exec --json`. The exit code says how the turn ended (see EXIT_CODES).
-
-The daemon is reached through a *connector* (`Connect`): by default a spawned `tether
-serve` (`spawn_daemon`); the `tether` command (`tether_cli`) passes one that serves the
-daemon in this same process (`tether_cli.inprocess`): this package imports no daemon.
+Owns: the human output, `--json` (one object per event line, like `codex exec --json`),
+and the exit code (EXIT_CODES); the daemon comes from a *connector* (`Connect`): a spawned
+`tether serve` by default, or one `tether_cli` passes. Must not: import the daemon.
 """
 
 from __future__ import annotations

@@ -3,8 +3,12 @@
 Where things live (each package's docstring says what it owns and must not do):
 
 - `transport/`  bytes <-> frames <-> JSON-RPC messages (the one peer); the first message
-- `server/`     the method table of typed handlers, the sessions service, the task
-                group, and the ACP `session/update` renderer
+- `server/`     the method table of typed handlers over three owners: the `Daemon`
+                (daemon_services.py: sessions, stores, provider, tools, MCP, tasks), a
+                `ClientConnection` (context.py: one client's peer, settings, documents)
+                and a `LiveSession` (queue, MCP servers, audience); the sessions service
+                and the ACP `session/update` renderer
+- `shared/`     the shared per-user daemon: the same `Daemon`, one connection per window
 - `agent/`      a turn: step runner, tool executor, journal, and the loop over them
 - `hooks/`      the user's hooks, the reviewer and ask-first: the turn's hook port
 - `tools/`      the workspace tools and the sandbox every path goes through

@@ -1,7 +1,7 @@
 """`python -m tether`: the `tether` command line (`tether_cli`), the same for every command.
 
-The one module of the daemon that imports the CLI: it is run as a program, never imported
-by the daemon (the import contracts allow this one edge).
+Owns: the daemon's one import of the CLI (run as a program; the import contracts allow
+this one edge). Must not: be imported by the daemon, or do anything but call `main`.
 """
 
 from tether_cli import main

@@ -1,13 +1,9 @@
 """The compiled code of the modules a start imports, kept in one file across starts.
 
-Owns: `install` (a meta path finder, first in line, that answers for the modules earlier
-starts imported from source: the spec from the file's index, the code read from the file)
-`save` (what this start imported from source, merged into the file) and `close`. Standard
-library only.
-Must not: serve a module whose source changed (each entry keeps its source's mtime and size,
-checked with one stat, as a `.pyc` is), serve anything to another interpreter, prefix or
-`sys.path`, trust a file another user could write, or fail a start because of the file
-(any doubt: the usual import).
+Owns: `install` (a first meta path finder for modules earlier starts imported from
+source), `save` and `close`; standard library only (docs/decisions/0010-start-path.md).
+Must not: serve a module whose source changed, serve another interpreter, prefix or
+`sys.path`, trust a file another user could write, or fail a start (any doubt: import).
 """
 
 from __future__ import annotations

@@ -1,189 +1,129 @@
-"""The conversation's typed values (see ``tether_protocol.conversation``, the public API).
+"""The conversation's messages as frozen msgspec Structs whose encoding is the stored JSON.
 
-Owns: the attrs classes of content blocks and messages, ``nothing_said``, ``for_model``
-(what the model reads of a message) and the one text rendering of content blocks
-(``block_text``/``blocks_text``).
-Must not: convert to or from JSON (``_conversation_json`` does), do I/O, or know a
-provider's or a wire version's shape.
+Owns: the message classes (their fields are the stored keys; a field written even at its
+default has a ``default_factory``, one left out while None a plain ``None`` default),
+``nothing_said`` and ``for_model`` (what the model reads of a message).
+Must not: decode or encode (``_conversation_codec`` does), do I/O, or know a provider's or
+a wire version's shape.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
-import attrs
+from msgspec import Struct, field
 
+from ._conversation_blocks import ContentBlock, _Blocks
 from ._json import JsonObject as JsonObject  # the edge: tool arguments, opaque extras
 
-
-class ConversationError(ValueError):
-    """A stored message (or block) that is not one the model can hold; names the field."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path} {reason}")
-        self.path = path
-        self.reason = reason
+if TYPE_CHECKING:
+    ContentBlocks: TypeAlias = tuple[ContentBlock, ...]
+else:
+    ContentBlocks = _Blocks  # msgspec hands a stored list to `blocks_from_json`
 
 
-def _empty() -> JsonObject:
-    return {}
+def _empty_object() -> JsonObject:
+    return {}  # a factory msgspec does not know: `arguments` is written even when empty
 
 
-# -- content blocks -----------------------------------------------------------------
+class _Stored(Struct, frozen=True, omit_defaults=True, gc=False):
+    """A stored value: snake_case keys as stored, None-defaulted fields left out."""
 
 
-@attrs.frozen
-class TextBlock:
-    text: str
-    extra: JsonObject = attrs.field(factory=_empty)
-
-
-@attrs.frozen
-class ImageBlock:
-    data: str | None = None  # base64
-    mime_type: str | None = None
-    uri: str | None = None
-    extra: JsonObject = attrs.field(factory=_empty)
-
-
-@attrs.frozen
-class AudioBlock:
-    data: str | None = None  # base64
-    mime_type: str | None = None
-    extra: JsonObject = attrs.field(factory=_empty)
-
-
-@attrs.frozen
-class ResourceLink:
-    uri: str
-    name: str | None = None
-    mime_type: str | None = None
-    extra: JsonObject = attrs.field(factory=_empty)  # title, description, size, icons...
-
-
-@attrs.frozen
-class ResourceContents:
-    uri: str
-    text: str | None = None  # a text resource; else `blob` (base64) or nothing
-    blob: str | None = None
-    mime_type: str | None = None
-    extra: JsonObject = attrs.field(factory=_empty)
-
-
-@attrs.frozen
-class EmbeddedResource:
-    resource: ResourceContents
-    extra: JsonObject = attrs.field(factory=_empty)
-
-
-@attrs.frozen
-class OtherBlock:
-    """A block of a type this model does not know, kept whole (its ``type`` included)."""
-
-    type: str
-    fields: JsonObject
-
-
-ContentBlock: TypeAlias = TextBlock | ImageBlock | AudioBlock | ResourceLink | EmbeddedResource | OtherBlock
-
-
-# -- messages ----------------------------------------------------------------------
-
-
-@attrs.frozen
-class GuardFinding:
+class GuardFinding(_Stored, frozen=True):
     pattern: str
     excerpt: str
 
 
-@attrs.frozen
-class GuardRecord:
+class GuardRecord(_Stored, frozen=True):
     """What the input guard found in a prompt (stored with it; ``blocked``: never sent)."""
 
-    findings: tuple[GuardFinding, ...] = ()
-    blocked: bool = False
+    findings: tuple[GuardFinding, ...] = field(default_factory=tuple)
+    blocked: bool = field(default_factory=bool)
 
 
-@attrs.frozen
-class UserMessage:
-    content: tuple[ContentBlock, ...]
+class UserMessage(_Stored, frozen=True, tag_field="role", tag="user"):
+    content: ContentBlocks
     guard: GuardRecord | None = None
-    role: str = attrs.field(default="user", init=False)
+    role: ClassVar[str] = "user"
 
 
-@attrs.frozen
-class CompactionSummary:
-    """The model-written summary that stands for the ``replaced`` messages before it; the
-    ``kept`` messages stored just before it stay in the model's view (None: stored before
-    that was recorded, none). A user-role message to every provider."""
-
-    content: tuple[ContentBlock, ...]
-    replaced: int = 0
+class Compaction(_Stored, frozen=True):
+    replaced: int = field(default_factory=int)
     kept: int | None = None
-    role: str = attrs.field(default="user", init=False)
 
 
-@attrs.frozen
-class ToolCall:
+class CompactionSummary(_Stored, frozen=True, tag_field="role", tag="user"):
+    """The model-written summary that stands for the ``compaction.replaced`` messages before
+    it; the ``kept`` messages stored just before it stay in the model's view (None: stored
+    before that was recorded, none). A user-role message to every provider."""
+
+    content: ContentBlocks
+    compaction: Compaction = field(default_factory=Compaction)
+    role: ClassVar[str] = "user"
+
+    @property
+    def replaced(self) -> int:
+        return self.compaction.replaced
+
+    @property
+    def kept(self) -> int | None:
+        return self.compaction.kept
+
+
+class ToolCall(_Stored, frozen=True):
     id: str
     name: str
-    arguments: JsonObject = attrs.field(factory=_empty)
+    arguments: JsonObject = field(default_factory=_empty_object)
     raw_arguments: str | None = None  # what the model wrote, when it was not valid JSON
 
 
-@attrs.frozen
-class ThinkingBlock:
+class ThinkingBlock(_Stored, frozen=True, tag_field="type", tag="thinking"):
     """Anthropic: a thinking block closed by its signature (sent back verbatim)."""
 
-    thinking: str
+    thinking: str = field(default_factory=str)
     signature: str | None = None
 
 
-@attrs.frozen
-class RedactedThinking:
+class RedactedThinking(_Stored, frozen=True, tag_field="type", tag="redacted_thinking"):
     data: str
 
 
-@attrs.frozen
-class AssistantMessage:
-    text: str = ""
+class AssistantMessage(_Stored, frozen=True, tag_field="role", tag="assistant"):
+    text: str = field(default_factory=str)
     thinking: str | None = None
     thinking_signature: str | None = None
     thinking_blocks: tuple[ThinkingBlock | RedactedThinking, ...] = ()
     tool_calls: tuple[ToolCall, ...] = ()
-    role: str = attrs.field(default="assistant", init=False)
+    role: ClassVar[str] = "assistant"
 
 
-@attrs.frozen
-class Location:
+class Location(_Stored, frozen=True):
     path: str
     line: int | None = None
 
 
-@attrs.frozen
-class ToolResultMessage:
+class ToolResultMessage(_Stored, frozen=True, tag_field="role", tag="tool"):
     tool_call_id: str
     name: str
-    content: str = ""
-    is_error: bool = False
+    content: str = field(default_factory=str)
+    is_error: bool = field(default_factory=bool)
     title: str | None = None
     kind: str | None = None
     locations: tuple[Location, ...] = ()
     ledger: Any = None  # the tools' own record of what the model read (opaque JSON)
     # A content stored as JSON other than a string (an imported snapshot's): kept as it
-    # is; `content` is then its JSON text, what the model reads.
+    # is (stored back as `content`); `content` is then its JSON text, what the model reads.
     structured: Any = None
     # What the client was shown besides the text (an MCP tool's images, audio, resources,
     # links), shown again by a replay; the model reads only `content`.
-    blocks: tuple[ContentBlock, ...] = ()
-    role: str = attrs.field(default="tool", init=False)
+    blocks: ContentBlocks = ()
+    role: ClassVar[str] = "tool"
 
 
-@attrs.frozen
-class SystemMessage:
+class SystemMessage(_Stored, frozen=True, tag_field="role", tag="system"):
     content: str
-    role: str = attrs.field(default="system", init=False)
+    role: ClassVar[str] = "system"
 
 
 Message: TypeAlias = UserMessage | CompactionSummary | AssistantMessage | ToolResultMessage | SystemMessage
@@ -199,43 +139,5 @@ def for_model(message: Message) -> Message:
     """The message as the model reads it: a tool result without the blocks only the
     client is shown (what a size estimate or a reviewer should count)."""
     if type(message) is ToolResultMessage and message.blocks:
-        return attrs.evolve(message, blocks=())
+        return message.__replace__(blocks=())
     return message
-
-
-# -- rendering blocks as text --------------------------------------------------------
-
-
-def _fence(text: str) -> str:
-    """A code fence longer than any backtick run in ``text`` (it cannot close it early)."""
-    longest, run = 0, 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    return "`" * max(3, longest + 1)
-
-
-def block_text(block: ContentBlock) -> str:
-    """One block as the text a model reads: links and attached files readable, what a
-    text-only model cannot take (images, audio, unknown blocks) named, not dropped."""
-    if isinstance(block, TextBlock):
-        return block.text
-    if isinstance(block, ResourceLink):
-        return f"[file: {block.name or block.uri}]({block.uri})"
-    if isinstance(block, EmbeddedResource):
-        resource = block.resource
-        text = resource.text
-        if text is None:
-            return f"[file: {resource.uri}] (binary content omitted)"
-        fence = _fence(text)
-        return f"[file: {resource.uri}]\n{fence}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}"
-    if isinstance(block, ImageBlock):
-        return "[image content omitted]"
-    if isinstance(block, AudioBlock):
-        return "[audio content omitted]"
-    return f"[{block.type or 'unknown'} content omitted]"
-
-
-def blocks_text(blocks: Iterable[ContentBlock]) -> str:
-    """The blocks as one text, one block per line (``block_text``)."""
-    return "\n".join(map(block_text, blocks))

@@ -83,8 +83,8 @@ class PendingStep:
 
 
 def _call(data: Any, index: int) -> PendingCallRecord:
-    from ._conversation_json import tool_call_from_json
-    from ._conversation_model import ConversationError
+    from ._conversation_blocks import ConversationError
+    from ._conversation_codec import tool_call_from_json
 
     where = f".calls[{index}]"
     try:

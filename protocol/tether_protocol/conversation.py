@@ -1,9 +1,9 @@
 """The conversation as typed values: content blocks, messages, tool calls and results.
 
 Owns: the one model of a conversation that the daemon passes from the wire to the store
-(server -> agent -> providers -> store -> snapshots), the one converter pair between it
-and the JSON object each message is stored as (``message_from_json`` /
-``message_to_json``), and the one text rendering of content blocks (``blocks_text``).
+(server -> agent -> providers -> store -> snapshots): msgspec Structs whose encoding is
+the JSON object each message is stored as (``message_from_json`` / ``message_to_json`` /
+``encode_message``; docs/decisions/0001), and the one text rendering of content blocks.
 Must not: do I/O, know a provider's API shape, or know a wire version's shape.
 
 Stored JSON (the SQLite ``messages.body`` column and a snapshot's ``messages[].body``,
@@ -39,44 +39,47 @@ message (``.tool_calls[0].id is missing``); ``str(error)`` is that path and the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
-from ._conversation_check import check_message_json
-from ._conversation_json import (
+from ._conversation_blocks import (
+    AudioBlock,
+    ContentBlock,
+    ConversationError,
+    EmbeddedResource,
+    ImageBlock,
+    OtherBlock,
+    ResourceContents,
+    ResourceLink,
+    TextBlock,
     block_from_json,
+    block_text,
     block_to_json,
     blocks_from_json,
-    blocks_to_json,
+    blocks_text,
+)
+from ._conversation_codec import (
+    encode_message,
     message_from_json,
     message_to_json,
+    messages_from_json,
+    messages_to_json,
     tool_call_from_json,
 )
 from ._conversation_model import (
     AssistantMessage,
-    AudioBlock,
+    Compaction,
     CompactionSummary,
-    ContentBlock,
-    ConversationError,
-    EmbeddedResource,
     GuardFinding,
     GuardRecord,
-    ImageBlock,
     JsonObject,
     Location,
     Message,
-    OtherBlock,
     RedactedThinking,
-    ResourceContents,
-    ResourceLink,
     SystemMessage,
-    TextBlock,
     ThinkingBlock,
     ToolCall,
     ToolResultMessage,
     UserMessage,
-    block_text,
-    blocks_text,
     for_model,
     nothing_said,
 )
@@ -84,6 +87,7 @@ from ._conversation_model import (
 __all__ = [
     "AssistantMessage",
     "AudioBlock",
+    "Compaction",
     "CompactionSummary",
     "ContentBlock",
     "ConversationError",
@@ -109,28 +113,21 @@ __all__ = [
     "block_to_json",
     "blocks_from_json",
     "blocks_text",
-    "blocks_to_json",
-    "check_message_json",
+    "encode_message",
     "for_model",
     "message_from_json",
     "message_to_json",
     "messages_from_json",
     "messages_to_json",
     "nothing_said",
+    "replace",
     "tool_call_from_json",
 ]
 
 
-def messages_from_json(items: Iterable[Any]) -> list[Message]:
-    """``message_from_json`` of each stored body; an error's path starts ``[index]``."""
-    out: list[Message] = []
-    for index, item in enumerate(items):
-        try:
-            out.append(message_from_json(item))
-        except ConversationError as exc:
-            raise ConversationError(f"[{index}]{exc.path}", exc.reason) from None
-    return out
+T = TypeVar("T")
 
 
-def messages_to_json(messages: Iterable[Message]) -> list[JsonObject]:
-    return [message_to_json(m) for m in messages]
+def replace(value: T, **changes: Any) -> T:
+    """A copy of a message or block with ``changes`` (all of them are frozen)."""
+    return value.__replace__(**changes)  # type: ignore[attr-defined,no-any-return]

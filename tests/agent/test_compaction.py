@@ -20,6 +20,7 @@ from tether.providers.scripted import ScriptedProvider, ScriptError, validate_sc
 from tether.server.registry import model_view
 from tether_protocol.conversation import (
     AssistantMessage,
+    Compaction,
     CompactionSummary,
     Message,
     TextBlock,
@@ -200,12 +201,12 @@ async def test_a_session_read_back_from_the_store_sees_what_the_live_one_saw():
     later = [user("and now?"), assistant("Now this.")]
     assert model_view(stored([*history, summary, *later])) == [*view, *later]
     # a summary stored before `kept` was recorded: from the summary on, as before
-    legacy = CompactionSummary(summary.content, replaced=4)
+    legacy = CompactionSummary(summary.content, Compaction(replaced=4))
     assert model_view(stored([*history, legacy, *later])) == [legacy, *later]
 
 
 def test_nothing_worth_compacting_when_the_last_messages_alone_are_left():
-    summary = CompactionSummary((TextBlock("S"),), replaced=9, kept=0)
+    summary = CompactionSummary((TextBlock("S"),), Compaction(replaced=9, kept=0))
     assert worth_compacting(conversation(), 1000)
     # only an earlier summary before the last four: another one would summarise it again
     assert not worth_compacting([summary, *conversation()[4:]], 1000)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tether.agent.history import CLEARED, MISSING, prepare, repair_pairing
 from tether_protocol.conversation import (
     AssistantMessage,
+    Compaction,
     CompactionSummary,
     Message,
     TextBlock,
@@ -35,7 +36,7 @@ def tool(call_id: str, content: str = "ok") -> Message:
 
 def summary(n: int = 7) -> Message:
     text = f"Summary of the earlier conversation ({n} messages were summarised to save context):\nS"
-    return CompactionSummary((TextBlock(text),), replaced=n)
+    return CompactionSummary((TextBlock(text),), Compaction(replaced=n))
 
 
 def numbered(size: int) -> str:

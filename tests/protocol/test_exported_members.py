@@ -126,7 +126,7 @@ def test_messages_re_exports_every_message_module_whole() -> None:
 
 PUBLIC_MODULE_PARTS = {
     "peer": ("_reader", "_rpc_types"),
-    "conversation": ("_conversation_model", "_conversation_json", "_conversation_check"),
+    "conversation": ("_conversation_model", "_conversation_blocks", "_conversation_codec"),
 }
 
 

@@ -1,6 +1,6 @@
 """`protocol/schema.json` covers every method the daemon serves and every one it sends.
 
-Served methods come from the daemon's own route table (a `TetherServer` built here, no
+Served methods come from the daemon's own route table (a connection built here, no
 process), plus the cancellation notifications the JSON-RPC peer handles itself; sent
 methods are found by scanning the daemon's source for method names in string literals
 (`request("fs/read_text_file", …)`, `notify("window/showMessage", …)`, the
@@ -38,9 +38,11 @@ def _schema_methods() -> dict[str, dict[str, object]]:
 @functools.cache
 def _served() -> frozenset[str]:
     from tether.config import Settings
-    from tether.server.app import TetherServer
+    from tether.server.app import connect
+    from tether.server.daemon_services import Daemon
 
-    server = TetherServer(Settings(home=str(REPO / ".no-such-home")), REPO)
+    settings = Settings(home=str(REPO / ".no-such-home"))
+    server = connect(Daemon(settings), settings, REPO)
     # the cancellation notifications are handled by the peer itself
     handled_by_transport = {
         name for name in _literals(REPO / "protocol" / "tether_protocol" / "peer.py") if name.startswith("$/")
@@ -113,9 +115,11 @@ def test_every_method_in_the_schema_is_served_or_sent() -> None:
 
 def test_served_notifications_are_notifications_in_the_schema() -> None:
     from tether.config import Settings
-    from tether.server.app import TetherServer
+    from tether.server.app import connect
+    from tether.server.daemon_services import Daemon
 
-    server = TetherServer(Settings(home=str(REPO / ".no-such-home")), REPO)
+    settings = Settings(home=str(REPO / ".no-such-home"))
+    server = connect(Daemon(settings), settings, REPO)
     methods = _schema_methods()
     for name, route in server.rpc.routes.items():
         expected = "notification" if route.notification else "request"

@@ -1,4 +1,4 @@
-"""Handlers called in-process: a real `TetherServer` (real SQLite stores under tmp_path,
+"""Handlers called in-process: a real `ClientConnection` of a real `Daemon` (real SQLite stores under tmp_path,
 the scripted provider) whose method table is called directly, with a recording
 connection in place of the transport. What a test sees is what a client would: the
 result as JSON, or the JSON-RPC error, and the notifications sent. (A module of its own,
@@ -13,7 +13,9 @@ from typing import Any
 
 from daemon_harness import BASIC_SCRIPT
 from tether.config import Settings
-from tether.server.app import TetherServer
+from tether.server.app import connect
+from tether.server.context import ClientConnection
+from tether.server.daemon_services import Daemon as DaemonServices
 from tether.transport.rpc import RawResult
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import TetherError
@@ -80,7 +82,7 @@ class Answered(Exception):
 
 
 class Daemon:
-    def __init__(self, server: TetherServer, conn: RecordingConnection) -> None:
+    def __init__(self, server: ClientConnection, conn: RecordingConnection) -> None:
         self.server = server
         self.conn = conn
 
@@ -114,14 +116,15 @@ def settings_for(tmp_path: Path, **overrides: Any) -> Settings:
 @asynccontextmanager
 async def running(settings: Settings, root: Path) -> AsyncIterator[Daemon]:
     """A daemon's server, its task group running, torn down as `serve()` does."""
-    server = TetherServer(settings, root)
+    daemon = DaemonServices(settings)
+    server = connect(daemon, settings, root)
+    daemon.watch_after = server.watch_when
     conn = RecordingConnection()
-    server.conn = conn  # type: ignore[assignment]
-    server.rpc.attach(conn)  # type: ignore[arg-type]
-    async with server.lifetime():
+    server.attach(conn)  # type: ignore[arg-type]
+    async with daemon.lifetime(2.0):
         try:
             yield Daemon(server, conn)
         finally:
             await server.stop_turns()
-            await server.registry.close_all()
-            await server.lazy_provider.aclose()
+            await server.close()
+            await daemon.close()

@@ -17,30 +17,30 @@ ACP_INIT = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": 
 
 async def test_warm_up_watchers_and_checkpoints_run_in_the_daemons_task_group(settings: Settings, workspace: Path):
     async with running(settings, workspace) as daemon:
-        tasks = daemon.server.tasks
+        tasks = daemon.server.daemon.tasks
         answer = await daemon.call("initialize", ACP_INIT)
         assert answer["protocolVersion"] == 1
         assert tasks.started["warm-up"] == 1
         await anyio.sleep(0.05)
         # nothing of the turn is built before the first session is open and answered
-        assert daemon.server.lazy_provider.built is None and daemon.server._tools is None
+        assert daemon.server.daemon.lazy_provider.built is None and daemon.server.daemon._tools is None
 
         await daemon.new_session(workspace)
         with anyio.fail_after(10):
             while "warm-up" in tasks.running_names:
                 await anyio.sleep(0.01)
         # then the provider and the tools are built by the warm-up, before any prompt
-        assert daemon.server.lazy_provider.built is not None and daemon.server._tools is not None
+        assert daemon.server.daemon.lazy_provider.built is not None and daemon.server.daemon._tools is not None
         watcher = f"watcher {workspace}"
         assert tasks.running_names == {watcher: 1}
         with anyio.fail_after(10):  # (written again until the watch is set up)
             for n in range(1_000_000):
-                if daemon.server.registry.watchers[workspace].reloads:
+                if daemon.server.daemon.registry.watchers[workspace].reloads:
                     break
                 (workspace / ".gitignore").write_text(f"ignored-{n}/\n")
                 await anyio.sleep(0.1)
 
-        store = await daemon.server.registry.store_for(workspace)
+        store = await daemon.server.daemon.registry.store_for(workspace)
         # a write that leaves more than 4 MiB in the WAL is followed by a checkpoint
         await store.create_session("sess_big", str(workspace), "ask", metadata={"blob": "x" * (5 << 20)})
         assert tasks.started["wal checkpoint"] == 1

@@ -225,7 +225,7 @@ async def test_the_list_sent_is_the_sessions_and_is_sent_again_only_when_it_chan
     async with running(settings, workspace) as daemon:
         session_id = await daemon.new_session(workspace)
         await _settle()
-        session = daemon.server.registry.live[session_id]
+        session = daemon.server.daemon.registry.live[session_id]
         assert [name for name, _d, _h in session.commands_sent or []] == ["compact", "review", "init", "mode", "model", "clear", "memory", "mcp"]
         await _prompt(daemon, session_id, "/mode ask")  # no command file changed: the list is not sent again
         sent = lambda: [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]  # noqa: E731
@@ -235,4 +235,4 @@ async def test_the_list_sent_is_the_sessions_and_is_sent_again_only_when_it_chan
         await _prompt(daemon, session_id, "/mode ask")
         assert len(sent()) == 2 and "fix" in [c["name"] for c in sent()[-1]["availableCommands"]]
         await daemon.call("session/close", {"sessionId": session_id})
-        assert session_id not in daemon.server.registry.live  # and the list it was sent with it
+        assert session_id not in daemon.server.daemon.registry.live  # and the list it was sent with it

@@ -134,11 +134,11 @@ def test_a_configured_hook_is_the_port_the_turn_calls(tmp_path: Path) -> None:
 WARM_PROBE = """
 import json, sys
 import tether.server.context as context
-warm_up = context.ServerContext._warm_up
+warm_up = context.ClientConnection._warm_up
 async def said(self):
     await warm_up(self)
     print("WARM", file=sys.stderr, flush=True)
-context.ServerContext._warm_up = said
+context.ClientConnection._warm_up = said
 import tether_cli
 code = tether_cli.main(sys.argv[2:])
 json.dump(sorted(sys.modules), open(sys.argv[1], "w"))

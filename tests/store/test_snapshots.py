@@ -260,6 +260,29 @@ async def test_bad_snapshots_are_refused_with_a_clear_message(
     assert len((await store.list_sessions())[0]) == 1
 
 
+@pytest.mark.parametrize("checked", [False, True], ids=["streamed", "checked-first"])
+async def test_the_first_mistake_is_named_though_bodies_are_checked_many_at_once(
+    store: HistoryStore, checked: bool
+) -> None:
+    """Bodies are decoded a batch at a time: a wrong body before a wrong record field is
+    still the one named, and a wrong body is named by its own index."""
+    await _sample(store)
+    snap = await export_session(store, "s1")
+    call_id = snap["messages"][1]["body"]["tool_calls"][0].pop("id")
+    snap["messages"][3].update(created_at="soon")
+    with pytest.raises(SnapshotError, match=r"messages\[1\]\.body\.tool_calls\[0\]\.id is missing"):
+        if checked:
+            check_snapshot(snap)
+        else:
+            await import_session(store, snap)
+    snap["messages"][1]["body"]["tool_calls"][0]["id"] = call_id
+    snap["messages"][3].update(created_at=1.0)
+    snap["messages"][3]["body"]["thinking"] = 7
+    with pytest.raises(SnapshotError, match=r"messages\[3\]\.body\.thinking must be a string, not int"):
+        await import_session(store, snap)
+    assert len((await store.list_sessions())[0]) == 1
+
+
 async def test_fields_nobody_relies_on_are_kept_as_they_are(store: HistoryStore) -> None:
     await _sample(store)
     snap = await export_session(store, "s1")

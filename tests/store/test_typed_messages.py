@@ -7,6 +7,7 @@ import pytest
 from tether.store import HistoryStore, MessageRecord
 from tether_protocol.conversation import (
     AssistantMessage,
+    Compaction,
     CompactionSummary,
     ConversationError,
     EmbeddedResource,
@@ -23,7 +24,7 @@ CONVERSATION = [
     AssistantMessage("Reading.", thinking="plan", tool_calls=(ToolCall("c1", "read_file", {"path": "a.py"}),)),
     ToolResultMessage("c1", "read_file", "1\tx = 1", title="Read a.py", kind="read", locations=(Location("a.py", 1),)),
     AssistantMessage("It sets x."),
-    CompactionSummary((TextBlock("Summary: a.py sets x"),), replaced=4, kept=0),
+    CompactionSummary((TextBlock("Summary: a.py sets x"),), Compaction(replaced=4, kept=0)),
 ]
 
 

@@ -1,9 +1,7 @@
 """Per-call cancel: the running tool calls of a session that the user may stop one by one.
 
-Owns: `RunningCalls` — each running call that can be stopped, with its cancel scope (a
-command's process group dies with it, an MCP request is cancelled at its server) or its
-sub-agent turns (a `delegate` call's children, cancelled as a parent's cancel would); the
-calls that ended or cannot be stopped (so a late cancel is told which); what the model is told.
+Owns: `RunningCalls`: each stoppable call with its cancel scope or its sub-agent turns, the
+calls that ended or cannot be stopped (so a late cancel is told which), what the model is told.
 Must not: know the protocol (server/item_cancel.py answers the request) or run tools.
 """
 

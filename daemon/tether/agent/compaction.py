@@ -1,15 +1,9 @@
 """Compaction: replacing the older part of the model's view with a model-written summary.
 
-Owns: when to compact (`should_compact`), where to cut (`split_point`: never between a
-call and its results), the transcript the summariser reads, the summary request
-(`metadata={"purpose": "compaction"}`, no tools) and the summary message (a
-`CompactionSummary`: a user-role message to every provider, which the history pipeline
-keeps at the front). Must not: persist anything, change
-`session.messages` itself, or decide what happens when the model fails (ProviderError
-propagates; the loop decides). Seed 003 §7: summarise all but the last 4 messages.
-The summariser also lists the preferences the user stated (`split_preferences`): they stay
-in the summary, and the step runner proposes them for the workspace MEMORY.md (the Go
-gateway's memory flush), so they outlive the session.
+Owns: when to compact, where to cut (never between a call and its results), the summary
+request and message, and the preferences the summary lists (docs/decisions/0011-agent.md).
+Must not: persist anything, change `session.messages` itself, or decide what happens when
+the model fails (ProviderError propagates; the loop decides).
 """
 
 from __future__ import annotations
@@ -22,6 +16,7 @@ from typing import cast
 
 from tether_protocol.conversation import (
     AssistantMessage,
+    Compaction,
     CompactionSummary,
     Message,
     SystemMessage,
@@ -166,10 +161,9 @@ async def compact(
         )
     summary = CompactionSummary(
         (TextBlock(SUMMARY_HEADER.format(n=len(head)) + text),),
-        replaced=len(head),
         # how many messages before it (stored before it) stay in the model's view, so a
         # session read back from the store sees what the live one saw
-        kept=len(messages) - cut,
+        Compaction(replaced=len(head), kept=len(messages) - cut),
     )
     return [summary, *tail], summary
 

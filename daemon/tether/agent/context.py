@@ -1,10 +1,8 @@
 """Building each model request: a stable prefix first, what changes last.
 
-The system prompt's stable layer (role, tool rules) and the tool list are byte-identical
-from step to step and turn to turn, so provider prompt caches hit; per-turn facts (the
-workspace path) go in `dynamic_context`, after it (seed 004's layer order). The stable
-layer ends with AGENTS.md and then the two MEMORY.md files (`memory_files.py`); none of
-them is read when it resolves into Tether's own config or history (`tethers_own`).
+Owns: the system prompt's stable layer (role, tool rules, AGENTS.md, the MEMORY.md files),
+the tool list and `dynamic_context`, so provider prompt caches hit (docs/decisions/0011-agent.md).
+Must not: read a file that resolves into Tether's own config or history (`tethers_own`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """The tool executor: runs a step's tool calls and returns what each did, as data.
 
-Owns: running calls in order (consecutive ones that only read together — several
-`delegate` calls without `writes` too, `Tool.reads_only` — each one that changes something alone, after its approval, so a read after an edit in the same step
-sees the edit and prompts come one at a time); validating arguments; the approval of
-calls that change things (the read-only mode's refusal, previews, the `ApprovalGate`
-and the asker, a checkpoint right before the user is asked); the OS sandbox choice for
-commands; screening results (result_screen.py: secrets masked, the input guard); the structured outcome of each call
-(`CallOutcome`: the tool's `ToolResult` with exit code, duration, output, changes) and
-the tool-call events the client sees; a call that may be stopped alone runs in its own
-cancel scope (call_cancel.py: `tool_call/cancel`). A tool error goes back to the model as an error
-result; it never ends the turn.
-Must not: stream from the model, write to the store itself (the `RunLog` it is given
-records results and checkpoints), or build protocol JSON.
+Owns: the order calls run in, validating arguments, approving calls that change things,
+the commands' sandbox choice, screening results, each call's `CallOutcome` and events, and
+per-call cancel scopes (docs/decisions/0011-agent.md); a tool error is a result, not the end.
+Must not: stream from the model, write to the store itself (`RunLog`), or build protocol JSON.
 """
 
 from __future__ import annotations

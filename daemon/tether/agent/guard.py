@@ -1,16 +1,9 @@
-"""The input guard: prompt-injection signals in what reaches the model, and tool output
-marked as data.
+"""The input guard: prompt-injection signals in what reaches the model, tool output as data.
 
-Owns: the six injection patterns and `scan`; `InputGuard` and its four modes for user
-messages and tool results; `wrap_tool_result` with the system-prompt sentence that goes
-with it (`UNTRUSTED_DATA_NOTE`); truncating over-long user messages (seed 003, §4).
-Must not: talk to the sink, the session or the provider (the loop acts on a
-`GuardResult`), or change text beyond the wrapper, the withheld notice and truncation.
-
-The patterns are heuristics tuned for few false positives on code and prose (a pom.xml
-`<system>GitHub</system>`, an INI `[system]` section, "you are now in the repo"); they
-raise a signal, they do not make text safe. The wrapper plus the note is the standing
-defence; the scan adds a notice for the user (warn) or a hard stop (block).
+Owns: the six injection patterns and `scan`, `InputGuard` and its four modes,
+`wrap_tool_result` with `UNTRUSTED_DATA_NOTE`, and truncation (docs/decisions/0011-agent.md).
+Must not: talk to the sink, the session or the provider (the loop acts on a `GuardResult`),
+or change text beyond the wrapper, the withheld notice and truncation.
 """
 
 from __future__ import annotations
@@ -21,9 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import attrs
-
-from tether_protocol.conversation import ContentBlock, TextBlock
+from tether_protocol.conversation import ContentBlock, TextBlock, replace
 
 GuardMode = Literal["off", "log", "warn", "block"]
 MODES: tuple[GuardMode, ...] = ("off", "log", "warn", "block")
@@ -235,7 +226,7 @@ def truncate_user_blocks(
         if room <= 0:
             continue  # past the limit: left out
         if len(text) >= room:  # the limit is reached here (what follows is cut): say so
-            block = attrs.evolve(block, text=f"{text[:room]}\n\n{notice}")
+            block = replace(block, text=f"{text[:room]}\n\n{notice}")
         room -= len(text)
         kept.append(block)
     return kept, notice

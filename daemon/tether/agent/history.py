@@ -1,23 +1,14 @@
 """The per-call history pipeline: what the model sees of the conversation (seed 003 §5-6).
 
-Owns: `prepare`, run on the model's view before every model call — keep the last N user
-turns, prune old tool results by how full the context is, then repair tool-call/result
-pairing — and `repair_pairing` on its own (for a view a crash left with unanswered
-calls) — on the typed conversation (``tether_protocol.conversation``). Must not: mutate
-its input (changed messages are new frozen values; the session's view and the stored
-history stay as they were), touch the store, call a model, or do more
-than a few linear passes (it runs on every step).
-
-`used_tokens` should measure the un-pruned view (what the history would cost without
-this pipeline); a count anchored on a pruned request is lower, so pruning would switch
-itself off on the next call and on again on the one after.
+Owns: `prepare` (keep the last N user turns, prune old tool results, repair call/result
+pairing) and `repair_pairing` alone, on the typed conversation (docs/decisions/0011-agent.md).
+Must not: mutate its input, touch the store, call a model, or do more than a few linear
+passes (it runs on every step).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import attrs
 
 from tether_protocol import conversation
 from tether_protocol.conversation import (
@@ -28,6 +19,7 @@ from tether_protocol.conversation import (
     ToolResultMessage,
     UserMessage,
     messages_from_json,
+    replace,
 )
 
 __all__ = [
@@ -159,7 +151,7 @@ def prune_tool_results(messages: Sequence[Message], *, clear: bool) -> list[Mess
         else:
             continue
         if new is not content:
-            out[index] = attrs.evolve(message, content=new)
+            out[index] = replace(message, content=new)
     return out
 
 

@@ -1,18 +1,8 @@
 """A turn's journal: what of it is committed, what is pending, and crash-safety.
 
-Owns: every write a turn makes to the history store (the user message, a message
-steered in at a step boundary, each step's messages with the files each call changed, the
-streamed partial, checkpoints, the calls left to run, the compaction summary, the title,
-the turn's end) and the model's view it extends at each commit;
-the open step's state (`StepStage`) and each of its calls' (`CallStage`); resuming a
-turn a stopped daemon left waiting for approval.
-
-Commits happen at step boundaries only (one transaction each), so a crash loses at
-most the step in flight and the streaming path never touches the database (only a
-time-based partial save). Before the user is asked, `checkpoint` commits the step so
-far and the calls left to run in one transaction, so a new daemon can ask again and
-resume there; a call approved after that is recorded `started` before it runs, so it
-is never run twice unasked.
+Owns: every write a turn makes to the history store, committed at step boundaries, the
+model's view it extends, the step's and calls' stages, and resuming a turn left waiting for
+approval (docs/decisions/0011-agent.md).
 Must not: stream, run tools, ask the user or report to the client.
 """
 

@@ -1,22 +1,9 @@
 """One turn of the agent loop (seeds 004 and 003): the coordinator of its three parts.
 
-persist the user message -> up to `max_steps` model steps: the step runner streams the
-step (`step_runner.py`); the tool executor runs its tool calls (`executor.py`); the
-journal commits the step (`journal.py`) -> stop when the model calls no tools, at
-`max_steps`, or on cancel.
-
-Owns: screening the prompt (over-long text cut, the input guard), the session's title
-from the first prompt, the order of steps, the step boundary where messages steered in
-during the turn join it (`ActiveTurn.steers`: after a step's calls and all their
-results, before the next request; a step that would end the turn is followed by one
-more when one is waiting), cancellation (a cancel ends the stream and the running tools
-at once, the journal commits what was produced marked `cancelled`,
-and the turn answers `cancelled` whenever a cancel arrived before it answered), the
-run report and the usage after each step, ask-first's question as the turn's one step
-(the question comes from the hook port), and resuming a turn a stopped daemon left
-waiting for approval.
-Must not: write to the store other than through the journal, run a tool other than
-through the executor, or build protocol JSON (it reports typed events to a `TurnSink`).
+Owns: screening the prompt, the title, the order of steps, where steered messages join,
+cancellation, the run report and usage, ask-first's step, and resuming a turn left waiting
+for approval (the sequence: docs/decisions/0011-agent.md). Must not: write to the store but
+through the journal, run a tool but through the executor, or build protocol JSON.
 """
 
 from __future__ import annotations
@@ -26,7 +13,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import anyio
-import attrs
 
 from tether_protocol._pending import PendingStep
 from tether_protocol.conversation import (
@@ -36,6 +22,7 @@ from tether_protocol.conversation import (
     GuardRecord,
     TextBlock,
     UserMessage,
+    replace,
 )
 
 from ..providers.base import Provider, ProviderError
@@ -169,7 +156,7 @@ class AgentTurn:
                 if checked.notice:
                     notices.append(checked.notice)
                 if checked.blocked:
-                    block = attrs.evolve(block, resource=attrs.evolve(resource, text=checked.text))
+                    block = replace(block, resource=replace(resource, text=checked.text))
             screened.append(block)
         joined = "\n".join(b.text for b in screened if isinstance(b, TextBlock))
         verdict = self.guard.check_user(joined)

@@ -1,14 +1,7 @@
 """Retrieved memory: messages of earlier sessions of this workspace that match the prompt.
 
-With `memory = "on"` (user settings only), each turn's first step searches the workspace's
-history (the FTS5 index `_tether/session/search` uses) for the prompt's words, ranks the
-user's and the model's messages of the other sessions by bm25 and recency, and keeps the
-best that fit `memory_tokens`. They go to the model as one delimited block in front of the
-turn's prompt, in the request only (never stored), so the system prompt and the earlier
-history stay byte-identical and the provider's prompt cache keeps hitting. The block says
-it is old context, not instructions. The user is shown the same hits (`MemoryRecalled`).
-
-Owns: the words searched for, the ranking, the budget and the block's wording.
+Owns: the words searched for, the ranking, the budget and the block's wording (how it
+reaches the request: docs/decisions/0011-agent.md).
 Must not: write anything, or read other workspaces' history.
 """
 
@@ -19,9 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import attrs
-
-from tether_protocol.conversation import Message, TextBlock, UserMessage
+from tether_protocol.conversation import Message, TextBlock, UserMessage, replace
 
 from ..store import HistoryStore
 from ..store.search import Match, matches_elsewhere
@@ -112,7 +103,7 @@ def with_recall(messages: Sequence[Message], block: str, prompt: UserMessage | N
         return view
     for index in range(len(view) - 1, -1, -1):
         if view[index] == prompt:
-            view[index] = attrs.evolve(prompt, content=(TextBlock(block), *prompt.content))
+            view[index] = replace(prompt, content=(TextBlock(block), *prompt.content))
             break
     return view
 

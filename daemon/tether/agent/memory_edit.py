@@ -1,11 +1,8 @@
 """A memory change Tether proposes itself: `/memory add` and the compaction's memory flush.
 
-Shown and asked exactly as a `remember` call of the model (a tool call with the diff, the
-approval gate, the permission request, the call's end), but it is not part of the
-conversation: the model neither made it nor sees its result. A daemon that stops while
-the question is open drops the proposal (it is not a checkpointed tool call).
-Owns: that sequence. Must not: write anything but through the `remember` tool's write,
-or skip the gate.
+Owns: asking it exactly as a `remember` call, outside the conversation (dropped if the
+daemon stops while asking; docs/decisions/0011-agent.md). Must not: write anything but
+through the `remember` tool's write, or skip the gate.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """The two MEMORY.md files: where they are, what of them the model reads, and adding a fact.
 
-    user       <user config dir>/MEMORY.md    (the folder of the user config file:
-                                               $TETHER_CONFIG's, else
-                                               $XDG_CONFIG_HOME/tether, else ~/.config/tether)
-    workspace  <workspace>/.tether/MEMORY.md  (project text, like AGENTS.md)
-
-Both go into the system prompt's stable layer after AGENTS.md, read once per turn, each
-cut at `MAX_MEMORY_CHARS` with a line saying so. The workspace file is the project's
-text: it is presented as such and, like AGENTS.md, can change no setting; a link in it
-that leads out of the workspace, or into Tether's config or history, is not followed.
-
-Owns: the paths, the capped reading, the prompt section and `with_fact` (a bullet appended
-under a heading). Must not: write files (the `remember` tool and `/memory add` do, after
-approval) or read anything but these two files.
+Owns: the paths (user config dir, `<workspace>/.tether/`), the capped reading, the prompt
+section and `with_fact` (docs/decisions/0011-agent.md). Must not: write files (`remember`
+and `/memory add` do, after approval), read anything but these two files, or follow a link
+out of the workspace or into Tether's config or history.
 """
 
 from __future__ import annotations

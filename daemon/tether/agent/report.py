@@ -1,10 +1,8 @@
 """The run report of a turn (seed 004's AgentRunReport): steps, latencies, usage, tools.
 
-Owns: collecting a turn's steps as typed values and building the report
-(`tether_protocol`'s `RunReport`; the store renders it, by the one converter, into the
-JSON stored with the turn and sent to clients). Must not: time anything itself beyond
-the turn's start and end (the loop measures steps and tools), store the report or
-render it as JSON.
+Owns: collecting a turn's steps as typed values and building `tether_protocol`'s `RunReport`.
+Must not: time anything itself beyond the turn's start and end (the loop measures steps
+and tools), store the report or render it as JSON.
 """
 
 from __future__ import annotations

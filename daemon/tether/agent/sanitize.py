@@ -1,29 +1,9 @@
 """Cleaning the model's visible text, for whole messages and for streamed deltas alike.
 
-Owns: the seven-step output pipeline (seed 003, section 3) — 1 garbled tool-call XML,
-2 downgraded tool-call text, 3 thinking tags moved to a thought channel, 4 final/answer
-wrappers, 5 echoed system messages, 6 stuttered duplicate paragraphs, 7 leading blank
-lines — as `sanitize(text)` and as `StreamSanitizer`.
-Must not: know about sinks, providers or sessions, or hold back ordinary prose.
-
-Each step is a small streaming stage (feed/finish) whose output does not depend on how
-its input was split; `sanitize` runs the same stages over the whole text, so streamed
-and whole-text results are identical by construction (the tests check it with random
-split points). Code is respected: inside fenced blocks (``` or ~~~, closed only by a
-fence as long) and inline code spans (`...`, ``...``; ended by their line at the latest)
-nothing is a tag, inside fences nothing is a marker, and repeated paragraphs inside
-fences are kept.
-
-Latency bound of `StreamSanitizer.feed`: text comes out in the same call unless it is
-- a `<` that may still become a tag we handle (held until decided, < 64 chars);
-- a `[` starting a line that may still become a marker (< 20 chars);
-- whitespace starting a line, until the line shows a character; blank lines, until
-  the next paragraph starts (dropping a repeated paragraph drops its separator too);
-- a paragraph that so far repeats the previous paragraph exactly (held until it
-  differs or ends; never more than 2,000 chars), and the message's leading whitespace.
-Thinking is emitted as thought as it arrives, except a possible closing tag (< 64).
-Deliberate limits: a stray `</think>` is dropped (not "everything before was
-thought"), marker blocks end at the next blank line, and trailing whitespace is kept.
+Owns: the seven-step output pipeline (seed 003 §3) as `sanitize(text)` and `StreamSanitizer`,
+identical however the stream is split; its code rules and latency bound:
+docs/decisions/0011-agent.md. Must not: know about sinks, providers or sessions, or hold
+back ordinary prose.
 """
 
 from __future__ import annotations

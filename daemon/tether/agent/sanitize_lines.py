@@ -1,9 +1,8 @@
 """The line-oriented stages of the output pipeline (see ``sanitize``, which runs them).
 
 Owns: ``Lines`` (following fenced code blocks and inline code spans in streamed text)
-and the stages that work on whole lines: ``Markers`` (steps 2 and 5), ``Dedup`` (step
-6), ``Leading`` (step 7). Must not: hold back more than ``sanitize``'s docstring says,
-or know about tags (``sanitize._Tags``).
+and the stages on whole lines: ``Markers`` (steps 2, 5), ``Dedup`` (6), ``Leading`` (7).
+Must not: hold back more than decision 0011 says, or know about tags (``sanitize._Tags``).
 """
 
 from __future__ import annotations

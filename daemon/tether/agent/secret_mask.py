@@ -1,13 +1,8 @@
 """Masking text that looks like a secret in a tool result, before the model sees it.
 
-Owns: the patterns (AWS keys, GitHub, OpenAI, Anthropic, Slack, Google and Stripe keys,
-private key blocks, JWTs, passwords in URLs, and `password=`/`token=`-style assignments of
-a long literal)
-and `mask_secrets`, which replaces each match by `[masked: looks like ...]` and says what
-it masked. Runs once per tool result (never per streamed delta): each pattern runs only
-when one of its literals is in the text (bench/secrets_kept_out.py: 1 MB in RESULTS.md).
-Must not: mask identifiers, calls, paths or placeholders (`token = get_token()`, `${TOKEN}`,
-`"token": "tether/turn_74008768a59edf77"`).
+Owns: the patterns and `mask_secrets` (`[masked: looks like ...]`), once per tool result,
+each pattern tried only when one of its literals is present (docs/decisions/0011-agent.md).
+Must not: mask identifiers, calls, paths or placeholders (`token = get_token()`, `${TOKEN}`).
 """
 
 from __future__ import annotations

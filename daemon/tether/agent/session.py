@@ -1,5 +1,9 @@
-"""A live session: its conversation in memory, its store, and the turn that is running
-(with the messages steered into it, waiting for its next step boundary)."""
+"""A live session: its conversation in memory, its store, and the turn that is running.
+
+Owns: the session's messages, its store and `ActiveTurn` (with the messages steered into
+it, waiting for its next step boundary).
+Must not: run a turn or write to the store (it holds state; loop.py and journal.py act).
+"""
 
 from __future__ import annotations
 

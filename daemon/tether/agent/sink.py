@@ -1,10 +1,7 @@
 """What a turn reports while it runs, as typed events; the server renders them.
 
-Owns: the events a turn emits and `TurnSink`, the protocol the server implements.
-Text and thought deltas are plain calls (the hot path: one list append each); every
-other event goes through `emit`, in order. Tool-call events are patches keyed by the
-call id (a field left `None` is unchanged), so a wire where updates are upserts by id
-(ACP v2) renders them as they are and ACP v1 renders the first as `tool_call`.
+Owns: the events a turn emits and `TurnSink`: text and thought deltas as plain calls,
+the rest through `emit`; tool-call events as patches keyed by call id (docs/decisions/0011-agent.md).
 Must not: know JSON-RPC or ACP field names, or build protocol JSON; every wire version
 is a renderer in `tether.server.updates`.
 """

@@ -2,8 +2,7 @@
 
 Owns: the step's streamed output and calls (`StepState`, `PendingCall`) and what one
 call's run produced (`CallOutcome`, with the stored form of its result).
-Must not: touch the store or the sink. Nothing here outlives its step, so no closure
-state leaks between steps, and the hot path (text deltas) is a list append.
+Must not: touch the store or the sink, or outlive its step (no state leaks between steps).
 """
 
 from __future__ import annotations

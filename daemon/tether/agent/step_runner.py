@@ -1,17 +1,9 @@
 """The step runner: streams one model step and assembles its tool calls.
 
-Owns: building each step's request (the model's view, pruned; compaction when the
-conversation passes 75% of the window or the model says it is too long), streaming
-text, thinking and tool-call deltas to the sink, sanitising the stream, timing the
-step, the partial saved every `PARTIAL_EVERY_S` while it streams, and the recovery of
-a reply that broke off after output was shown (kept `incomplete`, streamed again once
-per turn); retrieved memory at the turn's first step (`memory.py`: searched once, put in
-front of the turn's prompt in every step's request) and, after a compaction, the memory
-flush (the preferences the summary listed, proposed through `memory_edit.py`).
-Must not: run tools, ask the user other than through that proposal, decide when the turn
-ends, or build protocol JSON.
-The hot path (a text delta) is a type check, a list append and a sink call: no store
-round trip and nothing proportional to the history per event.
+Owns: each step's request (pruned, compacted when due), streaming and sanitising deltas to
+the sink, timing, the partial save, recovering a broken-off reply, retrieved memory and the
+memory flush (docs/decisions/0011-agent.md). Must not: run tools, ask the user but through
+that flush, decide when the turn ends, build protocol JSON, or touch the store per delta.
 """
 
 from __future__ import annotations
@@ -21,9 +13,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import cast
 
-import attrs
-
-from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage
+from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage, replace
 
 from ..providers.base import (
     Finish,
@@ -299,4 +289,4 @@ def _wrapped(message: Message) -> Message:
     """The model's copy of a tool result, marked as data (the stored one stays raw)."""
     if not isinstance(message, ToolResultMessage):
         return message
-    return attrs.evolve(message, content=wrap_tool_result(message.content, message.name))
+    return replace(message, content=wrap_tool_result(message.content, message.name))

@@ -1,18 +1,8 @@
-"""Sub-agents: the `delegate` tool's child turns.
+"""Sub-agents: the `delegate` tool's child turns (how a child is built: docs/decisions/0011-agent.md).
 
-A delegation is a child session stored in the parent's workspace store (its metadata
-names `parentSessionId` and `parentCallId`, so `session/load` shows its transcript),
-and one `AgentTurn` in it: the same turn machinery (step runner, executor, journal) with
-its own context (the task as its only user message, the system prompt plus
-`CHILD_NOTE`), the parent's read-only tools (with `writes`, the parent's other tools too,
-in the parent's mode as it is at each call: `ChildSession`; never `delegate` itself), its
-own step cap and token budget (`subagent_parts.BudgetedProvider`). Its events are nested
-under the `delegate` call (`subagent_parts.ChildSink`), its approvals go through the
-parent's gate and asker (`ChildAsker`), a cancel of the parent's turn cancels it
-(`ActiveTurn.children`), and its final answer is the call's result.
-Owns: `SubAgents` (the turn's `Delegator`), the child session, and the result the parent
-model sees. Must not: run tools or stream the model itself (the child's `AgentTurn`
-does), or build protocol JSON.
+Owns: `SubAgents` (the turn's `Delegator`), the child session stored in the parent's
+workspace store, and the result the parent model sees. Must not: run tools or stream the
+model itself (the child's `AgentTurn` does), or build protocol JSON.
 """
 
 from __future__ import annotations

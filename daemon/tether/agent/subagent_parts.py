@@ -1,16 +1,8 @@
 """What a sub-agent's turn is given instead of its parent's: a sink, a provider, an asker.
 
-`ChildSink`: the child's tool calls are sent to the client under ids of their own
-(`<delegate call id>/<child call id>`, with `_meta.tether.parentCallId`), and its progress
-(what it says, one short line per tool call) becomes the content of the `delegate` call
-(with `_meta.tether.childSessionId`); the child's usage, title, plan and memory are its
-own and are not shown as the parent's. `BudgetedProvider`: the parent's provider, with
-the child's system prompt note, its requests marked `purpose: "delegate"`, and its token
-budget (a request after the budget is spent fails with "budget spent"). `ChildAsker`:
-the parent's asker (the same gate, rules, hooks and client), asking with the parent's
-session id and the call's ids under the `delegate` call.
-Owns: those three adapters. Must not: run a turn, write to the store, or build protocol JSON.
-The hot path: a text delta is a list append; a provider event is one type check.
+Owns: `ChildSink`, `BudgetedProvider` and `ChildAsker` (what each changes:
+docs/decisions/0011-agent.md). Must not: run a turn, write to the store, build protocol
+JSON, or do more per text delta than a list append.
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """How full the model's context is: the provider's count, plus an estimate for what came after.
 
-Seed 004's hybrid estimate: the last input-token count a provider reported is the anchor
-(it covers the system prompt, tools and every message up to that call); messages added
-since are estimated at 4 characters a token. Work per step is proportional to the new
-messages only, never to the whole history. The context-management issue uses this to
-decide when to prune and compact.
+Owns: seed 004's hybrid estimate (the last reported input count, plus 4 characters a token
+for messages since), used to decide when to prune and compact.
+Must not: do work proportional to the whole history (only the new messages are estimated).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,9 +19,9 @@ CHARS_PER_TOKEN = 4
 
 def estimate_message(message: Message) -> int:
     """About 4 characters a token of the message's stored JSON (what the model reads of it)."""
-    from tether_protocol.conversation import for_model, message_to_json
+    from tether_protocol.conversation import encode_message, for_model
 
-    return max(1, len(json.dumps(message_to_json(for_model(message)), ensure_ascii=False)) // CHARS_PER_TOKEN)
+    return max(1, len(encode_message(for_model(message)).decode()) // CHARS_PER_TOKEN)
 
 
 @dataclass(slots=True)

@@ -37,8 +37,19 @@ if TYPE_CHECKING:
     from .commands import ParsedCommand
 
 
+class WorkspaceRules:
+    """A workspace's stored rules as its gates read them (loaded once), and its one line of
+    questions: the gates of one workspace made with different settings (the shared daemon's
+    windows) share it, so an "always" answered through one holds in all."""
+
+    def __init__(self) -> None:
+        self.stored: list[Rule] | None = None
+        # Several calls of one step (and several sessions) ask one at a time, in order.
+        self.ask_lock = anyio.Lock()
+
+
 class ApprovalGate:
-    """One per workspace: its stored rules, the configured deny rules, and an asker."""
+    """One per workspace and settings: its stored rules, the configured deny rules, and an asker."""
 
     def __init__(
         self,
@@ -50,41 +61,40 @@ class ApprovalGate:
         workspace: Path | None = None,
         sandbox_auto_allow: bool = False,
         allowed_domains: tuple[str, ...] = (),
+        shared: WorkspaceRules | None = None,
     ) -> None:
         self._store = store
+        self._shared = shared or WorkspaceRules()
         # where a command's writes are checked (None: every write may overwrite a file)
         self._workspace = workspace
         self._fixed = builtin_rules(deny_commands)
         self._net = CommandNetwork(network_commands, network_all, network_proxy, allowed_domains)
         self._sandbox_auto_allow = sandbox_auto_allow  # in mode auto-edit (sandboxed_asking.py)
-        self._stored: list[Rule] | None = None
-        # Several calls of one step (and several sessions) ask one at a time, in order.
-        self._ask_lock = anyio.Lock()
 
     async def rules(self) -> list[Rule]:
-        if self._stored is None:
-            self._stored = [
+        if self._shared.stored is None:
+            self._shared.stored = [
                 Rule(r.tool_kind, r.pattern, r.decision, id=r.id, network=NetworkReach.parse(r.network))
                 for r in await self._store.list()
             ]
-        return [*self._fixed, *self._stored]
+        return [*self._fixed, *self._shared.stored]
 
     async def add_rule(self, kind: str, pattern: str, decision: str, network: NetworkReach = OFF) -> Rule:
         record = await self._store.add(kind, pattern, decision, network.stored())
         rule = Rule(kind, pattern, decision, id=record.id, network=network)
         stored = [r for r in (await self._stored_rules()) if r.id != record.id]
-        self._stored = [*stored, rule]
+        self._shared.stored = [*stored, rule]
         return rule
 
     async def remove_rule(self, rule_id: int) -> bool:
         removed = await self._store.delete(rule_id)
-        self._stored = [r for r in await self._stored_rules() if r.id != rule_id]
+        self._shared.stored = [r for r in await self._stored_rules() if r.id != rule_id]
         return removed
 
     async def _stored_rules(self) -> list[Rule]:
         await self.rules()
-        assert self._stored is not None
-        return self._stored
+        assert self._shared.stored is not None
+        return self._shared.stored
 
     async def decide(self, request: ApprovalRequest, asker: Asker) -> Verdict:
         rules = await self.rules()
@@ -107,7 +117,7 @@ class ApprovalGate:
             git_writable=request.sandbox_backend not in ("", "bwrap"),
             reach=OFF if parsed is None else self._net.reach(parsed, request.command or "", request.sandbox_backend),
         )
-        async with self._ask_lock:
+        async with self._shared.ask_lock:
             answer = await asker.ask(request, decided)
         return await self._from_answer(request, answer, parsed)
 

@@ -1,12 +1,8 @@
 """Asking the user about a domain the proxy would refuse, through the normal prompt.
 
-Owns: the `session/request_permission` a held connection sends (its tool call is the
-command's, titled with the host; options "Allow HOST for this session" (`allow_once`),
-"Always allow HOST" (`allow_always`), "Deny" (`reject_once`): one per kind, so clients
-that key answers by kind work too), reading the answer (anything else, an error, a
-cancel or no answer within `ASK_SECONDS`: deny), and the user's "always" list: a file in
-Tether's data directory (which commands cannot read or write), never the workspace.
-Must not: ask when no ACP client is attached (the proxy then refuses at once).
+Owns: the held connection's `session/request_permission` (one option per kind), reading
+the answer (anything but allow, or no answer in `ASK_SECONDS`: deny), and the "always"
+list in Tether's data directory. Must not: ask when no ACP client is attached.
 """
 
 from __future__ import annotations

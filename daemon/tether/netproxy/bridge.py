@@ -1,17 +1,9 @@
 """The in-sandbox bridge: a loopback port forwarded to the proxy's unix socket.
 
-Run inside bubblewrap's fresh network namespace as `python -I -S bridge.py SOCKET
-SECCOMP_HEX [BUNDLE] -- ARGV...` (sandbox/bwrap.py builds the line). Standard library only.
-BUNDLE: the trust bundle with the daemon's CA (HTTPS credentials), named by SSL_CERT_FILE,
-REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, GIT_SSL_CAINFO, PIP_CERT and NODE_EXTRA_CA_CERTS.
-Owns: listening on 127.0.0.1 (a free port of the namespace's own loopback), then forking
-the command with the proxy variables pointing there (HTTP(S)_PROXY, ALL_PROXY, npm's,
-pip's, yarn's, git's), the seccomp socket filter installed in the child only (no unix
-sockets, so the command cannot reach the proxy socket, nor any other, itself), and in
-the parent: becoming non-dumpable (the command cannot ptrace it or read its memory to
-open sockets through it), relaying each accepted connection to SOCKET, and exiting with
-the command's status (bwrap, PID 1, then kills whatever is left).
-Must not: import anything from Tether, or run ARGV when a step fails (exit 125).
+Owns: listening on the namespace's loopback, forking ARGV with the proxy variables and a
+seccomp socket filter, relaying each connection to SOCKET, and exiting with ARGV's status
+(docs/decisions/0013-netproxy.md). Must not: import anything from Tether, or run ARGV
+when a step fails (exit 125).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """The allowlist proxy one sandboxed command reaches (through bridge.py's loopback port).
 
-Owns: serving HTTP CONNECT (`host:port`, then bytes both ways) and absolute-URI plain
-HTTP (`GET http://host/...`: sent on in origin form with `Host` set from the URI, the
-`Proxy-*` and hop-by-hop headers dropped, `Connection: close`, and the user's credential
-header for that host added, replacing one the command sent; a tunnel to a host with a
-credential on port 443 is opened with tls.py's certificate and its first request treated the same,
-other tunnels stay untouched); refusing a malformed head
-(bare CR or LF, folded or invalid header lines, both `Content-Length` and
-`Transfer-Encoding`, over 16 KiB or slower than 10 s), a host or port rules.py refuses,
-and a name whose every address is refused, before connecting; connecting to exactly the
-address it checked (no second lookup: DNS rebinding fails); recording each refusal.
+Owns: serving CONNECT and absolute-URI HTTP, refusing a malformed head or a refused host,
+port or address before connecting, adding the user's credential header, connecting to the
+address it checked, and recording refusals (docs/decisions/0013-netproxy.md).
 Must not: connect anywhere it has not checked, or show a credential to the command.
 """
 

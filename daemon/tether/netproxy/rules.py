@@ -1,11 +1,7 @@
 """What the proxy allows: host patterns, ports and the addresses a name may resolve to.
 
-Owns: the default `allowed_domains` (package registries of the ecosystems Tether's users
-work in), matching a host and port against the patterns (`name`, `*.suffix`, either with
-`:port`; without a port only 80 and 443), checking a host's spelling, and refusing every
-address that is not a public unicast one (loopback, link-local and cloud metadata,
-private, CGNAT, unique-local, multicast, unspecified, reserved, and those hidden in
-IPv4-mapped, 6to4, Teredo and NAT64 forms).
+Owns: the default `allowed_domains`, matching host and port against patterns, checking a
+host's spelling, and refusing every address that is not public unicast.
 Must not: resolve names or open connections (proxy.py does, on the address checked here).
 """
 

@@ -1,10 +1,8 @@
 """One command's proxy: started before the command, stopped after it, refusals reported.
 
-Owns: the private directory of the proxy's socket (made in Tether's runtime directory,
-which every sandbox hides; removed afterwards), serving `DomainProxy` there while the
-command runs, and the lines the model and the user get for what it refused.
-Must not: start a proxy for a backend that cannot confine the command to it (Landlock
-has no network namespace: allowlist means no network there, and the command is told).
+Owns: the proxy socket's private directory, serving `DomainProxy` there while the command
+runs, and the lines the model and the user get for what it refused. Must not: start a
+proxy for a backend that cannot confine the command to it (Landlock: no network at all).
 """
 
 from __future__ import annotations

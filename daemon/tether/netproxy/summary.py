@@ -1,7 +1,7 @@
-"""What `tether doctor` says about the network: the mode, what allowlist allows, the
-per-command lists, credentials (names only) and what the backend guarantees.
+"""What `tether doctor` says about the network.
 
-Owns: that report as data (`network_report`) and as lines (`network_lines`).
+Owns: the mode, what allowlist allows, per-command lists, credential names and what the
+backend guarantees, as data (`network_report`) and as lines (`network_lines`).
 Must not: show a credential's value, or import the proxy (doctor stays cheap).
 """
 

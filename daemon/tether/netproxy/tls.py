@@ -1,12 +1,9 @@
 """TLS interception for hosts that have a credential (`credentials`), and nothing else.
 
-Owns: the daemon's own CA (made on first use with the host's `openssl`, in a private
-directory inside Tether's runtime directory, which every sandbox covers; removed at
-exit), a certificate per intercepted host signed by it (cached), the trust bundle a
-command gets (the system's CAs plus this CA: bound read-only into its sandbox, named by
-SSL_CERT_FILE and friends), and the server-side TLS context for a host.
-Must not: intercept a host without a credential (those tunnels stay untouched), or
-let the CA's key into a sandbox.
+Owns: the daemon's own CA (made with `openssl`, kept in the runtime directory), a cached
+certificate per intercepted host, the trust bundle a command gets, and the server-side
+TLS context. Must not: intercept a host without a credential, or let the CA's key into a
+sandbox.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Server: the protocol's methods, one table of typed handler functions, on top of the transport.
 
 Owns: the method table (`methods.py`: one row per method — its handler, params class,
-result class), the `ServerContext` every handler is passed (`context.py`: the services,
-typed), the live session with what it owns (`live_session.py`), the handlers by area — `initialize` and the LSP lifecycle (`lifecycle.py`, with
+result class), the `ClientConnection` every handler is passed (`context.py`: one client's
+state, with the `Daemon` of `daemon_services.py`: what the process has once), the live
+session with what it owns (`live_session.py`) and who sees it (`audience.py`), the handlers by area — `initialize` and the LSP lifecycle (`lifecycle.py`, with
 the import-free `handshake.py` the fast start also uses), sessions (`sessions.py`, over
 the sessions service `sessions_service.py` that `tether sessions` uses too), loading a
 stored session (`loading.py`), snapshots and forks (`snapshots.py`), prompt turns and

@@ -27,7 +27,7 @@ from tether_protocol._config_options import SessionClearedParams
 
 from ..agent.session import AgentSession
 from . import config_options, memory_command, user_commands
-from .context import ServerContext
+from .context import ClientConnection
 from .handshake import MODES
 from .live_session import LiveSession
 from .updates import SessionUpdates
@@ -87,11 +87,11 @@ def listed(workspace: Path, session: LiveSession | None = None) -> list[tuple[st
     return [*BUILTINS, *files, *(session.prompt_commands if session is not None else ())]
 
 
-def send_available(ctx: ServerContext, session_id: str, workspace: Path) -> None:
+def send_available(ctx: ClientConnection, session_id: str, workspace: Path) -> None:
     """`available_commands_update` for a session (called after its new/load answer). The
     list sent is kept on the live session (it goes when the session is closed)."""
     sink = SessionUpdates(session_id, ctx.connection)
-    session = ctx.registry.live.get(session_id)
+    session = ctx.daemon.registry.live.get(session_id)
     found = listed(workspace, session)
     if session is not None:
         session.commands_sent = found
@@ -141,7 +141,7 @@ async def set_mode(session: AgentSession, sink: SessionUpdates, mode_id: str) ->
     return True
 
 
-async def set_model(ctx: ServerContext, session: AgentSession, sink: SessionUpdates, model_id: str) -> None:
+async def set_model(ctx: ClientConnection, session: AgentSession, sink: SessionUpdates, model_id: str) -> None:
     """`/model <id>`: as `session/set_config_option` for "model", and the client is told
     (a `config_option_update`); without an id, or an unknown one, a notice lists the models."""
     from tether_protocol._converter import unstructure
@@ -161,7 +161,7 @@ async def set_model(ctx: ServerContext, session: AgentSession, sink: SessionUpda
     sink.notice(f"\n[model: {model_id}, from the next turn]\n")
 
 
-async def clear(ctx: ServerContext, session: AgentSession, sink: SessionUpdates) -> None:
+async def clear(ctx: ClientConnection, session: AgentSession, sink: SessionUpdates) -> None:
     """`/clear`: a client that declared `_meta.tether.clearSession` gets a new session (same
     workspace, mode, model and reasoning) by `_tether/session/cleared`, and shows it in the
     same view; any other client is told how to start one. This conversation is kept."""
@@ -173,7 +173,7 @@ async def clear(ctx: ServerContext, session: AgentSession, sink: SessionUpdates)
         return
     from tether_protocol._converter import unstructure
 
-    new = await ctx.sessions.create(session.workspace, session.mode)
+    new = await ctx.daemon.sessions.create(session.workspace, session.mode)
     if session.model is not None:
         await config_options.set_model(ctx, new, session.model)
     if session.reasoning is not None:
@@ -185,7 +185,7 @@ async def clear(ctx: ServerContext, session: AgentSession, sink: SessionUpdates)
     send_available(ctx, new.id, new.workspace)
 
 
-async def compact(ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, focus: str) -> None:
+async def compact(ctx: ClientConnection, session: AgentSession, turn_id: str, sink: SessionUpdates, focus: str) -> None:
     """`/compact [focus]`: the compaction a long turn does (agent/compaction.py), now: the
     `pre_compact` hooks fire and the preferences the summary lists are proposed for
     MEMORY.md, as in an automatic compaction. The summary is stored as the first message
@@ -239,7 +239,7 @@ async def _store_compaction(
         sink.update(update)
 
 
-async def review(ctx: ServerContext, session: AgentSession, args: str, rest: Sequence[ContentBlock]) -> Expanded | None:
+async def review(ctx: ClientConnection, session: AgentSession, args: str, rest: Sequence[ContentBlock]) -> Expanded | None:
     """`/review [focus]`: the diff attached, read-only for this turn; None when nothing changed.
     A project's `.git` comes with the project (an archive, a copied folder), so git runs
     sandboxed and inert (tools/host_git.py)."""

@@ -10,7 +10,7 @@ the models that take it. Both choices are stored in the session's metadata (`"mo
 apply from the next turn (a running turn keeps what it started with).
 Owns: which options a session has, their checks and their updates (`config_option_update`,
 and `current_mode_update` when the mode changes by the "mode" option), the model list's
-cache (`ServerContext.model_catalog`). Must not: touch SQL (the store does), do HTTP (the
+cache (`ClientConnection.model_catalog`). Must not: touch SQL (the store does), do HTTP (the
 providers' `models_list.py` does) or run turns. On the start path: imports nothing of the turn.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from .handshake import MODES
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
-    from .context import ServerContext
+    from .context import ClientConnection
 
 # The "model" value that means "whatever the provider picks" (no `model` setting).
 DEFAULT_MODEL = "default"
@@ -59,28 +59,28 @@ def stored_reasoning(metadata: JsonObject) -> str | None:
     return reasoning if isinstance(reasoning, str) and reasoning else None
 
 
-def _model_choices(ctx: ServerContext) -> dict[str, str]:
+def _model_choices(ctx: ClientConnection) -> dict[str, str]:
     """The models a session may pick (id -> name): the `models` setting (the `model`
     setting first when it is not in it), then what the provider lists (`fetch_models`)."""
     current = ctx.settings.model or DEFAULT_MODEL
     configured = list(ctx.settings.models)
-    listed = ctx.model_catalog.listed if ctx.model_catalog is not None else ()
+    listed = ctx.daemon.model_catalog.listed if ctx.daemon.model_catalog is not None else ()
     names = {m.id: m.name for m in listed}
     names[DEFAULT_MODEL] = "Provider default"
     ids = [*(configured if current in configured else [current, *configured]), *names]
     return {m: names.get(m, m) for m in ids if m != DEFAULT_MODEL or m == current}
 
 
-def model_ids(ctx: ServerContext) -> list[str]:
+def model_ids(ctx: ClientConnection) -> list[str]:
     return list(_model_choices(ctx))
 
 
-def _reasoning_values(ctx: ServerContext, model: str) -> list[SessionConfigSelectOption]:
+def _reasoning_values(ctx: ClientConnection, model: str) -> list[SessionConfigSelectOption]:
     """The reasoning choices for ``model``: OpenAI's `reasoning_effort` for the models that
     take it, Anthropic's thinking budget for the models that think; [] = no such option
     (another provider or model, or the provider not known yet: it is built after the first
     session is answered, and the option comes with a `config_option_update` then)."""
-    catalog = ctx.model_catalog
+    catalog = ctx.daemon.model_catalog
     kind = catalog.kind if catalog is not None else ""
     if kind == "openai":
         from ..providers.messages_openai import takes_reasoning_effort
@@ -98,11 +98,11 @@ def _reasoning_values(ctx: ServerContext, model: str) -> list[SessionConfigSelec
     return []
 
 
-def _current_model(ctx: ServerContext, session: AgentSession) -> str:
+def _current_model(ctx: ClientConnection, session: AgentSession) -> str:
     return session.model or ctx.settings.model or DEFAULT_MODEL
 
 
-def config_options(ctx: ServerContext, session: AgentSession) -> list[SessionConfigOption]:
+def config_options(ctx: ClientConnection, session: AgentSession) -> list[SessionConfigOption]:
     """The session's options, model first, with their current values."""
     choices = _model_choices(ctx)
     current = _current_model(ctx, session)
@@ -146,7 +146,7 @@ async def _store(session: AgentSession, key: str, value: str) -> None:
     await session.store.update_session(session.id, metadata=metadata)
 
 
-async def set_model(ctx: ServerContext, session: AgentSession, model: str) -> None:
+async def set_model(ctx: ClientConnection, session: AgentSession, model: str) -> None:
     """Choose ``model`` (one of ``model_ids``, checked) for the session's next requests; a
     reasoning choice the new model cannot take goes back to the default."""
     session.model = None if model == DEFAULT_MODEL else model
@@ -163,7 +163,7 @@ async def set_reasoning(session: AgentSession, value: str) -> None:
     await _store(session, "reasoning", session.reasoning or "")
 
 
-async def fetch_models(ctx: ServerContext) -> None:
+async def fetch_models(ctx: ClientConnection) -> None:
     """Once per daemon, after the warm-up built the provider: its model list (and which
     provider it is, for the reasoning option). A failure keeps the configured models (a
     log line). The live sessions whose options changed get a `config_option_update`."""
@@ -181,9 +181,9 @@ async def fetch_models(ctx: ServerContext) -> None:
         group.start_soon(stop_early)
         listed = await list_models(provider)
         group.cancel_scope.cancel()
-    live = [s for s in ctx.registry.live.values() if not s.closed]
+    live = [s for s in ctx.daemon.registry.live.values() if not s.closed]
     before = [config_options(ctx, s) for s in live]  # what each was last told (no await since)
-    ctx.model_catalog = ModelCatalog(kind_of(provider), tuple(listed or ()))
+    ctx.daemon.model_catalog = ModelCatalog(kind_of(provider), tuple(listed or ()))
     for session, old in zip(live, before):
         now = config_options(ctx, session)
         if now != old:
@@ -198,7 +198,7 @@ async def set_mode(session: AgentSession, mode: str) -> None:
     await session.store.update_session(session.id, mode=mode)
 
 
-def send_update(ctx: ServerContext, session: AgentSession, update: Any) -> None:
+def send_update(ctx: ClientConnection, session: AgentSession, update: Any) -> None:
     from tether_protocol._converter import unstructure  # not on the start path
 
     from .updates.emitter import SessionUpdates
@@ -206,8 +206,8 @@ def send_update(ctx: ServerContext, session: AgentSession, update: Any) -> None:
     SessionUpdates(session.id, ctx.connection).update(unstructure(update))
 
 
-async def session_set_config_option(ctx: ServerContext, params: SetConfigOptionParams) -> SetConfigOptionResult:
-    session = ctx.registry.get_live(params.session_id)
+async def session_set_config_option(ctx: ClientConnection, params: SetConfigOptionParams) -> SetConfigOptionResult:
+    session = ctx.daemon.registry.get_live(params.session_id)
     offered = {o.id: [v.value for v in o.options] for o in config_options(ctx, session)}
     if params.config_id not in offered:
         raise InvalidParams(
@@ -229,8 +229,8 @@ async def session_set_config_option(ctx: ServerContext, params: SetConfigOptionP
     return SetConfigOptionResult(config_options(ctx, session))
 
 
-async def session_set_model(ctx: ServerContext, params: SetModelParams) -> EmptyResult:
-    session = ctx.registry.get_live(params.session_id)
+async def session_set_model(ctx: ClientConnection, params: SetModelParams) -> EmptyResult:
+    session = ctx.daemon.registry.get_live(params.session_id)
     allowed = [o.value for o in config_options(ctx, session)[0].options]
     if params.model_id not in allowed:
         raise InvalidParams(

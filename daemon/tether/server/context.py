@@ -1,14 +1,12 @@
-"""What a handler is given: the daemon's services and its per-connection state, typed.
+"""What a handler is given: one client connection's state, and the daemon it is served by.
 
-Owns: `ServerContext` — the settings and the client's profile (each connection's: a turn's
-tools get its `sandbox` setting, there is no process default), the live sessions
-(`registry`) and the sessions service over them (`sessions`), the editor's documents,
-the tools, the approval gates, the provider (built once), the client asker, the
-background tasks (`tasks`), the JSON-RPC peer (`rpc`) and connection (`conn`), the LSP
-agent front's state (`lsp_front`), and the stop signal — and `LazyProvider`, a provider
-built once on first use: how both this context and the shared daemon's hub make theirs.
-Must not: implement a method (the handler modules do) or build the method table
-(`methods.py`).
+Owns: `ClientConnection` — a client's JSON-RPC peer (`rpc`) and connection (`conn`), its
+profile and settings (the daemon's narrowed by its workspace config and
+`initializationOptions`: a turn's tools get its `sandbox` setting), its documents, its asker,
+its LSP front, its one-shot flags, its end (`stop`), the warm-up after its first session —
+and `daemon`, the services every connection shares (`daemon_services.Daemon`).
+Must not: implement a method (the handler modules do), build the method table
+(`methods.py`), or keep state of a session (`live_session.LiveSession` does).
 """
 
 from __future__ import annotations
@@ -22,29 +20,22 @@ from typing import TYPE_CHECKING
 import anyio
 
 from ..config import Settings
+from ..start_up import resume_collector
 from ..transport.connection import Connection
 from ..transport.rpc import TetherRPC
+from .daemon_services import Daemon, LazyProvider
 from .documents import DocumentStore
 from .handshake import ClientProfile
-from .registry import SessionRegistry, credential_stores
-from .sessions_service import LiveSessions
-from .tasks import BackgroundTasks
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
     from ..approvals import ApprovalGate
-    from ..config.mcp_servers import McpServerConfig
-    from ..mcp.manager import McpManager
     from ..providers.base import Provider
-    from ..providers.models_list import ModelCatalog
     from ..store import HistoryStore
-    from ..tools.registry import ToolRegistry
     from .asker import ClientAsker
     from .lsp_agent.front import LspFront
 
 log = logging.getLogger("tether.server")
 
-# How long a stopping daemon waits for cancelled turns to commit what they have.
-STOP_GRACE_S = 5.0
 # How long the warm-up waits for the client's first session before it starts anyway.
 _WARM_UP_AFTER_S = 1.0
 _WATCH_QUIET_S = 0.25  # a first prompt sent at once has arrived by then
@@ -57,65 +48,34 @@ _TURN_MODULES = ("tether.server.prompt",)
 # (the command analysis: a cold first prompt's turn imports it only at its first command;
 # a warm daemon has it before then)
 _LATER_MODULES = ("tether.server.loading", "tether.server.snapshots", "pathspec", "tether.approvals.commands")
+# The start-up's pause of the collector ends at the latest this long after the daemon serves.
+_START_UP_S = 2.0
+_ONE_SHOT_WATCH_AFTER_S = 1.0  # `tether run`: its workspace's watch starts after a second of the turn
 
 
-class LazyProvider:
-    """A provider chosen from the settings on first use (choosing may probe loopback servers),
-    once however many callers ask at the same time; its owner closes it."""
+class ClientConnection:
+    """One client's connection: the state every handler is passed (as its first argument)."""
 
-    def __init__(self) -> None:
-        self.built: Provider | None = None
-        self._lock = anyio.Lock()
+    rpc: TetherRPC  # set by whoever builds the method table over this connection (app.py)
 
-    async def get(self, settings: Settings) -> Provider:
-        if self.built is None:
-            async with self._lock:
-                if self.built is None:
-                    from ..providers.select import make_provider
-
-                    self.built = await make_provider(settings)
-        return self.built
-
-    async def aclose(self) -> None:
-        """Close the provider, if one was built."""
-        if self.built is not None:
-            await self.built.aclose()
-
-
-class ServerContext:
-    """The services and state every handler is passed (as its first argument)."""
-
-    rpc: TetherRPC  # set by whoever builds the method table over this context
-
-    def __init__(self, settings: Settings, root: Path) -> None:
+    def __init__(self, daemon: Daemon, settings: Settings, root: Path, *, warm_up: bool = True) -> None:
+        self.daemon = daemon
         self.settings = settings
         self.default_root = root
+        # False for one turn in its client's process (`tether run`): nothing to get ahead of
+        self.warm_up = warm_up
         self.client: ClientProfile | None = None
         self.initialized = False
-        # the workspace config's refused keys were shown in a turn (once per daemon)
+        # the workspace config's refused keys were shown in a turn (once per connection)
         self.told_refused = False
         self.shutdown_requested = False
         self.exit_code = 0
         self.stopped = asyncio.Event()
         self.conn: Connection | None = None
-        self._tools: ToolRegistry | None = None
-        self.documents = DocumentStore()
-        self.tasks = BackgroundTasks()
-        self._gates: dict[Path, ApprovalGate] = {}
-        self.registry = SessionRegistry(
-            Path(settings.home) if settings.home else None, self.tasks.start, self._watch_when,
-            credential_stores(settings),
-        )
-        self.sessions = LiveSessions(self.registry)
-        self.lazy_provider = LazyProvider()
-        # the provider's models for the model picker, once listed (config_options.fetch_models)
-        self.model_catalog: ModelCatalog | None = None
+        self.documents = DocumentStore()  # the client's open buffers
         self._asker: ClientAsker | None = None
-        # MCP servers (server/mcp_servers.py): the manager (made by a turn with servers),
-        # the servers ACP clients gave their sessions, what each session was told
-        self.mcp: McpManager | None = None
-        self.mcp_session_servers: dict[str, tuple[McpServerConfig, ...]] = {}
-        self.mcp_told: dict[str, set[str]] = {}
+        # the provider of a connection whose settings choose another answerer than the daemon's
+        self._own_provider: LazyProvider | None = None
         # set when the first session is opened: the warm-up starts after it is answered
         self.session_opened = asyncio.Event()
         # the LSP agent front's state on this connection (server/lsp_agent/front.py), made on first use
@@ -127,44 +87,41 @@ class ServerContext:
         assert self.conn is not None, "no connection attached"
         return self.conn
 
-    @property
-    def tools(self) -> ToolRegistry:
-        """The tools a turn may call (built on first use: a session is opened without them)."""
-        if self._tools is None:
-            from ..tools.registry import ToolRegistry, builtin_tools
-
-            self._tools = ToolRegistry(builtin_tools())
-        return self._tools
+    def attach(self, conn: Connection) -> None:
+        """Serve ``conn``: the peer writes to it, the daemon counts it among its connections."""
+        self.conn = conn
+        self.rpc.attach(conn)
+        self.daemon.connections[conn] = self
 
     async def provider(self) -> Provider:
-        """The provider, chosen on first use (choosing may probe loopback servers)."""
-        return await self.lazy_provider.get(self.settings)
+        """The daemon's provider; a connection whose settings choose another answerer its own."""
+        if self.daemon.answers_for(self.settings):
+            return await self.daemon.provider(self.settings)
+        if self._own_provider is None:
+            self._own_provider = LazyProvider()
+        return await self._own_provider.get(self.settings)
 
     def gate_for(self, workspace: Path, store: HistoryStore) -> ApprovalGate:
-        """The approval gate of a workspace (its rules live in that workspace's store)."""
-        gate = self._gates.get(workspace)
-        if gate is None:
-            from ..approvals import ApprovalGate
-
-            gate = ApprovalGate(
-                store.rules,
-                self.settings.deny_commands,
-                network_commands=self.settings.network_commands,
-                network_all=self.settings.network == "on",
-                network_proxy=self.settings.network == "allowlist",
-                workspace=workspace,
-                sandbox_auto_allow=self.settings.sandbox_auto_allow == "on",
-                allowed_domains=self.settings.allowed_domains,
-            )
-            self._gates[workspace] = gate
-        return gate
+        """The approval gate of a workspace under this connection's settings (its deny rules,
+        its network): the daemon's, shared with every connection whose settings agree."""
+        return self.daemon.gate_for(workspace, store, self.settings)
 
     def asker(self) -> ClientAsker:
+        """Who a turn asks: this client, or in the shared daemon every window that sees the session."""
         if self._asker is None:
-            from .asker import ClientAsker
+            if self.daemon.shared:
+                from ..shared.approvals import SharedAsker
 
-            self._asker = ClientAsker(self.rpc, self.client)
+                self._asker = SharedAsker(self)
+            else:
+                self._asker = self.own_asker()
         return self._asker
+
+    def own_asker(self) -> ClientAsker:
+        """This connection's own asker."""
+        from .asker import ClientAsker
+
+        return ClientAsker(self.rpc, self.client)
 
     def accept_client(self, profile: ClientProfile, settings: Settings) -> None:
         self.client = profile
@@ -173,7 +130,7 @@ class ServerContext:
         self.rpc.acp_peer = profile.acp
         if profile.root is not None:
             self.default_root = profile.root
-        self.tasks.start("warm-up", self._warm_up)
+        self.daemon.tasks.start("warm-up", self._warm_up)
 
     async def _client_idle(self) -> None:
         """Returns once no request runs (the one that started the caller has sent its
@@ -186,11 +143,19 @@ class ServerContext:
         if self.conn is not None:
             await self.conn.drain()
 
-    async def _watch_when(self) -> bool:
+    async def watch_when(self) -> bool:
         """When a workspace's watch may start: once the client has been idle for
         ``_WATCH_QUIET_S`` (a prompt sent the instant `session/new` answers goes first: the
         watch's start is ~5-8 ms of imports); False when the daemon stops first (a stopping
-        daemon watches nothing)."""
+        daemon watches nothing). One turn in its client's process (`tether run`): the client
+        is never idle before the turn ends, so the watch starts after a second of it; a
+        shorter turn (and its exit) never pays for watchfiles' import and the tree's walk."""
+        if not self.warm_up:
+            try:
+                await asyncio.wait_for(self.stopped.wait(), _ONE_SHOT_WATCH_AFTER_S)
+            except asyncio.TimeoutError:
+                pass
+            return not self.stopped.is_set()
         await self._client_idle()
         with anyio.move_on_after(_WATCH_QUIET_S):
             await self.stopped.wait()
@@ -205,6 +170,8 @@ class ServerContext:
         requests need (``_LATER_MODULES``, the model picker's list from
         `config_options.fetch_models`) waits until no request runs, so a first prompt sent
         at once does not share the loop with it (a second at most: ``_client_idle``)."""
+        if not self.warm_up:  # `tether run` imported the turn already, builds the provider at the prompt
+            return
         waits = [asyncio.ensure_future(event.wait()) for event in (self.session_opened, self.stopped)]
         try:
             await asyncio.wait(waits, timeout=_WARM_UP_AFTER_S, return_when=asyncio.FIRST_COMPLETED)
@@ -224,8 +191,8 @@ class ServerContext:
         for module in _LATER_MODULES:  # one at a time: a request waits for one at most
             importlib.import_module(module)
             await anyio.sleep(0)
-        for tool_name in self.tools.names():  # a warm daemon's first call of each tool imports nothing
-            self.tools.get(tool_name)
+        for tool_name in self.daemon.tools.names():  # a warm daemon's first call of each tool imports nothing
+            self.daemon.tools.get(tool_name)
             await anyio.sleep(0)
         from .. import module_cache
         from .config_options import fetch_models
@@ -239,9 +206,9 @@ class ServerContext:
         for module in _TURN_MODULES:
             importlib.import_module(module)
             await anyio.sleep(0)
-        self.tools  # noqa: B018  (built now, not in the first prompt)
+        self.daemon.tools  # noqa: B018  (built now, not in the first prompt)
         await anyio.sleep(0)
-        if self.settings.mcp_servers or self.mcp_session_servers:
+        if self.settings.mcp_servers or any(s.mcp_servers for s in self.daemon.registry.live.values()):
             # the MCP SDK (pydantic models: the biggest import), in a thread: the loop goes on
             from anyio import to_thread
 
@@ -251,21 +218,39 @@ class ServerContext:
         except Exception as exc:  # reported to the client when a prompt needs it
             log.debug("provider not ready yet: %s", exc)
 
+    async def end_start_up(self) -> None:
+        """Start-up is over once the first session is answered and the client is idle (its
+        first prompt may be running: it waits a second at most), or after ``_START_UP_S``, or
+        when the connection ends: the collector resumes. A daemon serving one turn in its client's
+        process (`tether run`) saves its class code cache at exit instead (`tether.cli`): its
+        turn makes classes until then."""
+        waits = [asyncio.ensure_future(event.wait()) for event in (self.session_opened, self.stopped)]
+        try:
+            await asyncio.wait(waits, timeout=_START_UP_S, return_when=asyncio.FIRST_COMPLETED)
+            if self.session_opened.is_set() and not self.stopped.is_set():
+                await self._client_idle()
+        finally:
+            for wait in waits:
+                wait.cancel()
+            resume_collector(class_code_made=self.warm_up)
+
     def stop(self, exit_code: int | None = None) -> None:
+        """This connection ends (`exit`, or the client closed it)."""
         if exit_code is not None:
             self.exit_code = exit_code
         self.stopped.set()
 
     async def stop_turns(self) -> None:
-        turns = [s.turn for s in self.registry.live.values() if s.turn is not None]
-        if turns:  # the prompts queued behind them never start: reported as not run on load
-            from .queue import stop_queue
+        """`shutdown` or the end of this connection: the stdio daemon's every turn; in the
+        shared daemon the turns of the sessions no other connection sees (the others run on)."""
+        if not self.daemon.shared:
+            await self.daemon.stop_turns()
+            return
+        from .audience import leave
 
-            for session in self.registry.live.values():
-                stop_queue(self.registry, session, keep_rows=True)
-        for turn in turns:
-            turn.cancel()
-        if turns:
-            with anyio.move_on_after(STOP_GRACE_S):
-                for turn in turns:
-                    await turn.done.wait()
+        await leave(self)
+
+    async def close(self) -> None:
+        """After the connection's end: the provider it had of its own closes."""
+        if self._own_provider is not None:
+            await self._own_provider.aclose()

@@ -17,10 +17,10 @@ from typing import Literal, cast
 from tether_protocol._extensions import DaemonStats
 
 from .. import __version__
-from .context import ServerContext
+from .context import ClientConnection
 
 
-async def daemon_stats(ctx: ServerContext, _params: object) -> DaemonStats:
+async def daemon_stats(ctx: ClientConnection, _params: object) -> DaemonStats:
     rpc, conn = ctx.rpc, ctx.conn
     return DaemonStats(
         version=__version__,
@@ -28,7 +28,7 @@ async def daemon_stats(ctx: ServerContext, _params: object) -> DaemonStats:
         background_tasks=len(rpc._background),
         outgoing_requests=len(rpc._outgoing),
         unknown_responses=rpc.unknown_responses,
-        live_sessions=len(ctx.registry.live),
+        live_sessions=len(ctx.daemon.registry.live),
         frames_written=conn.frames_written if conn else 0,
         writes=conn.writes if conn else 0,
         framing=cast(Literal["lsp", "ndjson"], conn.framing) if conn else None,
@@ -36,8 +36,8 @@ async def daemon_stats(ctx: ServerContext, _params: object) -> DaemonStats:
         tasks=len(asyncio.all_tasks()) - 1,  # not counting this request's own
         threads=threading.active_count(),
         open_fds=_open_fds(),
-        watched_workspaces=len(ctx.registry.watchers),
-        open_stores=ctx.registry.open_stores,
+        watched_workspaces=len(ctx.daemon.registry.watchers),
+        open_stores=ctx.daemon.registry.open_stores,
     )
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the method table imports `_lsp` on the first document notif
         TextDocumentContentChangeEvent,
     )
 
-    from .context import ServerContext
+    from .context import ClientConnection
 
 
 @dataclass(slots=True)
@@ -104,19 +104,19 @@ def _path(uri: str) -> Path:
     return uri_to_path(uri).resolve()
 
 
-async def did_open(ctx: ServerContext, params: DidOpenTextDocumentParams) -> None:
+async def did_open(ctx: ClientConnection, params: DidOpenTextDocumentParams) -> None:
     doc = params.text_document
     ctx.documents.open(doc.uri, doc.version, doc.text, doc.language_id)
 
 
-async def did_change(ctx: ServerContext, params: DidChangeTextDocumentParams) -> None:
+async def did_change(ctx: ClientConnection, params: DidChangeTextDocumentParams) -> None:
     doc = params.text_document
     ctx.documents.change(doc.uri, doc.version, params.content_changes)
 
 
-async def did_close(ctx: ServerContext, params: DidCloseTextDocumentParams) -> None:
+async def did_close(ctx: ClientConnection, params: DidCloseTextDocumentParams) -> None:
     ctx.documents.close(params.text_document.uri)
 
 
-async def did_save(_ctx: ServerContext, _params: DidSaveTextDocumentParams) -> None:
+async def did_save(_ctx: ClientConnection, _params: DidSaveTextDocumentParams) -> None:
     return None

@@ -13,12 +13,12 @@ from __future__ import annotations
 from tether_protocol._errors import InvalidParams
 from tether_protocol._sessions import EmptyResult, TerminalCancelParams, ToolCallCancelParams
 
-from .context import ServerContext
+from .context import ClientConnection
 
 
-async def tool_call_cancel(ctx: ServerContext, params: ToolCallCancelParams) -> EmptyResult:
+async def tool_call_cancel(ctx: ClientConnection, params: ToolCallCancelParams) -> EmptyResult:
     """Stop the running call `toolCallId` of the session."""
-    session = ctx.registry.get_live(params.session_id)
+    session = ctx.daemon.registry.get_live(params.session_id)
     why = session.calls.cancel(params.tool_call_id)
     if why is not None:
         raise InvalidParams(
@@ -28,9 +28,9 @@ async def tool_call_cancel(ctx: ServerContext, params: ToolCallCancelParams) -> 
     return EmptyResult()
 
 
-async def terminal_cancel(ctx: ServerContext, params: TerminalCancelParams) -> EmptyResult:
+async def terminal_cancel(ctx: ClientConnection, params: TerminalCancelParams) -> EmptyResult:
     """Stop the running command whose output shows in terminal `terminalId`."""
-    session = ctx.registry.get_live(params.session_id)
+    session = ctx.daemon.registry.get_live(params.session_id)
     call_id = session.calls.by_terminal(params.terminal_id)
     if call_id is None:
         raise InvalidParams(

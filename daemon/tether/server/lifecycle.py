@@ -14,11 +14,11 @@ from typing import Any
 from tether_protocol._errors import InvalidRequest
 from tether_protocol._json import JsonObject
 
-from .context import ServerContext
+from .context import ClientConnection
 from .handshake import handshake
 
 
-async def initialize(ctx: ServerContext, params: Any) -> JsonObject:
+async def initialize(ctx: ClientConnection, params: Any) -> JsonObject:
     if ctx.initialized:
         raise InvalidRequest("invalid request: initialize was already answered on this connection")
     result, profile, settings = handshake(params, ctx.settings, ctx.default_root)
@@ -27,7 +27,7 @@ async def initialize(ctx: ServerContext, params: Any) -> JsonObject:
     return result
 
 
-async def initialized(ctx: ServerContext, _params: object) -> None:
+async def initialized(ctx: ClientConnection, _params: object) -> None:
     # LSP clients show window/showMessage; refused workspace-config keys must reach
     # the user, not only the log (ACP clients get them in the initialize answer).
     refused = ctx.settings.refused
@@ -36,12 +36,12 @@ async def initialized(ctx: ServerContext, _params: object) -> None:
         ctx.rpc.notify("window/showMessage", {"type": 2, "message": f"Tether: {text}"})
 
 
-async def shutdown(ctx: ServerContext, _params: object) -> None:
+async def shutdown(ctx: ClientConnection, _params: object) -> None:
     ctx.shutdown_requested = True
     await ctx.stop_turns()
     ctx.rpc.shutting_down = True  # LSP: later requests get -32600; `exit` still works
 
 
-async def exit_(ctx: ServerContext, _params: object) -> None:
+async def exit_(ctx: ClientConnection, _params: object) -> None:
     # LSP: exit code 0 after a shutdown request, 1 without one.
     ctx.stop(0 if ctx.shutdown_requested else 1)

@@ -1,21 +1,22 @@
 """A live session as the protocol side holds it: the agent's session and what lives and dies with it.
 
-Owns: `LiveSession` — an `AgentSession` (conversation, store, turn) with the state that is
-the session's own: its prompt queue (made by `queue.queue_of` on first use), the slash
-commands its MCP servers' prompts offer, and the approvals the shared daemon has open on
-it. Closing the session (`SessionRegistry.end_live`) drops all of it with the object.
-Must not: import the turn's modules or speak the protocol (it is data).
-"""
+Owns: `LiveSession` — an `AgentSession` (conversation, store, turn) with its prompt queue, its
+client's MCP servers and their commands, its audience, its open approvals, the last rewind it
+reflects — and `Audiences`, the emitter's view of who sees each. Must not: import the turn's
+modules or speak the protocol (it is data; `SessionRegistry.end_live` drops it whole)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..agent.session import AgentSession
 
 if TYPE_CHECKING:
+    from ..config.mcp_servers import McpServerConfig
     from ..shared.approvals import Ask
+    from ..transport.connection import Connection
     from .queue import PromptQueue
 
 # a slash command: its name, its description, the hint for its arguments
@@ -26,8 +27,32 @@ CommandEntry = tuple[str, str, str | None]
 class LiveSession(AgentSession):
     # the prompts waiting for (or steered into) the running turn; None until one is sent
     queue: PromptQueue | None = None
+    # the MCP servers the session's client gave it (`mcpServers`; server/mcp_servers.py)
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+    # the MCP servers' failures its turns have already told (once per session)
+    mcp_told: set[str] = field(default_factory=set)
     # the prompts of the session's ready MCP servers, as commands (server/mcp_prompts.py)
     prompt_commands: list[CommandEntry] = field(default_factory=list)
+    # the connections that see its updates (joined by `session/new`, `load`, `resume`:
+    # server/audience.py); a window that leaves takes its entry with it
+    audience: list[Connection] = field(default_factory=list)
+    # the last rewind its conversation reflects (None: not checked since it was made live;
+    # a rewind from a shell since then is read in before its next turn: sessions_service.py)
+    rewind_seen: int | None = None
     # the shared daemon's approvals asked for this session's turn and not answered yet
     # (a window that joins is asked too: shared/approvals.py)
     open_asks: list[Ask] = field(default_factory=list)
+
+
+class Audiences:
+    """The connections that see each live session (none for a session not live): what the
+    update emitter reads as a shared daemon's connection's `audience`."""
+
+    __slots__ = ("_live",)
+
+    def __init__(self, live: Mapping[str, LiveSession]) -> None:
+        self._live = live
+
+    def get(self, session_id: str, default: Sequence[Connection] = ()) -> Sequence[Connection]:
+        session = self._live.get(session_id)
+        return session.audience if session is not None else default

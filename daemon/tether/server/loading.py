@@ -23,7 +23,7 @@ from tether_protocol._sessions import LoadSessionParams, LoadSessionResult
 from ..store import HistoryStore, MessageView, SessionRecord, last_summary
 from ..transport.connection import Connection
 from .config_options import config_options
-from .context import ServerContext
+from .context import ClientConnection
 from .mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
 from .registry import StoredTail, check_workspace
 from .sessions import commands_after_answer, modes
@@ -68,7 +68,7 @@ async def replay_while_reading(
     return stored.views()
 
 
-def _step_breaks(ctx: ServerContext) -> bool:
+def _step_breaks(ctx: ClientConnection) -> bool:
     return ctx.client is not None and ctx.client.step_breaks
 
 
@@ -76,12 +76,12 @@ def _pending_ids(pending: PendingStep | None) -> set[str]:
     return pending.call_ids() if pending is not None else set()
 
 
-async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSessionResult:
+async def session_load(ctx: ClientConnection, params: LoadSessionParams) -> LoadSessionResult:
     # the history read and its replay build ~10 objects per message, none in a cycle
     with collector_paused():
         workspace = check_workspace(params.cwd)
         servers = check_acp_servers("session/load", params.mcp_servers)
-        existing = ctx.registry.live.get(params.session_id)
+        existing = ctx.daemon.registry.live.get(params.session_id)
         if existing is not None and existing.turn is not None:
             answer = await _load_running(ctx, params.session_id, workspace)
         else:
@@ -92,10 +92,10 @@ async def session_load(ctx: ServerContext, params: LoadSessionParams) -> LoadSes
         return answer
 
 
-async def _load_running(ctx: ServerContext, session_id: str, workspace: Path) -> LoadSessionResult:
+async def _load_running(ctx: ClientConnection, session_id: str, workspace: Path) -> LoadSessionResult:
     """Load of a session running a turn here: all at once (the running turn's own
     updates must come after the replay)."""
-    session, stored = await ctx.registry.revive(session_id, workspace)
+    session, stored = await ctx.daemon.registry.revive(session_id, workspace)
     # a call the running turn is asking about is pending, not failed (it may still run)
     waiting = await session.store.waiting_turn(session.id)
     pending_ids = _pending_ids(waiting[1] if waiting else None)
@@ -105,9 +105,9 @@ async def _load_running(ctx: ServerContext, session_id: str, workspace: Path) ->
     return LoadSessionResult(modes(session.mode), config_options(ctx, session))
 
 
-async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> LoadSessionResult:
+async def _load_stored(ctx: ClientConnection, session_id: str, workspace: Path) -> LoadSessionResult:
     conn = ctx.connection
-    found = await ctx.sessions.find(session_id, workspace)
+    found = await ctx.daemon.sessions.find(session_id, workspace)
     store, record, pending = found.store, found.record, found.pending
     if pending is None:
         stored = await replay_while_reading(conn, store, record.id, _step_breaks(ctx))
@@ -120,18 +120,18 @@ async def _load_stored(ctx: ServerContext, session_id: str, workspace: Path) -> 
     if found.elsewhere is not None:
         _say_running_elsewhere(conn, record, found.elsewhere[2], pending is not None)
     await _say_not_run(ctx, store, record.id)
-    session = ctx.registry.make_live(store, record, workspace, stored)
+    session = ctx.daemon.registry.make_live(store, record, workspace, stored)
     if found.waiting is not None and session.turn is None:
         # Ask again, and resume the turn where it stopped: the task's first step comes
         # after this one, which ends with the load answer queued.
         from .turns import resume_turn  # the turn's modules: only when one is resumed
 
-        ctx.tasks.start("resumed turn", resume_turn, ctx, session, *found.waiting)
+        ctx.daemon.tasks.start("resumed turn", resume_turn, ctx, session, *found.waiting)
     ctx.session_opened.set()
     return LoadSessionResult(modes(session.mode), config_options(ctx, session))
 
 
-async def _say_not_run(ctx: ServerContext, store: HistoryStore, session_id: str) -> None:
+async def _say_not_run(ctx: ClientConnection, store: HistoryStore, session_id: str) -> None:
     """Prompts a stopped daemon left queued: named in the transcript, never run later."""
     from ..store import queue as stored
     from .queue import say_not_run
@@ -149,10 +149,10 @@ def _say_running_elsewhere(conn: Connection, record: SessionRecord, pid: object,
     sink.flush()
 
 
-async def session_resume(ctx: ServerContext, params: LoadSessionParams) -> LoadSessionResult:
+async def session_resume(ctx: ClientConnection, params: LoadSessionParams) -> LoadSessionResult:
     workspace = check_workspace(params.cwd)
     servers = check_acp_servers("session/resume", params.mcp_servers)
-    session, _stored = await ctx.registry.revive(params.session_id, workspace)
+    session, _stored = await ctx.daemon.registry.revive(params.session_id, workspace)
     keep_acp_servers(ctx, "session/resume", session.id, workspace, servers)
     start_in_background(ctx, session.id)
     waiting = await session.store.waiting_turn(session.id) if session.turn is None else None

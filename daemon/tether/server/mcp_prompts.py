@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from ..mcp.connection import McpConnection
     from .commands import Command, Expanded
-    from .context import ServerContext
+    from .context import ClientConnection
     from .live_session import CommandEntry, LiveSession
     from .updates import SessionUpdates
 
@@ -65,7 +65,7 @@ def arguments(names: Sequence[str], text: str) -> dict[str, str]:
 
 
 async def expand(
-    ctx: ServerContext, session_id: str, command: Command, rest: Sequence[ContentBlock], sink: SessionUpdates
+    ctx: ClientConnection, session_id: str, command: Command, rest: Sequence[ContentBlock], sink: SessionUpdates
 ) -> Expanded | None:
     """The prompt `/<server>:<prompt>` expands to; None (with a notice) when there is none."""
     from .commands import Expanded

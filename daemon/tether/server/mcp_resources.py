@@ -15,13 +15,13 @@ from collections.abc import Sequence
 
 from tether_protocol.conversation import ContentBlock, EmbeddedResource, ResourceContents, ResourceLink
 
-from .context import ServerContext
+from .context import ClientConnection
 from .mcp_servers import manager, session_servers
 from .updates import SessionUpdates
 
 
 async def attach_resources(
-    ctx: ServerContext, session_id: str, blocks: Sequence[ContentBlock], sink: SessionUpdates
+    ctx: ClientConnection, session_id: str, blocks: Sequence[ContentBlock], sink: SessionUpdates
 ) -> tuple[ContentBlock, ...]:
     links = [b for b in blocks if isinstance(b, ResourceLink) and not b.uri.startswith("file:")]
     servers = session_servers(ctx, session_id) if links else ()

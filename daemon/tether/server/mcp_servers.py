@@ -5,7 +5,7 @@ Owns: reading an ACP client's `mcpServers` (`session/new`, `session/load`,
 user config's enabled ones, then the client's), the daemon's one `McpManager` (made on
 first use), the tool registry of a turn (Tether's own tools alone when the session has no
 server: then nothing of the MCP SDK is imported), stopping a closed session's servers and
-every server when the daemon stops.
+(every server stops with the daemon: `Daemon.close`).
 Must not: import `tether.mcp` (the SDK) at import time: `session/new` imports this module.
 """
 
@@ -19,7 +19,7 @@ from tether_protocol._errors import InvalidParams
 from tether_protocol._json import JsonObject
 
 from . import mcp_prompts
-from .context import ServerContext
+from .context import ClientConnection
 
 if TYPE_CHECKING:
     from ..agent.sink import TurnSink
@@ -42,27 +42,28 @@ def check_acp_servers(method: str, entries: list[JsonObject]) -> tuple[McpServer
 
 
 def keep_acp_servers(
-    ctx: ServerContext, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
+    ctx: ClientConnection, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
 ) -> None:
     """Keep the servers a client gave a session (replacing what it gave before); they
     start with `start_in_background`. A stdio server is confined as the
     user's are (launch.py: its own directory, never run from the workspace)."""
-    if not configs:
+    live = ctx.daemon.registry.live.get(session_id)
+    if not configs or live is None:
         return
-    ctx.mcp_session_servers[session_id] = tuple(
+    live.mcp_servers = tuple(
         replace(c, session_id=session_id, source=f"{method} of session {session_id}",
                 workspace=str(workspace) if c.transport == "stdio" else "")
         for c in configs
     )
 
 
-def session_servers(ctx: ServerContext, session_id: str) -> tuple[McpServerConfig, ...]:
+def session_servers(ctx: ClientConnection, session_id: str) -> tuple[McpServerConfig, ...]:
     """The enabled servers of a session: the user's, then the ones its client gave (a
     client's server named like one of the user's replaces it for this session). A user's
     stdio server is one per workspace: it is told the workspace it must not run from."""
-    given = ctx.mcp_session_servers.get(session_id, ())
+    live = ctx.daemon.registry.live.get(session_id)
+    given = live.mcp_servers if live is not None else ()
     names = {c.name for c in given}
-    live = ctx.registry.live.get(session_id)
     workspace = str(live.sandbox.root) if live is not None else ""
     return tuple(
         replace(c, workspace=workspace) if c.transport == "stdio" else c
@@ -70,7 +71,7 @@ def session_servers(ctx: ServerContext, session_id: str) -> tuple[McpServerConfi
     ) + given
 
 
-def start_in_background(ctx: ServerContext, session_id: str) -> None:
+def start_in_background(ctx: ClientConnection, session_id: str) -> None:
     """Start the session's servers now, in the daemon's task group: the opening answer does
     not wait (a hung server holds nothing), and the first turn waits only for the servers
     that are not up yet (`McpManager.start` shares the connections). Their failures are
@@ -85,16 +86,16 @@ def start_in_background(ctx: ServerContext, session_id: str) -> None:
         await anyio.sleep(0)  # the opening answer goes out before the SDK is imported
         await manager(ctx).start(servers)
 
-    ctx.tasks.start(f"mcp servers of {session_id}", start)
+    ctx.daemon.tasks.start(f"mcp servers of {session_id}", start)
 
 
-def servers_report(ctx: ServerContext, session_id: str) -> str:
+def servers_report(ctx: ClientConnection, session_id: str) -> str:
     """`/mcp`: each of the session's servers, its state and the tools it offers."""
     servers = session_servers(ctx, session_id)
     if not servers:
         return ("[/mcp: this session has no MCP servers; add them under [mcp_servers.<name>] in your user "
                 "config, or have your editor pass them in `mcpServers`]")
-    known = {c.config: c for c in ctx.mcp.connections()} if ctx.mcp is not None else {}
+    known = {c.config: c for c in ctx.daemon.mcp.connections()} if ctx.daemon.mcp is not None else {}
     lines = ["[/mcp: the MCP servers of this session]"]
     for config in servers:
         connection = known.get(config)
@@ -109,18 +110,18 @@ def servers_report(ctx: ServerContext, session_id: str) -> str:
     return "\n".join(lines)
 
 
-def manager(ctx: ServerContext) -> McpManager:
-    if ctx.mcp is None:
+def manager(ctx: ClientConnection) -> McpManager:
+    if ctx.daemon.mcp is None:
         from ..mcp.launch import LaunchSettings
         from ..mcp.manager import McpManager
         from .turns import hidden_paths
 
         launch = LaunchSettings(ctx.settings.allow_env, hidden_paths(ctx), ctx.settings.sandbox)
-        ctx.mcp = McpManager(ctx.tasks.start, launch)
-    return ctx.mcp
+        ctx.daemon.mcp = McpManager(ctx.daemon.tasks.start, launch)
+    return ctx.daemon.mcp
 
 
-def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink, own: ToolRegistry) -> ToolRegistry:
+def turn_tools(ctx: ClientConnection, session_id: str, sink: TurnSink, own: ToolRegistry) -> ToolRegistry:
     """The tools of a turn: Tether's (`own`), and the session's MCP servers' (started at its
     first step) when it has any."""
     servers = session_servers(ctx, session_id)
@@ -133,20 +134,14 @@ def turn_tools(ctx: ServerContext, session_id: str, sink: TurnSink, own: ToolReg
         sink.emit(Notice(f"\n[{text}]\n"))
 
     def ready(connections: list[McpConnection]) -> None:
-        mcp_prompts.record(ctx.registry.live.get(session_id), connections)  # its prompts: slash commands
+        mcp_prompts.record(ctx.daemon.registry.live.get(session_id), connections)  # its prompts: slash commands
 
-    told = ctx.mcp_told.setdefault(session_id, set())
+    live = ctx.daemon.registry.live.get(session_id)
+    told = live.mcp_told if live is not None else set()  # a sub-agent's: told per turn
     return McpToolRegistry(own, manager(ctx), servers, notify, told, ready)
 
 
-async def session_closed(ctx: ServerContext, session_id: str) -> None:
-    ctx.mcp_session_servers.pop(session_id, None)
-    ctx.mcp_told.pop(session_id, None)
-    if ctx.mcp is not None:
-        await ctx.mcp.stop_session(session_id)
-
-
-async def stop_all(ctx: ServerContext) -> None:
-    """Every server stops (their processes exit) before the daemon does."""
-    if ctx.mcp is not None:
-        await ctx.mcp.aclose()
+async def session_closed(ctx: ClientConnection, session_id: str) -> None:
+    """A closed session's servers stop (what it was given and told went with its `LiveSession`)."""
+    if ctx.daemon.mcp is not None:
+        await ctx.daemon.mcp.stop_session(session_id)

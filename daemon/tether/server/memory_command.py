@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..agent.executor import TurnServices
 from ..agent.memory_files import MAX_MEMORY_CHARS, Scope, read_memory
 from ..agent.session import AgentSession
-from .context import ServerContext
+from .context import ClientConnection
 from .files import EditorFiles
 from .updates import SessionUpdates
 
@@ -23,7 +23,7 @@ HINT = "add [--user] <fact> (optional)"
 _USAGE = "/memory shows both files; /memory add <fact> (workspace file) or /memory add --user <fact> (yours)"
 
 
-def show(ctx: ServerContext, session: AgentSession) -> str:
+def show(ctx: ClientConnection, session: AgentSession) -> str:
     parts = ["[/memory: the files every session of this workspace reads after AGENTS.md]"]
     labels: tuple[tuple[Scope, str], ...] = (
         ("user", "Your memory, for every workspace"), ("workspace", "This workspace's memory"),
@@ -46,7 +46,7 @@ def show(ctx: ServerContext, session: AgentSession) -> str:
     return "\n\n".join(parts)
 
 
-async def memory(ctx: ServerContext, session: AgentSession, turn_id: str, sink: SessionUpdates, args: str) -> None:
+async def memory(ctx: ClientConnection, session: AgentSession, turn_id: str, sink: SessionUpdates, args: str) -> None:
     """`/memory [add [--user] <fact>]`."""
     verb, _, rest = args.partition(" ")
     if not verb:

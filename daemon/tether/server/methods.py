@@ -2,7 +2,7 @@
 
 Owns: `METHODS` — one registration per method the daemon serves: its spec from the
 protocol's table (`tether_protocol._method_table`: name, params and result classes,
-notification or request), its handler (a top-level function taking the `ServerContext`
+notification or request), its handler (a top-level function taking the `ClientConnection`
 and the params, checked by mypy against the spec) and whether it answers its own
 cancellation — and `routes(ctx)`, which binds them to a context for `TetherRPC`,
 answering a storage fault in any handler as `-32015`. Handlers of the modules named
@@ -29,7 +29,7 @@ from tether_protocol.peer import Later, RawResult
 from ..store import StorageFault
 from ..transport.rpc import Route
 from . import documents, lifecycle, sessions
-from .context import ServerContext
+from .context import ClientConnection
 
 if TYPE_CHECKING:
     from . import (
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tether.server")
 
-Handler = Callable[[ServerContext, Any], Awaitable[Any]]
+Handler = Callable[[ClientConnection, Any], Awaitable[Any]]
 P = TypeVar("P")
 R = TypeVar("R")
 
@@ -57,7 +57,7 @@ R = TypeVar("R")
 class Method:
     spec: MethodSpec[Any, Any]
     handler: Handler
-    on_cancel: Callable[[ServerContext, Any], None] | None = None
+    on_cancel: Callable[[ClientConnection, Any], None] | None = None
     raw_params: bool = False  # the params as the JSON object (`initialize`: read before the converter)
 
     @property
@@ -75,15 +75,15 @@ class Method:
 
 def serve(
     method: MethodSpec[P, R],
-    handler: Callable[[ServerContext, P], Awaitable[R | RawResult]],
-    on_cancel: Callable[[ServerContext, Any], None] | None = None,
+    handler: Callable[[ClientConnection, P], Awaitable[R | RawResult]],
+    on_cancel: Callable[[ClientConnection, Any], None] | None = None,
 ) -> Method:
     """``handler`` serves ``method``: mypy checks it takes the method's params class and
     answers its result class (or that result already encoded, `RawResult`)."""
     return Method(method, handler, on_cancel)
 
 
-def serve_wire(method: MethodSpec[P, Any], handler: Callable[[ServerContext, P], Awaitable[object]]) -> Method:
+def serve_wire(method: MethodSpec[P, Any], handler: Callable[[ClientConnection, P], Awaitable[object]]) -> Method:
     """``handler`` serves ``method`` with a result already in its wire form (JSON objects
     built without the result class); its params are still checked."""
     return Method(method, handler)
@@ -95,7 +95,7 @@ def later(module: str, name: str) -> Handler:
     snapshots or the tools. The context's warm-up imports them once the client is idle."""
     found: list[Handler] = []
 
-    async def handler(ctx: ServerContext, params: Any) -> Any:
+    async def handler(ctx: ClientConnection, params: Any) -> Any:
         if not found:
             found.append(getattr(importlib.import_module(f"tether.server.{module}"), name))
         return await found[0](ctx, params)
@@ -122,7 +122,7 @@ if not TYPE_CHECKING:
     item_cancel = _Later("item_cancel")
 
 
-def _cancel_prompt(ctx: ServerContext, params: Any) -> None:
+def _cancel_prompt(ctx: ClientConnection, params: Any) -> None:
     from .prompt import cancel_prompt
 
     cancel_prompt(ctx, params)
@@ -201,7 +201,7 @@ def storage_faults_answered(method: str, handler: Callable[[Any], Awaitable[Any]
     return answered
 
 
-def route(ctx: ServerContext, method: Method) -> Route:
+def route(ctx: ClientConnection, method: Method) -> Route:
     """``method`` bound to ``ctx``, as the transport's route."""
     on_cancel = functools.partial(method.on_cancel, ctx) if method.on_cancel is not None else None
     return Route(
@@ -213,5 +213,5 @@ def route(ctx: ServerContext, method: Method) -> Route:
     )
 
 
-def routes(ctx: ServerContext) -> dict[str, Route]:
+def routes(ctx: ClientConnection) -> dict[str, Route]:
     return {m.name: route(ctx, m) for m in METHODS}

@@ -41,7 +41,7 @@ from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 from . import commands, mcp_prompts, memory_command
 from .commands import Expanded
-from .context import ServerContext
+from .context import ClientConnection
 from .live_session import LiveSession
 from .mcp_resources import attach_resources
 from .prompt_keys import idempotency_key as key_of
@@ -62,7 +62,7 @@ def _refuse_during_resumed(session: AgentSession) -> None:
 
 
 async def _run(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
+    ctx: ClientConnection, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
     typed: PromptParams,
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
@@ -98,7 +98,7 @@ async def _run(
     except StoreError as exc:
         if await session.store.get_session(session.id) is not None:
             raise
-        ctx.registry.end_live(session.id)  # nothing left to prompt
+        ctx.daemon.registry.end_live(session.id)  # nothing left to prompt
         raise SessionNotFound(
             f"session {session.id!r} was deleted from the workspace's history outside this "
             f"daemon (by `tether sessions delete` or another daemon); start a new one with "
@@ -125,7 +125,7 @@ def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
 
 
 async def _expand(
-    ctx: ServerContext, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
+    ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
     known = commands.refresh(sink, session)  # the command files, read once
@@ -176,7 +176,7 @@ def _refuse_empty(prompt: Sized, method: str) -> None:
         )
 
 
-async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult | RawResult:
+async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn.
     With an idempotency key, a retry gets the first request's answer (prompt_keys.py)."""
@@ -188,13 +188,13 @@ async def session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResu
     return await _session_prompt(ctx, params)
 
 
-async def _session_prompt(ctx: ServerContext, params: PromptParams) -> PromptResult | RawResult:
+async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
     if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
         return await session_prompt_v2(ctx, params)
     _refuse_empty(params.prompt, "session/prompt")
-    session = ctx.registry.get_live(params.session_id)
+    session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     queue = queue_of(ctx, session)
     steer: SteerOutcome | None = None
@@ -214,7 +214,7 @@ async def _session_prompt(ctx: ServerContext, params: PromptParams) -> PromptRes
 
 
 async def _prompt_turn(
-    ctx: ServerContext, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None,
+    ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None,
     *, sink: SessionUpdates | None = None,
 ) -> PromptResult:
     """Run the prompt's turn on the session it holds (``handle``), then hand the session to
@@ -230,7 +230,7 @@ async def _prompt_turn(
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        await ctx.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
+        await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
         expanded = await _expand(ctx, session, handle.turn_id, sink, params)
         if expanded is None:  # a command answered without a turn
             return PromptResult("end_turn")
@@ -245,7 +245,7 @@ async def _prompt_turn(
     return PromptResult(cast(StopReason, outcome.stop_reason), meta=await turn_meta(session, outcome.turn_id, steer))
 
 
-async def session_steer(ctx: ServerContext, params: SteerParams) -> PromptResult | RawResult:
+async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptResult | RawResult:
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
     _refuse_empty(params.prompt, "_tether/session/steer")
     meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}
@@ -260,20 +260,20 @@ async def turn_meta(session: AgentSession, turn_id: str, steer: SteerOutcome | N
     return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer, turn_seq=seq))
 
 
-def cancel_prompt(ctx: ServerContext, params: PromptParams) -> None:
+def cancel_prompt(ctx: ClientConnection, params: PromptParams) -> None:
     """`$/cancelRequest` of a `session/prompt`: a queued (or steering) one is withdrawn;
     the running one's turn stops. Either answers `cancelled`."""
-    session = ctx.registry.live.get(params.session_id)
+    session = ctx.daemon.registry.live.get(params.session_id)
     if session is None or queue_of(ctx, session).cancel_request(session, params):
         return
     if session.turn is not None and queue_of(ctx, session).current is params:
         session.turn.cancel()
 
 
-async def session_cancel(ctx: ServerContext, params: SessionIdParams) -> None:
+async def session_cancel(ctx: ClientConnection, params: SessionIdParams) -> None:
     """The running turn stops; the queued prompts then start, or with
     `_meta.tether.cancelQueued: true` are withdrawn too (answered `cancelled`)."""
-    session = ctx.registry.live.get(params.session_id)
+    session = ctx.daemon.registry.live.get(params.session_id)
     tether = (params.meta or {}).get("tether")
     if session is not None and isinstance(tether, dict) and tether.get("cancelQueued") is True:
         queue_of(ctx, session).withdraw_all(session)

@@ -24,7 +24,7 @@ from tether_protocol._sessions import PromptParams, PromptResult
 from tether_protocol.peer import RawResult
 
 from ..store import prompt_keys
-from .context import ServerContext
+from .context import ClientConnection
 from .live_session import LiveSession
 from .queue import queue_of
 
@@ -63,10 +63,10 @@ def idempotency_key(params: PromptParams) -> str | None:
 
 
 async def prompt_once(
-    ctx: ServerContext, params: PromptParams, key: str, first: Callable[[ServerContext, PromptParams], Awaitable[Answer]],
+    ctx: ClientConnection, params: PromptParams, key: str, first: Callable[[ClientConnection, PromptParams], Awaitable[Answer]],
 ) -> Answer:
     """`first(ctx, params)` unless the key was used on this session: then its answer."""
-    session = ctx.registry.get_live(params.session_id)
+    session = ctx.daemon.registry.get_live(params.session_id)
     keyed_prompts = queue_of(ctx, session).keyed
     seen = keyed_prompts.get(key)
     if seen is not None:
@@ -98,7 +98,7 @@ async def prompt_once(
                 del keyed_prompts[oldest]
 
 
-async def _stored_answer(ctx: ServerContext, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
+async def _stored_answer(ctx: ClientConnection, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
     """What the first request was answered: v2's message id, or v1's stop reason."""
     from .prompt import turn_meta
     from .updates.acp_v2 import prompt_message_id

@@ -19,7 +19,7 @@ from tether_protocol.peer import RawResult
 
 from ..agent.session import ActiveTurn
 from ..agent.sink import PromptInserted, TurnStateChanged
-from .context import ServerContext
+from .context import ClientConnection
 from .live_session import LiveSession
 from .prompt_keys import idempotency_key
 from .queue import queue_of
@@ -27,12 +27,12 @@ from .updates import SessionUpdates
 from .updates.acp_v2 import prompt_message_id
 
 
-async def session_prompt_v2(ctx: ServerContext, params: PromptParams) -> RawResult:
+async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawResult:
     """Hold the prompt until its turn begins, answer with its message id, run the turn."""
     from .prompt import _refuse_during_resumed, _refuse_empty
 
     _refuse_empty(params.prompt, "session/prompt")
-    session = ctx.registry.get_live(params.session_id)
+    session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     handle = await queue_of(ctx, session).take_turn(session, params, idempotency_key(params))
     if handle is None:  # withdrawn while held (session/cancel, $/cancel_request)
@@ -41,12 +41,12 @@ async def session_prompt_v2(ctx: ServerContext, params: PromptParams) -> RawResu
     sink = SessionUpdates(session.id, ctx.connection)
     sink.emit(PromptInserted(handle.turn_id, content))
     sink.emit(TurnStateChanged("running"))
-    ctx.tasks.start(f"v2 turn {handle.turn_id}", _run_turn, ctx, session, handle, params, sink)
+    ctx.daemon.tasks.start(f"v2 turn {handle.turn_id}", _run_turn, ctx, session, handle, params, sink)
     return RawResult(dumps_text({"messageId": prompt_message_id(handle.turn_id)}))
 
 
 async def _run_turn(
-    ctx: ServerContext, session: LiveSession, handle: ActiveTurn, params: PromptParams, sink: SessionUpdates
+    ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, params: PromptParams, sink: SessionUpdates
 ) -> None:
     from .prompt import _prompt_turn
 

@@ -32,7 +32,7 @@ from tether_protocol._updates import SessionInfoUpdate, UpdateMeta, UpdateTether
 from ..agent.session import ActiveTurn, AgentSession, Steer
 from ..store import new_turn_id
 from ..store import queue as stored
-from .context import ServerContext
+from .context import ClientConnection
 from .live_session import LiveSession
 from .registry import SessionRegistry
 from .updates import SessionUpdates
@@ -73,7 +73,7 @@ class SteerWait:
 class PromptQueue:
     """One session's queue (see the module docstring)."""
 
-    def __init__(self, ctx: ServerContext, session_id: str) -> None:
+    def __init__(self, ctx: ClientConnection, session_id: str) -> None:
         self.ctx, self.session_id = ctx, session_id
         self.entries: list[Entry] = []
         self.steering: list[SteerWait] = []
@@ -231,7 +231,7 @@ class PromptQueue:
         sink.update(SessionInfoUpdate(meta=UpdateMeta(UpdateTetherMeta(queue=self.listed()))))
 
 
-def queue_of(ctx: ServerContext, session: LiveSession) -> PromptQueue:
+def queue_of(ctx: ClientConnection, session: LiveSession) -> PromptQueue:
     """The session's queue, made on first use (its updates go out on ``ctx``'s connection,
     and through its audience to every window that sees the session)."""
     if session.queue is None:
@@ -280,15 +280,15 @@ def _content(params: PromptParams) -> list[Any]:
 # ---- handlers --------------------------------------------------------------------------
 
 
-async def session_queue(ctx: ServerContext, params: QueueParams) -> QueueResult:
-    session = ctx.registry.get_live(params.session_id)
+async def session_queue(ctx: ClientConnection, params: QueueParams) -> QueueResult:
+    session = ctx.daemon.registry.get_live(params.session_id)
     dead = await stored.not_run(session.store, session.id)
     gone = [QueuedPrompt(r.id, r.preview, r.queued_at, "notRun") for r in dead]
     return QueueResult(gone + queue_of(ctx, session).listed())
 
 
-async def session_dequeue(ctx: ServerContext, params: DequeueParams) -> EmptyResult:
-    session = ctx.registry.get_live(params.session_id)
+async def session_dequeue(ctx: ClientConnection, params: DequeueParams) -> EmptyResult:
+    session = ctx.daemon.registry.get_live(params.session_id)
     queue = queue_of(ctx, session)
     for entry in queue.entries:
         if entry.queue_id == params.queue_id:
@@ -303,7 +303,7 @@ async def session_dequeue(ctx: ServerContext, params: DequeueParams) -> EmptyRes
     )
 
 
-def say_not_run(ctx: ServerContext, session_id: str, rows: list[stored.QueuedRow]) -> None:
+def say_not_run(ctx: ClientConnection, session_id: str, rows: list[stored.QueuedRow]) -> None:
     """After a load's replay: the prompts a stopped daemon left queued, named; never run later."""
     if not rows:
         return

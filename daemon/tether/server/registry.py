@@ -181,7 +181,8 @@ class SessionRegistry:
     ) -> LiveSession:
         """The live session of a stored one whose messages (``stored``) have been read;
         a live session running a turn stays as it is (an idle one is made again, keeping
-        the commands its MCP servers offer: they still run)."""
+        what is its own beyond its history: its MCP servers, the commands they offer, the
+        connections that see it)."""
         existing = self.live.get(record.id)
         if existing is not None and existing.turn is not None:
             return existing
@@ -196,8 +197,10 @@ class SessionRegistry:
             model=stored_model(record.metadata),
             reasoning=stored_reasoning(record.metadata),
             messages=model_view(stored),
-            prompt_commands=existing.prompt_commands if existing is not None else [],
         )
+        if existing is not None:
+            session.prompt_commands, session.audience = existing.prompt_commands, existing.audience
+            session.mcp_servers, session.mcp_told = existing.mcp_servers, existing.mcp_told
         session.ledger = stored_ledger(session.sandbox, stored)  # what the model had read, before a restart
         self.live[session_id] = session
         return session

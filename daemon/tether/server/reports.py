@@ -9,11 +9,11 @@ from tether_protocol._errors import SessionNotFound
 from tether_protocol._extensions import ReportParams  # not `_messages`: every area's classes
 from tether_protocol._json import JsonObject
 
-from .context import ServerContext
+from .context import ClientConnection
 
 
-async def session_report(ctx: ServerContext, params: ReportParams) -> JsonObject:
-    session = ctx.registry.get_live(params.session_id)
+async def session_report(ctx: ClientConnection, params: ReportParams) -> JsonObject:
+    session = ctx.daemon.registry.get_live(params.session_id)
     if params.turn_id is not None:
         found = await session.store.get_report(params.turn_id)
         if found is None or found.get("sessionId") != session.id:

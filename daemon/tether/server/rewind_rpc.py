@@ -29,7 +29,7 @@ from tether_protocol._rewind import (
 )
 
 from ..store import HistoryStore, StoreError
-from .context import ServerContext
+from .context import ClientConnection
 from .rewind import BadRewind, RewindBusy, turn_seq
 from .snapshots import _locate
 
@@ -44,13 +44,13 @@ async def _turn_seq(
         raise InvalidParams(f"invalid params for {where}: {exc}") from exc
 
 
-async def session_rewind(ctx: ServerContext, params: RewindParams) -> RewindResult:
+async def session_rewind(ctx: ClientConnection, params: RewindParams) -> RewindResult:
     store, workspace = await _locate(ctx, params.session_id, params.cwd)
     to_turn = params.to_turn  # a seq is checked by the rewind, after "a turn is running"
     if isinstance(to_turn, str):
         to_turn, _seqs = await _turn_seq(store, params.session_id, to_turn, "_tether/session/rewind: toTurn")
     try:
-        outcome = await ctx.sessions.rewind(
+        outcome = await ctx.daemon.sessions.rewind(
             store, params.session_id, workspace, to_turn=to_turn, message_seq=params.message_seq,
             to_rewind=params.to_rewind, restore=params.restore, force=params.force, dry_run=params.dry_run,
         )
@@ -70,11 +70,11 @@ async def session_rewind(ctx: ServerContext, params: RewindParams) -> RewindResu
     )
 
 
-async def session_changes(ctx: ServerContext, params: ChangesParams) -> ChangesResult:
+async def session_changes(ctx: ClientConnection, params: ChangesParams) -> ChangesResult:
     store, _workspace = await _locate(ctx, params.session_id, params.cwd)
     turn, seqs = await _turn_seq(store, params.session_id, params.turn, "_tether/session/changes: turn")
-    found = await ctx.sessions.changes(store, params.session_id, turn)
-    rewinds = await ctx.sessions.rewinds(store, params.session_id)
+    found = await ctx.daemon.sessions.changes(store, params.session_id, turn)
+    rewinds = await ctx.daemon.sessions.rewinds(store, params.session_id)
     ids = {seq: turn_id for turn_id, seq in seqs.items()}
     return ChangesResult(
         [

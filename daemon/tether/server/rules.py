@@ -21,15 +21,15 @@ from tether_protocol._extensions import (
 from tether_protocol._sessions import EmptyResult
 
 from ..approvals import ApprovalGate
-from .context import ServerContext
+from .context import ClientConnection
 
 
-def _gate_of(ctx: ServerContext, session_id: str) -> ApprovalGate:
-    session = ctx.registry.get_live(session_id)
+def _gate_of(ctx: ClientConnection, session_id: str) -> ApprovalGate:
+    session = ctx.daemon.registry.get_live(session_id)
     return ctx.gate_for(session.workspace, session.store)
 
 
-async def rules_list(ctx: ServerContext, params: RulesParams) -> RulesResult:
+async def rules_list(ctx: ClientConnection, params: RulesParams) -> RulesResult:
     gate = _gate_of(ctx, params.session_id)
     return RulesResult([
         Rule(
@@ -40,7 +40,7 @@ async def rules_list(ctx: ServerContext, params: RulesParams) -> RulesResult:
     ])
 
 
-async def rules_remove(ctx: ServerContext, params: RemoveRuleParams) -> EmptyResult:
+async def rules_remove(ctx: ClientConnection, params: RemoveRuleParams) -> EmptyResult:
     gate = _gate_of(ctx, params.session_id)
     if not await gate.remove_rule(params.id):
         raise SessionNotFound(f"no rule #{params.id} in this workspace; built-in and config rules cannot be removed")

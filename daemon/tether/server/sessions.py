@@ -29,7 +29,7 @@ from tether_protocol.peer import RawResult
 
 from ..store import InvalidCursor
 from .config_options import config_options, send_update, set_mode
-from .context import ServerContext
+from .context import ClientConnection
 from .handshake import MODES
 from .mcp_servers import check_acp_servers, keep_acp_servers, session_closed, start_in_background
 from .registry import check_workspace
@@ -47,10 +47,10 @@ def modes(current: str) -> SessionModeState:
     )
 
 
-async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessionResult | RawResult:
+async def session_new(ctx: ClientConnection, params: NewSessionParams) -> NewSessionResult | RawResult:
     workspace = check_workspace(params.cwd)
     servers = check_acp_servers("session/new", params.mcp_servers)
-    session = await ctx.sessions.create(workspace, ctx.settings.mode)
+    session = await ctx.daemon.sessions.create(workspace, ctx.settings.mode)
     keep_acp_servers(ctx, "session/new", session.id, workspace, servers)
     start_in_background(ctx, session.id)
     ctx.session_opened.set()
@@ -66,7 +66,7 @@ async def session_new(ctx: ServerContext, params: NewSessionParams) -> NewSessio
     return result
 
 
-def commands_after_answer(ctx: ServerContext, session_id: str, workspace: Path) -> None:
+def commands_after_answer(ctx: ClientConnection, session_id: str, workspace: Path) -> None:
     """The slash command list (`available_commands_update`), sent after the answer being
     returned: the answer is queued when the handler returns and flushed by the next
     callback, so this runs one callback later (`commands` imports the update layer, which
@@ -81,10 +81,10 @@ def commands_after_answer(ctx: ServerContext, session_id: str, workspace: Path) 
     loop.call_soon(loop.call_soon, send)
 
 
-async def session_list(ctx: ServerContext, params: ListSessionsParams) -> ListSessionsResult:
+async def session_list(ctx: ClientConnection, params: ListSessionsParams) -> ListSessionsResult:
     workspace = check_workspace(params.cwd) if params.cwd else Path(ctx.default_root)
     try:
-        records, cursor = await ctx.sessions.list(
+        records, cursor = await ctx.daemon.sessions.list(
             workspace.resolve(), params.cursor, include_empty=_asked(params.meta, "includeEmpty"),
             include_children=_asked(params.meta, "includeChildren"),
         )
@@ -111,23 +111,23 @@ def _asked(meta: JsonObject | None, flag: str) -> bool:
     return isinstance(tether, dict) and tether.get(flag) is True
 
 
-async def session_close(ctx: ServerContext, params: SessionIdParams) -> EmptyResult:
-    session = ctx.registry.get_live(params.session_id)
-    await ctx.sessions.stop_live(session.id)
+async def session_close(ctx: ClientConnection, params: SessionIdParams) -> EmptyResult:
+    session = ctx.daemon.registry.get_live(params.session_id)
+    await ctx.daemon.sessions.stop_live(session.id)
     session.closed = True
     await session_closed(ctx, session.id)  # its client's MCP servers stop
     return EmptyResult()
 
 
-async def session_delete(ctx: ServerContext, params: SessionIdParams) -> EmptyResult:
-    live = params.session_id in ctx.registry.live
+async def session_delete(ctx: ClientConnection, params: SessionIdParams) -> EmptyResult:
+    live = params.session_id in ctx.daemon.registry.live
     default = ctx.default_root if live else check_workspace(str(ctx.default_root))
-    await ctx.sessions.delete(params.session_id, Path(default))
+    await ctx.daemon.sessions.delete(params.session_id, Path(default))
     return EmptyResult()
 
 
-async def session_set_mode(ctx: ServerContext, params: SetModeParams) -> EmptyResult:
-    session = ctx.registry.get_live(params.session_id)
+async def session_set_mode(ctx: ClientConnection, params: SetModeParams) -> EmptyResult:
+    session = ctx.daemon.registry.get_live(params.session_id)
     await set_mode(session, params.mode_id)
     from tether_protocol._updates import ConfigOptionUpdate  # not on the start path (22 classes)
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ..store.search import Hit
     from ..store.snapshot_reader import SnapshotReader
     from ..store.snapshots import SnapshotFile
+    from .live_session import LiveSession
     from .registry import SessionRegistry
     from .rewind import Changed, RewindOutcome
 
@@ -250,8 +251,6 @@ class LiveSessions(SessionsService):
     def __init__(self, registry: SessionRegistry) -> None:
         super().__init__(registry)
         self.registry = registry
-        # session id -> (the live session object's id, the last rewind its conversation reflects)
-        self._rewinds_seen: dict[str, tuple[int, int]] = {}
 
     async def create(self, workspace: Path, mode: str) -> AgentSession:
         store = await self.registry.store_for(workspace)
@@ -294,7 +293,6 @@ class LiveSessions(SessionsService):
             session.turn.cancel()
             await session.turn.done.wait()
         self.registry.end_live(session.id)
-        self._rewinds_seen.pop(session.id, None)
         return session
 
     async def rewind(self, store: HistoryStore, session_id: str, workspace: Path, **how: Any) -> RewindOutcome:
@@ -312,7 +310,7 @@ class LiveSessions(SessionsService):
                 live.known_files.learn(str(workspace), path, digest)
         return outcome
 
-    async def _reload(self, live: AgentSession) -> None:
+    async def _reload(self, live: LiveSession) -> None:
         """Read the live session's conversation again from the store (as a rewind left it)."""
         from ..agent.tokens import ContextEstimate
         from .registry import model_view, stored_ledger
@@ -322,7 +320,7 @@ class LiveSessions(SessionsService):
         live.messages = model_view(views)
         live.ledger = stored_ledger(live.sandbox, views)  # reads of rewound turns are forgotten
         live.context, live.view_size = ContextEstimate(), ContextEstimate()
-        self._rewinds_seen[live.id] = (id(live), await self._last_rewind(live))
+        live.rewind_seen = await self._last_rewind(live)
 
     @staticmethod
     async def _last_rewind(live: AgentSession) -> int:
@@ -330,20 +328,19 @@ class LiveSessions(SessionsService):
 
         return await last_rewind_id(live.store, live.id)
 
-    async def sync_rewinds(self, live: AgentSession) -> None:
+    async def sync_rewinds(self, live: LiveSession) -> None:
         """Before a turn: a rewind made outside this daemon (`tether sessions rewind` from a
         shell) since the live conversation was read is taken in, so the model sees the
         conversation as it now stands. One indexed query per prompt; the conversation is
         read again only when a rewind this daemon did not make is found (or, the first time
         a session that has rewinds is prompted here, once)."""
         last = await self._last_rewind(live)
-        seen = self._rewinds_seen.get(live.id)
-        if seen is not None and seen[0] == id(live) and seen[1] == last:
+        if live.rewind_seen == last:
             return
-        if last or seen is not None:
+        if last or live.rewind_seen is not None:
             await self._reload(live)
         else:
-            self._rewinds_seen[live.id] = (id(live), last)
+            live.rewind_seen = last
 
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""

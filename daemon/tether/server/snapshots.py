@@ -48,7 +48,7 @@ from ..store.snapshot_export import dump_to_file
 from ..store.snapshot_reader import SnapshotReader
 from ..transport.rpc import RawResult
 from .config_options import config_options
-from .context import ServerContext
+from .context import ClientConnection
 from .registry import check_workspace
 from .sessions import iso, modes
 from .sessions_service import (
@@ -65,28 +65,28 @@ if TYPE_CHECKING:
     from ..store.snapshots import SnapshotFile
 
 
-def _default_workspace(ctx: ServerContext) -> Path:
+def _default_workspace(ctx: ClientConnection) -> Path:
     return check_workspace(str(ctx.default_root))
 
 
-def _workspace_of(ctx: ServerContext, cwd: str | None) -> Path:
+def _workspace_of(ctx: ClientConnection, cwd: str | None) -> Path:
     return check_workspace(cwd) if cwd is not None else _default_workspace(ctx)
 
 
-async def _locate(ctx: ServerContext, session_id: str, cwd: str | None) -> tuple[HistoryStore, Path]:
+async def _locate(ctx: ClientConnection, session_id: str, cwd: str | None) -> tuple[HistoryStore, Path]:
     """A session's store and workspace: live here, else stored in `cwd`'s or the default workspace."""
     places: list[Path] = []
-    if session_id not in ctx.registry.live:  # a live one is found whatever cwd says
+    if session_id not in ctx.daemon.registry.live:  # a live one is found whatever cwd says
         places = [check_workspace(cwd)] if cwd is not None else []
         if _default_workspace(ctx) not in places:
             places.append(_default_workspace(ctx))
     try:
-        return await ctx.sessions.locate(session_id, places)
+        return await ctx.daemon.sessions.locate(session_id, places)
     except SessionGone as exc:
         raise SessionNotFound(str(exc)) from exc
 
 
-async def session_dump(ctx: ServerContext, params: DumpParams) -> RawResult | DumpedFile:
+async def session_dump(ctx: ClientConnection, params: DumpParams) -> RawResult | DumpedFile:
     session_id = params.session_id
     target = None if params.path is None else _new_file(params.path)
     store, _workspace = await _locate(ctx, session_id, params.cwd)
@@ -122,7 +122,7 @@ def _new_file(path: str) -> Path:
     return target
 
 
-async def session_restore(ctx: ServerContext, params: RestoreParams) -> RestoreResult:
+async def session_restore(ctx: ClientConnection, params: RestoreParams) -> RestoreResult:
     if (params.snapshot is None) == (params.path is None):
         raise InvalidParams(
             "invalid params for _tether/session/restore: snapshot (an object from _tether/session/dump) "
@@ -151,7 +151,7 @@ def _snapshot_file(path: str) -> BinaryIO:
     return source
 
 
-async def _restore(ctx: ServerContext, params: RestoreParams, opened: Callable[[], SnapshotFile]) -> RestoreResult:
+async def _restore(ctx: ClientConnection, params: RestoreParams, opened: Callable[[], SnapshotFile]) -> RestoreResult:
     try:
         snapshot = opened()  # raw JSON: the store's checks and messages
     except BadSnapshot as exc:
@@ -160,7 +160,7 @@ async def _restore(ctx: ServerContext, params: RestoreParams, opened: Callable[[
     workspace = restore_workspace(
         snapshot, check_workspace(cwd) if cwd is not None else None, lambda: _default_workspace(ctx)
     )
-    if params.keep_id and snapshot.session["id"] in ctx.registry.live:
+    if params.keep_id and snapshot.session["id"] in ctx.daemon.registry.live:
         raise InvalidParams(
             f"invalid snapshot: session {snapshot.session['id']!r} is live in this daemon; "
             f"restore it without keepId"
@@ -171,7 +171,7 @@ async def _restore(ctx: ServerContext, params: RestoreParams, opened: Callable[[
         return await ctx.gate_for(workspace, store).add_rule(kind, pattern, decision)
 
     try:
-        restored = await ctx.sessions.restore(
+        restored = await ctx.daemon.sessions.restore(
             snapshot, workspace, mode_limit=ctx.settings.mode, keep_id=params.keep_id,
             import_rules=params.import_rules, add_rule=add_rule,
         )
@@ -186,40 +186,40 @@ async def _restore(ctx: ServerContext, params: RestoreParams, opened: Callable[[
 
 
 async def _fork(
-    ctx: ServerContext, source_id: str, cwd: str | None, upto_seq: int | None, target: Path | None
+    ctx: ClientConnection, source_id: str, cwd: str | None, upto_seq: int | None, target: Path | None
 ) -> NewSessionResult:
     store, workspace = await _locate(ctx, source_id, cwd)
     target = target or workspace
     try:
-        new_id = await ctx.sessions.fork(store, source_id, workspace, target, upto_seq)
+        new_id = await ctx.daemon.sessions.fork(store, source_id, workspace, target, upto_seq)
     except BadForkPoint as exc:
         raise InvalidParams(f"invalid params for _tether/session/fork: {exc}") from exc  # only its messageSeq
     except SessionGone as exc:
         raise SessionNotFound(str(exc)) from exc
-    session, _stored = await ctx.registry.revive(new_id, target)
+    session, _stored = await ctx.daemon.registry.revive(new_id, target)
     return NewSessionResult(new_id, modes(session.mode), config_options(ctx, session))
 
 
-async def session_fork(ctx: ServerContext, params: ForkSessionParams) -> NewSessionResult:
+async def session_fork(ctx: ClientConnection, params: ForkSessionParams) -> NewSessionResult:
     cwd = params.cwd
     return await _fork(ctx, params.session_id, cwd, None, check_workspace(cwd) if cwd is not None else None)
 
 
-async def tether_session_fork(ctx: ServerContext, params: TetherForkParams) -> NewSessionResult:
+async def tether_session_fork(ctx: ClientConnection, params: TetherForkParams) -> NewSessionResult:
     return await _fork(ctx, params.session_id, params.cwd, params.message_seq, None)
 
 
-async def session_search(ctx: ServerContext, params: SearchParams) -> SearchResult:
+async def session_search(ctx: ClientConnection, params: SearchParams) -> SearchResult:
     limit = params.limit or 20
-    hits = await ctx.sessions.search(_workspace_of(ctx, params.cwd), params.query, limit)
+    hits = await ctx.daemon.sessions.search(_workspace_of(ctx, params.cwd), params.query, limit)
     return SearchResult([
         SearchHit(h.session_id, h.session_title, h.message_seq, cast(MessageRole, h.role), h.snippet, h.rank)
         for h in hits
     ])
 
 
-async def session_latest(ctx: ServerContext, params: LatestParams) -> LatestResult:
-    record = await ctx.sessions.latest(_workspace_of(ctx, params.cwd))
+async def session_latest(ctx: ClientConnection, params: LatestParams) -> LatestResult:
+    record = await ctx.daemon.sessions.latest(_workspace_of(ctx, params.cwd))
     if record is None:
         return NoLatestSession(None)
     return LatestSession(record.id, iso(record.updated_at), record.workspace, title=record.title)

@@ -26,7 +26,7 @@ from ..providers.base import Provider
 from ..sandbox.credential_stores import ReadLimits
 from ..store import MessageRecord, tether_home
 from ..transport.connection import Connection
-from .context import ServerContext
+from .context import ClientConnection
 from .files import EditorFiles
 from .live_session import LiveSession
 from .mcp_servers import turn_tools
@@ -52,7 +52,7 @@ _DROPPED_STARTED = (
 )
 
 
-def hidden_paths(ctx: ServerContext) -> tuple[str, ...]:
+def hidden_paths(ctx: ClientConnection) -> tuple[str, ...]:
     """Paths commands must not read: Tether's user config and its history, the credential
     stores (after `allow_read` and `deny_read`) and the token files (hidden whole where
     no filtered copy is shown: `filtered_paths`)."""
@@ -62,7 +62,7 @@ def hidden_paths(ctx: ServerContext) -> tuple[str, ...]:
     return (*own, *(store.path for store in limits.hidden), *limits.filtered)
 
 
-def filtered_paths(ctx: ServerContext) -> tuple[str, ...]:
+def filtered_paths(ctx: ClientConnection) -> tuple[str, ...]:
     """The token files a command may read without their credential lines."""
     return command_read_limits(ctx.settings).filtered
 
@@ -76,11 +76,11 @@ def command_read_limits(settings: Settings) -> ReadLimits:
 
 
 def make_turn(
-    ctx: ServerContext, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
+    ctx: ClientConnection, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
 ) -> AgentTurn:
     settings = ctx.settings
     services = turn_services(ctx, session, handle.turn_id, sink, provider)
-    tools = ctx.tools
+    tools = ctx.daemon.tools
     if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
         limits = DelegateLimits(settings.delegate_max_steps, settings.delegate_tokens, settings.keep_user_turns,
                                 settings.max_output_tokens, settings.guard)
@@ -102,7 +102,7 @@ def make_turn(
 
 
 def turn_services(
-    ctx: ServerContext, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider
+    ctx: ClientConnection, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider
 ) -> TurnServices:
     """What a turn's tools ask, write and hook with (a `/compact` uses them too)."""
     settings = ctx.settings
@@ -136,7 +136,7 @@ def turn_services(
     )
 
 
-def _net_rules(ctx: ServerContext, session: AgentSession) -> ProxyRules:
+def _net_rules(ctx: ClientConnection, session: AgentSession) -> ProxyRules:
     """The proxy's rules for this turn's commands: the user's domains, those they allowed
     always and for this session, credentials; asking through the client when it is ACP."""
     import dataclasses
@@ -155,7 +155,7 @@ def _net_rules(ctx: ServerContext, session: AgentSession) -> ProxyRules:
     )
 
 
-def _ask_for(ctx: ServerContext, session: AgentSession, call_id: str, command: str) -> AskDomain | None:
+def _ask_for(ctx: ClientConnection, session: AgentSession, call_id: str, command: str) -> AskDomain | None:
     """Asking about a refused host for one command, where the session's mode asks anyway."""
     from ..netproxy.asking import ask_through
 
@@ -166,7 +166,7 @@ def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
     sink.emit(TurnEnded(turn_id, stop_reason))  # the update layer renders it
 
 
-async def resume_turn(ctx: ServerContext, session: LiveSession, turn_id: str, pending: PendingStep) -> None:
+async def resume_turn(ctx: ClientConnection, session: LiveSession, turn_id: str, pending: PendingStep) -> None:
     """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
     answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
     if session.turn is not None:
@@ -207,7 +207,7 @@ def say_turn_waits(conn: Connection, session_id: str, turn_id: str) -> None:
     sink.flush()
 
 
-async def drop_waiting_turn(ctx: ServerContext, session: AgentSession) -> bool:
+async def drop_waiting_turn(ctx: ClientConnection, session: AgentSession) -> bool:
     """`session/cancel` of a session with no turn running here whose turn a stopped daemon
     left waiting for approval (after `session/resume`): the turn ends `cancelled`, each
     call still to run gets a failed result (so the conversation stays paired), the client
@@ -223,9 +223,9 @@ async def drop_waiting_turn(ctx: ServerContext, session: AgentSession) -> bool:
     ]
     if not await store.cancel_waiting(session.id, turn_id, records):
         return False
-    if ctx.registry.live.get(session.id) is session and session.turn is None:
+    if ctx.daemon.registry.live.get(session.id) is session and session.turn is None:
         # the model's view had "result missing" stand-ins for these calls
-        await ctx.registry.revive(session.id, session.workspace)
+        await ctx.daemon.registry.revive(session.id, session.workspace)
     sink = SessionUpdates(session.id, ctx.connection)
     for call_id, text in results.items():
         sink.tool_call_update(call_id, status="failed", content_text=text)

@@ -4,10 +4,10 @@ Owns: `proxy.py` — deciding whether `tether serve|acp` is shared (the `--share
 `TETHER_SHARED`, or `shared = true` in the user config), finding or starting the daemon
 (race-safe, under a lock file) and relaying bytes between stdio and the socket, with the
 standard library alone; `daemon.py` — the detached daemon: its socket (0600 in a 0700
-directory, the peer's uid checked on every connection), the idle exit; `hub.py` — what
-the daemon's connections share (the live sessions, the stores, the provider, the tools,
-the background tasks) and each connection's own server on top of it; `stream.py` — a
-client connection over a socket.
+directory, the peer's uid checked on every connection), the idle exit; each window a
+`ClientConnection` of the one `tether.server.daemon_services.Daemon` (the same hub the stdio
+daemon is, with many connections); `approvals.py` — an approval asked of every window that
+sees the session; `stream.py` — a client connection over a socket.
 Must not: import anything here from `proxy.py` but the standard library (it runs in every
 editor window's process and must start fast), listen on anything but a Unix socket, or
 take settings from a client's environment (the daemon's are its own: the user config,

@@ -19,7 +19,8 @@ from ..approvals import ApprovalRequest, AskerAnswer
 from ..server.asker import ClientAsker
 
 if TYPE_CHECKING:
-    from .hub import ClientServer
+    from ..server.context import ClientConnection
+    from ..server.daemon_services import Served
 
 class Ask:
     """One approval, asked of several connections."""
@@ -31,7 +32,7 @@ class Ask:
         self._asked: set[int] = set()
         self._answers: asyncio.Queue[AskerAnswer] = asyncio.Queue()
 
-    def add(self, server: ClientServer) -> None:
+    def add(self, server: Served) -> None:
         if id(server) in self._asked:
             return
         self._asked.add(id(server))
@@ -64,19 +65,20 @@ class Ask:
 class SharedAsker(ClientAsker):
     """Asks every connection that sees the session; the first to answer decides."""
 
-    def __init__(self, server: ClientServer) -> None:
+    def __init__(self, server: ClientConnection) -> None:
         super().__init__(server.rpc, server.client)
         self._server = server
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        hub = self._server.hub
+        daemon = self._server.daemon
         ask = Ask(request, reason)
-        viewers = [hub.clients[c] for c in hub.audience.get(request.session_id, ()) if c in hub.clients]
+        # not live for a sub-agent's session: no window sees it, its parent's asks it
+        session = daemon.registry.live.get(request.session_id)
+        seen = session.audience if session is not None else []
+        viewers: list[Served] = [daemon.connections[c] for c in seen if c in daemon.connections]
         for server in viewers or [self._server]:
             ask.add(server)
-        # a window that loads the session while this waits is asked too (`Hub.join`);
-        # not listed for a sub-agent's session: it is not live here, no window joins it
-        session = hub.registry.live.get(request.session_id)
+        # a window that loads the session while this waits is asked too (`audience.join`)
         asks = session.open_asks if session is not None else []
         asks.append(ask)
         try:

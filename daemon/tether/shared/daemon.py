@@ -2,7 +2,7 @@
 
 Owns: the listening Unix socket (bound with a 0077 umask: 0600, in the proxy's 0700
 directory; never a TCP port), accepting connections (the peer's uid is checked in
-`stream.ClientProtocol`), serving each as its own `ClientServer` until it closes, and the
+`stream.ClientProtocol`), serving each as a `ClientConnection` of the one `Daemon` until it closes, and the
 daemon's end: after `shared_idle_timeout` seconds with no client and no running turn (or
 SIGTERM), the socket is removed first (the next window starts a new daemon), then every
 turn is stopped and the stores are closed.
@@ -23,8 +23,10 @@ import time
 from pathlib import Path
 
 from ..config import ConfigError, load_settings
-from ..server.app import finish_requests
-from .hub import ClientServer, Hub
+from ..server.app import connect, finish_requests
+from ..server.audience import forget
+from ..server.daemon_services import Daemon
+from ..server.live_session import Audiences
 from .stream import ClientProtocol, SocketConnection
 
 log = logging.getLogger("tether.shared")
@@ -73,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("tether").setLevel(settings.log_level.upper())
     log.warning("shared daemon %d listening on %s", os.getpid(), path)
     try:
-        return asyncio.run(_run(Hub(settings, flags), sock, path))
+        return asyncio.run(_run(Daemon(settings, shared=True), flags, sock, path))
     finally:
         _remove_pid_file(pid_path)
         log.warning("shared daemon %d stopped", os.getpid())
@@ -88,7 +90,7 @@ def _remove_pid_file(pid_path: str) -> None:
         pass
 
 
-async def _run(hub: Hub, sock: socket.socket, path: str) -> int:
+async def _run(daemon: Daemon, flags: dict[str, object], sock: socket.socket, path: str) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
@@ -96,32 +98,33 @@ async def _run(hub: Hub, sock: socket.socket, path: str) -> int:
     clients: set[asyncio.Task[None]] = set()
 
     def accept(protocol: ClientProtocol, root: str, framing: str | None, rest: bytes) -> None:
-        task = asyncio.ensure_future(_serve_client(hub, protocol, root, framing, rest))
+        task = asyncio.ensure_future(_serve_client(daemon, flags, protocol, root, framing, rest))
         clients.add(task)
         task.add_done_callback(clients.discard)
 
-    async with hub.tasks.running(2.0):
+    async with daemon.tasks.running(2.0):
         server = await loop.create_unix_server(lambda: ClientProtocol(accept), sock=sock)
-        idle = asyncio.ensure_future(_until_idle(hub, hub.settings.shared_idle_timeout))
+        idle = asyncio.ensure_future(_until_idle(daemon, daemon.settings.shared_idle_timeout))
         await asyncio.wait([idle, asyncio.ensure_future(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         idle.cancel()
         _unlink_ours(path, bound)  # from now on a new window starts a new daemon
         server.close()
         while clients and not stop.is_set():  # accepted just before: served to the end
             await asyncio.wait(list(clients), timeout=1.0)
-        for server_of in list(hub.clients.values()):
-            server_of.stop()
+        for served in list(daemon.connections.values()):
+            served.stop()
         if clients:
             await asyncio.wait(list(clients), timeout=_CLIENT_GRACE_S + 1)
-        await hub.close()
+        await daemon.stop_turns()
+        await daemon.close()
     return 0
 
 
-async def _until_idle(hub: Hub, idle_s: float) -> None:
+async def _until_idle(daemon: Daemon, idle_s: float) -> None:
     idle_since: float | None = None
     while True:
         await asyncio.sleep(min(1.0, idle_s / 4))
-        if hub.busy:
+        if daemon.busy:
             idle_since = None
         elif idle_since is None:
             idle_since = time.monotonic()
@@ -138,28 +141,28 @@ def _unlink_ours(path: str, inode: int) -> None:
         pass
 
 
-async def _serve_client(hub: Hub, protocol: ClientProtocol, root: str, framing: str | None, rest: bytes) -> None:
+async def _serve_client(daemon: Daemon, flags: dict[str, object], protocol: ClientProtocol, root: str,
+                        framing: str | None, rest: bytes) -> None:
     transport = protocol.transport
     assert transport is not None
-    try:
-        server = ClientServer(hub, Path(root if os.path.isabs(root) else "/"))
+    workspace = Path(root if os.path.isabs(root) else "/")
+    try:  # the window's settings: the daemon's layers with its workspace's config
+        server = connect(daemon, load_settings(workspace, flags=flags), workspace)
     except ConfigError as exc:
         log.error("refused a window: %s", exc)
         transport.close()
         return
-    conn = SocketConnection(transport, server.rpc.handle_message, server.stop, hub.audience,
+    conn = SocketConnection(transport, server.rpc.handle_message, server.stop, Audiences(daemon.registry.live),
                             "ndjson" if framing == "ndjson" else "lsp" if framing == "lsp" else None)
     protocol.conn = conn
-    hub.clients[conn] = server
-    server.conn = conn
-    server.rpc.attach(conn)
+    server.attach(conn)
     try:
         await conn.start(rest)
         await server.stopped.wait()
         await finish_requests(server, conn, _CLIENT_GRACE_S)
-        await server.close_own()
+        await server.close()
     finally:
-        hub.leave(conn)
+        forget(server)
         conn.close()
 
 

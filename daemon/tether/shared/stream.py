@@ -15,12 +15,15 @@ import os
 import socket
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol._framing import Framing
 
 from ..transport.connection import Connection
 from .proxy import read_preamble
+
+if TYPE_CHECKING:
+    from ..server.live_session import Audiences
 
 log = logging.getLogger("tether.shared")
 
@@ -39,7 +42,7 @@ class SocketConnection(Connection):
     """A `Connection` whose bytes come and go through a stream transport."""
 
     def __init__(self, transport: asyncio.Transport, on_message: Callable[[Any], None],
-                 on_close: Callable[[], None], audience: dict[str, list[Connection]],
+                 on_close: Callable[[], None], audience: Audiences,
                  framing: Framing | None = None) -> None:
         super().__init__(-1, -1, on_message, on_close, framing)
         self._stream = transport

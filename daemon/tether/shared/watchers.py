@@ -10,9 +10,14 @@ the turn.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..agent.sink import TurnEvent, TurnSink
 from ..server.updates import SessionUpdates
 from ..transport.connection import Connection
+
+if TYPE_CHECKING:
+    from ..server.live_session import Audiences
 
 
 class Tee:
@@ -45,7 +50,7 @@ def watched(conn: Connection | None, session_id: str, sink: TurnSink) -> tuple[T
     """(the sink the turn writes to, the windows' emitter or None when no window watches).
     The windows' emitter writes to the first of them and, through the audience, to the rest;
     a window that loads the session during the turn is in the audience from then on."""
-    audience: dict[str, list[Connection]] | None = getattr(conn, "audience", None)
+    audience: Audiences | None = getattr(conn, "audience", None)
     seen = audience.get(session_id) if audience else None
     if not seen:
         return sink, None

@@ -21,6 +21,8 @@ from tether.store.errors import InvalidCursor
 from tether_protocol._json import JsonObject, dumps_text, loads, whole_text
 
 if TYPE_CHECKING:  # the conversation model is imported when a message is first converted
+    from collections.abc import Callable
+
     from tether_protocol.conversation import JsonObject, Message
 
 __all__ = [
@@ -197,6 +199,17 @@ class ChangeSet:
     blobs: dict[str, bytes] = field(default_factory=dict)
 
 
+@cache
+def _message_codec() -> tuple[Callable[[Message], bytes], Callable[[bytes], JsonObject]]:
+    """The conversation's encoder and a JSON decoder, imported on the first save (opening a
+    store does not import the conversation model; an import per message costs a lookup)."""
+    import msgspec
+
+    from tether_protocol.conversation import encode_message
+
+    return encode_message, msgspec.json.Decoder(dict[str, Any]).decode
+
+
 @dataclass(slots=True)
 class MessageRecord:
     """One conversation message. ``body`` is the stored JSON object; on the way in it may
@@ -229,11 +242,20 @@ class MessageRecord:
         return message_from_json(body, self.role) if isinstance(body, dict) else body
 
     def json_body(self) -> JsonObject:
-        """The body as stored: a typed message through the one converter."""
+        """The body as stored: a typed message through its Struct's encoding."""
         from tether_protocol.conversation import message_to_json
 
         body = self.body
         return body if isinstance(body, dict) else message_to_json(body)
+
+    def stored(self) -> tuple[str, JsonObject]:
+        """The body's stored JSON text and object (a typed message encoded once by msgspec)."""
+        body = self.body
+        if isinstance(body, dict):
+            return encode_json(body), body
+        encode, decode = _message_codec()
+        raw = encode(body)
+        return raw.decode(), decode(raw)
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> MessageRecord:
@@ -307,10 +329,10 @@ def message_row(message: MessageRecord, now: float) -> MessageRow:
     # validated and encoded here, outside the lock: a bad message fails without
     # holding up other writers or opening a transaction
     message.check()
-    body = message.json_body()
+    text, body = message.stored()
     return (
         message.role,
-        encode_json(body),
+        text,
         message.status,
         message.created_at or now,
         indexed_text(message.role, body),

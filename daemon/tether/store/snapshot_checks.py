@@ -2,15 +2,15 @@
 errors that name the first wrong field.
 
 Owns: the snapshot format's version and limits, ``SnapshotError``, and the checks of a
-snapshot's session, turns, messages (their bodies by the conversation's one converter,
-``tether_protocol.conversation``), reports and rules; checked records get their
+snapshot's session, turns, messages (their bodies decoded by the conversation's
+Structs, ``tether_protocol.conversation``), reports and rules; checked records get their
 defaults filled in. Must not: upgrade older formats (``snapshots`` does, through its
 ``MIGRATIONS``), touch a store, or change anything but the records it is handed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from typing import Any, TypeGuard, cast
 
 from tether.store.errors import StoreError
@@ -119,20 +119,39 @@ _NUMBERS = (int, float)  # exactly: a bool is not a timestamp
 def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
     last = -1
     for i, message in enumerate(messages):
-        last = check_message(message, i, last, turn_ids)
+        try:
+            last = check_message(message, i, last, turn_ids)
+        except SnapshotError:
+            check_bodies(messages[:i], 0)  # an earlier message's body is the first mistake
+            raise
+    check_bodies(messages, 0)
 
 
 def check_message(message: Any, i: int, last: int, turn_ids: Container[str]) -> int:
-    """Check ``messages[i]`` (defaults filled in), which follows seq ``last``; its seq."""
-    from tether_protocol.conversation import ConversationError, check_message_json
-
+    """Check ``messages[i]``'s fields but its body (defaults filled in; ``check_bodies``
+    checks bodies many at a time), which follows seq ``last``; its seq."""
     if not _plain_message(message, last, turn_ids):
         _check_message_fields(message, f"messages[{i}]", last, turn_ids)
-    try:  # the body: what replay, search and the model rely on, by the one converter
-        check_message_json(message["body"], message["role"])
-    except ConversationError as exc:
-        raise SnapshotError(f"messages[{i}].body{exc}") from None
     return int(message["seq"])
+
+
+def check_bodies(messages: Sequence[JsonObject], first: int) -> None:
+    """Check the bodies of ``messages[first:]`` (their fields checked): what replay, search
+    and the model rely on, decoded by the conversation's Structs in one call. Names the
+    first wrong one, read as its record's role says."""
+    from tether_protocol.conversation import ConversationError, message_from_json, messages_from_json
+
+    try:
+        typed = messages_from_json([message["body"] for message in messages])
+        if [message["role"] for message in messages] == [m.role for m in typed]:
+            return
+    except ConversationError:
+        pass
+    for i, message in enumerate(messages, first):
+        try:
+            message_from_json(message["body"], message["role"])
+        except ConversationError as exc:
+            raise SnapshotError(f"messages[{i}].body{exc}") from None
 
 
 def _check_message_fields(message: Any, where: str, last: int, turn_ids: Container[str]) -> None:

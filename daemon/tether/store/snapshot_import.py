@@ -19,7 +19,14 @@ import aiosqlite
 
 from tether.store.records import encode_json, new_turn_ids
 from tether.store.snapshot_checkpoints import check_checkpoint_data, check_rewound, import_checkpoints
-from tether.store.snapshot_checks import SnapshotError, check_message, check_report, check_rules, check_turn
+from tether.store.snapshot_checks import (
+    SnapshotError,
+    check_bodies,
+    check_message,
+    check_report,
+    check_rules,
+    check_turn,
+)
 from tether.store.snapshot_rows import (
     finish_stopped,
     insert_messages,
@@ -124,22 +131,35 @@ class SnapshotImport:
 
     async def _messages(self, items: Iterable[Any]) -> None:
         rows: list[tuple[Any, ...]] = []
+        batch: list[JsonObject] = []  # their bodies are checked at once, before they go in
         size = 0
         for i, message in enumerate(items):
             if not self.checked:
-                self._last_seq = check_message(message, i, self._last_seq, self.turns.keys())
-                if message.get("rewound") is not None:
-                    check_rewound(message["rewound"], f"messages[{i}].rewound")
+                self._check_message(message, i, batch)
             if message.get("rewound") is not None:
                 self._hidden.append((message["rewound"], message["seq"]))
             turn = message["turn_id"]
             row = message_row(message, None if turn is None else self.turns[turn][0])
             rows.append(row)
+            batch.append(message)
             size += len(row[3])
             if len(rows) == _BATCH or size >= _BATCH_BYTES:
-                await self._insert(insert_messages(self.conn, self.session_id, rows))
-                self.messages += len(rows)
-                rows, size = [], 0
+                await self._message_batch(rows, batch, i + 1)
+                rows, batch, size = [], [], 0
+        await self._message_batch(rows, batch, self.messages + len(rows))
+
+    def _check_message(self, message: Any, i: int, batch: list[JsonObject]) -> None:
+        try:
+            self._last_seq = check_message(message, i, self._last_seq, self.turns.keys())
+            if message.get("rewound") is not None:
+                check_rewound(message["rewound"], f"messages[{i}].rewound")
+        except SnapshotError:
+            check_bodies(batch, i - len(batch))  # an earlier message's body is the first mistake
+            raise
+
+    async def _message_batch(self, rows: list[tuple[Any, ...]], batch: list[JsonObject], end: int) -> None:
+        if not self.checked:
+            check_bodies(batch, end - len(batch))
         await self._insert(insert_messages(self.conn, self.session_id, rows))
         self.messages += len(rows)
 

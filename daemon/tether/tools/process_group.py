@@ -1,18 +1,9 @@
 """Running one shell command in its own process group, and killing that whole group.
 
-Owns: spawning an argv (`/bin/sh -c COMMAND`, or that wrapped in an OS sandbox's launcher)
-in a new session (so it has no controlling terminal and its process-group id is its
-pid), pumping its merged stdout/stderr to a callback, the
-timeout, and the rule that nothing the command started outlives the call: on timeout,
-on cancellation and after a normal exit, the group gets SIGTERM, then SIGKILL after a
-short grace, and the shell is reaped.
-Must not: decode, cap or format output, know about tools or the sandbox, or block the
-event loop.
-
-Limits: a process that leaves the group itself (`setsid`, a shell with `set -m`) cannot
-be found this way; unsandboxed, we stop reading its output after a bounded drain instead
-of hanging. Sandboxed, the backend kills those (bubblewrap's PID namespace, the Landlock
-launcher as child subreaper), since the group's leader is the backend's process.
+Owns: spawning the argv in a new session, pumping merged output to a callback, the
+timeout, and killing the group (SIGTERM, then SIGKILL) on every exit path; its limits:
+docs/decisions/0009-tools.md. Must not: decode, cap or format output, know about tools
+or the sandbox, or block the event loop.
 """
 
 from __future__ import annotations

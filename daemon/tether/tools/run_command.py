@@ -1,22 +1,9 @@
 """The `run_command` tool: one shell command in the workspace, output streamed and capped.
 
-Owns: the tool's args class (its timeout cap is per instance) and title, refusing a
-command that holds a NUL byte, picking the working directory (inside the workspace), the
-command's minimal environment and private temp directory (removed after the call),
-running it in the OS sandbox `ctx.command_sandbox` (tether.sandbox: workspace-write,
-network only when `ctx.network`, or in `allowlist` mode (`ctx.net_rules`) the command's
-own proxy (tether.netproxy) while it runs, what it refused appended to the result; the
-fds the sandbox needs passed, then closed),
-streaming decoded output to `ctx.on_output` (coalesced, never splitting a UTF-8
-character), capping what the model gets to a head and a tail, the exit-status footer,
-a note when the sandbox probably blocked it, putting back the autorun paths a command run
-unasked changed (`ctx.guard_autoruns`, tools/autorun_guard.py), and asking `ctx.recorder`
-to compare the workspace before and after (what it changed is recorded for rewind;
-tools/tree_scan.py).
-Must not: run anything outside the workspace directory, pass secrets to the command,
-let any process it started outlive the call (process_group.py and the sandbox do the
-killing), or decide whether the command is allowed or gets the network (that is the
-approval gate's job).
+Owns: the args class, the working directory, environment and private temp directory, the
+run in `ctx.command_sandbox` (with the allowlist proxy), streamed and capped output, the
+footer, autorun guarding and the change scan (docs/decisions/0009-tools.md). Must not: run
+outside the workspace, pass secrets, leave a process alive, or decide what is allowed.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """One client connection: bytes in -> parsed messages, messages out -> batched frames.
 
-Owns: the protocol fds' reads and writes (bytes in are decoded by `tether_protocol.peer`'s
-`MessageReader`: framing detected from the first bytes unless fixed), framing outgoing
-messages, one write per event-loop tick, and backpressure. When the client reads slower than we
-produce, frames wait here instead of in the pipe, and *coalescers* (producers of
-mergeable updates such as text deltas) are asked for their data only when the pipe can
-take more — so a slow client gets fewer, larger notifications instead of a queue of
-thousands, and a fast one gets every delta with no added latency. Must not: interpret
-messages (that is the peer, `tether_protocol.peer` via `rpc.py`).
+Owns: the protocol fds' reads and writes, framing outgoing messages, one write per
+event-loop tick, and backpressure through coalescers (docs/decisions/0012-transport.md).
+Must not: interpret messages (that is `tether_protocol.peer`, via `rpc.py`).
 """
 
 from __future__ import annotations

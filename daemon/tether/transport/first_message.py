@@ -1,10 +1,8 @@
 """The first message, read before the event loop exists.
 
-Owns: reading the client's first bytes from the protocol fd until one whole message (or
-the end of input) is there, with the framing detected from those bytes. An editor's
-first message is `initialize`; `tether serve` answers it from here, before importing the
-server stack, so the editor's first wait is Python's start-up and little else. Must not:
-answer anything itself (the server's `early.py` does) or import beyond the standard
+Owns: reading the protocol fd until one whole message (or end of input), framing detected
+from its bytes, so `tether serve` can answer `initialize` before importing the server.
+Must not: answer anything itself (`server/early.py` does) or import beyond the standard
 library and `tether_protocol`'s stdlib modules.
 """
 

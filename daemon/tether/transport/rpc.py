@@ -1,10 +1,9 @@
 """The daemon's end of the JSON-RPC peer.
 
-Owns: the daemon's choices on top of `tether_protocol.peer.JsonRpcPeer` — string ids for
-its own requests (`tether-N`), cancels spelled the way the client's protocol spells them
-(LSP `$/cancelRequest` until an ACP client initializes, then `$/cancel_request`), bugs
-reported as "details in the daemon log", and test failpoints (`TETHER_FAILPOINTS`). Must not: know session or agent semantics; handlers
-live in `tether.server`.
+Owns: the daemon's choices on `tether_protocol.peer.JsonRpcPeer`: `tether-N` ids, cancels
+spelled as the client's protocol spells them, bugs reported as "details in the daemon
+log", and test failpoints (`TETHER_FAILPOINTS`).
+Must not: know session or agent semantics; handlers live in `tether.server`.
 """
 
 from __future__ import annotations

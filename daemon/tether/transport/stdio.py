@@ -1,9 +1,8 @@
 """The daemon's own copy of stdin/stdout, out of reach of child processes.
 
-Owns: moving the protocol to private file descriptors at start-up. After `take_stdio()`
-fd 0 reads /dev/null and fd 1 writes to stderr, so a tool's subprocess (or a stray
-`print`) can neither steal client bytes nor corrupt the frame stream. Must not: read or
-write protocol bytes itself.
+Owns: moving the protocol to private fds at start-up (then fd 0 reads /dev/null and
+fd 1 writes to stderr, so no subprocess or stray `print` touches the frames).
+Must not: read or write protocol bytes itself.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from tether_protocol._errors import InvalidParams
 from tether_protocol._json import JsonObject
 
 from ...transport.rpc import ClientRequestFailed
-from ..context import ServerContext
+from ..context import ClientConnection
 from ..handshake import uri_to_path
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class Snippet:
     text: str
 
 
-def snippet(ctx: ServerContext, root: Path, ask: Ask) -> Snippet | None:
+def snippet(ctx: ClientConnection, root: Path, ask: Ask) -> Snippet | None:
     """The selected lines (whole lines; the diagnostics' lines for an empty selection)."""
     if ask.uri is None:
         return None
@@ -138,7 +138,7 @@ def _diagnostic(d: JsonObject) -> str:
     return f"{d.get('message', '')}" + (f" ({origin})" if origin else "") + (f" at line {line + 1}" if isinstance(line, int) else "")
 
 
-async def choose(ctx: ServerContext, message: str, titles: list[str]) -> str | None:
+async def choose(ctx: ClientConnection, message: str, titles: list[str]) -> str | None:
     """`window/showMessageRequest` (Info) offering ``titles``: the one picked, None when the
     user dismissed it. Raises `ClientRequestFailed` when the client cannot show it."""
     from tether_protocol._lsp import MessageActionItem, ShowMessageRequestParams
@@ -149,7 +149,7 @@ async def choose(ctx: ServerContext, message: str, titles: list[str]) -> str | N
     return title if title in titles else None
 
 
-async def choose_question(ctx: ServerContext, where: str) -> str | None:
+async def choose_question(ctx: ClientConnection, where: str) -> str | None:
     """Ask which preset question to send; None when the user dismissed it. A client that
     cannot show the choice (MethodNotFound or another error) gets the first one."""
     try:

@@ -21,7 +21,7 @@ from tether_protocol._lsp import CommandResult
 
 from ...transport.rpc import ClientRequestFailed
 from .. import config_options
-from ..context import ServerContext
+from ..context import ClientConnection
 from ..handshake import LSP_COMMANDS, MODES
 from . import actions
 from .front import cancel_by_progress, session_of, start_turn, workspace_root
@@ -86,7 +86,7 @@ def read_ask(arguments: list[Any] | None) -> actions.Ask:
     return ask
 
 
-async def ask(ctx: ServerContext, arguments: list[Any] | None) -> CommandResult | None:
+async def ask(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResult | None:
     request = read_ask(arguments)
     session = await session_of(ctx)
     found = actions.snippet(ctx, workspace_root(ctx), request)
@@ -100,7 +100,7 @@ async def ask(ctx: ServerContext, arguments: list[Any] | None) -> CommandResult 
     return CommandResult(session.id, turn_id=turn_id)
 
 
-async def cancel(ctx: ServerContext, arguments: list[Any] | None) -> CommandResult:
+async def cancel(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResult:
     session = await session_of(ctx)
     running = session.turn is not None
     if session.turn is not None:
@@ -108,7 +108,7 @@ async def cancel(ctx: ServerContext, arguments: list[Any] | None) -> CommandResu
     return CommandResult(session.id, cancelled=running)
 
 
-async def new_session(ctx: ServerContext, arguments: list[Any] | None) -> CommandResult:
+async def new_session(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResult:
     current = await session_of(ctx)
     if current.turn is not None:
         current.turn.cancel()
@@ -116,7 +116,7 @@ async def new_session(ctx: ServerContext, arguments: list[Any] | None) -> Comman
     return CommandResult(session.id, mode_id=session.mode)
 
 
-async def set_mode(ctx: ServerContext, arguments: list[Any] | None) -> CommandResult | None:
+async def set_mode(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResult | None:
     if arguments and len(arguments) > 1 or arguments and not isinstance(arguments[0], str):
         raise _bad("tether.setMode", "the argument must be one mode id", f"send one of {list(_MODE_IDS)}")
     session = await session_of(ctx)
@@ -129,7 +129,7 @@ async def set_mode(ctx: ServerContext, arguments: list[Any] | None) -> CommandRe
     return CommandResult(session.id, mode_id=mode)
 
 
-async def _choose_mode(ctx: ServerContext, current: str) -> str | None:
+async def _choose_mode(ctx: ClientConnection, current: str) -> str | None:
     names = {name: mode_id for mode_id, name, _about in MODES}
     about = "; ".join(f"{name}: {text}" for _mode_id, name, text in MODES)
     try:
@@ -144,7 +144,7 @@ _COMMANDS = {"tether.ask": ask, "tether.cancel": cancel, "tether.newSession": ne
 assert set(_COMMANDS) == set(LSP_COMMANDS)
 
 
-async def execute_command(ctx: ServerContext, params: ExecuteCommandParams) -> CommandResult | None:
+async def execute_command(ctx: ClientConnection, params: ExecuteCommandParams) -> CommandResult | None:
     run = _COMMANDS.get(params.command)
     if run is None:
         raise _bad("workspace/executeCommand", f"unknown command {params.command!r}",
@@ -152,9 +152,9 @@ async def execute_command(ctx: ServerContext, params: ExecuteCommandParams) -> C
     return await run(ctx, params.arguments)
 
 
-async def code_action(ctx: ServerContext, params: CodeActionParams) -> list[JsonObject]:
+async def code_action(ctx: ClientConnection, params: CodeActionParams) -> list[JsonObject]:
     return actions.code_actions(params)
 
 
-async def progress_cancel(ctx: ServerContext, params: WorkDoneProgressCancelParams) -> None:
+async def progress_cancel(ctx: ClientConnection, params: WorkDoneProgressCancelParams) -> None:
     cancel_by_progress(ctx, params.token)

@@ -1,6 +1,6 @@
 """The session of a stock LSP client's workspace, and the turns it runs in the background.
 
-Owns: `LspFront` (one per connection, kept on its context, `ServerContext.lsp_front`, so it
+Owns: `LspFront` (one per connection, kept on its connection, `ClientConnection.lsp_front`, so it
 goes with the connection: the session of each workspace root, made on first use, and the
 turn that is running), starting a turn with an `LspWatch` as its sink, and
 what the client is shown when it ends: `window/showMessage` (the answer's first lines),
@@ -21,7 +21,7 @@ from tether_protocol.conversation import TextBlock
 from ...agent.session import ActiveTurn
 from ...agent.sink import TurnSink
 from ...store import StorageFault, StoreError, new_turn_id
-from ..context import ServerContext
+from ..context import ClientConnection
 from ..live_session import LiveSession
 from ..queue import queue_of
 from ..registry import check_workspace
@@ -44,7 +44,7 @@ class LspFront:
         self.progress: dict[str, ActiveTurn] = {}  # a running turn's progress token -> the turn
 
 
-def front_of(ctx: ServerContext) -> LspFront:
+def front_of(ctx: ClientConnection) -> LspFront:
     front = ctx.lsp_front
     if front is None:
         front = ctx.lsp_front = LspFront()
@@ -57,27 +57,27 @@ def front_of(ctx: ServerContext) -> LspFront:
     return front
 
 
-def workspace_root(ctx: ServerContext) -> Path:
+def workspace_root(ctx: ClientConnection) -> Path:
     client = ctx.client
     root = client.root if client is not None and client.root is not None else Path(ctx.default_root)
     return Path(root).resolve()
 
 
-async def session_of(ctx: ServerContext, *, fresh: bool = False) -> LiveSession:
+async def session_of(ctx: ClientConnection, *, fresh: bool = False) -> LiveSession:
     """The workspace's session: the one this connection made, else a new one."""
     front = front_of(ctx)
     root = workspace_root(ctx)
     session_id = front.sessions.get(root)
-    live = ctx.registry.live.get(session_id) if session_id and not fresh else None
+    live = ctx.daemon.registry.live.get(session_id) if session_id and not fresh else None
     if live is not None and not live.closed:
         return live
-    made = await ctx.sessions.create(check_workspace(str(root)), ctx.settings.mode)
+    made = await ctx.daemon.sessions.create(check_workspace(str(root)), ctx.settings.mode)
     ctx.session_opened.set()
     front.sessions[root] = made.id
-    return ctx.registry.get_live(made.id)  # the registry's (the service answers the agent's view)
+    return ctx.daemon.registry.get_live(made.id)  # the registry's (the service answers the agent's view)
 
 
-def start_turn(ctx: ServerContext, session: LiveSession, prompt: str) -> str:
+def start_turn(ctx: ClientConnection, session: LiveSession, prompt: str) -> str:
     """Start a turn in the background (its progress and answer follow); its id."""
     if session.turn is not None:
         raise SessionBusy(
@@ -94,18 +94,18 @@ def start_turn(ctx: ServerContext, session: LiveSession, prompt: str) -> str:
         prompt=prompt,
     )
     front_of(ctx).progress[watch.token] = handle
-    ctx.tasks.start("lsp-turn", _run, ctx, session, handle, watch)
+    ctx.daemon.tasks.start("lsp-turn", _run, ctx, session, handle, watch)
     return handle.turn_id
 
 
-def cancel_by_progress(ctx: ServerContext, token: int | str) -> None:
+def cancel_by_progress(ctx: ClientConnection, token: int | str) -> None:
     """`window/workDoneProgress/cancel` of a turn's progress: the turn stops."""
     handle = front_of(ctx).progress.get(str(token))
     if handle is not None:
         handle.cancel()
 
 
-async def _run(ctx: ServerContext, session: LiveSession, handle: ActiveTurn, watch: LspWatch) -> None:
+async def _run(ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, watch: LspWatch) -> None:
     sender = asyncio.get_running_loop().create_task(watch.run())
     stop_reason, error = "error", ""
     sink, windows = _shown_to_windows(ctx, session.id, watch)
@@ -132,7 +132,7 @@ async def _run(ctx: ServerContext, session: LiveSession, handle: ActiveTurn, wat
     _tell(ctx, session, watch, stop_reason, error)
 
 
-def _shown_to_windows(ctx: ServerContext, session_id: str, watch: LspWatch) -> tuple[TurnSink, SessionUpdates | None]:
+def _shown_to_windows(ctx: ClientConnection, session_id: str, watch: LspWatch) -> tuple[TurnSink, SessionUpdates | None]:
     """In the shared daemon, the turn also goes to the windows that have the session open."""
     if not getattr(ctx.connection, "audience", None):
         return watch, None
@@ -141,7 +141,7 @@ def _shown_to_windows(ctx: ServerContext, session_id: str, watch: LspWatch) -> t
     return watched(ctx.connection, session_id, watch)
 
 
-def _tell(ctx: ServerContext, session: LiveSession, watch: LspWatch, stop_reason: str, error: str) -> None:
+def _tell(ctx: ClientConnection, session: LiveSession, watch: LspWatch, stop_reason: str, error: str) -> None:
     """The end of a turn, as the user sees it: a message, the log, the transcript."""
     home = Path(ctx.settings.home) if ctx.settings.home else None
     path: Path | None = None
@@ -158,7 +158,7 @@ def _tell(ctx: ServerContext, session: LiveSession, watch: LspWatch, stop_reason
     rpc.notify("window/showMessage", {"type": 1 if error else 3, "message": short_message(answer, stop_reason, error, path)})
     client = ctx.client
     if path is not None and client is not None and client.lsp_show_document:
-        ctx.tasks.start("lsp-show-transcript", _show, ctx, path)
+        ctx.daemon.tasks.start("lsp-show-transcript", _show, ctx, path)
 
 
 def short_message(answer: str, stop_reason: str, error: str, path: Path | None) -> str:
@@ -177,7 +177,7 @@ def short_message(answer: str, stop_reason: str, error: str, path: Path | None) 
     return text
 
 
-async def _show(ctx: ServerContext, path: Path) -> None:
+async def _show(ctx: ClientConnection, path: Path) -> None:
     """Open the transcript beside the code (`takeFocus: false`); no `selection`: an editor
     that still holds an older copy of the file would be pointed past its end."""
     from ...transport.rpc import ClientRequestFailed
