@@ -9,7 +9,9 @@ bench/RESULTS.md, "Issue 32: the wire model on msgspec").
 2. 2,000 tool call frames (`ToolCallStarted`, then a patch with content and locations).
 3. The replay of N stored messages (user, assistant with thinking, text and a call, the
    call's result; every 7th turn cancelled): `replay_frames` (what `session/load` sends)
-   and `replay_updates` (the same as JSON objects).
+   and `replay_updates` (the same as JSON objects); `replay_queued`: the frames as
+   `session/load` queues them on the connection (UTF-8, LSP framing: a tree whose replay
+   yields text pays its encoding there).
 Each figure is the median CPU time (`time.process_time`) of the rounds, in ms. Nothing is
 asserted; the outputs are checked against each other by the tests, not here.
 """
@@ -22,12 +24,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tether.agent.sink import ToolCallPatch, ToolCallStarted
 from tether.agent.sink import TextContent as ToolText
+from tether.agent.sink import ToolCallPatch, ToolCallStarted
 from tether.server.updates import replay_frames, replay_updates
 from tether.server.updates.acp_v1 import V1
 from tether.server.updates.emitter import frame
 from tether.tools.base import ToolLocation
+from tether_protocol._framing import encoder_for
 
 
 def history(messages: int) -> list[tuple[dict[str, Any], str]]:
@@ -66,6 +69,11 @@ def calls() -> None:
         frame("sess_1", patch)
 
 
+def queued(stored: list[tuple[dict[str, Any], str]]) -> list[bytes]:
+    framed = encoder_for("lsp")
+    return [framed(body if type(body) is bytes else body.encode("utf-8", "replace")) for body in replay_frames("sess_1", stored)]
+
+
 def median_ms(run: Callable[[], object], rounds: int) -> float:
     times = []
     for _ in range(rounds):
@@ -85,6 +93,7 @@ def main() -> None:
         "chunk_frames_20k": median_ms(chunks, args.rounds),
         "tool_call_frames_2k": median_ms(calls, args.rounds),
         f"replay_frames_{args.messages}": median_ms(lambda: list(replay_frames("sess_1", stored)), args.rounds),
+        f"replay_queued_{args.messages}": median_ms(lambda: queued(stored), args.rounds),
         f"replay_updates_{args.messages}": median_ms(lambda: replay_updates(stored), args.rounds),
     }
     for name, ms in figures.items():

@@ -7,11 +7,12 @@ sends are required even when they may be null (`firstTokenMs`, `framing`, a rule
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import ClassVar, Literal, Union
 
-import attrs
+import msgspec
 
-from ._fields import Meta, wire
+from ._codec import Wire
+from ._fields import Meta
 from ._json import JsonObject
 
 __all__ = [
@@ -23,25 +24,22 @@ __all__ = [
 _RULES_SESSION = "invalid params for {method}: sessionId (a string from session/new) is required"
 
 
-@attrs.define
-class ReportParams:
+class ReportParams(Wire):
     """`_tether/session/report`: run reports of a session, or of one turn."""
 
     session_id: str
     turn_id: Union[str, None] = None
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class Usage:
+class Usage(Wire, omit_defaults=False):  # every count written, 0 too
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
     cache_write_tokens: int = 0
 
 
-@attrs.define
-class ToolCallReport:
+class ToolCallReport(Wire):
     call_id: str
     tool_name: str
     arguments: JsonObject
@@ -52,8 +50,7 @@ class ToolCallReport:
     approved_by: Union[str, None] = None
 
 
-@attrs.define
-class StepReport:
+class StepReport(Wire):
     index: int
     llm_latency_ms: float
     first_token_ms: Union[float, None]
@@ -63,8 +60,7 @@ class StepReport:
     tool_total_ms: float
 
 
-@attrs.define
-class RunReport:
+class RunReport(Wire):
     turn_id: str
     session_id: str
     provider: str
@@ -83,13 +79,11 @@ class RunReport:
     error: Union[str, None] = None
 
 
-@attrs.define
-class ReportResult:
+class ReportResult(Wire):
     reports: list[RunReport]
 
 
-@attrs.define
-class DaemonStats:
+class DaemonStats(Wire, omit_defaults=False):  # a 0 is written, as a null `openFds`
     """`_tether/daemon/stats`: the daemon's own counters, for health checks."""
 
     version: str
@@ -115,16 +109,16 @@ RuleKind = Literal["execute", "edit", "delete", "move", "mcp"]
 RuleDecision = Literal["allow", "deny"]
 
 
-@attrs.define
-class RulesParams:
+class RulesParams(Wire):
     """`_tether/rules/list`: the rules of a live session's workspace."""
 
-    session_id: str = wire(error=_RULES_SESSION)
-    meta: Meta = None
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _RULES_SESSION}
+
+    session_id: str
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class Rule:
+class Rule(Wire):
     """`id` is null for built-in and config rules (they cannot be removed)."""
 
     id: Union[int, None]
@@ -136,13 +130,16 @@ class Rule:
     scope: Union[str, None] = None
 
 
-@attrs.define
-class RulesResult:
+class RulesResult(Wire):
     rules: list[Rule]
 
 
-@attrs.define
-class RemoveRuleParams:
-    session_id: str = wire(error=_RULES_SESSION)
-    id: int = wire(error="invalid params for {method}: id (an integer from _tether/rules/list) is required")
-    meta: Meta = None
+class RemoveRuleParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "sessionId": _RULES_SESSION,
+        "id": "invalid params for {method}: id (an integer from _tether/rules/list) is required",
+    }
+
+    session_id: str
+    id: int
+    meta: Meta = msgspec.field(default=None, name="_meta")

@@ -6,11 +6,12 @@ the daemon's `server/rewind.py`).
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
-import attrs
+import msgspec
 
-from ._fields import Meta, wire
+from ._codec import NonEmpty, Wire
+from ._fields import Meta
 
 __all__ = [
     "ChangedFile", "ChangesParams", "ChangesResult", "RewindConflict", "RewindInfo", "RewindParams",
@@ -21,38 +22,41 @@ _ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
 _TURN = "a turn's seq (an integer at least 1) or its turnId (the string session/prompt answers)"
 
+_SEQ_ERROR = "invalid params for {method}: toTurn must be " + _TURN
+
 RewindRestore = Literal["conversation", "files", "both"]
+_TurnSeq = Annotated[int, msgspec.Meta(ge=1)]
 
 
-@attrs.define
-class RewindParams:
+class RewindParams(Wire):
     """Back to just before turn `toTurn` (its seq, 1 = the first, or its turnId) began, or just before the
     user message `messageSeq`, or just before rewind `toRewind` (which undoes it): exactly
     one of the three. `force`: also overwrite files changed since Tether last wrote them.
     `dryRun`: answer what it would do, change nothing."""
 
-    session_id: str = wire(error=_ID, non_empty=True)
-    to_turn: Union[int, str, None] = wire(
-        default=None, minimum=1, error="invalid params for {method}: toTurn must be " + _TURN
-    )
-    message_seq: Union[int, None] = wire(
-        default=None, minimum=0, error="invalid params for {method}: messageSeq must be an integer at least 0"
-    )
-    to_rewind: Union[int, None] = wire(
-        default=None, minimum=1, error="invalid params for {method}: toRewind must be an integer at least 1"
-    )
-    restore: RewindRestore = wire(
-        default="both",
-        error='invalid params for {method}: restore must be "conversation", "files" or "both"',
-    )
-    force: bool = wire(default=False, error="invalid params for {method}: force must be a boolean")
-    dry_run: bool = wire(default=False, error="invalid params for {method}: dryRun must be a boolean")
-    cwd: Union[str, None] = wire(default=None, error=_CWD)
-    meta: Meta = None
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "sessionId": _ID,
+        "toTurn": _SEQ_ERROR,
+        "messageSeq": "invalid params for {method}: messageSeq must be an integer at least 0",
+        "toRewind": "invalid params for {method}: toRewind must be an integer at least 1",
+        "restore": 'invalid params for {method}: restore must be "conversation", "files" or "both"',
+        "force": "invalid params for {method}: force must be a boolean",
+        "dryRun": "invalid params for {method}: dryRun must be a boolean",
+        "cwd": _CWD,
+    }
+
+    session_id: NonEmpty
+    to_turn: Union[_TurnSeq, str, None] = None
+    message_seq: Union[Annotated[int, msgspec.Meta(ge=0)], None] = None
+    to_rewind: Union[_TurnSeq, None] = None
+    restore: RewindRestore = "both"
+    force: bool = False
+    dry_run: bool = False
+    cwd: Union[str, None] = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class RewindConflict:
+class RewindConflict(Wire):
     """A file changed since Tether last wrote it (by the user or another program): not
     overwritten without `force`. `diff` goes from its current content to the one the
     rewind restores ("" for a binary file)."""
@@ -61,16 +65,14 @@ class RewindConflict:
     diff: str
 
 
-@attrs.define
-class RewindSkipped:
+class RewindSkipped(Wire):
     """A file the rewind cannot restore (its content was not recorded), and why."""
 
     path: str
     reason: str
 
 
-@attrs.define
-class RewindResult:
+class RewindResult(Wire):
     """`rewindId`: this rewind (undo it with `toRewind`); null when nothing was done (a
     dry run, or refused for conflicts). `restored`: the files put back (or, in a dry run,
     that would be); `conflicts`: the files left as they are (with `force`, restored too
@@ -84,20 +86,20 @@ class RewindResult:
     done: bool
 
 
-@attrs.define
-class ChangesParams:
+class ChangesParams(Wire):
     """The files turn `turn` (its seq or its turnId) changed, or the whole session's when absent."""
 
-    session_id: str = wire(error=_ID, non_empty=True)
-    turn: Union[int, str, None] = wire(
-        default=None, minimum=1, error="invalid params for {method}: turn must be " + _TURN
-    )
-    cwd: Union[str, None] = wire(default=None, error=_CWD)
-    meta: Meta = None
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "sessionId": _ID, "turn": "invalid params for {method}: turn must be " + _TURN, "cwd": _CWD,
+    }
+
+    session_id: NonEmpty
+    turn: Union[_TurnSeq, str, None] = None
+    cwd: Union[str, None] = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class ChangedFile:
+class ChangedFile(Wire, kw_only=True):
     """One file: `status` "added" | "modified" | "deleted"; `diff` is unified ("" for
     binary); `note` says why it cannot be rewound, if it cannot. `turns`: the turns
     (seqs) that changed it; `turnIds`: the same turns' ids, in the same order."""
@@ -107,11 +109,10 @@ class ChangedFile:
     diff: str
     turns: list[int]
     note: Union[str, None] = None
-    turn_ids: list[str] = attrs.Factory(list)
+    turn_ids: list[str]  # no default, so written when empty (keyword-only: after `note`)
 
 
-@attrs.define
-class RewindInfo:
+class RewindInfo(Wire):
     """A rewind of the session: `toRewind: rewindId` undoes it. `atSeq`: the session's next
     message seq when it was made; `toSeq`: the first message it took out of the model's view."""
 
@@ -121,9 +122,8 @@ class RewindInfo:
     restore: RewindRestore
 
 
-@attrs.define
-class ChangesResult:
+class ChangesResult(Wire):
     """`rewinds`: every rewind of the session, oldest first (also with `turn`)."""
 
     files: list[ChangedFile]
-    rewinds: list[RewindInfo] = attrs.Factory(list)
+    rewinds: list[RewindInfo]

@@ -234,12 +234,15 @@ class _Builder:
     # ---- types -------------------------------------------------------------------------
 
     def _annotated(self, tp: Any) -> JsonObject:
-        """A type with msgspec's checks (`_codec.NonEmpty`): its schema and the checks."""
+        """A type with msgspec's checks (`_codec.NonEmpty`, a least integer): its schema and the checks."""
         base, *checks = typing.get_args(tp)
         schema = self.type_schema(base)
         for check in checks:
-            if isinstance(check, msgspec.Meta) and check.min_length is not None:
-                schema["minLength"] = check.min_length
+            if not isinstance(check, msgspec.Meta):
+                continue
+            for keyword, value in (("minLength", check.min_length), ("minimum", check.ge), ("maximum", check.le)):
+                if value is not None:
+                    schema[keyword] = value
         return schema
 
     def type_schema(self, tp: Any) -> JsonObject:

@@ -1,6 +1,6 @@
 """`session/load` replays stored history exactly as SPEC §4.5/§4.6 describe.
 
-The daemon writes the replay as text straight from the stored bodies (`replay_frames`);
+The daemon writes the replay as UTF-8 JSON straight from the stored bodies (`replay_frames`);
 `replay_updates` spells the same updates out as dicts, the way the SPEC reads. These tests
 hold the two together, for generated histories and for a long one loaded through a real
 daemon (several write batches, both framings).
@@ -15,10 +15,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec import to_builtins
 
 from tether.server.loading import _READ_PAGE
 from tether.server.updates import PagedReplay, frame, replay_frames, replay_updates
+from tether.server.updates.acp_v1 import V1
+from tether.server.updates.emitter import _PREFIX
 from tether.store import HistoryStore, MessageRecord, database_path
+from tether_protocol._json import dumps, whole_text
 
 _text = st.text(st.sampled_from('ab \n\t\0"\\é😀\u2028'), max_size=8) | st.text(
     st.characters(exclude_categories=("Cs",)), max_size=12
@@ -58,8 +62,27 @@ _history = st.lists(st.tuples(_user | _assistant | _tool | _other, _status), max
 def test_the_replay_text_is_the_encoding_of_the_replay_updates(
     history: list[tuple[dict[str, Any], str]], session_id: str, pending: set[str]
 ) -> None:
-    frames = [text.encode("utf-8") for text in replay_frames(session_id, history, pending)]
+    frames = list(replay_frames(session_id, history, pending))
     assert frames == [frame(session_id, update) for update in replay_updates(history, pending=pending)]
+
+
+_live_text = _text | st.text(st.sampled_from("a\ud800\udfffé"), max_size=6)  # lone surrogates: broken UTF-16
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_live_text, session_id=_live_text, kind=st.sampled_from(["text", "thought"]))
+def test_a_live_chunk_is_framed_as_the_json_codec_writes_it(text: str, session_id: str, kind: str) -> None:
+    """A live chunk takes msgspec's lane (`emitter.frame`); its bytes are the orjson
+    lane's, a lone surrogate written as U+FFFD, and the replay of the same stored text."""
+    chunk = V1.chunk(kind, text)
+    sent = frame(session_id, chunk)
+    assert sent == _PREFIX + dumps({"sessionId": session_id, "update": to_builtins(chunk)}) + b"}"
+    assert json.loads(sent)["params"]["update"]["content"]["text"] == whole_text(text)
+    stored = {"role": "assistant", kind if kind == "text" else "thinking": whole_text(text)}
+    if text:
+        assert list(replay_frames(whole_text(session_id), [(stored, "complete")])) == [
+            frame(whole_text(session_id), V1.chunk(kind, whole_text(text)))
+        ]
 
 
 @settings(max_examples=300, deadline=None)
@@ -71,7 +94,7 @@ def test_a_replay_sent_while_the_history_is_read_is_the_whole_replay(
     call and its results too) give the same updates, in the same order (with the step
     breaks of a client that is not Tether's own too)."""
     replay = PagedReplay(session_id, step_breaks)
-    frames: list[str] = []
+    frames: list[bytes] = []
     start = 0
     for cut in sorted(cuts) + [len(history)]:
         frames.extend(replay.feed(history[start:cut]))

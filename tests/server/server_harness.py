@@ -39,8 +39,8 @@ class RecordingConnection:
     def send_body(self, body: bytes) -> None:
         self.bodies.append(body)
 
-    def send_texts(self, bodies: Iterable[str]) -> None:
-        self.bodies.extend(body.encode() for body in bodies)
+    def send_bodies(self, bodies: Iterable[bytes]) -> None:
+        self.bodies.extend(bodies)
 
     def add_coalescer(self, coalescer: Any) -> None:
         self._coalescers[id(coalescer)] = coalescer

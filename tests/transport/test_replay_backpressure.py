@@ -14,7 +14,7 @@ from tether.transport.connection import Connection
 
 def _frames(count: int):
     for n in range(count):
-        yield json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"n": n, "text": "x" * 400}})
+        yield json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"n": n, "text": "x" * 400}}).encode()
 
 
 async def test_a_replay_waits_for_a_client_that_stops_reading_then_sends_everything_in_order() -> None:

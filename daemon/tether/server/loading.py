@@ -37,13 +37,13 @@ _READ_PAGE = 1024
 _FIRST_PAGE = 128
 
 
-async def send_in_batches(conn: Connection, frames: Iterator[str]) -> None:
+async def send_in_batches(conn: Connection, frames: Iterator[bytes]) -> None:
     """Queue the frames in batches, letting the connection write each while the next
     is built: the client reads the history while it is being replayed. A client that
     reads slower than the replay is built holds it back (the pipe's high-water mark), so
     the replay never waits in memory whole."""
     while batch := list(itertools.islice(frames, _REPLAY_BATCH)):
-        conn.send_texts(batch)
+        conn.send_bodies(batch)
         await asyncio.sleep(0)
         await conn.writable()
 
@@ -99,7 +99,7 @@ async def _load_running(ctx: ClientConnection, session_id: str, workspace: Path)
     # a call the running turn is asking about is pending, not failed (it may still run)
     waiting = await session.store.waiting_turn(session.id)
     pending_ids = _pending_ids(waiting[1] if waiting else None)
-    ctx.connection.send_texts(replay_frames(
+    ctx.connection.send_bodies(replay_frames(
         session.id, [(m.json_body(), m.status) for m in stored], pending_ids, _step_breaks(ctx),
     ))
     return LoadSessionResult(modes(session.mode), config_options(ctx, session))

@@ -77,6 +77,10 @@ async def session_changes(ctx: ClientConnection, params: ChangesParams) -> Chang
     rewinds = await ctx.daemon.sessions.rewinds(store, params.session_id)
     ids = {seq: turn_id for turn_id, seq in seqs.items()}
     return ChangesResult(
-        [ChangedFile(c.path, c.status, c.diff, c.turns, c.note, [ids[t] for t in c.turns if t in ids]) for c in found],
+        [
+            ChangedFile(path=c.path, status=c.status, diff=c.diff, turns=c.turns, note=c.note,
+                        turn_ids=[ids[t] for t in c.turns if t in ids])
+            for c in found
+        ],
         [RewindInfo(r.id, r.at_seq, r.to_seq, cast(RewindRestore, r.restore)) for r in rewinds],
     )

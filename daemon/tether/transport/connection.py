@@ -132,10 +132,10 @@ class Connection:
         self._outbox.append(self._encode_frame(body))
         self._schedule_flush()
 
-    def send_texts(self, bodies: Iterable[str]) -> None:
-        """Queue many message bodies already encoded as JSON text (a replay), in order."""
+    def send_bodies(self, bodies: Iterable[bytes]) -> None:
+        """Queue many message bodies already encoded as UTF-8 JSON (a replay), in order."""
         frame = self._encode_frame
-        self._outbox.extend([frame(body.encode("utf-8", "replace")) for body in bodies])
+        self._outbox.extend([frame(body) for body in bodies])
         self._schedule_flush()
 
     def add_coalescer(self, coalescer: Coalescer) -> None:

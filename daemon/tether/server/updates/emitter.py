@@ -19,13 +19,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
+import tether_protocol._updates as up
+from tether_protocol._codec import ENCODER
+
 from ...agent.sink import PromptInserted, StepStarted, TurnEnded, TurnEvent, TurnStateChanged, failed
 from ...transport.connection import Connection, encode_json
 from . import acp_v1
 from .acp_v1 import Update
 
 _PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
+_HEAD = _PREFIX + b'{"sessionId":'
+_ENCODE = ENCODER.encode
+_HEADS: dict[str, bytes] = {}  # session id -> the frame's bytes up to the update
 
+
+def _head(session_id: str) -> bytes:
+    if len(_HEADS) >= 4096:  # a long-lived shared daemon's closed sessions
+        _HEADS.clear()
+    head = _HEADS[session_id] = _HEAD + encode_json(session_id) + b',"update":'
+    return head
 
 
 class Renderer(Protocol):
@@ -72,6 +84,16 @@ _Again = Callable[[Renderer], "Update | None"] | None
 
 
 def frame(session_id: str, update: Update) -> bytes:
+    """One `session/update` notification, byte for byte as `encode_json` writes it. A chunk
+    of plain text (the hot path: one per flush) is written by msgspec's encoder in one pass:
+    it holds no float, which msgspec spells `1e16` where orjson writes `1e+16`."""
+    kind = type(update)
+    if (kind is up.AgentMessageChunk or kind is up.AgentThoughtChunk) and update.meta is None:  # type: ignore[union-attr]
+        if update.content.meta is None:  # type: ignore[union-attr]
+            try:
+                return (_HEADS.get(session_id) or _head(session_id)) + _ENCODE(update) + b"}}"
+            except UnicodeEncodeError:  # a lone surrogate: `encode_json` writes U+FFFD
+                pass
     return _PREFIX + encode_json({"sessionId": session_id, "update": update}) + b"}"
 
 

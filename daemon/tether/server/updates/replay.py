@@ -15,13 +15,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
-from msgspec import Raw
+from msgspec import UNSET, Raw
 from orjson import dumps as orjson_dumps
 
 import tether_protocol._updates as up
 from tether_protocol._codec import ENCODER
 from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallStatus
-from tether_protocol._json import JsonObject, dumps, dumps_text
+from tether_protocol._json import JsonObject, dumps
 
 from ...agent.history import nothing_said
 from .acp_v1 import notice
@@ -41,13 +41,13 @@ def replay_frames(
     pending: set[str] | frozenset[str] = frozenset(),
     step_breaks: bool = False,
     said: bool = False,
-) -> Iterator[str]:
-    """The `session/update` notifications of `replayed`, as JSON text, in order: byte for
+) -> Iterator[bytes]:
+    """The `session/update` notifications of `replayed`, as UTF-8 JSON, in order: byte for
     byte `emitter.frame(session_id, update)` of each (a test holds the two together)."""
-    head = f'{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":{dumps_text(session_id)},"update":'
+    head = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":' + dumps(session_id) + b',"update":'
     encode = ENCODER.encode  # stored strings are whole: `_json.loads` read them (U+FFFD for a lone surrogate)
     for update in replayed(bodies, pending, step_breaks, said):
-        yield f"{head}{encode(update).decode()}}}}}"
+        yield head + encode(update) + b"}}"
 
 
 def replay_updates(
@@ -83,6 +83,7 @@ def replayed(
     """
     answers = _results_by_step(bodies)
     pending_at = _waiting_step(bodies, pending)
+    user_chunk, thought_chunk, message_chunk = up.UserMessageChunk, up.AgentThoughtChunk, up.AgentMessageChunk
     for index, (body, status) in enumerate(bodies):
         meta = None if status == "complete" else _status_meta(status)
         role = body.get("role")
@@ -94,24 +95,23 @@ def replayed(
         elif role == "user":
             said = False
             marked = meta if "steered" not in body else _steered_meta(body, status)
-            for block in body.get("content", []):
-                yield up.UserMessageChunk(_raw(block), marked)
+            for block in body.get("content", ()):
+                yield user_chunk(_raw(block), marked)
         elif role == "assistant" and status == "interrupted" and nothing_said(body):
             yield notice(INTERRUPTED, status="interrupted")
         elif role == "assistant":
-            if body.get("thinking"):
-                thought = body["thinking"]
-                yield up.AgentThoughtChunk(TextContent(thought if type(thought) is str else _raw(thought)), meta)
-            if body.get("text"):
-                text = body["text"]
-                if step_breaks and said and type(text) is str:
-                    text = STEP_BREAK + text
+            if thought := body.get("thinking"):
+                yield thought_chunk(TextContent(thought if type(thought) is str else _raw(thought)), meta)
+            if answer := body.get("text"):
+                if step_breaks and said and type(answer) is str:
+                    answer = STEP_BREAK + answer
                 said = True
-                yield up.AgentMessageChunk(TextContent(text if type(text) is str else _raw(text)), meta)
-            results = answers.get(index, {})
-            for call in body.get("tool_calls", []):
-                waiting = index == pending_at and call["id"] in pending
-                yield _replayed_call(call, results.get(call["id"]), waiting)
+                yield message_chunk(TextContent(answer if type(answer) is str else _raw(answer)), meta)
+            if calls := body.get("tool_calls"):
+                results = answers[index]
+                for call in calls:
+                    waiting = index == pending_at and call["id"] in pending
+                    yield _replayed_call(call, results.get(call["id"]), waiting)
 
 
 def _status_meta(status: str) -> up.UpdateMeta:
@@ -142,7 +142,7 @@ class PagedReplay:
         self._held: list[tuple[JsonObject, str]] = []
         self._said = False  # the turn the held messages belong to has said text already
 
-    def feed(self, page: Sequence[tuple[JsonObject, str]]) -> Iterator[str]:
+    def feed(self, page: Sequence[tuple[JsonObject, str]]) -> Iterator[bytes]:
         bodies = self._held + list(page)
         cut = len(bodies)
         for index in range(len(bodies) - 1, -1, -1):
@@ -158,7 +158,7 @@ class PagedReplay:
             said, self._said = self._said, said
         return replay_frames(self.session_id, bodies[:cut], step_breaks=self.step_breaks, said=said)
 
-    def finish(self) -> Iterator[str]:
+    def finish(self) -> Iterator[bytes]:
         bodies, self._held = self._held, []
         return replay_frames(self.session_id, bodies, step_breaks=self.step_breaks, said=self._said)
 
@@ -195,23 +195,29 @@ def _replayed_call(call: JsonObject, result: JsonObject | None, waiting: bool) -
     """A stored call with its result folded in, as a `tool_call`."""
     kind: Any  # as the stored result names it (a tool's kind)
     state: ToolCallStatus
+    call_id, name = call["id"], call["name"]
     if result is None:
-        title, kind, state = call["name"], "other", "failed"
+        title, kind, state = name, "other", "failed"
     else:
-        title = result.get("title", call["name"])
+        title = result.get("title", name)
         kind = result.get("kind", "other")
         state = "failed" if result.get("is_error") else "completed"
     if waiting:
         state = "pending"  # waiting for approval; asked again after load
-    update = up.ToolCall(_kept(call["id"]), _kept(title), _kept(kind), state, _raw(call.get("arguments", {})))
-    if result is not None:
-        text = result.get("content", "")
-        content: list[ToolCallContent] = [ToolCallContentBlock(TextContent(text if type(text) is str else _raw(text)))]
-        content += [ToolCallContentBlock(_raw(block)) for block in result.get("blocks", ())]
-        update.content = content
-        if result.get("locations"):
-            update.locations = _raw(result["locations"])  # as stored: ACP's locations
-    return update
+    arguments = _raw(call.get("arguments", {}))
+    # a stored id, title and kind are strings but for a broken store (`_kept`)
+    call_id = call_id if type(call_id) is str else _kept(call_id)
+    title = title if type(title) is str else _kept(title)
+    kind = kind if type(kind) is str else _kept(kind)
+    if result is None:
+        return up.ToolCall(call_id, title, kind, state, arguments)
+    text = result.get("content", "")
+    content: list[ToolCallContent] = [ToolCallContentBlock(TextContent(text if type(text) is str else _raw(text)))]
+    if "blocks" in result:
+        content += [ToolCallContentBlock(_raw(block)) for block in result["blocks"]]
+    where = result.get("locations")
+    # as stored: ACP's locations
+    return up.ToolCall(call_id, title, kind, state, arguments, content, _raw(where) if where else UNSET)
 
 
 def _kept(value: Any) -> Any:

@@ -89,7 +89,7 @@ export interface ChangedFile {
   note?: string;
   path: string;
   status: "added" | "modified" | "deleted";
-  turnIds?: string[];
+  turnIds: string[];
   turns: number[];
 }
 
@@ -104,7 +104,7 @@ export interface ChangesParams {
 /** `rewinds`: every rewind of the session, oldest first (also with `turn`). */
 export interface ChangesResult {
   files: ChangedFile[];
-  rewinds?: RewindInfo[];
+  rewinds: RewindInfo[];
 }
 
 /** ACP's client capabilities, with Tether's extensions under `_meta`. */
