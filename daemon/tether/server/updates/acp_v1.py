@@ -221,5 +221,9 @@ class AcpV1:
     def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
         return available_commands(commands)
 
+    def shaped(self, update: Update) -> Update | None:
+        """An update built in v1's shape outside the renderer: as it is."""
+        return update
+
 
 V1 = AcpV1()

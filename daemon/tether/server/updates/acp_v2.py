@@ -16,6 +16,8 @@ import base64
 from collections.abc import Callable, Iterable
 from typing import Any, TypeAlias
 
+from msgspec import to_builtins
+
 from tether_protocol._json import JsonObject
 from tether_protocol.conversation import block_to_json
 
@@ -229,6 +231,21 @@ class AcpV2:
 
     def notice(self, text: str) -> Update:
         return notice(text)
+
+    def shaped(self, update: Any) -> Update | None:
+        """An update built in v1's shape outside a turn (queue notices, option changes) in
+        v2's: options renamed (`configId`, `groupId`); not sent: a mode change (v2 has no
+        modes: the option change that comes with it says it) and a queued prompt's text (v2
+        shows a prompt once, as `user_message` at its insertion)."""
+        body: Update = update if isinstance(update, dict) else to_builtins(update)
+        kind = body.get("sessionUpdate")
+        if kind == "config_option_update":
+            return {**body, "configOptions": config_options_v2(body.get("configOptions") or [])}
+        if kind == "current_mode_update":
+            return None
+        if kind == "user_message_chunk":
+            return None
+        return body
 
     def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
         """v2's command list: each typed `command`, an input hint typed `text`."""

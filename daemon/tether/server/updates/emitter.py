@@ -60,6 +60,11 @@ class Renderer(Protocol):
         """`available_commands_update` for (name, description, input hint or None)."""
         ...
 
+    def shaped(self, update: Update) -> Update | None:
+        """An update built in v1's shape outside the renderer, in this version's (None: this
+        version does not show it)."""
+        ...
+
 
 def _version(conn: Connection) -> int:
     return getattr(conn, "protocol_version", 1)  # a test double may not say
@@ -78,9 +83,8 @@ def _renderer(session_id: str, version: int) -> Renderer:
     return acp_v1.V1
 
 
-# how an update is rendered again for a connection of another version (None: it is not:
-# an update given already shaped goes to the connections of the sink's own version only)
-_Again = Callable[[Renderer], "Update | None"] | None
+# how an update is rendered again for a connection of another version
+_Again = Callable[[Renderer], "Update | None"]
 
 
 def frame(session_id: str, update: Update) -> bytes:
@@ -168,7 +172,7 @@ class SessionUpdates:
                 continue
             version = _version(conn)
             if version not in bodies:
-                other = again(self._other(version)) if again is not None else None
+                other = again(self._other(version))
                 bodies[version] = frame(self.session_id, other) if other is not None else b""
             if bodies[version]:
                 conn.send_body(bodies[version])
@@ -198,9 +202,9 @@ class SessionUpdates:
         return event
 
     def update(self, update: Update) -> None:
-        """Any other update (already in the wire's shape), sent in order."""
+        """Any other update (built in v1's shape), sent in order, in each viewer's version."""
         self.drain()
-        self._send(update, None)
+        self._send(self._render.shaped(update), lambda render: render.shaped(update))
 
     def notice(self, text: str) -> None:
         """Tell the user something outside a turn's events (a marked message chunk)."""
