@@ -36,3 +36,16 @@ def command_script(tmp_path: Path, command: str) -> Path:
         {"when": {"step": 2}, "text": "planted"},
     ]}))
     return script
+
+
+LOOSENED = ["file writable by others", "file writable by its group", "folder writable by others"]
+
+
+def loosen(cache: Path, how: str) -> None:
+    """Make ``cache`` (or its folder) writable by someone else, as ``how`` says (`LOOSENED`)."""
+    if how == "file writable by others":
+        cache.chmod(0o602)
+    elif how == "file writable by its group":
+        cache.chmod(0o620)
+    else:
+        cache.parent.chmod(0o757)

@@ -10,7 +10,8 @@ import marshal
 from pathlib import Path
 
 import pytest
-from cache_starts import command_script, run_turn, said
+from cache_starts import LOOSENED, command_script, run_turn, said
+from cache_starts import loosen as loosen_cache
 
 
 @pytest.fixture
@@ -51,19 +52,14 @@ def test_the_first_start_writes_a_private_cache_that_later_starts_use(
     assert done.returncode != 0 and "POISONED class code" in done.stderr
 
 
-@pytest.mark.parametrize("loosen", ["file writable by others", "file writable by its group", "folder writable by others"])
+@pytest.mark.parametrize("loosen", LOOSENED)
 def test_a_cache_another_user_could_have_written_is_not_used(
     daemon_env, workspace: Path, tether_home: Path, script: Path, loosen: str
 ):
     said(run_turn(daemon_env, workspace, script))
     cache = _cache_file(tether_home)
     _poison(cache)
-    if loosen == "file writable by others":
-        cache.chmod(0o602)
-    elif loosen == "file writable by its group":
-        cache.chmod(0o620)
-    else:
-        cache.parent.chmod(0o757)
+    loosen_cache(cache, loosen)
     assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
 
 

@@ -192,14 +192,15 @@ class SessionUpdates:
         update = self._render.event(event)
         if update is not None or self._audience:
             self.drain()
-            self._send(update, lambda render: render.event(event) or render.event(self._as_turn_end(event)))
+            ended = self._as_turn_end(event)
+            self._send(update, lambda render: render.event(event) or (render.event(ended) if ended else None))
 
-    def _as_turn_end(self, event: TurnEvent) -> TurnEvent:
+    def _as_turn_end(self, event: TurnEvent) -> TurnEnded | None:
         """A v2 turn's end (`state_update` idle) as v1's `TurnEnded`, for its v1 viewers."""
         prompt = self._marks.get(PromptInserted)
         if type(event) is TurnStateChanged and event.state == "idle" and isinstance(prompt, PromptInserted):
             return TurnEnded(prompt.turn_id, event.stop_reason or "end_turn")
-        return event
+        return None
 
     def update(self, update: Update) -> None:
         """Any other update (built in v1's shape), sent in order, in each viewer's version."""
