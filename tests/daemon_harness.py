@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import sys
@@ -70,6 +71,23 @@ async def left_waiting(spawn_daemon, workspace: Path) -> str:
     os.kill(first.pid, signal.SIGKILL)
     await first.client.process.wait()
     return session.id
+
+
+def item_cancel_script(folder: Path) -> tuple[Path, str, str]:
+    """examples/v2-item-cancel.json written into `folder` with its two `sleep` durations
+    made unique to this run (as `sleep 31.<n>`, `sleep 32.<n>`), and the two durations:
+    tests that look for the command's processes by their arguments then never count the
+    processes of another test running the same script beside them (pytest -n)."""
+    n = f"{os.getpid():07d}{next(_RUNS) % 1000:03d}"  # one length: none is a prefix of another
+    first, second = f"31.{n}", f"32.{n}"
+    text = (EXAMPLES / "v2-item-cancel.json").read_text()
+    assert "sleep 31.25" in text and "sleep 32.75" in text
+    path = folder / "v2-item-cancel.json"
+    path.write_text(text.replace("sleep 31.25", f"sleep {first}").replace("sleep 32.75", f"sleep {second}"))
+    return path, first, second
+
+
+_RUNS = itertools.count()
 
 
 def host_pids(marker: str) -> list[int]:

@@ -16,13 +16,16 @@ from typing import Any
 
 from test_acp_v2_typescript_sdk import run_v2_client
 
+from daemon_harness import item_cancel_script
 from tether_protocol.acp_v2 import convert
 from tether_protocol.acp_v2 import schema_types as v2
 
 
 def _run(daemon_env: dict[str, str], workspace: Path) -> dict[str, Any]:
     env = {**daemon_env, "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath}
-    return run_v2_client(env, workspace, "v2_item_cancel.mjs", "v2-item-cancel.json")
+    # durations unique to this run: the other test here (or the v1 one) may run beside it
+    script, first, second = item_cancel_script(workspace.parent)
+    return run_v2_client(env, workspace, "v2_item_cancel.mjs", script, "--sleeps", f"{first},{second}")
 
 
 def _final_text(update: dict[str, Any]) -> str:

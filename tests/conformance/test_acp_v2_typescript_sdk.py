@@ -39,17 +39,21 @@ RESULTS: dict[str, type[Any]] = {
 REQUESTS: dict[str, type[Any]] = {"session/request_permission": v2.RequestPermissionRequest}
 
 
-def run_v2_client(env: dict[str, str], workspace: Path, client: str, script: str) -> dict[str, Any]:
-    """Run `ts/<client>` against `tether acp` with the scripted provider's `examples/<script>`;
-    its JSON summary (what it saw, and every line both ways)."""
+def run_v2_client(
+    env: dict[str, str], workspace: Path, client: str, script: str | Path, *client_args: str,
+) -> dict[str, Any]:
+    """Run `ts/<client>` (with `client_args`) against `tether acp` with the scripted
+    provider's `examples/<script>` (or the script at that path); its JSON summary (what it
+    saw, and every line both ways)."""
     node = shutil.which("node", path=env["PATH"])
     if node is None:
         pytest.fail(f"node is not on PATH: this test needs Node.js 20+ and the ACP SDK ({SETUP})")
     if not SDK_PACKAGE.is_file():
         pytest.fail(f"tests/conformance/ts/node_modules is missing the ACP TypeScript SDK: {SETUP}")
+    # (an absolute `script` path stays itself under EXAMPLES /)
     daemon = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(EXAMPLES / script)]
     proc = subprocess.run(
-        [node, str(TS / client), "--workspace", str(workspace), "--", *daemon],
+        [node, str(TS / client), *client_args, "--workspace", str(workspace), "--", *daemon],
         env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode == 0, f"{client} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"

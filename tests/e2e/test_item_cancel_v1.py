@@ -13,21 +13,21 @@ import json
 from pathlib import Path
 
 import pytest
-from daemon_harness import EXAMPLES, User, host_pids, text_of, until
+from daemon_harness import User, host_pids, item_cancel_script, text_of, until
 
 from tether_client import ClientError
 
-SCRIPT = EXAMPLES / "v2-item-cancel.json"
-
-
-async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(spawn_daemon, workspace: Path) -> None:
-    daemon = await spawn_daemon(script=SCRIPT)
+async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(
+    spawn_daemon, workspace: Path, tmp_path: Path,
+) -> None:
+    script, sleep, _ = item_cancel_script(tmp_path)
+    daemon = await spawn_daemon(script=script)
     user = User("allow_once")
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     turn = session.prompt("run the slow check")
     turn.start()
-    await until(lambda: host_pids("31.25"), timeout=20)
+    await until(lambda: host_pids(sleep), timeout=20)
 
     answer = await daemon.client.request("_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "call_sleep"})
     result = await turn.wait()
@@ -35,7 +35,7 @@ async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(spaw
     assert answer == {}
     assert result["stopReason"] == "end_turn"
     # a sandboxed command's inner processes die with the sandbox's leader, a moment later
-    await until(lambda: host_pids("31.25") == [], timeout=10)
+    await until(lambda: host_pids(sleep) == [], timeout=10)
     mine = [u for u in turn.updates if u.get("toolCallId") == "call_sleep" and u.get("status")]
     assert mine[-1]["status"] == "failed"
     told = "".join(c["content"]["text"] for c in mine[-1]["content"] if c["type"] == "content")

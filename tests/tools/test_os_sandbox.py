@@ -576,6 +576,22 @@ async def test_a_setsid_child_is_gone_when_the_call_is_cancelled(
     assert "tether-cmd-" in tmpdir and not os.path.exists(tmpdir)
 
 
+async def test_a_call_cancelled_while_its_sandbox_starts_leaves_no_process(confined: ToolContext, marker: str) -> None:
+    # cancels land from the spawn itself to well after it: in the sandbox's first
+    # milliseconds its inner process is in a session of its own and has not yet asked to
+    # die with its parent, so killing the leader's group alone left the command running
+    left = {}
+    for step in range(40):
+        sleep = f"{marker}{step:02d}"
+        with anyio.move_on_after(step * 0.0008):
+            await run(confined, f"sleep {sleep}")
+        if not await _none_left(sleep, limit=2.0):
+            left[step] = host_pids(sleep)
+            for pid in left[step]:
+                os.kill(pid, signal.SIGKILL)
+    assert left == {}, "cancelled at these steps, the command went on running"
+
+
 async def test_timeout_kills_everything_it_started(confined: ToolContext, marker: str) -> None:
     result = await TOOL.call({"command": f"setsid sleep {marker} & sleep {marker}", "timeout": 1}, confined)
     assert "killed after timeout" in result.text

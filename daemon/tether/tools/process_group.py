@@ -56,16 +56,19 @@ async def run_in_process_group(
     Cancellation (of the caller's scope) kills the group before it propagates.
     """
     started = time.monotonic()
-    process = await anyio.open_process(
-        list(argv) if argv is not None else ["/bin/sh", "-c", command],
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        pass_fds=tuple(pass_fds),
-    )
+    # Shielded: a cancel while it is being spawned would leave the process unkilled; it
+    # is taken at the next checkpoint below instead, where the group is killed.
+    with anyio.CancelScope(shield=True):
+        process = await anyio.open_process(
+            list(argv) if argv is not None else ["/bin/sh", "-c", command],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=tuple(pass_fds),
+        )
     try:
         assert process.stdout is not None
         async with anyio.create_task_group() as group:
@@ -101,11 +104,24 @@ async def _pump(stream: ByteReceiveStream, on_data: Callable[[bytes], None], don
 
 
 async def terminate_group(process: Process, grace: float) -> None:
-    """SIGTERM the group led by `process`, SIGKILL it after `grace`, then reap the leader."""
+    """SIGTERM the group led by `process`, SIGKILL it after `grace`, then reap the leader.
+
+    A live leader's descendants outside its group die too: a sandbox's inner process runs
+    in a session of its own and dies with the leader only once it has asked to (bwrap's
+    `--die-with-parent`), so a leader stopped in its first milliseconds would leave it
+    running.
+    """
     pgid = process.pid
-    if _signal_group(pgid, signal.SIGTERM) and not await _wait_group_gone(pgid, grace):
-        _signal_group(pgid, signal.SIGKILL)
-        await _wait_group_gone(pgid, _KILL_WAIT)
+    # Frozen first, the tree cannot grow while it is read; the group then gets its
+    # SIGTERM (delivered on SIGCONT); what is left of the tree after it is killed.
+    below = await anyio.to_thread.run_sync(_freeze, pgid) if process.returncode is None else {}
+    if _signal_group(pgid, signal.SIGTERM):
+        _signal_group(pgid, signal.SIGCONT)
+        if not await _wait_group_gone(pgid, grace):
+            _signal_group(pgid, signal.SIGKILL)
+            await _wait_group_gone(pgid, _KILL_WAIT)
+    if below:
+        await anyio.to_thread.run_sync(_kill_frozen, below)
     if process.returncode is None:
         # The shell may have moved itself to another group; it is still our child.
         with contextlib.suppress(ProcessLookupError):
@@ -142,6 +158,23 @@ async def _wait_group_gone(pgid: int, limit: float) -> bool:
 
 
 def _live_members(pgid: int) -> bool:
+    return any(stat.group == pgid for stat in _stats().values())
+
+
+
+@dataclass(slots=True, frozen=True)
+class _Stat:
+    parent: int
+    group: int
+    stopped: bool
+    started: bytes  # with the pid, names one process (pids are reused)
+
+
+def _stats() -> dict[int, _Stat]:
+    """Every live process by pid; {} without /proc."""
+    found: dict[int, _Stat] = {}
+    if not os.path.isdir(_PROC):
+        return found
     for name in os.listdir(_PROC):
         if not name.isdigit():
             continue
@@ -149,9 +182,53 @@ def _live_members(pgid: int) -> bool:
             with open(f"{_PROC}/{name}/stat", "rb") as handle:
                 stat = handle.read()
         except OSError:
-            continue  # exited while we looked
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses
+            continue
+        # after "(comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt
+        # cmajflt utime stime cutime cstime priority nice threads itrealvalue starttime
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
+        if len(fields) >= 20 and fields[0] not in (b"Z", b"X"):
+            found[int(name)] = _Stat(int(fields[1]), int(fields[2]), fields[0] in (b"T", b"t"), fields[19])
+    return found
+
+
+def _below(roots: set[int], stats: dict[int, _Stat]) -> set[int]:
+    """`roots` and every live process below them."""
+    children: dict[int, list[int]] = {}
+    for pid, stat in stats.items():
+        children.setdefault(stat.parent, []).append(pid)
+    found, todo = set(), [r for r in roots if r in stats]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, ()))
+    return found
+
+
+def _freeze(leader: int) -> dict[int, bytes]:
+    """SIGSTOP the leader and everything below it, reading the tree again until it grows
+    no more and all of it has stopped (a stopped process cannot fork); the members below
+    the leader by pid, with their start times (one may yet leave the group: `setsid`)."""
+    frozen: dict[int, _Stat] = {}
+    end = time.monotonic() + _KILL_WAIT
+    while True:
+        stats = _stats()
+        tree = _below({leader}, stats)
+        for pid in tree:
+            if pid not in frozen or frozen[pid].started != stats[pid].started:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGSTOP)
+                frozen[pid] = stats[pid]
+        if all(stats[pid].stopped for pid in tree) or time.monotonic() >= end:
+            break
+        time.sleep(0.001)
+    return {pid: stat.started for pid, stat in frozen.items() if pid != leader}
+
+
+def _kill_frozen(members: dict[int, bytes]) -> None:
+    """SIGKILL the frozen members that are still the same processes."""
+    stats = _stats()
+    for pid, started in members.items():
+        if pid in stats and stats[pid].started == started:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

@@ -6,12 +6,16 @@
 // `_meta.terminal_output`). The summary (stdout, JSON) carries what it saw, with every
 // line both ways, for tests/conformance/test_acp_v2_item_cancel.py.
 //
-//   node v2_item_cancel.mjs --workspace DIR -- python -m tether acp --provider scripted --script examples/v2-item-cancel.json
+//   node v2_item_cancel.mjs --sleeps 31.25,32.75 --workspace DIR -- python -m tether acp --provider scripted --script examples/v2-item-cancel.json
 import { readdirSync, readFileSync } from "node:fs";
 
 import { client } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
-import { spawnRecorded, WS } from "./v2_wire.mjs";
+import { args, spawnRecorded, WS } from "./v2_wire.mjs";
+
+// The two commands' `sleep` durations (`--sleeps 31.x,32.y`, unique to the run): their
+// processes are found by them, never another run's beside this one.
+const [firstSleep, secondSleep] = args[args.indexOf("--sleeps") + 1].split(",");
 
 // The pids of live processes whose command line holds `marker` (the command's `sleep`).
 function processesRunning(marker) {
@@ -90,14 +94,14 @@ try {
     const s = await cx.buildSession(WS).start();
     summary.sessionId = s.sessionId;
     await s.prompt("run the slow check");
-    summary.first = await stopMidRun(s, "call_sleep", "sleep 31.25", () => s.cancelToolCall("call_sleep"));
+    summary.first = await stopMidRun(s, "call_sleep", `sleep ${firstSleep}`, () => s.cancelToolCall("call_sleep"));
     summary.sdkSaysCancellableAfter = s.canCancelToolCall("call_sleep");
     const cancel = (toolCallId) => cx.request("tool_call/cancel", { sessionId: s.sessionId, toolCallId });
     summary.finished = await failure(cancel("call_sleep"));
     summary.notCancellable = await failure(cancel("call_read"));
     summary.unknown = await failure(cancel("call_never"));
     await s.prompt("once more");
-    summary.second = await stopMidRun(s, "call_again", "sleep 32.75", (u) => {
+    summary.second = await stopMidRun(s, "call_again", `sleep ${secondSleep}`, (u) => {
       const terminal = (u.content || []).find((c) => c.type === "terminal");
       return cx.request("terminal/cancel", { sessionId: s.sessionId, terminalId: terminal.terminalId });
     });
