@@ -50,6 +50,7 @@ REFUSED_SAMPLES: dict[str, str] = {
     "delegate": '"on"',
     "delegate_max_steps": "200",
     "delegate_tokens": "10000000",
+    "acp_v2": "\"off\"",
 }
 
 

@@ -83,6 +83,7 @@ _REASONS: dict[str, str] = {
     + _YOURS,
     "delegate_max_steps": "a workspace must not choose how many steps sub-agents may take; " + _YOURS,
     "delegate_tokens": "a workspace must not choose how many of your tokens sub-agents may spend; " + _YOURS,
+    "acp_v2": "a workspace must not choose which protocol your editor speaks to Tether; " + _YOURS,
 }
 # A workspace's hooks are programs: run only when the user trusts that workspace.
 _HOOKS = (

@@ -75,6 +75,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "delegate",
     "delegate_max_steps",
     "delegate_tokens",
+    "acp_v2",
 )
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
@@ -118,6 +119,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "reviewer": ("off", "on"),
     "ask_first": ("off", "on"),
     "delegate": ("off", "on"),
+    "acp_v2": ("off", "on"),
 }
 # (minimum, maximum or None for unbounded)
 INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -279,6 +281,8 @@ class Settings:
     delegate: str = "on"
     delegate_max_steps: int = 10  # a sub-agent's step cap (the call's `max_steps` may only lower it)
     delegate_tokens: int = 200_000  # input + output tokens one delegation may spend
+    # ACP v2 (Preview) for a client that asks for it; "off": every client gets v1 (SPEC §12.1)
+    acp_v2: str = "on"
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

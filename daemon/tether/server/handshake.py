@@ -111,7 +111,7 @@ def uri_to_path(uri: str) -> Path:
     return Path(path)
 
 
-def read_profile(params: Any) -> ClientProfile:
+def read_profile(params: Any, offer_v2: bool = True) -> ClientProfile:
     if params is None:
         params = {}
     if not isinstance(params, dict):
@@ -122,7 +122,8 @@ def read_profile(params: Any) -> ClientProfile:
         if not isinstance(version, int) or isinstance(version, bool):
             raise InvalidParams("invalid params for initialize: protocolVersion must be an integer")
         profile.acp = True
-        profile.protocol_version = version
+        # with v2 off (`acp_v2 = "off"`) a client asking for 2 is answered 1, as a v1-only agent would
+        profile.protocol_version = version if version != V2 or offer_v2 else PROTOCOL_VERSION
     v2 = profile.protocol_version == V2
     # v2 renamed the two: `capabilities` is no longer LSP's there
     acp_caps = _obj(params, "capabilities" if v2 else "clientCapabilities")
@@ -179,7 +180,7 @@ def _root(params: JsonObject) -> Path | None:
     return None
 
 
-def initialize_result(profile: ClientProfile) -> JsonObject:
+def initialize_result(profile: ClientProfile, offered: list[int] = OFFERED_VERSIONS) -> JsonObject:
     """Both halves for LSP clients; a strict ACP answer (LSP half under `_meta`) for ACP
     clients, since ACP reserves every root-level name of the result."""
     version = (
@@ -214,9 +215,9 @@ def initialize_result(profile: ClientProfile) -> JsonObject:
     if profile.lsp or not profile.acp:
         result.update(lsp_half)
         if profile.acp:  # an ACP client that also speaks LSP learns the versions too
-            result["_meta"] = {"tether": {"protocolVersions": OFFERED_VERSIONS}}
+            result["_meta"] = {"tether": {"protocolVersions": offered}}
     else:
-        result["_meta"] = {"tether": {"lsp": lsp_half, "protocolVersions": OFFERED_VERSIONS}}
+        result["_meta"] = {"tether": {"lsp": lsp_half, "protocolVersions": offered}}
     return result
 
 
@@ -241,7 +242,8 @@ def handshake(
     params: Any, settings: Settings, default_root: Path
 ) -> tuple[JsonObject, ClientProfile, Settings]:
     """Everything `initialize` does: read the client, merge its options, build the answer."""
-    profile = read_profile(params)
+    offer_v2 = settings.acp_v2 == "on"
+    profile = read_profile(params, offer_v2)
     if profile.init_options:
         try:
             merged = apply_overrides(
@@ -254,7 +256,7 @@ def handshake(
             raise ConfigInvalid(f"initializationOptions: {exc}") from None
         # a client only narrows: the sandbox, the mode and the rest are the user's (§9)
         settings = keep_user_limits(settings, merged, str(user_config_path()[0]))
-    result = initialize_result(profile)
+    result = initialize_result(profile, OFFERED_VERSIONS if offer_v2 else [PROTOCOL_VERSION])
     if settings.refused:
         # what the workspace config was refused (§9); LSP clients also get a
         # window/showMessage after `initialized`
