@@ -47,6 +47,7 @@ from .sink import (
     TerminalContent,
     TerminalExited,
     TerminalInfo,
+    TerminalStarted,
     TextContent,
     ToolCallPatch,
     TurnSink,
@@ -371,6 +372,8 @@ class ToolExecutor:
             return None
         cwd = str(self.session.sandbox.resolve(str(getattr(args, "cwd", None) or ".")))
         terminal = TerminalInfo(call.call_id, cwd)
+        command = str(getattr(args, "command", "") or "")
+        self.sink.emit(TerminalStarted(call.call_id, command, cwd, cancellable=tool.cancellable))
         self.sink.emit(ToolCallPatch(
             call.call_id, status="in_progress", content=(TerminalContent(call.call_id),),
             approved_by=verdict.reason, terminal=terminal, cancellable=tool.cancellable or None,

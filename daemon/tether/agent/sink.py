@@ -99,6 +99,18 @@ class TerminalOutput:
 
 
 @dataclass(frozen=True, slots=True)
+class TerminalStarted:
+    """A command's terminal starts (before the call's patch that shows it): ACP v2 says
+    `terminal_update` with the command, its directory and whether it may be stopped alone;
+    ACP v1 has nothing to show for it (the patch carries `_meta.terminal_info`)."""
+
+    terminal_id: str
+    command: str
+    cwd: str  # absolute
+    cancellable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TerminalExited:
     call_id: str
     terminal_id: str
@@ -206,7 +218,7 @@ class TurnStateChanged:
 
 
 TurnEvent = (
-    ToolCallStarted | ToolCallPatch | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
+    ToolCallStarted | ToolCallPatch | TerminalStarted | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
     | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded | MemoryRecalled
     | PromptInserted | TurnStateChanged
 )

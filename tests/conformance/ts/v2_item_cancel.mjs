@@ -2,8 +2,8 @@
 // command (approved) advertises `capabilities.cancel`, the client calls
 // `cancelToolCall()` once the command's process runs, and reads the turn on to idle.
 // Then it cancels calls that cannot be (finished, never run, not cancellable), and, in a
-// second turn, stops a command by its terminal (`terminal/cancel`; the client declared
-// `_meta.terminal_output`). The summary (stdout, JSON) carries what it saw, with every
+// second turn, stops a command by its terminal (the SDK's `cancelTerminal()`, once the
+// terminal's `terminal_update` advertised cancel; the client declared `_meta.terminal_output`). The summary (stdout, JSON) carries what it saw, with every
 // line both ways, for tests/conformance/test_acp_v2_item_cancel.py.
 //
 //   node v2_item_cancel.mjs --sleeps 31.25,32.75 --workspace DIR -- python -m tether acp --provider scripted --script examples/v2-item-cancel.json
@@ -101,10 +101,14 @@ try {
     summary.notCancellable = await failure(cancel("call_read"));
     summary.unknown = await failure(cancel("call_never"));
     await s.prompt("once more");
+    // by its terminal, through the SDK's own cancelTerminal(): it sends terminal/cancel only
+    // for a terminal whose terminal_update advertised capabilities.cancel
     summary.second = await stopMidRun(s, "call_again", `sleep ${secondSleep}`, (u) => {
       const terminal = (u.content || []).find((c) => c.type === "terminal");
-      return cx.request("terminal/cancel", { sessionId: s.sessionId, terminalId: terminal.terminalId });
+      summary.sdkSaysTerminalCancellable = s.canCancelTerminal(terminal.terminalId);
+      return s.cancelTerminal(terminal.terminalId);
     });
+    summary.sdkSaysTerminalCancellableAfter = s.canCancelTerminal("call_again");
     summary.terminalGone = await failure(
       cx.request("terminal/cancel", { sessionId: s.sessionId, terminalId: "call_again" }));
   });

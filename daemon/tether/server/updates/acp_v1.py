@@ -33,6 +33,7 @@ from ...agent.sink import (
     PromptInserted,
     StepStarted,
     TerminalExited,
+    TerminalStarted,
     TerminalOutput,
     TextContent,
     TitleChanged,
@@ -178,6 +179,7 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     ToolCallStarted: _tool_call,
     ToolCallPatch: _patch,
     TerminalOutput: _terminal_output,
+    TerminalStarted: lambda e: None,  # the call's patch carries `_meta.terminal_info`
     TerminalExited: _terminal_exit,
     PlanUpdated: _plan,
     UsageUpdated: lambda e: up.UsageUpdate(e.used, e.size),

@@ -31,6 +31,7 @@ from ...agent.sink import (
     PromptInserted,
     StepStarted,
     TerminalExited,
+    TerminalStarted,
     TerminalOutput,
     TextContent,
     TitleChanged,
@@ -154,9 +155,18 @@ def _terminal_output(e: TerminalOutput) -> Update:
     return {"sessionUpdate": "terminal_output_chunk", "terminalId": e.terminal_id, "data": data}
 
 
+def _terminal_started(e: TerminalStarted) -> Update:
+    """The terminal exists before the call's content refers to it; `capabilities.cancel`
+    while it runs (`terminal/cancel`), withdrawn at its exit."""
+    return {
+        "sessionUpdate": "terminal_update", "terminalId": e.terminal_id, "command": e.command, "cwd": e.cwd,
+        "capabilities": {"cancel": {}} if e.cancellable else {},
+    }
+
+
 def _terminal_exit(e: TerminalExited) -> Update:
     status = {"exitCode": e.exit_code, "signal": None if e.exit_code is not None else (e.signal or "SIGKILL")}
-    return {"sessionUpdate": "terminal_update", "terminalId": e.terminal_id, "exitStatus": status}
+    return {"sessionUpdate": "terminal_update", "terminalId": e.terminal_id, "exitStatus": status, "capabilities": {}}
 
 
 def _state(e: TurnStateChanged) -> Update:
@@ -182,6 +192,7 @@ _STATELESS: dict[type, Callable[[Any], Update | None]] = {
     ToolCallStarted: _tool_call,
     ToolCallPatch: _patch,
     TerminalOutput: _terminal_output,
+    TerminalStarted: _terminal_started,
     TerminalExited: _terminal_exit,
     UsageUpdated: lambda e: {"sessionUpdate": "usage_update", "used": e.used, "size": e.size},
     TitleChanged: lambda e: {"sessionUpdate": "session_info_update", "title": e.title},
