@@ -217,10 +217,24 @@ class TurnStateChanged:
     error: Mapping[str, Any] | None = None  # "error": the failure as a JSON-RPC error object
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentChanged:
+    """A `delegate` call's child session, on its parent's sink: announced (title, task,
+    cancellable) before anything of it is shown, then each state it reports. ACP v2 shows
+    it as `subagent_update`; v1 nests the child under the call instead (nothing for this)."""
+
+    session_id: str  # the child's
+    parent_call_id: str
+    title: str | None = None
+    description: str | None = None
+    cancellable: bool | None = None
+    state: TurnStateChanged | None = None
+
+
 TurnEvent = (
     ToolCallStarted | ToolCallPatch | TerminalStarted | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
     | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded | MemoryRecalled
-    | PromptInserted | TurnStateChanged
+    | PromptInserted | TurnStateChanged | SubagentChanged
 )
 
 

@@ -26,6 +26,7 @@ from ..providers.base import Provider
 from ..sandbox.credential_stores import ReadLimits
 from ..store import MessageRecord, tether_home
 from ..transport.connection import Connection
+from .child_sessions import child_views
 from .context import ClientConnection
 from .files import EditorFiles
 from .live_session import LiveSession
@@ -85,7 +86,7 @@ def make_turn(
         limits = DelegateLimits(settings.delegate_max_steps, settings.delegate_tokens, settings.keep_user_turns,
                                 settings.max_output_tokens, settings.guard)
         delegator = SubAgents(session, handle, provider=provider, tools=tools, sink=sink, services=services,
-                              limits=limits)
+                              limits=limits, child_views=child_views(ctx, sink, session.id))
         tools = with_delegate(tools, delegator, settings.delegate_max_steps)
     return AgentTurn(
         session,

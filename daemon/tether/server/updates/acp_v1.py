@@ -32,9 +32,10 @@ from ...agent.sink import (
     PlanUpdated,
     PromptInserted,
     StepStarted,
+    SubagentChanged,
     TerminalExited,
-    TerminalStarted,
     TerminalOutput,
+    TerminalStarted,
     TextContent,
     TitleChanged,
     ToolCallPatch,
@@ -190,6 +191,7 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
     PromptInserted: lambda e: None,  # v1 answers the prompt at the turn's end instead
     TurnStateChanged: lambda e: None,
+    SubagentChanged: lambda e: None,  # v1 nests the child under the `delegate` call
     TurnEnded: _turn_ended,
 }
 

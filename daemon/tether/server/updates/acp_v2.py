@@ -30,9 +30,10 @@ from ...agent.sink import (
     PlanUpdated,
     PromptInserted,
     StepStarted,
+    SubagentChanged,
     TerminalExited,
-    TerminalStarted,
     TerminalOutput,
+    TerminalStarted,
     TextContent,
     TitleChanged,
     ToolCallPatch,
@@ -117,7 +118,9 @@ def _content(items: Iterable[ToolContent]) -> list[Update]:
     return out
 
 
-def _tool_call(e: ToolCallStarted) -> Update:
+def _tool_call(e: ToolCallStarted) -> Update | None:
+    if e.parent_call_id is not None:
+        return None  # a sub-agent's call: shown on its own session (`subagent_update`)
     update: Update = {
         "sessionUpdate": "tool_call_update", "toolCallId": e.call_id, "title": e.title, "kind": e.kind,
         "status": e.status,
@@ -127,7 +130,9 @@ def _tool_call(e: ToolCallStarted) -> Update:
     return update
 
 
-def _patch(e: ToolCallPatch) -> Update:
+def _patch(e: ToolCallPatch) -> Update | None:
+    if e.parent_call_id is not None or e.child_session_id is not None:
+        return None  # a sub-agent's call, or its progress under the `delegate` call: on its own session
     update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id}
     for key, value in (("status", e.status), ("title", e.title), ("kind", e.kind), ("rawInput", e.raw_input)):
         if value is not None:
@@ -178,6 +183,23 @@ def _state(e: TurnStateChanged) -> Update:
     return update
 
 
+def _subagent(e: SubagentChanged) -> Update:
+    """The child session on its parent: announced, then its states mirrored (a patch)."""
+    update: Update = {"sessionUpdate": "subagent_update", "sessionId": e.session_id}
+    if e.title is not None:
+        update["title"] = e.title
+    if e.description is not None:
+        update["description"] = e.description
+    if e.cancellable is not None:
+        update["capabilities"] = {"cancel": {}} if e.cancellable else {}
+    if e.state is not None:
+        state = _state(e.state)
+        del state["sessionUpdate"]
+        update["state"] = state
+    update["_meta"] = {"tether": {"parentCallId": e.parent_call_id}}
+    return update
+
+
 def _recalled(e: MemoryRecalled) -> Update:
     hits = [
         {"sessionId": m.session_id, "sessionTitle": m.session_title, "messageSeq": m.seq, "role": m.role,
@@ -202,6 +224,7 @@ _STATELESS: dict[type, Callable[[Any], Update | None]] = {
     ),
     MemoryRecalled: _recalled,
     TurnStateChanged: _state,
+    SubagentChanged: _subagent,
     TurnEnded: lambda e: {"sessionUpdate": "state_update", "state": "idle", "stopReason": e.stop_reason},
 }
 
