@@ -204,6 +204,18 @@ class PromptInserted:
     content: tuple[ContentBlock, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class PromptSteered:
+    """A message steered into the running turn landed after step `after_step`, stored as
+    message `seq` of the session: ACP v2 shows it as `user_message` `<turnId>.s<seq>`; v1
+    as its marked `user_message_chunk`s (server/queue.py sends those)."""
+
+    turn_id: str
+    after_step: int
+    seq: int
+    content: tuple[ContentBlock, ...]
+
+
 TurnState = Literal["running", "requires_action", "idle"]
 
 
@@ -234,7 +246,7 @@ class SubagentChanged:
 TurnEvent = (
     ToolCallStarted | ToolCallPatch | TerminalStarted | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
     | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded | MemoryRecalled
-    | PromptInserted | TurnStateChanged | SubagentChanged
+    | PromptInserted | PromptSteered | TurnStateChanged | SubagentChanged
 )
 
 

@@ -31,6 +31,7 @@ from ...agent.sink import (
     Notice,
     PlanUpdated,
     PromptInserted,
+    PromptSteered,
     StepStarted,
     SubagentChanged,
     TerminalExited,
@@ -190,6 +191,7 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     MemoryRecalled: _recalled,
     StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
     PromptInserted: lambda e: None,  # v1 answers the prompt at the turn's end instead
+    PromptSteered: lambda e: None,  # v1's marked user_message_chunks are sent by the queue
     TurnStateChanged: lambda e: None,
     SubagentChanged: lambda e: None,  # v1 nests the child under the `delegate` call
     TurnEnded: _turn_ended,

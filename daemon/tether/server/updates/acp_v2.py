@@ -29,6 +29,7 @@ from ...agent.sink import (
     Notice,
     PlanUpdated,
     PromptInserted,
+    PromptSteered,
     StepStarted,
     SubagentChanged,
     TerminalExited,
@@ -73,6 +74,19 @@ def new_session_result(v1: Update) -> Update:
 def prompt_message_id(turn_id: str) -> str:
     """The id of a turn's prompt: what `session/prompt` answers and `user_message` carries."""
     return f"{turn_id}.0"
+
+
+def steered_message_id(turn_id: str, seq: int) -> str:
+    """The id of a message steered into turn `turn_id`, stored as message `seq` (SPEC §12.7)."""
+    return f"{turn_id}.s{seq}"
+
+
+def _steered(e: PromptSteered) -> Update:
+    return {
+        "sessionUpdate": "user_message", "messageId": steered_message_id(e.turn_id, e.seq),
+        "content": [block_to_json(block) for block in e.content],
+        "_meta": {"tether": {"steered": True, "afterStep": e.after_step}},
+    }
 
 
 def notice(text: str, **tether: Any) -> Update:
@@ -224,6 +238,7 @@ _STATELESS: dict[type, Callable[[Any], Update | None]] = {
     ),
     MemoryRecalled: _recalled,
     TurnStateChanged: _state,
+    PromptSteered: _steered,
     SubagentChanged: _subagent,
     TurnEnded: lambda e: {"sessionUpdate": "state_update", "state": "idle", "stopReason": e.stop_reason},
 }
