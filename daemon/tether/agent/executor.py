@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,6 +88,9 @@ class TurnServices:
     memory_tokens: int = 0  # retrieved memory's budget per turn (agent/memory.py); 0: off
     hooks: HookPort = NO_HOOKS  # the user's hooks (tether.hooks implements the port)
     ask_first: bool = False  # a destructive, vague prompt gets `hooks.first_question` first
+    # asks the user ask-first's question in a form: the answer, or None (declined, cancelled,
+    # unanswerable); None: the question is the turn's reply only (server/elicitation.py)
+    clarify: Callable[[str], Awaitable[str | None]] | None = None
 
 
 class ToolExecutor:

@@ -28,6 +28,7 @@ from ..store import MessageRecord, tether_home
 from ..transport.connection import Connection
 from .child_sessions import child_views
 from .context import ClientConnection
+from .elicitation import clarifier
 from .files import EditorFiles
 from .live_session import LiveSession
 from .mcp_servers import turn_tools
@@ -134,6 +135,7 @@ def turn_services(
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         hooks=hooked.port,
         ask_first=hooked.ask_first,
+        clarify=clarifier(ctx, session.id) if hooked.ask_first else None,  # a v2 form, where shown
     )
 
 
