@@ -25,6 +25,7 @@ _RUNS = itertools.count()
 
 def _script(folder: Path, sleep: str) -> Path:
     child = {"purpose": "delegate"}
+    suffix = sleep.split(".")[1]
     replies = [
         {"when": {"user": "^have a sub-agent edit", "step": 1}, "text": "Handing it over.",
          "tool_calls": [{"id": "d1", "name": "delegate",
@@ -36,13 +37,19 @@ def _script(folder: Path, sleep: str) -> Path:
              {"old_text": "Hello from the sample workspace.", "new_text": "Hello, reviewers."}]}}]},
         {"when": {**child, "user": "^Edit README", "step": 3}, "text": "Edited the greeting."},
         {"when": {"user": "^have a sub-agent edit", "step": 2}, "text": "The sub-agent edited it."},
-        {"when": {"user": "^have a sub-agent run", "step": 1},
+        {"when": {"user": "^have a sub-agent run the slow", "step": 1},
          "tool_calls": [{"id": "d2", "name": "delegate",
                          "arguments": {"task": "Wait for the slow check.", "writes": True}}]},
         {"when": {**child, "user": "^Wait", "step": 1}, "text": "Running it.",
          "tool_calls": [{"id": "c_sleep", "name": "run_command", "arguments": {"command": f"sleep {sleep}"}}]},
         {"when": {**child, "user": "^Wait", "step": 2}, "text": "It finished."},
-        {"when": {"user": "^have a sub-agent run", "step": 2}, "text": "The sub-agent was stopped; I went on."},
+        {"when": {"user": "^have a sub-agent run the slow", "step": 2}, "text": "The sub-agent was stopped; I went on."},
+        {"when": {"user": "^have a sub-agent run the check once", "step": 1},
+         "tool_calls": [{"id": "d3", "name": "delegate", "arguments": {"task": "Run the check once.", "writes": True}}]},
+        {"when": {**child, "user": "^Run the check", "step": 1},
+         "tool_calls": [{"id": "c_again", "name": "run_command", "arguments": {"command": f"sleep 34.{suffix}"}}]},
+        {"when": {**child, "user": "^Run the check", "step": 2}, "text": "It was stopped, so I skipped it."},
+        {"when": {"user": "^have a sub-agent run the check once", "step": 2}, "text": "The sub-agent carried on."},
     ]
     path = folder / "v2-subagent.json"
     path.write_text(json.dumps({"replies": replies}))
@@ -143,3 +150,24 @@ def test_cancelling_the_child_session_stops_only_the_child(daemon_env: dict[str,
     assert second[-1] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
     mirrored = [u for u in updates if u["sessionId"] == parent and u["update"].get("sessionId") == child]
     assert mirrored[-1]["update"]["state"] == {"state": "idle", "stopReason": "cancelled"}
+
+
+def test_a_child_sessions_call_is_cancelled_alone_by_its_own_id(daemon_env: dict[str, str], workspace: Path) -> None:
+    summary = _run(daemon_env, workspace)
+    parent = summary["sessionId"]
+    updates = _daemon_updates(summary["wire"])
+    child = _child_of(updates, parent, "d3")
+
+    assert summary["callCancel"] == {}
+    mine = [u["update"] for u in updates if u["sessionId"] == child]
+    final = [u for u in mine if u.get("toolCallId") == "c_again" and u.get("status")][-1]
+    assert final["status"] == "cancelled" and final["content"][0]["content"]["text"].startswith("cancelled by the user")
+    assert summary["againAfter"] == [], "the child's command outlived its cancel"
+    # the child went on to its next step, the parent's call completed with its answer
+    said = "".join(u["content"]["text"] for u in mine[mine.index(final):] if u["sessionUpdate"] == "agent_message_chunk")
+    assert said == "It was stopped, so I skipped it."
+    assert mine[-1] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+    third = summary["third"]
+    done = [u for u in third if u.get("toolCallId") == "d3" and u.get("status")][-1]
+    assert done["status"] == "completed" and "It was stopped, so I skipped it." in done["content"][0]["content"]["text"]
+    assert third[-1] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}

@@ -3,18 +3,20 @@ shown on the child's session id to the v2 connections that see its parent.
 
 Owns: `child_views` (what `SubAgents` is given to show a child), `ChildView` (the child's sink:
 its updates in v2's shape on its own id, each state it reports mirrored on the parent as
-`subagent_update.state`, its approvals' `requires_action`) and `cancel_child` (`session/cancel`
-of a child's id). Must not: run the child, or nest it under the call (v1: `ChildSink`).
+`subagent_update.state`, its approvals' `requires_action`), finding a running child by its id
+(`session/cancel` of it: `cancel_child`; its calls' `tool_call/cancel`). Must not: run the child, or nest it under the call (v1: `ChildSink`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..agent.session import ActiveTurn
 from ..agent.sink import SubagentChanged, TurnEvent, TurnSink, TurnStateChanged
 from ..agent.subagent import ChildViews
 from ..transport.connection import Connection
 from .context import ClientConnection
+from .live_session import LiveSession
 from .updates import SessionUpdates
 
 
@@ -76,14 +78,23 @@ def child_views(ctx: ClientConnection, parent: TurnSink, parent_id: str) -> Chil
     return view
 
 
-def cancel_child(ctx: ClientConnection, session_id: str) -> bool:
-    """`session/cancel` of a running sub-agent's session (v2 advertises `cancel` on it): only
-    its turn stops, as `tool_call/cancel` of its `delegate` call stops it; the parent goes on."""
+def running_child(ctx: ClientConnection, session_id: str) -> tuple[LiveSession, ActiveTurn] | None:
+    """The live parent and the turn of a sub-agent session running now (None: none is)."""
     for parent in ctx.daemon.registry.live.values():
         turn = parent.turn
         child = next((c for c in turn.children if c.child_session_id == session_id), None) if turn else None
         if child is not None:
-            if parent.calls.cancel(child.parent_call_id) is not None:  # not (or no longer) its call's
-                child.cancel()
-            return True
-    return False
+            return parent, child
+    return None
+
+
+def cancel_child(ctx: ClientConnection, session_id: str) -> bool:
+    """`session/cancel` of a running sub-agent's session (v2 advertises `cancel` on it): only
+    its turn stops, as `tool_call/cancel` of its `delegate` call stops it; the parent goes on."""
+    found = running_child(ctx, session_id)
+    if found is None:
+        return False
+    parent, child = found
+    if parent.calls.cancel(child.parent_call_id) is not None:  # not (or no longer) its call's
+        child.cancel()
+    return True
