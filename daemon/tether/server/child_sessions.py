@@ -1,11 +1,10 @@
 """Sub-agents as sessions of their own on ACP v2 (SPEC §12.6): a `delegate` call's child turn
 shown on the child's session id to the v2 connections that see its parent.
 
-Owns: `child_views` (what `SubAgents` is given to show a child), `ChildView` (the child's sink:
-its updates in v2's shape on its own id, each state it reports mirrored on the parent as
-`subagent_update.state`, its approvals' `requires_action`), finding a running child by its id
-(`session/cancel` of it: `cancel_child`; its calls' `tool_call/cancel`). Must not: run the child, or nest it under the call (v1: `ChildSink`).
-"""
+Owns: `child_view` and `ChildView`, the child's sink (its updates on its own id, its states
+mirrored on the parent as `subagent_update.state`, its approvals' `requires_action`), and
+finding a running child by its id (`cancel_child`; its calls' `tool_call/cancel`).
+Must not: run the child, or nest it under the call (v1: `ChildSink`)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from collections.abc import Sequence
 
 from ..agent.session import ActiveTurn
 from ..agent.sink import SubagentChanged, TurnEvent, TurnSink, TurnStateChanged
-from ..agent.subagent import ChildViews
 from ..transport.connection import Connection
 from .context import ClientConnection
 from .live_session import LiveSession
@@ -62,20 +60,16 @@ class ChildView:
         self.updates.flush()
 
 
-def child_views(ctx: ClientConnection, parent: TurnSink, parent_id: str) -> ChildViews:
-    """Show each child of the parent's turn as a session of its own, when a v2 connection
-    sees the parent (none: v1 alone, the child stays nested under its call)."""
-
-    def view(child_id: str, call_id: str) -> TurnSink | None:
-        viewers = _ParentV2Viewers(ctx, parent_id)
-        first = viewers.get(child_id)
-        if not first:
-            return None
-        asking = ctx.asker().turn_sinks  # its approvals say `requires_action` on its own id
-        shown = asking[child_id] = ChildView(SessionUpdates(child_id, first[0], audience=viewers), parent, call_id, asking)
-        return shown
-
-    return view
+def child_view(ctx: ClientConnection, parent: TurnSink, parent_id: str, child_id: str, call_id: str) -> TurnSink | None:
+    """Show the child as a session of its own, when a v2 connection sees the parent (none: v1
+    alone, the child stays nested under its call)."""
+    viewers = _ParentV2Viewers(ctx, parent_id)
+    first = viewers.get(child_id)
+    if not first:
+        return None
+    asking = ctx.asker().turn_sinks  # its approvals say `requires_action` on its own id
+    shown = asking[child_id] = ChildView(SessionUpdates(child_id, first[0], audience=viewers), parent, call_id, asking)
+    return shown
 
 
 def running_child(ctx: ClientConnection, session_id: str) -> tuple[LiveSession, ActiveTurn] | None:
