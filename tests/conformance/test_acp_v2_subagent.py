@@ -15,10 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from test_acp_v2_typescript_sdk import run_v2_client
+from test_acp_v2_typescript_sdk import _validate_daemon_lines, run_v2_client
 
-from tether_protocol.acp_v2 import convert
-from tether_protocol.acp_v2 import schema_types as v2
 
 _RUNS = itertools.count()
 
@@ -63,17 +61,12 @@ def _run(daemon_env: dict[str, str], workspace: Path) -> dict[str, Any]:
 
 
 def _daemon_updates(wire: list[dict[str, str]]) -> list[dict[str, Any]]:
-    """Every `session/update` the daemon wrote, in order, each decoded with the v2 types."""
-    out = []
-    for entry in wire:
-        message = json.loads(entry["line"])
-        if entry["from"] == "daemon" and message.get("method") == "session/update":
-            note = convert(message["params"], v2.UpdateSessionNotification, method="session/update")
-            assert not isinstance(note.update.value, dict), f"not a v2 update kind: {entry['line']}"
-            out.append(message["params"])
-        elif entry["from"] == "daemon" and message.get("method") == "session/request_permission":
-            convert(message["params"], v2.RequestPermissionRequest, method="session/request_permission")
-    return out
+    """Every `session/update` the daemon wrote, in order (every line it wrote is decoded with
+    the v2 types first)."""
+    kinds = _validate_daemon_lines(wire)
+    assert "subagent_update" in kinds
+    lines = [json.loads(entry["line"]) for entry in wire if entry["from"] == "daemon"]
+    return [line["params"] for line in lines if line.get("method") == "session/update"]
 
 
 def _child_of(updates: list[dict[str, Any]], parent: str, call_id: str) -> str:

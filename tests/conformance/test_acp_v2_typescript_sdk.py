@@ -35,6 +35,8 @@ RESULTS: dict[str, type[Any]] = {
     "session/prompt": v2.PromptResponse,
     "session/list": v2.ListSessionsResponse,
     "session/close": v2.CloseSessionResponse,
+    "tool_call/cancel": v2.CancelToolCallResponse,
+    "terminal/cancel": v2.CancelTerminalResponse,
 }
 REQUESTS: dict[str, type[Any]] = {
     "session/request_permission": v2.RequestPermissionRequest, "elicitation/create": v2.CreateElicitationRequest,
