@@ -1,7 +1,6 @@
-"""Sub-agents as sessions of their own on ACP v2 (SPEC §12.6): a `delegate` call's child turn
-shown on the child's session id to the v2 connections that see its parent.
+"""Sub-agents as sessions of their own on ACP v2 (SPEC §12.6).
 
-Owns: `child_view` and `ChildView`, the child's sink (its updates on its own id, its states
+Owns: `child_view` and `ChildView`, a child's sink (its updates on its own id, its states
 mirrored on the parent as `subagent_update.state`, its approvals' `requires_action`), and
 finding a running child by its id (`cancel_child`; its calls' `tool_call/cancel`).
 Must not: run the child, or nest it under the call (v1: `ChildSink`)."""

@@ -1,13 +1,9 @@
 """`session/prompt` on an ACP v2 connection: answered at insertion, the outcome as state.
 
-Owns: the v2 lifecycle of a prompt (docs/decisions/0002): it waits in the session's queue
-like v1's (a held prompt), is answered `{messageId}` once its turn begins, and the turn
-runs on as a task: `user_message`, `state_update` running, the turn's updates (rendered
-by `acp_v2`), `requires_action` while an approval waits (the asker is given the turn's
-sink), then `state_update` idle with the stop reason, or "error" with the failure.
-A steered prompt joins the running turn, answered `{messageId: "<turnId>.s<seq>"}` once it
-landed (SPEC §12.7). Must not: run the turn differently from v1 (`prompt._prompt_turn` does).
-"""
+Owns: the v2 lifecycle of a prompt (docs/decisions/0002): held in the queue, answered
+`{messageId}` when its turn begins, the turn run on as a task (`user_message`, `state_update`s,
+the asker given its sink for `requires_action`); a steered one answered once it landed (§12.7).
+Must not: run the turn differently from v1 (`prompt._prompt_turn` does)."""
 
 from __future__ import annotations
 
