@@ -274,6 +274,11 @@ async def session_cancel(ctx: ClientConnection, params: SessionIdParams) -> None
     """The running turn stops; the queued prompts then start, or with
     `_meta.tether.cancelQueued: true` are withdrawn too (answered `cancelled`)."""
     session = ctx.daemon.registry.live.get(params.session_id)
+    if session is None:  # a running sub-agent's own session (ACP v2): only its turn stops
+        from .child_sessions import cancel_child
+
+        cancel_child(ctx, params.session_id)
+        return
     tether = (params.meta or {}).get("tether")
     if session is not None and isinstance(tether, dict) and tether.get("cancelQueued") is True:
         queue_of(ctx, session).withdraw_all(session)
