@@ -2,7 +2,9 @@
  * The protocol client: one JSON-RPC connection to a `tether serve` process over its stdio,
  * LSP `Content-Length` framing (vscode-jsonrpc). Typed requests for what the extension
  * uses, handlers for the requests Tether sends the client (SPEC §3.21), and the
- * withdrawal of those requests with ACP's `$/cancel_request` (SPEC §3.14).
+ * withdrawal of those requests with ACP's `$/cancel_request` (SPEC §3.14). It speaks
+ * ACP v2 when the daemon's `initialize` answer says 2 (SPEC §12), v1 otherwise, and hands
+ * the layers above v1's shapes either way (`acp_v2.ts` reads v2 into them).
  * No `vscode` import: runs in plain Node.
  */
 import {
@@ -15,7 +17,10 @@ import {
   type Message,
   type MessageConnection,
   type RequestMessage,
+  ResponseError,
 } from "vscode-jsonrpc/node";
+import { readFileSync } from "node:fs";
+import { ACP_V2, AcpV2Reader, configOptionsV1, permissionParamsV1, PromptEnds, turnIdOf, type TextReader } from "./acp_v2";
 import { Emitter, type Disposable } from "./events";
 import { permissionResult, promptFromRequest, type PermissionDecision } from "./permissions";
 import type { PermissionPrompt } from "../shared/messages";
@@ -50,6 +55,17 @@ import type {
 export type PermissionHandler = (prompt: PermissionPrompt, withdrawn: AbortSignal) => Promise<PermissionDecision>;
 export type ApplyEditHandler = (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult>;
 
+/** JSON-RPC's "request cancelled": a v2 prompt withdrawn before its turn began */
+const REQUEST_CANCELLED = -32800;
+
+function readDisk(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The writer to the daemon's stdin. A write to a daemon that has just died (EPIPE, a
  * destroyed stream) is logged and dropped instead of rejected: vscode-jsonrpc rethrows a
@@ -73,6 +89,7 @@ class DaemonWriter extends StreamMessageWriter {
 
 export class TetherClient implements Disposable {
   private readonly updates = new Emitter<SessionNotification>();
+  private readonly wire = new Emitter<SessionNotification>();
   private readonly cleared = new Emitter<SessionClearedParams>();
   private readonly closed = new Emitter<void>();
   /** sources of the requests Tether sent us that are still open, by request id */
@@ -81,18 +98,32 @@ export class TetherClient implements Disposable {
   private permissionHandler?: PermissionHandler;
   private applyEditHandler?: ApplyEditHandler;
   private isClosed = false;
-  /** what `initialize` sent and got, for diagnostics and tests */
+  /** set when the daemon answered v2: reads its updates into v1's shapes */
+  private v2?: AcpV2Reader;
+  private readonly ends = new PromptEnds();
+  /** the daemon replays a session on `session/resume` (v2's `capabilities.session.resume`) */
+  private resumeReplays = false;
+  private readText: TextReader = readDisk;
+  /** what `initialize` sent and got, for diagnostics and tests (`initializeResult`: a v1 answer) */
   initializeParams?: InitializeParams;
   initializeResult?: InitializeResult;
+  initializeAnswer?: Record<string, unknown>;
+  /** the ACP version of this connection: what the daemon answered (SPEC §12.1) */
+  protocolVersion = 1;
 
+  /** every session update in v1's shape (v2's read into it: `acp_v2.ts`) */
   readonly onUpdate = this.updates.event;
+  /** every session update as the daemon sent it (its own version's shape) */
+  readonly onWireUpdate = this.wire.event;
   /** `/clear` made a new session for the view showing `sessionId` (SPEC §4.11) */
   readonly onCleared = this.cleared.event;
   readonly onClose = this.closed.event;
 
   constructor(private readonly connection: MessageConnection) {
-    connection.onNotification("session/update", (params: SessionNotification) => this.updates.fire(params));
-    connection.onNotification("_tether/session/cleared", (params: SessionClearedParams) => this.cleared.fire(params));
+    connection.onNotification("session/update", (params: SessionNotification) => this.onSessionUpdate(params));
+    connection.onNotification("_tether/session/cleared", (params: SessionClearedParams) =>
+      this.cleared.fire(this.v2 ? { ...params, configOptions: configOptionsV1(params.configOptions) } : params),
+    );
     connection.onNotification("$/cancel_request", (params: { requestId?: string | number; id?: string | number }) => {
       const id = params?.requestId ?? params?.id;
       if (id !== undefined) this.incoming.get(id)?.cancel();
@@ -155,21 +186,56 @@ export class TetherClient implements Disposable {
     this.applyEditHandler = handler;
   }
 
-  async initialize(params: InitializeParams): Promise<InitializeResult> {
+  /** Where a v2 diff's old text is read (the editor's buffers first); the disk by default. */
+  setTextReader(reader: TextReader): void {
+    this.readText = reader;
+  }
+
+  /** Asks for ACP v2 (`params` carry both versions' fields); the answer decides (SPEC §12.1). */
+  async initialize(params: InitializeParams): Promise<Record<string, unknown>> {
     this.initializeParams = params;
-    const result = await this.connection.sendRequest<InitializeResult>("initialize", params);
-    this.initializeResult = result;
+    const result = await this.connection.sendRequest<Record<string, unknown>>("initialize", params);
+    this.initializeAnswer = result;
+    if (result.protocolVersion === ACP_V2) {
+      this.protocolVersion = ACP_V2;
+      this.v2 = new AcpV2Reader((path) => this.readText(path));
+      const session = (result.capabilities as { session?: { resume?: unknown } } | undefined)?.session;
+      this.resumeReplays = session?.resume !== undefined;
+    } else {
+      this.initializeResult = result as unknown as InitializeResult;
+    }
     await this.connection.sendNotification("initialized", {});
     return result;
   }
 
-  newSession(cwd: string): Promise<NewSessionResult> {
-    return this.connection.sendRequest("session/new", { cwd, mcpServers: [] });
+  /** The daemon's name, from either version's answer. */
+  get agentName(): string | undefined {
+    const info = (this.initializeAnswer?.info ?? this.initializeAnswer?.agentInfo) as { name?: string } | undefined;
+    return info?.name;
   }
 
-  /** Replays the conversation as `session/update`s before answering (SPEC §3.6). */
-  loadSession(sessionId: string, cwd: string): Promise<LoadSessionResult> {
-    return this.connection.sendRequest("session/load", { sessionId, cwd, mcpServers: [] });
+  async newSession(cwd: string): Promise<NewSessionResult> {
+    const result = await this.connection.sendRequest<NewSessionResult>("session/new", { cwd, mcpServers: [] });
+    return this.v2 ? { ...result, configOptions: configOptionsV1(result.configOptions) } : result;
+  }
+
+  /** Replays the conversation as `session/update`s before answering (SPEC §3.6); on v2
+   * `session/resume` from the start when the daemon replays there (`replay_complete`). */
+  async loadSession(sessionId: string, cwd: string): Promise<LoadSessionResult> {
+    if (!this.v2) return this.connection.sendRequest("session/load", { sessionId, cwd, mcpServers: [] });
+    if (!this.resumeReplays) {
+      const loaded = await this.connection.sendRequest<LoadSessionResult>("session/load", { sessionId, cwd, mcpServers: [] });
+      return { ...loaded, configOptions: configOptionsV1(loaded.configOptions) };
+    }
+    this.v2.startReplay(sessionId);
+    try {
+      const resumed = await this.connection.sendRequest<LoadSessionResult>("session/resume", {
+        sessionId, cwd, mcpServers: [], replayFrom: { type: "start" },
+      });
+      return { ...resumed, configOptions: configOptionsV1(resumed.configOptions) };
+    } finally {
+      this.v2.endReplay(sessionId);
+    }
   }
 
   listSessions(cwd: string, cursor?: string): Promise<ListSessionsResult> {
@@ -192,19 +258,60 @@ export class TetherClient implements Disposable {
     return this.connection.sendRequest("_tether/session/latest", { cwd });
   }
 
+  /** The session's mode; v2 has no `session/set_mode`: the mode is its `mode` option there. */
   async setMode(sessionId: string, modeId: string): Promise<void> {
-    await this.connection.sendRequest("session/set_mode", { sessionId, modeId });
+    if (this.v2) await this.setConfigOption(sessionId, "mode", modeId);
+    else await this.connection.sendRequest("session/set_mode", { sessionId, modeId });
   }
 
   /** A session config option (the model or reasoning picker, the mode), SPEC §3.36. */
-  setConfigOption(sessionId: string, configId: string, value: string): Promise<SetConfigOptionResult> {
-    return this.connection.sendRequest("session/set_config_option", { sessionId, configId, value });
+  async setConfigOption(sessionId: string, configId: string, value: string): Promise<SetConfigOptionResult> {
+    const result = await this.connection.sendRequest<SetConfigOptionResult>("session/set_config_option", { sessionId, configId, value });
+    return this.v2 ? { ...result, configOptions: configOptionsV1(result.configOptions) } : result;
   }
 
-  /** A prompt; sent while a turn runs it is queued, or with `steer` joins that turn (SPEC §3.37). */
+  /** A prompt; sent while a turn runs it is queued, or with `steer` joins that turn (SPEC §3.37).
+   * Answered at the turn's end on both versions (v2 answers at insertion: its end is waited for). */
   prompt(sessionId: string, prompt: ContentBlock[], steer = false): Promise<PromptResult> {
     const params: PromptParams = steer ? { sessionId, prompt, _meta: { tether: { steer: true } } } : { sessionId, prompt };
-    return this.connection.sendRequest("session/prompt", params);
+    return this.v2 ? this.promptV2(params) : this.connection.sendRequest("session/prompt", params);
+  }
+
+  private async promptV2(params: PromptParams): Promise<PromptResult> {
+    let answer: { messageId?: unknown };
+    this.ends.sent(params.sessionId, 1);
+    try {
+      answer = await this.connection.sendRequest("session/prompt", params);
+    } catch (err) {
+      // withdrawn before its turn began (dequeued): v1 answers such a prompt `cancelled`
+      if (err instanceof ResponseError && err.code === REQUEST_CANCELLED) return { stopReason: "cancelled" };
+      throw err;
+    } finally {
+      this.ends.sent(params.sessionId, -1);
+    }
+    if (typeof answer.messageId !== "string") return this.steered(params, answer as PromptResult);
+    const outcome = await this.ends.wait(answer.messageId);
+    if (outcome.error) throw new ResponseError(outcome.error.code, outcome.error.message, outcome.error.data);
+    const turnId = turnIdOf(answer.messageId);
+    return { stopReason: outcome.stopReason as PromptResult["stopReason"], _meta: { tether: { turnId } } };
+  }
+
+  /** A steer is answered in v1's shape on v2 too (SPEC §12.3); one that landed is shown
+   * where it landed, as v1's `user_message_chunk` (the v2 daemon sends no update for it). */
+  private steered(params: PromptParams, result: PromptResult): PromptResult {
+    const steer = result._meta?.tether?.steer;
+    if (!steer?.landed) return result;
+    const tether = { steered: true, turnId: steer.turnId, afterStep: steer.step, messageSeq: steer.messageSeq };
+    for (const content of params.prompt) {
+      const update = { sessionUpdate: "user_message_chunk", content, _meta: { tether } };
+      this.updates.fire({ sessionId: params.sessionId, update: update as unknown as SessionNotification["update"] });
+    }
+    return result;
+  }
+
+  /** Stops one running tool call; its turn goes on (SPEC §12.4). */
+  async cancelToolCall(sessionId: string, toolCallId: string): Promise<void> {
+    await this.connection.sendRequest(this.v2 ? "tool_call/cancel" : "_tether/toolCall/cancel", { sessionId, toolCallId });
   }
 
   /** Withdraws a queued prompt: its `session/prompt` answers `cancelled`. */
@@ -285,7 +392,25 @@ export class TetherClient implements Disposable {
   private markClosed(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    this.ends.failAll(new Error("the connection to the Tether daemon closed"));
     this.closed.fire();
+  }
+
+  /** A v2 update is read into v1's shape; a turn's end is its prompt's answer, or v1's
+   * `turnEnded` when no prompt of this window waits for it (SPEC §4.4). */
+  private onSessionUpdate(params: SessionNotification): void {
+    this.wire.fire(params);
+    if (!this.v2) return this.updates.fire(params);
+    const update = params.update as unknown as Record<string, unknown>;
+    const reading = this.v2.read(params.sessionId, update);
+    if (update.sessionUpdate === "user_message" && reading.kind === "none") this.ends.began(params.sessionId, update.messageId);
+    if (reading.kind === "update") {
+      this.updates.fire({ ...params, update: reading.update as unknown as SessionNotification["update"] });
+    } else if (reading.kind === "ended" && !this.ends.ended(params.sessionId, reading.outcome)) {
+      const turnEnded = { stopReason: reading.outcome.stopReason };
+      const ended = { sessionUpdate: "session_info_update", _meta: { tether: { turnEnded } } };
+      this.updates.fire({ sessionId: params.sessionId, update: ended as unknown as SessionNotification["update"] });
+    }
   }
 
   private async onPermission(params: RequestPermissionParams, token: CancellationToken): Promise<RequestPermissionResult> {
@@ -295,7 +420,8 @@ export class TetherClient implements Disposable {
     const subscription = token.onCancellationRequested(() => withdrawn.abort());
     try {
       if (!this.permissionHandler) return permissionResult({ optionId: "reject_once" });
-      return permissionResult(await this.permissionHandler(promptFromRequest(id, params), withdrawn.signal));
+      const request = this.v2 ? permissionParamsV1(params as unknown as Record<string, unknown>, this.readText) : params;
+      return permissionResult(await this.permissionHandler(promptFromRequest(id, request), withdrawn.signal));
     } finally {
       subscription.dispose();
       this.incoming.delete(id);
