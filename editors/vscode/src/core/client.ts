@@ -186,9 +186,9 @@ export class TetherClient implements Disposable {
     this.applyEditHandler = handler;
   }
 
-  /** Where a v2 diff's old text is read (the editor's buffers first); the disk by default. */
+  /** Where a v2 diff's old text is read first (the editor's buffers); then the disk. */
   setTextReader(reader: TextReader): void {
-    this.readText = reader;
+    this.readText = (path) => reader(path) ?? readDisk(path);
   }
 
   /** Asks for ACP v2 (`params` carry both versions' fields); the answer decides (SPEC §12.1). */
