@@ -5,7 +5,7 @@
  * `tool_call_update` of a call as `tool_call`, diffs (`changes` + git patch) as whole texts,
  * `plan_update` as `plan`, `notice` as a marked message chunk, typed command inputs as
  * hints, terminal chunks as v1's `_meta.terminal_output`, and the v2 permission request as
- * v1's. v1 updates (what `session/load` replays) pass unchanged. No I/O but `readText`.
+ * v1's; a call's `capabilities` are kept (v1 has none). v1 updates (what `session/load` replays) pass unchanged. No I/O but `readText`.
  */
 import type { ContentBlock, RequestPermissionParams, SessionConfigOption } from "../protocol/schema";
 
@@ -197,9 +197,8 @@ export class AcpV2Reader {
     if (!seen) this.calls.set(sessionId, (seen = new Set()));
     const first = !seen.has(id);
     seen.add(id);
-    const { capabilities: _capabilities, ...rest } = update;
-    void _capabilities;
-    const out: Json = { ...rest, sessionUpdate: first ? "tool_call" : "tool_call_update" };
+    // `capabilities.cancel` stays: the card's Stop button reads it
+    const out: Json = { ...update, sessionUpdate: first ? "tool_call" : "tool_call_update" };
     if ("content" in update) out.content = contentV1(update.content, this.readText);
     if (update.status === "cancelled") out.status = "failed"; // v1 has no `cancelled` status
     return out;

@@ -182,6 +182,9 @@ export class ChatController implements Disposable {
       case "cancel":
         void this.cancel();
         return true;
+      case "cancelToolCall":
+        void this.cancelToolCall(message.toolCallId);
+        return true;
       case "permission":
         this.answerPermission(message.requestId, { optionId: message.optionId, acceptedHunks: message.acceptedHunks });
         return true;
@@ -421,6 +424,14 @@ export class ChatController implements Disposable {
     const sessionId = this.current.sessionId;
     if (!sessionId || !this.client) return;
     await this.client.cancel(sessionId);
+  }
+
+  /** Stops one running tool call (a command, a sub-agent); the turn goes on (SPEC §12.4). */
+  async cancelToolCall(toolCallId: string): Promise<void> {
+    await this.guard(async () => {
+      const sessionId = this.current.sessionId;
+      if (sessionId) await (await this.options.connect()).cancelToolCall(sessionId, toolCallId);
+    });
   }
 
   async setMode(modeId: string): Promise<void> {

@@ -124,6 +124,8 @@ export type ViewMessage =
   /** the files changed by the turn of the user message `index` of `texts` */
   | { type: "changes"; texts: string[]; index: number }
   | { type: "cancel" }
+  /** stop one running tool call; its turn goes on (SPEC §12.4) */
+  | { type: "cancelToolCall"; toolCallId: string }
   /** answer a permission prompt; acceptedHunks as in SPEC §5.10 (absolute path -> kept indexes) */
   | { type: "permission"; requestId: string; optionId: string; acceptedHunks?: Record<string, number[]> }
   /** open the prompt's edit in VS Code's diff editor */

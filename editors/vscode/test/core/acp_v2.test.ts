@@ -46,7 +46,7 @@ describe("ACP v2 read into v1's shapes", () => {
     const call = { sessionUpdate: "tool_call_update", toolCallId: "c1", title: "run", kind: "execute", status: "pending" };
     assert.deepEqual(read(call), { kind: "update", update: { ...call, sessionUpdate: "tool_call" } });
     const stopped = read({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "cancelled", capabilities: {} });
-    assert.deepEqual(stopped, { kind: "update", update: { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "failed" } });
+    assert.deepEqual(stopped, { kind: "update", update: { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "failed", capabilities: {} } });
     reader.read("s2", call);
     assert.deepEqual(reader.read("s2", call), { kind: "update", update: call }, "a later report patches the call");
 
