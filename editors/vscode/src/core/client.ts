@@ -17,6 +17,7 @@ import {
   type Message,
   type MessageConnection,
   type RequestMessage,
+  ErrorCodes,
   ResponseError,
 } from "vscode-jsonrpc/node";
 import { readFileSync } from "node:fs";
@@ -101,7 +102,8 @@ export class TetherClient implements Disposable {
   /** set when the daemon answered v2: reads its updates into v1's shapes */
   private v2?: AcpV2Reader;
   private readonly ends = new PromptEnds();
-  /** the daemon replays a session on `session/resume` (v2's `capabilities.session.resume`) */
+  /** v2: the daemon answered `session/load` -32601 (SPEC §12.6): sessions are reopened with
+   * `session/resume` and a replay from the start */
   private resumeReplays = false;
   private readText: TextReader = readDisk;
   /** what `initialize` sent and got, for diagnostics and tests (`initializeResult`: a v1 answer) */
@@ -199,8 +201,6 @@ export class TetherClient implements Disposable {
     if (result.protocolVersion === ACP_V2) {
       this.protocolVersion = ACP_V2;
       this.v2 = new AcpV2Reader((path) => this.readText(path));
-      const session = (result.capabilities as { session?: { resume?: unknown } } | undefined)?.session;
-      this.resumeReplays = session?.resume !== undefined;
     } else {
       this.initializeResult = result as unknown as InitializeResult;
     }
@@ -219,13 +219,20 @@ export class TetherClient implements Disposable {
     return this.v2 ? { ...result, configOptions: configOptionsV1(result.configOptions) } : result;
   }
 
-  /** Replays the conversation as `session/update`s before answering (SPEC §3.6); on v2
-   * `session/resume` from the start when the daemon replays there (`replay_complete`). */
+  /** Replays the conversation as `session/update`s before answering (SPEC §3.6). On v2,
+   * whose Preview has no `session/load`, `session/resume` replays from the start and says
+   * `replay_complete` (SPEC §12.6); a daemon that still serves `session/load` on v2 (and
+   * does not replay on resume) is asked that first. */
   async loadSession(sessionId: string, cwd: string): Promise<LoadSessionResult> {
     if (!this.v2) return this.connection.sendRequest("session/load", { sessionId, cwd, mcpServers: [] });
     if (!this.resumeReplays) {
-      const loaded = await this.connection.sendRequest<LoadSessionResult>("session/load", { sessionId, cwd, mcpServers: [] });
-      return { ...loaded, configOptions: configOptionsV1(loaded.configOptions) };
+      try {
+        const loaded = await this.connection.sendRequest<LoadSessionResult>("session/load", { sessionId, cwd, mcpServers: [] });
+        return { ...loaded, configOptions: configOptionsV1(loaded.configOptions) };
+      } catch (err) {
+        if (!(err instanceof ResponseError && err.code === ErrorCodes.MethodNotFound)) throw err;
+        this.resumeReplays = true;
+      }
     }
     this.v2.startReplay(sessionId);
     try {
