@@ -4,7 +4,7 @@
  * uses, handlers for the requests Tether sends the client (SPEC §3.21), and the
  * withdrawal of those requests with ACP's `$/cancel_request` (SPEC §3.14). It speaks
  * ACP v2 when the daemon's `initialize` answer says 2 (SPEC §12), v1 otherwise, and hands
- * the layers above v1's shapes either way (`acp_v2.ts` reads v2 into them).
+ * the layers above v1's shapes either way (`acp_v2_session.ts`, `acp_v2.ts`).
  * No `vscode` import: runs in plain Node.
  */
 import {
@@ -17,11 +17,10 @@ import {
   type Message,
   type MessageConnection,
   type RequestMessage,
-  ErrorCodes,
-  ResponseError,
 } from "vscode-jsonrpc/node";
 import { readFileSync } from "node:fs";
-import { ACP_V2, AcpV2Reader, configOptionsV1, permissionParamsV1, PromptEnds, turnIdOf, type TextReader } from "./acp_v2";
+import { ACP_V2, configOptionsV1, permissionParamsV1, type TextReader } from "./acp_v2";
+import { AcpV2Session } from "./acp_v2_session";
 import { Emitter, type Disposable } from "./events";
 import { permissionResult, promptFromRequest, type PermissionDecision } from "./permissions";
 import type { PermissionPrompt } from "../shared/messages";
@@ -42,6 +41,7 @@ import type {
   RequestPermissionParams,
   RequestPermissionResult,
   SessionClearedParams,
+  SessionConfigOption,
   SessionInfo,
   SessionNotification,
   SetConfigOptionResult,
@@ -55,9 +55,6 @@ import type {
 /** Decides a permission prompt; `withdrawn` aborts when Tether takes the request back. */
 export type PermissionHandler = (prompt: PermissionPrompt, withdrawn: AbortSignal) => Promise<PermissionDecision>;
 export type ApplyEditHandler = (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult>;
-
-/** JSON-RPC's "request cancelled": a v2 prompt withdrawn before its turn began */
-const REQUEST_CANCELLED = -32800;
 
 function readDisk(path: string): string | undefined {
   try {
@@ -99,12 +96,8 @@ export class TetherClient implements Disposable {
   private permissionHandler?: PermissionHandler;
   private applyEditHandler?: ApplyEditHandler;
   private isClosed = false;
-  /** set when the daemon answered v2: reads its updates into v1's shapes */
-  private v2?: AcpV2Reader;
-  private readonly ends = new PromptEnds();
-  /** v2: the daemon answered `session/load` -32601 (SPEC §12.6): sessions are reopened with
-   * `session/resume` and a replay from the start */
-  private resumeReplays = false;
+  /** set when the daemon answered v2: its prompts, reopening and updates in v1's shapes */
+  private v2?: AcpV2Session;
   private readText: TextReader = readDisk;
   /** what `initialize` sent and got, for diagnostics and tests (`initializeResult`: a v1 answer) */
   initializeParams?: InitializeParams;
@@ -200,7 +193,7 @@ export class TetherClient implements Disposable {
     this.initializeAnswer = result;
     if (result.protocolVersion === ACP_V2) {
       this.protocolVersion = ACP_V2;
-      this.v2 = new AcpV2Reader((path) => this.readText(path));
+      this.v2 = new AcpV2Session(this.connection, (path) => this.readText(path), (n) => this.updates.fire(n));
     } else {
       this.initializeResult = result as unknown as InitializeResult;
     }
@@ -219,30 +212,11 @@ export class TetherClient implements Disposable {
     return this.v2 ? { ...result, configOptions: configOptionsV1(result.configOptions) } : result;
   }
 
-  /** Replays the conversation as `session/update`s before answering (SPEC §3.6). On v2,
-   * whose Preview has no `session/load`, `session/resume` replays from the start and says
-   * `replay_complete` (SPEC §12.6); a daemon that still serves `session/load` on v2 (and
-   * does not replay on resume) is asked that first. */
-  async loadSession(sessionId: string, cwd: string): Promise<LoadSessionResult> {
-    if (!this.v2) return this.connection.sendRequest("session/load", { sessionId, cwd, mcpServers: [] });
-    if (!this.resumeReplays) {
-      try {
-        const loaded = await this.connection.sendRequest<LoadSessionResult>("session/load", { sessionId, cwd, mcpServers: [] });
-        return { ...loaded, configOptions: configOptionsV1(loaded.configOptions) };
-      } catch (err) {
-        if (!(err instanceof ResponseError && err.code === ErrorCodes.MethodNotFound)) throw err;
-        this.resumeReplays = true;
-      }
-    }
-    this.v2.startReplay(sessionId);
-    try {
-      const resumed = await this.connection.sendRequest<LoadSessionResult>("session/resume", {
-        sessionId, cwd, mcpServers: [], replayFrom: { type: "start" },
-      });
-      return { ...resumed, configOptions: configOptionsV1(resumed.configOptions) };
-    } finally {
-      this.v2.endReplay(sessionId);
-    }
+  /** Replays the conversation as `session/update`s before answering (SPEC §3.6; on v2
+   * `session/resume` from the start, SPEC §12.6). */
+  loadSession(sessionId: string, cwd: string): Promise<LoadSessionResult> {
+    if (this.v2) return this.v2.loadSession(sessionId, cwd);
+    return this.connection.sendRequest("session/load", { sessionId, cwd, mcpServers: [] });
   }
 
   listSessions(cwd: string, cursor?: string): Promise<ListSessionsResult> {
@@ -265,10 +239,12 @@ export class TetherClient implements Disposable {
     return this.connection.sendRequest("_tether/session/latest", { cwd });
   }
 
-  /** The session's mode; v2 has no `session/set_mode`: the mode is its `mode` option there. */
-  async setMode(sessionId: string, modeId: string): Promise<void> {
-    if (this.v2) await this.setConfigOption(sessionId, "mode", modeId);
-    else await this.connection.sendRequest("session/set_mode", { sessionId, modeId });
+  /** The session's mode; v2 has no `session/set_mode`: the mode is its `mode` option there,
+   * and the options it answers are returned (v1: undefined). */
+  async setMode(sessionId: string, modeId: string): Promise<SessionConfigOption[] | undefined> {
+    if (this.v2) return (await this.setConfigOption(sessionId, "mode", modeId)).configOptions;
+    await this.connection.sendRequest("session/set_mode", { sessionId, modeId });
+    return undefined;
   }
 
   /** A session config option (the model or reasoning picker, the mode), SPEC §3.36. */
@@ -281,39 +257,7 @@ export class TetherClient implements Disposable {
    * Answered at the turn's end on both versions (v2 answers at insertion: its end is waited for). */
   prompt(sessionId: string, prompt: ContentBlock[], steer = false): Promise<PromptResult> {
     const params: PromptParams = steer ? { sessionId, prompt, _meta: { tether: { steer: true } } } : { sessionId, prompt };
-    return this.v2 ? this.promptV2(params) : this.connection.sendRequest("session/prompt", params);
-  }
-
-  private async promptV2(params: PromptParams): Promise<PromptResult> {
-    let answer: { messageId?: unknown };
-    this.ends.sent(params.sessionId, 1);
-    try {
-      answer = await this.connection.sendRequest("session/prompt", params);
-    } catch (err) {
-      // withdrawn before its turn began (dequeued): v1 answers such a prompt `cancelled`
-      if (err instanceof ResponseError && err.code === REQUEST_CANCELLED) return { stopReason: "cancelled" };
-      throw err;
-    } finally {
-      this.ends.sent(params.sessionId, -1);
-    }
-    if (typeof answer.messageId !== "string") return this.steered(params, answer as PromptResult);
-    const outcome = await this.ends.wait(answer.messageId);
-    if (outcome.error) throw new ResponseError(outcome.error.code, outcome.error.message, outcome.error.data);
-    const turnId = turnIdOf(answer.messageId);
-    return { stopReason: outcome.stopReason as PromptResult["stopReason"], _meta: { tether: { turnId } } };
-  }
-
-  /** A steer is answered in v1's shape on v2 too (SPEC §12.3); one that landed is shown
-   * where it landed, as v1's `user_message_chunk` (the v2 daemon sends no update for it). */
-  private steered(params: PromptParams, result: PromptResult): PromptResult {
-    const steer = result._meta?.tether?.steer;
-    if (!steer?.landed) return result;
-    const tether = { steered: true, turnId: steer.turnId, afterStep: steer.step, messageSeq: steer.messageSeq };
-    for (const content of params.prompt) {
-      const update = { sessionUpdate: "user_message_chunk", content, _meta: { tether } };
-      this.updates.fire({ sessionId: params.sessionId, update: update as unknown as SessionNotification["update"] });
-    }
-    return result;
+    return this.v2 ? this.v2.prompt(params) : this.connection.sendRequest("session/prompt", params);
   }
 
   /** Stops one running tool call; its turn goes on (SPEC §12.4). */
@@ -399,25 +343,14 @@ export class TetherClient implements Disposable {
   private markClosed(): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.ends.failAll(new Error("the connection to the Tether daemon closed"));
+    this.v2?.closed(new Error("the connection to the Tether daemon closed"));
     this.closed.fire();
   }
 
-  /** A v2 update is read into v1's shape; a turn's end is its prompt's answer, or v1's
-   * `turnEnded` when no prompt of this window waits for it (SPEC §4.4). */
   private onSessionUpdate(params: SessionNotification): void {
     this.wire.fire(params);
-    if (!this.v2) return this.updates.fire(params);
-    const update = params.update as unknown as Record<string, unknown>;
-    const reading = this.v2.read(params.sessionId, update);
-    if (update.sessionUpdate === "user_message" && reading.kind === "none") this.ends.began(params.sessionId, update.messageId);
-    if (reading.kind === "update") {
-      this.updates.fire({ ...params, update: reading.update as unknown as SessionNotification["update"] });
-    } else if (reading.kind === "ended" && !this.ends.ended(params.sessionId, reading.outcome)) {
-      const turnEnded = { stopReason: reading.outcome.stopReason };
-      const ended = { sessionUpdate: "session_info_update", _meta: { tether: { turnEnded } } };
-      this.updates.fire({ sessionId: params.sessionId, update: ended as unknown as SessionNotification["update"] });
-    }
+    if (this.v2) this.v2.update(params);
+    else this.updates.fire(params);
   }
 
   private async onPermission(params: RequestPermissionParams, token: CancellationToken): Promise<RequestPermissionResult> {

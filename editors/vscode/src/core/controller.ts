@@ -439,7 +439,8 @@ export class ChatController implements Disposable {
       const sessionId = this.current.sessionId;
       if (sessionId) {
         const client = await this.options.connect();
-        await client.setMode(sessionId, modeId);
+        const options = await client.setMode(sessionId, modeId);
+        if (options && this.current.sessionId === sessionId) this.setOptions(options); // v2: the mode is an option
       }
       // without a session yet, the mode is applied when the session is created
       this.dispatch({ type: "modeChanged", modeId });
@@ -496,7 +497,8 @@ export class ChatController implements Disposable {
     });
     this.transcript = [];
     if (wanted && wanted !== this.current.modeId && this.current.modes.some((m) => m.id === wanted)) {
-      await client.setMode(result.sessionId, wanted);
+      const options = await client.setMode(result.sessionId, wanted);
+      if (options) this.dispatch({ type: "optionsChanged", options });
       this.dispatch({ type: "modeChanged", modeId: wanted });
     }
     this.post({ type: "session", sessionId: result.sessionId, title: null, modeId: this.current.modeId });

@@ -3,7 +3,8 @@
 // the file is shown as text rather than as a wrong diff.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { AcpV2Reader, applyPatch, configOptionsV1, diffV1, permissionParamsV1, PromptEnds } from "../../src/core/acp_v2";
+import { AcpV2Reader, applyPatch, configOptionsV1, diffV1, permissionParamsV1 } from "../../src/core/acp_v2";
+import { PromptEnds } from "../../src/core/acp_v2_session";
 
 const README = "# Sample\n\nHello from the sample workspace.\n";
 const PATCH =

@@ -181,6 +181,8 @@ describe("approvals against the real daemon", () => {
   it("mode changes reach the daemon: in auto-edit an edit runs without asking", async () => {
     await rig.controller.setMode("auto-edit");
     assert.equal(rig.controller.state.modeId, "auto-edit");
+    // the mode picker among the options shows it too (on v2 the mode is that option)
+    await waitFor(() => rig.controller.option("mode")?.currentValue === "auto-edit", "the mode option to follow");
     assert.deepEqual(
       rig.messages.filter((m): m is Extract<HostMessage, { type: "mode" }> => m.type === "mode").at(-1),
       { type: "mode", modeId: "auto-edit" },
