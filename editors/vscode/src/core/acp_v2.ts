@@ -35,7 +35,8 @@ export function configOptionsV1(options: unknown): SessionConfigOption[] {
 
 /** A turn's id from its prompt's message id (`<turnId>.0`). */
 export function turnIdOf(messageId: string): string {
-  return messageId.replace(/\.0$/, "");
+  // `<turnId>.0` the prompt, `<turnId>.s<seq>` a message steered into it (SPEC §12.7)
+  return messageId.replace(/\.(0|s\d+)$/, "");
 }
 
 /** A whole text as lines, each with its own line end (the last may have none). */

@@ -56,7 +56,8 @@ export class AcpV2Session {
     // a steer that landed in the running turn is answered once it landed (SPEC §12.7)
     const meta = (answer as PromptResult)._meta;
     if (typeof answer.messageId !== "string" || meta?.tether?.steer?.landed) {
-      return this.steered(params, { stopReason: "end_turn", ...(answer as PromptResult), _meta: meta });
+      const stopReason = (answer as PromptResult).stopReason ?? "end_turn";
+      return this.steered(params, { stopReason, _meta: meta });
     }
     const outcome = await this.ends.wait(answer.messageId);
     if (outcome.error) throw new ResponseError(outcome.error.code, outcome.error.message, outcome.error.data);

@@ -99,6 +99,15 @@ describe("ACP v2 read into v1's shapes", () => {
     await assert.rejects(orphan, /closed/);
   });
 
+  it("a message steered into a turn (`<turnId>.s<seq>`) leaves that turn's end to its prompt", async () => {
+    const ends = new PromptEnds();
+    ends.began("s", "t5.0");
+    const first = ends.wait("t5.0");
+    ends.began("s", "t5.s3"); // the steered message's user_message, mid-turn
+    assert.equal(ends.ended("s", { stopReason: "end_turn" }), true);
+    assert.deepEqual(await first, { stopReason: "end_turn" });
+  });
+
   it("a v2 permission request reads as v1's: the subject's call, its diff as whole texts", () => {
     const params = {
       sessionId: "s", title: "Edit README.md", description: "mode ask asks",
