@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Union
 
-import attrs
+import msgspec
+from msgspec import UNSET, UnsetType
 
+from ._codec import Meta, Wire
 from ._common import Implementation
-from ._fields import Meta, wire
 from ._json import JsonObject
 
 __all__ = [
@@ -27,14 +28,12 @@ __all__ = [
 ]
 
 
-@attrs.define
-class FileSystemCapabilities:
+class FileSystemCapabilities(Wire, omit_defaults=False):
     read_text_file: bool = False
     write_text_file: bool = False
 
 
-@attrs.define
-class ClientTetherCapabilities:
+class ClientTetherCapabilities(Wire, omit_defaults=False):
     """`namedPermissionOptions: true`: the client shows permission options by name, so it
     is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22).
     `clearSession: true`: `/clear` opens a new session and tells the client by
@@ -44,31 +43,27 @@ class ClientTetherCapabilities:
     clear_session: bool = False
 
 
-@attrs.define
-class ClientCapabilitiesMeta:
+class ClientCapabilitiesMeta(Wire):  # ACP's key `terminal_output` is snake_case
     """`terminal_output: true` asks for command output as terminal `_meta` (SPEC §4.9)."""
 
-    terminal_output: Union[bool, None] = wire("terminal_output", default=None)
+    terminal_output: Union[bool, None] = msgspec.field(default=None, name="terminal_output")
     tether: Union[ClientTetherCapabilities, None] = None
 
 
-@attrs.define
-class ClientCapabilities:
+class ClientCapabilities(Wire, omit_defaults=False):  # `fs`, `terminal` written; `_meta` while set
     """ACP's client capabilities, with Tether's extensions under `_meta`."""
 
-    fs: FileSystemCapabilities = attrs.Factory(FileSystemCapabilities)
+    fs: FileSystemCapabilities = msgspec.field(default_factory=FileSystemCapabilities)
     terminal: bool = False
-    meta: Union[ClientCapabilitiesMeta, None] = None
+    meta: Union[ClientCapabilitiesMeta, None, UnsetType] = msgspec.field(default=UNSET, name="_meta")
 
 
-@attrs.define
-class WorkspaceFolder:
+class WorkspaceFolder(Wire):
     uri: str
     name: str
 
 
-@attrs.define
-class InitializeParams:
+class InitializeParams(Wire):
     """ACP's and LSP's initialize params in one: either set, or both, may arrive."""
 
     protocol_version: Union[int, None] = None
@@ -80,40 +75,35 @@ class InitializeParams:
     workspace_folders: Union[list[WorkspaceFolder], None] = None
     capabilities: Union[JsonObject, None] = None
     initialization_options: Union[JsonObject, None] = None
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class PromptCapabilities:
+class PromptCapabilities(Wire, omit_defaults=False):
     image: bool = False
     audio: bool = False
     embedded_context: bool = True
 
 
-@attrs.define
-class McpCapabilities:
+class McpCapabilities(Wire, omit_defaults=False):
     http: bool = False
     sse: bool = False
 
 
-@attrs.define
-class SessionCapabilities:
-    list: Union[JsonObject, None] = attrs.Factory(dict)
-    resume: Union[JsonObject, None] = attrs.Factory(dict)
-    close: Union[JsonObject, None] = attrs.Factory(dict)
-    delete: Union[JsonObject, None] = attrs.Factory(dict)
+class SessionCapabilities(Wire, omit_defaults=False):
+    list: Union[JsonObject, None] = msgspec.field(default_factory=dict)
+    resume: Union[JsonObject, None] = msgspec.field(default_factory=dict)
+    close: Union[JsonObject, None] = msgspec.field(default_factory=dict)
+    delete: Union[JsonObject, None] = msgspec.field(default_factory=dict)
 
 
-@attrs.define
-class AgentCapabilities:
+class AgentCapabilities(Wire, omit_defaults=False):
     load_session: bool = True
-    prompt_capabilities: PromptCapabilities = attrs.Factory(PromptCapabilities)
-    mcp_capabilities: McpCapabilities = attrs.Factory(McpCapabilities)
-    session_capabilities: SessionCapabilities = attrs.Factory(SessionCapabilities)
+    prompt_capabilities: PromptCapabilities = msgspec.field(default_factory=PromptCapabilities)
+    mcp_capabilities: McpCapabilities = msgspec.field(default_factory=McpCapabilities)
+    session_capabilities: SessionCapabilities = msgspec.field(default_factory=SessionCapabilities)
 
 
-@attrs.define
-class TextDocumentSyncOptions:
+class TextDocumentSyncOptions(Wire):
     """LSP: which document notifications Tether wants (`change: 2` is incremental)."""
 
     open_close: bool
@@ -121,22 +111,19 @@ class TextDocumentSyncOptions:
     save: bool
 
 
-@attrs.define
-class ExecuteCommandOptions:
+class ExecuteCommandOptions(Wire):
     """The `tether.*` commands a stock LSP client may run (SPEC §3.33)."""
 
     commands: list[str]
 
 
-@attrs.define
-class CodeActionOptions:
+class CodeActionOptions(Wire):
     """The kinds of Tether's code actions (SPEC §3.34)."""
 
     code_action_kinds: list[str]
 
 
-@attrs.define
-class ServerCapabilities:
+class ServerCapabilities(Wire):
     """The LSP half's `capabilities`; `experimental.tether.protocolVersion` marks Tether."""
 
     text_document_sync: TextDocumentSyncOptions
@@ -145,16 +132,14 @@ class ServerCapabilities:
     code_action_provider: Union[CodeActionOptions, None] = None
 
 
-@attrs.define
-class LspInitializeResult:
+class LspInitializeResult(Wire):
     """The LSP half of the `initialize` result."""
 
     capabilities: ServerCapabilities
     server_info: Implementation
 
 
-@attrs.define
-class RefusedSetting:
+class RefusedSetting(Wire):
     """A workspace-config key Tether refused and ignored (SPEC §9)."""
 
     key: str
@@ -163,21 +148,18 @@ class RefusedSetting:
     message: str
 
 
-@attrs.define
-class InitializeTetherMeta:
+class InitializeTetherMeta(Wire):
     lsp: Union[LspInitializeResult, None] = None
     config_refused: Union[list[RefusedSetting], None] = None
     # the ACP versions Tether speaks (v1 answer: a client may reconnect asking for 2)
     protocol_versions: Union[list[int], None] = None
 
 
-@attrs.define
-class InitializeResultMeta:
+class InitializeResultMeta(Wire):
     tether: Union[InitializeTetherMeta, None] = None
 
 
-@attrs.define
-class InitializeResult:
+class InitializeResult(Wire):
     """The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a
     client that sent LSP params, else under `_meta.tether.lsp`."""
 
@@ -187,11 +169,10 @@ class InitializeResult:
     auth_methods: list[JsonObject]
     capabilities: Union[ServerCapabilities, None] = None
     server_info: Union[Implementation, None] = None
-    meta: Union[InitializeResultMeta, None] = None
+    meta: Union[InitializeResultMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class CancelRequestParams:
+class CancelRequestParams(Wire):
     """`$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both
     directions. Either key is accepted in either spelling (`requestId` wins); Tether
     sends `requestId` in ACP's spelling and `id` in LSP's."""

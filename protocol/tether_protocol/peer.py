@@ -172,15 +172,10 @@ class JsonRpcPeer:
             body = result.json.encode("utf-8", "replace")
             self._send_body(b'{"jsonrpc":"2.0","id":' + dumps(msg_id) + b',"result":' + body + b"}")
         else:
-            if hasattr(result, "__attrs_attrs__"):
-                from ._plain import unstructure_plain  # (attrs: loaded with the class)
+            if hasattr(result, "__attrs_attrs__"):  # the snapshot's classes: cattrs, on their first use
+                from ._converter import unstructure
 
-                wire = unstructure_plain(result)
-                if wire is None:  # only typed results that are not plain pay for the converter's import
-                    from ._converter import unstructure
-
-                    wire = unstructure(result)
-                result = wire
+                result = unstructure(result)
             self._send({"jsonrpc": "2.0", "id": msg_id, "result": result})
 
     def structure_params(self, route: Route, params: Any) -> Any:
@@ -195,12 +190,7 @@ class JsonRpcPeer:
             from ._codec import convert
 
             return convert({} if params is None else params, target, method=route.method)
-        from ._plain import structure_plain  # (attrs: loaded with the class)
-
-        plain = structure_plain(params, target)  # a plain class's common case, without cattrs
-        if plain is not None:
-            return plain
-        # cattrs: paid on the first message that needs it, not at start
+        # the snapshot's attrs classes: cattrs, paid on the first message that needs it
         from ._converter import structure
 
         return structure(params, target, method=route.method)

@@ -262,9 +262,21 @@ def test_realistic_messages_validate(name: str, message: dict[str, Any]) -> None
 )
 def test_realistic_messages_structure_and_round_trip(name: str, message: dict[str, Any]) -> None:
     """The converter accepts what the schema accepts, and what it emits fits the schema."""
+    if name in SENT_ONLY:
+        return _assert_sent_only(getattr(_messages, name), message)
     obj = structure(message, getattr(_messages, name))
     assert _errors_of(name, unstructure(obj)) == []
     assert _kept(message, unstructure(obj)), "the converter dropped or changed what it read"
+
+
+# Tether sends these and never reads them: their `documentChanges` is LSP's untagged union of
+# a TextDocumentEdit and a CreateFile, which msgspec writes but will not read
+SENT_ONLY = frozenset({"ApplyWorkspaceEditParams", "WorkspaceEdit"})
+
+
+def _assert_sent_only(cls: Any, wire: Any) -> None:
+    with pytest.raises(TypeError, match="must be tagged"):
+        structure(wire, cls)
 
 
 def _kept(sent: Any, back: Any) -> bool:
@@ -328,4 +340,6 @@ def test_every_class_unstructures_to_its_schema(name: str, nulls: bool) -> None:
     obj = _sample(_message_classes()[name], nulls=nulls)
     wire = unstructure(obj)
     assert _errors_of(name, wire) == []
+    if name in SENT_ONLY:
+        return _assert_sent_only(type(obj), wire)
     assert structure(wire, type(obj)) == obj
