@@ -79,6 +79,7 @@ export interface CancelRequestParams {
   requestId?: number | string;
 }
 
+/** `{"outcome": "cancelled"}`: the prompt turn was cancelled while the client asked. */
 export interface CancelledOutcome {
   outcome: "cancelled";
 }
@@ -549,6 +550,7 @@ export interface ProgressParams {
   value: ProgressValue;
 }
 
+/** One of 3 kinds, told apart by `kind` (required here). */
 export type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
 export interface PromptCapabilities {
