@@ -79,7 +79,8 @@ _MESSAGE_NAMES = """
     EmptyResult FileSystemCapabilities ForkSessionParams Hunk Implementation
     InitializeParams InitializeResult InitializeResultMeta InitializeTetherMeta
     LatestParams LatestResult LatestSession ListSessionsParams ListSessionsResult
-    LoadSessionParams LoadSessionResult LspInitializeResult METHODS
+    LoadSessionParams LoadSessionResult LspClientCapabilities LspInitializeResult
+    LspShowDocumentCapabilities LspWindowCapabilities LspWorkspaceCapabilities LspWorkspaceEditCapabilities METHODS
     McpCapabilities MemoryHit MemoryRecall MessageActionItem MessageRole MessageStatus ModeId
     NewSessionParams NewSessionResult NoLatestSession
     OptionalVersionedTextDocumentIdentifier PendingApprovals PendingCall

@@ -3,8 +3,8 @@ decode that turns msgspec's `ValidationError` into today's `-32602` wording.
 
 Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, `decode` /
 `convert` (JSON bytes or built-ins -> a Struct, or `InvalidParams`), `reworded` and
-`explained` (its parts), a params class's own messages (`WIRE_ERRORS`: wire key -> the
-words a client gets, `{method}` filled in), `NonEmpty`, `Meta` (ACP's `_meta`), and `ENCODER` (msgspec's, for a frame whose raw JSON is
+`explained` (its parts), a params class's own messages (`WIRE_ERRORS` and `KIND_ERRORS`:
+wire key -> the words a client gets, `{method}` filled in), `NonEmpty`, `Meta` (ACP's `_meta`), and `ENCODER` (msgspec's, for a frame whose raw JSON is
 `msgspec.Raw` in orjson's spelling: the replay). Elsewhere Structs go out through
 `_json.dumps`, which this module hands `msgspec.to_builtins`.
 Must not: hold message classes (one module per area declares them) or import attrs/cattrs.
@@ -54,12 +54,13 @@ def decode(data: bytes | str, cls: type[T], *, method: str) -> T:
         raise InvalidParams(reworded(exc, cls, msgspec.json.decode(data), method)) from None
 
 
-def convert(data: Any, cls: type[T], *, method: str) -> T:
-    """``cls`` from already-parsed JSON (dicts and lists), or `InvalidParams` in today's words."""
+def convert(data: Any, cls: type[T], *, method: str, at: str = "") -> T:
+    """``cls`` from already-parsed JSON (dicts and lists), or `InvalidParams` in today's words
+    (``at``: the key of the params ``data`` was read from, for the path in the words)."""
     try:
         return msgspec.convert(data, type=cls)
     except msgspec.ValidationError as exc:
-        raise InvalidParams(reworded(exc, cls, data, method)) from None
+        raise InvalidParams(reworded(exc, cls, data, method, [at] if at else [])) from None
 
 
 _LABELS = {"str": "a string", "int": "an integer", "int | str": "a string or an integer", "bool": "a boolean", "float": "a number",
@@ -68,17 +69,18 @@ _ERROR = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
-def reworded(exc: msgspec.ValidationError, cls: Any, data: Any, method: str) -> str:
+def reworded(exc: msgspec.ValidationError, cls: Any, data: Any, method: str, where: list[str | int] | None = None) -> str:
     """msgspec's error as today's message: `invalid params for METHOD: params.PATH: WHY`.
     msgspec gives text only, so its message is parsed and the path walked through the
     declared types beside the data (a Literal's choices in declared order, a union's tags)."""
     own = _own_error(cls, data)
     if own is not None:
         return own.replace("{method}", method)
-    found = _every_error(cls, data, [])[:3] if isinstance(data, dict) else []
+    where = where or []
+    found = _every_error(cls, data, where)[:3] if isinstance(data, dict) else []
     if not found:  # (a tag no member has: the walk does not see tags)
         steps, why = explained(exc, cls, data)
-        found = [f"params.{_path(steps)}: {why}"]
+        found = [f"params.{_path([*where, *steps])}: {why}"]
     return f"invalid params for {method}: " + "; ".join(found)
 
 
@@ -127,23 +129,28 @@ def _choices(tp: Any) -> list[str]:
 
 
 def _own_error(cls: Any, data: Any) -> str | None:
-    """The first field with its own words (`WIRE_ERRORS`) that is missing or wrong, in field
-    order: those fields are checked before the rest, as the hand-written checks did."""
+    """The first field with its own words that is missing or wrong, in field order: those
+    fields are checked before the rest, as the hand-written checks did. `WIRE_ERRORS` words
+    any mistake in the field; `KIND_ERRORS` ("X must be an object") only a value of the
+    wrong kind, a mistake inside it is worded by its path."""
     own: dict[str, str] = getattr(cls, "WIRE_ERRORS", {})
-    if not own or not isinstance(data, dict):
+    kind_only: dict[str, str] = getattr(cls, "KIND_ERRORS", {})
+    if not (own or kind_only) or not isinstance(data, dict):
         return None
     for field in msgspec.structs.fields(cls):
-        message = own.get(field.encode_name)
+        key = field.encode_name
+        message = own.get(key) or kind_only.get(key)
         if message is None:
             continue
-        if field.encode_name not in data:
+        if key not in data:
             if field.required:
                 return message
             continue
         try:
-            msgspec.convert(data[field.encode_name], type=field.type)
-        except msgspec.ValidationError:
-            return message
+            msgspec.convert(data[key], type=field.type)
+        except msgspec.ValidationError as exc:
+            if key in own or not explained(exc, field.type, data[key])[0]:
+                return message
     return None
 
 

@@ -2,14 +2,15 @@
 cancellation (`$/cancel_request`, `$/cancelRequest`).
 
 Owns: those shapes, exactly as sent today (SPEC §2, §3.1, §3.14): a pure ACP client
-gets the LSP half of the result under `_meta.tether.lsp`, an LSP client at the root.
-Must not: be imported by the daemon's fast start (it answers `initialize` with the
-stdlib-only `handshake.py`); these classes describe that answer, they do not build it.
+gets the LSP half of the result under `_meta.tether.lsp`, an LSP client at the root; the
+params' own words (`KIND_ERRORS`, `WIRE_ERRORS`) and the part of LSP's client capabilities
+Tether reads. Must not: build the answer (`server/handshake.py` does, on the fast start,
+reading the params through these classes) or pull in more than `_common`.
 """
 
 from __future__ import annotations
 
-from typing import Union
+from typing import ClassVar, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -22,7 +23,9 @@ __all__ = [
     "AgentCapabilities", "CancelRequestParams", "ClientCapabilities", "ClientCapabilitiesMeta",
     "ClientTetherCapabilities", "CodeActionOptions",
     "ExecuteCommandOptions", "FileSystemCapabilities", "InitializeParams", "InitializeResult",
-    "InitializeResultMeta", "InitializeTetherMeta", "LspInitializeResult",
+    "InitializeResultMeta", "InitializeTetherMeta", "LspClientCapabilities", "LspInitializeResult",
+    "LspShowDocumentCapabilities", "LspWindowCapabilities", "LspWorkspaceCapabilities",
+    "LspWorkspaceEditCapabilities",
     "McpCapabilities", "PromptCapabilities", "RefusedSetting", "ServerCapabilities",
     "SessionCapabilities", "TextDocumentSyncOptions", "WorkspaceFolder",
 ]
@@ -63,17 +66,67 @@ class WorkspaceFolder(Wire):
     name: str
 
 
+# ---- the part of LSP's client capabilities Tether reads ---------------------------------
+
+
+class LspShowDocumentCapabilities(Wire):
+    support: bool = False
+
+
+class LspWindowCapabilities(Wire):
+    """`showMessage` (an object) marks `window/showMessageRequest`'s support."""
+
+    show_message: Union[JsonObject, None] = None
+    work_done_progress: Union[bool, None] = None
+    show_document: Union[LspShowDocumentCapabilities, None] = None
+
+
+class LspWorkspaceEditCapabilities(Wire):
+    resource_operations: Union[list[str], None] = None
+
+
+class LspWorkspaceCapabilities(Wire):
+    apply_edit: Union[bool, None] = None
+    workspace_edit: Union[LspWorkspaceEditCapabilities, None] = None
+
+
+class LspClientCapabilities(Wire):
+    """What Tether reads of an LSP client's `capabilities` (LSP's other keys are left alone)."""
+
+    workspace: Union[LspWorkspaceCapabilities, None] = None
+    window: Union[LspWindowCapabilities, None] = None
+
+
+def _kind(key: str) -> str:
+    return f"invalid params for initialize: {key} must be an object"
+
+
 class InitializeParams(Wire):
-    """ACP's and LSP's initialize params in one: either set, or both, may arrive."""
+    """ACP's and LSP's initialize params in one: either set, or both, may arrive. ACP v2
+    names the client `info` and its capabilities `capabilities` (LSP's key in v1)."""
+
+    # a value of the wrong kind: the hand-written reader's words (a mistake inside one is
+    # worded by its path); declared in the order it checked them
+    KIND_ERRORS: ClassVar[dict[str, str]] = {
+        key: _kind(key) for key in ("clientCapabilities", "clientInfo", "info", "capabilities", "initializationOptions")
+    }
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "protocolVersion": "invalid params for initialize: protocolVersion must be an integer",
+        "workspaceFolders": "invalid params for initialize: workspaceFolders must be a list of {uri, name}",
+        "rootUri": "invalid params for initialize: rootUri must be a string",
+    }
 
     protocol_version: Union[int, None] = None
     client_capabilities: Union[ClientCapabilities, None] = None
     client_info: Union[Implementation, None] = None
-    process_id: Union[int, None] = None
-    root_uri: Union[str, None] = None
-    root_path: Union[str, None] = None
+    info: Union[Implementation, None] = None
+    # LSP's (what Tether reads of them; v2's are read as `ClientCapabilities`); present at
+    # all, even null, marks an LSP client: UNSET while absent
+    capabilities: Union[LspClientCapabilities, None, UnsetType] = UNSET
     workspace_folders: Union[list[WorkspaceFolder], None] = None
-    capabilities: Union[JsonObject, None] = None
+    root_uri: Union[str, None, UnsetType] = UNSET
+    root_path: Union[str, None] = None
+    process_id: Union[int, None, UnsetType] = UNSET
     initialization_options: Union[JsonObject, None] = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
