@@ -4,7 +4,7 @@ decode that turns msgspec's `ValidationError` into today's `-32602` wording.
 Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, `decode` /
 `convert` (JSON bytes or built-ins -> a Struct, or `InvalidParams`), `reworded` and
 `explained` (its parts), a params class's own messages (`WIRE_ERRORS` and `KIND_ERRORS`:
-wire key -> the words a client gets, `{method}` filled in), `NonEmpty`, `Meta` (ACP's `_meta`), and `ENCODER` (msgspec's, for a frame whose raw JSON is
+wire key -> the words a client gets, `{method}` filled in), `NonEmpty`, `Described`, `Meta` (ACP's `_meta`), and `ENCODER` (msgspec's, for a frame whose raw JSON is
 `msgspec.Raw` in orjson's spelling: the replay). Elsewhere Structs go out through
 `_json.dumps`, which this module hands `msgspec.to_builtins`.
 Must not: hold message classes (one module per area declares them) or import attrs/cattrs.
@@ -27,6 +27,14 @@ T = TypeVar("T")
 
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 """A string that must not be empty (schema: `minLength: 1`)."""
+
+class Described:
+    """`Annotated[Any, Described(T)]`: raw JSON that the schema describes as ``T`` (read
+    as it is; what checks it words its own errors, e.g. the store a snapshot's)."""
+
+    def __init__(self, shape: Any) -> None:
+        self.shape = shape
+
 
 Meta = Union[JsonObject, None]
 """ACP `_meta` on anything a client sends: accepted, never checked (keys are open);
@@ -75,13 +83,13 @@ def reworded(exc: msgspec.ValidationError, cls: Any, data: Any, method: str, whe
     declared types beside the data (a Literal's choices in declared order, a union's tags)."""
     own = _own_error(cls, data)
     if own is not None:
-        return own.replace("{method}", method)
+        return own.replace("{method}", method or "params")
     where = where or []
     found = _every_error(cls, data, where)[:3] if isinstance(data, dict) else []
     if not found:  # (a tag no member has: the walk does not see tags)
         steps, why = explained(exc, cls, data)
         found = [f"params.{_path([*where, *steps])}: {why}"]
-    return f"invalid params for {method}: " + "; ".join(found)
+    return f"invalid params{f' for {method}' if method else ''}: " + "; ".join(found)
 
 
 def _every_error(cls: Any, data: JsonObject, where: list[str | int]) -> list[str]:
