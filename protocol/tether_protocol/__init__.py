@@ -78,8 +78,7 @@ _MESSAGE_NAMES = """
     EmptyResult FileSystemCapabilities ForkSessionParams Hunk Implementation
     InitializeParams InitializeResult InitializeResultMeta InitializeTetherMeta
     LatestParams LatestResult LatestSession ListSessionsParams ListSessionsResult
-    LoadSessionParams LoadSessionResult LspClientCapabilities LspInitializeResult
-    LspShowDocumentCapabilities LspWindowCapabilities LspWorkspaceCapabilities LspWorkspaceEditCapabilities METHODS
+    LoadSessionParams LoadSessionResult LspInitializeResult METHODS
     McpCapabilities MemoryHit MemoryRecall MessageActionItem MessageRole MessageStatus ModeId
     NewSessionParams NewSessionResult NoLatestSession
     OptionalVersionedTextDocumentIdentifier PendingApprovals PendingCall

@@ -10,12 +10,12 @@ reading the params through these classes) or pull in more than `_common`.
 
 from __future__ import annotations
 
-from typing import ClassVar, Union
+from typing import Annotated, ClassVar, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._codec import Meta, Wire
+from ._codec import Described, Meta, Wire
 from ._common import Implementation
 from ._json import JsonObject
 
@@ -23,9 +23,7 @@ __all__ = [
     "AgentCapabilities", "CancelRequestParams", "ClientCapabilities", "ClientCapabilitiesMeta",
     "ClientTetherCapabilities", "CodeActionOptions",
     "ExecuteCommandOptions", "FileSystemCapabilities", "InitializeParams", "InitializeResult",
-    "InitializeResultMeta", "InitializeTetherMeta", "LspClientCapabilities", "LspInitializeResult",
-    "LspShowDocumentCapabilities", "LspWindowCapabilities", "LspWorkspaceCapabilities",
-    "LspWorkspaceEditCapabilities",
+    "InitializeResultMeta", "InitializeTetherMeta", "LspInitializeResult",
     "McpCapabilities", "PromptCapabilities", "RefusedSetting", "ServerCapabilities",
     "SessionCapabilities", "TextDocumentSyncOptions", "WorkspaceFolder",
 ]
@@ -66,35 +64,37 @@ class WorkspaceFolder(Wire):
     name: str
 
 
-# ---- the part of LSP's client capabilities Tether reads ---------------------------------
+# ---- the part of LSP's client capabilities Tether reads (private: the schema keeps LSP's
+# `capabilities` an open object, as LSP has far more of them; `server/handshake.py` reads
+# these) ---------------------------------------------------------------------------------
 
 
-class LspShowDocumentCapabilities(Wire):
+class _LspShowDocumentCapabilities(Wire):
     support: bool = False
 
 
-class LspWindowCapabilities(Wire):
+class _LspWindowCapabilities(Wire):
     """`showMessage` (an object) marks `window/showMessageRequest`'s support."""
 
     show_message: Union[JsonObject, None] = None
     work_done_progress: Union[bool, None] = None
-    show_document: Union[LspShowDocumentCapabilities, None] = None
+    show_document: Union[_LspShowDocumentCapabilities, None] = None
 
 
-class LspWorkspaceEditCapabilities(Wire):
+class _LspWorkspaceEditCapabilities(Wire):
     resource_operations: Union[list[str], None] = None
 
 
-class LspWorkspaceCapabilities(Wire):
+class _LspWorkspaceCapabilities(Wire):
     apply_edit: Union[bool, None] = None
-    workspace_edit: Union[LspWorkspaceEditCapabilities, None] = None
+    workspace_edit: Union[_LspWorkspaceEditCapabilities, None] = None
 
 
-class LspClientCapabilities(Wire):
+class _LspClientCapabilities(Wire):
     """What Tether reads of an LSP client's `capabilities` (LSP's other keys are left alone)."""
 
-    workspace: Union[LspWorkspaceCapabilities, None] = None
-    window: Union[LspWindowCapabilities, None] = None
+    workspace: Union[_LspWorkspaceCapabilities, None] = None
+    window: Union[_LspWindowCapabilities, None] = None
 
 
 def _kind(key: str) -> str:
@@ -122,7 +122,7 @@ class InitializeParams(Wire):
     info: Union[Implementation, None] = None
     # LSP's (what Tether reads of them; v2's are read as `ClientCapabilities`); present at
     # all, even null, marks an LSP client: UNSET while absent
-    capabilities: Union[LspClientCapabilities, None, UnsetType] = UNSET
+    capabilities: Annotated[Union[_LspClientCapabilities, None, UnsetType], Described(Union[JsonObject, None])] = UNSET
     workspace_folders: Union[list[WorkspaceFolder], None] = None
     root_uri: Union[str, None, UnsetType] = UNSET
     root_path: Union[str, None] = None

@@ -300,10 +300,11 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
     if tp is Any:
         return "any"
     if typing.get_origin(tp) is typing.Annotated:  # msgspec's checks: "s" is long enough
-        described = [c.shape for c in typing.get_args(tp) if isinstance(c, Described)]
-        if described:  # raw JSON described by a class (the snapshot)
+        base, *checks = typing.get_args(tp)
+        described = [c.shape for c in checks if isinstance(c, Described)]
+        if described and base is Any:  # raw JSON described by a class (the snapshot)
             return unstructure(_sample(described[0], nulls=nulls))
-        return _sample(typing.get_args(tp)[0], nulls=nulls)
+        return _sample(base, nulls=nulls)
     if tp is type(None):
         return None
     if tp in (str, int, float, bool):

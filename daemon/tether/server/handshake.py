@@ -29,7 +29,7 @@ from tether_protocol._initialize import (
     ClientCapabilities,
     ClientCapabilitiesMeta,
     InitializeParams,
-    LspClientCapabilities,
+    _LspClientCapabilities,  # (the part of LSP's capabilities Tether reads)
 )
 from tether_protocol._json import JsonObject
 
@@ -128,7 +128,7 @@ def read_profile(params: Any, offer_v2: bool = True) -> ClientProfile:
     info = (typed.info if v2 else typed.client_info) or Implementation("", "")
     profile.name, profile.version = info.name, info.version
     profile.lsp = (not v2 and typed.capabilities is not UNSET) or typed.process_id is not UNSET or typed.root_uri is not UNSET
-    if not v2 and isinstance(typed.capabilities, LspClientCapabilities):
+    if not v2 and isinstance(typed.capabilities, _LspClientCapabilities):
         _read_lsp_capabilities(profile, typed.capabilities)
     profile.root = _root(typed)
     profile.init_options = typed.initialization_options or {}
@@ -148,7 +148,7 @@ def _read_acp_capabilities(profile: ClientProfile, caps: ClientCapabilities, v2:
     profile.step_breaks = profile.acp and tether is None
 
 
-def _read_lsp_capabilities(profile: ClientProfile, caps: LspClientCapabilities) -> None:
+def _read_lsp_capabilities(profile: ClientProfile, caps: _LspClientCapabilities) -> None:
     workspace, window = caps.workspace, caps.window
     edit = workspace.workspace_edit if workspace is not None else None
     profile.lsp_apply_edit = workspace is not None and workspace.apply_edit is True

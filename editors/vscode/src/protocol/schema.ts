@@ -334,7 +334,7 @@ export interface Implementation {
 /** ACP's and LSP's initialize params in one: either set, or both, may arrive. ACP v2 names the client `info` and its capabilities `capabilities` (LSP's key in v1). */
 export interface InitializeParams {
   _meta?: { [key: string]: unknown };
-  capabilities?: LspClientCapabilities;
+  capabilities?: { [key: string]: unknown };
   clientCapabilities?: ClientCapabilities;
   clientInfo?: Implementation;
   info?: Implementation;
@@ -413,36 +413,10 @@ export interface LogMessageParams {
   type: number;
 }
 
-/** What Tether reads of an LSP client's `capabilities` (LSP's other keys are left alone). */
-export interface LspClientCapabilities {
-  window?: LspWindowCapabilities;
-  workspace?: LspWorkspaceCapabilities;
-}
-
 /** The LSP half of the `initialize` result. */
 export interface LspInitializeResult {
   capabilities: ServerCapabilities;
   serverInfo: Implementation;
-}
-
-export interface LspShowDocumentCapabilities {
-  support?: boolean;
-}
-
-/** `showMessage` (an object) marks `window/showMessageRequest`'s support. */
-export interface LspWindowCapabilities {
-  showDocument?: LspShowDocumentCapabilities;
-  showMessage?: { [key: string]: unknown };
-  workDoneProgress?: boolean;
-}
-
-export interface LspWorkspaceCapabilities {
-  applyEdit?: boolean;
-  workspaceEdit?: LspWorkspaceEditCapabilities;
-}
-
-export interface LspWorkspaceEditCapabilities {
-  resourceOperations?: string[];
 }
 
 export interface McpCapabilities {
