@@ -179,43 +179,6 @@ PROMPT = {
 }
 
 
-def plain_bench(n: int) -> dict[str, float]:
-    """`_plain`'s lane (the start path's: no converter) against msgspec: params in from the
-    peer's dict, a result out to bytes."""
-    import codec_spike_model as m
-    import msgspec
-
-    from tether_protocol import _messages as t
-    from tether_protocol._json import dumps
-    from tether_protocol._plain import structure_plain, unstructure_plain
-
-    params = {"sessionId": "sess_0123456789abcdef", "modeId": "auto-edit"}
-    result = t.PromptResult("end_turn", t.PromptResultMeta(t.PromptTetherMeta("turn_1", turn_seq=3)))
-    ms_result = m.PromptResult("end_turn", m.PromptResultMeta(m.PromptTetherMeta("turn_1", turn_seq=3)))
-    enc = msgspec.json.Encoder()
-    assert structure_plain(params, t.SetModeParams) is not None, "SetModeParams left the plain lane"
-    assert dumps(unstructure_plain(result)) == enc.encode(ms_result)
-
-    def plain_in() -> None:
-        for _ in range(n):
-            structure_plain(params, t.SetModeParams)
-
-    def ms_in() -> None:
-        for _ in range(n):
-            msgspec.convert(params, m.SetModeParams)
-
-    def plain_out() -> None:
-        for _ in range(n):
-            dumps(unstructure_plain(result))
-
-    def ms_out() -> None:
-        for _ in range(n):
-            enc.encode(ms_result)
-
-    return {"plain_in_set_mode": best(plain_in), "msgspec_convert_in_set_mode": best(ms_in),
-            "plain_out_prompt_result": best(plain_out), "msgspec_out_prompt_result": best(ms_out)}
-
-
 def prompt_bench(n: int) -> dict[str, float]:
     import codec_spike_model as m
     import msgspec
@@ -550,8 +513,6 @@ def main() -> None:
         print(json.dumps(chunk_bench(args.chunks), indent=1))
         print(f"## {args.chunks} session/prompt decodes, 3 blocks (ms, best of 5)")
         print(json.dumps(prompt_bench(args.chunks), indent=1))
-        print(f"## {args.chunks} plain messages: `_plain` (the start path's lane) vs msgspec (ms, best of 5)")
-        print(json.dumps(plain_bench(args.chunks), indent=1))
         print(f"## a {args.messages}-message conversation (ms, best of 3, collector paused but the _gc_on rows)")
         print(json.dumps(history_bench(args.messages), indent=1))
     if "errors" in parts:

@@ -3,8 +3,7 @@
 What is here: the JSON-RPC error codes and their exceptions (`TetherError` and
 subclasses), message framing (LSP `Content-Length` headers or one JSON per line), the
 typed params/results/notifications in ACP v1 vocabulary (camelCase on the wire: msgspec
-Structs for the content blocks, tool call content and every `session/update`, attrs
-classes for the rest until they move, docs/decisions/0001), `structure`/`unstructure` to
+Structs, docs/decisions/0001), `structure`/`unstructure` to
 move between wire dicts and those classes, and
 `build_schema()` behind the generated `protocol/schema.json`. Two public modules beside
 the package's names: `tether_protocol.peer`, the one JSON-RPC peer (the daemon, the Python
@@ -17,7 +16,7 @@ framing modules, so the daemon's start-up path stays fast. The message classes (
 module per area: `_common`, `_initialize`, `_sessions`, `_updates`, `_extensions`,
 `_snapshots`, `_lsp`, `_client_requests`, gathered by `_messages`), the method table
 (`_method_table`: every method in both directions with its params and result class), the
-converter and the schema builder (which need attrs/cattrs/msgspec) are imported on first access
+converter and the schema builder (which need msgspec) are imported on first access
 of one of their names, e.g. `tether_protocol.PromptParams` (PEP 562).
 """
 
@@ -56,8 +55,8 @@ from ._framing import (
 )
 
 if _typing.TYPE_CHECKING:
+    from ._codec import Meta
     from ._converter import structure, unstructure
-    from ._fields import Meta, wire_name
     from ._messages import *  # noqa: F403
     from ._methods import NULL_RESULT, Direction, Kind, Method
     from ._schema import build_schema
@@ -118,7 +117,7 @@ _MESSAGE_NAMES = """
 # Names served lazily, and the private module each one lives in.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "_converter": ("structure", "unstructure"),
-    "_fields": ("Meta", "wire_name"),
+    "_codec": ("Meta",),
     "_schema": ("build_schema",),
     "_methods": ("Direction", "Kind", "Method", "NULL_RESULT"),
     "_messages": tuple(_MESSAGE_NAMES),
@@ -149,7 +148,6 @@ __all__ = [
     "RequestCancelled", "SessionBusy", "SessionNotFound", "StorageFailed",
     "TetherError", "WorkspaceInvalid", "build_schema", "decoder_for", "detect_framing",
     "encode_lsp", "encode_ndjson", "encoder_for", "structure", "unstructure",
-    "wire_name",
 ]
 __all__ += _MESSAGE_NAMES  # the message classes (`_messages.__all__`)
 __all__.sort()

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
-import attrs
+import msgspec
 
+from ._codec import Wire
 from ._common import ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind
 from ._json import JsonObject
 from ._sessions import EmptyResult
@@ -28,8 +29,7 @@ __all__ = [
 PermissionOptionKind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@attrs.define
-class PermissionToolCall:
+class PermissionToolCall(Wire):
     """The tool call asked about: the same `toolCallId`, `title`, `kind` and `locations`
     as its `session/update`s (locations absolute, with the first changed line where
     known; none for a command); `content` holds `diff` blocks for file changes or the
@@ -44,8 +44,7 @@ class PermissionToolCall:
     raw_input: Union[JsonObject, None] = None
 
 
-@attrs.define
-class PermissionOption:
+class PermissionOption(Wire):
     """`optionId` is the kind, or `allow_once_network` (kind `allow_once`) for a
     sandboxed command that may be given the network."""
 
@@ -54,8 +53,7 @@ class PermissionOption:
     kind: PermissionOptionKind
 
 
-@attrs.define
-class Hunk:
+class Hunk(Wire):
     """A hunk of a text change the user may pick (SPEC §5.10): `path` absolute, `index`
     0-based per file in diff order, `header` the unified-diff hunk header."""
 
@@ -64,16 +62,14 @@ class Hunk:
     header: str
 
 
-@attrs.define
-class AllowAlwaysRule:
+class AllowAlwaysRule(Wire):
     """A rule "allow always" stores: a tool kind (`execute`, `edit`, `delete`, `move`, `mcp`) and a pattern."""
 
     kind: str
     pattern: str
 
 
-@attrs.define
-class AllowAlwaysScope:
+class AllowAlwaysScope(Wire):
     """What the "allow always" option allows, before it is picked (SPEC §5.9): `text` is
     also the option's name; `rules` what is stored (empty: nothing, it allows once);
     `sandboxed`/`network`: how the commands it allows run."""
@@ -84,8 +80,7 @@ class AllowAlwaysScope:
     network: bool
 
 
-@attrs.define
-class PermissionTetherMeta:
+class PermissionTetherMeta(Wire):
     reason: str
     hunks: list[Hunk]
     # the approval reviewer's concern (it did not approve the call on its own)
@@ -96,69 +91,58 @@ class PermissionTetherMeta:
     allow_always: Union[AllowAlwaysScope, None] = None
 
 
-@attrs.define
-class PermissionRequestMeta:
+class PermissionRequestMeta(Wire):
     tether: PermissionTetherMeta
 
 
-@attrs.define
-class RequestPermissionParams:
+class RequestPermissionParams(Wire):
     session_id: str
     tool_call: PermissionToolCall
     options: list[PermissionOption]
-    meta: Union[PermissionRequestMeta, None] = None
+    meta: Union[PermissionRequestMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class AcceptedHunksMeta:
+class AcceptedHunksMeta(Wire):
     """Apply only these hunks of an allowed edit: absolute path -> hunk indexes."""
 
     accepted_hunks: Union[dict[str, list[int]], None] = None
 
 
-@attrs.define
-class PermissionResultMeta:
+class PermissionResultMeta(Wire):
     tether: Union[AcceptedHunksMeta, None] = None
 
 
-@attrs.define
-class SelectedOutcome:
+class SelectedOutcome(Wire, tag_field="outcome", tag="selected"):
     option_id: str
-    outcome: Literal["selected"] = "selected"
-    meta: Union[PermissionResultMeta, None] = None
+    meta: Union[PermissionResultMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class CancelledOutcome:
-    outcome: Literal["cancelled"] = "cancelled"
+class CancelledOutcome(Wire, tag_field="outcome", tag="cancelled"):
+    """`{"outcome": "cancelled"}`: the prompt turn was cancelled while the client asked."""
 
 
 RequestPermissionOutcome = Union[SelectedOutcome, CancelledOutcome]
 
 
-@attrs.define
-class RequestPermissionResult:
+class RequestPermissionResult(Wire):
     """`_meta.tether.acceptedHunks` may sit here or on the selected outcome."""
 
     outcome: RequestPermissionOutcome
-    meta: Union[PermissionResultMeta, None] = None
+    meta: Union[PermissionResultMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class ReadTextFileParams:
+class ReadTextFileParams(Wire):
     """Always the whole file: Tether never sends `line` or `limit`."""
 
     session_id: str
     path: str
 
 
-@attrs.define
-class ReadTextFileResult:
+class ReadTextFileResult(Wire):
     content: str
 
 
-@attrs.define
-class WriteTextFileParams:
+class WriteTextFileParams(Wire):
     """`content` is the whole new text; `path` is absolute."""
 
     session_id: str

@@ -2,9 +2,8 @@
 locations, modes, and the enumerations.
 
 Owns: those classes and the `Literal` aliases (`StopReason`, `ToolKind`, ...); the modes
-are `_modes`'s (re-exported here), so `session/new` builds them alone. The content blocks
-and tool call content are msgspec Structs (`_codec.Wire`: camelCase on the wire, the tag
-first); `Implementation` is attrs until `initialize` moves. Must not: hold behaviour, or
+are `_modes`'s (re-exported here), so `session/new` builds them alone. All are msgspec
+Structs (`_codec.Wire`: camelCase on the wire, the tag first). Must not: hold behaviour, or
 name a method (the method table is `_method_table.py`).
 """
 
@@ -12,11 +11,9 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
-import attrs
 import msgspec
 
-from ._codec import Wire
-from ._fields import Meta
+from ._codec import Meta, Wire
 from ._modes import ModeId, SessionMode, SessionModeState  # (re-exported: the modes have their own module)
 
 __all__ = [
@@ -36,8 +33,7 @@ PlanEntryPriority = Literal["high", "medium", "low"]
 PlanEntryStatus = Literal["pending", "in_progress", "completed"]
 
 
-@attrs.define
-class Implementation:
+class Implementation(Wire):
     name: str
     version: str
     title: Union[str, None] = None

@@ -2,8 +2,7 @@
 answers, `session/set_config_option` and the unstable `session/set_model` (SPEC §3.36),
 and `_tether/session/cleared` (`/clear` in a client that declared `clearSession`, SPEC §4.11).
 
-Owns: their params and results (selects only: Tether offers no boolean option; the
-option itself a msgspec Struct, as `config_option_update` holds it). Must
+Owns: their params and results (msgspec Structs; selects only: Tether offers no boolean option). Must
 not: hold behaviour (which options a session has is the daemon's).
 """
 
@@ -11,10 +10,9 @@ from __future__ import annotations
 
 from typing import Union
 
-import attrs
+import msgspec
 
-from ._codec import Wire
-from ._fields import Meta
+from ._codec import Meta, Wire
 
 __all__ = [
     "SessionConfigOption", "SessionConfigSelectOption", "SetConfigOptionParams",
@@ -39,37 +37,33 @@ class SessionConfigOption(Wire, tag_field="type", tag="select"):
     description: Union[str, None] = None
 
 
-@attrs.define
-class SetConfigOptionParams:
+class SetConfigOptionParams(Wire):
     session_id: str
     config_id: str
     value: str
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SetConfigOptionResult:
+class SetConfigOptionResult(Wire):
     """The full set of options, with their values after the change."""
 
     config_options: list[SessionConfigOption]
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SetModelParams:
+class SetModelParams(Wire):
     """`session/set_model` (ACP, unstable; avante uses it): the `model` option by another name."""
 
     session_id: str
     model_id: str
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SessionClearedParams:
+class SessionClearedParams(Wire):
     """`_tether/session/cleared` (daemon -> client): `/clear` made `new_session_id` (same
     workspace, mode, model and reasoning) for the view that showed `session_id`."""
 
     session_id: str
     new_session_id: str
     config_options: list[SessionConfigOption]
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")

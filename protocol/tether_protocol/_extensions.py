@@ -11,8 +11,7 @@ from typing import ClassVar, Literal, Union
 
 import msgspec
 
-from ._codec import Wire
-from ._fields import Meta
+from ._codec import Meta, Wire
 from ._json import JsonObject
 
 __all__ = [

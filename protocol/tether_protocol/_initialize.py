@@ -2,19 +2,21 @@
 cancellation (`$/cancel_request`, `$/cancelRequest`).
 
 Owns: those shapes, exactly as sent today (SPEC §2, §3.1, §3.14): a pure ACP client
-gets the LSP half of the result under `_meta.tether.lsp`, an LSP client at the root.
-Must not: be imported by the daemon's fast start (it answers `initialize` with the
-stdlib-only `handshake.py`); these classes describe that answer, they do not build it.
+gets the LSP half of the result under `_meta.tether.lsp`, an LSP client at the root; the
+params' own words (`KIND_ERRORS`, `WIRE_ERRORS`) and the part of LSP's client capabilities
+Tether reads. Must not: build the answer (`server/handshake.py` does, on the fast start,
+reading the params through these classes) or pull in more than `_common`.
 """
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Annotated, ClassVar, Union
 
-import attrs
+import msgspec
+from msgspec import UNSET, UnsetType
 
+from ._codec import Described, Meta, Wire
 from ._common import Implementation
-from ._fields import Meta, wire
 from ._json import JsonObject
 
 __all__ = [
@@ -27,14 +29,12 @@ __all__ = [
 ]
 
 
-@attrs.define
-class FileSystemCapabilities:
+class FileSystemCapabilities(Wire, omit_defaults=False):
     read_text_file: bool = False
     write_text_file: bool = False
 
 
-@attrs.define
-class ClientTetherCapabilities:
+class ClientTetherCapabilities(Wire, omit_defaults=False):
     """`namedPermissionOptions: true`: the client shows permission options by name, so it
     is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22).
     `clearSession: true`: `/clear` opens a new session and tells the client by
@@ -44,76 +44,119 @@ class ClientTetherCapabilities:
     clear_session: bool = False
 
 
-@attrs.define
-class ClientCapabilitiesMeta:
+class ClientCapabilitiesMeta(Wire):  # ACP's key `terminal_output` is snake_case
     """`terminal_output: true` asks for command output as terminal `_meta` (SPEC §4.9)."""
 
-    terminal_output: Union[bool, None] = wire("terminal_output", default=None)
+    terminal_output: Union[bool, None] = msgspec.field(default=None, name="terminal_output")
     tether: Union[ClientTetherCapabilities, None] = None
 
 
-@attrs.define
-class ClientCapabilities:
+class ClientCapabilities(Wire, omit_defaults=False):  # `fs`, `terminal` written; `_meta` while set
     """ACP's client capabilities, with Tether's extensions under `_meta`."""
 
-    fs: FileSystemCapabilities = attrs.Factory(FileSystemCapabilities)
+    fs: FileSystemCapabilities = msgspec.field(default_factory=FileSystemCapabilities)
     terminal: bool = False
-    meta: Union[ClientCapabilitiesMeta, None] = None
+    meta: Union[ClientCapabilitiesMeta, None, UnsetType] = msgspec.field(default=UNSET, name="_meta")
 
 
-@attrs.define
-class WorkspaceFolder:
+class WorkspaceFolder(Wire):
     uri: str
     name: str
 
 
-@attrs.define
-class InitializeParams:
-    """ACP's and LSP's initialize params in one: either set, or both, may arrive."""
+# ---- the part of LSP's client capabilities Tether reads (private: the schema keeps LSP's
+# `capabilities` an open object, as LSP has far more of them; `server/handshake.py` reads
+# these) ---------------------------------------------------------------------------------
+
+
+class _LspShowDocumentCapabilities(Wire):
+    support: bool = False
+
+
+class _LspWindowCapabilities(Wire):
+    """`showMessage` (an object) marks `window/showMessageRequest`'s support."""
+
+    show_message: Union[JsonObject, None] = None
+    work_done_progress: Union[bool, None] = None
+    show_document: Union[_LspShowDocumentCapabilities, None] = None
+
+
+class _LspWorkspaceEditCapabilities(Wire):
+    resource_operations: Union[list[str], None] = None
+
+
+class _LspWorkspaceCapabilities(Wire):
+    apply_edit: Union[bool, None] = None
+    workspace_edit: Union[_LspWorkspaceEditCapabilities, None] = None
+
+
+class _LspClientCapabilities(Wire):
+    """What Tether reads of an LSP client's `capabilities` (LSP's other keys are left alone)."""
+
+    workspace: Union[_LspWorkspaceCapabilities, None] = None
+    window: Union[_LspWindowCapabilities, None] = None
+
+
+def _kind(key: str) -> str:
+    return f"invalid params for initialize: {key} must be an object"
+
+
+class InitializeParams(Wire):
+    """ACP's and LSP's initialize params in one: either set, or both, may arrive. ACP v2
+    names the client `info` and its capabilities `capabilities` (LSP's key in v1)."""
+
+    # a value of the wrong kind: the hand-written reader's words (a mistake inside one is
+    # worded by its path); declared in the order it checked them
+    KIND_ERRORS: ClassVar[dict[str, str]] = {
+        key: _kind(key) for key in ("clientCapabilities", "clientInfo", "info", "capabilities", "initializationOptions")
+    }
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "protocolVersion": "invalid params for initialize: protocolVersion must be an integer",
+        "workspaceFolders": "invalid params for initialize: workspaceFolders must be a list of {uri, name}",
+        "rootUri": "invalid params for initialize: rootUri must be a string",
+    }
 
     protocol_version: Union[int, None] = None
     client_capabilities: Union[ClientCapabilities, None] = None
     client_info: Union[Implementation, None] = None
-    process_id: Union[int, None] = None
-    root_uri: Union[str, None] = None
-    root_path: Union[str, None] = None
+    info: Union[Implementation, None] = None
+    # LSP's (what Tether reads of them; v2's are read as `ClientCapabilities`); present at
+    # all, even null, marks an LSP client: UNSET while absent
+    capabilities: Annotated[Union[_LspClientCapabilities, None, UnsetType], Described(Union[JsonObject, None])] = UNSET
     workspace_folders: Union[list[WorkspaceFolder], None] = None
-    capabilities: Union[JsonObject, None] = None
+    root_uri: Union[str, None, UnsetType] = UNSET
+    root_path: Union[str, None] = None
+    process_id: Union[int, None, UnsetType] = UNSET
     initialization_options: Union[JsonObject, None] = None
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class PromptCapabilities:
+class PromptCapabilities(Wire, omit_defaults=False):
     image: bool = False
     audio: bool = False
     embedded_context: bool = True
 
 
-@attrs.define
-class McpCapabilities:
+class McpCapabilities(Wire, omit_defaults=False):
     http: bool = False
     sse: bool = False
 
 
-@attrs.define
-class SessionCapabilities:
-    list: Union[JsonObject, None] = attrs.Factory(dict)
-    resume: Union[JsonObject, None] = attrs.Factory(dict)
-    close: Union[JsonObject, None] = attrs.Factory(dict)
-    delete: Union[JsonObject, None] = attrs.Factory(dict)
+class SessionCapabilities(Wire, omit_defaults=False):
+    list: Union[JsonObject, None] = msgspec.field(default_factory=dict)
+    resume: Union[JsonObject, None] = msgspec.field(default_factory=dict)
+    close: Union[JsonObject, None] = msgspec.field(default_factory=dict)
+    delete: Union[JsonObject, None] = msgspec.field(default_factory=dict)
 
 
-@attrs.define
-class AgentCapabilities:
+class AgentCapabilities(Wire, omit_defaults=False):
     load_session: bool = True
-    prompt_capabilities: PromptCapabilities = attrs.Factory(PromptCapabilities)
-    mcp_capabilities: McpCapabilities = attrs.Factory(McpCapabilities)
-    session_capabilities: SessionCapabilities = attrs.Factory(SessionCapabilities)
+    prompt_capabilities: PromptCapabilities = msgspec.field(default_factory=PromptCapabilities)
+    mcp_capabilities: McpCapabilities = msgspec.field(default_factory=McpCapabilities)
+    session_capabilities: SessionCapabilities = msgspec.field(default_factory=SessionCapabilities)
 
 
-@attrs.define
-class TextDocumentSyncOptions:
+class TextDocumentSyncOptions(Wire):
     """LSP: which document notifications Tether wants (`change: 2` is incremental)."""
 
     open_close: bool
@@ -121,22 +164,19 @@ class TextDocumentSyncOptions:
     save: bool
 
 
-@attrs.define
-class ExecuteCommandOptions:
+class ExecuteCommandOptions(Wire):
     """The `tether.*` commands a stock LSP client may run (SPEC §3.33)."""
 
     commands: list[str]
 
 
-@attrs.define
-class CodeActionOptions:
+class CodeActionOptions(Wire):
     """The kinds of Tether's code actions (SPEC §3.34)."""
 
     code_action_kinds: list[str]
 
 
-@attrs.define
-class ServerCapabilities:
+class ServerCapabilities(Wire):
     """The LSP half's `capabilities`; `experimental.tether.protocolVersion` marks Tether."""
 
     text_document_sync: TextDocumentSyncOptions
@@ -145,16 +185,14 @@ class ServerCapabilities:
     code_action_provider: Union[CodeActionOptions, None] = None
 
 
-@attrs.define
-class LspInitializeResult:
+class LspInitializeResult(Wire):
     """The LSP half of the `initialize` result."""
 
     capabilities: ServerCapabilities
     server_info: Implementation
 
 
-@attrs.define
-class RefusedSetting:
+class RefusedSetting(Wire):
     """A workspace-config key Tether refused and ignored (SPEC §9)."""
 
     key: str
@@ -163,21 +201,18 @@ class RefusedSetting:
     message: str
 
 
-@attrs.define
-class InitializeTetherMeta:
+class InitializeTetherMeta(Wire):
     lsp: Union[LspInitializeResult, None] = None
     config_refused: Union[list[RefusedSetting], None] = None
     # the ACP versions Tether speaks (v1 answer: a client may reconnect asking for 2)
     protocol_versions: Union[list[int], None] = None
 
 
-@attrs.define
-class InitializeResultMeta:
+class InitializeResultMeta(Wire):
     tether: Union[InitializeTetherMeta, None] = None
 
 
-@attrs.define
-class InitializeResult:
+class InitializeResult(Wire):
     """The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a
     client that sent LSP params, else under `_meta.tether.lsp`."""
 
@@ -187,11 +222,10 @@ class InitializeResult:
     auth_methods: list[JsonObject]
     capabilities: Union[ServerCapabilities, None] = None
     server_info: Union[Implementation, None] = None
-    meta: Union[InitializeResultMeta, None] = None
+    meta: Union[InitializeResultMeta, None] = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class CancelRequestParams:
+class CancelRequestParams(Wire):
     """`$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both
     directions. Either key is accepted in either spelling (`requestId` wins); Tether
     sends `requestId` in ACP's spelling and `id` in LSP's."""

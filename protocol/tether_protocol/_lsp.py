@@ -11,11 +11,12 @@ field Tether neither reads nor writes is left out rather than guessed.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, ClassVar, Literal, Union
 
-import attrs
+import msgspec
+from msgspec import UNSET, UnsetType
 
-from ._fields import wire
+from ._codec import Wire
 from ._json import JsonObject
 
 __all__ = [
@@ -36,16 +37,14 @@ __all__ = [
 _URI = "invalid params for {method}: textDocument.uri (a file:// URI string) is required"
 
 
-@attrs.define
-class Position:
+class Position(Wire):
     """Line and character, both 0-based; characters are UTF-16 code units."""
 
     line: int
     character: int
 
 
-@attrs.define
-class Range:
+class Range(Wire):
     start: Position
     end: Position
 
@@ -53,29 +52,31 @@ class Range:
 # ---- document sync (client -> Tether notifications) ----------------------------------
 
 
-@attrs.define
-class TextDocumentItem:
+class TextDocumentItem(Wire):
     """`didOpen`'s document. Missing `text`/`languageId` count as empty."""
 
-    uri: str = wire(error=_URI)
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"uri": _URI}
+
+    uri: str
     language_id: str = ""
     version: Union[int, None] = None
     text: str = ""
 
 
-@attrs.define
-class TextDocumentIdentifier:
-    uri: str = wire(error=_URI)
+class TextDocumentIdentifier(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"uri": _URI}
+
+    uri: str
     version: Union[int, None] = None
 
 
-@attrs.define
-class DidOpenTextDocumentParams:
-    text_document: TextDocumentItem = wire(error=_URI)
+class DidOpenTextDocumentParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"textDocument": _URI}
+
+    text_document: TextDocumentItem
 
 
-@attrs.define
-class TextDocumentContentChangeEvent:
+class TextDocumentContentChangeEvent(Wire):
     """`{text}` replaces the whole text; `{range, text}` replaces that range."""
 
     text: str
@@ -83,19 +84,20 @@ class TextDocumentContentChangeEvent:
     range_length: Union[int, None] = None
 
 
-@attrs.define
-class DidChangeTextDocumentParams:
-    text_document: TextDocumentIdentifier = wire(error=_URI)
-    content_changes: list[TextDocumentContentChangeEvent] = attrs.Factory(list)
+class DidChangeTextDocumentParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"textDocument": _URI}
+
+    text_document: TextDocumentIdentifier
+    content_changes: list[TextDocumentContentChangeEvent] = msgspec.field(default_factory=list)
 
 
-@attrs.define
-class DidCloseTextDocumentParams:
-    text_document: TextDocumentIdentifier = wire(error=_URI)
+class DidCloseTextDocumentParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"textDocument": _URI}
+
+    text_document: TextDocumentIdentifier
 
 
-@attrs.define
-class DidSaveTextDocumentParams:
+class DidSaveTextDocumentParams(Wire):
     """Accepted and ignored."""
 
     text_document: Union[JsonObject, None] = None
@@ -105,56 +107,50 @@ class DidSaveTextDocumentParams:
 # ---- workspace/applyEdit (Tether -> client request) ----------------------------------
 
 
-@attrs.define
-class TextEdit:
+class TextEdit(Wire):
     range: Range
     new_text: str
 
 
-@attrs.define
-class OptionalVersionedTextDocumentIdentifier:
+class OptionalVersionedTextDocumentIdentifier(Wire):
     """`version` is the open buffer's, or null for a file that is not open."""
 
     uri: str
     version: Union[int, None]
 
 
-@attrs.define
-class TextDocumentEdit:
+class TextDocumentEdit(Wire):
     text_document: OptionalVersionedTextDocumentIdentifier
     edits: list[TextEdit]
 
 
-@attrs.define
-class CreateFileOptions:
+class CreateFileOptions(Wire):
     overwrite: Union[bool, None] = None
     ignore_if_exists: Union[bool, None] = None
 
 
-@attrs.define
-class CreateFile:
-    kind: Literal["create"] = attrs.field(default="create", kw_only=True)  # first on the wire
+# not a msgspec tag: a `TextDocumentEdit` beside it in `documentChanges` has none (so
+# Tether sends the two and never reads them); `kind` is written first, always
+class CreateFile(Wire, omit_defaults=False, kw_only=True):
+    kind: Literal["create"] = "create"
     uri: str
-    options: Union[CreateFileOptions, None] = None
+    options: Union[CreateFileOptions, None, UnsetType] = UNSET
 
 
-@attrs.define
-class WorkspaceEdit:
+class WorkspaceEdit(Wire):
     """A `CreateFile` (for a new file) and then one whole-text `TextDocumentEdit`."""
 
     document_changes: list[Union[TextDocumentEdit, CreateFile]]
 
 
-@attrs.define
-class ApplyWorkspaceEditParams:
+class ApplyWorkspaceEditParams(Wire, omit_defaults=False, kw_only=True):
     """`label` is optional in LSP; Tether always names the edit, first on the wire."""
 
-    label: str = attrs.field(default="", kw_only=True)
+    label: str = ""
     edit: WorkspaceEdit
 
 
-@attrs.define
-class ApplyWorkspaceEditResult:
+class ApplyWorkspaceEditResult(Wire):
     """`applied: true` means done; anything else fails the tool call."""
 
     applied: bool
@@ -164,21 +160,18 @@ class ApplyWorkspaceEditResult:
 # ---- window/* (Tether -> client) -----------------------------------------------------
 
 
-@attrs.define
-class ShowMessageParams:
+class ShowMessageParams(Wire):
     """`window/showMessage`: `type` 1 error, 2 warning, 3 info, 4 log."""
 
     type: int
     message: str
 
 
-@attrs.define
-class MessageActionItem:
+class MessageActionItem(Wire):
     title: str
 
 
-@attrs.define
-class ShowMessageRequestParams:
+class ShowMessageRequestParams(Wire):
     """An approval asked of a stock LSP client: `type` 2, the actions `Allow once`,
     (`Allow once with network`), `Allow always`, `Reject`."""
 
@@ -190,8 +183,7 @@ class ShowMessageRequestParams:
 ShowMessageRequestResult = Union[MessageActionItem, None]
 
 
-@attrs.define
-class LogMessageParams:
+class LogMessageParams(Wire):
     """`window/logMessage`: the turn's full answer, and its steps for a client without
     work-done progress (`type` 3 info, 4 log)."""
 
@@ -199,8 +191,7 @@ class LogMessageParams:
     message: str
 
 
-@attrs.define
-class ShowDocumentParams:
+class ShowDocumentParams(Wire):
     """`window/showDocument`: the session's Markdown transcript (in Tether's data dir)."""
 
     uri: str
@@ -208,8 +199,7 @@ class ShowDocumentParams:
     take_focus: Union[bool, None] = None
 
 
-@attrs.define
-class ShowDocumentResult:
+class ShowDocumentResult(Wire):
     success: bool
 
 
@@ -218,18 +208,18 @@ class ShowDocumentResult:
 _COMMAND = "invalid params for workspace/executeCommand: command is required (a string such as \"tether.ask\")"
 
 
-@attrs.define
-class ExecuteCommandParams:
+class ExecuteCommandParams(Wire):
     """`tether.ask` (a prompt string, or `{prompt?, uri?, range?, diagnostics?, kind?}`),
     `tether.cancel`, `tether.newSession`, `tether.setMode` (a mode id, or nothing: asked)."""
 
-    command: str = wire(error=_COMMAND)
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"command": _COMMAND}
+
+    command: str
     arguments: Union[list[Any], None] = None
     work_done_token: Union[int, str, None] = None
 
 
-@attrs.define
-class CommandResult:
+class CommandResult(Wire):
     """What a `tether.*` command did: the workspace's session, and the turn it started
     (`tether.ask`), the mode it set (`tether.setMode`) or whether a turn was cancelled."""
 
@@ -239,8 +229,7 @@ class CommandResult:
     cancelled: Union[bool, None] = None
 
 
-@attrs.define
-class Diagnostic:
+class Diagnostic(Wire):
     """A diagnostic the editor shows; fields Tether does not read are not listed."""
 
     range: Range
@@ -250,9 +239,8 @@ class Diagnostic:
     source: Union[str, None] = None
 
 
-@attrs.define
-class CodeActionContext:
-    diagnostics: list[Diagnostic] = attrs.Factory(list)
+class CodeActionContext(Wire):
+    diagnostics: list[Diagnostic] = msgspec.field(default_factory=list)
     only: Union[list[str], None] = None
     trigger_kind: Union[int, None] = None
 
@@ -261,22 +249,21 @@ _TEXT_DOCUMENT = "invalid params for textDocument/codeAction: textDocument.uri i
 _RANGE = "invalid params for textDocument/codeAction: range ({start, end}) is required"
 
 
-@attrs.define
-class CodeActionParams:
-    text_document: TextDocumentIdentifier = wire(error=_TEXT_DOCUMENT)
-    range: Range = wire(error=_RANGE)
-    context: CodeActionContext = attrs.Factory(CodeActionContext)
+class CodeActionParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"textDocument": _TEXT_DOCUMENT, "range": _RANGE}
+
+    text_document: TextDocumentIdentifier
+    range: Range
+    context: CodeActionContext = msgspec.field(default_factory=CodeActionContext)
 
 
-@attrs.define
-class Command:
+class Command(Wire):
     title: str
     command: str
     arguments: Union[list[Any], None] = None
 
 
-@attrs.define
-class CodeAction:
+class CodeAction(Wire):
     """"Ask Tether about this", "Explain", "Fix this with Tether": each runs `tether.ask`."""
 
     title: str
@@ -289,46 +276,41 @@ class CodeAction:
 CodeActionResult = list[CodeAction]
 
 
-@attrs.define
-class WorkDoneProgressCreateParams:
+class WorkDoneProgressCreateParams(Wire):
     token: Union[int, str]
 
 
-@attrs.define
-class WorkDoneProgressCancelParams:
+class WorkDoneProgressCancelParams(Wire):
     """The user pressed cancel on the turn's progress (`cancellable: true`): the turn stops."""
 
-    token: Union[int, str] = wire(error="invalid params for window/workDoneProgress/cancel: token is required")
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "token": "invalid params for window/workDoneProgress/cancel: token is required",
+    }
+
+    token: Union[int, str]
 
 
-@attrs.define
-class WorkDoneProgressBegin:
+class WorkDoneProgressBegin(Wire, tag_field="kind", tag="begin"):
     title: str
-    kind: Literal["begin"] = "begin"
     cancellable: Union[bool, None] = None
     message: Union[str, None] = None
     percentage: Union[int, None] = None
 
 
-@attrs.define
-class WorkDoneProgressReport:
-    kind: Literal["report"] = "report"
+class WorkDoneProgressReport(Wire, tag_field="kind", tag="report"):
     cancellable: Union[bool, None] = None
     message: Union[str, None] = None
     percentage: Union[int, None] = None
 
 
-@attrs.define
-class WorkDoneProgressEnd:
-    kind: Literal["end"] = "end"
+class WorkDoneProgressEnd(Wire, tag_field="kind", tag="end"):
     message: Union[str, None] = None
 
 
 ProgressValue = Union[WorkDoneProgressBegin, WorkDoneProgressReport, WorkDoneProgressEnd]
 
 
-@attrs.define
-class ProgressParams:
+class ProgressParams(Wire):
     """`$/progress` of a token Tether created with `window/workDoneProgress/create`."""
 
     token: Union[int, str]

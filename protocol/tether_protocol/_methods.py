@@ -14,9 +14,8 @@ negotiated in `initialize`. v1 stays the only wire version for now.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeAlias, Union
-
-import attrs
 
 from ._method_table import V1_SPECS, MethodSpec, resolve
 from ._method_table import Direction as Direction  # (named here too, as before)
@@ -26,12 +25,12 @@ from ._sessions import EmptyParams as EmptyParams  # (named here too, as before)
 NULL_RESULT: Any = type(None)
 """The result of a request answered with `null` (`shutdown`)."""
 
-# What a method's params or result is structured as: an attrs class, a list of one, a
-# union of them, or None. Any: typing has no type for such a type form (cattrs takes Any).
+# What a method's params or result is structured as: a message class, a list of one, a
+# union of them, or None. Any: typing has no type for such a type form.
 _Shape: TypeAlias = Any
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Method:
     """One JSON-RPC method. `result` is None for a notification (it has none)."""
 
@@ -54,7 +53,7 @@ def _resolved(spec: MethodSpec[Any, Any]) -> Method:
     else:
         result = resolve(spec.result)
         if spec.result_or_null:
-            result = Union[result, None]  # noqa: UP007 (a runtime type form for cattrs and the schema)
+            result = Union[result, None]  # noqa: UP007 (a runtime type form for msgspec and the schema)
     return Method(spec.name, spec.direction, spec.kind, resolve(spec.params), result)
 
 

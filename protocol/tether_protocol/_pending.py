@@ -15,9 +15,8 @@ conversation's one tool-call reader, imported when a checkpoint is first read).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
-
-import attrs
 
 from ._json import JsonObject, type_name  # the edge: a call's arguments are the model's JSON
 
@@ -36,14 +35,14 @@ def _empty() -> JsonObject:
     return {}
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class PendingCallRecord:
     """One call of the step still to run; ``started``: it was approved and began changing
     things, so it may have run (never run again unasked)."""
 
     id: str
     name: str
-    arguments: JsonObject = attrs.field(factory=_empty)
+    arguments: JsonObject = field(default_factory=_empty)
     started: bool = False
 
     def to_json(self) -> JsonObject:
@@ -53,7 +52,7 @@ class PendingCallRecord:
         return body
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class PendingStep:
     """The checkpointed step (its index in the turn) and its calls still to run."""
 

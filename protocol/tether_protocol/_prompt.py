@@ -13,9 +13,8 @@ from typing import Union
 
 import msgspec
 
-from ._codec import Wire
+from ._codec import Meta, Wire
 from ._common import ContentBlock, StopReason
-from ._fields import Meta
 from ._queue import SteerOutcome
 
 __all__ = ["PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta"]

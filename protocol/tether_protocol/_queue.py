@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal, Union
 
-import attrs
 import msgspec
 
-from ._codec import NonEmpty, Wire
+from ._codec import Meta, NonEmpty, Wire
 from ._common import ContentBlock
-from ._fields import Meta
 
 __all__ = [
     "DequeueParams", "QueueParams", "QueueResult", "QueueState", "QueuedPrompt", "SteerOutcome",
@@ -63,13 +61,12 @@ class DequeueParams(Wire):
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SteerParams:
+class SteerParams(Wire):
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
 
     session_id: str
     prompt: list[ContentBlock]
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
 class SteerOutcome(Wire):

@@ -10,8 +10,7 @@ from typing import Annotated, ClassVar, Literal, Union
 
 import msgspec
 
-from ._codec import NonEmpty, Wire
-from ._fields import Meta
+from ._codec import Meta, NonEmpty, Wire
 
 __all__ = [
     "ChangedFile", "ChangesParams", "ChangesResult", "RewindConflict", "RewindInfo", "RewindParams",

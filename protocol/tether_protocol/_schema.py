@@ -1,23 +1,19 @@
 """JSON Schema (draft 2020-12) of the Tether protocol, generated from the message classes
 (`_messages.py` names them all) and the method table (`_methods.V1`, resolved from `_method_table`).
 
-Owns: the mapping from the attrs message classes to `protocol/schema.json` — one `$defs`
+Owns: the mapping from the message classes (msgspec Structs) to `protocol/schema.json` — one `$defs`
 entry per class, per named union (tagged ones such as `ContentBlock` and `SessionUpdate`
 as `oneOf` with a discriminator, others as `anyOf`) and per named `Literal` alias
 (`StopReason`, `ToolKind`, ...) — plus the method table (`x-tether-methods`, every
 method in both directions) and the error codes (`x-tether-errors`).
-Must not: be imported on the daemon's start-up path (it pulls attrs) or describe any
-shape by hand — a message that looks wrong here is fixed in its message module, then the
+Must not: be imported on the daemon's start-up path or describe any shape by hand — a message that looks wrong here is fixed in its message module, then the
 file is regenerated with `python -m tether_protocol.schema`.
 
-A msgspec Struct (docs/decisions/0001) is described by the same rules from its own
-config: its encode names, its tag (`tag_field`) as a property with its one value, a field
-whose default is None or `UNSET` is optional and has no default.
-
-The rules mirror `_converter.py`: wire names come from `_fields.spelled`, a field with a
-default is optional, a field whose default is None is omitted on output, a tagged union
-needs its tag (`type` / `sessionUpdate` / `outcome`) even where the member class alone
-does not, and a field's `wire()` checks become `minimum`/`maximum`/`minLength`.
+A Struct (docs/decisions/0001) is described from its own config: its encode names, its
+tag (`tag_field`) as a property with its one value, a field with a default is optional (a
+default of None or `UNSET` is not written), a tagged union needs its tag even where the
+member class alone does not, and an `Annotated` type's `msgspec.Meta` checks become
+`minimum`/`maximum`/`minLength` (`_codec.Described`: raw JSON described as a class).
 """
 
 from __future__ import annotations
@@ -27,12 +23,10 @@ import types
 import typing
 from typing import Annotated, Any, Literal, Union
 
-import attrs
 import msgspec
 
 from . import _errors, _messages, _methods
-from ._converter import tag_table, unstructure
-from ._fields import MAXIMUM, MINIMUM, NON_EMPTY, SCHEMA, spelled, wire_name
+from ._codec import Described
 from ._json import JsonObject
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -85,13 +79,12 @@ def _is_union(tp: Any) -> bool:
 
 
 def _tag_of(union: Any) -> str | None:
-    """The attribute whose string default tells the members apart (as `_converter` does)."""
+    """The wire key that tells the members apart (their `tag_field`), if they share one."""
     members = [m for m in typing.get_args(union) if m is not type(None)]
     if members and all(_is_struct(m) for m in members):
         tags = {m.__struct_config__.tag_field for m in members}
         return tags.pop() if len(tags) == 1 else None
-    found = tag_table(union)
-    return found[0] if found else None
+    return None
 
 
 def _is_struct(tp: Any) -> bool:
@@ -116,7 +109,7 @@ class _Builder:
         self.classes: dict[type, str] = {
             value: name
             for name, value in namespace.items()
-            if isinstance(value, type) and (attrs.has(value) or _is_struct(value)) and value.__name__ == name
+            if _is_struct(value) and value.__name__ == name
         }
         self.unions: dict[Any, str] = {}
         self.literals: dict[Any, str] = {}
@@ -139,10 +132,7 @@ class _Builder:
     # ---- definitions -------------------------------------------------------------------
 
     def _class_def(self, cls: type) -> JsonObject:
-        if _is_struct(cls):
-            properties, required = self._struct_fields(cls)
-        else:
-            properties, required = self._attrs_fields(cls)
+        properties, required = self._struct_fields(cls)
         out: JsonObject = {"title": cls.__name__}
         description = _first_paragraph(cls.__doc__)
         if description:
@@ -172,40 +162,12 @@ class _Builder:
             properties[field.encode_name] = prop
         return properties, required
 
-    def _attrs_fields(self, cls: type) -> tuple[JsonObject, list[str]]:
-        hints = typing.get_type_hints(cls)
-        properties: JsonObject = {}
-        required: list[str] = []
-        for field in attrs.fields(cls):
-            key = spelled(cls, field)
-            prop = self._field_schema(field, hints[field.name])
-            if field.default is attrs.NOTHING:
-                required.append(key)
-            else:
-                default = _default_value(field.default)
-                if default is not None:
-                    prop = {**prop, "default": default}
-            properties[key] = prop
-        return properties, required
-
-    def _field_schema(self, field: attrs.Attribute[Any], hint: Any) -> JsonObject:
-        described = field.metadata.get(SCHEMA)
-        prop = self.type_schema(described if described is not None else hint)
-        if field.name == "meta":
-            prop = {"description": _META_DESCRIPTION, **prop}
-        for key, keyword in ((MINIMUM, "minimum"), (MAXIMUM, "maximum")):
-            if key in field.metadata:
-                prop[keyword] = field.metadata[key]
-        if field.metadata.get(NON_EMPTY):
-            prop["minLength"] = 1
-        return prop
-
     def _union_def(self, union: Any, name: str) -> JsonObject:
         members = typing.get_args(union)
         tag = _tag_of(union)
         if tag is None:
             return {"title": name, "anyOf": [self.type_schema(m) for m in members]}
-        key = wire_name(tag)
+        key = tag
         variants = [m for m in members if m is not type(None)]
         out: JsonObject = {
             "title": name,
@@ -236,7 +198,8 @@ class _Builder:
     def _annotated(self, tp: Any) -> JsonObject:
         """A type with msgspec's checks (`_codec.NonEmpty`, a least integer): its schema and the checks."""
         base, *checks = typing.get_args(tp)
-        schema = self.type_schema(base)
+        described = [c.shape for c in checks if isinstance(c, Described)]
+        schema = self.type_schema(described[0] if described else base)
         for check in checks:
             if not isinstance(check, msgspec.Meta):
                 continue
@@ -254,7 +217,7 @@ class _Builder:
             return {"type": "null"}
         if tp in _SCALARS:
             return {"type": _SCALARS[tp]}
-        if isinstance(tp, type) and (attrs.has(tp) or _is_struct(tp)):
+        if _is_struct(tp):
             name = self.classes.get(tp)
             if name is None:
                 raise TypeError(f"{tp!r} is not a message class named in _messages")
@@ -297,17 +260,6 @@ class _Builder:
         else:
             out["enum"] = values
         return out
-
-
-def _default_value(default: Any) -> Any:
-    """The JSON form of an attrs default, or None when the field is simply omitted."""
-    if isinstance(default, attrs.Factory):  # type: ignore[arg-type]  # a class at runtime
-        if default.takes_self:
-            return None
-        default = default.factory()
-    if default is None:
-        return None
-    return unstructure(default)
 
 
 def _errors_table() -> JsonObject:

@@ -1,19 +1,20 @@
 """ACP's session methods: `session/new|load|resume|list|close|delete|set_mode|fork`,
 `session/prompt` and `session/cancel` (SPEC §3.5-§3.13, §3.30).
 
-Owns: their params and results. Must not: hold behaviour. `error=` on a field is the
-exact message the hand-written check of that method gave before the converter took it
-over (the wire does not change).
+Owns: their params and results, as msgspec Structs (`_codec.Wire`). Must not: hold
+behaviour. `WIRE_ERRORS` holds the exact messages the hand-written checks gave before the
+converter took them over (the wire does not change).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
-import attrs
+import msgspec
+from msgspec import UNSET, UnsetType
 
+from ._codec import Meta, NonEmpty, Wire
 from ._config_options import SessionConfigOption
-from ._fields import Meta, wire
 from ._json import JsonObject
 from ._modes import ModeId, SessionModeState
 
@@ -45,15 +46,13 @@ _REQUIRED_ID = "invalid params for {method}: sessionId (a non-empty string) is r
 _CWD = "invalid params for {method}: cwd must be a string"
 
 
-@attrs.define
-class NewSessionParams:
+class NewSessionParams(Wire, omit_defaults=False):  # `mcpServers` written even when empty (ACP requires it)
     cwd: str
-    mcp_servers: list[JsonObject] = attrs.Factory(list)
-    meta: Meta = None
+    mcp_servers: list[JsonObject] = msgspec.field(default_factory=list)
+    meta: Union[JsonObject, None, UnsetType] = msgspec.field(default=UNSET, name="_meta")
 
 
-@attrs.define
-class NewSessionResult:
+class NewSessionResult(Wire):
     """Also the result of `session/fork` and `_tether/session/fork`."""
 
     session_id: str
@@ -61,18 +60,16 @@ class NewSessionResult:
     config_options: Union[list[SessionConfigOption], None] = None
 
 
-@attrs.define
-class LoadSessionParams:
+class LoadSessionParams(Wire, omit_defaults=False):  # `mcpServers` written even when empty (ACP requires it)
     """Params of `session/load` and of `session/resume`."""
 
     session_id: str
     cwd: str
-    mcp_servers: list[JsonObject] = attrs.Factory(list)
-    meta: Meta = None
+    mcp_servers: list[JsonObject] = msgspec.field(default_factory=list)
+    meta: Union[JsonObject, None, UnsetType] = msgspec.field(default=UNSET, name="_meta")
 
 
-@attrs.define
-class LoadSessionResult:
+class LoadSessionResult(Wire):
     """Result of `session/load` and of `session/resume`."""
 
     modes: SessionModeState
@@ -83,15 +80,13 @@ ResumeSessionParams = LoadSessionParams
 ResumeSessionResult = LoadSessionResult
 
 
-@attrs.define
-class ListSessionsParams:
+class ListSessionsParams(Wire):
     cwd: Union[str, None] = None
     cursor: Union[str, None] = None
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SessionInfo:
+class SessionInfo(Wire):
     """`title` is omitted until the first prompt gives it one (never null: some clients
     crash on a null title); `updatedAt` is ISO 8601 UTC; a sub-agent's session names the
     session and `delegate` call it ran under in `_meta.tether`."""
@@ -101,70 +96,64 @@ class SessionInfo:
     updated_at: Union[str, None]
     title: Union[str, None] = None
     # a sub-agent's session: `{"tether": {"parentSessionId", "parentCallId"}}`
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class ListSessionsResult:
+class ListSessionsResult(Wire):
     sessions: list[SessionInfo]
     next_cursor: Union[str, None] = None
 
 
-@attrs.define
-class SessionIdParams:
+class SessionIdParams(Wire):
     """Params of `session/close`, `session/delete` and `session/cancel`."""
 
     session_id: str
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class ToolCallCancelParams:
+class ToolCallCancelParams(Wire):
     """Params of `tool_call/cancel` and `_tether/toolCall/cancel` (§12.4): the call to stop."""
 
     session_id: str
     tool_call_id: str
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class TerminalCancelParams:
+class TerminalCancelParams(Wire):
     """Params of `terminal/cancel`: the command whose terminal this is is stopped."""
 
     session_id: str
     terminal_id: str
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class EmptyParams:
+class EmptyParams(Wire):
     """No params (or `{}`): `initialized`, `shutdown`, `exit`, `_tether/daemon/stats`."""
 
     # (here, not in `_methods`, so the daemon's start path structures them)
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class EmptyResult:
+class EmptyResult(Wire):
     """`{}`: the result of `session/close`, `session/delete`, `session/set_mode`,
     `_tether/rules/remove`."""
 
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SetModeParams:
+class SetModeParams(Wire):
     session_id: str
     mode_id: ModeId
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class ForkSessionParams:
+class ForkSessionParams(Wire):
     """`session/fork` (ACP, unstable): `cwd` is where the source is looked for and where
     the fork is stored; `mcpServers` is ignored."""
 
-    session_id: str = wire(error=_REQUIRED_ID, non_empty=True)
-    cwd: Union[str, None] = wire(default=None, error=_CWD)
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _REQUIRED_ID, "cwd": _CWD}
+
+    session_id: NonEmpty
+    cwd: Union[str, None] = None
     mcp_servers: Any = None
-    meta: Meta = None
+    meta: Meta = msgspec.field(default=None, name="_meta")

@@ -2,20 +2,21 @@
 `_tether/session/restore`, `_tether/session/fork`, `_tether/session/search`,
 `_tether/session/latest` (SPEC §3.27-§3.32), and the snapshot format (§3.28).
 
-Owns: those params and results, and the snapshot's shape — its keys are snake_case
-(the store's names), so its classes say `SNAKE_CASE = True`. Must not: check a
+Owns: those params and results (msgspec Structs, `_codec.Wire`), and the snapshot's
+shape — its keys are snake_case (the store's names: `_codec.Stored`). Must not: check a
 snapshot (`tether.store.snapshots.check_snapshot` does, with its own messages: the
-`snapshot` param is taken as raw JSON and only described here).
+`snapshot` param is taken as raw JSON and only described here, `_codec.Described`).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
-import attrs
+import msgspec
+from msgspec import UNSET, UnsetType
 
+from ._codec import Described, Meta, NonEmpty, Stored, Wire
 from ._extensions import RuleDecision, RunReport
-from ._fields import Meta, wire
 from ._json import JsonObject
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
 
 _ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
+_PATH = "invalid params for {method}: path must be a string"
 
 TurnStatus = Literal["running", "complete", "cancelled", "interrupted", "error"]
 MessageRole = Literal["user", "assistant", "tool", "system"]
@@ -38,39 +40,31 @@ StoredMessageStatus = Literal["complete", "incomplete", "cancelled", "interrupte
 # ---- the snapshot format (snake_case keys) -------------------------------------------
 
 
-@attrs.define
-class SnapshotSession:
-    SNAKE_CASE: ClassVar[bool] = True
+class SnapshotSession(Stored, omit_defaults=False):
     id: str
     workspace: str
     title: Union[str, None]
     mode: str
     created_at: float
     updated_at: float
-    metadata: JsonObject = attrs.Factory(dict)
+    metadata: JsonObject = msgspec.field(default_factory=dict)
 
 
-@attrs.define
-class PendingCall:
+class PendingCall(Stored):
     """`started`: approved and begun before the daemon stopped (not run again)."""
 
-    SNAKE_CASE: ClassVar[bool] = True
     id: str
     name: str
     arguments: JsonObject
     started: Union[bool, None] = None
 
 
-@attrs.define
-class PendingApprovals:
-    SNAKE_CASE: ClassVar[bool] = True
+class PendingApprovals(Stored):
     step: int
     calls: list[PendingCall]
 
 
-@attrs.define
-class SnapshotTurn:
-    SNAKE_CASE: ClassVar[bool] = True
+class SnapshotTurn(Stored):
     id: str
     seq: int
     status: TurnStatus
@@ -81,11 +75,9 @@ class SnapshotTurn:
     pending: Union[PendingApprovals, None] = None
 
 
-@attrs.define
-class SnapshotMessage:
+class SnapshotMessage(Stored):
     """`body` is the stored message (user, assistant or tool result; SPEC §3.28)."""
 
-    SNAKE_CASE: ClassVar[bool] = True
     seq: int
     turn_id: Union[str, None]
     role: MessageRole
@@ -96,62 +88,54 @@ class SnapshotMessage:
     rewound: Union[int, None] = None
 
 
-@attrs.define
-class SnapshotReport:
-    SNAKE_CASE: ClassVar[bool] = True
+class SnapshotReport(Stored):
     turn_id: str
     report: RunReport
 
 
-@attrs.define
-class SnapshotRule:
-    SNAKE_CASE: ClassVar[bool] = True
+class SnapshotRule(Stored):
     kind: str
     pattern: str
     decision: RuleDecision
 
 
-@attrs.define
-class SnapshotPending:
-    SNAKE_CASE: ClassVar[bool] = True
+class SnapshotPending(Stored):
     turn_id: str
     approvals: PendingApprovals
 
 
-@attrs.define
-class Snapshot:
+class Snapshot(Stored, omit_defaults=False):
     """A session's stored records, format version 1 (`_tether/session/dump`'s result);
     `checkpoints`: the files its turns and rewinds changed (SPEC §3.40), when it has any."""
 
-    SNAKE_CASE: ClassVar[bool] = True
     tether_snapshot: int
     session: SnapshotSession
     turns: list[SnapshotTurn]
     messages: list[SnapshotMessage]
     reports: list[SnapshotReport]
     pending: Union[SnapshotPending, None]
-    exported_at: Union[float, None] = None
-    rules: list[SnapshotRule] = attrs.Factory(list)
-    checkpoints: Union[JsonObject, None] = None
+    rules: list[SnapshotRule] = msgspec.field(default_factory=list)  # (written before the two left out while unset)
+    exported_at: Union[float, None, UnsetType] = UNSET
+    checkpoints: Union[JsonObject, None, UnsetType] = UNSET
 
 
 # ---- methods -------------------------------------------------------------------------
 
 
-@attrs.define
-class DumpParams:
+class DumpParams(Wire):
     """`_tether/session/dump`: a live session, else one stored in `cwd`'s workspace or
     the default one; with `path`, written to that new file (absolute) a page at a time,
     never held whole, and answered with `DumpedFile`."""
 
-    session_id: str = wire(error=_ID, non_empty=True)
-    cwd: Union[str, None] = wire(default=None, error=_CWD)
-    path: Union[str, None] = wire(default=None, error="invalid params for {method}: path must be a string")
-    meta: Meta = None
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _ID, "cwd": _CWD, "path": _PATH}
+
+    session_id: NonEmpty
+    cwd: Union[str, None] = None
+    path: Union[str, None] = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class DumpedFile:
+class DumpedFile(Wire):
     """`_tether/session/dump` with `path`: the file written, its messages and size."""
 
     path: str
@@ -162,27 +146,26 @@ class DumpedFile:
 DumpResult = Union[Snapshot, DumpedFile]
 
 
-@attrs.define
-class RestoreParams:
+class RestoreParams(Wire):
     """The snapshot as `snapshot`, or in the file at `path` (absolute; read a record at a
     time, never whole): exactly one of the two."""
 
-    snapshot: Any = wire(
-        default=None,
-        error="invalid params for {method}: snapshot (an object from _tether/session/dump) is required",
-        schema=Union[Snapshot, None],
-    )
-    path: Union[str, None] = wire(default=None, error="invalid params for {method}: path must be a string")
-    cwd: Union[str, None] = wire(default=None, error=_CWD)
-    keep_id: bool = wire(default=False, error="invalid params for {method}: keepId must be a boolean")
-    import_rules: bool = wire(
-        default=False, error="invalid params for {method}: importRules must be a boolean"
-    )
-    meta: Meta = None
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "path": _PATH, "cwd": _CWD,
+        "keepId": "invalid params for {method}: keepId must be a boolean",
+        "importRules": "invalid params for {method}: importRules must be a boolean",
+    }
+
+    # raw JSON, checked by the store with its own words (the handler says when it is missing)
+    snapshot: Annotated[Any, Described(Union[Snapshot, None])] = None
+    path: Union[str, None] = None
+    cwd: Union[str, None] = None
+    keep_id: bool = False
+    import_rules: bool = False
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class RestoredRule:
+class RestoredRule(Wire):
     """`imported` only with `importRules`, for a known kind and a non-blank pattern."""
 
     kind: str
@@ -191,8 +174,7 @@ class RestoredRule:
     imported: bool
 
 
-@attrs.define
-class RestoreResult:
+class RestoreResult(Wire):
     """The stored (not live) session: make it live with `session/load` or `/resume`."""
 
     session_id: str
@@ -201,34 +183,33 @@ class RestoreResult:
     rules: list[RestoredRule]
 
 
-@attrs.define
-class TetherForkParams:
+class TetherForkParams(Wire):
     """`_tether/session/fork`: messages 0..`messageSeq` (all when absent or null)."""
 
-    session_id: str = wire(error=_ID, non_empty=True)
-    message_seq: Union[int, None] = wire(
-        default=None, minimum=0,
-        error="invalid params for {method}: messageSeq must be an integer at least 0",
-    )
-    cwd: Union[str, None] = wire(default=None, error=_CWD)
-    meta: Meta = None
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "sessionId": _ID, "messageSeq": "invalid params for {method}: messageSeq must be an integer at least 0",
+        "cwd": _CWD,
+    }
+
+    session_id: NonEmpty
+    message_seq: Union[Annotated[int, msgspec.Meta(ge=0)], None] = None
+    cwd: Union[str, None] = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SearchParams:
-    query: str = wire(
-        error="invalid params for {method}: query (a non-empty string) is required", non_empty=True
-    )
-    cwd: Union[str, None] = wire(default=None, error=_CWD)
-    limit: Union[int, None] = wire(
-        default=None, minimum=1, maximum=200,
-        error="invalid params for {method}: limit must be an integer between 1 and 200",
-    )
-    meta: Meta = None
+class SearchParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {
+        "query": "invalid params for {method}: query (a non-empty string) is required", "cwd": _CWD,
+        "limit": "invalid params for {method}: limit must be an integer between 1 and 200",
+    }
+
+    query: NonEmpty
+    cwd: Union[str, None] = None
+    limit: Union[Annotated[int, msgspec.Meta(ge=1, le=200)], None] = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class SearchHit:
+class SearchHit(Wire):
     """`rank` is SQLite's bm25 score: lower is better; `snippet` marks matches `[[…]]`."""
 
     session_id: str
@@ -239,19 +220,18 @@ class SearchHit:
     rank: float
 
 
-@attrs.define
-class SearchResult:
+class SearchResult(Wire):
     hits: list[SearchHit]
 
 
-@attrs.define
-class LatestParams:
-    cwd: Union[str, None] = wire(default=None, error=_CWD)
-    meta: Meta = None
+class LatestParams(Wire):
+    WIRE_ERRORS: ClassVar[dict[str, str]] = {"cwd": _CWD}
+
+    cwd: Union[str, None] = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
-@attrs.define
-class LatestSession:
+class LatestSession(Wire):
     """`title` is omitted when the session has none (never null, as in `session/list`)."""
 
     session_id: str
@@ -260,8 +240,7 @@ class LatestSession:
     title: Union[str, None] = None
 
 
-@attrs.define
-class NoLatestSession:
+class NoLatestSession(Wire):
     """`{"sessionId": null}`: the workspace has no session with a conversation."""
 
     session_id: None

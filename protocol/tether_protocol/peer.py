@@ -171,16 +171,7 @@ class JsonRpcPeer:
         elif isinstance(result, RawResult):
             body = result.json.encode("utf-8", "replace")
             self._send_body(b'{"jsonrpc":"2.0","id":' + dumps(msg_id) + b',"result":' + body + b"}")
-        else:
-            if hasattr(result, "__attrs_attrs__"):
-                from ._plain import unstructure_plain  # (attrs: loaded with the class)
-
-                wire = unstructure_plain(result)
-                if wire is None:  # only typed results that are not plain pay for the converter's import
-                    from ._converter import unstructure
-
-                    wire = unstructure(result)
-                result = wire
+        else:  # a Struct result is written by the one encoder (`_json.dumps`)
             self._send({"jsonrpc": "2.0", "id": msg_id, "result": result})
 
     def structure_params(self, route: Route, params: Any) -> Any:
@@ -191,19 +182,9 @@ class JsonRpcPeer:
         if cls is None:
             return params
         target = cls.load() if isinstance(cls, Later) else cls
-        if hasattr(target, "__struct_config__"):  # the msgspec model: one pass, no cattrs
-            from ._codec import convert
+        from ._codec import convert  # (msgspec: loaded with the classes)
 
-            return convert({} if params is None else params, target, method=route.method)
-        from ._plain import structure_plain  # (attrs: loaded with the class)
-
-        plain = structure_plain(params, target)  # a plain class's common case, without cattrs
-        if plain is not None:
-            return plain
-        # cattrs: paid on the first message that needs it, not at start
-        from ._converter import structure
-
-        return structure(params, target, method=route.method)
+        return convert({} if params is None else params, target, method=route.method)
 
     def _handle_notification(self, method: str, params: Any) -> None:
         if method in ("$/cancelRequest", "$/cancel_request"):

@@ -19,7 +19,7 @@ import pytest
 import tether_protocol
 
 PRIVATE_MODULES = (
-    "_errors", "_framing", "_fields", "_common", "_initialize", "_sessions", "_updates",
+    "_errors", "_framing", "_common", "_initialize", "_sessions", "_updates",
     "_extensions", "_snapshots", "_lsp", "_client_requests", "_methods", "_messages",
     "_converter", "_schema", "_config_options", "_rewind", "_queue", "_method_table",
 )
@@ -35,19 +35,6 @@ MESSAGE_MODULES = (
 NOT_EXPORTED = {
     ("_errors", "error_object"): "builds the error objects of TetherError and RequestFailed",
     ("_converter", "T"): "a TypeVar for annotations",
-    ("_converter", "converter"): "the cattrs object itself; use structure/unstructure",
-    ("_converter", "Hook"): "a type alias for annotations",
-    ("_converter", "TAG_ATTRS"): "how unions are told apart; the schema builder reads it",
-    ("_converter", "FieldError"): "internal: becomes InvalidParams before it leaves structure()",
-    ("_converter", "tag_table"): "internal: shared with the schema builder",
-    ("_fields", "WIRE"): "a metadata key for defining message classes",
-    ("_fields", "ERROR"): "a metadata key for defining message classes",
-    ("_fields", "MINIMUM"): "a metadata key for defining message classes",
-    ("_fields", "MAXIMUM"): "a metadata key for defining message classes",
-    ("_fields", "NON_EMPTY"): "a metadata key for defining message classes",
-    ("_fields", "SCHEMA"): "a metadata key for defining message classes",
-    ("_fields", "spelled"): "internal: how the converter and the schema spell a field",
-    ("_fields", "wire"): "for defining message classes inside the package",
     ("_messages", "MESSAGE_MODULES"): "internal: which modules _messages gathers",
     ("_schema", "SCHEMA_DIALECT"): "a constant of the generated file",
     ("_schema", "GENERATED_COMMENT"): "a constant of the generated file",
@@ -113,13 +100,12 @@ def test_messages_re_exports_every_message_module_whole() -> None:
     for module_name in PRIVATE_MODULES:
         assert (PACKAGE_DIR / f"{module_name}.py").is_file(), module_name
     on_disk = {p.stem for p in PACKAGE_DIR.glob("_*.py")} - {"__init__"}
-    # _json/_gc/_codec: codec internals; _plain: the peer's fast lane beside the converter
-    # (tests/protocol/test_plain.py); _pending: a stored format, not a wire message (the
+    # _json/_gc/_codec: codec internals; _pending: a stored format, not a wire message (the
     # checkpoint of calls waiting for approval, tests/store/test_pending_checkpoint.py);
     # the others are the parts of a public module that exports them (checked below): the
     # JSON-RPC peer and the conversation model
     parts = {name for names in PUBLIC_MODULE_PARTS.values() for name in names}
-    assert on_disk - set(PRIVATE_MODULES) <= {"_json", "_gc", "_codec", "_plain", "_pending", *parts}, (
+    assert on_disk - set(PRIVATE_MODULES) <= {"_json", "_gc", "_codec", "_pending", *parts}, (
         "a new private module is not checked here"
     )
 
@@ -193,6 +179,7 @@ def test_import_is_cheap_and_lazy() -> None:
         "tether_protocol.PromptParams\n"
         "print('tether_protocol._messages' in sys.modules, 'cattrs' in sys.modules)\n"
         "tether_protocol.structure\n"
-        "print('cattrs' in sys.modules)\n"
+        "print('tether_protocol._converter' in sys.modules, [m for m in ('attrs', 'cattrs') if m in sys.modules])\n"
     )
-    assert _run(code).splitlines() == ["[]", "False", "True False", "True"]
+    # the converter is msgspec's: structure() loads neither attrs nor cattrs
+    assert _run(code).splitlines() == ["[]", "False", "True False", "True []"]

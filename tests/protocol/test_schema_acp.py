@@ -79,7 +79,7 @@ ACP_COUNTERPARTS: list[tuple[str, str, str, frozenset[str]]] = [
     ("CancelRequestParams", "CancelRequestNotification", "in", frozenset({"id"})),
     ("InitializeParams", "InitializeRequest", "in", frozenset(
         {"processId", "rootUri", "rootPath", "workspaceFolders", "capabilities",
-         "initializationOptions"})),
+         "initializationOptions", "info"})),  # `info`: ACP v2's clientInfo
 ]
 
 

@@ -77,8 +77,8 @@ sys.exit(code)
 NOT_BEFORE_SESSION_NEW = (
     "tether.agent.journal", "tether.agent.loop", "tether.agent.history", "tether.tools.base", "tether.tools.registry",
     "tether_protocol.conversation", "pathspec", "watchfiles", "httpx", "pygls", "lsprotocol",
-    # nor the converter: `session/new`'s params and answer take the peer's fast lane (`_plain`)
-    "cattrs", *LATER,
+    # nor attrs or the converter: `session/new`'s params and answer are msgspec Structs
+    "attrs", "cattrs", *LATER,
 )
 # Not even attrs and cattrs before `initialize` is answered (flags such as `--provider`
 # are validated by the settings' own hooks), nor the event loop.

@@ -139,7 +139,7 @@ class EditorFiles:
             # the folder first: with `ignoreIfExists` Neovim makes neither folder nor file
             # (only a buffer), and a buffer in a missing folder cannot be saved
             await self.disk.make_parents(path)
-            changes.append(CreateFile(uri, options=CreateFileOptions(ignore_if_exists=True)))
+            changes.append(CreateFile(uri=uri, options=CreateFileOptions(ignore_if_exists=True)))
         whole = Range(Position(0, 0), Position(**end_position(current)))
         if not current and doc is None and text.endswith("\n"):
             # the new file's whole text, its last line included: an editor that keeps a
@@ -148,7 +148,7 @@ class EditorFiles:
         version = doc.version if doc is not None else None
         changes.append(TextDocumentEdit(OptionalVersionedTextDocumentIdentifier(uri, version), [TextEdit(whole, text)]))
         label = f"Tether: edit {path.name}"
-        params = ApplyWorkspaceEditParams(WorkspaceEdit(changes), label=label)
+        params = ApplyWorkspaceEditParams(label=label, edit=WorkspaceEdit(changes))
         result = _answer(await self._ask("workspace/applyEdit", params, label), ApplyWorkspaceEditResult, "")
         if result is None or not result.applied:
             reason = result.failure_reason if result is not None else None

@@ -1,4 +1,4 @@
-"""`initialize`: where LSP and ACP meet. Standard library only.
+"""`initialize`: where LSP and ACP meet.
 
 Owns: reading what the client declared (ACP `clientCapabilities`, or v2's `info` and
 `capabilities`; LSP `capabilities`, the workspace root) into `ClientProfile`, choosing the
@@ -7,8 +7,9 @@ ACP version of the connection (2 when asked for, else v1 as always), merging its
 and building the answer (v1: the one both kinds of client understand, which lists the
 versions Tether speaks; v2: its own shape), with the workspace-config keys and the client's
 options that were refused, if any.
-Must not: import attrs/cattrs — the fast start answers `initialize` with this
-module before the rest of the daemon is imported.
+The params are read through `tether_protocol._initialize`'s Structs (msgspec: their
+mistakes in the protocol's `-32602` words). Must not: import attrs/cattrs — the fast
+start answers `initialize` with this module before the rest of the daemon is imported.
 """
 
 from __future__ import annotations
@@ -19,7 +20,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from msgspec import UNSET
+
+from tether_protocol._codec import convert
+from tether_protocol._common import Implementation
 from tether_protocol._errors import ConfigInvalid, InvalidParams
+from tether_protocol._initialize import (
+    ClientCapabilities,
+    ClientCapabilitiesMeta,
+    InitializeParams,
+    _LspClientCapabilities,  # (the part of LSP's capabilities Tether reads)
+)
 from tether_protocol._json import JsonObject
 
 from .. import __version__
@@ -82,24 +93,6 @@ class ClientProfile:
         return V2 if self.protocol_version == V2 else PROTOCOL_VERSION
 
 
-def _obj(params: JsonObject, key: str) -> JsonObject:
-    value = params.get(key)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise InvalidParams(f"invalid params for initialize: {key} must be an object")
-    return value
-
-
-def _flag(caps: JsonObject, *path: str) -> bool:
-    node: Any = caps
-    for key in path:
-        if not isinstance(node, dict):
-            return False
-        node = node.get(key)
-    return node is True
-
-
 def uri_to_path(uri: str) -> Path:
     parsed = urlparse(uri)
     if parsed.scheme != "file":
@@ -118,70 +111,65 @@ def read_profile(params: Any, offer_v2: bool = True) -> ClientProfile:
         params = {}
     if not isinstance(params, dict):
         raise InvalidParams("invalid params for initialize: params must be an object")
+    typed = convert(params, InitializeParams, method="initialize")
     profile = ClientProfile()
-    version = params.get("protocolVersion")
+    version = typed.protocol_version
     if version is not None:
-        if not isinstance(version, int) or isinstance(version, bool):
-            raise InvalidParams("invalid params for initialize: protocolVersion must be an integer")
         profile.acp = True
         # with v2 off (`acp_v2 = "off"`) a client asking for 2 is answered 1, as a v1-only agent would
         profile.protocol_version = version if version != V2 or offer_v2 else PROTOCOL_VERSION
     v2 = profile.protocol_version == V2
     # v2 renamed the two: `capabilities` is no longer LSP's there
-    acp_caps = _obj(params, "capabilities" if v2 else "clientCapabilities")
-    if acp_caps:
-        profile.acp = True
-    # v2 has no fs/* or client terminal/* methods: a v2 client declaring them gets the disk
-    v1_caps = {} if v2 else acp_caps
-    profile.fs_read_text_file = _flag(v1_caps, "fs", "readTextFile")
-    profile.fs_write_text_file = _flag(v1_caps, "fs", "writeTextFile")
-    profile.terminal = _flag(v1_caps, "terminal")
-    profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
-    profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
-    profile.clear_session = _flag(acp_caps, "_meta", "tether", "clearSession")
-    elicitation = acp_caps.get("elicitation") if v2 else None
-    profile.elicitation_form = isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict)
-    meta = acp_caps.get("_meta")
-    profile.step_breaks = profile.acp and not (isinstance(meta, dict) and isinstance(meta.get("tether"), dict))
-    info = _obj(params, "info" if v2 else "clientInfo")
-    profile.name = str(info.get("name", ""))
-    profile.version = str(info.get("version", ""))
-    lsp_caps = _obj(params, "capabilities")  # on v2 LSP's keys sit beside ACP's in one object
-    profile.lsp = (not v2 and "capabilities" in params) or "processId" in params or "rootUri" in params
-    profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
-    workspace = lsp_caps.get("workspace")
-    workspace_edit = workspace.get("workspaceEdit") if isinstance(workspace, dict) else None
-    operations = workspace_edit.get("resourceOperations") if isinstance(workspace_edit, dict) else None
-    profile.lsp_create_file = isinstance(operations, list) and "create" in operations
-    window = lsp_caps.get("window")
-    profile.lsp_show_message_request = isinstance(window, dict) and isinstance(
-        window.get("showMessage"), dict
+    caps = (
+        convert(params.get("capabilities") or {}, ClientCapabilities, method="initialize", at="capabilities")
+        if v2 else typed.client_capabilities
     )
-    profile.lsp_work_done_progress = _flag(lsp_caps, "window", "workDoneProgress")
-    profile.lsp_show_document = _flag(lsp_caps, "window", "showDocument", "support")
-    profile.root = _root(params)
-    options = params.get("initializationOptions")
-    if options is not None and not isinstance(options, dict):
-        raise InvalidParams("invalid params for initialize: initializationOptions must be an object")
-    profile.init_options = options or {}
+    if params.get("capabilities" if v2 else "clientCapabilities"):  # a non-empty object
+        profile.acp = True
+    _read_acp_capabilities(profile, caps or ClientCapabilities(), v2)
+    info = (typed.info if v2 else typed.client_info) or Implementation("", "")
+    profile.name, profile.version = info.name, info.version
+    profile.lsp = (not v2 and typed.capabilities is not UNSET) or typed.process_id is not UNSET or typed.root_uri is not UNSET
+    # on v2 LSP's keys sit beside ACP's in the one `capabilities` object
+    if isinstance(typed.capabilities, _LspClientCapabilities):
+        _read_lsp_capabilities(profile, typed.capabilities)
+    if v2:  # v2's elicitation (§12.8): a form-capable client gets ask-first's question as a form
+        elicitation = params["capabilities"].get("elicitation") if isinstance(params.get("capabilities"), dict) else None
+        profile.elicitation_form = isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict)
+    profile.root = _root(typed)
+    profile.init_options = typed.initialization_options or {}
     return profile
 
 
-def _root(params: JsonObject) -> Path | None:
-    folders = params.get("workspaceFolders")
-    if folders:
-        if not isinstance(folders, list) or not isinstance(folders[0], dict) or not isinstance(folders[0].get("uri"), str):
-            raise InvalidParams("invalid params for initialize: workspaceFolders must be a list of {uri, name}")
-        return uri_to_path(folders[0]["uri"])
-    root_uri = params.get("rootUri")
-    if root_uri is not None:
-        if not isinstance(root_uri, str):
-            raise InvalidParams("invalid params for initialize: rootUri must be a string")
-        return uri_to_path(root_uri)
-    root_path = params.get("rootPath")
-    if isinstance(root_path, str) and root_path:
-        return Path(root_path)
-    return None
+def _read_acp_capabilities(profile: ClientProfile, caps: ClientCapabilities, v2: bool) -> None:
+    # v2 has no fs/* or client terminal/* methods: a v2 client declaring them gets the disk
+    profile.fs_read_text_file = not v2 and caps.fs.read_text_file
+    profile.fs_write_text_file = not v2 and caps.fs.write_text_file
+    profile.terminal = not v2 and caps.terminal
+    meta = caps.meta if isinstance(caps.meta, ClientCapabilitiesMeta) else None
+    tether = meta.tether if meta is not None else None
+    profile.terminal_output_meta = meta is not None and meta.terminal_output is True
+    profile.named_permission_options = tether is not None and tether.named_permission_options
+    profile.clear_session = tether is not None and tether.clear_session
+    profile.step_breaks = profile.acp and tether is None
+
+
+def _read_lsp_capabilities(profile: ClientProfile, caps: _LspClientCapabilities) -> None:
+    workspace, window = caps.workspace, caps.window
+    edit = workspace.workspace_edit if workspace is not None else None
+    profile.lsp_apply_edit = workspace is not None and workspace.apply_edit is True
+    profile.lsp_create_file = edit is not None and "create" in (edit.resource_operations or ())
+    profile.lsp_show_message_request = window is not None and window.show_message is not None
+    profile.lsp_work_done_progress = window is not None and window.work_done_progress is True
+    profile.lsp_show_document = window is not None and window.show_document is not None and window.show_document.support
+
+
+def _root(params: InitializeParams) -> Path | None:
+    if params.workspace_folders:
+        return uri_to_path(params.workspace_folders[0].uri)
+    if isinstance(params.root_uri, str):
+        return uri_to_path(params.root_uri)
+    return Path(params.root_path) if params.root_path else None
 
 
 def initialize_result(profile: ClientProfile, offered: list[int] = OFFERED_VERSIONS) -> JsonObject:

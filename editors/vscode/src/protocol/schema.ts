@@ -79,6 +79,7 @@ export interface CancelRequestParams {
   requestId?: number | string;
 }
 
+/** `{"outcome": "cancelled"}`: the prompt turn was cancelled while the client asked. */
 export interface CancelledOutcome {
   outcome: "cancelled";
 }
@@ -330,12 +331,13 @@ export interface Implementation {
   version: string;
 }
 
-/** ACP's and LSP's initialize params in one: either set, or both, may arrive. */
+/** ACP's and LSP's initialize params in one: either set, or both, may arrive. ACP v2 names the client `info` and its capabilities `capabilities` (LSP's key in v1). */
 export interface InitializeParams {
   _meta?: { [key: string]: unknown };
   capabilities?: { [key: string]: unknown };
   clientCapabilities?: ClientCapabilities;
   clientInfo?: Implementation;
+  info?: Implementation;
   initializationOptions?: { [key: string]: unknown };
   processId?: number;
   protocolVersion?: number;
@@ -549,6 +551,7 @@ export interface ProgressParams {
   value: ProgressValue;
 }
 
+/** One of 3 kinds, told apart by `kind` (required here). */
 export type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
 export interface PromptCapabilities {

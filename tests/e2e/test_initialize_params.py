@@ -1,0 +1,62 @@
+"""`initialize`'s params are read through the protocol's Structs (`_initialize`): a real
+daemon answers each mistake with main's words (checked against the branch point), reads
+LSP's and ACP's capabilities as before, and names a capability of the wrong type instead
+of taking it as absent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daemon_harness import serve_command
+
+_WHY = "invalid params for initialize: "
+
+
+def _initialize(params: Any, env: dict[str, str], cwd: Path) -> dict[str, Any]:
+    """The answer of a fresh daemon (the fast start's) to one `initialize`."""
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}) + "\n"
+    done = subprocess.run(serve_command(), input=line, capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+    answers = [json.loads(out) for out in done.stdout.splitlines() if out.startswith("{")]
+    assert answers, done.stderr
+    return answers[0]
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"protocolVersion": "1"}, "protocolVersion must be an integer"),
+    ({"protocolVersion": True}, "protocolVersion must be an integer"),
+    ({"protocolVersion": 1, "clientCapabilities": []}, "clientCapabilities must be an object"),
+    ({"protocolVersion": 2, "capabilities": 5}, "capabilities must be an object"),
+    ({"protocolVersion": 1, "clientInfo": "zed"}, "clientInfo must be an object"),
+    ({"processId": 1, "workspaceFolders": [3]}, "workspaceFolders must be a list of {uri, name}"),
+    ({"processId": 1, "rootUri": 5}, "rootUri must be a string"),
+    ({"processId": 1, "rootUri": "http://x/y"}, "rootUri 'http://x/y' is not a file:// URI"),
+    ({"protocolVersion": 1, "initializationOptions": []}, "initializationOptions must be an object"),
+])
+def test_a_bad_initialize_is_refused_in_mains_words(
+    params: dict[str, Any], message: str, daemon_env: dict[str, str], workspace: Path
+) -> None:
+    answer = _initialize(params, daemon_env, workspace)
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"] == _WHY + message
+
+
+def test_lsp_and_acp_clients_are_told_apart_as_before(daemon_env: dict[str, str], workspace: Path) -> None:
+    # LSP: `processId: null` is still "present" (UNSET is not None): the LSP half at the root
+    lsp = _initialize({"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}, daemon_env, workspace)
+    assert "capabilities" in lsp["result"] and "_meta" not in lsp["result"]
+    acp = _initialize({"protocolVersion": 1, "clientCapabilities": {"terminal": True}}, daemon_env, workspace)
+    assert "capabilities" not in acp["result"] and "lsp" in acp["result"]["_meta"]["tether"]
+
+
+def test_a_capability_of_the_wrong_type_is_named_not_taken_as_absent(
+    daemon_env: dict[str, str], workspace: Path
+) -> None:
+    params = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": "yes"}}}
+    answer = _initialize(params, daemon_env, workspace)
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"] == _WHY + "params.clientCapabilities.fs.readTextFile: expected a boolean, got a string"
