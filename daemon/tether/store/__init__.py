@@ -34,6 +34,7 @@ from tether.store.records import (
     MessageRecord,
     MessageView,
     SessionRecord,
+    TurnMessageView,
     TurnRecord,
     new_turn_id,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "InvalidCursor",
     "MessageRecord",
     "MessageView",
+    "TurnMessageView",
     "RuleRecord",
     "SessionRecord",
     "SnapshotError",
