@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from orjson import dumps as orjson_dumps
+
 from tether_protocol._json import JsonObject, dumps
 
 from ...agent.history import nothing_said
@@ -65,62 +67,71 @@ class ReplayV2:
         return self._head + dumps(update) + b"}}"
 
     def _frames(self, messages: list[Stored]) -> Iterator[bytes]:
-        head = self._head
+        """A page's frames, built at once (one list, no generator per update)."""
+        head, frames = self._head, []
         for update in self.updates(messages):
-            yield head + dumps(update) + b"}}"
+            try:
+                body = orjson_dumps(update)
+            except TypeError:  # what orjson refuses (a lone surrogate): `_json.dumps` decides
+                body = dumps(update)
+            frames.append(head + body + b"}}")
+        return iter(frames)
 
-    def updates(self, messages: Sequence[Stored]) -> Iterator[Update]:
+    def updates(self, messages: Sequence[Stored]) -> list[Update]:
         """The updates of `messages` (a whole number of steps: each assistant message with
         the tool results after it), in order."""
         bodies = [(body, status) for body, status, _turn in messages]
         answers = results_by_step(bodies)
         waiting_at = waiting_step(bodies, self.pending)
+        out: list[Update] = []
         for index, (body, status, turn_id) in enumerate(messages):
             role = body.get("role")
             if role == "user":
-                yield from self._user(body, status, turn_id)
+                self._user(out, body, status, turn_id)
             elif role == "assistant":
-                yield from self._assistant(body, status, turn_id, answers.get(index, {}), index == waiting_at)
+                self._assistant(out, body, status, turn_id, answers.get(index, {}), index == waiting_at)
+        return out
 
-    def _user(self, body: JsonObject, status: str, turn_id: str | None) -> Iterator[Update]:
+    def _user(self, out: list[Update], body: JsonObject, status: str, turn_id: str | None) -> None:
         if "compaction" in body:
             replaced = body["compaction"].get("replaced", 0)
-            yield notice(f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced})
+            out.append(notice(f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced}))
             return
         if "steered" in body:
             self._steered += 1
             steered = body["steered"] if isinstance(body["steered"], dict) else {}
             tether = {"steered": True, "afterStep": steered.get("afterStep"), **_status(status)}
-            yield _message("user_message", f"{self._turn}.s{self._steered}", body.get("content") or [], tether)
+            out.append(_message("user_message", f"{self._turn}.s{self._steered}", body.get("content") or [], tether))
             return
         self._prompts += 1
         self._turn = turn_id or f"{self.session_id}.p{self._prompts}"  # a prompt stored outside a turn
         self._step, self._retry, self._steered = 0, False, 0
-        yield _message("user_message", prompt_message_id(self._turn), body.get("content") or [], _status(status))
+        out.append(_message("user_message", prompt_message_id(self._turn), body.get("content") or [], _status(status)))
 
     def _assistant(
-        self, body: JsonObject, status: str, turn_id: str | None, results: dict[str, JsonObject], waiting: bool
-    ) -> Iterator[Update]:
+        self, out: list[Update], body: JsonObject, status: str, turn_id: str | None, results: dict[str, JsonObject],
+        waiting: bool,
+    ) -> None:
         if turn_id is not None and turn_id != self._turn:  # a turn whose prompt is not stored (a fork's)
             self._turn, self._step, self._retry, self._steered = turn_id, 0, False, 0
         if not self._retry:
             self._step += 1
         self._retry = status == "incomplete"
         if status == "interrupted" and nothing_said(body):
-            yield notice(INTERRUPTED, status="interrupted")
+            out.append(notice(INTERRUPTED, status="interrupted"))
             return
         tether = _status(status)
         message_id = f"{self._turn}.{self._step}"
         if thought := body.get("thinking"):
-            yield _message("agent_thought", f"{message_id}.thought", [_text(thought)], tether)
+            out.append(_message("agent_thought", f"{message_id}.thought", [_text(thought)], tether))
         if text := body.get("text"):
-            yield _message("agent_message", message_id, [_text(text)], tether)
+            out.append(_message("agent_message", message_id, [_text(text)], tether))
         for call in body.get("tool_calls") or ():
-            yield _call(call, results.get(call["id"]), waiting and call["id"] in self.pending)
+            out.append(_call(call, results.get(call["id"]), waiting and call["id"] in self.pending))
             if call.get("name") == "update_plan" and call["id"] in results and not results[call["id"]].get("is_error"):
                 plan = self._plan(call.get("arguments"))
                 if plan is not None:
-                    yield plan
+                    out.append(plan)
 
     def _plan(self, arguments: Any) -> Update | None:
         """The `plan_update` the live call sent (its arguments are the whole plan)."""
