@@ -2,7 +2,7 @@
 (SPEC §12.6, §5.14): without `replayFrom` the turn is not resumed (state `requires_action`, a
 notice naming v2's ways on); with `replayFrom: {type: "start"}` the waiting call is replayed
 `pending`, then `replay_complete` and `requires_action`, and after the answer it is asked again
-in v2's shape and the turn ends `idle`."""
+in v2's shape (`requires_action`, then `running` once answered) and the turn ends `idle`."""
 
 from __future__ import annotations
 
@@ -55,5 +55,7 @@ async def test_a_v2_resume_with_replay_asks_again_and_one_without_says_how(spawn
     (asked,) = user.prompts
     assert asked["subject"]["type"] == "tool_call" and asked["subject"]["toolCall"]["toolCallId"] == "call_edit"
     await until(lambda: _updates(client, session_id)[-1].get("state") == "idle")
+    states = [u["state"] for u in _updates(client, session_id) if u["sessionUpdate"] == "state_update"]
+    assert states == ["requires_action", "requires_action", "running", "idle"]  # the snapshot, then the turn's
     assert _updates(client, session_id)[-1]["stopReason"] == "end_turn"
     assert (workspace / "README.md").read_text() == "# Sample\n\nHello, edited by Tether.\n"
