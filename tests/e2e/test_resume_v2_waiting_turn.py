@@ -1,6 +1,6 @@
 """ACP v2 `session/resume` of a session whose turn a killed daemon left waiting for approval
 (SPEC §12.6, §5.14): without `replayFrom` the turn is not resumed (state `requires_action`, a
-notice naming v2's ways on); with `replayFrom: {type: "start"}` the waiting call is replayed
+notice naming v2's ways on; a prompt's turn is refused naming them); with `replayFrom: {type: "start"}` the waiting call is replayed
 `pending`, then `replay_complete` and `requires_action`, and after the answer it is asked again
 in v2's shape (`requires_action`, then `running` once answered) and the turn ends `idle`."""
 
@@ -40,6 +40,13 @@ async def test_a_v2_resume_with_replay_asks_again_and_one_without_says_how(spawn
     assert 'session/resume with replayFrom {"type": "start"} shows it and asks again' in said
     assert "session/cancel drops it" in said and user.prompts == []
     client.notifications.clear()
+    # a prompt meanwhile: its turn is refused (on v2 as the turn's end), naming v2's way on
+    await client.request("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
+    await until(lambda: any(u.get("state") == "idle" for u in _updates(client, session_id)))
+    (end,) = [u for u in _updates(client, session_id) if u.get("state") == "idle"]
+    assert end["stopReason"] == "error" and end["error"]["code"] == -32010
+    assert 'send session/resume with replayFrom {"type": "start"} to see it' in end["error"]["message"]
+    client.notifications.clear()
 
     # with replay: the waiting call pending, the marker, the state; then it is asked again
     await client.request("session/resume", {"sessionId": session_id, "cwd": str(workspace), "replayFrom": {"type": "start"}})
@@ -49,7 +56,10 @@ async def test_a_v2_resume_with_replay_asks_again_and_one_without_says_how(spawn
     assert kinds[-2:] == ["replay_complete", "state_update"] and replayed[-1]["state"] == "requires_action"
     (edit,) = [u for u in replayed if u.get("toolCallId") == "call_edit"]
     assert edit["status"] == "pending" and edit["sessionUpdate"] == "tool_call_update"
-    assert kinds[0] == "user_message" and replayed[0]["content"] == [{"type": "text", "text": "edit the readme"}]
+    # the refused prompt was not stored: the one prompt replayed is the waiting turn's
+    assert [u["content"] for u in replayed if u["sessionUpdate"] == "user_message"] == [
+        [{"type": "text", "text": "edit the readme"}]
+    ]
 
     await until(lambda: user.prompts)
     (asked,) = user.prompts
