@@ -81,6 +81,8 @@ def test_a_new_daemon_replays_a_v2_turn_as_it_was_shown_then_marks_the_end(
     # a cursor Tether does not know is refused, naming the field and the one it supports
     bad = back["badCursor"]
     assert bad["code"] == -32602 and "replayFrom.type 'message'" in bad["message"] and '"start"' in bad["message"]
+    # roots Tether does not advertise are refused, not ignored (and nothing was replayed for it)
+    assert back["extraRoots"]["code"] == -32602 and "additionalDirectories" in back["extraRoots"]["message"]
 
     replayed = back["replayed"]
     kinds = [u["sessionUpdate"] for u in replayed]

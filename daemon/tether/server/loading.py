@@ -3,7 +3,8 @@
 ACP's ordering rule holds by construction: `session/load` sends its whole replay before
 answering. A turn a stopped daemon left waiting for approval is resumed by
 `session/load` only; `session/resume` says it waits, and `session/cancel` then drops it
-(`turns.py`). Imported on the first load, not at start (`methods.py`).
+(`turns.py`). `open_stored`, `load_running` and `replay_pages` serve v2's resume too
+(`resume_v2.py`: another replay, the same loading). Imported on the first load, not at start.
 Must not: run turns itself (`turns.resume_turn` does) or touch SQL (the store does).
 """
 

@@ -54,11 +54,12 @@ async def session_resume_v2(ctx: ClientConnection, raw: Any) -> RawResult:
 
     params = convert({} if raw is None else raw, v2.ResumeSessionRequest, method="session/resume")
     replay = _wants_replay(params.replay_from)
-    if params.additional_directories:
-        raise InvalidParams(
-            "invalid params for session/resume: additionalDirectories is not supported (Tether does not advertise "
-            "capabilities.session.additionalDirectories); send [] or leave it out"
-        )
+    for name, value in (("additionalDirectories", params.additional_directories), ("systemPrompt", params.system_prompt)):
+        if value:  # what Tether does not advertise (capabilities.session): refused, not ignored
+            raise InvalidParams(
+                f"invalid params for session/resume: {name} is not supported (Tether does not advertise "
+                f"capabilities.session.{name}); leave it out"
+            )
     with collector_paused():  # the history read and its replay: many objects, none in a cycle
         workspace = check_workspace(params.cwd)
         servers = check_acp_servers("session/resume", list(raw.get("mcpServers") or []))

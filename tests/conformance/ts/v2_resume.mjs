@@ -60,6 +60,8 @@ async function resume(cx, summary) {
   summary.load = await failure(cx.request("session/load", { sessionId, cwd: WS, mcpServers: [] }));
   summary.badCursor = await failure(
     cx.request("session/resume", { sessionId, cwd: WS, replayFrom: { type: "message", messageId: "x" } }));
+  summary.extraRoots = await failure(
+    cx.request("session/resume", { sessionId, cwd: WS, additionalDirectories: ["/tmp"], replayFrom: { type: "start" } }));
   summary.resumed = await cx.request("session/resume", { sessionId, cwd: WS, replayFrom: { type: "start" } });
   summary.replayed = await stateSeen();
   summary.resumedAgain = await cx.request("session/resume", { sessionId, cwd: WS });
