@@ -1,13 +1,14 @@
 """ACP v2's replay beside v1's (issue 32, item 4; figures go to bench/RESULTS.md, "ACP v2 replay").
 
-    .venv/bin/python bench/replay_v2.py [--messages 40000] [--rounds 5]
+    .venv/bin/python bench/replay_v2.py [--messages 40000] [--rounds 5] [--base /work/main]
 
 One stored session of generated turns (a question, a read, its result, an answer: the rows
 bench/bighistory.py writes, ending with a compaction summary), then, alternating for
 ``--rounds`` rounds, each in a fresh `tether serve` past its start-up: v1's `session/load`
 and v2's `session/resume` with `replayFrom: {type: "start"}` of it. Per request: request ->
 first replayed update, request -> answer, the updates sent, the daemon's peak RSS; each
-figure is the median of its rounds (the samples are printed too).
+figure is the median of its rounds (the samples are printed too). With ``--base``, v1's
+`session/load` of that tree too, in the same rounds (the v1 path is not slower than before).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ async def make_history(home: Path, ws: Path, messages: int) -> None:
         db.execute("COMMIT")
 
 
-async def one(python: str, env: dict[str, str], ws: Path, version: int) -> dict[str, Any]:
-    c: Spawned = await daemon(python, ROOT, env, ws)
+async def one(python: str, env: dict[str, str], ws: Path, version: int, tree: Path = ROOT) -> dict[str, Any]:
+    c: Spawned = await daemon(python, tree, env, ws)
     if version == 2:  # a v2 connection of its own: `initialize` once per connection
         await c.close()
         c = await _v2_daemon(python, env, ws)
@@ -74,26 +75,30 @@ async def _v2_daemon(python: str, env: dict[str, str], ws: Path) -> Spawned:
     return c
 
 
-async def run(messages: int, rounds: int) -> dict[str, Any]:
+async def run(messages: int, rounds: int, base: Path | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         home, ws = Path(tmp) / "home", Path(tmp) / "ws"
         ws.mkdir()
         env = tether_env(dict(os.environ), home)
         await make_history(home, ws, messages)
-        samples: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+        samples: dict[str, list[dict[str, Any]]] = {"v1": [], "v2": [], **({"v1_base": []} if base else {})}
         for _ in range(rounds):
+            if base is not None:
+                samples["v1_base"].append(await one(sys.executable, env, ws, 1, base))
             for version in (1, 2):
-                samples[version].append(await one(sys.executable, env, ws, version))
+                samples[f"v{version}"].append(await one(sys.executable, env, ws, version))
         print(json.dumps(samples), file=sys.stderr)
-        return {f"v{v}": {k: statistics.median(s[k] for s in runs) for k in runs[0]} for v, runs in samples.items()}
+        return {name: {k: statistics.median(s[k] for s in runs) for k in runs[0]} for name, runs in samples.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=40_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--base", type=Path, help="another tree whose v1 session/load is measured in the same rounds")
     args = parser.parse_args()
-    print(json.dumps({"messages": args.messages + 1, **asyncio.run(run(args.messages, args.rounds))}, indent=1))
+    figures = asyncio.run(run(args.messages, args.rounds, args.base))
+    print(json.dumps({"messages": args.messages + 1, **figures}, indent=1))
 
 
 if __name__ == "__main__":
