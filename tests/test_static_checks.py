@@ -116,6 +116,8 @@ CONTRACT_PACKAGES = (
     "daemon/tether/netproxy",
     "daemon/tether/providers",
     "daemon/tether/sandbox",
+    "daemon/tether/shared",
+    "daemon/tether/store",
     "daemon/tether/tools",
     "daemon/tether/transport",
 )
@@ -127,6 +129,10 @@ CONTRACT_MODULES = (
     "daemon/tether/module_cache.py",
     "daemon/tether/start_up.py",
     "daemon/tether/workspace_config.py",
+)
+# modules of those packages another branch is rewriting now (their docstrings with them)
+CONTRACT_EXEMPT = (
+    "daemon/tether/store/snapshot_checks.py",  # joins when valid32 lands
 )
 CONTRACT_MAX_LINES = 6
 
@@ -148,7 +154,7 @@ def _contract_modules() -> list[Path]:
     found = {ROOT / name for name in CONTRACT_MODULES}
     for package in CONTRACT_PACKAGES:
         found.update((ROOT / package).rglob("*.py"))
-    return sorted(found)
+    return sorted(found - {ROOT / name for name in CONTRACT_EXEMPT})
 
 
 def test_module_docstrings_are_short_contracts() -> None:

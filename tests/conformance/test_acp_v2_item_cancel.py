@@ -62,8 +62,16 @@ def test_a_running_command_is_cancelled_alone_and_the_turn_goes_on(
     # a read that ran beside it never advertised cancel
     reads = [u for u in summary["first"]["updates"] if u.get("toolCallId") == "call_read"]
     assert reads and all("capabilities" not in u for u in reads)
-    # by its terminal, in the second turn
+    # by its terminal, in the second turn: the terminal is announced as it starts (the
+    # command, where it runs, cancellable), so the SDK's cancelTerminal() sends the cancel
     assert summary["second"]["advertised"]["content"] == [{"type": "terminal", "terminalId": "call_again"}]
+    terminals = [u for u in summary["second"]["updates"] if u["sessionUpdate"] == "terminal_update"]
+    started, ended = terminals[0], terminals[-1]
+    assert started["terminalId"] == "call_again" and started["capabilities"] == {"cancel": {}}
+    assert "sleep 32." in started["command"] and started["cwd"] == str(workspace)
+    assert summary["second"]["updates"].index(started) < summary["second"]["updates"].index(summary["second"]["advertised"])
+    assert ended["capabilities"] == {} and "exitStatus" in ended
+    assert summary["sdkSaysTerminalCancellable"] and not summary["sdkSaysTerminalCancellableAfter"]
     _assert_stopped(summary["second"], "call_again", "Stopped again.")
     for update in summary["wire"]:
         if update["from"] == "daemon" and '"session/update"' in update["line"]:

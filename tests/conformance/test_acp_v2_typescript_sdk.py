@@ -35,8 +35,12 @@ RESULTS: dict[str, type[Any]] = {
     "session/prompt": v2.PromptResponse,
     "session/list": v2.ListSessionsResponse,
     "session/close": v2.CloseSessionResponse,
+    "tool_call/cancel": v2.CancelToolCallResponse,
+    "terminal/cancel": v2.CancelTerminalResponse,
 }
-REQUESTS: dict[str, type[Any]] = {"session/request_permission": v2.RequestPermissionRequest}
+REQUESTS: dict[str, type[Any]] = {
+    "session/request_permission": v2.RequestPermissionRequest, "elicitation/create": v2.CreateElicitationRequest,
+}
 
 
 def run_v2_client(
@@ -86,7 +90,8 @@ def _validate_daemon_lines(wire: list[dict[str, str]]) -> list[str]:
             kinds.append(note.update.tag)
         else:
             request = convert(message["params"], REQUESTS[message["method"]], method=message["method"])
-            assert isinstance(request.subject, OpenUnion) and not isinstance(request.subject.value, dict)
+            known = request.subject if message["method"] == "session/request_permission" else request
+            assert isinstance(known, OpenUnion) and not isinstance(known.value, dict)
     return kinds
 
 

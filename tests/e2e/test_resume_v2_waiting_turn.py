@@ -1,5 +1,5 @@
 """ACP v2 `session/resume` of a session whose turn a killed daemon left waiting for approval
-(SPEC §12.6, §5.14): without `replayFrom` the turn is not resumed (state `requires_action`, a
+(SPEC §12.9, §5.14): without `replayFrom` the turn is not resumed (state `requires_action`, a
 notice naming v2's ways on; a prompt's turn is refused naming them); with `replayFrom: {type: "start"}` the waiting call is replayed
 `pending`, then `replay_complete` and `requires_action`, and after the answer it is asked again
 in v2's shape (`requires_action`, then `running` once answered) and the turn ends `idle`."""

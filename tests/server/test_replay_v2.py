@@ -1,4 +1,4 @@
-"""The ACP v2 replay of stored messages (`updates/replay_v2.py`, SPEC §12.6).
+"""The ACP v2 replay of stored messages (`updates/replay_v2.py`, SPEC §12.9).
 
 Read a page at a time it sends what it sends read whole (pages cut between a step and its
 tool results, or inside a turn); the message ids are the live turn's: a step streamed again

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +47,7 @@ from .sink import (
     TerminalContent,
     TerminalExited,
     TerminalInfo,
+    TerminalStarted,
     TextContent,
     ToolCallPatch,
     TurnSink,
@@ -87,6 +88,9 @@ class TurnServices:
     memory_tokens: int = 0  # retrieved memory's budget per turn (agent/memory.py); 0: off
     hooks: HookPort = NO_HOOKS  # the user's hooks (tether.hooks implements the port)
     ask_first: bool = False  # a destructive, vague prompt gets `hooks.first_question` first
+    # asks the user ask-first's question in a form: the answer, or None (declined, cancelled,
+    # unanswerable); None: the question is the turn's reply only (server/elicitation.py)
+    clarify: Callable[[str], Awaitable[str | None]] | None = None
 
 
 class ToolExecutor:
@@ -371,6 +375,8 @@ class ToolExecutor:
             return None
         cwd = str(self.session.sandbox.resolve(str(getattr(args, "cwd", None) or ".")))
         terminal = TerminalInfo(call.call_id, cwd)
+        command = str(getattr(args, "command", "") or "")
+        self.sink.emit(TerminalStarted(call.call_id, command, cwd, cancellable=tool.cancellable))
         self.sink.emit(ToolCallPatch(
             call.call_id, status="in_progress", content=(TerminalContent(call.call_id),),
             approved_by=verdict.reason, terminal=terminal, cancellable=tool.cancellable or None,

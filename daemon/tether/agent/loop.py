@@ -32,8 +32,8 @@ from .executor import ToolExecutor, TurnServices
 from .guard import Finding, GuardResult, InputGuard, truncate_user_blocks
 from .journal import MODEL_VISIBLE, TurnJournal, not_run_text
 from .report import RunReportBuilder
-from .session import ActiveTurn, AgentSession
-from .sink import Notice, StepStarted, TitleChanged, TurnSink, UsageUpdated, failed
+from .session import ActiveTurn, AgentSession, Steer
+from .sink import Notice, PromptSteered, StepStarted, TitleChanged, TurnSink, UsageUpdated, failed
 from .state import StepState
 from .step_runner import StepRunner
 
@@ -131,7 +131,9 @@ class AgentTurn:
         return outcome
 
     async def _ask_first(self, question: str) -> str:
-        """The turn's one step is Tether's question (stored as the assistant's reply)."""
+        """The turn's first step is Tether's question (stored as the assistant's reply). A
+        client that shows forms is asked it in one: the answer joins the turn as the user's
+        message (as a steered one does) and the model takes it from there; else the turn ends."""
         state = StepState(1)
         self.journal.open(state)
         self.sink.emit(StepStarted(self.journal.turn_id, 1))
@@ -139,7 +141,18 @@ class AgentTurn:
         self.sink.text(question)
         self.journal.calls_assembled()
         await self.journal.commit_step()
-        return "end_turn"
+        clarify = self.services.clarify
+        answer = await clarify(question) if clarify is not None else None
+        if answer is None:
+            return "end_turn"
+        content = (TextBlock(answer),)
+        turn_id = self.journal.turn_id
+
+        def landed(step: int, seq: int) -> None:
+            self.sink.emit(PromptSteered(turn_id, step, seq, content))
+
+        self.handle.steers.insert(0, Steer(content, landed))
+        return await self._steps(start=2)
 
     def _screen_prompt(self, prompt: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str], GuardResult]:
         """Over-long text is cut (never refused); the input guard looks at the rest."""

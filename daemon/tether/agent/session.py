@@ -49,6 +49,7 @@ class ActiveTurn:
     # the sub-agents' turns running under this one (agent/subagent.py): a cancel reaches them
     children: list[ActiveTurn] = field(default_factory=list)
     parent_call_id: str = ""  # a sub-agent's turn: the `delegate` call it runs under
+    child_session_id: str = ""  # a sub-agent's turn: its own session (`session/cancel` of it on v2)
     idempotency_key: str | None = None  # its prompt's (stored with it as the turn begins)
 
     def cancel(self) -> None:

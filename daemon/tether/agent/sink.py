@@ -99,6 +99,18 @@ class TerminalOutput:
 
 
 @dataclass(frozen=True, slots=True)
+class TerminalStarted:
+    """A command's terminal starts (before the call's patch that shows it): ACP v2 says
+    `terminal_update` with the command, its directory and whether it may be stopped alone;
+    ACP v1 has nothing to show for it (the patch carries `_meta.terminal_info`)."""
+
+    terminal_id: str
+    command: str
+    cwd: str  # absolute
+    cancellable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TerminalExited:
     call_id: str
     terminal_id: str
@@ -192,6 +204,18 @@ class PromptInserted:
     content: tuple[ContentBlock, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class PromptSteered:
+    """A message steered into the running turn landed after step `after_step`, stored as
+    message `seq` of the session: ACP v2 shows it as `user_message` `<turnId>.s<seq>`; v1
+    as its marked `user_message_chunk`s (server/queue.py sends those)."""
+
+    turn_id: str
+    after_step: int
+    seq: int
+    content: tuple[ContentBlock, ...]
+
+
 TurnState = Literal["running", "requires_action", "idle"]
 
 
@@ -205,10 +229,24 @@ class TurnStateChanged:
     error: Mapping[str, Any] | None = None  # "error": the failure as a JSON-RPC error object
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentChanged:
+    """A `delegate` call's child session, on its parent's sink: announced (title, task,
+    cancellable) before anything of it is shown, then each state it reports. ACP v2 shows
+    it as `subagent_update`; v1 nests the child under the call instead (nothing for this)."""
+
+    session_id: str  # the child's
+    parent_call_id: str
+    title: str | None = None
+    description: str | None = None
+    cancellable: bool | None = None
+    state: TurnStateChanged | None = None
+
+
 TurnEvent = (
-    ToolCallStarted | ToolCallPatch | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
+    ToolCallStarted | ToolCallPatch | TerminalStarted | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
     | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded | MemoryRecalled
-    | PromptInserted | TurnStateChanged
+    | PromptInserted | PromptSteered | TurnStateChanged | SubagentChanged
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tether_protocol.conversation import AssistantMessage, Message, TextBlock
@@ -21,10 +21,14 @@ from ..tools.registry import ToolRegistry
 from .executor import TurnServices
 from .loop import AgentTurn, TurnOutcome
 from .session import ActiveTurn, AgentSession
-from .sink import TurnSink
+from .sink import PromptInserted, SubagentChanged, TurnSink, TurnStateChanged
 from .subagent_parts import BudgetedProvider, ChildAsker, ChildSink
 
-__all__ = ["DelegateLimits", "SubAgents", "with_delegate"]
+__all__ = ["ChildViews", "DelegateLimits", "SubAgents", "with_delegate"]
+
+# a child session's own sink, where it is shown as a session of its own (ACP v2 viewers),
+# or None: nobody sees it so (v1 sees it nested under the call)
+ChildViews = Callable[[str, str], "TurnSink | None"]  # (child session id, `delegate` call id)
 
 TITLE_CHARS = 60
 
@@ -53,17 +57,24 @@ class SubAgents:
         sink: TurnSink,
         services: TurnServices,
         limits: DelegateLimits,
+        child_views: ChildViews | None = None,
     ) -> None:
         self.session, self.handle = session, handle
         self.provider, self.tools, self.sink = provider, tools, sink
-        self.services, self.limits = services, limits
+        self.services, self.limits, self.child_views = services, limits, child_views
 
     async def delegate(self, args: DelegateArgs, call_id: str) -> ToolResult:
         child = await self._child_session(args, call_id)
-        handle = ActiveTurn("turn_" + uuid.uuid4().hex, parent_call_id=call_id)
+        handle = ActiveTurn("turn_" + uuid.uuid4().hex, parent_call_id=call_id, child_session_id=child.id)
         provider = BudgetedProvider(self.provider, self.limits.tokens)
-        sink = ChildSink(self.sink, call_id, child.id)
+        # announced on the parent before anything of the child is shown
+        self.sink.emit(SubagentChanged(child.id, call_id, title=child.title, description=args.task, cancellable=True))
+        own = self.child_views(child.id, call_id) if self.child_views is not None else None
+        sink = ChildSink(self.sink, call_id, child.id, own)
         sink.show()
+        if own is not None:
+            own.emit(PromptInserted(handle.turn_id, (TextBlock(args.task),)))
+            own.emit(TurnStateChanged("running"))
         steps = min(args.max_steps, self.limits.max_steps)
         turn = AgentTurn(
             child, handle, provider=provider, tools=self._child_tools(args.writes), sink=sink, max_steps=steps,
@@ -73,10 +84,15 @@ class SubAgents:
         self.handle.children.append(handle)
         if self.handle.cancel_requested:
             handle.cancel()
+        stop = "error"
         try:
             outcome = await turn.run([TextBlock(args.task)])
+            stop = outcome.stop_reason
         finally:
             self.handle.children.remove(handle)
+            if own is not None:
+                own.emit(TurnStateChanged("idle", stop))
+                own.flush()
         return child_result(outcome, child, provider, steps)
 
     async def _child_session(self, args: DelegateArgs, call_id: str) -> AgentSession:

@@ -37,12 +37,13 @@ LINE_CHARS = 300  # of each step's text
 
 
 class ChildSink:
-    """A sub-agent turn's `TurnSink`, nested under the `delegate` call in the parent's."""
+    """A sub-agent turn's `TurnSink`, nested under the `delegate` call in the parent's; and,
+    given `own` (the child's session shown as one of its own: ACP v2), every event as it is."""
 
-    __slots__ = ("parent", "call_id", "child_id", "_said", "_lines", "_calls", "_shown")
+    __slots__ = ("parent", "call_id", "child_id", "own", "_said", "_lines", "_calls", "_shown")
 
-    def __init__(self, parent: TurnSink, call_id: str, child_id: str) -> None:
-        self.parent, self.call_id, self.child_id = parent, call_id, child_id
+    def __init__(self, parent: TurnSink, call_id: str, child_id: str, own: TurnSink | None = None) -> None:
+        self.parent, self.call_id, self.child_id, self.own = parent, call_id, child_id, own
         self._said: list[str] = []  # the current step's text, not yet a line
         self._lines: list[list[str]] = [["", f"sub-agent started (session {child_id})", ""]]
         self._calls: dict[str, list[str]] = {}  # a child call id -> its line ([bullet, title, mark])
@@ -50,11 +51,16 @@ class ChildSink:
 
     def text(self, delta: str) -> None:
         self._said.append(delta)
+        if self.own is not None:
+            self.own.text(delta)
 
     def thought(self, delta: str) -> None:
-        return None  # the child's thinking is in its transcript, not in the parent's call
+        if self.own is not None:  # the child's thinking is in its transcript, not in the parent's call
+            self.own.thought(delta)
 
     def emit(self, event: TurnEvent) -> None:
+        if self.own is not None:
+            self.own.emit(event)
         if isinstance(event, ToolCallStarted):
             self.parent.emit(dataclasses.replace(event, call_id=self.nested(event.call_id), parent_call_id=self.call_id))
             self._fold()
@@ -106,6 +112,8 @@ class ChildSink:
         self._fold()
         self.show()
         self.parent.flush()
+        if self.own is not None:
+            self.own.flush()
 
 
 class BudgetedProvider(Provider):
@@ -139,7 +147,8 @@ class BudgetedProvider(Provider):
 
 class ChildAsker:
     """The parent's asker, for a sub-agent's call: asked under the parent's session and
-    the `delegate` call (the same gate and hooks decided to ask)."""
+    the `delegate` call (the same gate and hooks decided to ask); the child's own session
+    and call id go with it (ACP v2 asks with those)."""
 
     def __init__(self, inner: Asker | None, session_id: str, call_id: str) -> None:
         self.inner, self.session_id, self.call_id = inner, session_id, call_id
@@ -149,6 +158,6 @@ class ChildAsker:
             return AskerAnswer("unavailable", detail="no way to ask the user was configured")
         shown = dataclasses.replace(
             request, session_id=self.session_id, call_id=f"{self.call_id}/{request.call_id}",
-            parent_call_id=self.call_id,
+            parent_call_id=self.call_id, child_session_id=request.session_id, child_call_id=request.call_id,
         )
         return await self.inner.ask(shown, reason)

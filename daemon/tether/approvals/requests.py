@@ -56,6 +56,9 @@ class ApprovalRequest:
     detail: str = ""
     # a sub-agent's call (agent/subagent.py): the `delegate` call it runs under
     parent_call_id: str | None = None
+    # a sub-agent's call: its own session and call id there (ACP v2 asks with those)
+    child_session_id: str | None = None
+    child_call_id: str | None = None
     # set by the gate before it asks: the rules "allow always" stores, and what they allow
     always: AlwaysScope | None = None
 

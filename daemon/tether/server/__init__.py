@@ -7,7 +7,8 @@ session with what it owns (`live_session.py`) and who sees it (`audience.py`), t
 the import-free `handshake.py` the fast start also uses), sessions (`sessions.py`, over
 the sessions service `sessions_service.py` that `tether sessions` uses too), loading a
 stored session (`loading.py`), snapshots and forks (`snapshots.py`), prompt turns and
-cancel (`prompt.py`, `turns.py`), the prompt queue and steering (`queue.py`), run reports, rules, stats and document sync — the
+cancel (`prompt.py`, `turns.py`; on ACP v2 `prompt_v2.py`, sub-agents as sessions of their own
+`child_sessions.py`, ask-first's form `elicitation.py`), the prompt queue and steering (`queue.py`), run reports, rules, stats and document sync — the
 answer to an `initialize` read before the server stack is imported (`early.py`), the one
 task group that owns the daemon's background tasks (`tasks.py`), and the typed turn
 events rendered as ACP v1 `session/update`s (`updates/`), and the agent front of an

@@ -57,7 +57,8 @@ class ClientAsker:
             from .permission import ask_v2
 
             by_v2_name = self.client.named_permission_options
-            return await ask_v2(self.rpc, request, reason, self.turn_sinks.get(request.session_id), by_name=by_v2_name)
+            asking = self.turn_sinks.get(request.child_session_id or request.session_id)  # a sub-agent's: its own
+            return await ask_v2(self.rpc, request, reason, asking, by_name=by_v2_name)
         by_name = self.client is not None and self.client.named_permission_options
         typed = permission_params(request, reason, by_name=by_name)
         try:

@@ -73,6 +73,8 @@ class ClientProfile:
     # an ACP client that declared no `_meta.tether` (not Tether's own): a replay separates
     # the texts of a turn's steps (updates/replay.py STEP_BREAK)
     step_breaks: bool = False
+    # ACP v2 `capabilities.elicitation.form`: ask-first's question may be a form (server/elicitation.py)
+    elicitation_form: bool = False
 
     @property
     def wire_version(self) -> int:
@@ -137,12 +139,14 @@ def read_profile(params: Any, offer_v2: bool = True) -> ClientProfile:
     profile.terminal_output_meta = _flag(acp_caps, "_meta", "terminal_output")
     profile.named_permission_options = _flag(acp_caps, "_meta", "tether", "namedPermissionOptions")
     profile.clear_session = _flag(acp_caps, "_meta", "tether", "clearSession")
+    elicitation = acp_caps.get("elicitation") if v2 else None
+    profile.elicitation_form = isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict)
     meta = acp_caps.get("_meta")
     profile.step_breaks = profile.acp and not (isinstance(meta, dict) and isinstance(meta.get("tether"), dict))
     info = _obj(params, "info" if v2 else "clientInfo")
     profile.name = str(info.get("name", ""))
     profile.version = str(info.get("version", ""))
-    lsp_caps = {} if v2 else _obj(params, "capabilities")
+    lsp_caps = _obj(params, "capabilities")  # on v2 LSP's keys sit beside ACP's in one object
     profile.lsp = (not v2 and "capabilities" in params) or "processId" in params or "rootUri" in params
     profile.lsp_apply_edit = _flag(lsp_caps, "workspace", "applyEdit")
     workspace = lsp_caps.get("workspace")

@@ -13,13 +13,25 @@ from __future__ import annotations
 from tether_protocol._errors import InvalidParams
 from tether_protocol._sessions import EmptyResult, TerminalCancelParams, ToolCallCancelParams
 
+from ..agent.call_cancel import RunningCalls
 from .context import ClientConnection
+
+
+def _calls(ctx: ClientConnection, session_id: str) -> RunningCalls:
+    """The session's running calls; a running sub-agent's session (v2: it is shown as one) has
+    its parent's, where its calls run."""
+    session = ctx.daemon.registry.live.get(session_id)
+    if session is None:
+        from .child_sessions import running_child
+
+        found = running_child(ctx, session_id)
+        return found[0].calls if found is not None else ctx.daemon.registry.get_live(session_id).calls
+    return session.calls
 
 
 async def tool_call_cancel(ctx: ClientConnection, params: ToolCallCancelParams) -> EmptyResult:
     """Stop the running call `toolCallId` of the session."""
-    session = ctx.daemon.registry.get_live(params.session_id)
-    why = session.calls.cancel(params.tool_call_id)
+    why = _calls(ctx, params.session_id).cancel(params.tool_call_id)
     if why is not None:
         raise InvalidParams(
             f"tool call {params.tool_call_id!r} of session {params.session_id!r} cannot be cancelled: {why}; "
@@ -30,12 +42,12 @@ async def tool_call_cancel(ctx: ClientConnection, params: ToolCallCancelParams) 
 
 async def terminal_cancel(ctx: ClientConnection, params: TerminalCancelParams) -> EmptyResult:
     """Stop the running command whose output shows in terminal `terminalId`."""
-    session = ctx.daemon.registry.get_live(params.session_id)
-    call_id = session.calls.by_terminal(params.terminal_id)
+    calls = _calls(ctx, params.session_id)
+    call_id = calls.by_terminal(params.terminal_id)
     if call_id is None:
         raise InvalidParams(
             f"no running command of session {params.session_id!r} shows in terminal {params.terminal_id!r} "
             f"(it finished, or the id is unknown); stop a call by its id with tool_call/cancel"
         )
-    session.calls.cancel(call_id)
+    calls.cancel(call_id)
     return EmptyResult()

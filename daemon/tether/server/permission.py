@@ -187,8 +187,12 @@ def permission_params_v2(request: ApprovalRequest, reason: str, *, by_name: bool
     content = tool_call_content_v2(request.previews) if request.previews else v1["toolCall"].get("content")
     if content:
         tool_call["content"] = content
+    session_id = v1["sessionId"]
+    if request.child_session_id is not None and request.child_call_id is not None:
+        # a sub-agent's call: asked on its own session, by its own id (SPEC §12.6)
+        session_id, tool_call["toolCallId"] = request.child_session_id, request.child_call_id
     return {
-        "sessionId": v1["sessionId"],
+        "sessionId": session_id,
         "title": tool_call.get("title") or visible(request.title) or "Allow this?",
         "description": visible(reason),
         "subject": {"type": "tool_call", "toolCall": tool_call},

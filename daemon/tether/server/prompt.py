@@ -81,7 +81,7 @@ async def _run(
         return await turn.run(blocks, typed=title_from)
     except TurnWaiting as exc:
         session.left_waiting = True
-        load = (  # v2 has no session/load (SPEC §12.6)
+        load = (  # v2 has no session/load (SPEC §12.9)
             'session/resume with replayFrom {"type": "start"}' if getattr(ctx.connection, "protocol_version", 1) == 2
             else "session/load"
         )
@@ -278,6 +278,11 @@ async def session_cancel(ctx: ClientConnection, params: SessionIdParams) -> None
     """The running turn stops; the queued prompts then start, or with
     `_meta.tether.cancelQueued: true` are withdrawn too (answered `cancelled`)."""
     session = ctx.daemon.registry.live.get(params.session_id)
+    if session is None:  # a running sub-agent's own session (ACP v2): only its turn stops
+        from .child_sessions import cancel_child
+
+        cancel_child(ctx, params.session_id)
+        return
     tether = (params.meta or {}).get("tether")
     if session is not None and isinstance(tether, dict) and tether.get("cancelQueued") is True:
         queue_of(ctx, session).withdraw_all(session)

@@ -1,18 +1,16 @@
 """`session/prompt` on an ACP v2 connection: answered at insertion, the outcome as state.
 
-Owns: the v2 lifecycle of a prompt (docs/decisions/0002): it waits in the session's queue
-like v1's (a held prompt), is answered `{messageId}` once its turn begins, and the turn
-runs on as a task: `user_message`, `state_update` running, the turn's updates (rendered
-by `acp_v2`), `requires_action` while an approval waits (the asker is given the turn's
-sink), then `state_update` idle with the stop reason, or "error" with the failure.
-Must not: run the turn differently from v1 (`prompt._prompt_turn` runs it).
-"""
+Owns: the v2 lifecycle of a prompt (docs/decisions/0002): held in the queue, answered
+`{messageId}` when its turn begins, the turn run on as a task (`user_message`, `state_update`s,
+the asker given its sink for `requires_action`); a steered one answered once it landed (§12.7).
+Must not: run the turn differently from v1 (`prompt._prompt_turn` does)."""
 
 from __future__ import annotations
 
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import RequestCancelled, TetherError
 from tether_protocol._json import dumps_text
+from tether_protocol._queue import SteerOutcome
 from tether_protocol._sessions import PromptParams
 from tether_protocol.conversation import blocks_from_json
 from tether_protocol.peer import RawResult
@@ -22,19 +20,30 @@ from ..agent.sink import PromptInserted, TurnStateChanged
 from .context import ClientConnection
 from .live_session import LiveSession
 from .prompt_keys import idempotency_key
-from .queue import queue_of
+from .queue import queue_of, steering
 from .updates import SessionUpdates
-from .updates.acp_v2 import prompt_message_id
+from .updates.acp_v2 import prompt_message_id, steered_message_id
 
 
 async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawResult:
-    """Hold the prompt until its turn begins, answer with its message id, run the turn."""
+    """Hold the prompt until its turn begins, answer with its message id, run the turn. A
+    steered one (`_meta.tether.steer`) joins the running turn: answered once it landed."""
     from .prompt import _refuse_during_resumed, _refuse_empty
 
     _refuse_empty(params.prompt, "session/prompt")
     session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
-    handle = await queue_of(ctx, session).take_turn(session, params, idempotency_key(params))
+    queue = queue_of(ctx, session)
+    steer: SteerOutcome | None = None
+    if steering(params) and queue.can_steer(session):
+        wait = await queue.steer(session, params)
+        if wait.outcome is not None:  # landed: its id in the running turn, which goes on
+            landed = wait.outcome
+            return _answer(steered_message_id(landed.turn_id or "", landed.message_seq or 0), landed)
+        steer = SteerOutcome(False)  # that turn ended first: it runs as a turn of its own
+        handle = await queue.wait_for(session, wait.entry) if wait.entry is not None else None
+    else:
+        handle = await queue.take_turn(session, params, idempotency_key(params))
     if handle is None:  # withdrawn while held (session/cancel, $/cancel_request)
         raise RequestCancelled("request cancelled: the prompt was withdrawn before it was inserted")
     content = tuple(blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt"))
@@ -42,7 +51,15 @@ async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawR
     sink.emit(PromptInserted(handle.turn_id, content))
     sink.emit(TurnStateChanged("running"))
     ctx.daemon.tasks.start(f"v2 turn {handle.turn_id}", _run_turn, ctx, session, handle, params, sink)
-    return RawResult(dumps_text({"messageId": prompt_message_id(handle.turn_id)}))
+    return _answer(prompt_message_id(handle.turn_id), steer)
+
+
+def _answer(message_id: str, steer: SteerOutcome | None) -> RawResult:
+    """`{messageId}`, and for a steered prompt where it went (`_meta.tether.steer`, as v1's)."""
+    answer: dict[str, object] = {"messageId": message_id}
+    if steer is not None:
+        answer["_meta"] = {"tether": {"steer": unstructure(steer)}}
+    return RawResult(dumps_text(answer))
 
 
 async def _run_turn(

@@ -30,6 +30,7 @@ from tether_protocol._sessions import EmptyResult, PromptParams
 from tether_protocol._updates import SessionInfoUpdate, UpdateMeta, UpdateTetherMeta, UserMessageChunk
 
 from ..agent.session import ActiveTurn, AgentSession, Steer
+from ..agent.sink import PromptSteered
 from ..store import new_turn_id
 from ..store import queue as stored
 from .context import ClientConnection
@@ -200,7 +201,8 @@ class PromptQueue:
             sink = self.sink or SessionUpdates(session.id, self.ctx.connection)
             where = UpdateMeta(UpdateTetherMeta(steered=True, turn_id=turn_id, after_step=step, message_seq=seq))
             for block in params.prompt:
-                sink.update(UserMessageChunk(block, where))
+                sink.update(UserMessageChunk(block, where))  # v1's shape (v2 shows none of them)
+            sink.emit(PromptSteered(turn_id, step, seq, tuple(wait.steer.prompt if wait.steer else ())))
             if wait in self.steering:
                 self.steering.remove(wait)
             wait.done.set()

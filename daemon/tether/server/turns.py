@@ -10,6 +10,7 @@ and `drop_waiting_turn` (`session/cancel` of such a turn). Must not: answer requ
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from tether_protocol.conversation import ToolResultMessage
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
-from ..agent.subagent import DelegateLimits, SubAgents, with_delegate
+from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
 from ..config import Settings
 from ..hooks.setup import turn_hooks
 from ..providers.base import Provider
@@ -85,7 +86,7 @@ def make_turn(
         limits = DelegateLimits(settings.delegate_max_steps, settings.delegate_tokens, settings.keep_user_turns,
                                 settings.max_output_tokens, settings.guard)
         delegator = SubAgents(session, handle, provider=provider, tools=tools, sink=sink, services=services,
-                              limits=limits)
+                              limits=limits, child_views=child_views(ctx, sink, session.id))
         tools = with_delegate(tools, delegator, settings.delegate_max_steps)
     return AgentTurn(
         session,
@@ -99,6 +100,18 @@ def make_turn(
         guard_mode=settings.guard,
         services=services,
     )
+
+
+def child_views(ctx: ClientConnection, parent: TurnSink, parent_id: str) -> ChildViews:
+    """How `SubAgents` shows a child on its own id (server/child_sessions.py, imported by the
+    first `delegate` call: a turn without one does not cross it)."""
+
+    def view(child_id: str, call_id: str) -> TurnSink | None:
+        from .child_sessions import child_view
+
+        return child_view(ctx, parent, parent_id, child_id, call_id)
+
+    return view
 
 
 def turn_services(
@@ -133,7 +146,14 @@ def turn_services(
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         hooks=hooked.port,
         ask_first=hooked.ask_first,
+        clarify=_clarifier(ctx, session.id) if hooked.ask_first else None,  # a v2 form, where shown
     )
+
+
+def _clarifier(ctx: ClientConnection, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
+    from .elicitation import clarifier  # only where ask-first is on
+
+    return clarifier(ctx, session_id)
 
 
 def _net_rules(ctx: ClientConnection, session: AgentSession) -> ProxyRules:

@@ -1,13 +1,9 @@
-"""Approvals in the shared daemon: every connection that sees the session is asked; the
-first answer wins.
+"""Approvals in the shared daemon: each connection that sees the session is asked; the first answer wins.
 
-Owns: `SharedAsker` (a connection's asker in the shared daemon) and the open asks (kept on
-the live session, `LiveSession.open_asks`, while they wait): one `Ask` per approval being
-asked, which sends the request to each connection seeing the
-session (and to one that loads it while it is open), takes the first real answer and
-cancels the request on every other connection (ACP `$/cancel_request`; the decision then
-reaches them as the turn's `tool_call_update`). Must not: decide anything about the
-approval (the gate does) or build a request itself (`server/permission.py` does).
+Owns: `SharedAsker` (a connection's asker in the shared daemon) and `Ask`: one approval asked of
+each connection seeing the session (and of one that loads it meanwhile: `LiveSession.open_asks`),
+its first real answer, and the request cancelled on the others (ACP `$/cancel_request`).
+Must not: decide the approval (the gate does) or build a request (`server/permission.py` does).
 """
 
 from __future__ import annotations

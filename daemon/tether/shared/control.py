@@ -1,13 +1,9 @@
 """The user's shared daemons, seen and stopped (`tether daemon status|stop`, `tether_cli`).
 
-Owns: finding this user's shared daemons (the pid file beside each socket in the runtime
-directory, `proxy.runtime_dir`), telling for each whether it runs, listens and how many
-windows it serves (from `/proc`), which one this shell's environment would use, and
-stopping them: SIGTERM (the daemon's own orderly stop: socket removed, turns stopped as a
-stopping daemon stops them, stores closed), then waiting for the process to exit.
-Must not: signal a process it has not verified, from `/proc`, to be this user's shared
-daemon for that very socket (a pid file can outlive its daemon and the pid be reused), or
-start a daemon.
+Owns: finding them (the pid files beside the sockets in `proxy.runtime_dir`), telling for each
+whether it runs and listens, its windows and RSS (from `/proc`), which one this shell would use,
+and stopping them: SIGTERM (the daemon's orderly stop), then up to 15 s for each to exit.
+Must not: signal a pid `/proc` has not shown to be this user's daemon of that socket, or start one.
 """
 
 from __future__ import annotations

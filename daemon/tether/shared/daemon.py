@@ -1,13 +1,9 @@
 """The shared daemon's process: `python -m tether.shared.daemon --socket PATH [flags]`.
 
-Owns: the listening Unix socket (bound with a 0077 umask: 0600, in the proxy's 0700
-directory; never a TCP port), accepting connections (the peer's uid is checked in
-`stream.ClientProtocol`), serving each as a `ClientConnection` of the one `Daemon` until it closes, and the
-daemon's end: after `shared_idle_timeout` seconds with no client and no running turn (or
-SIGTERM), the socket is removed first (the next window starts a new daemon), then every
-turn is stopped and the stores are closed.
-Must not: be started by anything but the proxy (it holds the lock), or read a client's
-environment: its settings are the user config, its own environment and its flags.
+Owns: the listening Unix socket (0600 from birth, in the proxy's 0700 directory) and pid file,
+serving each accepted window as a `ClientConnection` of the one `Daemon`, and its end: idle for
+`shared_idle_timeout` or SIGTERM, the socket removed first, then turns stopped and stores closed.
+Must not: be started but by `proxy.connect_or_start` (under its lock), or read a client's environment.
 """
 
 from __future__ import annotations

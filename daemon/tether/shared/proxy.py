@@ -1,16 +1,9 @@
 """The thin proxy every shared `tether serve|acp` process is: stdio <-> the daemon's socket.
 
-Owns: whether this `serve`/`acp` is shared (`--shared`/`--no-shared`, else `TETHER_SHARED`,
-else `shared` in the USER config, never a workspace file), the daemon's identity (a hash
-of what its settings come from: the flags, the settings' environment, the user config
-file's size and time, the Python and Tether it runs), where its socket, lock and log are,
-starting it when nobody listens (under a lock file: two windows at once start one
-daemon; a stale socket is replaced), the one preamble line a connection opens with
-(`TETHER-SHARED/1 <workspace path's bytes in hex> <framing or ->`) and relaying bytes both
-ways until either side closes.
-Must not: import anything beyond the standard library (it runs in every editor window
-and must start in a few milliseconds), parse a message, or send the daemon anything of
-this process's environment.
+Owns: whether this `serve`/`acp` is shared (flags, `TETHER_SHARED`, the USER config), the daemon's
+key, its private runtime directory, socket, lock and log, starting it (one per key, under a lock),
+the preamble line and the relay (docs/decisions/0016). Must not: import beyond the standard library
+and `tether.__version__` (every window runs it), parse a message, or put its environment on the socket.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """One client connection of the shared daemon, over its accepted Unix socket.
 
-Owns: `SocketConnection` — the transport's `Connection` (framing, batching, backpressure,
-coalescing, all unchanged) reading and writing an asyncio stream transport instead of
-stdio's fds — and `ClientProtocol`, which checks the peer's uid (`SO_PEERCRED`), reads the
-proxy's preamble line and then feeds every byte to the connection.
+Owns: `SocketConnection`, the transport's `Connection` (framing, batching, backpressure and
+coalescing unchanged) over an asyncio stream transport, and `ClientProtocol`, which checks the
+peer's uid (`SO_PEERCRED`), reads the proxy's preamble line, then feeds every byte on.
 Must not: interpret a message, or accept a connection from another uid.
 """
 

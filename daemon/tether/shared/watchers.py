@@ -1,11 +1,9 @@
 """A stock LSP client's turn, shown live to the shared daemon's windows that have its session open.
 
-Owns: `watched` — the LSP turn's sink (`server/lsp_agent/watch.py`, the LSP client's progress
-view) teed with the ACP `session/update` emitter of the session's audience (windows that
-loaded the session; the LSP connection itself never joins it), and `Tee`, the `TurnSink`
-that forwards each call to both.
-Must not: send the LSP client anything but its own progress view, or decide anything about
-the turn.
+Owns: `watched`, the LSP turn's sink (`server/lsp_agent/watch.py`) teed with the ACP updates of
+the session's audience (the LSP connection itself never joins it), and `Tee`, the `TurnSink` that
+forwards each call to both. Must not: send the LSP client anything but its own progress view,
+or decide anything about the turn.
 """
 
 from __future__ import annotations

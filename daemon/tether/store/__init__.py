@@ -1,15 +1,9 @@
 """Tether's per-workspace history: sessions, turns, messages and run reports in SQLite.
 
-One database file per workspace lives in the user's data directory (never in
-the workspace); ``database_path`` finds it and ``HistoryStore.open`` opens,
-migrates and crash-recovers it. The agent loop commits each step through
-``append_messages``, so a killed daemon loses at most the step in flight.
-
-This package must not know about providers, the agent loop or the wire
-protocol: it stores plain records and float timestamps, nothing more. The typed
-values it is handed (conversation messages, a turn's checkpoint of calls waiting for
-approval, its run report) become their one stored JSON form at its edge (``records``,
-``turn_json``), by the protocol package's converters.
+Owns: the store's public names (``HistoryStore``, its records and errors, ``database_path``,
+search; snapshots imported when first named) and all of Tether's SQL (docs/decisions/0015-store.md).
+Must not: know providers, the agent loop or the wire protocol: it stores plain records and float
+timestamps; typed values become their one stored JSON at its edge (``records``, ``turn_json``).
 """
 
 from __future__ import annotations

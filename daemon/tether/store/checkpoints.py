@@ -1,14 +1,7 @@
 """Checkpoints: the SQL of what tool calls and rewinds changed in the workspace.
 
-Owns: the tables (``SCHEMA``, applied by the schema-v8 migration): ``file_blobs``
-(contents by sha256, stored once however often they recur), ``file_changes`` (one row
-per file a tool call or a rewind changed: its digest before and after, NULL for no file,
-``unrecorded`` with a ``note`` when it was not recorded) and ``rewinds`` (each rewind:
-where it happened, where it went back to, and which messages were out of the model's
-view before it, so it can be undone), plus ``messages.rewound`` (set on the messages a
-rewind took out of the model's view: they stay stored and searchable). Writing a call's
-changes in the transaction of its result (``insert_changes``), the queries a rewind and
-``changes`` need, and applying a rewind's rows in one transaction.
+Owns: ``SCHEMA`` (``file_blobs``, ``file_changes``, ``rewinds``, ``messages.rewound``: v8), a
+call's changes written with its result, the queries of rewinds and ``changes``, a rewind's rows.
 Must not: touch the workspace, decide what a rewind restores (``server/rewind.py``), or
 open transactions outside ``HistoryStore.transaction``.
 """

@@ -1,10 +1,9 @@
 """The history store's one SQLite connection and its transaction discipline.
 
-Owns: opening (connect, then pragmas and migrations under ``openlock``), the asyncio lock that keeps
-transactions from interleaving on the shared connection, running each write
-as one shielded BEGIN IMMEDIATE ... COMMIT, and closing cleanly.
-Must not: know any table but through the SQL and work functions it is handed;
-what is written, and when, is ``history.py``'s business.
+Owns: opening (pragmas and migrations under ``openlock``), the lock that keeps reads and
+transactions from interleaving, each write as one shielded BEGIN IMMEDIATE ... COMMIT, no write
+to a file deleted or replaced since it opened, the WAL checkpoint, and closing cleanly.
+Must not: know any table but through the SQL and work it is handed (``history.py`` decides what).
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""The exceptions the history store raises.
+"""The exceptions the history store raises (their tree: the comment above ``StoreError``).
 
-Owns: ``StoreError`` and its kinds. Every failure that crosses the store's public API (a
-sqlite3 error, an unknown session or turn, a database written by a newer tether)
-surfaces as a ``StoreError``, so callers never need to import ``sqlite3``; and what
-the user must act on, and how, is in the message:
-
-    StoreError            the history database could not do what was asked
-    ├── StorageFault      the disk, the file or the folder: not a database, damaged,
-    │                     read-only, full, a history directory that cannot be created
-    ├── InvalidCursor     a ``list_sessions`` cursor that no listing returned
-    ├── TurnElsewhere     a turn of the session runs in another live daemon
-    └── TurnWaiting       a turn of the session waits for an approval nothing asks now
-
+Owns: ``StoreError`` and its kinds: every failure that crosses the store's API is one, with what
+the user must do in its message (``fault_of`` reads SQLite's), so callers never import sqlite3.
 Must not: carry protocol error codes; the server layer maps these to JSON-RPC.
 """
 
@@ -22,6 +12,15 @@ import sqlite3
 from pathlib import Path
 
 __all__ = ["InvalidCursor", "StorageFault", "StoreError", "TurnElsewhere", "TurnWaiting", "fault_of"]
+
+
+# The tree; what the user must act on, and how, is in each message:
+#     StoreError            the history database could not do what was asked
+#     ├── StorageFault      the disk, the file or the folder: not a database, damaged,
+#     │                     read-only, full, a history directory that cannot be created
+#     ├── InvalidCursor     a ``list_sessions`` cursor that no listing returned
+#     ├── TurnElsewhere     a turn of the session runs in another live daemon
+#     └── TurnWaiting       a turn of the session waits for an approval nothing asks now
 
 
 class StoreError(Exception):

@@ -1,11 +1,9 @@
 """``HistoryStore``: one workspace's sessions, turns, messages and run reports.
 
-Owns: the public store API, the transaction boundaries (one per call: a turn's
-start, a step's messages, a turn's end), validating and JSON-encoding caller
-input before any lock is taken, and the read queries.
-Must not: decide *when* to commit (the agent loop calls ``append_messages`` at
-each step boundary), format anything for the wire, or delete rows other than
-through ``delete_session``.
+Owns: the public store API, one transaction per call (a turn's start, a step, a turn's end),
+caller input validated and encoded before any lock is taken, and the read queries.
+Must not: decide *when* to commit (the agent's journal does, at each step boundary), format
+anything for the wire, or delete rows other than through ``delete_session``.
 """
 
 from __future__ import annotations

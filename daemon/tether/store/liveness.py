@@ -1,8 +1,8 @@
 """Which process owns a running turn, and whether that process is still alive.
 
-Several daemons may share a workspace's database (an editor's, a `tether run`); a new
-one must only recover the turns of daemons that died. An owner is "pid:start-ticks"
-(the start time from /proc tells a reused pid apart); without /proc, the pid alone.
+Owns: this process's owner string ("pid:start-ticks": the start time from /proc tells a reused
+pid apart; without /proc, the pid alone) and ``alive`` (a zombie is dead).
+Must not: touch the database, or act on a process (``os.kill(pid, 0)`` only asks if it exists).
 """
 
 from __future__ import annotations

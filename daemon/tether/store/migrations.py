@@ -1,12 +1,9 @@
 """The history database's migration steps, one function per schema version, and their order.
 
-Owns: what each version adds (step *i* takes the database from version *i* to *i + 1*;
-``_v1_initial`` is the initial schema) and ``MIGRATIONS``, the steps in order, the one
-list of them (``schema.py`` runs each in its own transaction with the row that records
-it, and reads the latest version from its length). A new version touches this file only:
-write its step and append it to the end of ``MIGRATIONS``.
-Must not: run a step itself, read or write history rows, or ever rewrite or reorder a step
-that has shipped: the schema changes only by appending one.
+Owns: what each version adds (``MIGRATIONS[i]`` takes the database from version *i* to *i + 1*;
+``_v1_initial`` is the first) and ``MIGRATIONS``, their one list: a new version is a step
+appended here. Must not: run a step (``schema.py`` does), read or write history rows, or ever
+rewrite or reorder a step that has shipped.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The lock that makes opening one history database safe for any number of daemons.
 
-Owns: the advisory lock (``fcntl.flock``) on a sidecar file next to the database
-(``history.sqlite3.lock``), held only while a connection is configured (the switch to
-WAL) and migrated. SQLite's busy timeout does not cover those steps: a journal-mode
-change or a lock upgrade two connections race for fails at once with "database is
-locked", without calling the busy handler. Under this lock the openers take turns;
-once open, SQLite's own locking (WAL, BEGIN IMMEDIATE, busy_timeout) takes over.
-A program that does not take this lock (another tool, an older Tether) is waited for by
-``schema.configure``'s retry instead.
-Must not: be held for anything but opening; or make an open fail because the lock file
-cannot be made (a read-only folder opens as it did before, unlocked).
+Owns: an ``flock`` on ``history.sqlite3.lock`` beside the database, held while a connection
+switches to WAL and migrates (SQLite's busy timeout does not cover those: docs/decisions/0015).
+Must not: be held for anything but opening, or make an open fail because the lock file
+cannot be made (a read-only folder opens unlocked).
 """
 
 from __future__ import annotations

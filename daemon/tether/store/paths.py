@@ -1,11 +1,9 @@
 """Where a workspace's history database lives on disk.
 
-Owns: the per-user data directory (``TETHER_HOME`` or the platform's user data
-dir), the per-workspace folder name, and the ``workspace.json`` label beside
-each database.
-Must not: open the database or put anything inside the workspace itself; the
-history belongs to the user, not to the project's tree (it would show up in
-``git status``, file watchers and the agent's own ``grep``).
+Owns: the per-user data directory (``TETHER_HOME`` or the platform's), the per-workspace folder
+(``<basename>-<hash of the real path>``, 0700) and the ``workspace.json`` label beside each database.
+Must not: open the database or put anything inside the workspace (the history is the user's,
+not the project's: docs/decisions/0015-store.md).
 """
 
 from __future__ import annotations

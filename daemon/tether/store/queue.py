@@ -1,9 +1,8 @@
 """The stored prompt queue: prompts waiting for a running turn, so a restart knows them.
 
-Owns: the `prompt_queue` rows (schema v8): adding one when a prompt is queued, removing
-it when its turn begins or it is withdrawn, and finding the rows a dead process left
-(not run: reported on each `session/load` and listed as such until withdrawn). Rows of a live process
-(this one or another daemon sharing the database) are never reported.
+Owns: the `prompt_queue` rows (schema v9): added when a prompt is queued, removed when its turn
+begins or it is withdrawn, and `not_run`, the rows a dead process left (reported on each
+`session/load` until withdrawn; a live process's, this one's or another daemon's, never).
 Must not: run or schedule a prompt (`tether.server.queue` does), or know the wire.
 """
 

@@ -1,10 +1,9 @@
 """The plain values the history store hands in and out, and their row encoding.
 
-Owns: ``SessionRecord``, ``MessageRecord``, ``TurnRecord``, the allowed role and
-status vocabularies, and the one JSON encoding used for bodies, metadata and
-reports (compact, UTF-8 kept as is).
-Must not: touch the database or know the wire protocol; the protocol layer
-converts these to its own messages and formats the float timestamps.
+Owns: ``SessionRecord``, ``MessageRecord``, ``TurnRecord``, ``ChangeSet``, the role and status
+vocabularies, the one JSON encoding of bodies, metadata and reports (compact, UTF-8 kept as is),
+what of a message is searchable, turn ids and the ``list_sessions`` cursor.
+Must not: touch the database or know the wire protocol (the protocol layer converts these).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Approval rules kept per workspace (schema v2; v10 adds the network a command rule was granted under): add, list, delete.
+"""Approval rules kept per workspace: add, list, delete.
 
-Owns: the SQL for `approval_rules`. Must not: decide what a rule means (that is
-`tether.approvals.rules`).
+Owns: the SQL of `approval_rules` (schema v2; v10 adds the network a command rule was granted
+under). Must not: decide what a rule means (that is `tether.approvals.rules`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The history database's connection settings and the running of its migrations.
 
-Owns: the per-connection pragmas, the ``schema_version`` table, and running the steps of
-``migrations.MIGRATIONS`` in their order (migration *i* takes the database from version
-*i* to *i + 1*; version 1 is the initial schema; the latest version is how many there are). Each
-migration runs in its own transaction together with the row that records it, so a crash
-mid-upgrade leaves the previous version intact.
-Must not: read or write history rows (``history.py`` does), list the migrations again
-(``migrations.py`` is their one list: a new one is appended there, and this file is not
-touched), or ever rewrite a migration that has shipped.
+Owns: the per-connection pragmas, the ``schema_version`` table, running the steps of
+``migrations.MIGRATIONS`` in order, each in one transaction with the row that records it (a crash
+mid-upgrade leaves the previous version), and refusing a database of a newer Tether.
+Must not: read or write history rows, or list the migrations again (``migrations.py`` does).
 """
 
 from __future__ import annotations

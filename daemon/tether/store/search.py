@@ -1,12 +1,9 @@
 """Full-text search over a workspace's stored conversations (schema v4, FTS5).
 
-Owns: the search query (bm25 ranking, ``[[ ]]``-marked snippets) and the fallback
-that turns a query FTS5 cannot parse into literal words; and the retrieved-memory query
-(``matches_elsewhere``: any of some words, in the user's and the model's messages of the
-other sessions, with each message's time, for ``agent/memory.py`` to rank). The index itself is migration
-``_v4_search`` in ``schema.py``; since v5 the store writes its rows with the messages
-(``records.searchable_text`` decides what is searchable) and a trigger removes them.
-Must not: write anything.
+Owns: the search query (bm25 ranking, ``[[ ]]``-marked snippets; a query FTS5 cannot parse is
+searched as literal words) and ``matches_elsewhere``, the retrieved-memory query (any of some
+words, in other sessions' user and model messages, for ``agent/memory.py`` to rank).
+Must not: write anything (the store indexes messages as it writes them: docs/decisions/0015).
 """
 
 from __future__ import annotations

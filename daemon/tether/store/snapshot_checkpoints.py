@@ -1,23 +1,9 @@
 """A session's checkpoints in its snapshot: the files its turns and rewinds changed.
 
-A snapshot (format version 1) may hold them (optional, written only when the session
-has some: older snapshots restore as before, and older Tethers ignore them):
-
-    "checkpoints": {
-      "blobs":   {"<sha256>": "<base64 content>", ...},
-      "rewinds": [{"id", "at_seq", "to_seq", "restore", "hidden_before": [[lo, hi], ...], "created_at"}],
-      "changes": [{"seq" | null, "rewind" | null, "call_id", "path", "before", "after", "note"}]
-    }
-    and on each message a rewind took out of the model's view: "rewound": <rewind id>
-
-`changes` are in the order they happened; `before`/`after` are blob digests, null for
-no file, or "unrecorded". Rewind ids are the snapshot's own: an import numbers them anew.
-
-Owns: exporting them, checking them (every blob's digest is checked against its content:
-a snapshot cannot plant content under another file's digest), and importing them in the
-transaction of the session's import.
-Must not: touch the workspace, or know the rest of the snapshot format (``snapshots``,
-``snapshot_checks``).
+Owns: exporting them (the format: SPEC §3.40, docs/decisions/0015-store.md), checking them (each
+blob against its digest: a snapshot cannot plant content under another file's digest), cutting
+them at a fork's message, and importing them in the transaction of the session's import.
+Must not: touch the workspace, or know the rest of the format (``snapshots``, ``snapshot_checks``).
 """
 
 from __future__ import annotations

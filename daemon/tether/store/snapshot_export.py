@@ -1,9 +1,8 @@
-"""Exporting a stored session as a snapshot (see ``snapshots``): as a JSON-able dict,
-or straight as JSON text written a page at a time.
+"""Exporting a stored session as a snapshot (see ``snapshots``): a JSON-able dict, or JSON text.
 
-Owns: the SQL that reads one session for a snapshot, and the JSON text export that
-splices the stored JSON (bodies, reports, approvals) in as it is stored, never whole.
-Must not: validate or change what it reads, or write anything.
+Owns: the SQL that reads one session for a snapshot, its JSON text written a page at a time with
+the stored JSON (bodies, reports, approvals) spliced in as stored, never whole, and a dump file
+that appears only whole. Must not: validate or change what it reads, or write to the store.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Importing one session from a snapshot's entries as they come, a batch of rows at a time.
 
-Owns: ``SnapshotImport``, fed a snapshot's top-level entries in their order inside the
-import's write transaction (turns before the messages and reports that name them): each
-record checked (unless the whole snapshot already was), turned into rows and inserted a
-batch at a time, so neither a snapshot read from a file nor its rows are ever held whole.
-Must not: open transactions, decide ids, workspaces or modes (``snapshots`` and the
-sessions service do), or add approval rules (it hands them back).
+Owns: ``SnapshotImport``, fed the top-level entries in order inside the import's transaction
+(turns before the messages and reports that name them): each record checked unless the whole
+snapshot was, a copy's turns given new ids, rows inserted a batch at a time, never held whole.
+Must not: open transactions, choose the session's id, workspace or mode, or add approval rules.
 """
 
 from __future__ import annotations

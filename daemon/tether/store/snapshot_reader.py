@@ -1,10 +1,9 @@
 """Reading a snapshot's JSON text a value at a time, for a restore that never holds it whole.
 
-Owns: ``SnapshotReader``, which walks the top-level object of any JSON layout of a
-snapshot and hands over each key with its value, the big lists (``turns``, ``messages``,
-``reports``) one item at a time; its errors name the line, column and character where the
-text is wrong or cut short. Must not: check what the values mean (``snapshot_checks``),
-or touch a store.
+Owns: ``SnapshotReader``: each top-level key of any JSON layout with its value, the big lists
+(``turns``, ``messages``, ``reports``) an item at a time; its errors name the line, column and
+character where the text is wrong or cut short.
+Must not: check what the values mean (``snapshot_checks``), or touch a store.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
-"""Session snapshots: export a stored session as one JSON-able dict, import it, fork it.
+"""Session snapshots: export a stored session as one JSON-able dict, import it, fork it (SPEC §3.28).
 
-A snapshot (format version ``SNAPSHOT_VERSION``) holds a session with its turns,
-messages, run reports, the workspace's stored approval rules and the approvals a
-waiting turn asks for. Keys are snake_case like the store's records; timestamps are
-float seconds since the epoch; message bodies are the stored JSON of the typed
-conversation (``tether_protocol.conversation``), checked by its one converter and
-imported as they are (keys it does not name are kept); reports are kept as data.
-
-Owns: the snapshot API (``store.snapshots``), upgrading older formats through
-``MIGRATIONS`` before checking (the field checks are ``snapshot_checks``, the export
-``snapshot_export``), importing one session in one transaction (from a snapshot, or one
-read from a file a record at a time: ``snapshot_import``), and forking (an export cut at
-a message, imported as a new session).
-Must not: speak the wire protocol, pick workspaces or stores (callers hand them in),
-or change a workspace's approval rules unless asked (``import_rules=True``).
+Owns: the snapshot API, upgrading older formats through ``MIGRATIONS`` before checking, importing
+one session in one transaction (whole, or read from a file a record at a time: ``open_snapshot``,
+``import_stream``), and forking (an export cut at a message, imported as a new session).
+Must not: speak the wire protocol, pick workspaces or stores, or add approval rules unless asked.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The stored JSON of a turn's typed values: the one place they become text and back.
 
-Owns: the text of the checkpoint of calls waiting for approval (``PendingStep``'s one JSON
-form, byte for byte what earlier Tethers wrote) and reading it back (one that cannot be
-read is a ``StorageFault`` naming the turn, the field and a way on), of the run report
-(``RunReport`` through the protocol's one converter: stored as it is sent) and of the
-streamed partial (an ``AssistantMessage`` through the conversation's converter).
-Must not: touch the database, or import the protocol's classes at module level (the
-store is on the daemon's start path; they are imported when first stored or read).
+Owns: the text of the checkpoint of calls waiting for approval (``PendingStep``, byte for byte
+what earlier Tethers wrote; one that cannot be read back is a ``StorageFault`` naming the turn),
+of the run report and of the streamed partial (through the protocol's converters).
+Must not: touch the database, or import the protocol's classes at module level (start path).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The SQL of a turn's lifecycle: begin, step commit, finish, crash recovery.
 
-Owns: the bodies of the write transactions ``HistoryStore`` runs for turns, and
-with them the numbering rules (turn seq 1, 2, 3 per session; message seq 0, 1,
-2 per session, with no gaps). Each function runs inside a transaction its
-caller already opened, so it sees and allocates seqs under the write lock.
-Must not: open or commit transactions, validate or encode caller input
-(``history.py`` does that before the lock is taken), or delete anything.
+Owns: the bodies of the write transactions ``HistoryStore`` runs for turns, run inside the
+caller's, and with them the numbering (turn seq 1, 2, 3 and message seq 0, 1, 2 per session, no
+gaps) and recovering the turns of daemons that died (``interrupt_running``).
+Must not: open or commit transactions, validate or encode caller input, or delete anything.
 """
 
 from __future__ import annotations

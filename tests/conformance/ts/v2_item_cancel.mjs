@@ -2,44 +2,19 @@
 // command (approved) advertises `capabilities.cancel`, the client calls
 // `cancelToolCall()` once the command's process runs, and reads the turn on to idle.
 // Then it cancels calls that cannot be (finished, never run, not cancellable), and, in a
-// second turn, stops a command by its terminal (`terminal/cancel`; the client declared
+// second turn, stops a command by its terminal (the SDK's `cancelTerminal()`, once the
+// terminal's `terminal_update` advertised cancel; the client declared
 // `_meta.terminal_output`). The summary (stdout, JSON) carries what it saw, with every
 // line both ways, for tests/conformance/test_acp_v2_item_cancel.py.
 //
 //   node v2_item_cancel.mjs --sleeps 31.25,32.75 --workspace DIR -- python -m tether acp --provider scripted --script examples/v2-item-cancel.json
-import { readdirSync, readFileSync } from "node:fs";
-
 import { client } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
-import { args, spawnRecorded, WS } from "./v2_wire.mjs";
+import { args, processesRunning, spawnRecorded, until, WS } from "./v2_wire.mjs";
 
 // The two commands' `sleep` durations (`--sleeps 31.x,32.y`, unique to the run): their
 // processes are found by them, never another run's beside this one.
 const [firstSleep, secondSleep] = args[args.indexOf("--sleeps") + 1].split(",");
-
-// The pids of live processes whose command line holds `marker` (the command's `sleep`).
-function processesRunning(marker) {
-  const found = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ");
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-      if (cmdline.includes(marker) && state !== "Z") found.push(Number(name));
-    } catch { /* exited while we looked */ }
-  }
-  return found;
-}
-
-async function until(check, limitMs) {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    const value = check();
-    if (value || Date.now() > end) return value;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function failure(promise) {
   try {
@@ -101,10 +76,14 @@ try {
     summary.notCancellable = await failure(cancel("call_read"));
     summary.unknown = await failure(cancel("call_never"));
     await s.prompt("once more");
+    // by its terminal, through the SDK's own cancelTerminal(): it sends terminal/cancel only
+    // for a terminal whose terminal_update advertised capabilities.cancel
     summary.second = await stopMidRun(s, "call_again", `sleep ${secondSleep}`, (u) => {
       const terminal = (u.content || []).find((c) => c.type === "terminal");
-      return cx.request("terminal/cancel", { sessionId: s.sessionId, terminalId: terminal.terminalId });
+      summary.sdkSaysTerminalCancellable = s.canCancelTerminal(terminal.terminalId);
+      return s.cancelTerminal(terminal.terminalId);
     });
+    summary.sdkSaysTerminalCancellableAfter = s.canCancelTerminal("call_again");
     summary.terminalGone = await failure(
       cx.request("terminal/cancel", { sessionId: s.sessionId, terminalId: "call_again" }));
   });

@@ -1,6 +1,7 @@
 // What the v2 client scripts share: spawn the daemon command after `--`, and record every
 // line both ways ({from: "daemon" | "client", line}) while the SDK's stream reads them.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
 
@@ -40,4 +41,29 @@ export function spawnRecorded() {
     process.stdout.write(JSON.stringify(summary) + "\n");
   };
   return { stream, finish };
+}
+
+// The pids of live processes (not zombies, not this script) whose command line holds `marker`.
+export function processesRunning(marker) {
+  const found = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;  // its own arguments may hold it
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ");
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+      if (cmdline.includes(marker) && state !== "Z") found.push(Number(name));
+    } catch { /* exited while we looked */ }
+  }
+  return found;
+}
+
+// `check()`'s first truthy value, polled every 20 ms for at most `limitMs` (then its last value).
+export async function until(check, limitMs) {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    const value = check();
+    if (value || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -6,6 +6,8 @@ test runner. The core tests drive the real daemon (`python -m tether serve --pro
 scripted`, with this interpreter as TETHER_PYTHON and the `daemon_env` environment); the
 extension tests run the adapters and the whole activated extension against a stub `vscode`
 module and the real daemon. The chat webview's Chromium tests are in test_vscode_webview.py.
+The extension asks for ACP v2 (SPEC §12.1): every file runs against the default daemon (v2),
+and the user flows (`ACP_V1_FLOWS`) run again against a v1-only daemon (`TETHER_ACP_V2=off`).
 
 Set up once with `npm ci --prefix editors/vscode` (Node.js 20+).
 """
@@ -30,6 +32,19 @@ NODE_TESTS = sorted(
     p.relative_to(EXTENSION).as_posix()
     for p in (EXTENSION / "test").rglob("*.test.ts")
 )
+
+# the user flows that run on both ACP versions: a streamed turn and cancel, approvals (an edit,
+# a command's output, the mode), options, reopening after a restart, the whole extension
+ACP_V1_FLOWS = (
+    "test/core/turn.test.ts",
+    "test/core/approvals.test.ts",
+    "test/core/options.test.ts",
+    "test/core/restart.test.ts",
+    "test/extension/extension.test.ts",
+)
+NODE_RUNS = [pytest.param(f, "on", id=f) for f in NODE_TESTS] + [
+    pytest.param(f, "off", id=f"{f}[acp-v1]") for f in ACP_V1_FLOWS
+]
 
 
 def _node() -> str:
@@ -74,10 +89,15 @@ def test_there_are_node_tests() -> None:
     assert {"test/core/turn.test.ts", "test/core/approvals.test.ts", "test/extension/extension.test.ts"} <= set(NODE_TESTS)
 
 
-@pytest.mark.parametrize("test_file", NODE_TESTS)
-def test_node_test_file(test_file: str, built_tests: str, daemon_env: dict[str, str]) -> None:
+def test_the_v1_flows_are_node_tests() -> None:
+    assert set(ACP_V1_FLOWS) <= set(NODE_TESTS)
+
+
+@pytest.mark.parametrize(("test_file", "acp_v2"), NODE_RUNS)
+def test_node_test_file(test_file: str, acp_v2: str, built_tests: str, daemon_env: dict[str, str]) -> None:
+    """`acp_v2`: the daemons' `TETHER_ACP_V2` ("off": a v1-only daemon, SPEC §12.1)."""
     bundle = "out/" + test_file.removesuffix(".ts") + ".js"
-    env = {**daemon_env, "TETHER_PYTHON": sys.executable}
+    env = {**daemon_env, "TETHER_PYTHON": sys.executable, "TETHER_ACP_V2": acp_v2}
     proc = _run([built_tests, "--test", "--test-reporter=spec", "--test-timeout=45000", bundle], env=env)
     assert proc.returncode == 0, f"node --test {bundle} failed\n{_output(proc)}"
     assert "ℹ fail 0" in proc.stdout and "ℹ pass 0" not in proc.stdout, _output(proc)

@@ -18,6 +18,10 @@ activation and workspace life cycle; this test installs the extension's .vsix in
 - the edit opens in VS Code's diff editor and is accepted with its Accept Edit title button;
   the file on disk changes and the answer's end streams in.
 
+All of it twice: against the default daemon, which the extension speaks ACP v2 with, and a
+v1-only one (`TETHER_ACP_V2=off`, SPEC §12.1); the extension's log (kept by VS Code under the
+user data's logs) says which version each connection spoke.
+
 Screenshots of each step go to editors/vscode/test-artifacts/vscode-real/ (gitignored); code-server's
 log and the driver's output are in the failure message. Set up with `sh tests/install-deps`
 (code-server into .cache/) after `npm ci --prefix editors/vscode`.
@@ -104,8 +108,14 @@ class VSCodeHome:
     env: dict[str, str]  # a private HOME; the daemon's test environment (TETHER_HOME, ...)
 
 
+@pytest.fixture(params=[2, 1], ids=["acp-v2", "acp-v1"])
+def acp_version(request: pytest.FixtureRequest) -> int:
+    """The ACP version the daemon offers: 2 (the default), or 1 only (`TETHER_ACP_V2=off`)."""
+    return int(request.param)
+
+
 @pytest.fixture
-def vscode_home(tmp_path: Path, daemon_env: dict[str, str]) -> VSCodeHome:
+def vscode_home(tmp_path: Path, daemon_env: dict[str, str], acp_version: int) -> VSCodeHome:
     """A private HOME, user data and extensions directory with the freshly packaged .vsix installed."""
     _installed_code_server()
     _need(EXTENSION / "node_modules" / "@vscode" / "vsce", "the extension's build tools")
@@ -119,6 +129,8 @@ def vscode_home(tmp_path: Path, daemon_env: dict[str, str]) -> VSCodeHome:
         "HOME": str(home),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
+        # code-server's environment is the extension host's, and so the daemon's
+        "TETHER_ACP_V2": "on" if acp_version == 2 else "off",
     }
     vsix = tmp_path / "tether.vsix"
     _run(
@@ -212,7 +224,9 @@ def code_server(vscode_home: VSCodeHome, tmp_path: Path) -> Iterator[tuple[str, 
 
 
 @pytest.mark.timeout(240)
-def test_the_extension_in_real_vscode(code_server: tuple[str, Path], vscode_home: VSCodeHome, tmp_path: Path) -> None:
+def test_the_extension_in_real_vscode(
+    code_server: tuple[str, Path], vscode_home: VSCodeHome, tmp_path: Path, acp_version: int
+) -> None:
     url, log = code_server
     folder = tmp_path / "project"
     (folder / "src").mkdir(parents=True)
@@ -275,3 +289,7 @@ def test_the_extension_in_real_vscode(code_server: tuple[str, Path], vscode_home
     ), report
     shots = sorted(p.name for p in ARTIFACTS.glob("*.png"))
     assert len(shots) >= 5, (shots, report)
+    # the extension's output channel, as VS Code keeps it: every daemon spoke the version offered
+    logs = [p.read_text(errors="replace") for p in (tmp_path / "user-data" / "logs").rglob("*Tether*.log")]
+    started = [line for text in logs for line in text.splitlines() if "] started (pid" in line]
+    assert started and all(line.endswith(f", ACP v{acp_version})") for line in started), (started, report)

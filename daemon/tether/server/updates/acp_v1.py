@@ -31,9 +31,12 @@ from ...agent.sink import (
     Notice,
     PlanUpdated,
     PromptInserted,
+    PromptSteered,
     StepStarted,
+    SubagentChanged,
     TerminalExited,
     TerminalOutput,
+    TerminalStarted,
     TextContent,
     TitleChanged,
     ToolCallPatch,
@@ -178,6 +181,7 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     ToolCallStarted: _tool_call,
     ToolCallPatch: _patch,
     TerminalOutput: _terminal_output,
+    TerminalStarted: lambda e: None,  # the call's patch carries `_meta.terminal_info`
     TerminalExited: _terminal_exit,
     PlanUpdated: _plan,
     UsageUpdated: lambda e: up.UsageUpdate(e.used, e.size),
@@ -187,7 +191,9 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     MemoryRecalled: _recalled,
     StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
     PromptInserted: lambda e: None,  # v1 answers the prompt at the turn's end instead
+    PromptSteered: lambda e: None,  # v1's marked user_message_chunks are sent by the queue
     TurnStateChanged: lambda e: None,
+    SubagentChanged: lambda e: None,  # v1 nests the child under the `delegate` call
     TurnEnded: _turn_ended,
 }
 

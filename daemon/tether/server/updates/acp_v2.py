@@ -29,9 +29,12 @@ from ...agent.sink import (
     Notice,
     PlanUpdated,
     PromptInserted,
+    PromptSteered,
     StepStarted,
+    SubagentChanged,
     TerminalExited,
     TerminalOutput,
+    TerminalStarted,
     TextContent,
     TitleChanged,
     ToolCallPatch,
@@ -71,6 +74,19 @@ def new_session_result(v1: Update) -> Update:
 def prompt_message_id(turn_id: str) -> str:
     """The id of a turn's prompt: what `session/prompt` answers and `user_message` carries."""
     return f"{turn_id}.0"
+
+
+def steered_message_id(turn_id: str, seq: int) -> str:
+    """The id of a message steered into turn `turn_id`, stored as message `seq` (SPEC §12.7)."""
+    return f"{turn_id}.s{seq}"
+
+
+def _steered(e: PromptSteered) -> Update:
+    return {
+        "sessionUpdate": "user_message", "messageId": steered_message_id(e.turn_id, e.seq),
+        "content": [block_to_json(block) for block in e.content],
+        "_meta": {"tether": {"steered": True, "afterStep": e.after_step}},
+    }
 
 
 def notice(text: str, **tether: Any) -> Update:
@@ -116,7 +132,9 @@ def _content(items: Iterable[ToolContent]) -> list[Update]:
     return out
 
 
-def _tool_call(e: ToolCallStarted) -> Update:
+def _tool_call(e: ToolCallStarted) -> Update | None:
+    if e.parent_call_id is not None:
+        return None  # a sub-agent's call: shown on its own session (`subagent_update`)
     update: Update = {
         "sessionUpdate": "tool_call_update", "toolCallId": e.call_id, "title": e.title, "kind": e.kind,
         "status": e.status,
@@ -126,7 +144,9 @@ def _tool_call(e: ToolCallStarted) -> Update:
     return update
 
 
-def _patch(e: ToolCallPatch) -> Update:
+def _patch(e: ToolCallPatch) -> Update | None:
+    if e.parent_call_id is not None or e.child_session_id is not None:
+        return None  # a sub-agent's call, or its progress under the `delegate` call: on its own session
     update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id}
     for key, value in (("status", e.status), ("title", e.title), ("kind", e.kind), ("rawInput", e.raw_input)):
         if value is not None:
@@ -154,9 +174,18 @@ def _terminal_output(e: TerminalOutput) -> Update:
     return {"sessionUpdate": "terminal_output_chunk", "terminalId": e.terminal_id, "data": data}
 
 
+def _terminal_started(e: TerminalStarted) -> Update:
+    """The terminal exists before the call's content refers to it; `capabilities.cancel`
+    while it runs (`terminal/cancel`), withdrawn at its exit."""
+    return {
+        "sessionUpdate": "terminal_update", "terminalId": e.terminal_id, "command": e.command, "cwd": e.cwd,
+        "capabilities": {"cancel": {}} if e.cancellable else {},
+    }
+
+
 def _terminal_exit(e: TerminalExited) -> Update:
     status = {"exitCode": e.exit_code, "signal": None if e.exit_code is not None else (e.signal or "SIGKILL")}
-    return {"sessionUpdate": "terminal_update", "terminalId": e.terminal_id, "exitStatus": status}
+    return {"sessionUpdate": "terminal_update", "terminalId": e.terminal_id, "exitStatus": status, "capabilities": {}}
 
 
 def _state(e: TurnStateChanged) -> Update:
@@ -165,6 +194,23 @@ def _state(e: TurnStateChanged) -> Update:
         update["stopReason"] = e.stop_reason or "end_turn"
         if e.error is not None:
             update["error"] = dict(e.error)
+    return update
+
+
+def _subagent(e: SubagentChanged) -> Update:
+    """The child session on its parent: announced, then its states mirrored (a patch)."""
+    update: Update = {"sessionUpdate": "subagent_update", "sessionId": e.session_id}
+    if e.title is not None:
+        update["title"] = e.title
+    if e.description is not None:
+        update["description"] = e.description
+    if e.cancellable is not None:
+        update["capabilities"] = {"cancel": {}} if e.cancellable else {}
+    if e.state is not None:
+        state = _state(e.state)
+        del state["sessionUpdate"]
+        update["state"] = state
+    update["_meta"] = {"tether": {"parentCallId": e.parent_call_id}}
     return update
 
 
@@ -182,6 +228,7 @@ _STATELESS: dict[type, Callable[[Any], Update | None]] = {
     ToolCallStarted: _tool_call,
     ToolCallPatch: _patch,
     TerminalOutput: _terminal_output,
+    TerminalStarted: _terminal_started,
     TerminalExited: _terminal_exit,
     UsageUpdated: lambda e: {"sessionUpdate": "usage_update", "used": e.used, "size": e.size},
     TitleChanged: lambda e: {"sessionUpdate": "session_info_update", "title": e.title},
@@ -191,6 +238,8 @@ _STATELESS: dict[type, Callable[[Any], Update | None]] = {
     ),
     MemoryRecalled: _recalled,
     TurnStateChanged: _state,
+    PromptSteered: _steered,
+    SubagentChanged: _subagent,
     TurnEnded: lambda e: {"sessionUpdate": "state_update", "state": "idle", "stopReason": e.stop_reason},
 }
 

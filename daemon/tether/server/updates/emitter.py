@@ -16,7 +16,7 @@ once per ACP version among them (a v1 and a v2 window can watch one session).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 import tether_protocol._updates as up
@@ -66,6 +66,12 @@ class Renderer(Protocol):
         ...
 
 
+class Viewers(Protocol):
+    """Who sees a session (a shared daemon's `Audiences`; a sub-agent's parent's v2 viewers)."""
+
+    def get(self, session_id: str, default: Sequence[Connection] = (), /) -> Sequence[Connection]: ...
+
+
 def _version(conn: Connection) -> int:
     return getattr(conn, "protocol_version", 1)  # a test double may not say
 
@@ -107,7 +113,9 @@ class SessionUpdates:
     __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent", "_audience",
                  "_version", "_others", "_marks")
 
-    def __init__(self, session_id: str, conn: Connection, render: Renderer | None = None) -> None:
+    def __init__(
+        self, session_id: str, conn: Connection, render: Renderer | None = None, *, audience: Viewers | None = None,
+    ) -> None:
         self.session_id = session_id
         self._conn = conn
         self._render = render or renderer_for(session_id, conn)
@@ -115,8 +123,9 @@ class SessionUpdates:
         self._parts: list[str] = []
         self._registered = False
         self.sent = 0
-        # the shared daemon's session id -> connections map (None: one client, stdio)
-        self._audience: dict[str, list[Connection]] | None = getattr(conn, "audience", None)
+        # the shared daemon's session id -> connections map (None: one client, stdio); a
+        # sub-agent's session: the v2 connections that see its parent (server/child_sessions.py)
+        self._audience: Viewers | None = audience if audience is not None else getattr(conn, "audience", None)
         self._version = _version(conn)
         self._others: dict[int, Renderer] = {}  # the renderers of the audience's other versions
         # the turn's last prompt and step: what a renderer made mid-turn needs for its ids

@@ -2,7 +2,9 @@
  * The protocol client: one JSON-RPC connection to a `tether serve` process over its stdio,
  * LSP `Content-Length` framing (vscode-jsonrpc). Typed requests for what the extension
  * uses, handlers for the requests Tether sends the client (SPEC §3.21), and the
- * withdrawal of those requests with ACP's `$/cancel_request` (SPEC §3.14).
+ * withdrawal of those requests with ACP's `$/cancel_request` (SPEC §3.14). It speaks
+ * ACP v2 when the daemon's `initialize` answer says 2 (SPEC §12), v1 otherwise, and hands
+ * the layers above v1's shapes either way (`acp_v2_session.ts`, `acp_v2.ts`).
  * No `vscode` import: runs in plain Node.
  */
 import {
@@ -16,6 +18,9 @@ import {
   type MessageConnection,
   type RequestMessage,
 } from "vscode-jsonrpc/node";
+import { readFileSync } from "node:fs";
+import { ACP_V2, configOptionsV1, permissionParamsV1, type TextReader } from "./acp_v2";
+import { AcpV2Session } from "./acp_v2_session";
 import { Emitter, type Disposable } from "./events";
 import { permissionResult, promptFromRequest, type PermissionDecision } from "./permissions";
 import type { PermissionPrompt } from "../shared/messages";
@@ -36,6 +41,7 @@ import type {
   RequestPermissionParams,
   RequestPermissionResult,
   SessionClearedParams,
+  SessionConfigOption,
   SessionInfo,
   SessionNotification,
   SetConfigOptionResult,
@@ -49,6 +55,14 @@ import type {
 /** Decides a permission prompt; `withdrawn` aborts when Tether takes the request back. */
 export type PermissionHandler = (prompt: PermissionPrompt, withdrawn: AbortSignal) => Promise<PermissionDecision>;
 export type ApplyEditHandler = (params: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult>;
+
+function readDisk(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The writer to the daemon's stdin. A write to a daemon that has just died (EPIPE, a
@@ -73,6 +87,7 @@ class DaemonWriter extends StreamMessageWriter {
 
 export class TetherClient implements Disposable {
   private readonly updates = new Emitter<SessionNotification>();
+  private readonly wire = new Emitter<SessionNotification>();
   private readonly cleared = new Emitter<SessionClearedParams>();
   private readonly closed = new Emitter<void>();
   /** sources of the requests Tether sent us that are still open, by request id */
@@ -81,18 +96,29 @@ export class TetherClient implements Disposable {
   private permissionHandler?: PermissionHandler;
   private applyEditHandler?: ApplyEditHandler;
   private isClosed = false;
-  /** what `initialize` sent and got, for diagnostics and tests */
+  /** set when the daemon answered v2: its prompts, reopening and updates in v1's shapes */
+  private v2?: AcpV2Session;
+  private readText: TextReader = readDisk;
+  /** what `initialize` sent and got, for diagnostics and tests (`initializeResult`: a v1 answer) */
   initializeParams?: InitializeParams;
   initializeResult?: InitializeResult;
+  initializeAnswer?: Record<string, unknown>;
+  /** the ACP version of this connection: what the daemon answered (SPEC §12.1) */
+  protocolVersion = 1;
 
+  /** every session update in v1's shape (v2's read into it: `acp_v2.ts`) */
   readonly onUpdate = this.updates.event;
+  /** every session update as the daemon sent it (its own version's shape) */
+  readonly onWireUpdate = this.wire.event;
   /** `/clear` made a new session for the view showing `sessionId` (SPEC §4.11) */
   readonly onCleared = this.cleared.event;
   readonly onClose = this.closed.event;
 
   constructor(private readonly connection: MessageConnection) {
-    connection.onNotification("session/update", (params: SessionNotification) => this.updates.fire(params));
-    connection.onNotification("_tether/session/cleared", (params: SessionClearedParams) => this.cleared.fire(params));
+    connection.onNotification("session/update", (params: SessionNotification) => this.onSessionUpdate(params));
+    connection.onNotification("_tether/session/cleared", (params: SessionClearedParams) =>
+      this.cleared.fire(this.v2 ? { ...params, configOptions: configOptionsV1(params.configOptions) } : params),
+    );
     connection.onNotification("$/cancel_request", (params: { requestId?: string | number; id?: string | number }) => {
       const id = params?.requestId ?? params?.id;
       if (id !== undefined) this.incoming.get(id)?.cancel();
@@ -155,20 +181,41 @@ export class TetherClient implements Disposable {
     this.applyEditHandler = handler;
   }
 
-  async initialize(params: InitializeParams): Promise<InitializeResult> {
+  /** Where a v2 diff's old text is read first (the editor's buffers); then the disk. */
+  setTextReader(reader: TextReader): void {
+    this.readText = (path) => reader(path) ?? readDisk(path);
+  }
+
+  /** Asks for ACP v2 (`params` carry both versions' fields); the answer decides (SPEC §12.1). */
+  async initialize(params: InitializeParams): Promise<Record<string, unknown>> {
     this.initializeParams = params;
-    const result = await this.connection.sendRequest<InitializeResult>("initialize", params);
-    this.initializeResult = result;
+    const result = await this.connection.sendRequest<Record<string, unknown>>("initialize", params);
+    this.initializeAnswer = result;
+    if (result.protocolVersion === ACP_V2) {
+      this.protocolVersion = ACP_V2;
+      this.v2 = new AcpV2Session(this.connection, (path) => this.readText(path), (n) => this.updates.fire(n));
+    } else {
+      this.initializeResult = result as unknown as InitializeResult;
+    }
     await this.connection.sendNotification("initialized", {});
     return result;
   }
 
-  newSession(cwd: string): Promise<NewSessionResult> {
-    return this.connection.sendRequest("session/new", { cwd, mcpServers: [] });
+  /** The daemon's name, from either version's answer. */
+  get agentName(): string | undefined {
+    const info = (this.initializeAnswer?.info ?? this.initializeAnswer?.agentInfo) as { name?: string } | undefined;
+    return info?.name;
   }
 
-  /** Replays the conversation as `session/update`s before answering (SPEC §3.6). */
+  async newSession(cwd: string): Promise<NewSessionResult> {
+    const result = await this.connection.sendRequest<NewSessionResult>("session/new", { cwd, mcpServers: [] });
+    return this.v2 ? { ...result, configOptions: configOptionsV1(result.configOptions) } : result;
+  }
+
+  /** Replays the conversation as `session/update`s before answering (SPEC §3.6; on v2
+   * `session/resume` from the start, SPEC §12.6). */
   loadSession(sessionId: string, cwd: string): Promise<LoadSessionResult> {
+    if (this.v2) return this.v2.loadSession(sessionId, cwd);
     return this.connection.sendRequest("session/load", { sessionId, cwd, mcpServers: [] });
   }
 
@@ -192,19 +239,30 @@ export class TetherClient implements Disposable {
     return this.connection.sendRequest("_tether/session/latest", { cwd });
   }
 
-  async setMode(sessionId: string, modeId: string): Promise<void> {
+  /** The session's mode; v2 has no `session/set_mode`: the mode is its `mode` option there,
+   * and the options it answers are returned (v1: undefined). */
+  async setMode(sessionId: string, modeId: string): Promise<SessionConfigOption[] | undefined> {
+    if (this.v2) return (await this.setConfigOption(sessionId, "mode", modeId)).configOptions;
     await this.connection.sendRequest("session/set_mode", { sessionId, modeId });
+    return undefined;
   }
 
   /** A session config option (the model or reasoning picker, the mode), SPEC §3.36. */
-  setConfigOption(sessionId: string, configId: string, value: string): Promise<SetConfigOptionResult> {
-    return this.connection.sendRequest("session/set_config_option", { sessionId, configId, value });
+  async setConfigOption(sessionId: string, configId: string, value: string): Promise<SetConfigOptionResult> {
+    const result = await this.connection.sendRequest<SetConfigOptionResult>("session/set_config_option", { sessionId, configId, value });
+    return this.v2 ? { ...result, configOptions: configOptionsV1(result.configOptions) } : result;
   }
 
-  /** A prompt; sent while a turn runs it is queued, or with `steer` joins that turn (SPEC §3.37). */
+  /** A prompt; sent while a turn runs it is queued, or with `steer` joins that turn (SPEC §3.37).
+   * Answered at the turn's end on both versions (v2 answers at insertion: its end is waited for). */
   prompt(sessionId: string, prompt: ContentBlock[], steer = false): Promise<PromptResult> {
     const params: PromptParams = steer ? { sessionId, prompt, _meta: { tether: { steer: true } } } : { sessionId, prompt };
-    return this.connection.sendRequest("session/prompt", params);
+    return this.v2 ? this.v2.prompt(params) : this.connection.sendRequest("session/prompt", params);
+  }
+
+  /** Stops one running tool call; its turn goes on (SPEC §12.4). */
+  async cancelToolCall(sessionId: string, toolCallId: string): Promise<void> {
+    await this.connection.sendRequest(this.v2 ? "tool_call/cancel" : "_tether/toolCall/cancel", { sessionId, toolCallId });
   }
 
   /** Withdraws a queued prompt: its `session/prompt` answers `cancelled`. */
@@ -285,7 +343,14 @@ export class TetherClient implements Disposable {
   private markClosed(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    this.v2?.closed(new Error("the connection to the Tether daemon closed"));
     this.closed.fire();
+  }
+
+  private onSessionUpdate(params: SessionNotification): void {
+    this.wire.fire(params);
+    if (this.v2) this.v2.update(params);
+    else this.updates.fire(params);
   }
 
   private async onPermission(params: RequestPermissionParams, token: CancellationToken): Promise<RequestPermissionResult> {
@@ -295,7 +360,8 @@ export class TetherClient implements Disposable {
     const subscription = token.onCancellationRequested(() => withdrawn.abort());
     try {
       if (!this.permissionHandler) return permissionResult({ optionId: "reject_once" });
-      return permissionResult(await this.permissionHandler(promptFromRequest(id, params), withdrawn.signal));
+      const request = this.v2 ? permissionParamsV1(params as unknown as Record<string, unknown>, this.readText) : params;
+      return permissionResult(await this.permissionHandler(promptFromRequest(id, request), withdrawn.signal));
     } finally {
       subscription.dispose();
       this.incoming.delete(id);

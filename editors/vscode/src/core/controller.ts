@@ -182,6 +182,9 @@ export class ChatController implements Disposable {
       case "cancel":
         void this.cancel();
         return true;
+      case "cancelToolCall":
+        void this.cancelToolCall(message.toolCallId);
+        return true;
       case "permission":
         this.answerPermission(message.requestId, { optionId: message.optionId, acceptedHunks: message.acceptedHunks });
         return true;
@@ -423,12 +426,21 @@ export class ChatController implements Disposable {
     await this.client.cancel(sessionId);
   }
 
+  /** Stops one running tool call (a command, a sub-agent); the turn goes on (SPEC §12.4). */
+  async cancelToolCall(toolCallId: string): Promise<void> {
+    await this.guard(async () => {
+      const sessionId = this.current.sessionId;
+      if (sessionId) await (await this.options.connect()).cancelToolCall(sessionId, toolCallId);
+    });
+  }
+
   async setMode(modeId: string): Promise<void> {
     await this.guard(async () => {
       const sessionId = this.current.sessionId;
       if (sessionId) {
         const client = await this.options.connect();
-        await client.setMode(sessionId, modeId);
+        const options = await client.setMode(sessionId, modeId);
+        if (options && this.current.sessionId === sessionId) this.setOptions(options); // v2: the mode is an option
       }
       // without a session yet, the mode is applied when the session is created
       this.dispatch({ type: "modeChanged", modeId });
@@ -485,7 +497,8 @@ export class ChatController implements Disposable {
     });
     this.transcript = [];
     if (wanted && wanted !== this.current.modeId && this.current.modes.some((m) => m.id === wanted)) {
-      await client.setMode(result.sessionId, wanted);
+      const options = await client.setMode(result.sessionId, wanted);
+      if (options) this.dispatch({ type: "optionsChanged", options });
       this.dispatch({ type: "modeChanged", modeId: wanted });
     }
     this.post({ type: "session", sessionId: result.sessionId, title: null, modeId: this.current.modeId });

@@ -152,7 +152,7 @@ export class DaemonSupervisor implements Disposable {
 
     this.current = client;
     void exited.then(({ code, signal }) => this.onExit(child, client, code, signal));
-    this.log(`started (pid ${child.pid})`);
+    this.log(`started (pid ${child.pid}, ACP v${client.protocolVersion})`);
     this.startedEmitter.fire({ client, pid: child.pid ?? -1, restarted });
     return client;
   }

@@ -8,6 +8,7 @@ import { DaemonSupervisor } from "../core/daemon";
 import { initializeParams } from "../core/handshake";
 import { daemonLaunch, initializationOptions, readSettings } from "./settings";
 import { DocumentSync } from "./documentSync";
+import { openText } from "./workspaceEdits";
 
 export interface AgentEnvironment {
   output: vscode.OutputChannel;
@@ -54,6 +55,7 @@ export class WorkspaceAgent implements vscode.Disposable {
     this.subscriptions.push(
       this.documents,
       this.supervisor.onStarted(({ client }) => {
+        client.setTextReader(openText); // v2's diffs are patches of what the daemon read
         this.controller.attach(client);
         this.documents.resync();
       }),

@@ -13,6 +13,11 @@ export function toRange(r: Range): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
 }
 
+/** An open file's text in the editor (what the daemon reads, SPEC §3.20), else undefined. */
+export function openText(path: string): string | undefined {
+  return openDocument(vscode.Uri.file(path))?.getText();
+}
+
 function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
   const key = uri.toString();
   return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key && !d.isClosed);

@@ -1,7 +1,8 @@
 /**
  * The contract between the extension host and the chat webview (postMessage both ways).
  *
- * The host forwards the daemon's `session/update` payloads verbatim (`update`), so the
+ * The host forwards the daemon's `session/update` payloads verbatim (`update`; on ACP v2 as
+ * `core/acp_v2.ts` reads them into v1's shapes), so the
  * webview renders exactly what the protocol says and can be tested by replaying
  * recorded updates. Everything else here is the small set of control messages the
  * protocol itself does not carry (session switches, approval prompts, status).
@@ -123,6 +124,8 @@ export type ViewMessage =
   /** the files changed by the turn of the user message `index` of `texts` */
   | { type: "changes"; texts: string[]; index: number }
   | { type: "cancel" }
+  /** stop one running tool call; its turn goes on (SPEC §12.4) */
+  | { type: "cancelToolCall"; toolCallId: string }
   /** answer a permission prompt; acceptedHunks as in SPEC §5.10 (absolute path -> kept indexes) */
   | { type: "permission"; requestId: string; optionId: string; acceptedHunks?: Record<string, number[]> }
   /** open the prompt's edit in VS Code's diff editor */

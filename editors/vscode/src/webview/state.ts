@@ -33,6 +33,8 @@ export type Entry =
       locations: Location[];
       rawInput?: unknown;
       approvedBy?: string;
+      /** ACP v2's `capabilities.cancel` while it runs; unknown on v1 (SPEC §12.4) */
+      cancellable?: boolean;
     }
   | { kind: "plan"; items: PlanItem[] }
   | { kind: "turn"; stopReason: string; inputTokens?: number; outputTokens?: number; used?: number; size?: number }

@@ -1,7 +1,8 @@
 /**
  * A tool call's card: kind icon, title, live status badge, location links, the edit's files
  * and the output (collapsible; open while a command runs, since its output streams in).
- * Approval controls are put in `approvalSlot` by approvals.ts.
+ * Approval controls are put in `approvalSlot` by approvals.ts. A running call that can be
+ * stopped alone (v2 says so; on v1 a command) has a Stop button (`tool_call/cancel`, §12.4).
  */
 import { h, inlineCode } from "./dom";
 import { highlight } from "./markdown";
@@ -42,6 +43,7 @@ export class ToolCard {
   private icon: HTMLElement;
   private readonly titleEl: HTMLElement;
   private readonly badge: HTMLElement;
+  private readonly stop: HTMLElement;
   private readonly approvedByEl: HTMLElement;
   private readonly locationsEl: HTMLElement;
   private readonly diffsEl: HTMLElement;
@@ -58,6 +60,7 @@ export class ToolCard {
     this.icon = h("span");
     this.titleEl = h("span", { class: "tool-title" });
     this.badge = h("vscode-badge", { class: "tool-status" });
+    this.stop = h("vscode-button", { class: "tool-stop", secondary: true, title: "Stop this call; the turn goes on" }, "Stop");
     this.approvedByEl = h("div", { class: "tool-approved-by" });
     this.locationsEl = h("div", { class: "tool-locations" });
     this.diffsEl = h("ul", { class: "tool-diffs" });
@@ -68,7 +71,7 @@ export class ToolCard {
     this.el = h(
       "div",
       { class: "entry tool", "data-tool-call-id": entry.id },
-      h("div", { class: "tool-head" }, this.icon, this.titleEl, this.badge),
+      h("div", { class: "tool-head" }, this.icon, this.titleEl, this.badge, this.stop),
       this.approvedByEl,
       this.locationsEl,
       this.diffsEl,
@@ -90,6 +93,7 @@ export class ToolCard {
     this.badge.textContent = STATUS_LABELS[e.status] ?? e.status;
     this.badge.dataset.status = e.status;
     this.el.dataset.status = e.status;
+    this.stop.hidden = !(e.status === "in_progress" && (e.cancellable ?? e.toolKind === "execute"));
     this.approvedByEl.textContent = e.approvedBy ?? "";
     this.approvedByEl.hidden = !e.approvedBy;
     this.renderLocations(e.locations);

@@ -272,6 +272,8 @@ export class Transcript {
     if (update.rawInput !== undefined) e.rawInput = update.rawInput;
     const approvedBy = tetherMeta(update).approvedBy;
     if (typeof approvedBy === "string") e.approvedBy = approvedBy;
+    const capabilities = asRecord(update.capabilities);
+    if (capabilities) e.cancellable = capabilities.cancel !== undefined;
     this.markDirty(card);
   }
 
@@ -386,6 +388,12 @@ export class Transcript {
       if (index < 0) return;
       if (action.classList.contains("rewind-here")) this.hooks.post({ type: "rewind", texts, index, restore: "both" });
       else this.hooks.post({ type: "changes", texts, index });
+      return;
+    }
+    const stop = target?.closest<HTMLElement>(".tool-stop");
+    if (stop) {
+      const toolCallId = stop.closest<HTMLElement>(".tool")?.dataset.toolCallId;
+      if (toolCallId) this.hooks.post({ type: "cancelToolCall", toolCallId });
       return;
     }
     const copy = target?.closest<HTMLElement>("button.copy-code");

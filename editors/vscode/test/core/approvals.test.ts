@@ -1,6 +1,6 @@
 // Approvals through the protocol client against the real daemon (mode `ask`):
 // accept an edit (applied through workspace/applyEdit), reject a command, keep one hunk
-// of two, a prompt withdrawn by cancel, and live command output.
+// of two, a prompt withdrawn by cancel, live command output, and one command stopped alone.
 import assert from "node:assert/strict";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +9,7 @@ import { diffBlocks, commandText } from "../../src/core/permissions";
 import { statusOf, toolCall } from "../../src/core/state";
 import type { HostMessage } from "../../src/shared/messages";
 import { startChat, updatesOf, type ChatRig } from "../support/chat";
-import { makeSandbox, waitFor, type Sandbox } from "../support/sandbox";
+import { acpVersion, makeSandbox, waitFor, type Sandbox } from "../support/sandbox";
 
 describe("approvals against the real daemon", () => {
   let sandbox: Sandbox;
@@ -138,6 +138,23 @@ describe("approvals against the real daemon", () => {
     assert.match(JSON.stringify(call.content), /line1\\nline2\\nline3\\nexit code 0/);
   });
 
+  it("the Stop of a running command's card stops that command alone: the turn goes on", async () => {
+    const start = rig.messages.length;
+    const turn = rig.controller.prompt("run something long");
+    rig.controller.answerPermission((await rig.nextPrompt(start)).requestId, { optionId: "allow_once" });
+    await waitFor(() => /started/.test(JSON.stringify(toolCall(rig.controller.state, "call_long")?.content ?? [])), "the command's first output");
+    const running = updatesOf(rig.messages.slice(start), "tool_call_update").find((u) => u.toolCallId === "call_long" && u.status === "in_progress")!;
+    // what shows the card's Stop: v2 says the call can be stopped; v1 has no marker (a command can)
+    assert.deepEqual(running.capabilities, acpVersion() === 2 ? { cancel: {} } : undefined);
+    assert.equal(rig.controller.handleViewMessage({ type: "cancelToolCall", toolCallId: "call_long" }), true);
+    assert.equal((await turn)?.stopReason, "end_turn");
+    const call = toolCall(rig.controller.state, "call_long")!;
+    assert.equal(call.status, "failed"); // v2's `cancelled`, in v1's words
+    assert.match(JSON.stringify(call.content), /cancelled by the user/);
+    assert.ok(rig.messages.slice(start).some((m) => m.type === "update" && JSON.stringify(m.update).includes("Stopped it.")), "the turn went on");
+    assert.ok(!rig.messages.slice(start).some((m) => m.type === "error"), "no error shown");
+  });
+
   it("an approval stays open while another session is shown, and is shown again on return", async () => {
     const first = rig.controller.state.sessionId!;
     const start = rig.messages.length;
@@ -164,6 +181,8 @@ describe("approvals against the real daemon", () => {
   it("mode changes reach the daemon: in auto-edit an edit runs without asking", async () => {
     await rig.controller.setMode("auto-edit");
     assert.equal(rig.controller.state.modeId, "auto-edit");
+    // the mode picker among the options shows it too (on v2 the mode is that option)
+    await waitFor(() => rig.controller.option("mode")?.currentValue === "auto-edit", "the mode option to follow");
     assert.deepEqual(
       rig.messages.filter((m): m is Extract<HostMessage, { type: "mode" }> => m.type === "mode").at(-1),
       { type: "mode", modeId: "auto-edit" },

@@ -100,8 +100,8 @@ describe("two windows on one shared daemon", () => {
     const pids = daemons();
     assert.equal(pids.length, 1, `one shared daemon, not ${pids.length}`);
     assert.ok(!pids.includes(first.supervisor.pid!) && !pids.includes(second.supervisor.pid!), "the windows are proxies");
-    assert.equal(first.supervisor.client?.initializeResult?.agentInfo.name, "tether");
-    assert.equal(second.supervisor.client?.initializeResult?.agentInfo.name, "tether");
+    assert.equal(first.supervisor.client?.agentName, "tether");
+    assert.equal(second.supervisor.client?.agentName, "tether");
   });
 
   it("a session open in both windows: both see the turn, the approval answered in one closes in the other", async () => {

@@ -1,11 +1,12 @@
 // The protocol client, reducer and chat controller against the real `tether serve`
-// (scripted model): a streamed turn with a tool call, and cancel.
+// (scripted model): a streamed turn with a tool call, and cancel; on ACP v2 (the default)
+// and on a v1-only daemon (TETHER_ACP_V2=off), the same user-visible flow.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { statusOf, toolCall } from "../../src/core/state";
 import type { HostMessage } from "../../src/shared/messages";
 import { startChat, textOf, updatesOf, type ChatRig } from "../support/chat";
-import { makeSandbox, waitFor, type Sandbox } from "../support/sandbox";
+import { acpVersion, makeSandbox, waitFor, type Sandbox } from "../support/sandbox";
 
 describe("a turn against the real daemon", () => {
   let sandbox: Sandbox;
@@ -20,14 +21,18 @@ describe("a turn against the real daemon", () => {
     sandbox.cleanup();
   });
 
-  it("initializes as an ACP and LSP client and lists no sessions yet", async () => {
+  it("initializes as an ACP and LSP client, ACP v2 when the daemon offers it, and lists no sessions yet", async () => {
     await rig.controller.start();
     const client = rig.supervisor.client!;
-    assert.equal(client.initializeResult?.agentInfo.name, "tether");
-    // LSP params were sent, so the LSP half of the answer is at the root (SPEC §2.1)
-    assert.deepEqual((client.initializeResult?.capabilities as { experimental?: unknown }).experimental, {
-      tether: { protocolVersion: 1 },
-    });
+    const answer = client.initializeAnswer as { protocolVersion: number; capabilities?: unknown; _meta?: { tether?: Record<string, unknown> } };
+    assert.equal(client.agentName, "tether");
+    assert.equal(answer.protocolVersion, acpVersion());
+    assert.equal(client.protocolVersion, acpVersion());
+    // the LSP half: at the root of a v1 answer to LSP params (SPEC §2.1), under `_meta.tether.lsp` on v2
+    const lsp = (acpVersion() === 2 ? answer._meta?.tether?.lsp : answer) as { capabilities: { experimental?: unknown } };
+    assert.deepEqual(lsp.capabilities.experimental, { tether: { protocolVersion: 1 } });
+    // a v1-only daemon (acp_v2 = "off") says so (SPEC §12.1)
+    assert.deepEqual(answer._meta?.tether?.protocolVersions, acpVersion() === 2 ? [1, 2] : [1]);
     assert.deepEqual(rig.controller.state.sessions, []);
     assert.deepEqual(rig.messages.at(-1), { type: "sessions", sessions: [] });
   });
@@ -38,14 +43,24 @@ describe("a turn against the real daemon", () => {
     const result = await rig.controller.prompt("What does the README say?");
     assert.equal(result?.stopReason, "end_turn");
 
-    const kinds = rig.messages.map((m) => m.type);
-    assert.ok(kinds.indexOf("session") < kinds.indexOf("userMessage"), "the session is shown before the prompt");
-    assert.ok(kinds.indexOf("userMessage") < kinds.indexOf("update"), "the prompt is shown before the answer");
+    const shown = rig.messages.map((m) => m.type);
+    assert.ok(shown.indexOf("session") < shown.indexOf("userMessage"), "the session is shown before the prompt");
+    assert.ok(shown.indexOf("userMessage") < shown.indexOf("update"), "the prompt is shown before the answer");
     assert.ok(statuses.includes("streaming") && statuses.at(-1) === "idle");
 
     assert.equal(textOf(rig.messages, "agent_thought_chunk"), "Read the README first.");
     assert.equal(textOf(rig.messages), 'Reading the **README**.The README says hello.\n\n```python\nprint("hello")\n```\n');
     assert.ok(updatesOf(rig.messages, "agent_message_chunk").length > 2, "the answer arrives in chunks");
+
+    // the wire was the daemon's version: v2's turn states, ids and upserts, or v1's
+    const kinds = new Set(rig.wire.map((u) => u.sessionUpdate));
+    if (acpVersion() === 2) {
+      assert.deepEqual(rig.wire.filter((u) => u.sessionUpdate === "state_update").map((u) => u.state), ["running", "idle"]);
+      assert.ok(kinds.has("user_message") && !kinds.has("tool_call"), [...kinds].join(", "));
+      assert.ok(rig.wire.filter((u) => u.sessionUpdate === "agent_message_chunk").every((u) => typeof u.messageId === "string"));
+    } else {
+      assert.ok(kinds.has("tool_call") && !kinds.has("state_update") && !kinds.has("user_message"), [...kinds].join(", "));
+    }
 
     const calls = updatesOf(rig.messages).filter((u) => u.toolCallId === "call_read");
     assert.equal(calls[0].sessionUpdate, "tool_call");

@@ -13,7 +13,7 @@ import { API_KEY_SECRET } from "../../src/extension/settings";
 import { toolCall } from "../../src/core/state";
 import type { HostMessage } from "../../src/shared/messages";
 import { commands, stub, Position, Range, type StubWebviewView } from "../stubs/vscode";
-import { CHAT_SCRIPT, EXTENSION_ROOT, makeSandbox, python, waitFor, type Sandbox } from "../support/sandbox";
+import { acpVersion, CHAT_SCRIPT, EXTENSION_ROOT, makeSandbox, python, waitFor, type Sandbox } from "../support/sandbox";
 
 const MANIFEST = JSON.parse(readFileSync(join(EXTENSION_ROOT, "package.json"), "utf8"));
 
@@ -100,12 +100,15 @@ describe("the extension in a (stub) VS Code with the real daemon", () => {
     assert.equal(daemonEnvironment(pid).TETHER_HOME, sandbox.home);
     const init = agent().supervisor.client!.initializeParams!;
     assert.deepEqual(init.initializationOptions, { mode: "ask", provider: "scripted", script: CHAT_SCRIPT });
-    assert.equal(init.protocolVersion, 1);
-    assert.deepEqual(init.clientCapabilities, {
-      fs: { readTextFile: false, writeTextFile: false },
-      _meta: { tether: { namedPermissionOptions: true, clearSession: true } },
+    // ACP v2 asked for, with v1's fields beside (a v1-only daemon reads those): SPEC §12.1
+    assert.equal(init.protocolVersion, 2);
+    assert.equal(agent().supervisor.client!.protocolVersion, acpVersion());
+    const tether = { namedPermissionOptions: true, clearSession: true };
+    assert.deepEqual(init.clientCapabilities, { fs: { readTextFile: false, writeTextFile: false }, _meta: { tether } });
+    assert.deepEqual(init.capabilities, {
+      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create"] } },
+      _meta: { tether },
     });
-    assert.deepEqual(init.capabilities, { workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create"] } } });
     assert.deepEqual(init.workspaceFolders, [{ uri: `file://${sandbox.workspace}`, name: "ws" }]);
     assert.doesNotMatch(JSON.stringify(init), /sk-vscode-test-key/);
     assert.doesNotMatch(stub.outputChannels[0].lines.join("\n"), /sk-vscode-test-key/);

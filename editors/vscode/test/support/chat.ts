@@ -16,6 +16,8 @@ export interface ChatRig {
   started: DaemonStarted[];
   crashed: DaemonCrashed[];
   log: string[];
+  /** every session update as the daemon sent it (v2's own shapes on a v2 connection) */
+  wire: Record<string, unknown>[];
   /** the next permission prompt after `index` messages */
   nextPrompt(after?: number): Promise<PermissionPrompt>;
   stop(): Promise<void>;
@@ -45,6 +47,7 @@ export function startChat(
     started: [],
     crashed: [],
     log,
+    wire: [],
     async nextPrompt(after = 0) {
       const seen = await waitFor(
         () => rig.messages.slice(after).find((m) => m.type === "permission"),
@@ -73,6 +76,7 @@ export function startChat(
   controller.onMessage((m) => rig.messages.push(m));
   supervisor.onStarted((e) => {
     rig.started.push(e);
+    e.client.onWireUpdate((n) => rig.wire.push(n.update as unknown as Record<string, unknown>));
     controller.attach(e.client);
   });
   supervisor.onCrashed((e) => rig.crashed.push(e));

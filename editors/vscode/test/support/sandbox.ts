@@ -2,7 +2,8 @@
  * What the tests share: a private workspace + TETHER_HOME per test, how to start the real
  * daemon (`python -m tether serve --provider scripted`), and waiting with a deadline.
  * The Python comes from TETHER_PYTHON (the pytest wrapper sets it to sys.executable),
- * else the repository's .venv, else `python3` on PATH.
+ * else the repository's .venv, else `python3` on PATH. `TETHER_ACP_V2=off` reaches the
+ * daemon, so a test runs on v1 (`acpVersion()` says which one the daemon is asked to speak).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +24,11 @@ export function python(): string {
   if (process.env.TETHER_PYTHON) return process.env.TETHER_PYTHON;
   const venv = join(REPO_ROOT, ".venv", "bin", "python");
   return existsSync(venv) ? venv : "python3";
+}
+
+/** The ACP version the tests' daemons speak: 2, or 1 when `TETHER_ACP_V2=off`. */
+export function acpVersion(): 1 | 2 {
+  return process.env.TETHER_ACP_V2 === "off" ? 1 : 2;
 }
 
 export interface Sandbox {
@@ -51,6 +57,8 @@ export function makeSandbox(): Sandbox {
   env.XDG_CONFIG_HOME = join(root, "xdg-config");
   env.TETHER_PROBE_PORTS = "";
   env.PYTHONUNBUFFERED = "1";
+  // the flow tests run against a v1-only daemon too (pytest sets TETHER_ACP_V2=off, SPEC §12.1)
+  if (process.env.TETHER_ACP_V2) env.TETHER_ACP_V2 = process.env.TETHER_ACP_V2;
   return { root, workspace, home, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 

@@ -208,3 +208,26 @@ test("a prompt for a call the view has not seen gets its own card", async () => 
   await view.assertClean();
   await view.close();
 });
+
+test("a running call that can be stopped alone has a Stop: it posts cancelToolCall, and goes when the call ends", async () => {
+  const view = await harness.open();
+  const update = (u) => ({ type: "update", sessionId: "s1", update: u });
+  await view.send(
+    { type: "session", sessionId: "s1", title: null, modeId: "ask" },
+    update({ sessionUpdate: "tool_call", toolCallId: "call_long", title: "sleep 30", kind: "execute", status: "pending" }),
+    update({ sessionUpdate: "tool_call", toolCallId: "call_read", title: "Read a.txt", kind: "read", status: "pending" }),
+  );
+  const stop = (id) => view.page.locator(`.tool[data-tool-call-id="${id}"] vscode-button.tool-stop`);
+  assert.equal(await stop("call_long").isVisible(), false, "not before it runs");
+  // ACP v2 marks a call that can be stopped alone (`capabilities.cancel`); v1 has no marker: a command can
+  await view.send(
+    update({ sessionUpdate: "tool_call_update", toolCallId: "call_long", status: "in_progress", capabilities: { cancel: {} } }),
+    update({ sessionUpdate: "tool_call_update", toolCallId: "call_read", status: "in_progress", capabilities: {} }),
+  );
+  assert.ok(await stop("call_long").isVisible());
+  assert.equal(await stop("call_read").isVisible(), false, "v2 says the read cannot be stopped");
+  assert.deepEqual(await view.postedBy(() => stop("call_long").click()), { type: "cancelToolCall", toolCallId: "call_long" });
+  await view.send(update({ sessionUpdate: "tool_call_update", toolCallId: "call_long", status: "failed", capabilities: {} }));
+  assert.equal(await stop("call_long").isVisible(), false, "gone once the call ended");
+  await view.assertClean();
+});
