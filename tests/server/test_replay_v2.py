@@ -2,7 +2,7 @@
 
 Read a page at a time it sends what it sends read whole (pages cut between a step and its
 tool results, or inside a turn); the message ids are the live turn's: a step streamed again
-after a broken stream shares its id, a steered message is `<turnId>.s<n>`, a later turn starts
+after a broken stream shares its id, a steered message is `<turnId>.s<seq>`, a later turn starts
 its steps at 1 again; an `update_plan` call is followed by the `plan_update` the live call sent.
 """
 
@@ -16,9 +16,9 @@ import pytest
 from tether.server.updates.replay_v2 import ReplayV2
 
 
-def _history() -> list[tuple[dict[str, Any], str, str | None]]:
+def _history() -> list[tuple[dict[str, Any], str, str | None, int]]:
     plan = {"entries": [{"content": "read it", "priority": "high", "status": "completed"}]}
-    return [
+    stored = [
         ({"role": "user", "content": [{"type": "text", "text": "first"}]}, "complete", "t1"),
         ({"role": "assistant", "text": "Broken o"}, "incomplete", "t1"),
         ({"role": "assistant", "text": "Reading.", "thinking": "hm",
@@ -36,6 +36,7 @@ def _history() -> list[tuple[dict[str, Any], str, str | None]]:
         ({"role": "user", "content": [{"type": "text", "text": "third"}]}, "complete", "t3"),
         ({"role": "assistant"}, "interrupted", "t3"),
     ]
+    return [(body, status, turn, seq) for seq, (body, status, turn) in enumerate(stored, 1)]
 
 
 def _sent(frames: list[bytes]) -> list[dict[str, Any]]:
@@ -52,7 +53,7 @@ def test_the_replay_shows_each_message_under_the_id_it_had_live() -> None:
         ("agent_thought", "t1.1.thought"),
         ("agent_message", "t1.1"),
         ("tool_call_update", "c1"),
-        ("user_message", "t1.s1"),
+        ("user_message", "t1.s5"),  # the stored message's seq, as the live turn named it
         ("tool_call_update", "c2"),
         ("plan_update", None),
         ("agent_message", "t1.3"),

@@ -102,7 +102,7 @@ async def _replayed(ctx: ClientConnection, session_id: str, workspace: Path) -> 
 
 def _running_frames(session_id: str, stored: list[MessageRecord], pending: set[str]) -> list[bytes]:
     replay = ReplayV2(session_id, pending)
-    frames = [replay.frame(u) for u in replay.updates([(m.json_body(), m.status, m.turn_id) for m in stored])]
+    frames = [replay.frame(u) for u in replay.updates([(m.json_body(), m.status, m.turn_id, m.seq) for m in stored])]
     return [*frames, replay.frame(REPLAY_COMPLETE)]
 
 
@@ -113,14 +113,14 @@ async def _replay_stored(ctx: ClientConnection, found: StoredSession) -> list[Me
         replay = ReplayV2(session_id)
         stored = await replay_pages(
             conn, store, session_id, turn_pages_of(store, session_id),
-            lambda page: ([(r, b, s) for r, b, s, _t in page], replay.feed([(b, s, t) for _r, b, s, t in page])),
+            lambda page: ([(r, b, s) for r, b, s, _t, _q in page], replay.feed([(b, s, t, q) for _r, b, s, t, q in page])),
             replay.finish,
         )
     else:  # its calls waiting for approval are pending, not failed
         records = await store.load_messages(session_id)
         stored = [(m.role, m.json_body(), m.status) for m in records]
         replay = ReplayV2(session_id, pending_ids(found.pending))
-        await send_in_batches(conn, replay.feed([(m.json_body(), m.status, m.turn_id) for m in records]))
+        await send_in_batches(conn, replay.feed([(m.json_body(), m.status, m.turn_id, m.seq) for m in records]))
         await send_in_batches(conn, replay.finish())
     conn.send_body(replay.frame(REPLAY_COMPLETE))
     return stored

@@ -48,10 +48,10 @@ async def read_pages(db: Database, session_id: str, size: int, first: int | None
 async def turn_pages(
     db: Database, session_id: str, size: int, first: int | None
 ) -> AsyncIterator[list[TurnMessageView]]:
-    """``read_pages`` with each message's turn id (None: a message stored outside a turn)."""
+    """``read_pages`` with each message's turn id (None: a message stored outside a turn) and seq."""
     async with contextlib.aclosing(_pages(db, session_id, size, first)) as pages:
         async for rows, bodies in pages:
-            yield [(row[0], body, row[2], row[4]) for row, body in zip(rows, bodies)]
+            yield [(row[0], body, row[2], row[4], row[3]) for row, body in zip(rows, bodies)]
 
 
 async def _pages(

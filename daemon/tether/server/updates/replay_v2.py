@@ -2,7 +2,7 @@
 
 Owns: `ReplayV2`, which turns stored messages (with their turn ids) into what a v2 client saw
 live, under the same message ids (`acp_v2`: `<turnId>.0` the prompt, `<turnId>.<step>` a
-step's answer, `.thought` its thinking, `<turnId>.s<n>` a steered message): `user_message`,
+step's answer, `.thought` its thinking, `<turnId>.s<seq>` a message steered into it): `user_message`,
 `agent_thought`, `agent_message` (whole messages, not the streamed chunks), one
 `tool_call_update` per call with its result folded in, `plan_update` after an `update_plan`
 call, notices; fed a page at a time. `replay_complete` is the marker after the last one.
@@ -19,23 +19,23 @@ from orjson import dumps as orjson_dumps
 from tether_protocol._json import JsonObject, dumps
 
 from ...agent.history import nothing_said
-from .acp_v2 import AcpV2, Update, notice, prompt_message_id
+from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id
 from .replay import INTERRUPTED, results_by_step, waiting_step
 
-# (body, status, turn id or None): a stored message as the v2 replay reads it
-Stored = tuple[JsonObject, str, "str | None"]
+# (body, status, turn id or None, seq): a stored message as the v2 replay reads it
+Stored = tuple[JsonObject, str, "str | None", int]
 
 REPLAY_COMPLETE: Update = {"sessionUpdate": "replay_complete"}
 
 
 class ReplayV2:
     """The v2 replay of one session, fed in order (`feed` per page, then `finish`). It keeps
-    where it is in the current turn across pages (its id, the step, the steered messages),
+    where it is in the current turn across pages (its id and step),
     and holds back from the last assistant message on: its calls' results may come in the
     next page. With `pending` (calls waiting for approval) feed the whole history at once:
     the waiting step is the last one naming them."""
 
-    __slots__ = ("session_id", "pending", "_head", "_held", "_turn", "_step", "_retry", "_steered", "_plans",
+    __slots__ = ("session_id", "pending", "_head", "_held", "_turn", "_step", "_retry", "_plans",
                  "_prompts")
 
     def __init__(self, session_id: str, pending: set[str] | frozenset[str] = frozenset()) -> None:
@@ -45,7 +45,6 @@ class ReplayV2:
         self._turn = ""  # the current turn's id
         self._step = 0  # the step of the last assistant message of the turn
         self._retry = False  # that message was set aside (`incomplete`): the step is streamed again
-        self._steered = 0
         self._plans = AcpV2(session_id)  # renders a replayed `update_plan` as the live turn did
         self._prompts = 0
 
@@ -80,32 +79,32 @@ class ReplayV2:
     def updates(self, messages: Sequence[Stored]) -> list[Update]:
         """The updates of `messages` (a whole number of steps: each assistant message with
         the tool results after it), in order."""
-        bodies = [(body, status) for body, status, _turn in messages]
+        bodies = [(body, status) for body, status, _turn, _seq in messages]
         answers = results_by_step(bodies)
         waiting_at = waiting_step(bodies, self.pending)
         out: list[Update] = []
-        for index, (body, status, turn_id) in enumerate(messages):
+        for index, (body, status, turn_id, seq) in enumerate(messages):
             role = body.get("role")
             if role == "user":
-                self._user(out, body, status, turn_id)
+                self._user(out, body, status, turn_id, seq)
             elif role == "assistant":
                 self._assistant(out, body, status, turn_id, answers.get(index, {}), index == waiting_at)
         return out
 
-    def _user(self, out: list[Update], body: JsonObject, status: str, turn_id: str | None) -> None:
+    def _user(self, out: list[Update], body: JsonObject, status: str, turn_id: str | None, seq: int) -> None:
         if "compaction" in body:
             replaced = body["compaction"].get("replaced", 0)
             out.append(notice(f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced}))
             return
-        if "steered" in body:
-            self._steered += 1
-            steered = body["steered"] if isinstance(body["steered"], dict) else {}
+        if "steered" in body or (turn_id is not None and turn_id == self._turn):  # joined a running turn
+            marked = body.get("steered")
+            steered: JsonObject = marked if isinstance(marked, dict) else {}
             tether = {"steered": True, "afterStep": steered.get("afterStep"), **_status(status)}
-            out.append(_message("user_message", f"{self._turn}.s{self._steered}", body.get("content") or [], tether))
+            out.append(_message("user_message", steered_message_id(self._turn, seq), body.get("content") or [], tether))
             return
         self._prompts += 1
         self._turn = turn_id or f"{self.session_id}.p{self._prompts}"  # a prompt stored outside a turn
-        self._step, self._retry, self._steered = 0, False, 0
+        self._step, self._retry = 0, False
         out.append(_message("user_message", prompt_message_id(self._turn), body.get("content") or [], _status(status)))
 
     def _assistant(
@@ -113,7 +112,7 @@ class ReplayV2:
         waiting: bool,
     ) -> None:
         if turn_id is not None and turn_id != self._turn:  # a turn whose prompt is not stored (a fork's)
-            self._turn, self._step, self._retry, self._steered = turn_id, 0, False, 0
+            self._turn, self._step, self._retry = turn_id, 0, False
         if not self._retry:
             self._step += 1
         self._retry = status == "incomplete"
