@@ -116,3 +116,24 @@ def test_a_new_daemon_replays_a_v2_turn_as_it_was_shown_then_marks_the_end(
     # the SDK's view of the resume without replay: its state, no history
     assert back["again"][-1] == {"sessionUpdate": "state_update", "state": "idle"}
     assert {u["sessionUpdate"] for u in back["again"]} <= {"available_commands_update", "state_update"}
+
+
+def test_a_turn_with_a_steered_message_is_replayed_under_the_ids_it_had_live(
+    daemon_env: dict[str, str], workspace: Path,
+) -> None:
+    """tests/conformance/ts/v2_steer.mjs steers "and a title" into a turn (SPEC §12.7); a new
+    daemon's replay shows it under the id the live turn gave it (`<turnId>.s<seq>`)."""
+    env = {**daemon_env, "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath}
+    live = run_v2_client(env, workspace, "v2_steer.mjs", "approvals.json")
+    (session_id,) = {
+        json.loads(e["line"])["result"]["sessionId"] for e in live["wire"]
+        if e["from"] == "daemon" and "sessionId" in (json.loads(e["line"]).get("result") or {})
+    }
+    back = run_v2_client(env, workspace, "v2_resume.mjs", "approvals.json", "--phase", "resume", "--session", session_id)
+
+    live_messages, live_calls = _fold(live["updates"])
+    messages, calls = _fold(back["replayed"][:-2])
+    assert messages == live_messages and calls == live_calls
+    steered = live["steerAnswer"]["messageId"]
+    (shown,) = [u for u in back["replayed"] if u.get("messageId") == steered]
+    assert shown["sessionUpdate"] == "user_message" and shown["_meta"]["tether"] == {"steered": True, "afterStep": 1}
