@@ -1,10 +1,8 @@
 """`session/resume` on an ACP v2 connection, with its replay; v2's refusal of `session/load`.
 
-Owns: reading v2's `ResumeSessionRequest` (the generated v2 types), the replay it asks for
-(`replayFrom: {type: "start"}`: `ReplayV2` over the stored messages, paged as v1's load),
-`replay_complete` after it, the session's current `state_update`, and the answer
-(`ResumeSessionResponse`: v2's config options). Must not: make a session live another way
-than v1 does (`loading.py`, the registry) or render a turn's updates (`updates/`).
+Owns: reading v2's `ResumeSessionRequest`, the replay `replayFrom` asks for, `replay_complete`,
+the current `state_update` and v2's answer, in that order (SPEC §12.9).
+Must not: make a session live another way than v1 (`loading.py`) or render a turn's updates.
 """
 
 from __future__ import annotations

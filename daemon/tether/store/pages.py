@@ -1,10 +1,9 @@
 """Reading a session's messages a page at a time, for showing it again (`session/load`).
 
-Owns: the paged read behind ``HistoryStore.message_pages`` (the next page read in the
-connection's thread while the caller works on this one; with each message's turn id for
-ACP v2's message ids: ``turn_pages``), and where the last compaction summary lies in it
-(``last_summary``). Must not: write, or build more of a message than
-showing it needs.
+Owns: the paged read behind ``HistoryStore.message_pages`` (the next page read while the
+caller works on this one; ``turn_pages`` adds turn ids and seqs, for ACP v2's message ids)
+and where the last compaction summary lies in it (``last_summary``).
+Must not: write, or build more of a message than showing it needs.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """History replay on ACP v2: stored messages shown again as v2 `session/update`s (`session/resume`).
 
-Owns: `ReplayV2`, which turns stored messages (with their turn ids) into what a v2 client saw
-live, under the same message ids (`acp_v2`: `<turnId>.0` the prompt, `<turnId>.<step>` a
-step's answer, `.thought` its thinking, `<turnId>.s<seq>` a message steered into it): `user_message`,
-`agent_thought`, `agent_message` (whole messages, not the streamed chunks), one
-`tool_call_update` per call with its result folded in, `plan_update` after an `update_plan`
-call, notices; fed a page at a time. `replay_complete` is the marker after the last one.
+Owns: `ReplayV2`, stored messages (with turn ids and seqs) as a v2 client held them live, under
+the live message ids (SPEC §12.9), fed a page at a time; `REPLAY_COMPLETE`, the marker after.
 Must not: change the history or decide anything about it (v1's reading is `replay.py`).
 """
 
