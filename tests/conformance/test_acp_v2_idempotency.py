@@ -130,7 +130,7 @@ async def test_v1_retries_during_and_after_the_turn_and_both_versions_after_a_re
 
     # a new daemon: the key is found in the session's history
     v2 = await Ndjson.start(workspace, daemon_env, 2)
-    await v2.request("session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []})
+    await v2.request("session/resume", {"sessionId": session_id, "cwd": str(workspace)})  # v2 has no session/load
     again_v2 = await v2.request("session/prompt", _keyed(session_id, "slow first, keyed", "key-A", 2))
     await v2.close()
     assert again_v2["result"] == {"messageId": f"{turn_id}.0"}

@@ -104,6 +104,8 @@ def _joining(ctx: ClientConnection, route: Route) -> None:
         found = getattr(result if route.method == "session/new" else params, "session_id", None)
         if isinstance(result, RawResult) and route.method == "session/new":  # a v2 answer, as JSON
             found = loads(result.json).get("sessionId")
+        elif isinstance(params, dict):  # params a handler reads by version (`methods.Method.v2`)
+            found = params.get("sessionId")
         if isinstance(found, str):
             join(ctx, found)
         return result

@@ -48,6 +48,8 @@ _TURN_MODULES = ("tether.server.prompt",)
 # (the command analysis: a cold first prompt's turn imports it only at its first command;
 # a warm daemon has it before then)
 _LATER_MODULES = ("tether.server.loading", "tether.server.snapshots", "pathspec", "tether.approvals.commands")
+# and on an ACP v2 connection, what its first `session/resume` reads its params with
+_LATER_V2_MODULES = ("tether.server.resume_v2", "tether_protocol.acp_v2.schema_types")
 # The start-up's pause of the collector ends at the latest this long after the daemon serves.
 _START_UP_S = 2.0
 _ONE_SHOT_WATCH_AFTER_S = 1.0  # `tether run`: its workspace's watch starts after a second of the turn
@@ -188,7 +190,8 @@ class ClientConnection:
         await self._client_idle()
         if self.stopped.is_set():
             return
-        for module in _LATER_MODULES:  # one at a time: a request waits for one at most
+        v2 = getattr(self.conn, "protocol_version", 1) == 2
+        for module in _LATER_MODULES + (_LATER_V2_MODULES if v2 else ()):  # one at a time: a request waits for one at most
             importlib.import_module(module)
             await anyio.sleep(0)
         for tool_name in self.daemon.tools.names():  # a warm daemon's first call of each tool imports nothing

@@ -3,8 +3,9 @@
 Owns: `METHODS` — one registration per method the daemon serves: its spec from the
 protocol's table (`tether_protocol._method_table`: name, params and result classes,
 notification or request), its handler (a top-level function taking the `ClientConnection`
-and the params, checked by mypy against the spec) and whether it answers its own
-cancellation — and `routes(ctx)`, which binds them to a context for `TetherRPC`,
+and the params, checked by mypy against the spec), whether it answers its own
+cancellation and, for a method ACP v2 changes, the handler a v2 connection gets instead
+(`Method.v2`, given the params raw) — and `routes(ctx)`, which binds them to a context for `TetherRPC`,
 answering a storage fault in any handler as `-32015`. Handlers of the modules named
 `_Later(...)` are imported on their first call, like the params classes (`Later`): the
 ACP start path does not pay for the turn, the snapshots, the LSP and extension modules.
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         prompt,
         queue,
         reports,
+        resume_v2,
         rewind_rpc,
         rules,
         snapshots,
@@ -59,6 +61,9 @@ class Method:
     handler: Handler
     on_cancel: Callable[[ClientConnection, Any], None] | None = None
     raw_params: bool = False  # the params as the JSON object (`initialize`: read before the converter)
+    # on an ACP v2 connection: this handler instead, given the params as the JSON object
+    # (it reads them with the v2 types, `tether_protocol.acp_v2`)
+    v2: Handler | None = None
 
     @property
     def name(self) -> str:
@@ -117,6 +122,7 @@ class _Later:
 
 if not TYPE_CHECKING:
     config_options, diagnostics, loading = _Later("config_options"), _Later("diagnostics"), _Later("loading")
+    resume_v2 = _Later("resume_v2")
     prompt, queue, reports, rewind_rpc = _Later("prompt"), _Later("queue"), _Later("reports"), _Later("rewind_rpc")
     rules, snapshots, commands = _Later("rules"), _Later("snapshots"), _Later("lsp_agent.commands")
     item_cancel = _Later("item_cancel")
@@ -137,8 +143,9 @@ METHODS: tuple[Method, ...] = (
     serve(spec.EXIT, lifecycle.exit_),
     # sessions
     serve(spec.SESSION_NEW, sessions.session_new),
-    serve(spec.SESSION_LOAD, loading.session_load),
-    serve(spec.SESSION_RESUME, loading.session_resume),
+    # v2 (SPEC §12): `session/load` removed, `session/resume` with `replayFrom`
+    dataclasses.replace(serve(spec.SESSION_LOAD, loading.session_load), v2=resume_v2.session_load_v2),
+    dataclasses.replace(serve(spec.SESSION_RESUME, loading.session_resume), v2=resume_v2.session_resume_v2),
     serve(spec.SESSION_LIST, sessions.session_list),
     serve(spec.SESSION_CLOSE, sessions.session_close),
     serve(spec.SESSION_DELETE, sessions.session_delete),
@@ -204,13 +211,31 @@ def storage_faults_answered(method: str, handler: Callable[[Any], Awaitable[Any]
 def route(ctx: ClientConnection, method: Method) -> Route:
     """``method`` bound to ``ctx``, as the transport's route."""
     on_cancel = functools.partial(method.on_cancel, ctx) if method.on_cancel is not None else None
+    handler: Callable[[Any], Awaitable[Any]] = functools.partial(method.handler, ctx)
+    params_cls = method.params_cls
+    if method.v2 is not None:
+        handler, params_cls = _by_version(ctx, method), None
     return Route(
         method.name,
-        storage_faults_answered(method.name, functools.partial(method.handler, ctx)),
-        method.params_cls,
+        storage_faults_answered(method.name, handler),
+        params_cls,
         notification=method.notification,
         on_cancel=on_cancel,
     )
+
+
+def _by_version(ctx: ClientConnection, method: Method) -> Callable[[Any], Awaitable[Any]]:
+    """The handler of the version ``ctx``'s connection negotiated: v2's takes the params
+    raw; v1's gets them structured as the table says (the same errors as without a v2 one)."""
+    v1 = Route(method.name, functools.partial(method.handler, ctx), method.params_cls)
+    v2 = functools.partial(method.v2, ctx) if method.v2 is not None else v1.handler
+
+    async def handler(params: Any) -> Any:
+        if getattr(ctx.connection, "protocol_version", 1) == 2:
+            return await v2(params)
+        return await v1.handler(ctx.rpc.structure_params(v1, params))
+
+    return handler
 
 
 def routes(ctx: ClientConnection) -> dict[str, Route]:

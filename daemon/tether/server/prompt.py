@@ -81,8 +81,12 @@ async def _run(
         return await turn.run(blocks, typed=title_from)
     except TurnWaiting as exc:
         session.left_waiting = True
+        load = (  # v2 has no session/load (SPEC §12.9)
+            'session/resume with replayFrom {"type": "start"}' if getattr(ctx.connection, "protocol_version", 1) == 2
+            else "session/load"
+        )
         raise SessionBusy(
-            f"{exc}: send session/load to see it and be asked again, or session/cancel "
+            f"{exc}: send {load} to see it and be asked again, or session/cancel "
             f"to drop it, then prompt again"
         ) from exc
     except StorageFault as exc:

@@ -194,6 +194,8 @@ async def resume_turn(ctx: ClientConnection, session: LiveSession, turn_id: str,
     handle = ActiveTurn(turn_id, resumed=True)
     session.turn = handle
     sink = SessionUpdates(session.id, ctx.connection)
+    turn_sinks = ctx.asker().turn_sinks  # ACP v2: `requires_action`, then `running`, around its approval
+    turn_sinks[session.id] = sink
     stop_reason = "error"
     elsewhere = False  # another daemon that loaded the session resumes it
     try:
@@ -216,6 +218,8 @@ async def resume_turn(ctx: ClientConnection, session: LiveSession, turn_id: str,
         if not elsewhere:
             turn_ended(sink, turn_id, stop_reason)
         sink.flush()
+        if turn_sinks.get(session.id) is sink:
+            del turn_sinks[session.id]
         session.turn = None
         handle.done.set()
         queue_of(ctx, session).turn_ended(session, handle)  # the prompts sent while it ran start now

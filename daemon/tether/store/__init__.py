@@ -28,6 +28,7 @@ from tether.store.records import (
     MessageRecord,
     MessageView,
     SessionRecord,
+    TurnMessageView,
     TurnRecord,
     new_turn_id,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "InvalidCursor",
     "MessageRecord",
     "MessageView",
+    "TurnMessageView",
     "RuleRecord",
     "SessionRecord",
     "SnapshotError",

@@ -21,12 +21,13 @@ from tether.store import turns
 from tether.store.database import Database, Spawn, Work
 from tether.store.errors import StoreError
 from tether.store.liveness import alive, this_process
-from tether.store.pages import read_pages
+from tether.store.pages import read_pages, turn_pages
 from tether.store.records import (
     FINAL_TURN_STATUSES,
     MessageRecord,
     MessageView,
     SessionRecord,
+    TurnMessageView,
     TurnRecord,
     decode_json,
     encode_json,
@@ -373,6 +374,12 @@ class HistoryStore:
         ``contextlib.aclosing`` when leaving early. Pages are separate reads: messages
         added meanwhile at the end are included, as a later read would see them."""
         return read_pages(self._db, session_id, size, first)
+
+    def turn_message_pages(
+        self, session_id: str, size: int = 1024, first: int | None = None
+    ) -> AsyncIterator[list[TurnMessageView]]:
+        """``message_pages`` with each message's turn id (ACP v2's replay derives message ids)."""
+        return turn_pages(self._db, session_id, size, first)
 
     async def message_count(self, session_id: str) -> int:
         rows = await self._db.read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))

@@ -33,6 +33,7 @@ __all__ = [
     "MessageRecord",
     "MessageRow",
     "MessageView",
+    "TurnMessageView",
     "SessionRecord",
     "TurnRecord",
     "decode_bodies",
@@ -185,6 +186,8 @@ MessageRow = tuple[str, str, str, float, str | None, "ChangeSet | None"]
 
 # A stored message as showing it again needs it: (role, body, status).
 MessageView = tuple[str, "JsonObject", str]
+# The same with the message's turn id (None: stored outside a turn) and seq, for ACP v2's message ids.
+TurnMessageView = tuple[str, "JsonObject", str, "str | None", int]
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,8 +81,8 @@ def replayed(
     `step_breaks` (a client that is not Tether's own: `STEP_BREAK`), a step's text after
     an earlier step's text of the same turn (`said`: before `bodies`) starts a paragraph.
     """
-    answers = _results_by_step(bodies)
-    pending_at = _waiting_step(bodies, pending)
+    answers = results_by_step(bodies)
+    pending_at = waiting_step(bodies, pending)
     user_chunk, thought_chunk, message_chunk = up.UserMessageChunk, up.AgentThoughtChunk, up.AgentMessageChunk
     for index, (body, status) in enumerate(bodies):
         meta = None if status == "complete" else _status_meta(status)
@@ -163,7 +163,7 @@ class PagedReplay:
         return replay_frames(self.session_id, bodies, step_breaks=self.step_breaks, said=self._said)
 
 
-def _results_by_step(bodies: Sequence[tuple[JsonObject, str]]) -> dict[int, dict[str, JsonObject]]:
+def results_by_step(bodies: Sequence[tuple[JsonObject, str]]) -> dict[int, dict[str, JsonObject]]:
     """For each assistant message (by position), the results of its calls: the tool
     messages after it, up to the next assistant message. Call ids are not unique across
     a conversation (some local models and scripts reuse `call_0`), so a result answers
@@ -179,7 +179,7 @@ def _results_by_step(bodies: Sequence[tuple[JsonObject, str]]) -> dict[int, dict
     return answers
 
 
-def _waiting_step(bodies: Sequence[tuple[JsonObject, str]], pending: set[str] | frozenset[str]) -> int | None:
+def waiting_step(bodies: Sequence[tuple[JsonObject, str]], pending: set[str] | frozenset[str]) -> int | None:
     """The position of the assistant message whose calls wait for approval: the last
     one naming a pending call (an earlier step may have used the same call id)."""
     if not pending:
