@@ -17,7 +17,7 @@ type Fire = (notification: SessionNotification) => void;
 export class AcpV2Session {
   private readonly reader: AcpV2Reader;
   private readonly ends = new PromptEnds();
-  /** the daemon answered `session/load` -32601 (SPEC §12.6): reopen with `session/resume` */
+  /** the daemon answered `session/load` -32601 (SPEC §12.9): reopen with `session/resume` */
   private resumeReplays = false;
 
   /** `fire` hands the layers above an update in v1's shape */
@@ -79,7 +79,7 @@ export class AcpV2Session {
   }
 
   /** The Preview has no `session/load`: `session/resume` replays from the start and says
-   * `replay_complete` (SPEC §12.6). A daemon that still serves `session/load` on v2 (and
+   * `replay_complete` (SPEC §12.9). A daemon that still serves `session/load` on v2 (and
    * does not replay on resume) is asked that first. */
   async loadSession(sessionId: string, cwd: string): Promise<LoadSessionResult> {
     if (!this.resumeReplays) {

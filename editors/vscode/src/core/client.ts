@@ -213,7 +213,7 @@ export class TetherClient implements Disposable {
   }
 
   /** Replays the conversation as `session/update`s before answering (SPEC §3.6; on v2
-   * `session/resume` from the start, SPEC §12.6). */
+   * `session/resume` from the start, SPEC §12.9). */
   loadSession(sessionId: string, cwd: string): Promise<LoadSessionResult> {
     if (this.v2) return this.v2.loadSession(sessionId, cwd);
     return this.connection.sendRequest("session/load", { sessionId, cwd, mcpServers: [] });
