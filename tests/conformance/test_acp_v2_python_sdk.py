@@ -1,0 +1,163 @@
+"""The official ACP Python SDK's v2 client drives `tether acp` (issue 32, item 4).
+
+tests/conformance/py/v2_turn.py runs `acp.experimental.v2` of agent-client-protocol
+1.0.0rc3, a pre-release that tests/conformance/install-acp-python-v2 puts in .cache/ (it
+drops 0.12's v1 API, so the v1 tests keep 0.12.1 from the test extra and the driver alone
+has 1.0.0rc3 first on its sys.path). The client runs an edit whose permission its
+`request_permission` handler allows, sends a keyed prompt while that turn waits (held, and
+answered at its insertion) and retries it while held and after both turns.
+
+Every line the daemon wrote is checked twice: decoded with the Preview's types
+(`tether_protocol.acp_v2`, from `schema.unstable.json` of the TS SDK 2.4.0): a known update
+kind, and nothing the Preview does not name (the types give the line back whole); and parsed
+by the SDK's own adapters, which must accept it and change nothing, dropping only fields its
+older schema (v2.0.0-alpha.5) does not have.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from test_acp_v2_idempotency import _replayed_prompts
+from test_acp_v2_typescript_sdk import REQUESTS, RESULTS
+
+from daemon_harness import EXAMPLES
+from tether_protocol.acp_v2 import OpenUnion, convert, encode
+from tether_protocol.acp_v2 import schema_types as v2
+
+ROOT = Path(__file__).resolve().parents[2]
+DRIVER = Path(__file__).resolve().parent / "py" / "v2_turn.py"
+SDK_VERSION = "1.0.0rc3"
+SDK = ROOT / ".cache" / f"acp-python-sdk-{SDK_VERSION}"
+SETUP = "run `sh tests/install-deps` (it runs tests/conformance/install-acp-python-v2)"
+
+# What 1.0.0rc3's models drop because schema v2.0.0-alpha.5 has no such field, though the
+# Preview has (paths with list indices as []): a command's `type` discriminator
+OLDER_IN_THE_SDK = {".update.availableCommands[].type"}
+
+
+def run_driver(env: dict[str, str], workspace: Path, script: str) -> dict[str, Any]:
+    """The driver against `tether acp` with the scripted provider's `examples/<script>`;
+    its JSON summary."""
+    if not (SDK / ".installed").is_file():
+        pytest.fail(f"{SDK} is missing (the ACP Python SDK {SDK_VERSION}): {SETUP}")
+    daemon = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(EXAMPLES / script)]
+    proc = subprocess.run(
+        [sys.executable, str(DRIVER), "--sdk", str(SDK), "--workspace", str(workspace), "--", *daemon],
+        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90, check=False,
+    )
+    assert proc.returncode == 0, f"the driver exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    summary: dict[str, Any] = json.loads(proc.stdout)
+    assert summary["ok"], f"{summary.get('error')}\n--- stderr ---\n{proc.stderr}"
+    assert summary["sdkVersion"] == SDK_VERSION
+    assert summary["exitCode"] == 0, proc.stderr  # the daemon ends on stdin's end
+    return summary
+
+
+def _leaves(value: Any, path: str = "") -> dict[str, Any]:
+    """Every leaf of a JSON value by its path (`.a[0].b`); empty objects and lists are leaves."""
+    if isinstance(value, dict) and value:
+        return {k: v for key, item in value.items() for k, v in _leaves(item, f"{path}.{key}").items()}
+    if isinstance(value, list) and value:
+        return {k: v for i, item in enumerate(value) for k, v in _leaves(item, f"{path}[{i}]").items()}
+    return {path: value}
+
+
+def _preview_decoded(message: dict[str, Any], asked: dict[object, str]) -> tuple[Any, Any]:
+    """The message's body and the Preview's typed form of it."""
+    if "result" in message:
+        method = asked[message["id"]]
+        return message["result"], convert(message["result"], RESULTS[method], method=method)
+    if message["method"] == "session/update":
+        note = convert(message["params"], v2.UpdateSessionNotification, method="session/update")
+        assert not isinstance(note.update.value, dict), f"not a v2 update kind: {message}"
+        return message["params"], note
+    request = convert(message["params"], REQUESTS[message["method"]], method=message["method"])
+    assert isinstance(request.subject, OpenUnion) and not isinstance(request.subject.value, dict)
+    return message["params"], request
+
+
+def check_daemon_lines(summary: dict[str, Any]) -> list[str]:
+    """Each daemon line against the Preview's types and the SDK's parse (see the module's
+    docstring); the `sessionUpdate` kinds seen."""
+    wire = summary["wire"]
+    sent = [json.loads(e["line"]) for e in wire if e["from"] == "client"]
+    asked = {m["id"]: m["method"] for m in sent if "method" in m and "id" in m}
+    assert not [m for m in sent if "error" in m], "the SDK answered the daemon with an error"
+    assert summary["sdkErrors"] == [], "the SDK logged errors (a message it could not route)"
+    daemon_lines = [e["line"] for e in wire if e["from"] == "daemon"]
+    assert [p["line"] for p in summary["sdkParsed"]] == daemon_lines
+    kinds = []
+    for parsed in summary["sdkParsed"]:
+        message = json.loads(parsed["line"])
+        assert "error" not in message, f"the daemon answered an error: {parsed['line']}"
+        body, typed = _preview_decoded(message, asked)
+        raw = _leaves(body)
+        assert _leaves(msgspec.json.decode(encode(typed))) == raw, f"a field the Preview does not name: {parsed['line']}"
+        assert "sdkError" not in parsed, f"the SDK rejects {parsed['line']}: {parsed['sdkError']}"
+        kept = _leaves(parsed["sdk"])
+        changed = {k: (v, kept[k]) for k, v in raw.items() if k in kept and kept[k] != v}
+        dropped = {re.sub(r"\[\d+\]", "[]", k) for k in raw if k not in kept}
+        assert not changed, f"the SDK changed {changed} in {parsed['line']}"
+        assert dropped <= OLDER_IN_THE_SDK, f"the SDK drops {dropped - OLDER_IN_THE_SDK} of {parsed['line']}"
+        if message.get("method") == "session/update":
+            kinds.append(message["params"]["update"]["sessionUpdate"])
+    return kinds
+
+
+def _answer_index(wire: list[dict[str, str]], request_id: int) -> int:
+    return next(i for i, e in enumerate(wire) if e["from"] == "daemon" and json.loads(e["line"]).get("id") == request_id
+                and "method" not in json.loads(e["line"]))
+
+
+def _update_index(wire: list[dict[str, str]], state: str, nth: int) -> int:
+    found = [i for i, e in enumerate(wire) if e["from"] == "daemon"
+             and json.loads(e["line"]).get("params", {}).get("update", {}).get("state") == state]
+    return found[nth]
+
+
+async def test_the_v2_client_runs_a_permission_a_held_prompt_and_its_retries(
+    daemon_env: dict[str, str], workspace: Path,
+) -> None:
+    summary = run_driver(daemon_env, workspace, "v2-python-sdk.json")
+
+    assert summary["initialize"]["protocolVersion"] == 2 and summary["initialize"]["info"]["name"] == "tether"
+    updates = summary["updates"]
+    states = [u["state"] for u in updates if u["sessionUpdate"] == "state_update"]
+    assert states == ["running", "requires_action", "running", "idle", "running", "idle"], states
+    assert [u["stopReason"] for u in updates if u.get("state") == "idle"] == ["end_turn", "end_turn"]
+    # the permission, through the SDK's handler, about the edit it saw as a tool call
+    (asked,) = summary["permissionRequests"]
+    assert asked["title"] == "Edit README.md" and asked["subject"]["type"] == "tool_call"
+    assert asked["subject"]["toolCall"]["toolCallId"] == "call_edit"
+    assert asked["subject"]["toolCall"]["content"][0]["changes"] == [
+        {"operation": "modify", "path": str(workspace / "README.md")}
+    ]
+    assert "Hello from the Python SDK's v2 client." in (workspace / "README.md").read_text()
+    # the keyed prompt was held while the first turn waited, and answered at its insertion
+    first, held = summary["first"]["messageId"], summary["held"]["messageId"]
+    assert not summary["heldBeforeRelease"]
+    held_request = next(json.loads(e["line"]) for e in summary["wire"] if '"idempotencyKey"' in e["line"])
+    assert _answer_index(summary["wire"], held_request["id"]) > _update_index(summary["wire"], "idle", 0)
+    users = [u for u in updates if u["sessionUpdate"] == "user_message"]
+    assert [u["messageId"] for u in users] == [first, held] and first != held
+    assert users[1]["content"] == [{"type": "text", "text": "then summarise it"}]
+    # the retries: the original messageId, no second insertion, no third turn
+    assert summary["retryHeld"] == summary["held"] and summary["retryAfter"] == summary["held"]
+    after = updates[summary["updatesAtIdle"]:]
+    assert not [u for u in after if u["sessionUpdate"] in ("user_message", "state_update")], after
+    text = "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk")
+    assert text.endswith("Done: the greeting is edited.The README now greets the Python SDK's v2 client.")
+    assert [s["sessionId"] for s in summary["list"]["sessions"]] == [summary["sessionId"]]
+    assert await _replayed_prompts(workspace, daemon_env, summary["sessionId"]) == [
+        "edit the readme, please", "then summarise it"]
+
+    kinds = check_daemon_lines(summary)
+    assert {"user_message", "agent_message_chunk", "state_update", "tool_call_update"} <= set(kinds)
