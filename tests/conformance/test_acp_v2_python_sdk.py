@@ -5,7 +5,8 @@ tests/conformance/py/v2_turn.py runs `acp.experimental.v2` of agent-client-proto
 drops 0.12's v1 API, so the v1 tests keep 0.12.1 from the test extra and the driver alone
 has 1.0.0rc3 first on its sys.path). The client runs an edit whose permission its
 `request_permission` handler allows, sends a keyed prompt while that turn waits (held, and
-answered at its insertion) and retries it while held and after both turns.
+answered at its insertion; its turn runs a command, allowed too, whose output the client
+gets as terminal chunks) and retries it while held and after both turns.
 
 Every line the daemon wrote is checked twice: decoded with the Preview's types
 (`tether_protocol.acp_v2`, from `schema.unstable.json` of the TS SDK 2.4.0): a known update
@@ -16,6 +17,7 @@ older schema (v2.0.0-alpha.5) does not have.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import subprocess
@@ -39,8 +41,9 @@ SDK = ROOT / ".cache" / f"acp-python-sdk-{SDK_VERSION}"
 SETUP = "run `sh tests/install-deps` (it runs tests/conformance/install-acp-python-v2)"
 
 # What 1.0.0rc3's models drop because schema v2.0.0-alpha.5 has no such field, though the
-# Preview has (paths with list indices as []): a command's `type` discriminator
-OLDER_IN_THE_SDK = {".update.availableCommands[].type"}
+# Preview has (paths with list indices as []): a command's `type` discriminator, and the
+# `capabilities` (`cancel`) of a running call or terminal
+OLDER_IN_THE_SDK = {".update.availableCommands[].type", ".update.capabilities", ".update.capabilities.cancel"}
 
 
 def run_driver(env: dict[str, str], workspace: Path, script: str) -> dict[str, Any]:
@@ -131,16 +134,23 @@ async def test_the_v2_client_runs_a_permission_a_held_prompt_and_its_retries(
     assert summary["initialize"]["protocolVersion"] == 2 and summary["initialize"]["info"]["name"] == "tether"
     updates = summary["updates"]
     states = [u["state"] for u in updates if u["sessionUpdate"] == "state_update"]
-    assert states == ["running", "requires_action", "running", "idle", "running", "idle"], states
+    assert states == ["running", "requires_action", "running", "idle"] * 2, states
     assert [u["stopReason"] for u in updates if u.get("state") == "idle"] == ["end_turn", "end_turn"]
-    # the permission, through the SDK's handler, about the edit it saw as a tool call
-    (asked,) = summary["permissionRequests"]
-    assert asked["title"] == "Edit README.md" and asked["subject"]["type"] == "tool_call"
-    assert asked["subject"]["toolCall"]["toolCallId"] == "call_edit"
-    assert asked["subject"]["toolCall"]["content"][0]["changes"] == [
+    # the permissions, through the SDK's handler, about the calls it saw: the edit, the command
+    edit, command = summary["permissionRequests"]
+    assert edit["title"] == "Edit README.md" and edit["subject"]["type"] == "tool_call"
+    assert edit["subject"]["toolCall"]["toolCallId"] == "call_edit"
+    assert edit["subject"]["toolCall"]["content"][0]["changes"] == [
         {"operation": "modify", "path": str(workspace / "README.md")}
     ]
-    assert "Hello from the Python SDK's v2 client." in (workspace / "README.md").read_text()
+    readme = (workspace / "README.md").read_text()
+    assert "Hello from the Python SDK's v2 client." in readme
+    assert command["title"] == "head -n 3 README.md" and command["subject"]["toolCall"]["toolCallId"] == "call_head"
+    # the command's output as the SDK delivered it: base64 chunks of its terminal, then its exit
+    chunks = [u["data"] for u in updates if u["sessionUpdate"] == "terminal_output_chunk" and u["terminalId"] == "call_head"]
+    assert b"".join(base64.b64decode(c) for c in chunks).decode() == readme
+    (ended,) = [u for u in updates if u["sessionUpdate"] == "terminal_update" and "exitStatus" in u]
+    assert ended["terminalId"] == "call_head" and ended["exitStatus"]["exitCode"] == 0
     # the keyed prompt was held while the first turn waited, and answered at its insertion
     first, held = summary["first"]["messageId"], summary["held"]["messageId"]
     assert not summary["heldBeforeRelease"]
@@ -154,10 +164,12 @@ async def test_the_v2_client_runs_a_permission_a_held_prompt_and_its_retries(
     after = updates[summary["updatesAtIdle"]:]
     assert not [u for u in after if u["sessionUpdate"] in ("user_message", "state_update")], after
     text = "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk")
-    assert text.endswith("Done: the greeting is edited.The README now greets the Python SDK's v2 client.")
+    assert text == ("Reading it first.Editing the greeting.Done: the greeting is edited."
+                    "Checking the file.The README now greets the Python SDK's v2 client.")
     assert [s["sessionId"] for s in summary["list"]["sessions"]] == [summary["sessionId"]]
     assert await _replayed_prompts(workspace, daemon_env, summary["sessionId"]) == [
         "edit the readme, please", "then summarise it"]
 
     kinds = check_daemon_lines(summary)
-    assert {"user_message", "agent_message_chunk", "state_update", "tool_call_update"} <= set(kinds)
+    assert {"user_message", "agent_message_chunk", "state_update", "tool_call_update", "terminal_output_chunk",
+            "terminal_update", "available_commands_update", "session_info_update", "usage_update"} <= set(kinds)

@@ -1,6 +1,7 @@
 """The official ACP Python SDK's v2 client (`acp.experimental.v2`, agent-client-protocol
 1.0.0rc3) drives `tether acp` through two turns: an edit whose permission the SDK's
-`request_permission` handler allows, a keyed prompt held behind it, its retries (while held
+`request_permission` handler allows, a keyed prompt held behind it (its turn runs a command,
+allowed too, whose output streams to a terminal), the keyed prompt's retries (while held
 and after both turns), then `session/list` and `session/close`.
 
   python v2_turn.py --sdk DIR --workspace WS -- python -m tether acp --provider scripted --script S
@@ -111,7 +112,8 @@ def queued(client: RecordingClient) -> bool:
 async def drive(conn: ClientSideConnection, client: RecordingClient, summary: dict[str, Any]) -> None:
     init = await conn.initialize(protocol_version=2, info=schema.Implementation(name="tether-py-v2-conformance",
                                                                                  version="1"),
-                                 capabilities=schema.ClientCapabilities())
+                                 # Tether's opt-in for a command's live output (SPEC §4.2)
+                                 capabilities=schema.ClientCapabilities(field_meta={"terminal_output": True}))
     summary["initialize"] = _dump(init)
     session_id = (await conn.new_session(cwd=WS)).session_id
     summary["sessionId"] = session_id
