@@ -54,7 +54,7 @@ def run_driver(env: dict[str, str], workspace: Path, script: str) -> dict[str, A
     daemon = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(EXAMPLES / script)]
     proc = subprocess.run(
         [sys.executable, str(DRIVER), "--sdk", str(SDK), "--workspace", str(workspace), "--", *daemon],
-        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90, check=False,
+        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode == 0, f"the driver exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     summary: dict[str, Any] = json.loads(proc.stdout)
@@ -126,6 +126,7 @@ def _update_index(wire: list[dict[str, str]], state: str, nth: int) -> int:
     return found[nth]
 
 
+@pytest.mark.timeout(120)  # the driver is given 60 s, then a v1 load on a new daemon
 async def test_the_v2_client_runs_a_permission_a_held_prompt_and_its_retries(
     daemon_env: dict[str, str], workspace: Path,
 ) -> None:
