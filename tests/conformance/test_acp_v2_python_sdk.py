@@ -155,6 +155,10 @@ async def test_the_v2_client_runs_a_permission_a_held_prompt_and_its_retries(
     # the keyed prompt was held while the first turn waited, and answered at its insertion
     first, held = summary["first"]["messageId"], summary["held"]["messageId"]
     assert not summary["heldBeforeRelease"]
+    # the retry was sent while the first turn waited: before the permission's answer
+    keyed = [i for i, e in enumerate(summary["wire"]) if e["from"] == "client" and '"idempotencyKey"' in e["line"]]
+    allowed = next(i for i, e in enumerate(summary["wire"]) if e["from"] == "client" and '"outcome"' in e["line"])
+    assert keyed[1] < allowed < keyed[2]
     held_request = next(json.loads(e["line"]) for e in summary["wire"] if '"idempotencyKey"' in e["line"])
     assert _answer_index(summary["wire"], held_request["id"]) > _update_index(summary["wire"], "idle", 0)
     users = [u for u in updates if u["sessionUpdate"] == "user_message"]

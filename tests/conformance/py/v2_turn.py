@@ -76,10 +76,12 @@ class RecordingClient:
 
     async def until(self, what: str, test: Any) -> None:
         """Wait until `test()` holds (checked on every update or permission request)."""
-        async with asyncio.timeout(WAIT):
-            while not test():
-                await self.changed.wait()
-        del what  # named for the traceback of a timeout
+        try:
+            async with asyncio.timeout(WAIT):
+                while not test():
+                    await self.changed.wait()
+        except TimeoutError:
+            raise TimeoutError(f"no {what} within {WAIT:.0f} s") from None
 
 
 def _dump(model: Any) -> Any:
@@ -133,7 +135,6 @@ async def drive(conn: ClientSideConnection, client: RecordingClient, summary: di
     summary["retryAfter"] = await keyed_prompt(conn, session_id, "then summarise it", key)
     summary["list"] = _dump(await conn.list_sessions(cwd=WS))
     summary["close"] = _dump(await conn.close_session(session_id=session_id))
-    summary["updates"], summary["permissionRequests"] = client.updates, client.permissions
 
 
 class ErrorLog(logging.Handler):
@@ -210,6 +211,7 @@ async def main() -> dict[str, Any]:
 
     tapping = asyncio.ensure_future(tap())
     client = RecordingClient()
+    summary["updates"], summary["permissionRequests"] = client.updates, client.permissions  # also when it fails
     conn = ClientSideConnection(client, daemon.stdin, from_daemon, observers=[observe])
     try:
         await drive(conn, client, summary)
