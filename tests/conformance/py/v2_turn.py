@@ -184,6 +184,8 @@ def _through(adapter: TypeAdapter[Any] | None, data: Any) -> dict[str, Any]:
         value = adapter.validate_python(data)
     except ValidationError as exc:
         return {"sdkError": str(exc)}
+    except Exception as exc:  # a validator of the SDK's that crashes rejects the message too
+        return {"sdkError": f"{type(exc).__name__} in the SDK's validation: {exc}"}
     return {"sdk": adapter.dump_python(value, mode="json", by_alias=True, exclude_unset=True)}
 
 
