@@ -12,7 +12,8 @@ Every line the daemon wrote is checked twice: decoded with the Preview's types
 (`tether_protocol.acp_v2`, from `schema.unstable.json` of the TS SDK 2.4.0): a known update
 kind, and nothing the Preview does not name (the types give the line back whole); and parsed
 by the SDK's own adapters, which must accept it and change nothing, dropping only fields its
-older schema (v2.0.0-alpha.5) does not have.
+older schema (v2.0.0-alpha.5) does not have. Every line the SDK sent is decoded with the
+Preview's types as well (it names all but the RFD's `idempotencyKey`).
 """
 
 from __future__ import annotations
@@ -115,6 +116,30 @@ def check_daemon_lines(summary: dict[str, Any]) -> list[str]:
     return kinds
 
 
+CLIENT_PARAMS: dict[str, type[Any]] = {
+    "initialize": v2.InitializeRequest, "session/new": v2.NewSessionRequest, "session/prompt": v2.PromptRequest,
+    "session/list": v2.ListSessionsRequest, "session/close": v2.CloseSessionRequest,
+    "session/resume": v2.ResumeSessionRequest,
+}
+
+
+def check_client_lines(summary: dict[str, Any]) -> None:
+    """What the SDK sent, decoded with the Preview's types too: nothing the Preview does not
+    name but the RFD's `idempotencyKey` on a prompt."""
+    for entry in summary["wire"]:
+        if entry["from"] != "client":
+            continue
+        message = json.loads(entry["line"])
+        if "method" in message:
+            body = message["params"]
+            typed = convert(body, CLIENT_PARAMS[message["method"]], method=message["method"])
+        else:  # the answer to a permission request
+            body = message["result"]
+            typed = convert(body, v2.RequestPermissionResponse, method="session/request_permission")
+        unknown = set(_leaves(body)) - set(_leaves(msgspec.json.decode(encode(typed))))
+        assert unknown <= {".idempotencyKey"}, f"{unknown} of {entry['line']}"
+
+
 def _answer_index(wire: list[dict[str, str]], request_id: int) -> int:
     return next(i for i, e in enumerate(wire) if e["from"] == "daemon" and json.loads(e["line"]).get("id") == request_id
                 and "method" not in json.loads(e["line"]))
@@ -176,5 +201,6 @@ async def test_the_v2_client_runs_a_permission_a_held_prompt_and_its_retries(
         "edit the readme, please", "then summarise it"]
 
     kinds = check_daemon_lines(summary)
+    check_client_lines(summary)
     assert {"user_message", "agent_message_chunk", "state_update", "tool_call_update", "terminal_output_chunk",
             "terminal_update", "available_commands_update", "session_info_update", "usage_update"} <= set(kinds)
