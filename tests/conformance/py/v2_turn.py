@@ -1,8 +1,9 @@
 """The official ACP Python SDK's v2 client (`acp.experimental.v2`, agent-client-protocol
 1.0.0rc3) drives `tether acp` through two turns: an edit whose permission the SDK's
 `request_permission` handler allows, a keyed prompt held behind it (its turn runs a command,
-allowed too, whose output streams to a terminal), the keyed prompt's retries (while held
-and after both turns), then `session/list` and `session/close`.
+allowed too, whose output streams to a terminal, and a sub-agent with writes, a child session
+whose command is asked on its own id), the keyed prompt's retries (while held and after
+both turns), then `session/list` and `session/close`.
 
   python v2_turn.py --sdk DIR --workspace WS -- python -m tether acp --provider scripted --script S
 
@@ -67,7 +68,8 @@ class RecordingClient:
         return schema.RequestPermissionResponse(outcome=schema.SelectedPermissionOutcomeVariant(option_id=allow.option_id))
 
     async def session_update(self, session_id: str, update: Any, **meta: Any) -> None:
-        self.updates.append({"sessionId": session_id, **_dump(update)})
+        # under `session`: a `subagent_update` has a `sessionId` of its own (the child's)
+        self.updates.append({"session": session_id, **_dump(update)})
         self._poke()
 
     def _poke(self) -> None:
@@ -102,8 +104,10 @@ async def keyed_prompt(conn: ClientSideConnection, session_id: str, body: str, k
     return _dump(answer)
 
 
-def states(client: RecordingClient) -> list[str]:
-    return [u["state"] for u in client.updates if u.get("sessionUpdate") == "state_update"]
+def states(client: RecordingClient, session_id: str) -> list[str]:
+    """The session's own states (a sub-agent's come on its child session's id)."""
+    return [u["state"] for u in client.updates if u.get("sessionUpdate") == "state_update"
+            and u["session"] == session_id]
 
 
 def queued(client: RecordingClient) -> bool:
@@ -130,7 +134,7 @@ async def drive(conn: ClientSideConnection, client: RecordingClient, summary: di
     summary["heldBeforeRelease"] = held.done() or retry_held.done()
     client.release.set()
     summary["held"], summary["retryHeld"] = await held, await retry_held
-    await client.until("both turns' ends", lambda: states(client).count("idle") >= 2)
+    await client.until("both turns' ends", lambda: states(client, session_id).count("idle") >= 2)
     summary["updatesAtIdle"] = len(client.updates)
     summary["retryAfter"] = await keyed_prompt(conn, session_id, "then summarise it", key)
     summary["list"] = _dump(await conn.list_sessions(cwd=WS))
