@@ -7,7 +7,8 @@ has 1.0.0rc3 first on its sys.path). The client runs an edit whose permission it
 `request_permission` handler allows, sends a keyed prompt while that turn waits (held, and
 answered at its insertion; its turn runs a command, allowed too, whose output the client
 gets as terminal chunks, and a sub-agent with writes, a child session whose own command is
-asked on the child's id) and retries it while held and after both turns.
+asked on the child's id) and retries it while held and after both turns; then a new daemon
+resumes the session with `replayFrom: {type: "start"}` through the SDK's `resume_session`.
 
 Every line the daemon wrote is checked twice: decoded with the Preview's types
 (`tether_protocol.acp_v2`, from `schema.unstable.json` of the TS SDK 2.4.0): a known update
@@ -31,8 +32,9 @@ from typing import Any
 
 import msgspec
 import pytest
-from test_acp_v2_idempotency import _replayed_prompts
-from test_acp_v2_typescript_sdk import REQUESTS, RESULTS
+from test_acp_v2_resume import _fold
+from test_acp_v2_typescript_sdk import REQUESTS
+from test_acp_v2_typescript_sdk import RESULTS as TS_RESULTS
 
 from daemon_harness import EXAMPLES
 from tether_protocol.acp_v2 import OpenUnion, convert, encode
@@ -43,6 +45,7 @@ DRIVER = Path(__file__).resolve().parent / "py" / "v2_turn.py"
 SDK_VERSION = "1.0.0rc3"
 SDK = ROOT / ".cache" / f"acp-python-sdk-{SDK_VERSION}"
 SETUP = "run `sh tests/install-deps` (it runs tests/conformance/install-acp-python-v2)"
+RESULTS: dict[str, type[Any]] = {**TS_RESULTS, "session/resume": v2.ResumeSessionResponse}
 
 # What 1.0.0rc3's models drop because schema v2.0.0-alpha.5 has no such field, though the
 # Preview has (paths with list indices as []): a command's `type` discriminator, and the
@@ -50,14 +53,14 @@ SETUP = "run `sh tests/install-deps` (it runs tests/conformance/install-acp-pyth
 OLDER_IN_THE_SDK = {".update.availableCommands[].type", ".update.capabilities", ".update.capabilities.cancel"}
 
 
-def run_driver(env: dict[str, str], workspace: Path, script: str) -> dict[str, Any]:
-    """The driver against `tether acp` with the scripted provider's `examples/<script>`;
-    its JSON summary."""
+def run_driver(env: dict[str, str], workspace: Path, script: str, *driver_args: str) -> dict[str, Any]:
+    """The driver (with `driver_args`) against `tether acp` with the scripted provider's
+    `examples/<script>`; its JSON summary."""
     if not (SDK / ".installed").is_file():
         pytest.fail(f"{SDK} is missing (the ACP Python SDK {SDK_VERSION}): {SETUP}")
     daemon = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(EXAMPLES / script)]
     proc = subprocess.run(
-        [sys.executable, str(DRIVER), "--sdk", str(SDK), "--workspace", str(workspace), "--", *daemon],
+        [sys.executable, str(DRIVER), "--sdk", str(SDK), *driver_args, "--workspace", str(workspace), "--", *daemon],
         env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode == 0, f"the driver exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
@@ -84,7 +87,8 @@ def _preview_decoded(message: dict[str, Any], asked: dict[object, str]) -> tuple
         return message["result"], convert(message["result"], RESULTS[method], method=method)
     if message["method"] == "session/update":
         note = convert(message["params"], v2.UpdateSessionNotification, method="session/update")
-        assert not isinstance(note.update.value, dict), f"not a v2 update kind: {message}"
+        # a kind the schema names, or the RFD's replay_complete (the Preview's open union takes it)
+        assert not isinstance(note.update.value, dict) or note.update.tag == "replay_complete", message
         return message["params"], note
     request = convert(message["params"], REQUESTS[message["method"]], method=message["method"])
     assert isinstance(request.subject, OpenUnion) and not isinstance(request.subject.value, dict)
@@ -246,19 +250,41 @@ def _check_the_subagent(summary: dict[str, Any]) -> None:
     assert done["content"][0]["content"]["text"].startswith("README.md has 3 lines.")
 
 
-@pytest.mark.timeout(120)  # the driver is given 60 s, then a v1 load on a new daemon
-async def test_the_v2_client_runs_permissions_a_held_prompt_its_retries_and_a_subagent(
+def _check_the_replay(live: dict[str, Any], back: dict[str, Any]) -> None:
+    """The resumed session as the SDK delivered it: the history under the live ids (two
+    prompts: the retries inserted nothing), `replay_complete`, the state, then the answer."""
+    replayed = [{k: v for k, v in u.items() if k != "session"} for u in back["updates"]]
+    kinds = [u["sessionUpdate"] for u in replayed]
+    assert kinds[-2:] == ["replay_complete", "state_update"] and kinds.count("replay_complete") == 1, kinds
+    assert replayed[-1] == {"sessionUpdate": "state_update", "state": "idle"}
+    messages, calls = _fold(replayed[:-2])
+    assert messages == _fold(_on(live["updates"], live["sessionId"]))[0]
+    assert [m for m, (kind, _) in messages.items() if kind == "user_message"] == [
+        live["first"]["messageId"], live["held"]["messageId"]]
+    assert {c: (f["title"], f["status"]) for c, f in calls.items()} == {
+        "call_read": ("Read README.md", "completed"), "call_edit": ("Edit README.md", "completed"),
+        "call_head": ("head -n 3 README.md", "completed"),
+        "call_delegate": ("Delegate (with writes): Count the lines of README.md.", "completed")}
+    # on the wire: the answer after replay_complete and the state
+    resume_id = next(json.loads(e["line"])["id"] for e in back["wire"] if '"session/resume"' in e["line"])
+    assert _answer_index(back["wire"], resume_id) > _update_index(back["wire"], "idle", 0)
+    assert {o["configId"] for o in back["resumed"]["configOptions"]} == {"model", "mode"}
+
+
+@pytest.mark.timeout(150)  # two daemons, one after the other (each driver run is given 60 s)
+def test_the_v2_client_runs_permissions_a_held_prompt_its_retries_a_subagent_and_resumes(
     daemon_env: dict[str, str], workspace: Path,
 ) -> None:
-    summary = run_driver(daemon_env, workspace, "v2-python-sdk.json")
-    _check_the_turns(summary, workspace)
-    _check_the_subagent(summary)
-    # the session's history holds the two prompts: the retries inserted nothing
-    assert await _replayed_prompts(workspace, daemon_env, summary["sessionId"]) == [
-        "edit the readme, please", "then summarise it"]
+    live = run_driver(daemon_env, workspace, "v2-python-sdk.json")
+    _check_the_turns(live, workspace)
+    _check_the_subagent(live)
+    # a new daemon: the SDK's resume_session with replayFrom {type: "start"}
+    back = run_driver(daemon_env, workspace, "v2-python-sdk.json", "--resume", live["sessionId"])
+    _check_the_replay(live, back)
 
-    kinds = check_daemon_lines(summary)
-    check_client_lines(summary)
+    kinds = check_daemon_lines(live) + check_daemon_lines(back)
+    check_client_lines(live)
+    check_client_lines(back)
     assert {"user_message", "agent_message_chunk", "state_update", "tool_call_update", "terminal_output_chunk",
             "terminal_update", "available_commands_update", "session_info_update", "usage_update",
-            "subagent_update"} <= set(kinds)
+            "agent_message", "replay_complete", "subagent_update"} <= set(kinds)

@@ -3,9 +3,10 @@
 `request_permission` handler allows, a keyed prompt held behind it (its turn runs a command,
 allowed too, whose output streams to a terminal, and a sub-agent with writes, a child session
 whose command is asked on its own id), the keyed prompt's retries (while held and after
-both turns), then `session/list` and `session/close`.
+both turns), then `session/list` and `session/close`. With `--resume ID` (a new
+daemon): `session/resume` of that session with `replayFrom: {type: "start"}`.
 
-  python v2_turn.py --sdk DIR --workspace WS -- python -m tether acp --provider scripted --script S
+  python v2_turn.py --sdk DIR [--resume ID] --workspace WS -- python -m tether acp --provider scripted --script S
 
 `--sdk` is where tests/conformance/install-acp-python-v2 put the pre-release: it goes first
 on sys.path, so `acp` is 1.0.0rc3 here while the test venv keeps 0.12.1 for the v1 tests.
@@ -29,6 +30,7 @@ ARGS = sys.argv[1:]
 SDK = ARGS[ARGS.index("--sdk") + 1]
 WS = os.path.abspath(ARGS[ARGS.index("--workspace") + 1])
 COMMAND = ARGS[ARGS.index("--") + 1:]
+RESUME = ARGS[ARGS.index("--resume") + 1] if "--resume" in ARGS[:ARGS.index("--")] else None
 sys.path.insert(0, SDK)
 
 from acp.experimental.v2 import ClientSideConnection, schema  # noqa: E402
@@ -115,12 +117,26 @@ def queued(client: RecordingClient) -> bool:
     return any(((u.get("_meta") or {}).get("tether") or {}).get("queue") for u in client.updates)
 
 
-async def drive(conn: ClientSideConnection, client: RecordingClient, summary: dict[str, Any]) -> None:
+async def initialize(conn: ClientSideConnection, summary: dict[str, Any]) -> None:
     init = await conn.initialize(protocol_version=2, info=schema.Implementation(name="tether-py-v2-conformance",
                                                                                  version="1"),
                                  # Tether's opt-in for a command's live output (SPEC §4.2)
                                  capabilities=schema.ClientCapabilities(field_meta={"terminal_output": True}))
     summary["initialize"] = _dump(init)
+
+
+async def resume(conn: ClientSideConnection, client: RecordingClient, summary: dict[str, Any]) -> None:
+    """The session replayed from its start; the updates up to the current `state_update`
+    (the SDK may run a notification's handler after it read the answer that follows it)."""
+    await initialize(conn, summary)
+    summary["resumed"] = _dump(await conn.resume_session(session_id=RESUME, cwd=WS,
+                                                         replay_from=schema.ReplayFromStartVariant()))
+    await client.until("the state after the replay", lambda: states(client, RESUME))
+    summary["updates"] = client.updates
+
+
+async def drive(conn: ClientSideConnection, client: RecordingClient, summary: dict[str, Any]) -> None:
+    await initialize(conn, summary)
     session_id = (await conn.new_session(cwd=WS)).session_id
     summary["sessionId"] = session_id
     # answered at insertion: the turn runs on, and its edit waits for the permission
@@ -220,7 +236,7 @@ async def main() -> dict[str, Any]:
     summary["updates"], summary["permissionRequests"] = client.updates, client.permissions  # also when it fails
     conn = ClientSideConnection(client, daemon.stdin, from_daemon, observers=[observe])
     try:
-        await drive(conn, client, summary)
+        await (resume(conn, client, summary) if RESUME else drive(conn, client, summary))
         summary["ok"] = True
     except Exception as exc:  # the summary says what failed; the test shows it
         summary["error"] = f"{type(exc).__name__}: {exc}"
