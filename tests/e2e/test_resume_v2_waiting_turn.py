@@ -6,10 +6,14 @@ in v2's shape (`requires_action`, then `running` once answered) and the turn end
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from daemon_harness import EXAMPLES, User, left_waiting, until
+
+from tether_client import ClientError
 
 SCRIPT = EXAMPLES / "approvals.json"
 
@@ -40,12 +44,14 @@ async def test_a_v2_resume_with_replay_asks_again_and_one_without_says_how(spawn
     assert 'session/resume with replayFrom {"type": "start"} shows it and asks again' in said
     assert "session/cancel drops it" in said and user.prompts == []
     client.notifications.clear()
-    # a prompt meanwhile: its turn is refused (on v2 as the turn's end), naming v2's way on
-    await client.request("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
-    await until(lambda: any(u.get("state") == "idle" for u in _updates(client, session_id)))
-    (end,) = [u for u in _updates(client, session_id) if u.get("state") == "idle"]
-    assert end["stopReason"] == "error" and end["error"]["code"] == -32010
-    assert 'send session/resume with replayFrom {"type": "start"} to see it' in end["error"]["message"]
+    # a prompt meanwhile: refused before it is inserted (no messageId, nothing shown or
+    # stored), naming v2's way on
+    with pytest.raises(ClientError) as refused:
+        await client.request("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
+    assert refused.value.code == -32010
+    assert 'send session/resume with replayFrom {"type": "start"} to see it' in refused.value.message
+    await asyncio.sleep(0.2)
+    assert [u for u in _updates(client, session_id) if u["sessionUpdate"] != "available_commands_update"] == []
     client.notifications.clear()
 
     # with replay: the waiting call pending, the marker, the state; then it is asked again

@@ -61,6 +61,27 @@ def _refuse_during_resumed(session: AgentSession) -> None:
         )
 
 
+def _left_waiting(ctx: ClientConnection, exc: TurnWaiting) -> SessionBusy:
+    """The refusal of a prompt while a stopped daemon's turn waits for approval: how on."""
+    load = (  # v2 has no session/load (SPEC §12.9)
+        'session/resume with replayFrom {"type": "start"}' if getattr(ctx.connection, "protocol_version", 1) == 2
+        else "session/load"
+    )
+    return SessionBusy(f"{exc}: send {load} to see it and be asked again, or session/cancel to drop it, then prompt again")
+
+
+async def refuse_left_waiting(ctx: ClientConnection, session: AgentSession) -> None:
+    """Before a v2 prompt is answered (at insertion): refused, not answered and then
+    failed, while the session still has a turn a stopped daemon left waiting."""
+    if not session.left_waiting or session.turn is not None:
+        return
+    waiting = await session.store.waiting_turn(session.id)
+    if waiting is None:
+        session.left_waiting = False  # dropped or answered meanwhile (another daemon)
+        return
+    raise _left_waiting(ctx, TurnWaiting(session.id, waiting[0]))
+
+
 async def _run(
     ctx: ClientConnection, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
     typed: PromptParams,
@@ -81,14 +102,7 @@ async def _run(
         return await turn.run(blocks, typed=title_from)
     except TurnWaiting as exc:
         session.left_waiting = True
-        load = (  # v2 has no session/load (SPEC §12.9)
-            'session/resume with replayFrom {"type": "start"}' if getattr(ctx.connection, "protocol_version", 1) == 2
-            else "session/load"
-        )
-        raise SessionBusy(
-            f"{exc}: send {load} to see it and be asked again, or session/cancel "
-            f"to drop it, then prompt again"
-        ) from exc
+        raise _left_waiting(ctx, exc) from exc
     except StorageFault as exc:
         raise StorageFailed(
             f"{exc}; the turn stopped there (turn {handle.turn_id}), what was stored before is kept",

@@ -28,11 +28,12 @@ from .updates.acp_v2 import prompt_message_id, steered_message_id
 async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawResult:
     """Hold the prompt until its turn begins, answer with its message id, run the turn. A
     steered one (`_meta.tether.steer`) joins the running turn: answered once it landed."""
-    from .prompt import _refuse_during_resumed, _refuse_empty
+    from .prompt import _refuse_during_resumed, _refuse_empty, refuse_left_waiting
 
     _refuse_empty(params.prompt, "session/prompt")
     session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
+    await refuse_left_waiting(ctx, session)
     queue = queue_of(ctx, session)
     steer: SteerOutcome | None = None
     if steering(params) and queue.can_steer(session):
