@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pynvim
+import pytest
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -26,6 +27,10 @@ PLUGIN = REPO / "editors" / "nvim"
 MINIMAL_INIT = HERE / "minimal_init.lua"
 SCREENS = HERE / "screens"
 CHAT_SCRIPT = HERE / "nvim-chat.json"
+
+# `pytestmark` of the modules whose flows run on a v2 daemon and on a v1-only one
+# (the `acp_version` fixture of conftest.py)
+BOTH_ACP_VERSIONS = pytest.mark.parametrize("acp_version", [2, 1], ids=["acp2", "acp1"])
 
 
 def find_nvim() -> str:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nvim_driver import Nvim, assert_screen, open_chat
+from nvim_driver import BOTH_ACP_VERSIONS, Nvim, assert_screen, open_chat
+
+pytestmark = BOTH_ACP_VERSIONS
 
 ORIGINAL = ["# Sample", "", "Hello from the sample workspace."]
 

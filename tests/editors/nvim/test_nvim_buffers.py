@@ -8,7 +8,9 @@ import signal
 import time
 from pathlib import Path
 
-from nvim_driver import Nvim, open_chat
+from nvim_driver import BOTH_ACP_VERSIONS, Nvim, open_chat
+
+pytestmark = BOTH_ACP_VERSIONS
 
 
 def tool_output(text: str) -> str:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nvim_driver import Nvim, assert_screen, open_chat, serve_command
+from nvim_driver import BOTH_ACP_VERSIONS, Nvim, assert_screen, open_chat, serve_command
+
+pytestmark = BOTH_ACP_VERSIONS
 
 
 def folded(nvim: Nvim) -> list[int]:

@@ -5,7 +5,9 @@ from `initializationOptions.models`, and the run report names the model each tur
 
 from __future__ import annotations
 
-from nvim_driver import Nvim, open_chat
+from nvim_driver import BOTH_ACP_VERSIONS, Nvim, open_chat
+
+pytestmark = BOTH_ACP_VERSIONS
 
 MODELS = {"init_options": {"models": ["small", "large"]}}
 

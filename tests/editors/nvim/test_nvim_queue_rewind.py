@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nvim_driver import Nvim, open_chat
+from nvim_driver import BOTH_ACP_VERSIONS, Nvim, open_chat
+
+pytestmark = BOTH_ACP_VERSIONS
 
 QUEUE = "return require('tether').client().chat.transcript:queue_lines()"
 

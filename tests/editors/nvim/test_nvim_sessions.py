@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from nvim_driver import Nvim, assert_screen, open_chat
+from nvim_driver import BOTH_ACP_VERSIONS, Nvim, assert_screen, open_chat
+
+pytestmark = BOTH_ACP_VERSIONS
 
 
 @pytest.mark.parametrize("how", [":TetherCancel", "<C-c> in the chat"])

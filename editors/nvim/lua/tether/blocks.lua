@@ -61,6 +61,11 @@ end
 --- texts side by side).
 function M.diff_text(item, root)
   local rel = M.relpath(item.path, root)
+  if item.patch then
+    -- ACP v2: the daemon's git patch, without its `diff --git` line (absolute paths)
+    local text = (item.patch.text or ""):gsub("^diff %-%-git [^\n]*\n", ""):gsub("\n$", "")
+    return text ~= "" and text or (item.operation or "changed") .. " " .. rel
+  end
   local old, new = item.oldText or "", item.newText or ""
   if old == new then
     return item.oldText == nil and ("new file " .. rel) or ("unchanged " .. rel)

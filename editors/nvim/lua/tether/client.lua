@@ -4,11 +4,14 @@
 --- The daemon is started with `vim.lsp.rpc.start` (through `tether.seams`), and
 --- initialized as both an ACP and an LSP client: ACP's `protocolVersion` gets approvals
 --- as `session/request_permission`, LSP's `workspace.applyEdit` gets accepted edits as
---- `workspace/applyEdit` into the buffers (SPEC §2.2). It stops with Neovim.
+--- `workspace/applyEdit` into the buffers (SPEC §2.2). It asks for ACP v2 and speaks
+--- what the daemon answers (v1 from a v1-only daemon; `tether.acp_v2` turns v2 into what
+--- the chat shows). It stops with Neovim.
 local config = require("tether.config")
 local seams = require("tether.seams")
 local methods = require("tether.methods")
 local DocSync = require("tether.docsync")
+local acp_v2 = require("tether.acp_v2")
 
 local M = {}
 
@@ -19,6 +22,7 @@ M.VERSION = "0.1.0"
 ---@field rpc? vim.lsp.rpc.PublicClient
 ---@field state "stopped"|"starting"|"ready"
 ---@field session? {id: string, modes?: table, mode?: string, title?: string, options?: table}
+---@field v2? boolean the daemon answered `initialize` in ACP v2
 ---@field turn? {running: boolean, id?: string, usage?: table}
 ---@field approvals table<string, tether.Approval>
 ---@field chat? tether.Chat
@@ -84,8 +88,8 @@ function Client:_initialize_params()
   end
   local uri = vim.uri_from_fname(self.root)
   return {
-    -- ACP
-    protocolVersion = 1,
+    -- ACP (v2's `info` and `capabilities._meta` are added by tether.acp_v2)
+    protocolVersion = acp_v2.VERSION,
     clientCapabilities = {
       fs = { readTextFile = false, writeTextFile = false },
       -- the approval picker lists options by name: "Allow once, with network" is told apart
@@ -165,13 +169,15 @@ function Client:start(cb)
   end
   self.rpc = rpc
   self:changed()
-  rpc.request("initialize", self:_initialize_params(), function(err, result)
+  rpc.request("initialize", acp_v2.initialize_params(self:_initialize_params()), function(err, result)
     if err then
       self:_ready("the daemon refused initialize: " .. (err.message or tostring(err)))
       self:stop()
       return
     end
     self.info = result
+    self.v2 = acp_v2.speaks_v2(result)
+    self.terminals = {}
     rpc.notify("initialized", vim.empty_dict())
     self.state = "ready"
     self.docsync = DocSync.new(self, config.options.sync_debounce_ms)
@@ -293,12 +299,8 @@ function Client:new_session(cb)
       if rerr then
         return cb(rerr.message or tostring(rerr))
       end
-      self.session = {
-        id = result.sessionId,
-        modes = result.modes,
-        mode = result.modes and result.modes.currentModeId,
-        options = result.configOptions,
-      }
+      self.session = { id = result.sessionId, modes = result.modes }
+      self:_set_options(result.configOptions or {}, result.modes)
       self.turn = nil
       self.waiting, self.steers = {}, {}
       if self.chat then
@@ -343,7 +345,7 @@ function Client:load_session(session_id, cb)
     if self.chat then
       self.chat:reset()
     end
-    self:request("session/load", { sessionId = session_id, cwd = self.root, mcpServers = {} }, function(rerr, result)
+    self:_reopen(session_id, function(rerr, result)
       if not self.session or self.session.id ~= session_id then
         return cb("another session was opened meanwhile")
       end
@@ -354,14 +356,31 @@ function Client:load_session(session_id, cb)
       end
       self.session.loading = nil
       self.session.modes = result.modes
-      self.session.mode = result.modes and result.modes.currentModeId
-      self.session.options = result.configOptions
+      self:_set_options(result.configOptions or {}, result.modes)
       if self.chat then
         self.chat.transcript:flush()
       end
       self:changed()
       cb(nil)
     end)
+  end)
+end
+
+--- Ask the daemon to replay a stored session: v1 `session/load`; v2 `session/resume` from
+--- the start, whose replay ends with `replay_complete`. A v2 daemon that answers the resume
+--- without replaying (before SPEC §12's replay on resume) is asked `session/load`.
+function Client:_reopen(session_id, cb)
+  local params = { sessionId = session_id, cwd = self.root, mcpServers = {} }
+  if not self.v2 then
+    return self:request("session/load", params, cb)
+  end
+  self.session.replayed = false
+  local resume = vim.tbl_extend("error", params, { replayFrom = { type = "start" } })
+  self:request("session/resume", resume, function(err, result)
+    if err or self.session == nil or self.session.id ~= session_id or self.session.replayed then
+      return cb(err, result)
+    end
+    self:request("session/load", params, cb)
   end)
 end
 
@@ -394,6 +413,9 @@ function Client:set_mode(mode, cb)
     if err then
       return cb(err)
     end
+    if self.v2 then
+      return self:set_config_option("mode", mode, cb) -- v2 has no modes: it is an option
+    end
     self:request("session/set_mode", { sessionId = self.session.id, modeId = mode }, function(rerr)
       if rerr then
         return cb(rerr.message or tostring(rerr))
@@ -415,10 +437,14 @@ function Client:option(id)
   return nil
 end
 
-function Client:_set_options(options)
-  self.session.options = options
+--- The session's config options (v2's `configId` read as `id`); the mode is v1's `modes`
+--- or, on v2, the `mode` option.
+function Client:_set_options(options, modes)
+  self.session.options = acp_v2.options(options)
   local mode = self:option("mode")
-  if mode then
+  if modes and modes.currentModeId then
+    self.session.mode = modes.currentModeId
+  elseif mode then
     self.session.mode = mode.currentValue
   end
   self:changed()
@@ -449,9 +475,8 @@ function Client:on_session_cleared(params)
   if not self.session or params.sessionId ~= self.session.id then
     return
   end
-  self.session = { id = params.newSessionId, options = params.configOptions }
-  local mode = self:option("mode")
-  self.session.mode = mode and mode.currentValue
+  self.session = { id = params.newSessionId }
+  self:_set_options(params.configOptions or {})
   self.turn = nil
   for _, ask in pairs(self.approvals) do
     ask:withdraw()
@@ -526,7 +551,21 @@ end
 --- that did not land, else the oldest queued prompt), or a waiting one was answered
 --- (withdrawn, a steer that landed, or refused).
 function Client:_answered(entry, err, result)
+  if self.v2 and result and result.messageId then
+    -- v2 answers at insertion: the turn's end is its `state_update` idle (acp_v2.lua)
+    if self.turn and self.turn.entry == entry then
+      self.turn.id = acp_v2.turn_of(result.messageId)
+    end
+    return
+  end
   if self.turn and self.turn.entry == entry then
+    if self.v2 then
+      -- refused before its insertion; the next turn shows at its own (`user_message`)
+      if self.turn.running then
+        self:_turn_ended(entry.session_id, err, result)
+      end
+      return
+    end
     self:_turn_ended(entry.session_id, err, result)
     local next_entry = table.remove(self.steers, 1) or table.remove(self.waiting, 1)
     if next_entry and self.session and self.session.id == next_entry.session_id then
@@ -537,9 +576,10 @@ function Client:_answered(entry, err, result)
   if not (drop(self.steers, entry) or drop(self.waiting, entry)) then
     return -- a session left meanwhile
   end
-  if err then
+  local withdrawn = err and err.code == acp_v2.REQUEST_CANCELLED -- v2: withdrawn while held
+  if err and not withdrawn then
     seams.notify("Tether: " .. (err.message or tostring(err)), vim.log.levels.WARN)
-  elseif result and result.stopReason == "cancelled" and self.chat then
+  elseif (withdrawn or result and result.stopReason == "cancelled") and self.chat then
     self.chat.transcript:aside(("[withdrawn: %s]"):format(entry.text))
   end
 end
@@ -603,7 +643,16 @@ function Client:on_session_update(params)
   if not self.session or params.sessionId ~= self.session.id then
     return
   end
-  local update = params.update or {}
+  if not self.v2 then
+    return self:_show_update(params.update or {})
+  end
+  for _, update in ipairs(acp_v2.updates(params.update or {}, self)) do
+    self:_show_update(update)
+  end
+end
+
+--- One update in v1's shape (as a v1 daemon sends it, or as acp_v2.lua made it).
+function Client:_show_update(update)
   local kind = update.sessionUpdate
   if kind == "usage_update" then
     self.turn = self.turn or { running = false }

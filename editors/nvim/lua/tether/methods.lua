@@ -4,6 +4,7 @@
 --- can wait for the user (`coroutine.yield`) and return the answer when it comes.
 local approval = require("tether.approval")
 local apply_edit = require("tether.apply_edit")
+local acp_v2 = require("tether.acp_v2")
 
 local M = {}
 
@@ -29,6 +30,9 @@ M.notifications = {
 ---@type table<string, fun(client: tether.Client, params: table, request_id: string): any, table?>
 M.requests = {
   ["session/request_permission"] = function(client, params, request_id)
+    if client.v2 then
+      params = acp_v2.permission(params)
+    end
     local co = coroutine.running()
     local answered, answer = false, nil
     local ask = approval.ask(request_id, params, client.root, function(result)
