@@ -11,8 +11,6 @@
 local M = {}
 
 M.VERSION = 2
--- a held prompt withdrawn before its turn began is answered with this error (SPEC §12.2)
-M.REQUEST_CANCELLED = -32800
 
 --- `initialize` params that either version of the daemon understands: v1 reads
 --- `clientInfo`/`clientCapabilities` and LSP's `capabilities`; v2 reads `info` and
@@ -123,6 +121,18 @@ local function take_entry(client, text)
   return nil
 end
 
+--- The waiting entry a queue item (`_meta.tether.queue`) shows: the first whose first line
+--- starts with the item's preview (cut with "…" when long).
+function M.queued_entry(waiting, item)
+  local preview = (item.preview or ""):gsub("…$", "")
+  for _, entry in ipairs(waiting) do
+    if vim.startswith(vim.trim(entry.text):match("^[^\n]*"), preview) then
+      return entry
+    end
+  end
+  return nil
+end
+
 --- `user_message`: a prompt was inserted and its turn begins. Yours is shown from your
 --- queue; one sent by another window of a shared daemon from its content.
 local function inserted(client, update)
@@ -156,9 +166,7 @@ function M.updates(update, client)
   local kind = update.sessionUpdate
   local replaying = client.session.loading
   if kind == "state_update" then
-    if not replaying then
-      state(client, update)
-    end
+    state(client, update) -- after a replay: the session's state now (a resumed turn runs)
     return {}
   elseif kind == "user_message" then
     if replaying then
@@ -169,6 +177,10 @@ function M.updates(update, client)
   elseif kind == "replay_complete" then
     client.session.replayed = true
     return {}
+  end
+  if kind == "agent_message_chunk" and client.turn and not client.turn.id and not replaying then
+    -- a turn resumed after a restart had no prompt: its id (for its report) is in its messages'
+    client.turn.id = M.turn_of(update.messageId)
   end
   return M.shown(update, client.terminals)
 end

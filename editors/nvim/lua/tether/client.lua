@@ -576,11 +576,26 @@ function Client:_answered(entry, err, result)
   if not (drop(self.steers, entry) or drop(self.waiting, entry)) then
     return -- a session left meanwhile
   end
-  local withdrawn = err and err.code == acp_v2.REQUEST_CANCELLED -- v2: withdrawn while held
-  if err and not withdrawn then
+  if err then
     seams.notify("Tether: " .. (err.message or tostring(err)), vim.log.levels.WARN)
-  elseif (withdrawn or result and result.stopReason == "cancelled") and self.chat then
+  elseif result and result.stopReason == "cancelled" then
+    self:_withdrawn(entry)
+  end
+end
+
+function Client:_withdrawn(entry)
+  if self.chat then
     self.chat.transcript:aside(("[withdrawn: %s]"):format(entry.text))
+  end
+end
+
+--- A queued prompt was withdrawn (`_tether/session/dequeue` answered). v1 also answers the
+--- prompt `cancelled`; v2 answers it -32800, which Neovim's RPC client does not pass on.
+function Client:dequeued(item)
+  local entry = self.v2 and acp_v2.queued_entry(self.waiting, item)
+  if entry then
+    drop(self.waiting, entry)
+    self:_withdrawn(entry)
   end
 end
 

@@ -158,6 +158,9 @@ function M.dequeue(n)
   local function withdraw(item)
     if item then
       client:request("_tether/session/dequeue", { sessionId = client.session.id, queueId = item.queueId }, function(err)
+        if not err then
+          client:dequeued(item)
+        end
         report(err and (err.message or tostring(err)))
       end)
     end
