@@ -71,6 +71,23 @@ def test_streamed_answer_lands_in_the_chat_with_thinking_folded(nvim: Nvim, work
     assert nvim.lua("return vim.api.nvim_buf_get_lines(require('tether').client().chat.prompt_buf, 0, -1, false)") == [""]
 
 
+def test_the_plugin_speaks_v2_with_a_v2_daemon_and_v1_with_a_v1_only_one(nvim: Nvim, acp_version: int) -> None:
+    open_chat(nvim)
+    nvim.send("hello")
+    text = nvim.turn_done()
+    # the turn ended and its report came (v2: its id from the prompt's `messageId`)
+    assert "── end_turn · 1 step · tokens 100 in / 10 out" in text
+    answer = nvim.lua("return require('tether').client().info")
+    assert answer["protocolVersion"] == acp_version
+    if acp_version == 2:
+        assert "info" in answer and "agentInfo" not in answer
+        # the turn's end came as `state_update` idle, handled by the v2 adapter
+        assert nvim.lua("local c = require('tether').client(); return {c.v2, c.turn_state}") == [True, "idle"]
+    else:
+        assert answer["_meta"]["tether"]["protocolVersions"] == [1]  # a v1-only daemon: no v2 offered
+        assert nvim.lua("local c = require('tether').client(); return {c.v2, c.turn_state == nil}") == [False, True]
+
+
 def test_typing_in_the_prompt_area_and_ctrl_s_sends(nvim: Nvim, workspace: Path) -> None:
     nvim.setup(start_insert=True)
     nvim.cmd("Tether")

@@ -12,6 +12,9 @@ three ways:
 * every camelCase field name it uses anywhere (`x.toolCallId`, `sessionId = ...`,
   `vim.tbl_get(u, "_meta", "tether", "turnEnded")`) is a property somewhere in the
   schema, and every update kind it compares against is a `sessionUpdate` tag.
+
+`acp_v2.lua` speaks ACP v2 (Preview): it is checked against the v2 schema
+(`protocol/upstream/acp-v2-preview/schema.unstable.json`) instead.
 """
 
 from __future__ import annotations
@@ -27,6 +30,12 @@ LUA = REPO / "editors" / "nvim" / "lua" / "tether"
 SCHEMA = json.loads((REPO / "protocol" / "schema.json").read_text(encoding="utf-8"))
 DEFS: dict[str, Any] = SCHEMA["$defs"]
 METHODS: dict[str, Any] = SCHEMA["x-tether-methods"]
+V2_SOURCE = LUA / "acp_v2.lua"
+V2_DEFS: dict[str, Any] = json.loads(
+    (REPO / "protocol" / "upstream" / "acp-v2-preview" / "schema.unstable.json").read_text(encoding="utf-8")
+)["$defs"]
+# v2's update kinds the Preview schema does not have yet (an RFD: SPEC §12.3, decision 0002)
+V2_RFD_UPDATES = {"replay_complete"}
 
 # camelCase names the plugin uses that are not protocol shapes of the schema, and why.
 NOT_PROTOCOL = {
@@ -65,7 +74,8 @@ def _tokens(path: Path) -> list[tuple[str, str]]:
 
 
 def _sources() -> list[Path]:
-    return sorted(LUA.glob("*.lua"))
+    """The sources that speak v1 (and Tether's extensions)."""
+    return sorted(p for p in LUA.glob("*.lua") if p != V2_SOURCE)
 
 
 # ---- table literals ------------------------------------------------------------------
@@ -283,3 +293,50 @@ def test_every_update_kind_the_plugin_knows_is_one_tether_sends() -> None:
     used = {text for path in _sources() for k, text in _tokens(path) if k == "string" and kind.match(text)}
     assert {"agent_message_chunk", "tool_call", "tool_call_update"} <= used
     assert sorted(used - tags) == []
+
+
+# ---- ACP v2 (acp_v2.lua) ---------------------------------------------------------------
+
+
+def _v2_tags() -> set[str]:
+    tags = set()
+    for member in V2_DEFS["SessionUpdate"]["anyOf"]:
+        const = member.get("properties", {}).get("sessionUpdate", {}).get("const")
+        if const:
+            tags.add(const)
+    return tags
+
+
+def _returned_table(path: Path, function: str) -> Any:
+    """The table literal `function M.<function>` returns first."""
+    tokens = _tokens(path)
+    start = next(i for i in range(2, len(tokens)) if tokens[i] == ("name", function) and tokens[i - 1] == ("op", "."))
+    ret = next(i for i in range(start, len(tokens)) if tokens[i] == ("name", "return") and tokens[i + 1] == ("op", "{"))
+    return _parse_table(tokens, ret + 1)[0]
+
+
+def test_the_v2_requests_fit_the_v2_schema() -> None:
+    resume = _returned_table(V2_SOURCE, "resume_params")
+    assert set(resume) <= set(V2_DEFS["ResumeSessionRequest"]["properties"]), resume
+    assert {"sessionId", "cwd", "replayFrom"} <= set(resume)
+    cursors = {m["properties"]["type"].get("const") for m in V2_DEFS["ReplayFrom"]["anyOf"] if "properties" in m}
+    assert resume["replayFrom"] == {"type": None} and "start" in cursors
+    # what `initialize` adds for v2: `info` (v1's `clientInfo`) and `capabilities._meta`
+    names = _field_names(V2_SOURCE)
+    assert {"info", "capabilities"} <= names and {"info", "capabilities"} <= set(V2_DEFS["InitializeRequest"]["properties"])
+
+
+def test_the_v2_fields_and_updates_the_adapter_reads_are_v2s() -> None:
+    v2_properties = {prop for d in V2_DEFS.values() for prop in d.get("properties", {})}
+    camel = re.compile(r"^_?[a-z]+[A-Z][A-Za-z]*$")
+    used = {n for n in _field_names(V2_SOURCE) if camel.match(n)}
+    # v2's own names, which v1 does not have
+    assert {"messageId", "terminalId", "exitStatus", "configId", "replayFrom"} <= used
+    unknown = sorted(used - v2_properties - _schema_properties())
+    assert unknown == [], f"acp_v2.lua uses fields neither schema defines: {unknown}"
+    kinds = {text for k, text in _tokens(V2_SOURCE) if k == "string" and re.fullmatch(r"[a-z]+(_[a-z]+)+", text)}
+    v2_kinds = {"state_update", "user_message", "plan_update", "terminal_output_chunk", "terminal_update", "notice"}
+    assert v2_kinds - {"notice"} <= kinds and v2_kinds <= _v2_tags()
+    tags = {DEFS[v["$ref"].removeprefix("#/$defs/")]["properties"]["sessionUpdate"]["const"] for v in DEFS["SessionUpdate"]["oneOf"]}
+    updates = {k for k in kinds if k.endswith(("_update", "_chunk", "_message", "_thought", "_complete"))}
+    assert sorted(updates - _v2_tags() - tags - V2_RFD_UPDATES) == []

@@ -213,3 +213,86 @@ def test_slash_command_completion_items(nvim: Nvim) -> None:
     )
     assert [i["word"] for i in items[0]] == ["/review", "/mode", "/init"]
     assert items[1] == [{"word": "/mode", "abbr": "/mode <mode id>", "menu": "Switch the mode", "icase": 1}]
+
+
+V2_ADAPTER = """
+local acp_v2 = require("tether.acp_v2")
+_G.v2_client = { terminals = {}, session = { id = "s" } }
+function _G.v2(update)
+  for _, u in ipairs(acp_v2.updates(update, _G.v2_client)) do _G.t:update(u) end
+end
+"""
+
+
+def test_v2_command_output_streams_from_base64_chunks_into_the_call_block(nvim: Nvim) -> None:
+    nvim.lua(NEW_TRANSCRIPT + V2_ADAPTER)
+    text = nvim.lua(
+        """
+        v2({ sessionUpdate = "tool_call_update", toolCallId = "c1", title = "make test", kind = "execute", status = "pending" })
+        v2({ sessionUpdate = "tool_call_update", toolCallId = "c1", status = "in_progress",
+             content = { { type = "terminal", terminalId = "c1" } } })
+        v2({ sessionUpdate = "terminal_output_chunk", terminalId = "c1", data = vim.base64.encode("building\\n") })
+        local after_one = _G.text()
+        v2({ sessionUpdate = "terminal_output_chunk", terminalId = "c1", data = vim.base64.encode("ok ✓\\n") })
+        v2({ sessionUpdate = "terminal_update", terminalId = "c1", exitStatus = { exitCode = 2 } })
+        v2({ sessionUpdate = "terminal_output_chunk", terminalId = "c1", data = vim.base64.encode("late\\n") })
+        return { after_one, _G.text() }
+        """
+    )
+    assert text[0].endswith("▸ make test  [running]\n```\nbuilding\n```")
+    # the second chunk adds to the first, the end says how it exited, nothing after it is shown
+    assert text[1].endswith("▸ make test  [running]\n```\nbuilding\nok ✓\nexit code 2\n```")
+
+
+def test_v2_plan_notice_messages_and_diffs_show_as_on_v1(nvim: Nvim) -> None:
+    nvim.lua(NEW_TRANSCRIPT + V2_ADAPTER)
+    text = nvim.lua(
+        """
+        v2({ sessionUpdate = "agent_message_chunk", messageId = "turn_1.1", content = { type = "text", text = "Planning." } })
+        v2({ sessionUpdate = "plan_update", plan = { type = "items", planId = "s.plan",
+             entries = { { content = "Fix it", status = "in_progress", priority = "high" } } } })
+        v2({ sessionUpdate = "notice", severity = "info", title = "3 earlier messages were summarised" })
+        v2({ sessionUpdate = "tool_call_update", toolCallId = "e1", title = "Edit a.txt", kind = "edit", status = "completed",
+             content = { { type = "diff", changes = { { operation = "modify", path = "/ws/a.txt" } },
+               patch = { format = "git_patch", text = "diff --git a/ws/a.txt b/ws/a.txt\\n--- a/a.txt\\n+++ b/a.txt\\n@@ -1,2 +1,2 @@\\n one\\n-two\\n+2\\n" } } } })
+        _G.tick()
+        return _G.text()
+        """
+    )
+    assert text.splitlines() == [
+        "## Tether", "", "Planning.", "", "Plan:", "- [~] Fix it (high)", "",
+        "3 earlier messages were summarised", "",
+        "▸ Edit a.txt  [done]", "```diff", "--- a/a.txt", "+++ b/a.txt", "@@ -1,2 +1,2 @@", " one", "-two", "+2", "```",
+    ]
+
+
+def test_v2_permission_review_texts_come_from_the_buffer_and_the_patch(nvim: Nvim, tmp_path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("one\ntwo\nthree\n")
+    got = nvim.lua(
+        """
+        local acp_v2 = require("tether.acp_v2")
+        local path = ...
+        vim.cmd.edit(path)
+        vim.api.nvim_buf_set_lines(0, 2, 3, false, { "three (unsaved)" })
+        local patch = "--- a/a.txt\\n+++ b/a.txt\\n@@ -1,2 +1,2 @@\\n one\\n-two\\n+2\\n"
+        local params = acp_v2.permission({ sessionId = "s", title = "Edit a.txt", description = "mode ask asks",
+          subject = { type = "tool_call", toolCall = { toolCallId = "e1", kind = "edit", content = {
+            { type = "diff", changes = { { operation = "modify", path = path } }, patch = { format = "git_patch", text = patch } },
+            { type = "diff", changes = { { operation = "add", path = path .. ".new" } },
+              patch = { format = "git_patch", text = "@@ -0,0 +1 @@\\n+fresh\\n" } },
+            { type = "diff", changes = { { operation = "modify", path = path } },
+              patch = { format = "git_patch", text = "@@ -1 +1 @@\\n-not there\\n+x\\n" } } } } },
+          options = {} })
+        return { params.toolCall, params._meta.tether.reason }
+        """,
+        str(path),
+    )
+    call, reason = got
+    assert call["title"] == "Edit a.txt" and reason == "mode ask asks"
+    modify, add, stale = call["content"]
+    # the current text is the buffer's (your unsaved line too), the proposed one that with the patch
+    assert modify["oldText"] == "one\ntwo\nthree (unsaved)\n" and modify["newText"] == "one\n2\nthree (unsaved)\n"
+    assert "oldText" not in add and add["newText"] == "fresh\n"
+    # a patch that does not fit the text any more is shown as it is
+    assert stale["newText"].startswith("@@ -1 +1 @@")

@@ -26,6 +26,11 @@ function M.initialize_params(params)
   return params
 end
 
+--- `session/resume` replaying the whole session (v2 removed `session/load`).
+function M.resume_params(session_id, cwd)
+  return { sessionId = session_id, cwd = cwd, mcpServers = {}, replayFrom = { type = "start" } }
+end
+
 --- The daemon answered in v2.
 function M.speaks_v2(result)
   return type(result) == "table" and result.protocolVersion == M.VERSION
@@ -50,6 +55,12 @@ end
 --- The turn id in a message id (`<turnId>.0` the prompt, `<turnId>.<step>` an answer).
 function M.turn_of(message_id)
   return type(message_id) == "string" and message_id:match("^(.-)%.%d+") or nil
+end
+
+--- The turn a prompt's answer says began (v2 answers at insertion), or nil (an answer in
+--- v1's shape: a steered message's).
+function M.inserted_turn(result)
+  return type(result) == "table" and M.turn_of(result.messageId) or nil
 end
 
 --- `state_update` idle as the answer v1 gives a prompt at its turn's end: `(err, result)`.
@@ -147,6 +158,7 @@ end
 
 --- `state_update`: running, requires_action (the question comes as a request), idle.
 local function state(client, update)
+  client.turn_state = update.state
   local turn = client.turn
   if update.state == "idle" then
     if turn and turn.running then

@@ -370,17 +370,18 @@ end
 --- the start, whose replay ends with `replay_complete`. A v2 daemon that answers the resume
 --- without replaying (before SPEC §12's replay on resume) is asked `session/load`.
 function Client:_reopen(session_id, cb)
-  local params = { sessionId = session_id, cwd = self.root, mcpServers = {} }
+  local function load()
+    self:request("session/load", { sessionId = session_id, cwd = self.root, mcpServers = {} }, cb)
+  end
   if not self.v2 then
-    return self:request("session/load", params, cb)
+    return load()
   end
   self.session.replayed = false
-  local resume = vim.tbl_extend("error", params, { replayFrom = { type = "start" } })
-  self:request("session/resume", resume, function(err, result)
+  self:request("session/resume", acp_v2.resume_params(session_id, self.root), function(err, result)
     if err or self.session == nil or self.session.id ~= session_id or self.session.replayed then
       return cb(err, result)
     end
-    self:request("session/load", params, cb)
+    load()
   end)
 end
 
@@ -551,10 +552,11 @@ end
 --- that did not land, else the oldest queued prompt), or a waiting one was answered
 --- (withdrawn, a steer that landed, or refused).
 function Client:_answered(entry, err, result)
-  if self.v2 and result and result.messageId then
+  local inserted = self.v2 and acp_v2.inserted_turn(result)
+  if inserted then
     -- v2 answers at insertion: the turn's end is its `state_update` idle (acp_v2.lua)
     if self.turn and self.turn.entry == entry then
-      self.turn.id = acp_v2.turn_of(result.messageId)
+      self.turn.id = inserted
     end
     return
   end
