@@ -47,7 +47,7 @@ def cursor_on(nvim: Nvim, text: str) -> None:
     )
 
 
-def test_a_prompt_during_a_turn_is_queued_withdrawn_and_a_steer_lands_in_the_turn(nvim: Nvim) -> None:
+def test_a_prompt_during_a_turn_is_queued_withdrawn_and_the_rest_runs_after_it(nvim: Nvim) -> None:
     nvim.stub_select("later")
     open_chat(nvim)
     nvim.send("run the tests")  # asks before running the command: the turn runs until we answer
@@ -65,18 +65,32 @@ def test_a_prompt_during_a_turn_is_queued_withdrawn_and_a_steer_lands_in_the_tur
     nvim.wait_chat("[withdrawn: hello two]")
     nvim.wait_for(lambda: nvim.lua(QUEUE) == ["⏳ queued 1: hello one", "   (:TetherDequeue to withdraw one)"], "one left")
 
-    nvim.cmd("TetherSteer and say so when done")
-    nvim.lua("_G.approve(1)")  # allow the command: the steered message lands after its result
+    nvim.lua("_G.approve(1)")
     text = nvim.turn_done(count=2)
     lines = text.splitlines()
-    steered = lines.index("## You (steered in after step 1)")
-    assert lines[steered + 2] == "and say so when done"
     first_footer = next(i for i, line in enumerate(lines) if line.startswith("── end_turn"))
-    assert lines.index("▸ echo testing && echo all passed  [done]") < steered < first_footer
+    assert lines.index("▸ echo testing && echo all passed  [done]") < first_footer
     # the queued prompt ran next, as a turn of its own, answered after it
     assert first_footer < lines.index("hello one") < lines.index("Hello! I am the scripted model.")
     assert "hello two" not in lines
     assert nvim.lua(QUEUE) == [] and queue_marks(nvim) == []
+
+
+def test_a_steered_message_lands_in_the_running_turn(nvim: Nvim) -> None:
+    nvim.stub_select("later")
+    open_chat(nvim)
+    nvim.send("run the tests")
+    nvim.wait_for(nvim.selects, "the command question")
+    nvim.cmd("TetherSteer and say so when done")
+    nvim.answer_select(1)  # allow the command: the steered message lands after its result
+    text = nvim.turn_done()
+    lines = text.splitlines()
+    steered = lines.index("## You (steered in after step 1)")
+    assert lines[steered + 2] == "and say so when done"
+    footer = next(i for i, line in enumerate(lines) if line.startswith("── end_turn"))
+    assert lines.index("▸ echo testing && echo all passed  [done]") < steered < footer
+    # one turn: the steered message was not run as a turn of its own
+    assert sum(line.startswith("── ") for line in lines) == 1
 
 
 def test_rewind_to_here_lists_the_files_asks_to_overwrite_a_changed_one_and_reloads_the_chat(

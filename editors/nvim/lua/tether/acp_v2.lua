@@ -63,6 +63,16 @@ function M.inserted_turn(result)
   return type(result) == "table" and M.turn_of(result.messageId) or nil
 end
 
+--- A steered message's answer (Tether's steer answers in v1's shape on v2 too): where it
+--- landed, as the chat marks it (`_meta.tether` of v1's steered `user_message_chunk`), or nil.
+function M.landed_steer(result)
+  local steer = vim.tbl_get(type(result) == "table" and result or {}, "_meta", "tether", "steer")
+  if type(steer) == "table" and steer.landed then
+    return { steered = true, afterStep = steer.step }
+  end
+  return nil
+end
+
 --- `state_update` idle as the answer v1 gives a prompt at its turn's end: `(err, result)`.
 function M.turn_end(update, turn_id)
   local err = update.error
@@ -182,6 +192,11 @@ function M.updates(update, client)
     return {}
   elseif kind == "user_message" then
     if replaying then
+      return text_chunks("user_message_chunk", update)
+    end
+    if vim.tbl_get(update, "_meta", "tether", "steered") then
+      -- a steered one joins the running turn; shown once (its answer finds it gone)
+      take_entry(client, content_text(update.content))
       return text_chunks("user_message_chunk", update)
     end
     inserted(client, update)
