@@ -207,7 +207,7 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
 
 
 async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
-    if getattr(ctx.connection, "protocol_version", 1) == 2 and not steering(params):  # answered at insertion (prompt_v2.py)
+    if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
         return await session_prompt_v2(ctx, params)
