@@ -219,7 +219,7 @@ V2_ADAPTER = """
 local acp_v2 = require("tether.acp_v2")
 _G.v2_client = { terminals = {}, session = { id = "s" } }
 function _G.v2(update)
-  for _, u in ipairs(acp_v2.updates(update, _G.v2_client)) do _G.t:update(u) end
+  acp_v2.update(update, _G.v2_client, function(u) _G.t:update(u) end)
 end
 """
 
@@ -231,17 +231,29 @@ def test_v2_command_output_streams_from_base64_chunks_into_the_call_block(nvim: 
         v2({ sessionUpdate = "tool_call_update", toolCallId = "c1", title = "make test", kind = "execute", status = "pending" })
         v2({ sessionUpdate = "tool_call_update", toolCallId = "c1", status = "in_progress",
              content = { { type = "terminal", terminalId = "c1" } } })
-        v2({ sessionUpdate = "terminal_output_chunk", terminalId = "c1", data = vim.base64.encode("building\\n") })
+        v2({ sessionUpdate = "terminal_output_chunk", terminalId = "c1", data = vim.base64.encode("build") })
+        v2({ sessionUpdate = "terminal_output_chunk", terminalId = "c1", data = vim.base64.encode("ing\\n") })
+        local before_tick = _G.text()
+        _G.tick()  -- the chunks of one tick are shown together
         local after_one = _G.text()
         v2({ sessionUpdate = "terminal_output_chunk", terminalId = "c1", data = vim.base64.encode("ok ✓\\n") })
         v2({ sessionUpdate = "terminal_update", terminalId = "c1", exitStatus = { exitCode = 2 } })
         v2({ sessionUpdate = "terminal_output_chunk", terminalId = "c1", data = vim.base64.encode("late\\n") })
-        return { after_one, _G.text() }
+        _G.tick()
+        local ended = _G.text()
+        v2({ sessionUpdate = "tool_call_update", toolCallId = "c1", status = "completed",
+             content = { { type = "content", content = { type = "text", text = "building\\nok ✓\\nexit code 2 · 0.1 s" } } } })
+        _G.tick()
+        return { before_tick, after_one, ended, _G.text(), #_G.changes }
         """
     )
-    assert text[0].endswith("▸ make test  [running]\n```\nbuilding\n```")
-    # the second chunk adds to the first, the end says how it exited, nothing after it is shown
-    assert text[1].endswith("▸ make test  [running]\n```\nbuilding\nok ✓\nexit code 2\n```")
+    before_tick, after_one, ended, final, _ = text
+    assert before_tick.endswith("▸ make test  [running]")
+    assert after_one.endswith("▸ make test  [running]\n```\nbuilding\n```")
+    # later chunks add to the first, the end says how it exited, nothing after it is shown
+    assert ended.endswith("▸ make test  [running]\n```\nbuilding\nok ✓\nexit code 2\n```")
+    # the call's own last content replaces the live output
+    assert final.endswith("▸ make test  [done]\n```\nbuilding\nok ✓\nexit code 2 · 0.1 s\n```")
 
 
 def test_v2_plan_notice_messages_and_diffs_show_as_on_v1(nvim: Nvim) -> None:

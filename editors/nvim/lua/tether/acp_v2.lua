@@ -8,6 +8,8 @@
 --- `session/resume` + `replayFrom` (SPEC §12).
 --- Must not: draw anything itself (transcript.lua and approval.lua do) or send requests
 --- other than the turn's (client.lua owns the connection).
+local seams = require("tether.seams")
+
 local M = {}
 
 M.VERSION = 2
@@ -86,16 +88,32 @@ end
 
 -- command output -------------------------------------------------------------------------
 
-local function output_update(term)
-  local text = table.concat(term.parts)
-  if term.exit then
-    text = text .. term.exit
+--- The call block's output: what the command printed so far (and how it exited).
+local function show_output(term, show)
+  term.scheduled = false
+  if term.shown_parts == #term.parts and not term.exit then
+    return
   end
-  return {
+  term.shown_parts = #term.parts
+  local text = table.concat(term.parts) .. (term.exit or "")
+  show({
     sessionUpdate = "tool_call_update",
     toolCallId = term.call,
     content = { { type = "content", content = { type = "text", text = text } } },
-  }
+  })
+end
+
+--- A chunk of output: decoded now, shown once per tick (the chunks of one tick together).
+local function output_chunk(term, data, show)
+  table.insert(term.parts, vim.base64.decode(data or ""))
+  if not term.scheduled then
+    term.scheduled = true
+    seams.schedule(function()
+      if not term.done then
+        show_output(term, show)
+      end
+    end)
+  end
 end
 
 local function exit_line(status)
@@ -110,13 +128,11 @@ end
 
 -- updates ----------------------------------------------------------------------------------
 
-local function text_chunks(kind, update)
-  local out = {}
+local function text_chunks(kind, update, show)
   local content = update.content
   for _, block in ipairs(vim.islist(content or {}) and content or { content }) do
-    table.insert(out, { sessionUpdate = kind, content = block, _meta = update._meta })
+    show({ sessionUpdate = kind, content = block, _meta = update._meta })
   end
-  return out
 end
 
 local function content_text(content)
@@ -181,82 +197,84 @@ local function state(client, update)
   end
 end
 
---- One v2 update as the v1 updates the chat shows (a list); the turn's life (`user_message`,
---- `state_update`) and the end of a replay (`replay_complete`) are applied to `client` here.
---- `client.terminals`: the output of the commands running now, by terminal id.
-function M.updates(update, client)
+--- One v2 update, shown as the v1 updates the chat knows (`show(u)` for each); the turn's
+--- life (`user_message`, `state_update`) and the end of a replay (`replay_complete`) are
+--- applied to `client` here. `client.terminals`: the commands' output, by terminal id.
+function M.update(update, client, show)
   local kind = update.sessionUpdate
   local replaying = client.session.loading
-  if kind == "state_update" then
-    state(client, update) -- after a replay: the session's state now (a resumed turn runs)
-    return {}
-  elseif kind == "user_message" then
-    if replaying then
-      return text_chunks("user_message_chunk", update)
+  if kind == "agent_message_chunk" or kind == "agent_thought_chunk" then
+    if client.turn and not client.turn.id and not replaying then
+      -- a turn resumed after a restart had no prompt: its id (for its report) is in its messages'
+      client.turn.id = M.turn_of(update.messageId)
     end
-    if vim.tbl_get(update, "_meta", "tether", "steered") then
+    return show(update) -- the streaming path: v1's shape but for the id
+  elseif kind == "state_update" then
+    return state(client, update) -- after a replay: the session's state now (a resumed turn runs)
+  elseif kind == "user_message" then
+    if not replaying and vim.tbl_get(update, "_meta", "tether", "steered") then
       -- a steered one joins the running turn; shown once (its answer finds it gone)
       take_entry(client, content_text(update.content))
-      return text_chunks("user_message_chunk", update)
+    elseif not replaying then
+      return inserted(client, update)
     end
-    inserted(client, update)
-    return {}
+    return text_chunks("user_message_chunk", update, show)
   elseif kind == "replay_complete" then
     client.session.replayed = true
-    return {}
+    return
   end
-  if kind == "agent_message_chunk" and client.turn and not client.turn.id and not replaying then
-    -- a turn resumed after a restart had no prompt: its id (for its report) is in its messages'
-    client.turn.id = M.turn_of(update.messageId)
-  end
-  return M.shown(update, client.terminals)
+  M.show(update, client.terminals, show)
 end
 
---- A v2 update the chat shows, in v1's shape (a list of updates).
-function M.shown(update, terminals)
+--- A v2 update the chat shows, in v1's shape (`show(u)` for each).
+function M.show(update, terminals, show)
   local kind = update.sessionUpdate
   if kind == "plan_update" then
-    return { { sessionUpdate = "plan", entries = update.plan and update.plan.entries or {} } }
+    show({ sessionUpdate = "plan", entries = update.plan and update.plan.entries or {} })
   elseif kind == "notice" then
-    local text = update.title or ""
-    if update.description then
-      text = text .. "\n" .. update.description
-    end
-    return { { sessionUpdate = "agent_message_chunk", content = { type = "text", text = text }, _meta = { tether = { notice = true } } } }
+    local text = (update.title or "") .. (update.description and ("\n" .. update.description) or "")
+    show({ sessionUpdate = "agent_message_chunk", content = { type = "text", text = text }, _meta = { tether = { notice = true } } })
   elseif kind == "agent_message" or kind == "agent_thought" then
-    -- whole messages (a replay): their blocks as v1's chunks
-    return text_chunks(kind .. "_chunk", update)
-  elseif kind == "config_option_update" then
-    M.options(update.configOptions)
+    text_chunks(kind .. "_chunk", update, show) -- whole messages (a replay): as v1's chunks
   elseif kind == "tool_call_update" then
-    return { M.tool_call(update, terminals) }
+    show(M.tool_call(update, terminals))
   elseif kind == "terminal_output_chunk" then
     local term = terminals[update.terminalId]
-    if not term then
-      return {}
+    if term then
+      output_chunk(term, update.data, show)
     end
-    table.insert(term.parts, vim.base64.decode(update.data or ""))
-    return { output_update(term) }
   elseif kind == "terminal_update" then
     local term = terminals[update.terminalId]
-    if not term or not update.exitStatus then
-      return {}
+    if term and update.exitStatus then
+      terminals[update.terminalId], term.done = nil, true
+      term.exit = exit_line(update.exitStatus)
+      show_output(term, show)
     end
-    terminals[update.terminalId] = nil
-    term.exit = exit_line(update.exitStatus)
-    return term.exit and { output_update(term) } or {}
+  else
+    if kind == "config_option_update" then
+      M.options(update.configOptions)
+    end
+    show(update)
   end
-  return { update }
 end
 
+local FINAL = { completed = true, failed = true, cancelled = true }
+
 --- A `tool_call_update` (the first creates the call): a terminal it shows starts
---- collecting output; its content keeps what a v1 chat shows.
+--- collecting output, a final status ends it; diffs become what the chat shows.
 function M.tool_call(update, terminals)
   for i, item in ipairs(update.content or {}) do
     if item.type == "terminal" and item.terminalId and not terminals[item.terminalId] then
-      terminals[item.terminalId] = { call = update.toolCallId, parts = {} }
+      terminals[item.terminalId] = { call = update.toolCallId, parts = {}, shown_parts = 0 }
     elseif item.type == "diff" and item.changes then
       update.content[i] = M.chat_diff(item)
+    end
+  end
+  if FINAL[update.status] then
+    for id, term in pairs(terminals) do
+      if term.call == update.toolCallId then
+        terminals[id], term.done = nil, true -- its content now is the call's own
+      end
     end
   end
   return update

@@ -178,6 +178,9 @@ function Client:start(cb)
     self.info = result
     self.v2 = acp_v2.speaks_v2(result)
     self.terminals = {}
+    self.show = function(update) -- what acp_v2.lua made of a v2 update
+      self:_show_update(update)
+    end
     rpc.notify("initialized", vim.empty_dict())
     self.state = "ready"
     self.docsync = DocSync.new(self, config.options.sync_debounce_ms)
@@ -667,9 +670,7 @@ function Client:on_session_update(params)
   if not self.v2 then
     return self:_show_update(params.update or {})
   end
-  for _, update in ipairs(acp_v2.updates(params.update or {}, self)) do
-    self:_show_update(update)
-  end
+  acp_v2.update(params.update or {}, self, self.show)
 end
 
 --- One update in v1's shape (as a v1 daemon sends it, or as acp_v2.lua made it).
