@@ -357,7 +357,7 @@ function Client:load_session(session_id, cb)
         self:changed()
         return cb(rerr.message or tostring(rerr))
       end
-      self.session.loading = nil
+      self.session.loading, self.session.reloading = nil, nil
       self.session.modes = result.modes
       self:_set_options(result.configOptions or {}, result.modes)
       if self.chat then
@@ -371,7 +371,9 @@ end
 
 --- Ask the daemon to replay a stored session: v1 `session/load`; v2 `session/resume` from
 --- the start, whose replay ends with `replay_complete`. A v2 daemon that answers the resume
---- without replaying (before SPEC §12's replay on resume) is asked `session/load`.
+--- without replaying (before SPEC §12's replay on resume) is asked `session/load`, whose
+--- replay is v1's: a v2 `notice` meanwhile is the resume's word on a turn left waiting,
+--- which the load shows and asks again (acp_v2.lua leaves it out).
 function Client:_reopen(session_id, cb)
   local function load()
     self:request("session/load", { sessionId = session_id, cwd = self.root, mcpServers = {} }, cb)
@@ -384,6 +386,7 @@ function Client:_reopen(session_id, cb)
     if err or self.session == nil or self.session.id ~= session_id or self.session.replayed then
       return cb(err, result)
     end
+    self.session.reloading = true
     load()
   end)
 end
