@@ -281,11 +281,12 @@ def test_v2_plan_notice_messages_and_diffs_show_as_on_v1(nvim: Nvim) -> None:
 def test_v2_permission_review_texts_come_from_the_buffer_and_the_patch(nvim: Nvim, tmp_path) -> None:
     path = tmp_path / "a.txt"
     path.write_text("one\ntwo\nthree\n")
+    (tmp_path / "link.txt").symlink_to(path)  # the buffer names the file the daemon names by its real path
     got = nvim.lua(
         """
         local acp_v2 = require("tether.acp_v2")
-        local path = ...
-        vim.cmd.edit(path)
+        local path, link = ...
+        vim.cmd.edit(link)
         vim.api.nvim_buf_set_lines(0, 2, 3, false, { "three (unsaved)" })
         local patch = "--- a/a.txt\\n+++ b/a.txt\\n@@ -1,2 +1,2 @@\\n one\\n-two\\n+2\\n"
         local params = acp_v2.permission({ sessionId = "s", title = "Edit a.txt", description = "mode ask asks",
@@ -298,7 +299,8 @@ def test_v2_permission_review_texts_come_from_the_buffer_and_the_patch(nvim: Nvi
           options = {} })
         return { params.toolCall, params._meta.tether.reason }
         """,
-        str(path),
+        str(path.resolve()),
+        str(tmp_path / "link.txt"),
     )
     call, reason = got
     assert call["title"] == "Edit a.txt" and reason == "mode ask asks"

@@ -312,7 +312,9 @@ end
 --- A file's text as the agent sees it now: its buffer's (unsaved changes too), else the disk's.
 function M.current_text(path)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf) == path then
+    local name = vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf) or ""
+    -- the daemon names the file by its real path; a buffer may name it through a symlink
+    if name ~= "" and (name == path or vim.uv.fs_realpath(name) == path) then
       local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
       return vim.bo[buf].eol and text .. "\n" or text
     end
