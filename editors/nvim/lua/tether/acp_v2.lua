@@ -59,20 +59,10 @@ function M.turn_of(message_id)
   return type(message_id) == "string" and message_id:match("^(.-)%.%d+") or nil
 end
 
---- The turn a prompt's answer says began (v2 answers at insertion), or nil (an answer in
---- v1's shape: a steered message's).
+--- The turn a prompt's answer says began (v2 answers at insertion: `<turnId>.0`), or nil
+--- (a steered message's answer, `<turnId>.s<seq>`: it joined a running turn).
 function M.inserted_turn(result)
   return type(result) == "table" and M.turn_of(result.messageId) or nil
-end
-
---- A steered message's answer (Tether's steer answers in v1's shape on v2 too): where it
---- landed, as the chat marks it (`_meta.tether` of v1's steered `user_message_chunk`), or nil.
-function M.landed_steer(result)
-  local steer = vim.tbl_get(type(result) == "table" and result or {}, "_meta", "tether", "steer")
-  if type(steer) == "table" and steer.landed then
-    return { steered = true, afterStep = steer.step }
-  end
-  return nil
 end
 
 --- `state_update` idle as the answer v1 gives a prompt at its turn's end: `(err, result)`.
@@ -213,7 +203,7 @@ function M.update(update, client, show)
     return state(client, update) -- after a replay: the session's state now (a resumed turn runs)
   elseif kind == "user_message" then
     if not replaying and vim.tbl_get(update, "_meta", "tether", "steered") then
-      -- a steered one joins the running turn; shown once (its answer finds it gone)
+      -- a steered one joined the running turn (SPEC §12.7); shown once, here
       take_entry(client, content_text(update.content))
     elseif not replaying then
       return inserted(client, update)

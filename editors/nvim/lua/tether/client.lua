@@ -584,12 +584,8 @@ function Client:_answered(entry, err, result)
   if not (drop(self.steers, entry) or drop(self.waiting, entry)) then
     return -- a session left meanwhile
   end
-  local landed = self.v2 and acp_v2.landed_steer(result)
   if err then
     seams.notify("Tether: " .. (err.message or tostring(err)), vim.log.levels.WARN)
-  elseif landed and self.chat then
-    -- v2 sends no `user_message_chunk` for it: shown from its answer, where it landed
-    self.chat.transcript:user(entry.text, landed)
   elseif result and result.stopReason == "cancelled" then
     self:_withdrawn(entry)
   end
