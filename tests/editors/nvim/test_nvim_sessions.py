@@ -46,7 +46,7 @@ def test_new_session_empties_the_chat(nvim: Nvim) -> None:
     assert nvim.chat_lines()[:3] == ["## You", "", "hello again"]
 
 
-def test_sessions_reloads_a_session_after_the_daemon_restarts(nvim: Nvim, workspace: Path) -> None:
+def test_sessions_reloads_a_session_after_the_daemon_restarts(nvim: Nvim, workspace: Path, acp_version: int) -> None:
     open_chat(nvim)
     nvim.send("read the readme")
     nvim.turn_done()
@@ -63,6 +63,9 @@ def test_sessions_reloads_a_session_after_the_daemon_restarts(nvim: Nvim, worksp
     assert len(question["items"]) == 1 and question["items"][0].endswith("  read the readme")
     assert nvim.lua("return require('tether').client().session.id") == session
     assert_screen("session-replay", nvim.chat_text(), workspace)
+    # v2 reopens with session/resume from the start; its replay ended with `replay_complete`
+    replayed = nvim.lua("return require('tether').client().session.replayed")
+    assert replayed is (True if acp_version == 2 else None)
     # the replayed session goes on
     nvim.send("hello")
     text = nvim.turn_done()

@@ -212,8 +212,6 @@ function M.update(update, client, show)
   elseif kind == "replay_complete" then
     client.session.replayed = true
     return
-  elseif kind == "notice" and client.session.reloading then
-    return -- the resume's, before a `session/load` (Client:_reopen)
   end
   M.show(update, client.terminals, show)
 end

@@ -357,7 +357,7 @@ function Client:load_session(session_id, cb)
         self:changed()
         return cb(rerr.message or tostring(rerr))
       end
-      self.session.loading, self.session.reloading = nil, nil
+      self.session.loading = nil
       self.session.modes = result.modes
       self:_set_options(result.configOptions or {}, result.modes)
       if self.chat then
@@ -370,25 +370,13 @@ function Client:load_session(session_id, cb)
 end
 
 --- Ask the daemon to replay a stored session: v1 `session/load`; v2 `session/resume` from
---- the start, whose replay ends with `replay_complete`. A v2 daemon that answers the resume
---- without replaying (before SPEC §12's replay on resume) is asked `session/load`, whose
---- replay is v1's: a v2 `notice` meanwhile is the resume's word on a turn left waiting,
---- which the load shows and asks again (acp_v2.lua leaves it out).
+--- the start (v2 removed `session/load`), whose replay ends with `replay_complete`.
 function Client:_reopen(session_id, cb)
-  local function load()
-    self:request("session/load", { sessionId = session_id, cwd = self.root, mcpServers = {} }, cb)
+  if self.v2 then
+    self.session.replayed = false
+    return self:request("session/resume", acp_v2.resume_params(session_id, self.root), cb)
   end
-  if not self.v2 then
-    return load()
-  end
-  self.session.replayed = false
-  self:request("session/resume", acp_v2.resume_params(session_id, self.root), function(err, result)
-    if err or self.session == nil or self.session.id ~= session_id or self.session.replayed then
-      return cb(err, result)
-    end
-    self.session.reloading = true
-    load()
-  end)
+  self:request("session/load", { sessionId = session_id, cwd = self.root, mcpServers = {} }, cb)
 end
 
 --- Start the daemon if needed, ask `method`, and `cb(err, list)` with the result's
