@@ -4,6 +4,7 @@ component."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from nvim_driver import BOTH_ACP_VERSIONS, Nvim, assert_screen, open_chat, serve_command
@@ -207,3 +208,27 @@ def test_the_prompt_area_completes_the_daemons_slash_commands(nvim: Nvim) -> Non
     )
     assert items[0] == 0
     assert [i["word"] for i in items[1]] == ["/review"]
+
+
+def test_a_sub_agents_calls_show_under_its_delegate_call(nvim: Nvim, tmp_path: Path) -> None:
+    # v1 nests the child's calls under the call; v2 sends them on the child's own session (§12.6)
+    child = {"purpose": "delegate"}
+    replies = [
+        {"when": {"step": 1}, "tool_calls": [
+            {"id": "d1", "name": "delegate", "arguments": {"task": "Read README.md and say whom it greets."}}]},
+        {"when": {**child, "step": 1}, "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}]},
+        {"when": {**child, "step": 2}, "text": "It greets the sample workspace."},
+        {"when": {"step": 2}, "usage": {"input_tokens": 100, "output_tokens": 10}, "text": "The sub-agent read it."},
+    ]
+    script = tmp_path / "delegate.json"
+    script.write_text(json.dumps({"replies": replies}))
+    open_chat(nvim, cmd=serve_command(script))
+    nvim.send("find out whom the README greets")
+    lines = nvim.turn_done().splitlines()
+    delegate = lines.index("▸ Delegate: Read README.md and say whom it greets.  [done]")
+    read = lines.index("▸ Read README.md  [done]")
+    assert delegate < read < lines.index("The sub-agent read it.")
+    assert lines[read + 1 : read + 3] == ["  README.md:1", "```"] and "Hello from the sample workspace." in lines[read + 5]
+    assert "It greets the sample workspace." in lines[delegate:read]  # what it answered, in the call
+    # the sub-agent's own turn did not end the chat's (one footer, after the answer)
+    assert sum(line.startswith("── ") for line in lines) == 1

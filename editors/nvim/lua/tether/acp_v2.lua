@@ -212,6 +212,11 @@ function M.update(update, client, show)
   elseif kind == "replay_complete" then
     client.session.replayed = true
     return
+  elseif kind == "subagent_update" then
+    -- a `delegate` call's sub-agent is a session of its own (SPEC §12.6): its calls are shown
+    client.session.children = client.session.children or {}
+    client.session.children[update.sessionId] = vim.tbl_get(update, "_meta", "tether", "parentCallId")
+    return
   end
   M.show(update, client.terminals, show)
 end
@@ -246,6 +251,28 @@ function M.show(update, terminals, show)
     end
     show(update)
   end
+end
+
+--- An update of a sub-agent's own session: its calls (and their output) shown under the
+--- `delegate` call `parent_call`, as v1 nests them (`<call>/<child call>`, `parentCallId`);
+--- its messages and states are its own (the call's content says what it answered).
+function M.child_update(update, parent_call, terminals, show)
+  local kind = update.sessionUpdate
+  if kind == "tool_call_update" then
+    update.toolCallId = parent_call .. "/" .. update.toolCallId
+    for _, item in ipairs(update.content or {}) do
+      if item.type == "terminal" and item.terminalId then
+        item.terminalId = parent_call .. "/" .. item.terminalId
+      end
+    end
+    update._meta = update._meta or {}
+    update._meta.tether = vim.tbl_extend("force", update._meta.tether or {}, { parentCallId = parent_call })
+  elseif kind == "terminal_output_chunk" or kind == "terminal_update" then
+    update.terminalId = parent_call .. "/" .. tostring(update.terminalId)
+  else
+    return
+  end
+  M.show(update, terminals, show)
 end
 
 local FINAL = { completed = true, failed = true, cancelled = true }

@@ -651,7 +651,14 @@ end
 -- what the daemon sends -------------------------------------------------------------
 
 function Client:on_session_update(params)
-  if not self.session or params.sessionId ~= self.session.id then
+  if not self.session then
+    return
+  end
+  if params.sessionId ~= self.session.id then
+    local parent_call = self.v2 and self.session.children and self.session.children[params.sessionId]
+    if parent_call then -- a sub-agent's session (v2)
+      acp_v2.child_update(params.update or {}, parent_call, self.terminals, self.show)
+    end
     return
   end
   if not self.v2 then
