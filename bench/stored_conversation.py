@@ -18,17 +18,12 @@ alternating for three rounds; medians of the rounds are printed per tree.
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
-import subprocess
 import sys
 import time
 import timeit
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
 COUNT = 40_000
 
 
@@ -68,27 +63,8 @@ def measure(root: Path) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", help="another checkout, measured first with its own .venv")
-    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.one or not args.base:
-        print(json.dumps(measure(Path.cwd() if args.one else ROOT)))  # --one: the tree it runs in
-        return
-    trees = {"base": Path(args.base).resolve(), "this": ROOT}
-    samples: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-    for _ in range(3):
-        for name, tree in trees.items():
-            script = tree / "bench" / "stored_conversation.py"
-            if not script.exists():  # the base predates this script: run this one with its python
-                script = Path(__file__).resolve()
-            out = subprocess.run([str(tree / ".venv/bin/python"), str(script), "--one"], cwd=tree,
-                                 capture_output=True, text=True, check=True)
-            samples[name].append(json.loads(out.stdout))
-    print(json.dumps({name: {key: statistics.median(s[key] for s in runs) for key in runs[0]}
-                      for name, runs in samples.items()}, indent=2))
-
-
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from two_trees import compare
+
+    compare("stored_conversation.py", __doc__ or "", measure)
