@@ -1,9 +1,8 @@
 """The settings record and what each key accepts: the vocabulary every layer is read into.
 
-Owns: :class:`Settings` (every key, its default, ``sources`` and ``refused``), what each key accepts
-(:class:`Accepts`, declared once on its field by ``setting()``; ``SETTING_KEYS`` and the rest are read
-from the fields), :class:`ConfigError` and :class:`RefusedSetting`, and the wording of a bad value or
-an unknown key (secrets masked).
+Owns: :class:`Settings` (every key, its default and what it accepts: ``setting()`` on its field, read
+back as ``SETTING_KEYS``, ``ACCEPTS``, ...), :class:`ConfigError`, :class:`RefusedSetting`, and the
+wording of a bad value or an unknown key (secrets masked).
 Must not: read files or the environment, validate values, or import anything outside the standard library.
 """
 
