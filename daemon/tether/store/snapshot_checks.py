@@ -313,7 +313,7 @@ def _wrong(tp: Any, value: Any, at: str) -> str | None:
         return f"{at} must be {expected}{' or null' if nullable else ''}, not {type_name(value)}"
     try:
         msgspec.convert(value, type=base)
-    except msgspec.ValidationError:
+    except msgspec.ValidationError:  # its bounds: the constrained types are Time, Seq and Id
         if kind is float:
             return f"{at} must be seconds since the epoch, from 0 to below {MAX_TIME:.0e}, not {value!r}"
         if kind is int:
