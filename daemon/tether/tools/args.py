@@ -199,7 +199,7 @@ def parse_args(cls: type[T], raw: Any) -> T:
     if not isinstance(raw, Mapping):
         raise ArgError(f"arguments must be a JSON object, got {show(raw)}")
     try:
-        return msgspec.convert(_as_decoded(raw), type=cls)
+        return msgspec.convert(_as_decoded(raw), cls)
     except msgspec.ValidationError as exc:
         # msgspec names the first problem in the order the keys came; the model is told the
         # first in the order the schema lists them, in the words below
