@@ -4,15 +4,17 @@ bench/RESULTS.md, "Issue 32: the stored formats on msgspec").
     .venv/bin/python bench/stored_conversation.py [--base /path/to/other/checkout]
 
 CPU time (`time.process_time`, best of 9 rounds of 3; the wall clock on a shared machine
-swings several-fold, CPU time far less) of four things done to 40,000 stored messages
+swings several-fold, CPU time far less) of five things done to 40,000 stored messages
 (10,000 turns: a question, a tool call, its result, an answer):
 1. `view`: the stored bodies (decoded JSON) -> typed messages (`messages_from_json`,
    what a session's model view runs on load);
 2. `save`: typed messages -> the store's rows (`message_row`: validated, encoded, the
    search text);
 3. `to_json`: typed messages -> stored JSON objects (`message_to_json`);
-4. `snapshot_check`: a snapshot's message records checked (`check_messages`, restore).
-With `--base`, the other checkout's interpreter runs the same code first, then this one,
+4. `snapshot_check`: a snapshot's message records checked (`check_messages`, restore);
+5. `snapshot_stream_check`: the same one record at a time (`check_message`, a restore read
+   from a file or text, record by record).
+With `--base`, the other checkout's interpreter runs this code first, then this one,
 alternating for three rounds; medians of the rounds are printed per tree.
 """
 
@@ -44,8 +46,13 @@ def bodies(count: int) -> list[dict[str, Any]]:
 def measure(root: Path) -> dict[str, float]:
     sys.path[:0] = [str(root / "daemon"), str(root / "protocol")]
     from tether.store.records import MessageRecord, message_row
-    from tether.store.snapshot_checks import check_messages
+    from tether.store.snapshot_checks import check_message, check_messages
     from tether_protocol.conversation import message_to_json, messages_from_json
+
+    def one_at_a_time(records: list[dict[str, Any]]) -> None:
+        last = -1
+        for i, record in enumerate(records):
+            last = check_message(record, i, last, ())
 
     stored = bodies(COUNT)
     typed = messages_from_json(stored)
@@ -56,6 +63,7 @@ def measure(root: Path) -> dict[str, float]:
         "save_ms": lambda: [message_row(MessageRecord.of(m), 1.0) for m in typed],
         "to_json_ms": lambda: [message_to_json(m) for m in typed],
         "snapshot_check_ms": lambda: check_messages(records, set()),
+        "snapshot_stream_check_ms": lambda: one_at_a_time(records),
     }
     return {
         name: round(min(timeit.Timer(fn, timer=time.process_time).repeat(number=3, repeat=9)) * 1000 / 3, 1)

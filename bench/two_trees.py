@@ -1,7 +1,7 @@
 """One in-process bench run in two checkouts, alternating (issue 32's "side by side in one run").
 
-Owns: `compare(script, measure)`: with `--base DIR`, DIR's interpreter runs the script (its own
-copy, or this one when DIR predates it) with `--one`, then this tree's, for three rounds, and
+Owns: `compare(script, measure)`: with `--base DIR`, DIR's interpreter runs this script with
+`--one` in DIR (the same measuring code on both trees), then this tree's, for three rounds, and
 the medians per tree are printed; without it, this tree's figures alone.
 Must not: measure anything itself.
 """
@@ -30,10 +30,7 @@ def compare(script: str, doc: str, measure: Callable[[Path], dict[str, float]]) 
     samples: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     for _ in range(3):
         for name, tree in trees.items():
-            path = tree / "bench" / script
-            if not path.exists():  # the base predates this script: run this one with its python
-                path = ROOT / "bench" / script
-            out = subprocess.run([str(tree / ".venv/bin/python"), str(path), "--one"], cwd=tree,
+            out = subprocess.run([str(tree / ".venv/bin/python"), str(ROOT / "bench" / script), "--one"], cwd=tree,
                                  capture_output=True, text=True, check=True)
             samples[name].append(json.loads(out.stdout.splitlines()[-1]))
     print(json.dumps({name: {key: statistics.median(s[key] for s in runs) for key in runs[0]}

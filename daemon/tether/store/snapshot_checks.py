@@ -88,6 +88,8 @@ class RuleRecord(msgspec.Struct, kw_only=True):
 _EVERY: dict[type[msgspec.Struct], frozenset[str]] = {
     cls: frozenset(cls.__struct_fields__) for cls in (SessionRecord, TurnRecord, MessageRecord, ReportRecord, RuleRecord)
 }
+# a message record's fields with a default (filled in when left out)
+_TURN_ID, _STATUS = (f.name for f in msgspec.structs.fields(MessageRecord) if not f.required)
 
 # a field's own check after its type's: (its value) -> the rest of the message, or None
 After = dict[str, Callable[[Any], "str | None"]]
@@ -148,12 +150,11 @@ def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
         typed = msgspec.convert(messages, list[MessageRecord])
     except msgspec.ValidationError:
         typed = []
-    every = _EVERY[MessageRecord]
     last = -1
     for message, record in zip(messages, typed):
         if record.seq <= last or not (record.turn_id is None or record.turn_id in turn_ids):
             break
-        if not message.keys() >= every:
+        if _TURN_ID not in message or _STATUS not in message:
             _fill(message, record)
         last = record.seq
     else:
@@ -180,7 +181,7 @@ def check_message(message: Any, i: int, last: int, turn_ids: Container[str]) -> 
         pass
     if typed is None or typed.seq <= last or not (typed.turn_id is None or typed.turn_id in turn_ids):
         raise SnapshotError(_message_problem(message, f"messages[{i}]", last, turn_ids))
-    if not message.keys() >= _EVERY[MessageRecord]:
+    if _TURN_ID not in message or _STATUS not in message:  # (cheaper than a set's test, per message)
         _fill(message, typed)
     return typed.seq
 
