@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal, TypeGuard, TypeVar, get_args, get_or
 import msgspec
 
 from tether.store.errors import StoreError
+from tether.store.records import MessageRole, MessageStatus, TurnStatus
 from tether_protocol._json import JsonObject, type_name
-from tether_protocol._snapshots import MessageRole, StoredMessageStatus, TurnStatus
 
 # (the conversation model and the checkpoint's reader are imported by the checks that use
 # them: opening a store does not)
@@ -67,7 +67,7 @@ class MessageRecord(msgspec.Struct, kw_only=True):
     seq: Seq
     turn_id: str | None = None
     role: MessageRole
-    status: StoredMessageStatus = "complete"
+    status: MessageStatus = "complete"
     created_at: Time
     # the stored message: the conversation's Structs decode it, many at a time, in the
     # same words (``check_bodies``: "messages[0].body must be an object, not a list")
