@@ -76,6 +76,26 @@ def test_setting_keys_match_dataclass_fields() -> None:
     assert tuple(fields) == SETTING_KEYS
 
 
+def test_what_a_field_declares_is_what_every_layer_is_held_to(user_cfg: Path) -> None:
+    # one declaration per key: its field's type and `setting(...)` (no table beside it)
+    from tether.config.settings import ACCEPTS
+
+    assert ACCEPTS["max_steps"].low == 1 and ACCEPTS["max_steps"].high == 1000
+    with pytest.raises(ConfigError, match=r"max_steps = '1001' .* is not valid; expected an integer from 1 to 1000"):
+        load(None, user_cfg, env={"TETHER_MAX_STEPS": "1001"})
+    with pytest.raises(ConfigError, match=r"max_steps = 1001 .* is not valid; expected an integer from 1 to 1000"):
+        load(None, user_cfg, flags={"max_steps": 1001})
+    assert load(None, user_cfg, env={"TETHER_MODE": "FULL-AUTO"}).mode == "full-auto"
+    with pytest.raises(ConfigError, match=r"use one of: read-only, ask, auto-edit, full-auto$"):
+        load(None, user_cfg, flags={"mode": "yolo"})
+    # every setting has a type a layer can write, and a rule for it
+    from tether.config.values import validate
+
+    defaults = {key: getattr(Settings(), key) for key in SETTING_KEYS}
+    defaults["credentials"] = {}  # written as a table, held as "host header ENV" entries
+    assert validate(defaults, dict.fromkeys(defaults, "test"), strings_ok=False, base_dir=None).keys() == defaults.keys()
+
+
 def test_settings_is_frozen_and_hashable() -> None:
     settings = Settings()
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -583,3 +583,29 @@ async def test_a_checked_snapshot_is_imported_as_it_is(store: HistoryStore) -> N
     assert [(m["seq"], m["status"], m["body"]) for m in copied["messages"]] == [
         (m["seq"], m["status"], m["body"]) for m in checked["messages"]
     ]
+
+
+@pytest.mark.parametrize("checked", [False, True], ids=["streamed", "checked-first"])
+async def test_the_first_wrong_field_is_named_in_the_format_s_order_not_the_record_s(
+    store: HistoryStore, checked: bool
+) -> None:
+    """A record's keys may come in any order (a hand-edited file): msgspec stops at the
+    first wrong one it reads, the message names the first in the format's order."""
+    await _sample(store)
+    snap = await export_session(store, "s1")
+    message = snap["messages"][1]
+    snap["messages"][1] = {"body": message["body"], "created_at": True, "status": "complete",
+                           "role": "robot", "turn_id": message["turn_id"], "seq": message["seq"]}
+    turn = snap["turns"][0]
+    snap["turns"][0] = {"started_at": "soon", **{k: v for k, v in turn.items() if k != "started_at"}}
+    snap["turns"][0]["status"] = "done"
+    with pytest.raises(SnapshotError, match=r"^turns\[0\]\.status must be one of \["):
+        await (asyncio.to_thread(check_snapshot, snap) if checked else import_session(store, snap))
+    snap["turns"][0] = turn
+    with pytest.raises(SnapshotError, match=r"^messages\[1\]\.role must be one of \['assistant', 'system'"):
+        await (asyncio.to_thread(check_snapshot, snap) if checked else import_session(store, snap))
+    # a missing optional field is filled in (the checked record says so), not refused
+    del snap["messages"][1]["status"]
+    snap["messages"][1].update(role=message["role"], created_at=1.0)
+    assert check_snapshot(snap)["messages"][1]["status"] == "complete"
+    assert len((await store.list_sessions())[0]) == 1

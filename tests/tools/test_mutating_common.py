@@ -6,10 +6,9 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-import attrs
 import pytest
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_args
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.edit_file import Edit, EditFileTool
@@ -152,9 +151,8 @@ def test_edits_array_items_are_validated_by_name() -> None:
     assert tool.dump(clean)["edits"] == [{**good, "replace_all": False}, {**good, "replace_all": False}]
 
 
-@attrs.frozen
-class _Pick:
-    mode: Literal["fast", "safe"] = arg(default="safe")
+class _Pick(ToolArgs, frozen=True):
+    mode: Literal["fast", "safe"] = "safe"
 
 
 class _EnumTool(Tool[_Pick]):

@@ -121,3 +121,28 @@ def test_the_first_wrong_argument_in_schema_order_is_the_one_named() -> None:
     # an integral float out of bounds is shown as the integer it stands for
     with pytest.raises(ToolError, match=r"list_dir: 'depth' must be an integer between 1 and 5, got 7$"):
         validate_args(ListDirTool(), {"depth": 7.0})
+
+
+def test_the_schema_order_wins_over_the_order_the_keys_came_in() -> None:
+    # msgspec stops at the first problem in the order the keys arrive; the model is told
+    # the first in the order its schema lists them
+    with pytest.raises(ToolError, match=r"read_file: 'offset' must be an integer >= 1, got 0$"):
+        validate_args(ReadFileTool(), {"limit": "x", "offset": 0, "path": "a.py"})
+    with pytest.raises(ToolError, match=r"read_file: missing required argument 'path' \(a string\)$"):
+        validate_args(ReadFileTool(), {"limit": "ten"})
+    with pytest.raises(ToolError, match=r"read_file: 'path' must be a string, got 5.0$"):
+        validate_args(ReadFileTool(), {"limit": 2.5, "path": 5.0})
+
+
+def test_a_configured_cap_is_the_class_the_call_is_checked_against() -> None:
+    from tether.tools.run_command import RunCommandArgs, RunCommandTool
+
+    capped = RunCommandTool(max_timeout=5)
+    args = validate_args(capped, {"command": "ls"})
+    assert isinstance(args, RunCommandArgs) and args.timeout == 5
+    assert capped.dump(args) == {"command": "ls", "timeout": 5, "cwd": "."}
+    with pytest.raises(ToolError, match=r"^run_command: timeout 6 s is over the 5 s cap; use at most 5"):
+        validate_args(capped, {"command": "ls", "timeout": 6})
+    # the default tool keeps its own cap: the capped class did not change it
+    assert validate_args(RunCommandTool(), {"command": "ls", "timeout": 600}).timeout == 600
+    assert RunCommandTool(max_timeout=5).args_type is capped.args_type

@@ -51,14 +51,17 @@ def test_the_registry_sends_the_generated_schemas() -> None:
     assert json.loads(json.dumps(specs)) == specs
 
 
-def test_listing_the_schemas_does_not_import_the_converter() -> None:
-    # session/new lists the tools; cattrs (~12 ms to import) waits for the first call
+def test_listing_the_schemas_and_checking_a_call_never_import_cattrs() -> None:
+    # the arguments are msgspec Structs: cattrs (~12 ms to import) is not on a tool's path
     code = (
         "import sys\n"
         "from tether.tools.mutating import default_mutating_tools\n"
         "from tether.tools.registry import ToolRegistry, default_read_only_tools\n"
         "from tether.tools.run_command import RunCommandTool\n"
-        "ToolRegistry([*default_read_only_tools(), *default_mutating_tools(), RunCommandTool()]).specs()\n"
+        "registry = ToolRegistry([*default_read_only_tools(), *default_mutating_tools(), RunCommandTool()])\n"
+        "registry.specs()\n"
+        "from tether.tools.base import validate_args\n"
+        "validate_args(registry.get('read_file'), {'path': 'a', 'limit': 3})\n"
         "assert 'cattrs' not in sys.modules, 'cattrs imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

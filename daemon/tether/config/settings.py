@@ -1,15 +1,15 @@
 """The settings record and what each key accepts: the vocabulary every layer is read into.
 
-Owns: :class:`Settings` (every key, its default, ``sources`` and ``refused``), the tables
-of what each key accepts, :class:`ConfigError` and :class:`RefusedSetting`, and the wording of a bad value
-or an unknown key (secrets masked).
+Owns: :class:`Settings` (every key, its default and what it accepts: ``setting()`` on its field, read
+back as ``SETTING_KEYS``, ``ACCEPTS``, ...), :class:`ConfigError`, :class:`RefusedSetting`, and the
+wording of a bad value or an unknown key (secrets masked).
 Must not: read files or the environment, validate values, or import anything outside the standard library.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .mcp_servers import McpServerConfig
@@ -30,62 +30,14 @@ __all__ = [
     "with_extra",
 ]
 
-# Declared before Settings so the default `sources` can name every key; checked
-# against the dataclass fields right after the class so the two cannot drift.
-SETTING_KEYS: tuple[str, ...] = (
-    "provider",
-    "model",
-    "models",
-    "reasoning_models",
-    "base_url",
-    "api_key",
-    "script",
-    "max_steps",
-    "mode",
-    "home",
-    "log_level",
-    "context_window",
-    "max_output_tokens",
-    "max_retries",
-    "record",
-    "cassette",
-    "deny_commands",
-    "allow_env",
-    "guard",
-    "keep_user_turns",
-    "checkpoint_max_kib",
-    "sandbox",
-    "network",
-    "network_commands",
-    "allowed_domains",
-    "credentials",
-    "allow_unix_sockets",
-    "deny_read",
-    "allow_read",
-    "mask_secrets",
-    "sandbox_auto_allow",
-    "memory",
-    "memory_tokens",
-    "reviewer",
-    "reviewer_model",
-    "reviewer_timeout",
-    "ask_first",
-    "shared",
-    "shared_idle_timeout",
-    "delegate",
-    "delegate_max_steps",
-    "delegate_tokens",
-    "acp_v2",
-)
-
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
 MODES: tuple[str, ...] = ("read-only", "ask", "auto-edit", "full-auto")
 LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
 # the OS sandbox commands run in: "auto" picks bubblewrap, else Landlock; "off" runs
 # them unconfined (then no mode or rule ever runs a command without asking)
 SANDBOXES: tuple[str, ...] = ("auto", "bwrap", "landlock", "off")
+OFF_ON: tuple[str, ...] = ("off", "on")
 
-SECRET_KEYS: frozenset[str] = frozenset({"api_key"})
 # `allowed_domains` when unset: the package registries of the ecosystems Tether's users
 # work in (SPEC §5.13 lists the same); the proxy allows them on ports 80 and 443
 DEFAULT_DOMAINS: tuple[str, ...] = (
@@ -98,45 +50,6 @@ DEFAULT_DOMAINS: tuple[str, ...] = (
     "github.com", "codeload.github.com", "objects.githubusercontent.com",
     "raw.githubusercontent.com",  # git clones and release downloads
 )
-# Keys that hold filesystem paths: relative values are made absolute against the
-# directory of the layer that supplied them, so the meaning does not depend on
-# the daemon's cwd at the moment the value is used.
-PATH_KEYS: frozenset[str] = frozenset({"script", "home", "record", "cassette"})
-LIST_KEYS: frozenset[str] = frozenset(
-    {"deny_commands", "allow_env", "allowed_domains", "allow_unix_sockets", "models", "reasoning_models",
-     "deny_read", "allow_read"}
-)
-CHOICES: dict[str, tuple[str, ...]] = {
-    "guard": ("off", "log", "warn", "block"),
-    "provider": PROVIDERS,
-    "mode": MODES,
-    "log_level": LOG_LEVELS,
-    "sandbox": SANDBOXES,
-    "network": ("off", "allowlist", "on"),
-    "sandbox_auto_allow": ("off", "on"),
-    "memory": ("off", "on"),
-    "mask_secrets": ("off", "on"),
-    "reviewer": ("off", "on"),
-    "ask_first": ("off", "on"),
-    "delegate": ("off", "on"),
-    "acp_v2": ("off", "on"),
-}
-# (minimum, maximum or None for unbounded)
-INT_RANGES: dict[str, tuple[int, int | None]] = {
-    "max_steps": (1, 1000),
-    "context_window": (0, None),
-    "max_output_tokens": (0, None),
-    "max_retries": (0, 10),
-    "keep_user_turns": (1, 100_000),
-    "memory_tokens": (100, 20_000),
-    "checkpoint_max_kib": (1, 1024 * 1024),
-    "reviewer_timeout": (1, 600),
-    "shared_idle_timeout": (1, 7 * 24 * 3600),
-    "delegate_max_steps": (1, 200),
-    "delegate_tokens": (1_000, 10_000_000),
-}
-# true/false keys (text layers also take 1/0, on/off, yes/no)
-BOOL_KEYS: frozenset[str] = frozenset({"shared"})
 # from loosest to strictest
 MODE_STRICTNESS = ("full-auto", "auto-edit", "ask", "read-only")
 
@@ -155,11 +68,6 @@ def no_looser_mode(mode: str, limit: str) -> str:
 def camel(key: str) -> str:
     head, *rest = key.split("_")
     return head + "".join(part.capitalize() for part in rest)
-
-
-# initializationOptions come from editor extensions written in JS/TS, where
-# camelCase is the norm; both spellings are accepted there.
-CAMEL_TO_KEY: dict[str, str] = {camel(k): k for k in SETTING_KEYS if camel(k) != k}
 
 
 class ConfigError(Exception):
@@ -198,6 +106,30 @@ class RefusedSetting(NamedTuple):
         return f"ignored {what} workspace config {self.file}: {self.reason}"
 
 
+@dataclass(frozen=True, slots=True)
+class Accepts:
+    """What a setting accepts beyond its type (`bool`, `int`, `str`, `tuple[str, ...]`: a
+    list, or text layers' comma-separated string), declared once on its field with
+    `setting()`; `config/values.py` checks and canonicalises every layer's values by it."""
+
+    low: int = 0  # an integer's range (`high` None: unbounded)
+    high: int | None = None
+    choices: tuple[str, ...] = ()  # a string's choices (any case; kept lower-case)
+    blank_ok: bool = False  # "" too: let Tether choose
+    # a path: a relative one is made absolute against the directory of the layer that
+    # supplied it, so its meaning does not depend on the daemon's cwd when it is used
+    path: bool = False
+    secret: bool = False  # masked wherever it is shown, never written anywhere
+
+
+def setting(
+    default: Any, *, low: int = 0, high: int | None = None, choices: tuple[str, ...] = (), blank_ok: bool = False,
+    path: bool = False, secret: bool = False,
+) -> Any:
+    """A field of :class:`Settings` that is a setting, with what it accepts."""
+    return field(default=default, metadata={"accepts": Accepts(low, high, choices, blank_ok, path, secret)})
+
+
 def _default_sources() -> dict[str, str]:
     return dict.fromkeys(SETTING_KEYS, SOURCE_DEFAULT)
 
@@ -207,82 +139,86 @@ class Settings:
     """The merged configuration. Build it with :func:`~tether.config.load_settings`;
     constructing it directly skips validation."""
 
-    provider: str = ""  # "" = not configured yet; a later component picks one
-    model: str = ""
+    # "" = not configured yet; a later component picks one
+    provider: str = setting("", choices=PROVIDERS, blank_ok=True)
+    model: str = setting("")
     # the model ids an editor's model picker offers (session config option "model"); () = the model alone
-    models: tuple[str, ...] = ()
+    models: tuple[str, ...] = setting(())
     # OpenAI-compatible models (fnmatch patterns) that take `reasoning_effort`, besides o1/o3/o4/gpt-5
-    reasoning_models: tuple[str, ...] = ()
-    base_url: str = ""
-    api_key: str = ""  # SECRET: masked in repr, never written anywhere
-    script: str = ""  # absolute path once loaded (see PATH_KEYS)
-    max_steps: int = 20
-    mode: str = "ask"
-    home: str = ""  # data-dir override; "" = the platform default
-    log_level: str = "warning"
-    context_window: int = 0  # 0 = the model's default
-    max_output_tokens: int = 0  # 0 = the model's default
-    max_retries: int = 2  # provider retries of a failed request, before any output
-    record: str = ""  # save every model exchange to this cassette file
-    cassette: str = ""  # the cassette the `replay` provider plays back
+    reasoning_models: tuple[str, ...] = setting(())
+    base_url: str = setting("")
+    api_key: str = setting("", secret=True)  # SECRET: masked in repr, never written anywhere
+    script: str = setting("", path=True)  # absolute path once loaded (`path=True`)
+    max_steps: int = setting(20, low=1, high=1000)
+    mode: str = setting("ask", choices=MODES)
+    home: str = setting("", path=True)  # data-dir override; "" = the platform default
+    log_level: str = setting("warning", choices=LOG_LEVELS)
+    context_window: int = setting(0, low=0)  # 0 = the model's default
+    max_output_tokens: int = setting(0, low=0)  # 0 = the model's default
+    max_retries: int = setting(2, low=0, high=10)  # provider retries of a failed request, before any output
+    record: str = setting("", path=True)  # save every model exchange to this cassette file
+    cassette: str = setting("", path=True)  # the cassette the `replay` provider plays back
     # command prefixes never run, whatever the mode or rules say (added to built-in ones)
-    deny_commands: tuple[str, ...] = ()
+    deny_commands: tuple[str, ...] = setting(())
     # secret-looking environment variables that commands may still see
-    allow_env: tuple[str, ...] = ()
+    allow_env: tuple[str, ...] = setting(())
     # the input guard on user messages and tool results: off | log | warn | block
-    guard: str = "warn"
+    guard: str = setting("warn", choices=("off", "log", "warn", "block"))
     # how many of the latest user turns are sent to the model (older ones stay stored)
-    keep_user_turns: int = 50
+    keep_user_turns: int = setting(50, low=1, high=100_000)
     # files larger than this (KiB) are not recorded for rewind (the tool result says so)
-    checkpoint_max_kib: int = 2048
+    checkpoint_max_kib: int = setting(2048, low=1, high=1024 * 1024)
     # the OS sandbox for commands (user settings only; never from a workspace file)
-    sandbox: str = "auto"
+    sandbox: str = setting("auto", choices=SANDBOXES)
     # network for sandboxed commands: "off" unless approved per call or by a rule below;
     # "allowlist": only through Tether's proxy, to `allowed_domains` (netproxy/)
-    network: str = "off"
+    network: str = setting("off", choices=("off", "allowlist", "on"))
     # command prefixes whose commands get the network in the sandbox (every part covered);
     # the table form's entries ("npm install -> registry.npmjs.org") get the proxy with
     # those domains added instead (values.py writes them so)
-    network_commands: tuple[str, ...] = ()
+    network_commands: tuple[str, ...] = setting(())
     # hosts (`name`, `*.suffix`, either with `:port`) the proxy lets commands reach
-    allowed_domains: tuple[str, ...] = DEFAULT_DOMAINS
+    allowed_domains: tuple[str, ...] = setting(DEFAULT_DOMAINS)
     # "host header ENV_NAME" entries: the proxy adds that header, valued from the daemon's
     # environment, to plain HTTP requests for that host (user config only)
-    credentials: tuple[str, ...] = ()
+    credentials: tuple[str, ...] = setting(())
     # unix sockets (absolute paths) a command with the network may connect to; without
     # one, no command connects to any (user settings only; bubblewrap only, see SPEC §11)
-    allow_unix_sockets: tuple[str, ...] = ()
+    allow_unix_sockets: tuple[str, ...] = setting(())
     # paths commands must not read besides the credential stores (sandbox/credential_stores.py;
     # a workspace config or a client may add to it), and stores the user exposes (user only)
-    deny_read: tuple[str, ...] = ()
-    allow_read: tuple[str, ...] = ()
+    deny_read: tuple[str, ...] = setting(())
+    allow_read: tuple[str, ...] = setting(())
     # secret-looking text in tool results is masked before the model sees it (user only)
-    mask_secrets: str = "on"
+    mask_secrets: str = setting("on", choices=OFF_ON)
     # mode auto-edit runs a command without asking when the sandbox alone keeps it in:
     # sandboxed, no network, plain and fully seen, nothing outside the workspace named
     # (approvals/sandboxed_asking.py); a workspace or a client may only turn it off
-    sandbox_auto_allow: str = "on"
+    sandbox_auto_allow: str = setting("on", choices=OFF_ON)
     # retrieved memory: earlier sessions' messages matching each prompt are given to the
     # model (user settings only: it spends the user's tokens on the user's history)
-    memory: str = "off"
-    memory_tokens: int = 1_500  # the most tokens retrieved memory adds to a turn
+    memory: str = setting("off", choices=OFF_ON)
+    memory_tokens: int = setting(1_500, low=100, high=20_000)  # the most tokens retrieved memory adds to a turn
     # the approval reviewer (hooks/reviewer.py): a second model call before a prompt is
     # shown; "" = the session's model; seconds before it counts as "ask the user"
-    reviewer: str = "off"
-    reviewer_model: str = ""
-    reviewer_timeout: int = 30
+    reviewer: str = setting("off", choices=OFF_ON)
+    reviewer_model: str = setting("")
+    reviewer_timeout: int = setting(30, low=1, high=600)
     # ask a clarifying question instead of acting on a destructive, vague prompt
-    ask_first: str = "off"
+    ask_first: str = setting("off", choices=OFF_ON)
     # one background daemon per user for every window (user config, env or --shared only)
-    shared: bool = False
-    shared_idle_timeout: int = 600  # seconds the shared daemon lives with no client and no turn
+    shared: bool = setting(False)
+    # seconds the shared daemon lives with no client and no turn
+    shared_idle_timeout: int = setting(600, low=1, high=7 * 24 * 3600)
     # the `delegate` tool (agent/subagent.py): the model may hand a task to a sub-agent; its
     # tokens are spent only when the model delegates, at most `delegate_tokens` per delegation
-    delegate: str = "on"
-    delegate_max_steps: int = 10  # a sub-agent's step cap (the call's `max_steps` may only lower it)
-    delegate_tokens: int = 200_000  # input + output tokens one delegation may spend
+    delegate: str = setting("on", choices=OFF_ON)
+    # a sub-agent's step cap (the call's `max_steps` may only lower it)
+    delegate_max_steps: int = setting(10, low=1, high=200)
+    # input + output tokens one delegation may spend
+    delegate_tokens: int = setting(200_000, low=1_000, high=10_000_000)
     # ACP v2 (Preview) for a client that asks for it; "off": every client gets v1 (SPEC §12.1)
-    acp_v2: str = "on"
+    acp_v2: str = setting("on", choices=OFF_ON)
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)
@@ -307,16 +243,16 @@ class Settings:
     __str__ = __repr__
 
 
-NOT_SETTINGS = ("sources", "refused", "workspace_deny_commands", "workspace_deny_read", "mcp_servers")
-
-
-def _check_keys_match_fields() -> None:
-    names = tuple(name for name in Settings.__dataclass_fields__ if name not in NOT_SETTINGS)
-    if names != SETTING_KEYS:  # pragma: no cover - a programming error, caught by any test run
-        raise AssertionError(f"SETTING_KEYS {SETTING_KEYS} != Settings fields {names}")
-
-
-_check_keys_match_fields()
+# every setting, in the order of its field (environment variables are read in this order)
+SETTING_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Settings) if "accepts" in f.metadata)
+ACCEPTS: dict[str, Accepts] = {f.name: f.metadata["accepts"] for f in fields(Settings) if f.name in SETTING_KEYS}
+# a setting's type as its field declares it ("int", "tuple[str, ...]", ...)
+TYPES: dict[str, str] = {f.name: str(f.type) for f in fields(Settings) if f.name in SETTING_KEYS}
+SECRET_KEYS: frozenset[str] = frozenset(key for key, accepts in ACCEPTS.items() if accepts.secret)
+PATH_KEYS: frozenset[str] = frozenset(key for key, accepts in ACCEPTS.items() if accepts.path)
+# initializationOptions come from editor extensions written in JS/TS, where
+# camelCase is the norm; both spellings are accepted there.
+CAMEL_TO_KEY: dict[str, str] = {camel(k): k for k in SETTING_KEYS if camel(k) != k}
 
 
 def with_extra(items: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
 """Validating one layer of settings: the settings' one converter, a hook per key of :class:`Settings`.
 
 Owns: that converter (every layer through it, so a value means the same wherever it is written) and the
-hooks: each checks and canonicalises its key's value, typed layers must give real types (decision 0006).
+hooks, chosen by each field's type and `Accepts` (a few keys have their own): each checks and canonicalises
+its key's value, typed layers must give real types (decision 0006).
 Must not: import anything outside the standard library at import time, read files, or merge layers.
 """
 
@@ -14,17 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .settings import (
-    BOOL_KEYS,
-    CHOICES,
-    INT_RANGES,
-    LIST_KEYS,
-    PATH_KEYS,
-    SECRET_KEYS,
-    SETTING_KEYS,
-    concealed,
-    invalid,
-)
+from .settings import ACCEPTS, PATH_KEYS, SETTING_KEYS, TYPES, concealed, invalid
 
 __all__ = ["validate"]
 
@@ -86,29 +77,24 @@ def _converter(strings_ok: bool) -> dict[str, Hook]:
 
 
 def _hook(key: str, strings_ok: bool) -> Hook:
-    if key in BOOL_KEYS:
+    """The key's own rule if it has one, else what its field declares (`Accepts`)."""
+    own = _OWN_RULES.get(key)
+    if own is not None:
+        return own(strings_ok)
+    accepts, kind = ACCEPTS[key], TYPES[key]
+    if kind == "bool":
         return _boolean(strings_ok)
-    if key == "allow_unix_sockets":
-        return _socket_paths(strings_ok)
-    if key == "network_commands":
-        return _network_commands(strings_ok)
-    if key == "credentials":
-        return _credentials
-    if key in ("deny_read", "allow_read"):
-        return _read_paths(strings_ok)
-    if key in LIST_KEYS:
+    if kind == "tuple[str, ...]":
         return _string_list(strings_ok)
-    if key in INT_RANGES:
-        return _integer(*INT_RANGES[key], strings_ok=strings_ok)
-    if key in CHOICES:
-        return _choice(CHOICES[key], blank_ok=key == "provider")
-    if key == "base_url":
-        return _url
-    if key in SECRET_KEYS:
+    if kind == "int":
+        return _integer(accepts.low, accepts.high, strings_ok=strings_ok)
+    if kind != "str":  # pragma: no cover - a programming error, caught by any test run
+        raise AssertionError(f"setting {key!r} has type {kind}, which no layer can write")
+    if accepts.choices:
+        return _choice(accepts.choices, blank_ok=accepts.blank_ok)
+    if accepts.secret:
         return _secret
-    if key in PATH_KEYS:
-        return _path
-    return _text
+    return _path if accepts.path else _text
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -283,3 +269,14 @@ def _secret(value: object, _: object) -> str:
     if text and (not text.isprintable() or any(ch.isspace() for ch in text)):
         raise _Concealed()
     return text
+
+
+# the keys whose values need more than their type and `Accepts` say
+_OWN_RULES: dict[str, Callable[[bool], Hook]] = {
+    "allow_unix_sockets": _socket_paths,
+    "network_commands": _network_commands,
+    "credentials": lambda _: _credentials,
+    "deny_read": _read_paths,
+    "allow_read": _read_paths,
+    "base_url": lambda _: _url,
+}

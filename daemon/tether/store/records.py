@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from tether.store.errors import InvalidCursor
 from tether_protocol._json import JsonObject, dumps_text, loads, whole_text
@@ -50,10 +50,13 @@ __all__ = [
     "split_cjk",
 ]
 
-MESSAGE_ROLES = frozenset({"user", "assistant", "tool", "system"})
+MessageRole = Literal["user", "assistant", "tool", "system"]
 # "incomplete": shown to the client, then the stream broke; kept, but not sent to the model
-MESSAGE_STATUSES = frozenset({"complete", "incomplete", "cancelled", "interrupted", "error"})
-TURN_STATUSES = frozenset({"running", "complete", "cancelled", "interrupted", "error"})
+MessageStatus = Literal["complete", "incomplete", "cancelled", "interrupted", "error"]
+TurnStatus = Literal["running", "complete", "cancelled", "interrupted", "error"]
+MESSAGE_ROLES: frozenset[str] = frozenset(get_args(MessageRole))
+MESSAGE_STATUSES: frozenset[str] = frozenset(get_args(MessageStatus))
+TURN_STATUSES: frozenset[str] = frozenset(get_args(TurnStatus))
 # what finish_turn accepts: every status except the one begin_turn sets
 FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}
 

@@ -1,20 +1,22 @@
-"""The field checks of a session snapshot (format ``SNAPSHOT_VERSION``), with the
-errors that name the first wrong field.
+"""The records of a session snapshot (format ``SNAPSHOT_VERSION``) as msgspec Structs, and
+the checks across records, with errors that name the first wrong field.
 
-Owns: the snapshot format's version and limits, ``SnapshotError``, and the checks of a
-snapshot's session, turns, messages (their bodies decoded by the conversation's
-Structs, ``tether_protocol.conversation``), reports and rules; checked records get their
-defaults filled in. Must not: upgrade older formats (``snapshots`` does, through its
-``MIGRATIONS``), touch a store, or change anything but the records it is handed.
+Owns: the format's version and limits, ``SnapshotError``, one Struct per record kind (its
+fields in the order they are checked), the checks a type cannot say (ids and seqs unique,
+messages in seq order, turns named exist) and the bodies (the conversation's Structs,
+``tether_protocol.conversation``); checked records get their defaults filled in. Must not:
+upgrade older formats (``snapshots`` does), touch a store, or change anything but the records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
-from typing import Any, TypeGuard, cast
+from collections.abc import Callable, Container, Sequence
+from typing import Annotated, Any, Literal, TypeGuard, TypeVar, get_args, get_origin
+
+import msgspec
 
 from tether.store.errors import StoreError
-from tether.store.records import MESSAGE_ROLES, MESSAGE_STATUSES, TURN_STATUSES
+from tether.store.records import MessageRole, MessageStatus, TurnStatus
 from tether_protocol._json import JsonObject, type_name
 
 # (the conversation model and the checkpoint's reader are imported by the checks that use
@@ -24,8 +26,6 @@ from tether_protocol._json import JsonObject, type_name
 # older snapshots restore as they did, and older Tethers ignore them
 SNAPSHOT_VERSION = 1
 
-RULE_DECISIONS = ("allow", "deny")
-
 # A seq is a JSON-safe integer (JavaScript reads exact integers up to 2**53 - 1): far from
 # SQLite's 64-bit limit, so the turns and messages that follow can still be numbered.
 MAX_SEQ = 2**53 - 1
@@ -33,24 +33,92 @@ MAX_SEQ = 2**53 - 1
 # integer over 64 bits, that SQLite stores).
 MAX_TIME = 1e11
 
+Seq = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEQ)]
+Time = Annotated[float, msgspec.Meta(ge=0, lt=MAX_TIME)]  # NaN and the infinities are outside
+Id = Annotated[str, msgspec.Meta(min_length=1)]
+
 
 class SnapshotError(StoreError):
     """A snapshot that cannot be imported (or a fork point that does not exist); says why."""
 
 
+class SessionRecord(msgspec.Struct, kw_only=True):
+    id: Id
+    workspace: str
+    title: str | None = None
+    mode: str
+    created_at: Time
+    updated_at: Time
+    metadata: dict[str, Any] = {}
+
+
+class TurnRecord(msgspec.Struct, kw_only=True):
+    id: str
+    seq: Seq
+    status: TurnStatus
+    stop_reason: str | None = None
+    started_at: Time
+    finished_at: Time | None = None
+    error: str | None = None
+    pending: dict[str, Any] | None = None  # read by the checkpoint's own reader
+
+
+class MessageRecord(msgspec.Struct, kw_only=True):
+    seq: Seq
+    turn_id: str | None = None
+    role: MessageRole
+    status: MessageStatus = "complete"
+    created_at: Time
+    # the stored message: the conversation's Structs decode it, many at a time, in the
+    # same words (``check_bodies``: "messages[0].body must be an object, not a list")
+    body: Any
+
+
+class ReportRecord(msgspec.Struct, kw_only=True):
+    turn_id: str
+    report: dict[str, Any]
+
+
+class RuleRecord(msgspec.Struct, kw_only=True):
+    kind: str
+    pattern: str
+    decision: Literal["allow", "deny"]
+
+
+_EVERY: dict[type[msgspec.Struct], frozenset[str]] = {
+    cls: frozenset(cls.__struct_fields__) for cls in (SessionRecord, TurnRecord, MessageRecord, ReportRecord, RuleRecord)
+}
+# a message record's fields with a default (filled in when left out)
+_TURN_ID, _STATUS = (f.name for f in msgspec.structs.fields(MessageRecord) if not f.required)
+
+# a field's own check after its type's: (its value) -> the rest of the message, or None
+After = dict[str, Callable[[Any], "str | None"]]
+T = TypeVar("T", bound=msgspec.Struct)
+
+
+def _checked(cls: type[T], record: Any, where: str) -> T:
+    """``record`` as ``cls``, its defaults filled in; else SnapshotError naming the first
+    wrong field in ``cls``'s order (msgspec stops at the first in the record's order)."""
+    try:
+        typed = msgspec.convert(record, cls)  # (positional: `type=` costs msgspec ~0.2 µs a call)
+    except msgspec.ValidationError as exc:
+        raise SnapshotError(_first_wrong(cls, record, where, {}) or f"{where}: {exc}") from None
+    if not record.keys() >= _EVERY[cls]:  # a dump writes every field: most records have them
+        _fill(record, typed)
+    return typed
+
+
+def _fill(record: JsonObject, typed: msgspec.Struct) -> None:
+    """The fields ``record`` leaves out, as ``typed`` has them (their defaults)."""
+    for name in typed.__struct_fields__:
+        if name not in record:
+            record[name] = getattr(typed, name)
+
+
 def check_session(session: Any) -> None:
     if not isinstance(session, dict):
         raise SnapshotError(f'"session" must be an object, not {type_name(session)}')
-    _field(session, "session", "id", str)
-    if not session["id"]:
-        raise SnapshotError("session.id must not be empty")
-    _field(session, "session", "workspace", str)
-    _field(session, "session", "title", str, nullable=True, default=None)
-    _field(session, "session", "mode", str)
-    _number(session, "session", "created_at")
-    _number(session, "session", "updated_at")
-    session.setdefault("metadata", {})
-    _field(session, "session", "metadata", dict)
+    _checked(SessionRecord, session, "session")
 
 
 def check_turns(turns: list[Any]) -> set[str]:
@@ -63,60 +131,36 @@ def check_turns(turns: list[Any]) -> set[str]:
 
 def check_turn(turn: Any, i: int, ids: set[str], seqs: set[int]) -> None:
     """Check ``turns[i]`` (defaults filled in); its id and seq join ``ids`` and ``seqs``."""
-    if not _plain_turn(turn, ids, seqs):  # else a field is missing or wrong: say which
-        where = f"turns[{i}]"
-        if not isinstance(turn, dict):
-            raise SnapshotError(f"{where} must be an object, not {type_name(turn)}")
-        _field(turn, where, "id", str)
-        _field(turn, where, "seq", int)
-        _choice(turn, where, "status", TURN_STATUSES)
-        _field(turn, where, "stop_reason", str, nullable=True, default=None)
-        _number(turn, where, "started_at")
-        _number(turn, where, "finished_at", nullable=True, default=None)
-        _field(turn, where, "error", str, nullable=True, default=None)
-        _field(turn, where, "pending", dict, nullable=True, default=None)
-        if not 0 <= turn["seq"] <= MAX_SEQ:
-            raise SnapshotError(f"{where}.seq must be between 0 and {MAX_SEQ}, not {turn['seq']}")
-        if turn["pending"] is not None and (problem := _pending_problem(turn["pending"])):
-            raise SnapshotError(f"{where}.pending{problem}")
-        if turn["id"] in ids:
-            raise SnapshotError(f"{where}.id {turn['id']!r} appears twice")
-        if turn["seq"] in seqs:
-            raise SnapshotError(f"{where}.seq {turn['seq']} appears twice")
+    where = f"turns[{i}]"
+    if not isinstance(turn, dict):
+        raise SnapshotError(f"{where} must be an object, not {type_name(turn)}")
+    _checked(TurnRecord, turn, where)
+    if turn["pending"] is not None and (problem := _pending_problem(turn["pending"])):
+        raise SnapshotError(f"{where}.pending{problem}")
+    if turn["id"] in ids:
+        raise SnapshotError(f"{where}.id {turn['id']!r} appears twice")
+    if turn["seq"] in seqs:
+        raise SnapshotError(f"{where}.seq {turn['seq']} appears twice")
     ids.add(turn["id"])
     seqs.add(turn["seq"])
 
 
-def _plain_turn(turn: Any, ids: set[str], seqs: set[int]) -> bool:
-    """A turn the full checks would pass as it is, but for a missing ``pending`` (set
-    here). Most are: they take this one expression instead of a dozen calls each."""
-    if not (
-        type(turn) is dict
-        and type(turn_id := turn.get("id")) is str
-        and turn_id not in ids
-        and type(seq := turn.get("seq")) is int
-        and 0 <= seq <= MAX_SEQ
-        and seq not in seqs
-        and type(status := turn.get("status")) is str
-        and status in TURN_STATUSES
-        and (type(turn.get("stop_reason", 0)) is str or turn.get("stop_reason", 0) is None)
-        and type(started := turn.get("started_at")) in _NUMBERS
-        and 0 <= cast(float, started) < MAX_TIME
-        and (
-            type(finished := turn.get("finished_at", 0)) in _NUMBERS and 0 <= cast(float, finished) < MAX_TIME
-            or turn.get("finished_at", 0) is None
-        )
-        and (type(turn.get("error", 0)) is str or turn.get("error", 0) is None)
-    ):
-        return False
-    pending = turn.setdefault("pending", None)
-    return pending is None or type(pending) is dict and _pending_problem(pending) is None
-
-
-_NUMBERS = (int, float)  # exactly: a bool is not a timestamp
-
-
 def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
+    try:  # all at once (one call into msgspec); a wrong one is found again one at a time
+        typed = msgspec.convert(messages, list[MessageRecord])
+    except msgspec.ValidationError:
+        typed = []
+    last = -1
+    for message, record in zip(messages, typed):
+        if record.seq <= last or not (record.turn_id is None or record.turn_id in turn_ids):
+            break
+        if _TURN_ID not in message or _STATUS not in message:
+            _fill(message, record)
+        last = record.seq
+    else:
+        if len(typed) == len(messages):
+            check_bodies(messages, 0)
+            return
     last = -1
     for i, message in enumerate(messages):
         try:
@@ -130,9 +174,26 @@ def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
 def check_message(message: Any, i: int, last: int, turn_ids: Container[str]) -> int:
     """Check ``messages[i]``'s fields but its body (defaults filled in; ``check_bodies``
     checks bodies many at a time), which follows seq ``last``; its seq."""
-    if not _plain_message(message, last, turn_ids):
-        _check_message_fields(message, f"messages[{i}]", last, turn_ids)
-    return int(message["seq"])
+    typed: MessageRecord | None = None
+    try:
+        typed = msgspec.convert(message, MessageRecord)
+    except msgspec.ValidationError:
+        pass
+    if typed is None or typed.seq <= last or not (typed.turn_id is None or typed.turn_id in turn_ids):
+        raise SnapshotError(_message_problem(message, f"messages[{i}]", last, turn_ids))
+    if _TURN_ID not in message or _STATUS not in message:  # (cheaper than a set's test, per message)
+        _fill(message, typed)
+    return typed.seq
+
+
+def _message_problem(message: Any, where: str, last: int, turn_ids: Container[str]) -> str:
+    if not isinstance(message, dict):
+        return f"{where} must be an object, not {type_name(message)}"
+    after: After = {
+        "seq": lambda seq: None if seq > last else f"seq must be greater than {last} (messages in seq order)",
+        "turn_id": lambda turn: None if turn is None or turn in turn_ids else f"turn_id {turn!r} is not one of the turns",
+    }
+    return _first_wrong(MessageRecord, message, where, after) or f"{where} is not a message record"
 
 
 def check_bodies(messages: Sequence[JsonObject], first: int) -> None:
@@ -152,42 +213,6 @@ def check_bodies(messages: Sequence[JsonObject], first: int) -> None:
             message_from_json(message["body"], message["role"])
         except ConversationError as exc:
             raise SnapshotError(f"messages[{i}].body{exc}") from None
-
-
-def _check_message_fields(message: Any, where: str, last: int, turn_ids: Container[str]) -> None:
-    """Say which field of a message record is missing or wrong (filling in defaults)."""
-    if not isinstance(message, dict):
-        raise SnapshotError(f"{where} must be an object, not {type_name(message)}")
-    _field(message, where, "seq", int)
-    if not 0 <= message["seq"] <= MAX_SEQ:
-        raise SnapshotError(f"{where}.seq must be between 0 and {MAX_SEQ}, not {message['seq']}")
-    if message["seq"] <= last:
-        raise SnapshotError(f"{where}.seq must be greater than {last} (messages in seq order)")
-    _field(message, where, "turn_id", str, nullable=True, default=None)
-    if message["turn_id"] is not None and message["turn_id"] not in turn_ids:
-        raise SnapshotError(f"{where}.turn_id {message['turn_id']!r} is not one of the turns")
-    _choice(message, where, "role", MESSAGE_ROLES)
-    message.setdefault("status", "complete")
-    _choice(message, where, "status", MESSAGE_STATUSES)
-    _number(message, where, "created_at")
-    _field(message, where, "body", dict)
-
-
-def _plain_message(message: Any, last: int, turn_ids: Container[str]) -> bool:
-    """A message record whose fields but the body the full checks would pass as they are."""
-    return (
-        type(message) is dict
-        and type(seq := message.get("seq")) is int
-        and last < seq <= MAX_SEQ
-        and ((turn_id := message.get("turn_id", 0)) is None or (type(turn_id) is str and turn_id in turn_ids))
-        and type(role := message.get("role")) is str
-        and role in MESSAGE_ROLES
-        and type(status := message.get("status")) is str
-        and status in MESSAGE_STATUSES
-        and type(created := message.get("created_at")) in _NUMBERS
-        and 0 <= cast(float, created) < MAX_TIME
-        and type(message.get("body")) is dict
-    )
 
 
 def _pending_problem(pending: JsonObject) -> str | None:
@@ -214,8 +239,7 @@ def check_report(entry: Any, i: int, turn_ids: Container[str], seen: set[str]) -
     where = f"reports[{i}]"
     if not isinstance(entry, dict):
         raise SnapshotError(f"{where} must be an object, not {type_name(entry)}")
-    _field(entry, where, "turn_id", str)
-    _field(entry, where, "report", dict)
+    _checked(ReportRecord, entry, where)
     if entry["turn_id"] not in turn_ids:
         raise SnapshotError(f"{where}.turn_id {entry['turn_id']!r} is not one of the turns")
     if entry["turn_id"] in seen:
@@ -228,9 +252,7 @@ def check_rules(rules: list[Any]) -> None:
         where = f"rules[{i}]"
         if not isinstance(rule, dict):
             raise SnapshotError(f"{where} must be an object, not {type_name(rule)}")
-        _field(rule, where, "kind", str)
-        _field(rule, where, "pattern", str)
-        _choice(rule, where, "decision", frozenset(RULE_DECISIONS))
+        _checked(RuleRecord, rule, where)
 
 
 _MISSING = object()
@@ -246,56 +268,54 @@ def listed(snapshot: JsonObject, key: str, *, required: bool = True) -> list[Any
     return value
 
 
-def _present(obj: JsonObject, where: str, key: str, nullable: bool, default: Any) -> Any:
-    """The field's value, its default filled in when it is absent; a missing field
-    without a default is an error (None is returned as it is, for the caller)."""
-    if key not in obj and default is not _MISSING:
-        obj[key] = default
-    value = obj.get(key, _MISSING)
-    if value is _MISSING:
-        raise SnapshotError(f"{where}.{key} is missing")
-    return value
-
-
-def _field(
-    obj: JsonObject,
-    where: str,
-    key: str,
-    kind: type,
-    *,
-    nullable: bool = False,
-    default: Any = _MISSING,
-) -> None:
-    value = _present(obj, where, key, nullable, default)
-    if value is None and nullable:
-        return
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        expected = {str: "a string", int: "an integer", dict: "an object"}.get(kind, kind.__name__)
-        raise SnapshotError(
-            f"{where}.{key} must be {expected}{' or null' if nullable else ''}, not {type_name(value)}"
-        )
-
-
-def _number(
-    obj: JsonObject, where: str, key: str, *, nullable: bool = False, default: Any = _MISSING
-) -> None:
-    value = _present(obj, where, key, nullable, default)
-    if value is None and nullable:
-        return
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise SnapshotError(f"{where}.{key} must be a number (seconds since the epoch), not {type_name(value)}")
-    if not 0 <= value < MAX_TIME:  # NaN and the infinities fail this too
-        raise SnapshotError(
-            f"{where}.{key} must be seconds since the epoch, from 0 to below {MAX_TIME:.0e}, not {value!r}"
-        )
-
-
-def _choice(obj: JsonObject, where: str, key: str, allowed: frozenset[str]) -> None:
-    value = obj.get(key, _MISSING)
-    if not isinstance(value, str) or value not in allowed:  # a list would not hash
-        shown = "missing" if value is _MISSING else repr(value)
-        raise SnapshotError(f"{where}.{key} must be one of {sorted(allowed)}, not {shown}")
-
-
 def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+# ---- what a refused record is told ----------------------------------------------------------
+
+
+def _first_wrong(cls: type[msgspec.Struct], record: JsonObject, where: str, after: After) -> str | None:
+    for field in msgspec.structs.fields(cls):
+        value = record.get(field.name, _MISSING)
+        if value is _MISSING and not field.required:
+            continue
+        problem = _wrong(field.type, value, f"{where}.{field.name}")
+        if problem is None and field.name in after and (problem := after[field.name](value)) is not None:
+            problem = f"{where}.{problem}"
+        if problem is not None:
+            return problem
+    return None
+
+
+def _wrong(tp: Any, value: Any, at: str) -> str | None:
+    """What ``at`` is told when ``value`` is not ``tp`` (None: it is)."""
+    nullable = type(None) in get_args(tp)
+    base = next((a for a in get_args(tp) if a is not type(None)), tp) if nullable else tp
+    kind = get_args(base)[0] if get_origin(base) is Annotated else base
+    if kind is Any:
+        return f"{at} is missing" if value is _MISSING else None
+    if get_origin(kind) is Literal:  # a missing choice is told the choices too
+        shown = "missing" if value is _MISSING else repr(value)
+        return None if value in get_args(kind) and type(value) is str else \
+            f"{at} must be one of {sorted(get_args(kind))}, not {shown}"
+    if value is _MISSING:
+        return f"{at} is missing"
+    kind = get_origin(kind) or kind  # dict[str, Any]: an object
+    if value is None and nullable:
+        return None
+    typed = isinstance(value, (int, float) if kind is float else kind) and not isinstance(value, bool)
+    if kind is float and not typed:
+        return f"{at} must be a number (seconds since the epoch), not {type_name(value)}"
+    if not typed:
+        expected = {str: "a string", int: "an integer", dict: "an object"}[kind]
+        return f"{at} must be {expected}{' or null' if nullable else ''}, not {type_name(value)}"
+    try:
+        msgspec.convert(value, type=base)
+    except msgspec.ValidationError:  # its bounds: the constrained types are Time, Seq and Id
+        if kind is float:
+            return f"{at} must be seconds since the epoch, from 0 to below {MAX_TIME:.0e}, not {value!r}"
+        if kind is int:
+            return f"{at} must be between 0 and {MAX_SEQ}, not {value}"
+        return f"{at} must not be empty"
+    return None

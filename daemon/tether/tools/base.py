@@ -1,6 +1,6 @@
 """The tool interface shared by every workspace tool, and argument validation.
 
-Owns: `Tool` (generic in its attrs args class), its result/context types, `ToolError`
+Owns: `Tool` (generic in its args Struct), its result/context types, `ToolError`
 (defined in tools/errors.py, so the sandbox and the ledger need not import this), and `validate_args` (the model's JSON -> the tool's typed args, through tools/args.py).
 Must not: touch the filesystem, know about specific tools, or depend on the agent loop.
 """
@@ -13,15 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
-from tether.tools.args import (
-    ArgError,
-    ArgSpec,
-    JsonSchema,
-    dump_args,
-    parse_args,
-    required_names,
-    schema_of,
-)
+from tether.tools.args import ArgError, JsonSchema, dump_args, parse_args, required_names, schema_of
 from tether.tools.errors import ToolError
 from tether_protocol._json import JsonObject
 from tether_protocol.conversation import ContentBlock
@@ -33,7 +25,7 @@ if TYPE_CHECKING:
     from tether.tools.changes import ChangeRecorder, FileChange
     from tether.tools.sandbox import WorkspaceSandbox
 
-A = TypeVar("A")  # a tool's attrs args class
+A = TypeVar("A")  # a tool's args Struct (tools/args.py)
 
 __all__ = [
     "ChangePreview",
@@ -171,7 +163,7 @@ class ChangePreview:
 
 
 class Tool(abc.ABC, Generic[A]):
-    """A workspace tool; its arguments are the attrs class `args_type` (tools/args.py).
+    """A workspace tool; its arguments are the Struct `args_type` (tools/args.py).
 
     `run` (and a mutating tool's `preview`/`apply`), `title` and `locations` take the
     typed args object that `validate_args` made; `title_for`/`locations_for` are for
@@ -180,24 +172,24 @@ class Tool(abc.ABC, Generic[A]):
 
     name: ClassVar[str]
     description: ClassVar[str]  # for the model
-    args_type: type[A]  # set on each tool class: the schema and validation come from it
+    # set on each tool class (or instance, for bounds from configuration: `with_argument`):
+    # the schema and validation come from it
+    args_type: type[A]
     kind: ClassVar[str]  # ACP ToolKind: "read" | "search" | ...
     read_only: ClassVar[bool] = True
     # A running call may be stopped alone (`tool_call/cancel`): cancelling `run` is safe.
     cancellable: ClassVar[bool] = False
     # The title of a call whose arguments are too broken to say more.
     untitled: ClassVar[str] = ""
-    # Per-instance changes to the class's argument specs (bounds from configuration).
-    arg_overrides: Mapping[str, ArgSpec] = {}
 
     @property
     def input_schema(self) -> JsonSchema:
         """The JSON Schema the model is given, generated from `args_type`."""
-        return _schema(self.args_type, tuple(self.arg_overrides.items()))
+        return _schema(self.args_type)
 
     def parse(self, raw: object) -> A:
         """The typed args for the model's JSON `raw`; ArgError says what is wrong."""
-        return parse_args(self.args_type, raw, self.arg_overrides)
+        return parse_args(self.args_type, raw)
 
     def title(self, args: A) -> str:
         """Human title shown in the editor."""
@@ -300,15 +292,14 @@ class MutatingTool(Tool[A]):
         return await self.apply(args, ctx, await self.preview(args, ctx))
 
 
-_SCHEMAS: dict[tuple[type, tuple[tuple[str, ArgSpec], ...]], JsonSchema] = {}
+_SCHEMAS: dict[type, JsonSchema] = {}
 
 
-def _schema(args_type: type, overrides: tuple[tuple[str, ArgSpec], ...]) -> JsonSchema:
-    """Generated once per args class and overrides (tools are made for every session)."""
-    key = (args_type, overrides)
-    if key not in _SCHEMAS:
-        _SCHEMAS[key] = schema_of(args_type, dict(overrides))
-    return _SCHEMAS[key]
+def _schema(args_type: type) -> JsonSchema:
+    """Generated once per args class (tools are made for every session)."""
+    if args_type not in _SCHEMAS:
+        _SCHEMAS[args_type] = schema_of(args_type)
+    return _SCHEMAS[args_type]
 
 
 def validate_args(tool: Tool[A], raw: object) -> A:

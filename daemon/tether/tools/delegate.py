@@ -8,11 +8,12 @@ Must not: run a model or a turn itself (the delegator does), or know the agent l
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Protocol
+from functools import cache
+from typing import Annotated, Any, ClassVar, Protocol
 
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import ArgSpec, arg
+from tether.tools.args import ToolArgs, with_argument
 from tether.tools.base import Tool, ToolContext, ToolResult
 
 __all__ = ["DelegateArgs", "DelegateTool", "Delegator"]
@@ -20,20 +21,32 @@ __all__ = ["DelegateArgs", "DelegateTool", "Delegator"]
 MAX_TASK_CHARS = 20_000
 
 
-@attrs.frozen
-class DelegateArgs:
+_TASK = (
+    "The whole task, self-contained: the sub-agent sees only this text (not this conversation). "
+    "Say what to find or do and what to answer with."
+)
+_WRITES = (
+    "true: the sub-agent may also change files and run commands (the user approves this delegation, "
+    "and each change as usual); false: it only reads."
+)
+
+
+class DelegateArgs(ToolArgs, frozen=True):
     """A task for a sub-agent, and what it may do."""
 
-    task: str = arg(
-        "The whole task, self-contained: the sub-agent sees only this text (not this conversation). "
-        "Say what to find or do and what to answer with."
+    task: Annotated[str, Meta(description=_TASK)]
+    writes: Annotated[bool, Meta(description=_WRITES)] = False
+    max_steps: Annotated[int, Meta(description="The most model steps the sub-agent may take.", ge=1)] = 10
+
+
+@cache
+def _capped(max_steps: int) -> type[DelegateArgs]:
+    """The arguments under the user's `delegate_max_steps` (one class per cap)."""
+    described = (
+        f"The most model steps the sub-agent may take (at most {max_steps}, the user's `delegate_max_steps`)."
     )
-    writes: bool = arg(
-        "true: the sub-agent may also change files and run commands (the user approves this delegation, "
-        "and each change as usual); false: it only reads.",
-        default=False,
-    )
-    max_steps: int = arg("The most model steps the sub-agent may take.", default=10, minimum=1)
+    steps: Any = Annotated[int, Meta(description=described, ge=1, le=max_steps)]
+    return with_argument(DelegateArgs, "max_steps", steps, max_steps)
 
 
 class Delegator(Protocol):
@@ -61,13 +74,7 @@ class DelegateTool(Tool[DelegateArgs]):
     def __init__(self, delegator: Delegator, *, max_steps: int = 10) -> None:
         self.delegator = delegator
         self.max_steps = max_steps
-        self.arg_overrides = {
-            "max_steps": ArgSpec(
-                f"The most model steps the sub-agent may take (at most {max_steps}, the user's "
-                f"`delegate_max_steps`).",
-                minimum=1, maximum=max_steps, default=max_steps,
-            )
-        }
+        self.args_type = _capped(max_steps)
 
     def reads_only(self, raw: object) -> bool:
         """A delegation changes things only when the model asks for `writes`."""

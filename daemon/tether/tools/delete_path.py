@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 import anyio.to_thread
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import (
     ChangePreview,
     MutatingTool,
@@ -37,12 +37,11 @@ from tether.tools.mutating import (
 __all__ = ["DeletePathArgs", "DeletePathTool"]
 
 
-@attrs.frozen
-class DeletePathArgs:
+class DeletePathArgs(ToolArgs, frozen=True):
     """What `delete_path` is given: one path, and whether a full directory may go."""
 
-    path: str = arg("Path to delete, relative to the workspace root.")
-    recursive: bool = arg("Delete a directory and everything in it.", default=False)
+    path: Annotated[str, Meta(description="Path to delete, relative to the workspace root.")]
+    recursive: Annotated[bool, Meta(description="Delete a directory and everything in it.")] = False
 
 
 class DeletePathTool(MutatingTool[DeletePathArgs]):

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import (
     ChangePreview,
     MutatingTool,
@@ -37,21 +37,19 @@ __all__ = ["Edit", "EditFileArgs", "EditFileTool"]
 _HINT_MAX_LINES = 20_000
 
 
-@attrs.frozen
-class Edit:
+class Edit(ToolArgs, frozen=True):
     """One replacement of exact text."""
 
-    old_text: str = arg("Exact text to find.")
-    new_text: str = arg("Text to put in its place.")
-    replace_all: bool = arg("Replace every occurrence instead of requiring exactly one.", default=False)
+    old_text: Annotated[str, Meta(description="Exact text to find.")]
+    new_text: Annotated[str, Meta(description="Text to put in its place.")]
+    replace_all: Annotated[bool, Meta(description="Replace every occurrence instead of requiring exactly one.")] = False
 
 
-@attrs.frozen
-class EditFileArgs:
+class EditFileArgs(ToolArgs, frozen=True):
     """What `edit_file` is given: one file and the replacements to make in it, in order."""
 
-    path: str = arg("File path, relative to the workspace root.")
-    edits: tuple[Edit, ...] = arg("Replacements, applied in order.", min_items=1)
+    path: Annotated[str, Meta(description="File path, relative to the workspace root.")]
+    edits: Annotated[tuple[Edit, ...], Meta(description="Replacements, applied in order.", min_length=1)]
 
 
 class EditFileTool(MutatingTool[EditFileArgs]):

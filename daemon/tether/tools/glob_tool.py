@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import anyio.to_thread
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tether.tools.globpattern import compile_glob, literal_prefix
 from tether.tools.sandbox import WorkspaceSandbox
@@ -27,12 +27,11 @@ __all__ = ["GlobArgs", "GlobTool"]
 MAX_PATHS = 1000
 
 
-@attrs.frozen
-class GlobArgs:
+class GlobArgs(ToolArgs, frozen=True):
     """What `glob` is given: a path pattern and the directory it is matched under."""
 
-    pattern: str = arg("Glob pattern, e.g. '**/*.py'.")
-    path: str = arg("Directory to search, relative to the root.", default=".")
+    pattern: Annotated[str, Meta(description="Glob pattern, e.g. '**/*.py'.")]
+    path: Annotated[str, Meta(description="Directory to search, relative to the root.")] = "."
 
 
 class GlobTool(Tool[GlobArgs]):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import anyio.to_thread
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.globpattern import compile_glob
 from tether.tools.grep_hits import GrepRequest, HitCollector
@@ -30,15 +30,14 @@ MAX_LOCATIONS = 50
 Backend = Literal["auto", "rg", "python"]
 
 
-@attrs.frozen
-class GrepArgs:
+class GrepArgs(ToolArgs, frozen=True):
     """What `grep` is given: a regular expression, where to look, and how much to return."""
 
-    pattern: str = arg("Regular expression to search for.")
-    path: str = arg("File or directory to search.", default=".")
-    glob: str | None = arg("Only search files matching this glob, e.g. '*.py'.", default=None)
-    ignore_case: bool = arg("Case-insensitive search.", default=False)
-    max_results: int = arg(default=200, minimum=1, maximum=2000)
+    pattern: Annotated[str, Meta(description="Regular expression to search for.")]
+    path: Annotated[str, Meta(description="File or directory to search.")] = "."
+    glob: Annotated[str, Meta(description="Only search files matching this glob, e.g. '*.py'.")] | None = None
+    ignore_case: Annotated[bool, Meta(description="Case-insensitive search.")] = False
+    max_results: Annotated[int, Meta(ge=1, le=2000)] = 200
 
 
 class GrepTool(Tool[GrepArgs]):

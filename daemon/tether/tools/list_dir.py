@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 import anyio.to_thread
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import display_path
@@ -26,12 +26,11 @@ __all__ = ["ListDirArgs", "ListDirTool"]
 MAX_ENTRIES = 1000
 
 
-@attrs.frozen
-class ListDirArgs:
+class ListDirArgs(ToolArgs, frozen=True):
     """What `list_dir` is given: a directory and how deep to list it."""
 
-    path: str = arg("Directory, relative to the workspace root.", default=".")
-    depth: int = arg("Levels to list.", default=1, minimum=1, maximum=5)
+    path: Annotated[str, Meta(description="Directory, relative to the workspace root.")] = "."
+    depth: Annotated[int, Meta(description="Levels to list.", ge=1, le=5)] = 1
 
 
 class ListDirTool(Tool[ListDirArgs]):

@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import anyio.to_thread
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import (
     ChangePreview,
     MutatingTool,
@@ -40,13 +40,12 @@ from tether.tools.sandbox import WorkspaceSandbox
 __all__ = ["MovePathArgs", "MovePathTool"]
 
 
-@attrs.frozen
-class MovePathArgs:
+class MovePathArgs(ToolArgs, frozen=True):
     """What `move_path` is given: where from, where to, and whether to replace a file."""
 
-    source: str = arg("Path to move, relative to the workspace root.")
-    destination: str = arg("Its new path, relative to the workspace root.")
-    overwrite: bool = arg("Replace an existing destination file.", default=False)
+    source: Annotated[str, Meta(description="Path to move, relative to the workspace root.")]
+    destination: Annotated[str, Meta(description="Its new path, relative to the workspace root.")]
+    overwrite: Annotated[bool, Meta(description="Replace an existing destination file.")] = False
 
 
 class MovePathTool(MutatingTool[MovePathArgs]):

@@ -14,12 +14,12 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, ClassVar
+from typing import IO, Annotated, ClassVar
 
 import anyio.to_thread
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import (
@@ -39,13 +39,12 @@ _LINE_BYTES = MAX_LINE_CHARS * 4 + 4
 _UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 
 
-@attrs.frozen
-class ReadFileArgs:
+class ReadFileArgs(ToolArgs, frozen=True):
     """What `read_file` is given: one file and an optional window of lines."""
 
-    path: str = arg("File path, relative to the workspace root.")
-    offset: int | None = arg("First line to read (1-based).", default=None, minimum=1)
-    limit: int | None = arg("Maximum number of lines to read.", default=None, minimum=1)
+    path: Annotated[str, Meta(description="File path, relative to the workspace root.")]
+    offset: Annotated[int, Meta(description="First line to read (1-based).", ge=1)] | None = None
+    limit: Annotated[int, Meta(description="Maximum number of lines to read.", ge=1)] | None = None
 
 
 class ReadFileTool(Tool[ReadFileArgs]):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-import attrs
+from msgspec import Meta
 
 from tether.agent.memory_files import HEADING, Scope, memory_file, with_fact
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import ChangePreview, FileIO, MutatingTool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.diffs import unified_diff
 from tether.tools.disk_io import DiskFileIO
@@ -26,16 +26,12 @@ __all__ = ["MAX_FACT_CHARS", "RememberArgs", "RememberTool"]
 MAX_FACT_CHARS = 500
 
 
-@attrs.frozen
-class RememberArgs:
+class RememberArgs(ToolArgs, frozen=True):
     """A fact and which MEMORY.md it goes to."""
 
-    fact: str = arg("The fact to keep, one sentence (e.g. 'Run tests with `make check`').")
-    scope: Literal["workspace", "user"] = arg(
-        "workspace: this project's .tether/MEMORY.md; user: the user's own MEMORY.md, for every workspace.",
-        default="workspace",
-    )
-    heading: str = arg("The section it goes under.", default=HEADING)
+    fact: Annotated[str, Meta(description="The fact to keep, one sentence (e.g. 'Run tests with `make check`').")]
+    scope: Annotated[Literal["workspace", "user"], Meta(description="workspace: this project's .tether/MEMORY.md; user: the user's own MEMORY.md, for every workspace.")] = "workspace"
+    heading: Annotated[str, Meta(description="The section it goes under.")] = HEADING
 
 
 class RememberTool(MutatingTool[RememberArgs]):

@@ -17,14 +17,14 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import anyio
 import anyio.to_thread
-import attrs
+from msgspec import Meta
 
 from tether.sandbox import CommandSandbox, SandboxPolicy, choose_sandbox
-from tether.tools.args import ArgSpec, arg
+from tether.tools.args import ToolArgs, with_argument
 from tether.tools.autorun_guard import put_back, snapshot_if_guarded
 from tether.tools.base import CommandRun, Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.process_group import GroupOutcome, run_in_process_group
@@ -41,26 +41,29 @@ __all__ = ["RunCommandArgs", "RunCommandTool"]
 _OVER_CAP = "timeout {value} s is over the {maximum} s cap; use at most {maximum}, or split the work into shorter commands"
 
 
-def _timeout(max_timeout: int, default_timeout: int) -> ArgSpec:
+def _timeout(maximum: int, default: int) -> Any:
     """The `timeout` argument under a cap (the cap is configuration, so per tool instance)."""
-    return ArgSpec(
-        f"Seconds before the command is killed (default {default_timeout}).",
-        minimum=1,
-        maximum=max_timeout,
-        default=default_timeout,
-        above=_OVER_CAP,
-    )
+    described = f"Seconds before the command is killed (default {default})."
+    return Annotated[int, Meta(description=described, ge=1, le=maximum, extra={"above": _OVER_CAP})]
 
 
-@attrs.frozen
-class RunCommandArgs:
+class RunCommandArgs(ToolArgs, frozen=True):
     """What `run_command` is given: the shell command, its time limit and directory."""
 
-    command: str = arg("Shell command, run with /bin/sh -c.")
-    timeout: int = arg(
-        "Seconds before the command is killed (default 120).", default=120, minimum=1, maximum=600, above=_OVER_CAP
-    )
-    cwd: str = arg("Directory, relative to the workspace root.", default=".")
+    command: Annotated[str, Meta(description="Shell command, run with /bin/sh -c.")]
+    timeout: Annotated[
+        int,
+        Meta(description="Seconds before the command is killed (default 120).", ge=1, le=600, extra={"above": _OVER_CAP}),
+    ] = 120
+    cwd: Annotated[str, Meta(description="Directory, relative to the workspace root.")] = "."
+
+
+@functools.cache
+def _capped(maximum: int, default: int) -> type[RunCommandArgs]:
+    """The arguments under a configured cap (one class per cap: tools are made per session)."""
+    if (maximum, default) == (600, 120):
+        return RunCommandArgs
+    return with_argument(RunCommandArgs, "timeout", _timeout(maximum, default), default)
 
 
 class RunCommandTool(Tool[RunCommandArgs]):
@@ -89,7 +92,7 @@ class RunCommandTool(Tool[RunCommandArgs]):
     def __init__(self, max_timeout: int = 600) -> None:
         self.max_timeout = max_timeout
         # The cap is per instance (config), so is the schema that tells the model about it.
-        self.arg_overrides = {"timeout": _timeout(max_timeout, min(self.default_timeout, max_timeout))}
+        self.args_type = _capped(max_timeout, min(self.default_timeout, max_timeout))
 
     # A title longer than this is cut, and says how much was cut: the prompt's content
     # always carries the whole command.

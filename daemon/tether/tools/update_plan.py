@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg, show
+from tether.tools.args import ToolArgs, show
 from tether.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_args
 
 __all__ = ["PRIORITIES", "STATUSES", "PlanEntry", "UpdatePlanArgs", "UpdatePlanTool", "entries_of", "plan_entries"]
@@ -25,20 +25,18 @@ PRIORITIES: tuple[str, ...] = get_args(Priority)
 _SHOWN = 80  # characters of an entry quoted in the summary
 
 
-@attrs.frozen
-class PlanEntry:
+class PlanEntry(ToolArgs, frozen=True):
     """One step of the plan."""
 
-    content: str = arg("What this step does.")
-    status: Status = arg()
-    priority: Priority = arg(default="medium")
+    content: Annotated[str, Meta(description="What this step does.")]
+    status: Status
+    priority: Priority = "medium"
 
 
-@attrs.frozen
-class UpdatePlanArgs:
+class UpdatePlanArgs(ToolArgs, frozen=True):
     """What `update_plan` is given: the whole plan, replacing the previous one."""
 
-    entries: tuple[PlanEntry, ...] = arg("The full plan, in order.")
+    entries: Annotated[tuple[PlanEntry, ...], Meta(description="The full plan, in order.")]
 
 
 class UpdatePlanTool(Tool[UpdatePlanArgs]):

@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
-import attrs
+from msgspec import Meta
 
-from tether.tools.args import arg
+from tether.tools.args import ToolArgs
 from tether.tools.base import (
     ChangePreview,
     MutatingTool,
@@ -36,12 +36,11 @@ from tether.tools.mutating import (
 __all__ = ["WriteFileArgs", "WriteFileTool"]
 
 
-@attrs.frozen
-class WriteFileArgs:
+class WriteFileArgs(ToolArgs, frozen=True):
     """What `write_file` is given: a file and its whole new content."""
 
-    path: str = arg("File path, relative to the workspace root.")
-    content: str = arg("The complete new content of the file.")
+    path: Annotated[str, Meta(description="File path, relative to the workspace root.")]
+    content: Annotated[str, Meta(description="The complete new content of the file.")]
 
 
 class WriteFileTool(MutatingTool[WriteFileArgs]):
