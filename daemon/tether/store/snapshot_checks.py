@@ -1,11 +1,8 @@
-"""The records of a session snapshot (format ``SNAPSHOT_VERSION``) as msgspec Structs, and
-the checks across records, with errors that name the first wrong field.
+"""A session snapshot's records (format ``SNAPSHOT_VERSION``) as msgspec Structs, and the checks across them.
 
-Owns: the format's version and limits, ``SnapshotError``, one Struct per record kind (its
-fields in the order they are checked), the checks a type cannot say (ids and seqs unique,
-messages in seq order, turns named exist) and the bodies (the conversation's Structs,
-``tether_protocol.conversation``); checked records get their defaults filled in. Must not:
-upgrade older formats (``snapshots`` does), touch a store, or change anything but the records.
+Owns: the format's version and limits, ``SnapshotError`` (naming the first wrong field), one Struct per
+record kind, the checks a type cannot say (unique ids and seqs, seq order, named turns exist), defaults.
+Must not: upgrade older formats (``snapshots`` does), touch a store, or change anything but the records.
 """
 
 from __future__ import annotations
