@@ -1,23 +1,9 @@
 """tether_protocol: the wire contract shared by the Tether daemon and the Python client.
 
-What is here: the JSON-RPC error codes and their exceptions (`TetherError` and
-subclasses), message framing (LSP `Content-Length` headers or one JSON per line), the
-typed params/results/notifications in ACP v1 vocabulary (camelCase on the wire: msgspec
-Structs, docs/decisions/0001), `structure`/`unstructure` to
-move between wire dicts and those classes, and
-`build_schema()` behind the generated `protocol/schema.json`. Two public modules beside
-the package's names: `tether_protocol.peer`, the one JSON-RPC peer (the daemon, the Python
-client and the benchmarks all run it), and `tether_protocol.conversation`, the typed
-conversation (content blocks, messages, tool calls and results) with its one converter
-to the stored JSON.
-
-Stdlib-light on purpose: importing the package loads only the stdlib-only error and
-framing modules, so the daemon's start-up path stays fast. The message classes (one
-module per area: `_common`, `_initialize`, `_sessions`, `_updates`, `_extensions`,
-`_snapshots`, `_lsp`, `_client_requests`, gathered by `_messages`), the method table
-(`_method_table`: every method in both directions with its params and result class), the
-converter and the schema builder (which need msgspec) are imported on first access
-of one of their names, e.g. `tether_protocol.PromptParams` (PEP 562).
+Owns: the package's names (error codes and exceptions, framing, the typed ACP v1 messages,
+`structure`/`unstructure`, `build_schema()`); `peer`, `conversation` and `acp_v2` sit beside them.
+Must not: import more than the error, JSON and framing modules up front: the rest loads on
+first use of a name (PEP 562), so the daemon's start stays fast (docs/decisions/0017).
 """
 
 from __future__ import annotations

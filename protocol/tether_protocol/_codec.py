@@ -1,13 +1,9 @@
-"""The protocol model's codec (msgspec, docs/decisions/0001): the Struct bases and the one
-decode that turns msgspec's `ValidationError` into today's `-32602` wording.
+"""The protocol model's codec (msgspec; docs/decisions/0001, 0017).
 
-Owns: `Wire` (camelCase, left out while None) and `Stored` (snake_case) bases, `decode` /
-`convert` (JSON bytes or built-ins -> a Struct, or `InvalidParams`), `reworded` and
-`explained` (its parts), a params class's own messages (`WIRE_ERRORS` and `KIND_ERRORS`:
-wire key -> the words a client gets, `{method}` filled in), `NonEmpty`, `Described`, `Meta` (ACP's `_meta`), and `ENCODER` (msgspec's, for a frame whose raw JSON is
-`msgspec.Raw` in orjson's spelling: the replay). Elsewhere Structs go out through
-`_json.dumps`, which this module hands `msgspec.to_builtins`.
-Must not: hold message classes (one module per area declares them) or import attrs/cattrs.
+Owns: the Struct bases `Wire` (camelCase, None left out) and `Stored` (snake_case), `decode` /
+`convert` (to a Struct, or `InvalidParams` in the protocol's words: `reworded`, `explained`, a
+class's `WIRE_ERRORS`/`KIND_ERRORS`), `NonEmpty`, `Described`, `Meta` and `ENCODER` (raw frames).
+Must not: hold message classes (one module per area declares them).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Shapes shared by many messages (ACP v1): content blocks, tool call content and
-locations, modes, and the enumerations.
+"""Shapes shared by many messages (ACP v1): content blocks, tool call content and locations.
 
-Owns: those classes and the `Literal` aliases (`StopReason`, `ToolKind`, ...); the modes
-are `_modes`'s (re-exported here), so `session/new` builds them alone. All are msgspec
-Structs (`_codec.Wire`: camelCase on the wire, the tag first). Must not: hold behaviour, or
-name a method (the method table is `_method_table.py`).
+Owns: those msgspec Structs (`_codec.Wire`: camelCase, the tag first) and the `Literal` aliases
+(`StopReason`, `ToolKind`, ...); the modes are `_modes`'s, re-exported here.
+Must not: hold behaviour or name a method (the method table is `_method_table.py`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 answers, `session/set_config_option` and the unstable `session/set_model` (SPEC §3.36),
 and `_tether/session/cleared` (`/clear` in a client that declared `clearSession`, SPEC §4.11).
 
-Owns: their params and results (msgspec Structs; selects only: Tether offers no boolean option). Must
-not: hold behaviour (which options a session has is the daemon's).
+Owns: their params and results (msgspec Structs; selects only: Tether offers no boolean option).
+Must not: hold behaviour (which options a session has is the daemon's).
 """
 
 from __future__ import annotations

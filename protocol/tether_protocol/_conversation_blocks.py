@@ -1,9 +1,8 @@
 """The conversation's content blocks: the small custom type of docs/decisions/0001.
 
-Owns: the block classes (an MCP content block; keys the model does not name ride along in
-``extra``, a block of an unknown type is an ``OtherBlock`` kept whole), ``_Blocks`` (what
-msgspec decodes a list of them as, through ``blocks_from_json``; ``block_to_json`` encodes
-one), ``ConversationError`` and the one text rendering (``block_text``/``blocks_text``).
+Owns: the block classes (keys the model does not name ride in ``extra``; an unknown type is an
+``OtherBlock`` kept whole), their JSON (``blocks_from_json``, ``block_to_json``, ``_Blocks``),
+``ConversationError`` and the one text rendering (``block_text``/``blocks_text``).
 Must not: do I/O or know a provider's or a wire version's shape.
 """
 

@@ -1,8 +1,7 @@
 """The conversation's messages as frozen msgspec Structs whose encoding is the stored JSON.
 
-Owns: the message classes (their fields are the stored keys; a field written even at its
-default has a ``default_factory``, one left out while None a plain ``None`` default),
-``nothing_said`` and ``for_model`` (what the model reads of a message).
+Owns: the message classes (their fields are the stored keys; which defaults are written:
+docs/decisions/0017), ``nothing_said`` and ``for_model`` (what the model reads of a message).
 Must not: decode or encode (``_conversation_codec`` does), do I/O, or know a provider's or
 a wire version's shape.
 """

@@ -1,11 +1,8 @@
 """`structure` / `unstructure`: the protocol's message classes (msgspec Structs) at each edge.
 
-Owns: building a message class, or a union of them, from wire data (`None` is `{}`), or one
-`InvalidParams` in the protocol's words (`_codec.convert`: a class's own words first, then
-each wrong field by its wire path), and a message's wire form (`msgspec.to_builtins`: the
-Structs' spelling, fields left out as declared).
-Must not: be used on the streaming hot path (the one encoder, `_json.dumps`, writes Structs
-there) or import attrs/cattrs.
+Owns: a message class or union built from wire data (`None` is `{}`), or one `InvalidParams` in
+the protocol's words (`_codec.convert`), and a message's wire form (`msgspec.to_builtins`).
+Must not: be used on the streaming hot path (there the one encoder, `_json.dumps`, writes Structs).
 """
 
 from __future__ import annotations

@@ -1,23 +1,8 @@
-"""The error codes of the Tether protocol and the exception for each.
+"""The error codes of the Tether protocol and the exception for each (SPEC §6).
 
-Owns: every code a client can see in a JSON-RPC error, and how an exception becomes an
-error object. Must not: format tracebacks into errors (they go to the daemon's log).
-Stdlib only, so the start-up path can answer `initialize` errors without heavy imports.
-
-    TetherError                      (base; .code, .message, .data, .to_error())
-    ├── ParseError                   -32700  the bytes are not JSON
-    ├── InvalidRequest               -32600  JSON, but not a JSON-RPC 2.0 message
-    ├── MethodNotFound               -32601  no such method
-    ├── InvalidParams                -32602  params do not fit; names the field
-    ├── InternalError                -32603  a bug; the message carries a log reference only
-    ├── RequestCancelled             -32800  the client cancelled the request
-    ├── SessionNotFound              -32002  ACP's "resource not found": unknown session id
-    ├── SessionBusy                  -32010  a turn is already running in that session
-    ├── NoProviderConfigured         -32011  no model provider; says how to set one
-    ├── ProviderFailed               -32012  the model provider failed mid-turn
-    ├── ConfigInvalid                -32013  a configuration value is wrong; names the key
-    ├── WorkspaceInvalid             -32014  cwd/root is not an absolute existing directory
-    └── StorageFailed                -32015  the history cannot be read or written (disk, file, folder)
+Owns: every code a client can see in a JSON-RPC error (the tree below), and how an exception
+becomes an error object. Must not: format tracebacks into errors (they go to the daemon's log),
+or import past the stdlib and `_json`: the start path answers `initialize` errors with it.
 """
 
 from __future__ import annotations
@@ -25,6 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 from ._json import JsonObject
+
+# The codes (SPEC §6):
+#
+# TetherError                      (base; .code, .message, .data, .to_error())
+# ├── ParseError                   -32700  the bytes are not JSON
+# ├── InvalidRequest               -32600  JSON, but not a JSON-RPC 2.0 message
+# ├── MethodNotFound               -32601  no such method
+# ├── InvalidParams                -32602  params do not fit; names the field
+# ├── InternalError                -32603  a bug; the message carries a log reference only
+# ├── RequestCancelled             -32800  the client cancelled the request
+# ├── SessionNotFound              -32002  ACP's "resource not found": unknown session id
+# ├── SessionBusy                  -32010  a turn is already running in that session
+# ├── NoProviderConfigured         -32011  no model provider; says how to set one
+# ├── ProviderFailed               -32012  the model provider failed mid-turn
+# ├── ConfigInvalid                -32013  a configuration value is wrong; names the key
+# ├── WorkspaceInvalid             -32014  cwd/root is not an absolute existing directory
+# └── StorageFailed                -32015  the history cannot be read or written (disk, file, folder)
 
 
 class TetherError(Exception):

@@ -1,11 +1,8 @@
-"""`initialize` (ACP's and LSP's in one), the capabilities on both sides, and request
-cancellation (`$/cancel_request`, `$/cancelRequest`).
+"""`initialize` (ACP's and LSP's in one), both sides' capabilities, and request cancellation.
 
-Owns: those shapes, exactly as sent today (SPEC §2, §3.1, §3.14): a pure ACP client
-gets the LSP half of the result under `_meta.tether.lsp`, an LSP client at the root; the
-params' own words (`KIND_ERRORS`, `WIRE_ERRORS`) and the part of LSP's client capabilities
-Tether reads. Must not: build the answer (`server/handshake.py` does, on the fast start,
-reading the params through these classes) or pull in more than `_common`.
+Owns: those shapes as sent (SPEC §2, §3.1, §3.14; a pure ACP client gets LSP's half under
+`_meta.tether.lsp`), the params' own words and the part of LSP's client capabilities Tether reads.
+Must not: build the answer (`server/handshake.py` does) or pull in more than `_common`.
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """JSON in and out, for the wire and the store: compact, UTF-8 kept as it is.
 
-orjson does the work (a 10,000-message session's replay, dump and restore spent most of
-their time in the standard library's encoder and decoder: orjson encodes ~10x and decodes
-~1.5-2.5x faster, bench/RESULTS.md). Where orjson refuses valid input or would change a
-value, the standard library takes over, so callers see the values and errors they saw
-before (but for lone surrogates, below):
-
-* decoding: a lone surrogate escape (``"\\ud800"``, which JavaScript's JSON.stringify
-  writes for a broken pair) and ``NaN``/``Infinity`` are refused by orjson; integers
-  outside 64 bits are turned into floats by it (a request id would change), so text
-  with a run of 19 digits or more (-2**63 - 1 has 19) is read by the standard library;
-* encoding: dict keys that are not strings, integers outside 64 bits, lone surrogates.
-
-One value differs from the standard library's, on purpose: a lone surrogate is not a
-character (no UTF-8 encoder, SQLite or file takes it), so it becomes U+FFFD, the
-replacement character, both where it comes in (decoding: in every string, keys too, so
-nothing past the decoder sees one) and where one made inside would go out (encoding,
-e.g. a file name Python decoded with "surrogateescape"). A pair written as two escapes
-is the one character it spells. orjson refuses lone surrogates both ways, so this costs
-nothing where it succeeds: only the standard library's paths look for them.
+Owns: `loads`/`dumps`/`dumps_text` (orjson; the standard library where orjson refuses valid input
+or would change a value: docs/decisions/0017), lone surrogates turned to U+FFFD both ways.
+Must not: change any other value the standard library keeps, or import past the standard library,
+orjson and `_gc` (the start path and the Python client import it).
 """
 
 from __future__ import annotations

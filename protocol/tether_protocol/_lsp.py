@@ -1,12 +1,9 @@
-"""The LSP side of the wire: document sync (`textDocument/did*`), and what Tether sends
-stock LSP clients (`workspace/applyEdit`, `window/showMessageRequest`,
-`window/showMessage`), and the agent front a stock LSP client drives (`workspace/executeCommand`,
-`textDocument/codeAction`, work-done progress, `window/logMessage`, `window/showDocument`)
-— SPEC §3.2, §3.20, §3.23, §3.26, §3.33-§3.35.
+"""The LSP side of the wire: document sync, what Tether sends stock LSP clients and the agent
+front they drive (SPEC §3.2, §3.20, §3.23, §3.26, §3.33-§3.35).
 
 Owns: the subset of LSP's shapes Tether reads or writes, spelled as LSP spells them.
-Must not: pull in lsprotocol (these few classes keep the ACP start path light); a
-field Tether neither reads nor writes is left out rather than guessed.
+Must not: pull in lsprotocol (the ACP start path stays light) or guess a field Tether
+neither reads nor writes (it is left out).
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """Every typed message of the Tether protocol, in one namespace.
 
-Owns: nothing of its own — it re-exports the message modules (`_common`, `_initialize`,
-`_sessions`, `_config_options`, `_updates`, `_extensions`, `_snapshots`, `_rewind`, `_lsp`, `_client_requests`, `_queue`) and the
-method table (`_methods`: its tables, not the `Method` record), so `from tether_protocol._messages import PromptParams` and
-`tether_protocol.PromptParams` name the same class. Must not: define a shape (each
-lives in the module of its area, none over 400 lines).
-
-Field names are snake_case in Python and camelCase on the wire (`meta` is `_meta`);
-`_converter.py` renames and checks, `_schema.py` turns the classes into
-`protocol/schema.json`.
+Owns: nothing of its own: it re-exports the message modules and `_methods`'s tables, so
+`tether_protocol.PromptParams` is `_messages.PromptParams` (snake_case here, camelCase on the wire).
+Must not: define a shape (each lives in the module of its area, none over 400 lines).
 """
 
 from __future__ import annotations

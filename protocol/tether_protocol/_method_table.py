@@ -1,11 +1,9 @@
-"""The method table of protocol v1: every JSON-RPC method Tether serves or sends, with its
-params and result classes, its direction and kind — the only place that says them.
+"""The method table of protocol v1: every method Tether serves or sends, its params and result
+classes, direction and kind; the only place that says them.
 
-Owns: `MethodSpec[P, R]` (one method, typed by its params and result classes, so a
-server's registration of a handler is checked by mypy against them) and `V1_SPECS`. The
-classes are named, not imported (`"ses.NewSessionParams"`): the daemon's start path reads
-this table without importing the snapshot, LSP and extension message modules. `_methods`
-resolves it for the schema. Must not: hold shapes (the message modules do). Stdlib only.
+Owns: `MethodSpec[P, R]` (a handler's registration checked by mypy) and `V1_SPECS`, the classes
+named, not imported (`"ses.NewSessionParams"`), so the start path imports no message module for it.
+Must not: hold shapes (the message modules do); `_methods` resolves it.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""The method table of protocol v1 resolved: every method of `_method_table.V1_SPECS` as
-a `Method` with its params and result classes imported.
+"""The method table of protocol v1 resolved: each entry of `_method_table.V1_SPECS` a `Method`.
 
-Owns: `V1` and the tables derived from it (by name, by direction and kind), read by
-`protocol/schema.json` (`x-tether-methods`) and the tests. Must not: name a method or a
-class (`_method_table` does) or hold shapes (the message modules do). Imports every
-message module, so the daemon's start path does not import it.
-
-ACP v2 would be a second table (`V2`) beside v1's, reusing the classes that did not
-change and naming new ones for those that did (`session/update`'s upserts,
-`session/prompt`'s acknowledgement); a connection picks its table from the version
-negotiated in `initialize`. v1 stays the only wire version for now.
+Owns: `V1` and the tables derived from it (by name, direction and kind), read by
+`protocol/schema.json` (`x-tether-methods`) and the tests. ACP v2's messages are `acp_v2`'s.
+Must not: name a method or a class (`_method_table` does), or be imported on the start path
+(it imports every message module).
 """
 
 from __future__ import annotations

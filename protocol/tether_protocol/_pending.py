@@ -1,16 +1,9 @@
 """A turn's checkpoint of the calls left waiting for approval (restart-safe approvals).
 
-Before a turn asks the user, its step so far is committed with the calls still to run:
-``PendingStep``, stored as ``{"step": n, "calls": [{"id", "name", "arguments",
-"started"?}]}`` in the turn's row and in a snapshot's ``turns[].pending`` (format v1).
-A new daemon reads it back, asks again and resumes the step there.
-
-Owns: the typed checkpoint (``PendingStep``, ``PendingCallRecord``) and its one JSON
-form, written byte for byte as before (``started`` only when true) and checked on the
-way in with errors that name the field (``.calls[0].id is missing``).
-Must not: touch a store or know the agent loop; import the conversation model at module
-level (the store, on the daemon's start path, imports this; a call is checked by the
-conversation's one tool-call reader, imported when a checkpoint is first read).
+Owns: ``PendingStep``/``PendingCallRecord`` and their one JSON form (a turn's row, a snapshot's
+``turns[].pending``; written as before, errors naming the field: docs/decisions/0017).
+Must not: touch a store, know the agent loop, or import the conversation model at module
+level (the store imports this on the start path).
 """
 
 from __future__ import annotations

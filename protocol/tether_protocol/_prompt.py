@@ -1,10 +1,8 @@
 """ACP's `session/prompt` params and result (SPEC §3.8).
 
-Owns: `PromptParams`, `PromptResult` and its `_meta` (re-exported by `_sessions`, where
-they were, on first use). Their own module because a prompt carries content blocks
-(`_common`), which `session/new` does not need: the start path builds neither (bench/RESULTS.md,
-"Issue 17's last start-up goals"). msgspec Structs (`_codec.Wire`): a prompt is decoded
-in one pass. Must not: hold behaviour.
+Owns: `PromptParams`, `PromptResult` and its `_meta`, msgspec Structs (re-exported by `_sessions`
+on first use; their own module keeps content blocks off the start path: docs/decisions/0017).
+Must not: hold behaviour.
 """
 
 from __future__ import annotations

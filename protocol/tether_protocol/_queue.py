@@ -1,10 +1,9 @@
 """Prompts that arrive while a turn runs: the queue and steering (SPEC §3.37).
 
-Owns: the params and results of `_tether/session/queue`, `_tether/session/dequeue` and
-`_tether/session/steer`, the queue's entries (`QueuedPrompt`, also the payload of the
-`session_info_update` that announces a change of the queue) and where a steered message
-landed (`SteerOutcome`, in `session/prompt`'s `_meta.tether.steer`). Must not: hold
-behaviour (the daemon's `server/queue.py` does).
+Owns: the params and results of `_tether/session/queue|dequeue|steer`, the queue's entries
+(`QueuedPrompt`, also the payload announcing a change of it) and where a steered message
+landed (`SteerOutcome`, in `session/prompt`'s `_meta.tether.steer`).
+Must not: hold behaviour (the daemon's `server/queue.py` does).
 """
 
 from __future__ import annotations

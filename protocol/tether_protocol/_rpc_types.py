@@ -1,9 +1,9 @@
 """The vocabulary of the JSON-RPC peer (`peer.py`): routes, results, errors, options.
 
-Owns: the small types a peer's user names — `Route`, `Later` (a params class imported
-on first use), `RawResult`, `RequestFailed`, the `Outbox` a peer writes to,
-`PeerOptions`, and the request-id context variable. Must not:
-do anything; behaviour lives in `peer.py` and `_reader.py`. Stdlib only.
+Owns: the small types a peer's user names: `Route`, `Later` (a params class imported on first
+use), `RawResult`, `RequestFailed`, the `Outbox` a peer writes to, `PeerOptions`, and the
+request-id context variable. Must not: do anything (behaviour lives in `peer.py` and
+`_reader.py`) or import past the stdlib, `_errors` and `_json`.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
-"""JSON Schema (draft 2020-12) of the Tether protocol, generated from the message classes
-(`_messages.py` names them all) and the method table (`_methods.V1`, resolved from `_method_table`).
+"""JSON Schema (draft 2020-12) of the Tether protocol, from the message classes and `_methods.V1`.
 
-Owns: the mapping from the message classes (msgspec Structs) to `protocol/schema.json` — one `$defs`
-entry per class, per named union (tagged ones such as `ContentBlock` and `SessionUpdate`
-as `oneOf` with a discriminator, others as `anyOf`) and per named `Literal` alias
-(`StopReason`, `ToolKind`, ...) — plus the method table (`x-tether-methods`, every
-method in both directions) and the error codes (`x-tether-errors`).
-Must not: be imported on the daemon's start-up path or describe any shape by hand — a message that looks wrong here is fixed in its message module, then the
-file is regenerated with `python -m tether_protocol.schema`.
-
-A Struct (docs/decisions/0001) is described from its own config: its encode names, its
-tag (`tag_field`) as a property with its one value, a field with a default is optional (a
-default of None or `UNSET` is not written), a tagged union needs its tag even where the
-member class alone does not, and an `Annotated` type's `msgspec.Meta` checks become
-`minimum`/`maximum`/`minLength` (`_codec.Described`: raw JSON described as a class).
+Owns: `build_schema()`: one `$defs` entry per Struct, named union (tagged ones as `oneOf` with a
+discriminator) and `Literal` alias, the methods (`x-tether-methods`) and the error codes
+(`x-tether-errors`); how a Struct's config reads as schema: docs/decisions/0017. Must not: be
+imported on the start path or describe a shape by hand (fix its message module, regenerate).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""ACP's session methods: `session/new|load|resume|list|close|delete|set_mode|fork`,
-`session/prompt` and `session/cancel` (SPEC §3.5-§3.13, §3.30).
+"""ACP's session methods: `session/new|load|resume|list|close|delete|set_mode|fork|prompt|cancel`
+(SPEC §3.5-§3.13, §3.30) and stopping one tool call or terminal (`tool_call/cancel`, §12.4).
 
-Owns: their params and results, as msgspec Structs (`_codec.Wire`). Must not: hold
-behaviour. `WIRE_ERRORS` holds the exact messages the hand-written checks gave before the
-converter took them over (the wire does not change).
+Owns: their params and results, as msgspec Structs (`_codec.Wire`; the prompt's are `_prompt`'s),
+and the exact words of the hand-written checks they replaced (a class's `WIRE_ERRORS`).
+Must not: hold behaviour.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""Session snapshots, forks, search and the latest session: `_tether/session/dump`,
-`_tether/session/restore`, `_tether/session/fork`, `_tether/session/search`,
-`_tether/session/latest` (SPEC §3.27-§3.32), and the snapshot format (§3.28).
+"""Session snapshots, forks, search and the latest session (SPEC §3.27-§3.32):
+`_tether/session/dump|restore|fork|search|latest`, and the snapshot format (§3.28).
 
-Owns: those params and results (msgspec Structs, `_codec.Wire`), and the snapshot's
-shape — its keys are snake_case (the store's names: `_codec.Stored`). Must not: check a
-snapshot (`tether.store.snapshots.check_snapshot` does, with its own messages: the
-`snapshot` param is taken as raw JSON and only described here, `_codec.Described`).
+Owns: those params and results (`_codec.Wire`) and the snapshot's shape (snake_case keys:
+`_codec.Stored`). Must not: check a snapshot (`tether.store.snapshots.check_snapshot` does;
+the `snapshot` param is raw JSON, only described here: `_codec.Described`).
 """
 
 from __future__ import annotations

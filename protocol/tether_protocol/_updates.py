@@ -1,15 +1,9 @@
-"""`session/update`: the notification and each update kind Tether sends (SPEC §4),
-with the `_meta` keys it puts on them (`_meta.tether.*` and ACP's terminal keys).
+"""`session/update` (ACP v1): the notification and each update kind Tether sends (SPEC §4),
+with the `_meta` keys it puts on them (`_meta.tether.*`, ACP's terminal keys).
 
-Owns: those shapes, as msgspec Structs (`_codec.Wire`; the tag `sessionUpdate` first):
-the daemon's renderers (`server/updates/acp_v1.py`, `replay.py`) build them and the one
-encoder (`_json.dumps`) writes them. Key order is the field order (the wire's since
-the first release). `_meta.tether` keys are declared here, each one the daemon writes.
-Must not: build updates (the renderers decide what an event looks like).
-
-ACP v2 changes this surface most (updates become upserts by id, `tool_call` goes,
-`state_update` arrives): a v2 set would be a sibling module with its own union, chosen
-by the method table of the negotiated version (`_method_table.py`), not a change here.
+Owns: those shapes as msgspec Structs (`_codec.Wire`, the tag `sessionUpdate` first; key order
+is field order), built by `server/updates/acp_v1.py` and `replay.py`. Must not: build updates,
+or hold v2's (`acp_v2.schema_types`, rendered by `server/updates/acp_v2.py`).
 """
 
 from __future__ import annotations

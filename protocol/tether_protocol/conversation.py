@@ -1,40 +1,9 @@
 """The conversation as typed values: content blocks, messages, tool calls and results.
 
-Owns: the one model of a conversation that the daemon passes from the wire to the store
-(server -> agent -> providers -> store -> snapshots): msgspec Structs whose encoding is
-the JSON object each message is stored as (``message_from_json`` / ``message_to_json`` /
-``encode_message``; docs/decisions/0001), and the one text rendering of content blocks.
-Must not: do I/O, know a provider's API shape, or know a wire version's shape.
-
-Stored JSON (the SQLite ``messages.body`` column and a snapshot's ``messages[].body``,
-snapshot format 1; unchanged by this model, old stores load as they are):
-
-  user       {"role": "user", "content": [block...], "guard"?: {...}}
-  summary    {"role": "user", "content": [block...], "compaction": {"replaced", "kept"?}}
-  assistant  {"role": "assistant", "text", "thinking"?, "thinking_signature"?,
-              "thinking_blocks"?: [{"type": "thinking", "thinking", "signature"} |
-              {"type": "redacted_thinking", "data"}], "tool_calls"?: [{"id", "name",
-              "arguments", "raw_arguments"?}]}
-  tool       {"role": "tool", "tool_call_id", "name", "content": str, "is_error",
-              "title"?, "kind"?, "locations"?: [{"path", "line"?}], "ledger"?,
-              "blocks"?: [block...]}
-  system     {"role": "system", "content": str}
-
-A block is stored as an MCP content block (``{"type": "text", "text"}``, ``image``,
-``audio``, ``resource_link``, ``resource``); keys the model does not name
-(``annotations``, ``_meta``) ride along in ``extra``, and a block of an unknown type is
-an ``OtherBlock`` kept as it came, so a round trip changes nothing.
-
-Wire-version neutrality (ACP v1 today, v2 later): nothing here is a ``session/update``
-or any other ACP message. Rendering the model to the wire (v1's chunks and
-``tool_call``/``tool_call_update``; v2's ``user_message``/``agent_message`` upserts keyed
-by ``messageId``, ``tool_call_update`` upserts, ``state_update``) belongs to the
-server's update layer, one renderer per version. The v2 ``messageId`` can be derived
-from a message's store ``seq``; content blocks are the same five MCP types in v1 and
-v2, and v2's extensible ``type`` is what ``OtherBlock`` already keeps.
-
-Errors: ``ConversationError`` (a ``ValueError``) names the bad field as a path from the
-message (``.tool_calls[0].id is missing``); ``str(error)`` is that path and the reason.
+Owns: the one model the daemon passes from the wire to the store (msgspec Structs encoded as the
+stored JSON: ``message_from_json``/``message_to_json``/``encode_message``; the stored shapes in
+docs/decisions/0017), ``replace``, ``ConversationError`` and the one text rendering of blocks.
+Must not: do I/O or know a provider's API shape or a wire version's (the server renders those).
 """
 
 from __future__ import annotations

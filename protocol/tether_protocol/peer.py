@@ -1,16 +1,9 @@
-"""One JSON-RPC 2.0 peer for both ends of a Tether connection.
+"""One JSON-RPC 2.0 peer for both ends of a Tether connection (daemon, Python client, bench).
 
-Owns: classifying each incoming message (its top level only, so a nested object with a
-`"jsonrpc"` key is plain data), one method table of `Route`s, the rule that every request
-gets exactly one response, handler errors turned into error responses (a bug becomes
--32603 with a log reference, never a traceback on the wire), requests in both directions
-with cancellation (`$/cancelRequest` for LSP peers, `$/cancel_request` for ACP ones), late
-replies to abandoned requests ignored, and turning bytes into messages (`MessageReader`:
-framing detected from the first bytes, parse errors as values). The daemon
-(`tether.transport`), the Python client (`tether_client`) and the benchmarks all use it.
-Must not: do I/O (an `Outbox` writes what it is given), know Tether's methods, or import
-anything beyond the standard library and this package's stdlib modules: the daemon's
-start path goes through it.
+Owns: classifying messages (top level only), one table of `Route`s, one response per request,
+handler errors as error responses (a bug: -32603 with a log reference), requests both ways
+with cancellation (late replies ignored), bytes to messages (`MessageReader`). Must not: do I/O
+(an `Outbox` writes), know Tether's methods, or import a message module (the start path runs it).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""`python -m tether_protocol.schema`: write or check the generated `protocol/schema.json`.
+"""`python -m tether_protocol.schema [--check] [--output PATH]`: write or check protocol/schema.json.
 
-Owns: the file's exact text (`render()`) and where it lives in a checkout. Must not:
-build any part of the schema itself — that is `_schema.build_schema()`.
-
-    python -m tether_protocol.schema              # rewrite protocol/schema.json
-    python -m tether_protocol.schema --check      # exit 1 if it is stale
-    python -m tether_protocol.schema --output PATH
+Owns: the file's exact text (`render()`), where it lives in a checkout, and `--check`'s exit 1
+when it is stale. Must not: build any part of the schema itself (that is `_schema.build_schema()`).
 """
 
 from __future__ import annotations
