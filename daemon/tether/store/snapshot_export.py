@@ -26,53 +26,10 @@ __all__ = ["dump_to_file", "export_session", "export_session_json", "write_sessi
 
 
 async def export_session(store: HistoryStore, session_id: str) -> JsonObject:
-    """The snapshot of one stored session; ``StoreError`` if there is none.
-
-    Read in dependency order (messages before the turns they name, reports filtered
-    to those turns), so a turn committing meanwhile cannot make the snapshot invalid.
-    """
-    session = await _session_of(store, session_id)
-    messages = [
-        {
-            "seq": seq,
-            "turn_id": turn_id,
-            "role": role,
-            "status": status,
-            "created_at": msg_created,
-            "body": decode_json(body),
-        }
-        for seq, turn_id, role, status, msg_created, body in await store.query(
-            "SELECT seq, turn_id, role, status, created_at, body FROM messages"
-            " WHERE session_id = ? ORDER BY seq",
-            (session_id,),
-        )
-    ]
-    turns, pending = await _turns_of(store, session_id)
-    checkpoints, rewound = await export_checkpoints(store, session_id)
-    for message in messages:
-        if message["seq"] in rewound:
-            message["rewound"] = rewound[message["seq"]]
-    known = {turn["id"] for turn in turns}
-    reports = [
-        {"turn_id": turn_id, "report": decode_json(report)}
-        for turn_id, report in await store.query(
-            "SELECT r.turn_id, r.report FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"
-            " WHERE r.session_id = ? ORDER BY t.seq",
-            (session_id,),
-        )
-        if turn_id in known
-    ]
-    return {
-        "tether_snapshot": SNAPSHOT_VERSION,
-        "exported_at": time.time(),
-        "session": session,
-        "turns": turns,
-        "messages": messages,
-        "reports": reports,
-        "rules": await _rules_of(store),
-        "pending": pending,
-        **({"checkpoints": checkpoints} if checkpoints is not None else {}),
-    }
+    """The snapshot of one stored session, as the dump writes it (``write_session_json``)
+    and read back: one writer of the format. ``StoreError`` if there is none."""
+    snapshot: JsonObject = decode_json(await export_session_json(store, session_id))
+    return snapshot
 
 
 async def _turns_of(
@@ -152,8 +109,7 @@ _TURN_PLAIN = (
 
 
 async def export_session_json(store: HistoryStore, session_id: str) -> str:
-    """``encode_json(await export_session(store, session_id))``, the same JSON value, as one
-    text (``write_session_json``'s)."""
+    """The session's snapshot as one JSON text (``write_session_json``'s)."""
     parts: list[str] = []
     await write_session_json(store, session_id, parts.append)
     return "".join(parts)
@@ -179,7 +135,7 @@ async def write_session_json(store: HistoryStore, session_id: str, write: Callab
     written = await _pages(store, write, _MESSAGE_PAGE, (session_id, last_seq), _message_text)
     write('],"reports":[')
     await _pages(store, write, _REPORT_PAGE, (session_id, last_turn), _report_text)
-    waiting = await store.query(  # the latest waiting turn wins, as in export_session
+    waiting = await store.query(  # the latest waiting turn wins, as in waiting_turn()
         "SELECT id, pending FROM turns WHERE session_id = ? AND seq <= ? AND status = 'running'"
         " AND pending IS NOT NULL ORDER BY seq DESC LIMIT 1",
         (session_id, last_turn),
