@@ -1,10 +1,7 @@
 """Code actions on a selection or a diagnostic, and the prompts they (and `tether.ask`) send.
 
-Owns: `textDocument/codeAction` ("Ask Tether about this", "Explain", and "Fix this with
-Tether" when the editor passed diagnostics), each a `tether.ask` command carrying the
-uri, range, diagnostics and kind; the prompt built from the selected lines (the editor's
-buffer when it is open, else the file on disk) and the diagnostics; and the preset
-questions offered with `window/showMessageRequest` when "Ask" has no question.
+Owns: `textDocument/codeAction` (Ask, Explain, Fix with diagnostics) as `tether.ask` commands, the
+prompt from the selected lines (open buffer, else disk) and diagnostics, and the preset questions.
 Must not: start turns (`front.py`) or parse command arguments (`commands.py`).
 """
 

@@ -1,13 +1,7 @@
-"""The handlers of the LSP agent front: `workspace/executeCommand`, `textDocument/codeAction`
-and `window/workDoneProgress/cancel`.
+"""The handlers of the LSP agent front: `workspace/executeCommand`, `textDocument/codeAction`, progress cancel.
 
-Owns: reading each command's arguments (an argument that is wrong gets `-32602` naming
-it and saying what to send) and doing the command: `tether.ask` starts a turn in the
-workspace's session and answers at once (`{sessionId, turnId}`; what the turn does comes as
-progress, messages and the transcript), `tether.cancel` stops it, `tether.newSession`
-starts a fresh session, `tether.setMode` sets the mode (asked with
-`window/showMessageRequest` when no mode is given); `window/workDoneProgress/cancel` of a
-turn's progress cancels it too.
+Owns: reading each command's arguments (a wrong one gets `-32602` naming it) and doing it:
+`tether.ask`, `tether.cancel`, `tether.newSession`, `tether.setMode`; a progress cancel stops the turn.
 Must not: render a turn (`watch.py`) or build prompts (`actions.py`).
 """
 

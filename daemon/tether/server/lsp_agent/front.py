@@ -1,11 +1,7 @@
 """The session of a stock LSP client's workspace, and the turns it runs in the background.
 
-Owns: `LspFront` (one per connection, kept on its connection, `ClientConnection.lsp_front`, so it
-goes with the connection: the session of each workspace root, made on first use, and the
-turn that is running), starting a turn with an `LspWatch` as its sink, and
-what the client is shown when it ends: `window/showMessage` (the answer's first lines),
-`window/logMessage` (all of it), the transcript (written at the turn's end, then opened with
-`window/showDocument` when the client supports it).
+Owns: `LspFront` (one per connection: a session per workspace root, the running turn), starting
+a turn with an `LspWatch` sink, and what is shown at its end (message, log, transcript).
 Must not: parse command arguments (`commands.py`) or build prompts (`actions.py`).
 """
 

@@ -1,8 +1,7 @@
 """The Markdown transcript of a session started from a stock LSP client.
 
-Owns: where it lives (`<data dir>/workspaces/<workspace key>/transcripts/<session>.md`,
-beside the workspace's history, never in the workspace) and appending one turn to it:
-the question, the answer with each tool call where it happened, the plan, how it ended.
+Owns: its place (`<data dir>/workspaces/<key>/transcripts/<session>.md`, never in the workspace)
+and appending one turn: question, answer with its tool calls, plan, how it ended.
 Must not: send anything, or read the history database.
 """
 

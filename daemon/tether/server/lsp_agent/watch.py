@@ -1,13 +1,8 @@
 """A turn as a stock LSP client sees it: the `TurnSink` of a turn started by `tether.ask`.
 
-Owns: rendering the turn's typed events (`agent/sink.py`) as LSP's own messages — work-done
-progress for the turn and for each tool call (`window/workDoneProgress/create`, then
-`$/progress` begin/report/end) when the client declared `window.workDoneProgress`, else one
-`window/logMessage` line per step — and keeping the `TurnRecord` the transcript is written from.
-Must not: build ACP JSON, decide anything about the turn, or send per delta.
-
-Hot path: `text()` is a list append (and, once per batch, waking the sender). The sender
-reports the answer's latest line at most every `REPORT_EVERY_S`; tool events go out in order.
+Owns: the turn's typed events as work-done progress (else `window/logMessage` lines), reports
+at most every `REPORT_EVERY_S`, and the `TurnRecord` the transcript is written from.
+Must not: build ACP JSON, decide anything about the turn, or send per delta (docs/decisions/0018).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The server's update layer: everything a client is shown as `session/update`.
 
-Owns: rendering the agent's typed events to the wire (`acp_v1.py`: ACP v1, the only
-wire version today; a v2 renderer, with updates as upserts by id, would be a sibling
-module passed to `SessionUpdates`), sending them in order with text deltas merged
-(`emitter.py`), and replaying stored history as the same updates (`replay.py`).
-Must not: decide anything about a turn. Nothing outside this package builds
-`session/update` JSON for a turn.
+Owns: rendering typed events to the wire (`acp_v1.py`, `acp_v2.py`), sending them in order
+(`emitter.py`), replaying stored history as updates (`replay.py`, `replay_v2.py`).
+Must not: decide anything about a turn; nothing outside it builds a turn's `session/update`.
 """
 
 from .emitter import SessionUpdates, frame

@@ -1,16 +1,8 @@
 """The ACP v1 renderer: a turn's typed events as `session/update` update objects.
 
-Owns: the v1 shape of every event in `tether.agent.sink` (`tool_call` for a call's
-first report, `tool_call_update` for its patches, command output as
-`_meta.terminal_output` / `terminal_exit`, `plan`, `usage_update`,
-`session_info_update`, notices as marked `agent_message_chunk`s), the slash command list
-(`available_commands_update`) and a mode the daemon changed (`current_mode_update`) and of a change
-preview (`change_content`: typed `ToolCallContent`, which `session/request_permission`
-sends as it is). Each update is a Struct of `tether_protocol._updates`, written by the
-model's one encoder where it is framed.
-Must not: send anything, keep state, or decide anything about the turn. A v2 renderer
-(updates as upserts by id) is a sibling of this module with its own table; the events
-already carry the ids it keys on.
+Owns: the v1 shape of every `tether.agent.sink` event, of the command list, of a mode change
+and of a change preview, as Structs of `tether_protocol._updates` (docs/decisions/0018).
+Must not: send anything, keep state, or decide anything about the turn.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """The ACP v2 (Preview) renderer: a turn's typed events as v2 `session/update` objects.
 
-Owns: the v2 shape of every event in `tether.agent.sink` (docs/decisions/0002): messages
-and their chunks with deterministic ids (`<turnId>.0` the prompt, `<turnId>.<step>` a
-step's answer, `<turnId>.<step>.thought`), `state_update` for the turn's state,
-`tool_call_update` for a call's every report (the first creates it, with its title),
-diffs as `changes` plus a git patch, command output as `terminal_update` /
-`terminal_output_chunk` (base64), `plan_update`, `usage_update`, notices as `notice`.
-Must not: send anything or decide anything about the turn; the ids it keeps are the
-current step's, set by `StepStarted`.
+Owns: the v2 shape of every `tether.agent.sink` event, with deterministic message ids
+(`<turnId>.0`, `<turnId>.<step>`; docs/decisions/0002, 0018).
+Must not: send anything or decide anything about the turn; it keeps only the step's ids.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """The live `session/update` emitter of one session: the server's `TurnSink`.
 
-Owns: merging text and thought deltas while the client is behind (the connection
-drains us when the pipe can take more), sending every other event in order after them,
-rendered by the connection's renderer (ACP v1: `acp_v1.V1`; v2, chosen when the
-connection negotiated it: an `acp_v2.AcpV2` per session sink, which keeps the message ids),
-and the framing of one notification (`frame`).
-Must not: decide anything about the turn, or know an update's shape (the renderer does).
-
-Hot path: `text()` is a list append plus, at most once per flush, registering with the
-connection. One notification is encoded per flush, not per delta. In the shared daemon a
-connection carries an `audience` (session id -> the connections that see the session):
-each notification is queued, in the same order, on every one of them, rendered and encoded
-once per ACP version among them (a v1 and a v2 window can watch one session).
+Owns: merging text and thought deltas while the client is behind, sending every other event
+in order after them, to every connection watching the session, and `frame` (docs/decisions/0018).
+Must not: decide anything about the turn, know an update's shape (the renderer does), or encode per delta.
 """
 
 from __future__ import annotations

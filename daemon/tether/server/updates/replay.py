@@ -1,11 +1,7 @@
-"""History replay: stored messages shown again as ACP `session/update`s (`session/load`).
+"""History replay on ACP v1: stored messages shown again as `session/update`s (`session/load`).
 
-Owns: turning stored history back into the updates a turn sent: `replayed` (one renderer,
-typed updates of `tether_protocol._updates` from the stored bodies), `replay_frames` (their
-notifications: what `session/load` sends) and `replay_updates` (the same updates as JSON,
-as the SPEC reads them). The stored JSON a replay sends as it is (blocks, arguments,
-locations) is `msgspec.Raw` in `_json.dumps`' spelling, and msgspec's encoder writes the
-rest in one pass.
+Owns: `replayed`, `replay_frames`, `replay_updates` and `PagedReplay` (a page at a time),
+stored JSON sent as it is (`msgspec.Raw`), and the step helpers `replay_v2.py` shares.
 Must not: change the history or decide anything about it.
 """
 

@@ -1,7 +1,7 @@
 """History replay on ACP v2: stored messages shown again as v2 `session/update`s (`session/resume`).
 
-Owns: `ReplayV2`, stored messages (with turn ids and seqs) as a v2 client held them live, under
-the live message ids (SPEC §12.9), fed a page at a time; `REPLAY_COMPLETE`, the marker after.
+Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9), a page at a time,
+and `REPLAY_COMPLETE`, the marker after.
 Must not: change the history or decide anything about it (v1's reading is `replay.py`).
 """
 
