@@ -1,10 +1,8 @@
 """The stdio daemon: a `Daemon` serving exactly one connection, and how any connection is made.
 
-Owns: `connect()` — a `ClientConnection` with the method table (`methods.py`) bound to it
-as the transport's routes and its sessions' audiences kept (`audience.py`), in the stdio and
-the shared daemon alike — and `serve()`, which runs until stdin closes or `exit` arrives,
-then stops every turn cleanly and closes the daemon, and ends the start-up's pause of the
-garbage collector (`tether.start_up`) once the first session is answered.
+Owns: `connect()` (a `ClientConnection` with the method table as its routes, its audiences kept,
+stdio and shared daemon alike) and `serve()` (until stdin closes or `exit`, then every turn
+stopped cleanly, the daemon closed; the start-up's GC pause ended after the first session).
 Must not: implement a method itself.
 """
 

@@ -1,11 +1,9 @@
 """Asking the user, by the way the client declared: ACP `session/request_permission`, LSP
 `window/showMessageRequest`, or nobody.
 
-Owns: `ClientAsker`, made for every turn: which way this client is asked, and that a
-client answered LSP's request with MethodNotFound (Helix), so it is not asked again.
-Its prompts' types and texts (`tether.server.permission`) are imported by the first
-question, not by a turn that asks none. Must not: build the prompts or read the answers
-(`tether.server.permission` does), or decide anything itself.
+Owns: `ClientAsker`, made for every turn: which way this client is asked, and that a client
+answered LSP's request with MethodNotFound (Helix), so it is not asked again.
+Must not: build the prompts or read the answers (`permission.py`, imported at the first question).
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Slash commands: the list a client is shown and what each built-in does (SPEC §4.11).
 
-A prompt whose first block is text starting with `/name` where `name` is in the list is a
-command; any other prompt (an unknown `/x`, a path such as `/usr/lib/...`) is sent to the
-model as it is. `/mode`, `/model`, `/clear`, `/memory` and `/mcp` answer at once without a turn, `/compact`
-summarises without a model turn; `/review` and `/init` are turns with a prompt of their
-own (`/review` in read-only mode for that turn only). `/clear` opens a new session for a
-client that declared `_meta.tether.clearSession` (`_tether/session/cleared`), else explains.
-Owns: the built-in list, sending `available_commands_update` (after `session/new` and
-`session/load` answer, and at a prompt when the command files changed; the list last sent
-is kept on the live session), parsing a prompt's command, and running the commands that
-are not turns. Must not: run a turn itself (`prompt.py` does, with the `Expanded` prompt
-given here) or change settings or approvals other than the session's mode (`/mode`) and
-model (`/model`).
+Owns: the built-in list, sending `available_commands_update`, parsing a prompt's `/name`
+(an unknown one goes to the model as it is), and running the commands that are not turns.
+Must not: run a turn itself (`prompt.py` does, with the `Expanded` prompt given here) or change
+settings other than the session's mode (`/mode`) and model (`/model`) (docs/decisions/0018).
 """
 
 from __future__ import annotations

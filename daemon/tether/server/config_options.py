@@ -1,17 +1,9 @@
-"""A session's config options (ACP's `configOptions`): the model, reasoning and mode pickers.
+"""A session's config options (ACP's `configOptions`): the model, reasoning and mode pickers (SPEC §3.36).
 
-`session/set_config_option` and `session/set_model` (SPEC §3.36), and the options the
-`session/new|load|resume` answers carry. The models offered are the configured ones and
-what the provider lists (`GET /models`, fetched once per daemon in the background after
-the warm-up: `fetch_models`; the sessions then get a `config_option_update`). The
-reasoning option (OpenAI's `reasoning_effort`, Anthropic's thinking budget) is offered for
-the models that take it. Both choices are stored in the session's metadata (`"model"`,
-`"reasoning"`), so they survive a restart (session/load) and a snapshot round trip; they
-apply from the next turn (a running turn keeps what it started with).
-Owns: which options a session has, their checks and their updates (`config_option_update`,
-and `current_mode_update` when the mode changes by the "mode" option), the model list's
-cache (`ClientConnection.model_catalog`). Must not: touch SQL (the store does), do HTTP (the
-providers' `models_list.py` does) or run turns. On the start path: imports nothing of the turn.
+Owns: `session/set_config_option`, `session/set_model`, the options the session answers carry,
+their checks and updates, and the model list's cache (`fetch_models`; docs/decisions/0018).
+Must not: touch SQL (the store does), do HTTP (`models_list.py` does), run turns, or import
+anything of the turn (it is on the start path).
 """
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
 """What a handler is given: one client connection's state, and the daemon it is served by.
 
-Owns: `ClientConnection` — a client's JSON-RPC peer (`rpc`) and connection (`conn`), its
-profile and settings (the daemon's narrowed by its workspace config and
-`initializationOptions`: a turn's tools get its `sandbox` setting), its documents, its asker,
-its LSP front, its one-shot flags, its end (`stop`), the warm-up after its first session —
-and `daemon`, the services every connection shares (`daemon_services.Daemon`).
-Must not: implement a method (the handler modules do), build the method table
-(`methods.py`), or keep state of a session (`live_session.LiveSession` does).
+Owns: `ClientConnection`: a client's peer and connection, profile, narrowed settings, documents,
+asker, LSP front, one-shot flags, its end, its warm-up, and `daemon` (`daemon_services.Daemon`).
+Must not: implement a method, build the method table (`methods.py`), or keep a session's state
+(`live_session.LiveSession` does).
 """
 
 from __future__ import annotations

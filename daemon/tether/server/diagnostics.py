@@ -1,8 +1,7 @@
 """`_tether/daemon/stats` (extension): the daemon's own counters, for health checks.
 
-Lets a plugin's health check (and our regression tests, and bench/soak.py) see that
-nothing accumulates in a long-running daemon: running requests, background tasks,
-abandoned replies, writes, asyncio tasks, threads, open fds, watches and stores.
+Owns: counting running requests, background tasks, abandoned replies, writes, asyncio tasks,
+threads, open fds, watches and stores, so a health check or bench/soak.py sees leaks.
 Must not: change anything it counts.
 """
 

@@ -1,21 +1,9 @@
 """Where tools read and write files: the editor when it can, the disk otherwise.
 
-Owns: the choice, by what the client declared in `initialize` —
-
-- reads: an open editor buffer (document sync) first; else ACP `fs/read_text_file` when
-  the client offers it; else the disk. An EMPTY text from the editor for a path that does
-  not exist on disk is "no file" (CodeCompanion answers a missing file with empty content,
-  avante with its empty buffer once it has opened one): the disk then says "missing", so
-  tools create the file instead of refusing to overwrite one. A non-empty unsaved buffer
-  is a file (its text is what the user would lose);
-- writes: ACP `fs/write_text_file` (missing parent directories made on disk first; a
-  string answered as the result is the editor's failure message); else LSP `workspace/applyEdit` (a `TextDocumentEdit`
-  against the buffer's version, so it is one undo step and the editor's dirty buffer is
-  respected); else an atomic write on disk (temp file + rename, mode bits kept);
-- deletes and moves: the disk (editors follow the file system).
-
-Must not: decide whether a change is allowed (the approval gate did) or bypass the
-sandbox (paths arrive resolved).
+Owns: the choice by the client's `initialize`: reads (open buffer, ACP `fs/read_text_file`, disk),
+writes (ACP `fs/write_text_file`, LSP `workspace/applyEdit`, atomic write on disk), deletes
+and moves (the disk); the editors' quirks it absorbs are in docs/decisions/0018.
+Must not: decide whether a change is allowed (the approval gate did) or bypass the sandbox.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """`initialize`: where LSP and ACP meet.
 
-Owns: reading what the client declared (ACP `clientCapabilities`, or v2's `info` and
-`capabilities`; LSP `capabilities`, the workspace root) into `ClientProfile`, choosing the
-ACP version of the connection (2 when asked for, else v1 as always), merging its
-`initializationOptions` (they only narrow the user's settings: config/client_limits.py),
-and building the answer (v1: the one both kinds of client understand, which lists the
-versions Tether speaks; v2: its own shape), with the workspace-config keys and the client's
-options that were refused, if any.
-The params are read through `tether_protocol._initialize`'s Structs (msgspec: their
-mistakes in the protocol's `-32602` words). Must not: import attrs/cattrs — the fast
-start answers `initialize` with this module before the rest of the daemon is imported.
+Owns: reading the client's declarations into `ClientProfile` (via `tether_protocol._initialize`'s
+Structs), choosing the connection's ACP version (2 when asked, else v1), merging its narrowing
+`initializationOptions`, and building the answer with what was refused (docs/decisions/0018).
+Must not: import the server stack or the turn: the fast start answers `initialize` with it first.
 """
 
 from __future__ import annotations

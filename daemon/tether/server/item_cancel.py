@@ -1,10 +1,7 @@
-"""`tool_call/cancel`, `terminal/cancel` (ACP v2) and `_tether/toolCall/cancel` (v1): stop
-one running tool call while its turn goes on (SPEC §12.4).
+"""`tool_call/cancel`, `terminal/cancel` (ACP v2), `_tether/toolCall/cancel` (v1): stop one call (SPEC §12.4).
 
-Owns: finding the call (by id, or by the terminal its command shows in) in the live
-session's running calls, asking it to stop, and the `-32602` that says why a call cannot
-be stopped. The request is answered once the stop is asked; the call then ends
-`cancelled` (or `completed`/`failed`, if it finished first) in the turn's updates.
+Owns: finding the running call (by id, or by its terminal), asking it to stop, answering once
+asked, and the `-32602` that says why a call cannot be stopped.
 Must not: run or end the turn (agent/call_cancel.py and the executor do).
 """
 

@@ -1,9 +1,7 @@
 """`initialize`, `initialized`, `shutdown`, `exit`: LSP's lifecycle, which ACP clients skip.
 
-Nothing depends on `initialized`/`shutdown`/`exit` arriving: ACP clients never send
-them; stdin closing ends the daemon just as cleanly. `initialized` is when an LSP client
-is shown the workspace-config keys Tether refused (`window/showMessage`).
-The three LSP ones take `EmptyParams` (`{}` or `{_meta}`; the method table checks them).
+Owns: their handlers (`EmptyParams` for the three LSP ones), and showing an LSP client the
+refused workspace-config keys at `initialized`; nothing depends on the three arriving.
 Must not: read the client's capabilities itself (`handshake.py` does).
 """
 

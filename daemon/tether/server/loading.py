@@ -1,10 +1,7 @@
-"""`session/load` and `session/resume`: a stored session made live again.
+"""`session/load` and `session/resume`: a stored session made live again (imported on the first load).
 
-ACP's ordering rule holds by construction: `session/load` sends its whole replay before
-answering. A turn a stopped daemon left waiting for approval is resumed by
-`session/load` only; `session/resume` says it waits, and `session/cancel` then drops it
-(`turns.py`). `open_stored`, `load_running` and `replay_pages` serve v2's resume too
-(`resume_v2.py`: another replay, the same loading). Imported on the first load, not at start.
+Owns: the whole replay before `session/load` answers, a turn left waiting for approval resumed
+(load only), and `open_stored`, `load_running`, `replay_pages`, shared with `resume_v2.py`.
 Must not: run turns itself (`turns.resume_turn` does) or touch SQL (the store does).
 """
 
