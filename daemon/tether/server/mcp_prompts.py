@@ -1,13 +1,9 @@
 """MCP prompts as slash commands: `/<server>:<prompt> [arguments]`.
 
-Owns: the commands a session's started servers offer (recorded on the live session when
-its turn starts them, so they go with it; the `/` menu shows them from the next prompt on,
-through `commands.listed`), reading
-the arguments typed after the name (`key=value` words by name, other words in the
-prompt's argument order, the last taking the rest), and the prompt a command expands to
-(`prompts/get`: its messages' text, then what the user attached).
-Must not: import the MCP SDK at import time (`commands.py` imports this on the start path),
-or run the turn (`prompt.py` does, with the `Expanded` prompt).
+Owns: the commands a session's started servers offer (kept on the live session, listed from
+the next prompt on), reading the arguments typed after the name, and the prompt a command
+expands to (`prompts/get`; the argument rules are in docs/decisions/0018).
+Must not: import the MCP SDK at import time (it is on the start path), or run the turn.
 """
 
 from __future__ import annotations

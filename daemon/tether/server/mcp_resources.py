@@ -1,12 +1,9 @@
 """MCP resources attached to a prompt as ACP `resource_link` blocks.
 
-Owns: reading a prompt's `resource_link` whose URI a session's MCP server serves
-(`resources/read`, the first ready server that has it) and adding its text right after
-the link as an embedded resource, which the model then reads like an attached file (and
-the input guard screens like one). Links to files (`file:`) and links no server serves
-stay links; a failed read is a notice.
-Must not: import the MCP SDK at import time (`prompt.py` imports this module), or read
-anything for a session without servers.
+Owns: reading a `resource_link` a session's MCP server serves (`resources/read`) and adding its
+text after the link as an embedded resource; `file:` links and unserved ones stay links,
+a failed read is a notice.
+Must not: import the MCP SDK at import time, or read anything for a session without servers.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Which MCP servers a session has, and the tools its turns see.
 
-Owns: reading an ACP client's `mcpServers` (`session/new`, `session/load`,
-`session/resume`: -32602 naming the entry that is wrong), the servers of a session (the
-user config's enabled ones, then the client's), the daemon's one `McpManager` (made on
-first use), the tool registry of a turn (Tether's own tools alone when the session has no
-server: then nothing of the MCP SDK is imported), stopping a closed session's servers and
-(every server stops with the daemon: `Daemon.close`).
-Must not: import `tether.mcp` (the SDK) at import time: `session/new` imports this module.
+Owns: reading a client's `mcpServers` (-32602 naming the wrong entry), a session's servers (user
+config's enabled ones, then the client's), the daemon's one `McpManager`, a turn's tool registry,
+and stopping a closed session's servers.
+Must not: import `tether.mcp` (the SDK) at import time, or for a session without servers.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """`/memory`: what the two MEMORY.md files hold, and `/memory add [--user] <fact>`.
 
-`/memory` answers at once with a notice (both files' paths and text, how to edit them, and
-whether retrieved memory is on); `/memory add` proposes the fact as the `remember` tool
-would (`agent/memory_edit.py`: the diff, the approval, the write). Neither is a model turn.
-Owns: the command's wording and its argument parsing. Must not: write a file other than
-through `propose_memory_edit`, or change settings.
+Owns: the command's wording (paths, text, how to edit, whether retrieved memory is on) and its
+argument parsing; `/memory add` proposes the fact as the `remember` tool would. Neither is a turn.
+Must not: write a file other than through `propose_memory_edit`, or change settings.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The daemon's half of the method table: which handler serves each method.
 
-Owns: `METHODS` — one registration per method the daemon serves: its spec from the
-protocol's table (`tether_protocol._method_table`: name, params and result classes,
-notification or request), its handler (a top-level function taking the `ClientConnection`
-and the params, checked by mypy against the spec), whether it answers its own
-cancellation and, for a method ACP v2 changes, the handler a v2 connection gets instead
-(`Method.v2`, given the params raw) — and `routes(ctx)`, which binds them to a context for `TetherRPC`,
-answering a storage fault in any handler as `-32015`. Handlers of the modules named
-`_Later(...)` are imported on their first call, like the params classes (`Later`): the
-ACP start path does not pay for the turn, the snapshots, the LSP and extension modules.
-Must not: name a params or result class (the protocol's table does), implement a method
-(the handler modules do) or touch the wire.
+Owns: `METHODS` (per method: its protocol spec, its handler, whether it answers its own cancel, its
+v2 handler) and `routes(ctx)`, a storage fault answered `-32015`; `_Later(...)` handlers are
+imported on first call, so the ACP start path pays for none of them (docs/decisions/0018).
+Must not: name a params or result class (the protocol's table does), implement a method, or touch the wire.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
-"""The questions to the user: ACP `session/request_permission`, LSP `window/showMessageRequest`.
+"""The questions to the user: ACP `session/request_permission` (v1, v2) and LSP `window/showMessageRequest`.
 
-Owns: building the prompt each kind of client understands from an `ApprovalRequest`
-and reading its answer (`tether.server.asker` chooses which and sends it). ACP clients get the tool call (the title, kind and locations
-its `session/update`s carry) with its diff (or command), the
-four options (five for a sandboxed command that has no network yet: "Allow once, with
-network") and, in `_meta.tether`, why they are asked and the hunks they may pick from
-(answering with `_meta.tether.acceptedHunks` applies only those). Stock LSP clients get
-a message with "Allow once" / "Allow once with network" (same condition) / "Allow
-always" / "Reject" (the message says what "Allow always" allows). A client with neither (or one that answers MethodNotFound, like
-Helix) is never asked: the mode's policy decides. LSP's types are imported for a stock
-LSP client only. An ACP v2 client gets v2's shape (`ask_v2`: `title`, `description`,
-`subject.toolCall`, the same options and `_meta.tether`), its turn shown `requires_action`
-while it waits. Must not: decide anything itself.
+Owns: building from an `ApprovalRequest` the prompt each kind of client understands (options,
+`_meta.tether` reasons and hunks; SPEC and docs/decisions/0004, 0018) and reading its answer.
+Must not: decide anything itself, choose or send the question (`asker.py`), or import LSP's types
+for an ACP client.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """`session/prompt` and `session/cancel` (also `$/cancelRequest` on a prompt).
 
-A prompt resolves with `{stopReason}` after its turn's last update (on ACP v2: at
-insertion, with `{messageId}`: `prompt_v2.py`). A prompt sent while
-a turn runs waits in the session's queue (`queue.py`) and is answered when its own turn
-ends; with `_meta.tether.steer: true` it joins the running turn instead (SPEC §3.37). A
-cancel — by `session/cancel` or by `$/cancelRequest` on the prompt's id — always answers
-`cancelled`, never an error, even when the turn was already finishing.
-A prompt opening with a known `/name` is a slash command, parsed here at the edge
-(`commands.py`, SPEC §4.11): it answers without a turn, or runs the turn with its own prompt.
+Owns: answering `{stopReason}` after the turn's last update, queueing or steering a prompt that
+comes while a turn runs (`queue.py`, SPEC §3.37), a cancel that always answers `cancelled`,
+and parsing a slash command at the edge (`commands.py`, SPEC §4.11).
 Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_turn`).
 """
 

@@ -1,11 +1,8 @@
 """Idempotency keys on `session/prompt` (RFD "v2 Idempotency Keys", SPEC §12.5).
 
-Owns: reading a prompt's key (v2's `idempotencyKey`, v1's `_meta.tether.idempotencyKey`)
-and answering a retry: while the first request with the key is pending (held in the
-queue, or its turn running on v1) the retry waits for it and gets its answer; later, that
-answer again; after a restart, the answer from the store (the key is written in the
-transaction that inserts the prompt: `store/prompt_keys.py`). A key whose prompt was never
-inserted (withdrawn, refused) is free again.
+Owns: reading a prompt's key (v2's `idempotencyKey`, v1's `_meta.tether.idempotencyKey`) and
+answering a retry: waiting for the pending first request, its answer again, or after a restart
+the store's; a key whose prompt was never inserted is free again.
 Must not: run a turn (prompt.py, prompt_v2.py do) or write SQL.
 """
 

@@ -1,17 +1,9 @@
 """Prompts that arrive while a turn runs: queued in arrival order, or steered into the turn.
 
-Owns: `PromptQueue`, one per live session and kept on it (`LiveSession.queue`: it goes
-when the session closes) — the prompts waiting for the running turn, the handoff
-of the session to the next one when a turn ends — synchronous, so no prompt can slip in
-between — and the steered messages waiting for a step boundary), the handlers of
-`_tether/session/queue`, `_tether/session/dequeue` and `_tether/session/steer`'s landing,
-withdrawing queued prompts (`$/cancelRequest` of one, `session/cancel` with
-`_meta.tether.cancelQueued`), the `session_info_update` that shows the queue
-(`_meta.tether.queue`), and the notice naming the prompts a stopped daemon left queued.
-Decision (SPEC §3.37): a steered message that the turn ends before landing is never
-lost: it runs next, as a turn of its own, ahead of the prompts queued before it.
-Must not: run a turn (`prompt.py` does) or write the queue's rows other than through
-`tether.store.queue`.
+Owns: `PromptQueue` (one per live session): waiting prompts, the synchronous handoff to the next,
+steered messages waiting for a step, the `_tether/session/queue|dequeue` handlers, withdrawing,
+the queue's `session_info_update`, and a stopped daemon's left prompts (SPEC §3.37).
+Must not: run a turn (`prompt.py` does), lose a steered message, or write rows but by `tether.store.queue`.
 """
 
 from __future__ import annotations

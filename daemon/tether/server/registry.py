@@ -1,10 +1,8 @@
 """Live sessions and the per-workspace stores behind them.
 
-Owns: opening one `HistoryStore` per workspace (lazily, once), the map of live sessions,
-turning a stored session back into a live one, and one sandbox and watch per workspace
-while it has live sessions (the last one's end stops the watch: a daemon that serves
-many workspaces over days keeps no thread or inotify fd for those it left). Must not:
-speak the protocol (the handlers in `sessions.py` do) or run turns.
+Owns: one `HistoryStore` per workspace (lazily, once), the map of live sessions, turning a stored
+session live again, and one sandbox and watch per workspace while it has live sessions.
+Must not: speak the protocol (`sessions.py` does), run turns, or keep a left workspace's watch.
 """
 
 from __future__ import annotations

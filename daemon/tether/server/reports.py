@@ -1,5 +1,6 @@
 """`_tether/session/report` (extension): the run reports of a session's turns.
 
+Owns: the handler: a live session's stored reports, or one turn's (not found names the turn).
 Must not: build reports (the agent does, the store keeps them).
 """
 

@@ -1,17 +1,9 @@
 """Rewind and changes: taking a session back to a turn, and what its turns changed.
 
-Owns: finding the point a rewind goes back to (before a turn, a user message, or a
-rewind: that undoes it), which messages the model sees afterwards, which files to
-restore and to what (each file the later tool calls and rewinds changed goes back to
-its content before the first of them), the refusal of files changed since Tether last
-wrote them (listed with diffs; `force` restores them too), restoring files (atomic
-writes, never outside the workspace, never under `.git`, never through a link, never
-Tether's own config or history: paths are resolved as the file tools resolve them,
-`WorkspaceSandbox`), and
-recording the rewind with what it overwrote, so that it can be undone. `changes` lists
-what a turn (or the whole session) changed, with unified diffs.
-Must not: speak the protocol (`rewind_rpc.py` does) or write SQL (`store/checkpoints.py`);
-run while a turn of the session runs (callers check live turns; the store checks stored ones).
+Owns: the point a rewind goes back to, which messages the model sees after, which files go back
+to what, refusing files changed since (unless `force`), restoring them safely, recording the
+rewind so it can be undone, and `changes` with diffs (the rules: docs/decisions/0018).
+Must not: speak the protocol (`rewind_rpc.py`), write SQL, or run while a turn of the session runs.
 """
 
 from __future__ import annotations

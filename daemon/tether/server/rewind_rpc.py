@@ -1,14 +1,8 @@
-"""Checkpoints on the wire: `_tether/session/rewind` and `_tether/session/changes`.
+"""Checkpoints on the wire: `_tether/session/rewind` and `_tether/session/changes` (SPEC).
 
-    _tether/session/rewind   {sessionId, toTurn | messageSeq | toRewind, restore?, force?, dryRun?, cwd?}
-                             -> {rewindId, restored, conflicts, skipped, hiddenMessages, done}
-    _tether/session/changes  {sessionId, turn?, cwd?} -> {files, rewinds}
-
-Owns: finding the session (live here, else stored in `cwd`'s or the default workspace),
-a turn named by its seq or its turnId (both methods, one "no turn" error), and mapping
-the sessions service's errors: a bad point -32602, a turn running -32010.
-Must not: decide what a rewind restores (`rewind.py` does, through the sessions
-service, for the CLI too) or write SQL.
+Owns: finding the session (live, else stored in `cwd`'s or the default workspace), a turn by seq
+or turnId, and mapping the sessions service's errors (bad point -32602, turn running -32010).
+Must not: decide what a rewind restores (`rewind.py` does, through the sessions service) or write SQL.
 """
 
 from __future__ import annotations
