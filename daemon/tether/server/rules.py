@@ -1,7 +1,7 @@
-"""`_tether/rules/list` and `_tether/rules/remove` (extensions): the approval rules of a
-session's workspace — "always" answers and the configured and built-in deny rules, each
-with what it covers in words (`scope`).
+"""`_tether/rules/list` and `_tether/rules/remove` (extensions): a session workspace's approval rules.
 
+Owns: listing the "always" answers and the configured and built-in deny rules, each with what
+it covers in words (`scope`), and removing an "always" rule by id (the others cannot be).
 Must not: decide what a rule allows (the approval gate does).
 """
 

@@ -1,9 +1,9 @@
 """`session/new|list|close|delete|set_mode` (loading a stored session is `loading.py`).
 
-ACP's ordering rule holds by construction: nothing is sent for a session before the
-`session/new` answer. This module is on the start path (`tether serve` -> `session/new`):
-it imports nothing of the turn, the replay or the tools.
-Must not: run turns or replay history, or touch SQL (the store does).
+Owns: their handlers; nothing is sent for a session before its `session/new` answer, then
+the command list (`commands_after_answer`).
+Must not: run turns, replay history, touch SQL, or import the turn, the replay or the tools
+(it is on the start path).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The sessions service: what can be done to stored sessions, once, for the daemon and the CLI.
 
-Both the JSON-RPC handlers and `tether sessions` go through `SessionsService` (over any
-`StoreSource`: the daemon's registry, or the CLI's stores opened without recovery), so
-the restore policy is written once: the snapshot checked (`checked_snapshot`; one read
-from a file, `read_snapshot`, is checked as it is imported), the
-workspace it goes to (`restore_workspace`: the one asked for, else the one it records if
-it exists here, else the default), its mode no looser than new sessions get here, and
-its approval rules added only when asked and only of the kinds the gate knows.
-`LiveSessions` adds what needs live sessions (create, find a stored one to load with the
-turn it left unfinished, locate, stop, delete). Must not: speak the protocol (errors are
-this module's own, the callers word them) or write SQL (the store does). Imports only
-the store and config at module level: `tether sessions` imports it.
+Owns: `SessionsService` over any `StoreSource` (the restore policy, written once: snapshot checked,
+target workspace, mode no looser, rules only when asked; docs/decisions/0018) and `LiveSessions`,
+what needs live sessions (create, find to load, locate, stop, delete).
+Must not: speak the protocol (its errors are its own), write SQL, or import more than the store and config.
 """
 
 from __future__ import annotations

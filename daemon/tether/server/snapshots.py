@@ -1,17 +1,9 @@
-"""Session snapshots, forks, search and "the latest session" on the wire.
+"""Session snapshots, forks, search and "the latest session" on the wire (`_tether/session/dump|restore|
+fork|search|latest`, ACP `session/fork`; SPEC).
 
-    _tether/session/dump     {sessionId, cwd?, path?}                 -> snapshot | {path, messages, bytes}
-    _tether/session/restore  {snapshot | path, cwd?, keepId?, importRules?}  -> {sessionId, rules}
-    session/fork (ACP)       {sessionId, cwd?}                        -> {sessionId, modes}
-    _tether/session/fork     {sessionId, messageSeq?, cwd?}           -> {sessionId, modes}
-    _tether/session/search   {query, cwd?, limit?}                    -> {hits}
-    _tether/session/latest   {cwd?}                                   -> {sessionId, title, updatedAt, cwd}
-
-Owns: where to look for the session (live in this daemon, else stored in the `cwd` workspace, else
-in the default one), and mapping the sessions service's errors to -32602 / -32002 (the params arrive checked
-and typed: `tether_protocol._snapshots`, `_sessions.ForkSessionParams`). Must
-not: know the snapshot format (`tether.store.snapshots` does), decide the restore policy
-(`sessions_service.py` does, for the CLI too) or write SQL.
+Owns: where to look for the session (live, else stored in `cwd`'s workspace, else the default)
+and mapping the sessions service's errors to -32602 / -32002.
+Must not: know the snapshot format (`tether.store.snapshots`), decide the restore policy, or write SQL.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The daemon's background tasks, all owned by one anyio task group.
 
-Owns: starting every task the daemon runs beside its requests (provider warm-up, turns
-resumed after a restart, the workspace watchers, the stores' WAL checkpoints), keeping a
-reference to each (the task group's) while it runs, and at shutdown waiting for them
-(then cancelling what is still running after a grace period). A task asked for before
-the group is open waits for it; one asked for after the group closed is not started.
+Owns: starting every task beside the requests (warm-up, resumed turns, watchers, WAL checkpoints),
+keeping each referenced while it runs, and at shutdown waiting, then cancelling after a grace;
+a task asked for before the group opens waits, one after it closed is not started.
 Must not: run requests (the transport does) or know what the tasks do.
 """
 

@@ -1,10 +1,9 @@
 """Building a turn for a session, and the turns a stopped daemon left waiting for approval.
 
-Owns: `make_turn` (an `AgentTurn` wired to the context's services, with the `delegate` tool
-when `delegate = "on"`: agent/subagent.py), `resume_turn` (run
-as a background task after `session/load`), `say_turn_waits` (after `session/resume`)
-and `drop_waiting_turn` (`session/cancel` of such a turn). Must not: answer requests
-(the handlers in `prompt.py` and `sessions.py` do) or run the model itself.
+Owns: `make_turn` (an `AgentTurn` wired to the context's services, `delegate` when on), the child
+views of a turn, `resume_turn` (after `session/load`), `say_turn_waits` (after `session/resume`)
+and `drop_waiting_turn` (`session/cancel` of such a turn).
+Must not: answer requests (`prompt.py`, `sessions.py` do) or run the model itself.
 """
 
 from __future__ import annotations

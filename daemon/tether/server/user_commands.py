@@ -1,15 +1,9 @@
-"""User slash commands: Markdown files in the user's and the workspace's `commands/` folders.
+"""User slash commands: `commands/NAME.md` in the user config's folder and in `<workspace>/.tether/`.
 
-`<user config dir>/commands/NAME.md` (next to the user config file: `~/.config/tether/`,
-or the folder of `$TETHER_CONFIG`) and `<workspace>/.tether/commands/NAME.md` are the
-command `/NAME`: its description from a front matter line `description: ...` (between
-`---` lines at the top), its prompt the file's body with `$ARGUMENTS` replaced by what
-follows the name. A workspace command is only a prompt (it cannot change settings or
-approvals), so a cloned repository's commands are loaded, with where each came from in
-its description; one that is a link out of the workspace or into Tether's own config or
-history is not. The user's own file wins over a workspace file of the same name.
-Owns: finding and reading those files, and expanding one. Must not: run anything, or
-shadow a built-in (`commands.py` lists built-ins first and ignores such names).
+Owns: finding and reading those files (front matter `description:`, body with `$ARGUMENTS`; the
+user's wins) and expanding one; a workspace command is only a prompt (docs/decisions/0018).
+Must not: run anything, follow a link out of the workspace or into Tether's own files, or
+shadow a built-in (`commands.py` lists built-ins first).
 """
 
 from __future__ import annotations

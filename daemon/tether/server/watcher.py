@@ -1,11 +1,8 @@
 """Watching the workspace (watchfiles): keep what the tools know about it current.
 
-Owns: one background watch per workspace with live sessions. When a `.gitignore`
-changes, the workspace's ignore rules are reloaded, so list_dir/glob/grep follow the
-user's edit without a restart. (Stale edits are caught without a watcher: every edit
-compares the file's current text with what the model read, at preview and again
-after approval.) Must not: block the event loop, or fail the daemon when the OS
-refuses more watches (large trees can exhaust inotify): that is logged and ignored.
+Owns: one background watch per workspace with live sessions; a changed `.gitignore` reloads the
+workspace's ignore rules (stale edits need no watcher: docs/decisions/0018).
+Must not: block the event loop, or fail the daemon when the OS refuses more watches (logged).
 """
 
 from __future__ import annotations
