@@ -1,7 +1,7 @@
 """The questions to the user: ACP `session/request_permission` (v1, v2) and LSP `window/showMessageRequest`.
 
-Owns: building from an `ApprovalRequest` the prompt each kind of client understands (options,
-`_meta.tether` reasons and hunks; SPEC and docs/decisions/0004, 0018) and reading its answer.
+Owns: building from an `ApprovalRequest` the prompt each kind of client understands (SPEC §3.22, §3.23:
+options, `_meta.tether` reasons and hunks; docs/decisions/0004, 0018) and reading its answer.
 Must not: decide anything itself, choose or send the question (`asker.py`), or import LSP's types
 for an ACP client.
 """

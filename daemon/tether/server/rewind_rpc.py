@@ -1,4 +1,4 @@
-"""Checkpoints on the wire: `_tether/session/rewind` and `_tether/session/changes` (SPEC).
+"""Checkpoints on the wire: `_tether/session/rewind` and `_tether/session/changes` (SPEC §3.40).
 
 Owns: finding the session (live, else stored in `cwd`'s or the default workspace), a turn by seq
 or turnId, and mapping the sessions service's errors (bad point -32602, turn running -32010).

@@ -1,5 +1,5 @@
 """Session snapshots, forks, search and "the latest session" on the wire (`_tether/session/dump|restore|
-fork|search|latest`, ACP `session/fork`; SPEC).
+fork|search|latest`, ACP `session/fork`; SPEC §3.27-§3.32).
 
 Owns: where to look for the session (live, else stored in `cwd`'s workspace, else the default)
 and mapping the sessions service's errors to -32602 / -32002.
