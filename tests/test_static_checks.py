@@ -116,6 +116,7 @@ CONTRACT_PACKAGES = (
     "daemon/tether/netproxy",
     "daemon/tether/providers",
     "daemon/tether/sandbox",
+    "daemon/tether/server",
     "daemon/tether/shared",
     "daemon/tether/store",
     "daemon/tether/tools",
