@@ -2,5 +2,6 @@
 
 Owns: `tether.*` commands (`commands.py`), code actions and their prompts (`actions.py`), a session
 per workspace root (`front.py`), a turn as progress, messages and a transcript (`watch.py`, `transcript.py`).
-Must not: be imported on the ACP start path (`later(...)`), parse ACP JSON, or write in the workspace.
+Must not: be imported on the ACP start path (the method table imports it on first call), parse
+ACP JSON, or write anything inside the workspace.
 """
