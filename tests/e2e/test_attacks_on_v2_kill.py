@@ -1,0 +1,68 @@
+"""A hostile model's commands against the per-item cancel (SPEC §12.4, §5.13): whatever a
+command starts (a `setsid` daemon, a double fork, a child that ignores SIGTERM, one that
+stops itself, one in a PID namespace of its own), once `tool_call/cancel` or
+`terminal/cancel` stopped the call no process of it runs, and the turn goes on."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from daemon_harness import host_pids, until
+from v2_window import V2Window
+
+# each escape leaves a process with a marker argument (`<n>.<run>`) to look for from outside
+ESCAPES = {
+    300: "setsid nohup sleep {m} >/dev/null 2>&1 &",  # a daemon in a session of its own
+    301: "(setsid sleep {m} >/dev/null 2>&1 &)",  # a double fork: its parent is gone at once
+    302: "sh -c 'trap \"\" TERM; exec sleep \"$1\"' ignorer {m} &",  # SIGTERM ignored
+    303: "(setsid sh -c 'kill -STOP $$; exec sleep \"$1\"' stopper {m} &)",  # stopped, in its own session
+    304: "(setsid unshare -rpf sleep {m} >/dev/null 2>&1 &)",  # its own PID namespace
+}
+
+
+def _script(folder: Path, run: str) -> Path:
+    command = "\n".join([*(line.format(m=f"{n}.{run}") for n, line in ESCAPES.items()), f"sleep 31.{run}"])
+    replies = [
+        {"when": {"step": 1}, "text": "Starting the server.", "tool_calls": [
+            {"id": "call_serve", "name": "run_command", "arguments": {"command": command}}]},
+        {"when": {"step": 2}, "text": "It was stopped; nothing of it is left."},
+    ]
+    path = folder / "escapes.json"
+    path.write_text(json.dumps({"replies": replies}))
+    return path
+
+
+@pytest.mark.parametrize("how", ["tool_call/cancel", "terminal/cancel"])
+async def test_no_process_of_a_cancelled_command_survives(spawn_daemon, workspace: Path, tmp_path: Path, how: str) -> None:
+    run = f"{os.getpid():07d}{len(how)}"
+    daemon = await spawn_daemon(script=_script(tmp_path, run), initialize=False)
+    window = V2Window(daemon.client)
+    await window.initialize({"_meta": {"terminal_output": True}})
+    session = await window.new_session(workspace)
+    await window.prompt(session, "start the server")
+    marked = {n: f"{n}.{run}" for n in ESCAPES}
+    # all running before the cancel (`unshare` may be refused: bubblewrap allows no user namespace)
+    await until(lambda: host_pids(f"31.{run}") and all(host_pids(m) for n, m in marked.items() if n != 304), timeout=30)
+    target = {"toolCallId": "call_serve"} if how == "tool_call/cancel" else {"terminalId": "call_serve"}
+    try:
+        answer = await daemon.client.request(how, {"sessionId": session, **target})
+        ended = await window.idle(session)
+        with contextlib.suppress(TimeoutError):  # a sandbox's inner processes die a moment after its leader
+            await until(lambda: not any(host_pids(m) for m in [*marked.values(), f"31.{run}"]), timeout=10)
+    finally:
+        left = {n: host_pids(m) for n, m in marked.items()}
+        for pids in left.values():
+            for pid in pids:
+                os.kill(pid, 9)
+    assert answer == {}
+    assert left == {n: [] for n in ESCAPES}
+    assert ended == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+    final = [u for u in window.of(session, "tool_call_update") if u.get("status")][-1]
+    assert final["status"] == "cancelled"
+    assert final["content"][0]["content"]["text"].startswith("cancelled by the user")  # what the model is told
+    said = [u["content"]["text"] for u in window.of(session, "agent_message_chunk")]
+    assert said[-1] == "It was stopped; nothing of it is left."  # the turn went on
