@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
-from daemon_harness import host_pids, until
 from v2_window import V2Window
+
+from daemon_harness import host_pids, until
 
 # each escape leaves a process with a marker argument (`<n>.<run>`) to look for from outside
 ESCAPES = {

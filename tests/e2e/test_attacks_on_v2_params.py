@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_harness import serve_command, until
 from v2_window import V2Window
+
+from daemon_harness import serve_command, until
 
 
 def _initialize(params: Any, env: dict[str, str], cwd: Path) -> dict[str, Any]:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from daemon_harness import until
-
 from tether_client import ClientError
 
 ALLOW = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
