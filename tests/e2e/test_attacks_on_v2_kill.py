@@ -37,10 +37,15 @@ def _script(folder: Path, run: str) -> Path:
     return path
 
 
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
 @pytest.mark.parametrize("how", ["tool_call/cancel", "terminal/cancel"])
-async def test_no_process_of_a_cancelled_command_survives(spawn_daemon, workspace: Path, tmp_path: Path, how: str) -> None:
-    run = f"{os.getpid():07d}{len(how)}"
-    daemon = await spawn_daemon(script=_script(tmp_path, run), initialize=False)
+async def test_no_process_of_a_cancelled_command_survives(
+    spawn_daemon, workspace: Path, tmp_path: Path, how: str, sandbox: str,
+) -> None:
+    run = f"{os.getpid():07d}{len(how)}{len(sandbox)}"
+    config = tmp_path / "config.toml"
+    config.write_text(f'sandbox = "{sandbox}"\n')  # "off": the user's own processes, asked every time
+    daemon = await spawn_daemon(script=_script(tmp_path, run), initialize=False, env={"TETHER_CONFIG": str(config)})
     window = V2Window(daemon.client)
     await window.initialize({"_meta": {"terminal_output": True}})
     session = await window.new_session(workspace)
