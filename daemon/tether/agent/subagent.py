@@ -12,6 +12,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import anyio
+
 from tether_protocol.conversation import AssistantMessage, Message, TextBlock
 
 from ..providers.base import Provider
@@ -88,6 +90,9 @@ class SubAgents:
         try:
             outcome = await turn.run([TextBlock(args.task)])
             stop = outcome.stop_reason
+        except anyio.get_cancelled_exc_class():
+            stop = "cancelled"  # the parent's turn was cancelled around the child's (it was not an error)
+            raise
         finally:
             self.handle.children.remove(handle)
             if own is not None:
