@@ -72,3 +72,34 @@ async def test_no_process_of_a_cancelled_command_survives(
     assert final["content"][0]["content"]["text"].startswith("cancelled by the user")  # what the model is told
     said = [u["content"]["text"] for u in window.of(session, "agent_message_chunk")]
     assert said[-1] == "It was stopped; nothing of it is left."  # the turn went on
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+async def test_a_command_that_stops_its_own_shell_is_still_cancelled(
+    spawn_daemon, workspace: Path, tmp_path: Path, sandbox: str,
+) -> None:
+    run = f"{os.getpid():07d}9{len(sandbox)}"
+    replies = [
+        {"when": {"step": 1}, "tool_calls": [{"id": "call_stop", "name": "run_command", "arguments": {
+            "command": f"sleep 35.{run} & kill -STOP $$; sleep 36.{run}"}}]},  # the shell stops itself
+        {"when": {"step": 2}, "text": "Stopped."},
+    ]
+    script = tmp_path / "stop.json"
+    script.write_text(json.dumps({"replies": replies}))
+    config = tmp_path / "config.toml"
+    config.write_text(f'sandbox = "{sandbox}"\n')
+    daemon = await spawn_daemon(script=script, initialize=False, env={"TETHER_CONFIG": str(config)})
+    window = V2Window(daemon.client)
+    await window.initialize()
+    session = await window.new_session(workspace)
+    await window.prompt(session, "run it")
+    await until(lambda: host_pids(f"35.{run}"), timeout=30)
+
+    answer = await daemon.client.request("tool_call/cancel", {"sessionId": session, "toolCallId": "call_stop"})
+    ended = await window.idle(session)
+    with contextlib.suppress(TimeoutError):
+        await until(lambda: not host_pids(f"35.{run}"), timeout=10)
+
+    assert answer == {} and ended["stopReason"] == "end_turn"
+    assert host_pids(f"35.{run}") == [] and host_pids(f"36.{run}") == []
+    assert [u["status"] for u in window.of(session, "tool_call_update") if u.get("status")][-1] == "cancelled"
