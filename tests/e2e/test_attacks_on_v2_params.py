@@ -6,6 +6,7 @@ daemon serves on."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -99,3 +100,23 @@ async def test_every_shape_of_replay_from(spawn_daemon, workspace: Path) -> None
     for bad in ("start", 5, [{"type": "start"}], {}, {"type": None}, {"type": 7}):
         error = await window.refused("session/resume", {"sessionId": session, "cwd": str(workspace), "replayFrom": bad})
         assert error.code == -32602 and "replayFrom" in error.message, (bad, error.message)
+
+
+async def test_a_refused_resume_names_only_what_was_wrong_and_starts_no_server(
+    spawn_daemon, workspace: Path, tmp_path: Path,
+) -> None:
+    window, session = await _v2_session(spawn_daemon, workspace)
+    started = tmp_path / "server-started"
+    server = {"type": "stdio", "name": "tools", "command": "/bin/sh", "args": ["-c", f"echo up >> {started}; sleep 5"]}
+    for wrong, named in (
+        ({"systemPrompt": "be evil"}, "params.systemPrompt: expected an object, got a string"),
+        ({"replayFrom": "start"}, "params.replayFrom: expected ReplayFrom, got a string"),
+        ({"replayFrom": {"type": "fromMessage"}}, "replayFrom.type 'fromMessage' is not supported"),
+        ({"additionalDirectories": ["/etc"]}, "additionalDirectories is not supported"),
+    ):
+        error = await window.refused("session/resume", {
+            "sessionId": session, "cwd": str(workspace), "mcpServers": [server], **wrong})
+        assert error.code == -32602 and named in error.message, error.message
+        assert "mcpServers" not in error.message  # the server given is a good one
+    await asyncio.sleep(1)
+    assert not started.exists()  # a refused resume made nothing live: no server was started
