@@ -110,7 +110,7 @@ async def test_a_refused_resume_names_only_what_was_wrong_and_starts_no_server(
     server = {"type": "stdio", "name": "tools", "command": "/bin/sh", "args": ["-c", f"echo up >> {started}; sleep 5"]}
     for wrong, named in (
         ({"systemPrompt": "be evil"}, "params.systemPrompt: expected an object, got a string"),
-        ({"replayFrom": "start"}, "params.replayFrom: expected ReplayFrom, got a string"),
+        ({"replayFrom": "start"}, "params.replayFrom: expected an object, got a string"),
         ({"replayFrom": {"type": "fromMessage"}}, "replayFrom.type 'fromMessage' is not supported"),
         ({"additionalDirectories": ["/etc"]}, "additionalDirectories is not supported"),
     ):

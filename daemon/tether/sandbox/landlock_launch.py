@@ -1,9 +1,8 @@
-"""The Landlock launcher: `[--write DIR]... [--hide PATH]... (--net | --seccomp HEX) -- ARGV...`, one command
-(or `--unconfined -- ARGV...`: the sandbox off, the subreaper's clean-up alone).
+"""The Landlock launcher: `[--write DIR]... [--hide PATH]... (--net | --seccomp HEX) -- ARGV...`, one command.
 
 Owns: becoming a subreaper that dies with the daemon, dropping privileges, then in the forked child one
-Landlock ruleset, the socket filter and ARGV; waiting, killing every descendant left, exiting with ARGV's
-status. What Landlock can and cannot hide: docs/decisions/0003-sandbox.md.
+Landlock ruleset, the socket filter and ARGV (`--unconfined -- ARGV`: none of the three, the sandbox off);
+waiting, killing every descendant left, exiting with ARGV's status. Landlock: docs/decisions/0003-sandbox.md.
 Must not: import anything from Tether or beyond cheap stdlib, or run ARGV when a step fails (exit 125).
 """
 
