@@ -5,6 +5,7 @@ stops itself, one in a PID namespace of its own), once `tool_call/cancel` or
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -103,3 +104,37 @@ async def test_a_command_that_stops_its_own_shell_is_still_cancelled(
     assert answer == {} and ended["stopReason"] == "end_turn"
     assert host_pids(f"35.{run}") == [] and host_pids(f"36.{run}") == []
     assert [u["status"] for u in window.of(session, "tool_call_update") if u.get("status")][-1] == "cancelled"
+
+
+async def test_a_cancel_naming_another_sessions_call_touches_nothing(
+    spawn_daemon, workspace: Path, tmp_path: Path,
+) -> None:
+    run = f"{os.getpid():07d}77"
+    replies = [
+        {"when": {"step": 1, "user": "^run"}, "tool_calls": [
+            {"id": "call_1", "name": "run_command", "arguments": {"command": f"sleep 37.{run}"}}]},
+        {"when": {"step": 2, "user": "^run"}, "text": "Stopped."},
+        {"when": {"step": 1, "user": "^hello"}, "text": "Hello."},
+    ]
+    script = tmp_path / "two.json"
+    script.write_text(json.dumps({"replies": replies}))
+    daemon = await spawn_daemon(script=script, initialize=False)
+    window = V2Window(daemon.client)
+    await window.initialize({"_meta": {"terminal_output": True}})
+    running, other = await window.new_session(workspace), await window.new_session(workspace)
+    await window.prompt(other, "hello")
+    await window.idle(other)
+    await window.prompt(running, "run the check")
+    await until(lambda: host_pids(f"37.{run}"), timeout=30)
+
+    for method, key in (("tool_call/cancel", "toolCallId"), ("terminal/cancel", "terminalId"),
+                        ("_tether/toolCall/cancel", "toolCallId")):
+        error = await window.refused(method, {"sessionId": other, key: "call_1"})
+        assert error.code == -32602 and other in error.message and running not in error.message
+    window.client.peer.notify("session/cancel", {"sessionId": other})
+    await asyncio.sleep(0.5)
+    assert host_pids(f"37.{run}")  # still running: nothing of the other session stopped it
+    assert window.states(running) == ["running", "requires_action", "running"]
+
+    await daemon.client.request("tool_call/cancel", {"sessionId": running, "toolCallId": "call_1"})
+    assert (await window.idle(running))["stopReason"] == "end_turn"
