@@ -96,3 +96,33 @@ async def test_a_child_asking_while_its_parent_is_cancelled(spawn_daemon, worksp
     await until(lambda: window.states(session).count("idle") == 2)
     assert window.of(session, "state_update")[-1]["stopReason"] == "end_turn"
     assert window.states(child).count("idle") == 1  # the child did not run again
+
+
+async def test_a_running_sub_agents_session_takes_no_prompt_of_its_own(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+    slow = "The sub-agent reads slowly. " * 12
+    replies = [
+        {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
+            {"id": "d1", "name": "delegate", "arguments": {"task": "read around"}}]},
+        {"when": {"purpose": "delegate", "step": 1}, "text": slow, "chunk_size": 6, "delay_ms": 25},
+        {"when": {"step": 2, "user": "^delegate"}, "text": "Done."},
+        {"when": {"step": 1}, "text": "A turn of its own."},
+    ]
+    window = await _window(spawn_daemon, _write(tmp_path, replies))
+    session = await window.new_session(workspace)
+    await window.prompt(session, "delegate the reading")
+    await until(lambda: window.of(session, "subagent_update"))
+    child = window.of(session, "subagent_update")[0]["sessionId"]
+    await until(lambda: window.of(child, "agent_message_chunk"))  # the child's turn runs
+
+    # a client that opens the child's session meanwhile is told it runs, and cannot start
+    # a second turn in it beside the sub-agent's
+    await window.client.request("session/resume", {"sessionId": child, "cwd": str(workspace), "mcpServers": []})
+    assert window.of(child, "state_update")[-1] == {"sessionUpdate": "state_update", "state": "running"}
+    busy = await window.refused("session/prompt", {"sessionId": child, "prompt": [{"type": "text", "text": "hijack"}]})
+    assert busy.code == -32010 and child in busy.message and "d1" in busy.message, busy.message
+    ended = await window.idle(session)
+
+    assert ended["stopReason"] == "end_turn"
+    said = "".join(u["content"]["text"] for u in window.of(child, "agent_message_chunk"))
+    assert said == slow  # the sub-agent's turn alone ran in its session
+    assert [u["content"][0]["text"] for u in window.of(child, "user_message")] == ["read around"]
