@@ -40,6 +40,7 @@ from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 from . import commands, mcp_prompts, memory_command
+from .child_sessions import refuse_running_child
 from .commands import Expanded
 from .context import ClientConnection
 from .live_session import LiveSession
@@ -212,6 +213,7 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> Prompt
 
         return await session_prompt_v2(ctx, params)
     _refuse_empty(params.prompt, "session/prompt")
+    refuse_running_child(ctx, params.session_id)
     session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     queue = queue_of(ctx, session)
