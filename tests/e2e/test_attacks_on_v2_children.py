@@ -126,3 +126,27 @@ async def test_a_running_sub_agents_session_takes_no_prompt_of_its_own(spawn_dae
     said = "".join(u["content"]["text"] for u in window.of(child, "agent_message_chunk"))
     assert said == slow  # the sub-agent's turn alone ran in its session
     assert [u["content"][0]["text"] for u in window.of(child, "user_message")] == ["read around"]
+
+
+async def test_a_child_that_delegates_again_gets_no_grandchild(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+    replies = [
+        {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
+            {"id": "d1", "name": "delegate", "arguments": {"task": "split it further"}}]},
+        {"when": {"purpose": "delegate", "step": 1}, "tool_calls": [
+            {"id": "d2", "name": "delegate", "arguments": {"task": "and again"}}]},
+        {"when": {"purpose": "delegate", "step": 2}, "text": "I could not delegate."},
+        {"when": {"step": 2, "user": "^delegate"}, "text": "Done."},
+    ]
+    window = await _window(spawn_daemon, _write(tmp_path, replies))
+    session = await window.new_session(workspace)
+    await window.prompt(session, "delegate the work")
+    ended = await window.idle(session)
+
+    assert ended["stopReason"] == "end_turn"
+    announced = [u for _, u in window.updates if u["sessionUpdate"] == "subagent_update" and "description" in u]
+    assert [u["description"] for u in announced] == ["split it further"]  # one child, no grandchild
+    child = announced[0]["sessionId"]
+    refused = [u for u in window.of(child, "tool_call_update") if u["toolCallId"] == "d2" and u.get("status")]
+    assert refused[-1]["status"] == "failed"
+    said = "".join(u["content"]["text"] for u in window.of(child, "agent_message_chunk"))
+    assert said == "I could not delegate."
