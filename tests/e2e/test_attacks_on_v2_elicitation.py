@@ -89,3 +89,23 @@ async def test_an_answer_after_the_turn_was_cancelled_joins_nothing(spawn_daemon
     assert len(window.of(session, "user_message")) == 1
     await _serves_on(window, session)
     assert len(window.of(session, "user_message")) == 2  # the next prompt's own, and only it
+
+
+async def test_the_form_carries_no_control_characters_of_a_hostile_prompt(spawn_daemon, workspace: Path) -> None:
+    async def decline(method: str, params: dict) -> Any:
+        return {"action": "decline"}
+
+    daemon = await spawn_daemon(script=_script(workspace.parent), initialize=False, env={"TETHER_ASK_FIRST": "on"})
+    window = V2Window(daemon.client, decline)
+    await window.initialize(FORMS)
+    session = await window.new_session(workspace)
+    hostile = "delete the old stuff \x1b]0;owned\x07\x1b[2J\x1b[31m\u202e\u0000 " + "now please " * 20_000
+    await window.prompt(session, hostile)
+    await window.idle(session)
+
+    [(method, form)] = window.asked
+    assert method == "elicitation/create"
+    message = form["message"]
+    assert message.startswith('Before I delete anything: which files or directories do you mean by "old stuff"?')
+    assert len(message) < 1_000
+    assert not any(ord(c) < 0x20 or c in "\x7f\u202e" for c in message), repr(message)
