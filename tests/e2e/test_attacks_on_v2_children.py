@@ -150,3 +150,23 @@ async def test_a_child_that_delegates_again_gets_no_grandchild(spawn_daemon, wor
     assert refused[-1]["status"] == "failed"
     said = "".join(u["content"]["text"] for u in window.of(child, "agent_message_chunk"))
     assert said == "I could not delegate."
+
+
+async def test_a_child_whose_model_fails_says_why(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+    replies = [  # the child's model has no reply: its provider fails
+        {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
+            {"id": "d1", "name": "delegate", "arguments": {"task": "look"}}]},
+        {"when": {"step": 2, "user": "^delegate"}, "text": "The sub-agent failed; I go on."},
+    ]
+    window = await _window(spawn_daemon, _write(tmp_path, replies))
+    session = await window.new_session(workspace)
+    await window.prompt(session, "delegate the look")
+    ended = await window.idle(session)
+
+    assert ended["stopReason"] == "end_turn"
+    child = window.of(session, "subagent_update")[0]["sessionId"]
+    last = window.of(child, "state_update")[-1]
+    assert last["state"] == "idle" and last["stopReason"] == "error"
+    assert last["error"]["code"] == -32012 and last["error"]["message"].startswith("the model provider failed")
+    mirrored = [u["state"] for u in window.of(session, "subagent_update") if "state" in u][-1]
+    assert mirrored == {k: v for k, v in last.items() if k != "sessionUpdate"}
