@@ -20,7 +20,6 @@ from tether_protocol._common import StopReason
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import (
     InvalidParams,
-    ProviderFailed,
     SessionBusy,
     SessionNotFound,
     StorageFailed,
@@ -33,7 +32,7 @@ from tether_protocol._sessions import (  # the area's module: `_messages` would 
     PromptTetherMeta,
     SessionIdParams,
 )
-from tether_protocol.conversation import JsonObject, blocks_from_json
+from tether_protocol.conversation import blocks_from_json
 from tether_protocol.peer import RawResult
 
 from ..agent.loop import TurnOutcome
@@ -126,21 +125,6 @@ async def _run(
     finally:
         if prompt.mode is not None and session.mode == prompt.mode:
             session.mode = mode
-
-
-def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
-    assert outcome.error is not None
-    data: JsonObject = {  # the error's `data` (wire JSON)
-        "turnId": outcome.turn_id,
-        "kind": outcome.error.kind,
-        "retryable": outcome.error.retryable,
-        **({"status": outcome.error.status} if outcome.error.status else {}),
-    }
-    return ProviderFailed(
-        f"the model provider failed: {outcome.error}. What was streamed is kept in "
-        f"the session history, marked as an error (turn {outcome.turn_id})",
-        data=data,
-    )
 
 
 async def _expand(
@@ -260,8 +244,9 @@ async def _prompt_turn(
         session.turn = None
         handle.done.set()
         queue.turn_ended(session, handle)
-    if outcome.error is not None:
-        raise _provider_failed(outcome)
+    failure = outcome.failure()
+    if failure is not None:
+        raise failure
     return PromptResult(cast(StopReason, outcome.stop_reason), meta=await turn_meta(session, outcome.turn_id, steer))
 
 
