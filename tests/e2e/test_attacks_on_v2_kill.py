@@ -138,3 +138,36 @@ async def test_a_cancel_naming_another_sessions_call_touches_nothing(
 
     await daemon.client.request("tool_call/cancel", {"sessionId": running, "toolCallId": "call_1"})
     assert (await window.idle(running))["stopReason"] == "end_turn"
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+async def test_a_finished_commands_escaped_children_die_with_it(
+    spawn_daemon, workspace: Path, tmp_path: Path, sandbox: str,
+) -> None:
+    run = f"{os.getpid():07d}8{len(sandbox)}"
+    replies = [
+        {"when": {"step": 1}, "tool_calls": [{"id": "call_bg", "name": "run_command", "arguments": {
+            "command": f"(setsid sleep 38.{run} >/dev/null 2>&1 &); setsid nohup sleep 39.{run} >/dev/null 2>&1 & "
+                       f"sleep 0.5; echo started"}}]},
+        {"when": {"step": 2}, "text": "Started."},
+    ]
+    script = tmp_path / "bg.json"
+    script.write_text(json.dumps({"replies": replies}))
+    config = tmp_path / "config.toml"
+    config.write_text(f'sandbox = "{sandbox}"\n')
+    daemon = await spawn_daemon(script=script, initialize=False, env={"TETHER_CONFIG": str(config)})
+    window = V2Window(daemon.client)
+    await window.initialize()
+    session = await window.new_session(workspace)
+    await window.prompt(session, "start it in the background")
+    ended = await window.idle(session)
+    with contextlib.suppress(TimeoutError):
+        await until(lambda: not host_pids(f"38.{run}") and not host_pids(f"39.{run}"), timeout=10)
+    left = host_pids(f"38.{run}") + host_pids(f"39.{run}")
+    for pid in left:
+        os.kill(pid, 9)
+
+    assert ended["stopReason"] == "end_turn"
+    final = [u for u in window.of(session, "tool_call_update") if u.get("status")][-1]
+    assert final["status"] == "completed" and "started" in final["content"][0]["content"]["text"]
+    assert left == []  # SPEC §5.13: background processes do not outlive the call, `setsid` ones too
