@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import types
 import typing
+from collections.abc import Callable
 from typing import Annotated, Any, TypeVar, Union
 
 import msgspec
@@ -73,7 +74,10 @@ _ERROR = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
-def reworded(exc: msgspec.ValidationError, cls: Any, data: Any, method: str, where: list[str | int] | None = None) -> str:
+def reworded(
+    exc: msgspec.ValidationError, cls: Any, data: Any, method: str, where: list[str | int] | None = None,
+    dec_hook: Callable[[type, Any], Any] | None = None,
+) -> str:
     """msgspec's error as today's message: `invalid params for METHOD: params.PATH: WHY`.
     msgspec gives text only, so its message is parsed and the path walked through the
     declared types beside the data (a Literal's choices in declared order, a union's tags)."""
@@ -81,14 +85,17 @@ def reworded(exc: msgspec.ValidationError, cls: Any, data: Any, method: str, whe
     if own is not None:
         return own.replace("{method}", method or "params")
     where = where or []
-    found = _every_error(cls, data, where)[:3] if isinstance(data, dict) else []
+    # `dec_hook`: the one the failed convert used (v2's open unions), so a field it takes is not named
+    found = _every_error(cls, data, where, dec_hook)[:3] if isinstance(data, dict) else []
     if not found:  # (a tag no member has: the walk does not see tags)
         steps, why = explained(exc, cls, data)
         found = [f"params.{_path([*where, *steps])}: {why}"]
     return f"invalid params{f' for {method}' if method else ''}: " + "; ".join(found)
 
 
-def _every_error(cls: Any, data: JsonObject, where: list[str | int]) -> list[str]:
+def _every_error(
+    cls: Any, data: JsonObject, where: list[str | int], dec_hook: Callable[[type, Any], Any] | None = None,
+) -> list[str]:
     """Each field of ``cls`` that ``data`` gets wrong, in field order (as the attrs converter
     listed them): a field holding a Struct is walked into, any other is worded alone."""
     if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)):
@@ -103,10 +110,10 @@ def _every_error(cls: Any, data: JsonObject, where: list[str | int]) -> list[str
                              + (f"; send one of: {', '.join(choices)}" if choices else ""))
             continue
         try:
-            msgspec.convert(data[key], type=field.type)
+            msgspec.convert(data[key], type=field.type, dec_hook=dec_hook)
         except msgspec.ValidationError as exc:
             inner = _struct_in(field.type)
-            nested = _every_error(inner, data[key], [*where, key]) if isinstance(data[key], dict) else []
+            nested = _every_error(inner, data[key], [*where, key], dec_hook) if isinstance(data[key], dict) else []
             if not nested:
                 steps, why = explained(exc, field.type, data[key])
                 nested = [f"params.{_path([*where, key, *steps])}: {why}"]

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import anyio
 
+from tether_protocol._errors import ProviderFailed
+from tether_protocol._json import JsonObject
 from tether_protocol._pending import PendingStep
 from tether_protocol.conversation import (
     ContentBlock,
@@ -55,6 +57,20 @@ class TurnOutcome:
     stop_reason: str  # ACP StopReason, or "error"
     turn_id: str
     error: ProviderError | None = None
+
+    def failure(self) -> ProviderFailed | None:
+        """The provider's failure as the protocol's error (v1's answer, v2's `state_update`)."""
+        if self.error is None:
+            return None
+        data: JsonObject = {  # the error's `data` (wire JSON)
+            "turnId": self.turn_id, "kind": self.error.kind, "retryable": self.error.retryable,
+            **({"status": self.error.status} if self.error.status else {}),
+        }
+        return ProviderFailed(
+            f"the model provider failed: {self.error}. What was streamed is kept in "
+            f"the session history, marked as an error (turn {self.turn_id})",
+            data=data,
+        )
 
 
 class AgentTurn:

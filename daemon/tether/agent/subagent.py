@@ -12,6 +12,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import anyio
+
 from tether_protocol.conversation import AssistantMessage, Message, TextBlock
 
 from ..providers.base import Provider
@@ -84,14 +86,17 @@ class SubAgents:
         self.handle.children.append(handle)
         if self.handle.cancel_requested:
             handle.cancel()
-        stop = "error"
+        stop, failure = "error", None
         try:
             outcome = await turn.run([TextBlock(args.task)])
-            stop = outcome.stop_reason
+            stop, failure = outcome.stop_reason, outcome.failure()
+        except anyio.get_cancelled_exc_class():
+            stop = "cancelled"  # the parent's turn was cancelled around the child's (it was not an error)
+            raise
         finally:
             self.handle.children.remove(handle)
-            if own is not None:
-                own.emit(TurnStateChanged("idle", stop))
+            if own is not None:  # a failed child says why, as a failed turn of its own would (§12.2)
+                own.emit(TurnStateChanged("idle", stop, error=failure.to_error() if failure is not None else None))
                 own.flush()
         return child_result(outcome, child, provider, steps)
 

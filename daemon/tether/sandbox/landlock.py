@@ -1,7 +1,7 @@
 """The Landlock backend (Linux >= 5.13, no extra binary), used where bubblewrap is not.
 
 Owns: reading the kernel's Landlock ABI once, and the command line that runs an argv through the launcher
-(landlock_launch.py under `python -I -S`) with the seccomp socket filter passed in hex.
+(landlock_launch.py under `python -I -S`) with the seccomp socket filter passed in hex, or unconfined.
 Must not: apply Landlock to the daemon itself (only the launcher confines itself).
 """
 
@@ -47,6 +47,13 @@ class LandlockSandbox(CommandSandbox):
         # refused here, with the network and whatever `allow_unix_sockets` names.
         line += ["--seccomp", _socket_filter(inet_stream_only=not policy.network)]
         return [*line, "--", *argv]
+
+
+def unconfined(argv: Sequence[str]) -> list[str]:
+    """`argv` run by the launcher with no confinement (the sandbox is off): a subreaper whose
+    clean-up kills what the command left, `setsid` and double-forked children too, which
+    the daemon's kill of the process group would miss."""
+    return [sys.executable, "-I", "-S", _LAUNCHER, "--unconfined", "--", *argv]
 
 
 def _holds(path: str, workspace: str) -> bool:

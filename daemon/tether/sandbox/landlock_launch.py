@@ -1,8 +1,8 @@
 """The Landlock launcher: `[--write DIR]... [--hide PATH]... (--net | --seccomp HEX) -- ARGV...`, one command.
 
 Owns: becoming a subreaper that dies with the daemon, dropping privileges, then in the forked child one
-Landlock ruleset, the socket filter and ARGV; waiting, killing every descendant left, exiting with ARGV's
-status. What Landlock can and cannot hide: docs/decisions/0003-sandbox.md.
+Landlock ruleset, the socket filter and ARGV (`--unconfined -- ARGV`: none of the three, the sandbox off);
+waiting, killing every descendant left, exiting with ARGV's status. Landlock: docs/decisions/0003-sandbox.md.
 Must not: import anything from Tether or beyond cheap stdlib, or run ARGV when a step fails (exit 125).
 """
 
@@ -252,12 +252,41 @@ def _parse(argv: list[str]) -> tuple[list[str], list[str], bool, bytes, list[str
     return writable, hidden, network, program, command
 
 
-def main(argv: list[str]) -> int:
+def _exec(command: list[str], writable: list[str], hidden: list[str], network: bool, program: bytes,
+          unconfined: bool) -> None:
+    """In the forked child: the default signals, death with the launcher, the confinement
+    (none when `unconfined`), then ARGV; never returns."""
+    # Only the command is confined, not this launcher: with Landlock's signal scope a
+    # process in the domain cannot signal one outside it, so the command cannot kill
+    # the launcher to escape its clean-up (`setsid` children would outlive the call).
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    _libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
     try:
-        writable, hidden, network, program, command = _parse(argv)
+        if not unconfined:
+            _restrict(writable, hidden, network)
+        if program:
+            _install_socket_filter(program)
+    except (LaunchError, OSError) as error:
+        sys.stderr.write(f"tether sandbox (landlock): {error}; the command was not run\n")
+        os._exit(125)
+    try:
+        os.execvp(command[0], command)
+    except OSError as error:
+        sys.stderr.write(f"tether sandbox (landlock): cannot run {command[0]}: {error}\n")
+    os._exit(127)
+
+
+def main(argv: list[str]) -> int:
+    # `--unconfined -- ARGV` (the sandbox is off): no Landlock, filter or dropped privileges,
+    # only the clean-up, so a double-forked or `setsid` child still dies with the call
+    unconfined = argv[:2] == ["--unconfined", "--"] and len(argv) > 2
+    try:
+        writable, hidden, network, program, command = ([], [], True, b"", argv[2:]) if unconfined else _parse(argv)
         _prctl(_PR_SET_CHILD_SUBREAPER, 1, "becoming a child subreaper")
         _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, "dying with the daemon")
-        _drop_privileges()
+        if not unconfined:
+            _drop_privileges()
     except (LaunchError, OSError) as error:
         sys.stderr.write(f"tether sandbox (landlock): {error}; the command was not run\n")
         return 125
@@ -271,24 +300,7 @@ def main(argv: list[str]) -> int:
         signal.signal(signum, stop)
     child = os.fork()
     if child == 0:
-        # Only the command is confined, not this launcher: with Landlock's signal scope a
-        # process in the domain cannot signal one outside it, so the command cannot kill
-        # the launcher to escape its clean-up (`setsid` children would outlive the call).
-        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_DFL)
-        _libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
-        try:
-            _restrict(writable, hidden, network)
-            if program:
-                _install_socket_filter(program)
-        except (LaunchError, OSError) as error:
-            sys.stderr.write(f"tether sandbox (landlock): {error}; the command was not run\n")
-            os._exit(125)
-        try:
-            os.execvp(command[0], command)
-        except OSError as error:
-            sys.stderr.write(f"tether sandbox (landlock): cannot run {command[0]}: {error}\n")
-        os._exit(127)
+        _exec(command, writable, hidden, network, program, unconfined)
     while True:
         try:
             pid, status = os.waitpid(-1, 0)

@@ -2,12 +2,15 @@
 
 Owns: `child_view` and `ChildView`, a child's sink (its updates on its own id, its states
 mirrored on the parent as `subagent_update.state`, its approvals' `requires_action`), and
-finding a running child by its id (`cancel_child`; its calls' `tool_call/cancel`).
+finding a running child by its id (`cancel_child`; its calls' `tool_call/cancel`; a prompt or
+state of its session while it runs).
 Must not: run the child, or nest it under the call (v1: `ChildSink`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from tether_protocol._errors import SessionBusy
 
 from ..agent.session import ActiveTurn
 from ..agent.sink import SubagentChanged, TurnEvent, TurnSink, TurnStateChanged
@@ -79,6 +82,18 @@ def running_child(ctx: ClientConnection, session_id: str) -> tuple[LiveSession, 
         if child is not None:
             return parent, child
     return None
+
+
+def refuse_running_child(ctx: ClientConnection, session_id: str) -> None:
+    """A sub-agent's session runs its turn under its parent's `delegate` call: a prompt of
+    its own would run a second turn in it beside that one (refused, as a busy session's)."""
+    found = running_child(ctx, session_id)
+    if found is not None:
+        parent, child = found
+        raise SessionBusy(
+            f"session {session_id!r} is a sub-agent running under call {child.parent_call_id!r} of session "
+            f"{parent.id!r}; wait for its state_update idle, or stop it with session/cancel"
+        )
 
 
 def cancel_child(ctx: ClientConnection, session_id: str) -> bool:

@@ -15,7 +15,6 @@ from tether_protocol._common import StopReason
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import (
     InvalidParams,
-    ProviderFailed,
     SessionBusy,
     SessionNotFound,
     StorageFailed,
@@ -28,13 +27,14 @@ from tether_protocol._sessions import (  # the area's module: `_messages` would 
     PromptTetherMeta,
     SessionIdParams,
 )
-from tether_protocol.conversation import JsonObject, blocks_from_json
+from tether_protocol.conversation import blocks_from_json
 from tether_protocol.peer import RawResult
 
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 from . import commands, mcp_prompts, memory_command
+from .child_sessions import refuse_running_child
 from .commands import Expanded
 from .context import ClientConnection
 from .live_session import LiveSession
@@ -122,21 +122,6 @@ async def _run(
             session.mode = mode
 
 
-def _provider_failed(outcome: TurnOutcome) -> ProviderFailed:
-    assert outcome.error is not None
-    data: JsonObject = {  # the error's `data` (wire JSON)
-        "turnId": outcome.turn_id,
-        "kind": outcome.error.kind,
-        "retryable": outcome.error.retryable,
-        **({"status": outcome.error.status} if outcome.error.status else {}),
-    }
-    return ProviderFailed(
-        f"the model provider failed: {outcome.error}. What was streamed is kept in "
-        f"the session history, marked as an error (turn {outcome.turn_id})",
-        data=data,
-    )
-
-
 async def _expand(
     ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
@@ -207,6 +192,7 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> Prompt
 
         return await session_prompt_v2(ctx, params)
     _refuse_empty(params.prompt, "session/prompt")
+    refuse_running_child(ctx, params.session_id)
     session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     queue = queue_of(ctx, session)
@@ -253,8 +239,9 @@ async def _prompt_turn(
         session.turn = None
         handle.done.set()
         queue.turn_ended(session, handle)
-    if outcome.error is not None:
-        raise _provider_failed(outcome)
+    failure = outcome.failure()
+    if failure is not None:
+        raise failure
     return PromptResult(cast(StopReason, outcome.stop_reason), meta=await turn_meta(session, outcome.turn_id, steer))
 
 

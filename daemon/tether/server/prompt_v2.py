@@ -17,6 +17,7 @@ from tether_protocol.peer import RawResult
 
 from ..agent.session import ActiveTurn
 from ..agent.sink import PromptInserted, TurnStateChanged
+from .child_sessions import refuse_running_child
 from .context import ClientConnection
 from .live_session import LiveSession
 from .prompt_keys import idempotency_key
@@ -31,6 +32,7 @@ async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawR
     from .prompt import _refuse_during_resumed, _refuse_empty, refuse_left_waiting
 
     _refuse_empty(params.prompt, "session/prompt")
+    refuse_running_child(ctx, params.session_id)
     session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     await refuse_left_waiting(ctx, session)

@@ -18,6 +18,7 @@ from tether_protocol._json import dumps_text
 from tether_protocol.peer import RawResult
 
 from ..store import MessageRecord, MessageView
+from .child_sessions import running_child
 from .config_options import config_options
 from .context import ClientConnection
 from .live_session import LiveSession
@@ -62,6 +63,8 @@ async def session_resume_v2(ctx: ClientConnection, raw: Any) -> RawResult:
         workspace = check_workspace(params.cwd)
         servers = check_acp_servers("session/resume", list(raw.get("mcpServers") or []))
         session, state = await (_replayed if replay else _resumed)(ctx, params.session_id, workspace)
+        if state == "idle" and running_child(ctx, session.id) is not None:
+            state = "running"  # a sub-agent's session: its turn runs under its parent's call
         keep_acp_servers(ctx, "session/resume", session.id, workspace, servers)
         start_in_background(ctx, session.id)
         # the current state, to this client only: after any replay, before the answer

@@ -30,7 +30,7 @@ def convert(data: Any, cls: type[T], *, method: str) -> T:
     try:
         return msgspec.convert(data, type=cls, dec_hook=dec_hook)
     except msgspec.ValidationError as exc:
-        raise InvalidParams(reworded(exc, cls, data, method)) from None
+        raise InvalidParams(reworded(exc, cls, data, method, dec_hook=dec_hook)) from None
 
 
 def encode(obj: Any) -> bytes:
