@@ -1,9 +1,8 @@
 """Sub-agents as sessions of their own on ACP v2 (SPEC §12.6).
 
-Owns: `child_view` and `ChildView`, a child's sink (its updates on its own id, its states
-mirrored on the parent as `subagent_update.state`, its approvals' `requires_action`), and
-finding a running child by its id (`cancel_child`; its calls' `tool_call/cancel`; a prompt or
-state of its session while it runs).
+Owns: `ChildView` (a child's updates on its own id, its states mirrored on the parent as
+`subagent_update.state`, its approvals' `requires_action`) and finding a running child by id
+(`cancel_child`, its calls' cancel, a prompt or state of its session while it runs).
 Must not: run the child, or nest it under the call (v1: `ChildSink`)."""
 
 from __future__ import annotations
