@@ -38,6 +38,20 @@ def _script(folder: Path, run: str) -> Path:
     return path
 
 
+async def _prompted(spawn_daemon, workspace: Path, folder: Path, sandbox: str, replies: list, prompt: str):
+    """A v2 window on a daemon with `sandbox` whose model answers `replies`, `prompt` sent."""
+    script = folder / "replies.json"
+    script.write_text(json.dumps({"replies": replies}))
+    config = folder / "config.toml"
+    config.write_text(f'sandbox = "{sandbox}"\n')
+    daemon = await spawn_daemon(script=script, initialize=False, env={"TETHER_CONFIG": str(config)})
+    window = V2Window(daemon.client)
+    await window.initialize()
+    session = await window.new_session(workspace)
+    await window.prompt(session, prompt)
+    return daemon, window, session
+
+
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
 @pytest.mark.parametrize("how", ["tool_call/cancel", "terminal/cancel"])
 async def test_no_process_of_a_cancelled_command_survives(
@@ -85,15 +99,7 @@ async def test_a_command_that_stops_its_own_shell_is_still_cancelled(
             "command": f"sleep 35.{run} & kill -STOP $$; sleep 36.{run}"}}]},  # the shell stops itself
         {"when": {"step": 2}, "text": "Stopped."},
     ]
-    script = tmp_path / "stop.json"
-    script.write_text(json.dumps({"replies": replies}))
-    config = tmp_path / "config.toml"
-    config.write_text(f'sandbox = "{sandbox}"\n')
-    daemon = await spawn_daemon(script=script, initialize=False, env={"TETHER_CONFIG": str(config)})
-    window = V2Window(daemon.client)
-    await window.initialize()
-    session = await window.new_session(workspace)
-    await window.prompt(session, "run it")
+    daemon, window, session = await _prompted(spawn_daemon, workspace, tmp_path, sandbox, replies, "run it")
     await until(lambda: host_pids(f"35.{run}"), timeout=30)
 
     answer = await daemon.client.request("tool_call/cancel", {"sessionId": session, "toolCallId": "call_stop"})
@@ -151,15 +157,9 @@ async def test_a_finished_commands_escaped_children_die_with_it(
                        f"sleep 0.5; echo started"}}]},
         {"when": {"step": 2}, "text": "Started."},
     ]
-    script = tmp_path / "bg.json"
-    script.write_text(json.dumps({"replies": replies}))
-    config = tmp_path / "config.toml"
-    config.write_text(f'sandbox = "{sandbox}"\n')
-    daemon = await spawn_daemon(script=script, initialize=False, env={"TETHER_CONFIG": str(config)})
-    window = V2Window(daemon.client)
-    await window.initialize()
-    session = await window.new_session(workspace)
-    await window.prompt(session, "start it in the background")
+    daemon, window, session = await _prompted(
+        spawn_daemon, workspace, tmp_path, sandbox, replies, "start it in the background",
+    )
     ended = await window.idle(session)
     with contextlib.suppress(TimeoutError):
         await until(lambda: not host_pids(f"38.{run}") and not host_pids(f"39.{run}"), timeout=10)
