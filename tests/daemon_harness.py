@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +21,15 @@ def serve_command(*extra: str, script: Path = BASIC_SCRIPT) -> list[str]:
         sys.executable, "-m", "tether", "serve",
         "--provider", "scripted", "--script", str(script), *extra,
     ]
+
+
+def initialize_fresh(params: object, env: dict[str, str], cwd: Path) -> dict:
+    """The answer of a fresh `tether serve` (the fast start's) to one `initialize`."""
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}) + "\n"
+    done = subprocess.run(serve_command(), input=line, capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+    answers = [json.loads(out) for out in done.stdout.splitlines() if out.startswith("{")]
+    assert answers, done.stderr
+    return answers[0]
 
 
 def kinds(updates: list[dict]) -> list[str]:

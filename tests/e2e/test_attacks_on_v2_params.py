@@ -7,23 +7,13 @@ daemon serves on."""
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from v2_window import V2Window
 
-from daemon_harness import serve_command, until
-
-
-def _initialize(params: Any, env: dict[str, str], cwd: Path) -> dict[str, Any]:
-    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}) + "\n"
-    done = subprocess.run(serve_command(), input=line, capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
-    answers = [json.loads(out) for out in done.stdout.splitlines() if out.startswith("{")]
-    assert answers, done.stderr
-    return answers[0]
+from daemon_harness import initialize_fresh, until
 
 
 @pytest.mark.parametrize(("capabilities", "path", "why"), [
@@ -40,7 +30,7 @@ def test_lsp_keys_of_the_wrong_type_in_v2_capabilities_are_named(
     capabilities: dict[str, Any], path: str, why: str, daemon_env: dict[str, str], workspace: Path,
 ) -> None:
     params = {"protocolVersion": 2, "info": {"name": "hostile", "version": "1"}, "capabilities": capabilities}
-    error = _initialize(params, daemon_env, workspace)["error"]
+    error = initialize_fresh(params, daemon_env, workspace)["error"]
     assert error["code"] == -32602
     assert error["message"] == f"invalid params for initialize: params.{path}: {why}"
 

@@ -5,25 +5,14 @@ of taking it as absent."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from daemon_harness import serve_command
+from daemon_harness import initialize_fresh
 
 _WHY = "invalid params for initialize: "
-
-
-def _initialize(params: Any, env: dict[str, str], cwd: Path) -> dict[str, Any]:
-    """The answer of a fresh daemon (the fast start's) to one `initialize`."""
-    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}) + "\n"
-    done = subprocess.run(serve_command(), input=line, capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
-    answers = [json.loads(out) for out in done.stdout.splitlines() if out.startswith("{")]
-    assert answers, done.stderr
-    return answers[0]
 
 
 @pytest.mark.parametrize(("params", "message"), [
@@ -40,16 +29,16 @@ def _initialize(params: Any, env: dict[str, str], cwd: Path) -> dict[str, Any]:
 def test_a_bad_initialize_is_refused_in_mains_words(
     params: dict[str, Any], message: str, daemon_env: dict[str, str], workspace: Path
 ) -> None:
-    answer = _initialize(params, daemon_env, workspace)
+    answer = initialize_fresh(params, daemon_env, workspace)
     assert answer["error"]["code"] == -32602
     assert answer["error"]["message"] == _WHY + message
 
 
 def test_lsp_and_acp_clients_are_told_apart_as_before(daemon_env: dict[str, str], workspace: Path) -> None:
     # LSP: `processId: null` is still "present" (UNSET is not None): the LSP half at the root
-    lsp = _initialize({"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}, daemon_env, workspace)
+    lsp = initialize_fresh({"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}, daemon_env, workspace)
     assert "capabilities" in lsp["result"] and "_meta" not in lsp["result"]
-    acp = _initialize({"protocolVersion": 1, "clientCapabilities": {"terminal": True}}, daemon_env, workspace)
+    acp = initialize_fresh({"protocolVersion": 1, "clientCapabilities": {"terminal": True}}, daemon_env, workspace)
     assert "capabilities" not in acp["result"] and "lsp" in acp["result"]["_meta"]["tether"]
 
 
@@ -57,6 +46,6 @@ def test_a_capability_of_the_wrong_type_is_named_not_taken_as_absent(
     daemon_env: dict[str, str], workspace: Path
 ) -> None:
     params = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": "yes"}}}
-    answer = _initialize(params, daemon_env, workspace)
+    answer = initialize_fresh(params, daemon_env, workspace)
     assert answer["error"]["code"] == -32602
     assert answer["error"]["message"] == _WHY + "params.clientCapabilities.fs.readTextFile: expected a boolean, got a string"

@@ -30,6 +30,16 @@ def trouble_table(name: str = "trouble", *args: str, extra: str = "") -> str:
     return f'[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = [{argv}]\n{extra}\n'
 
 
+def trouble_marking_cancels(tmp_path: Path) -> Path:
+    """The user config with the trouble server writing to a file it is allowed to write (its
+    `writable`) as it gets a request and as that request is cancelled; that file."""
+    marker = tmp_path / "marks" / "cancelled.txt"
+    marker.parent.mkdir()
+    user_config(tmp_path, trouble_table(
+        extra=f'writable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
+    return marker
+
+
 def programs(pids: list[int]) -> list[str]:
     """The executables' names of `pids`: a sandboxed server's bwrap processes name its
     arguments too, so a test counts the server's own program among them."""

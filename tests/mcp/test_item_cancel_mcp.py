@@ -9,16 +9,13 @@ import asyncio
 from pathlib import Path
 
 from daemon_harness import until
-from mcp_harness import SCRIPT, final, new_session, text, trouble_table, user_config
+from mcp_harness import SCRIPT, final, new_session, text, trouble_marking_cancels
 
 
 async def test_cancelling_one_mcp_call_cancels_its_request_and_the_turn_goes_on(
     spawn_daemon, workspace: Path, tmp_path: Path,
 ) -> None:
-    marker = tmp_path / "marks" / "cancelled.txt"  # a path the server's config makes writable
-    marker.parent.mkdir()
-    user_config(tmp_path, trouble_table(
-        extra=f'writable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
+    marker = trouble_marking_cancels(tmp_path)
     daemon = await spawn_daemon(script=SCRIPT)
     session = await new_session(daemon, workspace)
     turn = session.prompt("never answer")

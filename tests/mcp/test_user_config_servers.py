@@ -7,7 +7,9 @@ import os
 import sys
 from pathlib import Path
 
-from mcp_harness import SCRIPT, User, final, new_session, notices, programs, run, text, trouble_table, user_config
+from mcp_harness import (
+    SCRIPT, User, final, new_session, notices, programs, run, text, trouble_marking_cancels, trouble_table, user_config,
+)
 
 from daemon_harness import host_pids, until
 
@@ -94,10 +96,7 @@ async def test_failing_servers_are_notices_and_the_turn_goes_on(spawn_daemon, wo
 
 
 async def test_a_cancelled_call_cancels_the_request_at_the_server(spawn_daemon, workspace, tmp_path: Path):
-    marker = tmp_path / "marks" / "cancelled.txt"  # a path the server's config makes writable
-    marker.parent.mkdir()
-    user_config(tmp_path, trouble_table(
-        extra=f'writable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
+    marker = trouble_marking_cancels(tmp_path)
     daemon = await spawn_daemon(script=SCRIPT)
     session = await new_session(daemon, workspace)
     turn = session.prompt("never answer")
