@@ -13,7 +13,7 @@ from tether.agent.sink import ChangeContent, PlanUpdated, TerminalExited, Termin
 from tether.agent.state import CallOutcome, PendingCall
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.server.updates.acp_v1 import Update, render
-from tether_protocol._json import dumps, loads
+from tether_protocol import dumps, loads
 from tether.store import HistoryStore
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.mutating import default_mutating_tools

@@ -12,8 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from tether_protocol._framing import Framing, FramingError, decoder_for, detect_framing, encoder_for
-from tether_protocol._json import loads
+from tether_protocol import Framing, FramingError, decoder_for, detect_framing, encoder_for, loads
 
 
 @dataclass(frozen=True, slots=True)
