@@ -2,7 +2,8 @@
 
 Same idea as httpx's tests/test_exported_members.py: a public name added to one of the
 private modules must be exported (or listed in NOT_EXPORTED with a reason), and `__all__`
-stays sorted so diffs stay readable.
+stays sorted so diffs stay readable. Outside the protocol, nothing imports its private modules
+(tests/ and bench/ are read here; the packages are import-linter's, pyproject.toml).
 """
 
 from __future__ import annotations
@@ -197,3 +198,45 @@ def test_import_is_cheap_and_lazy() -> None:
     # a message class loads its own module, not every message module (`_messages`); the
     # converter is msgspec's: structure() loads neither attrs nor cattrs
     assert _run(code).splitlines() == ["[]", "False", "True False", "True []"]
+
+
+# Outside the protocol its names come from the package (or a public module: `peer`, `conversation`,
+# `schema`, `acp_v2`). The packages are held to that by import-linter (pyproject.toml's
+# `private_modules` contract); tests/ and bench/ are not packages, so they are read here. A test
+# imports a private module only to test that module's own behaviour:
+PRIVATE_IMPORTS_ALLOWED = {
+    "tests/protocol/test_method_table.py": "tests the method table module itself (its specs, MODULES, V1_SPECS)",
+    "tests/protocol/test_codec_wording.py": "declares its own Structs on the protocol's base (`_codec.Wire`)",
+    "tests/protocol/test_schema.py": "tests the schema generator (`_schema`'s GENERATED_COMMENT, `_codec.Described`)",
+}
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def _private_imports(path: Path) -> list[str]:
+    """`file:line: module` for each import of a `tether_protocol._x` module in the file."""
+    found: list[str] = []
+    text = path.read_text(encoding="utf-8")
+    if "tether_protocol" not in text:
+        return found
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+            if node.module == "tether_protocol":
+                modules = [f"tether_protocol.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        found += [f"{path.relative_to(REPOSITORY)}:{node.lineno}: {m}" for m in modules if m.startswith("tether_protocol._")]
+    return found
+
+
+def test_tests_and_benches_import_the_public_face() -> None:
+    files = sorted(p for top in ("tests", "bench") for p in (REPOSITORY / top).rglob("*.py") if "node_modules" not in p.parts)
+    found = [hit for path in files for hit in _private_imports(path)]
+    assert len(files) > 200 and any(hit.startswith("tests/protocol/test_schema.py") for hit in found)  # (it read them)
+    assert [hit for hit in found if hit.partition(":")[0] not in PRIVATE_IMPORTS_ALLOWED] == [], (
+        "import these names from `tether_protocol` (export a missing one in its __init__.py), or, in a test "
+        "of that private module's own behaviour, list the file in PRIVATE_IMPORTS_ALLOWED with the reason"
+    )
+    assert sorted({hit.partition(":")[0] for hit in found}) == sorted(PRIVATE_IMPORTS_ALLOWED), "a stale exemption"
