@@ -42,13 +42,28 @@ from ._framing import (
 from ._gc import collector_paused
 from ._json import JsonObject, dumps, dumps_text, loads, type_name, whole_surrogates, whole_text
 
+# For mypy, each message module by name: `_messages.__all__` is built at run time, which mypy
+# cannot read, and a name it does not see here is `__getattr__`'s Any (tests/protocol checks)
 if _typing.TYPE_CHECKING:
+    from ._client_requests import *  # noqa: F403
     from ._codec import ENCODER, Meta, convert, decode
+    from ._common import *  # noqa: F403
+    from ._config_options import *  # noqa: F403
     from ._converter import structure, unstructure
+    from ._extensions import *  # noqa: F403
+    from ._initialize import *  # noqa: F403
+    from ._lsp import *  # noqa: F403
     from ._messages import *  # noqa: F403
     from ._methods import NULL_RESULT, Direction, Kind, Method
+    from ._modes import *  # noqa: F403
     from ._pending import CheckpointError, PendingCallRecord, PendingStep
+    from ._prompt import *  # noqa: F403
+    from ._queue import *  # noqa: F403
+    from ._rewind import *  # noqa: F403
     from ._schema import build_schema
+    from ._sessions import *  # noqa: F403
+    from ._snapshots import *  # noqa: F403
+    from ._updates import *  # noqa: F403
 
 PROTOCOL_VERSION = 1
 """The ACP protocol version the daemon speaks (`protocolVersion` in `initialize`)."""

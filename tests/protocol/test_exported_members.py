@@ -240,3 +240,20 @@ def test_tests_and_benches_import_the_public_face() -> None:
         "of that private module's own behaviour, list the file in PRIVATE_IMPORTS_ALLOWED with the reason"
     )
     assert sorted({hit.partition(":")[0] for hit in found}) == sorted(PRIVATE_IMPORTS_ALLOWED), "a stale exemption"
+
+
+def test_mypy_sees_the_type_of_every_export(tmp_path: Path) -> None:
+    # A name mypy does not see among the package's imports would come from its lazy
+    # `__getattr__`, typed Any: every import of it would check nothing. (NULL_RESULT is Any.)
+    probe = tmp_path / "probe.py"
+    probe.write_text("import tether_protocol\n" + "".join(
+        f"reveal_type(tether_protocol.{name})\n" for name in tether_protocol.__all__
+    ))
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(probe)],
+        cwd=REPOSITORY, capture_output=True, text=True, timeout=240,
+    )
+    revealed = [line for line in done.stdout.splitlines() if "Revealed type is" in line]
+    assert len(revealed) == len(tether_protocol.__all__), done.stdout + done.stderr
+    untyped = [tether_protocol.__all__[int(line.split(":")[1]) - 2] for line in revealed if line.endswith('is "Any"')]
+    assert untyped == ["NULL_RESULT"]
