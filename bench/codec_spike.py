@@ -133,8 +133,8 @@ def chunk_bench(n: int) -> dict[str, float]:
     import codec_spike_model as m
     import msgspec
 
-    from tether.server.updates.acp_v1 import V1
-    from tether.server.updates.emitter import frame
+    from tether.rendering.acp_v1 import V1
+    from tether.rendering.emitter import frame
     from tether_protocol import _messages as t
     from tether_protocol._converter import unstructure
     from tether_protocol._json import dumps
@@ -268,7 +268,7 @@ def history_bench(count: int) -> dict[str, float]:
     import codec_spike_model as m
     import msgspec
 
-    from tether.server.updates.replay import replay_frames
+    from tether.rendering.replay import replay_frames
     from tether.store.snapshots import check_snapshot
     from tether_protocol._json import dumps, loads
     from tether_protocol.conversation import message_from_json, message_to_json

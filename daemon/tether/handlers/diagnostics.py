@@ -16,7 +16,7 @@ from typing import Literal, cast
 from tether_protocol._extensions import DaemonStats
 
 from .. import __version__
-from .context import ClientConnection
+from ..server.context import ClientConnection
 
 
 async def daemon_stats(ctx: ClientConnection, _params: object) -> DaemonStats:

@@ -11,7 +11,7 @@ from tether_protocol._errors import InvalidParams
 from tether_protocol._sessions import EmptyResult, TerminalCancelParams, ToolCallCancelParams
 
 from ..agent.call_cancel import RunningCalls
-from .context import ClientConnection
+from ..server.context import ClientConnection
 
 
 def _calls(ctx: ClientConnection, session_id: str) -> RunningCalls:
@@ -19,7 +19,7 @@ def _calls(ctx: ClientConnection, session_id: str) -> RunningCalls:
     its parent's, where its calls run."""
     session = ctx.daemon.registry.live.get(session_id)
     if session is None:
-        from .child_sessions import running_child
+        from ..services.child_sessions import running_child
 
         found = running_child(ctx, session_id)
         return found[0].calls if found is not None else ctx.daemon.registry.get_live(session_id).calls

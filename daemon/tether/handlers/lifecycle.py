@@ -12,8 +12,8 @@ from typing import Any
 from tether_protocol._errors import InvalidRequest
 from tether_protocol._json import JsonObject
 
-from .context import ClientConnection
-from .handshake import handshake
+from ..server.context import ClientConnection
+from ..server.handshake import handshake
 
 
 async def initialize(ctx: ClientConnection, params: Any) -> JsonObject:

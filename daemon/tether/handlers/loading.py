@@ -18,18 +18,18 @@ from tether_protocol._gc import collector_paused
 from tether_protocol._pending import PendingStep
 from tether_protocol._sessions import LoadSessionParams, LoadSessionResult
 
+from ..rendering import PagedReplay, SessionUpdates, replay_frames
+from ..server.context import ClientConnection
+from ..services.config_options import config_options
+from ..services.mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
+from ..services.registry import StoredTail, check_workspace
 from ..store import HistoryStore, MessageRecord, MessageView, SessionRecord, TurnMessageView, last_summary
 from ..transport.connection import Connection
-from .config_options import config_options
-from .context import ClientConnection
-from .mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
-from .registry import StoredTail, check_workspace
 from .sessions import commands_after_answer, modes
-from .updates import PagedReplay, SessionUpdates, replay_frames
 
 if TYPE_CHECKING:
-    from .live_session import LiveSession
-    from .sessions_service import StoredSession
+    from ..services.live_session import LiveSession
+    from ..services.sessions_service import StoredSession
 
 # Replayed updates per write while a session is loaded (~70 KB of a typical history),
 # and messages read per query while it is replayed (the first query fewer: the client
@@ -166,7 +166,7 @@ async def open_stored(
     if found.waiting is not None and session.turn is None:
         # Ask again, and resume the turn where it stopped: the task's first step comes
         # after this one, which ends with the answer queued.
-        from .turns import resume_turn  # the turn's modules: only when one is resumed
+        from ..services.turns import resume_turn  # the turn's modules: only when one is resumed
 
         ctx.daemon.tasks.start("resumed turn", resume_turn, ctx, session, *found.waiting)
     ctx.session_opened.set()
@@ -175,8 +175,8 @@ async def open_stored(
 
 async def _say_not_run(ctx: ClientConnection, store: HistoryStore, session_id: str) -> None:
     """Prompts a stopped daemon left queued: named in the transcript, never run later."""
+    from ..services.queue import say_not_run
     from ..store import queue as stored
-    from .queue import say_not_run
 
     say_not_run(ctx, session_id, await stored.not_run(store, session_id))
 
@@ -202,7 +202,7 @@ async def session_resume(ctx: ClientConnection, params: LoadSessionParams) -> Lo
         session.left_waiting = True
         # Not resumed (the client shows the history it has, so nothing of the turn is
         # sent): said once, after the answer, with the two ways on from here.
-        from .turns import say_turn_waits
+        from ..services.turns import say_turn_waits
 
         asyncio.get_running_loop().call_soon(say_turn_waits, ctx.connection, session.id, waiting[0])
     ctx.session_opened.set()

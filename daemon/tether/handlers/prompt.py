@@ -32,17 +32,17 @@ from tether_protocol.peer import RawResult
 
 from ..agent.loop import TurnOutcome
 from ..agent.session import ActiveTurn, AgentSession
+from ..rendering import SessionUpdates
+from ..server.context import ClientConnection
+from ..services import commands, mcp_prompts, memory_command
+from ..services.child_sessions import refuse_running_child
+from ..services.commands import Expanded
+from ..services.live_session import LiveSession
+from ..services.mcp_resources import attach_resources
+from ..services.prompt_keys import idempotency_key as key_of
+from ..services.queue import queue_of, steering
+from ..services.turns import drop_waiting_turn, make_turn
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
-from . import commands, mcp_prompts, memory_command
-from .child_sessions import refuse_running_child
-from .commands import Expanded
-from .context import ClientConnection
-from .live_session import LiveSession
-from .mcp_resources import attach_resources
-from .prompt_keys import idempotency_key as key_of
-from .queue import queue_of, steering
-from .turns import drop_waiting_turn, make_turn
-from .updates import SessionUpdates
 
 
 def _refuse_during_resumed(session: AgentSession) -> None:
@@ -136,7 +136,7 @@ async def _expand(
             from tether_protocol._converter import unstructure
             from tether_protocol._updates import ConfigOptionUpdate
 
-            from .config_options import config_options
+            from ..services.config_options import config_options
 
             sink.update(unstructure(ConfigOptionUpdate(config_options(ctx, session))))  # the "mode" option
     elif command.name == "compact":
@@ -146,7 +146,7 @@ async def _expand(
     elif command.name == "clear":
         await commands.clear(ctx, session, sink)
     elif command.name == "mcp":
-        from .mcp_servers import servers_report
+        from ..services.mcp_servers import servers_report
 
         sink.notice(f"\n{servers_report(ctx, session.id)}\n")
     elif command.name == "memory":
@@ -178,7 +178,7 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn.
     With an idempotency key, a retry gets the first request's answer (prompt_keys.py)."""
-    from .prompt_keys import prompt_once
+    from ..services.prompt_keys import prompt_once
 
     key = key_of(params)
     if key is not None and not steering(params):
@@ -275,7 +275,7 @@ async def session_cancel(ctx: ClientConnection, params: SessionIdParams) -> None
     `_meta.tether.cancelQueued: true` are withdrawn too (answered `cancelled`)."""
     session = ctx.daemon.registry.live.get(params.session_id)
     if session is None:  # a running sub-agent's own session (ACP v2): only its turn stops
-        from .child_sessions import cancel_child
+        from ..services.child_sessions import cancel_child
 
         cancel_child(ctx, params.session_id)
         return

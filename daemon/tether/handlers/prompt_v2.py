@@ -17,13 +17,13 @@ from tether_protocol.peer import RawResult
 
 from ..agent.session import ActiveTurn
 from ..agent.sink import PromptInserted, TurnStateChanged
-from .child_sessions import refuse_running_child
-from .context import ClientConnection
-from .live_session import LiveSession
-from .prompt_keys import idempotency_key
-from .queue import queue_of, steering
-from .updates import SessionUpdates
-from .updates.acp_v2 import prompt_message_id, steered_message_id
+from ..rendering import SessionUpdates
+from ..rendering.acp_v2 import prompt_message_id, steered_message_id
+from ..server.context import ClientConnection
+from ..services.child_sessions import refuse_running_child
+from ..services.live_session import LiveSession
+from ..services.prompt_keys import idempotency_key
+from ..services.queue import queue_of, steering
 
 
 async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawResult:

@@ -10,7 +10,7 @@ from tether_protocol._errors import SessionNotFound
 from tether_protocol._extensions import ReportParams  # not `_messages`: every area's classes
 from tether_protocol._json import JsonObject
 
-from .context import ClientConnection
+from ..server.context import ClientConnection
 
 
 async def session_report(ctx: ClientConnection, params: ReportParams) -> JsonObject:

@@ -17,20 +17,20 @@ from tether_protocol._gc import collector_paused
 from tether_protocol._json import dumps_text
 from tether_protocol.peer import RawResult
 
+from ..rendering import SessionUpdates
+from ..rendering.acp_v2 import config_options_v2
+from ..rendering.emitter import frame
+from ..rendering.replay_v2 import REPLAY_COMPLETE, ReplayV2
+from ..server.context import ClientConnection
+from ..services.child_sessions import running_child
+from ..services.config_options import config_options
+from ..services.live_session import LiveSession
+from ..services.mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
+from ..services.registry import check_workspace
+from ..services.sessions_service import StoredSession
 from ..store import MessageRecord, MessageView
-from .child_sessions import running_child
-from .config_options import config_options
-from .context import ClientConnection
-from .live_session import LiveSession
 from .loading import load_running, open_stored, pending_ids, replay_pages, send_in_batches, turn_pages_of
-from .mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
-from .registry import check_workspace
 from .sessions import commands_after_answer
-from .sessions_service import StoredSession
-from .updates import SessionUpdates
-from .updates.acp_v2 import config_options_v2
-from .updates.emitter import frame
-from .updates.replay_v2 import REPLAY_COMPLETE, ReplayV2
 
 # What a v2 client is told of a turn left waiting for approval (v1's says `session/load`)
 _WAITING = (

@@ -22,9 +22,9 @@ from tether_protocol._rewind import (
     RewindSkipped,
 )
 
+from ..server.context import ClientConnection
+from ..services.rewind import BadRewind, RewindBusy, turn_seq
 from ..store import HistoryStore, StoreError
-from .context import ClientConnection
-from .rewind import BadRewind, RewindBusy, turn_seq
 from .snapshots import _locate
 
 

@@ -21,7 +21,7 @@ from tether_protocol._extensions import (
 from tether_protocol._sessions import EmptyResult
 
 from ..approvals import ApprovalGate
-from .context import ClientConnection
+from ..server.context import ClientConnection
 
 
 def _gate_of(ctx: ClientConnection, session_id: str) -> ApprovalGate:

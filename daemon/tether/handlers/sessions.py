@@ -27,12 +27,12 @@ from tether_protocol._sessions import (
 )
 from tether_protocol.peer import RawResult
 
+from ..server.context import ClientConnection
+from ..server.handshake import MODES
+from ..services.config_options import config_options, send_update, set_mode
+from ..services.mcp_servers import check_acp_servers, keep_acp_servers, session_closed, start_in_background
+from ..services.registry import check_workspace
 from ..store import InvalidCursor
-from .config_options import config_options, send_update, set_mode
-from .context import ClientConnection
-from .handshake import MODES
-from .mcp_servers import check_acp_servers, keep_acp_servers, session_closed, start_in_background
-from .registry import check_workspace
 
 
 def iso(ts: float) -> str:
@@ -60,7 +60,7 @@ async def session_new(ctx: ClientConnection, params: NewSessionParams) -> NewSes
         from tether_protocol._converter import unstructure
         from tether_protocol._json import dumps_text
 
-        from .updates.acp_v2 import new_session_result
+        from ..rendering.acp_v2 import new_session_result
 
         return RawResult(dumps_text(new_session_result(unstructure(result))))
     return result
@@ -74,7 +74,7 @@ def commands_after_answer(ctx: ClientConnection, session_id: str, workspace: Pat
     loop = asyncio.get_running_loop()
 
     def send() -> None:
-        from .commands import send_available
+        from ..services.commands import send_available
 
         send_available(ctx, session_id, workspace)
 

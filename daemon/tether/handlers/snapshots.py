@@ -35,15 +35,10 @@ from tether_protocol._snapshots import (
     TetherForkParams,
 )
 
-from ..store import HistoryStore, StorageFault, StoreError, export_session_json
-from ..store.snapshot_export import dump_to_file
-from ..store.snapshot_reader import SnapshotReader
-from ..transport.rpc import RawResult
-from .config_options import config_options
-from .context import ClientConnection
-from .registry import check_workspace
-from .sessions import iso, modes
-from .sessions_service import (
+from ..server.context import ClientConnection
+from ..services.config_options import config_options
+from ..services.registry import check_workspace
+from ..services.sessions_service import (
     BadForkPoint,
     BadSnapshot,
     RestoreFailed,
@@ -52,6 +47,11 @@ from .sessions_service import (
     read_snapshot,
     restore_workspace,
 )
+from ..store import HistoryStore, StorageFault, StoreError, export_session_json
+from ..store.snapshot_export import dump_to_file
+from ..store.snapshot_reader import SnapshotReader
+from ..transport.rpc import RawResult
+from .sessions import iso, modes
 
 if TYPE_CHECKING:
     from ..store.snapshots import SnapshotFile

@@ -15,7 +15,7 @@ import tether_protocol._updates as up
 from tether_protocol._json import JsonObject
 from tether_protocol.conversation import block_to_json
 
-from ...agent.sink import (
+from ..agent.sink import (
     BlockContent,
     ChangeContent,
     ContextCompacted,
@@ -39,7 +39,7 @@ from ...agent.sink import (
     TurnStateChanged,
     UsageUpdated,
 )
-from ...tools.base import ChangePreview, ToolLocation
+from ..tools.base import ChangePreview, ToolLocation
 
 # One ACP `session/update` update object: a Struct of the model (a renderer not yet on the
 # model may still hand JSON; `emitter.frame` writes both)

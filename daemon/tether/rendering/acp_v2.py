@@ -16,7 +16,7 @@ from msgspec import to_builtins
 from tether_protocol._json import JsonObject
 from tether_protocol.conversation import block_to_json
 
-from ...agent.sink import (
+from ..agent.sink import (
     BlockContent,
     ChangeContent,
     ContextCompacted,
@@ -40,7 +40,7 @@ from ...agent.sink import (
     TurnStateChanged,
     UsageUpdated,
 )
-from ...tools.base import ChangePreview
+from ..tools.base import ChangePreview
 from .acp_v1 import locations
 
 Update: TypeAlias = JsonObject  # v2's updates: JSON until the v2 model renders them (v1's are Structs)

@@ -13,8 +13,8 @@ from typing import Protocol
 import tether_protocol._updates as up
 from tether_protocol._codec import ENCODER
 
-from ...agent.sink import PromptInserted, StepStarted, TurnEnded, TurnEvent, TurnStateChanged, failed
-from ...transport.connection import Connection, encode_json
+from ..agent.sink import PromptInserted, StepStarted, TurnEnded, TurnEvent, TurnStateChanged, failed
+from ..transport.connection import Connection, encode_json
 from . import acp_v1
 from .acp_v1 import Update
 

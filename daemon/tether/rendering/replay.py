@@ -19,7 +19,7 @@ from tether_protocol._codec import ENCODER
 from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallStatus
 from tether_protocol._json import JsonObject, dumps
 
-from ...agent.history import nothing_said
+from ..agent.history import nothing_said
 from .acp_v1 import notice
 
 # Between the texts of two steps of one turn, for a client that is not Tether's own: a live

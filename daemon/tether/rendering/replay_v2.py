@@ -14,7 +14,7 @@ from orjson import dumps as orjson_dumps
 
 from tether_protocol._json import JsonObject, dumps
 
-from ...agent.history import nothing_said
+from ..agent.history import nothing_said
 from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id
 from .replay import INTERRUPTED, results_by_step, waiting_step
 
@@ -130,9 +130,9 @@ class ReplayV2:
 
     def _plan(self, arguments: Any) -> Update | None:
         """The `plan_update` the live call sent (its arguments are the whole plan)."""
-        from ...agent.sink import plan_of
-        from ...tools.errors import ToolError
-        from ...tools.update_plan import plan_entries
+        from ..agent.sink import plan_of
+        from ..tools.errors import ToolError
+        from ..tools.update_plan import plan_entries
 
         try:
             return self._plans.event(plan_of(plan_entries(arguments)))

@@ -13,10 +13,10 @@ from tether_protocol._errors import SessionBusy
 
 from ..agent.session import ActiveTurn
 from ..agent.sink import SubagentChanged, TurnEvent, TurnSink, TurnStateChanged
+from ..rendering import SessionUpdates
+from ..server.context import ClientConnection
 from ..transport.connection import Connection
-from .context import ClientConnection
 from .live_session import LiveSession
-from .updates import SessionUpdates
 
 
 class _ParentV2Viewers:

@@ -18,12 +18,12 @@ from tether_protocol._common import ContentBlock, TextContent
 from tether_protocol._config_options import SessionClearedParams
 
 from ..agent.session import AgentSession
+from ..rendering import SessionUpdates
+from ..rendering.acp_v1 import current_mode
+from ..server.context import ClientConnection
+from ..server.handshake import MODES
 from . import config_options, memory_command, user_commands
-from .context import ClientConnection
-from .handshake import MODES
 from .live_session import LiveSession
-from .updates import SessionUpdates
-from .updates.acp_v1 import current_mode
 
 if TYPE_CHECKING:
     from tether_protocol.conversation import CompactionSummary, Message
@@ -218,8 +218,8 @@ async def _store_compaction(
 ) -> None:
     from ..agent.sink import ContextCompacted
     from ..agent.tokens import ContextEstimate
+    from ..rendering.acp_v1 import render
     from ..store import MessageRecord
-    from .updates.acp_v1 import render
 
     await session.store.begin_turn(session.id, turn_id, MessageRecord.of(summary))
     await session.store.finish_turn(turn_id, "complete", "end_turn")

@@ -22,11 +22,11 @@ from tether_protocol._errors import InvalidParams
 from tether_protocol._json import JsonObject
 from tether_protocol._sessions import EmptyResult
 
-from .handshake import MODES
+from ..server.handshake import MODES
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
-    from .context import ClientConnection
+    from ..server.context import ClientConnection
 
 # The "model" value that means "whatever the provider picks" (no `model` setting).
 DEFAULT_MODEL = "default"
@@ -193,7 +193,7 @@ async def set_mode(session: AgentSession, mode: str) -> None:
 def send_update(ctx: ClientConnection, session: AgentSession, update: Any) -> None:
     from tether_protocol._converter import unstructure  # not on the start path
 
-    from .updates.emitter import SessionUpdates
+    from ..rendering.emitter import SessionUpdates
 
     SessionUpdates(session.id, ctx.connection).update(unstructure(update))
 

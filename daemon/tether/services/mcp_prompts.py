@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from tether_protocol._common import ContentBlock
 
     from ..mcp.connection import McpConnection
+    from ..rendering import SessionUpdates
+    from ..server.context import ClientConnection
     from .commands import Command, Expanded
-    from .context import ClientConnection
     from .live_session import CommandEntry, LiveSession
-    from .updates import SessionUpdates
 
 def record(session: LiveSession | None, connections: Sequence[McpConnection]) -> None:
     """The prompts of a session's ready servers become its commands (None: the session

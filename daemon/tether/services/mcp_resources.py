@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from tether_protocol.conversation import ContentBlock, EmbeddedResource, ResourceContents, ResourceLink
 
-from .context import ClientConnection
+from ..rendering import SessionUpdates
+from ..server.context import ClientConnection
 from .mcp_servers import manager, session_servers
-from .updates import SessionUpdates
 
 
 async def attach_resources(

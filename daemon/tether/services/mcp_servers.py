@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from tether_protocol._errors import InvalidParams
 from tether_protocol._json import JsonObject
 
+from ..server.context import ClientConnection
 from . import mcp_prompts
-from .context import ClientConnection
 
 if TYPE_CHECKING:
     from ..agent.sink import TurnSink

@@ -10,9 +10,9 @@ from __future__ import annotations
 from ..agent.executor import TurnServices
 from ..agent.memory_files import MAX_MEMORY_CHARS, Scope, read_memory
 from ..agent.session import AgentSession
-from .context import ClientConnection
-from .files import EditorFiles
-from .updates import SessionUpdates
+from ..rendering import SessionUpdates
+from ..server.context import ClientConnection
+from ..server.files import EditorFiles
 
 __all__ = ["DESCRIPTION", "HINT", "memory"]
 

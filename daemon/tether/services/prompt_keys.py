@@ -20,8 +20,8 @@ from tether_protocol._json import dumps_text
 from tether_protocol._sessions import PromptParams, PromptResult
 from tether_protocol.peer import RawResult
 
+from ..server.context import ClientConnection
 from ..store import prompt_keys
-from .context import ClientConnection
 from .live_session import LiveSession
 from .queue import queue_of
 
@@ -97,8 +97,8 @@ async def prompt_once(
 
 async def _stored_answer(ctx: ClientConnection, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
     """What the first request was answered: v2's message id, or v1's stop reason."""
-    from .prompt import turn_meta
-    from .updates.acp_v2 import prompt_message_id
+    from ..handlers.prompt import turn_meta
+    from ..rendering.acp_v2 import prompt_message_id
 
     if getattr(ctx.connection, "protocol_version", 1) == 2:
         return RawResult(dumps_text({"messageId": prompt_message_id(turn.turn_id)}))

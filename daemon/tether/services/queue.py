@@ -23,12 +23,12 @@ from tether_protocol._updates import SessionInfoUpdate, UpdateMeta, UpdateTether
 
 from ..agent.session import ActiveTurn, AgentSession, Steer
 from ..agent.sink import PromptSteered
+from ..rendering import SessionUpdates
+from ..server.context import ClientConnection
 from ..store import new_turn_id
 from ..store import queue as stored
-from .context import ClientConnection
 from .live_session import LiveSession
 from .registry import SessionRegistry
-from .updates import SessionUpdates
 
 if TYPE_CHECKING:
     from .prompt_keys import KeyedPrompt

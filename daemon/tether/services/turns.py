@@ -23,16 +23,16 @@ from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegat
 from ..config import Settings
 from ..hooks.setup import turn_hooks
 from ..providers.base import Provider
+from ..rendering import SessionUpdates
 from ..sandbox.credential_stores import ReadLimits
+from ..server.context import ClientConnection
+from ..server.files import EditorFiles
 from ..store import MessageRecord, tether_home
 from ..transport.connection import Connection
-from .context import ClientConnection
-from .files import EditorFiles
 from .live_session import LiveSession
 from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
-from .updates import SessionUpdates
 
 if TYPE_CHECKING:
     from ..netproxy.asking import AskDomain
@@ -150,7 +150,7 @@ def turn_services(
 
 
 def _clarifier(ctx: ClientConnection, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
-    from .elicitation import clarifier  # only where ask-first is on
+    from ..server.elicitation import clarifier  # only where ask-first is on
 
     return clarifier(ctx, session_id)
 

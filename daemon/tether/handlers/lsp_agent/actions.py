@@ -15,9 +15,9 @@ from tether_protocol._converter import unstructure
 from tether_protocol._errors import InvalidParams
 from tether_protocol._json import JsonObject
 
+from ...server.context import ClientConnection
+from ...server.handshake import uri_to_path
 from ...transport.rpc import ClientRequestFailed
-from ..context import ClientConnection
-from ..handshake import uri_to_path
 
 if TYPE_CHECKING:
     from tether_protocol._lsp import CodeActionParams

@@ -13,10 +13,10 @@ from tether_protocol._errors import InvalidParams
 from tether_protocol._json import JsonObject
 from tether_protocol._lsp import CommandResult
 
+from ...server.context import ClientConnection
+from ...server.handshake import LSP_COMMANDS, MODES
+from ...services import config_options
 from ...transport.rpc import ClientRequestFailed
-from .. import config_options
-from ..context import ClientConnection
-from ..handshake import LSP_COMMANDS, MODES
 from . import actions
 from .front import cancel_by_progress, session_of, start_turn, workspace_root
 

@@ -16,13 +16,13 @@ from tether_protocol.conversation import TextBlock
 
 from ...agent.session import ActiveTurn
 from ...agent.sink import TurnSink
+from ...rendering import SessionUpdates
+from ...server.context import ClientConnection
+from ...services.live_session import LiveSession
+from ...services.queue import queue_of
+from ...services.registry import check_workspace
+from ...services.turns import make_turn, turn_ended
 from ...store import StorageFault, StoreError, new_turn_id
-from ..context import ClientConnection
-from ..live_session import LiveSession
-from ..queue import queue_of
-from ..registry import check_workspace
-from ..turns import make_turn, turn_ended
-from ..updates import SessionUpdates
 from .transcript import append_turn, transcript_path
 from .watch import LspWatch
 
