@@ -23,8 +23,6 @@ from tether_protocol._queue import SteerOutcome, SteerParams
 from tether_protocol._sessions import (  # the area's module: `_messages` would load every area's
     PromptParams,
     PromptResult,
-    PromptResultMeta,
-    PromptTetherMeta,
     SessionIdParams,
 )
 from tether_protocol.conversation import blocks_from_json
@@ -40,6 +38,7 @@ from ..services.commands import Expanded
 from ..services.live_session import LiveSession
 from ..services.mcp_resources import attach_resources
 from ..services.prompt_keys import idempotency_key as key_of
+from ..services.prompt_keys import turn_meta
 from ..services.queue import queue_of, steering
 from ..services.turns import drop_waiting_turn, make_turn
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
@@ -250,14 +249,6 @@ async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptRes
     _refuse_empty(params.prompt, "_tether/session/steer")
     meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}
     return await session_prompt(ctx, PromptParams(params.session_id, params.prompt, meta=meta))
-
-
-async def turn_meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
-    """The turn's id and its seq: rewind and changes take either (one lookup per prompt)."""
-    from ..store.checkpoints import seq_of_turn
-
-    seq = await seq_of_turn(session.store, turn_id) if turn_id else None
-    return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer, turn_seq=seq))
 
 
 def cancel_prompt(ctx: ClientConnection, params: PromptParams) -> None:

@@ -2,7 +2,7 @@
 
 Owns: reading a prompt's key (v2's `idempotencyKey`, v1's `_meta.tether.idempotencyKey`) and
 answering a retry: waiting for the pending first request, its answer again, or after a restart
-the store's; a key whose prompt was never inserted is free again.
+the store's (with `turn_meta`, a prompt answer's turn); a key never inserted is free again.
 Must not: run a turn (prompt.py, prompt_v2.py do) or write SQL.
 """
 
@@ -17,9 +17,11 @@ import anyio
 from tether_protocol._common import StopReason
 from tether_protocol._errors import InvalidParams, RequestCancelled, TetherError
 from tether_protocol._json import dumps_text
-from tether_protocol._sessions import PromptParams, PromptResult
+from tether_protocol._queue import SteerOutcome
+from tether_protocol._sessions import PromptParams, PromptResult, PromptResultMeta, PromptTetherMeta
 from tether_protocol.peer import RawResult
 
+from ..agent.session import AgentSession
 from ..server.context import ClientConnection
 from ..store import prompt_keys
 from .live_session import LiveSession
@@ -97,7 +99,6 @@ async def prompt_once(
 
 async def _stored_answer(ctx: ClientConnection, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
     """What the first request was answered: v2's message id, or v1's stop reason."""
-    from ..handlers.prompt import turn_meta
     from ..rendering.acp_v2 import prompt_message_id
 
     if getattr(ctx.connection, "protocol_version", 1) == 2:
@@ -109,3 +110,11 @@ async def _stored_answer(ctx: ClientConnection, session: LiveSession, key: str, 
             f"send it with a new key to run it again"
         )
     return PromptResult(cast(StopReason, turn.stop_reason), meta=await turn_meta(session, turn.turn_id, None))
+
+
+async def turn_meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
+    """The turn's id and its seq: rewind and changes take either (one lookup per prompt)."""
+    from ..store.checkpoints import seq_of_turn
+
+    seq = await seq_of_turn(session.store, turn_id) if turn_id else None
+    return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer, turn_seq=seq))
