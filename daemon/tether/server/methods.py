@@ -27,9 +27,20 @@ from . import documents
 from .context import ClientConnection
 
 if TYPE_CHECKING:
-    from ..handlers import diagnostics, item_cancel, loading, prompt, reports, resume_v2, rewind_rpc, rules, snapshots
+    from ..handlers import (
+        config_options,
+        diagnostics,
+        item_cancel,
+        loading,
+        prompt,
+        queue,
+        reports,
+        resume_v2,
+        rewind_rpc,
+        rules,
+        snapshots,
+    )
     from ..handlers.lsp_agent import commands
-    from ..services import config_options, queue
 
 log = logging.getLogger("tether.server")
 
@@ -104,7 +115,7 @@ class _Later:
 
 
 if not TYPE_CHECKING:
-    config_options, queue = _Later("services.config_options"), _Later("services.queue")
+    config_options, queue = _Later("handlers.config_options"), _Later("handlers.queue")
     diagnostics, loading = _Later("handlers.diagnostics"), _Later("handlers.loading")
     prompt, reports = _Later("handlers.prompt"), _Later("handlers.reports")
     resume_v2, rewind_rpc = _Later("handlers.resume_v2"), _Later("handlers.rewind_rpc")

@@ -1,7 +1,7 @@
 """A session's config options (ACP's `configOptions`): the model, reasoning and mode pickers (SPEC §3.36).
 
-Owns: `session/set_config_option`, `session/set_model`, the options the session answers carry,
-their checks and updates, and the model list's cache (`fetch_models`; docs/decisions/0018).
+Owns: the options the session answers carry, setting model, reasoning and mode, their updates,
+and the model list's cache (`fetch_models`; docs/decisions/0018; handlers: handlers/config_options.py).
 Must not: touch SQL (the store does), do HTTP (`models_list.py` does), run turns, or import
 anything of the turn (it is on the start path).
 """
@@ -14,13 +14,8 @@ import anyio
 from tether_protocol._config_options import (
     SessionConfigOption,
     SessionConfigSelectOption,
-    SetConfigOptionParams,
-    SetConfigOptionResult,
-    SetModelParams,
 )
-from tether_protocol._errors import InvalidParams
 from tether_protocol._json import JsonObject
-from tether_protocol._sessions import EmptyResult
 
 from ..server.handshake import MODES
 
@@ -123,14 +118,6 @@ def config_options(ctx: ClientConnection, session: AgentSession) -> list[Session
     return [*options, mode]
 
 
-def _check(config_id: str, value: str, allowed: list[str]) -> None:
-    if value not in allowed:
-        raise InvalidParams(
-            f"invalid params for session/set_config_option: value {value!r} is not a value of "
-            f"config option {config_id!r}; allowed: {', '.join(allowed)}"
-        )
-
-
 async def _store(session: AgentSession, key: str, value: str) -> None:
     record = await session.store.get_session(session.id)
     metadata = dict(record.metadata) if record is not None else {}
@@ -196,41 +183,3 @@ def send_update(ctx: ClientConnection, session: AgentSession, update: Any) -> No
     from ..rendering.emitter import SessionUpdates
 
     SessionUpdates(session.id, ctx.connection).update(unstructure(update))
-
-
-async def session_set_config_option(ctx: ClientConnection, params: SetConfigOptionParams) -> SetConfigOptionResult:
-    session = ctx.daemon.registry.get_live(params.session_id)
-    offered = {o.id: [v.value for v in o.options] for o in config_options(ctx, session)}
-    if params.config_id not in offered:
-        raise InvalidParams(
-            f"invalid params for session/set_config_option: unknown configId {params.config_id!r}; "
-            f"this session's config options are: {', '.join(offered)}"
-        )
-    _check(params.config_id, params.value, offered[params.config_id])
-    if params.config_id == "model":
-        await set_model(ctx, session, params.value)
-    elif params.config_id == "reasoning":
-        await set_reasoning(session, params.value)
-    else:
-        changed = params.value != session.mode
-        await set_mode(session, params.value)
-        if changed:  # the client asked for an option, and may know only modes
-            from tether_protocol._updates import CurrentModeUpdate  # not on the start path (22 classes)
-
-            send_update(ctx, session, CurrentModeUpdate(params.value))  # type: ignore[arg-type]
-    return SetConfigOptionResult(config_options(ctx, session))
-
-
-async def session_set_model(ctx: ClientConnection, params: SetModelParams) -> EmptyResult:
-    session = ctx.daemon.registry.get_live(params.session_id)
-    allowed = [o.value for o in config_options(ctx, session)[0].options]
-    if params.model_id not in allowed:
-        raise InvalidParams(
-            f"invalid params for session/set_model: modelId {params.model_id!r} is not one of "
-            f"this session's models: {', '.join(allowed)}"
-        )
-    await set_model(ctx, session, params.model_id)
-    from tether_protocol._updates import ConfigOptionUpdate  # not on the start path (22 classes)
-
-    send_update(ctx, session, ConfigOptionUpdate(config_options(ctx, session)))
-    return EmptyResult()

@@ -1,7 +1,7 @@
 """Prompts that arrive while a turn runs: queued in arrival order, or steered into the turn.
 
 Owns: `PromptQueue` (one per live session): waiting prompts, the synchronous handoff to the next,
-steered messages waiting for a step, the `_tether/session/queue|dequeue` handlers, withdrawing,
+steered messages waiting for a step (their handlers: handlers/queue.py), withdrawing,
 the queue's `session_info_update`, and a stopped daemon's left prompts (SPEC §3.37).
 Must not: run a turn (`prompt.py` does), lose a steered message, or write rows but by `tether.store.queue`.
 """
@@ -17,8 +17,8 @@ import anyio
 
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import InvalidParams
-from tether_protocol._queue import DequeueParams, QueuedPrompt, QueueParams, QueueResult, SteerOutcome
-from tether_protocol._sessions import EmptyResult, PromptParams
+from tether_protocol._queue import QueuedPrompt, SteerOutcome
+from tether_protocol._sessions import PromptParams
 from tether_protocol._updates import SessionInfoUpdate, UpdateMeta, UpdateTetherMeta, UserMessageChunk
 
 from ..agent.session import ActiveTurn, AgentSession, Steer
@@ -269,32 +269,6 @@ def _content(params: PromptParams) -> list[Any]:
     from tether_protocol.conversation import blocks_from_json
 
     return list(blocks_from_json(_blocks(params), "params.prompt"))
-
-
-# ---- handlers --------------------------------------------------------------------------
-
-
-async def session_queue(ctx: ClientConnection, params: QueueParams) -> QueueResult:
-    session = ctx.daemon.registry.get_live(params.session_id)
-    dead = await stored.not_run(session.store, session.id)
-    gone = [QueuedPrompt(r.id, r.preview, r.queued_at, "notRun") for r in dead]
-    return QueueResult(gone + queue_of(ctx, session).listed())
-
-
-async def session_dequeue(ctx: ClientConnection, params: DequeueParams) -> EmptyResult:
-    session = ctx.daemon.registry.get_live(params.session_id)
-    queue = queue_of(ctx, session)
-    for entry in queue.entries:
-        if entry.queue_id == params.queue_id:
-            queue.withdraw(entry)
-            return EmptyResult()
-    if any(r.id == params.queue_id for r in await stored.not_run(session.store, session.id)):
-        await stored.remove(session.store, [params.queue_id])
-        return EmptyResult()
-    raise InvalidParams(
-        f"invalid params for _tether/session/dequeue: no prompt {params.queue_id!r} is queued in session "
-        f"{session.id!r} (it may have started already); _tether/session/queue lists the queue"
-    )
 
 
 def say_not_run(ctx: ClientConnection, session_id: str, rows: list[stored.QueuedRow]) -> None:
