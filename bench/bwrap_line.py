@@ -26,7 +26,7 @@ _BUILD = """
 import json, sys, tempfile
 sys.path[:0] = [sys.argv[1] + "/daemon", sys.argv[1] + "/protocol"]
 from tether.sandbox import SandboxPolicy, choose_sandbox
-from tether.server.registry import private_paths
+from tether.services.registry import private_paths
 ws = sys.argv[2]
 policy = SandboxPolicy(workspace=ws, tmpdir=tempfile.mkdtemp(prefix="bwrap-line-"), cwd=ws, hidden=private_paths(None))
 print(json.dumps(choose_sandbox("bwrap").sandbox.wrap(["/bin/true"], policy)))

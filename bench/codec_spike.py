@@ -134,8 +134,8 @@ def chunk_bench(n: int) -> dict[str, float]:
     import msgspec
 
     import tether_protocol as t
-    from tether.server.updates.acp_v1 import V1
-    from tether.server.updates.emitter import frame
+    from tether.rendering.acp_v1 import V1
+    from tether.rendering.emitter import frame
     from tether_protocol import dumps, unstructure
 
     texts = [f"delta {i} of the answer, a few words " for i in range(n)]
@@ -266,7 +266,7 @@ def history_bench(count: int) -> dict[str, float]:
     import codec_spike_model as m
     import msgspec
 
-    from tether.server.updates.replay import replay_frames
+    from tether.rendering.replay import replay_frames
     from tether.store.snapshots import check_snapshot
     from tether_protocol import dumps, loads
     from tether_protocol.conversation import message_from_json, message_to_json

@@ -81,7 +81,7 @@ async def _review_ms(root: Path) -> float:
         git = HostGit(str(root), choose_sandbox("auto"))
         out = await git.run(*diff_args()) + await git.run(*diff_args("--cached"))
     except ImportError:  # the base tree: git on the host with its "safe" flags
-        from tether.server import commands
+        from tether.services import commands
 
         safe = await commands._no_filters(str(root))  # type: ignore[attr-defined]
         out = (await commands._git(str(root), *safe, "diff", *commands._SAFE_DIFF)  # type: ignore[attr-defined]

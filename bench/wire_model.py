@@ -26,9 +26,9 @@ from typing import Any
 
 from tether.agent.sink import TextContent as ToolText
 from tether.agent.sink import ToolCallPatch, ToolCallStarted
-from tether.server.updates import replay_frames, replay_updates
-from tether.server.updates.acp_v1 import V1
-from tether.server.updates.emitter import frame
+from tether.rendering import replay_frames, replay_updates
+from tether.rendering.acp_v1 import V1
+from tether.rendering.emitter import frame
 from tether.tools.base import ToolLocation
 from tether_protocol import encoder_for
 

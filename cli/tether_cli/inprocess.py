@@ -62,6 +62,7 @@ def _start(serve_args: list[str], workspace: Path) -> tuple[Settings, Path]:
         settings, root = start_daemon(args.workspace or str(workspace), setting_flags(args))
     except ConfigError as exc:
         raise DaemonStartError(f"tether: {exc}", 2) from None
-    from tether.server import app, prompt  # noqa: F401  (the server, and the turn behind session/prompt)
+    from tether.handlers import prompt  # noqa: F401  (the turn behind session/prompt)
+    from tether.server import app  # noqa: F401  (the server)
 
     return settings, root

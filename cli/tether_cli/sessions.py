@@ -1,6 +1,6 @@
 """`tether sessions`: the stored sessions of a workspace, without a daemon (SPEC §10).
 
-Owns: the `sessions` parser and the text it prints; the work is `tether.server.sessions_service`'s.
+Owns: the `sessions` parser and the text it prints; the work is `tether.services.sessions_service`'s.
 Must not: import more than the standard library at module level (`tether sessions` and
 `tether --help` build this parser), or recover turns of a store a live daemon may use.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
-    from tether.server.sessions_service import SessionsService
+    from tether.services.sessions_service import SessionsService
     from tether.store import HistoryStore
     from tether_protocol import JsonObject
 
@@ -187,7 +187,7 @@ class _OneStore:
 
 
 def _service(store: HistoryStore) -> SessionsService:
-    from tether.server.sessions_service import SessionsService
+    from tether.services.sessions_service import SessionsService
 
     return SessionsService(_OneStore(store))
 
@@ -207,7 +207,7 @@ async def _restore(args: argparse.Namespace, workspace: Path, home: Path | None)
 
 async def _restore_from(args: argparse.Namespace, source: BinaryIO, workspace: Path, home: Path | None) -> int:
     from tether.config import ConfigError, load_settings
-    from tether.server.sessions_service import BadSnapshot, RestoreFailed, read_snapshot, restore_workspace
+    from tether.services.sessions_service import BadSnapshot, RestoreFailed, read_snapshot, restore_workspace
     from tether.store import StoreError, database_path
     from tether.store.snapshot_reader import SnapshotReader
 

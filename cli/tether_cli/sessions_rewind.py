@@ -42,7 +42,7 @@ def add_rewind_parsers(
 
 
 async def rewind_action(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
-    from tether.server.rewind import BadRewind, RewindBusy
+    from tether.services.rewind import BadRewind, RewindBusy
     from tether.store import StoreError
 
     async def work(store: HistoryStore) -> int:
@@ -80,7 +80,7 @@ async def rewind_action(args: argparse.Namespace, workspace: Path, home: Path | 
 
 async def changes_action(args: argparse.Namespace, workspace: Path, home: Path | None) -> int:
     async def work(store: HistoryStore) -> int:
-        from tether.server.rewind import BadRewind, turn_seq
+        from tether.services.rewind import BadRewind, turn_seq
 
         if await store.get_session(args.session_id) is None:
             return _no_session(args.session_id, workspace)

@@ -3,11 +3,13 @@
 Where things live (each package's docstring says what it owns and must not do):
 
 - `transport/`  bytes <-> frames <-> JSON-RPC messages (the one peer); the first message
-- `server/`     the method table of typed handlers over three owners: the `Daemon`
-                (daemon_services.py: sessions, stores, provider, tools, MCP, tasks), a
-                `ClientConnection` (context.py: one client's peer, settings, documents)
-                and a `LiveSession` (queue, MCP servers, audience); the sessions service
-                and the ACP `session/update` renderer
+- `server/`     the connection and dispatch layer: the method table, the `Daemon`
+                (daemon_services.py: sessions, stores, provider, tools, MCP, tasks) and a
+                `ClientConnection` (context.py: one client's peer, settings, documents, asker)
+- `handlers/`   the protocol's method families, one module each, and the LSP agent front
+- `services/`   what is done to sessions: a `LiveSession` (queue, MCP servers, audience),
+                turns, rewind, slash commands, the sessions service
+- `rendering/`  the ACP v1/v2 `session/update` renderers, the emitter, the replays
 - `shared/`     the shared per-user daemon: the same `Daemon`, one connection per window
 - `agent/`      a turn: step runner, tool executor, journal, and the loop over them
 - `hooks/`      the user's hooks, the reviewer and ask-first: the turn's hook port

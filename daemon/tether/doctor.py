@@ -193,7 +193,7 @@ def _read_report(settings: Settings) -> JsonObject:
     """What commands cannot read (after deny_read/allow_read) and what each guarantee rests on."""
     from .sandbox import choose_sandbox
     from .sandbox.effective import guarantees, read_facts
-    from .server.registry import private_paths
+    from .services.registry import private_paths
 
     own = private_paths(Path(settings.home) if settings.home else None)
     reads = read_facts(os.environ, own, (*settings.deny_read, *settings.workspace_deny_read), settings.allow_read)
@@ -213,7 +213,7 @@ def mcp_report(settings: Settings, workspace: Path) -> tuple[list[ProbeRow], lis
 
         from .mcp.launch import LaunchSettings
         from .mcp.probe import probe
-        from .server.registry import private_paths
+        from .services.registry import private_paths
 
         hidden = private_paths(Path(settings.home) if settings.home else None)
         launch = LaunchSettings(settings.allow_env, hidden, settings.sandbox)

@@ -17,7 +17,7 @@ from tether.agent.compaction import (
 from tether.agent.history import MISSING
 from tether.providers.base import ModelRequest, ProviderError
 from tether.providers.scripted import ScriptedProvider, ScriptError, validate_script
-from tether.server.registry import model_view
+from tether.services.registry import model_view
 from tether_protocol.conversation import (
     AssistantMessage,
     Compaction,

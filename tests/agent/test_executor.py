@@ -12,8 +12,7 @@ from tether.agent.session import ActiveTurn, AgentSession
 from tether.agent.sink import ChangeContent, PlanUpdated, TerminalExited, TerminalOutput, ToolCallPatch, TurnEvent
 from tether.agent.state import CallOutcome, PendingCall
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
-from tether.server.updates.acp_v1 import Update, render
-from tether_protocol import dumps, loads
+from tether.rendering.acp_v1 import Update, render
 from tether.store import HistoryStore
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.mutating import default_mutating_tools
@@ -21,6 +20,7 @@ from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.update_plan import UpdatePlanTool
+from tether_protocol import dumps, loads
 
 
 class Events:

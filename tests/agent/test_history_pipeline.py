@@ -239,7 +239,7 @@ def test_prepare_always_pairs_calls_and_results(events, drop_front, used, keep):
 def test_the_marker_of_a_turn_interrupted_before_any_output_is_not_sent_to_the_model() -> None:
     """Recovery stores an empty assistant message for it (shown in a replay); Anthropic
     refuses an empty assistant message, and it says nothing to the model anyway."""
-    from tether.server.registry import model_view
+    from tether.services.registry import model_view
 
     stored = [
         ("user", {"role": "user", "content": [{"type": "text", "text": "read it"}]}, "complete"),

@@ -13,7 +13,7 @@ from tether.agent.session import ActiveTurn, AgentSession
 from tether.agent.state import CallOutcome, PendingCall, StepState
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.providers.scripted import ScriptedProvider
-from tether.server.registry import model_view
+from tether.services.registry import model_view
 from tether.store import HistoryStore
 from tether.tools.base import ToolResult
 from tether.tools.disk_io import DiskFileIO

@@ -11,7 +11,7 @@ from tether.agent.session import ActiveTurn, AgentSession
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.providers.base import ModelRequest
 from tether.providers.scripted import ScriptedProvider
-from tether.server.registry import model_view
+from tether.services.registry import model_view
 from tether.store import HistoryStore, MessageRecord
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.mutating import default_mutating_tools

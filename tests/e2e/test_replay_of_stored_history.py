@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec import to_builtins
 
-from tether.server.loading import _READ_PAGE
-from tether.server.updates import PagedReplay, frame, replay_frames, replay_updates
-from tether.server.updates.acp_v1 import V1
-from tether.server.updates.emitter import _PREFIX
+from tether.handlers.loading import _READ_PAGE
+from tether.rendering import PagedReplay, frame, replay_frames, replay_updates
+from tether.rendering.acp_v1 import V1
+from tether.rendering.emitter import _PREFIX
 from tether.store import HistoryStore, MessageRecord, database_path
 from tether_protocol import dumps, whole_text
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tether.server.mcp_prompts import arguments
+from tether.services.mcp_prompts import arguments
 
 
 @pytest.mark.parametrize(

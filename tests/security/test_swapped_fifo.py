@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tether.agent.context import project_instructions
-from tether.server import user_commands
+from tether.services import user_commands
 
 _ROUNDS = 3000
 

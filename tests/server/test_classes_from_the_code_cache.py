@@ -67,7 +67,7 @@ class_code_cache.install(Path(sys.argv[1]))
 earlier = set(re._cache)  # (its keys: type, pattern, flags)
 import re._compiler as compiler
 routed = compiler.compile is not class_code_cache._regex_compile
-import tether.agent.loop, tether.agent.executor, tether.server.prompt, tether.approvals.commands
+import tether.agent.loop, tether.agent.executor, tether.handlers.prompt, tether.approvals.commands
 made = [(p, f) for _kind, p, f in set(re._cache) - earlier if isinstance(p, str)]
 extra = [(r"(?P<word>\\w+)\\s+(?P=word)", 0), (r"(?x) a  b  # spaced", 0), (r"^#+\\s*system:", re.I | re.M)]
 for p, f in extra:

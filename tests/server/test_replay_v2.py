@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tether.server.updates.replay_v2 import ReplayV2
+from tether.rendering.replay_v2 import ReplayV2
 
 
 def _history() -> list[tuple[dict[str, Any], str, str | None, int]]:

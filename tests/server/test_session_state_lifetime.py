@@ -13,8 +13,8 @@ from typing import Any
 from server_harness import Daemon, running, settings_for
 
 from daemon_harness import EXAMPLES
-from tether.server.live_session import LiveSession
-from tether.server.queue import PromptQueue
+from tether.services.live_session import LiveSession
+from tether.services.queue import PromptQueue
 
 APPROVALS = EXAMPLES / "approvals.json"
 

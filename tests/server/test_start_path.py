@@ -24,8 +24,8 @@ from local_http import LocalHTTPServer, Reply, sse  # noqa: E402
 
 LATER = (
     "tether.agent.loop", "tether.agent.executor", "tether.approvals", "tether.tools.grep",
-    "tether.tools.run_command", "tether.providers.select", "tether.server.prompt",
-    "tether.server.loading", "tether.server.snapshots", "tether_protocol._converter",
+    "tether.tools.run_command", "tether.providers.select", "tether.handlers.prompt",
+    "tether.handlers.loading", "tether.handlers.snapshots", "tether_protocol._converter",
     "tether_protocol._snapshots", "tether_protocol._lsp", "tether_protocol._extensions", "tether_protocol._methods",
     "tether_protocol._updates",
     "tree_sitter", "httpx",
@@ -34,7 +34,7 @@ LATER = (
 
 def test_the_server_and_the_session_handlers_import_nothing_of_the_turn() -> None:
     probe = (
-        "import sys, tether.server.app, tether.server.sessions, tether.server.lifecycle;"
+        "import sys, tether.server.app, tether.handlers.sessions, tether.handlers.lifecycle;"
         f"print(sorted(m for m in {LATER!r} if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
@@ -154,5 +154,5 @@ def test_every_handler_imported_later_exists() -> None:
     assert len(later) >= 12  # prompt, load, snapshots, reports, rules, diagnostics
     for method in later:
         module, name = method.handler.__qualname__.rsplit(".", 1)
-        target = getattr(importlib.import_module(f"tether.server.{module}"), name, None)
-        assert callable(target), f"{method.name}: tether.server.{module}.{name} does not exist"
+        target = getattr(importlib.import_module(f"tether.{module}"), name, None)
+        assert callable(target), f"{method.name}: tether.{module}.{name} does not exist"

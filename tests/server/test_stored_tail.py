@@ -8,7 +8,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from tether.server.registry import StoredTail, model_view
+
+from tether.services.registry import StoredTail, model_view
 
 
 def _history(rng: random.Random, count: int) -> list[tuple[str, dict, str]]:

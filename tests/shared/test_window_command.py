@@ -16,7 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n'
 # what the proxy must never pull in: each costs a window milliseconds before its first byte
 HEAVY = {"re", "typing", "enum", "socket", "selectors", "json", "asyncio", "argparse", "pathlib", "hashlib", "orjson",
-         "tether.server", "tether.config", "tether_protocol"}
+         "tether.server", "tether.handlers", "tether.services", "tether.rendering", "tether.config",
+         "tether_protocol"}
 
 
 def _imported(stderr: str) -> set[str]:

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from daemon_harness import host_pids
 
+from daemon_harness import host_pids
 from tether.sandbox import SandboxChoice, SandboxPolicy, choose_sandbox
 from tether.tools.base import ToolContext, ToolError
 from tether.tools.process_group import run_in_process_group
@@ -274,7 +274,7 @@ async def test_a_config_file_beside_the_workspace_is_hidden_alone(
     from types import SimpleNamespace
 
     from tether.config import Settings
-    from tether.server.turns import hidden_paths as _hidden_paths
+    from tether.services.turns import hidden_paths as _hidden_paths
 
     config = far_outside / "tether.toml"
     config.write_text('api_key = "sk-beside-the-workspace"\n')

@@ -8,7 +8,7 @@ import asyncio
 import json
 import os
 
-from tether.server.loading import send_in_batches
+from tether.handlers.loading import send_in_batches
 from tether.transport.connection import Connection
 
 

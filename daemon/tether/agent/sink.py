@@ -3,7 +3,7 @@
 Owns: the events a turn emits and `TurnSink`: text and thought deltas as plain calls,
 the rest through `emit`; tool-call events as patches keyed by call id (docs/decisions/0011-agent.md).
 Must not: know JSON-RPC or ACP field names, or build protocol JSON; every wire version
-is a renderer in `tether.server.updates`.
+is a renderer in `tether.rendering`.
 """
 
 from __future__ import annotations

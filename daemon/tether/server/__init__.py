@@ -1,7 +1,7 @@
-"""Server: the protocol's methods, one table of typed handler functions, on top of the transport.
+"""Server: the connection and dispatch layer, between the transport and the handlers.
 
-Owns: the method table (`methods.py`), the `ClientConnection` handlers are given (`context.py`), the
-live sessions, the handlers by area, and `updates/` and `lsp_agent/` (the map: docs/decisions/0018).
-Must not: run the model or tools itself (`tether.agent`), or touch bytes on the wire
-(`tether.transport`); the start path imports only what `initialize` and `session/new` need.
+Owns: the method table (`methods.py`), the `Daemon` (`daemon_services.py`), a `ClientConnection`
+(`context.py`: its handshake, asker, documents, files) and serving it (`app.py`; docs/decisions/0019).
+Must not: implement a method (`tether.handlers`), keep a session's state (`tether.services`), or
+touch bytes on the wire (`tether.transport`); the start path imports only what it needs.
 """

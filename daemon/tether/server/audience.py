@@ -81,7 +81,7 @@ async def _let_go(ctx: ClientConnection, alone: list[str]) -> None:
     that exits: their queues, their MCP servers and their workspace's watch go with them
     (`session/load` makes one live again from its history). One another connection's LSP
     front uses stays, as does one whose turn did not stop in time."""
-    from .mcp_servers import session_closed
+    from ..services.mcp_servers import session_closed
 
     daemon = ctx.daemon
     mine = ctx.lsp_front.sessions.values() if ctx.lsp_front is not None else ()
@@ -144,8 +144,8 @@ def _prompting(ctx: ClientConnection, route: Route) -> None:
         turn_id = getattr(tether, "turn_id", None)
         if isinstance(turn_id, str) and others:
             from ..agent.sink import TurnEnded
-            from .updates.acp_v1 import V1
-            from .updates.emitter import frame
+            from ..rendering.acp_v1 import V1
+            from ..rendering.emitter import frame
 
             update = V1.event(TurnEnded(turn_id, str(result.stop_reason)))
             assert update is not None  # v1 shows a turn's end
@@ -160,8 +160,8 @@ def _prompting(ctx: ClientConnection, route: Route) -> None:
 def _v2_idle(session_id: str, result: Any) -> bytes:
     """A v1 window's turn end as its v2 viewers see a turn end: `state_update` idle."""
     from ..agent.sink import TurnStateChanged
-    from .updates.acp_v2 import AcpV2
-    from .updates.emitter import frame
+    from ..rendering.acp_v2 import AcpV2
+    from ..rendering.emitter import frame
 
     update = AcpV2(session_id).event(TurnStateChanged("idle", str(result.stop_reason)))
     assert update is not None

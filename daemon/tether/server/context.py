@@ -26,10 +26,10 @@ from .handshake import ClientProfile
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
     from ..approvals import ApprovalGate
+    from ..handlers.lsp_agent.front import LspFront
     from ..providers.base import Provider
     from ..store import HistoryStore
     from .asker import ClientAsker
-    from .lsp_agent.front import LspFront
 
 log = logging.getLogger("tether.server")
 
@@ -41,12 +41,12 @@ _WATCH_QUIET_S = 0.25  # a first prompt sent at once has arrived by then
 # without them), loading a stored session (the replay), the snapshots, and the gitignore
 # matcher's pathspec (read by the first list_dir, glob or grep), and each tool's module (a
 # cold turn imports a tool on its first call: tools/catalog.py).
-_TURN_MODULES = ("tether.server.prompt",)
+_TURN_MODULES = ("tether.handlers.prompt",)
 # (the command analysis: a cold first prompt's turn imports it only at its first command;
 # a warm daemon has it before then)
-_LATER_MODULES = ("tether.server.loading", "tether.server.snapshots", "pathspec", "tether.approvals.commands")
+_LATER_MODULES = ("tether.handlers.loading", "tether.handlers.snapshots", "pathspec", "tether.approvals.commands")
 # and on an ACP v2 connection, what its first `session/resume` reads its params with
-_LATER_V2_MODULES = ("tether.server.resume_v2", "tether_protocol.acp_v2.schema_types")
+_LATER_V2_MODULES = ("tether.handlers.resume_v2", "tether_protocol.acp_v2.schema_types")
 # The start-up's pause of the collector ends at the latest this long after the daemon serves.
 _START_UP_S = 2.0
 _ONE_SHOT_WATCH_AFTER_S = 1.0  # `tether run`: its workspace's watch starts after a second of the turn
@@ -195,7 +195,7 @@ class ClientConnection:
             self.daemon.tools.get(tool_name)
             await anyio.sleep(0)
         from .. import module_cache
-        from .config_options import fetch_models
+        from ..services.config_options import fetch_models
 
         module_cache.save()  # with the warm-up's modules: the next daemon's warm-up reads them too
         module_cache.close()  # a long-running daemon holds no descriptor of it

@@ -16,21 +16,21 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 
 from ..config import Settings
+from ..services.registry import SessionRegistry, credential_stores
+from ..services.sessions_service import LiveSessions
 from ..transport.connection import Connection
-from .registry import SessionRegistry, credential_stores
-from .sessions_service import LiveSessions
 from .tasks import BackgroundTasks
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
     from ..approvals import ApprovalGate
     from ..approvals.gate import WorkspaceRules
+    from ..handlers.lsp_agent.front import LspFront
     from ..mcp.manager import McpManager
     from ..providers.base import Provider
     from ..providers.models_list import ModelCatalog
     from ..store import HistoryStore
     from ..tools.registry import ToolRegistry
     from .asker import ClientAsker
-    from .lsp_agent.front import LspFront
 
 # How long a stopping daemon waits for cancelled turns to commit what they have.
 STOP_GRACE_S = 5.0
@@ -157,7 +157,7 @@ class Daemon:
         prompts queued behind them never start (reported as not run on load)."""
         turns = [s.turn for s in self.registry.live.values() if s.turn is not None]
         if turns:
-            from .queue import stop_queue
+            from ..services.queue import stop_queue
 
             for session in self.registry.live.values():
                 stop_queue(self.registry, session, keep_rows=True)

@@ -20,13 +20,14 @@ from tether_protocol._errors import StorageFailed
 from tether_protocol._method_table import MethodSpec
 from tether_protocol.peer import Later, RawResult
 
+from ..handlers import lifecycle, sessions
 from ..store import StorageFault
 from ..transport.rpc import Route
-from . import documents, lifecycle, sessions
+from . import documents
 from .context import ClientConnection
 
 if TYPE_CHECKING:
-    from . import (
+    from ..handlers import (
         config_options,
         diagnostics,
         item_cancel,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
         rules,
         snapshots,
     )
-    from .lsp_agent import commands
+    from ..handlers.lsp_agent import commands
 
 log = logging.getLogger("tether.server")
 
@@ -88,14 +89,14 @@ def serve_wire(method: MethodSpec[P, Any], handler: Callable[[ClientConnection, 
 
 
 def later(module: str, name: str) -> Handler:
-    """The handler ``name`` of ``tether.server.<module>``, imported on its first call: the
+    """The handler ``name`` of ``tether.<module>``, imported on its first call: the
     start path (`initialize`, `session/new`) does not import the turn, the replay, the
     snapshots or the tools. The context's warm-up imports them once the client is idle."""
     found: list[Handler] = []
 
     async def handler(ctx: ClientConnection, params: Any) -> Any:
         if not found:
-            found.append(getattr(importlib.import_module(f"tether.server.{module}"), name))
+            found.append(getattr(importlib.import_module(f"tether.{module}"), name))
         return await found[0](ctx, params)
 
     handler.__qualname__ = f"{module}.{name}"  # what tests/server checks resolves
@@ -103,7 +104,7 @@ def later(module: str, name: str) -> Handler:
 
 
 class _Later:
-    """`tether.server.<module>` for the table: each handler named on it is `later(...)`.
+    """`tether.<module>` for the table: each handler named on it is `later(...)`.
     To mypy (TYPE_CHECKING) the names are the modules, so each handler is checked."""
 
     def __init__(self, module: str) -> None:
@@ -114,15 +115,16 @@ class _Later:
 
 
 if not TYPE_CHECKING:
-    config_options, diagnostics, loading = _Later("config_options"), _Later("diagnostics"), _Later("loading")
-    resume_v2 = _Later("resume_v2")
-    prompt, queue, reports, rewind_rpc = _Later("prompt"), _Later("queue"), _Later("reports"), _Later("rewind_rpc")
-    rules, snapshots, commands = _Later("rules"), _Later("snapshots"), _Later("lsp_agent.commands")
-    item_cancel = _Later("item_cancel")
+    config_options, queue = _Later("handlers.config_options"), _Later("handlers.queue")
+    diagnostics, loading = _Later("handlers.diagnostics"), _Later("handlers.loading")
+    prompt, reports = _Later("handlers.prompt"), _Later("handlers.reports")
+    resume_v2, rewind_rpc = _Later("handlers.resume_v2"), _Later("handlers.rewind_rpc")
+    rules, snapshots = _Later("handlers.rules"), _Later("handlers.snapshots")
+    commands, item_cancel = _Later("handlers.lsp_agent.commands"), _Later("handlers.item_cancel")
 
 
 def _cancel_prompt(ctx: ClientConnection, params: Any) -> None:
-    from .prompt import cancel_prompt
+    from ..handlers.prompt import cancel_prompt
 
     cancel_prompt(ctx, params)
 

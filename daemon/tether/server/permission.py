@@ -31,9 +31,9 @@ from tether_protocol._json import JsonObject
 
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..approvals.gate import OPTIONS
+from ..rendering.acp_v1 import change_content
 from ..tools.diffs import hunks
 from ..tools.visible_text import visible
-from .updates.acp_v1 import change_content
 
 if TYPE_CHECKING:
     from tether_protocol._lsp import MessageActionItem
@@ -172,7 +172,7 @@ def permission_params_v2(request: ApprovalRequest, reason: str, *, by_name: bool
     prompt text to `title`/`description`, the call to `subject.toolCall`, diffs as changes)."""
     from tether_protocol._converter import unstructure
 
-    from .updates.acp_v2 import tool_call_content_v2
+    from ..rendering.acp_v2 import tool_call_content_v2
 
     v1 = unstructure(permission_params(request, reason, by_name=by_name))
     tool_call = {key: value for key, value in v1["toolCall"].items() if key != "content"}

@@ -22,7 +22,7 @@ from ..config import ConfigError, load_settings
 from ..server.app import connect, finish_requests
 from ..server.audience import forget
 from ..server.daemon_services import Daemon
-from ..server.live_session import Audiences
+from ..services.live_session import Audiences
 from .stream import ClientProtocol, SocketConnection
 
 log = logging.getLogger("tether.shared")

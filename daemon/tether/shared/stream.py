@@ -22,7 +22,7 @@ from ..transport.connection import Connection
 from .proxy import read_preamble
 
 if TYPE_CHECKING:
-    from ..server.live_session import Audiences
+    from ..services.live_session import Audiences
 
 log = logging.getLogger("tether.shared")
 

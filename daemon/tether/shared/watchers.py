@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..agent.sink import TurnEvent, TurnSink
-from ..server.updates import SessionUpdates
+from ..rendering import SessionUpdates
 from ..transport.connection import Connection
 
 if TYPE_CHECKING:
-    from ..server.live_session import Audiences
+    from ..services.live_session import Audiences
 
 
 class Tee:

@@ -3,7 +3,7 @@
 Owns: the `prompt_keys` rows (schema v11): a turn begun with a key is written with its
 key in one transaction (`begin_keyed_turn`), so a retry that finds the key never inserts
 the prompt again; and `find`, the turn a key began, with how it ended.
-Must not: decide what a retry is answered (`tether.server.prompt_keys` does), or know the wire.
+Must not: decide what a retry is answered (`tether.services.prompt_keys` does), or know the wire.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Owns: the `prompt_queue` rows (schema v9): added when a prompt is queued, removed when its turn
 begins or it is withdrawn, and `not_run`, the rows a dead process left (reported on each
 `session/load` until withdrawn; a live process's, this one's or another daemon's, never).
-Must not: run or schedule a prompt (`tether.server.queue` does), or know the wire.
+Must not: run or schedule a prompt (`tether.services.queue` does), or know the wire.
 """
 
 from __future__ import annotations

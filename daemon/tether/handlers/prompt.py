@@ -1,0 +1,280 @@
+"""`session/prompt` and `session/cancel` (also `$/cancelRequest` on a prompt).
+
+Owns: answering `{stopReason}` after the turn's last update, queueing or steering a prompt that
+comes while a turn runs (`queue.py`, SPEC §3.37), a cancel that always answers `cancelled`,
+and parsing a slash command at the edge (`commands.py`, SPEC §4.11).
+Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_turn`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sized
+from typing import cast
+
+from tether_protocol._common import StopReason
+from tether_protocol._converter import unstructure
+from tether_protocol._errors import (
+    InvalidParams,
+    SessionBusy,
+    SessionNotFound,
+    StorageFailed,
+)
+from tether_protocol._queue import SteerOutcome, SteerParams
+from tether_protocol._sessions import (  # the area's module: `_messages` would load every area's
+    PromptParams,
+    PromptResult,
+    SessionIdParams,
+)
+from tether_protocol.conversation import blocks_from_json
+from tether_protocol.peer import RawResult
+
+from ..agent.loop import TurnOutcome
+from ..agent.session import ActiveTurn, AgentSession
+from ..rendering import SessionUpdates
+from ..server.context import ClientConnection
+from ..services import commands, mcp_prompts, memory_command
+from ..services.child_sessions import refuse_running_child
+from ..services.commands import Expanded
+from ..services.live_session import LiveSession
+from ..services.mcp_resources import attach_resources
+from ..services.prompt_keys import idempotency_key as key_of
+from ..services.prompt_keys import turn_meta
+from ..services.queue import queue_of, steering
+from ..services.turns import drop_waiting_turn, make_turn
+from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
+
+
+def _refuse_during_resumed(session: AgentSession) -> None:
+    """A turn resumed after a restart has no prompt request to answer and waits for an
+    approval the user may not have seen: a prompt is refused (not queued) and told why."""
+    if session.turn is not None and session.turn.resumed:
+        raise SessionBusy(
+            f"session {session.id!r} is resuming the turn that was waiting for approval when "
+            f"a daemon stopped; answer its session/request_permission (or send session/cancel), "
+            f"its end comes as a session_info_update with _meta.tether.turnEnded"
+        )
+
+
+def _left_waiting(ctx: ClientConnection, exc: TurnWaiting) -> SessionBusy:
+    """The refusal of a prompt while a stopped daemon's turn waits for approval: how on."""
+    load = (  # v2 has no session/load (SPEC §12.9)
+        'session/resume with replayFrom {"type": "start"}' if getattr(ctx.connection, "protocol_version", 1) == 2
+        else "session/load"
+    )
+    return SessionBusy(f"{exc}: send {load} to see it and be asked again, or session/cancel to drop it, then prompt again")
+
+
+async def refuse_left_waiting(ctx: ClientConnection, session: AgentSession) -> None:
+    """Before a v2 prompt is answered (at insertion): refused, not answered and then
+    failed, while the session still has a turn a stopped daemon left waiting."""
+    if not session.left_waiting or session.turn is not None:
+        return
+    waiting = await session.store.waiting_turn(session.id)
+    if waiting is None:
+        session.left_waiting = False  # dropped or answered meanwhile (another daemon)
+        return
+    raise _left_waiting(ctx, TurnWaiting(session.id, waiting[0]))
+
+
+async def _run(
+    ctx: ClientConnection, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
+    typed: PromptParams,
+) -> TurnOutcome:
+    """Run the turn; what stops it early, as the error the client gets."""
+    provider = await ctx.provider()
+    turn = make_turn(ctx, session, handle, sink, provider)
+    # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
+    blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    # a command's expansion is titled with what the user typed (`/fix-issue 12`), not its text
+    expanded = prompt.prompt != list(typed.prompt)
+    title_from = blocks_from_json([unstructure(b) for b in typed.prompt], "params.prompt") if expanded else ()
+    blocks = await attach_resources(ctx, session.id, blocks, sink)  # MCP resources the prompt links
+    mode = session.mode
+    if prompt.mode is not None:
+        session.mode = prompt.mode  # this turn only (`/review`: read-only)
+    try:
+        return await turn.run(blocks, typed=title_from)
+    except TurnWaiting as exc:
+        session.left_waiting = True
+        raise _left_waiting(ctx, exc) from exc
+    except StorageFault as exc:
+        raise StorageFailed(
+            f"{exc}; the turn stopped there (turn {handle.turn_id}), what was stored before is kept",
+            data={"path": exc.path, "turnId": handle.turn_id},
+        ) from exc
+    except TurnElsewhere as exc:
+        raise SessionBusy(
+            f"{exc}; answer or cancel it there, or wait until it ends and load the "
+            f"session again to see it (turn {exc.turn_id})"
+        ) from exc
+    except StoreError as exc:
+        if await session.store.get_session(session.id) is not None:
+            raise
+        ctx.daemon.registry.end_live(session.id)  # nothing left to prompt
+        raise SessionNotFound(
+            f"session {session.id!r} was deleted from the workspace's history outside this "
+            f"daemon (by `tether sessions delete` or another daemon); start a new one with "
+            f"session/new"
+        ) from exc
+    finally:
+        if prompt.mode is not None and session.mode == prompt.mode:
+            session.mode = mode
+
+
+async def _expand(
+    ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
+) -> Expanded | None:
+    """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
+    known = commands.refresh(sink, session)  # the command files, read once
+    command = commands.parse(params.prompt, known)
+    if command is None:
+        return Expanded(list(params.prompt))
+    rest = params.prompt[1:]
+    if command.name == "mode":
+        if await commands.set_mode(session, sink, command.args):
+            from tether_protocol._converter import unstructure
+            from tether_protocol._updates import ConfigOptionUpdate
+
+            from ..services.config_options import config_options
+
+            sink.update(unstructure(ConfigOptionUpdate(config_options(ctx, session))))  # the "mode" option
+    elif command.name == "compact":
+        await commands.compact(ctx, session, turn_id, sink, command.args)
+    elif command.name == "model":
+        await commands.set_model(ctx, session, sink, command.args)
+    elif command.name == "clear":
+        await commands.clear(ctx, session, sink)
+    elif command.name == "mcp":
+        from ..services.mcp_servers import servers_report
+
+        sink.notice(f"\n{servers_report(ctx, session.id)}\n")
+    elif command.name == "memory":
+        await memory_command.memory(ctx, session, turn_id, sink, command.args)
+    elif command.name == "init":
+        return commands.init(command.args, rest)
+    elif command.name == "review":
+        found = await commands.review(ctx, session, command.args, rest)
+        if found is None:
+            sink.notice("\n[/review: there are no uncommitted changes to review (git diff is empty)]\n")
+        return found
+    elif ":" in command.name:  # an MCP server's prompt
+        return await mcp_prompts.expand(ctx, session.id, command, rest, sink)
+    else:
+        return commands.user_command(command, session.workspace, rest)
+    return None
+
+
+def _refuse_empty(prompt: Sized, method: str) -> None:
+    """An empty prompt is refused before anything is stored or the model is called."""
+    if not prompt:
+        raise InvalidParams(
+            f"invalid params for {method}: prompt is an empty list; send at least one content "
+            'block, e.g. [{"type": "text", "text": "..."}]'
+        )
+
+
+async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
+    """A prompt: its turn now, or queued behind the running one (answered when its own
+    turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn.
+    With an idempotency key, a retry gets the first request's answer (prompt_keys.py)."""
+    from ..services.prompt_keys import prompt_once
+
+    key = key_of(params)
+    if key is not None and not steering(params):
+        return await prompt_once(ctx, params, key, _session_prompt)
+    return await _session_prompt(ctx, params)
+
+
+async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
+    if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
+        from .prompt_v2 import session_prompt_v2
+
+        return await session_prompt_v2(ctx, params)
+    _refuse_empty(params.prompt, "session/prompt")
+    refuse_running_child(ctx, params.session_id)
+    session = ctx.daemon.registry.get_live(params.session_id)
+    _refuse_during_resumed(session)
+    queue = queue_of(ctx, session)
+    steer: SteerOutcome | None = None
+    if steering(params) and queue.can_steer(session):
+        wait = await queue.steer(session, params)
+        if wait.outcome is not None:  # landed: answered now, the turn goes on
+            return PromptResult("end_turn", meta=await turn_meta(session, wait.outcome.turn_id or "", wait.outcome))
+        if wait.entry is None:  # withdrawn
+            return PromptResult("cancelled")
+        steer = SteerOutcome(False)
+        handle = await queue.wait_for(session, wait.entry)
+    else:
+        handle = await queue.take_turn(session, params, key_of(params))
+    if handle is None:  # withdrawn from the queue
+        return PromptResult("cancelled")
+    return await _prompt_turn(ctx, session, handle, params, steer)
+
+
+async def _prompt_turn(
+    ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None,
+    *, sink: SessionUpdates | None = None,
+) -> PromptResult:
+    """Run the prompt's turn on the session it holds (``handle``), then hand the session to
+    the next queued prompt (``sink``: the v2 turn's, which has shown the prompt)."""
+    queue = queue_of(ctx, session)
+    sink = sink or SessionUpdates(session.id, ctx.connection)
+    queue.sink = sink
+    # a refused `[hooks]` table is told by the hooks' own notice (hooks/config.py), with how to trust it
+    refused = [item for item in ctx.settings.refused if item.key != "hooks"]
+    if refused and not ctx.told_refused:
+        # once per daemon, in the first turn (where every client shows it): an ACP
+        # client has no showMessage and drops updates of a session it does not know yet
+        ctx.told_refused = True
+        sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
+    try:
+        await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
+        expanded = await _expand(ctx, session, handle.turn_id, sink, params)
+        if expanded is None:  # a command answered without a turn
+            return PromptResult("end_turn")
+        outcome = await _run(ctx, session, handle, sink, expanded, params)
+    finally:
+        sink.flush()
+        session.turn = None
+        handle.done.set()
+        queue.turn_ended(session, handle)
+    failure = outcome.failure()
+    if failure is not None:
+        raise failure
+    return PromptResult(cast(StopReason, outcome.stop_reason), meta=await turn_meta(session, outcome.turn_id, steer))
+
+
+async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptResult | RawResult:
+    """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
+    _refuse_empty(params.prompt, "_tether/session/steer")
+    meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}
+    return await session_prompt(ctx, PromptParams(params.session_id, params.prompt, meta=meta))
+
+
+def cancel_prompt(ctx: ClientConnection, params: PromptParams) -> None:
+    """`$/cancelRequest` of a `session/prompt`: a queued (or steering) one is withdrawn;
+    the running one's turn stops. Either answers `cancelled`."""
+    session = ctx.daemon.registry.live.get(params.session_id)
+    if session is None or queue_of(ctx, session).cancel_request(session, params):
+        return
+    if session.turn is not None and queue_of(ctx, session).current is params:
+        session.turn.cancel()
+
+
+async def session_cancel(ctx: ClientConnection, params: SessionIdParams) -> None:
+    """The running turn stops; the queued prompts then start, or with
+    `_meta.tether.cancelQueued: true` are withdrawn too (answered `cancelled`)."""
+    session = ctx.daemon.registry.live.get(params.session_id)
+    if session is None:  # a running sub-agent's own session (ACP v2): only its turn stops
+        from ..services.child_sessions import cancel_child
+
+        cancel_child(ctx, params.session_id)
+        return
+    tether = (params.meta or {}).get("tether")
+    if session is not None and isinstance(tether, dict) and tether.get("cancelQueued") is True:
+        queue_of(ctx, session).withdraw_all(session)
+    if session is not None and session.turn is not None:
+        session.turn.cancel()
+    elif session is not None and session.left_waiting:  # a turn a stopped daemon left waiting
+        session.left_waiting = False
+        await drop_waiting_turn(ctx, session)

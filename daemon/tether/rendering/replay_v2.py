@@ -1,0 +1,179 @@
+"""History replay on ACP v2: stored messages shown again as v2 `session/update`s (`session/resume`).
+
+Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9), a page at a time,
+and `REPLAY_COMPLETE`, the marker after.
+Must not: change the history or decide anything about it (v1's reading is `replay.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from orjson import dumps as orjson_dumps
+
+from tether_protocol._json import JsonObject, dumps
+
+from ..agent.history import nothing_said
+from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id
+from .replay import INTERRUPTED, results_by_step, waiting_step
+
+# (body, status, turn id or None, seq): a stored message as the v2 replay reads it
+Stored = tuple[JsonObject, str, "str | None", int]
+
+REPLAY_COMPLETE: Update = {"sessionUpdate": "replay_complete"}
+
+
+class ReplayV2:
+    """The v2 replay of one session, fed in order (`feed` per page, then `finish`). It keeps
+    where it is in the current turn across pages (its id and step),
+    and holds back from the last assistant message on: its calls' results may come in the
+    next page. With `pending` (calls waiting for approval) feed the whole history at once:
+    the waiting step is the last one naming them."""
+
+    __slots__ = ("session_id", "pending", "_head", "_held", "_turn", "_step", "_retry", "_plans",
+                 "_prompts")
+
+    def __init__(self, session_id: str, pending: set[str] | frozenset[str] = frozenset()) -> None:
+        self.session_id, self.pending = session_id, pending
+        self._head = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":' + dumps(session_id) + b',"update":'
+        self._held: list[Stored] = []
+        self._turn = ""  # the current turn's id
+        self._step = 0  # the step of the last assistant message of the turn
+        self._retry = False  # that message was set aside (`incomplete`): the step is streamed again
+        self._plans = AcpV2(session_id)  # renders a replayed `update_plan` as the live turn did
+        self._prompts = 0
+
+    def feed(self, page: Sequence[Stored]) -> Iterator[bytes]:
+        messages = self._held + list(page)
+        cut = len(messages)
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index][0].get("role") == "assistant":
+                cut = index
+                break
+        self._held = messages[cut:]
+        return self._frames(messages[:cut])
+
+    def finish(self) -> Iterator[bytes]:
+        messages, self._held = self._held, []
+        return self._frames(messages)
+
+    def frame(self, update: Update) -> bytes:
+        return self._head + dumps(update) + b"}}"
+
+    def _frames(self, messages: list[Stored]) -> Iterator[bytes]:
+        """A page's frames, built at once (one list, no generator per update)."""
+        head, frames = self._head, []
+        for update in self.updates(messages):
+            try:
+                body = orjson_dumps(update)
+            except TypeError:  # what orjson refuses (a lone surrogate): `_json.dumps` decides
+                body = dumps(update)
+            frames.append(head + body + b"}}")
+        return iter(frames)
+
+    def updates(self, messages: Sequence[Stored]) -> list[Update]:
+        """The updates of `messages` (a whole number of steps: each assistant message with
+        the tool results after it), in order."""
+        bodies = [(body, status) for body, status, _turn, _seq in messages]
+        answers = results_by_step(bodies)
+        waiting_at = waiting_step(bodies, self.pending)
+        out: list[Update] = []
+        for index, (body, status, turn_id, seq) in enumerate(messages):
+            role = body.get("role")
+            if role == "user":
+                self._user(out, body, status, turn_id, seq)
+            elif role == "assistant":
+                self._assistant(out, body, status, turn_id, answers.get(index, {}), index == waiting_at)
+        return out
+
+    def _user(self, out: list[Update], body: JsonObject, status: str, turn_id: str | None, seq: int) -> None:
+        if "compaction" in body:
+            replaced = body["compaction"].get("replaced", 0)
+            out.append(notice(f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced}))
+            return
+        if "steered" in body or (turn_id is not None and turn_id == self._turn):  # joined a running turn
+            marked = body.get("steered")
+            steered: JsonObject = marked if isinstance(marked, dict) else {}
+            tether = {"steered": True, "afterStep": steered.get("afterStep"), **_status(status)}
+            out.append(_message("user_message", steered_message_id(self._turn, seq), body.get("content") or [], tether))
+            return
+        self._prompts += 1
+        self._turn = turn_id or f"{self.session_id}.p{self._prompts}"  # a prompt stored outside a turn
+        self._step, self._retry = 0, False
+        out.append(_message("user_message", prompt_message_id(self._turn), body.get("content") or [], _status(status)))
+
+    def _assistant(
+        self, out: list[Update], body: JsonObject, status: str, turn_id: str | None, results: dict[str, JsonObject],
+        waiting: bool,
+    ) -> None:
+        if turn_id is not None and turn_id != self._turn:  # a turn whose prompt is not stored (a fork's)
+            self._turn, self._step, self._retry = turn_id, 0, False
+        if not self._retry:
+            self._step += 1
+        self._retry = status == "incomplete"
+        if status == "interrupted" and nothing_said(body):
+            out.append(notice(INTERRUPTED, status="interrupted"))
+            return
+        tether = _status(status)
+        message_id = f"{self._turn}.{self._step}"
+        if thought := body.get("thinking"):
+            out.append(_message("agent_thought", f"{message_id}.thought", [_text(thought)], tether))
+        if text := body.get("text"):
+            out.append(_message("agent_message", message_id, [_text(text)], tether))
+        for call in body.get("tool_calls") or ():
+            out.append(_call(call, results.get(call["id"]), waiting and call["id"] in self.pending))
+            if call.get("name") == "update_plan" and call["id"] in results and not results[call["id"]].get("is_error"):
+                plan = self._plan(call.get("arguments"))
+                if plan is not None:
+                    out.append(plan)
+
+    def _plan(self, arguments: Any) -> Update | None:
+        """The `plan_update` the live call sent (its arguments are the whole plan)."""
+        from ..agent.sink import plan_of
+        from ..tools.errors import ToolError
+        from ..tools.update_plan import plan_entries
+
+        try:
+            return self._plans.event(plan_of(plan_entries(arguments)))
+        except (ToolError, ValueError):  # a stored call whose plan no longer reads: its result says what it was
+            return None
+
+
+def _status(status: str) -> dict[str, Any]:
+    """`_meta.tether.status` of a message that did not complete normally (SPEC §4.6)."""
+    return {} if status == "complete" else {"status": status}
+
+
+def _message(kind: str, message_id: str, content: Any, tether: dict[str, Any]) -> Update:
+    update: Update = {"sessionUpdate": kind, "messageId": message_id, "content": content}
+    if tether:
+        update["_meta"] = {"tether": tether}
+    return update
+
+
+def _text(text: Any) -> Update:
+    return {"type": "text", "text": text}
+
+
+def _call(call: JsonObject, result: JsonObject | None, waiting: bool) -> Update:
+    """A stored call with its result folded in: one upsert with what the live call's
+    reports added up to (its title, kind and status, its arguments, the result's text and
+    blocks, its locations)."""
+    name = call.get("name")
+    update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": call.get("id")}
+    if result is None:
+        update.update(title=name, kind="other", status="pending" if waiting else "failed")
+    else:
+        update.update(
+            title=result.get("title", name), kind=result.get("kind", "other"),
+            status="failed" if result.get("is_error") else "completed",
+        )
+    update["rawInput"] = call.get("arguments", {})
+    if result is not None:
+        content = [{"type": "content", "content": _text(result.get("content", ""))}]
+        content += [{"type": "content", "content": block} for block in result.get("blocks") or ()]
+        update["content"] = content
+        if where := result.get("locations"):
+            update["locations"] = where
+    return update

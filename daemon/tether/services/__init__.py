@@ -1,0 +1,6 @@
+"""Services: what the daemon does with live and stored sessions, whichever method asked.
+
+Owns: live sessions and their registry, turns, the prompt queue, rewind, slash commands, child
+sessions, a session's MCP servers and config options, and the sessions service (docs/decisions/0019).
+Must not: import a handler (`tether.handlers`), or render the wire (`tether.rendering` does).
+"""

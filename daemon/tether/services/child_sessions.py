@@ -1,0 +1,107 @@
+"""Sub-agents as sessions of their own on ACP v2 (SPEC §12.6).
+
+Owns: `ChildView` (a child's updates on its own id, its states mirrored on the parent as
+`subagent_update.state`, its approvals' `requires_action`) and finding a running child by id
+(`cancel_child`, its calls' cancel, a prompt or state of its session while it runs).
+Must not: run the child, or nest it under the call (v1: `ChildSink`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tether_protocol._errors import SessionBusy
+
+from ..agent.session import ActiveTurn
+from ..agent.sink import SubagentChanged, TurnEvent, TurnSink, TurnStateChanged
+from ..rendering import SessionUpdates
+from ..server.context import ClientConnection
+from ..transport.connection import Connection
+from .live_session import LiveSession
+
+
+class _ParentV2Viewers:
+    """The v2 connections that see the parent session now (a window may join mid-turn)."""
+
+    __slots__ = ("_ctx", "_parent_id")
+
+    def __init__(self, ctx: ClientConnection, parent_id: str) -> None:
+        self._ctx, self._parent_id = ctx, parent_id
+
+    def get(self, session_id: str, default: Sequence[Connection] = (), /) -> Sequence[Connection]:
+        parent = self._ctx.daemon.registry.live.get(self._parent_id)
+        seen = parent.audience if parent is not None and parent.audience else [self._ctx.connection]
+        return [conn for conn in seen if getattr(conn, "protocol_version", 1) == 2] or default
+
+
+class ChildView:
+    """A child session's own sink: its updates on its id; its states also on the parent."""
+
+    __slots__ = ("updates", "parent", "child_id", "call_id", "_asking")
+
+    def __init__(
+        self, updates: SessionUpdates, parent: TurnSink, call_id: str, asking: dict[str, TurnSink],
+    ) -> None:
+        self.updates, self.parent, self.call_id, self._asking = updates, parent, call_id, asking
+        self.child_id = updates.session_id
+
+    def text(self, delta: str) -> None:
+        self.updates.text(delta)
+
+    def thought(self, delta: str) -> None:
+        self.updates.thought(delta)
+
+    def emit(self, event: TurnEvent) -> None:
+        self.updates.emit(event)
+        if type(event) is TurnStateChanged:
+            self.parent.emit(SubagentChanged(self.child_id, self.call_id, state=event))
+            if event.state == "idle":
+                self._asking.pop(self.child_id, None)
+
+    def flush(self) -> None:
+        self.updates.flush()
+
+
+def child_view(ctx: ClientConnection, parent: TurnSink, parent_id: str, child_id: str, call_id: str) -> TurnSink | None:
+    """Show the child as a session of its own, when a v2 connection sees the parent (none: v1
+    alone, the child stays nested under its call)."""
+    viewers = _ParentV2Viewers(ctx, parent_id)
+    first = viewers.get(child_id)
+    if not first:
+        return None
+    asking = ctx.asker().turn_sinks  # its approvals say `requires_action` on its own id
+    shown = asking[child_id] = ChildView(SessionUpdates(child_id, first[0], audience=viewers), parent, call_id, asking)
+    return shown
+
+
+def running_child(ctx: ClientConnection, session_id: str) -> tuple[LiveSession, ActiveTurn] | None:
+    """The live parent and the turn of a sub-agent session running now (None: none is)."""
+    for parent in ctx.daemon.registry.live.values():
+        turn = parent.turn
+        child = next((c for c in turn.children if c.child_session_id == session_id), None) if turn else None
+        if child is not None:
+            return parent, child
+    return None
+
+
+def refuse_running_child(ctx: ClientConnection, session_id: str) -> None:
+    """A sub-agent's session runs its turn under its parent's `delegate` call: a prompt of
+    its own would run a second turn in it beside that one (refused, as a busy session's)."""
+    found = running_child(ctx, session_id)
+    if found is not None:
+        parent, child = found
+        raise SessionBusy(
+            f"session {session_id!r} is a sub-agent running under call {child.parent_call_id!r} of session "
+            f"{parent.id!r}; wait for its state_update idle, or stop it with session/cancel"
+        )
+
+
+def cancel_child(ctx: ClientConnection, session_id: str) -> bool:
+    """`session/cancel` of a running sub-agent's session (v2 advertises `cancel` on it): only
+    its turn stops, as `tool_call/cancel` of its `delegate` call stops it; the parent goes on."""
+    found = running_child(ctx, session_id)
+    if found is None:
+        return False
+    parent, child = found
+    if parent.calls.cancel(child.parent_call_id) is not None:  # not (or no longer) its call's
+        child.cancel()
+    return True

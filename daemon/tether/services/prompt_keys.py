@@ -1,0 +1,120 @@
+"""Idempotency keys on `session/prompt` (RFD "v2 Idempotency Keys", SPEC §12.5).
+
+Owns: reading a prompt's key (v2's `idempotencyKey`, v1's `_meta.tether.idempotencyKey`) and
+answering a retry: waiting for the pending first request, its answer again, or after a restart
+the store's (with `turn_meta`, a prompt answer's turn); a key never inserted is free again.
+Must not: run a turn (prompt.py, prompt_v2.py do) or write SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import cast
+
+import anyio
+
+from tether_protocol._common import StopReason
+from tether_protocol._errors import InvalidParams, RequestCancelled, TetherError
+from tether_protocol._json import dumps_text
+from tether_protocol._queue import SteerOutcome
+from tether_protocol._sessions import PromptParams, PromptResult, PromptResultMeta, PromptTetherMeta
+from tether_protocol.peer import RawResult
+
+from ..agent.session import AgentSession
+from ..server.context import ClientConnection
+from ..store import prompt_keys
+from .live_session import LiveSession
+from .queue import queue_of
+
+MAX_KEY_CHARS = 256
+# Answered keys kept in memory per session; an older one's retry is answered from the store.
+KEPT_ANSWERS = 256
+Answer = PromptResult | RawResult
+
+
+@dataclass(slots=True, eq=False)
+class KeyedPrompt:
+    """The first request with a key: done once it is answered (or failed)."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    began: bool = False  # its turn began (the prompt is inserted with its key)
+    answer: Answer | None = None
+    error: TetherError | None = None
+
+
+def idempotency_key(params: PromptParams) -> str | None:
+    """The prompt's key, or None; a key that is not a short non-empty string is refused."""
+    key: object = params.idempotency_key
+    where = "idempotencyKey"
+    if key is None:
+        tether = (params.meta or {}).get("tether")
+        key = tether.get("idempotencyKey") if isinstance(tether, dict) else None
+        where = "_meta.tether.idempotencyKey"
+    if key is None:
+        return None
+    if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
+        raise InvalidParams(
+            f"invalid params for session/prompt: {where} must be a non-empty string of at most "
+            f"{MAX_KEY_CHARS} characters (a UUID, new for each prompt the user sends); got {str(key)[:80]!r}"
+        )
+    return key
+
+
+async def prompt_once(
+    ctx: ClientConnection, params: PromptParams, key: str, first: Callable[[ClientConnection, PromptParams], Awaitable[Answer]],
+) -> Answer:
+    """`first(ctx, params)` unless the key was used on this session: then its answer."""
+    session = ctx.daemon.registry.get_live(params.session_id)
+    keyed_prompts = queue_of(ctx, session).keyed
+    seen = keyed_prompts.get(key)
+    if seen is not None:
+        await seen.done.wait()
+        if seen.error is not None:
+            raise seen.error
+        if seen.answer is None:  # its request was dropped (its connection closed) unanswered
+            raise RequestCancelled("the first request with this idempotencyKey was dropped before it was answered")
+        return seen.answer
+    keyed = keyed_prompts[key] = KeyedPrompt()
+    try:
+        stored = await prompt_keys.find(session.store, session.id, key)
+        if stored is not None:  # used before this daemon started
+            keyed.began = True
+            keyed.answer = await _stored_answer(ctx, session, key, stored)
+        else:
+            keyed.answer = await first(ctx, params)
+        return keyed.answer
+    except TetherError as exc:
+        keyed.error = exc
+        raise
+    finally:
+        if not keyed.began:
+            del keyed_prompts[key]  # nothing was inserted: a retry runs the prompt
+        keyed.done.set()
+        if len(keyed_prompts) > KEPT_ANSWERS:
+            oldest = next((k for k, v in keyed_prompts.items() if v.done.is_set()), None)
+            if oldest is not None:
+                del keyed_prompts[oldest]
+
+
+async def _stored_answer(ctx: ClientConnection, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
+    """What the first request was answered: v2's message id, or v1's stop reason."""
+    from ..rendering.acp_v2 import prompt_message_id
+
+    if getattr(ctx.connection, "protocol_version", 1) == 2:
+        return RawResult(dumps_text({"messageId": prompt_message_id(turn.turn_id)}))
+    if turn.stop_reason is None:
+        why = f"failed ({turn.error})" if turn.status == "error" else f"is {turn.status}"
+        raise InvalidParams(
+            f"the prompt with idempotencyKey {key!r} was inserted as turn {turn.turn_id}, which {why}; "
+            f"send it with a new key to run it again"
+        )
+    return PromptResult(cast(StopReason, turn.stop_reason), meta=await turn_meta(session, turn.turn_id, None))
+
+
+async def turn_meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:
+    """The turn's id and its seq: rewind and changes take either (one lookup per prompt)."""
+    from ..store.checkpoints import seq_of_turn
+
+    seq = await seq_of_turn(session.store, turn_id) if turn_id else None
+    return PromptResultMeta(tether=PromptTetherMeta(turn_id=turn_id, steer=steer, turn_seq=seq))
