@@ -11,10 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from tether_protocol._converter import unstructure
-from tether_protocol._errors import InvalidParams, MethodNotFound
-from tether_protocol._gc import collector_paused
-from tether_protocol._json import dumps_text
+from tether_protocol import InvalidParams, MethodNotFound, collector_paused, dumps_text, unstructure
 from tether_protocol.peer import RawResult
 
 from ..rendering import SessionUpdates

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-import tether_protocol._updates as up
-from tether_protocol._codec import ENCODER
+import tether_protocol as up
+from tether_protocol import ENCODER
 
 from ..agent.sink import PromptInserted, StepStarted, TurnEnded, TurnEvent, TurnStateChanged, failed
 from ..transport.connection import Connection, encode_json

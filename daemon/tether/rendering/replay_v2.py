@@ -12,7 +12,7 @@ from typing import Any
 
 from orjson import dumps as orjson_dumps
 
-from tether_protocol._json import JsonObject, dumps
+from tether_protocol import JsonObject, dumps
 
 from ..agent.history import nothing_said
 from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id
