@@ -144,10 +144,11 @@ _MESSAGE_MODULES: dict[str, str] = {
     "_queue": "DequeueParams QueueParams QueueResult QueueState QueuedPrompt SteerOutcome SteerParams",
     "_methods": "AGENT_NOTIFICATIONS AGENT_REQUESTS CLIENT_NOTIFICATIONS CLIENT_REQUESTS METHODS V1",
 }
-_MESSAGE_NAMES = [name for names in _MESSAGE_MODULES.values() for name in names.split()]
-_LAZY: dict[str, str] = {
-    name: module for lazy in (_LAZY_MODULES, _MESSAGE_MODULES) for module, names in lazy.items() for name in names.split()
-}
+_MESSAGE_NAMES = " ".join(_MESSAGE_MODULES.values()).split()
+_LAZY: dict[str, str] = {}
+for _module, _names in (*_LAZY_MODULES.items(), *_MESSAGE_MODULES.items()):
+    _LAZY.update(dict.fromkeys(_names.split(), _module))  # (C loops: the package's import is on the start path)
+del _module, _names
 
 
 def __getattr__(name: str) -> _typing.Any:
