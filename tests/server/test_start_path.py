@@ -82,9 +82,10 @@ NOT_BEFORE_SESSION_NEW = (
 )
 # Not even attrs and cattrs before `initialize` is answered (flags such as `--provider`
 # are validated by the settings' own hooks), nor the event loop, nor `logging` (the log
-# starts once the answer is written, unless a workspace-config key is refused first).
+# starts once the answer is written, unless a workspace-config key is refused first), nor
+# `shutil` (argparse's formatters ask it the terminal's width only to print help).
 NOT_BEFORE_INITIALIZE = (
-    "attrs", "cattrs", "asyncio", "anyio", "aiosqlite", "logging", "tether.server.app", "tether.store",
+    "attrs", "cattrs", "asyncio", "anyio", "aiosqlite", "logging", "shutil", "tether.server.app", "tether.store",
 )
 
 
