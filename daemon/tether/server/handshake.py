@@ -50,8 +50,7 @@ MODES: tuple[tuple[str, str, str], ...] = (
 
 class ClientProfile(Struct):
     """What the client said it can do; features check this and degrade when absent.
-    (A Struct, not a dataclass: msgspec is loaded for the params anyway, and a Struct's
-    class costs ~0.05 ms to make against a slotted dataclass's ~1 ms, before the answer.)"""
+    (A Struct: made before the answer, far cheaper than a dataclass; decision 0010.)"""
 
     name: str = ""
     version: str = ""
