@@ -1,6 +1,6 @@
 """Start-up, side by side in one run: Tether's daemon in both framings and Codex's app-server.
 
-    .venv/bin/python bench/startup.py [--runs 15] [--codex PATH] [--baseline PYTHON] [--targets a,b,...]
+    .venv/bin/python bench/startup.py [--runs 15] [--codex PATH] [--baseline PYTHON ...] [--targets a,b,...]
         [--pause-before-prompt S] [--out FILE]
 
 PATH (or the env var TETHER_BENCH_CODEX) is Codex's native binary or an npm prefix where
@@ -92,10 +92,10 @@ LABELS = {
 class Setup:
     """The scratch directory, the fake server and the environments of one run."""
 
-    def __init__(self, codex: Path | None, baseline: str | None = None, pause_s: float = 0.0) -> None:
-        self.baseline = baseline
+    def __init__(self, codex: Path | None, baselines: list[str] | None = None, pause_s: float = 0.0) -> None:
+        self.baselines = baselines or []
         self.pause_s = pause_s
-        if baseline is not None:
+        for baseline in self.baselines:
             compile_packages(baseline)
         self.scratch = Path(tempfile.mkdtemp(prefix="tether-bench-startup-"))
         self.ws = self.scratch / "ws"
@@ -136,18 +136,26 @@ def server_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
 
 
 def pythons(s: Setup) -> list[tuple[str, str]]:
-    """(name prefix, interpreter) of each Tether sampled: the baseline's first, then this one."""
-    return ([("base-", s.baseline)] if s.baseline is not None else []) + [("", sys.executable)]
+    """(name prefix, interpreter) of each Tether sampled: the baselines' first (`base-`,
+    `base2-`, ...), then this one."""
+    return [(_prefix(i), python) for i, python in enumerate(s.baselines)] + [("", sys.executable)]
+
+
+def _prefix(index: int) -> str:
+    return f"base{index + 1 if index else ''}-"
 
 
 def env_for(s: Setup, prefix: str) -> dict[str, str]:
     """Each tree its own Tether home, so each has its own class code cache (a shared one is
     rewritten by whichever tree ran last, and the other then misses its entries)."""
-    return s.tether_env if not prefix else {**s.tether_env, "TETHER_HOME": str(s.scratch / "tether-home-base")}
+    return s.tether_env if not prefix else {**s.tether_env, "TETHER_HOME": str(s.scratch / f"tether-home-{prefix[:-1]}")}
 
 
 def label(name: str) -> str:
-    return f"{LABELS[name[5:]]}, **baseline**" if name.startswith("base-") else LABELS[name]
+    prefix, _, rest = name.partition("-")
+    if not prefix.startswith("base") or rest not in LABELS:
+        return LABELS[name]
+    return f"{LABELS[rest]}, **baseline{prefix[4:] and ' ' + prefix[4:]}**"
 
 
 async def oneshot(argv: list[str], env: dict[str, str], cwd: Path, expect: bytes = b"abcd" * REPLY_DELTAS,
@@ -177,7 +185,7 @@ def oneshot_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
     if s.codex is not None:
         commands["codex-exec"] = (codex_exec_argv(s.codex), s.codex_env)
     for name in names:
-        for twin in ("base-" + name, name):
+        for twin in [prefix + name for prefix, _ in pythons(s)]:
             if twin in commands:
                 argv, env = commands[twin]
                 out[twin] = partial(oneshot, argv, env, s.ws)
@@ -202,7 +210,7 @@ async def measure(samplers: dict[str, Sample], runs: int) -> dict[str, dict[str,
     return {name: {key: spread([r[key] for r in rows]) for key in rows[0]} for name, rows in got.items()}
 
 
-def machine(codex: Path | None, baseline: str | None) -> dict[str, Any]:
+def machine(codex: Path | None, baseline: list[str] | None) -> dict[str, Any]:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), "?")
     commit = subprocess.run(["git", "-C", str(BENCH), "rev-parse", "--short", "HEAD"],
@@ -264,7 +272,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--codex", help="codex binary or npm prefix (default: $TETHER_BENCH_CODEX)")
-    parser.add_argument("--baseline", help="another checkout's python, sampled beside this one (rows base-...)")
+    parser.add_argument("--baseline", action="append", help="another checkout's python, sampled beside this one "
+                        "(rows base-...; given again: rows base2-, ...)")
     parser.add_argument("--targets", help="comma-separated subset of: " + ",".join(SERVERS + ONESHOTS))
     parser.add_argument("--pause-before-prompt", type=float, default=0.0, metavar="S",
                         help="Tether's prompt waits S seconds after session/new (the warm first prompt)")

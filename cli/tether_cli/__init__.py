@@ -42,12 +42,21 @@ def build_parser(*, daemon_only: bool = False, only: str | None = None) -> argpa
 
     from tether.daemon_start import add_setting_flags
 
-    parser = argparse.ArgumentParser(prog="tether", description="A coding-agent daemon for editors.")
+    from .help_width import HelpFormatter
+
+    parser = argparse.ArgumentParser(
+        prog="tether", description="A coding-agent daemon for editors.", formatter_class=HelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="run the daemon on stdio (LSP framing by default)")
+    # `prog` given: argparse would format a usage line to find it (and ask the terminal's width)
+    commands = parser.add_subparsers(dest="command", required=True, prog="tether")
+    serve = commands.add_parser(
+        "serve", help="run the daemon on stdio (LSP framing by default)", formatter_class=HelpFormatter,
+    )
     serve.add_argument("--framing", choices=("auto", "lsp", "ndjson"), default="auto")
-    acp = commands.add_parser("acp", help="run the daemon on stdio with newline-delimited JSON (ACP)")
+    acp = commands.add_parser(
+        "acp", help="run the daemon on stdio with newline-delimited JSON (ACP)", formatter_class=HelpFormatter,
+    )
     for daemon in (serve, acp):
         add_setting_flags(daemon)
         daemon.add_argument("--shared", action="store_true", help="a thin proxy to the user's shared daemon")

@@ -19,6 +19,7 @@ Where things live (each package's docstring says what it owns and must not do):
 - `store/`      the per-workspace SQLite history
 - `config/`     settings and their precedence
 - `daemon_start.py`  the settings' flags, a daemon's start, and `tether serve | acp` on stdio
+- `daemon_log.py`  the daemon's log on stderr (`tether serve`: started once `initialize` is answered)
 - `__main__.py`  `python -m tether`: hands the command line to `tether_cli`
 
 The command line is its own package (`cli/tether_cli`), over the daemon and the clients;

@@ -2,8 +2,8 @@
 
 Owns: the flags that set settings (`add_setting_flags`, `setting_flags`: `tether_cli`'s and the shared
 daemon's), `start_daemon` (what every daemon in a process of its own applies first: the hardening, the
-log on stderr, the settings) and `serve_stdio` (`initialize` answered early, then the server on stdio).
-Must not: import a client or the CLI, or the server before `initialize` is answered.
+settings, the log on stderr) and `serve_stdio` (`initialize` answered early, then the log and the server).
+Must not: import a client or the CLI, or the server or `logging` before `initialize` is answered.
 """
 
 from __future__ import annotations
@@ -51,10 +51,9 @@ def setting_flags(args: argparse.Namespace) -> dict[str, object]:
     return {key: getattr(args, key, None) for key in SETTING_FLAGS}
 
 
-def start_daemon(workspace: str, flags: Mapping[str, object]) -> tuple[Settings, Path]:
-    """Hardening, the log and the settings for a daemon on ``workspace``; raises
+def start_daemon(workspace: str, flags: Mapping[str, object], *, log: bool = True) -> tuple[Settings, Path]:
+    """Hardening, the settings and (``log``) the log for a daemon on ``workspace``; raises
     `ConfigError` (its message names the setting) when the flags or config files are wrong."""
-    import logging
     from pathlib import Path
 
     from .config import load_settings
@@ -64,13 +63,11 @@ def start_daemon(workspace: str, flags: Mapping[str, object]) -> tuple[Settings,
     # core files, no loader variables for anything we start.
     harden_process()
     root = Path(os.path.realpath(workspace))
-    # Before loading settings: a refused workspace-config key is logged as a warning.
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tether %(levelname)s %(name)s: %(message)s")
-    settings = load_settings(root, flags=flags, env=os.environ)
-    # The chosen level is tether's own loggers'. Libraries stay at warnings: their debug
-    # lines carry what is sent and stored (aiosqlite logs every SQL parameter, so whole
-    # messages: a key pasted into a prompt, a .env file a tool read).
-    logging.getLogger("tether").setLevel(settings.log_level.upper())
+    settings = load_settings(root, flags=flags, env=os.environ)  # (a refused key starts the log)
+    if log:
+        from .daemon_log import start_log
+
+        start_log(settings.log_level)
     return settings, root
 
 
@@ -89,7 +86,7 @@ def serve_stdio(workspace: str, flags: Mapping[str, object], framing_flag: str) 
     from .transport.stdio import take_stdio
 
     try:
-        settings, root = start_daemon(workspace, flags)
+        settings, root = start_daemon(workspace, flags, log=False)  # the log: once answered
     except ConfigError as exc:
         print(f"tether: {exc}", file=sys.stderr)
         return 2
@@ -103,6 +100,9 @@ def serve_stdio(workspace: str, flags: Mapping[str, object], framing_flag: str) 
     from .server.early import answer_initialize
 
     accepted, leftover = answer_initialize(fds.write_fd, first, settings, root)
+    from .daemon_log import start_log
+
+    start_log(settings.log_level)  # (`logging` is not needed before the answer)
     import asyncio  # not before `initialize` is answered (~20 ms with what it imports)
 
     from .server.app import serve

@@ -190,6 +190,9 @@ def _accept(settings: Settings, key: str, raw: object, path: Path, source: str, 
 def _log(refused: list[RefusedSetting]) -> None:
     import logging  # only when something is refused
 
+    from .daemon_log import start_log
+
+    start_log()  # in the daemon's format, even before `tether serve` has started its log
     log = logging.getLogger("tether.config")
     for item in refused:
         log.warning("%s", item.message())

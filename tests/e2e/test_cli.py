@@ -186,3 +186,17 @@ def test_help_names_every_provider_and_the_exit_codes(daemon_env, workspace: Pat
     run_help = _tether("run", "--help", env=daemon_env, cwd=workspace).stdout
     assert "\n  5    the turn ended, but an approval was rejected" in run_help
     assert "\n  141  the reader of stdout went away" in run_help
+
+
+def test_the_daemons_help_wraps_to_the_terminals_width(daemon_env, workspace: Path):
+    """`tether acp` asks the terminal's width only when it prints help (not for each flag it
+    declares), and still wraps to it: narrow and wide terminals, and the usage error's line."""
+    for columns in (60, 200):
+        env = {**daemon_env, "COLUMNS": str(columns)}
+        for args in (("acp", "--help"), ("serve", "--help")):
+            lines = _tether(*args, env=env, cwd=workspace).stdout.splitlines()
+            assert max(map(len, lines)) <= columns - 2, (columns, args, lines)
+            assert (max(map(len, lines)) > 100) == (columns == 200), (columns, args, lines)
+    wrong = _tether("acp", "--no-such-flag", env={**daemon_env, "COLUMNS": "60"}, cwd=workspace)
+    assert wrong.returncode == 2
+    assert wrong.stderr.splitlines()[-1] == "tether: error: unrecognized arguments: --no-such-flag"

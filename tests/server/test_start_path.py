@@ -81,8 +81,12 @@ NOT_BEFORE_SESSION_NEW = (
     "attrs", "cattrs", *LATER,
 )
 # Not even attrs and cattrs before `initialize` is answered (flags such as `--provider`
-# are validated by the settings' own hooks), nor the event loop.
-NOT_BEFORE_INITIALIZE = ("attrs", "cattrs", "asyncio", "anyio", "aiosqlite", "tether.server.app", "tether.store")
+# are validated by the settings' own hooks), nor the event loop, nor `logging` (the log
+# starts once the answer is written, unless a workspace-config key is refused first), nor
+# `shutil` (argparse's formatters ask it the terminal's width only to print help).
+NOT_BEFORE_INITIALIZE = (
+    "attrs", "cattrs", "asyncio", "anyio", "aiosqlite", "logging", "shutil", "tether.server.app", "tether.store",
+)
 
 
 def test_the_daemon_answers_initialize_and_session_new_before_importing_the_heavy_modules(tmp_path: Path) -> None:

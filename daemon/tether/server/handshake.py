@@ -9,12 +9,11 @@ Must not: import the server stack or the turn: the fast start answers `initializ
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from msgspec import UNSET
+from msgspec import UNSET, Struct, field
 
 from tether_protocol import (
     ClientCapabilities,
@@ -52,9 +51,9 @@ MODES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(slots=True)
-class ClientProfile:
-    """What the client said it can do; features check this and degrade when absent."""
+class ClientProfile(Struct):
+    """What the client said it can do; features check this and degrade when absent.
+    (A Struct: made before the answer, far cheaper than a dataclass; decision 0010.)"""
 
     name: str = ""
     version: str = ""

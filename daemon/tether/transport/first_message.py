@@ -3,20 +3,21 @@
 Owns: reading the protocol fd until one whole message (or end of input), framing detected
 from its bytes, so `tether serve` can answer `initialize` before importing the server.
 Must not: answer anything itself (`server/early.py` does) or import beyond the standard
-library and `tether_protocol`'s stdlib modules.
+library, msgspec and `tether_protocol`'s framing and JSON (what the answer needs anyway).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
 
-from tether_protocol import Framing, FramingError, decoder_for, detect_framing, encoder_for, loads
+from msgspec import Struct
+
+from tether_protocol._framing import Framing, FramingError, decoder_for, detect_framing, encoder_for
+from tether_protocol._json import loads
 
 
-@dataclass(frozen=True, slots=True)
-class FirstRead:
+class FirstRead(Struct, frozen=True):  # a Struct: made before the answer (0.05 vs 1 ms)
     framing: Framing | None
     # The first message, parsed; None if there is none or it is not JSON.
     message: Any

