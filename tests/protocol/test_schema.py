@@ -304,7 +304,7 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
     if typing.get_origin(tp) is typing.Annotated:  # msgspec's checks: "s" is long enough
         base, *checks = typing.get_args(tp)
         described = [c.shape for c in checks if isinstance(c, Described)]
-        if described and (base is Any or typing.get_origin(base) is list):  # raw JSON described by a shape
+        if described and not any(map(_is_struct, typing.get_args(base))):  # raw JSON described by a shape
             return unstructure(_sample(described[0], nulls=nulls))
         return _sample(base, nulls=nulls)
     if tp is type(None):

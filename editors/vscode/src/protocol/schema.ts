@@ -961,8 +961,8 @@ export interface SnapshotMessage {
   rewound?: number;
   role: MessageRole;
   seq: number;
-  status: StoredMessageStatus;
-  turn_id: string | null;
+  status?: StoredMessageStatus;
+  turn_id?: string;
 }
 
 export interface SnapshotPending {
@@ -986,20 +986,20 @@ export interface SnapshotSession {
   id: string;
   metadata?: { [key: string]: unknown };
   mode: string;
-  title: string | null;
+  title?: string;
   updated_at: number;
   workspace: string;
 }
 
 export interface SnapshotTurn {
-  error: string | null;
-  finished_at: number | null;
+  error?: string;
+  finished_at?: number;
   id: string;
   pending?: PendingApprovals;
   seq: number;
   started_at: number;
   status: TurnStatus;
-  stop_reason: string | null;
+  stop_reason?: string;
 }
 
 /** Where a steered message went. `landed`: it joined the running turn `turnId` after its step `step` (the model saw it on step `step + 1`), stored as message `messageSeq`. Not landed: that turn ended first, so the message ran as a turn of its own (this answer's `stopReason` is that turn's). */
