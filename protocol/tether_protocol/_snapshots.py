@@ -1,10 +1,9 @@
 """Session snapshots, forks, search and the latest session (SPEC §3.27-§3.32):
 `_tether/session/dump|restore|fork|search|latest`, and the snapshot format (§3.28).
 
-Owns: those params and results (`_codec.Wire`) and the snapshot format's one description: its
-records, their types and limits (snake_case keys: `_codec.Stored`). Must not: check a snapshot
-across records (`tether.store.snapshot_checks` does, with these classes; the `snapshot` param
-is raw JSON, only described here: `_codec.Described`).
+Owns: those params and results (`_codec.Wire`) and the snapshot format's one description (its
+records' types and limits; snake_case keys: `_codec.Stored`). Must not: check across records
+(`tether.store.snapshot_checks` does, with these classes; `snapshot` is raw JSON: `Described`).
 """
 
 from __future__ import annotations
