@@ -34,7 +34,7 @@ def build_schema() -> JsonObject:
     """Return the protocol's JSON Schema as a fresh dict (same content on every call)."""
     from . import PROTOCOL_VERSION
 
-    defs, methods = _Described().tables()
+    defs, methods = _Components().tables()
     return {
         "$schema": SCHEMA_DIALECT,
         "$comment": GENERATED_COMMENT,
@@ -85,7 +85,7 @@ def _described(cls: type) -> Iterator[tuple[str, Any]]:
                     yield field.encode_name, check.shape
 
 
-class _Described:
+class _Components:
     """One `schema_components` call over every type the schema names, then the names put in."""
 
     def __init__(self) -> None:
