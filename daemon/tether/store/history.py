@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -100,10 +100,7 @@ class HistoryStore:
         return self
 
     async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.close()
 
@@ -116,6 +113,10 @@ class HistoryStore:
     async def transaction(self, work: Work[_T]) -> _T:
         """Run ``work(conn)`` as one write transaction; for modules of ``tether.store`` only."""
         return await self._db.write(work)
+
+    async def transaction_at_once(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """`transaction` for plain sqlite3 work, in one trip to the connection's thread."""
+        return await self._db.write_at_once(work)
 
     # -- sessions ---------------------------------------------------------------
 
@@ -223,7 +224,7 @@ class HistoryStore:
         """Start turn ``seq = previous + 1`` (status ``running``) together with its first message."""
         now = time.time()
         first = message_row(user_message, now)
-        return await self._db.write(lambda conn: turns.insert_turn(conn, session_id, turn_id, first, now))
+        return await self._db.write_at_once(lambda conn: turns.insert_turn(conn, session_id, turn_id, first, now))
 
     async def append_messages(
         self, session_id: str, turn_id: str, messages: Sequence[MessageRecord]

@@ -41,10 +41,16 @@ _NEXT_MESSAGE_SEQ_SQL = f"SELECT {_NEXT_MESSAGE_SEQ}"
 _NEXT_TURN_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?)"
 
 
+_TOUCH = "UPDATE sessions SET updated_at = ? WHERE id = ?"
+
+
 async def touch_session(conn: aiosqlite.Connection, session_id: str, now: float) -> None:
     """Bump ``updated_at``; doubles as the check that the session exists."""
-    cursor = await conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
-    if cursor.rowcount == 0:
+    _touched((await conn.execute(_TOUCH, (now, session_id))).rowcount, session_id)
+
+
+def _touched(rowcount: int, session_id: str) -> None:
+    if rowcount == 0:
         raise StoreError(f"no session {session_id!r}")
 
 
@@ -62,23 +68,22 @@ def elsewhere(running: Iterable[Any]) -> tuple[str, str | None, str] | None:
     return None
 
 
-async def insert_turn(
-    conn: aiosqlite.Connection, session_id: str, turn_id: str, first: MessageRow, now: float
-) -> TurnRecord:
-    running = list(await conn.execute_fetchall(RUNNING_SQL, (session_id,)))
+def insert_turn(conn: sqlite3.Connection, session_id: str, turn_id: str, first: MessageRow, now: float) -> TurnRecord:
+    """Plain sqlite3 calls: run with its BEGIN and COMMIT in one trip to the connection's
+    thread (`Database.write_at_once`), before the turn's first chunk."""
+    running = conn.execute(RUNNING_SQL, (session_id,)).fetchall()
     if (other := elsewhere(running)) is not None:
         raise TurnElsewhere(session_id, other[0], other[2])
     # one waiting for approval that no live daemon runs: answered (or cancelled) first,
     # else its calls would stay unanswered in the middle of the conversation
     if (waiting := next((row[0] for row in running if row[1] is not None), None)) is not None:
         raise TurnWaiting(session_id, waiting)
-    await touch_session(conn, session_id, now)
-    rows = await conn.execute_fetchall(
+    _touched(conn.execute(_TOUCH, (now, session_id)).rowcount, session_id)
+    turn_seq, message_seq = conn.execute(
         f"SELECT {_NEXT_TURN_SEQ}, {_NEXT_MESSAGE_SEQ}", (session_id, session_id)
-    )
-    turn_seq, message_seq = next(iter(rows))
+    ).fetchone()
     try:
-        await conn.execute(
+        conn.execute(
             "INSERT INTO turns (id, session_id, seq, status, started_at, owner)"
             " VALUES (?, ?, ?, 'running', ?, ?)",
             (turn_id, session_id, turn_seq, now, this_process()),
@@ -86,9 +91,9 @@ async def insert_turn(
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"turn {turn_id!r} already exists") from exc
     role, body, status, created_at, text, _changes = first
-    await conn.execute(_INSERT_MESSAGE, (session_id, turn_id, message_seq, role, body, status, created_at))
+    conn.execute(_INSERT_MESSAGE, (session_id, turn_id, message_seq, role, body, status, created_at))
     if text:
-        await conn.execute(_INDEX_LAST, (text,))
+        conn.execute(_INDEX_LAST, (text,))
     return TurnRecord(turn_id, session_id, turn_seq, "running", None, now, None, None)
 
 
