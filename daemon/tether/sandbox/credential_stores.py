@@ -1,10 +1,9 @@
 """The credential stores commands must not read, and the token files they see filtered.
 
 Owns: the default list of stores (SSH, cloud and registry credentials, keyrings, browser profiles, password
-hashes and private keys), the token files whose secret lines are removed, and `read_limits`: that list after
-the user's `allow_read` and `deny_read` (kept per inputs: HOME, XDG_*, the two lists, the host keys now).
-Must not: read a file's contents, decide how a backend hides a path (bwrap.py, landlock.py), or answer
-from a list built for other inputs.
+hashes and private keys), the token files whose lines are filtered, and `read_limits`: that list after the
+user's `allow_read` and `deny_read` (kept per inputs: HOME, XDG_*, the two lists, the host keys now).
+Must not: read file contents, decide how a backend hides a path (bwrap.py, landlock.py), or answer for other inputs.
 """
 
 from __future__ import annotations
