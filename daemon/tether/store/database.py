@@ -9,6 +9,7 @@ Must not: know any table but through the SQL and work it is handed (``history.py
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
@@ -188,7 +189,8 @@ def _in_thread(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], _T
         result = work(conn)
         conn.execute("COMMIT")
     except BaseException:
-        if conn.in_transaction:  # SQLite may have ended it itself (e.g. on SQLITE_FULL)
+        # as `schema.rollback`: SQLite may have ended it itself (e.g. on SQLITE_FULL)
+        with contextlib.suppress(sqlite3.OperationalError):
             conn.execute("ROLLBACK")
         raise
     return result
