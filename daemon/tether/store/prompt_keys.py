@@ -8,10 +8,9 @@ Must not: decide what a retry is answered (`tether.services.prompt_keys` does), 
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass
-
-import aiosqlite
 
 from tether.store import turns
 from tether.store.history import HistoryStore
@@ -36,15 +35,15 @@ async def begin_keyed_turn(
     now = time.time()
     first = message_row(user_message, now)
 
-    async def work(conn: aiosqlite.Connection) -> TurnRecord:
-        record = await turns.insert_turn(conn, session_id, turn_id, first, now)
-        await conn.execute(
+    def work(conn: sqlite3.Connection) -> TurnRecord:
+        record = turns.insert_turn(conn, session_id, turn_id, first, now)
+        conn.execute(
             "INSERT INTO prompt_keys (session_id, key, turn_id, created_at) VALUES (?, ?, ?, ?)",
             (session_id, key, turn_id, now),
         )
         return record
 
-    return await store.transaction(work)
+    return await store.transaction_at_once(work)
 
 
 async def find(store: HistoryStore, session_id: str, key: str) -> KeyedTurn | None:
