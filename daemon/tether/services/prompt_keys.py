@@ -1,10 +1,9 @@
 """Idempotency keys on `session/prompt` (RFD "v2 Idempotency Keys", SPEC §12.5).
 
-Owns: reading a prompt's key (v2's `idempotencyKey`, v1's `_meta.tether.idempotencyKey`) and
-answering a retry (the same prompt, by its digest): waiting for the pending first request, its
-answer again, or after a restart the store's (with `turn_meta`, a prompt answer's turn); refusing
-the key with another prompt; a key never inserted is free again.
-Must not: run a turn (prompt.py, prompt_v2.py do) or write SQL.
+Owns: reading a prompt's key (v2's `idempotencyKey`, v1's `_meta.tether.idempotencyKey`) and answering
+a retry of the same prompt (by its digest): waiting for the pending first request, its answer again, or
+after a restart the store's (`turn_meta`: a prompt answer's turn); refusing the key with another
+prompt; a key never inserted is free again. Must not: run a turn (prompt.py, prompt_v2.py do) or write SQL.
 """
 
 from __future__ import annotations
