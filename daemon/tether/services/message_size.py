@@ -42,12 +42,22 @@ def refuse_oversized(blocks: Sequence[ContentBlock], limit_mib: int, method: str
             if size > largest_size:
                 largest, largest_size = f"{field}[{i}].{name}", size
     if total > limit:
-        raise InvalidParams(
-            f"invalid params for {method}: {field} holds {total / MIB:.1f} MiB of text (the largest part, "
-            f"{largest}, {largest_size / MIB:.1f} MiB), over the limit of {limit_mib} MiB per message; nothing "
-            f"was stored. Send less (a file by its path or a resource_link), or raise max_message_mib in your "
-            f"user config (a workspace config cannot)"
-        )
+        _refuse(method, field, total, f"{largest}, {largest_size / MIB:.1f} MiB", limit_mib)
+
+
+def refuse_long_text(text: str, limit_mib: int, method: str, field: str) -> None:
+    """InvalidParams when one text (an LSP command's prompt) is over ``limit_mib`` MiB."""
+    size = text_bytes(text)
+    if size > limit_mib * MIB:
+        _refuse(method, field, size, f"{field}, {size / MIB:.1f} MiB", limit_mib)
+
+
+def _refuse(method: str, field: str, size: int, largest: str, limit_mib: int) -> None:
+    raise InvalidParams(
+        f"invalid params for {method}: {field} holds {size / MIB:.1f} MiB of text (the largest part, "
+        f"{largest}), over the limit of {limit_mib} MiB per message; nothing was stored. Send less (a file "
+        f"by its path or a resource_link), or raise max_message_mib in your user config (a workspace config cannot)"
+    )
 
 
 def answer_over_limit(answer: str, limit_mib: int) -> str | None:
