@@ -128,6 +128,8 @@ class V1Generator:
         body = [f'    """{cls.doc}"""', ""] if cls.doc else []
         body += [f"    {line}" for line in cls.extra] + ([""] if cls.extra else [])
         body += [self.field(cls, spec, props, required) for spec in cls.fields]
+        while body and not body[-1]:
+            body.pop()
         return [f"class {cls.name}({cls.base}{kw}):", *(body or ["    pass"]), "", ""]
 
     def module(self, area: str, source: str) -> str:
@@ -154,8 +156,13 @@ class V1Generator:
         out += ["", "import msgspec"] if "msgspec" in used else []
         if "UNSET" in used or "UnsetType" in used:
             out += [f"from msgspec import {', '.join(n for n in ('UNSET', 'UnsetType') if n in used)}"]
-        local = [f"from {m} import {', '.join(sorted(ns))}" for m, ns in sorted(groups.items(), key=_import_order)]
+        local = [_import_line(m, sorted(ns)) for m, ns in sorted(groups.items(), key=_import_order)]
         return "\n" + "\n".join(out + ([""] + local if local else [])) + "\n"
+
+
+def _import_line(module: str, names: list[str]) -> str:
+    line = f"from {module} import {', '.join(names)}"
+    return line if len(line) <= 120 else f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
 
 
 def _import_order(item: tuple[str, list[str]]) -> tuple[int, str]:

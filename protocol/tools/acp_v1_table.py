@@ -39,7 +39,12 @@ TYPE = {"tag_field": '"type"'}
 IMPORTS = {
     "Meta": ".._codec", "NonEmpty": ".._codec", "Wire": ".._codec", "JsonObject": ".._json",
     "QueuedPrompt": ".._queue", "SteerOutcome": ".._queue", "PromptResultMeta": ".._queue",
+    "UpdateMeta": ".._update_meta",
+    "PermissionRequestMeta": ".._permission_meta", "PermissionResultMeta": ".._permission_meta",
 }
+UPDATE = {"tag_field": '"sessionUpdate"'}
+UPDATE_META = "meta: Union[UpdateMeta, None] = None"  # `_meta`: Tether's keys typed (`_update_meta`)
+OUTCOME = {"tag_field": '"outcome"'}
 
 AREAS: dict[str, list[Cls | Alias]] = {
     "modes": [
@@ -125,5 +130,95 @@ AREAS: dict[str, list[Cls | Alias]] = {
         # `_meta.tether` typed: the turn's id, seq and where a steered message went
         Cls("PromptResult", "PromptResponse", ["stop_reason", "meta: Union[PromptResultMeta, None] = None"],
             doc="`_meta.tether.turnId` names the turn's run report (`_tether/session/report`)."),
+    ],
+    "updates": [
+        Cls("UserMessageChunk", "ContentChunk", ["content", UPDATE_META], kw={**UPDATE, "tag": '"user_message_chunk"'},
+            doc="Replay only: one per block of a stored prompt."),
+        # the agent's chunks are text only (what Tether writes); no `messageId` on v1
+        Cls("AgentMessageChunk", "ContentChunk", ["content: TextContent", UPDATE_META],
+            kw={**UPDATE, "tag": '"agent_message_chunk"'}),
+        Cls("AgentThoughtChunk", "ContentChunk", ["content: TextContent", UPDATE_META],
+            kw={**UPDATE, "tag": '"agent_thought_chunk"'}),
+        # `kind` and `status` always written with upstream's defaults; the rest UNSET (left
+        # out) until known, `rawInput`/`rawOutput` a JSON object (upstream: any value)
+        Cls("ToolCall", "ToolCall", [
+            "tool_call_id", "title", 'kind: ToolKind = "other"', 'status: ToolCallStatus = "pending"',
+            "raw_input: Union[JsonObject, None, UnsetType] = UNSET",
+            "content: Union[list[ToolCallContent], UnsetType] = UNSET",
+            "locations: Union[list[ToolCallLocation], UnsetType] = UNSET",
+            "raw_output: Union[JsonObject, None, UnsetType] = UNSET",
+            "meta: Union[UpdateMeta, None, UnsetType] = UNSET",
+        ], kw={**UPDATE, "tag": '"tool_call"', "omit_defaults": "False"}, doc=(
+            "A call's first report: `kind` and `status` always written, the rest left out\n"
+            "    while unset (no content: none yet).")),
+        Cls("ToolCallUpdate", "ToolCallUpdate", [
+            "tool_call_id", "status", "title", "kind", "raw_input: Union[JsonObject, None]", "content",
+            "locations", "raw_output: Union[JsonObject, None]", UPDATE_META,
+        ], kw={**UPDATE, "tag": '"tool_call_update"'},
+            doc="A change to a tool call: fields left out are unchanged; `content` replaces."),
+        Cls("PlanEntry", "PlanEntry", ["content", "priority", "status"]),
+        Cls("Plan", "Plan", ["entries", UPDATE_META], kw={**UPDATE, "tag": '"plan"'},
+            doc="The whole plan, replacing the previous one (an empty list clears it)."),
+        Cls("SessionInfoUpdate", "SessionInfoUpdate", ["title", "updated_at", UPDATE_META],
+            kw={**UPDATE, "tag": '"session_info_update"'}),
+        Cls("CurrentModeUpdate", "CurrentModeUpdate", ["current_mode_id: ModeId", UPDATE_META],
+            kw={**UPDATE, "tag": '"current_mode_update"'}, doc=(
+                "Sent when the mode changes other than by the client's own `session/set_mode`\n"
+                '    (`session/set_config_option` on the "mode" option, the `/mode` slash command).')),
+        Cls("ConfigOptionUpdate", "ConfigOptionUpdate", ["config_options", UPDATE_META],
+            kw={**UPDATE, "tag": '"config_option_update"'},
+            doc="The full set of session config options, after one changed on the daemon's side."),
+        Cls("UsageUpdate", "UsageUpdate", ["used", "size", UPDATE_META], kw={**UPDATE, "tag": '"usage_update"'}),
+        Cls("AvailableCommandInput", "UnstructuredCommandInput", ["hint"],
+            doc="Unstructured text after the command's name; `hint` is shown until it is typed."),
+        # the input is always unstructured (upstream's only kind, as a one-member union)
+        Cls("AvailableCommand", "AvailableCommand", ["name", "description", "input: Union[AvailableCommandInput, None]"],
+            doc="A slash command: sent as a prompt whose first text block is `/name [input]`."),
+        Cls("AvailableCommandsUpdate", "AvailableCommandsUpdate", ["available_commands", UPDATE_META],
+            kw={**UPDATE, "tag": '"available_commands_update"'}, doc=(
+                "The whole list of slash commands, replacing the previous one (after\n"
+                "    `session/new`, after `session/load`, and when the list changes).")),
+        # the kinds Tether sends
+        Alias("SessionUpdate", "SessionUpdate", text=(
+            "Union[\n    UserMessageChunk,\n    AgentMessageChunk,\n    AgentThoughtChunk,\n    ToolCall,\n"
+            "    ToolCallUpdate,\n    Plan,\n    SessionInfoUpdate,\n    CurrentModeUpdate,\n"
+            "    ConfigOptionUpdate,\n    AvailableCommandsUpdate,\n    UsageUpdate,\n]")),
+        Cls("SessionNotification", "SessionNotification", ["session_id", "update", META],
+            doc="`session/update` params."),
+    ],
+    "client_requests": [
+        Alias("PermissionOptionKind", "PermissionOptionKind"),
+        # upstream's `ToolCallUpdate` as the call asked about; `rawInput` a JSON object
+        Cls("PermissionToolCall", "ToolCallUpdate", [
+            "tool_call_id", "title", "kind", "status", "content", "locations", "raw_input: Union[JsonObject, None]",
+        ], doc=(
+            "The tool call asked about: the same `toolCallId`, `title`, `kind` and `locations`\n"
+            "    as its `session/update`s (locations absolute, with the first changed line where\n"
+            "    known; none for a command); `content` holds `diff` blocks for file changes or the\n"
+            "    command as a text block.")),
+        Cls("PermissionOption", "PermissionOption", ["option_id", "name", "kind"], doc=(
+            "`optionId` is the kind, or `allow_once_network` (kind `allow_once`) for a\n"
+            "    sandboxed command that may be given the network.")),
+        Cls("RequestPermissionParams", "RequestPermissionRequest", [
+            "session_id", "tool_call: PermissionToolCall", "options",
+            "meta: Union[PermissionRequestMeta, None] = None",  # Tether's `_meta.tether` typed
+        ]),
+        Cls("SelectedOutcome", "SelectedPermissionOutcome", [
+            "option_id", "meta: Union[PermissionResultMeta, None] = None",
+        ], kw={**OUTCOME, "tag": '"selected"'}),
+        Cls("CancelledOutcome", "", [], kw={**OUTCOME, "tag": '"cancelled"'},  # (inline upstream)
+            doc='`{"outcome": "cancelled"}`: the prompt turn was cancelled while the client asked.'),
+        Alias("RequestPermissionOutcome", "RequestPermissionOutcome", text="Union[SelectedOutcome, CancelledOutcome]"),
+        Cls("RequestPermissionResult", "RequestPermissionResponse", [
+            "outcome", "meta: Union[PermissionResultMeta, None] = None",
+        ], doc="`_meta.tether.acceptedHunks` may sit here or on the selected outcome."),
+        # Tether reads whole files: no `line`, `limit`
+        Cls("ReadTextFileParams", "ReadTextFileRequest", ["session_id", "path"],
+            doc="Always the whole file: Tether never sends `line` or `limit`."),
+        Cls("ReadTextFileResult", "ReadTextFileResponse", ["content"]),
+        Cls("WriteTextFileParams", "WriteTextFileRequest", ["session_id", "path", "content"],
+            doc="`content` is the whole new text; `path` is absolute."),
+        # `{}` or null: clients answer either
+        Alias("WriteTextFileResult", "WriteTextFileResponse", text="Union[EmptyResult, None]"),
     ],
 }
