@@ -5,7 +5,8 @@ required or not) in the order and subset `acp_v1_table.py` lists, with the table
 where Tether's class deliberately differs. Must not: be imported by the daemon.
 The mapping: a required field -> its type; an optional one -> `Union[T, None] = None` (left
 out while None, as `Wire` does); `_meta` -> `Meta`; a `$ref` to a class the table generates ->
-that class's Tether name; an enum the table lists -> its `Literal` alias; ids -> `str`.
+that class's Tether name; an enum the table lists -> its `Literal` alias; ids -> `str`; an
+optional field with upstream's `default` -> that default (an object's: its class's default).
 """
 
 from __future__ import annotations
@@ -113,6 +114,8 @@ class V1Generator:
                 ann = "Meta" if wire == "_meta" else f"Union[{ann}, None]"
         if forced:
             default = None
+        elif default is None and wire is not None and wire not in required and "default" in props[wire]:
+            ann, default = self.upstream_default(props[wire], f"{cls.name}.{py}")
         elif default is None and (wire is None or wire not in required):
             default = "None"
         named = wire is not None and (wire == "_meta" or cls.base == "Wire" and camel(py) != wire or cls.base != "Wire" and py != wire)
@@ -121,6 +124,16 @@ class V1Generator:
         elif named:
             default = f"msgspec.field(name={json.dumps(wire)})" if default is None else default
         return f"    {py}: {ann}" + (f" = {default}" if default is not None else "")
+
+    def upstream_default(self, prop: Schema, where: str) -> tuple[str, str]:
+        """An optional field with upstream's `default`: typed without None, that default."""
+        tp, value = self.type_of(prop, where), prop["default"]
+        if isinstance(value, (bool, int, str)):
+            return tp, repr(value)
+        factory = tp if isinstance(value, dict) and tp in self.names.values() else "list" if value == [] else None
+        if factory is None:
+            raise SystemExit(f"{where}: a default the v1 table must give by hand: {value!r}")
+        return tp, f"msgspec.field(default_factory={factory})"
 
     def emit_class(self, cls: Cls) -> list[str]:
         props, required = self.props(cls.upstream) if cls.upstream else ({}, set())

@@ -39,7 +39,7 @@ TYPE = {"tag_field": '"type"'}
 IMPORTS = {
     "Meta": ".._codec", "NonEmpty": ".._codec", "Wire": ".._codec", "JsonObject": ".._json",
     "QueuedPrompt": ".._queue", "SteerOutcome": ".._queue", "PromptResultMeta": ".._queue",
-    "UpdateMeta": ".._update_meta",
+    "UpdateMeta": ".._update_meta", "ClientCapabilitiesMeta": ".._capabilities_meta",
     "PermissionRequestMeta": ".._permission_meta", "PermissionResultMeta": ".._permission_meta",
 }
 UPDATE = {"tag_field": '"sessionUpdate"'}
@@ -220,5 +220,27 @@ AREAS: dict[str, list[Cls | Alias]] = {
             doc="`content` is the whole new text; `path` is absolute."),
         # `{}` or null: clients answer either
         Alias("WriteTextFileResult", "WriteTextFileResponse", text="Union[EmptyResult, None]"),
+    ],
+    "initialize": [
+        # `initialize` itself is hand-declared (`_initialize`): ACP's and LSP's params and result in one
+        Cls("FileSystemCapabilities", "FileSystemCapabilities", ["read_text_file", "write_text_file"],
+            kw={"omit_defaults": "False"}),  # (each capability written, also when false)
+        # `_meta` typed: `terminal_output` and Tether's `_meta.tether` (`_capabilities_meta`)
+        Cls("ClientCapabilities", "ClientCapabilities", [
+            "fs", "terminal", "meta: Union[ClientCapabilitiesMeta, None, UnsetType] = UNSET",
+        ], kw={"omit_defaults": "False"}, doc="ACP's client capabilities, with Tether's extensions under `_meta`."),
+        # Tether reads embedded resources (upstream's default: no)
+        Cls("PromptCapabilities", "PromptCapabilities", ["image", "audio", "embedded_context: bool = True"],
+            kw={"omit_defaults": "False"}),
+        Cls("McpCapabilities", "McpCapabilities", ["http", "sse"], kw={"omit_defaults": "False"}),
+        # each session capability Tether has, written as `{}` (upstream: an object with `_meta`)
+        Cls("SessionCapabilities", "SessionCapabilities", [
+            f"{key}: Union[JsonObject, None] = msgspec.field(default_factory=dict)"
+            for key in ("list", "resume", "close", "delete")
+        ], kw={"omit_defaults": "False"}),
+        # Tether loads sessions (upstream's default: no)
+        Cls("AgentCapabilities", "AgentCapabilities", [
+            "load_session: bool = True", "prompt_capabilities", "mcp_capabilities", "session_capabilities",
+        ], kw={"omit_defaults": "False"}),
     ],
 }
