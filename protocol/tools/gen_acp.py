@@ -260,6 +260,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("schema", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--v1-out", type=Path, default=V1_OUT, help="the folder of v1's area modules")
     parser.add_argument("--check", action="store_true", help="exit 1 when --out differs from what would be written")
     parser.add_argument("--report", action="store_true", help="print what the Structs do not express faithfully")
     args = parser.parse_args()
@@ -271,7 +272,7 @@ def main() -> int:
         from acp_v1 import generate_v1
 
         v1 = generate_v1(V1_SCHEMA, V1_SCHEMA.relative_to(ROOT.parent).as_posix())
-        outputs |= {V1_OUT / f"{area}.py": text for area, text in v1.items()}
+        outputs |= {args.v1_out / f"{area}.py": text for area, text in v1.items()}
     stale = [path for path, text in outputs.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:
