@@ -75,7 +75,7 @@ class V1Generator:
             raise SystemExit(f"{where}: {name} is neither generated nor listed (add it to the table)")
         if "allOf" in s and len(s["allOf"]) == 1:
             return self.type_of(s["allOf"][0], where)
-        members = [m for m in s.get("anyOf", s.get("oneOf", [])) if m.get("type") != "null"]
+        members = [m for m in s.get("anyOf") or s.get("oneOf") or [] if m.get("type") != "null"]
         if len(members) == 1:
             return self.type_of(members[0], where)
         kind = s.get("type")
@@ -94,7 +94,7 @@ class V1Generator:
 
     def literal(self, alias: Alias) -> str:
         s = self.defs[alias.upstream or ""]
-        values = [m["const"] for m in s.get("oneOf", s.get("anyOf", [])) if "const" in m]
+        values = [m["const"] for m in s.get("oneOf") or s.get("anyOf") or [] if "const" in m]
         return "Literal[" + ", ".join(json.dumps(v) for v in values) + "]"
 
     # ---- one class -----------------------------------------------------------------------
@@ -107,6 +107,7 @@ class V1Generator:
         if wire is None and (ann is None or default is None and py != "meta"):
             raise SystemExit(f"{cls.name}.{py}: not in upstream {cls.upstream}: give its type (a Tether extra)")
         forced = default == "required"  # required although upstream's is not
+        derived = ann is None
         if ann is None:
             assert wire is not None
             ann = self.type_of(props[wire], f"{cls.name}.{py}")
@@ -115,10 +116,12 @@ class V1Generator:
         if forced:
             default = None
         elif default is None and wire is not None and wire not in required and "default" in props[wire]:
-            ann, default = self.upstream_default(props[wire], f"{cls.name}.{py}")
+            upstream_ann, default = self.upstream_default(props[wire], f"{cls.name}.{py}")
+            ann = upstream_ann if derived else ann
         elif default is None and (wire is None or wire not in required):
             default = "None"
-        named = wire is not None and (wire == "_meta" or cls.base == "Wire" and camel(py) != wire or cls.base != "Wire" and py != wire)
+        # a key `Wire`'s camelCase rename (or a plain Struct's own name) would not spell
+        named = wire is not None and (wire == "_meta" or (camel(py) if cls.base == "Wire" else py) != wire)
         if named and default is not None and not default.startswith("msgspec.field("):
             default = f"msgspec.field(default={default}, name={json.dumps(wire)})"
         elif named:
@@ -139,7 +142,6 @@ class V1Generator:
         props, required = self.props(cls.upstream) if cls.upstream else ({}, set())
         kw = "".join(f", {k}={v}" for k, v in cls.kw.items())
         body = [f'    """{cls.doc}"""', ""] if cls.doc else []
-        body += [f"    {line}" for line in cls.extra] + ([""] if cls.extra else [])
         body += [self.field(cls, spec, props, required) for spec in cls.fields]
         while body and not body[-1]:
             body.pop()
@@ -159,7 +161,7 @@ class V1Generator:
 
     def imports(self, area: str, body: str) -> str:
         used = {n for n in re.findall(r"\b[A-Za-z_]\w*\b", body)}
-        typing_names = [n for n in ("Any", "ClassVar", "Literal", "Union") if n in used]
+        typing_names = [n for n in ("Any", "Literal", "Union") if n in used]
         groups: dict[str, list[str]] = {}
         for name in sorted(used):
             module = IMPORTS.get(name) or (f".{self.home[name]}" if self.home.get(name, area) != area else None)

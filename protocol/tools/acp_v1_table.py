@@ -21,8 +21,7 @@ class Cls:
     fields: list[str]
     base: str = "Wire"
     kw: dict[str, str] = field(default_factory=dict)
-    doc: str | None = None
-    extra: list[str] = field(default_factory=list)  # class-level lines (`ClassVar`s)
+    doc: str | None = None  # Tether's docstring (the schema's description), else none
 
 
 @dataclass(frozen=True)
