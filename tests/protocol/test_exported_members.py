@@ -25,6 +25,8 @@ PRIVATE_MODULES = (
 )
 # split off `_common` and `_sessions` for the start path, and re-exported by them (so by `_messages`)
 PRIVATE_MODULES += ("_modes", "_prompt")
+# the hand-declared `_meta` of generated ACP v1 classes, re-exported by `_updates`, `_client_requests` and `_initialize`
+PRIVATE_MODULES += ("_update_meta", "_permission_meta", "_capabilities_meta")
 # Modules that hold message classes: each is re-exported whole by `_messages`.
 MESSAGE_MODULES = (
     "_common", "_initialize", "_sessions", "_updates", "_extensions", "_snapshots", "_lsp",
