@@ -184,6 +184,7 @@ def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -
         "delegate_max_steps": (10, "default"),
         "delegate_tokens": (200_000, "default"),
         "acp_v2": ("on", "default"),
+        "max_message_mib": (8, "default"),
     }
     assert {k: (getattr(settings, k), settings.sources[k]) for k in SETTING_KEYS} == expected
 

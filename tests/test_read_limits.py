@@ -38,6 +38,20 @@ def test_allow_read_exposes_and_deny_read_wins() -> None:
     assert not [h for h in read_limits(ENV, allow_read=["~"]).hidden if h.path.startswith("/home/u/")]
 
 
+def test_the_kept_limits_follow_each_input_that_names_a_path() -> None:
+    """`read_limits` keeps its answer per inputs (each turn asks): a changed HOME, XDG
+    directory or list is a new answer, never the one kept for the previous inputs."""
+    before = read_limits(ENV, deny_read=["~/a"])
+    assert read_limits(ENV, deny_read=["~/a"]) is before  # kept: the same inputs
+    moved = {h.path for h in read_limits({**ENV, "HOME": "/home/v"}, deny_read=["~/a"]).hidden}
+    assert "/home/v/.ssh" in moved and "/home/v/a" in moved and "/home/u/.ssh" not in moved
+    xdg = {h.path for h in read_limits({**ENV, "XDG_CONFIG_HOME": "/elsewhere"}, deny_read=["~/a"]).hidden}
+    assert "/elsewhere/gh" in xdg and "/xdg/config/gh" not in xdg
+    denied = {h.path for h in read_limits(ENV, deny_read=["~/a", "~/b"]).hidden}
+    assert "/home/u/b" in denied
+    assert "/home/u/.aws" not in {h.path for h in read_limits(ENV, deny_read=["~/a"], allow_read=["~/.aws"]).hidden}
+
+
 def test_read_paths_must_be_absolute_or_start_with_a_tilde(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('deny_read = ["secrets"]\n')

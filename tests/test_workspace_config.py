@@ -51,6 +51,7 @@ REFUSED_SAMPLES: dict[str, str] = {
     "delegate_max_steps": "200",
     "delegate_tokens": "10000000",
     "acp_v2": "\"off\"",
+    "max_message_mib": "256",
 }
 
 

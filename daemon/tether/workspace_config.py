@@ -57,6 +57,7 @@ _REASONS: dict[str, str] = {
     "reasoning_models": "a workspace must not choose what is sent to your provider; " + _YOURS,
     "base_url": "a workspace must not choose where your API key and conversation are sent; " + _YOURS,
     "home": "a workspace must not choose where Tether keeps your history; " + _YOURS,
+    "max_message_mib": "a workspace must not let larger messages be stored and sent to your model; " + _YOURS,
     "allow_env": "a workspace must not choose which of your secrets its commands can see; " + _YOURS,
     "sandbox": "a workspace must not turn off or change the sandbox its own commands run in; " + _YOURS,
     "network": "a workspace must not give its own commands the network; " + _YOURS,

@@ -1,54 +1,26 @@
-"""ACP's session config options: the `configOptions` of `session/new|load|resume`
-answers, `session/set_config_option` and the unstable `session/set_model` (SPEC §3.36),
-and `_tether/session/cleared` (`/clear` in a client that declared `clearSession`, SPEC §4.11).
+"""ACP's session config options (`configOptions`, `session/set_config_option`: generated,
+`acp_v1/config_options.py`), the unstable `session/set_model` (SPEC §3.36) and `_tether/session/cleared`.
 
-Owns: their params and results (msgspec Structs; selects only: Tether offers no boolean option).
+Owns: the last two's params, hand-declared (not in ACP v1's stable schema; Tether's own).
 Must not: hold behaviour (which options a session has is the daemon's).
 """
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 from ._codec import Meta, Wire
+from .acp_v1.config_options import (
+    SessionConfigOption,
+    SessionConfigSelectOption,
+    SetConfigOptionParams,
+    SetConfigOptionResult,
+)
 
 __all__ = [
     "SessionConfigOption", "SessionConfigSelectOption", "SetConfigOptionParams",
     "SessionClearedParams", "SetConfigOptionResult", "SetModelParams",
 ]
-
-
-class SessionConfigSelectOption(Wire):
-    value: str
-    name: str
-    description: Union[str, None] = None
-
-
-class SessionConfigOption(Wire, tag_field="type", tag="select"):
-    """A select option: `category` is ACP's ("model", "mode", ...), UX only."""
-
-    id: str
-    name: str
-    current_value: str
-    options: list[SessionConfigSelectOption]
-    category: Union[str, None] = None
-    description: Union[str, None] = None
-
-
-class SetConfigOptionParams(Wire):
-    session_id: str
-    config_id: str
-    value: str
-    meta: Meta = msgspec.field(default=None, name="_meta")
-
-
-class SetConfigOptionResult(Wire):
-    """The full set of options, with their values after the change."""
-
-    config_options: list[SessionConfigOption]
-    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
 class SetModelParams(Wire):

@@ -1,7 +1,8 @@
 """`initialize` (ACP's and LSP's in one), both sides' capabilities, and request cancellation.
 
 Owns: those shapes as sent (SPEC §2, §3.1, §3.14; a pure ACP client gets LSP's half under
-`_meta.tether.lsp`), the params' own words and the part of LSP's client capabilities Tether reads.
+`_meta.tether.lsp`), the params' own words and the part of LSP's client capabilities Tether reads;
+ACP's capabilities are generated (`acp_v1/initialize.py`), their `_meta` is `_capabilities_meta`'s.
 Must not: build the answer (`server/handshake.py` does) or pull in more than `_common`.
 """
 
@@ -12,9 +13,18 @@ from typing import Annotated, ClassVar, Union
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ._capabilities_meta import ClientCapabilitiesMeta, ClientTetherCapabilities
 from ._codec import Described, Meta, Wire
 from ._common import Implementation
 from ._json import JsonObject
+from .acp_v1.initialize import (
+    AgentCapabilities,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    McpCapabilities,
+    PromptCapabilities,
+    SessionCapabilities,
+)
 
 __all__ = [
     "AgentCapabilities", "CancelRequestParams", "ClientCapabilities", "ClientCapabilitiesMeta",
@@ -24,36 +34,6 @@ __all__ = [
     "McpCapabilities", "PromptCapabilities", "RefusedSetting", "ServerCapabilities",
     "SessionCapabilities", "TextDocumentSyncOptions", "WorkspaceFolder",
 ]
-
-
-class FileSystemCapabilities(Wire, omit_defaults=False):
-    read_text_file: bool = False
-    write_text_file: bool = False
-
-
-class ClientTetherCapabilities(Wire, omit_defaults=False):
-    """`namedPermissionOptions: true`: the client shows permission options by name, so it
-    is offered "Allow once, with network", a second option of kind `allow_once` (SPEC §3.22).
-    `clearSession: true`: `/clear` opens a new session and tells the client by
-    `_tether/session/cleared`, for it to show in the same view (SPEC §4.11)."""
-
-    named_permission_options: bool = False
-    clear_session: bool = False
-
-
-class ClientCapabilitiesMeta(Wire):  # ACP's key `terminal_output` is snake_case
-    """`terminal_output: true` asks for command output as terminal `_meta` (SPEC §4.9)."""
-
-    terminal_output: Union[bool, None] = msgspec.field(default=None, name="terminal_output")
-    tether: Union[ClientTetherCapabilities, None] = None
-
-
-class ClientCapabilities(Wire, omit_defaults=False):  # `fs`, `terminal` written; `_meta` while set
-    """ACP's client capabilities, with Tether's extensions under `_meta`."""
-
-    fs: FileSystemCapabilities = msgspec.field(default_factory=FileSystemCapabilities)
-    terminal: bool = False
-    meta: Union[ClientCapabilitiesMeta, None, UnsetType] = msgspec.field(default=UNSET, name="_meta")
 
 
 class WorkspaceFolder(Wire):
@@ -126,31 +106,6 @@ class InitializeParams(Wire):
     process_id: Union[int, None, UnsetType] = UNSET
     initialization_options: Union[JsonObject, None] = None
     meta: Meta = msgspec.field(default=None, name="_meta")
-
-
-class PromptCapabilities(Wire, omit_defaults=False):
-    image: bool = False
-    audio: bool = False
-    embedded_context: bool = True
-
-
-class McpCapabilities(Wire, omit_defaults=False):
-    http: bool = False
-    sse: bool = False
-
-
-class SessionCapabilities(Wire, omit_defaults=False):
-    list: Union[JsonObject, None] = msgspec.field(default_factory=dict)
-    resume: Union[JsonObject, None] = msgspec.field(default_factory=dict)
-    close: Union[JsonObject, None] = msgspec.field(default_factory=dict)
-    delete: Union[JsonObject, None] = msgspec.field(default_factory=dict)
-
-
-class AgentCapabilities(Wire, omit_defaults=False):
-    load_session: bool = True
-    prompt_capabilities: PromptCapabilities = msgspec.field(default_factory=PromptCapabilities)
-    mcp_capabilities: McpCapabilities = msgspec.field(default_factory=McpCapabilities)
-    session_capabilities: SessionCapabilities = msgspec.field(default_factory=SessionCapabilities)
 
 
 class TextDocumentSyncOptions(Wire):

@@ -8,12 +8,12 @@ neither reads nor writes (it is left out).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._codec import Wire
+from ._codec import Described, Wire
 from ._json import JsonObject
 
 __all__ = [
@@ -134,10 +134,16 @@ class CreateFile(Wire, omit_defaults=False, kw_only=True):
     options: Union[CreateFileOptions, None, UnsetType] = UNSET
 
 
+if TYPE_CHECKING:
+    DocumentChanges = list[Union[TextDocumentEdit, CreateFile]]
+else:  # sent only: msgspec writes an untagged union but neither reads nor describes one
+    DocumentChanges = Annotated[list[Any], Described(list[Union[TextDocumentEdit, CreateFile]])]
+
+
 class WorkspaceEdit(Wire):
     """A `CreateFile` (for a new file) and then one whole-text `TextDocumentEdit`."""
 
-    document_changes: list[Union[TextDocumentEdit, CreateFile]]
+    document_changes: DocumentChanges
 
 
 class ApplyWorkspaceEditParams(Wire, omit_defaults=False, kw_only=True):

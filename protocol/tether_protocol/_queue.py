@@ -2,7 +2,7 @@
 
 Owns: the params and results of `_tether/session/queue|dequeue|steer`, the queue's entries
 (`QueuedPrompt`, also the payload announcing a change of it) and where a steered message
-landed (`SteerOutcome`, in `session/prompt`'s `_meta.tether.steer`).
+landed (`SteerOutcome`, in `session/prompt`'s `_meta.tether`: `PromptTetherMeta`).
 Must not: hold behaviour (the daemon's `server/queue.py` does).
 """
 
@@ -78,3 +78,19 @@ class SteerOutcome(Wire):
     turn_id: Union[str, None] = None
     step: Union[int, None] = None
     message_seq: Union[int, None] = None
+
+
+class PromptTetherMeta(Wire):
+    """`steer`: where a message sent with `_meta.tether.steer: true` went (SPEC §3.37).
+    `turnSeq`: the same turn's seq (1 = the session's first), which rewind and changes
+    also take (SPEC §3.40)."""
+
+    turn_id: str
+    steer: Union[SteerOutcome, None] = None
+    turn_seq: Union[int, None] = None
+
+
+# `session/prompt`'s `_meta` (the answer's class is generated, `acp_v1/prompt.py`; these are
+# exported by `_sessions` with it)
+class PromptResultMeta(Wire):
+    tether: Union[PromptTetherMeta, None] = None

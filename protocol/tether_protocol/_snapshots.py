@@ -1,9 +1,9 @@
 """Session snapshots, forks, search and the latest session (SPEC §3.27-§3.32):
 `_tether/session/dump|restore|fork|search|latest`, and the snapshot format (§3.28).
 
-Owns: those params and results (`_codec.Wire`) and the snapshot's shape (snake_case keys:
-`_codec.Stored`). Must not: check a snapshot (`tether.store.snapshots.check_snapshot` does;
-the `snapshot` param is raw JSON, only described here: `_codec.Described`).
+Owns: those params and results (`_codec.Wire`) and the snapshot format's one description (its
+records' types and limits; snake_case keys: `_codec.Stored`). Must not: check across records
+(`tether.store.snapshot_checks` does, with these classes; `snapshot` is raw JSON: `Described`).
 """
 
 from __future__ import annotations
@@ -36,16 +36,30 @@ StoredMessageStatus = Literal["complete", "incomplete", "cancelled", "interrupte
 
 
 # ---- the snapshot format (snake_case keys) -------------------------------------------
+# The only description of a snapshot's records: the schema is written from these classes and
+# `tether.store.snapshot_checks` checks a restore's records with them (a field's type, then its
+# own message). Raw JSON the store checks with its own reader is `Described`.
+
+# A seq is a JSON-safe integer (JavaScript reads exact integers up to 2**53 - 1): far from
+# SQLite's 64-bit limit, so the turns and messages that follow can still be numbered.
+_MAX_SEQ = 2**53 - 1
+# Timestamps are seconds since the epoch: 1e11 is the year 5138 (and a float, unlike an
+# integer over 64 bits, that SQLite stores).
+_MAX_TIME = 1e11
+
+_Seq = Annotated[int, msgspec.Meta(ge=0, le=_MAX_SEQ)]
+_Time = Annotated[float, msgspec.Meta(ge=0, lt=_MAX_TIME)]  # NaN and the infinities are outside
+_Id = Annotated[str, msgspec.Meta(min_length=1)]
 
 
-class SnapshotSession(Stored, omit_defaults=False):
-    id: str
+class SnapshotSession(Stored, kw_only=True, omit_defaults=False):
+    id: _Id
     workspace: str
-    title: Union[str, None]
+    title: Union[str, None] = None
     mode: str
-    created_at: float
-    updated_at: float
-    metadata: JsonObject = msgspec.field(default_factory=dict)
+    created_at: _Time
+    updated_at: _Time
+    metadata: JsonObject = {}
 
 
 class PendingCall(Stored):
@@ -62,36 +76,39 @@ class PendingApprovals(Stored):
     calls: list[PendingCall]
 
 
-class SnapshotTurn(Stored):
+class SnapshotTurn(Stored, kw_only=True, omit_defaults=False):
     id: str
-    seq: int
+    seq: _Seq
     status: TurnStatus
-    stop_reason: Union[str, None]
-    started_at: float
-    finished_at: Union[float, None]
-    error: Union[str, None]
-    pending: Union[PendingApprovals, None] = None
+    stop_reason: Union[str, None] = None
+    started_at: _Time
+    finished_at: Union[_Time, None] = None
+    error: Union[str, None] = None
+    # the checkpoint's own reader checks it (`_pending.PendingStep.from_json`)
+    pending: Annotated[Union[JsonObject, None], Described(Union[PendingApprovals, None])] = None
 
 
-class SnapshotMessage(Stored):
+class SnapshotMessage(Stored, kw_only=True, omit_defaults=False):
     """`body` is the stored message (user, assistant or tool result; SPEC §3.28)."""
 
-    seq: int
-    turn_id: Union[str, None]
+    seq: _Seq
+    turn_id: Union[str, None] = None
     role: MessageRole
-    status: StoredMessageStatus
-    created_at: float
-    body: JsonObject
-    # the rewind that took it out of the model's view (SPEC §3.40)
-    rewound: Union[int, None] = None
+    status: StoredMessageStatus = "complete"
+    created_at: _Time
+    # the conversation's Structs check it, many at a time, in the same words
+    # (`snapshot_checks.check_bodies`: "messages[0].body must be an object, not a list")
+    body: Annotated[Any, Described(JsonObject)]
+    # the rewind that took it out of the model's view (SPEC §3.40; checked with the checkpoints)
+    rewound: Annotated[Any, Described(Union[int, None])] = None
 
 
-class SnapshotReport(Stored):
+class SnapshotReport(Stored, kw_only=True):
     turn_id: str
-    report: RunReport
+    report: Annotated[JsonObject, Described(RunReport)]
 
 
-class SnapshotRule(Stored):
+class SnapshotRule(Stored, kw_only=True):
     kind: str
     pattern: str
     decision: RuleDecision

@@ -1,7 +1,10 @@
-"""ACP's upstream JSON schema -> msgspec Structs, checked in (issue 32 item 1, package A).
+"""ACP's upstream JSON schemas -> msgspec Structs, checked in (issue 32 item 1, package A).
 
-    .venv/bin/python protocol/tools/gen_acp.py            # writes acp_v2/schema_types.py
-    .venv/bin/python protocol/tools/gen_acp.py --check    # exit 1 if the file is stale
+    .venv/bin/python protocol/tools/gen_acp.py            # writes acp_v2/schema_types.py and acp_v1/*.py
+    .venv/bin/python protocol/tools/gen_acp.py --check    # exit 1 if a file is stale
+
+v1 (`protocol/upstream/acp-v1/schema.json` -> `acp_v1/<area>.py`) is `acp_v1.py`'s: only the
+classes Tether uses, listed per area with Tether's deliberate differences in `acp_v1_table.py`.
 
 Owns: the mapping from the schema's `$defs` (default: the vendored v2 Preview,
 `protocol/upstream/acp-v2-preview/schema.unstable.json`) to one module of Structs; a schema
@@ -28,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+V1_SCHEMA = ROOT / "upstream" / "acp-v1" / "schema.json"
+V1_OUT = ROOT / "tether_protocol" / "acp_v1"
 DEFAULT = ROOT / "upstream" / "acp-v2-preview" / "schema.unstable.json"
 OUT = ROOT / "tether_protocol" / "acp_v2" / "schema_types.py"
 Schema = dict[str, Any]
@@ -255,19 +260,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("schema", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--v1-out", type=Path, default=V1_OUT, help="the folder of v1's area modules")
     parser.add_argument("--check", action="store_true", help="exit 1 when --out differs from what would be written")
     parser.add_argument("--report", action="store_true", help="print what the Structs do not express faithfully")
     args = parser.parse_args()
     gen, source = generate(args.schema.resolve())
     if args.report:
         report(gen, source)
+    outputs = {args.out: source}
+    if args.schema.resolve() == DEFAULT:  # the default run: v1's modules too
+        from acp_v1 import generate_v1
+
+        v1 = generate_v1(V1_SCHEMA, V1_SCHEMA.relative_to(ROOT.parent).as_posix())
+        outputs |= {args.v1_out / f"{area}.py": text for area, text in v1.items()}
+    stale = [path for path, text in outputs.items() if not path.exists() or path.read_text() != text]
     if args.check:
-        current = args.out.read_text() if args.out.exists() else ""
-        if current != source:
-            print(f"{args.out} is stale: run {Path(__file__).relative_to(ROOT.parent)}", file=sys.stderr)
-            return 1
-        return 0
-    args.out.write_text(source)
+        for path in stale:
+            print(f"{path} is stale: run {Path(__file__).relative_to(ROOT.parent)}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(outputs[path])
     return 0
 
 

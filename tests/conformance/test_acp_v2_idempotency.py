@@ -166,3 +166,30 @@ async def test_a_key_whose_prompt_was_withdrawn_before_its_turn_is_free_again(
 
     assert again["result"]["stopReason"] == "end_turn"
     assert await _replayed_prompts(workspace, daemon_env, session_id) == ["slow first", "keyed: after a withdrawal"]
+
+
+async def test_a_key_reused_with_another_prompt_is_refused_on_both_versions_and_inserts_nothing(
+    daemon_env: dict[str, str], workspace: Path,
+) -> None:
+    """The same key with a different prompt is not a retry: `-32602` naming the key, and the
+    second prompt is neither inserted nor answered as the first (the user would lose it
+    without a word). The very same prompt again keeps getting the first answer, also after
+    a restart, where the key's prompt is known from the history."""
+    v1 = await Ndjson.start(workspace, daemon_env, 1)
+    session_id = (await v1.request("session/new", {"cwd": str(workspace), "mcpServers": []}))["result"]["sessionId"]
+    first = await v1.request("session/prompt", _keyed(session_id, "keyed first", "key-R", 1))
+    other_v1 = await v1.request("session/prompt", _keyed(session_id, "another prompt", "key-R", 1))
+    same_v1 = await v1.request("session/prompt", _keyed(session_id, "keyed first", "key-R", 1))
+    await v1.close()
+    assert same_v1["result"] == first["result"]
+    assert other_v1["error"]["code"] == -32602
+    assert "'key-R' was already used on this session for a different prompt" in other_v1["error"]["message"]
+
+    v2 = await Ndjson.start(workspace, daemon_env, 2)  # a new daemon: the first prompt is known from the history
+    await v2.request("session/resume", {"sessionId": session_id, "cwd": str(workspace)})
+    other_v2 = await v2.request("session/prompt", _keyed(session_id, "keyed first, edited", "key-R", 2))
+    same_v2 = await v2.request("session/prompt", _keyed(session_id, "keyed first", "key-R", 2))
+    await v2.close()
+    assert other_v2["error"]["code"] == -32602 and "key-R" in other_v2["error"]["message"]
+    assert same_v2["result"] == {"messageId": f"{first['result']['_meta']['tether']['turnId']}.0"}
+    assert await _replayed_prompts(workspace, daemon_env, session_id) == ["keyed first"]

@@ -109,3 +109,25 @@ async def test_the_form_carries_no_control_characters_of_a_hostile_prompt(spawn_
     assert message.startswith('Before I delete anything: which files or directories do you mean by "old stuff"?')
     assert len(message) < 1_000
     assert not any(ord(c) < 0x20 or c in "\x7f\u202e" for c in message), repr(message)
+
+
+async def test_an_answer_over_the_message_cap_joins_nothing_and_says_why(spawn_daemon, workspace: Path) -> None:
+    """A form answer over `max_message_mib` (here 1 MiB, from the user's environment) is not
+    stored or sent (the script has no reply for it): the turn ends as an unanswered question
+    does, and a notice names the size and the limit (SPEC §3.12)."""
+    async def huge(method: str, params: dict) -> Any:
+        return {"action": "accept", "content": {"answer": "only " + "build/ " * 300_000}}
+
+    daemon = await spawn_daemon(script=_script(workspace.parent), initialize=False,
+                                env={"TETHER_ASK_FIRST": "on", "TETHER_MAX_MESSAGE_MIB": "1"})
+    window = V2Window(daemon.client, huge)
+    await window.initialize(FORMS)
+    session = await window.new_session(workspace)
+    await window.prompt(session, VAGUE)
+    ended = await window.idle(session)
+
+    assert ended == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+    assert len(window.of(session, "user_message")) == 1  # the prompt; the answer joined nothing
+    [told] = [u["title"] for u in window.of(session, "notice")]
+    assert told.startswith("[your answer was 2.0 MiB, over the limit of 1 MiB per message; it was not sent")
+    await _serves_on(window, session)

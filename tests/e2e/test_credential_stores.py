@@ -193,3 +193,38 @@ async def test_the_file_tools_skip_and_refuse_the_stores_when_the_home_folder_is
     assert ".ssh" not in results["list"] and ".mozilla" not in results["list"] and "notes.txt" in results["list"]
     assert "id_ed25519" not in results["glob"] and "notes.txt" in results["glob"]
     assert "ordinary notes" in results["notes"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_host_key_made_between_two_prompts_is_hidden_from_the_next_prompts_commands(
+    spawn_daemon, workspace: Path, tmp_path: Path, backend: str
+) -> None:
+    """The hidden list is kept between turns (sandbox/credential_stores.py): a host key that
+    appears in /etc/ssh after the first prompt must still be hidden from the second's commands."""
+    host_key = Path("/etc/ssh") / f"ssh_host_tether{os.getpid()}{backend}_key"
+    made_dir = not host_key.parent.exists()
+    script = tmp_path / "two.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 2}, "text": "done"},
+        {"when": {"user": "^first"}, "tool_calls": [{"id": "one", "name": "run_command",
+                                                      "arguments": {"command": "echo first turn"}}]},
+        {"when": {"user": "^second"}, "tool_calls": [{"id": "two", "name": "run_command",
+                                                       "arguments": {"command": f"cat {host_key}"}}]},
+    ]}))
+    daemon = await spawn_daemon("--mode", "full-auto", script=script, env={
+        "TETHER_MASK_SECRETS": "off", "HOME": str(fake_home(tmp_path)), "TETHER_SANDBOX": backend})
+    session = await daemon.client.new_session(workspace)
+    first = [u async for u in session.prompt("first")]
+    assert "first turn" in json.dumps(first)
+    try:
+        host_key.parent.mkdir(exist_ok=True)
+        host_key.write_text("-----BEGIN HOSTKEY-MATERIAL-77c1-----\n")
+        second = [u async for u in session.prompt("second")]
+    finally:
+        host_key.unlink(missing_ok=True)
+        if made_dir:
+            host_key.parent.rmdir()
+    result = "".join(b.get("content", {}).get("text", "") for u in second if u.get("toolCallId") == "two"
+                     for b in u.get("content") or [])
+    assert "HOSTKEY-MATERIAL" not in json.dumps(second)
+    assert f"{host_key} is hidden from commands (credential store: SSH host key)" in result, result

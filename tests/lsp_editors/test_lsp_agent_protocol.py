@@ -279,3 +279,17 @@ async def test_cancel_from_the_progress_stops_the_turn(editor_factory):
     assert "(the turn ended: cancelled)" in editor.sent("window/showMessage")[-1]["message"]
     assert [p["value"] for p in editor.sent("$/progress") if p["token"] == token][-1] == {
         "kind": "end", "message": "cancelled"}
+
+
+async def test_an_ask_over_the_message_cap_is_refused_before_a_turn(editor_factory):
+    """`tether.ask` with a prompt over `max_message_mib` (8 MiB; SPEC §3.12): -32602 naming
+    the command, the size and the limit; no turn starts, and the editor can ask again."""
+    editor = await editor_factory(NVIM_LIKE)
+    error = await editor.failure("workspace/executeCommand", {"command": "tether.ask", "arguments": ["y" * (9 << 20)]})
+    assert error["code"] == -32602
+    assert "invalid params for tether.ask: prompt holds 9.0 MiB of text (the largest part, prompt, 9.0 MiB), " \
+        "over the limit of 8 MiB per message" in error["message"]
+    assert editor.sent("$/progress") == [] and editor.asked("window/workDoneProgress/create") == []
+    started = await editor.command("tether.ask", "slow please")
+    assert set(started) == {"sessionId", "turnId"}
+    await editor.turn_ended()

@@ -28,6 +28,8 @@ PRIVATE_MODULES = (
 PRIVATE_MODULES += ("_modes", "_prompt")
 # the codec (JSON, the Struct decoder, the collector's pause) and the stored checkpoint of pending calls
 PRIVATE_MODULES += ("_json", "_gc", "_codec", "_pending")
+# the hand-declared `_meta` of generated ACP v1 classes, re-exported by `_updates`, `_client_requests` and `_initialize`
+PRIVATE_MODULES += ("_update_meta", "_permission_meta", "_capabilities_meta")
 # Modules that hold message classes: each is re-exported whole by `_messages`.
 MESSAGE_MODULES = (
     "_common", "_initialize", "_sessions", "_updates", "_extensions", "_snapshots", "_lsp",

@@ -76,10 +76,10 @@ def _is_struct(tp: Any) -> bool:
 
 def _counts(cls: type) -> tuple[int, int]:
     """(properties, required) of a message class: a Struct's fields and its tag
-    (`tag_field`, a property with one value: optional)."""
+    (`tag_field`, a property with one value: required, as msgspec always writes it)."""
     fields = msgspec.structs.fields(cls)
     tagged = cls.__struct_config__.tag_field is not None  # type: ignore[attr-defined]
-    return len(fields) + tagged, sum(f.required for f in fields)
+    return len(fields) + tagged, sum(f.required for f in fields) + tagged
 
 
 # ---- the committed file --------------------------------------------------------------
@@ -165,18 +165,20 @@ def test_every_message_class_has_a_def() -> None:
     assert "meta" not in defs["PromptParams"]["properties"]
 
 
-def test_tagged_unions_are_one_of_refs_with_the_tag_required() -> None:
+def test_tagged_unions_are_refs_with_a_discriminator_and_the_tag_required() -> None:
     defs = _schema()["$defs"]
     for name, tag, members in [
         ("ContentBlock", "type", _messages.ContentBlock),
         ("SessionUpdate", "sessionUpdate", _messages.SessionUpdate),
     ]:
-        variants = defs[name]["oneOf"]
-        assert [v["$ref"] for v in variants] == [
-            f"#/$defs/{m.__name__}" for m in typing.get_args(members)
-        ]
-        assert all(v["required"] == [tag] for v in variants)
-        assert defs[name]["discriminator"] == {"propertyName": tag}
+        refs = [f"#/$defs/{m.__name__}" for m in typing.get_args(members)]
+        assert [v["$ref"] for v in defs[name]["anyOf"]] == refs
+        assert defs[name]["discriminator"]["propertyName"] == tag
+        assert sorted(defs[name]["discriminator"]["mapping"].values()) == sorted(refs)
+        for member in typing.get_args(members):
+            entry = defs[member.__name__]
+            assert tag in entry["required"]
+            assert entry["properties"][tag] == {"enum": [member.__struct_config__.tag]}
 
 
 def test_method_table() -> None:
@@ -265,10 +267,10 @@ def test_realistic_messages_structure_and_round_trip(name: str, message: dict[st
     assert _kept(message, unstructure(obj)), "the converter dropped or changed what it read"
 
 
-# Tether sends these and never reads them: each is, or holds, an untagged union of two
-# objects (LSP's `documentChanges`, a dump's snapshot or file, a latest session or none),
-# which msgspec writes but will not read
-SENT_ONLY = frozenset({"ApplyWorkspaceEditParams", "WorkspaceEdit", "DumpResult", "LatestResult"})
+# Tether sends these and never reads them: each is an untagged union of two objects (a dump's
+# snapshot or file, a latest session or none), which msgspec writes but will not read. (LSP's
+# `documentChanges`, another, is a field read as raw JSON: `_lsp.DocumentChanges`.)
+SENT_ONLY = frozenset({"DumpResult", "LatestResult"})
 
 
 def _assert_sent_only(cls: Any, wire: Any) -> None:
@@ -302,7 +304,7 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
     if typing.get_origin(tp) is typing.Annotated:  # msgspec's checks: "s" is long enough
         base, *checks = typing.get_args(tp)
         described = [c.shape for c in checks if isinstance(c, Described)]
-        if described and base is Any:  # raw JSON described by a class (the snapshot)
+        if described and not any(map(_is_struct, typing.get_args(base))):  # raw JSON described by a shape
             return unstructure(_sample(described[0], nulls=nulls))
         return _sample(base, nulls=nulls)
     if tp is type(None):

@@ -111,7 +111,9 @@ def test_properties_are_acp_properties(
     assert sorted(names - not_acp - set(theirs["properties"])) == []
     assert not (not_acp & set(theirs["properties"])), "exempted a name ACP does have"
 
-    our_required = set(mine.get("required", []))
+    # a tag (one value; ACP requires it in its union, msgspec in the member too) is always sent
+    tags = {k for k, v in mine["properties"].items() if len(v.get("enum", ())) == 1}
+    our_required = set(mine.get("required", [])) - tags
     acp_required = set(theirs.get("required", []))
     if direction == "in":
         assert sorted(our_required - acp_required) == [], "we require what ACP makes optional"
@@ -136,13 +138,13 @@ def test_tags_and_enums_are_acp_values() -> None:
         ("ContentBlock", "ContentBlock", "type"),
     ]:
         our_tags = {
-            defs[v["$ref"].removeprefix("#/$defs/")]["properties"][tag]["const"]
-            for v in defs[ours]["oneOf"]
+            defs[v["$ref"].removeprefix("#/$defs/")]["properties"][tag]["enum"][0]
+            for v in defs[ours]["anyOf"]
         }
         assert our_tags <= _acp_consts(acp[theirs], tag), ours
     tool_content = {
-        defs[v["$ref"].removeprefix("#/$defs/")]["properties"]["type"]["const"]
-        for v in defs["ToolCallContent"]["oneOf"]
+        defs[v["$ref"].removeprefix("#/$defs/")]["properties"]["type"]["enum"][0]
+        for v in defs["ToolCallContent"]["anyOf"]
     }
     assert tool_content == {"content", "diff", "terminal"}
     assert tool_content <= _acp_consts(acp["ToolCallContent"], "type")

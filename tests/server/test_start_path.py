@@ -28,6 +28,8 @@ LATER = (
     "tether.handlers.loading", "tether.handlers.snapshots", "tether_protocol._converter",
     "tether_protocol._snapshots", "tether_protocol._lsp", "tether_protocol._extensions", "tether_protocol._methods",
     "tether_protocol._updates",
+    # the generated ACP v1 areas the start does not need (each is loaded where its hand module was)
+    "tether_protocol.acp_v1.updates", "tether_protocol.acp_v1.client_requests", "tether_protocol.acp_v1.prompt",
     "tree_sitter", "httpx",
 )
 

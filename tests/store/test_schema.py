@@ -22,7 +22,7 @@ ALL = list(range(1, LATEST + 1))
 async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Query) -> None:
     assert query("PRAGMA journal_mode") == [("wal",)]
     assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
-    assert store.schema_version == LATEST == 11
+    assert store.schema_version == LATEST == 12
     assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "schema_version", "sessions", "turns", "messages", "run_reports", "approval_rules",
     }

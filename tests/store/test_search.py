@@ -220,7 +220,7 @@ async def test_a_version_4_database_keeps_its_index_and_indexes_what_is_added(
     assert query("SELECT COUNT(*) FROM messages_fts") == [(2,)]  # the v4 trigger's rows
 
     async with await HistoryStore.open(db_path) as store:
-        assert store.schema_version == latest_version() == 11
+        assert store.schema_version == latest_version() == 12
         assert [h.message_seq for h in await search(store, "heron")] == [0, 1]
         await _conversation(store, "new", "New talk", "any heron here?", "one heron", "heron.txt")
         copy_id = await import_session(store, await export_session(store, "old"))

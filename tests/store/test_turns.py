@@ -190,13 +190,17 @@ async def test_reopening_after_a_crash_interrupts_running_turns_and_keeps_messag
 
 async def test_a_cancelled_writer_does_not_wedge_the_connection(store: HistoryStore, session: str) -> None:
     await store.begin_turn(session, "t1", MessageRecord("user", {}))
+    cancelled = 0
     for depth in range(8):
         task = asyncio.create_task(store.append_messages(session, "t1", [MessageRecord("assistant", {})]))
-        for _ in range(depth):  # cancel at a different point of BEGIN ... COMMIT each time
+        for _ in range(depth):  # cancel at a different point of the write each time
             await asyncio.sleep(0)
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        try:
+            await task  # the write runs in one trip to SQLite's thread: a late cancel finds it done
+        except asyncio.CancelledError:
+            cancelled += 1
+    assert cancelled >= 2  # before the write began, and while it waited for the thread
 
     # whatever the cancelled writes managed, nothing is half-applied or left open
     await store.append_messages(session, "t1", [MessageRecord("assistant", {"text": "after"})])

@@ -65,10 +65,13 @@ class Resumed:
 
 
 class TurnJournal:
-    def __init__(self, session: AgentSession, turn_id: str, idempotency_key: str | None = None) -> None:
+    def __init__(
+        self, session: AgentSession, turn_id: str, idempotency_key: str | None = None, prompt_digest: str = ""
+    ) -> None:
         self.session = session
         self.turn_id = turn_id
         self.idempotency_key = idempotency_key  # stored with the prompt, in its transaction
+        self.prompt_digest = prompt_digest  # (with the key)
         self.step: StepState | None = None  # the open step
         self.stage: StepStage | None = None
         self._calls: dict[str, _Call] = {}
@@ -86,7 +89,9 @@ class TurnJournal:
         else:
             from ..store.prompt_keys import begin_keyed_turn
 
-            await begin_keyed_turn(self.session.store, self.session.id, self.turn_id, record, self.idempotency_key)
+            await begin_keyed_turn(
+                self.session.store, self.session.id, self.turn_id, record, self.idempotency_key, self.prompt_digest
+            )
         if not blocked:
             self.session.messages.append(user)
 

@@ -91,7 +91,7 @@ class AgentTurn:
         self.max_steps = max_steps
         self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, session.model or provider.model)
         self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
-        self.journal = TurnJournal(session, handle.turn_id, handle.idempotency_key)
+        self.journal = TurnJournal(session, handle.turn_id, handle.idempotency_key, handle.prompt_digest)
         self.services = services = services or TurnServices()
         self.steps = StepRunner(
             session, self.journal, provider=provider, tools=tools, sink=sink,

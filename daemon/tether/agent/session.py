@@ -51,6 +51,7 @@ class ActiveTurn:
     parent_call_id: str = ""  # a sub-agent's turn: the `delegate` call it runs under
     child_session_id: str = ""  # a sub-agent's turn: its own session (`session/cancel` of it on v2)
     idempotency_key: str | None = None  # its prompt's (stored with it as the turn begins)
+    prompt_digest: str = ""  # with a key: its prompt's digest (a reuse with another prompt is refused)
 
     def cancel(self) -> None:
         self.cancel_requested = True

@@ -47,6 +47,7 @@ _LIMITS: dict[str, tuple[Callable[[object, object], bool], str]] = {
     "reviewer": (lambda mine, theirs: theirs == "on" and mine != "on", "let a model approve tool calls"),
     "reviewer_model": (lambda mine, theirs: theirs != mine, "choose the model that approves tool calls"),
     "ask_first": (lambda mine, theirs: theirs == "off" and mine == "on", "stop Tether asking first"),
+    "max_message_mib": (lambda mine, theirs: int(str(theirs)) > int(str(mine)), "accept larger messages"),
     # the history is opened with the start-up value; the sandbox hides this one (§5.13)
     "home": (lambda mine, theirs: theirs != mine, "move the history commands must not read"),
 }

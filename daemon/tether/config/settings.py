@@ -219,6 +219,10 @@ class Settings:
     delegate_tokens: int = setting(200_000, low=1_000, high=10_000_000)
     # ACP v2 (Preview) for a client that asks for it; "off": every client gets v1 (SPEC §12.1)
     acp_v2: str = setting("on", choices=OFF_ON)
+    # the most text (MiB, UTF-8) one message the user sends may hold: a prompt, a steered
+    # message, an answer to a question (SPEC §3.8); more is refused before it is stored.
+    # 8 MiB is twice what the largest context window (1M tokens) takes; user settings only
+    max_message_mib: int = setting(8, low=1, high=256)
     # Excluded from equality/hash: two Settings with the same values are the same
     # configuration however they were assembled (and a dict is unhashable).
     sources: dict[str, str] = field(default_factory=_default_sources, compare=False)

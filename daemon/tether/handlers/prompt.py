@@ -36,6 +36,7 @@ from ..services.child_sessions import refuse_running_child
 from ..services.commands import Expanded
 from ..services.live_session import LiveSession
 from ..services.mcp_resources import attach_resources
+from ..services.message_size import refuse_oversized
 from ..services.prompt_keys import idempotency_key as key_of
 from ..services.prompt_keys import turn_meta
 from ..services.queue import queue_of, steering
@@ -177,6 +178,7 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
     With an idempotency key, a retry gets the first request's answer (prompt_keys.py)."""
     from ..services.prompt_keys import prompt_once
 
+    refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")  # before a key is taken
     key = key_of(params)
     if key is not None and not steering(params):
         return await prompt_once(ctx, params, key, _session_prompt)
@@ -245,6 +247,7 @@ async def _prompt_turn(
 async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptResult | RawResult:
     """`_tether/session/steer`: `session/prompt` with `_meta.tether.steer: true`."""
     _refuse_empty(params.prompt, "_tether/session/steer")
+    refuse_oversized(params.prompt, ctx.settings.max_message_mib, "_tether/session/steer")
     meta = {**(params.meta or {}), "tether": {**((params.meta or {}).get("tether") or {}), "steer": True}}
     return await session_prompt(ctx, PromptParams(params.session_id, params.prompt, meta=meta))
 

@@ -1,9 +1,9 @@
 """The credential stores commands must not read, and the token files they see filtered.
 
 Owns: the default list of stores (SSH, cloud and registry credentials, keyrings, browser profiles, password
-hashes and private keys), the token files whose secret lines are removed, and `read_limits`: that list after
-the user's `allow_read` and `deny_read`.
-Must not: read a file's contents, or decide how a backend hides a path (bwrap.py, landlock.py).
+hashes and private keys), the token files whose lines are filtered, and `read_limits`: that list after the
+user's `allow_read` and `deny_read` (kept per inputs: HOME, XDG_*, the two lists, the host keys now).
+Must not: read file contents, decide how a backend hides a path (bwrap.py, landlock.py), or answer for other inputs.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["HiddenPath", "ReadLimits", "default_stores", "read_limits", "shown_path", "token_files"]
 
@@ -84,10 +85,8 @@ class ReadLimits:
     exposed: tuple[str, ...]  # default stores the user's allow_read exposes
 
 
-def _bases(env: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
-    home = env.get("HOME") or os.path.expanduser("~")
+def _bases(home: str, xdg_config: str, xdg_data: str) -> dict[str, tuple[str, ...]]:
     config, data = os.path.join(home, ".config"), os.path.join(home, ".local", "share")
-    xdg_config, xdg_data = env.get("XDG_CONFIG_HOME", ""), env.get("XDG_DATA_HOME", "")
     # both spellings: a command may set XDG_* itself, the files stay where they are
     return {
         "abs": ("/",),
@@ -97,10 +96,19 @@ def _bases(env: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     }
 
 
+def _places(env: Mapping[str, str]) -> tuple[str, str, str]:
+    """What the stores' places depend on: HOME and the two XDG directories."""
+    return env.get("HOME") or os.path.expanduser("~"), env.get("XDG_CONFIG_HOME", ""), env.get("XDG_DATA_HOME", "")
+
+
 def default_stores(env: Mapping[str, str]) -> tuple[HiddenPath, ...]:
-    bases = _bases(env)
-    found = [HiddenPath(os.path.join(base, rel), why) for where, rel, why in _STORES for base in bases[where]]
-    return (*found, *_host_keys())
+    return (*_stores(_places(env)), *_host_keys())
+
+
+@lru_cache(maxsize=8)
+def _stores(places: tuple[str, str, str]) -> tuple[HiddenPath, ...]:
+    bases = _bases(*places)
+    return tuple(HiddenPath(os.path.join(base, rel), why) for where, rel, why in _STORES for base in bases[where])
 
 
 def _host_keys() -> tuple[HiddenPath, ...]:
@@ -114,13 +122,17 @@ def _host_keys() -> tuple[HiddenPath, ...]:
 
 
 def token_files(env: Mapping[str, str]) -> tuple[str, ...]:
-    bases = _bases(env)
+    return _token_files(_places(env))
+
+
+@lru_cache(maxsize=8)
+def _token_files(places: tuple[str, str, str]) -> tuple[str, ...]:
+    bases = _bases(*places)
     return tuple(os.path.join(base, rel) for where, rel in _TOKEN_FILES for base in bases[where])
 
 
-def expanded(path: str, env: Mapping[str, str]) -> str:
+def expanded(path: str, home: str) -> str:
     """A `deny_read`/`allow_read` entry (absolute or `~/...`) as an absolute, normalised path."""
-    home = env.get("HOME") or os.path.expanduser("~")
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
     return os.path.normpath(path)
@@ -130,17 +142,28 @@ def read_limits(
     env: Mapping[str, str], deny_read: Sequence[str] = (), allow_read: Sequence[str] = ()
 ) -> ReadLimits:
     """The default stores and token files, less those at or under an `allow_read` entry
-    (user config only), plus every `deny_read` entry (which wins over allow_read)."""
-    allowed = [expanded(path, env) for path in allow_read]
+    (user config only), plus every `deny_read` entry (which wins over allow_read).
+    Built once per set of inputs (each turn asks): the host keys are listed at every
+    call, so a key made since the last turn is in the key and hidden from the next."""
+    return _read_limits(_places(env), tuple(deny_read), tuple(allow_read), _host_keys())
+
+
+@lru_cache(maxsize=8)
+def _read_limits(
+    places: tuple[str, str, str], deny_read: tuple[str, ...], allow_read: tuple[str, ...],
+    host_keys: tuple[HiddenPath, ...],
+) -> ReadLimits:
+    home = places[0]
+    allowed = [expanded(path, home) for path in allow_read]
 
     def exposed(path: str) -> bool:
         return any(path == entry or path.startswith(entry.rstrip("/") + "/") for entry in allowed)
 
-    defaults = default_stores(env)
+    defaults = (*_stores(places), *host_keys)
     hidden = [store for store in defaults if not exposed(store.path)]
-    denied = [expanded(path, env) for path in deny_read]
+    denied = [expanded(path, home) for path in deny_read]
     hidden += [HiddenPath(path, "your deny_read") for path in denied if path not in {h.path for h in hidden}]
-    filtered = tuple(path for path in token_files(env) if not exposed(path) and path not in denied)
+    filtered = tuple(path for path in _token_files(places) if not exposed(path) and path not in denied)
     return ReadLimits(tuple(hidden), filtered, tuple(store.path for store in defaults if exposed(store.path)))
 
 

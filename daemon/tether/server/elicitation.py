@@ -1,16 +1,16 @@
 """Ask-first's question as an ACP v2 form (`elicitation/create`, SPEC §12.8).
 
-Owns: `clarifier` (the turn's `clarify` for a v2 client that declared
-`capabilities.elicitation.form`): the form with one text field, the session's state while it
-waits (`requires_action`, then `running` once answered), and reading the answer. Must not:
-decide when to ask (hooks/ask_first.py) or what the answer does (the turn: agent/loop.py).
+Owns: `clarifier` (the turn's `clarify` for a v2 client that declared `capabilities.elicitation.form`):
+the form with one text field, the session's state while it waits (`requires_action`, then `running`),
+and reading the answer (one over `max_message_mib` is refused). Must not: decide when to ask
+(hooks/ask_first.py) or what the answer does (the turn: agent/loop.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from ..agent.sink import TurnStateChanged
+from ..agent.sink import Notice, TurnStateChanged
 from ..transport.rpc import ClientRequestFailed
 from .context import ClientConnection
 
@@ -53,6 +53,13 @@ async def ask_in_form(ctx: ClientConnection, session_id: str, question: str) -> 
     content = result.get("content") if isinstance(result, dict) and result.get("action") == "accept" else None
     answer = content.get(FIELD) if isinstance(content, dict) else None
     if not isinstance(answer, str) or not answer.strip():
+        return None
+    from ..services.message_size import answer_over_limit
+
+    too_large = answer_over_limit(answer, ctx.settings.max_message_mib)
+    if too_large is not None:  # not stored, not sent: the turn ends as an unanswered question does
+        if sink is not None:
+            sink.emit(Notice(f"\n[{too_large}]\n"))
         return None
     if sink is not None:
         sink.emit(TurnStateChanged("running"))

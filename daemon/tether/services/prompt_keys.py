@@ -1,31 +1,27 @@
 """Idempotency keys on `session/prompt` (RFD "v2 Idempotency Keys", SPEC §12.5).
 
-Owns: reading a prompt's key (v2's `idempotencyKey`, v1's `_meta.tether.idempotencyKey`) and
-answering a retry: waiting for the pending first request, its answer again, or after a restart
-the store's (with `turn_meta`, a prompt answer's turn); a key never inserted is free again.
-Must not: run a turn (prompt.py, prompt_v2.py do) or write SQL.
+Owns: reading a prompt's key (v2's `idempotencyKey`, v1's `_meta.tether.idempotencyKey`) and answering
+a retry of the same prompt (by its digest): waiting for the pending first request, its answer again, or
+after a restart the store's (`turn_meta`: a prompt answer's turn); refusing the key with another
+prompt; a key never inserted is free again. Must not: run a turn (prompt.py, prompt_v2.py do) or write SQL.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import cast
 
 import anyio
 
-from tether_protocol import (
-    InvalidParams,
-    PromptParams,
-    PromptResult,
-    PromptResultMeta,
-    PromptTetherMeta,
-    RequestCancelled,
-    SteerOutcome,
-    StopReason,
-    TetherError,
-    dumps_text,
-)
+from tether_protocol._common import StopReason
+from tether_protocol._converter import unstructure
+from tether_protocol._errors import InvalidParams, RequestCancelled, TetherError
+from tether_protocol._json import dumps_text
+from tether_protocol._queue import SteerOutcome
+from tether_protocol._sessions import PromptParams, PromptResult, PromptResultMeta, PromptTetherMeta
 from tether_protocol.peer import RawResult
 
 from ..agent.session import AgentSession
@@ -44,6 +40,7 @@ Answer = PromptResult | RawResult
 class KeyedPrompt:
     """The first request with a key: done once it is answered (or failed)."""
 
+    digest: str  # its prompt's (`prompt_digest`)
     done: anyio.Event = field(default_factory=anyio.Event)
     began: bool = False  # its turn began (the prompt is inserted with its key)
     answer: Answer | None = None
@@ -68,6 +65,25 @@ def idempotency_key(params: PromptParams) -> str | None:
     return key
 
 
+def prompt_digest(params: PromptParams) -> str:
+    """SHA-256 of the prompt's canonical JSON: its content blocks as decoded, keys sorted, no
+    whitespace, text as sent (no Unicode normalisation). Two prompts are the same when equal."""
+    blocks = [unstructure(block) for block in params.prompt]
+    canonical = json.dumps(blocks, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _refuse_other_prompt(key: str, digest: str, first_digest: str) -> None:
+    """The key was first sent with another prompt: refused (answering the first prompt's id
+    would drop this one without a word). A key stored before schema v12 has no digest."""
+    if first_digest and digest != first_digest:
+        raise InvalidParams(
+            f"invalid params for session/prompt: idempotencyKey {key!r} was already used on this session "
+            f"for a different prompt; nothing was inserted. Send this prompt with a new key (a new UUID per "
+            f"prompt the user sends; reuse a key only to retry the very same prompt)"
+        )
+
+
 async def prompt_once(
     ctx: ClientConnection, params: PromptParams, key: str, first: Callable[[ClientConnection, PromptParams], Awaitable[Answer]],
 ) -> Answer:
@@ -75,17 +91,21 @@ async def prompt_once(
     session = ctx.daemon.registry.get_live(params.session_id)
     keyed_prompts = queue_of(ctx, session).keyed
     seen = keyed_prompts.get(key)
+    digest = prompt_digest(params)
     if seen is not None:
+        _refuse_other_prompt(key, digest, seen.digest)
         await seen.done.wait()
         if seen.error is not None:
             raise seen.error
         if seen.answer is None:  # its request was dropped (its connection closed) unanswered
             raise RequestCancelled("the first request with this idempotencyKey was dropped before it was answered")
         return seen.answer
-    keyed = keyed_prompts[key] = KeyedPrompt()
+    keyed = keyed_prompts[key] = KeyedPrompt(digest)
     try:
         stored = await prompt_keys.find(session.store, session.id, key)
         if stored is not None:  # used before this daemon started
+            keyed.digest = stored.prompt_digest
+            _refuse_other_prompt(key, digest, stored.prompt_digest)
             keyed.began = True
             keyed.answer = await _stored_answer(ctx, session, key, stored)
         else:

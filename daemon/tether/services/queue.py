@@ -89,7 +89,7 @@ class PromptQueue:
         handle = await self._take_turn(session, params)
         keyed = self.keyed.get(key) if key is not None else None
         if handle is not None and keyed is not None:  # (a steer's key is not kept)
-            handle.idempotency_key, keyed.began = key, True
+            handle.idempotency_key, handle.prompt_digest, keyed.began = key, keyed.digest, True
         return handle
 
     async def _take_turn(self, session: AgentSession, params: PromptParams) -> ActiveTurn | None:

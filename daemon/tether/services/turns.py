@@ -20,11 +20,9 @@ from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
-from ..config import Settings
 from ..hooks.setup import turn_hooks
 from ..providers.base import Provider
 from ..rendering import SessionUpdates
-from ..sandbox.credential_stores import ReadLimits
 from ..server.context import ClientConnection
 from ..server.files import EditorFiles
 from ..store import MessageRecord, tether_home
@@ -55,24 +53,20 @@ _DROPPED_STARTED = (
 def hidden_paths(ctx: ClientConnection) -> tuple[str, ...]:
     """Paths commands must not read: Tether's user config and its history, the credential
     stores (after `allow_read` and `deny_read`) and the token files (hidden whole where
-    no filtered copy is shown: `filtered_paths`)."""
-    home = ctx.settings.home
-    limits = command_read_limits(ctx.settings)
-    own = private_paths(Path(home) if home else None)
-    return (*own, *(store.path for store in limits.hidden), *limits.filtered)
+    no filtered copy is shown: `read_paths`)."""
+    return read_paths(ctx)[0]
 
 
-def filtered_paths(ctx: ClientConnection) -> tuple[str, ...]:
-    """The token files a command may read without their credential lines."""
-    return command_read_limits(ctx.settings).filtered
-
-
-def command_read_limits(settings: Settings) -> ReadLimits:
+def read_paths(ctx: ClientConnection) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`hidden_paths`, and the token files a command may read without their credential lines."""
     import os
 
     from ..sandbox.credential_stores import read_limits
 
-    return read_limits(os.environ, (*settings.deny_read, *settings.workspace_deny_read), settings.allow_read)
+    settings = ctx.settings
+    limits = read_limits(os.environ, (*settings.deny_read, *settings.workspace_deny_read), settings.allow_read)
+    own = private_paths(Path(settings.home) if settings.home else None)
+    return (*own, *[store.path for store in limits.hidden], *limits.filtered), limits.filtered
 
 
 def make_turn(
@@ -118,8 +112,9 @@ def turn_services(
 ) -> TurnServices:
     """What a turn's tools ask, write and hook with (a `/compact` uses them too)."""
     settings = ctx.settings
+    hidden, filtered = read_paths(ctx)  # once a turn: the hooks' commands and the tools' alike
     hooked = turn_hooks(
-        settings, session, turn_id, sink, provider, ctx.asker(), hidden_paths(ctx),
+        settings, session, turn_id, sink, provider, ctx.asker(), hidden,
         tether_home(Path(settings.home) if settings.home else None),
     )
     return TurnServices(
@@ -136,8 +131,8 @@ def turn_services(
         env_allow=settings.allow_env,
         checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
         sandbox_setting=settings.sandbox,
-        hidden_paths=hidden_paths(ctx),
-        filtered_paths=filtered_paths(ctx),
+        hidden_paths=hidden,
+        filtered_paths=filtered,
         mask_secrets=settings.mask_secrets == "on",
         unix_sockets=settings.allow_unix_sockets,
         net_rules=_net_rules(ctx, session) if settings.network == "allowlist" else None,

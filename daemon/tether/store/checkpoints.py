@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import aiosqlite
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from tether.store.history import HistoryStore
     from tether.store.records import ChangeSet
 
@@ -101,12 +103,12 @@ _INSERT_ROW = (
 )
 
 
-async def insert_changes(conn: aiosqlite.Connection, session_id: str, changed: Sequence[tuple[int, ChangeSet]]) -> None:
+def insert_changes(conn: sqlite3.Connection, session_id: str, changed: Sequence[tuple[int, ChangeSet]]) -> None:
     """The files the calls changed, in the transaction that commits their results (seq: the result's)."""
     blob_rows = {d: (d, len(b), b) for _seq, cs in changed for d, b in cs.blobs.items()}
     if blob_rows:
-        await conn.executemany(_INSERT_BLOB, list(blob_rows.values()))
-    await conn.executemany(
+        conn.executemany(_INSERT_BLOB, list(blob_rows.values()))
+    conn.executemany(
         _INSERT_ROW, [(session_id, seq, None, cs.call_id, *row) for seq, cs in changed for row in cs.rows]
     )
 

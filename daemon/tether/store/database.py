@@ -9,6 +9,7 @@ Must not: know any table but through the SQL and work it is handed (``history.py
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
@@ -100,7 +101,16 @@ class Database:
 
     async def write(self, work: Work[_T]) -> _T:
         """Run ``work`` as one transaction; its result, or its exception after a rollback."""
-        task = asyncio.ensure_future(self._transaction(self._live(), work))
+        return await self._shielded(_in_steps, work)
+
+    async def write_at_once(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """`write`, for ``work`` made of plain sqlite3 calls: it runs with its BEGIN and COMMIT
+        in one trip to the connection's thread instead of one trip per statement (~50 µs
+        each: a turn's start makes eight before its first chunk)."""
+        return await self._shielded(_at_once, work)
+
+    async def _shielded(self, run: Callable[[aiosqlite.Connection, Any], Awaitable[_T]], work: Any) -> _T:
+        task = asyncio.ensure_future(self._transaction(self._live(), run, work))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
         return await asyncio.shield(task)
@@ -110,7 +120,9 @@ class Database:
             raise StoreError(f"history store {self.path} is closed")
         return self._conn
 
-    async def _transaction(self, conn: aiosqlite.Connection, work: Work[_T]) -> _T:
+    async def _transaction(
+        self, conn: aiosqlite.Connection, run: Callable[[aiosqlite.Connection, Any], Awaitable[_T]], work: Any
+    ) -> _T:
         async with self._lock:
             if _identity(self.path) != self._identity:
                 # SQLite would write on into the deleted file, and all of it would be lost
@@ -121,15 +133,7 @@ class Database:
                     self.path,
                 )
             try:
-                # IMMEDIATE: take the write lock up front, so another process makes
-                # us wait (busy_timeout) at BEGIN instead of failing mid-transaction
-                await conn.execute("BEGIN IMMEDIATE")
-                try:
-                    result = await work(conn)
-                    await conn.execute("COMMIT")
-                except BaseException:
-                    await schema.rollback(conn)
-                    raise
+                result = await run(conn, work)
             except sqlite3.Error as exc:
                 raise fault_of(exc, self.path) from exc
         if not self._checkpointing and _size(self._wal) >= CHECKPOINT_BYTES:
@@ -158,6 +162,38 @@ class Database:
             pass  # busy, or closing: the WAL keeps every commit, the next write tries again
         finally:
             self._checkpointing = False
+
+
+# IMMEDIATE: take the write lock up front, so another process makes us wait
+# (busy_timeout) at BEGIN instead of failing mid-transaction
+async def _in_steps(conn: aiosqlite.Connection, work: Work[_T]) -> _T:
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = await work(conn)
+        await conn.execute("COMMIT")
+    except BaseException:
+        await schema.rollback(conn)
+        raise
+    return result
+
+
+async def _at_once(conn: aiosqlite.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
+    # aiosqlite runs a callable on its thread only through `_execute` (its statements do the same)
+    result: _T = await conn._execute(_in_thread, conn._conn, work)  # type: ignore[no-untyped-call]
+    return result
+
+
+def _in_thread(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        # as `schema.rollback`: SQLite may have ended it itself (e.g. on SQLITE_FULL)
+        with contextlib.suppress(sqlite3.OperationalError):
+            conn.execute("ROLLBACK")
+        raise
+    return result
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -99,10 +99,7 @@ class HistoryStore:
         return self
 
     async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.close()
 
@@ -115,6 +112,10 @@ class HistoryStore:
     async def transaction(self, work: Work[_T]) -> _T:
         """Run ``work(conn)`` as one write transaction; for modules of ``tether.store`` only."""
         return await self._db.write(work)
+
+    async def transaction_at_once(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """`transaction` for plain sqlite3 work, in one trip to the connection's thread."""
+        return await self._db.write_at_once(work)
 
     # -- sessions ---------------------------------------------------------------
 
@@ -222,7 +223,7 @@ class HistoryStore:
         """Start turn ``seq = previous + 1`` (status ``running``) together with its first message."""
         now = time.time()
         first = message_row(user_message, now)
-        return await self._db.write(lambda conn: turns.insert_turn(conn, session_id, turn_id, first, now))
+        return await self._db.write_at_once(lambda conn: turns.insert_turn(conn, session_id, turn_id, first, now))
 
     async def append_messages(
         self, session_id: str, turn_id: str, messages: Sequence[MessageRecord]
@@ -232,7 +233,7 @@ class HistoryStore:
             return []
         now = time.time()
         rows = [message_row(message, now) for message in messages]
-        return await self._db.write(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
+        return await self._db.write_at_once(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
 
     async def commit_step(
         self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: PendingStep | None
@@ -245,12 +246,12 @@ class HistoryStore:
         rows = [message_row(message, now) for message in messages]
         value = pending_text(pending)
 
-        async def work(conn: aiosqlite.Connection) -> list[int]:
-            seqs = await turns.insert_step(conn, session_id, turn_id, rows, now) if rows else []
-            await conn.execute("UPDATE turns SET pending = ?, partial = NULL WHERE id = ?", (value, turn_id))
+        def work(conn: sqlite3.Connection) -> list[int]:
+            seqs = turns.insert_step(conn, session_id, turn_id, rows, now) if rows else []
+            conn.execute("UPDATE turns SET pending = ?, partial = NULL WHERE id = ?", (value, turn_id))
             return seqs
 
-        return await self._db.write(work)
+        return await self._db.write_at_once(work)
 
     async def finish_turn(
         self,
@@ -266,7 +267,7 @@ class HistoryStore:
             raise ValueError(f"a turn finishes as one of {sorted(FINAL_TURN_STATUSES)}, not {status!r}")
         text = None if report is None else report_text(report)
         now = time.time()
-        await self._db.write(
+        await self._db.write_at_once(
             lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
         )
 
@@ -338,21 +339,20 @@ class HistoryStore:
         rows = [message_row(message, now) for message in messages]
         me = this_process()
 
-        async def work(conn: aiosqlite.Connection) -> bool:
-            found = await conn.execute_fetchall(
+        def work(conn: sqlite3.Connection) -> bool:
+            found = conn.execute(
                 "SELECT owner FROM turns WHERE id = ? AND session_id = ? AND status = 'running'"
                 " AND pending IS NOT NULL",
                 (turn_id, session_id),
-            )
-            owner = next(iter(found))[0] if found else None
-            if not found or (owner != me and alive(owner)):
+            ).fetchone()
+            if found is None or (found[0] != me and alive(found[0])):
                 return False
             if rows:
-                await turns.insert_step(conn, session_id, turn_id, rows, now)
-            await turns.close_turn(conn, turn_id, "cancelled", "cancelled", None, None, now)
+                turns.insert_step(conn, session_id, turn_id, rows, now)
+            turns.close_turn(conn, turn_id, "cancelled", "cancelled", None, None, now)
             return True
 
-        return await self._db.write(work)
+        return await self._db.write_at_once(work)
 
     async def load_messages(self, session_id: str) -> list[MessageRecord]:
         """The conversation as it stands (without the messages a rewind took out)."""

@@ -275,6 +275,13 @@ async def _v11_prompt_keys(conn: aiosqlite.Connection) -> None:
     )
 
 
+async def _v12_prompt_key_digests(conn: aiosqlite.Connection) -> None:
+    # The digest of the prompt a key was first sent with (SPEC §12.5): the same key with
+    # another prompt is refused, never answered as if it were a retry. A key stored before
+    # this version has none ("") and is answered as before.
+    await conn.execute("ALTER TABLE prompt_keys ADD COLUMN prompt_digest TEXT NOT NULL DEFAULT ''")
+
+
 # The order the steps run in: migration *i* (from 1) takes the database from version *i* to *i + 1*.
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial,
@@ -288,4 +295,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     _v9_prompt_queue,
     _v10_rule_network,
     _v11_prompt_keys,
+    _v12_prompt_key_digests,
 )

@@ -1,7 +1,8 @@
-"""A session snapshot's records (format ``SNAPSHOT_VERSION``) as msgspec Structs, and the checks across them.
+"""A session snapshot's records (format ``SNAPSHOT_VERSION``) checked: each by its Struct, then across them.
 
-Owns: the format's version and limits, ``SnapshotError`` (naming the first wrong field), one Struct per
-record kind, the checks a type cannot say (unique ids and seqs, seq order, named turns exist), defaults.
+Owns: the format's version, ``SnapshotError`` (naming the first wrong field, in the record Structs' order:
+``tether_protocol._snapshots``, the format's one description), the checks a type cannot say (unique ids
+and seqs, seq order, named turns exist), defaults.
 Must not: upgrade older formats (``snapshots`` does), touch a store, or change anything but the records.
 """
 
@@ -13,8 +14,15 @@ from typing import Annotated, Any, Literal, TypeGuard, TypeVar, get_args, get_or
 import msgspec
 
 from tether.store.errors import StoreError
-from tether.store.records import MessageRole, MessageStatus, TurnStatus
-from tether_protocol import JsonObject, type_name
+from tether_protocol._codec import Described
+from tether_protocol._json import JsonObject, type_name
+from tether_protocol._snapshots import (
+    SnapshotMessage,
+    SnapshotReport,
+    SnapshotRule,
+    SnapshotSession,
+    SnapshotTurn,
+)
 
 # (the conversation model and the checkpoint's reader are imported by the checks that use
 # them: opening a store does not)
@@ -23,70 +31,17 @@ from tether_protocol import JsonObject, type_name
 # older snapshots restore as they did, and older Tethers ignore them
 SNAPSHOT_VERSION = 1
 
-# A seq is a JSON-safe integer (JavaScript reads exact integers up to 2**53 - 1): far from
-# SQLite's 64-bit limit, so the turns and messages that follow can still be numbered.
-MAX_SEQ = 2**53 - 1
-# Timestamps are seconds since the epoch: 1e11 is the year 5138 (and a float, unlike an
-# integer over 64 bits, that SQLite stores).
-MAX_TIME = 1e11
-
-Seq = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEQ)]
-Time = Annotated[float, msgspec.Meta(ge=0, lt=MAX_TIME)]  # NaN and the infinities are outside
-Id = Annotated[str, msgspec.Meta(min_length=1)]
-
 
 class SnapshotError(StoreError):
     """A snapshot that cannot be imported (or a fork point that does not exist); says why."""
 
 
-class SessionRecord(msgspec.Struct, kw_only=True):
-    id: Id
-    workspace: str
-    title: str | None = None
-    mode: str
-    created_at: Time
-    updated_at: Time
-    metadata: dict[str, Any] = {}
-
-
-class TurnRecord(msgspec.Struct, kw_only=True):
-    id: str
-    seq: Seq
-    status: TurnStatus
-    stop_reason: str | None = None
-    started_at: Time
-    finished_at: Time | None = None
-    error: str | None = None
-    pending: dict[str, Any] | None = None  # read by the checkpoint's own reader
-
-
-class MessageRecord(msgspec.Struct, kw_only=True):
-    seq: Seq
-    turn_id: str | None = None
-    role: MessageRole
-    status: MessageStatus = "complete"
-    created_at: Time
-    # the stored message: the conversation's Structs decode it, many at a time, in the
-    # same words (``check_bodies``: "messages[0].body must be an object, not a list")
-    body: Any
-
-
-class ReportRecord(msgspec.Struct, kw_only=True):
-    turn_id: str
-    report: dict[str, Any]
-
-
-class RuleRecord(msgspec.Struct, kw_only=True):
-    kind: str
-    pattern: str
-    decision: Literal["allow", "deny"]
-
-
 _EVERY: dict[type[msgspec.Struct], frozenset[str]] = {
-    cls: frozenset(cls.__struct_fields__) for cls in (SessionRecord, TurnRecord, MessageRecord, ReportRecord, RuleRecord)
+    cls: frozenset(cls.__struct_fields__)
+    for cls in (SnapshotSession, SnapshotTurn, SnapshotMessage, SnapshotReport, SnapshotRule)
 }
-# a message record's fields with a default (filled in when left out)
-_TURN_ID, _STATUS = (f.name for f in msgspec.structs.fields(MessageRecord) if not f.required)
+# a message record's fields with a default that most records have (filled in when left out)
+_TURN_ID, _STATUS = "turn_id", "status"
 
 # a field's own check after its type's: (its value) -> the rest of the message, or None
 After = dict[str, Callable[[Any], "str | None"]]
@@ -115,7 +70,7 @@ def _fill(record: JsonObject, typed: msgspec.Struct) -> None:
 def check_session(session: Any) -> None:
     if not isinstance(session, dict):
         raise SnapshotError(f'"session" must be an object, not {type_name(session)}')
-    _checked(SessionRecord, session, "session")
+    _checked(SnapshotSession, session, "session")
 
 
 def check_turns(turns: list[Any]) -> set[str]:
@@ -131,7 +86,7 @@ def check_turn(turn: Any, i: int, ids: set[str], seqs: set[int]) -> None:
     where = f"turns[{i}]"
     if not isinstance(turn, dict):
         raise SnapshotError(f"{where} must be an object, not {type_name(turn)}")
-    _checked(TurnRecord, turn, where)
+    _checked(SnapshotTurn, turn, where)
     if turn["pending"] is not None and (problem := _pending_problem(turn["pending"])):
         raise SnapshotError(f"{where}.pending{problem}")
     if turn["id"] in ids:
@@ -144,7 +99,7 @@ def check_turn(turn: Any, i: int, ids: set[str], seqs: set[int]) -> None:
 
 def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
     try:  # all at once (one call into msgspec); a wrong one is found again one at a time
-        typed = msgspec.convert(messages, list[MessageRecord])
+        typed = msgspec.convert(messages, list[SnapshotMessage])
     except msgspec.ValidationError:
         typed = []
     last = -1
@@ -171,9 +126,9 @@ def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
 def check_message(message: Any, i: int, last: int, turn_ids: Container[str]) -> int:
     """Check ``messages[i]``'s fields but its body (defaults filled in; ``check_bodies``
     checks bodies many at a time), which follows seq ``last``; its seq."""
-    typed: MessageRecord | None = None
+    typed: SnapshotMessage | None = None
     try:
-        typed = msgspec.convert(message, MessageRecord)
+        typed = msgspec.convert(message, SnapshotMessage)
     except msgspec.ValidationError:
         pass
     if typed is None or typed.seq <= last or not (typed.turn_id is None or typed.turn_id in turn_ids):
@@ -190,7 +145,7 @@ def _message_problem(message: Any, where: str, last: int, turn_ids: Container[st
         "seq": lambda seq: None if seq > last else f"seq must be greater than {last} (messages in seq order)",
         "turn_id": lambda turn: None if turn is None or turn in turn_ids else f"turn_id {turn!r} is not one of the turns",
     }
-    return _first_wrong(MessageRecord, message, where, after) or f"{where} is not a message record"
+    return _first_wrong(SnapshotMessage, message, where, after) or f"{where} is not a message record"
 
 
 def check_bodies(messages: Sequence[JsonObject], first: int) -> None:
@@ -216,7 +171,7 @@ def _pending_problem(pending: JsonObject) -> str | None:
     """What is wrong with a waiting turn's ``{step, calls}``, as the rest of the path and
     why (``.calls[0].id is missing``); None if it can be resumed (the checkpoint's own
     reader, ``PendingStep.from_json``, decides)."""
-    from tether_protocol import CheckpointError, PendingStep
+    from tether_protocol._pending import CheckpointError, PendingStep
 
     try:
         PendingStep.from_json(pending)
@@ -236,7 +191,7 @@ def check_report(entry: Any, i: int, turn_ids: Container[str], seen: set[str]) -
     where = f"reports[{i}]"
     if not isinstance(entry, dict):
         raise SnapshotError(f"{where} must be an object, not {type_name(entry)}")
-    _checked(ReportRecord, entry, where)
+    _checked(SnapshotReport, entry, where)
     if entry["turn_id"] not in turn_ids:
         raise SnapshotError(f"{where}.turn_id {entry['turn_id']!r} is not one of the turns")
     if entry["turn_id"] in seen:
@@ -249,7 +204,7 @@ def check_rules(rules: list[Any]) -> None:
         where = f"rules[{i}]"
         if not isinstance(rule, dict):
             raise SnapshotError(f"{where} must be an object, not {type_name(rule)}")
-        _checked(RuleRecord, rule, where)
+        _checked(SnapshotRule, rule, where)
 
 
 _MISSING = object()
@@ -287,6 +242,8 @@ def _first_wrong(cls: type[msgspec.Struct], record: JsonObject, where: str, afte
 
 def _wrong(tp: Any, value: Any, at: str) -> str | None:
     """What ``at`` is told when ``value`` is not ``tp`` (None: it is)."""
+    if get_origin(tp) is Annotated and isinstance(get_args(tp)[-1], Described):
+        tp = get_args(tp)[0]  # raw JSON: its own type here, its shape in the schema
     nullable = type(None) in get_args(tp)
     base = next((a for a in get_args(tp) if a is not type(None)), tp) if nullable else tp
     kind = get_args(base)[0] if get_origin(base) is Annotated else base
@@ -309,10 +266,11 @@ def _wrong(tp: Any, value: Any, at: str) -> str | None:
         return f"{at} must be {expected}{' or null' if nullable else ''}, not {type_name(value)}"
     try:
         msgspec.convert(value, type=base)
-    except msgspec.ValidationError:  # its bounds: the constrained types are Time, Seq and Id
+    except msgspec.ValidationError:  # its bounds (a time, a seq, an id), as its type declares them
+        bounds = next(a for a in get_args(base) if isinstance(a, msgspec.Meta))
         if kind is float:
-            return f"{at} must be seconds since the epoch, from 0 to below {MAX_TIME:.0e}, not {value!r}"
+            return f"{at} must be seconds since the epoch, from {bounds.ge} to below {bounds.lt:.0e}, not {value!r}"
         if kind is int:
-            return f"{at} must be between 0 and {MAX_SEQ}, not {value}"
+            return f"{at} must be between {bounds.ge} and {bounds.le}, not {value}"
         return f"{at} must not be empty"
     return None

@@ -41,10 +41,9 @@ _NEXT_MESSAGE_SEQ_SQL = f"SELECT {_NEXT_MESSAGE_SEQ}"
 _NEXT_TURN_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?)"
 
 
-async def touch_session(conn: aiosqlite.Connection, session_id: str, now: float) -> None:
+def touch_session(conn: sqlite3.Connection, session_id: str, now: float) -> None:
     """Bump ``updated_at``; doubles as the check that the session exists."""
-    cursor = await conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
-    if cursor.rowcount == 0:
+    if conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id)).rowcount == 0:
         raise StoreError(f"no session {session_id!r}")
 
 
@@ -62,23 +61,22 @@ def elsewhere(running: Iterable[Any]) -> tuple[str, str | None, str] | None:
     return None
 
 
-async def insert_turn(
-    conn: aiosqlite.Connection, session_id: str, turn_id: str, first: MessageRow, now: float
-) -> TurnRecord:
-    running = list(await conn.execute_fetchall(RUNNING_SQL, (session_id,)))
+def insert_turn(conn: sqlite3.Connection, session_id: str, turn_id: str, first: MessageRow, now: float) -> TurnRecord:
+    """Plain sqlite3 calls: run with its BEGIN and COMMIT in one trip to the connection's
+    thread (`Database.write_at_once`), before the turn's first chunk."""
+    running = conn.execute(RUNNING_SQL, (session_id,)).fetchall()
     if (other := elsewhere(running)) is not None:
         raise TurnElsewhere(session_id, other[0], other[2])
     # one waiting for approval that no live daemon runs: answered (or cancelled) first,
     # else its calls would stay unanswered in the middle of the conversation
     if (waiting := next((row[0] for row in running if row[1] is not None), None)) is not None:
         raise TurnWaiting(session_id, waiting)
-    await touch_session(conn, session_id, now)
-    rows = await conn.execute_fetchall(
+    touch_session(conn, session_id, now)
+    turn_seq, message_seq = conn.execute(
         f"SELECT {_NEXT_TURN_SEQ}, {_NEXT_MESSAGE_SEQ}", (session_id, session_id)
-    )
-    turn_seq, message_seq = next(iter(rows))
+    ).fetchone()
     try:
-        await conn.execute(
+        conn.execute(
             "INSERT INTO turns (id, session_id, seq, status, started_at, owner)"
             " VALUES (?, ?, ?, 'running', ?, ?)",
             (turn_id, session_id, turn_seq, now, this_process()),
@@ -86,42 +84,40 @@ async def insert_turn(
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"turn {turn_id!r} already exists") from exc
     role, body, status, created_at, text, _changes = first
-    await conn.execute(_INSERT_MESSAGE, (session_id, turn_id, message_seq, role, body, status, created_at))
+    conn.execute(_INSERT_MESSAGE, (session_id, turn_id, message_seq, role, body, status, created_at))
     if text:
-        await conn.execute(_INDEX_LAST, (text,))
+        conn.execute(_INDEX_LAST, (text,))
     return TurnRecord(turn_id, session_id, turn_seq, "running", None, now, None, None)
 
 
-async def insert_step(
-    conn: aiosqlite.Connection, session_id: str, turn_id: str, messages: Sequence[MessageRow], now: float
+def insert_step(
+    conn: sqlite3.Connection, session_id: str, turn_id: str, messages: Sequence[MessageRow], now: float
 ) -> list[int]:
     """Append messages after the session's last one; returns the seqs they got."""
-    rows = list(await conn.execute_fetchall(
-        f"SELECT session_id, {_NEXT_MESSAGE_SEQ} FROM turns WHERE id = ?", (session_id, turn_id)
-    ))
-    if not rows:
+    row = conn.execute(f"SELECT session_id, {_NEXT_MESSAGE_SEQ} FROM turns WHERE id = ?", (session_id, turn_id)).fetchone()
+    if row is None:
         raise StoreError(f"no turn {turn_id!r}")
-    owner, first = rows[0]
+    owner, first = row
     if owner != session_id:
         raise StoreError(f"turn {turn_id!r} belongs to session {owner!r}, not {session_id!r}")
-    await conn.executemany(
+    conn.executemany(
         _INSERT_MESSAGE,
         [(session_id, turn_id, first + i, *message[:4]) for i, message in enumerate(messages)],
     )
     index = [(m[4], session_id, first + i) for i, m in enumerate(messages) if m[4]]
     if index:
-        await conn.executemany(_INDEX_BY_SEQ, index)
+        conn.executemany(_INDEX_BY_SEQ, index)
     changed = [(first + i, m[5]) for i, m in enumerate(messages) if m[5] is not None]
     if changed:  # checkpoints: the files the calls changed, with their results
         from tether.store.checkpoints import insert_changes
 
-        await insert_changes(conn, session_id, changed)
-    await touch_session(conn, session_id, now)
+        insert_changes(conn, session_id, changed)
+    touch_session(conn, session_id, now)
     return list(range(first, first + len(messages)))
 
 
-async def close_turn(
-    conn: aiosqlite.Connection,
+def close_turn(
+    conn: sqlite3.Connection,
     turn_id: str,
     status: str,
     stop_reason: str | None,
@@ -129,23 +125,23 @@ async def close_turn(
     report: str | None,
     now: float,
 ) -> None:
-    rows = list(await conn.execute_fetchall("SELECT session_id FROM turns WHERE id = ?", (turn_id,)))
-    if not rows:
+    row = conn.execute("SELECT session_id FROM turns WHERE id = ?", (turn_id,)).fetchone()
+    if row is None:
         raise StoreError(f"no turn {turn_id!r}")
-    session_id = rows[0][0]
-    await conn.execute(
+    session_id = row[0]
+    conn.execute(
         "UPDATE turns SET status = ?, stop_reason = ?, error = ?, finished_at = ?,"
         " pending = NULL, partial = NULL WHERE id = ?",
         (status, stop_reason, error, now, turn_id),
     )
     if report is not None:
         # an upsert, not INSERT OR REPLACE: REPLACE deletes the old row underneath
-        await conn.execute(
+        conn.execute(
             "INSERT INTO run_reports (turn_id, session_id, report, created_at) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (turn_id) DO UPDATE SET report = excluded.report, created_at = excluded.created_at",
             (turn_id, session_id, report, now),
         )
-    await touch_session(conn, session_id, now)
+    touch_session(conn, session_id, now)
 
 
 def _recovered(partial: str | None) -> AssistantMessage:

@@ -6,7 +6,7 @@
 (`npm run gen:types` / `npm run check:types` in editors/vscode.) Standard library only.
 Every `$defs` entry becomes an exported type: an object an `interface` (a property not
 in `required` is optional), a union or an enumeration a `type`. A literal tag (`type`,
-`sessionUpdate`, `outcome`, `kind`: a `const`) is required, since it is always on the
+`sessionUpdate`, `outcome`, `kind`: one value) is required, since it is always on the
 wire; an optional property is not also `null` (Tether leaves such fields out rather than
 sending null, and a client need not send null either), a required one keeps its `null`. The method table becomes four maps from method name to params (and result)
 — `ClientRequests`, `ClientNotifications`, `AgentRequests`, `AgentNotifications` — so a
@@ -107,7 +107,7 @@ def _interface(name: str, definition: dict[str, Any], tags: set[str]) -> list[st
         description = node.get("description")
         if prop != "_meta" and description:
             lines += _doc(description, "  ")
-        if prop in required or "const" in node:
+        if prop in required or "const" in node or len(node.get("enum", ())) == 1:
             lines.append(f"  {_key(prop)}: {ts_type(node)};")
         else:
             lines.append(f"  {_key(prop)}?: {_without_null(node)};")

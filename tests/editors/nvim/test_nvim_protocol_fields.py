@@ -286,8 +286,8 @@ def test_every_camel_case_field_the_plugin_uses_is_in_the_schema() -> None:
 
 def test_every_update_kind_the_plugin_knows_is_one_tether_sends() -> None:
     tags = {
-        DEFS[v["$ref"].removeprefix("#/$defs/")]["properties"]["sessionUpdate"]["const"]
-        for v in DEFS["SessionUpdate"]["oneOf"]
+        DEFS[v["$ref"].removeprefix("#/$defs/")]["properties"]["sessionUpdate"]["enum"][0]
+        for v in DEFS["SessionUpdate"]["anyOf"]
     }
     kind = re.compile(r"^[a-z]+(_[a-z]+)*_(chunk|update)$|^tool_call$")
     used = {text for path in _sources() for k, text in _tokens(path) if k == "string" and kind.match(text)}
@@ -337,6 +337,7 @@ def test_the_v2_fields_and_updates_the_adapter_reads_are_v2s() -> None:
     kinds = {text for k, text in _tokens(V2_SOURCE) if k == "string" and re.fullmatch(r"[a-z]+(_[a-z]+)+", text)}
     v2_kinds = {"state_update", "user_message", "plan_update", "terminal_output_chunk", "terminal_update", "notice"}
     assert v2_kinds - {"notice"} <= kinds and v2_kinds <= _v2_tags()
-    tags = {DEFS[v["$ref"].removeprefix("#/$defs/")]["properties"]["sessionUpdate"]["const"] for v in DEFS["SessionUpdate"]["oneOf"]}
+    tags = {DEFS[v["$ref"].removeprefix("#/$defs/")]["properties"]["sessionUpdate"]["enum"][0]
+            for v in DEFS["SessionUpdate"]["anyOf"]}
     updates = {k for k in kinds if k.endswith(("_update", "_chunk", "_message", "_thought", "_complete"))}
     assert sorted(updates - _v2_tags() - tags - V2_RFD_UPDATES) == []

@@ -14,6 +14,7 @@ from tether_protocol import CommandResult, InvalidParams, JsonObject
 from ...server.context import ClientConnection
 from ...server.handshake import LSP_COMMANDS, MODES
 from ...services import config_options
+from ...services.message_size import refuse_long_text
 from ...transport.rpc import ClientRequestFailed
 from . import actions
 from .front import cancel_by_progress, session_of, start_turn, workspace_root
@@ -80,6 +81,8 @@ def read_ask(arguments: list[Any] | None) -> actions.Ask:
 
 async def ask(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResult | None:
     request = read_ask(arguments)
+    if request.prompt is not None:  # before a session is made or anything stored
+        refuse_long_text(request.prompt, ctx.settings.max_message_mib, "tether.ask", "prompt")
     session = await session_of(ctx)
     found = actions.snippet(ctx, workspace_root(ctx), request)
     question = request.prompt

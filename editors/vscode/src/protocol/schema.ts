@@ -89,7 +89,7 @@ export interface ChangedFile {
   diff: string;
   note?: string;
   path: string;
-  status: "added" | "modified" | "deleted";
+  status: "added" | "deleted" | "modified";
   turnIds: string[];
   turns: number[];
 }
@@ -178,7 +178,6 @@ export interface ConfigOptionUpdate {
   sessionUpdate: "config_option_update";
 }
 
-/** One of 3 kinds, told apart by `type` (required here). */
 export type ContentBlock = TextContent | ResourceLink | EmbeddedResource;
 
 export interface CreateFile {
@@ -443,11 +442,11 @@ export interface MessageActionItem {
   title: string;
 }
 
-export type MessageRole = "user" | "assistant" | "tool" | "system";
+export type MessageRole = "assistant" | "system" | "tool" | "user";
 
-export type MessageStatus = "cancelled" | "incomplete" | "interrupted" | "error";
+export type MessageStatus = "cancelled" | "error" | "incomplete" | "interrupted";
 
-export type ModeId = "read-only" | "ask" | "auto-edit" | "full-auto";
+export type ModeId = "ask" | "auto-edit" | "full-auto" | "read-only";
 
 export interface NewSessionParams {
   _meta?: { [key: string]: unknown };
@@ -493,7 +492,7 @@ export interface PermissionOption {
   optionId: string;
 }
 
-export type PermissionOptionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
+export type PermissionOptionKind = "allow_always" | "allow_once" | "reject_always" | "reject_once";
 
 export interface PermissionRequestMeta {
   tether: PermissionTetherMeta;
@@ -535,9 +534,9 @@ export interface PlanEntry {
   status: PlanEntryStatus;
 }
 
-export type PlanEntryPriority = "high" | "medium" | "low";
+export type PlanEntryPriority = "high" | "low" | "medium";
 
-export type PlanEntryStatus = "pending" | "in_progress" | "completed";
+export type PlanEntryStatus = "completed" | "in_progress" | "pending";
 
 /** Line and character, both 0-based; characters are UTF-16 code units. */
 export interface Position {
@@ -551,7 +550,6 @@ export interface ProgressParams {
   value: ProgressValue;
 }
 
-/** One of 3 kinds, told apart by `kind` (required here). */
 export type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
 export interface PromptCapabilities {
@@ -595,7 +593,7 @@ export interface QueueResult {
   queued: QueuedPrompt[];
 }
 
-export type QueueState = "queued" | "notRun";
+export type QueueState = "notRun" | "queued";
 
 /** One prompt waiting for its turn: `preview` is its text's first line (cut at 80 characters), `queuedAt` seconds since the epoch. */
 export interface QueuedPrompt {
@@ -645,7 +643,6 @@ export interface ReportResult {
   reports: RunReport[];
 }
 
-/** One of 2 kinds, told apart by `outcome` (required here). */
 export type RequestPermissionOutcome = SelectedOutcome | CancelledOutcome;
 
 export interface RequestPermissionParams {
@@ -722,7 +719,7 @@ export interface RewindParams {
   toTurn?: number | string;
 }
 
-export type RewindRestore = "conversation" | "files" | "both";
+export type RewindRestore = "both" | "conversation" | "files";
 
 /** `rewindId`: this rewind (undo it with `toRewind`); null when nothing was done (a dry run, or refused for conflicts). `restored`: the files put back (or, in a dry run, that would be); `conflicts`: the files left as they are (with `force`, restored too and listed in both); `hiddenMessages`: messages the model no longer sees. */
 export interface RewindResult {
@@ -752,7 +749,7 @@ export interface Rule {
 
 export type RuleDecision = "allow" | "deny";
 
-export type RuleKind = "execute" | "edit" | "delete" | "move" | "mcp";
+export type RuleKind = "delete" | "edit" | "execute" | "mcp" | "move";
 
 /** `_tether/rules/list`: the rules of a live session's workspace. */
 export interface RulesParams {
@@ -890,7 +887,6 @@ export interface SessionNotification {
   update: SessionUpdate;
 }
 
-/** One of 11 kinds, told apart by `sessionUpdate` (required here). */
 export type SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCall | ToolCallUpdate | Plan | SessionInfoUpdate | CurrentModeUpdate | ConfigOptionUpdate | AvailableCommandsUpdate | UsageUpdate;
 
 export interface SetConfigOptionParams {
@@ -965,8 +961,8 @@ export interface SnapshotMessage {
   rewound?: number;
   role: MessageRole;
   seq: number;
-  status: StoredMessageStatus;
-  turn_id: string | null;
+  status?: StoredMessageStatus;
+  turn_id?: string;
 }
 
 export interface SnapshotPending {
@@ -990,20 +986,20 @@ export interface SnapshotSession {
   id: string;
   metadata?: { [key: string]: unknown };
   mode: string;
-  title: string | null;
+  title?: string;
   updated_at: number;
   workspace: string;
 }
 
 export interface SnapshotTurn {
-  error: string | null;
-  finished_at: number | null;
+  error?: string;
+  finished_at?: number;
   id: string;
   pending?: PendingApprovals;
   seq: number;
   started_at: number;
   status: TurnStatus;
-  stop_reason: string | null;
+  stop_reason?: string;
 }
 
 /** Where a steered message went. `landed`: it joined the running turn `turnId` after its step `step` (the model saw it on step `step + 1`), stored as message `messageSeq`. Not landed: that turn ended first, so the message ran as a turn of its own (this answer's `stopReason` is that turn's). */
@@ -1031,9 +1027,9 @@ export interface StepReport {
   usage: Usage;
 }
 
-export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
+export type StopReason = "cancelled" | "end_turn" | "max_tokens" | "max_turn_requests" | "refusal";
 
-export type StoredMessageStatus = "complete" | "incomplete" | "cancelled" | "interrupted" | "error";
+export type StoredMessageStatus = "cancelled" | "complete" | "error" | "incomplete" | "interrupted";
 
 /** Params of `terminal/cancel`: the command whose terminal this is is stopped. */
 export interface TerminalCancelParams {
@@ -1144,7 +1140,6 @@ export interface ToolCallCancelParams {
   toolCallId: string;
 }
 
-/** One of 3 kinds, told apart by `type` (required here). */
 export type ToolCallContent = ToolCallContentBlock | DiffContent | TerminalContent;
 
 /** `{"type": "content", "content": <ContentBlock>}` inside a tool call. */
@@ -1168,7 +1163,7 @@ export interface ToolCallReport {
   toolName: string;
 }
 
-export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
+export type ToolCallStatus = "completed" | "failed" | "in_progress" | "pending";
 
 /** A change to a tool call: fields left out are unchanged; `content` replaces. */
 export interface ToolCallUpdate {
@@ -1184,7 +1179,7 @@ export interface ToolCallUpdate {
   toolCallId: string;
 }
 
-export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
+export type ToolKind = "delete" | "edit" | "execute" | "fetch" | "move" | "other" | "read" | "search" | "switch_mode" | "think";
 
 /** The end of a turn resumed after a restart, which has no prompt to answer. */
 export interface TurnEnded {
@@ -1192,9 +1187,9 @@ export interface TurnEnded {
   turnId: string;
 }
 
-export type TurnStatus = "running" | "complete" | "cancelled" | "interrupted" | "error";
+export type TurnStatus = "cancelled" | "complete" | "error" | "interrupted" | "running";
 
-export type TurnStopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled" | "error";
+export type TurnStopReason = "cancelled" | "end_turn" | "error" | "max_tokens" | "max_turn_requests" | "refusal";
 
 /** `_meta` of an update. The terminal keys are snake_case, as claude-agent-acp and codex-acp send them (only to clients that set `_meta.terminal_output`). */
 export interface UpdateMeta {

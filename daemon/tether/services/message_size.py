@@ -1,0 +1,71 @@
+"""The size cap on what the user sends: a prompt, a steered message, an answer (SPEC §3.8).
+
+Owns: measuring a message's text (UTF-8 bytes of its blocks' text, URIs and names) and refusing
+one over the user's `max_message_mib` with `-32602` naming the method, the field, the size and
+the limit, before anything is stored, shown or sent to the model.
+Must not: truncate a message (it is taken whole or refused), store anything, or read a workspace's config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tether_protocol._common import ContentBlock, EmbeddedResource, ResourceLink, TextContent
+from tether_protocol._errors import InvalidParams
+
+MIB = 1024 * 1024
+
+
+def text_bytes(text: str) -> int:
+    """``text``'s UTF-8 size (ASCII text is counted without encoding it)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _block_fields(block: ContentBlock) -> list[tuple[str, str]]:
+    if isinstance(block, TextContent):
+        return [("text", block.text)]
+    if isinstance(block, ResourceLink):
+        return [("uri", block.uri), ("name", block.name)]
+    if isinstance(block, EmbeddedResource):
+        return [("resource.text", block.resource.text), ("resource.uri", block.resource.uri)]
+    return []
+
+
+def refuse_oversized(blocks: Sequence[ContentBlock], limit_mib: int, method: str, field: str = "prompt") -> None:
+    """InvalidParams when the blocks' text is over ``limit_mib`` MiB in all."""
+    limit = limit_mib * MIB
+    total, largest, largest_size = 0, "", -1
+    for i, block in enumerate(blocks):
+        for name, text in _block_fields(block):
+            size = text_bytes(text)
+            total += size
+            if size > largest_size:
+                largest, largest_size = f"{field}[{i}].{name}", size
+    if total > limit:
+        _refuse(method, field, total, f"{largest}, {largest_size / MIB:.1f} MiB", limit_mib)
+
+
+def refuse_long_text(text: str, limit_mib: int, method: str, field: str) -> None:
+    """InvalidParams when one text (an LSP command's prompt) is over ``limit_mib`` MiB."""
+    size = text_bytes(text)
+    if size > limit_mib * MIB:
+        _refuse(method, field, size, f"{field}, {size / MIB:.1f} MiB", limit_mib)
+
+
+def _refuse(method: str, field: str, size: int, largest: str, limit_mib: int) -> None:
+    raise InvalidParams(
+        f"invalid params for {method}: {field} holds {size / MIB:.1f} MiB of text (the largest part, "
+        f"{largest}), over the limit of {limit_mib} MiB per message; nothing was stored. Send less (a file "
+        f"by its path or a resource_link), or raise max_message_mib in your user config (a workspace config cannot)"
+    )
+
+
+def answer_over_limit(answer: str, limit_mib: int) -> str | None:
+    """Why an answer to a question is refused (too large), or None."""
+    size = text_bytes(answer)
+    if size <= limit_mib * MIB:
+        return None
+    return (
+        f"your answer was {size / MIB:.1f} MiB, over the limit of {limit_mib} MiB per message; it was not "
+        f"sent to the model (raise max_message_mib in your user config to allow larger ones)"
+    )
