@@ -46,7 +46,7 @@ from ._json import JsonObject, dumps, dumps_text, loads, type_name, whole_surrog
 # cannot read, and a name it does not see here is `__getattr__`'s Any (tests/protocol checks)
 if _typing.TYPE_CHECKING:
     from ._client_requests import *  # noqa: F403
-    from ._codec import ENCODER, Meta, convert, decode
+    from ._codec import ENCODER, Described, Meta, convert, decode
     from ._common import *  # noqa: F403
     from ._config_options import *  # noqa: F403
     from ._converter import structure, unstructure
@@ -70,7 +70,7 @@ PROTOCOL_VERSION = 1
 
 # Served lazily, each from the private module that defines it: a name costs its own module only.
 _LAZY_MODULES: dict[str, str] = {
-    "_codec": "ENCODER Meta convert decode",
+    "_codec": "ENCODER Described Meta convert decode",
     "_converter": "structure unstructure",
     "_pending": "CheckpointError PendingCallRecord PendingStep",
     "_schema": "build_schema",
@@ -165,8 +165,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "CheckpointError", "ConfigInvalid", "Direction", "ENCODER", "ERROR_CLASSES", "Framing", "FramingError",
-    "InternalError", "InvalidParams", "InvalidRequest", "JsonObject", "Kind", "LspFrameDecoder",
+    "CheckpointError", "ConfigInvalid", "Described", "Direction", "ENCODER", "ERROR_CLASSES", "Framing",
+    "FramingError", "InternalError", "InvalidParams", "InvalidRequest", "JsonObject", "Kind", "LspFrameDecoder",
     "Meta", "Method", "MethodNotFound", "NULL_RESULT", "NdjsonDecoder", "NoProviderConfigured",
     "PROTOCOL_VERSION", "ParseError", "PendingCallRecord", "PendingStep", "ProviderFailed",
     "RequestCancelled", "SessionBusy", "SessionNotFound", "StorageFailed", "TetherError", "WorkspaceInvalid",

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tether_protocol._common import ContentBlock, EmbeddedResource, ResourceLink, TextContent
-from tether_protocol._errors import InvalidParams
+from tether_protocol import ContentBlock, EmbeddedResource, InvalidParams, ResourceLink, TextContent
 
 MIB = 1024 * 1024
 
