@@ -7,7 +7,8 @@ Must not: change the history or decide anything about it (v1's reading is `repla
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from orjson import dumps as orjson_dumps
@@ -15,13 +16,28 @@ from orjson import dumps as orjson_dumps
 from tether_protocol._json import JsonObject, dumps
 
 from ...agent.history import nothing_said
+from ...store.children import ChildRecord
 from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id
 from .replay import INTERRUPTED, results_by_step, waiting_step
+from .replay_terminals import terminal_replayed
 
 # (body, status, turn id or None, seq): a stored message as the v2 replay reads it
 Stored = tuple[JsonObject, str, "str | None", int]
 
 REPLAY_COMPLETE: Update = {"sessionUpdate": "replay_complete"}
+
+
+@dataclass(frozen=True, slots=True)
+class ChildShown:
+    """A `delegate` call's sub-agent as its parent's replay shows it: its session, and its
+    own replay (frames on its id), sent after the `subagent_update` that announces it."""
+
+    record: ChildRecord
+    frames: list[bytes] = field(default_factory=list)
+
+
+# what a replay yields: an update of this session, or a child's frame, built already
+Shown = Update | bytes
 
 
 class ReplayV2:
@@ -31,11 +47,17 @@ class ReplayV2:
     next page. With `pending` (calls waiting for approval) feed the whole history at once:
     the waiting step is the last one naming them."""
 
-    __slots__ = ("session_id", "pending", "_head", "_held", "_turn", "_step", "_retry", "_plans",
-                 "_prompts")
+    __slots__ = ("session_id", "pending", "children", "workspace", "_head", "_held", "_turn", "_step", "_retry",
+                 "_plans", "_prompts")
 
-    def __init__(self, session_id: str, pending: set[str] | frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, session_id: str, pending: set[str] | frozenset[str] = frozenset(), *,
+        children: Mapping[str, ChildShown] | None = None, workspace: str | None = None,
+    ) -> None:
+        """`children` by their `delegate` call's id; `workspace`: commands' terminals are
+        shown (a client that set `_meta.terminal_output`), their cwd under it."""
         self.session_id, self.pending = session_id, pending
+        self.children, self.workspace = children or {}, workspace
         self._head = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":' + dumps(session_id) + b',"update":'
         self._held: list[Stored] = []
         self._turn = ""  # the current turn's id
@@ -58,13 +80,18 @@ class ReplayV2:
         messages, self._held = self._held, []
         return self._frames(messages)
 
-    def frame(self, update: Update) -> bytes:
+    def frame(self, update: Shown) -> bytes:
+        if type(update) is bytes:  # a child's, on its own id
+            return update
         return self._head + dumps(update) + b"}}"
 
     def _frames(self, messages: list[Stored]) -> Iterator[bytes]:
         """A page's frames, built at once (one list, no generator per update)."""
         head, frames = self._head, []
         for update in self.updates(messages):
+            if type(update) is bytes:  # a child's, on its own id
+                frames.append(update)
+                continue
             try:
                 body = orjson_dumps(update)
             except TypeError:  # what orjson refuses (a lone surrogate): `_json.dumps` decides
@@ -72,13 +99,13 @@ class ReplayV2:
             frames.append(head + body + b"}}")
         return iter(frames)
 
-    def updates(self, messages: Sequence[Stored]) -> list[Update]:
+    def updates(self, messages: Sequence[Stored]) -> list[Shown]:
         """The updates of `messages` (a whole number of steps: each assistant message with
         the tool results after it), in order."""
         bodies = [(body, status) for body, status, _turn, _seq in messages]
         answers = results_by_step(bodies)
         waiting_at = waiting_step(bodies, self.pending)
-        out: list[Update] = []
+        out: list[Shown] = []
         for index, (body, status, turn_id, seq) in enumerate(messages):
             role = body.get("role")
             if role == "user":
@@ -87,7 +114,7 @@ class ReplayV2:
                 self._assistant(out, body, status, turn_id, answers.get(index, {}), index == waiting_at)
         return out
 
-    def _user(self, out: list[Update], body: JsonObject, status: str, turn_id: str | None, seq: int) -> None:
+    def _user(self, out: list[Shown], body: JsonObject, status: str, turn_id: str | None, seq: int) -> None:
         if "compaction" in body:
             replaced = body["compaction"].get("replaced", 0)
             out.append(notice(f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced}))
@@ -104,7 +131,7 @@ class ReplayV2:
         out.append(_message("user_message", prompt_message_id(self._turn), body.get("content") or [], _status(status)))
 
     def _assistant(
-        self, out: list[Update], body: JsonObject, status: str, turn_id: str | None, results: dict[str, JsonObject],
+        self, out: list[Shown], body: JsonObject, status: str, turn_id: str | None, results: dict[str, JsonObject],
         waiting: bool,
     ) -> None:
         if turn_id is not None and turn_id != self._turn:  # a turn whose prompt is not stored (a fork's)
@@ -122,7 +149,13 @@ class ReplayV2:
         if text := body.get("text"):
             out.append(_message("agent_message", message_id, [_text(text)], tether))
         for call in body.get("tool_calls") or ():
-            out.append(_call(call, results.get(call["id"]), waiting and call["id"] in self.pending))
+            result = results.get(call["id"])
+            if self.workspace is not None and result is not None and call.get("name") == "run_command":
+                out.extend(terminal_replayed(call, result, self.workspace))
+            out.append(_call(call, result, waiting and call["id"] in self.pending))
+            if (child := self.children.get(call["id"])) is not None:
+                out.append(_announced(child.record, call))
+                out.extend(child.frames)
             if call.get("name") == "update_plan" and call["id"] in results and not results[call["id"]].get("is_error"):
                 plan = self._plan(call.get("arguments"))
                 if plan is not None:
@@ -138,6 +171,24 @@ class ReplayV2:
             return self._plans.event(plan_of(plan_entries(arguments)))
         except (ToolError, ValueError):  # a stored call whose plan no longer reads: its result says what it was
             return None
+
+
+def _announced(child: ChildRecord, call: JsonObject) -> Update:
+    """The child's `subagent_update` as a client holds it after the live ones: its title and
+    task, and (ended) its last state, no longer cancellable; a running child's state comes
+    after the replay (`subagent_update` with its state now, SPEC §12.9)."""
+    arguments = call.get("arguments")
+    task = arguments.get("task") if isinstance(arguments, dict) else None
+    update: Update = {"sessionUpdate": "subagent_update", "sessionId": child.session_id}
+    if child.title is not None:
+        update["title"] = child.title
+    if isinstance(task, str):
+        update["description"] = task
+    if child.stop_reason is not None:
+        update["capabilities"] = {}
+        update["state"] = {"state": "idle", "stopReason": child.stop_reason}
+    update["_meta"] = {"tether": {"parentCallId": child.parent_call_id}}
+    return update
 
 
 def _status(status: str) -> dict[str, Any]:
