@@ -14,7 +14,7 @@ from tether_protocol.acp_v2 import convert
 from tether_protocol.acp_v2 import schema_types as v2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e"))
-from v2_window import V2Window  # noqa: E402
+from v2_window import opened  # noqa: E402
 
 SLOW = "The child answers slowly, a few characters at a time, so another window joins it. " * 2
 
@@ -27,10 +27,7 @@ async def test_a_window_joining_while_a_child_runs_sees_the_child(windows, works
         {"when": {"purpose": "delegate", "step": 1}, "text": SLOW, "chunk_size": 4, "delay_ms": 30},
         {"when": {"step": 2, "user": "^ask"}, "text": "It spoke."},
     ]}))
-    first = V2Window(await windows.open(script=script, initialize=False))
-    await first.initialize()
-    second = V2Window(await windows.open(script=script, initialize=False))
-    await second.initialize()
+    first, second = await opened(windows, script), await opened(windows, script)
     session = await first.new_session(workspace)
     await first.prompt(session, "ask a sub-agent")
     await until(lambda: first.of(session, "subagent_update"))
