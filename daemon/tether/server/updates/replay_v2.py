@@ -11,9 +11,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from orjson import dumps as orjson_dumps
+from msgspec import UNSET, Struct
 
+from tether_protocol._codec import ENCODER
 from tether_protocol._json import JsonObject, dumps
+from tether_protocol.acp_v2 import schema_types as v2
 
 from ...agent.history import nothing_said
 from ...store.children import ChildRecord
@@ -36,8 +38,9 @@ class ChildShown:
     frames: list[bytes] = field(default_factory=list)
 
 
-# what a replay yields: an update of this session, or a child's frame, built already
-Shown = Update | bytes
+# what a replay yields: an update of this session (v2's type, or JSON where it is rare), or a
+# child's frame, built already
+Shown = Struct | Update | bytes
 
 
 class ReplayV2:
@@ -83,20 +86,14 @@ class ReplayV2:
     def frame(self, update: Shown) -> bytes:
         if type(update) is bytes:  # a child's, on its own id
             return update
-        return self._head + dumps(update) + b"}}"
+        return self._head + ENCODER.encode(update) + b"}}"
 
     def _frames(self, messages: list[Stored]) -> Iterator[bytes]:
-        """A page's frames, built at once (one list, no generator per update)."""
-        head, frames = self._head, []
+        """A page's frames, built at once (one list, no generator per update). Stored strings
+        are whole (`_json.loads` read them: U+FFFD for a lone surrogate), as v1's replay has them."""
+        head, encode, frames = self._head, ENCODER.encode, []
         for update in self.updates(messages):
-            if type(update) is bytes:  # a child's, on its own id
-                frames.append(update)
-                continue
-            try:
-                body = orjson_dumps(update)
-            except TypeError:  # what orjson refuses (a lone surrogate): `_json.dumps` decides
-                body = dumps(update)
-            frames.append(head + body + b"}}")
+            frames.append(update if type(update) is bytes else head + encode(update) + b"}}")
         return iter(frames)
 
     def updates(self, messages: Sequence[Stored]) -> list[Shown]:
@@ -193,38 +190,47 @@ def _announced(child: ChildRecord, call: JsonObject) -> Update:
 
 def _status(status: str) -> dict[str, Any]:
     """`_meta.tether.status` of a message that did not complete normally (SPEC §4.6)."""
-    return {} if status == "complete" else {"status": status}
+    return _COMPLETE if status == "complete" else {"status": status}
 
 
-def _message(kind: str, message_id: str, content: Any, tether: dict[str, Any]) -> Update:
-    update: Update = {"sessionUpdate": kind, "messageId": message_id, "content": content}
-    if tether:
-        update["_meta"] = {"tether": tether}
-    return update
+_COMPLETE: dict[str, Any] = {}  # shared: read, never changed
 
 
-def _text(text: Any) -> Update:
-    return {"type": "text", "text": text}
+def _message(kind: str, message_id: str, content: Any, tether: dict[str, Any]) -> Shown:
+    message: Shown = _MESSAGES[kind](message_id=message_id, content=content, meta={"tether": tether} if tether else UNSET)
+    return message
 
 
-def _call(call: JsonObject, result: JsonObject | None, waiting: bool) -> Update:
+def _text(text: Any) -> Any:
+    """A text block (where v2's type names the open union of blocks); a stored text as it
+    is, a broken store's non-string too (encoding does not check types)."""
+    return v2.ContentBlock_text(text=text)
+
+
+def _call(call: JsonObject, result: JsonObject | None, waiting: bool) -> Shown:
     """A stored call with its result folded in: one upsert with what the live call's
     reports added up to (its title, kind and status, its arguments, the result's text and
-    blocks, its locations)."""
-    name = call.get("name")
-    update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": call.get("id")}
+    blocks, its locations); stored JSON (decoded) is encoded in the same pass as the rest."""
+    name, call_id = call.get("name"), call["id"]  # a stored call has its id (`results_by_step` reads it)
+    arguments = call.get("arguments", {})
     if result is None:
-        update.update(title=name, kind="other", status="pending" if waiting else "failed")
-    else:
-        update.update(
-            title=result.get("title", name), kind=result.get("kind", "other"),
-            status="failed" if result.get("is_error") else "completed",
+        return v2.SessionUpdate_tool_call_update(
+            tool_call_id=call_id, title=name, kind="other", status="pending" if waiting else "failed",
+            raw_input=arguments,
         )
-    update["rawInput"] = call.get("arguments", {})
-    if result is not None:
-        content = [{"type": "content", "content": _text(result.get("content", ""))}]
-        content += [{"type": "content", "content": block} for block in result.get("blocks") or ()]
-        update["content"] = content
-        if where := result.get("locations"):
-            update["locations"] = where
-    return update
+    content: list[Any] = [v2.ToolCallContent_content(content=_text(result.get("content", "")))]
+    content += [v2.ToolCallContent_content(content=block) for block in result.get("blocks") or ()]
+    where = result.get("locations")
+    return v2.SessionUpdate_tool_call_update(
+        tool_call_id=call_id, title=result.get("title", name), kind=result.get("kind", "other"),
+        status="failed" if result.get("is_error") else "completed", content=content,
+        locations=where or UNSET, raw_input=arguments,
+    )
+
+
+# the whole messages a replay shows, by kind (v2's types: encoded as they are, no dict built)
+_MESSAGES: dict[str, Any] = {
+    "user_message": v2.SessionUpdate_user_message,
+    "agent_message": v2.SessionUpdate_agent_message,
+    "agent_thought": v2.SessionUpdate_agent_thought,
+}
