@@ -112,18 +112,27 @@ async def test_a_replay_shows_the_sub_agent_as_the_live_client_saw_it(spawn_daem
     assert alone.of(child)[len(mine)]["sessionUpdate"] == "replay_complete"
 
 
-async def test_a_replay_shows_a_commands_terminal_as_the_live_client_saw_it(spawn_daemon, workspace: Path, tmp_path: Path):
-    (workspace / "sub").mkdir()
-    command = "printf 'first\\nsecond\\n'; echo 'exit code 9 · not the footer'; exit 3"
-    script = _write(tmp_path, [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "run1", "name": "run_command", "arguments": {"command": command, "cwd": "sub"}}]},
-        {"when": {"step": 2}, "text": "It failed with 3."},
+def _command(folder: Path, call_id: str, arguments: dict[str, Any]) -> Path:
+    return _write(folder, [
+        {"when": {"step": 1}, "tool_calls": [{"id": call_id, "name": "run_command", "arguments": arguments}]},
+        {"when": {"step": 2}, "text": "It ran."},
     ])
+
+
+async def _ran(spawn_daemon, script: Path, workspace: Path) -> tuple[V2Window, str]:
+    """A live v2 window shown terminals, and its session once its one command's turn ended."""
     live = await _window(spawn_daemon, script, TERMINALS)
     session = await live.new_session(workspace)
     await live.prompt(session, "run it")
     await live.idle(session, timeout=60)
+    return live, session
+
+
+async def test_a_replay_shows_a_commands_terminal_as_the_live_client_saw_it(spawn_daemon, workspace: Path, tmp_path: Path):
+    (workspace / "sub").mkdir()
+    command = "printf 'first\\nsecond\\n'; echo 'exit code 9 · not the footer'; exit 3"
+    script = _command(tmp_path, "run1", {"command": command, "cwd": "sub"})
+    live, session = await _ran(spawn_daemon, script, workspace)
     started, ended = live.of(session, "terminal_update")
     said = b"".join(base64.b64decode(u["data"]) for u in live.of(session, "terminal_output_chunk")).decode()
     assert "second\n" in said and ended["exitStatus"] == {"exitCode": 3, "signal": None}
@@ -175,3 +184,15 @@ async def test_the_parent_requires_action_while_only_its_child_waits(spawn_daemo
     # the delegate's own approval, then the child's: each requires_action, then running
     assert window.states(parent) == ["running", "requires_action", "running", "requires_action", "running", "idle"]
     _valid(window)
+
+
+async def test_a_replayed_terminal_of_a_command_killed_at_its_timeout(spawn_daemon, workspace: Path, tmp_path: Path):
+    script = _command(tmp_path, "slow", {"command": "echo started; sleep 30", "timeout": 1})
+    live, session = await _ran(spawn_daemon, script, workspace)
+    _started, ended = live.of(session, "terminal_update")
+    assert ended["exitStatus"]["exitCode"] is None and ended["exitStatus"]["signal"]
+
+    window = await _replayed(spawn_daemon, script, workspace, session, TERMINALS)
+    terminal = [u for u in window.of(session) if u.get("terminalId") == "slow"]
+    assert terminal[-1] == ended  # the same exit status: killed, by the same signal
+    assert base64.b64decode(terminal[1]["data"]).decode().startswith("started\n")

@@ -37,7 +37,8 @@ def terminal_replayed(call: JsonObject, result: JsonObject, workspace: str) -> l
     cwd = os.path.normpath(os.path.join(workspace, str(args.get("cwd") or ".")))
     code, killed_by = footer.group(1), footer.group(2)
     exit_code = int(code) if code is not None else None
-    signal = None if exit_code is not None else (killed_by or "SIGKILL")  # a timeout is killed (live: SIGKILL)
+    # a timeout's group gets SIGTERM first (`process_group.py`); the result does not say if SIGKILL followed
+    signal = None if exit_code is not None else (killed_by or "SIGTERM")
     output = base64.b64encode(text[: footer.start()].encode("utf-8", "replace")).decode("ascii")
     return [
         {"sessionUpdate": "terminal_update", "terminalId": terminal_id, "command": str(args.get("command") or ""),

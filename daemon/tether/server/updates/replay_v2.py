@@ -1,8 +1,9 @@
 """History replay on ACP v2: stored messages shown again as v2 `session/update`s (`session/resume`).
 
-Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9), a page at a time,
-and `REPLAY_COMPLETE`, the marker after.
-Must not: change the history or decide anything about it (v1's reading is `replay.py`).
+Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9) as v2's generated
+types, a page at a time; a `delegate` call's child and a command's terminal after its call;
+`REPLAY_COMPLETE`, the marker after. Must not: read the store or change the history (v1's
+reading is `replay.py`).
 """
 
 from __future__ import annotations
