@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +198,29 @@ async def test_a_replayed_terminal_of_a_command_killed_at_its_timeout(spawn_daem
     terminal = [u for u in window.of(session) if u.get("terminalId") == "slow"]
     assert terminal[-1] == ended  # the same exit status: killed, by the same signal
     assert base64.b64decode(terminal[1]["data"]).decode().startswith("started\n")
+
+
+async def test_a_child_whose_daemon_died_replays_as_ended(spawn_daemon, workspace: Path, tmp_path: Path):
+    slow = "The child answers slowly, so its daemon dies while it speaks. " * 4
+    script = _write(tmp_path, [
+        {"when": {"step": 1, "user": "^ask"}, "text": "Asking.", "tool_calls": [
+            {"id": "d1", "name": "delegate", "arguments": {"task": "Speak slowly."}}]},
+        {"when": {"purpose": "delegate", "step": 1}, "text": slow, "chunk_size": 4, "delay_ms": 30},
+    ])
+    daemon = await spawn_daemon(script=script, initialize=False)
+    live = V2Window(daemon.client)
+    await live.initialize()
+    parent = await live.new_session(workspace)
+    await live.prompt(parent, "ask a sub-agent")
+    await until(lambda: live.of(parent, "subagent_update"))
+    child = live.of(parent, "subagent_update")[0]["sessionId"]
+    await until(lambda: len(live.of(child, "agent_message_chunk")) > 3, timeout=30)
+    os.kill(daemon.pid, signal.SIGKILL)
+    await daemon.client.process.wait()
+
+    window = await _replayed(spawn_daemon, script, workspace, parent)
+    (announced,) = window.of(parent, "subagent_update")
+    assert announced["sessionId"] == child
+    assert announced["state"] == {"state": "idle", "stopReason": "cancelled"} and announced["capabilities"] == {}
+    assert window.of(child, "user_message")[0]["content"] == [{"type": "text", "text": "Speak slowly."}]
+    assert window.states(parent) == ["idle"]

@@ -118,8 +118,8 @@ def _running_frames(
     workspace: str | None,
 ) -> list[bytes]:
     replay = ReplayV2(session_id, pending, children=children, workspace=workspace)
-    frames = [replay.frame(u) for u in replay.updates([(m.json_body(), m.status, m.turn_id, m.seq) for m in stored])]
-    return [*frames, replay.frame(REPLAY_COMPLETE)]
+    updates = replay.updates([(m.json_body(), m.status, m.turn_id, m.seq) for m in stored]) + replay.rest()
+    return [*map(replay.frame, updates), replay.frame(REPLAY_COMPLETE)]
 
 
 async def _replay_stored(ctx: ClientConnection, found: StoredSession) -> list[MessageView]:

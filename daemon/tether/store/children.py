@@ -10,12 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tether.store.history import HistoryStore
+from tether.store.records import FINAL_TURN_STATUSES
 
-# children by their parent's id; the last turn's stop reason (NULL while it runs)
+# children by their parent's id; their last turn's status and stop reason
 _CHILDREN = (
-    "SELECT s.id, s.title, json_extract(s.metadata, '$.parentCallId'), "
-    "(SELECT t.stop_reason FROM turns AS t WHERE t.session_id = s.id ORDER BY t.seq DESC LIMIT 1) "
-    "FROM sessions AS s WHERE json_extract(s.metadata, '$.parentSessionId') = ? ORDER BY s.created_at, s.id"
+    "SELECT s.id, s.title, json_extract(s.metadata, '$.parentCallId'), t.status, t.stop_reason "
+    "FROM sessions AS s LEFT JOIN turns AS t ON t.id = "
+    "(SELECT l.id FROM turns AS l WHERE l.session_id = s.id ORDER BY l.seq DESC LIMIT 1) "
+    "WHERE json_extract(s.metadata, '$.parentSessionId') = ? ORDER BY s.created_at, s.id"
 )
 
 
@@ -26,10 +28,14 @@ class ChildRecord:
     session_id: str
     title: str | None
     parent_call_id: str
-    stop_reason: str | None  # None: its turn has not ended (it runs, or its process stopped)
+    stop_reason: str | None  # None: its turn has not ended (it runs)
 
 
 async def child_sessions(store: HistoryStore, parent_id: str) -> dict[str, ChildRecord]:
-    """The children of session `parent_id`, by the `delegate` call each ran under."""
+    """The children of session `parent_id`, by the `delegate` call each ran under. A turn
+    whose daemon died (`interrupted`: no stop reason stored) stopped before its end: `cancelled`."""
     rows = await store.query(_CHILDREN, (parent_id,))
-    return {str(call): ChildRecord(str(id_), title, str(call), stop) for id_, title, call, stop in rows if call}
+    return {
+        str(call): ChildRecord(str(id_), title, str(call), stop or ("cancelled" if status in FINAL_TURN_STATUSES else None))
+        for id_, title, call, status, stop in rows if call
+    }

@@ -8,6 +8,7 @@ reading is `replay.py`).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,7 +52,7 @@ class ReplayV2:
     next page. With `pending` (calls waiting for approval) feed the whole history at once:
     the waiting step is the last one naming them."""
 
-    __slots__ = ("session_id", "pending", "children", "workspace", "_head", "_held", "_turn", "_step", "_retry",
+    __slots__ = ("session_id", "pending", "workspace", "_unshown", "_head", "_held", "_turn", "_step", "_retry",
                  "_plans", "_prompts")
 
     def __init__(
@@ -61,7 +62,8 @@ class ReplayV2:
         """`children` by their `delegate` call's id; `workspace`: commands' terminals are
         shown (a client that set `_meta.terminal_output`), their cwd under it."""
         self.session_id, self.pending = session_id, pending
-        self.children, self.workspace = children or {}, workspace
+        self.workspace = workspace
+        self._unshown = dict(children or {})  # children not replayed yet (after their call)
         self._head = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":' + dumps(session_id) + b',"update":'
         self._held: list[Stored] = []
         self._turn = ""  # the current turn's id
@@ -82,7 +84,16 @@ class ReplayV2:
 
     def finish(self) -> Iterator[bytes]:
         messages, self._held = self._held, []
-        return self._frames(messages)
+        return itertools.chain(self._frames(messages), map(self.frame, self.rest()))
+
+    def rest(self) -> list[Shown]:
+        """The children whose `delegate` call is not in the history replayed (their parent's
+        daemon died, or its turn runs, before the call's step was stored): after the rest."""
+        out: list[Shown] = []
+        for child in self._unshown.values():
+            out += [_announced(child.record, {}), *child.frames]
+        self._unshown.clear()
+        return out
 
     def frame(self, update: Shown) -> bytes:
         if type(update) is bytes:  # a child's, on its own id
@@ -151,7 +162,7 @@ class ReplayV2:
             if self.workspace is not None and result is not None and call.get("name") == "run_command":
                 out.extend(terminal_replayed(call, result, self.workspace))
             out.append(_call(call, result, waiting and call["id"] in self.pending))
-            if (child := self.children.get(call["id"])) is not None:
+            if (child := self._unshown.pop(call["id"], None)) is not None:
                 out.append(_announced(child.record, call))
                 out.extend(child.frames)
             if call.get("name") == "update_plan" and call["id"] in results and not results[call["id"]].get("is_error"):
