@@ -96,7 +96,7 @@ def make_turn(
 
 
 def child_views(ctx: ClientConnection, parent: TurnSink, parent_id: str) -> ChildViews:
-    """How `SubAgents` shows a child on its own id (server/child_sessions.py, imported by the
+    """How `SubAgents` shows a child on its own id (services/child_sessions.py, imported by the
     first `delegate` call: a turn without one does not cross it)."""
 
     def view(child_id: str, call_id: str) -> TurnSink | None:
