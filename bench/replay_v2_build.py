@@ -52,7 +52,7 @@ def main() -> None:
 
     from tether.rendering.replay import replayed
     from tether.rendering.replay_v2 import ReplayV2
-    from tether_protocol._codec import ENCODER
+    from tether_protocol import ENCODER
 
     stored = history(10_000)
     v1 = [(body, status) for body, status, _turn, _seq in stored]

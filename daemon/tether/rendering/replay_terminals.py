@@ -11,7 +11,7 @@ import base64
 import os
 import re
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from .acp_v2 import Update
 

@@ -15,8 +15,7 @@ from typing import Any
 
 from msgspec import UNSET, Struct
 
-from tether_protocol._codec import ENCODER
-from tether_protocol._json import JsonObject, dumps
+from tether_protocol import ENCODER, JsonObject, dumps
 from tether_protocol.acp_v2 import schema_types as v2
 
 from ..agent.history import nothing_said
