@@ -8,7 +8,7 @@ records' types and limits; snake_case keys: `_codec.Stored`). Must not: check ac
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -16,6 +16,7 @@ from msgspec import UNSET, UnsetType
 from ._codec import Described, Meta, NonEmpty, Stored, Wire
 from ._extensions import RuleDecision, RunReport
 from ._json import JsonObject
+from ._stored_vocabulary import MessageRole, StoredMessageStatus, TurnStatus
 
 __all__ = [
     "DumpParams", "DumpResult", "DumpedFile", "LatestParams", "LatestResult", "LatestSession", "MessageRole",
@@ -30,9 +31,6 @@ _ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
 _PATH = "invalid params for {method}: path must be a string"
 
-TurnStatus = Literal["running", "complete", "cancelled", "interrupted", "error"]
-MessageRole = Literal["user", "assistant", "tool", "system"]
-StoredMessageStatus = Literal["complete", "incomplete", "cancelled", "interrupted", "error"]
 
 
 # ---- the snapshot format (snake_case keys) -------------------------------------------
