@@ -16,6 +16,7 @@ from msgspec import UNSET, UnsetType
 from ._codec import Described, Meta, NonEmpty, Stored, Wire
 from ._extensions import RuleDecision, RunReport
 from ._json import JsonObject
+from ._pending import PendingApprovals, PendingCall
 from ._stored_vocabulary import MessageRole, StoredMessageStatus, TurnStatus
 
 __all__ = [
@@ -60,20 +61,6 @@ class SnapshotSession(Stored, kw_only=True, omit_defaults=False):
     metadata: JsonObject = {}
 
 
-class PendingCall(Stored):
-    """`started`: approved and begun before the daemon stopped (not run again)."""
-
-    id: str
-    name: str
-    arguments: JsonObject
-    started: Union[bool, None] = None
-
-
-class PendingApprovals(Stored):
-    step: int
-    calls: list[PendingCall]
-
-
 class SnapshotTurn(Stored, kw_only=True, omit_defaults=False):
     id: str
     seq: _Seq
@@ -82,7 +69,7 @@ class SnapshotTurn(Stored, kw_only=True, omit_defaults=False):
     started_at: _Time
     finished_at: Union[_Time, None] = None
     error: Union[str, None] = None
-    # the checkpoint's own reader checks it (`_pending.PendingStep.from_json`)
+    # read by its Struct, `PendingApprovals.from_json`, which words its own errors
     pending: Annotated[Union[JsonObject, None], Described(Union[PendingApprovals, None])] = None
 
 

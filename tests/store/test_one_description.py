@@ -1,0 +1,99 @@
+"""The snapshot's Structs are the one description of what a restore accepts: the checkpoint of
+calls waiting for approval (``PendingApprovals``/``PendingCall``) and the stored roles and
+statuses (``_stored_vocabulary``) are read by the Structs the schema is written from, and the
+store's records use the same words. Each test walks the Struct, so a change to it changes
+what is asserted."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, get_args
+
+import msgspec
+import pytest
+
+from tether.store import MessageRecord
+from tether.store.snapshot_checks import SnapshotError
+from tether.store.snapshots import check_snapshot
+from tether_protocol._pending import PendingApprovals, PendingCall
+from tether_protocol._snapshots import SnapshotMessage, SnapshotTurn
+
+CALL = {"id": "c1", "name": "write_file", "arguments": {"path": "a.txt"}, "started": True}
+SNAPSHOT: dict[str, Any] = {
+    "tether_snapshot": 1,
+    "session": {"id": "s1", "workspace": "/w", "title": None, "mode": "ask", "created_at": 1.0,
+                "updated_at": 2.0, "metadata": {}},
+    "turns": [{"id": "t1", "seq": 1, "status": "running", "stop_reason": None, "started_at": 1.0,
+               "finished_at": None, "error": None, "pending": {"step": 2, "calls": [CALL]}}],
+    "messages": [{"seq": 0, "turn_id": "t1", "role": "user", "status": "complete", "created_at": 1.0,
+                  "body": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}],
+    "reports": [],
+    "pending": None,
+}
+# a value of another kind than each field's type, as stored JSON
+_WRONG = {str: 7, bool: "yes", int: "one", dict: ["a list"]}
+
+
+def _with_call(call: dict[str, Any]) -> dict[str, Any]:
+    snapshot = copy.deepcopy(SNAPSHOT)
+    snapshot["turns"][0]["pending"]["calls"] = [call]
+    return snapshot
+
+
+def test_restore_reads_the_checkpoint_as_its_struct_does() -> None:
+    pending = check_snapshot(copy.deepcopy(SNAPSHOT))["turns"][0]["pending"]
+    assert PendingApprovals.from_json(pending) == msgspec.convert(SNAPSHOT["turns"][0]["pending"], PendingApprovals)
+
+
+@pytest.mark.parametrize("field", msgspec.structs.fields(PendingCall), ids=lambda f: f.name)
+def test_each_checkpoint_field_is_required_or_defaulted_as_the_struct_declares(field: Any) -> None:
+    left_out = {k: v for k, v in CALL.items() if k != field.name}
+    if field.required:
+        with pytest.raises(SnapshotError) as caught:
+            check_snapshot(_with_call(left_out))
+        assert str(caught.value) == f"turns[0].pending.calls[0].{field.name} is missing"
+    else:
+        read = PendingApprovals.from_json(check_snapshot(_with_call(left_out))["turns"][0]["pending"])
+        default = field.default_factory() if field.default is msgspec.NODEFAULT else field.default
+        assert getattr(read.calls[0], field.name) == default
+
+
+@pytest.mark.parametrize("field", msgspec.structs.fields(PendingCall), ids=lambda f: f.name)
+def test_a_checkpoint_field_of_another_type_than_the_struct_declares_is_refused_naming_it(field: Any) -> None:
+    kind = getattr(field.type, "__origin__", field.type)
+    with pytest.raises(SnapshotError) as caught:
+        check_snapshot(_with_call({**CALL, field.name: _WRONG[kind]}))
+    assert str(caught.value).startswith(f"turns[0].pending.calls[0].{field.name} must be ")
+
+
+def test_the_step_is_bounded_as_the_struct_declares() -> None:
+    bound = next(a for a in get_args(msgspec.structs.fields(PendingApprovals)[0].type) if isinstance(a, msgspec.Meta))
+    for step, accepted in ((bound.ge, True), (bound.ge - 1, False), (bound.le, True), (bound.le + 1, False)):
+        snapshot = copy.deepcopy(SNAPSHOT)
+        snapshot["turns"][0]["pending"]["step"] = step
+        if accepted:
+            check_snapshot(snapshot)
+            continue
+        with pytest.raises(SnapshotError) as caught:
+            check_snapshot(snapshot)
+        assert str(caught.value) == f"turns[0].pending.step must be an integer from 1, not {step}"
+
+
+def _choices(cls: type[msgspec.Struct], name: str) -> tuple[str, ...]:
+    return get_args(next(f.type for f in msgspec.structs.fields(cls) if f.name == name))
+
+
+def test_every_turn_status_and_message_role_and_status_a_restore_accepts_the_store_records() -> None:
+    for status in _choices(SnapshotTurn, "status"):
+        snapshot = copy.deepcopy(SNAPSHOT)
+        snapshot["turns"][0]["status"] = status
+        check_snapshot(snapshot)
+    for role in _choices(SnapshotMessage, "role"):
+        for status in _choices(SnapshotMessage, "status"):
+            MessageRecord(role, {}, status=status).check()  # (refuses a word it does not know)
+    with pytest.raises(ValueError, match="message status must be one of"):
+        MessageRecord("user", {}, status="paused").check()
+    snapshot = copy.deepcopy(SNAPSHOT)
+    snapshot["messages"][0]["status"] = "paused"
+    with pytest.raises(SnapshotError, match=r"messages\[0\]\.status must be one of"):
+        check_snapshot(snapshot)
