@@ -1,22 +1,25 @@
 """The snapshot's Structs are the one description of what a restore accepts: the checkpoint of
 calls waiting for approval (``PendingApprovals``/``PendingCall``) and the stored roles and
 statuses (``_stored_vocabulary``) are read by the Structs the schema is written from, and the
-store's records use the same words. Each test walks the Struct, so a change to it changes
+store's records use the same words; the top level's lists and their order are ``Snapshot``'s. Each test walks the Struct, so a change to it changes
 what is asserted."""
 
 from __future__ import annotations
 
 import copy
-from typing import Any, get_args
+import json
+from pathlib import Path
+from typing import Any, get_args, get_origin
 
 import msgspec
 import pytest
 
-from tether.store import MessageRecord
+from tether.store import HistoryStore, MessageRecord
 from tether.store.snapshot_checks import SnapshotError
-from tether.store.snapshots import check_snapshot
+from tether.store.snapshot_reader import SnapshotReader
+from tether.store.snapshots import check_snapshot, import_stream, open_snapshot
 from tether_protocol._pending import PendingApprovals, PendingCall
-from tether_protocol._snapshots import SnapshotMessage, SnapshotTurn
+from tether_protocol._snapshots import Snapshot, SnapshotMessage, SnapshotTurn
 
 CALL = {"id": "c1", "name": "write_file", "arguments": {"path": "a.txt"}, "started": True}
 SNAPSHOT: dict[str, Any] = {
@@ -68,6 +71,7 @@ def test_a_checkpoint_field_of_another_type_than_the_struct_declares_is_refused_
 
 def test_the_step_is_bounded_as_the_struct_declares() -> None:
     bound = next(a for a in get_args(msgspec.structs.fields(PendingApprovals)[0].type) if isinstance(a, msgspec.Meta))
+    assert isinstance(bound.ge, int) and isinstance(bound.le, int)
     for step, accepted in ((bound.ge, True), (bound.ge - 1, False), (bound.le, True), (bound.le + 1, False)):
         snapshot = copy.deepcopy(SNAPSHOT)
         snapshot["turns"][0]["pending"]["step"] = step
@@ -97,3 +101,48 @@ def test_every_turn_status_and_message_role_and_status_a_restore_accepts_the_sto
     snapshot["messages"][0]["status"] = "paused"
     with pytest.raises(SnapshotError, match=r"messages\[0\]\.status must be one of"):
         check_snapshot(snapshot)
+
+
+# ---- the snapshot's top level: the `Snapshot` Struct's lists, their order -----------------
+
+_LISTS = [f for f in msgspec.structs.fields(Snapshot) if get_origin(f.type) is list]
+
+
+async def _restore_file(tmp_path: Path, snapshot: dict[str, Any]) -> list[str]:
+    """``snapshot`` restored from a file a record at a time; the restored messages' roles."""
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snapshot))
+    async with await HistoryStore.open(tmp_path / "h.sqlite3") as store:
+        with path.open("rb") as stream:
+            session_id, _ = await import_stream(store, open_snapshot(SnapshotReader(stream, str(path))))
+        return [m.role for m in await store.load_messages(session_id)]
+
+
+def test_the_snapshot_has_the_lists_its_struct_declares() -> None:
+    assert [f.name for f in _LISTS] == ["turns", "messages", "reports", "rules"]  # (as SPEC §3.28 shows)
+
+
+@pytest.mark.parametrize("field", _LISTS, ids=lambda f: f.name)
+async def test_a_list_the_struct_requires_is_refused_when_missing_one_it_defaults_is_empty(
+    field: Any, tmp_path: Path
+) -> None:
+    without = {k: v for k, v in copy.deepcopy(SNAPSHOT).items() if k != field.name}
+    if field.required:
+        missing = f'^"{field.name}" must be a list, not missing$'
+        with pytest.raises(SnapshotError, match=missing):
+            check_snapshot(copy.deepcopy(without))
+        with pytest.raises(SnapshotError, match=missing):
+            await _restore_file(tmp_path, without)
+    else:
+        assert check_snapshot(copy.deepcopy(without))[field.name] == []
+        assert await _restore_file(tmp_path, without) == ["user"]
+
+
+@pytest.mark.parametrize("field", [f for f in _LISTS if f.required][1:], ids=lambda f: f.name)
+async def test_a_streamed_restore_needs_the_turns_before_the_lists_that_name_them(field: Any, tmp_path: Path) -> None:
+    first, required = _LISTS[0].name, [f.name for f in _LISTS if f.required]
+    moved = {k: v for k, v in SNAPSHOT.items() if k not in required}  # `field` first of the lists
+    moved |= {name: SNAPSHOT[name] for name in [field.name, *required] if name not in moved}
+    with pytest.raises(SnapshotError) as caught:
+        await _restore_file(tmp_path, moved)
+    assert str(caught.value) == f'"{first}" must come before "{field.name}" in the snapshot (as dump writes it)'

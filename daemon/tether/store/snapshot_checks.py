@@ -17,6 +17,7 @@ from tether.store.errors import StoreError
 from tether_protocol._codec import Described
 from tether_protocol._json import JsonObject, type_name
 from tether_protocol._snapshots import (
+    Snapshot,
     SnapshotMessage,
     SnapshotReport,
     SnapshotRule,
@@ -40,6 +41,10 @@ _EVERY: dict[type[msgspec.Struct], frozenset[str]] = {
     cls: frozenset(cls.__struct_fields__)
     for cls in (SnapshotSession, SnapshotTurn, SnapshotMessage, SnapshotReport, SnapshotRule)
 }
+# The snapshot's lists, in the order a dump writes them (the `Snapshot` Struct's fields): the
+# ones it must have (turns first: the records after them name them) and the ones left out as empty
+SNAPSHOT_LISTS = tuple(f.name for f in msgspec.structs.fields(Snapshot) if get_origin(f.type) is list)
+REQUIRED_LISTS = tuple(f.name for f in msgspec.structs.fields(Snapshot) if get_origin(f.type) is list and f.required)
 # a message record's fields with a default that most records have (filled in when left out)
 _TURN_ID, _STATUS = "turn_id", "status"
 
@@ -210,8 +215,9 @@ def check_rules(rules: list[Any]) -> None:
 _MISSING = object()
 
 
-def listed(snapshot: JsonObject, key: str, *, required: bool = True) -> list[Any]:
-    if key not in snapshot and not required:
+def listed(snapshot: JsonObject, key: str) -> list[Any]:
+    """``snapshot[key]``, one of ``SNAPSHOT_LISTS`` (an empty one put in when it may be left out)."""
+    if key not in snapshot and key not in REQUIRED_LISTS:
         snapshot[key] = []
     value = snapshot.get(key, _MISSING)
     if not isinstance(value, list):
