@@ -90,6 +90,8 @@ class SnapshotMessage(Stored, kw_only=True, omit_defaults=False):
 
 class SnapshotReport(Stored, kw_only=True):
     turn_id: str
+    # a `RunReport` (`snapshot_checks` checks it as one), kept as written: keys a later
+    # Tether adds are restored and dumped again
     report: Annotated[JsonObject, Described(RunReport)]
 
 

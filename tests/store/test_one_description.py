@@ -1,7 +1,7 @@
 """The snapshot's Structs are the one description of what a restore accepts: the checkpoint of
 calls waiting for approval (``PendingApprovals``/``PendingCall``) and the stored roles and
 statuses (``_stored_vocabulary``) are read by the Structs the schema is written from, and the
-store's records use the same words; the top level's lists and their order are ``Snapshot``'s. Each test walks the Struct, so a change to it changes
+store's records use the same words; the top level's lists and their order are ``Snapshot``'s, and a run report is a ``RunReport``. Each test walks the Struct, so a change to it changes
 what is asserted."""
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import pytest
 from tether.store import HistoryStore, MessageRecord
 from tether.store.snapshot_checks import SnapshotError
 from tether.store.snapshot_reader import SnapshotReader
-from tether.store.snapshots import check_snapshot, import_stream, open_snapshot
+from tether.store.snapshots import check_snapshot, export_session, import_session, import_stream, open_snapshot
+from tether_protocol._converter import unstructure
+from tether_protocol._extensions import RunReport, Usage
 from tether_protocol._pending import PendingApprovals, PendingCall
 from tether_protocol._snapshots import Snapshot, SnapshotMessage, SnapshotTurn
 
@@ -146,3 +148,36 @@ async def test_a_streamed_restore_needs_the_turns_before_the_lists_that_name_the
     with pytest.raises(SnapshotError) as caught:
         await _restore_file(tmp_path, moved)
     assert str(caught.value) == f'"{first}" must come before "{field.name}" in the snapshot (as dump writes it)'
+
+
+# ---- a snapshot's run report is a `RunReport`, as the dump writes it ---------------------
+
+
+def _with_report(report: dict[str, Any]) -> dict[str, Any]:
+    snapshot = copy.deepcopy(SNAPSHOT)
+    snapshot["turns"][0] |= {"status": "complete", "finished_at": 2.0, "pending": None}
+    snapshot["reports"] = [{"turn_id": "t1", "report": report}]
+    return snapshot
+
+
+def _report() -> dict[str, Any]:
+    report = RunReport("t1", "s1", "scripted", "m", 1.0, 2.0, 1000.0, "end_turn", "complete", [], 0, 0, Usage(1, 2), 0.5, 0.0)
+    encoded: dict[str, Any] = unstructure(report)
+    return encoded
+
+
+@pytest.mark.parametrize("field", [f for f in msgspec.structs.fields(RunReport) if f.required], ids=lambda f: f.name)
+def test_a_report_without_a_field_its_struct_requires_is_refused_naming_it(field: Any) -> None:
+    report = {k: v for k, v in _report().items() if k != field.encode_name}
+    with pytest.raises(SnapshotError) as caught:
+        check_snapshot(_with_report(report))
+    assert str(caught.value) == f"reports[0].report.{field.encode_name}: required field missing"
+
+
+async def test_a_report_keeps_the_keys_its_struct_does_not_know(tmp_path: Path) -> None:
+    report = {**_report(), "later": {"kept": [1, 2]}}
+    with pytest.raises(SnapshotError, match=r"^reports\[0\]\.report\.stepCount: expected an integer, got a string$"):
+        check_snapshot(_with_report({**report, "stepCount": "2"}))
+    async with await HistoryStore.open(tmp_path / "h.sqlite3") as store:
+        session_id = await import_session(store, _with_report(report), keep_id=True)
+        assert (await export_session(store, session_id))["reports"] == [{"turn_id": "t1", "report": report}]

@@ -197,11 +197,28 @@ def check_report(entry: Any, i: int, turn_ids: Container[str], seen: set[str]) -
     if not isinstance(entry, dict):
         raise SnapshotError(f"{where} must be an object, not {type_name(entry)}")
     _checked(SnapshotReport, entry, where)
+    if problem := _report_problem(entry["report"]):
+        raise SnapshotError(f"{where}.report{problem}")
     if entry["turn_id"] not in turn_ids:
         raise SnapshotError(f"{where}.turn_id {entry['turn_id']!r} is not one of the turns")
     if entry["turn_id"] in seen:
         raise SnapshotError(f"{where}: turn {entry['turn_id']!r} has two reports")
     seen.add(entry["turn_id"])
+
+
+def _report_problem(report: JsonObject) -> str | None:
+    """What is wrong with a run report for its class, ``RunReport`` (the only report a dump
+    can write: the daemon stores its own, sent as they are by ``_tether/session/report``), as
+    the rest of the path and why; keys it does not know are kept."""
+    from tether_protocol._codec import explained
+    from tether_protocol._extensions import RunReport
+
+    try:
+        msgspec.convert(report, RunReport)
+    except msgspec.ValidationError as exc:
+        steps, why = explained(exc, RunReport, report)
+        return "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps) + f": {why}"
+    return None
 
 
 def check_rules(rules: list[Any]) -> None:
