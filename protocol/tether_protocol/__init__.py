@@ -121,10 +121,10 @@ _MESSAGE_MODULES: dict[str, str] = {
         RulesResult RunReport StepReport ToolCallReport Usage
     """,
     "_snapshots": """
-        DumpParams DumpResult DumpedFile LatestParams LatestResult LatestSession MessageRole NoLatestSession
-        PendingApprovals PendingCall RestoreParams RestoreResult RestoredRule SearchHit SearchParams
+        DumpParams DumpResult DumpedFile LatestParams LatestResult LatestSession NoLatestSession
+        RestoreParams RestoreResult RestoredRule SearchHit SearchParams
         SearchResult Snapshot SnapshotMessage SnapshotPending SnapshotReport SnapshotRule SnapshotSession
-        SnapshotTurn StoredMessageStatus TetherForkParams TurnStatus
+        SnapshotTurn TetherForkParams
     """,
     "_lsp": """
         ApplyWorkspaceEditParams ApplyWorkspaceEditResult CodeAction CodeActionContext CodeActionParams
@@ -137,6 +137,8 @@ _MESSAGE_MODULES: dict[str, str] = {
         TextDocumentItem TextEdit WorkDoneProgressBegin WorkDoneProgressCancelParams
         WorkDoneProgressCreateParams WorkDoneProgressEnd WorkDoneProgressReport WorkspaceEdit
     """,
+    "_stored_vocabulary": "MessageRole StoredMessageStatus TurnStatus",
+    "_pending": "PendingApprovals PendingCall",
     "_rewind": """
         ChangedFile ChangesParams ChangesResult RewindConflict RewindInfo RewindParams RewindRestore
         RewindResult RewindSkipped
