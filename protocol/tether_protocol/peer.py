@@ -148,7 +148,12 @@ class JsonRpcPeer:
             return  # swallowed on purpose: this task exists only to answer the request
         except (TetherError, RequestFailed) as exc:
             self._finish(msg_id, error=exc)
-        except Exception:
+        except Exception as exc:
+            known = self.options.known_failure
+            failure = known(route.method, exc) if known is not None else None
+            if failure is not None:
+                self._finish(msg_id, error=failure)
+                return
             ref = os.urandom(4).hex()  # (not `secrets`: its hmac and hashlib cost the start 2 ms)
             log.exception("internal error in %s (ref %s)", route.method, ref)
             message = f"internal error in {route.method} (ref {ref}; details in {self.options.log_name})"
