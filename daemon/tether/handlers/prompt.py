@@ -181,17 +181,17 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
     from ..services.prompt_keys import prompt_once
 
     refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")  # before a key is taken
-    key = key_of(params)
+    key = key_of(params)  # read once: the queue takes it with the turn
     if key is not None and not steering(params):
         return await prompt_once(ctx, params, key, _session_prompt)
-    return await _session_prompt(ctx, params)
+    return await _session_prompt(ctx, params, key)
 
 
-async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
+async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str | None) -> PromptResult | RawResult:
     if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
-        return await session_prompt_v2(ctx, params)
+        return await session_prompt_v2(ctx, params, key)
     _refuse_empty(params.prompt, "session/prompt")
     refuse_running_child(ctx, params.session_id)
     session = ctx.daemon.registry.get_live(params.session_id)
@@ -207,7 +207,7 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> Prompt
         steer = SteerOutcome(False)
         handle = await queue.wait_for(session, wait.entry)
     else:
-        handle = await queue.take_turn(session, params, key_of(params))
+        handle = await queue.take_turn(session, params, key)
     if handle is None:  # withdrawn from the queue
         return PromptResult("cancelled")
     return await _prompt_turn(ctx, session, handle, params, steer)
