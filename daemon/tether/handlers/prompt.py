@@ -177,14 +177,22 @@ def _refuse_empty(prompt: Sized, method: str) -> None:
 async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn.
-    With an idempotency key, a retry gets the first request's answer (prompt_keys.py)."""
+    With an idempotency key, a retry gets the first request's answer (prompt_keys.py). The
+    session's other connections are told the turn ended (they sent no request it answers)."""
     from ..services.prompt_keys import prompt_once
 
     refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")  # before a key is taken
     key = key_of(params)  # read once: the queue takes it with the turn
     if key is not None and not steering(params):
-        return await prompt_once(ctx, params, key, _session_prompt)
-    return await _session_prompt(ctx, params, key)
+        result = await prompt_once(ctx, params, key, _session_prompt)
+    else:
+        result = await _session_prompt(ctx, params, key)
+    live = ctx.daemon.registry.live.get(params.session_id)
+    if live is not None and any(conn is not ctx.conn for conn in live.audience):  # other windows see it
+        from ..server.audience import turn_ended_elsewhere
+
+        turn_ended_elsewhere(ctx, live, result)
+    return result
 
 
 async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str | None) -> PromptResult | RawResult:
