@@ -12,20 +12,19 @@ from collections.abc import Sized
 from typing import cast
 
 from tether_protocol._common import StopReason
-from tether_protocol._converter import unstructure
 from tether_protocol._errors import (
     InvalidParams,
     SessionBusy,
     SessionNotFound,
     StorageFailed,
 )
+from tether_protocol._prompt_blocks import conversation_blocks
 from tether_protocol._queue import SteerOutcome, SteerParams
 from tether_protocol._sessions import (  # the area's module: `_messages` would load every area's
     PromptParams,
     PromptResult,
     SessionIdParams,
 )
-from tether_protocol.conversation import blocks_from_json
 from tether_protocol.peer import RawResult
 
 from ..agent.loop import TurnOutcome
@@ -84,11 +83,10 @@ async def _run(
     """Run the turn; what stops it early, as the error the client gets."""
     provider = await ctx.provider()
     turn = make_turn(ctx, session, handle, sink, provider)
-    # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
-    blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    blocks = conversation_blocks(prompt.prompt)  # the wire's blocks as the conversation's, in one step
     # a command's expansion is titled with what the user typed (`/fix-issue 12`), not its text
     expanded = prompt.prompt != list(typed.prompt)
-    title_from = blocks_from_json([unstructure(b) for b in typed.prompt], "params.prompt") if expanded else ()
+    title_from = conversation_blocks(typed.prompt) if expanded else ()
     blocks = await attach_resources(ctx, session.id, blocks, sink)  # MCP resources the prompt links
     mode = session.mode
     if prompt.mode is not None:

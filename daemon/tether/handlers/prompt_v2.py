@@ -10,9 +10,9 @@ from __future__ import annotations
 from tether_protocol._converter import unstructure
 from tether_protocol._errors import RequestCancelled, TetherError
 from tether_protocol._json import dumps_text
+from tether_protocol._prompt_blocks import conversation_blocks
 from tether_protocol._queue import SteerOutcome
 from tether_protocol._sessions import PromptParams
-from tether_protocol.conversation import blocks_from_json
 from tether_protocol.peer import RawResult
 
 from ..agent.session import ActiveTurn
@@ -49,7 +49,7 @@ async def session_prompt_v2(ctx: ClientConnection, params: PromptParams, key: st
         handle = await queue.take_turn(session, params, key)
     if handle is None:  # withdrawn while held (session/cancel, $/cancel_request)
         raise RequestCancelled("request cancelled: the prompt was withdrawn before it was inserted")
-    content = tuple(blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt"))
+    content = conversation_blocks(params.prompt)
     sink = SessionUpdates(session.id, ctx.connection)
     sink.emit(PromptInserted(handle.turn_id, content))
     sink.emit(TurnStateChanged("running"))
