@@ -179,10 +179,11 @@ class JsonRpcPeer:
         cls = route.params_cls
         if cls is None:
             return params
-        target = cls.load() if isinstance(cls, Later) else cls
+        if isinstance(cls, Later):  # imported once: the route keeps the class, no look-up per call
+            cls = route.params_cls = cls.load()
         from ._codec import convert  # (msgspec: loaded with the classes)
 
-        return convert({} if params is None else params, target, method=route.method)
+        return convert({} if params is None else params, cls, method=route.method)
 
     def _handle_notification(self, method: str, params: Any) -> None:
         if method in ("$/cancelRequest", "$/cancel_request"):

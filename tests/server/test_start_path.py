@@ -167,10 +167,12 @@ def test_every_handler_imported_later_exists() -> None:
 async def test_after_the_first_prompt_its_route_calls_the_prompt_handler_itself(tmp_path: Path) -> None:
     """The handlers imported on first call leave no wrapper behind: from the second prompt on,
     the peer calls `handlers.prompt.session_prompt` (bound to the connection) directly, and a
-    storage fault is still answered -32015 (the peer asks `storage_failed`, not a wrapper)."""
+    storage fault is still answered -32015 (the peer asks `storage_failed`, not a wrapper),
+    and the params' class (imported on first use) stays in the route."""
     import functools
 
     from server_harness import running, settings_for
+
     from tether.handlers import prompt
     from tether.server.methods import storage_failed
 
@@ -186,3 +188,6 @@ async def test_after_the_first_prompt_its_route_calls_the_prompt_handler_itself(
         assert isinstance(handler, functools.partial)
         assert handler.func is prompt.session_prompt and handler.args == (daemon.server,)
         assert daemon.server.rpc.options.known_failure is storage_failed
+        from tether_protocol._prompt import PromptParams  # and its params class is looked up once
+
+        assert daemon.server.rpc.routes["session/prompt"].params_cls is PromptParams
