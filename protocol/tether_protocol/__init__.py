@@ -60,6 +60,7 @@ if _typing.TYPE_CHECKING:
     from ._prompt import *  # noqa: F403
     from ._queue import *  # noqa: F403
     from ._rewind import *  # noqa: F403
+    from ._prompt_blocks import conversation_blocks
     from ._schema import build_schema
     from ._sessions import *  # noqa: F403
     from ._snapshots import *  # noqa: F403
@@ -74,6 +75,7 @@ _LAZY_MODULES: dict[str, str] = {
     "_converter": "structure unstructure",
     "_pending": "CheckpointError PendingCallRecord PendingStep",
     "_schema": "build_schema",
+    "_prompt_blocks": "conversation_blocks",
     "_methods": "Direction Kind Method NULL_RESULT",
 }
 # Every message class, union and enumeration (`_messages.__all__`), by the module that defines it
@@ -172,7 +174,7 @@ __all__ = [
     "Meta", "Method", "MethodNotFound", "NULL_RESULT", "NdjsonDecoder", "NoProviderConfigured",
     "PROTOCOL_VERSION", "ParseError", "PendingCallRecord", "PendingStep", "ProviderFailed",
     "RequestCancelled", "SessionBusy", "SessionNotFound", "StorageFailed", "TetherError", "WorkspaceInvalid",
-    "build_schema", "collector_paused", "convert", "decode", "decoder_for", "detect_framing", "dumps",
+    "build_schema", "collector_paused", "conversation_blocks", "convert", "decode", "decoder_for", "detect_framing", "dumps",
     "dumps_text", "encode_lsp", "encode_ndjson", "encoder_for", "explained", "loads", "structure", "type_name",
     "unstructure", "whole_surrogates", "whole_text",
 ]
