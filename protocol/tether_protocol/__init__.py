@@ -58,9 +58,9 @@ if _typing.TYPE_CHECKING:
     from ._modes import *  # noqa: F403
     from ._pending import CheckpointError, PendingCallRecord, PendingStep
     from ._prompt import *  # noqa: F403
+    from ._prompt_blocks import conversation_blocks
     from ._queue import *  # noqa: F403
     from ._rewind import *  # noqa: F403
-    from ._prompt_blocks import conversation_blocks
     from ._schema import build_schema
     from ._sessions import *  # noqa: F403
     from ._snapshots import *  # noqa: F403

@@ -18,7 +18,7 @@ def _extra(meta: JsonObject | None) -> JsonObject:
     return {} if meta is None else {"_meta": meta}
 
 
-def conversation_block(block: wire.ContentBlock) -> ContentBlock:
+def _conversation_block(block: wire.ContentBlock) -> ContentBlock:
     """One wire block as the conversation's (the stored shape keeps what ACP adds: `_meta`)."""
     if type(block) is wire.TextContent:
         return TextBlock(block.text, None if block.meta is None else {"_meta": block.meta})
@@ -32,4 +32,4 @@ def conversation_block(block: wire.ContentBlock) -> ContentBlock:
 
 def conversation_blocks(blocks: Iterable[wire.ContentBlock]) -> tuple[ContentBlock, ...]:
     """A prompt's wire blocks as the conversation's, in order."""
-    return tuple(map(conversation_block, blocks))
+    return tuple(map(_conversation_block, blocks))

@@ -10,7 +10,7 @@ from tether_protocol.acp_v1.prompt import PromptParams
 from tether_protocol.conversation import EmbeddedResource, ResourceContents, ResourceLink, TextBlock, block_to_json
 
 # Every field each wire block has: a field the generator adds (ACP's `annotations`...) fails
-# here until `conversation_block` carries it into the conversation.
+# here until `conversation_blocks` carries it into the conversation.
 CARRIED = {
     wire.TextContent: {"text", "meta"},
     wire.ResourceLink: {"uri", "name", "mime_type", "meta"},

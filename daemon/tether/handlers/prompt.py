@@ -23,7 +23,6 @@ from tether_protocol import (  # the area's module: `_messages` would load every
     StopReason,
     StorageFailed,
     conversation_blocks,
-    unstructure,
 )
 from tether_protocol.peer import RawResult
 
