@@ -30,12 +30,12 @@ REPO = Path(__file__).resolve().parent.parent
 TREE = Path(sys.argv[sys.argv.index("--tree") + 1]).resolve() if "--tree" in sys.argv else REPO
 sys.path[:0] = [str(TREE / "daemon"), str(TREE / "protocol")]
 
-from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer  # noqa: E402
-from tether.sandbox import choose_sandbox  # noqa: E402
-from tether.store import HistoryStore  # noqa: E402
-from tether.tools.base import ToolContext  # noqa: E402
-from tether.tools.run_command import RunCommandTool  # noqa: E402
-from tether.tools.sandbox import WorkspaceSandbox  # noqa: E402
+from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
+from tether.sandbox import choose_sandbox
+from tether.store import HistoryStore
+from tether.tools.base import ToolContext
+from tether.tools.run_command import RunCommandTool
+from tether.tools.sandbox import WorkspaceSandbox
 
 TABLES = REPO / "tests" / "approvals" / "test_allow_rules_show_what_runs.py"
 CONFIGURING = ("makefile", "package.json", "agents.md", "claude.md", ".py", ".toml", ".cfg", ".yml", ".yaml",

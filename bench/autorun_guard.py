@@ -21,13 +21,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "daemon"), str(REPO / "protocol"), str(REPO / "bench")]
 
-from sandbox import summary  # noqa: E402
+from sandbox import summary
 
-from tether.sandbox import choose_sandbox  # noqa: E402
-from tether.tools.autorun_guard import AutorunSnapshot  # noqa: E402
-from tether.tools.base import ToolContext  # noqa: E402
-from tether.tools.run_command import RunCommandTool  # noqa: E402
-from tether.tools.sandbox import WorkspaceSandbox  # noqa: E402
+from tether.sandbox import choose_sandbox
+from tether.tools.autorun_guard import AutorunSnapshot
+from tether.tools.base import ToolContext
+from tether.tools.run_command import RunCommandTool
+from tether.tools.sandbox import WorkspaceSandbox
 
 
 def _fill(ws: Path) -> None:

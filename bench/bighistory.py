@@ -41,8 +41,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
-from spawned import Spawned, peak_rss_mb  # noqa: E402
-from tether_side import init_params, tether_env  # noqa: E402
+from spawned import Spawned, peak_rss_mb
+from tether_side import init_params, tether_env
 
 BIG, BIG_MESSAGES = "sess_big", 50_000
 FILLER_SESSIONS = 2_000

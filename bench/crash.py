@@ -28,8 +28,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench")]
-from spawned import Spawned  # noqa: E402
-from tether_side import init_params, new_params, prompt_params  # noqa: E402
+from spawned import Spawned
+from tether_side import init_params, new_params, prompt_params
 
 SCRIPT = {"replies": [
     {"when": {"step": 1}, "text": "Looking around. " * 10, "delay_ms": 5,

@@ -212,7 +212,7 @@ async def serve(
         while not done.is_set() and now() - last < IDLE_EXIT_S:
             try:
                 await asyncio.wait_for(done.wait(), 1.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
 

@@ -39,10 +39,10 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
-from spawned import Spawned, peak_rss_mb  # noqa: E402
-from tether_side import init_params, prompt_params  # noqa: E402
+from spawned import Spawned, peak_rss_mb
+from tether_side import init_params, prompt_params
 
-from tether_protocol import dumps, loads  # noqa: E402
+from tether_protocol import dumps, loads
 
 TURNS_PER_SAMPLE = 10
 

@@ -29,9 +29,9 @@ import certifi
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from fake_model import FakeModel  # noqa: E402
-from startup import REPLY_DELTAS, oneshot  # noqa: E402
-from tether_side import compile_packages, tether_argv, tether_env  # noqa: E402
+from fake_model import FakeModel
+from startup import REPLY_DELTAS, oneshot
+from tether_side import compile_packages, tether_argv, tether_env
 
 INLINE = (
     "import concurrent.futures, sys, tether.providers.tls as tls\n"

@@ -19,11 +19,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "daemon"), str(REPO / "protocol")]
 
-import anyio  # noqa: E402
+import anyio
 
-from tether.config.mcp_servers import McpServerConfig  # noqa: E402
-from tether.mcp.launch import LaunchSettings  # noqa: E402
-from tether.mcp.probe import probe  # noqa: E402
+from tether.config.mcp_servers import McpServerConfig
+from tether.mcp.launch import LaunchSettings
+from tether.mcp.probe import probe
 
 EVERYTHING = next((REPO / ".cache").glob("server-everything-*/node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
 

@@ -31,8 +31,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
-from spawned import Spawned  # noqa: E402
-from tether_side import init_params, new_params, prompt_params, tether_env  # noqa: E402
+from spawned import Spawned
+from tether_side import init_params, new_params, prompt_params, tether_env
 
 SESSIONS, PER_SESSION = 250, 40
 TOPICS = ["parser", "deploy", "login", "cache", "migration", "flaky", "tests", "docker", "billing", "search",

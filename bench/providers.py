@@ -50,9 +50,9 @@ import httpx
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from fake_model import FakeModel  # noqa: E402
-from spawned import Spawned  # noqa: E402
-from tether_side import init_params, new_params, prompt_params, tether_argv, tether_env  # noqa: E402
+from fake_model import FakeModel
+from spawned import Spawned
+from tether_side import init_params, new_params, prompt_params, tether_argv, tether_env
 
 # the peer stamps notifications with perf_counter, the server its lines with CLOCK_MONOTONIC
 assert time.get_clock_info("perf_counter").implementation == "clock_gettime(CLOCK_MONOTONIC)"

@@ -26,7 +26,7 @@ import anyio
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fake_model import FakeModel  # noqa: E402
+from fake_model import FakeModel
 
 REQUEST = (b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
            b"content-length: 2\r\n\r\n{}")

@@ -29,9 +29,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
-from bighistory import Words, add_session, daemon, timed  # noqa: E402
-from spawned import Spawned, peak_rss_mb  # noqa: E402
-from tether_side import tether_env  # noqa: E402
+from bighistory import Words, add_session, daemon, timed
+from spawned import Spawned, peak_rss_mb
+from tether_side import tether_env
 
 SID = "sess_replay"
 

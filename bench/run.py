@@ -29,8 +29,8 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from spawned import Note, Spawned  # noqa: E402
-from tether_side import init_params, new_params, prompt_params  # noqa: E402
+from spawned import Note, Spawned
+from tether_side import init_params, new_params, prompt_params
 
 
 def daemon_argv(script: Path) -> list[str]:

@@ -30,10 +30,10 @@ REPO = Path(__file__).resolve().parent.parent
 TREE = Path(sys.argv[sys.argv.index("--tree") + 1]) if "--tree" in sys.argv else REPO
 sys.path[:0] = [str(TREE / "daemon"), str(TREE / "protocol")]
 
-from tether.sandbox import choose_sandbox  # noqa: E402
-from tether.tools.base import ToolContext  # noqa: E402
-from tether.tools.run_command import RunCommandTool  # noqa: E402
-from tether.tools.sandbox import WorkspaceSandbox  # noqa: E402
+from tether.sandbox import choose_sandbox
+from tether.tools.base import ToolContext
+from tether.tools.run_command import RunCommandTool
+from tether.tools.sandbox import WorkspaceSandbox
 
 COMMANDS = {
     "true": "true",

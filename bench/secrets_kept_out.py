@@ -28,11 +28,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "daemon"), str(REPO / "protocol")]
 
-from tether.agent.guard import InputGuard  # noqa: E402
-from tether.agent.secret_mask import mask_secrets  # noqa: E402
-from tether.sandbox import SandboxPolicy, choose_sandbox  # noqa: E402
-from tether.sandbox import landlock_launch as launch  # noqa: E402
-from tether.sandbox.credential_stores import read_limits  # noqa: E402
+from tether.agent.guard import InputGuard
+from tether.agent.secret_mask import mask_secrets
+from tether.sandbox import SandboxPolicy, choose_sandbox
+from tether.sandbox import landlock_launch as launch
+from tether.sandbox.credential_stores import read_limits
 
 
 def median_ms(run: Callable[[], object], runs: int) -> float:

@@ -45,9 +45,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol")]
-from png_plot import write_plot  # noqa: E402
-from spawned import Spawned  # noqa: E402
-from tether_side import init_params, tether_env  # noqa: E402
+from png_plot import write_plot
+from spawned import Spawned
+from tether_side import init_params, tether_env
 
 EVERYTHING = (ROOT / ".cache" / "server-everything-2026.8.31" / "node_modules" / "@modelcontextprotocol"
               / "server-everything" / "dist" / "index.js")

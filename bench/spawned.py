@@ -177,7 +177,7 @@ class Spawned:
         self.proc.stdin.close()
         try:
             await asyncio.wait_for(self.proc.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.proc.kill()
             await self.proc.wait()
         cpu = children_cpu_s() - before

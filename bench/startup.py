@@ -56,7 +56,7 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from codex_side import (  # noqa: E402
+from codex_side import (
     codex_env,
     codex_exec_argv,
     codex_sample,
@@ -64,11 +64,11 @@ from codex_side import (  # noqa: E402
     resolve_codex,
     write_codex_home,
 )
-from fake_model import FakeModel  # noqa: E402
-from spawned import children_cpu_s  # noqa: E402
-from tether_side import compile_packages, tether_argv, tether_env, tether_sample  # noqa: E402
+from fake_model import FakeModel
+from spawned import children_cpu_s
+from tether_side import compile_packages, tether_argv, tether_env, tether_sample
 
-from tether_protocol import Framing  # noqa: E402
+from tether_protocol import Framing
 
 Sample = Callable[[], Awaitable[dict[str, float]]]
 REPLY_DELTAS = 8

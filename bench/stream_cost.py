@@ -26,11 +26,11 @@ import httpx
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from fake_model import FakeModel  # noqa: E402
+from fake_model import FakeModel
 
-from tether.providers.anthropic import AnthropicProvider  # noqa: E402
-from tether.providers.base import ModelRequest, Provider  # noqa: E402
-from tether_protocol.conversation import messages_from_json  # noqa: E402
+from tether.providers.anthropic import AnthropicProvider
+from tether.providers.base import ModelRequest, Provider
+from tether_protocol.conversation import messages_from_json
 
 PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
 

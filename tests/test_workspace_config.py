@@ -56,11 +56,11 @@ REFUSED_SAMPLES: dict[str, str] = {
 
 
 def test_the_allowlist_is_the_documented_one() -> None:
-    assert WORKSPACE_KEYS == {
+    assert {
         "model", "max_steps", "mode", "guard", "keep_user_turns", "deny_commands", "deny_read",
         "context_window", "max_output_tokens", "max_retries", "sandbox_auto_allow",
-    }
-    assert WORKSPACE_KEYS <= set(SETTING_KEYS)
+    } == WORKSPACE_KEYS
+    assert set(SETTING_KEYS) >= WORKSPACE_KEYS
 
 
 def test_every_key_off_the_allowlist_has_a_sample() -> None:

@@ -143,7 +143,7 @@ class ChatApp:
             sys.stdout.flush()
         try:
             await asyncio.wait_for(self.daemon.close(), 10)
-        except (asyncio.TimeoutError, ConnectionError, OSError):
+        except (TimeoutError, ConnectionError, OSError):
             pass
 
     def spawn(self, coro: Any) -> None:

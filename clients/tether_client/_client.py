@@ -370,13 +370,13 @@ class TetherClient:
         if self.served is not None:
             try:
                 return await asyncio.wait_for(asyncio.shield(self.served), 10)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self.served.cancel()
                 return None
         if self.process is None:
             return None
         try:
             return await asyncio.wait_for(self.process.wait(), 10)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.process.kill()
             return await self.process.wait()

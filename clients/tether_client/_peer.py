@@ -80,5 +80,5 @@ class JsonRpcPeer(_Peer):
         if self._task is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), 5)
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 self._task.cancel()

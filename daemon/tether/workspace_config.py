@@ -122,8 +122,8 @@ def workspace_layer(settings: Settings, path: Path, user_path: Path) -> Settings
             accepted[key] = _accept(settings, key, raw, path, source, user_path)
         except _Refused as exc:
             refused.append(RefusedSetting(key, str(path), str(exc)))
-    added = cast(tuple[str, ...], accepted.pop("deny_commands", ()))  # `_accept`'s value for it
-    hidden = cast(tuple[str, ...], accepted.pop("deny_read", ()))  # added to the user's wherever set
+    added = cast("tuple[str, ...]", accepted.pop("deny_commands", ()))  # `_accept`'s value for it
+    hidden = cast("tuple[str, ...]", accepted.pop("deny_read", ()))  # added to the user's wherever set
     merged = merge(settings, accepted, dict.fromkeys(accepted, source))
     if hidden:
         merged = replace(merged, workspace_deny_read=with_extra(merged.workspace_deny_read, hidden))

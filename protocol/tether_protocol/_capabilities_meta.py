@@ -7,8 +7,6 @@ Owns: `ClientTetherCapabilities` and `ClientCapabilitiesMeta`, hand-declared (AC
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 from ._codec import Wire
@@ -29,5 +27,5 @@ class ClientTetherCapabilities(Wire, omit_defaults=False):
 class ClientCapabilitiesMeta(Wire):  # ACP's key `terminal_output` is snake_case
     """`terminal_output: true` asks for command output as terminal `_meta` (SPEC §4.9)."""
 
-    terminal_output: Union[bool, None] = msgspec.field(default=None, name="terminal_output")
-    tether: Union[ClientTetherCapabilities, None] = None
+    terminal_output: bool | None = msgspec.field(default=None, name="terminal_output")
+    tether: ClientTetherCapabilities | None = None

@@ -18,8 +18,12 @@ from .acp_v1.config_options import (
 )
 
 __all__ = [
-    "SessionConfigOption", "SessionConfigSelectOption", "SetConfigOptionParams",
-    "SessionClearedParams", "SetConfigOptionResult", "SetModelParams",
+    "SessionClearedParams",
+    "SessionConfigOption",
+    "SessionConfigSelectOption",
+    "SetConfigOptionParams",
+    "SetConfigOptionResult",
+    "SetModelParams",
 ]
 
 

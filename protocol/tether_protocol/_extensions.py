@@ -7,7 +7,7 @@ sends are required even when they may be null (`firstTokenMs`, `framing`, a rule
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Union
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -27,7 +27,7 @@ class ReportParams(Wire):
     """`_tether/session/report`: run reports of a session, or of one turn."""
 
     session_id: str
-    turn_id: Union[str, None] = None
+    turn_id: str | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
@@ -44,17 +44,17 @@ class ToolCallReport(Wire):
     arguments: JsonObject
     result_size_bytes: int
     latency_ms: float
-    error: Union[str, None] = None
+    error: str | None = None
     # who let a call that changes things run, and why ("allowed by the reviewer: ...")
-    approved_by: Union[str, None] = None
+    approved_by: str | None = None
 
 
 class StepReport(Wire):
     index: int
     llm_latency_ms: float
-    first_token_ms: Union[float, None]
+    first_token_ms: float | None
     usage: Usage
-    finish_reason: Union[str, None]  # null when the stream ended without saying why
+    finish_reason: str | None  # null when the stream ended without saying why
     tool_calls: list[ToolCallReport]
     tool_total_ms: float
 
@@ -75,7 +75,7 @@ class RunReport(Wire):
     total_usage: Usage
     total_llm_ms: float
     total_tool_ms: float
-    error: Union[str, None] = None
+    error: str | None = None
 
 
 class ReportResult(Wire):
@@ -93,13 +93,13 @@ class DaemonStats(Wire, omit_defaults=False):  # a 0 is written, as a null `open
     live_sessions: int
     frames_written: int
     writes: int
-    framing: Union[Literal["lsp", "ndjson"], None]
+    framing: Literal["lsp", "ndjson"] | None
     max_rss_kb: int
     # what a long-running daemon must not accumulate (issue 31): asyncio tasks, threads,
     # open file descriptors (null without /proc), watched workspaces, open history stores
     tasks: int = 0
     threads: int = 0
-    open_fds: Union[int, None] = None
+    open_fds: int | None = None
     watched_workspaces: int = 0
     open_stores: int = 0
 
@@ -120,13 +120,13 @@ class RulesParams(Wire):
 class Rule(Wire):
     """`id` is null for built-in and config rules (they cannot be removed)."""
 
-    id: Union[int, None]
+    id: int | None
     kind: RuleKind
     pattern: str
     decision: RuleDecision
     source: Literal["built-in", "config", "user"]
     # what it covers, in words (`npm test` (any arguments); edits to files under `src/`)
-    scope: Union[str, None] = None
+    scope: str | None = None
 
 
 class RulesResult(Wire):

@@ -53,25 +53,25 @@ class _LspShowDocumentCapabilities(Wire):
 class _LspWindowCapabilities(Wire):
     """`showMessage` (an object) marks `window/showMessageRequest`'s support."""
 
-    show_message: Union[JsonObject, None] = None
-    work_done_progress: Union[bool, None] = None
-    show_document: Union[_LspShowDocumentCapabilities, None] = None
+    show_message: JsonObject | None = None
+    work_done_progress: bool | None = None
+    show_document: _LspShowDocumentCapabilities | None = None
 
 
 class _LspWorkspaceEditCapabilities(Wire):
-    resource_operations: Union[list[str], None] = None
+    resource_operations: list[str] | None = None
 
 
 class _LspWorkspaceCapabilities(Wire):
-    apply_edit: Union[bool, None] = None
-    workspace_edit: Union[_LspWorkspaceEditCapabilities, None] = None
+    apply_edit: bool | None = None
+    workspace_edit: _LspWorkspaceEditCapabilities | None = None
 
 
 class _LspClientCapabilities(Wire):
     """What Tether reads of an LSP client's `capabilities` (LSP's other keys are left alone)."""
 
-    workspace: Union[_LspWorkspaceCapabilities, None] = None
-    window: Union[_LspWindowCapabilities, None] = None
+    workspace: _LspWorkspaceCapabilities | None = None
+    window: _LspWindowCapabilities | None = None
 
 
 def _kind(key: str) -> str:
@@ -93,18 +93,18 @@ class InitializeParams(Wire):
         "rootUri": "invalid params for initialize: rootUri must be a string",
     }
 
-    protocol_version: Union[int, None] = None
-    client_capabilities: Union[ClientCapabilities, None] = None
-    client_info: Union[Implementation, None] = None
-    info: Union[Implementation, None] = None
+    protocol_version: int | None = None
+    client_capabilities: ClientCapabilities | None = None
+    client_info: Implementation | None = None
+    info: Implementation | None = None
     # LSP's (what Tether reads of them; v2's are read as `ClientCapabilities`); present at
     # all, even null, marks an LSP client: UNSET while absent
-    capabilities: Annotated[Union[_LspClientCapabilities, None, UnsetType], Described(Union[JsonObject, None])] = UNSET
-    workspace_folders: Union[list[WorkspaceFolder], None] = None
-    root_uri: Union[str, None, UnsetType] = UNSET
-    root_path: Union[str, None] = None
-    process_id: Union[int, None, UnsetType] = UNSET
-    initialization_options: Union[JsonObject, None] = None
+    capabilities: Annotated[_LspClientCapabilities | None | UnsetType, Described(Union[JsonObject, None])] = UNSET
+    workspace_folders: list[WorkspaceFolder] | None = None
+    root_uri: str | None | UnsetType = UNSET
+    root_path: str | None = None
+    process_id: int | None | UnsetType = UNSET
+    initialization_options: JsonObject | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
@@ -133,8 +133,8 @@ class ServerCapabilities(Wire):
 
     text_document_sync: TextDocumentSyncOptions
     experimental: JsonObject
-    execute_command_provider: Union[ExecuteCommandOptions, None] = None
-    code_action_provider: Union[CodeActionOptions, None] = None
+    execute_command_provider: ExecuteCommandOptions | None = None
+    code_action_provider: CodeActionOptions | None = None
 
 
 class LspInitializeResult(Wire):
@@ -154,14 +154,14 @@ class RefusedSetting(Wire):
 
 
 class InitializeTetherMeta(Wire):
-    lsp: Union[LspInitializeResult, None] = None
-    config_refused: Union[list[RefusedSetting], None] = None
+    lsp: LspInitializeResult | None = None
+    config_refused: list[RefusedSetting] | None = None
     # the ACP versions Tether speaks (v1 answer: a client may reconnect asking for 2)
-    protocol_versions: Union[list[int], None] = None
+    protocol_versions: list[int] | None = None
 
 
 class InitializeResultMeta(Wire):
-    tether: Union[InitializeTetherMeta, None] = None
+    tether: InitializeTetherMeta | None = None
 
 
 class InitializeResult(Wire):
@@ -172,9 +172,9 @@ class InitializeResult(Wire):
     agent_capabilities: AgentCapabilities
     agent_info: Implementation
     auth_methods: list[JsonObject]
-    capabilities: Union[ServerCapabilities, None] = None
-    server_info: Union[Implementation, None] = None
-    meta: Union[InitializeResultMeta, None] = msgspec.field(default=None, name="_meta")
+    capabilities: ServerCapabilities | None = None
+    server_info: Implementation | None = None
+    meta: InitializeResultMeta | None = msgspec.field(default=None, name="_meta")
 
 
 class CancelRequestParams(Wire):
@@ -182,5 +182,5 @@ class CancelRequestParams(Wire):
     directions. Either key is accepted in either spelling (`requestId` wins); Tether
     sends `requestId` in ACP's spelling and `id` in LSP's."""
 
-    id: Union[int, str, None] = None
-    request_id: Union[int, str, None] = None
+    id: int | str | None = None
+    request_id: int | str | None = None

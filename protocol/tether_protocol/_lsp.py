@@ -17,18 +17,45 @@ from ._codec import Described, Wire
 from ._json import JsonObject
 
 __all__ = [
-    "ApplyWorkspaceEditParams", "ApplyWorkspaceEditResult", "CodeAction", "CodeActionContext",
-    "CodeActionParams", "CodeActionResult", "Command", "CommandResult", "CreateFile", "Diagnostic",
-    "ExecuteCommandParams", "LogMessageParams", "ProgressParams", "ProgressValue",
-    "ShowDocumentParams", "ShowDocumentResult", "WorkDoneProgressBegin",
-    "WorkDoneProgressCancelParams", "WorkDoneProgressCreateParams", "WorkDoneProgressEnd",
+    "ApplyWorkspaceEditParams",
+    "ApplyWorkspaceEditResult",
+    "CodeAction",
+    "CodeActionContext",
+    "CodeActionParams",
+    "CodeActionResult",
+    "Command",
+    "CommandResult",
+    "CreateFile",
+    "CreateFileOptions",
+    "Diagnostic",
+    "DidChangeTextDocumentParams",
+    "DidCloseTextDocumentParams",
+    "DidOpenTextDocumentParams",
+    "DidSaveTextDocumentParams",
+    "ExecuteCommandParams",
+    "LogMessageParams",
+    "MessageActionItem",
+    "OptionalVersionedTextDocumentIdentifier",
+    "Position",
+    "ProgressParams",
+    "ProgressValue",
+    "Range",
+    "ShowDocumentParams",
+    "ShowDocumentResult",
+    "ShowMessageParams",
+    "ShowMessageRequestParams",
+    "ShowMessageRequestResult",
+    "TextDocumentContentChangeEvent",
+    "TextDocumentEdit",
+    "TextDocumentIdentifier",
+    "TextDocumentItem",
+    "TextEdit",
+    "WorkDoneProgressBegin",
+    "WorkDoneProgressCancelParams",
+    "WorkDoneProgressCreateParams",
+    "WorkDoneProgressEnd",
     "WorkDoneProgressReport",
-    "CreateFileOptions", "DidChangeTextDocumentParams", "DidCloseTextDocumentParams",
-    "DidOpenTextDocumentParams", "DidSaveTextDocumentParams", "MessageActionItem",
-    "OptionalVersionedTextDocumentIdentifier", "Position", "Range", "ShowMessageParams",
-    "ShowMessageRequestParams", "ShowMessageRequestResult",
-    "TextDocumentContentChangeEvent", "TextDocumentEdit", "TextDocumentIdentifier",
-    "TextDocumentItem", "TextEdit", "WorkspaceEdit",
+    "WorkspaceEdit",
 ]
 
 _URI = "invalid params for {method}: textDocument.uri (a file:// URI string) is required"
@@ -56,7 +83,7 @@ class TextDocumentItem(Wire):
 
     uri: str
     language_id: str = ""
-    version: Union[int, None] = None
+    version: int | None = None
     text: str = ""
 
 
@@ -64,7 +91,7 @@ class TextDocumentIdentifier(Wire):
     WIRE_ERRORS: ClassVar[dict[str, str]] = {"uri": _URI}
 
     uri: str
-    version: Union[int, None] = None
+    version: int | None = None
 
 
 class DidOpenTextDocumentParams(Wire):
@@ -77,8 +104,8 @@ class TextDocumentContentChangeEvent(Wire):
     """`{text}` replaces the whole text; `{range, text}` replaces that range."""
 
     text: str
-    range: Union[Range, None] = None
-    range_length: Union[int, None] = None
+    range: Range | None = None
+    range_length: int | None = None
 
 
 class DidChangeTextDocumentParams(Wire):
@@ -97,8 +124,8 @@ class DidCloseTextDocumentParams(Wire):
 class DidSaveTextDocumentParams(Wire):
     """Accepted and ignored."""
 
-    text_document: Union[JsonObject, None] = None
-    text: Union[str, None] = None
+    text_document: JsonObject | None = None
+    text: str | None = None
 
 
 # ---- workspace/applyEdit (Tether -> client request) ----------------------------------
@@ -113,7 +140,7 @@ class OptionalVersionedTextDocumentIdentifier(Wire):
     """`version` is the open buffer's, or null for a file that is not open."""
 
     uri: str
-    version: Union[int, None]
+    version: int | None
 
 
 class TextDocumentEdit(Wire):
@@ -122,8 +149,8 @@ class TextDocumentEdit(Wire):
 
 
 class CreateFileOptions(Wire):
-    overwrite: Union[bool, None] = None
-    ignore_if_exists: Union[bool, None] = None
+    overwrite: bool | None = None
+    ignore_if_exists: bool | None = None
 
 
 # not a msgspec tag: a `TextDocumentEdit` beside it in `documentChanges` has none (so
@@ -131,13 +158,13 @@ class CreateFileOptions(Wire):
 class CreateFile(Wire, omit_defaults=False, kw_only=True):
     kind: Literal["create"] = "create"
     uri: str
-    options: Union[CreateFileOptions, None, UnsetType] = UNSET
+    options: CreateFileOptions | None | UnsetType = UNSET
 
 
 if TYPE_CHECKING:
-    DocumentChanges = list[Union[TextDocumentEdit, CreateFile]]
+    DocumentChanges = list[TextDocumentEdit | CreateFile]
 else:  # sent only: msgspec writes an untagged union but neither reads nor describes one
-    DocumentChanges = Annotated[list[Any], Described(list[Union[TextDocumentEdit, CreateFile]])]
+    DocumentChanges = Annotated[list[Any], Described(list[TextDocumentEdit | CreateFile])]
 
 
 class WorkspaceEdit(Wire):
@@ -157,7 +184,7 @@ class ApplyWorkspaceEditResult(Wire):
     """`applied: true` means done; anything else fails the tool call."""
 
     applied: bool
-    failure_reason: Union[str, None] = None
+    failure_reason: str | None = None
 
 
 # ---- window/* (Tether -> client) -----------------------------------------------------
@@ -198,8 +225,8 @@ class ShowDocumentParams(Wire):
     """`window/showDocument`: the session's Markdown transcript (in Tether's data dir)."""
 
     uri: str
-    external: Union[bool, None] = None
-    take_focus: Union[bool, None] = None
+    external: bool | None = None
+    take_focus: bool | None = None
 
 
 class ShowDocumentResult(Wire):
@@ -218,8 +245,8 @@ class ExecuteCommandParams(Wire):
     WIRE_ERRORS: ClassVar[dict[str, str]] = {"command": _COMMAND}
 
     command: str
-    arguments: Union[list[Any], None] = None
-    work_done_token: Union[int, str, None] = None
+    arguments: list[Any] | None = None
+    work_done_token: int | str | None = None
 
 
 class CommandResult(Wire):
@@ -227,9 +254,9 @@ class CommandResult(Wire):
     (`tether.ask`), the mode it set (`tether.setMode`) or whether a turn was cancelled."""
 
     session_id: str
-    turn_id: Union[str, None] = None
-    mode_id: Union[str, None] = None
-    cancelled: Union[bool, None] = None
+    turn_id: str | None = None
+    mode_id: str | None = None
+    cancelled: bool | None = None
 
 
 class Diagnostic(Wire):
@@ -237,15 +264,15 @@ class Diagnostic(Wire):
 
     range: Range
     message: str
-    severity: Union[int, None] = None
-    code: Union[int, str, None] = None
-    source: Union[str, None] = None
+    severity: int | None = None
+    code: int | str | None = None
+    source: str | None = None
 
 
 class CodeActionContext(Wire):
     diagnostics: list[Diagnostic] = msgspec.field(default_factory=list)
-    only: Union[list[str], None] = None
-    trigger_kind: Union[int, None] = None
+    only: list[str] | None = None
+    trigger_kind: int | None = None
 
 
 _TEXT_DOCUMENT = "invalid params for textDocument/codeAction: textDocument.uri is required"
@@ -263,7 +290,7 @@ class CodeActionParams(Wire):
 class Command(Wire):
     title: str
     command: str
-    arguments: Union[list[Any], None] = None
+    arguments: list[Any] | None = None
 
 
 class CodeAction(Wire):
@@ -272,15 +299,15 @@ class CodeAction(Wire):
     title: str
     kind: str
     command: Command
-    diagnostics: Union[list[Diagnostic], None] = None
-    is_preferred: Union[bool, None] = None
+    diagnostics: list[Diagnostic] | None = None
+    is_preferred: bool | None = None
 
 
 CodeActionResult = list[CodeAction]
 
 
 class WorkDoneProgressCreateParams(Wire):
-    token: Union[int, str]
+    token: int | str
 
 
 class WorkDoneProgressCancelParams(Wire):
@@ -290,24 +317,24 @@ class WorkDoneProgressCancelParams(Wire):
         "token": "invalid params for window/workDoneProgress/cancel: token is required",
     }
 
-    token: Union[int, str]
+    token: int | str
 
 
 class WorkDoneProgressBegin(Wire, tag_field="kind", tag="begin"):
     title: str
-    cancellable: Union[bool, None] = None
-    message: Union[str, None] = None
-    percentage: Union[int, None] = None
+    cancellable: bool | None = None
+    message: str | None = None
+    percentage: int | None = None
 
 
 class WorkDoneProgressReport(Wire, tag_field="kind", tag="report"):
-    cancellable: Union[bool, None] = None
-    message: Union[str, None] = None
-    percentage: Union[int, None] = None
+    cancellable: bool | None = None
+    message: str | None = None
+    percentage: int | None = None
 
 
 class WorkDoneProgressEnd(Wire, tag_field="kind", tag="end"):
-    message: Union[str, None] = None
+    message: str | None = None
 
 
 ProgressValue = Union[WorkDoneProgressBegin, WorkDoneProgressReport, WorkDoneProgressEnd]
@@ -316,5 +343,5 @@ ProgressValue = Union[WorkDoneProgressBegin, WorkDoneProgressReport, WorkDonePro
 class ProgressParams(Wire):
     """`$/progress` of a token Tether created with `window/workDoneProgress/create`."""
 
-    token: Union[int, str]
+    token: int | str
     value: ProgressValue

@@ -7,8 +7,6 @@ Must not: decide how an answer is read (`tether.server.permission` does).
 
 from __future__ import annotations
 
-from typing import Union
-
 from ._codec import Wire
 
 __all__ = [
@@ -48,11 +46,11 @@ class PermissionTetherMeta(Wire):
     reason: str
     hunks: list[Hunk]
     # the approval reviewer's concern (it did not approve the call on its own)
-    reviewer: Union[str, None] = None
+    reviewer: str | None = None
     # a sub-agent's call: the `delegate` call of the session's turn it runs under
-    parent_call_id: Union[str, None] = None
+    parent_call_id: str | None = None
     # what "allow always" would store and allow
-    allow_always: Union[AllowAlwaysScope, None] = None
+    allow_always: AllowAlwaysScope | None = None
 
 
 class PermissionRequestMeta(Wire):
@@ -62,8 +60,8 @@ class PermissionRequestMeta(Wire):
 class AcceptedHunksMeta(Wire):
     """Apply only these hunks of an allowed edit: absolute path -> hunk indexes."""
 
-    accepted_hunks: Union[dict[str, list[int]], None] = None
+    accepted_hunks: dict[str, list[int]] | None = None
 
 
 class PermissionResultMeta(Wire):
-    tether: Union[AcceptedHunksMeta, None] = None
+    tether: AcceptedHunksMeta | None = None

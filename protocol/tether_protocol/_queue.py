@@ -8,7 +8,7 @@ Must not: hold behaviour (the daemon's `server/queue.py` does).
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Union
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -75,9 +75,9 @@ class SteerOutcome(Wire):
     answer's `stopReason` is that turn's)."""
 
     landed: bool
-    turn_id: Union[str, None] = None
-    step: Union[int, None] = None
-    message_seq: Union[int, None] = None
+    turn_id: str | None = None
+    step: int | None = None
+    message_seq: int | None = None
 
 
 class PromptTetherMeta(Wire):
@@ -86,11 +86,11 @@ class PromptTetherMeta(Wire):
     also take (SPEC §3.40)."""
 
     turn_id: str
-    steer: Union[SteerOutcome, None] = None
-    turn_seq: Union[int, None] = None
+    steer: SteerOutcome | None = None
+    turn_seq: int | None = None
 
 
 # `session/prompt`'s `_meta` (the answer's class is generated, `acp_v1/prompt.py`; these are
 # exported by `_sessions` with it)
 class PromptResultMeta(Wire):
-    tether: Union[PromptTetherMeta, None] = None
+    tether: PromptTetherMeta | None = None

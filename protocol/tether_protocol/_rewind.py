@@ -6,15 +6,22 @@ the daemon's `server/rewind.py`).
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
 from ._codec import Meta, NonEmpty, Wire
 
 __all__ = [
-    "ChangedFile", "ChangesParams", "ChangesResult", "RewindConflict", "RewindInfo", "RewindParams",
-    "RewindResult", "RewindSkipped", "RewindRestore",
+    "ChangedFile",
+    "ChangesParams",
+    "ChangesResult",
+    "RewindConflict",
+    "RewindInfo",
+    "RewindParams",
+    "RewindRestore",
+    "RewindResult",
+    "RewindSkipped",
 ]
 
 _ID = "invalid params for {method}: sessionId (a non-empty string) is required"
@@ -45,13 +52,13 @@ class RewindParams(Wire):
     }
 
     session_id: NonEmpty
-    to_turn: Union[_TurnSeq, str, None] = None
-    message_seq: Union[Annotated[int, msgspec.Meta(ge=0)], None] = None
-    to_rewind: Union[_TurnSeq, None] = None
+    to_turn: _TurnSeq | str | None = None
+    message_seq: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    to_rewind: _TurnSeq | None = None
     restore: RewindRestore = "both"
     force: bool = False
     dry_run: bool = False
-    cwd: Union[str, None] = None
+    cwd: str | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
@@ -77,7 +84,7 @@ class RewindResult(Wire):
     that would be); `conflicts`: the files left as they are (with `force`, restored too
     and listed in both); `hiddenMessages`: messages the model no longer sees."""
 
-    rewind_id: Union[int, None]
+    rewind_id: int | None
     restored: list[str]
     conflicts: list[RewindConflict]
     skipped: list[RewindSkipped]
@@ -93,8 +100,8 @@ class ChangesParams(Wire):
     }
 
     session_id: NonEmpty
-    turn: Union[_TurnSeq, str, None] = None
-    cwd: Union[str, None] = None
+    turn: _TurnSeq | str | None = None
+    cwd: str | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
@@ -107,7 +114,7 @@ class ChangedFile(Wire, kw_only=True):
     status: Literal["added", "modified", "deleted"]
     diff: str
     turns: list[int]
-    note: Union[str, None] = None
+    note: str | None = None
     turn_ids: list[str]  # no default, so written when empty (keyword-only: after `note`)
 
 

@@ -8,7 +8,7 @@ the prompt's are `_prompt`'s); hand-declared only those not in ACP v1's stable s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
@@ -87,6 +87,6 @@ class ForkSessionParams(Wire):
     WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _REQUIRED_ID, "cwd": _CWD}
 
     session_id: NonEmpty
-    cwd: Union[str, None] = None
+    cwd: str | None = None
     mcp_servers: Any = None
     meta: Meta = msgspec.field(default=None, name="_meta")

@@ -54,7 +54,7 @@ _Id = Annotated[str, msgspec.Meta(min_length=1)]
 class SnapshotSession(Stored, kw_only=True, omit_defaults=False):
     id: _Id
     workspace: str
-    title: Union[str, None] = None
+    title: str | None = None
     mode: str
     created_at: _Time
     updated_at: _Time
@@ -65,19 +65,19 @@ class SnapshotTurn(Stored, kw_only=True, omit_defaults=False):
     id: str
     seq: _Seq
     status: TurnStatus
-    stop_reason: Union[str, None] = None
+    stop_reason: str | None = None
     started_at: _Time
-    finished_at: Union[_Time, None] = None
-    error: Union[str, None] = None
+    finished_at: _Time | None = None
+    error: str | None = None
     # read by its Struct, `PendingApprovals.from_json`, which words its own errors
-    pending: Annotated[Union[JsonObject, None], Described(Union[PendingApprovals, None])] = None
+    pending: Annotated[JsonObject | None, Described(Union[PendingApprovals, None])] = None
 
 
 class SnapshotMessage(Stored, kw_only=True, omit_defaults=False):
     """`body` is the stored message (user, assistant or tool result; SPEC §3.28)."""
 
     seq: _Seq
-    turn_id: Union[str, None] = None
+    turn_id: str | None = None
     role: MessageRole
     status: StoredMessageStatus = "complete"
     created_at: _Time
@@ -115,10 +115,10 @@ class Snapshot(Stored, omit_defaults=False):
     turns: list[SnapshotTurn]
     messages: list[SnapshotMessage]
     reports: list[SnapshotReport]
-    pending: Union[SnapshotPending, None]
+    pending: SnapshotPending | None
     rules: list[SnapshotRule] = msgspec.field(default_factory=list)  # (written before the two left out while unset)
-    exported_at: Union[float, None, UnsetType] = UNSET
-    checkpoints: Union[JsonObject, None, UnsetType] = UNSET
+    exported_at: float | None | UnsetType = UNSET
+    checkpoints: JsonObject | None | UnsetType = UNSET
 
 
 # ---- methods -------------------------------------------------------------------------
@@ -132,8 +132,8 @@ class DumpParams(Wire):
     WIRE_ERRORS: ClassVar[dict[str, str]] = {"sessionId": _ID, "cwd": _CWD, "path": _PATH}
 
     session_id: NonEmpty
-    cwd: Union[str, None] = None
-    path: Union[str, None] = None
+    cwd: str | None = None
+    path: str | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
@@ -160,8 +160,8 @@ class RestoreParams(Wire):
 
     # raw JSON, checked by the store with its own words (the handler says when it is missing)
     snapshot: Annotated[Any, Described(Union[Snapshot, None])] = None
-    path: Union[str, None] = None
-    cwd: Union[str, None] = None
+    path: str | None = None
+    cwd: str | None = None
     keep_id: bool = False
     import_rules: bool = False
     meta: Meta = msgspec.field(default=None, name="_meta")
@@ -194,8 +194,8 @@ class TetherForkParams(Wire):
     }
 
     session_id: NonEmpty
-    message_seq: Union[Annotated[int, msgspec.Meta(ge=0)], None] = None
-    cwd: Union[str, None] = None
+    message_seq: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    cwd: str | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
@@ -206,8 +206,8 @@ class SearchParams(Wire):
     }
 
     query: NonEmpty
-    cwd: Union[str, None] = None
-    limit: Union[Annotated[int, msgspec.Meta(ge=1, le=200)], None] = None
+    cwd: str | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=200)] | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
@@ -215,7 +215,7 @@ class SearchHit(Wire):
     """`rank` is SQLite's bm25 score: lower is better; `snippet` marks matches `[[…]]`."""
 
     session_id: str
-    session_title: Union[str, None]
+    session_title: str | None
     message_seq: int
     role: MessageRole
     snippet: str
@@ -229,7 +229,7 @@ class SearchResult(Wire):
 class LatestParams(Wire):
     WIRE_ERRORS: ClassVar[dict[str, str]] = {"cwd": _CWD}
 
-    cwd: Union[str, None] = None
+    cwd: str | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 
@@ -239,7 +239,7 @@ class LatestSession(Wire):
     session_id: str
     updated_at: str
     cwd: str
-    title: Union[str, None] = None
+    title: str | None = None
 
 
 class NoLatestSession(Wire):

@@ -7,7 +7,7 @@ name an update kind (`_updates` names them for Tether).
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -39,7 +39,7 @@ class MemoryHit(Wire):
     """One message of an earlier session given to the model (`sessionTitle` null when untitled)."""
 
     session_id: str
-    session_title: Union[str, None]
+    session_title: str | None
     message_seq: int
     role: str
     snippet: str
@@ -59,19 +59,19 @@ class UpdateTetherMeta(Wire):
     compaction (§5.15), memory given to the model, a resumed turn's end (§4.4), why a call
     was allowed (§4.9), a sub-agent's call and session, the prompt queue (`session_info_update`)."""
 
-    notice: Union[bool, None] = None
-    steered: Union[bool, None] = None
-    turn_id: Union[str, None] = None
-    after_step: Union[int, None, UnsetType] = UNSET
-    message_seq: Union[int, None] = None
-    status: Union[MessageStatus, None] = None
-    compaction: Union[Compaction, None] = None
-    memory: Union[MemoryRecall, None] = None
-    turn_ended: Union[TurnEnded, None] = None
-    approved_by: Union[str, None] = None
-    parent_call_id: Union[str, None] = None
-    child_session_id: Union[str, None] = None
-    queue: Union[list[QueuedPrompt], None] = None
+    notice: bool | None = None
+    steered: bool | None = None
+    turn_id: str | None = None
+    after_step: int | None | UnsetType = UNSET
+    message_seq: int | None = None
+    status: MessageStatus | None = None
+    compaction: Compaction | None = None
+    memory: MemoryRecall | None = None
+    turn_ended: TurnEnded | None = None
+    approved_by: str | None = None
+    parent_call_id: str | None = None
+    child_session_id: str | None = None
+    queue: list[QueuedPrompt] | None = None
 
 
 # ACP's terminal keys are snake_case, as claude-agent-acp and codex-acp send them
@@ -93,15 +93,15 @@ class TerminalExit(msgspec.Struct):
     """`exit_code` null and `signal` "SIGKILL" when the command was killed."""
 
     terminal_id: str
-    exit_code: Union[int, None]
-    signal: Union[str, None]
+    exit_code: int | None
+    signal: str | None
 
 
 class UpdateMeta(msgspec.Struct, omit_defaults=True):
     """`_meta` of an update. The terminal keys are snake_case, as claude-agent-acp and
     codex-acp send them (only to clients that set `_meta.terminal_output`)."""
 
-    tether: Union[UpdateTetherMeta, None] = None
-    terminal_info: Union[TerminalInfo, None] = None
-    terminal_output: Union[TerminalOutput, None] = None
-    terminal_exit: Union[TerminalExit, None] = None
+    tether: UpdateTetherMeta | None = None
+    terminal_info: TerminalInfo | None = None
+    terminal_output: TerminalOutput | None = None
+    terminal_exit: TerminalExit | None = None

@@ -43,8 +43,18 @@ from ._rpc_types import (
 )
 
 __all__ = [
-    "CancelStyle", "Handler", "Later", "JsonRpcPeer", "MessageReader", "NotificationCallback", "Outbox",
-    "PeerOptions", "RawResult", "RequestCallback", "RequestFailed", "Route",
+    "CancelStyle",
+    "Handler",
+    "JsonRpcPeer",
+    "Later",
+    "MessageReader",
+    "NotificationCallback",
+    "Outbox",
+    "PeerOptions",
+    "RawResult",
+    "RequestCallback",
+    "RequestFailed",
+    "Route",
     "current_request_id",
 ]
 

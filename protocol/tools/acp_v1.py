@@ -104,7 +104,7 @@ class V1Generator:
         assert match, spec
         py, ann, default = match.groups()
         wire = next((k for k in props if snake(k) == py or k == py), None)
-        if wire is None and (ann is None or default is None and py != "meta"):
+        if wire is None and (ann is None or (default is None and py != "meta")):
             raise SystemExit(f"{cls.name}.{py}: not in upstream {cls.upstream}: give its type (a Tether extra)")
         forced = default == "required"  # required although upstream's is not
         derived = ann is None

@@ -41,7 +41,7 @@ async def test_ask_mode_asks_and_allow_always_creates_a_rule_used_next_time(gate
     user = ScriptedUser("allow_always")
     first = await gate.decide(command("npm test -- -k slow"), user)
     assert first.allowed and first.asked and "always" in first.reason
-    assert "mode ask asks before running `npm test -- -k slow`" == user.asked[0][1]
+    assert user.asked[0][1] == "mode ask asks before running `npm test -- -k slow`"
     again = await gate.decide(command("npm test"), ScriptedUser())
     assert again.allowed and not again.asked and "rule #" in again.reason and "`npm test`" in again.reason
     assert [r.pattern for r in await gate.rules() if r.id is not None] == ["npm test"]

@@ -6,7 +6,6 @@ waits for a file (`go`), so nothing depends on timing."""
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 END = "[end_turn"

@@ -24,10 +24,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from pydantic import BaseModel
-
 import acp
+import pytest
 from acp import RequestError, spawn_agent_process, spawn_stdio_connection, text_block
 from acp.connection import StreamDirection, StreamEvent
 from acp.interfaces import Client
@@ -68,6 +66,7 @@ from acp.schema import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
+from pydantic import BaseModel
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "examples" / "conformance-acp.json"

@@ -19,10 +19,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
-import test_acp_python_sdk as sdk  # noqa: E402
-from acp import text_block  # noqa: E402
-from local_http import LocalHTTPServer, Reply  # noqa: E402
-from test_real_provider_turn import FAKE_KEY, text_chunks  # noqa: E402
+import test_acp_python_sdk as sdk
+from acp import text_block
+from local_http import LocalHTTPServer, Reply
+from test_real_provider_turn import FAKE_KEY, text_chunks
 
 MODELS = [{"id": "m", "object": "model"}, {"id": "o3", "object": "model"}, {"id": "gpt-4.1", "object": "model"}]
 

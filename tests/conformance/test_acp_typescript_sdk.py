@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import EXAMPLES
 
 TS = Path(__file__).resolve().parent / "ts"

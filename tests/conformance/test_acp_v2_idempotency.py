@@ -16,8 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from daemon_harness import EXAMPLES
 from test_acp_v2_typescript_sdk import run_v2_client
+
+from daemon_harness import EXAMPLES
 
 SCRIPT = EXAMPLES / "v2-idempotency.json"
 

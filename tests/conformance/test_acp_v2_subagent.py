@@ -17,7 +17,6 @@ from typing import Any
 
 from test_acp_v2_typescript_sdk import _validate_daemon_lines, run_v2_client
 
-
 _RUNS = itertools.count()
 
 

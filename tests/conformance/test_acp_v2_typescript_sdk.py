@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_harness import EXAMPLES
 
+from daemon_harness import EXAMPLES
 from tether_protocol.acp_v2 import OpenUnion, convert
 from tether_protocol.acp_v2 import schema_types as v2
 

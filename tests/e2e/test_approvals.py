@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 from pathlib import Path
 
-import pytest
-from daemon_harness import EXAMPLES, kinds
+from daemon_harness import EXAMPLES
 
 SCRIPT = EXAMPLES / "approvals.json"
 

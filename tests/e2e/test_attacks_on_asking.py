@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_sandbox_aware_asking import Answers, _approved_by, _done, _script, _text  # noqa: E402
+from test_sandbox_aware_asking import Answers, _approved_by, _done, _script, _text
 
 PROBE = r"""
 import json, os, socket, subprocess, sys

@@ -11,8 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from local_http import LocalHTTPServer, Reply, sse  # noqa: E402
-from test_secret_environ import _chunk, _text  # noqa: E402
+from local_http import LocalHTTPServer, Reply, sse
+from test_secret_environ import _chunk, _text
 
 OPENAI = "sk-proj-" + "Qw7Er9" * 5  # built here, so this file holds no literal key
 GITHUB = "ghp_" + "Mn4" * 12

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_credential_stores import AWS, BACKENDS, MARKERS, SSH, fake_home, run_turn, script_of  # noqa: E402
+from test_credential_stores import AWS, BACKENDS, MARKERS, SSH, fake_home, run_turn, script_of
 
 POETRY = "POETRY-AUTH-MATERIAL-0a1b"
 PGPASS = "PGPASS-MATERIAL-2c3d"
@@ -178,8 +178,8 @@ async def test_an_agents_md_planted_as_a_link_into_a_store_does_not_reach_the_pr
     `AGENTS.md -> .ssh/id_ed25519`; the daemon itself reads AGENTS.md into the prompt of
     the next session, outside the sandbox and without masking."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
-    from local_http import LocalHTTPServer  # noqa: PLC0415
-    from test_secret_environ import _command_call, _text  # noqa: PLC0415
+    from local_http import LocalHTTPServer
+    from test_secret_environ import _command_call, _text
 
     home = fake_home(tmp_path)
     subprocess.run(["git", "init", "-q", str(home)], check=True)

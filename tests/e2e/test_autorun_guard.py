@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_sandbox_aware_asking import Answers, _approved_by, _done, _text  # noqa: E402
+from test_sandbox_aware_asking import Answers, _approved_by, _done, _text
 
 PLANT = """\
 import os, sys

@@ -3,9 +3,8 @@ what to send instead (never -32603, which is for Tether's own bugs)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+
 from tether_client import ClientError
 
 

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tether_client import ClientError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
-from local_http import LocalHTTPServer, Reply, sse  # noqa: E402
-from test_real_provider_turn import _OA_USAGE, FAKE_KEY, _oa, serve_command, text_chunks  # noqa: E402
+from local_http import LocalHTTPServer, Reply, sse
+from test_real_provider_turn import _OA_USAGE, FAKE_KEY, _oa, serve_command, text_chunks
 
 ENV = {"OPENAI_API_KEY": FAKE_KEY, "TETHER_MODELS": "m,big-model"}
 

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from daemon_harness import User
 
+from daemon_harness import User
 from tether.store import database_path
 
 

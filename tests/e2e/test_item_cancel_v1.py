@@ -13,9 +13,10 @@ import json
 from pathlib import Path
 
 import pytest
-from daemon_harness import User, host_pids, item_cancel_script, text_of, until
 
+from daemon_harness import User, host_pids, item_cancel_script, text_of, until
 from tether_client import ClientError
+
 
 async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(
     spawn_daemon, workspace: Path, tmp_path: Path,

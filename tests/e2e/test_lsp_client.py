@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from daemon_harness import BASIC_SCRIPT, kinds
 from lsprotocol import types
 from pygls.protocol import JsonRPCNotification, JsonRPCResponseMessage, default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
+
+from daemon_harness import BASIC_SCRIPT, kinds
 
 
 def _dict_converter():

@@ -12,14 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import User
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from local_http import LocalHTTPServer, Reply  # noqa: E402
-from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks  # noqa: E402
+from local_http import LocalHTTPServer, Reply
+from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks
 
-from tether.agent.memory_files import MAX_MEMORY_CHARS  # noqa: E402
+from tether.agent.memory_files import MAX_MEMORY_CHARS
 
 
 def user_memory(tmp_path: Path) -> Path:

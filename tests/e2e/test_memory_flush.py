@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import User
 
 SUMMARY = (

@@ -15,8 +15,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
-from local_http import LocalHTTPServer, Reply  # noqa: E402
-from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks  # noqa: E402
+from local_http import LocalHTTPServer, Reply
+from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks
 
 OPENAI_MODELS = [
     {"id": "m", "object": "model", "owned_by": "test"},

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from daemon_harness import BASIC_SCRIPT, EXAMPLES, until
 
 APPROVALS = EXAMPLES / "approvals.json"

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from daemon_harness import text_of
 from tether_client import ClientError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
-from local_http import LocalHTTPServer, Reply, json_reply, sse  # noqa: E402
+from local_http import LocalHTTPServer, Reply, json_reply, sse
 
-from tether.providers.messages_anthropic import strip_moving_breakpoint  # noqa: E402
+from tether.providers.messages_anthropic import strip_moving_breakpoint
 
 PROVIDERS = ["openai", "anthropic"]
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}

@@ -14,6 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import EXAMPLES, User, until
 from tether_client import ClientError
 

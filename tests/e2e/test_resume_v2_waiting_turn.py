@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_harness import EXAMPLES, User, left_waiting, until
 
+from daemon_harness import EXAMPLES, User, left_waiting, until
 from tether_client import ClientError
 
 SCRIPT = EXAMPLES / "approvals.json"

@@ -10,6 +10,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import EXAMPLES, User, left_waiting, until
 from tether_client import ClientError
 

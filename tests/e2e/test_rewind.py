@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import until
 from tether_client import ClientError
 

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 import test_sandboxed_commands as sandboxed  # its keys and its every-route snoop
 
 FAKE_KEYS, SNOOP = sandboxed.FAKE_KEYS, sandboxed.SNOOP

@@ -17,7 +17,7 @@ from daemon_harness import User
 from tether_client import TetherClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
-from local_http import LocalHTTPServer, Reply, sse  # noqa: E402
+from local_http import LocalHTTPServer, Reply, sse
 
 KEY = "sk-environ-leak-51f3"
 

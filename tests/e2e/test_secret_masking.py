@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from local_http import LocalHTTPServer  # noqa: E402
-from test_secret_environ import _command_call, _text  # noqa: E402
+from local_http import LocalHTTPServer
+from test_secret_environ import _command_call, _text
 
 GITHUB = "ghp_" + "Zq3" * 12  # built here, so this file holds no literal token
 AWS_ID = "AKIA" + "QX7T" * 4

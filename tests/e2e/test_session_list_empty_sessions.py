@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from daemon_harness import BASIC_SCRIPT
 
 INCLUDE_EMPTY = {"tether": {"includeEmpty": True}}

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tether_client import ClientError
 
 

@@ -16,7 +16,7 @@ from tether.store import HistoryStore, MessageRecord, database_path
 from tether_client import ClientError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_snapshots_protocol import _without_ids  # noqa: E402
+from test_snapshots_protocol import _without_ids
 
 BIG = "sess_big"
 TURNS = 400  # 1,600 messages: two pages of the dump, four batches of the import

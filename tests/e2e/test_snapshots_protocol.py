@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from daemon_harness import EXAMPLES, kinds
 from tether_client import ClientError
 

@@ -20,10 +20,10 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from daemon_harness import BASIC_SCRIPT, EXAMPLES, serve_command
-from tether_client import ClientError
 
+from daemon_harness import BASIC_SCRIPT, EXAMPLES, serve_command
 from tether.store.paths import database_path
+from tether_client import ClientError
 
 STORAGE_FAILED = -32015
 

@@ -13,13 +13,15 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tether_client import ClientError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from daemon_harness import until  # noqa: E402
-from local_http import LocalHTTPServer, Reply  # noqa: E402
-from test_real_provider_turn import serve_command, text_chunks  # noqa: E402
+from local_http import LocalHTTPServer, Reply
+from test_real_provider_turn import serve_command, text_chunks
+
+from daemon_harness import until
 
 KEY = "sk-fake-in-the-workspace-7c1d"
 

@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from daemon_harness import BASIC_SCRIPT, kinds, text_of
+
+from daemon_harness import kinds, text_of
 from tether_client import ClientError
 
 

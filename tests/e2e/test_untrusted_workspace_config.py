@@ -11,7 +11,7 @@ from pathlib import Path
 from daemon_harness import BASIC_SCRIPT, text_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
-from local_http import LocalHTTPServer, Reply, sse  # noqa: E402
+from local_http import LocalHTTPServer, Reply, sse
 
 
 def _workspace_config(workspace: Path, text: str) -> Path:

@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import text_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from fake_model import FakeModel  # noqa: E402
+from fake_model import FakeModel
 
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}

@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from daemon_harness import until
 from mcp_harness import SCRIPT, final, new_session, text, trouble_marking_cancels
+
+from daemon_harness import until
 
 
 async def test_cancelling_one_mcp_call_cancels_its_request_and_the_turn_goes_on(

@@ -8,7 +8,17 @@ import sys
 from pathlib import Path
 
 from mcp_harness import (
-    SCRIPT, User, final, new_session, notices, programs, run, text, trouble_marking_cancels, trouble_table, user_config,
+    SCRIPT,
+    User,
+    final,
+    new_session,
+    notices,
+    programs,
+    run,
+    text,
+    trouble_marking_cancels,
+    trouble_table,
+    user_config,
 )
 
 from daemon_harness import host_pids, until

@@ -24,13 +24,13 @@ class TextContent(Wire, tag_field="type", tag="text"):
 class ResourceLink(Wire, tag_field="type", tag="resource_link"):
     uri: str
     name: str
-    mime_type: Union[str, None] = None
+    mime_type: str | None = None
 
 
 class TextResource(Wire):
     uri: str
     text: str
-    mime_type: Union[str, None] = None
+    mime_type: str | None = None
 
 
 class EmbeddedResource(Wire, tag_field="type", tag="resource"):
@@ -39,7 +39,7 @@ class EmbeddedResource(Wire, tag_field="type", tag="resource"):
 
 class Prompt(Wire):
     session_id: str
-    prompt: list[Union[TextContent, ResourceLink, EmbeddedResource]]
+    prompt: list[TextContent | ResourceLink | EmbeddedResource]
     meta: Meta = msgspec.field(default=None, name="_meta")
 
 

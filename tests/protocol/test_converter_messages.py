@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 import tether_protocol as m
 from tether_protocol import InvalidParams, structure
 

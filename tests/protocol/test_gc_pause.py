@@ -7,6 +7,7 @@ import gc
 import threading
 
 import pytest
+
 from tether_protocol import collector_paused, dumps, loads
 
 

@@ -16,7 +16,7 @@ def _annotated(name: str) -> tuple[Any, Any]:
     """The `MethodSpec[P, R]` annotation of the table's constant ``name``, evaluated."""
     scope: dict[str, Any] = {alias: importlib.import_module(f"tether_protocol.{module}") for alias, module in MODULES.items()}
     scope["MethodSpec"] = MethodSpec
-    hint = eval(_method_table.__annotations__[name], scope)  # noqa: S307 (our own source's annotations)
+    hint = eval(_method_table.__annotations__[name], scope)
     params, result = typing.get_args(hint)
     return params, result
 

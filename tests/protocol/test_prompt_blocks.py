@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+
 from tether_protocol import conversation_blocks, convert
 from tether_protocol.acp_v1 import content as wire
 from tether_protocol.acp_v1.prompt import PromptParams

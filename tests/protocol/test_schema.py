@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import types
 import typing
 from pathlib import Path
 from typing import Any, Literal
@@ -17,8 +18,8 @@ import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 from schema_samples import INVALID, VALID
-from tether_protocol import _errors, _messages
-from tether_protocol import Described, build_schema, structure, unstructure
+
+from tether_protocol import Described, _errors, _messages, build_schema, structure, unstructure
 from tether_protocol._schema import GENERATED_COMMENT
 from tether_protocol.schema import DEFAULT_PATH, main, render
 
@@ -321,7 +322,7 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
         return (_sample(args[0], nulls=nulls),)
     if origin is dict:
         return {"key": _sample(args[1], nulls=nulls)}
-    if origin is typing.Union:
+    if origin in (typing.Union, types.UnionType):  # `Optional[X]` or `X | None`
         if nulls and type(None) in args:
             return None
         return _sample(next(a for a in args if a not in (type(None), msgspec.UnsetType)), nulls=nulls)

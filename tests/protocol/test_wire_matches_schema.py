@@ -19,8 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from daemon_harness import EXAMPLES
 from jsonschema import Draft202012Validator
+
+from daemon_harness import EXAMPLES
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "protocol" / "schema.json").read_text())
 METHODS: dict[str, Any] = SCHEMA["x-tether-methods"]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from event_runs import runs
 from local_http import LocalHTTPServer, Reply, json_reply, sse
+
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import (
     Finish,

@@ -14,7 +14,6 @@ from typing import Any
 
 import anthropic
 import pytest
-
 from local_http import LocalHTTPServer
 from test_anthropic import (
     CACHE_STREAM,
@@ -34,6 +33,7 @@ from test_anthropic import (
     texts,
     tool_inputs,
 )
+
 from tether.providers.base import ProviderError, ThinkingDelta, UsageReport
 from tether.providers.http import RetryPolicy
 

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from llmock.scenarios import Fail, Reply, SlowFirstToken, StreamFault
 from llmock.testing import LLMockServer
+
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import (
     Finish,

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from local_http import LocalHTTPServer, Reply, json_reply  # noqa: E402
+from local_http import LocalHTTPServer, Reply, json_reply
 
-from tether.providers.anthropic import AnthropicProvider  # noqa: E402
-from tether.providers.models_list import MAX_LISTED, ListedModel, list_models  # noqa: E402
-from tether.providers.openai import OpenAIProvider  # noqa: E402
-from tether.providers.scripted import ScriptedProvider  # noqa: E402
+from tether.providers.anthropic import AnthropicProvider
+from tether.providers.models_list import MAX_LISTED, ListedModel, list_models
+from tether.providers.openai import OpenAIProvider
+from tether.providers.scripted import ScriptedProvider
 
 
 async def test_openai_compatible_ids_in_order_with_router_names() -> None:

@@ -19,6 +19,7 @@ import anyio
 import pytest
 from event_runs import runs
 from local_http import LocalHTTPServer, Reply, json_reply, sse
+
 from tether.providers.base import (
     Finish,
     ModelRequest,

@@ -21,6 +21,7 @@ import openai
 import pytest
 from local_http import LocalHTTPServer, Reply
 from openai.lib.streaming.chat import ChatCompletionStreamState
+
 from tether.providers.base import (
     ModelRequest,
     ProviderError,

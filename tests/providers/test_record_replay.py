@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from local_http import LocalHTTPServer, Reply, json_reply, sse
+
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import (
     ModelRequest,

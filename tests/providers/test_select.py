@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from local_http import LocalHTTPServer, json_reply
+
 from tether.config import Settings, load_settings
 from tether.providers.select import build_provider, choose_provider
 from tether_protocol import NoProviderConfigured

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tether.providers.sse import SSEDecoder, SSEEvent
 
 # field values: any text without line ends (a value may hold colons, spaces, `data:`)

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from local_http import sse
 from test_anthropic import PARALLEL_STREAM, TEXT_STREAM, THINKING_STREAM, TOOL_STREAM
+
 from tether.providers.anthropic import AnthropicProvider
 from tether.providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta, ToolCallArgsDelta
 from tether.providers.http import RetryPolicy

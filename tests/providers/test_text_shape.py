@@ -13,6 +13,7 @@ import json
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tether.providers.text_shape import TextShape
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-import crafted_git  # noqa: E402
-from measured_turn import measured_turn  # noqa: E402
+import crafted_git
+from measured_turn import measured_turn
 
 _MB = 1024 * 1024
 _GROWTH_LIMIT = 160 * _MB  # what the scan may add to the daemon's peak memory

@@ -16,7 +16,7 @@ from tether.tools.grep import GrepTool
 from tether.tools.sandbox import WorkspaceSandbox
 
 sys.path.insert(0, str(Path(__file__).parent))
-from measured_turn import measured_turn  # noqa: E402
+from measured_turn import measured_turn
 
 _MB = 1024 * 1024
 _SIZE = 512 * _MB

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from server_harness import settings_for
+
 from tether.config import Settings
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 from server_harness import running
+
 from tether.config import Settings
 from tether.server.tasks import BackgroundTasks
 

@@ -228,7 +228,7 @@ async def test_the_list_sent_is_the_sessions_and_is_sent_again_only_when_it_chan
         session = daemon.server.daemon.registry.live[session_id]
         assert [name for name, _d, _h in session.commands_sent or []] == ["compact", "review", "init", "mode", "model", "clear", "memory", "mcp"]
         await _prompt(daemon, session_id, "/mode ask")  # no command file changed: the list is not sent again
-        sent = lambda: [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]  # noqa: E731
+        sent = lambda: [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]
         assert len(sent()) == 1
         (workspace / ".tether" / "commands").mkdir(parents=True)
         (workspace / ".tether" / "commands" / "fix.md").write_text("Fix it: $ARGUMENTS\n")

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tether_protocol import InitializeResult, structure, unstructure
+from server_harness import settings_for
 
 from tether.config.settings import RefusedSetting
 from tether.server.handshake import handshake
-
-from server_harness import settings_for
+from tether_protocol import InitializeResult, structure, unstructure
 
 ACP = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True}}}
 LSP = {"processId": None, "rootUri": None, "capabilities": {"textDocument": {}}}

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from server_harness import Answered, running
+
 from tether import __version__
 from tether.config import Settings
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from server_harness import Answered, running, settings_for
+
 from daemon_harness import EXAMPLES
 from tether.config import Settings
 

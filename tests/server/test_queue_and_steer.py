@@ -13,8 +13,9 @@ from typing import Any
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from daemon_harness import EXAMPLES
 from server_harness import Daemon, running, settings_for
+
+from daemon_harness import EXAMPLES
 
 
 def _prompt(session_id: str, text: str, **meta: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from server_harness import Answered, running
+
 from tether.config import Settings
 from tether.store import database_path
 

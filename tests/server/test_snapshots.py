@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from server_harness import Answered, running, settings_for
+
 from tether.config import Settings
 from tether_cli.sessions import sessions_main
 from tether_protocol import dumps

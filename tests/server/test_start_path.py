@@ -20,7 +20,7 @@ from typing import Any
 from tether.server.methods import METHODS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
-from local_http import LocalHTTPServer, Reply, sse  # noqa: E402
+from local_http import LocalHTTPServer, Reply, sse
 
 LATER = (
     "tether.agent.loop", "tether.agent.executor", "tether.approvals", "tether.tools.grep",

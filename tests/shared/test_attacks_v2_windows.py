@@ -12,7 +12,7 @@ from pathlib import Path
 from daemon_harness import until
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e"))
-from v2_window import opened  # noqa: E402
+from v2_window import opened
 
 SLOW = "This answer comes slowly, a few characters at a time, so the other window joins it. " * 2
 

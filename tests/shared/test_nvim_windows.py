@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "editors" / "nvim"))
 
-from nvim_driver import Nvim, open_chat  # noqa: E402
+from nvim_driver import Nvim, open_chat
 
 
 def test_two_neovims_chat_through_one_shared_daemon(shared_env: dict[str, str], workspace: Path, tmp_path: Path):

@@ -123,7 +123,7 @@ async def test_closing_a_session_in_one_window_leaves_it_open_in_the_other(windo
     await watching.close()  # the last window to close it closes it
     try:
         await second.request("session/prompt", {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi"}]})
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         assert "unknown session" in str(exc)
     else:
         raise AssertionError("a closed session took a prompt")

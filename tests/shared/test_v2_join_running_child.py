@@ -14,7 +14,7 @@ from tether_protocol.acp_v2 import convert
 from tether_protocol.acp_v2 import schema_types as v2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e"))
-from v2_window import opened  # noqa: E402
+from v2_window import opened
 
 SLOW = "The child answers slowly, a few characters at a time, so another window joins it. " * 2
 

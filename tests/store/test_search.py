@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

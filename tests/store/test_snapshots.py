@@ -26,8 +26,8 @@ from tether.store import (
     fork_session,
     import_session,
     search,
+    snapshots,
 )
-from tether.store import snapshots
 from tether.store.snapshots import check_snapshot, export_session_json
 
 from .conftest import finish_with_raw_report, set_raw_pending

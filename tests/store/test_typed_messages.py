@@ -4,6 +4,7 @@ as the same values, in the stored JSON shape (snapshot format 1) the store alway
 from __future__ import annotations
 
 import pytest
+
 from tether.store import HistoryStore, MessageRecord
 from tether_protocol.conversation import (
     AssistantMessage,

@@ -20,8 +20,9 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pynvim
 
@@ -196,11 +197,11 @@ class CodeCompanionNvim:
     def close(self) -> None:
         try:
             self.api.command("qa!")
-        except Exception:  # noqa: BLE001 - nvim quits before it answers
+        except Exception:
             pass
         try:
             self.api.close()
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
         try:
             self.proc.wait(10)

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from codecompanion_driver import CodeCompanionNvim, unpack
 
 COMMAND = "ls src && echo listed"

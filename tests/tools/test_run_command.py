@@ -13,8 +13,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from daemon_harness import host_pids
 
+from daemon_harness import host_pids
 from tether.tools.base import ToolContext, ToolError, validate_args
 from tether.tools.run_command import RunCommandTool, _Streamer
 from tether.tools.sandbox import SandboxError

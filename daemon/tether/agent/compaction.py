@@ -144,7 +144,7 @@ async def compact(
     )
     parts: list[str] = []
     # every provider's stream is an async generator (closed at once if we leave early)
-    events = cast(AsyncGenerator[ProviderEvent, None], provider.stream(request))
+    events = cast("AsyncGenerator[ProviderEvent, None]", provider.stream(request))
     async with contextlib.aclosing(events) as stream:
         async for event in stream:
             if type(event) is TextDelta:

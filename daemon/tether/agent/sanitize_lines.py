@@ -48,7 +48,7 @@ class Lines:
             part = seg[start:] if nl < 0 else seg[start:nl]
             if len(self.head) < _FENCE_HEAD:
                 self.head = (self.head + part if self.head else part.lstrip(" \t"))[:_FENCE_HEAD]
-            if self.spans and (self.fence is None and "`" in part or self.run):
+            if self.spans and ((self.fence is None and "`" in part) or self.run):
                 self._spans(part)
             if nl < 0:
                 return toggled

@@ -276,7 +276,7 @@ def _sed_substitution_end(script: str, i: int, cmd: str) -> int | None:
     while flags_end < n and script[flags_end] not in ";\n}":
         flags_end += 1
     flags = script[j:flags_end]
-    if cmd == "s" and ("e" in flags or "w" in flags and "e" in flags[flags.index("w"):]):
+    if cmd == "s" and ("e" in flags or ("w" in flags and "e" in flags[flags.index("w"):])):
         return None
     return flags_end
 
@@ -321,7 +321,7 @@ def command_options(found: PartFinder, program: str, words: list[Word], depth: i
         value = w.value
         if value is None:
             continue
-        short = value.startswith("-") and not value.startswith("--") or (program == "tar" and i == 1)
+        short = (value.startswith("-") and not value.startswith("--")) or (program == "tar" and i == 1)
         if long_option(value, longs) or (short and letters and any(c in value for c in letters)):
             found.cannot_see(f"`{program}` running a command given in `{brief(w.source)}`")
             return

@@ -81,7 +81,7 @@ class _Commands:
             return
         if not word:
             return
-        if _ASSIGNMENT.match(word) or word.isdigit() and i < len(text) and text[i] in "<>":
+        if _ASSIGNMENT.match(word) or (word.isdigit() and i < len(text) and text[i] in "<>"):
             return  # `FOO=1 cmd`, `2>x cmd`: the command is still to come
         if word in _THEN_COMMAND:
             return

@@ -30,7 +30,7 @@ async def daemon_stats(ctx: ClientConnection, _params: object) -> DaemonStats:
         live_sessions=len(ctx.daemon.registry.live),
         frames_written=conn.frames_written if conn else 0,
         writes=conn.writes if conn else 0,
-        framing=cast(Literal["lsp", "ndjson"], conn.framing) if conn else None,
+        framing=cast("Literal['lsp', 'ndjson']", conn.framing) if conn else None,
         max_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         tasks=len(asyncio.all_tasks()) - 1,  # not counting this request's own
         threads=threading.active_count(),

@@ -55,7 +55,7 @@ async def replay_while_reading(
     """Replay a session (with no approvals pending) while its messages are still being
     read, a page at a time; returns what the live session needs of them (`StoredTail`)."""
     replay = PagedReplay(session_id, step_breaks)
-    pages_of = cast(AsyncGenerator[list[MessageView], None], store.message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
+    pages_of = cast("AsyncGenerator[list[MessageView], None]", store.message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
     return await replay_pages(
         conn, store, session_id, pages_of, lambda page: (page, replay.feed([(body, status) for _r, body, status in page])),
         replay.finish,
@@ -64,7 +64,7 @@ async def replay_while_reading(
 
 def turn_pages_of(store: HistoryStore, session_id: str) -> AsyncGenerator[list[TurnMessageView], None]:
     """The session's messages with their turn ids (ACP v2's replay), paged as v1's replay reads them."""
-    return cast(AsyncGenerator[list[TurnMessageView], None], store.turn_message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
+    return cast("AsyncGenerator[list[TurnMessageView], None]", store.turn_message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
 
 
 # A page of stored messages as (what the live session keeps of it, its replay's frames).

@@ -247,7 +247,7 @@ async def _prompt_turn(
     failure = outcome.failure()
     if failure is not None:
         raise failure
-    return PromptResult(cast(StopReason, outcome.stop_reason), meta=await turn_meta(session, outcome.turn_id, steer))
+    return PromptResult(cast("StopReason", outcome.stop_reason), meta=await turn_meta(session, outcome.turn_id, steer))
 
 
 async def session_steer(ctx: ClientConnection, params: SteerParams) -> PromptResult | RawResult:

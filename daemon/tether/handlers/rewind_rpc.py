@@ -77,5 +77,5 @@ async def session_changes(ctx: ClientConnection, params: ChangesParams) -> Chang
                         turn_ids=[ids[t] for t in c.turns if t in ids])
             for c in found
         ],
-        [RewindInfo(r.id, r.at_seq, r.to_seq, cast(RewindRestore, r.restore)) for r in rewinds],
+        [RewindInfo(r.id, r.at_seq, r.to_seq, cast("RewindRestore", r.restore)) for r in rewinds],
     )

@@ -37,7 +37,7 @@ from ..store import InvalidCursor
 
 
 def iso(ts: float) -> str:
-    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    return dt.datetime.fromtimestamp(ts, dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def modes(current: str) -> SessionModeState:

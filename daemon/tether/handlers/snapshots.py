@@ -175,7 +175,7 @@ async def _restore(ctx: ClientConnection, params: RestoreParams, opened: Callabl
         restored.session_id,
         str(restored.workspace),
         restored.mode,
-        [RestoredRule(r.kind, r.pattern, cast(RuleDecision, r.decision), r.imported) for r in restored.rules],
+        [RestoredRule(r.kind, r.pattern, cast("RuleDecision", r.decision), r.imported) for r in restored.rules],
     )
 
 
@@ -207,7 +207,7 @@ async def session_search(ctx: ClientConnection, params: SearchParams) -> SearchR
     limit = params.limit or 20
     hits = await ctx.daemon.sessions.search(_workspace_of(ctx, params.cwd), params.query, limit)
     return SearchResult([
-        SearchHit(h.session_id, h.session_title, h.message_seq, cast(MessageRole, h.role), h.snippet, h.rank)
+        SearchHit(h.session_id, h.session_title, h.message_seq, cast("MessageRole", h.role), h.snippet, h.rank)
         for h in hits
     ])
 

@@ -74,7 +74,7 @@ class Reviewer:
             model=self.model, session_id=self.session.id, metadata={"purpose": "reviewer"},
         )
         parts: list[str] = []
-        events = cast(AsyncGenerator[ProviderEvent, None], self.provider.stream(model_request))
+        events = cast("AsyncGenerator[ProviderEvent, None]", self.provider.stream(model_request))
         async with contextlib.aclosing(events) as stream:
             async for event in stream:
                 if type(event) is TextDelta:

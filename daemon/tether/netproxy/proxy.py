@@ -264,7 +264,7 @@ def _parse_head(head: bytes) -> tuple[bytes, bytes, list[tuple[bytes, bytes]]]:
             raise _BadRequest("an invalid header line")
         headers.append((name, value.strip(b" \t")))
     names = [name.lower() for name, _ in headers]
-    if b"transfer-encoding" in names and b"content-length" in names or names.count(b"content-length") > 1:
+    if (b"transfer-encoding" in names and b"content-length" in names) or names.count(b"content-length") > 1:
         raise _BadRequest("an ambiguous body length (Content-Length with Transfer-Encoding, or twice)")
     return parts[0], parts[1], headers
 
@@ -282,7 +282,7 @@ def _target(method: bytes, target: bytes) -> tuple[str, int, bytes]:
     if "@" in text:
         raise _BadRequest("user information in the authority is not accepted")
     name, colon, port_text = text.rpartition(":")
-    if not colon or name.endswith(":") and not name.startswith("["):
+    if not colon or (name.endswith(":") and not name.startswith("[")):
         name, port_text = text, "" if method != b"CONNECT" else "-"
     port = int(port_text) if port_text.isdigit() and len(port_text) <= 5 else (80 if port_text == "" else -1)
     host = host_text(name)

@@ -14,7 +14,7 @@ import sys
 # daemon never runs that command line: marked absent, httpx keeps its stub.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
-from .base import (  # noqa: E402
+from .base import (
     Finish,
     ModelRequest,
     Provider,

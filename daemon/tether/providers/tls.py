@@ -43,7 +43,7 @@ class TlsContext:
     def _build(self, env: Mapping[str, str]) -> None:
         try:
             self._future.set_result(verifying_context(env))
-        except BaseException as exc:  # noqa: BLE001  (a bad SSL_CERT_FILE is reported at connect)
+        except BaseException as exc:
             self._future.set_exception(exc)
 
     async def get(self) -> ssl.SSLContext:

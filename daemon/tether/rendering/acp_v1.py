@@ -8,7 +8,7 @@ Must not: send anything, keep state, or decide anything about the turn.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeAlias, Union, cast
+from typing import Any, TypeAlias, cast
 
 import tether_protocol as up
 import tether_protocol as wire
@@ -43,7 +43,7 @@ from ..tools.base import ChangePreview, ToolLocation
 
 # One ACP `session/update` update object: a Struct of the model (a renderer not yet on the
 # model may still hand JSON; `emitter.frame` writes both)
-Update: TypeAlias = Union[up.SessionUpdate, JsonObject]
+Update: TypeAlias = up.SessionUpdate | JsonObject
 
 
 def as_sent(block: JsonObject) -> Any:
@@ -89,7 +89,7 @@ def _tether(**keys: Any) -> up.UpdateMeta:
 
 def _tool_call(e: ToolCallStarted) -> Update:
     # the events carry the kind and status the tool gave: the model's Literals by contract
-    call = up.ToolCall(e.call_id, e.title, cast(wire.ToolKind, e.kind), e.status)
+    call = up.ToolCall(e.call_id, e.title, cast("wire.ToolKind", e.kind), e.status)
     if e.parent_call_id is not None:
         call.meta = _tether(parent_call_id=e.parent_call_id)
     return call
@@ -140,7 +140,7 @@ def available_commands(commands: Iterable[tuple[str, str, str | None]]) -> Updat
 
 def current_mode(mode_id: str) -> Update:
     """`current_mode_update`: the mode changed other than by the client's `session/set_mode`."""
-    return up.CurrentModeUpdate(cast(wire.ModeId, mode_id))
+    return up.CurrentModeUpdate(cast("wire.ModeId", mode_id))
 
 
 def _compacted(e: ContextCompacted) -> Update:
@@ -161,12 +161,12 @@ def _recalled(e: MemoryRecalled) -> Update:
 
 
 def _plan(e: PlanUpdated) -> Update:
-    entries = [up.PlanEntry(x.content, cast(Any, x.priority), cast(Any, x.status)) for x in e.entries]
+    entries = [up.PlanEntry(x.content, cast("Any", x.priority), cast("Any", x.status)) for x in e.entries]
     return up.Plan(entries)
 
 
 def _turn_ended(e: TurnEnded) -> Update:
-    return up.SessionInfoUpdate(meta=_tether(turn_ended=up.TurnEnded(e.turn_id, cast(Any, e.stop_reason))))
+    return up.SessionInfoUpdate(meta=_tether(turn_ended=up.TurnEnded(e.turn_id, cast("Any", e.stop_reason))))
 
 
 _RENDER: dict[type, Callable[[Any], Update | None]] = {

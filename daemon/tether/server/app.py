@@ -67,7 +67,7 @@ async def finish_requests(server: ClientConnection, conn: Connection, grace: flo
     await asyncio.sleep(0)
     try:
         await asyncio.wait_for(conn.drain(), 2.0)
-    except (asyncio.TimeoutError, OSError):
+    except (TimeoutError, OSError):
         pass
 
 

@@ -152,7 +152,7 @@ class ClientConnection:
         if not self.warm_up:
             try:
                 await asyncio.wait_for(self.stopped.wait(), _ONE_SHOT_WATCH_AFTER_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             return not self.stopped.is_set()
         await self._client_idle()

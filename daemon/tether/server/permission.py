@@ -161,7 +161,7 @@ def read_answer(result: object, offered: Collection[str] = OPTIONS) -> AskerAnsw
 
 
 def _tool_kind(kind: str) -> ToolKind:
-    return cast(ToolKind, kind) if kind in _TOOL_KINDS else "other"
+    return cast("ToolKind", kind) if kind in _TOOL_KINDS else "other"
 
 
 def _accepted_hunks(answer: RequestPermissionResult, outcome: SelectedOutcome) -> dict[str, list[int]] | None:

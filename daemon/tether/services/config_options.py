@@ -146,7 +146,7 @@ async def fetch_models(ctx: ClientConnection) -> None:
 
     try:
         provider = await ctx.provider()
-    except Exception:  # noqa: BLE001  (the prompt reports it)
+    except Exception:
         return
     async with anyio.create_task_group() as group:
         async def stop_early() -> None:  # a stopping daemon does not wait for a slow server

@@ -144,7 +144,7 @@ async def _stored_answer(ctx: ClientConnection, session: LiveSession, key: str, 
             f"the prompt with idempotencyKey {key!r} was inserted as turn {turn.turn_id}, which {why}; "
             f"send it with a new key to run it again"
         )
-    return PromptResult(cast(StopReason, turn.stop_reason), meta=await turn_meta(session, turn.turn_id, None))
+    return PromptResult(cast("StopReason", turn.stop_reason), meta=await turn_meta(session, turn.turn_id, None))
 
 
 async def turn_meta(session: AgentSession, turn_id: str, steer: SteerOutcome | None) -> PromptResultMeta:

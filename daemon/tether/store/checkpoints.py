@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 __all__ = [
     "SCHEMA",
     "ChangeRow",
-    "RewindRow",
     "Ranges",
+    "RewindRow",
     "apply_rewind",
     "blobs",
     "change_rows",

@@ -79,7 +79,7 @@ class HostGit:
                 os.close(fd)
         try:
             out, _err = await asyncio.wait_for(proc.communicate(), _TIMEOUT_S)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             proc.kill()
             await proc.wait()
             return ""

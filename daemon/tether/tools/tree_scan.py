@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tether.tools.changes import ChangeRecorder
     from tether.tools.sandbox import WorkspaceSandbox
 
-__all__ = ["SCAN_BUDGET_S", "Before", "scan_before", "scan_after", "stat_tree"]
+__all__ = ["SCAN_BUDGET_S", "Before", "scan_after", "scan_before", "stat_tree"]
 
 SCAN_BUDGET_S = 0.15
 PREREAD_MAX = 256 * 1024

@@ -33,10 +33,10 @@ COMMAND = ARGS[ARGS.index("--") + 1:]
 RESUME = ARGS[ARGS.index("--resume") + 1] if "--resume" in ARGS[:ARGS.index("--")] else None
 sys.path.insert(0, SDK)
 
-from acp.experimental.v2 import ClientSideConnection, schema  # noqa: E402
-from acp.experimental.v2._methods import AGENT_REQUESTS_BY_METHOD, protocol_specs  # noqa: E402
-from acp.experimental.v2.interfaces import Client  # noqa: E402
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError  # noqa: E402
+from acp.experimental.v2 import ClientSideConnection, schema
+from acp.experimental.v2._methods import AGENT_REQUESTS_BY_METHOD, protocol_specs
+from acp.experimental.v2.interfaces import Client
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 WAIT = 30.0  # seconds for any one thing the daemon should do
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from nvim_driver import Nvim
-
 
 # What the plugin negotiated with each daemon it started (`initialize`'s answer).
 NEGOTIATED = """

@@ -15,8 +15,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pynvim
 import pytest
@@ -209,11 +210,11 @@ class Nvim:
         try:
             try:
                 self.api.command("qa!")
-            except Exception:  # noqa: BLE001 - the connection ends as Neovim quits
+            except Exception:
                 pass
             try:
                 self.api.close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
             try:
                 self.proc.wait(10)

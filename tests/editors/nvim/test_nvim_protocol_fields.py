@@ -264,11 +264,7 @@ def _field_names(path: Path) -> set[str]:
                 if tokens[j][0] == "string":
                     names.add(tokens[j][1])
                 j += 1
-        elif kind == "name" and i and tokens[i - 1] == ("op", "."):
-            names.add(text)
-        elif kind == "name" and tokens[i + 1 : i + 2] == [("op", "=")] and tokens[i - 1][1] in ("{", ",", ";"):
-            names.add(text)
-        elif kind == "string" and tokens[i - 1] == ("op", "[") and tokens[i + 1] == ("op", "]"):
+        elif (kind == "name" and i and tokens[i - 1] == ("op", ".")) or (kind == "name" and tokens[i + 1 : i + 2] == [("op", "=")] and tokens[i - 1][1] in ("{", ",", ";")) or (kind == "string" and tokens[i - 1] == ("op", "[") and tokens[i + 1] == ("op", "]")):
             names.add(text)
     return names
 

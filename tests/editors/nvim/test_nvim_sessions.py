@@ -8,7 +8,6 @@ import signal
 from pathlib import Path
 
 import pytest
-
 from nvim_driver import BOTH_ACP_VERSIONS, Nvim, assert_screen, open_chat
 
 pytestmark = BOTH_ACP_VERSIONS

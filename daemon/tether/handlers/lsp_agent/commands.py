@@ -44,7 +44,7 @@ def read_ask(arguments: list[Any] | None) -> actions.Ask:
     """`tether.ask`'s one argument: a prompt, or `{prompt?, uri?, range?, diagnostics?, kind?}`."""
     if not arguments:
         raise _bad("tether.ask", "no arguments", _ASK_USAGE)
-    if len(arguments) > 3 or len(arguments) > 1 and not isinstance(arguments[0], str):
+    if len(arguments) > 3 or (len(arguments) > 1 and not isinstance(arguments[0], str)):
         raise _bad("tether.ask", f"{len(arguments)} arguments (it takes one, or a prompt, a uri and a range)",
                    _ASK_USAGE)
     if len(arguments) > 1:  # [prompt, uri, range?]: what Sublime's and Kakoune's variables give
@@ -112,7 +112,7 @@ async def new_session(ctx: ClientConnection, arguments: list[Any] | None) -> Com
 
 
 async def set_mode(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResult | None:
-    if arguments and len(arguments) > 1 or arguments and not isinstance(arguments[0], str):
+    if (arguments and len(arguments) > 1) or (arguments and not isinstance(arguments[0], str)):
         raise _bad("tether.setMode", "the argument must be one mode id", f"send one of {list(_MODE_IDS)}")
     session = await session_of(ctx)
     mode = arguments[0] if arguments else await _choose_mode(ctx, session.mode)
