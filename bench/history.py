@@ -31,9 +31,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -43,6 +42,9 @@ from spawned import Spawned, peak_rss_mb
 from tether_side import init_params, prompt_params
 
 from tether_protocol import dumps, loads
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TURNS_PER_SAMPLE = 10
 

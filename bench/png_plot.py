@@ -12,7 +12,10 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 Color = tuple[int, int, int]
 Series = tuple[str, Color, Sequence[tuple[float, float]]]  # (label, colour, [(x, y)])

@@ -19,14 +19,18 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from typing import TYPE_CHECKING
+
 from fake_model import FakeModel
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
 
 REQUEST = (b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
            b"content-length: 2\r\n\r\n{}")

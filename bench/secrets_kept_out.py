@@ -22,17 +22,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "daemon"), str(REPO / "protocol")]
+
+from typing import TYPE_CHECKING
 
 from tether.agent.guard import InputGuard
 from tether.agent.secret_mask import mask_secrets
 from tether.sandbox import SandboxPolicy, choose_sandbox
 from tether.sandbox import landlock_launch as launch
 from tether.sandbox.credential_stores import read_limits
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def median_ms(run: Callable[[], object], runs: int) -> float:

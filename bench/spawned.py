@@ -19,10 +19,12 @@ import resource
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tether_client import JsonRpcPeer
-from tether_protocol import Framing
+
+if TYPE_CHECKING:
+    from tether_protocol import Framing
 
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
 Note = tuple[float, str, Any]  # (perf_counter when read, method, params)

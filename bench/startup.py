@@ -52,7 +52,7 @@ import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -68,7 +68,8 @@ from fake_model import FakeModel
 from spawned import children_cpu_s
 from tether_side import compile_packages, tether_argv, tether_env, tether_sample
 
-from tether_protocol import Framing
+if TYPE_CHECKING:
+    from tether_protocol import Framing
 
 Sample = Callable[[], Awaitable[dict[str, float]]]
 REPLY_DELTAS = 8

@@ -15,13 +15,15 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spawned import Spawned
 
-from tether_protocol import Framing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tether_protocol import Framing
 
 
 def init_params(ws: Path) -> dict[str, Any]:

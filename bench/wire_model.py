@@ -21,8 +21,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.agent.sink import TextContent as ToolText
 from tether.agent.sink import ToolCallPatch, ToolCallStarted
@@ -31,6 +30,9 @@ from tether.rendering.acp_v1 import V1
 from tether.rendering.emitter import frame
 from tether.tools.base import ToolLocation
 from tether_protocol import encoder_for
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def history(messages: int) -> list[tuple[dict[str, Any], str]]:

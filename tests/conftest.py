@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from daemon_harness import BASIC_SCRIPT, serve_command
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -5,7 +5,7 @@ secret masker's choices (what is masked, what code is left alone)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +14,9 @@ from tether.config import ConfigError, Settings, load_settings
 from tether.config.client_limits import keep_user_limits
 from tether.sandbox.credential_stores import read_limits
 from tether.sandbox.token_files import without_credentials
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ENV = {"HOME": "/home/u", "XDG_CONFIG_HOME": "/xdg/config", "XDG_DATA_HOME": "/xdg/data"}
 

@@ -4,7 +4,7 @@ allowed keys still apply, and nothing in a repository's file stops the daemon.""
 from __future__ import annotations
 
 import logging
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,6 +12,9 @@ import pytest
 from test_config import load, user_cfg, workspace, write, ws_cfg  # noqa: F401
 from tether.config import SETTING_KEYS, RefusedSetting, Settings, apply_overrides
 from tether.workspace_config import WORKSPACE_KEYS
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -10,11 +10,15 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.shared.proxy import ProxyError, connect_or_start, preamble, split_args
 from tether_client import DaemonStartError, JsonRpcPeer, TetherClient
-from tether_protocol.peer import RequestCallback
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether_protocol.peer import RequestCallback
 
 
 async def connect_shared(serve_args: list[str], workspace: Path, on_request: RequestCallback | None) -> TetherClient:

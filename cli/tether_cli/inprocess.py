@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.config import ConfigError, Settings
 from tether.daemon_start import setting_flags, start_daemon
 from tether.start_up import resume_collector
 from tether_client import DaemonStartError, TetherClient
-from tether_protocol.peer import RequestCallback
 
 from . import build_parser
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether_protocol.peer import RequestCallback
 
 
 async def connect_in_process(

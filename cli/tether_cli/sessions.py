@@ -12,11 +12,12 @@ import json
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from tether.services.sessions_service import SessionsService
     from tether.store import HistoryStore
     from tether_protocol import JsonObject

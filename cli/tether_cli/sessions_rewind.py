@@ -7,7 +7,6 @@ Must not: import more than the standard library at module level.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +14,8 @@ from typing import TYPE_CHECKING
 from .sessions import NOT_FOUND, OK, USAGE, _fail, _no_session, _service, _with_store
 
 if TYPE_CHECKING:
+    import argparse
+
     from tether.store import HistoryStore
 
 __all__ = ["REFUSED", "add_rewind_parsers", "changes_action", "rewind_action"]

@@ -12,13 +12,11 @@ import asyncio
 import os
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
-from prompt_toolkit.input import Input
 from prompt_toolkit.output import ColorDepth, Output, create_output
 from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.styles import Style
@@ -33,6 +31,10 @@ from .render import Painter, Transcript
 from .wire import DaemonError, JsonObject
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from prompt_toolkit.input import Input
+
     from tether_client import PromptTurn
 
 _QUIT_WINDOW_S = 2.0

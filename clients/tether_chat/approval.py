@@ -12,9 +12,12 @@ import asyncio
 import difflib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .render import Painter
 from .wire import JsonObject, content_text
+
+if TYPE_CHECKING:
+    from .render import Painter
 
 KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once", "N": "reject_always", "w": "allow_once_network"}
 

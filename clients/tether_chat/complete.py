@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
 
-from .wire import JsonObject
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from pathlib import Path
+
+    from prompt_toolkit.document import Document
+
+    from .wire import JsonObject
 
 CHAT_COMMANDS = {
     "search": "search every stored session of this workspace",

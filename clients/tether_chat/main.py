@@ -7,10 +7,13 @@ standard library at import (`tether chat` and `tether --help` build its parser).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 SERVE_FLAGS = (
     "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",

@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .complete import attachments
-from .render import Slot
 from .wire import DaemonError, JsonObject
 
 if TYPE_CHECKING:
     from tether_client import PromptTurn
 
     from .app import ChatApp
+    from .render import Slot
 
 
 class Pending:

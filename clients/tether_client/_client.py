@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_protocol import (
@@ -35,6 +33,9 @@ from ._peer import JsonRpcPeer, RequestHandler
 from ._routing import TurnRouter
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+    from pathlib import Path
+
     from tether_protocol import RewindRestore
 
 # JsonObject: a JSON object as it is on the wire: the updates and results the client hands

@@ -7,7 +7,6 @@ and the exit code (EXIT_CODES); the daemon comes from a *connector* (`Connect`):
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -41,6 +40,8 @@ from ._client import DaemonStartError, TetherClient
 from ._peer import ClientError, RequestHandler
 
 if TYPE_CHECKING:  # imported when the daemon first asks (a turn that asks nothing does not pay)
+    import argparse
+
     from tether_protocol import PermissionOption, PermissionToolCall
 
 # (tether serve's flags, the workspace, the handler of the daemon's requests) -> a client

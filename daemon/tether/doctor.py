@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from tether_protocol import JsonObject
-
 from . import __version__
 from .config import ConfigError, Settings, describe, load_settings
 from .tools.visible_text import visible
 
 if TYPE_CHECKING:  # the MCP package is imported only when a server is probed
+    from tether_protocol import JsonObject
+
     from .mcp.offered import OfferedServer
     from .mcp.probe import ProbeRow
 

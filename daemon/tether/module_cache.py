@@ -14,7 +14,6 @@ import marshal
 import os
 import sys
 from importlib.machinery import ModuleSpec
-from pathlib import Path
 from types import CodeType
 
 from .class_code_cache import is_private, write_private
@@ -22,6 +21,7 @@ from .class_code_cache import is_private, write_private
 TYPE_CHECKING = False  # not `typing`'s: nothing here may import what the cache serves
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
     from types import ModuleType
 
 # name -> (source path, its mtime in ns, its size, is a package, .pyc path, offset, length);

@@ -9,9 +9,12 @@ or leave it paused past the end of start-up.
 from __future__ import annotations
 
 import gc
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import class_code_cache, module_cache
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _paused = False
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import types
 import typing
-from collections.abc import Callable
 from typing import Annotated, Any, TypeVar, Union
 
 import msgspec
@@ -19,6 +18,9 @@ import msgspec
 from . import _json
 from ._errors import InvalidParams
 from ._json import JsonObject
+
+if typing.TYPE_CHECKING:
+    from collections.abc import Callable
 
 T = TypeVar("T")
 

@@ -8,10 +8,12 @@ Must not: do I/O or know a provider's or a wire version's shape.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from ._json import JsonObject, type_name
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 
 class ConversationError(ValueError):

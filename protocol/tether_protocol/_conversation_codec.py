@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import msgspec
 
@@ -30,6 +29,9 @@ from ._conversation_model import (
 )
 from ._conversation_model import ContentBlocks as _ContentBlocks
 from ._json import JsonObject, dumps_text, type_name
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 class _UserBody(_Stored, frozen=True, tag_field="role", tag="user"):

@@ -7,9 +7,10 @@ or import past the stdlib and `_json`: the start path answers `initialize` error
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._json import JsonObject
+if TYPE_CHECKING:
+    from ._json import JsonObject
 
 # The codes (SPEC §6):
 #

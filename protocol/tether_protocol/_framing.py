@@ -9,8 +9,10 @@ Stdlib only: the daemon imports it on its start-up path.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 Framing = Literal["lsp", "ndjson"]
 

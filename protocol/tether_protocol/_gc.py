@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _lock = threading.Lock()
 _depth = 0

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
 from ._gc import collector_paused
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # A JSON object as parsed or about to be written: the type of the edges (wire payloads,
 # API bodies, stored bodies, snapshot files), never of what lies between them

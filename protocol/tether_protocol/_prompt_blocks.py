@@ -7,11 +7,15 @@ Must not: validate (the params' decode did, with its error words) or know a prov
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ._conversation_blocks import ContentBlock, EmbeddedResource, ResourceContents, ResourceLink, TextBlock
-from ._json import JsonObject
 from .acp_v1 import content as wire
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ._json import JsonObject
 
 
 def _extra(meta: JsonObject | None) -> JsonObject:

@@ -12,10 +12,12 @@ import contextvars
 import importlib
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ._errors import TetherError, error_object
-from ._json import JsonObject
+
+if TYPE_CHECKING:
+    from ._json import JsonObject
 
 Handler = Callable[[Any], Awaitable[Any]]
 RequestCallback = Callable[[str, Any], Awaitable[Any]]

@@ -13,9 +13,8 @@ import contextvars
 import itertools
 import logging
 import os
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._errors import (
     InternalError,
@@ -41,6 +40,9 @@ from ._rpc_types import (
     Route,
     current_request_id,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 __all__ = [
     "CancelStyle",

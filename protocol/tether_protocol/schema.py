@@ -9,8 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _PACKAGE = Path(__file__).resolve().parent
 # A checkout keeps the schema beside SPEC.md (protocol/schema.json); a wheel ships it inside

@@ -3,8 +3,7 @@ changes, plan) and as the events the client is shown, without parsing the tool's
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.agent.executor import ToolExecutor, TurnServices
 from tether.agent.guard import InputGuard
@@ -21,6 +20,9 @@ from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.update_plan import UpdatePlanTool
 from tether_protocol import dumps, loads
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class Events:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.agent.context import project_instructions
 from tether.agent.memory_files import memory_file, read_memory, with_fact
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.fixture

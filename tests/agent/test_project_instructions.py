@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.agent.context import build_request, project_instructions
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_agents_md_from_the_workspace_up_to_the_repository_root(tmp_path: Path):

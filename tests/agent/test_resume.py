@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.agent.history import MISSING
 from tether.agent.loop import AgentTurn, TurnServices
 from tether.agent.session import ActiveTurn, AgentSession
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
-from tether.providers.base import ModelRequest
 from tether.providers.scripted import ScriptedProvider
 from tether.services.registry import model_view
 from tether.store import HistoryStore, MessageRecord
@@ -20,6 +18,11 @@ from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
 from tether_protocol import PendingStep
 from tether_protocol.conversation import TextBlock, ToolResultMessage
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.providers.base import ModelRequest
 
 CALL = {"id": "call_w", "name": "write_file", "arguments": {"path": "new.txt", "content": "hello\n"}}
 

@@ -7,7 +7,10 @@ rejects them, and nothing changes on disk; a new, inert file is still written un
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SETUP = {"call_echo": "echo ready", "call_printf": "printf ready", "call_remote": "git ls-remote --heads ."}
 ATTACKS = {

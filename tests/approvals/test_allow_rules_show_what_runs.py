@@ -5,12 +5,15 @@ wrong, and the ordinary spellings stay allowed."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.store import HistoryStore
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # "allow always" answers a user gave for read-looking commands (and `git`, `make`)
 ALLOWED = ("echo", "printf", "cat", "sed", "ls", "sort", "tee", "uniq", "git", "zip", "tar", "rsync", "ssh",

@@ -4,12 +4,15 @@ require (issue 16: every form it lists is here, verbatim)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.store import HistoryStore
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class RecordingUser:

@@ -5,7 +5,10 @@ nothing is created; a multi-line command is shown to the user as it will run."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HIDDEN = "echo x#; touch pwned"
 NEWLINE = "ls\n\\touch pwned2"

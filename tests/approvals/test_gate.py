@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.store import HistoryStore
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class ScriptedUser:

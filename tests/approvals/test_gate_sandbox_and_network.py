@@ -3,7 +3,7 @@ which commands get the network; the fifth prompt option, "Allow once, with netwo
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,6 +12,9 @@ from tether.approvals.gate import OPTIONS
 from tether.server.permission import acp_options, lsp_actions
 from tether.store import HistoryStore
 from tether_protocol import unstructure
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class RecordingUser:

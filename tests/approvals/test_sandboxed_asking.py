@@ -5,7 +5,7 @@ is broader. Also: "allow always" stores exactly the rules its option named."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +14,9 @@ from tether.approvals.sandboxed_asking import RAN_SANDBOXED
 from tether.server.permission import permission_params
 from tether.store import HistoryStore
 from tether_protocol import unstructure
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class User:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from chat_harness import SCRIPT, Term
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
 
 
 @pytest.fixture

@@ -6,7 +6,10 @@ waits for a file (`go`), so nothing depends on timing."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 END = "[end_turn"
 

@@ -8,8 +8,7 @@ import asyncio
 import io
 import re
 import time
-from collections.abc import Callable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from chat_harness import SCRIPT
@@ -19,6 +18,10 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from tether_chat.app import ChatApp
 from tether_chat.sessions import start_with
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 ENTER, ALT_ENTER, SHIFT_TAB, UP, CTRL_D = "\r", "\x1b\r", "\x1b[Z", "\x1b[A", "\x04"
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chat_harness import SCRIPT
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _chat(daemon_env: dict[str, str], workspace: Path, *args: str, stdin: str | None = None):

@@ -20,9 +20,8 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import acp
 import pytest
@@ -66,7 +65,11 @@ from acp.schema import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
-from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from pydantic import BaseModel
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "examples" / "conformance-acp.json"

@@ -12,9 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
-
-import pytest
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
@@ -23,6 +21,9 @@ import test_acp_python_sdk as sdk
 from acp import text_block
 from local_http import LocalHTTPServer, Reply
 from test_real_provider_turn import FAKE_KEY, text_chunks
+
+if TYPE_CHECKING:
+    import pytest
 
 MODELS = [{"id": "m", "object": "model"}, {"id": "o3", "object": "model"}, {"id": "gpt-4.1", "object": "model"}]
 

@@ -13,12 +13,14 @@ import asyncio
 import json
 import os
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from test_acp_v2_typescript_sdk import run_v2_client
 
 from daemon_harness import EXAMPLES
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = EXAMPLES / "v2-idempotency.json"
 

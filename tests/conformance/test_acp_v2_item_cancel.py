@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from test_acp_v2_typescript_sdk import run_v2_client
 
 from daemon_harness import item_cancel_script
 from tether_protocol.acp_v2 import convert
 from tether_protocol.acp_v2 import schema_types as v2
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _run(daemon_env: dict[str, str], workspace: Path) -> dict[str, Any]:

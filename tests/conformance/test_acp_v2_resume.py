@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from test_acp_v2_typescript_sdk import run_v2_client
 
 from tether_protocol.acp_v2 import convert
 from tether_protocol.acp_v2 import schema_types as v2
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RESULTS: dict[str, type[Any]] = {
     "initialize": v2.InitializeResponse,

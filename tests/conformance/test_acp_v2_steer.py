@@ -9,9 +9,12 @@ the daemon wrote is decoded with the v2 types.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from test_acp_v2_typescript_sdk import _validate_daemon_lines, run_v2_client
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_a_steered_prompt_is_answered_in_v2s_shape_once_it_landed(daemon_env: dict[str, str], workspace: Path) -> None:

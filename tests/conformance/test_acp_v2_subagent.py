@@ -12,10 +12,12 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from test_acp_v2_typescript_sdk import _validate_daemon_lines, run_v2_client
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _RUNS = itertools.count()
 

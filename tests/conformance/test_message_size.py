@@ -7,10 +7,12 @@ the user's config can.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from test_acp_v2_idempotency import Ndjson, _replayed_prompts
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NINE_MIB = "x" * (9 * 1024 * 1024)
 

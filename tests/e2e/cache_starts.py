@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def run_turn(env: dict[str, str], cwd: Path, script: Path, prompt: str = "hi",

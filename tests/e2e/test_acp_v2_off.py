@@ -3,9 +3,12 @@ session, as from a v1-only agent, and is told v1 is all that is offered."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.mark.parametrize("setting", ["TETHER_ACP_V2", "config"])

@@ -5,11 +5,14 @@ decoded with the v2 types generated from the Preview schema."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from daemon_harness import until
 from tether_protocol.acp_v2 import convert
 from tether_protocol.acp_v2 import schema_types as v2
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def test_a_mode_change_reaches_a_v2_client_in_v2s_shape(spawn_daemon, workspace: Path) -> None:

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from v2_window import ALLOW, V2Window
 
 from daemon_harness import host_pids, until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _write(folder: Path, replies: list[dict[str, Any]]) -> Path:

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from v2_window import V2Window
 
 from daemon_harness import until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FORMS = {"elicitation": {"form": {}}}
 VAGUE = "delete the old stuff"

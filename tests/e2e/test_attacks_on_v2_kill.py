@@ -9,12 +9,15 @@ import asyncio
 import contextlib
 import json
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from v2_window import V2Window
 
 from daemon_harness import host_pids, until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # each escape leaves a process with a marker argument (`<n>.<run>`) to look for from outside
 ESCAPES = {

@@ -7,13 +7,15 @@ daemon serves on."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from v2_window import V2Window
 
 from daemon_harness import initialize_fresh, until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.mark.parametrize(("capabilities", "path", "why"), [

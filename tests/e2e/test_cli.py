@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from daemon_harness import BASIC_SCRIPT
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _tether(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:

@@ -7,12 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from daemon_harness import EXAMPLES
 from tether_client import TetherClient
 from tether_client._client import Session
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 APPROVALS = EXAMPLES / "approvals.json"
 

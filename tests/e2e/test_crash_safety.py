@@ -9,7 +9,10 @@ import os
 import random
 import signal
 import sqlite3
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 KILL_POINTS = 6  # per test run; bench/crash.py runs many more
 

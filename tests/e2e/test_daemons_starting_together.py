@@ -11,8 +11,7 @@ import asyncio
 import sqlite3
 import sys
 from contextlib import closing
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -20,6 +19,9 @@ import pytest
 from daemon_harness import BASIC_SCRIPT
 from tether.store import migrations, schema
 from tether.store.paths import database_path
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DAEMONS = 10
 ROUNDS = 3

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from daemon_harness import EXAMPLES
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = EXAMPLES / "approvals.json"
 

@@ -8,9 +8,12 @@ table; nothing reaches the disk, and each command's failure says the folder is r
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _ATTACK = (
     "echo 'touch PWNED' > real-git/hooks/pre-commit; chmod +x real-git/hooks/pre-commit; "

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from daemon_harness import text_of
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _script(tmp_path: Path) -> Path:

@@ -5,12 +5,14 @@ of taking it as absent."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from daemon_harness import initialize_fresh
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _WHY = "invalid params for initialize: "
 

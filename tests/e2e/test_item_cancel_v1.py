@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from daemon_harness import User, host_pids, item_cancel_script, text_of, until
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether_protocol import encode_lsp
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def _raw_request(daemon, msg_id: int, method: str, params_json: str) -> dict:

@@ -4,7 +4,10 @@ a real `tether serve` over stdio, its own counters (`_tether/daemon/stats`) read
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def _stats(daemon) -> dict:

@@ -5,11 +5,14 @@ MEMORY.md as an edit the user approves or rejects."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from daemon_harness import User
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SUMMARY = (
     "SUMMARY: the user asked for long answers.\n<preferences>\n- Use tabs in Makefiles\n"

@@ -8,12 +8,14 @@ import asyncio
 import os
 import signal
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from daemon_harness import BASIC_SCRIPT, EXAMPLES, until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 APPROVALS = EXAMPLES / "approvals.json"
 ACP = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(BASIC_SCRIPT)]

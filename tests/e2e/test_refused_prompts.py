@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def _stored_turns(daemon, session_id: str) -> list[dict]:

@@ -9,8 +9,7 @@ daemon (several write batches, both framings).
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given, settings
@@ -23,6 +22,9 @@ from tether.rendering.acp_v1 import V1
 from tether.rendering.emitter import _PREFIX
 from tether.store import HistoryStore, MessageRecord, database_path
 from tether_protocol import dumps, whole_text
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _text = st.text(st.sampled_from('ab \n\t\0"\\é😀\u2028'), max_size=8) | st.text(
     st.characters(exclude_categories=("Cs",)), max_size=12

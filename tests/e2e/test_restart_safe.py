@@ -11,12 +11,15 @@ import signal
 import sqlite3
 import weakref
 from contextlib import closing
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from daemon_harness import EXAMPLES, User, until
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = EXAMPLES / "approvals.json"
 

@@ -7,13 +7,15 @@ in v2's shape (`requires_action`, then `running` once answered) and the turn end
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from daemon_harness import EXAMPLES, User, left_waiting, until
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = EXAMPLES / "approvals.json"
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from contextlib import closing
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from daemon_harness import EXAMPLES, User, left_waiting, until
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = EXAMPLES / "approvals.json"
 ORIGINAL = "# Sample\n\nHello from the sample workspace.\n"

@@ -5,9 +5,12 @@ shown the same hits; off by default, and a workspace cannot turn it on."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FACT = "The deploy script lives in tools/ship.sh and needs the --staging flag"
 

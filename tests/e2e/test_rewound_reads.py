@@ -5,9 +5,12 @@ model changes it (SPEC 5.11), in the live daemon as after a restart or a fork.""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 REPLIES = [
     {"when": {"user": "^read a", "step": 1}, "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},

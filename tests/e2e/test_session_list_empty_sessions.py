@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from daemon_harness import BASIC_SCRIPT
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 INCLUDE_EMPTY = {"tether": {"includeEmpty": True}}
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import copy
 import shutil
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from daemon_harness import EXAMPLES, kinds
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # Stored protocol data that itself looks like JSON-RPC messages: it must stay data.
 NESTED = {

@@ -15,7 +15,10 @@ What the clients do with them (read in their code):
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ALLOW = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
 COMMAND = "echo a:b && echo ok"

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from daemon_harness import kinds, text_of
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def test_scripted_turn_streams_thinking_text_tool_call_and_result(spawn_daemon, workspace: Path):

@@ -11,14 +11,16 @@ import base64
 import json
 import os
 import signal
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from v2_window import ALLOW, V2Window
 
 from daemon_harness import until
 from tether_protocol.acp_v2 import convert
 from tether_protocol.acp_v2 import schema_types as v2
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TERMINALS = {"_meta": {"terminal_output": True}}
 TASK = "Read README.md and say whom it greets."

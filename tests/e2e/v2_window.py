@@ -4,12 +4,14 @@ daemon answered by a callable."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from daemon_harness import until
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from pathlib import Path
 
 ALLOW = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -11,6 +11,9 @@ from tether.config import load_settings
 from tether.hooks.answers import HookAnswer, read_answer
 from tether.hooks.config import HookSet, load_hooks
 from tether.hooks.runner import HookRun
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def ran(stdout: object = "", *, code: int = 0, stderr: str = "") -> HookRun:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hooks_harness import User, notices, run, write_script
 
 from tether.hooks.ask_first import clarifying_question
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 VAGUE = ["delete the old stuff", "clean up everything", "remove all of it", "get rid of the junk", "wipe things"]
 PRECISE = [

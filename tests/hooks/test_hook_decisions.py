@@ -4,7 +4,7 @@ where hook decisions sit in the approval order."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hooks_harness import (
@@ -18,6 +18,9 @@ from hooks_harness import (
     toml_string,
     write_script,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def pre_tool(config: Path, behaviour: str, *, tool: str = "run_command", extra: str = "") -> None:

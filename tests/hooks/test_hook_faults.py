@@ -3,10 +3,13 @@ turn, and never an approval (a broken pre_tool or permission_request hook means 
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hooks_harness import User, final, hook, notices, run, toml_string, write_script
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FAULTS = [
     ("slow", "timed out after 1 s"),

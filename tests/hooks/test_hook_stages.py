@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hooks_harness import User, content_text, final, hook, notices, run, toml_string, write_script
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STAGES = ("session_start", "prompt_submit", "pre_tool", "permission_request", "post_tool", "step_end", "turn_end")
 

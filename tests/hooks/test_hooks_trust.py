@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hooks_harness import User, final, hook, notices, run, toml_string, write_script
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 APPEND = [
     {"when": {"user": "^append", "step": 1}, "tool_calls": [

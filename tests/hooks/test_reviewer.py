@@ -5,10 +5,13 @@ asked about what the deny rules refuse or what cannot be sandboxed."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hooks_harness import User, approved_by, final, notices, run, write_script
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def reviewer_says(answer: str, *, delay_ms: int = 0, user: str = "") -> dict:

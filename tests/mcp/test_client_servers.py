@@ -6,13 +6,16 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from mcp_harness import SCRIPT, User, final, free_port, new_session, programs, run, text
 
 from daemon_harness import host_pids, until
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def test_initialize_advertises_http_and_sse_servers(spawn_daemon):

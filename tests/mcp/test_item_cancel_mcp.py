@@ -6,11 +6,14 @@ the turn goes on to its next step."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_harness import SCRIPT, final, new_session, text, trouble_marking_cancels
 
 from daemon_harness import until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def test_cancelling_one_mcp_call_cancels_its_request_and_the_turn_goes_on(

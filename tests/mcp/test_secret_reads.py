@@ -5,9 +5,12 @@ model sees it (the user gets a notice)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_harness import final, text, trouble_table, user_config
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 GITHUB = "ghp_" + "Mc9" * 12  # built here: this file holds no literal token
 

@@ -5,11 +5,14 @@ connection keeps its own running and usable. Real daemon, real server-everything
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_harness import SCRIPT, final, new_session, programs, run, text
 
 from daemon_harness import host_pids, until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _servers(everything: Path, token: str) -> list[dict]:

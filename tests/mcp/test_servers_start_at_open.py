@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_harness import SCRIPT, new_session, notices, run, trouble_table, user_config
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def mcp_report(session) -> str:

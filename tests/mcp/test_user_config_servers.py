@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_harness import (
     SCRIPT,
@@ -22,6 +22,9 @@ from mcp_harness import (
 )
 
 from daemon_harness import host_pids, until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def test_a_configured_server_asks_then_an_always_rule_covers_it(spawn_daemon, workspace, tmp_path: Path):

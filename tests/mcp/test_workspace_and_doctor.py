@@ -7,12 +7,15 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from mcp_harness import SCRIPT, new_session, notices, run, trouble_table, user_config
 
 from tether.config import ConfigError, load_settings
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _doctor(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:

@@ -3,10 +3,13 @@ namespace the test makes, with the stand-in registry up."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from netns_registry import namespaced
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.fixture

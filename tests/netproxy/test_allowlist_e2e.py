@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from netns_registry import make_certificates, user_config
 
 from daemon_harness import serve_command
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TOKEN = "ghp_np_e2e_6b1f0c9d"
 CONFIG = """

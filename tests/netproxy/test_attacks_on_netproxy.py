@@ -8,11 +8,14 @@ user about the same denied host again and again."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from netns_registry import user_config
 
 from daemon_harness import serve_command
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TOKEN = "ghp_attack35_c0ffee11"
 CONFIG = """

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import pytest
@@ -22,6 +21,9 @@ from schema_samples import INVALID, VALID
 from test_schema import _message_classes, _sample
 
 from tether_protocol import build_schema, unstructure
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 OLD = json.loads((Path(__file__).resolve().parent / "fixtures" / "schema_hand_built.json").read_text())
 

@@ -4,14 +4,16 @@ servers and providers closed at the end of a test (`stack`)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback_server import Served
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
 

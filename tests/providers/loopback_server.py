@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import ssl
 
 
 def sse_body(*texts: str) -> bytes:

@@ -9,8 +9,7 @@ the same streams to the official SDK.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from event_runs import runs
@@ -32,6 +31,9 @@ from tether.providers.base import (
 from tether.providers.http import RetryPolicy
 from tether.providers.messages_anthropic import strip_moving_breakpoint
 from tether_protocol.conversation import message_to_json, messages_from_json
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
 
 MODEL = "claude-sonnet-4-6"
 FAST = RetryPolicy(base_s=0.001, max_backoff_s=0.01)

@@ -9,8 +9,7 @@ in it is noticed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anthropic
 import pytest
@@ -36,6 +35,9 @@ from test_anthropic import (
 
 from tether.providers.base import ProviderError, ThinkingDelta, UsageReport
 from tether.providers.http import RetryPolicy
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
 
 STREAMS = {
     "text": TEXT_STREAM,

@@ -22,8 +22,7 @@ socket server that reads the request and hangs up.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from llmock.scenarios import Fail, Reply, SlowFirstToken, StreamFault
@@ -41,6 +40,9 @@ from tether.providers.base import (
 from tether.providers.http import RetryPolicy, Timeouts
 from tether.providers.openai import OpenAIProvider
 from tether_protocol.conversation import messages_from_json
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 PROVIDERS = ["openai", "anthropic"]
 MODELS = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}

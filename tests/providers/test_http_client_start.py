@@ -14,14 +14,16 @@ import asyncio
 import ssl
 import subprocess
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from loopback_server import Seen, answering, content_length, serving, sse_body
 from test_wire import provider, text_of
 
 from tether.providers.base import ProviderError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _self_signed(tmp: Path) -> tuple[Path, Path]:

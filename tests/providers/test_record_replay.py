@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from local_http import LocalHTTPServer, Reply, json_reply, sse
@@ -33,6 +32,9 @@ from tether.providers.openai import OpenAIProvider
 from tether.providers.record import RecordingProvider
 from tether.providers.replay import ReplayProvider
 from tether_protocol.conversation import messages_from_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PROVIDERS = ["openai", "anthropic"]
 FAKE_KEY = "sk-cassette-SECRET-4f2a9"  # grep the cassette for it

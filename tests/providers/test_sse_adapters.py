@@ -12,8 +12,8 @@ event that is JSON but no object and refuses one neither reads, OpenAI refuses b
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from event_runs import runs
@@ -28,6 +28,9 @@ from tether.providers.http import RetryPolicy
 from tether.providers.openai import OpenAIProvider
 from tether.providers.wire import Response
 from tether_protocol.conversation import messages_from_json
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Mapping
 
 STREAMS = Path(__file__).parent / "streams"
 OPENAI = ["text_usage", "openrouter_comments", "reasoning_content", "think_split", "llamacpp_tools",

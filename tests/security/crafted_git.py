@@ -8,7 +8,10 @@ from __future__ import annotations
 import hashlib
 import struct
 import zlib
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _OFS_DELTA, _BLOB = 6, 3
 

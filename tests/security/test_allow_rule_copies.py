@@ -10,7 +10,10 @@ gate: tests/approvals/test_allow_rules_show_what_runs.py)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _CONFIGURES = "`Makefile` configures what builds, tests or the agent run"
 

@@ -11,14 +11,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from typing import TYPE_CHECKING
+
 import crafted_git
 from measured_turn import measured_turn
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _MB = 1024 * 1024
 _GROWTH_LIMIT = 160 * _MB  # what the scan may add to the daemon's peak memory

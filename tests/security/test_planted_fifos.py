@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.mark.parametrize("planted", [".gitmodules"])

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.agent.context import project_instructions
 from tether.services import user_commands
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _ROUNDS = 3000
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from server_harness import settings_for
 
-from tether.config import Settings
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.config import Settings
 
 
 @pytest.fixture

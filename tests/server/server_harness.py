@@ -6,18 +6,21 @@ not conftest.py: test modules import it by a name no other test folder uses.)"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from daemon_harness import BASIC_SCRIPT
 from tether.config import Settings
 from tether.server.app import connect
-from tether.server.context import ClientConnection
 from tether.server.daemon_services import Daemon as DaemonServices
 from tether.transport.rpc import RawResult
 from tether_protocol import TetherError, dumps, loads, unstructure
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterable
+    from pathlib import Path
+
+    from tether.server.context import ClientConnection
 
 
 class RecordingConnection:

@@ -4,14 +4,18 @@ for at shutdown (cancelled after a grace period), never started once the daemon 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
 from server_harness import running
 
-from tether.config import Settings
 from tether.server.tasks import BackgroundTasks
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.config import Settings
 
 ACP_INIT = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}}}
 

@@ -8,7 +8,10 @@ import json
 import marshal
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PROGRAM = """
 import dataclasses, sys

@@ -7,9 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server_harness import Daemon, running, settings_for
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCRIPT = {
     "model": "scripted-commands",

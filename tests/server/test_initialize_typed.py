@@ -4,8 +4,7 @@ imported before the first session): these check that what it builds is exactly t
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from server_harness import settings_for
@@ -13,6 +12,9 @@ from server_harness import settings_for
 from tether.config.settings import RefusedSetting
 from tether.server.handshake import handshake
 from tether_protocol import InitializeResult, structure, unstructure
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ACP = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True}}}
 LSP = {"processId": None, "rootUri": None, "capabilities": {"textDocument": {}}}

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from server_harness import Answered, running
 
 from tether import __version__
-from tether.config import Settings
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.config import Settings
 
 ACP_INIT = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}}}
 

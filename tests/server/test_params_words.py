@@ -5,11 +5,13 @@ of the wrong type. The texts were taken from main at the branch point."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from server_harness import Answered, running, settings_for
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.mark.parametrize(("method", "params", "message"), [

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from server_harness import Answered, running, settings_for
 
 from daemon_harness import EXAMPLES
-from tether.config import Settings
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.config import Settings
 
 
 def _text(updates: list[dict], kind: str) -> str:

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server_harness import Daemon, running, settings_for
 
 from daemon_harness import EXAMPLES
 from tether.services.live_session import LiveSession
 from tether.services.queue import PromptQueue
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 APPROVALS = EXAMPLES / "approvals.json"
 

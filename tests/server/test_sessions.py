@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from server_harness import Answered, running
 
-from tether.config import Settings
 from tether.store import database_path
+
+if TYPE_CHECKING:
+    from tether.config import Settings
 
 
 async def test_a_new_session_answers_its_id_and_modes_and_is_listed(settings: Settings, workspace: Path):

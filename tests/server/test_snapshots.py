@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from server_harness import Answered, running, settings_for
 
-from tether.config import Settings
 from tether_cli.sessions import sessions_main
 from tether_protocol import dumps
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.config import Settings
 
 RULES = [
     {"kind": "execute", "pattern": "npm test", "decision": "allow", "created_at": 1.0},

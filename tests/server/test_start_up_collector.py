@@ -4,11 +4,14 @@ start-up's objects frozen, and never turns on a collector its caller had turned 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether import start_up
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 @pytest.fixture(autouse=True)

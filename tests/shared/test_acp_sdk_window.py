@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import acp
 from acp import spawn_agent_process
@@ -12,6 +11,9 @@ from acp.schema import AllowedOutcome, ClientCapabilities, Implementation, Reque
 from test_one_session_two_windows import Person
 
 from daemon_harness import until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class SdkWindow:

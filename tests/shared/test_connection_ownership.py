@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _said(updates: list[dict]) -> str:

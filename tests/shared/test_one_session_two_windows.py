@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from daemon_harness import until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class Person:

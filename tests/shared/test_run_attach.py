@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from daemon_harness import BASIC_SCRIPT, text_of, until
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def test_a_turn_run_with_attach_is_seen_live_by_a_window_that_loads_its_session(windows, workspace: Path):

@@ -5,13 +5,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import closing
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 import pytest
 
 from tether.store import HistoryStore, schema
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 OldDatabase = Callable[[int, list[tuple[str, str]]], Awaitable[None]]

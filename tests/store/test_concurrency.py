@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.store import HistoryStore, MessageRecord
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def test_concurrent_appends_get_unique_contiguous_seqs(store: HistoryStore) -> None:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 import msgspec
 import pytest
@@ -28,6 +27,9 @@ from tether_protocol import (
     Usage,
     unstructure,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CALL = {"id": "c1", "name": "write_file", "arguments": {"path": "a.txt"}, "started": True}
 SNAPSHOT: dict[str, Any] = {

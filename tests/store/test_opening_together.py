@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.store import HistoryStore, latest_version
 
-from .conftest import OldDatabase, Query
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .conftest import OldDatabase, Query
 
 OPENERS = 10
 

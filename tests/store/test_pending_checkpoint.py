@@ -4,13 +4,16 @@ what they wrote is read back as the same checkpoint."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.store import HistoryStore, MessageRecord, StorageFault
 from tether.store.snapshots import check_snapshot, export_session
 from tether_protocol import CheckpointError, PendingCallRecord, PendingStep
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # What the untyped journal stored (``{"step", "calls": [{"id", "name", "arguments",
 # "started"?}]}``, compact, UTF-8 kept): databases and snapshot files hold this text.

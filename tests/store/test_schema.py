@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 import pytest
 
 from tether.store import HistoryStore, StorageFault, StoreError, latest_version, schema
 
-from .conftest import OldDatabase
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .conftest import OldDatabase
 
 Query = Callable[..., list[Any]]
 LATEST = latest_version()  # 11: v1 history, v2 approval rules, v3 turn checkpoints, v4 search, v5 index in Python, v6 CHECKs without IN lists, v7 CJK words, v8 checkpoints, v9 prompt queue, v10 rules' network, v11 prompt keys

@@ -7,8 +7,7 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given, settings
@@ -19,7 +18,10 @@ from tether.store.records import searchable_text
 from tether.store.search import Hit, literal_query, search
 from tether_protocol.conversation import AssistantMessage
 
-from .conftest import OldDatabase
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .conftest import OldDatabase
 
 Query = Callable[..., list[Any]]
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import pytest
@@ -24,6 +23,9 @@ from jsonschema import Draft202012Validator
 from tether.store import SnapshotError
 from tether.store.snapshots import check_snapshot
 from tether_protocol import Described, _snapshots, build_schema
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 DUMP = json.loads((Path(__file__).resolve().parents[1] / "e2e" / "fixtures" / "dump_by_main.json").read_text())
 RECORDS = {"session": _snapshots.SnapshotSession, "turns": _snapshots.SnapshotTurn,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +14,9 @@ from tether.store import HistoryStore, MessageRecord, StorageFault, StoreError, 
 from tether.store.errors import fault_of
 from tether.store.paths import stored_database
 from tether_protocol import PendingCallRecord, PendingStep
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PENDING = PendingStep(step=2, calls=[PendingCallRecord("c2", "write_file", {"path": "a"})])
 

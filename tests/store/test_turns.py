@@ -6,8 +6,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
@@ -15,6 +14,9 @@ import pytest
 from tether.store import HistoryStore, MessageRecord, StoreError
 from tether_protocol import PendingCallRecord, PendingStep, RunReport, Usage
 from tether_protocol.conversation import AssistantMessage
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 Query = Callable[..., list[Any]]
 

@@ -20,11 +20,13 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pynvim
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

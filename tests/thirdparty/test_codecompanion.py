@@ -13,10 +13,13 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from codecompanion_driver import CodeCompanionNvim, unpack
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 COMMAND = "ls src && echo listed"
 PLAN = "".join(f"step {i}\n" for i in range(1, 11))  # longer than CodeCompanion shows in the chat

@@ -4,12 +4,15 @@ directory outside it (for escape attempts)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.tools.base import ToolContext
 from tether.tools.sandbox import WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 WriteFiles = Callable[[Mapping[str, str | bytes]], None]
 

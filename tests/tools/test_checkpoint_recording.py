@@ -6,7 +6,7 @@ import hashlib
 import os
 import subprocess
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -15,6 +15,9 @@ from tether.tools.base import ToolResult
 from tether.tools.changes import UNRECORDED, ChangeRecorder, KnownFiles
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.sandbox import WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def sha(data: bytes) -> str:

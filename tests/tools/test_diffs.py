@@ -5,13 +5,16 @@ from __future__ import annotations
 import difflib
 import shutil
 import subprocess
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tether.tools.diffs import apply_hunks, cap_diff, hunks, unified_diff
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 OLD = "".join(f"line {n}\n" for n in range(1, 31))
 # Three changes far enough apart (more than 6 lines) to be three hunks.

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.tools.base import ToolError
 from tether.tools.disk_io import DiskFileIO, MissingFileError
 from tether.tools.sandbox import SandboxError, WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.fixture

@@ -7,11 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import zlib
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.tools.git_objects import find_git_dir, read_blobs
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _git(where: Path, *args: str) -> str:

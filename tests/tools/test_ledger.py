@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -10,6 +10,9 @@ from tether.tools.base import ToolContext, ToolError
 from tether.tools.ledger import ContentLedger
 from tether.tools.read_file import ReadFileTool
 from tether.tools.sandbox import WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_fresh_read_passes_and_changed_text_is_stale(sandbox: WorkspaceSandbox, root: Path) -> None:

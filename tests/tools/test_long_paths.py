@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,6 +15,9 @@ from tether.tools.ledger import ContentLedger
 from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import default_read_only_tools
 from tether.tools.sandbox import NAME_MAX, PATH_MAX, SandboxError, WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TOOLS = {tool.name: tool for tool in [*default_read_only_tools(), *default_mutating_tools()]}
 LONG = "a/" * 3000  # 6,000 characters

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pytest
 
@@ -17,6 +16,9 @@ from tether.tools.mutating import default_mutating_tools, describe_hunks
 from tether.tools.read_file import ReadFileTool
 from tether.tools.sandbox import SandboxError, WorkspaceSandbox
 from tether.tools.write_file import WriteFileTool
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TOOLS = {tool.name: tool for tool in default_mutating_tools()}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,7 +14,11 @@ from tether.tools.edit_file import EditFileTool
 from tether.tools.ledger import ContentLedger
 from tether.tools.move_path import MovePathTool
 from tether.tools.read_file import ReadFileTool
-from tether.tools.sandbox import WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.tools.sandbox import WorkspaceSandbox
 
 DELETE, MOVE = DeletePathTool(), MovePathTool()
 

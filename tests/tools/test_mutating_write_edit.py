@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -11,8 +11,12 @@ from tether.tools.disk_io import DiskFileIO
 from tether.tools.edit_file import EditFileTool
 from tether.tools.ledger import ContentLedger
 from tether.tools.read_file import ReadFileTool
-from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.write_file import WriteFileTool
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.tools.sandbox import WorkspaceSandbox
 
 WRITE, EDIT = WriteFileTool(), EditFileTool()
 

@@ -19,9 +19,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
@@ -33,6 +33,9 @@ from tether.tools.process_group import run_in_process_group
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.subprocess_env import command_env
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 TOOL = RunCommandTool()
 BACKENDS = ["bwrap", "landlock"]

@@ -7,9 +7,8 @@ import os
 import re
 import signal
 import time
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
@@ -18,6 +17,10 @@ from daemon_harness import host_pids
 from tether.tools.base import ToolContext, ToolError, validate_args
 from tether.tools.run_command import RunCommandTool, _Streamer
 from tether.tools.sandbox import SandboxError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 TOOL = RunCommandTool()
 FOOTER = re.compile(r"(?<=\n)(exit code -?\d+|killed [^\n]*?) · \d+\.\d s[^\n]*$")

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import subprocess
 from dataclasses import replace
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.sandbox import choose_sandbox
-from tether.tools.base import ToolContext
 from tether.tools.run_command import RunCommandTool
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.tools.base import ToolContext
 
 TOOL = RunCommandTool()
 # a command that tries to leave something the user's next git command would run

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,6 +13,9 @@ from tether.tools.list_dir import ListDirArgs, ListDirTool
 from tether.tools.read_file import ReadFileArgs, ReadFileTool
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.sandbox import WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_wrong_integer_names_the_field_and_the_expectation() -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.tools.base import ToolContext, ToolError
 from tether.tools.glob_tool import GlobTool
 from tether.tools.globpattern import compile_glob
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TOOL = GlobTool()
 

@@ -6,14 +6,16 @@ rg comes from the `ripgrep` test dependency; the rg tests fail (not skip) withou
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tether.tools.base import ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.grep import GrepTool
 from tether.tools.grep_rg import find_rg
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BACKENDS = ["rg", "python"]
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.tools.base import ToolContext, ToolError
 from tether.tools.list_dir import ListDirTool
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TOOL = ListDirTool()
 

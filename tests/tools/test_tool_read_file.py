@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.tools.base import ToolContext, ToolError, ToolLocation
 from tether.tools.read_file import MAX_OUTPUT_BYTES, ReadFileTool
 from tether.tools.sandbox import SandboxError, WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TOOL = ReadFileTool()
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tether.tools.base import ToolError
 from tether.tools.sandbox import SandboxError, WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_relative_path_resolves_inside_the_workspace(sandbox: WorkspaceSandbox, root: Path, write) -> None:

@@ -9,15 +9,17 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tether.tools.base import Tool
 from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.update_plan import UpdatePlanTool
+
+if TYPE_CHECKING:
+    from tether.tools.base import Tool
 
 PINNED: dict[str, Any] = json.loads((Path(__file__).parent / "fixtures" / "tool_schemas.json").read_text())
 

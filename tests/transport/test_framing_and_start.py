@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 
 from daemon_harness import serve_command
 from tether_protocol import FramingError, LspFrameDecoder, NdjsonDecoder, detect_framing
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_framing_is_told_from_the_first_bytes():

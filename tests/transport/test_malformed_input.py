@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def _answer(daemon, predicate, timeout: float = 10.0) -> dict:

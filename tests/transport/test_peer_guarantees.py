@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from daemon_harness import kinds
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 async def _answer(daemon, msg_id, timeout: float = 10.0) -> dict:

@@ -12,8 +12,7 @@ import asyncio
 import os
 import subprocess
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -25,6 +24,9 @@ from tether_protocol.peer import (
     RequestFailed,
     Route,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class Pipe:

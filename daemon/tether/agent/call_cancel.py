@@ -7,7 +7,6 @@ Must not: know the protocol (server/item_cancel.py answers the request) or run t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -15,6 +14,8 @@ from typing import TYPE_CHECKING
 import anyio
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ..tools.base import ToolResult
     from .session import ActiveTurn
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import AsyncGenerator, Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from tether_protocol.conversation import (
     AssistantMessage,
@@ -37,6 +36,9 @@ from .guard import wrap_tool_result
 from .history import is_compaction_summary, repair_pairing, trim_middle
 from .sanitize import sanitize
 from .tokens import CHARS_PER_TOKEN, estimate_message
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Sequence
 
 COMPACTION_SYSTEM_PROMPT = """\
 You summarise the earlier part of a conversation between a user and Tether, a coding \

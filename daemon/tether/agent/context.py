@@ -7,15 +7,19 @@ Must not: read a file that resolves into Tether's own config or history (`tether
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
-
-from tether_protocol.conversation import Message
+from typing import TYPE_CHECKING
 
 from ..providers.base import ModelRequest
-from ..tools.args import JsonSchema
 from ..tools.regular_files import open_regular
 from .memory_files import memory_instructions
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
+    from tether_protocol.conversation import Message
+
+    from ..tools.args import JsonSchema
 
 STABLE_SYSTEM_PROMPT = """\
 You are Tether, a coding agent working inside the user's workspace through tools.

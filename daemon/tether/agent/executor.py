@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,14 +31,11 @@ from ..tools.base import (
     validate_args,
 )
 from ..tools.changes import MAX_RECORDED_BYTES, ChangeRecorder
-from ..tools.registry import ToolRegistry
-from .guard import InputGuard
 from .hook_port import NO_HOOKS, HookPort, PreTool, ask_for_read
 from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
 from .result_screen import screened
 from .run_log import CheckpointingAsker, RunLog
-from .session import ActiveTurn, AgentSession
 from .sink import (
     BlockContent,
     ChangeContent,
@@ -58,8 +54,13 @@ from .state import CallOutcome, PendingCall
 from .tool_view import asked_locations, known_locations, safe_title
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Mapping
+
     from ..netproxy.proxy import ProxyRules
     from ..sandbox import SandboxChoice
+    from ..tools.registry import ToolRegistry
+    from .guard import InputGuard
+    from .session import ActiveTurn, AgentSession
 
 log = logging.getLogger("tether.agent")
 

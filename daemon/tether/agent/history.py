@@ -8,7 +8,7 @@ passes (it runs on every step).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tether_protocol import conversation
 from tether_protocol.conversation import (
@@ -21,6 +21,9 @@ from tether_protocol.conversation import (
     messages_from_json,
     replace,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "CLEARED",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tether_protocol import PendingCallRecord, PendingStep, RunReport
 from tether_protocol.conversation import (
@@ -22,9 +23,11 @@ from tether_protocol.conversation import (
 from ..store import MessageRecord
 from ..store.records import ChangeSet
 from .history import MISSING
-from .session import AgentSession
 from .state import CallOutcome, PendingCall, StepState
 from .tokens import ContextEstimate
+
+if TYPE_CHECKING:
+    from .session import AgentSession
 
 # Message statuses the model sees again on later steps: what it said before a cancel
 # stays part of the conversation; broken and failed output does not.

@@ -9,8 +9,8 @@ through the journal, run a tool but through the executor, or build protocol JSON
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -26,7 +26,6 @@ from tether_protocol.conversation import (
 )
 
 from ..providers.base import Provider, ProviderError
-from ..tools.registry import ToolRegistry
 from .context import project_instructions
 from .executor import ToolExecutor, TurnServices
 from .guard import Finding, GuardResult, InputGuard, truncate_user_blocks
@@ -36,6 +35,11 @@ from .session import ActiveTurn, AgentSession, Steer
 from .sink import Notice, PromptSteered, StepStarted, TitleChanged, TurnSink, UsageUpdated, failed
 from .state import StepState
 from .step_runner import StepRunner
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+
+    from ..tools.registry import ToolRegistry
 
 __all__ = ["MODEL_VISIBLE", "AgentTurn", "TurnOutcome", "TurnServices"]
 

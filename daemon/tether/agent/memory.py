@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tether_protocol.conversation import Message, TextBlock, UserMessage, replace
 
-from ..store import HistoryStore
 from ..store.search import Match, matches_elsewhere
 from .tokens import CHARS_PER_TOKEN
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..store import HistoryStore
 
 __all__ = ["Recall", "prompt_text", "recall", "search_words", "turn_prompt", "with_recall"]
 

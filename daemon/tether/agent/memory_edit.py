@@ -8,14 +8,17 @@ through the `remember` tool's write, or skip the gate.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..approvals import ApprovalRequest, AskerAnswer, Verdict
 from ..tools.base import ToolContext, ToolError, ToolLocation, ToolResult
 from ..tools.remember import RememberTool, memory_preview, write_memory
-from .executor import TurnServices
 from .memory_files import HEADING, Scope
-from .session import AgentSession
 from .sink import ChangeContent, TextContent, ToolCallPatch, ToolCallStarted, TurnSink, failed
+
+if TYPE_CHECKING:
+    from .executor import TurnServices
+    from .session import AgentSession
 
 __all__ = ["propose_memory_edit"]
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import tether_protocol as wire
 from tether_protocol import JsonObject, RunReport, ToolCallReport, Usage
 
-from .state import StepState
+if TYPE_CHECKING:
+    from .state import StepState
 
 
 @dataclass(slots=True)

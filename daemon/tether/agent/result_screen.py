@@ -8,12 +8,16 @@ Must not: change a result otherwise, or run per streamed delta (once per result)
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..tools.base import ToolResult
-from .guard import InputGuard
 from .secret_mask import mask_secrets
 from .sink import Notice
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..tools.base import ToolResult
+    from .guard import InputGuard
 
 __all__ = ["screened"]
 

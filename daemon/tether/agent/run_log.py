@@ -8,10 +8,12 @@ Must not: write to the store itself (the journal behind `RunLog` does).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..approvals import ApprovalRequest, Asker, AskerAnswer
-from .state import CallOutcome
+
+if TYPE_CHECKING:
+    from .state import CallOutcome
 
 
 class RunLog(Protocol):

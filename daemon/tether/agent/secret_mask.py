@@ -8,8 +8,11 @@ Must not: mask identifiers, calls, paths or placeholders (`token = get_token()`,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["MaskedText", "mask_secrets"]
 

@@ -7,9 +7,7 @@ Must not: run a turn or write to the store (it holds state; loop.py and journal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -20,6 +18,9 @@ from .call_cancel import RunningCalls
 from .tokens import ContextEstimate
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
     from tether_protocol.conversation import ContentBlock, Message
 
     from ..store import HistoryStore

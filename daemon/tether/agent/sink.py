@@ -8,13 +8,15 @@ is a renderer in `tether.rendering`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from tether_protocol.conversation import ContentBlock
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-from ..tools.base import ChangePreview, ToolLocation
+    from tether_protocol.conversation import ContentBlock
+
+    from ..tools.base import ChangePreview, ToolLocation
 
 ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
 

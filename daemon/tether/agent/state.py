@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tether_protocol.conversation import (
     AssistantMessage,
@@ -20,7 +21,8 @@ from tether_protocol.conversation import (
     ToolResultMessage,
 )
 
-from ..tools.base import ToolResult
+if TYPE_CHECKING:
+    from ..tools.base import ToolResult
 
 
 @dataclass(slots=True)

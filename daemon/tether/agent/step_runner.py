@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from tether_protocol.conversation import JsonObject, Message, ToolResultMessage, UserMessage, replace
 
@@ -29,16 +28,13 @@ from ..providers.base import (
     UsageReport,
 )
 from ..store import StoreError
-from ..tools.registry import ToolRegistry
 from .compaction import compact, should_compact, worth_compacting
 from .context import build_request
 from .executor import TurnServices
 from .guard import wrap_tool_result
 from .history import prepare
-from .journal import TurnJournal
 from .memory import prompt_text, recall, turn_prompt, with_recall
 from .sanitize import StreamSanitizer
-from .session import AgentSession
 from .sink import (
     ContextCompacted,
     MemoryRecalled,
@@ -53,6 +49,13 @@ from .sink import (
 from .state import PendingCall, StepState
 from .tokens import ContextEstimate
 from .tool_view import known_locations, safe_title
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, AsyncIterator
+
+    from ..tools.registry import ToolRegistry
+    from .journal import TurnJournal
+    from .session import AgentSession
 
 # How often the streamed output of the step in flight is saved (one clock read per event).
 PARTIAL_EVERY_S = 0.5

@@ -11,20 +11,23 @@ import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 
 from tether_protocol.conversation import AssistantMessage, Message, TextBlock
 
-from ..providers.base import Provider
 from ..tools.base import ToolResult
 from ..tools.delegate import DelegateArgs, DelegateTool
 from ..tools.registry import ToolRegistry
-from .executor import TurnServices
 from .loop import AgentTurn, TurnOutcome
 from .session import ActiveTurn, AgentSession
 from .sink import PromptInserted, SubagentChanged, TurnSink, TurnStateChanged
 from .subagent_parts import BudgetedProvider, ChildAsker, ChildSink
+
+if TYPE_CHECKING:
+    from ..providers.base import Provider
+    from .executor import TurnServices
 
 __all__ = ["ChildViews", "DelegateLimits", "SubAgents", "with_delegate"]
 

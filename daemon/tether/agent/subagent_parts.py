@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..approvals import ApprovalRequest, Asker, AskerAnswer
 from ..providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, UsageReport
@@ -24,6 +23,9 @@ from .sink import (
     TurnEvent,
     TurnSink,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, AsyncIterator
 
 # What the child's system prompt adds to the usual one.
 CHILD_NOTE = (

@@ -7,11 +7,12 @@ Must not: do work proportional to the whole history (only the new messages are e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a live session is opened before the conversation model is imported
+    from collections.abc import Sequence
+
     from tether_protocol.conversation import Message
 
 CHARS_PER_TOKEN = 4

@@ -7,11 +7,13 @@ approval prompt shows. Must not: run or approve anything.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tools.base import ChangePreview, Tool, ToolLocation
 from ..tools.diffs import first_changed_line
-from .session import AgentSession
+
+if TYPE_CHECKING:
+    from .session import AgentSession
 
 __all__ = ["asked_locations", "known_locations", "safe_title"]
 

@@ -7,9 +7,12 @@ Must not: parse shell text, decide, or look at the disk (`write_targets.py` does
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .shell_grammar import Word
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["written_file"]
 

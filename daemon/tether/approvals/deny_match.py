@@ -8,13 +8,15 @@ Must not: parse shell text (`commands.py`) or decide (`gate.py`). Why loose: doc
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .git_options import as_deny_rules_see
 from .shell_grammar import Word
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["deny_match", "normalise_path"]
 

@@ -7,11 +7,8 @@ Must not: talk to the client (the `Asker` does) or run anything.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import anyio
 
-from ..store.rules import RuleStore
 from .autoruns import autorun_why
 from .network_reach import OFF, CommandNetwork, NetworkReach
 from .requests import OPTIONS as OPTIONS  # the option ids, as permission.py knows them
@@ -34,6 +31,9 @@ from .write_targets import unapprovable_write
 
 TYPE_CHECKING = False  # the command analysis (~10 ms of imports) waits for a turn's first command
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..store.rules import RuleStore
     from .commands import ParsedCommand
 
 

@@ -8,10 +8,13 @@ Must not: parse shell text (`shell_grammar.py`), match rules (`rules.py`) or bui
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .parts import CommandPart, PartFinder, brief
 from .shell_grammar import Word
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "AWK",

@@ -8,12 +8,13 @@ Owns: `ApprovalRequest` (what the call does and how it would run), `AskerAnswer`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from tether_protocol import JsonObject
+if TYPE_CHECKING:
+    from tether_protocol import JsonObject
 
-from ..tools.base import ChangePreview, ToolLocation
-from .scope import AlwaysScope
+    from ..tools.base import ChangePreview, ToolLocation
+    from .scope import AlwaysScope
 
 OPTIONS = ("allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network")
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import os
 import posixpath
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .commands import ParsedCommand, words_start_with
-from .parts import CommandPart
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .parts import CommandPart
 
 __all__ = ["RAN_SANDBOXED", "why_asked_in_sandbox"]
 

@@ -8,11 +8,13 @@ Must not: import anything outside the standard library (`initialize` is answered
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .settings import MODE_STRICTNESS, SOURCE_INIT_OPTIONS, RefusedSetting, Settings, with_extra
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["keep_user_limits"]
 

@@ -12,9 +12,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
-
-from tether_protocol import JsonObject
+from typing import TYPE_CHECKING, Any
 
 from .settings import (
     CAMEL_TO_KEY,
@@ -25,6 +23,9 @@ from .settings import (
     unknown_key,
     with_extra,
 )
+
+if TYPE_CHECKING:
+    from tether_protocol import JsonObject
 
 __all__ = ["apply_overrides", "load_settings", "merge", "read_toml", "user_config_path", "validated"]
 

@@ -11,11 +11,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
-
-from tether_protocol import JsonObject
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .settings import ConfigError
+
+if TYPE_CHECKING:
+    from tether_protocol import JsonObject
 
 __all__ = ["WORKSPACE", "McpServerConfig", "from_acp", "parse_mcp_servers"]
 

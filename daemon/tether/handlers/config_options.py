@@ -7,10 +7,14 @@ Must not: touch SQL, do HTTP, or import anything of the turn (it is on the start
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol import EmptyResult, InvalidParams, SetConfigOptionParams, SetConfigOptionResult, SetModelParams
 
-from ..server.context import ClientConnection
 from ..services.config_options import config_options, send_update, set_mode, set_model, set_reasoning
+
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
 
 
 def _check(config_id: str, value: str, allowed: list[str]) -> None:

@@ -11,12 +11,14 @@ import asyncio
 import os
 import resource
 import threading
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from tether_protocol import DaemonStats
 
 from .. import __version__
-from ..server.context import ClientConnection
+
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
 
 
 async def daemon_stats(ctx: ClientConnection, _params: object) -> DaemonStats:

@@ -7,10 +7,13 @@ Must not: run or end the turn (agent/call_cancel.py and the executor do).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol import EmptyResult, InvalidParams, TerminalCancelParams, ToolCallCancelParams
 
-from ..agent.call_cancel import RunningCalls
-from ..server.context import ClientConnection
+if TYPE_CHECKING:
+    from ..agent.call_cancel import RunningCalls
+    from ..server.context import ClientConnection
 
 
 def _calls(ctx: ClientConnection, session_id: str) -> RunningCalls:

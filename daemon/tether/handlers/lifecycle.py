@@ -7,12 +7,14 @@ Must not: read the client's capabilities itself (`handshake.py` does).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol import InvalidRequest, JsonObject
 
-from ..server.context import ClientConnection
 from ..server.handshake import handshake
+
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
 
 
 async def initialize(ctx: ClientConnection, params: Any) -> JsonObject:

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from tether_protocol import LoadSessionParams, LoadSessionResult, PendingStep, collector_paused
@@ -22,12 +21,14 @@ from ..services.config_options import config_options
 from ..services.mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
 from ..services.registry import StoredTail, check_workspace
 from ..store import HistoryStore, MessageRecord, MessageView, SessionRecord, TurnMessageView, last_summary
-from ..transport.connection import Connection
 from .sessions import commands_after_answer, modes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..services.live_session import LiveSession
     from ..services.sessions_service import StoredSession
+    from ..transport.connection import Connection
 
 # Replayed updates per write while a session is loaded (~70 KB of a typical history),
 # and messages read per query while it is replayed (the first query fewer: the client

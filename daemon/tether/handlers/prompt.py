@@ -8,8 +8,7 @@ Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_
 
 from __future__ import annotations
 
-from collections.abc import Sized
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from tether_protocol import (  # the area's module: `_messages` would load every area's
     InvalidParams,
@@ -24,16 +23,11 @@ from tether_protocol import (  # the area's module: `_messages` would load every
     StorageFailed,
     conversation_blocks,
 )
-from tether_protocol.peer import RawResult
 
-from ..agent.loop import TurnOutcome
-from ..agent.session import ActiveTurn, AgentSession
 from ..rendering import SessionUpdates
-from ..server.context import ClientConnection
 from ..services import commands, mcp_prompts, memory_command
 from ..services.child_sessions import refuse_running_child
 from ..services.commands import Expanded
-from ..services.live_session import LiveSession
 from ..services.mcp_resources import attach_resources
 from ..services.message_size import refuse_oversized
 from ..services.prompt_keys import idempotency_key as key_of
@@ -41,6 +35,16 @@ from ..services.prompt_keys import turn_meta
 from ..services.queue import queue_of, steering
 from ..services.turns import drop_waiting_turn, make_turn
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
+
+if TYPE_CHECKING:
+    from collections.abc import Sized
+
+    from tether_protocol.peer import RawResult
+
+    from ..agent.loop import TurnOutcome
+    from ..agent.session import ActiveTurn, AgentSession
+    from ..server.context import ClientConnection
+    from ..services.live_session import LiveSession
 
 
 def _refuse_during_resumed(session: AgentSession) -> None:

@@ -7,6 +7,8 @@ Must not: run the turn differently from v1 (`prompt._prompt_turn` does)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol import (
     PromptParams,
     RequestCancelled,
@@ -18,14 +20,16 @@ from tether_protocol import (
 )
 from tether_protocol.peer import RawResult
 
-from ..agent.session import ActiveTurn
 from ..agent.sink import PromptInserted, TurnStateChanged
 from ..rendering import SessionUpdates
 from ..rendering.acp_v2 import prompt_message_id, steered_message_id
-from ..server.context import ClientConnection
 from ..services.child_sessions import refuse_running_child
-from ..services.live_session import LiveSession
 from ..services.queue import queue_of, steering
+
+if TYPE_CHECKING:
+    from ..agent.session import ActiveTurn
+    from ..server.context import ClientConnection
+    from ..services.live_session import LiveSession
 
 
 async def session_prompt_v2(ctx: ClientConnection, params: PromptParams, key: str | None) -> RawResult:

@@ -7,11 +7,15 @@ Must not: queue, steer or run a prompt (`tether.services.queue` owns the queue).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol import DequeueParams, EmptyResult, InvalidParams, QueuedPrompt, QueueParams, QueueResult
 
-from ..server.context import ClientConnection
 from ..services.queue import queue_of
 from ..store import queue as stored
+
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
 
 
 async def session_queue(ctx: ClientConnection, params: QueueParams) -> QueueResult:

@@ -6,13 +6,16 @@ Must not: build reports (the agent does, the store keeps them).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol import (
     JsonObject,
     ReportParams,  # not `_messages`: every area's classes
     SessionNotFound,
 )
 
-from ..server.context import ClientConnection
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
 
 
 async def session_report(ctx: ClientConnection, params: ReportParams) -> JsonObject:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol import InvalidParams, MethodNotFound, collector_paused, dumps_text, unstructure
 from tether_protocol.peer import RawResult
@@ -18,17 +18,19 @@ from ..rendering import SessionUpdates
 from ..rendering.acp_v2 import config_options_v2
 from ..rendering.emitter import frame
 from ..rendering.replay_v2 import REPLAY_COMPLETE, ChildShown, ReplayV2
-from ..server.context import ClientConnection
 from ..services.child_sessions import running_child
 from ..services.config_options import config_options
-from ..services.live_session import LiveSession
 from ..services.mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
 from ..services.registry import check_workspace
 from ..services.replay_children import children_shown, say_running_children
-from ..services.sessions_service import StoredSession
-from ..store import MessageRecord, MessageView
 from .loading import load_running, open_stored, pending_ids, replay_pages, send_in_batches, turn_pages_of
 from .sessions import commands_after_answer
+
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
+    from ..services.live_session import LiveSession
+    from ..services.sessions_service import StoredSession
+    from ..store import MessageRecord, MessageView
 
 # What a v2 client is told of a turn left waiting for approval (v1's says `session/load`)
 _WAITING = (

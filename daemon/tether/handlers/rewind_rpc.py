@@ -7,7 +7,7 @@ Must not: decide what a rewind restores (`rewind.py` does, through the sessions 
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from tether_protocol import (
     ChangedFile,
@@ -23,10 +23,12 @@ from tether_protocol import (
     SessionBusy,
 )
 
-from ..server.context import ClientConnection
 from ..services.rewind import BadRewind, RewindBusy, turn_seq
 from ..store import HistoryStore, StoreError
 from .snapshots import _locate
+
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
 
 
 async def _turn_seq(

@@ -7,7 +7,7 @@ Must not: decide what a rule allows (the approval gate does).
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from tether_protocol import (
     EmptyResult,
@@ -20,8 +20,9 @@ from tether_protocol import (
     SessionNotFound,
 )
 
-from ..approvals import ApprovalGate
-from ..server.context import ClientConnection
+if TYPE_CHECKING:
+    from ..approvals import ApprovalGate
+    from ..server.context import ClientConnection
 
 
 def _gate_of(ctx: ClientConnection, session_id: str) -> ApprovalGate:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether_protocol import (
     EmptyResult,
@@ -28,12 +29,14 @@ from tether_protocol import (
 )
 from tether_protocol.peer import RawResult
 
-from ..server.context import ClientConnection
 from ..server.handshake import MODES
 from ..services.config_options import config_options, send_update, set_mode
 from ..services.mcp_servers import check_acp_servers, keep_acp_servers, session_closed, start_in_background
 from ..services.registry import check_workspace
 from ..store import InvalidCursor
+
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
 
 
 def iso(ts: float) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
@@ -37,7 +36,6 @@ from tether_protocol import (
     collector_paused,
 )
 
-from ..server.context import ClientConnection
 from ..services.config_options import config_options
 from ..services.registry import check_workspace
 from ..services.sessions_service import (
@@ -56,6 +54,9 @@ from ..transport.rpc import RawResult
 from .sessions import iso, modes
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..server.context import ClientConnection
     from ..store.snapshots import SnapshotFile
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-
-from tether_protocol import JsonObject
+from typing import TYPE_CHECKING
 
 from .runner import OUTPUT_CAP, HookRun
+
+if TYPE_CHECKING:
+    from tether_protocol import JsonObject
 
 __all__ = ["HookAnswer", "read_answer"]
 

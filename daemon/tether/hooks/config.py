@@ -9,10 +9,12 @@ Must not: run anything, or take hooks from a workspace the user has not trusted 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["STAGES", "HookSet", "HookSpec", "load_hooks", "trusts_workspace"]
 

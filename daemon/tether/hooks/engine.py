@@ -8,16 +8,18 @@ Must not: apply a decision (the executor, the gate and the loop do) or raise for
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from tether_protocol import JsonObject
+from typing import TYPE_CHECKING, Any
 
 from ..agent.sink import Notice, TurnSink
 from .answers import HookAnswer, read_answer
 from .config import STAGE_TO_CLAUDE, HookSet
 from .runner import HookPlace, run_hook
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tether_protocol import JsonObject
 
 __all__ = ["HookOutcome", "Hooks"]
 

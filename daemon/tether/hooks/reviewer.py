@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -20,6 +19,8 @@ from tether_protocol.conversation import TextBlock, UserMessage, for_model, mess
 from ..providers.base import ModelRequest, Provider, ProviderError, ProviderEvent, TextDelta
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator
+
     from ..agent.session import AgentSession
     from ..approvals import ApprovalRequest
 

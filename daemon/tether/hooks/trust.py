@@ -13,8 +13,11 @@ import os
 import secrets
 import shlex
 import sys
-from collections.abc import Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 __all__ = ["PIN_FILE", "hooks_digest", "hooks_trust_main", "pinned_check", "trust_now"]
 

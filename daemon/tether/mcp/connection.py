@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession, IncomingMessage
 from mcp.shared.exceptions import MCPError
 
-from ..config.mcp_servers import McpServerConfig
 from ..tools.errors import ToolError
 from .launch import LaunchRefused, LaunchSettings, plan_launch
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Mapping
+
+    from ..config.mcp_servers import McpServerConfig
 
 log = logging.getLogger("tether.mcp")
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..config.mcp_servers import McpServerConfig
 from .connection import McpConnection
 from .launch import LaunchSettings
+
+if TYPE_CHECKING:
+    from ..config.mcp_servers import McpServerConfig
 
 log = logging.getLogger("tether.mcp")
 

@@ -9,9 +9,11 @@ user's own config does), or import anything outside the standard library.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
 
 _MAX_BYTES = 1024 * 1024
 

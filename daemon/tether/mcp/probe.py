@@ -7,14 +7,17 @@ the user's config did not name (`.mcp.json` is only listed, `offered.py`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import anyio
 
-from ..config.mcp_servers import McpServerConfig
-from .launch import LaunchSettings
 from .manager import McpManager
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from ..config.mcp_servers import McpServerConfig
+    from .launch import LaunchSettings
 
 
 class ProbeRow(TypedDict):

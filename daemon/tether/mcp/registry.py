@@ -9,12 +9,15 @@ Must not: run tools or decide approvals.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from ..config.mcp_servers import McpServerConfig
 from ..tools.registry import ToolEntry, ToolRegistry
-from .connection import McpConnection
-from .manager import McpManager
 from .tools import make_tool, schema_problem
+
+if TYPE_CHECKING:
+    from ..config.mcp_servers import McpServerConfig
+    from .connection import McpConnection
+    from .manager import McpManager
 
 Notify = Callable[[str], None]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import mcp_types as types
 
@@ -29,8 +29,10 @@ from tether_protocol.conversation import (
 from ..tools.args import ArgError, JsonSchema
 from ..tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from ..tools.run_command import _HeadTail
-from ..tools.sandbox import WorkspaceSandbox
-from .connection import McpConnection
+
+if TYPE_CHECKING:
+    from ..tools.sandbox import WorkspaceSandbox
+    from .connection import McpConnection
 
 PREFIX = "mcp__"
 OUTPUT_HEAD = OUTPUT_TAIL = 8 * 1024  # bytes of text the model gets from each end (as run_command)

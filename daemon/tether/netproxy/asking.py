@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tether.transport.rpc import TetherRPC
 
 __all__ = ["ASK_SECONDS", "AskDomain", "always_allowed", "ask_through", "remember_always"]

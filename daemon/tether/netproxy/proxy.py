@@ -15,7 +15,6 @@ import os
 import re
 import socket
 import ssl
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,12 +23,15 @@ import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 from anyio.streams.tls import TLSStream
 
-from .asking import AskDomain
 from .rules import address_refusal, domain_refusal, host_text, parse_ip
 from .tls import Interceptor, interceptor
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
     from tether.approvals import ApprovalGate, ApprovalRequest
+
+    from .asking import AskDomain
 
 __all__ = ["DomainProxy", "ProxyRules", "Refusal", "proxy_rules", "refusal_lines"]
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tether.config.settings import DEFAULT_DOMAINS
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["DEFAULT_DOMAINS", "address_refusal", "domain_refusal", "host_text", "parse_ip"]
 

@@ -11,12 +11,14 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import anyio
 
 from .proxy import DomainProxy, ProxyRules, refusal_lines
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
 
 __all__ = ["LANDLOCK_NOTICE", "CommandProxy", "command_proxy", "report_refusals"]
 

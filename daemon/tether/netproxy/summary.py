@@ -8,12 +8,16 @@ Must not: show a credential's value, or import the proxy (doctor stays cheap).
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tether_protocol import JsonObject
-
-from ..config import Settings
 from .asking import always_allowed
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether_protocol import JsonObject
+
+    from ..config import Settings
 
 __all__ = ["network_lines", "network_report"]
 

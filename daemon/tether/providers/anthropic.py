@@ -9,13 +9,10 @@ caller passes `api_key`; `key_env` only names it in error messages).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-
-from tether_protocol import JsonObject
 
 from .base import (
     Finish,
@@ -41,9 +38,15 @@ from .http import (
 )
 from .lenient_json import lenient_json
 from .messages_anthropic import build_body
-from .sse import SSEEvent
 from .text_shape import TextShape
-from .wire import Transport
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, AsyncIterator, Callable
+
+    from tether_protocol import JsonObject
+
+    from .sse import SSEEvent
+    from .wire import Transport
 
 API_VERSION = "2023-06-01"
 DEFAULT_CONTEXT_WINDOW = 200_000  # every current Claude model without the 1M beta

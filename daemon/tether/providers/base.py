@@ -8,11 +8,13 @@ Must not: do I/O or know any provider's wire format.
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-from tether_protocol.conversation import JsonObject, Message
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from tether_protocol.conversation import JsonObject, Message
 
 
 @dataclass(slots=True)

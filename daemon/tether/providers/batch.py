@@ -7,9 +7,12 @@ Must not: merge across reads, reorder events, or merge a thinking delta carrying
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from .base import ProviderEvent, TextDelta, ThinkingDelta, ToolCallArgsDelta
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 _TEXT, _THINKING = "\x00text", "\x00thinking"  # run kinds; any other is a tool call's id
 

@@ -12,19 +12,21 @@ import json
 import os
 import random
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import orjson
-
-from tether_protocol import JsonObject
 
 from .base import ProviderError
 from .idle_watch import IdleWatch
 from .sse import SSEDecoder, SSEEvent
 from .wire import Response, Transport, WireClient, WireError, WireTimeout, get_json
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+
+    from tether_protocol import JsonObject
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
 _NO_RETRY_CODES = ("insufficient_quota", "enforced_spend_limit_reached", "billing_hard_limit_reached")

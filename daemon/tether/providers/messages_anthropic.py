@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tether_protocol.conversation import (
     AssistantMessage,
@@ -25,7 +25,10 @@ from tether_protocol.conversation import (
     block_text,
 )
 
-from .base import ModelRequest
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .base import ModelRequest
 
 DEFAULT_MAX_TOKENS = 8192
 # Output limits by model family, first match wins. Values are at or below each family's

@@ -12,8 +12,7 @@ import fnmatch
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol.conversation import (
     AssistantMessage,
@@ -28,6 +27,9 @@ from tether_protocol.conversation import (
 
 from .base import ProviderError, TextDelta, ThinkingDelta, UsageReport
 from .http import in_band_error_text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 # Longest prefix wins; matched on the last path segment so "openai/gpt-4o" (OpenRouter)
 # finds "gpt-4o". Local servers decide their own window at load time, so these are

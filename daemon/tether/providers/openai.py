@@ -8,9 +8,7 @@ Must not: read the environment, log request bodies, or retry on its own (`http.w
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
-
-from tether_protocol import JsonObject
+from typing import TYPE_CHECKING
 
 from .base import (
     ModelRequest,
@@ -31,6 +29,11 @@ from .messages_openai import (
 )
 from .openai_chunks import ChunkParser
 from .wire import Transport, WireError
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, AsyncIterator, Callable
+
+    from tether_protocol import JsonObject
 
 
 def _has_content(batch: list[ProviderEvent]) -> bool:

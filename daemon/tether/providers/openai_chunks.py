@@ -9,13 +9,10 @@ Must not: make requests, retry, or read the environment (`openai.py` does the HT
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-
-from tether_protocol import JsonObject
 
 from .base import (
     Finish,
@@ -32,8 +29,14 @@ from .messages_openai import (
     in_band_error,
     usage_report,
 )
-from .sse import SSEEvent
 from .text_shape import TextShape
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tether_protocol import JsonObject
+
+    from .sse import SSEEvent
 
 
 @dataclass(slots=True)

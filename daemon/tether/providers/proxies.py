@@ -8,9 +8,12 @@ Must not: connect anywhere (wire.py does), or accept an `https://` proxy (refuse
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class ProxyRefused(ValueError):

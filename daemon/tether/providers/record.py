@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol import ConfigInvalid, JsonObject
 
 from .base import ModelRequest, Provider, ProviderError, ProviderEvent
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+    from pathlib import Path
 
 CASSETTE_VERSION = 1
 _KEPT_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")

@@ -10,9 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import AsyncIterator, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -22,6 +20,10 @@ from .base import ModelRequest, Provider, ProviderError, ProviderEvent
 from .http import RetryPolicy
 from .record import CASSETTE_VERSION, decode_chunk
 from .wire import ReadTimeout, RemoteProtocolError, Response
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Mapping
+    from pathlib import Path
 
 
 async def _replayed(chunks: list[list[Any]], speed: float, ended: str | None = None) -> AsyncIterator[bytes]:

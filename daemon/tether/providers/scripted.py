@@ -10,9 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol.conversation import (
     CompactionSummary,
@@ -37,6 +36,9 @@ from .base import (
     ToolCallStart,
     UsageReport,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
 
 # Without delays, hand control back to the event loop every this many chunks: the way
 # a network stream delivers many deltas per read, and what lets cancel land promptly.

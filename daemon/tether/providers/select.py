@@ -8,16 +8,19 @@ Must not: probe anything but loopback, or put a key anywhere but the provider ob
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
 from tether_protocol import ConfigInvalid, NoProviderConfigured
 
-from ..config import Settings
-from .base import Provider
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..config import Settings
+    from .base import Provider
 
 # The HTTP layer (wire.py, h11) is imported only when a network provider is used: a daemon
 # on the scripted provider never pays for them (~8 MB of RSS, ~60 ms of imports); nor

@@ -11,7 +11,10 @@ import asyncio
 import concurrent.futures
 import ssl
 import threading
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def verifying_context(env: Mapping[str, str]) -> ssl.SSLContext:

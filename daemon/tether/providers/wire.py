@@ -8,9 +8,7 @@ Must not: set a deadline per body read (the caller's idle watch owns it), or poo
 from __future__ import annotations
 
 import asyncio
-import ssl
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 import anyio
@@ -20,6 +18,10 @@ import orjson
 from .proxies import Proxy, ProxyRefused, ProxyRoutes
 from .tls import TlsContext
 from .wire_body import body_reads, decoded, refused_coding
+
+if TYPE_CHECKING:
+    import ssl
+    from collections.abc import AsyncIterator, Callable, Mapping
 
 # The error tree:
 #     WireError                  (a request failed below HTTP)

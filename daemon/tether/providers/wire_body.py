@@ -8,10 +8,12 @@ Must not: time reads (the caller's idle watch does), or keep a half-read connect
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncGenerator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import h11
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Callable
 
 _READ_SIZE = 65536
 

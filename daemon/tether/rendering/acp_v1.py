@@ -7,8 +7,7 @@ Must not: send anything, keep state, or decide anything about the turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import tether_protocol as up
 import tether_protocol as wire
@@ -39,7 +38,11 @@ from ..agent.sink import (
     TurnStateChanged,
     UsageUpdated,
 )
-from ..tools.base import ChangePreview, ToolLocation
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from ..tools.base import ChangePreview, ToolLocation
 
 # One ACP `session/update` update object: a Struct of the model (a renderer not yet on the
 # model may still hand JSON; `emitter.frame` writes both)

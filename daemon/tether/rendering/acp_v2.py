@@ -8,8 +8,7 @@ Must not: send anything or decide anything about the turn; it keeps only the ste
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterable
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from msgspec import to_builtins
 
@@ -40,8 +39,12 @@ from ..agent.sink import (
     TurnStateChanged,
     UsageUpdated,
 )
-from ..tools.base import ChangePreview
 from .acp_v1 import locations
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from ..tools.base import ChangePreview
 
 Update: TypeAlias = JsonObject  # v2's updates: JSON until the v2 model renders them (v1's are Structs)
 

@@ -8,7 +8,7 @@ Must not: decide anything about the turn, know an update's shape (the renderer d
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import tether_protocol as up
 from tether_protocol import ENCODER
@@ -16,7 +16,9 @@ from tether_protocol import ENCODER
 from ..agent.sink import PromptInserted, StepStarted, TurnEnded, TurnEvent, TurnStateChanged, failed
 from ..transport.connection import Connection, encode_json
 from . import acp_v1
-from .acp_v1 import Update
+
+if TYPE_CHECKING:
+    from .acp_v1 import Update
 
 _PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
 _HEAD = _PREFIX + b'{"sessionId":'

@@ -7,8 +7,7 @@ Must not: change the history or decide anything about it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET, Raw
@@ -27,6 +26,9 @@ from tether_protocol import (
 
 from ..agent.history import nothing_said
 from .acp_v1 import notice
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
 # Between the texts of two steps of one turn, for a client that is not Tether's own: a live
 # turn shows the step's tool calls between them, which such a client's load may not show

@@ -10,10 +10,12 @@ from __future__ import annotations
 import base64
 import os
 import re
+from typing import TYPE_CHECKING
 
-from tether_protocol import JsonObject
+if TYPE_CHECKING:
+    from tether_protocol import JsonObject
 
-from .acp_v2 import Update
+    from .acp_v2 import Update
 
 # the footer `run_command` writes after the output (`RunCommandTool._footer`), on a line of its own
 _FOOTER = re.compile(r"^(?:exit code (-?\d+)|killed by (\S+)|killed after timeout \(\d+ s\)) · [^\n]*$", re.M)

@@ -9,9 +9,8 @@ reading is `replay.py`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET, Struct
 
@@ -19,10 +18,14 @@ from tether_protocol import ENCODER, JsonObject, dumps
 from tether_protocol.acp_v2 import schema_types as v2
 
 from ..agent.history import nothing_said
-from ..store.children import ChildRecord
 from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id
 from .replay import INTERRUPTED, results_by_step, waiting_step
 from .replay_terminals import terminal_replayed
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
+    from ..store.children import ChildRecord
 
 # (body, status, turn id or None, seq): a stored message as the v2 replay reads it
 Stored = tuple[JsonObject, str, "str | None", int]

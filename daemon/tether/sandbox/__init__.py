@@ -9,8 +9,11 @@ heavy, or run a command unconfined when the chosen backend fails. Why: docs/deci
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "CommandSandbox",

@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from . import CommandSandbox, SandboxPolicy
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _PROBE_TIMEOUT = 5.0
 _BRIDGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "netproxy", "bridge.py")

@@ -9,9 +9,12 @@ Must not: read file contents, decide how a backend hides a path (bwrap.py, landl
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 __all__ = ["HiddenPath", "ReadLimits", "default_stores", "read_limits", "shown_path", "token_files"]
 

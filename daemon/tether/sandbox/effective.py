@@ -8,12 +8,16 @@ Must not: probe anything beyond `os.path.exists`, or print.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from tether_protocol import JsonObject
-
-from . import SandboxChoice
 from .credential_stores import read_limits, shown_path
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from tether_protocol import JsonObject
+
+    from . import SandboxChoice
 
 __all__ = ["guarantees", "read_facts"]
 

@@ -8,9 +8,12 @@ Must not: claim certainty (it says "probably"), or change the command's status.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from . import CommandSandbox, SandboxPolicy
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from . import CommandSandbox, SandboxPolicy
 
 _NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Could not resolve host"

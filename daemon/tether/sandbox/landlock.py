@@ -10,9 +10,12 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from . import CommandSandbox, SandboxPolicy
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "landlock_launch.py")
 _SYS_CREATE_RULESET = 444

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config import Settings
 from ..transport.connection import Connection
 from ..transport.rpc import TetherRPC
-from ..transport.stdio import ProtocolFds
 from .audience import watch_sessions
 from .context import ClientConnection
 from .daemon_services import STOP_GRACE_S, Daemon
-from .handshake import ClientProfile
 from .methods import routes, storage_failed
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..config import Settings
+    from ..transport.stdio import ProtocolFds
+    from .handshake import ClientProfile
 
 log = logging.getLogger("tether.server")
 

@@ -14,12 +14,12 @@ import anyio
 from tether_protocol import loads
 from tether_protocol.peer import RawResult
 
-from ..transport.rpc import Route, TetherRPC
-from .context import ClientConnection
 from .daemon_services import STOP_GRACE_S
 
 if TYPE_CHECKING:
     from ..services.live_session import LiveSession
+    from ..transport.rpc import Route, TetherRPC
+    from .context import ClientConnection
 
 # Methods after which the connection sees the session's updates (the session id: in the
 # answer for `session/new`, in the params otherwise).

@@ -11,25 +11,26 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 
-from ..config import Settings
 from ..start_up import resume_collector
-from ..transport.connection import Connection
-from ..transport.rpc import TetherRPC
 from .daemon_services import Daemon, LazyProvider
 from .documents import DocumentStore
-from .handshake import ClientProfile
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
+    from pathlib import Path
+
     from ..approvals import ApprovalGate
+    from ..config import Settings
     from ..handlers.lsp_agent.front import LspFront
     from ..providers.base import Provider
     from ..store import HistoryStore
+    from ..transport.connection import Connection
+    from ..transport.rpc import TetherRPC
     from .asker import ClientAsker
+    from .handshake import ClientProfile
 
 log = logging.getLogger("tether.server")
 

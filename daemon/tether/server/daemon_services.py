@@ -8,28 +8,29 @@ connections it serves — and `LazyProvider`. Must not: hold a connection's stat
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from ..config import Settings
 from ..services.registry import SessionRegistry, credential_stores
 from ..services.sessions_service import LiveSessions
-from ..transport.connection import Connection
 from .tasks import BackgroundTasks
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
+    from collections.abc import AsyncIterator, Awaitable, Callable
+
     from ..approvals import ApprovalGate
     from ..approvals.gate import WorkspaceRules
+    from ..config import Settings
     from ..handlers.lsp_agent.front import LspFront
     from ..mcp.manager import McpManager
     from ..providers.base import Provider
     from ..providers.models_list import ModelCatalog
     from ..store import HistoryStore
     from ..tools.registry import ToolRegistry
+    from ..transport.connection import Connection
     from .asker import ClientAsker
 
 # How long a stopping daemon waits for cancelled turns to commit what they have.

@@ -9,7 +9,6 @@ name the version they were computed against. Must not: write anything anywhere.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether_protocol import InvalidParams
@@ -17,6 +16,8 @@ from tether_protocol import InvalidParams
 from .handshake import uri_to_path
 
 if TYPE_CHECKING:  # the method table imports `_lsp` on the first document notification
+    from pathlib import Path
+
     from tether_protocol import (
         DidChangeTextDocumentParams,
         DidCloseTextDocumentParams,

@@ -8,14 +8,17 @@ other first message goes to the full server untouched.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol import JsonObject, TetherError, dumps, encoder_for
 
-from ..config import Settings
 from ..transport.first_message import FirstRead, write_all
 from .handshake import ClientProfile, handshake
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..config import Settings
 
 
 def answer_initialize(

@@ -8,11 +8,15 @@ and reading the answer (one over `max_message_mib` is refused). Must not: decide
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from ..agent.sink import Notice, TurnStateChanged
 from ..transport.rpc import ClientRequestFailed
-from .context import ClientConnection
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from .context import ClientConnection
 
 FIELD = "answer"
 

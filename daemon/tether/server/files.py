@@ -9,7 +9,6 @@ Must not: decide whether a change is allowed (the approval gate did) or bypass t
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from tether_protocol import InvalidParams, structure, unstructure
@@ -20,6 +19,8 @@ from ..transport.rpc import ClientRequestFailed
 from .documents import DocumentStore, end_position
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..tools.sandbox import WorkspaceSandbox
     from ..transport.rpc import TetherRPC
     from .handshake import ClientProfile

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tether_protocol import StorageFailed
 from tether_protocol import _method_table as spec
-from tether_protocol._method_table import MethodSpec
-from tether_protocol.peer import Later, RawResult
 
 from ..handlers import lifecycle, sessions
 from ..store import StorageFault
@@ -27,6 +25,9 @@ from . import documents
 from .context import ClientConnection
 
 if TYPE_CHECKING:
+    from tether_protocol._method_table import MethodSpec
+    from tether_protocol.peer import Later, RawResult
+
     from ..handlers import (
         config_options,
         diagnostics,

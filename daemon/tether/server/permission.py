@@ -8,7 +8,6 @@ for an ACP client.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import TYPE_CHECKING, cast, get_args
 
 from tether_protocol import (
@@ -40,6 +39,8 @@ from ..tools.diffs import hunks
 from ..tools.visible_text import visible
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from tether_protocol import MessageActionItem
 
     from ..agent.sink import TurnSink

@@ -12,10 +12,12 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.abc import TaskGroup
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
 
 log = logging.getLogger("tether.server")
 

@@ -7,16 +7,20 @@ Must not: run the child, or nest it under the call (v1: `ChildSink`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tether_protocol import SessionBusy
 
-from ..agent.session import ActiveTurn
 from ..agent.sink import SubagentChanged, TurnEvent, TurnSink, TurnStateChanged
 from ..rendering import SessionUpdates
-from ..server.context import ClientConnection
-from ..transport.connection import Connection
-from .live_session import LiveSession
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..agent.session import ActiveTurn
+    from ..server.context import ClientConnection
+    from ..transport.connection import Connection
+    from .live_session import LiveSession
 
 
 class _ParentV2Viewers:

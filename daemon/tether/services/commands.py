@@ -9,23 +9,25 @@ settings other than the session's mode (`/mode`) and model (`/model`) (docs/deci
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether_protocol import ContentBlock, SessionClearedParams, TextContent
 
-from ..agent.session import AgentSession
 from ..rendering import SessionUpdates
 from ..rendering.acp_v1 import current_mode
-from ..server.context import ClientConnection
 from ..server.handshake import MODES
 from . import config_options, memory_command, user_commands
-from .live_session import LiveSession
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
     from tether_protocol.conversation import CompactionSummary, Message
+
+    from ..agent.session import AgentSession
+    from ..server.context import ClientConnection
+    from .live_session import LiveSession
 
 # (name, description, input hint or None)
 BUILTINS: tuple[tuple[str, str, str | None], ...] = (

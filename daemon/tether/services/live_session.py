@@ -7,13 +7,14 @@ modules or speak the protocol (it is data; `SessionRegistry.end_live` drops it w
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..agent.session import AgentSession
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from ..config.mcp_servers import McpServerConfig
     from ..shared.approvals import Ask
     from ..transport.connection import Connection

@@ -9,10 +9,11 @@ Must not: import the MCP SDK at import time (it is on the start path), or run th
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tether_protocol import ContentBlock
 
     from ..mcp.connection import McpConnection

@@ -8,13 +8,17 @@ Must not: import the MCP SDK at import time, or read anything for a session with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tether_protocol.conversation import ContentBlock, EmbeddedResource, ResourceContents, ResourceLink
 
-from ..rendering import SessionUpdates
-from ..server.context import ClientConnection
 from .mcp_servers import manager, session_servers
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..rendering import SessionUpdates
+    from ..server.context import ClientConnection
 
 
 async def attach_resources(

@@ -9,19 +9,20 @@ Must not: import `tether.mcp` (the SDK) at import time, or for a session without
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether_protocol import InvalidParams, JsonObject
 
-from ..server.context import ClientConnection
 from . import mcp_prompts
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..agent.sink import TurnSink
     from ..config.mcp_servers import McpServerConfig
     from ..mcp.connection import McpConnection
     from ..mcp.manager import McpManager
+    from ..server.context import ClientConnection
     from ..tools.registry import ToolRegistry
 
 

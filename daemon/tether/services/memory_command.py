@@ -7,12 +7,16 @@ Must not: write a file other than through `propose_memory_edit`, or change setti
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..agent.executor import TurnServices
 from ..agent.memory_files import MAX_MEMORY_CHARS, Scope, read_memory
-from ..agent.session import AgentSession
-from ..rendering import SessionUpdates
-from ..server.context import ClientConnection
 from ..server.files import EditorFiles
+
+if TYPE_CHECKING:
+    from ..agent.session import AgentSession
+    from ..rendering import SessionUpdates
+    from ..server.context import ClientConnection
 
 __all__ = ["DESCRIPTION", "HINT", "memory"]
 

@@ -8,9 +8,12 @@ Must not: truncate a message (it is taken whole or refused), store anything, or 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tether_protocol import ContentBlock, EmbeddedResource, InvalidParams, ResourceLink, TextContent
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MIB = 1024 * 1024
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import anyio
 
@@ -31,11 +30,15 @@ from tether_protocol import (
 )
 from tether_protocol.peer import RawResult
 
-from ..agent.session import AgentSession
-from ..server.context import ClientConnection
 from ..store import prompt_keys
-from .live_session import LiveSession
 from .queue import queue_of
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from ..agent.session import AgentSession
+    from ..server.context import ClientConnection
+    from .live_session import LiveSession
 
 MAX_KEY_CHARS = 256
 # Answered keys kept in memory per session; an older one's retry is answered from the store.

@@ -30,14 +30,14 @@ from tether_protocol import (
 from ..agent.session import ActiveTurn, AgentSession, Steer
 from ..agent.sink import PromptSteered
 from ..rendering import SessionUpdates
-from ..server.context import ClientConnection
 from ..store import new_turn_id
 from ..store import queue as stored
-from .live_session import LiveSession
-from .registry import SessionRegistry
 
 if TYPE_CHECKING:
+    from ..server.context import ClientConnection
+    from .live_session import LiveSession
     from .prompt_keys import KeyedPrompt
+    from .registry import SessionRegistry
 
 PREVIEW_CHARS = 80
 

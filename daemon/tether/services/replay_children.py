@@ -7,12 +7,16 @@ Must not: render a message (`rendering/replay_v2.py` does) or run or stop a chil
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..rendering.emitter import frame
 from ..rendering.replay_v2 import ChildShown, ReplayV2
-from ..server.context import ClientConnection
-from ..store import HistoryStore
 from ..store.children import child_sessions
-from .live_session import LiveSession
+
+if TYPE_CHECKING:
+    from ..server.context import ClientConnection
+    from ..store import HistoryStore
+    from .live_session import LiveSession
 
 
 async def children_shown(store: HistoryStore, session_id: str, workspace: str | None) -> dict[str, ChildShown]:

@@ -9,11 +9,9 @@ Must not: answer requests (`prompt.py`, `sessions.py` do) or run the model itsel
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether_protocol import PendingStep
 from tether_protocol.conversation import ToolResultMessage
 
 from ..agent.loop import AgentTurn, TurnServices
@@ -21,20 +19,24 @@ from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
 from ..hooks.setup import turn_hooks
-from ..providers.base import Provider
 from ..rendering import SessionUpdates
-from ..server.context import ClientConnection
 from ..server.files import EditorFiles
 from ..store import MessageRecord, tether_home
-from ..transport.connection import Connection
-from .live_session import LiveSession
 from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from tether_protocol import PendingStep
+
     from ..netproxy.asking import AskDomain
     from ..netproxy.proxy import ProxyRules
+    from ..providers.base import Provider
+    from ..server.context import ClientConnection
+    from ..transport.connection import Connection
+    from .live_session import LiveSession
 
 log = logging.getLogger("tether.server")
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..tools.regular_files import open_regular
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _NAME = re.compile(r"[A-Za-z][\w.-]*\Z")
 _MAX_BYTES = 64 * 1024  # a command is a prompt; a bigger file is a mistake

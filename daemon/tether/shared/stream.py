@@ -16,12 +16,12 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tether_protocol import Framing
-
 from ..transport.connection import Connection
 from .proxy import read_preamble
 
 if TYPE_CHECKING:
+    from tether_protocol import Framing
+
     from ..services.live_session import Audiences
 
 log = logging.getLogger("tether.shared")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..agent.sink import TurnEvent, TurnSink
 from ..rendering import SessionUpdates
-from ..transport.connection import Connection
 
 if TYPE_CHECKING:
+    from ..agent.sink import TurnEvent, TurnSink
     from ..services.live_session import Audiences
+    from ..transport.connection import Connection
 
 
 class Tee:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import aiosqlite
-
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Sequence
+
+    import aiosqlite
 
     from tether.store.history import HistoryStore
     from tether.store.records import ChangeSet

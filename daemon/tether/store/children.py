@@ -8,9 +8,12 @@ anything for the wire.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tether.store.history import HistoryStore
 from tether.store.records import FINAL_TURN_STATUSES
+
+if TYPE_CHECKING:
+    from tether.store.history import HistoryStore
 
 # children by their parent's id; their last turn's status and stop reason
 _CHILDREN = (

@@ -13,14 +13,16 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiosqlite
 
 from tether.store import schema
 from tether.store.errors import StorageFault, StoreError, fault_of
 from tether.store.openlock import opening
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["Database", "Spawn", "Work"]
 

@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
-
-import aiosqlite
 
 from tether.store import turns
 from tether.store.database import Database, Spawn, Work
@@ -38,10 +34,14 @@ from tether.store.records import (
 )
 from tether.store.rules import RuleStore
 from tether.store.turn_json import partial_text, pending_of, pending_text, report_text
-from tether_protocol import JsonObject
 
 if TYPE_CHECKING:  # imported when first stored or read: opening a store does not
-    from tether_protocol import PendingStep, RunReport
+    from collections.abc import AsyncIterator, Callable, Sequence
+    from types import TracebackType
+
+    import aiosqlite
+
+    from tether_protocol import JsonObject, PendingStep, RunReport
     from tether_protocol.conversation import AssistantMessage
 
 __all__ = ["HistoryStore"]

@@ -12,8 +12,11 @@ import asyncio
 import contextlib
 import fcntl
 import os
-from collections.abc import AsyncIterator
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+    from pathlib import Path
 
 __all__ = ["opening"]
 

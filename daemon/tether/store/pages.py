@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from tether.store.database import Database
 from tether.store.records import MessageView, TurnMessageView, decode_bodies
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, AsyncIterator
+
+    from tether.store.database import Database
     from tether.store.history import HistoryStore
 
 _SELECT = "SELECT role, body, status, seq, turn_id FROM messages WHERE session_id = ? AND rewound IS NULL"

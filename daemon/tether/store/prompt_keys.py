@@ -8,13 +8,17 @@ Must not: decide what a retry is answered (`tether.services.prompt_keys` does), 
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tether.store import turns
-from tether.store.history import HistoryStore
 from tether.store.records import MessageRecord, TurnRecord, message_row
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from tether.store.history import HistoryStore
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiosqlite
-
-from tether.store.history import HistoryStore
 from tether.store.liveness import alive, this_process
 from tether_protocol import dumps_text, loads
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from tether.store.history import HistoryStore
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import aiosqlite
+if TYPE_CHECKING:
+    import aiosqlite
 
-from .database import Database
+    from .database import Database
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,12 +12,15 @@ import asyncio
 import contextlib
 import sqlite3
 import time
-from pathlib import Path
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from tether.store.errors import StorageFault, StoreError, fault_of
 from tether.store.migrations import MIGRATIONS, Migration
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import aiosqlite
 
 __all__ = [
     "MIGRATIONS",

@@ -11,10 +11,13 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tether.store.errors import StoreError
-from tether.store.history import HistoryStore
 from tether.store.records import SPLIT, split_cjk
+
+if TYPE_CHECKING:
+    from tether.store.history import HistoryStore
 
 __all__ = ["Hit", "Match", "any_word_query", "literal_query", "matches_elsewhere", "search"]
 

@@ -12,13 +12,15 @@ import base64
 import binascii
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiosqlite
-
-from tether.store.history import HistoryStore
 from tether.store.snapshot_checks import SnapshotError
 from tether_protocol import JsonObject, type_name
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from tether.store.history import HistoryStore
 
 _PATH_MAX = 4096  # Linux's limit: a longer path names no file
 

@@ -12,15 +12,18 @@ import os
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.store.errors import StoreError
 from tether.store.history import HistoryStore
 from tether.store.records import decode_json, encode_json
 from tether.store.snapshot_checkpoints import export_checkpoints, keep_until
 from tether.store.snapshot_checks import SNAPSHOT_VERSION
-from tether_protocol import JsonObject
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether_protocol import JsonObject
 
 __all__ = ["dump_to_file", "export_session", "export_session_json", "write_session_json"]
 

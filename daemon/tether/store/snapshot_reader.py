@@ -11,11 +11,13 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from tether.store.snapshot_checks import REQUIRED_LISTS, SnapshotError
 from tether_protocol import whole_surrogates
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["STREAMED_LISTS", "SnapshotReader"]
 

@@ -8,13 +8,15 @@ Must not: check records (``snapshot_checks``), read snapshots, or open transacti
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 
 from tether.store.records import encode_json, indexed_text
 from tether.store.snapshot_checks import SnapshotError
-from tether_protocol import JsonObject
+
+if TYPE_CHECKING:
+    from tether_protocol import JsonObject
 
 __all__ = [
     "finish_stopped", "insert_messages", "insert_reports", "insert_turns", "message_row", "report_row", "turn_row",

@@ -14,11 +14,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiosqlite
-
-from tether.store.history import HistoryStore
 from tether.store.snapshot_checkpoints import check_checkpoints, keep_until
 from tether.store.snapshot_checks import (
     SNAPSHOT_LISTS,
@@ -34,8 +31,13 @@ from tether.store.snapshot_checks import (
 )
 from tether.store.snapshot_export import export_session, export_session_json
 from tether.store.snapshot_import import SnapshotImport
-from tether.store.snapshot_reader import SnapshotReader
 from tether_protocol import JsonObject, type_name
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from tether.store.history import HistoryStore
+    from tether.store.snapshot_reader import SnapshotReader
 
 __all__ = [
     "MIGRATIONS",

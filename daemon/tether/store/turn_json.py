@@ -8,13 +8,14 @@ Must not: touch the database, or import the protocol's classes at module level (
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.store.errors import StorageFault
 from tether.store.records import decode_json, encode_json
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tether_protocol import PendingStep, RunReport
     from tether_protocol.conversation import AssistantMessage
 

@@ -11,16 +11,17 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
-
-import aiosqlite
 
 from tether.store.errors import StoreError, TurnElsewhere, TurnWaiting
 from tether.store.liveness import alive, this_process
 from tether.store.records import MessageRow, TurnRecord, indexed_text
 
 if TYPE_CHECKING:  # the conversation model is imported when an interrupted turn is recovered
+    from collections.abc import Iterable, Sequence
+
+    import aiosqlite
+
     from tether_protocol.conversation import AssistantMessage
 
 __all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_running", "touch_session"]

@@ -10,20 +10,21 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
 from tether.tools.args import ArgError, JsonSchema, dump_args, parse_args, required_names, schema_of
 from tether.tools.errors import ToolError
-from tether_protocol import JsonObject
-from tether_protocol.conversation import ContentBlock
 
 if TYPE_CHECKING:
     # Only for annotations (sandbox.py imports ToolError from tools/errors.py).
+    from pathlib import Path
+
     from tether.netproxy.proxy import ProxyRules
     from tether.sandbox import SandboxChoice
     from tether.tools.changes import ChangeRecorder, FileChange
     from tether.tools.sandbox import WorkspaceSandbox
+    from tether_protocol import JsonObject
+    from tether_protocol.conversation import ContentBlock
 
 A = TypeVar("A")  # a tool's args Struct (tools/args.py)
 

@@ -8,9 +8,8 @@ Must not: follow a final symlink (the link is deleted), or delete anything but t
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 import anyio.to_thread
 from msgspec import Meta
@@ -33,6 +32,9 @@ from tether.tools.mutating import (
     resolve_target,
     scan_tree,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["DeletePathArgs", "DeletePathTool"]
 

@@ -8,8 +8,11 @@ Must not: touch files, the sandbox or the ledger; callers pass text and names.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["CONTEXT_LINES", "Hunk", "apply_hunks", "cap_diff", "hunks", "unified_diff"]
 

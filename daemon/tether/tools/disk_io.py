@@ -13,12 +13,15 @@ import secrets
 import shutil
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio.to_thread
 
 from tether.tools.base import ToolError
-from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import has_nul
+
+if TYPE_CHECKING:
+    from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["DiskFileIO", "MissingFileError", "editable_text"]
 

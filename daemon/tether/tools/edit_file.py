@@ -8,9 +8,8 @@ Must not: write when any edit fails, edit a file not read in its current version
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from msgspec import Meta
 
@@ -30,6 +29,9 @@ from tether.tools.mutating import (
     resolve_target,
     write_change,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["Edit", "EditFileArgs", "EditFileTool"]
 

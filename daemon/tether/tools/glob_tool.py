@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import anyio.to_thread
 from msgspec import Meta
@@ -18,9 +17,13 @@ from msgspec import Meta
 from tether.tools.args import ToolArgs
 from tether.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tether.tools.globpattern import compile_glob, literal_prefix
-from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import display_path
 from tether.tools.walk import symlink_target_file, walk
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["GlobArgs", "GlobTool"]
 

@@ -8,8 +8,7 @@ Must not: read files itself (the backends do), or search outside the sandbox.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import anyio.to_thread
 from msgspec import Meta
@@ -20,9 +19,13 @@ from tether.tools.globpattern import compile_glob
 from tether.tools.grep_hits import GrepRequest, HitCollector
 from tether.tools.grep_python import compile_pattern, search_python
 from tether.tools.grep_rg import find_rg, search_rg
-from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import display_path
 from tether.tools.walk import symlink_target_file, walk
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["GrepArgs", "GrepTool"]
 

@@ -10,15 +10,18 @@ from __future__ import annotations
 import codecs
 import os
 import re
-import threading
 import warnings
-from collections.abc import Iterator
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from tether.tools.base import ToolError
-from tether.tools.grep_hits import GrepRequest, HitCollector
 from tether.tools.regular_files import open_regular
 from tether.tools.textfile import SNIFF_BYTES, decode_text, has_nul, split_lines
+
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Iterator
+
+    from tether.tools.grep_hits import GrepRequest, HitCollector
 
 __all__ = ["compile_pattern", "search_python"]
 

@@ -13,18 +13,22 @@ import json
 import os
 import subprocess
 import sysconfig
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
-from anyio.abc import ByteReceiveStream
 
 from tether.sandbox import SandboxPolicy, choose_sandbox
 from tether.sandbox.host_path import host_program
 from tether.tools.base import ToolError
-from tether.tools.grep_hits import GrepRequest, HitCollector
 from tether.tools.subprocess_env import command_env
 from tether.tools.textfile import SNIFF_BYTES, has_nul
-from tether_protocol import JsonObject
+
+if TYPE_CHECKING:
+    from anyio.abc import ByteReceiveStream
+
+    from tether.tools.grep_hits import GrepRequest, HitCollector
+    from tether_protocol import JsonObject
 
 __all__ = ["find_rg", "search_rg"]
 

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 import anyio.to_thread
 from msgspec import Meta
 
 from tether.tools.args import ToolArgs
 from tether.tools.base import Tool, ToolContext, ToolError, ToolResult
-from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import display_path
 from tether.tools.walk import WalkEntry, WalkStats, walk
+
+if TYPE_CHECKING:
+    from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["ListDirArgs", "ListDirTool"]
 

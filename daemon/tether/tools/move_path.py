@@ -8,9 +8,8 @@ Must not: follow a final symlink at either end (the link itself moves), or move 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import anyio.to_thread
 from msgspec import Meta
@@ -35,7 +34,11 @@ from tether.tools.mutating import (
     resolve_target,
     scan_tree,
 )
-from tether.tools.sandbox import WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["MovePathArgs", "MovePathTool"]
 

@@ -8,7 +8,6 @@ Must not: touch the disk but through `ctx.files` (`os.path` existence queries ex
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,8 @@ from tether.tools.diffs import apply_hunks, cap_diff, hunks, unified_diff
 from tether.tools.disk_io import MissingFileError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tether.tools.base import Tool
 
 __all__ = [

@@ -13,12 +13,16 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
-from anyio.abc import ByteReceiveStream, Process
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from anyio.abc import ByteReceiveStream, Process
 
 __all__ = ["GroupOutcome", "run_in_process_group"]
 

@@ -12,16 +12,13 @@ import difflib
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from typing import IO, Annotated, ClassVar
+from typing import IO, TYPE_CHECKING, Annotated, ClassVar
 
 import anyio.to_thread
 from msgspec import Meta
 
 from tether.tools.args import ToolArgs
 from tether.tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
-from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.textfile import (
     MAX_LINE_CHARS,
     SNIFF_BYTES,
@@ -29,6 +26,12 @@ from tether.tools.textfile import (
     has_nul,
     split_lines,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+    from pathlib import Path
+
+    from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["ReadFileArgs", "ReadFileTool"]
 

@@ -8,12 +8,13 @@ Must not: run tools, validate arguments, or know how the agent loop uses results
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from tether.tools.catalog import ToolRef, builtin_refs
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     from tether.tools.args import JsonSchema
     from tether.tools.base import Tool
 

@@ -7,9 +7,7 @@ Must not: write any other file. Why its approval differs from edits: docs/decisi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from msgspec import Meta
 
@@ -20,6 +18,10 @@ from tether.tools.diffs import unified_diff
 from tether.tools.disk_io import DiskFileIO
 from tether.tools.mutating import current_text, require_files, resolve_target
 from tether.tools.sandbox import WorkspaceSandbox
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
 
 __all__ = ["MAX_FACT_CHARS", "RememberArgs", "RememberTool"]
 

@@ -17,7 +17,6 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import anyio
@@ -29,12 +28,14 @@ from tether.tools.args import ToolArgs, with_argument
 from tether.tools.autorun_guard import put_back, snapshot_if_guarded
 from tether.tools.base import CommandRun, Tool, ToolContext, ToolError, ToolLocation, ToolResult
 from tether.tools.process_group import GroupOutcome, run_in_process_group
-from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.subprocess_env import command_env
 from tether.tools.visible_text import visible
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tether.netproxy.serving import CommandProxy
+    from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["RunCommandArgs", "RunCommandTool"]
 

@@ -8,7 +8,10 @@ Must not: add anything beyond the fixed core set, or take `allow_env` from anywh
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 SECRET_PATTERNS: tuple[str, ...] = (
     "*_API_KEY",

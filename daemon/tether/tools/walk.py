@@ -8,12 +8,16 @@ Must not: read contents, resolve model paths (callers pass a confined directory)
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tether.tools.base import ToolError
-from tether.tools.sandbox import WorkspaceSandbox
+
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Iterator
+
+    from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["WalkEntry", "WalkStats", "symlink_target_file", "walk"]
 

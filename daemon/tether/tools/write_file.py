@@ -9,9 +9,8 @@ Must not: write anywhere but through `ctx.files`, or change files under a `.git`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from msgspec import Meta
 
@@ -32,6 +31,9 @@ from tether.tools.mutating import (
     resolve_target,
     write_change,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["WriteFileArgs", "WriteFileTool"]
 

@@ -12,11 +12,13 @@ import logging
 import os
 import stat
 import threading
-from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tether_protocol import Framing, dumps, encoder_for
 from tether_protocol.peer import MessageReader
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 log = logging.getLogger("tether.transport")
 

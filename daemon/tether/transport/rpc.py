@@ -9,9 +9,8 @@ Must not: know session or agent semantics; handlers live in `tether.server`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from tether_protocol import TetherError
 from tether_protocol.peer import (
     JsonRpcPeer,
     PeerOptions,
@@ -20,6 +19,11 @@ from tether_protocol.peer import (
     Route,
     current_request_id,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from tether_protocol import TetherError
 
 __all__ = ["ClientRequestFailed", "RawResult", "Route", "TetherRPC", "current_request_id"]
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from nvim_driver import Nvim
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # What the plugin negotiated with each daemon it started (`initialize`'s answer).
 NEGOTIATED = """

@@ -4,9 +4,12 @@ questions withdrawn when the turn is cancelled."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nvim_driver import BOTH_ACP_VERSIONS, Nvim, assert_screen, open_chat
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = BOTH_ACP_VERSIONS
 

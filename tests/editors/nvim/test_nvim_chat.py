@@ -5,9 +5,12 @@ component."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nvim_driver import BOTH_ACP_VERSIONS, Nvim, assert_screen, open_chat, serve_command
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = BOTH_ACP_VERSIONS
 

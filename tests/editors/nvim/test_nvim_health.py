@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nvim_driver import PLUGIN, Nvim, serve_command
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def checkhealth(nvim: Nvim) -> str:

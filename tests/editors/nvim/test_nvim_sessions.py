@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from nvim_driver import BOTH_ACP_VERSIONS, Nvim, assert_screen, open_chat
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = BOTH_ACP_VERSIONS
 

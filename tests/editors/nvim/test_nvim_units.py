@@ -3,7 +3,10 @@ laid out, how the transcript streams, folds and re-renders, the doctor command."
 
 from __future__ import annotations
 
-from nvim_driver import Nvim
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nvim_driver import Nvim
 
 NEW_TRANSCRIPT = """
 local T = require("tether.transcript")

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 
 from tether_protocol import InvalidParams, JsonObject, unstructure
 
-from ...server.context import ClientConnection
 from ...server.handshake import uri_to_path
 from ...transport.rpc import ClientRequestFailed
 
 if TYPE_CHECKING:
     from tether_protocol import CodeActionParams
+
+    from ...server.context import ClientConnection
 
 ASK, EXPLAIN, FIX = "ask", "explain", "fix"
 KINDS = {ASK: "refactor.tether", EXPLAIN: "refactor.tether", FIX: "quickfix.tether"}

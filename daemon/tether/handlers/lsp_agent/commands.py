@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from tether_protocol import CommandResult, InvalidParams, JsonObject
 
-from ...server.context import ClientConnection
 from ...server.handshake import LSP_COMMANDS, MODES
 from ...services import config_options
 from ...services.message_size import refuse_long_text
@@ -21,6 +20,8 @@ from .front import cancel_by_progress, session_of, start_turn, workspace_root
 
 if TYPE_CHECKING:
     from tether_protocol import CodeActionParams, ExecuteCommandParams, WorkDoneProgressCancelParams
+
+    from ...server.context import ClientConnection
 
 _ASK_USAGE = (
     'send arguments ["<your question>"], ["<your question>", "file:///…", {"start": {"line": 0, '

@@ -10,21 +10,24 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether_protocol import SessionBusy
 from tether_protocol.conversation import TextBlock
 
 from ...agent.session import ActiveTurn
-from ...agent.sink import TurnSink
-from ...rendering import SessionUpdates
-from ...server.context import ClientConnection
-from ...services.live_session import LiveSession
 from ...services.queue import queue_of
 from ...services.registry import check_workspace
 from ...services.turns import make_turn, turn_ended
 from ...store import StorageFault, StoreError, new_turn_id
 from .transcript import append_turn, transcript_path
 from .watch import LspWatch
+
+if TYPE_CHECKING:
+    from ...agent.sink import TurnSink
+    from ...rendering import SessionUpdates
+    from ...server.context import ClientConnection
+    from ...services.live_session import LiveSession
 
 log = logging.getLogger("tether.server")
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...store.paths import database_path
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _MARKS = {"completed": "done", "failed": "failed", "pending": "not run", "in_progress": "stopped"}
 

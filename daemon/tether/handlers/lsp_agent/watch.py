@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from typing import TYPE_CHECKING
 
 import anyio
-
-from tether_protocol import JsonObject
 
 from ...agent.sink import (
     Notice,
@@ -25,6 +24,9 @@ from ...agent.sink import (
 )
 from ...transport.rpc import ClientRequestFailed, TetherRPC
 from .transcript import Call, TurnRecord
+
+if TYPE_CHECKING:
+    from tether_protocol import JsonObject
 
 REPORT_EVERY_S = 0.1  # at most ~10 progress reports a second, whatever the model streams
 CREATE_WAIT_S = 10.0  # a client that never answers window/workDoneProgress/create gets no progress
