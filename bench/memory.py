@@ -38,7 +38,7 @@ SESSIONS, PER_SESSION = 250, 40
 TOPICS = ["parser", "deploy", "login", "cache", "migration", "flaky", "tests", "docker", "billing", "search",
           "webhook", "timeout", "upload", "render", "payments", "schema", "logging", "retry", "queue", "locale"]
 PROMPTS = [f"why does the {a} {b} fail after the last {c} change?" for a, b, c in
-           zip(TOPICS, TOPICS[5:] + TOPICS[:5], TOPICS[11:] + TOPICS[:11])] + [
+           zip(TOPICS, TOPICS[5:] + TOPICS[:5], TOPICS[11:] + TOPICS[:11], strict=True)] + [
     "how do I run the deploy script for staging", "the login page is slow again", "fix the flaky parser tests",
     "add retry to the webhook queue", "where is the cache invalidated", "update the billing schema migration",
     "what did we decide about logging", "explain the upload timeout", "rename the render module",

@@ -109,7 +109,7 @@ class Approval:
         result: JsonObject = {"outcome": {"outcome": "selected", "optionId": option}}
         if option.startswith("allow") and not all(self.kept):
             accepted: dict[str, list[int]] = {}
-            for hunk, kept in zip(self.hunks, self.kept):
+            for hunk, kept in zip(self.hunks, self.kept, strict=True):
                 accepted.setdefault(str(hunk.get("path")), [])
                 if kept:
                     accepted[str(hunk.get("path"))].append(int(hunk.get("index", 0)))

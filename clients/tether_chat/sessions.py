@@ -53,7 +53,7 @@ async def load(chat: ChatApp, session_id: str) -> None:
         slots = chat.transcript.end_replay()
     try:
         reports = await chat.daemon.reports()
-        for slot, report in zip(slots, reports if len(reports) == len(slots) else []):
+        for slot, report in zip(slots, reports if len(reports) == len(slots) else [], strict=True):
             slot.text = chat.transcript.end_text(str(report.get("stopReason") or "end_turn"), report) + "\n"
     except DaemonError:
         pass  # no numbers: the conversation alone
@@ -70,7 +70,7 @@ async def open_picker(chat: ChatApp) -> None:
         chat.transcript.notice("[no stored session to resume in this workspace]")
     else:
         when = [str(s.get("updatedAt") or "")[:16].replace("T", " ") for s in sessions]
-        chat.picker = [_entry(s.get("sessionId"), s.get("title"), w) for s, w in zip(sessions[:100], when)]
+        chat.picker = [_entry(s.get("sessionId"), s.get("title"), w) for s, w in zip(sessions[:100], when, strict=False)]
         chat.picked = 0
     chat.refresh()
 

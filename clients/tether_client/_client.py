@@ -77,7 +77,7 @@ class PromptTurn:
         params: JsonObject = {"sessionId": self.session.id, "prompt": self.prompt}  # blocks as given
         if self.steer:
             params["_meta"] = {"tether": {"steer": True}}
-        client._turns.sent(self.session.id, self, steer=self.steer)
+        client.turns.sent(self.session.id, self, steer=self.steer)
         # the turn ends where its answer is in the stream: the updates read with it (in the
         # same chunk) after it are the next turn's, though the awaiting task resumes later
         self.request_id, self._future = client.peer.request_future("session/prompt", params, on_answer=self._answered)
@@ -86,7 +86,7 @@ class PromptTurn:
     def _answered(self) -> None:
         if not self._over:
             self._over = True
-            self.session.client._turns.answered(self.session.id, self)
+            self.session.client.turns.answered(self.session.id, self)
             self._queue.put_nowait(_END)
 
     def _ended(self, future: asyncio.Future[Any]) -> None:
@@ -96,7 +96,7 @@ class PromptTurn:
             future.exception()
         self._answered()  # no answer read (the daemon gone): it ends here
 
-    def _push(self, update: JsonObject) -> None:
+    def receive(self, update: JsonObject) -> None:
         self.updates.append(update)
         self._queue.put_nowait(update)
 
@@ -241,7 +241,7 @@ class TetherClient:
         # updates of a session whose `session/new` answer was read but not yet taken by the
         # awaiting task (the daemon sends the command list right after the answer)
         self._unclaimed: dict[str, list[JsonObject]] = {}
-        self._turns: TurnRouter[PromptTurn] = TurnRouter()
+        self.turns: TurnRouter[PromptTurn] = TurnRouter()  # the running prompts, by session (its turns report in)
         self.notifications: list[tuple[str, Any]] = []
         peer.on_notification = self._on_notification
 
@@ -305,9 +305,9 @@ class TetherClient:
         if method == "session/update" and isinstance(params, dict):
             session_id = params.get("sessionId")
             update = params.get("update", {})
-            turn = self._turns.running(session_id)  # type: ignore[arg-type]
+            turn = self.turns.running(session_id)  # type: ignore[arg-type]
             if turn is not None:
-                turn._push(update)
+                turn.receive(update)
                 return
             session = self._sessions.get(session_id)  # type: ignore[arg-type]
             if session is not None:

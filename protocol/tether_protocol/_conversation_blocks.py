@@ -34,9 +34,9 @@ class _Block:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         names = self.__slots__
-        values = dict(zip(names, args))
+        values = dict(zip(names, args, strict=False))
         values.update(kwargs)
-        for name, default in zip(names, self._DEFAULTS):
+        for name, default in zip(names, self._DEFAULTS, strict=True):
             _set_field(self, name, values.pop(name) if name in values else default())
         if values:
             raise TypeError(f"{type(self).__name__} has no field {next(iter(values))!r}")

@@ -108,7 +108,7 @@ class _Components:
         wanted += [shape for described in self.fields.values() for shape in described.values()]
         plain = list(dict.fromkeys(m for t in wanted for m in _parts(t)))
         schemas, self.defs = msgspec.json.schema_components(plain, ref_template=_REF_PREFIX + "{name}")
-        self.plain = dict(zip(plain, schemas))
+        self.plain = dict(zip(plain, schemas, strict=True))
 
     def schema(self, tp: Any) -> JsonObject:
         if typing.get_origin(tp) is list and _untagged(typing.get_args(tp)[0]):

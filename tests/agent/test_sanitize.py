@@ -153,7 +153,7 @@ texts = st.one_of(
 @given(text=texts, data=st.data())
 def test_streaming_equals_whole_text_for_any_split(text: str, data: st.DataObject) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=12)))
-    deltas = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    deltas = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     streamed_text, streamed_thought, _ = stream(deltas)
     assert (streamed_text, streamed_thought) == sanitize(text)
     # one character at a time is the hardest split

@@ -18,7 +18,7 @@ def _as_the_fixture(text: str, old: dict, new: dict) -> str:
     swaps = {json.dumps(new["session"]["id"]): json.dumps(old["session"]["id"]),
              json.dumps(new["session"]["workspace"]): json.dumps(old["session"]["workspace"]),
              f'"mode":{json.dumps(new["session"]["mode"])}': f'"mode":{json.dumps(old["session"]["mode"])}'}
-    swaps |= {json.dumps(n["id"]): json.dumps(o["id"]) for n, o in zip(new["turns"], old["turns"])}
+    swaps |= {json.dumps(n["id"]): json.dumps(o["id"]) for n, o in zip(new["turns"], old["turns"], strict=True)}
     for key in ("exported_at", "updated_at"):
         source = old if key == "exported_at" else old["session"]
         text = re.sub(f'"{key}":[0-9.e+-]+', f'"{key}":{json.dumps(source[key])}', text, count=1)

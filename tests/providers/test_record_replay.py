@@ -168,7 +168,7 @@ async def test_cassette_has_a_header_one_line_per_exchange_and_no_credentials(tm
     assert header["cassette"] == 1 and header["provider"] == kind and header["model"] == MODELS[kind]
     assert header["base_url"].startswith(server.url)
     exchanges = [json.loads(line) for line in lines[1:]]
-    for exchange, seen in zip(exchanges, server.requests):
+    for exchange, seen in zip(exchanges, server.requests, strict=True):
         assert exchange["request"] == seen.body  # exactly what the server received
         assert exchange["status"] == 200
         assert exchange["headers"] == {"content-type": "text/event-stream"}

@@ -213,7 +213,7 @@ async def _steer_scenario(delays: list[float]) -> None:
             turn = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "work through the steps")))
             steers: list[asyncio.Task[Any]] = []
             texts = [f"steer {i}: look at src too" for i in range(len(delays))]
-            for text, delay in zip(texts, delays):
+            for text, delay in zip(texts, delays, strict=True):
                 await asyncio.sleep(delay)
                 steers.append(asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, text, steer=True))))
             answers = [await s for s in steers]
@@ -221,7 +221,7 @@ async def _steer_scenario(delays: list[float]) -> None:
             dump = await daemon.call("_tether/session/dump", {"sessionId": session_id})
             _check_history(dump["messages"], texts)
             _check_live(daemon.conn.updates(session_id))
-            for text, answer in zip(texts, answers):
+            for text, answer in zip(texts, answers, strict=True):
                 # (sent before the turn began, a steer is a prompt: no outcome)
                 outcome = answer["_meta"]["tether"].get("steer", {"landed": False})
                 assert answer["stopReason"] == "end_turn"

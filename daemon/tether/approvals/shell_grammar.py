@@ -221,7 +221,7 @@ def _concatenation(node: Any, source: str) -> Word:
     # with the quoted ones masked out
     masked = "".join(
         _unquoted(p.source)[0] if c.type in ("word", "number") else "q" * len(p.source)
-        for c, p in zip(node.named_children, pieces)
+        for c, p in zip(node.named_children, pieces, strict=True)
     )
     if _BRACE.search(masked):
         return Word(source, None, False)

@@ -26,8 +26,8 @@ async def daemon_stats(ctx: ClientConnection, _params: object) -> DaemonStats:
     return DaemonStats(
         version=__version__,
         running_requests=rpc.running_requests - 1,  # not counting this one
-        background_tasks=len(rpc._background),
-        outgoing_requests=len(rpc._outgoing),
+        background_tasks=rpc.background_tasks,
+        outgoing_requests=rpc.outgoing_requests,
         unknown_responses=rpc.unknown_responses,
         live_sessions=len(ctx.daemon.registry.live),
         frames_written=conn.frames_written if conn else 0,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import orjson
 
@@ -200,7 +200,7 @@ class StreamParser:
         """
         shape = self._shape
         if shape.learnt and events:
-            names, datas = zip(*events)
+            names, datas = zip(*events, strict=True)
             merged = shape.match_all(datas) if "error" not in names else None
             if merged is not None:  # a read of text deltas of the learnt shape only: no parse at all
                 if merged:
@@ -248,7 +248,7 @@ class StreamParser:
         kind = payload.get("type") or event_name
         if kind == "error" or event_name == "error":
             raise self._in_band_error(payload)
-        handler = _HANDLERS.get(kind)
+        handler = self._HANDLERS.get(kind)
         if handler is not None:  # ping, unknown: ignored
             handler(self, payload)
 
@@ -313,6 +313,16 @@ class StreamParser:
     def _message_stop(self, payload: JsonObject) -> None:
         self.done = True
 
+    # the event kinds' steps, by their type (ping and unknown kinds have none: ignored)
+    _HANDLERS: ClassVar[dict[str, Callable[[StreamParser, JsonObject], None]]] = {
+        "message_start": _message_start,
+        "content_block_start": _block_start,
+        "content_block_delta": _block_delta,
+        "content_block_stop": _block_stop,
+        "message_delta": _message_delta,
+        "message_stop": _message_stop,
+    }
+
     def _take_usage(self, usage: JsonObject) -> None:
         # Counts are cumulative totals: a later value replaces an earlier one, and a
         # field a message_delta leaves out keeps its message_start value.
@@ -363,13 +373,3 @@ def _plain_text(payload: Any) -> str | None:
         return None
     text = delta.get("text")
     return text if type(text) is str else None
-
-
-_HANDLERS: dict[str, Callable[[StreamParser, JsonObject], None]] = {
-    "message_start": StreamParser._message_start,
-    "content_block_start": StreamParser._block_start,
-    "content_block_delta": StreamParser._block_delta,
-    "content_block_stop": StreamParser._block_stop,
-    "message_delta": StreamParser._message_delta,
-    "message_stop": StreamParser._message_stop,
-}

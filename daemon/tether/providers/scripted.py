@@ -85,7 +85,7 @@ class ScriptedProvider(Provider):
     def pick(self, request: ModelRequest) -> JsonObject:
         user_text = last_user_text(request.messages)
         purpose = request.metadata.get("purpose") or None
-        for reply, pattern in zip(self.replies, self._patterns):
+        for reply, pattern in zip(self.replies, self._patterns, strict=True):
             when = reply.get("when", {})
             if when.get("purpose") != purpose:
                 continue

@@ -68,7 +68,7 @@ def _uniform(body: bytes) -> list[SSEEvent] | None:
         return None
     if names is None:
         return [("", data[6:]) for data in datas]
-    return list(zip([_NAMES.get(name) or _line_name(name) for name in names], [data[6:] for data in datas]))
+    return list(zip([_NAMES.get(name) or _line_name(name) for name in names], [data[6:] for data in datas], strict=True))
 
 
 def _events(frames: list[bytes]) -> list[SSEEvent]:

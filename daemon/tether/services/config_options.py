@@ -159,7 +159,7 @@ async def fetch_models(ctx: ClientConnection) -> None:
     live = [s for s in ctx.daemon.registry.live.values() if not s.closed]
     before = [config_options(ctx, s) for s in live]  # what each was last told (no await since)
     ctx.daemon.model_catalog = ModelCatalog(kind_of(provider), tuple(listed or ()))
-    for session, old in zip(live, before):
+    for session, old in zip(live, before, strict=True):
         now = config_options(ctx, session)
         if now != old:
             from tether_protocol import ConfigOptionUpdate  # not on the start path (22 classes)

@@ -181,7 +181,7 @@ async def _in_steps(conn: aiosqlite.Connection, work: Work[_T]) -> _T:
 
 async def _at_once(conn: aiosqlite.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
     # aiosqlite runs a callable on its thread only through `_execute` (its statements do the same)
-    result: _T = await conn._execute(_in_thread, conn._conn, work)  # type: ignore[no-untyped-call]
+    result: _T = await conn._execute(_in_thread, conn._conn, work)  # type: ignore[no-untyped-call]  # noqa: SLF001
     return result
 
 

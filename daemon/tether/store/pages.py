@@ -42,7 +42,7 @@ async def read_pages(db: Database, session_id: str, size: int, first: int | None
     """``HistoryStore.message_pages``: ``first`` rows (or ``size``), then ``size`` at a time."""
     async with contextlib.aclosing(_pages(db, session_id, size, first)) as pages:
         async for rows, bodies in pages:
-            yield [(row[0], body, row[2]) for row, body in zip(rows, bodies)]
+            yield [(row[0], body, row[2]) for row, body in zip(rows, bodies, strict=True)]
 
 
 async def turn_pages(
@@ -51,7 +51,7 @@ async def turn_pages(
     """``read_pages`` with each message's turn id (None: a message stored outside a turn) and seq."""
     async with contextlib.aclosing(_pages(db, session_id, size, first)) as pages:
         async for rows, bodies in pages:
-            yield [(row[0], body, row[2], row[4], row[3]) for row, body in zip(rows, bodies)]
+            yield [(row[0], body, row[2], row[4], row[3]) for row, body in zip(rows, bodies, strict=True)]
 
 
 async def _pages(

@@ -322,7 +322,7 @@ def records_of_rows(rows: list[Any]) -> list[MessageRecord]:
     bodies = decode_bodies([row[1] for row in rows])
     return [
         MessageRecord(role, body, status, seq, turn_id, created_at)
-        for (role, _text, status, seq, turn_id, created_at), body in zip(rows, bodies)
+        for (role, _text, status, seq, turn_id, created_at), body in zip(rows, bodies, strict=True)
     ]
 
 

@@ -109,7 +109,7 @@ def check_messages(messages: list[Any], turn_ids: set[str]) -> None:
     except msgspec.ValidationError:
         typed = []
     last = -1
-    for message, record in zip(messages, typed):
+    for message, record in zip(messages, typed, strict=False):
         if record.seq <= last or not (record.turn_id is None or record.turn_id in turn_ids):
             break
         if _TURN_ID not in message or _STATUS not in message:

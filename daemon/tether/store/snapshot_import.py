@@ -121,8 +121,8 @@ class SnapshotImport:
         if not turns:
             return
         fresh = new_turn_ids(len(turns)) if self.fresh else [t["id"] for t in turns]
-        rows = [turn_row(t, new, self.fresh) for t, new in zip(turns, fresh)]
-        for turn, row in zip(turns, rows):
+        rows = [turn_row(t, new, self.fresh) for t, new in zip(turns, fresh, strict=True)]
+        for turn, row in zip(turns, rows, strict=True):
             self.turns[turn["id"]] = (row[0], row[5])
             if self.fresh and turn["status"] == "running":
                 self._stopped.append(row[0])

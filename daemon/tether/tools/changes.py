@@ -141,7 +141,8 @@ class ChangeRecorder:
 
     # ---- file tools ------------------------------------------------------------------
 
-    def _rel(self, path: str) -> str | None:
+    def workspace_path(self, path: str) -> str | None:
+        """`path` relative to the workspace, or None when it is outside it."""
         try:
             return self.sandbox.relative(Path(path))
         except ToolError:
@@ -162,7 +163,7 @@ class ChangeRecorder:
         found: dict[str, tuple[str | None, str | None]] = {}
         for path in paths:
             for name in files_under(path) or [path]:
-                rel = self._rel(name)
+                rel = self.workspace_path(name)
                 if rel is not None and rel not in found:
                     found[rel] = self.state(rel)
         return found
@@ -180,7 +181,7 @@ class ChangeRecorder:
     def written(self, states: dict[str, tuple[str | None, str | None]], path: str, text: str) -> None:
         """Record a text write: its content is what was written (an editor may hold it in an
         unsaved buffer); the disk's stat is learnt only when the disk holds it."""
-        rel = self._rel(path)
+        rel = self.workspace_path(path)
         if rel is None:
             return
         data = text.encode("utf-8", "surrogatepass")
@@ -267,7 +268,7 @@ class _RecordingFiles:
         finally:
             extra = {}
             for new, old in names.items():
-                new_rel, old_rel = self.recorder._rel(new), self.recorder._rel(old)
+                new_rel, old_rel = self.recorder.workspace_path(new), self.recorder.workspace_path(old)
                 if new_rel is not None and old_rel is not None and new_rel not in states:
                     extra[new_rel] = old_rel
             await anyio.to_thread.run_sync(self.recorder.after, states, extra)

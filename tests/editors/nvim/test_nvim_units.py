@@ -171,7 +171,7 @@ def test_doctor_command_follows_the_serve_command(nvim: Nvim) -> None:
     assert out[0] == ["tether", "doctor", "--json"]
     assert out[1] == ["/usr/bin/python3", "-m", "tether", "doctor", "--json", "--provider", "scripted", "--script", "s.json"]
     assert out[2][:3] == ["tether", "doctor", "--json"]
-    flags = dict(zip(out[2][3::2], out[2][4::2]))
+    flags = dict(zip(out[2][3::2], out[2][4::2], strict=True))
     assert flags == {"--provider": "openai", "--model": "gpt", "--max-steps": "3"}
 
 
