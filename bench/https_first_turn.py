@@ -64,7 +64,7 @@ async def run(runs: int, baseline: str | None) -> dict[str, dict[str, float]]:
     cert, key, bundle = certificates(scratch)
     model = FakeModel(REPLY_DELTAS, max_requests=100_000, tls=(str(cert), str(key)))
     env = {**tether_env(dict(os.environ), scratch / "home"), "SSL_CERT_FILE": str(bundle)}
-    argv = tether_argv("run", "openai", model_url=model.url) + ["--workspace", str(ws), "hi"]
+    argv = [*tether_argv("run", "openai", model_url=model.url), "--workspace", str(ws), "hi"]
     variants = {"thread": argv, "inline": [sys.executable, "-c", INLINE, *argv[3:]]}
     if baseline is not None:
         compile_packages(baseline)

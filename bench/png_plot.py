@@ -9,6 +9,7 @@ does not need one) or compute what it draws.
 
 from __future__ import annotations
 
+import itertools
 import struct
 import zlib
 from collections.abc import Sequence
@@ -102,7 +103,7 @@ def _panel(canvas: Canvas, top: int, height: int, title: str, series: Sequence[S
         canvas.text(px(x) + 3, plot_bottom + 6, label)
     for n, (label, color, points) in enumerate(series):
         canvas.text(right - 200, top + 4 + n * 14, label, color)
-        for (xa, ya), (xb, yb) in zip(points, points[1:]):
+        for (xa, ya), (xb, yb) in itertools.pairwise(points):
             canvas.line(px(xa), py(ya), px(xb), py(yb), color)
 
 

@@ -45,9 +45,9 @@ def tether_argv(command: str, provider: str, *, script: Path | None = None, mode
     argv = [python, "-m", "tether", command, "--provider", provider]
     if provider == "scripted":
         assert script is not None
-        return argv + ["--script", str(script)]
+        return [*argv, "--script", str(script)]
     assert model_url is not None
-    return argv + ["--base-url", f"{model_url}/v1", "--model", "bench-model", "--max-retries", "0"]
+    return [*argv, "--base-url", f"{model_url}/v1", "--model", "bench-model", "--max-retries", "0"]
 
 
 def tether_env(base: dict[str, str], home: Path) -> dict[str, str]:

@@ -55,7 +55,7 @@ def history(messages: int) -> list[tuple[dict[str, Any], str]]:
 
 
 def chunks() -> None:
-    for i in range(20_000):
+    for _i in range(20_000):
         frame("sess_1", V1.chunk("text", "abcd"))
 
 

@@ -99,11 +99,11 @@ class InitializeParams(Wire):
     info: Implementation | None = None
     # LSP's (what Tether reads of them; v2's are read as `ClientCapabilities`); present at
     # all, even null, marks an LSP client: UNSET while absent
-    capabilities: Annotated[_LspClientCapabilities | None | UnsetType, Described(Union[JsonObject, None])] = UNSET
+    capabilities: Annotated[_LspClientCapabilities | UnsetType | None, Described(Union[JsonObject, None])] = UNSET
     workspace_folders: list[WorkspaceFolder] | None = None
-    root_uri: str | None | UnsetType = UNSET
+    root_uri: str | UnsetType | None = UNSET
     root_path: str | None = None
-    process_id: int | None | UnsetType = UNSET
+    process_id: int | UnsetType | None = UNSET
     initialization_options: JsonObject | None = None
     meta: Meta = msgspec.field(default=None, name="_meta")
 

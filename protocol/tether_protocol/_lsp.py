@@ -158,7 +158,7 @@ class CreateFileOptions(Wire):
 class CreateFile(Wire, omit_defaults=False, kw_only=True):
     kind: Literal["create"] = "create"
     uri: str
-    options: CreateFileOptions | None | UnsetType = UNSET
+    options: CreateFileOptions | UnsetType | None = UNSET
 
 
 if TYPE_CHECKING:

@@ -117,8 +117,8 @@ class Snapshot(Stored, omit_defaults=False):
     reports: list[SnapshotReport]
     pending: SnapshotPending | None
     rules: list[SnapshotRule] = msgspec.field(default_factory=list)  # (written before the two left out while unset)
-    exported_at: float | None | UnsetType = UNSET
-    checkpoints: JsonObject | None | UnsetType = UNSET
+    exported_at: float | UnsetType | None = UNSET
+    checkpoints: JsonObject | UnsetType | None = UNSET
 
 
 # ---- methods -------------------------------------------------------------------------

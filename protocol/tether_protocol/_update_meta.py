@@ -62,7 +62,7 @@ class UpdateTetherMeta(Wire):
     notice: bool | None = None
     steered: bool | None = None
     turn_id: str | None = None
-    after_step: int | None | UnsetType = UNSET
+    after_step: int | UnsetType | None = UNSET
     message_seq: int | None = None
     status: MessageStatus | None = None
     compaction: Compaction | None = None

@@ -174,7 +174,7 @@ class V1Generator:
         if "UNSET" in used or "UnsetType" in used:
             out += [f"from msgspec import {', '.join(n for n in ('UNSET', 'UnsetType') if n in used)}"]
         local = [_import_line(m, sorted(ns)) for m, ns in sorted(groups.items(), key=_import_order)]
-        return "\n" + "\n".join(out + ([""] + local if local else [])) + "\n"
+        return "\n" + "\n".join(out + (["", *local] if local else [])) + "\n"
 
 
 def _import_line(module: str, names: list[str]) -> str:

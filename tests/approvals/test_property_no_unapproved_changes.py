@@ -146,7 +146,7 @@ async def _check(calls: list[dict[str, Any]]) -> list[bool]:
                 assert approved, (n, c)
                 assert c["mode"] != "read-only", (n, c)
                 assert "git push" not in arguments(c, n).get("command", ""), (n, c)
-                assert not (ws / ".git" / "config").read_text() != "[core]\n", (n, c)
+                assert (ws / ".git" / "config").read_text() == "[core]\n", (n, c)
             if user.asked and c["answer"] == "allow_always":
                 # a rule is per kind, not per tool: write_file and edit_file are both edits
                 allowed_always.append(_rule_kind(c["tool"]))

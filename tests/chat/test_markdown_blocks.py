@@ -13,7 +13,7 @@ TEXT = (
 def _cut(chunks: list[str]) -> list[str]:
     blocks = Blocks()
     out = [done for chunk in chunks if (done := blocks.add(chunk))]
-    return out + [blocks.take()]
+    return [*out, blocks.take()]
 
 
 def test_blocks_end_at_blank_lines_and_closing_fences_never_inside_code():

@@ -92,7 +92,7 @@ async def test_allow_always_creates_a_listed_rule_and_the_next_time_asks_nobody(
     session = await daemon.client.new_session(workspace)
     await run(session, "run the tests")
     assert len(user.prompts) == 1
-    turn, updates = await run(session, "run the tests")
+    _turn, updates = await run(session, "run the tests")
     assert len(user.prompts) == 1  # not asked again
     done = final(updates, "call_run")
     assert done["status"] == "completed" and "all passed" in text(done)
@@ -112,7 +112,7 @@ async def test_reject_always_refuses_without_asking_next_time(spawn_daemon, work
     daemon = await start(spawn_daemon, user)
     session = await daemon.client.new_session(workspace)
     await run(session, "run the tests")
-    turn, updates = await run(session, "run the tests")
+    _turn, updates = await run(session, "run the tests")
     assert len(user.prompts) == 1
     assert "deny" in text(final(updates, "call_run"))
 
@@ -175,7 +175,7 @@ async def test_two_approvals_in_one_step_are_asked_one_at_a_time_in_order(spawn_
     user = User("allow_once", "reject_once")
     daemon = await start(spawn_daemon, user)
     session = await daemon.client.new_session(workspace)
-    _turn, updates = await run(session, "edit twice")
+    _turn, _updates = await run(session, "edit twice")
     assert [p["toolCall"]["toolCallId"] for p in user.prompts] == ["call_e1", "call_e2"]
     assert (workspace / "README.md").read_text().startswith("# Sample (1)")
     assert "return 42" in (workspace / "src" / "app.py").read_text()

@@ -184,7 +184,7 @@ async def test_a_stored_rule_allows_no_more_than_its_sentence_after_the_settings
     daemon.client.peer.on_request = first.on_request
     session = await daemon.client.new_session(workspace)
     _ = [u async for u in session.prompt("probe")]
-    said = [o["name"] for o in first.prompts[0]["options"] if o["optionId"] == "allow_always"][0]
+    said = next(o["name"] for o in first.prompts[0]["options"] if o["optionId"] == "allow_always")
     assert "sandboxed, writes only inside the workspace" in said and "no network" in said
     again = Answers()
     daemon = await spawn_daemon(script=_script(tmp_path, [probe]), env={"TETHER_SANDBOX": "bwrap", **change})
@@ -245,7 +245,7 @@ async def test_allow_always_under_landlock_says_that_its_commands_can_change_git
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     updates = [u async for u in session.prompt("plant")]
-    said = [o["name"] for o in user.prompts[0]["options"] if o["optionId"] == "allow_always"][0]
+    said = next(o["name"] for o in user.prompts[0]["options"] if o["optionId"] == "allow_always")
     assert "rule #" in _approved_by(updates, "c1") and (workspace / ".git" / "hooks" / "pre-commit").exists()
     assert "`.git`" in said, said
 

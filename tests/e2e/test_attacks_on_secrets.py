@@ -63,7 +63,7 @@ async def test_a_home_reached_through_a_symlink_still_hides_the_stores(
     linked.symlink_to(real)
     commands = {"cat": "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.config/gh/hosts.yml",
                 "real": f"cat {real}/.ssh/id_ed25519", "npmrc": "cat ~/.npmrc"}
-    updates, results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
+    updates, _results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
         "HOME": str(linked), "TETHER_SANDBOX": backend})
     everything = json.dumps(updates)
     for marker in MARKERS:
@@ -92,7 +92,7 @@ async def test_other_common_credential_files_are_hidden_too(
     _more_stores(home)
     commands = {"cat": "cat ~/.pgpass ~/.config/pypoetry/auth.toml ~/.config/composer/auth.json"
                        " ~/.config/glab-cli/config.yml ~/.config/rclone/rclone.conf"}
-    updates, results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
+    updates, _results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
         "HOME": str(home), "TETHER_SANDBOX": backend})
     everything = json.dumps(updates)
     for marker in (PGPASS, POETRY, COMPOSER, GLAB, RCLONE):
@@ -163,7 +163,7 @@ async def test_a_workspace_holding_the_home_folder_keeps_the_stores_from_command
     ]
     script = tmp_path / "holding.json"
     script.write_text(json.dumps({"replies": [{"when": {"step": 1}, "tool_calls": calls}, {"text": "done"}]}))
-    updates, results = await run_turn(spawn_daemon, workspace, script, {"HOME": str(home), "TETHER_SANDBOX": backend})
+    updates, _results = await run_turn(spawn_daemon, workspace, script, {"HOME": str(home), "TETHER_SANDBOX": backend})
     everything = json.dumps(updates)
     for marker in MARKERS:
         assert marker not in everything, f"{marker} leaked under {backend}"

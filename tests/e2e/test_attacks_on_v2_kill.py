@@ -160,7 +160,7 @@ async def test_a_finished_commands_escaped_children_die_with_it(
                        f"sleep 0.5; echo started"}}]},
         {"when": {"step": 2}, "text": "Started."},
     ]
-    daemon, window, session = await _prompted(
+    _daemon, window, session = await _prompted(
         spawn_daemon, workspace, tmp_path, sandbox, replies, "start it in the background",
     )
     ended = await window.idle(session)

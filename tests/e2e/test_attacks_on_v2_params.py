@@ -61,7 +61,7 @@ async def test_cancels_naming_odd_ids_are_refused_and_the_daemon_serves_on(spawn
                 assert session in error.message  # names the session it looked in
             else:
                 assert f"params.{key}" in error.message, error.message[:200]  # names the field
-        for odd in ODD_IDS + ["sess_" + "0" * 32]:
+        for odd in [*ODD_IDS, "sess_" + "0" * 32]:
             error = await window.refused(method, {"sessionId": odd, key: "call_1"})
             assert error.code in (-32602, -32002), (method, repr(odd)[:40], error.message[:200])
     # and it serves on: a prompt runs to its end

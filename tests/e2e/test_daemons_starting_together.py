@@ -84,7 +84,7 @@ async def _start_together(tmp_path: Path, workspace: Path, env: dict[str, str], 
             other.execute("COMMIT")
             other.close()
     results = await asyncio.wait_for(started, 120)
-    for session_id, answer in results:
+    for _session_id, answer in results:
         assert answer.get("result", {}).get("stopReason") == "end_turn", answer
     return [session_id for session_id, _answer in results]
 

@@ -126,7 +126,7 @@ async def test_tools_read_the_editors_unsaved_text_with_incremental_changes(spaw
                             "text": "unsaved "}]})
     session = await daemon.client.new_session(workspace)
     _turn, updates = await run(session, "edit the readme")
-    read = [u for u in updates if u.get("toolCallId") == "call_read" and u.get("status") == "completed"][0]
+    read = next(u for u in updates if u.get("toolCallId") == "call_read" and u.get("status") == "completed")
     assert "Hello from the 😀 unsaved buffer" in read["content"][0]["content"]["text"]
     daemon.client.peer.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
@@ -151,7 +151,7 @@ async def test_acp_clients_with_fs_get_reads_and_writes_through_the_editor(spawn
     daemon.client.peer.on_request = on_request
     await daemon.client.initialize(clientCapabilities={"fs": {"readTextFile": True, "writeTextFile": True}})
     session = await daemon.client.new_session(workspace)
-    _turn, updates = await run(session, "edit the readme")
+    _turn, _updates = await run(session, "edit the readme")
     assert "fs/write_text_file" in calls and "session/request_permission" in calls
     assert buffer["text"] == "# Sample\n\nHello, edited by Tether.\n(editor copy)\n"
     assert "Hello from the sample workspace." in (workspace / "README.md").read_text()

@@ -81,7 +81,7 @@ async def test_a_compacted_session_read_back_from_the_store_sends_what_the_live_
     async def sent(live, prompt: str = "question 4") -> int:  # the scripted model counts its request
         turn = live.prompt(prompt)
         updates = [u async for u in turn]
-        return [u["used"] for u in updates if u["sessionUpdate"] == "usage_update"][0]
+        return next(u["used"] for u in updates if u["sessionUpdate"] == "usage_update")
 
     assert await sent(forked) == await sent(session)
     other = await spawn_daemon(script=script)  # the fork, replayed by another daemon

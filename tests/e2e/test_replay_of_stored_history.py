@@ -98,7 +98,7 @@ def test_a_replay_sent_while_the_history_is_read_is_the_whole_replay(
     replay = PagedReplay(session_id, step_breaks)
     frames: list[bytes] = []
     start = 0
-    for cut in sorted(cuts) + [len(history)]:
+    for cut in [*sorted(cuts), len(history)]:
         frames.extend(replay.feed(history[start:cut]))
         start = max(start, cut)
     frames.extend(replay.finish())

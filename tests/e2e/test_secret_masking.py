@@ -66,5 +66,5 @@ async def test_only_the_users_own_config_turns_masking_off(spawn_daemon, workspa
     updates, requests = await _leaky_turn(spawn_daemon, workspace, {})
     assert GITHUB not in requests[1].body["messages"][-1]["content"]
     # the user's own environment does turn it off (so the check above can fail)
-    updates, requests = await _leaky_turn(spawn_daemon, workspace, {"TETHER_MASK_SECRETS": "off"})
+    _updates, requests = await _leaky_turn(spawn_daemon, workspace, {"TETHER_MASK_SECRETS": "off"})
     assert GITHUB in requests[1].body["messages"][-1]["content"]

@@ -107,7 +107,7 @@ async def test_dump_restore_and_load_in_a_daemon(
     assert kept.returncode == 0 and kept.stdout.strip() == readme
     daemon = await spawn_daemon()
     loaded = await daemon.client.load_session(readme, other)
-    assert [u["sessionUpdate"] for u in loaded.updates][0] == "user_message_chunk"
+    assert next(u["sessionUpdate"] for u in loaded.updates) == "user_message_chunk"
     listed = await daemon.client.list_sessions(other)
     assert [(s["sessionId"], s["cwd"]) for s in listed] == [(readme, str(other.resolve()))]
 
@@ -131,7 +131,7 @@ async def test_rules_are_imported_only_when_asked(history, daemon_env, workspace
 
 
 async def test_delete(history, daemon_env, workspace: Path):
-    _daemon, (readme, hello) = history
+    _daemon, (_readme, hello) = history
     deleted = _sessions("delete", hello, env=daemon_env, cwd=workspace)
     assert deleted.returncode == 0, deleted.stderr
     assert deleted.stdout.strip() == f"deleted {hello} (just say hello, 2 messages)"

@@ -352,7 +352,7 @@ async def test_a_session_waiting_for_an_edit_restored_into_another_folder_edits_
 ):
     """What the model has read is stored relative to the workspace: the session, restored
     under its id into a copy of the workspace elsewhere, resumes its waiting edit there."""
-    first, session, snapshot = await _dump_of_a_waiting_edit(spawn_daemon, workspace)
+    _first, session, snapshot = await _dump_of_a_waiting_edit(spawn_daemon, workspace)
     original = (workspace / "README.md").read_text()
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(workspace, elsewhere)

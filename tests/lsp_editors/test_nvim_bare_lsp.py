@@ -146,9 +146,9 @@ def test_bare_vim_lsp_fixes_with_a_code_action_and_asks_with_execute_command(nvi
     assert nvim.lua("return vim.bo.modified") is True
     assert (workspace / "src" / "app.py").read_text() == "def main():\n    return 42\n"
     asked = nvim.lua("return _G.seen.asked")
-    assert [a["items"] for a in asked][0] == ["Ask Tether about this", "Explain (Tether)", "Fix this with Tether"]
+    assert next(a["items"] for a in asked) == ["Ask Tether about this", "Explain (Tether)", "Fix this with Tether"]
     assert asked[1]["prompt"].startswith("Tether: Edit src/app.py")
-    assert [i for i in asked[1]["items"]][0] == "Allow once"
+    assert next(iter(asked[1]["items"])) == "Allow once"
     progress = nvim.lua("return _G.seen.progress")
     titles = [p["value"].get("title") for p in progress if p["value"]["kind"] == "begin"]
     assert titles[0].startswith("Tether: Fix this problem in `src/app.py` line 2")

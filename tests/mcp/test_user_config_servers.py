@@ -63,7 +63,7 @@ async def test_a_read_only_tool_is_not_asked_and_the_server_gets_no_secrets(spaw
     daemon = await spawn_daemon(script=SCRIPT, env={"OPENAI_API_KEY": "sk-never-seen", "DAEMON_ONLY_VAR": "x"})
     daemon.client.peer.on_request = user.on_request
     session = await new_session(daemon, workspace)
-    turn, updates = await run(session, "env names")
+    _turn, updates = await run(session, "env names")
     assert user.prompts == []  # readOnlyHint: a read
     names = text(final(updates, "call_env")).split("\n")
     assert "TROUBLE_GIVEN" in names and "PATH" in names
@@ -147,7 +147,7 @@ async def test_a_changed_tool_list_is_seen_at_the_next_step(spawn_daemon, worksp
     user_config(tmp_path, trouble_table())
     daemon = await spawn_daemon("--mode", "full-auto", script=SCRIPT)
     session = await new_session(daemon, workspace)
-    turn, updates = await run(session, "grow the tools")
+    _turn, updates = await run(session, "grow the tools")
     assert final(updates, "call_grow")["status"] == "completed"
     late = final(updates, "call_late")
     assert late["status"] == "completed" and "late tool answered" in text(late)

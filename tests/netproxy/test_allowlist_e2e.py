@@ -201,7 +201,7 @@ async def test_a_held_connection_asks_and_the_answer_sticks(spawn_daemon, daemon
           for step, (cid, cmd) in enumerate(ASKED.items(), start=1)),
         {"text": "done"},
     ]}))
-    command, log = registry_namespace(serve_command(script=script))
+    command, _log = registry_namespace(serve_command(script=script))
     daemon = await spawn_daemon(command=command)
     domains: list[dict] = []
     answers = {"other.test": "allow_domain_session", "always.test": "allow_domain_always"}

@@ -146,7 +146,7 @@ async def test_allow_always_under_allowlist_says_that_its_commands_reach_the_all
     script.write_text(json.dumps({"replies": [{"when": {"step": 1}, "tool_calls": [{"id": "a", **call}]},
                                               {"when": {"step": 2}, "tool_calls": [{"id": "b", **call}]},
                                               {"text": "done"}]}))
-    command, log = registry_namespace(serve_command(script=script))
+    command, _log = registry_namespace(serve_command(script=script))
     daemon = await spawn_daemon(command=command, env={"NP_TEST_TOKEN": f"Bearer {TOKEN}"})
     said: list[str] = []
 

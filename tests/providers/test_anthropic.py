@@ -8,6 +8,7 @@ the same streams to the official SDK.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -520,7 +521,7 @@ def test_prefix_stability_across_steps() -> None:
     bodies = [p.build_body(request(list(h), TOOLS)) for h in steps]
     # Same history → byte-identical body.
     assert json.dumps(p.build_body(request(steps[1], TOOLS))) == json.dumps(bodies[1])
-    for earlier, later in zip(bodies, bodies[1:]):
+    for earlier, later in itertools.pairwise(bodies):
         a, b = strip_moving_breakpoint(earlier), strip_moving_breakpoint(later)
         assert {k: v for k, v in a.items() if k != "messages"} == {k: v for k, v in b.items() if k != "messages"}
         # The earlier messages list is a prefix of the later one, byte for byte.

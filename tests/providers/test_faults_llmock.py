@@ -22,6 +22,7 @@ socket server that reads the request and hangs up.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -126,7 +127,7 @@ async def test_429_twice_with_retry_after_then_the_answer(mock: LLMockServer, ki
     assert [r.retry_after for r in records[:2]] == [0.05, 0.05]
     # Every attempt sends the same body, and waits as long as retry-after-ms asked.
     assert len({r.fingerprint for r in records}) == 1
-    for before, after in zip(records, records[1:]):
+    for before, after in itertools.pairwise(records):
         assert after.started_at - before.ended_at >= 0.045
 
 
@@ -312,7 +313,7 @@ async def test_anthropic_billing_error_is_not_retried(mock: LLMockServer) -> Non
 @pytest.mark.parametrize("kind", PROVIDERS)
 async def test_401_is_not_retried_and_names_the_key_variable(mock: LLMockServer, kind: str) -> None:
     mock.state.scenarios.add(Fail(401, times=None))
-    events, error = await run(make(kind, mock))
+    _events, error = await run(make(kind, mock))
     assert error is not None and error.kind == "auth" and not error.retryable
     assert ("OPENAI_API_KEY" if kind == "openai" else "ANTHROPIC_API_KEY") in str(error)
     assert FAKE_KEY not in str(error)

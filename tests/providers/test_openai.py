@@ -222,7 +222,7 @@ async def test_calls_without_ids_get_deterministic_distinct_ids(server: LocalHTT
     first = await run(server, reply())
     again = await run(server, reply())
     later = await run(server, reply(), req=request(messages=[USER, {"role": "assistant", "text": "x"}, USER]))
-    ids = [[e.call_id for e in ev if isinstance(e, ToolCallStart)][0] for ev in (first, again, later)]
+    ids = [next(e.call_id for e in ev if isinstance(e, ToolCallStart)) for ev in (first, again, later)]
     assert ids[0] == ids[1] != ids[2]
     assert ids[0].startswith("call_") and ids[0].endswith("_1")
 

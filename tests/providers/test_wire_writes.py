@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import itertools
 from typing import Any
 
 import pytest
@@ -83,7 +84,7 @@ def pieces(raw: bytes, cuts: list[int], pauses: list[bool], chunked: bool = Fals
     `chunked`: each piece an HTTP/1.1 chunk (how most servers frame a stream)."""
     points = sorted({c % len(raw) for c in cuts} | {0, len(raw)})
     out: list[bytes | float] = []
-    for i, (a, b) in enumerate(zip(points, points[1:])):
+    for i, (a, b) in enumerate(itertools.pairwise(points)):
         out.append(b"%x\r\n%s\r\n" % (b - a, raw[a:b]) if chunked else raw[a:b])
         if pauses and pauses[i % len(pauses)]:
             out.append(0.0)  # the server's loop runs: the next write is a read of its own, or not
@@ -113,7 +114,7 @@ def test_any_write_sizes_give_every_character_in_order_through_the_sanitiser(
     kind: str, text: str, delta_cuts: list[int], write_cuts: list[int], pauses: list[bool], chunked: bool
 ) -> None:
     points = sorted({c % len(text) for c in delta_cuts} | {0, len(text)})
-    deltas = [text[a:b] for a, b in zip(points, points[1:])]
+    deltas = [text[a:b] for a, b in itertools.pairwise(points)]
     raw = openai_frames(deltas) if kind == "openai" else anthropic_frames(deltas)
 
     async def go() -> list[ProviderEvent]:

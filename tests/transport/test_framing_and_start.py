@@ -55,7 +55,7 @@ def test_lsp_frames_of_any_header_spelling_cut_anywhere_decode_whole(
     decoder = LspFrameDecoder()
     bodies: list[bytes] = []
     start = 0
-    for cut in sorted(cuts) + [len(stream)]:
+    for cut in [*sorted(cuts), len(stream)]:
         bodies += decoder.feed(stream[start:max(start, cut)])
         start = max(start, cut)
     assert bodies == [body for _h, body in frames]

@@ -77,7 +77,7 @@ def request_diff(recorded: Any, sent: Any, limit: int = 60) -> str:
     b = json.dumps(sent, indent=1, sort_keys=True).splitlines()
     lines = list(difflib.unified_diff(a, b, "recorded", "sent", lineterm="", n=2))
     if len(lines) > limit:
-        lines = lines[:limit] + [f"... ({len(lines) - limit} more diff lines)"]
+        lines = [*lines[:limit], f"... ({len(lines) - limit} more diff lines)"]
     return "\n".join(lines)
 
 

@@ -93,7 +93,7 @@ def split_args(words: list[str]) -> tuple[list[str], str, str | None]:
     rest = iter(words[1:])
     for word in rest:
         name, eq, value = word.partition("=")
-        if name in ("--workspace", "-w", "--framing") + _VALUE_FLAGS and not eq:
+        if name in ("--workspace", "-w", "--framing", *_VALUE_FLAGS) and not eq:
             value = next(rest, "")
         if name in ("--workspace", "-w"):
             workspace = os.path.abspath(value)

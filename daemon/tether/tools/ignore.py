@@ -104,10 +104,7 @@ _MAX_BYTES = 1024 * 1024
 
 
 def _backtracks(line: str) -> bool:
-    for segment in line.split("/"):
-        if segment.replace("**", "").count("*") > _MAX_STARS_PER_SEGMENT:
-            return True
-    return False
+    return any(segment.replace("**", "").count("*") > _MAX_STARS_PER_SEGMENT for segment in line.split("/"))
 
 
 def _split(rel_path: str) -> list[str]:

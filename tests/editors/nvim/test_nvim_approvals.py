@@ -90,7 +90,7 @@ def test_an_edit_to_a_buffer_with_unsaved_changes_stays_unsaved(nvim: Nvim, work
     nvim.lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { '# Sample, unsaved' })")
     open_chat(nvim)
     nvim.send("edit the readme")
-    current, proposed = review_tab(nvim)
+    current, _proposed = review_tab(nvim)
     assert current["lines"][0] == "# Sample, unsaved"  # the buffer's text, not the disk's
     nvim.input("a")
     nvim.turn_done()
