@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import queue
@@ -210,10 +211,8 @@ async def serve(
     print(json.dumps({"port": server.sockets[0].getsockname()[1]}), flush=True)
     async with server:
         while not done.is_set() and now() - last < IDLE_EXIT_S:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(done.wait(), 1.0)
-            except TimeoutError:
-                pass
 
 
 class FakeModel:

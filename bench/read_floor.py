@@ -38,10 +38,12 @@ REQUEST = (b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-ty
 
 async def by_httpx(server: FakeModel) -> int:
     reads = 0
-    async with httpx.AsyncClient(timeout=30.0) as client:
-        async with client.stream("POST", server.url + "/v1/chat/completions", json={}) as response:
-            async for _chunk in response.aiter_raw():
-                reads += 1
+    async with (
+        httpx.AsyncClient(timeout=30.0) as client,
+        client.stream("POST", server.url + "/v1/chat/completions", json={}) as response,
+    ):
+        async for _chunk in response.aiter_raw():
+            reads += 1
     return reads
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "daemon"), str(REPO / "protocol")]
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tether.agent.guard import InputGuard
 from tether.agent.secret_mask import mask_secrets
@@ -97,7 +97,7 @@ def starts(runs: int) -> None:
             for hidden, filtered in ((own, ()), (stores, limits.filtered)):
                 policy = SandboxPolicy(str(ws), tmpdir=None, cwd=str(ws), hidden=hidden, filtered=filtered)
 
-                def start(policy: SandboxPolicy = policy) -> None:
+                def start(policy: SandboxPolicy = policy, sandbox: Any = sandbox) -> None:
                     argv, fds = sandbox.prepare(["/bin/true"], policy)
                     subprocess.run(argv, pass_fds=fds, check=True)
                     for fd in fds:
@@ -106,8 +106,8 @@ def starts(runs: int) -> None:
                 timed.append(median_ms(start, runs))
             rules = ""
             if backend == "landlock":
-                before = median_ms(lambda: launch._rules([str(ws)], list(own), 0), runs)
-                after = median_ms(lambda: launch._rules([str(ws)], list(stores), 0), runs)
+                before = median_ms(lambda own=own: launch._rules([str(ws)], list(own), 0), runs)
+                after = median_ms(lambda stores=stores: launch._rules([str(ws)], list(stores), 0), runs)
                 rules = f"{before:.1f} / {after:.1f} ms"
             print(f"| {entries:,} | {backend} | {timed[0]:.1f} ms | {timed[1]:.1f} ms | {rules} |")
     subprocess.run(["rm", "-rf", str(root)], check=False)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -66,10 +67,8 @@ def _daemon_pids(runtime: Path) -> list[int]:
 
 def _kill_daemons(runtime: Path) -> None:
     for pid in _daemon_pids(runtime):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 # ---------------------------------------------------------------------- 1. start

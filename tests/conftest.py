@@ -93,7 +93,7 @@ async def spawn_daemon(daemon_env: dict[str, str], workspace: Path, tmp_path: Pa
         framing: str = "lsp",
     ) -> DaemonProcess:
         stderr_path = tmp_path / f"daemon-{len(started)}.stderr"
-        handle = open(stderr_path, "wb")
+        handle = open(stderr_path, "wb")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
         handles.append(handle)
         client = await TetherClient.spawn(
             command=command or serve_command(*extra, script=script),

@@ -131,7 +131,7 @@ def test_each_layer_overrides_the_previous(workspace: Path, user_cfg: Path) -> N
 
 
 def test_sources_track_each_key_independently(workspace: Path, user_cfg: Path) -> None:
-    write(user_cfg, 'provider = "openai"\nmodel = "gpt-x"\nmax_steps = 50\napi_key = "%s"\n' % SECRET)
+    write(user_cfg, f'provider = "openai"\nmodel = "gpt-x"\nmax_steps = 50\napi_key = "{SECRET}"\n')
     write(ws_cfg(workspace), 'model = "ws-model"\nmode = "read-only"\n')
     settings = load(
         workspace,

@@ -8,6 +8,7 @@ window's start; `serve` reaches its first read with the standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -169,10 +170,8 @@ def _exit_at_once(code: int) -> None:
     save()
     save_modules()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(code)
 
 

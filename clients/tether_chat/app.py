@@ -9,6 +9,7 @@ on load runs (it answers -32010 and takes no queue: messages are held until it e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import time
@@ -143,10 +144,8 @@ class ChatApp:
         if text:
             sys.stdout.write(text)
             sys.stdout.flush()
-        try:
+        with contextlib.suppress(TimeoutError, ConnectionError, OSError):
             await asyncio.wait_for(self.daemon.close(), 10)
-        except (TimeoutError, ConnectionError, OSError):
-            pass
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)

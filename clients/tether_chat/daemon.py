@@ -45,7 +45,7 @@ class Daemon:
     async def start(self) -> None:
         from tether_client import ClientError, TetherClient
 
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (a child's stderr: open as long as the child runs)
         command = [sys.executable, "-P", "-m", "tether", "serve"]  # -P: no module from the cwd (the workspace)
         client = await TetherClient.spawn(
             *self.serve_args, command=command, cwd=self.workspace, stderr=self._stderr,

@@ -8,6 +8,7 @@ and the exit code (EXIT_CODES); the daemon comes from a *connector* (`Connect`):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -16,7 +17,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from tether_protocol import (
     AgentMessageChunk,
@@ -137,10 +138,8 @@ async def _run_turn(prompt: str, workspace: Path, client: TetherClient, *, json_
         render.session(session.id, workspace)
         turn = session.prompt(prompt)
         loop = asyncio.get_running_loop()
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, turn.cancel)
-        except (NotImplementedError, RuntimeError):
-            pass
         try:
             async for update in turn:
                 render.update(update)
@@ -164,7 +163,7 @@ async def _run_turn(prompt: str, workspace: Path, client: TetherClient, *, json_
 class TerminalApprover:
     """Answers the daemon's approval prompts: asks on the terminal, or rejects without one."""
 
-    KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once", "N": "reject_always"}
+    KEYS: ClassVar[dict[str, str]] = {"y": "allow_once", "a": "allow_always", "n": "reject_once", "N": "reject_always"}
 
     def __init__(self) -> None:
         self.rejected = 0  # approvals answered with a reject option (the exit code says so)

@@ -9,6 +9,7 @@ could have written, or fail a start because of the cache (any doubt: compile as 
 from __future__ import annotations
 import __future__
 
+import contextlib
 import marshal
 import os
 import stat
@@ -64,10 +65,8 @@ def cache_dirs() -> list[str]:
     if _path is not None:
         found.add(_path.parent)
     for directory in found:
-        try:
+        with contextlib.suppress(OSError):
             directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError:
-            pass
     return sorted(str(directory) for directory in found)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import types
 import typing
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 
@@ -35,7 +35,7 @@ class Described:
         self.shape = shape
 
 
-Meta = Union[JsonObject, None]
+Meta = JsonObject | None
 """ACP `_meta` on anything a client sends: accepted, never checked (keys are open);
 declared as `msgspec.field(default=None, name="_meta")`."""
 

@@ -8,7 +8,7 @@ Must not: build the answer (`server/handshake.py` does) or pull in more than `_c
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Union
+from typing import Annotated, ClassVar
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -99,7 +99,7 @@ class InitializeParams(Wire):
     info: Implementation | None = None
     # LSP's (what Tether reads of them; v2's are read as `ClientCapabilities`); present at
     # all, even null, marks an LSP client: UNSET while absent
-    capabilities: Annotated[_LspClientCapabilities | UnsetType | None, Described(Union[JsonObject, None])] = UNSET
+    capabilities: Annotated[_LspClientCapabilities | UnsetType | None, Described(JsonObject | None)] = UNSET
     workspace_folders: list[WorkspaceFolder] | None = None
     root_uri: str | UnsetType | None = UNSET
     root_path: str | None = None

@@ -8,7 +8,7 @@ neither reads nor writes (it is left out).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -210,7 +210,7 @@ class ShowMessageRequestParams(Wire):
     actions: list[MessageActionItem]
 
 
-ShowMessageRequestResult = Union[MessageActionItem, None]
+ShowMessageRequestResult = MessageActionItem | None
 
 
 class LogMessageParams(Wire):
@@ -337,7 +337,7 @@ class WorkDoneProgressEnd(Wire, tag_field="kind", tag="end"):
     message: str | None = None
 
 
-ProgressValue = Union[WorkDoneProgressBegin, WorkDoneProgressReport, WorkDoneProgressEnd]
+ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd
 
 
 class ProgressParams(Wire):

@@ -32,7 +32,7 @@ class PendingCall(Stored):
 
     id: str
     name: str
-    arguments: JsonObject = {}
+    arguments: JsonObject = msgspec.field(default_factory=dict)
     started: bool = False
 
     def to_json(self) -> JsonObject:

@@ -8,7 +8,7 @@ records' types and limits; snake_case keys: `_codec.Stored`). Must not: check ac
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Union
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -58,7 +58,7 @@ class SnapshotSession(Stored, kw_only=True, omit_defaults=False):
     mode: str
     created_at: _Time
     updated_at: _Time
-    metadata: JsonObject = {}
+    metadata: JsonObject = msgspec.field(default_factory=dict)
 
 
 class SnapshotTurn(Stored, kw_only=True, omit_defaults=False):
@@ -70,7 +70,7 @@ class SnapshotTurn(Stored, kw_only=True, omit_defaults=False):
     finished_at: _Time | None = None
     error: str | None = None
     # read by its Struct, `PendingApprovals.from_json`, which words its own errors
-    pending: Annotated[JsonObject | None, Described(Union[PendingApprovals, None])] = None
+    pending: Annotated[JsonObject | None, Described(PendingApprovals | None)] = None
 
 
 class SnapshotMessage(Stored, kw_only=True, omit_defaults=False):
@@ -85,7 +85,7 @@ class SnapshotMessage(Stored, kw_only=True, omit_defaults=False):
     # (`snapshot_checks.check_bodies`: "messages[0].body must be an object, not a list")
     body: Annotated[Any, Described(JsonObject)]
     # the rewind that took it out of the model's view (SPEC §3.40; checked with the checkpoints)
-    rewound: Annotated[Any, Described(Union[int, None])] = None
+    rewound: Annotated[Any, Described(int | None)] = None
 
 
 class SnapshotReport(Stored, kw_only=True):
@@ -145,7 +145,7 @@ class DumpedFile(Wire):
     bytes: int
 
 
-DumpResult = Union[Snapshot, DumpedFile]
+DumpResult = Snapshot | DumpedFile
 
 
 class RestoreParams(Wire):
@@ -159,7 +159,7 @@ class RestoreParams(Wire):
     }
 
     # raw JSON, checked by the store with its own words (the handler says when it is missing)
-    snapshot: Annotated[Any, Described(Union[Snapshot, None])] = None
+    snapshot: Annotated[Any, Described(Snapshot | None)] = None
     path: str | None = None
     cwd: str | None = None
     keep_id: bool = False
@@ -248,4 +248,4 @@ class NoLatestSession(Wire):
     session_id: None
 
 
-LatestResult = Union[LatestSession, NoLatestSession]
+LatestResult = LatestSession | NoLatestSession

@@ -90,7 +90,7 @@ async def test_shift_tab_cycles_modes_in_the_daemons_order(drive):
         assert chat.daemon.mode == "ask"
         for expected in ("auto-edit", "full-auto", "read-only", "ask"):
             send(SHIFT_TAB)
-            await until(lambda: chat.daemon.mode == expected, f"mode {expected}")
+            await until(lambda expected=expected: chat.daemon.mode == expected, f"mode {expected}")
             assert f" {expected} (Shift+Tab)" in chat.status_text()
 
     assert await drive(script) == 0

@@ -198,7 +198,7 @@ async def test_a_client_whose_daemon_dies_mid_turn_gets_a_clear_error_and_no_str
     dropped = (await daemon.client.new_session(workspace)).prompt("edit the readme")
     waited.start()
     dropped.start()  # nobody waits for this one
-    await until(lambda: user.prompts and dropped.updates)
+    await until(lambda: user.prompts and dropped.updates)  # noqa: F821 (`del dropped` below: the test frees it)
     await kill9(daemon)
 
     with pytest.raises(ConnectionError, match="session/prompt: the daemon closed the connection"):

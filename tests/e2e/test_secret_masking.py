@@ -63,7 +63,7 @@ async def test_secrets_in_command_output_are_masked_before_the_model_sees_them(s
 async def test_only_the_users_own_config_turns_masking_off(spawn_daemon, workspace: Path):
     (workspace / ".tether").mkdir()
     (workspace / ".tether" / "config.toml").write_text('mask_secrets = "off"\n')  # a repository's: refused
-    updates, requests = await _leaky_turn(spawn_daemon, workspace, {})
+    _updates, requests = await _leaky_turn(spawn_daemon, workspace, {})
     assert GITHUB not in requests[1].body["messages"][-1]["content"]
     # the user's own environment does turn it off (so the check above can fail)
     _updates, requests = await _leaky_turn(spawn_daemon, workspace, {"TETHER_MASK_SECRETS": "off"})

@@ -7,6 +7,7 @@ menu, the approval); what they see is read back: `LspProgress` events, `:message
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import subprocess
@@ -94,10 +95,8 @@ class BareNvim:
         return value
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # nvim quits before it answers
             self.api.command("qa!")
-        except Exception:  # nvim quits before it answers
-            pass
         self.api.close()
         try:
             self.proc.wait(10)

@@ -75,7 +75,7 @@ def http_everything(request, everything: Path, tmp_path: Path):
     """server-everything serving one HTTP transport on a free local port: (type, url)."""
     mode, kind, path = request.param
     port = free_port()
-    log = open(tmp_path / "everything-http.log", "wb")
+    log = open(tmp_path / "everything-http.log", "wb")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
     process = subprocess.Popen(
         ["node", str(everything), mode], env={**os.environ, "PORT": str(port)}, stdout=log, stderr=subprocess.STDOUT,
     )

@@ -107,7 +107,7 @@ def test_session_new_without_servers_loads_nothing_of_the_sdk(tmp_path: Path):
     ws.mkdir()
     lines = [
         '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}',
-        '{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"%s","mcpServers":[]}}' % ws,
+        '{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"%s","mcpServers":[]}}' % ws,  # noqa: UP031 (JSON text: its braces stay single)
     ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
     env |= {"TETHER_HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg-config")}

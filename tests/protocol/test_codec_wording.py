@@ -5,7 +5,7 @@ changes no error a client sees (docs/decisions/0001)."""
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import msgspec
 import pytest
@@ -13,7 +13,7 @@ import pytest
 from tether_protocol import InvalidParams, PromptParams, SetModeParams, convert, decode, structure
 from tether_protocol._codec import Wire
 
-Meta = Union[dict[str, Any], None]
+Meta = dict[str | Any] | None
 
 
 class TextContent(Wire, tag_field="type", tag="text"):

@@ -63,7 +63,7 @@ async def test_a_certificate_for_another_host_name_is_refused(
     server, seen, port = await serving(answering(content_length(sse_body("x"))), tls=tls)
     stack.append(server)
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))
-    with pytest.raises(ProviderError, match="CERTIFICATE_VERIFY_FAILED|match"):
+    with pytest.raises(ProviderError, match=r"CERTIFICATE_VERIFY_FAILED|match"):
         await text_of(provider(f"https://localhost:{port}/v1", stack))
     assert seen.request_lines == []
 

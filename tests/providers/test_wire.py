@@ -139,7 +139,7 @@ async def test_a_server_stalling_mid_body_is_an_idle_timeout(stack: list[Any]) -
     server, _seen, port = await serving(handle)
     stack.append(server)
     p = provider(f"http://127.0.0.1:{port}/v1", stack, timeouts=Timeouts(read_gap=0.5))
-    with pytest.raises(ProviderError, match="sent nothing for .* in the middle of a reply") as stalled:
+    with pytest.raises(ProviderError, match=r"sent nothing for .* in the middle of a reply") as stalled:
         await asyncio.wait_for(text_of(p), 10)
     assert stalled.value.kind == "timeout"
 

@@ -8,6 +8,7 @@ event loop: the daemon stopped answering anything, every session of it. Through 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from typing import TYPE_CHECKING
@@ -38,8 +39,7 @@ async def test_a_planted_fifo_does_not_stop_the_next_command(
             updates = json.dumps([u async for u in turn])
     finally:
         if (workspace / planted).exists() and not (workspace / planted).is_file():
-            try:  # the bug: the daemon stuck in open(); a writer releases it so the test ends
+            # the bug: the daemon stuck in open(); a writer releases it so the test ends
+            with contextlib.suppress(OSError):
                 os.close(os.open(workspace / planted, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:
-                pass
     assert turn.stop_reason == "end_turn" and "PLANTED" in updates and "NEXT-RAN" in updates, updates[-1500:]

@@ -8,6 +8,7 @@ The swap runs in a thread of the test, as fast as a sandboxed loop could run it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from typing import TYPE_CHECKING
@@ -35,10 +36,8 @@ def _swap(target: Path, held: Path, stop: threading.Event) -> None:
 
 def _unblock(held: Path) -> None:
     """Open the FIFO for writing, so a reader stuck in `open` returns (a failed test must end)."""
-    try:
+    with contextlib.suppress(OSError):
         os.close(os.open(held, os.O_WRONLY | os.O_NONBLOCK))
-    except OSError:
-        pass
 
 
 def _commands(workspace: Path) -> str:

@@ -96,7 +96,7 @@ async def test_restore_and_dump_errors(settings: Settings, workspace: Path):
 
 async def test_fork_search_and_latest(settings: Settings, workspace: Path):
     async with running(settings, workspace) as daemon:
-        session_id, _snapshot_ = await _snapshot(daemon, workspace)
+        session_id, _ = await _snapshot(daemon, workspace)
         fork = await daemon.call("session/fork", {"sessionId": session_id})
         assert fork["sessionId"] != session_id and fork["modes"]["currentModeId"] == "ask"
         early = await daemon.call("_tether/session/fork", {"sessionId": session_id, "messageSeq": 1})

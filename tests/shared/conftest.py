@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -35,7 +36,7 @@ class Windows:
                    initialize: bool = True):
         from tether_client import TetherClient
 
-        err = open(self.tmp / f"window-{len(self.clients)}.stderr", "wb")
+        err = open(self.tmp / f"window-{len(self.clients)}.stderr", "wb")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
         client = await TetherClient.spawn(
             command=self.command(*extra, script=script), env=env or self.env, cwd=self.workspace,
             stderr=err, framing="ndjson", on_request=on_request,
@@ -62,10 +63,8 @@ class Windows:
 
     async def close(self) -> None:
         for client in self.clients:
-            try:
+            with contextlib.suppress(Exception):
                 await client.close()
-            except Exception:
-                pass
         for pid in self.daemon_pids():
             os.kill(pid, signal.SIGKILL)
 

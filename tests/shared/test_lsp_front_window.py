@@ -19,7 +19,7 @@ async def _lsp_editor(windows, workspace: Path):
     async def on_request(method: str, params: dict):
         return None  # window/workDoneProgress/create
 
-    err = open(windows.tmp / "lsp-editor.stderr", "wb")
+    err = open(windows.tmp / "lsp-editor.stderr", "wb")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
     client = await TetherClient.spawn(
         command=[sys.executable, "-m", "tether", "serve", "--shared", "--provider", "scripted", "--script", str(SCRIPT)],
         env=windows.env, cwd=workspace, stderr=err, framing="lsp", on_request=on_request,

@@ -10,6 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "editors" / "nvim"))
 
+import contextlib
+
 from nvim_driver import Nvim, open_chat
 
 
@@ -36,7 +38,5 @@ def test_two_neovims_chat_through_one_shared_daemon(shared_env: dict[str, str], 
         for nvim in editors:
             nvim.close()
         for pid_file in runtime.glob("*.pid"):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
-            except ProcessLookupError:
-                pass

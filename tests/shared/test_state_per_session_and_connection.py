@@ -5,6 +5,7 @@ front's sessions are one connection's, not the next one's. Real shared daemon.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -103,10 +104,8 @@ def _inotify_fds(pid: int) -> int:
     """The inotify instances a process holds (a workspace's watch is one)."""
     found = 0
     for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
+        with contextlib.suppress(OSError):  # closed meanwhile
             found += os.readlink(fd) == "anon_inode:inotify"
-        except OSError:  # closed meanwhile
-            pass
     return found
 
 

@@ -90,8 +90,7 @@ async def test_leaving_the_pages_early_leaves_the_store_usable(store: HistorySto
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "go"}))
     await store.append_messages(session, "t1", [MessageRecord("assistant", {"text": f"part {i}"}) for i in range(6)])
     async with contextlib.aclosing(store.message_pages(session, 2)) as pages:
-        async for first in pages:
-            break  # the next page is being read: dropped
+        first = await anext(pages)  # the next page is being read: dropped
     assert [body for _role, body, _status in first] == [{"text": "go"}, {"text": "part 0"}]
     assert await store.message_count(session) == 7
     await store.append_messages(session, "t1", [MessageRecord("assistant", {"text": "more"})])

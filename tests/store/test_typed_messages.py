@@ -55,7 +55,7 @@ async def test_a_bad_stored_body_names_its_field_when_read_as_a_message(store: H
     await store.begin_turn("s1", "t1", MessageRecord("user", {"role": "user", "content": [{"type": "text", "text": 5}]}))
     (record,) = await store.load_messages("s1")
     with pytest.raises(ConversationError, match=r"^\.content\[0\]\.text must be a string, not int$"):
-        record.message
+        _ = record.message
 
 
 def test_a_typed_message_must_match_its_record_role() -> None:

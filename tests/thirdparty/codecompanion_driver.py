@@ -12,6 +12,7 @@ to make an assertion true.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -197,14 +198,10 @@ class CodeCompanionNvim:
         return keys[-1]
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.api.command("qa!")
-        except Exception:
-            pass
-        try:
+        with contextlib.suppress(Exception):
             self.api.close()
-        except Exception:
-            pass
         try:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:

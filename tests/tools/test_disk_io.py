@@ -60,7 +60,7 @@ async def test_read_text_is_strict_utf8_and_keeps_a_bom(disk: DiskFileIO, write,
     for name in ("bin.dat", "latin.txt"):
         with pytest.raises(ToolError, match=f"'{name}' is a binary or non-UTF-8 file"):
             await disk.read_text(root / name)
-    with pytest.raises(MissingFileError, match="no such file 'nope.txt'"):
+    with pytest.raises(MissingFileError, match=r"no such file 'nope\.txt'"):
         await disk.read_text(root / "nope.txt")
     (root / "dir").mkdir()
     with pytest.raises(ToolError, match="'dir' is a directory"):

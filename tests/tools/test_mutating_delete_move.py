@@ -38,7 +38,7 @@ async def test_delete_a_file_shows_its_text_and_forgets_the_read(mctx: ToolConte
     assert result.text.startswith("Deleted old.py.\n\nApplied diff:\n--- a/old.py")
     assert not (root / "old.py").exists()
     write({"old.py": "bye\n"})  # recreated: the earlier read no longer counts
-    with pytest.raises(ToolError, match="read 'old.py' before editing it"):
+    with pytest.raises(ToolError, match=r"read 'old\.py' before editing it"):
         await EditFileTool().call({"path": "old.py", "edits": [{"old_text": "bye", "new_text": "hi"}]}, mctx)
 
 
@@ -46,7 +46,7 @@ async def test_a_file_edited_during_approval_is_not_deleted(mctx: ToolContext, w
     write({"a.txt": "v1\n"})
     previews = await DELETE.preview(validate_args(DELETE, {"path": "a.txt"}), mctx)
     (root / "a.txt").write_text("v2\n")
-    with pytest.raises(ToolError, match="'a.txt' changed while the deletion was waiting for approval"):
+    with pytest.raises(ToolError, match=r"'a\.txt' changed while the deletion was waiting for approval"):
         await DELETE.apply(validate_args(DELETE, {"path": "a.txt"}), mctx, previews)
     assert (root / "a.txt").read_text() == "v2\n"
 
@@ -142,7 +142,7 @@ async def test_a_destination_that_appears_during_approval_is_not_clobbered(mctx:
     args = validate_args(MOVE, {"source": "a.txt", "destination": "b.txt"})
     previews = await MOVE.preview(args, mctx)
     (root / "b.txt").write_text("theirs\n")
-    with pytest.raises(ToolError, match="'b.txt' appeared while the move was waiting for approval"):
+    with pytest.raises(ToolError, match=r"'b\.txt' appeared while the move was waiting for approval"):
         await MOVE.apply(args, mctx, previews)
     assert (root / "b.txt").read_text() == "theirs\n" and (root / "a.txt").exists()
 

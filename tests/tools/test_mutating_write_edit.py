@@ -134,7 +134,7 @@ async def test_ambiguous_match_and_replace_all(mctx: ToolContext, write, root: P
 async def test_overlapping_occurrences_count_as_ambiguous(mctx: ToolContext, write) -> None:
     write({"x.txt": "aaa\n"})
     await read(mctx, "x.txt")
-    with pytest.raises(ToolError, match="old_text matches 2 times in x.txt"):
+    with pytest.raises(ToolError, match=r"old_text matches 2 times in x\.txt"):
         await EDIT.call({"path": "x.txt", "edits": [edit("aa", "b")]}, mctx)
 
 
@@ -173,7 +173,7 @@ async def test_a_change_while_waiting_for_approval_is_never_overwritten(mctx: To
     args = {"path": "a.py", "edits": [edit("v1", "v2")]}
     previews = await EDIT.preview(validate_args(EDIT, args), mctx)
     (root / "a.py").write_text("user typed this\n")
-    with pytest.raises(ToolError, match="'a.py' changed while the change was waiting for approval; nothing was written"):
+    with pytest.raises(ToolError, match=r"'a\.py' changed while the change was waiting for approval; nothing was written"):
         await EDIT.apply(validate_args(EDIT, args), mctx, previews)
     assert (root / "a.py").read_text() == "user typed this\n"
 

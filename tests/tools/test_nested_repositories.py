@@ -144,8 +144,8 @@ async def test_a_directory_swapped_for_a_link_to_git_while_approval_waits_gets_n
     target = (ws / "a" / "hooks" / "pre-commit").resolve()
     shutil.rmtree(ws / "a")
     (ws / "a").symlink_to(".git")
-    with pytest.raises(SandboxError, match="does not change files under .git"):
+    with pytest.raises(SandboxError, match=r"does not change files under \.git"):
         await disk.write_text(target, "#!/bin/sh\necho planted\n")
-    with pytest.raises(SandboxError, match="does not change files under .git"):
+    with pytest.raises(SandboxError, match=r"does not change files under \.git"):
         await disk.move(ws / "b", ws / "a" / "b")
     assert not (ws / ".git" / "hooks" / "pre-commit").exists() and not (ws / ".git" / "b").exists()

@@ -10,6 +10,7 @@ privileges, and a process outliving its call. Each must be 0.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -376,10 +377,8 @@ def unix_listener(far_outside: Path) -> Iterator[tuple[Path, list[bytes]]]:
                 continue
             with conn:
                 conn.settimeout(2)
-                try:
+                with contextlib.suppress(OSError):
                     got.append(conn.recv(100))
-                except OSError:
-                    pass
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()

@@ -95,7 +95,7 @@ class McpConnection:
 
                 launch = await anyio.to_thread.run_sync(plan_launch, config, self.launch)
                 self.unconfined = launch.unconfined
-                self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+                self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
                 params = StdioServerParameters(command=launch.command, args=launch.args, env=launch.env,
                                                cwd=launch.cwd)
                 streams = await stack.enter_async_context(stdio_client(params, errlog=self._stderr))

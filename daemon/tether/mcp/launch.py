@@ -8,6 +8,7 @@ Must not: start the process (the SDK's stdio transport does) or decide approvals
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 import shutil
@@ -126,10 +127,8 @@ _filter_file: list[str] = []
 
 
 def _remove(path: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
 def _with_socket_filter(line: list[str]) -> list[str]:

@@ -42,9 +42,9 @@ class Interceptor:
                            "-addext", "basicConstraints=critical,CA:TRUE",
                            "-addext", "keyUsage=critical,keyCertSign"])
                 system = ssl.get_default_verify_paths().cafile
-                parts = [open(system, "rb").read()] if system and os.path.isfile(system) else []
+                parts = [_read(system)] if system and os.path.isfile(system) else []
                 with open(self.bundle, "wb") as out:
-                    out.write(b"\n".join([*parts, open(self._ca, "rb").read()]))
+                    out.write(b"\n".join([*parts, _read(self._ca)]))
             return self.bundle
 
     def server_context(self, host: str) -> ssl.SSLContext:
@@ -81,3 +81,8 @@ def interceptor() -> Interceptor:
         atexit.register(shutil.rmtree, directory, True)
         _made.append(Interceptor(directory))
     return _made[0]
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()

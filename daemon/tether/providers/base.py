@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -64,9 +64,7 @@ class Finish:
     reason: str
 
 
-ProviderEvent = Union[
-    TextDelta, ThinkingDelta, ToolCallStart, ToolCallArgsDelta, ToolCallEnd, UsageReport, Finish
-]
+ProviderEvent = TextDelta | ThinkingDelta | ToolCallStart | ToolCallArgsDelta | ToolCallEnd | UsageReport | Finish
 
 
 @dataclass(slots=True)
@@ -126,5 +124,5 @@ class Provider(abc.ABC):
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one step. Cancellation closes the stream at once."""
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 (a default that does nothing, not a duty)
         """Release connections; the default provider holds none."""

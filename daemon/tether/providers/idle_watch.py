@@ -8,6 +8,7 @@ Must not: run per read more than an attribute store, or touch the socket unless 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from typing import Any
 
@@ -44,10 +45,8 @@ class IdleWatch:
             return
         self._handle = None
         self.fired = True
-        try:
+        with contextlib.suppress(OSError):  # already closed: the read has ended anyway
             self._sock.shutdown(socket.SHUT_RDWR)  # the read waiting on it ends now
-        except OSError:
-            pass  # already closed: the read has ended anyway
 
     def stop(self) -> None:
         if self._handle is not None:

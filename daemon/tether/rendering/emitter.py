@@ -91,12 +91,15 @@ def frame(session_id: str, update: Update) -> bytes:
     of plain text (the hot path: one per flush) is written by msgspec's encoder in one pass:
     it holds no float, which msgspec spells `1e16` where orjson writes `1e+16`."""
     kind = type(update)
-    if (kind is up.AgentMessageChunk or kind is up.AgentThoughtChunk) and update.meta is None:  # type: ignore[union-attr]
-        if update.content.meta is None:  # type: ignore[union-attr]
-            try:
-                return (_HEADS.get(session_id) or _head(session_id)) + _ENCODE(update) + b"}}"
-            except UnicodeEncodeError:  # a lone surrogate: `encode_json` writes U+FFFD
-                pass
+    if (
+        (kind is up.AgentMessageChunk or kind is up.AgentThoughtChunk)
+        and update.meta is None  # type: ignore[union-attr]
+        and update.content.meta is None  # type: ignore[union-attr]
+    ):
+        try:
+            return (_HEADS.get(session_id) or _head(session_id)) + _ENCODE(update) + b"}}"
+        except UnicodeEncodeError:  # a lone surrogate: `encode_json` writes U+FFFD
+            pass
     return _PREFIX + encode_json({"sessionId": session_id, "update": update}) + b"}"
 
 

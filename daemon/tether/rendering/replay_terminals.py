@@ -28,11 +28,10 @@ def terminal_replayed(call: JsonObject, result: JsonObject, workspace: str) -> l
     text = result.get("content")
     if not isinstance(text, str):
         return []
-    footer = None
-    for footer in _FOOTER.finditer(text):  # the last: the output before it may hold such a line
-        pass
-    if footer is None:
+    footers = list(_FOOTER.finditer(text))
+    if not footers:
         return []
+    footer = footers[-1]  # the last: the output before it may hold such a line
     arguments = call.get("arguments")
     args: JsonObject = arguments if isinstance(arguments, dict) else {}
     terminal_id = call.get("id")

@@ -8,6 +8,7 @@ Must not: import anything from Tether or beyond cheap stdlib, or run ARGV when a
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -81,7 +82,8 @@ def _drop_privileges() -> None:
     privileged = os.geteuid() == 0
     if privileged:
         _prctl(_PR_SET_SECUREBITS, _SECUREBITS, "setting securebits")
-    last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    with open("/proc/sys/kernel/cap_last_cap") as file:
+        last = int(file.read())
     for cap in range(last + 1):
         # EINVAL/EPERM: not ours to drop (an unprivileged user's set is empty anyway)
         _libc.prctl(_PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0)
@@ -206,10 +208,8 @@ def _kill_all() -> None:
         if not pids:
             break
         for pid in pids:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
         _reap()
     _reap()
 

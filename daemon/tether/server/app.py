@@ -9,6 +9,7 @@ Must not: implement a method itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -69,10 +70,8 @@ async def finish_requests(server: ClientConnection, conn: Connection, grace: flo
     await server.rpc.wait_idle(grace)
     server.rpc.cancel_all()
     await asyncio.sleep(0)
-    try:
+    with contextlib.suppress(TimeoutError, OSError):
         await asyncio.wait_for(conn.drain(), 2.0)
-    except (TimeoutError, OSError):
-        pass
 
 
 async def _serve(

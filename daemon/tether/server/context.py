@@ -9,6 +9,7 @@ Must not: implement a method, build the method table (`methods.py`), or keep a s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 from typing import TYPE_CHECKING
@@ -151,10 +152,8 @@ class ClientConnection:
         is never idle before the turn ends, so the watch starts after a second of it; a
         shorter turn (and its exit) never pays for watchfiles' import and the tree's walk."""
         if not self.warm_up:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopped.wait(), _ONE_SHOT_WATCH_AFTER_S)
-            except TimeoutError:
-                pass
             return not self.stopped.is_set()
         await self._client_idle()
         with anyio.move_on_after(_WATCH_QUIET_S):

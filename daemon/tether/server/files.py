@@ -86,12 +86,15 @@ class EditorFiles:
             if isinstance(result, str):  # avante answers a failed write with its message as the result
                 raise ToolError(f"the editor could not write {path.name}: {result}; nothing was written")
             return
-        if client is not None and client.lsp_apply_edit:
-            if client.lsp_create_file or self.documents.get(path) is not None or path.exists():
-                await self._apply_edit(path, text)
-                return
-            # a new file for an LSP client that declared no "create" (eglot 1.9): written
-            # here, as no WorkspaceEdit it takes can make a file
+        if (
+            client is not None
+            and client.lsp_apply_edit
+            and (client.lsp_create_file or self.documents.get(path) is not None or path.exists())
+        ):
+            await self._apply_edit(path, text)
+            return
+        # on disk; also a new file for an LSP client that declared no "create" (eglot 1.9),
+        # as no WorkspaceEdit it takes can make a file
         await self.disk.write_text(path, text)
 
     async def delete(self, path: Path) -> None:

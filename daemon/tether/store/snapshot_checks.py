@@ -8,6 +8,7 @@ Must not: upgrade older formats (``snapshots`` does), touch a store, or change a
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Container, Sequence
 from typing import Annotated, Any, Literal, TypeGuard, TypeVar, get_args, get_origin
 
@@ -133,10 +134,8 @@ def check_message(message: Any, i: int, last: int, turn_ids: Container[str]) -> 
     """Check ``messages[i]``'s fields but its body (defaults filled in; ``check_bodies``
     checks bodies many at a time), which follows seq ``last``; its seq."""
     typed: SnapshotMessage | None = None
-    try:
+    with contextlib.suppress(msgspec.ValidationError):
         typed = msgspec.convert(message, SnapshotMessage)
-    except msgspec.ValidationError:
-        pass
     if typed is None or typed.seq <= last or not (typed.turn_id is None or typed.turn_id in turn_ids):
         raise SnapshotError(_message_problem(message, f"messages[{i}]", last, turn_ids))
     if _TURN_ID not in message or _STATUS not in message:  # (cheaper than a set's test, per message)

@@ -7,6 +7,7 @@ Must not: follow anything outside the sandbox, overlay editor buffers, or decide
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -206,10 +207,8 @@ def _make_dirs(directory: str) -> None:
 
 
 def _unlink_quietly(path: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
 def _fsync_dir(directory: str) -> None:

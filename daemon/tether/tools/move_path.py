@@ -7,6 +7,7 @@ Must not: follow a final symlink at either end (the link itself moves), or move 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
@@ -69,10 +70,8 @@ class MovePathTool(MutatingTool[MovePathArgs]):
     def locations(self, args: MovePathArgs, sandbox: WorkspaceSandbox) -> list[ToolLocation]:
         found: list[ToolLocation] = []
         for value in (args.source, args.destination):
-            try:
+            with contextlib.suppress(Exception):  # a bad path is reported by preview(), not here
                 found.append(ToolLocation(str(sandbox.resolve(value))))
-            except Exception:  # a bad path is reported by preview(), not here
-                pass
         return found
 
     async def preview(self, args: MovePathArgs, ctx: ToolContext) -> list[ChangePreview]:

@@ -7,6 +7,7 @@ Must not: keep the plan between calls, send anything to the client itself, or to
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal, get_args
@@ -67,10 +68,8 @@ def plan_entries(args: Any) -> list[dict[str, str]]:
     raw = args.get("entries") if isinstance(args, Mapping) else None
     if isinstance(raw, str):
         # Some models send nested arrays as a JSON string; accept it rather than cost a turn.
-        try:
+        with contextlib.suppress(ValueError):
             args = {**args, "entries": json.loads(raw)}
-        except ValueError:
-            pass
     return entries_of(validate_args(UpdatePlanTool(), args))
 
 

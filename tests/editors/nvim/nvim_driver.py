@@ -8,6 +8,7 @@ to make an assertion true.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
@@ -66,7 +67,7 @@ class Nvim:
             "XDG_CACHE_HOME": str(tmp / "xdg-cache"),
         }
         self.stderr_path = tmp / f"nvim-{sock.stem}.stderr"
-        self._stderr = open(self.stderr_path, "wb")
+        self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
         self.proc = subprocess.Popen(
             [find_nvim(), "--headless", "--clean", "-u", str(MINIMAL_INIT), "--listen", str(sock)],
             cwd=cwd,
@@ -210,14 +211,10 @@ class Nvim:
             return
         self.closed = True
         try:
-            try:
+            with contextlib.suppress(Exception):
                 self.api.command("qa!")
-            except Exception:
-                pass
-            try:
+            with contextlib.suppress(Exception):
                 self.api.close()
-            except Exception:
-                pass
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
