@@ -23,7 +23,7 @@ from typing import Any
 
 def history(turns: int) -> list[tuple[dict[str, Any], str, str, int]]:
     random.seed(1)
-    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 
     def said(n: int) -> str:
         return " ".join(random.choice(words) for _ in range(n))

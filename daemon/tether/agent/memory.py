@@ -36,7 +36,9 @@ HEADER = (
 _WORD = re.compile(r"\w+")
 _TAGS = re.compile(r"</?\s*retrieved_memory\s*>", re.IGNORECASE)
 _STOP = frozenset(
-    ["the", "and", "for", "are", "but", "not", "you", "your", "with", "this", "that", "have", "from", "they", "will", "would", "there", "their", "what", "about", "which", "when", "make", "like", "just", "into", "than", "then", "them", "can", "could", "should", "does", "did", "how", "why", "where", "who", "was", "were", "been", "being", "our", "out", "all", "any", "some", "use", "using", "please", "thanks", "thank"]
+    "the and for are but not you your with this that have from they will would there their what about "
+    "which when make like just into than then them can could should does did how why where who was were "
+    "been being our out all any some use using please thanks thank".split()
 )
 
 

@@ -22,7 +22,28 @@ UNKNOWN_EFFECT = frozenset({"svn", "subtree", "p4", "cvsexportcommit", "lfs", "a
 
 # git's own subcommands (`git --list-cmds=main`, and a few a distribution adds): any other
 # word is an alias or a `git-<word>` program, which may run anything, a push included
-_SUBCOMMANDS = frozenset(["add", "add--interactive", "am", "annotate", "apply", "archimport", "archive", "backfill", "bisect", "bisect--helper", "blame", "branch", "bugreport", "bundle", "cat-file", "check-attr", "check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout--worker", "checkout-index", "cherry", "cherry-pick", "citool", "clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config", "count-objects", "credential", "credential-cache", "credential-cache--daemon", "credential-store", "cvsexportcommit", "cvsimport", "cvsserver", "daemon", "describe", "diagnose", "diff", "diff-files", "diff-index", "diff-tree", "difftool", "difftool--helper", "env--helper", "fast-export", "fast-import", "fetch", "fetch-pack", "filter-branch", "fmt-merge-msg", "for-each-ref", "for-each-repo", "format-patch", "fsck", "fsck-objects", "fsmonitor--daemon", "gc", "get-tar-commit-id", "grep", "gui", "hash-object", "help", "hook", "http-backend", "http-fetch", "http-push", "imap-send", "index-pack", "init", "init-db", "instaweb", "interpret-trailers", "lfs", "log", "ls-files", "ls-remote", "ls-tree", "mailinfo", "mailsplit", "maintenance", "merge", "merge-base", "merge-file", "merge-index", "merge-octopus", "merge-one-file", "merge-ours", "merge-recursive", "merge-recursive-ours", "merge-recursive-theirs", "merge-resolve", "merge-subtree", "merge-tree", "mergetool", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes", "p4", "pack-objects", "pack-redundant", "pack-refs", "patch-id", "pickaxe", "prune", "prune-packed", "pull", "push", "quiltimport", "range-diff", "read-tree", "rebase", "receive-pack", "reflog", "refs", "remote", "remote-ext", "remote-fd", "remote-ftp", "remote-ftps", "remote-http", "remote-https", "repack", "replace", "replay", "request-pull", "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-email", "send-pack", "sh-i18n--envsubst", "shell", "shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage", "stash", "status", "stripspace", "submodule", "submodule--helper", "subtree", "svn", "switch", "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index", "update-ref", "update-server-info", "upload-archive", "upload-archive--writer", "upload-pack", "var", "verify-commit", "verify-pack", "verify-tag", "version", "web--browse", "whatchanged", "worktree", "write-tree"])
+_SUBCOMMANDS = frozenset("""
+add add--interactive am annotate apply archimport archive backfill bisect bisect--helper blame
+branch bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout
+checkout--worker checkout-index cherry cherry-pick citool clean clone column commit commit-graph
+commit-tree config count-objects credential credential-cache credential-cache--daemon
+credential-store cvsexportcommit cvsimport cvsserver daemon describe diagnose diff diff-files
+diff-index diff-tree difftool difftool--helper env--helper fast-export fast-import fetch fetch-pack
+filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck fsck-objects
+fsmonitor--daemon gc get-tar-commit-id grep gui hash-object help hook http-backend http-fetch
+http-push imap-send index-pack init init-db instaweb interpret-trailers lfs log ls-files ls-remote
+ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index merge-octopus
+merge-one-file merge-ours merge-recursive merge-recursive-ours merge-recursive-theirs merge-resolve
+merge-subtree merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes p4 pack-objects
+pack-redundant pack-refs patch-id pickaxe prune prune-packed pull push quiltimport range-diff
+read-tree rebase receive-pack reflog refs remote remote-ext remote-fd remote-ftp remote-ftps
+remote-http remote-https repack replace replay request-pull rerere reset restore rev-list rev-parse
+revert rm send-email send-pack sh-i18n--envsubst shell shortlog show show-branch show-index
+show-ref sparse-checkout stage stash status stripspace submodule submodule--helper subtree svn
+switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info
+upload-archive upload-archive--writer upload-pack var verify-commit verify-pack verify-tag version
+web--browse whatchanged worktree write-tree
+""".split())
 
 
 def as_deny_rules_see(subcommand: str) -> str:
@@ -85,7 +106,42 @@ _WRITE_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
 _RUNS_SHORT = {"clone": "c", "help": "wim"}
 # long options known to do only what the command shows (exact spellings: an abbreviation
 # is unknown, so asked; git takes any unique prefix of a long option)
-_KNOWN_LONG = frozenset(["--oneline", "--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--cached", "--staged", "--graph", "--all", "--decorate", "--no-decorate", "--abbrev-commit", "--abbrev", "--max-count", "--since", "--until", "--after", "--before", "--author", "--committer", "--grep", "--porcelain", "--short", "--long", "--branch", "--patch", "--no-patch", "--color", "--no-color", "--word-diff", "--reverse", "--follow", "--merges", "--no-merges", "--first-parent", "--show-current", "--list", "--verbose", "--quiet", "--tags", "--heads", "--exit-code", "--ignore-case", "--line-number", "--count", "--files-with-matches", "--files-without-match", "--untracked-files", "--ignored", "--show-toplevel", "--is-inside-work-tree", "--is-inside-git-dir", "--git-dir", "--show-prefix", "--show-cdup", "--verify", "--symbolic-full-name", "--abbrev-ref", "--get", "--get-all", "--get-regexp", "--local", "--format", "--pretty", "--date", "--relative-date", "--no-walk", "--raw", "--full-index", "--binary", "--diff-filter", "--ignore-space-change", "--ignore-all-space", "--ignore-blank-lines", "--unified", "--function-context", "--minimal", "--patience", "--histogram", "--summary", "--dirstat", "--check", "--src-prefix", "--dst-prefix", "--no-prefix", "--no-renames", "--find-renames", "--find-copies", "--relative", "--text", "--others", "--exclude-standard", "--exclude", "--modified", "--deleted", "--killed", "--stage", "--full-name", "--error-unmatch", "--with-tree", "--remotes", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--column", "--no-column", "--show-origin", "--show-scope", "--null", "--name-only", "--heads", "--refs", "--symref", "--get-url", "--depth", "--dry-run", "--prune", "--force", "--no-tags", "--set-upstream", "--track", "--no-track", "--keep-index", "--include-untracked", "--message", "--amend", "--no-edit", "--signoff", "--no-verify", "--allow-empty", "--fixup", "--squash", "--continue", "--abort", "--skip", "--quit", "--ff-only", "--no-ff", "--ff", "--no-commit", "--hard", "--soft", "--mixed", "--keep", "--source", "--worktree", "--ours", "--theirs", "--detach", "--orphan", "--create", "--delete", "--move", "--copy", "--set-upstream-to", "--unset-upstream", "--show", "--blame", "--porcelain", "--line-porcelain", "--incremental", "--root", "--show-email", "--show-name", "--show-number", "--ignore-rev", "--heading", "--break", "--fixed-strings", "--extended-regexp", "--basic-regexp", "--perl-regexp", "--word-regexp", "--invert-match", "--max-depth", "--and", "--or", "--not", "--all-match", "--threads", "--no-index", "--untracked", "--recurse-submodules", "--no-recurse-submodules", "--simplify-by-decoration", "--left-right", "--cherry-pick", "--cherry-mark", "--boundary", "--topo-order", "--date-order", "--author-date-order", "--children", "--parents", "--encoding", "--notes", "--no-notes", "--show-signature", "--log-size", "--full-history", "--dense", "--sparse", "--ancestry-path", "--progress", "--no-progress", "--name-rev", "--tags", "--always", "--dirty", "--candidates", "--exact-match", "--match", "--first-parent", "--long", "--expand-tabs", "--no-expand-tabs", "--show-pulls", "--remerge-diff", "--diff-merges", "--cc", "--combined-all-paths", "--no-optional-locks", "--show-stash", "--ahead-behind", "--no-ahead-behind", "--renames", "--find-object", "--pickaxe-all", "--pickaxe-regex", "--ignore-submodules", "--submodule", "--ws-error-highlight", "--color-moved", "--color-words", "--indent-heuristic", "--inter-hunk-context", "--output-indicator-new", "--output-indicator-old", "--line-prefix", "--ita-invisible-in-index", "--intent-to-add", "--update", "--refresh", "--chmod", "--patch", "--interactive", "--edit", "--keep-base", "--onto", "--autosquash", "--no-autosquash", "--autostash", "--no-autostash", "--rebase", "--no-rebase", "--include", "--exclude", "--recursive", "--filter", "--sparse", "--mirror", "--bare", "--single-branch", "--no-single-branch", "--origin", "--shared", "--initial-branch", "--object-format", "--type", "--batch", "--batch-check", "--batch-all-objects", "--follow-symlinks", "--exists"])
+_KNOWN_LONG = frozenset("""
+--oneline --stat --shortstat --numstat --name-only --name-status --cached --staged --graph --all
+--decorate --no-decorate --abbrev-commit --abbrev --max-count --since --until --after --before --author
+--committer --grep --porcelain --short --long --branch --patch --no-patch --color --no-color --word-diff
+--reverse --follow --merges --no-merges --first-parent --show-current --list --verbose --quiet --tags
+--heads --exit-code --ignore-case --line-number --count --files-with-matches --files-without-match
+--untracked-files --ignored --show-toplevel --is-inside-work-tree --is-inside-git-dir --git-dir
+--show-prefix --show-cdup --verify --symbolic-full-name --abbrev-ref --get --get-all --get-regexp
+--local --format --pretty --date --relative-date --no-walk --raw --full-index --binary --diff-filter
+--ignore-space-change --ignore-all-space --ignore-blank-lines --unified --function-context --minimal
+--patience --histogram --summary --dirstat --check --src-prefix --dst-prefix --no-prefix --no-renames
+--find-renames --find-copies --relative --text --others --exclude-standard --exclude --modified
+--deleted --killed --stage --full-name --error-unmatch --with-tree --remotes --contains --no-contains
+--merged --no-merged --points-at --sort --column --no-column --show-origin --show-scope --null
+--name-only --heads --refs --symref --get-url --depth --dry-run --prune --force --no-tags --set-upstream
+--track --no-track --keep-index --include-untracked --message --amend --no-edit --signoff --no-verify
+--allow-empty --fixup --squash --continue --abort --skip --quit --ff-only --no-ff --ff --no-commit
+--hard --soft --mixed --keep --source --worktree --ours --theirs --detach --orphan --create --delete
+--move --copy --set-upstream-to --unset-upstream --show --blame --porcelain --line-porcelain
+--incremental --root --show-email --show-name --show-number --ignore-rev --heading --break
+--fixed-strings --extended-regexp --basic-regexp --perl-regexp --word-regexp --invert-match
+--max-depth --and --or --not --all-match --threads --no-index --untracked --recurse-submodules
+--no-recurse-submodules --simplify-by-decoration --left-right --cherry-pick --cherry-mark --boundary
+--topo-order --date-order --author-date-order --children --parents --encoding --notes --no-notes
+--show-signature --log-size --full-history --dense --sparse --ancestry-path --progress --no-progress
+--name-rev --tags --always --dirty --candidates --exact-match --match --first-parent --long
+--expand-tabs --no-expand-tabs --show-pulls --remerge-diff --diff-merges --cc --combined-all-paths
+--no-optional-locks --show-stash --ahead-behind --no-ahead-behind --renames --find-object
+--pickaxe-all --pickaxe-regex --ignore-submodules --submodule --ws-error-highlight --color-moved
+--color-words --indent-heuristic --inter-hunk-context --output-indicator-new --output-indicator-old
+--line-prefix --ita-invisible-in-index --intent-to-add --update --refresh --chmod --patch
+--interactive --edit --keep-base --onto --autosquash --no-autosquash --autostash --no-autostash
+--rebase --no-rebase --include --exclude --recursive --filter --sparse --mirror --bare --single-branch
+--no-single-branch --origin --shared --initial-branch --object-format --type --batch --batch-check
+--batch-all-objects --follow-symlinks --exists
+""".split())
 
 
 def git(found: PartFinder, program: str, words: list[Word], depth: int) -> None:

@@ -123,7 +123,8 @@ def _command(found: PartFinder, program: str, words: list[Word], depth: int) -> 
 
 def _xargs(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     at = skip_options(words, 1, frozenset(
-        ["-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"]))
+        "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars "
+        "--process-slot-var".split()))
     inner = words[at:] or [Word("echo", "echo", True)]
     replace = _xargs_replace(words[1:at])
     if replace:  # `-I {}`: each input line goes where `{}` is

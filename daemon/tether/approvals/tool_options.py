@@ -18,13 +18,47 @@ __all__ = ["TOOL_OPTIONS", "WRITERS"]
 # do only what the command shows (exact: an abbreviation is unknown)
 _RUNS: dict[str, tuple[tuple[str, ...], str, frozenset[str]]] = {
     "tar": (("--checkpoint-action", "--to-command", "--use-compress-program", "--rsh-command", "--rmt-command",
-             "--info-script", "--new-volume-script", "--index-file"), "IF", frozenset(["--create", "--extract", "--get", "--list", "--file", "--gzip", "--gunzip", "--ungzip", "--bzip2", "--xz", "--zstd", "--lzma", "--lzip", "--lzop", "--verbose", "--directory", "--exclude", "--exclude-from", "--strip-components", "--no-same-owner", "--same-owner", "--same-permissions", "--preserve-permissions", "--no-same-permissions", "--one-file-system", "--totals", "--checkpoint", "--keep-old-files", "--overwrite", "--skip-old-files", "--wildcards", "--no-wildcards", "--anchored", "--numeric-owner", "--owner", "--group", "--mode", "--mtime", "--sort", "--auto-compress", "--to-stdout", "--transform", "--xform", "--append", "--update", "--diff", "--compare", "--delete", "--concatenate", "--dereference", "--hard-dereference", "--show-transformed-names", "--absolute-names", "--null", "--files-from", "--exclude-vcs", "--exclude-vcs-ignores", "--exclude-caches", "--ignore-failed-read", "--warning", "--label", "--format", "--posix", "--no-recursion", "--recursion", "--occurrence", "--touch", "--blocking-factor", "--record-size", "--help", "--version", "--usage", "--acls", "--xattrs", "--no-acls", "--no-xattrs", "--sparse", "--remove-files", "--unlink-first", "--keep-newer-files", "--keep-directory-symlink", "--no-overwrite-dir", "--ignore-zeros", "--verify", "--interactive", "--confirmation", "--preserve-order", "--same-order", "--utc", "--full-time", "--check-links", "--show-defaults", "--show-omitted-dirs", "--restrict", "--no-auto-compress"])),
-    "zip": (("--unzip-command",), "", frozenset(["--recurse-paths", "--recurse-patterns", "--quiet", "--verbose", "--test", "--junk-paths", "--symlinks", "--update", "--freshen", "--move", "--delete", "--exclude", "--include", "--filesync", "--grow", "--no-extra", "--help", "--version", "--compression-method", "--copy-entries", "--out", "--display-bytes", "--display-counts", "--display-dots", "--display-globaldots", "--dif", "--fix", "--fixfix", "--adjust-sfx", "--latest-time", "--no-dir-entries", "--split-size", "--temp-path", "--archive-clear", "--archive-set", "--must-match", "--entry-comments", "--archive-comment", "--dot-version"])),
+             "--info-script", "--new-volume-script", "--index-file"), "IF", frozenset("""
+--create --extract --get --list --file --gzip --gunzip --ungzip --bzip2 --xz --zstd --lzma --lzip --lzop
+--verbose --directory --exclude --exclude-from --strip-components --no-same-owner --same-owner
+--same-permissions --preserve-permissions --no-same-permissions --one-file-system --totals --checkpoint
+--keep-old-files --overwrite --skip-old-files --wildcards --no-wildcards --anchored --numeric-owner
+--owner --group --mode --mtime --sort --auto-compress --to-stdout --transform --xform --append --update
+--diff --compare --delete --concatenate --dereference --hard-dereference --show-transformed-names
+--absolute-names --null --files-from --exclude-vcs --exclude-vcs-ignores --exclude-caches
+--ignore-failed-read --warning --label --format --posix --no-recursion --recursion --occurrence --touch
+--blocking-factor --record-size --help --version --usage --acls --xattrs --no-acls --no-xattrs --sparse
+--remove-files --unlink-first --keep-newer-files --keep-directory-symlink --no-overwrite-dir
+--ignore-zeros --verify --interactive --confirmation --preserve-order --same-order --utc --full-time
+--check-links --show-defaults --show-omitted-dirs --restrict --no-auto-compress""".split())),
+    "zip": (("--unzip-command",), "", frozenset("""
+--recurse-paths --recurse-patterns --quiet --verbose --test --junk-paths --symlinks --update --freshen
+--move --delete --exclude --include --filesync --grow --no-extra --help --version --compression-method
+--copy-entries --out --display-bytes --display-counts --display-dots --display-globaldots --dif
+--fix --fixfix --adjust-sfx --latest-time --no-dir-entries --split-size --temp-path
+--archive-clear --archive-set --must-match --entry-comments --archive-comment --dot-version""".split())),
     "rsync": (("--rsh", "--rsync-path", "--remote-option", "--config", "--daemon", "--early-input"), "eM",
-              frozenset(["--archive", "--verbose", "--recursive", "--delete", "--delete-after", "--delete-before", "--delete-during", "--delete-excluded", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "--dry-run", "--progress", "--compress", "--checksum", "--human-readable", "--stats", "--partial", "--partial-dir", "--times", "--perms", "--links", "--copy-links", "--hard-links", "--update", "--ignore-existing", "--existing", "--size-only", "--itemize-changes", "--list-only", "--backup", "--backup-dir", "--suffix", "--quiet", "--owner", "--group", "--devices", "--specials", "--executability", "--acls", "--xattrs", "--one-file-system", "--relative", "--no-implied-dirs", "--prune-empty-dirs", "--filter", "--cvs-exclude", "--whole-file", "--inplace", "--append", "--append-verify", "--min-size", "--max-size", "--modify-window", "--timeout", "--contimeout", "--info", "--debug", "--out-format", "--numeric-ids", "--safe-links", "--copy-unsafe-links", "--keep-dirlinks", "--omit-dir-times", "--omit-link-times", "--sparse", "--preallocate", "--mkpath", "--help", "--version", "--8-bit-output", "--ignore-times", "--chmod", "--chown", "--usermap", "--groupmap", "--compare-dest", "--copy-dest", "--link-dest", "--bwlimit", "--protect-args", "--secluded-args", "--old-args", "--ignore-errors", "--force", "--max-delete", "--dirs", "--no-motd", "--outbuf", "--iconv", "--ipv4", "--ipv6", "--port"])),
+              frozenset("""
+--archive --verbose --recursive --delete --delete-after --delete-before --delete-during --delete-excluded
+--exclude --include --exclude-from --include-from --files-from --dry-run --progress --compress
+--checksum --human-readable --stats --partial --partial-dir --times --perms --links --copy-links
+--hard-links --update --ignore-existing --existing --size-only --itemize-changes --list-only --backup
+--backup-dir --suffix --quiet --owner --group --devices --specials --executability --acls --xattrs
+--one-file-system --relative --no-implied-dirs --prune-empty-dirs --filter --cvs-exclude --whole-file
+--inplace --append --append-verify --min-size --max-size --modify-window --timeout --contimeout
+--info --debug --out-format --numeric-ids --safe-links --copy-unsafe-links --keep-dirlinks
+--omit-dir-times --omit-link-times --sparse --preallocate --mkpath --help --version --8-bit-output
+--ignore-times --chmod --chown --usermap --groupmap --compare-dest --copy-dest --link-dest --bwlimit
+--protect-args --secluded-args --old-args --ignore-errors --force --max-delete --dirs --no-motd
+--outbuf --iconv --ipv4 --ipv6 --port""".split())),
 }
 # ssh's `-o` keys that change nothing run locally (case-insensitive)
-_SSH_SAFE_KEYS = frozenset(k.lower() for k in ["BatchMode", "ConnectTimeout", "ConnectionAttempts", "StrictHostKeyChecking", "UserKnownHostsFile", "GlobalKnownHostsFile", "Port", "User", "HostName", "IdentityFile", "IdentitiesOnly", "LogLevel", "ServerAliveInterval", "ServerAliveCountMax", "Compression", "PasswordAuthentication", "PubkeyAuthentication", "PreferredAuthentications", "AddressFamily", "CheckHostIP", "HashKnownHosts", "NumberOfPasswordPrompts", "TCPKeepAlive", "UpdateHostKeys", "VisualHostKey", "RequestTTY", "KbdInteractiveAuthentication"])
+_SSH_SAFE_KEYS = frozenset(k.lower() for k in """
+BatchMode ConnectTimeout ConnectionAttempts StrictHostKeyChecking UserKnownHostsFile
+GlobalKnownHostsFile Port User HostName IdentityFile IdentitiesOnly LogLevel ServerAliveInterval
+ServerAliveCountMax Compression PasswordAuthentication PubkeyAuthentication PreferredAuthentications
+AddressFamily CheckHostIP HashKnownHosts NumberOfPasswordPrompts TCPKeepAlive UpdateHostKeys
+VisualHostKey RequestTTY KbdInteractiveAuthentication""".split())
 # per ssh-family tool: letters taking a value, and which of those run a program or read a
 # configuration that may (`-F`), load a library (`-I`), or name a program (`scp -S`, `sftp -D`)
 _SSH_VALUES = {"ssh": ("BbcDEeFIiJLlmOoPpQRSWw", "FIE"), "scp": ("cFiJloPSX", "FS"),
