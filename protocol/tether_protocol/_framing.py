@@ -23,8 +23,8 @@ _PLAIN_HEADER = re.compile(rb"Content-Length: ([0-9]{1,15})\r\n\r\n")
 # The most one message may hold unless the daemon is told otherwise (SPEC §1.2 says why);
 # the daemon passes its own from the user's `max_message_mib`.
 DEFAULT_MAX_MESSAGE = 64 << 20
-# A Content-Length above this is no length but a corrupt header: skipping that many bytes
-# would eat the rest of the connection, so it is answered as a malformed header instead.
+# A Content-Length above this (64 GiB) is no length but a corrupt header: skipping that many
+# bytes would eat the rest of the connection, so it is answered as a malformed header.
 _ABSURD_LENGTH = 1 << 36
 
 
@@ -92,7 +92,7 @@ class LspFrameDecoder:
         try:
             while True:
                 plain = _PLAIN_HEADER.match(buf, pos)  # one C call for what every client sends
-                if plain is not None:
+                if plain is not None and int(plain[1]) <= _ABSURD_LENGTH:
                     start, length = plain.end(), int(plain[1])
                 else:
                     end = buf.find(_HEADER_END, pos)

@@ -60,3 +60,32 @@ async def test_a_prompt_at_max_message_mib_escaped_at_worst_fits_in_one_frame(da
     answers = {a.get("id"): a for a in map(json.loads, (await _serve(daemon_env, workspace, payload)).splitlines())}
     assert answers[4]["error"]["code"] == -32602, answers[4]
     assert "max_message_mib" in answers[4]["error"]["message"]
+
+
+async def test_an_absurd_content_length_is_a_bad_header_and_the_next_frame_is_read(daemon_env, workspace: Path):
+    # 15 digits: skipping that many bytes would swallow the connection, so only the header goes
+    payload = lsp(json.dumps(INIT).encode()) + b"Content-Length: 999999999999999\r\n\r\n" + lsp(json.dumps(STATS).encode())
+    answers = by_id(lsp_bodies(await _serve(daemon_env, workspace, payload)))
+    assert answers[None]["error"]["code"] == -32700
+    assert "Content-Length" in answers[None]["error"]["message"]
+    assert answers[3]["result"]["framing"] == "lsp"
+
+
+async def test_an_over_limit_frame_sent_in_pieces_is_skipped_to_its_last_byte(daemon_env, workspace: Path):
+    # the skipped body arrives over many reads; the frame right after it must decode whole
+    proc = await asyncio.create_subprocess_exec(
+        *serve_command(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=daemon_env, cwd=workspace,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(lsp(json.dumps(INIT).encode()) + b"Content-Length: %d\r\n\r\n" % (LIMIT + 7))
+    piece = b" " * (1 << 20)
+    for _ in range(LIMIT >> 20):
+        proc.stdin.write(piece)
+        await proc.stdin.drain()
+    proc.stdin.write(b"{}     " + lsp(json.dumps(STATS).encode()))
+    proc.stdin.close()  # (communicate() without input leaves stdin open)
+    out, _err = await asyncio.wait_for(proc.communicate(), 120)
+    answers = by_id(lsp_bodies(out))
+    assert_refused(answers[None], LIMIT + 7)
+    assert answers[3]["result"]["framing"] == "lsp"
