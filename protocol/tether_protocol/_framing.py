@@ -1,7 +1,7 @@
 """Message framing for JSON-RPC over a byte stream: LSP headers or one JSON per line.
 
-Owns: turning a byte stream into message bodies and message bodies into frames, and
-telling the two framings apart from a client's first bytes. Must not: parse JSON, know
+Owns: turning a byte stream into message bodies (one over the limit skipped, never kept)
+and message bodies into frames, and telling the two framings apart from a client's first bytes. Must not: parse JSON, know
 about methods, or do I/O — the daemon's transport and the Python client both feed it.
 Stdlib only: the daemon imports it on its start-up path.
 """

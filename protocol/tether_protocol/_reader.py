@@ -1,10 +1,9 @@
 """Bytes in, messages out, for either framing.
 
-Owns: `MessageReader` — framing detected from a client's first bytes unless fixed, frames
-decoded (`_framing.py`) under a limit on one message, bodies parsed as JSON, and what cannot
-be read handed back as a `ParseError` (or, over the limit, `InvalidRequest`) value so the
-peer answers it and keeps reading. Must not: classify messages
-(that is `peer.py`) or do I/O.
+Owns: `MessageReader` — framing detected from the first bytes unless fixed, frames decoded
+(`_framing.py`) under a limit on one message, bodies parsed as JSON, and what cannot be read
+handed back as a `ParseError` (over the limit: `InvalidRequest`) for the peer to answer.
+Must not: classify messages (that is `peer.py`) or do I/O.
 """
 
 from __future__ import annotations
