@@ -29,6 +29,8 @@ from ._errors import (
     WorkspaceInvalid,
 )
 from ._framing import (
+    DEFAULT_MAX_MESSAGE,
+    FrameTooLarge,
     Framing,
     FramingError,
     LspFrameDecoder,
@@ -127,7 +129,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "ConfigInvalid", "Direction", "ERROR_CLASSES", "Framing", "FramingError",
+    "ConfigInvalid", "DEFAULT_MAX_MESSAGE", "Direction", "ERROR_CLASSES", "FrameTooLarge", "Framing", "FramingError",
     "InternalError", "InvalidParams", "InvalidRequest", "Kind", "LspFrameDecoder",
     "Meta", "Method", "MethodNotFound", "NULL_RESULT", "NdjsonDecoder",
     "NoProviderConfigured", "PROTOCOL_VERSION", "ParseError", "ProviderFailed",
