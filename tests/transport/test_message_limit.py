@@ -89,3 +89,13 @@ async def test_an_over_limit_frame_sent_in_pieces_is_skipped_to_its_last_byte(da
     answers = by_id(lsp_bodies(out))
     assert_refused(answers[None], LIMIT + 7)
     assert answers[3]["result"]["framing"] == "lsp"
+
+
+async def test_a_bad_header_loses_none_of_the_messages_read_with_it(daemon_env, workspace: Path):
+    # one read holding a good frame, a bad header and another good frame: all three are answered
+    stats = lsp(json.dumps(STATS).encode())
+    payload = lsp(json.dumps(INIT).encode()) + stats + b"Content-Length: x\r\n\r\n" + stats.replace(b'"id": 3', b'"id": 4')
+    answers = {a["id"]: a for a in lsp_bodies(await _serve(daemon_env, workspace, payload))}
+    assert sorted(answers, key=str) == sorted([1, 3, None, 4], key=str), answers
+    assert answers[None]["error"]["code"] == -32700
+    assert answers[3]["result"]["framing"] == answers[4]["result"]["framing"] == "lsp"
