@@ -29,6 +29,8 @@ from ._errors import (
     WorkspaceInvalid,
 )
 from ._framing import (
+    DEFAULT_MAX_MESSAGE,
+    FrameTooLarge,
     Framing,
     FramingError,
     LspFrameDecoder,
@@ -169,6 +171,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "DEFAULT_MAX_MESSAGE",
     "ENCODER",
     "ERROR_CLASSES",
     "NULL_RESULT",
@@ -177,6 +180,7 @@ __all__ = [
     "ConfigInvalid",
     "Described",
     "Direction",
+    "FrameTooLarge",
     "Framing",
     "FramingError",
     "InternalError",

@@ -13,7 +13,7 @@ import pytest
 from tether_protocol import InvalidParams, PromptParams, SetModeParams, convert, decode, structure
 from tether_protocol._codec import Wire
 
-Meta = dict[str | Any] | None
+Meta = dict[str, Any] | None
 
 
 class TextContent(Wire, tag_field="type", tag="text"):

@@ -13,6 +13,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
+from ..services.message_size import frame_limit
 from ..transport.connection import Connection
 from ..transport.rpc import TetherRPC
 from .audience import watch_sessions
@@ -90,6 +91,7 @@ async def _serve(
         server.rpc.handle_message,
         server.stop,
         framing,  # type: ignore[arg-type]
+        frame_limit(server.settings.max_message_mib),
     )
     if accepted is not None:  # `initialize` answered by the fast start (early.py)
         conn.protocol_version = accepted[0].wire_version

@@ -10,12 +10,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tether_protocol import ContentBlock, EmbeddedResource, InvalidParams, ResourceLink, TextContent
+from tether_protocol import (
+    DEFAULT_MAX_MESSAGE,
+    ContentBlock,
+    EmbeddedResource,
+    InvalidParams,
+    ResourceLink,
+    TextContent,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 MIB = 1024 * 1024
+# A prompt's text at the limit, JSON-escaped: a control character is 6 bytes as `\u0001` (SPEC §1.2).
+_ESCAPED = 6
+
+
+def frame_limit(limit_mib: int) -> int:
+    """The most bytes one JSON-RPC message may hold on the wire, from the user's `max_message_mib`:
+    room for a prompt at that limit escaped at worst, plus its envelope; never under the default."""
+    return max(DEFAULT_MAX_MESSAGE, (_ESCAPED * limit_mib + 1) * MIB)
 
 
 def text_bytes(text: str) -> int:

@@ -8,13 +8,14 @@ Must not: interpret messages (that is `tether_protocol.peer`, via `rpc.py`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import stat
 import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tether_protocol import Framing, dumps, encoder_for
+from tether_protocol import DEFAULT_MAX_MESSAGE, Framing, dumps, encoder_for
 from tether_protocol.peer import MessageReader
 
 if TYPE_CHECKING:
@@ -49,12 +50,13 @@ class Connection:
         on_message: Callable[[Any], None],
         on_close: Callable[[], None],
         framing: Framing | None = None,
+        max_message: int = DEFAULT_MAX_MESSAGE,
     ) -> None:
         self._read_fd = read_fd
         self._write_fd = write_fd
         self._on_message = on_message
         self._on_close = on_close
-        self._reader = MessageReader(framing)
+        self._reader = MessageReader(framing, max_message)
         self._encode_frame = encoder_for(framing or "lsp")
         self._outbox: list[bytes] = []
         self._coalescers: dict[int, Coalescer] = {}
@@ -97,12 +99,11 @@ class Connection:
         except OSError as exc:
             log.debug("stdin read failed: %s", exc)
         finally:
-            try:
-                loop.call_soon_threadsafe(self._eof)
-            except RuntimeError:  # loop already closed
-                pass
+            with contextlib.suppress(RuntimeError):  # loop already closed
+                loop.call_soon_threadsafe(self.input_ended)
 
-    def _eof(self) -> None:
+    def input_ended(self) -> None:
+        """The client's input ended (EOF): the connection closes, unless it is closed already."""
         if not self._closed:
             self._on_close()
 
