@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tether.agent.executor import ToolExecutor, TurnServices
+from tether.agent.executor import ToolExecutor
 from tether.agent.guard import InputGuard
 from tether.agent.session import ActiveTurn, AgentSession
 from tether.agent.sink import ChangeContent, PlanUpdated, TerminalExited, TerminalOutput, ToolCallPatch, TurnEvent
 from tether.agent.state import CallOutcome, PendingCall
+from tether.agent.turn_services import TurnServices
 from tether.approvals import ApprovalGate, ApprovalRequest, AskerAnswer
 from tether.rendering.acp_v1 import Update, render
 from tether.store import HistoryStore

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +17,10 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from ..approvals import ApprovalGate, ApprovalRequest, Asker, Verdict
+from ..approvals import ApprovalRequest, Verdict
 from ..store import StorageFault
 from ..tools.base import (
     ChangePreview,
-    FileIO,
     MutatingTool,
     Tool,
     ToolContext,
@@ -30,8 +28,8 @@ from ..tools.base import (
     ToolResult,
     validate_args,
 )
-from ..tools.changes import MAX_RECORDED_BYTES, ChangeRecorder
-from .hook_port import NO_HOOKS, HookPort, PreTool, ask_for_read
+from ..tools.changes import ChangeRecorder
+from .hook_port import PreTool, ask_for_read
 from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
 from .result_screen import screened
@@ -54,44 +52,14 @@ from .state import CallOutcome, PendingCall
 from .tool_view import asked_locations, known_locations, safe_title
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Mapping
 
-    from ..netproxy.proxy import ProxyRules
     from ..sandbox import SandboxChoice
     from ..tools.registry import ToolRegistry
     from .guard import InputGuard
     from .session import ActiveTurn, AgentSession
+    from .turn_services import TurnServices
 
 log = logging.getLogger("tether.agent")
-
-
-@dataclass(slots=True)
-class TurnServices:
-    """What tools that change things need from the server; defaults suit read-only turns."""
-
-    gate: ApprovalGate | None = None
-    asker: Asker | None = None
-    files: FileIO | None = None
-    documents: Mapping[str, str] = field(default_factory=dict)
-    env_allow: tuple[str, ...] = ()
-    checkpoint_max_bytes: int = MAX_RECORDED_BYTES  # larger files are not recorded for rewind
-    # The OS sandbox for commands (settings.sandbox: auto | bwrap | landlock | off) and
-    # the directories it hides from them (Tether's config and history).
-    sandbox_setting: str = "auto"
-    hidden_paths: tuple[str, ...] = ()
-    filtered_paths: tuple[str, ...] = ()  # token files commands see without credential lines
-    unix_sockets: tuple[str, ...] = ()  # `allow_unix_sockets`: for commands with the network
-    net_rules: ProxyRules | None = None  # `network = "allowlist"`: the turn's proxy rules (netproxy/)
-    mask_secrets: bool = True  # secret-looking text in results is masked (agent/secret_mask.py)
-    # The client set `_meta.terminal_output`: command output goes to a terminal the client
-    # shows (as claude-agent-acp and codex-acp do) instead of text content.
-    terminal_output_meta: bool = False
-    memory_tokens: int = 0  # retrieved memory's budget per turn (agent/memory.py); 0: off
-    hooks: HookPort = NO_HOOKS  # the user's hooks (tether.hooks implements the port)
-    ask_first: bool = False  # a destructive, vague prompt gets `hooks.first_question` first
-    # asks the user ask-first's question in a form: the answer, or None (declined, cancelled,
-    # unanswerable); None: the question is the turn's reply only (server/elicitation.py)
-    clarify: Callable[[str], Awaitable[str | None]] | None = None
 
 
 class ToolExecutor:

@@ -27,7 +27,7 @@ from tether_protocol.conversation import (
 
 from ..providers.base import Provider, ProviderError
 from .context import project_instructions
-from .executor import ToolExecutor, TurnServices
+from .executor import ToolExecutor
 from .guard import Finding, GuardResult, InputGuard, truncate_user_blocks
 from .journal import MODEL_VISIBLE, TurnJournal, not_run_text
 from .report import RunReportBuilder
@@ -35,6 +35,7 @@ from .session import ActiveTurn, AgentSession, Steer
 from .sink import Notice, PromptSteered, StepStarted, TitleChanged, TurnSink, UsageUpdated, failed
 from .state import StepState
 from .step_runner import StepRunner
+from .turn_services import TurnServices
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence

@@ -17,8 +17,11 @@ from .memory_files import HEADING, Scope
 from .sink import ChangeContent, TextContent, ToolCallPatch, ToolCallStarted, TurnSink, failed
 
 if TYPE_CHECKING:
-    from .executor import TurnServices
+    from tether_protocol import JsonObject
+
+    from ..tools.base import ChangePreview
     from .session import AgentSession
+    from .turn_services import TurnServices
 
 __all__ = ["propose_memory_edit"]
 
@@ -60,15 +63,7 @@ async def propose_memory_edit(
     sink.emit(ToolCallPatch(
         call_id, title=title, raw_input=arguments, content=(ChangeContent(preview),), locations=(location,),
     ))
-    sandbox = session.sandbox
-    inside = Path(preview.path).is_relative_to(sandbox.root)
-    request = ApprovalRequest(
-        session_id=session.id, call_id=call_id, tool_name=RememberTool.name, kind=RememberTool.kind,
-        title=title, arguments=arguments, mode=session.mode,
-        rel_paths=[sandbox.relative(Path(preview.path)) if inside else preview.path],
-        previews=[preview], locations=[location],
-    )
-    verdict = await _decide(services, request)
+    verdict = await _decide(services, _request(session, call_id, title, arguments, preview))
     if not verdict.allowed:
         sink.emit(failed(call_id, verdict.reason))
         return ToolResult(verdict.reason, is_error=True)
@@ -81,6 +76,19 @@ async def propose_memory_edit(
         call_id, status="failed" if result.is_error else "completed", content=(TextContent(result.text),),
     ))
     return result
+
+
+def _request(
+    session: AgentSession, call_id: str, title: str, arguments: JsonObject, preview: ChangePreview
+) -> ApprovalRequest:
+    sandbox = session.sandbox
+    inside = Path(preview.path).is_relative_to(sandbox.root)
+    return ApprovalRequest(
+        session_id=session.id, call_id=call_id, tool_name=RememberTool.name, kind=RememberTool.kind,
+        title=title, arguments=arguments, mode=session.mode,
+        rel_paths=[sandbox.relative(Path(preview.path)) if inside else preview.path],
+        previews=[preview], locations=[ToolLocation(preview.path)],
+    )
 
 
 async def _decide(services: TurnServices, request: ApprovalRequest) -> Verdict:

@@ -30,7 +30,6 @@ from ..providers.base import (
 from ..store import StoreError
 from .compaction import compact, should_compact, worth_compacting
 from .context import build_request
-from .executor import TurnServices
 from .guard import wrap_tool_result
 from .history import prepare
 from .memory import prompt_text, recall, turn_prompt, with_recall
@@ -49,6 +48,7 @@ from .sink import (
 from .state import PendingCall, StepState
 from .tokens import ContextEstimate
 from .tool_view import known_locations, safe_title
+from .turn_services import TurnServices
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator

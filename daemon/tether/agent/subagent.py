@@ -27,7 +27,7 @@ from .subagent_parts import BudgetedProvider, ChildAsker, ChildSink
 
 if TYPE_CHECKING:
     from ..providers.base import Provider
-    from .executor import TurnServices
+    from .turn_services import TurnServices
 
 __all__ = ["ChildViews", "DelegateLimits", "SubAgents", "with_delegate"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..agent.executor import TurnServices
 from ..agent.memory_files import MAX_MEMORY_CHARS, Scope, read_memory
+from ..agent.turn_services import TurnServices
 from ..server.files import EditorFiles
 
 if TYPE_CHECKING:
