@@ -35,6 +35,9 @@ class Alias:
 META = "meta"  # `_meta`: `Meta` (any object, never checked), left out while None
 TYPE = {"tag_field": '"type"'}
 
+# The table is laid out by hand, an entry a line or two with its reason beside it: the
+# formatter would give each field its own line (ruff format leaves it as written).
+# fmt: off
 IMPORTS = {
     "Meta": ".._codec", "NonEmpty": ".._codec", "Wire": ".._codec", "JsonObject": ".._json",
     "QueuedPrompt": ".._queue", "SteerOutcome": ".._queue", "PromptResultMeta": ".._queue",
@@ -243,3 +246,4 @@ AREAS: dict[str, list[Cls | Alias]] = {
         ], kw={"omit_defaults": "False"}),
     ],
 }
+# fmt: on

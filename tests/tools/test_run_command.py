@@ -15,7 +15,8 @@ import pytest
 
 from daemon_harness import host_pids
 from tether.tools.base import ToolContext, ToolError, validate_args
-from tether.tools.run_command import RunCommandTool, _Streamer
+from tether.tools.command_output import OutputStreamer
+from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import SandboxError
 
 if TYPE_CHECKING:
@@ -218,7 +219,7 @@ async def test_a_character_split_across_reads_survives(ctx: ToolContext) -> None
 
 def test_the_streamer_never_splits_a_character() -> None:
     got: list[str] = []
-    stream = _Streamer(got.append, interval=0.0, size=1, limit=1 << 20)
+    stream = OutputStreamer(got.append, interval=0.0, size=1, limit=1 << 20)
     for byte in "ü€😀".encode():
         stream.feed(bytes([byte]))
     stream.close()

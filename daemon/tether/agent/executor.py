@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -20,7 +19,6 @@ import anyio.to_thread
 from ..approvals import ApprovalRequest, Verdict
 from ..store import StorageFault
 from ..tools.base import (
-    ChangePreview,
     MutatingTool,
     Tool,
     ToolContext,
@@ -29,6 +27,7 @@ from ..tools.base import (
     validate_args,
 )
 from ..tools.changes import ChangeRecorder
+from .approval_request import approval_request
 from .hook_port import PreTool, ask_for_read
 from .live_output import OutputTail, TerminalStream
 from .report import ToolTiming
@@ -49,7 +48,7 @@ from .sink import (
     plan_of,
 )
 from .state import CallOutcome, PendingCall
-from .tool_view import asked_locations, known_locations, safe_title
+from .tool_view import safe_title
 
 if TYPE_CHECKING:
 
@@ -186,7 +185,7 @@ class ToolExecutor:
                 refused = await self.services.gate.read_refusal(tool.name)
             if reads and pre.decision == "ask":
                 asker = CheckpointingAsker(self.services.asker, self.journal)
-                refused = await ask_for_read(asker, self._request(call, tool, pre.args, [], None), pre.reason)
+                refused = await ask_for_read(asker, approval_request(self.session, call, tool, pre.args, [], None), pre.reason)
             if refused is not None:
                 return ToolResult(refused, is_error=True)
             if reads:
@@ -244,7 +243,7 @@ class ToolExecutor:
             self.sink.emit(ToolCallPatch(call.call_id, content=tuple(ChangeContent(p) for p in previews)))
         if confined is not None:
             ctx.command_sandbox = confined
-        request = self._request(call, tool, args, previews, confined)
+        request = approval_request(self.session, call, tool, args, previews, confined)
         request.hook_decision, request.hook_reason = pre.decision, pre.reason
         verdict = await self._decide(request)
         if verdict.cancelled:
@@ -298,34 +297,6 @@ class ToolExecutor:
             f"not allowed in read-only mode: {tool.name} changes things{why}; the user can "
             f"switch the session to ask, auto-edit or full-auto",
             is_error=True,
-        )
-
-    def _request(
-        self, call: PendingCall, tool: Tool[Any], args: object, previews: list[ChangePreview],
-        confined: SandboxChoice | None,
-    ) -> ApprovalRequest:
-        shown = tool.dump(args)  # the typed args as JSON, defaults filled in
-        command = shown.get("command") if tool.kind == "execute" else None
-        sandbox = self.session.sandbox
-        return ApprovalRequest(
-            session_id=self.session.id,
-            call_id=call.call_id,
-            tool_name=tool.name,
-            kind=tool.kind,
-            title=safe_title(tool, args),
-            arguments=shown,
-            mode=self.session.mode,
-            command=command if isinstance(command, str) else None,
-            cwd=str(shown.get("cwd") or "."),
-            # a file outside the workspace (the user's MEMORY.md) is named in full
-            rel_paths=[sandbox.relative(Path(p.path)) if Path(p.path).is_relative_to(sandbox.root) else p.path
-                       for p in previews],
-            previews=previews,
-            locations=asked_locations(known_locations(tool, args, self.session), previews),
-            sandboxed=confined is not None and confined.sandboxed,  # else always asked
-            sandbox_backend=confined.sandbox.name if confined is not None and confined.sandbox else "",
-            sandbox_note="" if confined is None or confined.sandboxed else confined.reason,
-            detail=tool.approval_text(args),
         )
 
     async def _decide(self, request: ApprovalRequest) -> Verdict:

@@ -298,18 +298,15 @@ def handler_for(program: str) -> Handler | None:
 
 _LOADER = re.compile(r"ld(-linux.*|-musl.*)?\.so.*$")  # `/lib64/ld-linux-x86-64.so.2 /bin/touch x`
 # programs that run a command in their arguments, with options not modelled here
-GUESSED_WRAPPERS = frozenset({
-    "taskset", "chrt", "prlimit", "setarch", "linux32", "linux64", "i386", "x86_64", "uname26",
-    "strace", "ltrace", "unshare", "setpriv", "sg", "nsenter", "firejail", "bwrap", "fakeroot",
-    "fakechroot", "proot", "valgrind", "numactl", "cgexec", "runcon", "chpst", "pkexec", "torsocks",
-    "proxychains", "proxychains4", "unbuffer", "rlwrap", "catchsegv", "faketime", "chronic", "ifne",
-    "dbus-run-session", "dbus-launch", "xvfb-run", "daemonize", "start-stop-daemon", "schroot",
-    "setuidgid", "softlimit", "envuidgid", "envdir", "sem", "parallel", "hyperfine", "entr",
-    "watchexec", "nsjail", "minijail0", "capsh", "perf", "gdb", "lldb", "ssh-agent", "expect", "tsp",
-    "nocache", "eatmydata", "trickle", "caffeinate",
-})
-_SHELLS = ("sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "lksh", "oksh", "pdksh", "ash",
-           "posh", "yash", "fish", "csh", "tcsh", "elvish", "xonsh", "nu", "rc", "es", "hush", "msh")
+GUESSED_WRAPPERS = frozenset("""
+taskset chrt prlimit setarch linux32 linux64 i386 x86_64 uname26 strace ltrace unshare setpriv sg
+nsenter firejail bwrap fakeroot fakechroot proot valgrind numactl cgexec runcon chpst pkexec
+torsocks proxychains proxychains4 unbuffer rlwrap catchsegv faketime chronic ifne dbus-run-session
+dbus-launch xvfb-run daemonize start-stop-daemon schroot setuidgid softlimit envuidgid envdir sem
+parallel hyperfine entr watchexec nsjail minijail0 capsh perf gdb lldb ssh-agent expect tsp nocache
+eatmydata trickle caffeinate
+""".split())
+_SHELLS = tuple("sh bash rbash zsh dash ksh ksh93 mksh lksh oksh pdksh ash posh yash fish csh tcsh elvish xonsh nu rc es hush msh".split())
 
 
 # reserved words the grammar can take for a command name (`! { git push; }`)

@@ -28,7 +28,7 @@ from tether_protocol.conversation import (
 
 from ..tools.args import ArgError, JsonSchema
 from ..tools.base import Tool, ToolContext, ToolError, ToolLocation, ToolResult
-from ..tools.run_command import _HeadTail
+from ..tools.command_output import HeadTail
 
 if TYPE_CHECKING:
     from ..tools.sandbox import WorkspaceSandbox
@@ -139,7 +139,7 @@ def convert_result(result: types.CallToolResult) -> ToolResult:
             texts.append("[not shown to the user: over the size shown per call]")
     if result.structured_content is not None and not any(isinstance(i, types.TextContent) for i in result.content):
         texts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    capped = _HeadTail(OUTPUT_HEAD, OUTPUT_TAIL)
+    capped = HeadTail(OUTPUT_HEAD, OUTPUT_TAIL)
     capped.feed("\n".join(texts).encode("utf-8", "replace"))
     return ToolResult(capped.render() or "(no output)", is_error=bool(result.is_error), blocks=tuple(blocks))
 
