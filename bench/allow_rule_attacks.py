@@ -38,8 +38,20 @@ from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
 
 TABLES = REPO / "tests" / "approvals" / "test_allow_rules_show_what_runs.py"
-CONFIGURING = ("makefile", "package.json", "agents.md", "claude.md", ".py", ".toml", ".cfg", ".yml", ".yaml",
-               ".json", ".js", ".txt")
+CONFIGURING = (
+    "makefile",
+    "package.json",
+    "agents.md",
+    "claude.md",
+    ".py",
+    ".toml",
+    ".cfg",
+    ".yml",
+    ".yaml",
+    ".json",
+    ".js",
+    ".txt",
+)
 
 
 class Rejects:
@@ -65,8 +77,11 @@ def workspace(root: Path) -> dict[str, bytes | None]:
 
 
 def contents(root: Path) -> dict[str, bytes | None]:
-    return {p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None)
-            for p in root.rglob("*") if ".git/" not in p.as_posix()}
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None)
+        for p in root.rglob("*")
+        if ".git/" not in p.as_posix()
+    }
 
 
 def ran_what_it_hides(before: dict[str, bytes | None], after: dict[str, bytes | None]) -> bool:
@@ -79,8 +94,18 @@ def ran_what_it_hides(before: dict[str, bytes | None], after: dict[str, bytes | 
 
 
 async def allowed_unasked(gate: ApprovalGate, command: str) -> bool:
-    request = ApprovalRequest("s", "c", "run_command", "execute", command, {"command": command}, "ask",
-                              command=command, cwd=".", sandboxed=True)
+    request = ApprovalRequest(
+        "s",
+        "c",
+        "run_command",
+        "execute",
+        command,
+        {"command": command},
+        "ask",
+        command=command,
+        cwd=".",
+        sandboxed=True,
+    )
     return (await gate.decide(request, Rejects())).allowed
 
 
@@ -114,7 +139,9 @@ async def main() -> None:
             commands = [row if isinstance(row, str) else row[0] for row in getattr(tables, table)]
             verdicts[table] = (sum([await allowed_unasked(gate, c) for c in commands]), len(commands))
         await store.close()
-    print(f"{TREE}: {allowed} of {len(attacks)} allowed unasked; {len(ran)} of {len(attacks)} ran or wrote what they hide")
+    print(
+        f"{TREE}: {allowed} of {len(attacks)} allowed unasked; {len(ran)} of {len(attacks)} ran or wrote what they hide"
+    )
     for table, (n, total) in verdicts.items():
         print(f"  {table}: {n} of {total} allowed unasked")
     for command in ran:

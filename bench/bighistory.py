@@ -51,8 +51,10 @@ FILLER_SESSIONS = 2_000
 class Words:
     def __init__(self) -> None:
         self.rng = random.Random(31)
-        self.vocab = ["".join(self.rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(self.rng.randint(3, 9)))
-                      for _ in range(3000)]
+        self.vocab = [
+            "".join(self.rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(self.rng.randint(3, 9)))
+            for _ in range(3000)
+        ]
 
     def text(self, n: int) -> str:
         return " ".join(self.rng.choices(self.vocab, k=n))
@@ -64,12 +66,25 @@ def turn_rows(words: Words, sid: str, t: int, seq: int, now: float, result_words
     bodies: list[tuple[str, dict[str, Any], str]] = []
     question = f"question {t}: " + words.text(20)
     bodies.append(("user", {"role": "user", "content": [{"type": "text", "text": question}]}, question))
-    bodies.append(("assistant", {"role": "assistant", "text": f"Reading part {t}.",
-                                 "tool_calls": [{"id": call, "name": "read_file", "arguments": {"path": f"src/p{t}.py"}}]},
-                   f"Reading part {t}."))
+    bodies.append(
+        (
+            "assistant",
+            {
+                "role": "assistant",
+                "text": f"Reading part {t}.",
+                "tool_calls": [{"id": call, "name": "read_file", "arguments": {"path": f"src/p{t}.py"}}],
+            },
+            f"Reading part {t}.",
+        )
+    )
     result = words.text(result_words)
-    bodies.append(("tool", {"role": "tool", "tool_call_id": call, "name": "read_file", "content": result,
-                            "is_error": False}, result))
+    bodies.append(
+        (
+            "tool",
+            {"role": "tool", "tool_call_id": call, "name": "read_file", "content": result, "is_error": False},
+            result,
+        )
+    )
     answer = "soak " + words.text(60)
     bodies.append(("assistant", {"role": "assistant", "text": answer}, answer))
     messages = [(sid, tid, seq + i, role, json.dumps(body), now, text) for i, (role, body, text) in enumerate(bodies)]
@@ -77,29 +92,48 @@ def turn_rows(words: Words, sid: str, t: int, seq: int, now: float, result_words
 
 
 def write_rows(db: sqlite3.Connection, turns: list[Any], messages: list[Any]) -> None:
-    db.executemany("INSERT INTO turns (id, session_id, seq, status, stop_reason, started_at, finished_at)"
-                   " VALUES (?, ?, ?, ?, ?, ?, ?)", turns)
+    db.executemany(
+        "INSERT INTO turns (id, session_id, seq, status, stop_reason, started_at, finished_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        turns,
+    )
     for m in messages:
-        cur = db.execute("INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                         m[:6])
+        cur = db.execute(
+            "INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) VALUES (?, ?, ?, ?, ?, ?)", m[:6]
+        )
         db.execute("INSERT INTO messages_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, m[6]))
 
 
-def add_session(db: sqlite3.Connection, words: Words, sid: str, ws: Path, turns: int, result_words: int,
-                compact_at_end: bool) -> None:
+def add_session(
+    db: sqlite3.Connection, words: Words, sid: str, ws: Path, turns: int, result_words: int, compact_at_end: bool
+) -> None:
     now = time.time()
-    db.execute("INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) VALUES (?, ?, ?, 'ask', ?, ?)",
-               (sid, str(ws), words.text(4), now, now))
+    db.execute(
+        "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at) VALUES (?, ?, ?, 'ask', ?, ?)",
+        (sid, str(ws), words.text(4), now, now),
+    )
     turn_rows_, message_rows = [], []
     for t in range(turns):
         turn, messages = turn_rows(words, sid, t, 4 * t + 1, now, result_words)
         turn_rows_.append(turn)
         message_rows.extend(messages)
     if compact_at_end:  # a conversation this long has been compacted (see bench/history.py)
-        summary = {"role": "user", "content": [{"type": "text", "text": "Summary of the earlier conversation."}],
-                   "compaction": {"replaced": 4 * turns - 8, "kept": 4}}
-        message_rows.append((sid, turn_rows_[-1][0], 4 * turns + 1, "user", json.dumps(summary), now,
-                             "Summary of the earlier conversation."))
+        summary = {
+            "role": "user",
+            "content": [{"type": "text", "text": "Summary of the earlier conversation."}],
+            "compaction": {"replaced": 4 * turns - 8, "kept": 4},
+        }
+        message_rows.append(
+            (
+                sid,
+                turn_rows_[-1][0],
+                4 * turns + 1,
+                "user",
+                json.dumps(summary),
+                now,
+                "Summary of the earlier conversation.",
+            )
+        )
     write_rows(db, turn_rows_, message_rows)
 
 
@@ -122,7 +156,11 @@ async def make_history(home: Path, ws: Path, gigabytes: float) -> dict[str, Any]
         db.execute("COMMIT")
         db.execute("PRAGMA journal_mode=WAL")
         messages = db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
-    return {"db_gb": round(path.stat().st_size / 2**30, 2), "messages": messages, "build_s": round(time.perf_counter() - t0, 1)}
+    return {
+        "db_gb": round(path.stat().st_size / 2**30, 2),
+        "messages": messages,
+        "build_s": round(time.perf_counter() - t0, 1),
+    }
 
 
 async def daemon(python: str, tree: Path, env: dict[str, str], ws: Path, cold: dict[str, Any] | None = None) -> Spawned:

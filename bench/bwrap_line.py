@@ -48,8 +48,11 @@ def main() -> None:
     args = parser.parse_args()
     ws = _workspace()
     lines = {
-        name: json.loads(subprocess.run([sys.executable, "-c", _BUILD, str(tree), ws], check=True,
-                                        capture_output=True, text=True).stdout)
+        name: json.loads(
+            subprocess.run(
+                [sys.executable, "-c", _BUILD, str(tree), ws], check=True, capture_output=True, text=True
+            ).stdout
+        )
         for name, tree in (("base", args.base.resolve()), ("this tree", REPO))
     }
     times: dict[str, list[float]] = {name: [] for name in lines}
@@ -61,8 +64,10 @@ def main() -> None:
             times[name].append((time.perf_counter() - started) * 1000)
     for name, taken in times.items():
         taken.sort()
-        print(f"{name}: {len(lines[name])} words, median {statistics.median(taken):.2f} ms, "
-              f"p10 {taken[len(taken) // 10]:.2f}, p90 {taken[len(taken) * 9 // 10]:.2f}")
+        print(
+            f"{name}: {len(lines[name])} words, median {statistics.median(taken):.2f} ms, "
+            f"p10 {taken[len(taken) // 10]:.2f}, p90 {taken[len(taken) * 9 // 10]:.2f}"
+        )
     print(f"ratio of medians: {statistics.median(times['this tree']) / statistics.median(times['base']):.3f}")
 
 

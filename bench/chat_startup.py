@@ -69,10 +69,22 @@ def _targets(python: str, scratch: Path) -> dict[str, tuple[str, str]]:
     (scratch / "textual_app.py").write_text(_TEXTUAL)
     workspace = scratch / "ws"
     workspace.mkdir(exist_ok=True)
-    chat = shlex.join([
-        python, "-m", "tether", "chat", "--provider", "scripted", "--script", str(SCRIPT),
-        "--workspace", str(workspace), "--home", str(scratch / "home"),
-    ])
+    chat = shlex.join(
+        [
+            python,
+            "-m",
+            "tether",
+            "chat",
+            "--provider",
+            "scripted",
+            "--script",
+            str(SCRIPT),
+            "--workspace",
+            str(workspace),
+            "--home",
+            str(scratch / "home"),
+        ]
+    )
     targets = {
         "python -c print": (f"{shlex.quote(python)} -c \"print('READY')\"; sleep 60", "READY"),
         "prompt_toolkit + rich, minimal": (f"{shlex.quote(python)} {scratch / 'ptk.py'}", "READY"),

@@ -156,14 +156,20 @@ def scan(root: Path = ROOT) -> tuple[float, float, int, bool]:
 
 def main() -> None:
     base, rec, (work, plain, with_rows) = asyncio.run(recording())
-    print(f"20-edit turn, writes + step commit: baseline {base * 1000:.1f} ms, recorded {rec * 1000:.1f} ms "
-          f"(x{rec / base:.2f}); recording costs {(rec - base) * 1000 / EDITS:.2f} ms per edit")
-    print(f"  the recorder's own work: {work * 1e6:.0f} us per edit; the 20-result step commit "
-          f"{plain * 1000:.2f} ms -> {with_rows * 1000:.2f} ms with its rows and blobs "
-          f"({(with_rows - plain) * 1000 / EDITS:.3f} ms per edit)")
+    print(
+        f"20-edit turn, writes + step commit: baseline {base * 1000:.1f} ms, recorded {rec * 1000:.1f} ms "
+        f"(x{rec / base:.2f}); recording costs {(rec - base) * 1000 / EDITS:.2f} ms per edit"
+    )
+    print(
+        f"  the recorder's own work: {work * 1e6:.0f} us per edit; the 20-result step commit "
+        f"{plain * 1000:.2f} ms -> {with_rows * 1000:.2f} ms with its rows and blobs "
+        f"({(with_rows - plain) * 1000 / EDITS:.3f} ms per edit)"
+    )
     ours, git, files, complete = scan()
-    print(f"before/after scan of this repository ({files} files{'' if complete else ', over budget'}): "
-          f"{ours * 1000:.1f} ms; git status --porcelain {git * 1000:.1f} ms (x{ours / git:.2f})")
+    print(
+        f"before/after scan of this repository ({files} files{'' if complete else ', over budget'}): "
+        f"{ours * 1000:.1f} ms; git status --porcelain {git * 1000:.1f} ms (x{ours / git:.2f})"
+    )
     # the same files without git: every file up to 256 KiB is read ahead (16 MiB in all)
     tmp = Path(tempfile.mkdtemp(prefix="tether-bench-scan-"))
     try:

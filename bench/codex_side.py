@@ -41,8 +41,13 @@ def resolve_codex(given: str | None) -> Path | None:
     if path.is_file() and path.suffix != ".js":
         return path
     root = path.parent.parent if path.suffix == ".js" else path  # bin/codex.js -> the package
-    patterns = ("node_modules/@openai/codex-*/vendor/*/bin/codex", "node_modules/@openai/codex/vendor/*/codex/codex",
-                "vendor/*/bin/codex", "vendor/*/codex/codex", "../codex-*/vendor/*/bin/codex")
+    patterns = (
+        "node_modules/@openai/codex-*/vendor/*/bin/codex",
+        "node_modules/@openai/codex/vendor/*/codex/codex",
+        "vendor/*/bin/codex",
+        "vendor/*/codex/codex",
+        "../codex-*/vendor/*/bin/codex",
+    )
     for pattern in patterns:
         for found in sorted(root.glob(pattern)):
             if found.is_file() and os.access(found, os.X_OK):
@@ -83,8 +88,9 @@ async def codex_sample(binary: Path, env: dict[str, str], ws: Path, stderr_log: 
     """One spawn of `codex app-server`: start-up figures, the short turn, CPU and peak RSS."""
     log = stderr_log.open("ab") if stderr_log is not None else None
     try:
-        c = await Spawned.start([str(binary), "app-server"], env=env, cwd=ws, framing="ndjson",
-                                on_request=_refuse, stderr=log, lite=True)
+        c = await Spawned.start(
+            [str(binary), "app-server"], env=env, cwd=ws, framing="ndjson", on_request=_refuse, stderr=log, lite=True
+        )
         await c.request("initialize", {"clientInfo": {"name": "tether-bench", "title": "Tether bench", "version": "0"}})
         init_ms = c.since_spawn_ms()
         c.notify("initialized")
@@ -102,8 +108,15 @@ async def codex_sample(binary: Path, env: dict[str, str], ws: Path, stderr_log: 
     finally:
         if log is not None:
             log.close()
-    return {"init_ms": init_ms, "new_ms": new_ms, "new_cpu_s": new_cpu_s, "turn_ms": turn_ms,
-            "first_ms": first_ms, "cpu_s": cpu, "rss_mb": rss}
+    return {
+        "init_ms": init_ms,
+        "new_ms": new_ms,
+        "new_cpu_s": new_cpu_s,
+        "turn_ms": turn_ms,
+        "first_ms": first_ms,
+        "cpu_s": cpu,
+        "rss_mb": rss,
+    }
 
 
 async def _first_text_and_end(c: Spawned) -> tuple[float, Any]:

@@ -31,13 +31,26 @@ sys.path[:0] = [str(ROOT / "bench")]
 from spawned import Spawned
 from tether_side import init_params, new_params, prompt_params
 
-SCRIPT = {"replies": [
-    {"when": {"step": 1}, "text": "Looking around. " * 10, "delay_ms": 5,
-     "tool_calls": [{"name": "list_dir", "arguments": {}}, {"name": "read_file", "arguments": {"path": "README.md"}}]},
-    {"when": {"step": 2}, "text": "Searching. " * 10, "delay_ms": 5,
-     "tool_calls": [{"name": "grep", "arguments": {"pattern": "bench"}}]},
-    {"text": "All done. " * 20, "delay_ms": 5},
-]}
+SCRIPT = {
+    "replies": [
+        {
+            "when": {"step": 1},
+            "text": "Looking around. " * 10,
+            "delay_ms": 5,
+            "tool_calls": [
+                {"name": "list_dir", "arguments": {}},
+                {"name": "read_file", "arguments": {"path": "README.md"}},
+            ],
+        },
+        {
+            "when": {"step": 2},
+            "text": "Searching. " * 10,
+            "delay_ms": 5,
+            "tool_calls": [{"name": "grep", "arguments": {"pattern": "bench"}}],
+        },
+        {"text": "All done. " * 20, "delay_ms": 5},
+    ]
+}
 
 
 def committed(db: Path) -> set[tuple[Any, ...]]:
@@ -62,8 +75,9 @@ def count(db: Path, results: dict[str, int], before: set[tuple[Any, ...]]) -> No
     results["interrupted_turns"] = statuses.count("interrupted")
 
 
-async def kill_once(argv: list[str], env: dict[str, str], ws: Path, home: Path, pause: float,
-                    results: dict[str, int]) -> None:
+async def kill_once(
+    argv: list[str], env: dict[str, str], ws: Path, home: Path, pause: float, results: dict[str, int]
+) -> None:
     c = await Spawned.start(argv, env=env, cwd=ws)
     await c.request("initialize", init_params(ws))
     sid = (await c.request("session/new", new_params(ws)))["sessionId"]
@@ -99,8 +113,14 @@ async def run(iterations: int, seed: int) -> dict[str, Any]:
     env["TETHER_HOME"] = str(scratch / "home")
     env["TETHER_PROBE_PORTS"] = ""
     argv = [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]
-    results = {"kill_points": 0, "integrity_ok": 0, "lost_messages": 0, "bad_turn_status": 0,
-               "messages_committed_before_kills": 0, "interrupted_turns": 0}
+    results = {
+        "kill_points": 0,
+        "integrity_ok": 0,
+        "lost_messages": 0,
+        "bad_turn_status": 0,
+        "messages_committed_before_kills": 0,
+        "interrupted_turns": 0,
+    }
     started = time.perf_counter()
     for _ in range(iterations):
         await kill_once(argv, env, ws, scratch / "home", rng.uniform(0.0, 0.8), results)

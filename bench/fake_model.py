@@ -34,9 +34,14 @@ from typing import Any
 IDLE_EXIT_S = 120.0
 # for a process that would reach out (Codex): every host but 127.0.0.1 goes to a proxy port where nothing listens
 OFFLINE_ENV = {
-    "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "ALL_PROXY": "http://127.0.0.1:9",
-    "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9", "all_proxy": "http://127.0.0.1:9",
-    "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+    "HTTPS_PROXY": "http://127.0.0.1:9",
+    "HTTP_PROXY": "http://127.0.0.1:9",
+    "ALL_PROXY": "http://127.0.0.1:9",
+    "https_proxy": "http://127.0.0.1:9",
+    "http_proxy": "http://127.0.0.1:9",
+    "all_proxy": "http://127.0.0.1:9",
+    "NO_PROXY": "127.0.0.1,localhost",
+    "no_proxy": "127.0.0.1,localhost",
 }
 
 
@@ -63,44 +68,77 @@ def openai_stream(deltas: int) -> bytes:
 
 
 def anthropic_stream(deltas: int) -> bytes:
-    start = {"type": "message_start", "message": {
-        "id": "msg_bench", "type": "message", "role": "assistant", "content": [], "model": "bench",
-        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 900, "output_tokens": 1}}}
-    one = _sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "abcd"}},
-               "content_block_delta")
-    stop = {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-            "usage": {"output_tokens": deltas}}
-    return "".join([
-        _sse(start, "message_start"),
-        _sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-             "content_block_start"),
-        _sse({"type": "ping"}, "ping"),
-        one * deltas,
-        _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
-        _sse(stop, "message_delta"),
-        _sse({"type": "message_stop"}, "message_stop"),
-    ]).encode()
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_bench",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": "bench",
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 900, "output_tokens": 1},
+        },
+    }
+    one = _sse(
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "abcd"}},
+        "content_block_delta",
+    )
+    stop = {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": deltas},
+    }
+    return "".join(
+        [
+            _sse(start, "message_start"),
+            _sse(
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                "content_block_start",
+            ),
+            _sse({"type": "ping"}, "ping"),
+            one * deltas,
+            _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+            _sse(stop, "message_delta"),
+            _sse({"type": "message_stop"}, "message_stop"),
+        ]
+    ).encode()
 
 
 def responses_stream(deltas: int) -> bytes:
     """The OpenAI Responses API's events (what Codex speaks): one message item, N deltas."""
     item = {"type": "message", "role": "assistant", "id": "msg_bench", "status": "in_progress", "content": []}
-    one = _sse({"type": "response.output_text.delta", "item_id": "msg_bench", "output_index": 0,
-                "content_index": 0, "delta": "abcd"}, "response.output_text.delta")
+    one = _sse(
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_bench",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "abcd",
+        },
+        "response.output_text.delta",
+    )
     text = {"type": "output_text", "text": "abcd" * deltas, "annotations": []}
     done = {**item, "status": "completed", "content": [text]}
-    usage = {"input_tokens": 900, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": deltas,
-             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 900 + deltas}
+    usage = {
+        "input_tokens": 900,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": deltas,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 900 + deltas,
+    }
     created = {"type": "response.created", "response": {"id": "resp_bench", "status": "in_progress"}}
-    completed = {"type": "response.completed",
-                 "response": {"id": "resp_bench", "status": "completed", "usage": usage}}
-    return "".join([
-        _sse(created, "response.created"),
-        _sse({"type": "response.output_item.added", "output_index": 0, "item": item}, "response.output_item.added"),
-        one * deltas,
-        _sse({"type": "response.output_item.done", "output_index": 0, "item": done}, "response.output_item.done"),
-        _sse(completed, "response.completed"),
-    ]).encode()
+    completed = {"type": "response.completed", "response": {"id": "resp_bench", "status": "completed", "usage": usage}}
+    return "".join(
+        [
+            _sse(created, "response.created"),
+            _sse({"type": "response.output_item.added", "output_index": 0, "item": item}, "response.output_item.added"),
+            one * deltas,
+            _sse({"type": "response.output_item.done", "output_index": 0, "item": done}, "response.output_item.done"),
+            _sse(completed, "response.completed"),
+        ]
+    ).encode()
 
 
 async def _read_request(reader: asyncio.StreamReader) -> tuple[str, int]:
@@ -160,8 +198,10 @@ async def _write_reply(
     if body is None:
         writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
     else:
-        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                     b"cache-control: no-cache\r\nconnection: close\r\n\r\n")
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+            b"cache-control: no-cache\r\nconnection: close\r\n\r\n"
+        )
         if events is not None:
             await _write_events(writer, events, pace_s)
             return
@@ -175,8 +215,11 @@ async def _write_reply(
 async def serve(
     deltas: int, max_requests: int, mode: str = "bulk", pace_us: float = 0.0, tls: list[str] | None = None
 ) -> None:
-    bodies = {"/v1/chat/completions": openai_stream(deltas), "/v1/messages": anthropic_stream(deltas),
-              "/v1/responses": responses_stream(deltas)}
+    bodies = {
+        "/v1/chat/completions": openai_stream(deltas),
+        "/v1/messages": anthropic_stream(deltas),
+        "/v1/responses": responses_stream(deltas),
+    }
     per_event = {path: split_events(body) for path, body in bodies.items()} if mode == "per-event" else {}
     served = 0
     last = now()
@@ -190,8 +233,19 @@ async def serve(
             arrived = now()
             body = bodies.get(path)
             await _write_reply(writer, body, per_event.get(path), pace_us / 1e6)
-            print(json.dumps({"path": path, "accepted": accepted, "arrived": arrived, "sent": now(),
-                              "request_bytes": length, "reply_bytes": len(body or b"")}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "path": path,
+                        "accepted": accepted,
+                        "arrived": arrived,
+                        "sent": now(),
+                        "request_bytes": length,
+                        "reply_bytes": len(body or b""),
+                    }
+                ),
+                flush=True,
+            )
         except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError):
             pass
         finally:
@@ -219,11 +273,26 @@ class FakeModel:
     """The server in its own process; `requests` receives one dict per request it answered."""
 
     def __init__(
-        self, deltas: int, max_requests: int = 64, mode: str = "bulk", pace_us: float = 0.0,
+        self,
+        deltas: int,
+        max_requests: int = 64,
+        mode: str = "bulk",
+        pace_us: float = 0.0,
         tls: tuple[str, str] | None = None,
     ) -> None:
-        argv = [sys.executable, __file__, "--deltas", str(deltas), "--max-requests", str(max_requests),
-                "--mode", mode, "--pace-us", str(pace_us), *(["--tls", *tls] if tls else [])]
+        argv = [
+            sys.executable,
+            __file__,
+            "--deltas",
+            str(deltas),
+            "--max-requests",
+            str(max_requests),
+            "--mode",
+            mode,
+            "--pace-us",
+            str(pace_us),
+            *(["--tls", *tls] if tls else []),
+        ]
         self.scheme = "https" if tls else "http"
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
@@ -265,8 +334,9 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, required=True)
     parser.add_argument("--max-requests", type=int, default=64)
     parser.add_argument("--mode", choices=("bulk", "per-event"), default="bulk")
-    parser.add_argument("--pace-us", type=float, default=0.0,
-                        help="per-event mode: at least this many µs between two events' writes")
+    parser.add_argument(
+        "--pace-us", type=float, default=0.0, help="per-event mode: at least this many µs between two events' writes"
+    )
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve over TLS (bulk mode)")
     args = parser.parse_args()
     asyncio.run(serve(args.deltas, args.max_requests, args.mode, args.pace_us, args.tls))

@@ -50,8 +50,18 @@ async def _answers(stdout: asyncio.StreamReader, framing: str, until_id: int) ->
 
 async def _one(framing: str, size_mib: int, home: Path) -> tuple[float, str, float]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script", str(SCRIPT),
-        cwd=home, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        sys.executable,
+        "-m",
+        "tether",
+        "serve",
+        "--provider",
+        "scripted",
+        "--script",
+        str(SCRIPT),
+        cwd=home,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
         env={"TETHER_HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg"), "PATH": "/usr/bin:/bin"},
         limit=1 << 20,
     )

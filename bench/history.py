@@ -57,19 +57,38 @@ async def make_session(home: Path, ws: Path, session_id: str, count: int) -> Non
     per_turn = 4
     for t in range(count // per_turn):
         turn_id = f"{session_id}_t{t}"
-        await store.begin_turn(session_id, turn_id, MessageRecord("user", {
-            "role": "user", "content": [{"type": "text", "text": f"question {t}: how does part {t} work?"}]}))
+        await store.begin_turn(
+            session_id,
+            turn_id,
+            MessageRecord(
+                "user",
+                {"role": "user", "content": [{"type": "text", "text": f"question {t}: how does part {t} work?"}]},
+            ),
+        )
         call = f"c{t}"
         bodies: list[dict[str, Any]] = [
-            {"role": "assistant", "text": f"Let me look at part {t}.", "tool_calls": [
-                {"id": call, "name": "read_file", "arguments": {"path": f"src/part{t}.py"}}]},
-            {"role": "tool", "tool_call_id": call, "name": "read_file",
-             "content": f"     1\tdef part{t}():\n     2\t    return {t}\n", "is_error": False},
+            {
+                "role": "assistant",
+                "text": f"Let me look at part {t}.",
+                "tool_calls": [{"id": call, "name": "read_file", "arguments": {"path": f"src/part{t}.py"}}],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": call,
+                "name": "read_file",
+                "content": f"     1\tdef part{t}():\n     2\t    return {t}\n",
+                "is_error": False,
+            },
             {"role": "assistant", "text": f"Part {t} returns {t}. " * 3},
         ]
         if t == count // per_turn - 2:
-            bodies.append({"role": "user", "content": [{"type": "text", "text": "Summary of the earlier conversation: parts were explained."}],
-                           "compaction": {"replaced": count - 8}})
+            bodies.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "Summary of the earlier conversation: parts were explained."}],
+                    "compaction": {"replaced": count - 8},
+                }
+            )
         await store.append_messages(session_id, turn_id, [MessageRecord(b["role"], b) for b in bodies])
         await store.finish_turn(turn_id, "complete", "end_turn")
     await store.close()
@@ -91,8 +110,12 @@ async def open_daemon(argv: list[str], env: dict[str, str], ws: Path) -> Spawned
 def client_share(snapshot: Any, ws: Path, samples: dict[str, list[float]]) -> None:
     """The client's own share of the dump and restore figures, with both codecs."""
     raw = dumps({"jsonrpc": "2.0", "id": 1, "result": snapshot})
-    request = {"jsonrpc": "2.0", "id": 0, "method": "_tether/session/restore",
-               "params": {"snapshot": snapshot, "cwd": str(ws)}}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "_tether/session/restore",
+        "params": {"snapshot": snapshot, "cwd": str(ws)},
+    }
     codecs: list[tuple[str, Callable[[bytes], Any], Callable[[Any], bytes]]] = [
         ("client", loads, dumps),
         ("std", json.loads, lambda v: json.dumps(v).encode()),
@@ -145,11 +168,18 @@ async def load_dump_restore(argv: list[str], env: dict[str, str], ws: Path) -> d
         return round(statistics.median(samples[name]), 1)
 
     return {
-        "load_10k_ms": med("load"), "load_10k_first_update_ms": med("first"), "replayed_updates": replayed,
-        "rss_after_load_mb": med("rss"), "peak_rss_after_load_mb": med("peak"),
-        "dump_10k_ms": med("dump"), "restore_10k_ms": med("restore"), "restore_10k_from_text_ms": med("from_text"),
-        "client_parse_dump_ms": med("client_parse"), "client_encode_restore_ms": med("client_encode"),
-        "client_parse_dump_stdlib_ms": med("std_parse"), "client_encode_restore_stdlib_ms": med("std_encode"),
+        "load_10k_ms": med("load"),
+        "load_10k_first_update_ms": med("first"),
+        "replayed_updates": replayed,
+        "rss_after_load_mb": med("rss"),
+        "peak_rss_after_load_mb": med("peak"),
+        "dump_10k_ms": med("dump"),
+        "restore_10k_ms": med("restore"),
+        "restore_10k_from_text_ms": med("from_text"),
+        "client_parse_dump_ms": med("client_parse"),
+        "client_encode_restore_ms": med("client_encode"),
+        "client_parse_dump_stdlib_ms": med("std_parse"),
+        "client_encode_restore_stdlib_ms": med("std_encode"),
     }
 
 
@@ -176,10 +206,20 @@ async def run() -> dict[str, Any]:
     await make_session(home, ws, "sess_big", 10_000)
     await make_session(home, ws, "sess_small", 100)
     script = scratch / "turn.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "text": "Reading.", "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}}]},
-        {"text": "Done."},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "text": "Reading.",
+                        "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}}],
+                    },
+                    {"text": "Done."},
+                ]
+            }
+        )
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
     env.update(TETHER_HOME=str(home), TETHER_PROBE_PORTS="")
     argv = [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]

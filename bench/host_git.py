@@ -84,8 +84,10 @@ async def _review_ms(root: Path) -> float:
         from tether.services import commands
 
         safe = await commands._no_filters(str(root))  # type: ignore[attr-defined]
-        out = (await commands._git(str(root), *safe, "diff", *commands._SAFE_DIFF)  # type: ignore[attr-defined]
-               + await commands._git(str(root), *safe, "diff", "--cached", *commands._SAFE_DIFF))  # type: ignore[attr-defined]
+        out = (
+            await commands._git(str(root), *safe, "diff", *commands._SAFE_DIFF)  # type: ignore[attr-defined]
+            + await commands._git(str(root), *safe, "diff", "--cached", *commands._SAFE_DIFF)
+        )  # type: ignore[attr-defined]
     assert out.count("diff --git") == CHANGED, out[:400]
     return (time.perf_counter() - started) * 1000
 
@@ -109,15 +111,22 @@ def main(base: Path, rounds: int, runs: int) -> None:
     found: dict[str, dict[str, list[float]]] = {name: {"scan": [], "review": []} for name in trees}
     for _ in range(rounds):
         for name, tree in trees.items():
-            done = subprocess.run([sys.executable, __file__, "--child", str(tree), "--runs", str(runs)],
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                [sys.executable, __file__, "--child", str(tree), "--runs", str(runs)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             sample = json.loads(done.stdout)
             found[name]["scan"] += sample["scan"]
             found[name]["review"].append(sample["review"])
     print(f"{rounds} rounds x {runs} scans; median / p90 in ms\n")
     print(f"| | {' | '.join(f'{name} ({tree})' for name, tree in trees.items())} |\n| --- | --- | --- |")
-    print(f"| scan after a command that changed {CHANGED} of {FILES} tracked files | "
-          + " | ".join(_summary(found[name]["scan"]) for name in trees) + " |")
+    print(
+        f"| scan after a command that changed {CHANGED} of {FILES} tracked files | "
+        + " | ".join(_summary(found[name]["scan"]) for name in trees)
+        + " |"
+    )
     print("| `/review`'s two git diffs | " + " | ".join(_summary(found[name]["review"]) for name in trees) + " |")
 
 

@@ -58,8 +58,10 @@ class Trees:
         params = {"protocolVersion": 1, "clientCapabilities": {}, "rootUri": self.ws.as_uri(), "capabilities": {}}
         self.initialize = message(1, "initialize", params)
         base = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "PYTHONDONTWRITEBYTECODE"))}
-        self.envs = [{**base, "TETHER_HOME": str(self.scratch / f"home-{i}"), "TETHER_PROBE_PORTS": "",
-                      "PYTHONHASHSEED": "0"} for i in range(len(pythons))]
+        self.envs = [
+            {**base, "TETHER_HOME": str(self.scratch / f"home-{i}"), "TETHER_PROBE_PORTS": "", "PYTHONHASHSEED": "0"}
+            for i in range(len(pythons))
+        ]
 
     def warm(self, i: int) -> None:
         """One whole start (`session/new` answered, then a pause): the start caches are saved."""
@@ -75,17 +77,31 @@ class Trees:
         proc.wait(60)
 
     def instructions(self, i: int) -> int:
-        argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                self.pythons[i], "-c", EXIT_AT_ANSWER]
-        done = subprocess.run(argv, input=self.initialize, capture_output=True, env=self.envs[i], cwd=self.ws, timeout=300)
+        argv = [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+            self.pythons[i],
+            "-c",
+            EXIT_AT_ANSWER,
+        ]
+        done = subprocess.run(
+            argv, input=self.initialize, capture_output=True, env=self.envs[i], cwd=self.ws, timeout=300
+        )
         line = next(x for x in done.stderr.decode().splitlines() if "I   refs:" in x or "I refs:" in x)
         return int(line.split(":")[1].replace(",", "").strip())
 
     def spawn(self, i: int) -> tuple[float, float]:
         """(spawn -> answer in ms, the process's CPU at the answer in ms)."""
         t0 = time.perf_counter()
-        proc = subprocess.Popen([self.pythons[i], "-c", EXIT_AT_ANSWER.replace("os._exit(0)", "pass")],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.envs[i], cwd=self.ws)
+        proc = subprocess.Popen(
+            [self.pythons[i], "-c", EXIT_AT_ANSWER.replace("os._exit(0)", "pass")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=self.envs[i],
+            cwd=self.ws,
+        )
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(self.initialize)
         proc.stdin.flush()
@@ -124,8 +140,10 @@ def main() -> None:
             wall = [w for w, _ in samples[i]]
             cpu = [c for _, c in samples[i]]
             count = f"{refs[i] / 1e6:.1f} M" if refs else "-"
-            print(f"| {python} | {count} | {statistics.median(wall):.1f} ms ({min(wall):.1f}-{max(wall):.1f}) "
-                  f"| {statistics.median(cpu):.1f} ms ({min(cpu):.1f}-{max(cpu):.1f}) |")
+            print(
+                f"| {python} | {count} | {statistics.median(wall):.1f} ms ({min(wall):.1f}-{max(wall):.1f}) "
+                f"| {statistics.median(cpu):.1f} ms ({min(cpu):.1f}-{max(cpu):.1f}) |"
+            )
     finally:
         shutil.rmtree(trees.scratch, ignore_errors=True)
 

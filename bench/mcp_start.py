@@ -25,12 +25,15 @@ from tether.config.mcp_servers import McpServerConfig
 from tether.mcp.launch import LaunchSettings
 from tether.mcp.probe import probe
 
-EVERYTHING = next((REPO / ".cache").glob("server-everything-*/node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
+EVERYTHING = next(
+    (REPO / ".cache").glob("server-everything-*/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+)
 
 
 def start_ms(setting: str) -> float:
-    config = McpServerConfig("everything", "stdio", "bench", command="node", args=(str(EVERYTHING), "stdio"),
-                             workspace=str(REPO))
+    config = McpServerConfig(
+        "everything", "stdio", "bench", command="node", args=(str(EVERYTHING), "stdio"), workspace=str(REPO)
+    )
     t0 = time.perf_counter()
     (row,) = anyio.run(probe, (config,), LaunchSettings(sandbox=setting))
     took = (time.perf_counter() - t0) * 1000

@@ -35,14 +35,43 @@ from spawned import Spawned
 from tether_side import init_params, new_params, prompt_params, tether_env
 
 SESSIONS, PER_SESSION = 250, 40
-TOPICS = ["parser", "deploy", "login", "cache", "migration", "flaky", "tests", "docker", "billing", "search",
-          "webhook", "timeout", "upload", "render", "payments", "schema", "logging", "retry", "queue", "locale"]
-PROMPTS = [f"why does the {a} {b} fail after the last {c} change?" for a, b, c in
-           zip(TOPICS, TOPICS[5:] + TOPICS[:5], TOPICS[11:] + TOPICS[:11], strict=True)] + [
-    "how do I run the deploy script for staging", "the login page is slow again", "fix the flaky parser tests",
-    "add retry to the webhook queue", "where is the cache invalidated", "update the billing schema migration",
-    "what did we decide about logging", "explain the upload timeout", "rename the render module",
-    "make search faster"]
+TOPICS = [
+    "parser",
+    "deploy",
+    "login",
+    "cache",
+    "migration",
+    "flaky",
+    "tests",
+    "docker",
+    "billing",
+    "search",
+    "webhook",
+    "timeout",
+    "upload",
+    "render",
+    "payments",
+    "schema",
+    "logging",
+    "retry",
+    "queue",
+    "locale",
+]
+PROMPTS = [
+    f"why does the {a} {b} fail after the last {c} change?"
+    for a, b, c in zip(TOPICS, TOPICS[5:] + TOPICS[:5], TOPICS[11:] + TOPICS[:11], strict=True)
+] + [
+    "how do I run the deploy script for staging",
+    "the login page is slow again",
+    "fix the flaky parser tests",
+    "add retry to the webhook queue",
+    "where is the cache invalidated",
+    "update the billing schema migration",
+    "what did we decide about logging",
+    "explain the upload timeout",
+    "rename the render module",
+    "make search faster",
+]
 
 
 def _text(rng: random.Random, words: list[str], n: int) -> str:
@@ -63,8 +92,11 @@ async def make_history(home: Path, ws: Path) -> None:
             user = {"role": "user", "content": [{"type": "text", "text": _text(rng, words, 25)}]}
             await store.begin_turn(sid, tid, MessageRecord("user", user))
             bodies: list[dict[str, Any]] = [
-                {"role": "assistant", "text": _text(rng, words, 20),
-                 "tool_calls": [{"id": f"c{t}", "name": "grep", "arguments": {"pattern": rng.choice(TOPICS)}}]},
+                {
+                    "role": "assistant",
+                    "text": _text(rng, words, 20),
+                    "tool_calls": [{"id": f"c{t}", "name": "grep", "arguments": {"pattern": rng.choice(TOPICS)}}],
+                },
                 {"role": "tool", "tool_call_id": f"c{t}", "name": "grep", "content": _text(rng, words, 60)},
                 {"role": "assistant", "text": _text(rng, words, 80)},
             ]
@@ -75,7 +107,10 @@ async def make_history(home: Path, ws: Path) -> None:
 
 def _ms(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    return {"median_ms": round(statistics.median(ordered), 2), "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2)}
+    return {
+        "median_ms": round(statistics.median(ordered), 2),
+        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+    }
 
 
 async def in_process(home: Path, ws: Path) -> dict[str, Any]:
@@ -97,8 +132,10 @@ async def in_process(home: Path, ws: Path) -> dict[str, Any]:
     await store.close()
     half = len(PROMPTS)
     return {
-        "recall": _ms(recalled[half:]), "search_for_scale": _ms(searched[half:]),
-        "tokens_mean": round(statistics.mean(tokens), 1), "tokens_max": max(tokens),
+        "recall": _ms(recalled[half:]),
+        "search_for_scale": _ms(searched[half:]),
+        "tokens_mean": round(statistics.mean(tokens), 1),
+        "tokens_max": max(tokens),
         "hits_mean": round(statistics.mean(hits), 1),
     }
 
@@ -126,9 +163,12 @@ async def daemons(home: Path, ws: Path, scratch: Path) -> dict[str, Any]:
     for c, _sid in spawned.values():
         await c.close()
     off, on = _ms(times["off"]), _ms(times["on"])
-    return {"turn_memory_off": off, "turn_memory_on": on,
-            "added_median_ms": round(on["median_ms"] - off["median_ms"], 2),
-            "ratio_on_off": round(on["median_ms"] / off["median_ms"], 3)}
+    return {
+        "turn_memory_off": off,
+        "turn_memory_on": on,
+        "added_median_ms": round(on["median_ms"] - off["median_ms"], 2),
+        "ratio_on_off": round(on["median_ms"] / off["median_ms"], 3),
+    }
 
 
 async def main() -> None:

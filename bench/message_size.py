@@ -42,8 +42,17 @@ def _peak_rss_mib(pid: int) -> float:
 
 async def _one(size_mib: float, home: Path, workspace: Path) -> tuple[float, bool, float]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(SCRIPT),
-        cwd=workspace, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "tether",
+        "acp",
+        "--provider",
+        "scripted",
+        "--script",
+        str(SCRIPT),
+        cwd=workspace,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
         env={"TETHER_HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg"), "PATH": "/usr/bin:/bin"},
         limit=1 << 30,
     )
@@ -51,8 +60,9 @@ async def _one(size_mib: float, home: Path, workspace: Path) -> tuple[float, boo
     new = await _request(proc, 2, "session/new", {"cwd": str(workspace), "mcpServers": []})
     text = "x" * int(size_mib * 1024 * 1024)
     started = time.perf_counter()
-    answer = await _request(proc, 3, "session/prompt", {
-        "sessionId": new["result"]["sessionId"], "prompt": [{"type": "text", "text": text}]})
+    answer = await _request(
+        proc, 3, "session/prompt", {"sessionId": new["result"]["sessionId"], "prompt": [{"type": "text", "text": text}]}
+    )
     wall = time.perf_counter() - started
     rss = _peak_rss_mib(proc.pid)
     assert proc.stdin is not None

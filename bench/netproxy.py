@@ -31,7 +31,7 @@ SIZE = 100 * 1024 * 1024
 CONNECTIONS = 200
 STARTS = 20
 
-CLIENT = r'''
+CLIENT = r"""
 import json, os, socket, sys, time
 address, mode, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 proxy = os.environ.get("HTTP_PROXY", "").rsplit(":", 1)
@@ -62,7 +62,7 @@ else:
     with socket.create_connection(("127.0.0.1", int(proxy[1]))) as s:
         got = fetch(s, "/big", f"http://{address}/big/{size}")
 print(json.dumps({"times": times, "big_s": time.perf_counter() - start, "big_bytes": got}))
-'''
+"""
 
 
 class _Server(BaseHTTPRequestHandler):
@@ -102,17 +102,21 @@ async def _in_sandbox(argv: list[str], proxied: bool) -> tuple[float, str]:
 
 
 def _ms(values: list[float]) -> str:
-    return f"median {statistics.median(values) * 1000:.2f} ms, p90 {sorted(values)[int(len(values) * 0.9)] * 1000:.2f} ms"
+    return (
+        f"median {statistics.median(values) * 1000:.2f} ms, p90 {sorted(values)[int(len(values) * 0.9)] * 1000:.2f} ms"
+    )
 
 
 async def _main() -> None:
     server = ThreadingHTTPServer((ADDRESS, 80), _Server)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     script = [sys.executable, "-I", "-c", CLIENT, ADDRESS]
-    direct = json.loads(subprocess.run([*script, "direct", str(CONNECTIONS), str(SIZE)], capture_output=True,
-                                       check=True).stdout)
-    _, out = await _in_sandbox(["/usr/bin/python3", "-I", "-c", CLIENT, ADDRESS, "proxy", str(CONNECTIONS),
-                                str(SIZE)], proxied=True)
+    direct = json.loads(
+        subprocess.run([*script, "direct", str(CONNECTIONS), str(SIZE)], capture_output=True, check=True).stdout
+    )
+    _, out = await _in_sandbox(
+        ["/usr/bin/python3", "-I", "-c", CLIENT, ADDRESS, "proxy", str(CONNECTIONS), str(SIZE)], proxied=True
+    )
     proxied = json.loads(out)
     assert direct["big_bytes"] >= SIZE and proxied["big_bytes"] >= SIZE
     plain = [(await _in_sandbox(["/bin/true"], proxied=False))[0] for _ in range(STARTS)]
@@ -120,14 +124,31 @@ async def _main() -> None:
     print(f"per connection (connect + small GET), {CONNECTIONS} each:")
     print(f"  direct loopback:            {_ms(direct['times'])}")
     print(f"  through bridge + proxy:     {_ms(proxied['times'])}")
-    print(f"100 MB download: direct {SIZE / direct['big_s'] / 1e6:.0f} MB/s, "
-          f"through the proxy {SIZE / proxied['big_s'] / 1e6:.0f} MB/s")
+    print(
+        f"100 MB download: direct {SIZE / direct['big_s'] / 1e6:.0f} MB/s, "
+        f"through the proxy {SIZE / proxied['big_s'] / 1e6:.0f} MB/s"
+    )
     print(f"sandboxed `true`, {STARTS} each: without proxy {_ms(plain)}; with proxy {_ms(with_proxy)}")
 
 
 if __name__ == "__main__":
     if os.environ.get("NETPROXY_BENCH_INSIDE") != "1":
-        setup = f"ip link set lo up && ip addr add {ADDRESS}/32 dev lo && exec \"$@\""
-        os.execvp("unshare", ["unshare", "--net", "--mount", "--", "sh", "-c", setup, "sh", "env",
-                              "NETPROXY_BENCH_INSIDE=1", sys.executable, *sys.argv])
+        setup = f'ip link set lo up && ip addr add {ADDRESS}/32 dev lo && exec "$@"'
+        os.execvp(
+            "unshare",
+            [
+                "unshare",
+                "--net",
+                "--mount",
+                "--",
+                "sh",
+                "-c",
+                setup,
+                "sh",
+                "env",
+                "NETPROXY_BENCH_INSIDE=1",
+                sys.executable,
+                *sys.argv,
+            ],
+        )
     anyio.run(_main)

@@ -23,18 +23,51 @@ Series = tuple[str, Color, Sequence[tuple[float, float]]]  # (label, colour, [(x
 
 # 3x5 glyphs, rows top to bottom, 3 bits each (4 = left column)
 _FONT = {
-    "0": (7, 5, 5, 5, 7), "1": (2, 6, 2, 2, 7), "2": (7, 1, 7, 4, 7), "3": (7, 1, 7, 1, 7),
-    "4": (5, 5, 7, 1, 1), "5": (7, 4, 7, 1, 7), "6": (7, 4, 7, 5, 7), "7": (7, 1, 1, 1, 1),
-    "8": (7, 5, 7, 5, 7), "9": (7, 5, 7, 1, 7), ".": (0, 0, 0, 0, 2), "-": (0, 0, 7, 0, 0),
-    " ": (0, 0, 0, 0, 0), ":": (0, 2, 0, 2, 0), "/": (1, 1, 2, 4, 4), "(": (2, 4, 4, 4, 2),
-    ")": (2, 1, 1, 1, 2), "=": (0, 7, 0, 7, 0), ",": (0, 0, 0, 2, 4),
-    "A": (2, 5, 7, 5, 5), "B": (6, 5, 6, 5, 6), "C": (7, 4, 4, 4, 7), "D": (6, 5, 5, 5, 6),
-    "E": (7, 4, 6, 4, 7), "F": (7, 4, 6, 4, 4), "G": (7, 4, 5, 5, 7), "H": (5, 5, 7, 5, 5),
-    "I": (7, 2, 2, 2, 7), "J": (1, 1, 1, 5, 7), "K": (5, 5, 6, 5, 5), "L": (4, 4, 4, 4, 7),
-    "M": (5, 7, 7, 5, 5), "N": (6, 5, 5, 5, 5), "O": (7, 5, 5, 5, 7), "P": (7, 5, 7, 4, 4),
-    "Q": (7, 5, 5, 7, 1), "R": (6, 5, 6, 5, 5), "S": (7, 4, 7, 1, 7), "T": (7, 2, 2, 2, 2),
-    "U": (5, 5, 5, 5, 7), "V": (5, 5, 5, 5, 2), "W": (5, 5, 7, 7, 5), "X": (5, 5, 2, 5, 5),
-    "Y": (5, 5, 2, 2, 2), "Z": (7, 1, 2, 4, 7),
+    "0": (7, 5, 5, 5, 7),
+    "1": (2, 6, 2, 2, 7),
+    "2": (7, 1, 7, 4, 7),
+    "3": (7, 1, 7, 1, 7),
+    "4": (5, 5, 7, 1, 1),
+    "5": (7, 4, 7, 1, 7),
+    "6": (7, 4, 7, 5, 7),
+    "7": (7, 1, 1, 1, 1),
+    "8": (7, 5, 7, 5, 7),
+    "9": (7, 5, 7, 1, 7),
+    ".": (0, 0, 0, 0, 2),
+    "-": (0, 0, 7, 0, 0),
+    " ": (0, 0, 0, 0, 0),
+    ":": (0, 2, 0, 2, 0),
+    "/": (1, 1, 2, 4, 4),
+    "(": (2, 4, 4, 4, 2),
+    ")": (2, 1, 1, 1, 2),
+    "=": (0, 7, 0, 7, 0),
+    ",": (0, 0, 0, 2, 4),
+    "A": (2, 5, 7, 5, 5),
+    "B": (6, 5, 6, 5, 6),
+    "C": (7, 4, 4, 4, 7),
+    "D": (6, 5, 5, 5, 6),
+    "E": (7, 4, 6, 4, 7),
+    "F": (7, 4, 6, 4, 4),
+    "G": (7, 4, 5, 5, 7),
+    "H": (5, 5, 7, 5, 5),
+    "I": (7, 2, 2, 2, 7),
+    "J": (1, 1, 1, 5, 7),
+    "K": (5, 5, 6, 5, 5),
+    "L": (4, 4, 4, 4, 7),
+    "M": (5, 7, 7, 5, 5),
+    "N": (6, 5, 5, 5, 5),
+    "O": (7, 5, 5, 5, 7),
+    "P": (7, 5, 7, 4, 4),
+    "Q": (7, 5, 5, 7, 1),
+    "R": (6, 5, 6, 5, 5),
+    "S": (7, 4, 7, 1, 7),
+    "T": (7, 2, 2, 2, 2),
+    "U": (5, 5, 5, 5, 7),
+    "V": (5, 5, 5, 5, 2),
+    "W": (5, 5, 7, 7, 5),
+    "X": (5, 5, 2, 5, 5),
+    "Y": (5, 5, 2, 2, 2),
+    "Z": (7, 1, 2, 4, 7),
 }
 _SCALE = 2
 _BLACK, _GREY, _WHITE = (0, 0, 0), (200, 200, 200), (255, 255, 255)
@@ -47,7 +80,7 @@ class Canvas:
 
     def dot(self, x: int, y: int, color: Color) -> None:
         if 0 <= x < self.width and 0 <= y < self.height:
-            self.rows[y][3 * x:3 * x + 3] = bytes(color)
+            self.rows[y][3 * x : 3 * x + 3] = bytes(color)
 
     def line(self, x0: int, y0: int, x1: int, y1: int, color: Color) -> None:
         steps = max(abs(x1 - x0), abs(y1 - y0), 1)
@@ -73,11 +106,20 @@ class Canvas:
             return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
         header = struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0)
-        return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+        return (
+            b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+        )
 
 
-def _panel(canvas: Canvas, top: int, height: int, title: str, series: Sequence[Series],
-           x_range: tuple[float, float], marks: Sequence[tuple[float, str]]) -> None:
+def _panel(
+    canvas: Canvas,
+    top: int,
+    height: int,
+    title: str,
+    series: Sequence[Series],
+    x_range: tuple[float, float],
+    marks: Sequence[tuple[float, str]],
+) -> None:
     left, right = 90, canvas.width - 20
     ys = [y for _label, _c, points in series for _x, y in points]
     lo, hi = (min(ys), max(ys)) if ys else (0.0, 1.0)
@@ -107,8 +149,13 @@ def _panel(canvas: Canvas, top: int, height: int, title: str, series: Sequence[S
             canvas.line(px(xa), py(ya), px(xb), py(yb), color)
 
 
-def write_plot(path: Path, panels: Sequence[tuple[str, Sequence[Series]]],
-               marks: Sequence[tuple[float, str]] = (), width: int = 900, panel_height: int = 220) -> None:
+def write_plot(
+    path: Path,
+    panels: Sequence[tuple[str, Sequence[Series]]],
+    marks: Sequence[tuple[float, str]] = (),
+    width: int = 900,
+    panel_height: int = 220,
+) -> None:
     """Stacked panels over one x axis; ``marks``: dotted vertical lines with a label."""
     xs = [x for _t, series in panels for _l, _c, points in series for x, _y in points]
     x_range = (min(xs), max(xs)) if xs else (0.0, 1.0)

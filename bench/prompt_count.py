@@ -38,7 +38,8 @@ def _workspace(root: Path) -> Path:
     (ws / "src" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (ws / "tests" / "test_calc.py").write_text(
         "import sys, unittest\nsys.path.insert(0, 'src')\nfrom calc import add\n\n\n"
-        "class T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n")
+        "class T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n"
+    )
     (ws / "Makefile").write_text("test:\n\tpython3 -m unittest discover -s tests -q\n")
     (ws / "package.json").write_text('{"name": "calc-docs", "private": true, "dependencies": {"left-pad": "1.3.0"}}\n')
     (ws / "pyproject.toml").write_text('[project]\nname = "calc"\nversion = "0.1.0"\n')
@@ -51,8 +52,13 @@ def _workspace(root: Path) -> Path:
 
 def _env(root: Path, auto_allow: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_"))}
-    env.update(TETHER_HOME=str(root / "home"), XDG_CONFIG_HOME=str(root / "cfg"), TETHER_PROBE_PORTS="",
-               TETHER_SANDBOX_AUTO_ALLOW=auto_allow, PYTHONPATH=f"{TREE / 'daemon'}:{TREE / 'protocol'}")
+    env.update(
+        TETHER_HOME=str(root / "home"),
+        XDG_CONFIG_HOME=str(root / "cfg"),
+        TETHER_PROBE_PORTS="",
+        TETHER_SANDBOX_AUTO_ALLOW=auto_allow,
+        PYTHONPATH=f"{TREE / 'daemon'}:{TREE / 'protocol'}",
+    )
     return env
 
 
@@ -63,10 +69,21 @@ async def _session(mode: str, auto_allow: str) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="tether-prompts-") as tmp:
         root = Path(tmp)
         ws = _workspace(root)
-        command = [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script", str(SCRIPT),
-                   "--mode", mode]
-        client = await TetherClient.spawn(command=command, cwd=ws, env=_env(root, auto_allow),
-                                          stderr=subprocess.DEVNULL, framing="lsp")
+        command = [
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            "scripted",
+            "--script",
+            str(SCRIPT),
+            "--mode",
+            mode,
+        ]
+        client = await TetherClient.spawn(
+            command=command, cwd=ws, env=_env(root, auto_allow), stderr=subprocess.DEVNULL, framing="lsp"
+        )
         asked: list[str] = []
 
         async def on_request(method: str, params: dict) -> dict:
@@ -89,11 +106,18 @@ async def _session(mode: str, auto_allow: str) -> dict[str, object]:
             calls[u["toolCallId"]] = str(raw.get("command") or calls.get(u["toolCallId"]) or u.get("title"))
             status[u["toolCallId"]] = str(u.get("status") or status.get(u["toolCallId"], ""))
     unasked = [
-        f"{calls[u['toolCallId']]}  [{status[u['toolCallId']]}]" for u in updates
+        f"{calls[u['toolCallId']]}  [{status[u['toolCallId']]}]"
+        for u in updates
         if "without asking" in str(((u.get("_meta") or {}).get("tether") or {}).get("approvedBy") or "")
     ]
-    return {"mode": mode, "sandbox_auto_allow": auto_allow, "calls": len(calls), "prompts": len(asked),
-            "asked": asked, "unasked": unasked}
+    return {
+        "mode": mode,
+        "sandbox_auto_allow": auto_allow,
+        "calls": len(calls),
+        "prompts": len(asked),
+        "asked": asked,
+        "unasked": unasked,
+    }
 
 
 def main() -> None:
@@ -103,8 +127,10 @@ def main() -> None:
     args = parser.parse_args()
     results = [asyncio.run(_session(mode, auto)) for mode, auto in WAYS]
     for r in results:
-        print(f"{r['mode']:<9} sandbox_auto_allow={r['sandbox_auto_allow']:<3}  "
-              f"{r['prompts']:>2} prompts for {r['calls']} tool calls")
+        print(
+            f"{r['mode']:<9} sandbox_auto_allow={r['sandbox_auto_allow']:<3}  "
+            f"{r['prompts']:>2} prompts for {r['calls']} tool calls"
+        )
         for command in r["asked"]:  # type: ignore[attr-defined]
             print(f"    asked:   {command}")
         for title in r["unasked"]:  # type: ignore[attr-defined]

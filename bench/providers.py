@@ -32,7 +32,6 @@ daemon are "warm" (their median is the run's figure). Medians of `--runs` runs a
 reported. Nothing is asserted.
 """
 
-
 from __future__ import annotations
 
 import argparse
@@ -149,8 +148,13 @@ async def run_once(
         rss = c.peak_rss_mb()
     finally:
         cpu_total = await c.close()
-    return {"cold": cold, "warm": {k: statistics.median(w[k] for w in warm) for k in warm[0]},
-            "floors": floors, "process_cpu_s": cpu_total, "process_peak_rss_mb": rss}
+    return {
+        "cold": cold,
+        "warm": {k: statistics.median(w[k] for w in warm) for k in warm[0]},
+        "floors": floors,
+        "process_cpu_s": cpu_total,
+        "process_peak_rss_mb": rss,
+    }
 
 
 def median_of(runs: list[dict[str, Any]], which: str) -> dict[str, float]:
@@ -179,7 +183,12 @@ def summary(done: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def run(
-    runs: int, deltas: int, base: Path | None, kinds: list[str], warm_turns: int, mode: str = "bulk",
+    runs: int,
+    deltas: int,
+    base: Path | None,
+    kinds: list[str],
+    warm_turns: int,
+    mode: str = "bulk",
     pace_us: float = 0.0,
 ) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="tether-bench-providers-"))
@@ -200,8 +209,14 @@ async def run(
             out[kind] = {"floor": {k: statistics.median(f[k] for f in floors) for k in floors[0]}}
             for side, results in done.items():
                 out[kind][side] = summary(results) | {
-                    "all": [{"warm_to_last_ms": r["warm"]["to_last_ms"], "warm_cpu_s": r["warm"]["cpu_s"],
-                             "ratio": r["warm"]["ratio_to_floor"]} for r in results],
+                    "all": [
+                        {
+                            "warm_to_last_ms": r["warm"]["to_last_ms"],
+                            "warm_cpu_s": r["warm"]["cpu_s"],
+                            "ratio": r["warm"]["ratio_to_floor"],
+                        }
+                        for r in results
+                    ],
                 }
             out[kind]["floor_all"] = [round(f["floor_lines_ms"], 1) for f in floors]
     finally:
@@ -216,14 +231,19 @@ def main() -> None:
     parser.add_argument("--base", type=Path, help="a source tree whose daemon runs too (before/after)")
     parser.add_argument("--kinds", default="openai,anthropic")
     parser.add_argument("--warm-turns", type=int, default=3, help="warm turns per daemon, each after a floor reading")
-    parser.add_argument("--server-mode", default="bulk",
-                        help="the fake server's writes: bulk (64 KiB each), per-event (one SSE event "
-                             "each), or both, comma-separated, one after the other in this run")
+    parser.add_argument(
+        "--server-mode",
+        default="bulk",
+        help="the fake server's writes: bulk (64 KiB each), per-event (one SSE event "
+        "each), or both, comma-separated, one after the other in this run",
+    )
     parser.add_argument("--pace-us", type=float, default=0.0, help="per-event mode: µs between events")
     args = parser.parse_args()
     kinds = args.kinds.split(",")
-    results = {mode: asyncio.run(run(args.runs, args.deltas, args.base, kinds, args.warm_turns, mode, args.pace_us))
-               for mode in args.server_mode.split(",")}
+    results = {
+        mode: asyncio.run(run(args.runs, args.deltas, args.base, kinds, args.warm_turns, mode, args.pace_us))
+        for mode in args.server_mode.split(",")
+    }
     print(json.dumps(results, indent=2))
 
 

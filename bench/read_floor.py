@@ -32,8 +32,10 @@ from fake_model import FakeModel
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-REQUEST = (b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-           b"content-length: 2\r\n\r\n{}")
+REQUEST = (
+    b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+    b"content-length: 2\r\n\r\n{}"
+)
 
 
 async def by_httpx(server: FakeModel) -> int:
@@ -80,7 +82,10 @@ async def by_protocol(server: FakeModel) -> int:
 
 async def run(turns: int, deltas: int, pace_us: float) -> dict[str, dict[str, float]]:
     readers: dict[str, Callable[[FakeModel], Awaitable[int]]] = {
-        "httpx": by_httpx, "anyio_stream": by_anyio, "asyncio_protocol": by_protocol}
+        "httpx": by_httpx,
+        "anyio_stream": by_anyio,
+        "asyncio_protocol": by_protocol,
+    }
     server = FakeModel(deltas, max_requests=len(readers) * turns + 4, mode="per-event", pace_us=pace_us)
     samples: dict[str, list[tuple[float, int]]] = {name: [] for name in readers}
     try:

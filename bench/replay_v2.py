@@ -59,8 +59,13 @@ async def one(python: str, env: dict[str, str], ws: Path, version: int, tree: Pa
     _answer, answer_ms = await timed(c, method, params)
     cpu_ms = _cpu_ms(c.proc.pid) - cpu0
     updates = [t for t, name, _p in c.queued() if name == "session/update"]
-    out = {"answer_ms": answer_ms, "first_update_ms": round((updates[0] - t0) * 1000, 1) if updates else None,
-           "daemon_cpu_ms": cpu_ms, "updates": len(updates), "peak_rss_mb": round(peak_rss_mb(c.proc.pid), 1)}
+    out = {
+        "answer_ms": answer_ms,
+        "first_update_ms": round((updates[0] - t0) * 1000, 1) if updates else None,
+        "daemon_cpu_ms": cpu_ms,
+        "updates": len(updates),
+        "peak_rss_mb": round(peak_rss_mb(c.proc.pid), 1),
+    }
     await c.close()
     return out
 
@@ -75,9 +80,13 @@ def _cpu_ms(pid: int) -> float:
 async def _v2_daemon(python: str, env: dict[str, str], ws: Path, tree: Path = ROOT) -> Spawned:
     script = ws.parent / "ok.json"
     argv = [python, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]
-    c = await Spawned.start(argv, env={**env, "PYTHONPATH": os.pathsep.join(str(tree / p) for p in ("daemon", "protocol"))}, cwd=ws)
-    answer = await c.request("initialize", {"protocolVersion": 2, "info": {"name": "bench", "version": "1"},
-                                            "capabilities": {}, "rootUri": ws.as_uri()})
+    c = await Spawned.start(
+        argv, env={**env, "PYTHONPATH": os.pathsep.join(str(tree / p) for p in ("daemon", "protocol"))}, cwd=ws
+    )
+    answer = await c.request(
+        "initialize",
+        {"protocolVersion": 2, "info": {"name": "bench", "version": "1"}, "capabilities": {}, "rootUri": ws.as_uri()},
+    )
     assert answer["protocolVersion"] == 2, answer
     await c.request("session/list", {"cwd": str(ws)})  # the history open, as `daemon` does
     await asyncio.sleep(1.5)
@@ -92,7 +101,10 @@ async def run(messages: int, rounds: int, base: Path | None) -> dict[str, Any]:
         env = tether_env(dict(os.environ), home)
         await make_history(home, ws, messages)
         samples: dict[str, list[dict[str, Any]]] = {
-            "v1": [], "v2": [], **({"v1_base": [], "v2_base": []} if base else {})}
+            "v1": [],
+            "v2": [],
+            **({"v1_base": [], "v2_base": []} if base else {}),
+        }
         for _ in range(rounds):
             if base is not None:
                 for version in (1, 2):

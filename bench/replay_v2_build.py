@@ -33,10 +33,30 @@ def history(turns: int) -> list[tuple[dict[str, Any], str, str, int]]:
         turn, seq, read = f"turn_{i}", 4 * i, {"path": f"src/f{i}.py"}
         out += [
             ({"role": "user", "content": [{"type": "text", "text": said(20)}]}, "complete", turn, seq),
-            ({"role": "assistant", "text": said(30), "tool_calls": [{"id": f"c{i}", "name": "read_file", "arguments": read}]},
-             "complete", turn, seq + 1),
-            ({"role": "tool", "tool_call_id": f"c{i}", "name": "read_file", "content": said(200), "title": f"Read {read['path']}",
-              "kind": "read", "locations": [{"path": f"/w/{read['path']}"}]}, "complete", turn, seq + 2),
+            (
+                {
+                    "role": "assistant",
+                    "text": said(30),
+                    "tool_calls": [{"id": f"c{i}", "name": "read_file", "arguments": read}],
+                },
+                "complete",
+                turn,
+                seq + 1,
+            ),
+            (
+                {
+                    "role": "tool",
+                    "tool_call_id": f"c{i}",
+                    "name": "read_file",
+                    "content": said(200),
+                    "title": f"Read {read['path']}",
+                    "kind": "read",
+                    "locations": [{"path": f"/w/{read['path']}"}],
+                },
+                "complete",
+                turn,
+                seq + 2,
+            ),
             ({"role": "assistant", "text": said(60)}, "complete", turn, seq + 3),
         ]
     return out

@@ -88,11 +88,15 @@ async def bench_big_turn(argv: list[str], env: dict[str, str], ws: Path) -> dict
     cpu = await c.close()
     first, last = chunks[0][0], chunks[-1][0]
     return {
-        "chars": sum(len(text) for _t, text in chunks), "notifications": len(chunks),
+        "chars": sum(len(text) for _t, text in chunks),
+        "notifications": len(chunks),
         "prompt_to_first_ms": (first - t0) * 1000,
         "first_to_last_ms": (last - first) * 1000,
-        "turn_cpu_s": turn_cpu, "daemon_cpu_s": cpu, "peak_rss_mb": rss,
-        "writes": stats["writes"], "frames": stats["framesWritten"],
+        "turn_cpu_s": turn_cpu,
+        "daemon_cpu_s": cpu,
+        "peak_rss_mb": rss,
+        "writes": stats["writes"],
+        "frames": stats["framesWritten"],
     }
 
 

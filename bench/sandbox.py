@@ -77,7 +77,7 @@ def analysis(runs: int) -> list[tuple[str, str]]:
     rows = [("first parse, including the tree-sitter import", f"{first:7.1f}")]
     samples = {
         "`npm test && git status | head`": "npm test && git status | head",
-        "`for f in *.py; do bash -lc \"rm -rf $f\"; done`": 'for f in *.py; do bash -lc "rm -rf $f"; done',
+        '`for f in *.py; do bash -lc "rm -rf $f"; done`': 'for f in *.py; do bash -lc "rm -rf $f"; done',
         "a 6,000-character command": "echo " + " ".join(["word"] * 1200),
     }
     for label, command in samples.items():
@@ -120,8 +120,18 @@ async def decisions(runs: int) -> list[tuple[str, str]]:
         for prefix in ("echo", "ls", "git"):
             await gate.add_rule("execute", prefix, "allow")
         for label, command in DECISIONS.items():
-            request = ApprovalRequest("s", "c", "run_command", "execute", command, {"command": command}, "ask",
-                                      command=command, cwd=".", sandboxed=True)
+            request = ApprovalRequest(
+                "s",
+                "c",
+                "run_command",
+                "execute",
+                command,
+                {"command": command},
+                "ask",
+                command=command,
+                cwd=".",
+                sandboxed=True,
+            )
             await gate.decide(request, Rejects())  # warm
             times = []
             for _ in range(runs):
@@ -140,8 +150,12 @@ def side_by_side(base: Path, runs: int, rounds: int = 3) -> None:
     columns: dict[str, dict[str, list[str]]] = {"this tree": {}, "base": {}}
     for _ in range(rounds):
         for name, tree in (("this tree", REPO), ("base", base)):
-            out = subprocess.run([sys.executable, __file__, "--approvals-only", "--json", "--runs", str(runs),
-                                  "--tree", str(tree)], check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(
+                [sys.executable, __file__, "--approvals-only", "--json", "--runs", str(runs), "--tree", str(tree)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
             for label, value in json.loads(out):
                 columns[name].setdefault(label, []).append(value)
     print(f"{runs} runs per round, {rounds} rounds alternating; median / p90 in ms per round\n")

@@ -64,8 +64,10 @@ def masking(runs: int) -> None:
     print("| 1 MB tool result | mask_secrets | input guard (baseline) | masked |\n| --- | --- | --- | --- |")
     for name, text in texts().items():
         masked = mask_secrets(text).count
-        print(f"| {name} | {median_ms(lambda t=text: mask_secrets(t), runs):.1f} ms | "
-              f"{median_ms(lambda t=text: guard.check_tool_result(t, 'run_command'), runs):.1f} ms | {masked} |")
+        print(
+            f"| {name} | {median_ms(lambda t=text: mask_secrets(t), runs):.1f} ms | "
+            f"{median_ms(lambda t=text: guard.check_tool_result(t, 'run_command'), runs):.1f} ms | {masked} |"
+        )
 
 
 def make_home(root: Path, entries: int) -> Path:
@@ -82,8 +84,10 @@ def starts(runs: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="tether-bench-secrets-"))
     ws = root / "ws"
     ws.mkdir()
-    print("\n| home entries | backend | before: own files only | after: + credential stores | rules alone "
-          "before / after |\n| --- | --- | --- | --- | --- |")
+    print(
+        "\n| home entries | backend | before: own files only | after: + credential stores | rules alone "
+        "before / after |\n| --- | --- | --- | --- | --- |"
+    )
     for entries in (100, 1_000, 10_000):
         home = make_home(root, entries)
         own = (str(home / ".config/tether"), str(home / ".local/share/tether"))

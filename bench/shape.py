@@ -34,7 +34,9 @@ def main() -> None:
     files = sources()
     dict_any = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8").count("dict[str, Any]") for p in files}
     longest = sorted((f for p in files for f in functions(p)), reverse=True)
-    big = sorted(((len(p.read_text(encoding="utf-8").splitlines()), str(p.relative_to(ROOT))) for p in files), reverse=True)
+    big = sorted(
+        ((len(p.read_text(encoding="utf-8").splitlines()), str(p.relative_to(ROOT))) for p in files), reverse=True
+    )
     print(f"dict[str, Any]: {sum(dict_any.values())} in {sum(1 for n in dict_any.values() if n)} files")
     for name, n in sorted(dict_any.items(), key=lambda kv: -kv[1])[: int(sys.argv[1]) if len(sys.argv) > 1 else 10]:
         if n:

@@ -42,8 +42,13 @@ INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersio
 def _env(root: Path, runtime: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_"))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(TETHER_HOME=str(root / "home"), XDG_CONFIG_HOME=str(root / "cfg"), XDG_STATE_HOME=str(root / "state"),
-               XDG_RUNTIME_DIR=str(runtime), TETHER_PROBE_PORTS="")
+    env.update(
+        TETHER_HOME=str(root / "home"),
+        XDG_CONFIG_HOME=str(root / "cfg"),
+        XDG_STATE_HOME=str(root / "state"),
+        XDG_RUNTIME_DIR=str(runtime),
+        TETHER_PROBE_PORTS="",
+    )
     return env
 
 
@@ -101,7 +106,9 @@ def _pip_wrapper(root: Path) -> str:
 def _one_start(args: list[str], env: dict[str, str], cwd: Path, command: list[str] | None = None) -> float:
     start = time.perf_counter()
     argv = _FLOOR if args == ["floor"] else [*(command or [TETHER]), *args]
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(INIT)
     proc.stdin.flush()
@@ -119,11 +126,17 @@ def starts(root: Path, script: Path, runs: int) -> dict[str, list[float]]:
     ws.mkdir(exist_ok=True)
     warm_rt = Path(tempfile.mkdtemp(prefix="b21-", dir="/tmp"))
     env_warm = _env(root, warm_rt)
-    samples: dict[str, list[float]] = {"floor (python echoing a line)": [], "own daemon (tether acp)": [], "first window (--shared, starts it)": [],
-                                       "second window (--shared, daemon up)": []}
+    samples: dict[str, list[float]] = {
+        "floor (python echoing a line)": [],
+        "own daemon (tether acp)": [],
+        "first window (--shared, starts it)": [],
+        "second window (--shared, daemon up)": [],
+    }
     # the same second window started the other ways, in the same rounds
-    others = {"second window, pip's generated wrapper (before)": [_pip_wrapper(root)],
-              "second window, python -m tether": [sys.executable, "-m", "tether"]}
+    others = {
+        "second window, pip's generated wrapper (before)": [_pip_wrapper(root)],
+        "second window, python -m tether": [sys.executable, "-m", "tether"],
+    }
     samples.update({name: [] for name in others})
     _one_start(["acp", *flags], env_warm, ws)  # warm-up: homes, bytecode
     _one_start(["acp", "--shared", *flags], env_warm, ws)
@@ -135,8 +148,9 @@ def starts(root: Path, script: Path, runs: int) -> dict[str, list[float]]:
         samples["floor (python echoing a line)"].append(_one_start(["floor"], env_warm, ws))
         samples["own daemon (tether acp)"].append(_one_start(["acp", *flags], env_warm, ws))
         cold_rt = Path(tempfile.mkdtemp(prefix="b21-", dir="/tmp"))
-        samples["first window (--shared, starts it)"].append(_one_start(["acp", "--shared", *flags],
-                                                                        _env(root, cold_rt), ws))
+        samples["first window (--shared, starts it)"].append(
+            _one_start(["acp", "--shared", *flags], _env(root, cold_rt), ws)
+        )
         _kill_daemons(cold_rt)
         samples["second window (--shared, daemon up)"].append(_one_start(["acp", "--shared", *flags], env_warm, ws))
     _kill_daemons(warm_rt)
@@ -147,8 +161,12 @@ def proxy_imports() -> dict[str, float]:
     code = "import sys; b=set(sys.modules); import tether_cli, tether.shared.proxy; print(len(set(sys.modules)-b))"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     count = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout)
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import tether_cli, tether.shared.proxy"],
-                          capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import tether_cli, tether.shared.proxy"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     ours = 0
     for line in done.stderr.splitlines():
         parts = line.split("|")
@@ -168,8 +186,10 @@ async def _scale(root: Path, script: Path, clients: int, sessions: int, deltas: 
     env = _env(root, runtime)
     ws = root / "ws"
     args = ["acp", *(["--shared"] if shared else []), "--provider", "scripted", "--script", str(script)]
-    windows = [await TetherClient.spawn(command=[TETHER, *args], env=env, cwd=ws, framing="ndjson",
-                                        stderr=subprocess.DEVNULL) for _ in range(clients)]
+    windows = [
+        await TetherClient.spawn(command=[TETHER, *args], env=env, cwd=ws, framing="ndjson", stderr=subprocess.DEVNULL)
+        for _ in range(clients)
+    ]
     for window in windows:
         await window.initialize()
     opened = [await window.new_session(ws) for window in windows for _ in range(sessions)]
@@ -186,9 +206,15 @@ async def _scale(root: Path, script: Path, clients: int, sessions: int, deltas: 
     for window in windows:
         await window.close()
     _kill_daemons(runtime)
-    return {"sessions whole and in order": whole, "sessions": len(turns), "wall s": wall,
-            "deltas/s": len(turns) * deltas / wall, "notifications": notes,
-            "daemon peak RSS MB (sum)": rss, "proxies RSS MB (sum)": proxies}
+    return {
+        "sessions whole and in order": whole,
+        "sessions": len(turns),
+        "wall s": wall,
+        "deltas/s": len(turns) * deltas / wall,
+        "notifications": notes,
+        "daemon peak RSS MB (sum)": rss,
+        "proxies RSS MB (sum)": proxies,
+    }
 
 
 def _row(name: str, values: list[float]) -> str:
@@ -206,8 +232,12 @@ def main() -> None:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-shared-"))
     script = _script(root, args.deltas)
-    lines = [f"spawn -> initialize answered, ms ({args.runs} rounds)", "", "| window | median | min | max |",
-             "| --- | --- | --- | --- |"]
+    lines = [
+        f"spawn -> initialize answered, ms ({args.runs} rounds)",
+        "",
+        "| window | median | min | max |",
+        "| --- | --- | --- | --- |",
+    ]
     measured = starts(root, script, args.runs)
     lines += [_row(name, values) for name, values in measured.items()]
     base = statistics.median(measured["own daemon (tether acp)"])
@@ -215,13 +245,17 @@ def main() -> None:
     floor = statistics.median(measured["floor (python echoing a line)"])
     lines.append(f"\nsecond window / own daemon: {second / base:.2f}; second window / floor: {second / floor:.2f}")
     before = statistics.median(measured["second window, pip's generated wrapper (before)"])
-    lines.append(f"second window / pip's wrapper (before): {second / before:.2f}; pip's wrapper / floor: {before / floor:.2f}")
+    lines.append(
+        f"second window / pip's wrapper (before): {second / before:.2f}; pip's wrapper / floor: {before / floor:.2f}"
+    )
     lines.append(f"proxy: {proxy_imports()}")
     for shared in () if args.starts_only else (True, False):
         result = asyncio.run(_scale(root, script, args.clients, args.sessions, args.deltas, shared))
         name = "one shared daemon" if shared else "a daemon per window (baseline)"
-        lines.append(f"\nscale, {name}: " + ", ".join(
-            f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in result.items()))
+        lines.append(
+            f"\nscale, {name}: "
+            + ", ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in result.items())
+        )
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -49,38 +49,75 @@ from png_plot import write_plot
 from spawned import Spawned
 from tether_side import init_params, tether_env
 
-EVERYTHING = (ROOT / ".cache" / "server-everything-2026.8.31" / "node_modules" / "@modelcontextprotocol"
-              / "server-everything" / "dist" / "index.js")
+EVERYTHING = (
+    ROOT
+    / ".cache"
+    / "server-everything-2026.8.31"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
 WORKSPACES = 5
 CHURN = 5  # sessions closed and loaded again after each round
 # a rewind undoes the turn before it: a command's change (not a compaction, which would
 # bring the whole conversation back into the model's view)
 KINDS = ("write a", "run", "rewind", "mcp echo", "read", "write b", "mcp sum", "/compact")
-SCRIPT = {"model": "scripted-soak", "replies": [
-    {"when": {"user": "^write a", "step": 1}, "text": "Writing.",
-     "tool_calls": [{"name": "write_file", "arguments": {"path": "notes/a.txt", "content": "first\n" * 40}}]},
-    {"when": {"user": "^write b", "step": 1}, "text": "Writing.",
-     "tool_calls": [{"name": "write_file", "arguments": {"path": "notes/a.txt", "content": "second\n" * 40}}]},
-    {"when": {"user": "^run", "step": 1}, "text": "Running.",
-     "tool_calls": [{"name": "run_command", "arguments": {"command": "echo soak >> log.txt && wc -l log.txt"}}]},
-    {"when": {"user": "^mcp echo", "step": 1}, "text": "Asking the server.",
-     "tool_calls": [{"name": "mcp__everything__echo", "arguments": {"message": "soak"}}]},
-    {"when": {"user": "^mcp sum", "step": 1}, "text": "Adding.",
-     "tool_calls": [{"name": "mcp__everything__get-sum", "arguments": {"a": 2, "b": 3}}]},
-    {"when": {"user": "^read", "step": 1}, "text": "Reading.",
-     "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}},
-                    {"name": "grep", "arguments": {"pattern": "soak"}}]},
-    {"when": {"purpose": "compaction"}, "text": "Summary: the soak's turns wrote notes, ran commands and asked MCP."},
-    {"when": {"step": 2}, "text": "Done: the tool answered as expected, nothing more to do."},
-    {"text": "Nothing to do for that one; ask again."},
-]}
+SCRIPT = {
+    "model": "scripted-soak",
+    "replies": [
+        {
+            "when": {"user": "^write a", "step": 1},
+            "text": "Writing.",
+            "tool_calls": [{"name": "write_file", "arguments": {"path": "notes/a.txt", "content": "first\n" * 40}}],
+        },
+        {
+            "when": {"user": "^write b", "step": 1},
+            "text": "Writing.",
+            "tool_calls": [{"name": "write_file", "arguments": {"path": "notes/a.txt", "content": "second\n" * 40}}],
+        },
+        {
+            "when": {"user": "^run", "step": 1},
+            "text": "Running.",
+            "tool_calls": [{"name": "run_command", "arguments": {"command": "echo soak >> log.txt && wc -l log.txt"}}],
+        },
+        {
+            "when": {"user": "^mcp echo", "step": 1},
+            "text": "Asking the server.",
+            "tool_calls": [{"name": "mcp__everything__echo", "arguments": {"message": "soak"}}],
+        },
+        {
+            "when": {"user": "^mcp sum", "step": 1},
+            "text": "Adding.",
+            "tool_calls": [{"name": "mcp__everything__get-sum", "arguments": {"a": 2, "b": 3}}],
+        },
+        {
+            "when": {"user": "^read", "step": 1},
+            "text": "Reading.",
+            "tool_calls": [
+                {"name": "read_file", "arguments": {"path": "README.md"}},
+                {"name": "grep", "arguments": {"pattern": "soak"}},
+            ],
+        },
+        {
+            "when": {"purpose": "compaction"},
+            "text": "Summary: the soak's turns wrote notes, ran commands and asked MCP.",
+        },
+        {"when": {"step": 2}, "text": "Done: the tool answered as expected, nothing more to do."},
+        {"text": "Nothing to do for that one; ask again."},
+    ],
+}
 
 
 def proc_counts(pid: int) -> dict[str, float]:
     status = Path(f"/proc/{pid}/status").read_text()
     rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
-    return {"rss_mb": round(rss / 1024, 2), "fds": len(os.listdir(f"/proc/{pid}/fd")),
-            "threads": len(os.listdir(f"/proc/{pid}/task"))}
+    return {
+        "rss_mb": round(rss / 1024, 2),
+        "fds": len(os.listdir(f"/proc/{pid}/fd")),
+        "threads": len(os.listdir(f"/proc/{pid}/task")),
+    }
 
 
 def db_figures(paths: list[Path]) -> dict[str, float]:
@@ -117,8 +154,9 @@ class Soak:
             (ws / "src.py").write_text("x = 0\n")
             subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
             subprocess.run(["git", "-c", "user.name=s", "-c", "user.email=s@s", "add", "-A"], cwd=ws, check=True)
-            subprocess.run(["git", "-c", "user.name=s", "-c", "user.email=s@s", "commit", "-qm", "start"],
-                           cwd=ws, check=True)
+            subprocess.run(
+                ["git", "-c", "user.name=s", "-c", "user.email=s@s", "commit", "-qm", "start"], cwd=ws, check=True
+            )
         script = self.scratch / "soak.json"
         script.write_text(json.dumps(SCRIPT))
         return script
@@ -133,8 +171,13 @@ class Soak:
         env["XDG_CONFIG_HOME"] = str(self.scratch / "xdg")  # no user config: no servers but the sessions'
         env["PYTHONPATH"] = os.pathsep.join(str(self.tree / p) for p in ("daemon", "protocol"))
         argv = [self.python, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]
-        self.c = await Spawned.start(argv, env=env, cwd=self.workspaces[0], on_request=self.answer,
-                                     stderr=open(self.scratch / "daemon.log", "wb"))  # noqa: SIM115
+        self.c = await Spawned.start(
+            argv,
+            env=env,
+            cwd=self.workspaces[0],
+            on_request=self.answer,
+            stderr=open(self.scratch / "daemon.log", "wb"),
+        )  # noqa: SIM115
         await self.client.request("initialize", init_params(self.workspaces[0]))
 
     async def answer(self, method: str, params: Any) -> Any:
@@ -151,18 +194,22 @@ class Soak:
 
     async def turn(self, n: int) -> None:
         sid, ws = self.sessions[n % len(self.sessions)]
-        kind = KINDS[(n % len(self.sessions) + n // len(self.sessions)) % len(KINDS)]  # each session: every kind in turn
+        kind = KINDS[
+            (n % len(self.sessions) + n // len(self.sessions)) % len(KINDS)
+        ]  # each session: every kind in turn
         if kind == "rewind":
             last = self.last_turn(sid, ws)
             if last:
                 answer = await self.client.request(
-                    "_tether/session/rewind", {"sessionId": sid, "toTurn": last, "restore": "both", "force": True})
+                    "_tether/session/rewind", {"sessionId": sid, "toTurn": last, "restore": "both", "force": True}
+                )
                 if not answer.get("done"):
                     self.failures.append(f"rewind of {sid} turn {last} not done: {answer}")
             kind = "read"
         text = kind if kind.startswith("/") else f"{kind} (turn {n})"
         answer = await self.client.request(
-            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
+            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
+        )
         if answer.get("stopReason") != "end_turn":
             self.failures.append(f"turn {n} ({kind}) ended {answer.get('stopReason')}")
         self.client.queued()  # the updates are not looked at: dropped as they come
@@ -230,9 +277,15 @@ def summary(run: Soak, turns_s: float) -> dict[str, Any]:
     def growth(key: str, since: dict[str, Any], until: dict[str, Any]) -> float | None:
         return round(until[key] - since[key], 2) if key in since and key in until else None
 
-    out: dict[str, Any] = {"turns": last["at"], "turns_s": round(turns_s, 1), "failures": run.failures[:10],
-                           "failure_count": len(run.failures), "after_100": after_100, "after_turns": last,
-                           "after_idle": idle[-1] if idle else None}
+    out: dict[str, Any] = {
+        "turns": last["at"],
+        "turns_s": round(turns_s, 1),
+        "failures": run.failures[:10],
+        "failure_count": len(run.failures),
+        "after_100": after_100,
+        "after_turns": last,
+        "after_idle": idle[-1] if idle else None,
+    }
     for key in ("rss_mb", "fds", "threads", "tasks"):
         out[f"{key}_growth_after_100"] = growth(key, after_100, last)
         out[f"{key}_max_after_100"] = max((s[key] for s in turns if s["at"] >= 100 and key in s), default=None)
@@ -249,8 +302,10 @@ def plot(results: dict[str, dict[str, Any]], path: Path) -> None:
         series = []
         for name, result in results.items():
             turns = result["turns"]
-            points = [(s["at"] if s["phase"] == "turns" else turns + s["at"] / 24 * turns / 4, s[key])
-                      for s in result["samples"]]
+            points = [
+                (s["at"] if s["phase"] == "turns" else turns + s["at"] / 24 * turns / 4, s[key])
+                for s in result["samples"]
+            ]
             series.append((f"{name} {key}", colors[name], points))
         panels.append((f"{title} OVER TURNS, THEN 24 SIMULATED IDLE HOURS (LAST QUARTER)", series))
     turns = next(iter(results.values()))["turns"]

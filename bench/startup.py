@@ -74,7 +74,13 @@ if TYPE_CHECKING:
 Sample = Callable[[], Awaitable[dict[str, float]]]
 REPLY_DELTAS = 8
 SAMPLE_TIMEOUT_S = 120.0  # a sample that hangs (a server that never answers) fails the run
-SERVERS = ["tether-serve-openai", "tether-acp-openai", "tether-serve-scripted", "tether-acp-scripted", "codex-app-server"]
+SERVERS = [
+    "tether-serve-openai",
+    "tether-acp-openai",
+    "tether-serve-scripted",
+    "tether-acp-scripted",
+    "codex-app-server",
+]
 ONESHOTS = ["bare-python", "tether-run-scripted", "tether-run-openai", "codex-exec"]
 BARE_START = "import asyncio, sqlite3, json, ssl"  # issue 31's yardstick: a bare interpreter's start
 LABELS = {
@@ -149,7 +155,9 @@ def _prefix(index: int) -> str:
 def env_for(s: Setup, prefix: str) -> dict[str, str]:
     """Each tree its own Tether home, so each has its own class code cache (a shared one is
     rewritten by whichever tree ran last, and the other then misses its entries)."""
-    return s.tether_env if not prefix else {**s.tether_env, "TETHER_HOME": str(s.scratch / f"tether-home-{prefix[:-1]}")}
+    return (
+        s.tether_env if not prefix else {**s.tether_env, "TETHER_HOME": str(s.scratch / f"tether-home-{prefix[:-1]}")}
+    )
 
 
 def label(name: str) -> str:
@@ -159,13 +167,23 @@ def label(name: str) -> str:
     return f"{LABELS[rest]}, **baseline{prefix[4:] and ' ' + prefix[4:]}**"
 
 
-async def oneshot(argv: list[str], env: dict[str, str], cwd: Path, expect: bytes = b"abcd" * REPLY_DELTAS,
-                  ) -> dict[str, float]:
+async def oneshot(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    expect: bytes = b"abcd" * REPLY_DELTAS,
+) -> dict[str, float]:
     """Wall time spawn -> exit and CPU of one command; its output must hold `expect` (the reply)."""
     before = children_cpu_s()
     t0 = time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.DEVNULL, env=env, cwd=cwd)
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
     out, _ = await proc.communicate()
     wall_ms = (time.perf_counter() - t0) * 1000
     cpu = children_cpu_s() - before
@@ -180,9 +198,13 @@ def oneshot_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
     commands: dict[str, tuple[list[str], dict[str, str]]] = {}
     for prefix, python in pythons(s):
         commands[prefix + "tether-run-scripted"] = (
-            tether_argv("run", "scripted", script=s.script, python=python) + ws + ["hi"], env_for(s, prefix))
+            tether_argv("run", "scripted", script=s.script, python=python) + ws + ["hi"],
+            env_for(s, prefix),
+        )
         commands[prefix + "tether-run-openai"] = (
-            tether_argv("run", "openai", model_url=s.model.url, python=python) + ws + ["hi"], env_for(s, prefix))
+            tether_argv("run", "openai", model_url=s.model.url, python=python) + ws + ["hi"],
+            env_for(s, prefix),
+        )
     if s.codex is not None:
         commands["codex-exec"] = (codex_exec_argv(s.codex), s.codex_env)
     for name in names:
@@ -196,8 +218,12 @@ def oneshot_samplers(s: Setup, names: list[str]) -> dict[str, Sample]:
 
 
 def spread(values: list[float]) -> dict[str, Any]:
-    return {"median": statistics.median(values), "min": min(values), "max": max(values),
-            "all": [round(v, 4) for v in values]}
+    return {
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+        "all": [round(v, 4) for v in values],
+    }
 
 
 async def measure(samplers: dict[str, Sample], runs: int) -> dict[str, dict[str, Any]]:
@@ -212,14 +238,28 @@ async def measure(samplers: dict[str, Sample], runs: int) -> dict[str, dict[str,
 
 
 def machine(codex: Path | None, baseline: list[str] | None) -> dict[str, Any]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), "?")
-    commit = subprocess.run(["git", "-C", str(BENCH), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(), "cpu": cpu,
-            "kernel": platform.release(), "python": platform.python_version(), "tether_commit": commit,
-            "loadavg_at_start": os.getloadavg(), "baseline": baseline,
-            "codex": f"{codex_version(codex)} ({codex})" if codex is not None else "not installed"}
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "?",
+    )
+    commit = subprocess.run(
+        ["git", "-C", str(BENCH), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cpus": os.cpu_count(),
+        "cpu": cpu,
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "tether_commit": commit,
+        "loadavg_at_start": os.getloadavg(),
+        "baseline": baseline,
+        "codex": f"{codex_version(codex)} ({codex})" if codex is not None else "not installed",
+    }
 
 
 def fmt(stat: dict[str, Any], key: str) -> str:
@@ -230,8 +270,11 @@ def fmt(stat: dict[str, Any], key: str) -> str:
 
 def table(results: dict[str, Any], missing: list[str]) -> str:
     """The markdown tables of bench/RESULTS.md; `missing` are the wanted Codex targets it lacks."""
-    lines = ["| target | spawn -> `initialize` | spawn -> `session/new` | CPU at `session/new` | \"hi\" turn"
-             " | spawn -> first character | process CPU | peak RSS |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        '| target | spawn -> `initialize` | spawn -> `session/new` | CPU at `session/new` | "hi" turn'
+        " | spawn -> first character | process CPU | peak RSS |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for name, stats in results["servers"].items():
         keys = ("init_ms", "new_ms", "new_cpu_s", "turn_ms", "first_ms", "cpu_s", "rss_mb")
         lines.append(f"| {label(name)} | " + " | ".join(fmt(stats[k], k) for k in keys) + " |")
@@ -273,11 +316,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--codex", help="codex binary or npm prefix (default: $TETHER_BENCH_CODEX)")
-    parser.add_argument("--baseline", action="append", help="another checkout's python, sampled beside this one "
-                        "(rows base-...; given again: rows base2-, ...)")
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        help="another checkout's python, sampled beside this one (rows base-...; given again: rows base2-, ...)",
+    )
     parser.add_argument("--targets", help="comma-separated subset of: " + ",".join(SERVERS + ONESHOTS))
-    parser.add_argument("--pause-before-prompt", type=float, default=0.0, metavar="S",
-                        help="Tether's prompt waits S seconds after session/new (the warm first prompt)")
+    parser.add_argument(
+        "--pause-before-prompt",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="Tether's prompt waits S seconds after session/new (the warm first prompt)",
+    )
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args()
     results = asyncio.run(run(args))

@@ -34,10 +34,21 @@ def bodies(count: int) -> list[dict[str, Any]]:
     for t in range(count // 4):
         out += [
             {"role": "user", "content": [{"type": "text", "text": f"question {t}: how does part {t} work?"}]},
-            {"role": "assistant", "text": f"Let me look at part {t}.",
-             "tool_calls": [{"id": f"c{t}", "name": "read_file", "arguments": {"path": f"src/part{t}.py"}}]},
-            {"role": "tool", "tool_call_id": f"c{t}", "name": "read_file", "content": "x = 1\n" * 20,
-             "is_error": False, "title": "Read", "kind": "read", "locations": [{"path": f"src/part{t}.py"}]},
+            {
+                "role": "assistant",
+                "text": f"Let me look at part {t}.",
+                "tool_calls": [{"id": f"c{t}", "name": "read_file", "arguments": {"path": f"src/part{t}.py"}}],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": f"c{t}",
+                "name": "read_file",
+                "content": "x = 1\n" * 20,
+                "is_error": False,
+                "title": "Read",
+                "kind": "read",
+                "locations": [{"path": f"src/part{t}.py"}],
+            },
             {"role": "assistant", "text": f"Part {t} sets x to 1."},
         ]
     return out
@@ -56,8 +67,10 @@ def measure(root: Path) -> dict[str, float]:
 
     stored = bodies(COUNT)
     typed = messages_from_json(stored)
-    records = [{"seq": i, "turn_id": None, "role": b["role"], "status": "complete", "created_at": 1.0, "body": b}
-               for i, b in enumerate(stored)]
+    records = [
+        {"seq": i, "turn_id": None, "role": b["role"], "status": "complete", "created_at": 1.0, "body": b}
+        for i, b in enumerate(stored)
+    ]
     work = {
         "view_ms": lambda: messages_from_json(stored),
         "save_ms": lambda: [message_row(MessageRecord.of(m), 1.0) for m in typed],

@@ -44,8 +44,11 @@ def provider(kind: str, url: str) -> Provider:
 
 
 async def adapter_once(p: Provider) -> tuple[float, float]:
-    request = ModelRequest(system="bench", tools=[], messages=messages_from_json(
-        [{"role": "user", "content": [{"type": "text", "text": "stream a lot"}]}]))
+    request = ModelRequest(
+        system="bench",
+        tools=[],
+        messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "stream a lot"}]}]),
+    )
     t0, c0 = time.perf_counter(), time.process_time()
     async for _event in p.stream(request):
         pass
@@ -77,8 +80,11 @@ async def run(turns: int, deltas: int, mode: str = "bulk", pace_us: float = 0.0)
             out[kind] = {}
             for name, values in samples.items():
                 wall, cpu = (statistics.median(v[i] for v in values[2:]) for i in (0, 1))
-                out[kind][name] = {"wall_ms": round(wall, 1), "cpu_ms": round(cpu, 1),
-                                   "cpu_us_per_event": round(cpu * 1000 / deltas, 2)}
+                out[kind][name] = {
+                    "wall_ms": round(wall, 1),
+                    "cpu_ms": round(cpu, 1),
+                    "cpu_us_per_event": round(cpu * 1000 / deltas, 2),
+                }
     finally:
         server.close()
     return out

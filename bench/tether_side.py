@@ -38,8 +38,14 @@ def prompt_params(session_id: str, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
 
-def tether_argv(command: str, provider: str, *, script: Path | None = None, model_url: str | None = None,
-                python: str = sys.executable) -> list[str]:
+def tether_argv(
+    command: str,
+    provider: str,
+    *,
+    script: Path | None = None,
+    model_url: str | None = None,
+    python: str = sys.executable,
+) -> list[str]:
     """`python -m tether <command>` (serve, acp or run) with the scripted or the openai provider;
     ``python``: another checkout's interpreter (a baseline sampled in the same run)."""
     argv = [python, "-m", "tether", command, "--provider", provider]
@@ -55,16 +61,24 @@ def tether_env(base: dict[str, str], home: Path) -> dict[str, str]:
     # Bytecode is cached as in any install (a wheel's pip install compiles it; an
     # environment with PYTHONDONTWRITEBYTECODE would compile every module on every spawn).
     compile_packages()
-    env = {k: v for k, v in base.items()
-           if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_", "PYTHONDONTWRITEBYTECODE"))
-           and not k.lower().endswith("_proxy")}
-    env.update(TETHER_HOME=str(home), TETHER_PROBE_PORTS="",
-               OPENAI_API_KEY="bench-not-a-key", ANTHROPIC_API_KEY="bench-not-a-key")
+    env = {
+        k: v
+        for k, v in base.items()
+        if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_", "PYTHONDONTWRITEBYTECODE"))
+        and not k.lower().endswith("_proxy")
+    }
+    env.update(
+        TETHER_HOME=str(home),
+        TETHER_PROBE_PORTS="",
+        OPENAI_API_KEY="bench-not-a-key",
+        ANTHROPIC_API_KEY="bench-not-a-key",
+    )
     return env
 
 
-async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], ws: Path,
-                        pause_s: float = 0.0) -> dict[str, float]:
+async def tether_sample(
+    argv: list[str], framing: Framing, env: dict[str, str], ws: Path, pause_s: float = 0.0
+) -> dict[str, float]:
     """One spawn of the daemon: start-up figures, the short turn (sent `pause_s` after
     `session/new` answers: 0 is a prompt sent at once), CPU and peak RSS."""
     c = await Spawned.start(argv, env=env, cwd=ws, framing=framing)
@@ -83,8 +97,15 @@ async def tether_sample(argv: list[str], framing: Framing, env: dict[str, str], 
         raise RuntimeError(f"tether turn ended {answer}")
     rss = c.peak_rss_mb()
     cpu = await c.close()
-    return {"init_ms": init_ms, "new_ms": new_ms, "new_cpu_s": new_cpu_s, "turn_ms": turn_ms,
-            "first_ms": first_ms, "cpu_s": cpu, "rss_mb": rss}
+    return {
+        "init_ms": init_ms,
+        "new_ms": new_ms,
+        "new_cpu_s": new_cpu_s,
+        "turn_ms": turn_ms,
+        "first_ms": first_ms,
+        "cpu_s": cpu,
+        "rss_mb": rss,
+    }
 
 
 def _is_text_chunk(params: Any) -> bool:
@@ -106,13 +127,17 @@ def compile_packages(python: str | None = None) -> None:
     import compileall
 
     if python is not None:
-        code = ("import compileall, os, tether, tether_client, tether_protocol\n"
-                "for m in (tether, tether_client, tether_protocol):\n"
-                "    compileall.compile_dir(os.path.dirname(m.__file__), quiet=1)")
-        subprocess.run([python, "-c", code], check=True, env={k: v for k, v in os.environ.items()
-                                                              if k != "PYTHONDONTWRITEBYTECODE"})
+        code = (
+            "import compileall, os, tether, tether_client, tether_protocol\n"
+            "for m in (tether, tether_client, tether_protocol):\n"
+            "    compileall.compile_dir(os.path.dirname(m.__file__), quiet=1)"
+        )
+        subprocess.run(
+            [python, "-c", code],
+            check=True,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+        )
         return
     root = Path(__file__).resolve().parent.parent
     for package in ("daemon", "protocol", "clients"):
         compileall.compile_dir(str(root / package), quiet=1)
-

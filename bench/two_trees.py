@@ -33,8 +33,17 @@ def compare(script: str, doc: str, measure: Callable[[Path], dict[str, float]]) 
     samples: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     for _ in range(3):
         for name, tree in trees.items():
-            out = subprocess.run([str(tree / ".venv/bin/python"), str(ROOT / "bench" / script), "--one"], cwd=tree,
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [str(tree / ".venv/bin/python"), str(ROOT / "bench" / script), "--one"],
+                cwd=tree,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             samples[name].append(json.loads(out.stdout.splitlines()[-1]))
-    print(json.dumps({name: {key: statistics.median(s[key] for s in runs) for key in runs[0]}
-                      for name, runs in samples.items()}, indent=2))
+    print(
+        json.dumps(
+            {name: {key: statistics.median(s[key] for s in runs) for key in runs[0]} for name, runs in samples.items()},
+            indent=2,
+        )
+    )

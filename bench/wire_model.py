@@ -43,11 +43,22 @@ def history(messages: int) -> list[tuple[dict[str, Any], str]]:
         call = {"id": f"call_{turn}", "name": "read_file", "arguments": {"path": f"src/m{turn}.py", "limit": 1.5e16}}
         out += [
             ({"role": "user", "content": [{"type": "text", "text": f"Look at part {turn}, é\n"}]}, "complete"),
-            ({"role": "assistant", "thinking": "Reading it first.", "text": "Let me read it.", "tool_calls": [call]},
-             status),
-            ({"role": "tool", "tool_call_id": call["id"], "name": "read_file", "content": "x = 1\n" * 20,
-              "title": f"Read src/m{turn}.py", "kind": "read", "locations": [{"path": f"/w/src/m{turn}.py"}]},
-             "complete"),
+            (
+                {"role": "assistant", "thinking": "Reading it first.", "text": "Let me read it.", "tool_calls": [call]},
+                status,
+            ),
+            (
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "name": "read_file",
+                    "content": "x = 1\n" * 20,
+                    "title": f"Read src/m{turn}.py",
+                    "kind": "read",
+                    "locations": [{"path": f"/w/src/m{turn}.py"}],
+                },
+                "complete",
+            ),
             ({"role": "assistant", "text": f"Part {turn} is fine."}, status),
         ]
         turn += 1
@@ -66,14 +77,19 @@ def calls() -> None:
         event = V1.event(ToolCallStarted(f"c{i}", "Read a.py", "read"))
         assert event is not None
         frame("sess_1", event)
-        patch = V1.event(ToolCallPatch(f"c{i}", "completed", raw_input={"path": "a.py"}, content=content, locations=where))
+        patch = V1.event(
+            ToolCallPatch(f"c{i}", "completed", raw_input={"path": "a.py"}, content=content, locations=where)
+        )
         assert patch is not None
         frame("sess_1", patch)
 
 
 def queued(stored: list[tuple[dict[str, Any], str]]) -> list[bytes]:
     framed = encoder_for("lsp")
-    return [framed(body if type(body) is bytes else body.encode("utf-8", "replace")) for body in replay_frames("sess_1", stored)]
+    return [
+        framed(body if type(body) is bytes else body.encode("utf-8", "replace"))
+        for body in replay_frames("sess_1", stored)
+    ]
 
 
 def median_ms(run: Callable[[], object], rounds: int) -> float:

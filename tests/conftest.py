@@ -113,5 +113,3 @@ async def spawn_daemon(daemon_env: dict[str, str], workspace: Path, tmp_path: Pa
         await daemon.client.close()
     for handle in handles:
         handle.close()
-
-

@@ -18,8 +18,15 @@ BASIC_SCRIPT = EXAMPLES / "basic-turn.json"
 
 def serve_command(*extra: str, script: Path = BASIC_SCRIPT) -> list[str]:
     return [
-        sys.executable, "-m", "tether", "serve",
-        "--provider", "scripted", "--script", str(script), *extra,
+        sys.executable,
+        "-m",
+        "tether",
+        "serve",
+        "--provider",
+        "scripted",
+        "--script",
+        str(script),
+        *extra,
     ]
 
 

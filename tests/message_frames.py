@@ -44,5 +44,3 @@ def assert_refused(answer: dict, size: int) -> None:
     text = answer["error"]["message"]
     assert f"{size:,} bytes" in text and f"{LIMIT:,} bytes" in text, text
     assert "max_message_mib" in text and "path" in text, text
-
-

@@ -93,7 +93,9 @@ def test_what_a_field_declares_is_what_every_layer_is_held_to(user_cfg: Path) ->
 
     defaults = {key: getattr(Settings(), key) for key in SETTING_KEYS}
     defaults["credentials"] = {}  # written as a table, held as "host header ENV" entries
-    assert validate(defaults, dict.fromkeys(defaults, "test"), strings_ok=False, base_dir=None).keys() == defaults.keys()
+    assert (
+        validate(defaults, dict.fromkeys(defaults, "test"), strings_ok=False, base_dir=None).keys() == defaults.keys()
+    )
 
 
 def test_settings_is_frozen_and_hashable() -> None:
@@ -552,5 +554,3 @@ def test_a_workspace_may_make_tether_more_careful(workspace: Path, user_cfg: Pat
     write(ws_cfg(workspace), 'mode = "read-only"\ndeny_commands = ["make deploy"]\n')
     settings = load(workspace, user_cfg)
     assert settings.mode == "read-only" and settings.deny_commands == ("make deploy",)
-
-

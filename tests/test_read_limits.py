@@ -76,16 +76,32 @@ def test_a_client_may_add_to_deny_read_but_not_expose_or_unmask() -> None:
     assert "reach the model unmasked" in reasons["mask_secrets"]
 
 
-@pytest.mark.parametrize(("text", "kept", "removed"), [
-    ("registry=https://r.example/\n//r.example/:_authToken=abc\n_auth=xyz\nalways-auth=true\n",
-     ["registry=https://r.example/"], ["abc", "xyz"]),
-    ("[pypi]\nusername = __token__\npassword = pypi-AgEN\n", ["[pypi]", "username = __token__"], ["pypi-AgEN"]),
-    ("[pypi]\npassword =\n    continued-s3cret\nrepository = https://upload.example/\n",
-     ["[pypi]", "repository = https://upload.example/"], ["continued-s3cret"]),
-    ("[global]\nindex-url = https://user:hunter2@pkgs.example/simple\ntimeout = 60\n", ["timeout = 60"], ["hunter2"]),
-    ('npmRegistryServer: "https://r.example"\nnpmAuthToken: "tok"\n', ['npmRegistryServer: "https://r.example"'],
-     ['"tok"']),
-])
+@pytest.mark.parametrize(
+    ("text", "kept", "removed"),
+    [
+        (
+            "registry=https://r.example/\n//r.example/:_authToken=abc\n_auth=xyz\nalways-auth=true\n",
+            ["registry=https://r.example/"],
+            ["abc", "xyz"],
+        ),
+        ("[pypi]\nusername = __token__\npassword = pypi-AgEN\n", ["[pypi]", "username = __token__"], ["pypi-AgEN"]),
+        (
+            "[pypi]\npassword =\n    continued-s3cret\nrepository = https://upload.example/\n",
+            ["[pypi]", "repository = https://upload.example/"],
+            ["continued-s3cret"],
+        ),
+        (
+            "[global]\nindex-url = https://user:hunter2@pkgs.example/simple\ntimeout = 60\n",
+            ["timeout = 60"],
+            ["hunter2"],
+        ),
+        (
+            'npmRegistryServer: "https://r.example"\nnpmAuthToken: "tok"\n',
+            ['npmRegistryServer: "https://r.example"'],
+            ['"tok"'],
+        ),
+    ],
+)
 def test_token_files_keep_settings_and_lose_credential_lines(text: str, kept: list[str], removed: list[str]) -> None:
     filtered = without_credentials(text)
     assert all(line in filtered.splitlines() for line in kept), filtered
@@ -93,41 +109,47 @@ def test_token_files_keep_settings_and_lose_credential_lines(text: str, kept: li
     assert "removed by Tether's sandbox" in filtered and filtered.count("\n") == text.count("\n")
 
 
-@pytest.mark.parametrize(("text", "what"), [
-    ("AKIA" + "Z" * 16, "an AWS access key"),
-    ("aws_secret_access_key=" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKE1", "an AWS secret key"),
-    ("ghs_" + "a1" * 18, "a GitHub token"),
-    ("github_pat_" + "11AB" * 8, "a GitHub token"),
-    ("sk-ant-api03-" + "x9" * 12, "an Anthropic API key"),
-    ("sk-" + "Ab3" * 16, "an OpenAI API key"),
-    ("xoxb-1234567890-abcdef", "a Slack token"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "A" * 64, "a private key"),  # cut off by a head limit
-    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "a JWT"),
-    ('"password": "Tr0ub4dor&3-horse-battery"', "a password or token"),
-    ("DB_PASSWORD=c0rrectHorseBatteryStaple9", "a password or token"),
-    ("DATABASE_URL=postgres://app:s3cr3t-pw@db.internal:5432/app", "a password in a URL"),
-])
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("AKIA" + "Z" * 16, "an AWS access key"),
+        ("aws_secret_access_key=" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKE1", "an AWS secret key"),
+        ("ghs_" + "a1" * 18, "a GitHub token"),
+        ("github_pat_" + "11AB" * 8, "a GitHub token"),
+        ("sk-ant-api03-" + "x9" * 12, "an Anthropic API key"),
+        ("sk-" + "Ab3" * 16, "an OpenAI API key"),
+        ("xoxb-1234567890-abcdef", "a Slack token"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "A" * 64, "a private key"),  # cut off by a head limit
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "a JWT"),
+        ('"password": "Tr0ub4dor&3-horse-battery"', "a password or token"),
+        ("DB_PASSWORD=c0rrectHorseBatteryStaple9", "a password or token"),
+        ("DATABASE_URL=postgres://app:s3cr3t-pw@db.internal:5432/app", "a password in a URL"),
+    ],
+)
 def test_each_kind_of_secret_is_masked(text: str, what: str) -> None:
     masked = mask_secrets(f"before {text} after\n")
     assert f"[masked: looks like {what}]" in masked.text, masked.text
     assert masked.count == 1 and masked.masked == (what,)
 
 
-@pytest.mark.parametrize("code", [
-    "token = get_token(request)",
-    'password = os.environ["DB_PASSWORD"]',
-    "self.auth_token = self.auth_token_provider_v2",
-    "max_tokens=4096",
-    'api_key: str = "${OPENAI_API_KEY}"',
-    "api_key = 'xxxxxxxxxxxxxxxxxxxxxxxx'",
-    "import sklearn  # sk-learn-is-a-library-name",
-    "secret_sauce = compute_secret_sauce_for_everyone",
-    "KEY_TOKEN_COUNT: 12345",
-    "MAKIAIOSFODNN7EXAMPLEX",  # inside a longer word
-    "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
-    "GOOGLE_APPLICATION_CREDENTIALS=/home/u/project-2024/sa.json",
-    "token_url = https://auth.example.com/oauth2/token",
-    "see http://localhost:8080/docs and git@github.com:org/repo.git",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "token = get_token(request)",
+        'password = os.environ["DB_PASSWORD"]',
+        "self.auth_token = self.auth_token_provider_v2",
+        "max_tokens=4096",
+        'api_key: str = "${OPENAI_API_KEY}"',
+        "api_key = 'xxxxxxxxxxxxxxxxxxxxxxxx'",
+        "import sklearn  # sk-learn-is-a-library-name",
+        "secret_sauce = compute_secret_sauce_for_everyone",
+        "KEY_TOKEN_COUNT: 12345",
+        "MAKIAIOSFODNN7EXAMPLEX",  # inside a longer word
+        "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+        "GOOGLE_APPLICATION_CREDENTIALS=/home/u/project-2024/sa.json",
+        "token_url = https://auth.example.com/oauth2/token",
+        "see http://localhost:8080/docs and git@github.com:org/repo.git",
+    ],
+)
 def test_code_that_only_talks_about_secrets_is_left_alone(code: str) -> None:
     assert mask_secrets(code).text == code

@@ -37,8 +37,13 @@ def test_ci_runs_the_demo_and_the_tests_against_a_wheel_install():
     # checks all ship
     last = step.replace("\\\n", " ").rstrip().splitlines()[-1]
     assert last.startswith('"$wheel/venv/bin/python" -m pytest ')
-    for part in ("tests/e2e/test_turn.py", "tests/e2e/test_cli.py", "tests/shared", "tests/chat",
-                 "tests/test_readme_and_ci.py"):
+    for part in (
+        "tests/e2e/test_turn.py",
+        "tests/e2e/test_cli.py",
+        "tests/shared",
+        "tests/chat",
+        "tests/test_readme_and_ci.py",
+    ):
         assert f" {part}" in last, f"the wheel pass does not run {part}"
     assert ".venv/bin/pip install -e" not in step  # the wheel pass never installs the checkout
 
@@ -53,7 +58,11 @@ def test_the_daemon_the_tests_spawn_is_the_tether_they_import(daemon_env: dict[s
 
     spawned = subprocess.run(
         [sys.executable, "-c", "import tether; print(tether.__file__)"],
-        env=daemon_env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env=daemon_env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert spawned.returncode == 0, spawned.stderr
     assert Path(spawned.stdout.strip()).resolve() == Path(tether.__file__).resolve()
@@ -76,7 +85,9 @@ def test_tether_demo_runs_from_a_built_wheel(tmp_path: Path) -> None:
 
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = tmp_path.glob("tether-*.whl")
@@ -95,7 +106,10 @@ def test_tether_demo_runs_from_a_built_wheel(tmp_path: Path) -> None:
     code = "import tether_cli; print(tether_cli.examples_dir())"
     found = subprocess.run(
         [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); {code}"],
-        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
     )
     assert found.stdout.strip() == str(unpacked / "tether_cli" / "_examples"), found.stderr
 
@@ -105,7 +119,11 @@ def _tracked_package_files() -> list[str]:
     import subprocess
 
     roots = (
-        "daemon/tether", "protocol/tether_protocol", "clients/tether_client", "clients/tether_chat", "cli/tether_cli",
+        "daemon/tether",
+        "protocol/tether_protocol",
+        "clients/tether_client",
+        "clients/tether_chat",
+        "cli/tether_cli",
     )
     listed = subprocess.run(["git", "ls-files", *roots], cwd=REPO, capture_output=True, text=True, check=True)
     files = listed.stdout.split()

@@ -27,7 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # the packages, as directories: ruff reads the folders, mypy the package roots
 RUFF_TARGETS = ("daemon", "protocol", "clients", "cli")
 MYPY_TARGETS = (
-    "daemon/tether", "protocol/tether_protocol", "clients/tether_client", "clients/tether_chat", "cli/tether_cli",
+    "daemon/tether",
+    "protocol/tether_protocol",
+    "clients/tether_client",
+    "clients/tether_chat",
+    "cli/tether_cli",
 )
 
 # `path:line:col: CODE message` (ruff --output-format concise)

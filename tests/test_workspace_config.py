@@ -53,15 +53,24 @@ REFUSED_SAMPLES: dict[str, str] = {
     "delegate": '"on"',
     "delegate_max_steps": "200",
     "delegate_tokens": "10000000",
-    "acp_v2": "\"off\"",
+    "acp_v2": '"off"',
     "max_message_mib": "256",
 }
 
 
 def test_the_allowlist_is_the_documented_one() -> None:
     assert {
-        "model", "max_steps", "mode", "guard", "keep_user_turns", "deny_commands", "deny_read",
-        "context_window", "max_output_tokens", "max_retries", "sandbox_auto_allow",
+        "model",
+        "max_steps",
+        "mode",
+        "guard",
+        "keep_user_turns",
+        "deny_commands",
+        "deny_read",
+        "context_window",
+        "max_output_tokens",
+        "max_retries",
+        "sandbox_auto_allow",
     } == WORKSPACE_KEYS
     assert set(SETTING_KEYS) >= WORKSPACE_KEYS
 
@@ -76,7 +85,7 @@ def test_each_key_off_the_allowlist_is_refused_named_and_ignored(
 ) -> None:
     write(user_cfg, 'provider = "anthropic"\nmodel = "user-model"\n')
     without = load(workspace, user_cfg)
-    path = write(ws_cfg(workspace), f'{key} = {REFUSED_SAMPLES[key]}\nmax_steps = 7\n')
+    path = write(ws_cfg(workspace), f"{key} = {REFUSED_SAMPLES[key]}\nmax_steps = 7\n")
     with caplog.at_level(logging.WARNING, logger="tether.config"):
         settings = load(workspace, user_cfg)
 
@@ -114,7 +123,11 @@ def test_every_allowed_key_applies(workspace: Path, user_cfg: Path) -> None:
     settings = load(workspace, user_cfg)
     assert settings.refused == ()
     assert (settings.provider, settings.model, settings.max_steps, settings.mode, settings.guard) == (
-        "openai", "ws-model", 9, "read-only", "block",
+        "openai",
+        "ws-model",
+        9,
+        "read-only",
+        "block",
     )
     assert (settings.keep_user_turns, settings.deny_commands) == (12, ("make deploy",))
     assert (settings.context_window, settings.max_output_tokens, settings.max_retries) == (32000, 2048, 5)

@@ -46,17 +46,23 @@ def build_parser(*, daemon_only: bool = False, only: str | None = None) -> argpa
     from .help_width import HelpFormatter
 
     parser = argparse.ArgumentParser(
-        prog="tether", description="A coding-agent daemon for editors.", formatter_class=HelpFormatter,
+        prog="tether",
+        description="A coding-agent daemon for editors.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
     # `prog` given: argparse would format a usage line to find it (and ask the terminal's width)
     commands = parser.add_subparsers(dest="command", required=True, prog="tether")
     serve = commands.add_parser(
-        "serve", help="run the daemon on stdio (LSP framing by default)", formatter_class=HelpFormatter,
+        "serve",
+        help="run the daemon on stdio (LSP framing by default)",
+        formatter_class=HelpFormatter,
     )
     serve.add_argument("--framing", choices=("auto", "lsp", "ndjson"), default="auto")
     acp = commands.add_parser(
-        "acp", help="run the daemon on stdio with newline-delimited JSON (ACP)", formatter_class=HelpFormatter,
+        "acp",
+        help="run the daemon on stdio with newline-delimited JSON (ACP)",
+        formatter_class=HelpFormatter,
     )
     for daemon in (serve, acp):
         add_setting_flags(daemon)
@@ -80,7 +86,9 @@ def _add_other_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         import argparse  # (loaded by build_parser already)
 
         run = commands.add_parser(
-            "run", help="run one headless turn and print it", epilog=_RUN_EXIT_CODES,
+            "run",
+            help="run one headless turn and print it",
+            epilog=_RUN_EXIT_CODES,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         run.add_argument("prompt", help="what to ask")

@@ -55,7 +55,7 @@ def _status(found: list[Daemon], *, as_json: bool) -> int:
         print(f"pid {d.pid}: {state}, {windows} window(s), {rss}{mark}\n  socket {d.socket}\n  log    {d.log}")
     for d in found:
         if not d.running:
-            print(f"stale pid file of a daemon that is gone: {d.socket[:-len('.sock')]}.pid")
+            print(f"stale pid file of a daemon that is gone: {d.socket[: -len('.sock')]}.pid")
     return 0
 
 
@@ -69,7 +69,9 @@ def _stop(found: list[Daemon]) -> int:
         if stopped:
             print(f"stopped the shared daemon {d.pid}")
         else:
-            print(f"pid {d.pid} did not stop within {STOP_WAIT_S:.0f} s: `kill -9 {d.pid}` ends it "
-                  f"(its log: {d.log})", file=sys.stderr)
+            print(
+                f"pid {d.pid} did not stop within {STOP_WAIT_S:.0f} s: `kill -9 {d.pid}` ends it (its log: {d.log})",
+                file=sys.stderr,
+            )
             code = 1
     return code

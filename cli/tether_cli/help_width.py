@@ -12,8 +12,9 @@ import argparse
 
 
 class HelpFormatter(argparse.HelpFormatter):
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
         super().__init__(prog, indent_increment, max_help_position, 80 if width is None else width)
         self._asked_position = max_help_position if width is None else None
 

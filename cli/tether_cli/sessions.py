@@ -38,7 +38,9 @@ def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     )
     actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", parents=[common], help="the workspace's sessions, newest first")
-    listing.add_argument("--all", action="store_true", help="also sessions never prompted (no messages) and sub-agents' sessions")
+    listing.add_argument(
+        "--all", action="store_true", help="also sessions never prompted (no messages) and sub-agents' sessions"
+    )
     show = actions.add_parser("show", parents=[common], help="a session's conversation as text")
     show.add_argument("session_id", metavar="ID")
     dump = actions.add_parser("dump", parents=[common], help="a session's snapshot as JSON")
@@ -230,8 +232,12 @@ async def _restore_from(args: argparse.Namespace, source: BinaryIO, workspace: P
     try:
         async with await _open(database_path(workspace, home)) as store:
             restored = await _service(store).restore(
-                snapshot, workspace, mode_limit=limit, keep_id=args.keep_id,
-                import_rules=args.import_rules, add_rule=add_rule,
+                snapshot,
+                workspace,
+                mode_limit=limit,
+                keep_id=args.keep_id,
+                import_rules=args.import_rules,
+                add_rule=add_rule,
             )
     except RestoreFailed as exc:
         return _fail(f"cannot restore {args.file}: {exc}", USAGE)
@@ -314,9 +320,7 @@ def _conversation_text(snapshot: JsonObject) -> str:
         f"created {_when(session['created_at'])}  updated {_when(session['updated_at'])}",
     ]
     turns = {turn["id"]: turn for turn in snapshot["turns"]}
-    results = {
-        m["body"].get("tool_call_id"): m["body"] for m in snapshot["messages"] if m["role"] == "tool"
-    }
+    results = {m["body"].get("tool_call_id"): m["body"] for m in snapshot["messages"] if m["role"] == "tool"}
     current: str | None = None
     for message in snapshot["messages"]:
         if message["turn_id"] != current and message["turn_id"] in turns:

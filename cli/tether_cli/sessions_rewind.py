@@ -52,9 +52,15 @@ async def rewind_action(args: argparse.Namespace, workspace: Path, home: Path | 
             return _no_session(args.session_id, workspace)
         try:
             outcome = await _service(store).rewind(
-                store, record.id, Path(record.workspace) if Path(record.workspace).is_dir() else workspace,
-                to_turn=args.to, message_seq=args.message, to_rewind=args.undo, restore=args.restore,
-                force=args.force, dry_run=args.dry_run,
+                store,
+                record.id,
+                Path(record.workspace) if Path(record.workspace).is_dir() else workspace,
+                to_turn=args.to,
+                message_seq=args.message,
+                to_rewind=args.undo,
+                restore=args.restore,
+                force=args.force,
+                dry_run=args.dry_run,
             )
         except BadRewind as exc:
             return _fail(str(exc), USAGE)
@@ -66,14 +72,18 @@ async def rewind_action(args: argparse.Namespace, workspace: Path, home: Path | 
         for path, reason in outcome.skipped:
             print(f"cannot restore {path}: {reason}", file=sys.stderr)
         if not outcome.done and not args.dry_run:
-            return _fail(f"not rewound: {len(outcome.conflicts)} file(s) changed since; --force restores them too",
-                         REFUSED)
+            return _fail(
+                f"not rewound: {len(outcome.conflicts)} file(s) changed since; --force restores them too", REFUSED
+            )
         verb = "would restore" if args.dry_run else "restored"
         for path in outcome.restored:
             print(f"{verb} {path}")
         hidden = f"{outcome.hidden} message(s) out of the conversation"
-        print(f"{hidden} (dry run: nothing changed)" if args.dry_run else
-              f"{hidden}; undo with: tether sessions rewind {record.id} --undo {outcome.rewind_id}")
+        print(
+            f"{hidden} (dry run: nothing changed)"
+            if args.dry_run
+            else f"{hidden}; undo with: tether sessions rewind {record.id} --undo {outcome.rewind_id}"
+        )
         return OK
 
     return await _with_store(workspace, home, lambda: _no_session(args.session_id, workspace), work)

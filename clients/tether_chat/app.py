@@ -44,7 +44,12 @@ _WORKING = "working… Ctrl-C cancels · Enter queues · Ctrl-S steers"
 
 class ChatApp:
     def __init__(
-        self, daemon_args: list[str], workspace: Path, *, color: bool, history: Path | None,
+        self,
+        daemon_args: list[str],
+        workspace: Path,
+        *,
+        color: bool,
+        history: Path | None,
         terminal: tuple[Input, Output] | None = None,
     ) -> None:
         """``terminal``: the keys and screen to use instead of this process's (tests: a pipe)."""
@@ -68,15 +73,21 @@ class ChatApp:
         self._writing = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.buffer = Buffer(
-            multiline=True, history=_history(history), complete_while_typing=True,
+            multiline=True,
+            history=_history(history),
+            complete_while_typing=True,
             completer=ChatCompleter(workspace, lambda: self.transcript.commands),
         )
         self.app_started = False
         self.app: Application[int] = Application(
-            layout=build_layout(self), key_bindings=all_keys(self), full_screen=False, erase_when_done=True,
+            layout=build_layout(self),
+            key_bindings=all_keys(self),
+            full_screen=False,
+            erase_when_done=True,
             style=Style.from_dict({"status": "reverse", "prompt": "bold"}),
             color_depth=ColorDepth.DEPTH_8_BIT if color else ColorDepth.DEPTH_1_BIT,
-            input=terminal[0] if terminal else None, output=terminal[1] if terminal else _output(),
+            input=terminal[0] if terminal else None,
+            output=terminal[1] if terminal else _output(),
         )
 
     # the run
@@ -124,9 +135,7 @@ class ChatApp:
             return
         self.exit_code = 1
         self.transcript.cards.clear()
-        self.transcript.notice(
-            f"[the daemon stopped ({why}); `tether chat --continue` picks this session up again]"
-        )
+        self.transcript.notice(f"[the daemon stopped ({why}); `tether chat --continue` picks this session up again]")
         self.spawn(self._leave())
 
     async def _leave(self) -> None:
@@ -192,9 +201,7 @@ class ChatApp:
 
     def status_text(self) -> str:
         mode = self.daemon.mode or "…"
-        state = self.note or (
-            "approve? y/a/n/N" if self.approval else _WORKING if self.turn else "ready"
-        )
+        state = self.note or ("approve? y/a/n/N" if self.approval else _WORKING if self.turn else "ready")
         context = f"context {self.transcript.used[0]}/{self.transcript.used[1]}" if self.transcript.used else ""
         width = self.app.output.get_size().columns if self.app.is_running else 80
         return fit_status(mode, state, context, self.transcript.title or "", width)

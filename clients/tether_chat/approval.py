@@ -28,14 +28,20 @@ class Approval:
         call = params.get("toolCall") or {}
         self.call: JsonObject = call if isinstance(call, dict) else {}
         self.title = str(self.call.get("title") or "a tool")
-        meta = ((params.get("_meta") or {}).get("tether") or {})
+        meta = (params.get("_meta") or {}).get("tether") or {}
         self.reason = str(meta.get("reason") or "")
         self.hunks: list[JsonObject] = list(meta.get("hunks") or [])
         self.kept = [True] * len(self.hunks)
         self.offered = [str(o.get("optionId")) for o in params.get("options") or []]
         # what "allow always" stores and allows, as the daemon names the option
-        self.always = next((str(o.get("name")) for o in params.get("options") or []
-                            if o.get("optionId") == "allow_always" and o.get("name") != "Allow always"), "")
+        self.always = next(
+            (
+                str(o.get("name"))
+                for o in params.get("options") or []
+                if o.get("optionId") == "allow_always" and o.get("name") != "Allow always"
+            ),
+            "",
+        )
         self.future: asyncio.Future[JsonObject] = asyncio.get_running_loop().create_future()
 
     def diffs(self) -> list[JsonObject]:

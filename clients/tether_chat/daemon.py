@@ -48,7 +48,10 @@ class Daemon:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (a child's stderr: open as long as the child runs)
         command = [sys.executable, "-P", "-m", "tether", "serve"]  # -P: no module from the cwd (the workspace)
         client = await TetherClient.spawn(
-            *self.serve_args, command=command, cwd=self.workspace, stderr=self._stderr,
+            *self.serve_args,
+            command=command,
+            cwd=self.workspace,
+            stderr=self._stderr,
             on_request=self.on_request,
         )
         self.client = client

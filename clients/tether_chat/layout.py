@@ -60,7 +60,9 @@ def build_layout(chat: ChatApp) -> Layout:
 
     editor = Window(
         BufferControl(chat.buffer, input_processors=[BeforeInput(PROMPT, style="class:prompt")]),
-        height=editor_height, wrap_lines=True, get_line_prefix=_prefix,
+        height=editor_height,
+        wrap_lines=True,
+        get_line_prefix=_prefix,
         dont_extend_height=True,
     )
     status = Window(FormattedTextControl(chat.status_text), height=1, style="class:status")
@@ -137,6 +139,7 @@ _BAR = " │ "
 def fit_status(mode: str, state: str, context: str, title: str, width: int) -> str:
     """The status line within ``width`` columns: the context facts stay whole; the title,
     then the mode's key hint, then the state's key hints give way, in that order."""
+
     def line(*parts: str) -> str:
         return _BAR.join(p for p in parts if p)
 
@@ -156,4 +159,3 @@ def fit_status(mode: str, state: str, context: str, title: str, width: int) -> s
 
 def _elided(text: str, room: int) -> str:
     return text if len(text) <= room else text[: room - 1] + "…"
-

@@ -16,8 +16,17 @@ if TYPE_CHECKING:
     import argparse
 
 SERVE_FLAGS = (
-    "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",
-    "max_retries", "record", "cassette",
+    "provider",
+    "model",
+    "base_url",
+    "script",
+    "max_steps",
+    "mode",
+    "home",
+    "log_level",
+    "max_retries",
+    "record",
+    "cassette",
 )
 
 
@@ -43,8 +52,10 @@ def chat_main(args: argparse.Namespace) -> int:
     from .sessions import start_with
 
     chat = ChatApp(
-        serve_args(args, workspace, SERVE_FLAGS), workspace,
-        color=colour_wanted(sys.stdout.isatty()), history=history_file(args),
+        serve_args(args, workspace, SERVE_FLAGS),
+        workspace,
+        color=colour_wanted(sys.stdout.isatty()),
+        history=history_file(args),
     )
     if args.prompt:
         chat.queue.append(args.prompt)
@@ -66,8 +77,7 @@ def _headless(args: argparse.Namespace) -> int:
     if prompt is None and not sys.stdin.isatty():
         prompt = sys.stdin.read().strip()
     if not prompt:
-        print('tether chat: no terminal to chat on; give the message: tether chat "..." (or on stdin)',
-              file=sys.stderr)
+        print('tether chat: no terminal to chat on; give the message: tether chat "..." (or on stdin)', file=sys.stderr)
         return 2
     args.prompt = prompt
     return run_main(args)

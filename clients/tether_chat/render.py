@@ -36,7 +36,7 @@ class Blocks:
             end = self.text.find("\n", self._scanned)
             if end < 0:
                 break
-            line = self.text[self._scanned:end].strip()
+            line = self.text[self._scanned : end].strip()
             self._scanned = end + 1
             if self._fence is None and line[:3] in ("```", "~~~"):
                 self._fence = line[:3]
@@ -70,9 +70,14 @@ class Painter:
         from rich.console import Console
 
         return Console(
-            file=io.StringIO(), force_terminal=self.color, no_color=not self.color,
-            color_system="256" if self.color else None, width=self.width, highlight=False,
-            emoji=False, legacy_windows=False,
+            file=io.StringIO(),
+            force_terminal=self.color,
+            no_color=not self.color,
+            color_system="256" if self.color else None,
+            width=self.width,
+            highlight=False,
+            emoji=False,
+            legacy_windows=False,
         )
 
     def markdown(self, text: str) -> str:

@@ -40,7 +40,7 @@ def rules_text(chat: ChatApp, rules: list[JsonObject]) -> str:
     lines = [chat.paint.style(f"{len(stored)} approval rules you stored in this workspace", "1")]
     lines += [f"  #{r['id']}  {r.get('decision')}  {_covers(r)}" for r in stored]
     if not stored:
-        lines.append("  (none: \"allow always\" and \"reject always\" answers add them)")
+        lines.append('  (none: "allow always" and "reject always" answers add them)')
     lines.append(chat.paint.style("built-in and config rules (not removable here)", "1"))
     lines += [f"  {r.get('decision')}  {_covers(r)}  ({r.get('source')})" for r in fixed]
     if stored:

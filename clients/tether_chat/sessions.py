@@ -64,13 +64,16 @@ async def load(chat: ChatApp, session_id: str) -> None:
     chat.transcript.notice("[resumed: what follows is new]")
     chat.refresh()
 
+
 async def open_picker(chat: ChatApp) -> None:
     sessions = [s for s in await chat.daemon.sessions() if s.get("sessionId") != _current_id(chat)]
     if not sessions:
         chat.transcript.notice("[no stored session to resume in this workspace]")
     else:
         when = [str(s.get("updatedAt") or "")[:16].replace("T", " ") for s in sessions]
-        chat.picker = [_entry(s.get("sessionId"), s.get("title"), w) for s, w in zip(sessions[:100], when, strict=False)]
+        chat.picker = [
+            _entry(s.get("sessionId"), s.get("title"), w) for s, w in zip(sessions[:100], when, strict=False)
+        ]
         chat.picked = 0
     chat.refresh()
 
@@ -87,7 +90,7 @@ def picker_text(chat: ChatApp) -> str:
     lines = ["Resume which session? (↑/↓, Enter; Esc stays in this one)"]
     shown = chat.picker or []
     first = max(0, min(chat.picked - _PICKER_ROWS // 2, len(shown) - _PICKER_ROWS))
-    for n, session in enumerate(shown[first:first + _PICKER_ROWS], first):
+    for n, session in enumerate(shown[first : first + _PICKER_ROWS], first):
         mark = "›" if n == chat.picked else " "
         title, detail = str(session["title"])[:44], str(session["detail"])[: 76 - 44 - 1]
         lines.append(f"{mark} {title:<44} {detail}")
@@ -106,6 +109,7 @@ def pick_done(chat: ChatApp, take: bool) -> None:
     if chosen is not None:
         chat.spawn(switch(chat, str(chosen.get("sessionId"))))
     chat.refresh()
+
 
 async def switch(chat: ChatApp, session_id: str | None) -> None:
     chat.ready = False
@@ -150,6 +154,7 @@ def chat_command(chat: ChatApp, text: str) -> bool:
         chat.spawn(rules_command(chat, rest.strip()))
     chat.refresh()
     return True
+
 
 async def search(chat: ChatApp, query: str) -> None:
     if not query:

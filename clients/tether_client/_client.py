@@ -195,15 +195,26 @@ class Session:
         await self.client.peer.request("_tether/session/dequeue", unstructure(DequeueParams(self.id, queue_id)))
 
     async def rewind(
-        self, *, to_turn: int | str | None = None, message_seq: int | None = None, to_rewind: int | None = None,
-        restore: RewindRestore = "both", force: bool = False, dry_run: bool = False,
+        self,
+        *,
+        to_turn: int | str | None = None,
+        message_seq: int | None = None,
+        to_rewind: int | None = None,
+        restore: RewindRestore = "both",
+        force: bool = False,
+        dry_run: bool = False,
     ) -> JsonObject:
         """`_tether/session/rewind` (SPEC §3.40): the answer as sent (`done`, `restored`, `conflicts`...)."""
         from tether_protocol import RewindParams
 
         params = RewindParams(
-            self.id, to_turn=to_turn, message_seq=message_seq, to_rewind=to_rewind,
-            restore=restore, force=force, dry_run=dry_run,
+            self.id,
+            to_turn=to_turn,
+            message_seq=message_seq,
+            to_rewind=to_rewind,
+            restore=restore,
+            force=force,
+            dry_run=dry_run,
         )
         result: JsonObject = await self.client.peer.request("_tether/session/rewind", unstructure(params))
         return result
@@ -348,7 +359,9 @@ class TetherClient:
         session = Session(self, session_id, {})
         self._sessions[session_id] = session
         _id, answer = self.peer.request_future(
-            "session/load", unstructure(LoadSessionParams(session_id, str(cwd))), on_answer=session.end_replay,
+            "session/load",
+            unstructure(LoadSessionParams(session_id, str(cwd))),
+            on_answer=session.end_replay,
         )
         session.info = await answer
         return session

@@ -60,8 +60,17 @@ EXIT_USAGE = 2
 EXIT_REJECTED = 5  # the turn ended, but an approval was rejected: what it asked was not done
 EXIT_PIPE = 141  # 128 + SIGPIPE: the reader of stdout went away, as `tether sessions` does
 _SERVE_FLAGS = (
-    "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",
-    "max_retries", "record", "cassette",
+    "provider",
+    "model",
+    "base_url",
+    "script",
+    "max_steps",
+    "mode",
+    "home",
+    "log_level",
+    "max_retries",
+    "record",
+    "cassette",
 )
 _PREVIEW_LINES = 6
 
@@ -90,10 +99,14 @@ def demo_main(args: argparse.Namespace, examples: Path, connect: Connect = spawn
     workspace = scratch / "workspace"
     shutil.copytree(examples / "demo-workspace", workspace)
     serve_args = [
-        "--workspace", str(workspace),
-        "--provider", "scripted",
-        "--script", str(examples / "demo.json"),
-        "--home", str(scratch / "home"),
+        "--workspace",
+        str(workspace),
+        "--provider",
+        "scripted",
+        "--script",
+        str(examples / "demo.json"),
+        "--home",
+        str(scratch / "home"),
     ]
     prompt = "What does this project do, and where does it start?"
     if not args.json:
@@ -150,9 +163,7 @@ async def _run_turn(prompt: str, workspace: Path, client: TetherClient, *, json_
         turn_id = turn.turn_id
         report = None
         if turn_id:
-            reports = await client.request(
-                "_tether/session/report", unstructure(ReportParams(session.id, turn_id))
-            )
+            reports = await client.request("_tether/session/report", unstructure(ReportParams(session.id, turn_id)))
             report = reports["reports"][0] if reports["reports"] else None  # raw: --json prints it as sent
         render.end(stop, turn_id, report)
         return EXIT_CODES.get(stop, EXIT_ERROR)

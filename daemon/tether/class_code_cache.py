@@ -122,7 +122,9 @@ class _RouteOnImport:
     """A meta path finder that only wraps the loader of the modules in ``_ROUTES``, so
     each is routed once it has run (the import itself is the other finders')."""
 
-    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname not in _ROUTES:
             return None
         for finder in sys.meta_path:
@@ -215,7 +217,9 @@ def _load(path: Path) -> dict[_Key, CodeType | _Regex]:
             return {}
     if not isinstance(loaded, dict):
         return {}
-    return {k: v for k, v in loaded.items() if _is_key(k) and (isinstance(v, CodeType) if k[0] != _REGEX else _is_regex(v))}
+    return {
+        k: v for k, v in loaded.items() if _is_key(k) and (isinstance(v, CodeType) if k[0] != _REGEX else _is_regex(v))
+    }
 
 
 def is_private(info: os.stat_result) -> bool:
@@ -224,14 +228,26 @@ def is_private(info: os.stat_result) -> bool:
 
 
 def _is_key(key: object) -> bool:
-    return (isinstance(key, tuple) and len(key) == 4 and isinstance(key[0], str)
-            and isinstance(key[1], str) and isinstance(key[2], int) and isinstance(key[3], str))
+    return (
+        isinstance(key, tuple)
+        and len(key) == 4
+        and isinstance(key[0], str)
+        and isinstance(key[1], str)
+        and isinstance(key[2], int)
+        and isinstance(key[3], str)
+    )
 
 
 def _is_regex(value: object) -> bool:
     """The shape of a cached pattern (its code's values are `_sre.compile`'s to check)."""
-    return (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], int)
-            and isinstance(value[1], list) and isinstance(value[2], int) and isinstance(value[3], dict))
+    return (
+        isinstance(value, tuple)
+        and len(value) == 4
+        and isinstance(value[0], int)
+        and isinstance(value[1], list)
+        and isinstance(value[2], int)
+        and isinstance(value[3], dict)
+    )
 
 
 def _route_regexes() -> None:
@@ -297,15 +313,14 @@ def _code(source: str, filename: str, flags: int, mode: str = "exec") -> CodeTyp
     salted = _hash_salt.search(source)
     if salted is None:
         return _cached_code(source, filename, flags, mode)
-    general = f"{source[:salted.start(2)]}{_PLACEHOLDER}{source[salted.end(2):]}"
+    general = f"{source[: salted.start(2)]}{_PLACEHOLDER}{source[salted.end(2) :]}"
     return _with_const(_cached_code(general, filename, flags, mode), int(salted.group(2)))
 
 
 def _with_const(code: CodeType, salt: int) -> CodeType:
     """``code`` with the placeholder replaced by ``salt`` (in its nested functions too)."""
     consts = tuple(
-        salt if type(c) is int and c == _PLACEHOLDER
-        else _with_const(c, salt) if isinstance(c, CodeType) else c
+        salt if type(c) is int and c == _PLACEHOLDER else _with_const(c, salt) if isinstance(c, CodeType) else c
         for c in code.co_consts
     )
     return code.replace(co_consts=consts)
@@ -326,8 +341,7 @@ def _cached_code(source: str, filename: str, flags: int, mode: str) -> CodeType:
 def _exec_for(module: ModuleType) -> Any:
     flags = _future_flags(module)
 
-    def cached_exec(source: Any, globals: dict[str, Any] | None = None,
-                    locals: dict[str, Any] | None = None) -> None:
+    def cached_exec(source: Any, globals: dict[str, Any] | None = None, locals: dict[str, Any] | None = None) -> None:
         if globals is None:  # the caller's globals, as the builtin would take
             globals = sys._getframe(1).f_globals
         if isinstance(source, str):

@@ -21,8 +21,17 @@ if TYPE_CHECKING:
 
 # the settings a command line may set, as `argparse` names them (`--base-url`: base_url)
 SETTING_FLAGS = (
-    "provider", "model", "base_url", "script", "max_steps", "mode", "home", "log_level",
-    "max_retries", "record", "cassette",
+    "provider",
+    "model",
+    "base_url",
+    "script",
+    "max_steps",
+    "mode",
+    "home",
+    "log_level",
+    "max_retries",
+    "record",
+    "cassette",
 )
 
 
@@ -108,8 +117,6 @@ def serve_stdio(workspace: str, flags: Mapping[str, object], framing_flag: str) 
     from .server.app import serve
 
     try:
-        return asyncio.run(
-            serve(fds, settings, root, framing=first.framing, accepted=accepted, leftover=leftover)
-        )
+        return asyncio.run(serve(fds, settings, root, framing=first.framing, accepted=accepted, leftover=leftover))
     except KeyboardInterrupt:
         return 130

@@ -72,10 +72,13 @@ def _mcp_lines(out: _Visible, report: JsonObject) -> None:
         state = f"started, {len(row['tools'])} tools" if row["started"] else f"not started: {row['error']}"
         out.write(f"  {row['what']} · {state}\n")
     for row in offered:
-        out.write(f"\n{row['file']} offers {row['name']} ({row['what']}): offered, not started: enable it in "
-                  f"your user config\n")
+        out.write(
+            f"\n{row['file']} offers {row['name']} ({row['what']}): offered, not started: enable it in "
+            f"your user config\n"
+        )
         if row["enable"]:
             out.write("".join(f"    {line}\n" for line in row["enable"].splitlines()))
+
 
 class _Visible:
     """Writes to a terminal with every control character escaped: a value from a workspace
@@ -153,9 +156,7 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> JsonObject:
         report["provider"] = {"ok": False, "error": f"configuration error: {exc}"}
         return report
     report["settings"] = {key: {"value": shown, "source": source} for key, shown, source in describe(settings)}
-    report["refused"] = [
-        {"key": item.key, "file": item.file, "reason": item.reason} for item in settings.refused
-    ]
+    report["refused"] = [{"key": item.key, "file": item.file, "reason": item.reason} for item in settings.refused]
 
     from tether_protocol import TetherError
 

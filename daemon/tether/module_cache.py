@@ -91,7 +91,9 @@ class _Finder:
             return None
         if info.st_mtime_ns != mtime or info.st_size != size:
             return None  # imported as usual, and `save` keeps the new version
-        spec = ModuleSpec(fullname, _Loader(fullname, origin, file, _base + offset, length), origin=origin, is_package=package)
+        spec = ModuleSpec(
+            fullname, _Loader(fullname, origin, file, _base + offset, length), origin=origin, is_package=package
+        )
         spec.has_location = True
         spec.cached = cached
         if package:
@@ -129,8 +131,8 @@ def _open(path: Path) -> None:
         return
     try:
         head = os.pread(fd, len(_MAGIC) + 4, 0)
-        size = int.from_bytes(head[len(_MAGIC):], "little")
-        if not (head[:len(_MAGIC)] == _MAGIC and is_private(os.fstat(fd)) and is_private(os.stat(path.parent))):
+        size = int.from_bytes(head[len(_MAGIC) :], "little")
+        if not (head[: len(_MAGIC)] == _MAGIC and is_private(os.fstat(fd)) and is_private(os.stat(path.parent))):
             raise ValueError(path)
         index = marshal.loads(os.pread(fd, size, len(head)))
         if not isinstance(index, dict):
@@ -205,9 +207,12 @@ def _pyc_code(origin: str, cached: str) -> tuple[int, int, bytes] | None:
     except OSError:
         return None
     flags = int.from_bytes(data[4:8], "little")
-    if (data[:4] != _external.MAGIC_NUMBER or flags != 0
-            or int.from_bytes(data[8:12], "little") != int(info.st_mtime) & 0xFFFFFFFF
-            or int.from_bytes(data[12:16], "little") != info.st_size & 0xFFFFFFFF):
+    if (
+        data[:4] != _external.MAGIC_NUMBER
+        or flags != 0
+        or int.from_bytes(data[8:12], "little") != int(info.st_mtime) & 0xFFFFFFFF
+        or int.from_bytes(data[12:16], "little") != info.st_size & 0xFFFFFFFF
+    ):
         return None
     return info.st_mtime_ns, info.st_size, data[16:]
 

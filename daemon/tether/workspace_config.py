@@ -89,7 +89,7 @@ _REASONS: dict[str, str] = {
 # A workspace's hooks are programs: run only when the user trusts that workspace.
 _HOOKS = (
     "a workspace must not add hooks (they run programs); put them in your user config ({user}), or trust "
-    "this workspace's hooks there with [workspaces.\"<workspace path>\"] trust_hooks = true"
+    'this workspace\'s hooks there with [workspaces."<workspace path>"] trust_hooks = true'
 )
 _OTHER = "a workspace config may set only " + ", ".join(sorted(WORKSPACE_KEYS)) + "; " + _YOURS
 
@@ -152,7 +152,9 @@ def _trusts_hooks(user_path: Path, workspace: Path) -> bool:
         return False
     mine = workspace.resolve()
     return any(
-        isinstance(v, dict) and v.get("trust_hooks") is True and Path(k).expanduser().is_absolute()
+        isinstance(v, dict)
+        and v.get("trust_hooks") is True
+        and Path(k).expanduser().is_absolute()
         and Path(k).expanduser().resolve() == mine
         for k, v in table.items()
     )

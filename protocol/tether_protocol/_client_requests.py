@@ -33,10 +33,23 @@ from .acp_v1.client_requests import (
 )
 
 __all__ = [
-    "AcceptedHunksMeta", "AllowAlwaysRule", "AllowAlwaysScope", "CancelledOutcome", "Hunk", "PermissionOption",
-    "PermissionOptionKind", "PermissionRequestMeta", "PermissionResultMeta",
-    "PermissionTetherMeta", "PermissionToolCall", "ReadTextFileParams",
-    "ReadTextFileResult", "RequestPermissionOutcome", "RequestPermissionParams",
-    "RequestPermissionResult", "SelectedOutcome", "WriteTextFileParams",
+    "AcceptedHunksMeta",
+    "AllowAlwaysRule",
+    "AllowAlwaysScope",
+    "CancelledOutcome",
+    "Hunk",
+    "PermissionOption",
+    "PermissionOptionKind",
+    "PermissionRequestMeta",
+    "PermissionResultMeta",
+    "PermissionTetherMeta",
+    "PermissionToolCall",
+    "ReadTextFileParams",
+    "ReadTextFileResult",
+    "RequestPermissionOutcome",
+    "RequestPermissionParams",
+    "RequestPermissionResult",
+    "SelectedOutcome",
+    "WriteTextFileParams",
     "WriteTextFileResult",
 ]

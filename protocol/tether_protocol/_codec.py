@@ -27,6 +27,7 @@ T = TypeVar("T")
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 """A string that must not be empty (schema: `minLength: 1`)."""
 
+
 class Described:
     """`Annotated[Any, Described(T)]`: raw JSON that the schema describes as ``T`` (read
     as it is; what checks it words its own errors, e.g. the store a snapshot's)."""
@@ -70,14 +71,26 @@ def convert(data: Any, cls: type[T], *, method: str, at: str = "") -> T:
         raise InvalidParams(reworded(exc, cls, data, method, [at] if at else [])) from None
 
 
-_LABELS = {"str": "a string", "int": "an integer", "int | str": "a string or an integer", "bool": "a boolean", "float": "a number",
-           "array": "an array", "object": "an object", "null": "null"}
+_LABELS = {
+    "str": "a string",
+    "int": "an integer",
+    "int | str": "a string or an integer",
+    "bool": "a boolean",
+    "float": "a number",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
 _ERROR = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
 def reworded(
-    exc: msgspec.ValidationError, cls: Any, data: Any, method: str, where: list[str | int] | None = None,
+    exc: msgspec.ValidationError,
+    cls: Any,
+    data: Any,
+    method: str,
+    where: list[str | int] | None = None,
     dec_hook: Callable[[type, Any], Any] | None = None,
 ) -> str:
     """msgspec's error as today's message: `invalid params for METHOD: params.PATH: WHY`.
@@ -96,7 +109,10 @@ def reworded(
 
 
 def _every_error(
-    cls: Any, data: JsonObject, where: list[str | int], dec_hook: Callable[[type, Any], Any] | None = None,
+    cls: Any,
+    data: JsonObject,
+    where: list[str | int],
+    dec_hook: Callable[[type, Any], Any] | None = None,
 ) -> list[str]:
     """Each field of ``cls`` that ``data`` gets wrong, in field order (as the attrs converter
     listed them): a field holding a Struct is walked into, any other is worded alone."""
@@ -108,8 +124,10 @@ def _every_error(
         if key not in data:
             if field.required:
                 choices = _choices(field.type)
-                found.append(f"params.{_path([*where, key])}: required field missing"
-                             + (f"; send one of: {', '.join(choices)}" if choices else ""))
+                found.append(
+                    f"params.{_path([*where, key])}: required field missing"
+                    + (f"; send one of: {', '.join(choices)}" if choices else "")
+                )
             continue
         try:
             msgspec.convert(data[key], type=field.type, dec_hook=dec_hook)

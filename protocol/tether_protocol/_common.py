@@ -28,9 +28,23 @@ from .acp_v1.content import (
 )
 
 __all__ = [
-    "ContentBlock", "DiffContent", "EmbeddedResource", "Implementation", "ModeId",
-    "PlanEntryPriority", "PlanEntryStatus", "ResourceLink", "SessionMode",
-    "SessionModeState", "StopReason", "TerminalContent", "TextContent", "TextResource",
-    "ToolCallContent", "ToolCallContentBlock", "ToolCallLocation", "ToolCallStatus",
+    "ContentBlock",
+    "DiffContent",
+    "EmbeddedResource",
+    "Implementation",
+    "ModeId",
+    "PlanEntryPriority",
+    "PlanEntryStatus",
+    "ResourceLink",
+    "SessionMode",
+    "SessionModeState",
+    "StopReason",
+    "TerminalContent",
+    "TextContent",
+    "TextResource",
+    "ToolCallContent",
+    "ToolCallContentBlock",
+    "ToolCallLocation",
+    "ToolCallStatus",
     "ToolKind",
 ]

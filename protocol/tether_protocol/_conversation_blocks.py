@@ -188,13 +188,18 @@ def block_from_json(data: Any, path: str = "") -> ContentBlock:
             raise _bad(f"{path}.resource", "an object", inner)
         where = f"{path}.resource"
         contents = ResourceContents(
-            _opt_str(inner, "uri", where) or "", _opt_str(inner, "text", where), _opt_str(inner, "blob", where),
-            _opt_str(inner, "mimeType", where), _extra(inner, _CONTENTS),
+            _opt_str(inner, "uri", where) or "",
+            _opt_str(inner, "text", where),
+            _opt_str(inner, "blob", where),
+            _opt_str(inner, "mimeType", where),
+            _extra(inner, _CONTENTS),
         )
         return EmbeddedResource(contents, _extra(data, _RESOURCE))
     if kind == "image":
         return ImageBlock(
-            _opt_str(data, "data", path), _opt_str(data, "mimeType", path), _opt_str(data, "uri", path),
+            _opt_str(data, "data", path),
+            _opt_str(data, "mimeType", path),
+            _opt_str(data, "uri", path),
             _extra(data, _IMAGE),
         )
     if kind == "audio":
@@ -227,7 +232,9 @@ def _put(out: JsonObject, key: str, value: Any) -> None:
 def block_to_json(block: ContentBlock) -> JsonObject:
     """The stored (and ACP) JSON of one block, its ``extra`` keys spread back in."""
     if type(block) is TextBlock:
-        return {"type": "text", "text": block.text, **block.extra} if block.extra else {"type": "text", "text": block.text}
+        return (
+            {"type": "text", "text": block.text, **block.extra} if block.extra else {"type": "text", "text": block.text}
+        )
     if isinstance(block, OtherBlock):
         return dict(block.fields)
     if isinstance(block, EmbeddedResource):

@@ -158,8 +158,14 @@ def tool_call_from_json(data: Any, where: str = "") -> ToolCall:
 # -- msgspec's errors in today's words --------------------------------------------------
 
 _ERROR = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
-_WANT = {"str": "a string", "int": "an integer", "bool": "a boolean", "float": "a number",
-         "array": "a list", "object": "an object"}
+_WANT = {
+    "str": "a string",
+    "int": "an integer",
+    "bool": "a boolean",
+    "float": "a number",
+    "array": "a list",
+    "object": "an object",
+}
 _GOT = {"str": "a string", "array": "a list", "object": "an object", "bool": "a boolean"}
 
 

@@ -23,8 +23,7 @@ def structure(data: Any, cls: type[T], *, method: str = "") -> T:
         data = {}
     if not isinstance(data, dict):
         raise InvalidParams(
-            f"invalid params{f' for {method}' if method else ''}: expected an object, "
-            f"got {type(data).__name__}"
+            f"invalid params{f' for {method}' if method else ''}: expected an object, got {type(data).__name__}"
         )
     return convert(data, cls, method=method)
 

@@ -15,9 +15,19 @@ from ._codec import Meta, Wire
 from ._json import JsonObject
 
 __all__ = [
-    "DaemonStats", "RemoveRuleParams", "ReportParams", "ReportResult", "Rule",
-    "RuleDecision", "RuleKind", "RulesParams", "RulesResult", "RunReport", "StepReport",
-    "ToolCallReport", "Usage",
+    "DaemonStats",
+    "RemoveRuleParams",
+    "ReportParams",
+    "ReportResult",
+    "Rule",
+    "RuleDecision",
+    "RuleKind",
+    "RulesParams",
+    "RulesResult",
+    "RunReport",
+    "StepReport",
+    "ToolCallReport",
+    "Usage",
 ]
 
 _RULES_SESSION = "invalid params for {method}: sessionId (a string from session/new) is required"

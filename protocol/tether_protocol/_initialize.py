@@ -27,12 +27,26 @@ from .acp_v1.initialize import (
 )
 
 __all__ = [
-    "AgentCapabilities", "CancelRequestParams", "ClientCapabilities", "ClientCapabilitiesMeta",
-    "ClientTetherCapabilities", "CodeActionOptions",
-    "ExecuteCommandOptions", "FileSystemCapabilities", "InitializeParams", "InitializeResult",
-    "InitializeResultMeta", "InitializeTetherMeta", "LspInitializeResult",
-    "McpCapabilities", "PromptCapabilities", "RefusedSetting", "ServerCapabilities",
-    "SessionCapabilities", "TextDocumentSyncOptions", "WorkspaceFolder",
+    "AgentCapabilities",
+    "CancelRequestParams",
+    "ClientCapabilities",
+    "ClientCapabilitiesMeta",
+    "ClientTetherCapabilities",
+    "CodeActionOptions",
+    "ExecuteCommandOptions",
+    "FileSystemCapabilities",
+    "InitializeParams",
+    "InitializeResult",
+    "InitializeResultMeta",
+    "InitializeTetherMeta",
+    "LspInitializeResult",
+    "McpCapabilities",
+    "PromptCapabilities",
+    "RefusedSetting",
+    "ServerCapabilities",
+    "SessionCapabilities",
+    "TextDocumentSyncOptions",
+    "WorkspaceFolder",
 ]
 
 

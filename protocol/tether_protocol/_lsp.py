@@ -235,7 +235,7 @@ class ShowDocumentResult(Wire):
 
 # ---- the agent front: commands, code actions, progress (SPEC §3.33-§3.35) -------------
 
-_COMMAND = "invalid params for workspace/executeCommand: command is required (a string such as \"tether.ask\")"
+_COMMAND = 'invalid params for workspace/executeCommand: command is required (a string such as "tether.ask")'
 
 
 class ExecuteCommandParams(Wire):
@@ -294,7 +294,7 @@ class Command(Wire):
 
 
 class CodeAction(Wire):
-    """"Ask Tether about this", "Explain", "Fix this with Tether": each runs `tether.ask`."""
+    """ "Ask Tether about this", "Explain", "Fix this with Tether": each runs `tether.ask`."""
 
     title: str
     kind: str

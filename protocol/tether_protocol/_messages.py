@@ -42,14 +42,28 @@ from ._snapshots import *  # noqa: F403
 from ._updates import *  # noqa: F403
 
 MESSAGE_MODULES = (
-    _client_requests, _common, _config_options, _extensions, _initialize, _lsp, _queue, _rewind, _sessions, _snapshots,
+    _client_requests,
+    _common,
+    _config_options,
+    _extensions,
+    _initialize,
+    _lsp,
+    _queue,
+    _rewind,
+    _sessions,
+    _snapshots,
     _updates,
 )
 """The modules whose every `__all__` name is re-exported here."""
 
 __all__ = [
-    "AGENT_NOTIFICATIONS", "AGENT_REQUESTS", "CLIENT_NOTIFICATIONS", "CLIENT_REQUESTS",
-    "METHODS", "V1", "EmptyParams",
+    "AGENT_NOTIFICATIONS",
+    "AGENT_REQUESTS",
+    "CLIENT_NOTIFICATIONS",
+    "CLIENT_REQUESTS",
+    "METHODS",
+    "V1",
+    "EmptyParams",
 ]
 __all__ += _client_requests.__all__
 __all__ += _common.__all__

@@ -58,17 +58,13 @@ METHODS: dict[str, Method] = {m.name: m for m in V1}
 
 # The tables by direction and kind (older names; derived from V1).
 CLIENT_REQUESTS: dict[str, tuple[_Shape, _Shape]] = {
-    m.name: (m.params, m.result)
-    for m in V1
-    if m.direction == "client->agent" and m.kind == "request"
+    m.name: (m.params, m.result) for m in V1 if m.direction == "client->agent" and m.kind == "request"
 }
 CLIENT_NOTIFICATIONS: dict[str, _Shape] = {
     m.name: m.params for m in V1 if m.direction != "agent->client" and m.kind == "notification"
 }
 AGENT_REQUESTS: dict[str, tuple[_Shape, _Shape]] = {
-    m.name: (m.params, m.result)
-    for m in V1
-    if m.direction == "agent->client" and m.kind == "request"
+    m.name: (m.params, m.result) for m in V1 if m.direction == "agent->client" and m.kind == "request"
 }
 AGENT_NOTIFICATIONS: dict[str, _Shape] = {
     m.name: m.params for m in V1 if m.direction != "client->agent" and m.kind == "notification"

@@ -10,8 +10,13 @@ from __future__ import annotations
 from ._codec import Wire
 
 __all__ = [
-    "AcceptedHunksMeta", "AllowAlwaysRule", "AllowAlwaysScope", "Hunk", "PermissionRequestMeta",
-    "PermissionResultMeta", "PermissionTetherMeta",
+    "AcceptedHunksMeta",
+    "AllowAlwaysRule",
+    "AllowAlwaysScope",
+    "Hunk",
+    "PermissionRequestMeta",
+    "PermissionResultMeta",
+    "PermissionTetherMeta",
 ]
 
 

@@ -16,7 +16,12 @@ from ._codec import Meta, NonEmpty, Wire
 from ._common import ContentBlock
 
 __all__ = [
-    "DequeueParams", "QueueParams", "QueueResult", "QueueState", "QueuedPrompt", "SteerOutcome",
+    "DequeueParams",
+    "QueueParams",
+    "QueueResult",
+    "QueueState",
+    "QueuedPrompt",
+    "SteerOutcome",
     "SteerParams",
 ]
 

@@ -96,7 +96,9 @@ class ChangesParams(Wire):
     """The files turn `turn` (its seq or its turnId) changed, or the whole session's when absent."""
 
     WIRE_ERRORS: ClassVar[dict[str, str]] = {
-        "sessionId": _ID, "turn": "invalid params for {method}: turn must be " + _TURN, "cwd": _CWD,
+        "sessionId": _ID,
+        "turn": "invalid params for {method}: turn must be " + _TURN,
+        "cwd": _CWD,
     }
 
     session_id: NonEmpty

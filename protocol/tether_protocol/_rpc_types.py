@@ -24,9 +24,7 @@ RequestCallback = Callable[[str, Any], Awaitable[Any]]
 NotificationCallback = Callable[[str, Any], None]
 CancelStyle = Literal["lsp", "acp"]
 
-current_request_id: contextvars.ContextVar[int | str | None] = contextvars.ContextVar(
-    "tether_request_id", default=None
-)
+current_request_id: contextvars.ContextVar[int | str | None] = contextvars.ContextVar("tether_request_id", default=None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,11 +27,25 @@ from .acp_v1.sessions import (
 )
 
 __all__ = [
-    "EmptyResult", "ForkSessionParams", "ListSessionsParams", "ListSessionsResult",
-    "LoadSessionParams", "LoadSessionResult", "NewSessionParams", "NewSessionResult",
-    "PromptParams", "PromptResult", "PromptResultMeta", "PromptTetherMeta",
-    "ResumeSessionParams", "ResumeSessionResult", "SessionIdParams", "SessionInfo",
-    "SetModeParams", "TerminalCancelParams", "ToolCallCancelParams",
+    "EmptyResult",
+    "ForkSessionParams",
+    "ListSessionsParams",
+    "ListSessionsResult",
+    "LoadSessionParams",
+    "LoadSessionResult",
+    "NewSessionParams",
+    "NewSessionResult",
+    "PromptParams",
+    "PromptResult",
+    "PromptResultMeta",
+    "PromptTetherMeta",
+    "ResumeSessionParams",
+    "ResumeSessionResult",
+    "SessionIdParams",
+    "SessionInfo",
+    "SetModeParams",
+    "TerminalCancelParams",
+    "ToolCallCancelParams",
 ]
 
 if TYPE_CHECKING:

@@ -20,18 +20,37 @@ from ._pending import PendingApprovals, PendingCall
 from ._stored_vocabulary import MessageRole, StoredMessageStatus, TurnStatus
 
 __all__ = [
-    "DumpParams", "DumpResult", "DumpedFile", "LatestParams", "LatestResult", "LatestSession", "MessageRole",
-    "NoLatestSession", "PendingApprovals", "PendingCall", "RestoreParams",
-    "RestoreResult", "RestoredRule", "SearchHit", "SearchParams", "SearchResult",
-    "Snapshot", "SnapshotMessage", "SnapshotPending", "SnapshotReport", "SnapshotRule",
-    "SnapshotSession", "SnapshotTurn", "StoredMessageStatus", "TetherForkParams",
+    "DumpParams",
+    "DumpResult",
+    "DumpedFile",
+    "LatestParams",
+    "LatestResult",
+    "LatestSession",
+    "MessageRole",
+    "NoLatestSession",
+    "PendingApprovals",
+    "PendingCall",
+    "RestoreParams",
+    "RestoreResult",
+    "RestoredRule",
+    "SearchHit",
+    "SearchParams",
+    "SearchResult",
+    "Snapshot",
+    "SnapshotMessage",
+    "SnapshotPending",
+    "SnapshotReport",
+    "SnapshotRule",
+    "SnapshotSession",
+    "SnapshotTurn",
+    "StoredMessageStatus",
+    "TetherForkParams",
     "TurnStatus",
 ]
 
 _ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
 _PATH = "invalid params for {method}: path must be a string"
-
 
 
 # ---- the snapshot format (snake_case keys) -------------------------------------------
@@ -153,7 +172,8 @@ class RestoreParams(Wire):
     time, never whole): exactly one of the two."""
 
     WIRE_ERRORS: ClassVar[dict[str, str]] = {
-        "path": _PATH, "cwd": _CWD,
+        "path": _PATH,
+        "cwd": _CWD,
         "keepId": "invalid params for {method}: keepId must be a boolean",
         "importRules": "invalid params for {method}: importRules must be a boolean",
     }
@@ -189,7 +209,8 @@ class TetherForkParams(Wire):
     """`_tether/session/fork`: messages 0..`messageSeq` (all when absent or null)."""
 
     WIRE_ERRORS: ClassVar[dict[str, str]] = {
-        "sessionId": _ID, "messageSeq": "invalid params for {method}: messageSeq must be an integer at least 0",
+        "sessionId": _ID,
+        "messageSeq": "invalid params for {method}: messageSeq must be an integer at least 0",
         "cwd": _CWD,
     }
 
@@ -201,7 +222,8 @@ class TetherForkParams(Wire):
 
 class SearchParams(Wire):
     WIRE_ERRORS: ClassVar[dict[str, str]] = {
-        "query": "invalid params for {method}: query (a non-empty string) is required", "cwd": _CWD,
+        "query": "invalid params for {method}: query (a non-empty string) is required",
+        "cwd": _CWD,
         "limit": "invalid params for {method}: limit must be an integer between 1 and 200",
     }
 

@@ -16,8 +16,17 @@ from ._codec import Wire
 from ._queue import QueuedPrompt
 
 __all__ = [
-    "Compaction", "MemoryHit", "MemoryRecall", "MessageStatus", "TerminalExit", "TerminalInfo",
-    "TerminalOutput", "TurnEnded", "TurnStopReason", "UpdateMeta", "UpdateTetherMeta",
+    "Compaction",
+    "MemoryHit",
+    "MemoryRecall",
+    "MessageStatus",
+    "TerminalExit",
+    "TerminalInfo",
+    "TerminalOutput",
+    "TurnEnded",
+    "TurnStopReason",
+    "UpdateMeta",
+    "UpdateTetherMeta",
 ]
 
 MessageStatus = Literal["cancelled", "incomplete", "interrupted", "error"]

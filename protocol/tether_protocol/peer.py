@@ -62,6 +62,7 @@ __all__ = [
 
 log = logging.getLogger("tether.rpc")
 
+
 @dataclass(slots=True)
 class _Incoming:
     task: asyncio.Task[None]
@@ -122,10 +123,14 @@ class JsonRpcPeer:
 
     def _handle_request(self, msg_id: int | str, method: str, params: Any) -> None:
         if msg_id in self._incoming:
-            self._reply_error(msg_id, InvalidRequest(f"invalid request: id {msg_id!r} is already in use by a running request"))
+            self._reply_error(
+                msg_id, InvalidRequest(f"invalid request: id {msg_id!r} is already in use by a running request")
+            )
             return
         if self.shutting_down:
-            self._reply_error(msg_id, InvalidRequest(f"invalid request: the server is shutting down; {method} was not run"))
+            self._reply_error(
+                msg_id, InvalidRequest(f"invalid request: the server is shutting down; {method} was not run")
+            )
             return
         route = self.routes.get(method)
         if route is None and self.on_request is not None:
@@ -173,7 +178,9 @@ class JsonRpcPeer:
         else:
             self._finish(msg_id, result=result)
 
-    def _finish(self, msg_id: int | str, *, result: Any = None, error: TetherError | RequestFailed | None = None) -> None:
+    def _finish(
+        self, msg_id: int | str, *, result: Any = None, error: TetherError | RequestFailed | None = None
+    ) -> None:
         if self._incoming.pop(msg_id, None) is None:
             return  # already answered
         if error is not None:

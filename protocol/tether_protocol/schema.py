@@ -18,9 +18,7 @@ if TYPE_CHECKING:
 _PACKAGE = Path(__file__).resolve().parent
 # A checkout keeps the schema beside SPEC.md (protocol/schema.json); a wheel ships it inside
 # the package (pyproject's force-include), and there is no protocol/ folder to write to
-DEFAULT_PATH = (
-    _PACKAGE.parent / "schema.json" if (_PACKAGE.parent / "SPEC.md").is_file() else _PACKAGE / "schema.json"
-)
+DEFAULT_PATH = _PACKAGE.parent / "schema.json" if (_PACKAGE.parent / "SPEC.md").is_file() else _PACKAGE / "schema.json"
 REGENERATE = "python -m tether_protocol.schema"
 
 
@@ -32,15 +30,17 @@ def render() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog=REGENERATE, description="Generate the Tether protocol's JSON Schema."
-    )
+    parser = argparse.ArgumentParser(prog=REGENERATE, description="Generate the Tether protocol's JSON Schema.")
     parser.add_argument(
-        "--output", type=Path, default=DEFAULT_PATH, metavar="PATH",
+        "--output",
+        type=Path,
+        default=DEFAULT_PATH,
+        metavar="PATH",
         help="where the schema goes (default: protocol/schema.json of this checkout)",
     )
     parser.add_argument(
-        "--check", action="store_true",
+        "--check",
+        action="store_true",
         help="do not write; exit 1 if the file is missing or differs from the classes",
     )
     args = parser.parse_args(argv)

@@ -87,8 +87,13 @@ async def test_compact_summarises_all_but_the_last_four_messages():
     assert view == [summary, *history[4:]]
     assert message_to_json(summary) == {
         "role": "user",
-        "content": [{"type": "text", "text": "Summary of the earlier conversation "
-                     "(4 messages were summarised to save context):\nSUMMARY TEXT"}],
+        "content": [
+            {
+                "type": "text",
+                "text": "Summary of the earlier conversation "
+                "(4 messages were summarised to save context):\nSUMMARY TEXT",
+            }
+        ],
         "compaction": {"replaced": 4, "kept": 4},
     }
     assert history == before
@@ -109,8 +114,19 @@ async def test_the_cut_moves_earlier_so_results_stay_with_their_call():
 
 
 def test_the_kept_tail_never_starts_with_a_tool_result():
-    history = [user("u"), assistant("", "a", "b"), tool("a"), tool("b"), user("v"),
-               assistant("", "c"), tool("c"), assistant("w"), assistant("", "d", "e"), tool("d"), tool("e")]
+    history = [
+        user("u"),
+        assistant("", "a", "b"),
+        tool("a"),
+        tool("b"),
+        user("v"),
+        assistant("", "c"),
+        tool("c"),
+        assistant("w"),
+        assistant("", "d", "e"),
+        tool("d"),
+        tool("e"),
+    ]
     for keep in range(len(history) + 2):
         cut = split_point(history, keep)
         assert 0 < cut <= len(history)

@@ -15,8 +15,9 @@ def test_without_a_provider_count_everything_is_estimated_once():
 
 def test_the_provider_count_anchors_and_only_new_messages_are_estimated():
     estimate = ContextEstimate()
-    history = messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]},
-                                  {"role": "assistant", "text": "hello"}])
+    history = messages_from_json(
+        [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "text": "hello"}]
+    )
     estimate.anchor(input_tokens=1000, output_tokens=20, message_count=2)
     assert estimate.used(history) == 1020
     (tool,) = messages_from_json([{"role": "tool", "tool_call_id": "c", "name": "grep", "content": "y" * 4000}])

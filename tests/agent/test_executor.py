@@ -79,13 +79,22 @@ async def _run(
     sink, log, asker = Events(), Log(), Allows()
     async with await HistoryStore.open(tmp_path / "h.sqlite3") as store:
         session = AgentSession("s1", ws, store, WorkspaceSandbox(ws), mode)
-        tools = ToolRegistry([*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool()])
+        tools = ToolRegistry(
+            [*default_read_only_tools(), UpdatePlanTool(), *default_mutating_tools(), RunCommandTool()]
+        )
         services = TurnServices(
-            gate=ApprovalGate(store.rules), asker=asker, files=DiskFileIO(session.sandbox),
+            gate=ApprovalGate(store.rules),
+            asker=asker,
+            files=DiskFileIO(session.sandbox),
             terminal_output_meta=terminal,
         )
         executor = ToolExecutor(
-            session, ActiveTurn("t1"), tools=tools, sink=sink, services=services, guard=InputGuard("warn"),
+            session,
+            ActiveTurn("t1"),
+            tools=tools,
+            sink=sink,
+            services=services,
+            guard=InputGuard("warn"),
             journal=log,
         )
         await executor.run_calls(calls)
@@ -107,11 +116,11 @@ async def test_a_commands_exit_code_and_duration_are_reported_as_data(tmp_path: 
     assert isinstance(final, ToolCallPatch) and final.status == "failed"
 
 
-
 def _wire(update: Update | None) -> Any:
     """An update as the client reads it off the wire."""
     assert update is not None
     return loads(dumps(update))
+
 
 async def test_a_terminal_client_gets_the_exit_code_and_the_output(tmp_path: Path) -> None:
     sink, _log, _asker, _ws = await _run(
@@ -121,7 +130,8 @@ async def test_a_terminal_client_gets_the_exit_code_and_the_output(tmp_path: Pat
     (exited,) = [e for e in sink.events if isinstance(e, TerminalExited)]
     assert output == "out\n" and exited.exit_code == 7 and exited.signal is None
     assert _wire(render(exited)) == {
-        "sessionUpdate": "tool_call_update", "toolCallId": "c1",
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c1",
         "_meta": {"terminal_exit": {"terminal_id": "c1", "exit_code": 7, "signal": None}},
     }
 
@@ -158,8 +168,9 @@ async def test_read_only_mode_refuses_an_edit_before_anything_is_shown(tmp_path:
     assert not (ws / "a.txt").exists() and asker.asked == []
     (outcome,) = log.outcomes
     assert outcome.result.is_error and "not allowed in read-only mode" in outcome.result.text
-    assert not any(isinstance(e, ToolCallPatch) and e.content and isinstance(e.content[0], ChangeContent)
-                   for e in sink.events)
+    assert not any(
+        isinstance(e, ToolCallPatch) and e.content and isinstance(e.content[0], ChangeContent) for e in sink.events
+    )
 
 
 async def test_a_plan_is_shown_from_the_tools_result(tmp_path: Path) -> None:
@@ -167,7 +178,9 @@ async def test_a_plan_is_shown_from_the_tools_result(tmp_path: Path) -> None:
     sink, log, _asker, _ws = await _run(tmp_path, [_call("p1", "update_plan", entries=entries)])
     (plan,) = [e for e in sink.events if isinstance(e, PlanUpdated)]
     assert [(e.content, e.priority, e.status) for e in plan.entries] == [
-        ("look", "medium", "completed"), ("fix", "medium", "in_progress")]
+        ("look", "medium", "completed"),
+        ("fix", "medium", "in_progress"),
+    ]
     assert log.outcomes[0].result.text.startswith("Plan updated: 1 of 2 done")
 
 

@@ -112,8 +112,18 @@ CODE_LINES = [
     "The service may act as a developer tool in CI.\n",
     "# system: x86_64\n",
 ]
-ORDINARY = [PYTHON, README, POM, INI, DIFF, "Please ignore the previous output; it was stale.",
-            "From now on you will use tabs, please.", "print(config[system])", "x = [SYSTEM]\n", *CODE_LINES]
+ORDINARY = [
+    PYTHON,
+    README,
+    POM,
+    INI,
+    DIFF,
+    "Please ignore the previous output; it was stale.",
+    "From now on you will use tabs, please.",
+    "print(config[system])",
+    "x = [SYSTEM]\n",
+    *CODE_LINES,
+]
 
 
 @pytest.mark.parametrize(("pattern", "text"), [(p, t) for p, texts in POSITIVE.items() for t in texts])
@@ -122,8 +132,14 @@ def test_each_pattern_fires_on_its_examples(pattern: str, text: str) -> None:
 
 
 def test_there_are_six_patterns() -> None:
-    assert PATTERN_NAMES == ("ignore_instructions", "role_override", "fake_system_tags",
-                             "instruction_injection", "null_bytes", "delimiter_escape")
+    assert PATTERN_NAMES == (
+        "ignore_instructions",
+        "role_override",
+        "fake_system_tags",
+        "instruction_injection",
+        "null_bytes",
+        "delimiter_escape",
+    )
     assert set(POSITIVE) == set(PATTERN_NAMES)
 
 

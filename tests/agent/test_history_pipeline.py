@@ -75,11 +75,16 @@ def test_the_current_turn_is_kept_even_with_a_limit_below_one():
 def pruning_history(big: str) -> list[Message]:
     return [
         user("the task " + big),  # 0: the first user message
-        assistant("", "old1"), tool("old1", big),  # 1, 2: old, prunable
-        assistant("", "old2"), tool("old2", "short"),  # 3, 4: old but small
-        assistant("", "p1"), tool("p1", big),  # 5, 6: third-last assistant -> protected
-        assistant("", "p2"), tool("p2", big),  # 7, 8
-        assistant("", "p3"), tool("p3", big),  # 9, 10
+        assistant("", "old1"),
+        tool("old1", big),  # 1, 2: old, prunable
+        assistant("", "old2"),
+        tool("old2", "short"),  # 3, 4: old but small
+        assistant("", "p1"),
+        tool("p1", big),  # 5, 6: third-last assistant -> protected
+        assistant("", "p2"),
+        tool("p2", big),  # 7, 8
+        assistant("", "p3"),
+        tool("p3", big),  # 9, 10
     ]
 
 
@@ -105,8 +110,16 @@ def test_at_30_percent_long_old_results_keep_their_first_and_last_1500_character
 
 def test_soft_trim_threshold_is_over_4000_characters():
     exact, over = numbered(4000), numbered(4001)
-    history = [user("u"), assistant("", "a"), tool("a", exact), assistant("", "b"), tool("b", over),
-               assistant("x"), assistant("y"), assistant("z")]
+    history = [
+        user("u"),
+        assistant("", "a"),
+        tool("a", exact),
+        assistant("", "b"),
+        tool("b", over),
+        assistant("x"),
+        assistant("y"),
+        assistant("z"),
+    ]
     out = prepare(history, context_window=100, used_tokens=40)
     assert out[2].content == exact
     assert "[... 1001 characters trimmed ...]" in out[4].content
@@ -125,8 +138,15 @@ def test_at_50_percent_old_results_are_cleared_but_protected_ones_and_the_task_a
 
 def test_protection_follows_the_last_three_assistant_messages_not_the_last_three_results():
     big = numbered(5000)
-    history = [user("u"), assistant("", "a", "b"), tool("a", big), tool("b", big),
-               assistant("thinking aloud"), assistant("more"), user("next")]
+    history = [
+        user("u"),
+        assistant("", "a", "b"),
+        tool("a", big),
+        tool("b", big),
+        assistant("thinking aloud"),
+        assistant("more"),
+        user("next"),
+    ]
     out = prepare(history, context_window=1000, used_tokens=400)
     # the assistant with calls is the third-last: both its results are protected
     assert out[2].content == big and out[3].content == big
@@ -164,8 +184,17 @@ def test_calls_left_open_at_the_end_are_answered():
 
 
 def test_stray_duplicate_and_leading_results_are_dropped_and_order_is_kept():
-    history = [tool("gone"), user("u"), assistant("", "a", "b"), tool("b"), tool("z"), tool("a"),
-               tool("a"), assistant("done"), tool("b")]
+    history = [
+        tool("gone"),
+        user("u"),
+        assistant("", "a", "b"),
+        tool("b"),
+        tool("z"),
+        tool("a"),
+        tool("a"),
+        assistant("done"),
+        tool("b"),
+    ]
     out = repair_pairing(history)
     assert out == [history[1], history[2], history[3], history[5], history[7]]
 
@@ -243,14 +272,20 @@ def test_the_marker_of_a_turn_interrupted_before_any_output_is_not_sent_to_the_m
 
     stored = [
         ("user", {"role": "user", "content": [{"type": "text", "text": "read it"}]}, "complete"),
-        ("assistant", {"role": "assistant", "text": "", "tool_calls": [
-            {"id": "c1", "name": "read_file", "arguments": {"path": "a"}}]}, "complete"),
+        (
+            "assistant",
+            {
+                "role": "assistant",
+                "text": "",
+                "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "a"}}],
+            },
+            "complete",
+        ),
         ("tool", {"role": "tool", "tool_call_id": "c1", "name": "read_file", "content": "A"}, "complete"),
         ("assistant", {"role": "assistant", "text": ""}, "interrupted"),
         ("user", {"role": "user", "content": [{"type": "text", "text": "again"}]}, "complete"),
         ("assistant", {"role": "assistant", "text": "half an ans"}, "interrupted"),
     ]
     assert messages_to_json(model_view(stored)) == [
-        {**body, "is_error": False} if role == "tool" else body
-        for i, (role, body, _s) in enumerate(stored) if i != 3
+        {**body, "is_error": False} if role == "tool" else body for i, (role, body, _s) in enumerate(stored) if i != 3
     ]

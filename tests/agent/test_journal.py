@@ -75,8 +75,10 @@ async def test_a_crash_while_asking_resumes_to_the_same_step(tmp_path: Path) -> 
 
     async with await HistoryStore.open(tmp_path / "h.sqlite3") as store:
         assert await _stored(store) == [
-            ("user", None, "complete"), ("assistant", "step 1", "complete"),
-            ("assistant", "step 2", "complete"), ("tool", "a", "complete"),
+            ("user", None, "complete"),
+            ("assistant", "step 1", "complete"),
+            ("assistant", "step 2", "complete"),
+            ("tool", "a", "complete"),
         ]
         waiting = await store.waiting_turn("s1")
         assert waiting is not None and waiting[0] == "t1"
@@ -138,7 +140,8 @@ async def test_a_cancel_pairs_every_call_and_keeps_what_was_said(tmp_path: Path)
         await journal.close("cancelled")
         rows = [(m.role, m.status, m.json_body().get("content")) for m in await store.load_messages("s1")]
         assert rows[1:] == [
-            ("assistant", "cancelled", None), ("tool", "cancelled", "ok"),
+            ("assistant", "cancelled", None),
+            ("tool", "cancelled", "ok"),
             ("tool", "cancelled", "not run: the turn was cancelled before this tool finished"),
         ]
         # what was said before a cancel stays in the model's view
@@ -186,14 +189,20 @@ async def _partial(store: HistoryStore) -> Any:
 
 # ---- a whole turn, killed while it asks, resumed by a new daemon -----------------------
 
-SCRIPT = {"replies": [
-    {"when": {"step": 1}, "text": "Writing.", "tool_calls": [
-        {"id": "r1", "name": "read_file", "arguments": {"path": "README.md"}},
-        {"id": "w1", "name": "write_file", "arguments": {"path": "a.txt", "content": "one\n"}},
-        {"id": "w2", "name": "write_file", "arguments": {"path": "b.txt", "content": "two\n"}},
-    ]},
-    {"when": {"step": 2}, "text": "Both written."},
-]}
+SCRIPT = {
+    "replies": [
+        {
+            "when": {"step": 1},
+            "text": "Writing.",
+            "tool_calls": [
+                {"id": "r1", "name": "read_file", "arguments": {"path": "README.md"}},
+                {"id": "w1", "name": "write_file", "arguments": {"path": "a.txt", "content": "one\n"}},
+                {"id": "w2", "name": "write_file", "arguments": {"path": "b.txt", "content": "two\n"}},
+            ],
+        },
+        {"when": {"step": 2}, "text": "Both written."},
+    ]
+}
 
 
 class AllowsAndSnapshots:
@@ -215,7 +224,12 @@ class AllowsAndSnapshots:
 def _turn(session: AgentSession, store: HistoryStore, turn_id: str, asker: Any) -> AgentTurn:
     tools = ToolRegistry([*default_read_only_tools(), *default_mutating_tools()])
     return AgentTurn(
-        session, ActiveTurn(turn_id), provider=ScriptedProvider(SCRIPT), tools=tools, sink=_Quiet(), max_steps=5,
+        session,
+        ActiveTurn(turn_id),
+        provider=ScriptedProvider(SCRIPT),
+        tools=tools,
+        sink=_Quiet(),
+        max_steps=5,
         services=TurnServices(gate=ApprovalGate(store.rules), asker=asker, files=DiskFileIO(session.sandbox)),
     )
 
@@ -245,8 +259,7 @@ async def test_a_turn_killed_while_asking_resumes_to_the_state_it_would_have_rea
     async with await HistoryStore.open(db) as store:
         await store.create_session("s1", str(ws), "ask")
         session = await _session(store, ws)
-        outcome = await _turn(session, store, "t1", AllowsAndSnapshots(db, killed)).run(
-            [TextBlock("write both")])
+        outcome = await _turn(session, store, "t1", AllowsAndSnapshots(db, killed)).run([TextBlock("write both")])
         assert outcome.stop_reason == "end_turn"
         straight = await _conversation(store)
 

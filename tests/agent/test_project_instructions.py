@@ -21,12 +21,21 @@ def test_agents_md_from_the_workspace_up_to_the_repository_root(tmp_path: Path):
     text = project_instructions(ws)
     assert "never used" not in text
     assert text.index("Use tabs.") < text.index("Run npm test")
-    request = build_request(messages=[], tools=[], workspace=ws, model="m", max_output_tokens=0,
-                            session_id="s", step=1, instructions=text)
+    request = build_request(
+        messages=[], tools=[], workspace=ws, model="m", max_output_tokens=0, session_id="s", step=1, instructions=text
+    )
     assert "Run npm test before finishing." in request.system
     # the same inputs give the same bytes (prompt caching)
-    again = build_request(messages=[], tools=[], workspace=ws, model="m", max_output_tokens=0,
-                          session_id="s", step=2, instructions=project_instructions(ws))
+    again = build_request(
+        messages=[],
+        tools=[],
+        workspace=ws,
+        model="m",
+        max_output_tokens=0,
+        session_id="s",
+        step=2,
+        instructions=project_instructions(ws),
+    )
     assert again.system == request.system
 
 

@@ -55,10 +55,12 @@ async def test_the_resumed_step_sends_the_real_result_not_a_stand_in(tmp_path: P
     ws.mkdir()
     async with await HistoryStore.open(tmp_path / "h.sqlite3") as store:
         await store.create_session("s1", str(ws), "ask")
-        await store.begin_turn("s1", "t1", MessageRecord("user", {
-            "role": "user", "content": [{"type": "text", "text": "write it"}]}))
-        await store.append_messages("s1", "t1", [MessageRecord("assistant", {
-            "role": "assistant", "text": "Writing.", "tool_calls": [CALL]})])
+        await store.begin_turn(
+            "s1", "t1", MessageRecord("user", {"role": "user", "content": [{"type": "text", "text": "write it"}]})
+        )
+        await store.append_messages(
+            "s1", "t1", [MessageRecord("assistant", {"role": "assistant", "text": "Writing.", "tool_calls": [CALL]})]
+        )
         pending = PendingStep.from_json({"step": 1, "calls": [CALL]})
         await store.set_pending("t1", pending)
 
@@ -67,9 +69,12 @@ async def test_the_resumed_step_sends_the_real_result_not_a_stand_in(tmp_path: P
         assert [m.content for m in session.messages if isinstance(m, ToolResultMessage)] == [MISSING]
         provider = Recording({"replies": [{"text": "Done."}]})
         turn = AgentTurn(
-            session, ActiveTurn("t1"), provider=provider,
+            session,
+            ActiveTurn("t1"),
+            provider=provider,
             tools=ToolRegistry([*default_read_only_tools(), *default_mutating_tools()]),
-            sink=NullSink(), max_steps=5,
+            sink=NullSink(),
+            max_steps=5,
             services=TurnServices(gate=ApprovalGate(store.rules), asker=Allows(), files=DiskFileIO(session.sandbox)),
         )
         outcome = await turn.resume(pending)
@@ -83,8 +88,12 @@ async def test_the_resumed_step_sends_the_real_result_not_a_stand_in(tmp_path: P
 
 def _turn(session: AgentSession, store: HistoryStore, script: dict[str, Any], tools: list[Any]) -> AgentTurn:
     return AgentTurn(
-        session, ActiveTurn("t1"), provider=ScriptedProvider(script),
-        tools=ToolRegistry([*default_read_only_tools(), *tools]), sink=NullSink(), max_steps=5,
+        session,
+        ActiveTurn("t1"),
+        provider=ScriptedProvider(script),
+        tools=ToolRegistry([*default_read_only_tools(), *tools]),
+        sink=NullSink(),
+        max_steps=5,
         services=TurnServices(gate=ApprovalGate(store.rules), asker=Allows(), files=DiskFileIO(session.sandbox)),
     )
 
@@ -104,8 +113,9 @@ async def test_a_call_that_had_started_is_not_run_again(tmp_path: Path) -> None:
         await store.create_session("s1", str(ws), "ask")
         await store.begin_turn("s1", "t1", MessageRecord("user", {"role": "user", "content": []}))
         calls = [_command("ca", "a"), _command("cb", "b")]
-        await store.append_messages("s1", "t1", [MessageRecord("assistant", {
-            "role": "assistant", "text": "", "tool_calls": calls})])
+        await store.append_messages(
+            "s1", "t1", [MessageRecord("assistant", {"role": "assistant", "text": "", "tool_calls": calls})]
+        )
         pending = PendingStep.from_json({"step": 1, "calls": [{**calls[0], "started": True}, calls[1]]})
         await store.set_pending("t1", pending)
         stored = [(m.role, m.body, m.status) for m in await store.load_messages("s1")]
@@ -133,8 +143,9 @@ async def test_an_approved_call_is_recorded_as_started_before_it_runs(tmp_path: 
     async with await HistoryStore.open(tmp_path / "h.sqlite3") as store:
         await store.create_session("s1", str(ws), "ask")
         session = AgentSession("s1", ws, store, WorkspaceSandbox(ws), "ask")
-        script = {"replies": [
-            {"when": {"step": 1}, "tool_calls": [_command("ca", "a"), _command("cb", "b")]}, {"text": "ok"}]}
+        script = {
+            "replies": [{"when": {"step": 1}, "tool_calls": [_command("ca", "a"), _command("cb", "b")]}, {"text": "ok"}]
+        }
         turn = _turn(session, store, script, [Watched()])
         outcome = await turn.run([TextBlock("run both")])
 

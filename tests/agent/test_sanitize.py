@@ -41,8 +41,12 @@ def test_step1_an_unclosed_call_runs_to_the_end_and_stray_closers_go() -> None:
 
 
 def test_step1_ordinary_markup_is_kept() -> None:
-    for text in ("x < y and <b>bold</b>", "<function>bare xml</function>", "List<String> a = f(<parameter>);",
-                 "if a<b and c>d: pass"):
+    for text in (
+        "x < y and <b>bold</b>",
+        "<function>bare xml</function>",
+        "List<String> a = f(<parameter>);",
+        "if a<b and c>d: pass",
+    ):
         assert sanitize(text) == (text, "")
 
 
@@ -70,15 +74,18 @@ def test_step3_tags_in_code_are_text() -> None:
     assert sanitize(fenced) == (fenced, "")
 
 
-@pytest.mark.parametrize("code", [
-    "Wrap the reply in `<final>...</final>` tags.",
-    "It returns a `List<Thought>` sorted by time. Call `flush()` after.",
-    "The parser yields `Optional<Answer>` values.",
-    "Inline `a <think> b` here, then ``x ` <tool_call>y`` too.",
-    "````markdown\n```\n<think>example</think>\n```\n````\nAfter the block.",
-    "Here:\n~~~html\n<answer>42</answer>\n<think>not thought</think>\n~~~\nDone.",
-    "```\n~~~\n<think>a tilde line does not close a backtick fence</think>\n```",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "Wrap the reply in `<final>...</final>` tags.",
+        "It returns a `List<Thought>` sorted by time. Call `flush()` after.",
+        "The parser yields `Optional<Answer>` values.",
+        "Inline `a <think> b` here, then ``x ` <tool_call>y`` too.",
+        "````markdown\n```\n<think>example</think>\n```\n````\nAfter the block.",
+        "Here:\n~~~html\n<answer>42</answer>\n<think>not thought</think>\n~~~\nDone.",
+        "```\n~~~\n<think>a tilde line does not close a backtick fence</think>\n```",
+    ],
+)
 def test_code_spans_and_fences_of_any_kind_are_text(code: str) -> None:
     assert sanitize(code) == (code, "")
     assert stream(list(code))[:2] == (code, "")
@@ -136,11 +143,50 @@ def test_step7_leading_blank_lines_go_and_indentation_stays() -> None:
 # -- streaming ---------------------------------------------------------------------------
 
 FRAGMENTS = [
-    "<think>", "</think>", "<thinking>", "</THINKING>", "<thought>", "<tool_call>", "</tool_call>",
-    "<function=f>", "</function>", "<parameter=p>", "<|tool_call_begin|>", "<|tool_call_end|>",
-    "<final>", "</final>", "<answer>", "[Tool Call: x]", "[Tool Result]", "[System Message]",
-    "[Sys", "[", "<", ">", "<thi", "</", "`", "``", "```", "```py", "````", "~~~", "\n", "\n\n", "  ", " \n", "\t",
-    "hello", "world", "A", "A\n\nA", "x < y", "<b>", "same para", "same para\n\nsame para", "｜",
+    "<think>",
+    "</think>",
+    "<thinking>",
+    "</THINKING>",
+    "<thought>",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=f>",
+    "</function>",
+    "<parameter=p>",
+    "<|tool_call_begin|>",
+    "<|tool_call_end|>",
+    "<final>",
+    "</final>",
+    "<answer>",
+    "[Tool Call: x]",
+    "[Tool Result]",
+    "[System Message]",
+    "[Sys",
+    "[",
+    "<",
+    ">",
+    "<thi",
+    "</",
+    "`",
+    "``",
+    "```",
+    "```py",
+    "````",
+    "~~~",
+    "\n",
+    "\n\n",
+    "  ",
+    " \n",
+    "\t",
+    "hello",
+    "world",
+    "A",
+    "A\n\nA",
+    "x < y",
+    "<b>",
+    "same para",
+    "same para\n\nsame para",
+    "｜",
 ]
 texts = st.one_of(
     st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join),

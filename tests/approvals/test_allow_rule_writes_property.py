@@ -16,8 +16,18 @@ from test_bypass_property import RejectingUser  # the same "reject and count" us
 from tether.approvals import ApprovalGate, ApprovalRequest
 from tether.store import HistoryStore
 
-TARGETS = ("Makefile", "package.json", "AGENTS.md", ".envrc", ".tether/MEMORY.md", "conftest.py", "notes.txt",
-           ".vscode/tasks.json", "pyproject.toml", "justfile")
+TARGETS = (
+    "Makefile",
+    "package.json",
+    "AGENTS.md",
+    ".envrc",
+    ".tether/MEMORY.md",
+    "conftest.py",
+    "notes.txt",
+    ".vscode/tasks.json",
+    "pyproject.toml",
+    "justfile",
+)
 EXISTING = ("Makefile", "package.json", "notes.txt", ".tether/MEMORY.md")
 RULES = ("echo", "printf", "cat", "ls", "tee", "sort", "uniq", "sed")
 
@@ -71,8 +81,6 @@ def _workspace(root: Path) -> None:
     (root / "source.txt").write_text("from the source\n")
 
 
-
-
 async def _decide(root: Path, command: str) -> tuple[bool, int, str]:
     store = await HistoryStore.open(root.parent / "h.sqlite3")
     try:
@@ -80,8 +88,18 @@ async def _decide(root: Path, command: str) -> tuple[bool, int, str]:
         for prefix in RULES:
             await gate.add_rule("execute", prefix, "allow")
         user = RejectingUser()
-        request = ApprovalRequest("s", "c", "run_command", "execute", command, {"command": command}, "ask",
-                                  command=command, cwd=".", sandboxed=True)
+        request = ApprovalRequest(
+            "s",
+            "c",
+            "run_command",
+            "execute",
+            command,
+            {"command": command},
+            "ask",
+            command=command,
+            cwd=".",
+            sandboxed=True,
+        )
         verdict = await gate.decide(request, user)
         return verdict.allowed, user.asked, verdict.reason
     finally:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 SETUP = {"call_echo": "echo ready", "call_printf": "printf ready", "call_remote": "git ls-remote --heads ."}
 ATTACKS = {
     "call_makefile": "echo 'all:; touch pwned_by_make' > Makefile",
-    "call_package": "printf '{\"scripts\":{\"test\":\"touch pwned_by_npm\"}}' > package.json",
+    "call_package": 'printf \'{"scripts":{"test":"touch pwned_by_npm"}}\' > package.json',
     "call_upload_pack": "git ls-remote --upload-pack='touch MARKER' .",
 }
 PLAIN = {"call_fresh": "echo made > fresh.txt"}
@@ -39,7 +39,9 @@ def _script(tmp_path: Path) -> Path:
     return path
 
 
-async def test_allow_rules_never_write_a_build_file_or_run_an_upload_pack(spawn_daemon, workspace: Path, tmp_path: Path):
+async def test_allow_rules_never_write_a_build_file_or_run_an_upload_pack(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
     (workspace / "Makefile").write_text("test:\n\techo ok\n")
     (workspace / "package.json").write_text('{"scripts": {"test": "echo ok"}}\n')
     before = {name: (workspace / name).read_text() for name in ("Makefile", "package.json")}
@@ -63,15 +65,19 @@ async def test_allow_rules_never_write_a_build_file_or_run_an_upload_pack(spawn_
     reasons = {p["toolCall"]["toolCallId"]: p["_meta"]["tether"]["reason"] for p in prompts}
     assert reasons == {
         "call_makefile": f"no allow rule may approve running `{ATTACKS['call_makefile']}`: "
-                         "`Makefile` configures what builds, tests or the agent run",
+        "`Makefile` configures what builds, tests or the agent run",
         "call_package": f"no allow rule may approve running `{ATTACKS['call_package']}`: "
-                        "`package.json` configures what builds, tests or the agent run",
+        "`package.json` configures what builds, tests or the agent run",
         "call_upload_pack": f"mode ask asks before running `{ATTACKS['call_upload_pack']}` "
-                            "(`git ls-remote --upload-pack='touch MARKER'` runs a command)",
+        "(`git ls-remote --upload-pack='touch MARKER'` runs a command)",
     }
     finals = {u["toolCallId"]: u["status"] for u in updates if u.get("status") in ("completed", "failed")}
-    assert finals == {"call_makefile": "failed", "call_package": "failed", "call_upload_pack": "failed",
-                      "call_fresh": "completed"}
+    assert finals == {
+        "call_makefile": "failed",
+        "call_package": "failed",
+        "call_upload_pack": "failed",
+        "call_fresh": "completed",
+    }
     assert {name: (workspace / name).read_text() for name in before} == before
     assert not (workspace / "MARKER").exists()
     assert not list(workspace.glob("pwned*"))
@@ -82,8 +88,13 @@ async def test_allow_rules_never_write_a_build_file_or_run_an_upload_pack(spawn_
 def _git(cwd: Path, *args: str) -> str:
     import subprocess
 
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=cwd,
-                          check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 PUSH_SPELLINGS = {
@@ -103,11 +114,19 @@ async def test_git_send_pack_never_pushes_under_the_git_push_rule(spawn_daemon, 
     _git(workspace, "commit", "-qam", "two")
     pushed_before = _git(workspace / "remote.git", "rev-parse", "main")
     assert pushed_before != _git(workspace, "rev-parse", "main")
-    script = {"model": "scripted-push", "replies": [
-        {"when": {"user": "^push", "step": 1}, "text": "Pushing.", "tool_calls": [
-            {"id": i, "name": "run_command", "arguments": {"command": c}} for i, c in PUSH_SPELLINGS.items()]},
-        {"when": {"user": "^push", "step": 2}, "text": "Done."},
-    ]}
+    script = {
+        "model": "scripted-push",
+        "replies": [
+            {
+                "when": {"user": "^push", "step": 1},
+                "text": "Pushing.",
+                "tool_calls": [
+                    {"id": i, "name": "run_command", "arguments": {"command": c}} for i, c in PUSH_SPELLINGS.items()
+                ],
+            },
+            {"when": {"user": "^push", "step": 2}, "text": "Done."},
+        ],
+    }
     path = tmp_path / "push.json"
     path.write_text(json.dumps(script))
     prompts: list[dict] = []

@@ -16,15 +16,39 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 # "allow always" answers a user gave for read-looking commands (and `git`, `make`)
-ALLOWED = ("echo", "printf", "cat", "sed", "ls", "sort", "tee", "uniq", "git", "zip", "tar", "rsync", "ssh",
-           "cp", "mv", "ln", "install", "unzip",
-           "scp", "sftp", "less", "more", "man", "make", "find")
+ALLOWED = (
+    "echo",
+    "printf",
+    "cat",
+    "sed",
+    "ls",
+    "sort",
+    "tee",
+    "uniq",
+    "git",
+    "zip",
+    "tar",
+    "rsync",
+    "ssh",
+    "cp",
+    "mv",
+    "ln",
+    "install",
+    "unzip",
+    "scp",
+    "sftp",
+    "less",
+    "more",
+    "man",
+    "make",
+    "find",
+)
 
 # (command, a fragment of the reason it is asked)
 WRITES = [
     ("echo 'all:; touch pwned' > Makefile", "`Makefile` configures what builds, tests or the agent run"),
     ("echo '\ttouch pwned' >> Makefile", "`Makefile` configures"),
-    ("printf '{\"scripts\":{\"test\":\"touch pwned\"}}' > package.json", "`package.json` configures"),
+    ('printf \'{"scripts":{"test":"touch pwned"}}\' > package.json', "`package.json` configures"),
     ("ls >| notes.txt", "`notes.txt` already exists"),
     ("echo x 1<> notes.txt", "the shell grammar cannot parse"),
     ("cat notes.txt > AGENTS.md", "`AGENTS.md` configures what builds, tests or the agent run"),
@@ -215,14 +239,47 @@ MAY_PUSH = [
     ("git p origin main", "may be built-in rule: deny `git push`"),
 ]
 SAFE = [
-    "echo hi > fresh-notes.txt", "ls -la > listing.txt 2>&1", "ls | tee out.txt", "sort -o sorted.txt notes.txt",
-    "uniq notes.txt uniq.txt", "sed -n 1p notes.txt", "sed 's/a/b/' notes.txt > changed.txt", "cat notes.txt",
-    "echo hi > /dev/null", "git log --oneline -n 5", "git status --short", "git diff --stat", "git grep -n foo",
-    "git -C sub log --oneline", "git ls-remote --heads .", "git show HEAD:notes.txt", "tar -czf out.tgz src", "zip -r a.zip src", "ssh -o BatchMode=yes host ls", "less notes.txt", "man ls", "more +10 notes.txt", "make test",
-    "git log --format=%H --since=yesterday", "echo hi > logs/run.log", "ssh host ls -la",
-    "git submodule status", "git rev-parse --show-toplevel", "git branch --show-current", "find . -name '*.py'", "git diff --output=changes.diff",
-    "rsync x.txt backup.txt", "scp x.txt host:Makefile", "cp x.txt backup.txt", "cp x.txt fresh/", "mv x.txt new-name.txt",
-    "unzip -l a.zip", "tar -tzf a.tgz", "tar -tf notes.txt", "tar -cf - sub", "zip -r a.zip sub",
+    "echo hi > fresh-notes.txt",
+    "ls -la > listing.txt 2>&1",
+    "ls | tee out.txt",
+    "sort -o sorted.txt notes.txt",
+    "uniq notes.txt uniq.txt",
+    "sed -n 1p notes.txt",
+    "sed 's/a/b/' notes.txt > changed.txt",
+    "cat notes.txt",
+    "echo hi > /dev/null",
+    "git log --oneline -n 5",
+    "git status --short",
+    "git diff --stat",
+    "git grep -n foo",
+    "git -C sub log --oneline",
+    "git ls-remote --heads .",
+    "git show HEAD:notes.txt",
+    "tar -czf out.tgz src",
+    "zip -r a.zip src",
+    "ssh -o BatchMode=yes host ls",
+    "less notes.txt",
+    "man ls",
+    "more +10 notes.txt",
+    "make test",
+    "git log --format=%H --since=yesterday",
+    "echo hi > logs/run.log",
+    "ssh host ls -la",
+    "git submodule status",
+    "git rev-parse --show-toplevel",
+    "git branch --show-current",
+    "find . -name '*.py'",
+    "git diff --output=changes.diff",
+    "rsync x.txt backup.txt",
+    "scp x.txt host:Makefile",
+    "cp x.txt backup.txt",
+    "cp x.txt fresh/",
+    "mv x.txt new-name.txt",
+    "unzip -l a.zip",
+    "tar -tzf a.tgz",
+    "tar -tf notes.txt",
+    "tar -cf - sub",
+    "zip -r a.zip sub",
 ]
 
 
@@ -261,8 +318,18 @@ async def gate(tmp_path: Path, workspace: Path):
 
 async def decide(gate: ApprovalGate, command: str, cwd: str = ".") -> tuple[bool, str, list[str]]:
     user = RecordingUser()
-    request = ApprovalRequest("s", "c1", "run_command", "execute", command, {"command": command}, "ask",
-                              command=command, cwd=cwd, sandboxed=True)
+    request = ApprovalRequest(
+        "s",
+        "c1",
+        "run_command",
+        "execute",
+        command,
+        {"command": command},
+        "ask",
+        command=command,
+        cwd=cwd,
+        sandboxed=True,
+    )
     verdict = await gate.decide(request, user)
     return verdict.allowed, verdict.reason, user.asked
 
@@ -310,13 +377,18 @@ async def test_ordinary_spellings_stay_allowed_by_their_rules(gate: ApprovalGate
     assert reason.startswith("allowed by rule #")
 
 
-@pytest.mark.parametrize(("cwd", "command", "why"), [
-    ("sub", "echo x > Makefile", "`Makefile` configures"),  # sub/Makefile: a build file wherever it is
-    (".tether", "echo x > notes", "`notes` is a dotfile or inside a dot-folder"),
-    ("linkdir", "echo x > notes", "`notes` is a dotfile or inside a dot-folder"),  # linkdir -> .tether
-    ("sub", "echo x > ../notes.txt", "a redirection outside the workspace"),
-])
-async def test_a_write_is_checked_from_the_commands_directory(gate: ApprovalGate, cwd: str, command: str, why: str) -> None:
+@pytest.mark.parametrize(
+    ("cwd", "command", "why"),
+    [
+        ("sub", "echo x > Makefile", "`Makefile` configures"),  # sub/Makefile: a build file wherever it is
+        (".tether", "echo x > notes", "`notes` is a dotfile or inside a dot-folder"),
+        ("linkdir", "echo x > notes", "`notes` is a dotfile or inside a dot-folder"),  # linkdir -> .tether
+        ("sub", "echo x > ../notes.txt", "a redirection outside the workspace"),
+    ],
+)
+async def test_a_write_is_checked_from_the_commands_directory(
+    gate: ApprovalGate, cwd: str, command: str, why: str
+) -> None:
     allowed, _, asked = await decide(gate, command, cwd)
     assert not allowed and len(asked) == 1 and why in asked[0], asked
 
@@ -338,12 +410,23 @@ FULL_AUTO = [
 @pytest.mark.parametrize(("command", "why"), FULL_AUTO, ids=[c for c, _ in FULL_AUTO])
 async def test_full_auto_asks_before_what_the_deny_rules_cannot_see(gate: ApprovalGate, command: str, why: str) -> None:
     user = RecordingUser()
-    request = ApprovalRequest("s", "c1", "run_command", "execute", command, {"command": command}, "full-auto",
-                              command=command, cwd=".", sandboxed=True)
+    request = ApprovalRequest(
+        "s",
+        "c1",
+        "run_command",
+        "execute",
+        command,
+        {"command": command},
+        "full-auto",
+        command=command,
+        cwd=".",
+        sandboxed=True,
+    )
     verdict = await gate.decide(request, user)
     assert not verdict.allowed
-    assert user.asked == [f"running `{command}` cannot be fully checked against the deny rules {why}; "
-                          f"asking instead of running"]
+    assert user.asked == [
+        f"running `{command}` cannot be fully checked against the deny rules {why}; asking instead of running"
+    ]
 
 
 @pytest.mark.parametrize(("mode", "reviewable"), [("ask", True), ("read-only", False)])
@@ -353,8 +436,18 @@ async def test_a_write_no_rule_may_approve_is_asked_like_any_other_command(
     # the reviewer and `permission_request` hooks may answer it as for a command no rule
     # covers (it is fully seen); in read-only mode they never may
     command = "echo x > Makefile"
-    request = ApprovalRequest("s", "c1", "run_command", "execute", command, {"command": command}, mode,
-                              command=command, cwd=".", sandboxed=True)
+    request = ApprovalRequest(
+        "s",
+        "c1",
+        "run_command",
+        "execute",
+        command,
+        {"command": command},
+        mode,
+        command=command,
+        cwd=".",
+        sandboxed=True,
+    )
     user = RecordingUser()
     assert not (await gate.decide(request, user)).allowed
     assert request.reviewable is reviewable and len(user.asked) == 1

@@ -78,21 +78,21 @@ CORPUS = [
     # eval and shells
     "eval git push",
     "eval 'git push'",
-    "eval \"$(echo git push)\"",
+    'eval "$(echo git push)"',
     "bash -lc 'git push'",
     "bash -c 'git push'",
-    "sh -c \"git push\"",
+    'sh -c "git push"',
     "dash -ec 'git push origin'",
     "zsh -l -c 'git push'",
     "sh -c 'sh -c \"git push\"'",
-    "bash -lc \"$P\"",
+    'bash -lc "$P"',
     # expansions where a word should be
     "$G push",
     "G=git; $G push",
     "git push${IFS}origin",
     "git ${X}push",
-    "\"$(echo git)\" push",
-    "g\"it\" push",
+    '"$(echo git)" push',
+    'g"it" push',
     "'git' push",
     "\\git push",
     "/usr/bin/git push",
@@ -127,7 +127,7 @@ CORPUS = [
     "rm -rf ~/",
     "rm -rf $HOME",
     "rm -rf ${HOME}",
-    "rm -rf \"$HOME\"",
+    'rm -rf "$HOME"',
     "rm -rf /*",
     "rm -rf ~/*",
     "rm -fr /",
@@ -139,14 +139,14 @@ CORPUS = [
     "/usr/bin/sudo true",
     "sudo -u root true",
     "doas true",
-    "echo \"$(sudo true)\"",
+    'echo "$(sudo true)"',
     # interpreters with code the rules cannot read
     "python3 -c 'import os; os.system(\"git push\")'",
-    "node -e 'require(\"child_process\").execSync(\"git push\")'",
+    'node -e \'require("child_process").execSync("git push")\'',
     "perl -e 'system(\"git push\")'",
     "awk 'BEGIN { system(\"git push\") }'",
     # text the grammar cannot parse
-    "echo \"unterminated; git push",
+    'echo "unterminated; git push',
 ]
 
 
@@ -162,7 +162,7 @@ AUDIT_CORPUS = [
     "echo \"$(echo $'\\' ; touch pwned # '\n)\"",
     "echo \"`echo $'\\'; touch pwned #'`\"",
     "cat <<EOF\n$(echo $'\\' ; touch pwned # '\n)\nEOF",
-    "echo \"$(true &>/dev/null touch pwned)\"",
+    'echo "$(true &>/dev/null touch pwned)"',
     # B: program handlers
     "env -S'touch pwned'",
     "env -iS 'touch pwned'",
@@ -250,7 +250,21 @@ async def test_full_auto_never_runs_a_bypass_attempt_without_asking(gate: Approv
 async def test_allow_rules_for_every_harmless_part_never_approve_a_bypass_attempt(
     gate: ApprovalGate, command: str
 ) -> None:
-    harmless = ("echo", "ls", "true", "cat", "cd", "find", "env", "nice", "timeout", "xargs", "bash", "sh", "git status")
+    harmless = (
+        "echo",
+        "ls",
+        "true",
+        "cat",
+        "cd",
+        "find",
+        "env",
+        "nice",
+        "timeout",
+        "xargs",
+        "bash",
+        "sh",
+        "git status",
+    )
     for prefix in harmless:
         await gate.add_rule("execute", prefix, "allow")
     user = RecordingUser("reject_once")
@@ -267,7 +281,8 @@ async def test_allow_always_on_ls_does_not_cover_a_hidden_second_command(tmp_pat
         user = RecordingUser("reject_once")
         verdict = await gate.decide(run("ls x#; touch pwned", "ask"), user)
         assert not verdict.allowed and user.asked == [
-            ("ls x#; touch pwned", "mode ask asks before running `ls x#; touch pwned`")]
+            ("ls x#; touch pwned", "mode ask asks before running `ls x#; touch pwned`")
+        ]
     finally:
         await store.close()
 
@@ -289,8 +304,15 @@ async def test_the_reason_says_what_could_not_be_checked(gate: ApprovalGate) -> 
 
 
 async def test_ordinary_commands_still_run_in_full_auto(gate: ApprovalGate) -> None:
-    ordinary = ("npm test && git status | head", "ls -la > out.txt 2>&1", "echo $HOME",
-                "for f in *.py; do wc -l $f; done", "rm -rf build", "git log --grep push", "grep -rn sudo .")
+    ordinary = (
+        "npm test && git status | head",
+        "ls -la > out.txt 2>&1",
+        "echo $HOME",
+        "for f in *.py; do wc -l $f; done",
+        "rm -rf build",
+        "git log --grep push",
+        "grep -rn sudo .",
+    )
     for command in ordinary:
         verdict = await gate.decide(run(command, "full-auto"), RecordingUser())
         assert verdict.allowed and verdict.reason == "allowed by mode full-auto", command

@@ -19,12 +19,20 @@ def _script(tmp_path: Path) -> Path:
     script = {
         "model": "scripted-bypass",
         "replies": [
-            {"when": {"user": "^hide it", "step": 1}, "text": "Trying.",
-             "tool_calls": [{"id": "call_hidden", "name": "run_command", "arguments": {"command": HIDDEN}},
-                            {"id": "call_newline", "name": "run_command", "arguments": {"command": NEWLINE}}]},
+            {
+                "when": {"user": "^hide it", "step": 1},
+                "text": "Trying.",
+                "tool_calls": [
+                    {"id": "call_hidden", "name": "run_command", "arguments": {"command": HIDDEN}},
+                    {"id": "call_newline", "name": "run_command", "arguments": {"command": NEWLINE}},
+                ],
+            },
             {"when": {"user": "^hide it", "step": 2}, "text": "Refused."},
-            {"when": {"user": "^two lines", "step": 1}, "text": "Trying.",
-             "tool_calls": [{"id": "call_lines", "name": "run_command", "arguments": {"command": TWO_LINES}}]},
+            {
+                "when": {"user": "^two lines", "step": 1},
+                "text": "Trying.",
+                "tool_calls": [{"id": "call_lines", "name": "run_command", "arguments": {"command": TWO_LINES}}],
+            },
             {"when": {"user": "^two lines", "step": 2}, "text": "Rejected."},
         ],
     }
@@ -47,7 +55,8 @@ async def test_a_command_hidden_after_a_hash_is_refused_in_full_auto(spawn_daemo
     updates = [u async for u in turn]
     assert turn.stop_reason == "end_turn"
     finals = {
-        u["toolCallId"]: u for u in updates
+        u["toolCallId"]: u
+        for u in updates
         if u.get("toolCallId") in ("call_hidden", "call_newline") and u.get("status") in ("completed", "failed")
     }
     hidden = "".join(b["content"]["text"] for b in finals["call_hidden"]["content"])

@@ -47,17 +47,37 @@ def core_command(draw: st.DrawFn) -> tuple[list[str], str]:
 
 
 SIMPLE_WRAPPERS = [
-    "env {c}", "nice -n 5 {c}", "timeout 10 {c}", "nohup {c}", "command {c}", "stdbuf -oL {c}",
-    "echo x | xargs {c}", "eval {q}", "sh -c {q}", "bash -lc {q}", "bash -c {dq}",
+    "env {c}",
+    "nice -n 5 {c}",
+    "timeout 10 {c}",
+    "nohup {c}",
+    "command {c}",
+    "stdbuf -oL {c}",
+    "echo x | xargs {c}",
+    "eval {q}",
+    "sh -c {q}",
+    "bash -lc {q}",
+    "bash -c {dq}",
 ]
 EXTERNAL = ["env {c}", "nice -n 5 {c}", "timeout 10 {c}", "nohup {c}", "stdbuf -oL {c}", "echo x | xargs {c}"]
 COMPOUND = [
-    "for i in 1; do {c}; done", "if true; then {c}; fi", "if false; then :; else {c}; fi",
-    "while true; do {c}; break; done", "{{ {c}; }}", "( {c} )", "! {{ {c}; }}", "true | {{ {c}; }}",
-    "true && {c}", "false || {c}", "echo $( {c} )", "echo `{c}`", "x=$( {c} )", "case a in a) {c};; esac",
+    "for i in 1; do {c}; done",
+    "if true; then {c}; fi",
+    "if false; then :; else {c}; fi",
+    "while true; do {c}; break; done",
+    "{{ {c}; }}",
+    "( {c} )",
+    "! {{ {c}; }}",
+    "true | {{ {c}; }}",
+    "true && {c}",
+    "false || {c}",
+    "echo $( {c} )",
+    "echo `{c}`",
+    "x=$( {c} )",
+    "case a in a) {c};; esac",
     "f() {{ {c}; }}; f",
 ]
-NOISE = ["", "echo x#; ", "ls\n", "echo '#'; ", "# hi\n", ": a#b\n", "echo \"#\" && ", "true;\n\n"]
+NOISE = ["", "echo x#; ", "ls\n", "echo '#'; ", "# hi\n", ": a#b\n", 'echo "#" && ', "true;\n\n"]
 
 
 def double_quoted(command: str) -> str:
@@ -91,8 +111,24 @@ class RejectingUser:
         return AskerAnswer("reject_once")
 
 
-HARMLESS = ("echo", "ls", "true", "false", ":", "env", "nice", "timeout", "nohup", "command", "stdbuf",
-            "xargs", "sh", "bash", "x", "f")
+HARMLESS = (
+    "echo",
+    "ls",
+    "true",
+    "false",
+    ":",
+    "env",
+    "nice",
+    "timeout",
+    "nohup",
+    "command",
+    "stdbuf",
+    "xargs",
+    "sh",
+    "bash",
+    "x",
+    "f",
+)
 
 
 async def _decide_all(command: str) -> list[tuple[bool, int, str]]:
@@ -105,8 +141,9 @@ async def _decide_all(command: str) -> list[tuple[bool, int, str]]:
                 await gate.add_rule("execute", prefix, "allow")
             for mode in ("full-auto", "auto-edit", "ask"):
                 user = RejectingUser()
-                request = ApprovalRequest("s", "c", "run_command", "execute", "t", {"command": command}, mode,
-                                          command=command, sandboxed=True)
+                request = ApprovalRequest(
+                    "s", "c", "run_command", "execute", "t", {"command": command}, mode, command=command, sandboxed=True
+                )
                 verdict = await gate.decide(request, user)
                 out.append((verdict.allowed, user.asked, verdict.reason))
         finally:

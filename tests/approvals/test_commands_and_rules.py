@@ -56,8 +56,15 @@ def test_path_rules_are_globs_per_kind():
 
 def test_common_spellings_of_a_denied_command_are_still_denied():
     rules = builtin_rules()
-    for command in ("git -C . push", "env git push", "sh -c 'git push origin'", "FOO=1 nice -n 5 git push",
-                    "bash -c \"make && git push\"", "git --no-pager push", "timeout 10 git push"):
+    for command in (
+        "git -C . push",
+        "env git push",
+        "sh -c 'git push origin'",
+        "FOO=1 nice -n 5 git push",
+        'bash -c "make && git push"',
+        "git --no-pager push",
+        "timeout 10 git push",
+    ):
         assert deny_for_command(rules, parse_command(command)) is not None, command
 
 

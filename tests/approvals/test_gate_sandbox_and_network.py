@@ -35,8 +35,18 @@ async def store(tmp_path: Path):
 
 
 def run(cmd: str, mode: str = "full-auto", *, sandboxed: bool = True, note: str = "") -> ApprovalRequest:
-    return ApprovalRequest("s", "c1", "run_command", "execute", f"Run `{cmd}`", {"command": cmd}, mode,
-                           command=cmd, sandboxed=sandboxed, sandbox_note=note)
+    return ApprovalRequest(
+        "s",
+        "c1",
+        "run_command",
+        "execute",
+        f"Run `{cmd}`",
+        {"command": cmd},
+        mode,
+        command=cmd,
+        sandboxed=sandboxed,
+        sandbox_note=note,
+    )
 
 
 def edit(path: str, mode: str) -> ApprovalRequest:
@@ -98,21 +108,37 @@ def test_the_fifth_option_is_offered_for_a_sandboxed_command_without_network() -
     assert "allow_once_network" in OPTIONS
     offered = acp_options(run("curl example.com", "ask"), by_name=True)
     assert [o.option_id for o in offered] == [
-        "allow_once", "allow_always", "reject_once", "reject_always", "allow_once_network"]
+        "allow_once",
+        "allow_always",
+        "reject_once",
+        "reject_always",
+        "allow_once_network",
+    ]
     # a client that keys answers by kind (CodeCompanion) gets one option per kind: its
     # "Accept" must not be the network option, the last `allow_once`
     by_kind = acp_options(run("curl example.com", "ask"), by_name=False)
     assert [o.kind for o in by_kind] == ["allow_once", "allow_always", "reject_once", "reject_always"]
     assert unstructure(offered[-1]) == {
-        "optionId": "allow_once_network", "name": "Allow once, with network", "kind": "allow_once"}
+        "optionId": "allow_once_network",
+        "name": "Allow once, with network",
+        "kind": "allow_once",
+    }
     assert [a.title for a in lsp_actions(run("curl x", "ask"))] == [
-        "Allow once", "Allow once with network", "Allow always", "Reject"]
+        "Allow once",
+        "Allow once with network",
+        "Allow always",
+        "Reject",
+    ]
     unsandboxed = run("curl example.com", "ask", sandboxed=False)
     granted = run("npm install", "ask")
     granted.network_granted = True
     for request in (unsandboxed, granted, edit("a.py", "ask")):
         assert [o.option_id for o in acp_options(request, by_name=True)] == [
-            "allow_once", "allow_always", "reject_once", "reject_always"]
+            "allow_once",
+            "allow_always",
+            "reject_once",
+            "reject_always",
+        ]
         assert [a.title for a in lsp_actions(request)] == ["Allow once", "Allow always", "Reject"]
 
 
@@ -145,8 +171,7 @@ async def test_read_only_mode_asks_before_a_sandboxed_command_and_refuses_everyt
     verdict = await gate.decide(run("pytest -q", "read-only"), user)
     assert verdict.allowed and verdict.asked
     assert user.asked[0][1] == (
-        "mode read-only asks before running `pytest -q` (in a read-only sandbox: nothing in the "
-        "workspace can change)"
+        "mode read-only asks before running `pytest -q` (in a read-only sandbox: nothing in the workspace can change)"
     )
     # an allow rule covers a plain command here too (it cannot write either way)
     await gate.add_rule("execute", "ls", "allow")
@@ -170,19 +195,23 @@ async def test_an_always_rule_keeps_the_network_it_was_granted_under(store) -> N
     granted = await offline.decide(bwrap_run("make lint"), RecordingUser("allow_always"))
     assert granted.allowed and [r.network.stored() for r in await offline.rules() if r.id] == ["allowlist pypi.org"]
     same = await ApprovalGate(store.rules, network_proxy=True, allowed_domains=("pypi.org",)).decide(
-        bwrap_run("make lint -j2"), RecordingUser())
+        bwrap_run("make lint -j2"), RecordingUser()
+    )
     assert same.allowed and same.reason == "allowed by rule #1: allow `make lint`"
     wider = [
         ApprovalGate(store.rules, network_proxy=True, allowed_domains=("pypi.org", "evil.test")),
-        ApprovalGate(store.rules, network_proxy=True, allowed_domains=("pypi.org",),
-                     network_commands=("make lint -> evil.test",)),
+        ApprovalGate(
+            store.rules, network_proxy=True, allowed_domains=("pypi.org",), network_commands=("make lint -> evil.test",)
+        ),
         ApprovalGate(store.rules, network_commands=("make",)),
     ]
     for gate in wider:
         user = RecordingUser("reject_once")
         assert not (await gate.decide(bwrap_run("make lint"), user)).allowed
-        assert "rule #1: allow `make lint` was granted with network only through Tether's proxy to pypi.org" in (
-            user.asked[0][1]), user.asked[0][1]
+        assert (
+            "rule #1: allow `make lint` was granted with network only through Tether's proxy to pypi.org"
+            in (user.asked[0][1])
+        ), user.asked[0][1]
     # under Landlock the proxy does not run: no network, less than the rule was granted
     landlock = run("make lint", "ask")
     landlock.sandbox_backend = "landlock"

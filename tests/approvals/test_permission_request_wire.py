@@ -19,8 +19,17 @@ def _edit() -> ApprovalRequest:
         ChangePreview(path="/w/new.txt", old_text=None, new_text="new\n", unified_diff="+new"),
         ChangePreview(path="/w/d", old_text=None, new_text=None, unified_diff="", move_to="/w/e"),
     ]
-    return ApprovalRequest("s1", "c1", "edit_file", "edit", "Edit a.txt", {"path": "a.txt"}, "ask",
-                           rel_paths=["a.txt", "new.txt", "d"], previews=previews)
+    return ApprovalRequest(
+        "s1",
+        "c1",
+        "edit_file",
+        "edit",
+        "Edit a.txt",
+        {"path": "a.txt"},
+        "ask",
+        rel_paths=["a.txt", "new.txt", "d"],
+        previews=previews,
+    )
 
 
 def test_an_edit_is_asked_about_with_its_diffs_options_and_hunks_in_the_wire_order() -> None:
@@ -41,15 +50,32 @@ def test_an_edit_is_asked_about_with_its_diffs_options_and_hunks_in_the_wire_ord
 
 
 def test_a_sandboxed_command_is_shown_as_it_runs_with_the_network_option_last() -> None:
-    request = ApprovalRequest("s1", "c2", "run_command", "execute", "Run `curl x`", {"command": "curl x"}, "ask",
-                              command="curl x", cwd="sub", sandboxed=True)
+    request = ApprovalRequest(
+        "s1",
+        "c2",
+        "run_command",
+        "execute",
+        "Run `curl x`",
+        {"command": "curl x"},
+        "ask",
+        command="curl x",
+        cwd="sub",
+        sandboxed=True,
+    )
     sent = unstructure(permission_params(request, "network", by_name=True))
     assert [o["kind"] for o in unstructure(permission_params(request, "network"))["options"]] == [
-        "allow_once", "allow_always", "reject_once", "reject_always"]  # by kind: one option per kind
+        "allow_once",
+        "allow_always",
+        "reject_once",
+        "reject_always",
+    ]  # by kind: one option per kind
     shown = {"type": "content", "content": {"type": "text", "text": "$ curl x\n(in sub)"}}
     assert sent["toolCall"]["content"] == [shown]
-    assert sent["options"][-1] == {"optionId": "allow_once_network", "name": "Allow once, with network",
-                                   "kind": "allow_once"}
+    assert sent["options"][-1] == {
+        "optionId": "allow_once_network",
+        "name": "Allow once, with network",
+        "kind": "allow_once",
+    }
     assert sent["_meta"] == {"tether": {"reason": "network", "hunks": []}}
 
 

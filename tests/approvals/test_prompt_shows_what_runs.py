@@ -29,8 +29,17 @@ TRICKS = {
 @pytest.mark.parametrize("command", sorted(TRICKS))
 def test_invisible_characters_are_shown_escaped_in_the_title_and_the_prompt(command: str) -> None:
     shown = TRICKS[command]
-    request = ApprovalRequest("s", "c", "run_command", "execute", RunCommandTool().title_for({"command": command}),
-                              {"command": command}, "ask", command=command, cwd=".")
+    request = ApprovalRequest(
+        "s",
+        "c",
+        "run_command",
+        "execute",
+        RunCommandTool().title_for({"command": command}),
+        {"command": command},
+        "ask",
+        command=command,
+        cwd=".",
+    )
     assert request.title == shown
     (block,) = tool_call_content(request)
     assert unstructure(block) == {"type": "content", "content": {"type": "text", "text": f"$ {shown}\n(in .)"}}

@@ -46,13 +46,15 @@ class ScriptedUser:
         return AskerAnswer(self.answer)
 
 
-call = st.fixed_dictionaries({
-    "tool": st.sampled_from(["write_file", "edit_file", "delete_path", "move_path", "run_command"]),
-    "path": st.sampled_from(PATHS),
-    "mode": st.sampled_from(MODES),
-    "answer": st.sampled_from(ANSWERS),
-    "command": st.sampled_from(["touch made_by_{n}", "git push && touch made_by_{n}", "echo hi > made_by_{n}"]),
-})
+call = st.fixed_dictionaries(
+    {
+        "tool": st.sampled_from(["write_file", "edit_file", "delete_path", "move_path", "run_command"]),
+        "path": st.sampled_from(PATHS),
+        "mode": st.sampled_from(MODES),
+        "answer": st.sampled_from(ANSWERS),
+        "command": st.sampled_from(["touch made_by_{n}", "git push && touch made_by_{n}", "echo hi > made_by_{n}"]),
+    }
+)
 
 
 def arguments(c: dict[str, Any], n: int) -> dict[str, Any]:
@@ -68,7 +70,9 @@ def arguments(c: dict[str, Any], n: int) -> dict[str, Any]:
 
 
 def _rule_kind(tool: str) -> str:
-    return {"write_file": "edit", "edit_file": "edit", "delete_path": "delete", "move_path": "move"}.get(tool, "execute")
+    return {"write_file": "edit", "edit_file": "edit", "delete_path": "delete", "move_path": "move"}.get(
+        tool, "execute"
+    )
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -123,13 +127,22 @@ async def _check(calls: list[dict[str, Any]]) -> list[bool]:
             before = snapshot(ws)
             session.mode = c["mode"]
             user = ScriptedUser(c["answer"])
-            script = {"replies": [
-                {"when": {"step": 1}, "tool_calls": [{"id": f"c{n}", "name": c["tool"], "arguments": arguments(c, n)}]},
-                {"text": "ok"},
-            ]}
+            script = {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": f"c{n}", "name": c["tool"], "arguments": arguments(c, n)}],
+                    },
+                    {"text": "ok"},
+                ]
+            }
             turn = AgentTurn(
-                session, ActiveTurn(new_turn_id()), provider=ScriptedProvider(script), tools=tools,
-                sink=NullSink(), max_steps=3,
+                session,
+                ActiveTurn(new_turn_id()),
+                provider=ScriptedProvider(script),
+                tools=tools,
+                sink=NullSink(),
+                max_steps=3,
                 services=TurnServices(gate=gate, asker=user, files=DiskFileIO(session.sandbox)),
             )
             await turn.run([TextBlock(f"call {n}")])

@@ -43,15 +43,40 @@ def ws(tmp_path: Path) -> Path:
 
 
 def run(cmd: str, mode: str = "auto-edit", backend: str = "bwrap") -> ApprovalRequest:
-    return ApprovalRequest("s", "c1", "run_command", "execute", cmd, {"command": cmd}, mode, command=cmd,
-                           cwd=".", sandboxed=True, sandbox_backend=backend)
+    return ApprovalRequest(
+        "s",
+        "c1",
+        "run_command",
+        "execute",
+        cmd,
+        {"command": cmd},
+        mode,
+        command=cmd,
+        cwd=".",
+        sandboxed=True,
+        sandbox_backend=backend,
+    )
 
 
 UNASKED = [
-    "ls -la", "npm test", "pytest -q", "make", "make test", "cargo test", "go test ./...", "git status",
-    "git diff --stat", "python3 script.py", "cat README.md | grep x | wc -l", "echo hi > notes.txt",
-    "ls src && cat src/a.py", "timeout 60 npm test", "grep -rn def src",
-    "ls /dev/null", "cd src && ls", "ls ./src",
+    "ls -la",
+    "npm test",
+    "pytest -q",
+    "make",
+    "make test",
+    "cargo test",
+    "go test ./...",
+    "git status",
+    "git diff --stat",
+    "python3 script.py",
+    "cat README.md | grep x | wc -l",
+    "echo hi > notes.txt",
+    "ls src && cat src/a.py",
+    "timeout 60 npm test",
+    "grep -rn def src",
+    "ls /dev/null",
+    "cd src && ls",
+    "ls ./src",
 ]
 ASKED = [
     ("curl -s http://127.0.0.1/", "`curl` reaches the network"),
@@ -145,7 +170,9 @@ async def test_allow_always_stores_exactly_the_rules_its_option_named(store, ws:
     meta = shown[0]["_meta"]["tether"]["allowAlways"]
     name = [o["name"] for o in shown[0]["options"] if o["optionId"] == "allow_always"]
     assert name == [meta["text"]] and meta["rules"] == [
-        {"kind": "execute", "pattern": "ls"}, {"kind": "execute", "pattern": "npm install"}]
+        {"kind": "execute", "pattern": "ls"},
+        {"kind": "execute", "pattern": "npm install"},
+    ]
     assert meta["text"].startswith("Always allow `ls` (any arguments), `npm install` (any arguments) in this workspace")
     stored = [(r.kind, r.pattern) for r in await gate.rules() if r.id is not None]
     assert stored == [(r["kind"], r["pattern"]) for r in meta["rules"]]

@@ -65,12 +65,12 @@ NOT_PLAIN = {
     "node -e 'x'": "inline node code",
     "perl -ne 'print'": "inline perl code",
     "ruby -e 'x'": "inline ruby code",
-    "sh -c \"$X\"": "not a literal string",
+    'sh -c "$X"': "not a literal string",
     "ls > /tmp/out": "outside the workspace",
     "ls > ../out": "outside the workspace",
     "ls >> ~/out": "outside the workspace",
     "ls > $OUT": "a redirection to `$OUT`",
-    "echo \"unterminated": "cannot parse",
+    'echo "unterminated': "cannot parse",
 }
 
 
@@ -92,13 +92,13 @@ NOT_FULLY_SEEN = {
     "$G push": "`$G` in command position",
     "S=sudo; $S id": "`$S` in command position",
     "for s in sudo; do $s id; done": "`$s` in command position",
-    "\"$(echo git)\" push": "in command position",
+    '"$(echo git)" push': "in command position",
     "/usr/bin/g?t push": "`/usr/bin/g?t` in command position",
-    "eval \"$CMD\"": "an `eval` string that is not a literal string",
-    "bash -lc \"$SCRIPT\"": "not a literal string",
+    'eval "$CMD"': "an `eval` string that is not a literal string",
+    'bash -lc "$SCRIPT"': "not a literal string",
     "python -c 'import os'": "inline python code",
     "awk 'BEGIN { system(\"id\") }'": "awk program that can run commands",
-    "source \"$F\"": "`source` of",
+    'source "$F"': "`source` of",
     "ls; ;": "cannot parse",
     "nice $OPTS git push": "in command position",
 }
@@ -145,20 +145,47 @@ def test_allow_rules_see_the_parts_a_rule_must_cover() -> None:
     assert parse_command("bash -lc 'ls -la'").prefixes() == ["ls"]
 
 
-@pytest.mark.parametrize("spelling", [
-    "rm -rf /", "rm -r -f /", "rm -fr /", "rm -Rf /", "rm -f -R /", "rm --recursive --force /",
-    "rm --rec --force /", "rm -rf //", "rm -rf /.", "rm -rf /./", "rm -rf /tmp/..", "rm -rf -- /",
-    "rm -rfv --one-file-system /", "/bin/rm -rf /", "rm -rf '/'", "rm -rf \"/\"",
-])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "rm -rf /",
+        "rm -r -f /",
+        "rm -fr /",
+        "rm -Rf /",
+        "rm -f -R /",
+        "rm --recursive --force /",
+        "rm --rec --force /",
+        "rm -rf //",
+        "rm -rf /.",
+        "rm -rf /./",
+        "rm -rf /tmp/..",
+        "rm -rf -- /",
+        "rm -rfv --one-file-system /",
+        "/bin/rm -rf /",
+        "rm -rf '/'",
+        'rm -rf "/"',
+    ],
+)
 def test_rm_flags_and_paths_are_normalised(spelling: str) -> None:
     hit = deny_for_command(builtin_rules(), parse_command(spelling))
     assert hit is not None and hit.definite, spelling
 
 
-@pytest.mark.parametrize("spelling", [
-    "rm -rf ~", "rm -rf ~/", "rm -rf $HOME", "rm -rf ${HOME}", "rm -rf \"$HOME\"", "rm -rf \"${HOME}/\"",
-    "rm -rf ~/.", "rm -rf ~/x/..", "rm -rf ~/*", "rm -rf $HOME/*",
-])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "rm -rf ~",
+        "rm -rf ~/",
+        "rm -rf $HOME",
+        "rm -rf ${HOME}",
+        'rm -rf "$HOME"',
+        'rm -rf "${HOME}/"',
+        "rm -rf ~/.",
+        "rm -rf ~/x/..",
+        "rm -rf ~/*",
+        "rm -rf $HOME/*",
+    ],
+)
 def test_home_spellings_are_the_same_home(spelling: str) -> None:
     hit = deny_for_command(builtin_rules(), parse_command(spelling))
     assert hit is not None and hit.definite, spelling
@@ -166,9 +193,19 @@ def test_home_spellings_are_the_same_home(spelling: str) -> None:
 
 def test_deny_rules_do_not_hit_what_they_do_not_name() -> None:
     rules = builtin_rules()
-    for command in ("rm -rf build", "rm -r /tmp/x", "rm -f /", "git status", "git log --grep push",
-                    "echo git push", "grep -rn sudo .", "git ls-files | xargs grep sudo", "rm -rf *",
-                    "ls ~", "pushd x"):
+    for command in (
+        "rm -rf build",
+        "rm -r /tmp/x",
+        "rm -f /",
+        "git status",
+        "git log --grep push",
+        "echo git push",
+        "grep -rn sudo .",
+        "git ls-files | xargs grep sudo",
+        "rm -rf *",
+        "ls ~",
+        "pushd x",
+    ):
         assert deny_for_command(rules, parse_command(command)) is None, command
 
 
@@ -189,9 +226,25 @@ def test_git_global_options_are_skipped() -> None:
 
 def test_path_normalisation() -> None:
     assert [normalise_path(p) for p in ("/", "//", "/.", "/./", "///x//y/", "/tmp/..", "/*", "//*")] == [
-        "/", "/", "/", "/", "/x/y", "/", "/*", "/*"]
+        "/",
+        "/",
+        "/",
+        "/",
+        "/x/y",
+        "/",
+        "/*",
+        "/*",
+    ]
     assert [normalise_path(p) for p in ("~", "~/", "~/.", "~/a/..", "~/a/", "~root", "./x", "x/")] == [
-        "~", "~", "~", "~", "~/a", "~root", "./x", "x/"]
+        "~",
+        "~",
+        "~",
+        "~",
+        "~/a",
+        "~root",
+        "./x",
+        "x/",
+    ]
 
 
 def test_a_rule_word_is_literal() -> None:
@@ -216,13 +269,32 @@ def test_pathological_commands_fail_closed_without_crashing() -> None:
 
 # ---- the November 2026 audit ------------------------------------------------------------
 
-@pytest.mark.parametrize("command", [
-    "sed -n '1,5p' f", "sed 's/a/b/g' f", "sed -i 's/x/y/' f", "sed -e 's/x/y/' -e '/foo/d' f",
-    "sed '/^$/d' f", "sed -n '$p' f", "sed '1i hello' f", "git -C x status",
-    "tar -czf a.tgz dir", "ssh host ls", "python -m pytest -q", "make -f Makefile.ci test",
-    "awk -F: '{print $1}' f", "grep 'x$' f", "find . -name '*.py' -exec wc -l {} +", "env -u X ls", "env - ls",
-    "script -q -c 'ls' /dev/null", "echo hi > .gitignore", "echo hi > .github/x",
-])
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -n '1,5p' f",
+        "sed 's/a/b/g' f",
+        "sed -i 's/x/y/' f",
+        "sed -e 's/x/y/' -e '/foo/d' f",
+        "sed '/^$/d' f",
+        "sed -n '$p' f",
+        "sed '1i hello' f",
+        "git -C x status",
+        "tar -czf a.tgz dir",
+        "ssh host ls",
+        "python -m pytest -q",
+        "make -f Makefile.ci test",
+        "awk -F: '{print $1}' f",
+        "grep 'x$' f",
+        "find . -name '*.py' -exec wc -l {} +",
+        "env -u X ls",
+        "env - ls",
+        "script -q -c 'ls' /dev/null",
+        "echo hi > .gitignore",
+        "echo hi > .github/x",
+    ],
+)
 def test_ordinary_commands_stay_plain_and_fully_seen(command: str) -> None:
     parsed = parse_command(command)
     assert parsed.plain and parsed.fully_seen, (command, parsed.not_plain)
@@ -237,14 +309,34 @@ def test_extractions_and_tree_copies_are_seen_but_no_rule_approves_them(command:
     assert "the names inside" in " ".join(parsed.not_plain), parsed.not_plain
 
 
-@pytest.mark.parametrize("command", [
-    "ls &>/dev/null", "echo $'x'", "echo \"$'\"", "cat <<EOF\n`ls`\nEOF", "cat <<-EOF\n\t$(ls)\n\tEOF",
-    "awk -f - <<'EOF'\nBEGIN{}\nEOF",  # the grammar loses the `-`
-    "sed 's/x/y/e' f", "sed -n '1e ls' f", "sed --expression='1e ls' f", "sed -f - f", "gsed -ne '$e ls' f",
-    "make -E 'x: ; ls' x", "make --ev='x: ; ls' x", "tar -I 'ls' -xf x.tar", "tar --to-c='ls' -xf x",
-    "rsync -e 'ls' a b:c", "ssh -oProxyCommand=ls x", "git -c a.b=c status", "git --config-env=a.b=C status",
-    "python3 -m cProfile -s time x.py", "su root", "script -q /dev/null", "echo x > .GIT/config",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls &>/dev/null",
+        "echo $'x'",
+        'echo "$\'"',
+        "cat <<EOF\n`ls`\nEOF",
+        "cat <<-EOF\n\t$(ls)\n\tEOF",
+        "awk -f - <<'EOF'\nBEGIN{}\nEOF",  # the grammar loses the `-`
+        "sed 's/x/y/e' f",
+        "sed -n '1e ls' f",
+        "sed --expression='1e ls' f",
+        "sed -f - f",
+        "gsed -ne '$e ls' f",
+        "make -E 'x: ; ls' x",
+        "make --ev='x: ; ls' x",
+        "tar -I 'ls' -xf x.tar",
+        "tar --to-c='ls' -xf x",
+        "rsync -e 'ls' a b:c",
+        "ssh -oProxyCommand=ls x",
+        "git -c a.b=c status",
+        "git --config-env=a.b=C status",
+        "python3 -m cProfile -s time x.py",
+        "su root",
+        "script -q /dev/null",
+        "echo x > .GIT/config",
+    ],
+)
 def test_what_dash_or_a_program_may_run_unseen_is_not_fully_seen(command: str) -> None:
     parsed = parse_command(command)
     assert not parsed.fully_seen and not parsed.plain, command
@@ -261,8 +353,15 @@ def test_a_guessed_part_is_only_a_possible_hit_and_needs_no_allow_rule() -> None
 
 
 def test_attached_and_clustered_option_values_are_read() -> None:
-    for command in ("env -S'git push'", "env -iS 'git push'", "env --spl='git push'", "sh -c'git push'",
-                    "script -qc'git push' /dev/null", "su --command='git push'", "trap -- 'git push' EXIT"):
+    for command in (
+        "env -S'git push'",
+        "env -iS 'git push'",
+        "env --spl='git push'",
+        "sh -c'git push'",
+        "script -qc'git push' /dev/null",
+        "su --command='git push'",
+        "trap -- 'git push' EXIT",
+    ):
         assert ("git", "push") in texts(command), command
     # `+` ends `-exec` only right after `{}`
     assert ("xargs", "-E", "+", "git", "push") in texts("find . -exec xargs -E + git push \\;")

@@ -19,19 +19,24 @@ SCRIPT = Path(__file__).resolve().parent / "chat-script.json"
 
 
 class Term:
-    def __init__(self, argv: list[str], *, env: dict[str, str], cwd: Path, artifacts: Path,
-                 width: int = 80, height: int = 24) -> None:
+    def __init__(
+        self, argv: list[str], *, env: dict[str, str], cwd: Path, artifacts: Path, width: int = 80, height: int = 24
+    ) -> None:
         self.socket = f"tether-chat-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.artifacts = artifacts
         command = f'{shlex.join(argv)}; echo "[exited $?]"; sleep 3600'
-        self._tmux("new-session", "-d", "-s", "chat", "-x", str(width), "-y", str(height), "-c", str(cwd),
-                   command, env=env)
+        self._tmux(
+            "new-session", "-d", "-s", "chat", "-x", str(width), "-y", str(height), "-c", str(cwd), command, env=env
+        )
         self.socket_path = Path(self._tmux("display-message", "-p", "#{socket_path}").strip())
 
     def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
         done = subprocess.run(
             ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-            capture_output=True, text=True, env=env, timeout=20,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=20,
         )
         if done.returncode != 0:
             raise AssertionError(f"tmux {args[0]} failed: {done.stderr.strip()}")
@@ -63,7 +68,7 @@ class Term:
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen(colours=colours)
-            if (re.search(text, screen) if regex else text in screen):
+            if re.search(text, screen) if regex else text in screen:
                 return screen
             if time.monotonic() > deadline:
                 raise AssertionError(f"{text!r} not on the visible screen within {timeout} s; the screen:\n{screen}")

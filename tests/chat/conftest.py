@@ -29,8 +29,19 @@ def start_chat(daemon_env: dict[str, str], chat_workspace: Path, tmp_path: Path)
     started: list[Term] = []
 
     def start(*flags: str, env: dict[str, str] | None = None) -> Term:
-        argv = [sys.executable, "-m", "tether", "chat", "--provider", "scripted", "--script", str(SCRIPT),
-                "--workspace", str(chat_workspace), *flags]
+        argv = [
+            sys.executable,
+            "-m",
+            "tether",
+            "chat",
+            "--provider",
+            "scripted",
+            "--script",
+            str(SCRIPT),
+            "--workspace",
+            str(chat_workspace),
+            *flags,
+        ]
         term_env = {k: v for k, v in daemon_env.items() if k != "NO_COLOR"}
         term_env.update(env or {})
         term = Term(argv, env=term_env, cwd=chat_workspace, artifacts=tmp_path / "screens")

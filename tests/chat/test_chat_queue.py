@@ -61,8 +61,8 @@ def test_ctrl_s_steers_a_message_into_the_running_turn_shown_where_it_landed(sta
     again = start_chat("--continue")  # the stored session keeps it in place, with the turn's usage
     seen = again.wait_for("[resumed: what follows is new]").split("[resuming")[1]
     assert seen.index("╭ ✓") < seen.index("you (steered in after step 1):") < seen.index("Noted the steer")
-    usage = re.search(r"\d+\+\d+ tokens", seen[seen.index("Noted the steer"):])  # the turn's usage line
-    assert usage is not None and "[resumed: what" in seen[seen.index("Noted the steer") + usage.end():]
+    usage = re.search(r"\d+\+\d+ tokens", seen[seen.index("Noted the steer") :])  # the turn's usage line
+    assert usage is not None and "[resumed: what" in seen[seen.index("Noted the steer") + usage.end() :]
 
 
 def test_ctrl_c_cancels_the_turn_and_withdraws_the_queued_messages(start_chat):

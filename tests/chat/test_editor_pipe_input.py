@@ -43,8 +43,16 @@ def drive(daemon_env: dict[str, str], chat_workspace: Path, tmp_path: Path, monk
         screen = io.StringIO()
         output = Vt100_Output(screen, lambda: Size(rows=24, columns=80), term="xterm")
         with create_pipe_input() as keys:
-            args = ["--workspace", str(chat_workspace), "--provider", "scripted", "--script", str(SCRIPT),
-                    "--home", daemon_env["TETHER_HOME"]]
+            args = [
+                "--workspace",
+                str(chat_workspace),
+                "--provider",
+                "scripted",
+                "--script",
+                str(SCRIPT),
+                "--home",
+                daemon_env["TETHER_HOME"],
+            ]
             chat = ChatApp(args, chat_workspace, color=False, history=tmp_path / "history", terminal=(keys, output))
             running = asyncio.ensure_future(chat.run(start_with(None, continue_last=False)))
             try:

@@ -14,9 +14,24 @@ if TYPE_CHECKING:
 
 def _chat(daemon_env: dict[str, str], workspace: Path, *args: str, stdin: str | None = None):
     return subprocess.run(
-        [sys.executable, "-m", "tether", "chat", "--provider", "scripted", "--script", str(SCRIPT),
-         "--workspace", str(workspace), *args],
-        input=stdin if stdin is not None else "", capture_output=True, text=True, env=daemon_env, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "tether",
+            "chat",
+            "--provider",
+            "scripted",
+            "--script",
+            str(SCRIPT),
+            "--workspace",
+            str(workspace),
+            *args,
+        ],
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        env=daemon_env,
+        timeout=60,
     )
 
 

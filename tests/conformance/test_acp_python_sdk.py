@@ -230,8 +230,11 @@ class Wire:
         self.frames.append((event.direction.value, event.message))
 
     def incoming(self, method: str | None = None) -> list[dict[str, Any]]:
-        return [m for d, m in self.frames
-                if d == StreamDirection.INCOMING.value and (method is None or m.get("method") == method)]
+        return [
+            m
+            for d, m in self.frames
+            if d == StreamDirection.INCOMING.value and (method is None or m.get("method") == method)
+        ]
 
     def index_of_response(self, direction: str, request_method: str) -> tuple[int, Any]:
         """(frame index, id) of the last response to the last `request_method` request sent the other way."""
@@ -245,8 +248,9 @@ class Wire:
 
 
 class Daemon:
-    def __init__(self, conn: Any, process: asyncio.subprocess.Process, client: ConformanceClient,
-                 wire: Wire, stderr_path: Path) -> None:
+    def __init__(
+        self, conn: Any, process: asyncio.subprocess.Process, client: ConformanceClient, wire: Wire, stderr_path: Path
+    ) -> None:
         self.conn = conn
         self.process = process
         self.client = client
@@ -276,8 +280,7 @@ _SDK_DIR = Path(acp.__file__).resolve().parent
 # What the SDK logs for Tether's withdrawal of a request, in either spelling (see the
 # module docstring).
 SDK_IGNORES_CANCEL_REQUEST = frozenset(
-    f"Unhandled error while handling notification method={method}"
-    for method in ("$/cancelRequest", "$/cancel_request")
+    f"Unhandled error while handling notification method={method}" for method in ("$/cancelRequest", "$/cancel_request")
 )
 
 
@@ -286,9 +289,15 @@ def daemon_argv() -> tuple[str, ...]:
 
 
 @contextlib.asynccontextmanager
-async def tether_acp(daemon_env: dict[str, str], workspace: Path, tmp_path: Path,
-                     *, initialize: bool = True, name: str = "daemon",
-                     sdk_errors_allowed: frozenset[str] = frozenset()) -> AsyncIterator[Daemon]:
+async def tether_acp(
+    daemon_env: dict[str, str],
+    workspace: Path,
+    tmp_path: Path,
+    *,
+    initialize: bool = True,
+    name: str = "daemon",
+    sdk_errors_allowed: frozenset[str] = frozenset(),
+) -> AsyncIterator[Daemon]:
     client = ConformanceClient(workspace)
     wire = Wire()
     stderr_path = tmp_path / f"{name}.stderr"
@@ -413,16 +422,17 @@ def tool_text(update: ToolCallStart | ToolCallProgress) -> str:
 
 
 def final_update(updates: list[Any], call_id: str) -> ToolCallProgress:
-    done = [u for u in updates if isinstance(u, ToolCallProgress) and u.tool_call_id == call_id
-            and u.status in ("completed", "failed")]
+    done = [
+        u
+        for u in updates
+        if isinstance(u, ToolCallProgress) and u.tool_call_id == call_id and u.status in ("completed", "failed")
+    ]
     assert len(done) == 1, [u for u in updates if getattr(u, "tool_call_id", None) == call_id]
     return done[0]
 
 
 async def prompt(daemon: Daemon, session_id: str, text: str) -> PromptResponse:
-    return await asyncio.wait_for(
-        daemon.conn.prompt(session_id=session_id, prompt=[text_block(text)]), WAIT
-    )
+    return await asyncio.wait_for(daemon.conn.prompt(session_id=session_id, prompt=[text_block(text)]), WAIT)
 
 
 # ---------------------------------------------------------------------------------
@@ -434,9 +444,19 @@ def test_the_client_implements_every_method_of_the_sdk_client_interface() -> Non
     # The SDK answers null for a Client method that is missing, so a missing one would
     # hide what Tether asked. Fail when an SDK upgrade adds a method we do not implement.
     wanted = {name for name in vars(Client) if not name.startswith("_") and callable(vars(Client)[name])}
-    assert {"request_permission", "session_update", "read_text_file", "write_text_file",
-            "create_terminal", "terminal_output", "release_terminal", "wait_for_terminal_exit",
-            "kill_terminal", "ext_method", "ext_notification"} <= wanted
+    assert {
+        "request_permission",
+        "session_update",
+        "read_text_file",
+        "write_text_file",
+        "create_terminal",
+        "terminal_output",
+        "release_terminal",
+        "wait_for_terminal_exit",
+        "kill_terminal",
+        "ext_method",
+        "ext_notification",
+    } <= wanted
     missing = sorted(name for name in wanted if name not in vars(ConformanceClient))
     assert missing == []
 
@@ -473,10 +493,10 @@ async def test_initialize_new_session_and_a_turn_with_a_tool_call(daemon_env, wo
         assert seq == [
             "session_info_update",
             "agent_message_chunk",
-            "tool_call",              # pending, title = tool name
-            "tool_call_update",       # title, rawInput, locations
-            "tool_call_update",       # in_progress
-            "tool_call_update",       # completed with the result
+            "tool_call",  # pending, title = tool name
+            "tool_call_update",  # title, rawInput, locations
+            "tool_call_update",  # in_progress
+            "tool_call_update",  # completed with the result
             "usage_update",
             "agent_message_chunk",
             "usage_update",
@@ -497,7 +517,7 @@ async def test_initialize_new_session_and_a_turn_with_a_tool_call(daemon_env, wo
 
         # §1.5.3: the prompt's answer comes after the turn's last update
         index, _ = daemon.wire.index_of_response("incoming", "session/prompt")
-        assert all(m.get("method") != "session/update" for _, m in daemon.wire.frames[index + 1:])
+        assert all(m.get("method") != "session/update" for _, m in daemon.wire.frames[index + 1 :])
         assert_sdk_understands_every_frame(daemon.wire)
 
 
@@ -520,11 +540,18 @@ async def test_a_permission_allowed_then_one_rejected(daemon_env, workspace: Pat
         assert diff.path == str(workspace / "README.md")
         assert diff.old_text == README and "Hello, edited over ACP." in diff.new_text
         assert [(o.option_id, o.kind) for o in asked["options"]] == [
-            ("allow_once", "allow_once"), ("allow_always", "allow_always"),
-            ("reject_once", "reject_once"), ("reject_always", "reject_always"),
+            ("allow_once", "allow_once"),
+            ("allow_always", "allow_always"),
+            ("reject_once", "reject_once"),
+            ("reject_always", "reject_always"),
         ]
-        assert client.fs_writes == [{"session_id": sid, "path": str(workspace / "README.md"),
-                                     "content": "# Sample\n\nHello, edited over ACP.\n"}]
+        assert client.fs_writes == [
+            {
+                "session_id": sid,
+                "path": str(workspace / "README.md"),
+                "content": "# Sample\n\nHello, edited over ACP.\n",
+            }
+        ]
         assert (workspace / "README.md").read_text() == "# Sample\n\nHello, edited over ACP.\n"
         edited = final_update(client.updates_for(sid), "call_edit")
         assert edited.status == "completed"
@@ -540,8 +567,10 @@ async def test_a_permission_allowed_then_one_rejected(daemon_env, workspace: Pat
         updates = client.updates_for(sid)
         rejected = final_update(updates, "call_marker")
         assert rejected.status == "failed" and "the user rejected" in tool_text(rejected)
-        assert not any(isinstance(u, ToolCallProgress) and u.tool_call_id == "call_marker"
-                       and u.status == "in_progress" for u in updates)
+        assert not any(
+            isinstance(u, ToolCallProgress) and u.tool_call_id == "call_marker" and u.status == "in_progress"
+            for u in updates
+        )
         assert message_text(updates) == "Running.Finished."
         assert not (workspace / "marker.txt").exists()
         assert client.permission_handlers_running == 0
@@ -561,8 +590,7 @@ def withdrawals(wire: Wire) -> list[Any]:
 
 
 async def test_cancel_while_a_permission_request_is_pending(daemon_env, workspace: Path, tmp_path: Path):
-    async with tether_acp(daemon_env, workspace, tmp_path,
-                          sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
+    async with tether_acp(daemon_env, workspace, tmp_path, sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
         client = daemon.client
         session = await asyncio.wait_for(daemon.conn.new_session(cwd=str(workspace)), WAIT)
         sid = session.session_id
@@ -582,8 +610,11 @@ async def test_cancel_while_a_permission_request_is_pending(daemon_env, workspac
         # Tether withdrew its request before answering the prompt (today as LSP's
         # `$/cancelRequest` {"id"}, see test_withdrawal_uses_acp_spelling below).
         assert withdrawals(daemon.wire) == [asked["id"]]
-        cancel_at = next(i for i, (d, m) in enumerate(daemon.wire.frames)
-                         if d == "incoming" and m.get("method") in ("$/cancelRequest", "$/cancel_request"))
+        cancel_at = next(
+            i
+            for i, (d, m) in enumerate(daemon.wire.frames)
+            if d == "incoming" and m.get("method") in ("$/cancelRequest", "$/cancel_request")
+        )
         prompt_answered_at, _ = daemon.wire.index_of_response("incoming", "session/prompt")
         assert cancel_at < prompt_answered_at
         # The SDK (0.12.x) routes neither spelling: our request_permission handler is
@@ -612,8 +643,7 @@ async def test_cancel_then_answer_cancelled_as_acp_asks_clients_to(daemon_env, w
     # ACP (prompt-turn, cancellation): after session/cancel the client MUST answer pending
     # permission requests with the `cancelled` outcome. Whichever arrives first, the turn
     # ends `cancelled` and the command does not run.
-    async with tether_acp(daemon_env, workspace, tmp_path,
-                          sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
+    async with tether_acp(daemon_env, workspace, tmp_path, sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
         client = daemon.client
         session = await asyncio.wait_for(daemon.conn.new_session(cwd=str(workspace)), WAIT)
         sid = session.session_id
@@ -652,8 +682,9 @@ async def test_list_then_load_replays_before_answering_and_resume_does_not(daemo
 
         # On the wire: every replayed update precedes the load response (SPEC §1.5.2).
         answered_at, _ = second.wire.index_of_response("incoming", "session/load")
-        replayed_on_wire = [i for i, (d, m) in enumerate(second.wire.frames)
-                            if d == "incoming" and m.get("method") == "session/update"]
+        replayed_on_wire = [
+            i for i, (d, m) in enumerate(second.wire.frames) if d == "incoming" and m.get("method") == "session/update"
+        ]
         assert replayed_on_wire and max(replayed_on_wire) < answered_at
         # Through the SDK: all of them reached session_update before load_session returned.
         assert delivered_before_return == len(replayed_on_wire)
@@ -665,7 +696,10 @@ async def test_list_then_load_replays_before_answering_and_resume_does_not(daemo
 
         replay = second.client.updates_for(sid)
         assert [u.session_update for u in replay] == [
-            "user_message_chunk", "agent_message_chunk", "tool_call", "agent_message_chunk",
+            "user_message_chunk",
+            "agent_message_chunk",
+            "tool_call",
+            "agent_message_chunk",
         ]
         user, first_text, tool, last_text = replay
         assert isinstance(user, UserMessageChunk) and user.content.text == "What does the README say?"
@@ -703,8 +737,7 @@ async def test_list_then_load_replays_before_answering_and_resume_does_not(daemo
 
 
 async def test_withdrawal_uses_acp_spelling(daemon_env, workspace: Path, tmp_path: Path):
-    async with tether_acp(daemon_env, workspace, tmp_path,
-                          sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
+    async with tether_acp(daemon_env, workspace, tmp_path, sdk_errors_allowed=SDK_IGNORES_CANCEL_REQUEST) as daemon:
         session = await asyncio.wait_for(daemon.conn.new_session(cwd=str(workspace)), WAIT)
         turn = asyncio.create_task(
             daemon.conn.prompt(session_id=session.session_id, prompt=[text_block("leave a marker")])
@@ -737,9 +770,15 @@ async def test_acp_cancel_request_from_the_client_cancels_a_prompt(daemon_env, w
             session = await asyncio.wait_for(
                 conn.send_request("session/new", {"cwd": str(workspace), "mcpServers": []}), WAIT
             )
-            turn = asyncio.create_task(conn.send_request("session/prompt", {
-                "sessionId": session["sessionId"], "prompt": [{"type": "text", "text": "stream slowly"}],
-            }))
+            turn = asyncio.create_task(
+                conn.send_request(
+                    "session/prompt",
+                    {
+                        "sessionId": session["sessionId"],
+                        "prompt": [{"type": "text", "text": "stream slowly"}],
+                    },
+                )
+            )
             await asyncio.wait_for(first_update.wait(), WAIT)
             (prompt_request,) = [m for d, m in wire.frames if d == "outgoing" and m.get("method") == "session/prompt"]
             await conn.send_notification("$/cancel_request", {"requestId": prompt_request["id"]})

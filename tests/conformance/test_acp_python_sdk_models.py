@@ -48,10 +48,22 @@ async def test_the_sdk_switches_the_model_and_reasoning_and_the_next_request_use
     async with LocalHTTPServer() as server:
         server.models = MODELS
         server.queue(*(Reply(chunks=text_chunks("openai", "ok")) for _ in range(3)))
-        monkeypatch.setattr(sdk, "daemon_argv", lambda: (
-            sys.executable, "-m", "tether", "acp", "--provider", "openai",
-            "--base-url", server.url + "/v1", "--model", "m",
-        ))
+        monkeypatch.setattr(
+            sdk,
+            "daemon_argv",
+            lambda: (
+                sys.executable,
+                "-m",
+                "tether",
+                "acp",
+                "--provider",
+                "openai",
+                "--base-url",
+                server.url + "/v1",
+                "--model",
+                "m",
+            ),
+        )
         env = {**daemon_env, "OPENAI_API_KEY": FAKE_KEY}
         async with sdk.tether_acp(env, workspace, tmp_path) as daemon:
             session = await asyncio.wait_for(daemon.conn.new_session(cwd=str(workspace)), sdk.WAIT)
@@ -71,10 +83,14 @@ async def test_the_sdk_switches_the_model_and_reasoning_and_the_next_request_use
                 daemon.conn.set_config_option(config_id="reasoning", session_id=sid, value="low"), sdk.WAIT
             )
             assert {o.id: o.current_value for o in answer.config_options} == {
-                "model": "o3", "reasoning": "low", "mode": "ask"
+                "model": "o3",
+                "reasoning": "low",
+                "mode": "ask",
             }
             await prompt(daemon, sid)
             sdk.assert_sdk_understands_every_frame(daemon.wire)
     assert [(r.body["model"], r.body.get("reasoning_effort")) for r in server.requests] == [
-        ("m", None), ("o3", None), ("o3", "low")
+        ("m", None),
+        ("o3", None),
+        ("o3", "low"),
     ]

@@ -47,8 +47,14 @@ def test_official_typescript_sdk_drives_tether_acp(daemon_env: dict[str, str], w
         pytest.fail(f"tests/conformance/ts/node_modules is missing the ACP TypeScript SDK: {SETUP}")
 
     daemon = [
-        sys.executable, "-m", "tether", "acp",
-        "--provider", "scripted", "--script", str(EXAMPLES / "approvals.json"),
+        sys.executable,
+        "-m",
+        "tether",
+        "acp",
+        "--provider",
+        "scripted",
+        "--script",
+        str(EXAMPLES / "approvals.json"),
     ]
     try:
         proc = subprocess.run(
@@ -62,7 +68,9 @@ def test_official_typescript_sdk_drives_tether_acp(daemon_env: dict[str, str], w
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"conformance.mjs did not finish in {exc.timeout} s\n--- stdout ---\n{exc.stdout}\n--- stderr ---\n{exc.stderr}")
+        pytest.fail(
+            f"conformance.mjs did not finish in {exc.timeout} s\n--- stdout ---\n{exc.stdout}\n--- stderr ---\n{exc.stderr}"
+        )
 
     output = f"--- node stdout ---\n{proc.stdout}\n--- node stderr ---\n{proc.stderr}"
     assert proc.returncode == 0, f"conformance.mjs exited {proc.returncode}\n{output}"

@@ -26,17 +26,29 @@ SDK_PACKAGE = TS / "node_modules" / "@agentclientprotocol" / "sdk" / "package.js
 SETUP = "run `sh tests/install-deps` (it runs npm ci --prefix tests/conformance/ts)"
 
 
-def test_the_typescript_sdk_switches_model_and_reasoning_mid_session(daemon_env: dict[str, str], workspace: Path) -> None:
-    env = {**daemon_env, "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath,
-           "TETHER_PYTHON": sys.executable, "OPENAI_API_KEY": "sk-conformance-fake"}
+def test_the_typescript_sdk_switches_model_and_reasoning_mid_session(
+    daemon_env: dict[str, str], workspace: Path
+) -> None:
+    env = {
+        **daemon_env,
+        "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath,
+        "TETHER_PYTHON": sys.executable,
+        "OPENAI_API_KEY": "sk-conformance-fake",
+    }
     node = shutil.which("node", path=env["PATH"])
     if node is None:
         pytest.fail(f"node is not on PATH: this test needs Node.js 20+ and the ACP SDK ({SETUP})")
     if not SDK_PACKAGE.is_file():
         pytest.fail(f"tests/conformance/ts/node_modules is missing the ACP TypeScript SDK: {SETUP}")
     proc = subprocess.run(
-        [node, str(SCRIPT), "--workspace", str(workspace)], env=env, cwd=workspace,
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=50, check=False,
+        [node, str(SCRIPT), "--workspace", str(workspace)],
+        env=env,
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=50,
+        check=False,
     )
     output = f"--- node stdout ---\n{proc.stdout}\n--- node stderr ---\n{proc.stderr}"
     assert proc.returncode == 0, output

@@ -25,13 +25,25 @@ ANSWER = "only build/ and the *.log files"
 
 
 def _run(daemon_env: dict[str, str], workspace: Path, *flags: str) -> dict[str, Any]:
-    env = {**daemon_env, "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath,
-           "TETHER_ASK_FIRST": "on"}
+    env = {
+        **daemon_env,
+        "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath,
+        "TETHER_ASK_FIRST": "on",
+    }
     # only the answer has a reply: a model call for anything else fails the turn (-32012)
     script = workspace.parent / "v2-elicitation.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"user": "^only build/", "step": 2}, "text": "Deleting build/ and the logs, nothing else."},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"user": "^only build/", "step": 2},
+                        "text": "Deleting build/ and the logs, nothing else.",
+                    },
+                ]
+            }
+        )
+    )
     return run_v2_client(env, workspace, "v2_elicitation.mjs", script, *flags)
 
 
@@ -80,7 +92,9 @@ def test_ask_firsts_question_is_a_form_answered_in_the_turn(daemon_env: dict[str
     _validate_daemon_lines(summary["wire"])
 
 
-def test_a_client_without_forms_gets_the_question_as_the_reply_only(daemon_env: dict[str, str], workspace: Path) -> None:
+def test_a_client_without_forms_gets_the_question_as_the_reply_only(
+    daemon_env: dict[str, str], workspace: Path
+) -> None:
     summary = _run(daemon_env, workspace, "--no-forms")
 
     assert summary["asked"] == []

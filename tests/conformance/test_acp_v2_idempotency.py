@@ -30,7 +30,8 @@ def _users(updates: list[dict[str, Any]]) -> list[str]:
 
 
 def test_a_retry_of_a_held_prompt_gets_its_message_id_and_runs_no_second_turn(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     env = {**daemon_env, "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath}
     summary = run_v2_client(env, workspace, "v2_idempotency.mjs", "v2-idempotency.json")
@@ -46,7 +47,10 @@ def test_a_retry_of_a_held_prompt_gets_its_message_id_and_runs_no_second_turn(
     assert _users(summary["afterNewKey"]) == [new]
     other = summary["otherSession"]["messageId"]
     assert other not in (held, new) and _users(summary["other"]) == [other]
-    assert summary["badKey"]["code"] == -32602 and "idempotencyKey must be a non-empty string" in summary["badKey"]["message"]
+    assert (
+        summary["badKey"]["code"] == -32602
+        and "idempotencyKey must be a non-empty string" in summary["badKey"]["message"]
+    )
 
 
 class Ndjson:
@@ -60,12 +64,25 @@ class Ndjson:
     @classmethod
     async def start(cls, workspace: Path, env: dict[str, str], version: int) -> Ndjson:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(SCRIPT),
-            cwd=workspace, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "tether",
+            "acp",
+            "--provider",
+            "scripted",
+            "--script",
+            str(SCRIPT),
+            cwd=workspace,
+            env=env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
         )
         client = cls(proc)
-        init = {"protocolVersion": 2, "info": {"name": "t", "version": "1"}, "capabilities": {}} if version == 2 else {
-            "protocolVersion": 1, "clientCapabilities": {}}
+        init = (
+            {"protocolVersion": 2, "info": {"name": "t", "version": "1"}, "capabilities": {}}
+            if version == 2
+            else {"protocolVersion": 1, "clientCapabilities": {}}
+        )
         assert (await client.request("initialize", init))["result"]["protocolVersion"] == version
         return client
 
@@ -83,7 +100,9 @@ class Ndjson:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[self.ids] = future
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params}).encode() + b"\n")
+        self.proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params}).encode() + b"\n"
+        )
         return await asyncio.wait_for(future, 30)
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
@@ -109,18 +128,24 @@ async def _replayed_prompts(workspace: Path, env: dict[str, str], session_id: st
     client = await Ndjson.start(workspace, env, 1)
     await client.request("session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []})
     await client.close()
-    return [n["params"]["update"]["content"]["text"] for n in client.notes
-            if n.get("method") == "session/update" and n["params"]["update"]["sessionUpdate"] == "user_message_chunk"]
+    return [
+        n["params"]["update"]["content"]["text"]
+        for n in client.notes
+        if n.get("method") == "session/update" and n["params"]["update"]["sessionUpdate"] == "user_message_chunk"
+    ]
 
 
 async def test_v1_retries_during_and_after_the_turn_and_both_versions_after_a_restart(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     first = await Ndjson.start(workspace, daemon_env, 1)
     session_id = (await first.request("session/new", {"cwd": str(workspace), "mcpServers": []}))["result"]["sessionId"]
     keyed = _keyed(session_id, "slow first, keyed", "key-A", 1)
     # the retry is sent while the first request's turn runs: both get the turn's answer
-    original, during = await asyncio.gather(first.request("session/prompt", keyed), first.request("session/prompt", keyed))
+    original, during = await asyncio.gather(
+        first.request("session/prompt", keyed), first.request("session/prompt", keyed)
+    )
     after = await first.request("session/prompt", keyed)
     other = await first.request("session/prompt", _keyed(session_id, "keyed again", "key-B", 1))
     await first.close()
@@ -146,7 +171,8 @@ async def test_v1_retries_during_and_after_the_turn_and_both_versions_after_a_re
 
 
 async def test_a_key_whose_prompt_was_withdrawn_before_its_turn_is_free_again(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     client = await Ndjson.start(workspace, daemon_env, 1)
     session_id = (await client.request("session/new", {"cwd": str(workspace), "mcpServers": []}))["result"]["sessionId"]
@@ -155,8 +181,11 @@ async def test_a_key_whose_prompt_was_withdrawn_before_its_turn_is_free_again(
     held = asyncio.ensure_future(client.request("session/prompt", keyed))
 
     def queued() -> bool:  # the keyed prompt is listed in the session's queue
-        return any(((n["params"]["update"].get("_meta") or {}).get("tether") or {}).get("queue")
-                   for n in client.notes if n.get("method") == "session/update")
+        return any(
+            ((n["params"]["update"].get("_meta") or {}).get("tether") or {}).get("queue")
+            for n in client.notes
+            if n.get("method") == "session/update"
+        )
 
     async with asyncio.timeout(20):
         while not queued():
@@ -172,7 +201,8 @@ async def test_a_key_whose_prompt_was_withdrawn_before_its_turn_is_free_again(
 
 
 async def test_a_key_reused_with_another_prompt_is_refused_on_both_versions_and_inserts_nothing(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     """The same key with a different prompt is not a retry: `-32602` naming the key, and the
     second prompt is neither inserted nor answered as the first (the user would lose it

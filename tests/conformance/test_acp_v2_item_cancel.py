@@ -55,7 +55,8 @@ def _assert_stopped(run: dict[str, Any], call_id: str, next_reply: str) -> None:
 
 
 def test_a_running_command_is_cancelled_alone_and_the_turn_goes_on(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     summary = _run(daemon_env, workspace)
 
@@ -71,7 +72,9 @@ def test_a_running_command_is_cancelled_alone_and_the_turn_goes_on(
     started, ended = terminals[0], terminals[-1]
     assert started["terminalId"] == "call_again" and started["capabilities"] == {"cancel": {}}
     assert "sleep 32." in started["command"] and started["cwd"] == str(workspace)
-    assert summary["second"]["updates"].index(started) < summary["second"]["updates"].index(summary["second"]["advertised"])
+    assert summary["second"]["updates"].index(started) < summary["second"]["updates"].index(
+        summary["second"]["advertised"]
+    )
     assert ended["capabilities"] == {} and "exitStatus" in ended
     assert summary["sdkSaysTerminalCancellable"] and not summary["sdkSaysTerminalCancellableAfter"]
     _assert_stopped(summary["second"], "call_again", "Stopped again.")

@@ -61,7 +61,13 @@ def run_driver(env: dict[str, str], workspace: Path, script: str, *driver_args: 
     daemon = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(EXAMPLES / script)]
     proc = subprocess.run(
         [sys.executable, str(DRIVER), "--sdk", str(SDK), *driver_args, "--workspace", str(workspace), "--", *daemon],
-        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
+        env=env,
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, f"the driver exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     summary: dict[str, Any] = json.loads(proc.stdout)
@@ -102,8 +108,11 @@ def _rc3_crashes_on(message: dict[str, Any], error: str) -> bool:
     which raises `TypeError: unhashable type: 'dict'` instead of a validation error; the
     router logs it and drops the update, so the client never sees the mirror."""
     update = message.get("params", {}).get("update", {})
-    return (update.get("sessionUpdate") == "subagent_update" and isinstance(update.get("state"), dict)
-            and "unhashable type: 'dict'" in error)
+    return (
+        update.get("sessionUpdate") == "subagent_update"
+        and isinstance(update.get("state"), dict)
+        and "unhashable type: 'dict'" in error
+    )
 
 
 def check_daemon_lines(summary: dict[str, Any]) -> list[str]:
@@ -121,11 +130,15 @@ def check_daemon_lines(summary: dict[str, Any]) -> list[str]:
         assert "error" not in message, f"the daemon answered an error: {parsed['line']}"
         body, typed = _preview_decoded(message, asked)
         raw = _leaves(body)
-        assert _leaves(msgspec.json.decode(encode(typed))) == raw, f"a field the Preview does not name: {parsed['line']}"
+        assert _leaves(msgspec.json.decode(encode(typed))) == raw, (
+            f"a field the Preview does not name: {parsed['line']}"
+        )
         if message.get("method") == "session/update":
             kinds.append(message["params"]["update"]["sessionUpdate"])
         if "sdkError" in parsed:
-            assert _rc3_crashes_on(message, parsed["sdkError"]), f"the SDK rejects {parsed['line']}: {parsed['sdkError']}"
+            assert _rc3_crashes_on(message, parsed["sdkError"]), (
+                f"the SDK rejects {parsed['line']}: {parsed['sdkError']}"
+            )
             crashes += 1
             continue
         kept = _leaves(parsed["sdk"])
@@ -140,8 +153,11 @@ def check_daemon_lines(summary: dict[str, Any]) -> list[str]:
 
 
 CLIENT_PARAMS: dict[str, type[Any]] = {
-    "initialize": v2.InitializeRequest, "session/new": v2.NewSessionRequest, "session/prompt": v2.PromptRequest,
-    "session/list": v2.ListSessionsRequest, "session/close": v2.CloseSessionRequest,
+    "initialize": v2.InitializeRequest,
+    "session/new": v2.NewSessionRequest,
+    "session/prompt": v2.PromptRequest,
+    "session/list": v2.ListSessionsRequest,
+    "session/close": v2.CloseSessionRequest,
     "session/resume": v2.ResumeSessionRequest,
 }
 
@@ -164,13 +180,21 @@ def check_client_lines(summary: dict[str, Any]) -> None:
 
 
 def _answer_index(wire: list[dict[str, str]], request_id: int) -> int:
-    return next(i for i, e in enumerate(wire) if e["from"] == "daemon" and json.loads(e["line"]).get("id") == request_id
-                and "method" not in json.loads(e["line"]))
+    return next(
+        i
+        for i, e in enumerate(wire)
+        if e["from"] == "daemon"
+        and json.loads(e["line"]).get("id") == request_id
+        and "method" not in json.loads(e["line"])
+    )
 
 
 def _update_index(wire: list[dict[str, str]], state: str, nth: int) -> int:
-    found = [i for i, e in enumerate(wire) if e["from"] == "daemon"
-             and json.loads(e["line"]).get("params", {}).get("update", {}).get("state") == state]
+    found = [
+        i
+        for i, e in enumerate(wire)
+        if e["from"] == "daemon" and json.loads(e["line"]).get("params", {}).get("update", {}).get("state") == state
+    ]
     return found[nth]
 
 
@@ -185,9 +209,20 @@ def _check_the_turns(summary: dict[str, Any], workspace: Path) -> None:
     states = [u["state"] for u in updates if u["sessionUpdate"] == "state_update"]
     # the second turn also asks for its sub-agent (with writes); while the child's own ask waits,
     # the parent is `requires_action` too (its work waits on it), then `running` again
-    assert states == ["running", "requires_action", "running", "idle",
-                      "running", "requires_action", "running", "requires_action", "running",
-                      "requires_action", "running", "idle"], states
+    assert states == [
+        "running",
+        "requires_action",
+        "running",
+        "idle",
+        "running",
+        "requires_action",
+        "running",
+        "requires_action",
+        "running",
+        "requires_action",
+        "running",
+        "idle",
+    ], states
     assert [u["stopReason"] for u in updates if u.get("state") == "idle"] == ["end_turn", "end_turn"]
     # the permissions, through the SDK's handler, about the calls it saw: the edit, the command
     edit, command, delegate, _child = summary["permissionRequests"]
@@ -201,7 +236,9 @@ def _check_the_turns(summary: dict[str, Any], workspace: Path) -> None:
     assert command["title"] == "head -n 3 README.md" and command["subject"]["toolCall"]["toolCallId"] == "call_head"
     assert delegate["subject"]["toolCall"]["toolCallId"] == "call_delegate"
     # the command's output as the SDK delivered it: base64 chunks of its terminal, then its exit
-    chunks = [u["data"] for u in updates if u["sessionUpdate"] == "terminal_output_chunk" and u["terminalId"] == "call_head"]
+    chunks = [
+        u["data"] for u in updates if u["sessionUpdate"] == "terminal_output_chunk" and u["terminalId"] == "call_head"
+    ]
     assert b"".join(base64.b64decode(c) for c in chunks).decode() == readme
     (ended,) = [u for u in updates if u["sessionUpdate"] == "terminal_update" and "exitStatus" in u]
     assert ended["terminalId"] == "call_head" and ended["exitStatus"]["exitCode"] == 0
@@ -219,11 +256,13 @@ def _check_the_turns(summary: dict[str, Any], workspace: Path) -> None:
     assert users[1]["content"] == [{"type": "text", "text": "then summarise it"}]
     # the retries: the original messageId, no second insertion, no third turn
     assert summary["retryHeld"] == summary["held"] and summary["retryAfter"] == summary["held"]
-    after = summary["updates"][summary["updatesAtIdle"]:]
+    after = summary["updates"][summary["updatesAtIdle"] :]
     assert not [u for u in after if u["sessionUpdate"] in ("user_message", "state_update")], after
     text = "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk")
-    assert text == ("Reading it first.Editing the greeting.Done: the greeting is edited."
-                    "Checking the file.A sub-agent counts its lines.The README now greets the Python SDK's v2 client.")
+    assert text == (
+        "Reading it first.Editing the greeting.Done: the greeting is edited."
+        "Checking the file.A sub-agent counts its lines.The README now greets the Python SDK's v2 client."
+    )
     assert [s["sessionId"] for s in summary["list"]["sessions"]] == [summary["sessionId"]]
 
 
@@ -237,18 +276,26 @@ def _check_the_subagent(summary: dict[str, Any]) -> None:
     assert announced["_meta"]["tether"]["parentCallId"] == "call_delegate"
     assert everything.index(announced) < everything.index(_on(everything, child)[0])
     assert [u["state"] for u in _on(everything, child, "state_update")] == [
-        "running", "requires_action", "running", "idle"]
+        "running",
+        "requires_action",
+        "running",
+        "idle",
+    ]
     (task,) = _on(everything, child, "user_message")
     assert task["content"] == [{"type": "text", "text": "Count the lines of README.md."}]
     assert "".join(u["content"]["text"] for u in _on(everything, child, "agent_message_chunk")) == (
-        "Counting.README.md has 3 lines.")
+        "Counting.README.md has 3 lines."
+    )
     asked = summary["permissionRequests"][-1]
     assert asked["sessionId"] == child and asked["title"] == "wc -l README.md"
     assert asked["subject"]["toolCall"]["toolCallId"] == "call_count"
     count = [u for u in _on(everything, child, "tool_call_update") if u["toolCallId"] == "call_count"]
     assert count[-1]["status"] == "completed"
-    (done,) = [u for u in _on(everything, parent, "tool_call_update")
-               if u["toolCallId"] == "call_delegate" and u.get("status") == "completed"]
+    (done,) = [
+        u
+        for u in _on(everything, parent, "tool_call_update")
+        if u["toolCallId"] == "call_delegate" and u.get("status") == "completed"
+    ]
     assert done["content"][0]["content"]["text"].startswith("README.md has 3 lines.")
 
 
@@ -265,17 +312,24 @@ def _check_the_replay(live: dict[str, Any], back: dict[str, Any]) -> None:
     # the sub-agent after its call, as live: announced ended (on the wire: the SDK drops a
     # `subagent_update` with a `state`, `_rc3_crashes_on`), then its own messages on its id
     lines = [json.loads(e["line"]) for e in back["wire"] if e["from"] == "daemon"]
-    (announced,) = [m["params"]["update"] for m in lines if m.get("method") == "session/update"
-                    and m["params"]["update"]["sessionUpdate"] == "subagent_update"]
+    (announced,) = [
+        m["params"]["update"]
+        for m in lines
+        if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "subagent_update"
+    ]
     assert announced["state"] == {"state": "idle", "stopReason": "end_turn"}
     child = announced["sessionId"]
     assert _fold(_on(back["updates"], child))[0] == _fold(_on(live["updates"], child))[0]
     assert [m for m, (kind, _) in messages.items() if kind == "user_message"] == [
-        live["first"]["messageId"], live["held"]["messageId"]]
+        live["first"]["messageId"],
+        live["held"]["messageId"],
+    ]
     assert {c: (f["title"], f["status"]) for c, f in calls.items()} == {
-        "call_read": ("Read README.md", "completed"), "call_edit": ("Edit README.md", "completed"),
+        "call_read": ("Read README.md", "completed"),
+        "call_edit": ("Edit README.md", "completed"),
         "call_head": ("head -n 3 README.md", "completed"),
-        "call_delegate": ("Delegate (with writes): Count the lines of README.md.", "completed")}
+        "call_delegate": ("Delegate (with writes): Count the lines of README.md.", "completed"),
+    }
     # on the wire: the answer after replay_complete and the state
     resume_id = next(json.loads(e["line"])["id"] for e in back["wire"] if '"session/resume"' in e["line"])
     assert _answer_index(back["wire"], resume_id) > _update_index(back["wire"], "idle", 0)
@@ -284,7 +338,8 @@ def _check_the_replay(live: dict[str, Any], back: dict[str, Any]) -> None:
 
 @pytest.mark.timeout(150)  # two daemons, one after the other (each driver run is given 60 s)
 def test_the_v2_client_runs_permissions_a_held_prompt_its_retries_a_subagent_and_resumes(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     live = run_driver(daemon_env, workspace, "v2-python-sdk.json")
     _check_the_turns(live, workspace)
@@ -296,6 +351,17 @@ def test_the_v2_client_runs_permissions_a_held_prompt_its_retries_a_subagent_and
     kinds = check_daemon_lines(live) + check_daemon_lines(back)
     check_client_lines(live)
     check_client_lines(back)
-    assert {"user_message", "agent_message_chunk", "state_update", "tool_call_update", "terminal_output_chunk",
-            "terminal_update", "available_commands_update", "session_info_update", "usage_update",
-            "agent_message", "replay_complete", "subagent_update"} <= set(kinds)
+    assert {
+        "user_message",
+        "agent_message_chunk",
+        "state_update",
+        "tool_call_update",
+        "terminal_output_chunk",
+        "terminal_update",
+        "available_commands_update",
+        "session_info_update",
+        "usage_update",
+        "agent_message",
+        "replay_complete",
+        "subagent_update",
+    } <= set(kinds)

@@ -69,7 +69,8 @@ def _daemon_lines(wire: list[dict[str, str]]) -> list[tuple[str, dict[str, Any]]
 
 
 def test_a_new_daemon_replays_a_v2_turn_as_it_was_shown_then_marks_the_end(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     env = {**daemon_env, "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath}
     live = run_v2_client(env, workspace, "v2_resume.mjs", "v2-turn.json", "--phase", "turn")
@@ -109,9 +110,13 @@ def test_a_new_daemon_replays_a_v2_turn_as_it_was_shown_then_marks_the_end(
     lines = _daemon_lines(back["wire"])
     answers = [i for i, (method, m) in enumerate(lines) if method == "session/resume" and "result" in m]
     assert len(answers) == 2
-    before = [m["params"]["update"]["sessionUpdate"] for _, m in lines[:answers[0]] if m.get("method") == "session/update"]
+    before = [
+        m["params"]["update"]["sessionUpdate"] for _, m in lines[: answers[0]] if m.get("method") == "session/update"
+    ]
     assert before[-2:] == ["replay_complete", "state_update"] and before[:-2] == kinds[:-2]
-    between = [m["params"]["update"] for _, m in lines[answers[0] + 1:answers[1]] if m.get("method") == "session/update"]
+    between = [
+        m["params"]["update"] for _, m in lines[answers[0] + 1 : answers[1]] if m.get("method") == "session/update"
+    ]
     assert [u for u in between if u["sessionUpdate"] != "available_commands_update"] == [
         {"sessionUpdate": "state_update", "state": "idle"}
     ]
@@ -121,17 +126,21 @@ def test_a_new_daemon_replays_a_v2_turn_as_it_was_shown_then_marks_the_end(
 
 
 def test_a_turn_with_a_steered_message_is_replayed_under_the_ids_it_had_live(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     """tests/conformance/ts/v2_steer.mjs steers "and a title" into a turn (SPEC §12.7); a new
     daemon's replay shows it under the id the live turn gave it (`<turnId>.s<seq>`)."""
     env = {**daemon_env, "PATH": daemon_env.get("PATH") or os.environ.get("PATH") or os.defpath}
     live = run_v2_client(env, workspace, "v2_steer.mjs", "approvals.json")
     (session_id,) = {
-        json.loads(e["line"])["result"]["sessionId"] for e in live["wire"]
+        json.loads(e["line"])["result"]["sessionId"]
+        for e in live["wire"]
         if e["from"] == "daemon" and "sessionId" in (json.loads(e["line"]).get("result") or {})
     }
-    back = run_v2_client(env, workspace, "v2_resume.mjs", "approvals.json", "--phase", "resume", "--session", session_id)
+    back = run_v2_client(
+        env, workspace, "v2_resume.mjs", "approvals.json", "--phase", "resume", "--session", session_id
+    )
 
     live_messages, live_calls = _fold(live["updates"])
     messages, calls = _fold(back["replayed"][:-2])

@@ -33,7 +33,9 @@ def test_a_steered_prompt_is_answered_in_v2s_shape_once_it_landed(daemon_env: di
     assert shown["content"] == [{"type": "text", "text": "and a title"}]
     assert shown["_meta"]["tether"] == {"steered": True, "afterStep": 1}
     at = updates.index(shown)
-    assert [u["status"] for u in updates[:at] if u.get("toolCallId") == "call_write" and "status" in u][-1] == "completed"
+    assert [u["status"] for u in updates[:at] if u.get("toolCallId") == "call_write" and "status" in u][
+        -1
+    ] == "completed"
     after = "".join(u["content"]["text"] for u in updates[at:] if u["sessionUpdate"] == "agent_message_chunk")
     assert after == "Nothing scripted for that."  # the model saw it (the script has no reply for it)
     assert updates[-1] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}

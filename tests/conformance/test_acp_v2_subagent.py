@@ -26,27 +26,64 @@ def _script(folder: Path, sleep: str) -> Path:
     child = {"purpose": "delegate"}
     suffix = sleep.split(".")[1]
     replies = [
-        {"when": {"user": "^have a sub-agent edit", "step": 1}, "text": "Handing it over.",
-         "tool_calls": [{"id": "d1", "name": "delegate",
-                         "arguments": {"task": "Edit README.md: greet the reviewers.", "writes": True}}]},
-        {"when": {**child, "user": "^Edit README", "step": 1}, "text": "Reading.",
-         "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}]},
-        {"when": {**child, "user": "^Edit README", "step": 2}, "text": "Editing.",
-         "tool_calls": [{"id": "c_edit", "name": "edit_file", "arguments": {"path": "README.md", "edits": [
-             {"old_text": "Hello from the sample workspace.", "new_text": "Hello, reviewers."}]}}]},
+        {
+            "when": {"user": "^have a sub-agent edit", "step": 1},
+            "text": "Handing it over.",
+            "tool_calls": [
+                {
+                    "id": "d1",
+                    "name": "delegate",
+                    "arguments": {"task": "Edit README.md: greet the reviewers.", "writes": True},
+                }
+            ],
+        },
+        {
+            "when": {**child, "user": "^Edit README", "step": 1},
+            "text": "Reading.",
+            "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}],
+        },
+        {
+            "when": {**child, "user": "^Edit README", "step": 2},
+            "text": "Editing.",
+            "tool_calls": [
+                {
+                    "id": "c_edit",
+                    "name": "edit_file",
+                    "arguments": {
+                        "path": "README.md",
+                        "edits": [{"old_text": "Hello from the sample workspace.", "new_text": "Hello, reviewers."}],
+                    },
+                }
+            ],
+        },
         {"when": {**child, "user": "^Edit README", "step": 3}, "text": "Edited the greeting."},
         {"when": {"user": "^have a sub-agent edit", "step": 2}, "text": "The sub-agent edited it."},
-        {"when": {"user": "^have a sub-agent run the slow", "step": 1},
-         "tool_calls": [{"id": "d2", "name": "delegate",
-                         "arguments": {"task": "Wait for the slow check.", "writes": True}}]},
-        {"when": {**child, "user": "^Wait", "step": 1}, "text": "Running it.",
-         "tool_calls": [{"id": "c_sleep", "name": "run_command", "arguments": {"command": f"sleep {sleep}"}}]},
+        {
+            "when": {"user": "^have a sub-agent run the slow", "step": 1},
+            "tool_calls": [
+                {"id": "d2", "name": "delegate", "arguments": {"task": "Wait for the slow check.", "writes": True}}
+            ],
+        },
+        {
+            "when": {**child, "user": "^Wait", "step": 1},
+            "text": "Running it.",
+            "tool_calls": [{"id": "c_sleep", "name": "run_command", "arguments": {"command": f"sleep {sleep}"}}],
+        },
         {"when": {**child, "user": "^Wait", "step": 2}, "text": "It finished."},
-        {"when": {"user": "^have a sub-agent run the slow", "step": 2}, "text": "The sub-agent was stopped; I went on."},
-        {"when": {"user": "^have a sub-agent run the check once", "step": 1},
-         "tool_calls": [{"id": "d3", "name": "delegate", "arguments": {"task": "Run the check once.", "writes": True}}]},
-        {"when": {**child, "user": "^Run the check", "step": 1},
-         "tool_calls": [{"id": "c_again", "name": "run_command", "arguments": {"command": f"sleep 34.{suffix}"}}]},
+        {
+            "when": {"user": "^have a sub-agent run the slow", "step": 2},
+            "text": "The sub-agent was stopped; I went on.",
+        },
+        {
+            "when": {"user": "^have a sub-agent run the check once", "step": 1},
+            "tool_calls": [
+                {"id": "d3", "name": "delegate", "arguments": {"task": "Run the check once.", "writes": True}}
+            ],
+        },
+        {
+            "when": {**child, "user": "^Run the check", "step": 1},
+            "tool_calls": [{"id": "c_again", "name": "run_command", "arguments": {"command": f"sleep 34.{suffix}"}}],
+        },
         {"when": {**child, "user": "^Run the check", "step": 2}, "text": "It was stopped, so I skipped it."},
         {"when": {"user": "^have a sub-agent run the check once", "step": 2}, "text": "The sub-agent carried on."},
     ]
@@ -71,9 +108,13 @@ def _daemon_updates(wire: list[dict[str, str]]) -> list[dict[str, Any]]:
 
 
 def _child_of(updates: list[dict[str, Any]], parent: str, call_id: str) -> str:
-    (child,) = {u["update"]["sessionId"] for u in updates if u["sessionId"] == parent
-                and u["update"]["sessionUpdate"] == "subagent_update"
-                and u["update"]["_meta"]["tether"]["parentCallId"] == call_id}
+    (child,) = {
+        u["update"]["sessionId"]
+        for u in updates
+        if u["sessionId"] == parent
+        and u["update"]["sessionUpdate"] == "subagent_update"
+        and u["update"]["_meta"]["tether"]["parentCallId"] == call_id
+    }
     return child
 
 
@@ -89,7 +130,9 @@ def test_a_sub_agent_is_a_child_session_asked_on_its_own_id(daemon_env: dict[str
     announced = next(i for i, u in enumerate(updates) if u["update"].get("sessionId") == child)
     assert announced < first_of_child
     news = updates[announced]["update"]
-    assert news["title"].startswith("↳ Edit README.md") and news["description"] == "Edit README.md: greet the reviewers."
+    assert (
+        news["title"].startswith("↳ Edit README.md") and news["description"] == "Edit README.md: greet the reviewers."
+    )
     assert news["capabilities"] == {"cancel": {}}
     # the child's updates on its own id, in v2's shapes, with ids of its own; none nested on the parent
     mine = [u["update"] for u in updates if u["sessionId"] == child]
@@ -138,7 +181,7 @@ def test_cancelling_the_child_session_stops_only_the_child(daemon_env: dict[str,
     final = [u for u in second if u.get("toolCallId") == "d2" and u.get("status")][-1]
     assert final["status"] == "cancelled" and final["capabilities"] == {}
     assert final["content"][0]["content"]["text"].startswith("cancelled by the user")
-    after = second[second.index(final):]
+    after = second[second.index(final) :]
     said = "".join(u["content"]["text"] for u in after if u["sessionUpdate"] == "agent_message_chunk")
     assert said == "The sub-agent was stopped; I went on."
     assert second[-1] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
@@ -158,7 +201,9 @@ def test_a_child_sessions_call_is_cancelled_alone_by_its_own_id(daemon_env: dict
     assert final["status"] == "cancelled" and final["content"][0]["content"]["text"].startswith("cancelled by the user")
     assert summary["againAfter"] == [], "the child's command outlived its cancel"
     # the child went on to its next step, the parent's call completed with its answer
-    said = "".join(u["content"]["text"] for u in mine[mine.index(final):] if u["sessionUpdate"] == "agent_message_chunk")
+    said = "".join(
+        u["content"]["text"] for u in mine[mine.index(final) :] if u["sessionUpdate"] == "agent_message_chunk"
+    )
     assert said == "It was stopped, so I skipped it."
     assert mine[-1] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
     third = summary["third"]

@@ -39,12 +39,17 @@ RESULTS: dict[str, type[Any]] = {
     "terminal/cancel": v2.CancelTerminalResponse,
 }
 REQUESTS: dict[str, type[Any]] = {
-    "session/request_permission": v2.RequestPermissionRequest, "elicitation/create": v2.CreateElicitationRequest,
+    "session/request_permission": v2.RequestPermissionRequest,
+    "elicitation/create": v2.CreateElicitationRequest,
 }
 
 
 def run_v2_client(
-    env: dict[str, str], workspace: Path, client: str, script: str | Path, *client_args: str,
+    env: dict[str, str],
+    workspace: Path,
+    client: str,
+    script: str | Path,
+    *client_args: str,
 ) -> dict[str, Any]:
     """Run `ts/<client>` (with `client_args`) against `tether acp` with the scripted
     provider's `examples/<script>` (or the script at that path); its JSON summary (what it
@@ -58,7 +63,13 @@ def run_v2_client(
     daemon = [sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(EXAMPLES / script)]
     proc = subprocess.run(
         [node, str(TS / client), *client_args, "--workspace", str(workspace), "--", *daemon],
-        env=env, cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
+        env=env,
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, f"{client} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     summary: dict[str, Any] = json.loads(proc.stdout)
@@ -135,11 +146,23 @@ def test_a_v1_client_learns_that_v2_is_offered(daemon_env: dict[str, str], works
     """A v1 `initialize` (and one with a version Tether does not speak) keeps the v1 answer,
     which lists the versions under `_meta.tether` so an editor can choose before connecting."""
     for asked in (1, 3):
-        line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                           "params": {"protocolVersion": asked, "clientCapabilities": {}}})
+        line = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": asked, "clientCapabilities": {}},
+            }
+        )
         proc = subprocess.run(
-            [sys.executable, "-m", "tether", "acp"], input=line + "\n", env=daemon_env, cwd=workspace,
-            capture_output=True, text=True, timeout=30, check=False,
+            [sys.executable, "-m", "tether", "acp"],
+            input=line + "\n",
+            env=daemon_env,
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
         )
         result = json.loads(proc.stdout.splitlines()[0])["result"]
         assert result["protocolVersion"] == 1 and "agentInfo" in result and "info" not in result

@@ -27,7 +27,8 @@ async def _session(client: Ndjson, workspace: Path) -> str:
 
 
 async def test_a_prompt_over_the_cap_is_refused_on_both_versions_and_nothing_is_stored(
-    daemon_env: dict[str, str], workspace: Path,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     (workspace / ".tether").mkdir()
     (workspace / ".tether" / "config.toml").write_text("max_message_mib = 64\n")  # a workspace cannot loosen it
@@ -42,8 +43,11 @@ async def test_a_prompt_over_the_cap_is_refused_on_both_versions_and_nothing_is_
     small = await v2.request("session/prompt", {**_prompt(session_id, "small"), "idempotencyKey": "k"})
     await v2.close()
 
-    for refused, method in ((refused_v1, "session/prompt"), (steered, "_tether/session/steer"),
-                            (refused_v2, "session/prompt")):
+    for refused, method in (
+        (refused_v1, "session/prompt"),
+        (steered, "_tether/session/steer"),
+        (refused_v2, "session/prompt"),
+    ):
         assert refused["error"]["code"] == -32602
         message = refused["error"]["message"]
         assert f"invalid params for {method}: prompt holds 9.0 MiB of text" in message

@@ -41,8 +41,14 @@ STORED: list[dict[str, Any]] = [
         "role": "user",
         "content": [
             {"type": "text", "text": "see", "annotations": {"priority": 1}},
-            {"type": "resource_link", "uri": "file:///w/a.py", "name": "a.py", "mimeType": "text/x-python",
-             "size": 12, "_meta": {"x": 1}},
+            {
+                "type": "resource_link",
+                "uri": "file:///w/a.py",
+                "name": "a.py",
+                "mimeType": "text/x-python",
+                "size": 12,
+                "_meta": {"x": 1},
+            },
             {"type": "resource", "resource": {"uri": "file:///w/b.md", "mimeType": "text/markdown", "text": "# B"}},
             {"type": "resource", "resource": {"uri": "file:///w/c.bin", "blob": "AAEC"}},
             {"type": "image", "data": "iVBO", "mimeType": "image/png"},
@@ -80,8 +86,14 @@ STORED: list[dict[str, Any]] = [
     },
     {"role": "tool", "tool_call_id": "c1", "name": "read_file", "content": "1\tx", "is_error": False},
     {
-        "role": "tool", "tool_call_id": "c2", "name": "edit_file", "content": "no such file", "is_error": True,
-        "title": "Edit a.py", "kind": "edit", "locations": [{"path": "a.py", "line": 3}, {"path": "b.py"}],
+        "role": "tool",
+        "tool_call_id": "c2",
+        "name": "edit_file",
+        "content": "no such file",
+        "is_error": True,
+        "title": "Edit a.py",
+        "kind": "edit",
+        "locations": [{"path": "a.py", "line": 3}, {"path": "b.py"}],
         "ledger": {"a.py": "sha:1"},
     },
     {"role": "tool", "tool_call_id": "c3", "name": "mcp", "content": {"structured": [1, "x"]}, "is_error": False},
@@ -99,8 +111,18 @@ def test_every_stored_kind_round_trips_unchanged(body: dict[str, Any]) -> None:
 def test_kinds_are_the_typed_classes() -> None:
     kinds = [type(m) for m in messages_from_json(STORED)]
     assert kinds == [
-        UserMessage, UserMessage, UserMessage, CompactionSummary, CompactionSummary, AssistantMessage,
-        AssistantMessage, AssistantMessage, ToolResultMessage, ToolResultMessage, ToolResultMessage, SystemMessage,
+        UserMessage,
+        UserMessage,
+        UserMessage,
+        CompactionSummary,
+        CompactionSummary,
+        AssistantMessage,
+        AssistantMessage,
+        AssistantMessage,
+        ToolResultMessage,
+        ToolResultMessage,
+        ToolResultMessage,
+        SystemMessage,
     ]
     user = message_from_json(STORED[1])
     assert isinstance(user, UserMessage)
@@ -133,25 +155,49 @@ def test_old_bodies_with_defaults_load() -> None:
         ({"role": "user", "content": 5}, ".content must be a list of content blocks, not int"),
         ({"role": "user", "content": ["x"]}, ".content[0] must be an object, not a string"),
         ({"role": "user", "content": [{"type": "text", "text": 3}]}, ".content[0].text must be a string, not int"),
-        ({"role": "user", "content": [{"type": "resource", "resource": {"uri": 1}}]},
-         ".content[0].resource.uri must be a string, not int"),
+        (
+            {"role": "user", "content": [{"type": "resource", "resource": {"uri": 1}}]},
+            ".content[0].resource.uri must be a string, not int",
+        ),
         ({"role": "user", "content": [], "compaction": []}, ".compaction must be an object, not a list"),
-        ({"role": "user", "content": [], "compaction": {"kept": "2"}}, ".compaction.kept must be an integer, not a string"),
+        (
+            {"role": "user", "content": [], "compaction": {"kept": "2"}},
+            ".compaction.kept must be an integer, not a string",
+        ),
         ({"role": "assistant", "text": 5}, ".text must be a string, not int"),
         ({"role": "assistant", "thinking": ["x"]}, ".thinking must be a string, not a list"),
         ({"role": "assistant", "tool_calls": {}}, ".tool_calls must be a list, not an object"),
-        ({"role": "assistant", "tool_calls": ["c"]}, ".tool_calls[0] must be an object {id, name, arguments}, not a string"),
+        (
+            {"role": "assistant", "tool_calls": ["c"]},
+            ".tool_calls[0] must be an object {id, name, arguments}, not a string",
+        ),
         ({"role": "assistant", "tool_calls": [{"name": "grep"}]}, ".tool_calls[0].id is missing"),
-        ({"role": "assistant", "tool_calls": [{"id": "c", "name": None}]}, ".tool_calls[0].name must be a string, not null"),
-        ({"role": "assistant", "tool_calls": [{"id": "c", "name": "g", "arguments": []}]},
-         ".tool_calls[0].arguments must be an object, not a list"),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "c", "name": None}]},
+            ".tool_calls[0].name must be a string, not null",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "c", "name": "g", "arguments": []}]},
+            ".tool_calls[0].arguments must be an object, not a list",
+        ),
         ({"role": "tool", "name": "grep"}, ".tool_call_id is missing"),
         ({"role": "tool", "tool_call_id": ["x"], "name": "grep"}, ".tool_call_id must be a string, not a list"),
-        ({"role": "tool", "tool_call_id": "c", "name": "g", "is_error": "yes"}, ".is_error must be a boolean, not a string"),
-        ({"role": "tool", "tool_call_id": "c", "name": "g", "locations": [{"line": 1}]}, ".locations[0].path is missing"),
-        ({"role": "tool", "tool_call_id": "c", "name": "g", "blocks": "x"}, ".blocks must be a list of content blocks, not a string"),
-        ({"role": "tool", "tool_call_id": "c", "name": "g", "blocks": [{"type": "image", "data": 5}]},
-         ".blocks[0].data must be a string, not int"),
+        (
+            {"role": "tool", "tool_call_id": "c", "name": "g", "is_error": "yes"},
+            ".is_error must be a boolean, not a string",
+        ),
+        (
+            {"role": "tool", "tool_call_id": "c", "name": "g", "locations": [{"line": 1}]},
+            ".locations[0].path is missing",
+        ),
+        (
+            {"role": "tool", "tool_call_id": "c", "name": "g", "blocks": "x"},
+            ".blocks must be a list of content blocks, not a string",
+        ),
+        (
+            {"role": "tool", "tool_call_id": "c", "name": "g", "blocks": [{"type": "image", "data": 5}]},
+            ".blocks[0].data must be a string, not int",
+        ),
         ({"role": "robot"}, ".role must be one of ['assistant', 'system', 'tool', 'user'], not 'robot'"),
     ],
 )
@@ -172,7 +218,10 @@ def test_blocks_render_as_one_text() -> None:
     assert blocks_text(user.content).split("\n") == [
         "see",
         "[file: a.py](file:///w/a.py)",
-        "[file: file:///w/b.md]", "```", "# B", "```",
+        "[file: file:///w/b.md]",
+        "```",
+        "# B",
+        "```",
         "[file: file:///w/c.bin] (binary content omitted)",
         "[image content omitted]",
         "[image content omitted]",
@@ -207,20 +256,41 @@ _blocks = st.one_of(
     st.builds(lambda k, p: {"type": "_x" + k, "payload": p}, _text, _json),
 )
 _calls = st.lists(
-    st.builds(lambda i, n, a: {"id": i, "name": n, "arguments": a}, _text, _text,
-              st.dictionaries(_text, _json, max_size=3)),
+    st.builds(
+        lambda i, n, a: {"id": i, "name": n, "arguments": a}, _text, _text, st.dictionaries(_text, _json, max_size=3)
+    ),
     max_size=3,
 )
 _bodies = st.one_of(
     st.builds(lambda c: {"role": "user", "content": c}, st.lists(_blocks, max_size=4)),
-    st.builds(lambda c, r, k: {"role": "user", "content": c, "compaction": {"replaced": r, "kept": k}},
-              st.lists(_blocks, max_size=2), st.integers(0, 10**6), st.integers(0, 10**6)),
+    st.builds(
+        lambda c, r, k: {"role": "user", "content": c, "compaction": {"replaced": r, "kept": k}},
+        st.lists(_blocks, max_size=2),
+        st.integers(0, 10**6),
+        st.integers(0, 10**6),
+    ),
     st.builds(lambda t, c: _with({"role": "assistant", "text": t}, {"tool_calls": c} if c else {}), _text, _calls),
-    st.builds(lambda i, n, c, e: {"role": "tool", "tool_call_id": i, "name": n, "content": c, "is_error": e},
-              _text, _text, _text, st.booleans()),
+    st.builds(
+        lambda i, n, c, e: {"role": "tool", "tool_call_id": i, "name": n, "content": c, "is_error": e},
+        _text,
+        _text,
+        _text,
+        st.booleans(),
+    ),
     # an MCP tool's result with the blocks the client was shown
-    st.builds(lambda i, c, b: {"role": "tool", "tool_call_id": i, "name": "mcp__s__t", "content": c, "is_error": False,
-                               "blocks": b}, _text, _text, st.lists(_blocks, min_size=1, max_size=3)),
+    st.builds(
+        lambda i, c, b: {
+            "role": "tool",
+            "tool_call_id": i,
+            "name": "mcp__s__t",
+            "content": c,
+            "is_error": False,
+            "blocks": b,
+        },
+        _text,
+        _text,
+        st.lists(_blocks, min_size=1, max_size=3),
+    ),
 )
 
 
@@ -252,5 +322,7 @@ def test_a_lone_surrogate_is_stored_as_a_replacement_character() -> None:
     # a file read as it was can hold one; UTF-8 (and SQLite) cannot, as before
     message = AssistantMessage("a\udc80", tool_calls=(ToolCall("c", "read", {"p": "\udc81"}),))
     assert json.loads(encode_message(message)) == {
-        "role": "assistant", "text": "a\ufffd", "tool_calls": [{"id": "c", "name": "read", "arguments": {"p": "\ufffd"}}],
+        "role": "assistant",
+        "text": "a\ufffd",
+        "tool_calls": [{"id": "c", "name": "read", "arguments": {"p": "\ufffd"}}],
     }

@@ -13,12 +13,29 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def run_turn(env: dict[str, str], cwd: Path, script: Path, prompt: str = "hi",
-             *flags: str) -> subprocess.CompletedProcess[str]:
+def run_turn(
+    env: dict[str, str], cwd: Path, script: Path, prompt: str = "hi", *flags: str
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tether", "run", prompt, "--json", *flags, "--provider", "scripted",
-         "--script", str(script)],
-        env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "tether",
+            "run",
+            prompt,
+            "--json",
+            *flags,
+            "--provider",
+            "scripted",
+            "--script",
+            str(script),
+        ],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -34,10 +51,19 @@ def said(done: subprocess.CompletedProcess[str]) -> str:
 def command_script(tmp_path: Path, command: str) -> Path:
     """A script whose model runs ``command`` (`run_command`), then says "planted"."""
     script = tmp_path / "plant.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "plant", "name": "run_command", "arguments": {"command": command}}]},
-        {"when": {"step": 2}, "text": "planted"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "plant", "name": "run_command", "arguments": {"command": command}}],
+                    },
+                    {"when": {"step": 2}, "text": "planted"},
+                ]
+            }
+        )
+    )
     return script
 
 

@@ -13,7 +13,10 @@ if TYPE_CHECKING:
 
 @pytest.mark.parametrize("setting", ["TETHER_ACP_V2", "config"])
 async def test_a_v2_client_of_a_daemon_with_v2_off_gets_v1(
-    spawn_daemon, workspace: Path, tmp_path: Path, setting: str,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
+    setting: str,
 ) -> None:
     env: dict[str, str] = {}
     if setting == "config":
@@ -24,7 +27,8 @@ async def test_a_v2_client_of_a_daemon_with_v2_off_gets_v1(
         env["TETHER_ACP_V2"] = "off"
     daemon = await spawn_daemon(env=env, initialize=False)
     answer = await daemon.client.request(
-        "initialize", {"protocolVersion": 2, "info": {"name": "v2-editor", "version": "1"}, "capabilities": {}},
+        "initialize",
+        {"protocolVersion": 2, "info": {"name": "v2-editor", "version": "1"}, "capabilities": {}},
     )
 
     assert answer["protocolVersion"] == 1 and "agentInfo" in answer and "info" not in answer
@@ -36,7 +40,8 @@ async def test_a_v2_client_of_a_daemon_with_v2_off_gets_v1(
 async def test_with_v2_on_the_same_client_gets_v2(spawn_daemon, workspace: Path) -> None:
     daemon = await spawn_daemon(initialize=False)
     answer = await daemon.client.request(
-        "initialize", {"protocolVersion": 2, "info": {"name": "v2-editor", "version": "1"}, "capabilities": {}},
+        "initialize",
+        {"protocolVersion": 2, "info": {"name": "v2-editor", "version": "1"}, "capabilities": {}},
     )
     assert answer["protocolVersion"] == 2 and answer["_meta"]["tether"]["protocolVersions"] == [1, 2]
     session = await daemon.client.request("session/new", {"cwd": str(workspace), "mcpServers": []})

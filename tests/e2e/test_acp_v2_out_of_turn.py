@@ -24,9 +24,11 @@ async def test_a_mode_change_reaches_a_v2_client_in_v2s_shape(spawn_daemon, work
     updates = daemon.client._unclaimed.setdefault(session_id, [])
     await until(lambda: any(u["sessionUpdate"] == "available_commands_update" for u in updates))
     await daemon.client.request(
-        "session/set_config_option", {"sessionId": session_id, "configId": "mode", "value": "read-only"})
+        "session/set_config_option", {"sessionId": session_id, "configId": "mode", "value": "read-only"}
+    )
     await daemon.client.request(
-        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "/mode ask"}]})
+        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "/mode ask"}]}
+    )
     await until(lambda: any(u["sessionUpdate"] == "state_update" and u["state"] == "idle" for u in updates))
     for update in updates:
         note = convert({"sessionId": session_id, "update": update}, v2.UpdateSessionNotification, method="update")

@@ -67,8 +67,11 @@ async def test_allow_once_edits_the_file_after_showing_the_diff(spawn_daemon, wo
     assert {o["optionId"] for o in prompt["options"]} == {"allow_once", "allow_always", "reject_once", "reject_always"}
     assert "mode ask" in prompt["_meta"]["tether"]["reason"]
     # the diff was on the tool call before approval, the unified diff after
-    before = [u for u in updates if u.get("toolCallId") == "call_edit" and any(
-        b.get("type") == "diff" for b in u.get("content") or [])]
+    before = [
+        u
+        for u in updates
+        if u.get("toolCallId") == "call_edit" and any(b.get("type") == "diff" for b in u.get("content") or [])
+    ]
     assert before
     done = final(updates, "call_edit")
     assert done["status"] == "completed" and "+Hello, edited by Tether." in text(done)
@@ -183,8 +186,10 @@ async def test_two_approvals_in_one_step_are_asked_one_at_a_time_in_order(spawn_
 
 async def test_a_subset_of_hunks_is_applied_and_the_model_is_told(spawn_daemon, workspace: Path):
     (workspace / "long.txt").write_text("".join(f"line {i}\n" for i in range(1, 41)))
-    answer = {"outcome": {"outcome": "selected", "optionId": "allow_once"},
-              "_meta": {"tether": {"acceptedHunks": {str(workspace / "long.txt"): [1]}}}}
+    answer = {
+        "outcome": {"outcome": "selected", "optionId": "allow_once"},
+        "_meta": {"tether": {"acceptedHunks": {str(workspace / "long.txt"): [1]}}},
+    }
     user = User(answer)
     daemon = await start(spawn_daemon, user)
     session = await daemon.client.new_session(workspace)
@@ -209,8 +214,12 @@ async def test_command_output_streams_while_it_runs(spawn_daemon, workspace: Pat
 async def test_secrets_are_not_in_a_commands_environment(spawn_daemon, workspace: Path):
     """Commands get a minimal environment plus what `allow_env` names (globs allowed)."""
     env = {
-        "MY_SERVICE_API_KEY": "sk-should-not-leak", "GITHUB_TOKEN": "ghp-leak", "HARMLESS": "visible",
-        "NOT_LISTED": "hidden", "TOOL_OPTS": "listed-by-glob", "TETHER_ALLOW_ENV": "HARMLESS,TOOL_*",
+        "MY_SERVICE_API_KEY": "sk-should-not-leak",
+        "GITHUB_TOKEN": "ghp-leak",
+        "HARMLESS": "visible",
+        "NOT_LISTED": "hidden",
+        "TOOL_OPTS": "listed-by-glob",
+        "TETHER_ALLOW_ENV": "HARMLESS,TOOL_*",
     }
     daemon = await start(spawn_daemon, User(), "--mode", "full-auto", env=env)
     session = await daemon.client.new_session(workspace)

@@ -19,8 +19,10 @@ GITHUB = "ghp_" + "Mn4" * 12
 
 
 def _calls(*calls: tuple[str, dict]) -> Reply:
-    made = [{"index": i, "id": f"call_{i}", "type": "function",
-             "function": {"name": name, "arguments": json.dumps(args)}} for i, (name, args) in enumerate(calls)]
+    made = [
+        {"index": i, "id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+        for i, (name, args) in enumerate(calls)
+    ]
     return Reply(chunks=sse(_chunk({"role": "assistant", "tool_calls": made}), _chunk({}, "tool_calls"), "[DONE]"))
 
 
@@ -28,8 +30,20 @@ async def _results_sent(spawn_daemon, workspace: Path, *calls: tuple[str, dict])
     """The tool results of one step as the model's provider receives them."""
     async with LocalHTTPServer() as server:
         server.queue(_calls(*calls), _text("Done."))
-        command = [sys.executable, "-m", "tether", "serve", "--provider", "openai", "--base-url",
-                   server.url + "/v1", "--model", "m", "--mode", "full-auto"]
+        command = [
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m",
+            "--mode",
+            "full-auto",
+        ]
         daemon = await spawn_daemon(command=command, env={"OPENAI_API_KEY": "sk-fake"})
 
         async def allow(method: str, params: dict):
@@ -46,8 +60,13 @@ async def _results_sent(spawn_daemon, workspace: Path, *calls: tuple[str, dict])
 async def test_secrets_read_by_the_file_tools_are_masked_too(spawn_daemon, workspace: Path):
     (workspace / ".env").write_text(f"OPENAI_API_KEY={OPENAI}\nDEBUG=1\n")
     (workspace / "deploy.json").write_text(json.dumps({"auth": {"github": GITHUB}}) + "\n")
-    sent = await _results_sent(spawn_daemon, workspace, ("read_file", {"path": ".env"}),
-                               ("grep", {"pattern": "ghp_"}), ("read_file", {"path": "deploy.json"}))
+    sent = await _results_sent(
+        spawn_daemon,
+        workspace,
+        ("read_file", {"path": ".env"}),
+        ("grep", {"pattern": "ghp_"}),
+        ("read_file", {"path": "deploy.json"}),
+    )
     everything = "\n".join(sent)
     assert OPENAI not in everything and GITHUB not in everything, everything
     assert "DEBUG=1" in everything and "[masked: looks like an OpenAI API key]" in everything
@@ -89,14 +108,12 @@ GITLAB = "glpat-" + "xY7zW9vU5tS3rQ1pO2nM"
 HUGGINGFACE = "hf_" + "KbQwErTyUiOpAsDfGhJkLzXcVbNm12"
 
 
-async def test_registry_and_platform_tokens_written_without_an_equals_sign_are_masked(
-    spawn_daemon, workspace: Path
-):
+async def test_registry_and_platform_tokens_written_without_an_equals_sign_are_masked(spawn_daemon, workspace: Path):
     """A Dockerfile's `ENV NAME value`, a CI log, `npm token list`: the value has no `=`
     before it, so only the token's own shape can give it away."""
     (workspace / "Dockerfile").write_text(
-        f"FROM node:20\nENV NPM_TOKEN {NPM}\nRUN echo {PYPI} > /root/.pypirc\n"
-        f"# gitlab {GITLAB}\nENV HF {HUGGINGFACE}\n")
+        f"FROM node:20\nENV NPM_TOKEN {NPM}\nRUN echo {PYPI} > /root/.pypirc\n# gitlab {GITLAB}\nENV HF {HUGGINGFACE}\n"
+    )
     sent = await _results_sent(spawn_daemon, workspace, ("read_file", {"path": "Dockerfile"}))
     for token in (NPM, PYPI, GITLAB, HUGGINGFACE):
         assert token not in sent[0], sent[0]

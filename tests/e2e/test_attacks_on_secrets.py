@@ -34,19 +34,21 @@ async def test_proc_paths_path_spellings_and_nested_namespaces_do_not_reach_the_
     key = f"{home}/.ssh/id_ed25519"
     commands = {
         # the daemon's own root and fds (no pid namespace under Landlock; ptrace rules apply)
-        "daemon": "for p in $(pgrep -f 'tether serve'); do cat /proc/$p/root" + key
-                  + " /proc/$p/cwd/../home-user/.ssh/id_ed25519; ls -l /proc/$p/fd; done",
+        "daemon": "for p in $(pgrep -f 'tether serve'); do cat /proc/$p/root"
+        + key
+        + " /proc/$p/cwd/../home-user/.ssh/id_ed25519; ls -l /proc/$p/fd; done",
         "spellings": f"cat {home}//.ssh//id_ed25519 {home}/.ssh/./id_ed25519 {home}/.aws/../.ssh/id_ed25519"
-                     f" {home}/./.ssh/id_ed25519 {home}/.ssh/id_ed25519/ {home}/.SSH/id_ed25519",
+        f" {home}/./.ssh/id_ed25519 {home}/.ssh/id_ed25519/ {home}/.SSH/id_ed25519",
         # a user namespace of its own: unmount the tmpfs, or bind the parent without it
         "umount": f"unshare -rm sh -c 'umount {home}/.ssh; cat {key}'",
         "bind": f"mkdir -p m; unshare -rm sh -c 'mount --bind {home} m && cat m/.ssh/id_ed25519'",
         "xdg": f"XDG_CONFIG_HOME=/nowhere HOME=/ cat {home}/.config/gh/hosts.yml",
         "open_by_handle": f"{sys.executable} -c \"import os;d=os.open('{home}',os.O_PATH);"
-                          "print(open(os.open('.ssh/id_ed25519',os.O_RDONLY,dir_fd=d)).read())\"",
+        "print(open(os.open('.ssh/id_ed25519',os.O_RDONLY,dir_fd=d)).read())\"",
     }
-    updates, results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
-        "HOME": str(home), "TETHER_SANDBOX": backend})
+    updates, results = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, commands), {"HOME": str(home), "TETHER_SANDBOX": backend}
+    )
     everything = json.dumps(updates)
     for marker in MARKERS:
         assert marker not in everything, f"{marker} leaked under {backend}"
@@ -61,10 +63,14 @@ async def test_a_home_reached_through_a_symlink_still_hides_the_stores(
     real = fake_home(tmp_path)
     linked = tmp_path / "linked-home"
     linked.symlink_to(real)
-    commands = {"cat": "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.config/gh/hosts.yml",
-                "real": f"cat {real}/.ssh/id_ed25519", "npmrc": "cat ~/.npmrc"}
-    updates, _results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
-        "HOME": str(linked), "TETHER_SANDBOX": backend})
+    commands = {
+        "cat": "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.config/gh/hosts.yml",
+        "real": f"cat {real}/.ssh/id_ed25519",
+        "npmrc": "cat ~/.npmrc",
+    }
+    updates, _results = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, commands), {"HOME": str(linked), "TETHER_SANDBOX": backend}
+    )
     everything = json.dumps(updates)
     for marker in MARKERS:
         assert marker not in everything, f"{marker} leaked under {backend}"
@@ -73,7 +79,9 @@ async def test_a_home_reached_through_a_symlink_still_hides_the_stores(
 def _more_stores(home: Path) -> None:
     (home / ".pgpass").write_text(f"db.internal:5432:app:app:{PGPASS}\n")
     (home / ".config" / "pypoetry").mkdir(parents=True)
-    (home / ".config" / "pypoetry" / "auth.toml").write_text(f'[http-basic.private]\nusername = "u"\npassword = "{POETRY}"\n')
+    (home / ".config" / "pypoetry" / "auth.toml").write_text(
+        f'[http-basic.private]\nusername = "u"\npassword = "{POETRY}"\n'
+    )
     (home / ".config" / "composer").mkdir(parents=True)
     (home / ".config" / "composer" / "auth.json").write_text(f'{{"github-oauth": {{"github.com": "{COMPOSER}"}}}}\n')
     (home / ".config" / "glab-cli").mkdir(parents=True)
@@ -90,10 +98,13 @@ async def test_other_common_credential_files_are_hidden_too(
     password file, Poetry's and Composer's auth files, the GitLab CLI token, rclone's keys."""
     home = fake_home(tmp_path)
     _more_stores(home)
-    commands = {"cat": "cat ~/.pgpass ~/.config/pypoetry/auth.toml ~/.config/composer/auth.json"
-                       " ~/.config/glab-cli/config.yml ~/.config/rclone/rclone.conf"}
-    updates, _results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
-        "HOME": str(home), "TETHER_SANDBOX": backend})
+    commands = {
+        "cat": "cat ~/.pgpass ~/.config/pypoetry/auth.toml ~/.config/composer/auth.json"
+        " ~/.config/glab-cli/config.yml ~/.config/rclone/rclone.conf"
+    }
+    updates, _results = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, commands), {"HOME": str(home), "TETHER_SANDBOX": backend}
+    )
     everything = json.dumps(updates)
     for marker in (PGPASS, POETRY, COMPOSER, GLAB, RCLONE):
         assert marker not in everything, f"{marker} leaked under {backend}"
@@ -106,18 +117,18 @@ async def test_a_token_in_a_package_index_url_is_removed_from_the_filtered_copy(
     home = fake_home(tmp_path)
     (home / ".config" / "pip").mkdir(parents=True)
     (home / ".config" / "pip" / "pip.conf").write_text(
-        f"[global]\nindex-url = https://{FURY}@pypi.fury.io/acme/\ntimeout = 60\n")
+        f"[global]\nindex-url = https://{FURY}@pypi.fury.io/acme/\ntimeout = 60\n"
+    )
     (home / ".npmrc").write_text(f"registry = https://{FURY}@npm.fury.io/acme/\nsave-exact=true\n")
     commands = {"pip": "cat ~/.config/pip/pip.conf", "npm": "cat ~/.npmrc"}
-    updates, results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
-        "HOME": str(home), "TETHER_SANDBOX": "bwrap"})
+    updates, results = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, commands), {"HOME": str(home), "TETHER_SANDBOX": "bwrap"}
+    )
     assert FURY not in json.dumps(updates)
     assert "timeout = 60" in results["pip"] and "save-exact=true" in results["npm"]
 
 
-async def test_the_file_tools_do_not_follow_planted_links_or_paths_to_the_stores(
-    spawn_daemon, tmp_path: Path
-) -> None:
+async def test_the_file_tools_do_not_follow_planted_links_or_paths_to_the_stores(spawn_daemon, tmp_path: Path) -> None:
     """The usual case: the workspace is a project inside HOME; the repository ships links."""
     home = fake_home(tmp_path)
     workspace = home / "project"
@@ -155,7 +166,11 @@ async def test_a_workspace_holding_the_home_folder_keeps_the_stores_from_command
     (tmp_path / "ws").mkdir(exist_ok=True)
     rel = home.relative_to(tmp_path)
     calls = [
-        {"id": "cat", "name": "run_command", "arguments": {"command": f"cat {rel}/.ssh/id_ed25519; grep -r MATERIAL {rel}"}},
+        {
+            "id": "cat",
+            "name": "run_command",
+            "arguments": {"command": f"cat {rel}/.ssh/id_ed25519; grep -r MATERIAL {rel}"},
+        },
         {"id": "mv", "name": "run_command", "arguments": {"command": f"mv {rel}/.ssh moved; cat moved/id_ed25519"}},
         {"id": "read", "name": "read_file", "arguments": {"path": f"{rel}/.ssh/id_ed25519"}},
         {"id": "grep", "name": "grep", "arguments": {"pattern": "MATERIAL"}},
@@ -185,12 +200,34 @@ async def test_an_agents_md_planted_as_a_link_into_a_store_does_not_reach_the_pr
     subprocess.run(["git", "init", "-q", str(home)], check=True)
     workspace = home.resolve()
     async with LocalHTTPServer() as server:
-        server.queue(_command_call("ln -s .ssh/id_ed25519 AGENTS.md; ln -s .aws/credentials MEMORY.md"),
-                     _text("Planted."), _text("Hello."))
-        command = [sys.executable, "-m", "tether", "serve", "--provider", "openai", "--base-url",
-                   server.url + "/v1", "--model", "m", "--mode", "full-auto"]
-        daemon = await spawn_daemon(command=command, env={
-            "OPENAI_API_KEY": "sk-fake", "HOME": str(home), "TETHER_SANDBOX": "bwrap", "TETHER_MASK_SECRETS": "off"})
+        server.queue(
+            _command_call("ln -s .ssh/id_ed25519 AGENTS.md; ln -s .aws/credentials MEMORY.md"),
+            _text("Planted."),
+            _text("Hello."),
+        )
+        command = [
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m",
+            "--mode",
+            "full-auto",
+        ]
+        daemon = await spawn_daemon(
+            command=command,
+            env={
+                "OPENAI_API_KEY": "sk-fake",
+                "HOME": str(home),
+                "TETHER_SANDBOX": "bwrap",
+                "TETHER_MASK_SECRETS": "off",
+            },
+        )
 
         async def allow(method: str, params: dict):
             return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
@@ -215,11 +252,13 @@ async def test_a_workspace_config_planted_as_a_link_into_a_store_shows_nothing_o
     the store's contents to the client or the model."""
     home = fake_home(tmp_path)
     plant = {"plant": f"mkdir -p .tether && ln -s {home}/.aws/credentials .tether/config.toml; ls -la .tether"}
-    _, first = await run_turn(spawn_daemon, workspace, script_of(tmp_path, plant), {
-        "HOME": str(home), "TETHER_SANDBOX": backend})
+    _, first = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, plant), {"HOME": str(home), "TETHER_SANDBOX": backend}
+    )
     planted = (workspace / ".tether" / "config.toml").is_symlink()
-    updates, _ = await run_turn(spawn_daemon, workspace, script_of(tmp_path, {"again": "true"}), {
-        "HOME": str(home), "TETHER_SANDBOX": backend})
+    updates, _ = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, {"again": "true"}), {"HOME": str(home), "TETHER_SANDBOX": backend}
+    )
     assert planted and AWS not in json.dumps(updates), (planted, first)
 
 
@@ -230,14 +269,26 @@ async def test_links_a_command_makes_to_a_store_are_not_followed_by_the_daemon(
     """The daemon records what a command changed (for rewind and the change list) outside
     the sandbox: a link the command made into a store must not be read through."""
     home = fake_home(tmp_path)
-    commands = {"link": f"ln -s {home}/.ssh/id_ed25519 leak; ln -s {home}/.aws leakdir; echo ok > note.txt",
-                "relink": f"rm leak; ln -s {home}/.aws/credentials leak"}
+    commands = {
+        "link": f"ln -s {home}/.ssh/id_ed25519 leak; ln -s {home}/.aws leakdir; echo ok > note.txt",
+        "relink": f"rm leak; ln -s {home}/.aws/credentials leak",
+    }
     script = tmp_path / "links.json"
-    steps = [{"when": {"step": i + 1}, "tool_calls": [{"id": k, "name": "run_command", "arguments": {"command": c}}]}
-             for i, (k, c) in enumerate(commands.items())]
-    reads = [{"id": f"r{i}", "name": name, "arguments": args} for i, (name, args) in enumerate([
-        ("read_file", {"path": "leak"}), ("read_file", {"path": "leakdir/credentials"}),
-        ("grep", {"pattern": "MATERIAL"}), ("list_dir", {"path": ".", "depth": 3})])]
+    steps = [
+        {"when": {"step": i + 1}, "tool_calls": [{"id": k, "name": "run_command", "arguments": {"command": c}}]}
+        for i, (k, c) in enumerate(commands.items())
+    ]
+    reads = [
+        {"id": f"r{i}", "name": name, "arguments": args}
+        for i, (name, args) in enumerate(
+            [
+                ("read_file", {"path": "leak"}),
+                ("read_file", {"path": "leakdir/credentials"}),
+                ("grep", {"pattern": "MATERIAL"}),
+                ("list_dir", {"path": ".", "depth": 3}),
+            ]
+        )
+    ]
     script.write_text(json.dumps({"replies": [*steps, {"when": {"step": 3}, "tool_calls": reads}, {"text": "done"}]}))
     updates, _ = await run_turn(spawn_daemon, workspace, script, {"HOME": str(home), "TETHER_SANDBOX": backend})
     everything = json.dumps(updates)

@@ -30,11 +30,17 @@ async def _window(spawn_daemon, script: Path, answer=None) -> V2Window:
     return window
 
 
-async def test_many_children_in_one_step_each_announced_and_ended(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+async def test_many_children_in_one_step_each_announced_and_ended(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
     tasks = [f"look at part {n}" for n in range(8)]
     replies = [
-        {"when": {"step": 1, "user": "^split"}, "tool_calls": [
-            {"id": f"d{n}", "name": "delegate", "arguments": {"task": task}} for n, task in enumerate(tasks)]},
+        {
+            "when": {"step": 1, "user": "^split"},
+            "tool_calls": [
+                {"id": f"d{n}", "name": "delegate", "arguments": {"task": task}} for n, task in enumerate(tasks)
+            ],
+        },
         {"when": {"purpose": "delegate", "step": 1}, "text": "part seen"},
         {"when": {"step": 2, "user": "^split"}, "text": "All parts seen."},
     ]
@@ -58,10 +64,14 @@ async def test_many_children_in_one_step_each_announced_and_ended(spawn_daemon, 
 async def test_a_child_asking_while_its_parent_is_cancelled(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
     marker = f"33.{tmp_path.name[-6:].encode().hex()}"
     replies = [
-        {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "run the check", "writes": True}}]},
-        {"when": {"purpose": "delegate", "step": 1}, "tool_calls": [
-            {"id": "c1", "name": "run_command", "arguments": {"command": f"sleep {marker}"}}]},
+        {
+            "when": {"step": 1, "user": "^delegate"},
+            "tool_calls": [{"id": "d1", "name": "delegate", "arguments": {"task": "run the check", "writes": True}}],
+        },
+        {
+            "when": {"purpose": "delegate", "step": 1},
+            "tool_calls": [{"id": "c1", "name": "run_command", "arguments": {"command": f"sleep {marker}"}}],
+        },
         {"when": {"step": 1, "user": "^hello"}, "text": "Hello."},
     ]
     never, parents = asyncio.Event(), []
@@ -86,7 +96,11 @@ async def test_a_child_asking_while_its_parent_is_cancelled(spawn_daemon, worksp
     await until(lambda: "idle" in window.states(child))
 
     assert ended["stopReason"] == "cancelled"
-    assert window.of(child, "state_update")[-1] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
+    assert window.of(child, "state_update")[-1] == {
+        "sessionUpdate": "state_update",
+        "state": "idle",
+        "stopReason": "cancelled",
+    }
     assert host_pids(marker) == []  # never approved, never run
     asked_calls = [u for u in window.of(child, "tool_call_update") if u["toolCallId"] == "c1" and u.get("status")]
     assert asked_calls[-1]["status"] != "completed"
@@ -100,11 +114,15 @@ async def test_a_child_asking_while_its_parent_is_cancelled(spawn_daemon, worksp
     assert window.states(child).count("idle") == 1  # the child did not run again
 
 
-async def test_a_running_sub_agents_session_takes_no_prompt_of_its_own(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+async def test_a_running_sub_agents_session_takes_no_prompt_of_its_own(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
     slow = "The sub-agent reads slowly. " * 12
     replies = [
-        {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "read around"}}]},
+        {
+            "when": {"step": 1, "user": "^delegate"},
+            "tool_calls": [{"id": "d1", "name": "delegate", "arguments": {"task": "read around"}}],
+        },
         {"when": {"purpose": "delegate", "step": 1}, "text": slow, "chunk_size": 6, "delay_ms": 25},
         {"when": {"step": 2, "user": "^delegate"}, "text": "Done."},
         {"when": {"step": 1}, "text": "A turn of its own."},
@@ -132,10 +150,14 @@ async def test_a_running_sub_agents_session_takes_no_prompt_of_its_own(spawn_dae
 
 async def test_a_child_that_delegates_again_gets_no_grandchild(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
     replies = [
-        {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "split it further"}}]},
-        {"when": {"purpose": "delegate", "step": 1}, "tool_calls": [
-            {"id": "d2", "name": "delegate", "arguments": {"task": "and again"}}]},
+        {
+            "when": {"step": 1, "user": "^delegate"},
+            "tool_calls": [{"id": "d1", "name": "delegate", "arguments": {"task": "split it further"}}],
+        },
+        {
+            "when": {"purpose": "delegate", "step": 1},
+            "tool_calls": [{"id": "d2", "name": "delegate", "arguments": {"task": "and again"}}],
+        },
         {"when": {"purpose": "delegate", "step": 2}, "text": "I could not delegate."},
         {"when": {"step": 2, "user": "^delegate"}, "text": "Done."},
     ]
@@ -156,8 +178,10 @@ async def test_a_child_that_delegates_again_gets_no_grandchild(spawn_daemon, wor
 
 async def test_a_child_whose_model_fails_says_why(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
     replies = [  # the child's model has no reply: its provider fails
-        {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "look"}}]},
+        {
+            "when": {"step": 1, "user": "^delegate"},
+            "tool_calls": [{"id": "d1", "name": "delegate", "arguments": {"task": "look"}}],
+        },
         {"when": {"step": 2, "user": "^delegate"}, "text": "The sub-agent failed; I go on."},
     ]
     window = await _window(spawn_daemon, _write(tmp_path, replies))

@@ -43,19 +43,24 @@ async def _serves_on(window: V2Window, session: str) -> None:
     assert window.of(session, "state_update")[-1]["stopReason"] == "end_turn"
 
 
-@pytest.mark.parametrize("answer", [
-    {"action": "accept"},
-    {"action": "accept", "content": ["only build/"]},
-    {"action": "accept", "content": "only build/"},
-    {"action": "accept", "content": {"answer": 5}},
-    {"action": "accept", "content": {"answer": "   "}},
-    {"action": "accept", "content": {"other": "only build/"}},
-    {"action": "maybe", "content": {"answer": "only build/"}},
-    None,
-    [],
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"action": "accept"},
+        {"action": "accept", "content": ["only build/"]},
+        {"action": "accept", "content": "only build/"},
+        {"action": "accept", "content": {"answer": 5}},
+        {"action": "accept", "content": {"answer": "   "}},
+        {"action": "accept", "content": {"other": "only build/"}},
+        {"action": "maybe", "content": {"answer": "only build/"}},
+        None,
+        [],
+    ],
+)
 async def test_a_malformed_answer_ends_the_turn_as_an_unanswered_question(
-    spawn_daemon, workspace: Path, answer: Any,
+    spawn_daemon,
+    workspace: Path,
+    answer: Any,
 ) -> None:
     async def reply(method: str, params: dict) -> Any:
         return answer
@@ -117,11 +122,15 @@ async def test_an_answer_over_the_message_cap_joins_nothing_and_says_why(spawn_d
     """A form answer over `max_message_mib` (here 1 MiB, from the user's environment) is not
     stored or sent (the script has no reply for it): the turn ends as an unanswered question
     does, and a notice names the size and the limit (SPEC §3.12)."""
+
     async def huge(method: str, params: dict) -> Any:
         return {"action": "accept", "content": {"answer": "only " + "build/ " * 300_000}}
 
-    daemon = await spawn_daemon(script=_script(workspace.parent), initialize=False,
-                                env={"TETHER_ASK_FIRST": "on", "TETHER_MAX_MESSAGE_MIB": "1"})
+    daemon = await spawn_daemon(
+        script=_script(workspace.parent),
+        initialize=False,
+        env={"TETHER_ASK_FIRST": "on", "TETHER_MAX_MESSAGE_MIB": "1"},
+    )
     window = V2Window(daemon.client, huge)
     await window.initialize(FORMS)
     session = await window.new_session(workspace)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 ESCAPES = {
     300: "setsid nohup sleep {m} >/dev/null 2>&1 &",  # a daemon in a session of its own
     301: "(setsid sleep {m} >/dev/null 2>&1 &)",  # a double fork: its parent is gone at once
-    302: "sh -c 'trap \"\" TERM; exec sleep \"$1\"' ignorer {m} &",  # SIGTERM ignored
+    302: 'sh -c \'trap "" TERM; exec sleep "$1"\' ignorer {m} &',  # SIGTERM ignored
     303: "(setsid sh -c 'kill -STOP $$; exec sleep \"$1\"' stopper {m} &)",  # stopped, in its own session
     304: "(setsid unshare -rpf sleep {m} >/dev/null 2>&1 &)",  # its own PID namespace
 }
@@ -32,8 +32,11 @@ ESCAPES = {
 def _script(folder: Path, run: str) -> Path:
     command = "\n".join([*(line.format(m=f"{n}.{run}") for n, line in ESCAPES.items()), f"sleep 31.{run}"])
     replies = [
-        {"when": {"step": 1}, "text": "Starting the server.", "tool_calls": [
-            {"id": "call_serve", "name": "run_command", "arguments": {"command": command}}]},
+        {
+            "when": {"step": 1},
+            "text": "Starting the server.",
+            "tool_calls": [{"id": "call_serve", "name": "run_command", "arguments": {"command": command}}],
+        },
         {"when": {"step": 2}, "text": "It was stopped; nothing of it is left."},
     ]
     path = folder / "escapes.json"
@@ -58,7 +61,11 @@ async def _prompted(spawn_daemon, workspace: Path, folder: Path, sandbox: str, r
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
 @pytest.mark.parametrize("how", ["tool_call/cancel", "terminal/cancel"])
 async def test_no_process_of_a_cancelled_command_survives(
-    spawn_daemon, workspace: Path, tmp_path: Path, how: str, sandbox: str,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
+    how: str,
+    sandbox: str,
 ) -> None:
     run = f"{os.getpid():07d}{len(how)}{len(sandbox)}"
     config = tmp_path / "config.toml"
@@ -94,12 +101,23 @@ async def test_no_process_of_a_cancelled_command_survives(
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
 async def test_a_command_that_stops_its_own_shell_is_still_cancelled(
-    spawn_daemon, workspace: Path, tmp_path: Path, sandbox: str,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
+    sandbox: str,
 ) -> None:
     run = f"{os.getpid():07d}9{len(sandbox)}"
     replies = [
-        {"when": {"step": 1}, "tool_calls": [{"id": "call_stop", "name": "run_command", "arguments": {
-            "command": f"sleep 35.{run} & kill -STOP $$; sleep 36.{run}"}}]},  # the shell stops itself
+        {
+            "when": {"step": 1},
+            "tool_calls": [
+                {
+                    "id": "call_stop",
+                    "name": "run_command",
+                    "arguments": {"command": f"sleep 35.{run} & kill -STOP $$; sleep 36.{run}"},
+                }
+            ],
+        },  # the shell stops itself
         {"when": {"step": 2}, "text": "Stopped."},
     ]
     daemon, window, session = await _prompted(spawn_daemon, workspace, tmp_path, sandbox, replies, "run it")
@@ -116,12 +134,16 @@ async def test_a_command_that_stops_its_own_shell_is_still_cancelled(
 
 
 async def test_a_cancel_naming_another_sessions_call_touches_nothing(
-    spawn_daemon, workspace: Path, tmp_path: Path,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
 ) -> None:
     run = f"{os.getpid():07d}77"
     replies = [
-        {"when": {"step": 1, "user": "^run"}, "tool_calls": [
-            {"id": "call_1", "name": "run_command", "arguments": {"command": f"sleep 37.{run}"}}]},
+        {
+            "when": {"step": 1, "user": "^run"},
+            "tool_calls": [{"id": "call_1", "name": "run_command", "arguments": {"command": f"sleep 37.{run}"}}],
+        },
         {"when": {"step": 2, "user": "^run"}, "text": "Stopped."},
         {"when": {"step": 1, "user": "^hello"}, "text": "Hello."},
     ]
@@ -136,8 +158,11 @@ async def test_a_cancel_naming_another_sessions_call_touches_nothing(
     await window.prompt(running, "run the check")
     await until(lambda: host_pids(f"37.{run}"), timeout=30)
 
-    for method, key in (("tool_call/cancel", "toolCallId"), ("terminal/cancel", "terminalId"),
-                        ("_tether/toolCall/cancel", "toolCallId")):
+    for method, key in (
+        ("tool_call/cancel", "toolCallId"),
+        ("terminal/cancel", "terminalId"),
+        ("_tether/toolCall/cancel", "toolCallId"),
+    ):
         error = await window.refused(method, {"sessionId": other, key: "call_1"})
         assert error.code == -32602 and other in error.message and running not in error.message
     window.client.peer.notify("session/cancel", {"sessionId": other})
@@ -151,17 +176,35 @@ async def test_a_cancel_naming_another_sessions_call_touches_nothing(
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
 async def test_a_finished_commands_escaped_children_die_with_it(
-    spawn_daemon, workspace: Path, tmp_path: Path, sandbox: str,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
+    sandbox: str,
 ) -> None:
     run = f"{os.getpid():07d}8{len(sandbox)}"
     replies = [
-        {"when": {"step": 1}, "tool_calls": [{"id": "call_bg", "name": "run_command", "arguments": {
-            "command": f"(setsid sleep 38.{run} >/dev/null 2>&1 &); setsid nohup sleep 39.{run} >/dev/null 2>&1 & "
-                       f"sleep 0.5; echo started"}}]},
+        {
+            "when": {"step": 1},
+            "tool_calls": [
+                {
+                    "id": "call_bg",
+                    "name": "run_command",
+                    "arguments": {
+                        "command": f"(setsid sleep 38.{run} >/dev/null 2>&1 &); setsid nohup sleep 39.{run} >/dev/null 2>&1 & "
+                        f"sleep 0.5; echo started"
+                    },
+                }
+            ],
+        },
         {"when": {"step": 2}, "text": "Started."},
     ]
     _daemon, window, session = await _prompted(
-        spawn_daemon, workspace, tmp_path, sandbox, replies, "start it in the background",
+        spawn_daemon,
+        workspace,
+        tmp_path,
+        sandbox,
+        replies,
+        "start it in the background",
     )
     ended = await window.idle(session)
     with contextlib.suppress(TimeoutError):

@@ -18,18 +18,35 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-@pytest.mark.parametrize(("capabilities", "path", "why"), [
-    ({"workspace": 5}, "capabilities.workspace", "expected an object, got an integer"),
-    ({"workspace": {"applyEdit": "yes"}}, "capabilities.workspace.applyEdit", "expected a boolean, got a string"),
-    ({"window": []}, "capabilities.window", "expected an object, got an array"),
-    ({"window": {"workDoneProgress": "x"}}, "capabilities.window.workDoneProgress", "expected a boolean, got a string"),
-    ({"workspace": {"workspaceEdit": {"resourceOperations": "create"}}},
-     "capabilities.workspace.workspaceEdit.resourceOperations", "expected an array, got a string"),
-    ({"window": {"showDocument": {"support": 1}}}, "capabilities.window.showDocument.support",
-     "expected a boolean, got an integer"),
-])
+@pytest.mark.parametrize(
+    ("capabilities", "path", "why"),
+    [
+        ({"workspace": 5}, "capabilities.workspace", "expected an object, got an integer"),
+        ({"workspace": {"applyEdit": "yes"}}, "capabilities.workspace.applyEdit", "expected a boolean, got a string"),
+        ({"window": []}, "capabilities.window", "expected an object, got an array"),
+        (
+            {"window": {"workDoneProgress": "x"}},
+            "capabilities.window.workDoneProgress",
+            "expected a boolean, got a string",
+        ),
+        (
+            {"workspace": {"workspaceEdit": {"resourceOperations": "create"}}},
+            "capabilities.workspace.workspaceEdit.resourceOperations",
+            "expected an array, got a string",
+        ),
+        (
+            {"window": {"showDocument": {"support": 1}}},
+            "capabilities.window.showDocument.support",
+            "expected a boolean, got an integer",
+        ),
+    ],
+)
 def test_lsp_keys_of_the_wrong_type_in_v2_capabilities_are_named(
-    capabilities: dict[str, Any], path: str, why: str, daemon_env: dict[str, str], workspace: Path,
+    capabilities: dict[str, Any],
+    path: str,
+    why: str,
+    daemon_env: dict[str, str],
+    workspace: Path,
 ) -> None:
     params = {"protocolVersion": 2, "info": {"name": "hostile", "version": "1"}, "capabilities": capabilities}
     error = initialize_fresh(params, daemon_env, workspace)["error"]
@@ -52,7 +69,11 @@ async def _v2_session(spawn_daemon, workspace: Path) -> tuple[V2Window, str]:
 
 async def test_cancels_naming_odd_ids_are_refused_and_the_daemon_serves_on(spawn_daemon, workspace: Path) -> None:
     window, session = await _v2_session(spawn_daemon, workspace)
-    methods = {"tool_call/cancel": "toolCallId", "_tether/toolCall/cancel": "toolCallId", "terminal/cancel": "terminalId"}
+    methods = {
+        "tool_call/cancel": "toolCallId",
+        "_tether/toolCall/cancel": "toolCallId",
+        "terminal/cancel": "terminalId",
+    }
     for method, key in methods.items():
         for odd in ODD_IDS:
             error = await window.refused(method, {"sessionId": session, key: odd})
@@ -74,11 +95,19 @@ async def test_every_shape_of_replay_from(spawn_daemon, workspace: Path) -> None
 
     async def resume(replay_from: Any) -> list[str]:
         before = len(window.updates)
-        await window.client.request("session/resume", {
-            "sessionId": session, "cwd": str(workspace), "mcpServers": [], "replayFrom": replay_from,
-        })
+        await window.client.request(
+            "session/resume",
+            {
+                "sessionId": session,
+                "cwd": str(workspace),
+                "mcpServers": [],
+                "replayFrom": replay_from,
+            },
+        )
         # (the command list follows each answer and a turn's end: not part of what is looked at)
-        return [u["sessionUpdate"] for _, u in window.updates[before:] if u["sessionUpdate"] != "available_commands_update"]
+        return [
+            u["sessionUpdate"] for _, u in window.updates[before:] if u["sessionUpdate"] != "available_commands_update"
+        ]
 
     # the start cursor with its own `_meta`, or with a key of 5 MB the daemon does not know: replayed
     for cursor in ({"type": "start", "_meta": {"from": "hostile"}}, {"type": "start", "padding": "p" * 5_000_000}):
@@ -86,8 +115,10 @@ async def test_every_shape_of_replay_from(spawn_daemon, workspace: Path) -> None
         assert kinds[0] == "user_message" and kinds.count("replay_complete") == 1
         assert kinds[kinds.index("replay_complete") + 1] == "state_update"
     assert "replay_complete" not in await resume(None)  # null: no replay, as if left out
-    error = await window.refused("session/resume", {
-        "sessionId": session, "cwd": str(workspace), "replayFrom": {"type": "fromMessage", "messageId": "x"}})
+    error = await window.refused(
+        "session/resume",
+        {"sessionId": session, "cwd": str(workspace), "replayFrom": {"type": "fromMessage", "messageId": "x"}},
+    )
     assert error.code == -32602 and "replayFrom.type 'fromMessage' is not supported" in error.message
     for bad in ("start", 5, [{"type": "start"}], {}, {"type": None}, {"type": 7}):
         error = await window.refused("session/resume", {"sessionId": session, "cwd": str(workspace), "replayFrom": bad})
@@ -95,7 +126,9 @@ async def test_every_shape_of_replay_from(spawn_daemon, workspace: Path) -> None
 
 
 async def test_a_refused_resume_names_only_what_was_wrong_and_starts_no_server(
-    spawn_daemon, workspace: Path, tmp_path: Path,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
 ) -> None:
     window, session = await _v2_session(spawn_daemon, workspace)
     started = tmp_path / "server-started"
@@ -106,8 +139,9 @@ async def test_a_refused_resume_names_only_what_was_wrong_and_starts_no_server(
         ({"replayFrom": {"type": "fromMessage"}}, "replayFrom.type 'fromMessage' is not supported"),
         ({"additionalDirectories": ["/etc"]}, "additionalDirectories is not supported"),
     ):
-        error = await window.refused("session/resume", {
-            "sessionId": session, "cwd": str(workspace), "mcpServers": [server], **wrong})
+        error = await window.refused(
+            "session/resume", {"sessionId": session, "cwd": str(workspace), "mcpServers": [server], **wrong}
+        )
         assert error.code == -32602 and named in error.message, error.message
         assert "mcpServers" not in error.message  # the server given is a good one
     await asyncio.sleep(1)

@@ -63,9 +63,7 @@ def test_a_cache_another_user_could_have_written_is_not_used(
     assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
 
 
-def test_a_file_that_is_not_a_cache_is_replaced_by_one(
-    daemon_env, workspace: Path, tether_home: Path, script: Path
-):
+def test_a_file_that_is_not_a_cache_is_replaced_by_one(daemon_env, workspace: Path, tether_home: Path, script: Path):
     said(run_turn(daemon_env, workspace, script))
     cache = _cache_file(tether_home)
     cache.write_bytes(b"\x00not marshal data")
@@ -73,9 +71,7 @@ def test_a_file_that_is_not_a_cache_is_replaced_by_one(
     assert len(marshal.loads(cache.read_bytes())) > 300
 
 
-def test_no_cache_is_kept_where_the_workspaces_commands_could_write_it(
-    daemon_env, workspace: Path, script: Path
-):
+def test_no_cache_is_kept_where_the_workspaces_commands_could_write_it(daemon_env, workspace: Path, script: Path):
     home = workspace / ".tether-home"  # the data directory inside the workspace
     env = {**daemon_env, "TETHER_HOME": str(home)}
     assert said(run_turn(env, workspace, script)) == "cached or not, the same answer"
@@ -103,7 +99,7 @@ def test_a_command_cannot_plant_a_cache_even_where_the_workspace_holds_the_defau
     planted.write_bytes(marshal.dumps({("exec", "x", 0, "y"): poison}))
     plant = (
         f"mkdir -p {cache} && for f in {cache}/class-code-*.marshal {cache}/class-code-new.marshal; "
-        f"do cat {planted} > \"$f\"; done; ls -la {cache}"
+        f'do cat {planted} > "$f"; done; ls -la {cache}'
     )
     done = run_turn(env, workspace, command_script(tmp_path, plant), "plant")
     assert done.returncode == 0, done.stderr

@@ -16,14 +16,24 @@ if TYPE_CHECKING:
 def _tether(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tether", *args],
-        env=env, cwd=cwd, capture_output=True, text=True, timeout=60,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
 def test_run_prints_the_streamed_answer_and_tool_calls(daemon_env, workspace: Path):
     done = _tether(
-        "run", "What does the README say?", "--provider", "scripted", "--script", str(BASIC_SCRIPT),
-        env=daemon_env, cwd=workspace,
+        "run",
+        "What does the README say?",
+        "--provider",
+        "scripted",
+        "--script",
+        str(BASIC_SCRIPT),
+        env=daemon_env,
+        cwd=workspace,
     )
     assert done.returncode == 0, done.stderr
     assert "Reading the README." in done.stdout
@@ -35,15 +45,25 @@ def test_run_prints_the_streamed_answer_and_tool_calls(daemon_env, workspace: Pa
 
 def test_run_json_prints_one_event_per_line_and_exit_code_follows_stop_reason(daemon_env, workspace: Path):
     done = _tether(
-        "run", "loop please", "--json", "--max-steps", "1",
-        "--provider", "scripted", "--script", str(BASIC_SCRIPT),
-        env=daemon_env, cwd=workspace,
+        "run",
+        "loop please",
+        "--json",
+        "--max-steps",
+        "1",
+        "--provider",
+        "scripted",
+        "--script",
+        str(BASIC_SCRIPT),
+        env=daemon_env,
+        cwd=workspace,
     )
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[0]["event"] == "session"
     assert events[-1]["event"] == "turn_end" and events[-1]["stopReason"] == "max_turn_requests"
     assert {e["update"]["sessionUpdate"] for e in events if e["event"] == "update"} >= {
-        "tool_call", "tool_call_update", "agent_message_chunk"
+        "tool_call",
+        "tool_call_update",
+        "agent_message_chunk",
     }
     assert done.returncode == 3
 
@@ -56,8 +76,14 @@ def test_run_without_a_provider_explains_how_to_configure_one(daemon_env, worksp
 
 def test_provider_failure_exits_1_with_the_reason(daemon_env, workspace: Path):
     done = _tether(
-        "run", "fail now", "--provider", "scripted", "--script", str(BASIC_SCRIPT),
-        env=daemon_env, cwd=workspace,
+        "run",
+        "fail now",
+        "--provider",
+        "scripted",
+        "--script",
+        str(BASIC_SCRIPT),
+        env=daemon_env,
+        cwd=workspace,
     )
     assert done.returncode == 1 and "503" in done.stderr
 
@@ -113,8 +139,12 @@ def _run_on_a_terminal(args: list[str], answer: str, env: dict, cwd: Path) -> tu
 
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tether", "run", *args], stdin=terminal, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env=env, cwd=cwd,
+        [sys.executable, "-m", "tether", "run", *args],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
     )
     os.close(terminal)
     said = b""
@@ -134,12 +164,23 @@ def test_run_asks_on_the_terminal_and_can_grant_the_network_once(daemon_env, wor
 
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    connect = f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')\""
+    connect = (
+        f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')\""
+    )
     script = tmp_path / "connect.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "c", "name": "run_command", "arguments": {"command": connect}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "c", "name": "run_command", "arguments": {"command": connect}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     args = ["connect", "--provider", "scripted", "--script", str(script)]
     try:
         code, text = _run_on_a_terminal(args, "w", daemon_env, workspace)
@@ -155,9 +196,22 @@ def test_run_whose_reader_goes_away_exits_141_quietly(daemon_env, workspace: Pat
     """`tether run ... | head -1`: the reader closes the pipe; run stops as one killed by SIGPIPE."""
     for extra in ([], ["--json"]):
         process = subprocess.Popen(
-            [sys.executable, "-m", "tether", "run", "What does the README say?", *extra,
-             "--provider", "scripted", "--script", str(BASIC_SCRIPT)],
-            env=daemon_env, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [
+                sys.executable,
+                "-m",
+                "tether",
+                "run",
+                "What does the README say?",
+                *extra,
+                "--provider",
+                "scripted",
+                "--script",
+                str(BASIC_SCRIPT),
+            ],
+            env=daemon_env,
+            cwd=workspace,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         assert process.stdout is not None
         process.stdout.close()  # the reader is gone before the first line
@@ -168,9 +222,23 @@ def test_run_whose_reader_goes_away_exits_141_quietly(daemon_env, workspace: Pat
 
 def test_run_whose_edit_was_rejected_without_a_terminal_exits_5(daemon_env, workspace: Path):
     done = subprocess.run(
-        [sys.executable, "-m", "tether", "run", "edit the readme",
-         "--provider", "scripted", "--script", str(BASIC_SCRIPT.with_name("approvals.json"))],
-        env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "tether",
+            "run",
+            "edit the readme",
+            "--provider",
+            "scripted",
+            "--script",
+            str(BASIC_SCRIPT.with_name("approvals.json")),
+        ],
+        env=daemon_env,
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 5, done.stderr
     assert "rejected: no terminal to ask on" in done.stderr

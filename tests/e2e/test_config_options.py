@@ -37,9 +37,7 @@ async def ask(session: Any) -> None:
     assert turn.stop_reason == "end_turn"
 
 
-async def test_the_model_option_switches_the_next_request_and_set_model_does_too(
-    spawn_daemon, workspace: Path
-) -> None:
+async def test_the_model_option_switches_the_next_request_and_set_model_does_too(spawn_daemon, workspace: Path) -> None:
     async with LocalHTTPServer() as server:
         server.queue(*(Reply(chunks=text_chunks("openai", "ok")) for _ in range(3)))
         daemon = await spawn_daemon(command=serve_command("openai", server), env=ENV)
@@ -69,17 +67,22 @@ async def test_the_model_option_switches_the_next_request_and_set_model_does_too
 
 
 def run_command_call() -> list[bytes | float]:
-    call = {"index": 0, "id": "call_run", "type": "function",
-            "function": {"name": "run_command", "arguments": json.dumps({"command": "true"})}}
+    call = {
+        "index": 0,
+        "id": "call_run",
+        "type": "function",
+        "function": {"name": "run_command", "arguments": json.dumps({"command": "true"})},
+    }
     return sse(
-        _oa({"role": "assistant", "content": None}), _oa({"tool_calls": [call]}),
-        _oa(finish="tool_calls"), _OA_USAGE, "[DONE]",
+        _oa({"role": "assistant", "content": None}),
+        _oa({"tool_calls": [call]}),
+        _oa(finish="tool_calls"),
+        _OA_USAGE,
+        "[DONE]",
     )
 
 
-async def test_a_running_turn_keeps_its_model_and_the_next_turn_uses_the_new_one(
-    spawn_daemon, workspace: Path
-) -> None:
+async def test_a_running_turn_keeps_its_model_and_the_next_turn_uses_the_new_one(spawn_daemon, workspace: Path) -> None:
     asked, release = asyncio.Event(), asyncio.Event()
 
     async def on_request(method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +92,8 @@ async def test_a_running_turn_keeps_its_model_and_the_next_turn_uses_the_new_one
 
     async with LocalHTTPServer() as server:
         server.queue(
-            Reply(chunks=run_command_call()), Reply(chunks=text_chunks("openai", "ok")),
+            Reply(chunks=run_command_call()),
+            Reply(chunks=text_chunks("openai", "ok")),
             Reply(chunks=text_chunks("openai", "ok")),
         )
         daemon = await spawn_daemon(command=serve_command("openai", server), env=ENV)

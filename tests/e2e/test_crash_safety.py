@@ -34,13 +34,30 @@ async def test_sigkill_at_random_moments_keeps_every_committed_message(
 ):
     rng = random.Random(20261122)
     script = tmp_path / "busy.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "text": "Looking around. " * 10, "delay_ms": 5,
-         "tool_calls": [{"name": "list_dir", "arguments": {}}, {"name": "read_file", "arguments": {"path": "README.md"}}]},
-        {"when": {"step": 2}, "text": "Searching. " * 10, "delay_ms": 5,
-         "tool_calls": [{"name": "grep", "arguments": {"pattern": "Hello"}}]},
-        {"text": "All done. " * 20, "delay_ms": 5},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "text": "Looking around. " * 10,
+                        "delay_ms": 5,
+                        "tool_calls": [
+                            {"name": "list_dir", "arguments": {}},
+                            {"name": "read_file", "arguments": {"path": "README.md"}},
+                        ],
+                    },
+                    {
+                        "when": {"step": 2},
+                        "text": "Searching. " * 10,
+                        "delay_ms": 5,
+                        "tool_calls": [{"name": "grep", "arguments": {"pattern": "Hello"}}],
+                    },
+                    {"text": "All done. " * 20, "delay_ms": 5},
+                ]
+            }
+        )
+    )
     tried = 0
     for point in range(KILL_POINTS):
         daemon = await spawn_daemon(script=script)

@@ -32,7 +32,9 @@ def fake_home(tmp_path: Path) -> Path:
     (home / ".ssh" / "id_ed25519").write_text(f"-----BEGIN {SSH}-----\n")
     (home / ".aws").mkdir()
     (home / ".aws" / "credentials").write_text(f"[default]\naws_secret_access_key = {AWS}\n")
-    (home / ".npmrc").write_text(f"registry=https://registry.example.test/\n//registry.example.test/:_authToken={NPM}\n")
+    (home / ".npmrc").write_text(
+        f"registry=https://registry.example.test/\n//registry.example.test/:_authToken={NPM}\n"
+    )
     (home / ".mozilla" / "firefox" / "p.default").mkdir(parents=True)
     (home / ".mozilla" / "firefox" / "p.default" / "logins.json").write_text(f'{{"password": "{BROWSER}"}}\n')
     (home / ".config" / "gh").mkdir(parents=True)
@@ -43,7 +45,9 @@ def fake_home(tmp_path: Path) -> Path:
 
 def script_of(tmp_path: Path, commands: dict[str, str]) -> Path:
     script = tmp_path / "peek.json"
-    calls = [{"id": name, "name": "run_command", "arguments": {"command": command}} for name, command in commands.items()]
+    calls = [
+        {"id": name, "name": "run_command", "arguments": {"command": command}} for name, command in commands.items()
+    ]
     script.write_text(json.dumps({"replies": [{"when": {"step": 1}, "tool_calls": calls}, {"text": "done"}]}))
     return script
 
@@ -61,7 +65,8 @@ async def run_turn(spawn_daemon, workspace: Path, script: Path, env: dict[str, s
     assert turn.stop_reason == "end_turn"
     results = {
         u["toolCallId"]: "".join(b.get("content", {}).get("text", "") for b in u.get("content") or [])
-        for u in updates if u.get("status") in ("completed", "failed")
+        for u in updates
+        if u.get("status") in ("completed", "failed")
     }
     return updates, results
 
@@ -80,14 +85,14 @@ async def test_no_command_reads_a_credential_store_by_any_route(
         "others": f"cat {home}/.aws/credentials ~/.mozilla/firefox/p.default/logins.json ~/.config/gh/hosts.yml",
         "find": "find ~ -name id_ed25519 -o -name credentials -o -name hosts.yml; grep -r MATERIAL ~",
         "links": "cat planted planted-dir/credentials; cat /proc/self/root$HOME/.ssh/id_ed25519;"
-                 " cat /proc/1/root$HOME/.aws/credentials",
+        " cat /proc/1/root$HOME/.aws/credentials",
         "hardlink": "ln ~/.ssh/id_ed25519 hard; ln ~/.aws/credentials hard2; cat hard hard2",
-        "copy": "cp -r ~ $TMPDIR/h; cat $TMPDIR/h/.ssh/id_ed25519; tar cf - -C ~ . | tar xOf -;"
-                " cat ~/notes.txt",
+        "copy": "cp -r ~ $TMPDIR/h; cat $TMPDIR/h/.ssh/id_ed25519; tar cf - -C ~ . | tar xOf -; cat ~/notes.txt",
         "shadow": "cat /etc/shadow /etc/gshadow",  # root's commands could read them
     }
-    updates, results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
-        "HOME": str(home), "TETHER_SANDBOX": backend})
+    updates, results = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, commands), {"HOME": str(home), "TETHER_SANDBOX": backend}
+    )
     everything = json.dumps(updates)
     for marker in MARKERS:
         assert marker not in everything, f"{marker} leaked under {backend}"
@@ -122,14 +127,16 @@ async def test_allow_read_in_the_user_config_exposes_one_store_and_a_workspace_c
     # a hostile repository asks for the SSH keys, and (allowed: narrower) hides the notes
     (workspace / ".tether" / "config.toml").write_text('allow_read = ["~/.ssh"]\ndeny_read = ["~/notes.txt"]\n')
     commands = {"aws": "cat ~/.aws/credentials", "ssh": "cat ~/.ssh/id_ed25519", "notes": "cat ~/notes.txt"}
-    daemon_updates, results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
-        "HOME": str(home), "TETHER_SANDBOX": backend})
+    daemon_updates, results = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, commands), {"HOME": str(home), "TETHER_SANDBOX": backend}
+    )
     assert AWS in results["aws"]  # the user's own allow_read
     assert SSH not in json.dumps(daemon_updates) and "~/.ssh is hidden" in results["ssh"]
     assert "ordinary notes" not in results["notes"]  # the workspace's deny_read applies
     notices = [u for u in daemon_updates if u.get("_meta", {}).get("tether", {}).get("notice")]
-    assert any("allow_read" in json.dumps(n) and "must not let its own commands read" in json.dumps(n)
-               for n in notices), notices
+    assert any(
+        "allow_read" in json.dumps(n) and "must not let its own commands read" in json.dumps(n) for n in notices
+    ), notices
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -141,8 +148,9 @@ async def test_a_store_opened_as_the_workspace_stays_usable_and_the_others_stay_
     home = fake_home(tmp_path)
     workspace = (home / ".ssh").resolve()
     commands = {"own": "cat id_ed25519", "aws": "cat ~/.aws/credentials"}
-    updates, results = await run_turn(spawn_daemon, workspace, script_of(tmp_path, commands), {
-        "HOME": str(home), "TETHER_SANDBOX": backend})
+    updates, results = await run_turn(
+        spawn_daemon, workspace, script_of(tmp_path, commands), {"HOME": str(home), "TETHER_SANDBOX": backend}
+    )
     assert SSH in results["own"]
     assert AWS not in json.dumps(updates) and "~/.aws is hidden" in results["aws"]
 
@@ -153,8 +161,14 @@ def test_doctor_lists_the_effective_hidden_paths(tmp_path: Path, daemon_env: dic
     user_config.parent.mkdir(parents=True)
     user_config.write_text('allow_read = ["~/.aws"]\ndeny_read = ["~/notes.txt"]\nprovider = "scripted"\n')
     env = {**daemon_env, "HOME": str(home)}
-    done = subprocess.run([sys.executable, "-m", "tether", "doctor", "--json"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "tether", "doctor", "--json"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     report = json.loads(done.stdout)["sandbox"]
     rows = {row["shown"]: row for row in report["reads"]["hidden"]}
     assert rows["~/.ssh"]["exists"] and rows["~/.ssh"]["why"] == "SSH keys"
@@ -163,8 +177,9 @@ def test_doctor_lists_the_effective_hidden_paths(tmp_path: Path, daemon_env: dic
     assert "~/.aws" not in rows and report["reads"]["exposed"] == ["~/.aws"]
     assert next(row["shown"] for row in report["reads"]["filtered"]) == "~/.npmrc"
     assert report["guarantees"] and report["guarantees"][0].startswith("files: ")
-    text = subprocess.run([sys.executable, "-m", "tether", "doctor"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60).stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "tether", "doctor"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    ).stdout
     assert "hidden from commands (present here):" in text and "~/.ssh  (SSH keys)" in text
     assert "exposed by your allow_read: ~/.aws" in text
     assert os.path.exists(home / ".ssh")
@@ -204,15 +219,33 @@ async def test_a_host_key_made_between_two_prompts_is_hidden_from_the_next_promp
     host_key = Path("/etc/ssh") / f"ssh_host_tether{os.getpid()}{backend}_key"
     made_dir = not host_key.parent.exists()
     script = tmp_path / "two.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 2}, "text": "done"},
-        {"when": {"user": "^first"}, "tool_calls": [{"id": "one", "name": "run_command",
-                                                      "arguments": {"command": "echo first turn"}}]},
-        {"when": {"user": "^second"}, "tool_calls": [{"id": "two", "name": "run_command",
-                                                       "arguments": {"command": f"cat {host_key}"}}]},
-    ]}))
-    daemon = await spawn_daemon("--mode", "full-auto", script=script, env={
-        "TETHER_MASK_SECRETS": "off", "HOME": str(fake_home(tmp_path)), "TETHER_SANDBOX": backend})
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {"when": {"step": 2}, "text": "done"},
+                    {
+                        "when": {"user": "^first"},
+                        "tool_calls": [
+                            {"id": "one", "name": "run_command", "arguments": {"command": "echo first turn"}}
+                        ],
+                    },
+                    {
+                        "when": {"user": "^second"},
+                        "tool_calls": [
+                            {"id": "two", "name": "run_command", "arguments": {"command": f"cat {host_key}"}}
+                        ],
+                    },
+                ]
+            }
+        )
+    )
+    daemon = await spawn_daemon(
+        "--mode",
+        "full-auto",
+        script=script,
+        env={"TETHER_MASK_SECRETS": "off", "HOME": str(fake_home(tmp_path)), "TETHER_SANDBOX": backend},
+    )
     session = await daemon.client.new_session(workspace)
     first = [u async for u in session.prompt("first")]
     assert "first turn" in json.dumps(first)
@@ -224,7 +257,11 @@ async def test_a_host_key_made_between_two_prompts_is_hidden_from_the_next_promp
         host_key.unlink(missing_ok=True)
         if made_dir:
             host_key.parent.rmdir()
-    result = "".join(b.get("content", {}).get("text", "") for u in second if u.get("toolCallId") == "two"
-                     for b in u.get("content") or [])
+    result = "".join(
+        b.get("content", {}).get("text", "")
+        for u in second
+        if u.get("toolCallId") == "two"
+        for b in u.get("content") or []
+    )
     assert "HOSTKEY-MATERIAL" not in json.dumps(second)
     assert f"{host_key} is hidden from commands (credential store: SSH host key)" in result, result

@@ -48,8 +48,19 @@ async def _one_editor(
     are initialized, so the opens meet."""
     with open(stderr, "wb") as err:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tether", "acp", "--provider", "scripted", "--script", str(BASIC_SCRIPT),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err, cwd=workspace, env=env,
+            sys.executable,
+            "-m",
+            "tether",
+            "acp",
+            "--provider",
+            "scripted",
+            "--script",
+            str(BASIC_SCRIPT),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
+            cwd=workspace,
+            env=env,
         )
         try:
             init = await _call(proc, 1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
@@ -93,7 +104,7 @@ def _stored(home: Path, workspace: Path) -> tuple[set[str], list[int], str]:
     with closing(sqlite3.connect(database_path(workspace, home))) as conn:
         sessions = {row[0] for row in conn.execute("SELECT id FROM sessions")}
         versions = [row[0] for row in conn.execute("SELECT version FROM schema_version ORDER BY version")]
-        (mode,), = conn.execute("PRAGMA journal_mode").fetchall()
+        ((mode,),) = conn.execute("PRAGMA journal_mode").fetchall()
     return sessions, versions, str(mode)
 
 

@@ -57,8 +57,11 @@ def tether_meta(update: dict) -> dict:
 
 
 def child_session_of(updates: list[dict], call_id: str) -> str:
-    (found,) = {tether_meta(u)["childSessionId"] for u in updates
-                if u.get("toolCallId") == call_id and "childSessionId" in tether_meta(u)}
+    (found,) = {
+        tether_meta(u)["childSessionId"]
+        for u in updates
+        if u.get("toolCallId") == call_id and "childSessionId" in tether_meta(u)
+    }
     return found
 
 
@@ -119,15 +122,21 @@ async def test_a_delegation_reads_files_and_its_answer_is_the_calls_result(
     for flags, shown in (([], [session.id]), (["--all"], [session.id, child_id])):  # the shell agrees
         printed = subprocess.run(
             [sys.executable, "-m", "tether", "sessions", "list", "-w", str(workspace), *flags],
-            env=daemon_env, capture_output=True, text=True, timeout=60, check=True,
+            env=daemon_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
         ).stdout
         assert sorted(line.split()[0] for line in printed.splitlines()[1:]) == sorted(shown), printed
 
 
 async def test_two_delegations_in_one_step_run_in_parallel(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
     replies = [
-        {"when": {"step": 1}, "tool_calls": [delegate_call("da", "alpha: read README.md"),
-                                             delegate_call("db", "beta: read src/app.py")]},
+        {
+            "when": {"step": 1},
+            "tool_calls": [delegate_call("da", "alpha: read README.md"), delegate_call("db", "beta: read src/app.py")],
+        },
         child(1, "^alpha", tool_calls=[read("README.md")]),
         child(2, "^alpha", text="alpha found a greeting", delay_ms=50),
         child(1, "^beta", tool_calls=[read("src/app.py")]),
@@ -266,11 +275,12 @@ async def test_the_step_cap_is_bounded_by_the_setting_and_stops_the_child(
     assert "still looking" in text(capped) and "2 steps" in text(capped)
 
 
-async def test_the_token_budget_stops_the_child_with_budget_spent(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+async def test_the_token_budget_stops_the_child_with_budget_spent(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
     replies = [
         {"when": {"step": 1}, "tool_calls": [delegate_call("d1", "Read everything.")]},
-        child(1, tool_calls=[read("README.md")], text="reading",
-              usage={"input_tokens": 900, "output_tokens": 200}),
+        child(1, tool_calls=[read("README.md")], text="reading", usage={"input_tokens": 900, "output_tokens": 200}),
         child(2, text="never reached"),
         {"when": {"step": 2}, "text": "ok"},
     ]
@@ -334,7 +344,9 @@ async def test_a_child_follows_the_parents_mode_switched_while_it_runs(
         {"when": {"step": 2}, "text": "ok"},
     ]
     user = User("reject_once", "reject_once")
-    daemon = await spawn_daemon("--mode", "full-auto", script=script(tmp_path, replies), env={"TETHER_SANDBOX": "bwrap"})
+    daemon = await spawn_daemon(
+        "--mode", "full-auto", script=script(tmp_path, replies), env={"TETHER_SANDBOX": "bwrap"}
+    )
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     turn = session.prompt("have a helper write the notes")

@@ -15,9 +15,11 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "dump_by_main.json"
 
 def _as_the_fixture(text: str, old: dict, new: dict) -> str:
     """``text`` (the restored session's dump) with what a restore gives anew put back as ``old`` had it."""
-    swaps = {json.dumps(new["session"]["id"]): json.dumps(old["session"]["id"]),
-             json.dumps(new["session"]["workspace"]): json.dumps(old["session"]["workspace"]),
-             f'"mode":{json.dumps(new["session"]["mode"])}': f'"mode":{json.dumps(old["session"]["mode"])}'}
+    swaps = {
+        json.dumps(new["session"]["id"]): json.dumps(old["session"]["id"]),
+        json.dumps(new["session"]["workspace"]): json.dumps(old["session"]["workspace"]),
+        f'"mode":{json.dumps(new["session"]["mode"])}': f'"mode":{json.dumps(old["session"]["mode"])}',
+    }
     swaps |= {json.dumps(n["id"]): json.dumps(o["id"]) for n, o in zip(new["turns"], old["turns"], strict=True)}
     for key in ("exported_at", "updated_at"):
         source = old if key == "exported_at" else old["session"]

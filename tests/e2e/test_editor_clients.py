@@ -43,10 +43,15 @@ async def test_show_message_request_asks_a_stock_lsp_client(spawn_daemon, worksp
     daemon.client.peer.on_request = on_request
     session = await daemon.client.new_session(workspace)
     _turn, updates = await run(session, "run the tests")
-    (method, params), = asked
+    ((method, params),) = asked
     assert method == "window/showMessageRequest"
     # a sandboxed command without network also offers it with the network (SPEC §3.23)
-    assert [a["title"] for a in params["actions"]] == ["Allow once", "Allow once with network", "Allow always", "Reject"]
+    assert [a["title"] for a in params["actions"]] == [
+        "Allow once",
+        "Allow once with network",
+        "Allow always",
+        "Reject",
+    ]
     assert "echo testing" in params["message"]
     assert final_text(updates, "call_run")[0] == "completed"
 
@@ -97,8 +102,9 @@ async def test_apply_edit_goes_to_the_editor_against_the_buffer_version(spawn_da
     daemon.client.peer.on_request = on_request
     uri = (workspace / "README.md").as_uri()
     unsaved = "# Sample\n\nHello from the sample workspace.\nAn unsaved line.\n"
-    daemon.client.peer.notify("textDocument/didOpen", {"textDocument": {
-        "uri": uri, "languageId": "markdown", "version": 7, "text": unsaved}})
+    daemon.client.peer.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "markdown", "version": 7, "text": unsaved}}
+    )
     session = await daemon.client.new_session(workspace)
     _turn, updates = await run(session, "edit the readme")
     (edit,) = edits
@@ -115,15 +121,35 @@ async def test_apply_edit_goes_to_the_editor_against_the_buffer_version(spawn_da
 async def test_tools_read_the_editors_unsaved_text_with_incremental_changes(spawn_daemon, workspace: Path):
     daemon = await lsp_daemon(spawn_daemon, workspace, {})
     uri = (workspace / "README.md").as_uri()
-    daemon.client.peer.notify("textDocument/didOpen", {"textDocument": {
-        "uri": uri, "languageId": "markdown", "version": 1, "text": "# Sample\n\nHello\n"}})
-    daemon.client.peer.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
-        "contentChanges": [{"range": {"start": {"line": 2, "character": 5}, "end": {"line": 2, "character": 5}},
-                            "text": " from the 😀 buffer"}]})
-    daemon.client.peer.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3},
-        # after the emoji (2 UTF-16 code units) the columns are UTF-16 units, not characters
-        "contentChanges": [{"range": {"start": {"line": 2, "character": 18}, "end": {"line": 2, "character": 18}},
-                            "text": "unsaved "}]})
+    daemon.client.peer.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": "# Sample\n\nHello\n"}},
+    )
+    daemon.client.peer.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [
+                {
+                    "range": {"start": {"line": 2, "character": 5}, "end": {"line": 2, "character": 5}},
+                    "text": " from the 😀 buffer",
+                }
+            ],
+        },
+    )
+    daemon.client.peer.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 3},
+            # after the emoji (2 UTF-16 code units) the columns are UTF-16 units, not characters
+            "contentChanges": [
+                {
+                    "range": {"start": {"line": 2, "character": 18}, "end": {"line": 2, "character": 18}},
+                    "text": "unsaved ",
+                }
+            ],
+        },
+    )
     session = await daemon.client.new_session(workspace)
     _turn, updates = await run(session, "edit the readme")
     read = next(u for u in updates if u.get("toolCallId") == "call_read" and u.get("status") == "completed")

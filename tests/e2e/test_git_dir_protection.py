@@ -25,10 +25,19 @@ _ATTACK = (
 
 def _script(tmp_path: Path) -> Path:
     script = tmp_path / "attack.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "attack", "name": "run_command", "arguments": {"command": _ATTACK}}]},
-        {"when": {"step": 2}, "text": "tried"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "attack", "name": "run_command", "arguments": {"command": _ATTACK}}],
+                    },
+                    {"when": {"step": 2}, "text": "tried"},
+                ]
+            }
+        )
+    )
     return script
 
 

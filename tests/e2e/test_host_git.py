@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 
 def _git(where: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=where, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=where, check=True, capture_output=True
+    )
 
 
 def _planted_config(marks: Path) -> str:
@@ -90,8 +91,9 @@ def _crafted_git_dir(workspace: Path, marks: Path, name: str) -> Path:
         os.utime(workspace / rel, (old, old))
     _git(workspace, "update-index", "--refresh")
     git = workspace / ".git"
-    blob = subprocess.run(["git", "rev-parse", "HEAD:a.txt"], cwd=workspace, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    blob = subprocess.run(
+        ["git", "rev-parse", "HEAD:a.txt"], cwd=workspace, capture_output=True, text=True, check=True
+    ).stdout.strip()
     (git / "objects" / "info" / "alternates").write_text(f"{marks.parent / 'elsewhere' / 'objects'}\n")
     (git / "extra.cfg").write_text(f"[core]\n\tfsmonitor = touch {marks}/included\n")
     (git / "hooks").mkdir(exist_ok=True)
@@ -106,14 +108,35 @@ def _crafted_git_dir(workspace: Path, marks: Path, name: str) -> Path:
 
 def _changes_script(tmp_path: Path) -> Path:
     script = tmp_path / "plant.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "plant", "name": "run_command", "arguments": {"command": "mv plant .git && echo planted"}}]},
-        {"when": {"step": 2}, "tool_calls": [
-            {"id": "change", "name": "run_command",
-             "arguments": {"command": "echo changed >> a.txt && echo changed >> b.txt && echo ok"}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [
+                            {
+                                "id": "plant",
+                                "name": "run_command",
+                                "arguments": {"command": "mv plant .git && echo planted"},
+                            }
+                        ],
+                    },
+                    {
+                        "when": {"step": 2},
+                        "tool_calls": [
+                            {
+                                "id": "change",
+                                "name": "run_command",
+                                "arguments": {"command": "echo changed >> a.txt && echo changed >> b.txt && echo ok"},
+                            }
+                        ],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     return script
 
 
@@ -124,8 +147,9 @@ async def test_the_change_scan_runs_nothing_a_planted_git_config_names(
     marks = tmp_path / "marks"
     marks.mkdir()
     _crafted_git_dir(workspace, marks, "plant").unlink()
-    daemon = await spawn_daemon("--mode", "full-auto", script=_changes_script(tmp_path),
-                                env={"TETHER_SANDBOX": sandbox})
+    daemon = await spawn_daemon(
+        "--mode", "full-auto", script=_changes_script(tmp_path), env={"TETHER_SANDBOX": sandbox}
+    )
 
     async def on_request(method: str, params: dict):  # without a sandbox every command asks
         return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
@@ -142,8 +166,9 @@ async def test_the_change_scan_runs_nothing_a_planted_git_config_names(
     changes = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
     assert {f["path"] for f in changes["files"]} >= {"a.txt", "b.txt"}, changes
     assert "a.txt (its content before the command was not known)" in json.dumps(updates)
-    answer = await daemon.client.request("_tether/session/rewind",
-                                         {"sessionId": session.id, "toTurn": 1, "restore": "files", "force": True})
+    answer = await daemon.client.request(
+        "_tether/session/rewind", {"sessionId": session.id, "toTurn": 1, "restore": "files", "force": True}
+    )
     assert (workspace / "b.txt").read_text() == "b.txt as committed\n", answer
     assert (workspace / "a.txt").read_text() == "a.txt as committed\nchanged\n"
     assert sorted(os.listdir(marks)) == []

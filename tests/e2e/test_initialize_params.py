@@ -17,17 +17,20 @@ if TYPE_CHECKING:
 _WHY = "invalid params for initialize: "
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    ({"protocolVersion": "1"}, "protocolVersion must be an integer"),
-    ({"protocolVersion": True}, "protocolVersion must be an integer"),
-    ({"protocolVersion": 1, "clientCapabilities": []}, "clientCapabilities must be an object"),
-    ({"protocolVersion": 2, "capabilities": 5}, "capabilities must be an object"),
-    ({"protocolVersion": 1, "clientInfo": "zed"}, "clientInfo must be an object"),
-    ({"processId": 1, "workspaceFolders": [3]}, "workspaceFolders must be a list of {uri, name}"),
-    ({"processId": 1, "rootUri": 5}, "rootUri must be a string"),
-    ({"processId": 1, "rootUri": "http://x/y"}, "rootUri 'http://x/y' is not a file:// URI"),
-    ({"protocolVersion": 1, "initializationOptions": []}, "initializationOptions must be an object"),
-])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"protocolVersion": "1"}, "protocolVersion must be an integer"),
+        ({"protocolVersion": True}, "protocolVersion must be an integer"),
+        ({"protocolVersion": 1, "clientCapabilities": []}, "clientCapabilities must be an object"),
+        ({"protocolVersion": 2, "capabilities": 5}, "capabilities must be an object"),
+        ({"protocolVersion": 1, "clientInfo": "zed"}, "clientInfo must be an object"),
+        ({"processId": 1, "workspaceFolders": [3]}, "workspaceFolders must be a list of {uri, name}"),
+        ({"processId": 1, "rootUri": 5}, "rootUri must be a string"),
+        ({"processId": 1, "rootUri": "http://x/y"}, "rootUri 'http://x/y' is not a file:// URI"),
+        ({"protocolVersion": 1, "initializationOptions": []}, "initializationOptions must be an object"),
+    ],
+)
 def test_a_bad_initialize_is_refused_in_mains_words(
     params: dict[str, Any], message: str, daemon_env: dict[str, str], workspace: Path
 ) -> None:
@@ -38,7 +41,9 @@ def test_a_bad_initialize_is_refused_in_mains_words(
 
 def test_lsp_and_acp_clients_are_told_apart_as_before(daemon_env: dict[str, str], workspace: Path) -> None:
     # LSP: `processId: null` is still "present" (UNSET is not None): the LSP half at the root
-    lsp = initialize_fresh({"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}, daemon_env, workspace)
+    lsp = initialize_fresh(
+        {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}, daemon_env, workspace
+    )
     assert "capabilities" in lsp["result"] and "_meta" not in lsp["result"]
     acp = initialize_fresh({"protocolVersion": 1, "clientCapabilities": {"terminal": True}}, daemon_env, workspace)
     assert "capabilities" not in acp["result"] and "lsp" in acp["result"]["_meta"]["tether"]
@@ -50,4 +55,7 @@ def test_a_capability_of_the_wrong_type_is_named_not_taken_as_absent(
     params = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": "yes"}}}
     answer = initialize_fresh(params, daemon_env, workspace)
     assert answer["error"]["code"] == -32602
-    assert answer["error"]["message"] == _WHY + "params.clientCapabilities.fs.readTextFile: expected a boolean, got a string"
+    assert (
+        answer["error"]["message"]
+        == _WHY + "params.clientCapabilities.fs.readTextFile: expected a boolean, got a string"
+    )

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 
 async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(
-    spawn_daemon, workspace: Path, tmp_path: Path,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
 ) -> None:
     script, sleep, _ = item_cancel_script(tmp_path)
     daemon = await spawn_daemon(script=script)
@@ -33,7 +35,9 @@ async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(
     turn.start()
     await until(lambda: host_pids(sleep), timeout=20)
 
-    answer = await daemon.client.request("_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "call_sleep"})
+    answer = await daemon.client.request(
+        "_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "call_sleep"}
+    )
     result = await turn.wait()
 
     assert answer == {}
@@ -53,12 +57,16 @@ async def test_a_v1_client_cancels_one_running_command_and_the_turn_goes_on(
 
 
 async def test_cancelling_a_delegate_call_stops_its_sub_agent_and_the_parent_goes_on(
-    spawn_daemon, workspace: Path, tmp_path: Path,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
 ) -> None:
     slow = "The sub-agent writes its long answer very slowly, so that it is stopped part way through. " * 3
     replies = [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "look around slowly"}}]},
+        {
+            "when": {"step": 1},
+            "tool_calls": [{"id": "d1", "name": "delegate", "arguments": {"task": "look around slowly"}}],
+        },
         {"when": {"purpose": "delegate", "step": 1}, "text": slow, "chunk_size": 4, "delay_ms": 50},
         {"when": {"step": 2}, "text": "The sub-agent was stopped; I answer myself."},
     ]

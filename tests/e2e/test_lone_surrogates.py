@@ -31,8 +31,12 @@ async def _raw_request(daemon, msg_id: int, method: str, params_json: str) -> di
 async def test_a_prompt_search_and_restore_with_a_lone_surrogate(spawn_daemon, workspace: Path):
     daemon = await spawn_daemon()
     session = await daemon.client.new_session(workspace)
-    answer = await _raw_request(daemon, 9001, "session/prompt", json.dumps(
-        {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi \ud83d there"}]}))
+    answer = await _raw_request(
+        daemon,
+        9001,
+        "session/prompt",
+        json.dumps({"sessionId": session.id, "prompt": [{"type": "text", "text": "hi \ud83d there"}]}),
+    )
     assert answer.get("result", {}).get("stopReason") == "end_turn", answer
 
     snapshot = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})

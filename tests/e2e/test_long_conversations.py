@@ -45,17 +45,24 @@ async def test_passing_75_percent_of_the_window_compacts_and_the_conversation_go
 
 
 async def test_a_context_length_error_compacts_and_retries_once(spawn_daemon, workspace: Path, tmp_path: Path):
-    script = _script(tmp_path, [
-        COMPACTION,
-        {"when": {"user": "^too long", "step": 1}, "error": {"message": "prompt is too long", "kind": "context_length", "after_chunks": 0}},
-        {"text": "fine"},
-    ])
+    script = _script(
+        tmp_path,
+        [
+            COMPACTION,
+            {
+                "when": {"user": "^too long", "step": 1},
+                "error": {"message": "prompt is too long", "kind": "context_length", "after_chunks": 0},
+            },
+            {"text": "fine"},
+        ],
+    )
     script.write_text(json.dumps({"context_window": 100000, "replies": json.loads(script.read_text())["replies"]}))
     daemon = await spawn_daemon(script=script)
     session = await daemon.client.new_session(workspace)
     await session.prompt("hello").wait()
     turn = session.prompt("too long for you")
     from tether_client import ClientError
+
     try:
         updates = [u async for u in turn]
     except ClientError as exc:  # the scripted error repeats after compaction: reported as such

@@ -43,8 +43,14 @@ def _client() -> LanguageClient:
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[
-            sys.executable, "-m", "tether", "serve",
-            "--provider", "scripted", "--script", str(BASIC_SCRIPT),
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            "scripted",
+            "--script",
+            str(BASIC_SCRIPT),
         ],
         client_factory=_client,
     ),
@@ -53,9 +59,7 @@ async def lsp_client(lsp_client: LanguageClient, workspace: Path, daemon_env, mo
     params = types.InitializeParams(
         capabilities=types.ClientCapabilities(
             workspace=types.WorkspaceClientCapabilities(apply_edit=True),
-            window=types.WindowClientCapabilities(
-                show_message=types.ShowMessageRequestClientCapabilities()
-            ),
+            window=types.WindowClientCapabilities(show_message=types.ShowMessageRequestClientCapabilities()),
         ),
         root_uri=workspace.as_uri(),
     )
@@ -77,9 +81,7 @@ async def test_lsp_initialize_answers_both_lsp_and_acp(lsp_client: LanguageClien
 
 
 async def test_lsp_client_runs_a_turn_with_custom_requests(lsp_client: LanguageClient, workspace: Path):
-    new = await lsp_client.protocol.send_request_async(
-        "session/new", {"cwd": str(workspace), "mcpServers": []}
-    )
+    new = await lsp_client.protocol.send_request_async("session/new", {"cwd": str(workspace), "mcpServers": []})
     session_id = new["sessionId"]
     answer = await lsp_client.protocol.send_request_async(
         "session/prompt",

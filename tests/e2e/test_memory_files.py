@@ -64,10 +64,16 @@ async def test_both_memory_files_follow_agents_md_in_the_stable_system_prompt(
 
 def remember_script(tmp_path: Path, **arguments: str) -> Path:
     script = tmp_path / "remember.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "mem", "name": "remember", "arguments": arguments}]},
-        {"when": {"step": 2}, "text": "Noted."},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {"when": {"step": 1}, "tool_calls": [{"id": "mem", "name": "remember", "arguments": arguments}]},
+                    {"when": {"step": 2}, "text": "Noted."},
+                ]
+            }
+        )
+    )
     return script
 
 
@@ -143,7 +149,8 @@ async def test_remember_asks_in_auto_edit_and_for_the_user_file_even_in_full_aut
 
 def notices(updates: list[dict]) -> str:
     return "".join(
-        u["content"]["text"] for u in updates
+        u["content"]["text"]
+        for u in updates
         if u["sessionUpdate"] == "agent_message_chunk" and u.get("_meta", {}).get("tether", {}).get("notice")
     )
 

@@ -22,10 +22,17 @@ SUMMARY = (
 
 def script(tmp_path: Path) -> Path:
     path = tmp_path / "flush.json"
-    path.write_text(json.dumps({"context_window": 600, "replies": [
-        {"when": {"purpose": "compaction"}, "text": SUMMARY},
-        {"text": "A long answer. " * 40},
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                "context_window": 600,
+                "replies": [
+                    {"when": {"purpose": "compaction"}, "text": SUMMARY},
+                    {"text": "A long answer. " * 40},
+                ],
+            }
+        )
+    )
     return path
 
 

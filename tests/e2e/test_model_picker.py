@@ -24,8 +24,18 @@ OPENAI_MODELS = [
     {"id": "gpt-4.1", "object": "model", "owned_by": "test"},
 ]
 ANTHROPIC_MODELS = [
-    {"type": "model", "id": "claude-sonnet-4-5", "display_name": "Claude Sonnet 4.5", "created_at": "2025-09-29T00:00:00Z"},
-    {"type": "model", "id": "claude-3-5-haiku-latest", "display_name": "Claude Haiku 3.5", "created_at": "2024-10-22T00:00:00Z"},
+    {
+        "type": "model",
+        "id": "claude-sonnet-4-5",
+        "display_name": "Claude Sonnet 4.5",
+        "created_at": "2025-09-29T00:00:00Z",
+    },
+    {
+        "type": "model",
+        "id": "claude-3-5-haiku-latest",
+        "display_name": "Claude Haiku 3.5",
+        "created_at": "2024-10-22T00:00:00Z",
+    },
 ]
 
 
@@ -40,6 +50,7 @@ def values(opt: dict[str, Any]) -> list[str]:
 
 async def options_update(session: Any, timeout: float = 15.0) -> list[dict[str, Any]]:
     """The configOptions of the session's latest `config_option_update` (waits for one)."""
+
     async def first() -> list[dict[str, Any]]:
         while True:
             found = [u for u in session.updates if u["sessionUpdate"] == "config_option_update"]
@@ -97,7 +108,9 @@ async def test_the_provider_s_models_fill_the_picker_and_reasoning_effort_reache
 
     bodies = [r.body for r in server.requests]
     assert [(b["model"], b.get("reasoning_effort")) for b in bodies] == [
-        ("o3", None), ("o3", "high"), ("gpt-4.1", None)
+        ("o3", None),
+        ("o3", "high"),
+        ("gpt-4.1", None),
     ]
     assert len(server.listings) == 1
 
@@ -134,7 +147,8 @@ async def test_anthropic_lists_models_with_their_names_and_the_thinking_budget_i
         options = await options_update(session)
         model = option(options, "model")
         assert [(o["value"], o["name"]) for o in model["options"]] == [
-            ("claude-sonnet-4-5", "Claude Sonnet 4.5"), ("claude-3-5-haiku-latest", "Claude Haiku 3.5")
+            ("claude-sonnet-4-5", "Claude Sonnet 4.5"),
+            ("claude-3-5-haiku-latest", "Claude Haiku 3.5"),
         ]
         thinking = option(options, "reasoning")
         assert thinking["name"] == "Thinking" and thinking["currentValue"] == "off"
@@ -209,8 +223,11 @@ async def test_slash_model_lists_and_switches_the_model(spawn_daemon, workspace:
 
 async def test_clear_opens_a_new_session_for_a_client_that_declares_it(spawn_daemon, workspace: Path) -> None:
     daemon = await spawn_daemon(initialize=False, env={"TETHER_MODELS": "a,b"})
-    caps = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False,
-            "_meta": {"tether": {"clearSession": True, "namedPermissionOptions": True}}}
+    caps = {
+        "fs": {"readTextFile": False, "writeTextFile": False},
+        "terminal": False,
+        "_meta": {"tether": {"clearSession": True, "namedPermissionOptions": True}},
+    }
     await daemon.client.initialize(clientCapabilities=caps)
     session = await daemon.client.new_session(workspace)
     await daemon.client.request("session/set_model", {"sessionId": session.id, "modelId": "b"})

@@ -39,8 +39,8 @@ def _cache_file(directory: Path) -> Path:
 def _index(cache: Path) -> dict[str, tuple]:
     data = cache.read_bytes()
     assert data.startswith(_MAGIC)
-    size = int.from_bytes(data[len(_MAGIC):len(_MAGIC) + 4], "little")
-    return marshal.loads(data[len(_MAGIC) + 4:len(_MAGIC) + 4 + size])
+    size = int.from_bytes(data[len(_MAGIC) : len(_MAGIC) + 4], "little")
+    return marshal.loads(data[len(_MAGIC) + 4 : len(_MAGIC) + 4 + size])
 
 
 def _poison(cache: Path) -> None:
@@ -81,9 +81,7 @@ def test_a_cache_another_user_could_have_written_is_not_used(
     assert said(run_turn(daemon_env, workspace, script)) == "cached or not, the same answer"
 
 
-def test_a_file_that_is_not_a_cache_is_replaced_by_one(
-    daemon_env, workspace: Path, tether_home: Path, script: Path
-):
+def test_a_file_that_is_not_a_cache_is_replaced_by_one(daemon_env, workspace: Path, tether_home: Path, script: Path):
     said(run_turn(daemon_env, workspace, script))
     cache = _cache_file(tether_home / "cache")
     cache.write_bytes(_MAGIC + b"\xff\xff\x00\x00not marshal data")
@@ -111,7 +109,7 @@ def test_a_command_cannot_plant_a_module_cache(daemon_env, workspace: Path, teth
     planted = tmp_path / "planted.bin"
     planted.write_bytes(cache.read_bytes())
     _poison(planted)
-    plant = f"for f in {cache.parent}/modules-*.bin {cache.parent}/modules-new.bin; do cat {planted} > \"$f\"; done"
+    plant = f'for f in {cache.parent}/modules-*.bin {cache.parent}/modules-new.bin; do cat {planted} > "$f"; done'
     done = run_turn(daemon_env, workspace, command_script(tmp_path, plant), "plant", "--mode", "full-auto")
     assert done.returncode == 0, done.stderr
     assert not (cache.parent / "modules-new.bin").exists()
@@ -137,8 +135,9 @@ module_cache.save()
 def _start(tmp_path: Path, *extra_path: str) -> list[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "lib"), *extra_path])}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # the cache is made from .pyc files, as an install has them
-    done = subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path / "cache")], env=env,
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM, str(tmp_path / "cache")], env=env, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
@@ -196,8 +195,13 @@ def test_a_start_that_saves_again_keeps_one_cache_file_open_and_none_once_closed
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     for _start_again in range(2):
-        done = subprocess.run([sys.executable, "-c", SAVES_TWICE, str(tmp_path / "cache")], env=env,
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            [sys.executable, "-c", SAVES_TWICE, str(tmp_path / "cache")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert done.returncode == 0, done.stderr
         assert done.stdout.split() == ["1", "0", "1", "leek"]
 
@@ -216,7 +220,7 @@ def test_a_command_cannot_plant_a_module_cache_where_the_workspace_holds_the_def
     env = {k: v for k, v in daemon_env.items() if k != "TETHER_HOME"}
     env.update(XDG_DATA_HOME=str(workspace / ".local" / "share"), TETHER_SANDBOX=backend)
     cache = workspace / ".local" / "share" / "tether" / "cache"
-    plant = f"mkdir -p {cache}; for f in {cache}/modules-*.bin {cache}/modules-new.bin; do echo planted > \"$f\"; done"
+    plant = f'mkdir -p {cache}; for f in {cache}/modules-*.bin {cache}/modules-new.bin; do echo planted > "$f"; done'
     done = run_turn(env, workspace, command_script(tmp_path, plant), "plant")
     assert done.returncode == 0, done.stderr
     assert "is hidden from commands" in done.stdout

@@ -40,14 +40,23 @@ def script(tmp_path: Path) -> Path:
         return {"id": call_id, "name": "write_file", "arguments": {"path": path, "content": content}}
 
     replies = [
-        {"when": {"user": "^create the todo", "step": 1}, "text": "Creating it.",
-         "tool_calls": [write("call_new", "notes/todo.txt", "- buy milk\n")]},
+        {
+            "when": {"user": "^create the todo", "step": 1},
+            "text": "Creating it.",
+            "tool_calls": [write("call_new", "notes/todo.txt", "- buy milk\n")],
+        },
         {"when": {"user": "^create the todo", "step": 2}, "text": "Done."},
-        {"when": {"user": "^overwrite empty", "step": 1}, "text": "Writing.",
-         "tool_calls": [write("call_empty", "empty.txt", "now full\n")]},
+        {
+            "when": {"user": "^overwrite empty", "step": 1},
+            "text": "Writing.",
+            "tool_calls": [write("call_empty", "empty.txt", "now full\n")],
+        },
         {"when": {"user": "^overwrite empty", "step": 2}, "text": "Done."},
-        {"when": {"user": "^overwrite draft", "step": 1}, "text": "Writing.",
-         "tool_calls": [write("call_draft", "draft.txt", "replaced\n")]},
+        {
+            "when": {"user": "^overwrite draft", "step": 1},
+            "text": "Writing.",
+            "tool_calls": [write("call_draft", "draft.txt", "replaced\n")],
+        },
         {"when": {"user": "^overwrite draft", "step": 2}, "text": "Done."},
     ]
     path = tmp_path / "new-files.json"
@@ -119,8 +128,9 @@ class Avante(CodeCompanion):
         if method == "session/request_permission":
             for block in params["toolCall"].get("content") or []:
                 if block.get("type") == "diff":
-                    self.buffers.setdefault(block["path"], "" if not os.path.exists(block["path"]) else
-                                            Path(block["path"]).read_text())
+                    self.buffers.setdefault(
+                        block["path"], "" if not os.path.exists(block["path"]) else Path(block["path"]).read_text()
+                    )
         return await super().on_request(method, params)
 
 
@@ -141,8 +151,9 @@ def final(updates: list[dict], call_id: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("client_type", [CodeCompanion, Avante], ids=["codecompanion", "avante"])
-async def test_a_new_file_is_created_after_the_user_approves_it(spawn_daemon, tmp_path: Path, workspace: Path,
-                                                                client_type: type[CodeCompanion]):
+async def test_a_new_file_is_created_after_the_user_approves_it(
+    spawn_daemon, tmp_path: Path, workspace: Path, client_type: type[CodeCompanion]
+):
     client = client_type()
     session = await start(spawn_daemon, tmp_path, workspace, client)
     updates = await run(session, "create the todo")
@@ -170,8 +181,9 @@ async def test_avante_answers_an_empty_buffer_after_the_approval(spawn_daemon, t
     assert len(reads) == 2 and client.buffers[path] == "- buy milk\n"
 
 
-async def test_an_empty_file_on_disk_still_needs_a_read_before_it_is_overwritten(spawn_daemon, tmp_path: Path,
-                                                                                 workspace: Path):
+async def test_an_empty_file_on_disk_still_needs_a_read_before_it_is_overwritten(
+    spawn_daemon, tmp_path: Path, workspace: Path
+):
     (workspace / "empty.txt").write_text("")
     client = CodeCompanion()
     session = await start(spawn_daemon, tmp_path, workspace, client)
@@ -182,8 +194,9 @@ async def test_an_empty_file_on_disk_still_needs_a_read_before_it_is_overwritten
     assert (workspace / "empty.txt").read_text() == ""
 
 
-async def test_an_unsaved_buffer_not_on_disk_is_a_file_the_model_must_read(spawn_daemon, tmp_path: Path,
-                                                                          workspace: Path):
+async def test_an_unsaved_buffer_not_on_disk_is_a_file_the_model_must_read(
+    spawn_daemon, tmp_path: Path, workspace: Path
+):
     class WithUnsavedBuffer(CodeCompanion):
         def read(self, path: str) -> dict:
             if path == str(workspace / "draft.txt"):
@@ -198,8 +211,9 @@ async def test_an_unsaved_buffer_not_on_disk_is_a_file_the_model_must_read(spawn
     assert "session/request_permission" not in client.methods() and "fs/write_text_file" not in client.methods()
 
 
-async def test_a_file_created_while_the_prompt_was_open_is_not_overwritten(spawn_daemon, tmp_path: Path,
-                                                                         workspace: Path):
+async def test_a_file_created_while_the_prompt_was_open_is_not_overwritten(
+    spawn_daemon, tmp_path: Path, workspace: Path
+):
     client = CodeCompanion()
     target = workspace / "notes" / "todo.txt"
 
@@ -216,8 +230,7 @@ async def test_a_file_created_while_the_prompt_was_open_is_not_overwritten(spawn
     assert "fs/write_text_file" not in client.methods()
 
 
-async def test_avantes_failed_write_answered_as_a_result_fails_the_call(spawn_daemon, tmp_path: Path,
-                                                                       workspace: Path):
+async def test_avantes_failed_write_answered_as_a_result_fails_the_call(spawn_daemon, tmp_path: Path, workspace: Path):
     class ReadOnlyDisk(Avante):
         def write(self, path: str, content: str):
             return f"Failed to write file: {path}"  # what avante sends when io.open fails
@@ -229,8 +242,9 @@ async def test_avantes_failed_write_answered_as_a_result_fails_the_call(spawn_da
     assert status == "failed" and "the editor could not write todo.txt: Failed to write file:" in text
 
 
-async def test_an_empty_new_buffer_of_a_stock_lsp_client_is_created_through_apply_edit(spawn_daemon, tmp_path: Path,
-                                                                                      workspace: Path):
+async def test_an_empty_new_buffer_of_a_stock_lsp_client_is_created_through_apply_edit(
+    spawn_daemon, tmp_path: Path, workspace: Path
+):
     """An editor that has opened `notes/todo.txt` as a new, empty, unsaved buffer (document
     sync, no file on disk): the same "no file" as an empty ACP answer, written to the buffer."""
     edits: list[dict] = []
@@ -245,12 +259,14 @@ async def test_an_empty_new_buffer_of_a_stock_lsp_client_is_created_through_appl
     daemon = await spawn_daemon("--mode", "ask", script=script(tmp_path), initialize=False)
     daemon.client.peer.on_request = on_request
     capabilities = {"workspace": {"applyEdit": True}, "window": {"showMessage": {}}}
-    await daemon.client.request("initialize", {"processId": None, "rootUri": workspace.as_uri(),
-                                               "capabilities": capabilities})
+    await daemon.client.request(
+        "initialize", {"processId": None, "rootUri": workspace.as_uri(), "capabilities": capabilities}
+    )
     daemon.client.peer.notify("initialized", {})
     uri = (workspace / "notes" / "todo.txt").as_uri()
-    daemon.client.peer.notify("textDocument/didOpen", {"textDocument": {
-        "uri": uri, "languageId": "text", "version": 1, "text": ""}})
+    daemon.client.peer.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "text", "version": 1, "text": ""}}
+    )
     session = await daemon.client.new_session(workspace)
     updates = await run(session, "create the todo")
     assert final(updates, "call_new") == ("completed", "Created notes/todo.txt: +1 -0 lines.")
@@ -279,9 +295,14 @@ async def test_a_new_file_for_an_lsp_client_that_declared_no_create_is_written_o
     workspace_caps: dict = {"applyEdit": True}
     if operations is not None:
         workspace_caps["workspaceEdit"] = {"resourceOperations": operations}
-    await daemon.client.request("initialize", {"processId": None, "rootUri": workspace.as_uri(),
-                                               "capabilities": {"workspace": workspace_caps,
-                                                                "window": {"showMessage": {}}}})
+    await daemon.client.request(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": workspace.as_uri(),
+            "capabilities": {"workspace": workspace_caps, "window": {"showMessage": {}}},
+        },
+    )
     daemon.client.peer.notify("initialized", {})
     session = await daemon.client.new_session(workspace)
     updates = await run(session, "create the todo")

@@ -73,7 +73,8 @@ async def test_ten_prompts_during_one_turn_are_answered_in_order_over_both_frami
     held = HeldApproval()
     script = ("--script", str(APPROVALS))
     daemon = await (
-        spawn_daemon(script=APPROVALS) if framing == "lsp"
+        spawn_daemon(script=APPROVALS)
+        if framing == "lsp"
         else spawn_daemon(command=[*ACP[:-2], *script], framing="ndjson")
     )
     daemon.client.peer.on_request = held.on_request
@@ -106,9 +107,7 @@ async def test_ten_prompts_during_one_turn_are_answered_in_order_over_both_frami
 
 
 @pytest.mark.parametrize("framing", ["lsp", "ndjson"])
-async def test_dequeue_cancel_request_and_cancel_queued_over_both_framings(
-    spawn_daemon, workspace: Path, framing: str
-):
+async def test_dequeue_cancel_request_and_cancel_queued_over_both_framings(spawn_daemon, workspace: Path, framing: str):
     daemon = await (spawn_daemon() if framing == "lsp" else spawn_daemon(command=ACP, framing="ndjson"))
     session = await daemon.client.new_session(workspace)
     first = await _start_slow(daemon, session)
@@ -137,7 +136,8 @@ async def test_a_steer_joins_the_running_turn_at_its_next_step_over_both_framing
 ):
     held = HeldApproval()
     daemon = await (
-        spawn_daemon(script=APPROVALS) if framing == "lsp"
+        spawn_daemon(script=APPROVALS)
+        if framing == "lsp"
         else spawn_daemon(command=[*ACP[:-2], "--script", str(APPROVALS)], framing="ndjson")
     )
     daemon.client.peer.on_request = held.on_request
@@ -153,14 +153,20 @@ async def test_a_steer_joins_the_running_turn_at_its_next_step_over_both_framing
     answer = await steering
     outcome = answer["_meta"]["tether"]["steer"]
     assert answer["stopReason"] == "end_turn"
-    assert outcome["landed"] is True and outcome["step"] == 1 and outcome["turnId"] == answer["_meta"]["tether"]["turnId"]
+    assert (
+        outcome["landed"] is True and outcome["step"] == 1 and outcome["turnId"] == answer["_meta"]["tether"]["turnId"]
+    )
     assert (await turn.wait())["stopReason"] == "end_turn" and turn.turn_id == outcome["turnId"]
     kinds = [u["sessionUpdate"] for u in turn.updates]
     at = kinds.index("user_message_chunk")
     shown = turn.updates[at]
     assert shown["content"]["text"] == "and a title"
-    assert shown["_meta"]["tether"] == {"steered": True, "turnId": outcome["turnId"], "afterStep": 1,
-                                        "messageSeq": outcome["messageSeq"]}
+    assert shown["_meta"]["tether"] == {
+        "steered": True,
+        "turnId": outcome["turnId"],
+        "afterStep": 1,
+        "messageSeq": outcome["messageSeq"],
+    }
     # after the write and its result, before the next step's words
     assert [u.get("status") for u in turn.updates[:at] if u.get("toolCallId")][-1] == "completed"
     # the model saw it: the script has no reply for it, so its fallback answers (not "Written.")

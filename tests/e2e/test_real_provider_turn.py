@@ -38,15 +38,22 @@ README_TEXT = "Hello from the sample workspace."
 
 def _oa(delta: dict[str, Any] | None = None, finish: str | None = None) -> dict[str, Any]:
     return {
-        "id": "chatcmpl-e2e", "object": "chat.completion.chunk", "created": 1750000000, "model": "m",
+        "id": "chatcmpl-e2e",
+        "object": "chat.completion.chunk",
+        "created": 1750000000,
+        "model": "m",
         "choices": [{"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish}],
         "usage": None,
     }
 
 
 _OA_USAGE = {
-    "id": "chatcmpl-e2e", "object": "chat.completion.chunk", "created": 1750000000, "model": "m",
-    "choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129},
+    "id": "chatcmpl-e2e",
+    "object": "chat.completion.chunk",
+    "created": 1750000000,
+    "model": "m",
+    "choices": [],
+    "usage": {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129},
 }
 
 
@@ -58,8 +65,13 @@ def _an_start() -> dict[str, Any]:
     return {
         "type": "message_start",
         "message": {
-            "id": "msg_e2e", "type": "message", "role": "assistant", "content": [], "model": "m",
-            "stop_reason": None, "stop_sequence": None,
+            "id": "msg_e2e",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": "m",
+            "stop_reason": None,
+            "stop_sequence": None,
             "usage": {"input_tokens": 120, "output_tokens": 1},
         },
     }
@@ -67,8 +79,11 @@ def _an_start() -> dict[str, Any]:
 
 def _an_end(reason: str) -> list[dict[str, Any]]:
     return [
-        {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None},
-         "usage": {"output_tokens": 9}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": reason, "stop_sequence": None},
+            "usage": {"output_tokens": 9},
+        },
         {"type": "message_stop"},
     ]
 
@@ -79,20 +94,39 @@ def tool_call_chunks(kind: str, arguments: dict[str, Any]) -> list[bytes | float
     if kind == "openai":
         return sse(
             _oa({"role": "assistant", "content": None}),
-            _oa({"tool_calls": [{"index": 0, "id": CALL_ID[kind], "type": "function",
-                                 "function": {"name": "read_file", "arguments": ""}}]}),
+            _oa(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": CALL_ID[kind],
+                            "type": "function",
+                            "function": {"name": "read_file", "arguments": ""},
+                        }
+                    ]
+                }
+            ),
             *(_oa({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}) for p in pieces),
-            _oa(finish="tool_calls"), _OA_USAGE, "[DONE]",
+            _oa(finish="tool_calls"),
+            _OA_USAGE,
+            "[DONE]",
         )
-    return _an([
-        _an_start(),
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "tool_use", "id": CALL_ID[kind], "name": "read_file", "input": {}}},
-        *({"type": "content_block_delta", "index": 0,
-           "delta": {"type": "input_json_delta", "partial_json": p}} for p in pieces),
-        {"type": "content_block_stop", "index": 0},
-        *_an_end("tool_use"),
-    ])
+    return _an(
+        [
+            _an_start(),
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "tool_use", "id": CALL_ID[kind], "name": "read_file", "input": {}},
+            },
+            *(
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": p}}
+                for p in pieces
+            ),
+            {"type": "content_block_stop", "index": 0},
+            *_an_end("tool_use"),
+        ]
+    )
 
 
 def text_chunks(kind: str, *texts: str) -> list[bytes | float]:
@@ -100,24 +134,36 @@ def text_chunks(kind: str, *texts: str) -> list[bytes | float]:
         return sse(
             _oa({"role": "assistant", "content": ""}),
             *(_oa({"content": t}) for t in texts),
-            _oa(finish="stop"), _OA_USAGE, "[DONE]",
+            _oa(finish="stop"),
+            _OA_USAGE,
+            "[DONE]",
         )
-    return _an([
-        _an_start(),
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "ping"},
-        *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}
-          for t in texts),
-        {"type": "content_block_stop", "index": 0},
-        *_an_end("end_turn"),
-    ])
+    return _an(
+        [
+            _an_start(),
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "ping"},
+            *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}} for t in texts),
+            {"type": "content_block_stop", "index": 0},
+            *_an_end("end_turn"),
+        ]
+    )
 
 
 def serve_command(kind: str, server: LocalHTTPServer, *extra: str) -> list[str]:
     base = server.url + ("/v1" if kind == "openai" else "")
     return [
-        sys.executable, "-m", "tether", "serve",
-        "--provider", kind, "--base-url", base, "--model", "m", *extra,
+        sys.executable,
+        "-m",
+        "tether",
+        "serve",
+        "--provider",
+        kind,
+        "--base-url",
+        base,
+        "--model",
+        "m",
+        *extra,
     ]
 
 
@@ -163,9 +209,7 @@ async def test_tool_round_trip_and_a_stable_prefix_over_http(spawn_daemon, works
         assert first.headers["x-api-key"] == FAKE_KEY and "authorization" not in first.headers
     a, b = first.body, second.body
     assert a["stream"] is True and a["model"] == b["model"] == "m"
-    assert a["tools"] == b["tools"] and any(
-        (t.get("function") or t)["name"] == "read_file" for t in a["tools"]
-    )
+    assert a["tools"] == b["tools"] and any((t.get("function") or t)["name"] == "read_file" for t in a["tools"])
     if kind == "openai":
         prefix = a["messages"]
         assert b["messages"][: len(prefix)] == prefix  # byte-stable prefix: cache hits
@@ -228,8 +272,14 @@ async def test_stream_broken_after_text_is_retried_once_and_kept_as_incomplete(
 
 
 ERROR_401 = {
-    "openai": {"error": {"message": "Incorrect API key provided: sk-e2e***7d1c.",
-                         "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}},
+    "openai": {
+        "error": {
+            "message": "Incorrect API key provided: sk-e2e***7d1c.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_api_key",
+        }
+    },
     "anthropic": {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}},
 }
 

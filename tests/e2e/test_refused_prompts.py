@@ -24,7 +24,7 @@ async def test_an_empty_prompt_is_refused_and_nothing_is_stored(spawn_daemon, wo
         await daemon.client.request("session/prompt", {"sessionId": session.id, "prompt": []})
     assert refused.value.code == -32602
     assert refused.value.message.endswith(
-        'invalid params for session/prompt: prompt is an empty list; send at least one content block, '
+        "invalid params for session/prompt: prompt is an empty list; send at least one content block, "
         'e.g. [{"type": "text", "text": "..."}]'
     )
     assert await _stored_turns(daemon, session.id) == []  # no turn: the model was not called
@@ -40,12 +40,18 @@ async def test_an_empty_prompt_is_refused_and_nothing_is_stored(spawn_daemon, wo
 async def test_a_steer_flag_that_is_not_a_boolean_is_refused(spawn_daemon, workspace: Path):
     daemon = await spawn_daemon()
     session = await daemon.client.new_session(workspace)
-    params = {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi"}], "_meta": {"tether": {"steer": "yes"}}}
+    params = {
+        "sessionId": session.id,
+        "prompt": [{"type": "text", "text": "hi"}],
+        "_meta": {"tether": {"steer": "yes"}},
+    }
     with pytest.raises(ClientError) as refused:
         await daemon.client.request("session/prompt", params)
     assert refused.value.code == -32602
-    assert "invalid params for session/prompt: _meta.tether.steer must be true or false, not 'yes'; " \
+    assert (
+        "invalid params for session/prompt: _meta.tether.steer must be true or false, not 'yes'; "
         "send true to join the running turn" in refused.value.message
+    )
     assert await _stored_turns(daemon, session.id) == []
 
 
@@ -56,12 +62,15 @@ async def test_a_client_may_lower_the_message_cap_but_not_raise_it(spawn_daemon,
     raising = await spawn_daemon(initialize=False)
     reply = await raising.client.initialize(initializationOptions={"maxMessageMib": 64})
     refused = {item["key"]: item["reason"] for item in reply["_meta"]["tether"]["configRefused"]}
-    assert "a client may only make Tether stricter, not accept larger messages (yours: 8, asked: 64)" in \
-        refused["max_message_mib"]
+    assert (
+        "a client may only make Tether stricter, not accept larger messages (yours: 8, asked: 64)"
+        in refused["max_message_mib"]
+    )
     session = await raising.client.new_session(workspace)
     with pytest.raises(ClientError) as over:
-        await raising.client.request("session/prompt", {"sessionId": session.id, "prompt": [
-            {"type": "text", "text": "x" * (9 * 1024 * 1024)}]})
+        await raising.client.request(
+            "session/prompt", {"sessionId": session.id, "prompt": [{"type": "text", "text": "x" * (9 * 1024 * 1024)}]}
+        )
     assert over.value.code == -32602 and "over the limit of 8 MiB per message" in over.value.message
 
     lowering = await spawn_daemon(initialize=False)
@@ -70,6 +79,8 @@ async def test_a_client_may_lower_the_message_cap_but_not_raise_it(spawn_daemon,
     with pytest.raises(ClientError) as lowered:
         await lowering.client.request("session/prompt", {"sessionId": session.id, "prompt": two_mib})
     assert lowered.value.code == -32602
-    assert "prompt holds 2.0 MiB of text (the largest part, prompt[0].text, 2.0 MiB), over the limit of 1 MiB" \
+    assert (
+        "prompt holds 2.0 MiB of text (the largest part, prompt[0].text, 2.0 MiB), over the limit of 1 MiB"
         in lowered.value.message
+    )
     assert await _stored_turns(lowering, session.id) == []

@@ -37,24 +37,41 @@ _json = st.recursive(
 _status = st.sampled_from(["complete", "incomplete", "cancelled", "interrupted", "error"])
 _call_ids = st.sampled_from(["c1", "c2", "c3", "c4"])
 _block = st.fixed_dictionaries({"type": st.just("text"), "text": _text}) | st.dictionaries(_text, _json, max_size=3)
-_user = st.fixed_dictionaries({"role": st.just("user")}, optional={
-    "content": st.lists(_block, max_size=3),
-    "compaction": st.fixed_dictionaries({}, optional={"replaced": st.integers(0, 99) | _json}),
-    "_meta": _json,
-    "steered": st.fixed_dictionaries({}, optional={"afterStep": st.integers(0, 9) | _json}) | _json,
-})
-_assistant = st.fixed_dictionaries({"role": st.just("assistant")}, optional={
-    "text": _text | _json,
-    "thinking": _text | _json,
-    "tool_calls": st.lists(st.fixed_dictionaries(
-        {"id": _call_ids, "name": _text}, optional={"arguments": st.dictionaries(_text, _json, max_size=2)},
-    ), max_size=3),
-})
-_tool = st.fixed_dictionaries({"role": st.just("tool"), "tool_call_id": _call_ids}, optional={
-    "name": _text, "content": _text | _json, "is_error": _json, "title": _text | _json, "kind": _json,
-    "locations": st.lists(st.fixed_dictionaries({"path": _text, "line": st.integers(0, 9)}), max_size=2) | _json,
-    "blocks": st.lists(_block, max_size=2),  # what an MCP tool showed the client besides the text
-})
+_user = st.fixed_dictionaries(
+    {"role": st.just("user")},
+    optional={
+        "content": st.lists(_block, max_size=3),
+        "compaction": st.fixed_dictionaries({}, optional={"replaced": st.integers(0, 99) | _json}),
+        "_meta": _json,
+        "steered": st.fixed_dictionaries({}, optional={"afterStep": st.integers(0, 9) | _json}) | _json,
+    },
+)
+_assistant = st.fixed_dictionaries(
+    {"role": st.just("assistant")},
+    optional={
+        "text": _text | _json,
+        "thinking": _text | _json,
+        "tool_calls": st.lists(
+            st.fixed_dictionaries(
+                {"id": _call_ids, "name": _text},
+                optional={"arguments": st.dictionaries(_text, _json, max_size=2)},
+            ),
+            max_size=3,
+        ),
+    },
+)
+_tool = st.fixed_dictionaries(
+    {"role": st.just("tool"), "tool_call_id": _call_ids},
+    optional={
+        "name": _text,
+        "content": _text | _json,
+        "is_error": _json,
+        "title": _text | _json,
+        "kind": _json,
+        "locations": st.lists(st.fixed_dictionaries({"path": _text, "line": st.integers(0, 9)}), max_size=2) | _json,
+        "blocks": st.lists(_block, max_size=2),  # what an MCP tool showed the client besides the text
+    },
+)
 _other = st.fixed_dictionaries({"role": st.sampled_from(["system", "narrator"])}, optional={"text": _text})
 _history = st.lists(st.tuples(_user | _assistant | _tool | _other, _status), max_size=12)
 
@@ -112,21 +129,54 @@ def _long_history(turns: int) -> list[tuple[str, list[tuple[dict[str, Any], str]
         status = ["complete", "cancelled", "interrupted", "error", "incomplete"][t % 5]
         call = f"call_{t}"
         messages: list[tuple[dict[str, Any], str]] = [
-            ({"role": "user", "content": [
-                {"type": "text", "text": f"question {t}: é 😀 \u2028 \"quoted\" \\ \x01"},
-                {"type": "image", "mimeType": "image/png", "data": "AAAA"},
-            ]}, "complete"),
-            ({"role": "assistant", "text": f"Looking at part {t}.", "thinking": "hm\n" if t % 3 == 0 else "",
-              "tool_calls": [{"id": call, "name": "read_file", "arguments": {"path": f"src/p{t}.py"}},
-                             {"id": f"lost_{t}", "name": "grep", "arguments": {}}]}, status),
-            ({"role": "tool", "tool_call_id": call, "name": "read_file", "content": f"     1\tdef p{t}():\n",
-              "is_error": t % 4 == 0, "title": f"Read src/p{t}.py", "kind": "read",
-              **({"locations": [{"path": f"/w/src/p{t}.py", "line": 1}]} if t % 2 else {})}, status),
+            (
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": f'question {t}: é 😀 \u2028 "quoted" \\ \x01'},
+                        {"type": "image", "mimeType": "image/png", "data": "AAAA"},
+                    ],
+                },
+                "complete",
+            ),
+            (
+                {
+                    "role": "assistant",
+                    "text": f"Looking at part {t}.",
+                    "thinking": "hm\n" if t % 3 == 0 else "",
+                    "tool_calls": [
+                        {"id": call, "name": "read_file", "arguments": {"path": f"src/p{t}.py"}},
+                        {"id": f"lost_{t}", "name": "grep", "arguments": {}},
+                    ],
+                },
+                status,
+            ),
+            (
+                {
+                    "role": "tool",
+                    "tool_call_id": call,
+                    "name": "read_file",
+                    "content": f"     1\tdef p{t}():\n",
+                    "is_error": t % 4 == 0,
+                    "title": f"Read src/p{t}.py",
+                    "kind": "read",
+                    **({"locations": [{"path": f"/w/src/p{t}.py", "line": 1}]} if t % 2 else {}),
+                },
+                status,
+            ),
             ({"role": "assistant", "text": f"Part {t} is fine."}, status),
         ]
         if t % 7 == 6:
-            messages.append(({"role": "user", "content": [{"type": "text", "text": "Summary."}],
-                              "compaction": {"replaced": 5 * t}}, "complete"))
+            messages.append(
+                (
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": "Summary."}],
+                        "compaction": {"replaced": 5 * t},
+                    },
+                    "complete",
+                )
+            )
         out.append((f"turn_{t}", messages))
     return out
 
@@ -163,16 +213,30 @@ async def test_a_long_history_is_replayed_whole_and_in_order_before_the_answer(
     assert turn.stop_reason == "end_turn"
 
 
-async def test_a_call_id_reused_in_a_later_turn_replays_with_its_own_result(spawn_daemon, workspace: Path, tmp_path: Path):
+async def test_a_call_id_reused_in_a_later_turn_replays_with_its_own_result(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
     # some local models (and scripts) number their calls call_0, call_1… in every turn
     (workspace / "a.txt").write_text("alpha\n")
     (workspace / "b.txt").write_text("bravo\n")
     script = tmp_path / "same-ids.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"user": "^read a", "step": 1}, "tool_calls": [{"id": "call_0", "name": "read_file", "arguments": {"path": "a.txt"}}]},
-        {"when": {"user": "^read b", "step": 1}, "tool_calls": [{"id": "call_0", "name": "read_file", "arguments": {"path": "b.txt"}}]},
-        {"text": "Read."},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"user": "^read a", "step": 1},
+                        "tool_calls": [{"id": "call_0", "name": "read_file", "arguments": {"path": "a.txt"}}],
+                    },
+                    {
+                        "when": {"user": "^read b", "step": 1},
+                        "tool_calls": [{"id": "call_0", "name": "read_file", "arguments": {"path": "b.txt"}}],
+                    },
+                    {"text": "Read."},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon(script=script)
     session = await daemon.client.new_session(workspace)
     for prompt in ("read a", "read b"):

@@ -29,9 +29,7 @@ async def kill9(daemon) -> None:
     await daemon.client.process.wait()
 
 
-async def test_a_turn_waiting_for_approval_survives_kill_9_and_resumes_where_it_stopped(
-    spawn_daemon, workspace: Path
-):
+async def test_a_turn_waiting_for_approval_survives_kill_9_and_resumes_where_it_stopped(spawn_daemon, workspace: Path):
     first_user = User(never=True)
     first = await spawn_daemon(script=SCRIPT)
     first.client.peer.on_request = first_user.on_request
@@ -55,7 +53,8 @@ async def test_a_turn_waiting_for_approval_survives_kill_9_and_resumes_where_it_
     ended = [u for u in loaded.updates if u.get("_meta", {}).get("tether", {}).get("turnEnded")][-1]
     assert ended["_meta"]["tether"]["turnEnded"]["stopReason"] == "end_turn"
     live_text = "".join(
-        u["content"]["text"] for u in loaded.updates[len(replayed_edit) and loaded.updates.index(replayed_edit[-1]) + 1:]
+        u["content"]["text"]
+        for u in loaded.updates[len(replayed_edit) and loaded.updates.index(replayed_edit[-1]) + 1 :]
         if u["sessionUpdate"] == "agent_message_chunk"
     )
     # only the step after the approval streamed: the finished steps were not re-run
@@ -76,7 +75,12 @@ async def test_a_turn_killed_while_streaming_keeps_its_partial_output_marked_int
     session = await daemon.client.new_session(workspace)
     turn = session.prompt("talk slowly")
     turn.start()
-    await until(lambda: len("".join(u["content"]["text"] for u in turn.updates if u["sessionUpdate"] == "agent_message_chunk")) > 60 * 5)
+    await until(
+        lambda: (
+            len("".join(u["content"]["text"] for u in turn.updates if u["sessionUpdate"] == "agent_message_chunk"))
+            > 60 * 5
+        )
+    )
     await asyncio.sleep(0.7)  # past a partial-output checkpoint (every 0.5 s)
     shown = "".join(u["content"]["text"] for u in turn.updates if u["sessionUpdate"] == "agent_message_chunk")
     await kill9(daemon)
@@ -114,8 +118,11 @@ async def test_a_turn_killed_before_any_output_was_saved_shows_it_was_interrupte
     shown = [(u["sessionUpdate"], u["content"].get("text"), u.get("_meta", {}).get("tether")) for u in loaded.updates]
     assert shown == [
         ("user_message_chunk", "talk slowly", None),
-        ("agent_message_chunk", "\n[interrupted: Tether stopped before this turn finished]\n",
-         {"notice": True, "status": "interrupted"}),
+        (
+            "agent_message_chunk",
+            "\n[interrupted: Tether stopped before this turn finished]\n",
+            {"notice": True, "status": "interrupted"},
+        ),
     ]
     again = loaded.prompt("are you there?")
     await again.wait()

@@ -31,7 +31,8 @@ async def test_a_v2_resume_with_replay_asks_again_and_one_without_says_how(spawn
     client = second.client
     client.peer.on_request = user.on_request
     init = await client.initialize(
-        protocolVersion=2, info={"name": "t", "version": "1"},
+        protocolVersion=2,
+        info={"name": "t", "version": "1"},
         capabilities={"_meta": {"tether": {"namedPermissionOptions": True}}},
     )
     assert init["protocolVersion"] == 2
@@ -57,7 +58,9 @@ async def test_a_v2_resume_with_replay_asks_again_and_one_without_says_how(spawn
     client.notifications.clear()
 
     # with replay: the waiting call pending, the marker, the state; then it is asked again
-    await client.request("session/resume", {"sessionId": session_id, "cwd": str(workspace), "replayFrom": {"type": "start"}})
+    await client.request(
+        "session/resume", {"sessionId": session_id, "cwd": str(workspace), "replayFrom": {"type": "start"}}
+    )
     # (the first resume's command list may come in after it was cleared; the turn asked again
     # may send its first update right after the answer, read in the same chunk as the answer)
     shown = [u for u in _updates(client, session_id) if u["sessionUpdate"] != "available_commands_update"]

@@ -35,9 +35,7 @@ async def prompt_hi(daemon, session_id: str) -> dict:
     )
 
 
-async def test_resume_does_not_resume_a_waiting_turn_and_a_later_load_asks_again(
-    spawn_daemon, workspace: Path
-):
+async def test_resume_does_not_resume_a_waiting_turn_and_a_later_load_asks_again(spawn_daemon, workspace: Path):
     session_id = await left_waiting(spawn_daemon, workspace)
     user = User("allow_once")
     second = await spawn_daemon(script=SCRIPT)

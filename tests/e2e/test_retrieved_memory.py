@@ -17,12 +17,20 @@ FACT = "The deploy script lives in tools/ship.sh and needs the --staging flag"
 
 def script(tmp_path: Path) -> Path:
     path = tmp_path / "recall.json"
-    path.write_text(json.dumps({"replies": [
-        # the request's prompt carries the block, ahead of the user's own words
-        {"when": {"user": r"(?s)^<retrieved_memory>.*ship\.sh.*</retrieved_memory>how do I deploy"},
-         "text": "MEMORY-SEEN"},
-        {"text": "NO-MEMORY"},
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    # the request's prompt carries the block, ahead of the user's own words
+                    {
+                        "when": {"user": r"(?s)^<retrieved_memory>.*ship\.sh.*</retrieved_memory>how do I deploy"},
+                        "text": "MEMORY-SEEN",
+                    },
+                    {"text": "NO-MEMORY"},
+                ]
+            }
+        )
+    )
     return path
 
 
@@ -37,7 +45,8 @@ async def ask(session, text: str) -> tuple[str, list[dict]]:
     updates = [u async for u in turn]
     assert turn.stop_reason == "end_turn"
     said = "".join(
-        u["content"]["text"] for u in updates
+        u["content"]["text"]
+        for u in updates
         if u["sessionUpdate"] == "agent_message_chunk" and not u.get("_meta", {}).get("tether", {}).get("notice")
     )
     return said, updates

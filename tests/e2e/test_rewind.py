@@ -144,7 +144,9 @@ async def test_rewind_of_a_command_that_changed_files(spawn_daemon, workspace: P
 
     changes = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
     assert {f["path"]: f["status"] for f in changes["files"]} == {
-        "README.md": "modified", "gen.txt": "added", "src/app.py": "deleted",
+        "README.md": "modified",
+        "gen.txt": "added",
+        "src/app.py": "deleted",
     }
     answer = await _rewind(daemon, session.id, toTurn=1, restore="files")
     assert answer["done"] and sorted(answer["restored"]) == ["README.md", "gen.txt", "src/app.py"]
@@ -215,8 +217,10 @@ async def test_a_turn_is_named_by_its_seq_or_its_turn_id_in_changes_and_rewind(s
         with pytest.raises(ClientError) as unknown:
             await session.changes(turn)
         assert unknown.value.code == -32602
-        assert f"invalid params for _tether/session/changes: turn: session {session.id} has no turn {turn!r}; " \
+        assert (
+            f"invalid params for _tether/session/changes: turn: session {session.id} has no turn {turn!r}; "
             "its turns are 1 to 2" in unknown.value.message
+        )
     with pytest.raises(ClientError) as unknown_id:
         await _rewind(daemon, session.id, toTurn="turn_nope")
     assert unknown_id.value.code == -32602 and "no turn 'turn_nope'" in unknown_id.value.message
@@ -255,6 +259,7 @@ async def test_a_dump_and_restore_keeps_the_checkpoints(spawn_daemon, workspace:
     restored = (await daemon.client.request("_tether/session/restore", {"snapshot": snapshot}))["sessionId"]
     before = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
     after = await daemon.client.request("_tether/session/changes", {"sessionId": restored})
+
     def by_seq(files: list[dict]) -> list[dict]:  # a restored copy's turns have ids of their own
         return [{k: v for k, v in f.items() if k != "turnIds"} for f in files]
 
@@ -278,7 +283,11 @@ async def test_a_dump_and_restore_keeps_the_checkpoints(spawn_daemon, workspace:
 
 def _sessions(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "tether", "sessions", *args], env=env, cwd=cwd, capture_output=True, text=True,
+        [sys.executable, "-m", "tether", "sessions", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
         timeout=60,
     )
 
@@ -312,7 +321,9 @@ async def test_the_command_line_rewinds_and_shows_changes(spawn_daemon, workspac
         [sys.executable, "-m", *undo], env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60
     )
     assert again.returncode == 0, again.stderr
-    assert (workspace / "notes/todo.txt").read_text() == "mine now\n" and (workspace / "README.md").read_text() == EDITED
+    assert (workspace / "notes/todo.txt").read_text() == "mine now\n" and (
+        workspace / "README.md"
+    ).read_text() == EDITED
 
     bad = _sessions("rewind", session.id, "--to", "9", env=daemon_env, cwd=workspace)
     assert bad.returncode == 2 and "has no turn 9" in bad.stderr

@@ -15,10 +15,16 @@ if TYPE_CHECKING:
 REPLIES = [
     {"when": {"user": "^read a", "step": 1}, "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
     {"when": {"user": "^read a", "step": 2}, "text": "a.txt says one."},
-    {"when": {"user": "^edit a", "step": 1}, "tool_calls": [{
-        "id": "edit", "name": "edit_file",
-        "arguments": {"path": "a.txt", "edits": [{"old_text": "one", "new_text": "two"}]},
-    }]},
+    {
+        "when": {"user": "^edit a", "step": 1},
+        "tool_calls": [
+            {
+                "id": "edit",
+                "name": "edit_file",
+                "arguments": {"path": "a.txt", "edits": [{"old_text": "one", "new_text": "two"}]},
+            }
+        ],
+    },
     {"when": {"user": "^edit a", "step": 2}, "text": "done"},
 ]
 NOT_READ = "read 'a.txt' before editing it (read_file), so the edit matches its current text"
@@ -55,7 +61,8 @@ async def test_a_read_in_a_rewound_turn_no_longer_allows_an_edit(
     session = await daemon.client.new_session(workspace)
     await session.prompt("read a").wait()
     answer = await daemon.client.request(
-        "_tether/session/rewind", {"sessionId": session.id, "toTurn": 1, "restore": restore})
+        "_tether/session/rewind", {"sessionId": session.id, "toTurn": 1, "restore": restore}
+    )
     assert answer["done"] is True and answer["hiddenMessages"] > 0
 
     refused = await _edit(session)  # the same live daemon
@@ -78,7 +85,8 @@ async def test_a_read_in_a_kept_turn_still_allows_the_edit(spawn_daemon, workspa
     await session.prompt("read a").wait()
     await session.prompt("read a again").wait()
     answer = await daemon.client.request(
-        "_tether/session/rewind", {"sessionId": session.id, "toTurn": 2, "restore": "conversation"})
+        "_tether/session/rewind", {"sessionId": session.id, "toTurn": 2, "restore": "conversation"}
+    )
     assert answer["done"] is True
     edited = await _edit(session)
     assert edited["status"] == "completed"

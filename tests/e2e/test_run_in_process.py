@@ -24,17 +24,31 @@ FAKE_KEYS, SNOOP = sandboxed.FAKE_KEYS, sandboxed.SNOOP
 
 def _script(tmp_path: Path, command: str) -> Path:
     script = tmp_path / "command.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "cmd", "name": "run_command", "arguments": {"command": command}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "cmd", "name": "run_command", "arguments": {"command": command}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     return script
 
 
 def _run(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "tether", "run", *args], env=env, cwd=cwd,
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "tether", "run", *args],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -53,8 +67,18 @@ def test_a_command_in_tether_run_sees_the_provider_keys_by_no_route(
     daemon_env, workspace: Path, tmp_path: Path, backend: str
 ):
     env = {**daemon_env, **FAKE_KEYS, "TETHER_SANDBOX": backend}
-    done = _run("look around", "--json", "--mode", "full-auto", "--provider", "scripted",
-                "--script", str(_script(tmp_path, SNOOP)), env=env, cwd=workspace)
+    done = _run(
+        "look around",
+        "--json",
+        "--mode",
+        "full-auto",
+        "--provider",
+        "scripted",
+        "--script",
+        str(_script(tmp_path, SNOOP)),
+        env=env,
+        cwd=workspace,
+    )
     assert done.returncode == 0, done.stderr
     events = _events(done.stdout)
     output = _tool_text(events)
@@ -70,8 +94,18 @@ def test_a_command_cannot_write_into_tether_runs_output(daemon_env, workspace: P
         "for f in /proc/self/fd/*; do echo CORRUPT > $f; done 2>/dev/null;"
         " echo CORRUPT > /dev/tty 2>/dev/null; echo CORRUPT >&2; echo finished"
     )
-    done = _run("write everywhere", "--json", "--mode", "full-auto", "--provider", "scripted",
-                "--script", str(_script(tmp_path, command)), env=daemon_env, cwd=workspace)
+    done = _run(
+        "write everywhere",
+        "--json",
+        "--mode",
+        "full-auto",
+        "--provider",
+        "scripted",
+        "--script",
+        str(_script(tmp_path, command)),
+        env=daemon_env,
+        cwd=workspace,
+    )
     assert done.returncode == 0, done.stderr
     events = _events(done.stdout)  # fails on a stray line
     assert "finished" in _tool_text(events)
@@ -82,10 +116,26 @@ def test_a_command_cannot_write_into_tether_runs_output(daemon_env, workspace: P
 def test_ctrl_c_mid_turn_cancels_it_and_exits_130(daemon_env, workspace: Path, tmp_path: Path):
     script = _script(tmp_path, "sleep 30")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tether", "run", "wait", "--json", "--mode", "full-auto",
-         "--provider", "scripted", "--script", str(script)],
-        env=daemon_env, cwd=workspace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tether",
+            "run",
+            "wait",
+            "--json",
+            "--mode",
+            "full-auto",
+            "--provider",
+            "scripted",
+            "--script",
+            str(script),
+        ],
+        env=daemon_env,
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None
     seen: list[dict] = []
@@ -110,13 +160,18 @@ def test_ctrl_c_mid_turn_cancels_it_and_exits_130(daemon_env, workspace: Path, t
 def test_the_turn_lands_in_the_workspaces_history(daemon_env, workspace: Path, tmp_path: Path):
     script = tmp_path / "reply.json"
     script.write_text(json.dumps({"replies": [{"text": "remembered answer"}]}))
-    done = _run("remember this", "--json", "--provider", "scripted", "--script", str(script),
-                env=daemon_env, cwd=workspace)
+    done = _run(
+        "remember this", "--json", "--provider", "scripted", "--script", str(script), env=daemon_env, cwd=workspace
+    )
     assert done.returncode == 0, done.stderr
     session_id = _events(done.stdout)[0]["sessionId"]
     shown = subprocess.run(
         [sys.executable, "-m", "tether", "sessions", "show", session_id],
-        env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60,
+        env=daemon_env,
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert shown.returncode == 0, shown.stderr
     assert "user: remember this" in shown.stdout and "assistant: remembered answer" in shown.stdout

@@ -97,18 +97,28 @@ async def test_allow_always_says_what_it_stores_and_the_rule_allows_exactly_that
     updates = [u async for u in session.prompt("probe")]
 
     program = os.path.basename(sys.executable)
-    git = (" (but `.git` stays writable here: a hook it plants runs outside the sandbox at your next git command)"
-           if backend == "landlock" else "")
-    said = (f"Always allow `{program}` (any arguments) in this workspace: sandboxed, writes only inside the "
-            f"workspace and a private temp dir, no network{git}; until you remove it (approval rules)")
+    git = (
+        " (but `.git` stays writable here: a hook it plants runs outside the sandbox at your next git command)"
+        if backend == "landlock"
+        else ""
+    )
+    said = (
+        f"Always allow `{program}` (any arguments) in this workspace: sandboxed, writes only inside the "
+        f"workspace and a private temp dir, no network{git}; until you remove it (approval rules)"
+    )
     first = user.prompts[0]
     assert [o["name"] for o in first["options"] if o["optionId"] == "allow_always"] == [said]
     assert first["_meta"]["tether"]["allowAlways"] == {
-        "text": said, "rules": [{"kind": "execute", "pattern": program}], "sandboxed": True, "network": False}
+        "text": said,
+        "rules": [{"kind": "execute", "pattern": program}],
+        "sandboxed": True,
+        "network": False,
+    }
     # what was stored is what was described
     rules = (await daemon.client.request("_tether/rules/list", {"sessionId": session.id}))["rules"]
     assert [(r["kind"], r["pattern"], r["decision"], r["scope"]) for r in rules if r["source"] == "user"] == [
-        ("execute", program, "allow", f"`{program}` (any arguments)")]
+        ("execute", program, "allow", f"`{program}` (any arguments)")
+    ]
     # the rule covered the second run of the program; commands outside its scope still asked
     assert user.asked() == [probe, "ls src", "git status"]
     assert "rule #" in _approved_by(updates, "c1")
@@ -123,7 +133,9 @@ async def test_allow_always_says_what_it_stores_and_the_rule_allows_exactly_that
 async def test_a_stock_lsp_client_is_told_what_allow_always_allows(spawn_daemon, workspace: Path, tmp_path: Path):
     daemon = await spawn_daemon(script=_script(tmp_path, ["ls src"]), initialize=False)
     await daemon.client.request(
-        "initialize", {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {"window": {"showMessage": {}}}})
+        "initialize",
+        {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {"window": {"showMessage": {}}}},
+    )
     daemon.client.peer.notify("initialized", {})
     asked: list[dict] = []
 
@@ -136,9 +148,16 @@ async def test_a_stock_lsp_client_is_told_what_allow_always_allows(spawn_daemon,
     session = await daemon.client.new_session(workspace)
     _ = [u async for u in session.prompt("list")]
     # an action's title is how the answer is read, so the scope is in the message
-    assert [a["title"] for a in asked[0]["actions"]] == ["Allow once", "Allow once with network", "Allow always", "Reject"]
-    assert ('"Allow always": Always allow `ls` (any arguments) in this workspace: sandboxed, writes only inside '
-            'the workspace and a private temp dir, no network') in asked[0]["message"]
+    assert [a["title"] for a in asked[0]["actions"]] == [
+        "Allow once",
+        "Allow once with network",
+        "Allow always",
+        "Reject",
+    ]
+    assert (
+        '"Allow always": Always allow `ls` (any arguments) in this workspace: sandboxed, writes only inside '
+        "the workspace and a private temp dir, no network"
+    ) in asked[0]["message"]
     rules = (await daemon.client.request("_tether/rules/list", {"sessionId": session.id}))["rules"]
     assert [r["pattern"] for r in rules if r["source"] == "user"] == ["ls"]
 
@@ -173,20 +192,25 @@ async def test_auto_edit_runs_sandboxed_local_commands_unasked_and_asks_for_the_
     spawn_daemon, workspace: Path, tmp_path: Path
 ):
     (workspace / "Makefile").write_text(
-        "check:\n\techo make ran > make-ran.txt\nplant:\n\techo 'touch pwned' > .git/hooks/pre-commit\n")
+        "check:\n\techo make ran > make-ran.txt\nplant:\n\techo 'touch pwned' > .git/hooks/pre-commit\n"
+    )
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
     commands = [*LOCAL, "make plant", *(c for c, _ in NOT_LOCAL), "git push origin main"]
     user = Answers()
-    daemon = await spawn_daemon("--mode", "auto-edit", "--max-steps", "40", script=_script(tmp_path, commands),
-                                env={"TETHER_SANDBOX": "bwrap"})
+    daemon = await spawn_daemon(
+        "--mode", "auto-edit", "--max-steps", "40", script=_script(tmp_path, commands), env={"TETHER_SANDBOX": "bwrap"}
+    )
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     updates = [u async for u in session.prompt("work")]
 
     assert user.asked() == [c for c, _ in NOT_LOCAL]
     reasons = [p["_meta"]["tether"]["reason"] for p in user.prompts]
-    wrong = [r for r, (command, why) in zip(reasons, NOT_LOCAL, strict=True)
-             if not r.startswith(f"mode auto-edit asks before running `{command}`") or why not in r]
+    wrong = [
+        r
+        for r, (command, why) in zip(reasons, NOT_LOCAL, strict=True)
+        if not r.startswith(f"mode auto-edit asks before running `{command}`") or why not in r
+    ]
     assert not wrong, wrong
     for i in range(len(LOCAL)):
         assert _done(updates, f"c{i}")["status"] == "completed"
@@ -216,25 +240,39 @@ async def test_sandbox_auto_allow_off_asks_again_and_a_workspace_or_client_canno
         env["TETHER_SANDBOX_AUTO_ALLOW"] = "off"
         (workspace / ".tether" / "config.toml").write_text('sandbox_auto_allow = "on"\n')
     user = Answers()
-    daemon = await spawn_daemon("--mode", "auto-edit", "--workspace", str(workspace),
-                                script=_script(tmp_path, ["ls src"]), env=env, initialize=how != "client")
+    daemon = await spawn_daemon(
+        "--mode",
+        "auto-edit",
+        "--workspace",
+        str(workspace),
+        script=_script(tmp_path, ["ls src"]),
+        env=env,
+        initialize=how != "client",
+    )
     if how == "client":
         answer = await daemon.client.initialize(initializationOptions={"sandboxAutoAllow": "on"})
         refused = answer["_meta"]["tether"]["configRefused"]
-        assert any(r["key"] == "sandbox_auto_allow" and "run commands without asking" in r["reason"]
-                   for r in refused), refused
+        assert any(
+            r["key"] == "sandbox_auto_allow" and "run commands without asking" in r["reason"] for r in refused
+        ), refused
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     _ = [u async for u in session.prompt("list")]
     assert user.asked() == ["ls src"]
 
 
-async def test_under_landlock_commands_are_asked_because_git_stays_writable(spawn_daemon, workspace: Path, tmp_path: Path):
+async def test_under_landlock_commands_are_asked_because_git_stays_writable(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
     user = Answers()
-    daemon = await spawn_daemon("--mode", "auto-edit", script=_script(tmp_path, ["ls src"]),
-                                env={"TETHER_SANDBOX": "landlock"})
+    daemon = await spawn_daemon(
+        "--mode", "auto-edit", script=_script(tmp_path, ["ls src"]), env={"TETHER_SANDBOX": "landlock"}
+    )
     daemon.client.peer.on_request = user.on_request
     session = await daemon.client.new_session(workspace)
     _ = [u async for u in session.prompt("list")]
     assert user.asked() == ["ls src"]
-    assert "the landlock sandbox cannot keep `.git` and `.tether/` read-only" in user.prompts[0]["_meta"]["tether"]["reason"]
+    assert (
+        "the landlock sandbox cannot keep `.git` and `.tether/` read-only"
+        in user.prompts[0]["_meta"]["tether"]["reason"]
+    )

@@ -30,10 +30,19 @@ SNOOP = (
 
 def _script(tmp_path: Path) -> Path:
     script = tmp_path / "snoop.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "snoop", "name": "run_command", "arguments": {"command": SNOOP}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "snoop", "name": "run_command", "arguments": {"command": SNOOP}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     return script
 
 
@@ -76,11 +85,23 @@ async def test_the_provider_key_is_visible_to_commands_by_no_route(
 
 async def test_without_a_sandbox_full_auto_still_asks_and_says_why_once(spawn_daemon, workspace: Path, tmp_path: Path):
     script = tmp_path / "twice.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "one", "name": "run_command", "arguments": {"command": "echo one"}}]},
-        {"when": {"step": 2}, "tool_calls": [{"id": "two", "name": "run_command", "arguments": {"command": "echo two"}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "one", "name": "run_command", "arguments": {"command": "echo one"}}],
+                    },
+                    {
+                        "when": {"step": 2},
+                        "tool_calls": [{"id": "two", "name": "run_command", "arguments": {"command": "echo two"}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     prompts: list[dict] = []
 
     async def on_request(method: str, params: dict):
@@ -96,12 +117,13 @@ async def test_without_a_sandbox_full_auto_still_asks_and_says_why_once(spawn_da
     assert [p["toolCall"]["toolCallId"] for p in prompts] == ["one", "two"]  # full-auto, yet asked
     assert _tool_text(updates, "one").startswith("one\n") and _tool_text(updates, "two").startswith("two\n")
     notices = [json.dumps(u) for u in updates if "commands run without an OS sandbox" in json.dumps(u)]
-    assert len(notices) == 1 and "the sandbox setting is \\\"off\\\"" in notices[0]
+    assert len(notices) == 1 and 'the sandbox setting is \\"off\\"' in notices[0]
 
 
 def _doctor(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tether", "doctor", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tether", "doctor", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_doctor_shows_the_sandbox_state(daemon_env, workspace: Path):
@@ -119,17 +141,33 @@ def test_doctor_shows_the_sandbox_state(daemon_env, workspace: Path):
 
 
 @pytest.mark.parametrize("backend", ["bwrap", "landlock"])
-async def test_the_network_comes_only_with_the_users_approval(spawn_daemon, workspace: Path, tmp_path: Path, backend: str):
+async def test_the_network_comes_only_with_the_users_approval(
+    spawn_daemon, workspace: Path, tmp_path: Path, backend: str
+):
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
-    connect = (f"{sys.executable} -I -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3);"
-               f" print('connected')\"")
+    connect = (
+        f"{sys.executable} -I -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3);"
+        f" print('connected')\""
+    )
     script = tmp_path / "net.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "plain", "name": "run_command", "arguments": {"command": connect}}]},
-        {"when": {"step": 2}, "tool_calls": [{"id": "net", "name": "run_command", "arguments": {"command": connect}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "plain", "name": "run_command", "arguments": {"command": connect}}],
+                    },
+                    {
+                        "when": {"step": 2},
+                        "tool_calls": [{"id": "net", "name": "run_command", "arguments": {"command": connect}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     answers = ["allow_once", "allow_once_network"]
     offered: list[set[str]] = []
 
@@ -161,10 +199,19 @@ async def test_tethers_config_and_history_are_out_of_a_commands_reach(
     config.write_text('api_key = "sk-fake-in-user-config-93ab"\n')
     command = f"cat {config}; ls -A {tether_home}; cat {tether_home}/*/* 2>&1 | head -c 2000; echo ---end"
     script = tmp_path / "peek.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "peek", "name": "run_command", "arguments": {"command": command}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "peek", "name": "run_command", "arguments": {"command": command}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon("--mode", "full-auto", script=script, env={"TETHER_SANDBOX": backend})
     session = await daemon.client.new_session(workspace)
     first = session.prompt("a prompt the history now holds: zebra-umbrella")
@@ -188,10 +235,19 @@ async def test_a_tether_config_beside_the_workspace_is_out_of_a_commands_reach(
     (workspace.parent / "beside.txt").write_text("beside-readable\n")
     command = f"cat {config}; cat {workspace.parent}/beside.txt; echo ---end"
     script = tmp_path / "beside.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "peek", "name": "run_command", "arguments": {"command": command}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "peek", "name": "run_command", "arguments": {"command": command}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon(
         "--mode", "full-auto", script=script, env={"TETHER_SANDBOX": backend, "TETHER_CONFIG": str(config)}
     )
@@ -205,11 +261,27 @@ async def test_read_only_mode_runs_an_approved_command_in_a_read_only_sandbox(
     spawn_daemon, workspace: Path, tmp_path: Path
 ):
     script = tmp_path / "read-only.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "look", "name": "run_command", "arguments": {
-            "command": "cat README.md; echo scratch > $TMPDIR/x && echo temp-ok; touch made.txt; echo changed >> README.md"}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [
+                            {
+                                "id": "look",
+                                "name": "run_command",
+                                "arguments": {
+                                    "command": "cat README.md; echo scratch > $TMPDIR/x && echo temp-ok; touch made.txt; echo changed >> README.md"
+                                },
+                            }
+                        ],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon("--mode", "read-only", script=script)
     asked: list[dict] = []
 

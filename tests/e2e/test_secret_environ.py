@@ -23,15 +23,24 @@ KEY = "sk-environ-leak-51f3"
 
 
 def _chunk(delta: dict[str, object], finish: str | None = None) -> dict[str, object]:
-    return {"id": "c", "object": "chat.completion.chunk", "created": 1750000000, "model": "m",
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+    return {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 1750000000,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
 
 
 def _command_call(command: str) -> Reply:
     import json
 
-    call = {"index": 0, "id": "call_env", "type": "function",
-            "function": {"name": "run_command", "arguments": json.dumps({"command": command})}}
+    call = {
+        "index": 0,
+        "id": "call_env",
+        "type": "function",
+        "function": {"name": "run_command", "arguments": json.dumps({"command": command})},
+    }
     return Reply(chunks=sse(_chunk({"role": "assistant", "tool_calls": [call]}), _chunk({}, "tool_calls"), "[DONE]"))
 
 
@@ -45,12 +54,25 @@ async def test_a_command_cannot_read_the_api_key_from_the_daemons_environ(
 ) -> None:
     user = User("allow_once")  # with the sandbox off, every command asks
     async with LocalHTTPServer() as server:
-        command = [sys.executable, "-m", "tether", "serve", "--provider", "openai", "--base-url",
-                   server.url + "/v1", "--model", "m", "--mode", "full-auto"]
+        command = [
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m",
+            "--mode",
+            "full-auto",
+        ]
         env = {**daemon_env, "OPENAI_API_KEY": KEY, "TETHER_SANDBOX": "off", "DEPLOY_TOKEN": "tok-" + KEY}
         with open(tmp_path / "daemon.stderr", "wb") as err:
-            client = await TetherClient.spawn(command=command, cwd=workspace, env=env, stderr=err,
-                                              on_request=user.on_request)
+            client = await TetherClient.spawn(
+                command=command, cwd=workspace, env=env, stderr=err, on_request=user.on_request
+            )
         async with client:
             await client.initialize()
             pid = client.process.pid

@@ -16,20 +16,35 @@ from test_secret_environ import _command_call, _text
 GITHUB = "ghp_" + "Zq3" * 12  # built here, so this file holds no literal token
 AWS_ID = "AKIA" + "QX7T" * 4
 OPENAI = "sk-proj-" + "a1B2c3D4e5" * 3
-PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU" + "QUFB" * 10 + "\n-----END OPENSSH PRIVATE KEY-----"
+PEM = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU"
+    + "QUFB" * 10
+    + "\n-----END OPENSSH PRIVATE KEY-----"
+)
 SECRETS = (GITHUB, AWS_ID, OPENAI, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU")
 
 
 async def _leaky_turn(spawn_daemon, workspace: Path, env: dict[str, str]) -> tuple[list[dict], list]:
     """A command prints secrets (from a file a hostile repository ships) and ordinary code."""
     (workspace / "leak.txt").write_text(
-        f"export GITHUB_TOKEN={GITHUB}\naws id {AWS_ID}\nkey: {OPENAI}\n{PEM}\n"
-        "token = get_token()\nmax_tokens = 4096\n"
+        f"export GITHUB_TOKEN={GITHUB}\naws id {AWS_ID}\nkey: {OPENAI}\n{PEM}\ntoken = get_token()\nmax_tokens = 4096\n"
     )
     async with LocalHTTPServer() as server:
         server.queue(_command_call("cat leak.txt"), _text("Done."))
-        command = [sys.executable, "-m", "tether", "serve", "--provider", "openai", "--base-url",
-                   server.url + "/v1", "--model", "m", "--mode", "full-auto"]
+        command = [
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m",
+            "--mode",
+            "full-auto",
+        ]
         daemon = await spawn_daemon(command=command, env={"OPENAI_API_KEY": "sk-fake", **env})
 
         async def allow(method: str, params: dict):

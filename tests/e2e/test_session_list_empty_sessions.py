@@ -50,7 +50,11 @@ async def test_a_chat_opened_and_never_prompted_is_not_listed_and_nothing_is_nul
     def cli(*extra: str) -> str:
         run = subprocess.run(
             [sys.executable, "-m", "tether", "sessions", "list", *extra],
-            env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60,
+            env=daemon_env,
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert run.returncode == 0, run.stderr
         return run.stdout

@@ -15,7 +15,12 @@ from tether_client import ClientError
 def _sessions(*args: str, env: dict, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tether", "sessions", *args],
-        env=env, cwd=cwd, capture_output=True, text=True, timeout=60, input=stdin,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input=stdin,
     )
 
 
@@ -75,9 +80,7 @@ async def test_list_show_and_search(history, daemon_env, workspace: Path):
     assert turn.stop_reason == "end_turn"
 
 
-async def test_dump_restore_and_load_in_a_daemon(
-    history, daemon_env, workspace: Path, tmp_path: Path, spawn_daemon
-):
+async def test_dump_restore_and_load_in_a_daemon(history, daemon_env, workspace: Path, tmp_path: Path, spawn_daemon):
     _daemon, (readme, _hello) = history
     dumped = _sessions("dump", readme, env=daemon_env, cwd=workspace)
     assert dumped.returncode == 0, dumped.stderr
@@ -102,8 +105,7 @@ async def test_dump_restore_and_load_in_a_daemon(
 
     other = tmp_path / "other"
     other.mkdir()
-    kept = _sessions("restore", "-", "--keep-id", "-w", str(other), env=daemon_env, cwd=workspace,
-                     stdin=dumped.stdout)
+    kept = _sessions("restore", "-", "--keep-id", "-w", str(other), env=daemon_env, cwd=workspace, stdin=dumped.stdout)
     assert kept.returncode == 0 and kept.stdout.strip() == readme
     daemon = await spawn_daemon()
     loaded = await daemon.client.load_session(readme, other)
@@ -125,8 +127,9 @@ async def test_rules_are_imported_only_when_asked(history, daemon_env, workspace
     assert plain.returncode == 0 and "1 approval rule(s) were not imported" in plain.stderr
     again = _sessions("restore", str(path), "--import-rules", "-w", str(target), env=daemon_env, cwd=workspace)
     assert again.returncode == 0 and "not imported" not in again.stderr
-    dumped = json.loads(_sessions("dump", again.stdout.strip(), "-w", str(target), env=daemon_env,
-                                  cwd=workspace).stdout)
+    dumped = json.loads(
+        _sessions("dump", again.stdout.strip(), "-w", str(target), env=daemon_env, cwd=workspace).stdout
+    )
     assert dumped["rules"] == snapshot["rules"]
 
 
@@ -172,9 +175,16 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     snapshot = {
         "tether_snapshot": 1,
         "session": {"id": "s", "workspace": str(workspace), "mode": "ask", "created_at": 1, "updated_at": 1},
-        "turns": [], "reports": [],
-        "messages": [{"seq": 0, "role": "user", "created_at": 1,
-                      "body": {"role": "user", "content": [{"type": "text", "text": "pelican"}]}}],
+        "turns": [],
+        "reports": [],
+        "messages": [
+            {
+                "seq": 0,
+                "role": "user",
+                "created_at": 1,
+                "body": {"role": "user", "content": [{"type": "text", "text": "pelican"}]},
+            }
+        ],
     }
     bad.write_text(json.dumps(snapshot))
     restored = _sessions("restore", str(bad), "--keep-id", "--home", str(home), env=env, cwd=workspace)
@@ -193,7 +203,10 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     # a snapshot's mode: a known one, and no looser than a new session's here (default ask)
     bad.write_text(json.dumps({**snapshot, "session": {**snapshot["session"], "mode": "yolo"}}))
     refused = _sessions("restore", str(bad), "--home", str(home), env=env, cwd=workspace)
-    assert refused.returncode == 2 and "session.mode must be one of read-only, ask, auto-edit, full-auto, not 'yolo'" in refused.stderr
+    assert (
+        refused.returncode == 2
+        and "session.mode must be one of read-only, ask, auto-edit, full-auto, not 'yolo'" in refused.stderr
+    )
     bad.write_text(json.dumps({**snapshot, "session": {**snapshot["session"], "mode": "full-auto"}}))
     lowered = _sessions("restore", str(bad), "--home", str(home), env=env, cwd=workspace)
     assert lowered.returncode == 0 and "restored in 'ask'" in lowered.stderr
@@ -205,7 +218,6 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     assert json.loads(dumped.stdout)["session"]["mode"] == "full-auto"
 
 
-
 @pytest.mark.parametrize("action", ["list", "dump", "show", "search"])
 async def test_a_reader_that_went_away_ends_the_command_quietly(history, daemon_env, workspace: Path, action: str):
     """`tether sessions dump ID | true`: no traceback, the exit status of a command
@@ -215,7 +227,10 @@ async def test_a_reader_that_went_away_ends_the_command_quietly(history, daemon_
     args = {"list": [], "dump": [readme], "show": [readme], "search": ["readme"]}[action]
     with subprocess.Popen(
         [sys.executable, "-m", "tether", "sessions", action, *args],
-        env=daemon_env, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=daemon_env,
+        cwd=workspace,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     ) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.close()
@@ -223,9 +238,7 @@ async def test_a_reader_that_went_away_ends_the_command_quietly(history, daemon_
         assert proc.stderr.read() == b""
 
 
-async def test_a_live_session_deleted_from_the_shell_says_so_at_its_next_prompt(
-    history, daemon_env, workspace: Path
-):
+async def test_a_live_session_deleted_from_the_shell_says_so_at_its_next_prompt(history, daemon_env, workspace: Path):
     daemon, (readme, _hello) = history
     session = await daemon.client.resume_session(readme, workspace)
     deleted = _sessions("delete", readme, env=daemon_env, cwd=workspace)

@@ -32,7 +32,11 @@ def test_tether_run_review_reviews_the_uncommitted_diff(daemon_env, workspace: P
     script.write_text(json.dumps(SCRIPT))
     done = subprocess.run(
         [sys.executable, "-m", "tether", "run", "/review", "--provider", "scripted", "--script", str(script)],
-        env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60,
+        env=daemon_env,
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     assert "REVIEWED: returns 43 now." in done.stdout and "NOT A REVIEW" not in done.stdout
@@ -44,16 +48,25 @@ async def test_a_command_file_session_is_titled_with_what_the_user_typed(spawn_d
         "You are fixing a bug. Read the issue $ARGUMENTS carefully, then find the code it names.\n"
     )
     script = tmp_path / "fix.json"
-    script.write_text(json.dumps({"model": "m", "replies": [
-        {"when": {"user": "^You are fixing a bug. Read the issue 12 carefully"}, "text": "FIXING 12"},
-        {"text": "NOT EXPANDED"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "model": "m",
+                "replies": [
+                    {"when": {"user": "^You are fixing a bug. Read the issue 12 carefully"}, "text": "FIXING 12"},
+                    {"text": "NOT EXPANDED"},
+                ],
+            }
+        )
+    )
     daemon = await spawn_daemon(script=script)
     session = await daemon.client.new_session(workspace)
     turn = session.prompt("/fix-issue 12")
     await turn.wait()
-    assert "".join(u["content"]["text"] for u in turn.updates if u["sessionUpdate"] == "agent_message_chunk") \
-        == "FIXING 12"  # the model got the expansion
+    assert (
+        "".join(u["content"]["text"] for u in turn.updates if u["sessionUpdate"] == "agent_message_chunk")
+        == "FIXING 12"
+    )  # the model got the expansion
     titles = [u["title"] for u in turn.updates if u["sessionUpdate"] == "session_info_update" and "title" in u]
     assert titles == ["/fix-issue 12"]
     (listed,) = [s for s in await daemon.client.list_sessions(workspace) if s["sessionId"] == session.id]
@@ -62,5 +75,6 @@ async def test_a_command_file_session_is_titled_with_what_the_user_typed(spawn_d
     other = await daemon.client.new_session(workspace)
     plain = other.prompt("What does the README say?\nPlease be brief.")
     await plain.wait()
-    assert [u["title"] for u in plain.updates if u["sessionUpdate"] == "session_info_update" and "title" in u] \
-        == ["What does the README say?"]
+    assert [u["title"] for u in plain.updates if u["sessionUpdate"] == "session_info_update" and "title" in u] == [
+        "What does the README say?"
+    ]

@@ -27,15 +27,38 @@ async def _big_session(home: Path, workspace: Path) -> None:
         await store.create_session(BIG, str(workspace), "ask", title="big")
         for t in range(TURNS):
             call = f"call_{t}"
-            await store.begin_turn(BIG, f"turn_{t}", MessageRecord("user", {
-                "role": "user", "content": [{"type": "text", "text": f"question {t}: é 😀 \"q\" \\ \u2028"}]}))
-            await store.append_messages(BIG, f"turn_{t}", [
-                MessageRecord("assistant", {"role": "assistant", "text": f"Reading {t}.", "tool_calls": [
-                    {"id": call, "name": "read_file", "arguments": {"path": f"src/p{t}.py"}}]}),
-                MessageRecord("tool", {"role": "tool", "tool_call_id": call, "name": "read_file",
-                                       "content": f"def p{t}():\n" * 20, "is_error": False}),
-                MessageRecord("assistant", {"role": "assistant", "text": f"Part {t} is fine."}),
-            ])
+            await store.begin_turn(
+                BIG,
+                f"turn_{t}",
+                MessageRecord(
+                    "user", {"role": "user", "content": [{"type": "text", "text": f'question {t}: é 😀 "q" \\ \u2028'}]}
+                ),
+            )
+            await store.append_messages(
+                BIG,
+                f"turn_{t}",
+                [
+                    MessageRecord(
+                        "assistant",
+                        {
+                            "role": "assistant",
+                            "text": f"Reading {t}.",
+                            "tool_calls": [{"id": call, "name": "read_file", "arguments": {"path": f"src/p{t}.py"}}],
+                        },
+                    ),
+                    MessageRecord(
+                        "tool",
+                        {
+                            "role": "tool",
+                            "tool_call_id": call,
+                            "name": "read_file",
+                            "content": f"def p{t}():\n" * 20,
+                            "is_error": False,
+                        },
+                    ),
+                    MessageRecord("assistant", {"role": "assistant", "text": f"Part {t} is fine."}),
+                ],
+            )
             await store.finish_turn(f"turn_{t}", "complete", "end_turn")
 
 
@@ -88,16 +111,20 @@ async def test_a_file_cut_short_or_damaged_stores_nothing_and_says_where(
 
     bad = tmp_path / "bad.json"
     late = text.index('{"seq":1500,')  # past the first batches the import has already inserted
-    bad.write_text(text[:late + 40], encoding="utf-8")
+    bad.write_text(text[: late + 40], encoding="utf-8")
     message = await _request_error(daemon, "_tether/session/restore", {"path": str(bad), "cwd": str(workspace)})
-    assert message == (f"invalid snapshot: line 1, column {late + 41} (character {late + 40}): "
-                       "the file ends inside messages[1500]: it was cut short")
+    assert message == (
+        f"invalid snapshot: line 1, column {late + 41} (character {late + 40}): "
+        "the file ends inside messages[1500]: it was cut short"
+    )
 
-    damaged = text[:late - 1] + ";" + text[late:]
+    damaged = text[: late - 1] + ";" + text[late:]
     bad.write_text(damaged, encoding="utf-8")
     message = await _request_error(daemon, "_tether/session/restore", {"path": str(bad), "cwd": str(workspace)})
-    assert message == (f"invalid snapshot: line 1, column {late} (character {late - 1}): "
-                       "expected ',' or ']' in \"messages\", found ';'")
+    assert message == (
+        f"invalid snapshot: line 1, column {late} (character {late - 1}): "
+        "expected ',' or ']' in \"messages\", found ';'"
+    )
 
     wrong = json.loads(text)
     wrong["messages"][1500]["role"] = "robot"
@@ -122,11 +149,14 @@ async def test_ids_and_files_already_there_are_refused(
     text = path.read_bytes()
 
     message = await _request_error(daemon, "_tether/session/restore", {"path": str(path), "keepId": True})
-    assert message == (f"invalid snapshot: session {BIG!r} already exists in this workspace; "
-                       "restore it without keeping its id")
+    assert message == (
+        f"invalid snapshot: session {BIG!r} already exists in this workspace; restore it without keeping its id"
+    )
     message = await _request_error(daemon, "_tether/session/dump", {"sessionId": BIG, "path": str(path)})
-    assert message == (f"invalid params for _tether/session/dump: path {str(path)!r} already exists; "
-                       "name a new file (a dump never overwrites one)")
+    assert message == (
+        f"invalid params for _tether/session/dump: path {str(path)!r} already exists; "
+        "name a new file (a dump never overwrites one)"
+    )
     assert path.read_bytes() == text
     message = await _request_error(daemon, "_tether/session/dump", {"sessionId": BIG, "path": "big2.json"})
     assert "must be absolute" in message

@@ -72,12 +72,17 @@ async def test_dump_restore_load_replays_the_same_conversation(spawn_daemon, wor
     other = await spawn_daemon()
     original = await other.client.load_session(session.id, workspace)
     copied = await other.client.load_session(new_id, workspace)
+
     def replayed(updates: list) -> list:  # (the slash command list follows each load's answer)
         return [u for u in updates if u["sessionUpdate"] != "available_commands_update"]
 
     assert replayed(copied.updates) == replayed(original.updates)
     assert kinds(replayed(copied.updates)) == [
-        "user_message_chunk", "agent_thought_chunk", "agent_message_chunk", "tool_call", "agent_message_chunk",
+        "user_message_chunk",
+        "agent_thought_chunk",
+        "agent_message_chunk",
+        "tool_call",
+        "agent_message_chunk",
     ]
     # and the restored session takes new turns
     turn = copied.prompt("hello again")
@@ -114,16 +119,20 @@ async def test_restore_errors(spawn_daemon, workspace: Path):
     snapshot = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
 
     cases = [
-        ({"snapshot": {**snapshot, "tether_snapshot": 7}},
-         "invalid snapshot: snapshot version 7 is not supported (written by a newer tether; upgrade tether); "
-         "this tether reads versions 1"),
+        (
+            {"snapshot": {**snapshot, "tether_snapshot": 7}},
+            "invalid snapshot: snapshot version 7 is not supported (written by a newer tether; upgrade tether); "
+            "this tether reads versions 1",
+        ),
         ({"snapshot": {**snapshot, "messages": [{"seq": 0}]}}, "invalid snapshot: messages[0].role must be one of"),
         ({"snapshot": "nope"}, "invalid snapshot: a snapshot must be a JSON object, not a string"),
         ({}, "snapshot (an object from _tether/session/dump) or path (a file it wrote) is required, not both"),
         ({"snapshot": snapshot, "keepId": "yes"}, "keepId must be a boolean"),
         ({"snapshot": snapshot, "keepId": True}, f"session {session.id!r} is live in this daemon"),
-        ({"snapshot": {**snapshot, "session": {**snapshot["session"], "mode": "yolo"}}},
-         "invalid snapshot: session.mode must be one of read-only, ask, auto-edit, full-auto, not 'yolo'"),
+        (
+            {"snapshot": {**snapshot, "session": {**snapshot["session"], "mode": "yolo"}}},
+            "invalid snapshot: session.mode must be one of read-only, ask, auto-edit, full-auto, not 'yolo'",
+        ),
     ]
     for params, message in cases:
         with pytest.raises(ClientError) as caught:
@@ -156,20 +165,14 @@ async def test_restore_chooses_the_workspace_and_imports_rules_only_when_asked(
     rules = await daemon.client.request("_tether/rules/list", {"sessionId": session.id})
     assert "npm test" not in [r["pattern"] for r in rules["rules"]]
 
-    with_rules = await daemon.client.request(
-        "_tether/session/restore", {"snapshot": snapshot, "importRules": True}
-    )
+    with_rules = await daemon.client.request("_tether/session/restore", {"snapshot": snapshot, "importRules": True})
     assert [r["imported"] for r in with_rules["rules"]] == [True, False, False]
     rules = await daemon.client.request("_tether/rules/list", {"sessionId": session.id})
-    assert [(r["pattern"], r["source"]) for r in rules["rules"] if r["pattern"] == "npm test"] == [
-        ("npm test", "user")
-    ]
+    assert [(r["pattern"], r["source"]) for r in rules["rules"] if r["pattern"] == "npm test"] == [("npm test", "user")]
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    moved = await daemon.client.request(
-        "_tether/session/restore", {"snapshot": snapshot, "cwd": str(elsewhere)}
-    )
+    moved = await daemon.client.request("_tether/session/restore", {"snapshot": snapshot, "cwd": str(elsewhere)})
     assert moved["cwd"] == str(elsewhere.resolve())
     listed = await daemon.client.list_sessions(elsewhere)
     assert [(s["sessionId"], s["cwd"]) for s in listed] == [(moved["sessionId"], str(elsewhere.resolve()))]
@@ -279,9 +282,7 @@ async def test_search_and_latest(spawn_daemon, workspace: Path, tmp_path: Path):
         assert caught.value.code == -32602 and message in caught.value.message
 
 
-async def test_a_restored_copy_of_a_session_waiting_for_approval_does_not_wait(
-    spawn_daemon, workspace: Path
-):
+async def test_a_restored_copy_of_a_session_waiting_for_approval_does_not_wait(spawn_daemon, workspace: Path):
     """Only the session itself (restored under its id) may resume the original's waiting turn:
     in a copy under a new id that turn is interrupted, as in a fork."""
     asked: dict[str, list[dict]] = {"first": [], "second": []}
@@ -290,6 +291,7 @@ async def test_a_restored_copy_of_a_session_waiting_for_approval_does_not_wait(
         async def on_request(method: str, params: dict):
             asked[who].append(params)
             await asyncio.Event().wait()
+
         return on_request
 
     first = await spawn_daemon(script=EXAMPLES / "approvals.json")

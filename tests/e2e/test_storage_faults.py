@@ -41,7 +41,9 @@ def prompt(session_id: str, text: str = "hi") -> dict:
 def sessions_list(home: Path, workspace: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tether", "sessions", "list", "-w", str(workspace), "--home", str(home)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 

@@ -34,15 +34,24 @@ async def test_the_tools_do_not_reach_tethers_config_and_history_inside_the_work
     config.write_text(f'api_key = "{KEY}"\n')
     home = workspace / ".local" / "share" / "tether"
     script = tmp_path / "peek.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "read", "name": "read_file", "arguments": {"path": ".config/tether/config.toml"}},
-            {"id": "grep", "name": "grep", "arguments": {"pattern": "sk-fake"}},
-            {"id": "list", "name": "list_dir", "arguments": {"path": ".", "depth": 5}},
-            {"id": "glob", "name": "glob", "arguments": {"pattern": "**/*.toml"}},
-        ]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [
+                            {"id": "read", "name": "read_file", "arguments": {"path": ".config/tether/config.toml"}},
+                            {"id": "grep", "name": "grep", "arguments": {"pattern": "sk-fake"}},
+                            {"id": "list", "name": "list_dir", "arguments": {"path": ".", "depth": 5}},
+                            {"id": "glob", "name": "glob", "arguments": {"pattern": "**/*.toml"}},
+                        ],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon(
         script=script, env={"XDG_CONFIG_HOME": str(workspace / ".config"), "TETHER_HOME": str(home)}
     )
@@ -54,7 +63,8 @@ async def test_the_tools_do_not_reach_tethers_config_and_history_inside_the_work
     assert KEY not in json.dumps(updates)
     results = {
         u["toolCallId"]: "".join(b["content"]["text"] for b in u.get("content") or [] if b.get("type") == "content")
-        for u in updates if u.get("status") in ("completed", "failed")
+        for u in updates
+        if u.get("status") in ("completed", "failed")
     }
     assert "Tether's own configuration or history" in results["read"]
     assert ".config/tether" not in results["list"] and "share/tether" not in results["list"]
@@ -66,7 +76,8 @@ def _home_env(workspace: Path) -> dict[str, str]:
     """The daemon's HOME is the workspace (the home folder opened as a workspace), with
     Tether's config and history where they go by default."""
     return {
-        "HOME": str(workspace), "XDG_CONFIG_HOME": str(workspace / ".config"),
+        "HOME": str(workspace),
+        "XDG_CONFIG_HOME": str(workspace / ".config"),
         "TETHER_HOME": str(workspace / ".local" / "share" / "tether"),
     }
 
@@ -96,6 +107,7 @@ async def test_instructions_files_linked_to_tethers_config_never_reach_the_model
         daemon = await spawn_daemon(command=serve_command("openai", server), env=_home_env(workspace))
         for folder in (workspace, workspace / "src"):
             session = await daemon.client.new_session(folder)
+
             def commands_listed(session=session) -> list[dict]:
                 return [u for u in session.updates if u["sessionUpdate"] == "available_commands_update"]
 
@@ -142,30 +154,51 @@ async def test_a_crafted_snapshot_rewinds_nothing_outside_the_workspace_or_into_
     (workspace / "up").symlink_to(tmp_path)  # a folder link out of the workspace
     (workspace / "innocent.txt").symlink_to(".config/tether/config.toml")  # a file link into the config
     script = tmp_path / "write.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [
-            {"name": "write_file", "arguments": {"path": "notes.txt", "content": "hi\n"}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "hi\n"}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon("--mode", "full-auto", script=script, env=_home_env(workspace))
     session = await daemon.client.new_session(workspace)
     await session.prompt("write notes").wait()
     snapshot = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
 
     # a path no file can have is refused at restore, naming the field
-    for bad, problem in (("a\0b", "contains a NUL byte"), ("/etc/passwd", "is absolute"),
-                         ("src/../../outside.txt", "has a '..' part"), ("x" * 5000, "is longer than 4096 bytes")):
+    for bad, problem in (
+        ("a\0b", "contains a NUL byte"),
+        ("/etc/passwd", "is absolute"),
+        ("src/../../outside.txt", "has a '..' part"),
+        ("x" * 5000, "is longer than 4096 bytes"),
+    ):
         with pytest.raises(ClientError) as caught:
             await daemon.client.request("_tether/session/restore", {"snapshot": _crafted(snapshot, [bad])})
         assert caught.value.code == -32602
         index = len(snapshot["checkpoints"]["changes"])
         assert f"checkpoints.changes[{index}].path {problem}" in caught.value.message, caught.value.message
 
-    evil = [".config/tether/config.toml", ".config/tether/MEMORY.md", ".local/share/tether/planted.txt",
-            "up/escaped.txt", "innocent.txt", ".git/hooks/pre-commit", "y" * 300, "src/app.py"]
+    evil = [
+        ".config/tether/config.toml",
+        ".config/tether/MEMORY.md",
+        ".local/share/tether/planted.txt",
+        "up/escaped.txt",
+        "innocent.txt",
+        ".git/hooks/pre-commit",
+        "y" * 300,
+        "src/app.py",
+    ]
     restored = await daemon.client.request("_tether/session/restore", {"snapshot": _crafted(snapshot, evil)})
     answer = await daemon.client.request(
-        "_tether/session/rewind", {"sessionId": restored["sessionId"], "toTurn": 1, "force": True})
+        "_tether/session/rewind", {"sessionId": restored["sessionId"], "toTurn": 1, "force": True}
+    )
     assert answer["done"] is True and KEY not in json.dumps(answer)  # not read into a conflict's diff either
     assert sorted(answer["restored"]) == ["notes.txt", "src/app.py"]  # the workspace's own files only
     assert {s["path"] for s in answer["skipped"]} == set(evil) - {"src/app.py"}

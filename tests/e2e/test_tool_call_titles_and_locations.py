@@ -26,14 +26,28 @@ COMMAND = "echo a:b && echo ok"
 
 def script(tmp_path: Path) -> Path:
     replies = [
-        {"when": {"user": "^run it", "step": 1}, "text": "Running.",
-         "tool_calls": [{"id": "call_run", "name": "run_command", "arguments": {"command": COMMAND, "cwd": "src"}}]},
+        {
+            "when": {"user": "^run it", "step": 1},
+            "text": "Running.",
+            "tool_calls": [{"id": "call_run", "name": "run_command", "arguments": {"command": COMMAND, "cwd": "src"}}],
+        },
         {"when": {"user": "^run it", "step": 2}, "text": "Done."},
-        {"when": {"user": "^edit the app", "step": 1}, "text": "Reading.",
-         "tool_calls": [{"id": "call_read", "name": "read_file", "arguments": {"path": "src/app.py"}}]},
-        {"when": {"user": "^edit the app", "step": 2}, "text": "Editing.",
-         "tool_calls": [{"id": "call_edit", "name": "edit_file", "arguments": {
-             "path": "src/app.py", "edits": [{"old_text": "return 42", "new_text": "return 43"}]}}]},
+        {
+            "when": {"user": "^edit the app", "step": 1},
+            "text": "Reading.",
+            "tool_calls": [{"id": "call_read", "name": "read_file", "arguments": {"path": "src/app.py"}}],
+        },
+        {
+            "when": {"user": "^edit the app", "step": 2},
+            "text": "Editing.",
+            "tool_calls": [
+                {
+                    "id": "call_edit",
+                    "name": "edit_file",
+                    "arguments": {"path": "src/app.py", "edits": [{"old_text": "return 42", "new_text": "return 43"}]},
+                }
+            ],
+        },
         {"when": {"user": "^edit the app", "step": 3}, "text": "Done."},
     ]
     path = tmp_path / "titles.json"
@@ -79,8 +93,9 @@ async def test_a_command_is_titled_by_itself_with_no_location(spawn_daemon, tmp_
     assert [u["status"] for u in updates if u.get("toolCallId") == "call_run" and "status" in u][-1] == "completed"
 
 
-async def test_the_permission_request_carries_the_calls_title_kind_and_locations(spawn_daemon, tmp_path: Path,
-                                                                               workspace: Path):
+async def test_the_permission_request_carries_the_calls_title_kind_and_locations(
+    spawn_daemon, tmp_path: Path, workspace: Path
+):
     updates, asked = await turn(spawn_daemon, tmp_path, workspace, "edit the app")
     app = str(workspace / "src" / "app.py")
     call = announced(updates, "call_edit")

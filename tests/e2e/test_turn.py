@@ -52,9 +52,9 @@ async def test_run_report_records_steps_tools_and_usage(spawn_daemon, workspace:
     turn = session.prompt("read the README")
     await turn.wait()
     turn_id = turn.result["_meta"]["tether"]["turnId"]
-    reports = (await daemon.client.request(
-        "_tether/session/report", {"sessionId": session.id, "turnId": turn_id}
-    ))["reports"]
+    reports = (await daemon.client.request("_tether/session/report", {"sessionId": session.id, "turnId": turn_id}))[
+        "reports"
+    ]
     (report,) = reports
     assert report["stopReason"] == "end_turn" and report["stepCount"] == 2
     assert report["toolCallCount"] == 1
@@ -101,9 +101,9 @@ async def test_second_prompt_during_a_turn_is_queued_and_runs_after_it(spawn_dae
     first = session.prompt("slow one")
     first.start()
     await asyncio.sleep(0.1)
-    second = asyncio.ensure_future(daemon.client.request(
-        "session/prompt", {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi"}]}
-    ))
+    second = asyncio.ensure_future(
+        daemon.client.request("session/prompt", {"sessionId": session.id, "prompt": [{"type": "text", "text": "hi"}]})
+    )
     await asyncio.sleep(0.1)
     assert not second.done()  # queued behind the running turn, not refused
     first.cancel()
@@ -176,9 +176,7 @@ async def test_resume_does_not_replay_but_makes_the_session_promptable(spawn_dae
 async def test_unknown_session_gets_a_clear_error(spawn_daemon, workspace: Path):
     daemon = await spawn_daemon()
     with pytest.raises(ClientError) as err:
-        await daemon.client.request(
-            "session/prompt", {"sessionId": "nope", "prompt": [{"type": "text", "text": "x"}]}
-        )
+        await daemon.client.request("session/prompt", {"sessionId": "nope", "prompt": [{"type": "text", "text": "x"}]})
     assert err.value.code == -32002 and "session/new" in err.value.message
     with pytest.raises(ClientError) as err:
         await daemon.client.load_session("nope", workspace)
@@ -272,14 +270,25 @@ async def test_stdin_eof_ends_the_daemon_cleanly(spawn_daemon, workspace: Path):
     assert await daemon.client.close() == 0
 
 
-async def test_editing_gitignore_while_the_daemon_runs_changes_what_tools_see(spawn_daemon, workspace: Path, tmp_path: Path):
+async def test_editing_gitignore_while_the_daemon_runs_changes_what_tools_see(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
     import json as _json
 
     script = tmp_path / "glob.json"
-    script.write_text(_json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "g", "name": "glob", "arguments": {"pattern": "**/*.py"}}]},
-        {"text": "ok"},
-    ]}))
+    script.write_text(
+        _json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [{"id": "g", "name": "glob", "arguments": {"pattern": "**/*.py"}}],
+                    },
+                    {"text": "ok"},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon(script=script)
     session = await daemon.client.new_session(workspace)
 

@@ -36,8 +36,13 @@ def _answer(updates: list[dict]) -> str:
 
 def _openai_text(text: str) -> list[bytes | float]:
     def chunk(delta: dict, finish: str | None = None) -> dict:
-        return {"id": "c", "object": "chat.completion.chunk", "created": 1750000000, "model": "m",
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+        return {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 1750000000,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
 
     return sse(chunk({"role": "assistant", "content": ""}), chunk({"content": text}), chunk({}, "stop"), "[DONE]")
 
@@ -48,8 +53,18 @@ async def test_a_workspace_record_copies_nothing_during_a_real_turn(spawn_daemon
     config = _workspace_config(workspace, f'record = "{target}"\nmax_steps = 5\n')
     async with LocalHTTPServer() as server:
         server.queue(Reply(chunks=_openai_text("Hello.")), Reply(chunks=_openai_text("Hello again.")))
-        command = [sys.executable, "-m", "tether", "serve", "--provider", "openai",
-                   "--base-url", server.url + "/v1", "--model", "m"]
+        command = [
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m",
+        ]
         daemon = await spawn_daemon(command=command, env={"OPENAI_API_KEY": "sk-fake"})
         (refused,) = daemon.client.init_result["_meta"]["tether"]["configRefused"]
         assert (refused["key"], refused["file"]) == ("record", str(config))
@@ -79,7 +94,9 @@ async def test_a_workspace_script_does_not_replace_the_users_provider(
         user_config = Path(daemon_env["XDG_CONFIG_HOME"]) / "tether" / "config.toml"
         user_config.parent.mkdir(parents=True)
         user_config.write_text(f'provider = "openai"\nbase_url = "{server.url}/v1"\nmodel = "m"\n')
-        daemon = await spawn_daemon(command=[sys.executable, "-m", "tether", "serve"], env={"OPENAI_API_KEY": "sk-fake"})
+        daemon = await spawn_daemon(
+            command=[sys.executable, "-m", "tether", "serve"], env={"OPENAI_API_KEY": "sk-fake"}
+        )
         refused = daemon.client.init_result["_meta"]["tether"]["configRefused"]
         assert [(r["key"], r["file"]) for r in refused] == [("provider", str(config)), ("script", str(config))]
         updates = await _turn(daemon, workspace, "who answers?")
@@ -152,7 +169,9 @@ def test_doctor_lists_what_the_workspace_config_may_not_set(daemon_env, workspac
     assert "refused in the workspace config (ignored; your own settings apply):" in text.stdout
     assert "  sandbox: " in text.stdout
     assert "sandbox: none" not in text.stdout  # the repository did not turn the sandbox off
-    as_json = subprocess.run([*run, "--json"], env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60)
+    as_json = subprocess.run(
+        [*run, "--json"], env=daemon_env, cwd=workspace, capture_output=True, text=True, timeout=60
+    )
     report = json.loads(as_json.stdout)
     assert [(r["key"], r["file"]) for r in report["refused"]] == [("sandbox", str(config))]
     assert report["settings"]["max_steps"]["value"] == "5"

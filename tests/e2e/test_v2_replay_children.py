@@ -34,14 +34,23 @@ def _write(folder: Path, replies: list[dict[str, Any]]) -> Path:
 
 def _delegating(folder: Path) -> Path:
     child = {"purpose": "delegate"}
-    return _write(folder, [
-        {"when": {"step": 1, "user": "^find out"}, "text": "Asking a sub-agent.", "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": TASK}}]},
-        {"when": {**child, "step": 1}, "text": "Reading.",
-         "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}]},
-        {"when": {**child, "step": 2}, "text": "It greets the sample workspace."},
-        {"when": {"step": 2, "user": "^find out"}, "text": "The sub-agent read it."},
-    ])
+    return _write(
+        folder,
+        [
+            {
+                "when": {"step": 1, "user": "^find out"},
+                "text": "Asking a sub-agent.",
+                "tool_calls": [{"id": "d1", "name": "delegate", "arguments": {"task": TASK}}],
+            },
+            {
+                "when": {**child, "step": 1},
+                "text": "Reading.",
+                "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}],
+            },
+            {"when": {**child, "step": 2}, "text": "It greets the sample workspace."},
+            {"when": {"step": 2, "user": "^find out"}, "text": "The sub-agent read it."},
+        ],
+    )
 
 
 async def _window(spawn_daemon, script: Path, capabilities: dict | None = None, answer=None) -> V2Window:
@@ -61,9 +70,15 @@ def _valid(window: V2Window) -> None:
 async def _replayed(spawn_daemon, script: Path, workspace: Path, session_id: str, capabilities=None) -> V2Window:
     """A new daemon's v2 window that resumed `session_id` with a replay from the start."""
     window = await _window(spawn_daemon, script, capabilities)
-    answer = await window.client.request("session/resume", {
-        "sessionId": session_id, "cwd": str(workspace), "mcpServers": [], "replayFrom": {"type": "start"},
-    })
+    answer = await window.client.request(
+        "session/resume",
+        {
+            "sessionId": session_id,
+            "cwd": str(workspace),
+            "mcpServers": [],
+            "replayFrom": {"type": "start"},
+        },
+    )
     convert(answer, v2.ResumeSessionResponse, method="session/resume")
     _valid(window)
     return window
@@ -72,7 +87,8 @@ async def _replayed(spawn_daemon, script: Path, workspace: Path, session_id: str
 def _said(updates: list[dict]) -> str:
     return "".join(
         block["text"] if u["sessionUpdate"] == "agent_message" else u["content"]["text"]
-        for u in updates if u["sessionUpdate"] in ("agent_message", "agent_message_chunk")
+        for u in updates
+        if u["sessionUpdate"] in ("agent_message", "agent_message_chunk")
         for block in (u["content"] if u["sessionUpdate"] == "agent_message" else [u["content"]])
     )
 
@@ -92,8 +108,12 @@ async def test_a_replay_shows_the_sub_agent_as_the_live_client_saw_it(spawn_daem
     # announced on the parent, after its `delegate` call and before anything of the child
     (announced,) = window.of(parent, "subagent_update")
     assert announced == {
-        "sessionUpdate": "subagent_update", "sessionId": child, "title": "↳ " + TASK, "description": TASK,
-        "capabilities": {}, "state": {"state": "idle", "stopReason": "end_turn"},
+        "sessionUpdate": "subagent_update",
+        "sessionId": child,
+        "title": "↳ " + TASK,
+        "description": TASK,
+        "capabilities": {},
+        "state": {"state": "idle", "stopReason": "end_turn"},
         "_meta": {"tether": {"parentCallId": "d1"}},
     }
     at = window.updates.index((parent, announced))
@@ -102,10 +122,15 @@ async def test_a_replay_shows_the_sub_agent_as_the_live_client_saw_it(spawn_daem
     assert window.updates.index((parent, delegate)) < at and delegate["status"] == "completed"
     # the child's own updates, on its id, under the ids the live ones had
     mine = window.of(child)
-    assert mine[0] == {"sessionUpdate": "user_message", "messageId": live_child[0]["messageId"],
-                       "content": [{"type": "text", "text": TASK}]}
+    assert mine[0] == {
+        "sessionUpdate": "user_message",
+        "messageId": live_child[0]["messageId"],
+        "content": [{"type": "text", "text": TASK}],
+    }
     assert _said(mine) == _said(live_child) == "Reading.It greets the sample workspace."
-    assert {u["messageId"] for u in mine if "messageId" in u} == {u["messageId"] for u in live_child if "messageId" in u}
+    assert {u["messageId"] for u in mine if "messageId" in u} == {
+        u["messageId"] for u in live_child if "messageId" in u
+    }
     (read,) = [u for u in mine if u.get("toolCallId") == "c_read"]
     assert read["status"] == "completed" and "Hello from the sample workspace." in read["content"][0]["content"]["text"]
     assert not [u for u in window.of(parent) if u.get("toolCallId") == "c_read"]
@@ -117,10 +142,13 @@ async def test_a_replay_shows_the_sub_agent_as_the_live_client_saw_it(spawn_daem
 
 
 def _command(folder: Path, call_id: str, arguments: dict[str, Any]) -> Path:
-    return _write(folder, [
-        {"when": {"step": 1}, "tool_calls": [{"id": call_id, "name": "run_command", "arguments": arguments}]},
-        {"when": {"step": 2}, "text": "It ran."},
-    ])
+    return _write(
+        folder,
+        [
+            {"when": {"step": 1}, "tool_calls": [{"id": call_id, "name": "run_command", "arguments": arguments}]},
+            {"when": {"step": 2}, "text": "It ran."},
+        ],
+    )
 
 
 async def _ran(spawn_daemon, script: Path, workspace: Path) -> tuple[V2Window, str]:
@@ -132,7 +160,9 @@ async def _ran(spawn_daemon, script: Path, workspace: Path) -> tuple[V2Window, s
     return live, session
 
 
-async def test_a_replay_shows_a_commands_terminal_as_the_live_client_saw_it(spawn_daemon, workspace: Path, tmp_path: Path):
+async def test_a_replay_shows_a_commands_terminal_as_the_live_client_saw_it(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
     (workspace / "sub").mkdir()
     command = "printf 'first\\nsecond\\n'; echo 'exit code 9 · not the footer'; exit 3"
     script = _command(tmp_path, "run1", {"command": command, "cwd": "sub"})
@@ -160,14 +190,23 @@ async def test_a_replay_shows_a_commands_terminal_as_the_live_client_saw_it(spaw
 
 async def test_the_parent_requires_action_while_only_its_child_waits(spawn_daemon, workspace: Path, tmp_path: Path):
     child = {"purpose": "delegate"}
-    script = _write(tmp_path, [
-        {"when": {"step": 1, "user": "^check"}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "run the check", "writes": True}}]},
-        {"when": {**child, "step": 1}, "tool_calls": [
-            {"id": "c1", "name": "run_command", "arguments": {"command": "echo checked"}}]},
-        {"when": {**child, "step": 2}, "text": "Checked."},
-        {"when": {"step": 2, "user": "^check"}, "text": "Done."},
-    ])
+    script = _write(
+        tmp_path,
+        [
+            {
+                "when": {"step": 1, "user": "^check"},
+                "tool_calls": [
+                    {"id": "d1", "name": "delegate", "arguments": {"task": "run the check", "writes": True}}
+                ],
+            },
+            {
+                "when": {**child, "step": 1},
+                "tool_calls": [{"id": "c1", "name": "run_command", "arguments": {"command": "echo checked"}}],
+            },
+            {"when": {**child, "step": 2}, "text": "Checked."},
+            {"when": {"step": 2, "user": "^check"}, "text": "Done."},
+        ],
+    )
     release, parents = asyncio.Event(), []
 
     async def answer(method: str, params: dict) -> Any:
@@ -204,11 +243,17 @@ async def test_a_replayed_terminal_of_a_command_killed_at_its_timeout(spawn_daem
 
 async def test_a_child_whose_daemon_died_replays_as_ended(spawn_daemon, workspace: Path, tmp_path: Path):
     slow = "The child answers slowly, so its daemon dies while it speaks. " * 4
-    script = _write(tmp_path, [
-        {"when": {"step": 1, "user": "^ask"}, "text": "Asking.", "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "Speak slowly."}}]},
-        {"when": {"purpose": "delegate", "step": 1}, "text": slow, "chunk_size": 4, "delay_ms": 30},
-    ])
+    script = _write(
+        tmp_path,
+        [
+            {
+                "when": {"step": 1, "user": "^ask"},
+                "text": "Asking.",
+                "tool_calls": [{"id": "d1", "name": "delegate", "arguments": {"task": "Speak slowly."}}],
+            },
+            {"when": {"purpose": "delegate", "step": 1}, "text": slow, "chunk_size": 4, "delay_ms": 30},
+        ],
+    )
     daemon = await spawn_daemon(script=script, initialize=False)
     live = V2Window(daemon.client)
     await live.initialize()

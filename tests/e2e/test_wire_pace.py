@@ -32,8 +32,20 @@ async def test_every_character_of_a_one_event_per_write_stream_reaches_the_clien
     server = FakeModel(deltas, max_requests=4, mode="per-event", pace_us=pace_us)
     try:
         base = server.url + ("/v1" if kind == "openai" else "")
-        command = [sys.executable, "-m", "tether", "serve", "--provider", kind, "--base-url", base,
-                   "--model", "m", "--max-retries", "0"]
+        command = [
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            kind,
+            "--base-url",
+            base,
+            "--model",
+            "m",
+            "--max-retries",
+            "0",
+        ]
         daemon = await spawn_daemon(command=command, env={KEY_ENV[kind]: "sk-e2e-fake"})
         session = await daemon.client.new_session(workspace)
         turn = session.prompt("stream a lot")

@@ -37,16 +37,22 @@ class V2Window:
         return await self._answer(method, params) if self._answer is not None else ALLOW
 
     async def initialize(self, capabilities: dict | None = None) -> dict:
-        return await self.client.request("initialize", {
-            "protocolVersion": 2, "info": {"name": "hostile-v2", "version": "1"}, "capabilities": capabilities or {},
-        })
+        return await self.client.request(
+            "initialize",
+            {
+                "protocolVersion": 2,
+                "info": {"name": "hostile-v2", "version": "1"},
+                "capabilities": capabilities or {},
+            },
+        )
 
     async def new_session(self, workspace: Path) -> str:
         return (await self.client.request("session/new", {"cwd": str(workspace), "mcpServers": []}))["sessionId"]
 
     async def prompt(self, session_id: str, text: str, **extra: Any) -> dict:
         return await self.client.request(
-            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}], **extra},
+            "session/prompt",
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": text}], **extra},
         )
 
     async def refused(self, method: str, params: Any) -> ClientError:

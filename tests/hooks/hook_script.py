@@ -23,15 +23,29 @@ ANSWERS = {
     "deny_prompt": {"decision": "deny", "reason": "prompts about secrets are refused"},
     "claude_approve": {"decision": "approve", "reason": "claude says fine"},
     "claude_block": {"decision": "block", "reason": "claude says no"},
-    "claude_deny": {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                           "permissionDecisionReason": "denied the Claude Code way"}},
+    "claude_deny": {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "denied the Claude Code way",
+        }
+    },
     "claude_ask": {"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "claude asks"}},
-    "claude_permission_allow": {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-                                                       "decision": {"behavior": "allow", "message": "ok by policy"}}},
-    "claude_permission_deny": {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-                                                      "decision": {"behavior": "deny", "message": "policy says no"}}},
-    "claude_context": {"hookSpecificOutput": {"hookEventName": "PostToolUse",
-                                              "additionalContext": "claude context for the model"}},
+    "claude_permission_allow": {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow", "message": "ok by policy"},
+        }
+    },
+    "claude_permission_deny": {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": "policy says no"},
+        }
+    },
+    "claude_context": {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "claude context for the model"}
+    },
 }
 if behaviour == "probe":  # what the hook may see and do: the answer goes in the log, as context
     import os

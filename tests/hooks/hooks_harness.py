@@ -13,17 +13,31 @@ HOOK = Path(__file__).with_name("hook_script.py")
 SCRIPT = {
     "model": "scripted-hooks",
     "replies": [
-        {"when": {"user": "^run the tests", "step": 1}, "text": "Running.",
-         "tool_calls": [{"id": "call_run", "name": "run_command", "arguments": {"command": "echo all passed"}}]},
+        {
+            "when": {"user": "^run the tests", "step": 1},
+            "text": "Running.",
+            "tool_calls": [{"id": "call_run", "name": "run_command", "arguments": {"command": "echo all passed"}}],
+        },
         {"when": {"user": "^run the tests", "step": 2}, "text": "Ran them."},
-        {"when": {"user": "^read the readme", "step": 1}, "text": "Reading.",
-         "tool_calls": [{"id": "call_read", "name": "read_file", "arguments": {"path": "README.md"}}]},
+        {
+            "when": {"user": "^read the readme", "step": 1},
+            "text": "Reading.",
+            "tool_calls": [{"id": "call_read", "name": "read_file", "arguments": {"path": "README.md"}}],
+        },
         {"when": {"user": "^read the readme", "step": 2}, "text": "Read it."},
-        {"when": {"user": "^push it", "step": 1}, "text": "Pushing.",
-         "tool_calls": [{"id": "call_push", "name": "run_command", "arguments": {"command": "git push origin main"}}]},
+        {
+            "when": {"user": "^push it", "step": 1},
+            "text": "Pushing.",
+            "tool_calls": [
+                {"id": "call_push", "name": "run_command", "arguments": {"command": "git push origin main"}}
+            ],
+        },
         {"when": {"user": "^push it", "step": 2}, "text": "Done pushing."},
-        {"when": {"user": "^delete", "step": 1}, "text": "Deleting.",
-         "tool_calls": [{"id": "call_del", "name": "delete_path", "arguments": {"path": "src/app.py"}}]},
+        {
+            "when": {"user": "^delete", "step": 1},
+            "text": "Deleting.",
+            "tool_calls": [{"id": "call_del", "name": "delete_path", "arguments": {"path": "src/app.py"}}],
+        },
         {"when": {"user": "^delete", "step": 2}, "text": "Deleted."},
         {"text": "Nothing scripted for that."},
     ],
@@ -84,6 +98,7 @@ def content_text(update: dict) -> str:
 
 
 def approved_by(updates: list[dict], call_id: str) -> str:
-    running = [u for u in updates if u.get("toolCallId") == call_id and u.get("status") == "in_progress"
-               and "_meta" in u]
+    running = [
+        u for u in updates if u.get("toolCallId") == call_id and u.get("status") == "in_progress" and "_meta" in u
+    ]
     return running[0]["_meta"]["tether"]["approvedBy"] if running else ""

@@ -28,10 +28,14 @@ def ran(stdout: object = "", *, code: int = 0, stderr: str = "") -> HookRun:
         (ran({"decision": "allow", "reason": "fine"}), HookAnswer("allow", "fine")),
         (ran({"decision": "approve"}), HookAnswer("allow")),
         (ran({"decision": "block", "reason": "no"}), HookAnswer("deny", "no")),
-        (ran({"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "hm"}}),
-         HookAnswer("ask", "hm")),
-        (ran({"hookSpecificOutput": {"updatedInput": {"command": "ls"}}}),
-         HookAnswer("modify", arguments={"command": "ls"})),
+        (
+            ran({"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "hm"}}),
+            HookAnswer("ask", "hm"),
+        ),
+        (
+            ran({"hookSpecificOutput": {"updatedInput": {"command": "ls"}}}),
+            HookAnswer("modify", arguments={"command": "ls"}),
+        ),
         (ran({"hookSpecificOutput": {"additionalContext": "ctx"}}), HookAnswer(context="ctx")),
         (ran({"continue": False, "stopReason": "stop"}), HookAnswer("deny", "stop")),
         (ran({"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "m"}}}), HookAnswer("deny", "m")),
@@ -61,7 +65,7 @@ def test_anything_else_is_a_problem(run: HookRun, problem: str) -> None:
 def test_hooks_are_read_from_both_shapes_with_matchers_and_timeouts(tmp_path: Path) -> None:
     user = tmp_path / "config.toml"
     user.write_text(
-        '[hooks]\ntimeout = 4\n'
+        "[hooks]\ntimeout = 4\n"
         '[[hooks.pre_tool]]\ncommand = "a"\ntool = ["run_*", "edit_file"]\nargs = "*rm*"\n'
         '[[hooks.PostToolUse]]\nmatcher = "Bash|Write"\nhooks = [{type = "command", command = "b", timeout = 2}]\n'
     )

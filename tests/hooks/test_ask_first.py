@@ -14,8 +14,13 @@ if TYPE_CHECKING:
 
 VAGUE = ["delete the old stuff", "clean up everything", "remove all of it", "get rid of the junk", "wipe things"]
 PRECISE = [
-    "delete src/legacy.py", "remove the unused import in app.py", "clean up `build/`", "drop the *.pyc files",
-    "read the readme", "what does delete_path do?", "add a test for everything in parser",
+    "delete src/legacy.py",
+    "remove the unused import in app.py",
+    "clean up `build/`",
+    "drop the *.pyc files",
+    "read the readme",
+    "what does delete_path do?",
+    "add a test for everything in parser",
 ]
 
 
@@ -35,10 +40,16 @@ async def test_with_ask_first_on_the_turn_asks_and_nothing_runs(
     spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path, framing: str
 ):
     user_config.write_text('ask_first = "on"\n')
-    script = write_script(tmp_path, [
-        {"when": {"user": "old stuff", "step": 1}, "text": "Deleting.",
-         "tool_calls": [{"id": "call_del", "name": "delete_path", "arguments": {"path": "src"}}]},
-    ])
+    script = write_script(
+        tmp_path,
+        [
+            {
+                "when": {"user": "old stuff", "step": 1},
+                "text": "Deleting.",
+                "tool_calls": [{"id": "call_del", "name": "delete_path", "arguments": {"path": "src"}}],
+            },
+        ],
+    )
     user = User("allow_once")
     daemon = await spawn_daemon("--mode", "full-auto", script=script, framing=framing)
     daemon.client.peer.on_request = user.on_request
@@ -59,9 +70,12 @@ async def test_with_ask_first_on_the_turn_asks_and_nothing_runs(
 
 
 async def test_ask_first_is_off_by_default(spawn_daemon, workspace: Path, tmp_path: Path):
-    script = write_script(tmp_path, [
-        {"when": {"user": "old stuff", "step": 1}, "text": "Nothing to delete here."},
-    ])
+    script = write_script(
+        tmp_path,
+        [
+            {"when": {"user": "old stuff", "step": 1}, "text": "Nothing to delete here."},
+        ],
+    )
     daemon = await spawn_daemon(script=script)
     session = await daemon.client.new_session(workspace)
     _, updates = await run(session, "delete the old stuff")

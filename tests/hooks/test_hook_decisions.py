@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def pre_tool(config: Path, behaviour: str, *, tool: str = "run_command", extra: str = "") -> None:
     config.write_text(
-        f"[[hooks.pre_tool]]\ncommand = {toml_string(hook(behaviour))}\ntool = \"{tool}\"\nname = \"guard\"\n{extra}"
+        f'[[hooks.pre_tool]]\ncommand = {toml_string(hook(behaviour))}\ntool = "{tool}"\nname = "guard"\n{extra}'
     )
 
 
@@ -165,8 +165,8 @@ async def test_a_matcher_on_another_tool_or_other_arguments_does_not_fire(
 ):
     log = workspace / "events.jsonl"
     user_config.write_text(
-        f"[[hooks.pre_tool]]\ncommand = {toml_string(hook('deny', log))}\ntool = \"edit_*\"\n"
-        f"[[hooks.pre_tool]]\ncommand = {toml_string(hook('deny', log))}\nargs = {{command = \"git *\"}}\n"
+        f'[[hooks.pre_tool]]\ncommand = {toml_string(hook("deny", log))}\ntool = "edit_*"\n'
+        f'[[hooks.pre_tool]]\ncommand = {toml_string(hook("deny", log))}\nargs = {{command = "git *"}}\n'
     )
     user = User()
     daemon = await start(spawn_daemon, tmp_path, user, "--mode", "full-auto")
@@ -192,7 +192,7 @@ async def test_a_matcher_on_another_tool_or_other_arguments_does_not_fire(
 async def test_a_permission_request_hook_answers_in_the_users_place(
     spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path, stage: str, behaviour: str, status: str, by: str
 ):
-    user_config.write_text(f"[[hooks.{stage}]]\ncommand = {toml_string(hook(behaviour))}\nname = \"p\"\n")
+    user_config.write_text(f'[[hooks.{stage}]]\ncommand = {toml_string(hook(behaviour))}\nname = "p"\n')
     user = User()
     daemon = await start(spawn_daemon, tmp_path, user)
     session = await daemon.client.new_session(workspace)

@@ -24,7 +24,7 @@ async def test_a_broken_pre_tool_hook_asks_the_user_even_in_full_auto(
     spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path, behaviour: str, said: str
 ):
     user_config.write_text(
-        f"[[hooks.pre_tool]]\ncommand = {toml_string(hook(behaviour))}\nname = \"guard\"\ntimeout = 1\n"
+        f'[[hooks.pre_tool]]\ncommand = {toml_string(hook(behaviour))}\nname = "guard"\ntimeout = 1\n'
     )
     user = User("allow_once")
     daemon = await spawn_daemon("--mode", "full-auto", script=write_script(tmp_path))
@@ -42,7 +42,7 @@ async def test_a_broken_pre_tool_hook_asks_the_user_even_in_full_auto(
 async def test_a_broken_observing_hook_is_a_notice_and_the_turn_goes_on(
     spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path, behaviour: str, said: str
 ):
-    user_config.write_text(f"[[hooks.post_tool]]\ncommand = {toml_string(hook(behaviour))}\nname = \"audit\"\n")
+    user_config.write_text(f'[[hooks.post_tool]]\ncommand = {toml_string(hook(behaviour))}\nname = "audit"\n')
     daemon = await spawn_daemon("--mode", "full-auto", script=write_script(tmp_path))
     session = await daemon.client.new_session(workspace)
     turn, updates = await run(session, "run the tests")
@@ -54,7 +54,7 @@ async def test_a_broken_observing_hook_is_a_notice_and_the_turn_goes_on(
 async def test_a_broken_permission_request_hook_asks_the_user(
     spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path
 ):
-    user_config.write_text(f"[[hooks.permission_request]]\ncommand = {toml_string(hook('crash'))}\nname = \"p\"\n")
+    user_config.write_text(f'[[hooks.permission_request]]\ncommand = {toml_string(hook("crash"))}\nname = "p"\n')
     user = User("reject_once")
     daemon = await spawn_daemon(script=write_script(tmp_path))
     daemon.client.peer.on_request = user.on_request
@@ -69,9 +69,9 @@ async def test_a_bad_hook_entry_is_a_notice_and_the_others_still_run(
     spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path
 ):
     user_config.write_text(
-        "[[hooks.before_everything]]\ncommand = \"true\"\n"
-        "[[hooks.pre_tool]]\ntool = \"run_command\"\n"
-        f"[[hooks.pre_tool]]\ncommand = {toml_string(hook('deny'))}\nname = \"guard\"\n"
+        '[[hooks.before_everything]]\ncommand = "true"\n'
+        '[[hooks.pre_tool]]\ntool = "run_command"\n'
+        f'[[hooks.pre_tool]]\ncommand = {toml_string(hook("deny"))}\nname = "guard"\n'
     )
     daemon = await spawn_daemon("--mode", "full-auto", script=write_script(tmp_path))
     session = await daemon.client.new_session(workspace)

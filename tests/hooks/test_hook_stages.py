@@ -19,9 +19,9 @@ def events(log: Path) -> list[dict]:
 
 async def test_each_stage_fires_with_its_event(spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path):
     log = workspace / ".events.jsonl"
-    user_config.write_text("".join(
-        f"[[hooks.{stage}]]\ncommand = {toml_string(hook('none', log))}\n" for stage in STAGES
-    ))
+    user_config.write_text(
+        "".join(f"[[hooks.{stage}]]\ncommand = {toml_string(hook('none', log))}\n" for stage in STAGES)
+    )
     user = User("allow_once")
     daemon = await spawn_daemon(script=write_script(tmp_path))
     daemon.client.peer.on_request = user.on_request
@@ -30,8 +30,14 @@ async def test_each_stage_fires_with_its_event(spawn_daemon, workspace: Path, tm
     assert turn.stop_reason == "end_turn"
     seen = events(log)
     assert [e["stage"] for e in seen] == [
-        "session_start", "prompt_submit", "pre_tool", "permission_request", "post_tool",
-        "step_end", "step_end", "turn_end",
+        "session_start",
+        "prompt_submit",
+        "pre_tool",
+        "permission_request",
+        "post_tool",
+        "step_end",
+        "step_end",
+        "turn_end",
     ]
     by_stage = {e["stage"]: e for e in seen}
     for e in seen:
@@ -53,9 +59,17 @@ async def test_pre_compact_fires_before_a_compaction(spawn_daemon, workspace: Pa
     log = workspace / ".events.jsonl"
     user_config.write_text(f"[[hooks.pre_compact]]\ncommand = {toml_string(hook('none', log))}\n")
     script = tmp_path / "long.json"
-    script.write_text(json.dumps({"context_window": 600, "replies": [
-        {"when": {"purpose": "compaction"}, "text": "SUMMARY: long answers."}, {"text": "A long answer. " * 40},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "context_window": 600,
+                "replies": [
+                    {"when": {"purpose": "compaction"}, "text": "SUMMARY: long answers."},
+                    {"text": "A long answer. " * 40},
+                ],
+            }
+        )
+    )
     daemon = await spawn_daemon(script=script)
     session = await daemon.client.new_session(workspace)
     for n in range(4):
@@ -69,13 +83,16 @@ async def test_prompt_submit_and_post_tool_context_reach_the_model(
     spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path
 ):
     user_config.write_text(
-        f"[[hooks.prompt_submit]]\ncommand = {toml_string(hook('context'))}\nname = \"colours\"\n"
+        f'[[hooks.prompt_submit]]\ncommand = {toml_string(hook("context"))}\nname = "colours"\n'
         f"[[hooks.post_tool]]\ncommand = {toml_string(hook('claude_context'))}\n"
     )
     # the model answers with what it was given: the reply matches only when the context is in the prompt
-    script = write_script(tmp_path, [
-        {"when": {"user": "favourite colour is teal", "step": 1}, "text": "Teal, noted."},
-    ])
+    script = write_script(
+        tmp_path,
+        [
+            {"when": {"user": "favourite colour is teal", "step": 1}, "text": "Teal, noted."},
+        ],
+    )
     daemon = await spawn_daemon(script=script, framing="ndjson")
     session = await daemon.client.new_session(workspace)
     _, updates = await run(session, "what is my colour?")
@@ -87,7 +104,7 @@ async def test_prompt_submit_and_post_tool_context_reach_the_model(
 
 
 async def test_a_prompt_submit_deny_refuses_the_turn(spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path):
-    user_config.write_text(f"[[hooks.prompt_submit]]\ncommand = {toml_string(hook('deny_prompt'))}\nname = \"dlp\"\n")
+    user_config.write_text(f'[[hooks.prompt_submit]]\ncommand = {toml_string(hook("deny_prompt"))}\nname = "dlp"\n')
     daemon = await spawn_daemon(script=write_script(tmp_path))
     session = await daemon.client.new_session(workspace)
     turn, updates = await run(session, "run the tests")
@@ -126,7 +143,7 @@ async def test_hooks_run_in_the_command_sandbox_with_the_minimal_environment(
 ):
     outside = tmp_path / "escaped.txt"
     user_config.write_text(
-        f"[[hooks.post_tool]]\ncommand = {toml_string(hook('probe') + f' - {outside}')}\nname = \"probe\"\n"
+        f'[[hooks.post_tool]]\ncommand = {toml_string(hook("probe") + f" - {outside}")}\nname = "probe"\n'
     )
     daemon = await spawn_daemon(
         "--mode", "full-auto", script=write_script(tmp_path), env={"MY_SERVICE_TOKEN": "s3cret"}
@@ -146,10 +163,19 @@ async def test_compact_command_fires_pre_compact_and_proposes_stated_preferences
     log = workspace / ".events.jsonl"
     user_config.write_text(f"[[hooks.pre_compact]]\ncommand = {toml_string(hook('none', log))}\n")
     script = tmp_path / "short.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"purpose": "compaction"}, "text": "SUMMARY: greetings.\n<preferences>\n- Use tabs\n</preferences>"},
-        {"text": "Hello."},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"purpose": "compaction"},
+                        "text": "SUMMARY: greetings.\n<preferences>\n- Use tabs\n</preferences>",
+                    },
+                    {"text": "Hello."},
+                ]
+            }
+        )
+    )
     user = User("allow_once")
     daemon = await spawn_daemon(script=script)
     daemon.client.peer.on_request = user.on_request

@@ -15,11 +15,23 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 APPEND = [
-    {"when": {"user": "^append", "step": 1}, "tool_calls": [
-        {"id": "call_append", "name": "run_command", "arguments": {"command": "cat ../evil.toml >> .tether/config.toml"}}]},
+    {
+        "when": {"user": "^append", "step": 1},
+        "tool_calls": [
+            {
+                "id": "call_append",
+                "name": "run_command",
+                "arguments": {"command": "cat ../evil.toml >> .tether/config.toml"},
+            }
+        ],
+    },
     {"when": {"user": "^append", "step": 2}, "text": "Appended."},
-    {"when": {"user": "^write", "step": 1}, "tool_calls": [
-        {"id": "call_write", "name": "write_file", "arguments": {"path": "notes.txt", "content": "hi\n"}}]},
+    {
+        "when": {"user": "^write", "step": 1},
+        "tool_calls": [
+            {"id": "call_write", "name": "write_file", "arguments": {"path": "notes.txt", "content": "hi\n"}}
+        ],
+    },
     {"when": {"user": "^write", "step": 2}, "text": "Wrote."},
 ]
 
@@ -54,7 +66,10 @@ async def test_hooks_changed_since_they_were_trusted_do_not_run_until_trusted_ag
 
     trusted = subprocess.run(
         [sys.executable, "-m", "tether", "hooks", "trust", "--workspace", str(workspace)],
-        env=daemon_env, capture_output=True, text=True, timeout=60,
+        env=daemon_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert trusted.returncode == 0, trusted.stderr
     assert f"trusted the hooks in {config} as they are now" in trusted.stdout and "allow" in trusted.stdout

@@ -27,8 +27,9 @@ APPROVE = json.dumps({"decision": "approve", "reason": "echo is harmless and the
 CONCERN = json.dumps({"decision": "ask", "reason": "pushing publishes the branch"})
 
 
-async def start(spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path, user: User, reply: dict,
-                *, config: str = ""):
+async def start(
+    spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path, user: User, reply: dict, *, config: str = ""
+):
     user_config.write_text('reviewer = "on"\nreviewer_timeout = 2\n' + config)
     daemon = await spawn_daemon(script=write_script(tmp_path, [reply]))
     daemon.client.peer.on_request = user.on_request
@@ -60,8 +61,11 @@ async def test_the_reviewer_approves_a_low_risk_requested_call(
         (CONCERN, 0, "pushing publishes the branch"),
         ("Sure, looks fine to me!", 0, "the reviewer's answer was not the JSON it must give, so the user is asked"),
         (json.dumps({"decision": "approve"}), 0, "the reviewer gave no reason, so the user is asked"),
-        (json.dumps({"decision": "yolo", "reason": "x"}), 0,
-         "the reviewer answered 'yolo' (not approve or ask), so the user is asked"),
+        (
+            json.dumps({"decision": "yolo", "reason": "x"}),
+            0,
+            "the reviewer answered 'yolo' (not approve or ask), so the user is asked",
+        ),
         (APPROVE, 5000, "the reviewer did not answer within 2 s"),
     ],
     ids=["concern", "not-json", "no-reason", "odd-decision", "timeout"],
@@ -70,7 +74,9 @@ async def test_anything_but_a_clear_approval_asks_the_user_with_the_concern(
     spawn_daemon, workspace: Path, tmp_path: Path, user_config: Path, answer: str, delay_ms: int, concern: str
 ):
     user = User("reject_once")
-    session = await start(spawn_daemon, workspace, tmp_path, user_config, user, reviewer_says(answer, delay_ms=delay_ms))
+    session = await start(
+        spawn_daemon, workspace, tmp_path, user_config, user, reviewer_says(answer, delay_ms=delay_ms)
+    )
     turn, updates = await run(session, "run the tests")
     assert turn.stop_reason == "end_turn"
     (prompt,) = user.prompts

@@ -32,18 +32,37 @@ def run_emacs(workspace: Path, env: dict[str, str], tmp_path: Path) -> dict:
     emacs = shutil.which("emacs")
     assert emacs, "emacs not found: tests/install-deps installs Debian's emacs-nox and elpa-eglot"
     out = tmp_path / "eglot-out.json"
-    server = [sys.executable, "-m", "tether", "serve", "--provider", "scripted", "--script",
-              str(HERE / "lsp-agent.json")]
+    server = [
+        sys.executable,
+        "-m",
+        "tether",
+        "serve",
+        "--provider",
+        "scripted",
+        "--script",
+        str(HERE / "lsp-agent.json"),
+    ]
     # the README's snippet, with this test's daemon (and python-mode, which the test opens)
     snippet = readme_block("**Emacs (eglot).**", "elisp")
     assert '\'((markdown-mode text-mode) . ("tether" "serve"))' in snippet
     contact = "(" + " ".join(json.dumps(arg) for arg in server) + ")"
     snippet = snippet.replace('\'((markdown-mode text-mode) . ("tether" "serve"))', f"'(python-mode . {contact})")
     (tmp_path / "readme-snippet.el").write_text(snippet)
-    env = {**env, "TETHER_EGLOT_WORKSPACE": str(workspace), "TETHER_EGLOT_OUT": str(out),
-           "TETHER_EGLOT_README": str(tmp_path / "readme-snippet.el"), "HOME": str(tmp_path)}
-    done = subprocess.run([emacs, "--batch", "-l", str(HERE / "eglot_drive.el")], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=180)
+    env = {
+        **env,
+        "TETHER_EGLOT_WORKSPACE": str(workspace),
+        "TETHER_EGLOT_OUT": str(out),
+        "TETHER_EGLOT_README": str(tmp_path / "readme-snippet.el"),
+        "HOME": str(tmp_path),
+    }
+    done = subprocess.run(
+        [emacs, "--batch", "-l", str(HERE / "eglot_drive.el")],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0 and out.exists(), done.stderr[-3000:]
     return json.loads(out.read_text())
 
@@ -67,8 +86,13 @@ def test_eglot_asks_tether_edits_and_shows_the_answers(workspace: Path, daemon_e
     assert shown == ["Tether: It returns 42.", "Tether: Done: the README says hello from Tether."]
     steps = [p["message"] for m, p in notes if m == "window/logMessage" and p["type"] == 4]
     assert steps[0].startswith("Tether: What does this do? About `src/app.py` lines 1-2:")
-    assert steps[1:] == ["Tether: done", "Tether: edit the readme", "Tether: Read README.md: done",
-                         "Tether: Edit README.md: done", "Tether: done"]
+    assert steps[1:] == [
+        "Tether: done",
+        "Tether: edit the readme",
+        "Tether: Read README.md: done",
+        "Tether: Edit README.md: done",
+        "Tether: done",
+    ]
     assert seen["started"]["turnId"].startswith("turn_")
     # the transcript is in Tether's data dir, never in the workspace
     assert not list(workspace.rglob("*.md"))[1:]  # README.md only

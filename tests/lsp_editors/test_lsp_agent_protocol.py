@@ -122,12 +122,20 @@ async def test_ask_streams_progress_and_shows_the_answer_and_transcript(editor_f
 async def test_a_fix_code_action_asks_approves_and_edits_through_the_editor(editor_factory, workspace):
     editor = await editor_factory(NVIM_LIKE, {"window/showMessageRequest": {"title": "Allow once"}})
     uri = (workspace / "src" / "app.py").as_uri()
-    editor.daemon.client.peer.notify("textDocument/didOpen", {"textDocument": {
-        "uri": uri, "languageId": "python", "version": 3, "text": "def main():\n    return 42\n"}})
-    diagnostic = {"range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 13}},
-                  "message": "should return 43", "severity": 1, "source": "lint"}
-    actions = await editor.daemon.client.request("textDocument/codeAction", {
-        "textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}})
+    editor.daemon.client.peer.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "python", "version": 3, "text": "def main():\n    return 42\n"}},
+    )
+    diagnostic = {
+        "range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 13}},
+        "message": "should return 43",
+        "severity": 1,
+        "source": "lint",
+    }
+    actions = await editor.daemon.client.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
+    )
     assert [a["title"] for a in actions] == ["Ask Tether about this", "Explain (Tether)", "Fix this with Tether"]
     fix = actions[2]
     assert fix["kind"] == "quickfix.tether" and fix["diagnostics"] == [diagnostic]
@@ -141,8 +149,11 @@ async def test_a_fix_code_action_asks_approves_and_edits_through_the_editor(edit
     assert change["edits"][0]["newText"] == "def main():\n    return 43\n"
     tokens = {p["token"] for p in editor.sent("$/progress")}
     assert any(t.endswith("/call_edit") for t in tokens) and any(t.endswith("/call_read") for t in tokens)
-    ends = [p["value"]["message"] for p in editor.sent("$/progress") if p["token"].endswith("/call_edit")
-            and p["value"]["kind"] == "end"]
+    ends = [
+        p["value"]["message"]
+        for p in editor.sent("$/progress")
+        if p["token"].endswith("/call_edit") and p["value"]["kind"] == "end"
+    ]
     assert ends == ["Edit src/app.py: done"]
     assert editor.sent("window/showMessage")[-1]["message"] == "Tether: Fixed: it returns 43 now."
 
@@ -160,15 +171,20 @@ async def test_ask_without_a_question_offers_preset_questions(editor_factory, wo
 
 
 async def test_without_work_done_progress_the_steps_go_to_the_log(editor_factory, workspace):
-    editor = await editor_factory({"workspace": {"applyEdit": True}},
-                                  {"window/showMessageRequest": {"title": "Allow once"}})
+    editor = await editor_factory(
+        {"workspace": {"applyEdit": True}}, {"window/showMessageRequest": {"title": "Allow once"}}
+    )
     await editor.command("tether.ask", "edit the readme")
     await editor.turn_ended()
     assert editor.asked("window/workDoneProgress/create") == [] and editor.sent("$/progress") == []
     assert editor.asked("window/showDocument") == []
     log = [p["message"] for p in editor.sent("window/logMessage") if p["type"] == 4]
-    assert log == ["Tether: edit the readme", "Tether: Read README.md: done",
-                   "Tether: Edit README.md: done", "Tether: done"]
+    assert log == [
+        "Tether: edit the readme",
+        "Tether: Read README.md: done",
+        "Tether: Edit README.md: done",
+        "Tether: done",
+    ]
     # asked although it declared no window.showMessage: the request is LSP's own (SPEC §3.23)
     assert len(editor.asked("window/showMessageRequest")) == 1
     assert len(editor.asked("workspace/applyEdit")) == 1
@@ -200,22 +216,32 @@ async def test_new_session_and_set_mode(editor_factory):
     assert [a["title"] for a in asked["actions"]] == ["Read-only", "Ask", "Auto-edit", "Full auto"]
 
 
-@pytest.mark.parametrize(("command", "arguments", "says"), [
-    ("tether.ask", [], "no arguments; send arguments"),
-    ("tether.ask", [""], "the prompt is empty"),
-    ("tether.ask", [42], "the argument is int, not a string or an object"),
-    ("tether.ask", [{"uri": "file:///x", "range": {"start": {"line": -1, "character": 0}}}], "range must be"),
-    ("tether.ask", [{"kind": "poem", "prompt": "x"}], "kind 'poem' is unknown; use \"ask\", \"explain\" or \"fix\""),
-    ("tether.ask", [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}],
-     "neither a prompt nor a uri"),
-    ("tether.ask", [{"uri": "http://example.com/x"}], "is not a file:// URI"),
-    ("tether.ask", ["a", "b", "c", "d"], "4 arguments (it takes one, or a prompt, a uri and a range)"),
-    ("tether.ask", [{"prompt": "x"}, "file:///x"], "2 arguments"),
-    ("tether.ask", ["x", 3], "uri must be a string (a file:// URI)"),
-    ("tether.setMode", ["turbo"], "unknown mode 'turbo'; send one of ['read-only', 'ask', 'auto-edit', 'full-auto']"),
-    ("tether.setMode", [1], "the argument must be one mode id"),
-    ("tether.fly", [], "unknown command 'tether.fly'; Tether's commands are"),
-])
+@pytest.mark.parametrize(
+    ("command", "arguments", "says"),
+    [
+        ("tether.ask", [], "no arguments; send arguments"),
+        ("tether.ask", [""], "the prompt is empty"),
+        ("tether.ask", [42], "the argument is int, not a string or an object"),
+        ("tether.ask", [{"uri": "file:///x", "range": {"start": {"line": -1, "character": 0}}}], "range must be"),
+        ("tether.ask", [{"kind": "poem", "prompt": "x"}], 'kind \'poem\' is unknown; use "ask", "explain" or "fix"'),
+        (
+            "tether.ask",
+            [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}],
+            "neither a prompt nor a uri",
+        ),
+        ("tether.ask", [{"uri": "http://example.com/x"}], "is not a file:// URI"),
+        ("tether.ask", ["a", "b", "c", "d"], "4 arguments (it takes one, or a prompt, a uri and a range)"),
+        ("tether.ask", [{"prompt": "x"}, "file:///x"], "2 arguments"),
+        ("tether.ask", ["x", 3], "uri must be a string (a file:// URI)"),
+        (
+            "tether.setMode",
+            ["turbo"],
+            "unknown mode 'turbo'; send one of ['read-only', 'ask', 'auto-edit', 'full-auto']",
+        ),
+        ("tether.setMode", [1], "the argument must be one mode id"),
+        ("tether.fly", [], "unknown command 'tether.fly'; Tether's commands are"),
+    ],
+)
 async def test_bad_arguments_get_invalid_params_saying_what_to_send(editor_factory, command, arguments, says):
     editor = await editor_factory(NVIM_LIKE)
     error = await editor.failure("workspace/executeCommand", {"command": command, "arguments": arguments})
@@ -228,8 +254,10 @@ async def test_code_actions_follow_only_and_missing_fields(editor_factory, works
     editor = await editor_factory({})
     uri = (workspace / "README.md").as_uri()
     here = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
-    only_fix = await editor.daemon.client.request("textDocument/codeAction", {
-        "textDocument": {"uri": uri}, "range": here, "context": {"diagnostics": [], "only": ["quickfix"]}})
+    only_fix = await editor.daemon.client.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": here, "context": {"diagnostics": [], "only": ["quickfix"]}},
+    )
     assert only_fix == []  # no diagnostic: nothing to fix
     error = await editor.failure("textDocument/codeAction", {"textDocument": {"uri": uri}})
     assert error["code"] == -32602 and "range ({start, end}) is required" in error["message"]
@@ -278,7 +306,9 @@ async def test_cancel_from_the_progress_stops_the_turn(editor_factory):
     await editor.turn_ended()
     assert "(the turn ended: cancelled)" in editor.sent("window/showMessage")[-1]["message"]
     assert [p["value"] for p in editor.sent("$/progress") if p["token"] == token][-1] == {
-        "kind": "end", "message": "cancelled"}
+        "kind": "end",
+        "message": "cancelled",
+    }
 
 
 async def test_an_ask_over_the_message_cap_is_refused_before_a_turn(editor_factory):
@@ -287,8 +317,10 @@ async def test_an_ask_over_the_message_cap_is_refused_before_a_turn(editor_facto
     editor = await editor_factory(NVIM_LIKE)
     error = await editor.failure("workspace/executeCommand", {"command": "tether.ask", "arguments": ["y" * (9 << 20)]})
     assert error["code"] == -32602
-    assert "invalid params for tether.ask: prompt holds 9.0 MiB of text (the largest part, prompt, 9.0 MiB), " \
+    assert (
+        "invalid params for tether.ask: prompt holds 9.0 MiB of text (the largest part, prompt, 9.0 MiB), "
         "over the limit of 8 MiB per message" in error["message"]
+    )
     assert editor.sent("$/progress") == [] and editor.asked("window/workDoneProgress/create") == []
     started = await editor.command("tether.ask", "slow please")
     assert set(started) == {"sessionId", "turnId"}

@@ -68,10 +68,20 @@ def find_nvim() -> str:
 class BareNvim:
     def __init__(self, cwd: Path, env: dict[str, str], tmp: Path) -> None:
         sock = tmp / "bare-nvim.sock"
-        env = {**env, "XDG_STATE_HOME": str(tmp / "xdg-state"), "XDG_DATA_HOME": str(tmp / "xdg-data"),
-               "XDG_CACHE_HOME": str(tmp / "xdg-cache")}
-        self.proc = subprocess.Popen([find_nvim(), "--headless", "--clean", "--listen", str(sock)], cwd=cwd, env=env,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env = {
+            **env,
+            "XDG_STATE_HOME": str(tmp / "xdg-state"),
+            "XDG_DATA_HOME": str(tmp / "xdg-data"),
+            "XDG_CACHE_HOME": str(tmp / "xdg-cache"),
+        }
+        self.proc = subprocess.Popen(
+            [find_nvim(), "--headless", "--clean", "--listen", str(sock)],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 15
         while not sock.exists():
             assert self.proc.poll() is None and time.monotonic() < deadline, "nvim did not start"
@@ -121,13 +131,16 @@ def notified(nvim: BareNvim) -> list[str]:
     return nvim.lua('return vim.api.nvim_exec2("messages", { output = true }).output').splitlines()
 
 
-def test_bare_vim_lsp_fixes_with_a_code_action_and_asks_with_execute_command(nvim: BareNvim, workspace: Path,
-                                                                           tether_home: Path):
+def test_bare_vim_lsp_fixes_with_a_code_action_and_asks_with_execute_command(
+    nvim: BareNvim, workspace: Path, tether_home: Path
+):
     (workspace / ".git").mkdir()  # a project root for the README's root_markers
     nvim.lua(readme_setup() + SEEN, serve())
     nvim.api.command("edit src/app.py")
-    nvim.wait_for(lambda: nvim.lua('return #vim.lsp.get_clients({ name = "tether", bufnr = 0 }) == 1'),
-                  "Tether attached to the buffer")
+    nvim.wait_for(
+        lambda: nvim.lua('return #vim.lsp.get_clients({ name = "tether", bufnr = 0 }) == 1'),
+        "Tether attached to the buffer",
+    )
     nvim.wait_for(lambda: nvim.lua('return vim.lsp.get_clients({ name = "tether" })[1].initialized'), "initialized")
     # a linter says something about line 2; the user presses the README's <leader>tf there
     # (code actions with the line's diagnostics: Neovim sends a server only its own otherwise)
@@ -155,12 +168,15 @@ def test_bare_vim_lsp_fixes_with_a_code_action_and_asks_with_execute_command(nvi
     ends = [p["value"]["message"] for p in progress if p["value"]["kind"] == "end"]
     assert ends == ["Read src/app.py: done", "Edit src/app.py: done", "done"]
     # the transcript opened beside the code (window/showDocument, takeFocus false)
-    shown = nvim.wait_for(lambda: nvim.lua("""
+    shown = nvim.wait_for(
+        lambda: nvim.lua("""
         for _, win in ipairs(vim.api.nvim_list_wins()) do
           local name = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win))
           if name:match("%.md$") then return name end
         end
-    """), "the transcript window")
+    """),
+        "the transcript window",
+    )
     assert Path(shown).is_relative_to(tether_home) and "/transcripts/" in shown
     assert nvim.lua("return vim.api.nvim_buf_get_name(0)").endswith("src/app.py")  # focus stayed
 
@@ -180,8 +196,10 @@ def test_bare_vim_lsp_creates_a_new_file_in_a_new_folder_and_saves_it_as_written
     (workspace / ".git").mkdir()
     nvim.lua(readme_setup() + SEEN, serve())
     nvim.api.command("edit src/app.py")
-    nvim.wait_for(lambda: nvim.lua('return #vim.lsp.get_clients({ name = "tether", bufnr = 0 }) == 1'),
-                  "Tether attached to the buffer")
+    nvim.wait_for(
+        lambda: nvim.lua('return #vim.lsp.get_clients({ name = "tether", bufnr = 0 }) == 1'),
+        "Tether attached to the buffer",
+    )
     nvim.wait_for(lambda: nvim.lua('return vim.lsp.get_clients({ name = "tether" })[1].initialized'), "initialized")
     nvim.lua('_G.answers = { "Allow once" }')
     nvim.api.command("TetherAsk write a new note")

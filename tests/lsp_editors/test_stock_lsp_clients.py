@@ -40,15 +40,21 @@ def _client() -> LanguageClient:
 @pytest_lsp.fixture(
     params=["emacs@v29.1", "neovim@v0.11.0"],
     config=ClientServerConfig(
-        server_command=[sys.executable, "-m", "tether", "serve", "--provider", "scripted",
-                        "--script", str(HERE / "lsp-agent.json")],
+        server_command=[
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--provider",
+            "scripted",
+            "--script",
+            str(HERE / "lsp-agent.json"),
+        ],
         client_factory=_client,
     ),
 )
 async def lsp_client(lsp_client: LanguageClient, request, workspace: Path):
-    params = types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=workspace.as_uri()
-    )
+    params = types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=workspace.as_uri())
     lsp_client.editor = request.param
     await lsp_client.initialize_session(params)
     yield
@@ -73,14 +79,19 @@ async def test_a_stock_client_asks_watches_approves_and_edits(lsp_client: Langua
     # both editors declare work-done progress: one for the turn, one per tool call
     turn = lsp_client.progress_reports[f"tether/{started['turnId']}"]
     assert turn[0].title == "Tether: edit the readme" and turn[-1].message == "done"
-    calls = {token.rsplit("/", 1)[1]: reports for token, reports in lsp_client.progress_reports.items()
-             if token.count("/") == 2}
+    calls = {
+        token.rsplit("/", 1)[1]: reports
+        for token, reports in lsp_client.progress_reports.items()
+        if token.count("/") == 2
+    }
     assert calls["call_edit"][0].title == "Edit README.md" and calls["call_edit"][-1].message == "Edit README.md: done"
     # Emacs 29 declares no window.showMessage: it is asked all the same (SPEC §3.33)
     # the message says what "Allow always" would store (an action's title is how the answer is read)
-    assert lsp_client.asked == ["Tether: Edit README.md\nREADME.md\n(mode ask asks before editing README.md)\n"
-                                '"Allow always": Always allow edits to `README.md` in this workspace, until you '
-                                "remove it (approval rules)"]
+    assert lsp_client.asked == [
+        "Tether: Edit README.md\nREADME.md\n(mode ask asks before editing README.md)\n"
+        '"Allow always": Always allow edits to `README.md` in this workspace, until you '
+        "remove it (approval rules)"
+    ]
     (edit,) = lsp_client.edits
     (change,) = edit.edit.document_changes
     assert change.edits[0].new_text == "# Sample\n\nHello, edited by Tether.\n"

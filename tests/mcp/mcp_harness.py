@@ -12,8 +12,14 @@ SCRIPT = HERE / "mcp-turns.json"
 TROUBLE = HERE / "servers" / "trouble.py"
 EVERYTHING_VERSION = "2026.8.31"
 EVERYTHING = (
-    HERE.parent.parent / ".cache" / f"server-everything-{EVERYTHING_VERSION}" / "node_modules"
-    / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+    HERE.parent.parent
+    / ".cache"
+    / f"server-everything-{EVERYTHING_VERSION}"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
 )
 
 
@@ -35,8 +41,10 @@ def trouble_marking_cancels(tmp_path: Path) -> Path:
     `writable`) as it gets a request and as that request is cancelled; that file."""
     marker = tmp_path / "marks" / "cancelled.txt"
     marker.parent.mkdir()
-    user_config(tmp_path, trouble_table(
-        extra=f'writable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
+    user_config(
+        tmp_path,
+        trouble_table(extra=f'writable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'),
+    )
     return marker
 
 

@@ -67,7 +67,11 @@ async def test_an_mcp_image_is_shown_again_when_the_session_is_loaded_in_a_new_d
         assert replayed[call_id]["content"] == live["content"], call_id  # the text and every block, as shown live
     (image,) = [c["content"] for c in replayed["call_image"]["content"] if c["content"]["type"] == "image"]
     assert image["mimeType"] == "image/png" and len(image["data"]) > 100
-    assert [c["content"]["type"] for c in replayed["call_links"]["content"]] == ["text", "resource_link", "resource_link"]
+    assert [c["content"]["type"] for c in replayed["call_links"]["content"]] == [
+        "text",
+        "resource_link",
+        "resource_link",
+    ]
 
 
 @pytest.fixture(params=[("streamableHttp", "http", "/mcp"), ("sse", "sse", "/sse")], ids=["streamable-http", "sse"])
@@ -77,7 +81,10 @@ def http_everything(request, everything: Path, tmp_path: Path):
     port = free_port()
     log = open(tmp_path / "everything-http.log", "wb")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
     process = subprocess.Popen(
-        ["node", str(everything), mode], env={**os.environ, "PORT": str(port)}, stdout=log, stderr=subprocess.STDOUT,
+        ["node", str(everything), mode],
+        env={**os.environ, "PORT": str(port)},
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     yield kind, f"http://127.0.0.1:{port}{path}", port
     process.terminate()
@@ -122,7 +129,10 @@ async def test_closing_the_session_stops_its_servers(spawn_daemon, workspace, ev
         ({"name": "bad name!", "command": "node"}, "params.mcpServers[0].name must be a server name"),
         ({"type": "ws", "name": "x", "url": "ws://h"}, 'params.mcpServers[0].type must be "http", "sse"'),
         ({"type": "http", "name": "x", "url": "ftp://h", "headers": []}, "params.mcpServers[0].url must be an http"),
-        ({"name": "x", "command": "node", "env": {"A": "1"}}, "params.mcpServers[0].env must be a list of {name, value}"),
+        (
+            {"name": "x", "command": "node", "env": {"A": "1"}},
+            "params.mcpServers[0].env must be a list of {name, value}",
+        ),
     ],
 )
 async def test_a_bad_server_entry_is_invalid_params_naming_it(spawn_daemon, workspace, entry, says):

@@ -43,8 +43,13 @@ CASES = [
     (
         types.ResourceLink(name="readme", uri="file:///w/README.md", mime_type="text/markdown", description="Docs"),
         ResourceLink("file:///w/README.md", "readme", "text/markdown", {"description": "Docs"}),
-        {"type": "resource_link", "uri": "file:///w/README.md", "name": "readme", "mimeType": "text/markdown",
-         "description": "Docs"},
+        {
+            "type": "resource_link",
+            "uri": "file:///w/README.md",
+            "name": "readme",
+            "mimeType": "text/markdown",
+            "description": "Docs",
+        },
         "[resource link: readme <file:///w/README.md>]",
     ),
     (
@@ -54,7 +59,9 @@ CASES = [
         "[resource link: bare <demo://resource/1>]",
     ),
     (
-        types.EmbeddedResource(resource=types.TextResourceContents(uri="demo://notes", mime_type="text/plain", text="")),
+        types.EmbeddedResource(
+            resource=types.TextResourceContents(uri="demo://notes", mime_type="text/plain", text="")
+        ),
         EmbeddedResource(ResourceContents("demo://notes", text="", mime_type="text/plain")),
         {"type": "resource", "resource": {"uri": "demo://notes", "mimeType": "text/plain", "text": ""}},
         "[resource demo://notes]\n",
@@ -73,9 +80,16 @@ def test_each_mcp_content_type_becomes_its_block_and_the_acp_block_the_wire_carr
     result = convert_result(types.CallToolResult(content=items))
     assert result.blocks == tuple(block for _, block, *_ in CASES)
     assert result.text == "\n".join(["Here they are.", *(text for *_, text in CASES)])
-    update = render(ToolCallPatch("c1", "completed", content=(
-        TextContent(result.text), *(BlockContent(b) for b in result.blocks),
-    )))
+    update = render(
+        ToolCallPatch(
+            "c1",
+            "completed",
+            content=(
+                TextContent(result.text),
+                *(BlockContent(b) for b in result.blocks),
+            ),
+        )
+    )
     assert update is not None
     expected = [{"type": "content", "content": {"type": "text", "text": result.text}}] + [
         {"type": "content", "content": wire} for _, _, wire, _ in CASES
@@ -85,8 +99,11 @@ def test_each_mcp_content_type_becomes_its_block_and_the_acp_block_the_wire_carr
 
 def test_blocks_over_the_size_shown_per_call_are_named_to_the_model_and_not_shown() -> None:
     big = "A" * (MAX_SHOWN_DATA - 300)
-    items = [types.ImageContent(data=big, mime_type="image/png"), types.ImageContent(data=PNG, mime_type="image/png"),
-             types.AudioContent(data=big, mime_type="audio/wav")]
+    items = [
+        types.ImageContent(data=big, mime_type="image/png"),
+        types.ImageContent(data=PNG, mime_type="image/png"),
+        types.AudioContent(data=big, mime_type="audio/wav"),
+    ]
     result = convert_result(types.CallToolResult(content=items))
     # the budget counts each block's ACP JSON: the first fits, the small one fits after it, the third does not
     assert result.blocks == (ImageBlock(big, "image/png"), ImageBlock(PNG, "image/png"))

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 
 async def test_cancelling_one_mcp_call_cancels_its_request_and_the_turn_goes_on(
-    spawn_daemon, workspace: Path, tmp_path: Path,
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
 ) -> None:
     marker = trouble_marking_cancels(tmp_path)
     daemon = await spawn_daemon(script=SCRIPT)
@@ -26,7 +28,9 @@ async def test_cancelling_one_mcp_call_cancels_its_request_and_the_turn_goes_on(
     turn.start()
     await until(lambda: marker.exists() and marker.read_text() == "started", timeout=30)  # the server has it
 
-    answer = await daemon.client.request("_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "call_never"})
+    answer = await daemon.client.request(
+        "_tether/toolCall/cancel", {"sessionId": session.id, "toolCallId": "call_never"}
+    )
     result = await asyncio.wait_for(turn.wait(), 30)
 
     assert answer == {} and result["stopReason"] == "end_turn"  # not the whole turn: only the call

@@ -14,7 +14,7 @@ from tether.services.mcp_prompts import arguments
         (["repo", "focus"], "tether the error paths", {"repo": "tether", "focus": "the error paths"}),
         (["repo", "focus"], "focus=speed tether", {"focus": "speed", "repo": "tether"}),
         (["repo", "focus"], "", {}),
-        (["a"], 'x="quoted words"', {"a": 'x=quoted words'}),
+        (["a"], 'x="quoted words"', {"a": "x=quoted words"}),
         ([], "ignored words", {}),
     ],
 )

@@ -13,8 +13,11 @@ SERVERS = [{"name": "trouble", "command": sys.executable, "args": [str(TROUBLE)]
 
 
 def _menus(updates: list[dict]) -> list[set[str]]:
-    return [{c["name"] for c in u["availableCommands"]} for u in updates
-            if u["sessionUpdate"] == "available_commands_update"]
+    return [
+        {c["name"] for c in u["availableCommands"]}
+        for u in updates
+        if u["sessionUpdate"] == "available_commands_update"
+    ]
 
 
 async def test_prompt_commands_stay_with_their_session_and_go_when_it_closes(spawn_daemon, workspace) -> None:

@@ -30,8 +30,11 @@ def _hostile_workspace(workspace: Path, marker: Path) -> None:
         program.write_text(f"#!/bin/sh\necho 'the workspace {name} ran' >> '{marker}'\nexit 1\n")
         program.chmod(0o755)
     scripts = {hook: f"echo '{hook} ran' >> '{marker}'" for hook in ("preinstall", "install", "postinstall", "start")}
-    (workspace / "package.json").write_text(json.dumps({"name": "hostile-server", "version": "1.0.0",
-                                                        "bin": {"hostile-server": "x.js"}, "scripts": scripts}))
+    (workspace / "package.json").write_text(
+        json.dumps(
+            {"name": "hostile-server", "version": "1.0.0", "bin": {"hostile-server": "x.js"}, "scripts": scripts}
+        )
+    )
 
 
 async def test_a_hostile_workspace_never_runs_its_own_server_programs(
@@ -43,12 +46,15 @@ async def test_a_hostile_workspace_never_runs_its_own_server_programs(
     _hostile_workspace(workspace, marker)
     hostile = workspace / "node_modules" / ".bin" / "hostile-server"
     writable = f'writable = ["{marks}"]\n'  # even a sandboxed run would leave the marker
-    user_config(tmp_path, (
-        f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{everything}", "stdio"]\n{writable}'
-        f'[mcp_servers.byname]\ncommand = "hostile-server"\n{writable}'
-        f'[mcp_servers.bypath]\ncommand = "{hostile}"\n{writable}'
-        f'[mcp_servers.npx]\ncommand = "npx"\nargs = ["--no", "hostile-server"]\nstartup_timeout_sec = 30\n{writable}'
-    ))
+    user_config(
+        tmp_path,
+        (
+            f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{everything}", "stdio"]\n{writable}'
+            f'[mcp_servers.byname]\ncommand = "hostile-server"\n{writable}'
+            f'[mcp_servers.bypath]\ncommand = "{hostile}"\n{writable}'
+            f'[mcp_servers.npx]\ncommand = "npx"\nargs = ["--no", "hostile-server"]\nstartup_timeout_sec = 30\n{writable}'
+        ),
+    )
     # the daemon runs in the workspace, with the workspace's bin directory on PATH twice
     path = f"node_modules/.bin:{workspace}/node_modules/.bin:{os.environ['PATH']}"
     daemon = await spawn_daemon(script=SCRIPT, env={"PATH": path, "XDG_CACHE_HOME": str(tmp_path / "cache")})
@@ -68,12 +74,15 @@ async def test_a_hostile_workspace_never_runs_its_own_server_programs(
 
 def _prober(name: str, env: dict[str, str], extra: str = "") -> str:
     given = "\n".join(f'{key} = "{value}"' for key, value in env.items())
-    return (f'[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = ["{PROBER}"]\n{extra}\n'
-            f"[mcp_servers.{name}.env]\n{given}\n")
+    return (
+        f'[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = ["{PROBER}"]\n{extra}\n'
+        f"[mcp_servers.{name}.env]\n{given}\n"
+    )
 
 
 async def _listening() -> tuple[asyncio.Server, int]:
     """A loopback server in the test's own network namespace (outside any sandbox)."""
+
     async def drop(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.close()
 
@@ -90,12 +99,22 @@ async def test_a_server_writes_only_where_configured_and_sees_no_tether_secrets(
     allowed.mkdir()
     listener, port = await _listening()
     config = user_config(tmp_path, "")
-    env = {"PROBE_WORKSPACE": str(workspace), "PROBE_OUTSIDE": str(outside), "PROBE_ALLOWED": str(allowed),
-           "PROBE_CONFIG": str(config), "PROBE_PORT": str(port), "PROBE_GIVEN": "yes"}
-    config.write_text(f'# {CONFIG_MARK}\nsandbox = "{backend}"\n' + _prober("open", env, f'writable = ["{allowed}"]')
-                      + _prober("closed", env, "network = false"))
-    daemon = await spawn_daemon(script=SCRIPT, env={"OPENAI_API_KEY": "sk-daemon-secret",
-                                                    "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    env = {
+        "PROBE_WORKSPACE": str(workspace),
+        "PROBE_OUTSIDE": str(outside),
+        "PROBE_ALLOWED": str(allowed),
+        "PROBE_CONFIG": str(config),
+        "PROBE_PORT": str(port),
+        "PROBE_GIVEN": "yes",
+    }
+    config.write_text(
+        f'# {CONFIG_MARK}\nsandbox = "{backend}"\n'
+        + _prober("open", env, f'writable = ["{allowed}"]')
+        + _prober("closed", env, "network = false")
+    )
+    daemon = await spawn_daemon(
+        script=SCRIPT, env={"OPENAI_API_KEY": "sk-daemon-secret", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    )
     session = await new_session(daemon, workspace)
     async with listener:
         _turn, updates = await run(session, "probe")
@@ -114,13 +133,19 @@ async def test_a_server_writes_only_where_configured_and_sees_no_tether_secrets(
     assert (allowed / "probe-was-here.txt").read_text() == "written by the MCP server\n"
 
 
-async def test_cwd_workspace_is_the_one_way_a_server_runs_in_the_workspace(spawn_daemon, workspace: Path, tmp_path: Path):
+async def test_cwd_workspace_is_the_one_way_a_server_runs_in_the_workspace(
+    spawn_daemon, workspace: Path, tmp_path: Path
+):
     (workspace / "tools").mkdir()
     (workspace / "tools" / "prober").write_text(f"#!/bin/sh\nexec '{sys.executable}' '{PROBER}'\n")
     (workspace / "tools" / "prober").chmod(0o755)
-    user_config(tmp_path, _prober("open", {"PROBE_WORKSPACE": str(workspace)}, 'cwd = "workspace"').replace(
-        f'command = "{sys.executable}"\nargs = ["{PROBER}"]', 'command = "./tools/prober"')
-        + _prober("closed", {"PROBE_WORKSPACE": str(workspace)}, 'cwd = "workspace"\nwritable = ["workspace"]'))
+    user_config(
+        tmp_path,
+        _prober("open", {"PROBE_WORKSPACE": str(workspace)}, 'cwd = "workspace"').replace(
+            f'command = "{sys.executable}"\nargs = ["{PROBER}"]', 'command = "./tools/prober"'
+        )
+        + _prober("closed", {"PROBE_WORKSPACE": str(workspace)}, 'cwd = "workspace"\nwritable = ["workspace"]'),
+    )
     daemon = await spawn_daemon(script=SCRIPT, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
     session = await new_session(daemon, workspace)
     _turn, updates = await run(session, "probe")
@@ -152,8 +177,9 @@ async def test_with_the_sandbox_off_a_server_is_told_unconfined_but_keeps_its_di
 ):
     config = user_config(tmp_path, "")
     config.write_text('sandbox = "off"\n' + _prober("open", {"PROBE_GIVEN": "yes"}))
-    daemon = await spawn_daemon(script=SCRIPT, env={"OPENAI_API_KEY": "sk-daemon-secret",
-                                                    "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    daemon = await spawn_daemon(
+        script=SCRIPT, env={"OPENAI_API_KEY": "sk-daemon-secret", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    )
     session = await new_session(daemon, workspace)
     _turn, updates = await run(session, "probe")
     assert "MCP server open runs without an OS sandbox" in notices(updates)
@@ -165,8 +191,11 @@ async def test_with_the_sandbox_off_a_server_is_told_unconfined_but_keeps_its_di
 async def test_a_deny_rule_beats_a_servers_read_only_hint_in_every_mode(
     spawn_daemon, workspace: Path, tmp_path: Path, everything: Path
 ):
-    user_config(tmp_path, 'deny_commands = ["mcp__everything__*"]\n'
-                          f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{everything}", "stdio"]\n')
+    user_config(
+        tmp_path,
+        'deny_commands = ["mcp__everything__*"]\n'
+        f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{everything}", "stdio"]\n',
+    )
     user = User()
     daemon = await spawn_daemon(script=SCRIPT, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
     daemon.client.peer.on_request = user.on_request
@@ -183,10 +212,12 @@ async def test_a_deny_rule_beats_a_servers_read_only_hint_in_every_mode(
 
 async def test_a_clients_stdio_server_is_confined_like_the_users(spawn_daemon, workspace: Path, tmp_path: Path):
     given = [{"name": "PROBE_WORKSPACE", "value": str(workspace)}, {"name": "PROBE_GIVEN", "value": "yes"}]
-    daemon = await spawn_daemon(script=SCRIPT, env={"OPENAI_API_KEY": "sk-daemon-secret",
-                                                    "XDG_CACHE_HOME": str(tmp_path / "cache")})
-    session = await new_session(daemon, workspace, [
-        {"name": "open", "command": sys.executable, "args": [str(PROBER)], "env": given}])
+    daemon = await spawn_daemon(
+        script=SCRIPT, env={"OPENAI_API_KEY": "sk-daemon-secret", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    )
+    session = await new_session(
+        daemon, workspace, [{"name": "open", "command": sys.executable, "args": [str(PROBER)], "env": given}]
+    )
     _turn, updates = await run(session, "probe")
     seen = json.loads(text(final(updates, "call_open")))
     assert seen["cwd"].startswith(str(tmp_path / "cache" / "tether" / "mcp")), seen["cwd"]

@@ -84,11 +84,16 @@ async def test_a_deny_rule_in_the_config_refuses_the_tool_unasked(spawn_daemon, 
 
 
 async def test_failing_servers_are_notices_and_the_turn_goes_on(spawn_daemon, workspace, tmp_path: Path):
-    user_config(tmp_path, "".join([
-        trouble_table("crashing", "crash"),
-        trouble_table("hanging", "hang", extra="startup_timeout_sec = 1.5"),
-        trouble_table(),
-    ]))
+    user_config(
+        tmp_path,
+        "".join(
+            [
+                trouble_table("crashing", "crash"),
+                trouble_table("hanging", "hang", extra="startup_timeout_sec = 1.5"),
+                trouble_table(),
+            ]
+        ),
+    )
     daemon = await spawn_daemon(script=SCRIPT)
     session = await new_session(daemon, workspace)
     turn, updates = await run(session, "huge output please")
@@ -132,8 +137,12 @@ async def test_a_cancelled_call_cancels_the_request_at_the_server(spawn_daemon, 
 async def test_a_call_past_its_timeout_fails_and_is_cancelled(spawn_daemon, workspace, tmp_path: Path):
     marker = tmp_path / "marks" / "cancelled.txt"  # a path the server's config makes writable
     marker.parent.mkdir()
-    user_config(tmp_path, trouble_table(
-        extra=f'tool_timeout_sec = 3\nwritable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'))
+    user_config(
+        tmp_path,
+        trouble_table(
+            extra=f'tool_timeout_sec = 3\nwritable = ["{marker.parent}"]\n[mcp_servers.trouble.env]\nTROUBLE_MARKER = "{marker}"'
+        ),
+    )
     daemon = await spawn_daemon(script=SCRIPT)
     session = await new_session(daemon, workspace)
     turn, updates = await run(session, "never answer")
@@ -201,8 +210,10 @@ async def test_a_call_left_waiting_by_a_killed_daemon_is_asked_again_after_load(
     second = await spawn_daemon(script=SCRIPT)
     second.client.peer.on_request = user.on_request
     loaded = await second.client.load_session(session.id, workspace)
-    await until(lambda: any(u.get("toolCallId") == "call_note" and u.get("status") == "completed"
-                            for u in loaded.updates), timeout=30)
+    await until(
+        lambda: any(u.get("toolCallId") == "call_note" and u.get("status") == "completed" for u in loaded.updates),
+        timeout=30,
+    )
     assert [p["toolCall"]["toolCallId"] for p in user.prompts] == ["call_note"]
     assert (server_dir / "notes.txt").read_text() == "hello from the model\n"
 
@@ -235,5 +246,8 @@ async def test_a_linked_server_resource_reaches_the_model_as_an_attachment(spawn
     blocks = user["body"]["content"]
     kinds = [b["type"] for b in blocks]
     assert kinds == ["text", "resource_link", "resource", "resource_link"]
-    assert blocks[2]["resource"] == {"uri": "trouble://notes/today", "text": "Today's note: ship the MCP work.",
-                                     "mimeType": "text/plain"}
+    assert blocks[2]["resource"] == {
+        "uri": "trouble://notes/today",
+        "text": "Today's note: ship the MCP work.",
+        "mimeType": "text/plain",
+    }

@@ -21,15 +21,18 @@ if TYPE_CHECKING:
 def _doctor(*args: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tether", "doctor", "--provider", "scripted", "--script", str(SCRIPT), *args],
-        env=env, cwd=cwd, capture_output=True, text=True, timeout=60,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
 async def test_a_workspace_config_cannot_add_a_server(spawn_daemon, workspace: Path, tmp_path: Path):
     planted = tmp_path / "planted"
     (workspace / ".tether").mkdir()
-    (workspace / ".tether" / "config.toml").write_text(
-        f'[mcp_servers.evil]\ncommand = "touch"\nargs = ["{planted}"]\n')
+    (workspace / ".tether" / "config.toml").write_text(f'[mcp_servers.evil]\ncommand = "touch"\nargs = ["{planted}"]\n')
     daemon = await spawn_daemon(script=SCRIPT)
     session = await new_session(daemon, workspace)
     _turn, updates = await run(session, "hello")
@@ -40,10 +43,14 @@ async def test_a_workspace_config_cannot_add_a_server(spawn_daemon, workspace: P
 
 
 def test_doctor_lists_servers_started_or_not_and_offers_mcp_json(daemon_env, workspace: Path, tmp_path: Path):
-    user_config(tmp_path, trouble_table() + trouble_table("crashing", "crash") + '[mcp_servers.off]\ncommand = "x"\n'
-                'enabled = false\n')
+    user_config(
+        tmp_path,
+        trouble_table() + trouble_table("crashing", "crash") + '[mcp_servers.off]\ncommand = "x"\nenabled = false\n',
+    )
     planted = tmp_path / "planted"
-    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": {"command": "touch", "args": [str(planted)]}}}))
+    (workspace / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"repo": {"command": "touch", "args": [str(planted)]}}})
+    )
     done = _doctor(env=daemon_env, cwd=workspace)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
@@ -74,8 +81,12 @@ def test_the_config_shapes(tmp_path: Path):
     github, web, old, local = settings.mcp_servers
     assert (github.network, github.writable) == (True, ())  # the defaults: the network, no writable path
     assert (local.cwd, local.network, local.writable) == ("workspace", False, ("workspace", str(tmp_path / "out")))
-    assert (github.transport, github.args, github.cwd, github.env) == ("stdio", ("-y", "gh"), str(tmp_path / "sub"),
-                                                                      (("TOKEN", "t"),))
+    assert (github.transport, github.args, github.cwd, github.env) == (
+        "stdio",
+        ("-y", "gh"),
+        str(tmp_path / "sub"),
+        (("TOKEN", "t"),),
+    )
     assert github.offers("a") and not github.offers("b") and github.tool_timeout_s == 5
     assert (web.transport, web.headers) == ("http", (("Authorization", "Bearer x"),))
     assert (old.transport, old.startup_timeout_s) == ("sse", 2.5)
@@ -84,10 +95,10 @@ def test_the_config_shapes(tmp_path: Path):
 @pytest.mark.parametrize(
     ("table", "says"),
     [
-        ('[mcp_servers.x]\nargs = []\n', "mcp_servers.x (from user config"),
+        ("[mcp_servers.x]\nargs = []\n", "mcp_servers.x (from user config"),
         ('[mcp_servers.x]\ncommand = "a"\nurl = "http://h"\n', "exactly one of `command`"),
         ('[mcp_servers.x]\ncommand = "a"\nstartup_timeout_sec = 0\n', "mcp_servers.x.startup_timeout_sec"),
-        ('[mcp_servers.x]\nurl = "http://h"\ntransport = "ws"\n', 'mcp_servers.x.transport'),
+        ('[mcp_servers.x]\nurl = "http://h"\ntransport = "ws"\n', "mcp_servers.x.transport"),
         ('[mcp_servers.x]\ncommand = "a"\ncommnd = "b"\n', "mcp_servers.x.commnd"),
         ('[mcp_servers.x]\ncommand = "a"\nenv = { A = 1 }\n', "mcp_servers.x.env"),
         ('[mcp_servers.x]\ncommand = "a"\nnetwork = "yes"\n', "mcp_servers.x.network (from user config"),
@@ -113,7 +124,11 @@ def test_session_new_without_servers_loads_nothing_of_the_sdk(tmp_path: Path):
     env |= {"TETHER_HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg-config")}
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "tether", "acp", "--provider", "scripted", "--workspace", str(ws)],
-        input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, timeout=30,
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
     )
     assert '"id":2,"result":{"sessionId"' in done.stdout.replace(" ", ""), done.stdout + done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}

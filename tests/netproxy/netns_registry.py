@@ -22,12 +22,50 @@ def make_certificates(tmp_path: Path) -> tuple[Path, Path, Path]:
     """A test CA and a certificate it signed for registry.test and other.test: (ca, cert, key)."""
     ca, ca_key, cert, key = (tmp_path / name for name in ("ca.pem", "ca.key", "server.pem", "server.key"))
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    subprocess.run(["openssl", "req", "-x509", *ec, "-keyout", ca_key, "-out", ca, "-days", "2", "-subj",
-                    "/CN=test registry CA", "-addext", "basicConstraints=critical,CA:TRUE"], check=True,
-                   capture_output=True)
-    subprocess.run(["openssl", "req", "-x509", "-CA", ca, "-CAkey", ca_key, *ec, "-keyout", key, "-out", cert,
-                    "-days", "2", "-subj", "/CN=registry.test", "-addext",
-                    "subjectAltName=DNS:registry.test,DNS:other.test"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            *ec,
+            "-keyout",
+            ca_key,
+            "-out",
+            ca,
+            "-days",
+            "2",
+            "-subj",
+            "/CN=test registry CA",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-CA",
+            ca,
+            "-CAkey",
+            ca_key,
+            *ec,
+            "-keyout",
+            key,
+            "-out",
+            cert,
+            "-days",
+            "2",
+            "-subj",
+            "/CN=registry.test",
+            "-addext",
+            "subjectAltName=DNS:registry.test,DNS:other.test",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return ca, cert, key
 
 
@@ -41,9 +79,22 @@ def namespaced(tmp_path: Path, command: list[str], tls: tuple[Path, Path] | None
         "set -e; ip link set lo up; "
         f"ip addr add {REGISTRY}/32 dev lo; mount --bind {hosts} /etc/hosts; "
         f"{sys.executable} {server} {REGISTRY} {log} {' '.join(map(str, tls or ()))} </dev/null >/dev/null 2>&1 & "
-        f"for i in $(seq 100); do [ -e {log}.ready ] && break; sleep 0.05; done; exec \"$@\""
+        f'for i in $(seq 100); do [ -e {log}.ready ] && break; sleep 0.05; done; exec "$@"'
     )
-    return ["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc", "--", "sh", "-c", setup, "sh", *command], log
+    return [
+        "unshare",
+        "--net",
+        "--mount",
+        "--pid",
+        "--fork",
+        "--mount-proc",
+        "--",
+        "sh",
+        "-c",
+        setup,
+        "sh",
+        *command,
+    ], log
 
 
 def user_config(env: dict[str, str], text: str) -> None:

@@ -21,8 +21,10 @@ def _wheel() -> bytes:
     with zipfile.ZipFile(buffer, "w") as wheel:
         wheel.writestr("demo.py", "VALUE = 1\n")
         wheel.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
-        wheel.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
-                       "Tag: py3-none-any\n")
+        wheel.writestr(
+            "demo-1.0.dist-info/WHEEL",
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
         wheel.writestr("demo-1.0.dist-info/RECORD", "")
     return buffer.getvalue()
 
@@ -39,7 +41,9 @@ class Registry(BaseHTTPRequestHandler):
             body = _wheel()
         self.send_response(200)
         self.send_header("Content-Length", str(size or len(body)))
-        self.send_header("Content-Type", "text/html" if self.path.startswith("/simple/") else "application/octet-stream")
+        self.send_header(
+            "Content-Type", "text/html" if self.path.startswith("/simple/") else "application/octet-stream"
+        )
         self.end_headers()
         if not size:
             self.wfile.write(body)

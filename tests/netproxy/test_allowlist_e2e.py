@@ -31,7 +31,7 @@ network_commands = {"python3 fetch_other.py" = ["other.test"]}
 credentials = {"registry.test" = {header = "Authorization", env = "NP_TEST_TOKEN"}}
 """
 # a hostile command speaking to the proxy's loopback port itself
-ATTACK = r'''
+ATTACK = r"""
 import os, socket
 port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
 def ask(raw):
@@ -65,13 +65,13 @@ try:  # the bridge (this process's parent) holds unix sockets: it must not be tr
     print("bridge-mem", "opened")
 except OSError as error:
     print("bridge-mem", error.errno)
-'''
+"""
 COMMANDS = {
     "plain": "curl -sS -m 10 http://registry.test/plain",
     "tunnel": "curl -sS -m 10 -p http://registry.test/tunnel",
     "urllib": "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://registry.test/urllib').read().decode())\"",
-    "pip": "/usr/bin/python3 -m pip --isolated download --no-cache-dir --no-deps -d \"$TMPDIR/dl\" --index-url "
-           "http://registry.test/simple --trusted-host registry.test demo && ls \"$TMPDIR/dl\"",
+    "pip": '/usr/bin/python3 -m pip --isolated download --no-cache-dir --no-deps -d "$TMPDIR/dl" --index-url '
+    'http://registry.test/simple --trusted-host registry.test demo && ls "$TMPDIR/dl"',
     "blocked": "curl -sS -m 10 http://evil.test/",
     "rebind": "for h in loopback.test metadata.test lan.test mapped.test; do curl -sS -m 10 http://$h/; done",
     "direct": (
@@ -101,12 +101,14 @@ def _tool_text(updates: list[dict], call_id: str) -> str:
     return "".join(b.get("content", {}).get("text", "") for b in done.get("content") or [])
 
 
-async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, registry_namespace, workspace: Path,
-                                                  tmp_path: Path) -> None:
+async def test_allowlist_through_the_real_sandbox(
+    spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
+) -> None:
     user_config(daemon_env, CONFIG)
     (workspace / "attack.py").write_text(ATTACK)
     (workspace / "fetch_other.py").write_text(
-        "import urllib.request\nprint(urllib.request.urlopen('http://other.test/table').read().decode())\n")
+        "import urllib.request\nprint(urllib.request.urlopen('http://other.test/table').read().decode())\n"
+    )
     command, log = registry_namespace(serve_command(script=_script(tmp_path)))
     daemon = await spawn_daemon(command=command, env={"NP_TEST_TOKEN": f"Bearer {TOKEN}"})
 
@@ -144,11 +146,30 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
     assert "registry ok" not in direct and "no-dns" in direct and "Network is unreachable" in direct, direct
     assert "/direct" not in paths
 
-    attack = dict(line.split(" ", 1) for line in out["attack"].splitlines() if " " in line and line.split(" ")[0]
-                  in ("forged", "origin", "literal", "port22", "smuggle", "bare-lf", "long", "userinfo", "unix", "slowloris", "bridge-mem",
-                                       "literal-again"))
-    assert "200" in attack["forged"] and next(r for r in requests if r["path"] == "/forged")["headers"]["Host"] == \
-        "registry.test"  # the URI's host, never the forged Host header
+    attack = dict(
+        line.split(" ", 1)
+        for line in out["attack"].splitlines()
+        if " " in line
+        and line.split(" ")[0]
+        in (
+            "forged",
+            "origin",
+            "literal",
+            "port22",
+            "smuggle",
+            "bare-lf",
+            "long",
+            "userinfo",
+            "unix",
+            "slowloris",
+            "bridge-mem",
+            "literal-again",
+        )
+    )
+    assert (
+        "200" in attack["forged"]
+        and next(r for r in requests if r["path"] == "/forged")["headers"]["Host"] == "registry.test"
+    )  # the URI's host, never the forged Host header
     assert "400" in attack["origin"] and "/origin" not in paths
     assert "403" in attack["literal"] and "IP address not in allowed_domains" in attack["literal"]
     assert "403" in attack["port22"] and "port 22 not allowed" in attack["port22"]
@@ -174,11 +195,14 @@ async def test_allowlist_through_the_real_sandbox(spawn_daemon, daemon_env, regi
 async def test_a_client_cannot_widen_the_network(spawn_daemon, daemon_env, workspace: Path) -> None:
     user_config(daemon_env, 'network = "allowlist"\nallowed_domains = ["registry.test"]\n')
     daemon = await spawn_daemon(initialize=False)
-    reply = await daemon.client.initialize(initializationOptions={
-        "network": "on", "allowedDomains": ["registry.test", "evil.test"],
-        "networkCommands": {"curl": ["evil.test"]},
-        "credentials": {"evil.test": {"header": "Authorization", "env": "HOME"}},
-    })
+    reply = await daemon.client.initialize(
+        initializationOptions={
+            "network": "on",
+            "allowedDomains": ["registry.test", "evil.test"],
+            "networkCommands": {"curl": ["evil.test"]},
+            "credentials": {"evil.test": {"header": "Authorization", "env": "HOME"}},
+        }
+    )
     refused = {item["key"]: item["reason"] for item in reply["_meta"]["tether"]["configRefused"]}
     assert set(refused) >= {"network", "allowed_domains", "network_commands", "credentials"}, refused
     assert all("a client may only make Tether stricter" in reason for reason in refused.values())
@@ -192,15 +216,27 @@ ASKED = {
 }
 
 
-async def test_a_held_connection_asks_and_the_answer_sticks(spawn_daemon, daemon_env, registry_namespace,
-                                                            workspace: Path, tmp_path: Path, tether_home: Path) -> None:
+async def test_a_held_connection_asks_and_the_answer_sticks(
+    spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path, tether_home: Path
+) -> None:
     user_config(daemon_env, 'mode = "auto-edit"\nsandbox = "bwrap"\nnetwork = "allowlist"\nallowed_domains = []\n')
     script = tmp_path / "ask.json"
-    script.write_text(json.dumps({"replies": [
-        *({"when": {"step": step}, "tool_calls": [{"id": cid, "name": "run_command", "arguments": {"command": cmd}}]}
-          for step, (cid, cmd) in enumerate(ASKED.items(), start=1)),
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    *(
+                        {
+                            "when": {"step": step},
+                            "tool_calls": [{"id": cid, "name": "run_command", "arguments": {"command": cmd}}],
+                        }
+                        for step, (cid, cmd) in enumerate(ASKED.items(), start=1)
+                    ),
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     command, _log = registry_namespace(serve_command(script=script))
     daemon = await spawn_daemon(command=command)
     domains: list[dict] = []
@@ -220,10 +256,17 @@ async def test_a_held_connection_asks_and_the_answer_sticks(spawn_daemon, daemon
     updates = [u async for u in turn]
     assert turn.stop_reason == "end_turn", daemon.stderr()
     out = {call_id: _tool_text(updates, call_id) for call_id in ASKED}
-    assert [p["toolCall"]["title"].split()[1] for p in domains] == ["other.test:80", "always.test:80", "registry.test:80"]
+    assert [p["toolCall"]["title"].split()[1] for p in domains] == [
+        "other.test:80",
+        "always.test:80",
+        "registry.test:80",
+    ]
     first = domains[0]
-    assert [o["name"] for o in first["options"]] == ["Allow other.test for this session", "Always allow other.test",
-                                                     "Deny"]
+    assert [o["name"] for o in first["options"]] == [
+        "Allow other.test for this session",
+        "Always allow other.test",
+        "Deny",
+    ]
     assert [o["kind"] for o in first["options"]] == ["allow_once", "allow_always", "reject_once"]
     assert "registry ok /first" in out["first"] and "registry ok /again" in out["again"]  # asked once only
     assert "registry ok /always" in out["always"]
@@ -233,16 +276,35 @@ async def test_a_held_connection_asks_and_the_answer_sticks(spawn_daemon, daemon
     assert "always.test" not in "".join(p.read_text(errors="replace") for p in workspace.rglob("*") if p.is_file())
 
 
-async def test_landlock_allowlist_means_no_network_and_says_so(spawn_daemon, daemon_env, registry_namespace,
-                                                               workspace: Path, tmp_path: Path) -> None:
-    user_config(daemon_env, 'mode = "full-auto"\nsandbox = "landlock"\nnetwork = "allowlist"\n'
-                            'allowed_domains = ["registry.test"]\n')
+async def test_landlock_allowlist_means_no_network_and_says_so(
+    spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
+) -> None:
+    user_config(
+        daemon_env,
+        'mode = "full-auto"\nsandbox = "landlock"\nnetwork = "allowlist"\nallowed_domains = ["registry.test"]\n',
+    )
     script = tmp_path / "ll.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "ll", "name": "run_command", "arguments": {
-            "command": "curl -sS -m 5 http://registry.test/landlock; echo proxy=${HTTP_PROXY:-none}"}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [
+                            {
+                                "id": "ll",
+                                "name": "run_command",
+                                "arguments": {
+                                    "command": "curl -sS -m 5 http://registry.test/landlock; echo proxy=${HTTP_PROXY:-none}"
+                                },
+                            }
+                        ],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     command, log = registry_namespace(serve_command(script=script))
     daemon = await spawn_daemon(command=command)
     session = await daemon.client.new_session(workspace)
@@ -257,12 +319,16 @@ async def test_landlock_allowlist_means_no_network_and_says_so(spawn_daemon, dae
 def test_doctor_shows_the_network(daemon_env, workspace: Path) -> None:
     user_config(daemon_env, CONFIG)
     env = {**daemon_env, "NP_TEST_TOKEN": TOKEN}
-    text = subprocess.run([sys.executable, "-m", "tether", "doctor"], env=env, cwd=workspace, capture_output=True,
-                          text=True, timeout=60).stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "tether", "doctor"], env=env, cwd=workspace, capture_output=True, text=True, timeout=60
+    ).stdout
     assert "network: allowlist · no direct network (own network namespace" in text, text
     assert "  allowed domains: registry.test, loopback.test" in text
     assert "  python3 fetch_other.py: proxy, plus other.test" in text
-    assert "  credential for registry.test: Authorization from $NP_TEST_TOKEN (set; http, and https through Tether's CA)" in text
+    assert (
+        "  credential for registry.test: Authorization from $NP_TEST_TOKEN (set; http, and https through Tether's CA)"
+        in text
+    )
     assert TOKEN not in text  # never the value
 
 
@@ -270,20 +336,34 @@ async def test_an_https_credential_is_added_inside_the_tunnel_only_for_its_host(
     spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
 ) -> None:
     ca, cert, key = make_certificates(tmp_path)
-    user_config(daemon_env, 'mode = "full-auto"\nsandbox = "bwrap"\nnetwork = "allowlist"\n'
-                            'allowed_domains = ["registry.test", "other.test"]\n'
-                            'credentials = {"registry.test" = {header = "Authorization", env = "NP_TEST_TOKEN"}}\n')
+    user_config(
+        daemon_env,
+        'mode = "full-auto"\nsandbox = "bwrap"\nnetwork = "allowlist"\n'
+        'allowed_domains = ["registry.test", "other.test"]\n'
+        'credentials = {"registry.test" = {header = "Authorization", env = "NP_TEST_TOKEN"}}\n',
+    )
     calls = {
         "secure": "curl -sS -m 20 https://registry.test/secure; env",
         "urllib": "python3 -c \"import urllib.request; print(urllib.request.urlopen('https://registry.test/py').read())\"",
         "passthrough": f"curl -sS -m 20 --cacert {ca} https://other.test/passthrough",
     }
     script = tmp_path / "tls.json"
-    script.write_text(json.dumps({"replies": [
-        *({"when": {"step": step}, "tool_calls": [{"id": cid, "name": "run_command", "arguments": {"command": cmd}}]}
-          for step, (cid, cmd) in enumerate(calls.items(), start=1)),
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    *(
+                        {
+                            "when": {"step": step},
+                            "tool_calls": [{"id": cid, "name": "run_command", "arguments": {"command": cmd}}],
+                        }
+                        for step, (cid, cmd) in enumerate(calls.items(), start=1)
+                    ),
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     command, log = registry_namespace(serve_command(script=script), (cert, key))
     # the daemon (the proxy's own TLS client) trusts the test registry's CA; commands do not
     daemon = await spawn_daemon(command=command, env={"NP_TEST_TOKEN": f"Bearer {TOKEN}", "SSL_CERT_FILE": str(ca)})

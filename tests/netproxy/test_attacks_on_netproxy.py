@@ -26,7 +26,7 @@ allowed_domains = ["registry.test", "*.registry.test"]
 credentials = {"registry.test" = {header = "Authorization", env = "NP_TEST_TOKEN"}}
 """
 # speaks to the proxy's loopback port itself
-SPELLINGS = r'''
+SPELLINGS = r"""
 import os, socket
 port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
 def ask(raw):
@@ -56,16 +56,16 @@ for key in glob.glob("/tmp/tether-*/tls-*/*.key") + glob.glob("/run/user/*/tethe
         print("ca-key", key, "READ" if b"PRIVATE KEY" in open(key, "rb").read() else "empty")
     except OSError as error:
         print("ca-key", key, "refused", error.errno)
-'''
+"""
 FETCH = "import urllib.request\nprint(urllib.request.urlopen('http://registry.test/unasked').read().decode())\n"
-FLOOD = r'''
+FLOOD = r"""
 import urllib.request
 for i in range(4):
     try:
         urllib.request.urlopen("http://evil.test/flood", timeout=20)
     except Exception as exc:
         print("flood", i, type(exc).__name__)
-'''
+"""
 COMMANDS = {
     "spellings": "X=1 python3 spellings.py",  # an assignment: asked, then allowed once (it gets the proxy)
     "unasked": "python3 fetch.py",  # plain, fully seen: sandbox-aware asking runs it unasked
@@ -91,8 +91,9 @@ def _text(update: dict) -> str:
     return "".join(b.get("content", {}).get("text", "") for b in update.get("content") or [])
 
 
-async def test_hostile_commands_against_the_allowlist_proxy(spawn_daemon, daemon_env, registry_namespace,
-                                                            workspace: Path, tmp_path: Path) -> None:
+async def test_hostile_commands_against_the_allowlist_proxy(
+    spawn_daemon, daemon_env, registry_namespace, workspace: Path, tmp_path: Path
+) -> None:
     user_config(daemon_env, CONFIG)
     (workspace / "spellings.py").write_text(SPELLINGS)
     (workspace / "fetch.py").write_text(FETCH)
@@ -115,8 +116,12 @@ async def test_hostile_commands_against_the_allowlist_proxy(spawn_daemon, daemon
     out = {call_id: _text(_done(updates, call_id)) for call_id in COMMANDS}
     requests = [json.loads(line) for line in log.read_text().splitlines()]
 
-    lines = dict(line.split(" ", 1) for line in out["spellings"].splitlines() if line[:1].isalpha() and " HTTP/" in line)
-    through = [name for name, status in lines.items() if " 200 " in status and name not in ("proxy-auth", "trailing-dot")]
+    lines = dict(
+        line.split(" ", 1) for line in out["spellings"].splitlines() if line[:1].isalpha() and " HTTP/" in line
+    )
+    through = [
+        name for name, status in lines.items() if " 200 " in status and name not in ("proxy-auth", "trailing-dot")
+    ]
     assert not through, (through, out["spellings"])
     assert len(lines) >= 16, out["spellings"]
     seen = {r["path"]: r["headers"] for r in requests}
@@ -143,9 +148,17 @@ async def test_allow_always_under_allowlist_says_that_its_commands_reach_the_all
     (workspace / "fetch.py").write_text(FETCH)
     script = tmp_path / "always.json"
     call = {"name": "run_command", "arguments": {"command": "python3 fetch.py"}}
-    script.write_text(json.dumps({"replies": [{"when": {"step": 1}, "tool_calls": [{"id": "a", **call}]},
-                                              {"when": {"step": 2}, "tool_calls": [{"id": "b", **call}]},
-                                              {"text": "done"}]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {"when": {"step": 1}, "tool_calls": [{"id": "a", **call}]},
+                    {"when": {"step": 2}, "tool_calls": [{"id": "b", **call}]},
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     command, _log = registry_namespace(serve_command(script=script))
     daemon = await spawn_daemon(command=command, env={"NP_TEST_TOKEN": f"Bearer {TOKEN}"})
     said: list[str] = []

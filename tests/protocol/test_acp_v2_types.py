@@ -37,8 +37,11 @@ def test_a_known_kind_is_checked_field_by_field_even_inside_a_nested_union() -> 
     assert isinstance(note.update.value.value, v2.StateUpdate_idle)
     assert encode(note) == ok  # the outer tag is written back
     with pytest.raises(msgspec.ValidationError, match="messageId"):
-        decode(b'{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk",'
-               b'"content":{"type":"text","text":"v1 had no id"}}}', v2.UpdateSessionNotification)
+        decode(
+            b'{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk",'
+            b'"content":{"type":"text","text":"v1 had no id"}}}',
+            v2.UpdateSessionNotification,
+        )
     with pytest.raises(msgspec.ValidationError, match="stopReason"):
         decode(ok.replace(b'"end_turn"', b"7"), v2.UpdateSessionNotification)
 

@@ -48,11 +48,14 @@ class SetMode(Wire):
     mode_id: Literal["read-only", "ask", "auto-edit", "full-auto"]
 
 
-GOOD = {"sessionId": "s", "prompt": [
-    {"type": "text", "text": "look at"},
-    {"type": "resource_link", "uri": "file:///a.py", "name": "a.py"},
-    {"type": "resource", "resource": {"uri": "file:///b.py", "text": "x = 1\n"}},
-]}
+GOOD = {
+    "sessionId": "s",
+    "prompt": [
+        {"type": "text", "text": "look at"},
+        {"type": "resource_link", "uri": "file:///a.py", "name": "a.py"},
+        {"type": "resource", "resource": {"uri": "file:///b.py", "text": "x = 1\n"}},
+    ],
+}
 
 
 def _bad(path: list[Any], value: Any) -> dict[str, Any]:

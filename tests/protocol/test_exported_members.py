@@ -21,9 +21,24 @@ import pytest
 import tether_protocol
 
 PRIVATE_MODULES = (
-    "_errors", "_framing", "_common", "_initialize", "_sessions", "_updates",
-    "_extensions", "_snapshots", "_lsp", "_client_requests", "_methods", "_messages",
-    "_converter", "_schema", "_config_options", "_rewind", "_queue", "_method_table",
+    "_errors",
+    "_framing",
+    "_common",
+    "_initialize",
+    "_sessions",
+    "_updates",
+    "_extensions",
+    "_snapshots",
+    "_lsp",
+    "_client_requests",
+    "_methods",
+    "_messages",
+    "_converter",
+    "_schema",
+    "_config_options",
+    "_rewind",
+    "_queue",
+    "_method_table",
 )
 # split off `_common` and `_sessions` for the start path, and re-exported by them (so by `_messages`)
 PRIVATE_MODULES += ("_modes", "_prompt")
@@ -37,8 +52,17 @@ PRIVATE_MODULES += ("_stored_vocabulary",)
 PRIVATE_MODULES += ("_prompt_blocks",)
 # Modules that hold message classes: each is re-exported whole by `_messages`.
 MESSAGE_MODULES = (
-    "_common", "_initialize", "_sessions", "_updates", "_extensions", "_snapshots", "_lsp",
-    "_client_requests", "_config_options", "_rewind", "_queue",
+    "_common",
+    "_initialize",
+    "_sessions",
+    "_updates",
+    "_extensions",
+    "_snapshots",
+    "_lsp",
+    "_client_requests",
+    "_config_options",
+    "_rewind",
+    "_queue",
 )
 
 # Public-looking names of the private modules that are deliberately not exported.
@@ -75,10 +99,13 @@ def _defined_names(module: str) -> list[str]:
 
 # The method table's specs are read through their module (`_method_table.SESSION_NEW`) by
 # the daemon's registrations; the package exports their resolved form (`V1`, `Method`).
-NOT_EXPORTED.update({
-    ("_method_table", name): "the method table's specs and their types, read through the module"
-    for name in _defined_names("_method_table") if name not in tether_protocol.__all__  # (Direction, Kind: exported)
-})
+NOT_EXPORTED.update(
+    {
+        ("_method_table", name): "the method table's specs and their types, read through the module"
+        for name in _defined_names("_method_table")
+        if name not in tether_protocol.__all__  # (Direction, Kind: exported)
+    }
+)
 
 
 def test_all_is_sorted_and_unique() -> None:
@@ -119,9 +146,7 @@ def test_messages_re_exports_every_message_module_whole() -> None:
     # the others are the parts of a public module that exports them (checked below): the
     # JSON-RPC peer and the conversation model
     parts = {name for names in PUBLIC_MODULE_PARTS.values() for name in names}
-    assert on_disk - set(PRIVATE_MODULES) <= parts, (
-        "a new private module is not checked here"
-    )
+    assert on_disk - set(PRIVATE_MODULES) <= parts, "a new private module is not checked here"
 
 
 PUBLIC_MODULE_PARTS = {
@@ -149,9 +174,7 @@ def test_the_lazy_names_are_the_message_names() -> None:
         module = importlib.import_module(f"tether_protocol.{module_name}")
         wrong = [n for n in names.split() if getattr(module, n, None) is not getattr(messages, n)]
         assert wrong == [], f"not in {module_name}: serve them from their own module"
-    assert set(messages.MESSAGE_MODULES) == {
-        importlib.import_module(f"tether_protocol.{m}") for m in MESSAGE_MODULES
-    }
+    assert set(messages.MESSAGE_MODULES) == {importlib.import_module(f"tether_protocol.{m}") for m in MESSAGE_MODULES}
 
 
 def test_no_stale_exemptions() -> None:
@@ -181,9 +204,7 @@ def test_unknown_attribute_raises_attribute_error() -> None:
 
 def _run(code: str) -> str:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
-    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -234,12 +255,16 @@ def _private_imports(path: Path) -> list[str]:
             modules = [alias.name for alias in node.names]
         else:
             continue
-        found += [f"{path.relative_to(REPOSITORY)}:{node.lineno}: {m}" for m in modules if m.startswith("tether_protocol._")]
+        found += [
+            f"{path.relative_to(REPOSITORY)}:{node.lineno}: {m}" for m in modules if m.startswith("tether_protocol._")
+        ]
     return found
 
 
 def test_tests_and_benches_import_the_public_face() -> None:
-    files = sorted(p for top in ("tests", "bench") for p in (REPOSITORY / top).rglob("*.py") if "node_modules" not in p.parts)
+    files = sorted(
+        p for top in ("tests", "bench") for p in (REPOSITORY / top).rglob("*.py") if "node_modules" not in p.parts
+    )
     found = [hit for path in files for hit in _private_imports(path)]
     assert len(files) > 200 and any(hit.startswith("tests/protocol/test_schema.py") for hit in found)  # (it read them)
     assert [hit for hit in found if hit.partition(":")[0] not in PRIVATE_IMPORTS_ALLOWED] == [], (
@@ -253,12 +278,16 @@ def test_mypy_sees_the_type_of_every_export(tmp_path: Path) -> None:
     # A name mypy does not see among the package's imports would come from its lazy
     # `__getattr__`, typed Any: every import of it would check nothing. (NULL_RESULT is Any.)
     probe = tmp_path / "probe.py"
-    probe.write_text("import tether_protocol\n" + "".join(
-        f"reveal_type(tether_protocol.{name})\n" for name in tether_protocol.__all__
-    ))
+    probe.write_text(
+        "import tether_protocol\n"
+        + "".join(f"reveal_type(tether_protocol.{name})\n" for name in tether_protocol.__all__)
+    )
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(probe)],
-        cwd=REPOSITORY, capture_output=True, text=True, timeout=240,
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     revealed = [line for line in done.stdout.splitlines() if "Revealed type is" in line]
     assert len(revealed) == len(tether_protocol.__all__), done.stdout + done.stderr

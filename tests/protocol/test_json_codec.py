@@ -97,7 +97,9 @@ def test_a_lone_surrogate_is_the_replacement_character_and_a_pair_its_character(
     assert loads(text) == loads(text.encode()) == expected
     assert loads('"a\ud800"') == "a\ufffd"  # handed in as str, already decoded
     assert loads(b'{"id": 123456789012345678901234567890, "t": "\\udfff"}') == {
-        "id": 123456789012345678901234567890, "t": "\ufffd"}
+        "id": 123456789012345678901234567890,
+        "t": "\ufffd",
+    }
     assert dumps({"name": "bad\udcff.txt"}) == '{"name":"bad\ufffd.txt"}'.encode()
     assert dumps_text(["\ud83d"]) == '["\ufffd"]'
 

@@ -14,7 +14,9 @@ from tether_protocol._method_table import MODULES, V1_SPECS, MethodSpec
 
 def _annotated(name: str) -> tuple[Any, Any]:
     """The `MethodSpec[P, R]` annotation of the table's constant ``name``, evaluated."""
-    scope: dict[str, Any] = {alias: importlib.import_module(f"tether_protocol.{module}") for alias, module in MODULES.items()}
+    scope: dict[str, Any] = {
+        alias: importlib.import_module(f"tether_protocol.{module}") for alias, module in MODULES.items()
+    }
     scope["MethodSpec"] = MethodSpec
     hint = eval(_method_table.__annotations__[name], scope)
     params, result = typing.get_args(hint)

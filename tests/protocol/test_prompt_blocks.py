@@ -22,9 +22,19 @@ CARRIED = {
 SENT = [
     {"type": "text", "text": "look at these", "_meta": {"client": {"tag": 1}}},
     {"type": "text", "text": "plain"},
-    {"type": "resource_link", "uri": "file:///ws/a.py", "name": "a.py", "mimeType": "text/x-python", "_meta": {"k": "v"}},
+    {
+        "type": "resource_link",
+        "uri": "file:///ws/a.py",
+        "name": "a.py",
+        "mimeType": "text/x-python",
+        "_meta": {"k": "v"},
+    },
     {"type": "resource_link", "uri": "file:///ws/b.py", "name": "b.py"},
-    {"type": "resource", "resource": {"uri": "file:///ws/c.md", "text": "# C\n", "mimeType": "text/markdown"}, "_meta": {"m": 2}},
+    {
+        "type": "resource",
+        "resource": {"uri": "file:///ws/c.md", "text": "# C\n", "mimeType": "text/markdown"},
+        "_meta": {"m": 2},
+    },
 ]
 
 
@@ -39,7 +49,9 @@ def test_a_prompts_blocks_are_stored_as_the_client_sent_them() -> None:
     assert [block_to_json(b) for b in blocks] == SENT  # what the history keeps (and a load replays)
     assert blocks[1] == TextBlock("plain")
     assert blocks[3] == ResourceLink("file:///ws/b.py", "b.py", None, {})
-    assert blocks[4] == EmbeddedResource(ResourceContents("file:///ws/c.md", "# C\n", None, "text/markdown", {}), {"_meta": {"m": 2}})
+    assert blocks[4] == EmbeddedResource(
+        ResourceContents("file:///ws/c.md", "# C\n", None, "text/markdown", {}), {"_meta": {"m": 2}}
+    )
 
 
 def test_a_block_that_is_not_a_wire_prompt_block_is_a_bug_not_a_silent_drop() -> None:

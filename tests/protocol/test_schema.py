@@ -38,15 +38,12 @@ def _schema() -> dict[str, Any]:
 def _validator(name: str) -> Draft202012Validator:
     schema = _schema()
     assert name in schema["$defs"], f"no $defs entry {name!r}"
-    return Draft202012Validator(
-        {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{name}"}
-    )
+    return Draft202012Validator({"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{name}"})
 
 
 def _errors_of(name: str, message: Any) -> list[str]:
     return [
-        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
-        for e in _validator(name).iter_errors(message)
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in _validator(name).iter_errors(message)
     ]
 
 
@@ -63,11 +60,7 @@ def _refs(node: Any) -> typing.Iterator[str]:
 
 
 def _message_classes() -> dict[str, type]:
-    return {
-        name: value
-        for name, value in vars(_messages).items()
-        if _is_struct(value) and value.__name__ == name
-    }
+    return {name: value for name, value in vars(_messages).items() if _is_struct(value) and value.__name__ == name}
 
 
 def _is_struct(tp: Any) -> bool:
@@ -217,16 +210,36 @@ def test_method_table() -> None:
     assert methods["$/cancel_request"]["direction"] == "both"
     assert methods["_tether/session/report"]["extension"] is True
     assert sorted(m for m, e in methods.items() if e["extension"]) == [
-        "_tether/daemon/stats", "_tether/rules/list", "_tether/rules/remove",
-        "_tether/session/changes", "_tether/session/cleared", "_tether/session/dequeue", "_tether/session/dump",
-        "_tether/session/fork", "_tether/session/latest", "_tether/session/queue", "_tether/session/report",
-        "_tether/session/restore", "_tether/session/rewind", "_tether/session/search", "_tether/session/steer",
+        "_tether/daemon/stats",
+        "_tether/rules/list",
+        "_tether/rules/remove",
+        "_tether/session/changes",
+        "_tether/session/cleared",
+        "_tether/session/dequeue",
+        "_tether/session/dump",
+        "_tether/session/fork",
+        "_tether/session/latest",
+        "_tether/session/queue",
+        "_tether/session/report",
+        "_tether/session/restore",
+        "_tether/session/rewind",
+        "_tether/session/search",
+        "_tether/session/steer",
         "_tether/toolCall/cancel",
     ]
     assert sorted(m for m, e in methods.items() if e["direction"] == "agent->client") == [
-        "$/progress", "_tether/session/cleared", "fs/read_text_file", "fs/write_text_file", "session/request_permission",
-        "session/update", "window/logMessage", "window/showDocument", "window/showMessage",
-        "window/showMessageRequest", "window/workDoneProgress/create", "workspace/applyEdit",
+        "$/progress",
+        "_tether/session/cleared",
+        "fs/read_text_file",
+        "fs/write_text_file",
+        "session/request_permission",
+        "session/update",
+        "window/logMessage",
+        "window/showDocument",
+        "window/showMessage",
+        "window/showMessageRequest",
+        "window/workDoneProgress/create",
+        "workspace/applyEdit",
     ]
     for entry in methods.values():
         assert entry["params"] is not None
@@ -239,8 +252,7 @@ def test_method_table() -> None:
 def test_error_table() -> None:
     table = _schema()["x-tether-errors"]
     assert table == {
-        str(cls.code): {"name": cls.__name__, "message": cls.default_message}
-        for cls in _errors.ERROR_CLASSES
+        str(cls.code): {"name": cls.__name__, "message": cls.default_message} for cls in _errors.ERROR_CLASSES
     }
     assert len(table) == len(_errors.ERROR_CLASSES), "two error classes share a code"
     assert table["-32602"]["name"] == "InvalidParams"
@@ -253,10 +265,7 @@ def test_realistic_messages_validate(name: str, message: dict[str, Any]) -> None
 
 @pytest.mark.parametrize(
     ("name", "message"),
-    [
-        pytest.param(d, m, id=i)
-        for i, d, m in VALID
-    ],
+    [pytest.param(d, m, id=i) for i, d, m in VALID],
 )
 def test_realistic_messages_structure_and_round_trip(name: str, message: dict[str, Any]) -> None:
     """The converter accepts what the schema accepts, and what it emits fits the schema."""

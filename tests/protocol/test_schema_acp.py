@@ -78,9 +78,14 @@ ACP_COUNTERPARTS: list[tuple[str, str, str, frozenset[str]]] = [
     ("DiffContent", "Diff", "out", frozenset({"type"})),
     ("TerminalContent", "Terminal", "out", frozenset({"type"})),
     ("CancelRequestParams", "CancelRequestNotification", "in", frozenset({"id"})),
-    ("InitializeParams", "InitializeRequest", "in", frozenset(
-        {"processId", "rootUri", "rootPath", "workspaceFolders", "capabilities",
-         "initializationOptions", "info"})),  # `info`: ACP v2's clientInfo
+    (
+        "InitializeParams",
+        "InitializeRequest",
+        "in",
+        frozenset(
+            {"processId", "rootUri", "rootPath", "workspaceFolders", "capabilities", "initializationOptions", "info"}
+        ),
+    ),  # `info`: ACP v2's clientInfo
 ]
 
 
@@ -102,9 +107,7 @@ def _acp_consts(definition: dict[str, Any], prop: str | None = None) -> set[Any]
     ("ours", "acp", "direction", "not_acp"),
     [pytest.param(*row, id=f"{row[0]}-{row[1]}") for row in ACP_COUNTERPARTS],
 )
-def test_properties_are_acp_properties(
-    ours: str, acp: str, direction: str, not_acp: frozenset[str]
-) -> None:
+def test_properties_are_acp_properties(ours: str, acp: str, direction: str, not_acp: frozenset[str]) -> None:
     mine = _schema()["$defs"][ours]
     theirs = _acp_defs()[acp]
     names = set(mine["properties"])
@@ -119,9 +122,7 @@ def test_properties_are_acp_properties(
     if direction == "in":
         assert sorted(our_required - acp_required) == [], "we require what ACP makes optional"
     else:
-        always_sent = our_required | {
-            k for k, v in mine["properties"].items() if "default" in v
-        }
+        always_sent = our_required | {k for k, v in mine["properties"].items() if "default" in v}
         assert sorted(acp_required - always_sent) == [], "ACP requires what we may omit"
 
 
@@ -138,10 +139,7 @@ def test_tags_and_enums_are_acp_values() -> None:
         ("SessionUpdate", "SessionUpdate", "sessionUpdate"),
         ("ContentBlock", "ContentBlock", "type"),
     ]:
-        our_tags = {
-            defs[v["$ref"].removeprefix("#/$defs/")]["properties"][tag]["enum"][0]
-            for v in defs[ours]["anyOf"]
-        }
+        our_tags = {defs[v["$ref"].removeprefix("#/$defs/")]["properties"][tag]["enum"][0] for v in defs[ours]["anyOf"]}
         assert our_tags <= _acp_consts(acp[theirs], tag), ours
     tool_content = {
         defs[v["$ref"].removeprefix("#/$defs/")]["properties"]["type"]["enum"][0]

@@ -29,9 +29,7 @@ _IN_FRAME = re.compile(rf'"method":\s*"({_METHOD})"')
 
 
 def _schema_methods() -> dict[str, dict[str, object]]:
-    methods: dict[str, dict[str, object]] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))[
-        "x-tether-methods"
-    ]
+    methods: dict[str, dict[str, object]] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))["x-tether-methods"]
     return methods
 
 
@@ -82,8 +80,13 @@ def test_the_daemon_tables_are_found() -> None:
     assert len(served) >= 29, sorted(served)
     assert {"initialize", "session/prompt", "textDocument/didChange", "$/cancel_request"} <= served
     assert {
-        "session/update", "session/request_permission", "window/showMessageRequest",
-        "fs/read_text_file", "fs/write_text_file", "workspace/applyEdit", "window/showMessage",
+        "session/update",
+        "session/request_permission",
+        "window/showMessageRequest",
+        "fs/read_text_file",
+        "fs/write_text_file",
+        "workspace/applyEdit",
+        "window/showMessage",
     } <= sent
 
 

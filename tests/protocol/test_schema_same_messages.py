@@ -62,8 +62,13 @@ def test_the_samples_reach_both_verdicts() -> None:
 
 # The snapshot's records are described by the classes a restore checks them with (one description
 # since item 1): a key a restore fills in when it is left out is optional (a dump writes them all).
-FILLED_IN = {"SnapshotSession": {"title"}, "SnapshotTurn": {"stop_reason", "finished_at", "error"},
-             "SnapshotMessage": {"turn_id", "status"}, "PendingApprovals": {"step"}, "PendingCall": {"arguments"}}
+FILLED_IN = {
+    "SnapshotSession": {"title"},
+    "SnapshotTurn": {"stop_reason", "finished_at", "error"},
+    "SnapshotMessage": {"turn_id", "status"},
+    "PendingApprovals": {"step"},
+    "PendingCall": {"arguments"},
+}
 # The checkpoint's classes are its reader since issue 32 (twins32): the schema no longer allows
 # what the reader refused (a null `started`, a step below 1).
 READ_BY_STRUCT = {"PendingApprovals", "PendingCall"}
@@ -95,12 +100,19 @@ def test_every_definition_gives_the_old_verdicts(name: str) -> None:
     assert name in _new()["$defs"]
     cls = _message_classes().get(name)
     tag = cls.__struct_config__.tag_field if cls is not None else None  # type: ignore[attr-defined]
-    changed = [message for message in (m for _, m in SAMPLES)
-               if _verdict(OLD, node, message) != _verdict(_new(), node, message)]
+    changed = [
+        message
+        for message in (m for _, m in SAMPLES)
+        if _verdict(OLD, node, message) != _verdict(_new(), node, message)
+    ]
     filled = FILLED_IN.get(name, set())
-    assert [m for m in changed if not (tag and isinstance(m, dict) and tag not in m)
-            and not (isinstance(m, dict) and filled - set(m) and _verdict(_new(), node, m))
-            and not (name in READ_BY_STRUCT and not _reads(cls, m))] == []
+    assert [
+        m
+        for m in changed
+        if not (tag and isinstance(m, dict) and tag not in m)
+        and not (isinstance(m, dict) and filled - set(m) and _verdict(_new(), node, m))
+        and not (name in READ_BY_STRUCT and not _reads(cls, m))
+    ] == []
     if tag:
         assert not _verdict(_new(), node, {}), f"{name} without its tag {tag!r} is refused"
 
@@ -108,12 +120,16 @@ def test_every_definition_gives_the_old_verdicts(name: str) -> None:
 @pytest.mark.parametrize("method", sorted(OLD["x-tether-methods"]))
 def test_every_method_gives_the_old_verdicts(method: str) -> None:
     old, new = OLD["x-tether-methods"][method], _new()["x-tether-methods"][method]
-    assert {k: v for k, v in old.items() if k not in ("params", "result")} == \
-        {k: v for k, v in new.items() if k not in ("params", "result")}
+    assert {k: v for k, v in old.items() if k not in ("params", "result")} == {
+        k: v for k, v in new.items() if k not in ("params", "result")
+    }
     for part in ("params", "result"):
         if old[part] is None:
             assert new[part] is None
             continue
-        changed = [message for message in (m for _, m in SAMPLES)
-                   if _verdict(OLD, old[part], message) != _verdict(_new(), new[part], message)]
+        changed = [
+            message
+            for message in (m for _, m in SAMPLES)
+            if _verdict(OLD, old[part], message) != _verdict(_new(), new[part], message)
+        ]
         assert changed == [], part

@@ -17,7 +17,7 @@ DIRECTIONS = {"client → Tether": "client->agent", "Tether → client": "agent-
 def _index() -> dict[str, tuple[str, str]]:
     """The index table of §3: method -> (kind, direction)."""
     text = SPEC.read_text()
-    table = text[text.index("## 3. Methods"):text.index("### 3.1 ")]
+    table = text[text.index("## 3. Methods") : text.index("### 3.1 ")]
     found: dict[str, tuple[str, str]] = {}
     for row in re.findall(r"^\| (`.+?) \| (.+?) \| (.+?) \| .+? \|$", table, re.M):
         names, kind, direction = row

@@ -41,8 +41,10 @@ def _validator(method: str, part: str) -> Draft202012Validator:
 
 
 def _problems(method: str, part: str, value: Any) -> list[str]:
-    return [f"{method} {part} /{'/'.join(map(str, e.absolute_path))}: {e.message}"
-            for e in _validator(method, part).iter_errors(value)]
+    return [
+        f"{method} {part} /{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in _validator(method, part).iter_errors(value)
+    ]
 
 
 class Recorder:
@@ -115,9 +117,18 @@ class Recorder:
 
 async def _spawn(workspace: Path, env: dict[str, str]) -> Recorder:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tether", "serve", "--provider", "scripted",
-        "--script", str(EXAMPLES / "approvals.json"),
-        cwd=workspace, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "tether",
+        "serve",
+        "--provider",
+        "scripted",
+        "--script",
+        str(EXAMPLES / "approvals.json"),
+        cwd=workspace,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
     )
     return Recorder(proc, workspace)
 
@@ -142,11 +153,18 @@ def _check(log: list[tuple[str, dict[str, Any]]]) -> tuple[set[str], list[str]]:
 
 
 async def _acp_session(rec: Recorder, workspace: Path) -> None:
-    await rec.request("initialize", {
-        "protocolVersion": 1, "clientInfo": {"name": "recorder", "version": "1"},
-        "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True},
-                               "terminal": False,
-                               "_meta": {"terminal_output": True, "tether": {"clearSession": True}}}})
+    await rec.request(
+        "initialize",
+        {
+            "protocolVersion": 1,
+            "clientInfo": {"name": "recorder", "version": "1"},
+            "clientCapabilities": {
+                "fs": {"readTextFile": True, "writeTextFile": True},
+                "terminal": False,
+                "_meta": {"terminal_output": True, "tether": {"clearSession": True}},
+            },
+        },
+    )
     sid = (await rec.request("session/new", {"cwd": str(workspace), "mcpServers": []}))["sessionId"]
     for text in ("edit the readme", "run the tests", "make a plan", "push it"):
         await rec.prompt(sid, text)
@@ -173,8 +191,11 @@ async def _acp_session(rec: Recorder, workspace: Path) -> None:
     await rec.request("_tether/session/steer", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]})
     with contextlib.suppress(Exception):  # nothing queued: answered with -32602
         await rec.request("_tether/session/dequeue", {"sessionId": sid, "queueId": "q_none"})
-    for method, item in (("tool_call/cancel", {"toolCallId": "call_none"}), ("terminal/cancel", {"terminalId": "t"}),
-                         ("_tether/toolCall/cancel", {"toolCallId": "call_none"})):
+    for method, item in (
+        ("tool_call/cancel", {"toolCallId": "call_none"}),
+        ("terminal/cancel", {"terminalId": "t"}),
+        ("_tether/toolCall/cancel", {"toolCallId": "call_none"}),
+    ):
         with contextlib.suppress(Exception):  # nothing runs: answered with -32602 (live: test_item_cancel_v1.py)
             await rec.request(method, {"sessionId": sid, **item})
     await rec.request("session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
@@ -187,22 +208,37 @@ async def _acp_session(rec: Recorder, workspace: Path) -> None:
 
 async def _lsp_session(rec: Recorder, workspace: Path) -> None:
     readme = workspace / "README.md"
-    await rec.request("initialize", {
-        "processId": None, "rootUri": workspace.as_uri(),
-        "capabilities": {"workspace": {"applyEdit": True}, "window": {
-            "showMessage": {}, "workDoneProgress": True, "showDocument": {"support": True}}}})
+    await rec.request(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": workspace.as_uri(),
+            "capabilities": {
+                "workspace": {"applyEdit": True},
+                "window": {"showMessage": {}, "workDoneProgress": True, "showDocument": {"support": True}},
+            },
+        },
+    )
     rec.notify("initialized", {})
-    rec.notify("textDocument/didOpen", {"textDocument": {
-        "uri": readme.as_uri(), "languageId": "markdown", "version": 1, "text": readme.read_text()}})
-    rec.notify("textDocument/didChange", {
-        "textDocument": {"uri": readme.as_uri(), "version": 2},
-        "contentChanges": [{"text": readme.read_text() + "An unsaved line.\n"}]})
+    rec.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": readme.as_uri(), "languageId": "markdown", "version": 1, "text": readme.read_text()}},
+    )
+    rec.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": readme.as_uri(), "version": 2},
+            "contentChanges": [{"text": readme.read_text() + "An unsaved line.\n"}],
+        },
+    )
     sid = (await rec.request("session/new", {"cwd": str(workspace)}))["sessionId"]
     await rec.prompt(sid, "edit the readme")
     # the agent front (SPEC §3.33-§3.35): a code action's command, progress, the transcript
     here = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
-    await rec.request("textDocument/codeAction", {
-        "textDocument": {"uri": readme.as_uri()}, "range": here, "context": {"diagnostics": []}})
+    await rec.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": readme.as_uri()}, "range": here, "context": {"diagnostics": []}},
+    )
     await rec.request("workspace/executeCommand", {"command": "tether.setMode", "arguments": ["auto-edit"]})
     await rec.request("workspace/executeCommand", {"command": "tether.ask", "arguments": ["edit the readme"]})
     async with asyncio.timeout(30):
@@ -217,9 +253,7 @@ async def _lsp_session(rec: Recorder, workspace: Path) -> None:
     rec.notify("exit")
 
 
-async def test_what_the_daemon_sends_and_reads_fits_the_schema(
-    workspace: Path, daemon_env: dict[str, str]
-) -> None:
+async def test_what_the_daemon_sends_and_reads_fits_the_schema(workspace: Path, daemon_env: dict[str, str]) -> None:
     logs = []
     for run in (_acp_session, _lsp_session):
         if run is _lsp_session:  # a refused workspace setting: window/showMessage

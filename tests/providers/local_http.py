@@ -108,8 +108,11 @@ class LocalHTTPServer:
             if self._is_listing(seen):
                 self.listings.append(seen)
                 await asyncio.sleep(self.models_pause)
-                reply = json_reply(404, {"error": {"message": "no /models here"}}) if self.models is None \
+                reply = (
+                    json_reply(404, {"error": {"message": "no /models here"}})
+                    if self.models is None
                     else json_reply(200, {"object": "list", "data": self.models})
+                )
             else:
                 self.requests.append(seen)
                 reply = self.replies.pop(0) if self.replies else self.fallback

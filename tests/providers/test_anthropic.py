@@ -47,8 +47,13 @@ def message_start(input_tokens: int = 25, output_tokens: int = 1, **cache: int) 
     return {
         "type": "message_start",
         "message": {
-            "id": "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", "type": "message", "role": "assistant",
-            "content": [], "model": MODEL, "stop_reason": None, "stop_sequence": None,
+            "id": "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": MODEL,
+            "stop_reason": None,
+            "stop_sequence": None,
             "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens, **cache},
         },
     }
@@ -140,7 +145,9 @@ THINKING_STREAM = [
 ]
 REDACTED_STREAM = [
     message_start(60, 3),
-    block_start(0, {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}),
+    block_start(
+        0, {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}
+    ),
     block_stop(0),
     block_start(1, {"type": "text", "text": ""}),
     text(1, "Done."),
@@ -234,7 +241,8 @@ async def test_text(server: LocalHTTPServer) -> None:
     # "Hello" and "!" are one delta when one read brought both (event_runs.py)
     assert runs(events) == [
         TextDelta("Hello!"),
-        UsageReport(input_tokens=25, output_tokens=15), Finish("stop"),
+        UsageReport(input_tokens=25, output_tokens=15),
+        Finish("stop"),
     ]
     assert server.requests[0].path == "/v1/messages"
 
@@ -256,9 +264,12 @@ async def test_parallel_tool_use(server: LocalHTTPServer) -> None:
     events = await collect(provider(server))
     kinds = [(type(e).__name__, getattr(e, "call_id", None)) for e in events if not isinstance(e, ToolCallArgsDelta)]
     assert kinds == [
-        ("ToolCallStart", "toolu_A"), ("ToolCallEnd", "toolu_A"),
-        ("ToolCallStart", "toolu_B"), ("ToolCallEnd", "toolu_B"),
-        ("UsageReport", None), ("Finish", None),
+        ("ToolCallStart", "toolu_A"),
+        ("ToolCallEnd", "toolu_A"),
+        ("ToolCallStart", "toolu_B"),
+        ("ToolCallEnd", "toolu_B"),
+        ("UsageReport", None),
+        ("Finish", None),
     ]
     assert tool_inputs(events) == {"toolu_A": {"path": "a.py"}, "toolu_B": {"path": "b.py"}}
 
@@ -297,7 +308,9 @@ async def test_redacted_thinking_is_kept_but_never_shown(server: LocalHTTPServer
     redacted = [e for e in events if isinstance(e, ThinkingDelta)]
     assert len(redacted) == 1 and redacted[0].text == "" and redacted[0].redacted
     assert [e for e in events if not isinstance(e, ThinkingDelta)] == [
-        TextDelta("Done."), UsageReport(60, 30), Finish("stop")
+        TextDelta("Done."),
+        UsageReport(60, 30),
+        Finish("stop"),
     ]
 
 
@@ -331,8 +344,12 @@ async def test_cache_usage_fields(server: LocalHTTPServer) -> None:
 @pytest.mark.parametrize(
     ("stop_reason", "expected"),
     [
-        ("end_turn", "stop"), ("stop_sequence", "stop"), ("pause_turn", "stop"),
-        ("tool_use", "tool_calls"), ("max_tokens", "length"), ("refusal", "refusal"),
+        ("end_turn", "stop"),
+        ("stop_sequence", "stop"),
+        ("pause_turn", "stop"),
+        ("tool_use", "tool_calls"),
+        ("max_tokens", "length"),
+        ("refusal", "refusal"),
         ("something_new", "stop"),
     ],
 )
@@ -397,7 +414,9 @@ async def test_truncated_after_text_raises_with_output_started(server: LocalHTTP
 
 
 async def test_401_names_the_key_variable(server: LocalHTTPServer) -> None:
-    server.queue(json_reply(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}))
+    server.queue(
+        json_reply(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}})
+    )
     with pytest.raises(ProviderError) as info:
         await collect(provider(server))
     assert info.value.kind == "auth" and not info.value.retryable
@@ -407,7 +426,9 @@ async def test_401_names_the_key_variable(server: LocalHTTPServer) -> None:
 
 async def test_529_with_retry_after_then_200(server: LocalHTTPServer) -> None:
     server.queue(
-        json_reply(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, {"retry-after": "0"}),
+        json_reply(
+            529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, {"retry-after": "0"}
+        ),
         stream_reply(TEXT_STREAM),
     )
     assert texts(await collect(provider(server))) == "Hello!"
@@ -415,7 +436,12 @@ async def test_529_with_retry_after_then_200(server: LocalHTTPServer) -> None:
 
 
 async def test_400_invalid_request_not_retried(server: LocalHTTPServer) -> None:
-    server.queue(json_reply(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages: roles must alternate"}}))
+    server.queue(
+        json_reply(
+            400,
+            {"type": "error", "error": {"type": "invalid_request_error", "message": "messages: roles must alternate"}},
+        )
+    )
     with pytest.raises(ProviderError) as info:
         await collect(provider(server))
     assert not info.value.retryable and "roles must alternate" in str(info.value)
@@ -425,18 +451,30 @@ async def test_400_invalid_request_not_retried(server: LocalHTTPServer) -> None:
 # ---- request ---------------------------------------------------------------------------
 
 TOOLS = [
-    {"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
-    {"name": "grep", "description": "Search.", "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}}}},
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+    {
+        "name": "grep",
+        "description": "Search.",
+        "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}}},
+    },
 ]
 
 
 def tool_step_history() -> list[dict[str, Any]]:
     return [
         user("read a.py and b.py"),
-        {"role": "assistant", "text": "Reading both.", "tool_calls": [
-            {"id": "toolu_A", "name": "read_file", "arguments": {"path": "a.py"}},
-            {"id": "toolu_B", "name": "read_file", "arguments": {"path": "b.py"}},
-        ]},
+        {
+            "role": "assistant",
+            "text": "Reading both.",
+            "tool_calls": [
+                {"id": "toolu_A", "name": "read_file", "arguments": {"path": "a.py"}},
+                {"id": "toolu_B", "name": "read_file", "arguments": {"path": "b.py"}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "toolu_A", "name": "read_file", "content": "print('a')", "is_error": False},
         {"role": "tool", "tool_call_id": "toolu_B", "name": "read_file", "content": "no such file", "is_error": True},
     ]
@@ -446,11 +484,14 @@ async def test_request_headers_and_body(server: LocalHTTPServer) -> None:
     server.queue(stream_reply(TEXT_STREAM))
     history = [
         *tool_step_history(),
-        {"role": "user", "content": [
-            {"type": "text", "text": "and this:"},
-            {"type": "resource_link", "uri": "file:///ws/c.py", "name": "c.py"},
-            {"type": "resource", "resource": {"uri": "file:///ws/d.md", "text": "has ``` inside"}},
-        ]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "and this:"},
+                {"type": "resource_link", "uri": "file:///ws/c.py", "name": "c.py"},
+                {"type": "resource", "resource": {"uri": "file:///ws/d.md", "text": "has ``` inside"}},
+            ],
+        },
     ]
     await collect(provider(server), request(history, TOOLS))
     seen = server.requests[0]
@@ -480,7 +521,11 @@ async def test_request_headers_and_body(server: LocalHTTPServer) -> None:
         {"type": "text", "text": "and this:"},
         {"type": "text", "text": "[file: c.py](file:///ws/c.py)"},
         # an attached file as every provider renders it (tether_protocol.conversation.block_text)
-        {"type": "text", "text": "[file: file:///ws/d.md]\n````\nhas ``` inside\n````", "cache_control": {"type": "ephemeral"}},
+        {
+            "type": "text",
+            "text": "[file: file:///ws/d.md]\n````\nhas ``` inside\n````",
+            "cache_control": {"type": "ephemeral"},
+        },
     ]
     # Only the latest message carries the moving breakpoint.
     assert ["cache_control" in b for m in body["messages"] for b in m["content"]].count(True) == 1

@@ -80,14 +80,20 @@ def make(kind: str, server: LLMockServer, *, retries: int = 2, timeouts: Timeout
     if kind == "openai":
         # base_url("openai") ends in /v1, as OpenAIProvider wants.
         return OpenAIProvider(
-            model=MODELS[kind], base_url=server.base_url("openai"), api_key=FAKE_KEY,
-            retry=retry, timeouts=timeouts,
+            model=MODELS[kind],
+            base_url=server.base_url("openai"),
+            api_key=FAKE_KEY,
+            retry=retry,
+            timeouts=timeouts,
         )
     # base_url("anthropic") is {root}/anthropic, without /v1: the provider POSTs to
     # {base}/v1/messages, which is llmock's /anthropic/v1/messages.
     return AnthropicProvider(
-        model=MODELS[kind], base_url=server.base_url("anthropic"), api_key=FAKE_KEY,
-        retry=retry, timeouts=timeouts,
+        model=MODELS[kind],
+        base_url=server.base_url("anthropic"),
+        api_key=FAKE_KEY,
+        retry=retry,
+        timeouts=timeouts,
     )
 
 
@@ -289,8 +295,12 @@ async def test_malformed_first_chunk_is_bad_response_and_not_retried(mock: LLMoc
 
 async def test_openai_insufficient_quota_is_not_retried(mock: LLMockServer) -> None:
     mock.state.scenarios.add(
-        Fail(429, code="insufficient_quota", times=None,
-             message="You exceeded your current quota, please check your plan and billing details."),
+        Fail(
+            429,
+            code="insufficient_quota",
+            times=None,
+            message="You exceeded your current quota, please check your plan and billing details.",
+        ),
     )
     events, error = await run(make("openai", mock))
     assert events == [] and error is not None

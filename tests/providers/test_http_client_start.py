@@ -29,9 +29,27 @@ if TYPE_CHECKING:
 def _self_signed(tmp: Path) -> tuple[Path, Path]:
     cert, key = tmp / "cert.pem", tmp / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True, timeout=60,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
     )
     return cert, key
 
@@ -96,7 +114,8 @@ async def test_https_goes_through_a_connect_tunnel_unless_no_proxy_names_the_hos
 ) -> None:
     tls, cert = _tls_server_context(tmp_path)
     target, target_seen, port = await serving(
-        answering(content_length(sse_body("tunnelled")), content_length(sse_body("direct"))), tls=tls)
+        answering(content_length(sse_body("tunnelled")), content_length(sse_body("direct"))), tls=tls
+    )
     proxy, proxy_seen, proxy_port = await serving(_connect_proxy)
     stack.extend([target, proxy])
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))

@@ -54,7 +54,10 @@ def stream_file(name: str, piece: int = 0) -> Reply:
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any) -> dict[str, Any]:
     return {
-        "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1750000000, "model": MODEL,
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1750000000,
+        "model": MODEL,
         "choices": [{"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish}],
         **extra,
     }
@@ -79,7 +82,9 @@ def provider_for(server: LocalHTTPServer, **kw: Any) -> OpenAIProvider:
     return OpenAIProvider(**{"model": MODEL, "base_url": server.url + "/v1", "retry": FAST, **kw})
 
 
-async def run(server: LocalHTTPServer, *replies: Reply, req: ModelRequest | None = None, **kw: Any) -> list[ProviderEvent]:
+async def run(
+    server: LocalHTTPServer, *replies: Reply, req: ModelRequest | None = None, **kw: Any
+) -> list[ProviderEvent]:
     server.queue(*replies)
     provider = provider_for(server, **kw)
     try:
@@ -187,8 +192,14 @@ async def test_think_tag_later_in_the_answer_is_text(server: LocalHTTPServer) ->
 
 @pytest.mark.parametrize(
     ("wire", "ours"),
-    [("stop", "stop"), ("length", "length"), ("content_filter", "refusal"), ("tool_calls", "tool_calls"),
-     ("function_call", "tool_calls"), ("something_new", "stop")],
+    [
+        ("stop", "stop"),
+        ("length", "length"),
+        ("content_filter", "refusal"),
+        ("tool_calls", "tool_calls"),
+        ("function_call", "tool_calls"),
+        ("something_new", "stop"),
+    ],
 )
 async def test_finish_reason_mapping(server: LocalHTTPServer, wire: str, ours: str) -> None:
     events = await run(server, text_reply("x", finish=wire))
@@ -198,7 +209,7 @@ async def test_finish_reason_mapping(server: LocalHTTPServer, wire: str, ours: s
 async def test_stop_with_calls_and_shared_index_zero(server: LocalHTTPServer) -> None:
     # Gemini-style: every parallel call has index 0 (told apart by id), finish says "stop".
     calls = [
-        {"index": 0, "id": "a1", "type": "function", "function": {"name": "glob", "arguments": "{\"pattern\": \"*.py\"}"}},
+        {"index": 0, "id": "a1", "type": "function", "function": {"name": "glob", "arguments": '{"pattern": "*.py"}'}},
         {"index": 0, "id": "b2", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}},
     ]
     reply = Reply(chunks=sse(chunk({"tool_calls": calls}), chunk(finish="stop"), "[DONE]"))
@@ -208,8 +219,8 @@ async def test_stop_with_calls_and_shared_index_zero(server: LocalHTTPServer) ->
 
 
 async def test_deltas_without_index_or_id_continue_by_position(server: LocalHTTPServer) -> None:
-    first = {"id": "c9", "function": {"name": "glob", "arguments": "{\"pat"}}
-    rest = {"function": {"arguments": "tern\": \"*.md\"}"}}
+    first = {"id": "c9", "function": {"name": "glob", "arguments": '{"pat'}}
+    rest = {"function": {"arguments": 'tern": "*.md"}'}}
     reply = Reply(chunks=sse(chunk({"tool_calls": [first]}), chunk({"tool_calls": [rest]}, "tool_calls"), "[DONE]"))
     assert calls_of(await run(server, reply)) == {"c9": ("glob", {"pattern": "*.md"})}
 
@@ -270,7 +281,7 @@ async def test_empty_stream_is_truncated_and_retried(server: LocalHTTPServer) ->
 
 
 async def test_invalid_json_chunk(server: LocalHTTPServer) -> None:
-    err = await fails(server, Reply(chunks=[b"data: {\"choices\": [oops\n\n"]))
+    err = await fails(server, Reply(chunks=[b'data: {"choices": [oops\n\n']))
     assert err.kind == "bad_response" and '{"choices": [oops' in str(err)
 
 
@@ -290,13 +301,17 @@ async def test_gap_after_finish_reason_ends_normally(server: LocalHTTPServer) ->
 
 
 async def test_401_names_the_key_variable(server: LocalHTTPServer) -> None:
-    err = await fails(server, json_reply(401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}))
+    err = await fails(
+        server, json_reply(401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}})
+    )
     assert err.kind == "auth" and "OPENAI_API_KEY" in str(err) and len(server.requests) == 1
 
 
 async def test_404_names_the_model_and_lists_models(server: LocalHTTPServer) -> None:
     missing = json_reply(404, {"error": {"message": "model 'gpt-4.1' not found", "type": "not_found_error"}})
-    models = json_reply(200, {"object": "list", "data": [{"id": "llama3.2", "object": "model"}, {"id": "qwen3:8b", "object": "model"}]})
+    models = json_reply(
+        200, {"object": "list", "data": [{"id": "llama3.2", "object": "model"}, {"id": "qwen3:8b", "object": "model"}]}
+    )
     err = await fails(server, missing, models)
     assert err.kind == "not_found" and "'gpt-4.1'" in str(err)
     assert "available models: llama3.2, qwen3:8b" in str(err)
@@ -319,13 +334,24 @@ async def test_list_models(server: LocalHTTPServer) -> None:
 
 
 async def test_429_with_retry_after_ms_then_success(server: LocalHTTPServer) -> None:
-    limited = json_reply(429, {"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}, {"retry-after-ms": "10"})
+    limited = json_reply(
+        429, {"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}, {"retry-after-ms": "10"}
+    )
     events = await run(server, limited, text_reply("ok"))
     assert text_of(events) == "ok" and len(server.requests) == 2
 
 
 async def test_insufficient_quota_is_not_retried(server: LocalHTTPServer) -> None:
-    quota = json_reply(429, {"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}})
+    quota = json_reply(
+        429,
+        {
+            "error": {
+                "message": "You exceeded your current quota",
+                "type": "insufficient_quota",
+                "code": "insufficient_quota",
+            }
+        },
+    )
     err = await fails(server, quota, text_reply("never"))
     assert err.kind == "quota" and not err.retryable and len(server.requests) == 1
 
@@ -350,17 +376,30 @@ async def test_failure_after_text_is_not_retried(server: LocalHTTPServer) -> Non
 
 # ---- request body ------------------------------------------------------------------
 
-TOOLS = [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}]
+TOOLS = [
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    }
+]
 
 
 async def test_request_body_and_auth_header(server: LocalHTTPServer) -> None:
-    await run(server, text_reply("ok"), req=request(tools=TOOLS, dynamic_context="Workspace root: /w"), api_key="sk-test")
+    await run(
+        server, text_reply("ok"), req=request(tools=TOOLS, dynamic_context="Workspace root: /w"), api_key="sk-test"
+    )
     seen = server.requests[0]
     assert seen.path == "/v1/chat/completions" and seen.headers["authorization"] == "Bearer sk-test"
     assert seen.body["model"] == MODEL and seen.body["stream"] is True
     assert seen.body["stream_options"] == {"include_usage": True}
     assert seen.body["messages"][0] == {"role": "system", "content": "You are Tether.\n\nWorkspace root: /w"}
-    assert seen.body["tools"] == [{"type": "function", "function": {"name": "read_file", "description": "Read a file.", "parameters": TOOLS[0]["input_schema"]}}]
+    assert seen.body["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "read_file", "description": "Read a file.", "parameters": TOOLS[0]["input_schema"]},
+        }
+    ]
     assert "max_completion_tokens" not in seen.body
 
 
@@ -373,28 +412,50 @@ async def test_no_key_no_header_no_tools(server: LocalHTTPServer) -> None:
 
 def history() -> list[dict[str, Any]]:
     return [
-        {"role": "user", "content": [
-            {"type": "text", "text": "Explain"},
-            {"type": "resource_link", "uri": "file:///w/a.py", "name": "a.py"},
-            {"type": "resource", "resource": {"uri": "file:///w/b.md", "text": "uses ``` fences"}},
-        ]},
-        {"role": "assistant", "text": "", "thinking": "secret", "thinking_signature": "sig", "tool_calls": [
-            {"id": "call_1", "name": "read_file", "arguments": {"path": "a.py"}},
-            {"id": "call_2", "name": "grep", "arguments": {}, "raw_arguments": "{\"pattern\": "},
-        ]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Explain"},
+                {"type": "resource_link", "uri": "file:///w/a.py", "name": "a.py"},
+                {"type": "resource", "resource": {"uri": "file:///w/b.md", "text": "uses ``` fences"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "text": "",
+            "thinking": "secret",
+            "thinking_signature": "sig",
+            "tool_calls": [
+                {"id": "call_1", "name": "read_file", "arguments": {"path": "a.py"}},
+                {"id": "call_2", "name": "grep", "arguments": {}, "raw_arguments": '{"pattern": '},
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "name": "read_file", "content": "x = 1", "is_error": False},
-        {"role": "tool", "tool_call_id": "call_2", "name": "grep", "content": "arguments are not valid JSON", "is_error": True},
+        {
+            "role": "tool",
+            "tool_call_id": "call_2",
+            "name": "grep",
+            "content": "arguments are not valid JSON",
+            "is_error": True,
+        },
     ]
 
 
 def test_message_conversion() -> None:
     body = OpenAIProvider(model=MODEL).build_body(request(messages=history()))
     user, assistant, ok, bad = body["messages"][1:]
-    assert user == {"role": "user", "content": "Explain\n[file: a.py](file:///w/a.py)\n[file: file:///w/b.md]\n````\nuses ``` fences\n````"}
-    assert assistant == {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"a.py\"}"}},
-        {"id": "call_2", "type": "function", "function": {"name": "grep", "arguments": "{\"pattern\": "}},
-    ]}
+    assert user == {
+        "role": "user",
+        "content": "Explain\n[file: a.py](file:///w/a.py)\n[file: file:///w/b.md]\n````\nuses ``` fences\n````",
+    }
+    assert assistant == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a.py"}'}},
+            {"id": "call_2", "type": "function", "function": {"name": "grep", "arguments": '{"pattern": '}},
+        ],
+    }
     assert "secret" not in json.dumps(body)  # thinking is never sent back
     assert ok == {"role": "tool", "tool_call_id": "call_1", "content": "x = 1"}
     assert bad["content"] == "Error: arguments are not valid JSON"
@@ -410,13 +471,25 @@ def test_messages_are_a_stable_prefix_step_to_step() -> None:
     assert json.dumps(second).startswith(json.dumps(first)[:-1])
     whole = json.dumps(step1)  # the body too, up to the end of the shared messages
     assert json.dumps(step2).startswith(whole[: whole.index('], "stream"')])
-    assert json.dumps(provider.build_body(request(messages=history()))) == json.dumps(provider.build_body(request(messages=history())))
+    assert json.dumps(provider.build_body(request(messages=history()))) == json.dumps(
+        provider.build_body(request(messages=history()))
+    )
 
 
 def test_context_window_defaults() -> None:
-    windows = {m: OpenAIProvider(model=m).context_window for m in ("gpt-4.1-mini", "gpt-4o", "o3-mini", "gpt-5", "openai/gpt-4o", "llama3.2", "mystery")}
-    assert windows == {"gpt-4.1-mini": 1_047_576, "gpt-4o": 128_000, "o3-mini": 200_000, "gpt-5": 400_000,
-                       "openai/gpt-4o": 128_000, "llama3.2": 8_192, "mystery": 32_768}
+    windows = {
+        m: OpenAIProvider(model=m).context_window
+        for m in ("gpt-4.1-mini", "gpt-4o", "o3-mini", "gpt-5", "openai/gpt-4o", "llama3.2", "mystery")
+    }
+    assert windows == {
+        "gpt-4.1-mini": 1_047_576,
+        "gpt-4o": 128_000,
+        "o3-mini": 200_000,
+        "gpt-5": 400_000,
+        "openai/gpt-4o": 128_000,
+        "llama3.2": 8_192,
+        "mystery": 32_768,
+    }
     assert OpenAIProvider(model="gpt-4o", context_window=4096).context_window == 4096
 
 

@@ -56,7 +56,11 @@ class Seen:
 async def ours(server: LocalHTTPServer, name: str) -> Seen:
     server.queue(stream_reply(name))
     provider = OpenAIProvider(model=MODEL, base_url=server.url + "/v1", retry=RetryPolicy(max_retries=0))
-    request = ModelRequest(system="s", messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]), tools=[])
+    request = ModelRequest(
+        system="s",
+        messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]),
+        tools=[],
+    )
     seen, order = Seen(), {}
     try:
         async for event in provider.stream(request):
@@ -82,8 +86,10 @@ async def sdk(server: LocalHTTPServer, name: str) -> tuple[Seen, Any]:
     seen, state = Seen(), ChatCompletionStreamState()
     try:
         stream = await client.chat.completions.create(
-            model=MODEL, messages=[{"role": "user", "content": "hi"}],
-            stream=True, stream_options={"include_usage": True},
+            model=MODEL,
+            messages=[{"role": "user", "content": "hi"}],
+            stream=True,
+            stream_options={"include_usage": True},
         )
         async for chunk in stream:
             state.handle_chunk(chunk)

@@ -31,7 +31,9 @@ def test_no_proxy_names_hosts_their_subdomains_addresses_or_everything(no_proxy:
 
 
 def test_the_scheme_s_own_variable_first_then_all_proxy_and_lower_case_wins() -> None:
-    routes = ProxyRoutes({"ALL_PROXY": "http://all:1", "HTTPS_PROXY": "http://upper:2", "https_proxy": "http://lower:3"})
+    routes = ProxyRoutes(
+        {"ALL_PROXY": "http://all:1", "HTTPS_PROXY": "http://upper:2", "https_proxy": "http://lower:3"}
+    )
     https, http = routes.proxy_for("https", "api.example.com"), routes.proxy_for("http", "api.example.com")
     assert https is not None and (https.host, https.port, https.variable) == ("lower", 3, "https_proxy")
     assert http is not None and (http.host, http.variable) == ("all", "ALL_PROXY")

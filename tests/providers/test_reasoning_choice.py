@@ -32,8 +32,17 @@ def test_anthropic_choice_wins_over_the_provider_budget() -> None:
 
 @pytest.mark.parametrize(
     ("model", "takes"),
-    [("o3", True), ("o4-mini", True), ("openai/o1", True), ("gpt-5", True), ("gpt-5.1-codex", True),
-     ("gpt-4o", False), ("gpt-4.1", False), ("qwen3:8b", False), ("omni", False)],
+    [
+        ("o3", True),
+        ("o4-mini", True),
+        ("openai/o1", True),
+        ("gpt-5", True),
+        ("gpt-5.1-codex", True),
+        ("gpt-4o", False),
+        ("gpt-4.1", False),
+        ("qwen3:8b", False),
+        ("omni", False),
+    ],
 )
 def test_which_openai_models_take_reasoning_effort(model: str, takes: bool) -> None:
     assert takes_reasoning_effort(model) is takes
@@ -45,8 +54,14 @@ def test_the_reasoning_models_setting_adds_models() -> None:
 
 @pytest.mark.parametrize(
     ("model", "takes"),
-    [("claude-sonnet-4-5", True), ("claude-opus-4-1-20250805", True), ("claude-3-7-sonnet-latest", True),
-     ("claude-haiku-4-5", True), ("claude-3-5-haiku-latest", False), ("claude-3-opus", False)],
+    [
+        ("claude-sonnet-4-5", True),
+        ("claude-opus-4-1-20250805", True),
+        ("claude-3-7-sonnet-latest", True),
+        ("claude-haiku-4-5", True),
+        ("claude-3-5-haiku-latest", False),
+        ("claude-3-opus", False),
+    ],
 )
 def test_which_anthropic_models_think(model: str, takes: bool) -> None:
     assert takes_thinking(model) is takes

@@ -44,11 +44,13 @@ CALL_ID = {"openai": "call_rr_1", "anthropic": "toolu_rr_1"}
 FAST = RetryPolicy(base_s=0.001, max_backoff_s=0.01)
 PROMPT = "What does the README say?"
 README = "# Sample\n\nHello from the sample workspace.\n"
-TOOLS = [{
-    "name": "read_file",
-    "description": "Read a file in the workspace.",
-    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-}]
+TOOLS = [
+    {
+        "name": "read_file",
+        "description": "Read a file in the workspace.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    }
+]
 
 
 # ---- literal streams ---------------------------------------------------------------------
@@ -56,55 +58,123 @@ TOOLS = [{
 
 def _oa(delta: dict[str, Any] | None = None, finish: str | None = None) -> dict[str, Any]:
     return {
-        "id": "chatcmpl-rr", "object": "chat.completion.chunk", "created": 1750000000, "model": "m",
+        "id": "chatcmpl-rr",
+        "object": "chat.completion.chunk",
+        "created": 1750000000,
+        "model": "m",
         "choices": [{"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish}],
     }
 
 
-_OA_USAGE = {"id": "chatcmpl-rr", "object": "chat.completion.chunk", "created": 1750000000, "model": "m",
-             "choices": [], "usage": {"prompt_tokens": 80, "completion_tokens": 7, "total_tokens": 87}}
+_OA_USAGE = {
+    "id": "chatcmpl-rr",
+    "object": "chat.completion.chunk",
+    "created": 1750000000,
+    "model": "m",
+    "choices": [],
+    "usage": {"prompt_tokens": 80, "completion_tokens": 7, "total_tokens": 87},
+}
 
 
 def _an(events: list[dict[str, Any]]) -> list[bytes | float]:
-    head = {"type": "message_start", "message": {
-        "id": "msg_rr", "type": "message", "role": "assistant", "content": [], "model": "m",
-        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 80, "output_tokens": 1}}}
+    head = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_rr",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": "m",
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 80, "output_tokens": 1},
+        },
+    }
     events = [head, *events, {"type": "message_stop"}]
     return sse(*events, event_names=[e["type"] for e in events])
 
 
 def tool_reply(kind: str) -> Reply:
     if kind == "openai":
-        return Reply(chunks=sse(
-            _oa({"role": "assistant", "content": None}),
-            _oa({"tool_calls": [{"index": 0, "id": CALL_ID[kind], "type": "function",
-                                 "function": {"name": "read_file", "arguments": ""}}]}),
-            _oa({"tool_calls": [{"index": 0, "function": {"arguments": '{"path": '}}]}),
-            _oa({"tool_calls": [{"index": 0, "function": {"arguments": '"README.md"}'}}]}),
-            _oa(finish="tool_calls"), _OA_USAGE, "[DONE]",
-        ))
-    return Reply(chunks=_an([
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "tool_use", "id": CALL_ID[kind], "name": "read_file", "input": {}}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"path": '}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '"README.md"}'}},
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 7}},
-    ]))
+        return Reply(
+            chunks=sse(
+                _oa({"role": "assistant", "content": None}),
+                _oa(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": CALL_ID[kind],
+                                "type": "function",
+                                "function": {"name": "read_file", "arguments": ""},
+                            }
+                        ]
+                    }
+                ),
+                _oa({"tool_calls": [{"index": 0, "function": {"arguments": '{"path": '}}]}),
+                _oa({"tool_calls": [{"index": 0, "function": {"arguments": '"README.md"}'}}]}),
+                _oa(finish="tool_calls"),
+                _OA_USAGE,
+                "[DONE]",
+            )
+        )
+    return Reply(
+        chunks=_an(
+            [
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "tool_use", "id": CALL_ID[kind], "name": "read_file", "input": {}},
+                },
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": '{"path": '},
+                },
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": '"README.md"}'},
+                },
+                {"type": "content_block_stop", "index": 0},
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                    "usage": {"output_tokens": 7},
+                },
+            ]
+        )
+    )
 
 
 def text_reply(kind: str, *texts: str) -> Reply:
     if kind == "openai":
-        return Reply(chunks=sse(
-            _oa({"role": "assistant", "content": ""}), *(_oa({"content": t}) for t in texts),
-            _oa(finish="stop"), _OA_USAGE, "[DONE]",
-        ))
-    return Reply(chunks=_an([
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}} for t in texts),
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 7}},
-    ]))
+        return Reply(
+            chunks=sse(
+                _oa({"role": "assistant", "content": ""}),
+                *(_oa({"content": t}) for t in texts),
+                _oa(finish="stop"),
+                _OA_USAGE,
+                "[DONE]",
+            )
+        )
+    return Reply(
+        chunks=_an(
+            [
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                *(
+                    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}
+                    for t in texts
+                ),
+                {"type": "content_block_stop", "index": 0},
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": 7},
+                },
+            ]
+        )
+    )
 
 
 # ---- the two steps of a turn, as the agent loop would send them ------------------------------
@@ -118,13 +188,19 @@ def step_request(kind: str, step: int, prompt: str = PROMPT) -> ModelRequest:
     messages = [user(prompt)]
     if step == 2:
         messages += [
-            {"role": "assistant", "text": "",
-             "tool_calls": [{"id": CALL_ID[kind], "name": "read_file", "arguments": {"path": "README.md"}}]},
+            {
+                "role": "assistant",
+                "text": "",
+                "tool_calls": [{"id": CALL_ID[kind], "name": "read_file", "arguments": {"path": "README.md"}}],
+            },
             {"role": "tool", "tool_call_id": CALL_ID[kind], "name": "read_file", "content": README, "is_error": False},
         ]
     return ModelRequest(
-        system="You are Tether.", messages=messages_from_json(messages), tools=TOOLS,
-        dynamic_context="Workspace root: /ws", step=step,
+        system="You are Tether.",
+        messages=messages_from_json(messages),
+        tools=TOOLS,
+        dynamic_context="Workspace root: /ws",
+        step=step,
     )
 
 
@@ -251,8 +327,9 @@ async def test_a_recorded_retry_replays_without_its_wait(
     cassette = tmp_path / "retry.cassette"
     async with LocalHTTPServer() as server:
         server.queue(
-            json_reply(429, {"error": {"message": "slow down", "type": "rate_limit_error"}},
-                       headers={"retry-after-ms": "400"}),
+            json_reply(
+                429, {"error": {"message": "slow down", "type": "rate_limit_error"}}, headers={"retry-after-ms": "400"}
+            ),
             text_reply(kind, "after ", "the wait"),
         )
         recorder = RecordingProvider(make(kind, server), cassette)
@@ -288,8 +365,20 @@ async def test_daemon_records_then_replays_the_same_turn(
         server.queue(tool_reply(kind), text_reply(kind, "The README ", "says hello."))
         base = server.url + ("/v1" if kind == "openai" else "")
         recording = await spawn_daemon(
-            command=[sys.executable, "-m", "tether", "serve", "--provider", kind, "--base-url", base,
-                     "--model", "m", "--record", str(cassette)],
+            command=[
+                sys.executable,
+                "-m",
+                "tether",
+                "serve",
+                "--provider",
+                kind,
+                "--base-url",
+                base,
+                "--model",
+                "m",
+                "--record",
+                str(cassette),
+            ],
             env={KEY_ENV[kind]: FAKE_KEY},
         )
         session = await recording.client.new_session(workspace)

@@ -28,7 +28,9 @@ def events(draw: st.DrawFn) -> tuple[list[str], SSEEvent]:
     lines = [f"data: {value}" if draw(st.booleans()) or value.startswith(" ") else f"data:{value}" for value in data]
     if name is not None:
         lines.insert(draw(st.integers(0, len(lines))), f"event: {name}")
-    for extra in draw(st.lists(st.sampled_from([": keep-alive", ":", "id: 7", "retry: 1000", "x-other: 1"]), max_size=2)):
+    for extra in draw(
+        st.lists(st.sampled_from([": keep-alive", ":", "id: 7", "retry: 1000", "x-other: 1"]), max_size=2)
+    ):
         lines.insert(draw(st.integers(0, len(lines))), extra)
     return lines, (name or "", "\n".join(data).encode())
 
@@ -107,8 +109,9 @@ def uniform_streams(draw: st.DrawFn) -> tuple[bytes, list[SSEEvent]]:
     """Streams as the APIs send them: every frame `data: x`, or every frame `event: n` + `data: x`."""
     named = draw(st.booleans())
     expected = [(draw(NAME) if named else "", draw(VALUE).encode()) for _ in range(draw(st.integers(0, 8)))]
-    raw = b"".join((b"event: " + name.encode() + b"\n" if named else b"") + b"data: " + data + b"\n\n"
-                   for name, data in expected)
+    raw = b"".join(
+        (b"event: " + name.encode() + b"\n" if named else b"") + b"data: " + data + b"\n\n" for name, data in expected
+    )
     return raw, expected
 
 

@@ -33,8 +33,15 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping
 
 STREAMS = Path(__file__).parent / "streams"
-OPENAI = ["text_usage", "openrouter_comments", "reasoning_content", "think_split", "llamacpp_tools",
-          "ollama_tool", "parallel_tools"]
+OPENAI = [
+    "text_usage",
+    "openrouter_comments",
+    "reasoning_content",
+    "think_split",
+    "llamacpp_tools",
+    "ollama_tool",
+    "parallel_tools",
+]
 NO_RETRY = RetryPolicy(max_retries=0)
 
 
@@ -57,7 +64,9 @@ class ReadsTransport:
 
 
 def anthropic_bytes(events: list[dict[str, object]]) -> bytes:
-    return b"".join(bytes(f) for f in sse(*events, event_names=[str(e["type"]) for e in events]) if isinstance(f, bytes))
+    return b"".join(
+        bytes(f) for f in sse(*events, event_names=[str(e["type"]) for e in events]) if isinstance(f, bytes)
+    )
 
 
 def provider(kind: str, pieces: list[bytes]) -> Provider:
@@ -70,8 +79,11 @@ def provider(kind: str, pieces: list[bytes]) -> Provider:
 def read_all(kind: str, pieces: list[bytes]) -> list[ProviderEvent]:
     async def go() -> list[ProviderEvent]:
         p = provider(kind, pieces)
-        request = ModelRequest(system="s", tools=[], messages=messages_from_json(
-            [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]))
+        request = ModelRequest(
+            system="s",
+            tools=[],
+            messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]),
+        )
         try:
             return [event async for event in p.stream(request)]
         finally:
@@ -112,7 +124,8 @@ def test_argument_deltas_of_one_read_are_one_event_per_call() -> None:
     raw = anthropic_bytes(PARALLEL_STREAM)
     events = read_all("anthropic", [raw])
     assert [e for e in events if isinstance(e, ToolCallArgsDelta)] == [
-        ToolCallArgsDelta("toolu_A", '{"path": "a.py"}'), ToolCallArgsDelta("toolu_B", '{"path": "b.py"}'),
+        ToolCallArgsDelta("toolu_A", '{"path": "a.py"}'),
+        ToolCallArgsDelta("toolu_B", '{"path": "b.py"}'),
     ]
 
 

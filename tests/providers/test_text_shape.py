@@ -20,8 +20,13 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
 
 
 def openai_chunk(text: str, *, created: int = 1750000000, dumps: str = "orjson") -> bytes:
-    chunk = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": created, "model": "m",
-             "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+    chunk = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
+    }
     if dumps == "orjson":
         return orjson.dumps(chunk)
     return json.dumps(chunk, ensure_ascii=dumps == "ascii").encode()
@@ -32,8 +37,13 @@ def content_of(raw: bytes) -> str:
 
 
 @settings(max_examples=400, deadline=None)
-@given(TEXT, TEXT, st.sampled_from(["orjson", "ascii", "utf8"]), st.sampled_from(["orjson", "ascii", "utf8"]),
-       st.booleans())
+@given(
+    TEXT,
+    TEXT,
+    st.sampled_from(["orjson", "ascii", "utf8"]),
+    st.sampled_from(["orjson", "ascii", "utf8"]),
+    st.booleans(),
+)
 def test_what_the_shape_reads_is_what_parsing_reads(
     first: str, later: str, first_dumps: str, later_dumps: str, other_time: bool
 ) -> None:

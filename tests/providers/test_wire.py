@@ -22,8 +22,11 @@ from tether_protocol.conversation import messages_from_json
 
 
 def request() -> ModelRequest:
-    return ModelRequest(system="s", tools=[], messages=messages_from_json(
-        [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]))
+    return ModelRequest(
+        system="s",
+        tools=[],
+        messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]),
+    )
 
 
 async def text_of(provider: OpenAIProvider) -> str:
@@ -69,7 +72,8 @@ async def test_a_kept_alive_connection_the_server_closed_is_retried_once_on_a_ne
 
 async def test_a_connection_the_server_closed_while_idle_is_not_used_again(stack: list[Any]) -> None:
     server, seen, port = await serving(
-        answering(content_length(sse_body("one")), content_length(sse_body("two")), close_after=True))
+        answering(content_length(sse_body("one")), content_length(sse_body("two")), close_after=True)
+    )
     stack.append(server)
     p = provider(f"http://127.0.0.1:{port}/v1", stack)  # no provider-level retries
     assert await text_of(p) == "one"
@@ -101,10 +105,12 @@ async def test_content_length_and_chunked_bodies_read_the_same(stack: list[Any],
 
 async def test_a_gzip_body_is_decoded_and_an_unknown_coding_refused(stack: list[Any]) -> None:
     packed = gzip.compress(sse_body("zipped"))
-    server, _seen, port = await serving(answering(
-        content_length(packed, extra="content-encoding: gzip\r\n"),
-        content_length(b"xx", extra="content-encoding: br\r\n"),
-    ))
+    server, _seen, port = await serving(
+        answering(
+            content_length(packed, extra="content-encoding: gzip\r\n"),
+            content_length(b"xx", extra="content-encoding: br\r\n"),
+        )
+    )
     stack.append(server)
     p = provider(f"http://127.0.0.1:{port}/v1", stack)
     assert await text_of(p) == "zipped"
@@ -115,7 +121,9 @@ async def test_a_gzip_body_is_decoded_and_an_unknown_coding_refused(stack: list[
 
 async def test_a_429_with_retry_after_is_waited_for_then_retried(stack: list[Any]) -> None:
     limited = b'{"error": {"message": "slow down", "type": "rate_limit"}}'
-    head = f"HTTP/1.1 429 X\r\ncontent-type: application/json\r\nretry-after: 1\r\ncontent-length: {len(limited)}\r\n\r\n"
+    head = (
+        f"HTTP/1.1 429 X\r\ncontent-type: application/json\r\nretry-after: 1\r\ncontent-length: {len(limited)}\r\n\r\n"
+    )
     server, seen, port = await serving(answering(head.encode() + limited, content_length(sse_body("ok"))))
     stack.append(server)
     p = provider(f"http://127.0.0.1:{port}/v1", stack, retry=RetryPolicy(max_retries=2))

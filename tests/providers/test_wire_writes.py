@@ -32,8 +32,28 @@ from tether_protocol.conversation import messages_from_json
 NO_RETRY = RetryPolicy(max_retries=0)
 # pieces the sanitiser acts on (tags, markers, fences, repeated paragraphs) among plain
 # text, JSON's escapes and multi-byte characters
-FRAGMENTS = ["a", "bc ", "word ", "\n", "\n\n", "```", "`", "<final>", "</answer>", "<tool_call>x</tool_call>",
-             "[tool call: f]", "é", "😀", '"', "\\", "\t", "<", ">", "same para", "\u2028"]
+FRAGMENTS = [
+    "a",
+    "bc ",
+    "word ",
+    "\n",
+    "\n\n",
+    "```",
+    "`",
+    "<final>",
+    "</answer>",
+    "<tool_call>x</tool_call>",
+    "[tool call: f]",
+    "é",
+    "😀",
+    '"',
+    "\\",
+    "\t",
+    "<",
+    ">",
+    "same para",
+    "\u2028",
+]
 
 
 def openai_frames(deltas: list[str]) -> bytes:
@@ -45,8 +65,17 @@ def openai_frames(deltas: list[str]) -> bytes:
 
 def anthropic_frames(deltas: list[str]) -> bytes:
     events: list[dict[str, Any]] = [
-        {"type": "message_start", "message": {"id": "m1", "type": "message", "role": "assistant", "content": [],
-                                              "model": "m", "usage": {"input_tokens": 5, "output_tokens": 1}}},
+        {
+            "type": "message_start",
+            "message": {
+                "id": "m1",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": "m",
+                "usage": {"input_tokens": 5, "output_tokens": 1},
+            },
+        },
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
         *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": d}} for d in deltas),
         {"type": "content_block_stop", "index": 0},
@@ -63,8 +92,9 @@ def make(kind: str, server: LocalHTTPServer, timeouts: Timeouts = Timeouts()) ->
     return OpenAIProvider(model="m", base_url=server.url + "/v1", retry=NO_RETRY, timeouts=timeouts)
 
 
-REQUEST = ModelRequest(system="s", tools=[], messages=messages_from_json(
-    [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]))
+REQUEST = ModelRequest(
+    system="s", tools=[], messages=messages_from_json([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
+)
 
 
 async def read(provider: Provider, pause_after_first: float = 0.0) -> list[ProviderEvent]:
@@ -176,7 +206,20 @@ async def test_a_gzip_encoded_reply_is_decoded(kind: str) -> None:
 
 def test_fragments_cover_what_the_sanitiser_changes() -> None:
     # the property above would be weak if the sanitiser left every fragment alone
-    parts = ["\n\n", "<final>", "a", "</answer>", "<tool_call>x</tool_call>", "\n", "[tool call: f]", "\n", "bc ",
-             "\n\n", "same para", "\n\n", "same para"]
+    parts = [
+        "\n\n",
+        "<final>",
+        "a",
+        "</answer>",
+        "<tool_call>x</tool_call>",
+        "\n",
+        "[tool call: f]",
+        "\n",
+        "bc ",
+        "\n\n",
+        "same para",
+        "\n\n",
+        "same para",
+    ]
     assert set(parts) <= set(FRAGMENTS)
     assert sanitize("".join(parts)) == ("a\n\nsame para\n", "")

@@ -17,10 +17,16 @@ def _peak(pid: int) -> int:
 async def measured_turn(spawn_daemon: Any, workspace: Path, tmp_path: Path, tool: str, arguments: dict) -> tuple:
     """(the daemon, its session, the turn's updates as JSON text, the peak memory it added)."""
     script = tmp_path / "one-call.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [{"id": "call", "name": tool, "arguments": arguments}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {"when": {"step": 1}, "tool_calls": [{"id": "call", "name": tool, "arguments": arguments}]},
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon("--mode", "full-auto", script=script, env={"TETHER_SANDBOX": "bwrap"})
     session = await daemon.client.new_session(workspace)
     before = _peak(daemon.pid)

@@ -23,19 +23,28 @@ async def test_a_model_cannot_copy_its_makefile_into_place_under_allow_rules(
 ) -> None:
     (workspace / "Makefile").write_text("test:\n\techo ok\n")
     setup = {"s1": "printf ready", "s2": "rsync --version", "s3": "make test"}
-    attack = {"a1": "printf 'test:\\n\\ttouch pwned_by_make\\n' > x.txt", "a2": "rsync x.txt Makefile",
-              "a3": "make test"}
+    attack = {
+        "a1": "printf 'test:\\n\\ttouch pwned_by_make\\n' > x.txt",
+        "a2": "rsync x.txt Makefile",
+        "a3": "make test",
+    }
 
     def calls(commands: dict[str, str]) -> list[dict]:
         return [{"id": i, "name": "run_command", "arguments": {"command": c}} for i, c in commands.items()]
 
     script = tmp_path / "copies.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"user": "^set up", "step": 1}, "tool_calls": calls(setup)},
-        {"when": {"user": "^set up", "step": 2}, "text": "Ready."},
-        {"when": {"user": "^attack", "step": 1}, "tool_calls": calls(attack)},
-        {"when": {"user": "^attack", "step": 2}, "text": "Done."},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {"when": {"user": "^set up", "step": 1}, "tool_calls": calls(setup)},
+                    {"when": {"user": "^set up", "step": 2}, "text": "Ready."},
+                    {"when": {"user": "^attack", "step": 1}, "tool_calls": calls(attack)},
+                    {"when": {"user": "^attack", "step": 2}, "text": "Done."},
+                ]
+            }
+        )
+    )
     reasons: dict[str, str] = {}
 
     async def on_request(method: str, params: dict):

@@ -29,8 +29,13 @@ _GROWTH_LIMIT = 160 * _MB  # what the scan may add to the daemon's peak memory
 
 
 def _git(where: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=where, check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=where,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return done.stdout.strip()
 
 
@@ -67,8 +72,10 @@ def _sparse_index(git: Path, blob: str) -> None:
 
 
 _ATTACKS: dict[str, Callable[[Path, str], None]] = {
-    "a long chain of large versions": _chain, "an offset delta onto itself": _onto_itself,
-    "a sparse 1 GB loose object": _sparse_object, "a sparse 1 GB index": _sparse_index,
+    "a long chain of large versions": _chain,
+    "an offset delta onto itself": _onto_itself,
+    "a sparse 1 GB loose object": _sparse_object,
+    "a sparse 1 GB index": _sparse_index,
 }
 
 
@@ -79,14 +86,16 @@ async def test_a_crafted_git_store_neither_breaks_nor_bloats_the_change_scan(
     blob = _tracked(workspace)
     _ATTACKS[attack](workspace / ".git", blob)
     daemon, session, updates, grown = await measured_turn(
-        spawn_daemon, workspace, tmp_path, "run_command", {"command": "echo changed >> a.txt && echo CHANGED-OK"})
+        spawn_daemon, workspace, tmp_path, "run_command", {"command": "echo changed >> a.txt && echo CHANGED-OK"}
+    )
     assert "CHANGED-OK" in updates, updates[-2000:]
     assert grown < _GROWTH_LIMIT, f"the change scan grew the daemon's peak memory by {grown // _MB} MB"
     changes = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
     assert [f["path"] for f in changes["files"]] == ["a.txt"], changes
     if "sparse" in attack:  # read some other way (a copy before the command; the object's zlib stream)
-        await daemon.client.request("_tether/session/rewind",
-                                    {"sessionId": session.id, "toTurn": 1, "restore": "files", "force": True})
+        await daemon.client.request(
+            "_tether/session/rewind", {"sessionId": session.id, "toTurn": 1, "restore": "files", "force": True}
+        )
         assert (workspace / "a.txt").read_text() == "a.txt as committed\n"
     else:  # the crafted object gives no bytes: reported as not rewindable, nothing made up
         assert "a.txt (its content before the command was not known)" in updates, updates[-2000:]

@@ -34,7 +34,8 @@ def _write_dump(path: Path, size: int = _SIZE) -> None:
 async def test_reading_a_page_of_a_huge_file_does_not_load_it(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
     _write_dump(workspace / "dump.csv")
     _daemon, _session, updates, grown = await measured_turn(
-        spawn_daemon, workspace, tmp_path, "read_file", {"path": "dump.csv", "offset": 1, "limit": 3})
+        spawn_daemon, workspace, tmp_path, "read_file", {"path": "dump.csv", "offset": 1, "limit": 3}
+    )
     assert "header,line" in updates, updates[-1500:]
     assert grown < 64 * _MB, f"reading 3 lines of a {_SIZE // _MB} MB file grew the daemon by {grown // _MB} MB"
 

@@ -24,13 +24,31 @@ async def test_a_planted_fifo_does_not_stop_the_next_command(
     spawn_daemon, workspace: Path, tmp_path: Path, planted: str
 ) -> None:
     script = tmp_path / "fifo.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "plant", "name": "run_command", "arguments": {"command": f"mkfifo {planted} && echo PLANTED"}}]},
-        {"when": {"step": 2}, "tool_calls": [
-            {"id": "next", "name": "run_command", "arguments": {"command": "echo NEXT-RAN"}}]},
-        {"text": "done"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1},
+                        "tool_calls": [
+                            {
+                                "id": "plant",
+                                "name": "run_command",
+                                "arguments": {"command": f"mkfifo {planted} && echo PLANTED"},
+                            }
+                        ],
+                    },
+                    {
+                        "when": {"step": 2},
+                        "tool_calls": [
+                            {"id": "next", "name": "run_command", "arguments": {"command": "echo NEXT-RAN"}}
+                        ],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
     daemon = await spawn_daemon("--mode", "full-auto", script=script, env={"TETHER_SANDBOX": "bwrap"})
     session = await daemon.client.new_session(workspace)
     turn = session.prompt("plant, then run the next command")

@@ -44,10 +44,14 @@ def _commands(workspace: Path) -> str:
     return "".join(command.body for command in user_commands.load(workspace).values())
 
 
-@pytest.mark.parametrize(("rel", "read"), [
-    ("AGENTS.md", project_instructions), (".tether/MEMORY.md", project_instructions),
-    (".tether/commands/tests.md", _commands),
-])
+@pytest.mark.parametrize(
+    ("rel", "read"),
+    [
+        ("AGENTS.md", project_instructions),
+        (".tether/MEMORY.md", project_instructions),
+        (".tether/commands/tests.md", _commands),
+    ],
+)
 def test_a_fifo_swapped_in_after_the_check_never_blocks_reading_it(tmp_path: Path, rel: str, read) -> None:
     workspace = tmp_path / "ws"
     (workspace / ".tether" / "commands").mkdir(parents=True)

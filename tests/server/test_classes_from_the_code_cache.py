@@ -98,8 +98,14 @@ def _patterns(cache: Path) -> dict[str, object]:
 def test_patterns_from_the_cache_are_the_ones_re_compiles(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = _patterns(cache)  # parsed, and written
-    assert first == {"routed": True, "restored": True, "patterns": first["patterns"], "same": True, "words": "THE cat SAT",
-                     "late": True}
+    assert first == {
+        "routed": True,
+        "restored": True,
+        "patterns": first["patterns"],
+        "same": True,
+        "words": "THE cat SAT",
+        "late": True,
+    }
     assert isinstance(first["patterns"], int) and first["patterns"] >= 50
     [written] = cache.glob("class-code-*.marshal")
     stored = marshal.loads(written.read_bytes())
@@ -116,7 +122,9 @@ def test_a_damaged_pattern_in_the_cache_is_compiled_as_usual(tmp_path: Path) -> 
     stored = marshal.loads(written.read_bytes())
     # every cached pattern's code cut short, one with a group name out of range: `_sre`
     # refuses such code, and the pattern is parsed afresh
-    damaged = {key: (value[0], value[1][: len(value[1]) // 2], value[2], {**value[3], "x": 99})
-               if key[0] == "regex" else value for key, value in stored.items()}
+    damaged = {
+        key: (value[0], value[1][: len(value[1]) // 2], value[2], {**value[3], "x": 99}) if key[0] == "regex" else value
+        for key, value in stored.items()
+    }
     written.write_bytes(marshal.dumps(damaged))
     assert _patterns(cache) == first

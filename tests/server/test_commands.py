@@ -18,15 +18,23 @@ SCRIPT = {
     "model": "scripted-commands",
     "replies": [
         # /review: answered only when the request carries the diff
-        {"when": {"user": "(?s)Review the uncommitted.*<diff>.*-    return 42.*\\+    return 43", "step": 1},
-         "text": "Trying to fix it myself.",
-         "tool_calls": [{"id": "call_w", "name": "write_file",
-                         "arguments": {"path": "src/app.py", "content": "fixed\n"}}]},
+        {
+            "when": {"user": "(?s)Review the uncommitted.*<diff>.*-    return 42.*\\+    return 43", "step": 1},
+            "text": "Trying to fix it myself.",
+            "tool_calls": [
+                {"id": "call_w", "name": "write_file", "arguments": {"path": "src/app.py", "content": "fixed\n"}}
+            ],
+        },
         {"when": {"user": "(?s)Review the uncommitted", "step": 2}, "text": "The change returns 43 now."},
         # /init: the model is asked for AGENTS.md
         {"when": {"user": "(?s)Write or update AGENTS.md.*keep it short"}, "text": "I will write AGENTS.md."},
-        {"when": {"user": "^write it$", "step": 1}, "text": "Writing.",
-         "tool_calls": [{"id": "call_n", "name": "write_file", "arguments": {"path": "new.txt", "content": "new\n"}}]},
+        {
+            "when": {"user": "^write it$", "step": 1},
+            "text": "Writing.",
+            "tool_calls": [
+                {"id": "call_n", "name": "write_file", "arguments": {"path": "new.txt", "content": "new\n"}}
+            ],
+        },
         {"when": {"purpose": "compaction"}, "text": "SUMMARY: the user said hello several times."},
         {"text": "PLAIN:"},
     ],
@@ -47,7 +55,9 @@ def _git(workspace: Path, *args: str) -> None:
 
 
 async def _prompt(daemon: Daemon, session_id: str, text: str) -> dict:
-    return dict(await daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}))
+    return dict(
+        await daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]})
+    )
 
 
 def _settings(tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -173,19 +183,30 @@ async def test_markdown_commands_from_the_user_and_the_workspace(tmp_path: Path,
     (tmp_path / "secret.txt").write_text("the user's private key\n")
     (workspace / ".tether" / "commands" / "leak.md").symlink_to(tmp_path / "secret.txt")
     script = tmp_path / "files.json"
-    script.write_text(json.dumps({"model": "m", "replies": [
-        {"when": {"user": "^Explain the file src/app.py to me.$"}, "text": "EXPLAINED"},
-        {"when": {"user": "^Ship it: bump the version.\\n\\nnow$"}, "text": "SHIPPED"},
-        {"when": {"user": "^Added later.$"}, "text": "LATER"},
-        {"text": "PLAIN:"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "model": "m",
+                "replies": [
+                    {"when": {"user": "^Explain the file src/app.py to me.$"}, "text": "EXPLAINED"},
+                    {"when": {"user": "^Ship it: bump the version.\\n\\nnow$"}, "text": "SHIPPED"},
+                    {"when": {"user": "^Added later.$"}, "text": "LATER"},
+                    {"text": "PLAIN:"},
+                ],
+            }
+        )
+    )
     settings = settings_for(tmp_path, script=str(script))
     async with running(settings, workspace) as daemon:
         session_id = await daemon.new_session(workspace)
         await _settle()
         (listed,) = [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]
         commands = {c["name"]: c for c in listed["availableCommands"]}
-        assert commands["explain"] == {"name": "explain", "description": "Explain a file (user)", "input": {"hint": "path"}}
+        assert commands["explain"] == {
+            "name": "explain",
+            "description": "Explain a file (user)",
+            "input": {"hint": "path"},
+        }
         assert commands["shipit"]["description"] == "Ship it: bump the version. (workspace: .tether/commands)"
         assert commands["review"]["description"].startswith("Review the uncommitted changes")
         assert "leak" not in commands
@@ -210,8 +231,12 @@ async def test_review_runs_nothing_a_repositorys_git_config_names(tmp_path: Path
     hook = tmp_path / "hook.sh"
     hook.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\ncat\n')
     hook.chmod(0o755)
-    for key, value in (("core.fsmonitor", hook), ("diff.evil.textconv", hook), ("filter.ev.il.clean", hook),
-                       ("filter.ev.il.process", hook)):
+    for key, value in (
+        ("core.fsmonitor", hook),
+        ("diff.evil.textconv", hook),
+        ("filter.ev.il.clean", hook),
+        ("filter.ev.il.process", hook),
+    ):
         _git(workspace, "config", key, str(value))
     (workspace / ".gitattributes").write_text("*.py diff=evil filter=ev.il\n")
     (workspace / "src" / "app.py").write_text("def main():\n    return 43\n")
@@ -229,7 +254,16 @@ async def test_the_list_sent_is_the_sessions_and_is_sent_again_only_when_it_chan
         session_id = await daemon.new_session(workspace)
         await _settle()
         session = daemon.server.daemon.registry.live[session_id]
-        assert [name for name, _d, _h in session.commands_sent or []] == ["compact", "review", "init", "mode", "model", "clear", "memory", "mcp"]
+        assert [name for name, _d, _h in session.commands_sent or []] == [
+            "compact",
+            "review",
+            "init",
+            "mode",
+            "model",
+            "clear",
+            "memory",
+            "mcp",
+        ]
         await _prompt(daemon, session_id, "/mode ask")  # no command file changed: the list is not sent again
         sent = lambda: [u for u in daemon.conn.updates(session_id) if u["sessionUpdate"] == "available_commands_update"]
         assert len(sent()) == 1

@@ -43,14 +43,20 @@ async def test_documents_follow_the_editor_and_stats_count_sessions(settings: Se
         await daemon.call("textDocument/didOpen", {"textDocument": {"uri": uri, "version": 1, "text": "a\nb\n"}})
         await daemon.call(
             "textDocument/didChange",
-            {"textDocument": {"uri": uri, "version": 2},
-             "contentChanges": [{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 1}},
-                                 "text": "B"}]},
+            {
+                "textDocument": {"uri": uri, "version": 2},
+                "contentChanges": [
+                    {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 1}}, "text": "B"}
+                ],
+            },
         )
         assert daemon.server.documents.texts == {str(workspace / "README.md"): "a\nB\n"}
         with pytest.raises(Answered) as no_uri:
             await daemon.call("textDocument/didOpen", {"textDocument": {}})
-        assert no_uri.value.message == "invalid params for textDocument/didOpen: textDocument.uri (a file:// URI string) is required"
+        assert (
+            no_uri.value.message
+            == "invalid params for textDocument/didOpen: textDocument.uri (a file:// URI string) is required"
+        )
         await daemon.call("textDocument/didClose", {"textDocument": {"uri": uri}})
         assert daemon.server.documents.texts == {}
 

@@ -24,7 +24,8 @@ async def test_a_prompt_answers_its_stop_reason_after_its_updates(settings: Sett
     async with running(settings, workspace) as daemon:
         session_id = await daemon.new_session(workspace)
         answer = await daemon.call(
-            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "what does the readme say?"}]}
+            "session/prompt",
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": "what does the readme say?"}]},
         )
         assert answer["stopReason"] == "end_turn"
         assert answer["_meta"]["tether"]["turnId"].startswith("turn_")
@@ -66,10 +67,14 @@ async def test_a_second_prompt_while_one_runs_is_queued_and_cancel_stops_only_th
         assert await daemon.call("session/cancel", {"sessionId": session_id}) is None
         assert (await slow)["stopReason"] == "cancelled"
         streamed = _text(daemon.conn.updates(session_id), "agent_message_chunk")
-        assert streamed and len(streamed) < len("This answer streams slowly so that it can be cancelled part way through.")
+        assert streamed and len(streamed) < len(
+            "This answer streams slowly so that it can be cancelled part way through."
+        )
         # the queued prompt then runs its own turn, and is answered when it ends
         assert (await queued)["stopReason"] == "end_turn"
-        assert _text(daemon.conn.updates(session_id), "agent_message_chunk").endswith("Hello from the scripted provider.")
+        assert _text(daemon.conn.updates(session_id), "agent_message_chunk").endswith(
+            "Hello from the scripted provider."
+        )
         assert (await daemon.call("_tether/session/queue", {"sessionId": session_id}))["queued"] == []
 
 
@@ -89,7 +94,9 @@ async def test_a_loaded_session_replays_its_conversation_before_the_answer(setti
         updates = daemon.conn.updates(session_id)
         assert _text(updates, "user_message_chunk") == "hello"
         assert _text(updates, "agent_message_chunk") == "Hello from the scripted provider."
-        again = await daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "more"}]})
+        again = await daemon.call(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "more"}]}
+        )
         assert again["stopReason"] == "end_turn"
 
 
@@ -98,7 +105,9 @@ async def test_an_edit_is_asked_through_the_client_and_runs_once_allowed(tmp_pat
         await daemon.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         session_id = await daemon.new_session(workspace)
         turn = asyncio.create_task(
-            daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "edit the readme"}]})
+            daemon.call(
+                "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "edit the readme"}]}
+            )
         )
         while not (asks := [m for m in daemon.conn.messages() if m.get("method") == "session/request_permission"]):
             await asyncio.sleep(0.01)
@@ -106,7 +115,11 @@ async def test_an_edit_is_asked_through_the_client_and_runs_once_allowed(tmp_pat
         assert ask["params"]["sessionId"] == session_id and ask["params"]["toolCall"]["toolCallId"] == "call_edit"
         assert "allow_once" in [o["optionId"] for o in ask["params"]["options"]]
         daemon.server.rpc.handle_message(
-            {"jsonrpc": "2.0", "id": ask["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}}
+            {
+                "jsonrpc": "2.0",
+                "id": ask["id"],
+                "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}},
+            }
         )
         assert (await turn)["stopReason"] == "end_turn"
         assert "Hello, edited by Tether." in (workspace / "README.md").read_text()

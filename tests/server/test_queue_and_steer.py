@@ -74,7 +74,9 @@ async def _stored_user_texts(daemon: Daemon, session_id: str) -> list[str]:
     return [m["body"]["content"][0]["text"] for m in dump["messages"] if m["role"] == "user"]
 
 
-async def test_ten_prompts_sent_during_a_turn_run_in_order_each_answered_by_its_own_turn(tmp_path: Path, workspace: Path):
+async def test_ten_prompts_sent_during_a_turn_run_in_order_each_answered_by_its_own_turn(
+    tmp_path: Path, workspace: Path
+):
     # the first turn asks for an approval nobody answers here: it runs until cancelled
     async with running(settings_for(tmp_path, script=str(APPROVALS)), workspace) as daemon:
         session_id = await _acp_session(daemon, workspace)
@@ -96,8 +98,11 @@ async def test_ten_prompts_sent_during_a_turn_run_in_order_each_answered_by_its_
         assert [r["turnId"] for r in reports][1:] == turn_ids
         assert await _queued(daemon, session_id) == []
         # clients are shown the queue as it changes: last, empty
-        shown = [u["_meta"]["tether"]["queue"] for u in daemon.conn.updates(session_id)
-                 if u["sessionUpdate"] == "session_info_update" and "queue" in u.get("_meta", {}).get("tether", {})]
+        shown = [
+            u["_meta"]["tether"]["queue"]
+            for u in daemon.conn.updates(session_id)
+            if u["sessionUpdate"] == "session_info_update" and "queue" in u.get("_meta", {}).get("tether", {})
+        ]
         assert [q["preview"] for q in max(shown, key=len)] == texts and shown[-1] == []
 
 
@@ -108,9 +113,10 @@ async def test_dequeue_withdraws_one_prompt_which_answers_cancelled(tmp_path: Pa
         keep = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "keep me")))
         drop = asyncio.create_task(daemon.call("session/prompt", _prompt(session_id, "drop me")))
         queued = await _until_queued(daemon, session_id, 2)
-        assert await daemon.call(
-            "_tether/session/dequeue", {"sessionId": session_id, "queueId": queued[1]["queueId"]}
-        ) == {}
+        assert (
+            await daemon.call("_tether/session/dequeue", {"sessionId": session_id, "queueId": queued[1]["queueId"]})
+            == {}
+        )
         assert (await drop) == {"stopReason": "cancelled"}
         assert [q["preview"] for q in await _queued(daemon, session_id)] == ["keep me"]
         assert (await first)["stopReason"] == "end_turn" and (await keep)["stopReason"] == "end_turn"
@@ -158,11 +164,15 @@ STEPS = 4  # a multi-step turn: each step streams slowly, then reads a file
 def _steer_script(tmp: Path) -> Path:
     replies: list[dict[str, Any]] = [{"when": {"user": "^steer"}, "text": "Heard the steer.", "delay_ms": 5}]
     for step in range(1, STEPS):
-        replies.append({
-            "when": {"user": "^work", "step": step}, "text": f"Step {step} is reading.", "chunk_size": 3,
-            "delay_ms": 8,
-            "tool_calls": [{"id": f"call_{step}", "name": "read_file", "arguments": {"path": "README.md"}}],
-        })
+        replies.append(
+            {
+                "when": {"user": "^work", "step": step},
+                "text": f"Step {step} is reading.",
+                "chunk_size": 3,
+                "delay_ms": 8,
+                "tool_calls": [{"id": f"call_{step}", "name": "read_file", "arguments": {"path": "README.md"}}],
+            }
+        )
     replies.append({"when": {"user": "^work"}, "text": "All steps done.", "delay_ms": 5})
     replies.append({"text": "Hello."})
     path = tmp / "steer.json"
@@ -226,19 +236,29 @@ async def _steer_scenario(delays: list[float]) -> None:
                 outcome = answer["_meta"]["tether"].get("steer", {"landed": False})
                 assert answer["stopReason"] == "end_turn"
                 if outcome["landed"]:  # shown live where it landed, marked, with its position
-                    (shown,) = [u for u in daemon.conn.updates(session_id)
-                                if u["sessionUpdate"] == "user_message_chunk" and u["content"]["text"] == text]
+                    (shown,) = [
+                        u
+                        for u in daemon.conn.updates(session_id)
+                        if u["sessionUpdate"] == "user_message_chunk" and u["content"]["text"] == text
+                    ]
                     where = shown["_meta"]["tether"]
                     assert where["steered"] is True and where["messageSeq"] == outcome["messageSeq"]
                     stored = next(m for m in dump["messages"] if m["seq"] == outcome["messageSeq"])
                     assert stored["body"]["content"][0]["text"] == text
                     # the model saw it on its next request: its answer follows it
-                    after = [m for m in dump["messages"] if m["seq"] > outcome["messageSeq"]
-                             and m["role"] == "assistant" and m["turn_id"] == stored["turn_id"]]
+                    after = [
+                        m
+                        for m in dump["messages"]
+                        if m["seq"] > outcome["messageSeq"]
+                        and m["role"] == "assistant"
+                        and m["turn_id"] == stored["turn_id"]
+                    ]
                     assert after and after[0]["body"]["text"] == "Heard the steer."
                 else:  # the turn ended first: it ran as a turn of its own
                     assert outcome == {"landed": False}
-                    (own,) = [m for m in dump["messages"] if m["role"] == "user" and m["body"]["content"][0]["text"] == text]
+                    (own,) = [
+                        m for m in dump["messages"] if m["role"] == "user" and m["body"]["content"][0]["text"] == text
+                    ]
                     assert own["turn_id"] == answer["_meta"]["tether"]["turnId"]
 
 
@@ -311,9 +331,7 @@ async def test_closing_the_session_withdraws_its_queue_and_starts_no_turn(tmp_pa
         assert await _queued(daemon, session_id) == []  # withdrawn by the user: not reported
 
 
-async def test_prompts_queued_when_the_daemon_stops_are_reported_not_run_and_never_run(
-    tmp_path: Path, workspace: Path
-):
+async def test_prompts_queued_when_the_daemon_stops_are_reported_not_run_and_never_run(tmp_path: Path, workspace: Path):
     settings = settings_for(tmp_path, script=str(APPROVALS))
     async with running(settings, workspace) as daemon:
         session_id = await _acp_session(daemon, workspace)
@@ -333,8 +351,11 @@ async def test_prompts_queued_when_the_daemon_stops_are_reported_not_run_and_nev
         conn.execute("UPDATE prompt_queue SET owner = '999999999:1'")
     async with running(settings, workspace) as again:
         await again.call("session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []})
-        notices = [u["content"]["text"] for u in again.conn.updates(session_id)
-                   if u.get("_meta", {}).get("tether", {}).get("notice")]
+        notices = [
+            u["content"]["text"]
+            for u in again.conn.updates(session_id)
+            if u.get("_meta", {}).get("tether", {}).get("notice")
+        ]
         (said,) = [n for n in notices if "not run" in n]
         assert "'then 0'" in said and "'then 1'" in said
         listed = await _queued(again, session_id)

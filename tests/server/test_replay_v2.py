@@ -21,17 +21,47 @@ def _history() -> list[tuple[dict[str, Any], str, str | None, int]]:
     stored = [
         ({"role": "user", "content": [{"type": "text", "text": "first"}]}, "complete", "t1"),
         ({"role": "assistant", "text": "Broken o"}, "incomplete", "t1"),
-        ({"role": "assistant", "text": "Reading.", "thinking": "hm",
-          "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "a"}}]}, "complete", "t1"),
-        ({"role": "tool", "tool_call_id": "c1", "name": "read_file", "content": "A", "title": "Read a", "kind": "read",
-          "locations": [{"path": "/w/a", "line": 1}]}, "complete", "t1"),
-        ({"role": "user", "content": [{"type": "text", "text": "also b"}], "steered": {"afterStep": 1}}, "complete", "t1"),
-        ({"role": "assistant", "tool_calls": [{"id": "c2", "name": "update_plan", "arguments": plan}]}, "complete", "t1"),
+        (
+            {
+                "role": "assistant",
+                "text": "Reading.",
+                "thinking": "hm",
+                "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "a"}}],
+            },
+            "complete",
+            "t1",
+        ),
+        (
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "name": "read_file",
+                "content": "A",
+                "title": "Read a",
+                "kind": "read",
+                "locations": [{"path": "/w/a", "line": 1}],
+            },
+            "complete",
+            "t1",
+        ),
+        (
+            {"role": "user", "content": [{"type": "text", "text": "also b"}], "steered": {"afterStep": 1}},
+            "complete",
+            "t1",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "c2", "name": "update_plan", "arguments": plan}]},
+            "complete",
+            "t1",
+        ),
         ({"role": "tool", "tool_call_id": "c2", "name": "update_plan", "content": "plan: 1 step"}, "complete", "t1"),
         ({"role": "assistant", "text": "Done."}, "complete", "t1"),
         ({"role": "user", "content": [{"type": "text", "text": "second"}]}, "complete", "t2"),
-        ({"role": "assistant", "text": "Again.", "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {}}]},
-         "cancelled", "t2"),
+        (
+            {"role": "assistant", "text": "Again.", "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {}}]},
+            "cancelled",
+            "t2",
+        ),
         ({"role": "user", "content": [{"type": "text", "text": "s"}], "compaction": {"replaced": 9}}, "complete", "t2"),
         ({"role": "user", "content": [{"type": "text", "text": "third"}]}, "complete", "t3"),
         ({"role": "assistant"}, "interrupted", "t3"),
@@ -66,14 +96,21 @@ def test_the_replay_shows_each_message_under_the_id_it_had_live() -> None:
     ]
     assert updates[1]["_meta"] == {"tether": {"status": "incomplete"}}
     assert updates[4] == {
-        "sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Read a", "kind": "read",
-        "status": "completed", "rawInput": {"path": "a"},
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c1",
+        "title": "Read a",
+        "kind": "read",
+        "status": "completed",
+        "rawInput": {"path": "a"},
         "content": [{"type": "content", "content": {"type": "text", "text": "A"}}],
         "locations": [{"path": "/w/a", "line": 1}],
     }
     assert updates[5]["_meta"] == {"tether": {"steered": True, "afterStep": 1}}
-    assert updates[7]["plan"] == {"type": "items", "planId": "sess_1.plan", "entries": [
-        {"content": "read it", "priority": "high", "status": "completed"}]}
+    assert updates[7]["plan"] == {
+        "type": "items",
+        "planId": "sess_1.plan",
+        "entries": [{"content": "read it", "priority": "high", "status": "completed"}],
+    }
     # a call of a cancelled step with no result: failed, as on v1
     assert updates[11]["status"] == "failed" and updates[10]["_meta"] == {"tether": {"status": "cancelled"}}
 
@@ -86,7 +123,7 @@ def test_a_replay_read_a_page_at_a_time_sends_what_it_sends_read_whole(size: int
     paged = ReplayV2("sess_1")
     frames: list[bytes] = []
     for start in range(0, len(history), size):
-        frames += paged.feed(history[start:start + size])
+        frames += paged.feed(history[start : start + size])
     frames += paged.finish()
     assert frames == expected
 
@@ -95,5 +132,13 @@ def test_calls_waiting_for_approval_are_replayed_pending() -> None:
     history = _history()[:3]  # the step's call has no result yet: it waits
     replay = ReplayV2("sess_1", {"c1"})
     call = [u for u in _sent([*replay.feed(history), *replay.finish()]) if u["sessionUpdate"] == "tool_call_update"]
-    assert call == [{"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "read_file", "kind": "other",
-                     "status": "pending", "rawInput": {"path": "a"}}]
+    assert call == [
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "title": "read_file",
+            "kind": "other",
+            "status": "pending",
+            "rawInput": {"path": "a"},
+        }
+    ]

@@ -28,8 +28,11 @@ def _prompt(session_id: str, text: str) -> dict[str, Any]:
 def _left(kind: type, session_id: str) -> list[Any]:
     """The objects of ``kind`` still in memory for ``session_id``."""
     gc.collect()
-    return [o for o in gc.get_objects() if isinstance(o, kind) and getattr(o, "session_id", getattr(o, "id", None))
-            == session_id]
+    return [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, kind) and getattr(o, "session_id", getattr(o, "id", None)) == session_id
+    ]
 
 
 async def _queued(daemon: Daemon, session_id: str) -> list[dict[str, Any]]:

@@ -22,9 +22,7 @@ async def test_a_new_session_answers_its_id_and_modes_and_is_listed(settings: Se
         assert [m["id"] for m in answer["modes"]["availableModes"]] == ["read-only", "ask", "auto-edit", "full-auto"]
         # never prompted: listed only when asked for, and with no title at all (not null)
         assert await daemon.call("session/list", {"cwd": str(workspace)}) == {"sessions": []}
-        listed = await daemon.call(
-            "session/list", {"cwd": str(workspace), "_meta": {"tether": {"includeEmpty": True}}}
-        )
+        listed = await daemon.call("session/list", {"cwd": str(workspace), "_meta": {"tether": {"includeEmpty": True}}})
         assert listed["sessions"] == [
             {"sessionId": answer["sessionId"], "cwd": str(workspace), "updatedAt": listed["sessions"][0]["updatedAt"]}
         ]

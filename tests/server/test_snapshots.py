@@ -42,7 +42,9 @@ async def test_restore_keeps_the_mode_no_looser_and_imports_known_rules_only(tmp
         ruled = await daemon.call("_tether/session/restore", {"snapshot": snapshot, "importRules": True})
         assert [r["imported"] for r in ruled["rules"]] == [True, False, False]
         listed = await daemon.call("_tether/rules/list", {"sessionId": session_id})
-        assert [(r["pattern"], r["source"]) for r in listed["rules"] if r["pattern"] == "npm test"] == [("npm test", "user")]
+        assert [(r["pattern"], r["source"]) for r in listed["rules"] if r["pattern"] == "npm test"] == [
+            ("npm test", "user")
+        ]
         with pytest.raises(Answered) as live:
             await daemon.call("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
         assert live.value.code == -32602
@@ -78,7 +80,10 @@ async def test_the_cli_restores_by_the_same_policy(tmp_path: Path, workspace: Pa
 async def test_restore_and_dump_errors(settings: Settings, workspace: Path):
     async with running(settings, workspace) as daemon:
         for params, message in [
-            ({}, "invalid params for _tether/session/restore: snapshot (an object from _tether/session/dump) or path (a file it wrote) is required, not both"),
+            (
+                {},
+                "invalid params for _tether/session/restore: snapshot (an object from _tether/session/dump) or path (a file it wrote) is required, not both",
+            ),
             ({"snapshot": {}, "keepId": "yes"}, "invalid params for _tether/session/restore: keepId must be a boolean"),
             ({"snapshot": {"version": 1}}, "invalid snapshot: "),
         ]:
@@ -87,7 +92,9 @@ async def test_restore_and_dump_errors(settings: Settings, workspace: Path):
             assert bad.value.code == -32602 and bad.value.message.startswith(message)
         with pytest.raises(Answered) as no_id:
             await daemon.call("_tether/session/dump", {})
-        assert no_id.value.message == "invalid params for _tether/session/dump: sessionId (a non-empty string) is required"
+        assert (
+            no_id.value.message == "invalid params for _tether/session/dump: sessionId (a non-empty string) is required"
+        )
         with pytest.raises(Answered) as unknown:
             await daemon.call("_tether/session/dump", {"sessionId": "sess_gone"})
         assert unknown.value.code == -32002
@@ -103,12 +110,18 @@ async def test_fork_search_and_latest(settings: Settings, workspace: Path):
         assert early["sessionId"] not in (session_id, fork["sessionId"])
         with pytest.raises(Answered) as negative:
             await daemon.call("_tether/session/fork", {"sessionId": session_id, "messageSeq": -1})
-        assert negative.value.message == "invalid params for _tether/session/fork: messageSeq must be an integer at least 0"
+        assert (
+            negative.value.message
+            == "invalid params for _tether/session/fork: messageSeq must be an integer at least 0"
+        )
         hits = (await daemon.call("_tether/session/search", {"query": "scripted"}))["hits"]
         assert {h["sessionId"] for h in hits} >= {session_id}
         with pytest.raises(Answered) as limit:
             await daemon.call("_tether/session/search", {"query": "x", "limit": 500})
-        assert limit.value.message == "invalid params for _tether/session/search: limit must be an integer between 1 and 200"
+        assert (
+            limit.value.message
+            == "invalid params for _tether/session/search: limit must be an integer between 1 and 200"
+        )
         latest = await daemon.call("_tether/session/latest", {})
         assert latest["sessionId"] in (session_id, fork["sessionId"], early["sessionId"])
         assert latest["cwd"] == str(workspace)
@@ -119,10 +132,16 @@ async def test_rules_methods_check_their_params(settings: Settings, workspace: P
         session_id = await daemon.new_session(workspace)
         with pytest.raises(Answered) as no_session:
             await daemon.call("_tether/rules/list", {})
-        assert no_session.value.message == "invalid params for _tether/rules/list: sessionId (a string from session/new) is required"
+        assert (
+            no_session.value.message
+            == "invalid params for _tether/rules/list: sessionId (a string from session/new) is required"
+        )
         with pytest.raises(Answered) as no_id:
             await daemon.call("_tether/rules/remove", {"sessionId": session_id, "id": True})
-        assert no_id.value.message == "invalid params for _tether/rules/remove: id (an integer from _tether/rules/list) is required"
+        assert (
+            no_id.value.message
+            == "invalid params for _tether/rules/remove: id (an integer from _tether/rules/list) is required"
+        )
         with pytest.raises(Answered) as builtin:
             await daemon.call("_tether/rules/remove", {"sessionId": session_id, "id": 10_000})
         assert builtin.value.code == -32002 and builtin.value.message.startswith("no rule #10000")

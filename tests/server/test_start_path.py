@@ -23,14 +23,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 from local_http import LocalHTTPServer, Reply, sse
 
 LATER = (
-    "tether.agent.loop", "tether.agent.executor", "tether.approvals", "tether.tools.grep",
-    "tether.tools.run_command", "tether.providers.select", "tether.handlers.prompt",
-    "tether.handlers.loading", "tether.handlers.snapshots", "tether_protocol._converter",
-    "tether_protocol._snapshots", "tether_protocol._lsp", "tether_protocol._extensions", "tether_protocol._methods",
+    "tether.agent.loop",
+    "tether.agent.executor",
+    "tether.approvals",
+    "tether.tools.grep",
+    "tether.tools.run_command",
+    "tether.providers.select",
+    "tether.handlers.prompt",
+    "tether.handlers.loading",
+    "tether.handlers.snapshots",
+    "tether_protocol._converter",
+    "tether_protocol._snapshots",
+    "tether_protocol._lsp",
+    "tether_protocol._extensions",
+    "tether_protocol._methods",
     "tether_protocol._updates",
     # the generated ACP v1 areas the start does not need (each is loaded where its hand module was)
-    "tether_protocol.acp_v1.updates", "tether_protocol.acp_v1.client_requests", "tether_protocol.acp_v1.prompt",
-    "tree_sitter", "httpx",
+    "tether_protocol.acp_v1.updates",
+    "tether_protocol.acp_v1.client_requests",
+    "tether_protocol.acp_v1.prompt",
+    "tree_sitter",
+    "httpx",
 )
 
 
@@ -77,17 +90,36 @@ sys.exit(code)
 # load or tool that needs them: the turn, its journal, the conversation model, the
 # gitignore matcher's pathspec, the workspace watcher's watchfiles, the editor's LSP side.
 NOT_BEFORE_SESSION_NEW = (
-    "tether.agent.journal", "tether.agent.loop", "tether.agent.history", "tether.tools.base", "tether.tools.registry",
-    "tether_protocol.conversation", "pathspec", "watchfiles", "httpx", "pygls", "lsprotocol",
+    "tether.agent.journal",
+    "tether.agent.loop",
+    "tether.agent.history",
+    "tether.tools.base",
+    "tether.tools.registry",
+    "tether_protocol.conversation",
+    "pathspec",
+    "watchfiles",
+    "httpx",
+    "pygls",
+    "lsprotocol",
     # nor attrs or the converter: `session/new`'s params and answer are msgspec Structs
-    "attrs", "cattrs", *LATER,
+    "attrs",
+    "cattrs",
+    *LATER,
 )
 # Not even attrs and cattrs before `initialize` is answered (flags such as `--provider`
 # are validated by the settings' own hooks), nor the event loop, nor `logging` (the log
 # starts once the answer is written, unless a workspace-config key is refused first), nor
 # `shutil` (argparse's formatters ask it the terminal's width only to print help).
 NOT_BEFORE_INITIALIZE = (
-    "attrs", "cattrs", "asyncio", "anyio", "aiosqlite", "logging", "shutil", "tether.server.app", "tether.store",
+    "attrs",
+    "cattrs",
+    "asyncio",
+    "anyio",
+    "aiosqlite",
+    "logging",
+    "shutil",
+    "tether.server.app",
+    "tether.store",
 )
 
 
@@ -102,7 +134,11 @@ def test_the_daemon_answers_initialize_and_session_new_before_importing_the_heav
     seen_file = tmp_path / "seen.json"
     done = subprocess.run(
         [sys.executable, "-c", DAEMON_PROBE, str(tmp_path / "home"), str(seen_file)],
-        input=stdin, capture_output=True, text=True, timeout=60, cwd=workspace,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=workspace,
     )
     assert done.returncode == 0, done.stderr
     sent = [json.loads(line) for line in done.stdout.splitlines()]
@@ -123,19 +159,40 @@ async def test_a_turn_with_the_openai_provider_imports_neither_httpx_nor_httpcor
     workspace.mkdir()
     seen_file = tmp_path / "seen.json"
     async with LocalHTTPServer() as server:
-        server.queue(Reply(chunks=sse(
-            {"choices": [{"index": 0, "delta": {"content": "hi there"}}]},
-            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}, "[DONE]")))
-        env = {**os.environ, "OPENAI_BASE_URL": f"{server.url}/v1", "OPENAI_API_KEY": "sk-fake", "TETHER_PROBE_PORTS": ""}
+        server.queue(
+            Reply(
+                chunks=sse(
+                    {"choices": [{"index": 0, "delta": {"content": "hi there"}}]},
+                    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+                    "[DONE]",
+                )
+            )
+        )
+        env = {
+            **os.environ,
+            "OPENAI_BASE_URL": f"{server.url}/v1",
+            "OPENAI_API_KEY": "sk-fake",
+            "TETHER_PROBE_PORTS": "",
+        }
         daemon = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", DAEMON_PROBE, str(tmp_path / "home"), str(seen_file), "openai",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=workspace, env=env,
+            sys.executable,
+            "-c",
+            DAEMON_PROBE,
+            str(tmp_path / "home"),
+            str(seen_file),
+            "openai",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            cwd=workspace,
+            env=env,
         )
         assert daemon.stdin is not None and daemon.stdout is not None
 
         async def call(id_: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
             assert daemon.stdin is not None and daemon.stdout is not None
-            daemon.stdin.write((json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}) + "\n").encode())
+            daemon.stdin.write(
+                (json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}) + "\n").encode()
+            )
             while True:
                 message = json.loads(await asyncio.wait_for(daemon.stdout.readline(), 60))
                 if message.get("id") == id_ and "method" not in message:
@@ -182,7 +239,9 @@ async def test_after_the_first_prompt_its_route_calls_the_prompt_handler_itself(
         route = daemon.server.rpc.routes["session/prompt"]
         assert not isinstance(route.handler, functools.partial)  # not imported yet: the start path
         session_id = await daemon.new_session(workspace)
-        answer = await daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
+        answer = await daemon.call(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
+        )
         assert answer["stopReason"] == "end_turn"
         handler = daemon.server.rpc.routes["session/prompt"].handler
         assert isinstance(handler, functools.partial)

@@ -20,8 +20,11 @@ def _history(rng: random.Random, count: int) -> list[tuple[str, dict, str]]:
         status = rng.choice(["complete"] * 8 + ["cancelled", "interrupted", "error", "incomplete"])
         if pick < 0.08:
             kept = {"kept": rng.randint(0, min(6, shown))} if rng.random() < 0.8 else {}
-            body = {"role": "user", "content": [{"type": "text", "text": f"summary {n}"}],
-                    "compaction": {"replaced": n, **kept}}
+            body = {
+                "role": "user",
+                "content": [{"type": "text", "text": f"summary {n}"}],
+                "compaction": {"replaced": n, **kept},
+            }
             views.append(("user", body, "complete"))
             shown = 0
         elif pick < 0.3:
@@ -31,9 +34,17 @@ def _history(rng: random.Random, count: int) -> list[tuple[str, dict, str]]:
             views.append(("assistant", {"role": "assistant", "text": text}, status))
         elif pick < 0.75:
             call = f"c{n}"
-            views.append(("assistant", {"role": "assistant", "text": "",
-                                        "tool_calls": [{"id": call, "name": "read_file", "arguments": {"path": "a"}}]},
-                          "complete"))
+            views.append(
+                (
+                    "assistant",
+                    {
+                        "role": "assistant",
+                        "text": "",
+                        "tool_calls": [{"id": call, "name": "read_file", "arguments": {"path": "a"}}],
+                    },
+                    "complete",
+                )
+            )
             body = {"role": "tool", "tool_call_id": call, "name": "read_file", "content": f"read {n}"}
             if rng.random() < 0.5:
                 body["ledger"] = {f"f{n % 7}.py": f"digest{n}"}
@@ -41,8 +52,9 @@ def _history(rng: random.Random, count: int) -> list[tuple[str, dict, str]]:
         else:
             views.append(("assistant", {"role": "assistant", "text": f"more {n}"}, "complete"))
         role, body, status = views[-1]
-        shown += status in ("complete", "cancelled", "interrupted") and bool(role != "assistant" or body.get("text")
-                                                                              or body.get("tool_calls"))
+        shown += status in ("complete", "cancelled", "interrupted") and bool(
+            role != "assistant" or body.get("text") or body.get("tool_calls")
+        )
     return views
 
 
@@ -57,7 +69,7 @@ def test_the_kept_tail_gives_the_same_model_view_and_ledger_as_the_whole_history
     page = rng.choice([1, 3, 17, 128, 1024])
     tail = StoredTail()
     for start in range(0, len(whole), page):
-        tail.extend(whole[start:start + page])
+        tail.extend(whole[start : start + page])
     kept = tail.views()
 
     assert model_view(kept) == model_view(whole)
@@ -76,7 +88,7 @@ def test_told_where_the_last_summary_is_it_lets_the_messages_before_it_go_as_the
     tail = StoredTail()
     held = 0
     for start in range(0, len(whole), page):
-        tail.extend(whole[start:start + page])
+        tail.extend(whole[start : start + page])
         if start == 0:  # as session/load asks, once the first page is on its way
             tail.expect((summaries[-1], whole[summaries[-1]][1]["compaction"].get("kept")) if summaries else None)
         held = max(held, len(tail.views()))

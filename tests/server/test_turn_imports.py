@@ -18,14 +18,24 @@ import sys
 from pathlib import Path
 
 COMMAND_ANALYSIS = (
-    "tether.approvals.commands", "tether.approvals.shell_grammar", "tether.approvals.runners",
+    "tether.approvals.commands",
+    "tether.approvals.shell_grammar",
+    "tether.approvals.runners",
     "tether.approvals.deny_match",
 )
 # every built-in tool's module (tools/catalog.py)
 TOOL_MODULES = (
-    "tether.tools.read_file", "tether.tools.list_dir", "tether.tools.glob_tool", "tether.tools.grep",
-    "tether.tools.update_plan", "tether.tools.write_file", "tether.tools.edit_file", "tether.tools.delete_path",
-    "tether.tools.move_path", "tether.tools.run_command", "tether.tools.remember",
+    "tether.tools.read_file",
+    "tether.tools.list_dir",
+    "tether.tools.glob_tool",
+    "tether.tools.grep",
+    "tether.tools.update_plan",
+    "tether.tools.write_file",
+    "tether.tools.edit_file",
+    "tether.tools.delete_path",
+    "tether.tools.move_path",
+    "tether.tools.run_command",
+    "tether.tools.remember",
 )
 
 PROBE = """
@@ -45,10 +55,28 @@ def _run(
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"replies": replies}))
     seen = tmp_path / "seen.json"
-    argv = ["run", "--provider", "scripted", "--script", str(script), "--workspace", str(workspace),
-            "--home", str(tmp_path / "home"), *flags, "go"]
-    done = subprocess.run([sys.executable, "-c", PROBE, str(seen), *argv], capture_output=True, text=True,
-                          timeout=120, cwd=workspace, stdin=subprocess.DEVNULL, env=env)
+    argv = [
+        "run",
+        "--provider",
+        "scripted",
+        "--script",
+        str(script),
+        "--workspace",
+        str(workspace),
+        "--home",
+        str(tmp_path / "home"),
+        *flags,
+        "go",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(seen), *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
     assert seen.exists(), done.stderr
     got = json.loads(seen.read_text())
     return got["code"], set(got["modules"]), done.stdout
@@ -81,8 +109,12 @@ def test_the_first_command_of_a_cold_process_is_analysed_and_a_deny_rule_refuses
     # full-auto would run it; the built-in deny rule (`git push`) must still win, in the
     # first analysis of a process that had not imported the command analysis before
     replies: list[dict[str, object]] = [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "c1", "name": "run_command", "arguments": {"command": "echo hi && git push origin main"}}]},
+        {
+            "when": {"step": 1},
+            "tool_calls": [
+                {"id": "c1", "name": "run_command", "arguments": {"command": "echo hi && git push origin main"}}
+            ],
+        },
         {"when": {"step": 2}, "text": "done"},
     ]
     code, modules, out = _run(tmp_path, replies, "--mode", "full-auto")
@@ -101,9 +133,13 @@ def _tool_turn(tmp_path: Path, user_config: str) -> tuple[int, set[str], str]:
     config.parent.mkdir(parents=True)
     config.write_text(user_config)
     replies: list[dict[str, object]] = [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "c1", "name": "read_file", "arguments": {"path": "notes.txt"}},
-            {"id": "c2", "name": "write_file", "arguments": {"path": "out.txt", "content": "written\n"}}]},
+        {
+            "when": {"step": 1},
+            "tool_calls": [
+                {"id": "c1", "name": "read_file", "arguments": {"path": "notes.txt"}},
+                {"id": "c2", "name": "write_file", "arguments": {"path": "out.txt", "content": "written\n"}},
+            ],
+        },
         {"when": {"step": 2}, "text": "all done"},
     ]
     env = {**os.environ, "XDG_CONFIG_HOME": str(config.parent.parent)}
@@ -154,11 +190,22 @@ def test_a_warm_daemon_has_the_command_analysis_before_its_first_command(tmp_pat
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"replies": [{"text": "hello"}]}))
     argv = ["acp", "--provider", "scripted", "--script", str(script), "--home", str(tmp_path / "home")]
-    with subprocess.Popen([sys.executable, "-c", WARM_PROBE, str(seen), *argv], stdin=subprocess.PIPE,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=workspace) as daemon:
+    with subprocess.Popen(
+        [sys.executable, "-c", WARM_PROBE, str(seen), *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=workspace,
+    ) as daemon:
         assert daemon.stdin is not None and daemon.stderr is not None
         for request in (
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}},
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": 1, "clientCapabilities": {}},
+            },
             {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}},
         ):
             daemon.stdin.write(json.dumps(request) + "\n")

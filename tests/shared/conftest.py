@@ -29,17 +29,37 @@ class Windows:
         self.clients: list = []
 
     def command(self, *extra: str, script: Path = APPROVALS, verb: str = "acp") -> list[str]:
-        return [sys.executable, "-m", "tether", verb, "--shared", "--provider", "scripted", "--script", str(script),
-                *extra]
+        return [
+            sys.executable,
+            "-m",
+            "tether",
+            verb,
+            "--shared",
+            "--provider",
+            "scripted",
+            "--script",
+            str(script),
+            *extra,
+        ]
 
-    async def open(self, *extra: str, script: Path = APPROVALS, on_request=None, env: dict[str, str] | None = None,
-                   initialize: bool = True):
+    async def open(
+        self,
+        *extra: str,
+        script: Path = APPROVALS,
+        on_request=None,
+        env: dict[str, str] | None = None,
+        initialize: bool = True,
+    ):
         from tether_client import TetherClient
 
         err = open(self.tmp / f"window-{len(self.clients)}.stderr", "wb")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
         client = await TetherClient.spawn(
-            command=self.command(*extra, script=script), env=env or self.env, cwd=self.workspace,
-            stderr=err, framing="ndjson", on_request=on_request,
+            command=self.command(*extra, script=script),
+            env=env or self.env,
+            cwd=self.workspace,
+            stderr=err,
+            framing="ndjson",
+            on_request=on_request,
         )
         err.close()
         self.clients.append(client)

@@ -40,12 +40,21 @@ async def test_an_acp_sdk_window_and_a_tether_client_window_share_a_session(wind
     session = await first.new_session(workspace)
     editor = SdkWindow()
     with open(windows.tmp / "sdk-window.stderr", "wb") as stderr:
-        async with spawn_agent_process(editor, *windows.command(), env=dict(windows.env), cwd=workspace,
-                                       transport_kwargs={"stderr": stderr.fileno()}) as (conn, _process):
-            await asyncio.wait_for(conn.initialize(
-                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=ClientCapabilities(),
-                client_info=Implementation(name="sdk-window", version="1"),
-            ), 15)
+        async with spawn_agent_process(
+            editor,
+            *windows.command(),
+            env=dict(windows.env),
+            cwd=workspace,
+            transport_kwargs={"stderr": stderr.fileno()},
+        ) as (conn, _process):
+            await asyncio.wait_for(
+                conn.initialize(
+                    protocol_version=acp.PROTOCOL_VERSION,
+                    client_capabilities=ClientCapabilities(),
+                    client_info=Implementation(name="sdk-window", version="1"),
+                ),
+                15,
+            )
             await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id=session.id), 15)
             assert len(windows.daemon_pids()) == 1
             turn = session.prompt("edit the readme")
@@ -55,6 +64,10 @@ async def test_an_acp_sdk_window_and_a_tether_client_window_share_a_session(wind
             await until(lambda: silent.taken_back(first))  # shown and taken back, or taken back unread
             assert "Hello, edited by Tether." in (workspace / "README.md").read_text()
             # the SDK window parsed every update of the turn the other window prompted
-            await until(lambda: any(getattr(u, "tool_call_id", None) == "call_edit"
-                                    and getattr(u, "status", None) == "completed" for _s, u in editor.updates))
+            await until(
+                lambda: any(
+                    getattr(u, "tool_call_id", None) == "call_edit" and getattr(u, "status", None) == "completed"
+                    for _s, u in editor.updates
+                )
+            )
             assert {sid for sid, _u in editor.updates} == {session.id}

@@ -19,10 +19,16 @@ SLOW = "This answer comes slowly, a few characters at a time, so the other windo
 
 async def test_a_resume_with_replay_while_the_turn_runs_in_another_window(windows, workspace: Path, tmp_path: Path):
     script = tmp_path / "slow.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"user": "^first", "step": 1}, "text": "Short."},
-        {"when": {"user": "^second", "step": 1}, "text": SLOW, "chunk_size": 4, "delay_ms": 30},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {"when": {"user": "^first", "step": 1}, "text": "Short."},
+                    {"when": {"user": "^second", "step": 1}, "text": SLOW, "chunk_size": 4, "delay_ms": 30},
+                ]
+            }
+        )
+    )
     first, second = await opened(windows, script), await opened(windows, script)
     session = await first.new_session(workspace)
     await first.prompt(session, "first")
@@ -30,8 +36,10 @@ async def test_a_resume_with_replay_while_the_turn_runs_in_another_window(window
     await first.prompt(session, "second")
     await until(lambda: len(first.of(session, "agent_message_chunk")) > 3)  # its answer has begun
 
-    answer = await second.client.request("session/resume", {
-        "sessionId": session, "cwd": str(workspace), "mcpServers": [], "replayFrom": {"type": "start"}})
+    answer = await second.client.request(
+        "session/resume",
+        {"sessionId": session, "cwd": str(workspace), "mcpServers": [], "replayFrom": {"type": "start"}},
+    )
     await until(lambda: first.states(session).count("idle") == 2)
     await until(lambda: "idle" in second.states(session))
 
@@ -42,10 +50,14 @@ async def test_a_resume_with_replay_while_the_turn_runs_in_another_window(window
     # the state right after the replay: the turn runs (here, in the other window)
     assert second.of(session)[done + 1] == {"sessionUpdate": "state_update", "state": "running"}
     # then the rest of the turn live, under the turn's ids, and its end
-    live = [u for u in second.of(session)[done + 1:] if u["sessionUpdate"] == "agent_message_chunk"]
+    live = [u for u in second.of(session)[done + 1 :] if u["sessionUpdate"] == "agent_message_chunk"]
     prompted = {u["messageId"] for u in first.of(session, "agent_message_chunk")}
     assert live and {u["messageId"] for u in live} <= prompted
-    assert second.of(session, "state_update")[-1] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+    assert second.of(session, "state_update")[-1] == {
+        "sessionUpdate": "state_update",
+        "state": "idle",
+        "stopReason": "end_turn",
+    }
     # the window that prompted saw its whole answer, and one end
     said = "".join(u["content"]["text"] for u in first.of(session, "agent_message_chunk"))
     assert said == "Short." + SLOW

@@ -120,7 +120,8 @@ async def test_a_v2_window_that_made_a_session_keeps_it_when_a_v1_window_closes_
     await classic.load_session(session_id, workspace)
     await classic.request("session/close", {"sessionId": session_id})  # the v2 window still sees it
     inserted = await modern.request(
-        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]})
+        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]}
+    )
     assert inserted.get("messageId"), inserted
 
 
@@ -137,7 +138,8 @@ async def test_a_v1_and_a_v2_window_watch_one_session_each_in_its_own_version(wi
     classic = await windows.open()
     watching = await classic.load_session(session_id, workspace)
     inserted = await modern.request(
-        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]})
+        "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]}
+    )
     seen_v2 = modern._unclaimed.setdefault(session_id, [])
 
     def idle() -> bool:
@@ -158,7 +160,9 @@ async def test_a_v1_and_a_v2_window_watch_one_session_each_in_its_own_version(wi
     assert _said(v1_updates) == "".join(u["content"]["text"] for u in chunks_v2)  # the same turn, both windows
     assert not _kinds(v1_updates) & {"state_update", "user_message"}, v1_updates
     assert all("messageId" not in u for u in v1_updates if u["sessionUpdate"] == "agent_message_chunk")
-    ended = [u["_meta"]["tether"]["turnEnded"] for u in v1_updates if "turnEnded" in u.get("_meta", {}).get("tether", {})]
+    ended = [
+        u["_meta"]["tether"]["turnEnded"] for u in v1_updates if "turnEnded" in u.get("_meta", {}).get("tether", {})
+    ]
     assert ended == [{"turnId": inserted["messageId"].rsplit(".", 1)[0], "stopReason": "end_turn"}], v1_updates
     # and the other way round: the v1 window prompts, the v2 window sees the turn in v2
     seen_v2.clear()
@@ -169,6 +173,8 @@ async def test_a_v1_and_a_v2_window_watch_one_session_each_in_its_own_version(wi
             break
         await asyncio.sleep(0.02)
     assert idle(), seen_v2
-    assert _said(turn.updates) == "".join(u["content"]["text"] for u in seen_v2 if u["sessionUpdate"] == "agent_message_chunk")
+    assert _said(turn.updates) == "".join(
+        u["content"]["text"] for u in seen_v2 if u["sessionUpdate"] == "agent_message_chunk"
+    )
     assert all(u.get("messageId") for u in seen_v2 if u["sessionUpdate"] == "agent_message_chunk"), seen_v2
     assert not {"tool_call", "plan"} & _kinds(seen_v2)

@@ -12,8 +12,14 @@ if TYPE_CHECKING:
 
 
 def _tether(windows, *words: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tether", *words], capture_output=True, text=True,
-                          env=windows.env, cwd=windows.workspace, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tether", *words],
+        capture_output=True,
+        text=True,
+        env=windows.env,
+        cwd=windows.workspace,
+        timeout=60,
+    )
 
 
 async def test_status_shows_the_daemon_and_its_windows_then_stop_ends_it(windows):

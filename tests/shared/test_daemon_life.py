@@ -44,9 +44,20 @@ async def test_windows_starting_together_start_one_daemon(windows):
 
 def _as_nobody(sock: Path) -> str:
     done = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", _OTHER_USER,
-         str(sock)],
-        capture_output=True, text=True, timeout=30, check=False,
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "/usr/bin/python3",
+            "-c",
+            _OTHER_USER,
+            str(sock),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
@@ -112,8 +123,8 @@ async def test_a_crashed_daemon_is_replaced_and_its_waiting_turn_resumed(windows
     [new_pid] = windows.daemon_pids()
     assert new_pid != pid
     loaded = await later.load_session(session.id, workspace)  # asked again, and resumed on "allow"
-    await until(lambda: any(
-        u.get("_meta", {}).get("tether", {}).get("turnEnded") for u in loaded.updates[len(loaded.replay):]
-    ))
+    await until(
+        lambda: any(u.get("_meta", {}).get("tether", {}).get("turnEnded") for u in loaded.updates[len(loaded.replay) :])
+    )
     assert [p["toolCall"]["toolCallId"] for p in yes.asked] == ["call_edit"]
     assert "Hello, edited by Tether." in (workspace / "README.md").read_text()

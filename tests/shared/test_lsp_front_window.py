@@ -21,8 +21,22 @@ async def _lsp_editor(windows, workspace: Path):
 
     err = open(windows.tmp / "lsp-editor.stderr", "wb")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
     client = await TetherClient.spawn(
-        command=[sys.executable, "-m", "tether", "serve", "--shared", "--provider", "scripted", "--script", str(SCRIPT)],
-        env=windows.env, cwd=workspace, stderr=err, framing="lsp", on_request=on_request,
+        command=[
+            sys.executable,
+            "-m",
+            "tether",
+            "serve",
+            "--shared",
+            "--provider",
+            "scripted",
+            "--script",
+            str(SCRIPT),
+        ],
+        env=windows.env,
+        cwd=workspace,
+        stderr=err,
+        framing="lsp",
+        on_request=on_request,
     )
     err.close()
     windows.clients.append(client)
@@ -37,14 +51,18 @@ def _shown(client) -> list[dict]:
 
 async def test_a_window_watching_the_lsp_clients_session_sees_its_turn(windows, workspace: Path):
     editor = await _lsp_editor(windows, workspace)
-    first = await editor.request("workspace/executeCommand", {"command": "tether.ask", "arguments": ["What does this do?"]})
+    first = await editor.request(
+        "workspace/executeCommand", {"command": "tether.ask", "arguments": ["What does this do?"]}
+    )
     await until(lambda: len(_shown(editor)) == 1)
 
     window = await windows.open(script=SCRIPT)
     watching = await window.load_session(first["sessionId"], workspace)
     assert len(windows.daemon_pids()) == 1
     replayed = len(watching.updates)
-    second = await editor.request("workspace/executeCommand", {"command": "tether.ask", "arguments": ["What does this do?"]})
+    second = await editor.request(
+        "workspace/executeCommand", {"command": "tether.ask", "arguments": ["What does this do?"]}
+    )
     assert second["sessionId"] == first["sessionId"]
     await until(lambda: len(_shown(editor)) == 2)  # the LSP client's own view is unchanged
     assert "It returns 42." in _shown(editor)[1]["message"]

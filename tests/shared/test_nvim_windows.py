@@ -31,9 +31,10 @@ def test_two_neovims_chat_through_one_shared_daemon(shared_env: dict[str, str], 
         sessions = [e.lua("return require('tether').client().session.id") for e in editors]
         assert len(set(sessions)) == 2
         # both windows asked for ACP v2 and the shared daemon speaks it to each
-        assert [e.lua("local c = require('tether').client(); return {c.info.protocolVersion, c.turn_state}") for e in editors] == [
-            [2, "idle"], [2, "idle"]
-        ]
+        assert [
+            e.lua("local c = require('tether').client(); return {c.info.protocolVersion, c.turn_state}")
+            for e in editors
+        ] == [[2, "idle"], [2, "idle"]]
     finally:
         for nvim in editors:
             nvim.close()

@@ -42,7 +42,7 @@ class Person:
 
 def _live(session) -> list[dict]:
     """What a window that loaded ``session`` got after the replay (its command menu aside)."""
-    return [u for u in session.updates[len(session.replay):] if u["sessionUpdate"] != "available_commands_update"]
+    return [u for u in session.updates[len(session.replay) :] if u["sessionUpdate"] != "available_commands_update"]
 
 
 def _statuses(updates: list[dict], call_id: str) -> list[str]:
@@ -74,8 +74,10 @@ async def test_both_windows_see_the_turn_and_the_first_answer_wins(windows, work
     await until(lambda: len(_live(watching)) > len(seen))
     ended = _live(watching)[len(seen)]
     assert ended["sessionUpdate"] == "session_info_update"
-    assert ended["_meta"]["tether"]["turnEnded"] == {"turnId": turn.result["_meta"]["tether"]["turnId"],
-                                                     "stopReason": "end_turn"}
+    assert ended["_meta"]["tether"]["turnEnded"] == {
+        "turnId": turn.result["_meta"]["tether"]["turnId"],
+        "stopReason": "end_turn",
+    }
     assert not [u for u in turn.updates if "turnEnded" in u.get("_meta", {}).get("tether", {})]
 
 

@@ -8,11 +8,17 @@ import json
 import os
 from pathlib import Path
 
-SCRIPT = {"model": "scripted-grep", "replies": [
-    {"when": {"user": "^find", "step": 1}, "text": "Searching.",
-     "tool_calls": [{"id": "call_grep", "name": "grep", "arguments": {"pattern": "needle"}}]},
-    {"when": {"user": "^find", "step": 2}, "text": "Done."},
-]}
+SCRIPT = {
+    "model": "scripted-grep",
+    "replies": [
+        {
+            "when": {"user": "^find", "step": 1},
+            "text": "Searching.",
+            "tool_calls": [{"id": "call_grep", "name": "grep", "arguments": {"pattern": "needle"}}],
+        },
+        {"when": {"user": "^find", "step": 2}, "text": "Done."},
+    ],
+}
 
 
 def _user_config(env: dict[str, str], text: str) -> None:
@@ -24,8 +30,10 @@ def _user_config(env: dict[str, str], text: str) -> None:
 def _grep_text(updates: list[dict]) -> str:
     return "".join(
         block["content"].get("text", "")
-        for update in updates if update.get("toolCallId") == "call_grep"
-        for block in update.get("content") or [] if isinstance(block, dict) and block.get("type") == "content"
+        for update in updates
+        if update.get("toolCallId") == "call_grep"
+        for block in update.get("content") or []
+        if isinstance(block, dict) and block.get("type") == "content"
     )
 
 

@@ -9,8 +9,12 @@ from tether.shared.proxy import daemon_key, preamble, read_preamble, split_args,
 
 
 def test_the_proxy_finds_the_user_config_where_the_settings_do(tmp_path: Path):
-    for env in ({"HOME": str(tmp_path)}, {"HOME": "/x", "XDG_CONFIG_HOME": str(tmp_path / "cfg")},
-                {"HOME": "/x", "XDG_CONFIG_HOME": "relative"}, {"TETHER_CONFIG": str(tmp_path / "t.toml")}):
+    for env in (
+        {"HOME": str(tmp_path)},
+        {"HOME": "/x", "XDG_CONFIG_HOME": str(tmp_path / "cfg")},
+        {"HOME": "/x", "XDG_CONFIG_HOME": "relative"},
+        {"TETHER_CONFIG": str(tmp_path / "t.toml")},
+    ):
         assert user_config_file(env) == str(user_config_path(env)[0])
 
 

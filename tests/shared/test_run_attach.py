@@ -17,9 +17,21 @@ async def test_a_turn_run_with_attach_is_seen_live_by_a_window_that_loads_its_se
     window = await windows.open(script=BASIC_SCRIPT)
     [pid] = windows.daemon_pids()
     run = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tether", "run", "--attach", "--json", "--provider", "scripted",
-        "--script", str(BASIC_SCRIPT), "answer slowly please",
-        cwd=workspace, env=windows.env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "tether",
+        "run",
+        "--attach",
+        "--json",
+        "--provider",
+        "scripted",
+        "--script",
+        str(BASIC_SCRIPT),
+        "answer slowly please",
+        cwd=workspace,
+        env=windows.env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     assert run.stdout is not None
     first = json.loads(await asyncio.wait_for(run.stdout.readline(), 20))
@@ -33,6 +45,6 @@ async def test_a_turn_run_with_attach_is_seen_live_by_a_window_that_loads_its_se
     said = text_of([e["update"] for e in events if e["event"] == "update"])
     assert said == "This answer streams slowly so that it can be cancelled part way through."
     # the window saw the rest of the turn's text arrive while it ran, after its replay
-    await until(lambda: text_of(watching.updates[len(watching.replay):]).endswith("part way through."))
-    live = text_of(watching.updates[len(watching.replay):])
+    await until(lambda: text_of(watching.updates[len(watching.replay) :]).endswith("part way through."))
+    live = text_of(watching.updates[len(watching.replay) :])
     assert said.endswith(live)

@@ -19,7 +19,7 @@ import pytest
 
 from daemon_harness import BASIC_SCRIPT, User
 
-ATTACK = r'''
+ATTACK = r"""
 import json, os, socket, sys
 runtime, outside, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 socket.create_connection(("127.0.0.1", port), timeout=5).close()
@@ -45,15 +45,21 @@ try:
     print("WROTE OUTSIDE")
 except OSError as error:
     print("no write outside", type(error).__name__)
-'''
+"""
 
 
 def _script(path: Path, command: str) -> Path:
-    script = {"model": "scripted-attack", "replies": [
-        {"when": {"user": "^go", "step": 1}, "text": "Running.",
-         "tool_calls": [{"id": "call_go", "name": "run_command", "arguments": {"command": command}}]},
-        {"when": {"user": "^go", "step": 2}, "text": "Done."},
-    ]}
+    script = {
+        "model": "scripted-attack",
+        "replies": [
+            {
+                "when": {"user": "^go", "step": 1},
+                "text": "Running.",
+                "tool_calls": [{"id": "call_go", "name": "run_command", "arguments": {"command": command}}],
+            },
+            {"when": {"user": "^go", "step": 2}, "text": "Done."},
+        ],
+    }
     path.write_text(json.dumps(script))
     return path
 
@@ -87,10 +93,13 @@ async def test_a_command_with_the_network_cannot_reach_any_tether_socket(
     tcp = socket.create_server(("127.0.0.1", 0))
     command = f"{sys.executable} attack.py {runtime} {outside} {tcp.getsockname()[1]}"
     install = f"{os.path.basename(sys.executable)} attack.py"  # as `npm install` would be
-    _user_config(windows.env, (
-        f'mode = "full-auto"\nsandbox = "{backend}"\nnetwork_commands = [{json.dumps(install)}]\n'
-        + (f"allow_unix_sockets = [{json.dumps(str(other))}]\n" if named else "")
-    ))
+    _user_config(
+        windows.env,
+        (
+            f'mode = "full-auto"\nsandbox = "{backend}"\nnetwork_commands = [{json.dumps(install)}]\n'
+            + (f"allow_unix_sockets = [{json.dumps(str(other))}]\n" if named else "")
+        ),
+    )
     # the first window starts the daemon; the attack names its socket
     window = await windows.open(script=_script(tmp_path / "attack.json", command))
     [sock] = windows.sockets()
@@ -120,7 +129,9 @@ async def test_a_client_cannot_turn_the_sandbox_off_or_loosen_the_mode(
     script = _script(tmp_path / "write.json", f"echo escaped > {outside}; echo ran")
     user = User("allow_once")
     window = await windows.open(script=script, on_request=user.on_request, initialize=False)
-    answer = await window.initialize(initializationOptions={"sandbox": "off", "mode": "full-auto", "allowEnv": ["HOME"]})
+    answer = await window.initialize(
+        initializationOptions={"sandbox": "off", "mode": "full-auto", "allowEnv": ["HOME"]}
+    )
     refused = {item["key"]: item["message"] for item in answer["_meta"]["tether"]["configRefused"]}
     assert set(refused) == {"sandbox", "mode", "allow_env"}, refused
     config = str(Path(windows.env["XDG_CONFIG_HOME"]) / "tether" / "config.toml")
@@ -189,12 +200,31 @@ async def test_the_tmp_fallback_another_user_made_first_gives_the_window_its_own
             planted_dir.mkdir(mode=0o700)
             os.chown(planted_dir, 4242, 4242)
         env = {k: v for k, v in daemon_env.items() if k != "XDG_RUNTIME_DIR"}
-        env.update(TETHER_HOME=str(base / "home"), XDG_STATE_HOME=str(base / "state"),
-                   XDG_CONFIG_HOME=str(base / "config"))
-        window = [sys.executable, "-m", "tether", "acp", "--shared", "--provider", "scripted",
-                  "--script", str(BASIC_SCRIPT)]
-        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                   _own_tmp(fake_tmp, base / "host-tmp") + ' && exec "$@"', "sh", *window]
+        env.update(
+            TETHER_HOME=str(base / "home"), XDG_STATE_HOME=str(base / "state"), XDG_CONFIG_HOME=str(base / "config")
+        )
+        window = [
+            sys.executable,
+            "-m",
+            "tether",
+            "acp",
+            "--shared",
+            "--provider",
+            "scripted",
+            "--script",
+            str(BASIC_SCRIPT),
+        ]
+        command = [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            _own_tmp(fake_tmp, base / "host-tmp") + ' && exec "$@"',
+            "sh",
+            *window,
+        ]
         with open(base / "window.stderr", "wb") as err:
             client = await TetherClient.spawn(command=command, env=env, cwd=workspace, stderr=err, framing="ndjson")
         async with client:

@@ -20,11 +20,20 @@ async def test_a_repositorys_modules_never_load_into_the_shared_daemon(
     for module in ("tomllib", "aiosqlite", "anyio", "json"):
         (workspace / f"{module}.py").write_text(f"open({str(marker)!r}, 'a').write({module!r})\n")
     # the window as an installed `tether` script runs: the script's folder, not the cwd, on sys.path
-    command = [sys.executable, "-P", "-m", "tether", "acp", "--shared", "--provider", "scripted", "--script",
-               str(Path(__file__).parents[2] / "examples" / "basic-turn.json")]
+    command = [
+        sys.executable,
+        "-P",
+        "-m",
+        "tether",
+        "acp",
+        "--shared",
+        "--provider",
+        "scripted",
+        "--script",
+        str(Path(__file__).parents[2] / "examples" / "basic-turn.json"),
+    ]
     with open(tmp_path / "window.stderr", "wb") as err:
-        client = await TetherClient.spawn(command=command, env=shared_env, cwd=workspace, stderr=err,
-                                          framing="ndjson")
+        client = await TetherClient.spawn(command=command, env=shared_env, cwd=workspace, stderr=err, framing="ndjson")
     windows.clients.append(client)
     answer = await client.initialize()
     assert answer["agentInfo"]["name"] == "tether", answer

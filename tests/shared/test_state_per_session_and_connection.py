@@ -19,8 +19,14 @@ from daemon_harness import until
 
 def _windows_seen(windows) -> int:
     """The windows the daemon serves, as `tether daemon status --json` shows them."""
-    done = subprocess.run([sys.executable, "-m", "tether", "daemon", "status", "--json"], capture_output=True,
-                          text=True, env=windows.env, cwd=windows.workspace, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "tether", "daemon", "status", "--json"],
+        capture_output=True,
+        text=True,
+        env=windows.env,
+        cwd=windows.workspace,
+        timeout=60,
+    )
     [row] = [json.loads(line) for line in done.stdout.splitlines()]
     return int(row["windows"])
 
@@ -62,10 +68,7 @@ async def test_a_closed_sessions_open_approval_is_asked_of_no_window_that_comes_
     await again.wait()
 
 
-
-async def test_an_approval_open_when_its_window_goes_is_asked_of_no_window_that_comes_later(
-    windows, workspace: Path
-):
+async def test_an_approval_open_when_its_window_goes_is_asked_of_no_window_that_comes_later(windows, workspace: Path):
     first, later = Asked(), Asked()
     window = await windows.open(on_request=first.on_request)
     session = await window.new_session(workspace)
@@ -77,9 +80,12 @@ async def test_an_approval_open_when_its_window_goes_is_asked_of_no_window_that_
     loaded = await other.load_session(session.id, workspace)
     await asyncio.sleep(0.3)
     assert later.asked == [], later.asked
-    assert not any(u.get("toolCallId") == "call_edit" and u.get("status") == "pending"
-                   for u in loaded.updates[len(loaded.replay):]), loaded.updates
+    assert not any(
+        u.get("toolCallId") == "call_edit" and u.get("status") == "pending"
+        for u in loaded.updates[len(loaded.replay) :]
+    ), loaded.updates
     assert len(windows.daemon_pids()) == 1
+
 
 async def test_the_lsp_fronts_sessions_are_one_connections_and_end_with_it(windows, workspace: Path):
     ask = {"command": "tether.ask", "arguments": ["What does this do?"]}
@@ -97,7 +103,6 @@ async def test_the_lsp_fronts_sessions_are_one_connections_and_end_with_it(windo
     after = await successor.request("workspace/executeCommand", ask)
     assert after["sessionId"] not in (mine["sessionId"], theirs["sessionId"])
     assert len(windows.daemon_pids()) == 1
-
 
 
 def _inotify_fds(pid: int) -> int:

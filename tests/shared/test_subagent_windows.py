@@ -15,10 +15,16 @@ if TYPE_CHECKING:
 def _script(tmp_path: Path) -> Path:
     child = {"purpose": "delegate"}
     replies = [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "Read README.md and say whom it greets."}}]},
-        {"when": {**child, "step": 1},
-         "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}]},
+        {
+            "when": {"step": 1},
+            "tool_calls": [
+                {"id": "d1", "name": "delegate", "arguments": {"task": "Read README.md and say whom it greets."}}
+            ],
+        },
+        {
+            "when": {**child, "step": 1},
+            "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}],
+        },
         {"when": {**child, "step": 2}, "text": "It greets the sample workspace."},
         {"when": {"step": 2}, "text": "The sub-agent read it."},
     ]

@@ -21,12 +21,22 @@ SLOW = "The child answers slowly, a few characters at a time, so another window 
 
 async def test_a_window_joining_while_a_child_runs_sees_the_child(windows, workspace: Path, tmp_path: Path):
     script = tmp_path / "slow-child.json"
-    script.write_text(json.dumps({"replies": [
-        {"when": {"step": 1, "user": "^ask"}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "Say something slowly."}}]},
-        {"when": {"purpose": "delegate", "step": 1}, "text": SLOW, "chunk_size": 4, "delay_ms": 30},
-        {"when": {"step": 2, "user": "^ask"}, "text": "It spoke."},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    {
+                        "when": {"step": 1, "user": "^ask"},
+                        "tool_calls": [
+                            {"id": "d1", "name": "delegate", "arguments": {"task": "Say something slowly."}}
+                        ],
+                    },
+                    {"when": {"purpose": "delegate", "step": 1}, "text": SLOW, "chunk_size": 4, "delay_ms": 30},
+                    {"when": {"step": 2, "user": "^ask"}, "text": "It spoke."},
+                ]
+            }
+        )
+    )
     first, second = await opened(windows, script), await opened(windows, script)
     session = await first.new_session(workspace)
     await first.prompt(session, "ask a sub-agent")
@@ -34,8 +44,10 @@ async def test_a_window_joining_while_a_child_runs_sees_the_child(windows, works
     child = first.of(session, "subagent_update")[0]["sessionId"]
     await until(lambda: len(first.of(child, "agent_message_chunk")) > 3, timeout=30)  # the child has begun
 
-    await second.client.request("session/resume", {
-        "sessionId": session, "cwd": str(workspace), "mcpServers": [], "replayFrom": {"type": "start"}})
+    await second.client.request(
+        "session/resume",
+        {"sessionId": session, "cwd": str(workspace), "mcpServers": [], "replayFrom": {"type": "start"}},
+    )
     joined = len(second.updates)
     told = [u for u in second.of(session, "subagent_update") if "state" in u]
     assert told and told[-1]["sessionId"] == child and told[-1]["state"] == {"state": "running"}

@@ -15,9 +15,25 @@ from tether import __version__
 REPO = Path(__file__).resolve().parents[2]
 INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n'
 # what the proxy must never pull in: each costs a window milliseconds before its first byte
-HEAVY = {"re", "typing", "enum", "socket", "selectors", "json", "asyncio", "argparse", "pathlib", "hashlib", "orjson",
-         "tether.server", "tether.handlers", "tether.services", "tether.rendering", "tether.config",
-         "tether_protocol"}
+HEAVY = {
+    "re",
+    "typing",
+    "enum",
+    "socket",
+    "selectors",
+    "json",
+    "asyncio",
+    "argparse",
+    "pathlib",
+    "hashlib",
+    "orjson",
+    "tether.server",
+    "tether.handlers",
+    "tether.services",
+    "tether.rendering",
+    "tether.config",
+    "tether_protocol",
+}
 
 
 def _imported(stderr: str) -> set[str]:
@@ -34,7 +50,11 @@ async def test_a_second_window_answers_initialize_with_a_few_stdlib_modules(wind
     await windows.open()  # the daemon is up
     window = subprocess.run(
         [sys.executable, "-X", "importtime", str(REPO / "bin" / "tether"), *windows.command()[3:]],
-        input=INIT, capture_output=True, env=windows.env, cwd=workspace, timeout=60,
+        input=INIT,
+        capture_output=True,
+        env=windows.env,
+        cwd=workspace,
+        timeout=60,
     )
     answer = json.loads(window.stdout.splitlines()[0])
     assert answer["id"] == 1 and answer["result"]["agentInfo"]["name"] == "tether", window.stderr.decode()[-2000:]
@@ -49,7 +69,9 @@ async def test_a_second_window_answers_initialize_with_a_few_stdlib_modules(wind
 def test_the_wheel_installs_bin_tether_as_the_command(tmp_path: Path):
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = tmp_path.glob("tether-*.whl")

@@ -95,4 +95,6 @@ async def finish_with_raw_report(
     from tether.store.records import encode_json
 
     text = None if report is None else encode_json(report)
-    await store.transaction_at_once(lambda conn: turns.close_turn(conn, turn_id, status, "end_turn", error, text, time.time()))
+    await store.transaction_at_once(
+        lambda conn: turns.close_turn(conn, turn_id, status, "end_turn", error, text, time.time())
+    )

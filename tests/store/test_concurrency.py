@@ -69,9 +69,7 @@ async def test_readers_never_see_half_a_step(store: HistoryStore) -> None:
 
 async def test_concurrent_turns_number_uniquely(store: HistoryStore) -> None:
     await store.create_session("s1", "/w", "code")
-    turns = await asyncio.gather(
-        *(store.begin_turn("s1", f"t{n}", MessageRecord("user", {"n": n})) for n in range(12))
-    )
+    turns = await asyncio.gather(*(store.begin_turn("s1", f"t{n}", MessageRecord("user", {"n": n})) for n in range(12)))
     assert sorted(turn.seq for turn in turns) == list(range(1, 13))
     assert [m.seq for m in await store.load_messages("s1")] == list(range(12))
 

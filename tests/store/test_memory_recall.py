@@ -53,10 +53,12 @@ async def test_recency_breaks_even_relevance(store: HistoryStore) -> None:
     now = 2_000_000_000.0
     rows: Any = await store.query("SELECT session_id, created_at FROM messages WHERE role = 'user'")
     assert len(rows) == 2
-    await store.transaction(lambda conn: conn.execute(
-        "UPDATE messages SET created_at = ? WHERE session_id = 'a'", (now - 365 * 86_400,)))
-    await store.transaction(lambda conn: conn.execute(
-        "UPDATE messages SET created_at = ? WHERE session_id = 'b'", (now - 86_400,)))
+    await store.transaction(
+        lambda conn: conn.execute("UPDATE messages SET created_at = ? WHERE session_id = 'a'", (now - 365 * 86_400,))
+    )
+    await store.transaction(
+        lambda conn: conn.execute("UPDATE messages SET created_at = ? WHERE session_id = 'b'", (now - 86_400,))
+    )
     found = await recall(store, "x", "deploy script", budget_tokens=1_000, now=now)
     assert [m.session_id for m in found.hits] == ["b", "a"]
 
@@ -69,7 +71,9 @@ def test_the_block_goes_in_front_of_the_turns_prompt_only() -> None:
 
 
 def test_the_summary_keeps_the_preferences_as_text_and_lists_them() -> None:
-    text, found = split_preferences("Did X.\n<preferences>\n- Use tabs\n-   Short  answers\nnot a bullet\n</preferences>")
+    text, found = split_preferences(
+        "Did X.\n<preferences>\n- Use tabs\n-   Short  answers\nnot a bullet\n</preferences>"
+    )
     assert found == ["Use tabs", "Short answers"]
     assert text == "Did X.\n\nPreferences the user stated:\n- Use tabs\n- Short answers"
     assert split_preferences("Did X.") == ("Did X.", [])

@@ -34,12 +34,37 @@ if TYPE_CHECKING:
 CALL = {"id": "c1", "name": "write_file", "arguments": {"path": "a.txt"}, "started": True}
 SNAPSHOT: dict[str, Any] = {
     "tether_snapshot": 1,
-    "session": {"id": "s1", "workspace": "/w", "title": None, "mode": "ask", "created_at": 1.0,
-                "updated_at": 2.0, "metadata": {}},
-    "turns": [{"id": "t1", "seq": 1, "status": "running", "stop_reason": None, "started_at": 1.0,
-               "finished_at": None, "error": None, "pending": {"step": 2, "calls": [CALL]}}],
-    "messages": [{"seq": 0, "turn_id": "t1", "role": "user", "status": "complete", "created_at": 1.0,
-                  "body": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}],
+    "session": {
+        "id": "s1",
+        "workspace": "/w",
+        "title": None,
+        "mode": "ask",
+        "created_at": 1.0,
+        "updated_at": 2.0,
+        "metadata": {},
+    },
+    "turns": [
+        {
+            "id": "t1",
+            "seq": 1,
+            "status": "running",
+            "stop_reason": None,
+            "started_at": 1.0,
+            "finished_at": None,
+            "error": None,
+            "pending": {"step": 2, "calls": [CALL]},
+        }
+    ],
+    "messages": [
+        {
+            "seq": 0,
+            "turn_id": "t1",
+            "role": "user",
+            "status": "complete",
+            "created_at": 1.0,
+            "body": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        }
+    ],
     "reports": [],
     "pending": None,
 }
@@ -169,7 +194,9 @@ def _with_report(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def _report() -> dict[str, Any]:
-    report = RunReport("t1", "s1", "scripted", "m", 1.0, 2.0, 1000.0, "end_turn", "complete", [], 0, 0, Usage(1, 2), 0.5, 0.0)
+    report = RunReport(
+        "t1", "s1", "scripted", "m", 1.0, 2.0, 1000.0, "end_turn", "complete", [], 0, 0, Usage(1, 2), 0.5, 0.0
+    )
     encoded: dict[str, Any] = unstructure(report)
     return encoded
 

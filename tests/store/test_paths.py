@@ -21,9 +21,7 @@ def workspace(tmp_path: Path) -> Path:
     return folder
 
 
-def test_tether_home_env_is_respected(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workspace: Path
-) -> None:
+def test_tether_home_env_is_respected(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workspace: Path) -> None:
     home = tmp_path / "tether-home"
     monkeypatch.setenv("TETHER_HOME", str(home))
 
@@ -36,9 +34,7 @@ def test_tether_home_env_is_respected(
     assert not db.exists()  # finding the path must not create the database
 
 
-def test_home_argument_beats_the_environment(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workspace: Path
-) -> None:
+def test_home_argument_beats_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workspace: Path) -> None:
     monkeypatch.setenv("TETHER_HOME", str(tmp_path / "from-env"))
     db = database_path(workspace, home=tmp_path / "explicit")
     assert db.is_relative_to(tmp_path / "explicit")

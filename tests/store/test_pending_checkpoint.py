@@ -21,10 +21,13 @@ OLD_TEXT = (
     '{"step":3,"calls":[{"id":"ca","name":"run_command","arguments":{"command":"echo é >> x"},"started":true},'
     '{"id":"cb","name":"write_file","arguments":{"path":"b.txt","content":"two\\n"}}]}'
 )
-TYPED = PendingStep(step=3, calls=[
-    PendingCallRecord("ca", "run_command", {"command": "echo é >> x"}, started=True),
-    PendingCallRecord("cb", "write_file", {"path": "b.txt", "content": "two\n"}),
-])
+TYPED = PendingStep(
+    step=3,
+    calls=[
+        PendingCallRecord("ca", "run_command", {"command": "echo é >> x"}, started=True),
+        PendingCallRecord("cb", "write_file", {"path": "b.txt", "content": "two\n"}),
+    ],
+)
 
 
 async def _waiting(store: HistoryStore) -> None:
@@ -94,8 +97,10 @@ async def test_an_unreadable_stored_checkpoint_names_the_turn_and_the_field(tmp_
         ({"step": 1, "calls": ["c"]}, ".calls[0] must be an object {id, name, arguments}, not a string"),
         ({"step": 1, "calls": [{"id": "c", "name": None}]}, ".calls[0].name must be a string, not null"),
         ({"step": 1, "calls": [{"id": "c", "name": "n", "arguments": []}]}, ".calls[0].arguments must be an object"),
-        ({"step": 1, "calls": [{"id": "c", "name": "n", "started": "yes"}]},
-         ".calls[0].started must be a boolean, not a string"),
+        (
+            {"step": 1, "calls": [{"id": "c", "name": "n", "started": "yes"}]},
+            ".calls[0].started must be a boolean, not a string",
+        ),
     ],
 )
 def test_a_bad_checkpoint_is_refused_naming_the_field(data: object, message: str) -> None:

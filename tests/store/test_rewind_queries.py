@@ -16,10 +16,14 @@ async def _two_turns(store: HistoryStore, session_id: str) -> None:
     """Turn 1: user (seq 0), assistant (1), tool (2); turn 2: user (3), assistant (4)."""
     await store.create_session(session_id, "/w", "code")
     await store.begin_turn(session_id, f"{session_id}-t1", MessageRecord("user", {"text": "first"}))
-    await store.append_messages(session_id, f"{session_id}-t1", [
-        MessageRecord("assistant", {"tool_calls": [{"id": "c1", "name": "ls"}]}),
-        MessageRecord("tool", {"call_id": "c1", "content": "a.py"}),
-    ])
+    await store.append_messages(
+        session_id,
+        f"{session_id}-t1",
+        [
+            MessageRecord("assistant", {"tool_calls": [{"id": "c1", "name": "ls"}]}),
+            MessageRecord("tool", {"call_id": "c1", "content": "a.py"}),
+        ],
+    )
     await store.finish_turn(f"{session_id}-t1", "complete", "end_turn")
     await store.begin_turn(session_id, f"{session_id}-t2", MessageRecord("user", {"text": "second"}))
     await store.append_messages(session_id, f"{session_id}-t2", [MessageRecord("assistant", {"text": "done"})])

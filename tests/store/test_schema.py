@@ -26,7 +26,12 @@ async def test_wal_mode_and_version_are_recorded(store: HistoryStore, query: Que
     assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
     assert store.schema_version == LATEST == 12
     assert {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
-        "schema_version", "sessions", "turns", "messages", "run_reports", "approval_rules",
+        "schema_version",
+        "sessions",
+        "turns",
+        "messages",
+        "run_reports",
+        "approval_rules",
     }
 
 
@@ -79,21 +84,15 @@ async def test_an_appended_migration_upgrades_an_old_database_exactly_once(
             assert session is not None and session.title == "kept"
 
     assert calls == [1]
-    assert [row[0] for row in query("SELECT version FROM schema_version ORDER BY version")] == [
-        *ALL, LATEST + 1
-    ]
+    assert [row[0] for row in query("SELECT version FROM schema_version ORDER BY version")] == [*ALL, LATEST + 1]
     assert query("SELECT pinned FROM sessions") == [(0,)]
 
     monkeypatch.undo()  # the older code now meets the newer database
-    with pytest.raises(
-        StoreError, match=f"has schema version {LATEST + 1}, this tether understands up to {LATEST}"
-    ):
+    with pytest.raises(StoreError, match=f"has schema version {LATEST + 1}, this tether understands up to {LATEST}"):
         await HistoryStore.open(db_path)
 
 
-async def test_a_fresh_database_runs_every_migration_in_order(
-    monkeypatch: pytest.MonkeyPatch, db_path: Path
-) -> None:
+async def test_a_fresh_database_runs_every_migration_in_order(monkeypatch: pytest.MonkeyPatch, db_path: Path) -> None:
     order: list[str] = []
 
     def recorder(name: str) -> schema.Migration:
@@ -120,9 +119,7 @@ async def test_a_failing_migration_rolls_back_and_leaves_the_old_version(
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, half_done])
-    with pytest.raises(
-        StoreError, match=f"migration to schema version {LATEST + 1} failed: disk on fire"
-    ):
+    with pytest.raises(StoreError, match=f"migration to schema version {LATEST + 1} failed: disk on fire"):
         await HistoryStore.open(db_path)
 
     assert [row[0] for row in query("SELECT version FROM schema_version")] == ALL
@@ -130,7 +127,6 @@ async def test_a_failing_migration_rolls_back_and_leaves_the_old_version(
     monkeypatch.undo()
     async with await HistoryStore.open(db_path) as store:
         assert store.schema_version == LATEST
-
 
 
 async def test_a_version_1_database_is_migrated_to_the_current_schema(db_path: Path, query: Query) -> None:
@@ -164,7 +160,9 @@ async def test_a_rule_stored_before_v10_reads_as_granted_without_network(
     said nothing about it and keeps working, read the strictest way ("off"). Granting the
     same rule again takes the newer answer's condition."""
     await old_database(9, [])
-    query("INSERT INTO approval_rules (tool_kind, pattern, decision, created_at) VALUES ('execute', 'make', 'allow', 1)")
+    query(
+        "INSERT INTO approval_rules (tool_kind, pattern, decision, created_at) VALUES ('execute', 'make', 'allow', 1)"
+    )
     async with await HistoryStore.open(db_path) as store:
         assert store.schema_version == LATEST
         (old,) = await store.rules.list()
@@ -173,7 +171,9 @@ async def test_a_rule_stored_before_v10_reads_as_granted_without_network(
         await store.rules.add("execute", "npm test", "allow", "on")
         assert again.id == old.id
         assert [(r.pattern, r.network) for r in await store.rules.list()] == [
-            ("make", "allowlist example.test"), ("npm test", "on")]
+            ("make", "allowlist example.test"),
+            ("npm test", "on"),
+        ]
 
 
 @pytest.mark.parametrize("version", [0, *ALL[:-1]])
@@ -190,7 +190,9 @@ async def test_every_schema_keeps_refusing_unknown_roles_and_statuses(
         query("INSERT INTO sessions (id, workspace, mode, created_at, updated_at) VALUES ('old', '/w', 'ask', 1, 1)")
         query("INSERT INTO turns (id, session_id, seq, status, started_at) VALUES ('t', 'old', 1, 'complete', 1)")
     insert_message = "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at) VALUES ('old', 't', ?, ?, '{}', ?, 1)"
-    for seq, (role, status) in enumerate([("robot", "complete"), ("user", "done"), ("USER", "complete"), ("user", None)], 10):
+    for seq, (role, status) in enumerate(
+        [("robot", "complete"), ("user", "done"), ("USER", "complete"), ("user", None)], 10
+    ):
         with pytest.raises(sqlite3.IntegrityError):
             query(insert_message, (seq, role, status))
     for seq, role in enumerate(("user", "assistant", "tool", "system"), 20):

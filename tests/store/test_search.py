@@ -34,26 +34,45 @@ async def _conversation(store: HistoryStore, sid: str, title: str, user: str, an
     await store.create_session(sid, "/w", "ask", title=title)
     tid = f"{sid}-t1"
     await store.begin_turn(sid, tid, _user(user, {"type": "image", "data": "zebra", "mimeType": "image/png"}))
-    await store.append_messages(sid, tid, [
-        MessageRecord("assistant", {
-            "role": "assistant", "text": answer, "thinking": "private giraffe thoughts",
-            "tool_calls": [{"id": "c1", "name": "grep", "arguments": {"pattern": "okapi"}}],
-        }),
-        MessageRecord("tool", {"role": "tool", "tool_call_id": "c1", "name": "grep", "content": tool}),
-        MessageRecord("system", {"role": "system", "content": "system walrus"}),
-    ])
+    await store.append_messages(
+        sid,
+        tid,
+        [
+            MessageRecord(
+                "assistant",
+                {
+                    "role": "assistant",
+                    "text": answer,
+                    "thinking": "private giraffe thoughts",
+                    "tool_calls": [{"id": "c1", "name": "grep", "arguments": {"pattern": "okapi"}}],
+                },
+            ),
+            MessageRecord("tool", {"role": "tool", "tool_call_id": "c1", "name": "grep", "content": tool}),
+            MessageRecord("system", {"role": "system", "content": "system walrus"}),
+        ],
+    )
     await store.finish_turn(tid, "complete", "end_turn")
 
 
 async def test_user_text_assistant_text_and_tool_results_are_found(store: HistoryStore) -> None:
-    await _conversation(store, "s1", "Parser work", "Why does the parser crash?",
-                        "The parser crashes on empty input.", "src/parser.py:12: def parse(text):")
-    await _conversation(store, "s2", "Docs", "Update the README", "Done, the README mentions the parser.",
-                        "README.md updated")
+    await _conversation(
+        store,
+        "s1",
+        "Parser work",
+        "Why does the parser crash?",
+        "The parser crashes on empty input.",
+        "src/parser.py:12: def parse(text):",
+    )
+    await _conversation(
+        store, "s2", "Docs", "Update the README", "Done, the README mentions the parser.", "README.md updated"
+    )
 
     hits = await search(store, "parser")
     assert {(h.session_id, h.message_seq, h.role) for h in hits} == {
-        ("s1", 0, "user"), ("s1", 1, "assistant"), ("s1", 2, "tool"), ("s2", 1, "assistant"),
+        ("s1", 0, "user"),
+        ("s1", 1, "assistant"),
+        ("s1", 2, "tool"),
+        ("s2", 1, "assistant"),
     }
     assert all(isinstance(h, Hit) and "[[parser]]" in h.snippet.lower() for h in hits)
     assert [h.rank for h in hits] == sorted(h.rank for h in hits)  # bm25: best (lowest) first
@@ -67,8 +86,9 @@ async def test_user_text_assistant_text_and_tool_results_are_found(store: Histor
 
 
 async def test_fts_syntax_and_limits(store: HistoryStore) -> None:
-    await _conversation(store, "s1", "t", "run npm test please", "Running npm test: all 12 passed",
-                        "PASS  src/app.test.js")
+    await _conversation(
+        store, "s1", "t", "run npm test please", "Running npm test: all 12 passed", "PASS  src/app.test.js"
+    )
     assert len(await search(store, "npm AND passed")) == 1
     assert len(await search(store, "pass*")) == 2  # prefix query
     assert len(await search(store, '"npm test"')) == 2
@@ -130,27 +150,32 @@ async def test_a_version_3_database_is_indexed_when_opened(
     db_path: Path, query: Query, old_database: OldDatabase
 ) -> None:
     """History written before search existed becomes searchable on the first open."""
-    await old_database(3, [
-        ("user", '{"role":"user","content":[{"type":"text","text":"where is the flamingo"}]}'),
-        ("assistant", '{"role":"assistant","text":"The flamingo is in zoo.py"}'),
-        ("tool", '{"role":"tool","tool_call_id":"c","content":"flamingo = Bird()"}'),
-        ("assistant", '{"role":"assistant","text":"","tool_calls":[]}'),
-        ("user", "not json at all"),
-    ])
+    await old_database(
+        3,
+        [
+            ("user", '{"role":"user","content":[{"type":"text","text":"where is the flamingo"}]}'),
+            ("assistant", '{"role":"assistant","text":"The flamingo is in zoo.py"}'),
+            ("tool", '{"role":"tool","tool_call_id":"c","content":"flamingo = Bird()"}'),
+            ("assistant", '{"role":"assistant","text":"","tool_calls":[]}'),
+            ("user", "not json at all"),
+        ],
+    )
     assert "messages_fts" not in {row[0] for row in query("SELECT name FROM sqlite_master")}
 
     async with await HistoryStore.open(db_path) as store:
         assert store.schema_version == latest_version()
         hits = await search(store, "flamingo")
     assert sorted((h.message_seq, h.role, h.session_title) for h in hits) == [
-        (0, "user", "Old talk"), (1, "assistant", "Old talk"), (2, "tool", "Old talk"),
+        (0, "user", "Old talk"),
+        (1, "assistant", "Old talk"),
+        (2, "tool", "Old talk"),
     ]
     assert query("SELECT COUNT(*) FROM messages_fts") == [(3,)]
 
 
 # -- schema v5: the searchable text is computed in Python ----------------------------
 
-_word = st.text(st.sampled_from("ab \0\n\té\"\\"), max_size=8) | st.text(
+_word = st.text(st.sampled_from('ab \0\n\té"\\'), max_size=8) | st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12
 )
 _scalar = st.none() | st.booleans() | st.integers(-5, 5) | _word
@@ -165,10 +190,17 @@ _block = st.one_of(
     _scalar,
 )
 _message = st.one_of(
-    st.tuples(st.just("user"), st.fixed_dictionaries({"role": st.just("user")}, optional={
-        "content": st.lists(st.one_of(_text_block, _block), max_size=4)
-        | st.dictionaries(_word, _block, max_size=2) | _scalar,
-    })),
+    st.tuples(
+        st.just("user"),
+        st.fixed_dictionaries(
+            {"role": st.just("user")},
+            optional={
+                "content": st.lists(st.one_of(_text_block, _block), max_size=4)
+                | st.dictionaries(_word, _block, max_size=2)
+                | _scalar,
+            },
+        ),
+    ),
     st.tuples(
         st.sampled_from(["user", "assistant", "tool", "system"]),
         st.fixed_dictionaries({}, optional={"text": _scalar, "content": _scalar, "thinking": _word}),
@@ -201,10 +233,14 @@ def test_the_indexed_text_is_what_schema_v4_indexed(message: tuple[str, dict[str
         entries = list(content.values()) if isinstance(content, dict) else content
         entries = entries if isinstance(entries, list) else [entries]
         assert any(isinstance(e, str) for e in entries)
-        expected = "\n".join(
-            e["text"] for e in entries
-            if isinstance(e, dict) and e.get("type") == "text" and isinstance(e.get("text"), str)
-        ) or None
+        expected = (
+            "\n".join(
+                e["text"]
+                for e in entries
+                if isinstance(e, dict) and e.get("type") == "text" and isinstance(e.get("text"), str)
+            )
+            or None
+        )
         if expected is not None and "\0" in expected:
             return  # v4 had no text to compare with; the NUL rule is checked above
     assert searchable_text(role, body) == expected
@@ -214,10 +250,13 @@ async def test_a_version_4_database_keeps_its_index_and_indexes_what_is_added(
     db_path: Path, query: Query, old_database: OldDatabase
 ) -> None:
     """History indexed by v4's trigger stays found; what v5 adds is indexed once, by Python."""
-    await old_database(4, [
-        ("user", '{"role":"user","content":[{"type":"text","text":"where is the heron"}]}'),
-        ("assistant", '{"role":"assistant","text":"The heron is in pond.py"}'),
-    ])
+    await old_database(
+        4,
+        [
+            ("user", '{"role":"user","content":[{"type":"text","text":"where is the heron"}]}'),
+            ("assistant", '{"role":"assistant","text":"The heron is in pond.py"}'),
+        ],
+    )
     assert query("SELECT COUNT(*) FROM messages_fts") == [(2,)]  # the v4 trigger's rows
 
     async with await HistoryStore.open(db_path) as store:
@@ -231,10 +270,18 @@ async def test_a_version_4_database_keeps_its_index_and_indexes_what_is_added(
     async with await HistoryStore.open(db_path) as store:  # recovers t2's partial output
         assert store.recovered_turns == 1
         hits = await search(store, "heron", limit=50)
-        assert sorted((h.session_id, h.message_seq) for h in hits) == sorted([
-            ("old", 0), ("old", 1), (copy_id, 0), (copy_id, 1),
-            ("new", 0), ("new", 1), ("new", 2), ("new", 5),
-        ])
+        assert sorted((h.session_id, h.message_seq) for h in hits) == sorted(
+            [
+                ("old", 0),
+                ("old", 1),
+                (copy_id, 0),
+                (copy_id, 1),
+                ("new", 0),
+                ("new", 1),
+                ("new", 2),
+                ("new", 5),
+            ]
+        )
         # one index row per indexed message, none left behind by a delete
         assert query("SELECT COUNT(*) FROM messages_fts") == [(len(hits) + 1,)]  # + "crash soon"
         assert await store.delete_session("old")
@@ -247,19 +294,25 @@ async def test_a_lone_surrogate_made_inside_is_stored_and_found_as_the_replaceme
 ) -> None:
     """A model reply a provider decoded with ``json.loads`` or a file name decoded with
     "surrogateescape" can hold one; SQLite refuses to bind such text, which broke the turn."""
-    await _conversation(store, "s1", "t", "list the files", "Found bad\udcff.txt and more",
-                        "bad\udcff.txt\nokay.txt")
+    await _conversation(store, "s1", "t", "list the files", "Found bad\udcff.txt and more", "bad\udcff.txt\nokay.txt")
     hits = await search(store, "bad")
     assert {(h.role, h.snippet) for h in hits} == {
-        ("assistant", "Found [[bad]]\ufffd.txt and more"), ("tool", "[[bad]]\ufffd.txt\nokay.txt"),
+        ("assistant", "Found [[bad]]\ufffd.txt and more"),
+        ("tool", "[[bad]]\ufffd.txt\nokay.txt"),
     }
 
 
 async def test_a_word_inside_chinese_japanese_or_korean_text_is_found(store: HistoryStore) -> None:
     """They are written without spaces between words: the tokenizer read a whole run as
     one token, so only a search for the entire run found anything."""
-    await _conversation(store, "s1", "t", "这个函数用Python写的，解析器在哪里？",
-                        "解析器はparser.pyにあります。", "학교에서 테스트를 실행했습니다")
+    await _conversation(
+        store,
+        "s1",
+        "t",
+        "这个函数用Python写的，解析器在哪里？",
+        "解析器はparser.pyにあります。",
+        "학교에서 테스트를 실행했습니다",
+    )
     assert sorted(h.message_seq for h in await search(store, "解析器")) == [0, 1]
     assert [h.message_seq for h in await search(store, "函数")] == [0]
     assert [h.message_seq for h in await search(store, "python")] == [0]  # next to Chinese
@@ -277,10 +330,15 @@ async def test_a_version_6_database_finds_words_in_its_cjk_text_once_opened(
     await old_database(6, [])
     # messages v6 indexed: each index row's text as v6's store wrote it
     body = '{"role":"user","content":[{"type":"text","text":"解析器在哪里 where"}]}'
-    query("INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) VALUES ('old', 't', 0, 'user', ?, 1)", (body,))
+    query(
+        "INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) VALUES ('old', 't', 0, 'user', ?, 1)",
+        (body,),
+    )
     query("INSERT INTO messages_fts (rowid, text) SELECT id, '解析器在哪里 where' FROM messages")
-    query("INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) VALUES ('old', 't', 1, 'assistant', ?, 1)",
-          ('{"role":"assistant","text":"plain English"}',))
+    query(
+        "INSERT INTO messages (session_id, turn_id, seq, role, body, created_at) VALUES ('old', 't', 1, 'assistant', ?, 1)",
+        ('{"role":"assistant","text":"plain English"}',),
+    )
     query("INSERT INTO messages_fts (rowid, text) SELECT id, 'plain English' FROM messages WHERE seq = 1")
     async with await HistoryStore.open(db_path) as store:
         assert [h.message_seq for h in await search(store, "解析器")] == [0]

@@ -15,15 +15,16 @@ Query = Callable[..., list[Any]]
 
 
 async def test_create_and_get_round_trip(store: HistoryStore) -> None:
-    created = await store.create_session(
-        "s1", "/work/proj", "code", title="Fix it", metadata={"model": "é-1"}
-    )
+    created = await store.create_session("s1", "/work/proj", "code", title="Fix it", metadata={"model": "é-1"})
 
     loaded = await store.get_session("s1")
 
     assert loaded == created
     assert (loaded.workspace, loaded.mode, loaded.title, loaded.metadata) == (
-        "/work/proj", "code", "Fix it", {"model": "é-1"},
+        "/work/proj",
+        "code",
+        "Fix it",
+        {"model": "é-1"},
     )
     assert loaded.created_at == loaded.updated_at > 0
     assert await store.get_session("nope") is None

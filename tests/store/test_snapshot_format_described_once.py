@@ -28,9 +28,13 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 DUMP = json.loads((Path(__file__).resolve().parents[1] / "e2e" / "fixtures" / "dump_by_main.json").read_text())
-RECORDS = {"session": _snapshots.SnapshotSession, "turns": _snapshots.SnapshotTurn,
-           "messages": _snapshots.SnapshotMessage, "reports": _snapshots.SnapshotReport,
-           "rules": _snapshots.SnapshotRule}
+RECORDS = {
+    "session": _snapshots.SnapshotSession,
+    "turns": _snapshots.SnapshotTurn,
+    "messages": _snapshots.SnapshotMessage,
+    "reports": _snapshots.SnapshotReport,
+    "rules": _snapshots.SnapshotRule,
+}
 ACROSS = ("appears twice", "greater than", "is not one of the turns", "two reports", "rewind")
 # (a time past its bound is not whole: JSON Schema takes 1e12 as an integer, msgspec as a float)
 WRONG = (None, True, 7, -1, 1.5, 2e11 + 0.5, 2**60, "", "x", [], {})
@@ -44,8 +48,11 @@ def _validator() -> Draft202012Validator:
 
 def _own_fields(cls: type[msgspec.Struct]) -> list[str]:
     """The fields its Struct checks itself (not raw JSON `Described` for another reader)."""
-    return [f.name for f in msgspec.structs.fields(cls)
-            if not any(isinstance(a, Described) for a in getattr(f.type, "__metadata__", ()))]
+    return [
+        f.name
+        for f in msgspec.structs.fields(cls)
+        if not any(isinstance(a, Described) for a in getattr(f.type, "__metadata__", ()))
+    ]
 
 
 def _variants() -> Iterator[tuple[str, dict[str, Any]]]:

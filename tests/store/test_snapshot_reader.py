@@ -17,8 +17,24 @@ from tether.store.snapshot_reader import STREAMED_LISTS, SnapshotReader
 from tether.store.snapshots import SnapshotError
 from tether_protocol import loads
 
-_pieces = st.sampled_from(["a", "\\\\", "\\ud83d\\ude00", "\\ud800", "\\ude00", "\\u00e9", "\\n", "é", "😀",
-                           "\\\\ud800", "\\\\\\ud83d\\ude00", " ", "1", '\\"'])
+_pieces = st.sampled_from(
+    [
+        "a",
+        "\\\\",
+        "\\ud83d\\ude00",
+        "\\ud800",
+        "\\ude00",
+        "\\u00e9",
+        "\\n",
+        "é",
+        "😀",
+        "\\\\ud800",
+        "\\\\\\ud83d\\ude00",
+        " ",
+        "1",
+        '\\"',
+    ]
+)
 _string = st.lists(_pieces, max_size=12).map(lambda parts: '"' + "".join(parts) + '"')
 _scalar = _string | st.sampled_from(["0", "-0.5", "12345.5e3", "1E-7", "true", "false", "null", "123456789012"])
 
@@ -27,9 +43,13 @@ def _value(depth: int) -> st.SearchStrategy[str]:
     if depth == 0:
         return _scalar
     inner = _value(depth - 1)
-    return _scalar | st.lists(inner, max_size=3).map(lambda items: "[" + " , ".join(items) + "]") | st.lists(
-        st.tuples(_string, inner), max_size=3
-    ).map(lambda pairs: "{" + ",\n  ".join(f"{k}: {v}" for k, v in pairs) + "}")
+    return (
+        _scalar
+        | st.lists(inner, max_size=3).map(lambda items: "[" + " , ".join(items) + "]")
+        | st.lists(st.tuples(_string, inner), max_size=3).map(
+            lambda pairs: "{" + ",\n  ".join(f"{k}: {v}" for k, v in pairs) + "}"
+        )
+    )
 
 
 def _read(text: str, chunk: int) -> dict[str, Any]:
@@ -41,9 +61,13 @@ def _read(text: str, chunk: int) -> dict[str, Any]:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    entries=st.lists(st.tuples(st.sampled_from(["turns", "messages", "x", "reports", "session"]),
-                               st.lists(_value(2), max_size=4)), max_size=4),
-    extra=_value(2), chunk=st.integers(1, 13), space=st.sampled_from(["", " ", "\n  ", "\t\r\n"]),
+    entries=st.lists(
+        st.tuples(st.sampled_from(["turns", "messages", "x", "reports", "session"]), st.lists(_value(2), max_size=4)),
+        max_size=4,
+    ),
+    extra=_value(2),
+    chunk=st.integers(1, 13),
+    space=st.sampled_from(["", " ", "\n  ", "\t\r\n"]),
 )
 def test_what_is_read_is_what_the_wire_reads_whatever_the_chunks(
     entries: list[tuple[str, list[str]]], extra: str, chunk: int, space: str
@@ -67,7 +91,7 @@ def test_a_file_cut_short_or_damaged_is_named_by_line_column_and_character(chunk
 
     at = text.index('"body": "xx"')
     with pytest.raises(SnapshotError) as damaged:
-        _read(text[:at] + "!" + text[at + 1:], chunk)
+        _read(text[:at] + "!" + text[at + 1 :], chunk)
     line = text[:at].count("\n") + 1
     assert str(damaged.value).startswith(
         f"line {line}, column {at - text[:at].rindex(chr(10))} (character {at}): messages[2] is not JSON"
@@ -86,7 +110,16 @@ def test_a_file_cut_short_or_damaged_is_named_by_line_column_and_character(chunk
 
 
 def test_every_cut_of_escapes_and_surrogate_pairs_reads_the_same() -> None:
-    pieces = ["\\ud83d\\ude00", "\\\\ud83d\\ude00", "\\\\\\ud83d\\ude00", "\\ud800x", "\\ude00", "\\\\", "é😀", "\\u00e9"]
+    pieces = [
+        "\\ud83d\\ude00",
+        "\\\\ud83d\\ude00",
+        "\\\\\\ud83d\\ude00",
+        "\\ud800x",
+        "\\ude00",
+        "\\\\",
+        "é😀",
+        "\\u00e9",
+    ]
     text = '{"messages": [' + ", ".join(f'{{"t{i}": "{"ab" * i}{p}{p}"}}' for i, p in enumerate(pieces)) + "]}"
     for chunk in range(1, 60):  # every alignment of a read's end with every escape
         assert _read(text, chunk) == loads(text), chunk

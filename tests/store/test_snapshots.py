@@ -41,25 +41,64 @@ PENDING = {"step": 1, "calls": [{"id": "c2", "name": "delete_file", "arguments":
 async def _sample(store: HistoryStore, session_id: str = "s1") -> str:
     """Two turns: a finished one with a tool call and a report, then one waiting for approval."""
     await store.create_session(session_id, "/w", "ask", title="Fix the bug", metadata={"k": [1, "é"]})
-    await store.begin_turn(session_id, "t1", MessageRecord("user", {
-        "role": "user", "content": [{"type": "text", "text": "read the README"}], "_meta": {"raw": JSONRPC},
-    }))
-    await store.append_messages(session_id, "t1", [
-        MessageRecord("assistant", {
-            "role": "assistant", "text": "Reading.", "thinking": "hm",
-            "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "README.md"}}],
-        }),
-        MessageRecord("tool", {"role": "tool", "tool_call_id": "c1", "name": "read_file",
-                               "content": "# Sample", "is_error": False}),
-        MessageRecord("assistant", {"role": "assistant", "text": "It says hello."}),
-    ])
+    await store.begin_turn(
+        session_id,
+        "t1",
+        MessageRecord(
+            "user",
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "read the README"}],
+                "_meta": {"raw": JSONRPC},
+            },
+        ),
+    )
+    await store.append_messages(
+        session_id,
+        "t1",
+        [
+            MessageRecord(
+                "assistant",
+                {
+                    "role": "assistant",
+                    "text": "Reading.",
+                    "thinking": "hm",
+                    "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "README.md"}}],
+                },
+            ),
+            MessageRecord(
+                "tool",
+                {"role": "tool", "tool_call_id": "c1", "name": "read_file", "content": "# Sample", "is_error": False},
+            ),
+            MessageRecord("assistant", {"role": "assistant", "text": "It says hello."}),
+        ],
+    )
     await finish_with_raw_report(store, "t1", "complete", report_json("t1", 2, session_id=session_id))
-    await store.begin_turn(session_id, "t2", MessageRecord("user", {
-        "role": "user", "content": [{"type": "text", "text": "now delete it"}],
-    }))
-    await store.append_messages(session_id, "t2", [MessageRecord("assistant", {
-        "role": "assistant", "text": "", "tool_calls": [{"id": "c2", "name": "delete_file", "arguments": {}}],
-    })])
+    await store.begin_turn(
+        session_id,
+        "t2",
+        MessageRecord(
+            "user",
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "now delete it"}],
+            },
+        ),
+    )
+    await store.append_messages(
+        session_id,
+        "t2",
+        [
+            MessageRecord(
+                "assistant",
+                {
+                    "role": "assistant",
+                    "text": "",
+                    "tool_calls": [{"id": "c2", "name": "delete_file", "arguments": {}}],
+                },
+            )
+        ],
+    )
     await set_raw_pending(store, "t2", PENDING)  # with a key a later Tether might add
     await store.rules.add("execute", "npm test", "allow")
     return session_id
@@ -72,18 +111,28 @@ async def test_export_has_the_whole_session(store: HistoryStore) -> None:
     assert snap["tether_snapshot"] == SNAPSHOT_VERSION == 1
     assert isinstance(snap["exported_at"], float)
     assert snap["session"] | {"created_at": 0, "updated_at": 0} == {
-        "id": "s1", "workspace": "/w", "title": "Fix the bug", "mode": "ask",
-        "created_at": 0, "updated_at": 0, "metadata": {"k": [1, "é"]},
+        "id": "s1",
+        "workspace": "/w",
+        "title": "Fix the bug",
+        "mode": "ask",
+        "created_at": 0,
+        "updated_at": 0,
+        "metadata": {"k": [1, "é"]},
     }
     assert [(t["id"], t["seq"], t["status"], t["stop_reason"]) for t in snap["turns"]] == [
-        ("t1", 1, "complete", "end_turn"), ("t2", 2, "running", None),
+        ("t1", 1, "complete", "end_turn"),
+        ("t2", 2, "running", None),
     ]
     assert "pending" not in snap["turns"][0]
     assert snap["turns"][1]["pending"] == PENDING
     assert snap["pending"] == {"turn_id": "t2", "approvals": snap["turns"][1]["pending"]}
     assert [(m["seq"], m["turn_id"], m["role"], m["status"]) for m in snap["messages"]] == [
-        (0, "t1", "user", "complete"), (1, "t1", "assistant", "complete"), (2, "t1", "tool", "complete"),
-        (3, "t1", "assistant", "complete"), (4, "t2", "user", "complete"), (5, "t2", "assistant", "complete"),
+        (0, "t1", "user", "complete"),
+        (1, "t1", "assistant", "complete"),
+        (2, "t1", "tool", "complete"),
+        (3, "t1", "assistant", "complete"),
+        (4, "t2", "user", "complete"),
+        (5, "t2", "assistant", "complete"),
     ]
     assert snap["messages"][0]["body"]["_meta"]["raw"] == JSONRPC
     assert snap["reports"] == [{"turn_id": "t1", "report": report_json("t1", 2)}]
@@ -129,11 +178,13 @@ async def test_a_restored_session_is_searchable_at_its_own_messages(store: Histo
     await _sample(store)
     snap = await export_session(store, "s1")
     if gaps:
-        await store.transaction(lambda conn: conn.execute(
-            "CREATE TEMP TRIGGER skip_ids AFTER INSERT ON main.messages WHEN NEW.session_id <> 's1' BEGIN"
-            " INSERT INTO messages (session_id, seq, role, body, created_at)"
-            " VALUES ('s1', NEW.id + 1000, 'system', '{}', 0); END"
-        ))
+        await store.transaction(
+            lambda conn: conn.execute(
+                "CREATE TEMP TRIGGER skip_ids AFTER INSERT ON main.messages WHEN NEW.session_id <> 's1' BEGIN"
+                " INSERT INTO messages (session_id, seq, role, body, created_at)"
+                " VALUES ('s1', NEW.id + 1000, 'system', '{}', 0); END"
+            )
+        )
     new_id = await import_session(store, snap)
     rows = await store.query("SELECT id FROM messages WHERE session_id = ? ORDER BY seq", (new_id,))
     ids = [row[0] for row in rows]
@@ -144,9 +195,7 @@ async def test_a_restored_session_is_searchable_at_its_own_messages(store: Histo
         assert len(hits) == 1 and hits[0][0] == seq and f"[[{words}]]" in hits[0][1], (words, hits)
 
 
-async def test_keep_id_refuses_an_existing_session_and_works_elsewhere(
-    store: HistoryStore, tmp_path: Path
-) -> None:
+async def test_keep_id_refuses_an_existing_session_and_works_elsewhere(store: HistoryStore, tmp_path: Path) -> None:
     await _sample(store)
     snap = await export_session(store, "s1")
     with pytest.raises(SnapshotError, match="session 's1' already exists in this workspace"):
@@ -161,9 +210,7 @@ async def test_keep_id_refuses_an_existing_session_and_works_elsewhere(
         assert await other.rules.list() == []  # rules are not imported silently
 
 
-async def test_new_id_is_used_and_rules_are_imported_only_when_asked(
-    store: HistoryStore, tmp_path: Path
-) -> None:
+async def test_new_id_is_used_and_rules_are_imported_only_when_asked(store: HistoryStore, tmp_path: Path) -> None:
     await _sample(store)
     snap = await export_session(store, "s1")
     async with await HistoryStore.open(tmp_path / "other.sqlite3") as other:
@@ -188,9 +235,11 @@ async def test_a_failed_import_leaves_nothing_behind(store: HistoryStore) -> Non
     [
         (lambda s: s.pop("tether_snapshot"), 'the "tether_snapshot" version field is missing'),
         (lambda s: s.update(tether_snapshot="1"), '"tether_snapshot" must be an integer version'),
-        (lambda s: s.update(tether_snapshot=99),
-         "snapshot version 99 is not supported (written by a newer tether; upgrade tether); "
-         "this tether reads versions 1"),
+        (
+            lambda s: s.update(tether_snapshot=99),
+            "snapshot version 99 is not supported (written by a newer tether; upgrade tether); "
+            "this tether reads versions 1",
+        ),
         (lambda s: s.update(tether_snapshot=0), "snapshot version 0 is not supported; this tether reads versions 1"),
         (lambda s: s.pop("session"), '"session" must be an object, not null'),
         (lambda s: s["session"].update(id=""), "session.id must not be empty"),
@@ -223,32 +272,62 @@ async def test_a_failed_import_leaves_nothing_behind(store: HistoryStore) -> Non
         (lambda s: s["turns"][1].update(pending=[]), "turns[1].pending must be an object or null, not a list"),
         (lambda s: s["turns"][0].pop("status"), "turns[0].status must be one of"),
         # numbers SQLite could not store, or that would break the session afterwards
-        (lambda s: s["messages"][1].update(seq=2**63), f"messages[1].seq must be between 0 and {2**53 - 1}, not {2**63}"),
-        (lambda s: s["messages"][5].update(seq=2**53), f"messages[5].seq must be between 0 and {2**53 - 1}, not {2**53}"),
+        (
+            lambda s: s["messages"][1].update(seq=2**63),
+            f"messages[1].seq must be between 0 and {2**53 - 1}, not {2**63}",
+        ),
+        (
+            lambda s: s["messages"][5].update(seq=2**53),
+            f"messages[5].seq must be between 0 and {2**53 - 1}, not {2**53}",
+        ),
         (lambda s: s["turns"][1].update(seq=2**63), f"turns[1].seq must be between 0 and {2**53 - 1}, not {2**63}"),
-        (lambda s: s["messages"][0].update(created_at=float("nan")),
-         "messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not nan"),
-        (lambda s: s["messages"][0].update(created_at=2**63), f"messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not {2**63}"),
-        (lambda s: s["turns"][0].update(started_at=float("inf")), "turns[0].started_at must be seconds since the epoch"),
-        (lambda s: s["session"].update(updated_at=-1), "session.updated_at must be seconds since the epoch, from 0 to below 1e+11, not -1"),
+        (
+            lambda s: s["messages"][0].update(created_at=float("nan")),
+            "messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not nan",
+        ),
+        (
+            lambda s: s["messages"][0].update(created_at=2**63),
+            f"messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not {2**63}",
+        ),
+        (
+            lambda s: s["turns"][0].update(started_at=float("inf")),
+            "turns[0].started_at must be seconds since the epoch",
+        ),
+        (
+            lambda s: s["session"].update(updated_at=-1),
+            "session.updated_at must be seconds since the epoch, from 0 to below 1e+11, not -1",
+        ),
         # bodies replay, search and the model rely on
-        (lambda s: s["messages"][0]["body"].update(content=5), "messages[0].body.content must be a list of content blocks, not int"),
-        (lambda s: s["messages"][0]["body"].update(content=["x"]), "messages[0].body.content[0] must be an object, not a string"),
-        (lambda s: s["messages"][1]["body"].update(tool_calls=["x"]),
-         "messages[1].body.tool_calls[0] must be an object {id, name, arguments}, not a string"),
+        (
+            lambda s: s["messages"][0]["body"].update(content=5),
+            "messages[0].body.content must be a list of content blocks, not int",
+        ),
+        (
+            lambda s: s["messages"][0]["body"].update(content=["x"]),
+            "messages[0].body.content[0] must be an object, not a string",
+        ),
+        (
+            lambda s: s["messages"][1]["body"].update(tool_calls=["x"]),
+            "messages[1].body.tool_calls[0] must be an object {id, name, arguments}, not a string",
+        ),
         (lambda s: s["messages"][1]["body"]["tool_calls"][0].pop("id"), "messages[1].body.tool_calls[0].id is missing"),
-        (lambda s: s["messages"][1]["body"]["tool_calls"][0].update(arguments=[]),
-         "messages[1].body.tool_calls[0].arguments must be an object, not a list"),
-        (lambda s: s["messages"][2]["body"].update(tool_call_id=["x"]), "messages[2].body.tool_call_id must be a string, not a list"),
+        (
+            lambda s: s["messages"][1]["body"]["tool_calls"][0].update(arguments=[]),
+            "messages[1].body.tool_calls[0].arguments must be an object, not a list",
+        ),
+        (
+            lambda s: s["messages"][2]["body"].update(tool_call_id=["x"]),
+            "messages[2].body.tool_call_id must be a string, not a list",
+        ),
         (lambda s: s["messages"][3]["body"].update(text=5), "messages[3].body.text must be a string, not int"),
-        (lambda s: s["turns"][1].update(pending={"calls": "x"}),
-         "turns[1].pending.calls must be a list of the calls still to run, not a string"),
+        (
+            lambda s: s["turns"][1].update(pending={"calls": "x"}),
+            "turns[1].pending.calls must be a list of the calls still to run, not a string",
+        ),
         (lambda s: s["turns"][1]["pending"].update(step=0), "turns[1].pending.step must be an integer from 1, not 0"),
     ],
 )
-async def test_bad_snapshots_are_refused_with_a_clear_message(
-    store: HistoryStore, mutate: Any, message: str
-) -> None:
+async def test_bad_snapshots_are_refused_with_a_clear_message(store: HistoryStore, mutate: Any, message: str) -> None:
     await _sample(store)
     snap = await export_session(store, "s1")
     mutate(snap)
@@ -307,21 +386,37 @@ async def test_an_older_version_is_upgraded_through_the_migrations(
     def v0_to_v1(old: dict[str, Any]) -> dict[str, Any]:
         return {
             "tether_snapshot": 1,
-            "session": {"id": old["id"], "workspace": old["cwd"], "mode": "ask",
-                        "created_at": old["time"], "updated_at": old["time"]},
+            "session": {
+                "id": old["id"],
+                "workspace": old["cwd"],
+                "mode": "ask",
+                "created_at": old["time"],
+                "updated_at": old["time"],
+            },
             "turns": [],
             "messages": [
-                {"seq": i, "turn_id": None, "role": role, "status": "complete",
-                 "created_at": old["time"],
-                 "body": {"role": role, "content": [{"type": "text", "text": text}]} if role == "user"
-                 else {"role": role, "text": text}}
+                {
+                    "seq": i,
+                    "turn_id": None,
+                    "role": role,
+                    "status": "complete",
+                    "created_at": old["time"],
+                    "body": {"role": role, "content": [{"type": "text", "text": text}]}
+                    if role == "user"
+                    else {"role": role, "text": text},
+                }
                 for i, (role, text) in enumerate(old["conversation"])
             ],
             "reports": [],
         }
 
-    old = {"tether_snapshot": 0, "id": "old", "cwd": "/w", "time": 5.0,
-           "conversation": [["user", "hello"], ["assistant", "hi"]]}
+    old = {
+        "tether_snapshot": 0,
+        "id": "old",
+        "cwd": "/w",
+        "time": 5.0,
+        "conversation": [["user", "hello"], ["assistant", "hi"]],
+    }
     with pytest.raises(SnapshotError, match="snapshot version 0 is not supported"):
         await import_session(store, old)
     monkeypatch.setattr(snapshots, "MIGRATIONS", {0: v0_to_v1})
@@ -331,7 +426,9 @@ async def test_an_older_version_is_upgraded_through_the_migrations(
     new_id = await import_session(store, old)
     snap = await export_session(store, new_id)
     assert [m["body"] for m in snap["messages"]] == [
-        {"role": "user", "content": [{"type": "text", "text": "hello"}]}, {"role": "assistant", "text": "hi"}]
+        {"role": "user", "content": [{"type": "text", "text": "hello"}]},
+        {"role": "assistant", "text": "hi"},
+    ]
     assert snap["session"]["title"] is None and snap["session"]["metadata"] == {}
     assert old["tether_snapshot"] == 0  # the caller's dict is not changed
 
@@ -403,9 +500,18 @@ _status = st.sampled_from(["complete", "incomplete", "cancelled", "interrupted",
 
 @st.composite
 def _step(draw: st.DrawFn) -> list[tuple[dict[str, Any], str]]:
-    calls = draw(st.lists(st.fixed_dictionaries({
-        "id": st.uuids().map(str), "name": _text, "arguments": st.dictionaries(_text, _json, max_size=2),
-    }), max_size=2))
+    calls = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {
+                    "id": st.uuids().map(str),
+                    "name": _text,
+                    "arguments": st.dictionaries(_text, _json, max_size=2),
+                }
+            ),
+            max_size=2,
+        )
+    )
     assistant: dict[str, Any] = {"role": "assistant", "text": draw(_text), "_meta": draw(_meta)}
     if calls:
         assistant["tool_calls"] = calls
@@ -414,31 +520,47 @@ def _step(draw: st.DrawFn) -> list[tuple[dict[str, Any], str]]:
     status = draw(_status)
     out = [(assistant, status)]
     for call in calls:
-        out.append(({"role": "tool", "tool_call_id": call["id"], "name": call["name"],
-                     "content": draw(_text), "is_error": draw(st.booleans())}, status))
+        out.append(
+            (
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "name": call["name"],
+                    "content": draw(_text),
+                    "is_error": draw(st.booleans()),
+                },
+                status,
+            )
+        )
     if draw(st.booleans()):
         out.append(({"role": "system", "content": draw(_text)}, draw(_status)))
     return out
 
 
-_turn = st.fixed_dictionaries({
-    "user": st.fixed_dictionaries({
-        "role": st.just("user"),
-        "content": st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": _text}), max_size=3),
-        "_meta": _meta,
-    }),
-    "steps": st.lists(_step(), max_size=3),
-    "end": st.sampled_from(["complete", "cancelled", "interrupted", "error", "waiting", "running"]),
-    "error": st.none() | _text,
-    "report": st.none() | st.dictionaries(_text, _json, max_size=3),
-})
-_session = st.fixed_dictionaries({
-    "title": st.none() | _text,
-    "mode": st.sampled_from(["read-only", "ask", "auto-edit", "full-auto"]),
-    "metadata": st.dictionaries(_text, _json, max_size=3),
-    "turns": st.lists(_turn, max_size=4),
-    "rules": st.lists(st.tuples(_text, _text, st.sampled_from(["allow", "deny"])), max_size=2),
-})
+_turn = st.fixed_dictionaries(
+    {
+        "user": st.fixed_dictionaries(
+            {
+                "role": st.just("user"),
+                "content": st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": _text}), max_size=3),
+                "_meta": _meta,
+            }
+        ),
+        "steps": st.lists(_step(), max_size=3),
+        "end": st.sampled_from(["complete", "cancelled", "interrupted", "error", "waiting", "running"]),
+        "error": st.none() | _text,
+        "report": st.none() | st.dictionaries(_text, _json, max_size=3),
+    }
+)
+_session = st.fixed_dictionaries(
+    {
+        "title": st.none() | _text,
+        "mode": st.sampled_from(["read-only", "ask", "auto-edit", "full-auto"]),
+        "metadata": st.dictionaries(_text, _json, max_size=3),
+        "turns": st.lists(_turn, max_size=4),
+        "rules": st.lists(st.tuples(_text, _text, st.sampled_from(["allow", "deny"])), max_size=2),
+    }
+)
 
 
 async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
@@ -458,8 +580,9 @@ async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
             report = None if turn["report"] is None else {**turn["report"], **report_json(tid, session_id=sid)}
             await finish_with_raw_report(store, tid, turn["end"], report, error=turn["error"])
     for tid, turn in waiting:
-        await set_raw_pending(store, tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}],
-                                           "report": turn["report"]})
+        await set_raw_pending(
+            store, tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}], "report": turn["report"]}
+        )
     for kind, pattern, decision in spec["rules"]:
         await store.rules.add(kind, pattern, decision)
     return sid
@@ -525,9 +648,7 @@ def test_export_import_export_is_identical_but_for_ids(spec: dict[str, Any]) -> 
     asyncio.run(_round_trip(spec))
 
 
-async def test_the_dump_text_of_odd_stored_values_is_still_their_encoding(
-    store: HistoryStore, db_path: Path
-) -> None:
+async def test_the_dump_text_of_odd_stored_values_is_still_their_encoding(store: HistoryStore, db_path: Path) -> None:
     """JSON has no NaN or infinity: a message holding them is stored with null, as
     JavaScript's JSON.stringify writes them. A row an earlier version stored with `NaN`
     in it (not JSON for SQLite) is written as valid JSON, with null, by the dump and by
@@ -535,15 +656,27 @@ async def test_the_dump_text_of_odd_stored_values_is_still_their_encoding(
     JSON at all fails, naming why."""
     await _sample(store)
     # (in the waiting turn: no turn begins while one waits for approval)
-    await store.append_messages("s1", "t2", [MessageRecord("user", {
-        "role": "user", "content": [{"type": "text", "text": "odd"}], "x": float("nan"), "y": float("inf"),
-    })])
+    await store.append_messages(
+        "s1",
+        "t2",
+        [
+            MessageRecord(
+                "user",
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "odd"}],
+                    "x": float("nan"),
+                    "y": float("inf"),
+                },
+            )
+        ],
+    )
     text = await export_session_json(store, "s1")
     assert '"x":null,"y":null' in text
 
     with closing(sqlite3.connect(db_path)) as conn, conn:
         conn.execute(
-            "UPDATE messages SET body = replace(body, '\"x\":null,\"y\":null', '\"x\":NaN,\"y\":Infinity')"
+            'UPDATE messages SET body = replace(body, \'"x":null,"y":null\', \'"x":NaN,"y":Infinity\')'
             " WHERE session_id = 's1' AND seq = 6"
         )
     text = await export_session_json(store, "s1")
@@ -582,8 +715,14 @@ async def test_the_first_wrong_field_is_named_in_the_format_s_order_not_the_reco
     await _sample(store)
     snap = await export_session(store, "s1")
     message = snap["messages"][1]
-    snap["messages"][1] = {"body": message["body"], "created_at": True, "status": "complete",
-                           "role": "robot", "turn_id": message["turn_id"], "seq": message["seq"]}
+    snap["messages"][1] = {
+        "body": message["body"],
+        "created_at": True,
+        "status": "complete",
+        "role": "robot",
+        "turn_id": message["turn_id"],
+        "seq": message["seq"],
+    }
     turn = snap["turns"][0]
     snap["turns"][0] = {"started_at": "soon", **{k: v for k, v in turn.items() if k != "started_at"}}
     snap["turns"][0]["status"] = "done"

@@ -28,9 +28,21 @@ def user(text: str) -> MessageRecord:
 async def waiting_session(store: HistoryStore) -> None:
     await store.create_session("s", "/w", "ask")
     await store.begin_turn("s", "t1", user("write a"))
-    await store.commit_step("s", "t1", [MessageRecord("assistant", {
-        "role": "assistant", "text": "", "tool_calls": [{"id": "c2", "name": "write_file", "arguments": {}}],
-    })], PENDING)
+    await store.commit_step(
+        "s",
+        "t1",
+        [
+            MessageRecord(
+                "assistant",
+                {
+                    "role": "assistant",
+                    "text": "",
+                    "tool_calls": [{"id": "c2", "name": "write_file", "arguments": {}}],
+                },
+            )
+        ],
+        PENDING,
+    )
 
 
 def test_sqlite_faults_are_storage_faults_and_misuse_is_not(tmp_path: Path) -> None:
@@ -73,16 +85,21 @@ async def test_no_turn_begins_while_one_waits_and_cancelling_it_keeps_the_calls_
         await store.begin_turn("s", "t2", user("next"))
     assert caught.value.turn_id == "t1" and "left waiting for approval" in str(caught.value)
 
-    result = MessageRecord("tool", {"role": "tool", "tool_call_id": "c2", "name": "write_file",
-                                    "content": "not run", "is_error": True})
+    result = MessageRecord(
+        "tool", {"role": "tool", "tool_call_id": "c2", "name": "write_file", "content": "not run", "is_error": True}
+    )
     assert await store.cancel_waiting("s", "t1", [result])
     assert not await store.cancel_waiting("s", "t1", [result])  # only once
     assert await store.waiting_turn("s") is None
     await store.begin_turn("s", "t2", user("next"))
     with closing(sqlite3.connect(db_path)) as conn:
         assert conn.execute("SELECT id, status, stop_reason, pending FROM turns ORDER BY seq").fetchall() == [
-            ("t1", "cancelled", "cancelled", None), ("t2", "running", None, None),
+            ("t1", "cancelled", "cancelled", None),
+            ("t2", "running", None, None),
         ]
         assert conn.execute("SELECT seq, role FROM messages ORDER BY seq").fetchall() == [
-            (0, "user"), (1, "assistant"), (2, "tool"), (3, "user"),
+            (0, "user"),
+            (1, "assistant"),
+            (2, "tool"),
+            (3, "user"),
         ]

@@ -26,8 +26,14 @@ BLOCKS = (
     ResourceLink("demo://resource/1", "Resource 1", "text/plain", {"description": "the first"}),
     EmbeddedResource(ResourceContents("demo://blob", blob="AAEC", mime_type="application/octet-stream")),
 )
-RESULT = ToolResultMessage("c1", "mcp__everything__get-tiny-image", "[image image/png, 8 bytes: shown to the user]",
-                           title="everything: get-tiny-image", kind="other", blocks=BLOCKS)
+RESULT = ToolResultMessage(
+    "c1",
+    "mcp__everything__get-tiny-image",
+    "[image image/png, 8 bytes: shown to the user]",
+    title="everything: get-tiny-image",
+    kind="other",
+    blocks=BLOCKS,
+)
 
 
 async def _session(store: HistoryStore, result: ToolResultMessage | MessageRecord = RESULT) -> None:
@@ -46,9 +52,17 @@ async def test_a_tool_message_with_blocks_reads_back_equal_from_the_sqlite_file(
     ((body,),) = query("SELECT body FROM messages WHERE role = 'tool'", ())
     assert json.loads(body)["blocks"] == [
         {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
-        {"type": "resource_link", "uri": "demo://resource/1", "name": "Resource 1", "mimeType": "text/plain",
-         "description": "the first"},
-        {"type": "resource", "resource": {"uri": "demo://blob", "mimeType": "application/octet-stream", "blob": "AAEC"}},
+        {
+            "type": "resource_link",
+            "uri": "demo://resource/1",
+            "name": "Resource 1",
+            "mimeType": "text/plain",
+            "description": "the first",
+        },
+        {
+            "type": "resource",
+            "resource": {"uri": "demo://blob", "mimeType": "application/octet-stream", "blob": "AAEC"},
+        },
     ]
 
 
@@ -69,11 +83,14 @@ async def test_a_snapshot_carries_the_blocks_into_another_session(store: History
     assert stored.message == RESULT
 
 
-@pytest.mark.parametrize(("blocks", "error"), [
-    ("x", "messages[2].body.blocks must be a list of content blocks, not a string"),
-    ([{"type": "image", "data": 5}], "messages[2].body.blocks[0].data must be a string, not int"),
-    ([{"type": "resource", "resource": []}], "messages[2].body.blocks[0].resource must be an object, not a list"),
-])
+@pytest.mark.parametrize(
+    ("blocks", "error"),
+    [
+        ("x", "messages[2].body.blocks must be a list of content blocks, not a string"),
+        ([{"type": "image", "data": 5}], "messages[2].body.blocks[0].data must be a string, not int"),
+        ([{"type": "resource", "resource": []}], "messages[2].body.blocks[0].resource must be an object, not a list"),
+    ],
+)
 async def test_a_snapshot_with_bad_blocks_is_refused_naming_the_field(store: HistoryStore, blocks, error) -> None:
     await _session(store)
     snapshot = await export_session(store, "s1")

@@ -22,18 +22,43 @@ Query = Callable[..., list[Any]]
 
 
 def report(turn_id: str, steps: int = 0, *, session_id: str = "s1") -> RunReport:
-    return RunReport(turn_id, session_id, "scripted", "m", 1.0, 2.5, 1500.0, "end_turn", "complete", [], steps, 0,
-                     Usage(10, 2), 1.25, 0.0)
+    return RunReport(
+        turn_id,
+        session_id,
+        "scripted",
+        "m",
+        1.0,
+        2.5,
+        1500.0,
+        "end_turn",
+        "complete",
+        [],
+        steps,
+        0,
+        Usage(10, 2),
+        1.25,
+        0.0,
+    )
 
 
 def report_json(turn_id: str, steps: int = 0, *, session_id: str = "s1") -> dict[str, Any]:
     """The report as stored and sent (``_tether/session/report``): camelCase, no null fields."""
     return {
-        "turnId": turn_id, "sessionId": session_id, "provider": "scripted", "model": "m", "startedAt": 1.0,
-        "completedAt": 2.5, "totalMs": 1500.0, "stopReason": "end_turn", "status": "complete", "steps": [],
-        "stepCount": steps, "toolCallCount": 0,
+        "turnId": turn_id,
+        "sessionId": session_id,
+        "provider": "scripted",
+        "model": "m",
+        "startedAt": 1.0,
+        "completedAt": 2.5,
+        "totalMs": 1500.0,
+        "stopReason": "end_turn",
+        "status": "complete",
+        "steps": [],
+        "stepCount": steps,
+        "toolCallCount": 0,
         "totalUsage": {"inputTokens": 10, "outputTokens": 2, "cachedTokens": 0, "cacheWriteTokens": 0},
-        "totalLlmMs": 1.25, "totalToolMs": 0.0,
+        "totalLlmMs": 1.25,
+        "totalToolMs": 0.0,
     }
 
 
@@ -47,13 +72,21 @@ async def test_a_full_turn_reads_back_in_order(store: HistoryStore, session: str
     turn = await store.begin_turn(session, "t1", MessageRecord("user", {"text": "list files"}))
     assert (turn.seq, turn.status, turn.finished_at) == (1, "running", None)
 
-    step1 = await store.append_messages(session, "t1", [
-        MessageRecord("assistant", {"tool_calls": [{"id": "c1", "name": "ls"}]}),
-        MessageRecord("tool", {"call_id": "c1", "content": "a.py"}),
-    ])
-    step2 = await store.append_messages(session, "t1", [
-        MessageRecord("assistant", {"text": "one file"}, status="cancelled"),
-    ])
+    step1 = await store.append_messages(
+        session,
+        "t1",
+        [
+            MessageRecord("assistant", {"tool_calls": [{"id": "c1", "name": "ls"}]}),
+            MessageRecord("tool", {"call_id": "c1", "content": "a.py"}),
+        ],
+    )
+    step2 = await store.append_messages(
+        session,
+        "t1",
+        [
+            MessageRecord("assistant", {"text": "one file"}, status="cancelled"),
+        ],
+    )
     await store.finish_turn("t1", "cancelled", "cancelled", report=report("t1", 2))
 
     assert (step1, step2) == ([1, 2], [3])
@@ -83,7 +116,9 @@ async def test_messages_read_a_page_at_a_time_are_all_the_messages(
     assert 0 < len(pages[0]) <= (size if first is None else first)
     assert all(0 < len(page) <= size for page in pages[1:])
     # 7 messages, in order
-    assert [m for page in pages for m in page] == [(m.role, m.body, m.status) for m in await store.load_messages(session)]
+    assert [m for page in pages for m in page] == [
+        (m.role, m.body, m.status) for m in await store.load_messages(session)
+    ]
 
 
 async def test_leaving_the_pages_early_leaves_the_store_usable(store: HistoryStore, session: str) -> None:
@@ -97,9 +132,7 @@ async def test_leaving_the_pages_early_leaves_the_store_usable(store: HistorySto
     assert len(await store.load_messages(session)) == 8
 
 
-async def test_turns_number_from_one_and_reports_list_in_turn_order(
-    store: HistoryStore, session: str
-) -> None:
+async def test_turns_number_from_one_and_reports_list_in_turn_order(store: HistoryStore, session: str) -> None:
     for n in (1, 2, 3):
         turn = await store.begin_turn(session, f"t{n}", MessageRecord("user", {"n": n}))
         assert turn.seq == n
@@ -109,7 +142,9 @@ async def test_turns_number_from_one_and_reports_list_in_turn_order(
 
     assert await store.list_reports(session) == [report_json("t1", 1), report_json("t3", 3)]
     assert [(t.seq, t.status, t.error) for t in await store.list_turns(session)] == [
-        (1, "complete", None), (2, "error", "provider down"), (3, "complete", None),
+        (1, "complete", None),
+        (2, "error", "provider down"),
+        (3, "complete", None),
     ]
     assert [m.seq for m in await store.load_messages(session)] == [0, 1, 2]
     assert await store.get_report("t2") is None
@@ -120,9 +155,7 @@ async def test_bodies_are_compact_utf8_json(store: HistoryStore, session: str, q
     assert query("SELECT body FROM messages") == [('{"text":"héllo ✓","n":[1,2]}',)]
 
 
-async def test_the_store_assigns_seq_and_turn_but_keeps_a_given_timestamp(
-    store: HistoryStore, session: str
-) -> None:
+async def test_the_store_assigns_seq_and_turn_but_keeps_a_given_timestamp(store: HistoryStore, session: str) -> None:
     await store.begin_turn(session, "t1", MessageRecord("user", {}, seq=99, turn_id="bogus", created_at=12.5))
     [message] = await store.load_messages(session)
     assert (message.seq, message.turn_id, message.created_at) == (0, "t1", 12.5)
@@ -222,6 +255,7 @@ async def test_anyio_cancel_scopes_cut_between_whole_steps(store: HistoryStore, 
     assert [m.seq for m in messages] == list(range(len(messages)))
     assert len(messages) % 2 == 1  # the user message plus whole steps only
 
+
 async def test_a_closed_store_says_so(db_path: Path) -> None:
     store = await HistoryStore.open(db_path)
     await store.close()
@@ -270,24 +304,33 @@ async def test_a_step_and_its_waiting_calls_commit_together(store: HistoryStore,
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "write two files"}))
     await store.save_partial("t1", AssistantMessage("Writ"))
     waiting = PendingStep(step=1, calls=[PendingCallRecord("b", "write_file")])
-    await store.commit_step(session, "t1", [
-        MessageRecord("assistant", {"text": "Writing.", "tool_calls": [{"id": "a"}, {"id": "b"}]}),
-        MessageRecord("tool", {"tool_call_id": "a", "content": "ok"}),
-    ], waiting)
+    await store.commit_step(
+        session,
+        "t1",
+        [
+            MessageRecord("assistant", {"text": "Writing.", "tool_calls": [{"id": "a"}, {"id": "b"}]}),
+            MessageRecord("tool", {"tool_call_id": "a", "content": "ok"}),
+        ],
+        waiting,
+    )
     assert await store.waiting_turn(session) == ("t1", waiting)
     assert (await store.query("SELECT partial FROM turns WHERE id = 't1'")) == [(None,)]
 
     # the calls' update fails: the step's messages are not stored either
-    await store.transaction(lambda conn: conn.execute(
-        "CREATE TEMP TRIGGER no_clear BEFORE UPDATE OF pending ON main.turns WHEN NEW.pending IS NULL"
-        " BEGIN SELECT RAISE(ABORT, 'refused'); END"
-    ))
+    await store.transaction(
+        lambda conn: conn.execute(
+            "CREATE TEMP TRIGGER no_clear BEFORE UPDATE OF pending ON main.turns WHEN NEW.pending IS NULL"
+            " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    )
     with pytest.raises(StoreError, match="refused"):
         await store.commit_step(session, "t1", [MessageRecord("tool", {"tool_call_id": "b", "content": "ok"})], None)
     assert [m.seq for m in await store.load_messages(session)] == [0, 1, 2]
     assert await store.waiting_turn(session) == ("t1", waiting)
     await store.transaction(lambda conn: conn.execute("DROP TRIGGER temp.no_clear"))
-    assert await store.commit_step(session, "t1", [MessageRecord("tool", {"tool_call_id": "b", "content": "ok"})], None) == [3]
+    assert await store.commit_step(
+        session, "t1", [MessageRecord("tool", {"tool_call_id": "b", "content": "ok"})], None
+    ) == [3]
     assert await store.waiting_turn(session) is None
 
 
@@ -323,8 +366,9 @@ async def test_no_turn_begins_while_another_live_daemon_runs_one_in_the_session(
 
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "run it"}))
     other = os.getppid()  # a live process that is not this one: another daemon
-    await store.transaction(lambda conn: conn.execute(
-        "UPDATE turns SET owner = ? WHERE id = 't1'", (f"{other}:{_start_ticks(other)}",)))
+    await store.transaction(
+        lambda conn: conn.execute("UPDATE turns SET owner = ? WHERE id = 't1'", (f"{other}:{_start_ticks(other)}",))
+    )
     with pytest.raises(TurnElsewhere) as refused:
         await store.begin_turn(session, "t2", MessageRecord("user", {"text": "me too"}))
     assert (refused.value.turn_id, refused.value.pid) == ("t1", str(other))

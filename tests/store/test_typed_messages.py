@@ -40,19 +40,29 @@ async def test_typed_messages_read_back_equal_and_stored_as_before(store: Histor
     # the JSON shape of the stored bodies is the one older daemons wrote and read
     bodies = [record.json_body() for record in stored]
     assert bodies[1] == {
-        "role": "assistant", "text": "Reading.", "thinking": "plan",
+        "role": "assistant",
+        "text": "Reading.",
+        "thinking": "plan",
         "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "a.py"}}],
     }
     assert bodies[2] == {
-        "role": "tool", "tool_call_id": "c1", "name": "read_file", "content": "1\tx = 1", "is_error": False,
-        "title": "Read a.py", "kind": "read", "locations": [{"path": "a.py", "line": 1}],
+        "role": "tool",
+        "tool_call_id": "c1",
+        "name": "read_file",
+        "content": "1\tx = 1",
+        "is_error": False,
+        "title": "Read a.py",
+        "kind": "read",
+        "locations": [{"path": "a.py", "line": 1}],
     }
     assert bodies[4]["compaction"] == {"replaced": 4, "kept": 0}
 
 
 async def test_a_bad_stored_body_names_its_field_when_read_as_a_message(store: HistoryStore) -> None:
     await store.create_session("s1", "/w", "code")
-    await store.begin_turn("s1", "t1", MessageRecord("user", {"role": "user", "content": [{"type": "text", "text": 5}]}))
+    await store.begin_turn(
+        "s1", "t1", MessageRecord("user", {"role": "user", "content": [{"type": "text", "text": 5}]})
+    )
     (record,) = await store.load_messages("s1")
     with pytest.raises(ConversationError, match=r"^\.content\[0\]\.text must be a string, not int$"):
         _ = record.message

@@ -43,8 +43,9 @@ def find_nvim() -> str:
 
 def listed_sha256() -> dict[str, str]:
     """`| <archive> | ... | <sha256> |` rows of this folder's README.md."""
-    rows = re.findall(r"^\|\s*`?([\w.+-]+\.tar\.gz)`?\s*\|.*\|\s*`?([0-9a-f]{64})`?\s*\|\s*$",
-                      (HERE / "README.md").read_text(), re.M)
+    rows = re.findall(
+        r"^\|\s*`?([\w.+-]+\.tar\.gz)`?\s*\|.*\|\s*`?([0-9a-f]{64})`?\s*\|\s*$", (HERE / "README.md").read_text(), re.M
+    )
     return dict(rows)
 
 
@@ -72,7 +73,8 @@ def readme_snippet(command: list[str]) -> str:
     literal = json.dumps(command)
     assert "]==]" not in literal
     return f"local TEST_COMMAND = vim.json.decode([==[{literal}]==])\n" + block.group(1).replace(
-        README_COMMAND, "default = TEST_COMMAND,")
+        README_COMMAND, "default = TEST_COMMAND,"
+    )
 
 
 class CodeCompanionNvim:
@@ -82,14 +84,23 @@ class CodeCompanionNvim:
         init = tmp / "init.lua"
         rtp = "".join(f"vim.opt.rtp:prepend({json.dumps(str(p))})\n" for p in plugins)
         init.write_text(rtp + readme_snippet(command))
-        env = {**env, "XDG_STATE_HOME": str(tmp / "xdg-state"), "XDG_DATA_HOME": str(tmp / "xdg-data"),
-               "XDG_CACHE_HOME": str(tmp / "xdg-cache")}
+        env = {
+            **env,
+            "XDG_STATE_HOME": str(tmp / "xdg-state"),
+            "XDG_DATA_HOME": str(tmp / "xdg-data"),
+            "XDG_CACHE_HOME": str(tmp / "xdg-cache"),
+        }
         sock = tmp / "codecompanion-nvim.sock"
         self.stderr_path = tmp / "codecompanion-nvim.stderr"
         with open(self.stderr_path, "wb") as stderr:
-            self.proc = subprocess.Popen([find_nvim(), "--headless", "--clean", "-u", str(init), "--listen", str(sock)],
-                                         cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=stderr)
+            self.proc = subprocess.Popen(
+                [find_nvim(), "--headless", "--clean", "-u", str(init), "--listen", str(sock)],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
         deadline = time.monotonic() + 15
         while True:  # the socket exists from bind(), before nvim listens
             try:
@@ -105,11 +116,13 @@ class CodeCompanionNvim:
     # -- what the user sees --------------------------------------------------------
 
     def chat_text(self) -> str:
-        return "\n".join(self.lua("""
+        return "\n".join(
+            self.lua("""
             local chat = require("codecompanion").last_chat()
             if not chat then return {} end
             return vim.api.nvim_buf_get_lines(chat.bufnr, 0, -1, false)
-        """))
+        """)
+        )
 
     def messages(self) -> str:
         """`:messages`: where Neovim shows notifications and errors of callbacks."""
@@ -117,7 +130,8 @@ class CodeCompanionNvim:
 
     def floats(self) -> list[dict[str, Any]]:
         """Floating windows: their title, winbar, text, and whether the cursor is in them."""
-        return list(self.lua("""
+        return list(
+            self.lua("""
             local out = {}
             for _, win in ipairs(vim.api.nvim_list_wins()) do
               local config = vim.api.nvim_win_get_config(win)
@@ -133,7 +147,8 @@ class CodeCompanionNvim:
               end
             end
             return out
-        """))
+        """)
+        )
 
     def rpc_log(self) -> str:
         """The JSON-RPC exchanged, as CodeCompanion logs it for the last chat's connection."""
@@ -148,14 +163,17 @@ class CodeCompanionNvim:
         deadline = time.monotonic() + timeout
         while not (value := check()):
             if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}\n--- chat buffer:\n{self.chat_text()}\n"
-                                     f"--- :messages:\n{self.messages()}\n--- RPC log (tail):\n{self.rpc_log()[-4000:]}")
+                raise AssertionError(
+                    f"timed out waiting for {what}\n--- chat buffer:\n{self.chat_text()}\n"
+                    f"--- :messages:\n{self.messages()}\n--- RPC log (tail):\n{self.rpc_log()[-4000:]}"
+                )
             time.sleep(0.02)
         return value
 
     def wait_chat(self, text: str, timeout: float = 30.0) -> str:
-        return self.wait_for(lambda: text in (seen := self.chat_text()) and seen, f"{text!r} in the chat buffer",
-                             timeout)
+        return self.wait_for(
+            lambda: text in (seen := self.chat_text()) and seen, f"{text!r} in the chat buffer", timeout
+        )
 
     # -- what the user does --------------------------------------------------------
 
@@ -163,11 +181,17 @@ class CodeCompanionNvim:
         """`:CodeCompanionChat adapter=tether`, then wait until its agent has a session."""
         before = self.lua('local c = require("codecompanion").last_chat(); return c and c.bufnr or -1')
         self.api.command("CodeCompanionChat adapter=tether")
-        self.wait_for(lambda: self.lua("""
+        self.wait_for(
+            lambda: self.lua(
+                """
             local chat = require("codecompanion").last_chat()
             return chat ~= nil and chat.bufnr ~= ... and chat.acp_connection ~= nil
               and chat.acp_connection.session_id ~= nil
-        """, before), "the chat's ACP session")
+        """,
+                before,
+            ),
+            "the chat's ACP session",
+        )
 
     def send(self, text: str) -> None:
         """Type `text` at the end of the chat buffer and press <CR> in normal mode (its send keymap)."""
@@ -177,11 +201,15 @@ class CodeCompanionNvim:
 
     def turns_done(self, count: int, timeout: float = 30.0) -> str:
         """Wait until `count` answers are in and the chat asks the user again (a new "## Me")."""
-        return self.wait_for(lambda: (seen := self.chat_text()).count("## Me") == count + 1
-                             and seen.rstrip().endswith("## Me") and seen, f"{count} finished turn(s)", timeout)
+        return self.wait_for(
+            lambda: (seen := self.chat_text()).count("## Me") == count + 1 and seen.rstrip().endswith("## Me") and seen,
+            f"{count} finished turn(s)",
+            timeout,
+        )
 
     def asked_or_done(self, count: int, timeout: float = 30.0) -> str:
         """Wait until the chat shows an approval prompt not yet answered, or `count` turns ended."""
+
         def seen() -> str | bool:
             text = self.chat_text()
             pending = "Please select an option:" in text.split("You selected:")[-1]

@@ -30,26 +30,51 @@ def write(call_id: str, name: str, **arguments: object) -> dict:
 
 
 REPLIES = [
-    {"when": {"user": "say hello"}, "text": "Hello from Tether, streamed in small pieces.", "chunk_size": 8,
-     "delay_ms": 15},
-    {"when": {"user": "create the todo", "step": 1}, "text": "Creating it.",
-     "tool_calls": [write("call_new", "write_file", path="notes/todo.txt", content="- buy milk\n")]},
+    {
+        "when": {"user": "say hello"},
+        "text": "Hello from Tether, streamed in small pieces.",
+        "chunk_size": 8,
+        "delay_ms": 15,
+    },
+    {
+        "when": {"user": "create the todo", "step": 1},
+        "text": "Creating it.",
+        "tool_calls": [write("call_new", "write_file", path="notes/todo.txt", content="- buy milk\n")],
+    },
     {"when": {"user": "create the todo", "step": 2}, "text": "Created the todo list."},
-    {"when": {"user": "write the plan", "step": 1}, "text": "Writing the plan.",
-     "tool_calls": [write("call_plan", "write_file", path="notes/plan.txt", content=PLAN)]},
+    {
+        "when": {"user": "write the plan", "step": 1},
+        "text": "Writing the plan.",
+        "tool_calls": [write("call_plan", "write_file", path="notes/plan.txt", content=PLAN)],
+    },
     {"when": {"user": "write the plan", "step": 2}, "text": "Wrote the plan."},
-    {"when": {"user": "run the listing", "step": 1}, "text": "Listing.",
-     "tool_calls": [write("call_run", "run_command", command=COMMAND)]},
+    {
+        "when": {"user": "run the listing", "step": 1},
+        "text": "Listing.",
+        "tool_calls": [write("call_run", "run_command", command=COMMAND)],
+    },
     {"when": {"user": "run the listing", "step": 2}, "text": "Listed."},
-    {"when": {"user": "bump the answer", "step": 1}, "text": "Reading.",
-     "tool_calls": [write("call_read", "read_file", path="src/app.py")]},
-    {"when": {"user": "bump the answer", "step": 2}, "text": "Editing.",
-     "tool_calls": [write("call_edit", "edit_file", path="src/app.py",
-                          edits=[{"old_text": "return 42", "new_text": "return 43"}])]},
+    {
+        "when": {"user": "bump the answer", "step": 1},
+        "text": "Reading.",
+        "tool_calls": [write("call_read", "read_file", path="src/app.py")],
+    },
+    {
+        "when": {"user": "bump the answer", "step": 2},
+        "text": "Editing.",
+        "tool_calls": [
+            write(
+                "call_edit", "edit_file", path="src/app.py", edits=[{"old_text": "return 42", "new_text": "return 43"}]
+            )
+        ],
+    },
     {"when": {"user": "bump the answer", "step": 3}, "text": "Bumped."},
     {"when": {"user": "plan the picnic"}, "text": "Bring sandwiches."},
-    {"when": {"user": "look then answer", "step": 1}, "text": "Reading it first.",
-     "tool_calls": [write("call_look", "read_file", path="src/app.py")]},
+    {
+        "when": {"user": "look then answer", "step": 1},
+        "text": "Reading it first.",
+        "tool_calls": [write("call_look", "read_file", path="src/app.py")],
+    },
     {"when": {"user": "look then answer", "step": 2}, "text": "It returns 42."},
 ]
 
@@ -63,7 +88,18 @@ def plugins(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 def nvim(plugins: list[Path], workspace: Path, daemon_env: dict[str, str], tmp_path: Path):
     script = tmp_path / "codecompanion-script.json"
     script.write_text(json.dumps({"model": "scripted-codecompanion", "replies": REPLIES}))
-    command = [sys.executable, "-m", "tether", "acp", "--mode", "ask", "--provider", "scripted", "--script", str(script)]
+    command = [
+        sys.executable,
+        "-m",
+        "tether",
+        "acp",
+        "--mode",
+        "ask",
+        "--provider",
+        "scripted",
+        "--script",
+        str(script),
+    ]
     child = CodeCompanionNvim(plugins, command, workspace, daemon_env, tmp_path)
     yield child
     child.close()
@@ -86,8 +122,9 @@ def test_a_chat_streams_the_answer_into_the_chat_buffer(nvim: CodeCompanionNvim)
     text = nvim.turns_done(1)
     assert "## CodeCompanion (Tether)\n\nHello from Tether, streamed in small pieces.\n" in text
     assert text.index("say hello") < text.index("## CodeCompanion (Tether)")
-    chunks = re.findall(r'"sessionUpdate":"agent_message_chunk","content":\{"type":"text","text":"([^"]*)"',
-                        nvim.rpc_log())
+    chunks = re.findall(
+        r'"sessionUpdate":"agent_message_chunk","content":\{"type":"text","text":"([^"]*)"', nvim.rpc_log()
+    )
     assert len(chunks) > 2 and "".join(chunks) == "Hello from Tether, streamed in small pieces."
     assert_no_errors(nvim)
 
@@ -131,8 +168,9 @@ def test_a_longer_new_file_is_reviewed_and_accepted_in_the_diff_window(nvim: Cod
     assert_no_errors(nvim)
 
 
-def test_a_command_is_titled_by_itself_and_an_edit_by_its_path_in_the_workspace(nvim: CodeCompanionNvim,
-                                                                                workspace: Path):
+def test_a_command_is_titled_by_itself_and_an_edit_by_its_path_in_the_workspace(
+    nvim: CodeCompanionNvim, workspace: Path
+):
     """Defect 4: the approval and the tool line show the command, not "Execute: /path"; the
     diff's file is the workspace's (CodeCompanion joins a diff's path to its cwd when the
     request has no `locations`)."""

@@ -39,7 +39,10 @@ def test_created_and_deleted_files_use_dev_null() -> None:
 
 def test_missing_final_newline_is_marked() -> None:
     diff = unified_diff("a\nb", "a\nc", "f")
-    assert diff == "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
+    assert (
+        diff
+        == "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
+    )
 
 
 def test_hunks_follow_the_unified_diff_boundaries() -> None:

@@ -47,7 +47,9 @@ async def test_new_files_get_0644_minus_umask_and_parent_directories(disk: DiskF
     assert _mode(root / "a" / "b" / "new.txt") == 0o640
 
 
-async def test_writing_through_a_symlink_replaces_the_target_and_keeps_the_link(disk: DiskFileIO, write, root: Path) -> None:
+async def test_writing_through_a_symlink_replaces_the_target_and_keeps_the_link(
+    disk: DiskFileIO, write, root: Path
+) -> None:
     write({"real.txt": "old\n"})
     (root / "link.txt").symlink_to("real.txt")
     await disk.write_text(root / "real.txt", "new\n")

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 
 
 def _git(where: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=where, check=True,
-                          capture_output=True)
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=where, check=True, capture_output=True
+    )
     return done.stdout.decode()
 
 
@@ -34,9 +35,19 @@ def _history(root: Path, versions: int = 30) -> list[str]:
         _git(root, "add", "-A")
         _git(root, "commit", "-qm", f"v{version}")
     listed = _git(root, "rev-list", "--objects", "--all").split()
-    return [line.split()[0] for line in subprocess.run(
-        ["git", "cat-file", "--batch-check"], cwd=root, input="\n".join(listed).encode(), capture_output=True,
-        check=True).stdout.decode().splitlines() if line.split()[1] == "blob"]
+    return [
+        line.split()[0]
+        for line in subprocess.run(
+            ["git", "cat-file", "--batch-check"],
+            cwd=root,
+            input="\n".join(listed).encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .splitlines()
+        if line.split()[1] == "blob"
+    ]
 
 
 def _cat(root: Path, blob: str) -> bytes:

@@ -45,7 +45,9 @@ def calls(path: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 @pytest.mark.parametrize(("name", "args"), calls(LONG), ids=lambda v: v if isinstance(v, str) else "")
-async def test_a_6000_character_path_is_a_clear_tool_error(mctx: ToolContext, write, root: Path, name: str, args: dict[str, Any]) -> None:
+async def test_a_6000_character_path_is_a_clear_tool_error(
+    mctx: ToolContext, write, root: Path, name: str, args: dict[str, Any]
+) -> None:
     write({"a.txt": "a\n"})
     with pytest.raises(SandboxError) as caught:
         await TOOLS[name].call(args, mctx)
@@ -55,8 +57,12 @@ async def test_a_6000_character_path_is_a_clear_tool_error(mctx: ToolContext, wr
     assert sorted(os.listdir(root)) == ["a.txt"]
 
 
-@pytest.mark.parametrize(("name", "args"), calls(f"src/{LONG_NAME}/x.py"), ids=lambda v: v if isinstance(v, str) else "")
-async def test_a_name_longer_than_255_is_a_clear_tool_error(mctx: ToolContext, write, root: Path, name: str, args: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("name", "args"), calls(f"src/{LONG_NAME}/x.py"), ids=lambda v: v if isinstance(v, str) else ""
+)
+async def test_a_name_longer_than_255_is_a_clear_tool_error(
+    mctx: ToolContext, write, root: Path, name: str, args: dict[str, Any]
+) -> None:
     write({"a.txt": "a\n"})
     with pytest.raises(SandboxError) as caught:
         await TOOLS[name].call(args, mctx)

@@ -51,7 +51,9 @@ def escapes(write, root: Path, outside: Path) -> list[tuple[str, dict[str, Any]]
     ]
 
 
-async def test_nothing_outside_the_workspace_is_ever_touched(mctx: ToolContext, escapes, root: Path, outside: Path) -> None:
+async def test_nothing_outside_the_workspace_is_ever_touched(
+    mctx: ToolContext, escapes, root: Path, outside: Path
+) -> None:
     for name, args in escapes:
         with pytest.raises(SandboxError, match="outside the workspace"):
             await TOOLS[name].call(args, mctx)
@@ -118,7 +120,9 @@ async def test_rejecting_every_hunk_writes_nothing(mctx: ToolContext, write, roo
     tool = WriteFileTool()
     args = {"path": "f.txt", "content": "b\n"}
     previews = await tool.preview(validate_args(tool, args), mctx)
-    result = await tool.apply(validate_args(tool, args), mctx, previews, accepted_hunks={"f.txt": []})  # relative keys work too
+    result = await tool.apply(
+        validate_args(tool, args), mctx, previews, accepted_hunks={"f.txt": []}
+    )  # relative keys work too
     assert result.text.startswith("The user rejected the change to f.txt (all 1 hunk); nothing was written.")
     assert (root / "f.txt").read_text() == "a\n"
 
@@ -127,7 +131,10 @@ def test_hunk_descriptions() -> None:
     assert describe_hunks("src/app.py", [0, 2], 4) == (
         "The user kept hunks 1 and 3 of 4 in src/app.py; hunks 2 and 4 were rejected and not applied."
     )
-    assert describe_hunks("a", [1, 2, 3], 5) == "The user kept hunks 2, 3 and 4 of 5 in a; hunks 1 and 5 were rejected and not applied."
+    assert (
+        describe_hunks("a", [1, 2, 3], 5)
+        == "The user kept hunks 2, 3 and 4 of 5 in a; hunks 1 and 5 were rejected and not applied."
+    )
 
 
 def test_edits_array_items_are_validated_by_name() -> None:
@@ -168,7 +175,9 @@ class _EnumTool(Tool[_Pick]):
 
 
 def test_string_enums_are_checked() -> None:
-    assert _EnumTool().input_schema["properties"] == {"mode": {"type": "string", "enum": ["fast", "safe"], "default": "safe"}}
+    assert _EnumTool().input_schema["properties"] == {
+        "mode": {"type": "string", "enum": ["fast", "safe"], "default": "safe"}
+    }
     assert validate_args(_EnumTool(), {}) == _Pick("safe")
     assert validate_args(_EnumTool(), {"mode": "fast"}) == _Pick("fast")
     with pytest.raises(ToolError, match=r"pick: 'mode' must be one of \"fast\", \"safe\", got \"quick\""):

@@ -112,7 +112,9 @@ async def test_move_refuses_an_existing_destination_unless_overwrite(mctx: ToolC
     write({"a.txt": "new\n", "b.txt": "old\n", "dir/x": ""})
     with pytest.raises(ToolError) as caught:
         await MOVE.call({"source": "a.txt", "destination": "b.txt"}, mctx)
-    assert str(caught.value) == "'b.txt' already exists; set overwrite: true to replace it, or choose another destination"
+    assert (
+        str(caught.value) == "'b.txt' already exists; set overwrite: true to replace it, or choose another destination"
+    )
     with pytest.raises(ToolError, match=r"'dir' is an existing directory; give the full new path, e.g. 'dir/a.txt'"):
         await MOVE.call({"source": "a.txt", "destination": "dir", "overwrite": True}, mctx)
     args = validate_args(MOVE, {"source": "a.txt", "destination": "b.txt", "overwrite": True})
@@ -137,7 +139,9 @@ async def test_move_refusals(mctx: ToolContext, write, root: Path) -> None:
             await MOVE.call(args, mctx)
 
 
-async def test_a_destination_that_appears_during_approval_is_not_clobbered(mctx: ToolContext, write, root: Path) -> None:
+async def test_a_destination_that_appears_during_approval_is_not_clobbered(
+    mctx: ToolContext, write, root: Path
+) -> None:
     write({"a.txt": "mine\n"})
     args = validate_args(MOVE, {"source": "a.txt", "destination": "b.txt"})
     previews = await MOVE.preview(args, mctx)

@@ -103,7 +103,9 @@ async def test_edit_applies_several_edits_in_order_and_writes_once(mctx: ToolCon
     edits = [edit("return 1", "return 10"), edit("return 10", "return 11"), edit("def g", "def h")]
     result = await EDIT.call({"path": "app.py", "edits": edits}, mctx)
     assert (root / "app.py").read_text() == "def f():\n    return 11\n\ndef h():\n    return 2\n"
-    assert result.text.startswith("Edited app.py (3 edits): +2 -2 lines.\n\nApplied diff:\n--- a/app.py\n+++ b/app.py\n")
+    assert result.text.startswith(
+        "Edited app.py (3 edits): +2 -2 lines.\n\nApplied diff:\n--- a/app.py\n+++ b/app.py\n"
+    )
     assert result.locations[0].line == 1
 
 
@@ -145,7 +147,11 @@ async def test_edit_refusals(mctx: ToolContext, write) -> None:
         ("a.py", edit("", "x"), "old_text is empty in a.py; include the lines around the insertion point"),
         ("a.py", edit("pass", "pass"), "old_text and new_text are identical, so nothing would change in a.py"),
         ("gone.py", edit("a", "b"), "no such file 'gone.py'; use write_file to create it"),
-        ("unread.py", edit("x", "y"), r"read 'unread.py' before editing it \(read_file\), so the edit matches its current text"),
+        (
+            "unread.py",
+            edit("x", "y"),
+            r"read 'unread.py' before editing it \(read_file\), so the edit matches its current text",
+        ),
         ("a.py", edit("pass\n    pass", "x"), r"old_text not found in a.py \(check whitespace"),
     ]
     for path, one, message in cases:
@@ -173,7 +179,9 @@ async def test_a_change_while_waiting_for_approval_is_never_overwritten(mctx: To
     args = {"path": "a.py", "edits": [edit("v1", "v2")]}
     previews = await EDIT.preview(validate_args(EDIT, args), mctx)
     (root / "a.py").write_text("user typed this\n")
-    with pytest.raises(ToolError, match=r"'a\.py' changed while the change was waiting for approval; nothing was written"):
+    with pytest.raises(
+        ToolError, match=r"'a\.py' changed while the change was waiting for approval; nothing was written"
+    ):
         await EDIT.apply(validate_args(EDIT, args), mctx, previews)
     assert (root / "a.py").read_text() == "user typed this\n"
 

@@ -66,7 +66,9 @@ def snapshot(root: Path) -> dict[str, bytes]:
         ("move_path", {"source": "mods/sub/.git", "destination": "mods/sub/dotgit"}),
     ],
 )
-async def test_a_git_component_at_any_depth_is_refused(mctx: ToolContext, root: Path, name: str, args: dict[str, Any]) -> None:
+async def test_a_git_component_at_any_depth_is_refused(
+    mctx: ToolContext, root: Path, name: str, args: dict[str, Any]
+) -> None:
     before = snapshot(root)
     with pytest.raises(ToolError) as caught:
         await TOOLS[name].call(args, mctx)

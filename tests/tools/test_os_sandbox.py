@@ -107,7 +107,10 @@ async def test_writes_outside_the_workspace_fail_and_say_the_sandbox_blocked_the
 
 
 async def test_the_workspace_and_the_private_temp_dir_are_writable(confined: ToolContext, root: Path) -> None:
-    text = await run(confined, 'mkdir -p sub && echo a > sub/f && echo b > "$TMPDIR/t" && cat sub/f "$TMPDIR/t" && mv sub/f g && rm g && echo ok')
+    text = await run(
+        confined,
+        'mkdir -p sub && echo a > sub/f && echo b > "$TMPDIR/t" && cat sub/f "$TMPDIR/t" && mv sub/f g && rm g && echo ok',
+    )
     assert text.startswith("a\nb\nok\n"), text
     # the temp dir is the call's own, and removed after it
     Path(tempfile.gettempdir(), f"host-only-{os.getpid()}").write_text("x")
@@ -134,7 +137,9 @@ async def test_read_only_policy_refuses_every_write(confined: ToolContext, root:
     out = bytearray()
     argv = sandbox.wrap(["/bin/sh", "-c", "cat data; echo x > data; echo x > new; echo rc=$?"], policy)
     (root / "data").write_text("kept\n")
-    outcome = await run_in_process_group("", cwd=str(root), env=command_env(), timeout=10, on_data=out.extend, argv=argv)
+    outcome = await run_in_process_group(
+        "", cwd=str(root), env=command_env(), timeout=10, on_data=out.extend, argv=argv
+    )
     text = out.decode()
     assert outcome.returncode == 0 and text.startswith("kept\n") and "rc=0" not in text, text
     assert (root / "data").read_text() == "kept\n" and not (root / "new").exists()
@@ -157,7 +162,9 @@ def repo(root: Path) -> Path:
 
 
 def _snapshot(directory: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(directory)): p.read_bytes() if p.is_file() else b"/" for p in sorted(directory.rglob("*"))}
+    return {
+        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else b"/" for p in sorted(directory.rglob("*"))
+    }
 
 
 async def test_bwrap_keeps_the_whole_git_directory_read_only(ctx: ToolContext, repo: Path, far_outside: Path) -> None:
@@ -172,14 +179,17 @@ async def test_bwrap_keeps_the_whole_git_directory_read_only(ctx: ToolContext, r
     (repo / "evil" / "hooks" / "pre-commit").write_text(hook)
     (repo / "evil" / "hooks" / "pre-commit").chmod(0o755)
     confined = replace(ctx, command_sandbox=choose_sandbox("bwrap"))
-    text = await run(confined, (
-        "echo ../evil > .git/commondir; "
-        f"printf '{hook}' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
-        f"printf '[core]\\n\\tfsmonitor = touch {ran}\\n' >> .git/config; "
-        "mv .git .git.tmp && cp -a .git.tmp .git && echo moved; "
-        "cp -a .git .git.copy && rm -rf .git && mv .git.copy .git && echo replaced; "
-        "echo hi >> a.txt; echo done; git add a.txt"
-    ))
+    text = await run(
+        confined,
+        (
+            "echo ../evil > .git/commondir; "
+            f"printf '{hook}' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
+            f"printf '[core]\\n\\tfsmonitor = touch {ran}\\n' >> .git/config; "
+            "mv .git .git.tmp && cp -a .git.tmp .git && echo moved; "
+            "cp -a .git .git.copy && rm -rf .git && mv .git.copy .git && echo replaced; "
+            "echo hi >> a.txt; echo done; git add a.txt"
+        ),
+    )
     assert "Read-only file system" in text and "done" in text and "moved" not in text and "replaced" not in text, text
     assert not (repo / ".git.tmp").exists() and _snapshot(git) == before
     # the model is told why, and that the user can run git
@@ -222,7 +232,9 @@ async def test_git_works_inside_under_landlock_only(confined: ToolContext, repo:
     if confined.command_sandbox.sandbox.name == "landlock":  # type: ignore[union-attr]
         assert text.startswith(" a.txt | 1 +\n 1 file changed") and "second\nfirst\nexit code 0" in text, text
     else:
-        assert " a.txt | 1 +" in text and "index.lock': Read-only file system" in text and "\nfirst\nexit code 0" in text, text
+        assert (
+            " a.txt | 1 +" in text and "index.lock': Read-only file system" in text and "\nfirst\nexit code 0" in text
+        ), text
 
 
 async def test_tethers_config_and_history_cannot_be_read(confined: ToolContext) -> None:
@@ -233,7 +245,9 @@ async def test_tethers_config_and_history_cannot_be_read(confined: ToolContext) 
         (hidden / "config.toml").write_text('api_key = "sk-in-config"\n')
         (parent / "beside.txt").write_text("readable\n")
         ctx = replace(confined, hidden_paths=(str(hidden),))
-        text = await run(ctx, f"cat {hidden}/config.toml; cat {parent}/beside.txt; cat /etc/hostname >/dev/null && echo etc-ok")
+        text = await run(
+            ctx, f"cat {hidden}/config.toml; cat {parent}/beside.txt; cat /etc/hostname >/dev/null && echo etc-ok"
+        )
     finally:
         shutil.rmtree(parent)
     assert "sk-in-config" not in text
@@ -254,11 +268,14 @@ async def test_hidden_paths_inside_the_writable_workspace_stay_hidden(confined: 
     (root / "notes.txt").write_text("a\n")
     (root / "src").mkdir()
     ctx = replace(confined, hidden_paths=(str(hidden),))
-    text = await run(ctx, (
-        "cat .config/tether/config.toml; ls -a .config/tether; echo 'base_url = \"http://evil\"' >> .config/tether/config.toml;"
-        " mv .config .config2; mv .config/tether .config/t2; rm -rf .config/tether;"
-        " echo b >> .config/other/settings && echo b >> notes.txt && echo x > src/new.txt && mkdir .config/other/d && echo wrote"
-    ))
+    text = await run(
+        ctx,
+        (
+            "cat .config/tether/config.toml; ls -a .config/tether; echo 'base_url = \"http://evil\"' >> .config/tether/config.toml;"
+            " mv .config .config2; mv .config/tether .config/t2; rm -rf .config/tether;"
+            " echo b >> .config/other/settings && echo b >> notes.txt && echo x > src/new.txt && mkdir .config/other/d && echo wrote"
+        ),
+    )
     assert "sk-in-workspace" not in text, text
     if confined.command_sandbox.sandbox.name == "bwrap":  # type: ignore[union-attr]
         # an empty tmpfs; Landlock lists the names (a directory's listing right holds for
@@ -297,7 +314,10 @@ async def test_a_config_file_beside_the_workspace_is_hidden_alone(
     assert config.read_text() == 'api_key = "sk-beside-the-workspace"\n'
     # inside the workspace too (workspace = the config's directory)
     ctx = replace(confined, sandbox=WorkspaceSandbox(far_outside), hidden_paths=hidden)
-    text = await run(ctx, "cat tether.toml; echo x >> tether.toml; mv tether.toml t; rm -f tether.toml; echo b >> beside.txt; echo done")
+    text = await run(
+        ctx,
+        "cat tether.toml; echo x >> tether.toml; mv tether.toml t; rm -f tether.toml; echo b >> beside.txt; echo done",
+    )
     assert "sk-beside-the-workspace" not in text and "done" in text, text
     assert config.read_text() == 'api_key = "sk-beside-the-workspace"\n'
     assert (far_outside / "beside.txt").read_text() == "readable\nb\n"
@@ -342,7 +362,7 @@ def listener() -> Iterator[Listener]:
 
 def _connect(port: int) -> str:
     code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3); print('connected')"
-    return f"{sys.executable} -I -c \"{code}\""
+    return f'{sys.executable} -I -c "{code}"'
 
 
 async def test_tcp_to_loopback_fails_without_the_network(confined: ToolContext, listener: Listener) -> None:
@@ -389,8 +409,10 @@ def unix_listener(far_outside: Path) -> Iterator[tuple[Path, list[bytes]]]:
 
 
 def _unix_send(path: Path) -> str:
-    code = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(path)!r}); s.send(b'hello'); print('sent')"
-    return f"{sys.executable} -I -c \"{code}\""
+    code = (
+        f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(path)!r}); s.send(b'hello'); print('sent')"
+    )
+    return f'{sys.executable} -I -c "{code}"'
 
 
 async def test_unix_sockets_are_unreachable_without_the_network(
@@ -402,7 +424,10 @@ async def test_unix_sockets_are_unreachable_without_the_network(
     await anyio.sleep(0.3)
     assert got == []
     # a stream socket pair reaches nothing outside: allowed (asyncio, multiprocessing use them)
-    pair = await run(confined, f"{sys.executable} -I -c 'import socket; a, b = socket.socketpair(); a.send(b\"x\"); print(b.recv(1))'")
+    pair = await run(
+        confined,
+        f"{sys.executable} -I -c 'import socket; a, b = socket.socketpair(); a.send(b\"x\"); print(b.recv(1))'",
+    )
     assert pair.startswith("b'x'\n"), pair
 
 
@@ -420,7 +445,7 @@ async def test_a_datagram_socket_pair_cannot_send_to_a_host_socket(confined: Too
             "import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); "
             f"a.sendto(b'escape', {str(path)!r}); print('sent')"
         )
-        result = await TOOL.call({"command": f"{sys.executable} -I -c \"{code}\""}, confined)
+        result = await TOOL.call({"command": f'{sys.executable} -I -c "{code}"'}, confined)
         assert "sent" not in result.text and "Operation not permitted" in result.text, result.text
         with pytest.raises(TimeoutError):
             listener.recv(64)
@@ -448,8 +473,11 @@ async def test_a_named_unix_socket_is_reachable_with_the_network_under_bubblewra
     path, got = unix_listener
     named = replace(confined, network=True, unix_sockets=(str(path),))
     result = await TOOL.call({"command": _unix_send(path)}, named)
-    if confined.command_sandbox is not None and confined.command_sandbox.sandbox is not None \
-            and confined.command_sandbox.sandbox.name == "landlock":
+    if (
+        confined.command_sandbox is not None
+        and confined.command_sandbox.sandbox is not None
+        and confined.command_sandbox.sandbox.name == "landlock"
+    ):
         # seccomp cannot tell one socket path from another, Landlock does not cover
         # connect(): refused, whatever is named (SPEC §11)
         assert result.is_error and "Operation not permitted" in result.text, result.text
@@ -475,10 +503,10 @@ async def test_udp_does_not_leave_without_the_network(confined: ToolContext) -> 
     port = server.getsockname()[1]
     code = f"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'leak', ('127.0.0.1', {port})); print('sent')"
     try:
-        text = await run(confined, f"{sys.executable} -I -c \"{code}\"")
+        text = await run(confined, f'{sys.executable} -I -c "{code}"')
         with pytest.raises(TimeoutError):
             server.recvfrom(100)
-        allowed = await run(replace(confined, network=True), f"{sys.executable} -I -c \"{code}\"")
+        allowed = await run(replace(confined, network=True), f'{sys.executable} -I -c "{code}"')
         assert allowed.startswith("sent\n") and server.recvfrom(100)[0] == b"leak", allowed
     finally:
         server.close()
@@ -491,9 +519,9 @@ async def test_the_socket_filter_cannot_be_sidestepped(confined: ToolContext) ->
     """io_uring could make sockets without `socket`; an x32 `socket` has another number."""
     uring = "import ctypes, os; r = ctypes.CDLL(None, use_errno=True).syscall(425, 1, ctypes.create_string_buffer(120)); print('uring', r, os.strerror(ctypes.get_errno()))"
     x32 = "import ctypes; ctypes.CDLL(None).syscall(0x40000000 | 41, 1, 1, 0); print('x32 ran')"
-    text = await run(confined, f"{sys.executable} -I -c \"{uring}\"; {sys.executable} -I -c \"{x32}\"; echo status=$?")
+    text = await run(confined, f'{sys.executable} -I -c "{uring}"; {sys.executable} -I -c "{x32}"; echo status=$?')
     assert "uring -1 Operation not permitted" in text and "x32 ran" not in text and "status=159" in text, text  # SIGSYS
-    allowed = await run(replace(confined, network=True), f"{sys.executable} -I -c \"{x32}\"; echo status=$?")
+    allowed = await run(replace(confined, network=True), f'{sys.executable} -I -c "{x32}"; echo status=$?')
     # with the network too: an x32 `socket(AF_UNIX)` would reach Tether's own socket
     assert "x32 ran" not in allowed and "status=159" in allowed, allowed
 
@@ -535,7 +563,9 @@ async def test_other_processes_environment_and_memory_are_unreadable(confined: T
 
 async def test_no_new_privileges_and_no_capabilities(confined: ToolContext, root: Path) -> None:
     (root / "f").write_text("x")
-    text = await run(confined, "grep -E '^(NoNewPrivs|CapEff|CapPrm|CapBnd|CapAmb)' /proc/self/status; chown 65534 f; echo chown=$?")
+    text = await run(
+        confined, "grep -E '^(NoNewPrivs|CapEff|CapPrm|CapBnd|CapAmb)' /proc/self/status; chown 65534 f; echo chown=$?"
+    )
     assert "NoNewPrivs:\t1" in text
     for field in ("CapEff", "CapPrm", "CapBnd", "CapAmb"):
         assert f"{field}:\t0000000000000000" in text, text
@@ -555,10 +585,14 @@ async def test_a_setsid_child_is_gone_when_the_call_ends(confined: ToolContext, 
     assert await _none_left(marker)
 
 
-async def test_killing_its_parent_does_not_let_a_setsid_child_outlive_the_call(confined: ToolContext, marker: str) -> None:
+async def test_killing_its_parent_does_not_let_a_setsid_child_outlive_the_call(
+    confined: ToolContext, marker: str
+) -> None:
     # the command's parent is the sandbox's keeper (bubblewrap's PID 1, the Landlock
     # launcher): killing it must not end the clean-up of what the command started
-    await run(confined, f"setsid sleep {marker} </dev/null >/dev/null 2>&1 & sleep 0.3; kill -9 $PPID; kill -9 1; echo done")
+    await run(
+        confined, f"setsid sleep {marker} </dev/null >/dev/null 2>&1 & sleep 0.3; kill -9 $PPID; kill -9 1; echo done"
+    )
     assert await _none_left(marker)
 
 
@@ -566,7 +600,9 @@ async def test_a_setsid_child_is_gone_when_the_call_is_cancelled(
     confined: ToolContext, marker: str, root: Path
 ) -> None:
     async with anyio.create_task_group() as group:
-        group.start_soon(run, confined, f'echo "$TMPDIR" > tmpdir; setsid sleep {marker} > /dev/null 2>&1 & sleep {marker}')
+        group.start_soon(
+            run, confined, f'echo "$TMPDIR" > tmpdir; setsid sleep {marker} > /dev/null 2>&1 & sleep {marker}'
+        )
         end = time.monotonic() + 5
         while len(host_pids(marker)) < 2:
             assert time.monotonic() < end, "the command never started its sleeps"
@@ -615,12 +651,16 @@ async def test_git_works_inside(confined: ToolContext, root: Path) -> None:
 
 async def test_python_and_pytest_work_inside(confined: ToolContext, root: Path) -> None:
     (root / "test_tiny.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
-    text = await run(confined, f"python3 -c 'print(6 * 7)' && {sys.executable} -m pytest -q -p no:cacheprovider test_tiny.py")
+    text = await run(
+        confined, f"python3 -c 'print(6 * 7)' && {sys.executable} -m pytest -q -p no:cacheprovider test_tiny.py"
+    )
     assert text.startswith("42\n") and "1 passed" in text and "exit code 0" in text, text
 
 
 async def test_npm_test_works_inside(confined: ToolContext, root: Path) -> None:
-    (root / "package.json").write_text('{"name": "tiny", "version": "1.0.0", "scripts": {"test": "node -e \\"console.log(6 * 7)\\""}}\n')
+    (root / "package.json").write_text(
+        '{"name": "tiny", "version": "1.0.0", "scripts": {"test": "node -e \\"console.log(6 * 7)\\""}}\n'
+    )
     text = await run(confined, "npm test")
     assert "\n42\n" in text and "exit code 0" in text, text
 

@@ -79,7 +79,9 @@ async def test_output_streams_in_order_and_equals_the_result(ctx: ToolContext) -
 
 async def test_chatty_output_is_coalesced(ctx: ToolContext) -> None:
     ctx, chunks = _collect(ctx)
-    await TOOL.call({"command": "i=0; while [ $i -lt 40 ]; do echo line $i; i=$((i+1)); sleep 0.01; done; seq 1 20000"}, ctx)
+    await TOOL.call(
+        {"command": "i=0; while [ $i -lt 40 ]; do echo line $i; i=$((i+1)); sleep 0.01; done; seq 1 20000"}, ctx
+    )
     text = "".join(chunks)
     assert text == "".join(f"line {i}\n" for i in range(40)) + "".join(f"{i}\n" for i in range(1, 20001))
     # ~0.5 s of trickle at <= 20 updates/s, then ~110 KB in 4 KiB batches

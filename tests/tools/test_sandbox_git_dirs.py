@@ -38,8 +38,9 @@ def bwrap_ctx(ctx: ToolContext) -> ToolContext:
 
 
 def _git(where: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=where, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=where, check=True, capture_output=True
+    )
 
 
 def _files(directory: Path) -> dict[str, bytes]:

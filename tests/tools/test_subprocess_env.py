@@ -26,9 +26,24 @@ def test_an_allowlisted_variable_is_kept():
 
 
 def test_common_secret_names_are_recognised():
-    for name in ("API_KEY", "SECRET_KEY", "PRIVATE_KEY", "SSH_PRIVATE_KEY", "DB_PASS", "DATABASE_URL",
-                 "GH_PAT", "NPM_AUTH", "NPM_AUTH_TOKEN", "STRIPE_KEY", "TOKEN", "token", "MYSQL_PWD",
-                 "SENTRY_DSN", "AZURE_CLIENT_SECRET", "GOOGLE_APPLICATION_CREDENTIALS"):
+    for name in (
+        "API_KEY",
+        "SECRET_KEY",
+        "PRIVATE_KEY",
+        "SSH_PRIVATE_KEY",
+        "DB_PASS",
+        "DATABASE_URL",
+        "GH_PAT",
+        "NPM_AUTH",
+        "NPM_AUTH_TOKEN",
+        "STRIPE_KEY",
+        "TOKEN",
+        "token",
+        "MYSQL_PWD",
+        "SENTRY_DSN",
+        "AZURE_CLIENT_SECRET",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+    ):
         assert is_secret(name), name
     for name in ("PATH", "HOME", "LANG", "TERM", "EDITOR", "KEYBOARD_LAYOUT", "PWD", "TOKENIZERS_PARALLELISM"):
         assert not is_secret(name), name
@@ -36,15 +51,38 @@ def test_common_secret_names_are_recognised():
 
 def test_commands_get_the_core_set_and_only_what_allow_env_names():
     env = {
-        "PATH": "/usr/bin", "HOME": "/home/u", "USER": "u", "LOGNAME": "u", "SHELL": "/bin/zsh",
-        "LANG": "C.UTF-8", "LC_ALL": "C", "TZ": "UTC", "TERM": "xterm-256color",
-        "OPENAI_API_KEY": "sk-1", "EDITOR": "vim", "DEPLOY_TOKEN": "t", "JAVA_HOME": "/opt/java",
-        "LD_PRELOAD": "/evil.so", "TMPDIR": "/var/folders/x",
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "USER": "u",
+        "LOGNAME": "u",
+        "SHELL": "/bin/zsh",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "TZ": "UTC",
+        "TERM": "xterm-256color",
+        "OPENAI_API_KEY": "sk-1",
+        "EDITOR": "vim",
+        "DEPLOY_TOKEN": "t",
+        "JAVA_HOME": "/opt/java",
+        "LD_PRELOAD": "/evil.so",
+        "TMPDIR": "/var/folders/x",
     }
     got = command_env(("DEPLOY_TOKEN", "JAVA_*"), "/tmp/private", env)
     assert got == {
-        "PATH": "/usr/bin", "HOME": "/home/u", "USER": "u", "LOGNAME": "u", "SHELL": "/bin/zsh",
-        "LANG": "C.UTF-8", "LC_ALL": "C", "TZ": "UTC", "DEPLOY_TOKEN": "t", "JAVA_HOME": "/opt/java",
-        "TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1", "TMPDIR": "/tmp/private",
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "USER": "u",
+        "LOGNAME": "u",
+        "SHELL": "/bin/zsh",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "TZ": "UTC",
+        "DEPLOY_TOKEN": "t",
+        "JAVA_HOME": "/opt/java",
+        "TERM": "dumb",
+        "PAGER": "cat",
+        "GIT_PAGER": "cat",
+        "NO_COLOR": "1",
+        "TMPDIR": "/tmp/private",
     }
     assert command_env(env={})["PATH"]  # a shell always finds the usual binaries

@@ -63,7 +63,10 @@ def test_defaults_are_filled_and_null_optionals_count_as_absent() -> None:
     # what approvals and the client are shown: defaults filled in, absent optionals left out
     assert ReadFileTool().dump(validate_args(ReadFileTool(), {"path": "a", "offset": None})) == {"path": "a"}
     assert GrepTool().dump(validate_args(GrepTool(), {"pattern": "x"})) == {
-        "pattern": "x", "path": ".", "ignore_case": False, "max_results": 200,
+        "pattern": "x",
+        "path": ".",
+        "ignore_case": False,
+        "max_results": 200,
     }
 
 

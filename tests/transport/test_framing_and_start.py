@@ -56,7 +56,7 @@ def test_lsp_frames_of_any_header_spelling_cut_anywhere_decode_whole(
     bodies: list[bytes] = []
     start = 0
     for cut in [*sorted(cuts), len(stream)]:
-        bodies += decoder.feed(stream[start:max(start, cut)])
+        bodies += decoder.feed(stream[start : max(start, cut)])
         start = max(start, cut)
     assert bodies == [body for _h, body in frames]
     assert decoder.pending == 0
@@ -77,8 +77,12 @@ def test_ndjson_decoder_skips_blank_lines():
 
 async def _exchange(env: dict, cwd: Path, payload: bytes, *extra: str) -> list[dict]:
     proc = await asyncio.create_subprocess_exec(
-        *serve_command(*extra), stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=cwd,
+        *serve_command(*extra),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=cwd,
     )
     out, _err = await asyncio.wait_for(proc.communicate(payload), 30)
     assert proc.returncode == 0
@@ -120,24 +124,28 @@ async def test_initialize_answers_the_same_on_the_fast_path_and_the_full_server(
         {"jsonrpc": "2.0", "method": "$/setTrace", "params": {"value": "off"}},
         acp,
     ]
-    full = await _exchange(
-        daemon_env, workspace, b"".join(json.dumps(m).encode() + b"\n" for m in late)
-    )
+    full = await _exchange(daemon_env, workspace, b"".join(json.dumps(m).encode() + b"\n" for m in late))
     assert fast == full
 
 
 async def test_an_unsupported_protocol_version_is_answered_with_ours(daemon_env, workspace: Path):
-    replies = await _exchange(
-        daemon_env, workspace, json.dumps(_init(protocolVersion=99)).encode() + b"\n"
-    )
+    replies = await _exchange(daemon_env, workspace, json.dumps(_init(protocolVersion=99)).encode() + b"\n")
     assert replies[0]["result"]["protocolVersion"] == 1
 
 
 async def test_a_config_error_at_start_names_the_flag_and_exits_2(daemon_env, workspace: Path):
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tether", "serve", "--mode", "yolo",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=daemon_env, cwd=workspace,
+        sys.executable,
+        "-m",
+        "tether",
+        "serve",
+        "--mode",
+        "yolo",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=daemon_env,
+        cwd=workspace,
     )
     _out, err = await asyncio.wait_for(proc.communicate(b""), 30)
     assert proc.returncode == 2
@@ -155,8 +163,12 @@ async def test_lsp_exit_without_shutdown_exits_1_and_with_shutdown_0(daemon_env,
             messages.append({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
         messages.append({"jsonrpc": "2.0", "method": "exit"})
         proc = await asyncio.create_subprocess_exec(
-            *serve_command(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=daemon_env, cwd=workspace,
+            *serve_command(),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=daemon_env,
+            cwd=workspace,
         )
         assert proc.stdin is not None
         proc.stdin.write(b"".join(frame(m) for m in messages))
@@ -170,9 +182,18 @@ async def test_ndjson_bad_lines_get_parse_errors_and_nested_jsonrpc_objects_work
     lines = [
         json.dumps(_init(protocolVersion=1)).encode(),
         b"{this is not json",
-        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {
-            "cwd": str(workspace), "mcpServers": [],
-            "_meta": {"stored": {"jsonrpc": "2.0", "id": 99, "method": "session/prompt"}}}}).encode(),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "session/new",
+                "params": {
+                    "cwd": str(workspace),
+                    "mcpServers": [],
+                    "_meta": {"stored": {"jsonrpc": "2.0", "id": 99, "method": "session/prompt"}},
+                },
+            }
+        ).encode(),
     ]
     replies = await _exchange(daemon_env, workspace, b"\n".join(lines) + b"\n", "--framing", "ndjson")
     errors = [r for r in replies if "error" in r]

@@ -76,12 +76,20 @@ async def test_a_frame_without_content_length_is_a_parse_error(spawn_daemon, wor
         ("session/new", [1, 2], -32602, "must be an object"),
         ("session/prompt", {"sessionId": "s", "prompt": [{"type": "image"}]}, -32602, "image"),
         ("session/set_mode", {"sessionId": "s", "modeId": "yolo"}, -32602, "read-only"),
-        ("session/set_mode", {"sessionId": "s"}, -32602,
-         "session/set_mode: params.modeId: required field missing; send one of: read-only"),
+        (
+            "session/set_mode",
+            {"sessionId": "s"},
+            -32602,
+            "session/set_mode: params.modeId: required field missing; send one of: read-only",
+        ),
         ("_tether/rules/list", {}, -32602, "invalid params for _tether/rules/list: sessionId"),
         ("textDocument/codeAction", {}, -32602, "invalid params for textDocument/codeAction"),
-        ("session/prompt", {"sessionId": "s", "prompt": [], "_meta": {"tether": {"steer": "yes"}}}, -32602,
-         "session/prompt: prompt is an empty list; send at least one content block"),
+        (
+            "session/prompt",
+            {"sessionId": "s", "prompt": [], "_meta": {"tether": {"steer": "yes"}}},
+            -32602,
+            "session/prompt: prompt is an empty list; send at least one content block",
+        ),
     ],
 )
 async def test_bad_requests_get_exactly_one_error_naming_the_problem(

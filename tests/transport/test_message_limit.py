@@ -18,8 +18,12 @@ if TYPE_CHECKING:
 
 async def _serve(env: dict, cwd: Path, payload: bytes) -> bytes:
     proc = await asyncio.create_subprocess_exec(
-        *serve_command(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=env, cwd=cwd,
+        *serve_command(),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=cwd,
     )
     out, _err = await asyncio.wait_for(proc.communicate(payload), 120)
     assert proc.returncode == 0
@@ -55,8 +59,12 @@ async def test_a_prompt_at_max_message_mib_escaped_at_worst_fits_in_one_frame(da
     # 8 MiB of control characters is 48 MiB of JSON (`\u0001` each): the framing must take it,
     # so that the prompt's own check (SPEC §3.12) is what answers, naming its field.
     new = {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}}
-    prompt = {"jsonrpc": "2.0", "id": 4, "method": "session/prompt",
-              "params": {"sessionId": "sess_unknown", "prompt": [{"type": "text", "text": "\x01" * ((8 << 20) + 1)}]}}
+    prompt = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "session/prompt",
+        "params": {"sessionId": "sess_unknown", "prompt": [{"type": "text", "text": "\x01" * ((8 << 20) + 1)}]},
+    }
     body = json.dumps(prompt).encode()
     assert len(body) > 48 << 20
     payload = b"".join(json.dumps(m).encode() + b"\n" for m in (INIT, new)) + body + b"\n"
@@ -67,7 +75,9 @@ async def test_a_prompt_at_max_message_mib_escaped_at_worst_fits_in_one_frame(da
 
 async def test_an_absurd_content_length_is_a_bad_header_and_the_next_frame_is_read(daemon_env, workspace: Path):
     # 15 digits: skipping that many bytes would swallow the connection, so only the header goes
-    payload = lsp(json.dumps(INIT).encode()) + b"Content-Length: 999999999999999\r\n\r\n" + lsp(json.dumps(STATS).encode())
+    payload = (
+        lsp(json.dumps(INIT).encode()) + b"Content-Length: 999999999999999\r\n\r\n" + lsp(json.dumps(STATS).encode())
+    )
     answers = by_id(lsp_bodies(await _serve(daemon_env, workspace, payload)))
     assert answers[None]["error"]["code"] == -32700
     assert "Content-Length" in answers[None]["error"]["message"]
@@ -77,8 +87,12 @@ async def test_an_absurd_content_length_is_a_bad_header_and_the_next_frame_is_re
 async def test_an_over_limit_frame_sent_in_pieces_is_skipped_to_its_last_byte(daemon_env, workspace: Path):
     # the skipped body arrives over many reads; the frame right after it must decode whole
     proc = await asyncio.create_subprocess_exec(
-        *serve_command(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=daemon_env, cwd=workspace,
+        *serve_command(),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=daemon_env,
+        cwd=workspace,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(lsp(json.dumps(INIT).encode()) + b"Content-Length: %d\r\n\r\n" % (LIMIT + 7))
@@ -97,7 +111,9 @@ async def test_an_over_limit_frame_sent_in_pieces_is_skipped_to_its_last_byte(da
 async def test_a_bad_header_loses_none_of_the_messages_read_with_it(daemon_env, workspace: Path):
     # one read holding a good frame, a bad header and another good frame: all three are answered
     stats = lsp(json.dumps(STATS).encode())
-    payload = lsp(json.dumps(INIT).encode()) + stats + b"Content-Length: x\r\n\r\n" + stats.replace(b'"id": 3', b'"id": 4')
+    payload = (
+        lsp(json.dumps(INIT).encode()) + stats + b"Content-Length: x\r\n\r\n" + stats.replace(b'"id": 3', b'"id": 4')
+    )
     answers = {a["id"]: a for a in lsp_bodies(await _serve(daemon_env, workspace, payload))}
     assert sorted(answers, key=str) == sorted([1, 3, None, 4], key=str), answers
     assert answers[None]["error"]["code"] == -32700

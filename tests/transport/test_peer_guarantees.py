@@ -34,9 +34,7 @@ async def _stats(daemon) -> dict:
     return await daemon.client.request("_tether/daemon/stats", {})
 
 
-async def test_params_keep_keys_a_namedtuple_would_lose_and_nested_jsonrpc_objects(
-    spawn_daemon, workspace: Path
-):
+async def test_params_keep_keys_a_namedtuple_would_lose_and_nested_jsonrpc_objects(spawn_daemon, workspace: Path):
     daemon = await spawn_daemon()
     session = await daemon.client.new_session(workspace)
     meta = {
@@ -95,7 +93,9 @@ async def test_many_frames_leave_in_few_writes(spawn_daemon, workspace: Path, tm
     session = await daemon.client.new_session(workspace)
     turn = session.prompt("go")
     updates = [u async for u in turn]
-    assert "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk") == "abcd" * 2000
+    assert (
+        "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk") == "abcd" * 2000
+    )
     stats = await _stats(daemon)
     assert stats["writes"] < stats["framesWritten"]
 

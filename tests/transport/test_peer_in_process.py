@@ -70,7 +70,9 @@ async def test_requests_go_both_ways_and_each_gets_its_answer(framing: Framing) 
     async def client_answers(method: str, params: Any) -> Any:
         return f"{method}: {params['q']}!"
 
-    daemon = JsonRpcPeer({"add": Route("add", add), "ask": Route("ask", ask_back)}, options=PeerOptions(id_prefix="tether-"))
+    daemon = JsonRpcPeer(
+        {"add": Route("add", add), "ask": Route("ask", ask_back)}, options=PeerOptions(id_prefix="tether-")
+    )
     client = JsonRpcPeer(on_request=client_answers)
     wire(client, daemon, framing)
 
@@ -79,8 +81,12 @@ async def test_requests_go_both_ways_and_each_gets_its_answer(framing: Framing) 
     assert daemon.running_requests == 0 and client.outgoing_requests == 0
 
 
-@pytest.mark.parametrize(("style", "method", "key"), [("lsp", "$/cancelRequest", "id"), ("acp", "$/cancel_request", "requestId")])
-async def test_a_cancelled_request_is_dropped_by_the_other_side_and_its_late_answer_ignored(style: Any, method: str, key: str) -> None:
+@pytest.mark.parametrize(
+    ("style", "method", "key"), [("lsp", "$/cancelRequest", "id"), ("acp", "$/cancel_request", "requestId")]
+)
+async def test_a_cancelled_request_is_dropped_by_the_other_side_and_its_late_answer_ignored(
+    style: Any, method: str, key: str
+) -> None:
     started, stopped = asyncio.Event(), asyncio.Event()
 
     async def slow(params: Any) -> Any:
@@ -154,13 +160,19 @@ async def test_errors_reach_the_caller_with_their_code_and_a_bug_only_with_a_log
     async def bug(params: Any) -> Any:
         raise KeyError("secret detail")
 
-    server = JsonRpcPeer({"refuse": Route("refuse", refuse), "bug": Route("bug", bug)}, options=PeerOptions(log_name="the daemon log"))
+    server = JsonRpcPeer(
+        {"refuse": Route("refuse", refuse), "bug": Route("bug", bug)}, options=PeerOptions(log_name="the daemon log")
+    )
     client = JsonRpcPeer()
     wire(client, server)
 
     with pytest.raises(RequestFailed) as refused:
         await client.request("refuse")
-    assert (refused.value.code, refused.value.message, refused.value.data) == (-32002, "no such session", {"sessionId": "x"})
+    assert (refused.value.code, refused.value.message, refused.value.data) == (
+        -32002,
+        "no such session",
+        {"sessionId": "x"},
+    )
     with pytest.raises(RequestFailed) as failed:
         await client.request("bug")
     assert failed.value.code == -32603
@@ -207,7 +219,11 @@ def test_tether_acp_reaches_a_session_without_pygls_or_lsprotocol(tmp_path: Path
     env["TETHER_HOME"] = str(tmp_path / "home")
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "tether", "acp", "--provider", "scripted", "--workspace", str(ws)],
-        input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, timeout=30,
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
     )
     assert '"id":2,"result":{"sessionId"' in done.stdout.replace(" ", ""), done.stdout + done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}

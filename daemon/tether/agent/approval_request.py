@@ -21,7 +21,11 @@ if TYPE_CHECKING:
 
 
 def approval_request(
-    session: AgentSession, call: PendingCall, tool: Tool[Any], args: object, previews: list[ChangePreview],
+    session: AgentSession,
+    call: PendingCall,
+    tool: Tool[Any],
+    args: object,
+    previews: list[ChangePreview],
     confined: SandboxChoice | None,
 ) -> ApprovalRequest:
     """What the gate is asked about one call (`previews`: the changes it would make; `confined`:
@@ -40,8 +44,9 @@ def approval_request(
         command=command if isinstance(command, str) else None,
         cwd=str(shown.get("cwd") or "."),
         # a file outside the workspace (the user's MEMORY.md) is named in full
-        rel_paths=[sandbox.relative(Path(p.path)) if Path(p.path).is_relative_to(sandbox.root) else p.path
-                   for p in previews],
+        rel_paths=[
+            sandbox.relative(Path(p.path)) if Path(p.path).is_relative_to(sandbox.root) else p.path for p in previews
+        ],
         previews=previews,
         locations=asked_locations(known_locations(tool, args, session), previews),
         sandboxed=confined is not None and confined.sandboxed,  # else always asked

@@ -51,7 +51,6 @@ from .state import CallOutcome, PendingCall
 from .tool_view import safe_title
 
 if TYPE_CHECKING:
-
     from ..sandbox import SandboxChoice
     from ..tools.registry import ToolRegistry
     from .guard import InputGuard
@@ -120,13 +119,16 @@ class ToolExecutor:
             result = await self.services.hooks.after_tool(call, tool, shown)
         cancelled = call.call_id in self._cancelled
         self._cancelled.discard(call.call_id)
-        self.sink.emit(ToolCallPatch(
-            call.call_id,
-            status="failed" if result.is_error else "completed",
-            content=(TextContent(result.text), *(BlockContent(b) for b in result.blocks)),
-            locations=tuple(result.locations) or None, cancelled=cancelled,
-            cancellable=False if tool is not None and tool.cancellable else None,
-        ))
+        self.sink.emit(
+            ToolCallPatch(
+                call.call_id,
+                status="failed" if result.is_error else "completed",
+                content=(TextContent(result.text), *(BlockContent(b) for b in result.blocks)),
+                locations=tuple(result.locations) or None,
+                cancelled=cancelled,
+                cancellable=False if tool is not None and tool.cancellable else None,
+            )
+        )
         outcome = CallOutcome(call, result, latency_ms=latency)
         if tool is not None and call.arguments is not None:
             outcome.title, outcome.kind = safe_title(tool, call.arguments), tool.kind
@@ -137,8 +139,13 @@ class ToolExecutor:
             outcome.ledger = ledger.stored_form(learned) if learned else None
         self.journal.record(outcome)
         return ToolTiming(
-            call.call_id, call.name, call.arguments or {}, len(result.text.encode("utf-8")), latency,
-            result.text if result.is_error else None, self._approved.pop(call.call_id, None),
+            call.call_id,
+            call.name,
+            call.arguments or {},
+            len(result.text.encode("utf-8")),
+            latency,
+            result.text if result.is_error else None,
+            self._approved.pop(call.call_id, None),
         )
 
     def refuse_started(self, call: PendingCall) -> None:
@@ -154,11 +161,15 @@ class ToolExecutor:
         """The replay of a resumed turn showed these calls: they are pending again."""
         for call in calls:
             tool = self.tools.get(call.name)
-            self.sink.emit(ToolCallPatch(
-                call.call_id, status="pending", raw_input=call.arguments,
-                title=safe_title(tool, call.arguments or {}) if tool else call.name,
-                kind=tool.kind if tool else "other",
-            ))
+            self.sink.emit(
+                ToolCallPatch(
+                    call.call_id,
+                    status="pending",
+                    raw_input=call.arguments,
+                    title=safe_title(tool, call.arguments or {}) if tool else call.name,
+                    kind=tool.kind if tool else "other",
+                )
+            )
 
     def _refused(self, call: PendingCall, text: str) -> CallOutcome:
         tool = self.tools.get(call.name)
@@ -185,7 +196,9 @@ class ToolExecutor:
                 refused = await self.services.gate.read_refusal(tool.name)
             if reads and pre.decision == "ask":
                 asker = CheckpointingAsker(self.services.asker, self.journal)
-                refused = await ask_for_read(asker, approval_request(self.session, call, tool, pre.args, [], None), pre.reason)
+                refused = await ask_for_read(
+                    asker, approval_request(self.session, call, tool, pre.args, [], None), pre.reason
+                )
             if refused is not None:
                 return ToolResult(refused, is_error=True)
             if reads:
@@ -224,8 +237,11 @@ class ToolExecutor:
             filtered_paths=services.filtered_paths,
             unix_sockets=services.unix_sockets,
             on_notice=lambda text: sink.emit(Notice(f"\n[{text}]\n")),
-            recorder=None if tool.reads_only(call.arguments) else ChangeRecorder(
-                self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id),
+            recorder=None
+            if tool.reads_only(call.arguments)
+            else ChangeRecorder(
+                self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id
+            ),
         )
 
     # ---- calls that change things --------------------------------------------------
@@ -252,8 +268,9 @@ class ToolExecutor:
         if not verdict.allowed:
             return ToolResult(verdict.reason, is_error=True)
         ctx.network, rules = verdict.network, self.services.net_rules
-        ctx.net_rules = rules.per_call(self.services.gate, request) if rules and not (
-            verdict.network or verdict.offline) else None
+        ctx.net_rules = (
+            rules.per_call(self.services.gate, request) if rules and not (verdict.network or verdict.offline) else None
+        )
         ctx.workspace_writable, ctx.guard_autoruns = self.session.mode != "read-only", verdict.guard_autoruns
         await self.journal.mark_started(call.call_id)
         terminal = self._started(call, tool, args, verdict)
@@ -265,14 +282,23 @@ class ToolExecutor:
         result = await self._run_tool(call, tool, args, ctx, terminal.terminal_id if terminal else None)
         if terminal is not None:
             run = result.command
-            self.sink.emit(TerminalExited(
-                call.call_id, terminal.terminal_id,
-                exit_code=run.exit_code if run else None, signal=run.signal if run else None,
-            ))
+            self.sink.emit(
+                TerminalExited(
+                    call.call_id,
+                    terminal.terminal_id,
+                    exit_code=run.exit_code if run else None,
+                    signal=run.signal if run else None,
+                )
+            )
         return result
 
     async def _run_tool(
-        self, call: PendingCall, tool: Tool[Any], args: object, ctx: ToolContext, terminal_id: str | None = None,
+        self,
+        call: PendingCall,
+        tool: Tool[Any],
+        args: object,
+        ctx: ToolContext,
+        terminal_id: str | None = None,
     ) -> ToolResult:
         """Run the tool; a call that may be stopped alone runs in its own cancel scope."""
         calls = self.session.calls
@@ -310,17 +336,26 @@ class ToolExecutor:
         output goes to (a command, when the client shows terminals)."""
         self._approved[call.call_id] = verdict.reason
         if not (self.services.terminal_output_meta and tool.kind == "execute"):
-            self.sink.emit(ToolCallPatch(
-                call.call_id, status="in_progress", approved_by=verdict.reason, cancellable=tool.cancellable or None))
+            self.sink.emit(
+                ToolCallPatch(
+                    call.call_id, status="in_progress", approved_by=verdict.reason, cancellable=tool.cancellable or None
+                )
+            )
             return None
         cwd = str(self.session.sandbox.resolve(str(getattr(args, "cwd", None) or ".")))
         terminal = TerminalInfo(call.call_id, cwd)
         command = str(getattr(args, "command", "") or "")
         self.sink.emit(TerminalStarted(call.call_id, command, cwd, cancellable=tool.cancellable))
-        self.sink.emit(ToolCallPatch(
-            call.call_id, status="in_progress", content=(TerminalContent(call.call_id),),
-            approved_by=verdict.reason, terminal=terminal, cancellable=tool.cancellable or None,
-        ))
+        self.sink.emit(
+            ToolCallPatch(
+                call.call_id,
+                status="in_progress",
+                content=(TerminalContent(call.call_id),),
+                approved_by=verdict.reason,
+                terminal=terminal,
+                cancellable=tool.cancellable or None,
+            )
+        )
         return terminal
 
     async def _command_sandbox(self) -> SandboxChoice:
@@ -331,8 +366,10 @@ class ToolExecutor:
         choice = await anyio.to_thread.run_sync(choose_sandbox, self.services.sandbox_setting)
         if not choice.sandboxed and not self.session.told_unsandboxed:
             self.session.told_unsandboxed = True
-            self.sink.emit(Notice(
-                f"\n[commands run without an OS sandbox: {choice.reason}. Each command asks for "
-                f"approval, whatever the mode or rules; `tether doctor` shows the sandbox state]\n"
-            ))
+            self.sink.emit(
+                Notice(
+                    f"\n[commands run without an OS sandbox: {choice.reason}. Each command asks for "
+                    f"approval, whatever the mode or rules; `tether doctor` shows the sandbox state]\n"
+                )
+            )
         return choice

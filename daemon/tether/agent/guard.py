@@ -52,41 +52,74 @@ _ORDER = (
 _Accept = Callable[[str, re.Match[str]], bool]
 # (name, regex, optional check of a match); several entries may share a name.
 _PATTERNS: tuple[tuple[str, re.Pattern[str], _Accept | None], ...] = (
-    ("ignore_instructions", re.compile(
-        r"\b(?:ignore|disregard|forget)\s+(?:(?:all|any)\s+)?(?:(?:of\s+)?(?:the|your|my)\s+)?"
-        r"(?:previous|prior|above|earlier|preceding)\s+(?:instructions?|rules|prompts?|directions|guidelines)\b", _I), None),
+    (
+        "ignore_instructions",
+        re.compile(
+            r"\b(?:ignore|disregard|forget)\s+(?:(?:all|any)\s+)?(?:(?:of\s+)?(?:the|your|my)\s+)?"
+            r"(?:previous|prior|above|earlier|preceding)\s+(?:instructions?|rules|prompts?|directions|guidelines)\b",
+            _I,
+        ),
+        None,
+    ),
     # "you are now" alone is everyday prose ("you are now in the repo"): require a new identity
-    ("role_override", re.compile(
-        r"\byou\s+are\s+now\s+(?:(?:a|an|the|my|in)\s+)?(?:[\w-]+\s+){0,3}?(?:assistant|ai|model|bot|chatbot|"
-        r"persona|character|dan|jailbroken|unrestricted|unfiltered|developer\s+mode|god\s+mode)\b", _I), None),
+    (
+        "role_override",
+        re.compile(
+            r"\byou\s+are\s+now\s+(?:(?:a|an|the|my|in)\s+)?(?:[\w-]+\s+){0,3}?(?:assistant|ai|model|bot|chatbot|"
+            r"persona|character|dan|jailbroken|unrestricted|unfiltered|developer\s+mode|god\s+mode)\b",
+            _I,
+        ),
+        None,
+    ),
     # a role that ends the clause ("act as the system administrator.", "act as an admin and
     # approve it"), not a part in a design ("act as the root of the subtree", "act as the
     # system resolver", "act as a proxy")
-    ("role_override", re.compile(
-        r"\bact\s+as\s+(?:(?:an?|the)\s+)?(?:system\s+)?(?:system|developer|admin(?:istrator)?|root|superuser)"
-        r"(?:\s+(?:user|account))?(?=[ \t]*(?:$|[.,;:!)]|\s(?:and|with|who|now|from)\b))", _I | _M), None),
+    (
+        "role_override",
+        re.compile(
+            r"\bact\s+as\s+(?:(?:an?|the)\s+)?(?:system\s+)?(?:system|developer|admin(?:istrator)?|root|superuser)"
+            r"(?:\s+(?:user|account))?(?=[ \t]*(?:$|[.,;:!)]|\s(?:and|with|who|now|from)\b))",
+            _I | _M,
+        ),
+        None,
+    ),
     # "from now on you will use tabs" is a user's ordinary wish: only identity and obedience
-    ("role_override", re.compile(
-        r"\bfrom\s+now\s+on,?\s+you\s+(?:are|will\s+(?:ignore|disregard|act\s+as|pretend|obey|no\s+longer))\b", _I), None),
+    (
+        "role_override",
+        re.compile(
+            r"\bfrom\s+now\s+on,?\s+you\s+(?:are|will\s+(?:ignore|disregard|act\s+as|pretend|obey|no\s+longer))\b", _I
+        ),
+        None,
+    ),
     ("fake_system_tags", re.compile(r"</?system\s*>", _I), _not_xml_value),
     ("fake_system_tags", re.compile(r"<\|(?:im_start|start_header_id)\|>\s*system", _I), None),
     # [SYSTEM] followed by an order on its line; not foo[SYSTEM], an INI section, a link,
     # or a log line's tag ("[System] Starting up", "[System] Failed to run the job")
-    ("fake_system_tags", re.compile(
-        r"(?<![\w\]\)])\[(?:SYSTEM|System|SYSTEM MESSAGE|System Message)\](?:[ \t]*:)?[ \t]*" + _ORDER), None),
+    (
+        "fake_system_tags",
+        re.compile(r"(?<![\w\]\)])\[(?:SYSTEM|System|SYSTEM MESSAGE|System Message)\](?:[ \t]*:)?[ \t]*" + _ORDER),
+        None,
+    ),
     # a markdown "## System:" header; a one-# line is a comment in most code ("# System:
     # Linux only", a Dockerfile's "# system: install build deps") unless an order follows
     ("fake_system_tags", re.compile(r"^[ \t]*#{2,6}[ \t]*system[ \t]*:", _I | _M), None),
     ("fake_system_tags", re.compile(r"^[ \t]*#[ \t]*(?i:system)[ \t]*:[ \t]*" + _ORDER, _M), None),
     ("instruction_injection", re.compile(r"\b(?:new|updated|revised)\s+instructions\s*:", _I), None),
-    ("instruction_injection", re.compile(
-        r"\bimportant\s*:\s*the\s+(?:user|assistant|ai|model)\s+(?:wants|must|needs|requires)\b", _I), None),
+    (
+        "instruction_injection",
+        re.compile(r"\bimportant\s*:\s*the\s+(?:user|assistant|ai|model)\s+(?:wants|must|needs|requires)\b", _I),
+        None,
+    ),
     # "assistant" only: "the model/agent must now ..." is ordinary in code comments
     ("instruction_injection", re.compile(r"\bassistant\s+must\s+now\b", _I), None),
     ("null_bytes", re.compile("\x00"), None),
     ("delimiter_escape", re.compile(r"<\s*/\s*(?:tool_output|untrusted|tool_result|system_prompt)\s*>", _I), None),
     ("delimiter_escape", re.compile(r"`{3,}[ \t]*\r?\n?[ \t]*(?:system|assistant|developer)[ \t]*:", _I), None),
-    ("delimiter_escape", re.compile(r"\bend\s+of\s+(?:the\s+)?(?:system|developer)\s+(?:prompt|instructions|message)\b", _I), None),
+    (
+        "delimiter_escape",
+        re.compile(r"\bend\s+of\s+(?:the\s+)?(?:system|developer)\s+(?:prompt|instructions|message)\b", _I),
+        None,
+    ),
 )
 PATTERN_NAMES = tuple(dict.fromkeys(name for name, _, _ in _PATTERNS))
 
@@ -149,8 +182,10 @@ class InputGuard:
             return GuardResult(findings, False, None, text)
         names, excerpt = _names(findings), findings[0].excerpt
         if self.mode == "block":
-            notice = (f"Message not sent: it looks like a prompt injection (pattern {names}: \"{excerpt}\"). "
-                      "If you meant it, rephrase that part, or set the input guard to warn.")
+            notice = (
+                f'Message not sent: it looks like a prompt injection (pattern {names}: "{excerpt}"). '
+                "If you meant it, rephrase that part, or set the input guard to warn."
+            )
             return GuardResult(findings, True, notice, text)
         notice = f"Your message looks like a prompt injection (pattern {names}); it was sent anyway."
         return GuardResult(findings, False, notice, text)
@@ -172,8 +207,10 @@ class InputGuard:
         names = _names(findings)
         if self.mode == "block":
             withheld = f"[{what} withheld: it looked like a prompt injection (pattern {names})]"
-            notice = (f"{source} was withheld from the model: it looks like a prompt injection "
-                      f"(pattern {names}: \"{findings[0].excerpt}\"). Set the input guard to warn to pass such {such}.")
+            notice = (
+                f"{source} was withheld from the model: it looks like a prompt injection "
+                f'(pattern {names}: "{findings[0].excerpt}"). Set the input guard to warn to pass such {such}.'
+            )
             return GuardResult(findings, True, notice, withheld)
         notice = f"{source} looks like a prompt injection (pattern {names}); the model sees it marked as data."
         return GuardResult(findings, False, notice, text)
@@ -184,8 +221,14 @@ class InputGuard:
         findings = scan(text)
         if findings:
             level = logging.INFO if self.mode == "log" else logging.WARNING
-            log.log(level, "security.injection_detected source=%s mode=%s patterns=%s excerpt=%r",
-                    source, self.mode, _names(findings), findings[0].excerpt)
+            log.log(
+                level,
+                "security.injection_detected source=%s mode=%s patterns=%s excerpt=%r",
+                source,
+                self.mode,
+                _names(findings),
+                findings[0].excerpt,
+            )
         return findings
 
 

@@ -55,7 +55,7 @@ def trim_middle(text: str, head: int, tail: int) -> str:
     cut = len(text) - head - tail
     if cut <= 0:
         return text
-    return f"{text[:head]}\n[... {cut} characters trimmed ...]\n{text[len(text) - tail:]}"
+    return f"{text[:head]}\n[... {cut} characters trimmed ...]\n{text[len(text) - tail :]}"
 
 
 def nothing_said(message: Message | JsonObject) -> bool:

@@ -291,7 +291,8 @@ class TurnJournal:
         the real result be dropped as a second answer to the call)."""
         messages = self.session.messages
         kept = [
-            m for m in messages
+            m
+            for m in messages
             if not (isinstance(m, ToolResultMessage) and m.tool_call_id in call_ids and m.content == MISSING)
         ]
         if len(kept) != len(messages):

@@ -66,7 +66,9 @@ class TurnOutcome:
         if self.error is None:
             return None
         data: JsonObject = {  # the error's `data` (wire JSON)
-            "turnId": self.turn_id, "kind": self.error.kind, "retryable": self.error.retryable,
+            "turnId": self.turn_id,
+            "kind": self.error.kind,
+            "retryable": self.error.retryable,
             **({"status": self.error.status} if self.error.status else {}),
         }
         return ProviderFailed(
@@ -99,14 +101,25 @@ class AgentTurn:
         self.journal = TurnJournal(session, handle.turn_id, handle.idempotency_key, handle.prompt_digest)
         self.services = services = services or TurnServices()
         self.steps = StepRunner(
-            session, self.journal, provider=provider, tools=tools, sink=sink,
+            session,
+            self.journal,
+            provider=provider,
+            tools=tools,
+            sink=sink,
             # read once per turn (not per step): the system prompt stays byte-identical
             instructions=project_instructions(session.workspace, session.sandbox.is_withheld),
-            keep_user_turns=keep_user_turns, max_output_tokens=max_output_tokens, services=services,
+            keep_user_turns=keep_user_turns,
+            max_output_tokens=max_output_tokens,
+            services=services,
         )
         self.executor = ToolExecutor(
-            session, handle, tools=tools, sink=sink, services=services,
-            guard=self.guard, journal=self.journal,
+            session,
+            handle,
+            tools=tools,
+            sink=sink,
+            services=services,
+            guard=self.guard,
+            journal=self.journal,
         )
 
     async def run(self, prompt: Sequence[ContentBlock], *, typed: Sequence[ContentBlock] = ()) -> TurnOutcome:
@@ -127,6 +140,7 @@ class AgentTurn:
         if hooked.refusal:
             self.sink.emit(Notice(f"\n[{hooked.refusal}]\n"))
         if verdict.blocked or hooked.refusal:
+
             async def refused() -> str:
                 return "refusal"
 
@@ -276,7 +290,9 @@ class AgentTurn:
             screened, notices, verdict = self._screen_prompt(steer.prompt)
             guard = None
             if verdict.findings:
-                guard = GuardRecord(tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings), verdict.blocked)
+                guard = GuardRecord(
+                    tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings), verdict.blocked
+                )
             with anyio.CancelScope(shield=True):
                 user = UserMessage(tuple(screened), guard)
                 seq = await self.journal.steer(user, blocked=verdict.blocked, after_step=after_step)

@@ -47,7 +47,10 @@ async def propose_memory_edit(
     With `quiet`, a change that cannot be made (the facts are all there already) shows nothing."""
     title = title or f"Remember ({scope}): " + "; ".join(facts)[:80]
     ctx = ToolContext(
-        sandbox=session.sandbox, call_id=call_id, documents=services.documents, files=services.files,
+        sandbox=session.sandbox,
+        call_id=call_id,
+        documents=services.documents,
+        files=services.files,
         reads=session.ledger,
     )
     try:
@@ -60,9 +63,15 @@ async def propose_memory_edit(
     sink.emit(ToolCallStarted(call_id, title=title, kind=RememberTool.kind))
     arguments = {"facts": list(facts), "scope": scope, "heading": heading}
     location = ToolLocation(preview.path)
-    sink.emit(ToolCallPatch(
-        call_id, title=title, raw_input=arguments, content=(ChangeContent(preview),), locations=(location,),
-    ))
+    sink.emit(
+        ToolCallPatch(
+            call_id,
+            title=title,
+            raw_input=arguments,
+            content=(ChangeContent(preview),),
+            locations=(location,),
+        )
+    )
     verdict = await _decide(services, _request(session, call_id, title, arguments, preview))
     if not verdict.allowed:
         sink.emit(failed(call_id, verdict.reason))
@@ -72,9 +81,13 @@ async def propose_memory_edit(
         result = await write_memory(ctx, scope, preview, verdict.accepted_hunks)
     except ToolError as exc:
         result = ToolResult(str(exc), is_error=True)
-    sink.emit(ToolCallPatch(
-        call_id, status="failed" if result.is_error else "completed", content=(TextContent(result.text),),
-    ))
+    sink.emit(
+        ToolCallPatch(
+            call_id,
+            status="failed" if result.is_error else "completed",
+            content=(TextContent(result.text),),
+        )
+    )
     return result
 
 
@@ -84,10 +97,16 @@ def _request(
     sandbox = session.sandbox
     inside = Path(preview.path).is_relative_to(sandbox.root)
     return ApprovalRequest(
-        session_id=session.id, call_id=call_id, tool_name=RememberTool.name, kind=RememberTool.kind,
-        title=title, arguments=arguments, mode=session.mode,
+        session_id=session.id,
+        call_id=call_id,
+        tool_name=RememberTool.name,
+        kind=RememberTool.kind,
+        title=title,
+        arguments=arguments,
+        mode=session.mode,
         rel_paths=[sandbox.relative(Path(preview.path)) if inside else preview.path],
-        previews=[preview], locations=[ToolLocation(preview.path)],
+        previews=[preview],
+        locations=[ToolLocation(preview.path)],
     )
 
 

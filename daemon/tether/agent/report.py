@@ -59,13 +59,23 @@ class StepReport:
     def typed(self) -> wire.StepReport:
         calls = [
             ToolCallReport(
-                t.call_id, t.tool_name, t.arguments, t.result_size_bytes, round(t.latency_ms, 3), t.error or None,
+                t.call_id,
+                t.tool_name,
+                t.arguments,
+                t.result_size_bytes,
+                round(t.latency_ms, 3),
+                t.error or None,
                 t.approved_by,
             )
             for t in self.tools
         ]
         return wire.StepReport(
-            self.index, self.llm_latency_ms, self.first_token_ms, self.usage.typed(), self.finish_reason, calls,
+            self.index,
+            self.llm_latency_ms,
+            self.first_token_ms,
+            self.usage.typed(),
+            self.finish_reason,
+            calls,
             self.tool_total_ms,
         )
 
@@ -89,9 +99,7 @@ class RunReportBuilder:
                 index=state.index,
                 llm_latency_ms=round((state.llm_done - state.started) * 1000, 3),
                 first_token_ms=round((first - state.started) * 1000, 3) if first is not None else None,
-                usage=StepUsage(
-                    state.input_tokens, state.output_tokens, state.cached_tokens, state.cache_write_tokens
-                ),
+                usage=StepUsage(state.input_tokens, state.output_tokens, state.cached_tokens, state.cache_write_tokens),
                 finish_reason=state.finish_reason,
                 tools=list(tools),
                 tool_total_ms=round(tool_ms, 3),

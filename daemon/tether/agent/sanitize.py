@@ -160,8 +160,18 @@ class StreamSanitizer:
     def __init__(self) -> None:
         self._garbled = _Tags(
             _garbled,
-            ("<tool_", "</tool_", "<function", "</function", "<parameter", "</parameter",
-             "<minimax:", "</minimax:", "<|tool", "<｜tool"),
+            (
+                "<tool_",
+                "</tool_",
+                "<function",
+                "</function",
+                "<parameter",
+                "</parameter",
+                "<minimax:",
+                "</minimax:",
+                "<|tool",
+                "<｜tool",
+            ),
             ("</tool_", "</function", "</parameter", "</minimax:", "<|tool", "<｜tool"),
         )
         self._downgraded = Markers(("[tool call:", "[tool result", "[historical context:"))

@@ -246,9 +246,23 @@ class SubagentChanged:
 
 
 TurnEvent = (
-    ToolCallStarted | ToolCallPatch | TerminalStarted | TerminalOutput | TerminalExited | PlanUpdated | UsageUpdated
-    | TitleChanged | Notice | ContextCompacted | StepStarted | TurnEnded | MemoryRecalled
-    | PromptInserted | PromptSteered | TurnStateChanged | SubagentChanged
+    ToolCallStarted
+    | ToolCallPatch
+    | TerminalStarted
+    | TerminalOutput
+    | TerminalExited
+    | PlanUpdated
+    | UsageUpdated
+    | TitleChanged
+    | Notice
+    | ContextCompacted
+    | StepStarted
+    | TurnEnded
+    | MemoryRecalled
+    | PromptInserted
+    | PromptSteered
+    | TurnStateChanged
+    | SubagentChanged
 )
 
 

@@ -106,7 +106,9 @@ class StepState:
             thinking_blocks=tuple(self.thinking_blocks),
             tool_calls=tuple(
                 ToolCall(
-                    c.call_id, c.name, c.arguments if c.arguments is not None else {},
+                    c.call_id,
+                    c.name,
+                    c.arguments if c.arguments is not None else {},
                     raw_arguments="".join(c.arg_parts) if c.parse_error else None,
                 )
                 for c in self.finish_calls()

@@ -169,7 +169,9 @@ class StepRunner:
             reasoning=self.reasoning,
         )
 
-    async def _consume(self, state: StepState, stream: AsyncIterator[ProviderEvent], sanitizer: StreamSanitizer) -> None:
+    async def _consume(
+        self, state: StepState, stream: AsyncIterator[ProviderEvent], sanitizer: StreamSanitizer
+    ) -> None:
         """The hot loop: every event of the step's stream."""
         sink, text_parts, feed = self.sink, state.text_parts, sanitizer.feed
         clock = time.perf_counter
@@ -228,10 +230,14 @@ class StepRunner:
         if tool is None or call.arguments is None:
             return
         locations = known_locations(tool, call.arguments, self.session)
-        self.sink.emit(ToolCallPatch(
-            call.call_id, title=safe_title(tool, call.arguments), raw_input=call.arguments,
-            locations=locations or None,
-        ))
+        self.sink.emit(
+            ToolCallPatch(
+                call.call_id,
+                title=safe_title(tool, call.arguments),
+                raw_input=call.arguments,
+                locations=locations or None,
+            )
+        )
 
     async def _recall_once(self) -> None:
         """Retrieved memory (agent/memory.py), at the turn's first step; the user sees what
@@ -250,8 +256,9 @@ class StepRunner:
             return
         if found.hits:
             self._prompt, self._memory_block = prompt, found.block
-            shown = tuple(RecalledMessage(m.session_id, m.session_title, m.message_seq, m.role, m.snippet)
-                          for m in found.hits)
+            shown = tuple(
+                RecalledMessage(m.session_id, m.session_title, m.message_seq, m.role, m.snippet) for m in found.hits
+            )
             self.sink.emit(MemoryRecalled(shown, found.tokens))
 
     # ---- compaction ----------------------------------------------------------------
@@ -283,8 +290,13 @@ class StepRunner:
             from .memory_edit import propose_memory_edit  # (the remember tool's module: on a flush only)
 
             await propose_memory_edit(
-                session, self.services, self.sink, call_id=f"memory-flush-{self.journal.turn_id}-{self._flushes}",
-                facts=stated, title="Keep the preferences you stated in .tether/MEMORY.md", quiet=True,
+                session,
+                self.services,
+                self.sink,
+                call_id=f"memory-flush-{self.journal.turn_id}-{self._flushes}",
+                facts=stated,
+                title="Keep the preferences you stated in .tether/MEMORY.md",
+                quiet=True,
             )
 
 

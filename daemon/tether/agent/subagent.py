@@ -82,9 +82,16 @@ class SubAgents:
             own.emit(TurnStateChanged("running"))
         steps = min(args.max_steps, self.limits.max_steps)
         turn = AgentTurn(
-            child, handle, provider=provider, tools=self._child_tools(args.writes), sink=sink, max_steps=steps,
-            max_output_tokens=self.limits.max_output_tokens, keep_user_turns=self.limits.keep_user_turns,
-            guard_mode=self.limits.guard_mode, services=self._child_services(call_id),
+            child,
+            handle,
+            provider=provider,
+            tools=self._child_tools(args.writes),
+            sink=sink,
+            max_steps=steps,
+            max_output_tokens=self.limits.max_output_tokens,
+            keep_user_turns=self.limits.keep_user_turns,
+            guard_mode=self.limits.guard_mode,
+            services=self._child_services(call_id),
         )
         self.handle.children.append(handle)
         if self.handle.cancel_requested:
@@ -122,7 +129,11 @@ class SubAgents:
         memory or ask-first (the task is the parent model's, not the user's words)."""
         asker = ChildAsker(self.services.asker, self.session.id, call_id)
         return dataclasses.replace(
-            self.services, asker=asker, memory_tokens=0, ask_first=False, terminal_output_meta=False,
+            self.services,
+            asker=asker,
+            memory_tokens=0,
+            ask_first=False,
+            terminal_output_meta=False,
         )
 
 
@@ -136,8 +147,14 @@ class ChildSession(AgentSession):
     def __init__(self, parent: AgentSession, writes: bool, child_id: str, *, title: str) -> None:
         self.parent, self.writes = parent, writes
         super().__init__(
-            child_id, parent.workspace, parent.store, parent.sandbox, self.mode,
-            title=title, model=parent.model, reasoning=parent.reasoning,
+            child_id,
+            parent.workspace,
+            parent.store,
+            parent.sandbox,
+            self.mode,
+            title=title,
+            model=parent.model,
+            reasoning=parent.reasoning,
         )
         self.calls = parent.calls  # its calls show under the parent's session: stopped from there
 

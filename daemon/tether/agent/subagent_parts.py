@@ -64,12 +64,16 @@ class ChildSink:
         if self.own is not None:
             self.own.emit(event)
         if isinstance(event, ToolCallStarted):
-            self.parent.emit(dataclasses.replace(event, call_id=self.nested(event.call_id), parent_call_id=self.call_id))
+            self.parent.emit(
+                dataclasses.replace(event, call_id=self.nested(event.call_id), parent_call_id=self.call_id)
+            )
             self._fold()
             line = self._calls[event.call_id] = ["• ", event.title, ""]
             self._lines.append(line)
         elif isinstance(event, ToolCallPatch):
-            self.parent.emit(dataclasses.replace(event, call_id=self.nested(event.call_id), parent_call_id=self.call_id))
+            self.parent.emit(
+                dataclasses.replace(event, call_id=self.nested(event.call_id), parent_call_id=self.call_id)
+            )
             self._call_changed(event)
         elif isinstance(event, Notice):
             self._fold()
@@ -159,7 +163,11 @@ class ChildAsker:
         if self.inner is None:
             return AskerAnswer("unavailable", detail="no way to ask the user was configured")
         shown = dataclasses.replace(
-            request, session_id=self.session_id, call_id=f"{self.call_id}/{request.call_id}",
-            parent_call_id=self.call_id, child_session_id=request.session_id, child_call_id=request.call_id,
+            request,
+            session_id=self.session_id,
+            call_id=f"{self.call_id}/{request.call_id}",
+            parent_call_id=self.call_id,
+            child_session_id=request.session_id,
+            child_call_id=request.call_id,
         )
         return await self.inner.ask(shown, reason)

@@ -203,12 +203,50 @@ class _Found:
 
 # Programs whose first argument is a subcommand that changes what they do; for anything
 # else the program alone is the prefix (`echo testing` -> `echo`).
-SUBCOMMAND_PROGRAMS = frozenset({
-    "git", "npm", "pnpm", "yarn", "bun", "deno", "npx", "cargo", "go", "docker", "podman",
-    "kubectl", "helm", "pip", "pip3", "poetry", "uv", "pdm", "hatch", "make", "just", "gradle",
-    "mvn", "dotnet", "rustup", "gh", "terraform", "brew", "apt", "apt-get", "conda", "mix",
-    "bundle", "rake", "composer", "swift", "zig", "nix", "tox", "nox",
-})
+SUBCOMMAND_PROGRAMS = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "deno",
+        "npx",
+        "cargo",
+        "go",
+        "docker",
+        "podman",
+        "kubectl",
+        "helm",
+        "pip",
+        "pip3",
+        "poetry",
+        "uv",
+        "pdm",
+        "hatch",
+        "make",
+        "just",
+        "gradle",
+        "mvn",
+        "dotnet",
+        "rustup",
+        "gh",
+        "terraform",
+        "brew",
+        "apt",
+        "apt-get",
+        "conda",
+        "mix",
+        "bundle",
+        "rake",
+        "composer",
+        "swift",
+        "zig",
+        "nix",
+        "tox",
+        "nox",
+    }
+)
 
 
 def command_prefix(words: tuple[str, ...] | list[str]) -> str:

@@ -77,13 +77,17 @@ def _inside(directory: Word, source: Word) -> Word:
     """The file `source` becomes in `directory` (a word only as literal as both)."""
     name = posixpath.basename((source.value or "").rstrip("/")) or "?"
     joined = posixpath.join(directory.value or "", name)
-    return Word(f"{directory.source}/{name}", joined if directory.value is not None and source.value is not None
-                else None, directory.literal and source.literal, directory.glob or source.glob)
+    return Word(
+        f"{directory.source}/{name}",
+        joined if directory.value is not None and source.value is not None else None,
+        directory.literal and source.literal,
+        directory.glob or source.glob,
+    )
 
 
 def _unzip(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.parts.append(CommandPart(tuple(words)))
-    if (why := unseen_tree_or_archive(program, words)):
+    if why := unseen_tree_or_archive(program, words):
         found.not_simple(why)
 
 
@@ -107,8 +111,9 @@ def unseen_tree_or_archive(program: str, words: list[Word]) -> str:
     for v in values:
         if v == "--":
             break
-        if v.split("=", 1)[0] in _RECURSIVE_LONG or (v.startswith("-") and not v.startswith("--")
-                                                      and any(c in v[1:] for c in short)):
+        if v.split("=", 1)[0] in _RECURSIVE_LONG or (
+            v.startswith("-") and not v.startswith("--") and any(c in v[1:] for c in short)
+        ):
             return f"`{program}` copying a tree writes the names inside it, which the command does not show"
     return ""
 

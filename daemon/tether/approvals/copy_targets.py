@@ -21,16 +21,19 @@ _TAR_VALUED = "bCfFgHIKLNTVX"
 _TAR_WRITING = frozenset({"c", "r", "u", "A"})  # create, append, update, concatenate
 _TAR_WRITING_LONG = ("--create", "--append", "--update", "--concatenate", "--catenate")
 # rsync's options written with their value as the next word (`--exclude x`)
-_RSYNC_VALUED = frozenset("""
+_RSYNC_VALUED = frozenset(
+    """
 -f -T --filter --exclude --include --exclude-from --include-from --files-from --suffix --backup-dir
 --partial-dir --temp-dir --chmod --chown --timeout --contimeout --max-size --min-size --bwlimit --port
 --compare-dest --copy-dest --link-dest --out-format --info --debug --usermap --groupmap --iconv
 --modify-window --max-delete --outbuf --log-file --write-batch --only-write-batch --read-batch
-""".split())
+""".split()
+)
 _SCP_VALUED = "cFiJloPSX"
 # zip's options written with their value as the next word
-_ZIP_VALUED = frozenset({"-b", "--temp-path", "-t", "-tt", "-n", "-s", "--split-size", "-O", "--out",
-                         "-x", "--exclude", "-i", "--include"})
+_ZIP_VALUED = frozenset(
+    {"-b", "--temp-path", "-t", "-tt", "-n", "-s", "--split-size", "-O", "--out", "-x", "--exclude", "-i", "--include"}
+)
 
 
 def written_file(program: str, words: list[Word]) -> Word | None:

@@ -32,8 +32,9 @@ _LONG: dict[str, dict[str, str]] = {
 # short letters a program treats as the same
 _SAME: dict[str, dict[str, str]] = {"rm": {"R": "r"}, "cp": {"R": "r"}}
 # git's global options before the subcommand that take a value
-_GIT_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env",
-                        "--attr-source"})
+_GIT_VALUE = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--attr-source"}
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,8 +110,13 @@ class ApprovalGate:
             return decided
         request.network_granted = parsed is not None and self._net.full(parsed)
         request.always = always_scope(
-            request.kind, request.tool_name, request.command, parsed, request.rel_paths,
-            sandboxed=request.sandboxed, network=request.network_granted,
+            request.kind,
+            request.tool_name,
+            request.command,
+            parsed,
+            request.rel_paths,
+            sandboxed=request.sandboxed,
+            network=request.network_granted,
             # the proxy runs only under bubblewrap; Landlock falls back to no network
             proxied=self._net.proxy and request.sandbox_backend == "bwrap" and not request.network_granted,
             git_writable=request.sandbox_backend not in ("", "bwrap"),
@@ -194,24 +199,37 @@ class ApprovalGate:
             # a part that may be denied is never approved by an allow rule either
             allowed, beyond = self._allow_within_network(request, rules, parsed) if hit is None else (None, "")
             # rules cover every part, yet the command writes or runs more than it shows
-            unsafe = (parsed.not_plain[0] if parsed.not_plain else
-                      unapprovable_write(parsed.writes, self._workspace, request.cwd or ".")) if allowed else ""
+            unsafe = (
+                (
+                    parsed.not_plain[0]
+                    if parsed.not_plain
+                    else unapprovable_write(parsed.writes, self._workspace, request.cwd or ".")
+                )
+                if allowed
+                else ""
+            )
         elif request.kind in FILE_KINDS:
             allowed = match_paths(rules, request.kind, request.rel_paths, "allow")
         else:
             allowed = None
         if allowed and not unsafe:
             # a rule's command runs unasked too: what it does to autoruns is put back
-            return Verdict(True, "allowed by " + ", ".join(r.describe() for r in allowed),
-                           guard_autoruns=parsed is not None)
+            return Verdict(
+                True, "allowed by " + ", ".join(r.describe() for r in allowed), guard_autoruns=parsed is not None
+            )
         if request.mode == "read-only":
             return f"mode read-only asks before {_action(request)} (in a read-only sandbox: nothing in the workspace can change)"
         request.reviewable = not unseen and not autorun  # only the user may let an autorun change
         if unsafe:
             return f"no allow rule may approve {_action(request)}: {unsafe}"
         # what keeps a rule from approving it, so the user sees what runs beyond the words
-        why = unseen or sandbox_why or autorun or beyond or (
-            parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
+        why = (
+            unseen
+            or sandbox_why
+            or autorun
+            or beyond
+            or (parsed.not_plain[0] if parsed is not None and parsed.not_plain else "")
+        )
         return f"mode {request.mode} asks before {_action(request)}{f' ({why})' if why else ''}"
 
     def _allow_within_network(
@@ -228,10 +246,14 @@ class ApprovalGate:
         if not by_words:
             return None, ""
         short = next(r for r in by_words if not reach.within(r.network))
-        return None, (f"{short.describe()} was granted {short.network.words()}, and this command would now run "
-                      f"{reach.words()} (your network settings)")
+        return None, (
+            f"{short.describe()} was granted {short.network.words()}, and this command would now run "
+            f"{reach.words()} (your network settings)"
+        )
 
-    def _why_asked_in_sandbox(self, request: ApprovalRequest, parsed: ParsedCommand | None, hit: DenyHit | None) -> str | None:
+    def _why_asked_in_sandbox(
+        self, request: ApprovalRequest, parsed: ParsedCommand | None, hit: DenyHit | None
+    ) -> str | None:
         """Why sandbox-aware asking does not run this call unasked ("" when it does; None:
         it does not apply: not a command, not auto-edit, or the setting is off)."""
         if not (self._sandbox_auto_allow and request.mode == "auto-edit" and parsed is not None):
@@ -243,7 +265,8 @@ class ApprovalGate:
         from .sandboxed_asking import why_asked_in_sandbox  # with the command analysis
 
         return why_asked_in_sandbox(
-            parsed, self._net.full(parsed), self._workspace, request.cwd or ".", request.sandbox_backend)
+            parsed, self._net.full(parsed), self._workspace, request.cwd or ".", request.sandbox_backend
+        )
 
     async def _from_answer(
         self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None
@@ -289,12 +312,13 @@ class ApprovalGate:
             asked=True,
         )
 
-
     def _decided_for_user(self, request: ApprovalRequest, answer: AskerAnswer, parsed: ParsedCommand | None) -> Verdict:
         """A `permission_request` hook or the reviewer answered; only a reviewable call may be
         allowed that way (anything else allowed so is refused: fail closed)."""
         if answer.option == "allow_once" and request.reviewable:
-            verdict = Verdict(True, f"allowed by {answer.decided_by}: {answer.detail}", guard_autoruns=parsed is not None)
+            verdict = Verdict(
+                True, f"allowed by {answer.decided_by}: {answer.detail}", guard_autoruns=parsed is not None
+            )
             verdict.network = parsed is not None and self._net.full(parsed)
             return verdict
         if answer.option == "allow_once":
@@ -311,8 +335,11 @@ def _mcp_verdict(request: ApprovalRequest, rules: list[Rule]) -> Verdict | str:
     if request.hook_decision == "deny":
         return Verdict(False, request.hook_reason)
     if request.mode == "read-only":
-        return Verdict(False, f"not allowed in read-only mode: {_action(request)} needs the user to switch the "
-                              f"session to ask, auto-edit or full-auto")
+        return Verdict(
+            False,
+            f"not allowed in read-only mode: {_action(request)} needs the user to switch the "
+            f"session to ask, auto-edit or full-auto",
+        )
     if request.hook_decision == "ask":
         return request.hook_reason
     if request.mode == "full-auto":

@@ -22,7 +22,8 @@ UNKNOWN_EFFECT = frozenset({"svn", "subtree", "p4", "cvsexportcommit", "lfs", "a
 
 # git's own subcommands (`git --list-cmds=main`, and a few a distribution adds): any other
 # word is an alias or a `git-<word>` program, which may run anything, a push included
-_SUBCOMMANDS = frozenset("""
+_SUBCOMMANDS = frozenset(
+    """
 add add--interactive am annotate apply archimport archive backfill bisect bisect--helper blame
 branch bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout
 checkout--worker checkout-index cherry cherry-pick citool clean clone column commit commit-graph
@@ -43,7 +44,8 @@ show-ref sparse-checkout stage stash status stripspace submodule submodule--help
 switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info
 upload-archive upload-archive--writer upload-pack var verify-commit verify-pack verify-tag version
 web--browse whatchanged worktree write-tree
-""".split())
+""".split()
+)
 
 
 def as_deny_rules_see(subcommand: str) -> str:
@@ -58,20 +60,49 @@ def as_deny_rules_see(subcommand: str) -> str:
 
 
 # global options (before the subcommand) whose value is the next word
-_GLOBAL_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-                           "--config-env", "--attr-source"})
+_GLOBAL_VALUE = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--attr-source"}
+)
 # global options that change nothing a command runs
-_GLOBAL_SAFE = frozenset({"-C", "-P", "-p", "--no-pager", "--paginate", "--no-replace-objects", "--bare",
-                          "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
-                          "--no-optional-locks", "--no-advice", "--work-tree", "--namespace", "--version",
-                          "--help", "--html-path", "--man-path", "--info-path", "--exec-path"})
+_GLOBAL_SAFE = frozenset(
+    {
+        "-C",
+        "-P",
+        "-p",
+        "--no-pager",
+        "--paginate",
+        "--no-replace-objects",
+        "--bare",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-optional-locks",
+        "--no-advice",
+        "--work-tree",
+        "--namespace",
+        "--version",
+        "--help",
+        "--html-path",
+        "--man-path",
+        "--info-path",
+        "--exec-path",
+    }
+)
 # subcommands whose work is running a program (a merge tool, a test per commit, a command
 # per submodule, a browser, sendmail)
 _RUNNERS = {
-    "difftool": "runs a diff tool", "mergetool": "runs a merge tool", "filter-branch": "runs filter commands",
-    "instaweb": "runs a web server", "web--browse": "runs a browser", "send-email": "runs sendmail",
-    "credential": "runs credential helpers", "maintenance": "schedules and runs jobs",
-    "daemon": "serves repositories", "shell": "runs commands", "upload-pack": "is the server side",
+    "difftool": "runs a diff tool",
+    "mergetool": "runs a merge tool",
+    "filter-branch": "runs filter commands",
+    "instaweb": "runs a web server",
+    "web--browse": "runs a browser",
+    "send-email": "runs sendmail",
+    "credential": "runs credential helpers",
+    "maintenance": "schedules and runs jobs",
+    "daemon": "serves repositories",
+    "shell": "runs commands",
+    "upload-pack": "is the server side",
     "receive-pack": "runs hooks",
 }
 # per subcommand: options whose value is a command git runs (read as a script), and short
@@ -88,17 +119,45 @@ _COMMAND_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
     "grep": (("--open-files-in-pager",), "O"),
     "fetch-pack": (("--upload-pack", "--exec"), ""),
     "difftool": (("--extcmd",), "x"),
-    "filter-branch": (("--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter",
-                       "--parent-filter", "--tag-name-filter"), ""),
+    "filter-branch": (
+        (
+            "--tree-filter",
+            "--index-filter",
+            "--msg-filter",
+            "--env-filter",
+            "--commit-filter",
+            "--parent-filter",
+            "--tag-name-filter",
+        ),
+        "",
+    ),
     "send-email": (("--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"), ""),
 }
 # options that make git run a program named elsewhere (configuration, a template's hooks)
-_RUNS_PROGRAM = ("--ext-diff", "--textconv", "--template", "--config", "--tool", "--extcmd",
-                 "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--upload-pack", "--receive-pack",
-                 "--exec", "--open-files-in-pager", "--separate-git-dir", "--web", "--info", "--man")
+_RUNS_PROGRAM = (
+    "--ext-diff",
+    "--textconv",
+    "--template",
+    "--config",
+    "--tool",
+    "--extcmd",
+    "--sendmail-cmd",
+    "--to-cmd",
+    "--cc-cmd",
+    "--header-cmd",
+    "--upload-pack",
+    "--receive-pack",
+    "--exec",
+    "--open-files-in-pager",
+    "--separate-git-dir",
+    "--web",
+    "--info",
+    "--man",
+)
 # per subcommand: options whose value is a file (or folder) git writes
 _WRITE_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
-    "archive": (("--output",), "o"), "format-patch": (("--output-directory",), "o"),
+    "archive": (("--output",), "o"),
+    "format-patch": (("--output-directory",), "o"),
     **{name: (("--output",), "") for name in ("diff", "log", "show", "diff-tree", "diff-index", "diff-files")},
 }
 # per subcommand: short options that make git run a program (`clone -c` sets configuration,
@@ -106,7 +165,8 @@ _WRITE_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
 _RUNS_SHORT = {"clone": "c", "help": "wim"}
 # long options known to do only what the command shows (exact spellings: an abbreviation
 # is unknown, so asked; git takes any unique prefix of a long option)
-_KNOWN_LONG = frozenset("""
+_KNOWN_LONG = frozenset(
+    """
 --oneline --stat --shortstat --numstat --name-only --name-status --cached --staged --graph --all
 --decorate --no-decorate --abbrev-commit --abbrev --max-count --since --until --after --before --author
 --committer --grep --porcelain --short --long --branch --patch --no-patch --color --no-color --word-diff
@@ -141,7 +201,8 @@ _KNOWN_LONG = frozenset("""
 --rebase --no-rebase --include --exclude --recursive --filter --sparse --mirror --bare --single-branch
 --no-single-branch --origin --shared --initial-branch --object-format --type --batch --batch-check
 --batch-all-objects --follow-symlinks --exists
-""".split())
+""".split()
+)
 
 
 def git(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
@@ -155,7 +216,9 @@ def git(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     name = sub.value
     rest = words[at + 1 :]
     if name in _RUNNERS or as_deny_rules_see(name) == "?":
-        what = "runs programs of its own" if name in _SUBCOMMANDS else "is an alias or a program that is not part of git"
+        what = (
+            "runs programs of its own" if name in _SUBCOMMANDS else "is an alias or a program that is not part of git"
+        )
         found.cannot_see(f"`git {name}` {_RUNNERS.get(name, what)}")
     if name == "config":
         _config(found, rest)
@@ -186,7 +249,9 @@ def _global_options(found: PartFinder, words: list[Word]) -> int | None:
         elif name == "--exec-path" and "=" in value:
             found.cannot_see(f"git subcommands taken from another directory (`{brief(w.source)}`)")
         elif name == "--git-dir":
-            found.not_simple(f"a git directory named on the command line (its configuration runs commands: `{brief(w.source)}`)")
+            found.not_simple(
+                f"a git directory named on the command line (its configuration runs commands: `{brief(w.source)}`)"
+            )
         elif name not in _GLOBAL_SAFE:
             found.not_simple(f"git option `{brief(w.source)}` is not known to be safe")
         i += 2 if value in _GLOBAL_VALUE else 1
@@ -194,8 +259,21 @@ def _global_options(found: PartFinder, words: list[Word]) -> int | None:
 
 
 def _config(found: PartFinder, rest: list[Word]) -> None:
-    reading = {"--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list", "--show-origin",
-               "--show-scope", "--name-only", "--get-urlmatch", "--get-color", "--get-colorbool"}
+    reading = {
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--list",
+        "-l",
+        "get",
+        "list",
+        "--show-origin",
+        "--show-scope",
+        "--name-only",
+        "--get-urlmatch",
+        "--get-color",
+        "--get-colorbool",
+    }
     if not any(w.value in reading for w in rest):
         found.not_simple("`git config` changes what later git commands run")
 

@@ -55,11 +55,18 @@ def is_input(word: Word) -> bool:
 # ---- interpreters given code inline ----------------------------------------------------
 
 INLINE_FLAGS: dict[str, frozenset[str]] = {
-    "node": frozenset({"-e", "--eval", "-p", "--print"}), "nodejs": frozenset({"-e", "--eval", "-p", "--print"}),
-    "bun": frozenset({"-e", "--eval", "-p", "--print"}), "perl": frozenset({"-e", "-E"}),
-    "ruby": frozenset({"-e"}), "php": frozenset({"-r"}), "lua": frozenset({"-e"}), "luajit": frozenset({"-e"}),
-    "Rscript": frozenset({"-e"}), "osascript": frozenset({"-e"}),
-    "pwsh": frozenset({"-c", "-command", "-Command"}), "powershell": frozenset({"-c", "-command", "-Command"}),
+    "node": frozenset({"-e", "--eval", "-p", "--print"}),
+    "nodejs": frozenset({"-e", "--eval", "-p", "--print"}),
+    "bun": frozenset({"-e", "--eval", "-p", "--print"}),
+    "perl": frozenset({"-e", "-E"}),
+    "ruby": frozenset({"-e"}),
+    "php": frozenset({"-r"}),
+    "lua": frozenset({"-e"}),
+    "luajit": frozenset({"-e"}),
+    "Rscript": frozenset({"-e"}),
+    "osascript": frozenset({"-e"}),
+    "pwsh": frozenset({"-c", "-command", "-Command"}),
+    "powershell": frozenset({"-c", "-command", "-Command"}),
 }
 PYTHON = re.compile(r"(python|pypy)[0-9.]*$")
 AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
@@ -87,8 +94,26 @@ def interpreter(found: PartFinder, program: str, words: list[Word], depth: int) 
 
 def awk(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
     found.parts.append(CommandPart(tuple(words)))
-    at = skip_options(words, 1, frozenset({"-F", "-v", "-f", "--file", "--assign", "--field-separator",
-                                             "-E", "--exec", "-i", "--include", "-e", "--source"}))
+    at = skip_options(
+        words,
+        1,
+        frozenset(
+            {
+                "-F",
+                "-v",
+                "-f",
+                "--file",
+                "--assign",
+                "--field-separator",
+                "-E",
+                "--exec",
+                "-i",
+                "--include",
+                "-e",
+                "--source",
+            }
+        ),
+    )
     options = words[1:at]
     from_options = False  # the program is given by `-f`/`-e` (not as the first operand)
     for i in range(len(options)):
@@ -215,7 +240,7 @@ def _sed_option(w: Word, value: str, following: Word | None) -> tuple[Word | Non
 
 
 def _sed_effect(script: str) -> str:
-    """"runs" when a sed script may use `e` or `s///e` (over-approximates on anything odd),
+    """ "runs" when a sed script may use `e` or `s///e` (over-approximates on anything odd),
     "writes" when it may write a file (`w`, `W`, `s///w`), else ""."""
     i, n = 0, len(script)
     writes = False
@@ -279,7 +304,7 @@ def _sed_substitution_end(script: str, i: int, cmd: str) -> int | None:
     while flags_end < n and script[flags_end] not in ";\n}":
         flags_end += 1
     flags = script[j:flags_end]
-    if cmd == "s" and ("e" in flags or ("w" in flags and "e" in flags[flags.index("w"):])):
+    if cmd == "s" and ("e" in flags or ("w" in flags and "e" in flags[flags.index("w") :])):
         return None
     return flags_end
 
@@ -344,5 +369,20 @@ def python(found: PartFinder, program: str, words: list[Word], depth: int) -> No
 
 
 # python modules that run code given as an argument or read from input
-_CODE_MODULES = frozenset({"timeit", "cProfile", "profile", "trace", "pdb", "code", "runpy", "doctest",
-                           "IPython", "idlelib", "asyncio", "ptpython", "bpython"})
+_CODE_MODULES = frozenset(
+    {
+        "timeit",
+        "cProfile",
+        "profile",
+        "trace",
+        "pdb",
+        "code",
+        "runpy",
+        "doctest",
+        "IPython",
+        "idlelib",
+        "asyncio",
+        "ptpython",
+        "bpython",
+    }
+)

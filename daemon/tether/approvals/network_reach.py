@@ -56,8 +56,13 @@ ON = NetworkReach("on")
 class CommandNetwork:
     """The network settings: which commands get the network, and which the proxy to which domains."""
 
-    def __init__(self, network_commands: tuple[str, ...], network_all: bool, network_proxy: bool,
-                 allowed_domains: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        network_commands: tuple[str, ...],
+        network_all: bool,
+        network_proxy: bool,
+        allowed_domains: tuple[str, ...],
+    ) -> None:
         # list entries give the network; table entries ("prefix -> domains") the proxy
         self._network_commands = tuple(entry for entry in network_commands if " -> " not in entry)
         self._proxy_commands = [entry.partition(" -> ")[::2] for entry in network_commands if " -> " in entry]
@@ -72,8 +77,10 @@ class CommandNetwork:
         if self._all:
             return True
         own = parsed.own_parts
-        return parsed.plain and bool(own) and all(
-            any(words_start_with(part.texts, prefix) for prefix in self._network_commands) for part in own
+        return (
+            parsed.plain
+            and bool(own)
+            and all(any(words_start_with(part.texts, prefix) for prefix in self._network_commands) for part in own)
         )
 
     def domains(self, command: str) -> tuple[str, ...]:

@@ -120,9 +120,7 @@ def allow_for_parts(rules: list[Rule], parsed: ParsedCommand) -> list[Rule] | No
         return None
     used: list[Rule] = []
     for part in own:
-        rule = next(
-            (r for r in rules if r.decision == "allow" and r.covers_command_part(part.texts)), None
-        )
+        rule = next((r for r in rules if r.decision == "allow" and r.covers_command_part(part.texts)), None)
         if rule is None:
             return None
         if rule not in used:
@@ -146,7 +144,9 @@ def match_paths(rules: list[Rule], kind: str, rel_paths: list[str], decision: st
     return used if (decision == "allow" and used) else None
 
 
-def patterns_for_always(kind: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str]) -> list[str]:
+def patterns_for_always(
+    kind: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str]
+) -> list[str]:
     """The patterns an "always" answer stores: command prefixes, or directory globs."""
     if kind == "execute" and parsed is not None:
         from .commands import command_prefix
@@ -164,6 +164,7 @@ def builtin_rules(deny_commands: tuple[str, ...] = ()) -> list[Rule]:
     rules = [Rule("execute", p, "deny", source="built-in") for p in BUILTIN_DENY_COMMANDS]
     rules += [Rule(kind, ".git/**", "deny", source="built-in") for kind in sorted(FILE_KINDS)]
     # a `deny_commands` entry naming MCP tools (`mcp__github__*`) is a deny rule for them
-    rules += [Rule(MCP_KIND if p.startswith(MCP_PREFIX) else "execute", p, "deny", source="config")
-              for p in deny_commands]
+    rules += [
+        Rule(MCP_KIND if p.startswith(MCP_PREFIX) else "execute", p, "deny", source="config") for p in deny_commands
+    ]
     return rules

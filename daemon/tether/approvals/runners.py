@@ -122,9 +122,14 @@ def _command(found: PartFinder, program: str, words: list[Word], depth: int) -> 
 
 
 def _xargs(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
-    at = skip_options(words, 1, frozenset(
-        "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars "
-        "--process-slot-var".split()))
+    at = skip_options(
+        words,
+        1,
+        frozenset(
+            "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars "
+            "--process-slot-var".split()
+        ),
+    )
     inner = words[at:] or [Word("echo", "echo", True)]
     replace = _xargs_replace(words[1:at])
     if replace:  # `-I {}`: each input line goes where `{}` is
@@ -298,34 +303,60 @@ def handler_for(program: str) -> Handler | None:
 
 _LOADER = re.compile(r"ld(-linux.*|-musl.*)?\.so.*$")  # `/lib64/ld-linux-x86-64.so.2 /bin/touch x`
 # programs that run a command in their arguments, with options not modelled here
-GUESSED_WRAPPERS = frozenset("""
+GUESSED_WRAPPERS = frozenset(
+    """
 taskset chrt prlimit setarch linux32 linux64 i386 x86_64 uname26 strace ltrace unshare setpriv sg
 nsenter firejail bwrap fakeroot fakechroot proot valgrind numactl cgexec runcon chpst pkexec
 torsocks proxychains proxychains4 unbuffer rlwrap catchsegv faketime chronic ifne dbus-run-session
 dbus-launch xvfb-run daemonize start-stop-daemon schroot setuidgid softlimit envuidgid envdir sem
 parallel hyperfine entr watchexec nsjail minijail0 capsh perf gdb lldb ssh-agent expect tsp nocache
 eatmydata trickle caffeinate
-""".split())
-_SHELLS = tuple("sh bash rbash zsh dash ksh ksh93 mksh lksh oksh pdksh ash posh yash fish csh tcsh elvish xonsh nu rc es hush msh".split())
+""".split()
+)
+_SHELLS = tuple(
+    "sh bash rbash zsh dash ksh ksh93 mksh lksh oksh pdksh ash posh yash fish csh tcsh elvish xonsh nu rc es hush msh".split()
+)
 
 
 # reserved words the grammar can take for a command name (`! { git push; }`)
-RESERVED = frozenset({"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
-                       "coproc", "esac", "(", ")"})
+RESERVED = frozenset(
+    {"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "coproc", "esac", "(", ")"}
+)
 _HANDLERS: dict[str, Handler] = {
-    "env": _env, "command": _command, "builtin": _wrapper(), "nohup": _wrapper(), "setsid": _wrapper(),
-    "exec": _wrapper("-a", pure=False, why="`exec`"), "nice": _wrapper("-n --adjustment"),
+    "env": _env,
+    "command": _command,
+    "builtin": _wrapper(),
+    "nohup": _wrapper(),
+    "setsid": _wrapper(),
+    "exec": _wrapper("-a", pure=False, why="`exec`"),
+    "nice": _wrapper("-n --adjustment"),
     "ionice": _wrapper("-c --class -n --classdata -p --pid -P --pgid -u --uid"),
-    "time": _wrapper("-f --format -o --output"), "timeout": _wrapper("-s --signal -k --kill-after", 1),
-    "stdbuf": _wrapper("-i -o -e --input --output --error"), "busybox": _wrapper(),
-    "sudo": _wrapper("-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role "
-                     "-t --type -U --other-user -T --command-timeout -R --chroot", pure=False),
-    "doas": _wrapper("-u -C", pure=False), "chroot": _wrapper("--userspec --groups", 1, pure=False),
-    "xargs": _xargs, "find": _find, "eval": _eval, "watch": _watch, "flock": _flock,
-    "source": _source, ".": _source, "trap": _trap,
-    "su": _dash_c, "runuser": _dash_c, "script": _dash_c, "toybox": _wrapper(),
-    "systemd-run": _wrapper("-u --unit -p --property -E --setenv --uid --gid -M --machine --description "
-                            "--slice -H --host", pure=False),
+    "time": _wrapper("-f --format -o --output"),
+    "timeout": _wrapper("-s --signal -k --kill-after", 1),
+    "stdbuf": _wrapper("-i -o -e --input --output --error"),
+    "busybox": _wrapper(),
+    "sudo": _wrapper(
+        "-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role "
+        "-t --type -U --other-user -T --command-timeout -R --chroot",
+        pure=False,
+    ),
+    "doas": _wrapper("-u -C", pure=False),
+    "chroot": _wrapper("--userspec --groups", 1, pure=False),
+    "xargs": _xargs,
+    "find": _find,
+    "eval": _eval,
+    "watch": _watch,
+    "flock": _flock,
+    "source": _source,
+    ".": _source,
+    "trap": _trap,
+    "su": _dash_c,
+    "runuser": _dash_c,
+    "script": _dash_c,
+    "toybox": _wrapper(),
+    "systemd-run": _wrapper(
+        "-u --unit -p --property -E --setenv --uid --gid -M --machine --description --slice -H --host", pure=False
+    ),
     "alias": _unseeable("`{program}` changes what later words run"),
     "at": _unseeable("`{program}` runs commands later, from its input"),
     "batch": _unseeable("`{program}` runs commands later, from its input"),
@@ -335,6 +366,12 @@ _HANDLERS: dict[str, Handler] = {
     **{name: awk for name in AWK},
     **{name: _guess for name in GUESSED_WRAPPERS},
     **{name: command_options for name in COMMAND_OPTIONS},
-    **TOOL_OPTIONS, **WRITERS, **COPIERS,
-    "sed": sed, "gsed": sed, "make": make, "gmake": make, "git": git,
+    **TOOL_OPTIONS,
+    **WRITERS,
+    **COPIERS,
+    "sed": sed,
+    "gsed": sed,
+    "make": make,
+    "gmake": make,
+    "git": git,
 }

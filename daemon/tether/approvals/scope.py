@@ -32,8 +32,17 @@ class AlwaysScope:
 
 
 def always_scope(
-    kind: str, tool_name: str, command: str | None, parsed: ParsedCommand | None, rel_paths: list[str],
-    *, sandboxed: bool, network: bool, proxied: bool = False, git_writable: bool = False, reach: NetworkReach = OFF,
+    kind: str,
+    tool_name: str,
+    command: str | None,
+    parsed: ParsedCommand | None,
+    rel_paths: list[str],
+    *,
+    sandboxed: bool,
+    network: bool,
+    proxied: bool = False,
+    git_writable: bool = False,
+    reach: NetworkReach = OFF,
 ) -> AlwaysScope:
     """The rules "allow always" would store for this call, and what they allow; a command's
     rules keep `reach`, the network it runs with now (no more, later)."""
@@ -52,8 +61,9 @@ def always_scope(
     how = _how_it_runs(sandboxed, network, proxied)
     if sandboxed and git_writable:  # Landlock: what it writes in `.git` runs later, outside the sandbox
         how += " (but `.git` stays writable here: a hook it plants runs outside the sandbox at your next git command)"
-    return AlwaysScope(rules, f"Always allow {covered} in this workspace: {how}; {_UNTIL}", sandboxed,
-                       network and sandboxed)
+    return AlwaysScope(
+        rules, f"Always allow {covered} in this workspace: {how}; {_UNTIL}", sandboxed, network and sandboxed
+    )
 
 
 def _how_it_runs(sandboxed: bool, network: bool, proxied: bool) -> str:
@@ -63,6 +73,8 @@ def _how_it_runs(sandboxed: bool, network: bool, proxied: bool) -> str:
     if network:
         return "sandboxed, writes only inside the workspace and a private temp dir, WITH the network (your network settings)"
     if proxied:  # `network = "allowlist"`: every command it allows gets the proxy
-        return ("sandboxed, writes only inside the workspace and a private temp dir, network only through Tether's "
-                "proxy to your allowed_domains (with the credentials your config adds there)")
+        return (
+            "sandboxed, writes only inside the workspace and a private temp dir, network only through Tether's "
+            "proxy to your allowed_domains (with the credentials your config adds there)"
+        )
     return "sandboxed, writes only inside the workspace and a private temp dir, no network"

@@ -54,26 +54,52 @@ def _parser() -> Any:
 
 
 # Nodes a plain command may be made of (anything else makes it not plain).
-_PLAIN_NODES = frozenset({
-    "program", "list", "pipeline", "command", "command_name", "word", "string", "string_content",
-    "raw_string", "number", "concatenation", "redirected_statement", "file_redirect",
-    "file_descriptor", "comment",
-})
+_PLAIN_NODES = frozenset(
+    {
+        "program",
+        "list",
+        "pipeline",
+        "command",
+        "command_name",
+        "word",
+        "string",
+        "string_content",
+        "raw_string",
+        "number",
+        "concatenation",
+        "redirected_statement",
+        "file_redirect",
+        "file_descriptor",
+        "comment",
+    }
+)
 # where an operator token joins commands (tokens elsewhere belong to a named construct)
 _JOINING = frozenset({"program", "list", "pipeline", "command", "redirected_statement"})
 _PLAIN_TOKENS = frozenset({";", "&&", "||", "|", "|&", "\n", '"', "'"})
 _WHAT = {
-    "simple_expansion": "a variable expansion", "expansion": "a variable expansion",
-    "command_substitution": "command substitution", "process_substitution": "process substitution",
-    "arithmetic_expansion": "arithmetic expansion", "ansi_c_string": "`$'...'` quoting",
-    "translated_string": "`$\"...\"` quoting", "brace_expression": "brace expansion",
-    "for_statement": "a loop", "c_style_for_statement": "a loop", "while_statement": "a loop",
-    "if_statement": "a conditional", "case_statement": "a conditional",
-    "test_command": "a `[[ ]]` test", "compound_statement": "a `{ }` group or `(( ))`",
-    "subshell": "a subshell", "function_definition": "a function definition",
-    "negated_command": "`!`", "declaration_command": "`export`/`declare`/`local`",
-    "unset_command": "`unset`", "variable_assignment": "a variable assignment",
-    "variable_assignments": "a variable assignment", "heredoc_redirect": "a here-document",
+    "simple_expansion": "a variable expansion",
+    "expansion": "a variable expansion",
+    "command_substitution": "command substitution",
+    "process_substitution": "process substitution",
+    "arithmetic_expansion": "arithmetic expansion",
+    "ansi_c_string": "`$'...'` quoting",
+    "translated_string": '`$"..."` quoting',
+    "brace_expression": "brace expansion",
+    "for_statement": "a loop",
+    "c_style_for_statement": "a loop",
+    "while_statement": "a loop",
+    "if_statement": "a conditional",
+    "case_statement": "a conditional",
+    "test_command": "a `[[ ]]` test",
+    "compound_statement": "a `{ }` group or `(( ))`",
+    "subshell": "a subshell",
+    "function_definition": "a function definition",
+    "negated_command": "`!`",
+    "declaration_command": "`export`/`declare`/`local`",
+    "unset_command": "`unset`",
+    "variable_assignment": "a variable assignment",
+    "variable_assignments": "a variable assignment",
+    "heredoc_redirect": "a here-document",
     "herestring_redirect": "a here-string",
 }
 _INTO_GIT = "a redirection into a `.git` directory"
@@ -263,8 +289,12 @@ def _is_home(node: Any) -> bool:
         return False
     named = node.named_children
     # `$HOME` or `${HOME}`: a variable name and nothing else (no `:-`, `#`, `/`)
-    return len(named) == 1 and named[0].type == "variable_name" and _text(named[0]) == "HOME" \
+    return (
+        len(named) == 1
+        and named[0].type == "variable_name"
+        and _text(named[0]) == "HOME"
         and len(node.children) == (2 if node.type == "simple_expansion" else 3)
+    )
 
 
 def _text(node: Any) -> str:

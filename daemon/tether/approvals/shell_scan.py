@@ -180,7 +180,7 @@ def dash_differences(text: str) -> list[str]:
         found.append("a command substitution inside `${…}` (the grammar does not show what it runs)")
     for match in _HEREDOC.finditer(text):
         if not any(c in match.group(1) for c in "'\"\\"):
-            rest = text[match.end():]
+            rest = text[match.end() :]
             if "`" in rest or "$(" in rest:
                 found.append(f"a here-document (`<<{match.group(1)}`) whose body runs commands")
                 break

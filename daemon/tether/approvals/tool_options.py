@@ -17,8 +17,20 @@ __all__ = ["TOOL_OPTIONS", "WRITERS"]
 # per tool: long options that run a program; short letters that do; long options known to
 # do only what the command shows (exact: an abbreviation is unknown)
 _RUNS: dict[str, tuple[tuple[str, ...], str, frozenset[str]]] = {
-    "tar": (("--checkpoint-action", "--to-command", "--use-compress-program", "--rsh-command", "--rmt-command",
-             "--info-script", "--new-volume-script", "--index-file"), "IF", frozenset("""
+    "tar": (
+        (
+            "--checkpoint-action",
+            "--to-command",
+            "--use-compress-program",
+            "--rsh-command",
+            "--rmt-command",
+            "--info-script",
+            "--new-volume-script",
+            "--index-file",
+        ),
+        "IF",
+        frozenset(
+            """
 --create --extract --get --list --file --gzip --gunzip --ungzip --bzip2 --xz --zstd --lzma --lzip --lzop
 --verbose --directory --exclude --exclude-from --strip-components --no-same-owner --same-owner
 --same-permissions --preserve-permissions --no-same-permissions --one-file-system --totals --checkpoint
@@ -30,15 +42,26 @@ _RUNS: dict[str, tuple[tuple[str, ...], str, frozenset[str]]] = {
 --blocking-factor --record-size --help --version --usage --acls --xattrs --no-acls --no-xattrs --sparse
 --remove-files --unlink-first --keep-newer-files --keep-directory-symlink --no-overwrite-dir
 --ignore-zeros --verify --interactive --confirmation --preserve-order --same-order --utc --full-time
---check-links --show-defaults --show-omitted-dirs --restrict --no-auto-compress""".split())),
-    "zip": (("--unzip-command",), "", frozenset("""
+--check-links --show-defaults --show-omitted-dirs --restrict --no-auto-compress""".split()
+        ),
+    ),
+    "zip": (
+        ("--unzip-command",),
+        "",
+        frozenset(
+            """
 --recurse-paths --recurse-patterns --quiet --verbose --test --junk-paths --symlinks --update --freshen
 --move --delete --exclude --include --filesync --grow --no-extra --help --version --compression-method
 --copy-entries --out --display-bytes --display-counts --display-dots --display-globaldots --dif
 --fix --fixfix --adjust-sfx --latest-time --no-dir-entries --split-size --temp-path
---archive-clear --archive-set --must-match --entry-comments --archive-comment --dot-version""".split())),
-    "rsync": (("--rsh", "--rsync-path", "--remote-option", "--config", "--daemon", "--early-input"), "eM",
-              frozenset("""
+--archive-clear --archive-set --must-match --entry-comments --archive-comment --dot-version""".split()
+        ),
+    ),
+    "rsync": (
+        ("--rsh", "--rsync-path", "--remote-option", "--config", "--daemon", "--early-input"),
+        "eM",
+        frozenset(
+            """
 --archive --verbose --recursive --delete --delete-after --delete-before --delete-during --delete-excluded
 --exclude --include --exclude-from --include-from --files-from --dry-run --progress --compress
 --checksum --human-readable --stats --partial --partial-dir --times --perms --links --copy-links
@@ -50,24 +73,37 @@ _RUNS: dict[str, tuple[tuple[str, ...], str, frozenset[str]]] = {
 --omit-dir-times --omit-link-times --sparse --preallocate --mkpath --help --version --8-bit-output
 --ignore-times --chmod --chown --usermap --groupmap --compare-dest --copy-dest --link-dest --bwlimit
 --protect-args --secluded-args --old-args --ignore-errors --force --max-delete --dirs --no-motd
---outbuf --iconv --ipv4 --ipv6 --port""".split())),
+--outbuf --iconv --ipv4 --ipv6 --port""".split()
+        ),
+    ),
 }
 # ssh's `-o` keys that change nothing run locally (case-insensitive)
-_SSH_SAFE_KEYS = frozenset(k.lower() for k in """
+_SSH_SAFE_KEYS = frozenset(
+    k.lower()
+    for k in """
 BatchMode ConnectTimeout ConnectionAttempts StrictHostKeyChecking UserKnownHostsFile
 GlobalKnownHostsFile Port User HostName IdentityFile IdentitiesOnly LogLevel ServerAliveInterval
 ServerAliveCountMax Compression PasswordAuthentication PubkeyAuthentication PreferredAuthentications
 AddressFamily CheckHostIP HashKnownHosts NumberOfPasswordPrompts TCPKeepAlive UpdateHostKeys
-VisualHostKey RequestTTY KbdInteractiveAuthentication""".split())
+VisualHostKey RequestTTY KbdInteractiveAuthentication""".split()
+)
 # per ssh-family tool: letters taking a value, and which of those run a program or read a
 # configuration that may (`-F`), load a library (`-I`), or name a program (`scp -S`, `sftp -D`)
-_SSH_VALUES = {"ssh": ("BbcDEeFIiJLlmOoPpQRSWw", "FIE"), "scp": ("cFiJloPSX", "FS"),
-               "sftp": ("BbcDFiJloPRSs", "FSDb")}
+_SSH_VALUES = {"ssh": ("BbcDEeFIiJLlmOoPpQRSWw", "FIE"), "scp": ("cFiJloPSX", "FS"), "sftp": ("BbcDFiJloPRSs", "FSDb")}
 # per pager: short letters that run a program, read a key or configuration file that may,
 # or write a log file (`less -o Makefile`)
 _PAGERS = {"less": "koO", "more": "", "most": "", "pg": "", "man": "PHC"}
-_PAGER_LONG = ("--lesskey-file", "--lesskey-src", "--lesskey-content", "--log-file", "--LOG-FILE", "--pager",
-               "--html", "--browser", "--config-file")
+_PAGER_LONG = (
+    "--lesskey-file",
+    "--lesskey-src",
+    "--lesskey-content",
+    "--log-file",
+    "--LOG-FILE",
+    "--pager",
+    "--html",
+    "--browser",
+    "--config-file",
+)
 
 
 def _options_runner(found: PartFinder, program: str, words: list[Word], depth: int) -> None:
@@ -90,7 +126,7 @@ def _options_runner(found: PartFinder, program: str, words: list[Word], depth: i
             found.not_simple(f"`{program}` option `{brief(w.source)}` is not known to be safe")
         elif short and (any(c in value for c in letters) or (program == "zip" and "TT" in value)):
             found.cannot_see(f"`{program}` running a program given in `{brief(w.source)}`")
-    if (unseen := unseen_tree_or_archive(program, words)):  # `tar -x`, `rsync -a`: names not shown
+    if unseen := unseen_tree_or_archive(program, words):  # `tar -x`, `rsync -a`: names not shown
         found.not_simple(unseen)
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 __all__ = ["unapprovable_write"]
 
 # files that configure what builds, tests, installs, tools or the agent run (lowercase)
-_CONFIGURING = frozenset("""
+_CONFIGURING = frozenset(
+    """
 makefile gnumakefile package.json package-lock.json npm-shrinkwrap.json yarn.lock pnpm-lock.yaml
 pnpm-workspace.yaml bun.lockb pyproject.toml setup.py setup.cfg tox.ini noxfile.py pytest.ini conftest.py
 sitecustomize.py usercustomize.py manage.py pipfile pipfile.lock poetry.lock uv.lock cargo.toml cargo.lock
@@ -24,15 +25,18 @@ pom.xml build.xml build build.bazel workspace workspace.bazel module.bazel docke
 docker-compose.yml docker-compose.yaml compose.yml compose.yaml vagrantfile procfile deno.json deno.jsonc
 bunfig.toml composer.json mix.exs rebar.config stack.yaml flake.nix default.nix shell.nix configure
 configure.ac makefile.am makefile.in agents.md claude.md gemini.md copilot-instructions.md config
-""".split())
+""".split()
+)
 # folders whose files other programs load or run
 _CONFIGURING_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "dist-packages", "hooks"})
 # code, and configuration formats tools read code settings from
-_CODE_SUFFIXES = frozenset("""
+_CODE_SUFFIXES = frozenset(
+    """
 py pyc pyo pyw pth pyx js mjs cjs ts mts cts jsx tsx vue svelte sh bash zsh ksh fish ps1 psm1 bat cmd
 rb pl pm php lua mk cmake gradle kts nix el vim go rs c h cc cpp cxx hpp java kt scala swift cs fs ex exs
 erl hs ml r jl dart groovy zig toml ini cfg conf yaml yml json jsonc json5 xml properties desktop service
-""".split())
+""".split()
+)
 
 
 def unapprovable_write(targets: tuple[str, ...], workspace: Path | None, cwd: str) -> str:

@@ -43,8 +43,10 @@ _LIMITS: dict[str, tuple[Callable[[object, object], bool], str]] = {
     "allow_env": (_more_items, "let commands see more of your environment"),
     "allow_unix_sockets": (_more_items, "let commands reach more unix sockets"),
     "allow_read": (_more_items, "let commands read more of your credential stores"),
-    "mask_secrets": (lambda mine, theirs: theirs == "off" and mine != "off", "let secrets in tool output reach "
-                     "the model unmasked"),
+    "mask_secrets": (
+        lambda mine, theirs: theirs == "off" and mine != "off",
+        "let secrets in tool output reach the model unmasked",
+    ),
     "sandbox_auto_allow": (lambda mine, theirs: theirs == "on" and mine != "on", "run commands without asking"),
     "reviewer": (lambda mine, theirs: theirs == "on" and mine != "on", "let a model approve tool calls"),
     "reviewer_model": (lambda mine, theirs: theirs != mine, "choose the model that approves tool calls"),
@@ -64,11 +66,17 @@ def keep_user_limits(before: Settings, after: Settings, user_config: str) -> Set
         mine, theirs = getattr(before, key), getattr(after, key)
         if theirs != mine and looser(mine, theirs):
             kept[key] = mine
-            refused.append(RefusedSetting(key, SOURCE_INIT_OPTIONS, (
-                f"a client may only make Tether stricter, not {what} (yours: {_shown(mine)}, asked: "
-                f"{_shown(theirs)}); set {key} in your user config ({user_config}), the environment "
-                f"(TETHER_{key.upper()}) or a flag"
-            )))
+            refused.append(
+                RefusedSetting(
+                    key,
+                    SOURCE_INIT_OPTIONS,
+                    (
+                        f"a client may only make Tether stricter, not {what} (yours: {_shown(mine)}, asked: "
+                        f"{_shown(theirs)}); set {key} in your user config ({user_config}), the environment "
+                        f"(TETHER_{key.upper()}) or a flag"
+                    ),
+                )
+            )
     for key in ("deny_commands", "deny_read"):  # added to the user's, never in their place
         if getattr(after, key) != getattr(before, key):
             kept[key] = with_extra(getattr(before, key), getattr(after, key))

@@ -90,10 +90,16 @@ def _one(name: object, table: object, source: str, base_dir: Path | None) -> Mcp
             raise _bad(f"{key}.network", source, "true or false (whether the server's sandbox has the network)")
         writable = _texts(table, "writable", key, source) or ()
         return McpServerConfig(
-            name, "stdio", source, command=_text(table, "command", key, source, required=True),
-            args=_texts(table, "args", key, source) or (), env=_pairs(table, "env", key, source),
-            cwd=_place(_text(table, "cwd", key, source), base_dir), network=network,
-            writable=tuple(_place(path, base_dir) for path in writable), **common,
+            name,
+            "stdio",
+            source,
+            command=_text(table, "command", key, source, required=True),
+            args=_texts(table, "args", key, source) or (),
+            env=_pairs(table, "env", key, source),
+            cwd=_place(_text(table, "cwd", key, source), base_dir),
+            network=network,
+            writable=tuple(_place(path, base_dir) for path in writable),
+            **common,
         )
     transport = _text(table, "transport", key, source) or "http"
     if transport not in ("http", "sse"):
@@ -206,18 +212,31 @@ def from_acp(entries: list[JsonObject], where: str, session_id: str, *, remote_o
             args = entry.get("args", [])
             if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
                 raise ValueError(f"{at}.args must be a list of strings")
-            out.append(McpServerConfig(
-                name, "stdio", source, command=command, args=tuple(args),
-                env=_acp_pairs(entry.get("env", []), f"{at}.env"), session_id=session_id,
-            ))
+            out.append(
+                McpServerConfig(
+                    name,
+                    "stdio",
+                    source,
+                    command=command,
+                    args=tuple(args),
+                    env=_acp_pairs(entry.get("env", []), f"{at}.env"),
+                    session_id=session_id,
+                )
+            )
         else:
             url = entry.get("url")
             if not isinstance(url, str) or not url.startswith(("http://", "https://")):
                 raise ValueError(f"{at}.url must be an http:// or https:// URL")
-            out.append(McpServerConfig(
-                name, kind, source, url=url, headers=_acp_pairs(entry.get("headers", []), f"{at}.headers"),
-                session_id=session_id,
-            ))
+            out.append(
+                McpServerConfig(
+                    name,
+                    kind,
+                    source,
+                    url=url,
+                    headers=_acp_pairs(entry.get("headers", []), f"{at}.headers"),
+                    session_id=session_id,
+                )
+            )
     return tuple(out)
 
 

@@ -41,13 +41,24 @@ OFF_ON: tuple[str, ...] = ("off", "on")
 # `allowed_domains` when unset: the package registries of the ecosystems Tether's users
 # work in (SPEC §5.13 lists the same); the proxy allows them on ports 80 and 443
 DEFAULT_DOMAINS: tuple[str, ...] = (
-    "registry.npmjs.org", "registry.yarnpkg.com",  # npm, yarn, pnpm
-    "pypi.org", "files.pythonhosted.org",  # pip, uv, poetry
-    "crates.io", "static.crates.io", "index.crates.io",  # cargo
-    "proxy.golang.org", "sum.golang.org",  # go modules
-    "rubygems.org", "index.rubygems.org",  # gem, bundler
-    "repo.maven.apache.org", "repo1.maven.org", "plugins.gradle.org", "services.gradle.org",  # maven, gradle
-    "github.com", "codeload.github.com", "objects.githubusercontent.com",
+    "registry.npmjs.org",
+    "registry.yarnpkg.com",  # npm, yarn, pnpm
+    "pypi.org",
+    "files.pythonhosted.org",  # pip, uv, poetry
+    "crates.io",
+    "static.crates.io",
+    "index.crates.io",  # cargo
+    "proxy.golang.org",
+    "sum.golang.org",  # go modules
+    "rubygems.org",
+    "index.rubygems.org",  # gem, bundler
+    "repo.maven.apache.org",
+    "repo1.maven.org",
+    "plugins.gradle.org",
+    "services.gradle.org",  # maven, gradle
+    "github.com",
+    "codeload.github.com",
+    "objects.githubusercontent.com",
     "raw.githubusercontent.com",  # git clones and release downloads
 )
 # from loosest to strictest
@@ -123,8 +134,14 @@ class Accepts:
 
 
 def setting(
-    default: Any, *, low: int = 0, high: int | None = None, choices: tuple[str, ...] = (), blank_ok: bool = False,
-    path: bool = False, secret: bool = False,
+    default: Any,
+    *,
+    low: int = 0,
+    high: int | None = None,
+    choices: tuple[str, ...] = (),
+    blank_ok: bool = False,
+    path: bool = False,
+    secret: bool = False,
 ) -> Any:
     """A field of :class:`Settings` that is a setting, with what it accepts."""
     return field(default=default, metadata={"accepts": Accepts(low, high, choices, blank_ok, path, secret)})

@@ -166,10 +166,18 @@ def _network_commands(strings_ok: bool) -> Hook:
         entries: list[str] = []
         for prefix, domains in value.items():
             names = listed(domains, None) if isinstance(domains, (list, tuple)) else None
-            if not isinstance(prefix, str) or not prefix.strip() or "->" in prefix or names is None \
-                    or not all(_DOMAIN.fullmatch(name) for name in names):
-                raise _Refused('expected a list of command prefixes, or a table {"npm install" = '
-                               '["registry.npmjs.org"]} of prefixes and the domains their commands reach', value)
+            if (
+                not isinstance(prefix, str)
+                or not prefix.strip()
+                or "->" in prefix
+                or names is None
+                or not all(_DOMAIN.fullmatch(name) for name in names)
+            ):
+                raise _Refused(
+                    'expected a list of command prefixes, or a table {"npm install" = '
+                    '["registry.npmjs.org"]} of prefixes and the domains their commands reach',
+                    value,
+                )
             entries.append(f"{' '.join(prefix.split())} -> {' '.join(names)}")
         return tuple(entries)
 
@@ -203,9 +211,16 @@ def _credentials(value: object, _: object) -> tuple[str, ...]:
     for host, spec in value.items():
         header = spec.get("header") if isinstance(spec, Mapping) else None
         env = spec.get("env") if isinstance(spec, Mapping) else None
-        if not (isinstance(host, str) and _DOMAIN.fullmatch(host) and "*" not in host and isinstance(header, str)
-                and _TOKEN_NAME.fullmatch(header) and isinstance(env, str) and _ENV_NAME.fullmatch(env)
-                and set(spec) <= {"header", "env"}):
+        if not (
+            isinstance(host, str)
+            and _DOMAIN.fullmatch(host)
+            and "*" not in host
+            and isinstance(header, str)
+            and _TOKEN_NAME.fullmatch(header)
+            and isinstance(env, str)
+            and _ENV_NAME.fullmatch(env)
+            and set(spec) <= {"header", "env"}
+        ):
             raise _Refused(expected, value)
         entries.append(f"{host.lower()} {header} {env}")
     return tuple(entries)

@@ -58,14 +58,20 @@ async def replay_while_reading(
     replay = PagedReplay(session_id, step_breaks)
     pages_of = cast("AsyncGenerator[list[MessageView], None]", store.message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
     return await replay_pages(
-        conn, store, session_id, pages_of, lambda page: (page, replay.feed([(body, status) for _r, body, status in page])),
+        conn,
+        store,
+        session_id,
+        pages_of,
+        lambda page: (page, replay.feed([(body, status) for _r, body, status in page])),
         replay.finish,
     )
 
 
 def turn_pages_of(store: HistoryStore, session_id: str) -> AsyncGenerator[list[TurnMessageView], None]:
     """The session's messages with their turn ids (ACP v2's replay), paged as v1's replay reads them."""
-    return cast("AsyncGenerator[list[TurnMessageView], None]", store.turn_message_pages(session_id, _READ_PAGE, _FIRST_PAGE))
+    return cast(
+        "AsyncGenerator[list[TurnMessageView], None]", store.turn_message_pages(session_id, _READ_PAGE, _FIRST_PAGE)
+    )
 
 
 # A page of stored messages as (what the live session keeps of it, its replay's frames).
@@ -73,8 +79,12 @@ PageFrames = Callable[[list[P]], tuple[list[MessageView], Iterator[bytes]]]
 
 
 async def replay_pages(
-    conn: Connection, store: HistoryStore, session_id: str, pages_of: AsyncGenerator[list[P], None],
-    feed: PageFrames[P], finish: Callable[[], Iterator[bytes]],
+    conn: Connection,
+    store: HistoryStore,
+    session_id: str,
+    pages_of: AsyncGenerator[list[P], None],
+    feed: PageFrames[P],
+    finish: Callable[[], Iterator[bytes]],
 ) -> list[MessageView]:
     """Send each page's replay (`feed`) as it is read, then what `finish` holds back."""
     stored = StoredTail()
@@ -107,9 +117,17 @@ async def session_load(ctx: ClientConnection, params: LoadSessionParams) -> Load
         existing = ctx.daemon.registry.live.get(params.session_id)
         if existing is not None and existing.turn is not None:
             step_breaks = _step_breaks(ctx)
-            session = await load_running(ctx, params.session_id, workspace, lambda sid, stored, pending: replay_frames(
-                sid, [(m.json_body(), m.status) for m in stored], pending, step_breaks,
-            ))
+            session = await load_running(
+                ctx,
+                params.session_id,
+                workspace,
+                lambda sid, stored, pending: replay_frames(
+                    sid,
+                    [(m.json_body(), m.status) for m in stored],
+                    pending,
+                    step_breaks,
+                ),
+            )
         else:
             session = (await open_stored(ctx, params.session_id, workspace, _replay_v1))[0]
         keep_acp_servers(ctx, "session/load", params.session_id, workspace, servers)
@@ -124,9 +142,7 @@ Replay = Callable[[ClientConnection, "StoredSession"], Awaitable[list[MessageVie
 RunningReplay = Callable[[str, "list[MessageRecord]", set[str]], Iterable[bytes]]
 
 
-async def load_running(
-    ctx: ClientConnection, session_id: str, workspace: Path, frames: RunningReplay
-) -> LiveSession:
+async def load_running(ctx: ClientConnection, session_id: str, workspace: Path, frames: RunningReplay) -> LiveSession:
     """Load of a session running a turn here: its stored part all at once (the running
     turn's own updates must come after the replay)."""
     session, stored = await ctx.daemon.registry.revive(session_id, workspace)
@@ -143,7 +159,10 @@ async def _replay_v1(ctx: ClientConnection, found: StoredSession) -> list[Messag
     # its calls waiting for approval are pending, not failed
     stored = [(m.role, m.json_body(), m.status) for m in await store.load_messages(record.id)]
     frames = replay_frames(
-        record.id, [(body, status) for _role, body, status in stored], pending_ids(pending), _step_breaks(ctx),
+        record.id,
+        [(body, status) for _role, body, status in stored],
+        pending_ids(pending),
+        _step_breaks(ctx),
     )
     await send_in_batches(ctx.connection, frames)
     return stored

@@ -61,10 +61,13 @@ def _refuse_during_resumed(session: AgentSession) -> None:
 def _left_waiting(ctx: ClientConnection, exc: TurnWaiting) -> SessionBusy:
     """The refusal of a prompt while a stopped daemon's turn waits for approval: how on."""
     load = (  # v2 has no session/load (SPEC §12.9)
-        'session/resume with replayFrom {"type": "start"}' if getattr(ctx.connection, "protocol_version", 1) == 2
+        'session/resume with replayFrom {"type": "start"}'
+        if getattr(ctx.connection, "protocol_version", 1) == 2
         else "session/load"
     )
-    return SessionBusy(f"{exc}: send {load} to see it and be asked again, or session/cancel to drop it, then prompt again")
+    return SessionBusy(
+        f"{exc}: send {load} to see it and be asked again, or session/cancel to drop it, then prompt again"
+    )
 
 
 async def refuse_left_waiting(ctx: ClientConnection, session: AgentSession) -> None:
@@ -80,7 +83,11 @@ async def refuse_left_waiting(ctx: ClientConnection, session: AgentSession) -> N
 
 
 async def _run(
-    ctx: ClientConnection, session: AgentSession, handle: ActiveTurn, sink: SessionUpdates, prompt: Expanded,
+    ctx: ClientConnection,
+    session: AgentSession,
+    handle: ActiveTurn,
+    sink: SessionUpdates,
+    prompt: Expanded,
     typed: PromptParams,
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
@@ -222,8 +229,13 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str 
 
 
 async def _prompt_turn(
-    ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, params: PromptParams, steer: SteerOutcome | None,
-    *, sink: SessionUpdates | None = None,
+    ctx: ClientConnection,
+    session: LiveSession,
+    handle: ActiveTurn,
+    params: PromptParams,
+    steer: SteerOutcome | None,
+    *,
+    sink: SessionUpdates | None = None,
 ) -> PromptResult:
     """Run the prompt's turn on the session it holds (``handle``), then hand the session to
     the next queued prompt (``sink``: the v2 turn's, which has shown the prompt)."""

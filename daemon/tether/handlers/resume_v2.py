@@ -53,7 +53,10 @@ async def session_resume_v2(ctx: ClientConnection, raw: Any) -> RawResult:
 
     params = convert({} if raw is None else raw, v2.ResumeSessionRequest, method="session/resume")
     replay = _wants_replay(params.replay_from)
-    for name, value in (("additionalDirectories", params.additional_directories), ("systemPrompt", params.system_prompt)):
+    for name, value in (
+        ("additionalDirectories", params.additional_directories),
+        ("systemPrompt", params.system_prompt),
+    ):
         if value:  # what Tether does not advertise (capabilities.session): refused, not ignored
             raise InvalidParams(
                 f"invalid params for session/resume: {name} is not supported (Tether does not advertise "
@@ -113,7 +116,10 @@ def _terminals_under(ctx: ClientConnection, workspace: Path) -> str | None:
 
 
 def _running_frames(
-    session_id: str, stored: list[MessageRecord], pending: set[str], children: dict[str, ChildShown],
+    session_id: str,
+    stored: list[MessageRecord],
+    pending: set[str],
+    children: dict[str, ChildShown],
     workspace: str | None,
 ) -> list[bytes]:
     replay = ReplayV2(session_id, pending, children=children, workspace=workspace)
@@ -129,8 +135,14 @@ async def _replay_stored(ctx: ClientConnection, found: StoredSession) -> list[Me
     if found.pending is None:
         replay = ReplayV2(session_id, children=children, workspace=workspace)
         stored = await replay_pages(
-            conn, store, session_id, turn_pages_of(store, session_id),
-            lambda page: ([(r, b, s) for r, b, s, _t, _q in page], replay.feed([(b, s, t, q) for _r, b, s, t, q in page])),
+            conn,
+            store,
+            session_id,
+            turn_pages_of(store, session_id),
+            lambda page: (
+                [(r, b, s) for r, b, s, _t, _q in page],
+                replay.feed([(b, s, t, q) for _r, b, s, t, q in page]),
+            ),
             replay.finish,
         )
     else:  # its calls waiting for approval are pending, not failed

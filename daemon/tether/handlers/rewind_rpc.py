@@ -48,8 +48,15 @@ async def session_rewind(ctx: ClientConnection, params: RewindParams) -> RewindR
         to_turn, _seqs = await _turn_seq(store, params.session_id, to_turn, "_tether/session/rewind: toTurn")
     try:
         outcome = await ctx.daemon.sessions.rewind(
-            store, params.session_id, workspace, to_turn=to_turn, message_seq=params.message_seq,
-            to_rewind=params.to_rewind, restore=params.restore, force=params.force, dry_run=params.dry_run,
+            store,
+            params.session_id,
+            workspace,
+            to_turn=to_turn,
+            message_seq=params.message_seq,
+            to_rewind=params.to_rewind,
+            restore=params.restore,
+            force=params.force,
+            dry_run=params.dry_run,
         )
     except BadRewind as exc:
         raise InvalidParams(f"invalid params for _tether/session/rewind: {exc}") from exc
@@ -75,8 +82,14 @@ async def session_changes(ctx: ClientConnection, params: ChangesParams) -> Chang
     ids = {seq: turn_id for turn_id, seq in seqs.items()}
     return ChangesResult(
         [
-            ChangedFile(path=c.path, status=c.status, diff=c.diff, turns=c.turns, note=c.note,
-                        turn_ids=[ids[t] for t in c.turns if t in ids])
+            ChangedFile(
+                path=c.path,
+                status=c.status,
+                diff=c.diff,
+                turns=c.turns,
+                note=c.note,
+                turn_ids=[ids[t] for t in c.turns if t in ids],
+            )
             for c in found
         ],
         [RewindInfo(r.id, r.at_seq, r.to_seq, cast("RewindRestore", r.restore)) for r in rewinds],

@@ -32,13 +32,19 @@ def _gate_of(ctx: ClientConnection, session_id: str) -> ApprovalGate:
 
 async def rules_list(ctx: ClientConnection, params: RulesParams) -> RulesResult:
     gate = _gate_of(ctx, params.session_id)
-    return RulesResult([
-        Rule(
-            rule.id, cast("RuleKind", rule.kind), rule.pattern, cast("RuleDecision", rule.decision),
-            cast("Literal['built-in', 'config', 'user']", rule.source), rule.covers_text(),
-        )
-        for rule in await gate.rules()
-    ])
+    return RulesResult(
+        [
+            Rule(
+                rule.id,
+                cast("RuleKind", rule.kind),
+                rule.pattern,
+                cast("RuleDecision", rule.decision),
+                cast("Literal['built-in', 'config', 'user']", rule.source),
+                rule.covers_text(),
+            )
+            for rule in await gate.rules()
+        ]
+    )
 
 
 async def rules_remove(ctx: ClientConnection, params: RemoveRuleParams) -> EmptyResult:

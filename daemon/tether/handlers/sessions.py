@@ -88,7 +88,9 @@ async def session_list(ctx: ClientConnection, params: ListSessionsParams) -> Lis
     workspace = check_workspace(params.cwd) if params.cwd else Path(ctx.default_root)
     try:
         records, cursor = await ctx.daemon.sessions.list(
-            workspace.resolve(), params.cursor, include_empty=_asked(params.meta, "includeEmpty"),
+            workspace.resolve(),
+            params.cursor,
+            include_empty=_asked(params.meta, "includeEmpty"),
             include_children=_asked(params.meta, "includeChildren"),
         )
     except InvalidCursor as exc:

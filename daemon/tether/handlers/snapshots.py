@@ -97,11 +97,14 @@ async def session_dump(ctx: ClientConnection, params: DumpParams) -> RawResult |
     except StoreError as exc:  # deleted meanwhile
         raise SessionNotFound(f"unknown session {session_id!r}: {exc}") from exc
     except FileExistsError as exc:
-        raise InvalidParams(f"invalid params for _tether/session/dump: path {str(target)!r} already exists "
-                            f"(appeared meanwhile); name a new file") from exc
+        raise InvalidParams(
+            f"invalid params for _tether/session/dump: path {str(target)!r} already exists "
+            f"(appeared meanwhile); name a new file"
+        ) from exc
     except OSError as exc:
-        raise InvalidParams(f"invalid params for _tether/session/dump: cannot write {str(target)!r}: "
-                            f"{exc.strerror or exc}") from exc
+        raise InvalidParams(
+            f"invalid params for _tether/session/dump: cannot write {str(target)!r}: {exc.strerror or exc}"
+        ) from exc
 
 
 def _new_file(path: str) -> Path:
@@ -157,8 +160,7 @@ async def _restore(ctx: ClientConnection, params: RestoreParams, opened: Callabl
     )
     if params.keep_id and snapshot.session["id"] in ctx.daemon.registry.live:
         raise InvalidParams(
-            f"invalid snapshot: session {snapshot.session['id']!r} is live in this daemon; "
-            f"restore it without keepId"
+            f"invalid snapshot: session {snapshot.session['id']!r} is live in this daemon; restore it without keepId"
         )
 
     async def add_rule(store: HistoryStore, kind: str, pattern: str, decision: str) -> object:
@@ -167,8 +169,12 @@ async def _restore(ctx: ClientConnection, params: RestoreParams, opened: Callabl
 
     try:
         restored = await ctx.daemon.sessions.restore(
-            snapshot, workspace, mode_limit=ctx.settings.mode, keep_id=params.keep_id,
-            import_rules=params.import_rules, add_rule=add_rule,
+            snapshot,
+            workspace,
+            mode_limit=ctx.settings.mode,
+            keep_id=params.keep_id,
+            import_rules=params.import_rules,
+            add_rule=add_rule,
         )
     except RestoreFailed as exc:
         raise InvalidParams(f"invalid snapshot: {exc}") from exc
@@ -207,10 +213,12 @@ async def tether_session_fork(ctx: ClientConnection, params: TetherForkParams) -
 async def session_search(ctx: ClientConnection, params: SearchParams) -> SearchResult:
     limit = params.limit or 20
     hits = await ctx.daemon.sessions.search(_workspace_of(ctx, params.cwd), params.query, limit)
-    return SearchResult([
-        SearchHit(h.session_id, h.session_title, h.message_seq, cast("MessageRole", h.role), h.snippet, h.rank)
-        for h in hits
-    ])
+    return SearchResult(
+        [
+            SearchHit(h.session_id, h.session_title, h.message_seq, cast("MessageRole", h.role), h.snippet, h.rank)
+            for h in hits
+        ]
+    )
 
 
 async def session_latest(ctx: ClientConnection, params: LatestParams) -> LatestResult:

@@ -19,8 +19,14 @@ __all__ = ["STAGES", "HookOutcome", "HookSet", "HookSpec", "Hooks", "load_hooks"
 
 # The package's names are imported when first used: a turn with no hooks configured
 # (and no ask-first) imports only `setup` and `config`, never the points or the engine.
-_LAZY = {"STAGES": "config", "HookSet": "config", "HookSpec": "config", "load_hooks": "config",
-         "HookOutcome": "engine", "Hooks": "engine"}
+_LAZY = {
+    "STAGES": "config",
+    "HookSet": "config",
+    "HookSpec": "config",
+    "load_hooks": "config",
+    "HookOutcome": "engine",
+    "Hooks": "engine",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -19,7 +19,12 @@ if TYPE_CHECKING:
 __all__ = ["HookAnswer", "read_answer"]
 
 _DECISIONS = {
-    "allow": "allow", "approve": "allow", "deny": "deny", "block": "deny", "ask": "ask", "modify": "modify",
+    "allow": "allow",
+    "approve": "allow",
+    "deny": "deny",
+    "block": "deny",
+    "ask": "ask",
+    "modify": "modify",
 }
 
 
@@ -59,8 +64,11 @@ def _from_object(data: JsonObject) -> HookAnswer:
     specific = specific if isinstance(specific, dict) else {}
     nested = specific.get("decision")  # Claude Code's PermissionRequest: {behavior, message}
     if isinstance(nested, dict):
-        specific = {"permissionDecision": nested.get("behavior"), "permissionDecisionReason": nested.get("message", ""),
-                    **({"updatedInput": nested["updatedInput"]} if "updatedInput" in nested else {})}
+        specific = {
+            "permissionDecision": nested.get("behavior"),
+            "permissionDecisionReason": nested.get("message", ""),
+            **({"updatedInput": nested["updatedInput"]} if "updatedInput" in nested else {}),
+        }
     raw = specific.get("permissionDecision", data.get("decision"))
     reason = specific.get("permissionDecisionReason", data.get("reason", ""))
     if data.get("continue") is False and raw is None:

@@ -23,9 +23,7 @@ _VAGUE = re.compile(
     re.IGNORECASE,
 )
 # a concrete target: a path or file name, code in backquotes, a quoted name, a glob
-_CONCRETE = re.compile(
-    r"(`[^`]+`|\"[^\"]+\"|'[^'\s]+'|[\w.-]*/[\w./-]+|\b[\w-]+\.[A-Za-z0-9]{1,8}\b|\*\.\w+)"
-)
+_CONCRETE = re.compile(r"(`[^`]+`|\"[^\"]+\"|'[^'\s]+'|[\w.-]*/[\w./-]+|\b[\w-]+\.[A-Za-z0-9]{1,8}\b|\*\.\w+)")
 
 
 def clarifying_question(prompt: str) -> str | None:
@@ -37,7 +35,7 @@ def clarifying_question(prompt: str) -> str | None:
         return None
     return (
         f"Before I {verb.group(0).lower()} anything: which files or directories do you mean by "
-        f"\"{vague.group(0)}\"? Please name them (paths, a glob, or a directory), and say whether "
+        f'"{vague.group(0)}"? Please name them (paths, a glob, or a directory), and say whether '
         f"anything in them must be kept. Nothing has been changed yet. (Tether asks first on a "
         f"destructive request with no clear target: the `ask_first` setting.)"
     )

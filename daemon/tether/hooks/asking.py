@@ -28,8 +28,12 @@ class HookedAsker:
         hooks, hook_asked = self.hooks, False
         if hooks is not None and hooks.wants("permission_request", request.tool_name, request.arguments):
             out = await hooks.fire(
-                "permission_request", tool=request.tool_name, arguments=request.arguments,
-                reason=reason, mode=request.mode, title=request.title,
+                "permission_request",
+                tool=request.tool_name,
+                arguments=request.arguments,
+                reason=reason,
+                mode=request.mode,
+                title=request.title,
             )
             why = out.reason or "no reason given"
             if out.decision == "deny":

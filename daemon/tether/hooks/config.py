@@ -19,8 +19,14 @@ if TYPE_CHECKING:
 __all__ = ["STAGES", "HookSet", "HookSpec", "load_hooks", "trusts_workspace"]
 
 STAGES = (
-    "prompt_submit", "pre_tool", "post_tool", "permission_request",
-    "step_end", "turn_end", "pre_compact", "session_start",
+    "prompt_submit",
+    "pre_tool",
+    "post_tool",
+    "permission_request",
+    "step_end",
+    "turn_end",
+    "pre_compact",
+    "session_start",
 )
 # Claude Code's event names, where they map cleanly
 CLAUDE_STAGES = {
@@ -34,14 +40,26 @@ CLAUDE_STAGES = {
     "SessionStart": "session_start",
 }
 STAGE_TO_CLAUDE = {
-    "prompt_submit": "UserPromptSubmit", "pre_tool": "PreToolUse", "post_tool": "PostToolUse",
-    "permission_request": "PermissionRequest", "turn_end": "Stop", "pre_compact": "PreCompact",
-    "session_start": "SessionStart", "step_end": "StepEnd",
+    "prompt_submit": "UserPromptSubmit",
+    "pre_tool": "PreToolUse",
+    "post_tool": "PostToolUse",
+    "permission_request": "PermissionRequest",
+    "turn_end": "Stop",
+    "pre_compact": "PreCompact",
+    "session_start": "SessionStart",
+    "step_end": "StepEnd",
 }
 # Claude Code's tool names in a `matcher`, as Tether's tools
 CLAUDE_TOOLS = {
-    "Bash": "run_command", "Edit": "edit_file", "MultiEdit": "edit_file", "Write": "write_file",
-    "Read": "read_file", "Glob": "glob", "Grep": "grep", "LS": "list_dir", "TodoWrite": "update_plan",
+    "Bash": "run_command",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "Write": "write_file",
+    "Read": "read_file",
+    "Glob": "glob",
+    "Grep": "grep",
+    "LS": "list_dir",
+    "TodoWrite": "update_plan",
 }
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 600.0
@@ -77,7 +95,9 @@ class HookSet:
     # shown at every turn until the user acts: trusted hooks that changed since (not run)
     alerts: tuple[str, ...] = ()
 
-    def for_stage(self, stage: str, tool: str | None = None, arguments: Mapping[str, Any] | None = None) -> list[HookSpec]:
+    def for_stage(
+        self, stage: str, tool: str | None = None, arguments: Mapping[str, Any] | None = None
+    ) -> list[HookSpec]:
         return [s for s in self.specs if s.stage == stage and s.matches(tool, arguments)]
 
     def __bool__(self) -> bool:
@@ -115,7 +135,7 @@ def load_hooks(user_path: Path, workspace: Path, home: Path) -> HookSet:
     elif "hooks" in ws:
         notices.append(
             f"hooks in {ws_path} were not run: a workspace may not add hooks (they run programs) unless "
-            f"your user config {user_path} trusts it with [workspaces.\"{workspace}\"] trust_hooks = true"
+            f'your user config {user_path} trusts it with [workspaces."{workspace}"] trust_hooks = true'
         )
     return HookSet(tuple(specs), tuple(notices), tuple(alerts))
 
@@ -166,7 +186,9 @@ def _entry(stage: str, entry: object, default: float, where: str, source: str, n
     tools = _tools(entry.get("tool", entry.get("matcher")))
     args = _args(entry.get("args"))
     if tools is None or args is None:
-        notices.append(f"{where}: `tool`/`matcher` must be a glob or a list of them, `args` a glob or a table of globs; ignored")
+        notices.append(
+            f"{where}: `tool`/`matcher` must be a glob or a list of them, `args` a glob or a table of globs; ignored"
+        )
         return []
     commands = entry.get("hooks") if "hooks" in entry else [entry]  # Claude Code nests them
     found: list[HookSpec] = []

@@ -67,7 +67,9 @@ class Hooks:
                 break  # the first deny decides; later hooks are not run
         return outcome
 
-    def _event(self, stage: str, tool: str | None, arguments: Mapping[str, Any] | None, fields: Mapping[str, Any]) -> bytes:
+    def _event(
+        self, stage: str, tool: str | None, arguments: Mapping[str, Any] | None, fields: Mapping[str, Any]
+    ) -> bytes:
         event: JsonObject = {
             "stage": stage,
             "session": self.session_id,
@@ -92,10 +94,21 @@ class Hooks:
         return HookAnswer()
 
     def _show(self, label: str, answer: HookAnswer) -> None:
-        said = {"allow": "allowed it", "deny": "denied it", "ask": "asked for the user's approval",
-                "modify": "changed the arguments"}.get(answer.decision or "", "")
-        parts = [p for p in (said, f"reason: {answer.reason}" if answer.reason else "",
-                             "added context for the model" if answer.context else "") if p]
+        said = {
+            "allow": "allowed it",
+            "deny": "denied it",
+            "ask": "asked for the user's approval",
+            "modify": "changed the arguments",
+        }.get(answer.decision or "", "")
+        parts = [
+            p
+            for p in (
+                said,
+                f"reason: {answer.reason}" if answer.reason else "",
+                "added context for the model" if answer.context else "",
+            )
+            if p
+        ]
         self.sink.emit(Notice(f"\n[{label}: {'; '.join(parts)}]\n"))
 
 

@@ -42,7 +42,9 @@ async def after_tool(hooks: Hooks | None, call: PendingCall, tool: Tool[Any] | N
     if hooks is None or tool is None or not hooks.wants("post_tool", tool.name, call.arguments):
         return result
     outcome = await hooks.fire(
-        "post_tool", tool=tool.name, arguments=call.arguments or {},
+        "post_tool",
+        tool=tool.name,
+        arguments=call.arguments or {},
         result={"text": result.text, "is_error": result.is_error},
     )
     extra = []

@@ -63,16 +63,25 @@ class Reviewer:
         return _read(text)
 
     async def _ask_model(self, request: ApprovalRequest, reason: str) -> str:
-        pending = {"tool": request.tool_name, "title": request.title, "arguments": request.arguments,
-                   "why asked": reason, "files": request.rel_paths}
+        pending = {
+            "tool": request.tool_name,
+            "title": request.title,
+            "arguments": request.arguments,
+            "why asked": reason,
+            "files": request.rel_paths,
+        }
         prompt = (
             f"<conversation>\n{_recent(self.session)}\n</conversation>\n\n"
             f"<pending-call>\n{json.dumps(pending, ensure_ascii=False, default=str)[:CONTEXT_CHARS]}\n</pending-call>\n\n"
             "Approve or ask?"
         )
         model_request = ModelRequest(
-            system=SYSTEM, messages=[UserMessage((TextBlock(prompt),))], tools=[],
-            model=self.model, session_id=self.session.id, metadata={"purpose": "reviewer"},
+            system=SYSTEM,
+            messages=[UserMessage((TextBlock(prompt),))],
+            tools=[],
+            model=self.model,
+            session_id=self.session.id,
+            metadata={"purpose": "reviewer"},
         )
         parts: list[str] = []
         events = cast("AsyncGenerator[ProviderEvent, None]", self.provider.stream(model_request))

@@ -59,8 +59,12 @@ async def run_hook(command: str, event: bytes, timeout: float, place: HookPlace)
         argv = ["/bin/sh", "-c", script]
         if choice.sandbox is not None:
             policy = SandboxPolicy(
-                workspace=str(place.workspace), tmpdir=tmpdir, cwd=str(place.workspace),
-                network=False, hidden=place.hidden_paths, writable=True,
+                workspace=str(place.workspace),
+                tmpdir=tmpdir,
+                cwd=str(place.workspace),
+                network=False,
+                hidden=place.hidden_paths,
+                writable=True,
             )
             try:
                 argv, fds = choice.sandbox.prepare(argv, policy)
@@ -77,7 +81,13 @@ async def run_hook(command: str, event: bytes, timeout: float, place: HookPlace)
 
         try:
             outcome = await run_in_process_group(
-                script, cwd=str(place.workspace), env=env, timeout=timeout, on_data=on_data, argv=argv, pass_fds=fds,
+                script,
+                cwd=str(place.workspace),
+                env=env,
+                timeout=timeout,
+                on_data=on_data,
+                argv=argv,
+                pass_fds=fds,
             )
         except OSError as error:
             return HookRun("", "", None, f"could not start: {error}")

@@ -35,8 +35,14 @@ class TurnHooks:
 
 
 def turn_hooks(
-    settings: Settings, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider, asker: Asker,
-    hidden_paths: tuple[str, ...], home: Path,
+    settings: Settings,
+    session: AgentSession,
+    turn_id: str,
+    sink: TurnSink,
+    provider: Provider,
+    asker: Asker,
+    hidden_paths: tuple[str, ...],
+    home: Path,
 ) -> TurnHooks:
     from ..config.layers import user_config_path
 

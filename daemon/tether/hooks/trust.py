@@ -137,8 +137,11 @@ def hooks_trust_main(workspace: Path, home: Path) -> int:
     try:
         digest = trust_now(home, workspace, table)
     except (OSError, ValueError) as exc:
-        print(f"tether hooks trust: cannot record the trust in {home / PIN_FILE} ({exc}); fix or remove "
-              f"that file (then every trusted workspace's hooks are pinned again at their next turn)", file=sys.stderr)
+        print(
+            f"tether hooks trust: cannot record the trust in {home / PIN_FILE} ({exc}); fix or remove "
+            f"that file (then every trusted workspace's hooks are pinned again at their next turn)",
+            file=sys.stderr,
+        )
         return 2
     print(f"trusted the hooks in {config} as they are now (sha256 {digest[:16]}…):")
     for command in _commands(table):

@@ -76,7 +76,10 @@ class McpConnection:
                 self._stderr.close()
 
     async def _serve(self) -> None:
-        async with self._open() as (read, write), ClientSession(read, write, message_handler=self._on_message) as session:
+        async with (
+            self._open() as (read, write),
+            ClientSession(read, write, message_handler=self._on_message) as session,
+        ):
             await session.initialize()
             self.tools = await _all_tools(session)
             self.prompts = await _all_prompts(session)
@@ -96,8 +99,7 @@ class McpConnection:
                 launch = await anyio.to_thread.run_sync(plan_launch, config, self.launch)
                 self.unconfined = launch.unconfined
                 self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (a child's stderr: open as long as the child runs)
-                params = StdioServerParameters(command=launch.command, args=launch.args, env=launch.env,
-                                               cwd=launch.cwd)
+                params = StdioServerParameters(command=launch.command, args=launch.args, env=launch.env, cwd=launch.cwd)
                 streams = await stack.enter_async_context(stdio_client(params, errlog=self._stderr))
             elif config.transport == "sse":
                 from mcp.client.sse import sse_client
@@ -209,9 +211,7 @@ class McpConnection:
             if exc.code in (_RESOURCE_NOT_FOUND, types.INVALID_PARAMS):
                 return []
             raise
-        return [
-            (str(c.uri), c.text, c.mime_type) for c in result.contents if isinstance(c, types.TextResourceContents)
-        ]
+        return [(str(c.uri), c.text, c.mime_type) for c in result.contents if isinstance(c, types.TextResourceContents)]
 
     def stop(self) -> None:
         self._stop.set()

@@ -68,8 +68,13 @@ def plan_launch(config: McpServerConfig, settings: LaunchSettings) -> Launch:
         return Launch(program, list(config.args), env, cwd, unconfined=choice.reason)
     writable = tuple(path for path in config.writable if path != WORKSPACE)
     policy = SandboxPolicy(
-        workspace=workspace or own, tmpdir=tmp, cwd=cwd, writable=WORKSPACE in config.writable or not workspace,
-        network=config.network, hidden=_hidden_from_server(settings.hidden, own), extra_writable=(own, *writable),
+        workspace=workspace or own,
+        tmpdir=tmp,
+        cwd=cwd,
+        writable=WORKSPACE in config.writable or not workspace,
+        network=config.network,
+        hidden=_hidden_from_server(settings.hidden, own),
+        extra_writable=(own, *writable),
     )
     line = choice.sandbox.wrap([program, *config.args], policy)
     if choice.sandbox.name == "bwrap":  # no unix sockets, as for commands (Landlock's wrap adds it)
@@ -97,7 +102,8 @@ def _outside_path(path: str, workspace: str) -> str:
     """PATH without relative entries (`.`, `node_modules/.bin`: they follow the cwd) and
     without entries inside the workspace."""
     kept = [
-        entry for entry in path.split(os.pathsep)
+        entry
+        for entry in path.split(os.pathsep)
         if os.path.isabs(entry) and not (workspace and _inside(os.path.realpath(entry), workspace))
     ]
     return os.pathsep.join(kept) or "/usr/local/bin:/usr/bin:/bin"

@@ -38,6 +38,7 @@ async def _run(fn: Callable[[], Awaitable[Any]]) -> None:
 async def probe(configs: tuple[McpServerConfig, ...], launch: LaunchSettings) -> list[ProbeRow]:
     rows: list[ProbeRow] = []
     async with anyio.create_task_group() as group:
+
         def start(name: str, fn: Callable[[], Awaitable[Any]]) -> bool:
             group.start_soon(_run, fn, name=name)
             return True

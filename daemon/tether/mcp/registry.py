@@ -26,8 +26,13 @@ class McpToolRegistry(ToolRegistry):
     """Tether's tools followed by the MCP servers' (rebuilt by `refresh`)."""
 
     def __init__(
-        self, own: Iterable[ToolEntry], manager: McpManager, configs: tuple[McpServerConfig, ...],
-        notify: Notify, told: set[str], on_ready: Callable[[list[McpConnection]], None] | None = None,
+        self,
+        own: Iterable[ToolEntry],
+        manager: McpManager,
+        configs: tuple[McpServerConfig, ...],
+        notify: Notify,
+        told: set[str],
+        on_ready: Callable[[list[McpConnection]], None] | None = None,
     ) -> None:
         self._own = list(own)
         super().__init__(self._own)
@@ -46,10 +51,14 @@ class McpToolRegistry(ToolRegistry):
             if not connection.ready:
                 self._tell_once(f"failed {connection.config}", _failed_text(connection))
             elif connection.unconfined:
-                self._tell_once(f"unconfined {connection.config.name}", (
-                    f"MCP server {connection.config.name} runs without an OS sandbox ({connection.unconfined}): "
-                    f"it can read and write what you can; it still starts in its own directory with the "
-                    f"minimal environment plus its `env`"))
+                self._tell_once(
+                    f"unconfined {connection.config.name}",
+                    (
+                        f"MCP server {connection.config.name} runs without an OS sandbox ({connection.unconfined}): "
+                        f"it can read and write what you can; it still starts in its own directory with the "
+                        f"minimal environment plus its `env`"
+                    ),
+                )
         seen = tuple((id(c), c.generation if c.ready else -1) for c in connections)
         if seen == self._seen:
             return False

@@ -116,7 +116,8 @@ def make_tool(connection: McpConnection, tool: types.Tool) -> McpTool:
     name = tool_name(connection.config.name, tool.name)
     description = tool.description or tool.title or tool.name
     cls = type(
-        f"McpTool_{name}", (McpTool,),
+        f"McpTool_{name}",
+        (McpTool,),
         {"name": name, "description": f"[MCP server {connection.config.name}] {description}", "read_only": read_only},
     )
     made: McpTool = cls(connection, tool)

@@ -52,11 +52,22 @@ def _params(session_id: str, call_id: str, host: str, port: int, command: str) -
     return {
         "sessionId": session_id,
         "toolCall": {
-            "toolCallId": call_id, "title": f"Reach {host}:{port} from `{command}`", "kind": "fetch",
+            "toolCallId": call_id,
+            "title": f"Reach {host}:{port} from `{command}`",
+            "kind": "fetch",
             "status": "pending",
-            "content": [{"type": "content", "content": {"type": "text", "text": (
-                f"The command wants to connect to {host} (port {port}), which is not in allowed_domains. "
-                "It waits until you answer.")}}],
+            "content": [
+                {
+                    "type": "content",
+                    "content": {
+                        "type": "text",
+                        "text": (
+                            f"The command wants to connect to {host} (port {port}), which is not in allowed_domains. "
+                            "It waits until you answer."
+                        ),
+                    },
+                }
+            ],
         },
         "options": [
             {"optionId": "allow_domain_session", "name": f"Allow {host} for this session", "kind": "allow_once"},

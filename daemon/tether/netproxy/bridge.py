@@ -23,12 +23,31 @@ class _SockFprog(ctypes.Structure):
 
 def proxy_env(port: int) -> dict[str, str]:
     url = f"http://127.0.0.1:{port}"
-    env = {name: url for name in (
-        "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-        "npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY", "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY",
-    )}
-    env.update({"NO_PROXY": "", "no_proxy": "", "GIT_CONFIG_COUNT": "1",
-                "GIT_CONFIG_KEY_0": "http.proxy", "GIT_CONFIG_VALUE_0": url})
+    env = {
+        name: url
+        for name in (
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "all_proxy",
+            "npm_config_proxy",
+            "npm_config_https_proxy",
+            "PIP_PROXY",
+            "YARN_HTTP_PROXY",
+            "YARN_HTTPS_PROXY",
+        )
+    }
+    env.update(
+        {
+            "NO_PROXY": "",
+            "no_proxy": "",
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "http.proxy",
+            "GIT_CONFIG_VALUE_0": url,
+        }
+    )
     return env
 
 
@@ -71,8 +90,14 @@ def _serve(listener: socket.socket, path: str) -> None:
 
 def bundle_env(bundle: str) -> dict[str, str]:
     """The trust bundle with the daemon's CA, for every common client."""
-    names = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO", "PIP_CERT",
-             "NODE_EXTRA_CA_CERTS")
+    names = (
+        "SSL_CERT_FILE",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+        "GIT_SSL_CAINFO",
+        "PIP_CERT",
+        "NODE_EXTRA_CA_CERTS",
+    )
     return dict.fromkeys(names, bundle)
 
 
@@ -81,7 +106,7 @@ def main(args: list[str]) -> int:
     if split not in (2, 3) or len(args) <= split + 1:
         sys.stderr.write("usage: bridge.py SOCKET SECCOMP_HEX [BUNDLE] -- ARGV...\n")
         return 125
-    path, program, argv = args[0], bytes.fromhex(args[1]), args[split + 1:]
+    path, program, argv = args[0], bytes.fromhex(args[1]), args[split + 1 :]
     if split == 3:
         os.environ.update(bundle_env(args[2]))
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -131,8 +131,14 @@ class DomainProxy:
                 return
             await self._forward(client, buffered, method, target, headers)
 
-    async def _forward(self, client: anyio.abc.ByteStream, buffered: BufferedByteReceiveStream, method: bytes,
-                       target: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    async def _forward(
+        self,
+        client: anyio.abc.ByteStream,
+        buffered: BufferedByteReceiveStream,
+        method: bytes,
+        target: bytes,
+        headers: list[tuple[bytes, bytes]],
+    ) -> None:
         try:
             host, port, path = _target(method, target)
         except _BadRequest as error:
@@ -152,8 +158,14 @@ class DomainProxy:
                 await upstream.send(self._origin_head(method, path, host, port, headers))
             await _splice(client, buffered, upstream)
 
-    async def _intercepted(self, client: anyio.abc.ByteStream, buffered: BufferedByteReceiveStream,
-                           upstream: anyio.abc.ByteStream, host: str, port: int) -> None:
+    async def _intercepted(
+        self,
+        client: anyio.abc.ByteStream,
+        buffered: BufferedByteReceiveStream,
+        upstream: anyio.abc.ByteStream,
+        host: str,
+        port: int,
+    ) -> None:
         """A tunnel to a host with a credential: TLS ended here with this daemon's CA's
         certificate, the first request's header added, then bytes both ways."""
         assert self.rules.intercept is not None
@@ -168,10 +180,19 @@ class DomainProxy:
                 method, target, headers = _parse_head(head)
             if not target.startswith(b"/"):
                 raise _BadRequest("inside the tunnel only origin-form requests (GET /path) are sent on")
-            outer = await TLSStream.wrap(upstream, hostname=host, ssl_context=ssl.create_default_context(),
-                                         standard_compatible=False)
-        except (_BadRequest, anyio.IncompleteRead, anyio.DelimiterNotFound, anyio.EndOfStream, TimeoutError,
-                anyio.BrokenResourceError, ssl.SSLError, OSError) as error:
+            outer = await TLSStream.wrap(
+                upstream, hostname=host, ssl_context=ssl.create_default_context(), standard_compatible=False
+            )
+        except (
+            _BadRequest,
+            anyio.IncompleteRead,
+            anyio.DelimiterNotFound,
+            anyio.EndOfStream,
+            TimeoutError,
+            anyio.BrokenResourceError,
+            ssl.SSLError,
+            OSError,
+        ) as error:
             self._refuse(host, port, f"intercepted TLS failed: {error}")
             return
         await outer.send(self._origin_head(method, target, host, port, headers))
@@ -218,15 +239,17 @@ class DomainProxy:
             self.refusals.append(refusal)
         return refusal
 
-    def _origin_head(self, method: bytes, path: bytes, host: str, port: int,
-                     headers: list[tuple[bytes, bytes]]) -> bytes:
+    def _origin_head(
+        self, method: bytes, path: bytes, host: str, port: int, headers: list[tuple[bytes, bytes]]
+    ) -> bytes:
         credential = self.rules.credentials.get(host)
         replaced = credential[0].lower().encode() if credential else b""
         lines = [method + b" " + path + b" HTTP/1.1"]
         shown = host if parse_ip(host) is None or ":" not in host else f"[{host}]"
         lines.append(b"Host: " + (shown if port in (80, 443) else f"{shown}:{port}").encode())
-        lines += [name + b": " + value for name, value in headers
-                  if name.lower() not in _DROPPED and name.lower() != replaced]
+        lines += [
+            name + b": " + value for name, value in headers if name.lower() not in _DROPPED and name.lower() != replaced
+        ]
         if credential:
             lines.append(f"{credential[0]}: {credential[1]}".encode())
         lines.append(b"Connection: close")
@@ -297,12 +320,16 @@ async def _answer(client: anyio.abc.ByteStream, status: int, why: str) -> None:
     text = {400: "Bad Request", 403: "Forbidden"}[status]
     body = (why.replace("\r", " ").replace("\n", " ") + "\n").encode()
     with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-        await client.send(f"HTTP/1.1 {status} {text}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n"
-                          f"Connection: close\r\n\r\n".encode() + body)
+        await client.send(
+            f"HTTP/1.1 {status} {text}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n"
+            f"Connection: close\r\n\r\n".encode()
+            + body
+        )
 
 
-async def _splice(client: anyio.abc.ByteStream, buffered: BufferedByteReceiveStream,
-                  upstream: anyio.abc.ByteStream) -> None:
+async def _splice(
+    client: anyio.abc.ByteStream, buffered: BufferedByteReceiveStream, upstream: anyio.abc.ByteStream
+) -> None:
     """Bytes both ways until both sides are done (what `buffered` read ahead first); a TLS
     side cannot half-close, so the first end there ends both."""
 

@@ -23,8 +23,12 @@ _HOST = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _KINDS = (
-    ("is_unspecified", "unspecified"), ("is_loopback", "loopback"), ("is_link_local", "link-local (cloud metadata)"),
-    ("is_multicast", "multicast"), ("is_private", "private"), ("is_reserved", "reserved"),
+    ("is_unspecified", "unspecified"),
+    ("is_loopback", "loopback"),
+    ("is_link_local", "link-local (cloud metadata)"),
+    ("is_multicast", "multicast"),
+    ("is_private", "private"),
+    ("is_reserved", "reserved"),
 )
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 

@@ -53,12 +53,14 @@ def network_lines(report: JsonObject) -> str:
     if report["mode"] == "allowlist":
         lines.append(f"  allowed domains: {', '.join(report['allowedDomains']) or 'none (each asks)'}")
         if report["alwaysAllowed"]:
-            lines.append(f"  always allowed (answered \"always\"): {', '.join(report['alwaysAllowed'])}")
+            lines.append(f'  always allowed (answered "always"): {", ".join(report["alwaysAllowed"])}')
     for entry in report["commands"]:
         prefix, arrow, domains = str(entry).partition(" -> ")
         lines.append(f"  {prefix}: {'proxy, plus ' + domains if arrow else 'the whole network'}")
     for cred in report["credentials"]:
         state = "set" if cred["set"] else "NOT SET: not sent"
-        lines.append(f"  credential for {cred['host']}: {cred['header']} from ${cred['env']} ({state}; "
-                     "http, and https through Tether's CA)")
+        lines.append(
+            f"  credential for {cred['host']}: {cred['header']} from ${cred['env']} ({state}; "
+            "http, and https through Tether's CA)"
+        )
     return "\n".join(lines) + "\n"

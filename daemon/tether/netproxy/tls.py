@@ -37,10 +37,25 @@ class Interceptor:
         """The trust bundle's path (the CA made first when missing)."""
         with self._lock:
             if not os.path.exists(self.bundle):
-                self._run(["req", "-x509", *_EC, "-keyout", self._key, "-out", self._ca, "-days", _DAYS,
-                           "-subj", "/CN=Tether network proxy (this daemon only)",
-                           "-addext", "basicConstraints=critical,CA:TRUE",
-                           "-addext", "keyUsage=critical,keyCertSign"])
+                self._run(
+                    [
+                        "req",
+                        "-x509",
+                        *_EC,
+                        "-keyout",
+                        self._key,
+                        "-out",
+                        self._ca,
+                        "-days",
+                        _DAYS,
+                        "-subj",
+                        "/CN=Tether network proxy (this daemon only)",
+                        "-addext",
+                        "basicConstraints=critical,CA:TRUE",
+                        "-addext",
+                        "keyUsage=critical,keyCertSign",
+                    ]
+                )
                 system = ssl.get_default_verify_paths().cafile
                 parts = [_read(system)] if system and os.path.isfile(system) else []
                 with open(self.bundle, "wb") as out:
@@ -52,10 +67,32 @@ class Interceptor:
         with self._lock:
             context = self._contexts.get(host)
             if context is None:
-                cert, key = (os.path.join(self.directory, f"host-{len(self._contexts)}.{ext}") for ext in ("pem", "key"))
-                self._run(["req", "-x509", "-CA", self._ca, "-CAkey", self._key, *_EC, "-keyout", key, "-out", cert,
-                           "-days", _DAYS, "-subj", f"/CN={host}", "-addext", f"subjectAltName=DNS:{host}",
-                           "-addext", "basicConstraints=critical,CA:FALSE"])
+                cert, key = (
+                    os.path.join(self.directory, f"host-{len(self._contexts)}.{ext}") for ext in ("pem", "key")
+                )
+                self._run(
+                    [
+                        "req",
+                        "-x509",
+                        "-CA",
+                        self._ca,
+                        "-CAkey",
+                        self._key,
+                        *_EC,
+                        "-keyout",
+                        key,
+                        "-out",
+                        cert,
+                        "-days",
+                        _DAYS,
+                        "-subj",
+                        f"/CN={host}",
+                        "-addext",
+                        f"subjectAltName=DNS:{host}",
+                        "-addext",
+                        "basicConstraints=critical,CA:FALSE",
+                    ]
+                )
                 context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
                 context.load_cert_chain(cert, key)
                 self._contexts[host] = context

@@ -152,7 +152,8 @@ class AnthropicProvider(Provider):
             raise ProviderError(
                 f"anthropic ({self.base_url}): the stream ended before message_stop (the "
                 f"connection closed mid-reply); the reply is incomplete",
-                kind="truncated", retryable=True,
+                kind="truncated",
+                retryable=True,
             )
         yield [parser.usage(), parser.finish()]
 
@@ -354,8 +355,7 @@ class StreamParser:
         where = f"anthropic ({self.context.base_url})"
         if "prompt is too long" in message.lower():
             return ProviderError(
-                f"{where}: the conversation is longer than {self.context.model}'s context "
-                f"window: {message}",
+                f"{where}: the conversation is longer than {self.context.model}'s context window: {message}",
                 kind="context_length",
             )
         text = f"{where} reported {error_type or 'an error'} mid-stream: {message}"

@@ -109,9 +109,7 @@ class ErrorContext:
     base_url: str
 
 
-def error_from_response(
-    ctx: ErrorContext, status: int, headers: Mapping[str, str], body: bytes
-) -> ProviderError:
+def error_from_response(ctx: ErrorContext, status: int, headers: Mapping[str, str], body: bytes) -> ProviderError:
     message, code = _error_text(body)
     lowered = f"{code} {message}".lower()
     retry_after = retry_after_seconds(headers)
@@ -120,18 +118,21 @@ def error_from_response(
     if any(marker in lowered for marker in _CONTEXT_MARKERS):
         return ProviderError(
             f"{where}: the conversation is longer than {ctx.model or 'the model'}'s context window: {message}",
-            kind="context_length", status=status,
+            kind="context_length",
+            status=status,
         )
     if status in (401, 403):
         return ProviderError(
             f"{where} refused the API key (HTTP {status}: {message}); set a valid key in "
             f"{ctx.key_env} or TETHER_API_KEY",
-            kind="auth", status=status,
+            kind="auth",
+            status=status,
         )
     if status == 404:
         return ProviderError(
             f"{where}: model {ctx.model!r} was not found (HTTP 404: {message})",
-            kind="not_found", status=status,
+            kind="not_found",
+            status=status,
         )
     if (
         any(marker in code for marker in _NO_RETRY_CODES)
@@ -141,14 +142,18 @@ def error_from_response(
     ):
         return ProviderError(
             f"{where}: quota or spend limit reached, not retrying (HTTP {status}: {message})",
-            kind="quota", status=status,
+            kind="quota",
+            status=status,
         )
     kind = {429: "rate_limit", 529: "overloaded"}.get(status, "server" if status >= 500 else "bad_response")
     if "overload" in lowered:
         kind = "overloaded"
     return ProviderError(
         f"{where} answered HTTP {status}: {message}",
-        kind=kind, status=status, retryable=retryable, retry_after=retry_after,
+        kind=kind,
+        status=status,
+        retryable=retryable,
+        retry_after=retry_after,
     )
 
 
@@ -221,13 +226,15 @@ class SSEClient:
             raise ProviderError(
                 f"{self._where()}: timed out ({type(exc).__name__}); the server may be "
                 f"overloaded or still loading the model",
-                kind="timeout", retryable=True,
+                kind="timeout",
+                retryable=True,
             ) from None
         except WireError as exc:
             raise ProviderError(
                 f"{self._where()}: connection failed ({type(exc).__name__}: {exc}); is the "
                 f"server running and the base URL right?",
-                kind="connection", retryable=True,
+                kind="connection",
+                retryable=True,
             ) from None
 
     async def _events(
@@ -281,7 +288,8 @@ class SSEClient:
     def _gap_error(self, gap: float) -> ProviderError:
         return ProviderError(
             f"the model server sent nothing for {gap:.0f} s in the middle of a reply",
-            kind="timeout", retryable=True,
+            kind="timeout",
+            retryable=True,
         )
 
     async def get_json(self, path: str, timeout: float = 5.0) -> Any:
@@ -342,7 +350,9 @@ async def with_retries(
                 raise ProviderError(
                     f"{exc} — the server asks to wait {exc.retry_after:.0f} s, more than "
                     f"Tether waits ({policy.cap_s:.0f} s); try again after that",
-                    kind=exc.kind, status=exc.status, retry_after=exc.retry_after,
+                    kind=exc.kind,
+                    status=exc.status,
+                    retry_after=exc.retry_after,
                 ) from None
             retries += 1
             delay = exc.retry_after if exc.retry_after is not None else policy.backoff(retries)

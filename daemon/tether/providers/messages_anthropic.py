@@ -109,9 +109,7 @@ def tool_specs(tools: list[JsonObject]) -> list[JsonObject]:
     out = []
     for tool in tools:
         schema = tool.get("input_schema") or tool.get("parameters") or {"type": "object"}
-        out.append(
-            {"name": tool["name"], "description": tool.get("description", ""), "input_schema": schema}
-        )
+        out.append({"name": tool["name"], "description": tool.get("description", ""), "input_schema": schema})
     return out
 
 
@@ -168,9 +166,7 @@ def assistant_blocks(message: AssistantMessage) -> list[JsonObject]:
             elif block.signature:
                 blocks.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
     elif message.thinking_signature:
-        blocks.append(
-            {"type": "thinking", "thinking": message.thinking or "", "signature": message.thinking_signature}
-        )
+        blocks.append({"type": "thinking", "thinking": message.thinking or "", "signature": message.thinking_signature})
     if message.text:
         blocks.append({"type": "text", "text": message.text})
     for call in message.tool_calls:

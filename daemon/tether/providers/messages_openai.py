@@ -163,7 +163,7 @@ class ThinkSplitter:
             if mode == "start":
                 stripped = buf.lstrip()
                 if stripped.startswith(_OPEN):
-                    buf, self._mode = stripped[len(_OPEN):], "think_lead"
+                    buf, self._mode = stripped[len(_OPEN) :], "think_lead"
                 elif not stripped or _OPEN.startswith(stripped):
                     self._held = buf  # whitespace or a partial "<thi": wait for more
                     return out
@@ -177,11 +177,11 @@ class ThinkSplitter:
                 at = buf.find(_CLOSE)
                 if at >= 0:
                     _append(out, ThinkingDelta, buf[:at])
-                    buf, self._mode = buf[at + len(_CLOSE):], "text_lead"
+                    buf, self._mode = buf[at + len(_CLOSE) :], "text_lead"
                     continue
                 keep = _partial_suffix(buf, _CLOSE)
                 _append(out, ThinkingDelta, buf[: len(buf) - keep])
-                self._held = buf[len(buf) - keep:]
+                self._held = buf[len(buf) - keep :]
                 return out
             else:
                 _append(out, TextDelta, buf)
@@ -225,12 +225,12 @@ def in_band_error(where: str, chunk: JsonObject) -> ProviderError:
     message, code = in_band_error_text(chunk)
     lowered = json.dumps(chunk.get("error")).lower()
     if "context_length" in lowered or "context length" in lowered or "maximum context" in lowered:
-        return ProviderError(f"{where}: the conversation is too long for the model: {message}",
-                             kind="context_length")
+        return ProviderError(f"{where}: the conversation is too long for the model: {message}", kind="context_length")
     overloaded = any(marker in lowered for marker in _OVERLOAD_MARKERS)
     return ProviderError(
         f"{where} reported an error mid-stream: {message}" + (f" ({code})" if code else ""),
-        kind="overloaded" if overloaded else "server", retryable=overloaded,
+        kind="overloaded" if overloaded else "server",
+        retryable=overloaded,
     )
 
 

@@ -61,7 +61,7 @@ def parse(answer: Any) -> list[ListedModel]:
     """The models of a `/models` answer (both APIs put them under "data"), in its order."""
     entries = answer.get("data") if isinstance(answer, dict) else None
     if not isinstance(entries, list):
-        raise ValueError("the answer has no \"data\" list of models")
+        raise ValueError('the answer has no "data" list of models')
     found: dict[str, ListedModel] = {}
     for entry in entries:
         model_id = entry.get("id") if isinstance(entry, dict) else None

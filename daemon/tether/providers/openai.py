@@ -98,9 +98,7 @@ class OpenAIProvider(Provider):
             return attempts[-1]
 
         try:
-            async with contextlib.aclosing(
-                with_retries(attempt, self.retry, is_content=_has_content)
-            ) as batches:
+            async with contextlib.aclosing(with_retries(attempt, self.retry, is_content=_has_content)) as batches:
                 async for batch in batches:
                     for event in batch:
                         yield event
@@ -140,7 +138,8 @@ class OpenAIProvider(Provider):
             raise ProviderError(
                 f"{parser.where}: the stream ended before the model finished (no [DONE] or "
                 f"finish_reason); the connection or a proxy cut the reply short",
-                kind="truncated", retryable=True,
+                kind="truncated",
+                retryable=True,
             )
         yield parser.end()
 
@@ -151,7 +150,8 @@ class OpenAIProvider(Provider):
         except (WireError, ValueError) as exc:
             raise ProviderError(
                 f"{self.name} ({self.base_url}): listing models failed: {exc}",
-                kind="connection", retryable=True,
+                kind="connection",
+                retryable=True,
             ) from None
         entries = data.get("data") if isinstance(data, dict) else None
         return [str(e["id"]) for e in entries or [] if isinstance(e, dict) and e.get("id")]
@@ -162,9 +162,9 @@ class OpenAIProvider(Provider):
         except ProviderError:
             # Both paths missing usually means a base URL without its "/v1".
             return ProviderError(
-                f"{exc}; {self.base_url}/models did not answer either: is the base URL right "
-                f"(it usually ends in /v1)?",
-                kind=exc.kind, status=exc.status,
+                f"{exc}; {self.base_url}/models did not answer either: is the base URL right (it usually ends in /v1)?",
+                kind=exc.kind,
+                status=exc.status,
             )
         if not models:
             return exc

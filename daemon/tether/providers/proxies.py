@@ -86,7 +86,9 @@ class ProxyRoutes:
     def __init__(self, env: Mapping[str, str]) -> None:
         found = _proxy_variables(env)
         self._no_proxy = found.pop("no", ("", ""))[0]
-        self._by_scheme: dict[str, tuple[str, str]] = {scheme: found[scheme] for scheme in ("http", "https", "all") if scheme in found}
+        self._by_scheme: dict[str, tuple[str, str]] = {
+            scheme: found[scheme] for scheme in ("http", "https", "all") if scheme in found
+        }
 
     def proxy_for(self, scheme: str, host: str) -> Proxy | None:
         """The proxy a request to `scheme://host` goes through, or None for a direct one;

@@ -41,9 +41,7 @@ class RecordingProvider(Provider):
     def __init__(self, inner: Provider, path: Path) -> None:
         client = getattr(inner, "client", None)
         if client is None or not hasattr(client, "tap"):
-            raise ConfigInvalid(
-                f"--record works with the openai and anthropic providers, not {inner.name!r}"
-            )
+            raise ConfigInvalid(f"--record works with the openai and anthropic providers, not {inner.name!r}")
         self.inner = inner
         self.name = inner.name
         self.model = inner.model

@@ -118,7 +118,9 @@ class ReplayProvider(Provider):
         elif kind == "anthropic":
             from .anthropic import AnthropicProvider
 
-            inner = AnthropicProvider(model=header.get("model", ""), base_url=base_url, retry=policy, transport=transport)
+            inner = AnthropicProvider(
+                model=header.get("model", ""), base_url=base_url, retry=policy, transport=transport
+            )
         else:
             raise ConfigInvalid(f"replay: {path} records provider {kind!r}; expected openai or anthropic")
         return cls(inner, transport)

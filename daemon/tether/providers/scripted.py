@@ -45,8 +45,17 @@ if TYPE_CHECKING:
 _BURST = 64
 _WORDS = re.compile(r"\S+\s*|\s+")
 _REPLY_KEYS = {
-    "when", "text", "chunks", "repeat", "chunk_size", "thinking", "tool_calls",
-    "delay_ms", "finish", "usage", "error",
+    "when",
+    "text",
+    "chunks",
+    "repeat",
+    "chunk_size",
+    "thinking",
+    "tool_calls",
+    "delay_ms",
+    "finish",
+    "usage",
+    "error",
 }
 _FINISH = {"stop", "length", "refusal", "tool_calls"}
 
@@ -63,10 +72,7 @@ class ScriptedProvider(Provider):
         self.model = str(script.get("model", "scripted"))
         self.context_window = int(script.get("context_window", 128_000))
         self.replies: list[JsonObject] = list(script["replies"])
-        self._patterns = [
-            re.compile(r["when"]["user"]) if "user" in r.get("when", {}) else None
-            for r in self.replies
-        ]
+        self._patterns = [re.compile(r["when"]["user"]) if "user" in r.get("when", {}) else None for r in self.replies]
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedProvider:
@@ -102,7 +108,7 @@ class ScriptedProvider(Provider):
             )
         raise ProviderError(
             f"scripted provider: no reply in {self.source} matches step {request.step} "
-            f"of this turn (user message: {preview!r}); add a reply whose \"when\" matches"
+            f'of this turn (user message: {preview!r}); add a reply whose "when" matches'
         )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
@@ -119,7 +125,9 @@ class ScriptedProvider(Provider):
         out_chars = 0
         for chunk in _text_chunks(reply):
             if emitted == fail_after:
-                raise ProviderError(str(error.get("message", "scripted failure")), kind=str(error.get("kind", "scripted")))
+                raise ProviderError(
+                    str(error.get("message", "scripted failure")), kind=str(error.get("kind", "scripted"))
+                )
             if delay:
                 await asyncio.sleep(delay)
             elif emitted % _BURST == _BURST - 1:

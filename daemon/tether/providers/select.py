@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 HOW_TO_CONFIGURE = (
     "set ANTHROPIC_API_KEY or OPENAI_API_KEY, start a local server (Ollama, llama.cpp, "
     "LM Studio), or choose one explicitly: `tether serve --provider openai|anthropic|scripted`, "
-    "TETHER_PROVIDER, `provider = \"...\"` in ~/.config/tether/config.toml, or "
-    "initializationOptions {\"provider\": ...}; `tether doctor` shows what was found"
+    'TETHER_PROVIDER, `provider = "..."` in ~/.config/tether/config.toml, or '
+    'initializationOptions {"provider": ...}; `tether doctor` shows what was found'
 )
 DEFAULT_MODELS = {"openai": "gpt-4.1", "anthropic": "claude-sonnet-4-5"}
 DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
@@ -100,23 +100,35 @@ async def choose_provider(settings: Settings, env: Mapping[str, str] | None = No
             local = await _models_at(base)
             model = local[0] if local else ""
         return ProviderChoice(
-            name, model or DEFAULT_MODELS[name], base,
-            f"provider = {name} ({settings.sources.get('provider')})", KEY_ENV[name], key,
+            name,
+            model or DEFAULT_MODELS[name],
+            base,
+            f"provider = {name} ({settings.sources.get('provider')})",
+            KEY_ENV[name],
+            key,
         )
     for candidate in ("anthropic", "openai"):
         key = env.get(KEY_ENV[candidate], "")
         if key:
             base = settings.base_url or env.get(BASE_URL_ENV[candidate], "") or DEFAULT_BASE_URLS[candidate]
             return ProviderChoice(
-                candidate, settings.model or DEFAULT_MODELS[candidate], base,
-                f"{KEY_ENV[candidate]} is set", KEY_ENV[candidate], key,
+                candidate,
+                settings.model or DEFAULT_MODELS[candidate],
+                base,
+                f"{KEY_ENV[candidate]} is set",
+                KEY_ENV[candidate],
+                key,
             )
     probed = await probe_local(env)
     if probed is not None:
         label, base, model = probed
         return ProviderChoice(
-            "openai", settings.model or model, base,
-            f"{label} answered at {base} (first model listed: {model})", "OPENAI_API_KEY", "",
+            "openai",
+            settings.model or model,
+            base,
+            f"{label} answered at {base} (first model listed: {model})",
+            "OPENAI_API_KEY",
+            "",
         )
     raise NoProviderConfigured(f"no model provider is configured: {HOW_TO_CONFIGURE}")
 
@@ -148,9 +160,7 @@ def build_provider(choice: ProviderChoice, settings: Settings) -> Provider:
         from .scripted import ScriptedProvider, ScriptError
 
         if not settings.script:
-            raise ConfigInvalid(
-                "provider 'scripted' needs a script file: pass --script FILE or set TETHER_SCRIPT"
-            )
+            raise ConfigInvalid("provider 'scripted' needs a script file: pass --script FILE or set TETHER_SCRIPT")
         try:
             provider = ScriptedProvider.from_file(Path(settings.script))
         except ScriptError as exc:
@@ -167,16 +177,24 @@ def build_provider(choice: ProviderChoice, settings: Settings) -> Provider:
         from .openai import OpenAIProvider
 
         provider = OpenAIProvider(
-            model=choice.model, base_url=choice.base_url, api_key=choice.api_key,
-            key_env=choice.key_env, context_window=window, retry=retry,
+            model=choice.model,
+            base_url=choice.base_url,
+            api_key=choice.api_key,
+            key_env=choice.key_env,
+            context_window=window,
+            retry=retry,
             max_output_tokens=settings.max_output_tokens,
         )
     elif choice.provider == "anthropic":
         from .anthropic import AnthropicProvider
 
         provider = AnthropicProvider(
-            model=choice.model, base_url=choice.base_url, api_key=choice.api_key,
-            key_env=choice.key_env, context_window=window, retry=retry,
+            model=choice.model,
+            base_url=choice.base_url,
+            api_key=choice.api_key,
+            key_env=choice.key_env,
+            context_window=window,
+            retry=retry,
             max_output_tokens=settings.max_output_tokens,
         )
     else:

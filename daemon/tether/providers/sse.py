@@ -39,7 +39,7 @@ class SSEDecoder:
                 return []
             self._started = True
             if data.startswith(_BOM):
-                data = data[len(_BOM):]
+                data = data[len(_BOM) :]
         body, blank, self._tail = data.rpartition(b"\n\n")
         if not blank:
             return []
@@ -68,7 +68,9 @@ def _uniform(body: bytes) -> list[SSEEvent] | None:
         return None
     if names is None:
         return [("", data[6:]) for data in datas]
-    return list(zip([_NAMES.get(name) or _line_name(name) for name in names], [data[6:] for data in datas], strict=True))
+    return list(
+        zip([_NAMES.get(name) or _line_name(name) for name in names], [data[6:] for data in datas], strict=True)
+    )
 
 
 def _events(frames: list[bytes]) -> list[SSEEvent]:
@@ -83,7 +85,7 @@ def _events(frames: list[bytes]) -> list[SSEEvent]:
         elif frame.startswith(b"event: "):
             nl = frame.find(b"\n")
             if nl > 0 and frame.startswith(b"data: ", nl + 1) and frame.find(b"\n", nl + 1) < 0:
-                append((_name(frame[7:nl]), frame[nl + 7:]))
+                append((_name(frame[7:nl]), frame[nl + 7 :]))
                 continue
         event = _frame(frame)
         if event is not None:

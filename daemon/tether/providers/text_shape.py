@@ -33,8 +33,13 @@ class TextShape:
             return None
         suffix = self._suffix
         start, end = len(prefix), len(raw) - len(suffix)
-        if end - start < 2 or not raw.startswith(prefix) or not raw.endswith(suffix) \
-                or raw[start] != 0x22 or raw[end - 1] != 0x22:  # 0x22: the string's quotes
+        if (
+            end - start < 2
+            or not raw.startswith(prefix)
+            or not raw.endswith(suffix)
+            or raw[start] != 0x22
+            or raw[end - 1] != 0x22
+        ):  # 0x22: the string's quotes
             self._misses += 1
             return None
         inner = raw[start + 1 : end - 1]
@@ -59,9 +64,11 @@ class TextShape:
         if prefix is None or not datas:
             return None
         start, tail = len(prefix) + 1, len(self._suffix) + 1  # the string's quotes
-        if min(map(len, datas)) < start + tail \
-                or not all(map(bytes.startswith, datas, repeat(prefix + b'"'))) \
-                or not all(map(bytes.endswith, datas, repeat(b'"' + self._suffix))):
+        if (
+            min(map(len, datas)) < start + tail
+            or not all(map(bytes.startswith, datas, repeat(prefix + b'"')))
+            or not all(map(bytes.endswith, datas, repeat(b'"' + self._suffix)))
+        ):
             return None
         inners = [data[start:-tail] for data in datas]
         joined = b"".join(inners)
@@ -90,7 +97,7 @@ class TextShape:
             self._misses += 1
             self._prefix = None
             return
-        self._prefix, self._suffix = raw[:at], raw[at + len(encoded):]
+        self._prefix, self._suffix = raw[:at], raw[at + len(encoded) :]
 
     @property
     def learnt(self) -> bool:

@@ -190,8 +190,7 @@ class WireClient:
             request = h11.Request(method=method, target=url if absolute else path, headers=request_headers)
         except h11.LocalProtocolError:  # h11's text would quote the header: maybe the key
             raise LocalProtocolError(
-                "a request header holds a character HTTP forbids (a line break?): check the API key "
-                "and the base URL"
+                "a request header holds a character HTTP forbids (a line break?): check the API key and the base URL"
             ) from None
         for attempt in (1, 2):
             conn = self._pooled(key) if attempt == 1 else None  # the retry: a new one
@@ -230,7 +229,9 @@ class WireClient:
         if refused is not None:
             conn.close()
             raise RemoteProtocolError(refused)
-        chunks = decoded(body_reads(conn, self._release, _read_errors), headers.get("content-encoding", ""), _read_errors)
+        chunks = decoded(
+            body_reads(conn, self._release, _read_errors), headers.get("content-encoding", ""), _read_errors
+        )
         cycle = conn.cycle
         return Response(
             head.status_code, headers, chunks, conn.writer.get_extra_info("socket"), lambda: conn.close_cycle(cycle)
@@ -353,7 +354,9 @@ async def _read_head(conn: _Connection) -> h11.Response:
         # an informational (1xx) response: the real one follows
 
 
-async def _tunnel(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, port: int, proxy: Proxy) -> None:
+async def _tunnel(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, port: int, proxy: Proxy
+) -> None:
     """A CONNECT tunnel through `proxy` to host:port (TLS to the target goes inside it)."""
     authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     auth = f"Proxy-Authorization: {proxy.authorization}\r\n" if proxy.authorization else ""

@@ -102,7 +102,9 @@ def _patch(e: ToolCallPatch) -> Update:
     tether = None
     if e.approved_by is not None or e.parent_call_id is not None or e.child_session_id is not None:
         tether = up.UpdateTetherMeta(
-            approved_by=e.approved_by, parent_call_id=e.parent_call_id, child_session_id=e.child_session_id,
+            approved_by=e.approved_by,
+            parent_call_id=e.parent_call_id,
+            child_session_id=e.child_session_id,
         )
     terminal = None if e.terminal is None else up.TerminalInfo(e.terminal.terminal_id, e.terminal.cwd)
     return up.ToolCallUpdate(
@@ -135,10 +137,12 @@ def notice(text: str, **tether: Any) -> up.AgentMessageChunk:
 
 def available_commands(commands: Iterable[tuple[str, str, str | None]]) -> Update:
     """`available_commands_update` for (name, description, input hint or None)."""
-    return up.AvailableCommandsUpdate([
-        up.AvailableCommand(name, description, up.AvailableCommandInput(hint) if hint else None)
-        for name, description, hint in commands
-    ])
+    return up.AvailableCommandsUpdate(
+        [
+            up.AvailableCommand(name, description, up.AvailableCommandInput(hint) if hint else None)
+            for name, description, hint in commands
+        ]
+    )
 
 
 def current_mode(mode_id: str) -> Update:
@@ -194,7 +198,8 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
 
 
 _CHUNKS: dict[str, type[up.AgentMessageChunk] | type[up.AgentThoughtChunk]] = {
-    "text": up.AgentMessageChunk, "thought": up.AgentThoughtChunk,
+    "text": up.AgentMessageChunk,
+    "thought": up.AgentThoughtChunk,
 }
 
 

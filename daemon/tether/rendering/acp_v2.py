@@ -81,7 +81,8 @@ def steered_message_id(turn_id: str, seq: int) -> str:
 
 def _steered(e: PromptSteered) -> Update:
     return {
-        "sessionUpdate": "user_message", "messageId": steered_message_id(e.turn_id, e.seq),
+        "sessionUpdate": "user_message",
+        "messageId": steered_message_id(e.turn_id, e.seq),
         "content": [block_to_json(block) for block in e.content],
         "_meta": {"tether": {"steered": True, "afterStep": e.after_step}},
     }
@@ -134,7 +135,10 @@ def _tool_call(e: ToolCallStarted) -> Update | None:
     if e.parent_call_id is not None:
         return None  # a sub-agent's call: shown on its own session (`subagent_update`)
     update: Update = {
-        "sessionUpdate": "tool_call_update", "toolCallId": e.call_id, "title": e.title, "kind": e.kind,
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": e.call_id,
+        "title": e.title,
+        "kind": e.kind,
         "status": e.status,
     }
     if e.parent_call_id is not None:
@@ -158,9 +162,13 @@ def _patch(e: ToolCallPatch) -> Update | None:
     if e.locations is not None:
         update["locations"] = locations(e.locations)
     tether = {
-        key: value for key, value in (
-            ("approvedBy", e.approved_by), ("parentCallId", e.parent_call_id), ("childSessionId", e.child_session_id),
-        ) if value is not None
+        key: value
+        for key, value in (
+            ("approvedBy", e.approved_by),
+            ("parentCallId", e.parent_call_id),
+            ("childSessionId", e.child_session_id),
+        )
+        if value is not None
     }
     if tether:
         update["_meta"] = {"tether": tether}
@@ -176,7 +184,10 @@ def _terminal_started(e: TerminalStarted) -> Update:
     """The terminal exists before the call's content refers to it; `capabilities.cancel`
     while it runs (`terminal/cancel`), withdrawn at its exit."""
     return {
-        "sessionUpdate": "terminal_update", "terminalId": e.terminal_id, "command": e.command, "cwd": e.cwd,
+        "sessionUpdate": "terminal_update",
+        "terminalId": e.terminal_id,
+        "command": e.command,
+        "cwd": e.cwd,
         "capabilities": {"cancel": {}} if e.cancellable else {},
     }
 
@@ -214,8 +225,13 @@ def _subagent(e: SubagentChanged) -> Update:
 
 def _recalled(e: MemoryRecalled) -> Update:
     hits = [
-        {"sessionId": m.session_id, "sessionTitle": m.session_title, "messageSeq": m.seq, "role": m.role,
-         "snippet": m.snippet}
+        {
+            "sessionId": m.session_id,
+            "sessionTitle": m.session_title,
+            "messageSeq": m.seq,
+            "role": m.role,
+            "snippet": m.snippet,
+        }
         for m in e.messages
     ]
     title = f"memory: {len(e.messages)} message(s) of earlier sessions given to the model (~{e.tokens} tokens)"
@@ -232,7 +248,8 @@ _STATELESS: dict[type, Callable[[Any], Update | None]] = {
     TitleChanged: lambda e: {"sessionUpdate": "session_info_update", "title": e.title},
     Notice: lambda e: notice(e.text),
     ContextCompacted: lambda e: notice(
-        f"{e.replaced} earlier messages were summarised to save context: {e.reason}", compaction={"replaced": e.replaced}
+        f"{e.replaced} earlier messages were summarised to save context: {e.reason}",
+        compaction={"replaced": e.replaced},
     ),
     MemoryRecalled: _recalled,
     TurnStateChanged: _state,
@@ -255,10 +272,16 @@ class AcpV2:
 
     def chunk(self, kind: str, text: str) -> Update:
         if kind == "thought":
-            return {"sessionUpdate": "agent_thought_chunk", "messageId": f"{self._message_id}.thought",
-                    "content": {"type": "text", "text": text}}
-        return {"sessionUpdate": "agent_message_chunk", "messageId": self._message_id,
-                "content": {"type": "text", "text": text}}
+            return {
+                "sessionUpdate": "agent_thought_chunk",
+                "messageId": f"{self._message_id}.thought",
+                "content": {"type": "text", "text": text},
+            }
+        return {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": self._message_id,
+            "content": {"type": "text", "text": text},
+        }
 
     def event(self, event: TurnEvent) -> Update | None:
         if isinstance(event, StepStarted):
@@ -297,8 +320,12 @@ class AcpV2:
     def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
         """v2's command list: each typed `command`, an input hint typed `text`."""
         listed: list[Update] = [
-            {"type": "command", "name": name, "description": description,
-             **({"input": {"type": "text", "hint": hint}} if hint else {})}
+            {
+                "type": "command",
+                "name": name,
+                "description": description,
+                **({"input": {"type": "text", "hint": hint}} if hint else {}),
+            }
             for name, description, hint in commands
         ]
         return {"sessionUpdate": "available_commands_update", "availableCommands": listed}

@@ -106,11 +106,27 @@ def frame(session_id: str, update: Update) -> bytes:
 class SessionUpdates:
     """The `TurnSink` of one session, writing to one connection."""
 
-    __slots__ = ("session_id", "_conn", "_render", "_kind", "_parts", "_registered", "sent", "_audience",
-                 "_version", "_others", "_marks")
+    __slots__ = (
+        "session_id",
+        "_conn",
+        "_render",
+        "_kind",
+        "_parts",
+        "_registered",
+        "sent",
+        "_audience",
+        "_version",
+        "_others",
+        "_marks",
+    )
 
     def __init__(
-        self, session_id: str, conn: Connection, render: Renderer | None = None, *, audience: Viewers | None = None,
+        self,
+        session_id: str,
+        conn: Connection,
+        render: Renderer | None = None,
+        *,
+        audience: Viewers | None = None,
     ) -> None:
         self.session_id = session_id
         self._conn = conn

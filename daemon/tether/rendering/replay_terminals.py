@@ -42,9 +42,18 @@ def terminal_replayed(call: JsonObject, result: JsonObject, workspace: str) -> l
     signal = None if exit_code is not None else (killed_by or "SIGTERM")
     output = base64.b64encode(text[: footer.start()].encode("utf-8", "replace")).decode("ascii")
     return [
-        {"sessionUpdate": "terminal_update", "terminalId": terminal_id, "command": str(args.get("command") or ""),
-         "cwd": cwd, "capabilities": {}},
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": terminal_id,
+            "command": str(args.get("command") or ""),
+            "cwd": cwd,
+            "capabilities": {},
+        },
         {"sessionUpdate": "terminal_output_chunk", "terminalId": terminal_id, "data": output},
-        {"sessionUpdate": "terminal_update", "terminalId": terminal_id,
-         "exitStatus": {"exitCode": exit_code, "signal": signal}, "capabilities": {}},
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": terminal_id,
+            "exitStatus": {"exitCode": exit_code, "signal": signal},
+            "capabilities": {},
+        },
     ]

@@ -54,19 +54,36 @@ class ReplayV2:
     next page. With `pending` (calls waiting for approval) feed the whole history at once:
     the waiting step is the last one naming them."""
 
-    __slots__ = ("session_id", "pending", "workspace", "_unshown", "_head", "_held", "_turn", "_step", "_retry",
-                 "_plans", "_prompts")
+    __slots__ = (
+        "session_id",
+        "pending",
+        "workspace",
+        "_unshown",
+        "_head",
+        "_held",
+        "_turn",
+        "_step",
+        "_retry",
+        "_plans",
+        "_prompts",
+    )
 
     def __init__(
-        self, session_id: str, pending: set[str] | frozenset[str] = frozenset(), *,
-        children: Mapping[str, ChildShown] | None = None, workspace: str | None = None,
+        self,
+        session_id: str,
+        pending: set[str] | frozenset[str] = frozenset(),
+        *,
+        children: Mapping[str, ChildShown] | None = None,
+        workspace: str | None = None,
     ) -> None:
         """`children` by their `delegate` call's id; `workspace`: commands' terminals are
         shown (a client that set `_meta.terminal_output`), their cwd under it."""
         self.session_id, self.pending = session_id, pending
         self.workspace = workspace
         self._unshown = dict(children or {})  # children not replayed yet (after their call)
-        self._head = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":' + dumps(session_id) + b',"update":'
+        self._head = (
+            b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":' + dumps(session_id) + b',"update":'
+        )
         self._held: list[Stored] = []
         self._turn = ""  # the current turn's id
         self._step = 0  # the step of the last assistant message of the turn
@@ -128,7 +145,11 @@ class ReplayV2:
     def _user(self, out: list[Shown], body: JsonObject, status: str, turn_id: str | None, seq: int) -> None:
         if "compaction" in body:
             replaced = body["compaction"].get("replaced", 0)
-            out.append(notice(f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced}))
+            out.append(
+                notice(
+                    f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced}
+                )
+            )
             return
         if "steered" in body or (turn_id is not None and turn_id == self._turn):  # joined a running turn
             marked = body.get("steered")
@@ -142,7 +163,12 @@ class ReplayV2:
         out.append(_message("user_message", prompt_message_id(self._turn), body.get("content") or [], _status(status)))
 
     def _assistant(
-        self, out: list[Shown], body: JsonObject, status: str, turn_id: str | None, results: dict[str, JsonObject],
+        self,
+        out: list[Shown],
+        body: JsonObject,
+        status: str,
+        turn_id: str | None,
+        results: dict[str, JsonObject],
         waiting: bool,
     ) -> None:
         if turn_id is not None and turn_id != self._turn:  # a turn whose prompt is not stored (a fork's)
@@ -211,7 +237,9 @@ _COMPLETE: dict[str, Any] = {}  # shared: read, never changed
 
 
 def _message(kind: str, message_id: str, content: Any, tether: dict[str, Any]) -> Shown:
-    message: Shown = _MESSAGES[kind](message_id=message_id, content=content, meta={"tether": tether} if tether else UNSET)
+    message: Shown = _MESSAGES[kind](
+        message_id=message_id, content=content, meta={"tether": tether} if tether else UNSET
+    )
     return message
 
 
@@ -229,16 +257,23 @@ def _call(call: JsonObject, result: JsonObject | None, waiting: bool) -> Shown:
     arguments = call.get("arguments", {})
     if result is None:
         return v2.SessionUpdate_tool_call_update(
-            tool_call_id=call_id, title=name, kind="other", status="pending" if waiting else "failed",
+            tool_call_id=call_id,
+            title=name,
+            kind="other",
+            status="pending" if waiting else "failed",
             raw_input=arguments,
         )
     content: list[Any] = [v2.ToolCallContent_content(content=_text(result.get("content", "")))]
     content += [v2.ToolCallContent_content(content=block) for block in result.get("blocks") or ()]
     where = result.get("locations")
     return v2.SessionUpdate_tool_call_update(
-        tool_call_id=call_id, title=result.get("title", name), kind=result.get("kind", "other"),
-        status="failed" if result.get("is_error") else "completed", content=content,
-        locations=where or UNSET, raw_input=arguments,
+        tool_call_id=call_id,
+        title=result.get("title", name),
+        kind=result.get("kind", "other"),
+        status="failed" if result.get("is_error") else "completed",
+        content=content,
+        locations=where or UNSET,
+        raw_input=arguments,
     )
 
 

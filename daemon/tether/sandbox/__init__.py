@@ -114,7 +114,7 @@ def _probe(setting: str) -> SandboxChoice:
     import sys
 
     if setting == "off":
-        return SandboxChoice(None, "the sandbox setting is \"off\" (user configuration)")
+        return SandboxChoice(None, 'the sandbox setting is "off" (user configuration)')
     if not sys.platform.startswith("linux"):
         return SandboxChoice(None, f"no OS sandbox on {sys.platform} yet (Linux only: bubblewrap or Landlock)")
     from .bwrap import probe_bwrap

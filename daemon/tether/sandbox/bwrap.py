@@ -81,8 +81,16 @@ class BwrapSandbox(CommandSandbox):
         if policy.proxy_socket is not None and not policy.network:
             # the bridge installs the filter in the command's process, after it has its
             # own listening socket and before the command runs (netproxy/bridge.py)
-            bridge = [sys.executable, "-I", "-S", _BRIDGE, policy.proxy_socket, program.hex(),
-                      *([policy.proxy_bundle] if policy.proxy_bundle else []), "--"]
+            bridge = [
+                sys.executable,
+                "-I",
+                "-S",
+                _BRIDGE,
+                policy.proxy_socket,
+                program.hex(),
+                *([policy.proxy_bundle] if policy.proxy_bundle else []),
+                "--",
+            ]
             return self.wrap([*bridge, *argv], policy), []
         read, write = os.pipe()
         try:
@@ -220,14 +228,31 @@ def probe_bwrap() -> tuple[BwrapSandbox | None, str]:
     path = host_program("bwrap")  # never a relative PATH entry: the cwd may be the repository
     if path is None:
         return None, "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    line = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", "/bin/true"]
+    line = [
+        path,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--",
+        "/bin/true",
+    ]
     try:
         # stdin from /dev/null: in `tether run` the process's stdin is the user's terminal
-        done = subprocess.run(line, stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT,
-                              env={"PATH": "/usr/bin:/bin"})
-        version = subprocess.run([path, "--version"], stdin=subprocess.DEVNULL, capture_output=True,
-                                 timeout=_PROBE_TIMEOUT, text=True)
+        done = subprocess.run(
+            line, stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT, env={"PATH": "/usr/bin:/bin"}
+        )
+        version = subprocess.run(
+            [path, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT, text=True
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return None, f"bubblewrap ({path}) cannot run: {error}"
     if done.returncode != 0:

@@ -67,8 +67,12 @@ _STORES: tuple[tuple[str, str, str], ...] = (
 # Files that hold settings a tool needs and, on some lines, a token: the sandbox shows a
 # copy without those lines (bubblewrap) or hides them whole (Landlock cannot replace a file).
 _TOKEN_FILES: tuple[tuple[str, str], ...] = (
-    ("home", ".npmrc"), ("home", ".pypirc"), ("home", ".yarnrc"), ("home", ".yarnrc.yml"),
-    ("config", "pip/pip.conf"), ("home", ".pip/pip.conf"),
+    ("home", ".npmrc"),
+    ("home", ".pypirc"),
+    ("home", ".yarnrc"),
+    ("home", ".yarnrc.yml"),
+    ("config", "pip/pip.conf"),
+    ("home", ".pip/pip.conf"),
 )
 
 
@@ -120,8 +124,11 @@ def _host_keys() -> tuple[HiddenPath, ...]:
         names = sorted(os.listdir("/etc/ssh"))
     except OSError:
         return ()
-    return tuple(HiddenPath(f"/etc/ssh/{name}", "SSH host key") for name in names
-                 if name.startswith("ssh_host_") and name.endswith("_key"))
+    return tuple(
+        HiddenPath(f"/etc/ssh/{name}", "SSH host key")
+        for name in names
+        if name.startswith("ssh_host_") and name.endswith("_key")
+    )
 
 
 def token_files(env: Mapping[str, str]) -> tuple[str, ...]:
@@ -141,9 +148,7 @@ def expanded(path: str, home: str) -> str:
     return os.path.normpath(path)
 
 
-def read_limits(
-    env: Mapping[str, str], deny_read: Sequence[str] = (), allow_read: Sequence[str] = ()
-) -> ReadLimits:
+def read_limits(env: Mapping[str, str], deny_read: Sequence[str] = (), allow_read: Sequence[str] = ()) -> ReadLimits:
     """The default stores and token files, less those at or under an `allow_read` entry
     (user config only), plus every `deny_read` entry (which wins over allow_read).
     Built once per set of inputs (each turn asks): the host keys are listed at every
@@ -153,7 +158,9 @@ def read_limits(
 
 @lru_cache(maxsize=8)
 def _read_limits(
-    places: tuple[str, str, str], deny_read: tuple[str, ...], allow_read: tuple[str, ...],
+    places: tuple[str, str, str],
+    deny_read: tuple[str, ...],
+    allow_read: tuple[str, ...],
     host_keys: tuple[HiddenPath, ...],
 ) -> ReadLimits:
     home = places[0]
@@ -173,4 +180,4 @@ def _read_limits(
 def shown_path(path: str, env: Mapping[str, str]) -> str:
     """`path` as the user writes it: `~/.ssh` for a path under HOME."""
     home = (env.get("HOME") or os.path.expanduser("~")).rstrip("/")
-    return "~" + path[len(home):] if home and path.startswith(home + "/") else path
+    return "~" + path[len(home) :] if home and path.startswith(home + "/") else path

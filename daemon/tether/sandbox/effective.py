@@ -29,10 +29,14 @@ def read_facts(
     import os
 
     limits = read_limits(env, deny_read, allow_read)
-    rows = [{"path": path, "shown": shown_path(path, env), "why": "Tether's own files", "exists": os.path.exists(path)}
-            for path in own]
-    rows += [{"path": h.path, "shown": shown_path(h.path, env), "why": h.why, "exists": os.path.lexists(h.path)}
-             for h in limits.hidden]
+    rows = [
+        {"path": path, "shown": shown_path(path, env), "why": "Tether's own files", "exists": os.path.exists(path)}
+        for path in own
+    ]
+    rows += [
+        {"path": h.path, "shown": shown_path(h.path, env), "why": h.why, "exists": os.path.lexists(h.path)}
+        for h in limits.hidden
+    ]
     return {
         "hidden": rows,
         "filtered": [{"path": p, "shown": shown_path(p, env), "exists": os.path.lexists(p)} for p in limits.filtered],
@@ -56,8 +60,11 @@ def guarantees(choice: SandboxChoice) -> list[str]:
             "all capabilities dropped",
         ]
     abi = int(getattr(sandbox, "abi", 0))
-    scoped = ("signals and abstract unix sockets scoped to the sandbox (ABI 6+)" if abi >= 6 else
-              "signals and abstract unix sockets not scoped (needs ABI 6)")
+    scoped = (
+        "signals and abstract unix sockets scoped to the sandbox (ABI 6+)"
+        if abi >= 6
+        else "signals and abstract unix sockets not scoped (needs ABI 6)"
+    )
     return [
         f"files: Landlock {sandbox.version}: read rights for every entry except the hidden paths (and the "
         "token files, hidden whole; the names in a hidden directory stay listable, as listing its parent "

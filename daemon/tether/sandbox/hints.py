@@ -45,7 +45,7 @@ def blocked_hint(output: str, sandbox: CommandSandbox, policy: SandboxPolicy) ->
     )
     if not policy.network:
         text += (
-            " If it needs the network, ask the user to approve it with \"Allow once, with network\" "
+            ' If it needs the network, ask the user to approve it with "Allow once, with network" '
             "or to add it to `network_commands` in their Tether config."
         )
     if files:
@@ -78,7 +78,7 @@ def hidden_hint(
             continue  # a store opened as the workspace is not hidden
         spellings = [path]
         if home and path.startswith(home + "/"):
-            rest = path[len(home):]
+            rest = path[len(home) :]
             spellings += ["~" + rest, "$HOME" + rest, "${HOME}" + rest]
         if any(text in command or text in output for text in spellings):
             named.append(path)
@@ -88,14 +88,19 @@ def hidden_hint(
     parts = []
     for path in named:
         if path in policy.filtered:
-            parts.append(f"{shown_path(path, env)} is shown to commands without its credential lines"
-                         if sandbox.name == "bwrap" else f"{shown_path(path, env)} is hidden from commands "
-                         "(it holds registry tokens; Landlock cannot show it filtered)")
+            parts.append(
+                f"{shown_path(path, env)} is shown to commands without its credential lines"
+                if sandbox.name == "bwrap"
+                else f"{shown_path(path, env)} is hidden from commands "
+                "(it holds registry tokens; Landlock cannot show it filtered)"
+            )
         elif path in why:
             parts.append(f"{shown_path(path, env)} is hidden from commands (credential store: {why[path]})")
         else:
-            parts.append(f"{shown_path(path, env)} is hidden from commands (Tether's own files, or the user's "
-                         "deny_read)")
-    return (f"[sandbox: {'; '.join(parts)}; the user can expose a credential store with allow_read in their "
-            "Tether user config, not you: do not look for a way around it]")
-
+            parts.append(
+                f"{shown_path(path, env)} is hidden from commands (Tether's own files, or the user's deny_read)"
+            )
+    return (
+        f"[sandbox: {'; '.join(parts)}; the user can expose a credential store with allow_read in their "
+        "Tether user config, not you: do not look for a way around it]"
+    )

@@ -145,7 +145,10 @@ def _restrict(writable: list[str], hidden: list[str], network: bool) -> int:
     scoped = _SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL if abi >= 6 else 0
     attr = _RulesetAttr(fs, net, scoped)
     size = 8 if abi < 4 else 16 if abi < 6 else 24
-    ruleset = _check(_libc.syscall(_SYS_CREATE, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)), "creating the Landlock ruleset")
+    ruleset = _check(
+        _libc.syscall(_SYS_CREATE, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)),
+        "creating the Landlock ruleset",
+    )
     file_rights = _WRITE_FILE | _READ_FILE | (_TRUNCATE if abi >= 3 else 0) | (_IOCTL_DEV if abi >= 5 else 0)
     rules = _rules(writable, hidden, fs & ~_IOCTL_DEV)
     rules += [(device, file_rights) for device in _DEVICES if os.path.exists(device)]
@@ -158,7 +161,12 @@ def _restrict(writable: list[str], hidden: list[str], network: bool) -> int:
             rights &= _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV
         try:
             rule = _PathBeneath(rights & fs, fd)
-            _check(_libc.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.byref(rule), ctypes.c_uint32(0)), f"adding the rule for {path}")
+            _check(
+                _libc.syscall(
+                    _SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.byref(rule), ctypes.c_uint32(0)
+                ),
+                f"adding the rule for {path}",
+            )
         finally:
             os.close(fd)
     _check(_libc.syscall(_SYS_RESTRICT, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "applying the Landlock ruleset")
@@ -172,8 +180,10 @@ def _install_socket_filter(program: bytes) -> None:
         raise LaunchError("the seccomp socket filter is malformed")
     code = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.addressof(code))
-    _check(_libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0),
-           "installing the seccomp socket filter")
+    _check(
+        _libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0),
+        "installing the seccomp socket filter",
+    )
 
 
 def _descendants() -> list[int]:
@@ -252,8 +262,9 @@ def _parse(argv: list[str]) -> tuple[list[str], list[str], bool, bytes, list[str
     return writable, hidden, network, program, command
 
 
-def _exec(command: list[str], writable: list[str], hidden: list[str], network: bool, program: bytes,
-          unconfined: bool) -> None:
+def _exec(
+    command: list[str], writable: list[str], hidden: list[str], network: bool, program: bytes, unconfined: bool
+) -> None:
     """In the forked child: the default signals, death with the launcher, the confinement
     (none when `unconfined`), then ARGV; never returns."""
     # Only the command is confined, not this launcher: with Landlock's signal scope a

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def _always_line(request: ApprovalRequest) -> str:
     """What the "Allow always" action stores and allows (an action's title is its key)."""
-    return f"\n\"Allow always\": {request.always.text}" if request.always is not None else ""
+    return f'\n"Allow always": {request.always.text}' if request.always is not None else ""
 
 
 class ClientAsker:
@@ -46,7 +46,9 @@ class ClientAsker:
             if self._lsp_unsupported:
                 return AskerAnswer("unavailable", detail="it answered window/showMessageRequest with MethodNotFound")
             return await self._ask_lsp(request, reason)
-        return AskerAnswer("unavailable", detail="it declared neither ACP permission prompts nor window/showMessageRequest")
+        return AskerAnswer(
+            "unavailable", detail="it declared neither ACP permission prompts nor window/showMessageRequest"
+        )
 
     async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         from .permission import permission_params, read_answer
@@ -72,7 +74,8 @@ class ClientAsker:
 
         # a command's title is the command itself: shown once, under a heading
         heading, detail = (
-            ("Run a command", request.command) if request.command is not None
+            ("Run a command", request.command)
+            if request.command is not None
             else (request.title, ", ".join(request.rel_paths))
         )
         # type 2, Warning: it changes things

@@ -188,7 +188,9 @@ class ClientConnection:
         if self.stopped.is_set():
             return
         v2 = getattr(self.conn, "protocol_version", 1) == 2
-        for module in _LATER_MODULES + (_LATER_V2_MODULES if v2 else ()):  # one at a time: a request waits for one at most
+        for module in _LATER_MODULES + (
+            _LATER_V2_MODULES if v2 else ()
+        ):  # one at a time: a request waits for one at most
             importlib.import_module(module)
             await anyio.sleep(0)
         for tool_name in self.daemon.tools.names():  # a warm daemon's first call of each tool imports nothing

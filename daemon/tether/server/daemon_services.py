@@ -40,8 +40,16 @@ STOP_GRACE_S = 5.0
 # their own (sharing the workspace's stored rules), one connection's never decides another's.
 GATE_KEYS = ("deny_commands", "network_commands", "network", "sandbox_auto_allow", "allowed_domains")
 PROVIDER_KEYS = (
-    "provider", "model", "base_url", "api_key", "script", "record", "cassette", "max_retries",
-    "context_window", "max_output_tokens",
+    "provider",
+    "model",
+    "base_url",
+    "api_key",
+    "script",
+    "record",
+    "cassette",
+    "max_retries",
+    "context_window",
+    "max_output_tokens",
 )
 
 
@@ -90,7 +98,9 @@ class Daemon:
         # when a workspace's watch may start (the stdio daemon: once its client is idle)
         self.watch_after: Callable[[], Awaitable[bool]] | None = None
         self.registry = SessionRegistry(
-            Path(settings.home) if settings.home else None, self.tasks.start, self._watch_when,
+            Path(settings.home) if settings.home else None,
+            self.tasks.start,
+            self._watch_when,
             credential_stores(settings),
         )
         self.sessions = LiveSessions(self.registry)

@@ -37,13 +37,19 @@ async def ask_in_form(ctx: ClientConnection, session_id: str, question: str) -> 
     """The user's answer, or None: declined, cancelled, empty, or the request failed (the
     turn then ends as an unanswered question does)."""
     params = {
-        "mode": "form", "sessionId": session_id, "message": question,
+        "mode": "form",
+        "sessionId": session_id,
+        "message": question,
         "requestedSchema": {
             "type": "object",
-            "properties": {FIELD: {
-                "type": "string", "title": "Your answer", "minLength": 1,
-                "description": "What you mean; it goes to the model as your next message.",
-            }},
+            "properties": {
+                FIELD: {
+                    "type": "string",
+                    "title": "Your answer",
+                    "minLength": 1,
+                    "description": "What you mean; it goes to the model as your next message.",
+                }
+            },
             "required": [FIELD],
         },
     }

@@ -58,9 +58,7 @@ class EditorFiles:
             from tether_protocol import ReadTextFileParams, ReadTextFileResult
 
             try:
-                result = await self._ask(
-                    "fs/read_text_file", ReadTextFileParams(self.session_id, str(path)), str(path)
-                )
+                result = await self._ask("fs/read_text_file", ReadTextFileParams(self.session_id, str(path)), str(path))
             except ToolError:
                 return None  # the editor could not read it: the disk answers (and explains)
             read = _answer(result, ReadTextFileResult, "fs/read_text_file")

@@ -118,19 +118,24 @@ def read_profile(params: Any, offer_v2: bool = True) -> ClientProfile:
     # v2 renamed the two: `capabilities` is no longer LSP's there
     caps = (
         convert(params.get("capabilities") or {}, ClientCapabilities, method="initialize", at="capabilities")
-        if v2 else typed.client_capabilities
+        if v2
+        else typed.client_capabilities
     )
     if params.get("capabilities" if v2 else "clientCapabilities"):  # a non-empty object
         profile.acp = True
     _read_acp_capabilities(profile, caps or ClientCapabilities(), v2)
     info = (typed.info if v2 else typed.client_info) or Implementation("", "")
     profile.name, profile.version = info.name, info.version
-    profile.lsp = (not v2 and typed.capabilities is not UNSET) or typed.process_id is not UNSET or typed.root_uri is not UNSET
+    profile.lsp = (
+        (not v2 and typed.capabilities is not UNSET) or typed.process_id is not UNSET or typed.root_uri is not UNSET
+    )
     # on v2 LSP's keys sit beside ACP's in the one `capabilities` object
     if isinstance(typed.capabilities, _LspClientCapabilities):
         _read_lsp_capabilities(profile, typed.capabilities)
     if v2:  # v2's elicitation (§12.8): a form-capable client gets ask-first's question as a form
-        elicitation = params["capabilities"].get("elicitation") if isinstance(params.get("capabilities"), dict) else None
+        elicitation = (
+            params["capabilities"].get("elicitation") if isinstance(params.get("capabilities"), dict) else None
+        )
         profile.elicitation_form = isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict)
     profile.root = _root(typed)
     profile.init_options = typed.initialization_options or {}
@@ -171,11 +176,7 @@ def _root(params: InitializeParams) -> Path | None:
 def initialize_result(profile: ClientProfile, offered: list[int] = OFFERED_VERSIONS) -> JsonObject:
     """Both halves for LSP clients; a strict ACP answer (LSP half under `_meta`) for ACP
     clients, since ACP reserves every root-level name of the result."""
-    version = (
-        profile.protocol_version
-        if profile.protocol_version in SUPPORTED_PROTOCOL_VERSIONS
-        else PROTOCOL_VERSION
-    )
+    version = profile.protocol_version if profile.protocol_version in SUPPORTED_PROTOCOL_VERSIONS else PROTOCOL_VERSION
     info = {"name": "tether", "title": "Tether", "version": __version__}
     lsp_half = {
         "capabilities": {
@@ -226,9 +227,7 @@ def _v2_result(info: JsonObject, lsp_half: JsonObject) -> JsonObject:
     }
 
 
-def handshake(
-    params: Any, settings: Settings, default_root: Path
-) -> tuple[JsonObject, ClientProfile, Settings]:
+def handshake(params: Any, settings: Settings, default_root: Path) -> tuple[JsonObject, ClientProfile, Settings]:
     """Everything `initialize` does: read the client, merge its options, build the answer."""
     offer_v2 = settings.acp_v2 == "on"
     profile = read_profile(params, offer_v2)

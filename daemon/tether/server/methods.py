@@ -206,8 +206,13 @@ def route(ctx: ClientConnection, method: Method) -> Route:
     """``method`` bound to ``ctx``, as the transport's route (a `later` handler: the route
     calls the handler itself once it is imported, with no hop in between)."""
     on_cancel = functools.partial(method.on_cancel, ctx) if method.on_cancel is not None else None
-    bound = Route(method.name, functools.partial(method.handler, ctx), method.params_cls,
-                  notification=method.notification, on_cancel=on_cancel)
+    bound = Route(
+        method.name,
+        functools.partial(method.handler, ctx),
+        method.params_cls,
+        notification=method.notification,
+        on_cancel=on_cancel,
+    )
     if method.v2 is not None:
         bound.handler, bound.params_cls = _by_version(ctx, method), None
     elif (named := getattr(method.handler, "later", None)) is not None:
@@ -215,7 +220,9 @@ def route(ctx: ClientConnection, method: Method) -> Route:
     return bound
 
 
-def _imported_on_first_call(ctx: ClientConnection, bound: Route, module: str, name: str) -> Callable[[Any], Awaitable[Any]]:
+def _imported_on_first_call(
+    ctx: ClientConnection, bound: Route, module: str, name: str
+) -> Callable[[Any], Awaitable[Any]]:
     """The route's handler until its module is imported: imports it, then puts the handler
     itself in the route (unless something wrapped the route meanwhile)."""
 

@@ -80,7 +80,7 @@ def acp_options(request: ApprovalRequest, *, by_name: bool) -> list[PermissionOp
 
 
 def _option_name(request: ApprovalRequest, option: str) -> str:
-    """"Allow always" is named by what it stores and allows (`scope.py`), before it is picked."""
+    """ "Allow always" is named by what it stores and allows (`scope.py`), before it is picked."""
     if option == "allow_always" and request.always is not None:
         return visible(request.always.text)
     return _OPTION_NAMES[option]
@@ -140,8 +140,9 @@ def permission_params(request: ApprovalRequest, reason: str, *, by_name: bool = 
         raw_input=request.arguments,
     )
     note = visible(request.reviewer_note) if request.reviewer_note else None
-    meta = PermissionRequestMeta(PermissionTetherMeta(
-        visible(reason), _hunk_list(request), note, request.parent_call_id, _always_meta(request)))
+    meta = PermissionRequestMeta(
+        PermissionTetherMeta(visible(reason), _hunk_list(request), note, request.parent_call_id, _always_meta(request))
+    )
     options = acp_options(request, by_name=by_name)
     return RequestPermissionParams(request.session_id, tool_call, options, meta=meta)
 

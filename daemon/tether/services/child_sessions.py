@@ -43,7 +43,11 @@ class ChildView:
     __slots__ = ("updates", "parent", "child_id", "call_id", "waiting", "_asking")
 
     def __init__(
-        self, updates: SessionUpdates, parent: TurnSink, call_id: str, asking: dict[str, TurnSink],
+        self,
+        updates: SessionUpdates,
+        parent: TurnSink,
+        call_id: str,
+        asking: dict[str, TurnSink],
     ) -> None:
         self.updates, self.parent, self.call_id, self._asking = updates, parent, call_id, asking
         self.child_id = updates.session_id
@@ -70,7 +74,8 @@ class ChildView:
             return
         self.waiting = waiting
         others = any(
-            sink.waiting for sink in self._asking.values()
+            sink.waiting
+            for sink in self._asking.values()
             if isinstance(sink, ChildView) and sink is not self and sink.parent is self.parent
         )
         if not others:

@@ -143,8 +143,9 @@ async def set_model(ctx: ClientConnection, session: AgentSession, sink: SessionU
     model = options[0]
     offered = [o.value for o in model.options]
     if model_id not in offered:
-        lines = "".join(f"\n  {o.value}" + (" (current)" if o.value == model.current_value else "")
-                        for o in model.options)
+        lines = "".join(
+            f"\n  {o.value}" + (" (current)" if o.value == model.current_value else "") for o in model.options
+        )
         wrong = f"{model_id!r} is not one of them. " if model_id else ""
         sink.notice(f"\n[/model: {wrong}The models of this session (/model <id> to switch):{lines}]\n")
         return
@@ -205,8 +206,13 @@ async def compact(ctx: ClientConnection, session: AgentSession, turn_id: str, si
     await _store_compaction(session, turn_id, sink, view, summary)
     if stated and session.mode != "read-only":  # the memory flush, as agent/step_runner.py does it
         await propose_memory_edit(
-            session, services, sink, call_id=f"memory-flush-{turn_id}", facts=stated,
-            title="Keep the preferences you stated in .tether/MEMORY.md", quiet=True,
+            session,
+            services,
+            sink,
+            call_id=f"memory-flush-{turn_id}",
+            facts=stated,
+            title="Keep the preferences you stated in .tether/MEMORY.md",
+            quiet=True,
         )
 
 
@@ -231,7 +237,9 @@ async def _store_compaction(
         sink.update(update)
 
 
-async def review(ctx: ClientConnection, session: AgentSession, args: str, rest: Sequence[ContentBlock]) -> Expanded | None:
+async def review(
+    ctx: ClientConnection, session: AgentSession, args: str, rest: Sequence[ContentBlock]
+) -> Expanded | None:
     """`/review [focus]`: the diff attached, read-only for this turn; None when nothing changed.
     A project's `.git` comes with the project (an archive, a copied folder), so git runs
     sandboxed and inert (tools/host_git.py)."""

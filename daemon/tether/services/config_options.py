@@ -5,6 +5,7 @@ and the model list's cache (`fetch_models`; docs/decisions/0018; handlers: handl
 Must not: touch SQL (the store does), do HTTP (`models_list.py` does), run turns, or import
 anything of the turn (it is on the start path).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -76,8 +77,13 @@ def _reasoning_values(ctx: ClientConnection, model: str) -> list[SessionConfigSe
 
         if takes_thinking(model):
             off = SessionConfigSelectOption("off", "Off", "No extended thinking")
-            return [off, *(SessionConfigSelectOption(v, n, f"Thinking budget: {THINKING_BUDGETS[v]} tokens")
-                           for v, n, _d in _EFFORTS)]
+            return [
+                off,
+                *(
+                    SessionConfigSelectOption(v, n, f"Thinking budget: {THINKING_BUDGETS[v]} tokens")
+                    for v, n, _d in _EFFORTS
+                ),
+            ]
     return []
 
 
@@ -92,8 +98,12 @@ def config_options(ctx: ClientConnection, session: AgentSession) -> list[Session
     if current not in choices:  # chosen from a list since changed: still shown, still chosen
         choices[current] = current
     model = SessionConfigOption(
-        "model", "Model", current, [SessionConfigSelectOption(m, name) for m, name in choices.items()],
-        category="model", description="The model that answers, from the next request on",
+        "model",
+        "Model",
+        current,
+        [SessionConfigSelectOption(m, name) for m, name in choices.items()],
+        category="model",
+        description="The model that answers, from the next request on",
     )
     options = [model]
     values = _reasoning_values(ctx, current)
@@ -102,14 +112,23 @@ def config_options(ctx: ClientConnection, session: AgentSession) -> list[Session
         if chosen not in [v.value for v in values]:
             chosen = values[0].value
         name = "Thinking" if values[0].value == "off" else "Reasoning effort"
-        options.append(SessionConfigOption(
-            "reasoning", name, chosen, values, category="thought_level",
-            description="How much the model reasons before it answers, from the next turn on",
-        ))
+        options.append(
+            SessionConfigOption(
+                "reasoning",
+                name,
+                chosen,
+                values,
+                category="thought_level",
+                description="How much the model reasons before it answers, from the next turn on",
+            )
+        )
     mode = SessionConfigOption(
-        "mode", "Mode", session.mode,
+        "mode",
+        "Mode",
+        session.mode,
         [SessionConfigSelectOption(mode_id, name, text) for mode_id, name, text in MODES],
-        category="mode", description="What the agent may do without asking",
+        category="mode",
+        description="What the agent may do without asking",
     )
     return [*options, mode]
 
@@ -149,6 +168,7 @@ async def fetch_models(ctx: ClientConnection) -> None:
     except Exception:
         return
     async with anyio.create_task_group() as group:
+
         async def stop_early() -> None:  # a stopping daemon does not wait for a slow server
             await ctx.stopped.wait()
             group.cancel_scope.cancel()

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .commands import Command, Expanded
     from .live_session import CommandEntry, LiveSession
 
+
 def record(session: LiveSession | None, connections: Sequence[McpConnection]) -> None:
     """The prompts of a session's ready servers become its commands (None: the session
     closed, or is a sub-agent's: nobody's menu shows them)."""
@@ -32,10 +33,13 @@ def record(session: LiveSession | None, connections: Sequence[McpConnection]) ->
         for prompt in connection.prompts:
             names = [a.name for a in prompt.arguments or ()]
             about = prompt.description or prompt.title or prompt.name
-            found.append((
-                f"{connection.config.name}:{prompt.name}", f"[MCP {connection.config.name}] {about}",
-                " ".join(names) or None,
-            ))
+            found.append(
+                (
+                    f"{connection.config.name}:{prompt.name}",
+                    f"[MCP {connection.config.name}] {about}",
+                    " ".join(names) or None,
+                )
+            )
     session.prompt_commands = found
 
 

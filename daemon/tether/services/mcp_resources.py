@@ -41,6 +41,8 @@ async def attach_resources(
                 sink.notice(f"\n[MCP server {connection.config.name} could not read {block.uri}: {exc}]\n")
                 continue
             if contents:
-                out += [EmbeddedResource(ResourceContents(uri, text=text, mime_type=mime)) for uri, text, mime in contents]
+                out += [
+                    EmbeddedResource(ResourceContents(uri, text=text, mime_type=mime)) for uri, text, mime in contents
+                ]
                 break
     return tuple(out)

@@ -48,8 +48,12 @@ def keep_acp_servers(
     if not configs or live is None:
         return
     live.mcp_servers = tuple(
-        replace(c, session_id=session_id, source=f"{method} of session {session_id}",
-                workspace=str(workspace) if c.transport == "stdio" else "")
+        replace(
+            c,
+            session_id=session_id,
+            source=f"{method} of session {session_id}",
+            workspace=str(workspace) if c.transport == "stdio" else "",
+        )
         for c in configs
     )
 
@@ -62,10 +66,14 @@ def session_servers(ctx: ClientConnection, session_id: str) -> tuple[McpServerCo
     given = live.mcp_servers if live is not None else ()
     names = {c.name for c in given}
     workspace = str(live.sandbox.root) if live is not None else ""
-    return tuple(
-        replace(c, workspace=workspace) if c.transport == "stdio" else c
-        for c in ctx.settings.mcp_servers if c.enabled and c.name not in names
-    ) + given
+    return (
+        tuple(
+            replace(c, workspace=workspace) if c.transport == "stdio" else c
+            for c in ctx.settings.mcp_servers
+            if c.enabled and c.name not in names
+        )
+        + given
+    )
 
 
 def start_in_background(ctx: ClientConnection, session_id: str) -> None:
@@ -90,8 +98,10 @@ def servers_report(ctx: ClientConnection, session_id: str) -> str:
     """`/mcp`: each of the session's servers, its state and the tools it offers."""
     servers = session_servers(ctx, session_id)
     if not servers:
-        return ("[/mcp: this session has no MCP servers; add them under [mcp_servers.<name>] in your user "
-                "config, or have your editor pass them in `mcpServers`]")
+        return (
+            "[/mcp: this session has no MCP servers; add them under [mcp_servers.<name>] in your user "
+            "config, or have your editor pass them in `mcpServers`]"
+        )
     known = {c.config: c for c in ctx.daemon.mcp.connections()} if ctx.daemon.mcp is not None else {}
     lines = ["[/mcp: the MCP servers of this session]"]
     for config in servers:

@@ -28,7 +28,8 @@ _USAGE = "/memory shows both files; /memory add <fact> (workspace file) or /memo
 def show(ctx: ClientConnection, session: AgentSession) -> str:
     parts = ["[/memory: the files every session of this workspace reads after AGENTS.md]"]
     labels: tuple[tuple[Scope, str], ...] = (
-        ("user", "Your memory, for every workspace"), ("workspace", "This workspace's memory"),
+        ("user", "Your memory, for every workspace"),
+        ("workspace", "This workspace's memory"),
     )
     for scope, label in labels:
         found = read_memory(scope, session.workspace, session.sandbox.is_withheld)
@@ -40,9 +41,14 @@ def show(ctx: ClientConnection, session: AgentSession) -> str:
         parts.append(f"{label}: {found.path} ({size})\n{body}")
     on = ctx.settings.memory == "on"
     parts.append(
-        "Edit them in your editor, or " + _USAGE + ". Retrieved memory (messages of earlier sessions "
-        + ("given to the model at each prompt) is on" if on else 'given to the model at each prompt) is off: '
-           'set memory = "on" in your user config to turn it on')
+        "Edit them in your editor, or "
+        + _USAGE
+        + ". Retrieved memory (messages of earlier sessions "
+        + (
+            "given to the model at each prompt) is on"
+            if on
+            else 'given to the model at each prompt) is off: set memory = "on" in your user config to turn it on'
+        )
         + "."
     )
     return "\n\n".join(parts)
@@ -59,7 +65,7 @@ async def memory(ctx: ClientConnection, session: AgentSession, turn_id: str, sin
         return
     fact, scope = rest.strip(), "workspace"
     if fact.startswith("--user"):
-        fact, scope = fact[len("--user"):].strip(), "user"
+        fact, scope = fact[len("--user") :].strip(), "user"
     if not fact:
         sink.notice(f"\n[/memory: {_USAGE}]\n")
         return
@@ -67,7 +73,11 @@ async def memory(ctx: ClientConnection, session: AgentSession, turn_id: str, sin
         gate=ctx.gate_for(session.workspace, session.store),
         asker=ctx.asker(),
         files=EditorFiles(
-            session_id=session.id, sandbox=session.sandbox, documents=ctx.documents, client=ctx.client, rpc=ctx.rpc,
+            session_id=session.id,
+            sandbox=session.sandbox,
+            documents=ctx.documents,
+            client=ctx.client,
+            rpc=ctx.rpc,
         ),
         documents=ctx.documents.texts,
     )

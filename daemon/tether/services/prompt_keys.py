@@ -95,7 +95,9 @@ def _refuse_other_prompt(key: str, digest: str, first_digest: str) -> None:
 
 
 async def prompt_once(
-    ctx: ClientConnection, params: PromptParams, key: str,
+    ctx: ClientConnection,
+    params: PromptParams,
+    key: str,
     first: Callable[[ClientConnection, PromptParams, str], Awaitable[Answer]],
 ) -> Answer:
     """`first(ctx, params, key)` unless the key was used on this session: then its answer."""

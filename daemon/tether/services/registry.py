@@ -116,7 +116,8 @@ class SessionRegistry:
         sandbox = self._sandboxes.get(workspace)
         if sandbox is None:
             sandbox = self._sandboxes[workspace] = WorkspaceSandbox(
-                workspace, private_paths(self._home), self._credential_stores)
+                workspace, private_paths(self._home), self._credential_stores
+            )
             watcher = self.watchers[workspace] = WorkspaceWatcher(sandbox)
             self._spawn(f"watcher {workspace}", self._watch, watcher)
         return sandbox
@@ -309,7 +310,10 @@ def model_view(stored: Sequence[MessageView]) -> list[Message]:
     from ..agent.history import nothing_said, stored_view
     from ..agent.journal import MODEL_VISIBLE
 
-    return stored_view([
-        body for role, body, status in stored
-        if status in MODEL_VISIBLE and not (role == "assistant" and nothing_said(body))
-    ])
+    return stored_view(
+        [
+            body
+            for role, body, status in stored
+            if status in MODEL_VISIBLE and not (role == "assistant" and nothing_said(body))
+        ]
+    )

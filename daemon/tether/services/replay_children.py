@@ -37,8 +37,15 @@ async def say_running_children(ctx: ClientConnection, session: LiveSession) -> N
     for child in list(turn.children) if turn is not None else ():
         waiting = await session.store.waiting_turn(child.child_session_id)
         state = "requires_action" if waiting is not None else "running"
-        ctx.connection.send_body(frame(session.id, {
-            "sessionUpdate": "subagent_update", "sessionId": child.child_session_id,
-            "capabilities": {"cancel": {}}, "state": {"state": state},
-            "_meta": {"tether": {"parentCallId": child.parent_call_id}},
-        }))
+        ctx.connection.send_body(
+            frame(
+                session.id,
+                {
+                    "sessionUpdate": "subagent_update",
+                    "sessionId": child.child_session_id,
+                    "capabilities": {"cancel": {}},
+                    "state": {"state": state},
+                    "_meta": {"tether": {"parentCallId": child.parent_call_id}},
+                },
+            )
+        )

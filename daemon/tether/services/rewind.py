@@ -93,7 +93,8 @@ def _plan(rows: list[cp.ChangeRow], point: _Point) -> list[_File]:
     """Each file changed after the point: its content at the point and the one Tether left."""
     first_rewind = point.first_rewind.id if point.first_rewind is not None else None
     after = [
-        r for r in rows
+        r
+        for r in rows
         if (r.seq is not None and r.seq >= point.cut)
         or (first_rewind is not None and (r.rewind_id or 0) >= first_rewind)
     ]
@@ -123,8 +124,16 @@ def _count(ranges: cp.Ranges) -> set[int]:
 
 
 async def rewind(
-    store: HistoryStore, session_id: str, workspace: str, *, to_turn: int | None = None, message_seq: int | None = None,
-    to_rewind: int | None = None, restore: str = "both", force: bool = False, dry_run: bool = False,
+    store: HistoryStore,
+    session_id: str,
+    workspace: str,
+    *,
+    to_turn: int | None = None,
+    message_seq: int | None = None,
+    to_rewind: int | None = None,
+    restore: str = "both",
+    force: bool = False,
+    dry_run: bool = False,
 ) -> RewindOutcome:
     """Take the session back to the point (see the module docstring); refused while a turn runs."""
     if await cp.turn_running(store, session_id):
@@ -168,10 +177,13 @@ def _check(sandbox: WorkspaceSandbox, files: list[_File], targets: dict[str, byt
             continue
         path = _safe(sandbox, f.path)
         if path is None:
-            outcome.skipped.append((
-                f.path, "it is under .git, outside the workspace, reached through a link out of it, "
-                "or Tether's own configuration or history",
-            ))
+            outcome.skipped.append(
+                (
+                    f.path,
+                    "it is under .git, outside the workspace, reached through a link out of it, "
+                    "or Tether's own configuration or history",
+                )
+            )
             continue
         f.current, f.data, _note = read_state(path, _READ_CAP)
         if f.current == f.target:

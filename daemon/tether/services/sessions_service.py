@@ -176,9 +176,7 @@ class SessionsService:
             rules.append(RestoredRule(rule["kind"], rule["pattern"], rule["decision"], ok))
         return Restored(session_id, workspace, snapshot.session["mode"], requested, rules)
 
-    async def fork(
-        self, store: HistoryStore, source_id: str, source: Path, target: Path, upto_seq: int | None
-    ) -> str:
+    async def fork(self, store: HistoryStore, source_id: str, source: Path, target: Path, upto_seq: int | None) -> str:
         """Copy a stored session (up to ``upto_seq``) into ``target``'s history; the new id."""
         from ..store.snapshots import SnapshotError, fork_session
 
@@ -198,7 +196,12 @@ class SessionsService:
         return await search(await self.stores.store_for(workspace), query, limit=limit)
 
     async def list(
-        self, workspace: Path, cursor: str | None = None, limit: int = 50, *, include_empty: bool = False,
+        self,
+        workspace: Path,
+        cursor: str | None = None,
+        limit: int = 50,
+        *,
+        include_empty: bool = False,
         include_children: bool = False,
     ) -> tuple[list[SessionRecord], str | None]:
         """One page of the workspace's sessions, newest first (``InvalidCursor`` on a bad cursor).

@@ -78,10 +78,23 @@ def make_turn(
     services = turn_services(ctx, session, handle.turn_id, sink, provider)
     tools = ctx.daemon.tools
     if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
-        limits = DelegateLimits(settings.delegate_max_steps, settings.delegate_tokens, settings.keep_user_turns,
-                                settings.max_output_tokens, settings.guard)
-        delegator = SubAgents(session, handle, provider=provider, tools=tools, sink=sink, services=services,
-                              limits=limits, child_views=child_views(ctx, sink, session.id))
+        limits = DelegateLimits(
+            settings.delegate_max_steps,
+            settings.delegate_tokens,
+            settings.keep_user_turns,
+            settings.max_output_tokens,
+            settings.guard,
+        )
+        delegator = SubAgents(
+            session,
+            handle,
+            provider=provider,
+            tools=tools,
+            sink=sink,
+            services=services,
+            limits=limits,
+            child_views=child_views(ctx, sink, session.id),
+        )
         tools = with_delegate(tools, delegator, settings.delegate_max_steps)
     return AgentTurn(
         session,
@@ -116,7 +129,13 @@ def turn_services(
     settings = ctx.settings
     hidden, filtered = read_paths(ctx)  # once a turn: the hooks' commands and the tools' alike
     hooked = turn_hooks(
-        settings, session, turn_id, sink, provider, ctx.asker(), hidden,
+        settings,
+        session,
+        turn_id,
+        sink,
+        provider,
+        ctx.asker(),
+        hidden,
         tether_home(Path(settings.home) if settings.home else None),
     )
     return TurnServices(
@@ -166,7 +185,9 @@ def _net_rules(ctx: ClientConnection, session: AgentSession) -> ProxyRules:
     rules = proxy_rules((*settings.allowed_domains, *always_allowed(home)), settings.credentials)
     acp = ctx.client is not None and ctx.client.acp
     return dataclasses.replace(
-        rules, session_domains=session.allowed_domains, remember=partial(remember_always, home),
+        rules,
+        session_domains=session.allowed_domains,
+        remember=partial(remember_always, home),
         ask_for=partial(_ask_for, ctx, session) if acp else None,
     )
 
@@ -238,9 +259,7 @@ async def drop_waiting_turn(ctx: ClientConnection, session: AgentSession) -> boo
         return False
     turn_id, pending = waiting
     results = {c.id: _DROPPED_STARTED if c.started else _DROPPED for c in pending.calls}
-    records = [
-        MessageRecord.of(ToolResultMessage(c.id, c.name, results[c.id], is_error=True)) for c in pending.calls
-    ]
+    records = [MessageRecord.of(ToolResultMessage(c.id, c.name, results[c.id], is_error=True)) for c in pending.calls]
     if not await store.cancel_waiting(session.id, turn_id, records):
         return False
     if ctx.daemon.registry.live.get(session.id) is session and session.turn is None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..server.context import ClientConnection
     from ..server.daemon_services import Served
 
+
 class Ask:
     """One approval, asked of several connections."""
 

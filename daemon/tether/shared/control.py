@@ -26,8 +26,19 @@ class Daemon:
 
     __slots__ = ("key", "pid", "socket", "running", "listening", "windows", "rss_mb", "log", "this_environment")
 
-    def __init__(self, *, key: str, pid: int | None, socket: str, running: bool, listening: bool,
-                 windows: int | None, rss_mb: float | None, log: str, this_environment: bool) -> None:
+    def __init__(
+        self,
+        *,
+        key: str,
+        pid: int | None,
+        socket: str,
+        running: bool,
+        listening: bool,
+        windows: int | None,
+        rss_mb: float | None,
+        log: str,
+        this_environment: bool,
+    ) -> None:
         self.key = key
         self.pid = pid
         self.socket = socket
@@ -53,17 +64,23 @@ def find_daemons(env: Mapping[str, str]) -> list[Daemon]:
     for name in sorted(os.listdir(directory)):
         if not (name.startswith("daemon-") and name.endswith(".pid")):
             continue
-        key = name[len("daemon-"):-len(".pid")]
+        key = name[len("daemon-") : -len(".pid")]
         socket = os.path.join(directory, f"daemon-{key}.sock")
         pid = _read_pid(os.path.join(directory, name))
         running = pid is not None and is_shared_daemon(pid, socket)
-        found.append(Daemon(
-            key=key, pid=pid, socket=socket, running=running,
-            listening=running and (sockets is None or socket in sockets[0]),
-            windows=None if sockets is None else sockets[1].get(socket, 0),
-            rss_mb=_rss_mb(pid) if running and pid is not None else None,
-            log=os.path.join(state_dir(env), f"shared-daemon-{key}.log"), this_environment=key == mine,
-        ))
+        found.append(
+            Daemon(
+                key=key,
+                pid=pid,
+                socket=socket,
+                running=running,
+                listening=running and (sockets is None or socket in sockets[0]),
+                windows=None if sockets is None else sockets[1].get(socket, 0),
+                rss_mb=_rss_mb(pid) if running and pid is not None else None,
+                log=os.path.join(state_dir(env), f"shared-daemon-{key}.log"),
+                this_environment=key == mine,
+            )
+        )
     return found
 
 

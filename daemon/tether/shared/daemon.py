@@ -62,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     pid_path = path[: -len(".sock")] + ".pid"
     with open(os.open(pid_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as pid_file:
         pid_file.write(f"{os.getpid()}\n")
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s tether %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="%(asctime)s tether %(levelname)s %(name)s: %(message)s"
+    )
     try:
         settings = load_settings(None, flags=flags, env=os.environ)
     except ConfigError as exc:
@@ -138,8 +140,9 @@ def _unlink_ours(path: str, inode: int) -> None:
         pass
 
 
-async def _serve_client(daemon: Daemon, flags: dict[str, object], protocol: ClientProtocol, root: str,
-                        framing: str | None, rest: bytes) -> None:
+async def _serve_client(
+    daemon: Daemon, flags: dict[str, object], protocol: ClientProtocol, root: str, framing: str | None, rest: bytes
+) -> None:
     transport = protocol.transport
     assert transport is not None
     workspace = Path(root if os.path.isabs(root) else "/")
@@ -149,9 +152,14 @@ async def _serve_client(daemon: Daemon, flags: dict[str, object], protocol: Clie
         log.error("refused a window: %s", exc)
         transport.close()
         return
-    conn = SocketConnection(transport, server.rpc.handle_message, server.stop, Audiences(daemon.registry.live),
-                            "ndjson" if framing == "ndjson" else "lsp" if framing == "lsp" else None,
-                            frame_limit(server.settings.max_message_mib))
+    conn = SocketConnection(
+        transport,
+        server.rpc.handle_message,
+        server.stop,
+        Audiences(daemon.registry.live),
+        "ndjson" if framing == "ndjson" else "lsp" if framing == "lsp" else None,
+        frame_limit(server.settings.max_message_mib),
+    )
     protocol.conn = conn
     server.attach(conn)
     try:

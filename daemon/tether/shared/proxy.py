@@ -24,12 +24,26 @@ PREAMBLE = b"TETHER-SHARED/1 "
 # Every environment variable the daemon's settings (and its provider choice) read:
 # a window whose values differ gets a daemon of its own, never another window's keys.
 SETTINGS_ENV = (
-    "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY", "OPENAI_BASE_URL",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
 )
 _VALUE_FLAGS = (
-    "--provider", "--model", "--base-url", "--script", "--max-steps", "--mode", "--home",
-    "--log-level", "--max-retries", "--record", "--cassette",
+    "--provider",
+    "--model",
+    "--base-url",
+    "--script",
+    "--max-steps",
+    "--mode",
+    "--home",
+    "--log-level",
+    "--max-retries",
+    "--record",
+    "--cassette",
 )
 _PATH_FLAGS = ("--script", "--home", "--record", "--cassette")
 _START_WAIT_S = 15.0
@@ -154,7 +168,9 @@ def runtime_dir(env: Env) -> str:
     except FileExistsError:
         pass
     except OSError as exc:
-        raise RuntimeDirError(f"cannot make {path} ({exc.strerror}); set XDG_RUNTIME_DIR to a directory only you can use") from None
+        raise RuntimeDirError(
+            f"cannot make {path} ({exc.strerror}); set XDG_RUNTIME_DIR to a directory only you can use"
+        ) from None
     info = os.lstat(path)
     import stat
 
@@ -227,7 +243,11 @@ def _start(path: str, key: str, flags: list[str], env: Env) -> Socket:
             # -P: the cwd (the window's workspace) is not put on sys.path, so a repository's
             # `tomllib.py` or `aiosqlite.py` is never imported in place of the real module
             [sys.executable, "-P", "-m", "tether.shared.daemon", "--socket", path, *flags],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
         )
     deadline = time.monotonic() + _START_WAIT_S
     while time.monotonic() < deadline:
@@ -253,7 +273,7 @@ def read_preamble(line: bytes) -> tuple[str, str | None] | None:
     """(workspace, framing) of a preamble line (without its newline); None if it is not one."""
     if not line.startswith(PREAMBLE):
         return None
-    words = line[len(PREAMBLE):].split(b" ")
+    words = line[len(PREAMBLE) :].split(b" ")
     if len(words) != 2 or words[1] not in (b"-", b"lsp", b"ndjson"):
         return None
     try:
@@ -285,7 +305,7 @@ def relay(sock: Socket, read_fd: int = 0, write_fd: int = 1) -> int:
                     return 0
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(write_fd, view):]
+                    view = view[os.write(write_fd, view) :]
 
 
 def main(words: list[str]) -> int | None:

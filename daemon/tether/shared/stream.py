@@ -40,9 +40,15 @@ def peer_uid(sock: socket.socket) -> int:
 class SocketConnection(Connection):
     """A `Connection` whose bytes come and go through a stream transport."""
 
-    def __init__(self, transport: asyncio.Transport, on_message: Callable[[Any], None],
-                 on_close: Callable[[], None], audience: Audiences,
-                 framing: Framing | None = None, max_message: int = DEFAULT_MAX_MESSAGE) -> None:
+    def __init__(
+        self,
+        transport: asyncio.Transport,
+        on_message: Callable[[Any], None],
+        on_close: Callable[[], None],
+        audience: Audiences,
+        framing: Framing | None = None,
+        max_message: int = DEFAULT_MAX_MESSAGE,
+    ) -> None:
         super().__init__(-1, -1, on_message, on_close, framing, max_message)
         self._stream = transport
         self.audience = audience  # read by the emitter: who else sees a session

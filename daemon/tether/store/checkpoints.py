@@ -108,9 +108,7 @@ def insert_changes(conn: sqlite3.Connection, session_id: str, changed: Sequence[
     blob_rows = {d: (d, len(b), b) for _seq, cs in changed for d, b in cs.blobs.items()}
     if blob_rows:
         conn.executemany(_INSERT_BLOB, list(blob_rows.values()))
-    conn.executemany(
-        _INSERT_ROW, [(session_id, seq, None, cs.call_id, *row) for seq, cs in changed for row in cs.rows]
-    )
+    conn.executemany(_INSERT_ROW, [(session_id, seq, None, cs.call_id, *row) for seq, cs in changed for row in cs.rows])
 
 
 _ROW_SQL = (

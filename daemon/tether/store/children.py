@@ -39,6 +39,9 @@ async def child_sessions(store: HistoryStore, parent_id: str) -> dict[str, Child
     whose daemon died (`interrupted`: no stop reason stored) stopped before its end: `cancelled`."""
     rows = await store.query(_CHILDREN, (parent_id,))
     return {
-        str(call): ChildRecord(str(id_), title, str(call), stop or ("cancelled" if status in FINAL_TURN_STATUSES else None))
-        for id_, title, call, status, stop in rows if call
+        str(call): ChildRecord(
+            str(id_), title, str(call), stop or ("cancelled" if status in FINAL_TURN_STATUSES else None)
+        )
+        for id_, title, call, status, stop in rows
+        if call
     }

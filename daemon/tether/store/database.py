@@ -48,9 +48,7 @@ class Database:
     path: Path
     schema_version: int
 
-    def __init__(
-        self, path: Path, conn: aiosqlite.Connection, schema_version: int, spawn: Spawn | None = None
-    ) -> None:
+    def __init__(self, path: Path, conn: aiosqlite.Connection, schema_version: int, spawn: Spawn | None = None) -> None:
         # use Database.open(); this only wires up an already-migrated connection
         self.path = path
         self._spawn = spawn

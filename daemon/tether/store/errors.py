@@ -65,10 +65,15 @@ class TurnWaiting(StoreError):
 
 # SQLite's own words for each fault (the start of its message), and what to do about it
 _HINTS: tuple[tuple[str, str], ...] = (
-    ("file is not a database", "the workspace's history is not a SQLite database; move the file aside "
-     "and Tether starts a new history"),
-    ("database disk image is malformed", "the workspace's history is damaged, e.g. truncated; move the "
-     "file aside and Tether starts a new history, or recover what it can with `sqlite3 FILE .recover`"),
+    (
+        "file is not a database",
+        "the workspace's history is not a SQLite database; move the file aside and Tether starts a new history",
+    ),
+    (
+        "database disk image is malformed",
+        "the workspace's history is damaged, e.g. truncated; move the "
+        "file aside and Tether starts a new history, or recover what it can with `sqlite3 FILE .recover`",
+    ),
     ("database or disk is full", "free some disk space; what was stored before is kept"),
     ("attempt to write a readonly database", "make the file and its folder writable"),
     ("unable to open database file", "check that the file's folder exists and is writable"),
@@ -82,8 +87,16 @@ def fault_of(exc: sqlite3.Error, path: Path | str) -> StoreError:
     SQLite said>: <path> (<what to do>)``) when the file, the folder or the disk is at
     fault; a plain ``StoreError`` for a misuse of SQLite (a bug in Tether)."""
     text = str(exc)
-    bug = isinstance(exc, (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError,
-                           sqlite3.NotSupportedError, sqlite3.InternalError))
+    bug = isinstance(
+        exc,
+        (
+            sqlite3.IntegrityError,
+            sqlite3.ProgrammingError,
+            sqlite3.InterfaceError,
+            sqlite3.NotSupportedError,
+            sqlite3.InternalError,
+        ),
+    )
     if bug:
         return StoreError(f"history database {path}: {text}")
     hint = next((h for start, h in _HINTS if text.lower().startswith(start)), None)

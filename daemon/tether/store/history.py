@@ -133,9 +133,7 @@ class HistoryStore:
 
         async def work(conn: aiosqlite.Connection) -> None:
             try:
-                await conn.execute(
-                    f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", row
-                )
+                await conn.execute(f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", row)
             except sqlite3.IntegrityError as exc:
                 raise StoreError(f"session {session_id!r} already exists") from exc
 
@@ -225,9 +223,7 @@ class HistoryStore:
         first = message_row(user_message, now)
         return await self._db.write_at_once(lambda conn: turns.insert_turn(conn, session_id, turn_id, first, now))
 
-    async def append_messages(
-        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord]
-    ) -> list[int]:
+    async def append_messages(self, session_id: str, turn_id: str, messages: Sequence[MessageRecord]) -> list[int]:
         """Commit one step's messages after the session's last one; returns their seqs."""
         if not messages:
             return []

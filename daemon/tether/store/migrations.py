@@ -127,9 +127,7 @@ async def _v4_search(conn: aiosqlite.Connection) -> None:
     # (snippet() needs it); rowid = messages.id. Triggers keep it in sync with every
     # insert path (steps, recovery, imports) and with deletes, including the cascade
     # of a session delete. Bodies are immutable, so there is no UPDATE trigger.
-    await conn.execute(
-        "CREATE VIRTUAL TABLE messages_fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2')"
-    )
+    await conn.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2')")
     await conn.execute(
         f"""
         CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages

@@ -111,7 +111,8 @@ def _unusable(directory: Path, exc: OSError) -> StorageFault:
     else:
         why = exc.strerror or str(exc)
     fix = (
-        "free some disk space" if exc.errno == errno.ENOSPC
+        "free some disk space"
+        if exc.errno == errno.ENOSPC
         else "set TETHER_HOME (or the home setting) to a writable directory"
     )
     return StorageFault(f"history directory not writable: {directory} ({why}; {fix})", directory)

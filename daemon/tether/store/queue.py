@@ -63,4 +63,3 @@ async def not_run(store: HistoryStore, session_id: str) -> list[QueuedRow]:
     )
     found = [QueuedRow(r[0], r[1], loads(r[2]), r[3], r[4], r[5]) for r in rows]
     return [r for r in found if r.owner != this_process() and not alive(r.owner)]
-

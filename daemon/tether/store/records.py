@@ -269,9 +269,7 @@ class MessageRecord:
         if self.role not in MESSAGE_ROLES:
             raise ValueError(f"message role must be one of {sorted(MESSAGE_ROLES)}, not {self.role!r}")
         if self.status not in MESSAGE_STATUSES:
-            raise ValueError(
-                f"message status must be one of {sorted(MESSAGE_STATUSES)}, not {self.status!r}"
-            )
+            raise ValueError(f"message status must be one of {sorted(MESSAGE_STATUSES)}, not {self.status!r}")
         if not isinstance(self.body, dict) and getattr(self.body, "role", None) != self.role:
             raise TypeError(f"message body must be a dict or a {self.role} message, not {type(self.body).__name__}")
 

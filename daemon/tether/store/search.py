@@ -119,6 +119,4 @@ async def matches_elsewhere(
     if not query:
         return []
     rows = await store.query(_ELSEWHERE, (snippet_tokens, query, exclude_session, limit))
-    return [
-        Match(row[0], row[1], int(row[2]), row[3], _shown(row[4]), float(row[5]), float(row[6])) for row in rows
-    ]
+    return [Match(row[0], row[1], int(row[2]), row[3], _shown(row[4]), float(row[5]), float(row[6])) for row in rows]

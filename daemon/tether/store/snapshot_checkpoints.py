@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 _PATH_MAX = 4096  # Linux's limit: a longer path names no file
 
 __all__ = [
-    "check_checkpoint_data", "check_checkpoints", "check_rewound", "export_checkpoints", "import_checkpoints",
+    "check_checkpoint_data",
+    "check_checkpoints",
+    "check_rewound",
+    "export_checkpoints",
+    "import_checkpoints",
     "keep_until",
 ]
 
@@ -33,7 +37,8 @@ __all__ = [
 async def export_checkpoints(store: HistoryStore, session_id: str) -> tuple[JsonObject | None, dict[int, int]]:
     """The snapshot's ``checkpoints`` (None: the session has none) and seq -> rewind id of rewound messages."""
     rewound = {
-        seq: rewind for seq, rewind in await store.query(
+        seq: rewind
+        for seq, rewind in await store.query(
             "SELECT seq, rewound FROM messages WHERE session_id = ? AND rewound IS NOT NULL", (session_id,)
         )
     }
@@ -41,15 +46,23 @@ async def export_checkpoints(store: HistoryStore, session_id: str) -> tuple[Json
         {"seq": r[0], "rewind": r[1], "call_id": r[2], "path": r[3], "before": r[4], "after": r[5], "note": r[6]}
         for r in await store.query(
             "SELECT seq, rewind_id, call_id, path, before, after, note FROM file_changes"
-            " WHERE session_id = ? ORDER BY id", (session_id,),
+            " WHERE session_id = ? ORDER BY id",
+            (session_id,),
         )
     ]
     rewinds = [
-        {"id": r[0], "at_seq": r[1], "to_seq": r[2], "restore": r[3], "hidden_before": json.loads(r[4]),
-         "created_at": r[5]}
+        {
+            "id": r[0],
+            "at_seq": r[1],
+            "to_seq": r[2],
+            "restore": r[3],
+            "hidden_before": json.loads(r[4]),
+            "created_at": r[5],
+        }
         for r in await store.query(
             "SELECT id, at_seq, to_seq, restore, hidden_before, created_at FROM rewinds"
-            " WHERE session_id = ? ORDER BY id", (session_id,),
+            " WHERE session_id = ? ORDER BY id",
+            (session_id,),
         )
     ]
     if not (changes or rewinds or rewound):
@@ -72,11 +85,16 @@ def _path(value: Any, where: str) -> None:
     writes there; one that could not name a file would fail every rewind)."""
     _text(value, where, nullable=False)
     problem = (
-        "is empty" if not value
-        else "contains a NUL byte" if "\0" in value
-        else "is absolute" if value.startswith("/")
-        else "has a '..' part" if ".." in value.split("/")
-        else f"is longer than {_PATH_MAX} bytes" if len(value.encode("utf-8", "surrogatepass")) > _PATH_MAX
+        "is empty"
+        if not value
+        else "contains a NUL byte"
+        if "\0" in value
+        else "is absolute"
+        if value.startswith("/")
+        else "has a '..' part"
+        if ".." in value.split("/")
+        else f"is longer than {_PATH_MAX} bytes"
+        if len(value.encode("utf-8", "surrogatepass")) > _PATH_MAX
         else None
     )
     if problem is not None:
@@ -168,7 +186,8 @@ def keep_until(snapshot: JsonObject, upto_seq: int) -> None:
     kept = {r["id"] for r in rewinds}
     raw["rewinds"] = rewinds
     raw["changes"] = [
-        c for c in raw["changes"]
+        c
+        for c in raw["changes"]
         if (c["seq"] is not None and c["seq"] <= upto_seq) or (c["rewind"] is not None and c["rewind"] in kept)
     ]
 
@@ -184,8 +203,14 @@ async def import_checkpoints(
         cursor = await conn.execute(
             "INSERT INTO rewinds (session_id, at_seq, to_seq, restore, hidden_before, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (session_id, rewind["at_seq"], rewind["to_seq"], rewind["restore"],
-             json.dumps(rewind["hidden_before"]), rewind.get("created_at") or 0.0),
+            (
+                session_id,
+                rewind["at_seq"],
+                rewind["to_seq"],
+                rewind["restore"],
+                json.dumps(rewind["hidden_before"]),
+                rewind.get("created_at") or 0.0,
+            ),
         )
         ids[rewind["id"]] = int(cursor.lastrowid or 0)
     blobs = raw.get("blobs", {})
@@ -197,8 +222,19 @@ async def import_checkpoints(
     await conn.executemany(
         "INSERT INTO file_changes (session_id, seq, rewind_id, call_id, path, before, after, note)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(session_id, c["seq"], ids.get(c["rewind"]) if c["rewind"] is not None else None, c.get("call_id"),
-          c["path"], c.get("before"), c.get("after"), c.get("note")) for c in raw.get("changes", [])],
+        [
+            (
+                session_id,
+                c["seq"],
+                ids.get(c["rewind"]) if c["rewind"] is not None else None,
+                c.get("call_id"),
+                c["path"],
+                c.get("before"),
+                c.get("after"),
+                c.get("note"),
+            )
+            for c in raw.get("changes", [])
+        ],
     )
     if hidden:
         await conn.executemany(

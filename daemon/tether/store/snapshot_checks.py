@@ -148,7 +148,9 @@ def _message_problem(message: Any, where: str, last: int, turn_ids: Container[st
         return f"{where} must be an object, not {type_name(message)}"
     after: After = {
         "seq": lambda seq: None if seq > last else f"seq must be greater than {last} (messages in seq order)",
-        "turn_id": lambda turn: None if turn is None or turn in turn_ids else f"turn_id {turn!r} is not one of the turns",
+        "turn_id": lambda turn: (
+            None if turn is None or turn in turn_ids else f"turn_id {turn!r} is not one of the turns"
+        ),
     }
     return _first_wrong(SnapshotMessage, message, where, after) or f"{where} is not a message record"
 
@@ -280,8 +282,11 @@ def _wrong(tp: Any, value: Any, at: str) -> str | None:
         return f"{at} is missing" if value is _MISSING else None
     if get_origin(kind) is Literal:  # a missing choice is told the choices too
         shown = "missing" if value is _MISSING else repr(value)
-        return None if value in get_args(kind) and type(value) is str else \
-            f"{at} must be one of {sorted(get_args(kind))}, not {shown}"
+        return (
+            None
+            if value in get_args(kind) and type(value) is str
+            else f"{at} must be one of {sorted(get_args(kind))}, not {shown}"
+        )
     if value is _MISSING:
         return f"{at} is missing"
     kind = get_origin(kind) or kind  # dict[str, Any]: an object

@@ -88,7 +88,8 @@ _REAL = "printf('%!.17g', {0})"
 # status are plain words: the schema's CHECKs)
 _MESSAGE_TEXT = (
     """'{"seq":' || seq || ',"turn_id":' || json_quote(turn_id) || ',"role":"' || role"""
-    """ || '","status":"' || status || '","created_at":' || """ + _REAL.format("created_at")
+    """ || '","status":"' || status || '","created_at":' || """
+    + _REAL.format("created_at")
     + """ || ',"body":' || body || iif(rewound IS NULL, '', ',"rewound":' || rewound) || '}'"""
 )
 # true when the row's values are what `encode_json` of the dict would spell as above
@@ -98,8 +99,11 @@ _MESSAGE_PLAIN = (
 )
 _TURN_TEXT = (
     """'{"id":' || json_quote(id) || ',"seq":' || seq || ',"status":"' || status || '","stop_reason":'"""
-    """ || json_quote(stop_reason) || ',"started_at":' || """ + _REAL.format("started_at")
-    + """ || ',"finished_at":' || iif(finished_at IS NULL, 'null', """ + _REAL.format("finished_at") + ")"
+    """ || json_quote(stop_reason) || ',"started_at":' || """
+    + _REAL.format("started_at")
+    + """ || ',"finished_at":' || iif(finished_at IS NULL, 'null', """
+    + _REAL.format("finished_at")
+    + ")"
     """ || ',"error":' || json_quote(error) || ifnull(',"pending":' || pending, '') || '}'"""
 )
 _TURN_PLAIN = (
@@ -129,10 +133,13 @@ async def write_session_json(store: HistoryStore, session_id: str, write: Callab
     session = await _session_of(store, session_id)
     ((last_turn, last_seq, count),) = await store.query(
         "SELECT (SELECT ifnull(max(seq), -1) FROM turns WHERE session_id = ?1), ifnull(max(seq), -1), count(*)"
-        " FROM messages WHERE session_id = ?1", (session_id,),
+        " FROM messages WHERE session_id = ?1",
+        (session_id,),
     )
-    write(f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
-          f'"session":{encode_json(session)},"turns":[')
+    write(
+        f'{{"tether_snapshot":{SNAPSHOT_VERSION},"exported_at":{_scalar(time.time())},'
+        f'"session":{encode_json(session)},"turns":['
+    )
     await _pages(store, write, _TURN_PAGE, (session_id, last_turn), _turn_text)
     write('],"messages":[')
     written = await _pages(store, write, _MESSAGE_PAGE, (session_id, last_seq), _message_text)
@@ -195,8 +202,9 @@ _REPORT_PAGE = (
 Built = Callable[[HistoryStore, str, int], Awaitable[str]]
 
 
-async def _pages(store: HistoryStore, write: Callable[[str], object], sql: str, cut: tuple[str, int],
-                 built: Built) -> int:
+async def _pages(
+    store: HistoryStore, write: Callable[[str], object], sql: str, cut: tuple[str, int], built: Built
+) -> int:
     """Write the records of ``sql`` page by page, commas between them; how many."""
     session_id, last = cut
     after, count = -1, 0
@@ -212,8 +220,14 @@ async def _message_text(store: HistoryStore, session_id: str, seq: int) -> str:
         "SELECT turn_id, role, status, created_at, body, rewound FROM messages WHERE session_id = ? AND seq = ?",
         (session_id, seq),
     )
-    message = {"seq": seq, "turn_id": turn_id, "role": role, "status": status, "created_at": created_at,
-               "body": decode_json(body)}
+    message = {
+        "seq": seq,
+        "turn_id": turn_id,
+        "role": role,
+        "status": status,
+        "created_at": created_at,
+        "body": decode_json(body),
+    }
     return encode_json(message if rewound is None else {**message, "rewound": rewound})
 
 
@@ -225,7 +239,8 @@ async def _turn_text(store: HistoryStore, session_id: str, seq: int) -> str:
 async def _report_text(store: HistoryStore, session_id: str, seq: int) -> str:
     ((turn_id, report),) = await store.query(
         "SELECT r.turn_id, r.report FROM run_reports AS r JOIN turns AS t ON t.id = r.turn_id"
-        " WHERE t.session_id = ? AND t.seq = ?", (session_id, seq),
+        " WHERE t.session_id = ? AND t.seq = ?",
+        (session_id, seq),
     )
     return encode_json({"turn_id": turn_id, "report": decode_json(report)})
 
@@ -233,7 +248,8 @@ async def _report_text(store: HistoryStore, session_id: str, seq: int) -> str:
 async def _has_checkpoints(store: HistoryStore, session_id: str) -> bool:
     rows = await store.query(
         "SELECT EXISTS (SELECT 1 FROM file_changes WHERE session_id = ?)"
-        " OR EXISTS (SELECT 1 FROM rewinds WHERE session_id = ?)", (session_id, session_id),
+        " OR EXISTS (SELECT 1 FROM rewinds WHERE session_id = ?)",
+        (session_id, session_id),
     )
     return bool(rows[0][0])
 

@@ -63,12 +63,20 @@ class SnapshotImport:
         self._inserting: asyncio.Future[None] | None = None
 
     async def insert_session(self, session: JsonObject, workspace: str | None) -> None:
-        row = (self.session_id, workspace if workspace is not None else session["workspace"], session["title"],
-               session["mode"], session["created_at"], time.time(), encode_json(session["metadata"]))
+        row = (
+            self.session_id,
+            workspace if workspace is not None else session["workspace"],
+            session["title"],
+            session["mode"],
+            session["created_at"],
+            time.time(),
+            encode_json(session["metadata"]),
+        )
         try:
             await self.conn.execute(
                 "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at, metadata)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)", row,
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                row,
             )
         except aiosqlite.IntegrityError as exc:
             raise SnapshotError(f"session {self.session_id!r} already exists in this workspace") from exc

@@ -98,7 +98,7 @@ class SnapshotReader:
             while self._pos < len(self._buf) and self._buf[self._pos] in _SPACE:
                 self._pos += 1
             if self._pos < len(self._buf) or self._eof:
-                return self._buf[self._pos:self._pos + 1]
+                return self._buf[self._pos : self._pos + 1]
             self._more()
 
     def _value(self, what: str) -> object:
@@ -125,13 +125,13 @@ class SnapshotReader:
     def _more(self) -> None:
         """Read on (the consumed text let go first); ``_eof`` once the file is read whole."""
         if self._pos:
-            gone = self._buf[:self._pos]
+            gone = self._buf[: self._pos]
             newlines = gone.count("\n")
             if newlines:
                 self._lines += newlines
                 self._line_start = self._dropped + gone.rindex("\n") + 1
             self._dropped += self._pos
-            self._buf, self._pos = self._buf[self._pos:], 0
+            self._buf, self._pos = self._buf[self._pos :], 0
         if len(self._buf) > _LARGEST_VALUE:
             raise self._error(f"a value over {_LARGEST_VALUE >> 20} MiB: not a snapshot's", 0)
         try:

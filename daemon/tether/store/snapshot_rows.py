@@ -19,7 +19,13 @@ if TYPE_CHECKING:
     from tether_protocol import JsonObject
 
 __all__ = [
-    "finish_stopped", "insert_messages", "insert_reports", "insert_turns", "message_row", "report_row", "turn_row",
+    "finish_stopped",
+    "insert_messages",
+    "insert_reports",
+    "insert_turns",
+    "message_row",
+    "report_row",
+    "turn_row",
 ]
 
 
@@ -27,17 +33,40 @@ def turn_row(turn: JsonObject, new_id: str, stop: bool) -> tuple[Any, ...]:
     """A checked turn's row under ``new_id``; ``stop``: a copy's running turn, ``interrupted``
     without pending approvals (its end, the last message's time, is set by ``finish_stopped``)."""
     if stop and turn["status"] == "running":
-        return (new_id, turn["seq"], "interrupted", turn["stop_reason"], turn["started_at"],
-                turn["started_at"], turn["error"], None)
+        return (
+            new_id,
+            turn["seq"],
+            "interrupted",
+            turn["stop_reason"],
+            turn["started_at"],
+            turn["started_at"],
+            turn["error"],
+            None,
+        )
     pending = turn["pending"]
-    return (new_id, turn["seq"], turn["status"], turn["stop_reason"], turn["started_at"],
-            turn["finished_at"], turn["error"], None if pending is None else encode_json(pending))
+    return (
+        new_id,
+        turn["seq"],
+        turn["status"],
+        turn["stop_reason"],
+        turn["started_at"],
+        turn["finished_at"],
+        turn["error"],
+        None if pending is None else encode_json(pending),
+    )
 
 
 def message_row(message: JsonObject, turn_id: str | None) -> tuple[Any, ...]:
     body = message["body"]
-    return (turn_id, message["seq"], message["role"], encode_json(body), message["status"],
-            message["created_at"], indexed_text(message["role"], body))
+    return (
+        turn_id,
+        message["seq"],
+        message["role"],
+        encode_json(body),
+        message["status"],
+        message["created_at"],
+        indexed_text(message["role"], body),
+    )
 
 
 def report_row(report: JsonObject, turn_id: str, session_id: str, created_at: float) -> tuple[Any, ...]:

@@ -117,8 +117,7 @@ def _upgrade(snapshot: JsonObject) -> JsonObject:
         if migrate is None:
             newer = " (written by a newer tether; upgrade tether)" if version > SNAPSHOT_VERSION else ""
             raise SnapshotError(
-                f"snapshot version {version} is not supported{newer}; "
-                f"this tether reads versions {_supported()}"
+                f"snapshot version {version} is not supported{newer}; this tether reads versions {_supported()}"
             )
         snapshot = migrate(snapshot)
         upgraded = snapshot.get("tether_snapshot") if isinstance(snapshot, dict) else None
@@ -261,9 +260,7 @@ async def fork_session(
     if upto_seq is not None:
         if not any(m["seq"] == upto_seq for m in messages):
             last = f"0..{messages[-1]['seq']}" if messages else "none"
-            raise SnapshotError(
-                f"session {session_id!r} has no message {upto_seq} to fork at (its messages: {last})"
-            )
+            raise SnapshotError(f"session {session_id!r} has no message {upto_seq} to fork at (its messages: {last})")
         messages = [m for m in messages if m["seq"] <= upto_seq]
         keep_until(snapshot, upto_seq)
     kept = {m["turn_id"] for m in messages}
@@ -281,6 +278,4 @@ async def fork_session(
         rules=[],
         pending=None,
     )
-    return await import_session(
-        into or store, snapshot, new_id=new_id or new_session_id(), workspace=workspace
-    )
+    return await import_session(into or store, snapshot, new_id=new_id or new_session_id(), workspace=workspace)

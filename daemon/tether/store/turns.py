@@ -28,14 +28,11 @@ __all__ = ["MessageRow", "close_turn", "insert_step", "insert_turn", "interrupt_
 
 
 _INSERT_MESSAGE = (
-    "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO messages (session_id, turn_id, seq, role, body, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
 # The full-text index rows (schema v5: written here, in the transaction of the messages)
 _INDEX_LAST = "INSERT INTO messages_fts (rowid, text) VALUES (last_insert_rowid(), ?)"
-_INDEX_BY_SEQ = (
-    "INSERT INTO messages_fts (rowid, text) SELECT id, ? FROM messages WHERE session_id = ? AND seq = ?"
-)
+_INDEX_BY_SEQ = "INSERT INTO messages_fts (rowid, text) SELECT id, ? FROM messages WHERE session_id = ? AND seq = ?"
 # MAX over the UNIQUE (session_id, seq) index: a lookup, not a scan
 _NEXT_MESSAGE_SEQ = "(SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE session_id = ?)"
 _NEXT_MESSAGE_SEQ_SQL = f"SELECT {_NEXT_MESSAGE_SEQ}"
@@ -78,8 +75,7 @@ def insert_turn(conn: sqlite3.Connection, session_id: str, turn_id: str, first: 
     ).fetchone()
     try:
         conn.execute(
-            "INSERT INTO turns (id, session_id, seq, status, started_at, owner)"
-            " VALUES (?, ?, ?, 'running', ?, ?)",
+            "INSERT INTO turns (id, session_id, seq, status, started_at, owner) VALUES (?, ?, ?, 'running', ?, ?)",
             (turn_id, session_id, turn_seq, now, this_process()),
         )
     except sqlite3.IntegrityError as exc:
@@ -95,7 +91,9 @@ def insert_step(
     conn: sqlite3.Connection, session_id: str, turn_id: str, messages: Sequence[MessageRow], now: float
 ) -> list[int]:
     """Append messages after the session's last one; returns the seqs they got."""
-    row = conn.execute(f"SELECT session_id, {_NEXT_MESSAGE_SEQ} FROM turns WHERE id = ?", (session_id, turn_id)).fetchone()
+    row = conn.execute(
+        f"SELECT session_id, {_NEXT_MESSAGE_SEQ} FROM turns WHERE id = ?", (session_id, turn_id)
+    ).fetchone()
     if row is None:
         raise StoreError(f"no turn {turn_id!r}")
     owner, first = row
@@ -187,8 +185,15 @@ async def interrupt_running(conn: aiosqlite.Connection) -> int:
         body = message_to_json(_recovered(partial))
         await conn.execute(
             _INSERT_MESSAGE,
-            (session_id, turn_id, next(iter(seq_rows))[0], "assistant",
-             json.dumps(body, ensure_ascii=False, separators=(",", ":")), "interrupted", time.time()),
+            (
+                session_id,
+                turn_id,
+                next(iter(seq_rows))[0],
+                "assistant",
+                json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+                "interrupted",
+                time.time(),
+            ),
         )
         text = indexed_text("assistant", body)
         if text:

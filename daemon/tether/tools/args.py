@@ -51,8 +51,12 @@ class ArgError(Exception):
 def with_argument(cls: type[T], name: str, annotation: Any, default: Any) -> type[T]:
     """`cls` with argument `name` re-declared (bounds from configuration); callers cache it."""
     made = msgspec.defstruct(
-        cls.__name__, [(name, annotation, default)], bases=(cls,), module=cls.__module__,
-        frozen=True, forbid_unknown_fields=True,
+        cls.__name__,
+        [(name, annotation, default)],
+        bases=(cls,),
+        module=cls.__module__,
+        frozen=True,
+        forbid_unknown_fields=True,
     )
     return cast("type[T]", made)
 
@@ -106,9 +110,7 @@ def _spec(tp: Any) -> _Spec:
 
 @cache
 def _fields(cls: type) -> tuple[_Field, ...]:
-    return tuple(
-        _Field(f.name, _spec(f.type), f.required, f.default) for f in msgspec.structs.fields(cls)
-    )
+    return tuple(_Field(f.name, _spec(f.type), f.required, f.default) for f in msgspec.structs.fields(cls))
 
 
 def _is_args(tp: Any) -> bool:

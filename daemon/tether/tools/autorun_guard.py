@@ -162,7 +162,12 @@ def reverted_note(changed: list[str], failed: list[str]) -> str:
     shown = ", ".join(f"`{p}`" for p in names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
     note = f"reverted {shown}: {REVERTED_WHY}" if names else ""
     if failed:
-        note += ("; " if note else "") + "could NOT put back " + ", ".join(failed) + ": check them before opening the folder"
+        note += (
+            ("; " if note else "")
+            + "could NOT put back "
+            + ", ".join(failed)
+            + ": check them before opening the folder"
+        )
     return note
 
 

@@ -78,10 +78,17 @@ def catalog_rows() -> list[dict[str, Any]]:
     rows = []
     for module, class_name in BUILTIN_CLASSES:
         tool: Tool[Any] = getattr(importlib.import_module(module), class_name)()
-        rows.append({
-            "module": module, "class": class_name, "name": tool.name, "kind": tool.kind,
-            "read_only": tool.read_only, "description": tool.description, "input_schema": tool.input_schema,
-        })
+        rows.append(
+            {
+                "module": module,
+                "class": class_name,
+                "name": tool.name,
+                "kind": tool.kind,
+                "read_only": tool.read_only,
+                "description": tool.description,
+                "input_schema": tool.input_schema,
+            }
+        )
     return rows
 
 

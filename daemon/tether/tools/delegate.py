@@ -42,9 +42,7 @@ class DelegateArgs(ToolArgs, frozen=True):
 @cache
 def _capped(max_steps: int) -> type[DelegateArgs]:
     """The arguments under the user's `delegate_max_steps` (one class per cap)."""
-    described = (
-        f"The most model steps the sub-agent may take (at most {max_steps}, the user's `delegate_max_steps`)."
-    )
+    described = f"The most model steps the sub-agent may take (at most {max_steps}, the user's `delegate_max_steps`)."
     steps: Any = Annotated[int, Meta(description=described, ge=1, le=max_steps)]
     return with_argument(DelegateArgs, "max_steps", steps, max_steps)
 

@@ -165,9 +165,7 @@ class DiskFileIO:
         except OSError as exc:
             raise ToolError(f"cannot delete '{rel}': {exc.strerror or exc}") from None
         except RecursionError:  # shutil.rmtree recurses once per level (Python < 3.12)
-            raise ToolError(
-                f"cannot delete '{rel}': it is nested too deeply; part of it may be gone already"
-            ) from None
+            raise ToolError(f"cannot delete '{rel}': it is nested too deeply; part of it may be gone already") from None
 
     def _move(self, source: Path, target: Path) -> None:
         rel, target_rel = self._rel(source), self._rel(target)

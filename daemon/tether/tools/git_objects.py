@@ -53,7 +53,7 @@ def git_dir_at(top: str) -> GitDir | None:
                 pointer = handle.read(4096).decode("utf-8").strip()
             if not pointer.startswith("gitdir:"):
                 return None
-            git = os.path.join(top, pointer[len("gitdir:"):].strip())
+            git = os.path.join(top, pointer[len("gitdir:") :].strip())
         common = git
         if os.path.isfile(os.path.join(git, "commondir")):
             with open_regular(os.path.join(git, "commondir")) as handle:

@@ -98,4 +98,3 @@ def _describe(sandbox: WorkspaceSandbox, entry: WalkEntry) -> str:
     if not os.path.exists(target):
         return f"{name} -> (broken link)"
     return f"{name} -> {display_path(inside)}{'/' if os.path.isdir(target) else ''}"
-

@@ -97,7 +97,9 @@ class MovePathTool(MutatingTool[MovePathArgs]):
                     f"e.g. '{dst_rel}/{os.path.basename(source)}'"
                 )
             if not args.overwrite:
-                raise ToolError(f"'{dst_rel}' already exists; set overwrite: true to replace it, or choose another destination")
+                raise ToolError(
+                    f"'{dst_rel}' already exists; set overwrite: true to replace it, or choose another destination"
+                )
             if src_is_dir:
                 raise ToolError(f"cannot replace the file '{dst_rel}' with the directory '{src_rel}'; delete it first")
             replaced = await _text_or_none(files, target)

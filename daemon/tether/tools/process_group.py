@@ -165,7 +165,6 @@ def _live_members(pgid: int) -> bool:
     return any(stat.group == pgid for stat in _stats().values())
 
 
-
 @dataclass(slots=True, frozen=True)
 class _Stat:
     parent: int

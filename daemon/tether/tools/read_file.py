@@ -140,9 +140,7 @@ def _read_disk(
         with open(real, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
             if has_nul(head) or not _utf8_prefix(head, final=len(head) < SNIFF_BYTES):
-                raise ToolError(
-                    f"'{rel}' looks like a binary file ({info.st_size} bytes); read_file only returns text"
-                )
+                raise ToolError(f"'{rel}' looks like a binary file ({info.st_size} bytes); read_file only returns text")
             handle.seek(0)
             # One read for both: the hash is of exactly the version that is shown.
             source = _HashingReader(handle) if want_full else handle

@@ -32,7 +32,12 @@ class RememberArgs(ToolArgs, frozen=True):
     """A fact and which MEMORY.md it goes to."""
 
     fact: Annotated[str, Meta(description="The fact to keep, one sentence (e.g. 'Run tests with `make check`').")]
-    scope: Annotated[Literal["workspace", "user"], Meta(description="workspace: this project's .tether/MEMORY.md; user: the user's own MEMORY.md, for every workspace.")] = "workspace"
+    scope: Annotated[
+        Literal["workspace", "user"],
+        Meta(
+            description="workspace: this project's .tether/MEMORY.md; user: the user's own MEMORY.md, for every workspace."
+        ),
+    ] = "workspace"
     heading: Annotated[str, Meta(description="The section it goes under.")] = HEADING
 
 

@@ -31,14 +31,15 @@ from tether.tools.subprocess_env import command_env
 from tether.tools.visible_text import visible
 
 if TYPE_CHECKING:
-
     from tether.netproxy.serving import CommandProxy
     from tether.tools.sandbox import WorkspaceSandbox
 
 __all__ = ["RunCommandArgs", "RunCommandTool"]
 
 
-_OVER_CAP = "timeout {value} s is over the {maximum} s cap; use at most {maximum}, or split the work into shorter commands"
+_OVER_CAP = (
+    "timeout {value} s is over the {maximum} s cap; use at most {maximum}, or split the work into shorter commands"
+)
 
 
 def _timeout(maximum: int, default: int) -> Any:
@@ -53,7 +54,9 @@ class RunCommandArgs(ToolArgs, frozen=True):
     command: Annotated[str, Meta(description="Shell command, run with /bin/sh -c.")]
     timeout: Annotated[
         int,
-        Meta(description="Seconds before the command is killed (default 120).", ge=1, le=600, extra={"above": _OVER_CAP}),
+        Meta(
+            description="Seconds before the command is killed (default 120).", ge=1, le=600, extra={"above": _OVER_CAP}
+        ),
     ] = 120
     cwd: Annotated[str, Meta(description="Directory, relative to the workspace root.")] = "."
 
@@ -143,9 +146,14 @@ class RunCommandTool(Tool[RunCommandArgs]):
             tmpdir = tempfile.mkdtemp(prefix="tether-cmd-")
             try:
                 policy = SandboxPolicy(
-                    workspace=str(ctx.sandbox.root), tmpdir=tmpdir, cwd=str(cwd),
-                    network=ctx.network, hidden=ctx.hidden_paths, writable=ctx.workspace_writable,
-                    unix_sockets=ctx.unix_sockets, filtered=ctx.filtered_paths,
+                    workspace=str(ctx.sandbox.root),
+                    tmpdir=tmpdir,
+                    cwd=str(cwd),
+                    network=ctx.network,
+                    hidden=ctx.hidden_paths,
+                    writable=ctx.workspace_writable,
+                    unix_sockets=ctx.unix_sockets,
+                    filtered=ctx.filtered_paths,
                     proxy_socket=proxy.socket if proxy else None,
                     proxy_bundle=proxy.bundle if proxy else None,
                 )
@@ -163,14 +171,21 @@ class RunCommandTool(Tool[RunCommandArgs]):
         if sandbox is not None:
             from tether.sandbox.hints import blocked_hint, hidden_hint
 
-            hints = (blocked_hint(body, sandbox, policy) if failed else "",
-                     hidden_hint(args.command, body, sandbox, policy, os.environ))
+            hints = (
+                blocked_hint(body, sandbox, policy) if failed else "",
+                hidden_hint(args.command, body, sandbox, policy, os.environ),
+            )
             text += "".join("\n" + hint for hint in hints if hint)
         return ToolResult(text, is_error=failed, command=_command_run(outcome, body))
 
     async def _confined(
-        self, args: RunCommandArgs, cwd: str, ctx: ToolContext, sandbox: CommandSandbox | None,
-        policy: SandboxPolicy, tmpdir: str,
+        self,
+        args: RunCommandArgs,
+        cwd: str,
+        ctx: ToolContext,
+        sandbox: CommandSandbox | None,
+        policy: SandboxPolicy,
+        tmpdir: str,
     ) -> tuple[GroupOutcome, str]:
         """Runs the command in `sandbox` under `policy`, recording what it changed."""
         env = command_env(ctx.env_allow, tmpdir)
@@ -201,7 +216,12 @@ class RunCommandTool(Tool[RunCommandArgs]):
                     await anyio.to_thread.run_sync(scan)
 
     async def _run_streamed(
-        self, args: RunCommandArgs, cwd: str, env: dict[str, str], argv: list[str] | None, ctx: ToolContext,
+        self,
+        args: RunCommandArgs,
+        cwd: str,
+        env: dict[str, str],
+        argv: list[str] | None,
+        ctx: ToolContext,
         fds: list[int],
     ) -> tuple[GroupOutcome, str]:
         capture = HeadTail(self.head_bytes, self.tail_bytes)
@@ -215,8 +235,14 @@ class RunCommandTool(Tool[RunCommandArgs]):
             async with anyio.create_task_group() as group:
                 group.start_soon(stream.tick)
                 outcome = await run_in_process_group(
-                    args.command, cwd=cwd, env=env, timeout=args.timeout,
-                    on_data=on_data, grace=self.kill_grace, argv=argv, pass_fds=fds,
+                    args.command,
+                    cwd=cwd,
+                    env=env,
+                    timeout=args.timeout,
+                    on_data=on_data,
+                    grace=self.kill_grace,
+                    argv=argv,
+                    pass_fds=fds,
                 )
                 group.cancel_scope.cancel()
         except OSError as error:  # the shell could not be started (cwd removed, fd limits)
@@ -240,7 +266,9 @@ class RunCommandTool(Tool[RunCommandArgs]):
 
 
 async def _start_proxy(
-    stack: contextlib.AsyncExitStack[bool | None], ctx: ToolContext, sandbox: CommandSandbox | None,
+    stack: contextlib.AsyncExitStack[bool | None],
+    ctx: ToolContext,
+    sandbox: CommandSandbox | None,
 ) -> tuple[CommandProxy | None, str]:
     """In `allowlist` mode under bubblewrap: the command's proxy (socket, proxy, bundle),
     served until `stack` closes; under Landlock none, and a line saying so."""

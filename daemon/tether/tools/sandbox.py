@@ -69,7 +69,8 @@ class WorkspaceSandbox:
         """True for a real path in Tether's own files or a credential store: what an
         instructions or memory file must not be a link to."""
         return self.is_tethers_own(real) or any(
-            real == store or real.startswith(store.rstrip(os.sep) + os.sep) for store in self._store_reals)
+            real == store or real.startswith(store.rstrip(os.sep) + os.sep) for store in self._store_reals
+        )
 
     def resolve(self, path: str) -> Path:
         """Return the real path for `path` (relative to the root, or absolute inside it).

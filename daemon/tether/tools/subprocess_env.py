@@ -76,9 +76,7 @@ def is_secret(name: str) -> bool:
     return False
 
 
-def scrubbed_env(
-    env: Mapping[str, str] | None = None, allow: Iterable[str] = ()
-) -> dict[str, str]:
+def scrubbed_env(env: Mapping[str, str] | None = None, allow: Iterable[str] = ()) -> dict[str, str]:
     """`env` (default: this process's) without secret-looking variables, except `allow`."""
     source = os.environ if env is None else env
     allowed = set(allow)
@@ -97,8 +95,10 @@ def command_env(
     patterns = tuple(allow)
     out: dict[str, str] = {}
     for key, value in source.items():
-        if key in CORE_VARIABLES or key.startswith(CORE_PREFIXES) or any(
-            fnmatch.fnmatchcase(key, pattern) for pattern in patterns
+        if (
+            key in CORE_VARIABLES
+            or key.startswith(CORE_PREFIXES)
+            or any(fnmatch.fnmatchcase(key, pattern) for pattern in patterns)
         ):
             out[key] = value
     out.setdefault("PATH", _FALLBACK_PATH)

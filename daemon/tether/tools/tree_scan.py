@@ -155,13 +155,15 @@ def _entries(data: bytes, prefix: str) -> dict[str, tuple[int, int, str]]:
     entries, at = {}, 12
     for _ in range(count):
         mtime_s, size, blob, flags = (
-            struct.unpack(">L", data[at + 8 : at + 12])[0], struct.unpack(">L", data[at + 36 : at + 40])[0],
-            data[at + 40 : at + 60].hex(), struct.unpack(">H", data[at + 60 : at + 62])[0],
+            struct.unpack(">L", data[at + 8 : at + 12])[0],
+            struct.unpack(">L", data[at + 36 : at + 40])[0],
+            data[at + 40 : at + 60].hex(),
+            struct.unpack(">H", data[at + 60 : at + 62])[0],
         )
         start = at + 62 + (2 if version == 3 and flags & 0x4000 else 0)
         end = data.index(b"\0", start)
         name = data[start:end].decode("utf-8")
         at += ((end - at) // 8 + 1) * 8
         if (flags >> 12) & 3 == 0 and name.startswith(prefix):
-            entries[name[len(prefix):]] = (mtime_s, size, blob)
+            entries[name[len(prefix) :]] = (mtime_s, size, blob)
     return entries

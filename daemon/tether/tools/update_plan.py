@@ -104,4 +104,3 @@ def summarize(entries: list[dict[str, str]]) -> str:
 def _short(content: str) -> str:
     flat = " ".join(content.split())
     return flat if len(flat) <= _SHOWN else flat[: _SHOWN - 1] + "…"
-

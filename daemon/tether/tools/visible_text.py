@@ -25,8 +25,19 @@ def _escape(char: str) -> str:
 # grapheme joiner, Hangul fillers, the Braille blank, Khmer inherent vowels, Mongolian
 # and other variation selectors (`test.sh` and `test.sh\u034f` look the same)
 _BLANKS = frozenset(
-    [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0,
-     *range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]
+    [
+        0x034F,
+        0x115F,
+        0x1160,
+        0x17B4,
+        0x17B5,
+        0x2800,
+        0x3164,
+        0xFFA0,
+        *range(0x180B, 0x1810),
+        *range(0xFE00, 0xFE10),
+        *range(0xE0100, 0xE01F0),
+    ]
 )
 
 

@@ -88,4 +88,3 @@ class WriteFileTool(MutatingTool[WriteFileArgs]):
         rel = ctx.sandbox.relative(Path(preview.path))
         done = f"Created {rel}" if preview.old_text is None else f"Overwrote {rel}"
         return await write_change(ctx, self.name, preview, accepted_hunks, done)
-

@@ -76,9 +76,7 @@ class Connection:
         mode = os.fstat(self._write_fd).st_mode
         if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
             pipe = os.fdopen(self._write_fd, "wb", buffering=0, closefd=False)
-            transport, _ = await self._loop.connect_write_pipe(
-                lambda: _WriterProtocol(self), pipe
-            )
+            transport, _ = await self._loop.connect_write_pipe(lambda: _WriterProtocol(self), pipe)
             transport.set_write_buffer_limits(high=_HIGH_WATER, low=_LOW_WATER)
             self._transport = transport
         if initial:
@@ -240,4 +238,3 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-

@@ -33,7 +33,9 @@ ClientRequestFailed = RequestFailed
 
 class TetherRPC(JsonRpcPeer):
     def __init__(
-        self, routes: Mapping[str, Route], known_failure: Callable[[str, Exception], TetherError | None] | None = None,
+        self,
+        routes: Mapping[str, Route],
+        known_failure: Callable[[str, Exception], TetherError | None] | None = None,
     ) -> None:
         failpoints = frozenset(filter(None, os.environ.get("TETHER_FAILPOINTS", "").split(",")))
         options = PeerOptions(

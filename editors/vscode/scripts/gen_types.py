@@ -76,8 +76,7 @@ def ts_type(node: dict[str, Any]) -> str:
         extra = node.get("additionalProperties")
         value = ts_type(extra) if isinstance(extra, dict) else "unknown"
         return f"{{ [key: string]: {value} }}"
-    scalars = {"string": "string", "integer": "number", "number": "number",
-               "boolean": "boolean", "null": "null"}
+    scalars = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
     return scalars.get(str(kind), "unknown")
 
 
@@ -123,12 +122,17 @@ def _definition(name: str, definition: dict[str, Any], tags: set[str]) -> list[s
 
 def _method_maps(methods: dict[str, Any]) -> list[str]:
     maps: dict[str, list[str]] = {
-        "ClientRequests": [], "ClientNotifications": [], "AgentRequests": [], "AgentNotifications": [],
+        "ClientRequests": [],
+        "ClientNotifications": [],
+        "AgentRequests": [],
+        "AgentNotifications": [],
     }
     for method, entry in methods.items():
         params = ts_type(entry["params"])
-        senders = ["Client", "Agent"] if entry["direction"] == "both" else (
-            ["Client"] if entry["direction"] == "client->agent" else ["Agent"]
+        senders = (
+            ["Client", "Agent"]
+            if entry["direction"] == "both"
+            else (["Client"] if entry["direction"] == "client->agent" else ["Agent"])
         )
         for sender in senders:
             if entry["kind"] == "request":

@@ -29,8 +29,8 @@ from typing import Annotated, Any
 ARGS = sys.argv[1:]
 SDK = ARGS[ARGS.index("--sdk") + 1]
 WS = os.path.abspath(ARGS[ARGS.index("--workspace") + 1])
-COMMAND = ARGS[ARGS.index("--") + 1:]
-RESUME = ARGS[ARGS.index("--resume") + 1] if "--resume" in ARGS[:ARGS.index("--")] else None
+COMMAND = ARGS[ARGS.index("--") + 1 :]
+RESUME = ARGS[ARGS.index("--resume") + 1] if "--resume" in ARGS[: ARGS.index("--")] else None
 sys.path.insert(0, SDK)
 
 from acp.experimental.v2 import ClientSideConnection, schema
@@ -59,15 +59,31 @@ class RecordingClient:
         self.release = asyncio.Event()  # set when the permission may be answered
         self.changed = asyncio.Event()
 
-    async def request_permission(self, session_id: str, title: str, options: list[schema.PermissionOption],
-                                 description: str | None = None, subject: Any = None,
-                                 **meta: Any) -> schema.RequestPermissionResponse:
-        self.permissions.append({"sessionId": session_id, "title": title, "description": description,
-                                 "subject": _dump(subject), "options": [_dump(o) for o in options], "meta": meta})
+    async def request_permission(
+        self,
+        session_id: str,
+        title: str,
+        options: list[schema.PermissionOption],
+        description: str | None = None,
+        subject: Any = None,
+        **meta: Any,
+    ) -> schema.RequestPermissionResponse:
+        self.permissions.append(
+            {
+                "sessionId": session_id,
+                "title": title,
+                "description": description,
+                "subject": _dump(subject),
+                "options": [_dump(o) for o in options],
+                "meta": meta,
+            }
+        )
         self._poke()
         await self.release.wait()
         allow = next(o for o in options if o.kind == "allow_once")
-        return schema.RequestPermissionResponse(outcome=schema.SelectedPermissionOutcomeVariant(option_id=allow.option_id))
+        return schema.RequestPermissionResponse(
+            outcome=schema.SelectedPermissionOutcomeVariant(option_id=allow.option_id)
+        )
 
     async def session_update(self, session_id: str, update: Any, **meta: Any) -> None:
         # under `session`: a `subagent_update` has a `sessionId` of its own (the child's)
@@ -108,8 +124,9 @@ async def keyed_prompt(conn: ClientSideConnection, session_id: str, body: str, k
 
 def states(client: RecordingClient, session_id: str) -> list[str]:
     """The session's own states (a sub-agent's come on its child session's id)."""
-    return [u["state"] for u in client.updates if u.get("sessionUpdate") == "state_update"
-            and u["session"] == session_id]
+    return [
+        u["state"] for u in client.updates if u.get("sessionUpdate") == "state_update" and u["session"] == session_id
+    ]
 
 
 def queued(client: RecordingClient) -> bool:
@@ -118,10 +135,12 @@ def queued(client: RecordingClient) -> bool:
 
 
 async def initialize(conn: ClientSideConnection, summary: dict[str, Any]) -> None:
-    init = await conn.initialize(protocol_version=2, info=schema.Implementation(name="tether-py-v2-conformance",
-                                                                                 version="1"),
-                                 # Tether's opt-in for a command's live output (SPEC §4.2)
-                                 capabilities=schema.ClientCapabilities(field_meta={"terminal_output": True}))
+    init = await conn.initialize(
+        protocol_version=2,
+        info=schema.Implementation(name="tether-py-v2-conformance", version="1"),
+        # Tether's opt-in for a command's live output (SPEC §4.2)
+        capabilities=schema.ClientCapabilities(field_meta={"terminal_output": True}),
+    )
     summary["initialize"] = _dump(init)
 
 
@@ -129,8 +148,9 @@ async def resume(conn: ClientSideConnection, client: RecordingClient, summary: d
     """The session replayed from its start; the updates up to the current `state_update`
     (the SDK may run a notification's handler after it read the answer that follows it)."""
     await initialize(conn, summary)
-    summary["resumed"] = _dump(await conn.resume_session(session_id=RESUME, cwd=WS,
-                                                         replay_from=schema.ReplayFromStartVariant()))
+    summary["resumed"] = _dump(
+        await conn.resume_session(session_id=RESUME, cwd=WS, replay_from=schema.ReplayFromStartVariant())
+    )
     await client.until("the state after the replay", lambda: states(client, RESUME))
     summary["updates"] = client.updates
 
@@ -176,8 +196,11 @@ def sdk_parses(wire: list[dict[str, str]]) -> list[dict[str, Any]]:
     requests, notifications = protocol_specs(Client)
     incoming: dict[str, TypeAdapter[Any]] = {s.method: s.request for s in requests}
     incoming.update({s.method: s.params for s in notifications})
-    asked = {m["id"]: m["method"] for m in (json.loads(e["line"]) for e in wire if e["from"] == "client")
-             if "method" in m and "id" in m}
+    asked = {
+        m["id"]: m["method"]
+        for m in (json.loads(e["line"]) for e in wire if e["from"] == "client")
+        if "method" in m and "id" in m
+    }
     parsed = []
     for entry in wire:
         if entry["from"] != "daemon":
@@ -215,7 +238,8 @@ async def main() -> dict[str, Any]:
     logging.getLogger().addHandler(errors)
     wire: list[dict[str, str]] = []
     daemon = await asyncio.create_subprocess_exec(
-        *COMMAND, cwd=WS, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 24)
+        *COMMAND, cwd=WS, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 24
+    )
     assert daemon.stdin is not None and daemon.stdout is not None
     from_daemon = asyncio.StreamReader(limit=1 << 24)
 

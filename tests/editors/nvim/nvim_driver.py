@@ -167,6 +167,7 @@ class Nvim:
 
     def turn_done(self, count: int = 1, timeout: float = 15.0) -> str:
         """Wait until `count` turns have ended and their reports are shown."""
+
         def done() -> bool:
             footers = [line for line in self.chat_lines() if line.startswith("── ")]
             return len(footers) >= count and all("tokens" in f or "error" in f for f in footers)
@@ -257,5 +258,7 @@ def assert_screen(name: str, text: str, workspace: Path) -> None:
         raise AssertionError(f"{path} is missing; run with TETHER_UPDATE_SCREENS=1 to create it:\n{got}")
     want = path.read_text()
     if got != want:
-        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"screens/{name}.txt", "chat buffer"))
+        diff = "".join(
+            difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"screens/{name}.txt", "chat buffer")
+        )
         raise AssertionError(f"the chat buffer differs from screens/{name}.txt:\n{diff}")

@@ -151,7 +151,12 @@ def test_cancel_withdraws_an_open_review_tab(nvim: Nvim, workspace: Path) -> Non
     assert "── cancelled" in text
     assert "not run: the turn was cancelled before this tool finished" in text
     assert readme_buffer(nvim) == ORIGINAL
-    assert nvim.lua("return #vim.tbl_filter(function(b) return vim.api.nvim_buf_get_name(b):match('tether://review') ~= nil end, vim.api.nvim_list_bufs())") == 0
+    assert (
+        nvim.lua(
+            "return #vim.tbl_filter(function(b) return vim.api.nvim_buf_get_name(b):match('tether://review') ~= nil end, vim.api.nvim_list_bufs())"
+        )
+        == 0
+    )
 
 
 def test_accept_always_stores_a_rule_and_the_next_edit_is_not_asked(nvim: Nvim, workspace: Path) -> None:
@@ -175,8 +180,10 @@ def test_allow_always_says_its_scope_and_tether_rules_lists_and_removes_the_rule
     nvim.send("run the tests")
     nvim.wait_for(nvim.selects, "the command question")
     (question,) = nvim.selects()
-    always = ("Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace and a private temp dir, "
-              "no network; until you remove it (approval rules)")
+    always = (
+        "Always allow `echo` (any arguments) in this workspace: sandboxed, writes only inside the workspace and a private temp dir, "
+        "no network; until you remove it (approval rules)"
+    )
     assert question["items"] == ["Allow once", "Allow once, with network", always, "Reject"]
     nvim.answer_select(3)
     assert "testing\nall passed\nexit code 0" in nvim.turn_done()

@@ -32,7 +32,10 @@ def test_changes_are_sent_after_a_pause_and_closing_the_buffer_returns_to_the_di
     open_chat(nvim, sync_debounce_ms=20)
     nvim.cmd("wincmd t | edit README.md")  # opened after the daemon started
     nvim.lua("vim.api.nvim_buf_set_lines(vim.fn.bufnr('README.md'), 2, 3, false, { 'Typed, not saved.' })")
-    nvim.wait_for(lambda: nvim.lua("return not require('tether').client().docsync:doc(vim.fn.bufnr('README.md')).dirty"), "the change to be sent")
+    nvim.wait_for(
+        lambda: nvim.lua("return not require('tether').client().docsync:doc(vim.fn.bufnr('README.md')).dirty"),
+        "the change to be sent",
+    )
     nvim.send("read the readme")
     assert "Typed, not saved." in tool_output(nvim.turn_done())
     nvim.cmd("bwipeout! README.md")
@@ -53,7 +56,10 @@ def test_an_edit_against_text_you_changed_while_deciding_is_not_applied(nvim: Nv
     assert "▸ Edit README.md  [failed]" in text
     assert "'README.md' changed while the change was waiting for approval; nothing was written." in text
     assert nvim.lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('README.md'), 0, -1, false)") == [
-        "# Mine", "", "Hello from the sample workspace."]
+        "# Mine",
+        "",
+        "Hello from the sample workspace.",
+    ]
 
 
 def test_apply_edit_refuses_a_stale_version_and_applies_a_current_one(nvim: Nvim, workspace: Path) -> None:

@@ -33,7 +33,9 @@ def folded(nvim: Nvim) -> list[int]:
 
 def test_toggle_opens_the_chat_split_with_a_prompt_area_and_closes_it(nvim: Nvim) -> None:
     open_chat(nvim)
-    names = nvim.lua("return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))")
+    names = nvim.lua(
+        "return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))"
+    )
     assert any(name.endswith("tether://chat/ws") for name in names)
     assert any(name.endswith("tether://prompt/ws") for name in names)
     assert nvim.lua("return vim.bo[require('tether').client().chat.buf].filetype") == "markdown"
@@ -72,7 +74,9 @@ def test_streamed_answer_lands_in_the_chat_with_thinking_folded(nvim: Nvim, work
         assert first >= line_count_before - 1, (first, line_count_before, changes)
         line_count_before += last_new - last_old
     # the prompt area was emptied for the next message
-    assert nvim.lua("return vim.api.nvim_buf_get_lines(require('tether').client().chat.prompt_buf, 0, -1, false)") == [""]
+    assert nvim.lua("return vim.api.nvim_buf_get_lines(require('tether').client().chat.prompt_buf, 0, -1, false)") == [
+        ""
+    ]
 
 
 def test_the_plugin_speaks_v2_with_a_v2_daemon_and_v1_with_a_v1_only_one(nvim: Nvim, acp_version: int) -> None:
@@ -131,7 +135,9 @@ def test_gf_and_enter_on_a_location_open_the_file_at_its_line(nvim: Nvim, worksp
             lnum,
         )
         nvim.input(key)
-        nvim.wait_for(lambda: nvim.lua("return vim.api.nvim_buf_get_name(0)").endswith("src/app.py"), f"{key} to open src/app.py")
+        nvim.wait_for(
+            lambda: nvim.lua("return vim.api.nvim_buf_get_name(0)").endswith("src/app.py"), f"{key} to open src/app.py"
+        )
         assert nvim.lua("return vim.api.nvim_win_get_cursor(0)[1]") == 2
         assert nvim.lua("return vim.api.nvim_get_current_line()") == "    return 42"
         # it opened outside the chat split, which stays as it was
@@ -217,9 +223,16 @@ def test_a_sub_agents_calls_show_under_its_delegate_call(nvim: Nvim, tmp_path: P
     # v1 nests the child's calls under the call; v2 sends them on the child's own session (§12.6)
     child = {"purpose": "delegate"}
     replies = [
-        {"when": {"step": 1}, "tool_calls": [
-            {"id": "d1", "name": "delegate", "arguments": {"task": "Read README.md and say whom it greets."}}]},
-        {"when": {**child, "step": 1}, "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}]},
+        {
+            "when": {"step": 1},
+            "tool_calls": [
+                {"id": "d1", "name": "delegate", "arguments": {"task": "Read README.md and say whom it greets."}}
+            ],
+        },
+        {
+            "when": {**child, "step": 1},
+            "tool_calls": [{"id": "c_read", "name": "read_file", "arguments": {"path": "README.md"}}],
+        },
         {"when": {**child, "step": 2}, "text": "It greets the sample workspace."},
         {"when": {"step": 2}, "usage": {"input_tokens": 100, "output_tokens": 10}, "text": "The sub-agent read it."},
     ]
@@ -231,7 +244,9 @@ def test_a_sub_agents_calls_show_under_its_delegate_call(nvim: Nvim, tmp_path: P
     delegate = lines.index("▸ Delegate: Read README.md and say whom it greets.  [done]")
     read = lines.index("▸ Read README.md  [done]")
     assert delegate < read < lines.index("The sub-agent read it.")
-    assert lines[read + 1 : read + 3] == ["  README.md:1", "```"] and "Hello from the sample workspace." in lines[read + 5]
+    assert (
+        lines[read + 1 : read + 3] == ["  README.md:1", "```"] and "Hello from the sample workspace." in lines[read + 5]
+    )
     assert "It greets the sample workspace." in lines[delegate:read]  # what it answered, in the call
     # the sub-agent's own turn did not end the chat's (one footer, after the answer)
     assert sum(line.startswith("── ") for line in lines) == 1

@@ -30,7 +30,9 @@ def test_checkhealth_reports_a_missing_daemon_clearly(nvim: Nvim) -> None:
     assert "provider:" not in report
 
 
-def test_checkhealth_reports_version_provider_workspace_and_database(nvim: Nvim, workspace: Path, tether_home: Path) -> None:
+def test_checkhealth_reports_version_provider_workspace_and_database(
+    nvim: Nvim, workspace: Path, tether_home: Path
+) -> None:
     nvim.setup(cmd=serve_command())
     report = checkhealth(nvim)
     assert "OK tether 0.1.0 found: `" in report
@@ -62,7 +64,16 @@ def test_help_tags_build_cleanly_and_help_opens(nvim: Nvim, tmp_path: Path) -> N
     assert nvim.lua("return vim.v.errmsg") == ""
     tags = (doc / "tags").read_text().splitlines()
     names = {line.split("\t")[0] for line in tags}
-    for tag in ("tether", ":Tether", ":TetherSessions", ":TetherCancel", ":TetherMode", ":TetherSearch", "tether-setup", "tether-statusline"):
+    for tag in (
+        "tether",
+        ":Tether",
+        ":TetherSessions",
+        ":TetherCancel",
+        ":TetherMode",
+        ":TetherSearch",
+        "tether-setup",
+        "tether-statusline",
+    ):
         assert tag in names, tag
     nvim.lua("vim.opt.runtimepath:prepend(...)", str(tmp_path))
     nvim.cmd("help tether")
@@ -72,10 +83,12 @@ def test_help_tags_build_cleanly_and_help_opens(nvim: Nvim, tmp_path: Path) -> N
 
 def test_tether_with_a_missing_daemon_says_so_and_points_to_checkhealth(nvim: Nvim) -> None:
     nvim.setup(cmd=["tether-not-installed-here", "serve"])
-    nvim.lua("_G.notes = {}; require('tether.seams').notify = function(msg, level) table.insert(_G.notes, { msg, level }) end")
+    nvim.lua(
+        "_G.notes = {}; require('tether.seams').notify = function(msg, level) table.insert(_G.notes, { msg, level }) end"
+    )
     nvim.cmd("Tether")
     nvim.wait_for(lambda: nvim.lua("return #_G.notes") > 0, "an error message")
-    (message, level), = nvim.lua("return _G.notes")
+    ((message, level),) = nvim.lua("return _G.notes")
     assert message.startswith("Tether: could not start the daemon `tether-not-installed-here serve`")
     assert "see :checkhealth tether" in message
     assert level == 4  # vim.log.levels.ERROR

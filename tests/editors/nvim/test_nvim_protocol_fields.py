@@ -192,9 +192,13 @@ def _sent_tables() -> list[tuple[str, str, Any]]:
     for path in _sources():
         tokens = _tokens(path)
         for i in range(len(tokens) - 4):
-            if tokens[i][1] in ("request", "notify") and tokens[i + 1] == ("op", "(") \
-                    and tokens[i + 2][0] == "string" and tokens[i + 3] == ("op", ",") \
-                    and tokens[i + 4] == ("op", "{"):
+            if (
+                tokens[i][1] in ("request", "notify")
+                and tokens[i + 1] == ("op", "(")
+                and tokens[i + 2][0] == "string"
+                and tokens[i + 3] == ("op", ",")
+                and tokens[i + 4] == ("op", "{")
+            ):
                 table, _ = _parse_table(tokens, i + 4)
                 found.append((path.name, tokens[i + 2][1], table))
     return found
@@ -202,8 +206,13 @@ def _sent_tables() -> list[tuple[str, str, Any]]:
 
 def _initialize_params() -> Any:
     tokens = _tokens(LUA / "client.lua")
-    start = next(i for i in range(len(tokens)) if tokens[i] == ("name", "_initialize_params")
-                 and tokens[i - 1] == ("op", ":") and tokens[i - 3] == ("name", "function"))
+    start = next(
+        i
+        for i in range(len(tokens))
+        if tokens[i] == ("name", "_initialize_params")
+        and tokens[i - 1] == ("op", ":")
+        and tokens[i - 3] == ("name", "function")
+    )
     ret = next(i for i in range(start, len(tokens)) if tokens[i] == ("name", "return"))
     return _parse_table(tokens, ret + 1)[0]
 
@@ -212,8 +221,11 @@ def _answers(path: Path, first_key: str) -> list[Any]:
     """Table literals starting with `{first_key = ...` given as an argument or returned."""
     tokens = _tokens(path)
     return [
-        _parse_table(tokens, i)[0] for i in range(1, len(tokens) - 2)
-        if tokens[i] == ("op", "{") and tokens[i + 1] == ("name", first_key) and tokens[i + 2] == ("op", "=")
+        _parse_table(tokens, i)[0]
+        for i in range(1, len(tokens) - 2)
+        if tokens[i] == ("op", "{")
+        and tokens[i + 1] == ("name", first_key)
+        and tokens[i + 2] == ("op", "=")
         and tokens[i - 1] in (("op", "("), ("name", "return"))
     ]
 
@@ -222,8 +234,14 @@ def test_the_lua_sources_are_found_and_parsed() -> None:
     sent = _sent_tables()
     assert len(_sources()) >= 10
     assert {m for _, m, _ in sent} >= {
-        "session/new", "session/load", "session/prompt", "session/set_mode", "session/cancel",
-        "_tether/session/report", "textDocument/didOpen", "textDocument/didChange",
+        "session/new",
+        "session/load",
+        "session/prompt",
+        "session/set_mode",
+        "session/cancel",
+        "_tether/session/report",
+        "textDocument/didOpen",
+        "textDocument/didChange",
         "textDocument/didClose",
     }
     prompt = next(t for _, m, t in sent if m == "session/prompt")
@@ -244,7 +262,9 @@ def test_answers_the_plugin_gives_fit_the_schema() -> None:
     permission = _answers(LUA / "approval.lua", "outcome")
     edits = _answers(LUA / "apply_edit.lua", "applied")
     assert permission and edits
-    problems = [p for t in permission for p in _check(t, METHODS["session/request_permission"]["result"], "approval.lua")]
+    problems = [
+        p for t in permission for p in _check(t, METHODS["session/request_permission"]["result"], "approval.lua")
+    ]
     problems += [p for t in edits for p in _check(t, METHODS["workspace/applyEdit"]["result"], "apply_edit.lua")]
     assert problems == []
 
@@ -264,7 +284,11 @@ def _field_names(path: Path) -> set[str]:
                 if tokens[j][0] == "string":
                     names.add(tokens[j][1])
                 j += 1
-        elif (kind == "name" and i and tokens[i - 1] == ("op", ".")) or (kind == "name" and tokens[i + 1 : i + 2] == [("op", "=")] and tokens[i - 1][1] in ("{", ",", ";")) or (kind == "string" and tokens[i - 1] == ("op", "[") and tokens[i + 1] == ("op", "]")):
+        elif (
+            (kind == "name" and i and tokens[i - 1] == ("op", "."))
+            or (kind == "name" and tokens[i + 1 : i + 2] == [("op", "=")] and tokens[i - 1][1] in ("{", ",", ";"))
+            or (kind == "string" and tokens[i - 1] == ("op", "[") and tokens[i + 1] == ("op", "]"))
+        ):
             names.add(text)
     return names
 
@@ -319,7 +343,9 @@ def test_the_v2_requests_fit_the_v2_schema() -> None:
     assert resume["replayFrom"] == {"type": None} and "start" in cursors
     # what `initialize` adds for v2: `info` (v1's `clientInfo`) and `capabilities._meta`
     names = _field_names(V2_SOURCE)
-    assert {"info", "capabilities"} <= names and {"info", "capabilities"} <= set(V2_DEFS["InitializeRequest"]["properties"])
+    assert {"info", "capabilities"} <= names and {"info", "capabilities"} <= set(
+        V2_DEFS["InitializeRequest"]["properties"]
+    )
 
 
 def test_the_v2_fields_and_updates_the_adapter_reads_are_v2s() -> None:
@@ -333,7 +359,9 @@ def test_the_v2_fields_and_updates_the_adapter_reads_are_v2s() -> None:
     kinds = {text for k, text in _tokens(V2_SOURCE) if k == "string" and re.fullmatch(r"[a-z]+(_[a-z]+)+", text)}
     v2_kinds = {"state_update", "user_message", "plan_update", "terminal_output_chunk", "terminal_update", "notice"}
     assert v2_kinds - {"notice"} <= kinds and v2_kinds <= _v2_tags()
-    tags = {DEFS[v["$ref"].removeprefix("#/$defs/")]["properties"]["sessionUpdate"]["enum"][0]
-            for v in DEFS["SessionUpdate"]["anyOf"]}
+    tags = {
+        DEFS[v["$ref"].removeprefix("#/$defs/")]["properties"]["sessionUpdate"]["enum"][0]
+        for v in DEFS["SessionUpdate"]["anyOf"]
+    }
     updates = {k for k in kinds if k.endswith(("_update", "_chunk", "_message", "_thought", "_complete"))}
     assert sorted(updates - _v2_tags() - tags - V2_RFD_UPDATES) == []

@@ -56,14 +56,22 @@ def test_a_prompt_during_a_turn_is_queued_withdrawn_and_the_rest_runs_after_it(n
     nvim.send("hello one")
     nvim.send("hello two")
     nvim.wait_for(lambda: len(nvim.lua(QUEUE)) == 3, "two queued prompts")
-    assert nvim.lua(QUEUE) == ["⏳ queued 1: hello one", "⏳ queued 2: hello two", "   (:TetherDequeue to withdraw one)"]
+    assert nvim.lua(QUEUE) == [
+        "⏳ queued 1: hello one",
+        "⏳ queued 2: hello two",
+        "   (:TetherDequeue to withdraw one)",
+    ]
     assert queue_marks(nvim) == nvim.lua(QUEUE)
     assert "hello one" not in nvim.chat_lines()  # shown as your message when its turn starts
-    assert nvim.lua("return vim.api.nvim_buf_get_lines(require('tether').client().chat.prompt_buf, 0, -1, false)") == [""]
+    assert nvim.lua("return vim.api.nvim_buf_get_lines(require('tether').client().chat.prompt_buf, 0, -1, false)") == [
+        ""
+    ]
 
     nvim.cmd("TetherDequeue 2")
     nvim.wait_chat("[withdrawn: hello two]")
-    nvim.wait_for(lambda: nvim.lua(QUEUE) == ["⏳ queued 1: hello one", "   (:TetherDequeue to withdraw one)"], "one left")
+    nvim.wait_for(
+        lambda: nvim.lua(QUEUE) == ["⏳ queued 1: hello one", "   (:TetherDequeue to withdraw one)"], "one left"
+    )
 
     nvim.lua("_G.approve(1)")
     text = nvim.turn_done(count=2)
@@ -136,8 +144,10 @@ def test_rewind_to_here_lists_the_files_asks_to_overwrite_a_changed_one_and_relo
 
     nvim.stub_select(1)  # overwrite it
     nvim.cmd("TetherRewind")
-    nvim.wait_for(lambda: (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n",
-                  "the README restored")
+    nvim.wait_for(
+        lambda: (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n",
+        "the README restored",
+    )
     text = nvim.wait_chat("[rewound:")
     assert "write a note" in text.splitlines() and "edit the readme" not in text.splitlines()
     assert (workspace / "notes/todo.txt").exists()
@@ -169,7 +179,7 @@ def test_a_withdrawn_notice_never_splits_a_streaming_word(nvim: Nvim) -> None:
     def around() -> tuple[str, str] | None:
         lines = nvim.chat_lines()
         at = lines.index("[withdrawn: hello two]")
-        after = [line for line in lines[at + 1:] if line]
+        after = [line for line in lines[at + 1 :] if line]
         return (lines[at - 2], after[0]) if after and len(after[0]) > 4 else None
 
     nvim.wait_for(around, "the answer going on below the notice")
@@ -196,9 +206,13 @@ def test_a_rewind_reloads_the_open_buffer_and_the_agents_next_read_sees_the_disk
     nvim.stub_select(1)
     cursor_on(nvim, "edit the readme")
     nvim.cmd("TetherRewind files")
-    nvim.wait_for(lambda: (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n",
-                  "the README restored")
-    nvim.wait_for(lambda: nvim.lua(buffer) == ["# Sample", "", "Hello from the sample workspace."], "the buffer reloaded")
+    nvim.wait_for(
+        lambda: (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n",
+        "the README restored",
+    )
+    nvim.wait_for(
+        lambda: nvim.lua(buffer) == ["# Sample", "", "Hello from the sample workspace."], "the buffer reloaded"
+    )
     assert nvim.lua(f"return vim.bo[{readme}].modified") is False
     nvim.cmd("silent! wall")  # a :w no longer undoes the rewind
     assert (workspace / "README.md").read_text() == "# Sample\n\nHello from the sample workspace.\n"

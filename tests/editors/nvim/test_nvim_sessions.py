@@ -59,7 +59,10 @@ def test_sessions_reloads_a_session_after_the_daemon_restarts(nvim: Nvim, worksp
 
     nvim.stub_select(1)
     nvim.cmd("TetherSessions")
-    nvim.wait_for(lambda: nvim.lua("local s = require('tether').client().session; return s and not s.loading"), "the session to load")
+    nvim.wait_for(
+        lambda: nvim.lua("local s = require('tether').client().session; return s and not s.loading"),
+        "the session to load",
+    )
     (question,) = nvim.selects()
     assert question["kind"] == "tether.session"
     assert len(question["items"]) == 1 and question["items"][0].endswith("  read the readme")

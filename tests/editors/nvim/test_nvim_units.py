@@ -76,8 +76,20 @@ def test_diff_content_and_statuses(nvim: Nvim) -> None:
     assert lines[:4] == ["▸ T  [pending]", "▸ T  [running]", "▸ T  [done]", "▸ T  [failed]"]
     assert lines[4:] == [
         "▸ Edit a.txt  [pending]",
-        "```diff", "--- a/a.txt", "+++ b/a.txt", "@@ -1,2 +1,2 @@", " one", "-two", "+2", "```",
-        "```diff", "--- /dev/null", "+++ b/new.txt", "@@ -0,0 +1 @@", "+fresh", "```",
+        "```diff",
+        "--- a/a.txt",
+        "+++ b/a.txt",
+        "@@ -1,2 +1,2 @@",
+        " one",
+        "-two",
+        "+2",
+        "```",
+        "```diff",
+        "--- /dev/null",
+        "+++ b/new.txt",
+        "@@ -0,0 +1 @@",
+        "+fresh",
+        "```",
     ]
 
 
@@ -105,7 +117,9 @@ def test_footer_plan_and_user_message(nvim: Nvim) -> None:
 def test_deltas_of_one_tick_are_written_together_and_only_appended(nvim: Nvim) -> None:
     nvim.lua(NEW_TRANSCRIPT)
     nvim.lua("_G.t:user('hi'); _G.changes = {}")
-    nvim.lua("_G.chunk('agent_message_chunk', 'Hel'); _G.chunk('agent_message_chunk', 'lo, '); _G.chunk('agent_message_chunk', 'you.')")
+    nvim.lua(
+        "_G.chunk('agent_message_chunk', 'Hel'); _G.chunk('agent_message_chunk', 'lo, '); _G.chunk('agent_message_chunk', 'you.')"
+    )
     assert nvim.lua("return _G.text()") == "## You\n\nhi"  # nothing until the tick
     nvim.lua("_G.tick()")
     assert nvim.lua("return _G.text()") == "## You\n\nhi\n\n## Tether\n\nHello, you."
@@ -169,7 +183,17 @@ def test_doctor_command_follows_the_serve_command(nvim: Nvim) -> None:
         """
     )
     assert out[0] == ["tether", "doctor", "--json"]
-    assert out[1] == ["/usr/bin/python3", "-m", "tether", "doctor", "--json", "--provider", "scripted", "--script", "s.json"]
+    assert out[1] == [
+        "/usr/bin/python3",
+        "-m",
+        "tether",
+        "doctor",
+        "--json",
+        "--provider",
+        "scripted",
+        "--script",
+        "s.json",
+    ]
     assert out[2][:3] == ["tether", "doctor", "--json"]
     flags = dict(zip(out[2][3::2], out[2][4::2], strict=True))
     assert flags == {"--provider": "openai", "--model": "gpt", "--max-steps": "3"}
@@ -275,9 +299,24 @@ def test_v2_plan_notice_messages_and_diffs_show_as_on_v1(nvim: Nvim) -> None:
         """
     )
     assert text.splitlines() == [
-        "## Tether", "", "Planning.", "", "Plan:", "- [~] Fix it (high)", "",
-        "3 earlier messages were summarised", "",
-        "▸ Edit a.txt  [done]", "```diff", "--- a/a.txt", "+++ b/a.txt", "@@ -1,2 +1,2 @@", " one", "-two", "+2", "```",
+        "## Tether",
+        "",
+        "Planning.",
+        "",
+        "Plan:",
+        "- [~] Fix it (high)",
+        "",
+        "3 earlier messages were summarised",
+        "",
+        "▸ Edit a.txt  [done]",
+        "```diff",
+        "--- a/a.txt",
+        "+++ b/a.txt",
+        "@@ -1,2 +1,2 @@",
+        " one",
+        "-two",
+        "+2",
+        "```",
     ]
 
 

@@ -28,10 +28,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 EXTENSION = REPO / "editors" / "vscode"
 SETUP = "run `sh tests/install-deps` (it runs npm ci --prefix editors/vscode)"
-NODE_TESTS = sorted(
-    p.relative_to(EXTENSION).as_posix()
-    for p in (EXTENSION / "test").rglob("*.test.ts")
-)
+NODE_TESTS = sorted(p.relative_to(EXTENSION).as_posix() for p in (EXTENSION / "test").rglob("*.test.ts"))
 
 # the user flows that run on both ACP versions: a streamed turn and cancel, approvals (an edit,
 # a command's output, the mode), options, reopening after a restart, the whole extension
@@ -56,7 +53,9 @@ def _node() -> str:
     return node
 
 
-def _run(args: list[str], *, env: dict[str, str] | None = None, timeout: float = 55) -> subprocess.CompletedProcess[str]:
+def _run(
+    args: list[str], *, env: dict[str, str] | None = None, timeout: float = 55
+) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
             args,
@@ -69,7 +68,9 @@ def _run(args: list[str], *, env: dict[str, str] | None = None, timeout: float =
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"{' '.join(args)} did not finish in {exc.timeout} s\n--- stdout ---\n{exc.stdout}\n--- stderr ---\n{exc.stderr}")
+        pytest.fail(
+            f"{' '.join(args)} did not finish in {exc.timeout} s\n--- stdout ---\n{exc.stdout}\n--- stderr ---\n{exc.stderr}"
+        )
 
 
 def _output(proc: subprocess.CompletedProcess[str]) -> str:
@@ -86,7 +87,9 @@ def built_tests() -> str:
 
 
 def test_there_are_node_tests() -> None:
-    assert {"test/core/turn.test.ts", "test/core/approvals.test.ts", "test/extension/extension.test.ts"} <= set(NODE_TESTS)
+    assert {"test/core/turn.test.ts", "test/core/approvals.test.ts", "test/extension/extension.test.ts"} <= set(
+        NODE_TESTS
+    )
 
 
 def test_the_v1_flows_are_node_tests() -> None:
@@ -156,7 +159,15 @@ def test_vsce_packages_a_vsix_with_the_right_manifest(tmp_path: Path) -> None:
     node = _node()
     vsix = tmp_path / "tether.vsix"
     proc = _run(
-        [node, "node_modules/@vscode/vsce/vsce", "package", "--no-dependencies", "--allow-missing-repository", "-o", str(vsix)],
+        [
+            node,
+            "node_modules/@vscode/vsce/vsce",
+            "package",
+            "--no-dependencies",
+            "--allow-missing-repository",
+            "-o",
+            str(vsix),
+        ],
         timeout=55,
     )
     assert proc.returncode == 0 and vsix.is_file(), f"vsce package failed\n{_output(proc)}"
@@ -177,22 +188,37 @@ def test_vsce_packages_a_vsix_with_the_right_manifest(tmp_path: Path) -> None:
         "extension/readme.md",
         "extension/LICENSE.txt",
     } <= names
-    assert not [n for n in names if n.endswith((".ts", ".map")) or "/node_modules/" in n or "/test/" in n], sorted(names)
+    assert not [n for n in names if n.endswith((".ts", ".map")) or "/node_modules/" in n or "/test/" in n], sorted(
+        names
+    )
     assert "extension/" + manifest["main"].removeprefix("./") in names
 
     assert manifest["engines"] == {"vscode": "^1.90.0"}
     assert '<Property Id="Microsoft.VisualStudio.Code.Engine" Value="^1.90.0" />' in vsixmanifest
-    assert manifest["activationEvents"] == ["onStartupFinished", "onView:tether.chat"]  # the status bar item at start-up
+    assert manifest["activationEvents"] == [
+        "onStartupFinished",
+        "onView:tether.chat",
+    ]  # the status bar item at start-up
 
     contributes = manifest["contributes"]
-    assert contributes["viewsContainers"]["activitybar"] == [{"id": "tether", "title": "Tether", "icon": "media/tether.svg"}]
+    assert contributes["viewsContainers"]["activitybar"] == [
+        {"id": "tether", "title": "Tether", "icon": "media/tether.svg"}
+    ]
     [view] = contributes["views"]["tether"]
     assert (view["type"], view["id"]) == ("webview", "tether.chat")
 
     commands = {c["command"] for c in contributes["commands"]}
     assert {
-        "tether.newSession", "tether.sessions", "tether.cancel", "tether.setMode", "tether.askAboutSelection",
-        "tether.acceptEdit", "tether.rejectEdit", "tether.alwaysEdit", "tether.acceptHunks", "tether.setApiKey",
+        "tether.newSession",
+        "tether.sessions",
+        "tether.cancel",
+        "tether.setMode",
+        "tether.askAboutSelection",
+        "tether.acceptEdit",
+        "tether.rejectEdit",
+        "tether.alwaysEdit",
+        "tether.acceptHunks",
+        "tether.setApiKey",
     } <= commands
     editor_title = {m["command"]: m["when"] for m in contributes["menus"]["editor/title"]}
     assert editor_title == {
@@ -205,9 +231,18 @@ def test_vsce_packages_a_vsix_with_the_right_manifest(tmp_path: Path) -> None:
 
     settings = contributes["configuration"]["properties"]
     assert set(settings) == {
-        "tether.path", "tether.args", "tether.provider", "tether.model", "tether.baseUrl", "tether.script",
-        "tether.defaultMode", "tether.openDiffAutomatically", "tether.saveEditedFiles",
+        "tether.path",
+        "tether.args",
+        "tether.provider",
+        "tether.model",
+        "tether.baseUrl",
+        "tether.script",
+        "tether.defaultMode",
+        "tether.openDiffAutomatically",
+        "tether.saveEditedFiles",
     }
-    assert not [k for k in settings if "key" in k.lower() or "secret" in k.lower()], "API keys live in SecretStorage only"
+    assert not [k for k in settings if "key" in k.lower() or "secret" in k.lower()], (
+        "API keys live in SecretStorage only"
+    )
     assert settings["tether.path"]["scope"] == "machine", "a workspace must not choose the executable"
     assert settings["tether.defaultMode"]["enum"] == ["read-only", "ask", "auto-edit", "full-auto"]

@@ -47,18 +47,20 @@ def _connect(port: str | None) -> str:
 @server.tool(description="Report what this server can do.", annotations=ToolAnnotations(read_only_hint=True))
 def probe() -> str:
     env = os.environ
-    return json.dumps({
-        "cwd": os.getcwd(),
-        "write_workspace": _write(env.get("PROBE_WORKSPACE")),
-        "write_outside": _write(env.get("PROBE_OUTSIDE")),
-        "write_allowed": _write(env.get("PROBE_ALLOWED")),
-        "write_home": _write(env.get("HOME")),
-        "write_cwd": _write(os.getcwd()),
-        "read_config": _read(env.get("PROBE_CONFIG")),
-        "connect": _connect(env.get("PROBE_PORT")),
-        "openai_key": env.get("OPENAI_API_KEY"),
-        "given": env.get("PROBE_GIVEN"),
-    })
+    return json.dumps(
+        {
+            "cwd": os.getcwd(),
+            "write_workspace": _write(env.get("PROBE_WORKSPACE")),
+            "write_outside": _write(env.get("PROBE_OUTSIDE")),
+            "write_allowed": _write(env.get("PROBE_ALLOWED")),
+            "write_home": _write(env.get("HOME")),
+            "write_cwd": _write(os.getcwd()),
+            "read_config": _read(env.get("PROBE_CONFIG")),
+            "connect": _connect(env.get("PROBE_PORT")),
+            "openai_key": env.get("OPENAI_API_KEY"),
+            "given": env.get("PROBE_GIVEN"),
+        }
+    )
 
 
 if __name__ == "__main__":

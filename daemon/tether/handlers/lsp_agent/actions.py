@@ -110,8 +110,10 @@ def _lines(ask: Ask) -> tuple[int, int]:
     if not ranges:
         return 0, MAX_LINES - 1
     first = min(r["start"]["line"] for r in ranges)
-    last = max(r["end"]["line"] - (1 if r["end"]["character"] == 0 and r["end"]["line"] > r["start"]["line"] else 0)
-               for r in ranges)
+    last = max(
+        r["end"]["line"] - (1 if r["end"]["character"] == 0 and r["end"]["line"] > r["start"]["line"] else 0)
+        for r in ranges
+    )
     return first, max(first, last)
 
 
@@ -131,7 +133,11 @@ def prompt_text(ask: Ask, question: str, found: Snippet | None) -> str:
 def _diagnostic(d: JsonObject) -> str:
     line = d.get("range", {}).get("start", {}).get("line")
     origin = " ".join(str(x) for x in (d.get("source"), d.get("code")) if x not in (None, ""))
-    return f"{d.get('message', '')}" + (f" ({origin})" if origin else "") + (f" at line {line + 1}" if isinstance(line, int) else "")
+    return (
+        f"{d.get('message', '')}"
+        + (f" ({origin})" if origin else "")
+        + (f" at line {line + 1}" if isinstance(line, int) else "")
+    )
 
 
 async def choose(ctx: ClientConnection, message: str, titles: list[str]) -> str | None:

@@ -46,8 +46,9 @@ def read_ask(arguments: list[Any] | None) -> actions.Ask:
     if not arguments:
         raise _bad("tether.ask", "no arguments", _ASK_USAGE)
     if len(arguments) > 3 or (len(arguments) > 1 and not isinstance(arguments[0], str)):
-        raise _bad("tether.ask", f"{len(arguments)} arguments (it takes one, or a prompt, a uri and a range)",
-                   _ASK_USAGE)
+        raise _bad(
+            "tether.ask", f"{len(arguments)} arguments (it takes one, or a prompt, a uri and a range)", _ASK_USAGE
+        )
     if len(arguments) > 1:  # [prompt, uri, range?]: what Sublime's and Kakoune's variables give
         arguments = [dict(zip(("prompt", "uri", "range"), arguments, strict=False))]
     (arg,) = arguments
@@ -65,12 +66,17 @@ def read_ask(arguments: list[Any] | None) -> actions.Ask:
         raise _bad("tether.ask", "prompt must be a non-empty string", _ASK_USAGE)
     if uri is not None and not isinstance(uri, str):
         raise _bad("tether.ask", "uri must be a string (a file:// URI)", _ASK_USAGE)
-    if range_ is not None and not (isinstance(range_, dict) and _position(range_.get("start"))
-                                   and _position(range_.get("end"))):
-        raise _bad("tether.ask", "range must be {start: {line, character}, end: {line, character}} "
-                   "with integers from 0", _ASK_USAGE)
-    if diagnostics is not None and not (isinstance(diagnostics, list)
-                                        and all(isinstance(d, dict) for d in diagnostics)):
+    if range_ is not None and not (
+        isinstance(range_, dict) and _position(range_.get("start")) and _position(range_.get("end"))
+    ):
+        raise _bad(
+            "tether.ask",
+            "range must be {start: {line, character}, end: {line, character}} with integers from 0",
+            _ASK_USAGE,
+        )
+    if diagnostics is not None and not (
+        isinstance(diagnostics, list) and all(isinstance(d, dict) for d in diagnostics)
+    ):
         raise _bad("tether.ask", "diagnostics must be a list of LSP Diagnostic objects", _ASK_USAGE)
     if prompt is None and uri is None:
         raise _bad("tether.ask", "neither a prompt nor a uri", _ASK_USAGE)
@@ -131,8 +137,11 @@ async def _choose_mode(ctx: ClientConnection, current: str) -> str | None:
     try:
         title = await actions.choose(ctx, f"Tether: the mode is {current}. Choose the mode ({about})", list(names))
     except ClientRequestFailed as exc:
-        raise _bad("tether.setMode", f"no mode given and the editor cannot show a choice ({exc.error_message})",
-                   f"send one of {list(_MODE_IDS)} as the argument") from None
+        raise _bad(
+            "tether.setMode",
+            f"no mode given and the editor cannot show a choice ({exc.error_message})",
+            f"send one of {list(_MODE_IDS)} as the argument",
+        ) from None
     return names.get(title) if title is not None else None
 
 
@@ -143,8 +152,11 @@ assert set(_COMMANDS) == set(LSP_COMMANDS)
 async def execute_command(ctx: ClientConnection, params: ExecuteCommandParams) -> CommandResult | None:
     run = _COMMANDS.get(params.command)
     if run is None:
-        raise _bad("workspace/executeCommand", f"unknown command {params.command!r}",
-                   f"Tether's commands are {list(LSP_COMMANDS)}")
+        raise _bad(
+            "workspace/executeCommand",
+            f"unknown command {params.command!r}",
+            f"Tether's commands are {list(LSP_COMMANDS)}",
+        )
     return await run(ctx, params.arguments)
 
 

@@ -131,7 +131,9 @@ async def _run(ctx: ClientConnection, session: LiveSession, handle: ActiveTurn, 
     _tell(ctx, session, watch, stop_reason, error)
 
 
-def _shown_to_windows(ctx: ClientConnection, session_id: str, watch: LspWatch) -> tuple[TurnSink, SessionUpdates | None]:
+def _shown_to_windows(
+    ctx: ClientConnection, session_id: str, watch: LspWatch
+) -> tuple[TurnSink, SessionUpdates | None]:
     """In the shared daemon, the turn also goes to the windows that have the session open."""
     if not getattr(ctx.connection, "audience", None):
         return watch, None
@@ -154,7 +156,9 @@ def _tell(ctx: ClientConnection, session: LiveSession, watch: LspWatch, stop_rea
     if answer or path is not None:
         where = f"\n\n(transcript: {path})" if path is not None else ""
         rpc.notify("window/logMessage", {"type": 3, "message": f"Tether:\n{answer}{where}"})
-    rpc.notify("window/showMessage", {"type": 1 if error else 3, "message": short_message(answer, stop_reason, error, path)})
+    rpc.notify(
+        "window/showMessage", {"type": 1 if error else 3, "message": short_message(answer, stop_reason, error, path)}
+    )
     client = ctx.client
     if path is not None and client is not None and client.lsp_show_document:
         ctx.daemon.tasks.start("lsp-show-transcript", _show, ctx, path)

@@ -45,7 +45,7 @@ def tail(text: str, limit: int = _LINE) -> str:
     """The last line being written, ending with its newest words."""
     lines = text.strip().splitlines()
     line = " ".join(lines[-1].split()) if lines else ""
-    return line if len(line) <= limit else "…" + line[-(limit - 1):]
+    return line if len(line) <= limit else "…" + line[-(limit - 1) :]
 
 
 class LspWatch:
@@ -176,7 +176,9 @@ class LspWatch:
             text = f"Tether: {text}"  # the turn's title: what was asked
         if not self._progress:
             if what == "end" or (what == "begin" and token == self.token):
-                self._rpc.notify("window/logMessage", {"type": 4, "message": text if what == "begin" else f"Tether: {text}"})
+                self._rpc.notify(
+                    "window/logMessage", {"type": 4, "message": text if what == "begin" else f"Tether: {text}"}
+                )
             return
         if what == "begin" and await self._create(token):
             self._usable.add(token)
