@@ -176,8 +176,8 @@ class Soak:
             env=env,
             cwd=self.workspaces[0],
             on_request=self.answer,
-            stderr=open(self.scratch / "daemon.log", "wb"),
-        )  # noqa: SIM115
+            stderr=open(self.scratch / "daemon.log", "wb"),  # noqa: SIM115 (the daemon's log, open while it runs)
+        )
         await self.client.request("initialize", init_params(self.workspaces[0]))
 
     async def answer(self, method: str, params: Any) -> Any:
