@@ -2,8 +2,10 @@
 import contracts (``lint-imports``) and short module contracts (issue 32, item 3).
 
 ruff and mypy run as subprocesses of this interpreter (``sys.executable -m ruff|mypy``, the
-versions the ``test`` extra installs) over the packages (daemon, protocol, clients, cli), with their configuration from
-pyproject.toml (ruff: pyflakes, import order, complexity <= 15; mypy: strict, no blanket
+versions the ``test`` extra installs), ruff over every Python folder (the packages, tests, bench,
+editors, examples) and mypy over the packages, with their configuration from pyproject.toml (ruff:
+pyflakes, import order, complexity <= 15, bugbear, pyupgrade, simplify, ruff's own rules,
+type-checking imports, private access, and ``ruff format --check``; mypy: strict, no blanket
 ignores); so does import-linter, whose contracts (``[tool.importlinter]``: which package may
 import which, issue 32's layers) fail the test when one is broken. A finding fails the test
 with the files (or contracts) at fault listed first, then the tools' own output. mypy keeps
@@ -24,8 +26,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# the packages, as directories: ruff reads the folders, mypy the package roots
-RUFF_TARGETS = ("daemon", "protocol", "clients", "cli")
+# ruff reads the folders (all of the tree's Python; pyproject.toml excludes the generated ACP
+# modules), mypy the package roots
+RUFF_TARGETS = ("daemon", "protocol", "clients", "cli", "tests", "bench", "editors", "examples")
 MYPY_TARGETS = (
     "daemon/tether",
     "protocol/tether_protocol",
@@ -81,6 +84,46 @@ def _report(tool: str, rc: int, output: str, seconds: float, pattern: re.Pattern
 def test_ruff_reports_nothing() -> None:
     rc, output, seconds = _run(["-m", "ruff", "check", "--no-cache", "--output-format", "concise", *RUFF_TARGETS])
     assert rc == 0, _report("ruff check", rc, output, seconds, _RUFF_LINE)
+
+
+# ` --> path:line:col` under `unformatted: File would be reformatted` (ruff format --check)
+_FORMAT_LINE = re.compile(r"^\s*--> (?P<path>[^:\s][^:]*):\d+:\d+(?P<code>)$")
+
+
+def test_ruff_format_changes_nothing() -> None:
+    rc, output, seconds = _run(["-m", "ruff", "format", "--check", "--no-cache", *RUFF_TARGETS])
+    assert rc == 0, _report("ruff format --check (run `ruff format` to fix)", rc, output, seconds, _FORMAT_LINE)
+
+
+# one finding of each family issue 32 added, as a new module would bring it
+_PLANTED = """from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Optional
+
+
+def pairs(a: list[int], b: list[int], where: Path) -> Optional[int]:
+    try:
+        where.unlink()
+    except OSError:
+        pass
+    return len(list(zip(a, b))) + contextlib.__name__.count(where._flavour)
+"""
+
+
+def test_the_added_rule_families_are_on(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text(_PLANTED, encoding="utf-8")
+    config = str(ROOT / "pyproject.toml")
+    rc, output, _ = _run(
+        ["-m", "ruff", "check", "--no-cache", "--output-format", "concise", "--config", config, str(planted)]
+    )
+    found = {match["code"] for line in output.splitlines() if (match := _RUFF_LINE.match(line))}
+    assert rc == 1 and {"TC003", "UP045", "SIM105", "B905", "SLF001"} <= found, output
+    planted.write_text("x = {'a':1}\n", encoding="utf-8")
+    rc, output, _ = _run(["-m", "ruff", "format", "--check", "--no-cache", "--config", config, str(planted)])
+    assert rc == 1 and "would be reformatted" in output, output
 
 
 # a cold cache (a fresh clone) checks every module: ~5 s on an idle 2-core machine, ~18 s
