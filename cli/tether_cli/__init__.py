@@ -8,7 +8,6 @@ window's start; `serve` reaches its first read with the standard library only.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -178,8 +177,11 @@ def _exit_at_once(code: int) -> None:
     save()
     save_modules()
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
+        # not contextlib.suppress: contextlib would load collections and functools on the CLI's start
+        try:  # noqa: SIM105
             stream.flush()
+        except (OSError, ValueError):
+            pass
     os._exit(code)
 
 

@@ -9,7 +9,6 @@ could have written, or fail a start because of the cache (any doubt: compile as 
 from __future__ import annotations
 import __future__
 
-import contextlib
 import marshal
 import os
 import stat
@@ -65,8 +64,10 @@ def cache_dirs() -> list[str]:
     if _path is not None:
         found.add(_path.parent)
     for directory in found:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib is not loaded on the start path)
             directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:
+            pass
     return sorted(str(directory) for directory in found)
 
 

@@ -9,9 +9,10 @@ or leave it paused past the end of start-up.
 from __future__ import annotations
 
 import gc
-from typing import TYPE_CHECKING
 
 from . import class_code_cache, module_cache
+
+TYPE_CHECKING = False  # not `typing`'s: the start path does not load typing
 
 if TYPE_CHECKING:
     from pathlib import Path
