@@ -7,7 +7,7 @@ lifecycle, then ACP methods as custom requests and `session/update` notification
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 import pytest_lsp
@@ -16,9 +16,6 @@ from pygls.protocol import JsonRPCNotification, JsonRPCResponseMessage, default_
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from daemon_harness import BASIC_SCRIPT, kinds
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
 def _dict_converter():

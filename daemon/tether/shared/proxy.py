@@ -9,7 +9,6 @@ and `tether.__version__` (every window runs it), parse a message, or put its env
 from __future__ import annotations
 
 import _socket  # `socket` imports enum, selectors and more: ~6 ms of a window's start
-import contextlib
 import os
 import sys
 
@@ -234,8 +233,10 @@ def _start(path: str, key: str, flags: list[str], env: Env) -> Socket:
     import subprocess
     import time
 
-    with contextlib.suppress(FileNotFoundError):
+    try:  # noqa: SIM105 (contextlib is not loaded by a window's proxy: it starts with few modules)
         os.unlink(path)  # a crashed daemon's socket: nobody listens on it (we hold the lock)
+    except FileNotFoundError:
+        pass
     log_path = os.path.join(state_dir(env), f"shared-daemon-{key}.log")
     with open(log_path, "ab") as log:
         os.chmod(log_path, 0o600)
