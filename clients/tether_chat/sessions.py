@@ -53,7 +53,7 @@ async def load(chat: ChatApp, session_id: str) -> None:
         slots = chat.transcript.end_replay()
     try:
         reports = await chat.daemon.reports()
-        for slot, report in zip(slots, reports if len(reports) == len(slots) else [], strict=True):
+        for slot, report in zip(slots, reports if len(reports) == len(slots) else [], strict=False):
             slot.text = chat.transcript.end_text(str(report.get("stopReason") or "end_turn"), report) + "\n"
     except DaemonError:
         pass  # no numbers: the conversation alone
