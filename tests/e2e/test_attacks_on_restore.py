@@ -1,0 +1,60 @@
+"""Hostile snapshots given to `_tether/session/restore` (SPEC §3.28, §3.29), through a real
+daemon: a dump that keeps the id of a session of another workspace must never turn that
+session into its own, and numbers and raw JSON the format lets through must not break what
+reads them later."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tether_client import ClientError
+
+from daemon_harness import text_of
+
+
+def _two_workspaces(tmp_path: Path) -> tuple[Path, Path]:
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    for folder, text in ((mine, "my private notes"), (theirs, "planted by the snapshot")):
+        folder.mkdir()
+        (folder / "README.md").write_text(f"{text}\n")
+    return mine.resolve(), theirs.resolve()
+
+
+def _tool_output(updates: list[dict]) -> str:
+    return repr([u.get("content") or u.get("rawOutput") for u in updates if u["sessionUpdate"].startswith("tool_call")])
+
+
+async def test_a_kept_id_stored_in_another_workspace_does_not_take_over_the_live_session(
+    spawn_daemon, tmp_path: Path,
+) -> None:
+    mine, theirs = _two_workspaces(tmp_path)
+    daemon = await spawn_daemon()
+    client = daemon.client
+    session = await client.new_session(mine)
+    await session.prompt("hello").wait()
+    snapshot = await client.request("_tether/session/dump", {"sessionId": session.id})
+    await client.request("session/close", {"sessionId": session.id})
+    # the same id, restored (keepId) into another workspace: each workspace has its own store
+    restored = await client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True, "cwd": str(theirs)})
+    assert restored["sessionId"] == session.id
+    await client.load_session(session.id, mine)
+    # opening the other workspace's session of that id while mine is live is refused ...
+    with pytest.raises(ClientError) as refused:
+        await client.load_session(session.id, theirs)
+    assert refused.value.code == -32014
+    assert str(mine) in refused.value.message and str(theirs) in refused.value.message
+    with pytest.raises(ClientError) as refused_resume:
+        await client.resume_session(session.id, theirs)
+    assert refused_resume.value.code == -32014
+    # ... so a prompt to it still reads my workspace, never the other one
+    turn = session.prompt("read the readme")
+    await turn.wait()
+    shown = _tool_output(turn.updates) + text_of(turn.updates)
+    assert "my private notes" in shown and "planted by the snapshot" not in shown
+    # once mine is closed, the other one opens (it is a session of its own workspace)
+    await client.request("session/close", {"sessionId": session.id})
+    other = await client.load_session(session.id, theirs)
+    turn = other.prompt("read the readme")
+    await turn.wait()
+    assert "planted by the snapshot" in _tool_output(turn.updates)
