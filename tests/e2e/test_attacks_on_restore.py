@@ -58,3 +58,43 @@ async def test_a_kept_id_stored_in_another_workspace_does_not_take_over_the_live
     turn = other.prompt("read the readme")
     await turn.wait()
     assert "planted by the snapshot" in _tool_output(turn.updates)
+
+
+async def test_the_highest_seqs_restore_accepts_leave_the_turns_that_follow_json_safe(
+    spawn_daemon, workspace: Path,
+) -> None:
+    daemon = await spawn_daemon()
+    client = daemon.client
+    session = await client.new_session(workspace)
+    await session.prompt("read the readme").wait()
+    snapshot = await client.request("_tether/session/dump", {"sessionId": session.id})
+    # the highest seqs the format accepts, on the last turn and the last message
+    highest = await _highest_seq_accepted(client, snapshot)
+    snapshot["turns"][-1]["seq"] = highest
+    count = len(snapshot["messages"])
+    for i, message in enumerate(snapshot["messages"]):
+        message["seq"] = highest - count + 1 + i
+    restored = (await client.request("_tether/session/restore", {"snapshot": snapshot}))["sessionId"]
+    grown = await client.load_session(restored, workspace)
+    for _ in range(3):
+        answer = await grown.prompt("read the readme").wait()
+        # the next turn's seq is still a JSON-safe integer (a JavaScript client reads it exactly)
+        assert answer["_meta"]["tether"]["turnSeq"] <= 2**53 - 1
+    dumped = await client.request("_tether/session/dump", {"sessionId": restored})
+    seqs = [m["seq"] for m in dumped["messages"]]
+    assert len(seqs) == 4 * count and max(seqs) <= 2**53 - 1
+    # a rewind by the seq the client read takes out exactly the last prompt and what followed
+    last_prompt = [m["seq"] for m in dumped["messages"] if m["role"] == "user"][-1]
+    rewound = await client.request("_tether/session/rewind", {
+        "sessionId": restored, "messageSeq": last_prompt, "restore": "conversation"})
+    assert rewound["hiddenMessages"] == count
+
+
+async def _highest_seq_accepted(client, snapshot: dict) -> int:
+    """The upper bound restore's refusal of a too-high seq names."""
+    probe = {**snapshot, "turns": [{**snapshot["turns"][0], "seq": 2**63}], "messages": [], "reports": []}
+    with pytest.raises(ClientError) as refused:
+        await client.request("_tether/session/restore", {"snapshot": probe})
+    assert refused.value.code == -32602
+    words = refused.value.message  # "... turns[0].seq must be between 0 and N, not 2**63"
+    return int(words.split(" and ")[1].split(",")[0])

@@ -223,9 +223,9 @@ async def test_a_failed_import_leaves_nothing_behind(store: HistoryStore) -> Non
         (lambda s: s["turns"][1].update(pending=[]), "turns[1].pending must be an object or null, not a list"),
         (lambda s: s["turns"][0].pop("status"), "turns[0].status must be one of"),
         # numbers SQLite could not store, or that would break the session afterwards
-        (lambda s: s["messages"][1].update(seq=2**63), f"messages[1].seq must be between 0 and {2**53 - 1}, not {2**63}"),
-        (lambda s: s["messages"][5].update(seq=2**53), f"messages[5].seq must be between 0 and {2**53 - 1}, not {2**53}"),
-        (lambda s: s["turns"][1].update(seq=2**63), f"turns[1].seq must be between 0 and {2**53 - 1}, not {2**63}"),
+        (lambda s: s["messages"][1].update(seq=2**63), f"messages[1].seq must be between 0 and {2**52 - 1}, not {2**63}"),
+        (lambda s: s["messages"][5].update(seq=2**52), f"messages[5].seq must be between 0 and {2**52 - 1}, not {2**52}"),
+        (lambda s: s["turns"][1].update(seq=2**63), f"turns[1].seq must be between 0 and {2**52 - 1}, not {2**63}"),
         (lambda s: s["messages"][0].update(created_at=float("nan")),
          "messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not nan"),
         (lambda s: s["messages"][0].update(created_at=2**63), f"messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not {2**63}"),
