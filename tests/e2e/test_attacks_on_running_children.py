@@ -1,0 +1,49 @@
+"""A client that names a sub-agent's session while it runs under its parent's `delegate`
+call (SPEC §12.6, §5.23): deleting or rewinding the child's stored session under its running
+turn is refused `-32010` saying to cancel it first, the child's turn ends as it would have,
+and the parent's answer is the child's. Only after the child ended may it be deleted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from v2_window import V2Window
+
+from daemon_harness import until
+
+SLOW_CHILD = [
+    {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
+        {"id": "d1", "name": "delegate", "arguments": {"task": "slow work"}}]},
+    {"when": {"purpose": "delegate", "step": 1}, "text": "child finished the slow work " * 4, "chunk_size": 3, "delay_ms": 40},
+    {"when": {"step": 2, "user": "^delegate"}, "text": "parent done"},
+]
+
+
+@pytest.mark.parametrize("method", ["session/delete", "_tether/session/rewind"])
+async def test_a_running_childs_session_cannot_be_taken_from_under_it(
+    spawn_daemon, workspace: Path, tmp_path: Path, method: str,
+) -> None:
+    script = tmp_path / "child.json"
+    script.write_text(json.dumps({"replies": SLOW_CHILD}))
+    daemon = await spawn_daemon(script=script, initialize=False)
+    window = V2Window(daemon.client)
+    await window.initialize()
+    parent = await window.new_session(workspace)
+    await window.prompt(parent, "delegate it")
+    await until(lambda: any("description" in u for u in window.of(parent, "subagent_update")), 20)
+    child = next(u["sessionId"] for u in window.of(parent, "subagent_update") if "description" in u)
+    params = {"sessionId": child, **({"messageSeq": 0, "restore": "conversation"} if "rewind" in method else {})}
+    error = await window.refused(method, params)
+    assert error.code == -32010, error.message
+    assert child in error.message and "cancel" in error.message, error.message
+
+    ended = await window.idle(parent, timeout=60)
+    assert ended["stopReason"] == "end_turn" and window.states(child)[-1] == "idle"
+    delegated = [u for u in window.of(parent, "tool_call_update") if u.get("toolCallId") == "d1"]
+    assert delegated[-1]["status"] == "completed", delegated[-1]
+    assert "child finished the slow work" in json.dumps(delegated[-1])
+    assert "Traceback" not in daemon.stderr()
+    # ended, the child's session is the user's to delete
+    await daemon.client.request("session/delete", {"sessionId": child})
