@@ -47,3 +47,39 @@ async def test_a_running_childs_session_cannot_be_taken_from_under_it(
     assert "Traceback" not in daemon.stderr()
     # ended, the child's session is the user's to delete
     await daemon.client.request("session/delete", {"sessionId": child})
+
+
+async def test_a_child_opened_while_it_ran_gives_its_next_turn_all_it_did(
+    spawn_daemon, workspace: Path, tmp_path: Path,
+) -> None:
+    """Two children do the same work; one is opened (`session/resume`) while it runs, the
+    other after. Prompted afterwards, each turn's model sees the same conversation: the
+    child's own answer, which the one opened early was made live without."""
+    script = tmp_path / "children.json"
+    script.write_text(json.dumps({"replies": [
+        {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
+            {"id": "d1", "name": "delegate", "arguments": {"task": "slow work A"}},
+            {"id": "d2", "name": "delegate", "arguments": {"task": "slow work B"}}]},
+        {"when": {"purpose": "delegate", "step": 1}, "text": "the child's long answer " * 40, "chunk_size": 200, "delay_ms": 40},
+        {"when": {"step": 2, "user": "^delegate"}, "text": "parent done"},
+        {"when": {"user": "^hello"}, "text": "hi"},
+    ]}))
+    daemon = await spawn_daemon(script=script, initialize=False)
+    window = V2Window(daemon.client)
+    await window.initialize()
+    parent = await window.new_session(workspace)
+    await window.prompt(parent, "delegate it")
+    await until(lambda: len([u for u in window.of(parent, "subagent_update") if "description" in u]) == 2, 20)
+    early, late = (u["sessionId"] for u in window.of(parent, "subagent_update") if "description" in u)
+    resume = {"cwd": str(workspace), "mcpServers": []}
+    await daemon.client.request("session/resume", {"sessionId": early, **resume})  # while it runs
+    await window.idle(parent, timeout=60)
+    await daemon.client.request("session/resume", {"sessionId": late, **resume})
+
+    seen = {}
+    for child in (early, late):
+        before, idle = len(window.of(child)), window.states(child).count("idle")
+        await window.prompt(child, "hello child")
+        await until(lambda c=child, n=idle: window.states(c).count("idle") > n, 30)
+        seen[child] = [u["used"] for u in window.of(child)[before:] if u["sessionUpdate"] == "usage_update"]
+    assert seen[early] == seen[late] and seen[late], seen

@@ -212,8 +212,16 @@ class SessionRegistry:
             session.prompt_commands, session.audience = existing.prompt_commands, existing.audience
             session.mcp_servers, session.mcp_told = existing.mcp_servers, existing.mcp_told
         session.ledger = stored_ledger(session.sandbox, stored)  # what the model had read, before a restart
+        session.read_while_child_ran = self._child_running(session_id)
         self.live[session_id] = session
         return session
+
+    def _child_running(self, session_id: str) -> bool:
+        """Whether ``session_id`` is a sub-agent's session whose turn runs now (under a live parent's call)."""
+        return any(
+            child.child_session_id == session_id
+            for parent in self.live.values() if parent.turn is not None for child in parent.turn.children
+        )
 
     @property
     def open_stores(self) -> int:
