@@ -133,11 +133,10 @@ def chunk_bench(n: int) -> dict[str, float]:
     import codec_spike_model as m
     import msgspec
 
+    import tether_protocol as t
     from tether.rendering.acp_v1 import V1
     from tether.rendering.emitter import frame
-    from tether_protocol import _messages as t
-    from tether_protocol._converter import unstructure
-    from tether_protocol._json import dumps
+    from tether_protocol import dumps, unstructure
 
     texts = [f"delta {i} of the answer, a few words " for i in range(n)]
     sid = "sess_0123456789abcdef"
@@ -183,9 +182,8 @@ def prompt_bench(n: int) -> dict[str, float]:
     import codec_spike_model as m
     import msgspec
 
-    from tether_protocol import _messages as t
-    from tether_protocol._converter import structure, unstructure
-    from tether_protocol._json import loads
+    import tether_protocol as t
+    from tether_protocol import loads, structure, unstructure
 
     raw = json.dumps(PROMPT).encode()
     dec = msgspec.json.Decoder(m.PromptRequest)
@@ -270,7 +268,7 @@ def history_bench(count: int) -> dict[str, float]:
 
     from tether.rendering.replay import replay_frames
     from tether.store.snapshots import check_snapshot
-    from tether_protocol._json import dumps, loads
+    from tether_protocol import dumps, loads
     from tether_protocol.conversation import message_from_json, message_to_json
 
     bodies = conversation(count)
@@ -349,9 +347,8 @@ def errors() -> list[dict[str, str]]:
     import codec_spike_model as m
     import msgspec
 
-    from tether_protocol import _messages as t
-    from tether_protocol._converter import structure
-    from tether_protocol._errors import InvalidParams
+    import tether_protocol as t
+    from tether_protocol import InvalidParams, structure
 
     strict_prompt = msgspec.defstruct("PromptParams", [], bases=(m.PromptParams,), forbid_unknown_fields=True)
     rows = []

@@ -42,7 +42,7 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "daemon"), str(ROOT / "protocol"
 from spawned import Spawned, peak_rss_mb  # noqa: E402
 from tether_side import init_params, prompt_params  # noqa: E402
 
-from tether_protocol._json import dumps, loads  # noqa: E402
+from tether_protocol import dumps, loads  # noqa: E402
 
 TURNS_PER_SAMPLE = 10
 

@@ -6,9 +6,11 @@ One stored session of generated turns (a question, a read, its result, an answer
 bench/bighistory.py writes, ending with a compaction summary), then, alternating for
 ``--rounds`` rounds, each in a fresh `tether serve` past its start-up: v1's `session/load`
 and v2's `session/resume` with `replayFrom: {type: "start"}` of it. Per request: request ->
-first replayed update, request -> answer, the updates sent, the daemon's peak RSS; each
+first replayed update, request -> answer, the daemon's CPU time for it, the updates sent,
+the daemon's peak RSS; each
 figure is the median of its rounds (the samples are printed too). With ``--base``, v1's
-`session/load` of that tree too, in the same rounds (the v1 path is not slower than before).
+`session/load` and v2's `session/resume` of that tree too, in the same rounds (neither path is
+slower than before).
 """
 
 from __future__ import annotations
@@ -49,23 +51,31 @@ async def one(python: str, env: dict[str, str], ws: Path, version: int, tree: Pa
     c: Spawned = await daemon(python, tree, env, ws)
     if version == 2:  # a v2 connection of its own: `initialize` once per connection
         await c.close()
-        c = await _v2_daemon(python, env, ws)
+        c = await _v2_daemon(python, env, ws, tree)
         method, params = "session/resume", {"sessionId": SID, "cwd": str(ws), "replayFrom": {"type": "start"}}
     else:
         method, params = "session/load", {"sessionId": SID, "cwd": str(ws), "mcpServers": []}
-    t0 = time.perf_counter()
+    cpu0, t0 = _cpu_ms(c.proc.pid), time.perf_counter()
     _answer, answer_ms = await timed(c, method, params)
+    cpu_ms = _cpu_ms(c.proc.pid) - cpu0
     updates = [t for t, name, _p in c.queued() if name == "session/update"]
     out = {"answer_ms": answer_ms, "first_update_ms": round((updates[0] - t0) * 1000, 1) if updates else None,
-           "updates": len(updates), "peak_rss_mb": round(peak_rss_mb(c.proc.pid), 1)}
+           "daemon_cpu_ms": cpu_ms, "updates": len(updates), "peak_rss_mb": round(peak_rss_mb(c.proc.pid), 1)}
     await c.close()
     return out
 
 
-async def _v2_daemon(python: str, env: dict[str, str], ws: Path) -> Spawned:
+def _cpu_ms(pid: int) -> float:
+    """The daemon's CPU time so far (user + system, /proc): on a loaded machine the request's
+    share of it varies far less than its wall time."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+async def _v2_daemon(python: str, env: dict[str, str], ws: Path, tree: Path = ROOT) -> Spawned:
     script = ws.parent / "ok.json"
     argv = [python, "-m", "tether", "serve", "--provider", "scripted", "--script", str(script)]
-    c = await Spawned.start(argv, env={**env, "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("daemon", "protocol"))}, cwd=ws)
+    c = await Spawned.start(argv, env={**env, "PYTHONPATH": os.pathsep.join(str(tree / p) for p in ("daemon", "protocol"))}, cwd=ws)
     answer = await c.request("initialize", {"protocolVersion": 2, "info": {"name": "bench", "version": "1"},
                                             "capabilities": {}, "rootUri": ws.as_uri()})
     assert answer["protocolVersion"] == 2, answer
@@ -81,10 +91,12 @@ async def run(messages: int, rounds: int, base: Path | None) -> dict[str, Any]:
         ws.mkdir()
         env = tether_env(dict(os.environ), home)
         await make_history(home, ws, messages)
-        samples: dict[str, list[dict[str, Any]]] = {"v1": [], "v2": [], **({"v1_base": []} if base else {})}
+        samples: dict[str, list[dict[str, Any]]] = {
+            "v1": [], "v2": [], **({"v1_base": [], "v2_base": []} if base else {})}
         for _ in range(rounds):
             if base is not None:
-                samples["v1_base"].append(await one(sys.executable, env, ws, 1, base))
+                for version in (1, 2):
+                    samples[f"v{version}_base"].append(await one(sys.executable, env, ws, version, base))
             for version in (1, 2):
                 samples[f"v{version}"].append(await one(sys.executable, env, ws, version))
         print(json.dumps(samples), file=sys.stderr)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tether_client import JsonRpcPeer
-from tether_protocol._framing import Framing
+from tether_protocol import Framing
 
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
 Note = tuple[float, str, Any]  # (perf_counter when read, method, params)

@@ -68,7 +68,7 @@ from fake_model import FakeModel  # noqa: E402
 from spawned import children_cpu_s  # noqa: E402
 from tether_side import compile_packages, tether_argv, tether_env, tether_sample  # noqa: E402
 
-from tether_protocol._framing import Framing  # noqa: E402
+from tether_protocol import Framing  # noqa: E402
 
 Sample = Callable[[], Awaitable[dict[str, float]]]
 REPLY_DELTAS = 8

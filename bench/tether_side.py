@@ -21,7 +21,7 @@ from typing import Any
 
 from spawned import Spawned
 
-from tether_protocol._framing import Framing
+from tether_protocol import Framing
 
 
 def init_params(ws: Path) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from tether.rendering import replay_frames, replay_updates
 from tether.rendering.acp_v1 import V1
 from tether.rendering.emitter import frame
 from tether.tools.base import ToolLocation
-from tether_protocol._framing import encoder_for
+from tether_protocol import encoder_for
 
 
 def history(messages: int) -> list[tuple[dict[str, Any], str]]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO
 if TYPE_CHECKING:
     from tether.services.sessions_service import SessionsService
     from tether.store import HistoryStore
-    from tether_protocol._json import JsonObject
+    from tether_protocol import JsonObject
 
 __all__ = ["add_sessions_parser", "sessions_main"]
 

@@ -15,11 +15,10 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether_protocol._common import ContentBlock, TextContent
-from tether_protocol._converter import structure, unstructure
-from tether_protocol._framing import Framing
-from tether_protocol._json import JsonObject
-from tether_protocol._sessions import (
+from tether_protocol import (
+    ContentBlock,
+    Framing,
+    JsonObject,
     ListSessionsParams,
     LoadSessionParams,
     NewSessionParams,
@@ -27,13 +26,16 @@ from tether_protocol._sessions import (
     PromptParams,
     PromptResult,
     SessionIdParams,
+    TextContent,
+    structure,
+    unstructure,
 )
 
 from ._peer import JsonRpcPeer, RequestHandler
 from ._routing import TurnRouter
 
 if TYPE_CHECKING:
-    from tether_protocol._rewind import RewindRestore
+    from tether_protocol import RewindRestore
 
 # JsonObject: a JSON object as it is on the wire: the updates and results the client hands
 # out (its users compare them with the SPEC's examples) and reads through the protocol's classes
@@ -178,7 +180,7 @@ class Session:
 
     async def queue(self) -> list[JsonObject]:
         """`_tether/session/queue`: the prompts waiting behind the running turn, oldest first."""
-        from tether_protocol._queue import QueueParams, QueueResult  # the queue's and rewind's types: when used
+        from tether_protocol import QueueParams, QueueResult  # the queue's and rewind's types: when used
 
         result = await self.client.peer.request("_tether/session/queue", unstructure(QueueParams(self.id)))
         structure(result, QueueResult, method="_tether/session/queue")  # the shape the SPEC gives
@@ -187,7 +189,7 @@ class Session:
 
     async def dequeue(self, queue_id: str) -> None:
         """`_tether/session/dequeue`: withdraw a queued prompt (its turn answers `cancelled`)."""
-        from tether_protocol._queue import DequeueParams
+        from tether_protocol import DequeueParams
 
         await self.client.peer.request("_tether/session/dequeue", unstructure(DequeueParams(self.id, queue_id)))
 
@@ -196,7 +198,7 @@ class Session:
         restore: RewindRestore = "both", force: bool = False, dry_run: bool = False,
     ) -> JsonObject:
         """`_tether/session/rewind` (SPEC §3.40): the answer as sent (`done`, `restored`, `conflicts`...)."""
-        from tether_protocol._rewind import RewindParams
+        from tether_protocol import RewindParams
 
         params = RewindParams(
             self.id, to_turn=to_turn, message_seq=message_seq, to_rewind=to_rewind,
@@ -207,7 +209,7 @@ class Session:
 
     async def changes(self, turn: int | str | None = None) -> JsonObject:
         """`_tether/session/changes`: the files a turn (or the whole session) changed, with diffs."""
-        from tether_protocol._rewind import ChangesParams
+        from tether_protocol import ChangesParams
 
         result: JsonObject = await self.client.peer.request(
             "_tether/session/changes", unstructure(ChangesParams(self.id, turn=turn))

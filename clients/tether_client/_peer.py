@@ -10,8 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tether_protocol._framing import Framing, encoder_for
-from tether_protocol._json import dumps
+from tether_protocol import Framing, dumps, encoder_for
 from tether_protocol.peer import (
     JsonRpcPeer as _Peer,
 )

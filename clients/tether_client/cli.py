@@ -19,25 +19,29 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from tether_protocol._common import DiffContent, ToolCallContent, ToolCallContentBlock
-from tether_protocol._converter import structure, unstructure
-from tether_protocol._errors import InvalidParams
-from tether_protocol._extensions import ReportParams, RunReport
-from tether_protocol._json import JsonObject
-from tether_protocol._updates import (
+from tether_protocol import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    DiffContent,
+    InvalidParams,
+    JsonObject,
+    ReportParams,
+    RunReport,
     SessionNotification,
     SessionUpdate,
     ToolCall,
+    ToolCallContent,
+    ToolCallContentBlock,
     ToolCallUpdate,
+    structure,
+    unstructure,
 )
 
 from ._client import DaemonStartError, TetherClient
 from ._peer import ClientError, RequestHandler
 
 if TYPE_CHECKING:  # imported when the daemon first asks (a turn that asks nothing does not pay)
-    from tether_protocol._client_requests import PermissionOption, PermissionToolCall
+    from tether_protocol import PermissionOption, PermissionToolCall
 
 # (tether serve's flags, the workspace, the handler of the daemon's requests) -> a client
 Connect = Callable[[list[str], Path, RequestHandler], Awaitable[TetherClient]]
@@ -167,11 +171,7 @@ class TerminalApprover:
     async def on_request(self, method: str, params: Any) -> Any:
         if method != "session/request_permission":
             raise ClientError(method, {"code": -32601, "message": f"tether run does not handle {method}"})
-        from tether_protocol._client_requests import (
-            RequestPermissionParams,
-            RequestPermissionResult,
-            SelectedOutcome,
-        )
+        from tether_protocol import RequestPermissionParams, RequestPermissionResult, SelectedOutcome
 
         request = structure(params, RequestPermissionParams, method=method)  # the raw JSON edge
         _show_request(request.tool_call, sys.stderr)

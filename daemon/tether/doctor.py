@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from . import __version__
 from .config import ConfigError, Settings, describe, load_settings
@@ -157,7 +157,7 @@ def doctor_report(workspace: Path, flags: dict[str, object]) -> JsonObject:
         {"key": item.key, "file": item.file, "reason": item.reason} for item in settings.refused
     ]
 
-    from tether_protocol._errors import TetherError
+    from tether_protocol import TetherError
 
     from .providers.select import choose_provider
     from .store import database_path

@@ -1,9 +1,9 @@
 """tether_protocol: the wire contract shared by the Tether daemon and the Python client.
 
-Owns: the package's names (error codes and exceptions, framing, the typed ACP v1 messages,
-`structure`/`unstructure`, `build_schema()`); `peer`, `conversation` and `acp_v2` sit beside them.
-Must not: import more than the error, JSON and framing modules up front: the rest loads on
-first use of a name (PEP 562), so the daemon's start stays fast (docs/decisions/0017).
+Owns: the package's one public face (`__all__`): error codes and exceptions, framing, the JSON codec
+(`dumps`/`loads`, `convert`, `structure`/`unstructure`), the typed ACP v1 messages, `build_schema()`;
+`peer`, `conversation`, `schema` and `acp_v2` sit beside it. Must not: import more than the error, JSON
+and framing modules up front: the rest loads on first use of a name (PEP 562), so the start stays fast.
 """
 
 from __future__ import annotations
@@ -39,78 +39,116 @@ from ._framing import (
     encode_ndjson,
     encoder_for,
 )
+from ._gc import collector_paused
+from ._json import JsonObject, dumps, dumps_text, loads, type_name, whole_surrogates, whole_text
 
+# For mypy, each message module by name: `_messages.__all__` is built at run time, which mypy
+# cannot read, and a name it does not see here is `__getattr__`'s Any (tests/protocol checks)
 if _typing.TYPE_CHECKING:
-    from ._codec import Meta
+    from ._client_requests import *  # noqa: F403
+    from ._codec import ENCODER, Described, Meta, convert, decode
+    from ._common import *  # noqa: F403
+    from ._config_options import *  # noqa: F403
     from ._converter import structure, unstructure
+    from ._extensions import *  # noqa: F403
+    from ._initialize import *  # noqa: F403
+    from ._lsp import *  # noqa: F403
     from ._messages import *  # noqa: F403
     from ._methods import NULL_RESULT, Direction, Kind, Method
+    from ._modes import *  # noqa: F403
+    from ._pending import CheckpointError, PendingCallRecord, PendingStep
+    from ._prompt import *  # noqa: F403
+    from ._queue import *  # noqa: F403
+    from ._rewind import *  # noqa: F403
     from ._schema import build_schema
+    from ._sessions import *  # noqa: F403
+    from ._snapshots import *  # noqa: F403
+    from ._updates import *  # noqa: F403
 
 PROTOCOL_VERSION = 1
 """The ACP protocol version the daemon speaks (`protocolVersion` in `initialize`)."""
 
-# Every message class, union and enumeration (`_messages.__all__`), served lazily.
-_MESSAGE_NAMES = """
-    AGENT_NOTIFICATIONS AGENT_REQUESTS AcceptedHunksMeta AgentCapabilities AllowAlwaysRule AllowAlwaysScope
-    AgentMessageChunk AgentThoughtChunk ApplyWorkspaceEditParams AvailableCommand
-    AvailableCommandInput AvailableCommandsUpdate
-    ApplyWorkspaceEditResult CLIENT_NOTIFICATIONS CLIENT_REQUESTS
-    CancelRequestParams CancelledOutcome ClientCapabilities ClientCapabilitiesMeta
-    ClientTetherCapabilities Compaction ConfigOptionUpdate ContentBlock
-    CreateFile CreateFileOptions CurrentModeUpdate DaemonStats
-    DidChangeTextDocumentParams DidCloseTextDocumentParams DidOpenTextDocumentParams
-    DidSaveTextDocumentParams DiffContent DumpParams DumpResult DumpedFile EmbeddedResource EmptyParams
-    EmptyResult FileSystemCapabilities ForkSessionParams Hunk Implementation
-    InitializeParams InitializeResult InitializeResultMeta InitializeTetherMeta
-    LatestParams LatestResult LatestSession ListSessionsParams ListSessionsResult
-    LoadSessionParams LoadSessionResult LspInitializeResult METHODS
-    McpCapabilities MemoryHit MemoryRecall MessageActionItem MessageRole MessageStatus ModeId
-    NewSessionParams NewSessionResult NoLatestSession
-    OptionalVersionedTextDocumentIdentifier PendingApprovals PendingCall
-    PermissionOption PermissionOptionKind PermissionRequestMeta PermissionResultMeta
-    PermissionTetherMeta PermissionToolCall Plan PlanEntry PlanEntryPriority
-    PlanEntryStatus Position PromptCapabilities PromptParams PromptResult
-    PromptResultMeta PromptTetherMeta Range ReadTextFileParams ReadTextFileResult
-    RefusedSetting RemoveRuleParams ReportParams ReportResult
-    RequestPermissionOutcome RequestPermissionParams RequestPermissionResult
-    ResourceLink RestoreParams RestoreResult RestoredRule ResumeSessionParams
-    ResumeSessionResult Rule RuleDecision RuleKind RulesParams RulesResult RunReport
-    SearchHit SearchParams SearchResult SelectedOutcome ServerCapabilities
-    SessionCapabilities SessionIdParams SessionInfo SessionInfoUpdate SessionMode
-    SessionModeState SessionNotification SessionUpdate SetModeParams
-    ShowMessageParams ShowMessageRequestParams ShowMessageRequestResult Snapshot
-    SnapshotMessage SnapshotPending SnapshotReport SnapshotRule SnapshotSession
-    SnapshotTurn StepReport StopReason StoredMessageStatus TerminalCancelParams TerminalContent
-    TerminalExit TerminalInfo TerminalOutput TetherForkParams TextContent
-    TextDocumentContentChangeEvent TextDocumentEdit TextDocumentIdentifier
-    TextDocumentItem TextDocumentSyncOptions TextEdit TextResource ToolCall
-    ToolCallCancelParams ToolCallContent ToolCallContentBlock ToolCallLocation ToolCallReport
-    ToolCallStatus ToolCallUpdate ToolKind TurnEnded TurnStatus TurnStopReason
-    UpdateMeta UpdateTetherMeta Usage UsageUpdate UserMessageChunk V1 WorkspaceEdit
-    WorkspaceFolder WriteTextFileParams WriteTextFileResult
-    CodeAction CodeActionContext CodeActionOptions CodeActionParams CodeActionResult
-    Command CommandResult Diagnostic ExecuteCommandOptions ExecuteCommandParams
-    LogMessageParams ProgressParams ProgressValue ShowDocumentParams ShowDocumentResult
-    WorkDoneProgressBegin WorkDoneProgressCancelParams WorkDoneProgressCreateParams WorkDoneProgressEnd
-    WorkDoneProgressReport
-    SessionConfigOption SessionConfigSelectOption SetConfigOptionParams SetConfigOptionResult
-    SetModelParams SessionClearedParams
-    ChangedFile ChangesParams ChangesResult RewindConflict RewindInfo RewindParams RewindResult RewindSkipped
-    RewindRestore
-    DequeueParams QueueParams QueueResult QueueState QueuedPrompt SteerOutcome SteerParams
-""".split()
-# Names served lazily, and the private module each one lives in.
-_LAZY_MODULES: dict[str, tuple[str, ...]] = {
-    "_converter": ("structure", "unstructure"),
-    "_codec": ("Meta",),
-    "_schema": ("build_schema",),
-    "_methods": ("Direction", "Kind", "Method", "NULL_RESULT"),
-    "_messages": tuple(_MESSAGE_NAMES),
+# Served lazily, each from the private module that defines it: a name costs its own module only.
+_LAZY_MODULES: dict[str, str] = {
+    "_codec": "ENCODER Described Meta convert decode",
+    "_converter": "structure unstructure",
+    "_pending": "CheckpointError PendingCallRecord PendingStep",
+    "_schema": "build_schema",
+    "_methods": "Direction Kind Method NULL_RESULT",
 }
-_LAZY: dict[str, str] = {
-    name: module for module, names in _LAZY_MODULES.items() for name in names
+# Every message class, union and enumeration (`_messages.__all__`), by the module that defines it
+# (not `_messages`, which imports them all: the start path imports only the few it uses).
+_MESSAGE_MODULES: dict[str, str] = {
+    "_common": """
+        ContentBlock DiffContent EmbeddedResource Implementation PlanEntryPriority PlanEntryStatus
+        ResourceLink StopReason TerminalContent TextContent TextResource ToolCallContent
+        ToolCallContentBlock ToolCallLocation ToolCallStatus ToolKind
+    """,
+    "_modes": "ModeId SessionMode SessionModeState",
+    "_prompt": "PromptParams PromptResult PromptResultMeta PromptTetherMeta",
+    "_initialize": """
+        AgentCapabilities CancelRequestParams ClientCapabilities ClientCapabilitiesMeta
+        ClientTetherCapabilities CodeActionOptions ExecuteCommandOptions FileSystemCapabilities
+        InitializeParams InitializeResult InitializeResultMeta InitializeTetherMeta LspInitializeResult
+        McpCapabilities PromptCapabilities RefusedSetting ServerCapabilities SessionCapabilities
+        TextDocumentSyncOptions WorkspaceFolder
+    """,
+    "_sessions": """
+        EmptyParams EmptyResult ForkSessionParams ListSessionsParams ListSessionsResult LoadSessionParams
+        LoadSessionResult NewSessionParams NewSessionResult ResumeSessionParams ResumeSessionResult
+        SessionIdParams SessionInfo SetModeParams TerminalCancelParams ToolCallCancelParams
+    """,
+    "_config_options": """
+        SessionClearedParams SessionConfigOption SessionConfigSelectOption SetConfigOptionParams
+        SetConfigOptionResult SetModelParams
+    """,
+    "_updates": """
+        AgentMessageChunk AgentThoughtChunk AvailableCommand AvailableCommandInput AvailableCommandsUpdate
+        Compaction ConfigOptionUpdate CurrentModeUpdate MemoryHit MemoryRecall MessageStatus Plan PlanEntry
+        SessionInfoUpdate SessionNotification SessionUpdate TerminalExit TerminalInfo TerminalOutput
+        ToolCall ToolCallUpdate TurnEnded TurnStopReason UpdateMeta UpdateTetherMeta UsageUpdate
+        UserMessageChunk
+    """,
+    "_client_requests": """
+        AcceptedHunksMeta AllowAlwaysRule AllowAlwaysScope CancelledOutcome Hunk PermissionOption
+        PermissionOptionKind PermissionRequestMeta PermissionResultMeta PermissionTetherMeta
+        PermissionToolCall ReadTextFileParams ReadTextFileResult RequestPermissionOutcome
+        RequestPermissionParams RequestPermissionResult SelectedOutcome WriteTextFileParams
+        WriteTextFileResult
+    """,
+    "_extensions": """
+        DaemonStats RemoveRuleParams ReportParams ReportResult Rule RuleDecision RuleKind RulesParams
+        RulesResult RunReport StepReport ToolCallReport Usage
+    """,
+    "_snapshots": """
+        DumpParams DumpResult DumpedFile LatestParams LatestResult LatestSession MessageRole NoLatestSession
+        PendingApprovals PendingCall RestoreParams RestoreResult RestoredRule SearchHit SearchParams
+        SearchResult Snapshot SnapshotMessage SnapshotPending SnapshotReport SnapshotRule SnapshotSession
+        SnapshotTurn StoredMessageStatus TetherForkParams TurnStatus
+    """,
+    "_lsp": """
+        ApplyWorkspaceEditParams ApplyWorkspaceEditResult CodeAction CodeActionContext CodeActionParams
+        CodeActionResult Command CommandResult CreateFile CreateFileOptions Diagnostic
+        DidChangeTextDocumentParams DidCloseTextDocumentParams DidOpenTextDocumentParams
+        DidSaveTextDocumentParams ExecuteCommandParams LogMessageParams MessageActionItem
+        OptionalVersionedTextDocumentIdentifier Position ProgressParams ProgressValue Range
+        ShowDocumentParams ShowDocumentResult ShowMessageParams ShowMessageRequestParams
+        ShowMessageRequestResult TextDocumentContentChangeEvent TextDocumentEdit TextDocumentIdentifier
+        TextDocumentItem TextEdit WorkDoneProgressBegin WorkDoneProgressCancelParams
+        WorkDoneProgressCreateParams WorkDoneProgressEnd WorkDoneProgressReport WorkspaceEdit
+    """,
+    "_rewind": """
+        ChangedFile ChangesParams ChangesResult RewindConflict RewindInfo RewindParams RewindRestore
+        RewindResult RewindSkipped
+    """,
+    "_queue": "DequeueParams QueueParams QueueResult QueueState QueuedPrompt SteerOutcome SteerParams",
+    "_methods": "AGENT_NOTIFICATIONS AGENT_REQUESTS CLIENT_NOTIFICATIONS CLIENT_REQUESTS METHODS V1",
 }
+_MESSAGE_NAMES = " ".join(_MESSAGE_MODULES.values()).split()
+_LAZY: dict[str, str] = {}
+for _module, _names in (*_LAZY_MODULES.items(), *_MESSAGE_MODULES.items()):
+    _LAZY.update(dict.fromkeys(_names.split(), _module))  # (C loops: the package's import is on the start path)
+del _module, _names
 
 
 def __getattr__(name: str) -> _typing.Any:
@@ -127,13 +165,14 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "ConfigInvalid", "Direction", "ERROR_CLASSES", "Framing", "FramingError",
-    "InternalError", "InvalidParams", "InvalidRequest", "Kind", "LspFrameDecoder",
-    "Meta", "Method", "MethodNotFound", "NULL_RESULT", "NdjsonDecoder",
-    "NoProviderConfigured", "PROTOCOL_VERSION", "ParseError", "ProviderFailed",
-    "RequestCancelled", "SessionBusy", "SessionNotFound", "StorageFailed",
-    "TetherError", "WorkspaceInvalid", "build_schema", "decoder_for", "detect_framing",
-    "encode_lsp", "encode_ndjson", "encoder_for", "structure", "unstructure",
+    "CheckpointError", "ConfigInvalid", "Described", "Direction", "ENCODER", "ERROR_CLASSES", "Framing",
+    "FramingError", "InternalError", "InvalidParams", "InvalidRequest", "JsonObject", "Kind", "LspFrameDecoder",
+    "Meta", "Method", "MethodNotFound", "NULL_RESULT", "NdjsonDecoder", "NoProviderConfigured",
+    "PROTOCOL_VERSION", "ParseError", "PendingCallRecord", "PendingStep", "ProviderFailed",
+    "RequestCancelled", "SessionBusy", "SessionNotFound", "StorageFailed", "TetherError", "WorkspaceInvalid",
+    "build_schema", "collector_paused", "convert", "decode", "decoder_for", "detect_framing", "dumps",
+    "dumps_text", "encode_lsp", "encode_ndjson", "encoder_for", "loads", "structure", "type_name",
+    "unstructure", "whole_surrogates", "whole_text",
 ]
 __all__ += _MESSAGE_NAMES  # the message classes (`_messages.__all__`)
 __all__.sort()

@@ -20,7 +20,7 @@ from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
 from tether.tools.update_plan import UpdatePlanTool
-from tether_protocol._json import dumps, loads
+from tether_protocol import dumps, loads
 
 
 class Events:

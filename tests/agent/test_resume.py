@@ -18,7 +18,7 @@ from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
-from tether_protocol._pending import PendingStep
+from tether_protocol import PendingStep
 from tether_protocol.conversation import TextBlock, ToolResultMessage
 
 CALL = {"id": "call_w", "name": "write_file", "arguments": {"path": "new.txt", "content": "hello\n"}}

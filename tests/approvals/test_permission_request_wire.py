@@ -10,8 +10,7 @@ from __future__ import annotations
 from tether.approvals import ApprovalRequest
 from tether.server.permission import permission_params, read_answer
 from tether.tools.base import ChangePreview
-from tether_protocol import unstructure
-from tether_protocol._json import dumps_text
+from tether_protocol import dumps_text, unstructure
 
 
 def _edit() -> ApprovalRequest:

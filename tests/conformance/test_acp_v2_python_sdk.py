@@ -183,9 +183,11 @@ def _check_the_turns(summary: dict[str, Any], workspace: Path) -> None:
     assert summary["initialize"]["protocolVersion"] == 2 and summary["initialize"]["info"]["name"] == "tether"
     updates = _on(summary["updates"], summary["sessionId"])
     states = [u["state"] for u in updates if u["sessionUpdate"] == "state_update"]
-    # the second turn also asks for its sub-agent (with writes); the child's own ask is the child's
+    # the second turn also asks for its sub-agent (with writes); while the child's own ask waits,
+    # the parent is `requires_action` too (its work waits on it), then `running` again
     assert states == ["running", "requires_action", "running", "idle",
-                      "running", "requires_action", "running", "requires_action", "running", "idle"], states
+                      "running", "requires_action", "running", "requires_action", "running",
+                      "requires_action", "running", "idle"], states
     assert [u["stopReason"] for u in updates if u.get("state") == "idle"] == ["end_turn", "end_turn"]
     # the permissions, through the SDK's handler, about the calls it saw: the edit, the command
     edit, command, delegate, _child = summary["permissionRequests"]
@@ -253,12 +255,21 @@ def _check_the_subagent(summary: dict[str, Any]) -> None:
 def _check_the_replay(live: dict[str, Any], back: dict[str, Any]) -> None:
     """The resumed session as the SDK delivered it: the history under the live ids (two
     prompts: the retries inserted nothing), `replay_complete`, the state, then the answer."""
-    replayed = [{k: v for k, v in u.items() if k != "session"} for u in back["updates"]]
+    parent = live["sessionId"]
+    replayed = [{k: v for k, v in u.items() if k != "session"} for u in _on(back["updates"], parent)]
     kinds = [u["sessionUpdate"] for u in replayed]
     assert kinds[-2:] == ["replay_complete", "state_update"] and kinds.count("replay_complete") == 1, kinds
     assert replayed[-1] == {"sessionUpdate": "state_update", "state": "idle"}
     messages, calls = _fold(replayed[:-2])
-    assert messages == _fold(_on(live["updates"], live["sessionId"]))[0]
+    assert messages == _fold(_on(live["updates"], parent))[0]
+    # the sub-agent after its call, as live: announced ended (on the wire: the SDK drops a
+    # `subagent_update` with a `state`, `_rc3_crashes_on`), then its own messages on its id
+    lines = [json.loads(e["line"]) for e in back["wire"] if e["from"] == "daemon"]
+    (announced,) = [m["params"]["update"] for m in lines if m.get("method") == "session/update"
+                    and m["params"]["update"]["sessionUpdate"] == "subagent_update"]
+    assert announced["state"] == {"state": "idle", "stopReason": "end_turn"}
+    child = announced["sessionId"]
+    assert _fold(_on(back["updates"], child))[0] == _fold(_on(live["updates"], child))[0]
     assert [m for m, (kind, _) in messages.items() if kind == "user_message"] == [
         live["first"]["messageId"], live["held"]["messageId"]]
     assert {c: (f["title"], f["status"]) for c, f in calls.items()} == {

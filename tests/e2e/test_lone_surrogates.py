@@ -8,7 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from tether_protocol._framing import encode_lsp
+from tether_protocol import encode_lsp
 
 
 async def _raw_request(daemon, msg_id: int, method: str, params_json: str) -> dict:

@@ -22,7 +22,7 @@ from tether.rendering import PagedReplay, frame, replay_frames, replay_updates
 from tether.rendering.acp_v1 import V1
 from tether.rendering.emitter import _PREFIX
 from tether.store import HistoryStore, MessageRecord, database_path
-from tether_protocol._json import dumps, whole_text
+from tether_protocol import dumps, whole_text
 
 _text = st.text(st.sampled_from('ab \n\t\0"\\é😀\u2028'), max_size=8) | st.text(
     st.characters(exclude_categories=("Cs",)), max_size=12

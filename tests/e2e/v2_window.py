@@ -65,3 +65,10 @@ class V2Window:
         """The session's first `state_update` idle (waited for)."""
         await until(lambda: "idle" in self.states(session_id), timeout=timeout)
         return next(u for u in self.of(session_id, "state_update") if u["state"] == "idle")
+
+
+async def opened(windows: Any, script: Path) -> V2Window:
+    """A v2 window of the shared daemon (`windows`: tests/shared's fixture), initialized."""
+    window = V2Window(await windows.open(script=script, initialize=False))
+    await window.initialize()
+    return window

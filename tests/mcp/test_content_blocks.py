@@ -11,7 +11,7 @@ import mcp_types as types
 from tether.agent.sink import BlockContent, TextContent, ToolCallPatch
 from tether.mcp.tools import MAX_SHOWN_DATA, convert_result
 from tether.rendering.acp_v1 import render
-from tether_protocol._json import dumps, loads
+from tether_protocol import dumps, loads
 from tether_protocol.conversation import (
     AudioBlock,
     EmbeddedResource,

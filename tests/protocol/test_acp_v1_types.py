@@ -74,7 +74,7 @@ def test_tethers_v1_classes_are_the_generated_ones(facade: str, names: list[str]
 
 
 def test_a_generated_class_reads_and_writes_the_v1_wire_as_before() -> None:
-    from tether_protocol._updates import SessionNotification, ToolCall, UpdateMeta, UpdateTetherMeta
+    from tether_protocol import SessionNotification, ToolCall, UpdateMeta, UpdateTetherMeta
 
     note = SessionNotification(session_id="s1", update=ToolCall(
         tool_call_id="c1", title="ls", meta=UpdateMeta(tether=UpdateTetherMeta(approved_by="rule")),

@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tether_protocol._errors import InvalidParams
+from tether_protocol import InvalidParams
 from tether_protocol.acp_v2 import convert, decode, encode
 from tether_protocol.acp_v2 import schema_types as v2
 

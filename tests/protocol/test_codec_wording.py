@@ -10,8 +10,8 @@ from typing import Any, Literal, Union
 import msgspec
 import pytest
 
-from tether_protocol import InvalidParams, PromptParams, SetModeParams, structure
-from tether_protocol._codec import Wire, convert, decode
+from tether_protocol import InvalidParams, PromptParams, SetModeParams, convert, decode, structure
+from tether_protocol._codec import Wire
 
 Meta = Union[dict[str, Any], None]
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tether_protocol import _messages as m
-from tether_protocol._converter import structure
-from tether_protocol._errors import InvalidParams
+import tether_protocol as m
+from tether_protocol import InvalidParams, structure
 
 RESTORE, FORK, SEARCH = "_tether/session/restore", "_tether/session/fork", "_tether/session/search"
 

@@ -2,7 +2,8 @@
 
 Same idea as httpx's tests/test_exported_members.py: a public name added to one of the
 private modules must be exported (or listed in NOT_EXPORTED with a reason), and `__all__`
-stays sorted so diffs stay readable.
+stays sorted so diffs stay readable. Outside the protocol, nothing imports its private modules
+(tests/ and bench/ are read here; the packages are import-linter's, pyproject.toml).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ PRIVATE_MODULES = (
 )
 # split off `_common` and `_sessions` for the start path, and re-exported by them (so by `_messages`)
 PRIVATE_MODULES += ("_modes", "_prompt")
+# the codec (JSON, the Struct decoder, the collector's pause) and the stored checkpoint of pending calls
+PRIVATE_MODULES += ("_json", "_gc", "_codec", "_pending")
 # the hand-declared `_meta` of generated ACP v1 classes, re-exported by `_updates`, `_client_requests` and `_initialize`
 PRIVATE_MODULES += ("_update_meta", "_permission_meta", "_capabilities_meta")
 # Modules that hold message classes: each is re-exported whole by `_messages`.
@@ -40,6 +43,13 @@ NOT_EXPORTED = {
     ("_messages", "MESSAGE_MODULES"): "internal: which modules _messages gathers",
     ("_schema", "SCHEMA_DIALECT"): "a constant of the generated file",
     ("_schema", "GENERATED_COMMENT"): "a constant of the generated file",
+    ("_json", "structs_as_builtins"): "the hook `_codec` sets so that `dumps` writes Structs",
+    ("_codec", "T"): "a TypeVar for annotations",
+    ("_codec", "NonEmpty"): "a field type the message modules declare with",
+    ("_codec", "Wire"): "the base of the protocol's message classes: only the protocol declares them",
+    ("_codec", "Stored"): "the base of the stored records' classes: only the protocol declares them",
+    ("_codec", "reworded"): "how `convert` words a decode error (used by `acp_v2`)",
+    ("_codec", "explained"): "how `convert` words a decode error (used by `acp_v2`)",
 }
 
 PACKAGE_DIR = Path(tether_protocol.__file__).resolve().parent
@@ -102,12 +112,10 @@ def test_messages_re_exports_every_message_module_whole() -> None:
     for module_name in PRIVATE_MODULES:
         assert (PACKAGE_DIR / f"{module_name}.py").is_file(), module_name
     on_disk = {p.stem for p in PACKAGE_DIR.glob("_*.py")} - {"__init__"}
-    # _json/_gc/_codec: codec internals; _pending: a stored format, not a wire message (the
-    # checkpoint of calls waiting for approval, tests/store/test_pending_checkpoint.py);
     # the others are the parts of a public module that exports them (checked below): the
     # JSON-RPC peer and the conversation model
     parts = {name for names in PUBLIC_MODULE_PARTS.values() for name in names}
-    assert on_disk - set(PRIVATE_MODULES) <= {"_json", "_gc", "_codec", "_pending", *parts}, (
+    assert on_disk - set(PRIVATE_MODULES) <= parts, (
         "a new private module is not checked here"
     )
 
@@ -131,6 +139,12 @@ def test_a_public_module_exports_its_parts(public: str) -> None:
 def test_the_lazy_names_are_the_message_names() -> None:
     messages = importlib.import_module("tether_protocol._messages")
     assert sorted(tether_protocol._MESSAGE_NAMES) == sorted(messages.__all__)
+    # each served from its own area's module, so that importing one (the start path's
+    # `NewSessionParams`) does not import all of them through `_messages`
+    for module_name, names in tether_protocol._MESSAGE_MODULES.items():
+        module = importlib.import_module(f"tether_protocol.{module_name}")
+        wrong = [n for n in names.split() if getattr(module, n, None) is not getattr(messages, n)]
+        assert wrong == [], f"not in {module_name}: serve them from their own module"
     assert set(messages.MESSAGE_MODULES) == {
         importlib.import_module(f"tether_protocol.{m}") for m in MESSAGE_MODULES
     }
@@ -179,9 +193,70 @@ def test_import_is_cheap_and_lazy() -> None:
         "tether_protocol.InvalidParams, tether_protocol.detect_framing\n"
         "print('cattrs' in sys.modules)\n"
         "tether_protocol.PromptParams\n"
-        "print('tether_protocol._messages' in sys.modules, 'cattrs' in sys.modules)\n"
+        "print('tether_protocol._prompt' in sys.modules, 'tether_protocol._messages' in sys.modules)\n"
         "tether_protocol.structure\n"
         "print('tether_protocol._converter' in sys.modules, [m for m in ('attrs', 'cattrs') if m in sys.modules])\n"
     )
-    # the converter is msgspec's: structure() loads neither attrs nor cattrs
+    # a message class loads its own module, not every message module (`_messages`); the
+    # converter is msgspec's: structure() loads neither attrs nor cattrs
     assert _run(code).splitlines() == ["[]", "False", "True False", "True []"]
+
+
+# Outside the protocol its names come from the package (or a public module: `peer`, `conversation`,
+# `schema`, `acp_v2`). The packages are held to that by import-linter (pyproject.toml's
+# `private_modules` contract); tests/ and bench/ are not packages, so they are read here. A test
+# imports a private module only to test that module's own behaviour:
+PRIVATE_IMPORTS_ALLOWED = {
+    "tests/protocol/test_method_table.py": "tests the method table module itself (its specs, MODULES, V1_SPECS)",
+    "tests/protocol/test_codec_wording.py": "declares its own Structs on the protocol's base (`_codec.Wire`)",
+    "tests/protocol/test_schema.py": "tests the schema generator (`_schema`'s GENERATED_COMMENT, the message modules)",
+    "tests/store/test_snapshot_format_described_once.py": "tests that `_snapshots`' record classes are the one description",
+}
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def _private_imports(path: Path) -> list[str]:
+    """`file:line: module` for each import of a `tether_protocol._x` module in the file."""
+    found: list[str] = []
+    text = path.read_text(encoding="utf-8")
+    if "tether_protocol" not in text:
+        return found
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+            if node.module == "tether_protocol":
+                modules = [f"tether_protocol.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        found += [f"{path.relative_to(REPOSITORY)}:{node.lineno}: {m}" for m in modules if m.startswith("tether_protocol._")]
+    return found
+
+
+def test_tests_and_benches_import_the_public_face() -> None:
+    files = sorted(p for top in ("tests", "bench") for p in (REPOSITORY / top).rglob("*.py") if "node_modules" not in p.parts)
+    found = [hit for path in files for hit in _private_imports(path)]
+    assert len(files) > 200 and any(hit.startswith("tests/protocol/test_schema.py") for hit in found)  # (it read them)
+    assert [hit for hit in found if hit.partition(":")[0] not in PRIVATE_IMPORTS_ALLOWED] == [], (
+        "import these names from `tether_protocol` (export a missing one in its __init__.py), or, in a test "
+        "of that private module's own behaviour, list the file in PRIVATE_IMPORTS_ALLOWED with the reason"
+    )
+    assert sorted({hit.partition(":")[0] for hit in found}) == sorted(PRIVATE_IMPORTS_ALLOWED), "a stale exemption"
+
+
+def test_mypy_sees_the_type_of_every_export(tmp_path: Path) -> None:
+    # A name mypy does not see among the package's imports would come from its lazy
+    # `__getattr__`, typed Any: every import of it would check nothing. (NULL_RESULT is Any.)
+    probe = tmp_path / "probe.py"
+    probe.write_text("import tether_protocol\n" + "".join(
+        f"reveal_type(tether_protocol.{name})\n" for name in tether_protocol.__all__
+    ))
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(probe)],
+        cwd=REPOSITORY, capture_output=True, text=True, timeout=240,
+    )
+    revealed = [line for line in done.stdout.splitlines() if "Revealed type is" in line]
+    assert len(revealed) == len(tether_protocol.__all__), done.stdout + done.stderr
+    untyped = [tether_protocol.__all__[int(line.split(":")[1]) - 2] for line in revealed if line.endswith('is "Any"')]
+    assert untyped == ["NULL_RESULT"]

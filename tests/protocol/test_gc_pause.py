@@ -7,8 +7,7 @@ import gc
 import threading
 
 import pytest
-from tether_protocol._gc import collector_paused
-from tether_protocol._json import dumps, loads
+from tether_protocol import collector_paused, dumps, loads
 
 
 def test_the_collector_runs_again_after_overlapping_pauses_and_an_error() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tether_protocol._json import dumps, dumps_text, loads
+from tether_protocol import dumps, dumps_text, loads
 
 _text = st.text(st.sampled_from('ab \n\t\0"\\é😀\u2028\ud800\udfff'), max_size=8) | st.text(max_size=12)
 _json = st.recursive(

@@ -18,9 +18,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from schema_samples import INVALID, VALID
 from tether_protocol import _errors, _messages
-from tether_protocol._converter import structure, unstructure
-from tether_protocol._codec import Described
-from tether_protocol._schema import GENERATED_COMMENT, build_schema
+from tether_protocol import Described, build_schema, structure, unstructure
+from tether_protocol._schema import GENERATED_COMMENT
 from tether_protocol.schema import DEFAULT_PATH, main, render
 
 HERE = Path(__file__).resolve().parent

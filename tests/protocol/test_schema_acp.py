@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tether_protocol._schema import build_schema
+from tether_protocol import build_schema
 
 ACP_SCHEMA_PATH = Path(__file__).resolve().parent / "acp-v1-schema.json"
 

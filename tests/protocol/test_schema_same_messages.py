@@ -19,8 +19,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from schema_samples import INVALID, VALID
 from test_schema import _message_classes, _sample
-from tether_protocol._converter import unstructure
-from tether_protocol._schema import build_schema
+from tether_protocol import build_schema, unstructure
 
 OLD = json.loads((Path(__file__).resolve().parent / "fixtures" / "schema_hand_built.json").read_text())
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tether.server.methods import METHODS as ROUTES
-from tether_protocol._methods import V1
+from tether_protocol import V1
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol" / "SPEC.md"
 DIRECTIONS = {"client → Tether": "client->agent", "Tether → client": "agent->client", "both directions": "both"}

@@ -8,13 +8,26 @@ from typing import Any
 
 import pytest
 
-from tether_protocol._common import DiffContent, EmbeddedResource, TextContent, TextResource, ToolCallContentBlock
-from tether_protocol._converter import structure, unstructure
-from tether_protocol._errors import InvalidParams
-from tether_protocol._json import dumps, loads
-from tether_protocol._prompt import PromptParams
-from tether_protocol._queue import DequeueParams, QueueParams, SteerParams
-from tether_protocol._updates import ToolCall, ToolCallUpdate, UpdateMeta, UpdateTetherMeta
+from tether_protocol import (
+    DequeueParams,
+    DiffContent,
+    EmbeddedResource,
+    InvalidParams,
+    PromptParams,
+    QueueParams,
+    SteerParams,
+    TextContent,
+    TextResource,
+    ToolCall,
+    ToolCallContentBlock,
+    ToolCallUpdate,
+    UpdateMeta,
+    UpdateTetherMeta,
+    dumps,
+    loads,
+    structure,
+    unstructure,
+)
 
 
 def test_a_struct_inside_json_is_written_as_the_wire_always_had_it() -> None:

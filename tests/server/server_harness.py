@@ -17,9 +17,7 @@ from tether.server.app import connect
 from tether.server.context import ClientConnection
 from tether.server.daemon_services import Daemon as DaemonServices
 from tether.transport.rpc import RawResult
-from tether_protocol._converter import unstructure
-from tether_protocol._errors import TetherError
-from tether_protocol._json import dumps, loads
+from tether_protocol import TetherError, dumps, loads, unstructure
 
 
 class RecordingConnection:

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tether_protocol._converter import structure, unstructure
-from tether_protocol._initialize import InitializeResult
+from tether_protocol import InitializeResult, structure, unstructure
 
 from tether.config.settings import RefusedSetting
 from tether.server.handshake import handshake

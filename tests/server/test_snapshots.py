@@ -11,7 +11,7 @@ import pytest
 from server_harness import Answered, running, settings_for
 from tether.config import Settings
 from tether_cli.sessions import sessions_main
-from tether_protocol._json import dumps
+from tether_protocol import dumps
 
 RULES = [
     {"kind": "execute", "pattern": "npm test", "decision": "allow", "created_at": 1.0},

@@ -12,7 +12,7 @@ from pathlib import Path
 from daemon_harness import until
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e"))
-from v2_window import V2Window  # noqa: E402
+from v2_window import opened  # noqa: E402
 
 SLOW = "This answer comes slowly, a few characters at a time, so the other window joins it. " * 2
 
@@ -23,10 +23,7 @@ async def test_a_resume_with_replay_while_the_turn_runs_in_another_window(window
         {"when": {"user": "^first", "step": 1}, "text": "Short."},
         {"when": {"user": "^second", "step": 1}, "text": SLOW, "chunk_size": 4, "delay_ms": 30},
     ]}))
-    first = V2Window(await windows.open(script=script, initialize=False))
-    await first.initialize()
-    second = V2Window(await windows.open(script=script, initialize=False))
-    await second.initialize()
+    first, second = await opened(windows, script), await opened(windows, script)
     session = await first.new_session(workspace)
     await first.prompt(session, "first")
     await first.idle(session)

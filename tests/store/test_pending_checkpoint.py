@@ -10,7 +10,7 @@ import pytest
 
 from tether.store import HistoryStore, MessageRecord, StorageFault
 from tether.store.snapshots import check_snapshot, export_session
-from tether_protocol._pending import CheckpointError, PendingCallRecord, PendingStep
+from tether_protocol import CheckpointError, PendingCallRecord, PendingStep
 
 # What the untyped journal stored (``{"step", "calls": [{"id", "name", "arguments",
 # "started"?}]}``, compact, UTF-8 kept): databases and snapshot files hold this text.

@@ -23,9 +23,7 @@ from jsonschema import Draft202012Validator
 
 from tether.store import SnapshotError
 from tether.store.snapshots import check_snapshot
-from tether_protocol import _snapshots
-from tether_protocol._codec import Described
-from tether_protocol._schema import build_schema
+from tether_protocol import Described, _snapshots, build_schema
 
 DUMP = json.loads((Path(__file__).resolve().parents[1] / "e2e" / "fixtures" / "dump_by_main.json").read_text())
 RECORDS = {"session": _snapshots.SnapshotSession, "turns": _snapshots.SnapshotTurn,

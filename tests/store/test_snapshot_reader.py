@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tether.store.snapshot_reader import STREAMED_LISTS, SnapshotReader
 from tether.store.snapshots import SnapshotError
-from tether_protocol._json import loads
+from tether_protocol import loads
 
 _pieces = st.sampled_from(["a", "\\\\", "\\ud83d\\ude00", "\\ud800", "\\ude00", "\\u00e9", "\\n", "é", "😀",
                            "\\\\ud800", "\\\\\\ud83d\\ude00", " ", "1", '\\"'])

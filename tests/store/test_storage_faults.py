@@ -13,7 +13,7 @@ import pytest
 from tether.store import HistoryStore, MessageRecord, StorageFault, StoreError, TurnWaiting, database_path
 from tether.store.errors import fault_of
 from tether.store.paths import stored_database
-from tether_protocol._pending import PendingCallRecord, PendingStep
+from tether_protocol import PendingCallRecord, PendingStep
 
 PENDING = PendingStep(2, (PendingCallRecord("c2", "write_file", {"path": "a"}),))
 

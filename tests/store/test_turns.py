@@ -13,8 +13,7 @@ import anyio
 import pytest
 
 from tether.store import HistoryStore, MessageRecord, StoreError
-from tether_protocol._extensions import RunReport, Usage
-from tether_protocol._pending import PendingCallRecord, PendingStep
+from tether_protocol import PendingCallRecord, PendingStep, RunReport, Usage
 from tether_protocol.conversation import AssistantMessage
 
 Query = Callable[..., list[Any]]

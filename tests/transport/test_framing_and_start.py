@@ -11,8 +11,7 @@ import pytest
 from daemon_harness import BASIC_SCRIPT, serve_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tether_protocol import LspFrameDecoder, NdjsonDecoder, detect_framing
-from tether_protocol._framing import FramingError
+from tether_protocol import FramingError, LspFrameDecoder, NdjsonDecoder, detect_framing
 
 
 def test_framing_is_told_from_the_first_bytes():

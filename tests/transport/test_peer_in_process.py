@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tether_protocol._framing import Framing, encoder_for
-from tether_protocol._json import dumps
+from tether_protocol import Framing, dumps, encoder_for
 from tether_protocol.peer import (
     JsonRpcPeer,
     MessageReader,

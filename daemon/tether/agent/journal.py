@@ -11,8 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from tether_protocol._extensions import RunReport
-from tether_protocol._pending import PendingCallRecord, PendingStep
+from tether_protocol import PendingCallRecord, PendingStep, RunReport
 from tether_protocol.conversation import (
     CompactionSummary,
     Message,

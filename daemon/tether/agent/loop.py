@@ -14,9 +14,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from tether_protocol._errors import ProviderFailed
-from tether_protocol._json import JsonObject
-from tether_protocol._pending import PendingStep
+from tether_protocol import JsonObject, PendingStep, ProviderFailed
 from tether_protocol.conversation import (
     ContentBlock,
     EmbeddedResource,

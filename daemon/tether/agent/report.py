@@ -10,9 +10,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import tether_protocol._extensions as wire
-from tether_protocol._extensions import RunReport, ToolCallReport, Usage
-from tether_protocol._json import JsonObject
+import tether_protocol as wire
+from tether_protocol import JsonObject, RunReport, ToolCallReport, Usage
 
 from .state import StepState
 

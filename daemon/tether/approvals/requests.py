@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from ..tools.base import ChangePreview, ToolLocation
 from .scope import AlwaysScope

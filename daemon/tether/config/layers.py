@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from .settings import (
     CAMEL_TO_KEY,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from .settings import ConfigError
 

@@ -7,9 +7,7 @@ Must not: touch SQL, do HTTP, or import anything of the turn (it is on the start
 
 from __future__ import annotations
 
-from tether_protocol._config_options import SetConfigOptionParams, SetConfigOptionResult, SetModelParams
-from tether_protocol._errors import InvalidParams
-from tether_protocol._sessions import EmptyResult
+from tether_protocol import EmptyResult, InvalidParams, SetConfigOptionParams, SetConfigOptionResult, SetModelParams
 
 from ..server.context import ClientConnection
 from ..services.config_options import config_options, send_update, set_mode, set_model, set_reasoning
@@ -40,7 +38,7 @@ async def session_set_config_option(ctx: ClientConnection, params: SetConfigOpti
         changed = params.value != session.mode
         await set_mode(session, params.value)
         if changed:  # the client asked for an option, and may know only modes
-            from tether_protocol._updates import CurrentModeUpdate  # not on the start path (22 classes)
+            from tether_protocol import CurrentModeUpdate  # not on the start path (22 classes)
 
             send_update(ctx, session, CurrentModeUpdate(params.value))  # type: ignore[arg-type]
     return SetConfigOptionResult(config_options(ctx, session))
@@ -55,7 +53,7 @@ async def session_set_model(ctx: ClientConnection, params: SetModelParams) -> Em
             f"this session's models: {', '.join(allowed)}"
         )
     await set_model(ctx, session, params.model_id)
-    from tether_protocol._updates import ConfigOptionUpdate  # not on the start path (22 classes)
+    from tether_protocol import ConfigOptionUpdate  # not on the start path (22 classes)
 
     send_update(ctx, session, ConfigOptionUpdate(config_options(ctx, session)))
     return EmptyResult()

@@ -13,7 +13,7 @@ import resource
 import threading
 from typing import Literal, cast
 
-from tether_protocol._extensions import DaemonStats
+from tether_protocol import DaemonStats
 
 from .. import __version__
 from ..server.context import ClientConnection

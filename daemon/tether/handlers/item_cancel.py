@@ -7,8 +7,7 @@ Must not: run or end the turn (agent/call_cancel.py and the executor do).
 
 from __future__ import annotations
 
-from tether_protocol._errors import InvalidParams
-from tether_protocol._sessions import EmptyResult, TerminalCancelParams, ToolCallCancelParams
+from tether_protocol import EmptyResult, InvalidParams, TerminalCancelParams, ToolCallCancelParams
 
 from ..agent.call_cancel import RunningCalls
 from ..server.context import ClientConnection

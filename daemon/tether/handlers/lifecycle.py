@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tether_protocol._errors import InvalidRequest
-from tether_protocol._json import JsonObject
+from tether_protocol import InvalidRequest, JsonObject
 
 from ..server.context import ClientConnection
 from ..server.handshake import handshake

@@ -14,9 +14,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Itera
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from tether_protocol._gc import collector_paused
-from tether_protocol._pending import PendingStep
-from tether_protocol._sessions import LoadSessionParams, LoadSessionResult
+from tether_protocol import LoadSessionParams, LoadSessionResult, PendingStep, collector_paused
 
 from ..rendering import PagedReplay, SessionUpdates, replay_frames
 from ..server.context import ClientConnection

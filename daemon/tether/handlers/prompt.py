@@ -11,19 +11,18 @@ from __future__ import annotations
 from collections.abc import Sized
 from typing import cast
 
-from tether_protocol._common import StopReason
-from tether_protocol._converter import unstructure
-from tether_protocol._errors import (
+from tether_protocol import (  # the area's module: `_messages` would load every area's
     InvalidParams,
-    SessionBusy,
-    SessionNotFound,
-    StorageFailed,
-)
-from tether_protocol._queue import SteerOutcome, SteerParams
-from tether_protocol._sessions import (  # the area's module: `_messages` would load every area's
     PromptParams,
     PromptResult,
+    SessionBusy,
     SessionIdParams,
+    SessionNotFound,
+    SteerOutcome,
+    SteerParams,
+    StopReason,
+    StorageFailed,
+    unstructure,
 )
 from tether_protocol.conversation import blocks_from_json
 from tether_protocol.peer import RawResult
@@ -133,8 +132,7 @@ async def _expand(
     rest = params.prompt[1:]
     if command.name == "mode":
         if await commands.set_mode(session, sink, command.args):
-            from tether_protocol._converter import unstructure
-            from tether_protocol._updates import ConfigOptionUpdate
+            from tether_protocol import ConfigOptionUpdate, unstructure
 
             from ..services.config_options import config_options
 

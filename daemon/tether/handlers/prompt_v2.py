@@ -7,11 +7,7 @@ Must not: run the turn differently from v1 (`prompt._prompt_turn` does)."""
 
 from __future__ import annotations
 
-from tether_protocol._converter import unstructure
-from tether_protocol._errors import RequestCancelled, TetherError
-from tether_protocol._json import dumps_text
-from tether_protocol._queue import SteerOutcome
-from tether_protocol._sessions import PromptParams
+from tether_protocol import PromptParams, RequestCancelled, SteerOutcome, TetherError, dumps_text, unstructure
 from tether_protocol.conversation import blocks_from_json
 from tether_protocol.peer import RawResult
 

@@ -7,9 +7,7 @@ Must not: queue, steer or run a prompt (`tether.services.queue` owns the queue).
 
 from __future__ import annotations
 
-from tether_protocol._errors import InvalidParams
-from tether_protocol._queue import DequeueParams, QueuedPrompt, QueueParams, QueueResult
-from tether_protocol._sessions import EmptyResult
+from tether_protocol import DequeueParams, EmptyResult, InvalidParams, QueuedPrompt, QueueParams, QueueResult
 
 from ..server.context import ClientConnection
 from ..services.queue import queue_of

@@ -6,9 +6,11 @@ Must not: build reports (the agent does, the store keeps them).
 
 from __future__ import annotations
 
-from tether_protocol._errors import SessionNotFound
-from tether_protocol._extensions import ReportParams  # not `_messages`: every area's classes
-from tether_protocol._json import JsonObject
+from tether_protocol import (
+    JsonObject,
+    ReportParams,  # not `_messages`: every area's classes
+    SessionNotFound,
+)
 
 from ..server.context import ClientConnection
 

@@ -11,22 +11,20 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from tether_protocol._converter import unstructure
-from tether_protocol._errors import InvalidParams, MethodNotFound
-from tether_protocol._gc import collector_paused
-from tether_protocol._json import dumps_text
+from tether_protocol import InvalidParams, MethodNotFound, collector_paused, dumps_text, unstructure
 from tether_protocol.peer import RawResult
 
 from ..rendering import SessionUpdates
 from ..rendering.acp_v2 import config_options_v2
 from ..rendering.emitter import frame
-from ..rendering.replay_v2 import REPLAY_COMPLETE, ReplayV2
+from ..rendering.replay_v2 import REPLAY_COMPLETE, ChildShown, ReplayV2
 from ..server.context import ClientConnection
 from ..services.child_sessions import running_child
 from ..services.config_options import config_options
 from ..services.live_session import LiveSession
 from ..services.mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
 from ..services.registry import check_workspace
+from ..services.replay_children import children_shown, say_running_children
 from ..services.sessions_service import StoredSession
 from ..store import MessageRecord, MessageView
 from .loading import load_running, open_stored, pending_ids, replay_pages, send_in_batches, turn_pages_of
@@ -69,6 +67,7 @@ async def session_resume_v2(ctx: ClientConnection, raw: Any) -> RawResult:
         start_in_background(ctx, session.id)
         # the current state, to this client only: after any replay, before the answer
         ctx.connection.send_body(frame(session.id, {"sessionUpdate": "state_update", "state": state}))
+        await say_running_children(ctx, session)
         commands_after_answer(ctx, session.id, workspace)
         options = config_options_v2(unstructure(config_options(ctx, session)) or [])
         return RawResult(dumps_text({"configOptions": options}))
@@ -92,7 +91,12 @@ async def _replayed(ctx: ClientConnection, session_id: str, workspace: Path) -> 
     """The session replayed, then `replay_complete`; the session live, and its state."""
     existing = ctx.daemon.registry.live.get(session_id)
     if existing is not None and existing.turn is not None:
-        session = await load_running(ctx, session_id, workspace, _running_frames)
+        children = await children_shown(existing.store, session_id, _terminals_under(ctx, workspace))
+
+        def running_frames(session_id: str, stored: list[MessageRecord], pending: set[str]) -> list[bytes]:
+            return _running_frames(session_id, stored, pending, children, _terminals_under(ctx, workspace))
+
+        session = await load_running(ctx, session_id, workspace, running_frames)
         waiting = await session.store.waiting_turn(session.id)
         return session, "requires_action" if waiting is not None else "running"
     session, found = await open_stored(ctx, session_id, workspace, _replay_stored)
@@ -101,17 +105,27 @@ async def _replayed(ctx: ClientConnection, session_id: str, workspace: Path) -> 
     return session, "running" if found.elsewhere is not None or session.turn is not None else "idle"
 
 
-def _running_frames(session_id: str, stored: list[MessageRecord], pending: set[str]) -> list[bytes]:
-    replay = ReplayV2(session_id, pending)
-    frames = [replay.frame(u) for u in replay.updates([(m.json_body(), m.status, m.turn_id, m.seq) for m in stored])]
-    return [*frames, replay.frame(REPLAY_COMPLETE)]
+def _terminals_under(ctx: ClientConnection, workspace: Path) -> str | None:
+    """Where a replay's commands ran, when this client is shown terminals (None: it is not)."""
+    return str(workspace) if ctx.client is not None and ctx.client.terminal_output_meta else None
+
+
+def _running_frames(
+    session_id: str, stored: list[MessageRecord], pending: set[str], children: dict[str, ChildShown],
+    workspace: str | None,
+) -> list[bytes]:
+    replay = ReplayV2(session_id, pending, children=children, workspace=workspace)
+    updates = replay.updates([(m.json_body(), m.status, m.turn_id, m.seq) for m in stored]) + replay.rest()
+    return [*map(replay.frame, updates), replay.frame(REPLAY_COMPLETE)]
 
 
 async def _replay_stored(ctx: ClientConnection, found: StoredSession) -> list[MessageView]:
     """A stored session's v2 replay (paged unless calls wait for approval), then its marker."""
     store, session_id, conn = found.store, found.record.id, ctx.connection
+    workspace = _terminals_under(ctx, Path(found.record.workspace))
+    children = await children_shown(store, session_id, workspace)
     if found.pending is None:
-        replay = ReplayV2(session_id)
+        replay = ReplayV2(session_id, children=children, workspace=workspace)
         stored = await replay_pages(
             conn, store, session_id, turn_pages_of(store, session_id),
             lambda page: ([(r, b, s) for r, b, s, _t, _q in page], replay.feed([(b, s, t, q) for _r, b, s, t, q in page])),
@@ -120,7 +134,7 @@ async def _replay_stored(ctx: ClientConnection, found: StoredSession) -> list[Me
     else:  # its calls waiting for approval are pending, not failed
         records = await store.load_messages(session_id)
         stored = [(m.role, m.json_body(), m.status) for m in records]
-        replay = ReplayV2(session_id, pending_ids(found.pending))
+        replay = ReplayV2(session_id, pending_ids(found.pending), children=children, workspace=workspace)
         await send_in_batches(conn, replay.feed([(m.json_body(), m.status, m.turn_id, m.seq) for m in records]))
         await send_in_batches(conn, replay.finish())
     conn.send_body(replay.frame(REPLAY_COMPLETE))

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from typing import cast
 
-from tether_protocol._errors import InvalidParams, SessionBusy
-from tether_protocol._rewind import (
+from tether_protocol import (
     ChangedFile,
     ChangesParams,
     ChangesResult,
+    InvalidParams,
     RewindConflict,
     RewindInfo,
     RewindParams,
     RewindRestore,
     RewindResult,
     RewindSkipped,
+    SessionBusy,
 )
 
 from ..server.context import ClientConnection

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
-from tether_protocol._errors import SessionNotFound
-from tether_protocol._extensions import (
+from tether_protocol import (
+    EmptyResult,
     RemoveRuleParams,
     Rule,
     RuleDecision,
     RuleKind,
     RulesParams,
     RulesResult,
+    SessionNotFound,
 )
-from tether_protocol._sessions import EmptyResult
 
 from ..approvals import ApprovalGate
 from ..server.context import ClientConnection

@@ -12,17 +12,18 @@ import asyncio
 import datetime as dt
 from pathlib import Path
 
-from tether_protocol._errors import InvalidParams
-from tether_protocol._json import JsonObject
-from tether_protocol._modes import SessionMode, SessionModeState
-from tether_protocol._sessions import (
+from tether_protocol import (
     EmptyResult,
+    InvalidParams,
+    JsonObject,
     ListSessionsParams,
     ListSessionsResult,
     NewSessionParams,
     NewSessionResult,
     SessionIdParams,
     SessionInfo,
+    SessionMode,
+    SessionModeState,
     SetModeParams,
 )
 from tether_protocol.peer import RawResult
@@ -57,8 +58,7 @@ async def session_new(ctx: ClientConnection, params: NewSessionParams) -> NewSes
     commands_after_answer(ctx, session.id, session.workspace)
     result = NewSessionResult(session.id, modes(session.mode), config_options(ctx, session))
     if getattr(ctx.connection, "protocol_version", 1) == 2:  # v2 names (updates/acp_v2.py)
-        from tether_protocol._converter import unstructure
-        from tether_protocol._json import dumps_text
+        from tether_protocol import dumps_text, unstructure
 
         from ..rendering.acp_v2 import new_session_result
 
@@ -132,7 +132,7 @@ async def session_delete(ctx: ClientConnection, params: SessionIdParams) -> Empt
 async def session_set_mode(ctx: ClientConnection, params: SetModeParams) -> EmptyResult:
     session = ctx.daemon.registry.get_live(params.session_id)
     await set_mode(session, params.mode_id)
-    from tether_protocol._updates import ConfigOptionUpdate  # not on the start path (22 classes)
+    from tether_protocol import ConfigOptionUpdate  # not on the start path (22 classes)
 
     send_update(ctx, session, ConfigOptionUpdate(config_options(ctx, session)))  # the "mode" option changed
     return EmptyResult()

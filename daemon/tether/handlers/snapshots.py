@@ -14,25 +14,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
-from tether_protocol._errors import InvalidParams, SessionNotFound
-from tether_protocol._extensions import RuleDecision
-from tether_protocol._gc import collector_paused
-from tether_protocol._sessions import ForkSessionParams, NewSessionResult
-from tether_protocol._snapshots import (
+from tether_protocol import (
     DumpedFile,
     DumpParams,
+    ForkSessionParams,
+    InvalidParams,
     LatestParams,
     LatestResult,
     LatestSession,
     MessageRole,
+    NewSessionResult,
     NoLatestSession,
     RestoredRule,
     RestoreParams,
     RestoreResult,
+    RuleDecision,
     SearchHit,
     SearchParams,
     SearchResult,
+    SessionNotFound,
     TetherForkParams,
+    collector_paused,
 )
 
 from ..server.context import ClientConnection

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from .runner import OUTPUT_CAP, HookRun
 

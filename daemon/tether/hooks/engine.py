@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from ..agent.sink import Notice, TurnSink
 from .answers import HookAnswer, read_answer

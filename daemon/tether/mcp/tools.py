@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import mcp_types as types
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 from tether_protocol.conversation import (
     AudioBlock,
     ContentBlock,

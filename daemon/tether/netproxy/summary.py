@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from ..config import Settings
 from .asking import always_allowed

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from .base import (
     Finish,

@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import orjson
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from .base import ProviderError
 from .idle_watch import IdleWatch

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from .base import (
     ModelRequest,

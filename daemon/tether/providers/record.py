@@ -13,8 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from tether_protocol._errors import ConfigInvalid
-from tether_protocol._json import JsonObject
+from tether_protocol import ConfigInvalid, JsonObject
 
 from .base import ModelRequest, Provider, ProviderError, ProviderEvent
 

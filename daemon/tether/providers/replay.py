@@ -16,8 +16,7 @@ from typing import Any
 
 import anyio
 
-from tether_protocol._errors import ConfigInvalid
-from tether_protocol._json import JsonObject
+from tether_protocol import ConfigInvalid, JsonObject
 
 from .base import ModelRequest, Provider, ProviderError, ProviderEvent
 from .http import RetryPolicy

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import anyio
 
-from tether_protocol._errors import ConfigInvalid, NoProviderConfigured
+from tether_protocol import ConfigInvalid, NoProviderConfigured
 
 from ..config import Settings
 from .base import Provider

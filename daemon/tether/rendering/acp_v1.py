@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeAlias, Union, cast
 
-import tether_protocol._common as wire
-import tether_protocol._updates as up
-from tether_protocol._json import JsonObject
+import tether_protocol as up
+import tether_protocol as wire
+from tether_protocol import JsonObject
 from tether_protocol.conversation import block_to_json
 
 from ..agent.sink import (

@@ -13,7 +13,7 @@ from typing import Any, TypeAlias
 
 from msgspec import to_builtins
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 from tether_protocol.conversation import block_to_json
 
 from ..agent.sink import (

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-import tether_protocol._updates as up
-from tether_protocol._codec import ENCODER
+import tether_protocol as up
+from tether_protocol import ENCODER
 
 from ..agent.sink import PromptInserted, StepStarted, TurnEnded, TurnEvent, TurnStateChanged, failed
 from ..transport.connection import Connection, encode_json
@@ -115,7 +115,7 @@ class SessionUpdates:
         self._registered = False
         self.sent = 0
         # the shared daemon's session id -> connections map (None: one client, stdio); a
-        # sub-agent's session: the v2 connections that see its parent (server/child_sessions.py)
+        # sub-agent's session: the v2 connections that see its parent (services/child_sessions.py)
         self._audience: Viewers | None = audience if audience is not None else getattr(conn, "audience", None)
         self._version = _version(conn)
         self._others: dict[int, Renderer] = {}  # the renderers of the audience's other versions

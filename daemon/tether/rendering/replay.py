@@ -14,10 +14,16 @@ import msgspec
 from msgspec import UNSET, Raw
 from orjson import dumps as orjson_dumps
 
-import tether_protocol._updates as up
-from tether_protocol._codec import ENCODER
-from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallStatus
-from tether_protocol._json import JsonObject, dumps
+import tether_protocol as up
+from tether_protocol import (
+    ENCODER,
+    JsonObject,
+    TextContent,
+    ToolCallContent,
+    ToolCallContentBlock,
+    ToolCallStatus,
+    dumps,
+)
 
 from ..agent.history import nothing_said
 from .acp_v1 import notice

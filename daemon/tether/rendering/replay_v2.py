@@ -1,27 +1,47 @@
 """History replay on ACP v2: stored messages shown again as v2 `session/update`s (`session/resume`).
 
-Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9), a page at a time,
-and `REPLAY_COMPLETE`, the marker after.
-Must not: change the history or decide anything about it (v1's reading is `replay.py`).
+Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9) as v2's generated
+types, a page at a time; a `delegate` call's child and a command's terminal after its call;
+`REPLAY_COMPLETE`, the marker after. Must not: read the store or change the history (v1's
+reading is `replay.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from orjson import dumps as orjson_dumps
+from msgspec import UNSET, Struct
 
-from tether_protocol._json import JsonObject, dumps
+from tether_protocol import ENCODER, JsonObject, dumps
+from tether_protocol.acp_v2 import schema_types as v2
 
 from ..agent.history import nothing_said
+from ..store.children import ChildRecord
 from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id
 from .replay import INTERRUPTED, results_by_step, waiting_step
+from .replay_terminals import terminal_replayed
 
 # (body, status, turn id or None, seq): a stored message as the v2 replay reads it
 Stored = tuple[JsonObject, str, "str | None", int]
 
 REPLAY_COMPLETE: Update = {"sessionUpdate": "replay_complete"}
+
+
+@dataclass(frozen=True, slots=True)
+class ChildShown:
+    """A `delegate` call's sub-agent as its parent's replay shows it: its session, and its
+    own replay (frames on its id), sent after the `subagent_update` that announces it."""
+
+    record: ChildRecord
+    frames: list[bytes] = field(default_factory=list)
+
+
+# what a replay yields: an update of this session (v2's type, or JSON where it is rare), or a
+# child's frame, built already
+Shown = Struct | Update | bytes
 
 
 class ReplayV2:
@@ -31,11 +51,18 @@ class ReplayV2:
     next page. With `pending` (calls waiting for approval) feed the whole history at once:
     the waiting step is the last one naming them."""
 
-    __slots__ = ("session_id", "pending", "_head", "_held", "_turn", "_step", "_retry", "_plans",
-                 "_prompts")
+    __slots__ = ("session_id", "pending", "workspace", "_unshown", "_head", "_held", "_turn", "_step", "_retry",
+                 "_plans", "_prompts")
 
-    def __init__(self, session_id: str, pending: set[str] | frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, session_id: str, pending: set[str] | frozenset[str] = frozenset(), *,
+        children: Mapping[str, ChildShown] | None = None, workspace: str | None = None,
+    ) -> None:
+        """`children` by their `delegate` call's id; `workspace`: commands' terminals are
+        shown (a client that set `_meta.terminal_output`), their cwd under it."""
         self.session_id, self.pending = session_id, pending
+        self.workspace = workspace
+        self._unshown = dict(children or {})  # children not replayed yet (after their call)
         self._head = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":' + dumps(session_id) + b',"update":'
         self._held: list[Stored] = []
         self._turn = ""  # the current turn's id
@@ -56,29 +83,37 @@ class ReplayV2:
 
     def finish(self) -> Iterator[bytes]:
         messages, self._held = self._held, []
-        return self._frames(messages)
+        return itertools.chain(self._frames(messages), map(self.frame, self.rest()))
 
-    def frame(self, update: Update) -> bytes:
-        return self._head + dumps(update) + b"}}"
+    def rest(self) -> list[Shown]:
+        """The children whose `delegate` call is not in the history replayed (their parent's
+        daemon died, or its turn runs, before the call's step was stored): after the rest."""
+        out: list[Shown] = []
+        for child in self._unshown.values():
+            out += [_announced(child.record, {}), *child.frames]
+        self._unshown.clear()
+        return out
+
+    def frame(self, update: Shown) -> bytes:
+        if type(update) is bytes:  # a child's, on its own id
+            return update
+        return self._head + ENCODER.encode(update) + b"}}"
 
     def _frames(self, messages: list[Stored]) -> Iterator[bytes]:
-        """A page's frames, built at once (one list, no generator per update)."""
-        head, frames = self._head, []
+        """A page's frames, built at once (one list, no generator per update). Stored strings
+        are whole (`_json.loads` read them: U+FFFD for a lone surrogate), as v1's replay has them."""
+        head, encode, frames = self._head, ENCODER.encode, []
         for update in self.updates(messages):
-            try:
-                body = orjson_dumps(update)
-            except TypeError:  # what orjson refuses (a lone surrogate): `_json.dumps` decides
-                body = dumps(update)
-            frames.append(head + body + b"}}")
+            frames.append(update if type(update) is bytes else head + encode(update) + b"}}")
         return iter(frames)
 
-    def updates(self, messages: Sequence[Stored]) -> list[Update]:
+    def updates(self, messages: Sequence[Stored]) -> list[Shown]:
         """The updates of `messages` (a whole number of steps: each assistant message with
         the tool results after it), in order."""
         bodies = [(body, status) for body, status, _turn, _seq in messages]
         answers = results_by_step(bodies)
         waiting_at = waiting_step(bodies, self.pending)
-        out: list[Update] = []
+        out: list[Shown] = []
         for index, (body, status, turn_id, seq) in enumerate(messages):
             role = body.get("role")
             if role == "user":
@@ -87,7 +122,7 @@ class ReplayV2:
                 self._assistant(out, body, status, turn_id, answers.get(index, {}), index == waiting_at)
         return out
 
-    def _user(self, out: list[Update], body: JsonObject, status: str, turn_id: str | None, seq: int) -> None:
+    def _user(self, out: list[Shown], body: JsonObject, status: str, turn_id: str | None, seq: int) -> None:
         if "compaction" in body:
             replaced = body["compaction"].get("replaced", 0)
             out.append(notice(f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced}))
@@ -104,7 +139,7 @@ class ReplayV2:
         out.append(_message("user_message", prompt_message_id(self._turn), body.get("content") or [], _status(status)))
 
     def _assistant(
-        self, out: list[Update], body: JsonObject, status: str, turn_id: str | None, results: dict[str, JsonObject],
+        self, out: list[Shown], body: JsonObject, status: str, turn_id: str | None, results: dict[str, JsonObject],
         waiting: bool,
     ) -> None:
         if turn_id is not None and turn_id != self._turn:  # a turn whose prompt is not stored (a fork's)
@@ -122,7 +157,13 @@ class ReplayV2:
         if text := body.get("text"):
             out.append(_message("agent_message", message_id, [_text(text)], tether))
         for call in body.get("tool_calls") or ():
-            out.append(_call(call, results.get(call["id"]), waiting and call["id"] in self.pending))
+            result = results.get(call["id"])
+            if self.workspace is not None and result is not None and call.get("name") == "run_command":
+                out.extend(terminal_replayed(call, result, self.workspace))
+            out.append(_call(call, result, waiting and call["id"] in self.pending))
+            if (child := self._unshown.pop(call["id"], None)) is not None:
+                out.append(_announced(child.record, call))
+                out.extend(child.frames)
             if call.get("name") == "update_plan" and call["id"] in results and not results[call["id"]].get("is_error"):
                 plan = self._plan(call.get("arguments"))
                 if plan is not None:
@@ -140,40 +181,67 @@ class ReplayV2:
             return None
 
 
+def _announced(child: ChildRecord, call: JsonObject) -> Update:
+    """The child's `subagent_update` as a client holds it after the live ones: its title and
+    task, and (ended) its last state, no longer cancellable; a running child's state comes
+    after the replay (`subagent_update` with its state now, SPEC §12.9)."""
+    arguments = call.get("arguments")
+    task = arguments.get("task") if isinstance(arguments, dict) else None
+    update: Update = {"sessionUpdate": "subagent_update", "sessionId": child.session_id}
+    if child.title is not None:
+        update["title"] = child.title
+    if isinstance(task, str):
+        update["description"] = task
+    if child.stop_reason is not None:
+        update["capabilities"] = {}
+        update["state"] = {"state": "idle", "stopReason": child.stop_reason}
+    update["_meta"] = {"tether": {"parentCallId": child.parent_call_id}}
+    return update
+
+
 def _status(status: str) -> dict[str, Any]:
     """`_meta.tether.status` of a message that did not complete normally (SPEC §4.6)."""
-    return {} if status == "complete" else {"status": status}
+    return _COMPLETE if status == "complete" else {"status": status}
 
 
-def _message(kind: str, message_id: str, content: Any, tether: dict[str, Any]) -> Update:
-    update: Update = {"sessionUpdate": kind, "messageId": message_id, "content": content}
-    if tether:
-        update["_meta"] = {"tether": tether}
-    return update
+_COMPLETE: dict[str, Any] = {}  # shared: read, never changed
 
 
-def _text(text: Any) -> Update:
-    return {"type": "text", "text": text}
+def _message(kind: str, message_id: str, content: Any, tether: dict[str, Any]) -> Shown:
+    message: Shown = _MESSAGES[kind](message_id=message_id, content=content, meta={"tether": tether} if tether else UNSET)
+    return message
 
 
-def _call(call: JsonObject, result: JsonObject | None, waiting: bool) -> Update:
+def _text(text: Any) -> Any:
+    """A text block (where v2's type names the open union of blocks); a stored text as it
+    is, a broken store's non-string too (encoding does not check types)."""
+    return v2.ContentBlock_text(text=text)
+
+
+def _call(call: JsonObject, result: JsonObject | None, waiting: bool) -> Shown:
     """A stored call with its result folded in: one upsert with what the live call's
     reports added up to (its title, kind and status, its arguments, the result's text and
-    blocks, its locations)."""
-    name = call.get("name")
-    update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": call.get("id")}
+    blocks, its locations); stored JSON (decoded) is encoded in the same pass as the rest."""
+    name, call_id = call.get("name"), call["id"]  # a stored call has its id (`results_by_step` reads it)
+    arguments = call.get("arguments", {})
     if result is None:
-        update.update(title=name, kind="other", status="pending" if waiting else "failed")
-    else:
-        update.update(
-            title=result.get("title", name), kind=result.get("kind", "other"),
-            status="failed" if result.get("is_error") else "completed",
+        return v2.SessionUpdate_tool_call_update(
+            tool_call_id=call_id, title=name, kind="other", status="pending" if waiting else "failed",
+            raw_input=arguments,
         )
-    update["rawInput"] = call.get("arguments", {})
-    if result is not None:
-        content = [{"type": "content", "content": _text(result.get("content", ""))}]
-        content += [{"type": "content", "content": block} for block in result.get("blocks") or ()]
-        update["content"] = content
-        if where := result.get("locations"):
-            update["locations"] = where
-    return update
+    content: list[Any] = [v2.ToolCallContent_content(content=_text(result.get("content", "")))]
+    content += [v2.ToolCallContent_content(content=block) for block in result.get("blocks") or ()]
+    where = result.get("locations")
+    return v2.SessionUpdate_tool_call_update(
+        tool_call_id=call_id, title=result.get("title", name), kind=result.get("kind", "other"),
+        status="failed" if result.get("is_error") else "completed", content=content,
+        locations=where or UNSET, raw_input=arguments,
+    )
+
+
+# the whole messages a replay shows, by kind (v2's types: encoded as they are, no dict built)
+_MESSAGES: dict[str, Any] = {
+    "user_message": v2.SessionUpdate_user_message,
+    "agent_message": v2.SessionUpdate_agent_message,
+    "agent_thought": v2.SessionUpdate_agent_thought,
+}

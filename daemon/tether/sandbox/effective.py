@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from . import SandboxChoice
 from .credential_stores import read_limits, shown_path

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tether_protocol._converter import unstructure
+from tether_protocol import unstructure
 
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..tools.visible_text import visible
@@ -66,7 +66,7 @@ class ClientAsker:
         return read_answer(result, {option.option_id for option in typed.options})
 
     async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        from tether_protocol._lsp import ShowMessageRequestParams
+        from tether_protocol import ShowMessageRequestParams
 
         from .permission import LSP_ACTIONS, lsp_actions
 

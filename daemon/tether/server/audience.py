@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from tether_protocol._json import loads
+from tether_protocol import loads
 from tether_protocol.peer import RawResult
 
 from ..transport.rpc import Route, TetherRPC
@@ -122,7 +122,7 @@ def _closing(ctx: ClientConnection, route: Route) -> None:
         session = ctx.daemon.registry.live.get(params.session_id)
         if session is not None and ctx.conn in session.audience and len(session.audience) > 1:
             session.audience.remove(ctx.conn)
-            from tether_protocol._sessions import EmptyResult
+            from tether_protocol import EmptyResult
 
             return EmptyResult()
         return await handler(params)  # the session ends, its audience with it

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether_protocol._errors import InvalidParams
+from tether_protocol import InvalidParams
 
 from .handshake import uri_to_path
 
 if TYPE_CHECKING:  # the method table imports `_lsp` on the first document notification
-    from tether_protocol._lsp import (
+    from tether_protocol import (
         DidChangeTextDocumentParams,
         DidCloseTextDocumentParams,
         DidOpenTextDocumentParams,

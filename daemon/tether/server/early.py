@@ -11,9 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tether_protocol._errors import TetherError
-from tether_protocol._framing import encoder_for
-from tether_protocol._json import JsonObject, dumps
+from tether_protocol import JsonObject, TetherError, dumps, encoder_for
 
 from ..config import Settings
 from ..transport.first_message import FirstRead, write_all

@@ -12,8 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from tether_protocol._converter import structure, unstructure
-from tether_protocol._errors import InvalidParams
+from tether_protocol import InvalidParams, structure, unstructure
 
 from ..tools.base import ToolError
 from ..tools.disk_io import DiskFileIO
@@ -55,7 +54,7 @@ class EditorFiles:
         if doc is not None:
             return doc.text
         if self.client is not None and self.client.fs_read_text_file:
-            from tether_protocol._client_requests import ReadTextFileParams, ReadTextFileResult
+            from tether_protocol import ReadTextFileParams, ReadTextFileResult
 
             try:
                 result = await self._ask(
@@ -79,7 +78,7 @@ class EditorFiles:
             # avante writes with io.open, which needs the directory: a new file's parents
             # are made here (approved with the file; the disk is where editors look)
             await self.disk.make_parents(path)
-            from tether_protocol._client_requests import WriteTextFileParams
+            from tether_protocol import WriteTextFileParams
 
             params = WriteTextFileParams(self.session_id, str(path), text)
             result = await self._ask("fs/write_text_file", params, str(path))
@@ -102,7 +101,7 @@ class EditorFiles:
 
     async def _apply_edit(self, path: Path, text: str) -> None:
         # LSP message types: imported only when a client uses LSP's side (never on ACP's start path)
-        from tether_protocol._lsp import (
+        from tether_protocol import (
             ApplyWorkspaceEditParams,
             ApplyWorkspaceEditResult,
             CreateFile,

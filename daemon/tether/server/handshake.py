@@ -15,16 +15,19 @@ from urllib.parse import unquote, urlparse
 
 from msgspec import UNSET, Struct, field
 
-from tether_protocol._codec import convert
-from tether_protocol._common import Implementation
-from tether_protocol._errors import ConfigInvalid, InvalidParams
-from tether_protocol._initialize import (
+from tether_protocol import (
     ClientCapabilities,
     ClientCapabilitiesMeta,
+    ConfigInvalid,
+    Implementation,
     InitializeParams,
+    InvalidParams,
+    JsonObject,
+    convert,
+)
+from tether_protocol._initialize import (
     _LspClientCapabilities,  # (the part of LSP's capabilities Tether reads)
 )
-from tether_protocol._json import JsonObject
 
 from .. import __version__
 from ..config import SOURCE_INIT_OPTIONS, ConfigError, Settings, apply_overrides, user_config_path

@@ -15,8 +15,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tether_protocol import StorageFailed
 from tether_protocol import _method_table as spec
-from tether_protocol._errors import StorageFailed
 from tether_protocol._method_table import MethodSpec
 from tether_protocol.peer import Later, RawResult
 

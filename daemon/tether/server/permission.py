@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING, cast, get_args
 
-from tether_protocol._client_requests import (
+from tether_protocol import (
     AllowAlwaysRule,
     AllowAlwaysScope,
     Hunk,
+    InvalidParams,
+    JsonObject,
     PermissionOption,
     PermissionOptionKind,
     PermissionRequestMeta,
@@ -23,11 +25,13 @@ from tether_protocol._client_requests import (
     RequestPermissionParams,
     RequestPermissionResult,
     SelectedOutcome,
+    TextContent,
+    ToolCallContent,
+    ToolCallContentBlock,
+    ToolCallLocation,
+    ToolKind,
+    structure,
 )
-from tether_protocol._common import TextContent, ToolCallContent, ToolCallContentBlock, ToolCallLocation, ToolKind
-from tether_protocol._converter import structure
-from tether_protocol._errors import InvalidParams
-from tether_protocol._json import JsonObject
 
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..approvals.gate import OPTIONS
@@ -36,7 +40,7 @@ from ..tools.diffs import hunks
 from ..tools.visible_text import visible
 
 if TYPE_CHECKING:
-    from tether_protocol._lsp import MessageActionItem
+    from tether_protocol import MessageActionItem
 
     from ..agent.sink import TurnSink
     from ..transport.rpc import TetherRPC
@@ -90,7 +94,7 @@ def _always_meta(request: ApprovalRequest) -> AllowAlwaysScope | None:
 
 
 def lsp_actions(request: ApprovalRequest) -> list[MessageActionItem]:
-    from tether_protocol._lsp import MessageActionItem  # LSP's types: for stock LSP clients only
+    from tether_protocol import MessageActionItem  # LSP's types: for stock LSP clients only
 
     return [
         MessageActionItem(title)
@@ -170,7 +174,7 @@ def _accepted_hunks(answer: RequestPermissionResult, outcome: SelectedOutcome) -
 def permission_params_v2(request: ApprovalRequest, reason: str, *, by_name: bool = False) -> JsonObject:
     """ACP v2's `session/request_permission` params: v1's, moved into v2's places (the
     prompt text to `title`/`description`, the call to `subject.toolCall`, diffs as changes)."""
-    from tether_protocol._converter import unstructure
+    from tether_protocol import unstructure
 
     from ..rendering.acp_v2 import tool_call_content_v2
 

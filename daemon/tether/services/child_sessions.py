@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tether_protocol._errors import SessionBusy
+from tether_protocol import SessionBusy
 
 from ..agent.session import ActiveTurn
 from ..agent.sink import SubagentChanged, TurnEvent, TurnSink, TurnStateChanged
@@ -36,13 +36,14 @@ class _ParentV2Viewers:
 class ChildView:
     """A child session's own sink: its updates on its id; its states also on the parent."""
 
-    __slots__ = ("updates", "parent", "child_id", "call_id", "_asking")
+    __slots__ = ("updates", "parent", "child_id", "call_id", "waiting", "_asking")
 
     def __init__(
         self, updates: SessionUpdates, parent: TurnSink, call_id: str, asking: dict[str, TurnSink],
     ) -> None:
         self.updates, self.parent, self.call_id, self._asking = updates, parent, call_id, asking
         self.child_id = updates.session_id
+        self.waiting = False  # its state is `requires_action` (an approval of its own waits)
 
     def text(self, delta: str) -> None:
         self.updates.text(delta)
@@ -54,8 +55,22 @@ class ChildView:
         self.updates.emit(event)
         if type(event) is TurnStateChanged:
             self.parent.emit(SubagentChanged(self.child_id, self.call_id, state=event))
+            self._parent_waits(event.state == "requires_action")
             if event.state == "idle":
                 self._asking.pop(self.child_id, None)
+
+    def _parent_waits(self, waiting: bool) -> None:
+        """The parent's work waits on its children's approvals: `requires_action` while one
+        of them waits, `running` once none does (SPEC §12.6)."""
+        if waiting == self.waiting:
+            return
+        self.waiting = waiting
+        others = any(
+            sink.waiting for sink in self._asking.values()
+            if isinstance(sink, ChildView) and sink is not self and sink.parent is self.parent
+        )
+        if not others:
+            self.parent.emit(TurnStateChanged("requires_action" if waiting else "running"))
 
     def flush(self) -> None:
         self.updates.flush()

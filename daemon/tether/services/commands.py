@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether_protocol._common import ContentBlock, TextContent
-from tether_protocol._config_options import SessionClearedParams
+from tether_protocol import ContentBlock, SessionClearedParams, TextContent
 
 from ..agent.session import AgentSession
 from ..rendering import SessionUpdates
@@ -136,8 +135,7 @@ async def set_mode(session: AgentSession, sink: SessionUpdates, mode_id: str) ->
 async def set_model(ctx: ClientConnection, session: AgentSession, sink: SessionUpdates, model_id: str) -> None:
     """`/model <id>`: as `session/set_config_option` for "model", and the client is told
     (a `config_option_update`); without an id, or an unknown one, a notice lists the models."""
-    from tether_protocol._converter import unstructure
-    from tether_protocol._updates import ConfigOptionUpdate
+    from tether_protocol import ConfigOptionUpdate, unstructure
 
     options = config_options.config_options(ctx, session)
     model = options[0]
@@ -163,7 +161,7 @@ async def clear(ctx: ClientConnection, session: AgentSession, sink: SessionUpdat
             "(a new chat) to begin with an empty one]\n"
         )
         return
-    from tether_protocol._converter import unstructure
+    from tether_protocol import unstructure
 
     new = await ctx.daemon.sessions.create(session.workspace, session.mode)
     if session.model is not None:

@@ -11,11 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from tether_protocol._config_options import (
-    SessionConfigOption,
-    SessionConfigSelectOption,
-)
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject, SessionConfigOption, SessionConfigSelectOption
 
 from ..server.handshake import MODES
 
@@ -166,7 +162,7 @@ async def fetch_models(ctx: ClientConnection) -> None:
     for session, old in zip(live, before):
         now = config_options(ctx, session)
         if now != old:
-            from tether_protocol._updates import ConfigOptionUpdate  # not on the start path (22 classes)
+            from tether_protocol import ConfigOptionUpdate  # not on the start path (22 classes)
 
             send_update(ctx, session, ConfigOptionUpdate(now))
 
@@ -178,7 +174,7 @@ async def set_mode(session: AgentSession, mode: str) -> None:
 
 
 def send_update(ctx: ClientConnection, session: AgentSession, update: Any) -> None:
-    from tether_protocol._converter import unstructure  # not on the start path
+    from tether_protocol import unstructure  # not on the start path
 
     from ..rendering.emitter import SessionUpdates
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tether_protocol._common import ContentBlock
+    from tether_protocol import ContentBlock
 
     from ..mcp.connection import McpConnection
     from ..rendering import SessionUpdates
@@ -81,7 +81,7 @@ async def expand(
         sink.notice(f"\n[/{command.name}: MCP server {server} did not give the prompt: {exc}]\n")
         return None
     texts = [_text(m.content) for m in result.messages]
-    from tether_protocol._common import TextContent  # the prompt path's: not when `session/new` loads this module
+    from tether_protocol import TextContent  # the prompt path's: not when `session/new` loads this module
 
     return Expanded([TextContent("\n\n".join(t for t in texts if t)), *rest])
 

@@ -12,8 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether_protocol._errors import InvalidParams
-from tether_protocol._json import JsonObject
+from tether_protocol import InvalidParams, JsonObject
 
 from ..server.context import ClientConnection
 from . import mcp_prompts

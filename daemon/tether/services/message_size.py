@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from tether_protocol._common import ContentBlock, EmbeddedResource, ResourceLink, TextContent
-from tether_protocol._errors import InvalidParams
+from tether_protocol import ContentBlock, EmbeddedResource, InvalidParams, ResourceLink, TextContent
 
 MIB = 1024 * 1024
 

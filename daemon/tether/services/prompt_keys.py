@@ -16,12 +16,19 @@ from typing import cast
 
 import anyio
 
-from tether_protocol._common import StopReason
-from tether_protocol._converter import unstructure
-from tether_protocol._errors import InvalidParams, RequestCancelled, TetherError
-from tether_protocol._json import dumps_text
-from tether_protocol._queue import SteerOutcome
-from tether_protocol._sessions import PromptParams, PromptResult, PromptResultMeta, PromptTetherMeta
+from tether_protocol import (
+    InvalidParams,
+    PromptParams,
+    PromptResult,
+    PromptResultMeta,
+    PromptTetherMeta,
+    RequestCancelled,
+    SteerOutcome,
+    StopReason,
+    TetherError,
+    dumps_text,
+    unstructure,
+)
 from tether_protocol.peer import RawResult
 
 from ..agent.session import AgentSession

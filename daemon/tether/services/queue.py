@@ -15,11 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from tether_protocol._converter import unstructure
-from tether_protocol._errors import InvalidParams
-from tether_protocol._queue import QueuedPrompt, SteerOutcome
-from tether_protocol._sessions import PromptParams
-from tether_protocol._updates import SessionInfoUpdate, UpdateMeta, UpdateTetherMeta, UserMessageChunk
+from tether_protocol import (
+    InvalidParams,
+    PromptParams,
+    QueuedPrompt,
+    SessionInfoUpdate,
+    SteerOutcome,
+    UpdateMeta,
+    UpdateTetherMeta,
+    UserMessageChunk,
+    unstructure,
+)
 
 from ..agent.session import ActiveTurn, AgentSession, Steer
 from ..agent.sink import PromptSteered

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from tether_protocol._errors import SessionNotFound, WorkspaceInvalid
+from tether_protocol import SessionNotFound, WorkspaceInvalid
 
 from ..store import (
     HistoryStore,

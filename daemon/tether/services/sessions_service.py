@@ -25,7 +25,7 @@ from ..store import (
 )
 
 if TYPE_CHECKING:
-    from tether_protocol._pending import PendingStep
+    from tether_protocol import PendingStep
 
     from ..agent.session import AgentSession
     from ..store.checkpoints import RewindRow

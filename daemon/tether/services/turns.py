@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether_protocol._pending import PendingStep
+from tether_protocol import PendingStep
 from tether_protocol.conversation import ToolResultMessage
 
 from ..agent.loop import AgentTurn, TurnServices
@@ -96,7 +96,7 @@ def make_turn(
 
 
 def child_views(ctx: ClientConnection, parent: TurnSink, parent_id: str) -> ChildViews:
-    """How `SubAgents` shows a child on its own id (server/child_sessions.py, imported by the
+    """How `SubAgents` shows a child on its own id (services/child_sessions.py, imported by the
     first `delegate` call: a turn without one does not cross it)."""
 
     def view(child_id: str, call_id: str) -> TurnSink | None:

@@ -16,7 +16,7 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tether_protocol._framing import Framing
+from tether_protocol import Framing
 
 from ..transport.connection import Connection
 from .proxy import read_preamble

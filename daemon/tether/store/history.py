@@ -38,11 +38,10 @@ from tether.store.records import (
 )
 from tether.store.rules import RuleStore
 from tether.store.turn_json import partial_text, pending_of, pending_text, report_text
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 if TYPE_CHECKING:  # imported when first stored or read: opening a store does not
-    from tether_protocol._extensions import RunReport
-    from tether_protocol._pending import PendingStep
+    from tether_protocol import PendingStep, RunReport
     from tether_protocol.conversation import AssistantMessage
 
 __all__ = ["HistoryStore"]

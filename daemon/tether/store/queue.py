@@ -16,7 +16,7 @@ import aiosqlite
 
 from tether.store.history import HistoryStore
 from tether.store.liveness import alive, this_process
-from tether_protocol._json import dumps_text, loads
+from tether_protocol import dumps_text, loads
 
 
 @dataclass(frozen=True, slots=True)

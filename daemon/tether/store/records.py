@@ -17,7 +17,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from tether.store.errors import InvalidCursor
-from tether_protocol._json import JsonObject, dumps_text, loads, whole_text
+from tether_protocol import JsonObject, dumps_text, loads, whole_text
 
 if TYPE_CHECKING:  # the conversation model is imported when a message is first converted
     from collections.abc import Callable

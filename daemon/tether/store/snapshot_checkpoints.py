@@ -18,7 +18,7 @@ import aiosqlite
 
 from tether.store.history import HistoryStore
 from tether.store.snapshot_checks import SnapshotError
-from tether_protocol._json import JsonObject, type_name
+from tether_protocol import JsonObject, type_name
 
 _PATH_MAX = 4096  # Linux's limit: a longer path names no file
 

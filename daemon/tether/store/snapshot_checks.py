@@ -14,14 +14,15 @@ from typing import Annotated, Any, Literal, TypeGuard, TypeVar, get_args, get_or
 import msgspec
 
 from tether.store.errors import StoreError
-from tether_protocol._codec import Described
-from tether_protocol._json import JsonObject, type_name
-from tether_protocol._snapshots import (
+from tether_protocol import (
+    Described,
+    JsonObject,
     SnapshotMessage,
     SnapshotReport,
     SnapshotRule,
     SnapshotSession,
     SnapshotTurn,
+    type_name,
 )
 
 # (the conversation model and the checkpoint's reader are imported by the checks that use
@@ -171,7 +172,7 @@ def _pending_problem(pending: JsonObject) -> str | None:
     """What is wrong with a waiting turn's ``{step, calls}``, as the rest of the path and
     why (``.calls[0].id is missing``); None if it can be resumed (the checkpoint's own
     reader, ``PendingStep.from_json``, decides)."""
-    from tether_protocol._pending import CheckpointError, PendingStep
+    from tether_protocol import CheckpointError, PendingStep
 
     try:
         PendingStep.from_json(pending)

@@ -20,7 +20,7 @@ from tether.store.history import HistoryStore
 from tether.store.records import decode_json, encode_json
 from tether.store.snapshot_checkpoints import export_checkpoints, keep_until
 from tether.store.snapshot_checks import SNAPSHOT_VERSION
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 __all__ = ["dump_to_file", "export_session", "export_session_json", "write_session_json"]
 

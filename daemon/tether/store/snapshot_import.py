@@ -34,7 +34,7 @@ from tether.store.snapshot_rows import (
     report_row,
     turn_row,
 )
-from tether_protocol._json import JsonObject, type_name
+from tether_protocol import JsonObject, type_name
 
 __all__ = ["SnapshotImport"]
 

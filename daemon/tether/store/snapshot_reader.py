@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from tether.store.snapshot_checks import SnapshotError
-from tether_protocol._json import whole_surrogates
+from tether_protocol import whole_surrogates
 
 __all__ = ["STREAMED_LISTS", "SnapshotReader"]
 

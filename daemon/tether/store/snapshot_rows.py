@@ -14,7 +14,7 @@ import aiosqlite
 
 from tether.store.records import encode_json, indexed_text
 from tether.store.snapshot_checks import SnapshotError
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 __all__ = [
     "finish_stopped", "insert_messages", "insert_reports", "insert_turns", "message_row", "report_row", "turn_row",

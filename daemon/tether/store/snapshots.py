@@ -34,7 +34,7 @@ from tether.store.snapshot_checks import (
 from tether.store.snapshot_export import export_session, export_session_json
 from tether.store.snapshot_import import SnapshotImport
 from tether.store.snapshot_reader import SnapshotReader
-from tether_protocol._json import JsonObject, type_name
+from tether_protocol import JsonObject, type_name
 
 __all__ = [
     "MIGRATIONS",

@@ -15,8 +15,7 @@ from tether.store.errors import StorageFault
 from tether.store.records import decode_json, encode_json
 
 if TYPE_CHECKING:
-    from tether_protocol._extensions import RunReport
-    from tether_protocol._pending import PendingStep
+    from tether_protocol import PendingStep, RunReport
     from tether_protocol.conversation import AssistantMessage
 
 __all__ = ["partial_text", "pending_of", "pending_text", "report_text"]
@@ -24,7 +23,7 @@ __all__ = ["partial_text", "pending_of", "pending_text", "report_text"]
 
 def report_text(report: RunReport) -> str:
     """A run report as stored: its wire JSON (camelCase), read back and sent as it is."""
-    from tether_protocol._converter import unstructure
+    from tether_protocol import unstructure
 
     return encode_json(unstructure(report))
 
@@ -47,7 +46,7 @@ def pending_of(path: Path, session_id: str, turn_id: str, text: str) -> PendingS
     """A stored checkpoint read back (written by any Tether since restart-safe approvals);
     one that cannot be read is a ``StorageFault`` (the history was changed outside Tether)
     that names the turn, the field and what to do."""
-    from tether_protocol._pending import PendingStep
+    from tether_protocol import PendingStep
 
     try:
         return PendingStep.from_json(decode_json(text))

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, TypeAlias, TypeVar, Union, cast, get
 
 import msgspec
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 __all__ = [
     "ArgError",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
 from tether.tools.args import ArgError, JsonSchema, dump_args, parse_args, required_names, schema_of
 from tether.tools.errors import ToolError
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 from tether_protocol.conversation import ContentBlock
 
 if TYPE_CHECKING:

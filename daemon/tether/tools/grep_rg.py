@@ -24,7 +24,7 @@ from tether.tools.base import ToolError
 from tether.tools.grep_hits import GrepRequest, HitCollector
 from tether.tools.subprocess_env import command_env
 from tether.tools.textfile import SNIFF_BYTES, has_nul
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 __all__ = ["find_rg", "search_rg"]
 

@@ -15,8 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from tether_protocol._framing import Framing, encoder_for
-from tether_protocol._json import dumps
+from tether_protocol import Framing, dumps, encoder_for
 from tether_protocol.peer import MessageReader
 
 log = logging.getLogger("tether.transport")

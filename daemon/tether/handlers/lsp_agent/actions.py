@@ -11,16 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether_protocol._converter import unstructure
-from tether_protocol._errors import InvalidParams
-from tether_protocol._json import JsonObject
+from tether_protocol import InvalidParams, JsonObject, unstructure
 
 from ...server.context import ClientConnection
 from ...server.handshake import uri_to_path
 from ...transport.rpc import ClientRequestFailed
 
 if TYPE_CHECKING:
-    from tether_protocol._lsp import CodeActionParams
+    from tether_protocol import CodeActionParams
 
 ASK, EXPLAIN, FIX = "ask", "explain", "fix"
 KINDS = {ASK: "refactor.tether", EXPLAIN: "refactor.tether", FIX: "quickfix.tether"}
@@ -138,7 +136,7 @@ def _diagnostic(d: JsonObject) -> str:
 async def choose(ctx: ClientConnection, message: str, titles: list[str]) -> str | None:
     """`window/showMessageRequest` (Info) offering ``titles``: the one picked, None when the
     user dismissed it. Raises `ClientRequestFailed` when the client cannot show it."""
-    from tether_protocol._lsp import MessageActionItem, ShowMessageRequestParams
+    from tether_protocol import MessageActionItem, ShowMessageRequestParams
 
     params = ShowMessageRequestParams(3, message, [MessageActionItem(title) for title in titles])
     result = await ctx.rpc.request("window/showMessageRequest", unstructure(params))

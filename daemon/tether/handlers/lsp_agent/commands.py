@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tether_protocol._errors import InvalidParams
-from tether_protocol._json import JsonObject
-from tether_protocol._lsp import CommandResult
+from tether_protocol import CommandResult, InvalidParams, JsonObject
 
 from ...server.context import ClientConnection
 from ...server.handshake import LSP_COMMANDS, MODES
@@ -22,7 +20,7 @@ from . import actions
 from .front import cancel_by_progress, session_of, start_turn, workspace_root
 
 if TYPE_CHECKING:
-    from tether_protocol._lsp import CodeActionParams, ExecuteCommandParams, WorkDoneProgressCancelParams
+    from tether_protocol import CodeActionParams, ExecuteCommandParams, WorkDoneProgressCancelParams
 
 _ASK_USAGE = (
     'send arguments ["<your question>"], ["<your question>", "file:///…", {"start": {"line": 0, '

@@ -11,7 +11,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-from tether_protocol._errors import SessionBusy
+from tether_protocol import SessionBusy
 from tether_protocol.conversation import TextBlock
 
 from ...agent.session import ActiveTurn

@@ -12,7 +12,7 @@ from collections import deque
 
 import anyio
 
-from tether_protocol._json import JsonObject
+from tether_protocol import JsonObject
 
 from ...agent.sink import (
     Notice,
