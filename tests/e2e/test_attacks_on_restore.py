@@ -5,6 +5,8 @@ reads them later."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,20 @@ async def _highest_seq_accepted(client, snapshot: dict) -> int:
     assert refused.value.code == -32602
     words = refused.value.message  # "... turns[0].seq must be between 0 and N, not 2**63"
     return int(words.split(" and ")[1].split(",")[0])
+
+
+async def test_a_snapshot_path_that_is_a_planted_fifo_is_refused_and_the_daemon_serves_on(
+    spawn_daemon, workspace: Path,
+) -> None:
+    """A repository ships `session.json` as a FIFO nobody writes to: restoring it must not
+    wait for a writer (that froze every session of the daemon)."""
+    planted = workspace / "session.json"
+    os.mkfifo(planted)
+    daemon = await spawn_daemon()
+    client = daemon.client
+    with pytest.raises(ClientError) as refused:
+        await asyncio.wait_for(client.request("_tether/session/restore", {"path": str(planted)}), 20)
+    assert refused.value.code == -32602
+    assert refused.value.message == f"invalid params for _tether/session/restore: path {str(planted)!r} is not a file"
+    session = await asyncio.wait_for(client.new_session(workspace), 20)
+    assert (await session.prompt("hello").wait())["stopReason"] == "end_turn"
