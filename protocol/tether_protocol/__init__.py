@@ -46,7 +46,7 @@ from ._json import JsonObject, dumps, dumps_text, loads, type_name, whole_surrog
 # cannot read, and a name it does not see here is `__getattr__`'s Any (tests/protocol checks)
 if _typing.TYPE_CHECKING:
     from ._client_requests import *  # noqa: F403
-    from ._codec import ENCODER, Described, Meta, convert, decode
+    from ._codec import ENCODER, Described, Meta, convert, decode, explained
     from ._common import *  # noqa: F403
     from ._config_options import *  # noqa: F403
     from ._converter import structure, unstructure
@@ -70,7 +70,7 @@ PROTOCOL_VERSION = 1
 
 # Served lazily, each from the private module that defines it: a name costs its own module only.
 _LAZY_MODULES: dict[str, str] = {
-    "_codec": "ENCODER Described Meta convert decode",
+    "_codec": "ENCODER Described Meta convert decode explained",
     "_converter": "structure unstructure",
     "_pending": "CheckpointError PendingCallRecord PendingStep",
     "_schema": "build_schema",
@@ -171,7 +171,7 @@ __all__ = [
     "PROTOCOL_VERSION", "ParseError", "PendingCallRecord", "PendingStep", "ProviderFailed",
     "RequestCancelled", "SessionBusy", "SessionNotFound", "StorageFailed", "TetherError", "WorkspaceInvalid",
     "build_schema", "collector_paused", "convert", "decode", "decoder_for", "detect_framing", "dumps",
-    "dumps_text", "encode_lsp", "encode_ndjson", "encoder_for", "loads", "structure", "type_name",
+    "dumps_text", "encode_lsp", "encode_ndjson", "encoder_for", "explained", "loads", "structure", "type_name",
     "unstructure", "whole_surrogates", "whole_text",
 ]
 __all__ += _MESSAGE_NAMES  # the message classes (`_messages.__all__`)

@@ -1,19 +1,21 @@
 """A turn's checkpoint of the calls left waiting for approval (restart-safe approvals).
 
-Owns: ``PendingStep``/``PendingCallRecord`` and their one JSON form (a turn's row, a snapshot's
-``turns[].pending``; written as before, errors naming the field: docs/decisions/0017).
-Must not: touch a store, know the agent loop, or import the conversation model at module
-level (the store imports this on the start path).
+Owns: the Structs ``PendingApprovals``/``PendingCall``, the checkpoint's one description (a
+turn's row, a snapshot's ``turns[].pending``, the schema) and its reader and writer (written as
+before; errors name the field: docs/decisions/0017). Must not: touch a store or know the agent
+loop (the store imports this when it reads a waiting turn).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, get_origin
 
-from ._json import JsonObject, type_name  # the edge: a call's arguments are the model's JSON
+import msgspec
 
-__all__ = ["CheckpointError", "PendingCallRecord", "PendingStep"]
+from ._codec import Stored
+from ._json import JsonObject, type_name
+
+__all__ = ["CheckpointError", "PendingApprovals", "PendingCall", "PendingCallRecord", "PendingStep"]
 
 # A step is numbered from 1; the bound keeps it a JSON-safe integer (as a snapshot's seqs)
 _MAX_STEP = 2**53 - 1
@@ -24,33 +26,29 @@ class CheckpointError(ValueError):
     (``.calls must be a list of the calls still to run, not a string``)."""
 
 
-def _empty() -> JsonObject:
-    return {}
-
-
-@dataclass(frozen=True, slots=True)
-class PendingCallRecord:
-    """One call of the step still to run; ``started``: it was approved and began changing
-    things, so it may have run (never run again unasked)."""
+class PendingCall(Stored):
+    """One call of the step still to run; `started`: approved and begun before the daemon
+    stopped, so it may have run (never run again unasked)."""
 
     id: str
     name: str
-    arguments: JsonObject = field(default_factory=_empty)
+    arguments: JsonObject = {}
     started: bool = False
 
     def to_json(self) -> JsonObject:
+        # (by hand: `arguments` is written even when empty, as every Tether wrote it)
         body: JsonObject = {"id": self.id, "name": self.name, "arguments": self.arguments}
         if self.started:
             body["started"] = True
         return body
 
 
-@dataclass(frozen=True, slots=True)
-class PendingStep:
-    """The checkpointed step (its index in the turn) and its calls still to run."""
+class PendingApprovals(Stored, kw_only=True, omit_defaults=False):
+    """The checkpointed step (its index in the turn, 1 when left out) and its calls still to run."""
 
-    step: int
-    calls: tuple[PendingCallRecord, ...] = ()
+    # (made by keyword: a default, the step, comes before the required calls)
+    step: Annotated[int, msgspec.Meta(ge=1, le=_MAX_STEP)] = 1
+    calls: list[PendingCall]
 
     def call_ids(self) -> set[str]:
         return {c.id for c in self.calls}
@@ -60,30 +58,51 @@ class PendingStep:
         return {"step": self.step, "calls": [c.to_json() for c in self.calls]}
 
     @classmethod
-    def from_json(cls, data: Any) -> PendingStep:
-        """The checkpoint of a stored ``{step, calls}`` (``step`` defaults to 1);
-        ``CheckpointError`` naming the first wrong field otherwise."""
-        if type(data) is not dict:
-            raise CheckpointError(f" must be an object {{step, calls}}, not {type_name(data)}")
-        step = data.get("step", 1)
-        if type(step) is not int or not 1 <= step <= _MAX_STEP:
-            raise CheckpointError(f".step must be an integer from 1, not {step!r}")
-        calls = data.get("calls")
-        if type(calls) is not list:
-            raise CheckpointError(f".calls must be a list of the calls still to run, not {type_name(calls)}")
-        return cls(step, tuple([_call(call, i) for i, call in enumerate(calls)]))
+    def from_json(cls, data: Any) -> PendingApprovals:
+        """The checkpoint of a stored ``{step, calls}`` (other keys ignored), as the Structs
+        read it; ``CheckpointError`` naming the first wrong field otherwise."""
+        try:
+            return msgspec.convert(data, cls)
+        except msgspec.ValidationError as exc:
+            raise CheckpointError(_first_wrong(data) or f": {exc}") from None
 
 
-def _call(data: Any, index: int) -> PendingCallRecord:
-    from ._conversation_blocks import ConversationError
-    from ._conversation_codec import tool_call_from_json
+# the daemon's names for them (the turn's `PendingStep`, beside the agent's own `PendingCall`)
+PendingStep = PendingApprovals
+PendingCallRecord = PendingCall
 
-    where = f".calls[{index}]"
+# ---- what a refused checkpoint is told: the Structs decided; these only word it -------------
+
+_KINDS = {str: "a string", bool: "a boolean", dict: "an object"}
+
+
+def _first_wrong(data: Any) -> str | None:
+    if type(data) is not dict:
+        return f" must be an object {{step, calls}}, not {type_name(data)}"
+    if not _fits(data, "step", PendingApprovals):
+        return f".step must be an integer from 1, not {data['step']!r}"
+    calls = data.get("calls")
+    if type(calls) is not list:
+        return f".calls must be a list of the calls still to run, not {type_name(calls)}"
+    for i, call in enumerate(calls):
+        if type(call) is not dict:
+            return f".calls[{i}] must be an object {{id, name, arguments}}, not {type_name(call)}"
+        for field in msgspec.structs.fields(PendingCall):
+            if field.name not in call and field.required:
+                return f".calls[{i}].{field.name} is missing"
+            if not _fits(call, field.name, PendingCall):
+                kind = _KINDS[get_origin(field.type) or field.type]
+                return f".calls[{i}].{field.name} must be {kind}, not {type_name(call[field.name])}"
+    return None
+
+
+def _fits(record: JsonObject, name: str, cls: type[msgspec.Struct]) -> bool:
+    """``record[name]`` (when there) is what ``cls`` declares for that field."""
+    if name not in record:
+        return True
+    field = next(f for f in msgspec.structs.fields(cls) if f.name == name)
     try:
-        call = tool_call_from_json(data, where)
-    except ConversationError as exc:
-        raise CheckpointError(str(exc)) from None
-    started = data.get("started", False)
-    if type(started) is not bool:
-        raise CheckpointError(f"{where}.started must be a boolean, not {type_name(started)}")
-    return PendingCallRecord(call.id, call.name, call.arguments, started)
+        msgspec.convert(record[name], field.type)
+    except msgspec.ValidationError:
+        return False
+    return True

@@ -8,7 +8,7 @@ records' types and limits; snake_case keys: `_codec.Stored`). Must not: check ac
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -16,6 +16,8 @@ from msgspec import UNSET, UnsetType
 from ._codec import Described, Meta, NonEmpty, Stored, Wire
 from ._extensions import RuleDecision, RunReport
 from ._json import JsonObject
+from ._pending import PendingApprovals, PendingCall
+from ._stored_vocabulary import MessageRole, StoredMessageStatus, TurnStatus
 
 __all__ = [
     "DumpParams", "DumpResult", "DumpedFile", "LatestParams", "LatestResult", "LatestSession", "MessageRole",
@@ -30,9 +32,6 @@ _ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
 _PATH = "invalid params for {method}: path must be a string"
 
-TurnStatus = Literal["running", "complete", "cancelled", "interrupted", "error"]
-MessageRole = Literal["user", "assistant", "tool", "system"]
-StoredMessageStatus = Literal["complete", "incomplete", "cancelled", "interrupted", "error"]
 
 
 # ---- the snapshot format (snake_case keys) -------------------------------------------
@@ -63,20 +62,6 @@ class SnapshotSession(Stored, kw_only=True, omit_defaults=False):
     metadata: JsonObject = {}
 
 
-class PendingCall(Stored):
-    """`started`: approved and begun before the daemon stopped (not run again)."""
-
-    id: str
-    name: str
-    arguments: JsonObject
-    started: Union[bool, None] = None
-
-
-class PendingApprovals(Stored):
-    step: int
-    calls: list[PendingCall]
-
-
 class SnapshotTurn(Stored, kw_only=True, omit_defaults=False):
     id: str
     seq: _Seq
@@ -85,7 +70,7 @@ class SnapshotTurn(Stored, kw_only=True, omit_defaults=False):
     started_at: _Time
     finished_at: Union[_Time, None] = None
     error: Union[str, None] = None
-    # the checkpoint's own reader checks it (`_pending.PendingStep.from_json`)
+    # read by its Struct, `PendingApprovals.from_json`, which words its own errors
     pending: Annotated[Union[JsonObject, None], Described(Union[PendingApprovals, None])] = None
 
 
@@ -106,6 +91,8 @@ class SnapshotMessage(Stored, kw_only=True, omit_defaults=False):
 
 class SnapshotReport(Stored, kw_only=True):
     turn_id: str
+    # a `RunReport` (`snapshot_checks` checks it as one), kept as written: keys a later
+    # Tether adds are restored and dumped again
     report: Annotated[JsonObject, Described(RunReport)]
 
 

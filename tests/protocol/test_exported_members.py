@@ -17,6 +17,7 @@ import types
 from pathlib import Path
 
 import pytest
+
 import tether_protocol
 
 PRIVATE_MODULES = (
@@ -30,6 +31,8 @@ PRIVATE_MODULES += ("_modes", "_prompt")
 PRIVATE_MODULES += ("_json", "_gc", "_codec", "_pending")
 # the hand-declared `_meta` of generated ACP v1 classes, re-exported by `_updates`, `_client_requests` and `_initialize`
 PRIVATE_MODULES += ("_update_meta", "_permission_meta", "_capabilities_meta")
+# the stored records' words (roles, statuses), shared by `_snapshots` and the store's records
+PRIVATE_MODULES += ("_stored_vocabulary",)
 # Modules that hold message classes: each is re-exported whole by `_messages`.
 MESSAGE_MODULES = (
     "_common", "_initialize", "_sessions", "_updates", "_extensions", "_snapshots", "_lsp",
@@ -49,7 +52,6 @@ NOT_EXPORTED = {
     ("_codec", "Wire"): "the base of the protocol's message classes: only the protocol declares them",
     ("_codec", "Stored"): "the base of the stored records' classes: only the protocol declares them",
     ("_codec", "reworded"): "how `convert` words a decode error (used by `acp_v2`)",
-    ("_codec", "explained"): "how `convert` words a decode error (used by `acp_v2`)",
 }
 
 PACKAGE_DIR = Path(tether_protocol.__file__).resolve().parent

@@ -317,6 +317,8 @@ def _sample(tp: Any, *, nulls: bool) -> Any:
         return args[-1]
     if origin is list:
         return [_sample(args[0], nulls=nulls)]
+    if origin is tuple:  # `tuple[X, ...]`
+        return (_sample(args[0], nulls=nulls),)
     if origin is dict:
         return {"key": _sample(args[1], nulls=nulls)}
     if origin is typing.Union:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 from schema_samples import INVALID, VALID
@@ -59,7 +60,10 @@ def test_the_samples_reach_both_verdicts() -> None:
 # The snapshot's records are described by the classes a restore checks them with (one description
 # since item 1): a key a restore fills in when it is left out is optional (a dump writes them all).
 FILLED_IN = {"SnapshotSession": {"title"}, "SnapshotTurn": {"stop_reason", "finished_at", "error"},
-             "SnapshotMessage": {"turn_id", "status"}}
+             "SnapshotMessage": {"turn_id", "status"}, "PendingApprovals": {"step"}, "PendingCall": {"arguments"}}
+# The checkpoint's classes are its reader since issue 32 (twins32): the schema no longer allows
+# what the reader refused (a null `started`, a step below 1).
+READ_BY_STRUCT = {"PendingApprovals", "PendingCall"}
 
 
 def test_a_record_without_a_key_a_restore_fills_in_is_now_valid() -> None:
@@ -71,11 +75,19 @@ def test_a_record_without_a_key_a_restore_fills_in_is_now_valid() -> None:
             assert (_verdict(OLD, node, cut), _verdict(_new(), node, cut)) == (False, True), (name, key)
 
 
+def _reads(cls: Any, message: Any) -> bool:
+    try:
+        msgspec.convert(message, cls)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("name", sorted(OLD["$defs"]))
 def test_every_definition_gives_the_old_verdicts(name: str) -> None:
     """Two changes: a tagged class (a union member) now needs its tag on its own too, as msgspec
     describes it (the tag was required in its union already, and Tether always writes it); and
-    `FILLED_IN`."""
+    `FILLED_IN`; and `READ_BY_STRUCT`: a message only the old schema allowed is one its reader refuses."""
     node = {"$ref": f"#/$defs/{name}"}
     assert name in _new()["$defs"]
     cls = _message_classes().get(name)
@@ -84,7 +96,8 @@ def test_every_definition_gives_the_old_verdicts(name: str) -> None:
                if _verdict(OLD, node, message) != _verdict(_new(), node, message)]
     filled = FILLED_IN.get(name, set())
     assert [m for m in changed if not (tag and isinstance(m, dict) and tag not in m)
-            and not (isinstance(m, dict) and filled - set(m) and _verdict(_new(), node, m))] == []
+            and not (isinstance(m, dict) and filled - set(m) and _verdict(_new(), node, m))
+            and not (name in READ_BY_STRUCT and not _reads(cls, m))] == []
     if tag:
         assert not _verdict(_new(), node, {}), f"{name} without its tag {tag!r} is refused"
 

@@ -18,10 +18,10 @@ OLD_TEXT = (
     '{"step":3,"calls":[{"id":"ca","name":"run_command","arguments":{"command":"echo é >> x"},"started":true},'
     '{"id":"cb","name":"write_file","arguments":{"path":"b.txt","content":"two\\n"}}]}'
 )
-TYPED = PendingStep(3, (
+TYPED = PendingStep(step=3, calls=[
     PendingCallRecord("ca", "run_command", {"command": "echo é >> x"}, started=True),
     PendingCallRecord("cb", "write_file", {"path": "b.txt", "content": "two\n"}),
-))
+])
 
 
 async def _waiting(store: HistoryStore) -> None:
@@ -65,7 +65,7 @@ async def test_a_checkpoint_without_a_step_is_step_one_and_unknown_keys_are_igno
         await _waiting(store)
         text = '{"calls":[{"id":"c","name":"n"}],"later":{"x":1}}'
         await store.transaction(lambda conn: conn.execute("UPDATE turns SET pending = ? WHERE id = 't1'", (text,)))
-        assert await store.waiting_turn("s1") == ("t1", PendingStep(1, (PendingCallRecord("c", "n", {}),)))
+        assert await store.waiting_turn("s1") == ("t1", PendingStep(step=1, calls=[PendingCallRecord("c", "n", {})]))
 
 
 async def test_an_unreadable_stored_checkpoint_names_the_turn_and_the_field(tmp_path: Path) -> None:

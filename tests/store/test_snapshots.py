@@ -31,6 +31,7 @@ from tether.store import snapshots
 from tether.store.snapshots import check_snapshot, export_session_json
 
 from .conftest import finish_with_raw_report, set_raw_pending
+from .test_turns import report_json
 
 JSONRPC = {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"sessionId": "x"}}
 # a waiting turn's checkpoint, with stored protocol data nested in it
@@ -52,7 +53,7 @@ async def _sample(store: HistoryStore, session_id: str = "s1") -> str:
                                "content": "# Sample", "is_error": False}),
         MessageRecord("assistant", {"role": "assistant", "text": "It says hello."}),
     ])
-    await finish_with_raw_report(store, "t1", "complete", {"turnId": "t1", "sessionId": session_id, "stepCount": 2})
+    await finish_with_raw_report(store, "t1", "complete", report_json("t1", 2, session_id=session_id))
     await store.begin_turn(session_id, "t2", MessageRecord("user", {
         "role": "user", "content": [{"type": "text", "text": "now delete it"}],
     }))
@@ -85,7 +86,7 @@ async def test_export_has_the_whole_session(store: HistoryStore) -> None:
         (3, "t1", "assistant", "complete"), (4, "t2", "user", "complete"), (5, "t2", "assistant", "complete"),
     ]
     assert snap["messages"][0]["body"]["_meta"]["raw"] == JSONRPC
-    assert snap["reports"] == [{"turn_id": "t1", "report": {"turnId": "t1", "sessionId": "s1", "stepCount": 2}}]
+    assert snap["reports"] == [{"turn_id": "t1", "report": report_json("t1", 2)}]
     assert snap["rules"] == [{"kind": "execute", "pattern": "npm test", "decision": "allow"}]
     json.dumps(snap)  # JSON-able as is
 
@@ -105,8 +106,7 @@ async def test_import_with_a_new_id_maps_turn_ids_everywhere(store: HistoryStore
     turn_ids = [t["id"] for t in again["turns"]]
     assert not {"t1", "t2"} & set(turn_ids)
     assert [m["turn_id"] for m in again["messages"]] == [turn_ids[0]] * 4 + [turn_ids[1]] * 2
-    assert again["reports"] == [{"turn_id": turn_ids[0], "report": {
-        "turnId": turn_ids[0], "sessionId": new_id, "stepCount": 2}}]
+    assert again["reports"] == [{"turn_id": turn_ids[0], "report": report_json(turn_ids[0], 2, session_id=new_id)}]
     # the copy does not wait for the original's approval: that turn is interrupted in it
     assert [(t["status"], "pending" in t) for t in again["turns"]] == [("complete", False), ("interrupted", False)]
     assert again["turns"][1]["finished_at"] == snap["messages"][-1]["created_at"]
@@ -455,7 +455,7 @@ async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
             # set once every turn has begun: no turn begins while one waits for approval
             waiting.append((tid, turn))
         elif turn["end"] != "running":
-            report = None if turn["report"] is None else {**turn["report"], "sessionId": sid, "turnId": tid}
+            report = None if turn["report"] is None else {**turn["report"], **report_json(tid, session_id=sid)}
             await finish_with_raw_report(store, tid, turn["end"], report, error=turn["error"])
     for tid, turn in waiting:
         await set_raw_pending(store, tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}],

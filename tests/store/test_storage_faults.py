@@ -15,7 +15,7 @@ from tether.store.errors import fault_of
 from tether.store.paths import stored_database
 from tether_protocol import PendingCallRecord, PendingStep
 
-PENDING = PendingStep(2, (PendingCallRecord("c2", "write_file", {"path": "a"}),))
+PENDING = PendingStep(step=2, calls=[PendingCallRecord("c2", "write_file", {"path": "a"})])
 
 
 def user(text: str) -> MessageRecord:

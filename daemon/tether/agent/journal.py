@@ -268,7 +268,7 @@ class TurnJournal:
                 continue
             started = held is not None and held.started
             calls.append(PendingCallRecord(c.call_id, c.name, c.arguments or {}, started))
-        return PendingStep(self.step.index, tuple(calls))
+        return PendingStep(step=self.step.index, calls=calls)
 
     def resume(self, pending: PendingStep) -> Resumed:
         """Reopen the step a previous daemon checkpointed (its assistant message is

@@ -1,8 +1,8 @@
 """The plain values the history store hands in and out, and their row encoding.
 
 Owns: ``SessionRecord``, ``MessageRecord``, ``TurnRecord``, ``ChangeSet``, the role and status
-vocabularies, the one JSON encoding of bodies, metadata and reports (compact, UTF-8 kept as is),
-what of a message is searchable, turn ids and the ``list_sessions`` cursor.
+sets (``tether_protocol._stored_vocabulary``'s words), the one JSON encoding of bodies, metadata
+and reports (compact, UTF-8 kept as is), what of a message is searchable, turn ids and the ``list_sessions`` cursor.
 Must not: touch the database or know the wire protocol (the protocol layer converts these).
 """
 
@@ -14,10 +14,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from tether.store.errors import InvalidCursor
-from tether_protocol import JsonObject, dumps_text, loads, whole_text
+from tether_protocol import JsonObject, MessageRole, StoredMessageStatus, TurnStatus, dumps_text, loads, whole_text
 
 if TYPE_CHECKING:  # the conversation model is imported when a message is first converted
     from collections.abc import Callable
@@ -50,12 +50,8 @@ __all__ = [
     "split_cjk",
 ]
 
-MessageRole = Literal["user", "assistant", "tool", "system"]
-# "incomplete": shown to the client, then the stream broke; kept, but not sent to the model
-MessageStatus = Literal["complete", "incomplete", "cancelled", "interrupted", "error"]
-TurnStatus = Literal["running", "complete", "cancelled", "interrupted", "error"]
 MESSAGE_ROLES: frozenset[str] = frozenset(get_args(MessageRole))
-MESSAGE_STATUSES: frozenset[str] = frozenset(get_args(MessageStatus))
+MESSAGE_STATUSES: frozenset[str] = frozenset(get_args(StoredMessageStatus))
 TURN_STATUSES: frozenset[str] = frozenset(get_args(TurnStatus))
 # what finish_turn accepts: every status except the one begin_turn sets
 FINAL_TURN_STATUSES = TURN_STATUSES - {"running"}

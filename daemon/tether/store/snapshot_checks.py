@@ -17,6 +17,7 @@ from tether.store.errors import StoreError
 from tether_protocol import (
     Described,
     JsonObject,
+    Snapshot,
     SnapshotMessage,
     SnapshotReport,
     SnapshotRule,
@@ -41,6 +42,10 @@ _EVERY: dict[type[msgspec.Struct], frozenset[str]] = {
     cls: frozenset(cls.__struct_fields__)
     for cls in (SnapshotSession, SnapshotTurn, SnapshotMessage, SnapshotReport, SnapshotRule)
 }
+# The snapshot's lists, in the order a dump writes them (the `Snapshot` Struct's fields): the
+# ones it must have (turns first: the records after them name them) and the ones left out as empty
+SNAPSHOT_LISTS = tuple(f.name for f in msgspec.structs.fields(Snapshot) if get_origin(f.type) is list)
+REQUIRED_LISTS = tuple(f.name for f in msgspec.structs.fields(Snapshot) if get_origin(f.type) is list and f.required)
 # a message record's fields with a default that most records have (filled in when left out)
 _TURN_ID, _STATUS = "turn_id", "status"
 
@@ -184,20 +189,43 @@ def _pending_problem(pending: JsonObject) -> str | None:
 def check_reports(reports: list[Any], turn_ids: set[str]) -> None:
     seen: set[str] = set()
     for i, entry in enumerate(reports):
-        check_report(entry, i, turn_ids, seen)
+        check_report(entry, i, turn_ids, seen, report=False)
+    # the reports as `RunReport`s in one call (a call each cost 1.5x); a wrong one is found again
+    if _report_problem([entry["report"] for entry in reports], many=True) is not None:
+        for i, entry in enumerate(reports):
+            if problem := _report_problem(entry["report"]):
+                raise SnapshotError(f"reports[{i}].report{problem}")
 
 
-def check_report(entry: Any, i: int, turn_ids: Container[str], seen: set[str]) -> None:
-    """Check ``reports[i]``; its turn joins ``seen`` (one report a turn)."""
+def check_report(entry: Any, i: int, turn_ids: Container[str], seen: set[str], *, report: bool = True) -> None:
+    """Check ``reports[i]`` (``report``: its run report too); its turn joins ``seen`` (one report a turn)."""
     where = f"reports[{i}]"
     if not isinstance(entry, dict):
         raise SnapshotError(f"{where} must be an object, not {type_name(entry)}")
     _checked(SnapshotReport, entry, where)
+    if report and (problem := _report_problem(entry["report"])):
+        raise SnapshotError(f"{where}.report{problem}")
     if entry["turn_id"] not in turn_ids:
         raise SnapshotError(f"{where}.turn_id {entry['turn_id']!r} is not one of the turns")
     if entry["turn_id"] in seen:
         raise SnapshotError(f"{where}: turn {entry['turn_id']!r} has two reports")
     seen.add(entry["turn_id"])
+
+
+def _report_problem(report: Any, *, many: bool = False) -> str | None:
+    """What is wrong with a run report (``many``: a list of them) for its class, ``RunReport``
+    (the only report a dump can write: the daemon stores its own, sent as they are by
+    ``_tether/session/report``), as the rest of the path and why; keys it does not know are kept."""
+    from tether_protocol import RunReport, collector_paused, explained
+
+    cls: Any = list[RunReport] if many else RunReport
+    try:
+        with collector_paused():  # (thousands of objects made and dropped at once)
+            msgspec.convert(report, cls)
+    except msgspec.ValidationError as exc:
+        steps, why = explained(exc, cls, report)
+        return "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps) + f": {why}"
+    return None
 
 
 def check_rules(rules: list[Any]) -> None:
@@ -211,8 +239,9 @@ def check_rules(rules: list[Any]) -> None:
 _MISSING = object()
 
 
-def listed(snapshot: JsonObject, key: str, *, required: bool = True) -> list[Any]:
-    if key not in snapshot and not required:
+def listed(snapshot: JsonObject, key: str) -> list[Any]:
+    """``snapshot[key]``, one of ``SNAPSHOT_LISTS`` (an empty one put in when it may be left out)."""
+    if key not in snapshot and key not in REQUIRED_LISTS:
         snapshot[key] = []
     value = snapshot.get(key, _MISSING)
     if not isinstance(value, list):

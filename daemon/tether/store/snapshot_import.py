@@ -18,6 +18,7 @@ import aiosqlite
 from tether.store.records import encode_json, new_turn_ids
 from tether.store.snapshot_checkpoints import check_checkpoint_data, check_rewound, import_checkpoints
 from tether.store.snapshot_checks import (
+    REQUIRED_LISTS,
     SnapshotError,
     check_bodies,
     check_message,
@@ -40,7 +41,7 @@ __all__ = ["SnapshotImport"]
 
 _BATCH = 2048
 _BATCH_BYTES = 8 << 20  # a batch of big messages goes in sooner
-_LISTS = ("turns", "messages", "reports")
+_FIRST = REQUIRED_LISTS[0]  # the turns, which the records after them name
 
 
 class SnapshotImport:
@@ -74,13 +75,13 @@ class SnapshotImport:
 
     async def feed(self, key: str, value: object) -> None:
         """One top-level entry of the snapshot (a list may be any iterable of its items)."""
-        if key in _LISTS:
+        if key in REQUIRED_LISTS:
             if key in self._found:
                 raise SnapshotError(f'"{key}" appears twice in the snapshot')
             if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
                 raise SnapshotError(f'"{key}" must be a list, not {type_name(value)}')
-            if key != "turns" and "turns" not in self._found:
-                raise SnapshotError(f'"turns" must come before "{key}" in the snapshot (as dump writes it)')
+            if key != _FIRST and _FIRST not in self._found:
+                raise SnapshotError(f'"{_FIRST}" must come before "{key}" in the snapshot (as dump writes it)')
             self._found[key] = True
             await {"turns": self._turns, "messages": self._messages, "reports": self._reports}[key](value)
         elif key in ("rules", "checkpoints"):
@@ -90,7 +91,7 @@ class SnapshotImport:
         """After the last entry: what is missing is refused, the checkpoints go in; the
         snapshot's rules (checked) are returned."""
         await self.settle(raising=True)
-        for key in _LISTS:
+        for key in REQUIRED_LISTS:
             if key not in self._found:
                 raise SnapshotError(f'"{key}" must be a list, not missing')
         rules: list[JsonObject] = self._found.get("rules", [])

@@ -14,12 +14,12 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from tether.store.snapshot_checks import SnapshotError
+from tether.store.snapshot_checks import REQUIRED_LISTS, SnapshotError
 from tether_protocol import whole_surrogates
 
 __all__ = ["STREAMED_LISTS", "SnapshotReader"]
 
-STREAMED_LISTS = frozenset({"turns", "messages", "reports"})
+STREAMED_LISTS = frozenset(REQUIRED_LISTS)  # (the `Snapshot` Struct's)
 _CHUNK = 1 << 20
 _LARGEST_VALUE = 256 << 20  # one message or report this large is a broken file, not a snapshot
 _SPACE = " \t\n\r"

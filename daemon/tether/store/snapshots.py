@@ -21,6 +21,7 @@ import aiosqlite
 from tether.store.history import HistoryStore
 from tether.store.snapshot_checkpoints import check_checkpoints, keep_until
 from tether.store.snapshot_checks import (
+    SNAPSHOT_LISTS,
     SNAPSHOT_VERSION,
     SnapshotError,
     check_messages,
@@ -84,14 +85,14 @@ def check_snapshot(snapshot: Any) -> CheckedSnapshot:
     # the checks fill in defaults: they work on shallow copies of each record
     if isinstance(snapshot.get("session"), dict):
         snapshot["session"] = dict(snapshot["session"])
-    for key in ("turns", "messages", "reports", "rules"):
+    for key in SNAPSHOT_LISTS:
         if isinstance(snapshot.get(key), list):
             snapshot[key] = [dict(item) if isinstance(item, dict) else item for item in snapshot[key]]
     check_session(snapshot.get("session"))
     turn_ids = check_turns(listed(snapshot, "turns"))
     check_messages(listed(snapshot, "messages"), turn_ids)
     check_reports(listed(snapshot, "reports"), turn_ids)
-    check_rules(listed(snapshot, "rules", required=False))
+    check_rules(listed(snapshot, "rules"))
     check_checkpoints(snapshot)
     return CheckedSnapshot(snapshot)
 
@@ -151,7 +152,7 @@ async def import_session(
     are added to the workspace only with ``import_rules``.
     """
     checked = check_snapshot(snapshot)
-    entries = [(key, checked[key]) for key in ("turns", "messages", "reports", "rules", "checkpoints")]
+    entries = [(key, checked[key]) for key in (*SNAPSHOT_LISTS, "checkpoints")]
     session_id, rules = await _import(store, checked["session"], entries, True, keep_id, new_id, workspace)
     if import_rules:
         for rule in rules:
@@ -199,7 +200,7 @@ async def import_stream(
     if snapshot.whole is not None:
         whole = snapshot.whole
         whole["session"] = snapshot.session  # as the caller left it (its mode)
-        entries = [(key, whole[key]) for key in ("turns", "messages", "reports", "rules", "checkpoints")]
+        entries = [(key, whole[key]) for key in (*SNAPSHOT_LISTS, "checkpoints")]
         return await _import(store, snapshot.session, entries, True, keep_id, None, workspace)
     return await _import(store, snapshot.session, snapshot.rest, False, keep_id, None, workspace)
 
