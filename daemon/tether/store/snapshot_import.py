@@ -55,6 +55,7 @@ class SnapshotImport:
         self.turns: dict[str, tuple[str, float | None]] = {}  # snapshot turn id -> (its id here, finished_at)
         self._seqs: set[int] = set()
         self._stopped: list[str] = []
+        self._waiting: set[str] = set()  # the turns that still wait for approval (kept ids)
         self._last_seq = -1
         self._hidden: list[tuple[int, int]] = []  # (rewind id, seq) of the messages a rewind took out
         self._seen: set[str] = set()
@@ -126,6 +127,8 @@ class SnapshotImport:
             self.turns[turn["id"]] = (row[0], row[5])
             if self.fresh and turn["status"] == "running":
                 self._stopped.append(row[0])
+            elif not self.fresh and turn.get("pending") is not None:
+                self._waiting.add(turn["id"])
         await self._insert(insert_turns(self.conn, self.session_id, rows))
 
     async def _messages(self, items: Iterable[Any]) -> None:
@@ -135,9 +138,12 @@ class SnapshotImport:
         for i, message in enumerate(items):
             if not self.checked:
                 self._check_message(message, i, batch)
-            if message.get("rewound") is not None:
-                self._hidden.append((message["rewound"], message["seq"]))
             turn = message["turn_id"]
+            if message.get("rewound") is not None:
+                if turn in self._waiting:  # its calls would be asked again, and run, out of the transcript
+                    raise SnapshotError(f"messages[{i}].rewound: turn {turn!r} waits for approval, and a rewind "
+                                        f"never takes out a waiting turn's messages")
+                self._hidden.append((message["rewound"], message["seq"]))
             row = message_row(message, None if turn is None else self.turns[turn][0])
             rows.append(row)
             batch.append(message)
