@@ -6,6 +6,7 @@ reads them later."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 
@@ -158,3 +159,27 @@ async def test_a_call_in_a_rewound_message_is_not_resumed_from_a_snapshot(
     await client.load_session(copy["sessionId"], workspace)
     await asyncio.sleep(1)
     assert not planted.exists()
+
+
+async def test_a_snapshot_file_nested_past_the_stack_is_refused_in_words(
+    spawn_daemon, workspace: Path, tmp_path: Path,
+) -> None:
+    """A crafted file: a tool call's arguments nested 5,000 arrays deep (JSON allows it).
+    Reading it must be a refusal naming where, not `-32603` (a RecursionError)."""
+    daemon = await spawn_daemon()
+    client = daemon.client
+    session = await client.new_session(workspace)
+    await session.prompt("read the readme").wait()
+    snapshot = await client.request("_tether/session/dump", {"sessionId": session.id})
+    text = json.dumps(snapshot)
+    plain = '"arguments": {"path": "README.md"}'
+    assert plain in text
+    path = tmp_path / "deep.json"
+    path.write_text(text.replace(plain, '"arguments": {"path": "README.md", "deep": %s}' % ("[" * 5000 + "]" * 5000), 1))
+    with pytest.raises(ClientError) as refused:
+        await client.request("_tether/session/restore", {"path": str(path)})
+    assert refused.value.code == -32602
+    assert refused.value.message.startswith("invalid snapshot: line 1, column ")
+    assert refused.value.message.endswith("messages[1] is nested too deeply to be a snapshot's")
+    assert "Traceback" not in daemon.stderr()
+    assert (await session.prompt("hello").wait())["stopReason"] == "end_turn"  # it serves on
