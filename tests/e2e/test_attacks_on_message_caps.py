@@ -76,3 +76,18 @@ async def test_a_prompt_under_the_cap_with_meta_and_many_blocks_is_taken(spawn_d
     prompt = [{"type": "text", "text": "hi", "_meta": {"pad": "p" * 100_000}}] + [{"type": "text", "text": "."}] * 1000
     answer = await session.prompt(prompt).wait()
     assert answer["stopReason"] == "end_turn"
+
+
+def test_a_meta_nested_past_the_stack_is_refused_in_words() -> None:
+    """The cap measures a block's `_meta` by encoding it: one nested past Python's stack (the
+    wire reader takes ~990 levels, the handler's encoder fewer) is a refusal, not `-32603`."""
+    from tether.services.message_size import refuse_oversized
+    from tether_protocol import InvalidParams, TextContent
+
+    deep: Any = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(InvalidParams) as refused:
+        refuse_oversized([TextContent("hi"), TextContent("hi", meta={"d": deep})], 8, "session/prompt")
+    assert str(refused.value) == (
+        "invalid params for session/prompt: prompt[1]._meta is nested too deeply; send a flatter _meta")

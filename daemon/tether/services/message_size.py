@@ -43,12 +43,20 @@ def _block_fields(block: ContentBlock) -> list[tuple[str, str]]:
     return fields
 
 
+def _fields_of(block: ContentBlock, method: str, where: str) -> list[tuple[str, str]]:
+    try:
+        return _block_fields(block)
+    except RecursionError:  # a `_meta` nested past the stack could be neither stored nor sent
+        raise InvalidParams(f"invalid params for {method}: {where}._meta is nested too deeply; "
+                            f"send a flatter _meta") from None
+
+
 def refuse_oversized(blocks: Sequence[ContentBlock], limit_mib: int, method: str, field: str = "prompt") -> None:
     """InvalidParams when the blocks are over ``limit_mib`` MiB in all."""
     limit = limit_mib * MIB
     total, largest, largest_size = len(blocks) * BLOCK_BYTES, "", -1
     for i, block in enumerate(blocks):
-        for name, text in _block_fields(block):
+        for name, text in _fields_of(block, method, f"{field}[{i}]"):
             size = text_bytes(text)
             total += size
             if size > largest_size:
