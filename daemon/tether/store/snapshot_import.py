@@ -42,6 +42,7 @@ __all__ = ["SnapshotImport"]
 _BATCH = 2048
 _BATCH_BYTES = 8 << 20  # a batch of big messages goes in sooner
 _FIRST = REQUIRED_LISTS[0]  # the turns, which the records after them name
+_CHILD_LINK = ("parentSessionId", "parentCallId")  # a sub-agent's session's metadata (store/children.py)
 
 
 class SnapshotImport:
@@ -64,8 +65,11 @@ class SnapshotImport:
         self._inserting: asyncio.Future[None] | None = None
 
     async def insert_session(self, session: JsonObject, workspace: str | None) -> None:
+        metadata = session["metadata"]
+        if self.fresh:  # a copy was made by no `delegate` call: it must not stand in for a parent's sub-agent
+            metadata = {key: value for key, value in metadata.items() if key not in _CHILD_LINK}
         row = (self.session_id, workspace if workspace is not None else session["workspace"], session["title"],
-               session["mode"], session["created_at"], time.time(), encode_json(session["metadata"]))
+               session["mode"], session["created_at"], time.time(), encode_json(metadata))
         try:
             await self.conn.execute(
                 "INSERT INTO sessions (id, workspace, title, mode, created_at, updated_at, metadata)"
