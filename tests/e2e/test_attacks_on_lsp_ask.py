@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tether_client import ClientError
 
 SCRIPT = Path(__file__).resolve().parent.parent / "lsp_editors" / "lsp-agent.json"

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tether_client import ClientError
 from v2_window import V2Window
+
+from tether_client import ClientError
 
 PAD = "p" * (2 * 1024 * 1024)
 

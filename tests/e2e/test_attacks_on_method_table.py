@@ -14,9 +14,9 @@ from typing import Any
 
 import msgspec
 import pytest
-from tether_client import ClientError
 
 from tether.server.methods import METHODS
+from tether_client import ClientError
 
 # last: they end the session the others are sent about
 ENDING = ("session/close", "session/delete")

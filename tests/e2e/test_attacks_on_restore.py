@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
-from tether_client import ClientError
 
 from daemon_harness import text_of
+from tether_client import ClientError
 
 
 def _two_workspaces(tmp_path: Path) -> tuple[Path, Path]:

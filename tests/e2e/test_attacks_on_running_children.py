@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from v2_window import V2Window
@@ -21,17 +22,23 @@ SLOW_CHILD = [
 ]
 
 
-@pytest.mark.parametrize("method", ["session/delete", "_tether/session/rewind"])
-async def test_a_running_childs_session_cannot_be_taken_from_under_it(
-    spawn_daemon, workspace: Path, tmp_path: Path, method: str,
-) -> None:
-    script = tmp_path / "child.json"
-    script.write_text(json.dumps({"replies": SLOW_CHILD}))
+async def _delegating(spawn_daemon, workspace: Path, tmp_path: Path, replies: list[dict]) -> tuple[Any, V2Window, str]:
+    """A v2 window whose new session was just asked to "delegate it" (its turn runs)."""
+    script = tmp_path / "children.json"
+    script.write_text(json.dumps({"replies": replies}))
     daemon = await spawn_daemon(script=script, initialize=False)
     window = V2Window(daemon.client)
     await window.initialize()
     parent = await window.new_session(workspace)
     await window.prompt(parent, "delegate it")
+    return daemon, window, parent
+
+
+@pytest.mark.parametrize("method", ["session/delete", "_tether/session/rewind"])
+async def test_a_running_childs_session_cannot_be_taken_from_under_it(
+    spawn_daemon, workspace: Path, tmp_path: Path, method: str,
+) -> None:
+    daemon, window, parent = await _delegating(spawn_daemon, workspace, tmp_path, SLOW_CHILD)
     await until(lambda: any("description" in u for u in window.of(parent, "subagent_update")), 20)
     child = next(u["sessionId"] for u in window.of(parent, "subagent_update") if "description" in u)
     params = {"sessionId": child, **({"messageSeq": 0, "restore": "conversation"} if "rewind" in method else {})}
@@ -55,20 +62,14 @@ async def test_a_child_opened_while_it_ran_gives_its_next_turn_all_it_did(
     """Two children do the same work; one is opened (`session/resume`) while it runs, the
     other after. Prompted afterwards, each turn's model sees the same conversation: the
     child's own answer, which the one opened early was made live without."""
-    script = tmp_path / "children.json"
-    script.write_text(json.dumps({"replies": [
+    daemon, window, parent = await _delegating(spawn_daemon, workspace, tmp_path, [
         {"when": {"step": 1, "user": "^delegate"}, "tool_calls": [
             {"id": "d1", "name": "delegate", "arguments": {"task": "slow work A"}},
             {"id": "d2", "name": "delegate", "arguments": {"task": "slow work B"}}]},
         {"when": {"purpose": "delegate", "step": 1}, "text": "the child's long answer " * 40, "chunk_size": 200, "delay_ms": 40},
         {"when": {"step": 2, "user": "^delegate"}, "text": "parent done"},
         {"when": {"user": "^hello"}, "text": "hi"},
-    ]}))
-    daemon = await spawn_daemon(script=script, initialize=False)
-    window = V2Window(daemon.client)
-    await window.initialize()
-    parent = await window.new_session(workspace)
-    await window.prompt(parent, "delegate it")
+    ])
     await until(lambda: len([u for u in window.of(parent, "subagent_update") if "description" in u]) == 2, 20)
     early, late = (u["sessionId"] for u in window.of(parent, "subagent_update") if "description" in u)
     resume = {"cwd": str(workspace), "mcpServers": []}
@@ -92,13 +93,7 @@ async def test_a_restored_copy_of_a_child_is_not_shown_as_the_parents_sub_agent(
     `parentCallId`: a sub-agent's dump has them, a hostile one can forge them). A copy
     restored under a new id was made by no `delegate` call: the parent's v2 replay shows the
     real child under its call, never the copy's (forged) transcript in its place."""
-    script = tmp_path / "child.json"
-    script.write_text(json.dumps({"replies": SLOW_CHILD}))
-    daemon = await spawn_daemon(script=script, initialize=False)
-    window = V2Window(daemon.client)
-    await window.initialize()
-    parent = await window.new_session(workspace)
-    await window.prompt(parent, "delegate it")
+    daemon, window, parent = await _delegating(spawn_daemon, workspace, tmp_path, SLOW_CHILD)
     await window.idle(parent, timeout=60)
     child = next(u["sessionId"] for u in window.of(parent, "subagent_update") if "description" in u)
     forged = await daemon.client.request("_tether/session/dump", {"sessionId": child})
