@@ -58,6 +58,7 @@ if _typing.TYPE_CHECKING:
     from ._modes import *  # noqa: F403
     from ._pending import CheckpointError, PendingCallRecord, PendingStep
     from ._prompt import *  # noqa: F403
+    from ._prompt_blocks import conversation_blocks
     from ._queue import *  # noqa: F403
     from ._rewind import *  # noqa: F403
     from ._schema import build_schema
@@ -74,6 +75,7 @@ _LAZY_MODULES: dict[str, str] = {
     "_converter": "structure unstructure",
     "_pending": "CheckpointError PendingCallRecord PendingStep",
     "_schema": "build_schema",
+    "_prompt_blocks": "conversation_blocks",
     "_methods": "Direction Kind Method NULL_RESULT",
 }
 # Every message class, union and enumeration (`_messages.__all__`), by the module that defines it
@@ -121,10 +123,10 @@ _MESSAGE_MODULES: dict[str, str] = {
         RulesResult RunReport StepReport ToolCallReport Usage
     """,
     "_snapshots": """
-        DumpParams DumpResult DumpedFile LatestParams LatestResult LatestSession MessageRole NoLatestSession
-        PendingApprovals PendingCall RestoreParams RestoreResult RestoredRule SearchHit SearchParams
+        DumpParams DumpResult DumpedFile LatestParams LatestResult LatestSession NoLatestSession
+        RestoreParams RestoreResult RestoredRule SearchHit SearchParams
         SearchResult Snapshot SnapshotMessage SnapshotPending SnapshotReport SnapshotRule SnapshotSession
-        SnapshotTurn StoredMessageStatus TetherForkParams TurnStatus
+        SnapshotTurn TetherForkParams
     """,
     "_lsp": """
         ApplyWorkspaceEditParams ApplyWorkspaceEditResult CodeAction CodeActionContext CodeActionParams
@@ -137,6 +139,8 @@ _MESSAGE_MODULES: dict[str, str] = {
         TextDocumentItem TextEdit WorkDoneProgressBegin WorkDoneProgressCancelParams
         WorkDoneProgressCreateParams WorkDoneProgressEnd WorkDoneProgressReport WorkspaceEdit
     """,
+    "_stored_vocabulary": "MessageRole StoredMessageStatus TurnStatus",
+    "_pending": "PendingApprovals PendingCall",
     "_rewind": """
         ChangedFile ChangesParams ChangesResult RewindConflict RewindInfo RewindParams RewindRestore
         RewindResult RewindSkipped
@@ -170,7 +174,7 @@ __all__ = [
     "Meta", "Method", "MethodNotFound", "NULL_RESULT", "NdjsonDecoder", "NoProviderConfigured",
     "PROTOCOL_VERSION", "ParseError", "PendingCallRecord", "PendingStep", "ProviderFailed",
     "RequestCancelled", "SessionBusy", "SessionNotFound", "StorageFailed", "TetherError", "WorkspaceInvalid",
-    "build_schema", "collector_paused", "convert", "decode", "decoder_for", "detect_framing", "dumps",
+    "build_schema", "collector_paused", "conversation_blocks", "convert", "decode", "decoder_for", "detect_framing", "dumps",
     "dumps_text", "encode_lsp", "encode_ndjson", "encoder_for", "explained", "loads", "structure", "type_name",
     "unstructure", "whole_surrogates", "whole_text",
 ]

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ._errors import error_object
+from ._errors import TetherError, error_object
 from ._json import JsonObject
 
 Handler = Callable[[Any], Awaitable[Any]]
@@ -106,3 +106,7 @@ class PeerOptions:
     failpoints: Collection[str] = field(default_factory=frozenset)
     # Where a bug's details go, as the error message names it.
     log_name: str = "the log"
+    # A handler's exception that is not a bug (the daemon's history on a full disk): the
+    # error it is answered with instead of -32603 (None: it is a bug). Called only on failure,
+    # so no wrapper sits between the peer and each handler.
+    known_failure: Callable[[str, Exception], TetherError | None] | None = None

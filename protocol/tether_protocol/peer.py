@@ -148,7 +148,12 @@ class JsonRpcPeer:
             return  # swallowed on purpose: this task exists only to answer the request
         except (TetherError, RequestFailed) as exc:
             self._finish(msg_id, error=exc)
-        except Exception:
+        except Exception as exc:
+            known = self.options.known_failure
+            failure = known(route.method, exc) if known is not None else None
+            if failure is not None:
+                self._finish(msg_id, error=failure)
+                return
             ref = os.urandom(4).hex()  # (not `secrets`: its hmac and hashlib cost the start 2 ms)
             log.exception("internal error in %s (ref %s)", route.method, ref)
             message = f"internal error in {route.method} (ref {ref}; details in {self.options.log_name})"
@@ -174,10 +179,11 @@ class JsonRpcPeer:
         cls = route.params_cls
         if cls is None:
             return params
-        target = cls.load() if isinstance(cls, Later) else cls
+        if isinstance(cls, Later):  # imported once: the route keeps the class, no look-up per call
+            cls = route.params_cls = cls.load()
         from ._codec import convert  # (msgspec: loaded with the classes)
 
-        return convert({} if params is None else params, target, method=route.method)
+        return convert({} if params is None else params, cls, method=route.method)
 
     def _handle_notification(self, method: str, params: Any) -> None:
         if method in ("$/cancelRequest", "$/cancel_request"):

@@ -33,6 +33,8 @@ PRIVATE_MODULES += ("_json", "_gc", "_codec", "_pending")
 PRIVATE_MODULES += ("_update_meta", "_permission_meta", "_capabilities_meta")
 # the stored records' words (roles, statuses), shared by `_snapshots` and the store's records
 PRIVATE_MODULES += ("_stored_vocabulary",)
+# the copy of a prompt's wire blocks into the conversation's (it knows both models)
+PRIVATE_MODULES += ("_prompt_blocks",)
 # Modules that hold message classes: each is re-exported whole by `_messages`.
 MESSAGE_MODULES = (
     "_common", "_initialize", "_sessions", "_updates", "_extensions", "_snapshots", "_lsp",

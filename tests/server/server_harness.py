@@ -93,6 +93,12 @@ class Daemon:
             result = await route.handler(typed)
         except TetherError as exc:
             raise Answered(exc.to_error()) from exc
+        except Exception as exc:  # what the peer answers for one that is not a bug (a storage fault)
+            known = self.server.rpc.options.known_failure
+            failure = known(method, exc) if known is not None else None
+            if failure is None:
+                raise
+            raise Answered(failure.to_error()) from exc
         if isinstance(result, RawResult):
             return loads(result.json)
         return loads(dumps(unstructure(result) if hasattr(result, "__attrs_attrs__") else result))

@@ -162,3 +162,32 @@ def test_every_handler_imported_later_exists() -> None:
         module, name = method.handler.__qualname__.rsplit(".", 1)
         target = getattr(importlib.import_module(f"tether.{module}"), name, None)
         assert callable(target), f"{method.name}: tether.{module}.{name} does not exist"
+
+
+async def test_after_the_first_prompt_its_route_calls_the_prompt_handler_itself(tmp_path: Path) -> None:
+    """The handlers imported on first call leave no wrapper behind: from the second prompt on,
+    the peer calls `handlers.prompt.session_prompt` (bound to the connection) directly, and a
+    storage fault is still answered -32015 (the peer asks `storage_failed`, not a wrapper),
+    and the params' class (imported on first use) stays in the route."""
+    import functools
+
+    from server_harness import running, settings_for
+
+    from tether.handlers import prompt
+    from tether.server.methods import storage_failed
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    async with running(settings_for(tmp_path), workspace) as daemon:
+        route = daemon.server.rpc.routes["session/prompt"]
+        assert not isinstance(route.handler, functools.partial)  # not imported yet: the start path
+        session_id = await daemon.new_session(workspace)
+        answer = await daemon.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
+        assert answer["stopReason"] == "end_turn"
+        handler = daemon.server.rpc.routes["session/prompt"].handler
+        assert isinstance(handler, functools.partial)
+        assert handler.func is prompt.session_prompt and handler.args == (daemon.server,)
+        assert daemon.server.rpc.options.known_failure is storage_failed
+        from tether_protocol import PromptParams  # and its params class is looked up once
+
+        assert daemon.server.rpc.routes["session/prompt"].params_cls is PromptParams

@@ -18,10 +18,16 @@ from tether.store import HistoryStore, MessageRecord
 from tether.store.snapshot_checks import SnapshotError
 from tether.store.snapshot_reader import SnapshotReader
 from tether.store.snapshots import check_snapshot, export_session, import_session, import_stream, open_snapshot
-from tether_protocol._converter import unstructure
-from tether_protocol._extensions import RunReport, Usage
-from tether_protocol._pending import PendingApprovals, PendingCall
-from tether_protocol._snapshots import Snapshot, SnapshotMessage, SnapshotTurn
+from tether_protocol import (
+    PendingApprovals,
+    PendingCall,
+    RunReport,
+    Snapshot,
+    SnapshotMessage,
+    SnapshotTurn,
+    Usage,
+    unstructure,
+)
 
 CALL = {"id": "c1", "name": "write_file", "arguments": {"path": "a.txt"}, "started": True}
 SNAPSHOT: dict[str, Any] = {

@@ -22,9 +22,8 @@ from tether_protocol import (  # the area's module: `_messages` would load every
     SteerParams,
     StopReason,
     StorageFailed,
-    unstructure,
+    conversation_blocks,
 )
-from tether_protocol.conversation import blocks_from_json
 from tether_protocol.peer import RawResult
 
 from ..agent.loop import TurnOutcome
@@ -83,11 +82,10 @@ async def _run(
     """Run the turn; what stops it early, as the error the client gets."""
     provider = await ctx.provider()
     turn = make_turn(ctx, session, handle, sink, provider)
-    # the wire's blocks as the conversation's (the stored shape keeps what ACP adds: _meta...)
-    blocks = blocks_from_json([unstructure(block) for block in prompt.prompt], "params.prompt")
+    blocks = conversation_blocks(prompt.prompt)  # the wire's blocks as the conversation's, in one step
     # a command's expansion is titled with what the user typed (`/fix-issue 12`), not its text
     expanded = prompt.prompt != list(typed.prompt)
-    title_from = blocks_from_json([unstructure(b) for b in typed.prompt], "params.prompt") if expanded else ()
+    title_from = conversation_blocks(typed.prompt) if expanded else ()
     blocks = await attach_resources(ctx, session.id, blocks, sink)  # MCP resources the prompt links
     mode = session.mode
     if prompt.mode is not None:
@@ -175,21 +173,29 @@ def _refuse_empty(prompt: Sized, method: str) -> None:
 async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
     """A prompt: its turn now, or queued behind the running one (answered when its own
     turn ends); with `_meta.tether.steer: true` and a turn running, it joins that turn.
-    With an idempotency key, a retry gets the first request's answer (prompt_keys.py)."""
+    With an idempotency key, a retry gets the first request's answer (prompt_keys.py). The
+    session's other connections are told the turn ended (they sent no request it answers)."""
     from ..services.prompt_keys import prompt_once
 
     refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")  # before a key is taken
-    key = key_of(params)
+    key = key_of(params)  # read once: the queue takes it with the turn
     if key is not None and not steering(params):
-        return await prompt_once(ctx, params, key, _session_prompt)
-    return await _session_prompt(ctx, params)
+        result = await prompt_once(ctx, params, key, _session_prompt)
+    else:
+        result = await _session_prompt(ctx, params, key)
+    live = ctx.daemon.registry.live.get(params.session_id)
+    if live is not None and any(conn is not ctx.conn for conn in live.audience):  # other windows see it
+        from ..server.audience import turn_ended_elsewhere
+
+        turn_ended_elsewhere(ctx, live, result)
+    return result
 
 
-async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptResult | RawResult:
+async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str | None) -> PromptResult | RawResult:
     if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
-        return await session_prompt_v2(ctx, params)
+        return await session_prompt_v2(ctx, params, key)
     _refuse_empty(params.prompt, "session/prompt")
     refuse_running_child(ctx, params.session_id)
     session = ctx.daemon.registry.get_live(params.session_id)
@@ -205,7 +211,7 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams) -> Prompt
         steer = SteerOutcome(False)
         handle = await queue.wait_for(session, wait.entry)
     else:
-        handle = await queue.take_turn(session, params, key_of(params))
+        handle = await queue.take_turn(session, params, key)
     if handle is None:  # withdrawn from the queue
         return PromptResult("cancelled")
     return await _prompt_turn(ctx, session, handle, params, steer)

@@ -7,8 +7,15 @@ Must not: run the turn differently from v1 (`prompt._prompt_turn` does)."""
 
 from __future__ import annotations
 
-from tether_protocol import PromptParams, RequestCancelled, SteerOutcome, TetherError, dumps_text, unstructure
-from tether_protocol.conversation import blocks_from_json
+from tether_protocol import (
+    PromptParams,
+    RequestCancelled,
+    SteerOutcome,
+    TetherError,
+    conversation_blocks,
+    dumps_text,
+    unstructure,
+)
 from tether_protocol.peer import RawResult
 
 from ..agent.session import ActiveTurn
@@ -18,13 +25,13 @@ from ..rendering.acp_v2 import prompt_message_id, steered_message_id
 from ..server.context import ClientConnection
 from ..services.child_sessions import refuse_running_child
 from ..services.live_session import LiveSession
-from ..services.prompt_keys import idempotency_key
 from ..services.queue import queue_of, steering
 
 
-async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawResult:
+async def session_prompt_v2(ctx: ClientConnection, params: PromptParams, key: str | None) -> RawResult:
     """Hold the prompt until its turn begins, answer with its message id, run the turn. A
-    steered one (`_meta.tether.steer`) joins the running turn: answered once it landed."""
+    steered one (`_meta.tether.steer`) joins the running turn: answered once it landed.
+    ``key``: the prompt's idempotency key (read once, by `prompt.session_prompt`)."""
     from .prompt import _refuse_during_resumed, _refuse_empty, refuse_left_waiting
 
     _refuse_empty(params.prompt, "session/prompt")
@@ -42,10 +49,10 @@ async def session_prompt_v2(ctx: ClientConnection, params: PromptParams) -> RawR
         steer = SteerOutcome(False)  # that turn ended first: it runs as a turn of its own
         handle = await queue.wait_for(session, wait.entry) if wait.entry is not None else None
     else:
-        handle = await queue.take_turn(session, params, idempotency_key(params))
+        handle = await queue.take_turn(session, params, key)
     if handle is None:  # withdrawn while held (session/cancel, $/cancel_request)
         raise RequestCancelled("request cancelled: the prompt was withdrawn before it was inserted")
-    content = tuple(blocks_from_json([unstructure(block) for block in params.prompt], "params.prompt"))
+    content = conversation_blocks(params.prompt)
     sink = SessionUpdates(session.id, ctx.connection)
     sink.emit(PromptInserted(handle.turn_id, content))
     sink.emit(TurnStateChanged("running"))

@@ -20,7 +20,7 @@ from .audience import watch_sessions
 from .context import ClientConnection
 from .daemon_services import STOP_GRACE_S, Daemon
 from .handshake import ClientProfile
-from .methods import routes
+from .methods import routes, storage_failed
 
 log = logging.getLogger("tether.server")
 
@@ -34,7 +34,7 @@ _TASKS_GRACE_S = 2.0
 def connect(daemon: Daemon, settings: Settings, root: Path, *, warm_up: bool = True) -> ClientConnection:
     """A client connection of ``daemon``, with the method table bound to it (``rpc``)."""
     ctx = ClientConnection(daemon, settings, root, warm_up=warm_up)
-    ctx.rpc = TetherRPC(routes(ctx))
+    ctx.rpc = TetherRPC(routes(ctx), storage_failed)
     watch_sessions(ctx, ctx.rpc)
     return ctx
 

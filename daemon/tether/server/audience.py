@@ -7,7 +7,7 @@ turn's end told to the other viewers. Must not: send a session's updates (the em
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -18,22 +18,20 @@ from ..transport.rpc import Route, TetherRPC
 from .context import ClientConnection
 from .daemon_services import STOP_GRACE_S
 
+if TYPE_CHECKING:
+    from ..services.live_session import LiveSession
+
 # Methods after which the connection sees the session's updates (the session id: in the
 # answer for `session/new`, in the params otherwise).
 _OPENS = ("session/new", "session/load", "session/resume")
-# Methods answered when their turn ends: the other connections that see the session are
-# told it ended (they sent no request that would answer).
-_PROMPTS = ("session/prompt", "_tether/session/steer")
 
 
 def watch_sessions(ctx: ClientConnection, rpc: TetherRPC) -> None:
-    """Wrap ``rpc``'s opening, closing and prompting routes so that ``ctx`` joins and leaves
-    the sessions' audiences."""
+    """Wrap ``rpc``'s opening and closing routes so that ``ctx`` joins and leaves the
+    sessions' audiences (a prompt tells the others its turn ended: `turn_ended_elsewhere`)."""
     for name in _OPENS:
         _joining(ctx, rpc.routes[name])
     _closing(ctx, rpc.routes["session/close"])
-    for name in _PROMPTS:
-        _prompting(ctx, rpc.routes[name])
 
 
 def join(ctx: ClientConnection, session_id: str) -> None:
@@ -130,31 +128,24 @@ def _closing(ctx: ClientConnection, route: Route) -> None:
     route.handler = closed
 
 
-def _prompting(ctx: ClientConnection, route: Route) -> None:
+def turn_ended_elsewhere(ctx: ClientConnection, session: LiveSession, result: Any) -> None:
     """A turn's end reaches the session's other connections as the `session_info_update`
     with `_meta.tether.turnEnded` a turn without a prompt request ends with (SPEC §4.4),
     after the turn's last update; the prompting connection has the prompt's answer."""
-    handler = route.handler
+    others = [c for c in session.audience if c is not ctx.conn]
+    tether = getattr(getattr(result, "meta", None), "tether", None)
+    turn_id = getattr(tether, "turn_id", None)
+    if not isinstance(turn_id, str) or not others:
+        return
+    from ..agent.sink import TurnEnded
+    from ..rendering.acp_v1 import V1
+    from ..rendering.emitter import frame
 
-    async def prompted(params: Any) -> Any:
-        result = await handler(params)
-        session = ctx.daemon.registry.live.get(params.session_id)
-        others = [c for c in session.audience if c is not ctx.conn] if session is not None else []
-        tether = getattr(getattr(result, "meta", None), "tether", None)
-        turn_id = getattr(tether, "turn_id", None)
-        if isinstance(turn_id, str) and others:
-            from ..agent.sink import TurnEnded
-            from ..rendering.acp_v1 import V1
-            from ..rendering.emitter import frame
-
-            update = V1.event(TurnEnded(turn_id, str(result.stop_reason)))
-            assert update is not None  # v1 shows a turn's end
-            body = frame(params.session_id, update)
-            for conn in others:
-                conn.send_body(body if getattr(conn, "protocol_version", 1) != 2 else _v2_idle(params.session_id, result))
-        return result
-
-    route.handler = prompted
+    update = V1.event(TurnEnded(turn_id, str(result.stop_reason)))
+    assert update is not None  # v1 shows a turn's end
+    body = frame(session.id, update)
+    for conn in others:
+        conn.send_body(body if getattr(conn, "protocol_version", 1) != 2 else _v2_idle(session.id, result))
 
 
 def _v2_idle(session_id: str, result: Any) -> bytes:

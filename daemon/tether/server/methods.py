@@ -1,7 +1,7 @@
 """The daemon's half of the method table: which handler serves each method.
 
 Owns: `METHODS` (per method: its protocol spec, its handler, whether it answers its own cancel, its
-v2 handler) and `routes(ctx)`, a storage fault answered `-32015`; `_Later(...)` handlers are
+v2 handler) and `routes(ctx)`, a storage fault answered `-32015` (`storage_failed`); `_Later(...)` handlers are
 imported on first call, so the ACP start path pays for none of them (docs/decisions/0018).
 Must not: name a params or result class (the protocol's table does), implement a method, or touch the wire.
 """
@@ -100,6 +100,7 @@ def later(module: str, name: str) -> Handler:
         return await found[0](ctx, params)
 
     handler.__qualname__ = f"{module}.{name}"  # what tests/server checks resolves
+    handler.later = (module, name)  # type: ignore[attr-defined]  # `route` imports it itself
     return handler
 
 
@@ -188,35 +189,42 @@ METHODS: tuple[Method, ...] = (
 BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}
 
 
-def storage_faults_answered(method: str, handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
-    """``handler`` with a history that cannot be read or written (a full disk, a file that
-    is not a database, an unusable TETHER_HOME) answered as `-32015` with the store's
-    message, which says what to do: it is not a bug of Tether's, so not `-32603`."""
-
-    async def answered(params: Any) -> Any:
-        try:
-            return await handler(params)
-        except StorageFault as exc:
-            log.warning("%s: %s", method, exc)
-            raise StorageFailed(str(exc), data={"path": exc.path}) from exc
-
-    return answered
+def storage_failed(method: str, exc: Exception) -> StorageFailed | None:
+    """A history that cannot be read or written (a full disk, a file that is not a database,
+    an unusable TETHER_HOME) answered as `-32015` with the store's message, which says what
+    to do: it is not a bug of Tether's, so not `-32603` (the peer asks only on a failure)."""
+    if not isinstance(exc, StorageFault):
+        return None
+    log.warning("%s: %s", method, exc)
+    failed = StorageFailed(str(exc), data={"path": exc.path})
+    failed.__cause__ = exc
+    return failed
 
 
 def route(ctx: ClientConnection, method: Method) -> Route:
-    """``method`` bound to ``ctx``, as the transport's route."""
+    """``method`` bound to ``ctx``, as the transport's route (a `later` handler: the route
+    calls the handler itself once it is imported, with no hop in between)."""
     on_cancel = functools.partial(method.on_cancel, ctx) if method.on_cancel is not None else None
-    handler: Callable[[Any], Awaitable[Any]] = functools.partial(method.handler, ctx)
-    params_cls = method.params_cls
+    bound = Route(method.name, functools.partial(method.handler, ctx), method.params_cls,
+                  notification=method.notification, on_cancel=on_cancel)
     if method.v2 is not None:
-        handler, params_cls = _by_version(ctx, method), None
-    return Route(
-        method.name,
-        storage_faults_answered(method.name, handler),
-        params_cls,
-        notification=method.notification,
-        on_cancel=on_cancel,
-    )
+        bound.handler, bound.params_cls = _by_version(ctx, method), None
+    elif (named := getattr(method.handler, "later", None)) is not None:
+        bound.handler = _imported_on_first_call(ctx, bound, *named)
+    return bound
+
+
+def _imported_on_first_call(ctx: ClientConnection, bound: Route, module: str, name: str) -> Callable[[Any], Awaitable[Any]]:
+    """The route's handler until its module is imported: imports it, then puts the handler
+    itself in the route (unless something wrapped the route meanwhile)."""
+
+    async def first_call(params: Any) -> Any:
+        handler = functools.partial(getattr(importlib.import_module(f"tether.{module}"), name), ctx)
+        if bound.handler is first_call:
+            bound.handler = handler
+        return await handler(params)
+
+    return first_call
 
 
 def _by_version(ctx: ClientConnection, method: Method) -> Callable[[Any], Awaitable[Any]]:

@@ -92,9 +92,10 @@ def _refuse_other_prompt(key: str, digest: str, first_digest: str) -> None:
 
 
 async def prompt_once(
-    ctx: ClientConnection, params: PromptParams, key: str, first: Callable[[ClientConnection, PromptParams], Awaitable[Answer]],
+    ctx: ClientConnection, params: PromptParams, key: str,
+    first: Callable[[ClientConnection, PromptParams, str], Awaitable[Answer]],
 ) -> Answer:
-    """`first(ctx, params)` unless the key was used on this session: then its answer."""
+    """`first(ctx, params, key)` unless the key was used on this session: then its answer."""
     session = ctx.daemon.registry.get_live(params.session_id)
     keyed_prompts = queue_of(ctx, session).keyed
     seen = keyed_prompts.get(key)
@@ -116,7 +117,7 @@ async def prompt_once(
             keyed.began = True
             keyed.answer = await _stored_answer(ctx, session, key, stored)
         else:
-            keyed.answer = await first(ctx, params)
+            keyed.answer = await first(ctx, params, key)
         return keyed.answer
     except TetherError as exc:
         keyed.error = exc

@@ -272,9 +272,9 @@ def _blocks(params: PromptParams) -> list[Any]:
 
 
 def _content(params: PromptParams) -> list[Any]:
-    from tether_protocol.conversation import blocks_from_json
+    from tether_protocol import conversation_blocks
 
-    return list(blocks_from_json(_blocks(params), "params.prompt"))
+    return list(conversation_blocks(params.prompt))
 
 
 def say_not_run(ctx: ClientConnection, session_id: str, rows: list[stored.QueuedRow]) -> None:

@@ -9,8 +9,9 @@ Must not: know session or agent semantics; handlers live in `tether.server`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+from tether_protocol import TetherError
 from tether_protocol.peer import (
     JsonRpcPeer,
     PeerOptions,
@@ -27,13 +28,16 @@ ClientRequestFailed = RequestFailed
 
 
 class TetherRPC(JsonRpcPeer):
-    def __init__(self, routes: Mapping[str, Route]) -> None:
+    def __init__(
+        self, routes: Mapping[str, Route], known_failure: Callable[[str, Exception], TetherError | None] | None = None,
+    ) -> None:
         failpoints = frozenset(filter(None, os.environ.get("TETHER_FAILPOINTS", "").split(",")))
         options = PeerOptions(
             id_prefix="tether-",
             cancel_style="lsp",
             failpoints=failpoints,
             log_name="the daemon log",
+            known_failure=known_failure,
         )
         super().__init__(routes, options=options)
 
