@@ -68,6 +68,8 @@ class SnapshotImport:
         metadata = session["metadata"]
         if self.fresh:  # a copy was made by no `delegate` call: it must not stand in for a parent's sub-agent
             metadata = {key: value for key, value in metadata.items() if key not in _CHILD_LINK}
+        else:
+            await self._refuse_taken_link(metadata)
         row = (self.session_id, workspace if workspace is not None else session["workspace"], session["title"],
                session["mode"], session["created_at"], time.time(), encode_json(metadata))
         try:
@@ -77,6 +79,21 @@ class SnapshotImport:
             )
         except aiosqlite.IntegrityError as exc:
             raise SnapshotError(f"session {self.session_id!r} already exists in this workspace") from exc
+
+    async def _refuse_taken_link(self, metadata: JsonObject) -> None:
+        """A kept id naming a parent's call another session is the sub-agent of (a forged link
+        would replay in its place): SnapshotError."""
+        parent, call = (metadata.get(key) for key in _CHILD_LINK)
+        if parent is None or call is None:
+            return
+        async with self.conn.execute(
+            "SELECT id FROM sessions WHERE json_extract(metadata, '$.parentSessionId') = ?"
+            " AND json_extract(metadata, '$.parentCallId') = ? AND id != ? LIMIT 1", (parent, call, self.session_id),
+        ) as cursor:
+            taken = await cursor.fetchone()
+        if taken is not None:
+            raise SnapshotError(f"session.metadata names call {call!r} of session {parent!r} as its parent, "
+                                f"whose sub-agent is session {taken[0]!r}")
 
     async def feed(self, key: str, value: object) -> None:
         """One top-level entry of the snapshot (a list may be any iterable of its items)."""
