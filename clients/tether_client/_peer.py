@@ -42,7 +42,7 @@ class JsonRpcPeer(_Peer):
         super().__init__(options=options, on_request=on_request, on_notification=on_notification)
         self._reader = reader
         self._writer = writer
-        self._messages = MessageReader(framing)
+        self._messages = MessageReader(framing, None)  # its own daemon: a dump may be larger
         self._encode = encoder_for(framing)
         self._task: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()

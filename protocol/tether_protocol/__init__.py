@@ -29,6 +29,8 @@ from ._errors import (
     WorkspaceInvalid,
 )
 from ._framing import (
+    DEFAULT_MAX_MESSAGE,
+    FrameTooLarge,
     Framing,
     FramingError,
     LspFrameDecoder,
@@ -169,7 +171,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "CheckpointError", "ConfigInvalid", "Described", "Direction", "ENCODER", "ERROR_CLASSES", "Framing",
+    "CheckpointError", "ConfigInvalid", "DEFAULT_MAX_MESSAGE", "Described", "Direction", "ENCODER", "ERROR_CLASSES", "FrameTooLarge", "Framing",
     "FramingError", "InternalError", "InvalidParams", "InvalidRequest", "JsonObject", "Kind", "LspFrameDecoder",
     "Meta", "Method", "MethodNotFound", "NULL_RESULT", "NdjsonDecoder", "NoProviderConfigured",
     "PROTOCOL_VERSION", "ParseError", "PendingCallRecord", "PendingStep", "ProviderFailed",

@@ -1,33 +1,35 @@
 """Bytes in, messages out, for either framing.
 
-Owns: `MessageReader` — framing detected from a client's first bytes unless fixed, frames
-decoded (`_framing.py`), bodies parsed as JSON, and what cannot be read handed back as a
-`ParseError` value so the peer answers it and keeps reading. Must not: classify messages
-(that is `peer.py`) or do I/O.
+Owns: `MessageReader` — framing detected from the first bytes unless fixed, frames decoded
+(`_framing.py`) under a limit on one message, bodies parsed as JSON, and what cannot be read
+handed back as a `ParseError` (over the limit: `InvalidRequest`) for the peer to answer.
+Must not: classify messages (that is `peer.py`) or do I/O.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._errors import ParseError
-from ._framing import Framing, FramingError, decoder_for, detect_framing
+from ._errors import InvalidRequest, ParseError
+from ._framing import DEFAULT_MAX_MESSAGE, FrameTooLarge, Framing, FramingError, decoder_for, detect_framing
 from ._json import loads
 
 
 class MessageReader:
     """Bytes in, messages out: framing detected from the first bytes unless fixed. A body
     that is not JSON, or a frame that cannot be read, comes out as a `ParseError` value in
-    place of its message, so the caller can answer it and keep reading."""
+    place of its message, so the caller can answer it and keep reading. ``max_message``
+    bytes is the most one message may hold (None: no limit, for a client of its own daemon)."""
 
-    def __init__(self, framing: Framing | None = None) -> None:
+    def __init__(self, framing: Framing | None = None, max_message: int | None = DEFAULT_MAX_MESSAGE) -> None:
         self.framing = framing
-        self._decoder = decoder_for(framing) if framing else None
+        self._max_message = max_message
+        self._decoder = decoder_for(framing, max_message) if framing else None
         self._sniffed = b""
 
     def set_framing(self, framing: Framing) -> None:
         self.framing = framing
-        self._decoder = decoder_for(framing)
+        self._decoder = decoder_for(framing, self._max_message)
 
     @property
     def pending(self) -> bytes:
@@ -50,16 +52,29 @@ class MessageReader:
             try:
                 bodies = self._decoder.feed(data)
             except FramingError as exc:
-                out.append(ParseError(f"parse error: {exc}"))
+                out += [_parsed(body) for body in exc.bodies]
+                out.append(_too_large(exc) if isinstance(exc, FrameTooLarge) else ParseError(f"parse error: {exc}"))
                 data = b""
                 continue
             break
-        for body in bodies:
-            try:
-                out.append(loads(body))
-            except (ValueError, RecursionError) as exc:
-                out.append(ParseError(_not_json(body, exc)))
+        out += [_parsed(body) for body in bodies]
         return out
+
+
+def _parsed(body: bytes) -> Any:
+    try:
+        return loads(body)
+    except (ValueError, RecursionError) as exc:
+        return ParseError(_not_json(body, exc))
+
+
+def _too_large(exc: FrameTooLarge) -> InvalidRequest:
+    return InvalidRequest(
+        f"invalid request: the message is {exc.size:,} bytes, over the limit of {exc.limit:,} bytes "
+        f"({exc.limit / (1 << 20):.1f} MiB) on one message; it was skipped. Send a large file by its path "
+        f"(a resource_link; _tether/session/restore takes a path), or raise max_message_mib in your "
+        f"user config (the limit is 6 x max_message_mib + 1 MiB, at least 64 MiB)"
+    )
 
 
 def _not_json(body: bytes | bytearray, exc: Exception) -> str:

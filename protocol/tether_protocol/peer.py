@@ -86,8 +86,8 @@ class JsonRpcPeer:
     # ---- incoming ----------------------------------------------------------------
 
     def handle_message(self, message: Any) -> None:
-        """Classify one parsed message (or a `ParseError` from the reader)."""
-        if isinstance(message, ParseError):
+        """Classify one parsed message (or a `ParseError` / over-limit `InvalidRequest` from the reader)."""
+        if isinstance(message, (ParseError, InvalidRequest)):
             self._reply_error(None, message)
             return
         if not isinstance(message, dict):

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from daemon_harness import BASIC_SCRIPT, serve_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from daemon_harness import serve_command
 from tether_protocol import FramingError, LspFrameDecoder, NdjsonDecoder, detect_framing
 
 

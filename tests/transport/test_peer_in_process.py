@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tether_protocol import Framing, dumps, encoder_for
 from tether_protocol.peer import (
     JsonRpcPeer,

@@ -13,6 +13,7 @@ import logging
 from pathlib import Path
 
 from ..config import Settings
+from ..services.message_size import frame_limit
 from ..transport.connection import Connection
 from ..transport.rpc import TetherRPC
 from ..transport.stdio import ProtocolFds
@@ -87,6 +88,7 @@ async def _serve(
         server.rpc.handle_message,
         server.stop,
         framing,  # type: ignore[arg-type]
+        frame_limit(server.settings.max_message_mib),
     )
     if accepted is not None:  # `initialize` answered by the fast start (early.py)
         conn.protocol_version = accepted[0].wire_version

@@ -12,9 +12,24 @@ from collections.abc import Sequence
 
 import msgspec
 
-from tether_protocol import ContentBlock, EmbeddedResource, InvalidParams, ResourceLink, TextContent
+from tether_protocol import (
+    DEFAULT_MAX_MESSAGE,
+    ContentBlock,
+    EmbeddedResource,
+    InvalidParams,
+    ResourceLink,
+    TextContent,
+)
 
 MIB = 1024 * 1024
+# A prompt's text at the limit, JSON-escaped: a control character is 6 bytes as `\u0001` (SPEC §1.2).
+_ESCAPED = 6
+
+
+def frame_limit(limit_mib: int) -> int:
+    """The most bytes one JSON-RPC message may hold on the wire, from the user's `max_message_mib`:
+    room for a prompt at that limit escaped at worst, plus its envelope; never under the default."""
+    return max(DEFAULT_MAX_MESSAGE, (_ESCAPED * limit_mib + 1) * MIB)
 
 
 def text_bytes(text: str) -> int:

@@ -23,6 +23,7 @@ from ..server.app import connect, finish_requests
 from ..server.audience import forget
 from ..server.daemon_services import Daemon
 from ..services.live_session import Audiences
+from ..services.message_size import frame_limit
 from .stream import ClientProtocol, SocketConnection
 
 log = logging.getLogger("tether.shared")
@@ -149,7 +150,8 @@ async def _serve_client(daemon: Daemon, flags: dict[str, object], protocol: Clie
         transport.close()
         return
     conn = SocketConnection(transport, server.rpc.handle_message, server.stop, Audiences(daemon.registry.live),
-                            "ndjson" if framing == "ndjson" else "lsp" if framing == "lsp" else None)
+                            "ndjson" if framing == "ndjson" else "lsp" if framing == "lsp" else None,
+                            frame_limit(server.settings.max_message_mib))
     protocol.conn = conn
     server.attach(conn)
     try:

@@ -16,7 +16,7 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tether_protocol import Framing
+from tether_protocol import DEFAULT_MAX_MESSAGE, Framing
 
 from ..transport.connection import Connection
 from .proxy import read_preamble
@@ -42,8 +42,8 @@ class SocketConnection(Connection):
 
     def __init__(self, transport: asyncio.Transport, on_message: Callable[[Any], None],
                  on_close: Callable[[], None], audience: Audiences,
-                 framing: Framing | None = None) -> None:
-        super().__init__(-1, -1, on_message, on_close, framing)
+                 framing: Framing | None = None, max_message: int = DEFAULT_MAX_MESSAGE) -> None:
+        super().__init__(-1, -1, on_message, on_close, framing, max_message)
         self._stream = transport
         self.audience = audience  # read by the emitter: who else sees a session
 

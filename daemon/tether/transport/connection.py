@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from tether_protocol import Framing, dumps, encoder_for
+from tether_protocol import DEFAULT_MAX_MESSAGE, Framing, dumps, encoder_for
 from tether_protocol.peer import MessageReader
 
 log = logging.getLogger("tether.transport")
@@ -47,12 +47,13 @@ class Connection:
         on_message: Callable[[Any], None],
         on_close: Callable[[], None],
         framing: Framing | None = None,
+        max_message: int = DEFAULT_MAX_MESSAGE,
     ) -> None:
         self._read_fd = read_fd
         self._write_fd = write_fd
         self._on_message = on_message
         self._on_close = on_close
-        self._reader = MessageReader(framing)
+        self._reader = MessageReader(framing, max_message)
         self._encode_frame = encoder_for(framing or "lsp")
         self._outbox: list[bytes] = []
         self._coalescers: dict[int, Coalescer] = {}

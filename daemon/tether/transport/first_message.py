@@ -2,7 +2,7 @@
 
 Owns: reading the protocol fd until one whole message (or end of input), framing detected
 from its bytes, so `tether serve` can answer `initialize` before importing the server.
-Must not: answer anything itself (`server/early.py` does) or import beyond the standard
+A first message over 1 MiB is left to the server. Must not: answer anything itself (`server/early.py` does) or import beyond the standard
 library, msgspec and `tether_protocol`'s framing and JSON (what the answer needs anyway).
 """
 
@@ -27,6 +27,11 @@ class FirstRead(Struct, frozen=True):  # a Struct: made before the answer (0.05 
     eof: bool
 
 
+# More than this without a whole first message and the server reads it instead, under
+# the user's limit on one message (the fast start's `initialize` is a few KiB).
+_FIRST_MESSAGE_CAP = 1 << 20
+
+
 def read_first_message(read_fd: int, framing: Framing | None) -> FirstRead:
     buf = b""
     while True:
@@ -34,6 +39,8 @@ def read_first_message(read_fd: int, framing: Framing | None) -> FirstRead:
         if not chunk:
             return FirstRead(framing, None, buf, b"", eof=True)
         buf += chunk
+        if len(buf) > _FIRST_MESSAGE_CAP:
+            return FirstRead(framing or detect_framing(buf), None, buf, b"", eof=False)
         framing = framing or detect_framing(buf)
         if framing is None:
             continue

@@ -472,14 +472,15 @@ export interface OptionalVersionedTextDocumentIdentifier {
   version: number | null;
 }
 
+/** The checkpointed step (its index in the turn, 1 when left out) and its calls still to run. */
 export interface PendingApprovals {
   calls: PendingCall[];
-  step: number;
+  step?: number;
 }
 
-/** `started`: approved and begun before the daemon stopped (not run again). */
+/** One call of the step still to run; `started`: approved and begun before the daemon stopped, so it may have run (never run again unasked). */
 export interface PendingCall {
-  arguments: { [key: string]: unknown };
+  arguments?: { [key: string]: unknown };
   id: string;
   name: string;
   started?: boolean;
