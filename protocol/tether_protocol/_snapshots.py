@@ -58,9 +58,10 @@ _PATH = "invalid params for {method}: path must be a string"
 # `tether.store.snapshot_checks` checks a restore's records with them (a field's type, then its
 # own message). Raw JSON the store checks with its own reader is `Described`.
 
-# A seq is a JSON-safe integer (JavaScript reads exact integers up to 2**53 - 1): far from
-# SQLite's 64-bit limit, so the turns and messages that follow can still be numbered.
-_MAX_SEQ = 2**53 - 1
+# A seq is at most half the JSON-safe integers (JavaScript reads exact integers up to
+# 2**53 - 1): the turns and messages a restored session adds stay JSON-safe, so a client reads
+# their seqs exactly and the session's own dump restores again.
+_MAX_SEQ = 2**52 - 1
 # Timestamps are seconds since the epoch: 1e11 is the year 5138 (and a float, unlike an
 # integer over 64 bits, that SQLite stores).
 _MAX_TIME = 1e11

@@ -274,13 +274,13 @@ async def test_a_failed_import_leaves_nothing_behind(store: HistoryStore) -> Non
         # numbers SQLite could not store, or that would break the session afterwards
         (
             lambda s: s["messages"][1].update(seq=2**63),
-            f"messages[1].seq must be between 0 and {2**53 - 1}, not {2**63}",
+            f"messages[1].seq must be between 0 and {2**52 - 1}, not {2**63}",
         ),
         (
-            lambda s: s["messages"][5].update(seq=2**53),
-            f"messages[5].seq must be between 0 and {2**53 - 1}, not {2**53}",
+            lambda s: s["messages"][5].update(seq=2**52),
+            f"messages[5].seq must be between 0 and {2**52 - 1}, not {2**52}",
         ),
-        (lambda s: s["turns"][1].update(seq=2**63), f"turns[1].seq must be between 0 and {2**53 - 1}, not {2**63}"),
+        (lambda s: s["turns"][1].update(seq=2**63), f"turns[1].seq must be between 0 and {2**52 - 1}, not {2**63}"),
         (
             lambda s: s["messages"][0].update(created_at=float("nan")),
             "messages[0].created_at must be seconds since the epoch, from 0 to below 1e+11, not nan",

@@ -125,6 +125,9 @@ async def session_close(ctx: ClientConnection, params: SessionIdParams) -> Empty
 
 
 async def session_delete(ctx: ClientConnection, params: SessionIdParams) -> EmptyResult:
+    from ..services.child_sessions import refuse_running_child  # (the turn's modules: not on the start path)
+
+    refuse_running_child(ctx, params.session_id)  # its turn runs under its parent's call: not taken from under it
     live = params.session_id in ctx.daemon.registry.live
     default = ctx.default_root if live else check_workspace(str(ctx.default_root))
     await ctx.daemon.sessions.delete(params.session_id, Path(default))

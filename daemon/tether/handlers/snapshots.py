@@ -140,13 +140,15 @@ def _snapshot_file(path: str) -> BinaryIO:
     if not os.path.isabs(path):
         raise InvalidParams(f"{where} must be absolute (the daemon's working directory is not the client's)")
     try:
-        source = open(path, "rb")  # noqa: SIM115 (closed by the caller)
+        # not blocking: opening a planted FIFO would wait for a writer, and stop the daemon with it
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise InvalidParams(f"{where} cannot be read: {exc.strerror or exc}") from exc
-    if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
-        source.close()
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
         raise InvalidParams(f"{where} is not a file")
-    return source
+    os.set_blocking(fd, True)
+    return open(fd, "rb")
 
 
 async def _restore(ctx: ClientConnection, params: RestoreParams, opened: Callable[[], SnapshotFile]) -> RestoreResult:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, TypeVar
 
-from tether_protocol import InvalidParams, structure, unstructure
+from tether_protocol import DEFAULT_MAX_MESSAGE, InvalidParams, structure, unstructure
 
 from ..tools.base import ToolError
 from ..tools.disk_io import DiskFileIO
@@ -24,6 +24,19 @@ if TYPE_CHECKING:
     from ..tools.sandbox import WorkspaceSandbox
     from ..transport.rpc import TetherRPC
     from .handshake import ClientProfile
+
+
+# A file larger than this on disk is read from the disk, not asked of the editor: its whole text,
+# JSON-escaped (up to 6 times as long), must fit in one message under the daemon's frame limit
+# (at least DEFAULT_MAX_MESSAGE), or the answer is skipped unread and the tool waits for ever.
+_EDITOR_READ_MAX = DEFAULT_MAX_MESSAGE // 8
+
+
+def _too_large_to_ask(path: Path) -> bool:
+    try:
+        return os.stat(path).st_size > _EDITOR_READ_MAX
+    except OSError:  # not on disk (a new buffer): the editor may still have it
+        return False
 
 
 class EditorFiles:
@@ -54,7 +67,7 @@ class EditorFiles:
         doc = self.documents.get(path)
         if doc is not None:
             return doc.text
-        if self.client is not None and self.client.fs_read_text_file:
+        if self.client is not None and self.client.fs_read_text_file and not _too_large_to_ask(path):
             from tether_protocol import ReadTextFileParams, ReadTextFileResult
 
             try:

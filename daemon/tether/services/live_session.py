@@ -40,6 +40,9 @@ class LiveSession(AgentSession):
     # the last rewind its conversation reflects (None: not checked since it was made live;
     # a rewind from a shell since then is read in before its next turn: sessions_service.py)
     rewind_seen: int | None = None
+    # made live while its id was a sub-agent's running turn: what that turn added after is
+    # read in before its next turn (sessions_service.py)
+    read_while_child_ran: bool = False
     # the shared daemon's approvals asked for this session's turn and not answered yet
     # (a window that joins is asked too: shared/approvals.py)
     open_asks: list[Ask] = field(default_factory=list)

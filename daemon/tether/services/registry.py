@@ -159,6 +159,7 @@ class SessionRegistry:
         return session
 
     async def find_stored(self, session_id: str, workspace: Path) -> tuple[HistoryStore, SessionRecord]:
+        self.check_not_live_elsewhere(session_id, workspace)
         store = await self.store_for(workspace)
         record = await store.get_session(session_id)
         if record is None:
@@ -167,6 +168,16 @@ class SessionRegistry:
                 f"session/list shows the sessions stored for a workspace"
             )
         return store, record
+
+    def check_not_live_elsewhere(self, session_id: str, workspace: Path) -> None:
+        """Each workspace has its own store, so two may hold one id (a snapshot restored
+        with keepId): the one live here is never replaced by, nor shown as, the other's."""
+        live = self.live.get(session_id)
+        if live is not None and live.workspace != workspace:
+            raise WorkspaceInvalid(
+                f"session {session_id!r} is open in workspace {live.workspace}, not {workspace}: "
+                f"close it (session/close) before opening the session of that id stored in {workspace}"
+            )
 
     async def revive(self, session_id: str, workspace: Path) -> tuple[LiveSession, list[MessageRecord]]:
         """Make a stored session live again; returns it and its stored messages."""
@@ -182,6 +193,7 @@ class SessionRegistry:
         a live session running a turn stays as it is (an idle one is made again, keeping
         what is its own beyond its history: its MCP servers, the commands they offer, the
         connections that see it)."""
+        self.check_not_live_elsewhere(record.id, workspace)
         existing = self.live.get(record.id)
         if existing is not None and existing.turn is not None:
             return existing
@@ -201,8 +213,18 @@ class SessionRegistry:
             session.prompt_commands, session.audience = existing.prompt_commands, existing.audience
             session.mcp_servers, session.mcp_told = existing.mcp_servers, existing.mcp_told
         session.ledger = stored_ledger(session.sandbox, stored)  # what the model had read, before a restart
+        session.read_while_child_ran = self._child_running(session_id)
         self.live[session_id] = session
         return session
+
+    def _child_running(self, session_id: str) -> bool:
+        """Whether ``session_id`` is a sub-agent's session whose turn runs now (under a live parent's call)."""
+        return any(
+            child.child_session_id == session_id
+            for parent in self.live.values()
+            if parent.turn is not None
+            for child in parent.turn.children
+        )
 
     @property
     def open_stores(self) -> int:

@@ -330,6 +330,10 @@ class LiveSessions(SessionsService):
         conversation as it now stands. One indexed query per prompt; the conversation is
         read again only when a rewind this daemon did not make is found (or, the first time
         a session that has rewinds is prompted here, once)."""
+        if live.read_while_child_ran:  # a sub-agent's turn went on after it was read (refused prompts until it ended)
+            live.read_while_child_ran = False
+            await self._reload(live)
+            return
         last = await self._last_rewind(live)
         if live.rewind_seen == last:
             return

@@ -42,6 +42,7 @@ __all__ = ["SnapshotImport"]
 _BATCH = 2048
 _BATCH_BYTES = 8 << 20  # a batch of big messages goes in sooner
 _FIRST = REQUIRED_LISTS[0]  # the turns, which the records after them name
+_CHILD_LINK = ("parentSessionId", "parentCallId")  # a sub-agent's session's metadata (store/children.py)
 
 
 class SnapshotImport:
@@ -55,6 +56,7 @@ class SnapshotImport:
         self.turns: dict[str, tuple[str, float | None]] = {}  # snapshot turn id -> (its id here, finished_at)
         self._seqs: set[int] = set()
         self._stopped: list[str] = []
+        self._waiting: set[str] = set()  # the turns that still wait for approval (kept ids)
         self._last_seq = -1
         self._hidden: list[tuple[int, int]] = []  # (rewind id, seq) of the messages a rewind took out
         self._seen: set[str] = set()
@@ -63,6 +65,11 @@ class SnapshotImport:
         self._inserting: asyncio.Future[None] | None = None
 
     async def insert_session(self, session: JsonObject, workspace: str | None) -> None:
+        metadata = session["metadata"]
+        if self.fresh:  # a copy was made by no `delegate` call: it must not stand in for a parent's sub-agent
+            metadata = {key: value for key, value in metadata.items() if key not in _CHILD_LINK}
+        else:
+            await self._refuse_taken_link(metadata)
         row = (
             self.session_id,
             workspace if workspace is not None else session["workspace"],
@@ -70,7 +77,7 @@ class SnapshotImport:
             session["mode"],
             session["created_at"],
             time.time(),
-            encode_json(session["metadata"]),
+            encode_json(metadata),
         )
         try:
             await self.conn.execute(
@@ -80,6 +87,24 @@ class SnapshotImport:
             )
         except aiosqlite.IntegrityError as exc:
             raise SnapshotError(f"session {self.session_id!r} already exists in this workspace") from exc
+
+    async def _refuse_taken_link(self, metadata: JsonObject) -> None:
+        """A kept id naming a parent's call another session is the sub-agent of (a forged link
+        would replay in its place): SnapshotError."""
+        parent, call = (metadata.get(key) for key in _CHILD_LINK)
+        if parent is None or call is None:
+            return
+        async with self.conn.execute(
+            "SELECT id FROM sessions WHERE json_extract(metadata, '$.parentSessionId') = ?"
+            " AND json_extract(metadata, '$.parentCallId') = ? AND id != ? LIMIT 1",
+            (parent, call, self.session_id),
+        ) as cursor:
+            taken = await cursor.fetchone()
+        if taken is not None:
+            raise SnapshotError(
+                f"session.metadata names call {call!r} of session {parent!r} as its parent, "
+                f"whose sub-agent is session {taken[0]!r}"
+            )
 
     async def feed(self, key: str, value: object) -> None:
         """One top-level entry of the snapshot (a list may be any iterable of its items)."""
@@ -134,6 +159,8 @@ class SnapshotImport:
             self.turns[turn["id"]] = (row[0], row[5])
             if self.fresh and turn["status"] == "running":
                 self._stopped.append(row[0])
+            elif not self.fresh and turn.get("pending") is not None:
+                self._waiting.add(turn["id"])
         await self._insert(insert_turns(self.conn, self.session_id, rows))
 
     async def _messages(self, items: Iterable[Any]) -> None:
@@ -143,9 +170,14 @@ class SnapshotImport:
         for i, message in enumerate(items):
             if not self.checked:
                 self._check_message(message, i, batch)
-            if message.get("rewound") is not None:
-                self._hidden.append((message["rewound"], message["seq"]))
             turn = message["turn_id"]
+            if message.get("rewound") is not None:
+                if turn in self._waiting:  # its calls would be asked again, and run, out of the transcript
+                    raise SnapshotError(
+                        f"messages[{i}].rewound: turn {turn!r} waits for approval, and a rewind "
+                        f"never takes out a waiting turn's messages"
+                    )
+                self._hidden.append((message["rewound"], message["seq"]))
             row = message_row(message, None if turn is None else self.turns[turn][0])
             rows.append(row)
             batch.append(message)

@@ -116,6 +116,8 @@ class SnapshotReader:
                 if unterminated or exc.pos >= len(self._buf):
                     raise self._error(f"the file ends inside {what}: it was cut short", len(self._buf)) from None
                 raise self._error(f"{what} is not JSON ({exc.msg})", exc.pos) from None
+            except RecursionError:  # arrays or objects nested past Python's stack: a crafted file
+                raise self._error(f"{what} is nested too deeply to be a snapshot's", self._pos) from None
             if end >= len(self._buf) - 16 and not self._eof:  # a number may go on in the next chunk ("1" ".5e3")
                 self._more()
                 continue

@@ -90,7 +90,6 @@ async def ask(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResu
     request = read_ask(arguments)
     if request.prompt is not None:  # before a session is made or anything stored
         refuse_long_text(request.prompt, ctx.settings.max_message_mib, "tether.ask", "prompt")
-    session = await session_of(ctx)
     found = actions.snippet(ctx, workspace_root(ctx), request)
     question = request.prompt
     if question is None and request.kind == actions.ASK:
@@ -98,7 +97,11 @@ async def ask(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResu
         question = await actions.choose_question(ctx, found.where)
         if question is None:
             return None  # the user dismissed the question: nothing to do
-    turn_id = start_turn(ctx, session, actions.prompt_text(request, question or "", found))
+    # what the model is sent holds the selected lines and a fix's diagnostics too: the cap is on it
+    prompt = actions.prompt_text(request, question or "", found)
+    refuse_long_text(prompt, ctx.settings.max_message_mib, "tether.ask", "prompt")
+    session = await session_of(ctx)
+    turn_id = start_turn(ctx, session, prompt)
     return CommandResult(session.id, turn_id=turn_id)
 
 
