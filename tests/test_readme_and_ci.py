@@ -40,7 +40,8 @@ def test_ci_runs_the_demo_and_the_tests_against_a_wheel_install():
     for part in (
         "tests/e2e/test_turn.py",
         "tests/e2e/test_cli.py",
-        "tests/shared",
+        "tests/shared/test_window_command.py",
+        "tests/shared/test_daemon_life.py",
         "tests/chat",
         "tests/test_readme_and_ci.py",
     ):
