@@ -141,8 +141,6 @@ def _tool_call(e: ToolCallStarted) -> Update | None:
         "kind": e.kind,
         "status": e.status,
     }
-    if e.parent_call_id is not None:
-        update["_meta"] = {"tether": {"parentCallId": e.parent_call_id}}
     return update
 
 
@@ -206,7 +204,7 @@ def _state(e: TurnStateChanged) -> Update:
     return update
 
 
-def _subagent(e: SubagentChanged) -> Update:
+def subagent_update(e: SubagentChanged) -> Update:
     """The child session on its parent: announced, then its states mirrored (a patch)."""
     update: Update = {"sessionUpdate": "subagent_update", "sessionId": e.session_id}
     if e.title is not None:
@@ -254,7 +252,7 @@ _STATELESS: dict[type, Callable[[Any], Update | None]] = {
     MemoryRecalled: _recalled,
     TurnStateChanged: _state,
     PromptSteered: _steered,
-    SubagentChanged: _subagent,
+    SubagentChanged: subagent_update,
     TurnEnded: lambda e: {"sessionUpdate": "state_update", "state": "idle", "stopReason": e.stop_reason},
 }
 

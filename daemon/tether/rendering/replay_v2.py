@@ -18,7 +18,8 @@ from tether_protocol import ENCODER, JsonObject, dumps
 from tether_protocol.acp_v2 import schema_types as v2
 
 from ..agent.history import nothing_said
-from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id
+from ..agent.sink import SubagentChanged, TurnStateChanged
+from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id, subagent_update
 from .replay import INTERRUPTED, results_by_step, waiting_step
 from .replay_terminals import terminal_replayed
 
@@ -216,16 +217,17 @@ def _announced(child: ChildRecord, call: JsonObject) -> Update:
     after the replay (`subagent_update` with its state now, SPEC §12.9)."""
     arguments = call.get("arguments")
     task = arguments.get("task") if isinstance(arguments, dict) else None
-    update: Update = {"sessionUpdate": "subagent_update", "sessionId": child.session_id}
-    if child.title is not None:
-        update["title"] = child.title
-    if isinstance(task, str):
-        update["description"] = task
-    if child.stop_reason is not None:
-        update["capabilities"] = {}
-        update["state"] = {"state": "idle", "stopReason": child.stop_reason}
-    update["_meta"] = {"tether": {"parentCallId": child.parent_call_id}}
-    return update
+    ended = child.stop_reason is not None
+    return subagent_update(
+        SubagentChanged(
+            child.session_id,
+            child.parent_call_id,
+            title=child.title,
+            description=task if isinstance(task, str) else None,
+            cancellable=False if ended else None,
+            state=TurnStateChanged("idle", stop_reason=child.stop_reason) if ended else None,
+        )
+    )
 
 
 def _status(status: str) -> dict[str, Any]:

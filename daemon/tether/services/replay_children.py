@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..agent.sink import SubagentChanged, TurnStateChanged
+from ..rendering.acp_v2 import subagent_update
 from ..rendering.emitter import frame
 from ..rendering.replay_v2 import ChildShown, ReplayV2
 from ..store.children import child_sessions
@@ -36,16 +38,6 @@ async def say_running_children(ctx: ClientConnection, session: LiveSession) -> N
     turn = session.turn
     for child in list(turn.children) if turn is not None else ():
         waiting = await session.store.waiting_turn(child.child_session_id)
-        state = "requires_action" if waiting is not None else "running"
-        ctx.connection.send_body(
-            frame(
-                session.id,
-                {
-                    "sessionUpdate": "subagent_update",
-                    "sessionId": child.child_session_id,
-                    "capabilities": {"cancel": {}},
-                    "state": {"state": state},
-                    "_meta": {"tether": {"parentCallId": child.parent_call_id}},
-                },
-            )
-        )
+        state = TurnStateChanged("requires_action" if waiting is not None else "running")
+        shown = SubagentChanged(child.child_session_id, child.parent_call_id, cancellable=True, state=state)
+        ctx.connection.send_body(frame(session.id, subagent_update(shown)))
