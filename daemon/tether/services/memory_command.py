@@ -16,7 +16,7 @@ from ..server.files import EditorFiles
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..rendering import SessionUpdates
-    from ..server.context import ClientConnection
+    from .ports import ClientPort
 
 __all__ = ["DESCRIPTION", "HINT", "memory"]
 
@@ -25,7 +25,7 @@ HINT = "add [--user] <fact> (optional)"
 _USAGE = "/memory shows both files; /memory add <fact> (workspace file) or /memory add --user <fact> (yours)"
 
 
-def show(ctx: ClientConnection, session: AgentSession) -> str:
+def show(ctx: ClientPort, session: AgentSession) -> str:
     parts = ["[/memory: the files every session of this workspace reads after AGENTS.md]"]
     labels: tuple[tuple[Scope, str], ...] = (
         ("user", "Your memory, for every workspace"),
@@ -54,7 +54,7 @@ def show(ctx: ClientConnection, session: AgentSession) -> str:
     return "\n\n".join(parts)
 
 
-async def memory(ctx: ClientConnection, session: AgentSession, turn_id: str, sink: SessionUpdates, args: str) -> None:
+async def memory(ctx: ClientPort, session: AgentSession, turn_id: str, sink: SessionUpdates, args: str) -> None:
     """`/memory [add [--user] <fact>]`."""
     verb, _, rest = args.partition(" ")
     if not verb:
