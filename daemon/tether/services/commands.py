@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from tether_protocol import ContentBlock, SessionClearedParams, TextContent
 
+from ..config.settings import MODES
 from ..rendering import SessionUpdates
 from ..rendering.acp_v1 import current_mode
-from ..server.handshake import MODES
 from . import config_options, memory_command, user_commands
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ BUILTINS: tuple[tuple[str, str, str | None], ...] = (
     ("compact", "Summarise the conversation so far now, to free context (optionally with a focus)", "focus (optional)"),
     ("review", "Review the uncommitted changes (git diff) in a read-only turn", None),
     ("init", "Write or update AGENTS.md from the repository (the edit asks as usual)", None),
-    ("mode", "Switch the session's mode: " + ", ".join(m[0] for m in MODES), "mode id"),
+    ("mode", "Switch the session's mode: " + ", ".join(MODES), "mode id"),
     ("model", "Switch the session's model (no argument: list the models)", "model id"),
     ("clear", "Start a new conversation (in this view when the editor can)", None),
     ("memory", memory_command.DESCRIPTION, memory_command.HINT),  # memory_command.py
@@ -124,9 +124,8 @@ def user_command(command: Command, workspace: Path, rest: Sequence[ContentBlock]
 async def set_mode(session: AgentSession, sink: SessionUpdates, mode_id: str) -> bool:
     """`/mode <id>`: as `session/set_mode`, and the client is told (it did not ask); False
     when `mode_id` is not a mode (the user is told which are)."""
-    known = [m[0] for m in MODES]
-    if mode_id not in known:
-        sink.notice(f"\n[/mode takes one of: {', '.join(known)} (got {mode_id or 'nothing'!r})]\n")
+    if mode_id not in MODES:
+        sink.notice(f"\n[/mode takes one of: {', '.join(MODES)} (got {mode_id or 'nothing'!r})]\n")
         return False
     await config_options.set_mode(session, mode_id)
     sink.update(current_mode(mode_id))

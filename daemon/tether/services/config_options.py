@@ -14,7 +14,7 @@ import anyio
 
 from tether_protocol import JsonObject, SessionConfigOption, SessionConfigSelectOption
 
-from ..server.handshake import MODES
+from ..config.settings import MODE_CHOICES
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
@@ -126,7 +126,7 @@ def config_options(ctx: ClientPort, session: AgentSession) -> list[SessionConfig
         "mode",
         "Mode",
         session.mode,
-        [SessionConfigSelectOption(mode_id, name, text) for mode_id, name, text in MODES],
+        [SessionConfigSelectOption(mode_id, name, text) for mode_id, name, text in MODE_CHOICES],
         category="mode",
         description="What the agent may do without asking",
     )

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from ..agent.memory_files import MAX_MEMORY_CHARS, Scope, read_memory
 from ..agent.turn_services import TurnServices
-from ..server.files import EditorFiles
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
@@ -72,13 +71,7 @@ async def memory(ctx: ClientPort, session: AgentSession, turn_id: str, sink: Ses
     services = TurnServices(
         gate=ctx.gate_for(session.workspace, session.store),
         asker=ctx.asker(),
-        files=EditorFiles(
-            session_id=session.id,
-            sandbox=session.sandbox,
-            documents=ctx.documents,
-            client=ctx.client,
-            rpc=ctx.rpc,
-        ),
+        files=ctx.editor_files(session.id, session.sandbox),
         documents=ctx.documents.texts,
     )
     chosen: Scope = "user" if scope == "user" else "workspace"

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from ..providers.base import Provider
     from ..providers.models_list import ModelCatalog
     from ..store import HistoryStore
+    from ..tools.base import FileIO
     from ..tools.registry import ToolRegistry
+    from ..tools.sandbox import WorkspaceSandbox
     from ..transport.connection import Connection
     from ..transport.rpc import TetherRPC
     from .registry import SessionRegistry
@@ -85,6 +87,18 @@ class SessionAsker(Asker, Protocol):
     """Who a turn asks, and the running v2 turns it tells `requires_action` (by session id)."""
 
     turn_sinks: dict[str, TurnSink]
+
+
+class Approver(Protocol):
+    """A window an open approval is asked of (its own asker, not the shared daemon's)."""
+
+    def own_asker(self) -> Asker: ...
+
+
+class OpenApproval(Protocol):
+    """An approval asked of every window that sees its session until one answers (shared daemon)."""
+
+    def add(self, viewer: Approver) -> None: ...
 
 
 class AskingHost(SessionHost, Protocol):
@@ -149,3 +163,4 @@ class ClientPort(AskingHost, SettingsHost, Protocol):
 
     async def provider(self) -> Provider: ...
     def gate_for(self, workspace: Path, store: HistoryStore) -> ApprovalGate: ...
+    def editor_files(self, session_id: str, sandbox: WorkspaceSandbox) -> FileIO: ...
