@@ -13,7 +13,7 @@ import os
 import signal
 from typing import TYPE_CHECKING, Any
 
-from v2_window import ALLOW, V2Window
+from v2_window import ALLOW, V2Window, assert_valid
 
 from daemon_harness import until
 from tether_protocol.acp_v2 import convert
@@ -60,13 +60,6 @@ async def _window(spawn_daemon, script: Path, capabilities: dict | None = None, 
     return window
 
 
-def _valid(window: V2Window) -> None:
-    """Every update the window got decodes with the v2 types (replay_complete: the RFD's)."""
-    for session_id, update in window.updates:
-        note = convert({"sessionId": session_id, "update": update}, v2.UpdateSessionNotification, method="update")
-        assert not isinstance(note.update.value, dict) or note.update.tag == "replay_complete", update
-
-
 async def _replayed(spawn_daemon, script: Path, workspace: Path, session_id: str, capabilities=None) -> V2Window:
     """A new daemon's v2 window that resumed `session_id` with a replay from the start."""
     window = await _window(spawn_daemon, script, capabilities)
@@ -80,7 +73,7 @@ async def _replayed(spawn_daemon, script: Path, workspace: Path, session_id: str
         },
     )
     convert(answer, v2.ResumeSessionResponse, method="session/resume")
-    _valid(window)
+    assert_valid(window)
     return window
 
 
@@ -226,7 +219,7 @@ async def test_the_parent_requires_action_while_only_its_child_waits(spawn_daemo
     assert (await window.idle(parent, timeout=60))["stopReason"] == "end_turn"
     # the delegate's own approval, then the child's: each requires_action, then running
     assert window.states(parent) == ["running", "requires_action", "running", "requires_action", "running", "idle"]
-    _valid(window)
+    assert_valid(window)
 
 
 async def test_a_replayed_terminal_of_a_command_killed_at_its_timeout(spawn_daemon, workspace: Path, tmp_path: Path):

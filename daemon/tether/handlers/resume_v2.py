@@ -20,9 +20,10 @@ from ..rendering.emitter import frame
 from ..rendering.replay_v2 import REPLAY_COMPLETE, ChildShown, ReplayV2
 from ..services.child_sessions import running_child
 from ..services.config_options import config_options
+from ..services.joining_v2 import say_running_children, say_running_terminals
 from ..services.mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
 from ..services.registry import check_workspace
-from ..services.replay_children import children_shown, say_running_children
+from ..services.replay_children import children_shown
 from .loading import load_running, open_stored, pending_ids, replay_pages, send_in_batches, turn_pages_of
 from .sessions import commands_after_answer
 
@@ -73,6 +74,7 @@ async def session_resume_v2(ctx: ClientConnection, raw: Any) -> RawResult:
         # the current state, to this client only: after any replay, before the answer
         ctx.connection.send_body(frame(session.id, {"sessionUpdate": "state_update", "state": state}))
         await say_running_children(ctx, session)
+        say_running_terminals(ctx, session)
         commands_after_answer(ctx, session.id, workspace)
         options = config_options_v2(unstructure(config_options(ctx, session)) or [])
         return RawResult(dumps_text({"configOptions": options}))

@@ -16,7 +16,7 @@ from tether_protocol.conversation import ToolResultMessage
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
-from ..agent.sink import TurnEnded, TurnSink
+from ..agent.sink import TurnEnded, TurnEvent, TurnSink
 from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
 from ..hooks.setup import turn_hooks
 from ..rendering import SessionUpdates
@@ -27,7 +27,7 @@ from .queue import queue_of
 from .registry import private_paths
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Sequence
 
     from tether_protocol import PendingStep
 
@@ -114,10 +114,10 @@ def child_views(ctx: ClientConnection, parent: TurnSink, parent_id: str) -> Chil
     """How `SubAgents` shows a child on its own id (services/child_sessions.py, imported by the
     first `delegate` call: a turn without one does not cross it)."""
 
-    def view(child_id: str, call_id: str) -> TurnSink | None:
+    def view(child_id: str, call_id: str, joining: object = None, past: Sequence[TurnEvent] = ()) -> TurnSink | None:
         from .child_sessions import child_view
 
-        return child_view(ctx, parent, parent_id, child_id, call_id)
+        return child_view(ctx, parent, parent_id, child_id, call_id, joining=joining, past=past)
 
     return view
 
