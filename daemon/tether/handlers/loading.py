@@ -13,7 +13,7 @@ import itertools
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from tether_protocol import LoadSessionParams, LoadSessionResult, PendingStep, collector_paused
+from tether_protocol import LoadSessionParams, LoadSessionResult, PendingApprovals, collector_paused
 
 from ..rendering import PagedReplay, SessionUpdates, replay_frames
 from ..server.context import ClientConnection
@@ -108,7 +108,7 @@ def _step_breaks(ctx: ClientConnection) -> bool:
     return ctx.client is not None and ctx.client.step_breaks
 
 
-def pending_ids(pending: PendingStep | None) -> set[str]:
+def pending_ids(pending: PendingApprovals | None) -> set[str]:
     return pending.call_ids() if pending is not None else set()
 
 

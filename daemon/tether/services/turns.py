@@ -29,7 +29,7 @@ from .registry import private_paths
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
-    from tether_protocol import PendingStep
+    from tether_protocol import PendingApprovals
 
     from ..netproxy.asking import AskDomain
     from ..netproxy.proxy import ProxyRules
@@ -203,7 +203,7 @@ def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
     sink.emit(TurnEnded(turn_id, stop_reason))  # the update layer renders it
 
 
-async def resume_turn(ctx: ClientConnection, session: LiveSession, turn_id: str, pending: PendingStep) -> None:
+async def resume_turn(ctx: ClientConnection, session: LiveSession, turn_id: str, pending: PendingApprovals) -> None:
     """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
     answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
     if session.turn is not None:
