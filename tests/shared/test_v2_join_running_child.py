@@ -5,7 +5,6 @@ sees the child's updates on its id from then on, to its end. Real shared daemon,
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -81,7 +80,6 @@ async def test_a_child_started_under_a_v1_window_is_shown_to_a_v2_window_that_jo
     turn = watching.prompt("ask a sub-agent")
     turn.start()
     await until(lambda: any("sub-agent started" in json.dumps(u) for u in turn.updates), timeout=30)
-    await asyncio.sleep(0.3)  # the child has begun speaking (nested in the call's content)
 
     modern = await opened(windows, script)
     await modern.client.request("session/resume", {"sessionId": watching.id, "cwd": str(workspace), "mcpServers": []})
