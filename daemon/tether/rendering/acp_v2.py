@@ -173,7 +173,7 @@ def _content(items: Iterable[ToolContent]) -> list[Variant]:
     return out
 
 
-def _locations(found: Iterable[ToolLocation]) -> list[Struct]:
+def _locations(found: Iterable[ToolLocation]) -> list[v2.ToolCallLocation]:
     return [v2.ToolCallLocation(path=loc.path, line=UNSET if loc.line is None else loc.line) for loc in found]
 
 
@@ -188,23 +188,24 @@ def _tool_call(e: ToolCallStarted) -> Update | None:
 
 
 def _patch(e: ToolCallPatch) -> Update | None:
+    """What changed, as one upsert (the rest `UNSET`: left out); built in one call, no dict."""
     if e.parent_call_id is not None or e.child_session_id is not None:
         return None  # a sub-agent's call, or its progress under the `delegate` call: on its own session
-    fields: dict[str, Any] = {}
-    for key, value in (("status", e.status), ("title", e.title), ("kind", e.kind), ("raw_input", e.raw_input)):
-        if value is not None:
-            fields[key] = value
-    if e.cancelled:
-        fields["status"] = "cancelled"
+    capabilities: Any = UNSET
     if e.cancellable is not None:  # an upsert: `{}` withdraws the cancel it advertised
-        fields["capabilities"] = _CANCEL_TOOL if e.cancellable else _NO_TOOL_CANCEL
-    if e.content is not None:
-        fields["content"] = _content(e.content)
-    if e.locations is not None:
-        fields["locations"] = _locations(e.locations)
-    if e.approved_by is not None:  # the other two keys: their events returned above
-        fields["meta"] = {"tether": {"approvedBy": e.approved_by}}
-    return tool_call_update(tool_call_id=e.call_id, **fields)
+        capabilities = _CANCEL_TOOL if e.cancellable else _NO_TOOL_CANCEL
+    return tool_call_update(
+        tool_call_id=e.call_id,
+        title=UNSET if e.title is None else e.title,
+        kind=UNSET if e.kind is None else e.kind,
+        status="cancelled" if e.cancelled else UNSET if e.status is None else e.status,
+        content=UNSET if e.content is None else _content(e.content),
+        locations=UNSET if e.locations is None else _locations(e.locations),
+        raw_input=UNSET if e.raw_input is None else e.raw_input,
+        capabilities=capabilities,
+        # the other keys of `_meta.tether` (parentCallId, childSessionId): their events returned above
+        meta=UNSET if e.approved_by is None else {"tether": {"approvedBy": e.approved_by}},
+    )
 
 
 def terminal_output(e: TerminalOutput) -> Struct:
@@ -237,10 +238,10 @@ def _as_variant(value: Any) -> Variant:
     return value
 
 
-def _state_body(e: TurnStateChanged) -> JsonObject:
-    """A state as v2's `StateUpdate` shows it (JSON: the generated idle state has no `error`,
-    the error variant's field, see `Update`)."""
-    body: JsonObject = {"state": e.state}
+def _state_body(e: TurnStateChanged, body: JsonObject) -> JsonObject:
+    """A state as v2's `StateUpdate` shows it, in `body` (JSON: the generated idle state has
+    no `error`, the error variant's field, see `Update`)."""
+    body["state"] = e.state
     if e.state == "idle":
         body["stopReason"] = e.stop_reason or "end_turn"
         if e.error is not None:
@@ -251,7 +252,7 @@ def _state_body(e: TurnStateChanged) -> JsonObject:
 def state_update(e: TurnStateChanged) -> JsonObject:
     """`state_update`: JSON, the one update the generated model has no type for (its open
     union of states is flattened into the update and drops the idle state's `error`)."""
-    return {"sessionUpdate": "state_update", **_state_body(e)}
+    return _state_body(e, {"sessionUpdate": "state_update"})
 
 
 def subagent_update(e: SubagentChanged) -> Struct:
@@ -264,7 +265,7 @@ def subagent_update(e: SubagentChanged) -> Struct:
         title=UNSET if e.title is None else e.title,
         description=UNSET if e.description is None else e.description,
         capabilities=capabilities,
-        state=UNSET if e.state is None else _as_variant(_state_body(e.state)),
+        state=UNSET if e.state is None else _as_variant(_state_body(e.state, {})),
         meta={"tether": {"parentCallId": e.parent_call_id}},
     )
 
