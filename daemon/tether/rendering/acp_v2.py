@@ -238,21 +238,26 @@ def _as_variant(value: Any) -> Variant:
     return value
 
 
-def _state_body(e: TurnStateChanged, body: JsonObject) -> JsonObject:
-    """A state as v2's `StateUpdate` shows it, in `body` (JSON: the generated idle state has
-    no `error`, the error variant's field, see `Update`)."""
-    body["state"] = e.state
-    if e.state == "idle":
-        body["stopReason"] = e.stop_reason or "end_turn"
-        if e.error is not None:
-            body["error"] = dict(e.error)
-    return body
+def _stopped(e: TurnStateChanged, state: JsonObject) -> JsonObject:
+    """An idle state's stop reason (and error) added to `state` (JSON: the generated idle
+    state has no `error`, the `error` stop reason's field, see `state_update`)."""
+    state["stopReason"] = e.stop_reason or "end_turn"
+    if e.error is not None:
+        state["error"] = dict(e.error)
+    return state
 
 
 def state_update(e: TurnStateChanged) -> JsonObject:
     """`state_update`: JSON, the one update the generated model has no type for (its open
     union of states is flattened into the update and drops the idle state's `error`)."""
-    return _state_body(e, {"sessionUpdate": "state_update"})
+    update: JsonObject = {"sessionUpdate": "state_update", "state": e.state}
+    return _stopped(e, update) if e.state == "idle" else update
+
+
+def _state(e: TurnStateChanged) -> JsonObject:
+    """The state alone (a child's, on `subagent_update`): `state_update` without its tag."""
+    state: JsonObject = {"state": e.state}
+    return _stopped(e, state) if e.state == "idle" else state
 
 
 def subagent_update(e: SubagentChanged) -> Struct:
@@ -265,7 +270,7 @@ def subagent_update(e: SubagentChanged) -> Struct:
         title=UNSET if e.title is None else e.title,
         description=UNSET if e.description is None else e.description,
         capabilities=capabilities,
-        state=UNSET if e.state is None else _as_variant(_state_body(e.state, {})),
+        state=UNSET if e.state is None else _as_variant(_state(e.state)),
         meta={"tether": {"parentCallId": e.parent_call_id}},
     )
 

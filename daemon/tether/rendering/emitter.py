@@ -101,7 +101,7 @@ def frame(session_id: str, update: Update) -> bytes:
         (kind is up.AgentMessageChunk or kind is up.AgentThoughtChunk)
         and update.meta is None  # type: ignore[union-attr]
         and update.content.meta is None  # type: ignore[union-attr]
-    ) or kind in V2_TYPES:
+    ) or (kind is not dict and kind in V2_TYPES):  # a dict: no set lookup
         try:
             return (_HEADS.get(session_id) or _head(session_id)) + _ENCODE(update) + b"}}"
         except UnicodeEncodeError:  # a lone surrogate: `encode_json` writes U+FFFD
