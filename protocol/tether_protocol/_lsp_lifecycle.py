@@ -1,14 +1,14 @@
 """LSP's `initialize` and `$/cancelRequest`: the daemon also speaks LSP (SPEC §2, §3.1, §3.14).
 
-Owns: LSP's initialize params (the keys Tether reads, its capabilities' part Tether reads, with
-the `-32602` words for them), LSP's half of the answer and `$/cancelRequest`'s params, declared
-by hand (LSP is not ACP; ACP's are generated, `acp_v1/initialize.py`). Must not: read them
-(`server/handshake.py` does) or pull in more than `_codec` and `_common` (the start path).
+Owns: LSP's initialize params (the keys and the part of its capabilities Tether reads), LSP's
+half of the answer and `$/cancelRequest`'s params, declared by hand (LSP is not ACP; ACP's are
+generated, `acp_v1/initialize.py`). Must not: read them (`server/handshake.py` does) or pull in
+more than `_codec` and `_common` (the start path).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from msgspec import UNSET, UnsetType
 
@@ -66,21 +66,9 @@ class LspClientCapabilities(Wire):
     window: _LspWindowCapabilities | None = None
 
 
-def _kind(key: str) -> str:
-    return f"invalid params for initialize: {key} must be an object"
-
-
 class LspInitializeParams(Wire):
     """LSP's `initialize` params, the keys Tether reads: present at all (even null),
     `capabilities`, `processId` or `rootUri` mark an LSP client (UNSET while absent)."""
-
-    # a value of the wrong kind: the hand-written reader's words (a mistake inside one is
-    # worded by its path); declared in the order it checked them, after ACP's keys
-    KIND_ERRORS: ClassVar[dict[str, str]] = {key: _kind(key) for key in ("capabilities", "initializationOptions")}
-    WIRE_ERRORS: ClassVar[dict[str, str]] = {
-        "workspaceFolders": "invalid params for initialize: workspaceFolders must be a list of {uri, name}",
-        "rootUri": "invalid params for initialize: rootUri must be a string",
-    }
 
     # ACP v2's `capabilities` shares the key: its LSP keys are read here, its ACP ones by ACP's class
     capabilities: Annotated[LspClientCapabilities | UnsetType | None, Described(JsonObject | None)] = UNSET
