@@ -1,9 +1,9 @@
 """`initialize` and request cancellation, as ACP and LSP clients send them (SPEC §2, §3.1, §3.14).
 
 Owns: naming them for Tether (ACP's are generated, `acp_v1/initialize.py`; LSP's hand-declared,
-`_lsp_lifecycle`; Tether's `_meta` is `_capabilities_meta`'s) and the wire's either-or unions
-(the schema's); `_initialize_read` reads the params through them.
-Must not: build the answer (`server/handshake.py` does) or pull in more than `_common`.
+`_lsp_lifecycle`; Tether's `_meta` is `_capabilities_meta`'s) and the wire's classes the schema
+names, each ACP's joined with LSP's fields (`_initialize_read` reads through the halves).
+Must not: build the answer (`server/handshake.py` does) or declare a field of either half again.
 """
 
 from __future__ import annotations
