@@ -8,12 +8,12 @@ capabilities (`server/handshake.py` does), or pull in more than `_initialize` (t
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
 
 from ._codec import convert
-from ._initialize import InitializeParams
 from ._lsp_lifecycle import LspInitializeParams
 from .acp_v1.initialize import AcpInitializeParams
 
@@ -27,18 +27,25 @@ def _kind(key: str) -> str:
     return f"invalid params for initialize: {key} must be an object"
 
 
-class _InitializeWords(InitializeParams):
-    """Both halves' keys with the hand-written reader's words for a value of the wrong kind
-    (a mistake inside one is worded by its path), in the order it checked them."""
+@functools.cache
+def _words() -> type:
+    """The wire's whole `initialize` (built on a first mistake: the start path never needs it)
+    with the hand-written reader's words for a value of the wrong kind (a mistake inside one is
+    worded by its path), in the order it checked them."""
+    from ._initialize import InitializeParams
 
-    KIND_ERRORS: ClassVar[dict[str, str]] = {
-        key: _kind(key) for key in ("clientCapabilities", "clientInfo", "info", "capabilities", "initializationOptions")
-    }
-    WIRE_ERRORS: ClassVar[dict[str, str]] = {
-        "protocolVersion": "invalid params for initialize: protocolVersion must be an integer",
-        "workspaceFolders": "invalid params for initialize: workspaceFolders must be a list of {uri, name}",
-        "rootUri": "invalid params for initialize: rootUri must be a string",
-    }
+    class InitializeWords(InitializeParams):
+        KIND_ERRORS: ClassVar[dict[str, str]] = {
+            key: _kind(key)
+            for key in ("clientCapabilities", "clientInfo", "info", "capabilities", "initializationOptions")
+        }
+        WIRE_ERRORS: ClassVar[dict[str, str]] = {
+            "protocolVersion": "invalid params for initialize: protocolVersion must be an integer",
+            "workspaceFolders": "invalid params for initialize: workspaceFolders must be a list of {uri, name}",
+            "rootUri": "invalid params for initialize: rootUri must be a string",
+        }
+
+    return InitializeWords
 
 
 def read_initialize(params: JsonObject) -> tuple[AcpInitializeParams, LspInitializeParams]:
@@ -47,5 +54,5 @@ def read_initialize(params: JsonObject) -> tuple[AcpInitializeParams, LspInitial
     try:
         return msgspec.convert(params, AcpInitializeParams), msgspec.convert(params, LspInitializeParams)
     except msgspec.ValidationError:
-        convert(params, _InitializeWords, method="initialize")  # raises: the halves' keys are the whole's
+        convert(params, _words(), method="initialize")  # raises: the halves' keys are the whole's
         raise AssertionError("an initialize half refused what the whole accepts") from None
