@@ -22,6 +22,7 @@ class Cls:
     base: str = "Wire"
     kw: dict[str, str] = field(default_factory=dict)
     doc: str | None = None  # Tether's docstring (the schema's description), else none
+    preview: bool = False  # `upstream` is the v2 Preview schema's (a method v1's schema lacks)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,11 @@ AREAS: dict[str, list[Cls | Alias]] = {
             "`{}`: the result of `session/close`, `session/delete`, `session/set_mode`,\n"
             "    `_tether/rules/remove`.")),
         Cls("SetModeParams", "SetSessionModeRequest", ["session_id", "mode_id: ModeId", META]),
+        # stopping one call (§12.4): v2's methods, also served on v1 (`_tether/toolCall/cancel`)
+        Cls("ToolCallCancelParams", "CancelToolCallRequest", ["session_id", "tool_call_id", META], preview=True,
+            doc="Params of `tool_call/cancel` and `_tether/toolCall/cancel` (§12.4): the call to stop."),
+        Cls("TerminalCancelParams", "CancelTerminalRequest", ["session_id", "terminal_id", META], preview=True,
+            doc="Params of `terminal/cancel`: the command whose terminal this is is stopped."),
     ],
     "content": [
         Alias("StopReason", "StopReason"),
