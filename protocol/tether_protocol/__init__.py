@@ -54,7 +54,9 @@ if _typing.TYPE_CHECKING:
     from ._converter import structure, unstructure
     from ._extensions import *  # noqa: F403
     from ._initialize import *  # noqa: F403
+    from ._initialize_read import read_initialize
     from ._lsp import *  # noqa: F403
+    from ._lsp_lifecycle import LspCancelParams, LspClientCapabilities, LspInitializeParams
     from ._messages import *  # noqa: F403
     from ._methods import NULL_RESULT, Direction, Kind, Method
     from ._modes import *  # noqa: F403
@@ -79,6 +81,9 @@ _LAZY_MODULES: dict[str, str] = {
     "_schema": "build_schema",
     "_prompt_blocks": "conversation_blocks",
     "_methods": "Direction Kind Method NULL_RESULT",
+    "_initialize_read": "read_initialize",
+    # LSP's halves the handshake reads through (not messages of the schema: `_initialize` joins them)
+    "_lsp_lifecycle": "LspCancelParams LspClientCapabilities LspInitializeParams",
 }
 # Every message class, union and enumeration (`_messages.__all__`), by the module that defines it
 # (not `_messages`, which imports them all: the start path imports only the few it uses).
@@ -91,11 +96,15 @@ _MESSAGE_MODULES: dict[str, str] = {
     "_modes": "ModeId SessionMode SessionModeState",
     "_prompt": "PromptParams PromptResult PromptResultMeta PromptTetherMeta",
     "_initialize": """
-        AgentCapabilities CancelRequestParams ClientCapabilities ClientCapabilitiesMeta
-        ClientTetherCapabilities CodeActionOptions ExecuteCommandOptions FileSystemCapabilities
-        InitializeParams InitializeResult InitializeResultMeta InitializeTetherMeta LspInitializeResult
-        McpCapabilities PromptCapabilities RefusedSetting ServerCapabilities SessionCapabilities
-        TextDocumentSyncOptions WorkspaceFolder
+        AgentCapabilities CancelRequestParams ClientCapabilities FileSystemCapabilities InitializeParams InitializeResult McpCapabilities
+        PromptCapabilities SessionCapabilities
+    """,
+    "_capabilities_meta": """
+        ClientCapabilitiesMeta ClientTetherCapabilities InitializeResultMeta InitializeTetherMeta RefusedSetting
+    """,
+    "_lsp_lifecycle": """
+        CodeActionOptions ExecuteCommandOptions LspInitializeResult ServerCapabilities TextDocumentSyncOptions
+        WorkspaceFolder
     """,
     "_sessions": """
         EmptyParams EmptyResult ForkSessionParams ListSessionsParams ListSessionsResult LoadSessionParams
@@ -188,7 +197,10 @@ __all__ = [
     "InvalidRequest",
     "JsonObject",
     "Kind",
+    "LspCancelParams",
+    "LspClientCapabilities",
     "LspFrameDecoder",
+    "LspInitializeParams",
     "Meta",
     "Method",
     "MethodNotFound",
@@ -216,6 +228,7 @@ __all__ = [
     "encoder_for",
     "explained",
     "loads",
+    "read_initialize",
     "structure",
     "type_name",
     "unstructure",

@@ -1,23 +1,38 @@
-"""`initialize` (ACP's and LSP's in one), both sides' capabilities, and request cancellation.
+"""`initialize` and request cancellation, as ACP and LSP clients send them (SPEC §2, §3.1, §3.14).
 
-Owns: those shapes as sent (SPEC §2, §3.1, §3.14; a pure ACP client gets LSP's half under
-`_meta.tether.lsp`), the params' own words and the part of LSP's client capabilities Tether reads;
-ACP's capabilities are generated (`acp_v1/initialize.py`), their `_meta` is `_capabilities_meta`'s.
-Must not: build the answer (`server/handshake.py` does) or pull in more than `_common`.
+Owns: naming them for Tether (ACP's are generated, `acp_v1/initialize.py`; LSP's hand-declared,
+`_lsp_lifecycle`; Tether's `_meta` is `_capabilities_meta`'s) and the wire's classes the schema
+names, each ACP's joined with LSP's fields (`_initialize_read` reads through the halves).
+Must not: build the answer (`server/handshake.py` does) or declare a field of either half again.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
 
-from ._capabilities_meta import ClientCapabilitiesMeta, ClientTetherCapabilities
-from ._codec import Described, Meta, Wire
-from ._common import Implementation
-from ._json import JsonObject
+from ._capabilities_meta import (
+    ClientCapabilitiesMeta,
+    ClientTetherCapabilities,
+    InitializeResultMeta,
+    InitializeTetherMeta,
+    RefusedSetting,
+)
+from ._lsp_lifecycle import (
+    CodeActionOptions,
+    ExecuteCommandOptions,
+    LspCancelParams,
+    LspInitializeParams,
+    LspInitializeResult,
+    ServerCapabilities,
+    TextDocumentSyncOptions,
+    WorkspaceFolder,
+)
 from .acp_v1.initialize import (
+    AcpCancelRequestParams,
+    AcpInitializeParams,
+    AcpInitializeResult,
     AgentCapabilities,
     ClientCapabilities,
     FileSystemCapabilities,
@@ -50,151 +65,55 @@ __all__ = [
 ]
 
 
-class WorkspaceFolder(Wire):
-    uri: str
-    name: str
+def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc: str) -> Any:
+    """ACP's class with LSP's fields added, each optional (copied, so declared once)."""
+    extra: list[tuple[str, Any, Any]] = []
+    for field in msgspec.structs.fields(lsp):
+        if field.default_factory is not msgspec.NODEFAULT:
+            wire = msgspec.field(default_factory=field.default_factory, name=field.encode_name)
+        else:  # a required one (NODEFAULT) becomes optional: None while absent
+            wire = msgspec.field(default=None if field.required else field.default, name=field.encode_name)
+        extra.append((field.name, field.type | None if field.required else field.type, wire))
+    return msgspec.defstruct(name, extra, bases=(acp,), module=__name__, namespace={"__doc__": doc})
 
 
-# ---- the part of LSP's client capabilities Tether reads (private: the schema keeps LSP's
-# `capabilities` an open object, as LSP has far more of them; `server/handshake.py` reads
-# these) ---------------------------------------------------------------------------------
+# The wire's `initialize` and cancel, as the schema and the method table name them: ACP's and
+# LSP's in one object (either set, or both: Tether's VS Code extension, v2's `capabilities`
+# beside LSP's), each key once; the answer is ACP's with LSP's half at the root for a client
+# that sent LSP's params. Joined from the two shapes, not declared again, on first use (the
+# schema's, a mistake's words: a join costs ~0.2 ms, the start path reads through the halves).
+# mypy sees ACP's class: the daemon reads `initialize` raw, the peer reads cancels raw.
+_JOINS = {
+    "InitializeParams": (
+        AcpInitializeParams,
+        LspInitializeParams,
+        "ACP's and LSP's initialize params in one: either set, or both, may arrive. ACP v2 names the client"
+        " `info` and its capabilities `capabilities` (LSP's key in v1).",
+    ),
+    "InitializeResult": (
+        AcpInitializeResult,
+        LspInitializeResult,
+        "The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a client that"
+        " sent LSP params, else under `_meta.tether.lsp`.",
+    ),
+    "CancelRequestParams": (
+        AcpCancelRequestParams,
+        LspCancelParams,
+        "`$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both directions. Either key"
+        " is accepted in either spelling (`requestId` wins); Tether sends `requestId` in ACP's spelling and"
+        " `id` in LSP's.",
+    ),
+}
 
+if TYPE_CHECKING:
+    InitializeParams = AcpInitializeParams
+    InitializeResult = AcpInitializeResult
+    CancelRequestParams = AcpCancelRequestParams
+else:
 
-class _LspShowDocumentCapabilities(Wire):
-    support: bool = False
-
-
-class _LspWindowCapabilities(Wire):
-    """`showMessage` (an object) marks `window/showMessageRequest`'s support."""
-
-    show_message: JsonObject | None = None
-    work_done_progress: bool | None = None
-    show_document: _LspShowDocumentCapabilities | None = None
-
-
-class _LspWorkspaceEditCapabilities(Wire):
-    resource_operations: list[str] | None = None
-
-
-class _LspWorkspaceCapabilities(Wire):
-    apply_edit: bool | None = None
-    workspace_edit: _LspWorkspaceEditCapabilities | None = None
-
-
-class _LspClientCapabilities(Wire):
-    """What Tether reads of an LSP client's `capabilities` (LSP's other keys are left alone)."""
-
-    workspace: _LspWorkspaceCapabilities | None = None
-    window: _LspWindowCapabilities | None = None
-
-
-def _kind(key: str) -> str:
-    return f"invalid params for initialize: {key} must be an object"
-
-
-class InitializeParams(Wire):
-    """ACP's and LSP's initialize params in one: either set, or both, may arrive. ACP v2
-    names the client `info` and its capabilities `capabilities` (LSP's key in v1)."""
-
-    # a value of the wrong kind: the hand-written reader's words (a mistake inside one is
-    # worded by its path); declared in the order it checked them
-    KIND_ERRORS: ClassVar[dict[str, str]] = {
-        key: _kind(key) for key in ("clientCapabilities", "clientInfo", "info", "capabilities", "initializationOptions")
-    }
-    WIRE_ERRORS: ClassVar[dict[str, str]] = {
-        "protocolVersion": "invalid params for initialize: protocolVersion must be an integer",
-        "workspaceFolders": "invalid params for initialize: workspaceFolders must be a list of {uri, name}",
-        "rootUri": "invalid params for initialize: rootUri must be a string",
-    }
-
-    protocol_version: int | None = None
-    client_capabilities: ClientCapabilities | None = None
-    client_info: Implementation | None = None
-    info: Implementation | None = None
-    # LSP's (what Tether reads of them; v2's are read as `ClientCapabilities`); present at
-    # all, even null, marks an LSP client: UNSET while absent
-    capabilities: Annotated[_LspClientCapabilities | UnsetType | None, Described(JsonObject | None)] = UNSET
-    workspace_folders: list[WorkspaceFolder] | None = None
-    root_uri: str | UnsetType | None = UNSET
-    root_path: str | None = None
-    process_id: int | UnsetType | None = UNSET
-    initialization_options: JsonObject | None = None
-    meta: Meta = msgspec.field(default=None, name="_meta")
-
-
-class TextDocumentSyncOptions(Wire):
-    """LSP: which document notifications Tether wants (`change: 2` is incremental)."""
-
-    open_close: bool
-    change: int
-    save: bool
-
-
-class ExecuteCommandOptions(Wire):
-    """The `tether.*` commands a stock LSP client may run (SPEC §3.33)."""
-
-    commands: list[str]
-
-
-class CodeActionOptions(Wire):
-    """The kinds of Tether's code actions (SPEC §3.34)."""
-
-    code_action_kinds: list[str]
-
-
-class ServerCapabilities(Wire):
-    """The LSP half's `capabilities`; `experimental.tether.protocolVersion` marks Tether."""
-
-    text_document_sync: TextDocumentSyncOptions
-    experimental: JsonObject
-    execute_command_provider: ExecuteCommandOptions | None = None
-    code_action_provider: CodeActionOptions | None = None
-
-
-class LspInitializeResult(Wire):
-    """The LSP half of the `initialize` result."""
-
-    capabilities: ServerCapabilities
-    server_info: Implementation
-
-
-class RefusedSetting(Wire):
-    """A workspace-config key Tether refused and ignored (SPEC §9)."""
-
-    key: str
-    file: str
-    reason: str
-    message: str
-
-
-class InitializeTetherMeta(Wire):
-    lsp: LspInitializeResult | None = None
-    config_refused: list[RefusedSetting] | None = None
-    # the ACP versions Tether speaks (v1 answer: a client may reconnect asking for 2)
-    protocol_versions: list[int] | None = None
-
-
-class InitializeResultMeta(Wire):
-    tether: InitializeTetherMeta | None = None
-
-
-class InitializeResult(Wire):
-    """The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a
-    client that sent LSP params, else under `_meta.tether.lsp`."""
-
-    protocol_version: int
-    agent_capabilities: AgentCapabilities
-    agent_info: Implementation
-    auth_methods: list[JsonObject]
-    capabilities: ServerCapabilities | None = None
-    server_info: Implementation | None = None
-    meta: InitializeResultMeta | None = msgspec.field(default=None, name="_meta")
-
-
-class CancelRequestParams(Wire):
-    """`$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both
-    directions. Either key is accepted in either spelling (`requestId` wins); Tether
-    sends `requestId` in ACP's spelling and `id` in LSP's."""
-
-    id: int | str | None = None
-    request_id: int | str | None = None
+    def __getattr__(name: str) -> Any:
+        if name not in _JOINS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        acp, lsp, doc = _JOINS[name]
+        joined = globals()[name] = _joined(name, acp, lsp, doc)  # later lookups skip __getattr__
+        return joined

@@ -1,9 +1,9 @@
 """ACP's session methods: `session/new|load|resume|list|close|delete|set_mode|fork|prompt|cancel`
 (SPEC §3.5-§3.13, §3.30) and stopping one tool call or terminal (`tool_call/cancel`, §12.4).
 
-Owns: naming their params and results for Tether (ACP v1's are generated, `acp_v1/sessions.py`;
-the prompt's are `_prompt`'s); hand-declared only those not in ACP v1's stable schema (`fork`,
-`tool_call/cancel`, `terminal/cancel`, no params) with their checks' words. Must not: hold behaviour.
+Owns: naming their params and results for Tether (generated, `acp_v1/sessions.py`: ACP v1's, and
+v2's `tool_call/cancel`, `terminal/cancel`; the prompt's are `_prompt`'s); hand-declared only
+`fork` (unstable: v1's schema lacks it) with its checks' words, and no params. Must not: hold behaviour.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from .acp_v1.sessions import (
     SessionIdParams,
     SessionInfo,
     SetModeParams,
+    TerminalCancelParams,
+    ToolCallCancelParams,
 )
 
 __all__ = [
@@ -69,22 +71,6 @@ ResumeSessionResult = LoadSessionResult
 
 _REQUIRED_ID = "invalid params for {method}: sessionId (a non-empty string) is required"
 _CWD = "invalid params for {method}: cwd must be a string"
-
-
-class ToolCallCancelParams(Wire):
-    """Params of `tool_call/cancel` and `_tether/toolCall/cancel` (§12.4): the call to stop."""
-
-    session_id: str
-    tool_call_id: str
-    meta: Meta = msgspec.field(default=None, name="_meta")
-
-
-class TerminalCancelParams(Wire):
-    """Params of `terminal/cancel`: the command whose terminal this is is stopped."""
-
-    session_id: str
-    terminal_id: str
-    meta: Meta = msgspec.field(default=None, name="_meta")
 
 
 class EmptyParams(Wire):

@@ -1,8 +1,9 @@
 """ACP v1's upstream schema + Tether's table -> one module of Structs per area (gen_acp.py's v1 half).
 
-Owns: reading a class's fields from `protocol/upstream/acp-v1/schema.json` (wire name, type,
-required or not) in the order and subset `acp_v1_table.py` lists, with the table's overrides
-where Tether's class deliberately differs. Must not: be imported by the daemon.
+Owns: reading a class's fields from `protocol/upstream/acp-v1/schema.json` (`preview=True`: a
+method v1's schema lacks, from the v2 Preview's) (wire name, type, required or not) in the order
+and subset `acp_v1_table.py` lists, with the table's overrides where Tether's class deliberately
+differs. Must not: be imported by the daemon.
 The mapping: a required field -> its type; an optional one -> `Union[T, None] = None` (left
 out while None, as `Wire` does); `_meta` -> `Meta`; a `$ref` to a class the table generates ->
 that class's Tether name; an enum the table lists -> its `Literal` alias; ids -> `str`; an
@@ -41,8 +42,9 @@ def camel(py: str) -> str:
 
 
 class V1Generator:
-    def __init__(self, defs: dict[str, Schema]) -> None:
+    def __init__(self, defs: dict[str, Schema], preview: dict[str, Schema]) -> None:
         self.defs = defs
+        self.v1, self.preview = defs, preview  # a `Cls(preview=True)` reads v2's (methods v1 lacks)
         self.names = {c.upstream: c.name for cls in AREAS.values() for c in cls if isinstance(c, Cls) and c.upstream}
         self.enums = {a.upstream: a.name for cls in AREAS.values() for a in cls if isinstance(a, Alias) and a.upstream}
         self.home = {c.name: area for area, cls in AREAS.items() for c in cls}
@@ -141,12 +143,14 @@ class V1Generator:
         return tp, f"msgspec.field(default_factory={factory})"
 
     def emit_class(self, cls: Cls) -> list[str]:
+        self.defs = self.preview if cls.preview else self.v1
         props, required = self.props(cls.upstream) if cls.upstream else ({}, set())
         kw = "".join(f", {k}={v}" for k, v in cls.kw.items())
         body = [f'    """{cls.doc}"""', ""] if cls.doc else []
         body += [self.field(cls, spec, props, required) for spec in cls.fields]
         while body and not body[-1]:
             body.pop()
+        self.defs = self.v1
         return [f"class {cls.name}({cls.base}{kw}):", *(body or ["    pass"]), "", ""]
 
     def module(self, area: str, source: str) -> str:
@@ -188,5 +192,6 @@ def _import_order(item: tuple[str, list[str]]) -> tuple[int, str]:
 
 def generate_v1(schema: Path, source: str) -> dict[str, str]:
     """Each area's module text, by area name."""
-    gen = V1Generator(json.loads(schema.read_text())["$defs"])
+    preview = schema.parents[1] / "acp-v2-preview" / "schema.unstable.json"
+    gen = V1Generator(json.loads(schema.read_text())["$defs"], json.loads(preview.read_text())["$defs"])
     return {area: gen.module(area, source) for area in AREAS}

@@ -22,6 +22,7 @@ class Cls:
     base: str = "Wire"
     kw: dict[str, str] = field(default_factory=dict)
     doc: str | None = None  # Tether's docstring (the schema's description), else none
+    preview: bool = False  # `upstream` is the v2 Preview schema's (a method v1's schema lacks)
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ IMPORTS = {
     "Meta": ".._codec", "NonEmpty": ".._codec", "Wire": ".._codec", "JsonObject": ".._json",
     "QueuedPrompt": ".._queue", "SteerOutcome": ".._queue", "PromptResultMeta": ".._queue",
     "UpdateMeta": ".._update_meta", "ClientCapabilitiesMeta": ".._capabilities_meta",
+    "InitializeResultMeta": ".._capabilities_meta",
     "PermissionRequestMeta": ".._permission_meta", "PermissionResultMeta": ".._permission_meta",
 }
 UPDATE = {"tag_field": '"sessionUpdate"'}
@@ -97,6 +99,11 @@ AREAS: dict[str, list[Cls | Alias]] = {
             "`{}`: the result of `session/close`, `session/delete`, `session/set_mode`,\n"
             "    `_tether/rules/remove`.")),
         Cls("SetModeParams", "SetSessionModeRequest", ["session_id", "mode_id: ModeId", META]),
+        # stopping one call (§12.4): v2's methods, also served on v1 (`_tether/toolCall/cancel`)
+        Cls("ToolCallCancelParams", "CancelToolCallRequest", ["session_id", "tool_call_id", META], preview=True,
+            doc="Params of `tool_call/cancel` and `_tether/toolCall/cancel` (§12.4): the call to stop."),
+        Cls("TerminalCancelParams", "CancelTerminalRequest", ["session_id", "terminal_id", META], preview=True,
+            doc="Params of `terminal/cancel`: the command whose terminal this is is stopped."),
     ],
     "content": [
         Alias("StopReason", "StopReason"),
@@ -224,7 +231,7 @@ AREAS: dict[str, list[Cls | Alias]] = {
         Alias("WriteTextFileResult", "WriteTextFileResponse", text="Union[EmptyResult, None]"),
     ],
     "initialize": [
-        # `initialize` itself is hand-declared (`_initialize`): ACP's and LSP's params and result in one
+        # LSP's `initialize` and `$/cancelRequest` are LSP's, hand-declared (`_lsp_lifecycle`)
         Cls("FileSystemCapabilities", "FileSystemCapabilities", ["read_text_file", "write_text_file"],
             kw={"omit_defaults": "False"}),  # (each capability written, also when false)
         # `_meta` typed: `terminal_output` and Tether's `_meta.tether` (`_capabilities_meta`)
@@ -244,6 +251,24 @@ AREAS: dict[str, list[Cls | Alias]] = {
         Cls("AgentCapabilities", "AgentCapabilities", [
             "load_session: bool = True", "prompt_capabilities", "mcp_capabilities", "session_capabilities",
         ], kw={"omit_defaults": "False"}),
+        # every key optional: an LSP client sends none of them (`_lsp_lifecycle` reads its own);
+        # `clientCapabilities` may be null (read as none); `info` is v2's `clientInfo`, read here so
+        # a v2 start does not load the v2 module (`acp_v2/schema_types.py`, tens of ms)
+        Cls("AcpInitializeParams", "InitializeRequest", [
+            "protocol_version: Union[int, None] = None", "client_capabilities: Union[ClientCapabilities, None] = None",
+            "client_info", "info: Union[Implementation, None] = None", META,
+        ], doc="ACP's `initialize` params (v1; v2's `info` too)."),
+        # `agentInfo` always sent; `_meta.tether` typed (`_capabilities_meta`)
+        Cls("AcpInitializeResult", "InitializeResponse", [
+            "protocol_version", "agent_capabilities = required", "agent_info = required",
+            "auth_methods: list[JsonObject] = required", "meta: Union[InitializeResultMeta, None] = None",
+        ], doc=(
+            "ACP's `initialize` result; a client that also sent LSP's params gets LSP's half\n"
+            "    (`LspInitializeResult`) beside it at the root, else under `_meta.tether.lsp`.")),
+        # optional: the peer takes LSP's `id` under ACP's method too (`requestId` wins); no `_meta`
+        # (Tether neither reads nor sends it)
+        Cls("AcpCancelRequestParams", "CancelRequestNotification", ["request_id: Union[int, str, None] = None"],
+            doc="`$/cancel_request` (ACP), both directions."),
     ],
 }
 # fmt: on

@@ -1,7 +1,7 @@
-"""`initialize`'s params are read through the protocol's Structs (`_initialize`): a real
-daemon answers each mistake with main's words (checked against the branch point), reads
-LSP's and ACP's capabilities as before, and names a capability of the wrong type instead
-of taking it as absent."""
+"""`initialize`'s params are read through the protocol's Structs (ACP's half generated, LSP's
+declared: `_initialize_read`): a real daemon answers each mistake with main's words (checked
+against the branch point), reads LSP's and ACP's capabilities as before, and names a capability
+of the wrong type instead of taking it as absent."""
 
 from __future__ import annotations
 
@@ -29,6 +29,19 @@ _WHY = "invalid params for initialize: "
         ({"processId": 1, "rootUri": 5}, "rootUri must be a string"),
         ({"processId": 1, "rootUri": "http://x/y"}, "rootUri 'http://x/y' is not a file:// URI"),
         ({"protocolVersion": 1, "initializationOptions": []}, "initializationOptions must be an object"),
+        # ACP's half and LSP's are read through their own classes: a mistake in each is still named
+        # in one message, ACP's keys first, as main's one class did
+        ({"protocolVersion": 1, "clientInfo": "zed", "rootUri": 5}, "clientInfo must be an object"),
+        (
+            {"clientCapabilities": {"fs": {"readTextFile": "yes"}}, "capabilities": {"workspace": {"applyEdit": "no"}}},
+            "params.clientCapabilities.fs.readTextFile: expected a boolean, got a string; "
+            "params.capabilities.workspace.applyEdit: expected a boolean, got a string",
+        ),
+        (
+            {"processId": "x", "clientInfo": {"name": 3}},
+            "params.clientInfo.name: expected a string, got an integer; params.clientInfo.version: "
+            "required field missing; params.processId: expected an integer, got a string",
+        ),
     ],
 )
 def test_a_bad_initialize_is_refused_in_mains_words(

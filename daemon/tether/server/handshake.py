@@ -1,8 +1,9 @@
 """`initialize`: where LSP and ACP meet.
 
-Owns: reading the client's declarations into `ClientProfile` (via `tether_protocol._initialize`'s
-Structs), choosing the connection's ACP version (2 when asked, else v1), merging its narrowing
-`initializationOptions`, and building the answer with what was refused (docs/decisions/0018).
+Owns: reading the client's declarations into `ClientProfile` (ACP's half through the generated
+ACP Structs, LSP's through LSP's: `read_initialize`), choosing the connection's ACP version (2
+when asked, else v1), merging its narrowing `initializationOptions`, and building the answer
+with what was refused (docs/decisions/0018).
 Must not: import the server stack or the turn: the fast start answers `initialize` with it first.
 """
 
@@ -20,13 +21,12 @@ from tether_protocol import (
     ClientCapabilitiesMeta,
     ConfigInvalid,
     Implementation,
-    InitializeParams,
     InvalidParams,
     JsonObject,
+    LspClientCapabilities,
+    LspInitializeParams,
     convert,
-)
-from tether_protocol._initialize import (
-    _LspClientCapabilities,  # (the part of LSP's capabilities Tether reads)
+    read_initialize,
 )
 
 from .. import __version__
@@ -100,9 +100,9 @@ def read_profile(params: Any, offer_v2: bool = True) -> ClientProfile:
         params = {}
     if not isinstance(params, dict):
         raise InvalidParams("invalid params for initialize: params must be an object")
-    typed = convert(params, InitializeParams, method="initialize")
+    acp, lsp = read_initialize(params)
     profile = ClientProfile()
-    version = typed.protocol_version
+    version = acp.protocol_version
     if version is not None:
         profile.acp = True
         # with v2 off (`acp_v2 = "off"`) a client asking for 2 is answered 1, as a v1-only agent would
@@ -112,26 +112,24 @@ def read_profile(params: Any, offer_v2: bool = True) -> ClientProfile:
     caps = (
         convert(params.get("capabilities") or {}, ClientCapabilities, method="initialize", at="capabilities")
         if v2
-        else typed.client_capabilities
+        else acp.client_capabilities
     )
     if params.get("capabilities" if v2 else "clientCapabilities"):  # a non-empty object
         profile.acp = True
     _read_acp_capabilities(profile, caps or ClientCapabilities(), v2)
-    info = (typed.info if v2 else typed.client_info) or Implementation("", "")
+    info = (acp.info if v2 else acp.client_info) or Implementation("", "")
     profile.name, profile.version = info.name, info.version
-    profile.lsp = (
-        (not v2 and typed.capabilities is not UNSET) or typed.process_id is not UNSET or typed.root_uri is not UNSET
-    )
+    profile.lsp = (not v2 and lsp.capabilities is not UNSET) or lsp.process_id is not UNSET or lsp.root_uri is not UNSET
     # on v2 LSP's keys sit beside ACP's in the one `capabilities` object
-    if isinstance(typed.capabilities, _LspClientCapabilities):
-        _read_lsp_capabilities(profile, typed.capabilities)
+    if isinstance(lsp.capabilities, LspClientCapabilities):
+        _read_lsp_capabilities(profile, lsp.capabilities)
     if v2:  # v2's elicitation (§12.8): a form-capable client gets ask-first's question as a form
         elicitation = (
             params["capabilities"].get("elicitation") if isinstance(params.get("capabilities"), dict) else None
         )
         profile.elicitation_form = isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict)
-    profile.root = _root(typed)
-    profile.init_options = typed.initialization_options or {}
+    profile.root = _root(lsp)
+    profile.init_options = lsp.initialization_options or {}
     return profile
 
 
@@ -148,7 +146,7 @@ def _read_acp_capabilities(profile: ClientProfile, caps: ClientCapabilities, v2:
     profile.step_breaks = profile.acp and tether is None
 
 
-def _read_lsp_capabilities(profile: ClientProfile, caps: _LspClientCapabilities) -> None:
+def _read_lsp_capabilities(profile: ClientProfile, caps: LspClientCapabilities) -> None:
     workspace, window = caps.workspace, caps.window
     edit = workspace.workspace_edit if workspace is not None else None
     profile.lsp_apply_edit = workspace is not None and workspace.apply_edit is True
@@ -158,7 +156,7 @@ def _read_lsp_capabilities(profile: ClientProfile, caps: _LspClientCapabilities)
     profile.lsp_show_document = window is not None and window.show_document is not None and window.show_document.support
 
 
-def _root(params: InitializeParams) -> Path | None:
+def _root(params: LspInitializeParams) -> Path | None:
     if params.workspace_folders:
         return uri_to_path(params.workspace_folders[0].uri)
     if isinstance(params.root_uri, str):

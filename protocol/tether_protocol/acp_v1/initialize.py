@@ -11,9 +11,10 @@ from typing import Union
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .._capabilities_meta import ClientCapabilitiesMeta
-from .._codec import Wire
+from .._capabilities_meta import ClientCapabilitiesMeta, InitializeResultMeta
+from .._codec import Meta, Wire
 from .._json import JsonObject
+from .content import Implementation
 
 
 class FileSystemCapabilities(Wire, omit_defaults=False):
@@ -52,3 +53,30 @@ class AgentCapabilities(Wire, omit_defaults=False):
     prompt_capabilities: PromptCapabilities = msgspec.field(default_factory=PromptCapabilities)
     mcp_capabilities: McpCapabilities = msgspec.field(default_factory=McpCapabilities)
     session_capabilities: SessionCapabilities = msgspec.field(default_factory=SessionCapabilities)
+
+
+class AcpInitializeParams(Wire):
+    """ACP's `initialize` params (v1; v2's `info` too)."""
+
+    protocol_version: Union[int, None] = None
+    client_capabilities: Union[ClientCapabilities, None] = None
+    client_info: Union[Implementation, None] = None
+    info: Union[Implementation, None] = None
+    meta: Meta = msgspec.field(default=None, name="_meta")
+
+
+class AcpInitializeResult(Wire):
+    """ACP's `initialize` result; a client that also sent LSP's params gets LSP's half
+    (`LspInitializeResult`) beside it at the root, else under `_meta.tether.lsp`."""
+
+    protocol_version: int
+    agent_capabilities: AgentCapabilities
+    agent_info: Implementation
+    auth_methods: list[JsonObject]
+    meta: Union[InitializeResultMeta, None] = msgspec.field(default=None, name="_meta")
+
+
+class AcpCancelRequestParams(Wire):
+    """`$/cancel_request` (ACP), both directions."""
+
+    request_id: Union[int, str, None] = None

@@ -88,3 +88,19 @@ class SetModeParams(Wire):
     session_id: str
     mode_id: ModeId
     meta: Meta = msgspec.field(default=None, name="_meta")
+
+
+class ToolCallCancelParams(Wire):
+    """Params of `tool_call/cancel` and `_tether/toolCall/cancel` (§12.4): the call to stop."""
+
+    session_id: str
+    tool_call_id: str
+    meta: Meta = msgspec.field(default=None, name="_meta")
+
+
+class TerminalCancelParams(Wire):
+    """Params of `terminal/cancel`: the command whose terminal this is is stopped."""
+
+    session_id: str
+    terminal_id: str
+    meta: Meta = msgspec.field(default=None, name="_meta")

@@ -1,0 +1,59 @@
+"""`initialize` and the cancel notifications as the schema names them are ACP's generated class
+joined with LSP's declared one: no key of either is declared twice or by hand for ACP."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from tether_protocol import (
+    CancelRequestParams,
+    InitializeParams,
+    InitializeResult,
+    LspCancelParams,
+    LspInitializeParams,
+    LspInitializeResult,
+    read_initialize,
+)
+from tether_protocol.acp_v1 import initialize as generated
+
+
+def _keys(cls: type) -> list[str]:
+    return [f.encode_name for f in msgspec.structs.fields(cls)]
+
+
+@pytest.mark.parametrize(
+    ("wire", "acp", "lsp"),
+    [
+        (InitializeParams, generated.AcpInitializeParams, LspInitializeParams),
+        (InitializeResult, generated.AcpInitializeResult, LspInitializeResult),
+        (CancelRequestParams, generated.AcpCancelRequestParams, LspCancelParams),
+    ],
+)
+def test_the_wire_class_is_the_generated_acp_half_and_the_lsp_half(wire: type, acp: type, lsp: type) -> None:
+    assert issubclass(wire, acp)  # ACP's keys are the generated class's own
+    assert _keys(wire) == _keys(acp) + _keys(lsp)
+    assert not set(_keys(acp)) & set(_keys(lsp))
+    # LSP's half is optional in the join: an ACP-only client sends none of it
+    assert all(not f.required for f in msgspec.structs.fields(wire)[len(_keys(acp)) :])
+
+
+def test_a_hybrid_client_is_read_into_both_halves() -> None:
+    acp, lsp = read_initialize(
+        {
+            "protocolVersion": 1,
+            "clientInfo": {"name": "vscode", "version": "1"},
+            "processId": 7,
+            "rootUri": "file:///w",
+            "capabilities": {"workspace": {"applyEdit": True}},
+        }
+    )
+    assert (acp.protocol_version, acp.client_info and acp.client_info.name) == (1, "vscode")
+    assert (lsp.process_id, lsp.root_uri) == (7, "file:///w")
+    assert lsp.capabilities is not msgspec.UNSET and lsp.capabilities is not None
+    assert lsp.capabilities.workspace is not None and lsp.capabilities.workspace.apply_edit is True
+
+
+def test_an_acp_only_client_leaves_the_lsp_half_unset() -> None:
+    _, lsp = read_initialize({"protocolVersion": 1, "clientCapabilities": {"terminal": True}})
+    assert (lsp.capabilities, lsp.process_id, lsp.root_uri) == (msgspec.UNSET,) * 3
