@@ -1,0 +1,119 @@
+"""What a session's turns are given that does not change between two prompts: built once, checked each prompt.
+
+Owns: `TurnSetup` (the paths commands may not read, the user's hooks as configured, Tether's home)
+and `turn_setup`, which keeps it on the `LiveSession` and builds it again when an input changed.
+Must not: trust a file changed within `_GRAIN_NS` of its read (built again at the next prompt), or
+keep hooks of a trusted workspace (their digest covers files they run: read again each turn).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .live_session import LiveSession
+
+if TYPE_CHECKING:
+    from ..agent.session import AgentSession
+    from ..config import Settings
+    from ..hooks.config import HookSet
+    from ..server.context import ClientConnection
+
+# What the config's, the history's and the credential stores' places are worked out from
+_ENV_KEYS = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_RUNTIME_DIR",
+    "TETHER_CONFIG",
+    "TETHER_HOME",
+)
+# Wider than a local file system's timestamp grain (a jiffy, 1-10 ms on Linux): a file changed
+# this close to its read could change again with the same mtime, so it is not trusted yet.
+_GRAIN_NS = 1_000_000_000
+_HOST_KEYS = "/etc/ssh"  # its listing: a host key made between two prompts is hidden from the next
+
+FileStamp = tuple[int, int, int, int] | None  # mtime, ctime, size, inode; None: missing
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSetup:
+    settings: Settings  # the connection's, by identity (a new Settings is a change)
+    env: tuple[str | None, ...]
+    files: tuple[str, ...]  # the user config, the workspace config, /etc/ssh
+    stamps: tuple[FileStamp, ...]
+    folders: tuple[str, ...]  # made by the build if missing (the sandbox hides only what exists)
+    steady: bool  # False: built again at the next prompt
+    hidden: tuple[str, ...]  # what commands and tools may not read (`turns.read_paths`)
+    filtered: tuple[str, ...]  # token files shown without their credential lines
+    home: Path  # Tether's data directory
+    hooks: HookSet  # as configured (hooks/config.py)
+    wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
+
+    def current(self, settings: Settings) -> bool:
+        return (
+            self.steady
+            and settings is self.settings
+            and self.env == _env()
+            and self.stamps == tuple(_stamp(path) for path in self.files)
+            and all(os.path.isdir(folder) for folder in self.folders)
+        )
+
+
+def turn_setup(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
+    """The session's setup, built again only when one of its inputs changed since."""
+    kept = session.turn_setup if isinstance(session, LiveSession) else None
+    if kept is not None and kept.current(ctx.settings):
+        return kept
+    built = _build(ctx, session)
+    if isinstance(session, LiveSession):
+        session.turn_setup = built
+    return built
+
+
+def _build(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
+    from ..class_code_cache import cache_dirs
+    from ..config.layers import user_config_path
+    from ..hooks.config import load_hooks
+    from ..store.paths import tether_home
+    from .turns import read_paths
+
+    settings = ctx.settings
+    began = time.time_ns()
+    env = _env()
+    user_path = user_config_path()[0]
+    files = (str(user_path), str(Path(session.workspace) / ".tether" / "config.toml"), _HOST_KEYS)
+    stamps = tuple(_stamp(path) for path in files)
+    hidden, filtered = read_paths(ctx)  # makes the class code cache's folders
+    home = tether_home(Path(settings.home) if settings.home else None)
+    hooks = load_hooks(user_path, Path(session.workspace), home)
+    settled = all(stamp is None or max(stamp[0], stamp[1]) < began - _GRAIN_NS for stamp in stamps)
+    return TurnSetup(
+        settings=settings,
+        env=env,
+        files=files,
+        stamps=stamps,
+        folders=tuple(cache_dirs()),
+        steady=settled and not hooks.trusted_workspace,
+        hidden=hidden,
+        filtered=filtered,
+        home=home,
+        hooks=hooks,
+        wired=bool(hooks) or settings.reviewer == "on" or settings.ask_first == "on",
+    )
+
+
+def _env() -> tuple[str | None, ...]:
+    return tuple(os.environ.get(key) for key in _ENV_KEYS)
+
+
+def _stamp(path: str) -> FileStamp:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino
