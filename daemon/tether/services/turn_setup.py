@@ -1,7 +1,8 @@
 """What a session's turns are given that does not change between two prompts: built once, checked each prompt.
 
-Owns: `TurnSetup` (the paths commands may not read, the user's hooks as configured, Tether's home)
-and `turn_setup`, which keeps it on the `LiveSession` and builds it again when an input changed.
+Owns: `TurnSetup` (the paths commands may not read, the hooks as configured, AGENTS.md and MEMORY.md
+as the model reads them, Tether's home) and `turn_setup`, which keeps it on the `LiveSession` and
+builds it again when an input changed (a few `stat` calls a prompt: the watcher would tell too late).
 Must not: trust a file changed within `_GRAIN_NS` of its read (built again at the next prompt), or
 keep hooks of a trusted workspace (their digest covers files they run: read again each turn).
 """
@@ -44,14 +45,18 @@ FileStamp = tuple[int, int, int, int] | None  # mtime, ctime, size, inode; None:
 class TurnSetup:
     settings: Settings  # the connection's, by identity (a new Settings is a change)
     env: tuple[str | None, ...]
-    files: tuple[str, ...]  # the user config, the workspace config, /etc/ssh
+    # the user and workspace config, /etc/ssh, each AGENTS.md and MEMORY.md that may be read
+    files: tuple[str, ...]
     stamps: tuple[FileStamp, ...]
+    markers: tuple[str, ...]  # the `.git` of the workspace's folders: where AGENTS.md's walk stops
+    marked: tuple[bool, ...]
     folders: tuple[str, ...]  # made by the build if missing (the sandbox hides only what exists)
     steady: bool  # False: built again at the next prompt
     hidden: tuple[str, ...]  # what commands and tools may not read (`turns.read_paths`)
     filtered: tuple[str, ...]  # token files shown without their credential lines
     home: Path  # Tether's data directory
     hooks: HookSet  # as configured (hooks/config.py)
+    instructions: str  # AGENTS.md and the MEMORY.md files (agent/context.py)
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
 
     def current(self, settings: Settings) -> bool:
@@ -60,6 +65,7 @@ class TurnSetup:
             and settings is self.settings
             and self.env == _env()
             and self.stamps == tuple(_stamp(path) for path in self.files)
+            and self.marked == tuple(os.path.lexists(path) for path in self.markers)
             and all(os.path.isdir(folder) for folder in self.folders)
         )
 
@@ -76,6 +82,8 @@ def turn_setup(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
 
 
 def _build(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
+    from ..agent.context import INSTRUCTION_FILE, project_instructions
+    from ..agent.memory_files import memory_file
     from ..class_code_cache import cache_dirs
     from ..config.layers import user_config_path
     from ..hooks.config import load_hooks
@@ -83,26 +91,40 @@ def _build(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
     from .turns import read_paths
 
     settings = ctx.settings
+    workspace = Path(session.workspace)
     began = time.time_ns()
     env = _env()
     user_path = user_config_path()[0]
-    files = (str(user_path), str(Path(session.workspace) / ".tether" / "config.toml"), _HOST_KEYS)
+    folders = (workspace, *workspace.parents)  # AGENTS.md is looked for up to the repository's root
+    files = (
+        str(user_path),
+        str(workspace / ".tether" / "config.toml"),
+        _HOST_KEYS,
+        *(str(folder / INSTRUCTION_FILE) for folder in folders),
+        str(memory_file("user", workspace)),
+        str(memory_file("workspace", workspace)),
+    )
     stamps = tuple(_stamp(path) for path in files)
+    markers = tuple(str(folder / ".git") for folder in folders)
+    marked = tuple(os.path.lexists(path) for path in markers)
     hidden, filtered = read_paths(ctx)  # makes the class code cache's folders
     home = tether_home(Path(settings.home) if settings.home else None)
-    hooks = load_hooks(user_path, Path(session.workspace), home)
+    hooks = load_hooks(user_path, workspace, home)
     settled = all(stamp is None or max(stamp[0], stamp[1]) < began - _GRAIN_NS for stamp in stamps)
     return TurnSetup(
         settings=settings,
         env=env,
         files=files,
         stamps=stamps,
+        markers=markers,
+        marked=marked,
         folders=tuple(cache_dirs()),
         steady=settled and not hooks.trusted_workspace,
         hidden=hidden,
         filtered=filtered,
         home=home,
         hooks=hooks,
+        instructions=project_instructions(workspace, session.sandbox.is_withheld),
         wired=bool(hooks) or settings.reviewer == "on" or settings.ask_first == "on",
     )
 

@@ -163,6 +163,7 @@ def turn_services(
         hooks=port,
         ask_first=ask_first,
         clarify=_clarifier(ctx, session.id) if ask_first else None,  # a v2 form, where shown
+        instructions=setup.instructions,
     )
 
 
