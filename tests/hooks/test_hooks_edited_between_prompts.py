@@ -6,6 +6,7 @@ Through a real `tether serve`, real files, the hooks as real commands."""
 from __future__ import annotations
 
 import os
+import time
 from typing import TYPE_CHECKING
 
 from hooks_harness import hook, run, toml_string, write_script
@@ -43,19 +44,22 @@ async def test_a_hook_edited_removed_or_added_between_two_prompts_applies_to_the
     turn, _ = await run(session, "hello")  # nothing changed: the same hook runs
     assert turn.stop_reason == "end_turn" and (_lines(first), _lines(second)) == (2, 0)
 
+    time.sleep(1.1)  # past the grain since the file's ctime: the session keeps what it read
+    turn, _ = await run(session, "hello")
+    assert turn.stop_reason == "end_turn" and (_lines(first), _lines(second)) == (3, 0)
     before = user_config.stat()
     _write_aged(user_config, _prompt_hook(second))  # same size, same mtime: another hook
     assert (before.st_size, before.st_mtime_ns) == (user_config.stat().st_size, user_config.stat().st_mtime_ns)
     turn, _ = await run(session, "hello")
-    assert turn.stop_reason == "end_turn" and (_lines(first), _lines(second)) == (2, 1)
+    assert turn.stop_reason == "end_turn" and (_lines(first), _lines(second)) == (3, 1)
 
     user_config.unlink()  # no user config: no hooks
     turn, _ = await run(session, "hello")
-    assert turn.stop_reason == "end_turn" and (_lines(first), _lines(second)) == (2, 1)
+    assert turn.stop_reason == "end_turn" and (_lines(first), _lines(second)) == (3, 1)
 
     _write_aged(user_config, _prompt_hook(first))  # added back
     turn, _ = await run(session, "hello")
-    assert turn.stop_reason == "end_turn" and (_lines(first), _lines(second)) == (3, 1)
+    assert turn.stop_reason == "end_turn" and (_lines(first), _lines(second)) == (4, 1)
 
 
 async def test_trust_taken_back_between_two_prompts_stops_the_workspace_hooks_at_the_next_prompt(

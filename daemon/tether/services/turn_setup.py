@@ -9,15 +9,18 @@ keep hooks of a trusted workspace (their digest covers files they run: read agai
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .live_session import LiveSession
+from .live_session import CommandEntry, LiveSession
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ..agent.session import AgentSession
     from ..config import Settings
     from ..hooks.config import HookSet
@@ -57,6 +60,8 @@ class TurnSetup:
     home: Path  # Tether's data directory
     hooks: HookSet  # as configured (hooks/config.py)
     instructions: str  # AGENTS.md and the MEMORY.md files (agent/context.py)
+    commands: tuple[CommandEntry, ...]  # the user's command files (services/user_commands.py)
+    turn_id: str  # the turn that checked it last: a turn checks once
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
 
     def current(self, settings: Settings) -> bool:
@@ -70,18 +75,21 @@ class TurnSetup:
         )
 
 
-def turn_setup(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
-    """The session's setup, built again only when one of its inputs changed since."""
-    kept = session.turn_setup if isinstance(session, LiveSession) else None
-    if kept is not None and kept.current(ctx.settings):
-        return kept
-    built = _build(ctx, session)
-    if isinstance(session, LiveSession):
-        session.turn_setup = built
-    return built
+def turn_setup(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSetup:
+    """The session's setup, built again only when one of its inputs changed since (checked
+    once a turn: by the prompt's commands, then by the turn it starts)."""
+    live = session if isinstance(session, LiveSession) else None
+    kept = live.turn_setup if live is not None else None
+    if kept is not None and (kept.turn_id == turn_id or kept.current(ctx.settings)):
+        setup = kept if kept.turn_id == turn_id else dataclasses.replace(kept, turn_id=turn_id)
+    else:
+        setup = _build(ctx, session, turn_id)
+    if live is not None:
+        live.turn_setup = setup
+    return setup
 
 
-def _build(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
+def _build(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSetup:
     from ..agent.context import INSTRUCTION_FILE, project_instructions
     from ..agent.memory_files import memory_file
     from ..class_code_cache import cache_dirs
@@ -89,6 +97,8 @@ def _build(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
     from ..hooks.config import load_hooks
     from ..store.paths import tether_home
     from .turns import read_paths
+    from .user_commands import entries
+    from .user_commands import folders as command_folders
 
     settings = ctx.settings
     workspace = Path(session.workspace)
@@ -103,6 +113,7 @@ def _build(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
         *(str(folder / INSTRUCTION_FILE) for folder in folders),
         str(memory_file("user", workspace)),
         str(memory_file("workspace", workspace)),
+        *_listed(folder for folder, _label, _within in command_folders(workspace)),
     )
     stamps = tuple(_stamp(path) for path in files)
     markers = tuple(str(folder / ".git") for folder in folders)
@@ -126,7 +137,22 @@ def _build(ctx: ClientConnection, session: AgentSession) -> TurnSetup:
         hooks=hooks,
         instructions=project_instructions(workspace, session.sandbox.is_withheld),
         wired=bool(hooks) or settings.reviewer == "on" or settings.ask_first == "on",
+        commands=tuple(entries(workspace)),
+        turn_id=turn_id,
     )
+
+
+def _listed(folders: Iterable[Path]) -> list[str]:
+    """Each folder and its entries: a file added, removed or renamed changes the folder's
+    stamp, an edited one its own (a link's target's, which `stat` follows)."""
+    found: list[str] = []
+    for folder in folders:
+        found.append(str(folder))
+        try:
+            found += sorted(entry.path for entry in os.scandir(folder))
+        except OSError:
+            continue
+    return found
 
 
 def _env() -> tuple[str | None, ...]:

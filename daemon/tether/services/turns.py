@@ -130,7 +130,7 @@ def turn_services(
 ) -> TurnServices:
     """What a turn's tools ask, write and hook with (a `/compact` uses them too)."""
     settings = ctx.settings
-    setup = turn_setup(ctx, session)  # the session's, built again when an input changed
+    setup = turn_setup(ctx, session, turn_id)  # the session's, built again when an input changed
     port: HookPort = NO_HOOKS
     asker: Asker = ctx.asker()
     ask_first = False
