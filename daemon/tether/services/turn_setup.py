@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from ..agent.session import AgentSession
     from ..config import Settings
+    from ..config.mcp_servers import McpServerConfig
     from ..hooks.config import HookSet
     from ..server.context import ClientConnection
 
@@ -61,13 +62,18 @@ class TurnSetup:
     hooks: HookSet  # as configured (hooks/config.py)
     instructions: str  # AGENTS.md and the MEMORY.md files (agent/context.py)
     commands: tuple[CommandEntry, ...]  # the user's command files (services/user_commands.py)
+    # the MCP servers its client gave it (by identity: set again, they are a change) and whether
+    # the session has any (the user's or those): a turn without any gets Tether's tools alone
+    mcp_given: tuple[McpServerConfig, ...]
+    mcp: bool
     turn_id: str  # the turn that checked it last: a turn checks once
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
 
-    def current(self, settings: Settings) -> bool:
+    def current(self, settings: Settings, session: LiveSession) -> bool:
         return (
             self.steady
             and settings is self.settings
+            and session.mcp_servers is self.mcp_given
             and self.env == _env()
             and self.stamps == tuple(_stamp(path) for path in self.files)
             and self.marked == tuple(os.path.lexists(path) for path in self.markers)
@@ -80,7 +86,7 @@ def turn_setup(ctx: ClientConnection, session: AgentSession, turn_id: str) -> Tu
     once a turn: by the prompt's commands, then by the turn it starts)."""
     live = session if isinstance(session, LiveSession) else None
     kept = live.turn_setup if live is not None else None
-    if kept is not None and (kept.turn_id == turn_id or kept.current(ctx.settings)):
+    if live is not None and kept is not None and (kept.turn_id == turn_id or kept.current(ctx.settings, live)):
         setup = kept if kept.turn_id == turn_id else dataclasses.replace(kept, turn_id=turn_id)
     else:
         setup = _build(ctx, session, turn_id)
@@ -96,6 +102,7 @@ def _build(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSe
     from ..config.layers import user_config_path
     from ..hooks.config import load_hooks
     from ..store.paths import tether_home
+    from .mcp_servers import session_servers
     from .turns import read_paths
     from .user_commands import entries
     from .user_commands import folders as command_folders
@@ -138,6 +145,8 @@ def _build(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSe
         instructions=project_instructions(workspace, session.sandbox.is_withheld),
         wired=bool(hooks) or settings.reviewer == "on" or settings.ask_first == "on",
         commands=tuple(entries(workspace)),
+        mcp_given=session.mcp_servers if isinstance(session, LiveSession) else (),
+        mcp=bool(session_servers(ctx, session.id)),
         turn_id=turn_id,
     )
 

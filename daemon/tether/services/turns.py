@@ -103,7 +103,8 @@ def make_turn(
         session,
         handle,
         provider=provider,
-        tools=turn_tools(ctx, session.id, sink, tools),  # with the session's MCP servers' tools
+        # with the session's MCP servers' tools, where it has any (the setup knows)
+        tools=turn_tools(ctx, session.id, sink, tools) if turn_setup(ctx, session, handle.turn_id).mcp else tools,
         sink=sink,
         max_steps=settings.max_steps,
         keep_user_turns=settings.keep_user_turns,
