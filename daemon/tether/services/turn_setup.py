@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..config.mcp_servers import McpServerConfig
     from ..hooks.config import HookSet
     from ..server.context import ClientConnection
+    from ..server.files import EditorFiles
 
 # What the config's, the history's and the credential stores' places are worked out from
 _ENV_KEYS = (
@@ -66,6 +67,10 @@ class TurnSetup:
     # the session has any (the user's or those): a turn without any gets Tether's tools alone
     mcp_given: tuple[McpServerConfig, ...]
     mcp: bool
+    # the turns' file I/O (editor buffers, then disk) for the connection that prompted last;
+    # another connection's prompt gets its own (its client, its buffers)
+    file_io: EditorFiles
+    file_io_for: ClientConnection
     turn_id: str  # the turn that checked it last: a turn checks once
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
 
@@ -87,7 +92,10 @@ def turn_setup(ctx: ClientConnection, session: AgentSession, turn_id: str) -> Tu
     live = session if isinstance(session, LiveSession) else None
     kept = live.turn_setup if live is not None else None
     if live is not None and kept is not None and (kept.turn_id == turn_id or kept.current(ctx.settings, live)):
-        setup = kept if kept.turn_id == turn_id else dataclasses.replace(kept, turn_id=turn_id)
+        setup = kept
+        if kept.turn_id != turn_id or kept.file_io_for is not ctx:
+            file_io = kept.file_io if kept.file_io_for is ctx else _file_io(ctx, session)
+            setup = dataclasses.replace(kept, turn_id=turn_id, file_io=file_io, file_io_for=ctx)
     else:
         setup = _build(ctx, session, turn_id)
     if live is not None:
@@ -147,7 +155,17 @@ def _build(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSe
         commands=tuple(entries(workspace)),
         mcp_given=session.mcp_servers if isinstance(session, LiveSession) else (),
         mcp=bool(session_servers(ctx, session.id)),
+        file_io=_file_io(ctx, session),
+        file_io_for=ctx,
         turn_id=turn_id,
+    )
+
+
+def _file_io(ctx: ClientConnection, session: AgentSession) -> EditorFiles:
+    from ..server.files import EditorFiles
+
+    return EditorFiles(
+        session_id=session.id, sandbox=session.sandbox, documents=ctx.documents, client=ctx.client, rpc=ctx.rpc
     )
 
 

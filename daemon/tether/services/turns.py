@@ -20,7 +20,6 @@ from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnSink
 from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
 from ..rendering import SessionUpdates
-from ..server.files import EditorFiles
 from ..store import MessageRecord
 from .mcp_servers import turn_tools
 from .queue import queue_of
@@ -143,13 +142,7 @@ def turn_services(
     return TurnServices(
         gate=ctx.gate_for(session.workspace, session.store),
         asker=asker,
-        files=EditorFiles(
-            session_id=session.id,
-            sandbox=session.sandbox,
-            documents=ctx.documents,
-            client=ctx.client,
-            rpc=ctx.rpc,
-        ),
+        files=setup.file_io,
         documents=ctx.documents.texts,
         env_allow=settings.allow_env,
         checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
