@@ -26,6 +26,7 @@ from tether.store.snapshot_checks import (
     check_rules,
     check_turn,
 )
+from tether.store.snapshot_pending import WaitingCalls
 from tether.store.snapshot_rows import (
     finish_stopped,
     insert_messages,
@@ -57,6 +58,7 @@ class SnapshotImport:
         self._seqs: set[int] = set()
         self._stopped: list[str] = []
         self._waiting: set[str] = set()  # the turns that still wait for approval (kept ids)
+        self._calls = WaitingCalls()  # the pending calls kept, matched against the model's calls
         self._last_seq = -1
         self._hidden: list[tuple[int, int]] = []  # (rewind id, seq) of the messages a rewind took out
         self._seen: set[str] = set()
@@ -133,6 +135,7 @@ class SnapshotImport:
                 raise SnapshotError(f'"rules" must be a list, not {type_name(rules)}')
             check_rules(rules)
             check_checkpoint_data(self._found.get("checkpoints"))
+        self._calls.check()
         await import_checkpoints(self.conn, self.session_id, self._found.get("checkpoints"), self._hidden)
         if self._stopped:
             await finish_stopped(self.conn, self._stopped)
@@ -144,6 +147,8 @@ class SnapshotImport:
         for i, turn in enumerate(items):
             if not self.checked:
                 check_turn(turn, i, ids, self._seqs)
+            if turn["pending"] is not None and not (self.fresh and turn["status"] == "running"):
+                self._calls.add_turn(turn, i)
             batch.append(turn)
             if len(batch) == _BATCH:
                 await self._turn_batch(batch)
@@ -199,6 +204,8 @@ class SnapshotImport:
     async def _message_batch(self, rows: list[tuple[Any, ...]], batch: list[JsonObject], end: int) -> None:
         if not self.checked:
             check_bodies(batch, end - len(batch))
+        for message in batch:  # (their bodies are checked now)
+            self._calls.see(message)
         await self._insert(insert_messages(self.conn, self.session_id, rows))
         self.messages += len(rows)
 
