@@ -140,3 +140,83 @@ async def test_a_call_in_a_rewound_message_is_not_resumed_from_a_snapshot(
     await client.load_session(copy["sessionId"], workspace)
     await asyncio.sleep(1)
     assert not planted.exists()
+
+
+def _as_command(snapshot: dict, cwd: str, footer: str) -> None:
+    """The snapshot's `read_file` call and result made a `run_command` that ran in ``cwd``."""
+    call = snapshot["messages"][1]["body"]["tool_calls"][0]
+    call.update(name="run_command", arguments={"command": "echo hi", "cwd": cwd})
+    snapshot["messages"][2]["body"].update(name="run_command", kind="execute", content=f"hi\n{footer}", locations=[])
+
+
+@pytest.mark.parametrize(
+    ("forge", "problem"),
+    [
+        (lambda s, ws: s["messages"][2]["body"].update(kind="exploit"), "kind must be one of ["),
+        (lambda s, ws: s["messages"][2]["body"].update(title="t" * 20000), "title is 20000 characters, over 16384"),
+        (
+            lambda s, ws: s["messages"][2]["body"].update(locations=[{"path": "/etc/passwd", "line": 1}]),
+            "locations[0].path '/etc/passwd' is not a place in the workspace {ws}",
+        ),
+        (
+            lambda s, ws: s["messages"][2]["body"].update(locations=[{"path": f"{ws}/../outside.txt"}]),
+            "locations[0].path '{ws}/../outside.txt' is not a place in the workspace {ws}",
+        ),
+        (
+            lambda s, ws: s["messages"][2]["body"].update(locations=[{"path": f"{ws}/README.md", "line": -4}]),
+            "locations[0].line must be from 0 to 2147483647, not -4",
+        ),
+        (
+            lambda s, ws: s["messages"][2]["body"].update(
+                blocks=[{"type": "diff", "path": "/etc/passwd", "oldText": "", "newText": "owned"}]
+            ),
+            "blocks[0].type must be one of ['audio', 'image', 'resource', 'resource_link', 'text'], not 'diff'",
+        ),
+        (
+            lambda s, ws: s["messages"][2]["body"].update(
+                blocks=[{"type": "image", "mimeType": "image/png", "data": "A" * (3 << 20)}]
+            ),
+            "blocks hold 3145728 characters of base64 data, over 2097152",
+        ),
+        (
+            lambda s, ws: _as_command(s, ".", "exit code 99999999999999999999 · 0.1 s"),
+            "content's footer says exit code 99999999999999999999, not a process's (0 to 255)",
+        ),
+        (
+            lambda s, ws: _as_command(s, "../..", "exit code 0 · 0.1 s"),
+            "tool_call_id 'call_read' ran in '../..', outside the workspace",
+        ),
+    ],
+)
+async def test_a_tool_result_tether_would_not_have_written_is_refused(
+    spawn_daemon,
+    workspace: Path,
+    forge,
+    problem: str,
+) -> None:
+    """A replay shows a restored result as Tether's own (its kind, title, the places a client
+    may open, its blocks, a command's terminal): one no tool writes is refused, naming it."""
+    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    forge(snapshot, str(workspace))
+    with pytest.raises(ClientError) as refused:
+        await client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
+    assert refused.value.code == -32602
+    assert refused.value.message.startswith("invalid snapshot: messages[2].body." + problem.format(ws=workspace))
+    assert refused.value.message.endswith("; a restored tool result holds only what Tether writes")
+    assert (await client.list_sessions(workspace)) == []  # nothing stored
+
+
+async def test_a_dump_restored_elsewhere_names_places_in_its_new_workspace(
+    spawn_daemon,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    """The check refuses forgeries only: Tether's own dump restores into another workspace,
+    its results' locations moved there (a replay never names the old workspace's files)."""
+    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    assert snapshot["messages"][2]["body"]["locations"][0]["path"] == str(workspace / "README.md")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    restored = await client.request("_tether/session/restore", {"snapshot": snapshot, "cwd": str(elsewhere)})
+    dumped = await client.request("_tether/session/dump", {"sessionId": restored["sessionId"], "cwd": str(elsewhere)})
+    assert dumped["messages"][2]["body"]["locations"][0]["path"] == str(elsewhere.resolve() / "README.md")

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..netproxy.proxy import ProxyRules
     from ..providers.base import Provider
     from ..server.context import ClientConnection
+    from ..tools.base import Elicit
     from ..transport.connection import Connection
     from .live_session import LiveSession
 
@@ -162,7 +163,17 @@ def turn_services(
         hooks=hooked.port,
         ask_first=hooked.ask_first,
         clarify=_clarifier(ctx, session.id) if hooked.ask_first else None,  # a v2 form, where shown
+        elicit=_form_relay(ctx, session.id),
     )
+
+
+def _form_relay(ctx: ClientConnection, session_id: str) -> Elicit | None:
+    """How the user is asked an MCP server's form: a v2 client's form, or None (it shows none)."""
+    if ctx.client is None or not ctx.client.shows_forms:
+        return None
+    from ..server.elicitation import mcp_form_relay  # only for a client that shows forms
+
+    return mcp_form_relay(ctx, session_id)
 
 
 def _clarifier(ctx: ClientConnection, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
