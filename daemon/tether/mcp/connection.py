@@ -1,9 +1,8 @@
 """One MCP server connection: its transport, its session, its tools, its state.
 
-Owns: opening the configured transport (stdio as launch.py plans it, streamable HTTP or SSE), the handshake
-and tool and prompt lists within the start-up timeout, one task holding it until `stop()`, stale-list
-marking, calls with their timeout, `prompts/get`, the server's elicitations handed to the user of the
-call under way (checked by elicitation.py), and why the server failed or died (its stderr's end).
+Owns: opening the configured transport (stdio as launch.py plans it, streamable HTTP or SSE), the handshake and
+tool and prompt lists within the start-up timeout, one task holding it until `stop()`, stale-list marking, calls with
+their timeout (the server's elicitations meanwhile go to the caller's user), `prompts/get`, why it failed or died.
 Must not: name tools for the model or convert results (`tools.py`), or tell the client anything.
 """
 

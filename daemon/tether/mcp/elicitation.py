@@ -1,9 +1,8 @@
 """An MCP server's `elicitation/create`, checked before the user sees it, and the user's answer read back.
 
-Owns: what Tether relays (a form: a message of at most ``MAX_MESSAGE`` characters, a flat
-schema of at most ``MAX_FIELDS`` primitive fields and ``MAX_SCHEMA_BYTES`` as JSON, as MCP's
-forms are), why one is refused, and the ``ElicitResult`` made of the user's answer (only the
-fields the form declared, of its kinds; else ``cancel``).
+Owns: what Tether relays (a form: a message of at most ``MAX_MESSAGE`` characters, a flat schema of at most
+``MAX_FIELDS`` primitive fields and ``MAX_SCHEMA_BYTES`` as JSON, as MCP's forms are), why one is refused, and the
+``ElicitResult`` of the user's answer (only the fields the form declared, of its kinds; else ``cancel``).
 Must not: ask anyone (the turn's relay does: server/elicitation.py) or hold the connection.
 """
 

@@ -1,10 +1,9 @@
 """Questions to the user as ACP v2 forms (`elicitation/create`, SPEC §12.8): ask-first's, and MCP servers'.
 
-Owns: `clarifier` (the turn's `clarify` for a v2 client that declared `capabilities.elicitation.form`):
-the form with one text field, and reading its answer (one over `max_message_mib` is refused);
-`mcp_form_relay`: an MCP server's checked form, shown as that server's, its answer handed back;
-the session's state while a form waits (`requires_action`, then `running`). Must not: decide when to
-ask (hooks/ask_first.py, the MCP server) or what the answer does (the turn: agent/loop.py; the server).
+Owns: `clarifier` (ask-first's question for a v2 client with `capabilities.elicitation.form`: one text field,
+an answer over `max_message_mib` refused), `mcp_form_relay` (an MCP server's checked form, shown as that server's,
+its answer handed back), the session's state while a form waits (`requires_action`, then `running`).
+Must not: decide when to ask (hooks/ask_first.py, the MCP server) or what the answer does (agent/loop.py).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """A restored snapshot's tool results held to what Tether's own tools write, before a replay shows them.
 
-Owns: ``ResultFields``: a tool result's ``kind`` (ACP's kinds), ``title`` (bounded), ``locations``
-(at most ``MAX_LOCATIONS``, absolute, normal, inside the workspace it is restored to: those under
-the workspace the snapshot records are moved there), ``blocks`` (ACP's block types, at most
-``MAX_BLOCK_DATA`` of base64 a result) and a command's footer (its exit code, its directory).
+Owns: ``ResultFields``: a tool result's ``kind`` (ACP's), ``title`` (bounded), ``locations`` (absolute, normal,
+inside the restoring workspace: those under the snapshot's recorded workspace moved there), ``blocks`` (ACP's
+types, at most ``MAX_BLOCK_DATA`` of base64 a result) and a command's footer (its exit code, its directory).
 Must not: touch a store, or check a body's types (``snapshot_checks`` decodes bodies first).
 """
 
