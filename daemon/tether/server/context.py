@@ -28,9 +28,11 @@ if TYPE_CHECKING:  # the turn's services are imported when a turn first needs th
     from ..handlers.lsp_agent.front import LspFront
     from ..providers.base import Provider
     from ..store import HistoryStore
+    from ..tools.sandbox import WorkspaceSandbox
     from ..transport.connection import Connection
     from ..transport.rpc import TetherRPC
     from .asker import ClientAsker
+    from .files import EditorFiles
     from .handshake import ClientProfile
 
 log = logging.getLogger("tether.server")
@@ -106,6 +108,14 @@ class ClientConnection:
         """The approval gate of a workspace under this connection's settings (its deny rules,
         its network): the daemon's, shared with every connection whose settings agree."""
         return self.daemon.gate_for(workspace, store, self.settings)
+
+    def editor_files(self, session_id: str, sandbox: WorkspaceSandbox) -> EditorFiles:
+        """Where a session's tools read and write files: this client's editor when it can, else the disk."""
+        from .files import EditorFiles
+
+        return EditorFiles(
+            session_id=session_id, sandbox=sandbox, documents=self.documents, client=self.client, rpc=self.rpc
+        )
 
     def asker(self) -> ClientAsker:
         """Who a turn asks: this client, or in the shared daemon every window that sees the session."""

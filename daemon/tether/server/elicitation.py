@@ -19,13 +19,13 @@ if TYPE_CHECKING:
     from tether_protocol import JsonObject
 
     from ..agent.sink import TurnSink
+    from ..services.ports import ClientPort
     from ..tools.base import Elicit
-    from .context import ClientConnection
 
 FIELD = "answer"
 
 
-def clarifier(ctx: ClientConnection, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
+def clarifier(ctx: ClientPort, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
     """How this client is asked ask-first's question in a form, or None (it shows none)."""
     if ctx.client is None or not ctx.client.shows_forms:
         return None
@@ -36,7 +36,7 @@ def clarifier(ctx: ClientConnection, session_id: str) -> Callable[[str], Awaitab
     return clarify
 
 
-async def _form(ctx: ClientConnection, params: JsonObject, sink: TurnSink | None) -> Any:
+async def _form(ctx: ClientPort, params: JsonObject, sink: TurnSink | None) -> Any:
     """The client's answer to a form (None: the request failed); the turn `requires_action` meanwhile."""
     if sink is not None:
         sink.emit(TurnStateChanged("requires_action"))
@@ -46,7 +46,7 @@ async def _form(ctx: ClientConnection, params: JsonObject, sink: TurnSink | None
         return None
 
 
-async def ask_in_form(ctx: ClientConnection, session_id: str, question: str) -> str | None:
+async def ask_in_form(ctx: ClientPort, session_id: str, question: str) -> str | None:
     """The user's answer, or None: declined, cancelled, empty, or the request failed (the
     turn then ends as an unanswered question does)."""
     params = {
@@ -82,13 +82,13 @@ async def ask_in_form(ctx: ClientConnection, session_id: str, question: str) -> 
     return answer.strip()
 
 
-def _over_limit(ctx: ClientConnection, answer: str) -> str | None:
+def _over_limit(ctx: ClientPort, answer: str) -> str | None:
     from ..services.message_size import answer_over_limit
 
     return answer_over_limit(answer, ctx.settings.max_message_mib)
 
 
-def mcp_form_relay(ctx: ClientConnection, session_id: str) -> Elicit:
+def mcp_form_relay(ctx: ClientPort, session_id: str) -> Elicit:
     """How an MCP server's form (checked: mcp/elicitation.py) is put to this v2 client's user:
     its message prefixed with the server's name (never shown as Tether's own question), the
     server named in `_meta.tether.mcpServer`; the answer `{action, content?}` (the request

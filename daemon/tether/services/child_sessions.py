@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..agent.session import ActiveTurn
-    from ..server.context import ClientConnection
     from ..transport.connection import Connection
     from .live_session import LiveSession
+    from .ports import AskingHost
 
 
 class _ParentV2Viewers:
@@ -28,7 +28,7 @@ class _ParentV2Viewers:
 
     __slots__ = ("_ctx", "_parent_id")
 
-    def __init__(self, ctx: ClientConnection, parent_id: str) -> None:
+    def __init__(self, ctx: AskingHost, parent_id: str) -> None:
         self._ctx, self._parent_id = ctx, parent_id
 
     def get(self, session_id: str, default: Sequence[Connection] = (), /) -> Sequence[Connection]:
@@ -85,7 +85,7 @@ class ChildView:
         self.updates.flush()
 
 
-def child_view(ctx: ClientConnection, parent: TurnSink, parent_id: str, child_id: str, call_id: str) -> TurnSink | None:
+def child_view(ctx: AskingHost, parent: TurnSink, parent_id: str, child_id: str, call_id: str) -> TurnSink | None:
     """Show the child as a session of its own, when a v2 connection sees the parent (none: v1
     alone, the child stays nested under its call)."""
     viewers = _ParentV2Viewers(ctx, parent_id)
@@ -97,7 +97,7 @@ def child_view(ctx: ClientConnection, parent: TurnSink, parent_id: str, child_id
     return shown
 
 
-def running_child(ctx: ClientConnection, session_id: str) -> tuple[LiveSession, ActiveTurn] | None:
+def running_child(ctx: AskingHost, session_id: str) -> tuple[LiveSession, ActiveTurn] | None:
     """The live parent and the turn of a sub-agent session running now (None: none is)."""
     for parent in ctx.daemon.registry.live.values():
         turn = parent.turn
@@ -107,7 +107,7 @@ def running_child(ctx: ClientConnection, session_id: str) -> tuple[LiveSession, 
     return None
 
 
-def refuse_running_child(ctx: ClientConnection, session_id: str) -> None:
+def refuse_running_child(ctx: AskingHost, session_id: str) -> None:
     """A sub-agent's session runs its turn under its parent's `delegate` call: a prompt of
     its own would run a second turn in it beside that one (refused, as a busy session's)."""
     found = running_child(ctx, session_id)
@@ -119,7 +119,7 @@ def refuse_running_child(ctx: ClientConnection, session_id: str) -> None:
         )
 
 
-def cancel_child(ctx: ClientConnection, session_id: str) -> bool:
+def cancel_child(ctx: AskingHost, session_id: str) -> bool:
     """`session/cancel` of a running sub-agent's session (v2 advertises `cancel` on it): only
     its turn stops, as `tool_call/cancel` of its `delegate` call stops it; the parent goes on."""
     found = running_child(ctx, session_id)

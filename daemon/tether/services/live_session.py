@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from ..config.mcp_servers import McpServerConfig
-    from ..shared.approvals import Ask
     from ..transport.connection import Connection
+    from .ports import OpenApproval
     from .queue import PromptQueue
 
 # a slash command: its name, its description, the hint for its arguments
@@ -45,7 +45,7 @@ class LiveSession(AgentSession):
     read_while_child_ran: bool = False
     # the shared daemon's approvals asked for this session's turn and not answered yet
     # (a window that joins is asked too: shared/approvals.py)
-    open_asks: list[Ask] = field(default_factory=list)
+    open_asks: list[OpenApproval] = field(default_factory=list)
 
 
 class Audiences:

@@ -16,9 +16,9 @@ from ..rendering.replay_v2 import ChildShown, ReplayV2
 from ..store.children import child_sessions
 
 if TYPE_CHECKING:
-    from ..server.context import ClientConnection
     from ..store import HistoryStore
     from .live_session import LiveSession
+    from .ports import UpdateChannel
 
 
 async def children_shown(store: HistoryStore, session_id: str, workspace: str | None) -> dict[str, ChildShown]:
@@ -32,7 +32,7 @@ async def children_shown(store: HistoryStore, session_id: str, workspace: str | 
     return shown
 
 
-async def say_running_children(ctx: ClientConnection, session: LiveSession) -> None:
+async def say_running_children(ctx: UpdateChannel, session: LiveSession) -> None:
     """To this window only: each child running under the session's turn now, with its state
     (its updates reach the window from then on: it is in the parent's audience)."""
     turn = session.turn

@@ -34,10 +34,10 @@ if TYPE_CHECKING:
     from ..netproxy.asking import AskDomain
     from ..netproxy.proxy import ProxyRules
     from ..providers.base import Provider
-    from ..server.context import ClientConnection
     from ..tools.base import Elicit
     from ..transport.connection import Connection
     from .live_session import LiveSession
+    from .ports import ClientPort, SettingsHost
 
 log = logging.getLogger("tether.server")
 
@@ -53,14 +53,14 @@ _DROPPED_STARTED = (
 )
 
 
-def hidden_paths(ctx: ClientConnection) -> tuple[str, ...]:
+def hidden_paths(ctx: SettingsHost) -> tuple[str, ...]:
     """Paths commands must not read: Tether's user config and its history, the credential
     stores (after `allow_read` and `deny_read`) and the token files (hidden whole where
     no filtered copy is shown: `read_paths`)."""
     return read_paths(ctx)[0]
 
 
-def read_paths(ctx: ClientConnection) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def read_paths(ctx: SettingsHost) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """`hidden_paths`, and the token files a command may read without their credential lines."""
     import os
 
@@ -73,7 +73,7 @@ def read_paths(ctx: ClientConnection) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 
 def make_turn(
-    ctx: ClientConnection, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
+    ctx: ClientPort, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
 ) -> AgentTurn:
     settings = ctx.settings
     services = turn_services(ctx, session, handle.turn_id, sink, provider)
@@ -111,7 +111,7 @@ def make_turn(
     )
 
 
-def child_views(ctx: ClientConnection, parent: TurnSink, parent_id: str) -> ChildViews:
+def child_views(ctx: ClientPort, parent: TurnSink, parent_id: str) -> ChildViews:
     """How `SubAgents` shows a child on its own id (services/child_sessions.py, imported by the
     first `delegate` call: a turn without one does not cross it)."""
 
@@ -124,7 +124,7 @@ def child_views(ctx: ClientConnection, parent: TurnSink, parent_id: str) -> Chil
 
 
 def turn_services(
-    ctx: ClientConnection, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider
+    ctx: ClientPort, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider
 ) -> TurnServices:
     """What a turn's tools ask, write and hook with (a `/compact` uses them too)."""
     settings = ctx.settings
@@ -167,7 +167,7 @@ def turn_services(
     )
 
 
-def _form_relay(ctx: ClientConnection, session_id: str) -> Elicit | None:
+def _form_relay(ctx: ClientPort, session_id: str) -> Elicit | None:
     """How the user is asked an MCP server's form: a v2 client's form, or None (it shows none)."""
     if ctx.client is None or not ctx.client.shows_forms:
         return None
@@ -176,13 +176,13 @@ def _form_relay(ctx: ClientConnection, session_id: str) -> Elicit | None:
     return mcp_form_relay(ctx, session_id)
 
 
-def _clarifier(ctx: ClientConnection, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
+def _clarifier(ctx: ClientPort, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
     from ..server.elicitation import clarifier  # only where ask-first is on
 
     return clarifier(ctx, session_id)
 
 
-def _net_rules(ctx: ClientConnection, session: AgentSession) -> ProxyRules:
+def _net_rules(ctx: ClientPort, session: AgentSession) -> ProxyRules:
     """The proxy's rules for this turn's commands: the user's domains, those they allowed
     always and for this session, credentials; asking through the client when it is ACP."""
     import dataclasses
@@ -203,7 +203,7 @@ def _net_rules(ctx: ClientConnection, session: AgentSession) -> ProxyRules:
     )
 
 
-def _ask_for(ctx: ClientConnection, session: AgentSession, call_id: str, command: str) -> AskDomain | None:
+def _ask_for(ctx: ClientPort, session: AgentSession, call_id: str, command: str) -> AskDomain | None:
     """Asking about a refused host for one command, where the session's mode asks anyway."""
     from ..netproxy.asking import ask_through
 
@@ -214,7 +214,7 @@ def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
     sink.emit(TurnEnded(turn_id, stop_reason))  # the update layer renders it
 
 
-async def resume_turn(ctx: ClientConnection, session: LiveSession, turn_id: str, pending: PendingStep) -> None:
+async def resume_turn(ctx: ClientPort, session: LiveSession, turn_id: str, pending: PendingStep) -> None:
     """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
     answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
     if session.turn is not None:
@@ -259,7 +259,7 @@ def say_turn_waits(conn: Connection, session_id: str, turn_id: str) -> None:
     sink.flush()
 
 
-async def drop_waiting_turn(ctx: ClientConnection, session: AgentSession) -> bool:
+async def drop_waiting_turn(ctx: ClientPort, session: AgentSession) -> bool:
     """`session/cancel` of a session with no turn running here whose turn a stopped daemon
     left waiting for approval (after `session/resume`): the turn ends `cancelled`, each
     call still to run gets a failed result (so the conversation stays paired), the client
