@@ -1,8 +1,8 @@
 """One MCP server connection: its transport, its session, its tools, its state.
 
-Owns: opening the configured transport (stdio as launch.py plans it, streamable HTTP or SSE), the handshake
-and tool and prompt lists within the start-up timeout, one task holding it until `stop()`, stale-list
-marking, calls with their timeout, `prompts/get`, and why the server failed or died (its stderr's end).
+Owns: opening the configured transport (stdio as launch.py plans it, streamable HTTP or SSE), the handshake and
+tool and prompt lists within the start-up timeout, one task holding it until `stop()`, stale-list marking, calls with
+their timeout (the server's elicitations meanwhile go to the caller's user), `prompts/get`, why it failed or died.
 Must not: name tools for the model or convert results (`tools.py`), or tell the client anything.
 """
 
@@ -24,7 +24,10 @@ from .launch import LaunchRefused, LaunchSettings, plan_launch
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping
 
+    from mcp.client.session import ClientRequestContext
+
     from ..config.mcp_servers import McpServerConfig
+    from ..tools.base import Elicit
 
 log = logging.getLogger("tether.mcp")
 
@@ -51,6 +54,7 @@ class McpConnection:
         self._scope: anyio.CancelScope | None = None
         self._session: ClientSession | None = None
         self._stderr: IO[str] | None = None  # a stdio server's stderr (the end is shown when it fails)
+        self._askers: list[Elicit] = []  # of the calls under way: an elicitation asks the latest's user
 
     @property
     def ready(self) -> bool:
@@ -78,7 +82,9 @@ class McpConnection:
     async def _serve(self) -> None:
         async with (
             self._open() as (read, write),
-            ClientSession(read, write, message_handler=self._on_message) as session,
+            ClientSession(
+                read, write, message_handler=self._on_message, elicitation_callback=self._on_elicit
+            ) as session,
         ):
             await session.initialize()
             self.tools = await _all_tools(session)
@@ -118,6 +124,22 @@ class McpConnection:
             self.tools_stale = True
         elif isinstance(message, Exception):
             log.debug("MCP server %s: %s", self.config.name, message)
+
+    async def _on_elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        """The server's `elicitation/create`: a checked form goes to the user of the call under
+        way (no call, or a URL: declined); a form Tether does not show is refused with why."""
+        from .elicitation import elicit_result, form_problem
+
+        if not isinstance(params, types.ElicitRequestFormParams) or not self._askers:
+            return types.ElicitResult(action="decline")
+        problem = form_problem(params)
+        if problem is not None:
+            log.warning("MCP server %s: elicitation refused: %s", self.config.name, problem)
+            return types.ErrorData(code=types.INVALID_PARAMS, message=f"Tether does not show this form: {problem}")
+        answer = await self._askers[-1](self.config.name, params.message, params.requested_schema)
+        return elicit_result(answer, params.requested_schema)
 
     async def wait_started(self) -> None:
         """Until ready or failed; past the start-up timeout the start is abandoned."""
@@ -165,9 +187,21 @@ class McpConnection:
         except Exception as exc:
             log.warning("MCP server %s: listing its tools again failed: %s", self.config.name, exc)
 
-    async def call(self, tool: str, arguments: Mapping[str, Any], timeout: float) -> types.CallToolResult:
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], timeout: float, elicit: Elicit | None = None
+    ) -> types.CallToolResult:
         """The server's answer to `tools/call`; ToolError when there is none in time. A
-        cancelled caller's request is cancelled at the server (`notifications/cancelled`)."""
+        cancelled caller's request is cancelled at the server (`notifications/cancelled`);
+        ``elicit`` asks the caller's user what the server asks meanwhile."""
+        if elicit is None:
+            return await self._call(tool, arguments, timeout)
+        self._askers.append(elicit)
+        try:
+            return await self._call(tool, arguments, timeout)
+        finally:
+            self._askers.remove(elicit)
+
+    async def _call(self, tool: str, arguments: Mapping[str, Any], timeout: float) -> types.CallToolResult:
         session = self._session
         if session is None:
             raise ToolError(f"MCP server {self.config.name} is not running ({self.error or self.state})")

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..netproxy.asking import AskDomain
     from ..netproxy.proxy import ProxyRules
     from ..providers.base import Provider
+    from ..tools.base import Elicit
     from ..transport.connection import Connection
     from .live_session import LiveSession
     from .ports import ClientPort, SettingsHost
@@ -158,7 +159,17 @@ def turn_services(
         ask_first=ask_first,
         clarify=_clarifier(ctx, session.id) if ask_first else None,  # a v2 form, where shown
         instructions=setup.instructions,
+        elicit=_form_relay(ctx, session.id),
     )
+
+
+def _form_relay(ctx: ClientPort, session_id: str) -> Elicit | None:
+    """How the user is asked an MCP server's form: a v2 client's form, or None (it shows none)."""
+    if ctx.client is None or not ctx.client.shows_forms:
+        return None
+    from ..server.elicitation import mcp_form_relay  # only for a client that shows forms
+
+    return mcp_form_relay(ctx, session_id)
 
 
 def _clarifier(ctx: ClientPort, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
