@@ -1,8 +1,8 @@
-"""What a session's turns are given that does not change between two prompts: built once, checked each prompt.
+"""What a session's turns are given that a prompt does not change: built once, checked each prompt.
 
-Owns: `TurnSetup` (the paths commands may not read, the hooks as configured, AGENTS.md and MEMORY.md
-as the model reads them, Tether's home) and `turn_setup`, which keeps it on the `LiveSession` and
-builds it again when an input changed (a few `stat` calls a prompt: the watcher would tell too late).
+Owns: `TurnSetup` (hidden paths, hooks as configured, AGENTS.md and MEMORY.md, the command files,
+whether MCP servers exist; a connection's `Wiring`: file I/O, gate, tools, provider), kept on the
+`LiveSession` by `turn_setup` and `turn_provider`, built again when an input changed (`stat` calls).
 Must not: trust a file changed within `_GRAIN_NS` of its read (built again at the next prompt), or
 keep hooks of a trusted workspace (their digest covers files they run: read again each turn).
 """
