@@ -33,7 +33,7 @@ from ..services.message_size import refuse_oversized
 from ..services.prompt_keys import idempotency_key as key_of
 from ..services.prompt_keys import turn_meta
 from ..services.queue import queue_of, steering
-from ..services.turn_setup import turn_setup
+from ..services.turn_setup import turn_provider, turn_setup
 from ..services.turns import drop_waiting_turn, make_turn
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 
@@ -92,7 +92,7 @@ async def _run(
     typed: PromptParams,
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
-    provider = await ctx.provider()
+    provider = await turn_provider(ctx, session, handle.turn_id)
     turn = make_turn(ctx, session, handle, sink, provider)
     blocks = conversation_blocks(prompt.prompt)  # the wire's blocks as the conversation's, in one step
     # a command's expansion is titled with what the user typed (`/fix-issue 12`), not its text

@@ -1,8 +1,8 @@
-"""What a session's turns are given that does not change between two prompts: built once, checked each prompt.
+"""What a session's turns are given that a prompt does not change: built once, checked each prompt.
 
-Owns: `TurnSetup` (the paths commands may not read, the hooks as configured, AGENTS.md and MEMORY.md
-as the model reads them, Tether's home) and `turn_setup`, which keeps it on the `LiveSession` and
-builds it again when an input changed (a few `stat` calls a prompt: the watcher would tell too late).
+Owns: `TurnSetup` (hidden paths, hooks as configured, AGENTS.md and MEMORY.md, the command files,
+whether MCP servers exist; a connection's `Wiring`: file I/O, gate, tools, provider), kept on the
+`LiveSession` by `turn_setup` and `turn_provider`, built again when an input changed (`stat` calls).
 Must not: trust a file changed within `_GRAIN_NS` of its read (built again at the next prompt), or
 keep hooks of a trusted workspace (their digest covers files they run: read again each turn).
 """
@@ -22,11 +22,14 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from ..agent.session import AgentSession
+    from ..approvals import ApprovalGate
     from ..config import Settings
     from ..config.mcp_servers import McpServerConfig
     from ..hooks.config import HookSet
+    from ..providers.base import Provider
     from ..server.context import ClientConnection
     from ..server.files import EditorFiles
+    from ..tools.registry import ToolRegistry
 
 # What the config's, the history's and the credential stores' places are worked out from
 _ENV_KEYS = (
@@ -44,6 +47,18 @@ _GRAIN_NS = 1_000_000_000
 _HOST_KEYS = "/etc/ssh"  # its listing: a host key made between two prompts is hidden from the next
 
 FileStamp = tuple[int, int, int, int] | None  # mtime, ctime, size, inode; None: missing
+
+
+@dataclass(frozen=True, slots=True)
+class Wiring:
+    """What a connection gives its turns in a session: its file I/O (editor buffers, then
+    disk), its approval gate, the daemon's tools, its provider (None until a turn asked)."""
+
+    ctx: ClientConnection
+    file_io: EditorFiles
+    gate: ApprovalGate
+    tools: ToolRegistry
+    provider: Provider | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +82,7 @@ class TurnSetup:
     # the session has any (the user's or those): a turn without any gets Tether's tools alone
     mcp_given: tuple[McpServerConfig, ...]
     mcp: bool
-    # the turns' file I/O (editor buffers, then disk) for the connection that prompted last;
-    # another connection's prompt gets its own (its client, its buffers)
-    file_io: EditorFiles
-    file_io_for: ClientConnection
+    wiring: Wiring  # for the connection that prompted last; another's prompt gets its own
     turn_id: str  # the turn that checked it last: a turn checks once
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
 
@@ -93,9 +105,9 @@ def turn_setup(ctx: ClientConnection, session: AgentSession, turn_id: str) -> Tu
     kept = live.turn_setup if live is not None else None
     if live is not None and kept is not None and (kept.turn_id == turn_id or kept.current(ctx.settings, live)):
         setup = kept
-        if kept.turn_id != turn_id or kept.file_io_for is not ctx:
-            file_io = kept.file_io if kept.file_io_for is ctx else _file_io(ctx, session)
-            setup = dataclasses.replace(kept, turn_id=turn_id, file_io=file_io, file_io_for=ctx)
+        if kept.turn_id != turn_id or kept.wiring.ctx is not ctx:
+            wiring = kept.wiring if kept.wiring.ctx is ctx else _wiring(ctx, session)
+            setup = dataclasses.replace(kept, turn_id=turn_id, wiring=wiring)
     else:
         setup = _build(ctx, session, turn_id)
     if live is not None:
@@ -155,18 +167,30 @@ def _build(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSe
         commands=tuple(entries(workspace)),
         mcp_given=session.mcp_servers if isinstance(session, LiveSession) else (),
         mcp=bool(session_servers(ctx, session.id)),
-        file_io=_file_io(ctx, session),
-        file_io_for=ctx,
+        wiring=_wiring(ctx, session),
         turn_id=turn_id,
     )
 
 
-def _file_io(ctx: ClientConnection, session: AgentSession) -> EditorFiles:
+async def turn_provider(ctx: ClientConnection, session: AgentSession, turn_id: str) -> Provider:
+    """The connection's provider (`ClientConnection.provider`), kept with the setup once had."""
+    setup = turn_setup(ctx, session, turn_id)
+    if setup.wiring.provider is not None:
+        return setup.wiring.provider
+    provider = await ctx.provider()  # a failure (none configured) is asked again next time
+    if isinstance(session, LiveSession) and session.turn_setup is setup:
+        wiring = dataclasses.replace(setup.wiring, provider=provider)
+        session.turn_setup = dataclasses.replace(setup, wiring=wiring)
+    return provider
+
+
+def _wiring(ctx: ClientConnection, session: AgentSession) -> Wiring:
     from ..server.files import EditorFiles
 
-    return EditorFiles(
+    files = EditorFiles(
         session_id=session.id, sandbox=session.sandbox, documents=ctx.documents, client=ctx.client, rpc=ctx.rpc
     )
+    return Wiring(ctx, files, ctx.gate_for(session.workspace, session.store), ctx.daemon.tools)
 
 
 def _listed(folders: Iterable[Path]) -> list[str]:

@@ -24,7 +24,7 @@ from ..store import MessageRecord
 from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
-from .turn_setup import turn_setup
+from .turn_setup import turn_provider, turn_setup
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
@@ -79,7 +79,7 @@ def make_turn(
 ) -> AgentTurn:
     settings = ctx.settings
     services = turn_services(ctx, session, handle.turn_id, sink, provider)
-    tools = ctx.daemon.tools
+    tools = turn_setup(ctx, session, handle.turn_id).wiring.tools  # the daemon's
     if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
         limits = DelegateLimits(
             settings.delegate_max_steps,
@@ -141,9 +141,9 @@ def turn_services(
         hooked = turn_hooks(settings, setup.hooks, session, turn_id, sink, provider, asker, setup.hidden)
         port, asker, ask_first = hooked.port, hooked.asker, hooked.ask_first
     return TurnServices(
-        gate=ctx.gate_for(session.workspace, session.store),
+        gate=setup.wiring.gate,
         asker=asker,
-        files=setup.file_io,
+        files=setup.wiring.file_io,
         documents=ctx.documents.texts,
         env_allow=settings.allow_env,
         checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
@@ -229,7 +229,7 @@ async def resume_turn(ctx: ClientPort, session: LiveSession, turn_id: str, pendi
                 "answer its approval there]\n"
             )
             return
-        provider = await ctx.provider()
+        provider = await turn_provider(ctx, session, turn_id)
         outcome = await make_turn(ctx, session, handle, sink, provider).resume(pending)
         stop_reason = outcome.stop_reason
         if outcome.error is not None:
