@@ -54,7 +54,10 @@ class McpConnection:
         self._scope: anyio.CancelScope | None = None
         self._session: ClientSession | None = None
         self._stderr: IO[str] | None = None  # a stdio server's stderr (the end is shown when it fails)
-        self._askers: list[Elicit] = []  # of the calls under way: an elicitation asks the latest's user
+        # of the calls under way: an elicitation asks their user when they are all one turn's
+        # (one server serves a workspace's sessions and windows: a form is never guessed onto another's)
+        self._askers: list[Elicit] = []
+        self._form_open = False  # one of its forms waits for the user: another is declined (no flood)
 
     @property
     def ready(self) -> bool:
@@ -128,17 +131,27 @@ class McpConnection:
     async def _on_elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        """The server's `elicitation/create`: a checked form goes to the user of the call under
-        way (no call, or a URL: declined); a form Tether does not show is refused with why."""
+        """The server's `elicitation/create`: a checked form goes to the user of the calls under
+        way when they are one turn's (none, several turns', a URL, or a form already open:
+        declined); a form Tether does not show is refused with why."""
         from .elicitation import elicit_result, form_problem
 
-        if not isinstance(params, types.ElicitRequestFormParams) or not self._askers:
+        asker = self._askers[-1] if self._askers else None
+        # bound methods of one turn's executor compare equal: calls of two turns cannot be told apart
+        one_turn = asker is not None and all(other == asker for other in self._askers)
+        if not isinstance(params, types.ElicitRequestFormParams) or asker is None or not one_turn:
             return types.ElicitResult(action="decline")
         problem = form_problem(params)
         if problem is not None:
             log.warning("MCP server %s: elicitation refused: %s", self.config.name, problem)
             return types.ErrorData(code=types.INVALID_PARAMS, message=f"Tether does not show this form: {problem}")
-        answer = await self._askers[-1](self.config.name, params.message, params.requested_schema)
+        if self._form_open:
+            return types.ElicitResult(action="decline")
+        self._form_open = True
+        try:
+            answer = await asker(self.config.name, params.message, params.requested_schema)
+        finally:
+            self._form_open = False
         return elicit_result(answer, params.requested_schema)
 
     async def wait_started(self) -> None:

@@ -1,0 +1,109 @@
+"""Stop-42 attacks on the MCP elicitation relay through a real shared daemon, two real v2 windows
+and a real hostile MCP server (tests/shared/servers/forms_hostile.py, the `mcp` SDK): one server
+process serves every session, so a form must go to the user of the call that asked it, never to
+the window whose call started last (while two turns' calls are under way it is declined), and a
+server may not flood a window with forms (one open at a time, the others declined)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e"))
+from v2_window import ALLOW, V2Window  # the v2 attack tests' raw client
+
+HOSTILE = Path(__file__).resolve().parent / "servers" / "forms_hostile.py"
+FORMS = {"elicitation": {"form": {}}}
+TOOLS = ("hold", "ask_first_caller", "flood")
+
+
+def _script(folder: Path) -> Path:
+    replies: list[dict[str, Any]] = []
+    for tool in TOOLS:
+        call = {"id": f"call_{tool}", "name": f"mcp__hostile__{tool}", "arguments": {}}
+        replies.append({"when": {"user": f"^{tool}", "step": 1}, "text": "Calling.", "tool_calls": [call]})
+        replies.append({"when": {"user": f"^{tool}", "step": 2}, "text": "Done."})
+    path = folder / "hostile-forms.json"
+    path.write_text(json.dumps({"model": "scripted-hostile-forms", "replies": replies}))
+    return path
+
+
+def _user_config(env: dict[str, str]) -> None:
+    config = Path(env["XDG_CONFIG_HOME"]) / "tether" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[mcp_servers.hostile]\ncommand = "{sys.executable}"\nargs = ["{HOSTILE}"]\n')
+
+
+async def _window(windows: Any, script: Path, answer: Any) -> V2Window:
+    async def reply(method: str, params: dict) -> Any:
+        return await answer(params) if method == "elicitation/create" else ALLOW
+
+    window = V2Window(await windows.open(script=script, initialize=False), reply)
+    await window.initialize(FORMS)
+    return window
+
+
+def _forms(window: V2Window) -> list[dict]:
+    return [params for method, params in window.asked if method == "elicitation/create"]
+
+
+def _result(window: V2Window, session: str, call_id: str) -> str:
+    updates = [u for u in window.of(session, "tool_call_update") if u.get("toolCallId") == call_id and u.get("content")]
+    return "".join(c["content"].get("text", "") for c in updates[-1]["content"] if c.get("type") == "content")
+
+
+async def test_a_servers_form_is_never_put_to_the_user_of_another_windows_call(
+    windows: Any, workspace: Path, tmp_path: Path
+) -> None:
+    _user_config(windows.env)
+    script = _script(tmp_path)
+
+    async def a_answers(params: dict) -> Any:
+        return {"action": "accept", "content": {"secret": "window-A-token"}}
+
+    async def b_answers(params: dict) -> Any:
+        return {"action": "accept", "content": {"secret": "window-B-token"}}
+
+    window_a = await _window(windows, script, a_answers)
+    window_b = await _window(windows, script, b_answers)
+    session_a = await window_a.new_session(workspace)
+    session_b = await window_b.new_session(workspace)  # one server process per workspace
+    await window_a.prompt(session_a, "ask_first_caller now")  # waits at the server for B's call
+    await window_b.prompt(session_b, "hold it open")  # B's call starts last; A's call then asks
+    await window_a.idle(session_a, timeout=40)
+    await window_b.idle(session_b, timeout=40)
+    # window B never sees (nor answers) a form its own call did not ask: while two turns' calls
+    # are under way the server's form cannot be told to be A's (stdio names no call), so it is
+    # declined, never guessed (main's relay asked B, the latest caller, and gave A's server B's token)
+    assert _forms(window_b) == []
+    assert _forms(window_a) == []
+    got = json.loads(_result(window_a, session_a, "call_ask_first_caller"))
+    assert got == {"action": "decline", "content": None}
+    assert "window-B-token" not in json.dumps(window_a.updates)
+
+
+async def test_a_flood_of_forms_reaches_the_user_one_at_a_time(windows: Any, workspace: Path, tmp_path: Path) -> None:
+    _user_config(windows.env)
+    open_now = 0
+    most_open = 0
+
+    async def answer(params: dict) -> Any:
+        nonlocal open_now, most_open
+        open_now += 1
+        most_open = max(most_open, open_now)
+        await anyio.sleep(0.2)  # a user reading the form
+        open_now -= 1
+        return {"action": "decline"}
+
+    window = await _window(windows, _script(tmp_path), answer)
+    session = await window.new_session(workspace)
+    await window.prompt(session, "flood the user")
+    await window.idle(session, timeout=90)
+    actions = json.loads(_result(window, session, "call_flood"))
+    assert actions == ["decline"] * 40, actions
+    # never two of the server's forms on the user's screen at once
+    assert most_open == 1, most_open
