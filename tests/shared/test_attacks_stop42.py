@@ -18,7 +18,7 @@ from v2_window import ALLOW, V2Window  # the v2 attack tests' raw client
 
 HOSTILE = Path(__file__).resolve().parent / "servers" / "forms_hostile.py"
 FORMS = {"elicitation": {"form": {}}}
-TOOLS = ("hold", "ask_first_caller", "flood")
+TOOLS = ("hold", "ask_first_caller", "ask_now", "flood")
 
 
 def _script(folder: Path) -> Path:
@@ -107,3 +107,32 @@ async def test_a_flood_of_forms_reaches_the_user_one_at_a_time(windows: Any, wor
     assert actions == ["decline"] * 40, actions
     # never two of the server's forms on the user's screen at once
     assert most_open == 1, most_open
+
+
+async def test_a_form_left_open_by_a_window_that_closed_holds_nothing(
+    windows: Any, workspace: Path, tmp_path: Path
+) -> None:
+    _user_config(windows.env)
+    script = _script(tmp_path)
+    shown = anyio.Event()
+
+    async def never_answers(params: dict) -> Any:
+        shown.set()
+        await anyio.sleep_forever()
+
+    async def answers(params: dict) -> Any:
+        return {"action": "accept", "content": {"secret": "window-B-token"}}
+
+    window_a = await _window(windows, script, never_answers)
+    session_a = await window_a.new_session(workspace)
+    await window_a.prompt(session_a, "ask_now please")
+    with anyio.fail_after(30):
+        await shown.wait()
+    await window_a.client.close()  # the window goes away with the server's form on its screen
+    window_b = await _window(windows, script, answers)
+    session_b = await window_b.new_session(workspace)  # the same workspace: the same server process
+    await window_b.prompt(session_b, "ask_now please")
+    await window_b.idle(session_b, timeout=60)
+    got = json.loads(_result(window_b, session_b, "call_ask_now"))
+    assert got == {"action": "accept", "content": {"secret": "window-B-token"}}
+    assert [form["sessionId"] for form in _forms(window_b)] == [session_b]

@@ -4,7 +4,7 @@
 
 One process serves every session of a daemon (the user config's server): `hold` marks that a
 call is under way and waits (up to 15 s) until `ask_first_caller` has asked; `ask_first_caller`
-waits until a `hold` is under way, then asks its own caller's user; `flood` asks 40 forms at once.
+waits until a `hold` is under way, then asks its own caller's user; `ask_now` asks at once; `flood` asks 40 forms at once.
 Each answers with what it got back, as JSON.
 """
 
@@ -38,6 +38,12 @@ async def ask_first_caller(ctx: Context) -> str:
         result = await ctx.session.elicit_form("Paste your token", FORM, ctx.request_id)
     finally:
         _asked.set()
+    return json.dumps({"action": result.action, "content": result.content})
+
+
+@server.tool(description="Asks its caller's user for a token.")
+async def ask_now(ctx: Context) -> str:
+    result = await ctx.session.elicit_form("Paste your token", FORM, ctx.request_id)
     return json.dumps({"action": result.action, "content": result.content})
 
 
