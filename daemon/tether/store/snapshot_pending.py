@@ -1,8 +1,8 @@
 """A restored snapshot's waiting turns checked against the conversation it restores.
 
-Owns: ``WaitingCalls``: the calls a kept turn's ``pending`` says are still to run must be tool
-calls its model made (same id, name and arguments, in that turn's assistant messages) and
-have no result yet; a hostile snapshot's made-up call is refused, never asked for or run.
+Owns: ``WaitingCalls``: the calls a kept turn's ``pending`` says are still to run must be tool calls
+its model made (same id, name and arguments, in that turn's assistant messages) with no result yet
+(anywhere: a result filed under no turn, or another, still answers it); made-up calls are refused.
 Must not: touch a store, or check a record's own fields (``snapshot_checks`` does).
 """
 
@@ -24,24 +24,31 @@ class WaitingCalls:
     def __init__(self) -> None:
         self._pending: dict[str, tuple[int, list[JsonObject]]] = {}  # turn id -> (its index, calls)
         self._made: dict[str, dict[str, tuple[Any, Any]]] = {}  # turn id -> call id -> (name, arguments)
-        self._answered: dict[str, set[str]] = {}  # turn id -> the call ids with a result
+        # the pending calls' ids: the turns whose messages hold a result of one, and those that made one
+        self._results: dict[str, set[str | None]] = {}
+        self._makers: dict[str, set[str]] = {}
 
     def add_turn(self, turn: JsonObject, index: int) -> None:
         """``turns[index]``, a checked turn whose ``pending`` is kept."""
         self._pending[turn["id"]] = (index, turn["pending"]["calls"])
-        self._made[turn["id"]], self._answered[turn["id"]] = {}, set()
+        self._made[turn["id"]] = {}
+        for call in turn["pending"]["calls"]:
+            self._results[call["id"]], self._makers[call["id"]] = set(), set()
 
     def see(self, message: JsonObject) -> None:
-        """A checked message (its body too): its calls or result, when its turn waits."""
-        made = self._made.get(message["turn_id"])
-        if made is None:  # (most messages: one dict look-up)
+        """A checked message (its body too): its calls or result, when they are a pending call's."""
+        if not self._results:  # (most snapshots: no waiting turn)
             return
-        body = message["body"]
+        body, turn_id = message["body"], message["turn_id"]
         if body.get("role") == "assistant":
+            made = self._made.get(turn_id)
             for call in body.get("tool_calls", ()):
-                made[call["id"]] = (call["name"], call.get("arguments", {}))
-        elif body.get("role") == "tool":
-            self._answered[message["turn_id"]].add(body["tool_call_id"])
+                if made is not None:
+                    made[call["id"]] = (call["name"], call.get("arguments", {}))
+                if call["id"] in self._makers:
+                    self._makers[call["id"]].add(turn_id)
+        elif body.get("role") == "tool" and body["tool_call_id"] in self._results:
+            self._results[body["tool_call_id"]].add(turn_id)
 
     def check(self) -> None:
         """After the last message: SnapshotError naming the first pending call the model never made."""
@@ -60,6 +67,8 @@ class WaitingCalls:
             return f"is not a tool call of the model in turn {turn_id!r}'s messages"
         if made != (call["name"], call.get("arguments", {})):
             return f"differs from the model's call of that id in turn {turn_id!r} (its name or arguments)"
-        if call["id"] in self._answered[turn_id]:
+        # a result answers it unless another turn's own call of that id explains it (ids a model reused)
+        elsewhere = self._makers[call["id"]] - {turn_id}
+        if any(found not in elsewhere for found in self._results[call["id"]]):
             return f"already has a result in turn {turn_id!r}'s messages"
         return None

@@ -1,0 +1,85 @@
+"""Stop-42 attacks through the real daemon: hostile snapshots restored with `keepId` that try to
+get a waiting turn's already-answered call run again around fix42's pending-call check."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tether_client import ClientError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+async def _read_readme_snapshot(spawn_daemon, workspace: Path):
+    daemon = await spawn_daemon()
+    client = daemon.client
+
+    async def allow(method: str, params: dict):
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    client.peer.on_request = allow
+    session = await client.new_session(workspace)
+    await session.prompt("read the readme").wait()
+    snapshot = await client.request("_tether/session/dump", {"sessionId": session.id})
+    await client.request("session/delete", {"sessionId": session.id})
+    return client, snapshot
+
+
+@pytest.mark.parametrize("moved_to", ["no turn", "another turn"])
+async def test_a_result_moved_out_of_its_turn_does_not_get_its_call_run_again(
+    spawn_daemon, workspace: Path, moved_to: str
+) -> None:
+    """The waiting turn's call already has its result in the conversation, but the snapshot files
+    that result under no turn (or a turn of its own): restored, the call would run a second time."""
+    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    turn = snapshot["turns"][0]
+    call = snapshot["messages"][1]["body"]["tool_calls"][0]
+    turn.update(status="running", finished_at=None, stop_reason=None, pending={"step": 1, "calls": [dict(call)]})
+    snapshot["messages"], snapshot["reports"] = snapshot["messages"][:3], []
+    result = snapshot["messages"][2]
+    assert result["role"] == "tool"
+    if moved_to == "no turn":
+        result["turn_id"] = None
+    else:
+        other = dict(turn, id="turn_0000000000000000", seq=turn["seq"] + 1, pending=None, status="complete")
+        other.update(finished_at=turn["started_at"], stop_reason="end_turn")
+        snapshot["turns"].append(other)
+        result["turn_id"] = other["id"]
+    # (fix42 alone restored both, and loading it ran `call_read` a second time: two results)
+    with pytest.raises(ClientError) as refused:
+        await client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
+    assert refused.value.code == -32602
+    assert refused.value.message == (
+        f"invalid snapshot: turns[0].pending.calls[0]: call 'call_read' (read_file) already has a result "
+        f"in turn {turn['id']!r}'s messages; a waiting turn resumes only the calls its model made"
+    )
+    assert (await client.list_sessions(workspace)) == []  # nothing stored
+
+
+async def test_a_model_that_reused_a_call_id_in_an_earlier_turn_still_resumes(spawn_daemon, workspace: Path) -> None:
+    """Not a forgery: an earlier turn made (and answered) a call of the same id as the waiting
+    turn's (a model may reuse ids): the waiting call restores and runs once on load."""
+    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    first = snapshot["turns"][0]
+    waiting = dict(first, id="turn_00000000000000ff", seq=first["seq"] + 1, status="running")
+    call = snapshot["messages"][1]["body"]["tool_calls"][0]
+    waiting.update(finished_at=None, stop_reason=None, pending={"step": 1, "calls": [dict(call)]})
+    snapshot["turns"].append(waiting)
+    last = snapshot["messages"][-1]["seq"]
+    again = [dict(m, turn_id=waiting["id"], seq=last + 1 + i) for i, m in enumerate(snapshot["messages"][:2])]
+    snapshot["messages"] += again
+    snapshot["reports"] = []
+    restored = await client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
+    await client.load_session(restored["sessionId"], workspace)
+    results: list[str] = []
+    for _ in range(100):
+        dumped = await client.request("_tether/session/dump", {"sessionId": restored["sessionId"]})
+        results = [m["body"]["tool_call_id"] for m in dumped["messages"] if m["role"] == "tool"]
+        if len(results) == 2:
+            break
+        await asyncio.sleep(0.1)
+    assert results == ["call_read", "call_read"]
