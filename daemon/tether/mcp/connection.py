@@ -134,7 +134,7 @@ class McpConnection:
         """The server's `elicitation/create`: a checked form goes to the user of the calls under
         way when they are one turn's (none, several turns', a URL, or a form already open:
         declined); a form Tether does not show is refused with why."""
-        from .elicitation import elicit_result, form_problem
+        from .elicitation import elicit_result, form_problem, shown_schema
 
         asker = self._askers[-1] if self._askers else None
         # bound methods of one turn's executor compare equal: calls of two turns cannot be told apart
@@ -149,7 +149,8 @@ class McpConnection:
             return types.ElicitResult(action="decline")
         self._form_open = True
         try:
-            answer = await asker(self.config.name, params.message, params.requested_schema)
+            # its titles, descriptions and choices' names escaped; the answer read by the form as sent
+            answer = await asker(self.config.name, params.message, shown_schema(params.requested_schema))
         finally:
             self._form_open = False
         return elicit_result(answer, params.requested_schema)

@@ -1,8 +1,8 @@
 """An MCP server's `elicitation/create`, checked before the user sees it, and the user's answer read back.
 
 Owns: what Tether relays (a form: a message of at most ``MAX_MESSAGE`` characters, a flat schema of at most
-``MAX_FIELDS`` primitive fields and ``MAX_SCHEMA_BYTES`` as JSON, as MCP's forms are), why one is refused, and the
-``ElicitResult`` of the user's answer (only the fields the form declared, of its kinds; else ``cancel``).
+``MAX_FIELDS`` primitive fields and ``MAX_SCHEMA_BYTES`` as JSON, as MCP's forms are; its texts as shown), why one
+is refused, and the ``ElicitResult`` of the user's answer (only the fields the form declared, of its kinds).
 Must not: ask anyone (the turn's relay does: server/elicitation.py) or hold the connection.
 """
 
@@ -13,11 +13,15 @@ from typing import Any
 
 import mcp_types as types
 
+from ..tools.visible_text import visible
+
 MAX_MESSAGE = 4000  # characters of the server's message
 MAX_FIELDS = 32
 MAX_SCHEMA_BYTES = 32 * 1024
 _PRIMITIVES = frozenset({"string", "number", "integer", "boolean", "array"})
 _ACTIONS = frozenset({"accept", "decline", "cancel"})
+# what a client only draws beside a field: shown with hidden characters escaped (tools/visible_text.py)
+_DISPLAY = frozenset({"title", "description", "enumNames"})
 
 
 def form_problem(params: types.ElicitRequestFormParams) -> str | None:
@@ -43,6 +47,38 @@ def form_problem(params: types.ElicitRequestFormParams) -> str | None:
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) and r in properties for r in required):
         return "its requestedSchema's required must list names of its properties"
+    hiding = _hiding(schema)
+    if hiding is not None:  # a name or a choice goes back to the server as it is: it cannot be escaped
+        return f"its requestedSchema's {visible(hiding[:80])!r} has characters a person would not see"
+    return None
+
+
+def shown_schema(schema: Any) -> Any:
+    """``schema`` as the user is shown it: its titles, descriptions and choices' names escaped."""
+    if isinstance(schema, dict):
+        return {key: _shown_text(value) if key in _DISPLAY else shown_schema(value) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [shown_schema(value) for value in schema]
+    return schema
+
+
+def _shown_text(value: Any) -> Any:
+    if isinstance(value, str):
+        return visible(value)
+    return [visible(v) if isinstance(v, str) else v for v in value] if isinstance(value, list) else value
+
+
+def _hiding(schema: Any) -> str | None:
+    """A key or a string (not a display text) of ``schema`` that hides characters, if any."""
+    found = [schema] if isinstance(schema, str) else []
+    if isinstance(schema, dict):
+        found = [*schema, *(value for key, value in schema.items() if key not in _DISPLAY)]
+    elif isinstance(schema, list):
+        found = schema
+    for value in found:
+        hidden = (value if visible(value) != value else None) if isinstance(value, str) else _hiding(value)
+        if hidden is not None:
+            return hidden
     return None
 
 
