@@ -171,3 +171,30 @@ async def test_a_forms_field_texts_reach_the_user_with_nothing_hidden_in_them(
     await until(lambda: window.states(session).count("idle") == 2, timeout=60)
     assert len(_forms(window)) == 1  # the second form was never shown
     assert "Tether does not show this form" in _result(window, session, "call_sly_choice")
+
+
+async def test_a_form_of_a_cancelled_turn_does_not_stop_the_next_turns_form(
+    windows: Any, workspace: Path, tmp_path: Path
+) -> None:
+    """The user cancels the turn while the server's form is open (and never answers that form):
+    the next turn's form from the same server is still put to them and answered."""
+    _user_config(windows.env)
+    asked = 0
+
+    async def answer(params: dict) -> Any:
+        nonlocal asked
+        asked += 1
+        if asked == 1:
+            await anyio.sleep_forever()  # the form of the turn the user cancels stays on screen
+        return {"action": "accept", "content": {"secret": "second"}}
+
+    window = await _window(windows, _script(tmp_path), answer)
+    session = await window.new_session(workspace)
+    await window.prompt(session, "ask_now please")
+    await until(lambda: asked == 1, timeout=60)
+    window.client.peer.notify("session/cancel", {"sessionId": session})
+    await window.idle(session, timeout=60)
+    await window.prompt(session, "ask_now again")
+    await until(lambda: window.states(session).count("idle") == 2, timeout=60)
+    assert asked == 2
+    assert json.loads(_result(window, session, "call_ask_now")) == {"action": "accept", "content": {"secret": "second"}}
