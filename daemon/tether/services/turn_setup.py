@@ -1,9 +1,8 @@
 """What a session's turns are given that a prompt does not change: built once, checked each prompt.
 
-Owns: `TurnSetup` (hidden paths, hooks as configured, AGENTS.md and MEMORY.md, the command files,
-whether MCP servers exist; a connection's `Wiring`: file I/O, gate, tools, provider), kept on the
-`LiveSession` by `turn_setup` and `turn_provider`, built again when an input changed (`stat` calls).
-Must not: trust a file changed within `_GRAIN_NS` of its read (built again at the next prompt), or
+Owns: `TurnSetup` (hidden paths, hooks, AGENTS.md and MEMORY.md, command files, MCP or not; per
+connection a `Wiring`: file I/O, gate, tools, provider), kept on the `LiveSession`, built again
+when an input changed (`stat`). Must not: trust a file changed within `_GRAIN_NS` of its read, or
 keep hooks of a trusted workspace (their digest covers files they run: read again each turn).
 """
 
