@@ -207,6 +207,14 @@ class SessionUpdates:
                 render.event(mark)
         return render
 
+    def joined(self, past: Iterable[TurnEvent]) -> None:
+        """A sink made mid-turn (a window joined): its renderer learns the turn's ids from
+        the `past` prompt and step; nothing is sent."""
+        for event in past:
+            if type(event) in (PromptInserted, StepStarted):
+                self._marks[type(event)] = event
+                self._render.event(event)
+
     def emit(self, event: TurnEvent) -> None:
         if type(event) in (PromptInserted, StepStarted):
             self._marks[type(event)] = event

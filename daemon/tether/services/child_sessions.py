@@ -7,7 +7,7 @@ Must not: run the child, or nest it under the call (v1: `ChildSink`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tether_protocol import SessionBusy
 
@@ -85,15 +85,27 @@ class ChildView:
         self.updates.flush()
 
 
-def child_view(ctx: AskingHost, parent: TurnSink, parent_id: str, child_id: str, call_id: str) -> TurnSink | None:
-    """Show the child as a session of its own, when a v2 connection sees the parent (none: v1
-    alone, the child stays nested under its call)."""
+def child_view(
+    ctx: AskingHost,
+    parent: TurnSink,
+    parent_id: str,
+    child_id: str,
+    call_id: str,
+    *,
+    joining: object = None,
+    past: Sequence[TurnEvent] = (),
+) -> TurnSink | None:
+    """Show the child as a session of its own, when a v2 connection sees the parent, or
+    (`joining`) a v2 window joins it mid-child, its renderer told the `past` events its ids
+    need (none: v1 alone, the child stays nested under its call)."""
     viewers = _ParentV2Viewers(ctx, parent_id)
-    first = viewers.get(child_id)
+    first = viewers.get(child_id) or ([cast("Connection", joining)] if joining is not None else [])
     if not first:
         return None
+    updates = SessionUpdates(child_id, first[0], audience=viewers)
+    updates.joined(past)
     asking = ctx.asker().turn_sinks  # its approvals say `requires_action` on its own id
-    shown = asking[child_id] = ChildView(SessionUpdates(child_id, first[0], audience=viewers), parent, call_id, asking)
+    shown = asking[child_id] = ChildView(updates, parent, call_id, asking)
     return shown
 
 

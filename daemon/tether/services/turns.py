@@ -16,7 +16,7 @@ from tether_protocol.conversation import ToolResultMessage
 
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
-from ..agent.sink import TurnEnded, TurnSink
+from ..agent.sink import TurnEnded, TurnEvent, TurnSink
 from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
 from ..hooks.setup import turn_hooks
 from ..rendering import SessionUpdates
@@ -27,9 +27,9 @@ from .queue import queue_of
 from .registry import private_paths
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Sequence
 
-    from tether_protocol import PendingStep
+    from tether_protocol import PendingApprovals
 
     from ..netproxy.asking import AskDomain
     from ..netproxy.proxy import ProxyRules
@@ -115,10 +115,10 @@ def child_views(ctx: ClientPort, parent: TurnSink, parent_id: str) -> ChildViews
     """How `SubAgents` shows a child on its own id (services/child_sessions.py, imported by the
     first `delegate` call: a turn without one does not cross it)."""
 
-    def view(child_id: str, call_id: str) -> TurnSink | None:
+    def view(child_id: str, call_id: str, joining: object = None, past: Sequence[TurnEvent] = ()) -> TurnSink | None:
         from .child_sessions import child_view
 
-        return child_view(ctx, parent, parent_id, child_id, call_id)
+        return child_view(ctx, parent, parent_id, child_id, call_id, joining=joining, past=past)
 
     return view
 
@@ -214,7 +214,7 @@ def turn_ended(sink: SessionUpdates, turn_id: str, stop_reason: str) -> None:
     sink.emit(TurnEnded(turn_id, stop_reason))  # the update layer renders it
 
 
-async def resume_turn(ctx: ClientPort, session: LiveSession, turn_id: str, pending: PendingStep) -> None:
+async def resume_turn(ctx: ClientPort, session: LiveSession, turn_id: str, pending: PendingApprovals) -> None:
     """Resume a turn a dead daemon left waiting for approval; it has no prompt request to
     answer, so its end is announced with a `session_info_update` (`_meta.tether.turnEnded`)."""
     if session.turn is not None:
