@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from mcp_harness import HERE, final, new_session, text, user_config
 
+from daemon_harness import until
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e"))
 from v2_window import ALLOW, V2Window  # the v2 attack tests' raw client
 
@@ -194,3 +196,29 @@ async def test_a_v1_client_is_shown_the_servers_question_and_the_server_declined
         "[MCP server `asking` asked: Which name should the project get?\n(declined: this client cannot answer forms)]"
         in shown
     )
+
+
+async def test_a_question_while_two_sessions_call_the_shared_server_is_asked_of_nobody(
+    spawn_daemon, tmp_path: Path, workspace: Path
+) -> None:
+    """The user config's server is the daemon's, shared by its sessions: while calls of two
+    sessions are under way, a question cannot be told to be either's, so it is never put to
+    the wrong session's user: the server is declined (the first session's question, asked
+    before the second call began, is answered as usual)."""
+    forms: list[str] = []
+
+    async def answer(params: dict) -> Any:
+        forms.append(params["sessionId"])
+        # hold the first session's form until the second session's call has its result
+        await until(lambda: any(u.get("content") for u in window.of(second, "tool_call_update")), timeout=30)
+        return {"action": "accept", "content": {"name": "Orbit"}}
+
+    window, first = await _v2(spawn_daemon, tmp_path, workspace, answer)
+    second = await window.new_session(workspace)
+    await window.prompt(first, "pick_name please")
+    await until(lambda: forms == [first], timeout=30)
+    await _run(window, second, "pick_name please")
+    await window.idle(first, timeout=45)
+    assert forms == [first]  # the second session's question was asked of nobody
+    assert json.loads(_result(window, second, "call_pick_name")) == {"action": "decline", "content": None}
+    assert json.loads(_result(window, first, "call_pick_name")) == {"action": "accept", "content": {"name": "Orbit"}}

@@ -54,7 +54,7 @@ class McpConnection:
         self._scope: anyio.CancelScope | None = None
         self._session: ClientSession | None = None
         self._stderr: IO[str] | None = None  # a stdio server's stderr (the end is shown when it fails)
-        self._askers: list[Elicit] = []  # of the calls under way: an elicitation asks the latest's user
+        self._askers: list[Elicit] = []  # of the calls under way: an elicitation asks their turn's user
 
     @property
     def ready(self) -> bool:
@@ -129,10 +129,13 @@ class McpConnection:
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
         """The server's `elicitation/create`: a checked form goes to the user of the call under
-        way (no call, or a URL: declined); a form Tether does not show is refused with why."""
+        way (no call, calls of two turns, or a URL: declined); a form Tether does not show is
+        refused with why."""
         from .elicitation import elicit_result, form_problem
 
-        if not isinstance(params, types.ElicitRequestFormParams) or not self._askers:
+        # calls of two turns under way (a server the daemon shares): whose question this is is
+        # unknown, so nobody is asked (one turn's calls share its asker: equal bound methods)
+        if not isinstance(params, types.ElicitRequestFormParams) or len(set(self._askers)) != 1:
             return types.ElicitResult(action="decline")
         problem = form_problem(params)
         if problem is not None:
