@@ -8,6 +8,7 @@ never shown (the server is told why)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -38,8 +39,10 @@ def _script(folder: Path) -> Path:
     return path
 
 
-async def _v2(spawn_daemon, tmp_path: Path, workspace: Path, answer, capabilities: dict | None = FORMS):
-    user_config(tmp_path, f'[mcp_servers.asking]\ncommand = "{sys.executable}"\nargs = ["{ASKING}"]\n')
+async def _v2(
+    spawn_daemon, tmp_path: Path, workspace: Path, answer, capabilities: dict | None = FORMS, timeout: str = ""
+):
+    user_config(tmp_path, f'[mcp_servers.asking]\ncommand = "{sys.executable}"\nargs = ["{ASKING}"]\n{timeout}')
     daemon = await spawn_daemon(script=_script(tmp_path), initialize=False)
 
     async def reply(method: str, params: dict) -> Any:
@@ -222,3 +225,16 @@ async def test_a_question_while_two_sessions_call_the_shared_server_is_asked_of_
     assert forms == [first]  # the second session's question was asked of nobody
     assert json.loads(_result(window, second, "call_pick_name")) == {"action": "decline", "content": None}
     assert json.loads(_result(window, first, "call_pick_name")) == {"action": "accept", "content": {"name": "Orbit"}}
+
+
+async def test_the_calls_timeout_waits_while_the_user_answers(spawn_daemon, tmp_path: Path, workspace: Path) -> None:
+    """`tool_timeout_sec` is the server's time, not the user's: a form answered after the
+    call's timeout has passed still reaches the server, and its answer is the call's result."""
+
+    async def answer(params: dict) -> Any:
+        await asyncio.sleep(3)  # past the server's 1.5 s
+        return {"action": "accept", "content": {"name": "Orbit"}}
+
+    window, session = await _v2(spawn_daemon, tmp_path, workspace, answer, timeout="tool_timeout_sec = 1.5\n")
+    await _run(window, session, "pick_name please")
+    assert json.loads(_result(window, session, "call_pick_name")) == {"action": "accept", "content": {"name": "Orbit"}}

@@ -9,6 +9,7 @@ Must not: name tools for the model or convert results (`tools.py`), or tell the 
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
@@ -55,6 +56,9 @@ class McpConnection:
         self._session: ClientSession | None = None
         self._stderr: IO[str] | None = None  # a stdio server's stderr (the end is shown when it fails)
         self._askers: list[Elicit] = []  # of the calls under way: an elicitation asks their turn's user
+        self._clocks: list[anyio.CancelScope] = []  # their `tool_timeout_sec`, paused while the user answers
+        self._asking = 0  # forms the user has open
+        self._left: dict[anyio.CancelScope, float] = {}  # each call's seconds left when the first form opened
 
     @property
     def ready(self) -> bool:
@@ -141,8 +145,29 @@ class McpConnection:
         if problem is not None:
             log.warning("MCP server %s: elicitation refused: %s", self.config.name, problem)
             return types.ErrorData(code=types.INVALID_PARAMS, message=f"Tether does not show this form: {problem}")
-        answer = await self._askers[-1](self.config.name, params.message, params.requested_schema)
+        self._pause_clocks()
+        try:
+            answer = await self._askers[-1](self.config.name, params.message, params.requested_schema)
+        finally:
+            self._resume_clocks()
         return elicit_result(answer, params.requested_schema)
+
+    def _pause_clocks(self) -> None:
+        """The time the user takes to answer is not the server's: its calls' timeouts wait."""
+        self._asking += 1
+        if self._asking == 1:
+            now = anyio.current_time()
+            self._left = {clock: clock.deadline - now for clock in self._clocks}
+            for clock in self._clocks:
+                clock.deadline = math.inf
+
+    def _resume_clocks(self) -> None:
+        self._asking -= 1
+        if self._asking == 0:
+            now = anyio.current_time()
+            for clock, left in self._left.items():
+                clock.deadline = now + left  # (a call that ended meanwhile: its scope is gone, harmless)
+            self._left = {}
 
     async def wait_started(self) -> None:
         """Until ready or failed; past the start-up timeout the start is abandoned."""
@@ -209,8 +234,12 @@ class McpConnection:
         if session is None:
             raise ToolError(f"MCP server {self.config.name} is not running ({self.error or self.state})")
         try:
-            with anyio.fail_after(timeout):
-                result = await session.call_tool(tool, dict(arguments))
+            with anyio.fail_after(timeout) as clock:
+                self._clocks.append(clock)
+                try:
+                    result = await session.call_tool(tool, dict(arguments))
+                finally:
+                    self._clocks.remove(clock)
         except TimeoutError:
             raise ToolError(
                 f"MCP server {self.config.name} did not answer {tool} within {timeout:g} s (tool_timeout_sec); "
