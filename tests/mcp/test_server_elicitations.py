@@ -8,6 +8,7 @@ never shown (the server is told why)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -15,6 +16,8 @@ from typing import Any
 
 import pytest
 from mcp_harness import HERE, final, new_session, text, user_config
+
+from daemon_harness import until
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e"))
 from v2_window import ALLOW, V2Window  # the v2 attack tests' raw client
@@ -36,8 +39,10 @@ def _script(folder: Path) -> Path:
     return path
 
 
-async def _v2(spawn_daemon, tmp_path: Path, workspace: Path, answer, capabilities: dict | None = FORMS):
-    user_config(tmp_path, f'[mcp_servers.asking]\ncommand = "{sys.executable}"\nargs = ["{ASKING}"]\n')
+async def _v2(
+    spawn_daemon, tmp_path: Path, workspace: Path, answer, capabilities: dict | None = FORMS, timeout: str = ""
+):
+    user_config(tmp_path, f'[mcp_servers.asking]\ncommand = "{sys.executable}"\nargs = ["{ASKING}"]\n{timeout}')
     daemon = await spawn_daemon(script=_script(tmp_path), initialize=False)
 
     async def reply(method: str, params: dict) -> Any:
@@ -194,3 +199,42 @@ async def test_a_v1_client_is_shown_the_servers_question_and_the_server_declined
         "[MCP server `asking` asked: Which name should the project get?\n(declined: this client cannot answer forms)]"
         in shown
     )
+
+
+async def test_a_question_while_two_sessions_call_the_shared_server_is_asked_of_nobody(
+    spawn_daemon, tmp_path: Path, workspace: Path
+) -> None:
+    """The user config's server is the daemon's, shared by its sessions: while calls of two
+    sessions are under way, a question cannot be told to be either's, so it is never put to
+    the wrong session's user: the server is declined (the first session's question, asked
+    before the second call began, is answered as usual)."""
+    forms: list[str] = []
+
+    async def answer(params: dict) -> Any:
+        forms.append(params["sessionId"])
+        # hold the first session's form until the second session's call has its result
+        await until(lambda: any(u.get("content") for u in window.of(second, "tool_call_update")), timeout=30)
+        return {"action": "accept", "content": {"name": "Orbit"}}
+
+    window, first = await _v2(spawn_daemon, tmp_path, workspace, answer)
+    second = await window.new_session(workspace)
+    await window.prompt(first, "pick_name please")
+    await until(lambda: forms == [first], timeout=30)
+    await _run(window, second, "pick_name please")
+    await window.idle(first, timeout=45)
+    assert forms == [first]  # the second session's question was asked of nobody
+    assert json.loads(_result(window, second, "call_pick_name")) == {"action": "decline", "content": None}
+    assert json.loads(_result(window, first, "call_pick_name")) == {"action": "accept", "content": {"name": "Orbit"}}
+
+
+async def test_the_calls_timeout_waits_while_the_user_answers(spawn_daemon, tmp_path: Path, workspace: Path) -> None:
+    """`tool_timeout_sec` is the server's time, not the user's: a form answered after the
+    call's timeout has passed still reaches the server, and its answer is the call's result."""
+
+    async def answer(params: dict) -> Any:
+        await asyncio.sleep(3)  # past the server's 1.5 s
+        return {"action": "accept", "content": {"name": "Orbit"}}
+
+    window, session = await _v2(spawn_daemon, tmp_path, workspace, answer, timeout="tool_timeout_sec = 1.5\n")
+    await _run(window, session, "pick_name please")
+    assert json.loads(_result(window, session, "call_pick_name")) == {"action": "accept", "content": {"name": "Orbit"}}

@@ -9,6 +9,7 @@ Must not: name tools for the model or convert results (`tools.py`), or tell the 
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
@@ -54,10 +55,10 @@ class McpConnection:
         self._scope: anyio.CancelScope | None = None
         self._session: ClientSession | None = None
         self._stderr: IO[str] | None = None  # a stdio server's stderr (the end is shown when it fails)
-        # of the calls under way: an elicitation asks their user when they are all one turn's
-        # (one server serves a workspace's sessions and windows: a form is never guessed onto another's)
-        self._askers: list[Elicit] = []
-        self._form_open = False  # one of its forms waits for the user: another is declined (no flood)
+        self._askers: list[Elicit] = []  # of the calls under way: an elicitation asks their turn's user
+        self._clocks: list[anyio.CancelScope] = []  # their `tool_timeout_sec`, paused while the user answers
+        self._asking = 0  # forms the user has open
+        self._left: dict[anyio.CancelScope, float] = {}  # each call's seconds left when the first form opened
 
     @property
     def ready(self) -> bool:
@@ -131,29 +132,45 @@ class McpConnection:
     async def _on_elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        """The server's `elicitation/create`: a checked form goes to the user of the calls under
-        way when they are one turn's (none, several turns', a URL, or a form already open:
-        declined); a form Tether does not show is refused with why."""
+        """The server's `elicitation/create`: a checked form goes to the user of the call under
+        way (no call, calls of two turns, a URL, or another of its forms open: declined); a form
+        Tether does not show is refused with why."""
         from .elicitation import elicit_result, form_problem, shown_schema
 
-        asker = self._askers[-1] if self._askers else None
-        # bound methods of one turn's executor compare equal: calls of two turns cannot be told apart
-        one_turn = asker is not None and all(other == asker for other in self._askers)
-        if not isinstance(params, types.ElicitRequestFormParams) or asker is None or not one_turn:
+        # calls of two turns under way (a server the daemon shares): whose question this is is
+        # unknown, so nobody is asked (one turn's calls share its asker: equal bound methods)
+        if not isinstance(params, types.ElicitRequestFormParams) or len(set(self._askers)) != 1:
             return types.ElicitResult(action="decline")
         problem = form_problem(params)
         if problem is not None:
             log.warning("MCP server %s: elicitation refused: %s", self.config.name, problem)
             return types.ErrorData(code=types.INVALID_PARAMS, message=f"Tether does not show this form: {problem}")
-        if self._form_open:
+        if self._asking:  # one of its forms waits for the user: no flood of forms
             return types.ElicitResult(action="decline")
-        self._form_open = True
+        self._pause_clocks()
         try:
             # its titles, descriptions and choices' names escaped; the answer read by the form as sent
-            answer = await asker(self.config.name, params.message, shown_schema(params.requested_schema))
+            answer = await self._askers[-1](self.config.name, params.message, shown_schema(params.requested_schema))
         finally:
-            self._form_open = False
+            self._resume_clocks()
         return elicit_result(answer, params.requested_schema)
+
+    def _pause_clocks(self) -> None:
+        """The time the user takes to answer is not the server's: its calls' timeouts wait."""
+        self._asking += 1
+        if self._asking == 1:
+            now = anyio.current_time()
+            self._left = {clock: clock.deadline - now for clock in self._clocks}
+            for clock in self._clocks:
+                clock.deadline = math.inf
+
+    def _resume_clocks(self) -> None:
+        self._asking -= 1
+        if self._asking == 0:
+            now = anyio.current_time()
+            for clock, left in self._left.items():
+                clock.deadline = now + left  # (a call that ended meanwhile: its scope is gone, harmless)
+            self._left = {}
 
     async def wait_started(self) -> None:
         """Until ready or failed; past the start-up timeout the start is abandoned."""
@@ -220,8 +237,12 @@ class McpConnection:
         if session is None:
             raise ToolError(f"MCP server {self.config.name} is not running ({self.error or self.state})")
         try:
-            with anyio.fail_after(timeout):
-                result = await session.call_tool(tool, dict(arguments))
+            with anyio.fail_after(timeout) as clock:
+                self._clocks.append(clock)
+                try:
+                    result = await session.call_tool(tool, dict(arguments))
+                finally:
+                    self._clocks.remove(clock)
         except TimeoutError:
             raise ToolError(
                 f"MCP server {self.config.name} did not answer {tool} within {timeout:g} s (tool_timeout_sec); "
