@@ -42,6 +42,7 @@ from ..agent.sink import (
     UsageUpdated,
 )
 from . import emitter
+from .acp_v2_answers import config_options_v2, prompt_message_id, steered_message_id
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -62,36 +63,6 @@ _CANCEL_TERMINAL = v2.TerminalCapabilities(cancel=v2.TerminalCancelCapabilities(
 _NO_TERMINAL_CANCEL = v2.TerminalCapabilities()
 _CANCEL_SESSION = v2.SubagentSessionCapabilities(cancel=v2.SessionCancelCapabilities())
 _NO_SESSION_CANCEL = v2.SubagentSessionCapabilities()
-
-
-def config_options_v2(options: list[JsonObject]) -> list[JsonObject]:
-    """v1's config options (JSON) in v2's names: `id` -> `configId`, `group` -> `groupId`."""
-    renamed = {"id": "configId", "group": "groupId"}
-    out = []
-    for option in options:
-        choices = option.get("options")
-        if isinstance(choices, list):
-            option = {**option, "options": [{renamed.get(k, k): v for k, v in c.items()} for c in choices]}
-        out.append({renamed.get(k, k): v for k, v in option.items()})
-    return out
-
-
-def new_session_result(v1: JsonObject) -> JsonObject:
-    """`session/new`'s answer on v2: no `modes` (v2 removed them: the mode is a config option)."""
-    result = {key: value for key, value in v1.items() if key != "modes"}
-    if "configOptions" in result:
-        result["configOptions"] = config_options_v2(result["configOptions"])
-    return result
-
-
-def prompt_message_id(turn_id: str) -> str:
-    """The id of a turn's prompt: what `session/prompt` answers and `user_message` carries."""
-    return f"{turn_id}.0"
-
-
-def steered_message_id(turn_id: str, seq: int) -> str:
-    """The id of a message steered into turn `turn_id`, stored as message `seq` (SPEC §12.7)."""
-    return f"{turn_id}.s{seq}"
 
 
 def _meta(tether: dict[str, Any] | None) -> Any:
@@ -238,26 +209,29 @@ def _as_variant(value: Any) -> Variant:
     return value
 
 
-def _stopped(e: TurnStateChanged, state: JsonObject) -> JsonObject:
-    """An idle state's stop reason (and error) added to `state` (JSON: the generated idle
-    state has no `error`, the `error` stop reason's field, see `state_update`)."""
-    state["stopReason"] = e.stop_reason or "end_turn"
-    if e.error is not None:
-        state["error"] = dict(e.error)
-    return state
+def state_snapshot(state: str) -> JsonObject:
+    """`state_update` alone: the state a session is in now (after `session/resume`): no
+    stop reason, nothing ended."""
+    return {"sessionUpdate": "state_update", "state": state}
 
 
 def state_update(e: TurnStateChanged) -> JsonObject:
     """`state_update`: JSON, the one update the generated model has no type for (its open
-    union of states is flattened into the update and drops the idle state's `error`)."""
+    union of states is flattened into the update and drops the idle state's `error`); an
+    idle state says why the work stopped. Built in one call: 2-4 a turn, on every viewer."""
     update: JsonObject = {"sessionUpdate": "state_update", "state": e.state}
-    return _stopped(e, update) if e.state == "idle" else update
+    if e.state == "idle":
+        update["stopReason"] = e.stop_reason or "end_turn"
+        if e.error is not None:
+            update["error"] = dict(e.error)
+    return update
 
 
 def _state(e: TurnStateChanged) -> JsonObject:
     """The state alone (a child's, on `subagent_update`): `state_update` without its tag."""
-    state: JsonObject = {"state": e.state}
-    return _stopped(e, state) if e.state == "idle" else state
+    state = state_update(e)
+    del state["sessionUpdate"]
+    return state
 
 
 def subagent_update(e: SubagentChanged) -> Struct:

@@ -1,9 +1,9 @@
 """History replay on ACP v2: stored messages shown again as v2 `session/update`s (`session/resume`).
 
-Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9) as v2's generated
-types, a page at a time; a `delegate` call's child and a command's terminal after its call;
-`REPLAY_COMPLETE`, the marker after. Must not: read the store or change the history (v1's
-reading is `replay.py`).
+Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9) by the live
+turn's builders (`acp_v2`), a page at a time; a `delegate` call's child and a command's
+terminal after its call; `REPLAY_COMPLETE`, the marker after. Must not: read the store,
+change the history (v1's reading is `replay.py`) or build an update `acp_v2` builds.
 """
 
 from __future__ import annotations
@@ -26,14 +26,13 @@ from .acp_v2 import (
     block_content,
     compacted,
     notice,
-    prompt_message_id,
-    steered_message_id,
     subagent_update,
     text_block,
     text_content,
     tool_call_update,
     user_message,
 )
+from .acp_v2_answers import prompt_message_id, steered_message_id
 from .replay import INTERRUPTED, results_by_step, waiting_step
 from .replay_terminals import terminal_replayed
 
