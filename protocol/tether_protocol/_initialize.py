@@ -1,8 +1,8 @@
 """`initialize` and request cancellation, as ACP and LSP clients send them (SPEC §2, §3.1, §3.14).
 
 Owns: naming them for Tether (ACP's are generated, `acp_v1/initialize.py`; LSP's hand-declared,
-`_lsp_lifecycle`; Tether's `_meta` is `_capabilities_meta`'s) and the wire's classes the schema
-names, each ACP's joined with LSP's fields (`_initialize_read` reads through the halves).
+`_lsp_lifecycle`; Tether's `_meta` is `_capabilities_meta`'s), the wire's classes the schema
+names (each ACP's joined with LSP's fields) and `read_initialize` (through the halves).
 Must not: build the answer (`server/handshake.py` does) or declare a field of either half again.
 """
 
@@ -19,6 +19,7 @@ from ._capabilities_meta import (
     InitializeTetherMeta,
     RefusedSetting,
 )
+from ._codec import convert
 from ._lsp_lifecycle import (
     CodeActionOptions,
     ExecuteCommandOptions,
@@ -62,11 +63,40 @@ __all__ = [
     "SessionCapabilities",
     "TextDocumentSyncOptions",
     "WorkspaceFolder",
+    "read_initialize",
 ]
+
+
+def _kind(key: str) -> str:
+    return f"invalid params for initialize: {key} must be an object"
+
+
+# A mistake's words (`_codec.convert`), the hand-written reader's, on the whole `initialize`: a
+# value of the wrong kind (a mistake inside one is worded by its path), in the order it checked them
+_KIND_ERRORS = {
+    key: _kind(key) for key in ("clientCapabilities", "clientInfo", "info", "capabilities", "initializationOptions")
+}
+_WIRE_ERRORS = {
+    "protocolVersion": "invalid params for initialize: protocolVersion must be an integer",
+    "workspaceFolders": "invalid params for initialize: workspaceFolders must be a list of {uri, name}",
+    "rootUri": "invalid params for initialize: rootUri must be a string",
+}
+
+
+def read_initialize(params: JsonObject) -> tuple[AcpInitializeParams, LspInitializeParams]:
+    """Both halves of `initialize`'s params (a key of neither is left alone): an ACP-only
+    client's LSP half is empty, and the other way round. A mistake is worded by the whole
+    (`InitializeParams`), so mistakes in both halves are named together, ACP's keys first."""
+    try:
+        return msgspec.convert(params, AcpInitializeParams), msgspec.convert(params, LspInitializeParams)
+    except msgspec.ValidationError:
+        convert(params, _join("InitializeParams"), method="initialize")  # raises: a half's keys are the whole's
+        raise AssertionError("an initialize half refused what the whole accepts") from None
 
 
 def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc: str) -> Any:
     """ACP's class with LSP's fields added, each optional (copied, so declared once)."""
+    words = {"KIND_ERRORS": _KIND_ERRORS, "WIRE_ERRORS": _WIRE_ERRORS} if name == "InitializeParams" else {}
     extra: list[tuple[str, Any, Any]] = []
     for field in msgspec.structs.fields(lsp):
         if field.default_factory is not msgspec.NODEFAULT:
@@ -74,7 +104,7 @@ def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc
         else:  # a required one (NODEFAULT) becomes optional: None while absent
             wire = msgspec.field(default=None if field.required else field.default, name=field.encode_name)
         extra.append((field.name, field.type | None if field.required else field.type, wire))
-    return msgspec.defstruct(name, extra, bases=(acp,), module=__name__, namespace={"__doc__": doc})
+    return msgspec.defstruct(name, extra, bases=(acp,), module=__name__, namespace={"__doc__": doc, **words})
 
 
 # The wire's `initialize` and cancel, as the schema and the method table name them: ACP's and
@@ -83,7 +113,7 @@ def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc
 # that sent LSP's params. Joined from the two shapes, not declared again, on first use (the
 # schema's, a mistake's words: a join costs ~0.2 ms, the start path reads through the halves).
 # mypy sees ACP's class: the daemon reads `initialize` raw, the peer reads cancels raw.
-_JOINS = {
+_JOINS: dict[str, tuple[type[msgspec.Struct], type[msgspec.Struct], str]] = {
     "InitializeParams": (
         AcpInitializeParams,
         LspInitializeParams,
@@ -106,6 +136,8 @@ _JOINS = {
 }
 
 if TYPE_CHECKING:
+    from ._json import JsonObject
+
     InitializeParams = AcpInitializeParams
     InitializeResult = AcpInitializeResult
     CancelRequestParams = AcpCancelRequestParams
@@ -114,6 +146,13 @@ else:
     def __getattr__(name: str) -> Any:
         if name not in _JOINS:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return _join(name)
+
+
+def _join(name: str) -> Any:
+    """The wire class ``name``, joined on first use (kept: later lookups skip `__getattr__`)."""
+    joined = globals().get(name)
+    if joined is None:
         acp, lsp, doc = _JOINS[name]
-        joined = globals()[name] = _joined(name, acp, lsp, doc)  # later lookups skip __getattr__
-        return joined
+        joined = globals()[name] = _joined(name, acp, lsp, doc)
+    return joined
