@@ -8,6 +8,7 @@ Must not: build the answer (`server/handshake.py` does) or declare a field of ei
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -31,9 +32,7 @@ from ._lsp_lifecycle import (
     WorkspaceFolder,
 )
 from .acp_v1.initialize import (
-    AcpCancelRequestParams,
     AcpInitializeParams,
-    AcpInitializeResult,
     AgentCapabilities,
     ClientCapabilities,
     FileSystemCapabilities,
@@ -113,21 +112,21 @@ def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc
 # that sent LSP's params. Joined from the two shapes, not declared again, on first use (the
 # schema's, a mistake's words: a join costs ~0.2 ms, the start path reads through the halves).
 # mypy sees ACP's class: the daemon reads `initialize` raw, the peer reads cancels raw.
-_JOINS: dict[str, tuple[type[msgspec.Struct], type[msgspec.Struct], str]] = {
+_JOINS: dict[str, tuple[str, type[msgspec.Struct], str]] = {  # the ACP class (in `acp_v1`), LSP's, the doc
     "InitializeParams": (
-        AcpInitializeParams,
+        "initialize.AcpInitializeParams",
         LspInitializeParams,
         "ACP's and LSP's initialize params in one: either set, or both, may arrive. ACP v2 names the client"
         " `info` and its capabilities `capabilities` (LSP's key in v1).",
     ),
     "InitializeResult": (
-        AcpInitializeResult,
+        "lifecycle.AcpInitializeResult",
         LspInitializeResult,
         "The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a client that"
         " sent LSP params, else under `_meta.tether.lsp`.",
     ),
     "CancelRequestParams": (
-        AcpCancelRequestParams,
+        "lifecycle.AcpCancelRequestParams",
         LspCancelParams,
         "`$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both directions. Either key"
         " is accepted in either spelling (`requestId` wins); Tether sends `requestId` in ACP's spelling and"
@@ -137,6 +136,7 @@ _JOINS: dict[str, tuple[type[msgspec.Struct], type[msgspec.Struct], str]] = {
 
 if TYPE_CHECKING:
     from ._json import JsonObject
+    from .acp_v1.lifecycle import AcpCancelRequestParams, AcpInitializeResult
 
     InitializeParams = AcpInitializeParams
     InitializeResult = AcpInitializeResult
@@ -154,5 +154,7 @@ def _join(name: str) -> Any:
     joined = globals().get(name)
     if joined is None:
         acp, lsp, doc = _JOINS[name]
-        joined = globals()[name] = _joined(name, acp, lsp, doc)
+        area, acp_name = acp.split(".")
+        acp_class = getattr(importlib.import_module(f"{__package__}.acp_v1.{area}"), acp_name)
+        joined = globals()[name] = _joined(name, acp_class, lsp, doc)
     return joined

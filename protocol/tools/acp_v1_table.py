@@ -258,6 +258,10 @@ AREAS: dict[str, list[Cls | Alias]] = {
             "protocol_version: Union[int, None] = None", "client_capabilities: Union[ClientCapabilities, None] = None",
             "client_info", "info: Union[Implementation, None] = None", META,
         ], doc="ACP's `initialize` params (v1; v2's `info` too)."),
+    ],
+    # the shapes only the schema needs (the handshake writes its answer as JSON, the peer reads
+    # cancels raw): their own area, off the start path
+    "lifecycle": [
         # `agentInfo` always sent; `_meta.tether` typed (`_capabilities_meta`)
         Cls("AcpInitializeResult", "InitializeResponse", [
             "protocol_version", "agent_capabilities = required", "agent_info = required",
