@@ -1,8 +1,8 @@
 """`initialize` and request cancellation, as ACP and LSP clients send them (SPEC §2, §3.1, §3.14).
 
-Owns: naming them for Tether (ACP's are generated, `acp_v1/initialize.py`; LSP's hand-declared,
-`_lsp_lifecycle`; Tether's `_meta` is `_capabilities_meta`'s), the wire's classes the schema
-names (each ACP's joined with LSP's fields) and `read_initialize` (through the halves).
+Owns: naming them for Tether (ACP's generated, `acp_v1/initialize.py` and `lifecycle.py`; LSP's
+hand-declared, `_lsp_lifecycle`; Tether's `_meta`: `_capabilities_meta`, `_extensions`), the
+schema's classes (ACP's joined with LSP's fields) and `read_initialize` (through the halves).
 Must not: build the answer (`server/handshake.py` does) or declare a field of either half again.
 """
 
@@ -13,13 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ._capabilities_meta import (
-    ClientCapabilitiesMeta,
-    ClientTetherCapabilities,
-    InitializeResultMeta,
-    InitializeTetherMeta,
-    RefusedSetting,
-)
+from ._capabilities_meta import ClientCapabilitiesMeta, ClientTetherCapabilities
 from ._codec import convert
 from ._lsp_lifecycle import (
     CodeActionOptions,
@@ -52,12 +46,9 @@ __all__ = [
     "FileSystemCapabilities",
     "InitializeParams",
     "InitializeResult",
-    "InitializeResultMeta",
-    "InitializeTetherMeta",
     "LspInitializeResult",
     "McpCapabilities",
     "PromptCapabilities",
-    "RefusedSetting",
     "ServerCapabilities",
     "SessionCapabilities",
     "TextDocumentSyncOptions",

@@ -10,8 +10,8 @@ from typing import Union
 
 import msgspec
 
-from .._capabilities_meta import InitializeResultMeta
 from .._codec import Wire
+from .._extensions import InitializeResultMeta
 from .._json import JsonObject
 from .content import Implementation
 from .initialize import AgentCapabilities
