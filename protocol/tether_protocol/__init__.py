@@ -54,7 +54,6 @@ if _typing.TYPE_CHECKING:
     from ._converter import structure, unstructure
     from ._extensions import *  # noqa: F403
     from ._initialize import *  # noqa: F403
-    from ._initialize_read import read_initialize
     from ._lsp import *  # noqa: F403
     from ._lsp_lifecycle import LspCancelParams, LspClientCapabilities, LspInitializeParams
     from ._messages import *  # noqa: F403
@@ -81,7 +80,6 @@ _LAZY_MODULES: dict[str, str] = {
     "_schema": "build_schema",
     "_prompt_blocks": "conversation_blocks",
     "_methods": "Direction Kind Method NULL_RESULT",
-    "_initialize_read": "read_initialize",
     # LSP's halves the handshake reads through (not messages of the schema: `_initialize` joins them)
     "_lsp_lifecycle": "LspCancelParams LspClientCapabilities LspInitializeParams",
 }
@@ -96,12 +94,10 @@ _MESSAGE_MODULES: dict[str, str] = {
     "_modes": "ModeId SessionMode SessionModeState",
     "_prompt": "PromptParams PromptResult PromptResultMeta PromptTetherMeta",
     "_initialize": """
-        AgentCapabilities CancelRequestParams ClientCapabilities FileSystemCapabilities InitializeParams InitializeResult McpCapabilities
-        PromptCapabilities SessionCapabilities
+        AgentCapabilities CancelRequestParams ClientCapabilities FileSystemCapabilities InitializeParams
+        InitializeResult McpCapabilities PromptCapabilities SessionCapabilities read_initialize
     """,
-    "_capabilities_meta": """
-        ClientCapabilitiesMeta ClientTetherCapabilities InitializeResultMeta InitializeTetherMeta RefusedSetting
-    """,
+    "_capabilities_meta": "ClientCapabilitiesMeta ClientTetherCapabilities",
     "_lsp_lifecycle": """
         CodeActionOptions ExecuteCommandOptions LspInitializeResult ServerCapabilities TextDocumentSyncOptions
         WorkspaceFolder
@@ -130,8 +126,8 @@ _MESSAGE_MODULES: dict[str, str] = {
         WriteTextFileResult
     """,
     "_extensions": """
-        DaemonStats RemoveRuleParams ReportParams ReportResult Rule RuleDecision RuleKind RulesParams
-        RulesResult RunReport StepReport ToolCallReport Usage
+        DaemonStats InitializeResultMeta InitializeTetherMeta RefusedSetting RemoveRuleParams ReportParams
+        ReportResult Rule RuleDecision RuleKind RulesParams RulesResult RunReport StepReport ToolCallReport Usage
     """,
     "_snapshots": """
         DumpParams DumpResult DumpedFile LatestParams LatestResult LatestSession NoLatestSession
@@ -228,7 +224,6 @@ __all__ = [
     "encoder_for",
     "explained",
     "loads",
-    "read_initialize",
     "structure",
     "type_name",
     "unstructure",

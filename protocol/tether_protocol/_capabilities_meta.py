@@ -1,9 +1,8 @@
-"""Tether's `_meta` in `initialize`: the client's capabilities' and the answer's (SPEC §3.1, §3.22, §4.9, §4.11, §9).
+"""Tether's `_meta` in the client's `initialize` capabilities (SPEC §3.1, §3.22, §4.9, §4.11).
 
-Owns: `ClientTetherCapabilities`, `ClientCapabilitiesMeta` (ACP's `terminal_output` key and
-Tether's extension) and the answer's `_meta.tether` (LSP's half, the refused settings, the
-versions), hand-declared; `ClientCapabilities` and `InitializeResult` themselves are generated
-(`acp_v1/initialize.py`). Must not: read or build them (`server/handshake.py` does).
+Owns: `ClientTetherCapabilities` and `ClientCapabilitiesMeta`, hand-declared (ACP's
+`terminal_output` key and Tether's extension); `ClientCapabilities` itself is generated
+(`acp_v1/initialize.py`). Must not: read them (`server/handshake.py` does).
 """
 
 from __future__ import annotations
@@ -11,15 +10,8 @@ from __future__ import annotations
 import msgspec
 
 from ._codec import Wire
-from ._lsp_lifecycle import LspInitializeResult
 
-__all__ = [
-    "ClientCapabilitiesMeta",
-    "ClientTetherCapabilities",
-    "InitializeResultMeta",
-    "InitializeTetherMeta",
-    "RefusedSetting",
-]
+__all__ = ["ClientCapabilitiesMeta", "ClientTetherCapabilities"]
 
 
 class ClientTetherCapabilities(Wire, omit_defaults=False):
@@ -37,23 +29,3 @@ class ClientCapabilitiesMeta(Wire):  # ACP's key `terminal_output` is snake_case
 
     terminal_output: bool | None = msgspec.field(default=None, name="terminal_output")
     tether: ClientTetherCapabilities | None = None
-
-
-class RefusedSetting(Wire):
-    """A workspace-config key Tether refused and ignored (SPEC §9)."""
-
-    key: str
-    file: str
-    reason: str
-    message: str
-
-
-class InitializeTetherMeta(Wire):
-    lsp: LspInitializeResult | None = None
-    config_refused: list[RefusedSetting] | None = None
-    # the ACP versions Tether speaks (v1 answer: a client may reconnect asking for 2)
-    protocol_versions: list[int] | None = None
-
-
-class InitializeResultMeta(Wire):
-    tether: InitializeTetherMeta | None = None

@@ -1,24 +1,20 @@
 """`initialize` and request cancellation, as ACP and LSP clients send them (SPEC §2, §3.1, §3.14).
 
-Owns: naming them for Tether (ACP's are generated, `acp_v1/initialize.py`; LSP's hand-declared,
-`_lsp_lifecycle`; Tether's `_meta` is `_capabilities_meta`'s) and the wire's classes the schema
-names, each ACP's joined with LSP's fields (`_initialize_read` reads through the halves).
+Owns: naming them for Tether (ACP's generated, `acp_v1/initialize.py` and `lifecycle.py`; LSP's
+hand-declared, `_lsp_lifecycle`; Tether's `_meta`: `_capabilities_meta`, `_extensions`), the
+schema's classes (ACP's joined with LSP's fields) and `read_initialize` (through the halves).
 Must not: build the answer (`server/handshake.py` does) or declare a field of either half again.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ._capabilities_meta import (
-    ClientCapabilitiesMeta,
-    ClientTetherCapabilities,
-    InitializeResultMeta,
-    InitializeTetherMeta,
-    RefusedSetting,
-)
+from ._capabilities_meta import ClientCapabilitiesMeta, ClientTetherCapabilities
+from ._codec import convert
 from ._lsp_lifecycle import (
     CodeActionOptions,
     ExecuteCommandOptions,
@@ -30,9 +26,7 @@ from ._lsp_lifecycle import (
     WorkspaceFolder,
 )
 from .acp_v1.initialize import (
-    AcpCancelRequestParams,
     AcpInitializeParams,
-    AcpInitializeResult,
     AgentCapabilities,
     ClientCapabilities,
     FileSystemCapabilities,
@@ -52,21 +46,47 @@ __all__ = [
     "FileSystemCapabilities",
     "InitializeParams",
     "InitializeResult",
-    "InitializeResultMeta",
-    "InitializeTetherMeta",
     "LspInitializeResult",
     "McpCapabilities",
     "PromptCapabilities",
-    "RefusedSetting",
     "ServerCapabilities",
     "SessionCapabilities",
     "TextDocumentSyncOptions",
     "WorkspaceFolder",
+    "read_initialize",
 ]
+
+
+def _kind(key: str) -> str:
+    return f"invalid params for initialize: {key} must be an object"
+
+
+# A mistake's words (`_codec.convert`), the hand-written reader's, on the whole `initialize`: a
+# value of the wrong kind (a mistake inside one is worded by its path), in the order it checked them
+_KIND_ERRORS = {
+    key: _kind(key) for key in ("clientCapabilities", "clientInfo", "info", "capabilities", "initializationOptions")
+}
+_WIRE_ERRORS = {
+    "protocolVersion": "invalid params for initialize: protocolVersion must be an integer",
+    "workspaceFolders": "invalid params for initialize: workspaceFolders must be a list of {uri, name}",
+    "rootUri": "invalid params for initialize: rootUri must be a string",
+}
+
+
+def read_initialize(params: JsonObject) -> tuple[AcpInitializeParams, LspInitializeParams]:
+    """Both halves of `initialize`'s params (a key of neither is left alone): an ACP-only
+    client's LSP half is empty, and the other way round. A mistake is worded by the whole
+    (`InitializeParams`), so mistakes in both halves are named together, ACP's keys first."""
+    try:
+        return msgspec.convert(params, AcpInitializeParams), msgspec.convert(params, LspInitializeParams)
+    except msgspec.ValidationError:
+        convert(params, _join("InitializeParams"), method="initialize")  # raises: a half's keys are the whole's
+        raise AssertionError("an initialize half refused what the whole accepts") from None
 
 
 def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc: str) -> Any:
     """ACP's class with LSP's fields added, each optional (copied, so declared once)."""
+    words = {"KIND_ERRORS": _KIND_ERRORS, "WIRE_ERRORS": _WIRE_ERRORS} if name == "InitializeParams" else {}
     extra: list[tuple[str, Any, Any]] = []
     for field in msgspec.structs.fields(lsp):
         if field.default_factory is not msgspec.NODEFAULT:
@@ -74,7 +94,7 @@ def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc
         else:  # a required one (NODEFAULT) becomes optional: None while absent
             wire = msgspec.field(default=None if field.required else field.default, name=field.encode_name)
         extra.append((field.name, field.type | None if field.required else field.type, wire))
-    return msgspec.defstruct(name, extra, bases=(acp,), module=__name__, namespace={"__doc__": doc})
+    return msgspec.defstruct(name, extra, bases=(acp,), module=__name__, namespace={"__doc__": doc, **words})
 
 
 # The wire's `initialize` and cancel, as the schema and the method table name them: ACP's and
@@ -83,21 +103,21 @@ def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc
 # that sent LSP's params. Joined from the two shapes, not declared again, on first use (the
 # schema's, a mistake's words: a join costs ~0.2 ms, the start path reads through the halves).
 # mypy sees ACP's class: the daemon reads `initialize` raw, the peer reads cancels raw.
-_JOINS = {
+_JOINS: dict[str, tuple[str, type[msgspec.Struct], str]] = {  # the ACP class (in `acp_v1`), LSP's, the doc
     "InitializeParams": (
-        AcpInitializeParams,
+        "initialize.AcpInitializeParams",
         LspInitializeParams,
         "ACP's and LSP's initialize params in one: either set, or both, may arrive. ACP v2 names the client"
         " `info` and its capabilities `capabilities` (LSP's key in v1).",
     ),
     "InitializeResult": (
-        AcpInitializeResult,
+        "lifecycle.AcpInitializeResult",
         LspInitializeResult,
         "The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a client that"
         " sent LSP params, else under `_meta.tether.lsp`.",
     ),
     "CancelRequestParams": (
-        AcpCancelRequestParams,
+        "lifecycle.AcpCancelRequestParams",
         LspCancelParams,
         "`$/cancel_request` (ACP: `requestId`) and `$/cancelRequest` (LSP: `id`), both directions. Either key"
         " is accepted in either spelling (`requestId` wins); Tether sends `requestId` in ACP's spelling and"
@@ -106,6 +126,9 @@ _JOINS = {
 }
 
 if TYPE_CHECKING:
+    from ._json import JsonObject
+    from .acp_v1.lifecycle import AcpCancelRequestParams, AcpInitializeResult
+
     InitializeParams = AcpInitializeParams
     InitializeResult = AcpInitializeResult
     CancelRequestParams = AcpCancelRequestParams
@@ -114,6 +137,15 @@ else:
     def __getattr__(name: str) -> Any:
         if name not in _JOINS:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return _join(name)
+
+
+def _join(name: str) -> Any:
+    """The wire class ``name``, joined on first use (kept: later lookups skip `__getattr__`)."""
+    joined = globals().get(name)
+    if joined is None:
         acp, lsp, doc = _JOINS[name]
-        joined = globals()[name] = _joined(name, acp, lsp, doc)  # later lookups skip __getattr__
-        return joined
+        area, acp_name = acp.split(".")
+        acp_class = getattr(importlib.import_module(f"{__package__}.acp_v1.{area}"), acp_name)
+        joined = globals()[name] = _joined(name, acp_class, lsp, doc)
+    return joined

@@ -43,7 +43,7 @@ IMPORTS = {
     "Meta": ".._codec", "NonEmpty": ".._codec", "Wire": ".._codec", "JsonObject": ".._json",
     "QueuedPrompt": ".._queue", "SteerOutcome": ".._queue", "PromptResultMeta": ".._queue",
     "UpdateMeta": ".._update_meta", "ClientCapabilitiesMeta": ".._capabilities_meta",
-    "InitializeResultMeta": ".._capabilities_meta",
+    "InitializeResultMeta": ".._extensions",
     "PermissionRequestMeta": ".._permission_meta", "PermissionResultMeta": ".._permission_meta",
 }
 UPDATE = {"tag_field": '"sessionUpdate"'}
@@ -258,7 +258,11 @@ AREAS: dict[str, list[Cls | Alias]] = {
             "protocol_version: Union[int, None] = None", "client_capabilities: Union[ClientCapabilities, None] = None",
             "client_info", "info: Union[Implementation, None] = None", META,
         ], doc="ACP's `initialize` params (v1; v2's `info` too)."),
-        # `agentInfo` always sent; `_meta.tether` typed (`_capabilities_meta`)
+    ],
+    # the shapes only the schema needs (the handshake writes its answer as JSON, the peer reads
+    # cancels raw): their own area, off the start path
+    "lifecycle": [
+        # `agentInfo` always sent; `_meta.tether` typed (`_extensions`)
         Cls("AcpInitializeResult", "InitializeResponse", [
             "protocol_version", "agent_capabilities = required", "agent_info = required",
             "auth_methods: list[JsonObject] = required", "meta: Union[InitializeResultMeta, None] = None",

@@ -1,5 +1,5 @@
 """`initialize`'s params are read through the protocol's Structs (ACP's half generated, LSP's
-declared: `_initialize_read`): a real daemon answers each mistake with main's words (checked
+declared: `read_initialize`): a real daemon answers each mistake with main's words (checked
 against the branch point), reads LSP's and ACP's capabilities as before, and names a capability
 of the wrong type instead of taking it as absent."""
 

@@ -48,8 +48,6 @@ PRIVATE_MODULES += ("_json", "_gc", "_codec", "_pending")
 PRIVATE_MODULES += ("_update_meta", "_permission_meta", "_capabilities_meta")
 # LSP's `initialize` and `$/cancelRequest` (ACP's are generated), re-exported by `_initialize`
 PRIVATE_MODULES += ("_lsp_lifecycle",)
-# reading `initialize`'s params through ACP's shape and LSP's
-PRIVATE_MODULES += ("_initialize_read",)
 # the stored records' words (roles, statuses), shared by `_snapshots` and the store's records
 PRIVATE_MODULES += ("_stored_vocabulary",)
 # the copy of a prompt's wire blocks into the conversation's (it knows both models)

@@ -15,7 +15,7 @@ from tether_protocol import (
     LspInitializeResult,
     read_initialize,
 )
-from tether_protocol.acp_v1 import initialize as generated
+from tether_protocol.acp_v1 import initialize, lifecycle
 
 
 def _keys(cls: type) -> list[str]:
@@ -25,9 +25,9 @@ def _keys(cls: type) -> list[str]:
 @pytest.mark.parametrize(
     ("wire", "acp", "lsp"),
     [
-        (InitializeParams, generated.AcpInitializeParams, LspInitializeParams),
-        (InitializeResult, generated.AcpInitializeResult, LspInitializeResult),
-        (CancelRequestParams, generated.AcpCancelRequestParams, LspCancelParams),
+        (InitializeParams, initialize.AcpInitializeParams, LspInitializeParams),
+        (InitializeResult, lifecycle.AcpInitializeResult, LspInitializeResult),
+        (CancelRequestParams, lifecycle.AcpCancelRequestParams, LspCancelParams),
     ],
 )
 def test_the_wire_class_is_the_generated_acp_half_and_the_lsp_half(wire: type, acp: type, lsp: type) -> None:

@@ -42,6 +42,8 @@ LATER = (
     "tether_protocol.acp_v1.updates",
     "tether_protocol.acp_v1.client_requests",
     "tether_protocol.acp_v1.prompt",
+    # ACP's initialize answer and cancel: only the schema's joined classes need them
+    "tether_protocol.acp_v1.lifecycle",
     "tree_sitter",
     "httpx",
 )

@@ -1,9 +1,8 @@
 """`initialize`: where LSP and ACP meet.
 
-Owns: reading the client's declarations into `ClientProfile` (ACP's half through the generated
-ACP Structs, LSP's through LSP's: `read_initialize`), choosing the connection's ACP version (2
-when asked, else v1), merging its narrowing `initializationOptions`, and building the answer
-with what was refused (docs/decisions/0018).
+Owns: reading the client's declarations into `ClientProfile` (ACP's half by the generated ACP
+Structs, LSP's by LSP's: `read_initialize`), choosing the connection's ACP version (2 when
+asked, else v1), merging its narrowing `initializationOptions`, and the answer (decision 0018).
 Must not: import the server stack or the turn: the fast start answers `initialize` with it first.
 """
 
