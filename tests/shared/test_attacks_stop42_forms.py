@@ -114,6 +114,10 @@ async def test_a_flood_of_forms_reaches_the_user_one_at_a_time(windows: Any, wor
 async def test_a_form_left_open_by_a_window_that_closed_holds_nothing(
     windows: Any, workspace: Path, tmp_path: Path
 ) -> None:
+    """Window A closes with the server's form on its screen; window B (same workspace: the same
+    server process) then calls the server and is asked its form. Before the fix the dropped form
+    request's bare CancelledError reached the MCP SDK's dispatcher and, in 3 runs of 4, closed the
+    server's connection: B's call failed `stopped answering: its connection closed during a call`."""
     _user_config(windows.env)
     script = _script(tmp_path)
     shown = anyio.Event()

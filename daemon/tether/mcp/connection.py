@@ -8,6 +8,7 @@ Must not: name tools for the model or convert results (`tools.py`), or tell the 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import tempfile
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping
 
     from mcp.client.session import ClientRequestContext
+
+    from tether_protocol import JsonObject
 
     from ..config.mcp_servers import McpServerConfig
     from ..tools.base import Elicit
@@ -150,7 +153,9 @@ class McpConnection:
         self._pause_clocks()
         try:
             # its titles, descriptions and choices' names escaped; the answer read by the form as sent
-            answer = await self._askers[-1](self.config.name, params.message, shown_schema(params.requested_schema))
+            answer = await _answer(
+                self._askers[-1], self.config.name, params.message, shown_schema(params.requested_schema)
+            )
         finally:
             self._resume_clocks()
         return elicit_result(answer, params.requested_schema)
@@ -321,3 +326,18 @@ def _first_leaf(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"its command was not found ({text})"
     return f"{type(exc).__name__}: {text}"
+
+
+async def _answer(asker: Elicit, server: str, message: str, schema: JsonObject) -> JsonObject:
+    """The user's answer; `cancel` when the window went away with the form open. Its request is
+    then dropped (a bare CancelledError, not this task's cancellation) or fails: raised into the
+    SDK's dispatcher, either tore down the server's connection for every session using it."""
+    try:
+        return await asker(server, message, schema)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise  # the call, or the daemon, is being cancelled
+        return {"action": "cancel"}
+    except ConnectionError:
+        return {"action": "cancel"}
