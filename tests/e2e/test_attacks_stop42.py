@@ -4,6 +4,7 @@ get a waiting turn's already-answered call run again around fix42's pending-call
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING
 
 import pytest
@@ -83,3 +84,43 @@ async def test_a_model_that_reused_a_call_id_in_an_earlier_turn_still_resumes(sp
             break
         await asyncio.sleep(0.1)
     assert results == ["call_read", "call_read"]
+
+
+AWS = "AWSCRED-MATERIAL-42cafe"
+GH = "GHHOSTS-MATERIAL-42beef"
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
+async def test_a_credential_store_made_between_two_prompts_is_hidden_from_the_next(
+    spawn_daemon, workspace: Path, tmp_path: Path, backend: str
+) -> None:
+    """The session's turn setup (path42) is built at the first prompt, while the user has no AWS or
+    GitHub CLI credentials; they log in before the second prompt. The second turn's commands (a
+    hostile model's `cat`) must not read them, as if the setup were built anew."""
+    home = tmp_path / "home-user"
+    home.mkdir()
+    peek = "cat ~/.aws/credentials ~/.config/gh/hosts.yml 2>&1; echo END"
+    script = tmp_path / "peek.json"
+    call = {"id": "call_peek", "name": "run_command", "arguments": {"command": peek}}
+    script.write_text(json.dumps({"replies": [{"when": {"step": 1}, "tool_calls": [call]}, {"text": "done"}]}))
+    env = {"HOME": str(home), "TETHER_MASK_SECRETS": "off", "TETHER_SANDBOX": backend}
+    daemon = await spawn_daemon("--mode", "full-auto", script=script, env=env)
+
+    async def allow(method: str, params: dict):
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    daemon.client.peer.on_request = allow
+    session = await daemon.client.new_session(workspace)
+    outputs = []
+    for i in range(2):
+        if i == 1:  # the user logs in between the two prompts
+            (home / ".aws").mkdir()
+            (home / ".aws" / "credentials").write_text(f"[default]\naws_secret_access_key = {AWS}\n")
+            (home / ".config" / "gh").mkdir(parents=True)
+            (home / ".config" / "gh" / "hosts.yml").write_text(f"github.com:\n  oauth_token: {GH}\n")
+        turn = session.prompt("peek")
+        updates = [u async for u in turn]
+        assert turn.stop_reason == "end_turn"
+        outputs.append(json.dumps(updates))
+    assert "END" in outputs[1]
+    assert AWS not in outputs[1] and GH not in outputs[1]
