@@ -1,18 +1,24 @@
 """Stop-42 attacks through the real daemon: hostile snapshots restored with `keepId` that try to
-get a waiting turn's already-answered call run again around fix42's pending-call check."""
+get a waiting turn's already-answered call run again around fix42's pending-call check, and
+path42's kept turn setup (a credential store made between two prompts, two sessions of two
+workspaces in one daemon) held to what the uncached code allowed."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING
+import os
+import sys
+from pathlib import Path
 
 import pytest
 
 from tether_client import ClientError
 
-if TYPE_CHECKING:
-    from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from local_http import LocalHTTPServer, Reply
+from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks
 
 
 async def _read_readme_snapshot(spawn_daemon, workspace: Path):
@@ -124,3 +130,33 @@ async def test_a_credential_store_made_between_two_prompts_is_hidden_from_the_ne
         outputs.append(json.dumps(updates))
     assert "END" in outputs[1]
     assert AWS not in outputs[1] and GH not in outputs[1]
+
+
+async def test_two_sessions_of_two_workspaces_never_share_their_instructions(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    """One daemon, two sessions of two workspaces prompted in turn (path42 keeps each session's
+    AGENTS.md and MEMORY.md read): each model request carries its own workspace's files only,
+    also after one workspace's AGENTS.md is edited with its size and mtime kept."""
+    other = tmp_path / "other-ws"
+    other.mkdir()
+    for folder, word in ((workspace, "alpha"), (other, "omega")):
+        (folder / "AGENTS.md").write_text(f"Say {word}.\n")
+        os.utime(folder / "AGENTS.md", (1_700_000_000, 1_700_000_000))
+    async with LocalHTTPServer() as server:
+        server.queue(*(Reply(chunks=text_chunks("openai", "ok")) for _ in range(5)))
+        daemon = await spawn_daemon(command=serve_command("openai", server), env={KEY_ENV["openai"]: FAKE_KEY})
+        first = await daemon.client.new_session(workspace)
+        second = await daemon.client.new_session(other)
+        for session in (first, second, first, second):
+            turn = session.prompt("hi")
+            _ = [u async for u in turn]
+            assert turn.stop_reason == "end_turn"
+        (other / "AGENTS.md").write_text("Say sigma.\n")  # same size, same (old) mtime
+        os.utime(other / "AGENTS.md", (1_700_000_000, 1_700_000_000))
+        turn = second.prompt("hi")
+        _ = [u async for u in turn]
+    systems = [r.body["messages"][0]["content"] for r in server.requests]
+    assert ["Say alpha." in s for s in systems] == [True, False, True, False, False]
+    assert ["Say omega." in s for s in systems] == [False, True, False, True, False]
+    assert "Say sigma." in systems[4]
