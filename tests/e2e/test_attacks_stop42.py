@@ -160,3 +160,33 @@ async def test_two_sessions_of_two_workspaces_never_share_their_instructions(
     assert ["Say alpha." in s for s in systems] == [True, False, True, False, False]
     assert ["Say omega." in s for s in systems] == [False, True, False, True, False]
     assert "Say sigma." in systems[4]
+
+
+LSP_SCRIPT = Path(__file__).resolve().parent.parent / "lsp_editors" / "lsp-agent.json"
+
+
+async def test_an_lsp_ask_never_reads_a_credential_store_inside_a_home_workspace(spawn_daemon, tmp_path: Path) -> None:
+    """fix42 bounds `tether.ask`'s disk read to the workspace, "as the tools read it"; but the
+    tools never read a credential store, and a home folder opened as the workspace holds them.
+    An ask on `~/.aws/credentials` (never opened in the editor) must not put the key in a prompt."""
+    home = (tmp_path / "home-user").resolve()
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text(f"[default]\naws_secret_access_key = {AWS}\n")
+    daemon = await spawn_daemon(script=LSP_SCRIPT, initialize=False, env={"HOME": str(home)})
+
+    async def on_request(method: str, params: dict):
+        return {"success": True} if method == "window/showDocument" else None
+
+    client = daemon.client
+    client.peer.on_request = on_request
+    await client.request("initialize", {"processId": None, "rootUri": home.as_uri(), "capabilities": {}})
+    client.peer.notify("initialized", {})
+    ask = {"kind": "explain", "uri": (home / ".aws" / "credentials").as_uri()}
+    with pytest.raises(ClientError) as refused:
+        await client.request("workspace/executeCommand", {"command": "tether.ask", "arguments": [ask]})
+    assert refused.value.code == -32602
+    assert refused.value.message == (
+        f"invalid params for tether.ask: {home}/.aws/credentials is a credential store or Tether's own file, "
+        f"which Tether's tools never read; open it in the editor or send the prompt as text"
+    )
+    assert not (await client.request("session/list", {"cwd": str(home)}))["sessions"]  # nothing stored

@@ -19,6 +19,8 @@ from ...tools.regular_files import open_regular
 from ...transport.rpc import ClientRequestFailed
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tether_protocol import CodeActionParams
 
     from ...server.context import ClientConnection
@@ -85,7 +87,8 @@ def snippet(ctx: ClientConnection, root: Path, ask: Ask) -> Snippet | None:
     if document is not None:  # the editor's own text (sent, and held to the frame's limit, already)
         text, language = document.text, document.language_id
     else:
-        text, language = _disk_text(path, root, ctx.settings.max_message_mib), ""
+        withheld = ctx.daemon.registry.sandbox_for(root).is_withheld  # what the file tools never read
+        text, language = _disk_text(path, root, ctx.settings.max_message_mib, withheld), ""
     first, last = _lines(ask)
     lines = text.splitlines()
     last = min(last, len(lines) - 1, first + MAX_LINES - 1)
@@ -98,14 +101,20 @@ def snippet(ctx: ClientConnection, root: Path, ask: Ask) -> Snippet | None:
     return Snippet(f"`{shown}` {span}", language or path.suffix.lstrip("."), chosen)
 
 
-def _disk_text(path: Path, root: Path, limit_mib: int) -> str:
+def _disk_text(path: Path, root: Path, limit_mib: int, withheld: Callable[[str], bool]) -> str:
     """A file the editor has not opened, read as a prompt's `resource_link` may be read: only
-    inside the workspace (as the tools read it), a regular file, at most ``limit_mib`` MiB."""
+    inside the workspace and as the tools read it (never a credential store, a `deny_read` path or
+    Tether's own file, ``withheld``), a regular file, at most ``limit_mib`` MiB."""
     where = f"invalid params for tether.ask: {path}"
     real = path.resolve()
     if not real.is_relative_to(root):  # through a link out of it too
         raise InvalidParams(
             f"{where} is outside the workspace {root}; open it in the editor or send the prompt as text"
+        )
+    if withheld(str(real)):  # a home folder opened as the workspace holds ~/.ssh, ~/.aws...
+        raise InvalidParams(
+            f"{where} is a credential store or Tether's own file, which Tether's tools never read; "
+            f"open it in the editor or send the prompt as text"
         )
     limit = limit_mib * MIB
     try:
