@@ -190,3 +190,25 @@ async def test_an_lsp_ask_never_reads_a_credential_store_inside_a_home_workspace
         f"which Tether's tools never read; open it in the editor or send the prompt as text"
     )
     assert not (await client.request("session/list", {"cwd": str(home)}))["sessions"]  # nothing stored
+
+
+@pytest.mark.parametrize("path", ["relative/MEMORY.md", "/etc/cron.d/../MEMORY.md", "/tmp/a\u0000b/MEMORY.md"])
+async def test_a_remember_results_location_is_not_any_path_named_memory_md(
+    spawn_daemon, workspace: Path, path: str
+) -> None:
+    """fix42 holds a restored result's locations inside the workspace, except `remember`'s user
+    MEMORY.md (outside it). That exception took any path whose last part is MEMORY.md: relative,
+    through `..`, with a NUL byte; a replay then showed it to the client as a place to open."""
+    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    call = snapshot["messages"][1]["body"]["tool_calls"][0]
+    call.update(name="remember", arguments={"note": "x"})
+    body = snapshot["messages"][2]["body"]
+    body.update(name="remember", locations=[{"path": path}])
+    with pytest.raises(ClientError) as refused:
+        await client.request("_tether/session/restore", {"snapshot": snapshot})
+    assert refused.value.code == -32602
+    assert refused.value.message == (
+        f"invalid snapshot: messages[2].body.locations[0].path {path!r} is not a place in the workspace "
+        f"{workspace}; a restored tool result holds only what Tether writes"
+    )
+    assert (await client.list_sessions(workspace)) == []  # nothing stored

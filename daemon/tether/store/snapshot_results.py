@@ -76,7 +76,7 @@ class ResultFields:
             if line is not None and not 0 <= line <= _MAX_LINE:
                 return f"locations[{j}].line must be from 0 to {_MAX_LINE}, not {line}"
             moved = self._inside(path)
-            if moved is None and not (body["name"] == "remember" and os.path.basename(path) == _MEMORY):
+            if moved is None and not (body["name"] == "remember" and _memory_file(path)):
                 return f"locations[{j}].path {path[:300]!r} is not a place in the workspace {self.workspace}"
             if moved is not None and moved != path:
                 location["path"], self._moved = moved, True
@@ -105,6 +105,11 @@ class ResultFields:
         if not isinstance(cwd, str) or self._inside(os.path.normpath(os.path.join(self.workspace, cwd))) is None:
             return f"tool_call_id {body['tool_call_id']!r} ran in {str(cwd)[:300]!r}, outside the workspace"
         return None
+
+
+def _memory_file(path: str) -> bool:
+    """`remember`'s user file: a MEMORY.md by an absolute, normal path (never `../`, a NUL byte)."""
+    return "\0" not in path and os.path.isabs(path) and os.path.normpath(path) == path and path.endswith("/" + _MEMORY)
 
 
 def _blocks(blocks: Any) -> str | None:
