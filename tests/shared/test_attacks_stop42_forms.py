@@ -2,7 +2,9 @@
 and a real hostile MCP server (tests/shared/servers/forms_hostile.py, the `mcp` SDK): one server
 process serves every session, so a form must go to the user of the call that asked it, never to
 the window whose call started last (while two turns' calls are under way it is declined), and a
-server may not flood a window with forms (one open at a time, the others declined)."""
+server may not flood a window with forms (one open at a time, the others declined). And one
+session prompted in turn by two windows of different settings: path42's kept setup carries
+neither's into the other's turn."""
 
 from __future__ import annotations
 
@@ -202,3 +204,44 @@ async def test_a_form_of_a_cancelled_turn_does_not_stop_the_next_turns_form(
     await until(lambda: window.states(session).count("idle") == 2, timeout=60)
     assert asked == 2
     assert json.loads(_result(window, session, "call_ask_now")) == {"action": "accept", "content": {"secret": "second"}}
+
+
+async def test_one_sessions_kept_setup_never_carries_a_windows_settings_into_the_others_turn(
+    windows: Any, workspace: Path, tmp_path: Path
+) -> None:
+    """path42 keeps a session's turn setup and wiring (gate, file I/O, provider) for the window
+    that prompted last; own42's ports carry each window's settings. Window A narrowed its
+    sandbox (initializationOptions `sandbox = "bwrap"`), window B has the daemon's (`off`); both
+    prompt one session in turn. A's commands stay confined after B's prompt (a file outside the
+    workspace cannot be made), B's are not."""
+    config = Path(windows.env["XDG_CONFIG_HOME"]) / "tether" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('sandbox = "off"\nmode = "full-auto"\n')
+    outside = Path(tmp_path / "outside-marks")
+    outside.mkdir()
+    replies = []
+    for name in ("a1", "b1", "a2", "b2", "a3"):
+        call = {
+            "id": f"call_{name}",
+            "name": "run_command",
+            "arguments": {"command": f"touch {outside}/{name}; echo ran"},
+        }
+        replies.append({"when": {"user": f"^{name}$", "step": 1}, "text": "Touching.", "tool_calls": [call]})
+        replies.append({"when": {"user": f"^{name}$", "step": 2}, "text": "Done."})
+    script = tmp_path / "touch.json"
+    script.write_text(json.dumps({"model": "scripted-touch", "replies": replies}))
+
+    async def allow(method: str, params: dict) -> Any:  # B's unconfined commands are asked for
+        return ALLOW
+
+    confined = await windows.open(script=script, initialize=False, on_request=allow)
+    answer = await confined.initialize(initializationOptions={"sandbox": "bwrap"})
+    assert "configRefused" not in answer.get("_meta", {}).get("tether", {}), answer
+    plain = await windows.open(script=script, on_request=allow)
+    session = await confined.new_session(workspace)
+    joined = await plain.load_session(session.id, workspace)
+    for name, window_session in (("a1", session), ("b1", joined), ("a2", session), ("b2", joined), ("a3", session)):
+        turn = window_session.prompt(name)
+        await turn.wait()
+        assert turn.stop_reason == "end_turn", (name, turn.updates)
+    assert sorted(p.name for p in outside.iterdir()) == ["b1", "b2"]
