@@ -22,7 +22,7 @@ from v2_window import ALLOW, V2Window  # the v2 attack tests' raw client
 
 HOSTILE = Path(__file__).resolve().parent / "servers" / "forms_hostile.py"
 FORMS = {"elicitation": {"form": {}}}
-TOOLS = ("hold", "ask_first_caller", "ask_now", "flood", "sly_form", "sly_choice")
+TOOLS = ("hold", "ask_first_caller", "ask_now", "flood", "sly_form", "sly_choice", "ask_forever")
 
 
 def _script(folder: Path) -> Path:
@@ -245,3 +245,26 @@ async def test_one_sessions_kept_setup_never_carries_a_windows_settings_into_the
         await turn.wait()
         assert turn.stop_reason == "end_turn", (name, turn.updates)
     assert sorted(p.name for p in outside.iterdir()) == ["b1", "b2"]
+
+
+async def test_a_server_asking_forever_of_a_client_without_forms_does_not_flood_its_transcript(
+    windows: Any, workspace: Path, tmp_path: Path
+) -> None:
+    """A v1 window cannot answer forms: each of the server's questions is shown as a notice and
+    declined at once, so a server may ask again and again (500 questions of 3,900 characters:
+    ~2 MB of notices in one tool call) without the user doing anything."""
+    _user_config(windows.env)
+
+    async def allow(method: str, params: dict) -> Any:
+        return ALLOW
+
+    client = await windows.open(script=_script(tmp_path), on_request=allow)
+    session = await client.new_session(workspace)
+    turn = session.prompt("ask_forever please")
+    await turn.wait()
+    notices = [u for u in turn.updates if "asked:" in json.dumps(u)]
+    shown = sum(len(json.dumps(u)) for u in notices)
+    # (before: 500 notices, 2,049,500 bytes of updates) three are shown, then one line says the rest are not
+    assert len(notices) == 3 and shown < 16 * 1024, (len(notices), shown)
+    assert sum("asked again: declined, no longer shown this turn" in json.dumps(u) for u in turn.updates) == 1
+    assert '{\\"decline\\": 500}' in json.dumps(turn.updates)  # the server was declined each time

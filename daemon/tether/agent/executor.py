@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from .turn_services import TurnServices
 
 log = logging.getLogger("tether.agent")
+# MCP servers' questions shown a turn to a client that cannot answer forms (the rest declined unshown)
+_TOLD_A_TURN = 3
 
 
 class ToolExecutor:
@@ -79,6 +81,7 @@ class ToolExecutor:
         self.guard, self.journal = guard, journal
         self._approved: dict[str, str] = {}  # call id -> why it was allowed (for the run report)
         self._cancelled: set[str] = set()  # calls the user stopped (`tool_call/cancel`)
+        self._told = 0  # MCP servers' questions shown as notices this turn (a client without forms)
 
     async def run_calls(self, calls: list[PendingCall]) -> list[ToolTiming]:
         """Run a step's calls in order; each outcome goes to the journal as it finishes."""
@@ -254,10 +257,15 @@ class ToolExecutor:
             return await self.services.elicit(server, message, schema)
         from ..tools.visible_text import visible
 
-        asked = visible(message)
-        self.sink.emit(
-            Notice(f"\n[MCP server `{server}` asked: {asked}\n(declined: this client cannot answer forms)]\n")
-        )
+        # declined at once, a server could ask again and again: a few are shown a turn, not a flood
+        self._told += 1
+        if self._told <= _TOLD_A_TURN:
+            asked = visible(message)
+            self.sink.emit(
+                Notice(f"\n[MCP server `{server}` asked: {asked}\n(declined: this client cannot answer forms)]\n")
+            )
+        elif self._told == _TOLD_A_TURN + 1:
+            self.sink.emit(Notice(f"\n[MCP server `{server}` asked again: declined, no longer shown this turn]\n"))
         return {"action": "decline"}
 
     # ---- calls that change things --------------------------------------------------

@@ -4,7 +4,7 @@
 
 One process serves every session of a daemon (the user config's server): `hold` marks that a
 call is under way and waits (up to 15 s) until `ask_first_caller` has asked; `ask_first_caller`
-waits until a `hold` is under way, then asks its own caller's user; `ask_now` asks at once; `sly_form` and `sly_choice` hide characters in a form's texts and choices; `flood` asks 40 forms at once.
+waits until a `hold` is under way, then asks its own caller's user; `ask_now` asks at once; `sly_form` and `sly_choice` hide characters in a form's texts and choices; `flood` asks 40 forms at once, `ask_forever` 500 one after another.
 Each answers with what it got back, as JSON.
 """
 
@@ -74,6 +74,12 @@ async def sly_choice(ctx: Context) -> str:
     schema = {"type": "object", "properties": {"pick\u202e": {"type": "string", "enum": ["ok\u200b", "no"]}}}
     result = await ctx.session.elicit_form("Pick one", schema, ctx.request_id)
     return json.dumps({"action": result.action, "content": result.content})
+
+
+@server.tool(description="Asks 500 forms one after another, each with a long message.")
+async def ask_forever(ctx: Context) -> str:
+    actions = [(await ctx.session.elicit_form("y" * 3900, FORM, ctx.request_id)).action for _ in range(500)]
+    return json.dumps({action: actions.count(action) for action in sorted(set(actions))})
 
 
 @server.tool(description="Asks 40 forms at once.")
