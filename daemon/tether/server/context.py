@@ -21,6 +21,7 @@ from .daemon_services import Daemon, LazyProvider
 from .documents import DocumentStore
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
 
     from ..approvals import ApprovalGate
@@ -116,6 +117,12 @@ class ClientConnection:
         return EditorFiles(
             session_id=session_id, sandbox=sandbox, documents=self.documents, client=self.client, rpc=self.rpc
         )
+
+    def clarifier(self, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
+        """How ask-first's question is put to this client in a form (None: it shows none)."""
+        from .elicitation import clarifier  # only where ask-first is on
+
+        return clarifier(self, session_id)
 
     def asker(self) -> ClientAsker:
         """Who a turn asks: this client, or in the shared daemon every window that sees the session."""
