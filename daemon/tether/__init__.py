@@ -8,7 +8,8 @@ Where things live (each package's docstring says what it owns and must not do):
                 `ClientConnection` (context.py: one client's peer, settings, documents, asker)
 - `handlers/`   the protocol's method families, one module each, and the LSP agent front
 - `services/`   what is done to sessions: a `LiveSession` (queue, MCP servers, audience),
-                turns, rewind, slash commands, the sessions service
+                turns, rewind, slash commands, the sessions service; they take the ports
+                of ports.py (a connection fills them), not `server/` (decision 0019)
 - `rendering/`  the ACP v1/v2 `session/update` renderers, the emitter, the replays
 - `shared/`     the shared per-user daemon: the same `Daemon`, one connection per window
 - `agent/`      a turn: step runner, tool executor, journal, and the loop over them

@@ -59,7 +59,7 @@ if _typing.TYPE_CHECKING:
     from ._messages import *  # noqa: F403
     from ._methods import NULL_RESULT, Direction, Kind, Method
     from ._modes import *  # noqa: F403
-    from ._pending import CheckpointError, PendingCallRecord, PendingStep
+    from ._pending import CheckpointError
     from ._prompt import *  # noqa: F403
     from ._prompt_blocks import conversation_blocks
     from ._queue import *  # noqa: F403
@@ -76,7 +76,7 @@ PROTOCOL_VERSION = 1
 _LAZY_MODULES: dict[str, str] = {
     "_codec": "ENCODER Described Meta convert decode explained",
     "_converter": "structure unstructure",
-    "_pending": "CheckpointError PendingCallRecord PendingStep",
+    "_pending": "CheckpointError",
     "_schema": "build_schema",
     "_prompt_blocks": "conversation_blocks",
     "_methods": "Direction Kind Method NULL_RESULT",
@@ -203,8 +203,6 @@ __all__ = [
     "NdjsonDecoder",
     "NoProviderConfigured",
     "ParseError",
-    "PendingCallRecord",
-    "PendingStep",
     "ProviderFailed",
     "RequestCancelled",
     "SessionBusy",

@@ -15,7 +15,7 @@ import msgspec
 from ._codec import Stored
 from ._json import JsonObject, type_name
 
-__all__ = ["CheckpointError", "PendingApprovals", "PendingCall", "PendingCallRecord", "PendingStep"]
+__all__ = ["CheckpointError", "PendingApprovals", "PendingCall"]
 
 # A step is numbered from 1; the bound keeps it a JSON-safe integer (as a snapshot's seqs)
 _MAX_STEP = 2**53 - 1
@@ -66,10 +66,6 @@ class PendingApprovals(Stored, kw_only=True, omit_defaults=False):
         except msgspec.ValidationError as exc:
             raise CheckpointError(_first_wrong(data) or f": {exc}") from None
 
-
-# the daemon's names for them (the turn's `PendingStep`, beside the agent's own `PendingCall`)
-PendingStep = PendingApprovals
-PendingCallRecord = PendingCall
 
 # ---- what a refused checkpoint is told: the Structs decided; these only word it -------------
 

@@ -16,7 +16,7 @@ from tether.tools.mutating import default_mutating_tools
 from tether.tools.registry import ToolRegistry, default_read_only_tools
 from tether.tools.run_command import RunCommandTool
 from tether.tools.sandbox import WorkspaceSandbox
-from tether_protocol import PendingStep
+from tether_protocol import PendingApprovals
 from tether_protocol.conversation import TextBlock, ToolResultMessage
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ async def test_the_resumed_step_sends_the_real_result_not_a_stand_in(tmp_path: P
         await store.append_messages(
             "s1", "t1", [MessageRecord("assistant", {"role": "assistant", "text": "Writing.", "tool_calls": [CALL]})]
         )
-        pending = PendingStep.from_json({"step": 1, "calls": [CALL]})
+        pending = PendingApprovals.from_json({"step": 1, "calls": [CALL]})
         await store.set_pending("t1", pending)
 
         stored = [(m.role, m.body, m.status) for m in await store.load_messages("s1")]
@@ -116,7 +116,7 @@ async def test_a_call_that_had_started_is_not_run_again(tmp_path: Path) -> None:
         await store.append_messages(
             "s1", "t1", [MessageRecord("assistant", {"role": "assistant", "text": "", "tool_calls": calls})]
         )
-        pending = PendingStep.from_json({"step": 1, "calls": [{**calls[0], "started": True}, calls[1]]})
+        pending = PendingApprovals.from_json({"step": 1, "calls": [{**calls[0], "started": True}, calls[1]]})
         await store.set_pending("t1", pending)
         stored = [(m.role, m.body, m.status) for m in await store.load_messages("s1")]
         session = AgentSession("s1", ws, store, WorkspaceSandbox(ws), "ask", messages=model_view(stored))

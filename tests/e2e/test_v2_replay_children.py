@@ -13,7 +13,7 @@ import os
 import signal
 from typing import TYPE_CHECKING, Any
 
-from v2_window import ALLOW, V2Window
+from v2_window import ALLOW, V2Window, assert_valid
 
 from daemon_harness import until
 from tether_protocol.acp_v2 import convert
@@ -60,13 +60,6 @@ async def _window(spawn_daemon, script: Path, capabilities: dict | None = None, 
     return window
 
 
-def _valid(window: V2Window) -> None:
-    """Every update the window got decodes with the v2 types (replay_complete: the RFD's)."""
-    for session_id, update in window.updates:
-        note = convert({"sessionId": session_id, "update": update}, v2.UpdateSessionNotification, method="update")
-        assert not isinstance(note.update.value, dict) or note.update.tag == "replay_complete", update
-
-
 async def _replayed(spawn_daemon, script: Path, workspace: Path, session_id: str, capabilities=None) -> V2Window:
     """A new daemon's v2 window that resumed `session_id` with a replay from the start."""
     window = await _window(spawn_daemon, script, capabilities)
@@ -80,7 +73,7 @@ async def _replayed(spawn_daemon, script: Path, workspace: Path, session_id: str
         },
     )
     convert(answer, v2.ResumeSessionResponse, method="session/resume")
-    _valid(window)
+    assert_valid(window)
     return window
 
 
@@ -226,7 +219,7 @@ async def test_the_parent_requires_action_while_only_its_child_waits(spawn_daemo
     assert (await window.idle(parent, timeout=60))["stopReason"] == "end_turn"
     # the delegate's own approval, then the child's: each requires_action, then running
     assert window.states(parent) == ["running", "requires_action", "running", "requires_action", "running", "idle"]
-    _valid(window)
+    assert_valid(window)
 
 
 async def test_a_replayed_terminal_of_a_command_killed_at_its_timeout(spawn_daemon, workspace: Path, tmp_path: Path):
@@ -271,3 +264,79 @@ async def test_a_child_whose_daemon_died_replays_as_ended(spawn_daemon, workspac
     assert announced["state"] == {"state": "idle", "stopReason": "cancelled"} and announced["capabilities"] == {}
     assert window.of(child, "user_message")[0]["content"] == [{"type": "text", "text": "Speak slowly."}]
     assert window.states(parent) == ["idle"]
+
+
+async def _long_child(home: Path, workspace: Path, turns: int) -> tuple[str, str]:
+    """A stored parent whose `delegate` call ran a child of `turns` turns of six messages (so
+    the replay's pages end between a call and its result), as a daemon stores them."""
+    from tether.store import HistoryStore, MessageRecord, database_path
+
+    parent, child = "sess_parent", "sess_longchild"
+    async with await HistoryStore.open(database_path(workspace, home)) as store:
+        await store.create_session(parent, str(workspace), "ask", title="parent")
+        link = {"parentSessionId": parent, "parentCallId": "d1"}
+        await store.create_session(child, str(workspace), "ask", title="↳ long", metadata=link)
+        call = {"id": "d1", "name": "delegate", "arguments": {"task": "Read every part."}}
+        await store.begin_turn(parent, "turn_p", MessageRecord("user", {"role": "user", "content": [_block("go")]}))
+        await store.append_messages(
+            parent, "turn_p", [MessageRecord("assistant", {"role": "assistant", "tool_calls": [call]})]
+        )
+        for t in range(turns):
+            await store.begin_turn(
+                child, f"turn_c{t}", MessageRecord("user", {"role": "user", "content": [_block(f"part {t}")]})
+            )
+            steps = []
+            for n in (1, 2):
+                call_id = f"c{t}_{n}"
+                steps.append(
+                    {
+                        "role": "assistant",
+                        "text": f"Reading {t}.{n}.",
+                        "tool_calls": [{"id": call_id, "name": "read_file", "arguments": {"path": f"p{t}_{n}.py"}}],
+                    }
+                )
+                steps.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": call_id,
+                        "name": "read_file",
+                        "content": f"part {t}.{n}",
+                        "is_error": False,
+                    }
+                )
+            steps.append({"role": "assistant", "text": f"Part {t} read."})
+            await store.append_messages(child, f"turn_c{t}", [MessageRecord(b["role"], b) for b in steps])
+            await store.finish_turn(f"turn_c{t}", "complete", "end_turn")
+        result = {"role": "tool", "tool_call_id": "d1", "name": "delegate", "content": "All read.", "is_error": False}
+        answer = {"role": "assistant", "text": "The sub-agent read them."}
+        await store.append_messages(
+            parent, "turn_p", [MessageRecord("tool", result), MessageRecord("assistant", answer)]
+        )
+        await store.finish_turn("turn_p", "complete", "end_turn")
+    return parent, child
+
+
+def _block(text: str) -> dict[str, str]:
+    return {"type": "text", "text": text}
+
+
+async def test_a_long_childs_replay_is_read_in_pages_and_shown_whole_in_place(
+    spawn_daemon, workspace: Path, tether_home: Path, tmp_path: Path
+):
+    parent, child = await _long_child(tether_home, workspace, 220)  # 1,320 messages: two pages and a part
+    script = _write(tmp_path, [])
+    window = await _replayed(spawn_daemon, script, workspace, parent)
+    alone = await _replayed(spawn_daemon, script, workspace, child)
+
+    mine = window.of(child)
+    own = alone.of(child)
+    done = own.index({"sessionUpdate": "replay_complete"})
+    assert mine == own[:done]  # all of it, in order, as its own replay shows it
+    assert len([u for u in mine if u["sessionUpdate"] == "tool_call_update"]) == 440
+    assert all(u["status"] == "completed" for u in mine if u["sessionUpdate"] == "tool_call_update")
+    # in place: after its announcement, before the parent's next update (the call's answer)
+    order = [s for s, _u in window.updates]
+    (announced,) = window.of(parent, "subagent_update")
+    at = window.updates.index((parent, announced))
+    assert order[at + 1 : at + 1 + len(mine)] == [child] * len(mine)
+    assert window.updates[at + 1 + len(mine)] == (parent, window.of(parent, "agent_message")[-1])

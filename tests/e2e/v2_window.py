@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from daemon_harness import until
 from tether_client import ClientError
+from tether_protocol.acp_v2 import convert
+from tether_protocol.acp_v2 import schema_types as v2
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -80,3 +82,10 @@ async def opened(windows: Any, script: Path) -> V2Window:
     window = V2Window(await windows.open(script=script, initialize=False))
     await window.initialize()
     return window
+
+
+def assert_valid(window: V2Window) -> None:
+    """Every update the window got decodes with the v2 types (replay_complete: the RFD's)."""
+    for session_id, update in window.updates:
+        note = convert({"sessionId": session_id, "update": update}, v2.UpdateSessionNotification, method="update")
+        assert not isinstance(note.update.value, dict) or note.update.tag == "replay_complete", update

@@ -75,7 +75,7 @@ def old_database(db_path: Path) -> OldDatabase:
 
 
 async def set_raw_pending(store: HistoryStore, turn_id: str, pending: dict[str, Any]) -> None:
-    """A checkpoint as stored JSON, as it is (one with keys ``PendingStep`` does not know,
+    """A checkpoint as stored JSON, as it is (one with keys ``PendingApprovals`` does not know,
     or one an earlier Tether wrote)."""
     from tether.store.records import encode_json
 

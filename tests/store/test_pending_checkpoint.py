@@ -1,4 +1,4 @@
-"""The checkpoint of a turn's calls waiting for approval, typed (``PendingStep``), through a
+"""The checkpoint of a turn's calls waiting for approval, typed (``PendingApprovals``), through a
 real SQLite history: what this Tether writes is byte for byte what earlier ones wrote, and
 what they wrote is read back as the same checkpoint."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from tether.store import HistoryStore, MessageRecord, StorageFault
 from tether.store.snapshots import check_snapshot, export_session
-from tether_protocol import CheckpointError, PendingCallRecord, PendingStep
+from tether_protocol import CheckpointError, PendingApprovals, PendingCall
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -21,11 +21,11 @@ OLD_TEXT = (
     '{"step":3,"calls":[{"id":"ca","name":"run_command","arguments":{"command":"echo é >> x"},"started":true},'
     '{"id":"cb","name":"write_file","arguments":{"path":"b.txt","content":"two\\n"}}]}'
 )
-TYPED = PendingStep(
+TYPED = PendingApprovals(
     step=3,
     calls=[
-        PendingCallRecord("ca", "run_command", {"command": "echo é >> x"}, started=True),
-        PendingCallRecord("cb", "write_file", {"path": "b.txt", "content": "two\n"}),
+        PendingCall("ca", "run_command", {"command": "echo é >> x"}, started=True),
+        PendingCall("cb", "write_file", {"path": "b.txt", "content": "two\n"}),
     ],
 )
 
@@ -62,8 +62,8 @@ async def test_a_checkpoint_an_earlier_tether_wrote_is_read_back(tmp_path: Path)
         assert waiting[1].call_ids() == {"ca", "cb"} and [c.started for c in waiting[1].calls] == [True, False]
         # and a snapshot carries it as the same JSON, which the snapshot checks accept
         snap = await export_session(store, "s1")
-        assert snap["turns"][0]["pending"] == PendingStep.from_json(snap["turns"][0]["pending"]).to_json()
-        assert PendingStep.from_json(check_snapshot(snap)["turns"][0]["pending"]) == TYPED
+        assert snap["turns"][0]["pending"] == PendingApprovals.from_json(snap["turns"][0]["pending"]).to_json()
+        assert PendingApprovals.from_json(check_snapshot(snap)["turns"][0]["pending"]) == TYPED
 
 
 async def test_a_checkpoint_without_a_step_is_step_one_and_unknown_keys_are_ignored(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ async def test_a_checkpoint_without_a_step_is_step_one_and_unknown_keys_are_igno
         await _waiting(store)
         text = '{"calls":[{"id":"c","name":"n"}],"later":{"x":1}}'
         await store.transaction(lambda conn: conn.execute("UPDATE turns SET pending = ? WHERE id = 't1'", (text,)))
-        assert await store.waiting_turn("s1") == ("t1", PendingStep(step=1, calls=[PendingCallRecord("c", "n", {})]))
+        assert await store.waiting_turn("s1") == ("t1", PendingApprovals(step=1, calls=[PendingCall("c", "n", {})]))
 
 
 async def test_an_unreadable_stored_checkpoint_names_the_turn_and_the_field(tmp_path: Path) -> None:
@@ -105,5 +105,5 @@ async def test_an_unreadable_stored_checkpoint_names_the_turn_and_the_field(tmp_
 )
 def test_a_bad_checkpoint_is_refused_naming_the_field(data: object, message: str) -> None:
     with pytest.raises(CheckpointError) as caught:
-        PendingStep.from_json(data)
+        PendingApprovals.from_json(data)
     assert str(caught.value).startswith(message)

@@ -13,12 +13,12 @@ import pytest
 from tether.store import HistoryStore, MessageRecord, StorageFault, StoreError, TurnWaiting, database_path
 from tether.store.errors import fault_of
 from tether.store.paths import stored_database
-from tether_protocol import PendingCallRecord, PendingStep
+from tether_protocol import PendingApprovals, PendingCall
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-PENDING = PendingStep(step=2, calls=[PendingCallRecord("c2", "write_file", {"path": "a"})])
+PENDING = PendingApprovals(step=2, calls=[PendingCall("c2", "write_file", {"path": "a"})])
 
 
 def user(text: str) -> MessageRecord:

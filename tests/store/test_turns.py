@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from tether.store import HistoryStore, MessageRecord, StoreError
-from tether_protocol import PendingCallRecord, PendingStep, RunReport, Usage
+from tether_protocol import PendingApprovals, PendingCall, RunReport, Usage
 from tether_protocol.conversation import AssistantMessage
 
 if TYPE_CHECKING:
@@ -281,7 +281,7 @@ async def test_a_dead_daemons_partial_output_is_kept_and_a_waiting_turn_waits(db
         await store.begin_turn("s1", "streaming", MessageRecord("user", {"text": "go"}))
         await store.save_partial("streaming", AssistantMessage("half an ans"))
         await store.begin_turn("s1", "waiting", MessageRecord("user", {"text": "edit"}))
-        await store.set_pending("waiting", PendingStep(step=1, calls=[PendingCallRecord("c1", "edit_file")]))
+        await store.set_pending("waiting", PendingApprovals(step=1, calls=[PendingCall("c1", "edit_file")]))
     _set_owner(db_path, "streaming", "999999999:1")
     _set_owner(db_path, "waiting", "999999999:1")
 
@@ -303,7 +303,7 @@ async def test_a_step_and_its_waiting_calls_commit_together(store: HistoryStore,
     while its call still waited, to be run again by the next daemon."""
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "write two files"}))
     await store.save_partial("t1", AssistantMessage("Writ"))
-    waiting = PendingStep(step=1, calls=[PendingCallRecord("b", "write_file")])
+    waiting = PendingApprovals(step=1, calls=[PendingCall("b", "write_file")])
     await store.commit_step(
         session,
         "t1",
@@ -341,7 +341,7 @@ async def test_only_one_daemon_claims_a_waiting_turn(store: HistoryStore, sessio
     from tether.store.liveness import _start_ticks, this_process
 
     await store.begin_turn(session, "t1", MessageRecord("user", {"text": "run it"}))
-    await store.set_pending("t1", PendingStep(step=1, calls=[PendingCallRecord("c", "run_command")]))
+    await store.set_pending("t1", PendingApprovals(step=1, calls=[PendingCall("c", "run_command")]))
 
     async def owner(value: str | None) -> None:
         await store.transaction(lambda conn: conn.execute("UPDATE turns SET owner = ? WHERE id = 't1'", (value,)))

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from ..tools.base import ToolResult
     from .session import ActiveTurn
+    from .sink import TerminalStarted
 
 # How many ended calls a session remembers (a cancel naming an older one is "unknown").
 _REMEMBERED = 2048
@@ -29,7 +30,7 @@ class RunningCall:
 
     call_id: str
     handle: ActiveTurn
-    terminal_id: str | None = None
+    terminal: TerminalStarted | None = None  # the terminal its command's output shows in
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     stopped_children: bool = False
 
@@ -68,9 +69,11 @@ class RunningCalls:
         self._ended: dict[str, str] = {}  # call id -> why it cannot be cancelled now
 
     @contextmanager
-    def running(self, call_id: str, handle: ActiveTurn, terminal_id: str | None = None) -> Iterator[RunningCall]:
+    def running(
+        self, call_id: str, handle: ActiveTurn, terminal: TerminalStarted | None = None
+    ) -> Iterator[RunningCall]:
         """The call runs in this block; a cancel ends the block early (caught here)."""
-        call = RunningCall(call_id, handle, terminal_id)
+        call = RunningCall(call_id, handle, terminal)
         self._running[call_id] = call
         try:
             with call.scope:
@@ -94,4 +97,11 @@ class RunningCalls:
 
     def by_terminal(self, terminal_id: str) -> str | None:
         """The running call whose command shows in this terminal."""
-        return next((c.call_id for c in self._running.values() if c.terminal_id == terminal_id), None)
+        return next(
+            (c.call_id for c in self._running.values() if c.terminal and c.terminal.terminal_id == terminal_id), None
+        )
+
+    def terminals(self) -> list[tuple[ActiveTurn, TerminalStarted]]:
+        """The terminals of the commands running now, with the turn each runs in (a
+        window that joins is shown them as they are)."""
+        return [(c.handle, c.terminal) for c in self._running.values() if c.terminal is not None]

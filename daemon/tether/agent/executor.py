@@ -279,7 +279,7 @@ class ToolExecutor:
             if not result.is_error:
                 result.changes = list(previews)
             return result
-        result = await self._run_tool(call, tool, args, ctx, terminal.terminal_id if terminal else None)
+        result = await self._run_tool(call, tool, args, ctx, terminal)
         if terminal is not None:
             run = result.command
             self.sink.emit(
@@ -298,7 +298,7 @@ class ToolExecutor:
         tool: Tool[Any],
         args: object,
         ctx: ToolContext,
-        terminal_id: str | None = None,
+        terminal: TerminalStarted | None = None,
     ) -> ToolResult:
         """Run the tool; a call that may be stopped alone runs in its own cancel scope."""
         calls = self.session.calls
@@ -306,7 +306,7 @@ class ToolExecutor:
             calls.ended(call.call_id, "it cannot be stopped alone (only session/cancel stops the turn)")
             return await tool.run(args, ctx)
         result: ToolResult | None = None
-        with calls.running(call.call_id, self.handle, terminal_id) as running:
+        with calls.running(call.call_id, self.handle, terminal) as running:
             result = await tool.run(args, ctx)
         if not running.cancelled and result is not None:
             return result
@@ -331,7 +331,7 @@ class ToolExecutor:
             return Verdict(False, "no approval gate is configured; nothing that changes files runs")
         return await gate.decide(request, CheckpointingAsker(self.services.asker, self.journal))
 
-    def _started(self, call: PendingCall, tool: Tool[Any], args: object, verdict: Verdict) -> TerminalInfo | None:
+    def _started(self, call: PendingCall, tool: Tool[Any], args: object, verdict: Verdict) -> TerminalStarted | None:
         """The call is approved and starts: the client sees why, and the terminal its
         output goes to (a command, when the client shows terminals)."""
         self._approved[call.call_id] = verdict.reason
@@ -343,20 +343,20 @@ class ToolExecutor:
             )
             return None
         cwd = str(self.session.sandbox.resolve(str(getattr(args, "cwd", None) or ".")))
-        terminal = TerminalInfo(call.call_id, cwd)
         command = str(getattr(args, "command", "") or "")
-        self.sink.emit(TerminalStarted(call.call_id, command, cwd, cancellable=tool.cancellable))
+        started = TerminalStarted(call.call_id, command, cwd, cancellable=tool.cancellable)
+        self.sink.emit(started)
         self.sink.emit(
             ToolCallPatch(
                 call.call_id,
                 status="in_progress",
                 content=(TerminalContent(call.call_id),),
                 approved_by=verdict.reason,
-                terminal=terminal,
+                terminal=TerminalInfo(call.call_id, cwd),
                 cancellable=tool.cancellable or None,
             )
         )
-        return terminal
+        return started
 
     async def _command_sandbox(self) -> SandboxChoice:
         """The OS sandbox commands run in (probed once per process, off the event loop);

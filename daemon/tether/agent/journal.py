@@ -12,7 +12,8 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tether_protocol import PendingCallRecord, PendingStep, RunReport
+import tether_protocol
+from tether_protocol import PendingApprovals, RunReport
 from tether_protocol.conversation import (
     CompactionSummary,
     Message,
@@ -260,7 +261,7 @@ class TurnJournal:
         call.stage, call.started = CallStage.STARTED, True
         await self.session.store.set_pending(self.turn_id, self._pending())
 
-    def _pending(self) -> PendingStep:
+    def _pending(self) -> PendingApprovals:
         """The checkpoint of the step's calls still to run: those whose results are not
         committed, a call that was approved and started marked ``started``."""
         assert self.step is not None
@@ -270,10 +271,10 @@ class TurnJournal:
             if held is not None and held.stage is CallStage.COMMITTED:
                 continue
             started = held is not None and held.started
-            calls.append(PendingCallRecord(c.call_id, c.name, c.arguments or {}, started))
-        return PendingStep(step=self.step.index, calls=calls)
+            calls.append(tether_protocol.PendingCall(c.call_id, c.name, c.arguments or {}, started))
+        return PendingApprovals(step=self.step.index, calls=calls)
 
-    def resume(self, pending: PendingStep) -> Resumed:
+    def resume(self, pending: PendingApprovals) -> Resumed:
         """Reopen the step a previous daemon checkpointed (its assistant message is
         stored) with its calls still to run, those that had started marked so."""
         calls = [PendingCall(c.id, c.name, arguments=c.arguments, ended=True) for c in pending.calls]

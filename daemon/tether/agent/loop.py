@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from tether_protocol import JsonObject, PendingStep, ProviderFailed
+from tether_protocol import JsonObject, PendingApprovals, ProviderFailed
 from tether_protocol.conversation import (
     ContentBlock,
     EmbeddedResource,
@@ -107,7 +107,9 @@ class AgentTurn:
             tools=tools,
             sink=sink,
             # read once per turn (not per step): the system prompt stays byte-identical
-            instructions=project_instructions(session.workspace, session.sandbox.is_withheld),
+            instructions=project_instructions(session.workspace, session.sandbox.is_withheld)
+            if services.instructions is None
+            else services.instructions,
             keep_user_turns=keep_user_turns,
             max_output_tokens=max_output_tokens,
             services=services,
@@ -211,7 +213,7 @@ class AgentTurn:
         verdict.findings += attached  # recorded with the message
         return screened, notices, verdict
 
-    async def resume(self, pending: PendingStep) -> TurnOutcome:
+    async def resume(self, pending: PendingApprovals) -> TurnOutcome:
         """Continue a turn a previous daemon left waiting for approval (seed 004's
         checkpoint at the suspension point): run the step's remaining tool calls (asking
         again), then the following steps. Finished steps are not sent to the model again."""

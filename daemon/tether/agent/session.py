@@ -51,6 +51,9 @@ class ActiveTurn:
     children: list[ActiveTurn] = field(default_factory=list)
     parent_call_id: str = ""  # a sub-agent's turn: the `delegate` call it runs under
     child_session_id: str = ""  # a sub-agent's turn: its own session (`session/cancel` of it on v2)
+    # a sub-agent's turn shown nested alone (v1 viewers): shows it as its own session to a
+    # v2 window that joins (given its connection; agent/subagent.py)
+    show_alone: Callable[[object], None] | None = None
     idempotency_key: str | None = None  # its prompt's (stored with it as the turn begins)
     prompt_digest: str = ""  # with a key: its prompt's digest (a reuse with another prompt is refused)
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
@@ -22,18 +21,28 @@ from ..tools.delegate import DelegateArgs, DelegateTool
 from ..tools.registry import ToolRegistry
 from .loop import AgentTurn, TurnOutcome
 from .session import ActiveTurn, AgentSession
-from .sink import PromptInserted, SubagentChanged, TurnSink, TurnStateChanged
+from .sink import PromptInserted, SubagentChanged, TurnEvent, TurnSink, TurnStateChanged
 from .subagent_parts import BudgetedProvider, ChildAsker, ChildSink
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from ..providers.base import Provider
     from .turn_services import TurnServices
 
 __all__ = ["ChildViews", "DelegateLimits", "SubAgents", "with_delegate"]
 
-# a child session's own sink, where it is shown as a session of its own (ACP v2 viewers),
-# or None: nobody sees it so (v1 sees it nested under the call)
-ChildViews = Callable[[str, str], "TurnSink | None"]  # (child session id, `delegate` call id)
+
+class ChildViews(Protocol):
+    """A child session's own sink, where it is shown as a session of its own (ACP v2 viewers),
+    or None: nobody sees it so (v1 sees it nested under the call). `joining`: the connection of
+    a window that joins while the child runs, `past` the events its ids need (the child's
+    prompt and current step)."""
+
+    def __call__(
+        self, child_id: str, call_id: str, joining: object = None, past: Sequence[TurnEvent] = ()
+    ) -> TurnSink | None: ...
+
 
 TITLE_CHARS = 60
 
@@ -47,6 +56,18 @@ class DelegateLimits:
     keep_user_turns: int = 50
     max_output_tokens: int = 0
     guard_mode: str = "warn"
+
+
+def _shown_later(sink: ChildSink, views: ChildViews, prompt: PromptInserted) -> Callable[[object], None]:
+    """How a child that started with v1 viewers alone is shown as a session of its own to a
+    v2 window joining (its connection), under the ids its turn has (SPEC §12.6)."""
+
+    def show(joining: object) -> None:
+        if sink.own is None:
+            past: list[TurnEvent] = [prompt] if sink.step is None else [prompt, sink.step]
+            sink.own = views(sink.child_id, sink.call_id, joining, past)
+
+    return show
 
 
 class SubAgents:
@@ -77,9 +98,12 @@ class SubAgents:
         own = self.child_views(child.id, call_id) if self.child_views is not None else None
         sink = ChildSink(self.sink, call_id, child.id, own)
         sink.show()
+        prompt = PromptInserted(handle.turn_id, (TextBlock(args.task),))
         if own is not None:
-            own.emit(PromptInserted(handle.turn_id, (TextBlock(args.task),)))
+            own.emit(prompt)
             own.emit(TurnStateChanged("running"))
+        elif self.child_views is not None:  # v1 viewers alone: shown alone to a v2 window that joins
+            handle.show_alone = _shown_later(sink, self.child_views, prompt)
         steps = min(args.max_steps, self.limits.max_steps)
         turn = AgentTurn(
             child,
@@ -105,7 +129,8 @@ class SubAgents:
             raise
         finally:
             self.handle.children.remove(handle)
-            if own is not None:  # a failed child says why, as a failed turn of its own would (§12.2)
+            handle.show_alone = None
+            if (own := sink.own) is not None:  # a failed child says why, as a failed turn of its own would (§12.2)
                 own.emit(TurnStateChanged("idle", stop, error=failure.to_error() if failure is not None else None))
                 own.flush()
         return child_result(outcome, child, provider, steps)
@@ -134,6 +159,7 @@ class SubAgents:
             memory_tokens=0,
             ask_first=False,
             terminal_output_meta=False,
+            instructions=None,  # read when the child starts, as a turn of its own would
         )
 
 

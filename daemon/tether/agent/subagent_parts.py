@@ -42,10 +42,11 @@ class ChildSink:
     """A sub-agent turn's `TurnSink`, nested under the `delegate` call in the parent's; and,
     given `own` (the child's session shown as one of its own: ACP v2), every event as it is."""
 
-    __slots__ = ("parent", "call_id", "child_id", "own", "_said", "_lines", "_calls", "_shown")
+    __slots__ = ("parent", "call_id", "child_id", "own", "step", "_said", "_lines", "_calls", "_shown")
 
     def __init__(self, parent: TurnSink, call_id: str, child_id: str, own: TurnSink | None = None) -> None:
         self.parent, self.call_id, self.child_id, self.own = parent, call_id, child_id, own
+        self.step: StepStarted | None = None  # the child's current step (its ids, for a view made later)
         self._said: list[str] = []  # the current step's text, not yet a line
         self._lines: list[list[str]] = [["", f"sub-agent started (session {child_id})", ""]]
         self._calls: dict[str, list[str]] = {}  # a child call id -> its line ([bullet, title, mark])
@@ -81,6 +82,7 @@ class ChildSink:
         elif isinstance(event, ContextCompacted):
             self._lines.append(["", f"[its context was summarised: {event.reason}]", ""])
         elif isinstance(event, StepStarted):
+            self.step = event
             self._fold()
         else:
             return  # usage, title, plan, memory, terminals: the child's own

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LOG_LEVELS",
     "MODES",
+    "MODE_CHOICES",
     "PROVIDERS",
     "SANDBOXES",
     "SETTING_KEYS",
@@ -31,7 +32,14 @@ __all__ = [
 ]
 
 PROVIDERS: tuple[str, ...] = ("scripted", "openai", "anthropic", "replay")
-MODES: tuple[str, ...] = ("read-only", "ask", "auto-edit", "full-auto")
+# each mode's id, its name and what it allows, as a client shows them (`modes`, the config option)
+MODE_CHOICES: tuple[tuple[str, str, str], ...] = (
+    ("read-only", "Read-only", "Reads and searches only; nothing is changed."),
+    ("ask", "Ask", "Reads are free; every edit and command asks first."),
+    ("auto-edit", "Auto-edit", "Edits inside the workspace are free; commands ask."),
+    ("full-auto", "Full auto", "Everything is free, still confined to the workspace."),
+)
+MODES: tuple[str, ...] = tuple(mode_id for mode_id, _name, _about in MODE_CHOICES)
 LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
 # the OS sandbox commands run in: "auto" picks bubblewrap, else Landlock; "off" runs
 # them unconfined (then no mode or rule ever runs a command without asking)

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from tether_protocol import LoadSessionParams, LoadSessionResult, PendingStep, collector_paused
+from tether_protocol import LoadSessionParams, LoadSessionResult, PendingApprovals, collector_paused
 
 from ..rendering import PagedReplay, SessionUpdates, replay_frames
 from ..server.context import ClientConnection
@@ -74,6 +74,8 @@ def turn_pages_of(store: HistoryStore, session_id: str) -> AsyncGenerator[list[T
     )
 
 
+# How a replay's frames are sent (`send_in_batches`, or a sender that expands marks in them).
+SendFrames = Callable[["Connection", Iterator[bytes]], Awaitable[None]]
 # A page of stored messages as (what the live session keeps of it, its replay's frames).
 PageFrames = Callable[[list[P]], tuple[list[MessageView], Iterator[bytes]]]
 
@@ -85,6 +87,7 @@ async def replay_pages(
     pages_of: AsyncGenerator[list[P], None],
     feed: PageFrames[P],
     finish: Callable[[], Iterator[bytes]],
+    send: SendFrames = send_in_batches,
 ) -> list[MessageView]:
     """Send each page's replay (`feed`) as it is read, then what `finish` holds back."""
     stored = StoredTail()
@@ -93,11 +96,11 @@ async def replay_pages(
         async for page in pages:
             views, frames = feed(page)
             stored.extend(views)
-            await send_in_batches(conn, frames)
+            await send(conn, frames)
             if not asked:  # once the first updates are on their way
                 asked = True
                 stored.expect(await last_summary(store, session_id))
-    await send_in_batches(conn, finish())
+    await send(conn, finish())
     return stored.views()
 
 
@@ -105,7 +108,7 @@ def _step_breaks(ctx: ClientConnection) -> bool:
     return ctx.client is not None and ctx.client.step_breaks
 
 
-def pending_ids(pending: PendingStep | None) -> set[str]:
+def pending_ids(pending: PendingApprovals | None) -> set[str]:
     return pending.call_ids() if pending is not None else set()
 
 

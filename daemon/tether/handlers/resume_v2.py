@@ -15,22 +15,35 @@ from tether_protocol import InvalidParams, MethodNotFound, collector_paused, dum
 from tether_protocol.peer import RawResult
 
 from ..rendering import SessionUpdates
-from ..rendering.acp_v2 import config_options_v2
+from ..rendering.acp_v2 import state_snapshot
+from ..rendering.acp_v2_answers import config_options_v2
 from ..rendering.emitter import frame
 from ..rendering.replay_v2 import REPLAY_COMPLETE, ChildShown, ReplayV2
 from ..services.child_sessions import running_child
 from ..services.config_options import config_options
+from ..services.joining_v2 import say_running_children, say_running_terminals
 from ..services.mcp_servers import check_acp_servers, keep_acp_servers, start_in_background
 from ..services.registry import check_workspace
-from ..services.replay_children import children_shown, say_running_children
-from .loading import load_running, open_stored, pending_ids, replay_pages, send_in_batches, turn_pages_of
+from ..services.replay_children import child_pages, children_shown, marked_child
+from .loading import (
+    SendFrames,
+    load_running,
+    open_stored,
+    pending_ids,
+    replay_pages,
+    send_in_batches,
+    turn_pages_of,
+)
 from .sessions import commands_after_answer
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ..server.context import ClientConnection
     from ..services.live_session import LiveSession
     from ..services.sessions_service import StoredSession
-    from ..store import MessageRecord, MessageView
+    from ..store import HistoryStore, MessageRecord, MessageView
+    from ..transport.connection import Connection
 
 # What a v2 client is told of a turn left waiting for approval (v1's says `session/load`)
 _WAITING = (
@@ -71,8 +84,9 @@ async def session_resume_v2(ctx: ClientConnection, raw: Any) -> RawResult:
         keep_acp_servers(ctx, "session/resume", session.id, workspace, servers)
         start_in_background(ctx, session.id)
         # the current state, to this client only: after any replay, before the answer
-        ctx.connection.send_body(frame(session.id, {"sessionUpdate": "state_update", "state": state}))
+        ctx.connection.send_body(frame(session.id, state_snapshot(state)))
         await say_running_children(ctx, session)
+        say_running_terminals(ctx, session)
         commands_after_answer(ctx, session.id, workspace)
         options = config_options_v2(unstructure(config_options(ctx, session)) or [])
         return RawResult(dumps_text({"configOptions": options}))
@@ -131,7 +145,8 @@ async def _replay_stored(ctx: ClientConnection, found: StoredSession) -> list[Me
     """A stored session's v2 replay (paged unless calls wait for approval), then its marker."""
     store, session_id, conn = found.store, found.record.id, ctx.connection
     workspace = _terminals_under(ctx, Path(found.record.workspace))
-    children = await children_shown(store, session_id, workspace)
+    children = await children_shown(store, session_id, workspace, paged=True)
+    send = _with_children(store, workspace) if children else send_in_batches
     if found.pending is None:
         replay = ReplayV2(session_id, children=children, workspace=workspace)
         stored = await replay_pages(
@@ -144,15 +159,35 @@ async def _replay_stored(ctx: ClientConnection, found: StoredSession) -> list[Me
                 replay.feed([(b, s, t, q) for _r, b, s, t, q in page]),
             ),
             replay.finish,
+            send,
         )
     else:  # its calls waiting for approval are pending, not failed
         records = await store.load_messages(session_id)
         stored = [(m.role, m.json_body(), m.status) for m in records]
         replay = ReplayV2(session_id, pending_ids(found.pending), children=children, workspace=workspace)
-        await send_in_batches(conn, replay.feed([(m.json_body(), m.status, m.turn_id, m.seq) for m in records]))
-        await send_in_batches(conn, replay.finish())
+        await send(conn, replay.feed([(m.json_body(), m.status, m.turn_id, m.seq) for m in records]))
+        await send(conn, replay.finish())
     conn.send_body(replay.frame(REPLAY_COMPLETE))
     return stored
+
+
+def _with_children(store: HistoryStore, workspace: str | None) -> SendFrames:
+    """Sends a replay's frames; a child's mark is its replay, read a page at a time there."""
+
+    async def send(conn: Connection, frames: Iterator[bytes]) -> None:
+        run: list[bytes] = []
+        for each in frames:
+            child = marked_child(each)
+            if child is None:
+                run.append(each)
+                continue
+            await send_in_batches(conn, iter(run))
+            run = []
+            async for page in child_pages(turn_pages_of(store, child), child, workspace):
+                await send_in_batches(conn, page)
+        await send_in_batches(conn, iter(run))
+
+    return send
 
 
 async def _resumed(ctx: ClientConnection, session_id: str, workspace: Path) -> tuple[LiveSession, str]:

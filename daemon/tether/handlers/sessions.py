@@ -29,7 +29,7 @@ from tether_protocol import (
 )
 from tether_protocol.peer import RawResult
 
-from ..server.handshake import MODES
+from ..config.settings import MODE_CHOICES
 from ..services.config_options import config_options, send_update, set_mode
 from ..services.mcp_servers import check_acp_servers, keep_acp_servers, session_closed, start_in_background
 from ..services.registry import check_workspace
@@ -47,7 +47,7 @@ def modes(current: str) -> SessionModeState:
     """The modes a session can be in, and the one it is in."""
     return SessionModeState(
         current_mode_id=current,  # type: ignore[arg-type]  # a mode id (config checks it)
-        available_modes=[SessionMode(mode_id, name, description) for mode_id, name, description in MODES],  # type: ignore[arg-type]
+        available_modes=[SessionMode(mode_id, name, description) for mode_id, name, description in MODE_CHOICES],  # type: ignore[arg-type]
     )
 
 
@@ -63,7 +63,7 @@ async def session_new(ctx: ClientConnection, params: NewSessionParams) -> NewSes
     if getattr(ctx.connection, "protocol_version", 1) == 2:  # v2 names (updates/acp_v2.py)
         from tether_protocol import dumps_text, unstructure
 
-        from ..rendering.acp_v2 import new_session_result
+        from ..rendering.acp_v2_answers import new_session_result
 
         return RawResult(dumps_text(new_session_result(unstructure(result))))
     return result

@@ -21,6 +21,7 @@ from .daemon_services import Daemon, LazyProvider
 from .documents import DocumentStore
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
 
     from ..approvals import ApprovalGate
@@ -28,9 +29,11 @@ if TYPE_CHECKING:  # the turn's services are imported when a turn first needs th
     from ..handlers.lsp_agent.front import LspFront
     from ..providers.base import Provider
     from ..store import HistoryStore
+    from ..tools.sandbox import WorkspaceSandbox
     from ..transport.connection import Connection
     from ..transport.rpc import TetherRPC
     from .asker import ClientAsker
+    from .files import EditorFiles
     from .handshake import ClientProfile
 
 log = logging.getLogger("tether.server")
@@ -106,6 +109,20 @@ class ClientConnection:
         """The approval gate of a workspace under this connection's settings (its deny rules,
         its network): the daemon's, shared with every connection whose settings agree."""
         return self.daemon.gate_for(workspace, store, self.settings)
+
+    def editor_files(self, session_id: str, sandbox: WorkspaceSandbox) -> EditorFiles:
+        """Where a session's tools read and write files: this client's editor when it can, else the disk."""
+        from .files import EditorFiles
+
+        return EditorFiles(
+            session_id=session_id, sandbox=sandbox, documents=self.documents, client=self.client, rpc=self.rpc
+        )
+
+    def clarifier(self, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
+        """How ask-first's question is put to this client in a form (None: it shows none)."""
+        from .elicitation import clarifier  # only where ask-first is on
+
+        return clarifier(self, session_id)
 
     def asker(self) -> ClientAsker:
         """Who a turn asks: this client, or in the shared daemon every window that sees the session."""

@@ -16,12 +16,12 @@ from ..transport.rpc import ClientRequestFailed
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from .context import ClientConnection
+    from ..services.ports import ClientPort
 
 FIELD = "answer"
 
 
-def clarifier(ctx: ClientConnection, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
+def clarifier(ctx: ClientPort, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
     """How this client is asked ask-first's question in a form, or None (it shows none)."""
     client = ctx.client
     if client is None or client.wire_version != 2 or not client.elicitation_form:
@@ -33,7 +33,7 @@ def clarifier(ctx: ClientConnection, session_id: str) -> Callable[[str], Awaitab
     return clarify
 
 
-async def ask_in_form(ctx: ClientConnection, session_id: str, question: str) -> str | None:
+async def ask_in_form(ctx: ClientPort, session_id: str, question: str) -> str | None:
     """The user's answer, or None: declined, cancelled, empty, or the request failed (the
     turn then ends as an unanswered question does)."""
     params = {

@@ -16,14 +16,14 @@ from tether_protocol import DEFAULT_MAX_MESSAGE, InvalidParams, structure, unstr
 from ..tools.base import ToolError
 from ..tools.disk_io import DiskFileIO
 from ..transport.rpc import ClientRequestFailed
-from .documents import DocumentStore, end_position
+from .documents import end_position
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..services.ports import ClientAbilities, OpenBuffers
     from ..tools.sandbox import WorkspaceSandbox
     from ..transport.rpc import TetherRPC
-    from .handshake import ClientProfile
 
 
 # A file larger than this on disk is read from the disk, not asked of the editor: its whole text,
@@ -45,8 +45,8 @@ class EditorFiles:
         *,
         session_id: str,
         sandbox: WorkspaceSandbox,
-        documents: DocumentStore,
-        client: ClientProfile | None,
+        documents: OpenBuffers,
+        client: ClientAbilities | None,
         rpc: TetherRPC,
     ) -> None:
         self.session_id = session_id

@@ -42,13 +42,6 @@ OFFERED_VERSIONS = [PROTOCOL_VERSION, V2]  # the v1 answer's `_meta.tether.proto
 LSP_COMMANDS = ("tether.ask", "tether.cancel", "tether.newSession", "tether.setMode")
 CODE_ACTION_KINDS = ("quickfix.tether", "refactor.tether")
 
-MODES: tuple[tuple[str, str, str], ...] = (
-    ("read-only", "Read-only", "Reads and searches only; nothing is changed."),
-    ("ask", "Ask", "Reads are free; every edit and command asks first."),
-    ("auto-edit", "Auto-edit", "Edits inside the workspace are free; commands ask."),
-    ("full-auto", "Full auto", "Everything is free, still confined to the workspace."),
-)
-
 
 class ClientProfile(Struct):
     """What the client said it can do; features check this and degrade when absent.

@@ -7,7 +7,7 @@ Must not: run the child, or nest it under the call (v1: `ChildSink`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tether_protocol import SessionBusy
 
@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..agent.session import ActiveTurn
-    from ..server.context import ClientConnection
     from ..transport.connection import Connection
     from .live_session import LiveSession
+    from .ports import AskingHost
 
 
 class _ParentV2Viewers:
@@ -28,7 +28,7 @@ class _ParentV2Viewers:
 
     __slots__ = ("_ctx", "_parent_id")
 
-    def __init__(self, ctx: ClientConnection, parent_id: str) -> None:
+    def __init__(self, ctx: AskingHost, parent_id: str) -> None:
         self._ctx, self._parent_id = ctx, parent_id
 
     def get(self, session_id: str, default: Sequence[Connection] = (), /) -> Sequence[Connection]:
@@ -85,19 +85,31 @@ class ChildView:
         self.updates.flush()
 
 
-def child_view(ctx: ClientConnection, parent: TurnSink, parent_id: str, child_id: str, call_id: str) -> TurnSink | None:
-    """Show the child as a session of its own, when a v2 connection sees the parent (none: v1
-    alone, the child stays nested under its call)."""
+def child_view(
+    ctx: AskingHost,
+    parent: TurnSink,
+    parent_id: str,
+    child_id: str,
+    call_id: str,
+    *,
+    joining: object = None,
+    past: Sequence[TurnEvent] = (),
+) -> TurnSink | None:
+    """Show the child as a session of its own, when a v2 connection sees the parent, or
+    (`joining`) a v2 window joins it mid-child, its renderer told the `past` events its ids
+    need (none: v1 alone, the child stays nested under its call)."""
     viewers = _ParentV2Viewers(ctx, parent_id)
-    first = viewers.get(child_id)
+    first = viewers.get(child_id) or ([cast("Connection", joining)] if joining is not None else [])
     if not first:
         return None
+    updates = SessionUpdates(child_id, first[0], audience=viewers)
+    updates.joined(past)
     asking = ctx.asker().turn_sinks  # its approvals say `requires_action` on its own id
-    shown = asking[child_id] = ChildView(SessionUpdates(child_id, first[0], audience=viewers), parent, call_id, asking)
+    shown = asking[child_id] = ChildView(updates, parent, call_id, asking)
     return shown
 
 
-def running_child(ctx: ClientConnection, session_id: str) -> tuple[LiveSession, ActiveTurn] | None:
+def running_child(ctx: AskingHost, session_id: str) -> tuple[LiveSession, ActiveTurn] | None:
     """The live parent and the turn of a sub-agent session running now (None: none is)."""
     for parent in ctx.daemon.registry.live.values():
         turn = parent.turn
@@ -107,7 +119,7 @@ def running_child(ctx: ClientConnection, session_id: str) -> tuple[LiveSession, 
     return None
 
 
-def refuse_running_child(ctx: ClientConnection, session_id: str) -> None:
+def refuse_running_child(ctx: AskingHost, session_id: str) -> None:
     """A sub-agent's session runs its turn under its parent's `delegate` call: a prompt of
     its own would run a second turn in it beside that one (refused, as a busy session's)."""
     found = running_child(ctx, session_id)
@@ -119,7 +131,7 @@ def refuse_running_child(ctx: ClientConnection, session_id: str) -> None:
         )
 
 
-def cancel_child(ctx: ClientConnection, session_id: str) -> bool:
+def cancel_child(ctx: AskingHost, session_id: str) -> bool:
     """`session/cancel` of a running sub-agent's session (v2 advertises `cancel` on it): only
     its turn stops, as `tool_call/cancel` of its `delegate` call stops it; the parent goes on."""
     found = running_child(ctx, session_id)

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from tether_protocol import ContentBlock, SessionClearedParams, TextContent
 
+from ..config.settings import MODES
 from ..rendering import SessionUpdates
 from ..rendering.acp_v1 import current_mode
-from ..server.handshake import MODES
 from . import config_options, memory_command, user_commands
 
 if TYPE_CHECKING:
@@ -26,15 +26,15 @@ if TYPE_CHECKING:
     from tether_protocol.conversation import CompactionSummary, Message
 
     from ..agent.session import AgentSession
-    from ..server.context import ClientConnection
-    from .live_session import LiveSession
+    from .live_session import CommandEntry, LiveSession
+    from .ports import ClientPort
 
 # (name, description, input hint or None)
 BUILTINS: tuple[tuple[str, str, str | None], ...] = (
     ("compact", "Summarise the conversation so far now, to free context (optionally with a focus)", "focus (optional)"),
     ("review", "Review the uncommitted changes (git diff) in a read-only turn", None),
     ("init", "Write or update AGENTS.md from the repository (the edit asks as usual)", None),
-    ("mode", "Switch the session's mode: " + ", ".join(m[0] for m in MODES), "mode id"),
+    ("mode", "Switch the session's mode: " + ", ".join(MODES), "mode id"),
     ("model", "Switch the session's model (no argument: list the models)", "model id"),
     ("clear", "Start a new conversation (in this view when the editor can)", None),
     ("memory", memory_command.DESCRIPTION, memory_command.HINT),  # memory_command.py
@@ -72,15 +72,18 @@ class Expanded:
     mode: str | None = None
 
 
-def listed(workspace: Path, session: LiveSession | None = None) -> list[tuple[str, str, str | None]]:
-    """The session's commands: the built-ins, then the user's files (`user_commands.py`),
-    then its MCP servers' prompts (`mcp_prompts.py`)."""
+def listed(
+    workspace: Path, session: LiveSession | None = None, read: Sequence[CommandEntry] | None = None
+) -> list[tuple[str, str, str | None]]:
+    """The session's commands: the built-ins, then the user's files (`user_commands.py`;
+    ``read``: as the session's turn setup last read them), then its MCP servers' prompts."""
     builtin = {name for name, _d, _h in BUILTINS}
-    files = [(c.name, c.description, c.hint) for c in user_commands.load(workspace).values() if c.name not in builtin]
+    found = user_commands.entries(workspace) if read is None else read
+    files = [entry for entry in found if entry[0] not in builtin]
     return [*BUILTINS, *files, *(session.prompt_commands if session is not None else ())]
 
 
-def send_available(ctx: ClientConnection, session_id: str, workspace: Path) -> None:
+def send_available(ctx: ClientPort, session_id: str, workspace: Path) -> None:
     """`available_commands_update` for a session (called after its new/load answer). The
     list sent is kept on the live session (it goes when the session is closed)."""
     sink = SessionUpdates(session_id, ctx.connection)
@@ -92,11 +95,13 @@ def send_available(ctx: ClientConnection, session_id: str, workspace: Path) -> N
     sink.flush()
 
 
-def refresh(sink: SessionUpdates, session: LiveSession) -> list[tuple[str, str, str | None]]:
+def refresh(
+    sink: SessionUpdates, session: LiveSession, read: Sequence[CommandEntry] | None = None
+) -> list[tuple[str, str, str | None]]:
     """At a prompt: the session's commands, sent again if a command file was added, changed
-    or removed since the list was last sent (the folders are read at each prompt: no
-    watcher, since a list can only be used at a prompt)."""
-    found = listed(session.workspace, session)
+    or removed since the list was last sent (``read``: the command files as the session's
+    turn setup read them, checked at each prompt: services/turn_setup.py)."""
+    found = listed(session.workspace, session, read)
     if session.commands_sent is not None and session.commands_sent != found:
         sink.available_commands(found)
     session.commands_sent = found
@@ -124,9 +129,8 @@ def user_command(command: Command, workspace: Path, rest: Sequence[ContentBlock]
 async def set_mode(session: AgentSession, sink: SessionUpdates, mode_id: str) -> bool:
     """`/mode <id>`: as `session/set_mode`, and the client is told (it did not ask); False
     when `mode_id` is not a mode (the user is told which are)."""
-    known = [m[0] for m in MODES]
-    if mode_id not in known:
-        sink.notice(f"\n[/mode takes one of: {', '.join(known)} (got {mode_id or 'nothing'!r})]\n")
+    if mode_id not in MODES:
+        sink.notice(f"\n[/mode takes one of: {', '.join(MODES)} (got {mode_id or 'nothing'!r})]\n")
         return False
     await config_options.set_mode(session, mode_id)
     sink.update(current_mode(mode_id))
@@ -134,7 +138,7 @@ async def set_mode(session: AgentSession, sink: SessionUpdates, mode_id: str) ->
     return True
 
 
-async def set_model(ctx: ClientConnection, session: AgentSession, sink: SessionUpdates, model_id: str) -> None:
+async def set_model(ctx: ClientPort, session: AgentSession, sink: SessionUpdates, model_id: str) -> None:
     """`/model <id>`: as `session/set_config_option` for "model", and the client is told
     (a `config_option_update`); without an id, or an unknown one, a notice lists the models."""
     from tether_protocol import ConfigOptionUpdate, unstructure
@@ -154,7 +158,7 @@ async def set_model(ctx: ClientConnection, session: AgentSession, sink: SessionU
     sink.notice(f"\n[model: {model_id}, from the next turn]\n")
 
 
-async def clear(ctx: ClientConnection, session: AgentSession, sink: SessionUpdates) -> None:
+async def clear(ctx: ClientPort, session: AgentSession, sink: SessionUpdates) -> None:
     """`/clear`: a client that declared `_meta.tether.clearSession` gets a new session (same
     workspace, mode, model and reasoning) by `_tether/session/cleared`, and shows it in the
     same view; any other client is told how to start one. This conversation is kept."""
@@ -178,7 +182,7 @@ async def clear(ctx: ClientConnection, session: AgentSession, sink: SessionUpdat
     send_available(ctx, new.id, new.workspace)
 
 
-async def compact(ctx: ClientConnection, session: AgentSession, turn_id: str, sink: SessionUpdates, focus: str) -> None:
+async def compact(ctx: ClientPort, session: AgentSession, turn_id: str, sink: SessionUpdates, focus: str) -> None:
     """`/compact [focus]`: the compaction a long turn does (agent/compaction.py), now: the
     `pre_compact` hooks fire and the preferences the summary lists are proposed for
     MEMORY.md, as in an automatic compaction. The summary is stored as the first message
@@ -237,9 +241,7 @@ async def _store_compaction(
         sink.update(update)
 
 
-async def review(
-    ctx: ClientConnection, session: AgentSession, args: str, rest: Sequence[ContentBlock]
-) -> Expanded | None:
+async def review(ctx: ClientPort, session: AgentSession, args: str, rest: Sequence[ContentBlock]) -> Expanded | None:
     """`/review [focus]`: the diff attached, read-only for this turn; None when nothing changed.
     A project's `.git` comes with the project (an archive, a copied folder), so git runs
     sandboxed and inert (tools/host_git.py)."""

@@ -14,11 +14,11 @@ import anyio
 
 from tether_protocol import JsonObject, SessionConfigOption, SessionConfigSelectOption
 
-from ..server.handshake import MODES
+from ..config.settings import MODE_CHOICES
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
-    from ..server.context import ClientConnection
+    from .ports import ClientPort
 
 # The "model" value that means "whatever the provider picks" (no `model` setting).
 DEFAULT_MODEL = "default"
@@ -43,7 +43,7 @@ def stored_reasoning(metadata: JsonObject) -> str | None:
     return reasoning if isinstance(reasoning, str) and reasoning else None
 
 
-def _model_choices(ctx: ClientConnection) -> dict[str, str]:
+def _model_choices(ctx: ClientPort) -> dict[str, str]:
     """The models a session may pick (id -> name): the `models` setting (the `model`
     setting first when it is not in it), then what the provider lists (`fetch_models`)."""
     current = ctx.settings.model or DEFAULT_MODEL
@@ -55,11 +55,11 @@ def _model_choices(ctx: ClientConnection) -> dict[str, str]:
     return {m: names.get(m, m) for m in ids if m != DEFAULT_MODEL or m == current}
 
 
-def model_ids(ctx: ClientConnection) -> list[str]:
+def model_ids(ctx: ClientPort) -> list[str]:
     return list(_model_choices(ctx))
 
 
-def _reasoning_values(ctx: ClientConnection, model: str) -> list[SessionConfigSelectOption]:
+def _reasoning_values(ctx: ClientPort, model: str) -> list[SessionConfigSelectOption]:
     """The reasoning choices for ``model``: OpenAI's `reasoning_effort` for the models that
     take it, Anthropic's thinking budget for the models that think; [] = no such option
     (another provider or model, or the provider not known yet: it is built after the first
@@ -87,11 +87,11 @@ def _reasoning_values(ctx: ClientConnection, model: str) -> list[SessionConfigSe
     return []
 
 
-def _current_model(ctx: ClientConnection, session: AgentSession) -> str:
+def _current_model(ctx: ClientPort, session: AgentSession) -> str:
     return session.model or ctx.settings.model or DEFAULT_MODEL
 
 
-def config_options(ctx: ClientConnection, session: AgentSession) -> list[SessionConfigOption]:
+def config_options(ctx: ClientPort, session: AgentSession) -> list[SessionConfigOption]:
     """The session's options, model first, with their current values."""
     choices = _model_choices(ctx)
     current = _current_model(ctx, session)
@@ -126,7 +126,7 @@ def config_options(ctx: ClientConnection, session: AgentSession) -> list[Session
         "mode",
         "Mode",
         session.mode,
-        [SessionConfigSelectOption(mode_id, name, text) for mode_id, name, text in MODES],
+        [SessionConfigSelectOption(mode_id, name, text) for mode_id, name, text in MODE_CHOICES],
         category="mode",
         description="What the agent may do without asking",
     )
@@ -140,7 +140,7 @@ async def _store(session: AgentSession, key: str, value: str) -> None:
     await session.store.update_session(session.id, metadata=metadata)
 
 
-async def set_model(ctx: ClientConnection, session: AgentSession, model: str) -> None:
+async def set_model(ctx: ClientPort, session: AgentSession, model: str) -> None:
     """Choose ``model`` (one of ``model_ids``, checked) for the session's next requests; a
     reasoning choice the new model cannot take goes back to the default."""
     session.model = None if model == DEFAULT_MODEL else model
@@ -157,7 +157,7 @@ async def set_reasoning(session: AgentSession, value: str) -> None:
     await _store(session, "reasoning", session.reasoning or "")
 
 
-async def fetch_models(ctx: ClientConnection) -> None:
+async def fetch_models(ctx: ClientPort) -> None:
     """Once per daemon, after the warm-up built the provider: its model list (and which
     provider it is, for the reasoning option). A failure keeps the configured models (a
     log line). The live sessions whose options changed get a `config_option_update`."""
@@ -193,7 +193,7 @@ async def set_mode(session: AgentSession, mode: str) -> None:
     await session.store.update_session(session.id, mode=mode)
 
 
-def send_update(ctx: ClientConnection, session: AgentSession, update: Any) -> None:
+def send_update(ctx: ClientPort, session: AgentSession, update: Any) -> None:
     from tether_protocol import unstructure  # not on the start path
 
     from ..rendering.emitter import SessionUpdates

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
     from ..mcp.connection import McpConnection
     from ..rendering import SessionUpdates
-    from ..server.context import ClientConnection
     from .commands import Command, Expanded
     from .live_session import CommandEntry, LiveSession
+    from .ports import SettingsHost
 
 
 def record(session: LiveSession | None, connections: Sequence[McpConnection]) -> None:
@@ -66,7 +66,7 @@ def arguments(names: Sequence[str], text: str) -> dict[str, str]:
 
 
 async def expand(
-    ctx: ClientConnection, session_id: str, command: Command, rest: Sequence[ContentBlock], sink: SessionUpdates
+    ctx: SettingsHost, session_id: str, command: Command, rest: Sequence[ContentBlock], sink: SessionUpdates
 ) -> Expanded | None:
     """The prompt `/<server>:<prompt>` expands to; None (with a notice) when there is none."""
     from .commands import Expanded

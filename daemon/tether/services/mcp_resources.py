@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..rendering import SessionUpdates
-    from ..server.context import ClientConnection
+    from .ports import SettingsHost
 
 
 async def attach_resources(
-    ctx: ClientConnection, session_id: str, blocks: Sequence[ContentBlock], sink: SessionUpdates
+    ctx: SettingsHost, session_id: str, blocks: Sequence[ContentBlock], sink: SessionUpdates
 ) -> tuple[ContentBlock, ...]:
     links = [b for b in blocks if isinstance(b, ResourceLink) and not b.uri.startswith("file:")]
     servers = session_servers(ctx, session_id) if links else ()

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from ..config.mcp_servers import McpServerConfig
     from ..mcp.connection import McpConnection
     from ..mcp.manager import McpManager
-    from ..server.context import ClientConnection
     from ..tools.registry import ToolRegistry
+    from .ports import SettingsHost
 
 
 def check_acp_servers(method: str, entries: list[JsonObject]) -> tuple[McpServerConfig, ...]:
@@ -39,7 +39,7 @@ def check_acp_servers(method: str, entries: list[JsonObject]) -> tuple[McpServer
 
 
 def keep_acp_servers(
-    ctx: ClientConnection, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
+    ctx: SettingsHost, method: str, session_id: str, workspace: Path, configs: tuple[McpServerConfig, ...]
 ) -> None:
     """Keep the servers a client gave a session (replacing what it gave before); they
     start with `start_in_background`. A stdio server is confined as the
@@ -58,7 +58,7 @@ def keep_acp_servers(
     )
 
 
-def session_servers(ctx: ClientConnection, session_id: str) -> tuple[McpServerConfig, ...]:
+def session_servers(ctx: SettingsHost, session_id: str) -> tuple[McpServerConfig, ...]:
     """The enabled servers of a session: the user's, then the ones its client gave (a
     client's server named like one of the user's replaces it for this session). A user's
     stdio server is one per workspace: it is told the workspace it must not run from."""
@@ -76,7 +76,7 @@ def session_servers(ctx: ClientConnection, session_id: str) -> tuple[McpServerCo
     )
 
 
-def start_in_background(ctx: ClientConnection, session_id: str) -> None:
+def start_in_background(ctx: SettingsHost, session_id: str) -> None:
     """Start the session's servers now, in the daemon's task group: the opening answer does
     not wait (a hung server holds nothing), and the first turn waits only for the servers
     that are not up yet (`McpManager.start` shares the connections). Their failures are
@@ -94,7 +94,7 @@ def start_in_background(ctx: ClientConnection, session_id: str) -> None:
     ctx.daemon.tasks.start(f"mcp servers of {session_id}", start)
 
 
-def servers_report(ctx: ClientConnection, session_id: str) -> str:
+def servers_report(ctx: SettingsHost, session_id: str) -> str:
     """`/mcp`: each of the session's servers, its state and the tools it offers."""
     servers = session_servers(ctx, session_id)
     if not servers:
@@ -117,7 +117,7 @@ def servers_report(ctx: ClientConnection, session_id: str) -> str:
     return "\n".join(lines)
 
 
-def manager(ctx: ClientConnection) -> McpManager:
+def manager(ctx: SettingsHost) -> McpManager:
     if ctx.daemon.mcp is None:
         from ..mcp.launch import LaunchSettings
         from ..mcp.manager import McpManager
@@ -128,7 +128,7 @@ def manager(ctx: ClientConnection) -> McpManager:
     return ctx.daemon.mcp
 
 
-def turn_tools(ctx: ClientConnection, session_id: str, sink: TurnSink, own: ToolRegistry) -> ToolRegistry:
+def turn_tools(ctx: SettingsHost, session_id: str, sink: TurnSink, own: ToolRegistry) -> ToolRegistry:
     """The tools of a turn: Tether's (`own`), and the session's MCP servers' (started at its
     first step) when it has any."""
     servers = session_servers(ctx, session_id)
@@ -148,7 +148,7 @@ def turn_tools(ctx: ClientConnection, session_id: str, sink: TurnSink, own: Tool
     return McpToolRegistry(own, manager(ctx), servers, notify, told, ready)
 
 
-async def session_closed(ctx: ClientConnection, session_id: str) -> None:
+async def session_closed(ctx: SettingsHost, session_id: str) -> None:
     """A closed session's servers stop (what it was given and told went with its `LiveSession`)."""
     if ctx.daemon.mcp is not None:
         await ctx.daemon.mcp.stop_session(session_id)

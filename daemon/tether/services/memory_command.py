@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING
 
 from ..agent.memory_files import MAX_MEMORY_CHARS, Scope, read_memory
 from ..agent.turn_services import TurnServices
-from ..server.files import EditorFiles
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..rendering import SessionUpdates
-    from ..server.context import ClientConnection
+    from .ports import ClientPort
 
 __all__ = ["DESCRIPTION", "HINT", "memory"]
 
@@ -25,7 +24,7 @@ HINT = "add [--user] <fact> (optional)"
 _USAGE = "/memory shows both files; /memory add <fact> (workspace file) or /memory add --user <fact> (yours)"
 
 
-def show(ctx: ClientConnection, session: AgentSession) -> str:
+def show(ctx: ClientPort, session: AgentSession) -> str:
     parts = ["[/memory: the files every session of this workspace reads after AGENTS.md]"]
     labels: tuple[tuple[Scope, str], ...] = (
         ("user", "Your memory, for every workspace"),
@@ -54,7 +53,7 @@ def show(ctx: ClientConnection, session: AgentSession) -> str:
     return "\n\n".join(parts)
 
 
-async def memory(ctx: ClientConnection, session: AgentSession, turn_id: str, sink: SessionUpdates, args: str) -> None:
+async def memory(ctx: ClientPort, session: AgentSession, turn_id: str, sink: SessionUpdates, args: str) -> None:
     """`/memory [add [--user] <fact>]`."""
     verb, _, rest = args.partition(" ")
     if not verb:
@@ -72,13 +71,7 @@ async def memory(ctx: ClientConnection, session: AgentSession, turn_id: str, sin
     services = TurnServices(
         gate=ctx.gate_for(session.workspace, session.store),
         asker=ctx.asker(),
-        files=EditorFiles(
-            session_id=session.id,
-            sandbox=session.sandbox,
-            documents=ctx.documents,
-            client=ctx.client,
-            rpc=ctx.rpc,
-        ),
+        files=ctx.editor_files(session.id, session.sandbox),
         documents=ctx.documents.texts,
     )
     chosen: Scope = "user" if scope == "user" else "workspace"

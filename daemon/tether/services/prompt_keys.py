@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from ..agent.session import AgentSession
-    from ..server.context import ClientConnection
     from .live_session import LiveSession
+    from .ports import HostT, SessionHost
 
 MAX_KEY_CHARS = 256
 # Answered keys kept in memory per session; an older one's retry is answered from the store.
@@ -95,10 +95,10 @@ def _refuse_other_prompt(key: str, digest: str, first_digest: str) -> None:
 
 
 async def prompt_once(
-    ctx: ClientConnection,
+    ctx: HostT,
     params: PromptParams,
     key: str,
-    first: Callable[[ClientConnection, PromptParams, str], Awaitable[Answer]],
+    first: Callable[[HostT, PromptParams, str], Awaitable[Answer]],
 ) -> Answer:
     """`first(ctx, params, key)` unless the key was used on this session: then its answer."""
     session = ctx.daemon.registry.get_live(params.session_id)
@@ -137,9 +137,9 @@ async def prompt_once(
                 del keyed_prompts[oldest]
 
 
-async def _stored_answer(ctx: ClientConnection, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
+async def _stored_answer(ctx: SessionHost, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
     """What the first request was answered: v2's message id, or v1's stop reason."""
-    from ..rendering.acp_v2 import prompt_message_id
+    from ..rendering.acp_v2_answers import prompt_message_id
 
     if getattr(ctx.connection, "protocol_version", 1) == 2:
         return RawResult(dumps_text({"messageId": prompt_message_id(turn.turn_id)}))

@@ -34,8 +34,8 @@ from ..store import new_turn_id
 from ..store import queue as stored
 
 if TYPE_CHECKING:
-    from ..server.context import ClientConnection
     from .live_session import LiveSession
+    from .ports import UpdateChannel
     from .prompt_keys import KeyedPrompt
     from .registry import SessionRegistry
 
@@ -72,7 +72,7 @@ class SteerWait:
 class PromptQueue:
     """One session's queue (see the module docstring)."""
 
-    def __init__(self, ctx: ClientConnection, session_id: str) -> None:
+    def __init__(self, ctx: UpdateChannel, session_id: str) -> None:
         self.ctx, self.session_id = ctx, session_id
         self.entries: list[Entry] = []
         self.steering: list[SteerWait] = []
@@ -231,7 +231,7 @@ class PromptQueue:
         sink.update(SessionInfoUpdate(meta=UpdateMeta(UpdateTetherMeta(queue=self.listed()))))
 
 
-def queue_of(ctx: ClientConnection, session: LiveSession) -> PromptQueue:
+def queue_of(ctx: UpdateChannel, session: LiveSession) -> PromptQueue:
     """The session's queue, made on first use (its updates go out on ``ctx``'s connection,
     and through its audience to every window that sees the session)."""
     if session.queue is None:
@@ -277,7 +277,7 @@ def _content(params: PromptParams) -> list[Any]:
     return list(conversation_blocks(params.prompt))
 
 
-def say_not_run(ctx: ClientConnection, session_id: str, rows: list[stored.QueuedRow]) -> None:
+def say_not_run(ctx: UpdateChannel, session_id: str, rows: list[stored.QueuedRow]) -> None:
     """After a load's replay: the prompts a stopped daemon left queued, named; never run later."""
     if not rows:
         return

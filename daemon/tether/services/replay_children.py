@@ -1,30 +1,38 @@
-"""Sub-agents on a v2 `session/resume`: the children a replay shows, and those running now.
+"""Sub-agents on a v2 `session/resume`'s replay: the children it shows.
 
-Owns: reading a session's children and their transcripts for its v2 replay (SPEC §12.9),
-and telling a window that joins while a child runs its state (`subagent_update`).
-Must not: render a message (`rendering/replay_v2.py` does) or run or stop a child.
+Owns: reading a session's children and their transcripts for its v2 replay (SPEC §12.9): whole
+(a running session's replay), or a page at a time where a mark stands for the child's replay.
+Must not: render a message (`rendering/replay_v2.py` does), run or stop a child, or tell a
+joining window what runs now (`joining_v2.py`).
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
-from ..agent.sink import SubagentChanged, TurnStateChanged
-from ..rendering.acp_v2 import subagent_update
-from ..rendering.emitter import frame
 from ..rendering.replay_v2 import ChildShown, ReplayV2
 from ..store.children import child_sessions
 
 if TYPE_CHECKING:
-    from ..server.context import ClientConnection
-    from ..store import HistoryStore
-    from .live_session import LiveSession
+    from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+
+    from ..store import HistoryStore, TurnMessageView
+
+# A frame that stands for a child's replay (then its session id): no JSON frame starts so.
+_CHILD_MARK = b"\x00child "
 
 
-async def children_shown(store: HistoryStore, session_id: str, workspace: str | None) -> dict[str, ChildShown]:
-    """Each child of the session with its own replay, by its `delegate` call's id."""
+async def children_shown(
+    store: HistoryStore, session_id: str, workspace: str | None, *, paged: bool = False
+) -> dict[str, ChildShown]:
+    """Each child of the session with its own replay, by its `delegate` call's id; `paged`:
+    a mark in its place (`marked_child`), its replay read where it stands (`child_pages`)."""
     shown: dict[str, ChildShown] = {}
     for call_id, child in (await child_sessions(store, session_id)).items():
+        if paged:
+            shown[call_id] = ChildShown(child, [_CHILD_MARK + child.session_id.encode()])
+            continue
         messages = await store.load_messages(child.session_id)
         replay = ReplayV2(child.session_id, workspace=workspace)
         stored = [(m.json_body(), m.status, m.turn_id, m.seq) for m in messages]
@@ -32,12 +40,18 @@ async def children_shown(store: HistoryStore, session_id: str, workspace: str | 
     return shown
 
 
-async def say_running_children(ctx: ClientConnection, session: LiveSession) -> None:
-    """To this window only: each child running under the session's turn now, with its state
-    (its updates reach the window from then on: it is in the parent's audience)."""
-    turn = session.turn
-    for child in list(turn.children) if turn is not None else ():
-        waiting = await session.store.waiting_turn(child.child_session_id)
-        state = TurnStateChanged("requires_action" if waiting is not None else "running")
-        shown = SubagentChanged(child.child_session_id, child.parent_call_id, cancellable=True, state=state)
-        ctx.connection.send_body(frame(session.id, subagent_update(shown)))
+def marked_child(frame: bytes) -> str | None:
+    """The child whose replay this frame stands for (None: a frame to send as it is)."""
+    return frame[len(_CHILD_MARK) :].decode() if frame.startswith(_CHILD_MARK) else None
+
+
+async def child_pages(
+    pages_of: AsyncGenerator[list[TurnMessageView], None], child_id: str, workspace: str | None
+) -> AsyncIterator[Iterator[bytes]]:
+    """A child's replay, a page of its messages at a time (`pages_of`: read as the parent's
+    are), so a long child is never in memory whole."""
+    replay = ReplayV2(child_id, workspace=workspace)
+    async with contextlib.aclosing(pages_of) as pages:
+        async for page in pages:
+            yield replay.feed([(body, status, turn, seq) for _role, body, status, turn, seq in page])
+    yield replay.finish()

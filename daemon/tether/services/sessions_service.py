@@ -25,7 +25,7 @@ from ..store import (
 )
 
 if TYPE_CHECKING:
-    from tether_protocol import PendingStep
+    from tether_protocol import PendingApprovals
 
     from ..agent.session import AgentSession
     from ..store.checkpoints import RewindRow
@@ -70,12 +70,12 @@ class StoredSession:
     store: HistoryStore
     record: SessionRecord
     # a turn a stopped daemon left waiting for approval, which this daemon resumes
-    waiting: tuple[str, PendingStep] | None
+    waiting: tuple[str, PendingApprovals] | None
     # a turn another live daemon runs: (id, the calls it waits to have approved, its pid)
-    elsewhere: tuple[str, PendingStep | None, str] | None
+    elsewhere: tuple[str, PendingApprovals | None, str] | None
 
     @property
-    def pending(self) -> PendingStep | None:
+    def pending(self) -> PendingApprovals | None:
         """The calls waiting for approval in either turn (shown pending, not failed)."""
         if self.waiting is not None:
             return self.waiting[1]

@@ -17,6 +17,7 @@ from ..server.asker import ClientAsker
 if TYPE_CHECKING:
     from ..server.context import ClientConnection
     from ..server.daemon_services import Served
+    from ..services.ports import Approver
 
 
 class Ask:
@@ -29,7 +30,7 @@ class Ask:
         self._asked: set[int] = set()
         self._answers: asyncio.Queue[AskerAnswer] = asyncio.Queue()
 
-    def add(self, server: Served) -> None:
+    def add(self, server: Approver) -> None:
         if id(server) in self._asked:
             return
         self._asked.add(id(server))

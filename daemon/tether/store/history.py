@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # imported when first stored or read: opening a store does no
 
     import aiosqlite
 
-    from tether_protocol import JsonObject, PendingStep, RunReport
+    from tether_protocol import JsonObject, PendingApprovals, RunReport
     from tether_protocol.conversation import AssistantMessage
 
 __all__ = ["HistoryStore"]
@@ -232,7 +232,7 @@ class HistoryStore:
         return await self._db.write_at_once(lambda conn: turns.insert_step(conn, session_id, turn_id, rows, now))
 
     async def commit_step(
-        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: PendingStep | None
+        self, session_id: str, turn_id: str, messages: Sequence[MessageRecord], pending: PendingApprovals | None
     ) -> list[int]:
         """``append_messages`` and ``set_pending(turn_id, pending)`` in one transaction, the
         streamed partial cleared with them (the committed step supersedes it): a kill
@@ -267,7 +267,7 @@ class HistoryStore:
             lambda conn: turns.close_turn(conn, turn_id, status, stop_reason, error, text, now)
         )
 
-    async def set_pending(self, turn_id: str, pending: PendingStep | None) -> None:
+    async def set_pending(self, turn_id: str, pending: PendingApprovals | None) -> None:
         """Checkpoint (or clear) the tool calls a turn waits to have approved."""
         value = pending_text(pending)
 
@@ -286,7 +286,7 @@ class HistoryStore:
 
         await self._db.write(work)
 
-    async def waiting_turn(self, session_id: str) -> tuple[str, PendingStep] | None:
+    async def waiting_turn(self, session_id: str) -> tuple[str, PendingApprovals] | None:
         """The turn of this session waiting for an approval (id, pending calls) that this
         daemon may resume, if any: another live daemon's waiting turn is left to it."""
         rows = await self._db.read(
@@ -299,7 +299,7 @@ class HistoryStore:
             return None
         return rows[0][0], pending_of(self.path, session_id, rows[0][0], rows[0][1])
 
-    async def turn_elsewhere(self, session_id: str) -> tuple[str, PendingStep | None, str] | None:
+    async def turn_elsewhere(self, session_id: str) -> tuple[str, PendingApprovals | None, str] | None:
         """The turn of this session another live daemon is running (id, the calls it waits
         to have approved or None, that daemon's pid), if any."""
         other = turns.elsewhere(await self._db.read(turns.RUNNING_SQL, (session_id,)))

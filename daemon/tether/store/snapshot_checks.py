@@ -177,11 +177,11 @@ def check_bodies(messages: Sequence[JsonObject], first: int) -> None:
 def _pending_problem(pending: JsonObject) -> str | None:
     """What is wrong with a waiting turn's ``{step, calls}``, as the rest of the path and
     why (``.calls[0].id is missing``); None if it can be resumed (the checkpoint's own
-    reader, ``PendingStep.from_json``, decides)."""
-    from tether_protocol import CheckpointError, PendingStep
+    reader, ``PendingApprovals.from_json``, decides)."""
+    from tether_protocol import CheckpointError, PendingApprovals
 
     try:
-        PendingStep.from_json(pending)
+        PendingApprovals.from_json(pending)
     except CheckpointError as exc:
         return str(exc)
     return None

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from tether_protocol import CommandResult, InvalidParams, JsonObject
 
-from ...server.handshake import LSP_COMMANDS, MODES
+from ...config.settings import MODE_CHOICES, MODES
+from ...server.handshake import LSP_COMMANDS
 from ...services import config_options
 from ...services.message_size import refuse_long_text
 from ...transport.rpc import ClientRequestFailed
@@ -27,7 +28,6 @@ _ASK_USAGE = (
     'send arguments ["<your question>"], ["<your question>", "file:///…", {"start": {"line": 0, '
     '"character": 0}, "end": {"line": 3, "character": 0}}] or [{"prompt", "uri", "range"}]'
 )
-_MODE_IDS = tuple(mode_id for mode_id, _name, _about in MODES)
 
 
 def _bad(command: str, what: str, fix: str) -> InvalidParams:
@@ -123,27 +123,27 @@ async def new_session(ctx: ClientConnection, arguments: list[Any] | None) -> Com
 
 async def set_mode(ctx: ClientConnection, arguments: list[Any] | None) -> CommandResult | None:
     if (arguments and len(arguments) > 1) or (arguments and not isinstance(arguments[0], str)):
-        raise _bad("tether.setMode", "the argument must be one mode id", f"send one of {list(_MODE_IDS)}")
+        raise _bad("tether.setMode", "the argument must be one mode id", f"send one of {list(MODES)}")
     session = await session_of(ctx)
     mode = arguments[0] if arguments else await _choose_mode(ctx, session.mode)
     if mode is None:
         return None  # dismissed
-    if mode not in _MODE_IDS:
-        raise _bad("tether.setMode", f"unknown mode {mode!r}", f"send one of {list(_MODE_IDS)}")
+    if mode not in MODES:
+        raise _bad("tether.setMode", f"unknown mode {mode!r}", f"send one of {list(MODES)}")
     await config_options.set_mode(session, mode)
     return CommandResult(session.id, mode_id=mode)
 
 
 async def _choose_mode(ctx: ClientConnection, current: str) -> str | None:
-    names = {name: mode_id for mode_id, name, _about in MODES}
-    about = "; ".join(f"{name}: {text}" for _mode_id, name, text in MODES)
+    names = {name: mode_id for mode_id, name, _about in MODE_CHOICES}
+    about = "; ".join(f"{name}: {text}" for _mode_id, name, text in MODE_CHOICES)
     try:
         title = await actions.choose(ctx, f"Tether: the mode is {current}. Choose the mode ({about})", list(names))
     except ClientRequestFailed as exc:
         raise _bad(
             "tether.setMode",
             f"no mode given and the editor cannot show a choice ({exc.error_message})",
-            f"send one of {list(_MODE_IDS)} as the argument",
+            f"send one of {list(MODES)} as the argument",
         ) from None
     return names.get(title) if title is not None else None
 
