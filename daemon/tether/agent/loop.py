@@ -107,7 +107,9 @@ class AgentTurn:
             tools=tools,
             sink=sink,
             # read once per turn (not per step): the system prompt stays byte-identical
-            instructions=project_instructions(session.workspace, session.sandbox.is_withheld),
+            instructions=project_instructions(session.workspace, session.sandbox.is_withheld)
+            if services.instructions is None
+            else services.instructions,
             keep_user_turns=keep_user_turns,
             max_output_tokens=max_output_tokens,
             services=services,

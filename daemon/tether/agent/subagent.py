@@ -159,6 +159,7 @@ class SubAgents:
             memory_tokens=0,
             ask_first=False,
             terminal_output_meta=False,
+            instructions=None,  # read when the child starts, as a turn of its own would
         )
 
 

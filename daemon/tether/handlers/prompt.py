@@ -33,6 +33,7 @@ from ..services.message_size import refuse_oversized
 from ..services.prompt_keys import idempotency_key as key_of
 from ..services.prompt_keys import turn_meta
 from ..services.queue import queue_of, steering
+from ..services.turn_setup import turn_provider, turn_setup
 from ..services.turns import drop_waiting_turn, make_turn
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 
@@ -91,7 +92,7 @@ async def _run(
     typed: PromptParams,
 ) -> TurnOutcome:
     """Run the turn; what stops it early, as the error the client gets."""
-    provider = await ctx.provider()
+    provider = await turn_provider(ctx, session, handle.turn_id)
     turn = make_turn(ctx, session, handle, sink, provider)
     blocks = conversation_blocks(prompt.prompt)  # the wire's blocks as the conversation's, in one step
     # a command's expansion is titled with what the user typed (`/fix-issue 12`), not its text
@@ -134,7 +135,7 @@ async def _expand(
     ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
-    known = commands.refresh(sink, session)  # the command files, read once
+    known = commands.refresh(sink, session, turn_setup(ctx, session, turn_id).commands)  # as last read
     command = commands.parse(params.prompt, known)
     if command is None:
         return Expanded(list(params.prompt))

@@ -22,7 +22,7 @@ from tether_protocol.peer import RawResult
 
 from ..agent.sink import PromptInserted, TurnStateChanged
 from ..rendering import SessionUpdates
-from ..rendering.acp_v2 import prompt_message_id, steered_message_id
+from ..rendering.acp_v2_answers import prompt_message_id, steered_message_id
 from ..services.child_sessions import refuse_running_child
 from ..services.queue import queue_of, steering
 

@@ -15,7 +15,8 @@ from tether_protocol import InvalidParams, MethodNotFound, collector_paused, dum
 from tether_protocol.peer import RawResult
 
 from ..rendering import SessionUpdates
-from ..rendering.acp_v2 import config_options_v2
+from ..rendering.acp_v2 import state_snapshot
+from ..rendering.acp_v2_answers import config_options_v2
 from ..rendering.emitter import frame
 from ..rendering.replay_v2 import REPLAY_COMPLETE, ChildShown, ReplayV2
 from ..services.child_sessions import running_child
@@ -83,7 +84,7 @@ async def session_resume_v2(ctx: ClientConnection, raw: Any) -> RawResult:
         keep_acp_servers(ctx, "session/resume", session.id, workspace, servers)
         start_in_background(ctx, session.id)
         # the current state, to this client only: after any replay, before the answer
-        ctx.connection.send_body(frame(session.id, {"sessionUpdate": "state_update", "state": state}))
+        ctx.connection.send_body(frame(session.id, state_snapshot(state)))
         await say_running_children(ctx, session)
         say_running_terminals(ctx, session)
         commands_after_answer(ctx, session.id, workspace)

@@ -63,7 +63,7 @@ async def session_new(ctx: ClientConnection, params: NewSessionParams) -> NewSes
     if getattr(ctx.connection, "protocol_version", 1) == 2:  # v2 names (updates/acp_v2.py)
         from tether_protocol import dumps_text, unstructure
 
-        from ..rendering.acp_v2 import new_session_result
+        from ..rendering.acp_v2_answers import new_session_result
 
         return RawResult(dumps_text(new_session_result(unstructure(result))))
     return result

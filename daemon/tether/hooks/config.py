@@ -9,7 +9,7 @@ Must not: run anything, or take hooks from a workspace the user has not trusted 
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +94,9 @@ class HookSet:
     notices: tuple[str, ...] = ()  # what was ignored, and why (shown once per session)
     # shown at every turn until the user acts: trusted hooks that changed since (not run)
     alerts: tuple[str, ...] = ()
+    # the user trusts the workspace: its hooks' digest covers files they run, so a session
+    # reads them again each turn (services/turn_setup.py)
+    trusted_workspace: bool = field(default=False, compare=False)
 
     def for_stage(
         self, stage: str, tool: str | None = None, arguments: Mapping[str, Any] | None = None
@@ -123,7 +126,8 @@ def load_hooks(user_path: Path, workspace: Path, home: Path) -> HookSet:
         ws = read_toml(ws_path, f"workspace config {ws_path}", required=False) or {}
     except ConfigError:
         ws = {}
-    if trusts_workspace(user.get("workspaces"), workspace):
+    trusted = trusts_workspace(user.get("workspaces"), workspace)
+    if trusted:
         from .trust import pinned_check
 
         # pinned even while there are none: hooks a command adds later are a change too
@@ -137,7 +141,7 @@ def load_hooks(user_path: Path, workspace: Path, home: Path) -> HookSet:
             f"hooks in {ws_path} were not run: a workspace may not add hooks (they run programs) unless "
             f'your user config {user_path} trusts it with [workspaces."{workspace}"] trust_hooks = true'
         )
-    return HookSet(tuple(specs), tuple(notices), tuple(alerts))
+    return HookSet(tuple(specs), tuple(notices), tuple(alerts), trusted)
 
 
 def trusts_workspace(table: object, workspace: Path) -> bool:

@@ -1,9 +1,9 @@
 """The per-turn wiring: the user's hooks loaded, the asker wrapped, the reviewer made.
 
-Owns: reading the hooks for a turn (the user config is read again each turn, so an edit
-applies to the next prompt without a restart), and what `reviewer` / `ask_first` turn on:
-the turn's hook port (`agent.hook_port.NO_HOOKS` when neither hooks nor ask-first are).
-Must not: run hooks or decide anything.
+Owns: wiring the hooks a turn is given (read by services/turn_setup.py, again when the user or
+workspace config changed, so an edit applies to the next prompt without a restart), and what
+`reviewer` / `ask_first` turn on: the turn's hook port (`NO_HOOKS` when neither hooks nor ask-first are).
+Must not: read the config or run hooks.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..agent.hook_port import NO_HOOKS
-from .config import load_hooks
 
 if TYPE_CHECKING:
     from ..agent.hook_port import HookPort
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from ..approvals import Asker
     from ..config import Settings
     from ..providers.base import Provider
+    from .config import HookSet
     from .engine import Hooks
 
 __all__ = ["TurnHooks", "turn_hooks"]
@@ -36,18 +36,14 @@ class TurnHooks:
 
 def turn_hooks(
     settings: Settings,
+    found: HookSet,
     session: AgentSession,
     turn_id: str,
     sink: TurnSink,
     provider: Provider,
     asker: Asker,
     hidden_paths: tuple[str, ...],
-    home: Path,
 ) -> TurnHooks:
-    from ..config.layers import user_config_path
-
-    user_path, _explicit = user_config_path()
-    found = load_hooks(user_path, Path(session.workspace), home)
     hooks = reviewer = None
     # the engine, the reviewer and the asker around them: imported by a turn that has them
     if found:

@@ -1,8 +1,9 @@
 """The ACP v2 (Preview) renderer: a turn's typed events as v2 `session/update` objects.
 
-Owns: the v2 shape of every `tether.agent.sink` event, with deterministic message ids
-(`<turnId>.0`, `<turnId>.<step>`; docs/decisions/0002, 0018).
-Must not: send anything or decide anything about the turn; it keeps only the step's ids.
+Owns: the one builder of each v2 update (the live turn's and the replay's), as the generated
+v2 types (`tether_protocol.acp_v2`), with deterministic message ids (`<turnId>.0`,
+`<turnId>.<step>`; docs/decisions/0002, 0018). Must not: send anything or decide anything
+about the turn; it keeps only the step's ids.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from msgspec import to_builtins
+from msgspec import UNSET, Struct, to_builtins
 
 from tether_protocol import JsonObject
+from tether_protocol.acp_v2 import schema_types as v2
 from tether_protocol.conversation import block_to_json
 
 from ..agent.sink import (
@@ -39,164 +41,185 @@ from ..agent.sink import (
     TurnStateChanged,
     UsageUpdated,
 )
-from .acp_v1 import locations
+from . import emitter
+from .acp_v2_answers import config_options_v2, prompt_message_id, steered_message_id
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from ..tools.base import ChangePreview
+    from ..tools.base import ChangePreview, ToolLocation
 
-Update: TypeAlias = JsonObject  # v2's updates: JSON until the v2 model renders them (v1's are Structs)
+# v2's updates: the generated types (encoded as they are), JSON only for `state_update`,
+# which the generated model cannot hold (`state_update`)
+Update: TypeAlias = Struct | JsonObject
+# An open union's variant, given where the generated type names the union (`ContentBlock`,
+# `DiffChange`, ...): encoded as the union would be, with no wrapper and no hook per value
+Variant: TypeAlias = Any
 
-
-def config_options_v2(options: list[Update]) -> list[Update]:
-    """v1's config options (JSON) in v2's names: `id` -> `configId`, `group` -> `groupId`."""
-    renamed = {"id": "configId", "group": "groupId"}
-    out = []
-    for option in options:
-        choices = option.get("options")
-        if isinstance(choices, list):
-            option = {**option, "options": [{renamed.get(k, k): v for k, v in c.items()} for c in choices]}
-        out.append({renamed.get(k, k): v for k, v in option.items()})
-    return out
-
-
-def new_session_result(v1: Update) -> Update:
-    """`session/new`'s answer on v2: no `modes` (v2 removed them: the mode is a config option)."""
-    result = {key: value for key, value in v1.items() if key != "modes"}
-    if "configOptions" in result:
-        result["configOptions"] = config_options_v2(result["configOptions"])
-    return result
+# shared, never changed: a capability advertised, or withdrawn (an upsert's `{}`)
+_CANCEL_TOOL = v2.ToolCallCapabilities(cancel=v2.ToolCallCancelCapabilities())
+_NO_TOOL_CANCEL = v2.ToolCallCapabilities()
+_CANCEL_TERMINAL = v2.TerminalCapabilities(cancel=v2.TerminalCancelCapabilities())
+_NO_TERMINAL_CANCEL = v2.TerminalCapabilities()
+_CANCEL_SESSION = v2.SubagentSessionCapabilities(cancel=v2.SessionCancelCapabilities())
+_NO_SESSION_CANCEL = v2.SubagentSessionCapabilities()
 
 
-def prompt_message_id(turn_id: str) -> str:
-    """The id of a turn's prompt: what `session/prompt` answers and `user_message` carries."""
-    return f"{turn_id}.0"
+def _meta(tether: dict[str, Any] | None) -> Any:
+    return {"tether": tether} if tether else UNSET
 
 
-def steered_message_id(turn_id: str, seq: int) -> str:
-    """The id of a message steered into turn `turn_id`, stored as message `seq` (SPEC §12.7)."""
-    return f"{turn_id}.s{seq}"
+def user_message(message_id: str, content: list[Any], tether: dict[str, Any] | None = None) -> Struct:
+    """A whole user message (a prompt, a steered message): live at insertion, and replayed."""
+    return v2.SessionUpdate_user_message(message_id=message_id, content=content, meta=_meta(tether))
+
+
+def agent_message(message_id: str, content: list[Any], tether: dict[str, Any] | None = None) -> Struct:
+    """A whole assistant message (the replay's: live, its chunks under the same id)."""
+    return v2.SessionUpdate_agent_message(message_id=message_id, content=content, meta=_meta(tether))
+
+
+def agent_thought(message_id: str, content: list[Any], tether: dict[str, Any] | None = None) -> Struct:
+    return v2.SessionUpdate_agent_thought(message_id=message_id, content=content, meta=_meta(tether))
+
+
+def text_block(text: Any) -> Variant:
+    """A text block (a stored non-string as it is: encoding does not check types)."""
+    return v2.ContentBlock_text(text=text)
+
+
+def text_content(text: Any) -> Variant:
+    """A tool call's text content."""
+    return v2.ToolCallContent_content(content=text_block(text))
+
+
+def block_content(block: Any) -> Variant:
+    """A tool call's content block (JSON as stored or sent: open kinds pass as they are)."""
+    return v2.ToolCallContent_content(content=block)
 
 
 def _steered(e: PromptSteered) -> Update:
-    return {
-        "sessionUpdate": "user_message",
-        "messageId": steered_message_id(e.turn_id, e.seq),
-        "content": [block_to_json(block) for block in e.content],
-        "_meta": {"tether": {"steered": True, "afterStep": e.after_step}},
-    }
+    content = [block_to_json(block) for block in e.content]
+    return user_message(steered_message_id(e.turn_id, e.seq), content, {"steered": True, "afterStep": e.after_step})
 
 
-def notice(text: str, **tether: Any) -> Update:
-    update: Update = {"sessionUpdate": "notice", "severity": "info", "title": text.strip() or "(notice)"}
-    if tether:
-        update["_meta"] = {"tether": tether}
-    return update
+def notice(text: str, **tether: Any) -> Struct:
+    return v2.SessionUpdate_notice(severity="info", title=text.strip() or "(notice)", meta=_meta(tether))
 
 
-def _diff(p: ChangePreview) -> Update:
+def _diff(p: ChangePreview) -> Variant:
     """One change as v2's `diff`: what happens to which path, and the git-style patch."""
+    change: Variant
     if p.move_to:
-        change: Update = {"operation": "move", "oldPath": p.path, "path": p.move_to}
+        change = v2.DiffChange_move(old_path=p.path, path=p.move_to)
     elif p.old_text is None and p.new_text is not None:
-        change = {"operation": "add", "path": p.path}
+        change = v2.DiffChange_add(path=p.path)
     elif p.new_text is None:
-        change = {"operation": "delete", "path": p.path}
+        change = v2.DiffChange_delete(path=p.path)
     else:
-        change = {"operation": "modify", "path": p.path}
-    diff: Update = {"type": "diff", "changes": [change]}
+        change = v2.DiffChange_modify(path=p.path)
+    patch: Any = UNSET
     if p.unified_diff:
         header = f"diff --git a{p.path} b{p.move_to or p.path}\n"
-        diff["patch"] = {"format": "git_patch", "text": header + p.unified_diff}
-    return diff
+        patch = v2.DiffPatch(format="git_patch", text=header + p.unified_diff)
+    return v2.ToolCallContent_diff(changes=[change], patch=patch)
 
 
-def tool_call_content_v2(previews: Iterable[ChangePreview]) -> list[Update]:
+def tool_call_content_v2(previews: Iterable[ChangePreview]) -> list[Variant]:
     """The v2 content of a call's change previews (what a permission request shows)."""
     return [_diff(p) for p in previews]
 
 
-def _content(items: Iterable[ToolContent]) -> list[Update]:
-    out: list[Update] = []
+def _content(items: Iterable[ToolContent]) -> list[Variant]:
+    out: list[Variant] = []
     for item in items:
         if isinstance(item, TextContent):
-            out.append({"type": "content", "content": {"type": "text", "text": item.text}})
+            out.append(text_content(item.text))
         elif isinstance(item, ChangeContent):
             out.append(_diff(item.change))
         elif isinstance(item, BlockContent):
-            out.append({"type": "content", "content": block_to_json(item.block)})
+            out.append(block_content(block_to_json(item.block)))
         else:
-            out.append({"type": "terminal", "terminalId": item.terminal_id})
+            out.append(v2.ToolCallContent_terminal(terminal_id=item.terminal_id))
     return out
+
+
+def _locations(found: Iterable[ToolLocation]) -> list[v2.ToolCallLocation]:
+    return [v2.ToolCallLocation(path=loc.path, line=UNSET if loc.line is None else loc.line) for loc in found]
+
+
+# a call's upsert, live (`_patch`: only what changed) and replayed (the call folded whole)
+tool_call_update = v2.SessionUpdate_tool_call_update
 
 
 def _tool_call(e: ToolCallStarted) -> Update | None:
     if e.parent_call_id is not None:
         return None  # a sub-agent's call: shown on its own session (`subagent_update`)
-    update: Update = {
-        "sessionUpdate": "tool_call_update",
-        "toolCallId": e.call_id,
-        "title": e.title,
-        "kind": e.kind,
-        "status": e.status,
-    }
-    return update
+    return tool_call_update(tool_call_id=e.call_id, title=e.title, kind=e.kind, status=e.status)
 
 
 def _patch(e: ToolCallPatch) -> Update | None:
+    """What changed, as one upsert (the rest `UNSET`: left out); built in one call, no dict."""
     if e.parent_call_id is not None or e.child_session_id is not None:
         return None  # a sub-agent's call, or its progress under the `delegate` call: on its own session
-    update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": e.call_id}
-    for key, value in (("status", e.status), ("title", e.title), ("kind", e.kind), ("rawInput", e.raw_input)):
-        if value is not None:
-            update[key] = value
-    if e.cancelled:
-        update["status"] = "cancelled"
+    capabilities: Any = UNSET
     if e.cancellable is not None:  # an upsert: `{}` withdraws the cancel it advertised
-        update["capabilities"] = {"cancel": {}} if e.cancellable else {}
-    if e.content is not None:
-        update["content"] = _content(e.content)
-    if e.locations is not None:
-        update["locations"] = locations(e.locations)
-    tether = {
-        key: value
-        for key, value in (
-            ("approvedBy", e.approved_by),
-            ("parentCallId", e.parent_call_id),
-            ("childSessionId", e.child_session_id),
-        )
-        if value is not None
-    }
-    if tether:
-        update["_meta"] = {"tether": tether}
-    return update
+        capabilities = _CANCEL_TOOL if e.cancellable else _NO_TOOL_CANCEL
+    return tool_call_update(
+        tool_call_id=e.call_id,
+        title=UNSET if e.title is None else e.title,
+        kind=UNSET if e.kind is None else e.kind,
+        status="cancelled" if e.cancelled else UNSET if e.status is None else e.status,
+        content=UNSET if e.content is None else _content(e.content),
+        locations=UNSET if e.locations is None else _locations(e.locations),
+        raw_input=UNSET if e.raw_input is None else e.raw_input,
+        capabilities=capabilities,
+        # the other keys of `_meta.tether` (parentCallId, childSessionId): their events returned above
+        meta=UNSET if e.approved_by is None else {"tether": {"approvedBy": e.approved_by}},
+    )
 
 
-def _terminal_output(e: TerminalOutput) -> Update:
+def terminal_output(e: TerminalOutput) -> Struct:
     data = base64.b64encode(e.data.encode("utf-8", "replace")).decode("ascii")
-    return {"sessionUpdate": "terminal_output_chunk", "terminalId": e.terminal_id, "data": data}
+    return v2.SessionUpdate_terminal_output_chunk(terminal_id=e.terminal_id, data=data)
 
 
-def _terminal_started(e: TerminalStarted) -> Update:
+def terminal_started(e: TerminalStarted) -> Struct:
     """The terminal exists before the call's content refers to it; `capabilities.cancel`
     while it runs (`terminal/cancel`), withdrawn at its exit."""
-    return {
-        "sessionUpdate": "terminal_update",
-        "terminalId": e.terminal_id,
-        "command": e.command,
-        "cwd": e.cwd,
-        "capabilities": {"cancel": {}} if e.cancellable else {},
-    }
+    return v2.SessionUpdate_terminal_update(
+        terminal_id=e.terminal_id,
+        command=e.command,
+        cwd=e.cwd,
+        capabilities=_CANCEL_TERMINAL if e.cancellable else _NO_TERMINAL_CANCEL,
+    )
 
 
-def _terminal_exit(e: TerminalExited) -> Update:
-    status = {"exitCode": e.exit_code, "signal": None if e.exit_code is not None else (e.signal or "SIGKILL")}
-    return {"sessionUpdate": "terminal_update", "terminalId": e.terminal_id, "exitStatus": status, "capabilities": {}}
+def terminal_exited(e: TerminalExited) -> Struct:
+    """Its exit: the code, or the signal that killed it (SIGKILL when the event names none)."""
+    signal = None if e.exit_code is not None else (e.signal or "SIGKILL")
+    return v2.SessionUpdate_terminal_update(
+        terminal_id=e.terminal_id,
+        exit_status=v2.TerminalExitStatus(exit_code=e.exit_code, signal=signal),
+        capabilities=_NO_TERMINAL_CANCEL,
+    )
 
 
-def _state(e: TurnStateChanged) -> Update:
-    update: Update = {"sessionUpdate": "state_update", "state": e.state}
+def _as_variant(value: Any) -> Variant:
+    return value
+
+
+def state_snapshot(state: str) -> JsonObject:
+    """`state_update` alone: the state a session is in now (after `session/resume`): no
+    stop reason, nothing ended."""
+    return {"sessionUpdate": "state_update", "state": state}
+
+
+def state_update(e: TurnStateChanged) -> JsonObject:
+    """`state_update`: JSON, the one update the generated model has no type for (its open
+    union of states is flattened into the update and drops the idle state's `error`); an
+    idle state says why the work stopped. Built in one call: 2-4 a turn, on every viewer."""
+    update: JsonObject = {"sessionUpdate": "state_update", "state": e.state}
     if e.state == "idle":
         update["stopReason"] = e.stop_reason or "end_turn"
         if e.error is not None:
@@ -204,21 +227,26 @@ def _state(e: TurnStateChanged) -> Update:
     return update
 
 
-def subagent_update(e: SubagentChanged) -> Update:
+def _state(e: TurnStateChanged) -> JsonObject:
+    """The state alone (a child's, on `subagent_update`): `state_update` without its tag."""
+    state = state_update(e)
+    del state["sessionUpdate"]
+    return state
+
+
+def subagent_update(e: SubagentChanged) -> Struct:
     """The child session on its parent: announced, then its states mirrored (a patch)."""
-    update: Update = {"sessionUpdate": "subagent_update", "sessionId": e.session_id}
-    if e.title is not None:
-        update["title"] = e.title
-    if e.description is not None:
-        update["description"] = e.description
+    capabilities: Any = UNSET
     if e.cancellable is not None:
-        update["capabilities"] = {"cancel": {}} if e.cancellable else {}
-    if e.state is not None:
-        state = _state(e.state)
-        del state["sessionUpdate"]
-        update["state"] = state
-    update["_meta"] = {"tether": {"parentCallId": e.parent_call_id}}
-    return update
+        capabilities = _CANCEL_SESSION if e.cancellable else _NO_SESSION_CANCEL
+    return v2.SessionUpdate_subagent_update(
+        session_id=e.session_id,
+        title=UNSET if e.title is None else e.title,
+        description=UNSET if e.description is None else e.description,
+        capabilities=capabilities,
+        state=UNSET if e.state is None else _as_variant(_state(e.state)),
+        meta={"tether": {"parentCallId": e.parent_call_id}},
+    )
 
 
 def _recalled(e: MemoryRecalled) -> Update:
@@ -236,24 +264,27 @@ def _recalled(e: MemoryRecalled) -> Update:
     return notice(title, memory={"tokens": e.tokens, "hits": hits})
 
 
+def compacted(replaced: int, reason: str | None = None) -> Struct:
+    """The notice that `replaced` earlier messages were summarised (live: with the reason)."""
+    text = f"{replaced} earlier messages were summarised to save context"
+    return notice(f"{text}: {reason}" if reason is not None else text, compaction={"replaced": replaced})
+
+
 _STATELESS: dict[type, Callable[[Any], Update | None]] = {
     ToolCallStarted: _tool_call,
     ToolCallPatch: _patch,
-    TerminalOutput: _terminal_output,
-    TerminalStarted: _terminal_started,
-    TerminalExited: _terminal_exit,
-    UsageUpdated: lambda e: {"sessionUpdate": "usage_update", "used": e.used, "size": e.size},
-    TitleChanged: lambda e: {"sessionUpdate": "session_info_update", "title": e.title},
+    TerminalOutput: terminal_output,
+    TerminalStarted: terminal_started,
+    TerminalExited: terminal_exited,
+    UsageUpdated: lambda e: v2.SessionUpdate_usage_update(used=e.used, size=e.size),
+    TitleChanged: lambda e: v2.SessionUpdate_session_info_update(title=e.title),
     Notice: lambda e: notice(e.text),
-    ContextCompacted: lambda e: notice(
-        f"{e.replaced} earlier messages were summarised to save context: {e.reason}",
-        compaction={"replaced": e.replaced},
-    ),
+    ContextCompacted: lambda e: compacted(e.replaced, e.reason),
     MemoryRecalled: _recalled,
-    TurnStateChanged: _state,
+    TurnStateChanged: state_update,
     PromptSteered: _steered,
     SubagentChanged: subagent_update,
-    TurnEnded: lambda e: {"sessionUpdate": "state_update", "state": "idle", "stopReason": e.stop_reason},
+    TurnEnded: lambda e: state_update(TurnStateChanged("idle", e.stop_reason)),
 }
 
 
@@ -261,40 +292,36 @@ class AcpV2:
     """The renderer of one session's updates on a v2 connection: it keeps the current
     message ids (set by `PromptInserted` and `StepStarted`), so chunks carry them."""
 
-    __slots__ = ("_session_id", "_message_id", "_turn_id")
+    __slots__ = ("_session_id", "_message_id", "_thought_id", "_turn_id")
 
     def __init__(self, session_id: str) -> None:
         self._session_id = session_id
         self._turn_id = ""
         self._message_id = ""
+        self._thought_id = ".thought"
+
+    def _step(self, message_id: str) -> None:
+        self._message_id, self._thought_id = message_id, f"{message_id}.thought"
 
     def chunk(self, kind: str, text: str) -> Update:
         if kind == "thought":
-            return {
-                "sessionUpdate": "agent_thought_chunk",
-                "messageId": f"{self._message_id}.thought",
-                "content": {"type": "text", "text": text},
-            }
-        return {
-            "sessionUpdate": "agent_message_chunk",
-            "messageId": self._message_id,
-            "content": {"type": "text", "text": text},
-        }
+            return v2.SessionUpdate_agent_thought_chunk(message_id=self._thought_id, content=text_block(text))
+        return v2.SessionUpdate_agent_message_chunk(message_id=self._message_id, content=text_block(text))
 
     def event(self, event: TurnEvent) -> Update | None:
         if isinstance(event, StepStarted):
             self._turn_id = event.turn_id
-            self._message_id = f"{event.turn_id}.{event.index}"
+            self._step(f"{event.turn_id}.{event.index}")
             return None
         if isinstance(event, PromptInserted):
             self._turn_id = event.turn_id
-            self._message_id = f"{event.turn_id}.1"  # until the first step says otherwise
+            self._step(f"{event.turn_id}.1")  # until the first step says otherwise
             content = [block_to_json(block) for block in event.content]
-            return {"sessionUpdate": "user_message", "messageId": prompt_message_id(event.turn_id), "content": content}
+            return user_message(prompt_message_id(event.turn_id), content)
         if isinstance(event, PlanUpdated):
-            entries = [{"content": x.content, "priority": x.priority, "status": x.status} for x in event.entries]
-            plan = {"type": "items", "planId": f"{self._session_id}.plan", "entries": entries}
-            return {"sessionUpdate": "plan_update", "plan": plan}
+            entries = [v2.PlanEntry(content=x.content, priority=x.priority, status=x.status) for x in event.entries]
+            plan: Variant = v2.PlanUpdateContent_items(plan_id=f"{self._session_id}.plan", entries=entries)
+            return v2.SessionUpdate_plan_update(plan=plan)
         return _STATELESS[type(event)](event)
 
     def notice(self, text: str) -> Update:
@@ -304,26 +331,34 @@ class AcpV2:
         """An update built in v1's shape outside a turn (queue notices, option changes) in
         v2's: options renamed (`configId`, `groupId`); not sent: a mode change (v2 has no
         modes: the option change that comes with it says it) and a queued prompt's text (v2
-        shows a prompt once, as `user_message` at its insertion)."""
-        body: Update = update if isinstance(update, dict) else to_builtins(update)
+        shows a prompt once, as `user_message` at its insertion). It reads v1's shape (its
+        `sessionUpdate` names); the rest passes as v1 built it (the same fields on v2)."""
+        body: JsonObject = update if isinstance(update, dict) else to_builtins(update)
         kind = body.get("sessionUpdate")
         if kind == "config_option_update":
-            return {**body, "configOptions": config_options_v2(body.get("configOptions") or [])}
-        if kind == "current_mode_update":
-            return None
-        if kind == "user_message_chunk":
+            options = config_options_v2(body.get("configOptions") or [])
+            return v2.SessionUpdate_config_option_update(
+                config_options=_as_variant(options), meta=body.get("_meta", UNSET)
+            )
+        if kind in _NOT_ON_V2:
             return None
         return body
 
     def available_commands(self, commands: Iterable[tuple[str, str, str | None]]) -> Update:
         """v2's command list: each typed `command`, an input hint typed `text`."""
-        listed: list[Update] = [
-            {
-                "type": "command",
-                "name": name,
-                "description": description,
-                **({"input": {"type": "text", "hint": hint}} if hint else {}),
-            }
+        listed: list[Variant] = [
+            v2.AvailableCommand_command(
+                name=name,
+                description=description,
+                input_=_as_variant(v2.AvailableCommandInput_text(hint=hint)) if hint else UNSET,
+            )
             for name, description, hint in commands
         ]
-        return {"sessionUpdate": "available_commands_update", "availableCommands": listed}
+        return v2.SessionUpdate_available_commands_update(available_commands=listed)
+
+
+# v1's updates a v2 connection is not sent (see `AcpV2.shaped`)
+_NOT_ON_V2 = frozenset(("current_mode_update", "user_message_chunk"))
+
+# every update this module builds as a generated type: framed by msgspec in one pass
+emitter.V2_TYPES.update(t for t in v2.SessionUpdate.known.values() if issubclass(t, Struct))

@@ -18,12 +18,17 @@ from ..transport.connection import Connection, encode_json
 from . import acp_v1
 
 if TYPE_CHECKING:
-    from .acp_v1 import Update
+    from msgspec import Struct
+
+    # v1's updates (`acp_v1.Update`) or v2's (the generated types, `acp_v2.Update`)
+    Update = acp_v1.Update | Struct
 
 _PREFIX = b'{"jsonrpc":"2.0","method":"session/update","params":'
 _HEAD = _PREFIX + b'{"sessionId":'
 _ENCODE = ENCODER.encode
 _HEADS: dict[str, bytes] = {}  # session id -> the frame's bytes up to the update
+# v2's update types, filled when `acp_v2` loads (v1's paths never load the v2 model)
+V2_TYPES: set[type] = set()
 
 
 def _head(session_id: str) -> bytes:
@@ -53,7 +58,7 @@ class Renderer(Protocol):
         """`available_commands_update` for (name, description, input hint or None)."""
         ...
 
-    def shaped(self, update: Update) -> Update | None:
+    def shaped(self, update: acp_v1.Update) -> Update | None:
         """An update built in v1's shape outside the renderer, in this version's (None: this
         version does not show it)."""
         ...
@@ -87,15 +92,16 @@ _Again = Callable[[Renderer], "Update | None"]
 
 
 def frame(session_id: str, update: Update) -> bytes:
-    """One `session/update` notification, byte for byte as `encode_json` writes it. A chunk
-    of plain text (the hot path: one per flush) is written by msgspec's encoder in one pass:
-    it holds no float, which msgspec spells `1e16` where orjson writes `1e+16`."""
+    """One `session/update` notification. v1's: byte for byte as `encode_json` writes it; a
+    chunk of plain text (the hot path: one per flush) is written by msgspec's encoder in one
+    pass: it holds no float, which msgspec spells `1e16` where orjson writes `1e+16`. v2's
+    updates (the generated types) all so, as the v2 replay writes them."""
     kind = type(update)
     if (
         (kind is up.AgentMessageChunk or kind is up.AgentThoughtChunk)
         and update.meta is None  # type: ignore[union-attr]
         and update.content.meta is None  # type: ignore[union-attr]
-    ):
+    ) or (kind is not dict and kind in V2_TYPES):  # a dict: no set lookup
         try:
             return (_HEADS.get(session_id) or _head(session_id)) + _ENCODE(update) + b"}}"
         except UnicodeEncodeError:  # a lone surrogate: `encode_json` writes U+FFFD
@@ -231,7 +237,7 @@ class SessionUpdates:
             return TurnEnded(prompt.turn_id, event.stop_reason or "end_turn")
         return None
 
-    def update(self, update: Update) -> None:
+    def update(self, update: acp_v1.Update) -> None:
         """Any other update (built in v1's shape), sent in order, in each viewer's version."""
         self.drain()
         self._send(self._render.shaped(update), lambda render: render.shaped(update))

@@ -2,15 +2,18 @@
 
 Owns: reading the stored result back into the terminal a live v2 client held (its command,
 directory, output and exit status) as the three updates that build it. Must not: run
-anything or change the history; the footer it reads is `tools/run_command.py`'s.
+anything or change the history, or build an update (the live builders of `acp_v2` do); the
+footer it reads is `tools/run_command.py`'s.
 """
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 from typing import TYPE_CHECKING
+
+from ..agent.sink import TerminalExited, TerminalOutput, TerminalStarted
+from .acp_v2 import terminal_exited, terminal_output, terminal_started
 
 if TYPE_CHECKING:
     from tether_protocol import JsonObject
@@ -34,26 +37,14 @@ def terminal_replayed(call: JsonObject, result: JsonObject, workspace: str) -> l
     footer = footers[-1]  # the last: the output before it may hold such a line
     arguments = call.get("arguments")
     args: JsonObject = arguments if isinstance(arguments, dict) else {}
-    terminal_id = call.get("id")
+    terminal_id = str(call["id"])
     cwd = os.path.normpath(os.path.join(workspace, str(args.get("cwd") or ".")))
     code, killed_by = footer.group(1), footer.group(2)
     exit_code = int(code) if code is not None else None
     # a timeout's group gets SIGTERM first (`process_group.py`); the result does not say if SIGKILL followed
     signal = None if exit_code is not None else (killed_by or "SIGTERM")
-    output = base64.b64encode(text[: footer.start()].encode("utf-8", "replace")).decode("ascii")
     return [
-        {
-            "sessionUpdate": "terminal_update",
-            "terminalId": terminal_id,
-            "command": str(args.get("command") or ""),
-            "cwd": cwd,
-            "capabilities": {},
-        },
-        {"sessionUpdate": "terminal_output_chunk", "terminalId": terminal_id, "data": output},
-        {
-            "sessionUpdate": "terminal_update",
-            "terminalId": terminal_id,
-            "exitStatus": {"exitCode": exit_code, "signal": signal},
-            "capabilities": {},
-        },
+        terminal_started(TerminalStarted(terminal_id, str(args.get("command") or ""), cwd)),
+        terminal_output(TerminalOutput(terminal_id, terminal_id, text[: footer.start()])),
+        terminal_exited(TerminalExited(terminal_id, terminal_id, exit_code, signal)),
     ]

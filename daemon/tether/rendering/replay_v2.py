@@ -1,9 +1,9 @@
 """History replay on ACP v2: stored messages shown again as v2 `session/update`s (`session/resume`).
 
-Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9) as v2's generated
-types, a page at a time; a `delegate` call's child and a command's terminal after its call;
-`REPLAY_COMPLETE`, the marker after. Must not: read the store or change the history (v1's
-reading is `replay.py`).
+Owns: `ReplayV2`, stored messages under the live message ids (SPEC §12.9) by the live
+turn's builders (`acp_v2`), a page at a time; a `delegate` call's child and a command's
+terminal after its call; `REPLAY_COMPLETE`, the marker after. Must not: read the store,
+change the history (v1's reading is `replay.py`) or build an update `acp_v2` builds.
 """
 
 from __future__ import annotations
@@ -15,11 +15,24 @@ from typing import TYPE_CHECKING, Any
 from msgspec import UNSET, Struct
 
 from tether_protocol import ENCODER, JsonObject, dumps
-from tether_protocol.acp_v2 import schema_types as v2
 
 from ..agent.history import nothing_said
 from ..agent.sink import SubagentChanged, TurnStateChanged
-from .acp_v2 import AcpV2, Update, notice, prompt_message_id, steered_message_id, subagent_update
+from .acp_v2 import (
+    AcpV2,
+    Update,
+    agent_message,
+    agent_thought,
+    block_content,
+    compacted,
+    notice,
+    subagent_update,
+    text_block,
+    text_content,
+    tool_call_update,
+    user_message,
+)
+from .acp_v2_answers import prompt_message_id, steered_message_id
 from .replay import INTERRUPTED, results_by_step, waiting_step
 from .replay_terminals import terminal_replayed
 
@@ -31,6 +44,7 @@ if TYPE_CHECKING:
 # (body, status, turn id or None, seq): a stored message as the v2 replay reads it
 Stored = tuple[JsonObject, str, "str | None", int]
 
+# JSON: the generated model has no type for it (the Preview's schema does not list it yet)
 REPLAY_COMPLETE: Update = {"sessionUpdate": "replay_complete"}
 
 
@@ -145,23 +159,18 @@ class ReplayV2:
 
     def _user(self, out: list[Shown], body: JsonObject, status: str, turn_id: str | None, seq: int) -> None:
         if "compaction" in body:
-            replaced = body["compaction"].get("replaced", 0)
-            out.append(
-                notice(
-                    f"{replaced} earlier messages were summarised to save context", compaction={"replaced": replaced}
-                )
-            )
+            out.append(compacted(body["compaction"].get("replaced", 0)))
             return
         if "steered" in body or (turn_id is not None and turn_id == self._turn):  # joined a running turn
             marked = body.get("steered")
             steered: JsonObject = marked if isinstance(marked, dict) else {}
             tether = {"steered": True, "afterStep": steered.get("afterStep"), **_status(status)}
-            out.append(_message("user_message", steered_message_id(self._turn, seq), body.get("content") or [], tether))
+            out.append(user_message(steered_message_id(self._turn, seq), body.get("content") or [], tether))
             return
         self._prompts += 1
         self._turn = turn_id or f"{self.session_id}.p{self._prompts}"  # a prompt stored outside a turn
         self._step, self._retry = 0, False
-        out.append(_message("user_message", prompt_message_id(self._turn), body.get("content") or [], _status(status)))
+        out.append(user_message(prompt_message_id(self._turn), body.get("content") or [], _status(status)))
 
     def _assistant(
         self,
@@ -183,9 +192,9 @@ class ReplayV2:
         tether = _status(status)
         message_id = f"{self._turn}.{self._step}"
         if thought := body.get("thinking"):
-            out.append(_message("agent_thought", f"{message_id}.thought", [_text(thought)], tether))
+            out.append(agent_thought(f"{message_id}.thought", [text_block(thought)], tether))
         if text := body.get("text"):
-            out.append(_message("agent_message", message_id, [_text(text)], tether))
+            out.append(agent_message(message_id, [text_block(text)], tether))
         for call in body.get("tool_calls") or ():
             result = results.get(call["id"])
             if self.workspace is not None and result is not None and call.get("name") == "run_command":
@@ -238,19 +247,6 @@ def _status(status: str) -> dict[str, Any]:
 _COMPLETE: dict[str, Any] = {}  # shared: read, never changed
 
 
-def _message(kind: str, message_id: str, content: Any, tether: dict[str, Any]) -> Shown:
-    message: Shown = _MESSAGES[kind](
-        message_id=message_id, content=content, meta={"tether": tether} if tether else UNSET
-    )
-    return message
-
-
-def _text(text: Any) -> Any:
-    """A text block (where v2's type names the open union of blocks); a stored text as it
-    is, a broken store's non-string too (encoding does not check types)."""
-    return v2.ContentBlock_text(text=text)
-
-
 def _call(call: JsonObject, result: JsonObject | None, waiting: bool) -> Shown:
     """A stored call with its result folded in: one upsert with what the live call's
     reports added up to (its title, kind and status, its arguments, the result's text and
@@ -258,30 +254,15 @@ def _call(call: JsonObject, result: JsonObject | None, waiting: bool) -> Shown:
     name, call_id = call.get("name"), call["id"]  # a stored call has its id (`results_by_step` reads it)
     arguments = call.get("arguments", {})
     if result is None:
-        return v2.SessionUpdate_tool_call_update(
-            tool_call_id=call_id,
-            title=name,
-            kind="other",
-            status="pending" if waiting else "failed",
-            raw_input=arguments,
-        )
-    content: list[Any] = [v2.ToolCallContent_content(content=_text(result.get("content", "")))]
-    content += [v2.ToolCallContent_content(content=block) for block in result.get("blocks") or ()]
-    where = result.get("locations")
-    return v2.SessionUpdate_tool_call_update(
+        status = "pending" if waiting else "failed"
+        return tool_call_update(tool_call_id=call_id, title=name, kind="other", status=status, raw_input=arguments)
+    content = [text_content(result.get("content", "")), *map(block_content, result.get("blocks") or ())]
+    return tool_call_update(
         tool_call_id=call_id,
         title=result.get("title", name),
         kind=result.get("kind", "other"),
         status="failed" if result.get("is_error") else "completed",
         content=content,
-        locations=where or UNSET,
+        locations=result.get("locations") or UNSET,  # stored as the live call sent them
         raw_input=arguments,
     )
-
-
-# the whole messages a replay shows, by kind (v2's types: encoded as they are, no dict built)
-_MESSAGES: dict[str, Any] = {
-    "user_message": v2.SessionUpdate_user_message,
-    "agent_message": v2.SessionUpdate_agent_message,
-    "agent_thought": v2.SessionUpdate_agent_thought,
-}

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tether_protocol.conversation import CompactionSummary, Message
 
     from ..agent.session import AgentSession
-    from .live_session import LiveSession
+    from .live_session import CommandEntry, LiveSession
     from .ports import ClientPort
 
 # (name, description, input hint or None)
@@ -72,11 +72,14 @@ class Expanded:
     mode: str | None = None
 
 
-def listed(workspace: Path, session: LiveSession | None = None) -> list[tuple[str, str, str | None]]:
-    """The session's commands: the built-ins, then the user's files (`user_commands.py`),
-    then its MCP servers' prompts (`mcp_prompts.py`)."""
+def listed(
+    workspace: Path, session: LiveSession | None = None, read: Sequence[CommandEntry] | None = None
+) -> list[tuple[str, str, str | None]]:
+    """The session's commands: the built-ins, then the user's files (`user_commands.py`;
+    ``read``: as the session's turn setup last read them), then its MCP servers' prompts."""
     builtin = {name for name, _d, _h in BUILTINS}
-    files = [(c.name, c.description, c.hint) for c in user_commands.load(workspace).values() if c.name not in builtin]
+    found = user_commands.entries(workspace) if read is None else read
+    files = [entry for entry in found if entry[0] not in builtin]
     return [*BUILTINS, *files, *(session.prompt_commands if session is not None else ())]
 
 
@@ -92,11 +95,13 @@ def send_available(ctx: ClientPort, session_id: str, workspace: Path) -> None:
     sink.flush()
 
 
-def refresh(sink: SessionUpdates, session: LiveSession) -> list[tuple[str, str, str | None]]:
+def refresh(
+    sink: SessionUpdates, session: LiveSession, read: Sequence[CommandEntry] | None = None
+) -> list[tuple[str, str, str | None]]:
     """At a prompt: the session's commands, sent again if a command file was added, changed
-    or removed since the list was last sent (the folders are read at each prompt: no
-    watcher, since a list can only be used at a prompt)."""
-    found = listed(session.workspace, session)
+    or removed since the list was last sent (``read``: the command files as the session's
+    turn setup read them, checked at each prompt: services/turn_setup.py)."""
+    found = listed(session.workspace, session, read)
     if session.commands_sent is not None and session.commands_sent != found:
         sink.available_commands(found)
     session.commands_sent = found

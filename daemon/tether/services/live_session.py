@@ -2,7 +2,7 @@
 
 Owns: `LiveSession` — an `AgentSession` (conversation, store, turn) with its prompt queue, its
 client's MCP servers and their commands, its audience, its open approvals, the last rewind it
-reflects — and `Audiences`, the emitter's view of who sees each. Must not: import the turn's
+reflects, its turns' setup — and `Audiences`, the emitter's view of who sees each. Must not: import the turn's
 modules or speak the protocol (it is data; `SessionRegistry.end_live` drops it whole)."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..transport.connection import Connection
     from .ports import OpenApproval
     from .queue import PromptQueue
+    from .turn_setup import TurnSetup
 
 # a slash command: its name, its description, the hint for its arguments
 CommandEntry = tuple[str, str, str | None]
@@ -46,6 +47,9 @@ class LiveSession(AgentSession):
     # the shared daemon's approvals asked for this session's turn and not answered yet
     # (a window that joins is asked too: shared/approvals.py)
     open_asks: list[OpenApproval] = field(default_factory=list)
+    # what its turns are given that a prompt does not change (hidden paths, hooks as configured):
+    # built by its first turn, again when an input changed (services/turn_setup.py)
+    turn_setup: TurnSetup | None = None
 
 
 class Audiences:

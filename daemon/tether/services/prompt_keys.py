@@ -139,7 +139,7 @@ async def prompt_once(
 
 async def _stored_answer(ctx: SessionHost, session: LiveSession, key: str, turn: prompt_keys.KeyedTurn) -> Answer:
     """What the first request was answered: v2's message id, or v1's stop reason."""
-    from ..rendering.acp_v2 import prompt_message_id
+    from ..rendering.acp_v2_answers import prompt_message_id
 
     if getattr(ctx.connection, "protocol_version", 1) == 2:
         return RawResult(dumps_text({"messageId": prompt_message_id(turn.turn_id)}))

@@ -14,27 +14,28 @@ from typing import TYPE_CHECKING
 
 from tether_protocol.conversation import ToolResultMessage
 
+from ..agent.hook_port import NO_HOOKS
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnEvent, TurnSink
 from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
-from ..hooks.setup import turn_hooks
 from ..rendering import SessionUpdates
-from ..server.files import EditorFiles
-from ..store import MessageRecord, tether_home
+from ..store import MessageRecord
 from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
+from .turn_setup import turn_provider, turn_setup
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Sequence
+    from collections.abc import Sequence
 
     from tether_protocol import PendingApprovals
 
+    from ..agent.hook_port import HookPort
+    from ..approvals import Asker
     from ..netproxy.asking import AskDomain
     from ..netproxy.proxy import ProxyRules
     from ..providers.base import Provider
-    from ..tools.base import Elicit
     from ..transport.connection import Connection
     from .live_session import LiveSession
     from .ports import ClientPort, SettingsHost
@@ -77,7 +78,7 @@ def make_turn(
 ) -> AgentTurn:
     settings = ctx.settings
     services = turn_services(ctx, session, handle.turn_id, sink, provider)
-    tools = ctx.daemon.tools
+    tools = turn_setup(ctx, session, handle.turn_id).wiring.tools  # the daemon's
     if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
         limits = DelegateLimits(
             settings.delegate_max_steps,
@@ -101,7 +102,8 @@ def make_turn(
         session,
         handle,
         provider=provider,
-        tools=turn_tools(ctx, session.id, sink, tools),  # with the session's MCP servers' tools
+        # with the session's MCP servers' tools, where it has any (the setup knows)
+        tools=turn_tools(ctx, session.id, sink, tools) if turn_setup(ctx, session, handle.turn_id).mcp else tools,
         sink=sink,
         max_steps=settings.max_steps,
         keep_user_turns=settings.keep_user_turns,
@@ -128,61 +130,39 @@ def turn_services(
 ) -> TurnServices:
     """What a turn's tools ask, write and hook with (a `/compact` uses them too)."""
     settings = ctx.settings
-    hidden, filtered = read_paths(ctx)  # once a turn: the hooks' commands and the tools' alike
-    hooked = turn_hooks(
-        settings,
-        session,
-        turn_id,
-        sink,
-        provider,
-        ctx.asker(),
-        hidden,
-        tether_home(Path(settings.home) if settings.home else None),
-    )
+    setup = turn_setup(ctx, session, turn_id)  # the session's, built again when an input changed
+    port: HookPort = NO_HOOKS
+    asker: Asker = ctx.asker()
+    ask_first = False
+    if setup.wired:  # hooks, the reviewer or ask-first are configured
+        from ..hooks.setup import turn_hooks
+
+        hooked = turn_hooks(settings, setup.hooks, session, turn_id, sink, provider, asker, setup.hidden)
+        port, asker, ask_first = hooked.port, hooked.asker, hooked.ask_first
     return TurnServices(
-        gate=ctx.gate_for(session.workspace, session.store),
-        asker=hooked.asker,
-        files=EditorFiles(
-            session_id=session.id,
-            sandbox=session.sandbox,
-            documents=ctx.documents,
-            client=ctx.client,
-            rpc=ctx.rpc,
-        ),
+        gate=setup.wiring.gate,
+        asker=asker,
+        files=setup.wiring.file_io,
         documents=ctx.documents.texts,
         env_allow=settings.allow_env,
         checkpoint_max_bytes=settings.checkpoint_max_kib * 1024,
         sandbox_setting=settings.sandbox,
-        hidden_paths=hidden,
-        filtered_paths=filtered,
+        hidden_paths=setup.hidden,
+        filtered_paths=setup.filtered,
         mask_secrets=settings.mask_secrets == "on",
         unix_sockets=settings.allow_unix_sockets,
-        net_rules=_net_rules(ctx, session) if settings.network == "allowlist" else None,
+        net_rules=_net_rules(ctx, session, setup.home) if settings.network == "allowlist" else None,
         terminal_output_meta=bool(ctx.client and ctx.client.terminal_output_meta),
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
-        hooks=hooked.port,
-        ask_first=hooked.ask_first,
-        clarify=_clarifier(ctx, session.id) if hooked.ask_first else None,  # a v2 form, where shown
-        elicit=_form_relay(ctx, session.id),
+        hooks=port,
+        ask_first=ask_first,
+        clarify=ctx.clarifier(session.id) if ask_first else None,  # a v2 form, where shown
+        elicit=ctx.form_relay(session.id),  # an MCP server's form, where shown
+        instructions=setup.instructions,
     )
 
 
-def _form_relay(ctx: ClientPort, session_id: str) -> Elicit | None:
-    """How the user is asked an MCP server's form: a v2 client's form, or None (it shows none)."""
-    if ctx.client is None or not ctx.client.shows_forms:
-        return None
-    from ..server.elicitation import mcp_form_relay  # only for a client that shows forms
-
-    return mcp_form_relay(ctx, session_id)
-
-
-def _clarifier(ctx: ClientPort, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
-    from ..server.elicitation import clarifier  # only where ask-first is on
-
-    return clarifier(ctx, session_id)
-
-
-def _net_rules(ctx: ClientPort, session: AgentSession) -> ProxyRules:
+def _net_rules(ctx: ClientPort, session: AgentSession, home: Path) -> ProxyRules:
     """The proxy's rules for this turn's commands: the user's domains, those they allowed
     always and for this session, credentials; asking through the client when it is ACP."""
     import dataclasses
@@ -192,7 +172,6 @@ def _net_rules(ctx: ClientPort, session: AgentSession) -> ProxyRules:
     from ..netproxy.proxy import proxy_rules  # only in `allowlist` mode
 
     settings = ctx.settings
-    home = tether_home(Path(settings.home) if settings.home else None)
     rules = proxy_rules((*settings.allowed_domains, *always_allowed(home)), settings.credentials)
     acp = ctx.client is not None and ctx.client.acp
     return dataclasses.replace(
@@ -234,7 +213,7 @@ async def resume_turn(ctx: ClientPort, session: LiveSession, turn_id: str, pendi
                 "answer its approval there]\n"
             )
             return
-        provider = await ctx.provider()
+        provider = await turn_provider(ctx, session, turn_id)
         outcome = await make_turn(ctx, session, handle, sink, provider).resume(pending)
         stop_reason = outcome.stop_reason
         if outcome.error is not None:

@@ -96,6 +96,11 @@ def _read(path: Path, label: str, within: Path | None) -> UserCommand | None:
     return UserCommand(name, f"{description} ({label})", hint, body)
 
 
+def entries(workspace: Path) -> list[tuple[str, str, str | None]]:
+    """Each user command's name, description and argument hint (the list a client shows)."""
+    return [(c.name, c.description, c.hint) for c in load(workspace).values()]
+
+
 def load(workspace: Path) -> dict[str, UserCommand]:
     """The user commands by name (read now: a changed folder is seen at the next call)."""
     found: dict[str, UserCommand] = {}
