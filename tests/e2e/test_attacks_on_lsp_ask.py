@@ -5,6 +5,8 @@ ask is refused `-32602` before a session or a turn, and the client can ask again
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -75,4 +77,49 @@ async def test_the_prompt_an_ask_builds_is_held_to_the_cap(spawn_daemon, workspa
     assert not (await client.request("session/list", {"cwd": str(workspace)}))["sessions"]  # nothing stored
     # and the editor asks again, within the cap
     started = await client.request("workspace/executeCommand", {"command": "tether.ask", "arguments": ["slow please"]})
+    assert set(started) == {"sessionId", "turnId"}
+
+
+async def _ask_refused(client, ask: dict) -> str:
+    with pytest.raises(ClientError) as refused:
+        await asyncio.wait_for(
+            client.request("workspace/executeCommand", {"command": "tether.ask", "arguments": [ask]}), 20
+        )
+    assert refused.value.code == -32602, refused.value.message[:300]
+    return refused.value.message
+
+
+@pytest.mark.usefixtures("one_mib_cap")
+async def test_an_ask_on_a_file_not_opened_reads_only_inside_the_workspace_and_within_the_cap(
+    spawn_daemon, workspace: Path
+) -> None:
+    """`tether.ask` with the uri of a file the editor never opened: Tether reads it from disk.
+    A file outside the workspace (directly or through a link in it), one over the cap (read
+    whole before, however large) and a planted FIFO (whose read waited for a writer) are
+    refused, naming the file, before a session or a turn."""
+    client = await _editor(spawn_daemon, workspace)
+    line = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    outside = workspace.parent / "outside.txt"  # "secret outside the workspace"
+    (workspace / "link.txt").symlink_to(outside)
+    for uri in (outside.as_uri(), (workspace / "link.txt").as_uri()):
+        message = await _ask_refused(client, {"kind": "explain", "uri": uri, "range": line})
+        shown = uri.removeprefix("file://")
+        assert message == (
+            f"invalid params for tether.ask: {shown} is outside the workspace {workspace}; "
+            f"open it in the editor or send the prompt as text"
+        )
+    big = workspace / "big.log"
+    big.write_text("short line\n" * (3 * MIB // 11))  # the selection is small: the file is not
+    message = await _ask_refused(client, {"kind": "explain", "uri": big.as_uri(), "range": line})
+    assert message.startswith(f"invalid params for tether.ask: {big} is over the limit of 1 MiB per message")
+    fifo = workspace / "pipe.txt"
+    os.mkfifo(fifo)
+    message = await _ask_refused(client, {"kind": "explain", "uri": fifo.as_uri(), "range": line})
+    assert message.startswith(f"invalid params for tether.ask: {fifo} cannot be read (not a regular file)")
+    assert not (await client.request("session/list", {"cwd": str(workspace)}))["sessions"]  # nothing stored
+    # a file inside the workspace, within the cap, is still read
+    started = await client.request(
+        "workspace/executeCommand",
+        {"command": "tether.ask", "arguments": [{"kind": "explain", "uri": (workspace / "README.md").as_uri()}]},
+    )
     assert set(started) == {"sessionId", "turnId"}

@@ -129,53 +129,6 @@ async def test_a_snapshot_path_that_is_a_planted_fifo_is_refused_and_the_daemon_
     assert (await session.prompt("hello").wait())["stopReason"] == "end_turn"
 
 
-async def test_a_call_in_a_rewound_message_is_not_resumed_from_a_snapshot(
-    spawn_daemon,
-    workspace: Path,
-    tmp_path: Path,
-) -> None:
-    """A snapshot (kept id) whose waiting turn's call is in a message a rewind took out of
-    the conversation: Tether never writes one (a rewind is refused while a turn waits), and
-    loading it would ask for, and run, a command the transcript does not show."""
-    daemon = await spawn_daemon()
-    client = daemon.client
-
-    async def allow(method: str, params: dict):
-        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
-
-    client.peer.on_request = allow
-    session = await client.new_session(workspace)
-    await session.prompt("read the readme").wait()
-    snapshot = await client.request("_tether/session/dump", {"sessionId": session.id})
-    await client.request("session/delete", {"sessionId": session.id})
-    planted = tmp_path / "resurrected"
-    command = {"command": f"touch {planted}"}
-    turn = snapshot["turns"][0]
-    turn.update(status="running", finished_at=None, stop_reason=None)
-    turn["pending"] = {"step": 1, "calls": [{"id": "call_read", "name": "run_command", "arguments": command}]}
-    snapshot["messages"], snapshot["reports"] = snapshot["messages"][:2], []
-    snapshot["messages"][1]["body"]["tool_calls"][0].update(name="run_command", arguments=command)
-    snapshot["messages"][1]["rewound"] = 1
-    snapshot["checkpoints"] = {
-        "blobs": {},
-        "changes": [],
-        "rewinds": [{"id": 1, "at_seq": 1, "to_seq": 1, "restore": "conversation", "hidden_before": []}],
-    }
-    with pytest.raises(ClientError) as refused:
-        await client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
-    assert refused.value.code == -32602
-    assert refused.value.message == (
-        f"invalid snapshot: messages[1].rewound: turn {turn['id']!r} waits for approval, and a rewind "
-        f"never takes out a waiting turn's messages"
-    )
-    assert (await client.list_sessions(workspace)) == []  # nothing stored
-    # a copy (no keepId) is stored: its waiting turn is interrupted, nothing is asked or run
-    copy = await client.request("_tether/session/restore", {"snapshot": snapshot})
-    await client.load_session(copy["sessionId"], workspace)
-    await asyncio.sleep(1)
-    assert not planted.exists()
-
-
 async def test_a_snapshot_file_nested_past_the_stack_is_refused_in_words(
     spawn_daemon,
     workspace: Path,

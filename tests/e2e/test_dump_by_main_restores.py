@@ -2,7 +2,7 @@
 descriptions: `fixtures/dump_by_main.json`, a session with tool calls, run reports, a rewind, its
 checkpoints and rewound messages) restores through a real `tether serve`, and the restored
 session dumps to the same bytes: the same records, keys, order and numbers (only what a restore
-gives anew differs: the session's id, workspace, mode (the restoring daemon's) and time, the turns' ids, the time of the dump)."""
+gives anew differs: the session's id, workspace (and its results' places in it), mode (the restoring daemon's) and time, the turns' ids, the time of the dump)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ def _as_the_fixture(text: str, old: dict, new: dict) -> str:
     for key in ("exported_at", "updated_at"):
         source = old if key == "exported_at" else old["session"]
         text = re.sub(f'"{key}":[0-9.e+-]+', f'"{key}":{json.dumps(source[key])}', text, count=1)
+    # its results' places moved into the new workspace (SPEC §3.29) are put back under the old one
+    swaps[f'"{new["session"]["workspace"]}/'] = f'"{old["session"]["workspace"]}/'
     return re.sub("|".join(map(re.escape, swaps)), lambda m: swaps[m.group(0)], text)
 
 

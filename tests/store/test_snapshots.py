@@ -580,9 +580,10 @@ async def _build(store: HistoryStore, spec: dict[str, Any]) -> str:
             report = None if turn["report"] is None else {**turn["report"], **report_json(tid, session_id=sid)}
             await finish_with_raw_report(store, tid, turn["end"], report, error=turn["error"])
     for tid, turn in waiting:
-        await set_raw_pending(
-            store, tid, {"step": 1, "calls": [{"id": "c", "name": "n", "arguments": JSONRPC}], "report": turn["report"]}
-        )
+        # the call the turn waits for is the model's (restore refuses one it never made)
+        call = {"id": "c", "name": "n", "arguments": JSONRPC}
+        await store.append_messages(sid, tid, [MessageRecord("assistant", {"role": "assistant", "tool_calls": [call]})])
+        await set_raw_pending(store, tid, {"step": 1, "calls": [call], "report": turn["report"]})
     for kind, pattern, decision in spec["rules"]:
         await store.rules.add(kind, pattern, decision)
     return sid

@@ -51,6 +51,8 @@ from .state import CallOutcome, PendingCall
 from .tool_view import safe_title
 
 if TYPE_CHECKING:
+    from tether_protocol import JsonObject
+
     from ..sandbox import SandboxChoice
     from ..tools.registry import ToolRegistry
     from .guard import InputGuard
@@ -237,12 +239,26 @@ class ToolExecutor:
             filtered_paths=services.filtered_paths,
             unix_sockets=services.unix_sockets,
             on_notice=lambda text: sink.emit(Notice(f"\n[{text}]\n")),
+            elicit=self._elicit,
             recorder=None
             if tool.reads_only(call.arguments)
             else ChangeRecorder(
                 self.session.sandbox, self.session.known_files, services.checkpoint_max_bytes, call.call_id
             ),
         )
+
+    async def _elicit(self, server: str, message: str, schema: JsonObject) -> JsonObject:
+        """An MCP server's form (checked): the client's relay asks the user; a client that
+        cannot answer forms is shown the question as the server's, and the server is declined."""
+        if self.services.elicit is not None:
+            return await self.services.elicit(server, message, schema)
+        from ..tools.visible_text import visible
+
+        asked = visible(message)
+        self.sink.emit(
+            Notice(f"\n[MCP server `{server}` asked: {asked}\n(declined: this client cannot answer forms)]\n")
+        )
+        return {"action": "decline"}
 
     # ---- calls that change things --------------------------------------------------
 

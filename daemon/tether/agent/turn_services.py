@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from ..approvals import ApprovalGate, Asker
     from ..netproxy.proxy import ProxyRules
-    from ..tools.base import FileIO
+    from ..tools.base import Elicit, FileIO
 
 
 @dataclass(slots=True)
@@ -48,6 +48,9 @@ class TurnServices:
     # asks the user ask-first's question in a form: the answer, or None (declined, cancelled,
     # unanswerable); None: the question is the turn's reply only (server/elicitation.py)
     clarify: Callable[[str], Awaitable[str | None]] | None = None
+    # asks the user an MCP server's form (its name, message, schema) and gives its answer
+    # `{action, content?}`; None: the client cannot answer forms (server/elicitation.py)
+    elicit: Elicit | None = None
     # AGENTS.md and the MEMORY.md files as the session last read them (services/turn_setup.py);
     # None: the turn reads them when it starts
     instructions: str | None = None

@@ -1,14 +1,15 @@
 """One MCP server connection: its transport, its session, its tools, its state.
 
-Owns: opening the configured transport (stdio as launch.py plans it, streamable HTTP or SSE), the handshake
-and tool and prompt lists within the start-up timeout, one task holding it until `stop()`, stale-list
-marking, calls with their timeout, `prompts/get`, and why the server failed or died (its stderr's end).
+Owns: opening the configured transport (stdio as launch.py plans it, streamable HTTP or SSE), the handshake and
+tool and prompt lists within the start-up timeout, one task holding it until `stop()`, stale-list marking, calls with
+their timeout (the server's elicitations meanwhile go to the caller's user), `prompts/get`, why it failed or died.
 Must not: name tools for the model or convert results (`tools.py`), or tell the client anything.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
@@ -24,7 +25,10 @@ from .launch import LaunchRefused, LaunchSettings, plan_launch
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping
 
+    from mcp.client.session import ClientRequestContext
+
     from ..config.mcp_servers import McpServerConfig
+    from ..tools.base import Elicit
 
 log = logging.getLogger("tether.mcp")
 
@@ -51,6 +55,10 @@ class McpConnection:
         self._scope: anyio.CancelScope | None = None
         self._session: ClientSession | None = None
         self._stderr: IO[str] | None = None  # a stdio server's stderr (the end is shown when it fails)
+        self._askers: list[Elicit] = []  # of the calls under way: an elicitation asks their turn's user
+        self._clocks: list[anyio.CancelScope] = []  # their `tool_timeout_sec`, paused while the user answers
+        self._asking = 0  # forms the user has open
+        self._left: dict[anyio.CancelScope, float] = {}  # each call's seconds left when the first form opened
 
     @property
     def ready(self) -> bool:
@@ -78,7 +86,9 @@ class McpConnection:
     async def _serve(self) -> None:
         async with (
             self._open() as (read, write),
-            ClientSession(read, write, message_handler=self._on_message) as session,
+            ClientSession(
+                read, write, message_handler=self._on_message, elicitation_callback=self._on_elicit
+            ) as session,
         ):
             await session.initialize()
             self.tools = await _all_tools(session)
@@ -118,6 +128,46 @@ class McpConnection:
             self.tools_stale = True
         elif isinstance(message, Exception):
             log.debug("MCP server %s: %s", self.config.name, message)
+
+    async def _on_elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        """The server's `elicitation/create`: a checked form goes to the user of the call under
+        way (no call, calls of two turns, or a URL: declined); a form Tether does not show is
+        refused with why."""
+        from .elicitation import elicit_result, form_problem
+
+        # calls of two turns under way (a server the daemon shares): whose question this is is
+        # unknown, so nobody is asked (one turn's calls share its asker: equal bound methods)
+        if not isinstance(params, types.ElicitRequestFormParams) or len(set(self._askers)) != 1:
+            return types.ElicitResult(action="decline")
+        problem = form_problem(params)
+        if problem is not None:
+            log.warning("MCP server %s: elicitation refused: %s", self.config.name, problem)
+            return types.ErrorData(code=types.INVALID_PARAMS, message=f"Tether does not show this form: {problem}")
+        self._pause_clocks()
+        try:
+            answer = await self._askers[-1](self.config.name, params.message, params.requested_schema)
+        finally:
+            self._resume_clocks()
+        return elicit_result(answer, params.requested_schema)
+
+    def _pause_clocks(self) -> None:
+        """The time the user takes to answer is not the server's: its calls' timeouts wait."""
+        self._asking += 1
+        if self._asking == 1:
+            now = anyio.current_time()
+            self._left = {clock: clock.deadline - now for clock in self._clocks}
+            for clock in self._clocks:
+                clock.deadline = math.inf
+
+    def _resume_clocks(self) -> None:
+        self._asking -= 1
+        if self._asking == 0:
+            now = anyio.current_time()
+            for clock, left in self._left.items():
+                clock.deadline = now + left  # (a call that ended meanwhile: its scope is gone, harmless)
+            self._left = {}
 
     async def wait_started(self) -> None:
         """Until ready or failed; past the start-up timeout the start is abandoned."""
@@ -165,15 +215,31 @@ class McpConnection:
         except Exception as exc:
             log.warning("MCP server %s: listing its tools again failed: %s", self.config.name, exc)
 
-    async def call(self, tool: str, arguments: Mapping[str, Any], timeout: float) -> types.CallToolResult:
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], timeout: float, elicit: Elicit | None = None
+    ) -> types.CallToolResult:
         """The server's answer to `tools/call`; ToolError when there is none in time. A
-        cancelled caller's request is cancelled at the server (`notifications/cancelled`)."""
+        cancelled caller's request is cancelled at the server (`notifications/cancelled`);
+        ``elicit`` asks the caller's user what the server asks meanwhile."""
+        if elicit is None:
+            return await self._call(tool, arguments, timeout)
+        self._askers.append(elicit)
+        try:
+            return await self._call(tool, arguments, timeout)
+        finally:
+            self._askers.remove(elicit)
+
+    async def _call(self, tool: str, arguments: Mapping[str, Any], timeout: float) -> types.CallToolResult:
         session = self._session
         if session is None:
             raise ToolError(f"MCP server {self.config.name} is not running ({self.error or self.state})")
         try:
-            with anyio.fail_after(timeout):
-                result = await session.call_tool(tool, dict(arguments))
+            with anyio.fail_after(timeout) as clock:
+                self._clocks.append(clock)
+                try:
+                    result = await session.call_tool(tool, dict(arguments))
+                finally:
+                    self._clocks.remove(clock)
         except TimeoutError:
             raise ToolError(
                 f"MCP server {self.config.name} did not answer {tool} within {timeout:g} s (tool_timeout_sec); "

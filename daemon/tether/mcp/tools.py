@@ -106,7 +106,7 @@ class McpTool(Tool[JsonObject]):
 
     async def run(self, args: JsonObject, ctx: ToolContext) -> ToolResult:
         timeout = self.connection.config.tool_timeout_s
-        result = await self.connection.call(self.tool.name, args, timeout)
+        result = await self.connection.call(self.tool.name, args, timeout, ctx.elicit)
         return convert_result(result)
 
 

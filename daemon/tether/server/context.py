@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the turn's services are imported when a turn first needs th
     from ..handlers.lsp_agent.front import LspFront
     from ..providers.base import Provider
     from ..store import HistoryStore
+    from ..tools.base import Elicit
     from ..tools.sandbox import WorkspaceSandbox
     from ..transport.connection import Connection
     from ..transport.rpc import TetherRPC
@@ -123,6 +124,14 @@ class ClientConnection:
         from .elicitation import clarifier  # only where ask-first is on
 
         return clarifier(self, session_id)
+
+    def form_relay(self, session_id: str) -> Elicit | None:
+        """How an MCP server's form is put to this client's user (None: it shows none)."""
+        if self.client is None or not self.client.shows_forms:
+            return None
+        from .elicitation import mcp_form_relay  # only for a client that shows forms
+
+        return mcp_form_relay(self, session_id)
 
     def asker(self) -> ClientAsker:
         """Who a turn asks: this client, or in the shared daemon every window that sees the session."""

@@ -80,6 +80,11 @@ class ClientProfile(Struct):
         """The ACP version this connection speaks: 2 when the client asked for it, else 1."""
         return V2 if self.protocol_version == V2 else PROTOCOL_VERSION
 
+    @property
+    def shows_forms(self) -> bool:
+        """It can be asked `elicitation/create` forms (ask-first's question, MCP servers' forms)."""
+        return self.wire_version == V2 and self.elicitation_form
+
 
 def uri_to_path(uri: str) -> Path:
     parsed = urlparse(uri)

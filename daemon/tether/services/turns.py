@@ -157,6 +157,7 @@ def turn_services(
         hooks=port,
         ask_first=ask_first,
         clarify=ctx.clarifier(session.id) if ask_first else None,  # a v2 form, where shown
+        elicit=ctx.form_relay(session.id),  # an MCP server's form, where shown
         instructions=setup.instructions,
     )
 

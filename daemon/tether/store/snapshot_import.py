@@ -26,6 +26,8 @@ from tether.store.snapshot_checks import (
     check_rules,
     check_turn,
 )
+from tether.store.snapshot_pending import WaitingCalls
+from tether.store.snapshot_results import ResultFields
 from tether.store.snapshot_rows import (
     finish_stopped,
     insert_messages,
@@ -57,6 +59,8 @@ class SnapshotImport:
         self._seqs: set[int] = set()
         self._stopped: list[str] = []
         self._waiting: set[str] = set()  # the turns that still wait for approval (kept ids)
+        self._calls = WaitingCalls()  # the pending calls kept, matched against the model's calls
+        self._results: ResultFields | None = None  # (made once the workspace is known)
         self._last_seq = -1
         self._hidden: list[tuple[int, int]] = []  # (rewind id, seq) of the messages a rewind took out
         self._seen: set[str] = set()
@@ -70,9 +74,11 @@ class SnapshotImport:
             metadata = {key: value for key, value in metadata.items() if key not in _CHILD_LINK}
         else:
             await self._refuse_taken_link(metadata)
+        here = workspace if workspace is not None else session["workspace"]
+        self._results = ResultFields(here, session["workspace"])
         row = (
             self.session_id,
-            workspace if workspace is not None else session["workspace"],
+            here,
             session["title"],
             session["mode"],
             session["created_at"],
@@ -133,6 +139,7 @@ class SnapshotImport:
                 raise SnapshotError(f'"rules" must be a list, not {type_name(rules)}')
             check_rules(rules)
             check_checkpoint_data(self._found.get("checkpoints"))
+        self._calls.check()
         await import_checkpoints(self.conn, self.session_id, self._found.get("checkpoints"), self._hidden)
         if self._stopped:
             await finish_stopped(self.conn, self._stopped)
@@ -144,6 +151,8 @@ class SnapshotImport:
         for i, turn in enumerate(items):
             if not self.checked:
                 check_turn(turn, i, ids, self._seqs)
+            if turn["pending"] is not None and not (self.fresh and turn["status"] == "running"):
+                self._calls.add_turn(turn, i)
             batch.append(turn)
             if len(batch) == _BATCH:
                 await self._turn_batch(batch)
@@ -199,6 +208,11 @@ class SnapshotImport:
     async def _message_batch(self, rows: list[tuple[Any, ...]], batch: list[JsonObject], end: int) -> None:
         if not self.checked:
             check_bodies(batch, end - len(batch))
+        first = end - len(batch)
+        for j, message in enumerate(batch):  # (their bodies are checked now)
+            self._calls.see(message)
+            if self._results is not None and self._results.see(message, first + j):
+                rows[j] = message_row(message, rows[j][0])  # a location moved into this workspace
         await self._insert(insert_messages(self.conn, self.session_id, rows))
         self.messages += len(rows)
 

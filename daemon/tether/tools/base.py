@@ -16,6 +16,8 @@ from tether.tools.args import ArgError, JsonSchema, dump_args, parse_args, requi
 from tether.tools.errors import ToolError
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     # Only for annotations (sandbox.py imports ToolError from tools/errors.py).
     from pathlib import Path
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from tether.tools.sandbox import WorkspaceSandbox
     from tether_protocol import JsonObject
     from tether_protocol.conversation import ContentBlock
+
+    Elicit = Callable[[str, str, JsonObject], Awaitable[JsonObject]]
 
 A = TypeVar("A")  # a tool's args Struct (tools/args.py)
 
@@ -150,6 +154,9 @@ class ToolContext:
     # Run without the user's answer: what the command does to autorun paths is put back
     # after it (tools/autorun_guard.py).
     guard_autoruns: bool = False
+    # Asks the user a form on an MCP server's behalf (its name, message, requested schema):
+    # the answer `{action, content?}` (agent/executor.py; a client that cannot answer: decline).
+    elicit: Elicit | None = None
 
 
 @dataclass(slots=True)

@@ -1,7 +1,7 @@
 """Code actions on a selection or a diagnostic, and the prompts they (and `tether.ask`) send.
 
 Owns: `textDocument/codeAction` (Ask, Explain, Fix with diagnostics) as `tether.ask` commands, the
-prompt from the selected lines (open buffer, else disk) and diagnostics, and the preset questions.
+prompt from the selected lines (open buffer, else disk: inside the workspace, bounded) and diagnostics, and the preset questions.
 Must not: start turns (`front.py`) or parse command arguments (`commands.py`).
 """
 
@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from tether_protocol import InvalidParams, JsonObject, unstructure
 
 from ...server.handshake import uri_to_path
+from ...services.message_size import MIB
+from ...tools.regular_files import open_regular
 from ...transport.rpc import ClientRequestFailed
 
 if TYPE_CHECKING:
@@ -80,17 +82,10 @@ def snippet(ctx: ClientConnection, root: Path, ask: Ask) -> Snippet | None:
     except InvalidParams:
         raise InvalidParams(f"invalid params for tether.ask: uri {ask.uri!r} is not a file:// URI") from None
     document = ctx.documents.get(Path(path).resolve())
-    if document is not None:
+    if document is not None:  # the editor's own text (sent, and held to the frame's limit, already)
         text, language = document.text, document.language_id
     else:
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise InvalidParams(
-                f"invalid params for tether.ask: cannot read {path} ({exc.strerror or exc}); "
-                f"open it in the editor or send the prompt as text"
-            ) from None
-        language = ""
+        text, language = _disk_text(path, root, ctx.settings.max_message_mib), ""
     first, last = _lines(ask)
     lines = text.splitlines()
     last = min(last, len(lines) - 1, first + MAX_LINES - 1)
@@ -101,6 +96,31 @@ def snippet(ctx: ClientConnection, root: Path, ask: Ask) -> Snippet | None:
         shown = str(path)
     span = f"line {first + 1}" if first >= last else f"lines {first + 1}-{last + 1}"
     return Snippet(f"`{shown}` {span}", language or path.suffix.lstrip("."), chosen)
+
+
+def _disk_text(path: Path, root: Path, limit_mib: int) -> str:
+    """A file the editor has not opened, read as a prompt's `resource_link` may be read: only
+    inside the workspace (as the tools read it), a regular file, at most ``limit_mib`` MiB."""
+    where = f"invalid params for tether.ask: {path}"
+    real = path.resolve()
+    if not real.is_relative_to(root):  # through a link out of it too
+        raise InvalidParams(
+            f"{where} is outside the workspace {root}; open it in the editor or send the prompt as text"
+        )
+    limit = limit_mib * MIB
+    try:
+        with open_regular(str(real)) as file:  # never a FIFO that would wait for a writer
+            data = file.read(limit + 1)
+    except OSError as exc:
+        raise InvalidParams(
+            f"{where} cannot be read ({exc.strerror or exc}); open it in the editor or send the prompt as text"
+        ) from None
+    if len(data) > limit:
+        raise InvalidParams(
+            f"{where} is over the limit of {limit_mib} MiB per message (max_message_mib); select the lines "
+            f"in the editor, or raise max_message_mib in your user config (a workspace config cannot)"
+        )
+    return data.decode("utf-8", errors="replace")
 
 
 def _lines(ask: Ask) -> tuple[int, int]:
