@@ -146,7 +146,7 @@ _MESSAGE_MODULES: dict[str, str] = {
         TextDocumentItem TextEdit WorkDoneProgressBegin WorkDoneProgressCancelParams
         WorkDoneProgressCreateParams WorkDoneProgressEnd WorkDoneProgressReport WorkspaceEdit
     """,
-    "_stored_vocabulary": "MessageRole StoredMessageStatus TurnStatus",
+    "_stored_vocabulary": "COMMAND_FOOTER MessageRole StoredMessageStatus TurnStatus",
     "_pending": "PendingApprovals PendingCall",
     "_rewind": """
         ChangedFile ChangesParams ChangesResult RewindConflict RewindInfo RewindParams RewindRestore
