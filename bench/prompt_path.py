@@ -5,7 +5,8 @@
 A daemon's server in this process (tests/server/server_harness.py: the real handlers, the
 scripted provider, a recording connection), one warm-up turn, then a second `session/prompt`
 traced with `sys.setprofile` from the handler's call until the provider's `stream` begins:
-the distinct `tether*` modules whose functions ran (issue 32's figure, goal under 15), and
+the distinct `tether*` modules whose functions ran (issue 32's figure, goal under 15), the
+modules on the stack the request is made from (the chain of calls, in the turn's task), and
 the functions per module with `--show`. A count, not a speed figure.
 """
 
@@ -27,13 +28,26 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "server"))
 
 
-def _trace(calls: Counter[tuple[str, str]], reached: list[bool]) -> Any:
+def _stack(frame: FrameType | None) -> list[str]:
+    """The tether* modules on the stack (outermost first, each once): the chain of calls the
+    request is made in (the turn's task: its start in the prompt's handler is another task)."""
+    chain: list[str] = []
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("tether") and module not in chain:
+            chain.append(module)
+        frame = frame.f_back
+    return chain[::-1]
+
+
+def _trace(calls: Counter[tuple[str, str]], reached: list[bool], chain: list[str]) -> Any:
     def profile(frame: FrameType, event: str, _arg: Any) -> None:
         if event != "call" or reached[0]:
             return
         module = frame.f_globals.get("__name__", "")
         if module == "tether.providers.scripted" and frame.f_code.co_name == "stream":
             reached[0] = True
+            chain.extend(_stack(frame.f_back))
             return
         if module.startswith("tether"):
             calls[(module, frame.f_code.co_name)] += 1
@@ -41,7 +55,7 @@ def _trace(calls: Counter[tuple[str, str]], reached: list[bool]) -> Any:
     return profile
 
 
-async def _measure() -> Counter[tuple[str, str]]:
+async def _measure(chain: list[str]) -> Counter[tuple[str, str]]:
     from server_harness import running, settings_for
 
     calls: Counter[tuple[str, str]] = Counter()
@@ -54,7 +68,7 @@ async def _measure() -> Counter[tuple[str, str]]:
             prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "hello"}]}
             await daemon.call("session/prompt", prompt)  # the warm-up: every module imported
             reached = [False]
-            sys.setprofile(_trace(calls, reached))
+            sys.setprofile(_trace(calls, reached, chain))
             try:
                 await daemon.call("session/prompt", prompt)
             finally:
@@ -67,8 +81,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="the functions that ran, per module")
     args = parser.parse_args()
-    calls = asyncio.run(_measure())
+    chain: list[str] = []
+    calls = asyncio.run(_measure(chain))
     modules = Counter(module for module, _ in calls.elements())
+    print(f"{len(chain)} modules on the stack the provider's request is made from: {' > '.join(chain)}")
     print(f"{len(modules)} modules of tether* from `session/prompt` to the provider's request")
     for module, count in sorted(modules.items()):
         print(f"  {module}: {count} calls")

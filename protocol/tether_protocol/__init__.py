@@ -67,6 +67,7 @@ if _typing.TYPE_CHECKING:
     from ._schema import build_schema
     from ._sessions import *  # noqa: F403
     from ._snapshots import *  # noqa: F403
+    from ._stored_vocabulary import COMMAND_FOOTER
     from ._updates import *  # noqa: F403
 
 PROTOCOL_VERSION = 1
@@ -82,6 +83,7 @@ _LAZY_MODULES: dict[str, str] = {
     "_methods": "Direction Kind Method NULL_RESULT",
     # LSP's halves the handshake reads through (not messages of the schema: `_initialize` joins them)
     "_lsp_lifecycle": "LspCancelParams LspClientCapabilities LspInitializeParams",
+    "_stored_vocabulary": "COMMAND_FOOTER",  # (its message names: `_MESSAGE_MODULES`)
 }
 # Every message class, union and enumeration (`_messages.__all__`), by the module that defines it
 # (not `_messages`, which imports them all: the start path imports only the few it uses).
@@ -176,6 +178,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "COMMAND_FOOTER",
     "DEFAULT_MAX_MESSAGE",
     "ENCODER",
     "ERROR_CLASSES",

@@ -48,9 +48,9 @@ class TurnServices:
     # asks the user ask-first's question in a form: the answer, or None (declined, cancelled,
     # unanswerable); None: the question is the turn's reply only (server/elicitation.py)
     clarify: Callable[[str], Awaitable[str | None]] | None = None
-    # AGENTS.md and the MEMORY.md files as the session last read them (services/turn_setup.py);
-    # None: the turn reads them when it starts
-    instructions: str | None = None
     # asks the user an MCP server's form (its name, message, schema) and gives its answer
     # `{action, content?}`; None: the client cannot answer forms (server/elicitation.py)
     elicit: Elicit | None = None
+    # AGENTS.md and the MEMORY.md files as the session last read them (services/turn_setup.py);
+    # None: the turn reads them when it starts
+    instructions: str | None = None

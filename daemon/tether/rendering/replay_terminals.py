@@ -9,8 +9,9 @@ footer it reads is `tools/run_command.py`'s.
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING
+
+from tether_protocol import COMMAND_FOOTER
 
 from ..agent.sink import TerminalExited, TerminalOutput, TerminalStarted
 from .acp_v2 import terminal_exited, terminal_output, terminal_started
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from .acp_v2 import Update
 
 # the footer `run_command` writes after the output (`RunCommandTool._footer`), on a line of its own
-_FOOTER = re.compile(r"^(?:exit code (-?\d+)|killed by (\S+)|killed after timeout \(\d+ s\)) · [^\n]*$", re.M)
 
 
 def terminal_replayed(call: JsonObject, result: JsonObject, workspace: str) -> list[Update]:
@@ -31,7 +31,7 @@ def terminal_replayed(call: JsonObject, result: JsonObject, workspace: str) -> l
     text = result.get("content")
     if not isinstance(text, str):
         return []
-    footers = list(_FOOTER.finditer(text))
+    footers = list(COMMAND_FOOTER.finditer(text))
     if not footers:
         return []
     footer = footers[-1]  # the last: the output before it may hold such a line

@@ -21,6 +21,7 @@ from .daemon_services import Daemon, LazyProvider
 from .documents import DocumentStore
 
 if TYPE_CHECKING:  # the turn's services are imported when a turn first needs them
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
 
     from ..approvals import ApprovalGate
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # the turn's services are imported when a turn first needs th
     from ..handlers.lsp_agent.front import LspFront
     from ..providers.base import Provider
     from ..store import HistoryStore
+    from ..tools.base import Elicit
     from ..tools.sandbox import WorkspaceSandbox
     from ..transport.connection import Connection
     from ..transport.rpc import TetherRPC
@@ -116,6 +118,20 @@ class ClientConnection:
         return EditorFiles(
             session_id=session_id, sandbox=sandbox, documents=self.documents, client=self.client, rpc=self.rpc
         )
+
+    def clarifier(self, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
+        """How ask-first's question is put to this client in a form (None: it shows none)."""
+        from .elicitation import clarifier  # only where ask-first is on
+
+        return clarifier(self, session_id)
+
+    def form_relay(self, session_id: str) -> Elicit | None:
+        """How an MCP server's form is put to this client's user (None: it shows none)."""
+        if self.client is None or not self.client.shows_forms:
+            return None
+        from .elicitation import mcp_form_relay  # only for a client that shows forms
+
+        return mcp_form_relay(self, session_id)
 
     def asker(self) -> ClientAsker:
         """Who a turn asks: this client, or in the shared daemon every window that sees the session."""

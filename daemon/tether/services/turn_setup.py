@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from ..config.mcp_servers import McpServerConfig
     from ..hooks.config import HookSet
     from ..providers.base import Provider
-    from ..server.context import ClientConnection
-    from ..server.files import EditorFiles
+    from ..tools.base import FileIO
     from ..tools.registry import ToolRegistry
+    from .ports import ClientPort
 
 # What the config's, the history's and the credential stores' places are worked out from
 _ENV_KEYS = (
@@ -53,8 +53,8 @@ class Wiring:
     """What a connection gives its turns in a session: its file I/O (editor buffers, then
     disk), its approval gate, the daemon's tools, its provider (None until a turn asked)."""
 
-    ctx: ClientConnection
-    file_io: EditorFiles
+    ctx: ClientPort
+    file_io: FileIO
     gate: ApprovalGate
     tools: ToolRegistry
     provider: Provider | None = None
@@ -97,7 +97,7 @@ class TurnSetup:
         )
 
 
-def turn_setup(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSetup:
+def turn_setup(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
     """The session's setup, built again only when one of its inputs changed since (checked
     once a turn: by the prompt's commands, then by the turn it starts)."""
     live = session if isinstance(session, LiveSession) else None
@@ -114,7 +114,7 @@ def turn_setup(ctx: ClientConnection, session: AgentSession, turn_id: str) -> Tu
     return setup
 
 
-def _build(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSetup:
+def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
     from ..agent.context import INSTRUCTION_FILE, project_instructions
     from ..agent.memory_files import memory_file
     from ..class_code_cache import cache_dirs
@@ -171,8 +171,8 @@ def _build(ctx: ClientConnection, session: AgentSession, turn_id: str) -> TurnSe
     )
 
 
-async def turn_provider(ctx: ClientConnection, session: AgentSession, turn_id: str) -> Provider:
-    """The connection's provider (`ClientConnection.provider`), kept with the setup once had."""
+async def turn_provider(ctx: ClientPort, session: AgentSession, turn_id: str) -> Provider:
+    """The connection's provider (`the connection's `provider``), kept with the setup once had."""
     setup = turn_setup(ctx, session, turn_id)
     if setup.wiring.provider is not None:
         return setup.wiring.provider
@@ -183,12 +183,8 @@ async def turn_provider(ctx: ClientConnection, session: AgentSession, turn_id: s
     return provider
 
 
-def _wiring(ctx: ClientConnection, session: AgentSession) -> Wiring:
-    from ..server.files import EditorFiles
-
-    files = EditorFiles(
-        session_id=session.id, sandbox=session.sandbox, documents=ctx.documents, client=ctx.client, rpc=ctx.rpc
-    )
+def _wiring(ctx: ClientPort, session: AgentSession) -> Wiring:
+    files = ctx.editor_files(session.id, session.sandbox)
     return Wiring(ctx, files, ctx.gate_for(session.workspace, session.store), ctx.daemon.tools)
 
 

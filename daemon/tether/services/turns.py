@@ -27,7 +27,7 @@ from .registry import private_paths
 from .turn_setup import turn_provider, turn_setup
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Sequence
+    from collections.abc import Sequence
 
     from tether_protocol import PendingApprovals
 
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from ..netproxy.asking import AskDomain
     from ..netproxy.proxy import ProxyRules
     from ..providers.base import Provider
-    from ..tools.base import Elicit
     from ..transport.connection import Connection
     from .live_session import LiveSession
     from .ports import ClientPort, SettingsHost
@@ -157,25 +156,10 @@ def turn_services(
         memory_tokens=settings.memory_tokens if settings.memory == "on" else 0,
         hooks=port,
         ask_first=ask_first,
-        clarify=_clarifier(ctx, session.id) if ask_first else None,  # a v2 form, where shown
+        clarify=ctx.clarifier(session.id) if ask_first else None,  # a v2 form, where shown
+        elicit=ctx.form_relay(session.id),  # an MCP server's form, where shown
         instructions=setup.instructions,
-        elicit=_form_relay(ctx, session.id),
     )
-
-
-def _form_relay(ctx: ClientPort, session_id: str) -> Elicit | None:
-    """How the user is asked an MCP server's form: a v2 client's form, or None (it shows none)."""
-    if ctx.client is None or not ctx.client.shows_forms:
-        return None
-    from ..server.elicitation import mcp_form_relay  # only for a client that shows forms
-
-    return mcp_form_relay(ctx, session_id)
-
-
-def _clarifier(ctx: ClientPort, session_id: str) -> Callable[[str], Awaitable[str | None]] | None:
-    from ..server.elicitation import clarifier  # only where ask-first is on
-
-    return clarifier(ctx, session_id)
 
 
 def _net_rules(ctx: ClientPort, session: AgentSession, home: Path) -> ProxyRules:

@@ -9,11 +9,11 @@ Must not: touch a store, or check a body's types (``snapshot_checks`` decodes bo
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING, Any, get_args
 
-from tether.store.snapshot_checks import SnapshotError
-from tether_protocol import ToolKind
+from tether_protocol import COMMAND_FOOTER, ToolKind
+
+from .snapshot_checks import SnapshotError
 
 if TYPE_CHECKING:
     from tether_protocol import JsonObject
@@ -27,7 +27,6 @@ MAX_BLOCK_DATA = 2 * 1024 * 1024  # base64 characters of a result's images and b
 _BLOCK_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
 _MAX_LINE = 2**31 - 1
 # run_command's footer (tools/run_command.py), as the v2 replay reads it back (rendering/replay_terminals.py)
-_FOOTER = re.compile(r"^(?:exit code (-?\d+)|killed by (\S+)|killed after timeout \(\d+ s\)) · [^\n]*$", re.M)
 _MEMORY = "MEMORY.md"  # `remember`'s user file lies outside the workspace (agent/memory_files.py)
 
 
@@ -95,7 +94,7 @@ class ResultFields:
         """A command that ran (its footer): its exit code is a process's, its directory the workspace's."""
         if body["name"] != "run_command" or not isinstance(body.get("content"), str):
             return None
-        footers = list(_FOOTER.finditer(body["content"]))
+        footers = list(COMMAND_FOOTER.finditer(body["content"]))
         if not footers:
             return None  # refused, or not run
         code = footers[-1].group(1)
