@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,7 +146,7 @@ async def test_delete(history, daemon_env, workspace: Path):
     assert _sessions("search", "hello", env=daemon_env, cwd=workspace).stdout.count(hello) == 0
 
 
-def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
+def test_bad_input(daemon_env, workspace: Path, tmp_path: Path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     result = _sessions("restore", str(bad), env=daemon_env, cwd=workspace)
@@ -169,9 +170,12 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     assert _sessions("show", "sess_x", env=daemon_env, cwd=workspace).returncode == 1
     assert not (Path(daemon_env["TETHER_HOME"]) / "workspaces").exists()
 
-    # --home instead of TETHER_HOME
+
+# Bad input, another home and a snapshot's mode are three tests, not one: each runs many `tether
+# sessions` commands, and apart they can run on both test workers.
+def _elsewhere(daemon_env: dict[str, str], workspace: Path, tmp_path: Path) -> tuple[dict[str, str], Path, Any]:
+    """The environment without TETHER_HOME, the home given by --home, a snapshot of one message."""
     env = {k: v for k, v in daemon_env.items() if k != "TETHER_HOME"}
-    home = tmp_path / "elsewhere-home"
     snapshot = {
         "tether_snapshot": 1,
         "session": {"id": "s", "workspace": str(workspace), "mode": "ask", "created_at": 1, "updated_at": 1},
@@ -186,6 +190,12 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
             }
         ],
     }
+    return env, tmp_path / "elsewhere-home", snapshot
+
+
+def test_home_instead_of_tether_home(daemon_env, workspace: Path, tmp_path: Path):
+    env, home, snapshot = _elsewhere(daemon_env, workspace, tmp_path)
+    bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(snapshot))
     restored = _sessions("restore", str(bad), "--keep-id", "--home", str(home), env=env, cwd=workspace)
     assert restored.returncode == 0 and restored.stdout.strip() == "s", restored.stderr
@@ -200,7 +210,11 @@ def test_bad_input_and_other_homes(daemon_env, workspace: Path, tmp_path: Path):
     dumped = _sessions("dump", odd.stdout.strip(), "--home", str(home), env=env, cwd=workspace)
     assert json.loads(dumped.stdout)["session"]["title"] == "half \ufffd pair"
 
-    # a snapshot's mode: a known one, and no looser than a new session's here (default ask)
+
+def test_a_snapshots_mode_is_known_and_no_looser_than_a_new_sessions(daemon_env, workspace: Path, tmp_path: Path):
+    """A known mode, and no looser than a new session's here (default ask)."""
+    env, home, snapshot = _elsewhere(daemon_env, workspace, tmp_path)
+    bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**snapshot, "session": {**snapshot["session"], "mode": "yolo"}}))
     refused = _sessions("restore", str(bad), "--home", str(home), env=env, cwd=workspace)
     assert (

@@ -42,7 +42,9 @@ async def test_a_workspace_config_cannot_add_a_server(spawn_daemon, workspace: P
     assert not planted.exists()
 
 
-def test_doctor_lists_servers_started_or_not_and_offers_mcp_json(daemon_env, workspace: Path, tmp_path: Path):
+def _servers_started_or_not(tmp_path: Path, workspace: Path) -> Path:
+    """A user config with a server that starts, one that crashes and one disabled, and a
+    workspace `.mcp.json` offering a server that would touch the returned path."""
     user_config(
         tmp_path,
         trouble_table() + trouble_table("crashing", "crash") + '[mcp_servers.off]\ncommand = "x"\nenabled = false\n',
@@ -51,6 +53,13 @@ def test_doctor_lists_servers_started_or_not_and_offers_mcp_json(daemon_env, wor
     (workspace / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"repo": {"command": "touch", "args": [str(planted)]}}})
     )
+    return planted
+
+
+# The doctor's text and its --json are two tests: each doctor starts the servers, and apart they
+# can run on both test workers.
+def test_doctor_lists_servers_started_or_not_and_offers_mcp_json(daemon_env, workspace: Path, tmp_path: Path):
+    planted = _servers_started_or_not(tmp_path, workspace)
     done = _doctor(env=daemon_env, cwd=workspace)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
@@ -61,11 +70,16 @@ def test_doctor_lists_servers_started_or_not_and_offers_mcp_json(daemon_env, wor
     assert "offers repo (stdio: touch " in out and "offered, not started: enable it in your user config" in out
     assert "[mcp_servers.repo]" in out
     assert not planted.exists()
+
+
+def test_doctor_json_lists_servers_started_or_not_and_offered(daemon_env, workspace: Path, tmp_path: Path):
+    planted = _servers_started_or_not(tmp_path, workspace)
     report = json.loads(_doctor("--json", env=daemon_env, cwd=workspace).stdout)
     rows = {row["name"]: row for row in report["mcpServers"]}
     assert rows["trouble"]["started"] is True and "note" in rows["trouble"]["tools"]
     assert rows["crashing"]["started"] is False
     assert report["mcpOffered"][0]["name"] == "repo"
+    assert not planted.exists()
 
 
 def test_the_config_shapes(tmp_path: Path):

@@ -20,9 +20,11 @@ activation and workspace life cycle; this test installs the extension's .vsix in
 
 All of it twice: against the default daemon, which the extension speaks ACP v2 with, and a
 v1-only one (`TETHER_ACP_V2=off`, SPEC §12.1); the extension's log (kept by VS Code under the
-user data's logs) says which version each connection spoke.
+user data's logs) says which version each connection spoke. One code-server (per test worker)
+serves both: each test opens a window of its own, whose daemon (`tether.path`, with the test's
+environment and version) the user settings name before the window opens.
 
-Screenshots of each step go to editors/vscode/test-artifacts/vscode-real/ (gitignored); code-server's
+Screenshots of each step go to editors/vscode/test-artifacts/vscode-real/acp-v<n>/ (gitignored); code-server's
 log and the driver's output are in the failure message. Set up with `sh tests/install-deps`
 (code-server into .cache/) after `npm ci --prefix editors/vscode`.
 """
@@ -32,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -105,10 +108,15 @@ def _run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> 
 
 
 @dataclass
-class VSCodeHome:
+class VSCodeServer:
+    """code-server with the freshly packaged .vsix installed: one per worker serves both versions."""
+
     node: str
-    dirs: list[str]  # code-server's --user-data-dir and --extensions-dir
-    env: dict[str, str]  # a private HOME; the daemon's test environment (TETHER_HOME, ...)
+    url: str
+    log: Path
+    user: Path  # the user data's User/ (settings.json)
+    logs: Path  # where VS Code keeps its windows' logs (the extension's output channel among them)
+    env: dict[str, str]  # a private HOME; no Tether, provider or user configuration of the shell
 
 
 @pytest.fixture(params=[2, 1], ids=["acp-v2", "acp-v1"])
@@ -117,75 +125,40 @@ def acp_version(request: pytest.FixtureRequest) -> int:
     return int(request.param)
 
 
-@pytest.fixture
-def vscode_home(tmp_path: Path, daemon_env: dict[str, str], acp_version: int) -> VSCodeHome:
-    """A private HOME, user data and extensions directory with the freshly packaged .vsix installed."""
+def _code_server_home(root: Path) -> tuple[str, list[str], dict[str, str]]:
+    """node, code-server's data directories and environment, with the extension installed."""
     _installed_code_server()
     _need(EXTENSION / "node_modules" / "@vscode" / "vsce", "the extension's build tools")
     node = shutil.which("node") or pytest.fail("node is not on PATH")
-    home = tmp_path / "vscode-home"
-    user = tmp_path / "user-data" / "User"
-    user.mkdir(parents=True)
+    home = root / "vscode-home"
     home.mkdir()
-    env = {
-        **daemon_env,
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        # code-server's environment is the extension host's, and so the daemon's
-        "TETHER_ACP_V2": "on" if acp_version == 2 else "off",
-    }
-    vsix = tmp_path / "tether.vsix"
-    _run(
-        [
-            node,
-            "node_modules/@vscode/vsce/vsce",
-            "package",
-            "--no-dependencies",
-            "--allow-missing-repository",
-            "-o",
-            str(vsix),
-        ],
-        cwd=EXTENSION,
-        env=env,
-        timeout=55,
-    )
-    dirs = ["--user-data-dir", str(tmp_path / "user-data"), "--extensions-dir", str(tmp_path / "extensions")]
-    out = _run([node, str(CODE_SERVER), *dirs, "--install-extension", str(vsix)], cwd=tmp_path, env=env, timeout=55)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "OPENAI_", "ANTHROPIC_"))}
+    env |= {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"), "XDG_CACHE_HOME": str(home / ".cache")}
+    env["XDG_CONFIG_HOME"] = str(root / "xdg-config")  # no user config file
+    vsix = root / "tether.vsix"
+    package = ["node_modules/@vscode/vsce/vsce", "package", "--no-dependencies", "--allow-missing-repository"]
+    _run([node, *package, "-o", str(vsix)], cwd=EXTENSION, env=env, timeout=55)
+    dirs = ["--user-data-dir", str(root / "user-data"), "--extensions-dir", str(root / "extensions")]
+    out = _run([node, str(CODE_SERVER), *dirs, "--install-extension", str(vsix)], cwd=root, env=env, timeout=55)
     assert "successfully installed" in out, out
-
-    # the daemon of this checkout, as `tether.path` (it is run as `<path> serve`)
-    tether = tmp_path / "tether"
-    tether.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m tether "$@"\n')
-    tether.chmod(0o755)
-    settings = {
-        "tether.path": str(tether),
-        "tether.provider": "scripted",
-        "tether.script": str(HERE / "script.json"),
-        "workbench.startupEditor": "none",
-        "workbench.tips.enabled": False,
-        "security.workspace.trust.enabled": False,
-        "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": False,
-        "extensions.autoUpdate": False,
-        "extensions.ignoreRecommendations": True,
-        "git.enabled": False,
-    }
-    (user / "settings.json").write_text(json.dumps(settings, indent=1))
-    return VSCodeHome(node, dirs, env)
+    return node, dirs, env
 
 
-@pytest.fixture
-def code_server(vscode_home: VSCodeHome, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """code-server on a free port (no auth); yields its URL and log file; stopped with all it started."""
+@pytest.fixture(scope="session")
+def code_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VSCodeServer]:
+    """code-server on a free port (no auth), started once: each test opens its own window of it,
+    with its own daemon (the user settings' `tether.path`, written before the window opens).
+    Stopped with all it started."""
+    root = tmp_path_factory.mktemp("code-server")
+    node, dirs, env = _code_server_home(root)
     port = _free_port()
-    log = tmp_path / "code-server.log"
+    log = root / "code-server.log"
     args = [
-        vscode_home.node,
+        node,
         str(CODE_SERVER),
-        *vscode_home.dirs,
+        *dirs,
         "--config",
-        str(tmp_path / "code-server.yaml"),
+        str(root / "code-server.yaml"),
         "--auth",
         "none",
         "--bind-addr",
@@ -198,8 +171,8 @@ def code_server(vscode_home: VSCodeHome, tmp_path: Path) -> Iterator[tuple[str, 
     with log.open("w") as out:
         proc = subprocess.Popen(
             args,
-            cwd=tmp_path,
-            env=vscode_home.env,
+            cwd=root,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -216,9 +189,9 @@ def code_server(vscode_home: VSCodeHome, tmp_path: Path) -> Iterator[tuple[str, 
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"code-server did not start\n{log.read_text(errors='replace')}")
                 time.sleep(0.2)
-        yield url, log
+        yield VSCodeServer(node, url, log, root / "user-data" / "User", root / "user-data" / "logs", env)
     finally:
-        # code-server, its extension host and the daemons the extension started: one process group
+        # code-server, its extension hosts and the daemons the extension started: one process group
         for sig in (signal.SIGTERM, signal.SIGKILL):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, sig)
@@ -226,11 +199,59 @@ def code_server(vscode_home: VSCodeHome, tmp_path: Path) -> Iterator[tuple[str, 
                 proc.wait(timeout=5)
 
 
+@pytest.fixture
+def daemon_of_the_window(
+    code_server: VSCodeServer, daemon_env: dict[str, str], acp_version: int, tmp_path: Path
+) -> dict[str, str]:
+    """The user settings the next window starts with: this checkout's daemon as `tether.path` (run
+    as `<path> serve`) with this test's environment (TETHER_HOME, ...) and offered ACP version.
+    Returns that environment."""
+    env = {
+        **daemon_env,
+        "HOME": code_server.env["HOME"],
+        "TETHER_ACP_V2": "on" if acp_version == 2 else "off",
+    }
+    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items() if code_server.env.get(k) != v)
+    tether = tmp_path / "tether"
+    tether.write_text(f'#!/bin/sh\n{exports}exec "{sys.executable}" -m tether "$@"\n')
+    tether.chmod(0o755)
+    settings = {
+        "tether.path": str(tether),
+        "tether.provider": "scripted",
+        "tether.script": str(HERE / "script.json"),
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": False,
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "extensions.ignoreRecommendations": True,
+        "git.enabled": False,
+    }
+    code_server.user.mkdir(parents=True, exist_ok=True)
+    (code_server.user / "settings.json").write_text(json.dumps(settings, indent=1))
+    return env
+
+
+def _extension_log_sizes(code_server: VSCodeServer) -> dict[Path, int]:
+    return {p: p.stat().st_size for p in code_server.logs.rglob("*Tether*.log")}
+
+
+def _extension_log_since(code_server: VSCodeServer, sizes: dict[Path, int]) -> list[str]:
+    """The lines the extension's output channels got since `sizes` (the windows this test opened)."""
+    lines = []
+    for path in code_server.logs.rglob("*Tether*.log"):
+        with path.open("rb") as log:
+            log.seek(sizes.get(path, 0))
+            lines += log.read().decode(errors="replace").splitlines()
+    return lines
+
+
 @pytest.mark.timeout(240)
 def test_the_extension_in_real_vscode(
-    code_server: tuple[str, Path], vscode_home: VSCodeHome, tmp_path: Path, acp_version: int
+    code_server: VSCodeServer, daemon_of_the_window: dict[str, str], tmp_path: Path, acp_version: int
 ) -> None:
-    url, log = code_server
+    url, log, artifacts = code_server.url, code_server.log, ARTIFACTS / f"acp-v{acp_version}"
     folder = tmp_path / "project"
     (folder / "src").mkdir(parents=True)
     (folder / "README.md").write_text(README)
@@ -252,11 +273,12 @@ def test_the_extension_in_real_vscode(
             str(HERE / "script.json"),
         ],
         cwd=folder,
-        env=vscode_home.env,
+        env=daemon_of_the_window,
         timeout=30,
     )
-    shutil.rmtree(ARTIFACTS, ignore_errors=True)
-    ARTIFACTS.mkdir(parents=True)
+    shutil.rmtree(artifacts, ignore_errors=True)
+    artifacts.mkdir(parents=True)
+    log_sizes = _extension_log_sizes(code_server)
 
     env = {
         **os.environ,
@@ -264,12 +286,11 @@ def test_the_extension_in_real_vscode(
         "VSCODE_URL": f"{url}?workspace={workspace}",
         "WORKSPACE_FILE": str(workspace),
         "TETHER_FOLDER": str(folder),
-        "ARTIFACTS": str(ARTIFACTS),
+        "ARTIFACTS": str(artifacts),
     }
-    node = shutil.which("node") or "node"
     try:
         proc = subprocess.run(
-            [node, str(HERE / "drive.mjs")],
+            [code_server.node, str(HERE / "drive.mjs")],
             cwd=EXTENSION,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -279,20 +300,20 @@ def test_the_extension_in_real_vscode(
         )
     except subprocess.TimeoutExpired as exc:
         pytest.fail(
-            f"drive.mjs did not finish; screenshots in {ARTIFACTS}\n{exc.stdout}\n{exc.stderr}\n"
+            f"drive.mjs did not finish; screenshots in {artifacts}\n{exc.stdout}\n{exc.stderr}\n"
             f"--- code-server ---\n{log.read_text(errors='replace')[-4000:]}"
         )
     report = (
-        f"screenshots in {ARTIFACTS}\n--- drive.mjs ---\n{proc.stdout}\n{proc.stderr}\n"
+        f"screenshots in {artifacts}\n--- drive.mjs ---\n{proc.stdout}\n{proc.stderr}\n"
         f"--- code-server ---\n{log.read_text(errors='replace')[-4000:]}"
     )
     assert proc.returncode == 0, report
     assert (folder / "README.md").read_text() == README.replace(
         "Hello from the sample workspace.", "Hello, edited by Tether in VS Code."
     ), report
-    shots = sorted(p.name for p in ARTIFACTS.glob("*.png"))
+    shots = sorted(p.name for p in artifacts.glob("*.png"))
     assert len(shots) >= 5, (shots, report)
-    # the extension's output channel, as VS Code keeps it: every daemon spoke the version offered
-    logs = [p.read_text(errors="replace") for p in (tmp_path / "user-data" / "logs").rglob("*Tether*.log")]
-    started = [line for text in logs for line in text.splitlines() if "] started (pid" in line]
+    # the extension's output channel, as VS Code keeps it: every daemon of this test's windows
+    # spoke the version offered
+    started = [line for line in _extension_log_since(code_server, log_sizes) if "] started (pid" in line]
     assert started and all(line.endswith(f", ACP v{acp_version})") for line in started), (started, report)
