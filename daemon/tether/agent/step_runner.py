@@ -102,7 +102,7 @@ class StepRunner:
         is streamed again — once per turn, and only before any of its tools ran (tools
         run after the stream, so none has).
         """
-        if await self.tools.refresh():  # MCP servers started, or a server's tool list changed
+        if self.tools.changing and await self.tools.refresh():  # MCP servers started, or a list changed
             self._tool_specs = self.tools.specs()
         tool_specs = self._tool_specs or tool_specs
         while True:
@@ -157,8 +157,9 @@ class StepRunner:
             used_tokens=session.view_size.used(session.messages),
             keep_user_turns=self.keep_user_turns,
         )
+        view = [_wrapped(m) for m in messages]
         return build_request(
-            messages=with_recall([_wrapped(m) for m in messages], self._memory_block, self._prompt),
+            messages=with_recall(view, self._memory_block, self._prompt) if self._memory_block else view,
             tools=tool_specs,
             workspace=session.workspace,
             model=self.model,

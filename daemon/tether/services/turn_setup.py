@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..config.mcp_servers import McpServerConfig
     from ..hooks.config import HookSet
     from ..providers.base import Provider
+    from ..tools.args import JsonSchema
     from ..tools.base import FileIO
     from ..tools.registry import ToolRegistry
     from .ports import ClientPort
@@ -51,12 +52,15 @@ FileStamp = tuple[int, int, int, int] | None  # mtime, ctime, size, inode; None:
 @dataclass(frozen=True, slots=True)
 class Wiring:
     """What a connection gives its turns in a session: its file I/O (editor buffers, then
-    disk), its approval gate, the daemon's tools, its provider (None until a turn asked)."""
+    disk), its approval gate, the daemon's tools, those and `delegate` where its settings
+    have it (the turn's, with their specs made once), its provider (None until a turn asked)."""
 
     ctx: ClientPort
     file_io: FileIO
     gate: ApprovalGate
     tools: ToolRegistry
+    turn_tools: ToolRegistry
+    specs: list[JsonSchema]
     provider: Provider | None = None
 
 
@@ -185,7 +189,13 @@ async def turn_provider(ctx: ClientPort, session: AgentSession, turn_id: str) ->
 
 def _wiring(ctx: ClientPort, session: AgentSession) -> Wiring:
     files = ctx.editor_files(session.id, session.sandbox)
-    return Wiring(ctx, files, ctx.gate_for(session.workspace, session.store), ctx.daemon.tools)
+    tools = turn_tools = ctx.daemon.tools
+    if ctx.settings.delegate == "on":  # sub-agents (agent/subagent.py): the tool is the same for every turn
+        from ..agent.subagent import with_delegate
+
+        turn_tools = with_delegate(tools, ctx.settings.delegate_max_steps)
+    gate = ctx.gate_for(session.workspace, session.store)
+    return Wiring(ctx, files, gate, tools, turn_tools, turn_tools.specs())
 
 
 def _listed(folders: Iterable[Path]) -> list[str]:

@@ -18,7 +18,7 @@ from ..agent.hook_port import NO_HOOKS
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnEvent, TurnSink
-from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
+from ..agent.subagent import ChildViews, DelegateLimits, SubAgents
 from ..rendering import SessionUpdates
 from ..store import MessageRecord
 from .mcp_servers import turn_tools
@@ -78,8 +78,10 @@ def make_turn(
 ) -> AgentTurn:
     settings = ctx.settings
     services = turn_services(ctx, session, handle.turn_id, sink, provider)
-    tools = turn_setup(ctx, session, handle.turn_id).wiring.tools  # the daemon's
-    if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
+    setup = turn_setup(ctx, session, handle.turn_id)
+    tools = setup.wiring.turn_tools  # the daemon's, and `delegate` when on
+
+    def sub_agents() -> SubAgents:  # a `delegate` call's (agent/subagent.py): a turn without one builds none
         limits = DelegateLimits(
             settings.delegate_max_steps,
             settings.delegate_tokens,
@@ -87,29 +89,33 @@ def make_turn(
             settings.max_output_tokens,
             settings.guard,
         )
-        delegator = SubAgents(
+        own = setup.wiring.tools  # a child gets the daemon's tools, never `delegate`
+        views = child_views(ctx, sink, session.id)
+        return SubAgents(
             session,
             handle,
             provider=provider,
-            tools=tools,
+            tools=own,
             sink=sink,
             services=services,
             limits=limits,
-            child_views=child_views(ctx, sink, session.id),
+            child_views=views,
         )
-        tools = with_delegate(tools, delegator, settings.delegate_max_steps)
+
     return AgentTurn(
         session,
         handle,
         provider=provider,
-        # with the session's MCP servers' tools, where it has any (the setup knows)
-        tools=turn_tools(ctx, session.id, sink, tools) if turn_setup(ctx, session, handle.turn_id).mcp else tools,
+        # with the session's MCP servers' tools, where it has any (their specs can change)
+        tools=turn_tools(ctx, session.id, sink, tools) if setup.mcp else tools,
         sink=sink,
         max_steps=settings.max_steps,
         keep_user_turns=settings.keep_user_turns,
         max_output_tokens=settings.max_output_tokens,
         guard_mode=settings.guard,
         services=services,
+        tool_specs=None if setup.mcp else setup.wiring.specs,
+        sub_agents=sub_agents if tools is not setup.wiring.tools else None,
     )
 
 

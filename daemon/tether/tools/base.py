@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tether.netproxy.proxy import ProxyRules
     from tether.sandbox import SandboxChoice
     from tether.tools.changes import ChangeRecorder, FileChange
+    from tether.tools.delegate import Delegator
     from tether.tools.sandbox import WorkspaceSandbox
     from tether_protocol import JsonObject
     from tether_protocol.conversation import ContentBlock
@@ -150,6 +151,9 @@ class ToolContext:
     # Run without the user's answer: what the command does to autorun paths is put back
     # after it (tools/autorun_guard.py).
     guard_autoruns: bool = False
+    # The running turn's sub-agents, made when a `delegate` call runs (agent/subagent.py);
+    # None: this call's turn cannot delegate (a sub-agent's own turn, a read-only context).
+    sub_agents: Callable[[], Delegator] | None = None
 
 
 @dataclass(slots=True)
