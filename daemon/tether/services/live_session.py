@@ -50,6 +50,9 @@ class LiveSession(AgentSession):
     # what its turns are given that a prompt does not change (hidden paths, hooks as configured):
     # built by its first turn, again when an input changed (services/turn_setup.py)
     turn_setup: TurnSetup | None = None
+    # what `commands_sent` was made from: the setup's command files and `prompt_commands`
+    # (by identity: the prompt handler sends the list again when either is new)
+    commands_read: tuple[object, ...] | None = None
 
 
 class Audiences:
