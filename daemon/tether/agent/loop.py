@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
     from ..tools.delegate import Delegator
     from ..tools.registry import ToolRegistry
+    from .sanitize import StreamSanitizer
 
 __all__ = ["MODEL_VISIBLE", "AgentTurn", "TurnOutcome", "TurnServices"]
 
@@ -97,9 +98,11 @@ class AgentTurn:
         guard_mode: str = "warn",
         tool_specs: list[JsonObject] | None = None,
         sub_agents: Callable[[], Delegator] | None = None,
+        sanitizer: StreamSanitizer | None = None,
     ) -> None:
         """``tool_specs``: ``tools.specs()`` as the session's setup made them once (None: made
-        here); ``sub_agents``: builds the turn's `delegate` handler when a call needs it."""
+        here); ``sub_agents``: builds the turn's `delegate` handler when a call needs it;
+        ``sanitizer``: the session's (None: the steps make their own)."""
         self.session, self.handle = session, handle
         self.provider, self.tools, self.sink = provider, tools, sink
         self.max_steps = max_steps
@@ -121,6 +124,7 @@ class AgentTurn:
             keep_user_turns=keep_user_turns,
             max_output_tokens=max_output_tokens,
             services=services,
+            sanitizer=sanitizer,
         )
 
     @cached_property

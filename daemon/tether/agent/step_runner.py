@@ -74,8 +74,11 @@ class StepRunner:
         keep_user_turns: int,
         max_output_tokens: int,
         services: TurnServices | None = None,
+        sanitizer: StreamSanitizer | None = None,
     ) -> None:
+        """``sanitizer``: one kept for the session's turns (reset after each step); None: one a step."""
         self.session, self.journal = session, journal
+        self._sanitizer = sanitizer
         self.provider, self.tools, self.sink = provider, tools, sink
         self.instructions = instructions
         self.keep_user_turns = keep_user_turns
@@ -135,12 +138,16 @@ class StepRunner:
         await self._recall_once()
         request = self._request(state, tool_specs)
         state.started = time.perf_counter()
-        sanitizer = StreamSanitizer()  # the 7 output steps, without holding back prose
-        # providers stream with async generators: closed at once on cancel
-        events = cast("AsyncGenerator[ProviderEvent, None]", self.provider.stream(request))
-        async with contextlib.aclosing(events) as stream:
-            await self._consume(state, stream, sanitizer)
-        text, thought = sanitizer.finish()
+        # the 7 output steps, without holding back prose
+        sanitizer = self._sanitizer if self._sanitizer is not None else StreamSanitizer()
+        try:
+            # providers stream with async generators: closed at once on cancel
+            events = cast("AsyncGenerator[ProviderEvent, None]", self.provider.stream(request))
+            async with contextlib.aclosing(events) as stream:
+                await self._consume(state, stream, sanitizer)
+            text, thought = sanitizer.finish()
+        finally:
+            sanitizer.reset()  # for the next step (or turn): nothing of this reply is held
         if thought:
             state.add_thinking(thought, None, None)
             self.sink.thought(thought)

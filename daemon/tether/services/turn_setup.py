@@ -20,7 +20,9 @@ from .live_session import CommandEntry, LiveSession
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from ..agent.sanitize import StreamSanitizer
     from ..agent.session import AgentSession
+    from ..agent.turn_services import TurnServices
     from ..approvals import ApprovalGate
     from ..config import Settings
     from ..config.mcp_servers import McpServerConfig
@@ -62,6 +64,7 @@ class Wiring:
     turn_tools: ToolRegistry
     specs: list[JsonSchema]
     provider: Provider | None = None
+    services: TurnServices | None = None  # kept where no part is a turn's own (services/turns.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,7 @@ class TurnSetup:
     wiring: Wiring  # for the connection that prompted last; another's prompt gets its own
     turn_id: str  # the turn that checked it last: a turn checks once
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
+    sanitizer: StreamSanitizer  # the turns' streamed output's (reset after each step; a turn at a time)
 
     def current(self, settings: Settings, session: LiveSession) -> bool:
         return (
@@ -121,6 +125,7 @@ def turn_setup(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetu
 def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
     from ..agent.context import INSTRUCTION_FILE, project_instructions
     from ..agent.memory_files import memory_file
+    from ..agent.sanitize import StreamSanitizer
     from ..class_code_cache import cache_dirs
     from ..config.layers import user_config_path
     from ..hooks.config import load_hooks
@@ -172,6 +177,7 @@ def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
         mcp=bool(session_servers(ctx, session.id)),
         wiring=_wiring(ctx, session),
         turn_id=turn_id,
+        sanitizer=StreamSanitizer(),
     )
 
 
@@ -185,6 +191,12 @@ async def turn_provider(ctx: ClientPort, session: AgentSession, turn_id: str) ->
         wiring = dataclasses.replace(setup.wiring, provider=provider)
         session.turn_setup = dataclasses.replace(setup, wiring=wiring)
     return provider
+
+
+def keep_services(session: AgentSession, setup: TurnSetup, services: TurnServices) -> None:
+    """Keep the turn's services with the setup, for the session's next turns on its connection."""
+    if isinstance(session, LiveSession) and session.turn_setup is setup:
+        session.turn_setup = dataclasses.replace(setup, wiring=dataclasses.replace(setup.wiring, services=services))
 
 
 def _wiring(ctx: ClientPort, session: AgentSession) -> Wiring:

@@ -24,7 +24,7 @@ from ..store import MessageRecord
 from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
-from .turn_setup import turn_provider, turn_setup
+from .turn_setup import keep_services, turn_provider, turn_setup
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -116,6 +116,7 @@ def make_turn(
         services=services,
         tool_specs=None if setup.mcp else setup.wiring.specs,
         sub_agents=sub_agents if tools is not setup.wiring.tools else None,
+        sanitizer=setup.sanitizer,
     )
 
 
@@ -134,9 +135,13 @@ def child_views(ctx: ClientPort, parent: TurnSink, parent_id: str) -> ChildViews
 def turn_services(
     ctx: ClientPort, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider
 ) -> TurnServices:
-    """What a turn's tools ask, write and hook with (a `/compact` uses them too)."""
+    """What a turn's tools ask, write and hook with (a `/compact` uses them too): the session's
+    setup keeps them for the connection when no part is the turn's own (hooks, ask-first and
+    the reviewer hold the turn; an allowlist's rules read the domains allowed always)."""
     settings = ctx.settings
     setup = turn_setup(ctx, session, turn_id)  # the session's, built again when an input changed
+    if setup.wiring.services is not None:
+        return setup.wiring.services
     port: HookPort = NO_HOOKS
     asker: Asker = ctx.asker()
     ask_first = False
@@ -145,7 +150,7 @@ def turn_services(
 
         hooked = turn_hooks(settings, setup.hooks, session, turn_id, sink, provider, asker, setup.hidden)
         port, asker, ask_first = hooked.port, hooked.asker, hooked.ask_first
-    return TurnServices(
+    services = TurnServices(
         gate=setup.wiring.gate,
         asker=asker,
         files=setup.wiring.file_io,
@@ -165,6 +170,9 @@ def turn_services(
         clarify=ctx.clarifier(session.id) if ask_first else None,  # a v2 form, where shown
         instructions=setup.instructions,
     )
+    if not setup.wired and settings.network != "allowlist":
+        keep_services(session, setup, services)
+    return services
 
 
 def _net_rules(ctx: ClientPort, session: AgentSession, home: Path) -> ProxyRules:
