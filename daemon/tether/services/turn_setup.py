@@ -1,9 +1,10 @@
 """What a session's turns are given that a prompt does not change: built once, checked each prompt.
 
-Owns: `TurnSetup` (hidden paths, hooks, AGENTS.md and MEMORY.md, command files, MCP or not; per
-connection a `Wiring`: file I/O, gate, tools, provider), kept on the `LiveSession`, built again
-when an input changed (`stat`). Must not: trust a file changed within `_GRAIN_NS` of its read, or
-keep hooks of a trusted workspace (their digest covers files they run: read again each turn).
+Owns: `TurnSetup` (hidden paths, hooks, AGENTS.md and MEMORY.md, command files, MCP or not, the
+stream sanitizer; per connection a `Wiring`: file I/O, gate, tools with `delegate` and their specs,
+provider, services), kept on the `LiveSession`, built again when an input changed (`stat`). Must
+not: trust a file changed within `_GRAIN_NS` of its read, or keep hooks of a trusted workspace
+(their digest covers files they run: read again each turn), or services a turn owns a part of.
 """
 
 from __future__ import annotations
