@@ -1,9 +1,8 @@
 """The history store's one SQLite connection and its transaction discipline.
 
-Owns: opening (pragmas and migrations under ``openlock``), the lock that keeps reads and
-transactions from interleaving, each write as one shielded BEGIN IMMEDIATE ... COMMIT, no write
-to a file deleted or replaced since it opened, the WAL checkpoint, whether another connection has
-written since (the WAL index's header: no query), and closing cleanly.
+Owns: opening (pragmas, migrations under ``openlock``), the lock keeping reads and transactions
+apart, each write as one shielded BEGIN IMMEDIATE ... COMMIT, no write to a file deleted or replaced
+since it opened, the WAL checkpoint, whether another connection wrote since (no query), closing.
 Must not: know any table but through the SQL and work it is handed (``history.py`` decides what).
 """
 
