@@ -258,3 +258,36 @@ def test_twenty_thousand_small_deltas_go_through() -> None:
     assert len(deltas) == 20_000
     streamed_text, streamed_thought, _ = stream(deltas)
     assert (streamed_text, streamed_thought) == sanitize(text)
+
+
+# What each stage holds between deltas: an open thought, a dropped tool-call line, an open
+# fence, a paragraph a repeat of which would go, leading blank lines.
+_HELD = (
+    "<think>still thinking",
+    '<tool_call>{"path": ',
+    "[tool call: read_file]\nargs",
+    "```\ncode <think> in a fence",
+    "Same paragraph.\n\n",
+    "\n\n   ",
+    "text <fin",
+    "<final>the answer",
+    "[system message]\nnot the model's",
+)
+
+
+_NEXT = (*_HELD, "Same paragraph.\n\nnext", "more args\n\nnext", "more code\n```\nafter", "it is 4")
+
+
+@pytest.mark.parametrize("before", _HELD)
+@pytest.mark.parametrize("finished", [True, False])
+def test_a_kept_sanitizer_takes_each_message_as_a_new_one_would(before: str, finished: bool) -> None:
+    """A session's turns keep one sanitizer (reset after each step, a broken-off one too):
+    the next reply comes out as from a new one, whatever the last left held."""
+    for after in _NEXT:
+        kept = StreamSanitizer()
+        kept.feed(before)
+        if finished:
+            kept.finish()
+        kept.reset()
+        got, end = kept.feed(after), kept.finish()
+        assert (got[0] + end[0], got[1] + end[1]) == sanitize(after), (before, after)

@@ -45,10 +45,7 @@ def test_a_reference_answers_what_its_row_lacks_from_the_tool() -> None:
 
 
 def test_the_turns_registry_with_delegate_keeps_the_references() -> None:
-    class NoDelegator:  # delegate is never called here: only listed
-        pass
-
-    registry = with_delegate(ToolRegistry(builtin_tools()), NoDelegator(), max_steps=3)  # type: ignore[arg-type]
+    registry = with_delegate(ToolRegistry(builtin_tools()), max_steps=3)
     assert registry.names()[-1] == "delegate"
     assert all(isinstance(t, ToolRef) for t in registry if t.name != "delegate")
 

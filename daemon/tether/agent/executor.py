@@ -51,9 +51,12 @@ from .state import CallOutcome, PendingCall
 from .tool_view import safe_title
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tether_protocol import JsonObject
 
     from ..sandbox import SandboxChoice
+    from ..tools.delegate import Delegator
     from ..tools.registry import ToolRegistry
     from .guard import InputGuard
     from .session import ActiveTurn, AgentSession
@@ -75,10 +78,12 @@ class ToolExecutor:
         services: TurnServices,
         guard: InputGuard,
         journal: RunLog,
+        sub_agents: Callable[[], Delegator] | None = None,
     ) -> None:
         self.session, self.handle = session, handle
         self.tools, self.sink, self.services = tools, sink, services
         self.guard, self.journal = guard, journal
+        self.sub_agents = sub_agents  # `delegate` calls' (built by the call: agent/subagent.py)
         self._approved: dict[str, str] = {}  # call id -> why it was allowed (for the run report)
         self._cancelled: set[str] = set()  # calls the user stopped (`tool_call/cancel`)
         self._told = 0  # MCP servers' questions shown as notices this turn (a client without forms)
@@ -241,6 +246,7 @@ class ToolExecutor:
             hidden_paths=services.hidden_paths,
             filtered_paths=services.filtered_paths,
             unix_sockets=services.unix_sockets,
+            sub_agents=self.sub_agents,
             on_notice=lambda text: sink.emit(Notice(f"\n[{text}]\n")),
             elicit=self._elicit,
             recorder=None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import anyio
@@ -29,6 +30,7 @@ from ..providers.base import Provider, ProviderError
 from .context import project_instructions
 from .executor import ToolExecutor
 from .guard import Finding, GuardResult, InputGuard, truncate_user_blocks
+from .hook_port import NO_HOOKS
 from .journal import MODEL_VISIBLE, TurnJournal, not_run_text
 from .report import RunReportBuilder
 from .session import ActiveTurn, AgentSession, Steer
@@ -40,7 +42,9 @@ from .turn_services import TurnServices
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
+    from ..tools.delegate import Delegator
     from ..tools.registry import ToolRegistry
+    from .sanitize import StreamSanitizer
 
 __all__ = ["MODEL_VISIBLE", "AgentTurn", "TurnOutcome", "TurnServices"]
 
@@ -92,10 +96,17 @@ class AgentTurn:
         services: TurnServices | None = None,
         keep_user_turns: int = 50,
         guard_mode: str = "warn",
+        tool_specs: list[JsonObject] | None = None,
+        sub_agents: Callable[[], Delegator] | None = None,
+        sanitizer: StreamSanitizer | None = None,
     ) -> None:
+        """``tool_specs``: ``tools.specs()`` as the session's setup made them once (None: made
+        here); ``sub_agents``: builds the turn's `delegate` handler when a call needs it;
+        ``sanitizer``: the session's (None: the steps make their own)."""
         self.session, self.handle = session, handle
         self.provider, self.tools, self.sink = provider, tools, sink
         self.max_steps = max_steps
+        self.tool_specs, self.sub_agents = tool_specs, sub_agents
         self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, session.model or provider.model)
         self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
         self.journal = TurnJournal(session, handle.turn_id, handle.idempotency_key, handle.prompt_digest)
@@ -113,23 +124,31 @@ class AgentTurn:
             keep_user_turns=keep_user_turns,
             max_output_tokens=max_output_tokens,
             services=services,
+            sanitizer=sanitizer,
         )
-        self.executor = ToolExecutor(
-            session,
-            handle,
-            tools=tools,
-            sink=sink,
-            services=services,
+
+    @cached_property
+    def executor(self) -> ToolExecutor:
+        """Made by the turn's first tool call: a turn that calls none needs none."""
+        return ToolExecutor(
+            self.session,
+            self.handle,
+            tools=self.tools,
+            sink=self.sink,
+            services=self.services,
             guard=self.guard,
             journal=self.journal,
+            sub_agents=self.sub_agents,
         )
 
     async def run(self, prompt: Sequence[ContentBlock], *, typed: Sequence[ContentBlock] = ()) -> TurnOutcome:
         """``typed``: what the user typed when ``prompt`` is a command's expansion (the
         session's title is taken from it, not from the expanded text)."""
         screened, notices, verdict = self._screen_prompt(prompt)
-        hooked = await self.services.hooks.prompt_submitted(self.session, screened)
-        screened = hooked.blocks
+        refusal = ""
+        if self.services.hooks is not NO_HOOKS:  # a turn given no hooks passes the prompt on as it is
+            hooked = await self.services.hooks.prompt_submitted(self.session, screened)
+            screened, refusal = hooked.blocks, hooked.refusal
         guard = None
         if verdict.findings:
             findings = tuple(GuardFinding(f.pattern, f.excerpt) for f in verdict.findings)
@@ -139,9 +158,9 @@ class AgentTurn:
         for notice in notices:
             text = notice if notice.startswith("[") else f"[{notice}]"
             self.sink.emit(Notice(f"\n{text}\n"))
-        if hooked.refusal:
-            self.sink.emit(Notice(f"\n[{hooked.refusal}]\n"))
-        if verdict.blocked or hooked.refusal:
+        if refusal:
+            self.sink.emit(Notice(f"\n[{refusal}]\n"))
+        if verdict.blocked or refusal:
 
             async def refused() -> str:
                 return "refusal"
@@ -261,7 +280,7 @@ class AgentTurn:
         return TurnOutcome(stop_reason, self.handle.turn_id, error)
 
     async def _steps(self, start: int = 1) -> str:
-        tool_specs = self.tools.specs()
+        tool_specs = self.tools.specs() if self.tool_specs is None else self.tool_specs
         for index in range(start, self.max_steps + 1):
             await self._land_steers(index - 1)
             state = await self.steps.stream(index, tool_specs)

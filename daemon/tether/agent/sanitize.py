@@ -82,6 +82,9 @@ class _Tags(Lines):
         # text, a generic type in prose (`List<Thought>`, `Option<Answer>`), not a tag
         # (models write theirs in lower or upper case: `b<thought>`, `<THINKING>`)
         self.glued = glued
+
+    def reset(self) -> None:
+        super().reset()
         self.prev = ""  # the character before this feed's text, as the model wrote it
         self.buf = ""
         self.block: frozenset[tuple[bool, str]] | None = None
@@ -154,7 +157,8 @@ class StreamSanitizer:
     """The pipeline for one streamed message: `feed` each text delta, then `finish`.
 
     Both return (text to emit now, thought to emit now); see the module docstring for
-    what may be held back. Not reusable after `finish`.
+    what may be held back. After `finish` (or a stream that broke off), `reset` makes it
+    ready for the next message: a session's turns keep one (services/turn_setup.py).
     """
 
     def __init__(self) -> None:
@@ -183,6 +187,11 @@ class StreamSanitizer:
         self._echoed = Markers(("[system message]",))
         self._dedup = Dedup()
         self._leading = Leading()
+
+    def reset(self) -> None:
+        for stage in (self._garbled, self._downgraded, self._thinking, self._final, self._echoed, self._dedup):
+            stage.reset()
+        self._leading.reset()
 
     def feed(self, delta: str) -> tuple[str, str]:
         return self._run(delta, False)

@@ -27,6 +27,10 @@ class Lines:
     spans = False  # whether inline spans matter to the stage (tags do; lines do not)
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the start of a message (a stage is kept for the next one)."""
         self.fence: tuple[str, int] | None = None  # the open fence's character and length
         self.head = ""  # the current line's start, leading blanks stripped
         self.span = 0  # the open inline span's backtick count (0: none)
@@ -97,6 +101,9 @@ class Markers(Lines):
     def __init__(self, markers: tuple[str, ...]) -> None:
         super().__init__()
         self.markers, self.longest = markers, max(map(len, markers))
+
+    def reset(self) -> None:
+        super().reset()
         self.buf, self.skipping, self.line_start = "", False, True
 
     def feed(self, s: str, final: bool = False) -> str:
@@ -139,8 +146,8 @@ class Dedup(Lines):
     """Step 6: a paragraph (run of non-blank lines) equal to the previous one is dropped
     with the blank lines before it. It is held only while it still matches."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def reset(self) -> None:
+        super().reset()
         self.prev: str | None = None  # the previous paragraph, if a repeat of it may go
         self.cur, self.in_para, self.eligible, self.line_start = "", False, False, True
         self.holding, self.held, self.sep, self.pending = False, "", "", ""
@@ -216,6 +223,9 @@ class Leading:
     """Step 7: whitespace-only lines at the start go; the first line keeps its indent."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.started, self.buf = False, ""
 
     def feed(self, s: str, final: bool = False) -> str:

@@ -74,8 +74,11 @@ class StepRunner:
         keep_user_turns: int,
         max_output_tokens: int,
         services: TurnServices | None = None,
+        sanitizer: StreamSanitizer | None = None,
     ) -> None:
+        """``sanitizer``: one kept for the session's turns (reset after each step); None: one a step."""
         self.session, self.journal = session, journal
+        self._sanitizer = sanitizer
         self.provider, self.tools, self.sink = provider, tools, sink
         self.instructions = instructions
         self.keep_user_turns = keep_user_turns
@@ -102,7 +105,7 @@ class StepRunner:
         is streamed again — once per turn, and only before any of its tools ran (tools
         run after the stream, so none has).
         """
-        if await self.tools.refresh():  # MCP servers started, or a server's tool list changed
+        if self.tools.changing and await self.tools.refresh():  # MCP servers started, or a list changed
             self._tool_specs = self.tools.specs()
         tool_specs = self._tool_specs or tool_specs
         while True:
@@ -135,12 +138,16 @@ class StepRunner:
         await self._recall_once()
         request = self._request(state, tool_specs)
         state.started = time.perf_counter()
-        sanitizer = StreamSanitizer()  # the 7 output steps, without holding back prose
-        # providers stream with async generators: closed at once on cancel
-        events = cast("AsyncGenerator[ProviderEvent, None]", self.provider.stream(request))
-        async with contextlib.aclosing(events) as stream:
-            await self._consume(state, stream, sanitizer)
-        text, thought = sanitizer.finish()
+        # the 7 output steps, without holding back prose
+        sanitizer = self._sanitizer if self._sanitizer is not None else StreamSanitizer()
+        try:
+            # providers stream with async generators: closed at once on cancel
+            events = cast("AsyncGenerator[ProviderEvent, None]", self.provider.stream(request))
+            async with contextlib.aclosing(events) as stream:
+                await self._consume(state, stream, sanitizer)
+            text, thought = sanitizer.finish()
+        finally:
+            sanitizer.reset()  # for the next step (or turn): nothing of this reply is held
         if thought:
             state.add_thinking(thought, None, None)
             self.sink.thought(thought)
@@ -157,8 +164,9 @@ class StepRunner:
             used_tokens=session.view_size.used(session.messages),
             keep_user_turns=self.keep_user_turns,
         )
+        view = [_wrapped(m) for m in messages]
         return build_request(
-            messages=with_recall([_wrapped(m) for m in messages], self._memory_block, self._prompt),
+            messages=with_recall(view, self._memory_block, self._prompt) if self._memory_block else view,
             tools=tool_specs,
             workspace=session.workspace,
             model=self.model,

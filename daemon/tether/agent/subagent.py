@@ -195,9 +195,10 @@ class ChildSession(AgentSession):
             raise AttributeError("a sub-agent's mode is its parent's: set the parent session's mode")
 
 
-def with_delegate(tools: ToolRegistry, delegator: SubAgents, max_steps: int) -> ToolRegistry:
-    """The turn's tools with `delegate` (the base registry is shared by every session)."""
-    return ToolRegistry([*tools, DelegateTool(delegator, max_steps=max_steps)])
+def with_delegate(tools: ToolRegistry, max_steps: int) -> ToolRegistry:
+    """The tools with `delegate` (the base registry is shared by every session); a call runs
+    on the `SubAgents` its turn gives it (`ToolContext.sub_agents`)."""
+    return ToolRegistry([*tools, DelegateTool(max_steps=max_steps)])
 
 
 def child_result(outcome: TurnOutcome, child: AgentSession, provider: BudgetedProvider, cap: int) -> ToolResult:

@@ -21,8 +21,10 @@ from tether_protocol import (  # the area's module: `_messages` would load every
     SteerParams,
     StopReason,
     StorageFailed,
+    TextContent,
     conversation_blocks,
 )
+from tether_protocol.conversation import ResourceLink
 
 from ..rendering import SessionUpdates
 from ..services import commands, mcp_prompts, memory_command
@@ -38,8 +40,9 @@ from ..services.turns import drop_waiting_turn, make_turn
 from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 
 if TYPE_CHECKING:
-    from collections.abc import Sized
+    from collections.abc import Sequence, Sized
 
+    from tether_protocol import ContentBlock
     from tether_protocol.peer import RawResult
 
     from ..agent.loop import TurnOutcome
@@ -88,20 +91,24 @@ async def _run(
     session: AgentSession,
     handle: ActiveTurn,
     sink: SessionUpdates,
-    prompt: Expanded,
+    command: Expanded | None,
     typed: PromptParams,
 ) -> TurnOutcome:
-    """Run the turn; what stops it early, as the error the client gets."""
+    """Run the turn (``command``: a slash command's prompt, None: the prompt as sent); what
+    stops it early, as the error the client gets."""
     provider = await turn_provider(ctx, session, handle.turn_id)
     turn = make_turn(ctx, session, handle, sink, provider)
-    blocks = conversation_blocks(prompt.prompt)  # the wire's blocks as the conversation's, in one step
+    prompt = typed.prompt if command is None else command.prompt
+    blocks = conversation_blocks(prompt)  # the wire's blocks as the conversation's, in one step
     # a command's expansion is titled with what the user typed (`/fix-issue 12`), not its text
-    expanded = prompt.prompt != list(typed.prompt)
+    expanded = command is not None and command.prompt != list(typed.prompt)
     title_from = conversation_blocks(typed.prompt) if expanded else ()
-    blocks = await attach_resources(ctx, session.id, blocks, sink)  # MCP resources the prompt links
+    if any(isinstance(block, ResourceLink) for block in blocks):  # MCP resources the prompt links
+        blocks = await attach_resources(ctx, session.id, blocks, sink)
     mode = session.mode
-    if prompt.mode is not None:
-        session.mode = prompt.mode  # this turn only (`/review`: read-only)
+    turn_mode = command.mode if command is not None else None
+    if turn_mode is not None:
+        session.mode = turn_mode  # this turn only (`/review`: read-only)
     try:
         return await turn.run(blocks, typed=title_from)
     except TurnWaiting as exc:
@@ -127,16 +134,30 @@ async def _run(
             f"session/new"
         ) from exc
     finally:
-        if prompt.mode is not None and session.mode == prompt.mode:
+        if turn_mode is not None and session.mode == turn_mode:
             session.mode = mode
+
+
+def _commands_told(ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates) -> None:
+    """The session's commands are sent again when a command file or its MCP servers' prompts
+    changed since they were last sent (the setup reads the files again when one changed)."""
+    read = (turn_setup(ctx, session, turn_id).commands, session.prompt_commands)
+    if session.commands_read != read:
+        commands.refresh(sink, session, read[0])
+        session.commands_read = read
+
+
+def _may_be_command(prompt: Sequence[ContentBlock]) -> bool:
+    """Whether the prompt starts with a `/` (only then is it parsed as a slash command)."""
+    first = prompt[0]
+    return isinstance(first, TextContent) and first.text.lstrip().startswith("/")
 
 
 async def _expand(
     ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates, params: PromptParams
 ) -> Expanded | None:
     """The prompt to run: as sent, or a slash command's (None: the command needed no turn)."""
-    known = commands.refresh(sink, session, turn_setup(ctx, session, turn_id).commands)  # as last read
-    command = commands.parse(params.prompt, known)
+    command = commands.parse(params.prompt, session.commands_sent or ())
     if command is None:
         return Expanded(list(params.prompt))
     rest = params.prompt[1:]
@@ -190,7 +211,8 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
     from ..services.prompt_keys import prompt_once
 
     refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")  # before a key is taken
-    key = key_of(params)  # read once: the queue takes it with the turn
+    # read once (the queue takes it with the turn); without either field there is none to read
+    key = key_of(params) if params.idempotency_key is not None or params.meta else None
     if key is not None and not steering(params):
         result = await prompt_once(ctx, params, key, _session_prompt)
     else:
@@ -209,12 +231,14 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str 
 
         return await session_prompt_v2(ctx, params, key)
     _refuse_empty(params.prompt, "session/prompt")
-    refuse_running_child(ctx, params.session_id)
+    live = ctx.daemon.registry.live
+    if any(s.turn is not None and s.turn.children for s in live.values()):  # a sub-agent runs somewhere
+        refuse_running_child(ctx, params.session_id)
     session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
     queue = queue_of(ctx, session)
     steer: SteerOutcome | None = None
-    if steering(params) and queue.can_steer(session):
+    if params.meta and steering(params) and queue.can_steer(session):
         wait = await queue.steer(session, params)
         if wait.outcome is not None:  # landed: answered now, the turn goes on
             return PromptResult("end_turn", meta=await turn_meta(session, wait.outcome.turn_id or "", wait.outcome))
@@ -251,10 +275,14 @@ async def _prompt_turn(
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
-        expanded = await _expand(ctx, session, handle.turn_id, sink, params)
-        if expanded is None:  # a command answered without a turn
-            return PromptResult("end_turn")
+        if session.read_while_child_ran or not session.store.other_writers.quiet_since(session.rewinds_mark):
+            await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
+        _commands_told(ctx, session, handle.turn_id, sink)
+        expanded = None
+        if _may_be_command(params.prompt):
+            expanded = await _expand(ctx, session, handle.turn_id, sink, params)
+            if expanded is None:  # a command answered without a turn
+                return PromptResult("end_turn")
         outcome = await _run(ctx, session, handle, sink, expanded, params)
     finally:
         sink.flush()

@@ -9,7 +9,7 @@ Must not: run tools or decide approvals.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ..tools.registry import ToolEntry, ToolRegistry
 from .tools import make_tool, schema_problem
@@ -24,6 +24,8 @@ Notify = Callable[[str], None]
 
 class McpToolRegistry(ToolRegistry):
     """Tether's tools followed by the MCP servers' (rebuilt by `refresh`)."""
+
+    changing: ClassVar[bool] = True
 
     def __init__(
         self,

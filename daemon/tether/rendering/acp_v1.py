@@ -7,7 +7,7 @@ Must not: send anything, keep state, or decide anything about the turn.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast
 
 import tether_protocol as up
 import tether_protocol as wire
@@ -176,11 +176,16 @@ def _turn_ended(e: TurnEnded) -> Update:
     return up.SessionInfoUpdate(meta=_tether(turn_ended=up.TurnEnded(e.turn_id, cast("Any", e.stop_reason))))
 
 
+def _nothing(_event: object) -> None:
+    """An event v1 shows nothing for (the emitter does not ask: `AcpV1.silent`)."""
+    return None
+
+
 _RENDER: dict[type, Callable[[Any], Update | None]] = {
     ToolCallStarted: _tool_call,
     ToolCallPatch: _patch,
     TerminalOutput: _terminal_output,
-    TerminalStarted: lambda e: None,  # the call's patch carries `_meta.terminal_info`
+    TerminalStarted: _nothing,  # the call's patch carries `_meta.terminal_info`
     TerminalExited: _terminal_exit,
     PlanUpdated: _plan,
     UsageUpdated: lambda e: up.UsageUpdate(e.used, e.size),
@@ -188,11 +193,11 @@ _RENDER: dict[type, Callable[[Any], Update | None]] = {
     Notice: lambda e: notice(e.text),
     ContextCompacted: _compacted,
     MemoryRecalled: _recalled,
-    StepStarted: lambda e: None,  # v1 messages have no ids: nothing to say
-    PromptInserted: lambda e: None,  # v1 answers the prompt at the turn's end instead
-    PromptSteered: lambda e: None,  # v1's marked user_message_chunks are sent by the queue
-    TurnStateChanged: lambda e: None,
-    SubagentChanged: lambda e: None,  # v1 nests the child under the `delegate` call
+    StepStarted: _nothing,  # v1 messages have no ids: nothing to say
+    PromptInserted: _nothing,  # v1 answers the prompt at the turn's end instead
+    PromptSteered: _nothing,  # v1's marked user_message_chunks are sent by the queue
+    TurnStateChanged: _nothing,
+    SubagentChanged: _nothing,  # v1 nests the child under the `delegate` call
     TurnEnded: _turn_ended,
 }
 
@@ -213,6 +218,7 @@ class AcpV1:
     messages have no ids)."""
 
     __slots__ = ()
+    silent: ClassVar[frozenset[type]] = frozenset(kind for kind, shown in _RENDER.items() if shown is _nothing)
 
     def chunk(self, kind: str, text: str) -> Update:
         """Merged deltas of one kind ("text" or "thought")."""

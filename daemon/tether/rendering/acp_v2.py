@@ -9,7 +9,7 @@ about the turn; it keeps only the step's ids.
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from msgspec import UNSET, Struct, to_builtins
 
@@ -293,6 +293,7 @@ class AcpV2:
     message ids (set by `PromptInserted` and `StepStarted`), so chunks carry them."""
 
     __slots__ = ("_session_id", "_message_id", "_thought_id", "_turn_id")
+    silent: ClassVar[frozenset[type]] = frozenset()  # its ids follow every event
 
     def __init__(self, session_id: str) -> None:
         self._session_id = session_id

@@ -8,7 +8,7 @@ Must not: decide anything about the turn, know an update's shape (the renderer d
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import tether_protocol as up
 from tether_protocol import ENCODER
@@ -45,6 +45,9 @@ class Renderer(Protocol):
     def chunk(self, kind: str, text: str) -> Update:
         """Merged text ("text") or thought ("thought") deltas."""
         ...
+
+    # the events it renders to nothing whatever they hold: not handed to `event` at all
+    silent: ClassVar[frozenset[type]]
 
     def event(self, event: TurnEvent) -> Update | None:
         """The update for `event`, or None when the wire shows nothing for it."""
@@ -224,7 +227,7 @@ class SessionUpdates:
     def emit(self, event: TurnEvent) -> None:
         if type(event) in (PromptInserted, StepStarted):
             self._marks[type(event)] = event
-        update = self._render.event(event)
+        update = None if type(event) in self._render.silent else self._render.event(event)
         if update is not None or self._audience:
             self.drain()
             ended = self._as_turn_end(event)

@@ -90,7 +90,7 @@ def send_available(ctx: ClientPort, session_id: str, workspace: Path) -> None:
     session = ctx.daemon.registry.live.get(session_id)
     found = listed(workspace, session)
     if session is not None:
-        session.commands_sent = found
+        session.commands_sent, session.commands_read = found, None  # checked again at the next prompt
     sink.available_commands(found)
     sink.flush()
 

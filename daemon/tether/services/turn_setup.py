@@ -1,9 +1,9 @@
 """What a session's turns are given that a prompt does not change: built once, checked each prompt.
 
-Owns: `TurnSetup` (hidden paths, hooks, AGENTS.md and MEMORY.md, command files, MCP or not; per
-connection a `Wiring`: file I/O, gate, tools, provider), kept on the `LiveSession`, built again
-when an input changed (`stat`). Must not: trust a file changed within `_GRAIN_NS` of its read, or
-keep hooks of a trusted workspace (their digest covers files they run: read again each turn).
+Owns: `TurnSetup` (hidden paths, hooks, AGENTS.md, MEMORY.md, command files, MCP or not, the stream
+sanitizer; per connection a `Wiring`: file I/O, gate, tools and specs with `delegate`, provider, services)
+on the `LiveSession`, built again when an input changed (`stat`). Must not: trust a file changed within
+`_GRAIN_NS` of its read, or keep a trusted workspace's hooks or a turn's own services (made each turn).
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ from .live_session import CommandEntry, LiveSession
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from ..agent.sanitize import StreamSanitizer
     from ..agent.session import AgentSession
+    from ..agent.turn_services import TurnServices
     from ..approvals import ApprovalGate
     from ..config import Settings
     from ..config.mcp_servers import McpServerConfig
     from ..hooks.config import HookSet
     from ..providers.base import Provider
+    from ..tools.args import JsonSchema
     from ..tools.base import FileIO
     from ..tools.registry import ToolRegistry
     from .ports import ClientPort
@@ -51,13 +54,17 @@ FileStamp = tuple[int, int, int, int] | None  # mtime, ctime, size, inode; None:
 @dataclass(frozen=True, slots=True)
 class Wiring:
     """What a connection gives its turns in a session: its file I/O (editor buffers, then
-    disk), its approval gate, the daemon's tools, its provider (None until a turn asked)."""
+    disk), its approval gate, the daemon's tools, those and `delegate` where its settings
+    have it (the turn's, with their specs made once), its provider (None until a turn asked)."""
 
     ctx: ClientPort
     file_io: FileIO
     gate: ApprovalGate
     tools: ToolRegistry
+    turn_tools: ToolRegistry
+    specs: list[JsonSchema]
     provider: Provider | None = None
+    services: TurnServices | None = None  # kept where no part is a turn's own (services/turns.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +91,7 @@ class TurnSetup:
     wiring: Wiring  # for the connection that prompted last; another's prompt gets its own
     turn_id: str  # the turn that checked it last: a turn checks once
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
+    sanitizer: StreamSanitizer  # the turns' streamed output's (reset after each step; a turn at a time)
 
     def current(self, settings: Settings, session: LiveSession) -> bool:
         return (
@@ -117,6 +125,7 @@ def turn_setup(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetu
 def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
     from ..agent.context import INSTRUCTION_FILE, project_instructions
     from ..agent.memory_files import memory_file
+    from ..agent.sanitize import StreamSanitizer
     from ..class_code_cache import cache_dirs
     from ..config.layers import user_config_path
     from ..hooks.config import load_hooks
@@ -168,6 +177,7 @@ def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
         mcp=bool(session_servers(ctx, session.id)),
         wiring=_wiring(ctx, session),
         turn_id=turn_id,
+        sanitizer=StreamSanitizer(),
     )
 
 
@@ -183,9 +193,21 @@ async def turn_provider(ctx: ClientPort, session: AgentSession, turn_id: str) ->
     return provider
 
 
+def keep_services(session: AgentSession, setup: TurnSetup, services: TurnServices) -> None:
+    """Keep the turn's services with the setup, for the session's next turns on its connection."""
+    if isinstance(session, LiveSession) and session.turn_setup is setup:
+        session.turn_setup = dataclasses.replace(setup, wiring=dataclasses.replace(setup.wiring, services=services))
+
+
 def _wiring(ctx: ClientPort, session: AgentSession) -> Wiring:
     files = ctx.editor_files(session.id, session.sandbox)
-    return Wiring(ctx, files, ctx.gate_for(session.workspace, session.store), ctx.daemon.tools)
+    tools = turn_tools = ctx.daemon.tools
+    if ctx.settings.delegate == "on":  # sub-agents (agent/subagent.py): the tool is the same for every turn
+        from ..agent.subagent import with_delegate
+
+        turn_tools = with_delegate(tools, ctx.settings.delegate_max_steps)
+    gate = ctx.gate_for(session.workspace, session.store)
+    return Wiring(ctx, files, gate, tools, turn_tools, turn_tools.specs())
 
 
 def _listed(folders: Iterable[Path]) -> list[str]:

@@ -18,13 +18,13 @@ from ..agent.hook_port import NO_HOOKS
 from ..agent.loop import AgentTurn, TurnServices
 from ..agent.session import ActiveTurn, AgentSession
 from ..agent.sink import TurnEnded, TurnEvent, TurnSink
-from ..agent.subagent import ChildViews, DelegateLimits, SubAgents, with_delegate
+from ..agent.subagent import ChildViews, DelegateLimits, SubAgents
 from ..rendering import SessionUpdates
 from ..store import MessageRecord
 from .mcp_servers import turn_tools
 from .queue import queue_of
 from .registry import private_paths
-from .turn_setup import turn_provider, turn_setup
+from .turn_setup import keep_services, turn_provider, turn_setup
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -78,8 +78,10 @@ def make_turn(
 ) -> AgentTurn:
     settings = ctx.settings
     services = turn_services(ctx, session, handle.turn_id, sink, provider)
-    tools = turn_setup(ctx, session, handle.turn_id).wiring.tools  # the daemon's
-    if settings.delegate == "on":  # the `delegate` tool: sub-agents (agent/subagent.py)
+    setup = turn_setup(ctx, session, handle.turn_id)
+    tools = setup.wiring.turn_tools  # the daemon's, and `delegate` when on
+
+    def sub_agents() -> SubAgents:  # a `delegate` call's (agent/subagent.py): a turn without one builds none
         limits = DelegateLimits(
             settings.delegate_max_steps,
             settings.delegate_tokens,
@@ -87,29 +89,34 @@ def make_turn(
             settings.max_output_tokens,
             settings.guard,
         )
-        delegator = SubAgents(
+        own = setup.wiring.tools  # a child gets the daemon's tools, never `delegate`
+        views = child_views(ctx, sink, session.id)
+        return SubAgents(
             session,
             handle,
             provider=provider,
-            tools=tools,
+            tools=own,
             sink=sink,
             services=services,
             limits=limits,
-            child_views=child_views(ctx, sink, session.id),
+            child_views=views,
         )
-        tools = with_delegate(tools, delegator, settings.delegate_max_steps)
+
     return AgentTurn(
         session,
         handle,
         provider=provider,
-        # with the session's MCP servers' tools, where it has any (the setup knows)
-        tools=turn_tools(ctx, session.id, sink, tools) if turn_setup(ctx, session, handle.turn_id).mcp else tools,
+        # with the session's MCP servers' tools, where it has any (their specs can change)
+        tools=turn_tools(ctx, session.id, sink, tools) if setup.mcp else tools,
         sink=sink,
         max_steps=settings.max_steps,
         keep_user_turns=settings.keep_user_turns,
         max_output_tokens=settings.max_output_tokens,
         guard_mode=settings.guard,
         services=services,
+        tool_specs=None if setup.mcp else setup.wiring.specs,
+        sub_agents=sub_agents if tools is not setup.wiring.tools else None,
+        sanitizer=setup.sanitizer,
     )
 
 
@@ -128,9 +135,13 @@ def child_views(ctx: ClientPort, parent: TurnSink, parent_id: str) -> ChildViews
 def turn_services(
     ctx: ClientPort, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider
 ) -> TurnServices:
-    """What a turn's tools ask, write and hook with (a `/compact` uses them too)."""
+    """What a turn's tools ask, write and hook with (a `/compact` uses them too): the session's
+    setup keeps them for the connection when no part is the turn's own (hooks, ask-first and
+    the reviewer hold the turn; an allowlist's rules read the domains allowed always)."""
     settings = ctx.settings
     setup = turn_setup(ctx, session, turn_id)  # the session's, built again when an input changed
+    if setup.wiring.services is not None:
+        return setup.wiring.services
     port: HookPort = NO_HOOKS
     asker: Asker = ctx.asker()
     ask_first = False
@@ -139,7 +150,7 @@ def turn_services(
 
         hooked = turn_hooks(settings, setup.hooks, session, turn_id, sink, provider, asker, setup.hidden)
         port, asker, ask_first = hooked.port, hooked.asker, hooked.ask_first
-    return TurnServices(
+    services = TurnServices(
         gate=setup.wiring.gate,
         asker=asker,
         files=setup.wiring.file_io,
@@ -160,6 +171,9 @@ def turn_services(
         elicit=ctx.form_relay(session.id),  # an MCP server's form, where shown
         instructions=setup.instructions,
     )
+    if not setup.wired and settings.network != "allowlist":
+        keep_services(session, setup, services)
+    return services
 
 
 def _net_rules(ctx: ClientPort, session: AgentSession, home: Path) -> ProxyRules:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tether.netproxy.proxy import ProxyRules
     from tether.sandbox import SandboxChoice
     from tether.tools.changes import ChangeRecorder, FileChange
+    from tether.tools.delegate import Delegator
     from tether.tools.sandbox import WorkspaceSandbox
     from tether_protocol import JsonObject
     from tether_protocol.conversation import ContentBlock
@@ -157,6 +158,9 @@ class ToolContext:
     # Asks the user a form on an MCP server's behalf (its name, message, requested schema):
     # the answer `{action, content?}` (agent/executor.py; a client that cannot answer: decline).
     elicit: Elicit | None = None
+    # The running turn's sub-agents, made when a `delegate` call runs (agent/subagent.py);
+    # None: this call's turn cannot delegate (a sub-agent's own turn, a read-only context).
+    sub_agents: Callable[[], Delegator] | None = None
 
 
 @dataclass(slots=True)

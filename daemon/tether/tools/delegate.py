@@ -1,7 +1,8 @@
 """The `delegate` tool: the model hands a self-contained task to a sub-agent (SPEC §5.23).
 
 Owns: the arguments, the title, whether the call only reads (without `writes`: approved as a read) and
-handing the call to the `Delegator` the turn was given.
+handing the call to the `Delegator` its context carries (the running turn's: the tool
+itself is the session's, built once).
 Must not: run a model or a turn itself (the delegator does), or know the agent loop.
 """
 
@@ -69,8 +70,7 @@ class DelegateTool(Tool[DelegateArgs]):
     cancellable: ClassVar[bool] = True  # its child turn is cancelled (agent/call_cancel.py)
     untitled: ClassVar[str] = "Delegate"
 
-    def __init__(self, delegator: Delegator, *, max_steps: int = 10) -> None:
-        self.delegator = delegator
+    def __init__(self, *, max_steps: int = 10) -> None:
         self.max_steps = max_steps
         self.args_type = _capped(max_steps)
 
@@ -92,4 +92,6 @@ class DelegateTool(Tool[DelegateArgs]):
                 f"(the sub-agent can read files itself)",
                 is_error=True,
             )
-        return await self.delegator.delegate(args, ctx.call_id)
+        if ctx.sub_agents is None:
+            return ToolResult("delegate: this turn cannot hand tasks to sub-agents", is_error=True)
+        return await ctx.sub_agents().delegate(args, ctx.call_id)

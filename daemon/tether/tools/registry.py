@@ -8,7 +8,7 @@ Must not: run tools, validate arguments, or know how the agent loop uses results
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from tether.tools.catalog import ToolRef, builtin_refs
 
@@ -26,6 +26,8 @@ ToolEntry: TypeAlias = "Tool[Any] | ToolRef"
 
 class ToolRegistry:
     """Tools keyed by name; iteration and `specs()` follow registration order."""
+
+    changing: ClassVar[bool] = False  # whether `refresh` can change the tools (an MCP server's can)
 
     def __init__(self, tools: Iterable[ToolEntry]) -> None:
         self._tools: dict[str, ToolEntry] = {}
