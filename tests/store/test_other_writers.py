@@ -82,14 +82,3 @@ async def test_a_database_opened_since_a_commit_counts_it_once_read(db_path: Pat
         mark = store.other_writers.found
         await _turn(store, "t1")
         assert store.other_writers.quiet_since(mark)
-
-
-def test_without_a_wal_index_nothing_is_quiet() -> None:
-    """Not in WAL mode (a file system without shared memory): no header to compare, so every
-    prompt asks the query, whatever the writes said."""
-    from tether.store.database import OtherWriters
-
-    writers = OtherWriters(None, 7)
-    writers.wrote(7, writers.header(), 7)
-    assert writers.header() is None
-    assert not writers.quiet_since(writers.found)

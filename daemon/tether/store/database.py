@@ -43,14 +43,14 @@ class OtherWriters:
 
     __slots__ = ("_index", "_quiet", "_version", "found")
 
-    def __init__(self, shm: str | None, version: int | None = None) -> None:
+    def __init__(self, shm: str, version: int | None = None) -> None:
         self.found = 0
         self._quiet: bytes | None = None
         self._version = version  # as the connection opened: a commit after it is counted
-        self._index: int | None = None  # no WAL index to read (not in WAL mode): never quiet
-        if shm is not None:
-            with contextlib.suppress(OSError):  # kept open with the connection (which keeps the file)
-                self._index = os.open(shm, os.O_RDONLY | os.O_CLOEXEC)
+        try:  # kept open with the connection (which keeps the file): one `pread` a look
+            self._index: int | None = os.open(shm, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self._index = None  # no WAL index to read: nothing is taken as quiet
 
     def header(self) -> bytes | None:
         """The first copy of the WAL index's header (https://sqlite.org/walformat.html: its
@@ -115,8 +115,7 @@ class Database:
         self._wal = f"{path}-wal"
         self._checkpointing = False
         self._identity = _identity(path)
-        # ``data_version``: as it opened, in WAL mode (None: not in WAL mode, no index to read)
-        self.other_writers = OtherWriters(None if data_version is None else f"{path}-shm", data_version)
+        self.other_writers = OtherWriters(f"{path}-shm", data_version)
 
     @classmethod
     async def open(cls, path: Path, spawn: Spawn | None = None) -> Database:
@@ -127,7 +126,7 @@ class Database:
             raise fault_of(exc, path) from exc
         try:
             async with opening(path):  # switching to WAL and migrating, one opener at a time
-                wal = await schema.configure(conn) == "wal"
+                await schema.configure(conn)
                 version = await schema.migrate(conn, path)
                 seen = await conn.execute_fetchall("PRAGMA data_version")
         except BaseException as exc:
@@ -135,7 +134,7 @@ class Database:
             if isinstance(exc, sqlite3.Error):
                 raise fault_of(exc, path) from exc
             raise
-        return cls(path, conn, version, spawn, int(next(iter(seen))[0]) if wal else None)
+        return cls(path, conn, version, spawn, int(next(iter(seen))[0]))
 
     async def close(self) -> None:
         conn, self._conn = self._conn, None
