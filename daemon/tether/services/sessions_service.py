@@ -338,9 +338,8 @@ class LiveSessions(SessionsService):
         else:
             last = await self._last_rewind(live)
             if live.rewind_seen != last and (last or live.rewind_seen is not None):
-                await self._reload(live)  # (it reads the latest rewind again, with the conversation)
-            elif live.rewind_seen is None:
-                live.rewind_seen = last
+                await self._reload(live)
+            live.rewind_seen = last
         live.rewinds_mark = mark
 
     async def delete(self, session_id: str, default: Path) -> None:
