@@ -41,32 +41,12 @@ class OtherWriters:
     WAL index's header as this connection's last write left it while every commit before it
     is counted (None: not known), `_version` that write's `PRAGMA data_version`."""
 
-    __slots__ = ("_index", "_quiet", "_version", "found")
+    __slots__ = ("_quiet", "_version", "found", "shm")
 
     def __init__(self, shm: str, version: int | None = None) -> None:
-        self.found = 0
+        self.shm, self.found = shm, 0
         self._quiet: bytes | None = None
         self._version = version  # as the connection opened: a commit after it is counted
-        try:  # kept open with the connection (which keeps the file): one `pread` a look
-            self._index: int | None = os.open(shm, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            self._index = None  # no WAL index to read: nothing is taken as quiet
-
-    def header(self) -> bytes | None:
-        """The first copy of the WAL index's header (https://sqlite.org/walformat.html: its
-        change counter, last frame and checksums change with every commit, by any connection)."""
-        if self._index is None:
-            return None
-        try:
-            header = os.pread(self._index, 48, 0)
-        except OSError:
-            return None
-        return header if len(header) == 48 else None
-
-    def close(self) -> None:
-        index, self._index = self._index, None
-        if index is not None:
-            os.close(index)
 
     def wrote(self, before: int, header: bytes | None, after: int) -> None:
         """After a write: `data_version` at its BEGIN and after its COMMIT, the header between."""
@@ -78,7 +58,7 @@ class OtherWriters:
         """Whether no other connection has committed since `found` was ``mark`` (read before a
         query that saw the database whole): the WAL index is as this connection's last write
         left it, and nothing before that write is uncounted. One read of 48 bytes."""
-        if self._quiet is not None and self._quiet != self.header():
+        if self._quiet is not None and self._quiet != _index_header(self.shm):
             self._quiet = None
             self.found += 1  # a commit since this connection's last write
         return self._quiet is not None and mark == self.found
@@ -147,7 +127,6 @@ class Database:
         finally:
             async with self._lock:
                 await conn.close()
-            self.other_writers.close()
 
     async def read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """All rows of one query, as tuples."""
@@ -166,7 +145,7 @@ class Database:
         """`write`, for ``work`` made of plain sqlite3 calls: it runs with its BEGIN and COMMIT
         in one trip to the connection's thread instead of one trip per statement (~50 µs
         each: a turn's start makes eight before its first chunk)."""
-        written: Written = await self._shielded(_at_once, (work, self.other_writers.header))
+        written: Written = await self._shielded(_at_once, (work, self.other_writers.shm))
         self.other_writers.wrote(*written[1:])
         result: _T = written[0]
         return result
@@ -244,17 +223,13 @@ async def _in_steps(conn: aiosqlite.Connection, work: Work[_T]) -> _T:
 Written = tuple[Any, int, bytes | None, int]
 
 
-async def _at_once(
-    conn: aiosqlite.Connection, work: tuple[Callable[[sqlite3.Connection], Any], Callable[[], bytes | None]]
-) -> Written:
+async def _at_once(conn: aiosqlite.Connection, work: tuple[Callable[[sqlite3.Connection], Any], str]) -> Written:
     # aiosqlite runs a callable on its thread only through `_execute` (its statements do the same)
     written: Written = await conn._execute(_in_thread, conn._conn, *work)  # type: ignore[no-untyped-call]  # noqa: SLF001
     return written
 
 
-def _in_thread(
-    conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], Any], header: Callable[[], bytes | None]
-) -> Written:
+def _in_thread(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], Any], shm: str) -> Written:
     conn.execute("BEGIN IMMEDIATE")
     try:
         before = _data_version(conn)
@@ -265,12 +240,24 @@ def _in_thread(
         with contextlib.suppress(sqlite3.OperationalError):
             conn.execute("ROLLBACK")
         raise
-    after_commit = header()
-    return result, before, after_commit, _data_version(conn)
+    header = _index_header(shm)
+    return result, before, header, _data_version(conn)
 
 
 def _data_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _index_header(shm: str) -> bytes | None:
+    """The first copy of the WAL index's header (https://sqlite.org/walformat.html: its change
+    counter, last frame and checksums change with every commit, by any connection); None
+    when there is none to read (then nothing is taken as quiet)."""
+    try:
+        with open(shm, "rb") as index:
+            header = index.read(48)
+    except OSError:
+        return None
+    return header if len(header) == 48 else None
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
