@@ -275,8 +275,7 @@ async def _prompt_turn(
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        if session.read_while_child_ran or not session.store.other_writers.quiet_since(session.rewinds_mark):
-            await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
+        await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
         _commands_told(ctx, session, handle.turn_id, sink)
         expanded = None
         if _may_be_command(params.prompt):

@@ -41,9 +41,6 @@ class LiveSession(AgentSession):
     # the last rewind its conversation reflects (None: not checked since it was made live;
     # a rewind from a shell since then is read in before its next turn: sessions_service.py)
     rewind_seen: int | None = None
-    # the store's `other_writers.found` when that was read: while no other connection has
-    # written since, the prompt handler asks no query (store/database.py)
-    rewinds_mark: int = -1
     # made live while its id was a sub-agent's running turn: what that turn added after is
     # read in before its next turn (sessions_service.py)
     read_while_child_ran: bool = False

@@ -327,20 +327,20 @@ class LiveSessions(SessionsService):
     async def sync_rewinds(self, live: LiveSession) -> None:
         """Before a turn: a rewind made outside this daemon (`tether sessions rewind` from a
         shell) since the live conversation was read is taken in, so the model sees the
-        conversation as it now stands. One indexed query (the prompt handler asks first
-        whether another connection wrote at all: `rewinds_mark`); the conversation is read
-        again only when a rewind this daemon did not make is found (or, the first time a
-        session that has rewinds is prompted here, once)."""
-        mark = live.store.other_writers.found  # before the reads: a commit after them is found later
+        conversation as it now stands. One indexed query per prompt; the conversation is
+        read again only when a rewind this daemon did not make is found (or, the first time
+        a session that has rewinds is prompted here, once)."""
         if live.read_while_child_ran:  # a sub-agent's turn went on after it was read (refused prompts until it ended)
             live.read_while_child_ran = False
             await self._reload(live)
+            return
+        last = await self._last_rewind(live)
+        if live.rewind_seen == last:
+            return
+        if last or live.rewind_seen is not None:
+            await self._reload(live)
         else:
-            last = await self._last_rewind(live)
-            if live.rewind_seen != last and (last or live.rewind_seen is not None):
-                await self._reload(live)
             live.rewind_seen = last
-        live.rewinds_mark = mark
 
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""

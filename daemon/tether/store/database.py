@@ -2,7 +2,7 @@
 
 Owns: opening (pragmas, migrations under ``openlock``), the lock keeping reads and transactions
 apart, each write as one shielded BEGIN IMMEDIATE ... COMMIT, no write to a file deleted or replaced
-since it opened, the WAL checkpoint, whether another connection wrote since (no query), closing.
+since it opened, the WAL checkpoint, closing.
 Must not: know any table but through the SQL and work it is handed (``history.py`` decides what).
 """
 
@@ -24,7 +24,7 @@ from tether.store.openlock import opening
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["Database", "OtherWriters", "Spawn", "Work"]
+__all__ = ["Database", "Spawn", "Work"]
 
 _T = TypeVar("_T")
 # The WAL size from which a write is followed by a checkpoint: SQLite's own default
@@ -33,35 +33,6 @@ CHECKPOINT_BYTES = 4 << 20
 Work = Callable[[aiosqlite.Connection], Awaitable[_T]]
 # Starts a background task in the owner's task group: (name, async function, *args).
 Spawn = Callable[..., object]
-
-
-class OtherWriters:
-    """Whether another connection (a shell's `tether sessions`, another daemon) has committed,
-    known without a query. `found` counts the times its commits were found; `_quiet` is the
-    WAL index's header as this connection's last write left it while every commit before it
-    is counted (None: not known), `_version` that write's `PRAGMA data_version`."""
-
-    __slots__ = ("_quiet", "_version", "found", "shm")
-
-    def __init__(self, shm: str, version: int | None = None) -> None:
-        self.shm, self.found = shm, 0
-        self._quiet: bytes | None = None
-        self._version = version  # as the connection opened: a commit after it is counted
-
-    def wrote(self, before: int, header: bytes | None, after: int) -> None:
-        """After a write: `data_version` at its BEGIN and after its COMMIT, the header between."""
-        if before != self._version or after != before:  # another connection committed meanwhile
-            self.found += 1
-        self._quiet, self._version = (header if after == before else None), after
-
-    def quiet_since(self, mark: int) -> bool:
-        """Whether no other connection has committed since `found` was ``mark`` (read before a
-        query that saw the database whole): the WAL index is as this connection's last write
-        left it, and nothing before that write is uncounted. One read of 48 bytes."""
-        if self._quiet is not None and self._quiet != _index_header(self.shm):
-            self._quiet = None
-            self.found += 1  # a commit since this connection's last write
-        return self._quiet is not None and mark == self.found
 
 
 class Database:
@@ -77,14 +48,7 @@ class Database:
     path: Path
     schema_version: int
 
-    def __init__(
-        self,
-        path: Path,
-        conn: aiosqlite.Connection,
-        schema_version: int,
-        spawn: Spawn | None = None,
-        data_version: int | None = None,
-    ) -> None:
+    def __init__(self, path: Path, conn: aiosqlite.Connection, schema_version: int, spawn: Spawn | None = None) -> None:
         # use Database.open(); this only wires up an already-migrated connection
         self.path = path
         self._spawn = spawn
@@ -95,7 +59,6 @@ class Database:
         self._wal = f"{path}-wal"
         self._checkpointing = False
         self._identity = _identity(path)
-        self.other_writers = OtherWriters(f"{path}-shm", data_version)
 
     @classmethod
     async def open(cls, path: Path, spawn: Spawn | None = None) -> Database:
@@ -108,13 +71,12 @@ class Database:
             async with opening(path):  # switching to WAL and migrating, one opener at a time
                 await schema.configure(conn)
                 version = await schema.migrate(conn, path)
-                seen = await conn.execute_fetchall("PRAGMA data_version")
         except BaseException as exc:
             await conn.close()  # or aiosqlite's worker thread outlives us
             if isinstance(exc, sqlite3.Error):
                 raise fault_of(exc, path) from exc
             raise
-        return cls(path, conn, version, spawn, int(next(iter(seen))[0]))
+        return cls(path, conn, version, spawn)
 
     async def close(self) -> None:
         conn, self._conn = self._conn, None
@@ -145,10 +107,7 @@ class Database:
         """`write`, for ``work`` made of plain sqlite3 calls: it runs with its BEGIN and COMMIT
         in one trip to the connection's thread instead of one trip per statement (~50 µs
         each: a turn's start makes eight before its first chunk)."""
-        written: Written = await self._shielded(_at_once, (work, self.other_writers.shm))
-        self.other_writers.wrote(*written[1:])
-        result: _T = written[0]
-        return result
+        return await self._shielded(_at_once, work)
 
     async def _shielded(self, run: Callable[[aiosqlite.Connection, Any], Awaitable[_T]], work: Any) -> _T:
         task = asyncio.ensure_future(self._transaction(self._live(), run, work))
@@ -218,21 +177,15 @@ async def _in_steps(conn: aiosqlite.Connection, work: Work[_T]) -> _T:
     return result
 
 
-# A write's result; `data_version` at its BEGIN, the WAL index's header just after its COMMIT,
-# `data_version` after that (it changes only by other connections' commits)
-Written = tuple[Any, int, bytes | None, int]
-
-
-async def _at_once(conn: aiosqlite.Connection, work: tuple[Callable[[sqlite3.Connection], Any], str]) -> Written:
+async def _at_once(conn: aiosqlite.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
     # aiosqlite runs a callable on its thread only through `_execute` (its statements do the same)
-    written: Written = await conn._execute(_in_thread, conn._conn, *work)  # type: ignore[no-untyped-call]  # noqa: SLF001
-    return written
+    result: _T = await conn._execute(_in_thread, conn._conn, work)  # type: ignore[no-untyped-call]  # noqa: SLF001
+    return result
 
 
-def _in_thread(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], Any], shm: str) -> Written:
+def _in_thread(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
     conn.execute("BEGIN IMMEDIATE")
     try:
-        before = _data_version(conn)
         result = work(conn)
         conn.execute("COMMIT")
     except BaseException:
@@ -240,24 +193,7 @@ def _in_thread(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], An
         with contextlib.suppress(sqlite3.OperationalError):
             conn.execute("ROLLBACK")
         raise
-    header = _index_header(shm)
-    return result, before, header, _data_version(conn)
-
-
-def _data_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA data_version").fetchone()[0])
-
-
-def _index_header(shm: str) -> bytes | None:
-    """The first copy of the WAL index's header (https://sqlite.org/walformat.html: its change
-    counter, last frame and checksums change with every commit, by any connection); None
-    when there is none to read (then nothing is taken as quiet)."""
-    try:
-        with open(shm, "rb") as index:
-            header = index.read(48)
-    except OSError:
-        return None
-    return header if len(header) == 48 else None
+    return result
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -69,8 +69,9 @@ class HistoryStore:
         # use HistoryStore.open()
         self._db = db
         self.rules = RuleStore(db)
-        self.other_writers = db.other_writers  # whether a shell or another daemon wrote since (no query)
-        self.path, self.schema_version, self.recovered_turns = db.path, db.schema_version, 0
+        self.path = db.path
+        self.schema_version = db.schema_version
+        self.recovered_turns = 0
 
     @classmethod
     async def open(cls, path: Path, *, recover: bool = True, spawn: Spawn | None = None) -> HistoryStore:
