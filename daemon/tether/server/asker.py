@@ -14,7 +14,7 @@ from tether_protocol import unstructure
 
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..tools.visible_text import visible
-from ..transport.rpc import ClientRequestFailed
+from ..transport.rpc import ClientRequestFailed, unless_window_left
 
 if TYPE_CHECKING:
     from ..agent.sink import TurnSink
@@ -51,7 +51,7 @@ class ClientAsker:
         )
 
     async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        from .permission import permission_params, read_answer
+        from .permission import WINDOW_CLOSED, permission_params, read_answer
 
         if self.client is not None and self.client.wire_version == 2:
             from .permission import ask_v2
@@ -62,9 +62,11 @@ class ClientAsker:
         by_name = self.client is not None and self.client.named_permission_options
         typed = permission_params(request, reason, by_name=by_name)
         try:
-            result = await self.rpc.request("session/request_permission", unstructure(typed))
+            result = await unless_window_left(self.rpc.request("session/request_permission", unstructure(typed)))
         except ClientRequestFailed as exc:
             return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
+        if result is None:
+            return WINDOW_CLOSED
         return read_answer(result, {option.option_id for option in typed.options})
 
     async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..agent.sink import Notice, TurnStateChanged
-from ..transport.rpc import ClientRequestFailed
+from ..transport.rpc import ClientRequestFailed, unless_window_left
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -37,11 +37,12 @@ def clarifier(ctx: ClientPort, session_id: str) -> Callable[[str], Awaitable[str
 
 
 async def _form(ctx: ClientPort, params: JsonObject, sink: TurnSink | None) -> Any:
-    """The client's answer to a form (None: the request failed); the turn `requires_action` meanwhile."""
+    """The client's answer to a form (None: the request failed, or its window went away with the
+    form open); the turn `requires_action` meanwhile."""
     if sink is not None:
         sink.emit(TurnStateChanged("requires_action"))
     try:
-        return await ctx.rpc.request("elicitation/create", params)
+        return await unless_window_left(ctx.rpc.request("elicitation/create", params))
     except ClientRequestFailed:
         return None
 

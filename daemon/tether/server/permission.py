@@ -199,21 +199,27 @@ def permission_params_v2(request: ApprovalRequest, reason: str, *, by_name: bool
     }
 
 
+# a window that closed with its approval open: the others still asked may answer (shared/approvals.py)
+WINDOW_CLOSED = AskerAnswer("unavailable", detail="its window closed with the request open")
+
+
 async def ask_v2(
     rpc: TetherRPC, request: ApprovalRequest, reason: str, sink: TurnSink | None, *, by_name: bool
 ) -> AskerAnswer:
     """Ask a v2 client; the turn is `requires_action` until it answers, then `running`."""
     from ..agent.sink import TurnStateChanged
-    from ..transport.rpc import ClientRequestFailed
+    from ..transport.rpc import ClientRequestFailed, unless_window_left
 
     params = permission_params_v2(request, reason, by_name=by_name)
     if sink is not None:
         sink.emit(TurnStateChanged("requires_action"))
     try:
-        result = await rpc.request("session/request_permission", params)
+        result = await unless_window_left(rpc.request("session/request_permission", params))
     except ClientRequestFailed as exc:
         return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
     finally:
         if sink is not None:
             sink.emit(TurnStateChanged("running"))
+    if result is None:
+        return WINDOW_CLOSED
     return read_answer(result, {option["optionId"] for option in params["options"]})
