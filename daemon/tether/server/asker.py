@@ -17,6 +17,8 @@ from ..tools.visible_text import visible
 from ..transport.rpc import ClientRequestFailed, unless_window_left
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..agent.sink import TurnSink
     from ..transport.rpc import TetherRPC
     from .handshake import ClientProfile
@@ -30,13 +32,13 @@ def _always_line(request: ApprovalRequest) -> str:
 class ClientAsker:
     """Asks through whatever the client supports; remembers a client that cannot."""
 
-    def __init__(self, rpc: TetherRPC, client: ClientProfile | None) -> None:
+    def __init__(self, rpc: TetherRPC, client: ClientProfile | None, turn_sinks: Mapping[str, TurnSink]) -> None:
         self.rpc = rpc
         self.client = client
         self._lsp_unsupported = False
         # ACP v2: the sink of each session's running turn, told `requires_action` while
-        # its approval waits (server/prompt_v2.py keeps it)
-        self.turn_sinks: dict[str, TurnSink] = {}
+        # its approval waits (the daemon's, `SessionRegistry.turn_sinks`)
+        self.turn_sinks = turn_sinks
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         client = self.client

@@ -67,7 +67,7 @@ async def ask_in_form(ctx: ClientPort, session_id: str, question: str) -> str | 
             "required": [FIELD],
         },
     }
-    sink = ctx.asker().turn_sinks.get(session_id)  # the v2 turn's (server/prompt_v2.py)
+    sink = ctx.daemon.registry.turn_sinks.get(session_id)  # the v2 turn's
     result = await _form(ctx, params, sink)
     content = result.get("content") if isinstance(result, dict) and result.get("action") == "accept" else None
     answer = content.get(FIELD) if isinstance(content, dict) else None
@@ -105,7 +105,7 @@ def mcp_form_relay(ctx: ClientPort, session_id: str) -> Elicit:
             "requestedSchema": schema,
             "_meta": {"tether": {"mcpServer": server}},
         }
-        sink = ctx.asker().turn_sinks.get(session_id)
+        sink = ctx.daemon.registry.turn_sinks.get(session_id)
         result = await _form(ctx, params, sink)
         if sink is not None:
             sink.emit(TurnStateChanged("running"))  # the call goes on, whatever the answer

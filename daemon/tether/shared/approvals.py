@@ -64,7 +64,7 @@ class SharedAsker(ClientAsker):
     """Asks every connection that sees the session; the first to answer decides."""
 
     def __init__(self, server: ClientConnection) -> None:
-        super().__init__(server.rpc, server.client)
+        super().__init__(server.rpc, server.client, server.daemon.registry.turn_sinks)
         self._server = server
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
