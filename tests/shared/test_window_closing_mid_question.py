@@ -112,7 +112,8 @@ async def test_a_window_closing_on_an_approval_leaves_it_to_the_other_window(
     # A's closing decided nothing: window B, asked too, allowed it once A had gone
     assert [method for method, _ in window_b.asked] == ["session/request_permission"]
     assert (workspace / "a.txt").read_text() == "x"
-    assert window_b.states(session)[-2:] == ["running", "idle"]
+    # asked of both, the turn said `requires_action` once, `running` once B answered
+    assert window_b.states(session)[-4:] == ["running", "requires_action", "running", "idle"]
     assert window_b.of(session, "state_update")[-1].get("stopReason") == "end_turn"
     assert _said(window_b, session) == "Writing.Done."
     assert "details in the daemon log" not in json.dumps(window_b.updates)

@@ -68,6 +68,8 @@ class SharedAsker(ClientAsker):
         self._server = server
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        from ..server.permission import waiting_on_user
+
         daemon = self._server.daemon
         ask = Ask(request, reason)
         # not live for a sub-agent's session: no window sees it, its parent's asks it
@@ -80,7 +82,9 @@ class SharedAsker(ClientAsker):
         asks = session.open_asks if session is not None else []
         asks.append(ask)
         try:
-            return await ask.answer()
+            # told once here, not by each window's request (one ending says nothing while another waits)
+            with waiting_on_user(self.turn_sinks.get(request.child_session_id or request.session_id)):
+                return await ask.answer()
         finally:
             ask.close()
             if ask in asks:
