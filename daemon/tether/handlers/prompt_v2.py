@@ -77,7 +77,7 @@ async def _run_turn(
 ) -> None:
     from .prompt import _prompt_turn
 
-    turn_sinks = ctx.daemon.registry.turn_sinks
+    turn_sinks = session.turn_sinks
     turn_sinks[session.id] = sink
     try:
         result = await _prompt_turn(ctx, session, handle, params, None, sink=sink)

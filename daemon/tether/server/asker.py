@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ..agent.sink import TurnSink
+    from ..services.live_session import LiveSession
     from ..transport.rpc import TetherRPC
     from .handshake import ClientProfile
 
@@ -32,13 +33,18 @@ def _always_line(request: ApprovalRequest) -> str:
 class ClientAsker:
     """Asks through whatever the client supports; remembers a client that cannot."""
 
-    def __init__(self, rpc: TetherRPC, client: ClientProfile | None, turn_sinks: Mapping[str, TurnSink]) -> None:
+    def __init__(self, rpc: TetherRPC, client: ClientProfile | None, live: Mapping[str, LiveSession]) -> None:
         self.rpc = rpc
         self.client = client
         self._lsp_unsupported = False
-        # ACP v2: the sink of each session's running turn, told `requires_action` while
-        # its approval waits (the daemon's, `SessionRegistry.turn_sinks`)
-        self.turn_sinks = turn_sinks
+        # ACP v2: the live sessions, whose running turn's sink (`LiveSession.turn_sinks`) is told
+        # `requires_action` while its approval waits
+        self.live = live
+
+    def turn_sink(self, request: ApprovalRequest) -> TurnSink | None:
+        """The sink of the v2 turn the approval is for (a sub-agent's: its own), if one runs."""
+        session = self.live.get(request.session_id)
+        return session.turn_sinks.get(request.child_session_id or request.session_id) if session else None
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         client = self.client
@@ -59,7 +65,7 @@ class ClientAsker:
             from .permission import ask_v2
 
             by_v2_name = self.client.named_permission_options
-            asking = self.turn_sinks.get(request.child_session_id or request.session_id)  # a sub-agent's: its own
+            asking = self.turn_sink(request)
             return await ask_v2(self.rpc, request, reason, asking, by_name=by_v2_name)
         by_name = self.client is not None and self.client.named_permission_options
         typed = permission_params(request, reason, by_name=by_name)

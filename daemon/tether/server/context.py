@@ -150,7 +150,7 @@ class ClientConnection:
         request ends, while another's still waits), as before the sinks left the connection."""
         from .asker import ClientAsker
 
-        return ClientAsker(self.rpc, self.client, {} if self.daemon.shared else self.daemon.registry.turn_sinks)
+        return ClientAsker(self.rpc, self.client, {} if self.daemon.shared else self.daemon.registry.live)
 
     def accept_client(self, profile: ClientProfile, settings: Settings) -> None:
         self.client = profile

@@ -67,7 +67,7 @@ async def ask_in_form(ctx: ClientPort, session_id: str, question: str) -> str | 
             "required": [FIELD],
         },
     }
-    sink = ctx.daemon.registry.turn_sinks.get(session_id)  # the v2 turn's
+    sink = _turn_sink(ctx, session_id)
     result = await _form(ctx, params, sink)
     content = result.get("content") if isinstance(result, dict) and result.get("action") == "accept" else None
     answer = content.get(FIELD) if isinstance(content, dict) else None
@@ -81,6 +81,12 @@ async def ask_in_form(ctx: ClientPort, session_id: str, question: str) -> str | 
     if sink is not None:
         sink.emit(TurnStateChanged("running"))
     return answer.strip()
+
+
+def _turn_sink(ctx: ClientPort, session_id: str) -> TurnSink | None:
+    """The session's running v2 turn's sink (None: no v2 turn runs)."""
+    session = ctx.daemon.registry.live.get(session_id)
+    return session.turn_sinks.get(session_id) if session is not None else None
 
 
 def _over_limit(ctx: ClientPort, answer: str) -> str | None:
@@ -105,7 +111,7 @@ def mcp_form_relay(ctx: ClientPort, session_id: str) -> Elicit:
             "requestedSchema": schema,
             "_meta": {"tether": {"mcpServer": server}},
         }
-        sink = ctx.daemon.registry.turn_sinks.get(session_id)
+        sink = _turn_sink(ctx, session_id)
         result = await _form(ctx, params, sink)
         if sink is not None:
             sink.emit(TurnStateChanged("running"))  # the call goes on, whatever the answer

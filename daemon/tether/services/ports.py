@@ -83,7 +83,7 @@ class SettingsHost(Protocol):
 
 
 class SessionAsker(Asker, Protocol):
-    """Who a turn asks (the running v2 turns it tells `requires_action`: `SessionRegistry.turn_sinks`)."""
+    """Who a turn asks (the running v2 turns it tells `requires_action`: `LiveSession.turn_sinks`)."""
 
 
 class Approver(Protocol):

@@ -1,8 +1,7 @@
 """Live sessions and the per-workspace stores behind them.
 
 Owns: one `HistoryStore` per workspace (lazily, once), the map of live sessions, turning a stored
-session live again, one sandbox and watch per workspace while it has live sessions, and the sink
-of each running ACP v2 turn (a sub-agent's too) by session id, for whoever asks on its behalf.
+session live again, and one sandbox and watch per workspace while it has live sessions.
 Must not: speak the protocol (`sessions.py` does), run turns, or keep a left workspace's watch.
 """
 
@@ -33,7 +32,6 @@ from .watcher import WorkspaceWatcher
 if TYPE_CHECKING:  # a stored session's model view is built when one is loaded
     from tether_protocol.conversation import Message
 
-    from ..agent.sink import TurnSink
     from ..config import Settings
 
 
@@ -113,10 +111,6 @@ class SessionRegistry:
         self._sandboxes: dict[Path, WorkspaceSandbox] = {}
         self.watchers: dict[Path, WorkspaceWatcher] = {}
         self.live: dict[str, LiveSession] = {}
-        # ACP v2: the sink of each session's running turn (a sub-agent's on its own id), told
-        # `requires_action` while an approval or a form of any window waits (handlers/prompt_v2.py
-        # and services/turns.py keep the session's, services/child_sessions.py a child's)
-        self.turn_sinks: dict[str, TurnSink] = {}
 
     def sandbox_for(self, workspace: Path) -> WorkspaceSandbox:
         sandbox = self._sandboxes.get(workspace)

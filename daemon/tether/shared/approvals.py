@@ -64,7 +64,7 @@ class SharedAsker(ClientAsker):
     """Asks every connection that sees the session; the first to answer decides."""
 
     def __init__(self, server: ClientConnection) -> None:
-        super().__init__(server.rpc, server.client, server.daemon.registry.turn_sinks)
+        super().__init__(server.rpc, server.client, server.daemon.registry.live)
         self._server = server
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
@@ -83,7 +83,7 @@ class SharedAsker(ClientAsker):
         asks.append(ask)
         try:
             # told once here, not by each window's request (one ending says nothing while another waits)
-            with waiting_on_user(self.turn_sinks.get(request.child_session_id or request.session_id)):
+            with waiting_on_user(self.turn_sink(request)):
                 return await ask.answer()
         finally:
             ask.close()
