@@ -102,6 +102,20 @@ async def test_a_window_closing_on_ask_firsts_form_ends_the_turn_as_an_unanswere
     assert "details in the daemon log" not in json.dumps(window_b.updates)
     await _prompted(window_b, session)
     assert_valid(window_b)
+    # nothing of the session lost: a window replaying it reads both turns whole
+    replaying = await _window(windows, _script(tmp_path), None)
+    await replaying.client.request(
+        "session/resume",
+        {"sessionId": session, "cwd": str(workspace), "mcpServers": [], "replayFrom": {"type": "start"}},
+    )
+    await until(lambda: replaying.of(session, "replay_complete"), timeout=30)
+    told = [(u["sessionUpdate"], c["text"]) for u in replaying.of(session) if "content" in u for c in u["content"]]
+    assert told == [
+        ("user_message", VAGUE),
+        ("agent_message", form["message"]),
+        ("user_message", "what is here?"),
+        ("agent_message", "A workspace."),
+    ]
 
 
 async def test_a_window_closing_on_an_approval_leaves_it_to_the_other_window(
