@@ -77,8 +77,8 @@ async def _run_turn(
 ) -> None:
     from .prompt import _prompt_turn
 
-    asker = ctx.asker()
-    asker.turn_sinks[session.id] = sink
+    turn_sinks = session.turn_sinks
+    turn_sinks[session.id] = sink
     try:
         result = await _prompt_turn(ctx, session, handle, params, None, sink=sink)
     except TetherError as exc:
@@ -86,6 +86,6 @@ async def _run_turn(
     else:
         sink.emit(TurnStateChanged("idle", result.stop_reason))
     finally:
-        if asker.turn_sinks.get(session.id) is sink:
-            del asker.turn_sinks[session.id]
+        if turn_sinks.get(session.id) is sink:
+            del turn_sinks[session.id]
         sink.flush()

@@ -8,7 +8,6 @@ Must not: name tools for the model or convert results (`tools.py`), or tell the 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import tempfile
@@ -330,14 +329,9 @@ def _first_leaf(exc: BaseException) -> str:
 
 async def _answer(asker: Elicit, server: str, message: str, schema: JsonObject) -> JsonObject:
     """The user's answer; `cancel` when the window went away with the form open. Its request is
-    then dropped (a bare CancelledError, not this task's cancellation) or fails: raised into the
-    SDK's dispatcher, either tore down the server's connection for every session using it."""
-    try:
-        return await asker(server, message, schema)
-    except asyncio.CancelledError:
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
-            raise  # the call, or the daemon, is being cancelled
-        return {"action": "cancel"}
-    except ConnectionError:
-        return {"action": "cancel"}
+    then dropped or fails: raised into the SDK's dispatcher, either tore down the server's
+    connection for every session using it."""
+    from ..transport.rpc import unless_window_left
+
+    answer = await unless_window_left(asker(server, message, schema))
+    return answer if answer is not None else {"action": "cancel"}

@@ -14,10 +14,13 @@ from tether_protocol import unstructure
 
 from ..approvals import ApprovalRequest, AskerAnswer
 from ..tools.visible_text import visible
-from ..transport.rpc import ClientRequestFailed
+from ..transport.rpc import ClientRequestFailed, unless_window_left
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..agent.sink import TurnSink
+    from ..services.live_session import LiveSession
     from ..transport.rpc import TetherRPC
     from .handshake import ClientProfile
 
@@ -30,13 +33,18 @@ def _always_line(request: ApprovalRequest) -> str:
 class ClientAsker:
     """Asks through whatever the client supports; remembers a client that cannot."""
 
-    def __init__(self, rpc: TetherRPC, client: ClientProfile | None) -> None:
+    def __init__(self, rpc: TetherRPC, client: ClientProfile | None, live: Mapping[str, LiveSession]) -> None:
         self.rpc = rpc
         self.client = client
         self._lsp_unsupported = False
-        # ACP v2: the sink of each session's running turn, told `requires_action` while
-        # its approval waits (server/prompt_v2.py keeps it)
-        self.turn_sinks: dict[str, TurnSink] = {}
+        # ACP v2: the live sessions, whose running turn's sink (`LiveSession.turn_sinks`) is told
+        # `requires_action` while its approval waits
+        self.live = live
+
+    def turn_sink(self, request: ApprovalRequest) -> TurnSink | None:
+        """The sink of the v2 turn the approval is for (a sub-agent's: its own), if one runs."""
+        session = self.live.get(request.session_id)
+        return session.turn_sinks.get(request.child_session_id or request.session_id) if session else None
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         client = self.client
@@ -51,20 +59,22 @@ class ClientAsker:
         )
 
     async def _ask_acp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
-        from .permission import permission_params, read_answer
+        from .permission import WINDOW_CLOSED, permission_params, read_answer
 
         if self.client is not None and self.client.wire_version == 2:
             from .permission import ask_v2
 
             by_v2_name = self.client.named_permission_options
-            asking = self.turn_sinks.get(request.child_session_id or request.session_id)  # a sub-agent's: its own
+            asking = self.turn_sink(request)
             return await ask_v2(self.rpc, request, reason, asking, by_name=by_v2_name)
         by_name = self.client is not None and self.client.named_permission_options
         typed = permission_params(request, reason, by_name=by_name)
         try:
-            result = await self.rpc.request("session/request_permission", unstructure(typed))
+            result = await unless_window_left(self.rpc.request("session/request_permission", unstructure(typed)))
         except ClientRequestFailed as exc:
             return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
+        if result is None:
+            return WINDOW_CLOSED
         return read_answer(result, {option.option_id for option in typed.options})
 
     async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:

@@ -145,10 +145,12 @@ class ClientConnection:
         return self._asker
 
     def own_asker(self) -> ClientAsker:
-        """This connection's own asker."""
+        """This connection's own asker. In the shared daemon one approval is asked of each window
+        that sees the session: none tells the turn's state (each would say `running` as its own
+        request ends, while another's still waits), as before the sinks left the connection."""
         from .asker import ClientAsker
 
-        return ClientAsker(self.rpc, self.client)
+        return ClientAsker(self.rpc, self.client, {} if self.daemon.shared else self.daemon.registry.live)
 
     def accept_client(self, profile: ClientProfile, settings: Settings) -> None:
         self.client = profile

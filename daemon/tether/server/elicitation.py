@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..agent.sink import Notice, TurnStateChanged
-from ..transport.rpc import ClientRequestFailed
+from ..transport.rpc import ClientRequestFailed, unless_window_left
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -37,11 +37,12 @@ def clarifier(ctx: ClientPort, session_id: str) -> Callable[[str], Awaitable[str
 
 
 async def _form(ctx: ClientPort, params: JsonObject, sink: TurnSink | None) -> Any:
-    """The client's answer to a form (None: the request failed); the turn `requires_action` meanwhile."""
+    """The client's answer to a form (None: the request failed, or its window went away with the
+    form open); the turn `requires_action` meanwhile."""
     if sink is not None:
         sink.emit(TurnStateChanged("requires_action"))
     try:
-        return await ctx.rpc.request("elicitation/create", params)
+        return await unless_window_left(ctx.rpc.request("elicitation/create", params))
     except ClientRequestFailed:
         return None
 
@@ -66,7 +67,7 @@ async def ask_in_form(ctx: ClientPort, session_id: str, question: str) -> str | 
             "required": [FIELD],
         },
     }
-    sink = ctx.asker().turn_sinks.get(session_id)  # the v2 turn's (server/prompt_v2.py)
+    sink = _turn_sink(ctx, session_id)
     result = await _form(ctx, params, sink)
     content = result.get("content") if isinstance(result, dict) and result.get("action") == "accept" else None
     answer = content.get(FIELD) if isinstance(content, dict) else None
@@ -80,6 +81,12 @@ async def ask_in_form(ctx: ClientPort, session_id: str, question: str) -> str | 
     if sink is not None:
         sink.emit(TurnStateChanged("running"))
     return answer.strip()
+
+
+def _turn_sink(ctx: ClientPort, session_id: str) -> TurnSink | None:
+    """The session's running v2 turn's sink (None: no v2 turn runs)."""
+    session = ctx.daemon.registry.live.get(session_id)
+    return session.turn_sinks.get(session_id) if session is not None else None
 
 
 def _over_limit(ctx: ClientPort, answer: str) -> str | None:
@@ -104,7 +111,7 @@ def mcp_form_relay(ctx: ClientPort, session_id: str) -> Elicit:
             "requestedSchema": schema,
             "_meta": {"tether": {"mcpServer": server}},
         }
-        sink = ctx.asker().turn_sinks.get(session_id)
+        sink = _turn_sink(ctx, session_id)
         result = await _form(ctx, params, sink)
         if sink is not None:
             sink.emit(TurnStateChanged("running"))  # the call goes on, whatever the answer

@@ -8,6 +8,7 @@ for an ACP client.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, cast, get_args
 
 from tether_protocol import (
@@ -39,7 +40,7 @@ from ..tools.diffs import hunks
 from ..tools.visible_text import visible
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Iterator
 
     from tether_protocol import MessageActionItem
 
@@ -199,21 +200,36 @@ def permission_params_v2(request: ApprovalRequest, reason: str, *, by_name: bool
     }
 
 
+# a window that closed with its approval open: the others still asked may answer (shared/approvals.py)
+WINDOW_CLOSED = AskerAnswer("unavailable", detail="its window closed with the request open")
+
+
+@contextmanager
+def waiting_on_user(sink: TurnSink | None) -> Iterator[None]:
+    """A v2 turn is `requires_action` while its approval waits, `running` once it is answered."""
+    from ..agent.sink import TurnStateChanged
+
+    if sink is not None:
+        sink.emit(TurnStateChanged("requires_action"))
+    try:
+        yield
+    finally:
+        if sink is not None:
+            sink.emit(TurnStateChanged("running"))
+
+
 async def ask_v2(
     rpc: TetherRPC, request: ApprovalRequest, reason: str, sink: TurnSink | None, *, by_name: bool
 ) -> AskerAnswer:
     """Ask a v2 client; the turn is `requires_action` until it answers, then `running`."""
-    from ..agent.sink import TurnStateChanged
-    from ..transport.rpc import ClientRequestFailed
+    from ..transport.rpc import ClientRequestFailed, unless_window_left
 
     params = permission_params_v2(request, reason, by_name=by_name)
-    if sink is not None:
-        sink.emit(TurnStateChanged("requires_action"))
     try:
-        result = await rpc.request("session/request_permission", params)
+        with waiting_on_user(sink):
+            result = await unless_window_left(rpc.request("session/request_permission", params))
     except ClientRequestFailed as exc:
         return AskerAnswer("unavailable", detail=f"session/request_permission failed: {exc.error_message}")
-    finally:
-        if sink is not None:
-            sink.emit(TurnStateChanged("running"))
+    if result is None:
+        return WINDOW_CLOSED
     return read_answer(result, {option["optionId"] for option in params["options"]})

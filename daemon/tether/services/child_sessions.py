@@ -104,7 +104,9 @@ def child_view(
         return None
     updates = SessionUpdates(child_id, first[0], audience=viewers)
     updates.joined(past)
-    asking = ctx.asker().turn_sinks  # its approvals say `requires_action` on its own id
+    asking = ctx.daemon.registry.live[
+        parent_id
+    ].turn_sinks  # (live: it has viewers) its approvals say `requires_action` on its own id
     shown = asking[child_id] = ChildView(updates, parent, call_id, asking)
     return shown
 

@@ -1,8 +1,8 @@
 """A live session as the protocol side holds it: the agent's session and what lives and dies with it.
 
 Owns: `LiveSession` — an `AgentSession` (conversation, store, turn) with its prompt queue, its
-client's MCP servers and their commands, its audience, its open approvals, the last rewind it
-reflects, its turns' setup — and `Audiences`, the emitter's view of who sees each. Must not: import the turn's
+client's MCP servers and their commands, its audience, its open approvals, its running v2 turn's
+sink (and its sub-agents'), the last rewind it reflects, its turns' setup — and `Audiences`, the emitter's view of who sees each. Must not: import the turn's
 modules or speak the protocol (it is data; `SessionRegistry.end_live` drops it whole)."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..agent.session import AgentSession
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from ..agent.sink import TurnSink
     from ..config.mcp_servers import McpServerConfig
     from ..transport.connection import Connection
     from .ports import OpenApproval
@@ -47,6 +48,10 @@ class LiveSession(AgentSession):
     # the shared daemon's approvals asked for this session's turn and not answered yet
     # (a window that joins is asked too: shared/approvals.py)
     open_asks: list[OpenApproval] = field(default_factory=list)
+    # ACP v2: the sink of its running turn (and of that turn's running sub-agents, by their own
+    # ids), told `requires_action` while an approval or a form waits (handlers/prompt_v2.py and
+    # services/turns.py keep the turn's, services/child_sessions.py a sub-agent's)
+    turn_sinks: dict[str, TurnSink] = field(default_factory=dict)
     # what its turns are given that a prompt does not change (hidden paths, hooks as configured):
     # built by its first turn, again when an input changed (services/turn_setup.py)
     turn_setup: TurnSetup | None = None

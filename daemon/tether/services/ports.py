@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
     from pathlib import Path
 
-    from ..agent.sink import TurnSink
     from ..approvals import ApprovalGate
     from ..config import Settings
     from ..mcp.manager import McpManager
@@ -84,9 +83,7 @@ class SettingsHost(Protocol):
 
 
 class SessionAsker(Asker, Protocol):
-    """Who a turn asks, and the running v2 turns it tells `requires_action` (by session id)."""
-
-    turn_sinks: dict[str, TurnSink]
+    """Who a turn asks (the running v2 turns it tells `requires_action`: `LiveSession.turn_sinks`)."""
 
 
 class Approver(Protocol):

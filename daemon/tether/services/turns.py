@@ -215,7 +215,7 @@ async def resume_turn(ctx: ClientPort, session: LiveSession, turn_id: str, pendi
     handle = ActiveTurn(turn_id, resumed=True)
     session.turn = handle
     sink = SessionUpdates(session.id, ctx.connection)
-    turn_sinks = ctx.asker().turn_sinks  # ACP v2: `requires_action`, then `running`, around its approval
+    turn_sinks = session.turn_sinks  # ACP v2: `requires_action`, then `running`, around its approval
     turn_sinks[session.id] = sink
     stop_reason = "error"
     elsewhere = False  # another daemon that loaded the session resumes it

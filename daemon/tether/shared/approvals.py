@@ -64,10 +64,12 @@ class SharedAsker(ClientAsker):
     """Asks every connection that sees the session; the first to answer decides."""
 
     def __init__(self, server: ClientConnection) -> None:
-        super().__init__(server.rpc, server.client)
+        super().__init__(server.rpc, server.client, server.daemon.registry.live)
         self._server = server
 
     async def ask(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
+        from ..server.permission import waiting_on_user
+
         daemon = self._server.daemon
         ask = Ask(request, reason)
         # not live for a sub-agent's session: no window sees it, its parent's asks it
@@ -80,7 +82,9 @@ class SharedAsker(ClientAsker):
         asks = session.open_asks if session is not None else []
         asks.append(ask)
         try:
-            return await ask.answer()
+            # told once here, not by each window's request (one ending says nothing while another waits)
+            with waiting_on_user(self.turn_sink(request)):
+                return await ask.answer()
         finally:
             ask.close()
             if ask in asks:

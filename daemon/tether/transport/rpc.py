@@ -8,8 +8,9 @@ Must not: know session or agent semantics; handlers live in `tether.server`.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tether_protocol.peer import (
     JsonRpcPeer,
@@ -21,14 +22,31 @@ from tether_protocol.peer import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Awaitable, Callable, Mapping
 
     from tether_protocol import TetherError
 
-__all__ = ["ClientRequestFailed", "RawResult", "Route", "TetherRPC", "current_request_id"]
+__all__ = ["ClientRequestFailed", "RawResult", "Route", "TetherRPC", "current_request_id", "unless_window_left"]
 
 # The client answered one of our requests with an error.
 ClientRequestFailed = RequestFailed
+
+_T = TypeVar("_T")
+
+
+async def unless_window_left(asking: Awaitable[_T]) -> _T | None:
+    """The client's answer, or None when its window went away before answering: the request
+    then fails (`connection_lost`: ConnectionError) or is dropped (`cancel_all`: a bare
+    CancelledError, not this task's own cancellation, which is raised on)."""
+    try:
+        return await asking
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise  # the turn, the call or the daemon is being cancelled
+        return None
+    except ConnectionError:
+        return None
 
 
 class TetherRPC(JsonRpcPeer):
