@@ -29,28 +29,13 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
+sys.path[:0] = [str(BENCH.parent / "tests"), str(BENCH.parent / "tests" / "server")]
+from server_harness import RecordingConnection
 from spawned import Spawned
 
 from tether.agent import sink
 from tether.rendering.emitter import SessionUpdates
 from tether.tools.base import ToolLocation
-
-
-class Kept:
-    """A connection that keeps the bodies it is given (the transport's part is not measured)."""
-
-    def __init__(self, version: int) -> None:
-        self.protocol_version = version
-        self.bodies: list[bytes] = []
-
-    def send_body(self, body: bytes) -> None:
-        self.bodies.append(body)
-
-    def add_coalescer(self, _sink: Any) -> None:
-        pass
-
-    def discard_coalescer(self, _sink: Any) -> None:
-        pass
 
 
 def _chunks(updates: SessionUpdates, n: int) -> None:
@@ -88,7 +73,7 @@ def in_process(version: int, updates: int, rounds: int) -> dict[str, float]:
     for name, (drive, per) in KINDS.items():
         samples = []
         for _ in range(rounds + 1):  # the first: warm-up
-            conn = Kept(version)
+            conn = RecordingConnection(version)
             emitter = SessionUpdates("sess_bench", conn)  # type: ignore[arg-type]
             emitter.emit(sink.PromptInserted("turn_1", ()))
             emitter.emit(sink.StepStarted("turn_1", 1))

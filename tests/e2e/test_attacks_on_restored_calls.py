@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-async def _read_readme_snapshot(spawn_daemon, workspace: Path):
+async def read_readme_snapshot(spawn_daemon, workspace: Path):
     """A daemon whose client allows every call, and the dump of one `read the readme` turn
     (user, assistant calling `call_read`, its result, the answer), the session deleted."""
     daemon = await spawn_daemon()
@@ -65,7 +65,7 @@ async def test_a_pending_call_the_model_never_made_is_refused_and_never_asked_or
     """The snapshot's turn waits for `call_id` (`name`), but the conversation's assistant
     message called `read_file` as `call_read` (and, with 3 messages, has its result): loading
     it would ask the user to approve, and run, a call the model never made."""
-    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
     planted = tmp_path / "planted"
     arguments = {"command": f"touch {planted}"} if name == "run_command" else {"path": "README.md"}
     turn = _waiting(snapshot, {"id": call_id, "name": name, "arguments": arguments}, messages)
@@ -88,7 +88,7 @@ async def test_a_pending_call_the_model_made_still_restores_and_runs_on_load(
 ) -> None:
     """The check refuses only forgeries: the model's own waiting call restores (kept id) and
     runs when the session is loaded (`read_file` is not asked for in this mode)."""
-    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
     call = snapshot["messages"][1]["body"]["tool_calls"][0]
     _waiting(snapshot, dict(call), 2)
     restored = await client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
@@ -113,7 +113,7 @@ async def test_a_call_in_a_rewound_message_is_not_resumed_from_a_snapshot(
     """A snapshot (kept id) whose waiting turn's call is in a message a rewind took out of
     the conversation: Tether never writes one (a rewind is refused while a turn waits), and
     loading it would ask for, and run, a command the transcript does not show."""
-    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
     planted = tmp_path / "resurrected"
     command = {"command": f"touch {planted}"}
     turn = snapshot["turns"][0]
@@ -196,7 +196,7 @@ async def test_a_tool_result_tether_would_not_have_written_is_refused(
 ) -> None:
     """A replay shows a restored result as Tether's own (its kind, title, the places a client
     may open, its blocks, a command's terminal): one no tool writes is refused, naming it."""
-    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
     forge(snapshot, str(workspace))
     with pytest.raises(ClientError) as refused:
         await client.request("_tether/session/restore", {"snapshot": snapshot, "keepId": True})
@@ -213,7 +213,7 @@ async def test_a_dump_restored_elsewhere_names_places_in_its_new_workspace(
 ) -> None:
     """The check refuses forgeries only: Tether's own dump restores into another workspace,
     its results' locations moved there (a replay never names the old workspace's files)."""
-    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
     assert snapshot["messages"][2]["body"]["locations"][0]["path"] == str(workspace / "README.md")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

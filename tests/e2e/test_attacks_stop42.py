@@ -18,22 +18,8 @@ from tether_client import ClientError
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from local_http import LocalHTTPServer, Reply
+from test_attacks_on_restored_calls import read_readme_snapshot
 from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks
-
-
-async def _read_readme_snapshot(spawn_daemon, workspace: Path):
-    daemon = await spawn_daemon()
-    client = daemon.client
-
-    async def allow(method: str, params: dict):
-        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
-
-    client.peer.on_request = allow
-    session = await client.new_session(workspace)
-    await session.prompt("read the readme").wait()
-    snapshot = await client.request("_tether/session/dump", {"sessionId": session.id})
-    await client.request("session/delete", {"sessionId": session.id})
-    return client, snapshot
 
 
 @pytest.mark.parametrize("moved_to", ["no turn", "another turn"])
@@ -42,7 +28,7 @@ async def test_a_result_moved_out_of_its_turn_does_not_get_its_call_run_again(
 ) -> None:
     """The waiting turn's call already has its result in the conversation, but the snapshot files
     that result under no turn (or a turn of its own): restored, the call would run a second time."""
-    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
     turn = snapshot["turns"][0]
     call = snapshot["messages"][1]["body"]["tool_calls"][0]
     turn.update(status="running", finished_at=None, stop_reason=None, pending={"step": 1, "calls": [dict(call)]})
@@ -70,7 +56,7 @@ async def test_a_result_moved_out_of_its_turn_does_not_get_its_call_run_again(
 async def test_a_model_that_reused_a_call_id_in_an_earlier_turn_still_resumes(spawn_daemon, workspace: Path) -> None:
     """Not a forgery: an earlier turn made (and answered) a call of the same id as the waiting
     turn's (a model may reuse ids): the waiting call restores and runs once on load."""
-    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
     first = snapshot["turns"][0]
     waiting = dict(first, id="turn_00000000000000ff", seq=first["seq"] + 1, status="running")
     call = snapshot["messages"][1]["body"]["tool_calls"][0]
@@ -199,7 +185,7 @@ async def test_a_remember_results_location_is_not_any_path_named_memory_md(
     """fix42 holds a restored result's locations inside the workspace, except `remember`'s user
     MEMORY.md (outside it). That exception took any path whose last part is MEMORY.md: relative,
     through `..`, with a NUL byte; a replay then showed it to the client as a place to open."""
-    client, snapshot = await _read_readme_snapshot(spawn_daemon, workspace)
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
     call = snapshot["messages"][1]["body"]["tool_calls"][0]
     call.update(name="remember", arguments={"note": "x"})
     body = snapshot["messages"][2]["body"]

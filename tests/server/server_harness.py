@@ -30,7 +30,8 @@ class RecordingConnection:
     frames_written = 0
     writes = 0
 
-    def __init__(self) -> None:
+    def __init__(self, protocol_version: int = 1) -> None:
+        self.protocol_version = protocol_version  # the ACP version negotiated (v2: its renderer)
         self.bodies: list[bytes] = []
         self._coalescers: dict[int, Any] = {}
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from server_harness import RecordingConnection
 
 from tether.agent import sink
 from tether.rendering.emitter import SessionUpdates
@@ -28,24 +29,6 @@ SCHEMA = json.loads(
 )
 FAILURE = {"code": -32603, "message": "provider failed"}
 NOTIFICATION = Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": "#/$defs/UpdateSessionNotification"})
-
-
-class Kept:
-    """A v2 connection that keeps what it is sent (one client: no audience)."""
-
-    protocol_version = 2
-
-    def __init__(self) -> None:
-        self.bodies: list[bytes] = []
-
-    def send_body(self, body: bytes) -> None:
-        self.bodies.append(body)
-
-    def add_coalescer(self, _sink: Any) -> None:
-        pass
-
-    def discard_coalescer(self, _sink: Any) -> None:
-        pass
 
 
 def _updates(bodies: list[bytes]) -> list[dict[str, Any]]:
@@ -95,7 +78,7 @@ def _a_turn(updates: SessionUpdates) -> None:
 
 
 def test_every_turn_event_is_sent_as_a_v2_update_the_schema_accepts() -> None:
-    conn = Kept()
+    conn = RecordingConnection(2)
     _a_turn(SessionUpdates("sess_1", conn))  # type: ignore[arg-type]
     updates = _updates(conn.bodies)
 
@@ -150,7 +133,7 @@ def test_every_turn_event_is_sent_as_a_v2_update_the_schema_accepts() -> None:
 
 
 def test_a_replayed_command_terminal_is_byte_for_byte_the_live_one(tmp_path: Path) -> None:
-    conn = Kept()
+    conn = RecordingConnection(2)
     live = SessionUpdates("sess_1", conn)  # type: ignore[arg-type]
     cwd = str(tmp_path / "sub")
     live.emit(sink.TerminalStarted("call_7", "make test", cwd))
@@ -171,7 +154,7 @@ def test_a_replayed_command_terminal_is_byte_for_byte_the_live_one(tmp_path: Pat
 
 
 def test_a_lone_surrogate_in_a_v2_update_is_sent_as_a_replacement_character() -> None:
-    conn = Kept()
+    conn = RecordingConnection(2)
     updates = SessionUpdates("sess_1", conn)  # type: ignore[arg-type]
     updates.emit(sink.PromptInserted("t1", ()))
     updates.emit(sink.ToolCallPatch("c1", status="completed", content=(sink.TextContent("bad \ud800 byte"),)))
