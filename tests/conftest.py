@@ -51,14 +51,29 @@ def tether_home(tmp_path: Path) -> Path:
     return home
 
 
+@pytest.fixture(scope="session")
+def start_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The start cache all the run's daemons share (each worker's basetemp sits in one
+    folder): written by the first start, then read. The cache's own tests use a home's."""
+    return tmp_path_factory.getbasetemp().parent / "start-cache"
+
+
 @pytest.fixture
-def daemon_env(tether_home: Path, tmp_path: Path) -> dict[str, str]:
+def daemon_env(tether_home: Path, tmp_path: Path, start_cache: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB)}
     env["TETHER_HOME"] = str(tether_home)
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")  # no user config file
     env["PYTHONUNBUFFERED"] = "1"
     env["TETHER_PROBE_PORTS"] = ""  # no local model server discovery in tests unless asked
+    env["TETHER_CACHE"] = str(start_cache)  # one start cache for the run, not ~6 MB per test
     return env
+
+
+@pytest.fixture
+def home_start_cache(daemon_env: dict[str, str]) -> None:
+    """The daemon keeps its start cache in its home, not the run's shared one (for the tests
+    of that cache)."""
+    daemon_env.pop("TETHER_CACHE")
 
 
 class DaemonProcess:

@@ -47,8 +47,8 @@ _regexes_routed = False  # a thread may still be in the stand-in after it is unr
 
 
 def cache_dir(home: str | None, workspace: str | None) -> Path | None:
-    """``cache`` in Tether's data directory (``--home``, else $TETHER_HOME, else the user data
-    directory), or None when that lies in the workspace (commands may write there: no
+    """$TETHER_CACHE, else ``cache`` in Tether's data directory (``--home``, else $TETHER_HOME,
+    else the user data directory), or None when that lies in the workspace (commands may write there: no
     cache then)."""
     directory = _location(home)
     root = Path(os.path.realpath(workspace or os.getcwd()))
@@ -56,11 +56,11 @@ def cache_dir(home: str | None, workspace: str | None) -> Path | None:
 
 
 def cache_dirs() -> list[str]:
-    """Every directory a Tether start may read a cache from (the one in use, the one
-    $TETHER_HOME names, the user data directory's), each made now if missing: hidden from
+    """Every directory a Tether start may read a cache from (the one in use, $TETHER_CACHE,
+    the one $TETHER_HOME names, the user data directory's), each made now if missing: hidden from
     commands and tools whatever their workspace (the sandbox hides only what exists), since
     code loaded from there runs outside the sandbox at a later start."""
-    found = {_location(None), _location(None, default=True)}
+    found = {_location(None), _location(None, cache=False), _location(None, default=True)}
     if _path is not None:
         found.add(_path.parent)
     for directory in found:
@@ -71,7 +71,11 @@ def cache_dirs() -> list[str]:
     return sorted(str(directory) for directory in found)
 
 
-def _location(home: str | None, *, default: bool = False) -> Path:
+def _location(home: str | None, *, default: bool = False, cache: bool = True) -> Path:
+    """$TETHER_CACHE when set (``cache``), else ``cache`` in the data directory."""
+    folder = None if default or not cache else os.environ.get("TETHER_CACHE")
+    if folder:
+        return Path(os.path.realpath(Path(folder).expanduser().absolute()))
     chosen = None if default else home or os.environ.get("TETHER_HOME")
     if chosen:
         data = Path(chosen).expanduser().absolute()

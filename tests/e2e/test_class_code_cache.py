@@ -13,6 +13,8 @@ import pytest
 from cache_starts import LOOSENED, command_script, run_turn, said
 from cache_starts import loosen as loosen_cache
 
+pytestmark = pytest.mark.usefixtures("home_start_cache")  # these tests are about the home's own
+
 
 @pytest.fixture
 def script(tmp_path: Path) -> Path:

@@ -23,6 +23,9 @@ from tether.module_cache import _MAGIC
 POISON = compile("raise RuntimeError('POISONED module code')", "<poison>", "exec")
 
 
+pytestmark = pytest.mark.usefixtures("home_start_cache")  # these tests are about the home's own
+
+
 @pytest.fixture
 def script(tmp_path: Path) -> Path:
     path = tmp_path / "reply.json"
@@ -99,13 +102,19 @@ def test_no_module_cache_is_kept_where_the_workspaces_commands_could_write_it(
     assert not list((home / "cache").glob("modules-*"))
 
 
-def test_a_command_cannot_plant_a_module_cache(daemon_env, workspace: Path, tether_home: Path, tmp_path: Path):
+@pytest.mark.parametrize("where", ["in the home", "named by TETHER_CACHE"])
+def test_a_command_cannot_plant_a_module_cache(
+    daemon_env, workspace: Path, tether_home: Path, tmp_path: Path, where: str
+):
     """A command of a turn in full-auto writes a poisoned cache where the next start would
     read it: the folder is hidden from commands, so it never reaches the disk."""
+    if where == "named by TETHER_CACHE":
+        daemon_env = {**daemon_env, "TETHER_CACHE": str(tmp_path / "shared-cache")}
     first = tmp_path / "first.json"
     first.write_text(json.dumps({"replies": [{"text": "first"}]}))
     said(run_turn(daemon_env, workspace, first))
-    cache = _cache_file(tether_home / "cache")
+    cache = _cache_file(tether_home / "cache" if where == "in the home" else tmp_path / "shared-cache")
+    assert where == "in the home" or not list((tether_home / "cache").glob("modules-*"))
     planted = tmp_path / "planted.bin"
     planted.write_bytes(cache.read_bytes())
     _poison(planted)
