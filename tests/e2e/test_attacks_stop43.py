@@ -1,0 +1,200 @@
+"""Stop-43 attacks through the real daemon: what a turn leaves behind (a cancelled turn's half
+thought, unanswered question or failed step) must not reach the next turn of its session or
+another session once the turn's objects are kept per session (turn43); hostile prompt blocks
+answered as main answers them (codec43); history written by another process between two
+prompts (checks43)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether_client import ClientError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from local_http import LocalHTTPServer, Reply
+from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks
+
+from daemon_harness import text_of, until
+
+
+def _script(tmp_path: Path, *replies: dict[str, Any]) -> Path:
+    script = tmp_path / "stop43.json"
+    script.write_text(json.dumps({"replies": list(replies)}))
+    return script
+
+
+async def _first_update(turn, kind: str) -> None:
+    async def seen() -> None:
+        async for update in turn:
+            if update["sessionUpdate"] == kind:
+                return
+
+    await asyncio.wait_for(seen(), 30)
+
+
+@pytest.mark.parametrize(
+    "held", ["<thinking>the model muses, never shown as its answer", "an answer cut at a half tag <thin"]
+)
+async def test_a_cancelled_turns_half_thought_does_not_reach_the_next_turn(
+    spawn_daemon, workspace: Path, tmp_path: Path, held: str
+) -> None:
+    """Turn 1 is cancelled while its model's text is inside a `<thinking>` block (or the
+    sanitiser holds half a tag); turn 2's answer must come whole, as a message, untouched."""
+    slow = {"when": {"user": "^first"}, "chunks": [held, *[" more"] * 200], "delay_ms": 50}
+    script = _script(tmp_path, slow, {"when": {"user": "^second"}, "text": "king> is the whole answer."})
+    daemon = await spawn_daemon(script=script)
+    session = await daemon.client.new_session(workspace)
+    first = session.prompt("first")
+    kind = "agent_thought_chunk" if held.startswith("<thinking>") else "agent_message_chunk"
+    await _first_update(first, kind)
+    await session.cancel()
+    await first.wait()
+    assert first.stop_reason == "cancelled"
+    second = session.prompt("second")
+    updates = [u async for u in second]
+    assert second.stop_reason == "end_turn"
+    assert text_of(updates) == "king> is the whole answer."
+    assert text_of(updates, "agent_thought_chunk") == ""
+
+
+WRITE = {"id": "call_write", "name": "write_file", "arguments": {"path": "stop43.txt", "content": "written\n"}}
+
+
+async def test_a_cancelled_turns_unanswered_question_does_not_answer_the_next(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    """Turn 1's write waits for approval; the user cancels instead of answering. Turn 2 makes
+    the same write: it is asked again (the first question is no approval), and refused there."""
+    script = _script(
+        tmp_path,
+        {"when": {"step": 1}, "text": "Running.", "tool_calls": [WRITE]},
+        {"when": {"step": 2}, "text": "After."},
+    )
+    daemon = await spawn_daemon(script=script)
+    asked: list[dict] = []
+    first_open = asyncio.Event()
+
+    async def on_request(method: str, params: dict):
+        asked.append(params)
+        if len(asked) == 1:
+            first_open.set()
+            await asyncio.Event().wait()  # never answered: the user cancels the turn
+        return {"outcome": {"outcome": "selected", "optionId": "reject_once"}}
+
+    daemon.client.peer.on_request = on_request
+    session = await daemon.client.new_session(workspace)
+    first = session.prompt("run it")
+    first.start()
+    await asyncio.wait_for(first_open.wait(), 30)
+    await session.cancel()
+    await first.wait()
+    assert first.stop_reason == "cancelled"
+    second = session.prompt("run it again")
+    updates = [u async for u in second]
+    assert second.stop_reason == "end_turn"
+    assert len(asked) == 2 and asked[1]["toolCall"]["toolCallId"] == "call_write"
+    assert not (workspace / "stop43.txt").exists()  # refused in turn 2: never written
+    statuses = [u.get("status") for u in updates if u["sessionUpdate"] == "tool_call_update"]
+    assert statuses[-1] == "failed"
+
+
+async def test_one_sessions_cancelled_question_neither_blocks_nor_answers_anothers(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    """Two sessions of one workspace ask about the same write; questions go one at a time, so
+    B's waits behind A's. A's turn is cancelled unanswered: B is asked next, and allowing it
+    makes B's write only (A's question was no approval, A's write never happens)."""
+    script = _script(
+        tmp_path,
+        {"when": {"step": 1}, "text": "Running.", "tool_calls": [WRITE]},
+        {"when": {"step": 2}, "text": "After."},
+    )
+    daemon = await spawn_daemon(script=script)
+    asked: list[str] = []
+
+    async def on_request(method: str, params: dict):
+        asked.append(params["sessionId"])
+        if len(asked) == 1:
+            await asyncio.Event().wait()  # A's: never answered
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    daemon.client.peer.on_request = on_request
+    a = await daemon.client.new_session(workspace)
+    b = await daemon.client.new_session(workspace)
+    turn_a = a.prompt("write a")
+    turn_a.start()
+    await until(lambda: len(asked) == 1, 30)
+    turn_b = b.prompt("write b")
+    turn_b.start()
+    await asyncio.sleep(0.5)
+    assert asked == [a.id] and turn_b.stop_reason is None  # B waits its turn to ask
+    await a.cancel()
+    await turn_a.wait()
+    assert turn_a.stop_reason == "cancelled" and not (workspace / "stop43.txt").exists()
+    await turn_b.wait()
+    assert asked == [a.id, b.id] and turn_b.stop_reason == "end_turn"
+    assert (workspace / "stop43.txt").read_text() == "written\n"
+    finals = [u for u in turn_a.updates if u.get("toolCallId") == "call_write" and u.get("status")]
+    assert finals and finals[-1]["status"] != "completed"
+
+
+async def test_a_failed_steps_error_is_not_the_next_turns(spawn_daemon, workspace: Path, tmp_path: Path) -> None:
+    """Turn 1's model call fails; turn 2 succeeds: turn 2's run report and answer carry no
+    part of turn 1's failure."""
+    script = _script(
+        tmp_path,
+        {
+            "when": {"user": "^first"},
+            "chunks": ["partial "],
+            "error": {"message": "stop43 upstream broke", "after_chunks": 1},
+        },
+        {"when": {"user": "^second"}, "text": "fine"},
+    )
+    daemon = await spawn_daemon(script=script)
+    session = await daemon.client.new_session(workspace)
+    first = session.prompt("first")
+    with pytest.raises(ClientError, match="stop43 upstream broke"):
+        await first.wait()
+    second = session.prompt("second")
+    updates = [u async for u in second]
+    assert second.stop_reason == "end_turn"
+    assert text_of(updates) == "fine"
+    assert "stop43 upstream broke" not in json.dumps(updates)
+    report = await daemon.client.request("_tether/session/report", {"sessionId": session.id, "turnId": second.turn_id})
+    assert "stop43 upstream broke" not in json.dumps(report), report
+
+
+async def test_a_turn_another_daemon_added_between_two_prompts_is_seen_by_the_model(
+    spawn_daemon, workspace: Path
+) -> None:
+    """Daemon A prompts a session, daemon B loads it and prompts it (a second editor, `tether run`
+    on it), then A prompts again: A's model must be sent the conversation as stored (B's turn
+    included), not A's stale copy, as it is after a rewind from a shell."""
+    async with LocalHTTPServer() as server:
+        server.queue(*(Reply(chunks=text_chunks("openai", f"answer {i}")) for i in range(3)))
+        env = {KEY_ENV["openai"]: FAKE_KEY}
+        first = await spawn_daemon(command=serve_command("openai", server), env=env)
+        second = await spawn_daemon(command=serve_command("openai", server), env=env)
+        session = await first.client.new_session(workspace)
+        await session.prompt("one").wait()
+        elsewhere = await second.client.load_session(session.id, workspace)
+        await elsewhere.prompt("two").wait()
+        third = session.prompt("three")
+        await third.wait()
+        assert third.stop_reason == "end_turn"
+    sent = [(m["role"], m["content"]) for m in server.requests[2].body["messages"][1:]]
+    assert sent == [
+        ("user", "one"),
+        ("assistant", "answer 0"),
+        ("user", "two"),
+        ("assistant", "answer 1"),
+        ("user", "three"),
+    ]
