@@ -316,31 +316,32 @@ class LiveSessions(SessionsService):
         live.messages = model_view(views)
         live.ledger = stored_ledger(live.sandbox, views)  # reads of rewound turns are forgotten
         live.context, live.view_size = ContextEstimate(), ContextEstimate()
-        live.rewind_seen = await self._last_rewind(live)
+        live.rewind_seen, _newest = await self._marks(live)
 
     @staticmethod
-    async def _last_rewind(live: AgentSession) -> int:
-        from ..store.checkpoints import last_rewind_id
+    async def _marks(live: AgentSession) -> tuple[int, str | None]:
+        from ..store.checkpoints import latest_marks
 
-        return await last_rewind_id(live.store, live.id)
+        return await latest_marks(live.store, live.id)
 
     async def sync_rewinds(self, live: LiveSession) -> None:
         """Before a turn: a rewind made outside this daemon (`tether sessions rewind` from a
-        shell) since the live conversation was read is taken in, so the model sees the
-        conversation as it now stands. One indexed query per prompt; the conversation is
-        read again only when a rewind this daemon did not make is found (or, the first time
-        a session that has rewinds is prompted here, once)."""
+        shell), or a turn another process ran (a second daemon, `tether run`), since the live
+        conversation was read is taken in, so the model sees the conversation as it now stands.
+        One query per prompt (the latest rewind, the newest turn); the conversation is read again
+        only when either is not what this daemon last saw or made (or, the first time a session
+        that has rewinds is prompted here, once)."""
         if live.read_while_child_ran:  # a sub-agent's turn went on after it was read (refused prompts until it ended)
             live.read_while_child_ran = False
             await self._reload(live)
-            return
-        last = await self._last_rewind(live)
-        if live.rewind_seen == last:
-            return
-        if last or live.rewind_seen is not None:
-            await self._reload(live)
         else:
-            live.rewind_seen = last
+            last, newest = await self._marks(live)
+            if live.rewind_seen is None and not last:
+                live.rewind_seen = last
+            elif live.rewind_seen is None or (last, newest) != (live.rewind_seen, live.turn_seen):
+                await self._reload(live)
+        # the turn starting now is the newest a next prompt expects to find
+        live.turn_seen = live.turn.turn_id if live.turn is not None else None
 
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""

@@ -34,6 +34,7 @@ __all__ = [
     "hidden_now",
     "insert_changes",
     "last_rewind_id",
+    "latest_marks",
     "message_role",
     "rewinds",
     "turn_running",
@@ -136,6 +137,18 @@ async def last_rewind_id(store: HistoryStore, session_id: str) -> int:
     """The id of the session's latest rewind, 0 when it has none (one indexed lookup)."""
     rows = await store.query("SELECT MAX(id) FROM rewinds WHERE session_id = ?", (session_id,))
     return int(rows[0][0] or 0) if rows else 0
+
+
+async def latest_marks(store: HistoryStore, session_id: str) -> tuple[int, str | None]:
+    """The session's latest rewind id (0: none) and its newest turn's id (None: none), in one
+    query of two indexed lookups: what a live session checks before a turn."""
+    rows = await store.query(
+        "SELECT (SELECT MAX(id) FROM rewinds WHERE session_id = ?),"
+        " (SELECT id FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
+        (session_id, session_id),
+    )
+    rewind, turn = rows[0] if rows else (None, None)
+    return int(rewind or 0), None if turn is None else str(turn)
 
 
 async def turn_start_seq(store: HistoryStore, session_id: str, turn: int) -> int | None:
