@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 
 from tether_client import ClientError
+from tether_protocol import encode_lsp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from local_http import LocalHTTPServer, Reply
+from test_lone_surrogates import _raw_request
 from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks
 
 from daemon_harness import text_of, until
@@ -198,3 +200,115 @@ async def test_a_turn_another_daemon_added_between_two_prompts_is_seen_by_the_mo
         ("assistant", "answer 1"),
         ("user", "three"),
     ]
+
+
+REFUSED_PROMPTS = {
+    "an unknown block type": (
+        '[{"type": "video", "url": "x"}]',
+        "params.prompt: item 0: unsupported type 'video'; accepted: resource, resource_link, text",
+    ),
+    "an image (not offered)": (
+        '[{"type": "text", "text": "see"}, {"type": "image", "data": "aGk=", "mimeType": "image/png"}]',
+        "params.prompt: item 1: unsupported type 'image'; accepted: resource, resource_link, text",
+    ),
+    "a blob resource": (
+        '[{"type": "resource", "resource": {"uri": "file:///etc/passwd", "blob": "aGk="}}]',
+        "params.prompt: item 0: .resource.text: required field missing",
+    ),
+    "a link without its uri": (
+        '[{"type": "resource_link", "name": "n"}]',
+        "params.prompt: item 0: .uri: required field missing",
+    ),
+    "a list as _meta": (
+        '[{"type": "text", "text": "m", "_meta": [1, 2]}]',
+        "params.prompt: item 0: ._meta: expected an object, got an array",
+    ),
+    "a number as text": (
+        '[{"type": "text", "text": 5}]',
+        "params.prompt: item 0: .text: expected a string, got an integer",
+    ),
+    "an object as the prompt": ('{"type": "text", "text": "x"}', "params.prompt: expected an array, got an object"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED_PROMPTS))
+async def test_a_hostile_prompt_block_is_refused_whole_with_its_place_named(
+    spawn_daemon, workspace: Path, case: str
+) -> None:
+    """What main answers each hostile block (codec43 decodes the prompt once into the stored
+    message): -32602 naming the block and field, and nothing of the prompt stored or shown."""
+    prompt, why = REFUSED_PROMPTS[case]
+    daemon = await spawn_daemon()
+    session = await daemon.client.new_session(workspace)
+    answer = await _raw_request(daemon, 4301, "session/prompt", f'{{"sessionId": "{session.id}", "prompt": {prompt}}}')
+    assert answer["error"] == {"code": -32602, "message": f"invalid params for session/prompt: {why}"}
+    dumped = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
+    assert dumped["messages"] == [] and dumped["turns"] == []
+
+
+async def test_a_deep_or_oversized_prompt_is_refused_and_the_daemon_goes_on(spawn_daemon, workspace: Path) -> None:
+    """A `_meta` nested past what JSON-RPC reads is a parse error (id null) and the connection goes
+    on; a resource over the size cap is -32602 naming it; neither is stored."""
+    daemon = await spawn_daemon()
+    session = await daemon.client.new_session(workspace)
+    deep = '{"a":' * 20000 + "1" + "}" * 20000
+    daemon.client.peer.send_raw(
+        encode_lsp(
+            f'{{"jsonrpc": "2.0", "id": 4302, "method": "session/prompt", "params": {{"sessionId": "{session.id}", '
+            f'"prompt": [{{"type": "text", "text": "d", "_meta": {deep}}}]}}}}'.encode()
+        )
+    )
+    huge = json.dumps([{"type": "resource", "resource": {"uri": "file:///big.txt", "text": "x" * (9 << 20)}}])
+    answer = await _raw_request(daemon, 4303, "session/prompt", f'{{"sessionId": "{session.id}", "prompt": {huge}}}')
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"].startswith(
+        "invalid params for session/prompt: prompt holds 9.0 MiB of text (the largest part, "
+        "prompt[0].resource.text, 9.0 MiB), over the limit of 8 MiB per message; nothing was stored."
+    )
+    parse_errors = [m for m in daemon.client.peer.received if m.get("id") is None and "error" in m]
+    assert [m["error"]["code"] for m in parse_errors] == [-32700]
+    dumped = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
+    assert dumped["messages"] == []
+    turn = session.prompt("still there")
+    await turn.wait()
+    assert turn.stop_reason == "end_turn"
+
+
+ODD_PROMPT = (
+    '[{"type": "text", "text": "a\\u0000b \\ud83d", "annotations": {"audience": ["user"], "priority": 5}},'
+    ' {"type": "resource", "resource": {"uri": "file:///etc/shadow", "text": "root:x\\udc00", "mimeType": "image/png"}},'
+    ' {"type": "resource_link", "uri": "file:///root/.aws/credentials", "name": "c\\u0000", "_meta": {"k": [1, {"x": null}]}}]'
+)
+
+
+async def test_an_odd_but_valid_prompt_is_stored_and_replayed_as_main_stores_it(spawn_daemon, workspace: Path) -> None:
+    """NUL, lone surrogates, annotations, a mismatched MIME type, a link to a credential store
+    and a `_meta`: taken (a link is never read by Tether; the model's read_file refuses what is
+    hidden), stored as main stores it (surrogates as U+FFFD, annotations dropped, `_meta` kept),
+    and replayed from the store by another daemon as stored."""
+    daemon = await spawn_daemon()
+    session = await daemon.client.new_session(workspace)
+    answer = await _raw_request(
+        daemon, 4304, "session/prompt", f'{{"sessionId": "{session.id}", "prompt": {ODD_PROMPT}}}'
+    )
+    assert answer["result"]["stopReason"] == "end_turn"
+    dumped = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
+    stored = dumped["messages"][0]["body"]
+    assert stored["content"] == [
+        {"type": "text", "text": "a\x00b \ufffd"},
+        {
+            "type": "resource",
+            "resource": {"uri": "file:///etc/shadow", "mimeType": "image/png", "text": "root:x\ufffd"},
+        },
+        {
+            "type": "resource_link",
+            "uri": "file:///root/.aws/credentials",
+            "name": "c\x00",
+            "_meta": {"k": [1, {"x": None}]},
+        },
+    ]
+    assert stored["guard"]["findings"][0]["pattern"] == "null_bytes"
+    other = await spawn_daemon()
+    loaded = await other.client.load_session(session.id, workspace)
+    shown = [u["content"] for u in loaded.updates if u["sessionUpdate"] == "user_message_chunk"]
+    assert shown == stored["content"]
