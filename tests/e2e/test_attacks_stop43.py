@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from local_http import LocalHTTPServer, Reply
 from test_lone_surrogates import _raw_request
 from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks
+from test_rewind import _sessions
 
 from daemon_harness import text_of, until
 
@@ -312,3 +313,30 @@ async def test_an_odd_but_valid_prompt_is_stored_and_replayed_as_main_stores_it(
     loaded = await other.client.load_session(session.id, workspace)
     shown = [u["content"] for u in loaded.updates if u["sessionUpdate"] == "user_message_chunk"]
     assert shown == stored["content"]
+
+
+async def test_a_session_scrubbed_and_restored_from_the_shell_is_what_its_live_daemon_sends(
+    spawn_daemon, workspace: Path, daemon_env: dict
+) -> None:
+    """The user pasted a token into a prompt, then scrubs it from the shell while the editor's
+    daemon has the session live: `dump`, edit, `delete`, `restore --keep-id`. The live daemon's
+    next model request must carry the scrubbed history, not the token it held in memory."""
+    token = "ghp_stop43SCRUBME0123456789abcdefABCDEF"
+    async with LocalHTTPServer() as server:
+        server.queue(*(Reply(chunks=text_chunks("openai", f"answer {i}")) for i in range(2)))
+        live = await spawn_daemon(command=serve_command("openai", server), env={KEY_ENV["openai"]: FAKE_KEY})
+        session = await live.client.new_session(workspace)
+        await session.prompt(f"my token is {token}").wait()
+        dumped = _sessions("dump", session.id, env=daemon_env, cwd=workspace)
+        assert dumped.returncode == 0, dumped.stderr
+        scrubbed = workspace.parent / "scrubbed.json"
+        assert token in dumped.stdout
+        scrubbed.write_text(dumped.stdout.replace(token, "[removed]"))
+        for args in (("delete", session.id), ("restore", "--keep-id", str(scrubbed))):
+            done = _sessions(*args, env=daemon_env, cwd=workspace)
+            assert done.returncode == 0, done.stderr
+        turn = session.prompt("go on")
+        await turn.wait()
+        assert turn.stop_reason == "end_turn"
+    sent = json.dumps(server.requests[1].body)
+    assert "[removed]" in sent and token not in sent

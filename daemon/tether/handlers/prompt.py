@@ -283,6 +283,7 @@ async def _prompt_turn(
             if expanded is None:  # a command answered without a turn
                 return PromptResult("end_turn")
         outcome = await _run(ctx, session, handle, sink, expanded, params)
+        await ctx.daemon.sessions.note_written(session)  # as this turn left it: the next prompt's check
     finally:
         sink.flush()
         session.turn = None

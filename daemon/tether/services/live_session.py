@@ -42,9 +42,10 @@ class LiveSession(AgentSession):
     # the last rewind its conversation reflects (None: not checked since it was made live;
     # a rewind from a shell since then is read in before its next turn: sessions_service.py)
     rewind_seen: int | None = None
-    # the id of the newest turn its conversation reflects (its own, once checked): another is a
-    # turn another process ran meanwhile, read in before its next turn (sessions_service.py)
-    turn_seen: str | None = None
+    # the row id of its newest stored message as its last turn here left it (None: unknown, e.g.
+    # since it was made live): another at its next prompt is another process's writing (a turn, a
+    # delete and restore), read in before that turn (sessions_service.py)
+    written_seen: int | None = None
     # made live while its id was a sub-agent's running turn: what that turn added after is
     # read in before its next turn (sessions_service.py)
     read_while_child_ran: bool = False

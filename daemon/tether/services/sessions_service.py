@@ -316,32 +316,36 @@ class LiveSessions(SessionsService):
         live.messages = model_view(views)
         live.ledger = stored_ledger(live.sandbox, views)  # reads of rewound turns are forgotten
         live.context, live.view_size = ContextEstimate(), ContextEstimate()
-        live.rewind_seen, _newest = await self._marks(live)
+        live.rewind_seen, live.written_seen = await self._marks(live)
 
     @staticmethod
-    async def _marks(live: AgentSession) -> tuple[int, str | None]:
+    async def _marks(live: AgentSession) -> tuple[int, int | None]:
         from ..store.checkpoints import latest_marks
 
         return await latest_marks(live.store, live.id)
 
     async def sync_rewinds(self, live: LiveSession) -> None:
-        """Before a turn: a rewind made outside this daemon (`tether sessions rewind` from a
-        shell), or a turn another process ran (a second daemon, `tether run`), since the live
-        conversation was read is taken in, so the model sees the conversation as it now stands.
-        One query per prompt (the latest rewind, the newest turn); the conversation is read again
-        only when either is not what this daemon last saw or made (or, the first time a session
-        that has rewinds is prompted here, once)."""
+        """Before a turn: what another process wrote to the session since the live conversation
+        was read or its last turn here ended (`tether sessions rewind` from a shell, a second
+        daemon's turn, `delete` and `restore --keep-id` of a scrubbed dump) is taken in, so the
+        model sees the conversation as it now stands. One query per prompt (the latest rewind,
+        the newest message's row id); the conversation is read again only when either is not
+        what this daemon last saw or left (or, the first time a session that has rewinds is
+        prompted here, once)."""
         if live.read_while_child_ran:  # a sub-agent's turn went on after it was read (refused prompts until it ended)
             live.read_while_child_ran = False
             await self._reload(live)
-        else:
-            last, newest = await self._marks(live)
-            if live.rewind_seen is None and not last:
-                live.rewind_seen = last
-            elif live.rewind_seen is None or (last, newest) != (live.rewind_seen, live.turn_seen):
-                await self._reload(live)
-        # the turn starting now is the newest a next prompt expects to find
-        live.turn_seen = live.turn.turn_id if live.turn is not None else None
+            return
+        last, newest = await self._marks(live)
+        written = live.written_seen is not None and newest != live.written_seen
+        if written or last != (live.rewind_seen if live.rewind_seen is not None else 0):
+            await self._reload(live)
+        live.rewind_seen, live.written_seen = last, None  # known again when this turn ends
+
+    async def note_written(self, live: LiveSession) -> None:
+        """After a turn here: the session's newest message as it left it (what the next prompt's
+        check compares)."""
+        live.rewind_seen, live.written_seen = await self._marks(live)
 
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""

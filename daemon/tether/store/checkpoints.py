@@ -139,16 +139,17 @@ async def last_rewind_id(store: HistoryStore, session_id: str) -> int:
     return int(rows[0][0] or 0) if rows else 0
 
 
-async def latest_marks(store: HistoryStore, session_id: str) -> tuple[int, str | None]:
-    """The session's latest rewind id (0: none) and its newest turn's id (None: none), in one
-    query of two indexed lookups: what a live session checks before a turn."""
+async def latest_marks(store: HistoryStore, session_id: str) -> tuple[int, int | None]:
+    """The session's latest rewind id (0: none) and the row id of its newest message (None: none),
+    in one query of two indexed lookups. Message row ids are never reused: a message written since
+    (another process's turn, the session deleted and restored) changes the second."""
     rows = await store.query(
         "SELECT (SELECT MAX(id) FROM rewinds WHERE session_id = ?),"
-        " (SELECT id FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
+        " (SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
         (session_id, session_id),
     )
-    rewind, turn = rows[0] if rows else (None, None)
-    return int(rewind or 0), None if turn is None else str(turn)
+    rewind, newest = rows[0] if rows else (None, None)
+    return int(rewind or 0), None if newest is None else int(newest)
 
 
 async def turn_start_seq(store: HistoryStore, session_id: str, turn: int) -> int | None:
