@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from local_http import LocalHTTPServer, Reply
+from test_attacks_on_restored_calls import read_readme_snapshot
 from test_lone_surrogates import _raw_request
 from test_real_provider_turn import FAKE_KEY, KEY_ENV, serve_command, text_chunks
 from test_rewind import _sessions
@@ -340,3 +341,25 @@ async def test_a_session_scrubbed_and_restored_from_the_shell_is_what_its_live_d
         assert turn.stop_reason == "end_turn"
     sent = json.dumps(server.requests[1].body)
     assert "[removed]" in sent and token not in sent
+
+
+@pytest.mark.parametrize(
+    "path", ["/etc/cron.d/MEMORY.md", "/root/.ssh/MEMORY.md", "/home/someone-else/.config/tether/MEMORY.md"]
+)
+async def test_a_restored_remember_location_is_this_users_memory_file_only(
+    spawn_daemon, workspace: Path, daemon_env: dict, path: str
+) -> None:
+    """fix42 took any absolute, normal path ending in `/MEMORY.md` as `remember`'s user file
+    (SPEC: "in the user's config"): a snapshot could make the replay offer `/etc/cron.d/MEMORY.md`
+    to the editor as a place the agent wrote. A restored one is this user's MEMORY.md (as a
+    workspace path is moved to this workspace), whatever the snapshot says."""
+    client, snapshot = await read_readme_snapshot(spawn_daemon, workspace)
+    call = snapshot["messages"][1]["body"]["tool_calls"][0]
+    call.update(name="remember", arguments={"note": "x"})
+    snapshot["messages"][2]["body"].update(name="remember", locations=[{"path": path}])
+    restored = await client.request("_tether/session/restore", {"snapshot": snapshot})
+    mine = str(Path(daemon_env["XDG_CONFIG_HOME"]) / "tether" / "MEMORY.md")
+    dumped = await client.request("_tether/session/dump", {"sessionId": restored["sessionId"]})
+    assert dumped["messages"][2]["body"]["locations"] == [{"path": mine}]
+    loaded = await client.load_session(restored["sessionId"], workspace)
+    assert path not in json.dumps(loaded.updates)
