@@ -161,11 +161,15 @@ class SessionsService:
         # a snapshot grants no more than a new session gets here (its rules likewise
         # wait for import_rules); the checked session is a copy, changed freely
         snapshot.session["mode"] = no_looser_mode(requested, mode_limit)
+        from ..agent.memory_files import memory_file
         from ..store.snapshots import SnapshotError, import_stream
 
         store = await self.stores.store_for(workspace)
+        mine = str(memory_file("user", workspace))  # a `remember` result's user file is this user's
         try:
-            session_id, found = await import_stream(store, snapshot, keep_id=keep_id, workspace=str(workspace))
+            session_id, found = await import_stream(
+                store, snapshot, keep_id=keep_id, workspace=str(workspace), user_memory=mine
+            )
         except SnapshotError as exc:
             raise RestoreFailed(str(exc)) from exc
         rules = []

@@ -51,8 +51,11 @@ class SnapshotImport:
     """One session's import under ``session_id`` (a copy, with new turn ids, when it is
     not the snapshot's ``source_id``); ``checked``: the records were checked already."""
 
-    def __init__(self, conn: aiosqlite.Connection, session_id: str, source_id: str, checked: bool) -> None:
+    def __init__(
+        self, conn: aiosqlite.Connection, session_id: str, source_id: str, checked: bool, user_memory: str | None = None
+    ) -> None:
         self.conn, self.session_id, self.checked = conn, session_id, checked
+        self.user_memory = user_memory  # this user's MEMORY.md (ResultFields), None: as recorded
         self.fresh = session_id != source_id
         self.source_id = source_id
         self.turns: dict[str, tuple[str, float | None]] = {}  # snapshot turn id -> (its id here, finished_at)
@@ -75,7 +78,7 @@ class SnapshotImport:
         else:
             await self._refuse_taken_link(metadata)
         here = workspace if workspace is not None else session["workspace"]
-        self._results = ResultFields(here, session["workspace"])
+        self._results = ResultFields(here, session["workspace"], self.user_memory)
         row = (
             self.session_id,
             here,

@@ -33,9 +33,10 @@ _MEMORY = "MEMORY.md"  # `remember`'s user file lies outside the workspace (agen
 class ResultFields:
     """The tool results of the messages as they come (their bodies checked)."""
 
-    def __init__(self, workspace: str, recorded: str) -> None:
+    def __init__(self, workspace: str, recorded: str, user_memory: str | None = None) -> None:
         self.workspace = os.path.normpath(workspace)
         self.recorded = os.path.normpath(recorded) if os.path.isabs(recorded) else None
+        self.user_memory = user_memory  # where `remember`'s user file is here (None: as recorded)
         self._command_dirs: dict[str, Any] = {}  # run_command call id -> its `cwd` argument
         self._moved = False
 
@@ -77,6 +78,8 @@ class ResultFields:
             moved = self._inside(path)
             if moved is None and not (body["name"] == "remember" and _memory_file(path)):
                 return f"locations[{j}].path {path[:300]!r} is not a place in the workspace {self.workspace}"
+            if moved is None:  # `remember`'s user file: this user's, wherever the snapshot's was
+                moved = self.user_memory or path
             if moved is not None and moved != path:
                 location["path"], self._moved = moved, True
         return None

@@ -193,17 +193,23 @@ def open_snapshot(reader: SnapshotReader) -> SnapshotFile:
 
 
 async def import_stream(
-    store: HistoryStore, snapshot: SnapshotFile, *, keep_id: bool = False, workspace: str | None = None
+    store: HistoryStore,
+    snapshot: SnapshotFile,
+    *,
+    keep_id: bool = False,
+    workspace: str | None = None,
+    user_memory: str | None = None,
 ) -> tuple[str, list[JsonObject]]:
     """``import_session`` of a snapshot being read (``open_snapshot``), a batch of records
     at a time, in one transaction: a record that is wrong (or a file cut short) stores
-    nothing. Returns the session's id and the snapshot's rules (not added)."""
+    nothing. Returns the session's id and the snapshot's rules (not added). ``user_memory``:
+    this user's MEMORY.md, where a `remember` result's location outside the workspace goes."""
     if snapshot.whole is not None:
         whole = snapshot.whole
         whole["session"] = snapshot.session  # as the caller left it (its mode)
         entries = [(key, whole[key]) for key in (*SNAPSHOT_LISTS, "checkpoints")]
-        return await _import(store, snapshot.session, entries, True, keep_id, None, workspace)
-    return await _import(store, snapshot.session, snapshot.rest, False, keep_id, None, workspace)
+        return await _import(store, snapshot.session, entries, True, keep_id, None, workspace, user_memory)
+    return await _import(store, snapshot.session, snapshot.rest, False, keep_id, None, workspace, user_memory)
 
 
 async def _import(
@@ -214,13 +220,14 @@ async def _import(
     keep_id: bool,
     new_id: str | None,
     workspace: str | None,
+    user_memory: str | None = None,
 ) -> tuple[str, list[JsonObject]]:
     if keep_id and new_id is not None and new_id != session["id"]:
         raise ValueError("keep_id and new_id contradict each other")
     session_id = session["id"] if keep_id else (new_id or new_session_id())
 
     async def work(conn: aiosqlite.Connection) -> list[JsonObject]:
-        importer = SnapshotImport(conn, session_id, session["id"], checked)
+        importer = SnapshotImport(conn, session_id, session["id"], checked, user_memory)
         try:
             await importer.insert_session(session, workspace)
         except SnapshotError as exc:
