@@ -363,3 +363,47 @@ async def test_a_restored_remember_location_is_this_users_memory_file_only(
     assert dumped["messages"][2]["body"]["locations"] == [{"path": mine}]
     loaded = await client.load_session(restored["sessionId"], workspace)
     assert path not in json.dumps(loaded.updates)
+
+
+async def test_a_prompt_queued_behind_a_cancelled_turn_gets_a_journal_and_report_of_its_own(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    """Turn 1 is cancelled while its write waits for approval; a prompt queued behind it starts
+    at once (turn43: the session's journal and report builder are handed on). Turn 2's report
+    has its own step only (a cancelled step is in neither, as on main), and the history holds
+    each turn's own."""
+    script = _script(
+        tmp_path,
+        {"when": {"user": "^first", "step": 1}, "text": "Writing.", "tool_calls": [WRITE]},
+        {"when": {"user": "^second"}, "text": "second answer"},
+    )
+    daemon = await spawn_daemon(script=script)
+    asked = asyncio.Event()
+
+    async def on_request(method: str, params: dict):
+        asked.set()
+        await asyncio.Event().wait()  # never answered
+
+    daemon.client.peer.on_request = on_request
+    session = await daemon.client.new_session(workspace)
+    first = session.prompt("first")
+    first.start()
+    await asyncio.wait_for(asked.wait(), 30)
+    second = session.prompt("second")
+    second.start()
+    await until(lambda: second.request_id is not None, 10)
+    await asyncio.sleep(0.3)  # queued behind turn 1
+    await session.cancel()
+    await first.wait()
+    await second.wait()
+    assert (first.stop_reason, second.stop_reason) == ("cancelled", "end_turn")
+    assert text_of(second.updates) == "second answer"
+    reports = await daemon.client.request("_tether/session/report", {"sessionId": session.id, "turnId": None})
+    by_turn = {r["turnId"]: r for r in reports["reports"]}
+    mine, before = by_turn[second.turn_id], by_turn[first.turn_id]
+    assert (mine["stepCount"], mine["toolCallCount"], mine["status"]) == (1, 0, "complete")
+    assert before["status"] == "cancelled" and before["stopReason"] == "cancelled"
+    dumped = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
+    second_turn = [m for m in dumped["messages"] if m["turn_id"] == second.turn_id]
+    assert [m["role"] for m in second_turn] == ["user", "assistant"]
+    assert not (workspace / "stop43.txt").exists()
