@@ -407,3 +407,61 @@ async def test_a_prompt_queued_behind_a_cancelled_turn_gets_a_journal_and_report
     second_turn = [m for m in dumped["messages"] if m["turn_id"] == second.turn_id]
     assert [m["role"] for m in second_turn] == ["user", "assistant"]
     assert not (workspace / "stop43.txt").exists()
+
+
+PREVIEW = Path("/work/shared/reference/acp-v2-preview")
+if not PREVIEW.is_dir():  # the tree's vendored copy of the same schemas
+    PREVIEW = Path(__file__).resolve().parents[2] / "protocol/upstream/acp-v2-preview"
+
+
+def _v2_problems(params: dict) -> list[str]:
+    """What the v2 Preview schemas (stable and unstable) find wrong in a `session/update`."""
+    from jsonschema import Draft202012Validator
+
+    found = []
+    for name in ("schema.json", "schema.unstable.json"):
+        defs = json.loads((PREVIEW / name).read_text())["$defs"]
+        check = Draft202012Validator({"$defs": defs, "$ref": "#/$defs/UpdateSessionNotification"})
+        found += [f"{name}: {list(e.path)}: {e.message[:200]}" for e in check.iter_errors(params)]
+    return found
+
+
+async def test_a_v2_clients_failed_and_cancelled_turns_are_told_in_the_previews_shapes(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    """A v2 session whose first turn's model fails, whose second is cancelled mid-stream and
+    whose third prompt is refused at insertion: every update it is sent (the idle states with
+    their error and stop reason above all: shapes43 builds them from the generated types)
+    is one the v2 Preview schema accepts, and each turn ends in one idle state."""
+    script = _script(
+        tmp_path,
+        {"when": {"user": "^fail"}, "chunks": ["half "], "error": {"message": "stop43 broke", "after_chunks": 1}},
+        {"when": {"user": "^slow"}, "chunks": ["word "] * 400, "delay_ms": 20},
+    )
+    daemon = await spawn_daemon(script=script, initialize=False)
+    assert (await daemon.client.initialize(protocolVersion=2))["protocolVersion"] == 2
+    made = await daemon.client.request("session/new", {"cwd": str(workspace), "mcpServers": []})
+    sid = made["sessionId"]
+    updates = daemon.client._unclaimed.setdefault(sid, [])  # noqa: SLF001 (a v2 session has no Session object)
+
+    def idles() -> list[dict]:
+        return [u for u in updates if u["sessionUpdate"] == "state_update" and u["state"] == "idle"]
+
+    for text in ("fail now", "slow please"):
+        await daemon.client.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
+        if text.startswith("slow"):
+            await until(lambda: any(u["sessionUpdate"] == "agent_message_chunk" for u in updates[-5:]))
+            daemon.client.peer.notify("session/cancel", {"sessionId": sid})
+        count = 1 if text.startswith("fail") else 2
+        await until(lambda count=count: len(idles()) == count, 30)
+    with pytest.raises(ClientError) as refused:
+        big = [{"type": "text", "text": "x" * (9 << 20)}]
+        await daemon.client.request("session/prompt", {"sessionId": sid, "prompt": big})
+    assert refused.value.code == -32602
+    await asyncio.sleep(0.3)
+    problems = [p for u in updates for p in _v2_problems({"sessionId": sid, "update": u})]
+    assert not problems, problems
+    failed, cancelled = idles()
+    assert failed["stopReason"] != "end_turn" and "stop43 broke" in json.dumps(failed)
+    assert cancelled["stopReason"] == "cancelled"
+    assert len(idles()) == 2  # the refused prompt started no turn
