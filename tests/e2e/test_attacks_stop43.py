@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -465,3 +466,37 @@ async def test_a_v2_clients_failed_and_cancelled_turns_are_told_in_the_previews_
     assert failed["stopReason"] != "end_turn" and "stop43 broke" in json.dumps(failed)
     assert cancelled["stopReason"] == "cancelled"
     assert len(idles()) == 2  # the refused prompt started no turn
+
+
+def _stored_bodies(tether_home: Path, session_id: str) -> list[str]:
+    """The message bodies as the history database holds them, byte for byte."""
+    (db,) = tether_home.glob("workspaces/*/history.sqlite3")
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        rows = conn.execute("SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)).fetchall()
+    finally:
+        conn.close()
+    return [row[0] for row in rows]
+
+
+MAIN_STORES = (
+    '{"role":"user","content":[{"type":"text","text":"look","_meta":{"k":1}},'
+    '{"type":"resource","resource":{"uri":"file:///w/a.py","mimeType":"text/x-python","text":"print(1)\\n"},'
+    '"_meta":{"m":[1]}},{"type":"resource","resource":{"uri":"file:///w/b.txt","text":"plain"}},'
+    '{"type":"resource_link","uri":"file:///w/c.md","name":"c.md","mimeType":"text/markdown","_meta":{"z":null}}]}'
+)
+
+
+async def test_a_prompts_blocks_are_stored_byte_for_byte_as_main_stores_them(
+    spawn_daemon, workspace: Path, tether_home: Path
+) -> None:
+    """codec43 encodes a message's blocks with msgspec alone when they carry no extra keys: the
+    stored JSON (which replays are sent as it is) must keep main's bytes, `mimeType` before a
+    resource's `text` included."""
+    daemon = await spawn_daemon()
+    session = await daemon.client.new_session(workspace)
+    prompt = json.loads(MAIN_STORES)["content"]
+    turn = session.prompt(prompt)
+    await turn.wait()
+    assert turn.stop_reason == "end_turn"
+    assert _stored_bodies(tether_home, session.id)[0] == MAIN_STORES
