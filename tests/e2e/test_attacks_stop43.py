@@ -500,3 +500,50 @@ async def test_a_prompts_blocks_are_stored_byte_for_byte_as_main_stores_them(
     await turn.wait()
     assert turn.stop_reason == "end_turn"
     assert _stored_bodies(tether_home, session.id)[0] == MAIN_STORES
+
+
+WAITING_HOOK = """import json, pathlib, sys, time
+event = json.load(sys.stdin)
+if "rewind now" in json.dumps(event.get("prompt")):
+    folder = pathlib.Path(event["cwd"])
+    (folder / "hook-waits").write_text("")
+    for _ in range(300):  # until the shell's rewind is made (at most 30 s)
+        if (folder / "rewound").exists():
+            break
+        time.sleep(0.1)
+"""
+
+
+async def test_a_shell_rewind_made_while_a_prompt_starts_is_not_lost_to_later_prompts(
+    spawn_daemon, workspace: Path, tmp_path: Path, daemon_env: dict
+) -> None:
+    """A rewind from the shell lands after a prompt's check and before its turn is stored (here
+    while a `prompt_submit` hook of the user's runs: the race made certain). That turn's end
+    must not count the rewind as read in: the next prompt's model is sent the conversation
+    without the rewound turn."""
+    hook = tmp_path / "waiting_hook.py"
+    hook.write_text(WAITING_HOOK)
+    config = Path(daemon_env["XDG_CONFIG_HOME"]) / "tether" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"[[hooks.prompt_submit]]\ncommand = {json.dumps(f'{sys.executable} {hook}')}\n")
+    async with LocalHTTPServer() as server:
+        server.queue(*(Reply(chunks=text_chunks("openai", f"answer {i}")) for i in range(4)))
+        daemon = await spawn_daemon(command=serve_command("openai", server), env={KEY_ENV["openai"]: FAKE_KEY})
+        session = await daemon.client.new_session(workspace)
+        for text in ("one", "two", "rewind now", "four"):
+            turn = session.prompt(text)
+            turn.start()
+            if text == "rewind now":
+                await until(lambda: (workspace / "hook-waits").exists(), 30)
+                shell = _sessions(
+                    "rewind", session.id, "--to", "2", "--restore", "conversation", env=daemon_env, cwd=workspace
+                )
+                assert shell.returncode == 0, shell.stderr
+                (workspace / "rewound").write_text("")
+            await turn.wait()
+            assert turn.stop_reason == "end_turn", text
+        changes = await daemon.client.request("_tether/session/changes", {"sessionId": session.id})
+        assert len(changes["rewinds"]) == 1  # the hook's rewind was made
+    sent = [(m["role"], m["content"]) for m in server.requests[3].body["messages"][1:]]
+    assert ("user", "two") not in sent and ("assistant", "answer 1") not in sent
+    assert sent[0] == ("user", "one") and sent[-1] == ("user", "four")

@@ -320,7 +320,7 @@ class LiveSessions(SessionsService):
         live.messages = model_view(views)
         live.ledger = stored_ledger(live.sandbox, views)  # reads of rewound turns are forgotten
         live.context, live.view_size = ContextEstimate(), ContextEstimate()
-        live.rewind_seen, live.written_seen = await self._marks(live)
+        _rewind, live.written_seen = await self._marks(live)
 
     @staticmethod
     async def _marks(live: AgentSession) -> tuple[int, int | None]:
@@ -348,8 +348,9 @@ class LiveSessions(SessionsService):
 
     async def note_written(self, live: LiveSession) -> None:
         """After a turn here: the session's newest message as it left it (what the next prompt's
-        check compares)."""
-        live.rewind_seen, live.written_seen = await self._marks(live)
+        check compares). Not the latest rewind: one a shell made after this turn's check and
+        before it began is still to be read in."""
+        _rewind, live.written_seen = await self._marks(live)
 
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""
