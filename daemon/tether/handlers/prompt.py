@@ -26,18 +26,19 @@ from tether_protocol import (  # the area's module: `_messages` would load every
 )
 from tether_protocol.conversation import ResourceLink
 
+from ..agent.session import ActiveTurn
 from ..rendering import SessionUpdates
 from ..services import commands, mcp_prompts, memory_command
 from ..services.child_sessions import refuse_running_child
 from ..services.commands import Expanded
 from ..services.mcp_resources import attach_resources
-from ..services.message_size import refuse_oversized
+from ..services.message_size import BLOCK_BYTES, MIB, refuse_oversized
 from ..services.prompt_keys import idempotency_key as key_of
 from ..services.prompt_keys import turn_meta
 from ..services.queue import queue_of, steering
 from ..services.turn_setup import turn_provider, turn_setup
 from ..services.turns import drop_waiting_turn, make_turn
-from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
+from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
 
 if TYPE_CHECKING:
     from collections.abc import Sequence, Sized
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from tether_protocol.peer import RawResult
 
     from ..agent.loop import TurnOutcome
-    from ..agent.session import ActiveTurn, AgentSession
+    from ..agent.session import AgentSession
     from ..server.context import ClientConnection
     from ..services.live_session import LiveSession
 
@@ -138,6 +139,17 @@ async def _run(
             session.mode = mode
 
 
+async def _take_in_rewinds(ctx: ClientConnection, session: LiveSession) -> None:
+    """A rewind made outside this daemon (`tether sessions rewind`, a second daemon) since the
+    session's last check is read in, so the model sees it: asked only when SQLite's
+    `data_version` says another connection wrote since (this daemon's own rewinds read the
+    conversation in as they are made: sessions_service.py)."""
+    version = await session.store.data_version()
+    if version != session.history_version or session.read_while_child_ran:
+        await ctx.daemon.sessions.sync_rewinds(session)
+        session.history_version = version  # read before the check: a later write is seen next time
+
+
 def _commands_told(ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates) -> None:
     """The session's commands are sent again when a command file or its MCP servers' prompts
     changed since they were last sent (the setup reads the files again when one changed)."""
@@ -194,6 +206,18 @@ async def _expand(
     return None
 
 
+def _may_be_oversized(prompt: Sequence[ContentBlock], limit_mib: int) -> bool:
+    """Whether the prompt could be over the size cap (only then is it measured: message_size.py).
+    Plain text blocks are under it when four bytes a character (UTF-8's most) and each
+    block's `BLOCK_BYTES` fit; any other block, or a `_meta`, is measured."""
+    room = limit_mib * MIB - len(prompt) * BLOCK_BYTES
+    for block in prompt:
+        if not isinstance(block, TextContent) or block.meta:
+            return True
+        room -= 4 * len(block.text)
+    return room < 0
+
+
 def _refuse_empty(prompt: Sized, method: str) -> None:
     """An empty prompt is refused before anything is stored or the model is called."""
     if not prompt:
@@ -210,7 +234,8 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
     session's other connections are told the turn ended (they sent no request it answers)."""
     from ..services.prompt_keys import prompt_once
 
-    refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")  # before a key is taken
+    if _may_be_oversized(params.prompt, ctx.settings.max_message_mib):  # measured before a key is taken
+        refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")
     # read once (the queue takes it with the turn); without either field there is none to read
     key = key_of(params) if params.idempotency_key is not None or params.meta else None
     if key is not None and not steering(params):
@@ -226,7 +251,7 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
 
 
 async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str | None) -> PromptResult | RawResult:
-    if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
+    if getattr(ctx.conn, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
         return await session_prompt_v2(ctx, params, key)
@@ -234,9 +259,9 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str 
     live = ctx.daemon.registry.live
     if any(s.turn is not None and s.turn.children for s in live.values()):  # a sub-agent runs somewhere
         refuse_running_child(ctx, params.session_id)
-    session = ctx.daemon.registry.get_live(params.session_id)
+    session = live.get(params.session_id) or ctx.daemon.registry.get_live(params.session_id)  # unknown: refused
     _refuse_during_resumed(session)
-    queue = queue_of(ctx, session)
+    queue = session.queue or queue_of(ctx, session)
     steer: SteerOutcome | None = None
     if params.meta and steering(params) and queue.can_steer(session):
         wait = await queue.steer(session, params)
@@ -246,6 +271,9 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str 
             return PromptResult("cancelled")
         steer = SteerOutcome(False)
         handle = await queue.wait_for(session, wait.entry)
+    elif key is None and session.turn is None and not queue.entries:  # free: the turn begins now
+        handle = session.turn = ActiveTurn(new_turn_id())
+        queue.current = params
     else:
         handle = await queue.take_turn(session, params, key)
     if handle is None:  # withdrawn from the queue
@@ -264,8 +292,8 @@ async def _prompt_turn(
 ) -> PromptResult:
     """Run the prompt's turn on the session it holds (``handle``), then hand the session to
     the next queued prompt (``sink``: the v2 turn's, which has shown the prompt)."""
-    queue = queue_of(ctx, session)
-    sink = sink or SessionUpdates(session.id, ctx.connection)
+    queue = session.queue or queue_of(ctx, session)
+    sink = sink or SessionUpdates(session.id, ctx.conn or ctx.connection)  # (attached before any request)
     queue.sink = sink
     # a refused `[hooks]` table is told by the hooks' own notice (hooks/config.py), with how to trust it
     refused = [item for item in ctx.settings.refused if item.key != "hooks"]
@@ -275,7 +303,7 @@ async def _prompt_turn(
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
+        await _take_in_rewinds(ctx, session)
         _commands_told(ctx, session, handle.turn_id, sink)
         expanded = None
         if _may_be_command(params.prompt):

@@ -42,6 +42,9 @@ class LiveSession(AgentSession):
     # the last rewind its conversation reflects (None: not checked since it was made live;
     # a rewind from a shell since then is read in before its next turn: sessions_service.py)
     rewind_seen: int | None = None
+    # SQLite's `data_version` of its store when it was last checked for such a rewind (None:
+    # never): unchanged, no other connection wrote since, so none can have been made
+    history_version: int | None = None
     # made live while its id was a sub-agent's running turn: what that turn added after is
     # read in before its next turn (sessions_service.py)
     read_while_child_ran: bool = False

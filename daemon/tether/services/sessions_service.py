@@ -327,9 +327,10 @@ class LiveSessions(SessionsService):
     async def sync_rewinds(self, live: LiveSession) -> None:
         """Before a turn: a rewind made outside this daemon (`tether sessions rewind` from a
         shell) since the live conversation was read is taken in, so the model sees the
-        conversation as it now stands. One indexed query per prompt; the conversation is
-        read again only when a rewind this daemon did not make is found (or, the first time
-        a session that has rewinds is prompted here, once)."""
+        conversation as it now stands. One indexed query; the conversation is read again only
+        when a rewind this daemon did not make is found (or, the first time a session that has
+        rewinds is prompted here, once). The prompt handler asks only when the store's
+        `data_version` says another connection wrote since the session's last check."""
         if live.read_while_child_ran:  # a sub-agent's turn went on after it was read (refused prompts until it ended)
             live.read_while_child_ran = False
             await self._reload(live)
