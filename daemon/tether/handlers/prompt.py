@@ -2,9 +2,8 @@
 
 Owns: answering `{stopReason}` after the turn's last update, queueing or steering a prompt that
 comes while a turn runs (`queue.py`, SPEC §3.37), a cancel that always answers `cancelled`,
-and parsing a slash command at the edge (`commands.py`, SPEC §4.11); each check asked here
-whether it applies before its module is called (a plain prompt surely under the size cap, a
-free session, no other connection's write since the last rewind check).
+parsing a slash command at the edge (`commands.py`, SPEC §4.11), and asking each check
+whether it applies before its module is called.
 Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_turn`).
 """
 
