@@ -1,9 +1,8 @@
 """`session/prompt` and `session/cancel` (also `$/cancelRequest` on a prompt).
 
-Owns: answering `{stopReason}` after the turn's last update, queueing or steering a prompt that
-comes while a turn runs (`queue.py`, SPEC §3.37), a cancel that always answers `cancelled`,
-parsing a slash command at the edge (`commands.py`, SPEC §4.11), and asking each check
-whether it applies before its module is called.
+Owns: answering `{stopReason}` after the turn's last update, queueing or steering a prompt while a
+turn runs (`queue.py`, SPEC §3.37), a cancel that always answers `cancelled`, parsing a slash command
+at the edge (`commands.py`, SPEC §4.11), asking each check whether it applies before calling it.
 Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_turn`).
 """
 
