@@ -26,7 +26,6 @@ from tether_protocol import (  # the area's module: `_messages` would load every
 )
 from tether_protocol.conversation import ResourceLink
 
-from ..agent.session import ActiveTurn
 from ..rendering import SessionUpdates
 from ..services import commands, mcp_prompts, memory_command
 from ..services.child_sessions import refuse_running_child
@@ -38,7 +37,7 @@ from ..services.prompt_keys import turn_meta
 from ..services.queue import queue_of, steering
 from ..services.turn_setup import turn_provider, turn_setup
 from ..services.turns import drop_waiting_turn, make_turn
-from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting, new_turn_id
+from ..store import StorageFault, StoreError, TurnElsewhere, TurnWaiting
 
 if TYPE_CHECKING:
     from collections.abc import Sequence, Sized
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
     from tether_protocol.peer import RawResult
 
     from ..agent.loop import TurnOutcome
-    from ..agent.session import AgentSession
+    from ..agent.session import ActiveTurn, AgentSession
     from ..server.context import ClientConnection
     from ..services.live_session import LiveSession
 
@@ -251,7 +250,7 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
 
 
 async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str | None) -> PromptResult | RawResult:
-    if getattr(ctx.conn, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
+    if getattr(ctx.connection, "protocol_version", 1) == 2:  # answered at insertion (prompt_v2.py)
         from .prompt_v2 import session_prompt_v2
 
         return await session_prompt_v2(ctx, params, key)
@@ -259,9 +258,9 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str 
     live = ctx.daemon.registry.live
     if any(s.turn is not None and s.turn.children for s in live.values()):  # a sub-agent runs somewhere
         refuse_running_child(ctx, params.session_id)
-    session = live.get(params.session_id) or ctx.daemon.registry.get_live(params.session_id)  # unknown: refused
+    session = ctx.daemon.registry.get_live(params.session_id)
     _refuse_during_resumed(session)
-    queue = session.queue or queue_of(ctx, session)
+    queue = queue_of(ctx, session)
     steer: SteerOutcome | None = None
     if params.meta and steering(params) and queue.can_steer(session):
         wait = await queue.steer(session, params)
@@ -271,9 +270,6 @@ async def _session_prompt(ctx: ClientConnection, params: PromptParams, key: str 
             return PromptResult("cancelled")
         steer = SteerOutcome(False)
         handle = await queue.wait_for(session, wait.entry)
-    elif key is None and session.turn is None and not queue.entries:  # free: the turn begins now
-        handle = session.turn = ActiveTurn(new_turn_id())
-        queue.current = params
     else:
         handle = await queue.take_turn(session, params, key)
     if handle is None:  # withdrawn from the queue
@@ -292,8 +288,8 @@ async def _prompt_turn(
 ) -> PromptResult:
     """Run the prompt's turn on the session it holds (``handle``), then hand the session to
     the next queued prompt (``sink``: the v2 turn's, which has shown the prompt)."""
-    queue = session.queue or queue_of(ctx, session)
-    sink = sink or SessionUpdates(session.id, ctx.conn or ctx.connection)  # (attached before any request)
+    queue = queue_of(ctx, session)
+    sink = sink or SessionUpdates(session.id, ctx.connection)
     queue.sink = sink
     # a refused `[hooks]` table is told by the hooks' own notice (hooks/config.py), with how to trust it
     refused = [item for item in ctx.settings.refused if item.key != "hooks"]

@@ -130,7 +130,6 @@ class PromptQueue:
             self.turn_ended(session, entry.handle)
 
     def _begin(self, session: AgentSession, params: PromptParams) -> ActiveTurn:
-        # handlers/prompt.py begins a free session's unkeyed v1 turn itself, with these two lines
         handle = ActiveTurn(new_turn_id())
         session.turn, self.current = handle, params
         return handle
