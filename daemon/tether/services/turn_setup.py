@@ -99,9 +99,9 @@ class TurnSetup:
             and settings is self.settings
             and session.mcp_servers is self.mcp_given
             and self.env == _env()
-            and self.stamps == tuple(_stamp(path) for path in self.files)
-            and self.marked == tuple(os.path.lexists(path) for path in self.markers)
-            and all(os.path.isdir(folder) for folder in self.folders)
+            and self.stamps == _stamps(self.files)
+            and self.marked == tuple(map(os.path.lexists, self.markers))
+            and all(map(os.path.isdir, self.folders))
         )
 
 
@@ -150,9 +150,9 @@ def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
         str(memory_file("workspace", workspace)),
         *_listed(folder for folder, _label, _within in command_folders(workspace)),
     )
-    stamps = tuple(_stamp(path) for path in files)
+    stamps = _stamps(files)
     markers = tuple(str(folder / ".git") for folder in folders)
-    marked = tuple(os.path.lexists(path) for path in markers)
+    marked = tuple(map(os.path.lexists, markers))
     hidden, filtered = read_paths(ctx)  # makes the class code cache's folders
     home = tether_home(Path(settings.home) if settings.home else None)
     hooks = load_hooks(user_path, workspace, home)
@@ -224,12 +224,17 @@ def _listed(folders: Iterable[Path]) -> list[str]:
 
 
 def _env() -> tuple[str | None, ...]:
-    return tuple(os.environ.get(key) for key in _ENV_KEYS)
+    return tuple(map(os.environ.get, _ENV_KEYS))
 
 
-def _stamp(path: str) -> FileStamp:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino
+def _stamps(paths: tuple[str, ...]) -> tuple[FileStamp, ...]:
+    """Each path's stamp, in one loop (checked each prompt: no call a file)."""
+    found: list[FileStamp] = []
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            found.append(None)
+            continue
+        found.append((stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
+    return tuple(found)
