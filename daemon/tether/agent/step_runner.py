@@ -9,6 +9,7 @@ that flush, decide when the turn ends, build protocol JSON, or touch the store p
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from typing import TYPE_CHECKING, cast
 
@@ -28,7 +29,7 @@ from ..providers.base import (
     UsageReport,
 )
 from ..store import StoreError
-from .compaction import compact, should_compact, worth_compacting
+from .compaction import COMPACT_AT, compact, worth_compacting
 from .context import build_request
 from .guard import wrap_tool_result
 from .history import prepare
@@ -95,6 +96,9 @@ class StepRunner:
         self._memory_block = ""
         self._flushes = 0
         self._tool_specs: list[JsonObject] | None = None  # the tools as refreshed (MCP)
+        # the view's size (tokens) from which a step compacts first (`compaction.should_compact`)
+        window = provider.context_window
+        self._compact_from = COMPACT_AT * window if window > 0 else math.inf
 
     async def stream(self, index: int, tool_specs: list[JsonObject]) -> StepState:
         """Stream one step; if the stream breaks after output was shown, retry it once.
@@ -272,10 +276,10 @@ class StepRunner:
     # ---- compaction ----------------------------------------------------------------
 
     async def _compact_if_needed(self) -> None:
+        """One comparison a step: the view's size is kept as its messages are stored."""
         session = self.session
-        window = self.provider.context_window
-        if should_compact(session.view_size.used(session.messages), window) and worth_compacting(
-            session.messages, window
+        if session.view_size.used(session.messages) >= self._compact_from and worth_compacting(
+            session.messages, self.provider.context_window
         ):
             await self._compact(reason="the conversation passed 75% of the context window")
 
