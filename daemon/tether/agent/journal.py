@@ -75,6 +75,11 @@ class TurnJournal:
         self, session: AgentSession, turn_id: str, idempotency_key: str | None = None, prompt_digest: str = ""
     ) -> None:
         self.session = session
+        self.start(turn_id, idempotency_key, prompt_digest)
+
+    def start(self, turn_id: str, idempotency_key: str | None = None, prompt_digest: str = "") -> None:
+        """A turn of the session begins: the journal is its (a session's turns share one), and
+        nothing of the turn before is held (an open step a failure left, its calls, its partial)."""
         self.turn_id = turn_id
         self.idempotency_key = idempotency_key  # stored with the prompt, in its transaction
         self.prompt_digest = prompt_digest  # (with the key)

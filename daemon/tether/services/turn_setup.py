@@ -1,9 +1,10 @@
 """What a session's turns are given that a prompt does not change: built once, checked each prompt.
 
 Owns: `TurnSetup` (hidden paths, hooks, AGENTS.md, MEMORY.md, command files, MCP or not, the stream
-sanitizer; per connection a `Wiring`: file I/O, gate, tools and specs with `delegate`, provider, services)
-on the `LiveSession`, built again when an input changed (`stat`). Must not: trust a file changed within
-`_GRAIN_NS` of its read, or keep a trusted workspace's hooks or a turn's own services (made each turn).
+sanitizer, the turns' journal, report and guard; per connection a `Wiring`: file I/O, gate, tools and
+specs with `delegate`, provider, services) on the `LiveSession`, built again when an input changed
+(`stat`). Must not: trust a file changed within `_GRAIN_NS` of its read, or keep a trusted workspace's
+hooks or a turn's own services (made each turn).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
     from ..agent.sanitize import StreamSanitizer
     from ..agent.session import AgentSession
+    from ..agent.turn_parts import TurnParts
     from ..agent.turn_services import TurnServices
     from ..approvals import ApprovalGate
     from ..config import Settings
@@ -92,6 +94,7 @@ class TurnSetup:
     turn_id: str  # the turn that checked it last: a turn checks once
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
     sanitizer: StreamSanitizer  # the turns' streamed output's (reset after each step; a turn at a time)
+    parts: TurnParts  # the turns' journal, report builder and input guard (each turn starts them afresh)
 
     def current(self, settings: Settings, session: LiveSession) -> bool:
         return (
@@ -126,6 +129,7 @@ def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
     from ..agent.context import INSTRUCTION_FILE, project_instructions
     from ..agent.memory_files import memory_file
     from ..agent.sanitize import StreamSanitizer
+    from ..agent.turn_parts import turn_parts
     from ..class_code_cache import cache_dirs
     from ..config.layers import user_config_path
     from ..hooks.config import load_hooks
@@ -178,6 +182,7 @@ def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
         wiring=_wiring(ctx, session),
         turn_id=turn_id,
         sanitizer=StreamSanitizer(),
+        parts=turn_parts(session, settings.guard),  # type: ignore[arg-type]
     )
 
 

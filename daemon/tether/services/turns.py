@@ -118,6 +118,7 @@ def make_turn(
         tool_specs=None if setup.mcp else setup.wiring.specs,
         sub_agents=sub_agents if tools is not setup.wiring.tools else None,
         sanitizer=setup.sanitizer,
+        parts=setup.parts,
     )
 
 
