@@ -50,7 +50,7 @@ class ContextEstimate:
         if self.anchor_count < 0 or self.tail_counted_to != start or 0 in sizes:  # 0: not encoded by the store
             return
         for message, size in zip(messages, sizes, strict=True):
-            shown = message.role == "tool" and getattr(message, "blocks", ())
+            shown = message.role == "tool" and bool(getattr(message, "blocks", None))
             self.estimated_tail += estimate_message(message) if shown else max(1, size // CHARS_PER_TOKEN)
         self.tail_counted_to = start + len(sizes)
 
