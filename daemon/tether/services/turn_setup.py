@@ -1,10 +1,9 @@
 """What a session's turns are given that a prompt does not change: built once, checked each prompt.
 
 Owns: `TurnSetup` (hidden paths, hooks, AGENTS.md, MEMORY.md, command files, MCP or not, the stream
-sanitizer, the turns' journal, report and guard; per connection a `Wiring`: file I/O, gate, tools and
-specs with `delegate`, provider, services) on the `LiveSession`, built again when an input changed
-(`stat`). Must not: trust a file changed within `_GRAIN_NS` of its read, or keep a trusted workspace's
-hooks or a turn's own services (made each turn).
+sanitizer, the turns' parts; per connection a `Wiring`: file I/O, gate, tools, specs, provider, services)
+on the `LiveSession`, built again when an input changed (`stat`). Must not: trust a file changed within
+`_GRAIN_NS` of its read, or keep a trusted workspace's hooks or a turn's own services (made each turn).
 """
 
 from __future__ import annotations
