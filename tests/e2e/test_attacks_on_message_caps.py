@@ -57,6 +57,21 @@ async def test_what_is_not_block_text_counts_on_v1(spawn_daemon, workspace: Path
 
 
 @pytest.mark.usefixtures("one_mib_cap")
+async def test_a_plain_prompt_over_the_cap_in_bytes_not_characters_is_refused(spawn_daemon, workspace: Path) -> None:
+    # a quarter of the cap in characters, each four UTF-8 bytes: 1 KiB over it (the handler
+    # measures only a prompt that could be over, so a count of characters would let it in)
+    daemon = await spawn_daemon()
+    session = await daemon.client.new_session(workspace)
+    prompt = [{"type": "text", "text": "\U0001f600" * (256 * 1024 + 256)}]
+    with pytest.raises(ClientError) as refused:
+        await daemon.client.request("session/prompt", {"sessionId": session.id, "prompt": prompt})
+    _refusal_names_the_cap(refused.value, "session/prompt")
+    assert "prompt[0].text, 1.0 MiB" in refused.value.message, refused.value.message[:300]
+    dumped = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
+    assert [m for m in dumped["messages"] if m["role"] == "user"] == []
+
+
+@pytest.mark.usefixtures("one_mib_cap")
 async def test_what_is_not_block_text_counts_on_v2(spawn_daemon, workspace: Path) -> None:
     daemon = await spawn_daemon(initialize=False)
     window = V2Window(daemon.client)

@@ -440,3 +440,28 @@ async def test_a_rewind_from_the_shell_reaches_the_daemon_the_session_is_live_in
     control = loaded.prompt("hello")
     await control.wait()
     assert seen_live == await _first_step_input(fresh, session.id, control.turn_id or "")
+
+
+async def test_a_shell_rewind_is_seen_by_its_session_after_another_session_was_prompted(
+    spawn_daemon, workspace: Path, daemon_env: dict
+):
+    # whether another process wrote is asked of SQLite per session: a prompt of another
+    # session in between (which sees the same write) must not make this one miss the rewind
+    live = await _daemon(spawn_daemon)
+    rewound = await live.client.new_session(workspace)
+    other = await live.client.new_session(workspace)
+    await _prompt(rewound, "hello")
+    second = rewound.prompt("hello")
+    await second.wait()
+    shell = _sessions("rewind", rewound.id, "--to", "2", "--restore", "conversation", env=daemon_env, cwd=workspace)
+    assert shell.returncode == 0, shell.stderr
+    await _prompt(other, "hello")
+
+    # turn 2 again: the model is sent the conversation turn 2 was sent (turn 1 and the prompt)
+    again = rewound.prompt("hello")
+    await again.wait()
+    before = await _first_step_input(live, rewound.id, second.turn_id or "")
+    assert await _first_step_input(live, rewound.id, again.turn_id or "") == before
+    fresh = await _daemon(spawn_daemon)
+    loaded = await fresh.client.load_session(rewound.id, workspace)
+    assert _texts(loaded.updates) == ["hello", "hello"]

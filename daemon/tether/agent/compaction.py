@@ -71,7 +71,10 @@ ARGUMENT_CHARS = 1_000
 TRANSCRIPT_SHARE = 0.5  # of the provider's context window
 
 
-def should_compact(used_tokens: int, context_window: int, threshold: float = 0.75) -> bool:
+COMPACT_AT = 0.75  # of the context window: the view is summarised past it (when worth it)
+
+
+def should_compact(used_tokens: int, context_window: int, threshold: float = COMPACT_AT) -> bool:
     return context_window > 0 and used_tokens >= threshold * context_window
 
 

@@ -178,7 +178,8 @@ def repair_pairing(messages: Sequence[Message]) -> list[Message]:
             if open_calls.pop(message.tool_call_id, None) is not None:
                 out.append(message)
             continue
-        close_group()
+        if open_calls:  # (most messages close no group: no call per message)
+            close_group()
         out.append(message)
         if isinstance(message, AssistantMessage):
             for call in message.tool_calls:

@@ -28,6 +28,8 @@ from .state import CallOutcome, PendingCall, StepState
 from .tokens import ContextEstimate
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .session import AgentSession
 
 # Message statuses the model sees again on later steps: what it said before a cancel
@@ -73,6 +75,11 @@ class TurnJournal:
         self, session: AgentSession, turn_id: str, idempotency_key: str | None = None, prompt_digest: str = ""
     ) -> None:
         self.session = session
+        self.start(turn_id, idempotency_key, prompt_digest)
+
+    def start(self, turn_id: str, idempotency_key: str | None = None, prompt_digest: str = "") -> None:
+        """A turn of the session begins: the journal is its (a session's turns share one), and
+        nothing of the turn before is held (an open step a failure left, its calls, its partial)."""
         self.turn_id = turn_id
         self.idempotency_key = idempotency_key  # stored with the prompt, in its transaction
         self.prompt_digest = prompt_digest  # (with the key)
@@ -97,7 +104,7 @@ class TurnJournal:
                 self.session.store, self.session.id, self.turn_id, record, self.idempotency_key, self.prompt_digest
             )
         if not blocked:
-            self.session.messages.append(user)
+            self._extend((user,), (record,))
 
     async def steer(self, user: Message, *, blocked: bool, after_step: int) -> int:
         """A message steered into the turn, at a step boundary (no step open): stored after
@@ -108,8 +115,15 @@ class TurnJournal:
         record = MessageRecord("user", body, "error" if blocked else "complete")
         (seq,) = await self.session.store.append_messages(self.session.id, self.turn_id, [record])
         if not blocked:
-            self.session.messages.append(user)
+            self._extend((user,), (record,))
         return seq
+
+    def _extend(self, bodies: Sequence[Message], records: Sequence[MessageRecord]) -> None:
+        """The model's view extended by messages just stored, its running size with them."""
+        messages = self.session.messages
+        start = len(messages)
+        messages.extend(bodies)
+        self.session.view_size.stored(start, bodies, [record.size for record in records])
 
     async def set_title(self, title: str) -> None:
         self.session.title = title
@@ -200,8 +214,10 @@ class TurnJournal:
         # when its caller is cancelled, so a cancel here must not commit the step twice.
         self.step = self.stage = None
         self._calls = {}
+        messages = self.session.messages
+        start = len(messages)
         if status in MODEL_VISIBLE:
-            self.session.messages.extend(bodies)
+            messages.extend(bodies)
         records = self._records(bodies, status)
         store = self.session.store
         if clear_pending:
@@ -209,6 +225,8 @@ class TurnJournal:
             self._partial_saved = False  # cleared with it
         else:
             await store.append_messages(self.session.id, self.turn_id, records)
+        if status in MODEL_VISIBLE and self.session.messages is messages:  # counted once stored
+            self.session.view_size.stored(start, bodies, [record.size for record in records])
         if self._partial_saved:
             self._partial_saved = False
             await store.save_partial(self.turn_id, None)
@@ -232,10 +250,14 @@ class TurnJournal:
         # step so far and what is left of it go in one transaction (the streamed partial
         # they supersede cleared with them).
         self.stage = StepStage.CHECKPOINTED
-        self.session.messages.extend(bodies)
+        messages = self.session.messages
+        start = len(messages)
+        messages.extend(bodies)
         self._partial_saved = False
         records = self._records(bodies)
         await self.session.store.commit_step(self.session.id, self.turn_id, records, self._pending())
+        if self.session.messages is messages:
+            self.session.view_size.stored(start, bodies, [record.size for record in records])
 
     def _records(self, bodies: list[Message], status: str = "complete") -> list[MessageRecord]:
         """The records to store; a tool result's with the files its call changed."""

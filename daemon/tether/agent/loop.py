@@ -29,14 +29,15 @@ from tether_protocol.conversation import (
 from ..providers.base import Provider, ProviderError
 from .context import project_instructions
 from .executor import ToolExecutor
-from .guard import Finding, GuardResult, InputGuard, truncate_user_blocks
+from .guard import Finding, GuardResult, truncate_user_blocks
 from .hook_port import NO_HOOKS
-from .journal import MODEL_VISIBLE, TurnJournal, not_run_text
-from .report import RunReportBuilder
+from .journal import MODEL_VISIBLE, not_run_text
+from .report import TurnHeader
 from .session import ActiveTurn, AgentSession, Steer
 from .sink import Notice, PromptSteered, StepStarted, TitleChanged, TurnSink, UsageUpdated, failed
 from .state import StepState
 from .step_runner import StepRunner
+from .turn_parts import TurnParts, turn_parts
 from .turn_services import TurnServices
 
 if TYPE_CHECKING:
@@ -99,17 +100,19 @@ class AgentTurn:
         tool_specs: list[JsonObject] | None = None,
         sub_agents: Callable[[], Delegator] | None = None,
         sanitizer: StreamSanitizer | None = None,
+        parts: TurnParts | None = None,
     ) -> None:
         """``tool_specs``: ``tools.specs()`` as the session's setup made them once (None: made
         here); ``sub_agents``: builds the turn's `delegate` handler when a call needs it;
-        ``sanitizer``: the session's (None: the steps make their own)."""
+        ``sanitizer``, ``parts``: the session's, its turns' (None: this turn makes its own)."""
         self.session, self.handle = session, handle
         self.provider, self.tools, self.sink = provider, tools, sink
         self.max_steps = max_steps
         self.tool_specs, self.sub_agents = tool_specs, sub_agents
-        self.report = RunReportBuilder(handle.turn_id, session.id, provider.name, session.model or provider.model)
-        self.guard = InputGuard(guard_mode)  # type: ignore[arg-type]
-        self.journal = TurnJournal(session, handle.turn_id, handle.idempotency_key, handle.prompt_digest)
+        self.started = time.time(), time.perf_counter()  # the run report's start
+        parts = parts or turn_parts(session, guard_mode)  # type: ignore[arg-type]
+        self.report, self.guard, self.journal = parts.report, parts.guard, parts.journal
+        self.journal.start(handle.turn_id, handle.idempotency_key, handle.prompt_digest)
         self.services = services = services or TurnServices()
         self.steps = StepRunner(
             session,
@@ -246,7 +249,7 @@ class AgentTurn:
                 if call.call_id in resumed.started:  # it may have run: never twice unasked
                     self.executor.refuse_started(call)
             timings = await self.executor.run_calls([c for c in resumed.calls if c.call_id not in resumed.started])
-            self.report.add_step(resumed.step, timings, sum(t.latency_ms for t in timings))
+            self.report.add_step(self.handle.turn_id, resumed.step, timings, sum(t.latency_ms for t in timings))
             await self.journal.commit_step()
             if resumed.step.index >= self.max_steps:
                 return "max_turn_requests"
@@ -275,7 +278,10 @@ class AgentTurn:
                 await self.journal.close(status)
                 self.sink.flush()
                 message = str(error) if error else None
-                report = self.report.report(stop_reason=stop_reason, status=status, error=message)
+                header = TurnHeader(
+                    self.handle.turn_id, self.session.id, self.provider.name, self.steps.model, *self.started
+                )
+                report = self.report.report(header, stop_reason=stop_reason, status=status, error=message)
                 await self.journal.finish(status, stop_reason, message, report)
         return TurnOutcome(stop_reason, self.handle.turn_id, error)
 
@@ -287,7 +293,7 @@ class AgentTurn:
             calls = state.finish_calls()
             self.journal.calls_assembled()
             if not calls:
-                self.report.add_step(state, [], 0.0)
+                self.report.add_step(self.handle.turn_id, state, [], 0.0)
                 await self.journal.commit_step()
                 await self.services.hooks.observe("step_end", step=index, tools=[])
                 self._report_usage(state)
@@ -296,7 +302,7 @@ class AgentTurn:
                 return _FINISH_TO_STOP.get(state.finish_reason or "stop", "end_turn")
             t0 = time.perf_counter()
             timings = await self.executor.run_calls(calls)
-            self.report.add_step(state, timings, (time.perf_counter() - t0) * 1000)
+            self.report.add_step(self.handle.turn_id, state, timings, (time.perf_counter() - t0) * 1000)
             await self.journal.commit_step()
             await self.services.hooks.observe("step_end", step=index, tools=[c.name for c in calls])
             self._report_usage(state, covered=len(self.session.messages) - len(calls))

@@ -80,19 +80,30 @@ class StepReport:
         )
 
 
-@dataclass(slots=True)
-class RunReportBuilder:
-    """Collects a turn's steps; ``report`` is the turn's ``RunReport``."""
+@dataclass(frozen=True, slots=True)
+class TurnHeader:
+    """Who ran the turn, and when it started (wall clock, and the monotonic clock it is timed by)."""
 
     turn_id: str
     session_id: str
     provider: str
     model: str
-    started_at: float = field(default_factory=time.time)
-    _t0: float = field(default_factory=time.perf_counter)
+    started_at: float
+    t0: float
+
+
+@dataclass(slots=True)
+class RunReportBuilder:
+    """Collects a turn's steps; ``report`` is the turn's ``RunReport``. A session's turns share
+    one: the steps are kept for the turn that added them, so steps a turn left (one that
+    ended without taking its report) are dropped by the next turn's first."""
+
+    turn_id: str = ""  # the turn the steps are of
     steps: list[StepReport] = field(default_factory=list)
 
-    def add_step(self, state: StepState, tools: list[ToolTiming], tool_ms: float) -> None:
+    def add_step(self, turn_id: str, state: StepState, tools: list[ToolTiming], tool_ms: float) -> None:
+        if turn_id != self.turn_id:
+            self.turn_id, self.steps = turn_id, []
         first = state.first_token
         self.steps.append(
             StepReport(
@@ -106,25 +117,28 @@ class RunReportBuilder:
             )
         )
 
-    def report(self, *, stop_reason: str, status: str, error: str | None = None) -> RunReport:
+    def report(self, turn: TurnHeader, *, stop_reason: str, status: str, error: str | None = None) -> RunReport:
+        """The turn's report; its steps are taken (the next turn starts with none)."""
+        steps = self.steps if self.turn_id == turn.turn_id else []
+        self.turn_id, self.steps = "", []
         usage = StepUsage()
-        for step in self.steps:
+        for step in steps:
             usage.add(step.usage)
         return RunReport(
-            turn_id=self.turn_id,
-            session_id=self.session_id,
-            provider=self.provider,
-            model=self.model,
-            started_at=self.started_at,
+            turn_id=turn.turn_id,
+            session_id=turn.session_id,
+            provider=turn.provider,
+            model=turn.model,
+            started_at=turn.started_at,
             completed_at=time.time(),
-            total_ms=round((time.perf_counter() - self._t0) * 1000, 3),
+            total_ms=round((time.perf_counter() - turn.t0) * 1000, 3),
             stop_reason=stop_reason,
             status=status,
-            steps=[step.typed() for step in self.steps],
-            step_count=len(self.steps),
-            tool_call_count=sum(len(s.tools) for s in self.steps),
+            steps=[step.typed() for step in steps],
+            step_count=len(steps),
+            tool_call_count=sum(len(s.tools) for s in steps),
             total_usage=usage.typed(),
-            total_llm_ms=round(sum(s.llm_latency_ms for s in self.steps), 3),
-            total_tool_ms=round(sum(s.tool_total_ms for s in self.steps), 3),
+            total_llm_ms=round(sum(s.llm_latency_ms for s in steps), 3),
+            total_tool_ms=round(sum(s.tool_total_ms for s in steps), 3),
             error=error or None,
         )

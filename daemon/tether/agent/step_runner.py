@@ -9,6 +9,7 @@ that flush, decide when the turn ends, build protocol JSON, or touch the store p
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from typing import TYPE_CHECKING, cast
 
@@ -28,7 +29,7 @@ from ..providers.base import (
     UsageReport,
 )
 from ..store import StoreError
-from .compaction import compact, should_compact, worth_compacting
+from .compaction import COMPACT_AT, compact, worth_compacting
 from .context import build_request
 from .guard import wrap_tool_result
 from .history import prepare
@@ -95,6 +96,9 @@ class StepRunner:
         self._memory_block = ""
         self._flushes = 0
         self._tool_specs: list[JsonObject] | None = None  # the tools as refreshed (MCP)
+        # the view's size (tokens) from which a step compacts first (`compaction.should_compact`)
+        window = provider.context_window
+        self._compact_from = COMPACT_AT * window if window > 0 else math.inf
 
     async def stream(self, index: int, tool_specs: list[JsonObject]) -> StepState:
         """Stream one step; if the stream breaks after output was shown, retry it once.
@@ -134,9 +138,9 @@ class StepRunner:
         self.sink.emit(Notice(f"\n\n[the model's reply broke off: {exc}. Retrying this step once.]\n\n"))
 
     async def _stream_step(self, state: StepState, tool_specs: list[JsonObject]) -> None:
-        await self._compact_if_needed()
+        used = await self._compact_if_needed()
         await self._recall_once()
-        request = self._request(state, tool_specs)
+        request = self._request(state, tool_specs, used)
         state.started = time.perf_counter()
         # the 7 output steps, without holding back prose
         sanitizer = self._sanitizer if self._sanitizer is not None else StreamSanitizer()
@@ -156,12 +160,13 @@ class StepRunner:
             self.sink.text(text)
         state.llm_done = time.perf_counter()
 
-    def _request(self, state: StepState, tool_specs: list[JsonObject]) -> ModelRequest:
+    def _request(self, state: StepState, tool_specs: list[JsonObject], used: int) -> ModelRequest:
+        """``used``: the view's size in tokens (the estimate), for how much of it is pruned."""
         session = self.session
         messages = prepare(
             session.messages,
             context_window=self.provider.context_window,
-            used_tokens=session.view_size.used(session.messages),
+            used_tokens=used,
             keep_user_turns=self.keep_user_turns,
         )
         view = [_wrapped(m) for m in messages]
@@ -271,13 +276,15 @@ class StepRunner:
 
     # ---- compaction ----------------------------------------------------------------
 
-    async def _compact_if_needed(self) -> None:
+    async def _compact_if_needed(self) -> int:
+        """One comparison a step (the view's size is kept as its messages are stored); the
+        view's size after, in tokens."""
         session = self.session
-        window = self.provider.context_window
-        if should_compact(session.view_size.used(session.messages), window) and worth_compacting(
-            session.messages, window
-        ):
+        used = session.view_size.used(session.messages)
+        if used >= self._compact_from and worth_compacting(session.messages, self.provider.context_window):
             await self._compact(reason="the conversation passed 75% of the context window")
+            used = session.view_size.used(session.messages)
+        return used
 
     async def _compact(self, *, reason: str) -> None:
         """Summarise all but the last messages (seed 003); the summary replaces them in the

@@ -2,7 +2,8 @@
 
 Owns: seed 004's hybrid estimate (the last reported input count, plus 4 characters a token
 for messages since), used to decide when to prune and compact.
-Must not: do work proportional to the whole history (only the new messages are estimated).
+Must not: do work proportional to the whole history (only the new messages are estimated; those
+the journal stores are counted from their stored size, without encoding them again).
 """
 
 from __future__ import annotations
@@ -40,6 +41,18 @@ class ContextEstimate:
         self.anchor_count = message_count
         self.estimated_tail = 0
         self.tail_counted_to = message_count
+
+    def stored(self, start: int, messages: Sequence[Message], sizes: Sequence[int]) -> None:
+        """``messages`` were stored (``sizes``: their stored bodies' lengths) and are the view's
+        from index ``start`` on: counted now, O(1) each, if the estimate had counted up to
+        ``start`` (else `used` estimates them). A tool result's blocks are shown to the user,
+        not read by the model: such a message is estimated from what the model reads."""
+        if self.anchor_count < 0 or self.tail_counted_to != start or 0 in sizes:  # 0: not encoded by the store
+            return
+        for message, size in zip(messages, sizes, strict=True):
+            shown = message.role == "tool" and bool(getattr(message, "blocks", None))
+            self.estimated_tail += estimate_message(message) if shown else max(1, size // CHARS_PER_TOKEN)
+        self.tail_counted_to = start + len(sizes)
 
     def used(self, messages: Sequence[Message], base_chars: int = 0) -> int:
         """Tokens the next call would send: anchor + estimate of the messages after it."""

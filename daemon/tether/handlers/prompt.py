@@ -1,8 +1,8 @@
 """`session/prompt` and `session/cancel` (also `$/cancelRequest` on a prompt).
 
-Owns: answering `{stopReason}` after the turn's last update, queueing or steering a prompt that
-comes while a turn runs (`queue.py`, SPEC §3.37), a cancel that always answers `cancelled`,
-and parsing a slash command at the edge (`commands.py`, SPEC §4.11).
+Owns: answering `{stopReason}` after the turn's last update, queueing or steering a prompt while a
+turn runs (`queue.py`, SPEC §3.37), a cancel that always answers `cancelled`, parsing a slash command
+at the edge (`commands.py`, SPEC §4.11), asking each check whether it applies before calling it.
 Must not: run the model or tools itself (`AgentTurn` does, built by `turns.make_turn`).
 """
 
@@ -31,7 +31,7 @@ from ..services import commands, mcp_prompts, memory_command
 from ..services.child_sessions import refuse_running_child
 from ..services.commands import Expanded
 from ..services.mcp_resources import attach_resources
-from ..services.message_size import refuse_oversized
+from ..services.message_size import BLOCK_BYTES, MIB, refuse_oversized
 from ..services.prompt_keys import idempotency_key as key_of
 from ..services.prompt_keys import turn_meta
 from ..services.queue import queue_of, steering
@@ -138,6 +138,17 @@ async def _run(
             session.mode = mode
 
 
+async def _take_in_rewinds(ctx: ClientConnection, session: LiveSession) -> None:
+    """A rewind or a turn made outside this daemon (`tether sessions rewind`, a second daemon) since the
+    session's last check is read in, so the model sees it: asked only when SQLite's
+    `data_version` says another connection wrote since (this daemon's own rewinds read the
+    conversation in as they are made: sessions_service.py)."""
+    version = await session.store.data_version()
+    if version != session.history_version or session.read_while_child_ran:
+        await ctx.daemon.sessions.sync_rewinds(session)
+        session.history_version = version  # read before the check: a later write is seen next time
+
+
 def _commands_told(ctx: ClientConnection, session: LiveSession, turn_id: str, sink: SessionUpdates) -> None:
     """The session's commands are sent again when a command file or its MCP servers' prompts
     changed since they were last sent (the setup reads the files again when one changed)."""
@@ -194,6 +205,18 @@ async def _expand(
     return None
 
 
+def _may_be_oversized(prompt: Sequence[ContentBlock], limit_mib: int) -> bool:
+    """Whether the prompt could be over the size cap (only then is it measured: message_size.py).
+    Plain text blocks are under it when four bytes a character (UTF-8's most) and each
+    block's `BLOCK_BYTES` fit; any other block, or a `_meta`, is measured."""
+    room = limit_mib * MIB - len(prompt) * BLOCK_BYTES
+    for block in prompt:
+        if not isinstance(block, TextContent) or block.meta:
+            return True
+        room -= 4 * len(block.text)
+    return room < 0
+
+
 def _refuse_empty(prompt: Sized, method: str) -> None:
     """An empty prompt is refused before anything is stored or the model is called."""
     if not prompt:
@@ -210,7 +233,8 @@ async def session_prompt(ctx: ClientConnection, params: PromptParams) -> PromptR
     session's other connections are told the turn ended (they sent no request it answers)."""
     from ..services.prompt_keys import prompt_once
 
-    refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")  # before a key is taken
+    if _may_be_oversized(params.prompt, ctx.settings.max_message_mib):  # measured before a key is taken
+        refuse_oversized(params.prompt, ctx.settings.max_message_mib, "session/prompt")
     # read once (the queue takes it with the turn); without either field there is none to read
     key = key_of(params) if params.idempotency_key is not None or params.meta else None
     if key is not None and not steering(params):
@@ -275,7 +299,7 @@ async def _prompt_turn(
         ctx.told_refused = True
         sink.notice("\n[" + "; ".join(item.message() for item in refused) + "]\n")
     try:
-        await ctx.daemon.sessions.sync_rewinds(session)  # rewound from a shell meanwhile: the model sees it
+        await _take_in_rewinds(ctx, session)
         _commands_told(ctx, session, handle.turn_id, sink)
         expanded = None
         if _may_be_command(params.prompt):

@@ -46,6 +46,9 @@ class LiveSession(AgentSession):
     # since it was made live): another at its next prompt is another process's writing (a turn, a
     # delete and restore), read in before that turn (sessions_service.py)
     written_seen: int | None = None
+    # SQLite's `data_version` of its store when it was last checked for such a rewind (None:
+    # never): unchanged, no other connection wrote since, so none can have been made
+    history_version: int | None = None
     # made live while its id was a sub-agent's running turn: what that turn added after is
     # read in before its next turn (sessions_service.py)
     read_while_child_ran: bool = False

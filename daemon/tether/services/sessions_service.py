@@ -320,7 +320,7 @@ class LiveSessions(SessionsService):
         live.messages = model_view(views)
         live.ledger = stored_ledger(live.sandbox, views)  # reads of rewound turns are forgotten
         live.context, live.view_size = ContextEstimate(), ContextEstimate()
-        _rewind, live.written_seen = await self._marks(live)
+        live.rewind_seen, live.written_seen = await self._marks(live)
 
     @staticmethod
     async def _marks(live: AgentSession) -> tuple[int, int | None]:
@@ -335,7 +335,8 @@ class LiveSessions(SessionsService):
         model sees the conversation as it now stands. One query per prompt (the latest rewind,
         the newest message's row id); the conversation is read again only when either is not
         what this daemon last saw or left (or, the first time a session that has rewinds is
-        prompted here, once)."""
+        prompted here, once). The prompt handler asks only when the store's `data_version` says
+        another connection wrote since the session's last check."""
         if live.read_while_child_ran:  # a sub-agent's turn went on after it was read (refused prompts until it ended)
             live.read_while_child_ran = False
             await self._reload(live)

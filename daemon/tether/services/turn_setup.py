@@ -1,7 +1,7 @@
 """What a session's turns are given that a prompt does not change: built once, checked each prompt.
 
 Owns: `TurnSetup` (hidden paths, hooks, AGENTS.md, MEMORY.md, command files, MCP or not, the stream
-sanitizer; per connection a `Wiring`: file I/O, gate, tools and specs with `delegate`, provider, services)
+sanitizer, the turns' parts; per connection a `Wiring`: file I/O, gate, tools, specs, provider, services)
 on the `LiveSession`, built again when an input changed (`stat`). Must not: trust a file changed within
 `_GRAIN_NS` of its read, or keep a trusted workspace's hooks or a turn's own services (made each turn).
 """
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from ..agent.sanitize import StreamSanitizer
     from ..agent.session import AgentSession
+    from ..agent.turn_parts import TurnParts
     from ..agent.turn_services import TurnServices
     from ..approvals import ApprovalGate
     from ..config import Settings
@@ -92,6 +93,7 @@ class TurnSetup:
     turn_id: str  # the turn that checked it last: a turn checks once
     wired: bool  # hooks, the reviewer or ask-first: the turn's hook port has something to do
     sanitizer: StreamSanitizer  # the turns' streamed output's (reset after each step; a turn at a time)
+    parts: TurnParts  # the turns' journal, report builder and input guard (each turn starts them afresh)
 
     def current(self, settings: Settings, session: LiveSession) -> bool:
         return (
@@ -99,9 +101,9 @@ class TurnSetup:
             and settings is self.settings
             and session.mcp_servers is self.mcp_given
             and self.env == _env()
-            and self.stamps == tuple(_stamp(path) for path in self.files)
-            and self.marked == tuple(os.path.lexists(path) for path in self.markers)
-            and all(os.path.isdir(folder) for folder in self.folders)
+            and self.stamps == _stamps(self.files)
+            and self.marked == tuple(map(os.path.lexists, self.markers))
+            and all(map(os.path.isdir, self.folders))
         )
 
 
@@ -126,6 +128,7 @@ def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
     from ..agent.context import INSTRUCTION_FILE, project_instructions
     from ..agent.memory_files import memory_file
     from ..agent.sanitize import StreamSanitizer
+    from ..agent.turn_parts import turn_parts
     from ..class_code_cache import cache_dirs
     from ..config.layers import user_config_path
     from ..hooks.config import load_hooks
@@ -150,9 +153,9 @@ def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
         str(memory_file("workspace", workspace)),
         *_listed(folder for folder, _label, _within in command_folders(workspace)),
     )
-    stamps = tuple(_stamp(path) for path in files)
+    stamps = _stamps(files)
     markers = tuple(str(folder / ".git") for folder in folders)
-    marked = tuple(os.path.lexists(path) for path in markers)
+    marked = tuple(map(os.path.lexists, markers))
     hidden, filtered = read_paths(ctx)  # makes the class code cache's folders
     home = tether_home(Path(settings.home) if settings.home else None)
     hooks = load_hooks(user_path, workspace, home)
@@ -178,6 +181,7 @@ def _build(ctx: ClientPort, session: AgentSession, turn_id: str) -> TurnSetup:
         wiring=_wiring(ctx, session),
         turn_id=turn_id,
         sanitizer=StreamSanitizer(),
+        parts=turn_parts(session, settings.guard),  # type: ignore[arg-type]
     )
 
 
@@ -224,12 +228,17 @@ def _listed(folders: Iterable[Path]) -> list[str]:
 
 
 def _env() -> tuple[str | None, ...]:
-    return tuple(os.environ.get(key) for key in _ENV_KEYS)
+    return tuple(map(os.environ.get, _ENV_KEYS))
 
 
-def _stamp(path: str) -> FileStamp:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino
+def _stamps(paths: tuple[str, ...]) -> tuple[FileStamp, ...]:
+    """Each path's stamp, in one loop (checked each prompt: no call a file)."""
+    found: list[FileStamp] = []
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            found.append(None)
+            continue
+        found.append((stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
+    return tuple(found)

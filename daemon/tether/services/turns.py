@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ..transport.connection import Connection
     from .live_session import LiveSession
     from .ports import ClientPort, SettingsHost
+    from .turn_setup import TurnSetup
 
 log = logging.getLogger("tether.server")
 
@@ -77,8 +78,8 @@ def make_turn(
     ctx: ClientPort, session: AgentSession, handle: ActiveTurn, sink: TurnSink, provider: Provider
 ) -> AgentTurn:
     settings = ctx.settings
-    services = turn_services(ctx, session, handle.turn_id, sink, provider)
     setup = turn_setup(ctx, session, handle.turn_id)
+    services = turn_services(ctx, session, handle.turn_id, sink, provider, setup)
     tools = setup.wiring.turn_tools  # the daemon's, and `delegate` when on
 
     def sub_agents() -> SubAgents:  # a `delegate` call's (agent/subagent.py): a turn without one builds none
@@ -117,6 +118,7 @@ def make_turn(
         tool_specs=None if setup.mcp else setup.wiring.specs,
         sub_agents=sub_agents if tools is not setup.wiring.tools else None,
         sanitizer=setup.sanitizer,
+        parts=setup.parts,
     )
 
 
@@ -133,13 +135,19 @@ def child_views(ctx: ClientPort, parent: TurnSink, parent_id: str) -> ChildViews
 
 
 def turn_services(
-    ctx: ClientPort, session: AgentSession, turn_id: str, sink: TurnSink, provider: Provider
+    ctx: ClientPort,
+    session: AgentSession,
+    turn_id: str,
+    sink: TurnSink,
+    provider: Provider,
+    setup: TurnSetup | None = None,
 ) -> TurnServices:
     """What a turn's tools ask, write and hook with (a `/compact` uses them too): the session's
     setup keeps them for the connection when no part is the turn's own (hooks, ask-first and
     the reviewer hold the turn; an allowlist's rules read the domains allowed always)."""
     settings = ctx.settings
-    setup = turn_setup(ctx, session, turn_id)  # the session's, built again when an input changed
+    if setup is None:  # the session's, built again when an input changed
+        setup = turn_setup(ctx, session, turn_id)
     if setup.wiring.services is not None:
         return setup.wiring.services
     port: HookPort = NO_HOOKS

@@ -99,6 +99,13 @@ class Database:
             except sqlite3.Error as exc:
                 raise fault_of(exc, self.path) from exc
 
+    async def data_version(self) -> int:
+        """SQLite's `PRAGMA data_version`: it changes when another connection (the `tether
+        sessions` CLI, a second daemon) commits, never for this connection's own writes; equal
+        at two calls, nobody else wrote to the history between them."""
+        rows = await self.read("PRAGMA data_version")
+        return int(rows[0][0])
+
     async def write(self, work: Work[_T]) -> _T:
         """Run ``work`` as one transaction; its result, or its exception after a rollback."""
         return await self._shielded(_in_steps, work)

@@ -69,8 +69,8 @@ class HistoryStore:
         # use HistoryStore.open()
         self._db = db
         self.rules = RuleStore(db)
-        self.path = db.path
-        self.schema_version = db.schema_version
+        self.path, self.schema_version = db.path, db.schema_version
+        self.data_version = db.data_version  # what other connections committed: `Database.data_version`
         self.recovered_turns = 0
 
     @classmethod

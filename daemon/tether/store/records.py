@@ -228,6 +228,9 @@ class MessageRecord:
     turn_id: str | None = None
     created_at: float = 0.0
     changes: ChangeSet | None = None  # a tool result's: the files its call changed
+    # the stored body's length in characters, set when it is encoded to be stored (the turn's
+    # running context estimate reads it instead of encoding the message again)
+    size: int = field(default=0, compare=False)
 
     @classmethod
     def of(cls, message: Message, status: str = "complete", changes: ChangeSet | None = None) -> MessageRecord:
@@ -329,6 +332,7 @@ def message_row(message: MessageRecord, now: float) -> MessageRow:
     # holding up other writers or opening a transaction
     message.check()
     text, body = message.stored()
+    message.size = len(text)
     return (
         message.role,
         text,
