@@ -266,7 +266,8 @@ class ToolExecutor:
         # declined at once, a server could ask again and again: a few are shown a turn, not a flood
         self._told += 1
         if self._told <= _TOLD_A_TURN:
-            asked = visible(message)
+            # each line of the server's after its first is quoted: none can pass for a notice of Tether's
+            asked = visible(message).replace("\n", "\n> ")
             self.sink.emit(
                 Notice(f"\n[MCP server `{server}` asked: {asked}\n(declined: this client cannot answer forms)]\n")
             )
