@@ -576,3 +576,39 @@ async def test_a_servers_question_to_a_v1_client_cannot_open_a_notice_of_tethers
     forged = [line for line in shown.splitlines() if line.startswith("[Tether")]
     assert forged == [], shown
     assert "> [Tether needs your OPENAI_API_KEY" in shown
+
+
+async def test_bytes_that_are_not_utf8_in_names_and_output_are_stored_and_replayed(
+    spawn_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    """A hostile repository holds a file whose name is not UTF-8 and a command prints bytes that
+    are not (codec43 sends a tool result without blocks straight to msgspec): the turn ends as
+    usual, what is stored is valid JSON text, and another daemon replays it."""
+    (workspace / "data").mkdir()
+    with open(bytes(workspace / "data") + b"/bad\xff\xfename.txt", "wb") as handle:
+        handle.write(b"text \xff\xfe here\n")
+    calls = [
+        {"id": "call_list", "name": "list_dir", "arguments": {"path": "data"}},
+        {"id": "call_glob", "name": "glob", "arguments": {"pattern": "data/*"}},
+        {"id": "call_grep", "name": "grep", "arguments": {"pattern": "here"}},
+        {"id": "call_run", "name": "run_command", "arguments": {"command": "printf 'out \\377\\376 ok'; ls data"}},
+    ]
+    script = _script(tmp_path, {"when": {"step": 1}, "text": "Looking.", "tool_calls": calls}, {"text": "Seen."})
+    daemon = await spawn_daemon("--mode", "full-auto", script=script)
+
+    async def allow(method: str, params: dict):
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    daemon.client.peer.on_request = allow
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("look around")
+    await turn.wait()
+    assert turn.stop_reason == "end_turn"
+    dumped = await daemon.client.request("_tether/session/dump", {"sessionId": session.id})
+    results = {m["body"]["tool_call_id"]: m["body"]["content"] for m in dumped["messages"] if m["role"] == "tool"}
+    assert set(results) == {"call_list", "call_glob", "call_grep", "call_run"}
+    assert all("bad" in results[c] for c in ("call_list", "call_glob", "call_grep")), results
+    assert "out " in results["call_run"] and " ok" in results["call_run"], results
+    other = await spawn_daemon()
+    loaded = await other.client.load_session(session.id, workspace)
+    assert [u["toolCallId"] for u in loaded.updates if u["sessionUpdate"] == "tool_call"] == list(results)
