@@ -319,22 +319,26 @@ class JsonRpcPeer:
             await asyncio.wait(tasks, timeout=timeout)
 
     def cancel_all(self) -> None:
+        """We are closing the connection: every handler stops, and every request of ours
+        fails as on `connection_lost` (its answer can never come: one way to fail, not two)."""
         for entry in list(self._incoming.values()):
             entry.task.cancel()
         for task in list(self._background):
             task.cancel()
-        for _method, future, _on_answer in self._outgoing.values():
-            future.cancel()
-        self._outgoing.clear()
+        self._fail_outgoing("the connection is closing")
 
     def connection_lost(self, who: str = "the other side") -> None:
         """The connection closed: every request of ours fails, every handler stops."""
-        for method, future, _on_answer in self._outgoing.values():
-            if not future.done():
-                future.set_exception(ConnectionError(f"{method}: {who} closed the connection"))
-        self._outgoing.clear()
+        self._fail_outgoing(f"{who} closed the connection")
         for entry in list(self._incoming.values()):
             entry.task.cancel()
+
+    def _fail_outgoing(self, why: str) -> None:
+        """Each request of ours still waiting raises ConnectionError naming its method."""
+        for method, future, _on_answer in self._outgoing.values():
+            if not future.done():
+                future.set_exception(ConnectionError(f"{method}: {why}"))
+        self._outgoing.clear()
 
     @property
     def running_requests(self) -> int:

@@ -229,3 +229,18 @@ def test_tether_acp_reaches_a_session_without_pygls_or_lsprotocol(tmp_path: Path
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "tether.server.app" in imported  # the check sees the daemon's imports
     assert not {m for m in imported if m.split(".")[0] in ("pygls", "lsprotocol")}
+
+
+async def test_closing_our_end_fails_every_waiting_request_as_a_lost_connection_does() -> None:
+    """`cancel_all` (our side closes) once cancelled our requests' futures: whoever awaited one
+    got a bare CancelledError it could not tell from its own cancellation. Both ends of a
+    connection now fail a request whose answer can never come one way: ConnectionError."""
+    server = JsonRpcPeer()
+    client = JsonRpcPeer()
+    wire(client, server)
+    waiting = asyncio.ensure_future(client.request("session/request_permission"))
+    await asyncio.sleep(0)
+    client.cancel_all()
+    with pytest.raises(ConnectionError, match="session/request_permission: the connection is closing"):
+        await waiting
+    assert client.outgoing_requests == 0
