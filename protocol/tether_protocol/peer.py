@@ -231,11 +231,23 @@ class JsonRpcPeer:
     def _cancel_incoming(self, msg_id: Any) -> None:
         entry = self._incoming.get(msg_id) if isinstance(msg_id, (int, str)) else None
         if entry is None:
-            log.debug("cancel for %r: no such running request", msg_id)
+            self._withdrawn(msg_id)
         elif entry.route.on_cancel is not None:
             entry.route.on_cancel(entry.params)
         else:
             entry.task.cancel()
+
+    def _withdrawn(self, msg_id: Any) -> None:
+        """The other side took back a request of ours it was sent (ACP's `$/cancel_request`
+        goes both ways): it will not answer, so it fails as an error answer would (-32800)."""
+        entry = self._outgoing.pop(msg_id, None) if isinstance(msg_id, (int, str)) else None
+        if entry is None:
+            log.debug("cancel for %r: no such running request", msg_id)
+            return
+        method, future, _on_answer = entry
+        if not future.done():
+            error = RequestCancelled("cancelled by the other side without an answer")
+            future.set_exception(RequestFailed(method, error.to_error()))
 
     def _handle_response(self, message: JsonObject) -> None:
         msg_id = message.get("id")
