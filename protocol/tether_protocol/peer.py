@@ -239,8 +239,11 @@ class JsonRpcPeer:
 
     def _withdrawn(self, msg_id: Any) -> None:
         """The other side took back a request of ours it was sent (ACP's `$/cancel_request`
-        goes both ways): it will not answer, so it fails as an error answer would (-32800)."""
-        entry = self._outgoing.pop(msg_id, None) if isinstance(msg_id, (int, str)) else None
+        goes both ways): it will not answer, so it fails as an error answer would (-32800).
+        Only ids of our own spelling (`id_prefix`) are read so: a bare number may be a late
+        cancel of the other side's own request of that number."""
+        ours = isinstance(msg_id, str) and self.options.id_prefix is not None
+        entry = self._outgoing.pop(msg_id, None) if ours else None
         if entry is None:
             log.debug("cancel for %r: no such running request", msg_id)
             return
