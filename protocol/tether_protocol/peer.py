@@ -238,10 +238,9 @@ class JsonRpcPeer:
             entry.task.cancel()
 
     def _withdrawn(self, msg_id: Any) -> None:
-        """The other side took back a request of ours it was sent (ACP's `$/cancel_request`
-        goes both ways): it will not answer, so it fails as an error answer would (-32800).
-        Only ids of our own spelling (`id_prefix`) are read so: a bare number may be a late
-        cancel of the other side's own request of that number."""
+        """The other side took back a request of ours (ACP's `$/cancel_request` goes both ways)
+        and will not answer it: it fails -32800. Only ids of our own spelling (`id_prefix`):
+        a bare number may be a late cancel of the other side's own request of that number."""
         ours = isinstance(msg_id, str) and self.options.id_prefix is not None
         entry = self._outgoing.pop(msg_id, None) if ours else None
         if entry is None:
@@ -249,8 +248,8 @@ class JsonRpcPeer:
             return
         method, future, _on_answer = entry
         if not future.done():
-            error = RequestCancelled("cancelled by the other side without an answer")
-            future.set_exception(RequestFailed(method, error.to_error()))
+            error = RequestCancelled("cancelled by the other side without an answer").to_error()
+            future.set_exception(RequestFailed(method, error))
 
     def _handle_response(self, message: JsonObject) -> None:
         msg_id = message.get("id")
