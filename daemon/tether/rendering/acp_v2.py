@@ -9,6 +9,7 @@ about the turn; it keeps only the step's ids.
 from __future__ import annotations
 
 import base64
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from msgspec import UNSET, Struct, to_builtins
@@ -49,8 +50,8 @@ if TYPE_CHECKING:
 
     from ..tools.base import ChangePreview, ToolLocation
 
-# v2's updates: the generated types (encoded as they are), JSON only for `state_update`,
-# which the generated model cannot hold (`state_update`)
+# v2's updates: the generated types (encoded as they are); JSON only for what v1's shape
+# passes on as it is (`AcpV2.shaped`) and `replay_complete` (not in the Preview schema)
 Update: TypeAlias = Struct | JsonObject
 # An open union's variant, given where the generated type names the union (`ContentBlock`,
 # `DiffChange`, ...): encoded as the union would be, with no wrapper and no hook per value
@@ -209,29 +210,41 @@ def _as_variant(value: Any) -> Variant:
     return value
 
 
-def state_snapshot(state: str) -> JsonObject:
+# `state_update` by state, and a child's state on `subagent_update` (the generated types: the
+# update's says its state in a field, the child's in its tag)
+_STATE_UPDATES: dict[str, Callable[..., Any]] = {
+    "running": partial(v2.SessionUpdate_state_update_running, state="running"),
+    "requires_action": partial(v2.SessionUpdate_state_update_requires_action, state="requires_action"),
+    "idle": partial(v2.SessionUpdate_state_update_idle, state="idle"),
+}
+_CHILD_STATES: dict[str, Callable[..., Any]] = {
+    "running": v2.StateUpdate_running,
+    "requires_action": v2.StateUpdate_requires_action,
+    "idle": v2.StateUpdate_idle,
+}
+
+
+def state_snapshot(state: str) -> Struct:
     """`state_update` alone: the state a session is in now (after `session/resume`): no
     stop reason, nothing ended."""
-    return {"sessionUpdate": "state_update", "state": state}
+    built: Struct = _STATE_UPDATES[state]()
+    return built
 
 
-def state_update(e: TurnStateChanged) -> JsonObject:
-    """`state_update`: JSON, the one update the generated model has no type for (its open
-    union of states is flattened into the update and drops the idle state's `error`); an
-    idle state says why the work stopped. Built in one call: 2-4 a turn, on every viewer."""
-    update: JsonObject = {"sessionUpdate": "state_update", "state": e.state}
-    if e.state == "idle":
-        update["stopReason"] = e.stop_reason or "end_turn"
-        if e.error is not None:
-            update["error"] = dict(e.error)
-    return update
+def _state(e: TurnStateChanged, types: dict[str, Callable[..., Any]]) -> Any:
+    """A state as `types` builds it; an idle state says why the work stopped (and the failure)."""
+    if e.state != "idle":
+        return types[e.state]()
+    error: Any = UNSET
+    if e.error is not None:
+        error = v2.Error(code=e.error["code"], message=e.error["message"], data=e.error.get("data", UNSET))
+    return types["idle"](stop_reason=e.stop_reason or "end_turn", error=error)
 
 
-def _state(e: TurnStateChanged) -> JsonObject:
-    """The state alone (a child's, on `subagent_update`): `state_update` without its tag."""
-    state = state_update(e)
-    del state["sessionUpdate"]
-    return state
+def state_update(e: TurnStateChanged) -> Struct:
+    """`state_update`, live and replayed: 2-4 a turn, on every viewer."""
+    built: Struct = _state(e, _STATE_UPDATES)
+    return built
 
 
 def subagent_update(e: SubagentChanged) -> Struct:
@@ -244,7 +257,7 @@ def subagent_update(e: SubagentChanged) -> Struct:
         title=UNSET if e.title is None else e.title,
         description=UNSET if e.description is None else e.description,
         capabilities=capabilities,
-        state=UNSET if e.state is None else _as_variant(_state(e.state)),
+        state=UNSET if e.state is None else _state(e.state, _CHILD_STATES),
         meta={"tether": {"parentCallId": e.parent_call_id}},
     )
 
@@ -363,3 +376,4 @@ _NOT_ON_V2 = frozenset(("current_mode_update", "user_message_chunk"))
 
 # every update this module builds as a generated type: framed by msgspec in one pass
 emitter.V2_TYPES.update(t for t in v2.SessionUpdate.known.values() if issubclass(t, Struct))
+emitter.V2_TYPES.update(v2.SessionUpdate_state_update.known.values())

@@ -410,12 +410,18 @@ class ElicitationRequestScope(Struct, kw_only=True, omit_defaults=True):
 
 class ElicitationFormMode(Struct, kw_only=True, omit_defaults=True):
     requested_schema: ElicitationSchema = field(name='requestedSchema')
+    session_id: Union[str, UnsetType] = field(default=UNSET, name='sessionId')
+    tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
+    request_id: Union[RequestId, UnsetType] = field(default=UNSET, name='requestId')
 
 ElicitationId = str
 
 class ElicitationUrlMode(Struct, kw_only=True, omit_defaults=True):
     elicitation_id: str = field(name='elicitationId')
     url: str
+    session_id: Union[str, UnsetType] = field(default=UNSET, name='sessionId')
+    tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
+    request_id: Union[RequestId, UnsetType] = field(default=UNSET, name='requestId')
 
 class CreateElicitationRequestBase(Struct, kw_only=True, omit_defaults=True, tag_field='mode'):
     message: str
@@ -423,10 +429,16 @@ class CreateElicitationRequestBase(Struct, kw_only=True, omit_defaults=True, tag
 
 class CreateElicitationRequest_form(CreateElicitationRequestBase, tag='form'):
     requested_schema: ElicitationSchema = field(name='requestedSchema')
+    session_id: Union[str, UnsetType] = field(default=UNSET, name='sessionId')
+    tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
+    request_id: Union[RequestId, UnsetType] = field(default=UNSET, name='requestId')
 
 class CreateElicitationRequest_url(CreateElicitationRequestBase, tag='url'):
     elicitation_id: str = field(name='elicitationId')
     url: str
+    session_id: Union[str, UnsetType] = field(default=UNSET, name='sessionId')
+    tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
+    request_id: Union[RequestId, UnsetType] = field(default=UNSET, name='requestId')
 
 class CreateElicitationRequest(OpenUnion):
     tag_field = 'mode'
@@ -831,6 +843,7 @@ class IdleStateUpdate(Struct, kw_only=True, omit_defaults=True):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
     stop_reason: Union[Union[str, None], UnsetType] = field(default=UNSET, name='stopReason')
+    error: Union[Union[Error, None], UnsetType] = field(default=UNSET)
 
 class RequiresActionStateUpdate(Struct, kw_only=True, omit_defaults=True):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
@@ -852,6 +865,7 @@ class StateUpdate_idle(StateUpdateBase, tag='idle'):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
     stop_reason: Union[Union[str, None], UnsetType] = field(default=UNSET, name='stopReason')
+    error: Union[Union[Error, None], UnsetType] = field(default=UNSET)
 
 class StateUpdate_requires_action(StateUpdateBase, tag='requires_action'):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
@@ -1132,8 +1146,32 @@ class SessionUpdate_agent_thought(SessionUpdateBase, tag='agent_thought'):
     content: Union[Union[list[ContentBlock], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_state_update(StateUpdate):
-    outer = ('sessionUpdate', 'state_update')
+class SessionUpdate_state_update_running(SessionUpdateBase, tag='state_update'):
+    state: Literal["running"]
+    background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
+    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
+
+class SessionUpdate_state_update_idle(SessionUpdateBase, tag='state_update'):
+    state: Literal["idle"]
+    usage: Union[Union[Usage, None], UnsetType] = field(default=UNSET)
+    background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
+    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
+    stop_reason: Union[Union[str, None], UnsetType] = field(default=UNSET, name='stopReason')
+    error: Union[Union[Error, None], UnsetType] = field(default=UNSET)
+
+class SessionUpdate_state_update_requires_action(SessionUpdateBase, tag='state_update'):
+    state: Literal["requires_action"]
+    background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
+    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
+
+class SessionUpdate_state_update_unknown(SessionUpdateBase, tag='state_update'):
+    state: Literal["unknown"]
+    background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
+    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
+
+class SessionUpdate_state_update(OpenUnion):
+    tag_field = 'state'
+    known = {'running': SessionUpdate_state_update_running, 'idle': SessionUpdate_state_update_idle, 'requires_action': SessionUpdate_state_update_requires_action, 'unknown': SessionUpdate_state_update_unknown}
 
 class SessionUpdate_tool_call_content_chunk(SessionUpdateBase, tag='tool_call_content_chunk'):
     tool_call_id: str = field(name='toolCallId')
