@@ -127,16 +127,16 @@ class Generator:
 
     def fields(self, s: Schema, where: str) -> list[str]:
         required = set(s.get("required", []))
-        req, opt = [], []
+        out = []  # the schema's order (the Structs are keyword-only): the wire's key order
         for key, prop in s.get("properties", {}).items():
             py = snake(key)
             tp = self.type_of(prop, f"{where}.{key}")
             if key in required:
-                req.append(f"    {py}: {tp} = field(name={key!r})" if py != key else f"    {py}: {tp}")
+                out.append(f"    {py}: {tp} = field(name={key!r})" if py != key else f"    {py}: {tp}")
             else:
                 name = f", name={key!r}" if py != key else ""
-                opt.append(f"    {py}: Union[{tp}, UnsetType] = field(default=UNSET{name})")
-        return req + opt
+                out.append(f"    {py}: Union[{tp}, UnsetType] = field(default=UNSET{name})")
+        return out
 
     def merged_fields(self, s: Schema, where: str) -> list[str]:
         """The optional fields an object's variants add (the idle state's `error` when its
@@ -209,7 +209,7 @@ class Generator:
             if nested:
                 self.note("a variant that is a closed tagged union (its fields are not checked)", cls)
             own = self.variant_fields(m, tag, cls)
-            self.lines += [f"class {cls}({base}, tag={value!r}):", *(own or ["    pass"]), ""]
+            self.lines += [f"class {cls}({base}, kw_only=True, tag={value!r}):", *(own or ["    pass"]), ""]
             variants.append((value, cls))
         if is_open:  # an unknown tag decodes too: `value` keeps the object as it came
             self.kinds["open union"] += 1
@@ -244,7 +244,7 @@ class Generator:
             flat = f"{cls}_{re.sub(r'[^0-9A-Za-z]', '_', str(inner_value))}"
             pinned = f"    {py}: Literal[{json.dumps(inner_value)}]" + (f" = field({name[2:]})" if name else "")
             own = self.variant_fields(m, inner_tag, flat)
-            self.lines += [f"class {flat}({base}, tag={value!r}):", pinned, *own, ""]
+            self.lines += [f"class {flat}({base}, kw_only=True, tag={value!r}):", pinned, *own, ""]
             known.append((inner_value, flat))
         pairs = ", ".join(f"{v!r}: {c}" for v, c in known)
         self.lines += [f"class {cls}(OpenUnion):", f"    tag_field = {inner_tag!r}", f"    known = {{{pairs}}}", ""]
