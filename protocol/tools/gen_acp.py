@@ -9,14 +9,18 @@ classes Tether uses, listed per area with Tether's deliberate differences in `ac
 Owns: the mapping from the schema's `$defs` (default: the vendored v2 Preview,
 `protocol/upstream/acp-v2-preview/schema.unstable.json`) to one module of Structs; a schema
 update is: copy the new file in, run this. Must not: be imported by the daemon.
-The mapping: object with `properties` -> Struct (wire names kept by `field(name=...)`,
-optional fields UNSET so they are left out); `anyOf` whose members each pin one property to
-a `const` -> a tagged union (one Struct per tag, the referenced object's fields copied in);
-with a catch-all member (`"title": "other"`) -> an `OpenUnion` subclass (`acp_v2/_open.py`)
-whose `value` is the known variant or the unknown object as it came; open enums -> `str`.
+The mapping: object with `properties` -> Struct (keyword-only, fields in the schema's order:
+the wire's key order; wire names kept by `field(name=...)`, optional fields UNSET so they are
+left out); `anyOf` whose members each pin one property to a `const` -> a tagged union (one
+Struct per tag, the referenced object's fields copied in); with a catch-all member
+(`"title": "other"`) -> an `OpenUnion` subclass (`acp_v2/_open.py`) whose `value` is the known
+variant or the unknown object as it came; a variant that is itself an open union
+(`state_update` -> `state`) -> one Struct per inner variant under the outer tag, the inner
+tag a required `Literal` field; open enums -> `str`.
 Not faithful (reported by `--report`): `x-deserialize-default-on-error` (a bad optional
 value fails the message instead of becoming its default), untagged unions of two object or
-two array types (typed `Any`).
+two array types (typed `Any`), the fields an object's own variants add (the idle state's
+`error`: kept as optional fields, not tied to their tag).
 """
 
 from __future__ import annotations

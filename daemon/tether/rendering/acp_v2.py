@@ -9,7 +9,6 @@ about the turn; it keeps only the step's ids.
 from __future__ import annotations
 
 import base64
-from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from msgspec import UNSET, Struct, to_builtins
@@ -210,41 +209,45 @@ def _as_variant(value: Any) -> Variant:
     return value
 
 
-# `state_update` by state, and a child's state on `subagent_update` (the generated types: the
-# update's says its state in a field, the child's in its tag)
-_STATE_UPDATES: dict[str, Callable[..., Any]] = {
-    "running": partial(v2.SessionUpdate_state_update_running, state="running"),
-    "requires_action": partial(v2.SessionUpdate_state_update_requires_action, state="requires_action"),
-    "idle": partial(v2.SessionUpdate_state_update_idle, state="idle"),
+# the states that carry nothing but their name: one shared value each (never changed), as
+# `state_update` and as a child's state on `subagent_update` (the schema's `StateUpdate`)
+_STATE_UPDATES: dict[str, Struct] = {
+    "running": v2.SessionUpdate_state_update_running(state="running"),
+    "requires_action": v2.SessionUpdate_state_update_requires_action(state="requires_action"),
 }
-_CHILD_STATES: dict[str, Callable[..., Any]] = {
-    "running": v2.StateUpdate_running,
-    "requires_action": v2.StateUpdate_requires_action,
-    "idle": v2.StateUpdate_idle,
+_CHILD_STATES: dict[str, Struct] = {
+    "running": v2.StateUpdate_running(),
+    "requires_action": v2.StateUpdate_requires_action(),
 }
 
 
 def state_snapshot(state: str) -> Struct:
     """`state_update` alone: the state a session is in now (after `session/resume`): no
     stop reason, nothing ended."""
-    built: Struct = _STATE_UPDATES[state]()
-    return built
+    return _STATE_UPDATES.get(state) or v2.SessionUpdate_state_update_idle(state="idle")
 
 
-def _state(e: TurnStateChanged, types: dict[str, Callable[..., Any]]) -> Any:
-    """A state as `types` builds it; an idle state says why the work stopped (and the failure)."""
-    if e.state != "idle":
-        return types[e.state]()
-    error: Any = UNSET
-    if e.error is not None:
-        error = v2.Error(code=e.error["code"], message=e.error["message"], data=e.error.get("data", UNSET))
-    return types["idle"](stop_reason=e.stop_reason or "end_turn", error=error)
+def _failure(e: TurnStateChanged) -> Any:
+    """An idle state's `error` (the JSON-RPC error object), or UNSET."""
+    if e.error is None:
+        return UNSET
+    return v2.Error(code=e.error["code"], message=e.error["message"], data=e.error.get("data", UNSET))
 
 
 def state_update(e: TurnStateChanged) -> Struct:
-    """`state_update`, live and replayed: 2-4 a turn, on every viewer."""
-    built: Struct = _state(e, _STATE_UPDATES)
-    return built
+    """`state_update`, live and replayed (2-4 a turn, on every viewer): an idle state says
+    why the work stopped, and the failure."""
+    if e.state != "idle":
+        return _STATE_UPDATES[e.state]
+    stop_reason = e.stop_reason or "end_turn"
+    return v2.SessionUpdate_state_update_idle(state="idle", stop_reason=stop_reason, error=_failure(e))
+
+
+def _child_state(e: TurnStateChanged) -> Variant:
+    """A child's state on `subagent_update`: `state_update`'s, as the schema's `StateUpdate`."""
+    if e.state != "idle":
+        return _CHILD_STATES[e.state]
+    return v2.StateUpdate_idle(stop_reason=e.stop_reason or "end_turn", error=_failure(e))
 
 
 def subagent_update(e: SubagentChanged) -> Struct:
@@ -257,7 +260,7 @@ def subagent_update(e: SubagentChanged) -> Struct:
         title=UNSET if e.title is None else e.title,
         description=UNSET if e.description is None else e.description,
         capabilities=capabilities,
-        state=UNSET if e.state is None else _state(e.state, _CHILD_STATES),
+        state=UNSET if e.state is None else _child_state(e.state),
         meta={"tether": {"parentCallId": e.parent_call_id}},
     )
 
