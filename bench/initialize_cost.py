@@ -1,6 +1,6 @@
 """What `tether acp` spends before its `initialize` answer, trees side by side in one run.
 
-    .venv/bin/python bench/initialize_cost.py [--runs 21] [--baseline PYTHON ...] [--no-valgrind]
+    .venv/bin/python bench/initialize_cost.py [--runs 21] [--baseline PYTHON ...] [--no-valgrind] [--client KIND]
 
 Each tree (this checkout's interpreter, and each `--baseline`: another checkout's venv) gets
 its own Tether home, warmed by one whole start (`initialize`, `session/new`: the start caches
@@ -13,7 +13,9 @@ are saved). Then:
 2. `--runs` rounds of fresh spawns, the trees alternating: spawn -> answer (wall) and the
    process's CPU at the answer (its threads' run time from /proc/PID/task/*/schedstat).
 
-The client sends `initialize` at once, as bench/startup.py and editors do. Nothing is asserted.
+The client sends `initialize` at once, as bench/startup.py and editors do: by default as Tether's
+VS Code extension does (ACP's keys and LSP's: the LSP half at the root); `--client acp` as a
+strict ACP v1 client (LSP's half under `_meta`), `--client v2` asking for ACP v2. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -49,13 +51,17 @@ def message(id_: int, method: str, params: dict[str, object]) -> bytes:
 
 
 class Trees:
-    def __init__(self, pythons: list[str]) -> None:
+    def __init__(self, pythons: list[str], client: str = "hybrid") -> None:
         self.pythons = pythons
         self.scratch = Path(tempfile.mkdtemp(prefix="tether-bench-init-"))
         self.ws = self.scratch / "ws"
         self.ws.mkdir()
         (self.ws / "README.md").write_text("bench\n")
-        params = {"protocolVersion": 1, "clientCapabilities": {}, "rootUri": self.ws.as_uri(), "capabilities": {}}
+        params: dict[str, object] = {
+            "hybrid": {"protocolVersion": 1, "clientCapabilities": {}, "rootUri": self.ws.as_uri(), "capabilities": {}},
+            "acp": {"protocolVersion": 1, "clientCapabilities": {}},
+            "v2": {"protocolVersion": 2, "capabilities": {}, "info": {"name": "bench", "version": "1"}},
+        }[client]
         self.initialize = message(1, "initialize", params)
         base = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "PYTHONDONTWRITEBYTECODE"))}
         self.envs = [
@@ -121,8 +127,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--baseline", action="append", default=[], help="another checkout's python (repeatable)")
     parser.add_argument("--no-valgrind", action="store_true", help="only the timed spawns")
+    parser.add_argument("--client", choices=("hybrid", "acp", "v2"), default="hybrid", help="who asks (see above)")
     args = parser.parse_args()
-    trees = Trees([*args.baseline, sys.executable])
+    trees = Trees([*args.baseline, sys.executable], args.client)
     try:
         for i in range(len(trees.pythons)):
             trees.warm(i)

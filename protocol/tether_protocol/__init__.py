@@ -99,7 +99,9 @@ _MESSAGE_MODULES: dict[str, str] = {
         AgentCapabilities CancelRequestParams ClientCapabilities FileSystemCapabilities InitializeParams
         InitializeResult McpCapabilities PromptCapabilities SessionCapabilities read_initialize
     """,
-    "_capabilities_meta": "ClientCapabilitiesMeta ClientTetherCapabilities",
+    "_capabilities_meta": """
+        ClientCapabilitiesMeta ClientTetherCapabilities InitializeResultMeta InitializeTetherMeta RefusedSetting
+    """,
     "_lsp_lifecycle": """
         CodeActionOptions ExecuteCommandOptions LspInitializeResult ServerCapabilities TextDocumentSyncOptions
         WorkspaceFolder
@@ -128,8 +130,8 @@ _MESSAGE_MODULES: dict[str, str] = {
         WriteTextFileResult
     """,
     "_extensions": """
-        DaemonStats InitializeResultMeta InitializeTetherMeta RefusedSetting RemoveRuleParams ReportParams
-        ReportResult Rule RuleDecision RuleKind RulesParams RulesResult RunReport StepReport ToolCallReport Usage
+        DaemonStats RemoveRuleParams ReportParams ReportResult Rule RuleDecision RuleKind RulesParams RulesResult
+        RunReport StepReport ToolCallReport Usage
     """,
     "_snapshots": """
         DumpParams DumpResult DumpedFile LatestParams LatestResult LatestSession NoLatestSession

@@ -1,8 +1,9 @@
-"""Tether's `_meta` in the client's `initialize` capabilities (SPEC §3.1, §3.22, §4.9, §4.11).
+"""Tether's `_meta` in `initialize`: the client's capabilities' and the answer's (SPEC §3.1, §3.22, §4.9, §4.11, §9).
 
-Owns: `ClientTetherCapabilities` and `ClientCapabilitiesMeta`, hand-declared (ACP's
-`terminal_output` key and Tether's extension); `ClientCapabilities` itself is generated
-(`acp_v1/initialize.py`). Must not: read them (`server/handshake.py` does).
+Owns: `ClientTetherCapabilities`, `ClientCapabilitiesMeta` (ACP's `terminal_output` key and
+Tether's extension) and the answer's `InitializeResultMeta`, hand-declared; ACP's classes around
+them are generated (`acp_v1/initialize.py`). Must not: read or build them (`server/handshake.py`
+does), or pull in more than the start path's modules.
 """
 
 from __future__ import annotations
@@ -10,8 +11,15 @@ from __future__ import annotations
 import msgspec
 
 from ._codec import Wire
+from ._lsp_lifecycle import LspInitializeResult
 
-__all__ = ["ClientCapabilitiesMeta", "ClientTetherCapabilities"]
+__all__ = [
+    "ClientCapabilitiesMeta",
+    "ClientTetherCapabilities",
+    "InitializeResultMeta",
+    "InitializeTetherMeta",
+    "RefusedSetting",
+]
 
 
 class ClientTetherCapabilities(Wire, omit_defaults=False):
@@ -29,3 +37,25 @@ class ClientCapabilitiesMeta(Wire):  # ACP's key `terminal_output` is snake_case
 
     terminal_output: bool | None = msgspec.field(default=None, name="terminal_output")
     tether: ClientTetherCapabilities | None = None
+
+
+class RefusedSetting(Wire):
+    """A workspace-config key Tether refused and ignored (SPEC §9)."""
+
+    key: str
+    file: str
+    reason: str
+    message: str
+
+
+class InitializeTetherMeta(Wire):
+    """The answer's `_meta.tether`: an ACP client's LSP half, the ACP versions Tether speaks
+    (a v1 client may reconnect asking for 2), the workspace-config keys refused (§9)."""
+
+    lsp: LspInitializeResult | None = None
+    protocol_versions: list[int] | None = None
+    config_refused: list[RefusedSetting] | None = None
+
+
+class InitializeResultMeta(Wire):
+    tether: InitializeTetherMeta | None = None

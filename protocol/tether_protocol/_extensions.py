@@ -1,8 +1,8 @@
 """Tether's extension methods about runs and rules: `_tether/session/report`,
 `_tether/daemon/stats`, `_tether/rules/list`, `_tether/rules/remove` (SPEC §3.16-§3.19).
 
-Owns: their params and results, and `initialize`'s answer's `_meta.tether` (§3.1, §9: off the
-start path, the handshake writes it as JSON). Must not: hold behaviour. Fields the daemon always
+Owns: their params and results (`initialize`'s answer's `_meta.tether` is `_capabilities_meta`'s:
+the start path builds it). Must not: hold behaviour. Fields the daemon always
 sends are required even when they may be null (`firstTokenMs`, `framing`, a rule's `id`).
 """
 
@@ -14,13 +14,9 @@ import msgspec
 
 from ._codec import Meta, Wire
 from ._json import JsonObject
-from ._lsp_lifecycle import LspInitializeResult
 
 __all__ = [
     "DaemonStats",
-    "InitializeResultMeta",
-    "InitializeTetherMeta",
-    "RefusedSetting",
     "RemoveRuleParams",
     "ReportParams",
     "ReportResult",
@@ -157,23 +153,3 @@ class RemoveRuleParams(Wire):
     session_id: str
     id: int
     meta: Meta = msgspec.field(default=None, name="_meta")
-
-
-class RefusedSetting(Wire):
-    """A workspace-config key Tether refused and ignored (SPEC §9)."""
-
-    key: str
-    file: str
-    reason: str
-    message: str
-
-
-class InitializeTetherMeta(Wire):
-    lsp: LspInitializeResult | None = None
-    config_refused: list[RefusedSetting] | None = None
-    # the ACP versions Tether speaks (v1 answer: a client may reconnect asking for 2)
-    protocol_versions: list[int] | None = None
-
-
-class InitializeResultMeta(Wire):
-    tether: InitializeTetherMeta | None = None

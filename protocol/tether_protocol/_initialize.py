@@ -13,8 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ._capabilities_meta import ClientCapabilitiesMeta, ClientTetherCapabilities
-from ._codec import convert
+from ._capabilities_meta import (
+    ClientCapabilitiesMeta,
+    ClientTetherCapabilities,
+    InitializeResultMeta,
+    InitializeTetherMeta,
+    RefusedSetting,
+)
+from ._codec import Wire, convert
 from ._lsp_lifecycle import (
     CodeActionOptions,
     ExecuteCommandOptions,
@@ -27,6 +33,7 @@ from ._lsp_lifecycle import (
 )
 from .acp_v1.initialize import (
     AcpInitializeParams,
+    AcpInitializeResult,
     AgentCapabilities,
     ClientCapabilities,
     FileSystemCapabilities,
@@ -46,9 +53,12 @@ __all__ = [
     "FileSystemCapabilities",
     "InitializeParams",
     "InitializeResult",
+    "InitializeResultMeta",
+    "InitializeTetherMeta",
     "LspInitializeResult",
     "McpCapabilities",
     "PromptCapabilities",
+    "RefusedSetting",
     "ServerCapabilities",
     "SessionCapabilities",
     "TextDocumentSyncOptions",
@@ -85,16 +95,26 @@ def read_initialize(params: JsonObject) -> tuple[AcpInitializeParams, LspInitial
 
 
 def _joined(name: str, acp: type[msgspec.Struct], lsp: type[msgspec.Struct], doc: str) -> Any:
-    """ACP's class with LSP's fields added, each optional (copied, so declared once)."""
+    """ACP's class with LSP's fields added, each optional (copied, so declared once). The
+    answer's `_meta` stays last (after LSP's keys: the order the handshake writes)."""
     words = {"KIND_ERRORS": _KIND_ERRORS, "WIRE_ERRORS": _WIRE_ERRORS} if name == "InitializeParams" else {}
-    extra: list[tuple[str, Any, Any]] = []
-    for field in msgspec.structs.fields(lsp):
-        if field.default_factory is not msgspec.NODEFAULT:
-            wire = msgspec.field(default_factory=field.default_factory, name=field.encode_name)
-        else:  # a required one (NODEFAULT) becomes optional: None while absent
-            wire = msgspec.field(default=None if field.required else field.default, name=field.encode_name)
-        extra.append((field.name, field.type | None if field.required else field.type, wire))
-    return msgspec.defstruct(name, extra, bases=(acp,), module=__name__, namespace={"__doc__": doc, **words})
+    extra = [_copied(field, optional=True) for field in msgspec.structs.fields(lsp)]
+    namespace = {"__doc__": doc, **words}
+    if name != "InitializeResult":
+        return msgspec.defstruct(name, extra, bases=(acp,), module=__name__, namespace=namespace)
+    own = [_copied(field, optional=False) for field in msgspec.structs.fields(acp)]
+    fields = [f for f in own if f[0] != "meta"] + extra + [f for f in own if f[0] == "meta"]
+    return msgspec.defstruct(name, fields, bases=(Wire,), kw_only=True, module=__name__, namespace=namespace)
+
+
+def _copied(field: msgspec.structs.FieldInfo, *, optional: bool) -> tuple[str, Any, Any]:
+    """A field for `defstruct`, under its wire name; ``optional``: None while absent."""
+    if field.default_factory is not msgspec.NODEFAULT:
+        return field.name, field.type, msgspec.field(default_factory=field.default_factory, name=field.encode_name)
+    if field.required and not optional:
+        return field.name, field.type, msgspec.field(name=field.encode_name)
+    wire = msgspec.field(default=None if field.required else field.default, name=field.encode_name)
+    return field.name, field.type | None if field.required else field.type, wire
 
 
 # The wire's `initialize` and cancel, as the schema and the method table name them: ACP's and
@@ -111,7 +131,7 @@ _JOINS: dict[str, tuple[str, type[msgspec.Struct], str]] = {  # the ACP class (i
         " `info` and its capabilities `capabilities` (LSP's key in v1).",
     ),
     "InitializeResult": (
-        "lifecycle.AcpInitializeResult",
+        "initialize.AcpInitializeResult",
         LspInitializeResult,
         "The ACP half always; the LSP half (`capabilities`, `serverInfo`) at the root for a client that"
         " sent LSP params, else under `_meta.tether.lsp`.",
@@ -127,10 +147,15 @@ _JOINS: dict[str, tuple[str, type[msgspec.Struct], str]] = {  # the ACP class (i
 
 if TYPE_CHECKING:
     from ._json import JsonObject
-    from .acp_v1.lifecycle import AcpCancelRequestParams, AcpInitializeResult
+    from .acp_v1.content import Implementation
+    from .acp_v1.lifecycle import AcpCancelRequestParams
 
     InitializeParams = AcpInitializeParams
-    InitializeResult = AcpInitializeResult
+
+    class InitializeResult(AcpInitializeResult, kw_only=True):  # the join as mypy sees it
+        capabilities: ServerCapabilities | None = None
+        server_info: Implementation | None = None
+
     CancelRequestParams = AcpCancelRequestParams
 else:
 

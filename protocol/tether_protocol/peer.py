@@ -231,11 +231,25 @@ class JsonRpcPeer:
     def _cancel_incoming(self, msg_id: Any) -> None:
         entry = self._incoming.get(msg_id) if isinstance(msg_id, (int, str)) else None
         if entry is None:
-            log.debug("cancel for %r: no such running request", msg_id)
+            self._withdrawn(msg_id)
         elif entry.route.on_cancel is not None:
             entry.route.on_cancel(entry.params)
         else:
             entry.task.cancel()
+
+    def _withdrawn(self, msg_id: Any) -> None:
+        """The other side took back a request of ours (ACP's `$/cancel_request` goes both ways)
+        and will not answer it: it fails -32800. Only ids of our own spelling (`id_prefix`):
+        a bare number may be a late cancel of the other side's own request of that number."""
+        ours = isinstance(msg_id, str) and self.options.id_prefix is not None
+        entry = self._outgoing.pop(msg_id, None) if ours else None
+        if entry is None:
+            log.debug("cancel for %r: no such running request", msg_id)
+            return
+        method, future, _on_answer = entry
+        if not future.done():
+            error = RequestCancelled("cancelled by the other side without an answer").to_error()
+            future.set_exception(RequestFailed(method, error))
 
     def _handle_response(self, message: JsonObject) -> None:
         msg_id = message.get("id")
@@ -319,22 +333,26 @@ class JsonRpcPeer:
             await asyncio.wait(tasks, timeout=timeout)
 
     def cancel_all(self) -> None:
+        """We are closing the connection: every handler stops, and every request of ours
+        fails as on `connection_lost` (its answer can never come: one way to fail, not two)."""
         for entry in list(self._incoming.values()):
             entry.task.cancel()
         for task in list(self._background):
             task.cancel()
-        for _method, future, _on_answer in self._outgoing.values():
-            future.cancel()
-        self._outgoing.clear()
+        self._fail_outgoing("the connection is closing")
 
     def connection_lost(self, who: str = "the other side") -> None:
         """The connection closed: every request of ours fails, every handler stops."""
-        for method, future, _on_answer in self._outgoing.values():
-            if not future.done():
-                future.set_exception(ConnectionError(f"{method}: {who} closed the connection"))
-        self._outgoing.clear()
+        self._fail_outgoing(f"{who} closed the connection")
         for entry in list(self._incoming.values()):
             entry.task.cancel()
+
+    def _fail_outgoing(self, why: str) -> None:
+        """Each request of ours still waiting raises ConnectionError naming its method."""
+        for method, future, _on_answer in self._outgoing.values():
+            if not future.done():
+                future.set_exception(ConnectionError(f"{method}: {why}"))
+        self._outgoing.clear()
 
     @property
     def running_requests(self) -> int:

@@ -43,7 +43,7 @@ IMPORTS = {
     "Meta": ".._codec", "NonEmpty": ".._codec", "Wire": ".._codec", "JsonObject": ".._json",
     "QueuedPrompt": ".._queue", "SteerOutcome": ".._queue", "PromptResultMeta": ".._queue",
     "UpdateMeta": ".._update_meta", "ClientCapabilitiesMeta": ".._capabilities_meta",
-    "InitializeResultMeta": ".._extensions",
+    "InitializeResultMeta": ".._capabilities_meta",
     "PermissionRequestMeta": ".._permission_meta", "PermissionResultMeta": ".._permission_meta",
 }
 UPDATE = {"tag_field": '"sessionUpdate"'}
@@ -111,7 +111,8 @@ AREAS: dict[str, list[Cls | Alias]] = {
         Alias("ToolCallStatus", "ToolCallStatus"),
         Alias("PlanEntryPriority", "PlanEntryPriority"),
         Alias("PlanEntryStatus", "PlanEntryStatus"),
-        Cls("Implementation", "Implementation", ["name", "version", "title"]),
+        # the schema's order (`title` before `version`: keyword-only, so an optional one may lead)
+        Cls("Implementation", "Implementation", ["name", "title", "version"], kw={"kw_only": "True"}),
         # content blocks: text, resource links and text resources (no images, audio or blobs:
         # `promptCapabilities` says so); no `annotations`
         Cls("TextContent", "TextContent", ["text", META], kw={**TYPE, "tag": '"text"'}),
@@ -258,17 +259,17 @@ AREAS: dict[str, list[Cls | Alias]] = {
             "protocol_version: Union[int, None] = None", "client_capabilities: Union[ClientCapabilities, None] = None",
             "client_info", "info: Union[Implementation, None] = None", META,
         ], doc="ACP's `initialize` params (v1; v2's `info` too)."),
-    ],
-    # the shapes only the schema needs (the handshake writes its answer as JSON, the peer reads
-    # cancels raw): their own area, off the start path
-    "lifecycle": [
-        # `agentInfo` always sent; `_meta.tether` typed (`_extensions`)
+        # the answer (on the start path: the handshake builds it); `agentInfo` always sent;
+        # `_meta.tether` typed (`_capabilities_meta`)
         Cls("AcpInitializeResult", "InitializeResponse", [
             "protocol_version", "agent_capabilities = required", "agent_info = required",
             "auth_methods: list[JsonObject] = required", "meta: Union[InitializeResultMeta, None] = None",
         ], doc=(
             "ACP's `initialize` result; a client that also sent LSP's params gets LSP's half\n"
             "    (`LspInitializeResult`) beside it at the root, else under `_meta.tether.lsp`.")),
+    ],
+    # the shape only the schema needs (the peer reads cancels raw): its own area, off the start path
+    "lifecycle": [
         # optional: the peer takes LSP's `id` under ACP's method too (`requestId` wins); no `_meta`
         # (Tether neither reads nor sends it)
         Cls("AcpCancelRequestParams", "CancelRequestNotification", ["request_id: Union[int, str, None] = None"],

@@ -9,14 +9,18 @@ classes Tether uses, listed per area with Tether's deliberate differences in `ac
 Owns: the mapping from the schema's `$defs` (default: the vendored v2 Preview,
 `protocol/upstream/acp-v2-preview/schema.unstable.json`) to one module of Structs; a schema
 update is: copy the new file in, run this. Must not: be imported by the daemon.
-The mapping: object with `properties` -> Struct (wire names kept by `field(name=...)`,
-optional fields UNSET so they are left out); `anyOf` whose members each pin one property to
-a `const` -> a tagged union (one Struct per tag, the referenced object's fields copied in);
-with a catch-all member (`"title": "other"`) -> an `OpenUnion` subclass (`acp_v2/_open.py`)
-whose `value` is the known variant or the unknown object as it came; open enums -> `str`.
+The mapping: object with `properties` -> Struct (keyword-only, fields in the schema's order:
+the wire's key order; wire names kept by `field(name=...)`, optional fields UNSET so they are
+left out); `anyOf` whose members each pin one property to a `const` -> a tagged union (one
+Struct per tag, the referenced object's fields copied in); with a catch-all member
+(`"title": "other"`) -> an `OpenUnion` subclass (`acp_v2/_open.py`) whose `value` is the known
+variant or the unknown object as it came; a variant that is itself an open union
+(`state_update` -> `state`) -> one Struct per inner variant under the outer tag, the inner
+tag a required `Literal` field; open enums -> `str`.
 Not faithful (reported by `--report`): `x-deserialize-default-on-error` (a bad optional
 value fails the message instead of becoming its default), untagged unions of two object or
-two array types (typed `Any`).
+two array types (typed `Any`), the fields an object's own variants add (the idle state's
+`error`: kept as optional fields, not tied to their tag).
 """
 
 from __future__ import annotations
@@ -127,16 +131,30 @@ class Generator:
 
     def fields(self, s: Schema, where: str) -> list[str]:
         required = set(s.get("required", []))
-        req, opt = [], []
+        out = []  # the schema's order (the Structs are keyword-only): the wire's key order
         for key, prop in s.get("properties", {}).items():
             py = snake(key)
             tp = self.type_of(prop, f"{where}.{key}")
             if key in required:
-                req.append(f"    {py}: {tp} = field(name={key!r})" if py != key else f"    {py}: {tp}")
+                out.append(f"    {py}: {tp} = field(name={key!r})" if py != key else f"    {py}: {tp}")
             else:
                 name = f", name={key!r}" if py != key else ""
-                opt.append(f"    {py}: Union[{tp}, UnsetType] = field(default=UNSET{name})")
-        return req + opt
+                out.append(f"    {py}: Union[{tp}, UnsetType] = field(default=UNSET{name})")
+        return out
+
+    def merged_fields(self, s: Schema, where: str) -> list[str]:
+        """The optional fields an object's variants add (the idle state's `error` when its
+        `stopReason` is `error`): kept, not tied to their tag (a tag union here would need a
+        variant for a missing tag). A variant's required field is optional here."""
+        known = set(s.get("properties", {}))
+        added: dict[str, Schema] = {}
+        for m in s.get("anyOf", s.get("oneOf", [])):
+            refs = [self.defs[r["$ref"].rsplit("/", 1)[1]] for r in m.get("allOf", []) if "$ref" in r]
+            for ref in [*refs, m]:
+                added |= {k: p for k, p in ref.get("properties", {}).items() if k not in known}
+        if added:
+            self.note("a variant's fields merged as optional (not tied to its tag)", where)
+        return self.fields({"properties": added}, where)
 
     def tagged(self, s: Schema) -> str | None:
         """The tag property of an `anyOf` whose members each pin one to a const, else None."""
@@ -157,7 +175,7 @@ class Generator:
             self.emit_tagged(name, s, tag)
         elif "properties" in s:
             self.kinds["struct"] += 1
-            body = self.fields(s, name) or ["    pass"]
+            body = self.fields(s, name) + self.merged_fields(s, name) or ["    pass"]
             self.lines += [f"class {name}(Struct, kw_only=True, omit_defaults=True):", *body, ""]
         else:
             self.kinds["alias / enum"] += 1
@@ -189,24 +207,13 @@ class Generator:
             refs = [r["$ref"].rsplit("/", 1)[1] for r in m.get("allOf", []) if "$ref" in r]
             nested = [r for r in refs if self.tagged(self.defs[r]) is not None]
             if nested and is_open_union(self.defs[nested[0]]) and set(m.get("properties", {})) == {tag}:
-                # a variant that is itself a tagged union (`state_update` -> `state`): the
-                # inner union, told to write this outer tag too when it is encoded
-                self.lines += [f"class {cls}({nested[0]}):", f"    outer = ({tag!r}, {value!r})", ""]
+                self.emit_nested(cls, base, value, nested[0])
                 variants.append((value, cls))
                 continue
             if nested:
                 self.note("a variant that is a closed tagged union (its fields are not checked)", cls)
-            own = []
-            for r in m.get("allOf", []):
-                own += self.fields(self.defs[r["$ref"].rsplit("/", 1)[1]], cls) if "$ref" in r else []
-            own += self.fields(
-                {
-                    "required": m.get("required", []),
-                    "properties": {k: p for k, p in m.get("properties", {}).items() if k != tag},
-                },
-                cls,
-            )
-            self.lines += [f"class {cls}({base}, tag={value!r}):", *(own or ["    pass"]), ""]
+            own = self.variant_fields(m, tag, cls)
+            self.lines += [f"class {cls}({base}, kw_only=True, tag={value!r}):", *(own or ["    pass"]), ""]
             variants.append((value, cls))
         if is_open:  # an unknown tag decodes too: `value` keeps the object as it came
             self.kinds["open union"] += 1
@@ -214,6 +221,37 @@ class Generator:
             self.lines += [f"class {name}(OpenUnion):", f"    tag_field = {tag!r}", f"    known = {{{known}}}", ""]
         else:
             self.lines += [f"{name} = Union[{', '.join(cls for _, cls in variants)}]", ""]
+
+    def variant_fields(self, m: Schema, tag: str, cls: str) -> list[str]:
+        """A variant's fields: its referenced objects' (copied in), then its own but the tag."""
+        own = []
+        for r in m.get("allOf", []):
+            ref = self.defs[r["$ref"].rsplit("/", 1)[1]] if "$ref" in r else {}
+            own += self.fields(ref, cls) + self.merged_fields(ref, cls)
+        own_props = {k: p for k, p in m.get("properties", {}).items() if k != tag}
+        return own + self.fields({"required": m.get("required", []), "properties": own_props}, cls)
+
+    def emit_nested(self, cls: str, base: str, value: str, inner: str) -> None:
+        """A variant that is itself an open tagged union (`state_update` -> `state`): one
+        Struct per inner variant, under the outer tag, its inner tag a required `Literal`
+        field written first; `cls` is the open union of them (decoding picks by the inner tag)."""
+        s = self.defs[inner]
+        inner_tag = self.tagged(s)
+        assert inner_tag is not None
+        py = snake(inner_tag)
+        name = f", name={inner_tag!r}" if py != inner_tag else ""
+        known = []
+        for m in s.get("anyOf", s.get("oneOf", [])):
+            if m.get("title") == "other" or "not" in m:
+                continue
+            inner_value = m["properties"][inner_tag]["const"]
+            flat = f"{cls}_{re.sub(r'[^0-9A-Za-z]', '_', str(inner_value))}"
+            pinned = f"    {py}: Literal[{json.dumps(inner_value)}]" + (f" = field({name[2:]})" if name else "")
+            own = self.variant_fields(m, inner_tag, flat)
+            self.lines += [f"class {flat}({base}, kw_only=True, tag={value!r}):", pinned, *own, ""]
+            known.append((inner_value, flat))
+        pairs = ", ".join(f"{v!r}: {c}" for v, c in known)
+        self.lines += [f"class {cls}(OpenUnion):", f"    tag_field = {inner_tag!r}", f"    known = {{{pairs}}}", ""]
 
     def order(self) -> list[str]:
         """Definitions in dependency order (a Struct's bases before it)."""

@@ -366,3 +366,37 @@ async def test_a_child_follows_the_parents_mode_switched_while_it_runs(
     assert final(updates, "dw/call_3_1")["status"] == "failed"
     assert not (workspace / "NOTES.md").exists() and not (workspace / "RAN.txt").exists()
     assert text(final(updates, "dw")).startswith("Both were refused.")
+
+
+NESTED_TASK = [
+    {"when": {"step": 1}, "tool_calls": [delegate_call("dw", "Have a helper write GRAND.md.", writes=True)]},
+    child(1, "^Have a helper", tool_calls=[delegate_call("gd", "Write GRAND.md saying hi.", writes=True)]),
+    child(1, "^Write GRAND", tool_calls=[{"name": "write_file", "arguments": {"path": "GRAND.md", "content": "hi\n"}}]),
+    child(2, text="I could not hand it on."),
+    {"when": {"step": 2}, "text": "ok"},
+]
+
+
+async def test_a_child_cannot_delegate_so_no_grandchild_asks_under_another_sessions_id(
+    spawn_daemon, workspace: Path, tmp_path: Path, tether_home: Path
+) -> None:
+    """A sub-agent's approvals are asked under its own session and call (ACP v2) and nested
+    under its `delegate` call (v1): one level, which holds because a child has no `delegate`
+    (SPEC §12.6). A child's `delegate` call fails as an unknown tool: no grandchild session
+    is made, nothing is asked for it (a grandchild's approval would be put under its middle
+    child's ids), nothing is written."""
+    user = User("allow_once", "allow_once", "allow_once")
+    daemon = await spawn_daemon(script=script(tmp_path, NESTED_TASK), framing="ndjson")
+    daemon.client.peer.on_request = user.on_request
+    session = await daemon.client.new_session(workspace)
+    turn = session.prompt("have helpers write the notes")
+    updates = [u async for u in turn]
+    assert turn.stop_reason == "end_turn"
+    assert [p["toolCall"]["toolCallId"] for p in user.prompts] == ["dw"]  # the delegation alone
+    refused = final(updates, "dw/gd")
+    assert refused["status"] == "failed" and "unknown tool 'delegate'" in text(refused)
+    assert text(final(updates, "dw")).startswith("I could not hand it on.")
+    assert not (workspace / "GRAND.md").exists()
+    with sqlite3.connect(database_path(workspace, tether_home)) as db:
+        turns = db.execute("SELECT session_id FROM turns ORDER BY started_at").fetchall()
+    assert turns == [(session.id,), (child_session_of(updates, "dw"),)]  # the parent and its one child

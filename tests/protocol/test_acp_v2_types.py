@@ -34,8 +34,9 @@ def test_an_update_kind_the_schema_does_not_know_decodes_and_encodes_as_it_came(
 def test_a_known_kind_is_checked_field_by_field_even_inside_a_nested_union() -> None:
     ok = b'{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}}'
     note = decode(ok, v2.UpdateSessionNotification)
-    assert isinstance(note.update.value.value, v2.StateUpdate_idle)
-    assert encode(note) == ok  # the outer tag is written back
+    assert isinstance(note.update.value.value, v2.SessionUpdate_state_update_idle)
+    assert note.update.tag == "state_update"
+    assert encode(note) == ok  # both tags written back, the outer first
     with pytest.raises(msgspec.ValidationError, match="messageId"):
         decode(
             b'{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk",'
@@ -49,3 +50,31 @@ def test_a_known_kind_is_checked_field_by_field_even_inside_a_nested_union() -> 
 def test_a_bad_v2_param_gets_the_v1_wording() -> None:
     with pytest.raises(InvalidParams, match=r"invalid params for initialize: params\.info"):
         convert({"protocolVersion": 2, "info": "tether"}, v2.InitializeRequest, method="initialize")
+
+
+def test_an_idle_state_keeps_its_failure_typed_on_the_update_and_on_a_child() -> None:
+    error = b'"error":{"code":-32603,"message":"the provider failed","data":{"status":502}}'
+    line = b'{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"error",' + error
+    note = decode(line + b"}}", v2.UpdateSessionNotification)
+    idle = note.update.value.value
+    assert isinstance(idle, v2.SessionUpdate_state_update_idle) and isinstance(idle.error, v2.Error)
+    assert (idle.error.code, idle.error.data) == (-32603, {"status": 502})
+    assert encode(note) == line + b"}}"  # the schema's order: the tags, then stopReason, then error
+    child = b'{"sessionId":"s1","update":{"sessionUpdate":"subagent_update","sessionId":"c1","state":{"state":"idle",'
+    child += b'"stopReason":"error",' + error + b"}}}"
+    note = decode(child, v2.UpdateSessionNotification)
+    assert isinstance(note.update.value.state.value.error, v2.Error)
+    assert encode(note) == child
+    with pytest.raises(msgspec.ValidationError, match=r"error.code"):
+        decode(line.replace(b"-32603", b'"x"') + b"}}", v2.UpdateSessionNotification)
+
+
+def test_a_state_the_schema_does_not_know_passes_as_it_came() -> None:
+    line = b'{"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"paused","why":1}}'
+    note = decode(line, v2.UpdateSessionNotification)
+    assert note.update.tag == "state_update" and note.update.value.value == {
+        "sessionUpdate": "state_update",
+        "state": "paused",
+        "why": 1,
+    }
+    assert encode(note) == line

@@ -26,7 +26,6 @@ def _keys(cls: type) -> list[str]:
     ("wire", "acp", "lsp"),
     [
         (InitializeParams, initialize.AcpInitializeParams, LspInitializeParams),
-        (InitializeResult, lifecycle.AcpInitializeResult, LspInitializeResult),
         (CancelRequestParams, lifecycle.AcpCancelRequestParams, LspCancelParams),
     ],
 )
@@ -36,6 +35,18 @@ def test_the_wire_class_is_the_generated_acp_half_and_the_lsp_half(wire: type, a
     assert not set(_keys(acp)) & set(_keys(lsp))
     # LSP's half is optional in the join: an ACP-only client sends none of it
     assert all(not f.required for f in msgspec.structs.fields(wire)[len(_keys(acp)) :])
+
+
+def test_the_answer_is_acp_s_generated_fields_then_lsp_s_then_meta() -> None:
+    """The answer's join copies ACP's fields (as generated: types, defaults, required) with
+    `_meta` moved last, where the handshake has always written it (after LSP's keys)."""
+    acp, lsp = initialize.AcpInitializeResult, LspInitializeResult
+    assert _keys(acp)[-1] == "_meta"
+    assert _keys(InitializeResult) == _keys(acp)[:-1] + _keys(lsp) + ["_meta"]
+    fields = {f.encode_name: f for f in msgspec.structs.fields(InitializeResult)}
+    for field in msgspec.structs.fields(acp):
+        assert (fields[field.encode_name].type, fields[field.encode_name].required) == (field.type, field.required)
+    assert all(not fields[key].required for key in _keys(lsp))
 
 
 def test_a_hybrid_client_is_read_into_both_halves() -> None:

@@ -229,3 +229,40 @@ def test_tether_acp_reaches_a_session_without_pygls_or_lsprotocol(tmp_path: Path
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "tether.server.app" in imported  # the check sees the daemon's imports
     assert not {m for m in imported if m.split(".")[0] in ("pygls", "lsprotocol")}
+
+
+async def test_closing_our_end_fails_every_waiting_request_as_a_lost_connection_does() -> None:
+    """`cancel_all` (our side closes) once cancelled our requests' futures: whoever awaited one
+    got a bare CancelledError it could not tell from its own cancellation. Both ends of a
+    connection now fail a request whose answer can never come one way: ConnectionError."""
+    server = JsonRpcPeer()
+    client = JsonRpcPeer()
+    wire(client, server)
+    waiting = asyncio.ensure_future(client.request("session/request_permission"))
+    await asyncio.sleep(0)
+    client.cancel_all()
+    with pytest.raises(ConnectionError, match="session/request_permission: the connection is closing"):
+        await waiting
+    assert client.outgoing_requests == 0
+
+
+async def test_a_request_of_ours_the_other_side_takes_back_fails_as_cancelled() -> None:
+    """ACP's `$/cancel_request` goes both ways: a client may take back a request the daemon
+    sent it (`tether-N`), which it then never answers. Waiting for it would hang; it fails
+    -32800. A bare number is not read so (it may be a late cancel of the other side's own
+    request of that number): a peer without an id prefix keeps waiting."""
+    daemon = JsonRpcPeer(options=PeerOptions(id_prefix="tether-"))
+    plain = JsonRpcPeer()
+    wire(daemon, plain)
+    request_id, asked = daemon.request_future("session/request_permission")
+    daemon.handle_message({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": request_id}})
+    with pytest.raises(RequestFailed) as taken_back:
+        await asked
+    assert taken_back.value.code == -32800
+    assert str(taken_back.value) == (
+        "session/request_permission: cancelled by the other side without an answer (code -32800)"
+    )
+    number, waiting = plain.request_future("session/prompt")
+    plain.handle_message({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": number}})
+    await asyncio.sleep(0)
+    assert not waiting.done() and plain.outgoing_requests == 1

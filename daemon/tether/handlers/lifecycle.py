@@ -14,10 +14,12 @@ from tether_protocol import InvalidRequest, JsonObject
 from ..server.handshake import handshake
 
 if TYPE_CHECKING:
+    from msgspec import Struct
+
     from ..server.context import ClientConnection
 
 
-async def initialize(ctx: ClientConnection, params: Any) -> JsonObject:
+async def initialize(ctx: ClientConnection, params: Any) -> Struct | JsonObject:
     if ctx.initialized:
         raise InvalidRequest("invalid request: initialize was already answered on this connection")
     result, profile, settings = handshake(params, ctx.settings, ctx.default_root)

@@ -328,9 +328,9 @@ def _first_leaf(exc: BaseException) -> str:
 
 
 async def _answer(asker: Elicit, server: str, message: str, schema: JsonObject) -> JsonObject:
-    """The user's answer; `cancel` when the window went away with the form open. Its request is
-    then dropped or fails: raised into the SDK's dispatcher, either tore down the server's
-    connection for every session using it."""
+    """The user's answer; `cancel` when the window went away with the form open. Its request
+    then fails (ConnectionError): raised into the SDK's dispatcher, it would tear down the
+    server's connection for every session using it."""
     from ..transport.rpc import unless_window_left
 
     answer = await unless_window_left(asker(server, message, schema))

@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 
     from ..tools.base import ChangePreview, ToolLocation
 
-# v2's updates: the generated types (encoded as they are), JSON only for `state_update`,
-# which the generated model cannot hold (`state_update`)
+# v2's updates: the generated types (encoded as they are); JSON only for what v1's shape
+# passes on as it is (`AcpV2.shaped`) and `replay_complete` (not in the Preview schema)
 Update: TypeAlias = Struct | JsonObject
 # An open union's variant, given where the generated type names the union (`ContentBlock`,
 # `DiffChange`, ...): encoded as the union would be, with no wrapper and no hook per value
@@ -209,29 +209,45 @@ def _as_variant(value: Any) -> Variant:
     return value
 
 
-def state_snapshot(state: str) -> JsonObject:
+# the states that carry nothing but their name: one shared value each (never changed), as
+# `state_update` and as a child's state on `subagent_update` (the schema's `StateUpdate`)
+_STATE_UPDATES: dict[str, Struct] = {
+    "running": v2.SessionUpdate_state_update_running(state="running"),
+    "requires_action": v2.SessionUpdate_state_update_requires_action(state="requires_action"),
+}
+_CHILD_STATES: dict[str, Struct] = {
+    "running": v2.StateUpdate_running(),
+    "requires_action": v2.StateUpdate_requires_action(),
+}
+
+
+def state_snapshot(state: str) -> Struct:
     """`state_update` alone: the state a session is in now (after `session/resume`): no
     stop reason, nothing ended."""
-    return {"sessionUpdate": "state_update", "state": state}
+    return _STATE_UPDATES.get(state) or v2.SessionUpdate_state_update_idle(state="idle")
 
 
-def state_update(e: TurnStateChanged) -> JsonObject:
-    """`state_update`: JSON, the one update the generated model has no type for (its open
-    union of states is flattened into the update and drops the idle state's `error`); an
-    idle state says why the work stopped. Built in one call: 2-4 a turn, on every viewer."""
-    update: JsonObject = {"sessionUpdate": "state_update", "state": e.state}
-    if e.state == "idle":
-        update["stopReason"] = e.stop_reason or "end_turn"
-        if e.error is not None:
-            update["error"] = dict(e.error)
-    return update
+def _failure(e: TurnStateChanged) -> Any:
+    """An idle state's `error` (the JSON-RPC error object), or UNSET."""
+    if e.error is None:
+        return UNSET
+    return v2.Error(code=e.error["code"], message=e.error["message"], data=e.error.get("data", UNSET))
 
 
-def _state(e: TurnStateChanged) -> JsonObject:
-    """The state alone (a child's, on `subagent_update`): `state_update` without its tag."""
-    state = state_update(e)
-    del state["sessionUpdate"]
-    return state
+def state_update(e: TurnStateChanged) -> Struct:
+    """`state_update`, live and replayed (2-4 a turn, on every viewer): an idle state says
+    why the work stopped, and the failure."""
+    if e.state != "idle":
+        return _STATE_UPDATES[e.state]
+    stop_reason = e.stop_reason or "end_turn"
+    return v2.SessionUpdate_state_update_idle(state="idle", stop_reason=stop_reason, error=_failure(e))
+
+
+def _child_state(e: TurnStateChanged) -> Variant:
+    """A child's state on `subagent_update`: `state_update`'s, as the schema's `StateUpdate`."""
+    if e.state != "idle":
+        return _CHILD_STATES[e.state]
+    return v2.StateUpdate_idle(stop_reason=e.stop_reason or "end_turn", error=_failure(e))
 
 
 def subagent_update(e: SubagentChanged) -> Struct:
@@ -244,7 +260,7 @@ def subagent_update(e: SubagentChanged) -> Struct:
         title=UNSET if e.title is None else e.title,
         description=UNSET if e.description is None else e.description,
         capabilities=capabilities,
-        state=UNSET if e.state is None else _as_variant(_state(e.state)),
+        state=UNSET if e.state is None else _child_state(e.state),
         meta={"tether": {"parentCallId": e.parent_call_id}},
     )
 
@@ -363,3 +379,4 @@ _NOT_ON_V2 = frozenset(("current_mode_update", "user_message_chunk"))
 
 # every update this module builds as a generated type: framed by msgspec in one pass
 emitter.V2_TYPES.update(t for t in v2.SessionUpdate.known.values() if issubclass(t, Struct))
+emitter.V2_TYPES.update(v2.SessionUpdate_state_update.known.values())

@@ -44,8 +44,13 @@ if TYPE_CHECKING:
 # (body, status, turn id or None, seq): a stored message as the v2 replay reads it
 Stored = tuple[JsonObject, str, "str | None", int]
 
-# JSON: the generated model has no type for it (the Preview's schema does not list it yet)
-REPLAY_COMPLETE: Update = {"sessionUpdate": "replay_complete"}
+
+class ReplayComplete(Struct, kw_only=True, omit_defaults=True, tag_field="sessionUpdate", tag="replay_complete"):
+    """The marker after a replay: declared by Tether, in the shape of RFD "v2 Replay Complete
+    Signal" (the Preview's schema does not list it yet, so the generated model has no type)."""
+
+
+REPLAY_COMPLETE: Update = ReplayComplete()
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,7 +80,7 @@ class ClientAsker:
     async def _ask_lsp(self, request: ApprovalRequest, reason: str) -> AskerAnswer:
         from tether_protocol import ShowMessageRequestParams
 
-        from .permission import LSP_ACTIONS, lsp_actions
+        from .permission import LSP_ACTIONS, WINDOW_CLOSED, lsp_actions
 
         # a command's title is the command itself: shown once, under a heading
         heading, detail = (
@@ -94,12 +94,14 @@ class ClientAsker:
             2, visible(f"Tether{who}: {heading}\n{detail}\n({reason}){_always_line(request)}"), lsp_actions(request)
         )
         try:
-            result = await self.rpc.request("window/showMessageRequest", unstructure(params))
+            result = await unless_window_left(self.rpc.request("window/showMessageRequest", unstructure(params)))
         except ClientRequestFailed as exc:
             if exc.code == -32601:
                 self._lsp_unsupported = True
                 return AskerAnswer("unavailable", detail="it answered window/showMessageRequest with MethodNotFound")
             return AskerAnswer("unavailable", detail=f"window/showMessageRequest failed: {exc.error_message}")
+        if result is None:
+            return WINDOW_CLOSED
         title = result.get("title") if isinstance(result, dict) else None
         # A dismissed prompt (null) is a "no".
         return AskerAnswer(LSP_ACTIONS.get(title or "", "reject_once"))

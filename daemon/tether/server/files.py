@@ -168,6 +168,8 @@ class EditorFiles:
             return await self.rpc.request(method, unstructure(params))
         except ClientRequestFailed as exc:
             raise ToolError(f"the editor refused {method} ({target}): {exc.error_message}") from None
+        except ConnectionError:
+            raise ToolError(f"the editor's window closed before it answered {method} ({target})") from None
 
 
 T = TypeVar("T")

@@ -13,20 +13,31 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from msgspec import UNSET, Struct, field
+from msgspec import UNSET, Struct, field, to_builtins
 
 from tether_protocol import (
+    AgentCapabilities,
     ClientCapabilities,
     ClientCapabilitiesMeta,
+    CodeActionOptions,
     ConfigInvalid,
+    ExecuteCommandOptions,
     Implementation,
+    InitializeResultMeta,
+    InitializeTetherMeta,
     InvalidParams,
     JsonObject,
     LspClientCapabilities,
     LspInitializeParams,
+    LspInitializeResult,
+    McpCapabilities,
+    RefusedSetting,
+    ServerCapabilities,
+    TextDocumentSyncOptions,
     convert,
     read_initialize,
 )
+from tether_protocol.acp_v1.initialize import AcpInitializeResult  # ACP's half alone (generated)
 
 from .. import __version__
 from ..config import SOURCE_INIT_OPTIONS, ConfigError, Settings, apply_overrides, user_config_path
@@ -41,6 +52,20 @@ OFFERED_VERSIONS = [PROTOCOL_VERSION, V2]  # the v1 answer's `_meta.tether.proto
 # The agent front a stock LSP client drives (SPEC §3.33-§3.35, `server/lsp_agent/`)
 LSP_COMMANDS = ("tether.ask", "tether.cancel", "tether.newSession", "tether.setMode")
 CODE_ACTION_KINDS = ("quickfix.tether", "refactor.tether")
+
+# The answer's parts no client changes: built once, shared by every answer (never changed)
+_AGENT_CAPABILITIES = AgentCapabilities(mcp_capabilities=McpCapabilities(http=True, sse=True))
+_AGENT_INFO = Implementation(name="tether", title="Tether", version=__version__)
+_LSP_HALF = LspInitializeResult(
+    capabilities=ServerCapabilities(
+        # full and incremental sync, so tools read the editor's unsaved text
+        text_document_sync=TextDocumentSyncOptions(open_close=True, change=2, save=False),
+        experimental={"tether": {"protocolVersion": PROTOCOL_VERSION}},
+        execute_command_provider=ExecuteCommandOptions(commands=list(LSP_COMMANDS)),
+        code_action_provider=CodeActionOptions(code_action_kinds=list(CODE_ACTION_KINDS)),
+    ),
+    server_info=Implementation(name="tether", version=__version__),
+)
 
 
 class ClientProfile(Struct):
@@ -121,7 +146,7 @@ def read_profile(params: Any, offer_v2: bool = True) -> ClientProfile:
     if params.get("capabilities" if v2 else "clientCapabilities"):  # a non-empty object
         profile.acp = True
     _read_acp_capabilities(profile, caps or ClientCapabilities(), v2)
-    info = (acp.info if v2 else acp.client_info) or Implementation("", "")
+    info = (acp.info if v2 else acp.client_info) or Implementation(name="", version="")
     profile.name, profile.version = info.name, info.version
     profile.lsp = (not v2 and lsp.capabilities is not UNSET) or lsp.process_id is not UNSET or lsp.root_uri is not UNSET
     # on v2 LSP's keys sit beside ACP's in the one `capabilities` object
@@ -168,61 +193,59 @@ def _root(params: LspInitializeParams) -> Path | None:
     return Path(params.root_path) if params.root_path else None
 
 
-def initialize_result(profile: ClientProfile, offered: list[int] = OFFERED_VERSIONS) -> JsonObject:
+def _tether_meta(offered: list[int], refused: list[RefusedSetting] | None) -> InitializeTetherMeta:
+    """An ACP-only client's `_meta.tether`: LSP's half, the versions, what was refused."""
+    return InitializeTetherMeta(lsp=_LSP_HALF, protocol_versions=offered, config_refused=refused)
+
+
+def initialize_result(
+    profile: ClientProfile, offered: list[int] = OFFERED_VERSIONS, refused: list[RefusedSetting] | None = None
+) -> Struct | JsonObject:
     """Both halves for LSP clients; a strict ACP answer (LSP half under `_meta`) for ACP
-    clients, since ACP reserves every root-level name of the result."""
+    clients, since ACP reserves every root-level name of the result. `refused`: the
+    workspace-config keys refused (§9), under `_meta.tether.configRefused`."""
     version = profile.protocol_version if profile.protocol_version in SUPPORTED_PROTOCOL_VERSIONS else PROTOCOL_VERSION
-    info = {"name": "tether", "title": "Tether", "version": __version__}
-    lsp_half = {
-        "capabilities": {
-            # full and incremental sync, so tools read the editor's unsaved text
-            "textDocumentSync": {"openClose": True, "change": 2, "save": False},
-            "experimental": {"tether": {"protocolVersion": PROTOCOL_VERSION}},
-            "executeCommandProvider": {"commands": list(LSP_COMMANDS)},
-            "codeActionProvider": {"codeActionKinds": list(CODE_ACTION_KINDS)},
-        },
-        "serverInfo": {"name": "tether", "version": __version__},
-    }
-    result: JsonObject = {
-        "protocolVersion": version,
-        "agentCapabilities": {
-            "loadSession": True,
-            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
-            "mcpCapabilities": {"http": True, "sse": True},
-            "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "delete": {}},
-        },
-        "agentInfo": info,
-        "authMethods": [],
-    }
     if profile.wire_version == V2:
-        return _v2_result(info, lsp_half)
+        return _v2_result(refused)
+    acp = AcpInitializeResult(
+        protocol_version=version, agent_capabilities=_AGENT_CAPABILITIES, agent_info=_AGENT_INFO, auth_methods=[]
+    )
     if profile.lsp or not profile.acp:
-        result.update(lsp_half)
-        if profile.acp:  # an ACP client that also speaks LSP learns the versions too
-            result["_meta"] = {"tether": {"protocolVersions": offered}}
-    else:
-        result["_meta"] = {"tether": {"lsp": lsp_half, "protocolVersions": offered}}
-    return result
+        # both halves' objects side by side at the root, `_meta` last: the schema's joined
+        # `InitializeResult` names these keys, but making that class costs ~0.2 ms (not at the start)
+        both: JsonObject = to_builtins(acp) | to_builtins(_LSP_HALF)
+        if profile.acp or refused:  # an ACP client that also speaks LSP learns the versions too
+            tether = InitializeTetherMeta(protocol_versions=offered if profile.acp else None, config_refused=refused)
+            both["_meta"] = to_builtins(InitializeResultMeta(tether=tether))
+        return both
+    acp.meta = InitializeResultMeta(tether=_tether_meta(offered, refused))
+    return acp
 
 
-def _v2_result(info: JsonObject, lsp_half: JsonObject) -> JsonObject:
-    """ACP v2's answer: `info` and role-agnostic `capabilities`, support markers as `{}`
-    (`session.delete`: `session/delete`; no `auth/*`, so `authMethods` is empty)."""
-    session: JsonObject = {
-        "prompt": {"embeddedContext": {}},
-        "mcp": {"stdio": {}, "http": {}},
-        "delete": {},
-    }
-    return {
-        "protocolVersion": V2,
-        "info": info,
-        "capabilities": {"session": session},
-        "authMethods": [],
-        "_meta": {"tether": {"lsp": lsp_half, "protocolVersions": OFFERED_VERSIONS}},
-    }
+def _v2_result(refused: list[RefusedSetting] | None) -> Struct:
+    """ACP v2's answer (the generated v2 types: loaded on a v2 start only): `info` and
+    role-agnostic `capabilities`, support markers as `{}` (`session.delete`: `session/delete`;
+    no `auth/*`, so `authMethods` is empty)."""
+    from tether_protocol.acp_v2 import schema_types as v2
+
+    session = v2.SessionCapabilities(
+        prompt=v2.PromptCapabilities(embedded_context=v2.PromptEmbeddedContextCapabilities()),
+        mcp=v2.McpCapabilities(stdio=v2.McpStdioCapabilities(), http=v2.McpHttpCapabilities()),
+        delete=v2.SessionDeleteCapabilities(),
+    )
+    answer: Struct = v2.InitializeResponse(
+        protocol_version=V2,
+        info=v2.Implementation(name=_AGENT_INFO.name, title=_AGENT_INFO.title, version=_AGENT_INFO.version),
+        capabilities=v2.AgentCapabilities(session=session),
+        auth_methods=[],
+        meta={"tether": _tether_meta(OFFERED_VERSIONS, refused)},
+    )
+    return answer
 
 
-def handshake(params: Any, settings: Settings, default_root: Path) -> tuple[JsonObject, ClientProfile, Settings]:
+def handshake(
+    params: Any, settings: Settings, default_root: Path
+) -> tuple[Struct | JsonObject, ClientProfile, Settings]:
     """Everything `initialize` does: read the client, merge its options, build the answer."""
     offer_v2 = settings.acp_v2 == "on"
     profile = read_profile(params, offer_v2)
@@ -238,18 +261,16 @@ def handshake(params: Any, settings: Settings, default_root: Path) -> tuple[Json
             raise ConfigInvalid(f"initializationOptions: {exc}") from None
         # a client only narrows: the sandbox, the mode and the rest are the user's (§9)
         settings = keep_user_limits(settings, merged, str(user_config_path()[0]))
-    result = initialize_result(profile, OFFERED_VERSIONS if offer_v2 else [PROTOCOL_VERSION])
-    if settings.refused:
-        # what the workspace config was refused (§9); LSP clients also get a
-        # window/showMessage after `initialized`
-        meta = result.setdefault("_meta", {}).setdefault("tether", {})
-        meta["configRefused"] = refused_settings(settings)
+    # what the workspace config was refused (§9); LSP clients also get a
+    # window/showMessage after `initialized`
+    refused = refused_settings(settings) or None
+    result = initialize_result(profile, OFFERED_VERSIONS if offer_v2 else [PROTOCOL_VERSION], refused)
     return result, profile, settings
 
 
-def refused_settings(settings: Settings) -> list[dict[str, str]]:
+def refused_settings(settings: Settings) -> list[RefusedSetting]:
     """The workspace-config keys Tether refused and ignored, as sent to the client."""
     return [
-        {"key": item.key, "file": item.file, "reason": item.reason, "message": item.message()}
+        RefusedSetting(key=item.key, file=item.file, reason=item.reason, message=item.message())
         for item in settings.refused
     ]

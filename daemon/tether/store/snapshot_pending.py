@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tether.store.snapshot_checks import SnapshotError
+from .snapshot_checks import SnapshotError
 
 if TYPE_CHECKING:
     from tether_protocol import JsonObject

@@ -8,7 +8,6 @@ Must not: know session or agent semantics; handlers live in `tether.server`.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import TYPE_CHECKING, TypeVar
 
@@ -35,16 +34,10 @@ _T = TypeVar("_T")
 
 
 async def unless_window_left(asking: Awaitable[_T]) -> _T | None:
-    """The client's answer, or None when its window went away before answering: the request
-    then fails (`connection_lost`: ConnectionError) or is dropped (`cancel_all`: a bare
-    CancelledError, not this task's own cancellation, which is raised on)."""
+    """The client's answer, or None when its window went away before answering (the peer
+    fails such a request with ConnectionError, whether the client closed or we did)."""
     try:
         return await asking
-    except asyncio.CancelledError:
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
-            raise  # the turn, the call or the daemon is being cancelled
-        return None
     except ConnectionError:
         return None
 

@@ -27,10 +27,10 @@ PlanEntryPriority = Literal["high", "medium", "low"]
 PlanEntryStatus = Literal["pending", "in_progress", "completed"]
 
 
-class Implementation(Wire):
+class Implementation(Wire, kw_only=True):
     name: str
-    version: str
     title: Union[str, None] = None
+    version: str
 
 
 class TextContent(Wire, tag_field="type", tag="text"):

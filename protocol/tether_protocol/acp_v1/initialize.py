@@ -11,7 +11,7 @@ from typing import Union
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .._capabilities_meta import ClientCapabilitiesMeta
+from .._capabilities_meta import ClientCapabilitiesMeta, InitializeResultMeta
 from .._codec import Meta, Wire
 from .._json import JsonObject
 from .content import Implementation
@@ -63,3 +63,14 @@ class AcpInitializeParams(Wire):
     client_info: Union[Implementation, None] = None
     info: Union[Implementation, None] = None
     meta: Meta = msgspec.field(default=None, name="_meta")
+
+
+class AcpInitializeResult(Wire):
+    """ACP's `initialize` result; a client that also sent LSP's params gets LSP's half
+    (`LspInitializeResult`) beside it at the root, else under `_meta.tether.lsp`."""
+
+    protocol_version: int
+    agent_capabilities: AgentCapabilities
+    agent_info: Implementation
+    auth_methods: list[JsonObject]
+    meta: Union[InitializeResultMeta, None] = msgspec.field(default=None, name="_meta")

@@ -8,24 +8,7 @@ from __future__ import annotations
 
 from typing import Union
 
-import msgspec
-
 from .._codec import Wire
-from .._extensions import InitializeResultMeta
-from .._json import JsonObject
-from .content import Implementation
-from .initialize import AgentCapabilities
-
-
-class AcpInitializeResult(Wire):
-    """ACP's `initialize` result; a client that also sent LSP's params gets LSP's half
-    (`LspInitializeResult`) beside it at the root, else under `_meta.tether.lsp`."""
-
-    protocol_version: int
-    agent_capabilities: AgentCapabilities
-    agent_info: Implementation
-    auth_methods: list[JsonObject]
-    meta: Union[InitializeResultMeta, None] = msgspec.field(default=None, name="_meta")
 
 
 class AcpCancelRequestParams(Wire):

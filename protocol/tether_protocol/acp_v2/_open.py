@@ -20,9 +20,6 @@ class OpenUnion:
     __slots__ = ("value",)
     tag_field: ClassVar[str]
     known: ClassVar[dict[str, type[Any]]]
-    # a variant of an outer union that is itself this union (`state_update`): the outer
-    # (tag field, tag) written beside the inner object's fields
-    outer: ClassVar[tuple[str, str] | None] = None
 
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -39,10 +36,10 @@ class OpenUnion:
     @property
     def tag(self) -> str:
         value = self.value
+        while isinstance(value, OpenUnion):  # a variant that is an open union (`state_update`)
+            value = value.value
         if isinstance(value, dict):
             return str(value.get(self.tag_field))
-        if isinstance(value, OpenUnion) and value.outer is not None:  # `state_update` and its like
-            return value.outer[1]
         return str(value.__struct_config__.tag)
 
 
@@ -64,7 +61,5 @@ def dec_hook(tp: type[Any], obj: Any) -> Any:
 
 def enc_hook(obj: Any) -> Any:
     if isinstance(obj, OpenUnion):
-        if obj.outer is None:
-            return obj.value
-        return {obj.outer[0]: obj.outer[1], **msgspec.to_builtins(obj.value, enc_hook=enc_hook)}
+        return obj.value
     raise NotImplementedError(f"cannot encode {type(obj).__name__}")

@@ -91,25 +91,25 @@ class EmbeddedResource(Struct, kw_only=True, omit_defaults=True):
 class ContentBlockBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class ContentBlock_text(ContentBlockBase, tag='text'):
+class ContentBlock_text(ContentBlockBase, kw_only=True, tag='text'):
     text: str
     annotations: Union[Union[Annotations, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ContentBlock_image(ContentBlockBase, tag='image'):
+class ContentBlock_image(ContentBlockBase, kw_only=True, tag='image'):
     data: str
     mime_type: str = field(name='mimeType')
     uri: Union[Union[str, None], UnsetType] = field(default=UNSET)
     annotations: Union[Union[Annotations, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ContentBlock_audio(ContentBlockBase, tag='audio'):
+class ContentBlock_audio(ContentBlockBase, kw_only=True, tag='audio'):
     data: str
     mime_type: str = field(name='mimeType')
     annotations: Union[Union[Annotations, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ContentBlock_resource_link(ContentBlockBase, tag='resource_link'):
+class ContentBlock_resource_link(ContentBlockBase, kw_only=True, tag='resource_link'):
     name: str
     uri: str
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
@@ -120,7 +120,7 @@ class ContentBlock_resource_link(ContentBlockBase, tag='resource_link'):
     annotations: Union[Union[Annotations, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ContentBlock_resource(ContentBlockBase, tag='resource'):
+class ContentBlock_resource(ContentBlockBase, kw_only=True, tag='resource'):
     resource: EmbeddedResourceResource
     annotations: Union[Union[Annotations, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
@@ -149,20 +149,20 @@ class DiffChangeBase(Struct, kw_only=True, omit_defaults=True, tag_field='operat
     mime_type: Union[Union[str, None], UnsetType] = field(default=UNSET, name='mimeType')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class DiffChange_add(DiffChangeBase, tag='add'):
+class DiffChange_add(DiffChangeBase, kw_only=True, tag='add'):
     path: str
 
-class DiffChange_delete(DiffChangeBase, tag='delete'):
+class DiffChange_delete(DiffChangeBase, kw_only=True, tag='delete'):
     path: str
 
-class DiffChange_modify(DiffChangeBase, tag='modify'):
+class DiffChange_modify(DiffChangeBase, kw_only=True, tag='modify'):
     path: str
 
-class DiffChange_move(DiffChangeBase, tag='move'):
+class DiffChange_move(DiffChangeBase, kw_only=True, tag='move'):
     old_path: str = field(name='oldPath')
     path: str
 
-class DiffChange_copy(DiffChangeBase, tag='copy'):
+class DiffChange_copy(DiffChangeBase, kw_only=True, tag='copy'):
     old_path: str = field(name='oldPath')
     path: str
 
@@ -191,16 +191,16 @@ class Terminal(Struct, kw_only=True, omit_defaults=True):
 class ToolCallContentBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class ToolCallContent_content(ToolCallContentBase, tag='content'):
+class ToolCallContent_content(ToolCallContentBase, kw_only=True, tag='content'):
     content: ContentBlock
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ToolCallContent_diff(ToolCallContentBase, tag='diff'):
+class ToolCallContent_diff(ToolCallContentBase, kw_only=True, tag='diff'):
     changes: list[DiffChange]
     patch: Union[Union[DiffPatch, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ToolCallContent_terminal(ToolCallContentBase, tag='terminal'):
+class ToolCallContent_terminal(ToolCallContentBase, kw_only=True, tag='terminal'):
     terminal_id: str = field(name='terminalId')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
@@ -247,11 +247,11 @@ class CommandPermissionSubject(Struct, kw_only=True, omit_defaults=True):
 class RequestPermissionSubjectBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class RequestPermissionSubject_tool_call(RequestPermissionSubjectBase, tag='tool_call'):
+class RequestPermissionSubject_tool_call(RequestPermissionSubjectBase, kw_only=True, tag='tool_call'):
     tool_call: ToolCallUpdate = field(name='toolCall')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class RequestPermissionSubject_command(RequestPermissionSubjectBase, tag='command'):
+class RequestPermissionSubject_command(RequestPermissionSubjectBase, kw_only=True, tag='command'):
     command: str
     cwd: str
     tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
@@ -275,9 +275,9 @@ class PermissionOption(Struct, kw_only=True, omit_defaults=True):
 class RequestPermissionRequest(Struct, kw_only=True, omit_defaults=True):
     session_id: str = field(name='sessionId')
     title: str
-    options: list[PermissionOption]
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     subject: Union[Union[RequestPermissionSubject, None], UnsetType] = field(default=UNSET)
+    options: list[PermissionOption]
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
 ElicitationSchemaType = Literal["object"]
@@ -335,18 +335,18 @@ class TitledMultiSelectItems(Struct, kw_only=True, omit_defaults=True):
 MultiSelectItems = Any
 
 class MultiSelectPropertySchema(Struct, kw_only=True, omit_defaults=True):
-    items: MultiSelectItems
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     min_items: Union[Union[Annotated[int, Meta(ge=0)], None], UnsetType] = field(default=UNSET, name='minItems')
     max_items: Union[Union[Annotated[int, Meta(ge=0)], None], UnsetType] = field(default=UNSET, name='maxItems')
+    items: MultiSelectItems
     default: Union[Union[list[str], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
 class ElicitationPropertySchemaBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class ElicitationPropertySchema_string(ElicitationPropertySchemaBase, tag='string'):
+class ElicitationPropertySchema_string(ElicitationPropertySchemaBase, kw_only=True, tag='string'):
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     min_length: Union[Union[Annotated[int, Meta(ge=0)], None], UnsetType] = field(default=UNSET, name='minLength')
@@ -358,7 +358,7 @@ class ElicitationPropertySchema_string(ElicitationPropertySchemaBase, tag='strin
     one_of: Union[Union[list[EnumOption], None], UnsetType] = field(default=UNSET, name='oneOf')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ElicitationPropertySchema_number(ElicitationPropertySchemaBase, tag='number'):
+class ElicitationPropertySchema_number(ElicitationPropertySchemaBase, kw_only=True, tag='number'):
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     minimum: Union[Union[float, None], UnsetType] = field(default=UNSET)
@@ -366,7 +366,7 @@ class ElicitationPropertySchema_number(ElicitationPropertySchemaBase, tag='numbe
     default: Union[Union[float, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ElicitationPropertySchema_integer(ElicitationPropertySchemaBase, tag='integer'):
+class ElicitationPropertySchema_integer(ElicitationPropertySchemaBase, kw_only=True, tag='integer'):
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     minimum: Union[Union[int, None], UnsetType] = field(default=UNSET)
@@ -374,18 +374,18 @@ class ElicitationPropertySchema_integer(ElicitationPropertySchemaBase, tag='inte
     default: Union[Union[int, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ElicitationPropertySchema_boolean(ElicitationPropertySchemaBase, tag='boolean'):
+class ElicitationPropertySchema_boolean(ElicitationPropertySchemaBase, kw_only=True, tag='boolean'):
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     default: Union[Union[bool, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class ElicitationPropertySchema_array(ElicitationPropertySchemaBase, tag='array'):
-    items: MultiSelectItems
+class ElicitationPropertySchema_array(ElicitationPropertySchemaBase, kw_only=True, tag='array'):
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     min_items: Union[Union[Annotated[int, Meta(ge=0)], None], UnsetType] = field(default=UNSET, name='minItems')
     max_items: Union[Union[Annotated[int, Meta(ge=0)], None], UnsetType] = field(default=UNSET, name='maxItems')
+    items: MultiSelectItems
     default: Union[Union[list[str], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
@@ -395,8 +395,8 @@ class ElicitationPropertySchema(OpenUnion):
 
 class ElicitationSchema(Struct, kw_only=True, omit_defaults=True):
     type_: ElicitationSchemaType = field(name='type')
-    properties: dict[str, ElicitationPropertySchema]
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
+    properties: dict[str, ElicitationPropertySchema]
     required: Union[Union[list[str], None], UnsetType] = field(default=UNSET)
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
@@ -410,23 +410,35 @@ class ElicitationRequestScope(Struct, kw_only=True, omit_defaults=True):
 
 class ElicitationFormMode(Struct, kw_only=True, omit_defaults=True):
     requested_schema: ElicitationSchema = field(name='requestedSchema')
+    session_id: Union[str, UnsetType] = field(default=UNSET, name='sessionId')
+    tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
+    request_id: Union[RequestId, UnsetType] = field(default=UNSET, name='requestId')
 
 ElicitationId = str
 
 class ElicitationUrlMode(Struct, kw_only=True, omit_defaults=True):
     elicitation_id: str = field(name='elicitationId')
     url: str
+    session_id: Union[str, UnsetType] = field(default=UNSET, name='sessionId')
+    tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
+    request_id: Union[RequestId, UnsetType] = field(default=UNSET, name='requestId')
 
 class CreateElicitationRequestBase(Struct, kw_only=True, omit_defaults=True, tag_field='mode'):
     message: str
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class CreateElicitationRequest_form(CreateElicitationRequestBase, tag='form'):
+class CreateElicitationRequest_form(CreateElicitationRequestBase, kw_only=True, tag='form'):
     requested_schema: ElicitationSchema = field(name='requestedSchema')
+    session_id: Union[str, UnsetType] = field(default=UNSET, name='sessionId')
+    tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
+    request_id: Union[RequestId, UnsetType] = field(default=UNSET, name='requestId')
 
-class CreateElicitationRequest_url(CreateElicitationRequestBase, tag='url'):
+class CreateElicitationRequest_url(CreateElicitationRequestBase, kw_only=True, tag='url'):
     elicitation_id: str = field(name='elicitationId')
     url: str
+    session_id: Union[str, UnsetType] = field(default=UNSET, name='sessionId')
+    tool_call_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='toolCallId')
+    request_id: Union[RequestId, UnsetType] = field(default=UNSET, name='requestId')
 
 class CreateElicitationRequest(OpenUnion):
     tag_field = 'mode'
@@ -454,8 +466,8 @@ ProtocolVersion = Annotated[int, Meta(ge=0, le=65535)]
 
 class Implementation(Struct, kw_only=True, omit_defaults=True):
     name: str
-    version: str
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
+    version: str
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
 class PromptImageCapabilities(Struct, kw_only=True, omit_defaults=True):
@@ -569,7 +581,7 @@ class AuthMethodAgent(Struct, kw_only=True, omit_defaults=True):
 class AuthMethodBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class AuthMethod_terminal(AuthMethodBase, tag='terminal'):
+class AuthMethod_terminal(AuthMethodBase, kw_only=True, tag='terminal'):
     method_id: str = field(name='methodId')
     name: str
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
@@ -577,7 +589,7 @@ class AuthMethod_terminal(AuthMethodBase, tag='terminal'):
     env: Union[list[EnvVariable], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class AuthMethod_agent(AuthMethodBase, tag='agent'):
+class AuthMethod_agent(AuthMethodBase, kw_only=True, tag='agent'):
     method_id: str = field(name='methodId')
     name: str
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
@@ -677,11 +689,11 @@ class SessionConfigOptionBase(Struct, kw_only=True, omit_defaults=True, tag_fiel
     category: Union[Union[SessionConfigOptionCategory, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionConfigOption_select(SessionConfigOptionBase, tag='select'):
+class SessionConfigOption_select(SessionConfigOptionBase, kw_only=True, tag='select'):
     current_value: str = field(name='currentValue')
     options: SessionConfigSelectOptions
 
-class SessionConfigOption_boolean(SessionConfigOptionBase, tag='boolean'):
+class SessionConfigOption_boolean(SessionConfigOptionBase, kw_only=True, tag='boolean'):
     current_value: bool = field(name='currentValue')
 
 class SessionConfigOption(OpenUnion):
@@ -695,7 +707,7 @@ class TextCommandInput(Struct, kw_only=True, omit_defaults=True):
 class AvailableCommandInputBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class AvailableCommandInput_text(AvailableCommandInputBase, tag='text'):
+class AvailableCommandInput_text(AvailableCommandInputBase, kw_only=True, tag='text'):
     hint: str
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
@@ -712,7 +724,7 @@ class Command(Struct, kw_only=True, omit_defaults=True):
 class AvailableCommandBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class AvailableCommand_command(AvailableCommandBase, tag='command'):
+class AvailableCommand_command(AvailableCommandBase, kw_only=True, tag='command'):
     name: str
     description: str
     input_: Union[Union[AvailableCommandInput, None], UnsetType] = field(default=UNSET, name='input')
@@ -776,15 +788,15 @@ class BackgroundSubagent(Struct, kw_only=True, omit_defaults=True):
 class BackgroundWorkBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class BackgroundWork_terminal(BackgroundWorkBase, tag='terminal'):
+class BackgroundWork_terminal(BackgroundWorkBase, kw_only=True, tag='terminal'):
     terminal_id: str = field(name='terminalId')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class BackgroundWork_tool_call(BackgroundWorkBase, tag='tool_call'):
+class BackgroundWork_tool_call(BackgroundWorkBase, kw_only=True, tag='tool_call'):
     tool_call_id: str = field(name='toolCallId')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class BackgroundWork_subagent(BackgroundWorkBase, tag='subagent'):
+class BackgroundWork_subagent(BackgroundWorkBase, kw_only=True, tag='subagent'):
     session_id: str = field(name='sessionId')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
@@ -831,6 +843,7 @@ class IdleStateUpdate(Struct, kw_only=True, omit_defaults=True):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
     stop_reason: Union[Union[str, None], UnsetType] = field(default=UNSET, name='stopReason')
+    error: Union[Union[Error, None], UnsetType] = field(default=UNSET)
 
 class RequiresActionStateUpdate(Struct, kw_only=True, omit_defaults=True):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
@@ -843,21 +856,22 @@ class UnknownStateUpdate(Struct, kw_only=True, omit_defaults=True):
 class StateUpdateBase(Struct, kw_only=True, omit_defaults=True, tag_field='state'):
     pass
 
-class StateUpdate_running(StateUpdateBase, tag='running'):
+class StateUpdate_running(StateUpdateBase, kw_only=True, tag='running'):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class StateUpdate_idle(StateUpdateBase, tag='idle'):
+class StateUpdate_idle(StateUpdateBase, kw_only=True, tag='idle'):
     usage: Union[Union[Usage, None], UnsetType] = field(default=UNSET)
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
     stop_reason: Union[Union[str, None], UnsetType] = field(default=UNSET, name='stopReason')
+    error: Union[Union[Error, None], UnsetType] = field(default=UNSET)
 
-class StateUpdate_requires_action(StateUpdateBase, tag='requires_action'):
+class StateUpdate_requires_action(StateUpdateBase, kw_only=True, tag='requires_action'):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class StateUpdate_unknown(StateUpdateBase, tag='unknown'):
+class StateUpdate_unknown(StateUpdateBase, kw_only=True, tag='unknown'):
     background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
@@ -993,17 +1007,17 @@ class PlanMarkdown(Struct, kw_only=True, omit_defaults=True):
 class PlanUpdateContentBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class PlanUpdateContent_items(PlanUpdateContentBase, tag='items'):
+class PlanUpdateContent_items(PlanUpdateContentBase, kw_only=True, tag='items'):
     plan_id: str = field(name='planId')
     entries: list[PlanEntry]
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class PlanUpdateContent_file(PlanUpdateContentBase, tag='file'):
+class PlanUpdateContent_file(PlanUpdateContentBase, kw_only=True, tag='file'):
     plan_id: str = field(name='planId')
     uri: str
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class PlanUpdateContent_markdown(PlanUpdateContentBase, tag='markdown'):
+class PlanUpdateContent_markdown(PlanUpdateContentBase, kw_only=True, tag='markdown'):
     plan_id: str = field(name='planId')
     content: str
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
@@ -1102,45 +1116,69 @@ class SessionMessageChunk(Struct, kw_only=True, omit_defaults=True):
 class SessionUpdateBase(Struct, kw_only=True, omit_defaults=True, tag_field='sessionUpdate'):
     pass
 
-class SessionUpdate_user_message_chunk(SessionUpdateBase, tag='user_message_chunk'):
+class SessionUpdate_user_message_chunk(SessionUpdateBase, kw_only=True, tag='user_message_chunk'):
     message_id: str = field(name='messageId')
     content: ContentBlock
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_user_message(SessionUpdateBase, tag='user_message'):
+class SessionUpdate_user_message(SessionUpdateBase, kw_only=True, tag='user_message'):
     message_id: str = field(name='messageId')
     content: Union[Union[list[ContentBlock], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_agent_message_chunk(SessionUpdateBase, tag='agent_message_chunk'):
+class SessionUpdate_agent_message_chunk(SessionUpdateBase, kw_only=True, tag='agent_message_chunk'):
     message_id: str = field(name='messageId')
     content: ContentBlock
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_agent_message(SessionUpdateBase, tag='agent_message'):
+class SessionUpdate_agent_message(SessionUpdateBase, kw_only=True, tag='agent_message'):
     message_id: str = field(name='messageId')
     content: Union[Union[list[ContentBlock], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_agent_thought_chunk(SessionUpdateBase, tag='agent_thought_chunk'):
+class SessionUpdate_agent_thought_chunk(SessionUpdateBase, kw_only=True, tag='agent_thought_chunk'):
     message_id: str = field(name='messageId')
     content: ContentBlock
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_agent_thought(SessionUpdateBase, tag='agent_thought'):
+class SessionUpdate_agent_thought(SessionUpdateBase, kw_only=True, tag='agent_thought'):
     message_id: str = field(name='messageId')
     content: Union[Union[list[ContentBlock], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_state_update(StateUpdate):
-    outer = ('sessionUpdate', 'state_update')
+class SessionUpdate_state_update_running(SessionUpdateBase, kw_only=True, tag='state_update'):
+    state: Literal["running"]
+    background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
+    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_tool_call_content_chunk(SessionUpdateBase, tag='tool_call_content_chunk'):
+class SessionUpdate_state_update_idle(SessionUpdateBase, kw_only=True, tag='state_update'):
+    state: Literal["idle"]
+    usage: Union[Union[Usage, None], UnsetType] = field(default=UNSET)
+    background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
+    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
+    stop_reason: Union[Union[str, None], UnsetType] = field(default=UNSET, name='stopReason')
+    error: Union[Union[Error, None], UnsetType] = field(default=UNSET)
+
+class SessionUpdate_state_update_requires_action(SessionUpdateBase, kw_only=True, tag='state_update'):
+    state: Literal["requires_action"]
+    background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
+    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
+
+class SessionUpdate_state_update_unknown(SessionUpdateBase, kw_only=True, tag='state_update'):
+    state: Literal["unknown"]
+    background: Union[Union[list[BackgroundWork], None], UnsetType] = field(default=UNSET)
+    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
+
+class SessionUpdate_state_update(OpenUnion):
+    tag_field = 'state'
+    known = {'running': SessionUpdate_state_update_running, 'idle': SessionUpdate_state_update_idle, 'requires_action': SessionUpdate_state_update_requires_action, 'unknown': SessionUpdate_state_update_unknown}
+
+class SessionUpdate_tool_call_content_chunk(SessionUpdateBase, kw_only=True, tag='tool_call_content_chunk'):
     tool_call_id: str = field(name='toolCallId')
     content: ToolCallContent
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_tool_call_update(SessionUpdateBase, tag='tool_call_update'):
+class SessionUpdate_tool_call_update(SessionUpdateBase, kw_only=True, tag='tool_call_update'):
     tool_call_id: str = field(name='toolCallId')
     name: Union[Union[str, None], UnsetType] = field(default=UNSET)
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
@@ -1153,7 +1191,7 @@ class SessionUpdate_tool_call_update(SessionUpdateBase, tag='tool_call_update'):
     capabilities: Union[Union[ToolCallCapabilities, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_terminal_update(SessionUpdateBase, tag='terminal_update'):
+class SessionUpdate_terminal_update(SessionUpdateBase, kw_only=True, tag='terminal_update'):
     terminal_id: str = field(name='terminalId')
     command: Union[Union[str, None], UnsetType] = field(default=UNSET)
     cwd: Union[Union[str, None], UnsetType] = field(default=UNSET)
@@ -1163,57 +1201,57 @@ class SessionUpdate_terminal_update(SessionUpdateBase, tag='terminal_update'):
     capabilities: Union[Union[TerminalCapabilities, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_terminal_output_chunk(SessionUpdateBase, tag='terminal_output_chunk'):
+class SessionUpdate_terminal_output_chunk(SessionUpdateBase, kw_only=True, tag='terminal_output_chunk'):
     terminal_id: str = field(name='terminalId')
     data: str
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_plan_update(SessionUpdateBase, tag='plan_update'):
+class SessionUpdate_plan_update(SessionUpdateBase, kw_only=True, tag='plan_update'):
     plan: PlanUpdateContent
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_plan_removed(SessionUpdateBase, tag='plan_removed'):
+class SessionUpdate_plan_removed(SessionUpdateBase, kw_only=True, tag='plan_removed'):
     plan_id: str = field(name='planId')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_available_commands_update(SessionUpdateBase, tag='available_commands_update'):
+class SessionUpdate_available_commands_update(SessionUpdateBase, kw_only=True, tag='available_commands_update'):
     available_commands: list[AvailableCommand] = field(name='availableCommands')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_config_option_update(SessionUpdateBase, tag='config_option_update'):
+class SessionUpdate_config_option_update(SessionUpdateBase, kw_only=True, tag='config_option_update'):
     config_options: list[SessionConfigOption] = field(name='configOptions')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_session_info_update(SessionUpdateBase, tag='session_info_update'):
+class SessionUpdate_session_info_update(SessionUpdateBase, kw_only=True, tag='session_info_update'):
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
     updated_at: Union[Union[str, None], UnsetType] = field(default=UNSET, name='updatedAt')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_usage_update(SessionUpdateBase, tag='usage_update'):
+class SessionUpdate_usage_update(SessionUpdateBase, kw_only=True, tag='usage_update'):
     used: Annotated[int, Meta(ge=0)]
     size: Annotated[int, Meta(ge=0)]
     cost: Union[Union[Cost, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_notice(SessionUpdateBase, tag='notice'):
+class SessionUpdate_notice(SessionUpdateBase, kw_only=True, tag='notice'):
     severity: NoticeSeverity
     title: str
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_compaction_update(SessionUpdateBase, tag='compaction_update'):
+class SessionUpdate_compaction_update(SessionUpdateBase, kw_only=True, tag='compaction_update'):
     compaction_id: str = field(name='compactionId')
     status: CompactionStatus
     summary: Union[Union[list[ContentBlock], None], UnsetType] = field(default=UNSET)
     error: Union[Union[str, None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_compaction_summary_chunk(SessionUpdateBase, tag='compaction_summary_chunk'):
+class SessionUpdate_compaction_summary_chunk(SessionUpdateBase, kw_only=True, tag='compaction_summary_chunk'):
     compaction_id: str = field(name='compactionId')
     content: ContentBlock
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_subagent_update(SessionUpdateBase, tag='subagent_update'):
+class SessionUpdate_subagent_update(SessionUpdateBase, kw_only=True, tag='subagent_update'):
     session_id: str = field(name='sessionId')
     title: Union[Union[str, None], UnsetType] = field(default=UNSET)
     description: Union[Union[str, None], UnsetType] = field(default=UNSET)
@@ -1223,7 +1261,7 @@ class SessionUpdate_subagent_update(SessionUpdateBase, tag='subagent_update'):
     additional_directories: Union[Union[list[str], None], UnsetType] = field(default=UNSET, name='additionalDirectories')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_session_message(SessionUpdateBase, tag='session_message'):
+class SessionUpdate_session_message(SessionUpdateBase, kw_only=True, tag='session_message'):
     message_id: str = field(name='messageId')
     sender_session_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='senderSessionId')
     recipient_session_id: Union[Union[str, None], UnsetType] = field(default=UNSET, name='recipientSessionId')
@@ -1232,7 +1270,7 @@ class SessionUpdate_session_message(SessionUpdateBase, tag='session_message'):
     content: Union[Union[list[ContentBlock], None], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SessionUpdate_session_message_chunk(SessionUpdateBase, tag='session_message_chunk'):
+class SessionUpdate_session_message_chunk(SessionUpdateBase, kw_only=True, tag='session_message_chunk'):
     message_id: str = field(name='messageId')
     content: ContentBlock
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
@@ -1340,18 +1378,18 @@ class McpServerStdio(Struct, kw_only=True, omit_defaults=True):
 class McpServerBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class McpServer_http(McpServerBase, tag='http'):
+class McpServer_http(McpServerBase, kw_only=True, tag='http'):
     name: str
     url: str
     headers: Union[list[HttpHeader], UnsetType] = field(default=UNSET)
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class McpServer_acp(McpServerBase, tag='acp'):
+class McpServer_acp(McpServerBase, kw_only=True, tag='acp'):
     name: str
     server_id: str = field(name='serverId')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class McpServer_stdio(McpServerBase, tag='stdio'):
+class McpServer_stdio(McpServerBase, kw_only=True, tag='stdio'):
     name: str
     command: str
     args: Union[list[str], UnsetType] = field(default=UNSET)
@@ -1419,7 +1457,7 @@ class ReplayFromStart(Struct, kw_only=True, omit_defaults=True):
 class ReplayFromBase(Struct, kw_only=True, omit_defaults=True, tag_field='type'):
     pass
 
-class ReplayFrom_start(ReplayFromBase, tag='start'):
+class ReplayFrom_start(ReplayFromBase, kw_only=True, tag='start'):
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
 class ReplayFrom(OpenUnion):
@@ -1454,10 +1492,10 @@ class SetSessionConfigOptionRequestBase(Struct, kw_only=True, omit_defaults=True
     config_id: str = field(name='configId')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class SetSessionConfigOptionRequest_id(SetSessionConfigOptionRequestBase, tag='id'):
+class SetSessionConfigOptionRequest_id(SetSessionConfigOptionRequestBase, kw_only=True, tag='id'):
     value: str
 
-class SetSessionConfigOptionRequest_boolean(SetSessionConfigOptionRequestBase, tag='boolean'):
+class SetSessionConfigOptionRequest_boolean(SetSessionConfigOptionRequestBase, kw_only=True, tag='boolean'):
     value: bool
 
 class SetSessionConfigOptionRequest(OpenUnion):
@@ -1484,10 +1522,10 @@ class SelectedPermissionOutcome(Struct, kw_only=True, omit_defaults=True):
 class RequestPermissionOutcomeBase(Struct, kw_only=True, omit_defaults=True, tag_field='outcome'):
     pass
 
-class RequestPermissionOutcome_cancelled(RequestPermissionOutcomeBase, tag='cancelled'):
+class RequestPermissionOutcome_cancelled(RequestPermissionOutcomeBase, kw_only=True, tag='cancelled'):
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class RequestPermissionOutcome_selected(RequestPermissionOutcomeBase, tag='selected'):
+class RequestPermissionOutcome_selected(RequestPermissionOutcomeBase, kw_only=True, tag='selected'):
     option_id: str = field(name='optionId')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
@@ -1507,13 +1545,13 @@ class ElicitationAcceptAction(Struct, kw_only=True, omit_defaults=True):
 class CreateElicitationResponseBase(Struct, kw_only=True, omit_defaults=True, tag_field='action'):
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
 
-class CreateElicitationResponse_accept(CreateElicitationResponseBase, tag='accept'):
+class CreateElicitationResponse_accept(CreateElicitationResponseBase, kw_only=True, tag='accept'):
     content: Union[Union[dict[str, ElicitationContentValue], None], UnsetType] = field(default=UNSET)
 
-class CreateElicitationResponse_decline(CreateElicitationResponseBase, tag='decline'):
+class CreateElicitationResponse_decline(CreateElicitationResponseBase, kw_only=True, tag='decline'):
     pass
 
-class CreateElicitationResponse_cancel(CreateElicitationResponseBase, tag='cancel'):
+class CreateElicitationResponse_cancel(CreateElicitationResponseBase, kw_only=True, tag='cancel'):
     pass
 
 class CreateElicitationResponse(OpenUnion):

@@ -189,3 +189,5 @@ async def _show(ctx: ClientConnection, path: Path) -> None:
         await ctx.rpc.request("window/showDocument", {"uri": path.as_uri(), "takeFocus": False})
     except ClientRequestFailed as exc:
         log.info("the editor did not open the transcript: %s", exc.error_message)
+    except ConnectionError:  # the window went away first: nothing to show it in
+        log.info("the editor closed before it opened the transcript")

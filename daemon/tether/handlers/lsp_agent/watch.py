@@ -194,7 +194,7 @@ class LspWatch:
         with anyio.move_on_after(CREATE_WAIT_S):
             try:
                 await self._rpc.request("window/workDoneProgress/create", {"token": token})
-            except ClientRequestFailed:
+            except (ClientRequestFailed, ConnectionError):  # refused, or the window went away
                 return False
             return True
         return False

@@ -360,6 +360,7 @@ export interface InitializeResultMeta {
   tether?: InitializeTetherMeta;
 }
 
+/** The answer's `_meta.tether`: an ACP client's LSP half, the ACP versions Tether speaks (a v1 client may reconnect asking for 2), the workspace-config keys refused (§9). */
 export interface InitializeTetherMeta {
   configRefused?: RefusedSetting[];
   lsp?: LspInitializeResult;
