@@ -1,8 +1,9 @@
 """Stop-43 attacks through the real daemon: what a turn leaves behind (a cancelled turn's half
 thought, unanswered question or failed step) must not reach the next turn of its session or
 another session once the turn's objects are kept per session (turn43); hostile prompt blocks
-answered as main answers them (codec43); history written by another process between two
-prompts (checks43)."""
+answered, stored and replayed as main does (codec43); history written by another process between
+two prompts, or while one starts (checks43); v2 idle states in the Preview's shapes (shapes43);
+a restored `remember` location and an MCP server's question posing as Tether's notice."""
 
 from __future__ import annotations
 
@@ -612,3 +613,30 @@ async def test_bytes_that_are_not_utf8_in_names_and_output_are_stored_and_replay
     other = await spawn_daemon()
     loaded = await other.client.load_session(session.id, workspace)
     assert [u["toolCallId"] for u in loaded.updates if u["sessionUpdate"] == "tool_call"] == list(results)
+
+
+async def test_a_turn_another_daemon_added_after_a_load_is_seen_by_the_first_prompt(
+    spawn_daemon, workspace: Path
+) -> None:
+    """Daemon A loads a session daemon B made; B prompts it again; then A prompts it for the
+    first time: A's model is sent B's second turn too (the load noted where the history stood)."""
+    async with LocalHTTPServer() as server:
+        server.queue(*(Reply(chunks=text_chunks("openai", f"answer {i}")) for i in range(3)))
+        env = {KEY_ENV["openai"]: FAKE_KEY}
+        first = await spawn_daemon(command=serve_command("openai", server), env=env)
+        second = await spawn_daemon(command=serve_command("openai", server), env=env)
+        made = await second.client.new_session(workspace)
+        await made.prompt("one").wait()
+        loaded = await first.client.load_session(made.id, workspace)
+        await made.prompt("two").wait()
+        third = loaded.prompt("three")
+        await third.wait()
+        assert third.stop_reason == "end_turn"
+    sent = [(m["role"], m["content"]) for m in server.requests[2].body["messages"][1:]]
+    assert sent == [
+        ("user", "one"),
+        ("assistant", "answer 0"),
+        ("user", "two"),
+        ("assistant", "answer 1"),
+        ("user", "three"),
+    ]

@@ -1,8 +1,8 @@
 """Stop-43 attacks on the shared daemon: a session's turns keep their parts (turn43: the input
-guard with the journal and report builder, made with the session's turn setup), and two windows
-of one daemon prompt one session in turn, one of them with a stricter input guard
-(`initializationOptions`). Each window's turn is guarded as that window asked, never as the
-other's."""
+guard with the journal and report builder, made with the session's turn setup) while two windows
+prompt one session in turn, one with a stricter input guard (`initializationOptions`): each
+window's turn is guarded as that window asked. And one line of questions a workspace: a window
+closing on its question lets another window's session ask next (peer43: nothing hangs)."""
 
 from __future__ import annotations
 
