@@ -184,6 +184,8 @@ async def open_stored(
         _say_running_elsewhere(ctx.connection, record, found.elsewhere[2], found.pending is not None)
     await _say_not_run(ctx, store, record.id)
     session = ctx.daemon.registry.make_live(store, record, workspace, stored)
+    if session.turn is None:  # what another process writes next is read in at its first prompt
+        await ctx.daemon.registry.note_stored(session)
     if found.waiting is not None and session.turn is None:
         # Ask again, and resume the turn where it stopped: the task's first step comes
         # after this one, which ends with the answer queued.

@@ -184,7 +184,19 @@ class SessionRegistry:
         store, record = await self.find_stored(session_id, workspace)
         stored = await store.load_messages(session_id)
         views: list[MessageView] = [(m.role, m.json_body(), m.status) for m in stored]
-        return self.make_live(store, record, workspace, views), stored
+        session = self.make_live(store, record, workspace, views)
+        if session.turn is None:  # (one running a turn is kept as it is)
+            await self.note_stored(session)
+        return session, stored
+
+    @staticmethod
+    async def note_stored(session: LiveSession) -> None:
+        """Where the session's history stands (its newest message's row id) as it was just read or
+        as a turn here left it: its next prompt's check reads in what another process wrote since
+        (sessions_service.py)."""
+        from ..store.checkpoints import latest_marks
+
+        _rewind, session.written_seen = await latest_marks(session.store, session.id)
 
     def make_live(
         self, store: HistoryStore, record: SessionRecord, workspace: Path, stored: Sequence[MessageView]

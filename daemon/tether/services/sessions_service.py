@@ -351,7 +351,7 @@ class LiveSessions(SessionsService):
         """After a turn here: the session's newest message as it left it (what the next prompt's
         check compares). Not the latest rewind: one a shell made after this turn's check and
         before it began is still to be read in."""
-        _rewind, live.written_seen = await self._marks(live)
+        await self.registry.note_stored(live)
 
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""
