@@ -155,32 +155,3 @@ class InitializeResponse(Struct, kw_only=True, omit_defaults=True):
     capabilities: Union[AgentCapabilities, UnsetType] = field(default=UNSET)
     auth_methods: Union[list[AuthMethod], UnsetType] = field(default=UNSET, name='authMethods')
     meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
-
-class TerminalAuthCapabilities(Struct, kw_only=True, omit_defaults=True):
-    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
-
-class ClientAuthCapabilities(Struct, kw_only=True, omit_defaults=True):
-    terminal: Union[Union[TerminalAuthCapabilities, None], UnsetType] = field(default=UNSET)
-    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
-
-class ElicitationFormCapabilities(Struct, kw_only=True, omit_defaults=True):
-    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
-
-class ElicitationUrlCapabilities(Struct, kw_only=True, omit_defaults=True):
-    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
-
-class ElicitationCapabilities(Struct, kw_only=True, omit_defaults=True):
-    form: Union[Union[ElicitationFormCapabilities, None], UnsetType] = field(default=UNSET)
-    url: Union[Union[ElicitationUrlCapabilities, None], UnsetType] = field(default=UNSET)
-    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
-
-class ClientCapabilities(Struct, kw_only=True, omit_defaults=True):
-    auth: Union[Union[ClientAuthCapabilities, None], UnsetType] = field(default=UNSET)
-    elicitation: Union[Union[ElicitationCapabilities, None], UnsetType] = field(default=UNSET)
-    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')
-
-class InitializeRequest(Struct, kw_only=True, omit_defaults=True):
-    protocol_version: Annotated[int, Meta(ge=0, le=65535)] = field(name='protocolVersion')
-    info: Implementation
-    capabilities: Union[ClientCapabilities, UnsetType] = field(default=UNSET)
-    meta: Union[Union[dict[str, Any], None], UnsetType] = field(default=UNSET, name='_meta')

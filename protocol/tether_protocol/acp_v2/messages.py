@@ -10,7 +10,8 @@ from typing import Any, Union
 
 from msgspec import UNSET, Struct, UnsetType, field
 
-from .initialize import InitializeRequest, InitializeResponse
+from .initialize import InitializeResponse
+from .initialize_request import InitializeRequest
 from .sessions import (
     ArchiveSessionRequest,
     CancelTerminalRequest,

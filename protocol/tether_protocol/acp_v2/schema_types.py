@@ -17,14 +17,8 @@ from .initialize import (
     AuthMethod_agent,
     AuthMethod_terminal,
     AuthStatusCapabilities,
-    ClientAuthCapabilities,
-    ClientCapabilities,
-    ElicitationCapabilities,
-    ElicitationFormCapabilities,
-    ElicitationUrlCapabilities,
     EnvVariable,
     Implementation,
-    InitializeRequest,
     InitializeResponse,
     McpAcpCapabilities,
     McpCapabilities,
@@ -46,6 +40,14 @@ from .initialize import (
     SessionSystemPromptModeCapabilities,
     SessionSystemPromptOverrideCapabilities,
     SessionTitleCapabilities,
+)
+from .initialize_request import (
+    ClientAuthCapabilities,
+    ClientCapabilities,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
+    ElicitationUrlCapabilities,
+    InitializeRequest,
     TerminalAuthCapabilities,
 )
 from .content import (
