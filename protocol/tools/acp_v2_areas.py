@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+from acp_v1 import import_line  # (v1's modules' import lines, wrapped the same way)
+
 # An area holds its messages and everything they reference that no earlier area holds, so
 # a module imports only from the ones above it. `initialize` first, the agent's answer alone:
 # a v2 start loads only it (each Struct class costs ~0.13 M instructions to make; the client's
@@ -115,8 +117,3 @@ def facade(source: str, chunks: dict[str, list[Chunk]]) -> str:
     lines = [import_line(f".{area}", area_names) for area, area_names in names.items() if area_names]
     every = sorted(n for area_names in names.values() for n in area_names)
     return "\n".join([*head, *lines, "", "__all__ = [", *(f'    "{n}",' for n in every), "]"]) + "\n"
-
-
-def import_line(module: str, names: list[str]) -> str:
-    line = f"from {module} import {', '.join(names)}"
-    return line if len(line) <= 120 else f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
