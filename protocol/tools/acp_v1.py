@@ -177,11 +177,11 @@ class V1Generator:
         out += ["", "import msgspec"] if "msgspec" in used else []
         if "UNSET" in used or "UnsetType" in used:
             out += [f"from msgspec import {', '.join(n for n in ('UNSET', 'UnsetType') if n in used)}"]
-        local = [_import_line(m, sorted(ns)) for m, ns in sorted(groups.items(), key=_import_order)]
+        local = [import_line(m, sorted(ns)) for m, ns in sorted(groups.items(), key=_import_order)]
         return "\n" + "\n".join(out + (["", *local] if local else [])) + "\n"
 
 
-def _import_line(module: str, names: list[str]) -> str:
+def import_line(module: str, names: list[str]) -> str:
     line = f"from {module} import {', '.join(names)}"
     return line if len(line) <= 120 else f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
 

@@ -254,7 +254,7 @@ AREAS: dict[str, list[Cls | Alias]] = {
         ], kw={"omit_defaults": "False"}),
         # every key optional: an LSP client sends none of them (`_lsp_lifecycle` reads its own);
         # `clientCapabilities` may be null (read as none); `info` is v2's `clientInfo`, read here so
-        # a v2 start does not load the v2 module (`acp_v2/schema_types.py`, tens of ms)
+        # a v2 start does not load the v2 request's module (`acp_v2/initialize_request.py`)
         Cls("AcpInitializeParams", "InitializeRequest", [
             "protocol_version: Union[int, None] = None", "client_capabilities: Union[ClientCapabilities, None] = None",
             "client_info", "info: Union[Implementation, None] = None", META,

@@ -3,6 +3,7 @@ the vendored schema gives, and the open unions take a variant this schema does n
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,43 @@ def test_the_checked_in_module_is_what_the_schema_generates() -> None:
         [sys.executable, "protocol/tools/gen_acp.py", "--check"], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+# Run alone in a fresh interpreter: every Struct of one area module gets its decoder, which
+# resolves each field's type by name in that module (a name the area neither defines nor
+# imports fails only then, at a client's first message of that kind).
+AREA_ALONE = """
+import importlib, json, sys, msgspec
+from tether_protocol.acp_v2 import _open
+module = importlib.import_module("tether_protocol.acp_v2." + sys.argv[1])
+made = 0
+for value in list(vars(module).values()):
+    if isinstance(value, type) and issubclass(value, msgspec.Struct) and value.__module__ == module.__name__:
+        try:
+            msgspec.json.Decoder(value, dec_hook=_open.dec_hook)
+        except TypeError as exc:  # (the schema's untagged unions of two Structs: `Any` elsewhere)
+            assert "must be tagged" in str(exc), exc
+        made += 1
+print(made, json.dumps(sorted(m.rpartition(".")[2] for m in sys.modules if m.startswith("tether_protocol.acp_v2."))))
+"""
+V2_AREAS = sorted(
+    path.stem for path in (ROOT / "protocol" / "tether_protocol" / "acp_v2").glob("*.py") if path.stem[0] != "_"
+)
+
+
+@pytest.mark.parametrize("area", [a for a in V2_AREAS if a != "schema_types"])
+def test_each_area_module_alone_resolves_every_field_type_it_names(area: str) -> None:
+    done = subprocess.run([sys.executable, "-c", AREA_ALONE, area], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    made, loaded = done.stdout.split(" ", 1)
+    assert int(made) > 0
+    # and it loads only the areas listed before it (protocol/tools/acp_v2_areas.py's order)
+    sys.path.insert(0, str(ROOT / "protocol" / "tools"))
+    from acp_v2_areas import AREAS
+
+    order = list(AREAS)
+    assert area in order
+    assert [a for a in json.loads(loaded) if a in order and order.index(a) > order.index(area)] == []
 
 
 def test_an_update_kind_the_schema_does_not_know_decodes_and_encodes_as_it_came() -> None:

@@ -44,8 +44,10 @@ LATER = (
     "tether_protocol.acp_v1.prompt",
     # ACP's cancel: only the schema's joined class needs it
     "tether_protocol.acp_v1.lifecycle",
-    # the generated v2 model (tens of ms): a v1 start never loads it (the v2 answer does)
+    # the generated v2 model (tens of ms): a v1 start never loads it (a v2 answer loads its
+    # `initialize` area alone)
     "tether_protocol.acp_v2.schema_types",
+    "tether_protocol.acp_v2.initialize",
     "tree_sitter",
     "httpx",
 )
@@ -154,6 +156,37 @@ def test_the_daemon_answers_initialize_and_session_new_before_importing_the_heav
     assert sorted(m for m in NOT_BEFORE_INITIALIZE if m in seen["initialize"]) == []
     assert sorted(m for m in NOT_BEFORE_SESSION_NEW if m in seen["session/new"]) == []
     assert "tether.server.app" in seen["session/new"]  # (the probe saw the real answer)
+
+
+# ACP v2's generated model, one module per area (protocol/tools/acp_v2_areas.py)
+V2_AREAS = sorted(
+    f"tether_protocol.acp_v2.{path.stem}"
+    for path in (Path(__file__).resolve().parents[2] / "protocol" / "tether_protocol" / "acp_v2").glob("*.py")
+    if not path.stem.startswith("_")
+)
+
+
+def test_a_v2_answer_to_initialize_loads_only_the_initialize_area_of_the_v2_model(tmp_path: Path) -> None:
+    """The v2 answer is built from the generated `InitializeResponse`: its area module is made
+    before the answer is written, and no other area (nor `schema_types`, which names them all)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 2, "capabilities": {}}}
+    seen_file = tmp_path / "seen.json"
+    done = subprocess.run(
+        [sys.executable, "-c", DAEMON_PROBE, str(tmp_path / "home"), str(seen_file)],
+        input=json.dumps(request) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout.splitlines()[0])
+    assert answer["result"]["protocolVersion"] == 2 and "capabilities" in answer["result"], answer
+    loaded = [m for m in V2_AREAS if m in json.loads(seen_file.read_text())["initialize"]]
+    assert len(V2_AREAS) > 3 and "tether_protocol.acp_v2.schema_types" in V2_AREAS  # (the glob found the areas)
+    assert loaded == ["tether_protocol.acp_v2.initialize"]
 
 
 async def test_a_turn_with_the_openai_provider_imports_neither_httpx_nor_httpcore(tmp_path: Path) -> None:

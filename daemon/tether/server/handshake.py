@@ -223,10 +223,10 @@ def initialize_result(
 
 
 def _v2_result(refused: list[RefusedSetting] | None) -> Struct:
-    """ACP v2's answer (the generated v2 types: loaded on a v2 start only): `info` and
-    role-agnostic `capabilities`, support markers as `{}` (`session.delete`: `session/delete`;
-    no `auth/*`, so `authMethods` is empty)."""
-    from tether_protocol.acp_v2 import schema_types as v2
+    """ACP v2's answer (the generated v2 types' `initialize` area: loaded on a v2 start only):
+    `info` and role-agnostic `capabilities`, support markers as `{}` (`session.delete`:
+    `session/delete`; no `auth/*`, so `authMethods` is empty)."""
+    from tether_protocol.acp_v2 import initialize as v2
 
     session = v2.SessionCapabilities(
         prompt=v2.PromptCapabilities(embedded_context=v2.PromptEmbeddedContextCapabilities()),

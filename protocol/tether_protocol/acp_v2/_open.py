@@ -3,7 +3,7 @@
 Owns: `OpenUnion`, the base the generated module gives each open union, and the hooks
 that decode one (a known tag: its variant Struct, checked; any other: the object as it
 came, kept whole so it can be passed on) and encode one (its `value`).
-Must not: know any message type (the generated `schema_types.py` does).
+Must not: know any message type (the generated area modules do).
 """
 
 from __future__ import annotations
