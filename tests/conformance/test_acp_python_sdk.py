@@ -31,6 +31,7 @@ from acp.interfaces import Client
 from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
+    AvailableCommandsUpdate,
     ClientCapabilities,
     ContentToolCallContent,
     CreateElicitationResponse,
@@ -677,22 +678,31 @@ async def test_list_then_load_replays_before_answering_and_resume_does_not(daemo
         assert sid in [s.session_id for s in listed.sessions]
 
         loaded = await asyncio.wait_for(second.conn.load_session(cwd=str(workspace), session_id=sid), WAIT)
-        delivered_before_return = len(second.client.updates)
+        # the slash command list follows the answer (SPEC §4.11): it may be on the wire, and even
+        # delivered, by the time this task resumes; it is no part of the replay
+        delivered_before_return = [u for _sid, u in second.client.updates if not isinstance(u, AvailableCommandsUpdate)]
         assert loaded.modes is not None and loaded.modes.current_mode_id == "ask"
 
         # On the wire: every replayed update precedes the load response (SPEC §1.5.2).
         answered_at, _ = second.wire.index_of_response("incoming", "session/load")
-        replayed_on_wire = [
-            i for i, (d, m) in enumerate(second.wire.frames) if d == "incoming" and m.get("method") == "session/update"
+        await asyncio.wait_for(second.conn.list_sessions(cwd=str(workspace)), WAIT)  # a round trip
+        updates_on_wire = [
+            (i, m["params"]["update"]["sessionUpdate"])
+            for i, (d, m) in enumerate(second.wire.frames)
+            if d == "incoming" and m.get("method") == "session/update"
         ]
+        replayed_on_wire = [i for i, kind in updates_on_wire if kind != "available_commands_update"]
         assert replayed_on_wire and max(replayed_on_wire) < answered_at
         # Through the SDK: all of them reached session_update before load_session returned.
-        assert delivered_before_return == len(replayed_on_wire)
-        await asyncio.wait_for(second.conn.list_sessions(cwd=str(workspace)), WAIT)  # a round trip
-        # nothing trailing but the slash command list, sent after the answer (SPEC §4.11)
-        trailing = second.client.updates[delivered_before_return:]
-        assert [type(u).__name__ for _sid, u in trailing] == ["AvailableCommandsUpdate"]
-        del second.client.updates[delivered_before_return:]
+        assert len(delivered_before_return) == len(replayed_on_wire)
+        # after them, nothing but the slash command list, once, after the answer
+        assert [(i > answered_at, kind) for i, kind in updates_on_wire[len(replayed_on_wire) :]] == [
+            (True, "available_commands_update")
+        ]
+        assert sum(isinstance(u, AvailableCommandsUpdate) for _sid, u in second.client.updates) == 1
+        second.client.updates[:] = [
+            (s, u) for s, u in second.client.updates if not isinstance(u, AvailableCommandsUpdate)
+        ]
 
         replay = second.client.updates_for(sid)
         assert [u.session_update for u in replay] == [
