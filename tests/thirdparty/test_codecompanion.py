@@ -122,10 +122,14 @@ def test_a_chat_streams_the_answer_into_the_chat_buffer(nvim: CodeCompanionNvim)
     text = nvim.turns_done(1)
     assert "## CodeCompanion (Tether)\n\nHello from Tether, streamed in small pieces.\n" in text
     assert text.index("say hello") < text.index("## CodeCompanion (Tether)")
-    chunks = re.findall(
-        r'"sessionUpdate":"agent_message_chunk","content":\{"type":"text","text":"([^"]*)"', nvim.rpc_log()
-    )
-    assert len(chunks) > 2 and "".join(chunks) == "Hello from Tether, streamed in small pieces."
+
+    def logged_chunks() -> list[str]:  # CodeCompanion writes its log behind the chat buffer
+        found = re.findall(
+            r'"sessionUpdate":"agent_message_chunk","content":\{"type":"text","text":"([^"]*)"', nvim.rpc_log()
+        )
+        return found if "".join(found) == "Hello from Tether, streamed in small pieces." else []
+
+    assert len(nvim.wait_for(logged_chunks, "the answer's chunks in the RPC log")) > 2
     assert_no_errors(nvim)
 
 
