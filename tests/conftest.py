@@ -63,6 +63,8 @@ def daemon_env(tether_home: Path, tmp_path: Path, start_cache: Path) -> dict[str
     env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB)}
     env["TETHER_HOME"] = str(tether_home)
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")  # no user config file
+    # MCP servers' own directories (a few kB each, ~6 MB a run), in the test's folder, not the user's ~/.cache
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg-cache")
     env["PYTHONUNBUFFERED"] = "1"
     env["TETHER_PROBE_PORTS"] = ""  # no local model server discovery in tests unless asked
     env["TETHER_CACHE"] = str(start_cache)  # one start cache for the run, not ~6 MB per test

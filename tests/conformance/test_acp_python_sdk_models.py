@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
-import test_acp_python_sdk as sdk
-from acp import text_block
 from local_http import LocalHTTPServer, Reply
 from test_real_provider_turn import FAKE_KEY, text_chunks
 
@@ -38,6 +36,9 @@ async def latest_options(daemon: Any, session_id: str) -> dict[str, Any]:
 
 
 async def prompt(daemon: Any, session_id: str) -> None:
+    import acp_sdk_harness as sdk  # the SDK, only in the tests that use it (see that module)
+    from acp import text_block
+
     answer = await asyncio.wait_for(daemon.conn.prompt(session_id=session_id, prompt=[text_block("hi")]), sdk.WAIT)
     assert answer.stop_reason == "end_turn"
 
@@ -45,6 +46,8 @@ async def prompt(daemon: Any, session_id: str) -> None:
 async def test_the_sdk_switches_the_model_and_reasoning_and_the_next_request_uses_them(
     daemon_env, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import acp_sdk_harness as sdk
+
     async with LocalHTTPServer() as server:
         server.models = MODELS
         server.queue(*(Reply(chunks=text_chunks("openai", "ok")) for _ in range(3)))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import anthropic
 import pytest
 from local_http import LocalHTTPServer
 from test_anthropic import (
@@ -56,8 +55,16 @@ async def server() -> AsyncIterator[LocalHTTPServer]:
         yield s
 
 
+def sdk_client(server: LocalHTTPServer) -> Any:
+    """The official SDK's client for the local server. The SDK is imported here, not at the
+    top: it takes ~2 s to import and every test worker collects this module."""
+    import anthropic
+
+    return anthropic.AsyncAnthropic(base_url=server.url, api_key="x", max_retries=0)
+
+
 async def sdk_final_message(server: LocalHTTPServer) -> Any:
-    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="x", max_retries=0)
+    client = sdk_client(server)
     try:
         async with client.messages.stream(
             model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "hi"}]
@@ -102,7 +109,7 @@ async def test_same_reading_as_the_sdk(server: LocalHTTPServer, name: str) -> No
 
 async def test_truncated_stream_sdk_ends_silently_we_raise(server: LocalHTTPServer) -> None:
     server.queue(*[stream_reply(TRUNCATED_STREAM)] * 3)
-    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="x", max_retries=0)
+    client = sdk_client(server)
     try:
         raw = await client.messages.create(
             model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "hi"}], stream=True
@@ -126,6 +133,8 @@ async def test_truncated_stream_sdk_ends_silently_we_raise(server: LocalHTTPServ
 
 
 async def test_in_stream_overload_both_raise(server: LocalHTTPServer) -> None:
+    import anthropic  # for its error class (see sdk_client)
+
     server.queue(stream_reply([message_start(), OVERLOADED]), stream_reply([message_start(), OVERLOADED]))
     with pytest.raises(anthropic.APIStatusError) as sdk_error:
         await sdk_final_message(server)

@@ -17,10 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 from local_http import LocalHTTPServer, Reply
-from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from tether.providers.base import (
     ModelRequest,
@@ -81,6 +79,11 @@ async def ours(server: LocalHTTPServer, name: str) -> Seen:
 
 async def sdk(server: LocalHTTPServer, name: str) -> tuple[Seen, Any]:
     """Manual accumulation by index (arguments, text, usage) plus the SDK's own snapshot."""
+    # Imported here, not at the top: the SDK takes ~1 s to import and every test worker
+    # collects this module.
+    import openai
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
     server.queue(stream_reply(name))
     client = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="x", max_retries=0)
     seen, state = Seen(), ChatCompletionStreamState()

@@ -5,9 +5,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-import acp
-from acp import spawn_agent_process
-from acp.schema import AllowedOutcome, ClientCapabilities, Implementation, RequestPermissionResponse
 from test_one_session_two_windows import Person
 
 from daemon_harness import until
@@ -30,11 +27,18 @@ class SdkWindow:
         self.updates.append((session_id, update))
 
     async def request_permission(self, session_id: str, tool_call: Any, options: Any, **kwargs: Any):
+        from acp.schema import AllowedOutcome, RequestPermissionResponse
+
         self.asked.append(tool_call.tool_call_id)
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
 
 
 async def test_an_acp_sdk_window_and_a_tether_client_window_share_a_session(windows, workspace: Path):
+    # The SDK is imported here, not at the top: it takes ~1 s and every test worker collects this module.
+    import acp
+    from acp import spawn_agent_process
+    from acp.schema import ClientCapabilities, Implementation
+
     silent = Person()
     first = await windows.open(on_request=silent.on_request)
     session = await first.new_session(workspace)
