@@ -178,6 +178,20 @@ async def test_a_failed_steps_error_is_not_the_next_turns(spawn_daemon, workspac
     assert "stop43 upstream broke" not in json.dumps(report), report
 
 
+# what the third prompt's model request must hold when another daemon made the second turn
+THREE_TURNS_AS_STORED = [
+    ("user", "one"),
+    ("assistant", "answer 0"),
+    ("user", "two"),
+    ("assistant", "answer 1"),
+    ("user", "three"),
+]
+
+
+def _sent(request: Any) -> list[tuple[str, str]]:
+    return [(m["role"], m["content"]) for m in request.body["messages"][1:]]
+
+
 async def test_a_turn_another_daemon_added_between_two_prompts_is_seen_by_the_model(
     spawn_daemon, workspace: Path
 ) -> None:
@@ -196,14 +210,7 @@ async def test_a_turn_another_daemon_added_between_two_prompts_is_seen_by_the_mo
         third = session.prompt("three")
         await third.wait()
         assert third.stop_reason == "end_turn"
-    sent = [(m["role"], m["content"]) for m in server.requests[2].body["messages"][1:]]
-    assert sent == [
-        ("user", "one"),
-        ("assistant", "answer 0"),
-        ("user", "two"),
-        ("assistant", "answer 1"),
-        ("user", "three"),
-    ]
+    assert _sent(server.requests[2]) == THREE_TURNS_AS_STORED
 
 
 REFUSED_PROMPTS = {
@@ -632,11 +639,4 @@ async def test_a_turn_another_daemon_added_after_a_load_is_seen_by_the_first_pro
         third = loaded.prompt("three")
         await third.wait()
         assert third.stop_reason == "end_turn"
-    sent = [(m["role"], m["content"]) for m in server.requests[2].body["messages"][1:]]
-    assert sent == [
-        ("user", "one"),
-        ("assistant", "answer 0"),
-        ("user", "two"),
-        ("assistant", "answer 1"),
-        ("user", "three"),
-    ]
+    assert _sent(server.requests[2]) == THREE_TURNS_AS_STORED
