@@ -29,6 +29,23 @@ def pytest_configure(config: pytest.Config) -> None:
                 compileall.compile_dir(folder, quiet=1, workers=0)
 
 
+# The longest tests on a fresh machine (mypy with no cache, real VS Code, the sandboxed network
+# proxy, the editors' webviews, the property tests): started first, so that the run does not end
+# on one of them while the other worker has nothing left (`--dist worksteal` cannot split a test).
+_LONG_FIRST = (
+    "tests/test_static_checks.py",
+    "tests/editors/vscode_real/",
+    "tests/netproxy/test_allowlist_e2e.py",
+    "tests/editors/vscode/test_vscode_webview.py",
+    "tests/approvals/test_bypass_property.py",
+    "tests/approvals/test_allow_rule_writes_property.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(_LONG_FIRST))  # stable: the rest keep their order
+
+
 # Provider keys and other secrets of the developer's shell never reach a test daemon.
 _SCRUB = ("TETHER_", "OPENAI_", "ANTHROPIC_")
 
