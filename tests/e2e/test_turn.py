@@ -139,7 +139,7 @@ async def test_restart_list_and_load_replays_the_conversation(spawn_daemon, work
     assert listed[0]["cwd"] == str(workspace)
 
     loaded = await second.client.load_session(session.id, workspace)
-    assert kinds(loaded.updates) == [
+    assert kinds(loaded.replay) == [  # the slash command list follows the answer (SPEC §4.11)
         "user_message_chunk",
         "agent_thought_chunk",
         "agent_message_chunk",
