@@ -307,7 +307,8 @@ async def _prompt_turn(
             if expanded is None:  # a command answered without a turn
                 return PromptResult("end_turn")
         outcome = await _run(ctx, session, handle, sink, expanded, params)
-        await ctx.daemon.sessions.note_written(session)  # as this turn left it: the next prompt's check
+        # as this turn left it (not the latest rewind: one a shell made after this turn's check is still to come)
+        await ctx.daemon.registry.note_stored(session)
     finally:
         sink.flush()
         session.turn = None

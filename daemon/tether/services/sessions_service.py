@@ -347,12 +347,6 @@ class LiveSessions(SessionsService):
             await self._reload(live)
         live.rewind_seen, live.written_seen = last, None  # known again when this turn ends
 
-    async def note_written(self, live: LiveSession) -> None:
-        """After a turn here: the session's newest message as it left it (what the next prompt's
-        check compares). Not the latest rewind: one a shell made after this turn's check and
-        before it began is still to be read in."""
-        await self.registry.note_stored(live)
-
     async def delete(self, session_id: str, default: Path) -> None:
         """Delete a session, live here or stored in ``default`` (unknown: SessionNotFound)."""
         session = await self.stop_live(session_id)
