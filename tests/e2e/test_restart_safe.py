@@ -115,7 +115,7 @@ async def test_a_turn_killed_before_any_output_was_saved_shows_it_was_interrupte
 
     other = await spawn_daemon(script=script)
     loaded = await other.client.load_session(session.id, workspace)
-    shown = [(u["sessionUpdate"], u["content"].get("text"), u.get("_meta", {}).get("tether")) for u in loaded.updates]
+    shown = [(u["sessionUpdate"], u["content"].get("text"), u.get("_meta", {}).get("tether")) for u in loaded.replay]
     assert shown == [
         ("user_message_chunk", "talk slowly", None),
         (
